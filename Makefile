@@ -1,0 +1,31 @@
+# Two commands set up a fresh machine (see README): `make app` and `make test`.
+# Both first run scripts/bootstrap.sh, which installs only what is missing (a second run is instant).
+VENV    := $(CURDIR)/.venv
+PY      := $(VENV)/bin/python
+export EGX_HOME      ?= $(CURDIR)/.egx
+export EGX_CACHE_DIR ?= $(CURDIR)/.cache
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+PORT    ?= 8501
+PYTEST_ARGS ?=
+
+.PHONY: app test setup lint bench clean-workspaces
+
+app: setup  ## install what is missing, then start the app on the bundled sample data
+	$(PY) -m core.cli app --port $(PORT)
+
+test: setup  ## install what is missing, then run the whole test suite
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+setup:
+	@bash scripts/bootstrap.sh
+
+lint: setup
+	$(VENV)/bin/ruff check core components pages tests benchmarks app.py
+	$(VENV)/bin/mypy
+
+bench: setup  ## index build throughput vs raw SentenceTransformer.encode (MuSiQue)
+	$(PY) benchmarks/index_throughput.py
+
+clean-workspaces:
+	rm -rf $(EGX_HOME)/workspaces

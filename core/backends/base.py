@@ -1,0 +1,99 @@
+"""Backend contracts: small Protocols every implementation satisfies.
+
+Kept deliberately tiny (one or two required methods each, as in simonw/llm): conveniences such as
+JSON repair, retries and batching are built on top in :mod:`core.backends.llm` and friends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Maps texts to L2-normalized float32 vectors of a fixed dimension."""
+
+    name: str  #: registry name, e.g. ``"minilm"``
+    model_id: str  #: what goes into index manifests (a change rebuilds the index)
+    dim: int
+
+    def embed(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
+        """Return an ``(len(texts), dim)`` float32 array with unit-norm rows."""
+        ...
+
+
+@runtime_checkable
+class Reranker(Protocol):
+    """A reranker split at its head so GRanker can smooth pre-head features (FastInsight §3.3)."""
+
+    name: str
+    model_id: str
+    #: True when ``head`` is linear, so smoothing features equals smoothing scores.
+    linear_head: bool
+    description: str  #: one sentence shown in the UI: what this reranker is and what that implies
+
+    def features(self, query: str, passages: Sequence[str]) -> np.ndarray:
+        """Pre-head features ``H`` of shape ``(len(passages), f)``."""
+        ...
+
+    def head(self, features: np.ndarray) -> np.ndarray:
+        """Relevance scores of shape ``(n,)`` from features ``H``."""
+        ...
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    role: str  # "system" | "user" | "assistant"
+    content: str
+
+
+@dataclass(frozen=True)
+class LLMResponse:
+    """One completion with its accounting."""
+
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    model: str = ""
+    latency_s: float = 0.0
+    attempts: int = 1
+    repaired: bool = False  #: JSON output needed repair
+    data: Any = None  #: parsed JSON, when JSON was requested
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+@runtime_checkable
+class LLM(Protocol):
+    """Chat completion with optional JSON output."""
+
+    name: str
+    model_id: str
+    available: bool  #: False for the ``none`` backend: callers must take their documented fallback
+
+    def chat(self, messages: Sequence[ChatMessage], *, max_tokens: int = 512, temperature: float = 0.0,
+             json_schema: dict[str, Any] | None = None) -> LLMResponse:
+        """One completion. With ``json_schema`` the backend constrains output where it can."""
+        ...
+
+
+@dataclass(frozen=True)
+class ExtractedTriple:
+    head: str
+    relation: str
+    tail: str
+
+
+@runtime_checkable
+class TripleExtractor(Protocol):
+    """Turns passages into (head, relation, tail) triples (BubbleRAG §3.1 step 2)."""
+
+    name: str
+    model_id: str  #: part of the per-chunk cache key
+
+    def extract(self, passages: Sequence[str]) -> list[list[ExtractedTriple]]:
+        """One list of triples per passage, in order."""
+        ...

@@ -1,0 +1,68 @@
+"""One small error hierarchy. Pages catch only :class:`EgxError` and show its message.
+
+Every message says what was wrong, the offending value, and how to fix it.
+"""
+
+from __future__ import annotations
+
+
+class EgxError(Exception):
+    """Base class of every error this engine raises on purpose."""
+
+
+class InputFormatError(EgxError, ValueError):
+    """An input file (or record) is malformed.
+
+    The message names the file, the line or record, what is wrong and what was expected::
+
+        triples.csv, line 3: expected 3 columns (head, relation, tail) but found 2.
+    """
+
+    def __init__(self, source: str, problem: str, expected: str, *, line: int | None = None,
+                 record: int | None = None) -> None:
+        where = source
+        if line is not None:
+            where += f", line {line}"
+        elif record is not None:
+            where += f", record {record}"
+        self.source = source
+        self.line = line
+        self.record = record
+        self.problem = problem
+        self.expected = expected
+        super().__init__(f"{where}: {problem}. Expected {expected}.")
+
+
+class EmptyGraphError(EgxError, ValueError):
+    """An input yielded no nodes, edges or chunks at all."""
+
+
+class UnknownNameError(EgxError, KeyError):
+    """A name (backend, node, workspace, ...) is not known; the message lists the valid ones."""
+
+    def __init__(self, kind: str, name: str, valid: list[str] | tuple[str, ...]) -> None:
+        self.kind = kind
+        self.name = name
+        self.valid = list(valid)
+        shown = ", ".join(repr(v) for v in self.valid[:20])
+        more = f" (and {len(self.valid) - 20} more)" if len(self.valid) > 20 else ""
+        super().__init__(f"Unknown {kind} {name!r}. Valid {kind}s: {shown}{more}.")
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0])
+
+
+class BackendError(EgxError, RuntimeError):
+    """A backend could not be loaded or failed while running (model missing, bad config, ...)."""
+
+
+class LLMError(BackendError):
+    """The LLM call failed after retries, timed out, or returned unusable output."""
+
+
+class LLMUnavailableError(LLMError):
+    """No LLM is configured (``none`` backend); callers take their documented fallback."""
+
+
+class WorkspaceError(EgxError, RuntimeError):
+    """A workspace folder is missing, incomplete, or was built with incompatible settings."""

@@ -1,0 +1,500 @@
+"""The KnowledgeGraph model: text on nodes, edges and chunks; compact arrays for algorithms.
+
+A graph holds
+
+* **chunks** — the source passages (id, title, text) every node and edge points back to;
+* **nodes** — id, display name, optional description and the ids of the chunks they came from;
+* **directed edges** — head, relation, tail and provenance chunk ids. The searchable text of an
+  edge is the *enriched* string ``"head relation tail"`` (BubbleRAG §3.1: "for a standard triplet
+  (A, R, B), the edge connecting node A and node B stores the combined textual content ARB").
+
+Algorithms run on CSR arrays (:attr:`KnowledgeGraph.csr` for both directions, ``csr_out`` for
+outgoing edges only); networkx is only for display, small graphs and test oracles.
+
+A *corpus graph* (FastInsight §2.1) uses the same model with ``kind="corpus_graph"``: every node is
+one chunk (name = title, description = text) and edges are links/references between chunks.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+
+from core.errors import EmptyGraphError, InputFormatError, UnknownNameError
+from core.text import clean_text, content_hash, normalize_name
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+GraphKind = Literal["kg", "corpus_graph"]
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A source passage. ``passage`` is what gets embedded: title and text on separate lines."""
+
+    id: str
+    title: str
+    text: str
+
+    @property
+    def passage(self) -> str:
+        return f"{self.title}\n{self.text}" if self.title else self.text
+
+
+@dataclass(frozen=True)
+class CSR:
+    """Compressed sparse rows: the neighbours of ``v`` are ``nbr[indptr[v]:indptr[v+1]]`` and the
+    edge ids that connect them are ``eid[...]`` at the same positions."""
+
+    indptr: np.ndarray
+    nbr: np.ndarray
+    eid: np.ndarray
+
+    def row(self, v: int) -> tuple[np.ndarray, np.ndarray]:
+        a, b = self.indptr[v], self.indptr[v + 1]
+        return self.nbr[a:b], self.eid[a:b]
+
+
+def _csr(n: int, src: np.ndarray, dst: np.ndarray, eid: np.ndarray) -> CSR:
+    order = np.lexsort((dst, src))
+    counts = np.bincount(src, minlength=n)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    return CSR(indptr, dst[order].astype(np.int32), eid[order].astype(np.int32))
+
+
+@dataclass(frozen=True, eq=False)
+class KnowledgeGraph:
+    """An immutable knowledge graph (or corpus graph). Build one with :class:`GraphBuilder`.
+
+    Parameters
+    ----------
+    node_ids, node_names, node_descriptions, node_chunks
+        Parallel per-node tuples; ``node_chunks[v]`` lists provenance chunk ids.
+    edge_head, edge_tail
+        ``int32`` arrays of node indices; edges are directed head → tail.
+    edge_relation, edge_chunks
+        Per-edge relation label and provenance chunk ids.
+    chunks
+        Source passages.
+    kind
+        ``"kg"`` (entities and relations) or ``"corpus_graph"`` (nodes are chunks).
+    """
+
+    node_ids: tuple[str, ...]
+    node_names: tuple[str, ...]
+    node_descriptions: tuple[str, ...]
+    node_chunks: tuple[tuple[str, ...], ...]
+    edge_head: np.ndarray
+    edge_tail: np.ndarray
+    edge_relation: tuple[str, ...]
+    edge_chunks: tuple[tuple[str, ...], ...]
+    chunks: tuple[Chunk, ...]
+    kind: GraphKind = "kg"
+    name: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    # ------------------------------------------------------------------ sizes and lookups
+    @property
+    def n_nodes(self) -> int:
+        return len(self.node_ids)
+
+    @property
+    def n_edges(self) -> int:
+        return len(self.edge_relation)
+
+    @property
+    def n_chunks(self) -> int:
+        return len(self.chunks)
+
+    @cached_property
+    def node_index(self) -> dict[str, int]:
+        return {nid: i for i, nid in enumerate(self.node_ids)}
+
+    @cached_property
+    def chunk_index(self) -> dict[str, int]:
+        return {c.id: i for i, c in enumerate(self.chunks)}
+
+    @cached_property
+    def _name_index(self) -> dict[str, list[int]]:
+        out: dict[str, list[int]] = {}
+        for i, name in enumerate(self.node_names):
+            out.setdefault(normalize_name(name), []).append(i)
+        return out
+
+    def node(self, key: str | int) -> int:
+        """Index of a node given its index, id, or (normalized) name.
+
+        Raises
+        ------
+        UnknownNameError
+            If no node has that id or name; the message lists close matches.
+        """
+        if isinstance(key, (int, np.integer)):
+            if 0 <= int(key) < self.n_nodes:
+                return int(key)
+            raise UnknownNameError("node", str(key), [f"0..{self.n_nodes - 1}"])
+        if key in self.node_index:
+            return self.node_index[key]
+        hits = self._name_index.get(normalize_name(key))
+        if hits:
+            return hits[0]
+        raise UnknownNameError("node", key, self.search_nodes(key, limit=10) or ["(graph is empty)"])
+
+    def search_nodes(self, text: str, *, limit: int = 20) -> list[str]:
+        """Names of nodes whose normalized name contains ``text`` (shortest names first)."""
+        q = normalize_name(text)
+        if not q:
+            return []
+        hits = [n for n in self._name_index if q in n]
+        hits.sort(key=lambda s: (len(s), s))
+        return [self.node_names[self._name_index[h][0]] for h in hits[:limit]]
+
+    # ------------------------------------------------------------------ text views
+    def edge_text(self, e: int) -> str:
+        """Enriched edge text ``"head relation tail"`` (BubbleRAG §3.1)."""
+        h, t = int(self.edge_head[e]), int(self.edge_tail[e])
+        return f"{self.node_names[h]} {self.edge_relation[e]} {self.node_names[t]}"
+
+    @cached_property
+    def edge_texts(self) -> tuple[str, ...]:
+        return tuple(self.edge_text(e) for e in range(self.n_edges))
+
+    def node_text(self, v: int) -> str:
+        """What is embedded for a node: its name, with its description when it has one."""
+        d = self.node_descriptions[v]
+        return f"{self.node_names[v]}: {d}" if d else self.node_names[v]
+
+    @cached_property
+    def node_texts(self) -> tuple[str, ...]:
+        return tuple(self.node_text(v) for v in range(self.n_nodes))
+
+    def chunk(self, chunk_id: str) -> Chunk:
+        try:
+            return self.chunks[self.chunk_index[chunk_id]]
+        except KeyError:
+            raise UnknownNameError("chunk", chunk_id, [c.id for c in self.chunks[:20]]) from None
+
+    # ------------------------------------------------------------------ structure
+    @cached_property
+    def csr(self) -> CSR:
+        """Undirected adjacency: every edge appears in the rows of both endpoints."""
+        e = np.arange(self.n_edges, dtype=np.int32)
+        src = np.concatenate([self.edge_head, self.edge_tail]).astype(np.int64)
+        dst = np.concatenate([self.edge_tail, self.edge_head]).astype(np.int64)
+        return _csr(self.n_nodes, src, dst, np.concatenate([e, e]))
+
+    @cached_property
+    def csr_out(self) -> CSR:
+        """Directed adjacency over outgoing edges (head → tail)."""
+        e = np.arange(self.n_edges, dtype=np.int32)
+        return _csr(self.n_nodes, self.edge_head.astype(np.int64), self.edge_tail.astype(np.int64), e)
+
+    @cached_property
+    def degree(self) -> np.ndarray:
+        """Undirected degree counting parallel edges (a self-loop counts twice)."""
+        return np.diff(self.csr.indptr).astype(np.int64)
+
+    def neighbors(self, v: int) -> np.ndarray:
+        """Distinct neighbours of ``v`` in either direction, sorted."""
+        return np.unique(self.csr.row(v)[0])
+
+    def khop(self, sources: Iterable[int], h: int) -> np.ndarray:
+        """Nodes within ``h`` undirected hops of any source (sources included), sorted.
+
+        A BFS on the CSR arrays; the localized graph of BubbleRAG §3.3 Phase 1 is built from it.
+        """
+        indptr, nbr = self.csr.indptr, self.csr.nbr
+        dist = np.full(self.n_nodes, -1, dtype=np.int32)
+        frontier = np.unique(np.asarray(list(sources), dtype=np.int64))
+        dist[frontier] = 0
+        for step in range(1, h + 1):
+            if frontier.size == 0:
+                break
+            starts, ends = indptr[frontier], indptr[frontier + 1]
+            lens = ends - starts
+            idx = np.repeat(starts - np.concatenate([[0], np.cumsum(lens)[:-1]]), lens) + np.arange(lens.sum())
+            cand = np.unique(nbr[idx])
+            frontier = cand[dist[cand] < 0]
+            dist[frontier] = step
+        return np.flatnonzero(dist >= 0)
+
+    def components(self) -> np.ndarray:
+        """Connected-component label per node (weakly connected), via scipy."""
+        from scipy.sparse import csr_matrix
+        from scipy.sparse.csgraph import connected_components
+
+        n = self.n_nodes
+        m = csr_matrix((np.ones(self.n_edges), (self.edge_head, self.edge_tail)), shape=(n, n))
+        return connected_components(m, directed=True, connection="weak")[1]
+
+    def induced_edges(self, nodes: Iterable[int]) -> np.ndarray:
+        """Ids of edges whose both endpoints are in ``nodes``."""
+        mask = np.zeros(self.n_nodes, dtype=bool)
+        mask[np.fromiter(nodes, dtype=np.int64)] = True
+        return np.flatnonzero(mask[self.edge_head] & mask[self.edge_tail])
+
+    def stats(self) -> dict[str, Any]:
+        """Summary numbers shown on the Data page and by ``egx workspaces``."""
+        deg = self.degree
+        comp = self.components() if self.n_nodes else np.zeros(0, dtype=np.int64)
+        sizes = np.bincount(comp) if comp.size else np.zeros(0, dtype=np.int64)
+        pairs = {(min(h, t), max(h, t)) for h, t in zip(self.edge_head.tolist(), self.edge_tail.tolist())}
+        return {
+            "kind": self.kind,
+            "nodes": self.n_nodes,
+            "edges": self.n_edges,
+            "chunks": self.n_chunks,
+            "relations": len(set(self.edge_relation)),
+            "linked_pairs": len(pairs),
+            "components": int(sizes.size),
+            "largest_component": int(sizes.max()) if sizes.size else 0,
+            "isolated_nodes": int((deg == 0).sum()),
+            "mean_degree": float(deg.mean()) if deg.size else 0.0,
+            "median_degree": float(np.median(deg)) if deg.size else 0.0,
+            "p99_degree": float(np.percentile(deg, 99)) if deg.size else 0.0,
+            "max_degree": int(deg.max()) if deg.size else 0,
+            "hub": self.node_names[int(deg.argmax())] if deg.size else "",
+        }
+
+    @cached_property
+    def content_hash(self) -> str:
+        """Hash of everything that is embedded; a change means the index must be rebuilt."""
+        parts: list[str] = [self.kind]
+        parts += self.node_texts
+        parts += self.edge_texts
+        parts += [c.id + "\x1f" + c.passage for c in self.chunks]
+        return content_hash(*parts)
+
+    # ------------------------------------------------------------------ exports
+    def to_networkx(self, nodes: Iterable[int] | None = None) -> nx.MultiDiGraph:
+        """A ``networkx.MultiDiGraph`` keyed by node id, optionally induced on ``nodes``."""
+        import networkx as nx
+
+        g = nx.MultiDiGraph(name=self.name, kind=self.kind)
+        keep = range(self.n_nodes) if nodes is None else sorted({int(v) for v in nodes})
+        for v in keep:
+            g.add_node(self.node_ids[v], name=self.node_names[v], description=self.node_descriptions[v],
+                       chunks="|".join(self.node_chunks[v]))
+        edges = range(self.n_edges) if nodes is None else self.induced_edges(keep).tolist()
+        for e in edges:
+            g.add_edge(self.node_ids[int(self.edge_head[e])], self.node_ids[int(self.edge_tail[e])], key=int(e),
+                       relation=self.edge_relation[e], text=self.edge_text(e),
+                       chunks="|".join(self.edge_chunks[e]))
+        return g
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict; :meth:`from_dict` inverts it exactly."""
+        return {
+            "format": "egx-graph",
+            "version": FORMAT_VERSION,
+            "kind": self.kind,
+            "name": self.name,
+            "meta": self.meta,
+            "chunks": [{"id": c.id, "title": c.title, "text": c.text} for c in self.chunks],
+            "nodes": [
+                {"id": i, "name": n, "description": d, "chunks": list(c)}
+                for i, n, d, c in zip(self.node_ids, self.node_names, self.node_descriptions, self.node_chunks)
+            ],
+            "edges": [
+                {"head": self.node_ids[int(h)], "relation": r, "tail": self.node_ids[int(t)], "chunks": list(c)}
+                for h, r, t, c in zip(self.edge_head, self.edge_relation, self.edge_tail, self.edge_chunks)
+            ],
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], *, source: str = "graph") -> KnowledgeGraph:
+        if not isinstance(d, dict) or d.get("format") != "egx-graph":
+            raise InputFormatError(source, "this is not an egx graph export",
+                                   'a JSON object with "format": "egx-graph" (written by `egx` or the Data page)')
+        b = GraphBuilder(kind=d.get("kind", "kg"), name=d.get("name", ""))
+        try:
+            for c in d["chunks"]:
+                b.add_chunk(c["title"], c["text"], chunk_id=c["id"])
+            for n in d["nodes"]:
+                b.add_node(n["name"], node_id=n["id"], description=n.get("description", ""),
+                           chunk_ids=n.get("chunks", ()))
+            for e in d["edges"]:
+                b.add_edge(e["head"], e["relation"], e["tail"], chunk_ids=e.get("chunks", ()))
+        except KeyError as exc:
+            raise InputFormatError(source, f"missing field {exc.args[0]!r}",
+                                   "chunks {id,title,text}, nodes {id,name}, edges {head,relation,tail}") from None
+        g = b.build(allow_empty=True)
+        object.__setattr__(g, "meta", dict(d.get("meta", {})))
+        return g
+
+
+class GraphBuilder:
+    """Accumulates chunks, nodes and edges from any number of inputs, merging as it goes.
+
+    * Entities merge by :func:`~core.text.normalize_name` unless an explicit ``node_id`` is given
+      (named KGs such as FB15k-237 keep their MIDs so distinct entities with one name stay apart).
+      The first spelling seen becomes the display name.
+    * Edges merge on (head, normalized relation, tail); provenance chunk ids are unioned.
+    * Chunks merge by id; the same id with different text is an error.
+    """
+
+    def __init__(self, *, kind: GraphKind = "kg", name: str = "") -> None:
+        self.kind: GraphKind = kind
+        self.name = name
+        self._chunks: dict[str, Chunk] = {}
+        self._chunk_by_content: dict[tuple[str, str], str] = {}
+        self._node_pos: dict[str, int] = {}
+        self._names: list[str] = []
+        self._ids: list[str] = []
+        self._desc: list[str] = []
+        self._nchunks: list[dict[str, None]] = []
+        self._edge_pos: dict[tuple[int, str, int], int] = {}
+        self._eh: list[int] = []
+        self._et: list[int] = []
+        self._er: list[str] = []
+        self._echunks: list[dict[str, None]] = []
+
+    # chunks -------------------------------------------------------------
+    def add_chunk(self, title: str, text: str, *, chunk_id: str | None = None) -> str:
+        """Add a passage and return its id (an identical passage already present is reused)."""
+        title, text = clean_text(title), str(text).strip()
+        key = (title, text)
+        if chunk_id is None:
+            if key in self._chunk_by_content:
+                return self._chunk_by_content[key]
+            chunk_id = "c" + content_hash(title, text, n=12)
+        chunk_id = str(chunk_id)
+        old = self._chunks.get(chunk_id)
+        if old is not None:
+            if (old.title, old.text) != key:
+                raise InputFormatError(f"chunk {chunk_id!r}", "the same chunk id is used for two different texts",
+                                       "unique chunk ids")
+            return chunk_id
+        self._chunks[chunk_id] = Chunk(chunk_id, title, text)
+        self._chunk_by_content.setdefault(key, chunk_id)
+        return chunk_id
+
+    def find_chunk(self, title: str, text: str) -> str | None:
+        return self._chunk_by_content.get((clean_text(title), str(text).strip()))
+
+    def has_chunk(self, chunk_id: str) -> bool:
+        return chunk_id in self._chunks
+
+    # nodes --------------------------------------------------------------
+    def add_node(self, name: str, *, node_id: str | None = None, description: str = "",
+                 chunk_ids: Iterable[str] = ()) -> int:
+        name = clean_text(name)
+        key = str(node_id) if node_id is not None else normalize_name(name)
+        if not key:
+            raise ValueError("empty node name")
+        pos = self._node_pos.get(key)
+        if pos is None:
+            pos = len(self._ids)
+            self._node_pos[key] = pos
+            self._ids.append(key)
+            self._names.append(name or key)
+            self._desc.append(clean_text(description))
+            self._nchunks.append({})
+        elif description and not self._desc[pos]:
+            self._desc[pos] = clean_text(description)
+        for c in chunk_ids:
+            if c:
+                self._nchunks[pos][str(c)] = None
+        return pos
+
+    def has_node(self, node_id: str) -> bool:
+        return node_id in self._node_pos
+
+    # edges --------------------------------------------------------------
+    def add_triple(self, head: str, relation: str, tail: str, *, chunk_id: str | None = None) -> int:
+        """Add ``(head, relation, tail)`` by entity *names* (merged by normalized name)."""
+        cids = (chunk_id,) if chunk_id else ()
+        h = self.add_node(head, chunk_ids=cids)
+        t = self.add_node(tail, chunk_ids=cids)
+        return self._add_edge(h, relation, t, cids)
+
+    def add_edge(self, head_id: str, relation: str, tail_id: str, *, chunk_ids: Iterable[str] = ()) -> int:
+        """Add an edge between two nodes that already exist, by *id*."""
+        for nid in (head_id, tail_id):
+            if str(nid) not in self._node_pos:
+                raise UnknownNameError("node id", str(nid), list(self._node_pos)[:20])
+        return self._add_edge(self._node_pos[str(head_id)], relation, self._node_pos[str(tail_id)], chunk_ids)
+
+    def _add_edge(self, h: int, relation: str, t: int, chunk_ids: Iterable[str]) -> int:
+        relation = clean_text(relation)
+        key = (h, normalize_name(relation), t)
+        pos = self._edge_pos.get(key)
+        if pos is None:
+            pos = len(self._er)
+            self._edge_pos[key] = pos
+            self._eh.append(h)
+            self._et.append(t)
+            self._er.append(relation)
+            self._echunks.append({})
+        for c in chunk_ids:
+            if c:
+                self._echunks[pos][str(c)] = None
+        return pos
+
+    # --------------------------------------------------------------------
+    @property
+    def n_nodes(self) -> int:
+        return len(self._ids)
+
+    @property
+    def n_edges(self) -> int:
+        return len(self._er)
+
+    @property
+    def n_chunks(self) -> int:
+        return len(self._chunks)
+
+    def build(self, *, allow_empty: bool = False) -> KnowledgeGraph:
+        """Freeze into a :class:`KnowledgeGraph`.
+
+        Raises
+        ------
+        EmptyGraphError
+            If nothing was added (unless ``allow_empty``).
+        """
+        if not allow_empty and not self._ids and not self._chunks:
+            raise EmptyGraphError(
+                "The inputs contain no chunks, nodes or edges. "
+                "Upload triples (head, relation, tail), a corpus of passages, or a graph file with content.")
+        return KnowledgeGraph(
+            node_ids=tuple(self._ids),
+            node_names=tuple(self._names),
+            node_descriptions=tuple(self._desc),
+            node_chunks=tuple(tuple(c) for c in self._nchunks),
+            edge_head=np.asarray(self._eh, dtype=np.int32),
+            edge_tail=np.asarray(self._et, dtype=np.int32),
+            edge_relation=tuple(self._er),
+            edge_chunks=tuple(tuple(c) for c in self._echunks),
+            chunks=tuple(self._chunks.values()),
+            kind=self.kind,
+            name=self.name,
+        )
+
+
+def graph_from_triples(triples: Sequence[tuple[str, str, str]], *, name: str = "") -> KnowledgeGraph:
+    """Convenience for tests and notebooks: a KG from ``(head, relation, tail)`` name triples."""
+    b = GraphBuilder(name=name)
+    for h, r, t in triples:
+        b.add_triple(h, r, t)
+    return b.build()
+
+
+def bfs_hops(graph: KnowledgeGraph, source: int) -> dict[int, int]:
+    """Undirected hop distance from ``source`` to every reachable node (small graphs, tests, UI)."""
+    dist = {source: 0}
+    q = deque([source])
+    while q:
+        v = q.popleft()
+        for u in graph.neighbors(v).tolist():
+            if u not in dist:
+                dist[u] = dist[v] + 1
+                q.append(u)
+    return dist

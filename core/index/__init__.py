@@ -1,0 +1,15 @@
+"""FAISS vector indexes over nodes / enriched edges / chunks, persisted in workspace folders."""
+
+from __future__ import annotations
+
+from core.index.vector_index import VectorIndex, embed_texts
+from core.index.workspace import (
+    Workspace,
+    create_workspace,
+    ensure_sample_workspace,
+    list_workspaces,
+    sample_recipes,
+)
+
+__all__ = ["VectorIndex", "Workspace", "create_workspace", "embed_texts", "ensure_sample_workspace",
+           "list_workspaces", "sample_recipes"]

@@ -1,0 +1,122 @@
+"""Step / Trace: what every method records so the UI can replay it and exports can reload it.
+
+A :class:`Trace` is a flat list of :class:`Step` records in execution order. Each step names its
+stage (e.g. ``"anchor_grouping"``), carries a JSON-ready ``data`` payload with the intermediates
+the UI draws, its wall time and LLM token counts, and whether it was a *fallback* (so fallbacks are
+always visible, never only in a log line).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from core.errors import InputFormatError
+
+TRACE_FORMAT = "egx-trace"
+TRACE_VERSION = 1
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Convert numpy scalars/arrays, tuples, sets and dataclasses into plain JSON values."""
+    if isinstance(obj, dict):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if hasattr(obj, "__dataclass_fields__"):
+        return to_jsonable(asdict(obj))
+    if isinstance(obj, float) and not np.isfinite(obj):
+        return None if np.isnan(obj) else ("inf" if obj > 0 else "-inf")
+    return obj
+
+
+@dataclass
+class Step:
+    """One recorded stage of a method run."""
+
+    stage: str
+    title: str
+    data: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    fallback: str = ""  #: non-empty when the stage took its documented fallback, saying why
+    section: str = ""  #: the paper section implemented, e.g. "BubbleRAG §3.3"
+
+
+@dataclass
+class Trace:
+    """Everything one method did for one question."""
+
+    method: str
+    query: str
+    workspace: str = ""
+    config: dict[str, Any] = field(default_factory=dict)
+    backends: dict[str, str] = field(default_factory=dict)
+    steps: list[Step] = field(default_factory=list)
+
+    def add(self, stage: str, title: str, data: dict[str, Any] | None = None, **kw: Any) -> Step:
+        step = Step(stage, title, to_jsonable(data or {}), **kw)
+        self.steps.append(step)
+        return step
+
+    @contextmanager
+    def timed(self, stage: str, title: str, *, section: str = "") -> Iterator[Step]:
+        """Record a step and its wall time: ``with trace.timed("x", "X") as step: step.data[...] = ...``."""
+        step = Step(stage, title, {}, section=section)
+        t0 = time.perf_counter()
+        try:
+            yield step
+        finally:
+            step.seconds = time.perf_counter() - t0
+            step.data = to_jsonable(step.data)
+            self.steps.append(step)
+
+    def stage(self, stage: str) -> list[Step]:
+        return [s for s in self.steps if s.stage == stage]
+
+    @property
+    def seconds(self) -> float:
+        return sum(s.seconds for s in self.steps)
+
+    @property
+    def tokens(self) -> int:
+        return sum(s.prompt_tokens + s.completion_tokens for s in self.steps)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": TRACE_FORMAT, "version": TRACE_VERSION, **to_jsonable(asdict(self))}
+
+    def to_json(self, **kw: Any) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, **kw)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], *, source: str = "trace") -> Trace:
+        if not isinstance(d, dict) or d.get("format") != TRACE_FORMAT:
+            raise InputFormatError(source, "this is not an egx trace", f'a JSON object with "format": "{TRACE_FORMAT}"')
+        try:
+            steps = [Step(**s) for s in d.get("steps", [])]
+            return cls(d["method"], d["query"], d.get("workspace", ""), d.get("config", {}),
+                       d.get("backends", {}), steps)
+        except (KeyError, TypeError) as exc:
+            raise InputFormatError(source, f"a trace field is missing or unexpected ({exc})",
+                                   "a trace exported by egx") from None
+
+    @classmethod
+    def load(cls, path: str | Path) -> Trace:
+        p = Path(path)
+        try:
+            return cls.from_dict(json.loads(p.read_text(encoding="utf-8")), source=p.name)
+        except json.JSONDecodeError as exc:
+            raise InputFormatError(p.name, f"invalid JSON ({exc.msg})", "a trace exported by egx",
+                                   line=exc.lineno) from None

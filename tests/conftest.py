@@ -1,0 +1,85 @@
+"""Shared fixtures: named toy graphs (STYLE.md), paths to real data, an isolated EGX_HOME."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.graph.model import GraphBuilder, KnowledgeGraph, graph_from_triples
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = ROOT.parent / "shared" / "data"
+MUSIQUE = SHARED_DATA / "hipporag_musique_train100"
+SAMPLE_DATA = ROOT / "sample_data"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test touches the user's real workspaces or caches."""
+    home = tmp_path_factory.mktemp("egx_home")
+    monkeypatch.setenv("EGX_HOME", str(home))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+
+@pytest.fixture
+def path_graph() -> KnowledgeGraph:
+    """a → b → c → d → e"""
+    return graph_from_triples([(a, "next", b) for a, b in zip("abcd", "bcde")], name="path")
+
+
+@pytest.fixture
+def star_graph() -> KnowledgeGraph:
+    """hub with five leaves, edges pointing out of the hub."""
+    return graph_from_triples([("hub", "has", f"leaf{i}") for i in range(5)], name="star")
+
+
+@pytest.fixture
+def bridge_graph() -> KnowledgeGraph:
+    """Two 4-cliques {a1..a4} and {b1..b4} joined by the bridge a1 — b1."""
+    t = []
+    for side in "ab":
+        names = [f"{side}{i}" for i in range(1, 5)]
+        t += [(u, "linked", v) for i, u in enumerate(names) for v in names[i + 1:]]
+    t.append(("a1", "bridge", "b1"))
+    return graph_from_triples(t, name="bridge")
+
+
+MATRIX_TRIPLES = [
+    ("The Matrix", "starring", "Keanu Reeves"),
+    ("The Matrix", "starring", "Laurence Fishburne"),
+    ("The Matrix", "starring", "Hugo Weaving"),
+    ("Hugo Weaving", "played", "Agent Smith"),
+    ("Agent Smith", "main antagonist of", "The Matrix"),
+    ("John Wick (film)", "starring", "Keanu Reeves"),
+    ("Michael Nyqvist", "played villain", "Viggo Tarasov"),
+    ("Viggo Tarasov", "main villain of", "John Wick (film)"),
+    ("Laurence Fishburne", "acted in", "Apocalypse Now"),
+]
+
+
+@pytest.fixture
+def matrix_graph() -> KnowledgeGraph:
+    """BubbleRAG Figure 3: who played the main villain in the film Keanu Reeves and Laurence
+    Fishburne starred in together? (answer: Hugo Weaving, via The Matrix and Agent Smith)."""
+    b = GraphBuilder(name="matrix")
+    cid = b.add_chunk("The Matrix", "The Matrix stars Keanu Reeves, Laurence Fishburne and Hugo Weaving as Agent Smith.",
+                      chunk_id="matrix")
+    for h, r, t in MATRIX_TRIPLES:
+        b.add_triple(h, r, t, chunk_id=cid)
+    return b.build()
+
+
+@pytest.fixture
+def lothair_graph() -> KnowledgeGraph:
+    """BubbleRAG Examples 2/4: when did Lothair II's mother die? (Ermengarde of Tours, 20 March 851),
+    with the distractors Lothair I's mother and Lothair II's sister Gisela (died 860)."""
+    return graph_from_triples([
+        ("Lothair II", "son of", "Ermengarde of Tours"),
+        ("Lothair II", "son of", "Lothair I"),
+        ("Ermengarde of Tours", "died on", "20 March 851"),
+        ("Ermengarde of Hesbaye", "mother of", "Lothair I"),
+        ("Ermengarde of Hesbaye", "died on", "3 October 818"),
+        ("Gisela", "sibling", "Lothair II"),
+        ("Gisela", "died in", "860"),
+    ], name="lothair")

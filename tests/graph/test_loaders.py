@@ -1,0 +1,215 @@
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from core.errors import EmptyGraphError, InputFormatError
+from core.graph.chunking import chunk_text
+from core.graph.loaders import detect_format, load_inputs
+from tests.conftest import MUSIQUE, SHARED_DATA
+
+
+def write(tmp_path: Path, name: str, text: str | bytes) -> Path:
+    p = tmp_path / name
+    if isinstance(text, bytes):
+        p.write_bytes(text)
+    else:
+        p.write_text(text, encoding="utf-8")
+    return p
+
+
+# ----------------------------------------------------------------------------- good inputs
+def test_triples_csv_with_header_and_source_column(tmp_path):
+    corpus = write(tmp_path, "corpus.json", json.dumps([{"id": "m", "title": "The Matrix", "text": "Keanu."}]))
+    p = write(tmp_path, "t.csv", "subject,predicate,object,chunk_id\nThe Matrix,starring,Keanu Reeves,m\n"
+                                 '"Reeves, Keanu",born in,Beirut,\n')
+    g = load_inputs([p, corpus]).graph
+    assert g.n_edges == 2 and g.n_chunks == 1
+    e = g.edge_relation.index("starring")
+    assert g.edge_chunks[e] == ("m",)
+    assert g.edge_text(e) == "The Matrix starring Keanu Reeves"
+    assert "Reeves, Keanu" in g.node_names
+
+
+def test_headerless_tsv_and_json_and_jsonl_agree(tmp_path):
+    rows = [("a", "r1", "b"), ("b", "r2", "c")]
+    tsv = write(tmp_path, "t.tsv", "\n".join("\t".join(r) for r in rows) + "\n")
+    js = write(tmp_path, "t.json", json.dumps([list(r) for r in rows]))
+    jsl = write(tmp_path, "t.jsonl", "\n".join(json.dumps({"head": h, "relation": r, "tail": t}) for h, r, t in rows))
+    gz = write(tmp_path, "t.csv.gz", gzip.compress(b"head,relation,tail\na,r1,b\nb,r2,c\n"))
+    dicts = [load_inputs([p]).graph.to_dict() for p in (tsv, js, jsl, gz)]
+    assert all(d["edges"] == dicts[0]["edges"] for d in dicts)
+
+
+def test_unknown_source_chunk_becomes_placeholder_so_provenance_is_kept(tmp_path):
+    p = write(tmp_path, "t.csv", "head,relation,tail,source\na,r,b,doc7\n")
+    g = load_inputs([p]).graph
+    assert g.edge_chunks[0] == ("doc7",) and g.chunk("doc7").text == ""
+
+
+def test_text_documents_are_chunked_with_markdown_title(tmp_path):
+    body = "# Lothair II\n\n" + "\n\n".join(f"Paragraph {i} about the king of Lotharingia." * 8 for i in range(6))
+    md = write(tmp_path, "lothair.md", body)
+    g = load_inputs([md]).graph
+    assert g.n_chunks > 1 and all(c.title == "Lothair II" for c in g.chunks)
+    assert all(len(c.text) <= 1200 for c in g.chunks)
+    assert g.chunks[0].id == "lothair#0"
+
+
+def test_chunk_text_keeps_every_word_in_order():
+    text = "First para. It has two sentences.\n\n" + ("A long sentence with many words " * 80) + ".\n\nEnd."
+    chunks = chunk_text(text, max_chars=200)
+    assert all(len(c) <= 200 for c in chunks)
+    assert " ".join(chunks).split() == text.split()
+
+
+def test_graphml_round_trip(tmp_path, matrix_graph):
+    import networkx as nx
+
+    p = tmp_path / "m.graphml"
+    nx.write_graphml(matrix_graph.to_networkx(), p)
+    g = load_inputs([p]).graph
+    assert sorted(g.edge_texts) == sorted(matrix_graph.edge_texts)
+    assert g.chunk("matrix") is not None
+
+
+def test_corpus_graph_nodes_and_edges(tmp_path):
+    nodes = write(tmp_path, "nodes.jsonl", "\n".join(json.dumps(r) for r in [
+        {"id": "p1", "title": "Paper 1", "text": "GRanker smooths features."},
+        {"id": "p2", "title": "Paper 2", "text": "STeX expands the graph."},
+        {"id": "p3", "text": "Untitled passage."}]))
+    edges = write(tmp_path, "edges.csv", "source,target\np1,p2\np2,p3\n")
+    g = load_inputs([edges, nodes]).graph
+    assert g.kind == "corpus_graph" and g.n_nodes == 3 and g.n_edges == 2 and g.n_chunks == 3
+    assert g.edge_relation == ("references", "references")
+    assert g.node_chunks[g.node("p1")] == ("p1",)
+
+
+def test_egx_export_reloads(tmp_path, lothair_graph):
+    p = write(tmp_path, "g.json", json.dumps(lothair_graph.to_dict()))
+    assert detect_format(p) == "egx_graph"
+    assert load_inputs([p]).graph.to_dict() == lothair_graph.to_dict()
+
+
+# ----------------------------------------------------------------------------- real data
+def test_hipporag_musique_corpus_plus_openie():
+    lg = load_inputs([MUSIQUE / "musique_train_corpus.json",
+                      MUSIQUE / "openie_musique_train_results_ner_gpt-3.5-turbo-1106_1890.json"])
+    g = lg.graph
+    s = g.stats()
+    # SOURCE.md / DESIGN.md: 1,890 passages, ~16.2k entities, ~16.5k linked pairs, mean degree ~2
+    assert s["chunks"] == 1890
+    assert 16_000 < s["nodes"] < 16_500
+    assert 16_400 < s["linked_pairs"] < 16_600
+    assert s["hub"] == "United States"
+    assert lg.warnings == ["openie_musique_train_results_ner_gpt-3.5-turbo-1106_1890.json: "
+                           "skipped 185 malformed triples (not exactly three non-empty strings)."]
+    # provenance: every edge points at a real corpus passage
+    assert all(e and all(not c.startswith("openie") for c in e) for e in g.edge_chunks)
+    e = g.edge_texts.index("Journal of Mathematical Physics published by American Institute of Physics")
+    assert g.chunk(g.edge_chunks[e][0]).title == "Journal of Mathematical Physics"
+
+
+def test_hipporag_sample_format():
+    d = SHARED_DATA / "hipporag_sample"
+    g = load_inputs([d / "sample_corpus.json"]).graph
+    assert g.n_chunks > 0 and g.n_edges == 0
+
+
+def test_named_kg_umls_folder():
+    g = load_inputs([SHARED_DATA / "umls_named"]).graph
+    assert g.n_nodes == 135
+    assert g.n_edges == 5216 + 652 + 661  # train + dev + test: the whole KG
+    assert "idea or concept" in g.node_names
+    assert detect_format(SHARED_DATA / "umls_named") == "named_kg"
+
+
+def test_named_kg_fb15k_dev_keeps_distinct_entities_with_the_same_name(tmp_path):
+    src = SHARED_DATA / "fb15k237_named"
+    for name in ("kgbert_entity2text.txt", "kgbert_relation2text.txt", "kgbert_dev.tsv"):
+        (tmp_path / name).write_bytes((src / name).read_bytes())
+    g = load_inputs([tmp_path]).graph
+    assert g.n_edges == 17535
+    assert all(i.startswith("/m/") for i in g.node_ids)
+    assert len(set(g.node_names)) < g.n_nodes or len(set(g.node_ids)) == g.n_nodes
+
+
+# ----------------------------------------------------------------------------- bad inputs
+BAD_CASES = [
+    ("t.csv", "head,relation,tail\na,r,b\nc,d\n", "t.csv, line 3: found 2 columns but the first row has 3. "
+     "Expected 3 columns (head, relation, tail) or 4 (head, relation, tail, source chunk)."),
+    ("t.csv", "a,b\n", "t.csv, line 1: found 2 columns. Expected 3 columns (head, relation, tail) or 4 "
+     "(head, relation, tail, source chunk)."),
+    ("t.csv", "head,relation,tail\na,,b\n", "t.csv, line 2: the relation is empty. "
+     "Expected a non-empty head, relation and tail."),
+    ("t.csv", "", "t.csv: the file is empty. Expected 3 columns (head, relation, tail) or 4 (head, relation, tail, source chunk)."),
+    ("t.json", '[["a", "r", "b"], ["a", "r"]]', "t.json, record 2: a triple list has 2 items. Expected [head, relation, tail]."),
+    ("t.json", '{"a": 1}', "t.json: cannot tell what this JSON holds. Expected a list of {title,text} passages, "
+     "a list of triples, or a HippoRAG OpenIE file."),
+    ("t.json", '[{"head": "a", "tail": "b"}]', "t.json, record 1: the object has no 'relation' field (keys: ['head', 'tail']). "
+     'Expected objects with "head", "relation", "tail" (and optional "source").'),
+    ("t.json", '[["a", "r", "b"],', "t.json, line 1: invalid JSON (Expecting value, column 18). Expected valid JSON."),
+    ("t.jsonl", '{"head": "a", "relation": "r", "tail": "b"}\n{broken\n',
+     "t.jsonl, line 2: invalid JSON (Expecting property name enclosed in double quotes, column 2). "
+     "Expected one JSON object per line."),
+    ("c.json", '[{"title": "x", "text": "ok"}, {"title": "y"}]',
+     "c.json, record 2: the passage has no \"text\" string (keys: ['title']). Expected {\"title\": ..., \"text\": ...}."),
+    ("c.json", '[{"title": 5, "text": "ok"}]', 'c.json, record 1: "title" is a int. Expected a string title.'),
+    ("o.json", '{"docs": [{"passage": "x"}]}', 'o.json, record 1: a doc has no "extracted_triples". '
+     'Expected {"passage": ..., "extracted_triples": [[s, p, o], ...]}.'),
+    ("g.graphml", "<graphml><graph><node", "g.graphml: not readable as GraphML"),
+    ("d.md", "   \n", "d.md: the document is empty. Expected some text."),
+    ("x.pdf", "%PDF", "x.pdf: unsupported file type '.pdf'. Expected .csv/.tsv/.json/.jsonl triples, .graphml, "
+     ".txt/.md documents, JSON(L) corpora, a HippoRAG OpenIE file, or a named-KG folder."),
+    ("bin.csv", b"\x00\x01\x02", "bin.csv: the file looks binary (it contains NUL bytes). Expected a UTF-8 text file."),
+    ("latin.csv", "h,r,t\ncaf\xe9,r,b\n".encode("latin-1"), "latin.csv, line 2: byte 9 is not valid UTF-8. Expected UTF-8 encoded text."),
+    ("q.json", '[{"question": "Who?", "answer": "x"}]', "q.json: this is a questions file, not a graph or corpus. "
+     "Expected questions to be given separately (they are used for evaluation)."),
+    ("bad.csv.gz", b"\x1f\x8bnot really gzip", "bad.csv.gz: the gzip data is corrupt"),
+]
+
+
+@pytest.mark.parametrize(("name", "content", "message"), BAD_CASES, ids=[c[2][:40] for c in BAD_CASES])
+def test_bad_input_messages_are_pinned(tmp_path, name, content, message):
+    p = write(tmp_path, name, content)
+    with pytest.raises(InputFormatError, match=re.escape(message)):
+        load_inputs([p])
+
+
+def test_corpus_graph_edge_to_unknown_node(tmp_path):
+    nodes = write(tmp_path, "nodes.jsonl", json.dumps({"id": "p1", "text": "x"}))
+    edges = write(tmp_path, "edges.csv", "source,target\np1,p9\n")
+    with pytest.raises(InputFormatError, match=re.escape(
+            "edges.csv, line 2: node id 'p9' is not in nodes.jsonl. Expected edges between node ids defined in the nodes file.")):
+        load_inputs([nodes, edges])
+
+
+def test_corpus_graph_edges_without_nodes(tmp_path):
+    edges = write(tmp_path, "edges.csv", "source,target\np1,p9\n")
+    with pytest.raises(InputFormatError, match="needs exactly one nodes file"):
+        load_inputs([edges])
+
+
+def test_named_kg_entity_without_name(tmp_path):
+    write(tmp_path, "entity2text.txt", "e1\tOne\n")
+    write(tmp_path, "train.tsv", "e1\tr\te2\n")
+    with pytest.raises(InputFormatError, match=re.escape("train.tsv, line 1: entity 'e2' has no name in entity2text.txt")):
+        load_inputs([tmp_path])
+
+
+def test_missing_file_and_no_inputs(tmp_path):
+    with pytest.raises(InputFormatError, match="the file does not exist"):
+        load_inputs([tmp_path / "nope.csv"])
+    with pytest.raises(EmptyGraphError, match="No input files were given"):
+        load_inputs([])
+
+
+def test_second_file_error_names_that_file(tmp_path):
+    good = write(tmp_path, "good.csv", "head,relation,tail\na,r,b\n")
+    bad = write(tmp_path, "bad.csv", "head,relation,tail\na,r\n")
+    with pytest.raises(InputFormatError, match=r"^bad\.csv, line 2"):
+        load_inputs([good, bad])

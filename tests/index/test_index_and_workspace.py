@@ -1,0 +1,197 @@
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.backends.registry import get_embedder, get_extractor
+from core.errors import InputFormatError, WorkspaceError
+from core.graph.builder import extract_triples
+from core.index.vector_index import VectorIndex
+from core.index.workspace import (
+    Workspace,
+    create_workspace,
+    ensure_sample_workspace,
+    list_workspaces,
+    sample_recipes,
+)
+from tests.conftest import SAMPLE_DATA
+
+
+@pytest.fixture
+def hashing():
+    return get_embedder("hashing")
+
+
+def unit_rows(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
+    x = rng.standard_normal((n, d)).astype(np.float32)
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+# ----------------------------------------------------------------------------- VectorIndex
+@pytest.mark.parametrize("seed", range(3))
+def test_faiss_topk_matches_numpy_bruteforce(seed):
+    rng = np.random.default_rng(seed)
+    x, q = unit_rows(rng, 500, 32), unit_rows(rng, 7, 32)
+    idx = VectorIndex(x)
+    scores, ids = idx.search(q, 10)
+    brute = q @ x.T
+    want = np.argsort(-brute, axis=1, kind="stable")[:, :10]
+    np.testing.assert_array_equal(ids, want)
+    np.testing.assert_allclose(scores, np.take_along_axis(brute, want, axis=1), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(idx.scores(q[0]), brute[0], rtol=1e-5, atol=1e-5)
+
+
+def test_index_k_larger_than_size_and_empty_and_dim_mismatch(tmp_path):
+    rng = np.random.default_rng(0)
+    idx = VectorIndex(unit_rows(rng, 3, 8))
+    assert idx.search(unit_rows(rng, 1, 8), 10)[1].shape == (1, 3)
+    empty = VectorIndex(np.zeros((0, 8), np.float32))
+    assert empty.search(unit_rows(rng, 1, 8), 5)[1].shape == (1, 0)
+    with pytest.raises(ValueError, match="query dimension 4 does not match the index dimension 8"):
+        idx.search(np.ones(4, np.float32), 1)
+
+
+def test_index_save_load_round_trip_is_atomic(tmp_path):
+    rng = np.random.default_rng(1)
+    idx = VectorIndex(unit_rows(rng, 50, 16))
+    idx.save(tmp_path / "x.faiss")
+    assert [p.name for p in tmp_path.iterdir()] == ["x.faiss"]
+    back = VectorIndex.load(tmp_path / "x.faiss", dim=16, size=50)
+    np.testing.assert_allclose(back.vectors, idx.vectors)
+    with pytest.raises(WorkspaceError, match="holds 50 items, expected 49"):
+        VectorIndex.load(tmp_path / "x.faiss", size=49)
+
+
+# ----------------------------------------------------------------------------- workspaces
+def demo_inputs() -> list[Path]:
+    return [SAMPLE_DATA / "demo" / "corpus.json", SAMPLE_DATA / "demo" / "triples.csv"]
+
+
+def test_create_open_reuse_and_rebuild(tmp_path, hashing):
+    ws = create_workspace(demo_inputs(), tmp_path / "w", embedder=hashing)
+    assert ws.graph.n_edges > 80 and ws.graph.n_chunks == 23
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["w"]
+    ws2 = Workspace.open(tmp_path / "w")
+    assert ws2.index_problem(hashing) is None
+    assert ws2.ensure_index(hashing) == []  # reused, nothing rebuilt
+    # the stored vectors are exactly the embedder's output
+    np.testing.assert_allclose(ws2.index("edges").vectors, hashing.embed(ws2.texts("edges")), atol=1e-6)
+    # query: an enriched edge text finds its edge
+    q = hashing.embed(["Agent Smith main antagonist of The Matrix"])
+    e = int(ws2.index("edges").search(q, 1)[1][0, 0])
+    assert ws2.graph.edge_text(e) == "Agent Smith main antagonist of The Matrix"
+    # a different model invalidates the index and rebuilds it
+    other = get_embedder("hashing", dim=128)
+    assert "built with" in ws2.index_problem(other)
+    builds = ws2.ensure_index(other)
+    assert [b.kind for b in builds] == ["nodes", "edges", "chunks"]
+    assert Workspace.open(tmp_path / "w").manifest["index"]["dim"] == 128
+
+
+def test_failed_build_leaves_nothing_behind(tmp_path, hashing):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("head,relation,tail\na,r\n")
+    with pytest.raises(InputFormatError):
+        create_workspace([*demo_inputs(), bad], tmp_path / "ws" / "w", embedder=hashing)
+    assert not (tmp_path / "ws" / "w").exists()
+
+    class Boom:
+        name, model_id, dim = "boom", "boom", 8
+
+        def embed(self, texts, batch_size=64):
+            raise RuntimeError("embedding crashed")
+
+    (tmp_path / "ws").mkdir(exist_ok=True)
+    with pytest.raises(RuntimeError, match="embedding crashed"):
+        create_workspace(demo_inputs(), tmp_path / "ws" / "w", embedder=Boom())
+    assert list((tmp_path / "ws").iterdir()) == []
+
+
+def test_existing_workspace_is_kept_unless_overwrite(tmp_path, hashing):
+    create_workspace(demo_inputs(), tmp_path / "w", embedder=hashing)
+    with pytest.raises(WorkspaceError, match="already exists"):
+        create_workspace(demo_inputs(), tmp_path / "w", embedder=hashing)
+    bad = tmp_path / "bad.json"
+    bad.write_text("[")
+    with pytest.raises(InputFormatError):
+        create_workspace([bad], tmp_path / "w", embedder=hashing, overwrite=True)
+    assert Workspace.open(tmp_path / "w").graph.n_chunks == 23  # old one intact
+
+
+def test_open_errors(tmp_path):
+    with pytest.raises(WorkspaceError, match="is not a workspace"):
+        Workspace.open(tmp_path)
+    (tmp_path / "manifest.json").write_text("{")
+    with pytest.raises(WorkspaceError, match="is corrupt"):
+        Workspace.open(tmp_path)
+
+
+def test_plain_corpus_gets_rule_based_triples_and_cached_extraction(tmp_path, hashing, monkeypatch):
+    monkeypatch.setenv("EGX_CACHE_DIR", str(tmp_path / "cache"))
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text("\n".join(json.dumps(r) for r in [
+        {"title": "The Matrix", "text": "Keanu Reeves starred in The Matrix with Laurence Fishburne."},
+        {"title": "Agent Smith", "text": "Agent Smith is played by Hugo Weaving."}]))
+    ws = create_workspace([corpus], tmp_path / "w", embedder=hashing)
+    g = ws.graph
+    assert g.n_edges > 0 and ws.manifest["extraction"]["extractor"].startswith("rules")
+    assert any("rule-based extractor" in w for w in ws.warnings)
+    # provenance survives extraction
+    e = g.edge_texts.index("Keanu Reeves starred in The Matrix")
+    assert g.chunk(g.edge_chunks[e][0]).title == "The Matrix"
+    # second extraction is served from the cache (resumable)
+    again = extract_triples(g.chunks, get_extractor("rules"), cache_dir=tmp_path / "cache" / "extraction")
+    assert again.from_cache == 2 and again.extracted == 0
+
+
+def test_extraction_cache_resumes_after_interruption(tmp_path):
+    from core.graph.model import Chunk
+
+    chunks = [Chunk(f"c{i}", f"T{i}", f"Alice Smith met Bob Jones in Paris {i}.") for i in range(6)]
+    calls = []
+
+    class Flaky:
+        name, model_id = "flaky", "v1"
+
+        def extract(self, passages):
+            calls.append(len(passages))
+            if len(calls) == 2:
+                raise KeyboardInterrupt
+            return get_extractor("rules").extract(passages)
+
+    with pytest.raises(KeyboardInterrupt):
+        extract_triples(chunks, Flaky(), cache_dir=tmp_path, batch_size=2)
+    res = extract_triples(chunks, Flaky(), cache_dir=tmp_path, batch_size=2)
+    assert res.from_cache == 2 and res.extracted == 4
+    assert not [p for p in tmp_path.rglob("*.tmp")]
+
+
+def test_sample_recipes_and_demo_workspace(hashing):
+    names = [r.name for r in sample_recipes()]
+    assert names == ["demo", "musique"]
+    assert {w.name: w.built for w in list_workspaces()} == {"demo": False, "musique": False}
+    ws = ensure_sample_workspace("demo", hashing)
+    assert ws.questions_path is not None and ws.manifest["sample"] is True
+    mtime = os.path.getmtime(ws.path / "manifest.json")
+    assert ensure_sample_workspace("demo", hashing).manifest["recipe_hash"] == ws.manifest["recipe_hash"]
+    assert os.path.getmtime(ws.path / "manifest.json") == mtime  # reused, not rebuilt
+    assert {w.name: w.built for w in list_workspaces()}["demo"] is True
+
+
+def test_demo_graph_covers_the_papers_worked_examples(hashing):
+    g = ensure_sample_workspace("demo", None).graph
+    for name in ("Keanu Reeves", "Laurence Fishburne", "Hugo Weaving", "Agent Smith", "Lothair II",
+                 "Ermengarde of Tours", "Geoffrey Hinton", "Albert Einstein", "Judith of Bavaria"):
+        g.node(name)
+    # the Figure 3 answer is connected to both actors within two hops
+    from core.graph.model import bfs_hops
+
+    d = bfs_hops(g, g.node("Keanu Reeves"))
+    assert d[g.node("Laurence Fishburne")] == 2 and d[g.node("Hugo Weaving")] == 2
+    q = json.loads((ensure_sample_workspace("demo", None).questions_path).read_text())
+    titles = {c.title for c in g.chunks}
+    assert all(t in titles for item in q for t, _ in item["supporting_facts"])
