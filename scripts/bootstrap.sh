@@ -51,7 +51,6 @@ if ! "$VENV/bin/python" -c "import llama_cpp, sys; sys.exit(llama_cpp.__version_
   whl=$(ls "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl 2>/dev/null | head -n1 || true)
   if [ -z "$whl" ]; then
     log "building llama-cpp-python==$LLAMA_VERSION from source (portable CPU flags, ~4 min on 2 cores)"
-    "${PIP[@]}" install -q scikit-build-core cmake ninja
     CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" "${PIP[@]}" wheel -q --no-deps --no-binary llama-cpp-python \
       -w "$WHEELS" "llama-cpp-python==$LLAMA_VERSION"
     whl=$(ls "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl | head -n1)

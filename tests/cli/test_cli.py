@@ -1,0 +1,57 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from core.cli import main
+from tests.conftest import ROOT, SAMPLE_DATA, SHARED_DATA
+
+
+def test_help_lists_commands():
+    out = subprocess.run([sys.executable, "-m", "core.cli", "--help"], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0
+    for cmd in ("workspaces", "index", "app"):
+        assert cmd in out.stdout
+
+
+def test_console_script_is_installed():
+    exe = ROOT / ".venv" / "bin" / "egx"
+    if not exe.exists():
+        pytest.skip("not running inside the project virtualenv")
+    out = subprocess.run([str(exe), "--help"], capture_output=True, text=True)
+    assert out.returncode == 0 and "Evidence Graph Explorer" in out.stdout
+
+
+def test_index_then_workspaces(tmp_path, capsys):
+    ws = tmp_path / "umls"
+    assert main(["index", str(SHARED_DATA / "umls_named"), "--workspace", str(ws), "--embedder", "hashing"]) == 0
+    out = capsys.readouterr().out
+    assert "135 nodes" in out and "index/edges:" in out and "items/s" in out
+    assert main(["workspaces", "--root", str(tmp_path), "--json"]) == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
+    assert rows["umls"]["built"] is True and rows["umls"]["nodes"] == 135
+    assert rows["demo"]["sample"] is True
+
+
+def test_index_bad_input_exits_2_with_message(tmp_path, capsys):
+    bad = tmp_path / "t.csv"
+    bad.write_text("head,relation,tail\nx,y\n")
+    assert main(["index", str(bad), "--workspace", str(tmp_path / "w"), "--embedder", "hashing"]) == 2
+    err = capsys.readouterr().err
+    assert "egx: error: t.csv, line 2: found 2 columns" in err
+    assert not (tmp_path / "w").exists()
+
+
+def test_index_unknown_embedder_lists_valid_names(tmp_path, capsys):
+    code = main(["index", str(SAMPLE_DATA / "demo" / "triples.csv"), "--workspace", str(tmp_path / "w"),
+                 "--embedder", "nope"])
+    assert code == 2
+    assert "Unknown embedder 'nope'" in capsys.readouterr().err
+
+
+def test_index_sample_demo(capsys):
+    assert main(["index", "--sample", "demo", "--embedder", "hashing"]) == 0
+    assert "Workspace 'demo'" in capsys.readouterr().out
