@@ -195,3 +195,30 @@ def test_demo_graph_covers_the_papers_worked_examples(hashing):
     q = json.loads((ensure_sample_workspace("demo", None).questions_path).read_text())
     titles = {c.title for c in g.chunks}
     assert all(t in titles for item in q for t, _ in item["supporting_facts"])
+
+
+def test_musique_sample_workspace_on_real_data(hashing):
+    ws = ensure_sample_workspace("musique", hashing)
+    g = ws.graph
+    assert g.n_chunks == 1890 and 16_000 < g.n_nodes < 16_500
+    assert any("skipped 185 malformed triples" in w for w in ws.warnings)
+    assert "CC BY 4.0" in ws.manifest["attribution"]
+    # every gold supporting paragraph of the 100 questions is a chunk of the workspace
+    questions = json.loads(ws.questions_path.read_text())
+    by_content = {(c.title, c.text) for c in g.chunks}
+    gold = [(p["title"], p["paragraph_text"]) for q in questions for p in q["paragraphs"] if p["is_supporting"]]
+    assert len(questions) == 100 and len(gold) >= 200
+    assert all(x in by_content for x in gold)
+    assert ws.index("chunks").size == 1890
+
+
+@pytest.mark.model
+def test_demo_workspace_with_real_minilm_finds_the_villain_edge():
+    emb = get_embedder("minilm")
+    ws = ensure_sample_workspace("demo", emb)
+    assert ws.manifest["index"]["model_id"] == emb.model_id and ws.manifest["index"]["dim"] == 384
+    q = emb.embed(["Who is the main antagonist of The Matrix?"])
+    top = [ws.graph.edge_text(int(e)) for e in ws.index("edges").search(q, 3)[1][0]]
+    assert "Agent Smith main antagonist of The Matrix" in top
+    c = ws.index("chunks").search(emb.embed(["When did Lothair II's mother die?"]), 3)[1][0]
+    assert "Ermengarde of Tours" in {ws.graph.chunks[int(i)].title for i in c} | {"Lothair II"}
