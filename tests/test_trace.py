@@ -34,8 +34,8 @@ def test_to_jsonable_handles_numpy_and_non_finite():
 def test_bad_trace_files(tmp_path):
     p = tmp_path / "x.json"
     p.write_text('{"format": "other"}')
-    with pytest.raises(InputFormatError, match="x.json: this is not an egx trace"):
+    with pytest.raises(InputFormatError, match=r"x\.json: this is not an egx trace"):
         Trace.load(p)
     p.write_text("{")
-    with pytest.raises(InputFormatError, match="x.json, line 1: invalid JSON"):
+    with pytest.raises(InputFormatError, match=r"x\.json, line 1: invalid JSON"):
         Trace.load(p)

@@ -17,9 +17,18 @@ import numpy as np
 class Embedder(Protocol):
     """Maps texts to L2-normalized float32 vectors of a fixed dimension."""
 
-    name: str  #: registry name, e.g. ``"minilm"``
-    model_id: str  #: what goes into index manifests (a change rebuilds the index)
-    dim: int
+    @property
+    def name(self) -> str:
+        """Registry name, e.g. ``"minilm"``."""
+        ...
+
+    @property
+    def model_id(self) -> str:
+        """What goes into index manifests (a change rebuilds the index)."""
+        ...
+
+    @property
+    def dim(self) -> int: ...
 
     def embed(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
         """Return an ``(len(texts), dim)`` float32 array with unit-norm rows."""
@@ -30,11 +39,21 @@ class Embedder(Protocol):
 class Reranker(Protocol):
     """A reranker split at its head so GRanker can smooth pre-head features (FastInsight §3.3)."""
 
-    name: str
-    model_id: str
-    #: True when ``head`` is linear, so smoothing features equals smoothing scores.
-    linear_head: bool
-    description: str  #: one sentence shown in the UI: what this reranker is and what that implies
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def model_id(self) -> str: ...
+
+    @property
+    def linear_head(self) -> bool:
+        """True when ``head`` is linear, so smoothing features equals smoothing scores."""
+        ...
+
+    @property
+    def description(self) -> str:
+        """One sentence shown in the UI: what this reranker is and what that implies."""
+        ...
 
     def features(self, query: str, passages: Sequence[str]) -> np.ndarray:
         """Pre-head features ``H`` of shape ``(len(passages), f)``."""
@@ -70,9 +89,16 @@ class LLMResponse:
 class LLM(Protocol):
     """Chat completion with optional JSON output."""
 
-    name: str
-    model_id: str
-    available: bool  #: False for the ``none`` backend: callers must take their documented fallback
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def model_id(self) -> str: ...
+
+    @property
+    def available(self) -> bool:
+        """False for the ``none`` backend: callers must take their documented fallback."""
+        ...
 
     def chat(self, messages: Sequence[ChatMessage], *, max_tokens: int = 512, temperature: float = 0.0,
              json_schema: dict[str, Any] | None = None) -> LLMResponse:
@@ -91,8 +117,13 @@ class ExtractedTriple:
 class TripleExtractor(Protocol):
     """Turns passages into (head, relation, tail) triples (BubbleRAG §3.1 step 2)."""
 
-    name: str
-    model_id: str  #: part of the per-chunk cache key
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def model_id(self) -> str:
+        """Part of the per-chunk extraction cache key."""
+        ...
 
     def extract(self, passages: Sequence[str]) -> list[list[ExtractedTriple]]:
         """One list of triples per passage, in order."""

@@ -35,7 +35,7 @@ from typing import Any
 
 from core.errors import EmptyGraphError, InputFormatError
 from core.graph.chunking import chunk_text
-from core.graph.model import GraphBuilder, KnowledgeGraph
+from core.graph.model import GraphBuilder, GraphKind, KnowledgeGraph
 
 HEAD_NAMES = ("head", "subject", "subj", "source_entity", "h", "s", "from_entity")
 REL_NAMES = ("relation", "predicate", "rel", "relationship", "r", "p", "edge")
@@ -559,10 +559,10 @@ def detect_format(path: Path) -> str:
         raise InputFormatError(_display(path), "cannot tell what this JSON holds",
                                "a list of {title,text} passages, a list of triples, or a HippoRAG OpenIE file")
     if suffix == ".jsonl":
-        first = next(_iter_jsonl(path), None)
-        if first is None:
+        first_rec = next(_iter_jsonl(path), None)
+        if first_rec is None:
             raise InputFormatError(_display(path), "the file is empty", "one JSON object per line")
-        rec = first[1]
+        rec = first_rec[1]
         if isinstance(rec, dict):
             keys = {str(k).lower() for k in rec}
             if "text" in keys and "id" in keys and "relation" not in keys:
@@ -589,7 +589,8 @@ def load_inputs(paths: Sequence[str | Path], *, name: str = "",
     EmptyGraphError
         When the inputs hold no content at all.
     """
-    paths = [Path(p) for p in paths]
+    paths_: list[Path] = [Path(p) for p in paths]
+    paths = paths_
     if not paths:
         raise EmptyGraphError("No input files were given. Pass triples, a corpus, a GraphML file or a KG folder.")
     fmts = {p: detect_format(p) for p in paths}
@@ -602,7 +603,7 @@ def load_inputs(paths: Sequence[str | Path], *, name: str = "",
     if edges and len(nodes) != 1:
         raise InputFormatError(_display(edges[0]), "a corpus-graph edges file needs exactly one nodes file",
                                "a nodes JSONL ({id, title, text} per line) uploaded together with it")
-    kind = "corpus_graph" if nodes and edges else "kg"
+    kind: GraphKind = "corpus_graph" if nodes and edges else "kg"
     if any(f == "egx_graph" for f in fmts.values()):
         if len(paths) != 1:
             raise InputFormatError(_display(paths[0]), "an egx graph export must be loaded on its own",

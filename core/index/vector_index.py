@@ -62,7 +62,7 @@ class VectorIndex:
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         vectors = vectors / np.where(norms > 0, norms, 1.0)
         self.vectors = np.ascontiguousarray(vectors, dtype=np.float32)
-        self._index = faiss.IndexFlatIP(self.vectors.shape[1])
+        self._index: Any = faiss.IndexFlatIP(self.vectors.shape[1])
         if len(self.vectors):
             self._index.add(self.vectors)
 
