@@ -1,0 +1,19 @@
+"""BubbleRAG (bubblerag.txt §3): evidence-driven retrieval over black-box knowledge graphs.
+
+Start at :func:`run` (pipeline.py); each stage is its own module, listed in pipeline.py's docstring
+with the paper section it implements. :func:`iter_bubble_expansion` yields the search frame by
+frame for step-through replay; :func:`rank_cegs` re-ranks live.
+"""
+
+from __future__ import annotations
+
+from core.methods.bubblerag.config import ALPHA_PRESETS, BubbleConfig
+from core.methods.bubblerag.expansion import CEG, BubbleExpansion, ExpansionFrame, bubble_expansion, iter_bubble_expansion
+from core.methods.bubblerag.grouping import AnchorGroup, AnchorGroups
+from core.methods.bubblerag.localize import LocalGraph, localized_graph
+from core.methods.bubblerag.pipeline import BubbleResult, run
+from core.methods.bubblerag.ranking import RankedCEG, rank_cegs
+
+__all__ = ["ALPHA_PRESETS", "CEG", "AnchorGroup", "AnchorGroups", "BubbleConfig", "BubbleExpansion", "BubbleResult",
+           "ExpansionFrame", "LocalGraph", "RankedCEG", "bubble_expansion", "iter_bubble_expansion",
+           "localized_graph", "rank_cegs", "run"]

@@ -1,0 +1,61 @@
+"""BubbleRAG configuration (paper defaults: B=10, h=6, d=6, α=1.0, at most 15 chunks; §4.1, Table 4)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+#: α presets for the query semantics of §3.4 ("Supporting Diverse Query Semantics").
+ALPHA_PRESETS: dict[str, float] = {"AND": 10.0, "balanced": 1.0, "OR": 0.0}
+
+
+def _f(default: Any, help: str, **kw: Any) -> Any:
+    return field(default=default, metadata={"help": help, **kw})
+
+
+@dataclass(frozen=True)
+class BubbleConfig:
+    """Every knob BubbleRAG §3 names, with the paper's defaults where it gives one.
+
+    Where the paper names a parameter without a value (k, n, ε, the intra-group penalty), the
+    default is ours and the help text says so.
+    """
+
+    k_chunks: int = _f(5, "Pre-retrieval: top-k chunks fetched before graph search (§3.2; paper gives no k).")
+    sufficiency_check: bool = _f(True, "Ask the LLM whether the pre-retrieved chunks already answer the query; "
+                                       "if so, exit early (§3.2). Skipped in `none` mode.")
+    specialization: bool = _f(True, "Anchor specialization: rewrite under-specified keywords into "
+                                    "query-conditioned constraints (§3.2, Example 4).")
+    relaxation: bool = _f(True, "Schema relaxation guided by the pre-retrieved chunks (§3.2, Example 5).")
+    k_candidates: int = _f(5, "Top-k candidate anchors per keyword, over nodes AND enriched edges (§3.2; "
+                              "paper gives no k).")
+    min_similarity: float = _f(0.0, "Drop candidates whose cosine to the keyword is below this.")
+    h: int = _f(6, "Localization hop h: G' is the union of the anchors' h-hop neighbourhoods (§3.3; default 6).")
+    max_local_nodes: int = _f(50_000, "Safety cap on |V'|: if the h-hop union grows past it, h is reduced "
+                                      "(visible in the trace).")
+    B: int = _f(10, "Expansion budget B: stop after B distinct CEGs (Algorithm 1 line 8; default 10).")
+    intra_group: bool = _f(True, "Allow intra-group connections (two anchors of one group meeting) as CEGs (§3.3).")
+    intra_counts: bool = _f(False, "Whether intra-group CEGs consume the budget B (the paper does not say; "
+                                   "off so same-group meetings cannot crowd out inter-group collisions).")
+    intra_group_penalty: float = _f(1.2, "Mild ranking penalty: an intra-group CEG's composite cost is "
+                                         "multiplied by this (§3.3 says 'mild'; value is ours).")
+    alpha: float = _f(1.0, "Penalty factor α in Penalty_miss = exp(α·r_miss) (Eq. 6; default 1.0). "
+                           "Large α = AND semantics, α≈0 = OR semantics.")
+    n: int = _f(3, "Top-n CEGs kept for reasoning-aware expansion and the answer (§3.4; paper gives no n).")
+    epsilon: float = _f(1e-6, "ε in Score = 1/(Cost_sem·Penalty_miss + ε) (Eq. 5).")
+    d: int = _f(6, "Reasoning depth d: hops of LLM-guided expansion per CEG (§3.5; default 6).")
+    max_neighbors: int = _f(30, "Neighbours (edges) shown to the LLM per hop, the most query-similar first.")
+    none_select: int = _f(3, "`none` mode: at most this many neighbour edges added per hop.")
+    time_budget_s: float = _f(120.0, "Anytime budget for reasoning-aware expansion over CEGs in rank order (§3.5).")
+    max_chunks: int = _f(15, "At most this many source chunks reach the answer prompt (§4.1: 15).")
+    fill_with_preview: bool = _f(True, "If the evidence graph cites fewer than max_chunks chunks, fill the "
+                                       "remaining slots with pre-retrieved chunks (marked as such).")
+    answer_max_tokens: int = _f(256, "Token limit for the final answer.")
+    seed: int = _f(0, "Seed for LLM sampling (temperature 0 is used everywhere).")
+
+    def with_(self, **changes: Any) -> BubbleConfig:
+        return replace(self, **changes)
+
+    @classmethod
+    def help(cls) -> dict[str, str]:
+        return {f.name: str(f.metadata.get("help", "")) for f in fields(cls)}

@@ -1,0 +1,161 @@
+"""§3.2 "Anchor Grouping and Importance Weighting".
+
+"The LLM receives the full set of retrieved candidate nodes along with the query, and clusters them
+into groups based on which query concept they correspond to ... The LLM assigns a normalized
+importance weight w_i to each group S_i (Σ w_i = 1) ... the core subject entity typically
+receives the highest weight."
+
+`none` mode (embedding-based grouping): one group per original keyword, each candidate assigned to
+the keyword it matches best (so "Keanu Reeves" stays with the Keanu keyword even when the
+specialized "main villain Keanu Reeves" also retrieved it); two keyword groups merge when their
+search embeddings have cosine ≥ 0.8 (the same concept phrased twice).
+Weights: 2 for an entity keyword, 1 for a concept word or implicit concept, ×1.5 for the first
+explicit entity (the core subject), then normalized to sum to 1.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from core.backends.base import LLM
+from core.graph.model import KnowledgeGraph
+from core.methods.bubblerag import prompts
+from core.methods.bubblerag.candidates import Candidate, Candidates
+from core.methods.bubblerag.llmcall import ask_json
+from core.trace import Step, Trace
+
+
+@dataclass(frozen=True)
+class AnchorGroup:
+    gid: int
+    concept: str
+    weight: float
+    members: tuple[Candidate, ...]
+
+    def terminals(self, graph: KnowledgeGraph) -> dict[int, str]:
+        """Terminal node → anchor id: node anchors, and both endpoints of edge anchors
+        ("edge anchors contribute their endpoints"), the first anchor winning."""
+        out: dict[int, str] = {}
+        for c in self.members:
+            nodes = [c.index] if c.kind == "node" else [int(graph.edge_head[c.index]), int(graph.edge_tail[c.index])]
+            for v in nodes:
+                out.setdefault(v, c.cid)
+        return out
+
+    @property
+    def anchor_edges(self) -> tuple[int, ...]:
+        return tuple(c.index for c in self.members if c.kind == "edge")
+
+
+@dataclass(frozen=True)
+class AnchorGroups:
+    groups: tuple[AnchorGroup, ...]
+    source: str  #: "llm" or "embedding"
+    notes: tuple[str, ...] = ()
+
+    @property
+    def weights(self) -> np.ndarray:
+        return np.array([g.weight for g in self.groups], dtype=np.float64)
+
+
+def group_anchors(query: str, candidates: Candidates, llm: LLM, *, trace: Trace | None = None) -> AnchorGroups:
+    """Cluster candidates into weighted semantic anchor groups (weights sum to 1)."""
+    t0 = time.perf_counter()
+    step = Step("grouping", "Semantic anchor groups and importance weights", section="BubbleRAG §3.2")
+    by_id = {c.cid: c for c in candidates.items}
+    notes: list[str] = []
+    groups: list[AnchorGroup] = []
+
+    def validate(data: Any) -> None:
+        if not isinstance(data, dict) or not isinstance(data.get("groups"), list) or not data["groups"]:
+            raise ValueError('expected {"groups": [{"concept", "weight", "members"}]} with at least one group')
+        for gr in data["groups"]:
+            if not isinstance(gr, dict) or not [m for m in gr.get("members", []) if m in by_id]:
+                raise ValueError(f"group {gr!r} has no valid member ids (valid: {', '.join(list(by_id)[:12])} ...)")
+
+    out = ask_json(llm, prompts.SYSTEM,
+                   prompts.grouping_prompt(query, [(c.cid, c.kind, c.text) for c in candidates.items]),
+                   prompts.GROUPING_SCHEMA, max_tokens=400, validate=validate, step=step) if by_id else None
+    if out is not None and out.data is not None:
+        source = "llm"
+        raw = []
+        used: set[str] = set()
+        for gr in out.data["groups"]:
+            members = [by_id[m] for m in dict.fromkeys(gr.get("members", [])) if m in by_id and m not in used]
+            used.update(c.cid for c in members)
+            if members:
+                try:
+                    w = max(float(gr.get("weight", 0.0)), 0.0)
+                except (TypeError, ValueError):
+                    w = 0.0
+                raw.append((str(gr.get("concept", "")) or members[0].text, w, members))
+        total = sum(w for _, w, _ in raw)
+        if total <= 0:
+            notes.append("LLM weights were all zero; using equal weights")
+            raw = [(c, 1.0, m) for c, _, m in raw]
+            total = float(len(raw))
+        if abs(total - 1.0) > 1e-6:
+            notes.append(f"LLM weights summed to {total:.3f}; renormalized to 1")
+        groups = [AnchorGroup(i, c, w / total, tuple(m)) for i, (c, w, m) in enumerate(raw)]
+    else:
+        source = "embedding"
+        groups = _embedding_groups(candidates)
+    step.data = {"source": source, "notes": notes, "groups": [
+        {"gid": g.gid, "concept": g.concept, "weight": round(g.weight, 4),
+         "members": [{"cid": c.cid, "kind": c.kind, "text": c.text, "score": round(c.score, 4)} for c in g.members]}
+        for g in groups]}
+    if source == "embedding":
+        step.data["rule"] = ("one group per keyword, candidates assigned to their best-matching keyword; merge if keyword cosine >= 0.8; "
+                             "weights 2 (entity) / 1 (concept), x1.5 for the first entity, normalized")
+    step.seconds = time.perf_counter() - t0
+    if trace is not None:
+        trace.steps.append(step)
+    return AnchorGroups(tuple(groups), source, tuple(notes))
+
+
+def _embedding_groups(candidates: Candidates) -> list[AnchorGroup]:
+    keywords: list[str] = []
+    vec_of: dict[str, np.ndarray] = {}
+    kind_of: dict[str, str] = {}
+    for t, v in zip(candidates.terms, candidates.term_vectors):
+        if t.keyword not in vec_of:
+            keywords.append(t.keyword)
+            vec_of[t.keyword] = candidates.keyword_vectors.get(t.keyword, v)
+            kind_of[t.keyword] = t.kind
+    members: dict[str, set[str]] = {k: set() for k in keywords}
+    for c in candidates.items:
+        members.setdefault(c.best_keyword, set()).add(c.cid)
+    keywords = [k for k in keywords if members.get(k)]
+    parent = {k: k for k in keywords}
+
+    def find(k: str) -> str:
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+
+    for i, a in enumerate(keywords):
+        for b in keywords[i + 1:]:
+            if float(vec_of[a] @ vec_of[b]) >= 0.8:
+                parent[find(b)] = find(a)
+    clusters: dict[str, list[str]] = {}
+    for k in keywords:
+        clusters.setdefault(find(k), []).append(k)
+    first_entity = next((k for k in keywords if kind_of[k] == "explicit" and any(ch.isupper() or ch.isdigit() for ch in k)), None)
+    raw = []
+    claimed: set[str] = set()
+    for root, ks in clusters.items():
+        cids = [c for c in candidates.items if c.best_keyword in ks and c.cid not in claimed]
+        claimed.update(c.cid for c in cids)
+        if not cids:
+            continue
+        w = max(2.0 if any(ch.isupper() or ch.isdigit() for ch in k) and kind_of[k] == "explicit" else 1.0 for k in ks)
+        if first_entity in ks:
+            w *= 1.5
+        raw.append((" / ".join(ks), w, tuple(cids)))
+    total = sum(w for _, w, _ in raw) or 1.0
+    return [AnchorGroup(i, c, w / total, m) for i, (c, w, m) in enumerate(raw)]

@@ -1,0 +1,149 @@
+"""Deterministic text heuristics behind BubbleRAG's `none` (LLM-free) mode.
+
+Nothing here is a model: entity mentions are maximal runs of capitalised words (with inner
+connectors such as "of", "the", "II"), years and numbers; the remaining non-stopword words are
+concept keywords. These rules are the documented fallback of the LLM stages, not their equal.
+"""
+
+from __future__ import annotations
+
+import re
+
+STOPWORDS = frozenset("""
+a an the of in on at to for from by with about as into through over after before between under during
+and or but nor so yet if then than that this these those there here which who whom whose what when where
+why how is are was were be been being am do does did done has have had having will would shall should
+can could may might must it its it's he she they them his her their our we you your i me my mine
+find name tell give list show one ones both either neither also not no yes same other another
+many much more most some any each every all such only just very s together
+""".split())
+
+#: words that make a keyword "generic": a standalone relation/attribute noun (Example 4)
+_CONNECTORS = {"of", "the", "de", "von", "van", "der", "la", "le", "du", "da", "di"}
+_ROMAN = re.compile(r"^(?:[IVXLC]+|\d+(?:st|nd|rd|th)?)$")
+_TOKEN = re.compile(r"[A-Za-z0-9][\w\-\.']*|[^\sA-Za-z0-9]")
+_WH = {"who", "what", "when", "where", "which", "why", "how", "whose", "whom", "find", "name", "list", "is",
+       "was", "were", "did", "does", "do", "are", "in"}
+
+
+def _clean(tok: str) -> str:
+    tok = re.sub(r"'s$|’s$", "", tok)
+    return tok.strip(".,;:!?\"'()[]")
+
+
+def tokens(text: str) -> list[str]:
+    return [t for t in _TOKEN.findall(text)]
+
+
+def entity_mentions(query: str) -> list[str]:
+    """Capitalised runs ("Lothair II", "Laurence Fishburne"), quoted strings and numbers/years.
+
+    The query's first word is only part of a mention when the next word is capitalised too
+    (so "Who" or "When" are never entities).
+    """
+    out: list[str] = []
+    for q in re.findall(r"\"([^\"]+)\"|“([^”]+)”", query):
+        s = (q[0] or q[1]).strip()
+        if s:
+            out.append(s)
+    toks = tokens(query)
+    i = 0
+    while i < len(toks):
+        t = _clean(toks[i])
+        is_cap = bool(t) and (t[0].isupper() or _ROMAN.match(t) is not None and i > 0 and toks[i - 1][:1].isupper())
+        if is_cap and not (i == 0 and t.lower() in _WH):
+            run = [t]
+            j = i + 1
+            while j < len(toks):
+                n = _clean(toks[j])
+                if n and (n[0].isupper() or _ROMAN.match(n)):
+                    run.append(n)
+                    j += 1
+                elif n.lower() in _CONNECTORS and j + 1 < len(toks) and _clean(toks[j + 1])[:1].isupper():
+                    run.append(n)
+                    j += 1
+                else:
+                    break
+            mention = " ".join(run).strip()
+            if mention and mention.lower() not in STOPWORDS:
+                out.append(mention)
+            i = j
+            continue
+        if t.isdigit():
+            out.append(t)
+        i += 1
+    seen: set[str] = set()
+    uniq = []
+    for m in out:
+        if m.lower() not in seen:
+            seen.add(m.lower())
+            uniq.append(m)
+    return uniq
+
+
+def concept_words(query: str, mentions: list[str]) -> list[str]:
+    """Content words outside the entity mentions, in order, stopwords and WH-words removed.
+
+    Each word is its own keyword, except that a qualifying modifier ("main", "first", "second",
+    ...) stays attached to the word after it ("main villain", "first president").
+    """
+    masked = query
+    for m in sorted(mentions, key=len, reverse=True):
+        masked = re.sub(re.escape(m) + r"(?:'s|’s)?", " | ", masked)
+    out: list[str] = []
+    pending = ""
+    for tok in tokens(masked):
+        t = _clean(tok).lower()
+        if not t or not re.match(r"[a-z0-9]", t) or t in STOPWORDS or t in _WH:
+            pending = ""
+            continue
+        if t in _MODIFIERS or t.split("-")[0] in _MODIFIERS and "-" not in t:
+            pending = f"{pending} {t}".strip()
+            continue
+        out.append(f"{pending} {t}".strip())
+        pending = ""
+    seen: set[str] = set()
+    return [w for w in out if len(w) > 1 and not (w in seen or seen.add(w))]
+
+
+_VERBISH = re.compile(r"(?:ed|ing)$")
+_VERBS = {"die", "born", "play", "star", "write", "wrote", "make", "made", "win", "won", "start", "lead", "led"}
+
+
+def is_underspecified(keyword: str) -> bool:
+    """A generic noun keyword (no capital, no digit, at most two words, not verb-like) such as
+    "mother" or "main villain"; verbs ("died", "starred") are relation cues and stay as they are."""
+    if any(c.isupper() or c.isdigit() for c in keyword) or len(keyword.split()) > 2:
+        return False
+    head = keyword.split()[-1]
+    return not (_VERBISH.search(head) or head in _VERBS)
+
+
+def bind_to_entity(keyword: str, query: str, mentions: list[str]) -> str | None:
+    """`none`-mode specialization (Example 4): "mother" in "Lothair II's mother" → "Lothair II's mother";
+    otherwise the keyword joined to the nearest entity mention in the query ("main villain Keanu Reeves");
+    None when the query names no entity."""
+    head = keyword.split()[-1]
+    for m in mentions:
+        if re.search(re.escape(m) + r"(?:'s|’s)\s+(?:\w+\s+)?" + re.escape(head), query, flags=re.I):
+            return f"{m}'s {keyword}"
+    ents = [m for m in mentions if not m.isdigit()]
+    if not ents:
+        return None
+    pos = query.lower().find(head.lower())
+    nearest = min(ents, key=lambda m: abs(query.find(m) - pos) if query.find(m) >= 0 else 1 << 30)
+    return f"{keyword} {nearest}"
+
+
+_MODIFIERS = {"first", "second", "third", "last", "former", "main", "late", "early", "eldest", "youngest",
+              "elder", "younger", "biological", "current", "previous", "original", "primary", "principal"}
+
+
+def relax_keyword(keyword: str) -> str | None:
+    """`none`-mode schema relaxation: drop ordinal/qualifying modifiers and keep the head
+    ("second marriage" → "marriage", "second-married woman" → "married woman"); None if nothing to drop."""
+    words = re.split(r"[\s\-]+", keyword)
+    kept = [w for w in words if w.lower() not in _MODIFIERS]
+    if kept and len(kept) < len(words):
+        return " ".join(kept)
+    return None

@@ -1,0 +1,113 @@
+"""§3.2 "Keyword Extraction and Latent Inference" (Example 3).
+
+The LLM extracts explicit keywords (entities, relations, attributes) and infers implicit concepts
+the query needs but does not name ("the winner of the 1921 Nobel Prize in Physics" → "Albert
+Einstein"). `none` mode: explicit keywords from :mod:`.heuristics` (capitalised mentions, numbers,
+concept words); implicit concepts are the titles of the top pre-retrieved chunks that the query
+does not already mention — an LLM-free stand-in for latent inference that reads the same preview
+the LLM would see.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from core.backends.base import LLM
+from core.graph.model import KnowledgeGraph
+from core.methods.bubblerag import heuristics, prompts
+from core.methods.bubblerag.llmcall import ask_json
+from core.methods.bubblerag.preretrieval import PreRetrieval
+from core.trace import Step, Trace
+
+
+@dataclass(frozen=True)
+class Keyword:
+    text: str
+    kind: str  #: "explicit" or "implicit"
+    entity: bool  #: looks like a named entity (capitalised / number) rather than a concept word
+
+
+@dataclass(frozen=True)
+class Keywords:
+    items: tuple[Keyword, ...]
+    source: str  #: "llm" or "heuristic"
+
+    @property
+    def explicit(self) -> tuple[str, ...]:
+        return tuple(k.text for k in self.items if k.kind == "explicit")
+
+    @property
+    def implicit(self) -> tuple[str, ...]:
+        return tuple(k.text for k in self.items if k.kind == "implicit")
+
+
+def _is_entity(text: str) -> bool:
+    return any(c.isupper() or c.isdigit() for c in text)
+
+
+def _validate(data: Any) -> None:
+    if not isinstance(data, dict) or not isinstance(data.get("explicit"), list) or not isinstance(data.get("implicit"), list):
+        raise ValueError('expected {"explicit": [...], "implicit": [...]}')
+    if not [k for k in data["explicit"] if isinstance(k, str) and k.strip()]:
+        raise ValueError("no explicit keywords were given")
+
+
+def extract_keywords(query: str, pre: PreRetrieval, graph: KnowledgeGraph, llm: LLM, *, max_keywords: int = 8,
+                     max_implicit: int = 2, trace: Trace | None = None) -> Keywords:
+    """Explicit + implicit keywords for ``query``.
+
+    Parameters
+    ----------
+    pre
+        The pre-retrieval result; its chunks are the preview shown to the LLM (and, in `none`
+        mode, the source of implicit concepts).
+    max_keywords
+        Upper bound on explicit keywords kept (the first ones in query order).
+    """
+    t0 = time.perf_counter()
+    step = Step("keywords", "Keyword extraction with latent inference", section="BubbleRAG §3.2, Example 3")
+    preview = [(graph.chunk(c).title, graph.chunk(c).text) for c in pre.chunk_ids]
+    out = ask_json(llm, prompts.SYSTEM, prompts.keywords_prompt(query, preview), prompts.KEYWORDS_SCHEMA,
+                   max_tokens=200, validate=_validate, step=step)
+    items: list[Keyword] = []
+    seen: set[str] = set()
+
+    def add(text: str, kind: str) -> None:
+        t = " ".join(str(text).split()).strip(" .,;:?!")
+        if t and t.lower() not in seen:
+            seen.add(t.lower())
+            items.append(Keyword(t, kind, _is_entity(t)))
+
+    if out.data is not None:
+        source = "llm"
+        for k in out.data["explicit"][:max_keywords]:
+            add(k, "explicit")
+        for k in out.data["implicit"][:max_implicit + 2]:
+            add(k, "implicit")
+    else:
+        source = "heuristic"
+        mentions = heuristics.entity_mentions(query)
+        for m in mentions:
+            add(m, "explicit")
+        for w in heuristics.concept_words(query, mentions):
+            if len([k for k in items if k.kind == "explicit"]) < max_keywords:
+                add(w, "explicit")
+        ql = query.lower()
+        for title, _ in preview:
+            if len([k for k in items if k.kind == "implicit"]) >= max_implicit:
+                break
+            if title and title.lower() not in ql:
+                add(title, "implicit")
+        if not items:  # a query of only stopwords: search with the query itself
+            add(query, "explicit")
+    step.data = {"source": source, "explicit": [k.text for k in items if k.kind == "explicit"],
+                 "implicit": [k.text for k in items if k.kind == "implicit"]}
+    if source == "heuristic":
+        step.data["rule"] = ("explicit = capitalised mentions, numbers and concept words of the query; "
+                             "implicit = titles of the top pre-retrieved chunks the query does not mention")
+    step.seconds = time.perf_counter() - t0
+    if trace is not None:
+        trace.steps.append(step)
+    return Keywords(tuple(items), source)

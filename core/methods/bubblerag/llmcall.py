@@ -1,0 +1,68 @@
+"""One place where BubbleRAG stages call the LLM: JSON out, tokens into the trace step, and a
+visible fallback (never an exception in the user's face) when the LLM is absent or unusable."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from core.backends.base import LLM, ChatMessage
+from core.backends.llm import chat_json
+from core.errors import LLMError, LLMUnavailableError
+from core.trace import Step
+
+
+@dataclass(frozen=True)
+class LLMOutcome:
+    data: Any  #: parsed JSON, or None when the stage must fall back
+    fallback: str  #: why the fallback was taken ("" when the LLM answered)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+def ask_json(llm: LLM, system: str, user: str, schema: dict[str, Any], *, max_tokens: int = 512,
+             validate: Callable[[Any], None] | None = None, step: Step | None = None) -> LLMOutcome:
+    """Call ``chat_json``; on any LLM failure return ``data=None`` with the reason.
+
+    Token counts (also of failed attempts, when the backend reports them) are added to ``step``.
+    """
+    if not llm.available:
+        out = LLMOutcome(None, "no LLM configured (`none` mode)")
+    else:
+        try:
+            r = chat_json(llm, [ChatMessage("system", system), ChatMessage("user", user)], schema,
+                          max_tokens=max_tokens, validate=validate)
+            out = LLMOutcome(r.data, "", r.prompt_tokens, r.completion_tokens)
+        except LLMUnavailableError:
+            out = LLMOutcome(None, "no LLM configured (`none` mode)")
+        except LLMError as exc:
+            out = LLMOutcome(None, f"LLM output unusable: {exc}")
+    if step is not None:
+        step.prompt_tokens += out.prompt_tokens
+        step.completion_tokens += out.completion_tokens
+        if out.fallback:
+            step.fallback = out.fallback
+    return out
+
+
+def ask_text(llm: LLM, system: str, user: str, *, max_tokens: int = 256, step: Step | None = None) -> LLMOutcome:
+    """Plain-text completion with the same fallback contract (``data`` is the text)."""
+    if not llm.available:
+        out = LLMOutcome(None, "no LLM configured (`none` mode)")
+    else:
+        try:
+            r = llm.chat([ChatMessage("system", system), ChatMessage("user", user)], max_tokens=max_tokens)
+            text = r.text.strip()
+            out = LLMOutcome(text, "" if text else "LLM returned an empty answer", r.prompt_tokens,
+                             r.completion_tokens)
+            if not text:
+                out = LLMOutcome(None, out.fallback, r.prompt_tokens, r.completion_tokens)
+        except LLMError as exc:
+            out = LLMOutcome(None, f"LLM call failed: {exc}")
+    if step is not None:
+        step.prompt_tokens += out.prompt_tokens
+        step.completion_tokens += out.completion_tokens
+        if out.fallback:
+            step.fallback = out.fallback
+    return out

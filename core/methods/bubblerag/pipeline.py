@@ -1,0 +1,159 @@
+"""BubbleRAG end to end (§3, Figure 2): the five online stages wired together and traced.
+
+========================  ==============================  ==========================
+stage                     module                          paper
+========================  ==============================  ==========================
+pre-retrieval + check     preretrieval.py                 §3.2 ¶2
+keywords (+ latent)       keywords.py                     §3.2, Example 3
+anchor specialization     specialization.py               §3.2, Example 4
+schema relaxation         relaxation.py                   §3.2, Example 5
+candidates (nodes+edges)  candidates.py                   §3.2
+grouping + weights        grouping.py                     §3.2
+localized graph G'        localize.py                     §3.3 Phase 1
+bubble expansion          expansion.py                    §3.3 Phases 2-3, Alg. 1
+CEG ranking               ranking.py                      §3.4, Eqs. 5-6
+reasoning-aware expansion reasoning.py                    §3.5
+answer                    answer.py                       §3.6
+========================  ==============================  ==========================
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from core.index.workspace import Workspace
+from core.methods.base import Backends, RankedChunk
+from core.methods.bubblerag.answer import Answer, EvidenceChunk, EvidenceGraph, generate_answer, unify
+from core.methods.bubblerag.candidates import Candidates, retrieve_candidates
+from core.methods.bubblerag.config import BubbleConfig
+from core.methods.bubblerag.expansion import BubbleExpansion, bubble_expansion
+from core.methods.bubblerag.grouping import AnchorGroups, group_anchors
+from core.methods.bubblerag.keywords import Keywords, extract_keywords
+from core.methods.bubblerag.localize import LocalGraph, localized_graph
+from core.methods.bubblerag.preretrieval import PreRetrieval, pre_retrieve
+from core.methods.bubblerag.ranking import RankedCEG, rank_cegs
+from core.methods.bubblerag.reasoning import ReasoningExpansion, reasoning_expansion
+from core.methods.bubblerag.relaxation import Relaxation, relax_schema
+from core.methods.bubblerag.specialization import Specialization, specialize_keywords
+from core.trace import Trace
+
+
+@dataclass(frozen=True)
+class BubbleResult:
+    """Everything one BubbleRAG run produced, stage by stage (None for stages an early exit skipped)."""
+
+    query: str
+    config: BubbleConfig
+    pre: PreRetrieval
+    keywords: Keywords | None
+    specialization: Specialization | None
+    relaxation: Relaxation | None
+    candidates: Candidates | None
+    groups: AnchorGroups | None
+    local: LocalGraph | None
+    expansion: BubbleExpansion | None
+    ranked: tuple[RankedCEG, ...]
+    reasoning: ReasoningExpansion | None
+    evidence: EvidenceGraph | None
+    chunks: tuple[EvidenceChunk, ...]
+    answer: str
+    answer_by: str  #: "llm", "extractive" or "early exit"
+    early_exit: bool
+    trace: Trace
+    method: str = "bubblerag"
+    node_cost: dict[int, float] = field(default_factory=dict, repr=False)
+
+    @property
+    def ranked_chunks(self) -> tuple[RankedChunk, ...]:
+        return tuple(RankedChunk(c.chunk_id, c.score) for c in self.chunks)
+
+    def rerank(self, *, alpha: float, n: int | None = None) -> tuple[RankedCEG, ...]:
+        """Re-rank the CEGs with another α (live in the UI; no search is re-run). ``n`` truncates."""
+        if self.expansion is None or self.groups is None:
+            return ()
+        ranked = rank_cegs(self.expansion.cegs, self.node_cost, self.groups.weights, alpha=alpha,
+                           epsilon=self.config.epsilon, intra_group_penalty=self.config.intra_group_penalty)
+        return ranked if n is None else ranked[:n]
+
+
+def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None, backends: Backends) -> BubbleResult:
+    """Answer ``query`` on ``workspace`` with BubbleRAG, recording every stage in the trace.
+
+    Parameters
+    ----------
+    query
+        The user question.
+    workspace
+        An opened workspace whose index was built with ``backends.embedder``.
+    config
+        :class:`BubbleConfig` (paper defaults B=10, h=6, d=6, α=1.0, ≤15 chunks).
+    backends
+        Embedder and LLM (``none`` runs every stage's deterministic fallback).
+
+    Returns
+    -------
+    BubbleResult
+    """
+    cfg = config or BubbleConfig()
+    if not query.strip():
+        raise ValueError("The question is empty; type a question to retrieve evidence for.")
+    trace = Trace("bubblerag", query, workspace=workspace.name, config=_cfg_dict(cfg), backends=backends.names())
+    graph = workspace.graph
+    workspace.ensure_index(backends.embedder)
+    t0 = time.perf_counter()
+    qvec = backends.embed_query(query)
+    trace.add("embed_query", "Query embedding", {"dim": int(qvec.size)}, seconds=time.perf_counter() - t0)
+    llm = backends.llm
+
+    pre = pre_retrieve(query, qvec, workspace, llm, k=cfg.k_chunks, check=cfg.sufficiency_check, trace=trace)
+    if pre.sufficient:
+        chunks = tuple(EvidenceChunk(c, s, "preview", 0.0, s) for c, s in zip(pre.chunk_ids, pre.scores))
+        trace.add("early_exit", "Pre-retrieved chunks were sufficient: graph traversal skipped",
+                  {"answer": pre.answer, "reason": pre.reason}, section="BubbleRAG §3.2")
+        return BubbleResult(query, cfg, pre, None, None, None, None, None, None, None, (), None, None, chunks,
+                            pre.answer, "early exit", True, trace)
+
+    kws = extract_keywords(query, pre, graph, llm, trace=trace)
+    spec = specialize_keywords(query, kws, llm, enabled=cfg.specialization, trace=trace)
+    relax = relax_schema(query, spec, pre, graph, llm, enabled=cfg.relaxation, trace=trace)
+    cands = retrieve_candidates(relax.terms, workspace, backends.embedder, k=cfg.k_candidates,
+                                min_similarity=cfg.min_similarity, trace=trace)
+    groups = group_anchors(query, cands, llm, trace=trace)
+
+    node_vecs = workspace.index("nodes").vectors
+    terminals = {v for grp in groups.groups for v in grp.terminals(graph)}
+    local = localized_graph(graph, terminals, node_vecs, qvec, h=cfg.h, max_nodes=cfg.max_local_nodes, trace=trace)
+    expansion = bubble_expansion(graph, local, groups.groups, budget=cfg.B, intra_group=cfg.intra_group,
+                                 intra_counts=cfg.intra_counts, trace=trace)
+    node_cost = {int(v): float(c) for v, c in zip(local.nodes.tolist(), local.cost.tolist())}
+    t1 = time.perf_counter()
+    ranked = rank_cegs(expansion.cegs, node_cost, groups.weights, alpha=cfg.alpha, epsilon=cfg.epsilon,
+                       intra_group_penalty=cfg.intra_group_penalty)
+    trace.add("ranking", "CEG ranking", {
+        "alpha": cfg.alpha, "n": cfg.n,
+        "ranked": [{"rank": r.rank, "ceg": r.ceg.index, "kind": r.ceg.kind, "nodes": len(r.ceg.nodes),
+                    "cost_sem": round(r.cost_sem, 4), "r_miss": round(r.r_miss, 4), "missing": list(r.missing),
+                    "penalty_miss": round(r.penalty_miss, 4), "intra_penalty": r.intra_penalty,
+                    "score": round(r.score, 4)} for r in ranked]},
+        seconds=time.perf_counter() - t1, section="BubbleRAG §3.4")
+
+    edge_vecs = workspace.index("edges").vectors
+    reasoning = reasoning_expansion(query, ranked, graph, node_vecs, edge_vecs, qvec, llm, n=cfg.n, d=cfg.d,
+                                    max_neighbors=cfg.max_neighbors, none_select=cfg.none_select,
+                                    time_budget_s=cfg.time_budget_s, trace=trace)
+    evidence = unify(reasoning)
+    ans: Answer = generate_answer(query, evidence, graph, workspace.index("chunks").vectors if graph.n_chunks
+                                  else np.zeros((0, 1), np.float32), qvec, pre.chunk_ids, llm, backends.embedder,
+                                  max_chunks=cfg.max_chunks, fill_with_preview=cfg.fill_with_preview,
+                                  max_tokens=cfg.answer_max_tokens, trace=trace)
+    return BubbleResult(query, cfg, pre, kws, spec, relax, cands, groups, local, expansion, ranked, reasoning, evidence,
+                        ans.chunks, ans.text, ans.by, False, trace, node_cost=node_cost)
+
+
+def _cfg_dict(cfg: BubbleConfig) -> dict[str, object]:
+    from dataclasses import asdict
+
+    return asdict(cfg)

@@ -1,0 +1,73 @@
+"""§3.2 (first paragraph): pre-retrieval of the top-k chunks and the sufficiency check.
+
+"Given a query q, the system first retrieves the top-k relevant text chunks from the corpus. If
+these chunks contain sufficient information to directly answer q, BubbleRAG terminates the graph
+traversal and outputs the response. If the information is insufficient, these chunks act as
+contextual evidence for the subsequent graph anchor extraction" (they become the previews that
+schema relaxation reads).
+
+`none` mode cannot judge sufficiency, so it never exits early (recorded as a fallback).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.backends.base import LLM
+from core.index.workspace import Workspace
+from core.methods.bubblerag import prompts
+from core.methods.bubblerag.llmcall import ask_json
+from core.trace import Step, Trace
+
+
+@dataclass(frozen=True)
+class PreRetrieval:
+    chunk_ids: tuple[str, ...]
+    scores: tuple[float, ...]
+    sufficient: bool
+    answer: str
+    reason: str
+    checked: bool  #: whether an LLM judged sufficiency
+
+
+def pre_retrieve(query: str, qvec: np.ndarray, workspace: Workspace, llm: LLM, *, k: int = 5,
+                 check: bool = True, trace: Trace | None = None) -> PreRetrieval:
+    """Top-``k`` chunks by cosine to the query, then (optionally) the LLM sufficiency check.
+
+    Returns
+    -------
+    PreRetrieval
+        ``sufficient=True`` with an ``answer`` means BubbleRAG exits early (§3.2).
+    """
+    t0 = time.perf_counter()
+    step = Step("preretrieval", "Pre-retrieval and sufficiency check", section="BubbleRAG §3.2")
+    g = workspace.graph
+    ids: tuple[str, ...] = ()
+    scores: tuple[float, ...] = ()
+    if g.n_chunks:
+        s, i = workspace.index("chunks").search(qvec, k)
+        ids = tuple(g.chunks[int(j)].id for j in i[0])
+        scores = tuple(float(x) for x in s[0])
+    sufficient, answer, reason, checked = False, "", "", False
+    if check and ids:
+        chunks = [(g.chunk(c).title, g.chunk(c).text) for c in ids]
+        out = ask_json(llm, prompts.SYSTEM, prompts.sufficiency_prompt(query, chunks), prompts.SUFFICIENCY_SCHEMA,
+                       max_tokens=160, step=step)
+        if out.data is not None:
+            checked = True
+            sufficient = bool(out.data.get("sufficient")) and bool(str(out.data.get("answer", "")).strip())
+            answer = str(out.data.get("answer", "")).strip() if sufficient else ""
+            reason = str(out.data.get("reason", ""))
+        else:
+            step.fallback = f"{step.fallback}; no early exit, graph retrieval continues"
+    elif not check:
+        reason = "sufficiency check disabled"
+    step.data = {"chunks": [{"id": c, "title": g.chunk(c).title, "score": sc} for c, sc in zip(ids, scores)],
+                 "sufficient": sufficient, "answer": answer, "reason": reason, "checked": checked}
+    step.seconds = time.perf_counter() - t0
+    if trace is not None:
+        trace.steps.append(step)
+    return PreRetrieval(ids, scores, sufficient, answer, reason, checked)

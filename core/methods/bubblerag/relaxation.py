@@ -1,0 +1,98 @@
+"""§3.2 "Schema Relaxation" (Example 5).
+
+The pre-retrieved chunks are previews of local communities. "If a chunk confirms the presence of
+highly relevant neighbors, a strict structural condition may be relaxed to a necessary (but not
+sufficient) one" — "second marriage" → "marriage" when a chunk mentions the marriage, the son and
+the war together. A relaxation *adds* the relaxed form as a further search term of the same
+keyword (so recall can only grow) and records which chunk justified it and why.
+
+`none` mode: a multi-word concept keyword with a qualifying modifier is relaxed to its head
+(:func:`heuristics.relax_keyword`) when some preview chunk mentions the relaxed form and at least
+one other keyword of the query — the co-occurrence the paper asks the chunk to confirm.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from core.backends.base import LLM
+from core.graph.model import KnowledgeGraph
+from core.methods.bubblerag import heuristics, prompts
+from core.methods.bubblerag.llmcall import ask_json
+from core.methods.bubblerag.preretrieval import PreRetrieval
+from core.methods.bubblerag.specialization import SearchTerm, Specialization
+from core.trace import Step, Trace
+
+
+@dataclass(frozen=True)
+class Relaxed:
+    keyword: str
+    relaxed: str
+    chunk_id: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Relaxation:
+    terms: tuple[SearchTerm, ...]  #: the specialized terms plus one per relaxation
+    relaxed: tuple[Relaxed, ...]
+    source: str  #: "llm", "heuristic" or "disabled"
+
+
+def _validate(data: Any) -> None:
+    if not isinstance(data, dict) or not isinstance(data.get("relaxations"), list):
+        raise ValueError('expected {"relaxations": [...]}')
+
+
+def relax_schema(query: str, spec: Specialization, pre: PreRetrieval, graph: KnowledgeGraph, llm: LLM, *,
+                 enabled: bool = True, trace: Trace | None = None) -> Relaxation:
+    """Relax schema-sensitive keywords where a preview chunk confirms the neighbourhood."""
+    t0 = time.perf_counter()
+    step = Step("relaxation", "Schema relaxation from preview chunks", section="BubbleRAG §3.2, Example 5")
+    relaxed: list[Relaxed] = []
+    source = "disabled"
+    keywords = [t.keyword for t in spec.terms]
+    chunks = [graph.chunk(c) for c in pre.chunk_ids]
+    if enabled and chunks:
+        out = ask_json(llm, prompts.SYSTEM, prompts.relax_prompt(query, keywords, [(c.title, c.text) for c in chunks]),
+                       prompts.RELAX_SCHEMA, max_tokens=256, validate=_validate, step=step)
+        known = {k.lower(): k for k in keywords}
+        if out.data is not None:
+            source = "llm"
+            for r in out.data["relaxations"]:
+                if not isinstance(r, dict):
+                    continue
+                kw, rx = str(r.get("keyword", "")).strip(), str(r.get("relaxed", "")).strip()
+                idx = r.get("passage")
+                if kw.lower() in known and rx and rx.lower() != kw.lower() and isinstance(idx, int) \
+                        and 1 <= idx <= len(chunks):
+                    relaxed.append(Relaxed(known[kw.lower()], rx, chunks[idx - 1].id, str(r.get("reason", ""))))
+        else:
+            source = "heuristic"
+            for t in spec.terms:
+                if t.kind != "explicit" or not t.keyword.islower():
+                    continue
+                rx = heuristics.relax_keyword(t.keyword)
+                if not rx:
+                    continue
+                others = [k for k in keywords if k != t.keyword]
+                for c in chunks:
+                    body = f"{c.title} {c.text}".lower()
+                    hits = [o for o in others if o.lower() in body]
+                    if rx.lower() in body and hits:
+                        relaxed.append(Relaxed(t.keyword, rx, c.id,
+                                               f"chunk mentions {rx!r} together with {', '.join(map(repr, hits[:3]))}"))
+                        break
+    elif enabled:
+        step.fallback = "no preview chunks to confirm a relaxation"
+    terms = list(spec.terms)
+    kinds = {t.keyword: t.kind for t in spec.terms}
+    for r in relaxed:
+        terms.append(SearchTerm(r.keyword, r.relaxed, kinds.get(r.keyword, "explicit"), relaxed_from=r.keyword))
+    step.data = {"source": source, "relaxed": [r.__dict__ for r in relaxed]}
+    step.seconds = time.perf_counter() - t0
+    if trace is not None:
+        trace.steps.append(step)
+    return Relaxation(tuple(terms), tuple(relaxed), source)
