@@ -5,6 +5,7 @@ Examples
 ::
 
     egx workspaces
+    egx ask "When did Lothair II's mother die?" --workspace demo --method bubblerag --llm none
     egx index triples.csv corpus.json --workspace ~/kg/mine --embedder minilm
     egx index ../shared/data/umls_named --workspace /tmp/umls --embedder hashing
     egx app --port 8501
@@ -24,12 +25,16 @@ from core.errors import EgxError
 
 
 def _progress_bar(desc: str):  # -> Callable[[str, float], None]
+    """A tqdm bar created on the first update, so work that needs no progress prints nothing."""
     from tqdm import tqdm
 
-    bar = tqdm(total=1000, desc=desc, unit="‰", leave=True, file=sys.stderr,
-               bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed} {postfix}")
+    state: dict = {}
 
     def update(msg: str, frac: float) -> None:
+        bar = state.get("bar")
+        if bar is None:
+            bar = state["bar"] = tqdm(total=1000, desc=desc, unit="‰", leave=True, file=sys.stderr,
+                                      bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed} {postfix}")
         target = int(min(max(frac, 0.0), 1.0) * 1000)
         if target > bar.n:
             bar.update(target - bar.n)
@@ -90,6 +95,85 @@ def cmd_index(args: argparse.Namespace) -> int:
     return 0
 
 
+def resolve_workspace(ref: str, embedder):  # -> Workspace
+    """A workspace by folder path, by name under $EGX_HOME/workspaces, or a sample by name."""
+    from core.errors import UnknownNameError
+    from core.index.workspace import (
+        MANIFEST,
+        Workspace,
+        ensure_sample_workspace,
+        sample_recipes,
+        workspaces_root,
+    )
+
+    p = Path(ref)
+    if (p / MANIFEST).exists():
+        ws = Workspace.open(p)
+        ws.ensure_index(embedder, progress=_progress_bar("index"))
+        return ws
+    if ref in {r.name for r in sample_recipes()}:
+        return ensure_sample_workspace(ref, embedder, progress=_progress_bar(f"sample {ref}"))
+    if (workspaces_root() / ref / MANIFEST).exists():
+        ws = Workspace.open(workspaces_root() / ref)
+        ws.ensure_index(embedder, progress=_progress_bar("index"))
+        return ws
+    known = [r.name for r in sample_recipes()]
+    if workspaces_root().exists():
+        known += [d.name for d in workspaces_root().iterdir() if (d / MANIFEST).exists() and d.name not in known]
+    raise UnknownNameError("workspace", ref, known)
+
+
+def summarize(result, workspace, *, top: int = 5) -> dict:  # JSON-ready
+    """The fields `egx ask` prints: answer, retrieved chunks, and method-specific highlights."""
+    g = workspace.graph
+    out: dict = {
+        "method": result.method, "query": result.query, "answer": result.answer,
+        "chunks": [{"id": c.chunk_id, "title": g.chunk(c.chunk_id).title, "score": round(float(c.score), 4)}
+                   for c in result.ranked_chunks],
+        "seconds": round(result.trace.seconds, 3), "tokens": result.trace.tokens,
+        "fallbacks": [f"{s.stage}: {s.fallback}" for s in result.trace.steps if s.fallback],
+    }
+    ranked = getattr(result, "ranked", None)
+    if ranked and hasattr(ranked[0], "ceg"):
+        out["cegs"] = [{"rank": r.rank, "score": round(r.score, 4), "cost_sem": round(r.cost_sem, 4),
+                        "r_miss": round(r.r_miss, 4), "kind": r.ceg.kind,
+                        "nodes": [g.node_names[v] for v in r.ceg.nodes],
+                        "triples": [g.edge_text(e) for e in r.ceg.edges]} for r in ranked[:top]]
+    return out
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    from core.backends.registry import get_embedder, get_llm, get_reranker
+    from core.methods.base import Backends
+    from core.methods.registry import get_method
+
+    spec = get_method(args.method)
+    embedder = get_embedder(args.embedder)
+    llm = get_llm(args.llm)
+    reranker = get_reranker(args.reranker, embedder=embedder, llm=llm) if spec.needs_reranker else None
+    ws = resolve_workspace(args.workspace, embedder)
+    result = spec.load()(args.question, ws, backends=Backends(embedder, llm, reranker))
+    s = summarize(result, ws, top=args.top)
+    if args.trace:
+        Path(args.trace).write_text(result.trace.to_json(indent=1), encoding="utf-8")
+    if args.json:
+        print(json.dumps(s, indent=2, ensure_ascii=False))
+        return 0
+    print(f"Q: {s['query']}\nA: {s['answer'] or '(no answer)'}\n")
+    if "cegs" in s:
+        print("Top candidate evidence graphs:")
+        for c in s["cegs"]:
+            print(f"  #{c['rank']} score {c['score']:.3f} (cost {c['cost_sem']:.3f}, missing mass {c['r_miss']:.2f}, "
+                  f"{c['kind']}): {'; '.join(c['triples'][:6]) or ', '.join(c['nodes'])}")
+    print("Retrieved chunks:")
+    for i, c in enumerate(s["chunks"][: args.top * 3], 1):
+        print(f"  {i:>2}. {c['title']}  ({c['score']:.3f})")
+    for f in s["fallbacks"]:
+        print(f"  fallback — {f}")
+    print(f"\n{s['seconds']:.2f} s, {s['tokens']} LLM tokens, method {s['method']}")
+    return 0
+
+
 def app_path() -> Path:
     return Path(__file__).resolve().parents[1] / "app.py"
 
@@ -128,6 +212,18 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--overwrite", action="store_true", help="replace an existing workspace")
     i.add_argument("--rebuild", action="store_true", help="rebuild the index even if it is up to date")
     i.set_defaults(func=cmd_index)
+
+    k = sub.add_parser("ask", help="answer a question with one retrieval method and show its evidence")
+    k.add_argument("question")
+    k.add_argument("--workspace", default="demo", help="workspace folder, name, or sample (demo, musique)")
+    k.add_argument("--method", default="bubblerag", help="retrieval method (see core/methods/registry.py)")
+    k.add_argument("--llm", default="none", help="none, local, local-small, openai")
+    k.add_argument("--embedder", default="minilm")
+    k.add_argument("--reranker", default="biencoder", help="for methods that rerank")
+    k.add_argument("--top", type=int, default=5, help="how many CEGs / chunks to print")
+    k.add_argument("--json", action="store_true", help="print the answer, CEGs and chunks as JSON")
+    k.add_argument("--trace", help="also write the full trace (JSON, reloadable) to this file")
+    k.set_defaults(func=cmd_ask)
 
     a = sub.add_parser("app", help="start the Streamlit app")
     a.add_argument("--port", type=int, default=8501)

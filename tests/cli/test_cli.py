@@ -55,3 +55,26 @@ def test_index_unknown_embedder_lists_valid_names(tmp_path, capsys):
 def test_index_sample_demo(capsys):
     assert main(["index", "--sample", "demo", "--embedder", "hashing"]) == 0
     assert "Workspace 'demo'" in capsys.readouterr().out
+
+
+@pytest.mark.model
+def test_ask_bubblerag_json_on_demo(capsys, tmp_path):
+    trace = tmp_path / "trace.json"
+    code = main(["ask", "When did Lothair II's mother die?", "--workspace", "demo", "--method", "bubblerag",
+                 "--llm", "none", "--json", "--trace", str(trace)])
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["method"] == "bubblerag" and out["answer"]
+    assert out["cegs"] and out["cegs"][0]["rank"] == 1
+    assert "Ermengarde of Tours" in [c["title"] for c in out["chunks"][:4]]
+    assert any(f.startswith("keywords:") for f in out["fallbacks"])
+    from core.trace import Trace
+
+    assert Trace.load(trace).method == "bubblerag"
+
+
+def test_ask_unknown_method_and_workspace(capsys):
+    assert main(["ask", "q", "--method", "nope", "--embedder", "hashing"]) == 2
+    assert "Unknown method 'nope'" in capsys.readouterr().err
+    assert main(["ask", "q", "--workspace", "nowhere", "--embedder", "hashing"]) == 2
+    assert "Unknown workspace 'nowhere'" in capsys.readouterr().err

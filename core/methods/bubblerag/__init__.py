@@ -8,7 +8,13 @@ frame for step-through replay; :func:`rank_cegs` re-ranks live.
 from __future__ import annotations
 
 from core.methods.bubblerag.config import ALPHA_PRESETS, BubbleConfig
-from core.methods.bubblerag.expansion import CEG, BubbleExpansion, ExpansionFrame, bubble_expansion, iter_bubble_expansion
+from core.methods.bubblerag.expansion import (
+           CEG,
+           BubbleExpansion,
+           ExpansionFrame,
+           bubble_expansion,
+           iter_bubble_expansion,
+)
 from core.methods.bubblerag.grouping import AnchorGroup, AnchorGroups
 from core.methods.bubblerag.localize import LocalGraph, localized_graph
 from core.methods.bubblerag.pipeline import BubbleResult, run

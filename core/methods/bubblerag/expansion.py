@@ -262,8 +262,8 @@ class _Search:
         t0 = time.perf_counter()
         steps = 0
         if snapshots:
-            s, f, c = self._snapshot()
-            yield ExpansionFrame(0, -1, -1, 0.0, (), (), 0, len(self.heap), self._head(), s, f, c)
+            s0, f0, c0 = self._snapshot()
+            yield ExpansionFrame(0, -1, -1, 0.0, (), (), 0, len(self.heap), self._head(), s0, f0, c0)
         heap, cost, pred, pred_e, root, done = self.heap, self.cost, self.pred, self.pred_e, self.root, self.done
         indptr, nbr, eid, node_cost, settled_mask = self.indptr, self.nbr, self.eid, self.node_cost, self.settled_mask
         while heap and self.n_counted < self.budget:

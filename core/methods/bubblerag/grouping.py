@@ -148,7 +148,7 @@ def _embedding_groups(candidates: Candidates) -> list[AnchorGroup]:
     first_entity = next((k for k in keywords if kind_of[k] == "explicit" and any(ch.isupper() or ch.isdigit() for ch in k)), None)
     raw = []
     claimed: set[str] = set()
-    for root, ks in clusters.items():
+    for _root, ks in clusters.items():
         cids = [c for c in candidates.items if c.best_keyword in ks and c.cid not in claimed]
         claimed.update(c.cid for c in cids)
         if not cids:

@@ -50,7 +50,7 @@ def entity_mentions(query: str) -> list[str]:
     i = 0
     while i < len(toks):
         t = _clean(toks[i])
-        is_cap = bool(t) and (t[0].isupper() or _ROMAN.match(t) is not None and i > 0 and toks[i - 1][:1].isupper())
+        is_cap = bool(t) and (t[0].isupper() or (_ROMAN.match(t) is not None and i > 0 and toks[i - 1][:1].isupper()))
         if is_cap and not (i == 0 and t.lower() in _WH):
             run = [t]
             j = i + 1
@@ -97,13 +97,12 @@ def concept_words(query: str, mentions: list[str]) -> list[str]:
         if not t or not re.match(r"[a-z0-9]", t) or t in STOPWORDS or t in _WH:
             pending = ""
             continue
-        if t in _MODIFIERS or t.split("-")[0] in _MODIFIERS and "-" not in t:
+        if t in _MODIFIERS or (t.split("-")[0] in _MODIFIERS and "-" not in t):
             pending = f"{pending} {t}".strip()
             continue
         out.append(f"{pending} {t}".strip())
         pending = ""
-    seen: set[str] = set()
-    return [w for w in out if len(w) > 1 and not (w in seen or seen.add(w))]
+    return [w for w in dict.fromkeys(out) if len(w) > 1]
 
 
 _VERBISH = re.compile(r"(?:ed|ing)$")

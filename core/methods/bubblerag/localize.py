@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from core.graph.model import KnowledgeGraph
-from core.trace import Step, Trace
+from core.trace import Trace
 
 
 @dataclass(frozen=True)
@@ -54,28 +54,36 @@ class LocalGraph:
         return np.unique(self.eid)
 
 
-def _expand_hops(graph: KnowledgeGraph, terminals: np.ndarray, h: int, cap: int) -> tuple[np.ndarray, int, bool]:
+def _ranges(indptr: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Positions of all CSR entries of ``rows`` (vectorized concatenation of row ranges)."""
+    starts, ends = indptr[rows], indptr[rows + 1]
+    lens = ends - starts
+    if lens.sum() == 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.repeat(starts - np.concatenate([[0], np.cumsum(lens)[:-1]]), lens) + np.arange(lens.sum())
+
+
+def _expand_hops(graph: KnowledgeGraph, terminals: np.ndarray, h: int,
+                 cap: int) -> tuple[np.ndarray, list[np.ndarray], int, bool]:
+    """BFS by hops touching only the visited region (no O(|V|) arrays), so the cost of building
+    G' does not grow with the size of the whole graph (§3.3 complexity analysis)."""
     indptr, nbr = graph.csr.indptr, graph.csr.nbr
-    dist = np.full(graph.n_nodes, -1, dtype=np.int32)
-    dist[terminals] = 0
+    visited = terminals
+    layers = [terminals]
     frontier = terminals
-    total = int(terminals.size)
     for step in range(1, h + 1):
         if frontier.size == 0:
-            return dist, step - 1, False
-        starts, ends = indptr[frontier], indptr[frontier + 1]
-        lens = ends - starts
-        if lens.sum() == 0:
-            return dist, step - 1, False
-        offs = np.repeat(starts - np.concatenate([[0], np.cumsum(lens)[:-1]]), lens) + np.arange(lens.sum())
-        cand = np.unique(nbr[offs])
-        new = cand[dist[cand] < 0]
-        if total + new.size > cap:
-            return dist, step - 1, True
-        dist[new] = step
-        total += int(new.size)
+            return visited, layers, step - 1, False
+        cand = np.unique(nbr[_ranges(indptr, frontier)]).astype(np.int64)
+        new = cand[~np.isin(cand, visited, assume_unique=True)]
+        if new.size == 0:
+            return visited, layers, step - 1, False
+        if visited.size + new.size > cap:
+            return visited, layers, step - 1, True
+        layers.append(new)
+        visited = np.union1d(visited, new)
         frontier = new
-    return dist, h, False
+    return visited, layers, h, False
 
 
 def localized_graph(graph: KnowledgeGraph, terminals: Iterable[int], node_vectors: np.ndarray, qvec: np.ndarray, *,
@@ -93,25 +101,25 @@ def localized_graph(graph: KnowledgeGraph, terminals: Iterable[int], node_vector
     """
     t0 = time.perf_counter()
     term = np.unique(np.asarray(list(terminals), dtype=np.int64))
-    dist, h_used, capped = _expand_hops(graph, term, h, max(max_nodes, int(term.size)))
-    nodes = np.flatnonzero(dist >= 0)
-    local_of = np.full(graph.n_nodes, -1, dtype=np.int64)
-    local_of[nodes] = np.arange(nodes.size)
+    nodes, layers, h_used, capped = _expand_hops(graph, term, h, max(max_nodes, int(term.size)))
+    hop_of = np.empty(nodes.size, dtype=np.int32)
+    for j, layer in enumerate(layers):
+        hop_of[np.searchsorted(nodes, layer)] = j
     indptr_g, nbr_g, eid_g = graph.csr.indptr, graph.csr.nbr, graph.csr.eid
-    starts, ends = indptr_g[nodes], indptr_g[nodes + 1]
-    lens = ends - starts
-    offs = np.repeat(starts - np.concatenate([[0], np.cumsum(lens)[:-1]]), lens) + np.arange(lens.sum()) \
-        if nodes.size else np.zeros(0, np.int64)
+    offs = _ranges(indptr_g, nodes) if nodes.size else np.zeros(0, np.int64)
+    lens = indptr_g[nodes + 1] - indptr_g[nodes]
     src = np.repeat(np.arange(nodes.size), lens)
-    dst = local_of[nbr_g[offs]]
-    keep = dst >= 0
-    src, dst, eid = src[keep], dst[keep], eid_g[offs][keep]
+    targets = nbr_g[offs].astype(np.int64)
+    pos = np.searchsorted(nodes, targets)
+    pos_c = np.minimum(pos, max(nodes.size - 1, 0))
+    keep = nodes[pos_c] == targets if nodes.size else np.zeros(0, bool)
+    src, dst, eid = src[keep], pos_c[keep], eid_g[offs][keep]
     counts = np.bincount(src, minlength=nodes.size)
     indptr = np.zeros(nodes.size + 1, dtype=np.int64)
     np.cumsum(counts, out=indptr[1:])
     cos = node_vectors[nodes] @ np.asarray(qvec, dtype=np.float32).reshape(-1) if nodes.size else np.zeros(0)
     cost = np.clip(1.0 - cos.astype(np.float64), 0.0, 2.0)
-    lg = LocalGraph(nodes, dist[nodes], indptr, dst.astype(np.int64), eid.astype(np.int64), cost, h_used, h, capped)
+    lg = LocalGraph(nodes, hop_of, indptr, dst.astype(np.int64), eid.astype(np.int64), cost, h_used, h, capped)
     if trace is not None:
         step = trace.add("localize", "Localized graph G' (h-hop union)", {
             "terminals": int(term.size), "nodes": lg.n_nodes, "edges": lg.n_edges, "h": h_used, "h_requested": h,

@@ -16,6 +16,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from core.methods.bubblerag.expansion import CEG
 
 
@@ -33,7 +35,7 @@ class RankedCEG:
     score: float
 
 
-def rank_cegs(cegs: Sequence[CEG], node_cost: Mapping[int, float], weights: Sequence[float], *, alpha: float = 1.0,
+def rank_cegs(cegs: Sequence[CEG], node_cost: Mapping[int, float], weights: Sequence[float] | np.ndarray, *, alpha: float = 1.0,
               epsilon: float = 1e-6, intra_group_penalty: float = 1.2) -> tuple[RankedCEG, ...]:
     """Score and sort CEGs (best first; ties broken by discovery order).
 
@@ -54,7 +56,7 @@ def rank_cegs(cegs: Sequence[CEG], node_cost: Mapping[int, float], weights: Sequ
     for c in cegs:
         cost_sem = sum(node_cost[v] for v in c.nodes) / len(c.nodes) if c.nodes else 1.0
         missing = tuple(i for i in range(len(weights)) if i not in c.groups)
-        r_miss = float(sum(weights[i] for i in missing))
+        r_miss = float(sum(float(weights[i]) for i in missing))
         pen = math.exp(alpha * r_miss)
         intra = intra_group_penalty if c.kind == "intra" else 1.0
         score = 1.0 / (cost_sem * pen * intra + epsilon)

@@ -74,9 +74,10 @@ def relax_schema(query: str, spec: Specialization, pre: PreRetrieval, graph: Kno
             for t in spec.terms:
                 if t.kind != "explicit" or not t.keyword.islower():
                     continue
-                rx = heuristics.relax_keyword(t.keyword)
-                if not rx:
+                relaxed_kw = heuristics.relax_keyword(t.keyword)
+                if not relaxed_kw:
                     continue
+                rx = relaxed_kw
                 others = [k for k in keywords if k != t.keyword]
                 for c in chunks:
                     body = f"{c.title} {c.text}".lower()

@@ -79,7 +79,7 @@ def test_cegs_are_connected_cover_their_groups_and_paths_are_shortest(seed):
             assert nx.is_connected(sub), f"CEG {c.index} is not connected"
         for gi in c.groups:
             grp = groups[gi]
-            assert any(m.kind == "node" and m.index in c.nodes or m.kind == "edge" and m.index in c.edges
+            assert any((m.kind == "node" and m.index in c.nodes) or (m.kind == "edge" and m.index in c.edges)
                        for m in grp.members), f"CEG {c.index} claims group {gi} without one of its anchors"
         if c.kind == "collision":
             assert len(c.involved) >= 2

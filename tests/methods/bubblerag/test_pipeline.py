@@ -10,7 +10,7 @@ import pytest
 from core.backends.registry import get_embedder, get_llm
 from core.index.workspace import ensure_sample_workspace
 from core.methods.base import Backends, MethodResult
-from core.methods.bubblerag import BubbleConfig, run
+from core.methods.bubblerag import run
 from core.trace import Trace
 
 MATRIX_Q = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
