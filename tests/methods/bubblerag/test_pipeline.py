@@ -10,7 +10,7 @@ import pytest
 from core.backends.registry import get_embedder, get_llm
 from core.index.workspace import ensure_sample_workspace
 from core.methods.base import Backends, MethodResult
-from core.methods.bubblerag import run
+from core.methods.bubblerag import BubbleConfig, run
 from core.trace import Trace
 
 MATRIX_Q = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
@@ -161,3 +161,28 @@ def test_all_100_musique_questions_run_in_none_mode(minilm):
         gold = {by_content[(p["title"], p["paragraph_text"])] for p in q["paragraphs"] if p["is_supporting"]}
         hits += bool(gold & {c.chunk_id for c in r.chunks})
     assert hits >= 80, f"only {hits}/100 questions retrieved any gold passage"
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_five_questions_with_the_real_local_llm(demo, minilm):
+    """The real 0.5B model through every LLM stage (d and n reduced to bound CI time)."""
+    llm = get_llm("local-small")
+    b = Backends(minilm, llm)
+    cfg = BubbleConfig(d=2, n=2, time_budget_s=60.0)
+    questions = json.loads(demo.questions_path.read_text())
+    assert len(questions) >= 5
+    used_llm = 0
+    for q in questions[:5]:
+        r = run(q["question"], demo, config=cfg, backends=b)
+        assert r.answer, q["question"]
+        assert r.trace.tokens > 0
+        assert r.ranked_chunks
+        stages = {s.stage: s for s in r.trace.steps}
+        assert stages["preretrieval"].prompt_tokens > 0
+        if not r.early_exit:
+            used_llm += (r.keywords.source == "llm") + (r.groups.source == "llm")
+            # whatever the small model produced, every stage either used it or said why not
+            for s in r.trace.steps:
+                assert s.fallback == "" or "LLM" in s.fallback or "none" in s.fallback or "preview" in s.fallback
+    assert used_llm >= 3, "the LLM path should succeed for most stages of most questions"

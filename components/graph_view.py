@@ -1,0 +1,350 @@
+"""Interactive graph drawings with pyvis (vis-network), embedded in an iframe.
+
+``network_html`` is pure (no Streamlit): it turns a node set of a
+:class:`~core.graph.model.KnowledgeGraph` into one self-contained HTML document (vis-network
+inlined, so it works offline and inside the iframe). ``render_html`` embeds it; ``show_graph`` adds
+the node cap and its visible note. Later pages (bubble expansion, CEG ranking) reuse the colour and
+size maps, the legend and fixed ``positions`` so frames of an animation do not jump around.
+
+Graph labels are user data, so none reaches the page as markup:
+
+* every node/edge label and tooltip is escaped with :func:`html.escape` before it reaches pyvis,
+  and pyvis's Jinja ``tojson`` escapes ``<``, ``>``, ``&`` once more inside the ``<script>``;
+* in the browser a small script decodes them back into *plain text* (canvas labels; tooltips
+  become DOM text nodes — pyvis would otherwise ``innerHTML`` a title containing "href"), so
+  ``AT&T`` reads as written and ``<script>`` is shown, never run;
+* the legend is escaped with :func:`html.escape`.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from core.graph.model import KnowledgeGraph
+
+DEFAULT_MAX_NODES = 300
+DEFAULT_HEIGHT = 620
+
+# Colours (Okabe–Ito based: distinguishable with the common colour-vision deficiencies).
+NODE_COLOR = "#7fa7d9"
+EDGE_COLOR = "#a0a0a0"
+SELECTED_COLOR = "#d55e00"
+CENTER_COLOR = "#e69f00"
+PALETTE = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#000000")
+
+_LABEL_CHARS = 40
+
+
+@dataclass(frozen=True)
+class LegendItem:
+    """One legend row: a colour swatch and what it means."""
+
+    label: str
+    color: str
+    shape: str = "dot"  # "dot" or "line"
+
+
+def escape(text: object) -> str:
+    """HTML-escape user text (``&``, ``<``, ``>``, quotes)."""
+    return html.escape(str(text), quote=True)
+
+
+def short_label(name: str, limit: int = _LABEL_CHARS) -> str:
+    """Clip long names for the canvas (the tooltip keeps the full text)."""
+    name = " ".join(str(name).split())
+    return name if len(name) <= limit else name[: limit - 1].rstrip() + "…"
+
+
+def degree_sizes(graph: KnowledgeGraph, nodes: Iterable[int], *, lo: float = 10, hi: float = 34) -> dict[int, float]:
+    """Node sizes growing with the log of the degree, in ``[lo, hi]``."""
+    nodes = list(nodes)
+    if not nodes:
+        return {}
+    deg = np.log1p(graph.degree[np.asarray(nodes, dtype=np.int64)].astype(float))
+    top = float(deg.max()) or 1.0
+    return {v: lo + (hi - lo) * float(d) / top for v, d in zip(nodes, deg)}
+
+
+def limit_nodes(graph: KnowledgeGraph, nodes: Iterable[int], max_nodes: int = DEFAULT_MAX_NODES, *,
+                center: Sequence[int] = ()) -> tuple[list[int], bool]:
+    """Keep at most ``max_nodes`` of ``nodes``: the closest to ``center`` first, then by degree.
+
+    Returns the kept nodes (sorted) and whether anything was dropped.
+    """
+    nodes = sorted({int(v) for v in nodes})
+    if len(nodes) <= max_nodes:
+        return nodes, False
+    deg = graph.degree
+    hops = _hops_within(graph, center, set(nodes)) if center else {}
+    key = {v: (hops.get(v, 1 << 30), -int(deg[v]), v) for v in nodes}
+    kept = sorted(nodes, key=key.__getitem__)[:max_nodes]
+    return sorted(kept), True
+
+
+def _hops_within(graph: KnowledgeGraph, sources: Sequence[int], allowed: set[int]) -> dict[int, int]:
+    """Undirected BFS hop counts from ``sources``, walking only through ``allowed`` nodes."""
+    from collections import deque
+
+    indptr, nbr = graph.csr.indptr, graph.csr.nbr
+    dist = {int(s): 0 for s in sources}
+    q = deque(dist)
+    while q:
+        v = q.popleft()
+        for u in nbr[indptr[v]:indptr[v + 1]].tolist():
+            if u in allowed and u not in dist:
+                dist[u] = dist[v] + 1
+                q.append(u)
+    return dist
+
+
+def layout_positions(graph: KnowledgeGraph, nodes: Iterable[int], *, seed: int = 0,
+                     scale: float = 400.0) -> dict[int, tuple[float, float]]:
+    """Deterministic spring layout of the subgraph on ``nodes`` (for frame-stable animations)."""
+    import networkx as nx
+
+    nodes = sorted({int(v) for v in nodes})
+    g = nx.Graph()
+    g.add_nodes_from(nodes)
+    for e in graph.induced_edges(nodes).tolist():
+        g.add_edge(int(graph.edge_head[e]), int(graph.edge_tail[e]))
+    if not nodes:
+        return {}
+    k = 1.5 / math.sqrt(len(nodes))
+    pos = nx.spring_layout(g, seed=seed, k=k, iterations=100)
+    return {int(v): (float(x) * scale, float(y) * scale) for v, (x, y) in pos.items()}
+
+
+def network_html(graph: KnowledgeGraph, nodes: Iterable[int], *,
+                 edges: Iterable[int] | None = None,
+                 colors: Mapping[int, str] | None = None,
+                 sizes: Mapping[int, float] | None = None,
+                 edge_colors: Mapping[int, str] | None = None,
+                 positions: Mapping[int, tuple[float, float]] | None = None,
+                 highlight: Iterable[int] = (),
+                 legend: Sequence[LegendItem] = (),
+                 edge_labels: bool = False,
+                 height: int = DEFAULT_HEIGHT) -> str:
+    """Self-contained HTML drawing of ``nodes`` (and the edges among them) with pyvis.
+
+    Parameters
+    ----------
+    graph
+        The knowledge graph the indices refer to.
+    nodes
+        Node indices to draw.
+    edges
+        Edge ids to draw; default: every edge induced by ``nodes``.
+    colors, sizes
+        Per-node colour / size overrides (default colour, size by degree).
+    edge_colors
+        Per-edge colour overrides.
+    positions
+        Fixed ``(x, y)`` per node; when given, physics is switched off so the drawing is stable
+        between frames (nodes without a position are placed by vis-network).
+    highlight
+        Nodes drawn with a thick border (selected / centre).
+    legend
+        Rows shown in a small legend box over the drawing.
+    edge_labels
+        Draw relation labels on the edges (otherwise they show on hover).
+    height
+        Height of the drawing in pixels.
+    """
+    from pyvis.network import Network
+
+    nodes = sorted({int(v) for v in nodes})
+    colors = colors or {}
+    sizes = sizes if sizes is not None else degree_sizes(graph, nodes)
+    edge_colors = edge_colors or {}
+    hl = {int(v) for v in highlight}
+    net = Network(height=f"{height - 10}px", width="100%", directed=True, cdn_resources="in_line")
+    for v in nodes:
+        name = graph.node_names[v]
+        tip = [name, f"id: {graph.node_ids[v]}", f"degree: {int(graph.degree[v])}"]
+        desc = graph.node_descriptions[v]
+        if desc:
+            tip.append(short_label(desc, 300))
+        kw: dict[str, object] = {}
+        if positions is not None and v in positions:
+            kw["x"], kw["y"] = positions[v]
+            kw["physics"] = False
+        net.add_node(
+            v,
+            label=escape(short_label(name)),
+            title=escape("\n".join(tip)),
+            color=colors.get(v, NODE_COLOR),
+            size=float(sizes.get(v, 12)),
+            borderWidth=4 if v in hl else 1,
+            **kw,
+        )
+    eids = graph.induced_edges(nodes).tolist() if edges is None else sorted({int(e) for e in edges})
+    keep = set(nodes)
+    for e in eids:
+        h, t = int(graph.edge_head[e]), int(graph.edge_tail[e])
+        if h not in keep or t not in keep:
+            continue
+        rel = graph.edge_relation[e]
+        kw = {"label": escape(short_label(rel, 30))} if edge_labels else {}
+        net.add_edge(h, t, title=escape(graph.edge_text(e)), color=edge_colors.get(e, EDGE_COLOR), **kw)
+    net.options = _options(physics=positions is None, n=len(nodes))
+    doc = net.generate_html()
+    return _finish_html(doc, legend)
+
+
+def _options(*, physics: bool, n: int) -> dict[str, object]:
+    return {
+        "nodes": {"shape": "dot", "font": {"size": 20, "face": "sans-serif"},
+                  "scaling": {"label": {"enabled": False, "drawThreshold": 3}}},
+        "edges": {"arrows": {"to": {"enabled": True, "scaleFactor": 0.5}},
+                  "smooth": {"enabled": True, "type": "dynamic"},
+                  "font": {"size": 11, "align": "middle", "color": "#555555"}},
+        "interaction": {"hover": True, "tooltipDelay": 120, "navigationButtons": False},
+        "physics": {
+            "enabled": physics,
+            "solver": "forceAtlas2Based",
+            "forceAtlas2Based": {"gravitationalConstant": -60, "springLength": 90, "avoidOverlap": 0.3},
+            "stabilization": {"enabled": True, "iterations": 250 if n <= 150 else 150, "fit": True},
+        },
+    }
+
+
+# The template pulls Bootstrap from a CDN whether or not it is used; offline (or in a sandboxed
+# iframe) that request can only fail, and a blocking <script src> delays the drawing until it does.
+_CDN_TAG = re.compile(r"<link[^>]*cdn\.jsdelivr\.net[^>]*/>|<script[^>]*cdn\.jsdelivr\.net[^>]*>\s*</script>", re.S)
+_DEAD_COMMENT = re.compile(r"<!-- <link rel=\"stylesheet\" href=\"\.\./node_modules.*?-->", re.S)
+_NETWORK_NEW = "network = new vis.Network(container, data, options);"
+# Labels and titles arrive HTML-escaped. vis-network draws labels as canvas text and shows string
+# tooltips with innerText, so both would read "&amp;". Decode them in the browser into plain text
+# (a <textarea>'s content is never parsed as markup) and give tooltips as DOM text nodes.
+_DECODE_TEXT = """
+                  function egxPlainText(items) {
+                    var tmp = document.createElement("textarea");
+                    function plain(s) { tmp.innerHTML = s; return tmp.value; }
+                    items.forEach(function (item) {
+                      var patch = {id: item.id};
+                      if (typeof item.label === "string") { patch.label = plain(item.label); }
+                      if (typeof item.title === "string") {
+                        var box = document.createElement("div");
+                        box.style.whiteSpace = "pre-wrap";
+                        box.style.maxWidth = "420px";
+                        box.textContent = plain(item.title);
+                        patch.title = box;
+                      }
+                      items.update(patch);
+                    });
+                  }
+                  egxPlainText(nodes);
+                  egxPlainText(edges);
+"""
+_ASSET_CSS = Path(__file__).resolve().parents[1] / "assets" / "graph_view.css"
+
+
+@lru_cache(maxsize=1)
+def _legend_css() -> str:
+    return f"<style>\n{_ASSET_CSS.read_text(encoding='utf-8')}</style>\n"
+
+
+def _legend_html(legend: Sequence[LegendItem]) -> str:
+    if not legend:
+        return ""
+    rows = "".join(
+        f'<div><span class="egx-{"line" if item.shape == "line" else "dot"}" '
+        f'style="background:{escape(item.color)}"></span>{escape(item.label)}</div>'
+        for item in legend
+    )
+    return f'<div class="egx-legend">{rows}</div>'
+
+
+def _finish_html(doc: str, legend: Sequence[LegendItem]) -> str:
+    doc = _DEAD_COMMENT.sub("", _CDN_TAG.sub("", doc))
+    doc = doc.replace("<center>\n<h1></h1>\n</center>", "").replace(
+        "<center>\n          <h1></h1>\n        </center>", "")
+    if _NETWORK_NEW in doc:
+        doc = doc.replace(_NETWORK_NEW, _DECODE_TEXT + "\n                  " + _NETWORK_NEW, 1)
+    doc = doc.replace("</head>", _legend_css() + "</head>", 1)
+    doc = doc.replace('<div id="mynetwork"', _legend_html(legend) + '<div id="mynetwork"', 1)
+    return doc
+
+
+def graph_json_bytes(graph: KnowledgeGraph, nodes: Iterable[int] | None = None) -> bytes:
+    """The egx JSON export (:meth:`KnowledgeGraph.to_dict`) of the graph or of the subgraph on
+    ``nodes`` (with the chunks its nodes and edges cite)."""
+    return json.dumps(subgraph(graph, nodes).to_dict(), ensure_ascii=False, indent=1).encode("utf-8")
+
+
+def graphml_bytes(graph: KnowledgeGraph, nodes: Iterable[int] | None = None) -> bytes:
+    """GraphML export via networkx (``networkx.write_graphml(g.to_networkx(...))``)."""
+    import io
+
+    import networkx as nx
+
+    buf = io.BytesIO()
+    nx.write_graphml(graph.to_networkx(nodes), buf)
+    return buf.getvalue()
+
+
+def subgraph(graph: KnowledgeGraph, nodes: Iterable[int] | None) -> KnowledgeGraph:
+    """The induced subgraph on ``nodes`` as a new KnowledgeGraph (ids, names and provenance kept)."""
+    if nodes is None:
+        return graph
+    from core.graph.model import GraphBuilder
+
+    keep = sorted({int(v) for v in nodes})
+    eids = graph.induced_edges(keep).tolist()
+    cited: dict[str, None] = {}
+    for v in keep:
+        cited.update(dict.fromkeys(graph.node_chunks[v]))
+    for e in eids:
+        cited.update(dict.fromkeys(graph.edge_chunks[e]))
+    b = GraphBuilder(kind=graph.kind, name=graph.name)
+    for cid in cited:
+        if cid in graph.chunk_index:
+            c = graph.chunk(cid)
+            b.add_chunk(c.title, c.text, chunk_id=c.id)
+    for v in keep:
+        b.add_node(graph.node_names[v], node_id=graph.node_ids[v], description=graph.node_descriptions[v],
+                   chunk_ids=graph.node_chunks[v])
+    for e in eids:
+        b.add_edge(graph.node_ids[int(graph.edge_head[e])], graph.edge_relation[e],
+                   graph.node_ids[int(graph.edge_tail[e])], chunk_ids=graph.edge_chunks[e])
+    return b.build(allow_empty=True)
+
+
+# ---------------------------------------------------------------------------------- Streamlit
+def render_html(doc: str, *, height: int = DEFAULT_HEIGHT) -> None:
+    """Embed a drawing: ``st.iframe`` where it exists (Streamlit ≥ 1.5x), else components.html."""
+    import streamlit as st
+
+    if hasattr(st, "iframe"):
+        st.iframe(doc, height=height)
+    else:  # pragma: no cover - older Streamlit
+        import streamlit.components.v1 as components
+
+        components.html(doc, height=height, scrolling=False)
+
+
+def show_graph(graph: KnowledgeGraph, nodes: Iterable[int], *, max_nodes: int = DEFAULT_MAX_NODES,
+               center: Sequence[int] = (), height: int = DEFAULT_HEIGHT, **kwargs: object) -> list[int]:
+    """Draw ``nodes`` (capped at ``max_nodes``, with a visible note when capped) and return the
+    nodes actually drawn. ``kwargs`` go to :func:`network_html`."""
+    import streamlit as st
+
+    nodes = list(nodes)
+    kept, capped = limit_nodes(graph, nodes, max_nodes, center=center)
+    if capped:
+        st.warning(f"Showing {len(kept)} of {len(nodes)} nodes (the drawing is capped at {max_nodes}): "
+                   "the closest to the centre first, then the best connected. Lower the hop count or pick "
+                   "another centre to see the rest.", icon=":material/content_cut:")
+    render_html(network_html(graph, kept, height=height, **kwargs), height=height)  # type: ignore[arg-type]
+    return kept

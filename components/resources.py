@@ -1,0 +1,210 @@
+"""Cached core objects. The ONLY module that uses ``st.cache_resource`` / ``st.cache_data``.
+
+* backends (embedder, LLM, reranker) by registry name, shared by every session of the process;
+* opened workspaces by ``(path, mtime of the manifest)``: a rebuilt or re-indexed workspace gets
+  a new key, so nobody sees a stale graph;
+* derived views that cost more than a few milliseconds (graph statistics, graph drawings), keyed by
+  the workspace key plus their arguments.
+
+Work that writes to disk (building a sample workspace, building an index) is never done inside a
+cached function: :func:`open_workspace` does it first, under a visible progress bar, and then opens
+the result through the cache.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import streamlit as st
+
+from components import graph_view
+from components.ui import progress_bar
+from core.backends import registry
+from core.errors import WorkspaceError
+
+if TYPE_CHECKING:
+    from core.backends.base import LLM, Embedder, Reranker
+    from core.graph.model import KnowledgeGraph
+    from core.index.workspace import Workspace, WorkspaceInfo
+
+
+# ------------------------------------------------------------------------------------ backends
+@st.cache_resource(show_spinner="Loading the embedder…")
+def embedder(name: str) -> Embedder:
+    """The embedder registered as ``name`` (loaded once per process)."""
+    return registry.get_embedder(name)
+
+
+@st.cache_resource(show_spinner=False)
+def llm(name: str) -> LLM:
+    """The LLM backend ``name`` (construction is cheap; local models load on first use)."""
+    return registry.get_llm(name)
+
+
+@st.cache_resource(show_spinner="Loading the reranker…")
+def reranker(name: str, embedder_name: str, llm_name: str) -> Reranker:
+    """The reranker ``name``; the bi-encoder wraps the active embedder, ``llm`` the active LLM."""
+    return registry.get_reranker(name, embedder=embedder(embedder_name),
+                                 llm=llm(llm_name) if name == "llm" else None)
+
+
+# ---------------------------------------------------------------------------------- workspaces
+def manifest_mtime(path: str | Path) -> float:
+    """Modification time of a workspace manifest (0.0 when there is none yet)."""
+    from core.index.workspace import MANIFEST
+
+    try:
+        return (Path(path) / MANIFEST).stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _opened(path: str, mtime: float) -> Workspace:
+    from core.index.workspace import Workspace
+
+    ws = Workspace.open(path)
+    _ = ws.graph  # load once here, not in the first page that touches it
+    return ws
+
+
+def _recipe_hashes() -> dict[str, str]:
+    from core.index.workspace import sample_recipes
+
+    return {r.name: r.hash for r in sample_recipes()}
+
+
+def open_workspace(info: WorkspaceInfo, embedder_name: str) -> Workspace:
+    """The opened, indexed workspace ``info`` for the embedder ``embedder_name``.
+
+    A sample that was never built (or whose recipe changed) is built first, and a workspace whose
+    index does not match the embedder is re-indexed — both under a progress bar. Afterwards the
+    workspace comes from the cache keyed by its manifest's mtime.
+
+    Raises
+    ------
+    core.errors.EgxError
+        When the workspace cannot be built, opened or indexed.
+    """
+    from core.index.workspace import ensure_sample_workspace
+
+    emb = embedder(embedder_name)
+    path = Path(info.path)
+    ws = _opened(str(path), manifest_mtime(path)) if manifest_mtime(path) else None
+    if ws is not None:
+        stale = info.sample and ws.manifest.get("recipe_hash") != _recipe_hashes().get(info.name)
+        if not stale and ws.index_problem(emb) is None:
+            return ws
+    with progress_bar(f"Preparing workspace “{info.title}”") as cb:
+        if info.sample:
+            ensure_sample_workspace(info.name, emb, progress=cb, root=path.parent)
+        elif ws is None:
+            raise WorkspaceError(f"{path} has no manifest.json any more (was it deleted?). "
+                                 "Pick another workspace or upload the data again.")
+        else:
+            ws.ensure_index(emb, progress=cb)
+    return _opened(str(path), manifest_mtime(path))
+
+
+def workspace_key(ws: Workspace) -> str:
+    """A string that changes whenever the workspace on disk changes (cache key for derived views)."""
+    return f"{ws.path}@{manifest_mtime(ws.path)}"
+
+
+# ------------------------------------------------------------------------------- derived views
+@st.cache_data(show_spinner=False, max_entries=16)
+def graph_stats(_graph: KnowledgeGraph, key: str) -> dict[str, Any]:
+    """``KnowledgeGraph.stats()`` (components, degree percentiles: ~0.2 s on 16k nodes)."""
+    return _graph.stats()
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def top_degree_nodes(_graph: KnowledgeGraph, key: str, limit: int) -> list[int]:
+    """The ``limit`` best-connected nodes (ties by name), default choices for node pickers."""
+    import numpy as np
+
+    deg = _graph.degree
+    order = np.lexsort((np.asarray(_graph.node_names, dtype=object).astype(str), -deg))
+    return [int(v) for v in order[:limit]]
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def network_html(_graph: KnowledgeGraph, key: str, nodes: tuple[int, ...], *,
+                 highlight: tuple[int, ...] = (), colors: tuple[tuple[int, str], ...] = (),
+                 legend: tuple[graph_view.LegendItem, ...] = (), edge_labels: bool = False,
+                 positions: tuple[tuple[int, float, float], ...] | None = None,
+                 height: int = graph_view.DEFAULT_HEIGHT) -> str:
+    """Cached :func:`components.graph_view.network_html` (pyvis takes ~0.3 s for 300 nodes)."""
+    pos: Mapping[int, tuple[float, float]] | None = (
+        None if positions is None else {v: (x, y) for v, x, y in positions})
+    return graph_view.network_html(_graph, nodes, highlight=highlight, colors=dict(colors), legend=legend,
+                                   edge_labels=edge_labels, positions=pos, height=height)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def layout_positions(_graph: KnowledgeGraph, key: str, nodes: tuple[int, ...],
+                     seed: int = 0) -> tuple[tuple[int, float, float], ...]:
+    """Cached deterministic layout (for pages that animate on fixed positions)."""
+    pos = graph_view.layout_positions(_graph, nodes, seed=seed)
+    return tuple((v, x, y) for v, (x, y) in sorted(pos.items()))
+
+
+
+# ============================================================================ FastInsight (GRanker page)
+# Added for the "GRanker vs plain reranking" page (pages/granker.py). Runs are keyed by the workspace
+# key, the question, the backend names and the FastInsight parameters, so moving a slider back to a
+# value seen before is instant.
+@st.cache_data(show_spinner=False, max_entries=16)
+def workspace_questions(_workspace: Workspace, key: str) -> list[Any]:
+    """The workspace's questions with gold chunk ids (``core.eval.datasets.Question``; [] if none)."""
+    from core.eval.datasets import load_questions
+
+    return load_questions(_workspace)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def fastinsight_passage_graph(_workspace: Workspace, key: str, max_entity_passages: int) -> Any:
+    """The passage graph FastInsight runs on (corpus graph, or derived from the KG)."""
+    from core.methods.fastinsight import passage_graph
+
+    return passage_graph(_workspace.graph, max_entity_passages=max_entity_passages)
+
+
+@st.cache_resource(show_spinner="Running FastInsight…", max_entries=32)
+def fastinsight_run(_workspace: Workspace, _backends: Any, key: str, query: str, backends_key: str,
+                    params: tuple[tuple[str, Any], ...]) -> Any:
+    """``core.methods.fastinsight.run`` with ``FastInsightConfig(**dict(params))`` (a ``FastInsightRun``).
+
+    ``backends_key`` names the embedder / reranker / LLM in ``_backends`` (the cache key)."""
+    from core.methods.fastinsight import FastInsightConfig, run
+
+    return run(query, _workspace, config=FastInsightConfig(**dict(params)), backends=_backends)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def smoothing_graph_html(_run: Any, _pg: Any, _graph: KnowledgeGraph, run_key: str, limit: int,
+                         gold: tuple[str, ...], height: int = 520) -> str:
+    """Drawing of the top ``limit`` GRanker candidates with the propagation weights P on the edges;
+    node size grows with the GRanker score, gold passages are green, the rest coloured by rank shift."""
+    import numpy as np
+
+    from core.methods.fastinsight.views import rank_comparison, smoothing_graph
+
+    final = _run.engine.final.granker
+    small = smoothing_graph(final, _pg, _graph, limit=limit)
+    rows = {r.chunk_id: r for r in rank_comparison(final, _pg, _graph, gold)}
+    colors, sizes = {}, {}
+    scores = np.asarray([rows[c].granker_score for c in small.node_ids], dtype=float)
+    lo, hi = (float(scores.min()), float(scores.max())) if scores.size else (0.0, 1.0)
+    for v, cid in enumerate(small.node_ids):
+        r = rows[cid]
+        colors[v] = ("#009e73" if r.gold else "#0072b2" if r.shift > 0 else "#d55e00" if r.shift < 0
+                     else graph_view.NODE_COLOR)
+        sizes[v] = 12 + 22 * ((r.granker_score - lo) / (hi - lo) if hi > lo else 0.5)
+    legend = (graph_view.LegendItem("gold passage", "#009e73"), graph_view.LegendItem("moved up by GRanker", "#0072b2"),
+              graph_view.LegendItem("moved down", "#d55e00"), graph_view.LegendItem("unchanged", graph_view.NODE_COLOR),
+              graph_view.LegendItem("edge i→j: weight P_ij of j in i's smoothing", graph_view.EDGE_COLOR, "line"))
+    return graph_view.network_html(small, range(small.n_nodes), colors=colors, sizes=sizes, legend=legend,
+                                   edge_labels=True, height=height)

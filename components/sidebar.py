@@ -1,0 +1,246 @@
+"""The shared sidebar: workspace picker and backend choices, rendered by ``app.py`` on every page.
+
+It resolves the choices into an :class:`Active` record (opened workspace, backend objects), stores it
+under :data:`components.state.ACTIVE` and returns it; pages read it with :func:`active`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+import streamlit as st
+
+from components import resources
+from components import state as S
+from components.ui import md_escape
+from core.backends import registry
+from core.errors import EgxError
+
+if TYPE_CHECKING:
+    from core.backends.base import LLM, Embedder, Reranker
+    from core.index.workspace import Workspace, WorkspaceInfo
+
+_CUSTOM = {"embedder": "st", "reranker": "cross-encoder"}
+_CUSTOM_LABEL = {"embedder": "sentence-transformers model (path or hub id)…",
+                 "reranker": "cross-encoder (path or hub id)…"}
+
+
+@dataclass
+class Active:
+    """What the sidebar resolved for this run."""
+
+    info: WorkspaceInfo
+    workspace: Workspace
+    key: str  #: changes whenever the workspace on disk changes (cache key for derived views)
+    embedder_name: str
+    embedder: Embedder
+    reranker_name: str
+    reranker: Reranker | None
+    llm_name: str
+    llm: LLM
+    notes: list[str] = field(default_factory=list)
+
+
+def active() -> Active:
+    """The record the sidebar stored for this run. Every page calls this first."""
+    if not _run_by_app():
+        # The page file was run without app.py. Streamlit does this when a pages/ folder exists
+        # and no run has called st.navigation yet ("MPA v1" mode: the first run of a fresh
+        # server opened on a page URL, or an AppTest run). Leave that mode and rerun: the rerun
+        # executes app.py, whose st.navigation maps the same page hash back to this page.
+        from streamlit.runtime.pages_manager import PagesManager
+
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+    return st.session_state[S.ACTIVE]
+
+
+_APP = Path(__file__).resolve().parents[1] / "app.py"
+
+
+def _run_by_app() -> bool:
+    """Whether app.py is on the call stack (pages run inside its ``nav.run()``)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name.endswith("app.py") and Path(name).resolve() == _APP:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _choices(kind: str) -> list[str]:
+    """Registry names for ``kind``; a parameterized name becomes its prefix (``st``, ...)."""
+    out = []
+    for name in registry.list_backends()[kind]:
+        out.append(name.split(":", 1)[0] if "<" in name else name)
+    return out
+
+
+def _seed_choice(kind: str, key: str, model_key: str | None, default: str) -> None:
+    """Put ``default`` (possibly ``prefix:arg``) into the widget state before the widget exists."""
+    if key in st.session_state:
+        return
+    prefix = _CUSTOM.get(kind)
+    if prefix and model_key and default.startswith(prefix + ":"):
+        st.session_state[key] = prefix
+        st.session_state[model_key] = default.split(":", 1)[1]
+    else:
+        st.session_state[key] = default
+
+
+def _backend_picker(kind: str, label: str, key: str, model_key: str | None, default: str,
+                    help_text: str) -> str:
+    """A selectbox over the registry names (plus a model field for parameterized ones); returns
+    the resolved registry name."""
+    options = _choices(kind)
+    _seed_choice(kind, key, model_key, default)
+    if st.session_state[key] not in options:
+        options.append(st.session_state[key])  # e.g. an unknown name from the environment
+    prefix = _CUSTOM.get(kind)
+    choice = st.sidebar.selectbox(label, options, key=key, help=help_text,
+                                  format_func=lambda n: _CUSTOM_LABEL[kind] if n == prefix else n)
+    if prefix and choice == prefix and model_key:
+        model = st.sidebar.text_input(f"{label} model", key=model_key, placeholder="/path/to/model or org/name",
+                                      help="Loaded from disk or the local Hugging Face cache; nothing is downloaded.")
+        return f"{prefix}:{model.strip()}"
+    return str(choice)
+
+
+def _public_url(url: str) -> str:
+    """An endpoint URL without credentials or query string (safe to show)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host += f":{parts.port}"
+    return f"{parts.scheme}://{host}{parts.path}" if parts.scheme else url.split("?", 1)[0]
+
+
+def _openai_settings() -> str:
+    base = os.environ.get("EGX_OPENAI_BASE_URL") or os.environ.get("OPENAI_BASE_URL") or ""
+    model = os.environ.get("EGX_OPENAI_MODEL") or os.environ.get("OPENAI_MODEL") or ""
+    has_key = bool(os.environ.get("OPENAI_API_KEY") or os.environ.get("EGX_OPENAI_API_KEY"))
+    return (f"Endpoint: {_public_url(base) if base else 'OpenAI API (default)'} · "
+            f"model: {model or 'not set (EGX_OPENAI_MODEL)'} · "
+            f"API key: {'set in the environment' if has_key else 'not set (OPENAI_API_KEY)'}. "
+            "Settings come from the environment only; the key is never shown or stored.")
+
+
+def _workspace_label(infos: dict[str, WorkspaceInfo]):  # -> Callable[[str], str]
+    def fmt(name: str) -> str:
+        info = infos[name]
+        title = info.title if len(info.title) <= 48 else info.title[:47] + "…"
+        suffix = "" if info.built else "  (sample, built on first use)"
+        return f"{title}{suffix}"
+
+    return fmt
+
+
+def render_sidebar() -> Active:
+    """Draw the sidebar, open the active workspace (building it if needed) and return the choices."""
+    from core.index.workspace import list_workspaces
+
+    ss = st.session_state
+    pending = ss.pop(S.PENDING_WORKSPACE, None)
+    infos = {i.name: i for i in list_workspaces()}
+    if not infos:
+        st.error("No workspaces and no bundled samples were found. Check that sample_data/ is present "
+                 "(or set EGX_SAMPLE_DATA), or upload data on the Data page.")
+        st.stop()
+    if pending in infos:
+        ss[S.WORKSPACE] = pending
+    if ss.get(S.WORKSPACE) not in infos:
+        ss[S.WORKSPACE] = S.DEFAULT_WORKSPACE if S.DEFAULT_WORKSPACE in infos else next(iter(infos))
+
+    sb = st.sidebar
+    sb.header("Workspace")
+    ws_name = sb.selectbox("Workspace", list(infos), key=S.WORKSPACE, format_func=_workspace_label(infos),
+                           help="A graph with its vector indexes. Samples are built the first time you pick them; "
+                                "upload your own on the Data page.")
+    sb.header("Backends")
+    emb_name = _backend_picker("embedder", "Embedder", S.EMBEDDER, S.EMBEDDER_MODEL, S.default_embedder(),
+                               "Embeds nodes, edges and chunks for the vector indexes. Default: $EGX_EMBEDDER or "
+                               "minilm. Changing it re-indexes the workspace.")
+    rr_name = _backend_picker("reranker", "Reranker", S.RERANKER, S.RERANKER_MODEL, S.DEFAULT_RERANKER,
+                              "Scores query–passage pairs; GRanker (FastInsight) smooths its features over the graph.")
+    llm_name = _backend_picker("llm", "LLM", S.LLM, None, S.default_llm(),
+                               "Used for keyword extraction, grouping, expansion and answers. Default: $EGX_LLM "
+                               "or none (deterministic, LLM-free).")
+    if llm_name == "openai":
+        sb.caption(md_escape(_openai_settings()))
+
+    notes: list[str] = []
+    llm = _resolve_llm(llm_name, notes)
+    try:
+        emb = resources.embedder(emb_name)
+    except EgxError as exc:
+        sb.error(f"Embedder {emb_name!r} could not be loaded: {exc}")
+        st.error(f"The embedder {emb_name!r} could not be loaded, so the workspace cannot be indexed. "
+                 "Pick another embedder in the sidebar (hashing always works, for testing).")
+        st.stop()
+    rr = _resolve_reranker(rr_name, emb_name, llm_name, llm, notes)
+    _info_box(rr_name, rr, llm.name, notes)
+
+    info = infos[ws_name]
+    try:
+        ws = resources.open_workspace(info, emb_name)
+    except EgxError as exc:
+        st.error(f"Workspace {ws_name!r} could not be opened: {exc}")
+        st.stop()
+    rec = Active(info=info, workspace=ws, key=resources.workspace_key(ws), embedder_name=emb_name,
+                 embedder=emb, reranker_name=rr_name if rr is not None else "", reranker=rr,
+                 llm_name=llm.name, llm=llm, notes=notes)
+    g = ws.graph
+    sb.caption(f"{g.n_nodes:,} nodes · {g.n_edges:,} edges · {g.n_chunks:,} chunks · "
+               f"index: {md_escape(ws.manifest.get('index', {}).get('embedder', '?'))}")
+    ss[S.ACTIVE] = rec
+    return rec
+
+
+def _resolve_llm(name: str, notes: list[str]) -> LLM:
+    try:
+        return resources.llm(name)
+    except EgxError as exc:
+        st.sidebar.error(f"LLM {name!r} is not usable: {exc}")
+        notes.append(f"LLM {name!r} is not usable, so the deterministic LLM-free mode ('none') is active.")
+        return resources.llm("none")
+
+
+def _resolve_reranker(name: str, emb_name: str, llm_name: str, llm: LLM, notes: list[str]) -> Reranker | None:
+    if name == "llm" and not llm.available:
+        notes.append("The LLM reranker needs an LLM; with LLM 'none' the bi-encoder stand-in is used instead.")
+        name = S.DEFAULT_RERANKER
+    try:
+        return resources.reranker(name, emb_name, llm.name)
+    except EgxError as exc:
+        st.sidebar.error(f"Reranker {name!r} could not be loaded: {exc}")
+        if name == S.DEFAULT_RERANKER:
+            return None
+        notes.append(f"Reranker {name!r} could not be loaded; the bi-encoder stand-in is used instead.")
+        return resources.reranker(S.DEFAULT_RERANKER, emb_name, llm.name)
+
+
+def _info_box(rr_name: str, rr: Reranker | None, llm_name: str, notes: list[str]) -> None:
+    """Say which reranker and LLM are active and what that implies."""
+    if rr is not None:
+        rr_text = rr.description
+        shown = rr.name
+    else:
+        rr_text, shown = "No reranker could be loaded.", rr_name
+    try:
+        llm_text = registry.describe("llm", llm_name)
+    except EgxError:
+        llm_text = ""
+    body = (f"**Reranker: {md_escape(shown)}** — {md_escape(rr_text)}\n\n"
+            f"**LLM: {md_escape(llm_name)}** — {md_escape(llm_text)}")
+    if llm_name == "none":
+        body += (" Deterministic LLM-free mode: keywords come from the query text and answers are "
+                 "extractive (sentences from the retrieved passages).")
+    for n in notes:
+        body += f"\n\n⚠️ {md_escape(n)}"
+    st.sidebar.info(body)

@@ -1,0 +1,48 @@
+"""Small Streamlit helpers: progress bars for core callbacks, safe rendering of user text."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import streamlit as st
+
+# Inline Markdown that Streamlit interprets: emphasis, code, links, headings, tables, strikethrough,
+# LaTeX ($), emoji / colour directives (:name:), raw-HTML-looking text; list markers at line start.
+_MD_INLINE = re.compile(r"([\\`*_\[\]<>#|~$:])")
+_MD_LINE_START = re.compile(r"(?m)^(\s*)([-+]|\d+\.)(?=\s)")
+
+
+def md_escape(text: object) -> str:
+    """Backslash-escape user text so ``st.markdown`` shows it literally (and never as HTML)."""
+    out = _MD_INLINE.sub(r"\\\1", str(text))
+    return _MD_LINE_START.sub(_escape_marker, out)
+
+
+def _escape_marker(m: re.Match[str]) -> str:
+    marker = m.group(2)
+    return m.group(1) + ("\\" + marker if marker in "-+" else marker[:-1] + "\\.")
+
+
+@contextmanager
+def progress_bar(title: str) -> Iterator[Callable[[str, float], None]]:
+    """A ``cb(message, fraction)`` for core progress callbacks, drawn as ``st.progress``.
+
+    The bar appears on the first call and is removed when the block ends, so a fast (cached)
+    operation shows nothing.
+    """
+    slot = st.empty()
+    last = [-1.0]
+
+    def cb(message: str, fraction: float) -> None:
+        frac = min(max(float(fraction), 0.0), 1.0)
+        if frac - last[0] < 0.005 and frac < 1.0:
+            return  # keep the websocket quiet for tiny steps
+        last[0] = frac
+        slot.progress(frac, text=f"{title}: {message}")
+
+    try:
+        yield cb
+    finally:
+        slot.empty()

@@ -1,0 +1,318 @@
+"""Data: upload a corpus or KG, read the graph's statistics, search and draw it, inspect a node with
+its source passages, and export the graph.
+
+Thin by design: each panel reads its widgets, calls a cached core function through
+``components.resources`` and renders the result.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from components import graph_view, resources
+from components import state as S
+from components.sidebar import Active, active
+from components.ui import md_escape, progress_bar
+from core.errors import EgxError
+from core.graph.model import KnowledgeGraph
+from core.text import normalize_name
+
+UPLOAD_TYPES = ["csv", "tsv", "json", "jsonl", "txt", "md", "graphml", "gz"]
+MAX_NODES = graph_view.DEFAULT_MAX_NODES
+MAX_CHOICES = 100  # node picker entries (a 16k-entry selectbox is slow to send and to use)
+MAX_CHUNKS_SHOWN = 12
+_NAME_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+def _node_label(g: KnowledgeGraph):  # -> Callable[[int], str]
+    def fmt(v: int) -> str:
+        # Show the id only when it carries information (explicit ids, e.g. FB15k-237 MIDs).
+        name = g.node_names[v]
+        return name if g.node_ids[v] == normalize_name(name) else f"{name}  ({g.node_ids[v]})"
+
+    return fmt
+
+
+# ------------------------------------------------------------------------------------ explore
+def create_explore_ui(act: Active) -> tuple[list[int], bool, str]:
+    """Search box, node picker, whole graph or neighbourhood drawing, then the node detail.
+
+    Returns the drawn nodes, whether they are the whole graph, and the drawing's HTML.
+    """
+    g = act.workspace.graph
+    if g.n_nodes == 0:
+        st.info("This workspace has no nodes (a corpus from which no triples were extracted). "
+                "Dense retrieval over its chunks still works; upload triples or configure an LLM for a graph.")
+        return [], True, ""
+    big = g.n_nodes > MAX_NODES
+    left, mid, right = st.columns([3, 3, 2])
+    query = left.text_input("Search nodes by name", key=S.DATA_SEARCH, placeholder="e.g. Keanu",
+                            help="Case-insensitive substring search over node names (shortest names first).")
+    if query.strip():
+        matches = [g.node(name) for name in g.search_nodes(query, limit=MAX_CHOICES)]
+        if not matches:
+            left.caption(f"No node name contains “{md_escape(query)}”; showing the best-connected nodes.")
+    else:
+        matches = []
+    choices = matches or resources.top_degree_nodes(g, act.key, MAX_CHOICES)
+    node = mid.selectbox("Node", choices, key=S.DATA_NODE, format_func=_node_label(g),
+                         help=f"{len(choices)} matching nodes" if matches else
+                         "The best-connected nodes; type in the search box to find others.")
+    if big:
+        mode = "Neighbourhood"
+        right.caption(f"{g.n_nodes:,} nodes: drawn as a neighbourhood")
+    else:
+        mode = right.radio("Draw", ["Whole graph", "Neighbourhood"], key=S.DATA_VIEW_MODE, horizontal=True)
+    whole = mode == "Whole graph"
+    if big:
+        st.info(f"This graph has {g.n_nodes:,} nodes, more than the {MAX_NODES} drawn at once, so it is shown "
+                f"as the **neighbourhood of one node**. Search for a node, pick it, and choose how many hops "
+                "to draw.", icon=":material/travel_explore:")
+    if whole:
+        nodes = list(range(g.n_nodes))
+    else:
+        st.session_state.setdefault(S.DATA_HOPS, 1 if big else 2)
+        hops = st.slider("Hops around the node", 1, 4, key=S.DATA_HOPS,
+                         help="Draw every node within this many edges of the selected node (either direction).")
+        nodes = g.khop([node], hops).tolist()
+    kept, capped = graph_view.limit_nodes(g, nodes, MAX_NODES, center=() if whole else (node,))
+    if capped:
+        st.warning(f"Showing {len(kept)} of {len(nodes):,} nodes (the drawing is capped at {MAX_NODES}): the "
+                   "closest to the selected node first, then the best connected. Lower the hop count or pick "
+                   "another node to see the rest.", icon=":material/content_cut:")
+    n_edges = len(_drawn_edges(g, kept))
+    st.session_state.setdefault(S.DATA_EDGE_LABELS, n_edges <= 60)
+    labels = st.checkbox("Relation labels on edges", key=S.DATA_EDGE_LABELS,
+                         help="Otherwise hover an edge to read its relation.")
+    kind = "passage" if g.kind == "corpus_graph" else "entity"
+    legend = (graph_view.LegendItem("selected node", graph_view.SELECTED_COLOR),
+              graph_view.LegendItem(kind, graph_view.NODE_COLOR),
+              graph_view.LegendItem("relation (hover for text)", graph_view.EDGE_COLOR, "line"))
+    doc = resources.network_html(g, act.key, tuple(kept), highlight=(node,),
+                                 colors=((node, graph_view.SELECTED_COLOR),), legend=legend,
+                                 edge_labels=labels)
+    st.caption(f"{len(kept):,} nodes and {n_edges:,} edges drawn · size grows with degree · drag to move, "
+               "scroll to zoom, hover for details.")
+    graph_view.render_html(doc, height=graph_view.DEFAULT_HEIGHT)
+    create_node_detail_ui(g, node)
+    return kept, whole and not capped, doc
+
+
+def _drawn_edges(g: KnowledgeGraph, nodes: list[int]) -> list[int]:
+    return g.induced_edges(nodes).tolist() if nodes else []
+
+
+def create_node_detail_ui(g: KnowledgeGraph, v: int) -> None:
+    """Id, description, degree, incident edges and provenance passages of node ``v``."""
+    st.subheader("Node: " + md_escape(g.node_names[v]))
+    c1, c2, c3 = st.columns([2, 1, 1])
+    c1.caption("Node id")
+    c1.text(g.node_ids[v])
+    c2.metric("Degree", int(g.degree[v]))
+    c3.metric("Source chunks", len(g.node_chunks[v]))
+    if g.node_descriptions[v]:
+        st.caption("Description")
+        st.text(g.node_descriptions[v])
+    eids = sorted(set(g.csr.row(v)[1].tolist()))
+    st.markdown(f"**Incident edges** ({len(eids)})")
+    if eids:
+        rows = [{"head": g.node_names[int(g.edge_head[e])], "relation": g.edge_relation[e],
+                 "tail": g.node_names[int(g.edge_tail[e])], "chunks": ", ".join(g.edge_chunks[e])} for e in eids]
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    chunk_ids = list(dict.fromkeys(g.node_chunks[v]))
+    source = "node"
+    if not chunk_ids:  # fall back to what its edges cite
+        chunk_ids = list(dict.fromkeys(c for e in eids for c in g.edge_chunks[e]))
+        source = "edges"
+    st.markdown(f"**Provenance** ({len(chunk_ids)} passage{'s' if len(chunk_ids) != 1 else ''}"
+                f"{' cited by its edges' if source == 'edges' and chunk_ids else ''})")
+    if not chunk_ids:
+        st.caption("No source passage is recorded for this node.")
+    for cid in chunk_ids[:MAX_CHUNKS_SHOWN]:
+        if cid not in g.chunk_index:
+            st.caption(f"{md_escape(cid)}: not in this workspace")
+            continue
+        c = g.chunk(cid)
+        with st.container(border=True):
+            st.markdown(f"**{md_escape(c.title) if c.title else '(untitled)'}** · `{md_escape(c.id)}`")
+            st.text(c.text if c.text else "(the triples file names this chunk id but no corpus gives its text)")
+    if len(chunk_ids) > MAX_CHUNKS_SHOWN:
+        st.caption(f"… and {len(chunk_ids) - MAX_CHUNKS_SHOWN} more passages (see the export for all).")
+
+
+# ---------------------------------------------------------------------------------- statistics
+def create_stats_ui(act: Active) -> None:
+    ws, g = act.workspace, act.workspace.graph
+    stats = resources.graph_stats(g, act.key)
+    cols = st.columns(5)
+    metrics = [("Nodes", f"{stats['nodes']:,}"), ("Edges", f"{stats['edges']:,}"), ("Chunks", f"{stats['chunks']:,}"),
+               ("Relations", f"{stats['relations']:,}"), ("Linked pairs", f"{stats['linked_pairs']:,}"),
+               ("Components", f"{stats['components']:,}"), ("Largest component", f"{stats['largest_component']:,}"),
+               ("Isolated nodes", f"{stats['isolated_nodes']:,}"), ("Mean degree", f"{stats['mean_degree']:.2f}"),
+               ("Median degree", f"{stats['median_degree']:g}"), ("p99 degree", f"{stats['p99_degree']:g}"),
+               ("Max degree", f"{stats['max_degree']:,}")]
+    for i, (label, value) in enumerate(metrics):
+        cols[i % 5].metric(label, value)
+    if stats["hub"]:
+        cols[len(metrics) % 5].metric("Hub", stats["hub"] if len(stats["hub"]) <= 24 else stats["hub"][:23] + "…",
+                                      help=stats["hub"])
+    st.caption(f"Graph kind: {'corpus graph (nodes are passages)' if g.kind == 'corpus_graph' else 'knowledge graph'}"
+               f" · workspace folder: {md_escape(ws.path)}")
+
+    if ws.warnings:
+        st.markdown("**Notes from loading**")
+        for w in ws.warnings:
+            st.warning(md_escape(w))
+    sources = ws.manifest.get("sources", {})
+    if sources:
+        st.markdown("**Sources**")
+        st.dataframe(pd.DataFrame([{"file": k, "format": v} for k, v in sources.items()]), hide_index=True)
+    if ws.manifest.get("attribution"):
+        st.caption("Attribution: " + md_escape(ws.manifest["attribution"]))
+    ex = ws.manifest.get("extraction")
+    if ex:
+        st.markdown("**Triple extraction**")
+        st.dataframe(pd.DataFrame([ex]), hide_index=True)
+    idx = ws.manifest.get("index")
+    st.markdown("**Vector index**")
+    if not idx:
+        st.caption("No index built yet.")
+        return
+    builds = idx.get("builds", [])
+    c = st.columns(4)
+    c[0].metric("Embedder", idx.get("embedder", "?"))
+    c[1].metric("Dimension", idx.get("dim", "?"))
+    c[2].metric("Items indexed", f"{sum(b['items'] for b in builds):,}")
+    c[3].metric("Build time", f"{sum(b['seconds'] for b in builds):.1f} s")
+    st.caption(f"Model: {md_escape(idx.get('model_id', '?'))} · built {md_escape(idx.get('built_at', '?'))} · "
+               f"reason: {md_escape(idx.get('reason', ''))}")
+    if builds:
+        rows = [{"index": b["kind"], "items": b["items"], "seconds": b["seconds"],
+                 "items per second": round(b["items"] / b["seconds"]) if b["seconds"] else None} for b in builds]
+        st.dataframe(pd.DataFrame(rows), hide_index=True)
+
+
+# -------------------------------------------------------------------------------------- upload
+def _save_uploads(files: list, folder: Path) -> list[Path]:
+    """Write uploaded files under ``folder`` with safe, unique names."""
+    paths: list[Path] = []
+    for f in files:
+        name = Path(f.name).name or "upload"
+        target = folder / name
+        i = 1
+        while target.exists():
+            target = folder / f"{i}-{name}"
+            i += 1
+        target.write_bytes(f.getvalue())
+        paths.append(target)
+    return paths
+
+
+def _suggest_name(files: list) -> str:
+    if not files:
+        return ""
+    stem = Path(files[0].name).name.split(".", 1)[0]
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", stem).strip("-.") or "workspace"
+
+
+def create_upload_ui(act: Active) -> None:
+    from core.index.workspace import list_workspaces, workspaces_root
+
+    st.markdown(
+        "Upload **triples** (CSV / TSV / JSON / JSONL: head, relation, tail, optional source chunk), a "
+        "**GraphML** graph, a **corpus** (.txt / .md files or JSON(L) `{title, text}`), a HippoRAG corpus + "
+        "OpenIE file, or a corpus graph (nodes JSONL + edges CSV). Files may be gzip-compressed. A corpus "
+        "without triples is turned into a KG by the active LLM (rule-based extraction with LLM 'none')."
+    )
+    files = st.file_uploader("Graph or corpus files", type=UPLOAD_TYPES, accept_multiple_files=True,
+                             key=S.DATA_UPLOADS)
+    questions = st.file_uploader("Questions with gold evidence (optional, HippoRAG format JSON)",
+                                 type=["json", "gz"], key=S.DATA_QUESTIONS)
+    suggestion = _suggest_name(files or [])
+    name = st.text_input("Workspace name", key=S.DATA_NEW_NAME, placeholder=suggestion or "my-graph",
+                         help="Letters, digits, '-', '_' and '.'; it becomes the folder name.").strip() or suggestion
+    if not st.button("Build workspace", key=S.DATA_BUILD, type="primary"):
+        return
+    if not files:
+        st.error("Choose at least one file to build a workspace from.")
+        return
+    if not _NAME_OK.match(name):
+        st.error(f"The workspace name “{md_escape(name)}” is not usable as a folder name. Use 1–64 letters, "
+                 "digits, '-', '_' or '.', starting with a letter or digit.")
+        return
+    if name in {i.name for i in list_workspaces()}:
+        st.error(f"A workspace named “{md_escape(name)}” already exists. Pick another name.")
+        return
+    extractor = None
+    if act.llm.available:
+        from core.backends.registry import default_extractor
+
+        extractor = default_extractor(act.llm)
+    from core.index.workspace import create_workspace
+
+    try:
+        with tempfile.TemporaryDirectory(prefix="egx-upload-") as tmp:
+            paths = _save_uploads(list(files), Path(tmp))
+            qpath = None
+            if questions is not None:
+                (Path(tmp) / "questions").mkdir()
+                qpath = _save_uploads([questions], Path(tmp) / "questions")[0]
+            with progress_bar(f"Building “{name}”") as cb:
+                ws = create_workspace(paths, workspaces_root() / name, name=name, embedder=act.embedder,
+                                      extractor=extractor, questions=qpath, progress=cb)
+    except EgxError as exc:
+        st.error(f"**Could not build workspace “{md_escape(name)}”.** {md_escape(exc)}\n\n"
+                 "Nothing was saved. Fix the input and build again.")
+        return
+    g = ws.graph
+    st.session_state[S.PENDING_WORKSPACE] = name
+    st.session_state[S.DATA_BUILT_MESSAGE] = (f"Built workspace “{name}”: {g.n_nodes:,} nodes, {g.n_edges:,} edges, "
+                                              f"{g.n_chunks:,} chunks. It is now the active workspace.")
+    st.rerun()
+
+
+# -------------------------------------------------------------------------------------- export
+def create_export_ui(act: Active, shown: list[int], shown_is_whole: bool, doc: str) -> None:
+    ws, g = act.workspace, act.workspace.graph
+    scope = "Whole graph"
+    if shown and not shown_is_whole:
+        scope = st.radio("What to export", ["Shown drawing", "Whole graph"], key=S.DATA_EXPORT_SCOPE,
+                         horizontal=True, help="The drawing is the neighbourhood (or capped view) on the Graph tab.")
+    nodes = None if scope == "Whole graph" else list(shown)
+    n = g.n_nodes if nodes is None else len(nodes)
+    stem = ws.name if nodes is None else f"{ws.name}-subgraph-{n}"
+    st.caption(f"{n:,} nodes with the edges among them and the passages they cite. JSON is the egx format "
+               "(loadable on this page); GraphML opens in Gephi, yEd, networkx.")
+    c1, c2, c3 = st.columns(3)
+    c1.download_button("Download egx JSON", data=lambda: graph_view.graph_json_bytes(g, nodes),
+                       file_name=f"{stem}.egx.json", mime="application/json", key=S.DATA_DL_JSON, on_click="ignore")
+    c2.download_button("Download GraphML", data=lambda: graph_view.graphml_bytes(g, nodes),
+                       file_name=f"{stem}.graphml", mime="application/xml", key=S.DATA_DL_GRAPHML, on_click="ignore")
+    if doc:
+        c3.download_button("Download drawing (HTML)", data=doc, file_name=f"{ws.name}-drawing.html",
+                           mime="text/html", key=S.DATA_DL_HTML, on_click="ignore")
+
+
+# ---------------------------------------------------------------------------------------- page
+act = active()
+ws = act.workspace
+st.title("Data")
+st.markdown(f"**{md_escape(ws.title)}**" + (f" — {md_escape(ws.description)}" if ws.description else ""))
+built = st.session_state.pop(S.DATA_BUILT_MESSAGE, None)
+if built:
+    st.success(md_escape(built), icon=":material/check_circle:")
+
+tab_graph, tab_stats, tab_upload, tab_export = st.tabs(["Graph", "Statistics", "Upload", "Export"])
+with tab_graph:
+    shown, shown_is_whole, drawing = create_explore_ui(act)
+with tab_stats:
+    create_stats_ui(act)
+with tab_upload:
+    create_upload_ui(act)
+with tab_export:
+    create_export_ui(act, shown, shown_is_whole, drawing)

@@ -1,0 +1,76 @@
+"""Home: what the app is, the four methods, which pages exist, and the active workspace at a glance."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components import resources
+from components.sidebar import active
+from components.ui import md_escape
+
+METHODS = [
+    ("BubbleRAG", "bubblerag.txt §3",
+     "Groups query keywords into anchors, grows cost-guided 'bubbles' from every group over the graph "
+     "until they collide into candidate evidence graphs (CEGs), ranks them and expands the best ones "
+     "hop by hop."),
+    ("FastInsight", "fastinsight.txt §3",
+     "Vector search, then GRanker re-scores passages with reranker features smoothed over the graph, "
+     "and STeX adds structurally important neighbours in batches."),
+    ("SG-RAG", "sg_rag.txt §4",
+     "Turns the question into a small query graph with unknown targets and matches it into the KG path "
+     "by path with an R*-tree over learned dominance embeddings."),
+    ("ReG", "reg_weak_to_strong_graphrag.txt §4",
+     "Reorganizes any retrieved set of triples into evidence chains an LLM can follow, so the answer "
+     "step sees reasoning paths instead of a bag of facts."),
+]
+
+PAGES = [
+    ("Home", "this overview", True),
+    ("Data", "pick or upload a workspace, see its statistics, search and draw the graph, inspect "
+             "nodes with their source passages, export JSON / GraphML", True),
+    ("Anchors & bubbles", "step through BubbleRAG's anchor grouping and watch bubbles expand and collide", False),
+    ("GRanker vs rerank", "compare FastInsight's graph-aware reranking with plain reranking", False),
+    ("Query-graph matching", "inspect SG-RAG's query graph against each matched subgraph", False),
+    ("Evidence chains", "raw triples vs ReG evidence chains, with token counts", False),
+    ("Compare & benchmark", "all methods on one question; benchmark charts and failure diagnosis", False),
+]
+
+act = active()
+ws = act.workspace
+g = ws.graph
+
+st.title("Evidence Graph Explorer")
+st.markdown(
+    "Explore **evidence graphs in graph RAG**: load a corpus or a knowledge graph, ask a question, and "
+    "watch the retrieval algorithms of four recent papers work on it — every step inspectable, every "
+    "method comparable on the same question, and when retrieval fails, the stage where the gold "
+    "evidence was lost."
+)
+
+left, right = st.columns([3, 2], gap="large")
+with left:
+    st.subheader("The four methods")
+    for name, section, summary in METHODS:
+        st.markdown(f"**{name}** ({section}) — {summary}")
+    st.subheader("Pages")
+    for name, what, ready in PAGES:
+        status = "" if ready else " *(coming)*"
+        st.markdown(f"- **{name}**{status}: {what}")
+    st.page_link("pages/data.py", label="Open the Data page", icon=":material/hub:")
+
+with right:
+    st.subheader("Active workspace")
+    st.markdown(f"**{md_escape(ws.title)}**")
+    if ws.description:
+        st.caption(md_escape(ws.description))
+    stats = resources.graph_stats(g, act.key)
+    c1, c2, c3 = st.columns(3)
+    c1.metric("Nodes", f"{stats['nodes']:,}")
+    c2.metric("Edges", f"{stats['edges']:,}")
+    c3.metric("Chunks", f"{stats['chunks']:,}")
+    c1.metric("Relations", f"{stats['relations']:,}")
+    c2.metric("Components", f"{stats['components']:,}")
+    c3.metric("Mean degree", f"{stats['mean_degree']:.2f}")
+    attribution = ws.manifest.get("attribution")
+    if attribution:
+        st.caption("Source: " + md_escape(attribution))

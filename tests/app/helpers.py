@@ -1,0 +1,38 @@
+"""Helpers shared by the AppTest modules."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "app.py")
+TIMEOUT = 120
+
+
+def plain(markdown: str) -> str:
+    """Undo the backslash escapes the app puts into user text shown as Markdown."""
+    return re.sub(r"\\(.)", r"\1", markdown)
+
+
+def drawn_nodes(at: AppTest) -> list[dict]:
+    frames = at.get("iframe")
+    assert len(frames) == 1, "expected exactly one graph drawing"
+    doc = frames[0].proto.srcdoc
+    m = re.search(r"nodes = new vis\.DataSet\((\[.*?\])\);", doc, re.S)
+    assert m
+    return json.loads(m.group(1))
+
+
+def run_page(page: str | None = None, **state: object) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for k, v in state.items():
+        at.session_state[k] = v
+    at.run()
+    if page:
+        at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at

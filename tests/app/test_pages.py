@@ -1,0 +1,146 @@
+"""AppTest runs of app.py (Home) and the Data page on the bundled samples.
+
+Every test gets its own ``EGX_HOME`` under ``tmp_path`` and the fast hashing embedder; samples are
+built on first use exactly as in the app. One test (marked ``model``) uses the default MiniLM.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from components import state as S
+from core.index.workspace import Workspace
+from tests.app.helpers import drawn_nodes, plain, run_page
+
+BAD_CSV_ERROR = ("bad.csv, line 1: found 2 columns. Expected 3 columns (head, relation, tail) or 4 "
+                 "(head, relation, tail, source chunk).")
+
+
+def test_home_page_and_sidebar(home: Path) -> None:
+    at = run_page()
+    assert at.title[0].value == "Evidence Graph Explorer"
+    sidebar = {s.label: s.value for s in at.sidebar.selectbox}
+    assert sidebar == {"Workspace": "demo", "Embedder": "hashing", "Reranker": "biencoder", "LLM": "none"}
+    info = plain(at.sidebar.info[0].value)
+    assert "Reranker: biencoder" in info and "no pretrained cross-encoder ships offline" in info
+    assert "head is linear, so GRanker feature smoothing equals score smoothing" in info
+    assert "LLM: none" in info and "Deterministic LLM-free mode" in info and "extractive" in info
+    text = " ".join(m.value for m in at.markdown)
+    for method in ("BubbleRAG", "FastInsight", "SG-RAG", "ReG"):
+        assert f"**{method}**" in text
+    ws = Workspace.open(home / "workspaces" / "demo")  # the sample was built on first use
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Nodes"] == f"{ws.graph.n_nodes:,}" and metrics["Chunks"] == f"{ws.graph.n_chunks:,}"
+    assert ws.manifest["index"]["embedder"] == "hashing"
+
+
+def test_data_page_on_demo(home: Path) -> None:
+    at = run_page("pages/data.py")
+    assert at.title[0].value == "Data"
+    assert [t.label for t in at.tabs] == ["Graph", "Statistics", "Upload", "Export"]
+    assert at.text_input(key=S.DATA_SEARCH).label == "Search nodes by name"
+    assert at.radio(key=S.DATA_VIEW_MODE).value == "Whole graph"
+    assert at.button(key=S.DATA_BUILD).label == "Build workspace"
+    assert len(at.get("file_uploader")) == 2
+    assert {b.label for b in at.get("download_button")} == {"Download egx JSON", "Download GraphML",
+                                                            "Download drawing (HTML)"}
+    g = Workspace.open(home / "workspaces" / "demo").graph
+    assert g.n_nodes <= 300
+    names = {n["label"] for n in drawn_nodes(at)}
+    assert len(names) == g.n_nodes  # small graph: drawn whole
+    assert {"Keanu Reeves", "Laurence Fishburne", "The Matrix"} <= names
+    assert "Keanu Reeves" in at.get("iframe")[0].proto.srcdoc
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Nodes"] == f"{g.n_nodes:,}" and metrics["Embedder"] == "hashing"
+    assert "Sources" in " ".join(m.value for m in at.markdown)
+    assert not at.warning  # nothing capped
+
+
+def test_node_search_narrows_choices_and_shows_provenance(home: Path) -> None:
+    at = run_page("pages/data.py")
+    before = at.selectbox(key=S.DATA_NODE).options
+    at.text_input(key=S.DATA_SEARCH).input("keanu").run()
+    assert not at.exception
+    after = at.selectbox(key=S.DATA_NODE).options
+    assert 0 < len(after) < len(before)
+    assert all("keanu" in o.lower() for o in after)
+    assert at.selectbox(key=S.DATA_NODE).value is not None
+    assert plain(at.subheader[0].value) == "Node: Keanu Reeves"
+    g = Workspace.open(home / "workspaces" / "demo").graph
+    v = g.node("Keanu Reeves")
+    texts = [t.value for t in at.text]
+    expected = [g.chunk(c).text for c in g.node_chunks[v]]
+    assert expected and all(t in texts for t in expected)
+    edges = at.dataframe[0].value
+    assert list(edges.columns) == ["head", "relation", "tail", "chunks"]
+    assert len(edges) == len(set(g.csr.row(v)[1].tolist()))
+    # neighbourhood mode draws the selected node with its neighbours only
+    at.radio(key=S.DATA_VIEW_MODE).set_value("Neighbourhood").run()
+    at.slider(key=S.DATA_HOPS).set_value(1).run()
+    assert not at.exception
+    labels = {n["label"] for n in drawn_nodes(at)}
+    assert labels == {g.node_names[u] for u in g.khop([v], 1).tolist()}
+    at.radio(key=S.DATA_EXPORT_SCOPE).set_value("Shown drawing").run()
+    assert not at.exception
+
+
+def test_bad_upload_shows_the_error_and_writes_nothing(home: Path) -> None:
+    at = run_page("pages/data.py")
+    at.file_uploader(key=S.DATA_UPLOADS).set_value(("bad.csv", b"Keanu Reeves,The Matrix\nA,B\n", "text/csv"))
+    at.text_input(key=S.DATA_NEW_NAME).input("bad")
+    at.button(key=S.DATA_BUILD).click().run()
+    assert not at.exception
+    errors = [plain(e.value) for e in at.error]
+    assert len(errors) == 1 and BAD_CSV_ERROR in errors[0] and "Nothing was saved" in errors[0]
+    root = home / "workspaces"
+    assert sorted(p.name for p in root.iterdir()) == ["demo"]  # no "bad", no hidden half-built folder
+    assert at.sidebar.selectbox[0].value == "demo"
+
+
+def test_upload_builds_and_switches_to_the_new_workspace(home: Path) -> None:
+    csv = b"head,relation,tail\n<script>alert(1)</script>,attacks,The_Matrix\nThe_Matrix,starring,Keanu Reeves\n"
+    at = run_page("pages/data.py")
+    at.file_uploader(key=S.DATA_UPLOADS).set_value(("my_triples.csv", csv, "text/csv"))
+    at.button(key=S.DATA_BUILD).click().run()  # no name typed: suggested from the file name
+    assert not at.exception and not at.error
+    assert at.sidebar.selectbox[0].value == "my_triples"
+    assert "Built workspace “my_triples”: 3 nodes, 2 edges" in plain(at.success[0].value)
+    assert (home / "workspaces" / "my_triples" / "manifest.json").exists()
+    doc = at.get("iframe")[0].proto.srcdoc
+    assert "<script>alert(1)</script>" not in doc
+    assert {n["label"] for n in drawn_nodes(at)} == {"&lt;script&gt;alert(1)&lt;/script&gt;", "The_Matrix",
+                                                     "Keanu Reeves"}
+
+
+def test_musique_is_drawn_as_a_neighbourhood(home: Path) -> None:
+    at = run_page("pages/data.py", **{S.WORKSPACE: "musique"})
+    assert at.sidebar.selectbox[0].value == "musique"
+    g = Workspace.open(home / "workspaces" / "musique").graph
+    assert g.n_nodes > 10_000
+    assert S.DATA_VIEW_MODE not in [r.key for r in at.radio]  # no "whole graph" option
+    assert any("neighbourhood of one node" in plain(i.value) for i in at.info)
+    hub = at.selectbox(key=S.DATA_NODE).value
+    assert g.node_names[hub] == g.stats()["hub"]
+    nodes = drawn_nodes(at)
+    assert len(nodes) == len(g.khop([hub], 1)) <= 300
+    at.slider(key=S.DATA_HOPS).set_value(2).run()  # the hub's 2-hop neighbourhood exceeds the cap
+    assert not at.exception
+    assert len(drawn_nodes(at)) == 300
+    assert any("capped at 300" in w.value for w in at.warning)
+    at.text_input(key=S.DATA_SEARCH).input("england").run()
+    options = at.selectbox(key=S.DATA_NODE).options
+    assert options[0] == "England" and all("england" in o.lower() for o in options)
+    assert plain(at.subheader[0].value) == "Node: England"
+    at.text_input(key=S.DATA_SEARCH).input("no such entity xyz").run()
+    assert any("No node name contains" in plain(c.value) for c in at.caption)
+
+
+@pytest.mark.model
+def test_default_backends_use_minilm(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("EGX_EMBEDDER")
+    at = run_page()
+    assert at.sidebar.selectbox(key=S.EMBEDDER).value == "minilm"
+    assert "all-MiniLM-L6-v2" in plain(at.sidebar.info[0].value)
+    assert Workspace.open(home / "workspaces" / "demo").manifest["index"]["embedder"] == "minilm"
