@@ -22,6 +22,16 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
 
 
+@pytest.fixture(scope="session")
+def samples_root() -> Path:
+    """Where sample workspaces built with *real* models live for the whole run (and between local
+    runs: ``.cache/`` is git-ignored). Reuse is safe: a sample is rebuilt when its recipe or the
+    embedder changes. MuSiQue with MiniLM embeds ~35k texts, so building it once matters."""
+    p = ROOT / ".cache" / "test-samples"
+    p.mkdir(parents=True, exist_ok=True)
+    return p
+
+
 @pytest.fixture
 def path_graph() -> KnowledgeGraph:
     """a → b → c → d → e"""

@@ -23,8 +23,8 @@ def minilm():
 
 
 @pytest.fixture(scope="module")
-def demo(minilm):
-    return ensure_sample_workspace("demo", minilm)
+def demo(minilm, samples_root):
+    return ensure_sample_workspace("demo", minilm, root=samples_root)
 
 
 @pytest.fixture(scope="module")
@@ -146,8 +146,9 @@ def test_empty_question_is_rejected(tmp_path):
 
 @pytest.mark.model
 @pytest.mark.slow
-def test_all_100_musique_questions_run_in_none_mode(minilm):
-    ws = ensure_sample_workspace("musique", minilm)
+@pytest.mark.timeout(2400)
+def test_all_100_musique_questions_run_in_none_mode(minilm, samples_root):
+    ws = ensure_sample_workspace("musique", minilm, root=samples_root)
     questions = json.loads(ws.questions_path.read_text())
     b = Backends(minilm, get_llm("none"))
     hits = 0
