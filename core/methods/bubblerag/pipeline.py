@@ -20,16 +20,18 @@ answer                    answer.py                       §3.6
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from core.graph.model import KnowledgeGraph
 from core.index.workspace import Workspace
 from core.methods.base import Backends, RankedChunk
 from core.methods.bubblerag.answer import Answer, EvidenceChunk, EvidenceGraph, generate_answer, unify
 from core.methods.bubblerag.candidates import Candidates, retrieve_candidates
 from core.methods.bubblerag.config import BubbleConfig
-from core.methods.bubblerag.expansion import BubbleExpansion, bubble_expansion
+from core.methods.bubblerag.expansion import BubbleExpansion, ExpansionFrame, bubble_expansion, iter_bubble_expansion
 from core.methods.bubblerag.grouping import AnchorGroups, group_anchors
 from core.methods.bubblerag.keywords import Keywords, extract_keywords
 from core.methods.bubblerag.localize import LocalGraph, localized_graph
@@ -69,6 +71,17 @@ class BubbleResult:
     @property
     def ranked_chunks(self) -> tuple[RankedChunk, ...]:
         return tuple(RankedChunk(c.chunk_id, c.score) for c in self.chunks)
+
+    def frames(self, graph: KnowledgeGraph, *, snapshots: bool = True) -> Iterator[ExpansionFrame]:
+        """Replay the bubble expansion frame by frame (deterministic: the same CEGs as ``expansion``).
+
+        Frames are regenerated on demand rather than stored, since snapshots cost O(|V'|) each.
+        """
+        if self.local is None or self.groups is None:
+            return iter(())
+        return iter_bubble_expansion(graph, self.local, self.groups.groups, budget=self.config.B,
+                                     intra_group=self.config.intra_group, intra_counts=self.config.intra_counts,
+                                     snapshots=snapshots)
 
     def rerank(self, *, alpha: float, n: int | None = None) -> tuple[RankedCEG, ...]:
         """Re-rank the CEGs with another α (live in the UI; no search is re-run). ``n`` truncates."""

@@ -93,6 +93,9 @@ def test_live_rerank_changes_order_without_rerunning(demo, none_backends):
     assert sorted(and_order) == sorted(or_order) == sorted(c.index for c in r.expansion.cegs)
     assert and_order != or_order
     assert len(r.rerank(alpha=1.0, n=2)) == 2
+    # replaying the frames reproduces the expansion exactly
+    frames = list(r.frames(demo.graph))
+    assert frames[-1].done and frames[-1].result.cegs == r.expansion.cegs
 
 
 class SufficientLLM:
