@@ -21,6 +21,18 @@ PAGES = {
         st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
         st.Page("pages/data.py", title="Data", icon=":material/hub:", url_path="data"),
     ],
+    # BubbleRAG (issue 4): one question, four steps; the question is shared by the four pages. URL paths
+    # equal the file names so a deep link also works on the first run of a fresh server (sidebar.active).
+    "BubbleRAG": [
+        st.Page("pages/bubble_anchors.py", title="Anchor grouping", icon=":material/label:",
+                url_path="bubble_anchors"),
+        st.Page("pages/bubble_expansion.py", title="Bubble expansion", icon=":material/bubble_chart:",
+                url_path="bubble_expansion"),
+        st.Page("pages/bubble_ranking.py", title="Ranking and reasoning", icon=":material/leaderboard:",
+                url_path="bubble_ranking"),
+        st.Page("pages/bubble_ask.py", title="Ask", icon=":material/question_answer:", url_path="bubble_ask"),
+    ],
+    # ---- FastInsight / GRanker: that page's entry (added by its own issue) goes here. ----
 }
 
 nav = st.navigation(PAGES)

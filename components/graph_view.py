@@ -134,7 +134,10 @@ def network_html(graph: KnowledgeGraph, nodes: Iterable[int], *,
                  highlight: Iterable[int] = (),
                  legend: Sequence[LegendItem] = (),
                  edge_labels: bool = False,
-                 height: int = DEFAULT_HEIGHT) -> str:
+                 height: int = DEFAULT_HEIGHT,
+                 borders: Mapping[int, tuple[str, int]] | None = None,
+                 edge_widths: Mapping[int, float] | None = None,
+                 notes: Mapping[int, str] | None = None) -> str:
     """Self-contained HTML drawing of ``nodes`` (and the edges among them) with pyvis.
 
     Parameters
@@ -160,6 +163,13 @@ def network_html(graph: KnowledgeGraph, nodes: Iterable[int], *,
         Draw relation labels on the edges (otherwise they show on hover).
     height
         Height of the drawing in pixels.
+    borders
+        Per-node ``(border colour, border width)``: the fill keeps ``colors`` (used by the bubble
+        replay to outline frontier nodes and CEGs in another colour than the fill).
+    edge_widths
+        Per-edge line widths (default 1).
+    notes
+        Extra per-node tooltip lines (plain text, escaped like the rest).
     """
     from pyvis.network import Network
 
@@ -175,17 +185,22 @@ def network_html(graph: KnowledgeGraph, nodes: Iterable[int], *,
         desc = graph.node_descriptions[v]
         if desc:
             tip.append(short_label(desc, 300))
+        if notes and v in notes:
+            tip.append(notes[v])
         kw: dict[str, object] = {}
         if positions is not None and v in positions:
             kw["x"], kw["y"] = positions[v]
             kw["physics"] = False
+        fill = colors.get(v, NODE_COLOR)
+        border = borders.get(v) if borders else None
         net.add_node(
             v,
             label=escape(short_label(name)),
             title=escape("\n".join(tip)),
-            color=colors.get(v, NODE_COLOR),
+            color=fill if border is None else {"background": fill, "border": border[0],
+                                              "highlight": {"background": fill, "border": border[0]}},
             size=float(sizes.get(v, 12)),
-            borderWidth=4 if v in hl else 1,
+            borderWidth=(4 if v in hl else 1) if border is None else border[1],
             **kw,
         )
     eids = graph.induced_edges(nodes).tolist() if edges is None else sorted({int(e) for e in edges})
@@ -196,6 +211,8 @@ def network_html(graph: KnowledgeGraph, nodes: Iterable[int], *,
             continue
         rel = graph.edge_relation[e]
         kw = {"label": escape(short_label(rel, 30))} if edge_labels else {}
+        if edge_widths and e in edge_widths:
+            kw["width"] = float(edge_widths[e])
         net.add_edge(h, t, title=escape(graph.edge_text(e)), color=edge_colors.get(e, EDGE_COLOR), **kw)
     net.options = _options(physics=positions is None, n=len(nodes))
     doc = net.generate_html()
@@ -277,31 +294,39 @@ def _finish_html(doc: str, legend: Sequence[LegendItem]) -> str:
     return doc
 
 
-def graph_json_bytes(graph: KnowledgeGraph, nodes: Iterable[int] | None = None) -> bytes:
+def graph_json_bytes(graph: KnowledgeGraph, nodes: Iterable[int] | None = None,
+                     edges: Iterable[int] | None = None) -> bytes:
     """The egx JSON export (:meth:`KnowledgeGraph.to_dict`) of the graph or of the subgraph on
-    ``nodes`` (with the chunks its nodes and edges cite)."""
-    return json.dumps(subgraph(graph, nodes).to_dict(), ensure_ascii=False, indent=1).encode("utf-8")
+    ``nodes`` (with the chunks its nodes and edges cite; only ``edges`` when given)."""
+    return json.dumps(subgraph(graph, nodes, edges).to_dict(), ensure_ascii=False, indent=1).encode("utf-8")
 
 
-def graphml_bytes(graph: KnowledgeGraph, nodes: Iterable[int] | None = None) -> bytes:
+def graphml_bytes(graph: KnowledgeGraph, nodes: Iterable[int] | None = None,
+                  edges: Iterable[int] | None = None) -> bytes:
     """GraphML export via networkx (``networkx.write_graphml(g.to_networkx(...))``)."""
     import io
 
     import networkx as nx
 
     buf = io.BytesIO()
-    nx.write_graphml(graph.to_networkx(nodes), buf)
+    nx.write_graphml(graph.to_networkx(nodes) if edges is None else subgraph(graph, nodes, edges).to_networkx(), buf)
     return buf.getvalue()
 
 
-def subgraph(graph: KnowledgeGraph, nodes: Iterable[int] | None) -> KnowledgeGraph:
-    """The induced subgraph on ``nodes`` as a new KnowledgeGraph (ids, names and provenance kept)."""
+def subgraph(graph: KnowledgeGraph, nodes: Iterable[int] | None, edges: Iterable[int] | None = None) -> KnowledgeGraph:
+    """The subgraph on ``nodes`` as a new KnowledgeGraph (ids, names and provenance kept): the
+    induced one, or only ``edges`` (those with both endpoints in ``nodes``) when given."""
     if nodes is None:
         return graph
     from core.graph.model import GraphBuilder
 
     keep = sorted({int(v) for v in nodes})
-    eids = graph.induced_edges(keep).tolist()
+    if edges is None:
+        eids = graph.induced_edges(keep).tolist()
+    else:
+        inside = set(keep)
+        eids = sorted(e for e in {int(x) for x in edges}
+                      if int(graph.edge_head[e]) in inside and int(graph.edge_tail[e]) in inside)
     cited: dict[str, None] = {}
     for v in keep:
         cited.update(dict.fromkeys(graph.node_chunks[v]))

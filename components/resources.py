@@ -208,3 +208,46 @@ def smoothing_graph_html(_run: Any, _pg: Any, _graph: KnowledgeGraph, run_key: s
               graph_view.LegendItem("edge i→j: weight P_ij of j in i's smoothing", graph_view.EDGE_COLOR, "line"))
     return graph_view.network_html(small, range(small.n_nodes), colors=colors, sizes=sizes, legend=legend,
                                    edge_labels=True, height=height)
+
+
+# ============================================================================ BubbleRAG (four pages)
+# Added for pages/bubble_*.py. A run is keyed by the workspace key, the backend names, the question
+# and the BubbleConfig fields that differ from the defaults, so all four pages share one run and
+# moving a slider back to a value seen before is instant. Results are kept as objects
+# (cache_resource): they are frozen dataclasses, and pickling them on every access (cache_data)
+# would cost more than the `none`-mode run itself.
+@st.cache_resource(show_spinner="Running BubbleRAG (keywords → anchors → bubbles → ranking → answer)…",
+                   max_entries=32)
+def bubblerag_run(_workspace: Workspace, _backends: Any, key: str, backends_key: str, query: str,
+                  params: tuple[tuple[str, Any], ...]) -> Any:
+    """``core.methods.bubblerag.run`` with ``BubbleConfig(**dict(params))`` (a ``BubbleResult``)."""
+    from core.methods.bubblerag import BubbleConfig, run
+
+    return run(query, _workspace, config=BubbleConfig(**dict(params)), backends=_backends)
+
+
+@st.cache_resource(show_spinner="Recording the bubble expansion frame by frame…", max_entries=16)
+def bubblerag_replay(_result: Any, _graph: KnowledgeGraph, run_key: str) -> Any:
+    """The run's expansion replayed frame by frame (``core.methods.bubblerag.replay.ExpansionReplay``)."""
+    from core.methods.bubblerag.replay import expansion_replay
+
+    cfg = _result.config
+    return expansion_replay(_graph, _result.local, _result.groups.groups, budget=cfg.B,
+                            intra_group=cfg.intra_group, intra_counts=cfg.intra_counts)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def styled_network_html(_graph: KnowledgeGraph, key: str, nodes: tuple[int, ...], *,
+                        colors: tuple[tuple[int, str], ...] = (), sizes: tuple[tuple[int, float], ...] = (),
+                        borders: tuple[tuple[int, str, int], ...] = (), edges: tuple[int, ...] | None = None,
+                        edge_colors: tuple[tuple[int, str], ...] = (), edge_widths: tuple[tuple[int, float], ...] = (),
+                        notes: tuple[tuple[int, str], ...] = (),
+                        positions: tuple[tuple[int, float, float], ...] | None = None,
+                        legend: tuple[graph_view.LegendItem, ...] = (), edge_labels: bool = False,
+                        height: int = graph_view.DEFAULT_HEIGHT) -> str:
+    """Cached :func:`components.graph_view.network_html` with every styling map (hashable tuples)."""
+    pos = None if positions is None else {v: (x, y) for v, x, y in positions}
+    return graph_view.network_html(
+        _graph, nodes, edges=edges, colors=dict(colors), sizes=dict(sizes) if sizes else None,
+        borders={v: (c, w) for v, c, w in borders}, edge_colors=dict(edge_colors), edge_widths=dict(edge_widths),
+        notes=dict(notes), positions=pos, legend=legend, edge_labels=edge_labels, height=height)

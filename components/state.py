@@ -36,6 +36,29 @@ DATA_DL_JSON = "egx.data.download_json"
 DATA_DL_GRAPHML = "egx.data.download_graphml"
 DATA_DL_HTML = "egx.data.download_html"
 
+# ---------------------------------------------------------------- BubbleRAG pages (shared by all four)
+# Values that must survive a page switch live under a plain key; the widget that edits them uses the
+# same key plus ``.w`` (see components.bubble.bind): Streamlit drops a widget's state on any run of a
+# page that does not draw it, so the plain key is the source of truth.
+BUBBLE_QUESTION = "egx.bubble.question"  #: the question, shared by the four BubbleRAG pages
+BUBBLE_H = "egx.bubble.h"  #: localization hop h of the run
+BUBBLE_B = "egx.bubble.B"  #: expansion budget B of the run
+BUBBLE_RUN_ALPHA = "egx.bubble.run_alpha"  #: α the run ranks with (drives reasoning expansion + answer)
+BUBBLE_RUN_N = "egx.bubble.run_n"  #: n the run keeps for reasoning expansion + answer
+BUBBLE_STAGE = "egx.bubble.anchor_stage"  #: anchor-grouping page: how far the step control has got
+BUBBLE_FRAME = "egx.bubble.frame"  #: expansion page: the frame shown
+BUBBLE_PLAYING = "egx.bubble.playing"  #: expansion page: the play loop is running
+BUBBLE_PAUSE_AT_COLLISION = "egx.bubble.pause_at_collision"
+BUBBLE_ALPHA = "egx.bubble.alpha"  #: ranking page: live α (re-rank only)
+BUBBLE_N = "egx.bubble.n"  #: ranking page: live n (re-rank only)
+BUBBLE_PRESET = "egx.bubble.preset"  #: ranking page: AND / balanced / OR / compare
+BUBBLE_CEG = "egx.bubble.ceg"  #: ranking page: CEG drawn
+BUBBLE_TRACE_UPLOAD = "egx.bubble.trace_upload"  #: ask page: a trace JSON to load back
+BUBBLE_DL_JSON = "egx.bubble.download_json"
+BUBBLE_DL_GRAPHML = "egx.bubble.download_graphml"
+BUBBLE_DL_HTML = "egx.bubble.download_html"
+BUBBLE_DL_TRACE = "egx.bubble.download_trace"
+
 # ---------------------------------------------------------------- defaults
 DEFAULT_WORKSPACE = "demo"
 DEFAULT_RERANKER = "biencoder"

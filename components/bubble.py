@@ -1,0 +1,252 @@
+"""What the four BubbleRAG pages share: the question box, the cached run, group colours, drawings.
+
+Every page calls :func:`question_ui` and :func:`current_run`; the run comes from
+``resources.bubblerag_run`` keyed by (workspace, backends, question, config), so the four pages show
+one run. A group keeps one colour (:func:`group_color`) on every page.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Sequence
+from dataclasses import fields
+from typing import TYPE_CHECKING, Any
+
+import streamlit as st
+
+from components import graph_view, resources
+from components import state as S
+from components.sidebar import Active
+from components.ui import md_escape
+from core.errors import EgxError
+from core.methods.base import Backends
+from core.methods.bubblerag import BubbleConfig
+
+if TYPE_CHECKING:
+    from core.graph.model import KnowledgeGraph
+    from core.methods.bubblerag import AnchorGroup, BubbleResult
+
+DEMO_QUESTION = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
+HELP = BubbleConfig.help()
+DEFAULTS = BubbleConfig()
+
+# Okabe–Ito first, then Tol's muted colours; red is kept out: it marks CEGs and collisions.
+GROUP_COLORS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#f0e442", "#882255", "#44aa99",
+                "#999933", "#aa4499", "#332288", "#117733")
+CEG_COLOR = "#e41a1c"
+UNVISITED_COLOR = "#e4e4e4"
+UNVISITED_BORDER = "#b8b8b8"
+CURRENT_BORDER = "#111111"
+
+
+# --------------------------------------------------------------------------------- state binding
+def bind(key: str, default: Any, scope: str = "") -> str:
+    """Widget key for the persisted value ``key`` (seeded with ``default``); see components/state.py.
+
+    Call before drawing the widget with the returned key, then :func:`keep` its value. A widget
+    drawn on several pages needs one ``scope`` per page: Streamlit gives each page's widget its own
+    identity, so a shared widget key would come up empty on the next page.
+    """
+    ss = st.session_state
+    if key not in ss:
+        ss[key] = default
+    wkey = key + ".w" + (f".{scope}" if scope else "")
+    if wkey not in ss:
+        ss[wkey] = ss[key]
+    return wkey
+
+
+def keep(key: str, value: Any) -> Any:
+    st.session_state[key] = value
+    return value
+
+
+def set_value(key: str, value: Any) -> None:
+    """Set a bound value from a callback (before its widgets are drawn again)."""
+    ss = st.session_state
+    ss[key] = value
+    prefix = key + ".w"
+    for k in [k for k in ss if isinstance(k, str) and (k == prefix or k.startswith(prefix + "."))]:
+        ss[k] = value
+    ss[prefix] = value
+
+
+# ------------------------------------------------------------------------------------- question
+def _examples(act: Active) -> list[str]:
+    out = [DEMO_QUESTION] if act.info.name == "demo" else []
+    try:
+        qs = resources.workspace_questions(act.workspace, act.key)
+    except EgxError:
+        qs = []
+    out += [q.question for q in qs[:40]]
+    return list(dict.fromkeys(out))
+
+
+def question_ui(act: Active, page: str) -> str:
+    """The shared question box (same value on all four pages) with example questions."""
+    examples = _examples(act)
+    wkey = bind(S.BUBBLE_QUESTION, examples[0] if examples else "", scope=page)
+    left, right = st.columns([3, 1])
+    q = left.text_input("Question", key=wkey, placeholder="Ask something the graph can answer",
+                        help="Shared by the four BubbleRAG pages. Press Enter to run.")
+    keep(S.BUBBLE_QUESTION, q)
+    if examples:
+        right.selectbox("Example questions", examples, index=None, key=f"{S.BUBBLE_QUESTION}.example.{page}",
+                        placeholder="Pick an example…", on_change=_use_example, args=(page,),
+                        help="Questions from the workspace (MuSiQue: the dev questions with gold evidence).")
+    return q.strip()
+
+
+def _use_example(page: str) -> None:
+    pick = st.session_state.get(f"{S.BUBBLE_QUESTION}.example.{page}")
+    if pick:
+        set_value(S.BUBBLE_QUESTION, pick)
+
+
+# ------------------------------------------------------------------------------------------ run
+def run_config() -> BubbleConfig:
+    ss = st.session_state
+    return DEFAULTS.with_(h=int(ss.get(S.BUBBLE_H, DEFAULTS.h)), B=int(ss.get(S.BUBBLE_B, DEFAULTS.B)),
+                          alpha=float(ss.get(S.BUBBLE_RUN_ALPHA, DEFAULTS.alpha)),
+                          n=int(ss.get(S.BUBBLE_RUN_N, DEFAULTS.n)))
+
+
+def config_params(cfg: BubbleConfig) -> tuple[tuple[str, Any], ...]:
+    return tuple((f.name, getattr(cfg, f.name)) for f in fields(cfg) if getattr(cfg, f.name) != getattr(DEFAULTS, f.name))
+
+
+def backends_key(act: Active) -> str:
+    return f"{act.embedder_name}|{act.llm_name}"
+
+
+def run_key(act: Active, query: str, cfg: BubbleConfig) -> str:
+    return f"{act.key}|{backends_key(act)}|{config_params(cfg)}|{query}"
+
+
+def current_run(act: Active, query: str) -> BubbleResult | None:
+    """The cached run for the question and the current config, or None (with a message why)."""
+    if not query:
+        st.info("Type a question above (or pick an example) to run BubbleRAG.", icon=":material/edit:")
+        return None
+    cfg = run_config()
+    try:
+        return resources.bubblerag_run(act.workspace, Backends(act.embedder, act.llm), act.key, backends_key(act),
+                                       query, config_params(cfg))
+    except EgxError as exc:
+        st.error(f"**BubbleRAG could not run.** {md_escape(exc)}")
+        return None
+
+
+def early_exit_note(result: BubbleResult) -> bool:
+    """Say so (and return True) when pre-retrieval answered and the graph stages were skipped."""
+    if not result.early_exit:
+        return False
+    st.info("The LLM judged the pre-retrieved passages sufficient, so BubbleRAG exited early (§3.2) and the "
+            "graph stages were skipped. The Ask page shows the answer and the passages.", icon=":material/bolt:")
+    return True
+
+
+def fallback_notes(result: BubbleResult, stages: Sequence[str]) -> None:
+    """Show the trace's fallback reasons of ``stages`` (fallbacks are always visible)."""
+    for s in result.trace.steps:
+        if s.stage in stages and s.fallback:
+            st.caption(f"↪ {md_escape(s.title)}: fallback — {md_escape(s.fallback)}")
+
+
+# -------------------------------------------------------------------------------------- colours
+def group_color(gid: int) -> str:
+    return GROUP_COLORS[gid % len(GROUP_COLORS)]
+
+
+def blend(hexes: Sequence[str]) -> str:
+    """Mean RGB of ``hexes`` (several bubbles on one node)."""
+    if not hexes:
+        return UNVISITED_COLOR
+    rgb = [tuple(int(h[i:i + 2], 16) for i in (1, 3, 5)) for h in hexes]
+    return "#" + "".join(f"{round(sum(c[i] for c in rgb) / len(rgb)):02x}" for i in range(3))
+
+
+def mask_groups(mask: int) -> list[int]:
+    return [g for g in range(mask.bit_length()) if (mask >> g) & 1]
+
+
+def group_legend(groups: Sequence[AnchorGroup]) -> tuple[graph_view.LegendItem, ...]:
+    return tuple(graph_view.LegendItem(f"group {g.gid}: {graph_view.short_label(g.concept, 28)}", group_color(g.gid))
+                 for g in groups)
+
+
+def group_chips(groups: Sequence[AnchorGroup]) -> str:
+    """HTML chips, one per group in its colour (concepts escaped)."""
+    return " ".join(
+        f'<span style="background:{group_color(g.gid)};color:{_ink(group_color(g.gid))};padding:2px 8px;'
+        f'border-radius:10px;margin-right:4px;white-space:nowrap">{html.escape(g.concept)} · '
+        f'w={g.weight:.2f}</span>' for g in groups)
+
+
+def _ink(bg: str) -> str:
+    r, g, b = (int(bg[i:i + 2], 16) for i in (1, 3, 5))
+    return "#000000" if 0.299 * r + 0.587 * g + 0.114 * b > 150 else "#ffffff"
+
+
+def highlighted_question(query: str, groups: Sequence[AnchorGroup]) -> str:
+    """The question as HTML with each group's concept highlighted in its colour (as in Figures 3-4)."""
+    spans: list[tuple[int, int, int]] = []
+    low = query.lower()
+    for g in groups:
+        term = g.concept.lower().strip()
+        i = low.find(term) if term else -1
+        if i >= 0 and all(i >= e or i + len(term) <= s for s, e, _ in spans):
+            spans.append((i, i + len(term), g.gid))
+    out, pos = [], 0
+    for s, e, gid in sorted(spans):
+        out.append(html.escape(query[pos:s]))
+        c = group_color(gid)
+        out.append(f'<span style="background:{c};color:{_ink(c)};padding:1px 4px;border-radius:4px">'
+                   f"{html.escape(query[s:e])}</span>")
+        pos = e
+    out.append(html.escape(query[pos:]))
+    return '<div style="font-size:1.15rem;line-height:1.8">' + "".join(out) + "</div>"
+
+
+def terminal_groups(result: BubbleResult, graph: KnowledgeGraph) -> dict[int, list[int]]:
+    """Node → the groups it is a terminal (anchor) of."""
+    out: dict[int, list[int]] = {}
+    if result.groups is None:
+        return out
+    for g in result.groups.groups:
+        for v in g.terminals(graph):
+            out.setdefault(int(v), []).append(g.gid)
+    return out
+
+
+def group_name(result: BubbleResult, gid: int) -> str:
+    assert result.groups is not None
+    return result.groups.groups[gid].concept
+
+
+# ------------------------------------------------------------------------------------- drawings
+def cost_sizes(result: BubbleResult, nodes: Iterable[int], lo: float = 10, hi: float = 30) -> dict[int, float]:
+    """Node size grows as the semantic cost 1 − cos(q, v) falls (unknown cost: the small size)."""
+    return {v: lo + (hi - lo) * max(0.0, 1.0 - result.node_cost[v]) if v in result.node_cost else lo for v in nodes}
+
+
+def subgraph_html(act: Active, result: BubbleResult, nodes: Sequence[int], edges: Sequence[int] | None, *,
+                  outline_nodes: Iterable[int] = (), outline_edges: Iterable[int] = (), height: int = 520,
+                  extra_legend: Sequence[graph_view.LegendItem] = ()) -> str:
+    """A CEG / evidence graph: anchors in their group colour (mixed when shared), size by cost,
+    ``outline_*`` in red."""
+    g = act.workspace.graph
+    terms = terminal_groups(result, g)
+    colors = tuple((v, blend([group_color(x) for x in terms[v]])) for v in nodes if v in terms)
+    on = set(outline_nodes)
+    borders = tuple((v, CEG_COLOR, 4) for v in nodes if v in on)
+    oe = set(outline_edges)
+    edge_colors = tuple((e, CEG_COLOR) for e in (edges or ()) if e in oe)
+    widths = tuple((e, 3.0) for e in (edges or ()) if e in oe)
+    groups = result.groups.groups if result.groups is not None else ()
+    legend = (*group_legend(groups), graph_view.LegendItem("other node", graph_view.NODE_COLOR), *extra_legend)
+    notes = tuple((v, f"semantic cost 1 − cos(q, v) = {result.node_cost[v]:.3f}") for v in nodes if v in result.node_cost)
+    return resources.styled_network_html(
+        g, act.key, tuple(sorted(nodes)), colors=colors, sizes=tuple(sorted(cost_sizes(result, nodes).items())),
+        borders=borders, edges=None if edges is None else tuple(sorted(edges)), edge_colors=edge_colors,
+        edge_widths=widths, notes=notes, legend=legend, edge_labels=len(nodes) <= 40, height=height)

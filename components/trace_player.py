@@ -1,0 +1,85 @@
+"""A frame slider with step / play controls for replaying an iterative stage.
+
+``frame_controls`` draws the slider and the buttons and returns the frame to show;
+``continue_playing`` (called at the very end of the page, after everything is drawn) advances the
+frame and reruns while the player is playing. The play loop lives on the server, so every frame
+goes through the same page code as a manual step (the side panel always matches the drawing).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import streamlit as st
+
+from components import bubble
+
+FRAME_DELAY_S = 0.35
+
+
+def _pending_key(key: str) -> str:
+    return key + ".pending"
+
+
+def _go(key: str, frame: int) -> None:
+    bubble.set_value(key, frame)
+
+
+def _play(key: str, playing_key: str, n: int) -> None:
+    if st.session_state.get(playing_key):
+        st.session_state[playing_key] = False
+        return
+    if int(st.session_state.get(key, 0)) >= n - 1:  # at the end: play again from the start
+        bubble.set_value(key, 0)
+    st.session_state[playing_key] = True
+
+
+def frame_controls(key: str, playing_key: str, n: int, marks: Sequence[int], *, label: str = "Frame",
+                   help_text: str = "") -> int:
+    """Slider over ``range(n)`` bound to ``key``, with start / step / play-pause / step / next / end buttons; ``marks`` are the frames
+    the "next event" button jumps to (e.g. collisions). Returns the frame to show."""
+    ss = st.session_state
+    pending = ss.pop(_pending_key(key), None)
+    if pending is not None:
+        bubble.set_value(key, pending)
+    if int(ss.get(key, 0)) > n - 1:
+        bubble.set_value(key, n - 1)
+    wkey = bubble.bind(key, 0)
+    frame = st.slider(label, 0, max(n - 1, 1), key=wkey, help=help_text, disabled=n <= 1)
+    frame = bubble.keep(key, min(int(frame), n - 1))
+    playing = bool(ss.get(playing_key))
+    nxt = next((m for m in marks if m > frame), None)
+    cols = st.columns([1, 1, 1.4, 1, 1.8, 1])
+    cols[0].button("Start", icon=":material/first_page:", key=key + ".first", on_click=_go, args=(key, 0), disabled=frame == 0,
+                   width="stretch")
+    cols[1].button("Step", icon=":material/chevron_left:", key=key + ".prev", on_click=_go, args=(key, max(frame - 1, 0)), disabled=frame == 0,
+                   width="stretch")
+    cols[2].button("Pause" if playing else "Play", icon=":material/pause:" if playing else ":material/play_arrow:",
+                   key=key + ".play", on_click=_play, args=(key, playing_key, n),
+                   type="primary", width="stretch")
+    cols[3].button("Step", icon=":material/chevron_right:", key=key + ".next", on_click=_go, args=(key, min(frame + 1, n - 1)),
+                   disabled=frame >= n - 1, width="stretch")
+    cols[4].button("Next collision", icon=":material/flare:", key=key + ".jump", on_click=_go, args=(key, nxt if nxt is not None else n - 1),
+                   disabled=nxt is None, width="stretch")
+    cols[5].button("End", icon=":material/last_page:", key=key + ".last", on_click=_go, args=(key, n - 1), disabled=frame >= n - 1,
+                   width="stretch")
+    return frame
+
+
+def continue_playing(key: str, playing_key: str, n: int, stop_at: Sequence[int] = ()) -> None:
+    """Advance one frame and rerun while playing; stop at the end or at a frame in ``stop_at``."""
+    ss = st.session_state
+    if not ss.get(playing_key):
+        return
+    frame = int(ss.get(key, 0))
+    if frame >= n - 1:
+        ss[playing_key] = False
+        return
+    time.sleep(FRAME_DELAY_S)
+    nxt = frame + 1
+    ss[_pending_key(key)] = nxt
+    ss[key] = nxt
+    if nxt >= n - 1 or nxt in set(stop_at):
+        ss[playing_key] = False
+    st.rerun()

@@ -1,0 +1,148 @@
+"""BubbleRAG step 1 — anchor grouping (§3.2, Figure 3): from the question to weighted anchor groups.
+
+A step control walks through the stages: question (with the pre-retrieved passages) → explicit and
+inferred keywords → specialized keywords → schema relaxations with the passage that justified each →
+candidate nodes/edges per keyword with their similarity → the final groups and their weights. Each
+group keeps its colour on the later pages.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from components import bubble, charts
+from components import state as S
+from components.sidebar import active
+from components.ui import md_escape
+
+STAGES = ("1 · Question", "2 · Keywords", "3 · Specialized", "4 · Relaxed", "5 · Candidates", "6 · Groups")
+
+
+def _next_stage() -> None:
+    cur = st.session_state.get(S.BUBBLE_STAGE, STAGES[0])
+    bubble.set_value(S.BUBBLE_STAGE, STAGES[min(STAGES.index(cur) + 1, len(STAGES) - 1)])
+
+
+def create_question_ui(result) -> None:
+    st.subheader("1 · The question and the pre-retrieved passages")
+    groups = result.groups.groups if result.groups is not None else ()
+    st.html(bubble.highlighted_question(result.query, groups))
+    g = act.workspace.graph
+    st.caption(f"Dense pre-retrieval fetched the top {len(result.pre.chunk_ids)} passages (§3.2): they suggest "
+               "latent keywords and justify schema relaxations below.")
+    rows = [{"passage": g.chunk(c).title if c in g.chunk_index else c, "chunk id": c, "similarity": round(s, 3)}
+            for c, s in zip(result.pre.chunk_ids, result.pre.scores)]
+    if rows:
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    bubble.fallback_notes(result, ("preretrieval",))
+
+
+def create_keywords_ui(result) -> None:
+    st.subheader("2 · Explicit and inferred keywords")
+    kws = result.keywords
+    st.caption(f"Extracted by {'the LLM' if kws.source == 'llm' else 'the query-text heuristic (no LLM)'}: "
+               "explicit keywords appear in the question; implicit ones are inferred from the passages "
+               "(Example 3: the entity the question only describes).")
+    rows = [{"keyword": k.text, "kind": "explicit" if k.kind == "explicit" else "inferred (implicit)",
+             "entity-like": "✓" if k.entity else ""} for k in kws.items]
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    bubble.fallback_notes(result, ("keywords",))
+
+
+def create_specialization_ui(result) -> None:
+    st.subheader("3 · Specialized keywords (before → after)")
+    spec = result.specialization
+    st.caption("Under-specified keywords are rewritten into query-conditioned search terms (Example 4), so "
+               "'movie' searches for the movie *of this question*, not any movie.")
+    rows = [{"keyword (before)": t.keyword, "search term (after)": t.search, "changed": "✓" if t.specialized else "",
+             "kind": t.kind} for t in spec.terms]
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    bubble.fallback_notes(result, ("specialization",))
+
+
+def create_relaxation_ui(result) -> None:
+    st.subheader("4 · Schema relaxations and the passages that justify them")
+    relax = result.relaxation
+    st.caption("A KG built by someone else may name a concept differently (Example 5). A keyword is relaxed "
+               "into the wording a pre-retrieved passage uses; each relaxation names its passage.")
+    if not relax.relaxed:
+        st.caption("No relaxation was needed (or the stage is disabled): every keyword is searched as is.")
+    g = act.workspace.graph
+    for r in relax.relaxed:
+        with st.container(border=True):
+            st.markdown(f"**{md_escape(r.keyword)}** → **{md_escape(r.relaxed)}** — {md_escape(r.reason)}")
+            if r.chunk_id in g.chunk_index:
+                c = g.chunk(r.chunk_id)
+                st.caption(f"Justifying passage: {md_escape(c.title or '(untitled)')} · `{md_escape(c.id)}`")
+                st.text(c.text)
+            else:
+                st.caption(f"Justifying passage {md_escape(r.chunk_id)} is not in this workspace.")
+    bubble.fallback_notes(result, ("relaxation",))
+
+
+def create_candidates_ui(result) -> None:
+    st.subheader("5 · Candidate anchors per keyword")
+    cands = result.candidates
+    st.caption(f"Each search term retrieves its top {result.config.k_candidates} nodes **and** enriched edges "
+               "(“head relation tail” text) by cosine similarity.")
+    keywords = list(dict.fromkeys(t.keyword for t in cands.terms))
+    tabs = st.tabs([graph_label(k) for k in keywords]) if keywords else []
+    for tab, kw in zip(tabs, keywords):
+        rows = []
+        for c in cands.by_keyword(kw):
+            sim = dict(zip(c.keywords, c.keyword_scores)).get(kw, c.score)
+            rows.append({"id": c.cid, "kind": c.kind, "text": c.text, "similarity": round(float(sim), 3)})
+        with tab:
+            if rows:
+                st.dataframe(pd.DataFrame(rows).sort_values("similarity", ascending=False), hide_index=True,
+                             width="stretch")
+            else:
+                st.caption("No candidate above the similarity threshold.")
+
+
+def graph_label(text: str) -> str:
+    return text if len(text) <= 24 else text[:23] + "…"
+
+
+def create_groups_ui(result) -> None:
+    st.subheader("6 · Semantic anchor groups and their weights")
+    groups = result.groups.groups
+    st.caption(f"Candidates are grouped by concept ({'LLM' if result.groups.source == 'llm' else 'embedding clustering'}); "
+               "each group S_i gets an importance weight w_i used by the ranking (Eq. 6). Every later page draws a "
+               "group in this colour.")
+    st.html(bubble.group_chips(groups))
+    st.plotly_chart(charts.group_weights_figure(groups, [bubble.group_color(g.gid) for g in groups]),
+                    key="egx.bubble.weights_chart")
+    g = act.workspace.graph
+    rows = [{"group": f"{grp.gid}: {grp.concept}", "weight": round(grp.weight, 3), "anchor": c.text, "kind": c.kind,
+             "similarity": round(c.score, 3)} for grp in groups for c in grp.members]
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    n_terms = len({v for grp in groups for v in grp.terminals(g)})
+    st.caption(f"{n_terms} terminal nodes in all (edge anchors contribute both endpoints).")
+    for note in result.groups.notes:
+        st.caption("↪ " + md_escape(note))
+    bubble.fallback_notes(result, ("grouping",))
+
+
+act = active()
+st.title("Anchor grouping")
+st.caption("BubbleRAG §3.2: the question is turned into groups of anchor nodes and edges, one group per concept.")
+query = bubble.question_ui(act, "anchors")
+result = bubble.current_run(act, query)
+if result is not None and not bubble.early_exit_note(result):
+    wkey = bubble.bind(S.BUBBLE_STAGE, STAGES[0])
+    c1, c2 = st.columns([5, 1])
+    stage = c1.select_slider("Stage", STAGES, key=wkey, help="Walk through anchor grouping one stage at a time.")
+    bubble.keep(S.BUBBLE_STAGE, stage)
+    c2.button("Next stage", icon=":material/arrow_forward:", key=S.BUBBLE_STAGE + ".next", on_click=_next_stage, disabled=stage == STAGES[-1],
+              width="stretch")
+    upto = STAGES.index(stage)
+    show = (create_question_ui, create_keywords_ui, create_specialization_ui, create_relaxation_ui,
+            create_candidates_ui, create_groups_ui)
+    # The current stage first; the earlier ones stay readable below it.
+    show[upto](result)
+    if upto:
+        with st.expander("Earlier stages", expanded=False):
+            for fn in show[:upto]:
+                fn(result)

@@ -1,0 +1,198 @@
+"""BubbleRAG step 2 — bubble expansion (§3.3, Algorithm 1), frame by frame.
+
+The localized subgraph G' is laid out once (fixed positions, so frames do not jump); every frame of
+``iter_bubble_expansion`` then recolours it: settled nodes take the colour of the groups that
+reached them (mixed where bubbles overlap), the frontier is outlined in its group's colour, the node
+settled at this step has a black border, and a collision flashes the backtracked CEG in red.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from components import bubble, graph_view, resources, trace_player
+from components import state as S
+from components.sidebar import active
+from components.ui import md_escape
+
+MAX_DRAWN = 250  #: nodes drawn per frame (the expansion region of a bigger G')
+MAX_REPLAY_WORK = 30_000_000  #: |V'| × settle steps above which frames are not recorded
+
+
+def drawn_nodes(result, replay) -> tuple[list[int], bool]:
+    """All of G' when small; else the CEG nodes, the anchors and the nodes in settle order, capped."""
+    local = [int(v) for v in result.local.nodes.tolist()]
+    if len(local) <= MAX_DRAWN:
+        return local, False
+    g = act.workspace.graph
+    order: dict[int, None] = {}
+    for c in replay.result.cegs if replay is not None else result.expansion.cegs:
+        order.update(dict.fromkeys(c.nodes))
+    order.update(dict.fromkeys(sorted(bubble.terminal_groups(result, g))))
+    if replay is not None:
+        order.update(dict.fromkeys(replay.visited))
+    return sorted(list(order)[:MAX_DRAWN]), True
+
+
+def frame_drawing(result, replay, frame: int, nodes: list[int], positions) -> tuple[str, object]:
+    g = act.workspace.graph
+    f = replay.frames[frame]
+    state = replay.state_at(frame, nodes)
+    colors, borders, notes = [], [], []
+    flash_nodes = {v for c in f.new_cegs for v in c.nodes}
+    flash_edges = {e for c in f.new_cegs for e in c.edges}
+    older_edges = {e for c in replay.result.cegs if c.found_at < f.step and c.kind == "collision" for e in c.edges}
+    for v in nodes:
+        settled = bubble.mask_groups(state.settled.get(v, 0))
+        front = bubble.mask_groups(state.frontier.get(v, 0))
+        if settled:
+            colors.append((v, bubble.blend([bubble.group_color(x) for x in settled])))
+        elif front:
+            colors.append((v, "#ffffff"))
+        else:
+            colors.append((v, bubble.UNVISITED_COLOR))
+        if v in flash_nodes:
+            borders.append((v, bubble.CEG_COLOR, 6))
+        elif v == f.node:
+            borders.append((v, bubble.CURRENT_BORDER, 5))
+        elif front:
+            borders.append((v, bubble.group_color(front[0]), 4))
+        elif not settled:
+            borders.append((v, bubble.UNVISITED_BORDER, 1))
+        lines = [f"{bubble.group_name(result, gid)}: {state.costs[gid][v]:.3f}"
+                 for gid in sorted(state.costs) if v in state.costs[gid]]
+        if lines:
+            notes.append((v, "accumulated cost per group:\n" + "\n".join(lines)))
+    edges = g.induced_edges(nodes).tolist()
+    edge_colors = tuple((e, bubble.CEG_COLOR if e in flash_edges else "#444444")
+                        for e in edges if e in flash_edges or e in older_edges)
+    widths = tuple((e, 5.0 if e in flash_edges else 2.5) for e in edges if e in flash_edges or e in older_edges)
+    legend = (
+        *bubble.group_legend(result.groups.groups),
+        graph_view.LegendItem("mixed colour: reached by several groups", bubble.blend(bubble.GROUP_COLORS[:2])),
+        graph_view.LegendItem("white, coloured ring: frontier (in the queue)", "#ffffff"),
+        graph_view.LegendItem("black ring: settled at this step", bubble.CURRENT_BORDER),
+        graph_view.LegendItem("red: CEG found at this step (collision)", bubble.CEG_COLOR),
+        graph_view.LegendItem("dark edges: earlier collision CEGs", "#444444", "line"),
+        graph_view.LegendItem("grey: not reached yet", bubble.UNVISITED_COLOR))
+    doc = resources.styled_network_html(
+        g, act.key, tuple(nodes), colors=tuple(colors), sizes=tuple(sorted(bubble.cost_sizes(result, nodes).items())),
+        borders=tuple(borders), edge_colors=edge_colors, edge_widths=widths, notes=tuple(notes), positions=positions,
+        legend=legend, edge_labels=len(nodes) <= 40, height=HEIGHT)
+    return doc, state
+
+
+def create_side_panel(result, replay, frame: int) -> None:
+    g = act.workspace.graph
+    f = replay.frames[frame]
+    cfg = result.config
+    counted = [c for c in replay.result.cegs if c.found_at <= f.step and (c.kind == "collision" or cfg.intra_counts)]
+    n_found = sum(1 for c in replay.result.cegs if c.found_at <= f.step) if not f.done else len(replay.result.cegs)
+    c1, c2 = st.columns(2)
+    c1.metric("Step", f"{frame} / {len(replay) - 1}")
+    c2.metric("CEGs vs budget B", f"{len(counted)} / {cfg.B}", help=f"{n_found} CEGs in all; "
+              + ("intra-group CEGs count toward B." if cfg.intra_counts else "intra-group CEGs do not count toward B."))
+    if f.done:
+        res = replay.result
+        why = ("budget B reached" if res.budget_reached else
+               "no collision: the anchors form the fallback CEG (Alg. 1 lines 23-24)" if res.fallback else
+               "the queue ran empty (G' exhausted)")
+        st.success(f"Done after {res.steps} settle steps: {len(res.cegs)} CEGs — {why}.")
+    elif f.node < 0:
+        st.info("Start: every anchor is in the queue at cost 0, one bubble per group.")
+    else:
+        st.markdown(f"Group **{md_escape(bubble.group_name(result, f.group))}** settled "
+                    f"**{md_escape(g.node_names[f.node])}** at accumulated cost **{f.cost:.3f}**; "
+                    f"{len(f.relaxed)} neighbour label{'s' if len(f.relaxed) != 1 else ''} improved.")
+    for c in f.new_cegs:
+        groups = ", ".join(bubble.group_name(result, x) for x in c.involved)
+        meet = g.node_names[c.meeting] if c.meeting >= 0 else "—"
+        text = (f"**Collision**: the bubbles of {md_escape(groups)} met at **{md_escape(meet)}** → CEG #{c.index} "
+                f"({len(c.nodes)} nodes, {len(c.edges)} edges), backtracked and outlined in red."
+                if c.kind == "collision" else
+                f"Intra-group connection in **{md_escape(groups)}** at **{md_escape(meet)}** → CEG #{c.index} "
+                f"({len(c.nodes)} nodes; mildly penalized in ranking).")
+        if c.kind == "collision":
+            st.error(text, icon=":material/flare:")
+        else:
+            st.warning(text, icon=":material/join_inner:")
+    st.markdown(f"**Priority-queue head** ({f.queue_size} entries)")
+    if f.queue_head:
+        st.dataframe(pd.DataFrame([{"node": g.node_names[v], "group": bubble.group_name(result, gr), "cost": round(c, 3)}
+                                   for v, gr, c in f.queue_head]), hide_index=True, width="stretch")
+    else:
+        st.caption("empty")
+    full = replay.state_at(frame)
+    rows = []
+    for grp in result.groups.groups:
+        costs = full.costs.get(grp.gid, {})
+        settled = [v for v, m in full.settled.items() if (m >> grp.gid) & 1]
+        rows.append({"group": grp.concept, "settled": len(settled),
+                     "frontier": sum(1 for m in full.frontier.values() if (m >> grp.gid) & 1),
+                     "max settled cost": round(max((costs[v] for v in settled if v in costs), default=0.0), 3)})
+    st.markdown("**Bubbles** (accumulated cost = Σ 1 − cos(q, v) along the path)")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+
+
+def create_final_state_ui(result) -> None:
+    """No replay (G' too big to record every frame): the final CEGs on the drawn region."""
+    g = act.workspace.graph
+    nodes, _ = drawn_nodes(result, None)
+    ceg_nodes = {v for c in result.expansion.cegs for v in c.nodes}
+    ceg_edges = {e for c in result.expansion.cegs for e in c.edges}
+    doc = bubble.subgraph_html(act, result, nodes, g.induced_edges(nodes).tolist(), outline_nodes=ceg_nodes,
+                               outline_edges=ceg_edges, height=HEIGHT)
+    graph_view.render_html(doc, height=HEIGHT)
+
+
+act = active()
+HEIGHT = 600
+st.title("Bubble expansion")
+st.caption("BubbleRAG §3.3: one bubble per anchor group grows through G' by semantic cost; where bubbles of "
+           "different groups meet, the paths back to their anchors form a candidate evidence graph (CEG).")
+query = bubble.question_ui(act, "expansion")
+h_col, b_col = st.columns(2)
+h = h_col.slider("Localization hops h", 1, 8, key=bubble.bind(S.BUBBLE_H, bubble.DEFAULTS.h), help=bubble.HELP["h"])
+bubble.keep(S.BUBBLE_H, h)
+budget = b_col.slider("Budget B (CEGs)", 1, 30, key=bubble.bind(S.BUBBLE_B, bubble.DEFAULTS.B), help=bubble.HELP["B"])
+bubble.keep(S.BUBBLE_B, budget)
+result = bubble.current_run(act, query)
+replay = None
+if result is not None and not bubble.early_exit_note(result):
+    local, exp = result.local, result.expansion
+    g = act.workspace.graph
+    st.caption(f"G' = the {local.h}-hop neighbourhood of the {len(bubble.terminal_groups(result, g))} anchors: "
+               f"{local.n_nodes:,} nodes, {local.n_edges:,} edges"
+               + (f" (h reduced from {local.h_requested} to keep |V'| ≤ {result.config.max_local_nodes:,})"
+                  if local.capped else "")
+               + f" · {exp.steps} settle steps · {len(exp.cegs)} CEGs.")
+    st.html(bubble.group_chips(result.groups.groups))
+    work = local.n_nodes * (exp.steps + 2)
+    if work > MAX_REPLAY_WORK:
+        st.warning(f"G' has {local.n_nodes:,} nodes and the search took {exp.steps:,} steps: too much to record "
+                   "frame by frame, so the final state is shown (CEGs outlined). Lower h or B to replay it.",
+                   icon=":material/content_cut:")
+        create_final_state_ui(result)
+    else:
+        replay = resources.bubblerag_replay(result, g, bubble.run_key(act, query, result.config))
+        nodes, capped = drawn_nodes(result, replay)
+        if capped:
+            st.warning(f"G' has {local.n_nodes:,} nodes; the drawing shows {len(nodes)} of them: the CEG nodes, the "
+                       "anchors and the nodes in the order the search settled them. Frontier nodes outside the "
+                       "drawing are counted in the side panel.", icon=":material/content_cut:")
+        positions = resources.layout_positions(g, act.key, tuple(nodes))
+        collisions = replay.collision_frames()
+        left, right = st.columns([5, 2])
+        with left:
+            frame = trace_player.frame_controls(S.BUBBLE_FRAME, S.BUBBLE_PLAYING, len(replay), collisions,
+                                                help_text="Frame k = the state after k settle steps.")
+            pause = st.checkbox("Pause when bubbles of different groups collide", value=True,
+                                key=S.BUBBLE_PAUSE_AT_COLLISION)
+            doc, _ = frame_drawing(result, replay, frame, nodes, positions)
+            graph_view.render_html(doc, height=HEIGHT)
+            st.caption("Node size grows as its semantic cost 1 − cos(q, v) falls; hover a node for its accumulated "
+                       "cost per group.")
+        with right:
+            create_side_panel(result, replay, frame)
+        trace_player.continue_playing(S.BUBBLE_FRAME, S.BUBBLE_PLAYING, len(replay), collisions if pause else ())

@@ -1,0 +1,155 @@
+"""BubbleRAG step 3 — CEG ranking (§3.4, Eqs. 5-6, Figure 4) and reasoning-aware expansion (§3.5).
+
+α and n re-rank the CEGs live with ``BubbleResult.rerank`` (a pure function of the CEGs, their node
+costs and the group weights: no search is re-run). Presets: AND (large α: every concept required),
+OR (α = 0: coverage ignored), compare (top-n side by side). The reasoning expansion shown below was
+computed with the run's α and n; "Use for the answer" makes the current ones the run's.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pandas as pd
+import streamlit as st
+
+from components import bubble, graph_view
+from components import state as S
+from components.sidebar import active
+from components.ui import md_escape
+from core.methods.bubblerag import ALPHA_PRESETS
+
+PRESETS = {"AND": ALPHA_PRESETS["AND"], "balanced": ALPHA_PRESETS["balanced"], "OR": ALPHA_PRESETS["OR"],
+           "compare": ALPHA_PRESETS["balanced"]}
+MAX_ALPHA = 20.0
+
+
+def _apply_preset() -> None:
+    name = st.session_state.get(S.BUBBLE_PRESET)
+    if name in PRESETS:
+        bubble.set_value(S.BUBBLE_ALPHA, PRESETS[name])
+        if name == "compare":
+            bubble.set_value(S.BUBBLE_N, max(int(st.session_state.get(S.BUBBLE_N, 3)), 3))
+
+
+def _use_for_answer(alpha: float, n: int) -> None:
+    st.session_state[S.BUBBLE_RUN_ALPHA] = alpha
+    st.session_state[S.BUBBLE_RUN_N] = n
+
+
+def _ceg_label(result, r) -> str:
+    c = r.ceg
+    # No rank in the label: the browser keeps showing a selected option's old label when only the
+    # label changes, and the rank changes with α.
+    return f"CEG #{c.index} · {c.kind} · {len(c.nodes)} nodes · covers {len(c.groups)}/{len(result.groups.groups)}"
+
+
+def ranking_table(result, ranked, n: int, baseline: dict[int, int]) -> pd.DataFrame:
+    rows = []
+    for r in ranked:
+        c = r.ceg
+        shift = baseline.get(c.index, r.rank) - r.rank
+        rows.append({"rank": r.rank, "shift": f"▲ {shift}" if shift > 0 else f"▼ {-shift}" if shift < 0 else "=",
+                     "CEG": f"#{c.index}", "kind": c.kind, "nodes": len(c.nodes),
+                     "covers": ", ".join(bubble.group_name(result, x) for x in c.groups),
+                     "missing groups": ", ".join(bubble.group_name(result, x) for x in r.missing) or "—",
+                     "Cost_sem": round(r.cost_sem, 4), "r_miss": round(r.r_miss, 3),
+                     "Penalty_miss": round(r.penalty_miss, 3), "intra ×": r.intra_penalty, "Score": round(r.score, 4),
+                     "top-n": "✓" if r.rank <= n else ""})
+    return pd.DataFrame(rows)
+
+
+def create_ceg_drawing(result, r, *, height: int = 460) -> None:
+    c = r.ceg
+    g = act.workspace.graph
+    doc = bubble.subgraph_html(act, result, list(c.nodes), list(c.edges), outline_nodes=[c.meeting] if c.meeting >= 0 else [],
+                               outline_edges=c.edges, height=height,
+                               extra_legend=(graph_view.LegendItem("red ring: meeting (Steiner) node", bubble.CEG_COLOR),))
+    graph_view.render_html(doc, height=height)
+    meet = md_escape(g.node_names[c.meeting]) if c.meeting >= 0 else "— (fallback: the anchors)"
+    st.caption(f"CEG #{c.index} ({c.kind}) met at {meet}; Cost_sem {r.cost_sem:.3f}, r_miss {r.r_miss:.2f}, "
+               f"score {r.score:.3f}.")
+
+
+def create_reasoning_ui(result) -> None:
+    g = act.workspace.graph
+    rex = result.reasoning
+    st.subheader("Reasoning-aware expansion (§3.5)")
+    if rex is None or not rex.expanded:
+        st.caption("No CEG was expanded.")
+        return
+    by = "the LLM" if rex.source == "llm" else "query similarity (`none` mode: no LLM)"
+    st.caption(f"The top-{result.config.n} CEGs (ranked with the run's α = {result.config.alpha:g}) are grown hop "
+               f"by hop, at most d = {result.config.d} hops: each hop offers the neighbouring edges, most "
+               f"query-similar first, and {by} picks which to add and whether the evidence now suffices.")
+    for ex in rex.expanded:
+        with st.expander(f"CEG #{ex.ceg_index} (rank {ex.rank}): {len(ex.hops)} hop(s), "
+                         f"{len(ex.nodes)} nodes — stopped: {ex.stop}", expanded=ex.rank == 1):
+            for hp in ex.hops:
+                sel = set(hp.selected)
+                st.markdown(f"**Hop {hp.hop}** — {len(hp.offered)} edges offered, {len(hp.selected)} chosen by "
+                            f"{md_escape(hp.by)}" + (" · judged **sufficient**" if hp.sufficient else "")
+                            + (f" · {md_escape(hp.note)}" if hp.note else ""))
+                rows = [{"chosen": "✓" if e in sel else "", "edge": g.edge_text(e), "similarity": round(s, 3)}
+                        for e, s in zip(hp.offered, hp.offered_scores)]
+                if rows:
+                    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
+                                 height=min(36 * len(rows) + 40, 260))
+            st.markdown(f"**Why it stopped:** {md_escape(ex.stop)}")
+    if rex.not_expanded:
+        st.caption(f"Not expanded (time budget spent): CEGs {', '.join(f'#{i}' for i in rex.not_expanded)}.")
+    bubble.fallback_notes(result, ("reasoning",))
+
+
+act = active()
+st.title("Ranking and reasoning expansion")
+st.caption("BubbleRAG §3.4: Score(T) = 1 / (Cost_sem(T) · e^(α·r_miss) + ε). α sets the query semantics; "
+           "n how many CEGs go on to reasoning expansion.")
+query = bubble.question_ui(act, "ranking")
+result = bubble.current_run(act, query)
+if result is not None and not bubble.early_exit_note(result):
+    cfg = result.config
+    n_cegs = len(result.expansion.cegs)
+    st.html(bubble.group_chips(result.groups.groups))
+    c1, c2, c3 = st.columns([2, 3, 2])
+    c1.segmented_control("Preset", list(PRESETS), key=S.BUBBLE_PRESET, on_change=_apply_preset,
+                         help="AND: α = 10 (every concept required) · balanced: α = 1 · OR: α = 0 (coverage "
+                              "ignored) · compare: balanced α with the top-n drawn side by side.")
+    alpha = c2.slider("α (missing-group penalty)", 0.0, MAX_ALPHA, step=0.1,
+                      key=bubble.bind(S.BUBBLE_ALPHA, float(cfg.alpha)), help=bubble.HELP["alpha"])
+    bubble.keep(S.BUBBLE_ALPHA, alpha)
+    n_max = max(n_cegs, 2)
+    if int(st.session_state.get(S.BUBBLE_N, 1)) > n_max:
+        bubble.set_value(S.BUBBLE_N, n_max)
+    n = c3.slider("n (CEGs kept)", 1, n_max, key=bubble.bind(S.BUBBLE_N, min(cfg.n, max(n_cegs, 1))),
+                  help=bubble.HELP["n"])
+    bubble.keep(S.BUBBLE_N, n)
+    t0 = time.perf_counter()
+    ranked = result.rerank(alpha=alpha)
+    rerank_ms = (time.perf_counter() - t0) * 1000
+    baseline = {r.ceg.index: r.rank for r in result.ranked}
+    st.caption(f"Re-ranked {n_cegs} CEGs in {rerank_ms:.2f} ms (no search re-run). “shift” compares with the "
+               f"run's ranking at α = {cfg.alpha:g}.")
+    st.dataframe(ranking_table(result, ranked, n, baseline), hide_index=True, width="stretch")
+    best = ranked[0]
+    st.markdown(f"**Best CEG at α = {alpha:g}: #{best.ceg.index}** ({best.ceg.kind}, covers "
+                f"{len(best.ceg.groups)}/{len(result.groups.groups)} groups, score {best.score:.3f})")
+    if (alpha, n) != (cfg.alpha, cfg.n):
+        st.button(f"Use α = {alpha:g}, n = {n} for reasoning expansion and the answer", key=S.BUBBLE_ALPHA + ".apply",
+                  on_click=_use_for_answer, args=(alpha, n),
+                  help="Re-runs the pipeline with these values (cached); the Ask page then uses them.")
+    top = ranked[:n]
+    if st.session_state.get(S.BUBBLE_PRESET) == "compare" and len(top) > 1:
+        st.subheader(f"Top-{len(top)} CEGs side by side (comparison query)")
+        for col, r in zip(st.columns(min(len(top), 3)), top[:3]):
+            with col:
+                create_ceg_drawing(result, r, height=360)
+    else:
+        st.subheader("Draw a CEG")
+        labels = {r.ceg.index: _ceg_label(result, r) for r in ranked}
+        if st.session_state.get(S.BUBBLE_CEG) not in labels:
+            st.session_state.pop(S.BUBBLE_CEG, None)
+        pick = st.selectbox("CEG", list(labels), format_func=labels.__getitem__, key=S.BUBBLE_CEG,
+                            help="In rank order, best first. Anchors take their group's colour; the meeting node is ringed red.")
+        create_ceg_drawing(result, next(r for r in ranked if r.ceg.index == pick))
+    create_reasoning_ui(result)

@@ -1,0 +1,182 @@
+"""AppTest runs of the four BubbleRAG pages (anchor grouping, bubble expansion, ranking, ask).
+
+Hashing embedder and LLM ``none`` (the ``home`` fixture): every page is instant and deterministic.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from components import state as S
+from components.bubble import CEG_COLOR, DEMO_QUESTION
+from tests.app.helpers import drawn_nodes, plain, run_page
+
+PAGES = ("pages/bubble_anchors.py", "pages/bubble_expansion.py", "pages/bubble_ranking.py", "pages/bubble_ask.py")
+
+
+def _q(page: str) -> str:
+    """Key of the question box on ``page`` (one widget per page, one shared value)."""
+    return f"{S.BUBBLE_QUESTION}.w.{page}"
+
+
+def _ok(at: AppTest) -> AppTest:
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _texts(at: AppTest) -> str:
+    return " ".join(plain(m.value) for m in [*at.markdown, *at.caption, *at.error, *at.warning, *at.success, *at.info])
+
+
+def _red_nodes(at: AppTest) -> list[str]:
+    """Labels of the drawn nodes outlined in the CEG colour."""
+    return [n["label"] for n in drawn_nodes(at)
+            if isinstance(n.get("color"), dict) and n["color"].get("border") == CEG_COLOR]
+
+
+def _ranking(at: AppTest):
+    """The CEG ranking table (the dataframe with a Cost_sem column)."""
+    return next(d.value for d in at.dataframe if "Cost_sem" in d.value.columns)
+
+
+def _ceg_order(at: AppTest) -> list[str]:
+    return list(_ranking(at)["CEG"])
+
+
+@pytest.mark.parametrize("workspace", ["demo", "musique"])
+def test_every_page_runs_on_the_sample(home: Path, workspace: str) -> None:
+    at = run_page(**{S.WORKSPACE: workspace})
+    for page in PAGES:
+        _ok(at.switch_page(page).run())
+        name = page.removeprefix("pages/bubble_").removesuffix(".py")
+        assert at.text_input(key=_q(name)).value  # an example question is pre-filled
+        assert not at.error, [e.value for e in at.error]
+    # Ask page: an answer, the trace table and the four exports
+    assert "Answer" in _texts(at)
+    assert {b.label for b in at.get("download_button")} == {
+        "Evidence graph (egx JSON)", "Evidence graph (GraphML)", "Evidence graph (HTML)", "Full trace (JSON)"}
+
+
+def test_question_is_shared_by_the_pages(home: Path) -> None:
+    at = run_page("pages/bubble_anchors.py")
+    assert at.text_input(key=_q("anchors")).value == DEMO_QUESTION
+    at.text_input(key=_q("anchors")).input("Who directed The Matrix?").run()
+    _ok(at.switch_page("pages/data.py").run())  # a page without the box: the value survives
+    _ok(at.switch_page("pages/bubble_ranking.py").run())
+    assert at.text_input(key=_q("ranking")).value == "Who directed The Matrix?"
+    _ok(at.switch_page("pages/bubble_anchors.py").run())
+    assert at.text_input(key=_q("anchors")).value == "Who directed The Matrix?"
+
+
+def test_anchor_stage_control_walks_through_the_stages(home: Path) -> None:
+    at = run_page("pages/bubble_anchors.py")
+    assert at.select_slider(key=S.BUBBLE_STAGE + ".w").value.startswith("1")
+    assert plain(at.subheader[0].value).startswith("1 · The question")
+    assert not at.get("plotly_chart")
+    at.button(key=S.BUBBLE_STAGE + ".next").click().run()
+    _ok(at)
+    assert plain(at.subheader[0].value).startswith("2 · Explicit and inferred keywords")
+    kws = at.dataframe[0].value
+    assert {"Keanu Reeves", "Laurence Fishburne"} <= set(kws["keyword"])
+    at.select_slider(key=S.BUBBLE_STAGE + ".w").set_value("4 · Relaxed").run()
+    _ok(at)
+    assert "main villain" in _texts(at) and "Justifying passage" in _texts(at)
+    at.select_slider(key=S.BUBBLE_STAGE + ".w").set_value("6 · Groups").run()
+    _ok(at)
+    assert plain(at.subheader[0].value).startswith("6 · Semantic anchor groups")
+    assert len(at.get("plotly_chart")) == 1  # the weights bar chart
+    groups = at.dataframe[0].value
+    assert "Keanu Reeves" in " ".join(groups["group"])
+
+
+def test_expansion_frames_collisions_and_controls(home: Path) -> None:
+    at = run_page("pages/bubble_expansion.py")
+    slider = at.slider(key=S.BUBBLE_FRAME + ".w")
+    assert slider.value == 0
+    first = at.get("iframe")[0].proto.srcdoc
+    assert not _red_nodes(at)  # nothing collided yet
+    at.button(key=S.BUBBLE_FRAME + ".next").click().run()
+    _ok(at)
+    assert at.slider(key=S.BUBBLE_FRAME + ".w").value == 1
+    assert at.get("iframe")[0].proto.srcdoc != first  # the frame changed the drawing
+    at.button(key=S.BUBBLE_FRAME + ".jump").click().run()  # next collision
+    _ok(at)
+    frame = at.slider(key=S.BUBBLE_FRAME + ".w").value
+    assert frame > 1
+    assert "Collision" in " ".join(plain(e.value) for e in at.error)
+    doc = at.get("iframe")[0].proto.srcdoc
+    assert len(_red_nodes(at)) >= 2  # the backtracked CEG is outlined
+    # same positions on every frame: the layout is computed once
+    pos = lambda d: sorted(re.findall(r'"x": (-?[\d.]+), "y": (-?[\d.]+)', d))  # noqa: E731
+    assert pos(doc) == pos(first) and pos(doc)
+    metric = {m.label: m.value for m in at.metric}
+    assert metric["Step"] == f"{frame} / {int(at.slider(key=S.BUBBLE_FRAME + '.w').max)}"
+    # B re-runs the search: with B = 1 the search stops at the first collision
+    at.slider(key=S.BUBBLE_B + ".w").set_value(1).run()
+    _ok(at)
+    assert {m.label: m.value for m in at.metric}["CEGs vs budget B"].endswith("/ 1")
+    at.button(key=S.BUBBLE_FRAME + ".last").click().run()
+    _ok(at)
+    assert {m.label: m.value for m in at.metric}["CEGs vs budget B"] == "1 / 1"
+    assert "budget B reached" in " ".join(plain(s.value) for s in at.success)
+
+
+def test_alpha_presets_rerank_without_rerunning(home: Path) -> None:
+    at = run_page("pages/bubble_ranking.py")
+    balanced = _ceg_order(at)
+    assert len(balanced) > 3
+    table = _ranking(at)
+    assert {"Cost_sem", "missing groups", "r_miss", "Penalty_miss", "Score"} <= set(table.columns)
+    at.segmented_control(key=S.BUBBLE_PRESET).set_value("AND").run()
+    _ok(at)
+    assert at.slider(key=S.BUBBLE_ALPHA + ".w").value == 10.0
+    and_order = _ceg_order(at)
+    assert and_order != balanced
+    top = _ranking(at).iloc[0]
+    assert top["missing groups"] == "—" or top["r_miss"] <= min(_ranking(at)["r_miss"])
+    at.segmented_control(key=S.BUBBLE_PRESET).set_value("OR").run()
+    _ok(at)
+    assert _ceg_order(at) != and_order
+    # n marks the top-n; compare draws them side by side
+    at.slider(key=S.BUBBLE_N + ".w").set_value(2).run()
+    assert list(_ranking(at)["top-n"]).count("✓") == 2
+    at.segmented_control(key=S.BUBBLE_PRESET).set_value("compare").run()
+    _ok(at)
+    assert len(at.get("iframe")) >= 2
+    assert "Reasoning-aware expansion" in " ".join(plain(s.value) for s in at.subheader)
+    assert "Why it stopped" in _texts(at)
+
+
+def test_ask_page_trace_roundtrip_and_escaping(home: Path) -> None:
+    at = run_page("pages/bubble_ask.py")
+    texts = _texts(at)
+    assert "Agent Smith" in texts or "Hugo Weaving" in texts
+    code = at.code[0].value
+    assert "The Matrix starring Hugo Weaving" in code
+    from core.trace import Trace
+
+    # a trace as the download produces it: the run's trace JSON
+    saved = at.session_state[S.BUBBLE_QUESTION]
+    assert saved == DEMO_QUESTION
+    at.text_input(key=_q("ask")).input("<b>Keanu</b> *Reeves* Matrix?").run()
+    _ok(at)
+    assert "<b>Keanu</b>" not in "".join(m.value for m in at.markdown)  # shown escaped, never as markup
+    # load a trace back and replay it
+    trace = Trace("bubblerag", DEMO_QUESTION, workspace="demo", config={"h": 6, "B": 10, "alpha": 10.0, "n": 3})
+    at.file_uploader(key=S.BUBBLE_TRACE_UPLOAD).upload("t.json", trace.to_json().encode(), "application/json").run()
+    _ok(at)
+    assert "Saved trace" in _texts(at)
+    at.button(key=S.BUBBLE_TRACE_UPLOAD + ".replay").click().run()
+    _ok(at)
+    assert at.text_input(key=_q("ask")).value == DEMO_QUESTION
+    assert at.session_state[S.BUBBLE_RUN_ALPHA] == 10.0
+    assert "α = 10" in _texts(at)
+    at.file_uploader(key=S.BUBBLE_TRACE_UPLOAD).upload("bad.json", b"{not json", "application/json").run()
+    _ok(at)
+    assert "is not valid JSON" in " ".join(e.value for e in at.error)
+    json.loads(trace.to_json())
