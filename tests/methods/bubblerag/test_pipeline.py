@@ -183,7 +183,8 @@ def test_five_questions_with_the_real_local_llm(demo, minilm):
         assert r.trace.tokens > 0
         assert r.ranked_chunks
         stages = {s.stage: s for s in r.trace.steps}
-        assert stages["preretrieval"].prompt_tokens > 0
+        # the sufficiency check either ran on the model or says why it did not (e.g. a timeout)
+        assert stages["preretrieval"].prompt_tokens > 0 or stages["preretrieval"].fallback
         if not r.early_exit:
             used_llm += (r.keywords.source == "llm") + (r.groups.source == "llm")
             # whatever the small model produced, every stage either used it or said why not
