@@ -32,7 +32,10 @@ PAGES = {
                 url_path="bubble_ranking"),
         st.Page("pages/bubble_ask.py", title="Ask", icon=":material/question_answer:", url_path="bubble_ask"),
     ],
-    # ---- FastInsight / GRanker: that page's entry (added by its own issue) goes here. ----
+    "FastInsight": [
+        st.Page("pages/granker.py", title="GRanker vs plain reranking", icon=":material/swap_vert:",
+                url_path="granker"),
+    ],
 }
 
 nav = st.navigation(PAGES)

@@ -66,3 +66,12 @@ class LLMUnavailableError(LLMError):
 
 class WorkspaceError(EgxError, RuntimeError):
     """A workspace folder is missing, incomplete, or was built with incompatible settings."""
+
+
+class ConfigError(EgxError, ValueError):
+    """A method configuration value is out of range or inconsistent; the message names the field,
+    the value and the valid range."""
+
+
+class QueryError(EgxError, ValueError):
+    """A question cannot be run as given (empty, or naming passages that do not exist)."""

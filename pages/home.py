@@ -28,8 +28,16 @@ PAGES = [
     ("Home", "this overview", True),
     ("Data", "pick or upload a workspace, see its statistics, search and draw the graph, inspect "
              "nodes with their source passages, export JSON / GraphML", True),
-    ("Anchors & bubbles", "step through BubbleRAG's anchor grouping and watch bubbles expand and collide", False),
-    ("GRanker vs rerank", "compare FastInsight's graph-aware reranking with plain reranking", False),
+    ("BubbleRAG: Anchor grouping", "step through keywords, specialization, relaxation, candidates and "
+                                   "weighted anchor groups", True),
+    ("BubbleRAG: Bubble expansion", "watch bubbles expand frame by frame and collide into candidate evidence "
+                                    "graphs", True),
+    ("BubbleRAG: Ranking and reasoning", "re-rank CEGs live with α and n (AND / OR / compare) and follow the "
+                                         "reasoning-aware expansion hop by hop", True),
+    ("BubbleRAG: Ask", "the answer with its evidence graph, triples, source passages, per-stage latency and "
+                       "tokens; export and reload traces", True),
+    ("GRanker vs plain reranking", "compare FastInsight's graph-aware reranking with plain reranking, replay "
+                                   "the STeX loop round by round", True),
     ("Query-graph matching", "inspect SG-RAG's query graph against each matched subgraph", False),
     ("Evidence chains", "raw triples vs ReG evidence chains, with token counts", False),
     ("Compare & benchmark", "all methods on one question; benchmark charts and failure diagnosis", False),

@@ -117,3 +117,44 @@ RELEVANCE_SCHEMA: dict[str, Any] = {
 def relevance_prompt(query: str, passage: str) -> str:
     """User message asking whether ``passage`` helps answer ``query``."""
     return RELEVANCE_USER.format(query=query.strip(), passage=passage.strip())
+
+
+# --- answers from retrieved passages (every retrieval method) ---------------------------------
+
+ANSWER_SYSTEM = ("You answer questions from the given passages only. Reply with the short answer "
+                 "alone (a name, date, number or short phrase), no explanation.")
+
+ANSWER_USER = """Passages:
+{passages}
+
+Question: {query}
+Short answer:"""
+
+
+def answer_prompt(query: str, passages: list[str]) -> str:
+    """User message asking for a short answer to ``query`` from numbered ``passages``."""
+    body = "\n\n".join(f"[{i}] {p.strip()}" for i, p in enumerate(passages, start=1))
+    return ANSWER_USER.format(passages=body, query=query.strip())
+
+
+# --- query entities (HippoRAG-style PPR seeds) ------------------------------------------------
+
+QUERY_NER_VERSION = "query-ner-v1"
+
+QUERY_NER_SYSTEM = "You extract named entities from questions. Answer with JSON only."
+
+QUERY_NER_USER = """Extract the named entities (people, places, organisations, works, dates, other \
+proper names) mentioned in this question. Answer with JSON {{"named_entities": [...]}}.
+
+Question: {query}"""
+
+QUERY_NER_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"named_entities": {"type": "array", "items": {"type": "string"}}},
+    "required": ["named_entities"],
+}
+
+
+def query_ner_prompt(query: str) -> str:
+    """User message asking for the named entities of ``query`` (HippoRAG §3.2, query NER)."""
+    return QUERY_NER_USER.format(query=query.strip())

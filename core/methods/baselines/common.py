@@ -1,0 +1,44 @@
+"""What the baselines share: their result type and small helpers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from core.errors import QueryError
+from core.methods.base import RankedChunk
+from core.trace import Trace
+
+if TYPE_CHECKING:
+    from core.graph.model import KnowledgeGraph
+
+NO_RERANKER = "none (this method does not rerank)"
+
+
+@dataclass(frozen=True, eq=False)
+class BaselineResult:
+    """A baseline's answer: the method contract plus the reranker in use and method details."""
+
+    method: str
+    query: str
+    ranked_chunks: tuple[RankedChunk, ...]
+    answer: str
+    trace: Trace
+    reranker: str = NO_RERANKER  #: registry name and model id of the reranker, or that none was used
+    reranker_description: str = ""
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+def check_query(query: str) -> None:
+    if not query or not query.strip():
+        raise QueryError("The question is empty. Type a question to retrieve passages for.")
+
+
+def answer_passages(graph: KnowledgeGraph, ranked: Sequence[RankedChunk]) -> list[tuple[str, str, str]]:
+    """``(chunk_id, title, text)`` of ranked chunks, for :func:`core.methods.answering.record_answer`."""
+    out = []
+    for c in ranked:
+        ch = graph.chunk(c.chunk_id)
+        out.append((ch.id, ch.title, ch.text))
+    return out

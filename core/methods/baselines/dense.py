@@ -1,0 +1,77 @@
+"""Dense passage retrieval, the NaiveRAG baseline (FastInsight §4.1.1 "Vector Search"; BubbleRAG §4.1).
+
+The question is embedded and the ``top_k`` passages with the highest cosine similarity (inner
+product of unit vectors in the FAISS chunk index) are returned: ``O_vs`` of FastInsight
+Definition 2 on its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
+
+from core.errors import ConfigError, EmptyGraphError
+from core.methods.answering import record_answer
+from core.methods.base import Backends, RankedChunk
+from core.methods.baselines.common import BaselineResult, answer_passages, check_query
+from core.trace import Trace
+
+if TYPE_CHECKING:
+    from core.index.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class DenseConfig:
+    """Dense retrieval knobs."""
+
+    top_k: int = field(default=10, metadata={"help": "Passages returned, most similar first."})
+    answer_passages: int = field(default=5, metadata={"help": "Top passages given to the LLM for the answer."})
+
+    def __post_init__(self) -> None:
+        for name in ("top_k", "answer_passages"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"DenseConfig.{name} = {getattr(self, name)!r} is out of range; use an integer >= 1.")
+
+
+def run(query: str, workspace: Workspace, *, config: DenseConfig | None = None, backends: Backends) -> BaselineResult:
+    """Retrieve the passages most similar to ``query`` (dense retrieval / NaiveRAG).
+
+    Parameters
+    ----------
+    query : str
+    workspace : Workspace
+        Its chunk index is used (built for ``backends.embedder`` if needed).
+    config : DenseConfig or None
+    backends : Backends
+        ``embedder`` for the query; ``llm`` for the answer (extractive in ``none`` mode).
+
+    Returns
+    -------
+    BaselineResult
+        ``ranked_chunks`` with cosine scores, best first.
+
+    Raises
+    ------
+    QueryError
+        If the query is empty.
+    EmptyGraphError
+        If the workspace has no passages.
+    ConfigError
+        If ``config`` has the wrong type.
+    """
+    cfg = DenseConfig() if config is None else config
+    if not isinstance(cfg, DenseConfig):
+        raise ConfigError(f"dense takes a DenseConfig, got {type(cfg).__name__}.")
+    check_query(query)
+    graph = workspace.graph
+    if graph.n_chunks == 0:
+        raise EmptyGraphError(f"Workspace {workspace.name!r} has no passages to retrieve; upload a corpus.")
+    trace = Trace("dense", query, workspace.name, config=asdict(cfg), backends=backends.names())
+    with trace.timed("vector_search", f"Top-{cfg.top_k} passages by cosine similarity",
+                     section="FastInsight §3.1.1 (O_vs)") as step:
+        q = backends.embed_query(query)
+        scores, ids = workspace.index("chunks", backends.embedder).search(q, cfg.top_k)
+        ranked = tuple(RankedChunk(graph.chunks[int(i)].id, float(s)) for s, i in zip(scores[0], ids[0]))
+        step.data = {"chunk_ids": [c.chunk_id for c in ranked], "scores": [round(c.score, 6) for c in ranked]}
+    ans = record_answer(trace, query, answer_passages(graph, ranked), backends, max_passages=cfg.answer_passages)
+    return BaselineResult("dense", query, ranked, ans.text, trace)

@@ -1,0 +1,433 @@
+"""HippoRAG-style personalized PageRank retrieval (HippoRAG, Gutiérrez et al. 2024, §3.2).
+
+HippoRAG's online retrieval, on the workspace KG:
+
+1. **Query entities.** Named entities of the question: by the LLM (JSON NER prompt) when one is
+   configured; in ``none`` mode the capitalized-name mentions and years of the question (the same
+   mention rules as the rule-based triple extractor). With no entity at all, the whole question is
+   used as the one "entity" (recorded as a fallback).
+2. **Linking.** Each query entity is linked to its most similar KG node by embedding cosine in the
+   node index (HippoRAG links each query NE to the nearest phrase node with the retrieval
+   encoder).
+3. **Personalization.** Each linked node gets weight ``1 / |passages(v)|`` (HippoRAG's *node
+   specificity*, an IDF signal computed from provenance, ``node_specificity=True``), summed when
+   several entities link to the same node, then normalized.
+4. **PPR** on the undirected entity graph: relation edges with weight 1 per distinct linked pair,
+   plus, optionally, HippoRAG's synonymy edges between entity names whose embedding cosine is at
+   least ``synonym_threshold`` (weight = cosine). Damping (probability of following an edge)
+   0.5, HippoRAG's setting; personalization doubles as the restart *and* the dangling
+   distribution, as in ``networkx.pagerank``.
+5. **Passage scores** are the sums of the PPR probabilities of the entities each passage
+   contains (HippoRAG multiplies the passage × node incidence matrix by the node probabilities).
+   Passages the walk never reaches score 0 and are ordered after the reached ones by dense
+   similarity (the paper leaves ties open).
+
+On a **corpus graph** (nodes are passages, FastInsight §2.1) there are no entities: following the
+FastInsight authors' adaptation of HippoRAG 2 to corpus graphs, the seeds are the
+``corpus_seeds`` passages most similar to the question (weighted by their cosine, clipped at 0)
+and PPR runs on the reference graph; a passage's score is its own PPR probability.
+
+The power iteration (:func:`personalized_pagerank`) is scipy sparse and is tested against
+``networkx.pagerank`` with the same personalization.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+import weakref
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from core.errors import ConfigError, EmptyGraphError, LLMError
+from core.methods.answering import record_answer
+from core.methods.base import Backends, RankedChunk
+from core.methods.baselines.common import BaselineResult, answer_passages, check_query
+from core.trace import Trace
+
+if TYPE_CHECKING:
+    from scipy.sparse import csr_matrix
+
+    from core.graph.model import KnowledgeGraph
+    from core.index.vector_index import VectorIndex
+    from core.index.workspace import Workspace
+
+HIPPORAG_DAMPING = 0.5
+
+
+@dataclass(frozen=True)
+class PPRConfig:
+    """HippoRAG-style PPR knobs (HippoRAG §3.2 and its released defaults)."""
+
+    damping: float = field(default=HIPPORAG_DAMPING, metadata={
+        "help": "Probability of following an edge at each step (1 − restart probability). HippoRAG uses 0.5."})
+    top_k: int = field(default=10, metadata={"help": "Passages returned, highest PPR score first."})
+    node_specificity: bool = field(default=True, metadata={
+        "help": "Weight each seed by 1/(number of passages it appears in), HippoRAG's node specificity."})
+    synonym_threshold: float | None = field(default=0.8, metadata={
+        "help": "Add synonymy edges between entities whose name embeddings have cosine >= this (HippoRAG: 0.8); "
+                "empty to turn them off."})
+    corpus_seeds: int = field(default=5, metadata={
+        "help": "Corpus graphs only: seed passages taken by vector similarity."})
+    tol: float = field(default=1e-10, metadata={"help": "Power iteration stops when the L1 change per node is below this."})
+    max_iter: int = field(default=200, metadata={"help": "Power iteration limit."})
+    answer_passages: int = field(default=5, metadata={"help": "Top passages given to the LLM for the answer."})
+
+    def __post_init__(self) -> None:
+        checks: list[tuple[str, bool, str]] = [
+            ("damping", 0.0 <= self.damping < 1.0, "a number in [0, 1)"),
+            ("top_k", self.top_k >= 1, "an integer >= 1"),
+            ("synonym_threshold", self.synonym_threshold is None or -1.0 <= self.synonym_threshold <= 1.0,
+             "a cosine in [-1, 1] or None"),
+            ("corpus_seeds", self.corpus_seeds >= 1, "an integer >= 1"),
+            ("tol", self.tol > 0, "a number > 0"),
+            ("max_iter", self.max_iter >= 1, "an integer >= 1"),
+            ("answer_passages", self.answer_passages >= 1, "an integer >= 1"),
+        ]
+        for name, ok, valid in checks:
+            if not ok:
+                raise ConfigError(f"PPRConfig.{name} = {getattr(self, name)!r} is out of range; use {valid}.")
+
+
+@dataclass(frozen=True, eq=False)
+class PPRResult:
+    """Stationary distribution of the personalized random walk."""
+
+    scores: np.ndarray  #: one probability per node, summing to 1
+    iterations: int
+    converged: bool
+
+
+def personalized_pagerank(adjacency: csr_matrix, personalization: np.ndarray, *, damping: float = HIPPORAG_DAMPING,
+                          tol: float = 1e-10, max_iter: int = 200) -> PPRResult:
+    """Personalized PageRank by sparse power iteration (HippoRAG §3.2; FastInsight §3.1.2 Example 2).
+
+    Iterates ``x ← d · (x M + (Σ_{dangling} x) p) + (1 − d) p`` with ``M`` the row-normalized
+    weighted adjacency (the transpose of the column-normalized matrix in FastInsight Example 2),
+    ``p`` the normalized personalization and ``d`` the damping — the same fixed point as
+    ``networkx.pagerank(G, alpha=d, personalization=p)``: dangling nodes (no out-weight) jump back
+    to ``p``.
+
+    Parameters
+    ----------
+    adjacency : scipy.sparse matrix, shape (n, n)
+        Non-negative weights; ``adjacency[i, j]`` is the weight of the step ``i → j`` (symmetric
+        for an undirected graph).
+    personalization : ndarray, shape (n,)
+        Non-negative restart weights, not all zero.
+    damping : float
+        Probability of following an edge, in [0, 1).
+    tol : float
+        Stop when the L1 change is below ``n · tol`` (networkx's criterion).
+    max_iter : int
+
+    Returns
+    -------
+    PPRResult
+
+    Raises
+    ------
+    ValueError
+        If the personalization is negative, all zero or of the wrong length, or the damping is
+        outside [0, 1).
+
+    Examples
+    --------
+    >>> from scipy.sparse import csr_matrix
+    >>> a = csr_matrix(np.array([[0, 1], [1, 0]], dtype=float))
+    >>> personalized_pagerank(a, np.array([1.0, 0.0]), damping=0.5).scores.round(4)
+    array([0.6667, 0.3333])
+    """
+    from scipy.sparse import csr_matrix, diags
+
+    a = csr_matrix(adjacency, dtype=np.float64)
+    n = a.shape[0]
+    p = np.asarray(personalization, dtype=np.float64).reshape(-1)
+    if a.shape != (n, n) or p.size != n:
+        raise ValueError(f"adjacency must be square and personalization have one entry per node, got {a.shape} "
+                         f"and {p.shape}")
+    if not 0.0 <= damping < 1.0:
+        raise ValueError(f"damping must be in [0, 1), got {damping}")
+    if (p < 0).any() or not np.isfinite(p).all() or p.sum() <= 0:
+        raise ValueError("personalization must be finite, non-negative and not all zero")
+    p = p / p.sum()
+    out = np.asarray(a.sum(axis=1)).reshape(-1)
+    dangling = out <= 0
+    m = diags(np.divide(1.0, out, out=np.zeros_like(out), where=~dangling)) @ a
+    mt = m.T.tocsr()
+    x = p.copy()
+    for it in range(1, max_iter + 1):
+        prev = x
+        x = damping * (mt @ prev + prev[dangling].sum() * p) + (1.0 - damping) * p
+        if np.abs(x - prev).sum() < n * tol:
+            return PPRResult(x, it, True)
+    return PPRResult(x, max_iter, False)
+
+
+# ------------------------------------------------------------------------------------ graphs
+_GRAPH_CACHE: weakref.WeakKeyDictionary[KnowledgeGraph, dict[Any, Any]] = weakref.WeakKeyDictionary()
+_CACHE_LOCK = threading.Lock()
+
+
+def _cached(graph: KnowledgeGraph, key: Any, build: Any) -> Any:
+    with _CACHE_LOCK:
+        hit = _GRAPH_CACHE.get(graph, {}).get(key)
+    if hit is not None:
+        return hit
+    value = build()
+    with _CACHE_LOCK:
+        _GRAPH_CACHE.setdefault(graph, {})[key] = value
+    return value
+
+
+def synonym_pairs(node_vectors: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs ``(i, j)``, ``i < j``, whose vectors have inner product >= ``threshold``, with the
+    similarities (HippoRAG's synonymy edges). Exact, via a FAISS range search."""
+    import faiss
+
+    v = np.ascontiguousarray(node_vectors, dtype=np.float32)
+    if v.shape[0] < 2:
+        return np.zeros((0, 2), np.int64), np.zeros(0, np.float64)
+    index = faiss.IndexFlatIP(v.shape[1])
+    index.add(v)
+    lims, dist, ids = index.range_search(v, float(threshold))
+    counts = np.diff(np.asarray(lims).astype(np.int64)).astype(np.int64)
+    rows = np.repeat(np.arange(v.shape[0]), counts)
+    keep = rows < ids
+    pairs = np.stack([rows[keep], ids[keep].astype(np.int64)], axis=1)
+    return pairs, dist[keep].astype(np.float64)
+
+
+def entity_graph(graph: KnowledgeGraph, *, node_vectors: np.ndarray | None = None,
+                 synonym_threshold: float | None = 0.8) -> tuple[csr_matrix, int]:
+    """Symmetric weighted adjacency of the KG for PPR and the number of synonymy edges added.
+
+    Relation edges weigh 1 per distinct linked pair (direction and parallel relations dropped:
+    OpenIE directions are arbitrary); synonymy edges weigh their cosine and add to a relation
+    edge between the same pair.
+    """
+    from scipy.sparse import coo_matrix
+
+    n = graph.n_nodes
+    h, t = graph.edge_head.astype(np.int64), graph.edge_tail.astype(np.int64)
+    keep = h != t
+    lo, hi = np.minimum(h[keep], t[keep]), np.maximum(h[keep], t[keep])
+    key = np.unique(lo * max(n, 1) + hi)
+    lo, hi = key // max(n, 1), key % max(n, 1)
+    w = np.ones(lo.size)
+    n_syn = 0
+    if synonym_threshold is not None and node_vectors is not None:
+        pairs, sims = synonym_pairs(node_vectors, synonym_threshold)
+        n_syn = int(pairs.shape[0])
+        lo, hi, w = np.concatenate([lo, pairs[:, 0]]), np.concatenate([hi, pairs[:, 1]]), np.concatenate([w, sims])
+    m = coo_matrix((np.concatenate([w, w]), (np.concatenate([lo, hi]), np.concatenate([hi, lo]))), shape=(n, n))
+    return m.tocsr(), n_syn  # duplicate (i, j) entries are summed
+
+
+def passage_incidence(graph: KnowledgeGraph) -> csr_matrix:
+    """``(n_chunks, n_nodes)`` 0/1 matrix: passage ``c`` contains entity ``v`` (provenance)."""
+    from scipy.sparse import coo_matrix
+
+    rows, cols = [], []
+    index = graph.chunk_index
+    for v, cids in enumerate(graph.node_chunks):
+        for c in cids:
+            if c in index:
+                rows.append(index[c])
+                cols.append(v)
+    data = np.ones(len(rows))
+    m = coo_matrix((data, (rows, cols)), shape=(graph.n_chunks, graph.n_nodes)).tocsr()
+    m.data[:] = 1.0
+    return m
+
+
+# ------------------------------------------------------------------------------------ seeds
+def query_entities(query: str, backends: Backends) -> tuple[list[str], str, dict[str, int]]:
+    """Named entities of the query, how they were found, and the LLM token counts.
+
+    LLM NER (HippoRAG's query NER prompt) when an LLM is available; otherwise, or when the LLM
+    fails, the rule-based mentions; with none found, the whole query.
+    """
+    tokens = {"prompt": 0, "completion": 0}
+    how = ""
+    if backends.llm.available:
+        from core.backends import prompts
+        from core.backends.base import ChatMessage
+        from core.backends.llm import chat_json
+
+        msgs = [ChatMessage("system", prompts.QUERY_NER_SYSTEM), ChatMessage("user", prompts.query_ner_prompt(query))]
+        try:
+            resp = chat_json(backends.llm, msgs, prompts.QUERY_NER_SCHEMA, max_tokens=128)
+            tokens = {"prompt": resp.prompt_tokens, "completion": resp.completion_tokens}
+            ents = [str(e).strip() for e in resp.data.get("named_entities", []) if str(e).strip()]
+            if ents:
+                return list(dict.fromkeys(ents)), "llm", tokens
+            how = "the LLM found no entity; "
+        except LLMError as exc:
+            how = f"the LLM failed ({exc}); "
+    ents = rule_mentions(query)
+    if ents:
+        return ents, how + "rules", tokens
+    return [query.strip()], how + "whole-query", tokens
+
+
+_POSSESSIVE = re.compile(r"['’]s$")
+
+
+def rule_mentions(text: str) -> list[str]:
+    """Capitalized-name mentions and years in ``text`` (the rule-based extractor's mention rules),
+    without a possessive ``'s`` ("Lothair II's mother" → "Lothair II")."""
+    # The mention finder is private to the extractor module; reusing it keeps query entities and
+    # KG entities (in `none` mode) defined by the same rules.
+    from core.backends.extractors import _TOKEN, _mentions, split_sentences
+    from core.text import clean_text
+
+    out: list[str] = []
+    for sent in split_sentences(clean_text(text)):
+        found = list(_TOKEN.finditer(sent))
+        toks = [m.group() for m in found]
+        for s, e in _mentions(toks):
+            out.append(_POSSESSIVE.sub("", sent[found[s].start():found[e - 1].end()]))
+    return list(dict.fromkeys(m for m in out if m))
+
+
+@dataclass(frozen=True)
+class SeedLink:
+    entity: str  #: query entity (or the whole query)
+    node: int  #: linked graph node (KG) or passage (corpus graph)
+    name: str
+    similarity: float
+    weight: float  #: personalization weight before normalization
+
+
+# ------------------------------------------------------------------------------------ run
+def run(query: str, workspace: Workspace, *, config: PPRConfig | None = None, backends: Backends) -> BaselineResult:
+    """Retrieve passages with HippoRAG-style personalized PageRank (HippoRAG §3.2).
+
+    Parameters
+    ----------
+    query : str
+    workspace : Workspace
+        KG workspaces use the entity graph; corpus graphs the passage graph.
+    config : PPRConfig or None
+    backends : Backends
+        ``embedder`` links entities (node index) and seeds corpus graphs (chunk index); ``llm``
+        extracts query entities when available and writes the answer.
+
+    Returns
+    -------
+    BaselineResult
+        ``details`` holds the seeds, iterations and whether the walk converged.
+
+    Raises
+    ------
+    QueryError, EmptyGraphError, ConfigError
+    """
+    cfg = PPRConfig() if config is None else config
+    if not isinstance(cfg, PPRConfig):
+        raise ConfigError(f"ppr takes a PPRConfig, got {type(cfg).__name__}.")
+    check_query(query)
+    graph = workspace.graph
+    if graph.n_chunks == 0:
+        raise EmptyGraphError(f"Workspace {workspace.name!r} has no passages to retrieve; upload a corpus.")
+    trace = Trace("ppr", query, workspace.name, config=asdict(cfg), backends=backends.names())
+    chunk_index = workspace.index("chunks", backends.embedder)
+    q = backends.embed_query(query)
+    dense = chunk_index.scores(q).astype(np.float64)
+    corpus = graph.kind == "corpus_graph" or graph.n_nodes == 0 or graph.n_edges == 0
+    if corpus:
+        seeds, adjacency, incidence = _corpus_seeds(trace, workspace, cfg, dense)
+    else:
+        seeds, adjacency, incidence = _kg_seeds(trace, workspace, cfg, query, backends)
+    with trace.timed("ppr", "Personalized PageRank", section="HippoRAG §3.2") as step:
+        pers = np.zeros(adjacency.shape[0])
+        for s in seeds:
+            pers[s.node] += s.weight
+        res = personalized_pagerank(adjacency, pers, damping=cfg.damping, tol=cfg.tol, max_iter=cfg.max_iter)
+        top = np.argsort(-res.scores, kind="stable")[:15]
+        step.data = {"damping": cfg.damping, "iterations": res.iterations, "converged": res.converged,
+                     "nodes": int(adjacency.shape[0]), "edges": int(adjacency.nnz // 2),
+                     "top_nodes": [{"node": (graph.chunks[int(v)].id if corpus else graph.node_names[int(v)]),
+                                    "score": float(res.scores[v])} for v in top]}
+        if not res.converged:
+            step.fallback = f"the power iteration did not converge in {cfg.max_iter} iterations; scores are approximate"
+    with trace.timed("passage_scores", "Passage scores from entity scores", section="HippoRAG §3.2") as step:
+        scores = res.scores if incidence is None else np.asarray(incidence @ res.scores).reshape(-1)
+        order = np.lexsort((np.arange(scores.size), -dense, -scores))
+        keep = order[:cfg.top_k]
+        ranked = tuple(RankedChunk(graph.chunks[int(i)].id, float(scores[i])) for i in keep)
+        reached = int((scores > 0).sum())
+        step.data = {"how": "own PPR probability (corpus graph)" if incidence is None else
+                     "sum of the PPR probabilities of the entities in each passage",
+                     "passages_reached": reached, "chunk_ids": [c.chunk_id for c in ranked],
+                     "scores": [c.score for c in ranked]}
+        if reached < cfg.top_k:
+            step.fallback = (f"the walk reached only {reached} passages; the rest of the top-{cfg.top_k} is "
+                             "ordered by dense similarity")
+    ans = record_answer(trace, query, answer_passages(graph, ranked), backends, max_passages=cfg.answer_passages)
+    details = {"seeds": [asdict(s) for s in seeds], "iterations": res.iterations, "converged": res.converged,
+               "graph": "corpus graph" if corpus else "entity graph"}
+    return BaselineResult("ppr", query, ranked, ans.text, trace, details=details)
+
+
+def _kg_seeds(trace: Trace, workspace: Workspace, cfg: PPRConfig, query: str,
+              backends: Backends) -> tuple[list[SeedLink], csr_matrix, csr_matrix]:
+    graph = workspace.graph
+    node_index: VectorIndex = workspace.index("nodes", backends.embedder)
+    with trace.timed("entity_graph", "Entity graph for PPR", section="HippoRAG §3.1") as step:
+        t0 = time.perf_counter()
+        thr = cfg.synonym_threshold
+        adjacency, n_syn = _cached(graph, ("entity_graph", thr, backends.embedder.model_id),
+                                   lambda: entity_graph(graph, node_vectors=node_index.vectors, synonym_threshold=thr))
+        incidence = _cached(graph, "incidence", lambda: passage_incidence(graph))
+        step.data = {"nodes": graph.n_nodes, "relation_pairs": int(adjacency.nnz // 2) - n_syn,
+                     "synonym_edges": n_syn, "synonym_threshold": thr, "build_seconds": time.perf_counter() - t0}
+    with trace.timed("query_entities", "Query entities linked to graph nodes", section="HippoRAG §3.2") as step:
+        ents, how, tokens = query_entities(query, backends)
+        step.prompt_tokens, step.completion_tokens = tokens["prompt"], tokens["completion"]
+        vecs = backends.embedder.embed(ents)
+        sims, ids = node_index.search(vecs, 1)
+        n_passages = np.asarray(incidence.sum(axis=0)).reshape(-1)
+        seeds = []
+        for e, s, i in zip(ents, sims[:, 0], ids[:, 0]):
+            v = int(i)
+            w = 1.0 / max(n_passages[v], 1.0) if cfg.node_specificity else 1.0
+            seeds.append(SeedLink(e, v, graph.node_names[v], float(s), float(w)))
+        step.data = {"how": how, "entities": ents,
+                     "links": [{"entity": s.entity, "node": s.name, "similarity": s.similarity, "weight": s.weight}
+                               for s in seeds]}
+        if how != "llm":
+            step.fallback = ("no LLM: query entities are the capitalized names and years of the question"
+                             if how == "rules" else f"query entities: {how}")
+            if how.endswith("whole-query"):
+                step.fallback = "no entity found in the question: the whole question is linked as one entity"
+    return seeds, adjacency, incidence
+
+
+def _corpus_seeds(trace: Trace, workspace: Workspace, cfg: PPRConfig,
+                  dense: np.ndarray) -> tuple[list[SeedLink], csr_matrix, None]:
+    from scipy.sparse import csr_matrix
+
+    from core.methods.fastinsight.passage_graph import passage_graph
+
+    graph = workspace.graph
+    with trace.timed("query_entities", "Seed passages by vector similarity (corpus graph)",
+                     section="FastInsight §4.1.1 (HippoRAG 2 on corpus graphs)") as step:
+        pg = passage_graph(graph)
+        k = min(cfg.corpus_seeds, pg.n)
+        top = np.lexsort((np.arange(dense.size), -dense))[:k]
+        weights = np.clip(dense[top], 0.0, None)
+        if weights.sum() <= 0:
+            weights = np.ones_like(weights)
+        seeds = [SeedLink("(question)", int(v), graph.chunks[int(v)].title, float(dense[v]), float(w))
+                 for v, w in zip(top, weights)]
+        rows = np.repeat(np.arange(pg.n), np.diff(pg.indptr))
+        adjacency = csr_matrix((np.ones(pg.nbr.size), (rows, pg.nbr.astype(np.int64))), shape=(pg.n, pg.n))
+        step.data = {"how": "top passages by cosine (a corpus graph has no entities)",
+                     "seeds": [{"chunk_id": graph.chunks[s.node].id, "similarity": s.similarity} for s in seeds]}
+        if graph.kind != "corpus_graph":
+            step.fallback = "the KG has no edges; PPR runs on the (derived) passage graph"
+    return seeds, adjacency, None

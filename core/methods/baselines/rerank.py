@@ -1,0 +1,108 @@
+"""Retrieve-then-rerank, the Re2 baseline (FastInsight §3.1.3 Example 3 and §4.1.1).
+
+``O_vs`` retrieves the top-``candidates`` passages (paper: 100) by vector similarity, then the
+reranker (``O_m``) scores each (query, passage) pair as ``head(features(q, p))`` and the best
+``top_k`` are kept. This is exactly GRanker with α = 0 on the same candidates (a test checks it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from core.backends.base import Reranker
+from core.errors import ConfigError, EmptyGraphError
+from core.methods.answering import record_answer
+from core.methods.base import Backends, RankedChunk
+from core.methods.baselines.common import BaselineResult, answer_passages, check_query
+from core.methods.fastinsight.granker import FeatureCache, index_feature_source, rank_order, resolve_reranker
+from core.trace import Trace
+
+if TYPE_CHECKING:
+    from core.index.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class RerankConfig:
+    """Re2 knobs with the paper's defaults (FastInsight §4.1.1: rerank the top-100)."""
+
+    candidates: int = field(default=100, metadata={"help": "Passages retrieved by vector search and then reranked "
+                                                          "(FastInsight §4.1.1; paper: 100)."})
+    top_k: int = field(default=10, metadata={"help": "Reranked passages kept (paper: 10)."})
+    answer_passages: int = field(default=5, metadata={"help": "Top passages given to the LLM for the answer."})
+
+    def __post_init__(self) -> None:
+        for name in ("candidates", "top_k", "answer_passages"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"RerankConfig.{name} = {getattr(self, name)!r} is out of range; use an integer >= 1.")
+
+
+def rerank_scores(query: str, passages: list[str], reranker: Reranker, *, features: FeatureCache | None = None,
+                  nodes: np.ndarray | None = None) -> np.ndarray:
+    """Plain reranking scores ``head(features(q, p))`` (``O_m``, FastInsight Definition 4)."""
+    h = features.get(nodes) if features is not None and nodes is not None else reranker.features(query, passages)
+    return np.asarray(reranker.head(h), dtype=np.float64).reshape(-1) if len(h) else np.zeros(0)
+
+
+def run(query: str, workspace: Workspace, *, config: RerankConfig | None = None, backends: Backends) -> BaselineResult:
+    """Retrieve ``candidates`` passages by vector search, rerank them, keep ``top_k`` (Re2).
+
+    Parameters
+    ----------
+    query : str
+    workspace : Workspace
+    config : RerankConfig or None
+    backends : Backends
+        ``reranker`` scores the candidates; when None the bi-encoder stand-in over ``embedder``
+        is used (recorded as a fallback).
+
+    Returns
+    -------
+    BaselineResult
+        ``reranker`` names the reranker in use; ``details["vector_rank"]`` maps every kept chunk
+        to its rank before reranking.
+
+    Raises
+    ------
+    QueryError, EmptyGraphError, ConfigError
+    """
+    cfg = RerankConfig() if config is None else config
+    if not isinstance(cfg, RerankConfig):
+        raise ConfigError(f"rerank takes a RerankConfig, got {type(cfg).__name__}.")
+    check_query(query)
+    graph = workspace.graph
+    if graph.n_chunks == 0:
+        raise EmptyGraphError(f"Workspace {workspace.name!r} has no passages to retrieve; upload a corpus.")
+    reranker, fallback = resolve_reranker(backends)
+    trace = Trace("rerank", query, workspace.name, config=asdict(cfg),
+                  backends={**backends.names(), "reranker": f"{reranker.name} ({reranker.model_id})"})
+    if fallback:
+        trace.add("reranker", "No reranker configured: using the bi-encoder stand-in", {"reranker": reranker.name},
+                  fallback=fallback)
+    index = workspace.index("chunks", backends.embedder)
+    with trace.timed("vector_search", f"Top-{cfg.candidates} candidates by cosine similarity",
+                     section="FastInsight §3.1.3 Example 3 (O_vs)") as step:
+        q = backends.embed_query(query)
+        vs, ids = index.search(q, cfg.candidates)
+        ids = ids[0].astype(np.int64)
+        step.data = {"chunk_ids": [graph.chunks[int(i)].id for i in ids], "scores": np.round(vs[0], 6)}
+    with trace.timed("rerank", f"Rerank {ids.size} candidates with {reranker.name}",
+                     section="FastInsight §3.1.3 Example 3 (O_m)") as step:
+        passages = [graph.chunks[int(i)].passage for i in ids]
+        source = index_feature_source(reranker, str(workspace.manifest.get("index", {}).get("model_id", "")),
+                                      index.vectors, query)
+        cache = FeatureCache(reranker, query, [c.passage for c in graph.chunks], precomputed=source)
+        scores = rerank_scores(query, passages, reranker, features=cache, nodes=ids)
+        order = rank_order(scores)
+        keep = order[:cfg.top_k]
+        ranked = tuple(RankedChunk(graph.chunks[int(ids[i])].id, float(scores[i])) for i in keep)
+        vector_rank = {graph.chunks[int(ids[i])].id: int(i) + 1 for i in keep}
+        step.data = {"reranker": reranker.name, "model_id": reranker.model_id, "linear_head": reranker.linear_head,
+                     "description": reranker.description, "features_from_index": source is not None,
+                     "ranking": [graph.chunks[int(ids[i])].id for i in order], "scores": np.round(scores[order], 6),
+                     "vector_rank": [int(i) + 1 for i in order]}
+    ans = record_answer(trace, query, answer_passages(graph, ranked), backends, max_passages=cfg.answer_passages)
+    return BaselineResult("rerank", query, ranked, ans.text, trace, f"{reranker.name} ({reranker.model_id})",
+                          reranker.description, {"vector_rank": vector_rank, "candidates": int(ids.size)})

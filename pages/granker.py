@@ -1,0 +1,237 @@
+"""GRanker vs plain reranking (FastInsight §3.3–§3.4): same question, same candidates.
+
+Left: the final FastInsight candidates ranked by the plain reranker (``head(H)``); right: ranked by
+GRanker (``head((1−α)H + αPH)``), with each passage's rank shift. Below: the candidate subgraph
+with the smoothing weights P on its edges, a round-by-round replay of the STeX loop, and — when the
+workspace has gold evidence — R@10, nDCG@10, TR and MissTR of both rankings after every round.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from components import graph_view, resources
+from components.sidebar import active
+from components.ui import md_escape
+from core.errors import EgxError
+from core.methods.base import Backends
+from core.methods.fastinsight import FastInsightConfig
+from core.methods.fastinsight.views import RankRow, rank_comparison, round_metrics, stex_table
+
+# Session-state keys of this page (kept here: this page is their only user).
+QUESTION = "egx.granker.question"
+CUSTOM_QUESTION = "egx.granker.custom_question"
+ALPHA = "egx.granker.alpha"
+BETA = "egx.granker.beta"
+B_MAX = "egx.granker.b_max"
+BATCH = "egx.granker.batch"
+ROUND = "egx.granker.round"
+CUSTOM = "(type your own question)"
+DEFAULT_QUESTION = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
+TOP = 10
+HELP = FastInsightConfig.help()
+
+
+def _shift_label(shift: int) -> str:
+    return f"▲ {shift}" if shift > 0 else f"▼ {-shift}" if shift < 0 else "="
+
+
+def _ranking_table(rows: list[RankRow], *, granker: bool, has_gold: bool) -> pd.DataFrame:
+    key = (lambda r: r.granker_rank) if granker else (lambda r: r.plain_rank)
+    out = []
+    for r in sorted(rows, key=key)[:TOP]:
+        rec: dict[str, object] = {"rank": key(r), "passage": r.title,
+                                  "score": round(r.granker_score if granker else r.plain_score, 4)}
+        if granker:
+            rec["shift"] = _shift_label(r.shift)
+        if has_gold:
+            rec["gold"] = "✓" if r.gold else ""
+        out.append(rec)
+    return pd.DataFrame(out)
+
+
+def _rank_shift_figure(rows: list[RankRow], limit: int) -> go.Figure:
+    """A slope chart: plain rank on the left, GRanker rank on the right, one line per passage."""
+    shown = [r for r in rows if r.plain_rank <= limit or r.granker_rank <= limit]
+    fig = go.Figure()
+    for r in shown:
+        color = "#009e73" if r.gold else "#0072b2" if r.shift > 0 else "#d55e00" if r.shift < 0 else "#a0a0a0"
+        fig.add_trace(go.Scatter(x=[0, 1], y=[r.plain_rank, r.granker_rank], mode="lines+markers",
+                                 line={"color": color, "width": 3 if r.gold else 1.5}, showlegend=False,
+                                 hovertext=f"{r.title}: {r.plain_rank} → {r.granker_rank}", hoverinfo="text"))
+        fig.add_annotation(x=1.02, y=r.granker_rank, text=graph_view.escape(graph_view.short_label(r.title, 34)),
+                           showarrow=False, xanchor="left", font={"size": 11})
+    fig.update_layout(height=max(260, 26 * min(len(shown), 3 * limit)), margin={"l": 40, "r": 220, "t": 30, "b": 20},
+                      xaxis={"tickvals": [0, 1], "ticktext": ["plain reranking", "GRanker"], "range": [-0.1, 1.0]},
+                      yaxis={"autorange": "reversed", "title": "rank"})
+    return fig
+
+
+def _stex_figure(table: list, beta: float) -> go.Figure:
+    names = [graph_view.escape(graph_view.short_label(r.title, 30)) + (" ✚" if r.added else "") for r in table]
+    fig = go.Figure([
+        go.Bar(name="I_Sim (v_q·V_n)", x=names, y=[r.i_sim for r in table], marker_color="#56b4e9"),
+        go.Bar(name=f"β·I_Struct (β = {beta:g})", x=names, y=[r.beta_struct for r in table], marker_color="#e69f00"),
+    ])
+    fig.update_layout(barmode="relative", height=360, margin={"l": 40, "r": 20, "t": 30, "b": 120},
+                      legend={"orientation": "h", "y": 1.12}, yaxis={"title": "S_n = I_Sim + β·I_Struct"})
+    return fig
+
+
+def _metrics_figure(df: pd.DataFrame) -> go.Figure:
+    fig = go.Figure()
+    colors = {"R@10": "#0072b2", "nDCG@10": "#009e73", "TR": "#e69f00", "MissTR": "#cc79a7"}
+    for metric, color in colors.items():
+        for ranking, dash in (("GRanker", "solid"), ("plain reranking", "dot")):
+            part = df[df["ranking"] == ranking]
+            fig.add_trace(go.Scatter(x=part["retrieved"], y=part[metric], mode="lines+markers",
+                                     name=f"{metric} · {ranking}", line={"color": color, "dash": dash}))
+    fig.update_layout(height=380, margin={"l": 40, "r": 20, "t": 30, "b": 40},
+                      xaxis={"title": "|N_ret| (passages retrieved so far)"}, yaxis={"title": "score", "range": [0, 1.02]})
+    return fig
+
+
+act = active()
+ws = act.workspace
+graph = ws.graph
+st.title("GRanker vs plain reranking")
+st.caption("FastInsight (§3): initial vector search, then rounds of STeX expansion (§3.4, Algorithm 3) and "
+           "GRanker reranking (§3.3, Algorithm 2) until b_max passages are retrieved. Both rankings below "
+           "score the same candidates with the same reranker; GRanker smooths the reranker's features over "
+           "the passage graph first.")
+
+reranker = act.reranker
+if reranker is not None:
+    note = f"**Reranker: {md_escape(reranker.name)}** — {md_escape(reranker.description)}"
+    if reranker.linear_head:
+        said = "feature smoothing equals score smoothing" in reranker.description
+        note += ("\n\nWith this linear head GRanker's score is simply (1−α)·S + α·P·S of the plain scores S."
+                 if said else "\n\nIts head is linear, so here **feature smoothing equals score smoothing**: "
+                 "GRanker's score is (1−α)·S + α·P·S of the plain scores S.")
+    st.info(note)
+
+try:
+    questions = resources.workspace_questions(ws, act.key)
+except EgxError as exc:
+    st.warning(f"The workspace's questions file could not be read: {exc}")
+    questions = []
+gold_by_question = {q.question: q for q in questions if q.gold_chunks}
+options = [*gold_by_question, CUSTOM]
+if st.session_state.get(QUESTION) not in options:
+    st.session_state[QUESTION] = options[0]
+choice = st.selectbox("Question", options, key=QUESTION,
+                      help="Questions of this workspace that come with gold evidence, or your own.")
+if choice == CUSTOM:
+    if CUSTOM_QUESTION not in st.session_state:
+        st.session_state[CUSTOM_QUESTION] = DEFAULT_QUESTION if graph.name == "demo" or not questions else ""
+    query = st.text_input("Your question", key=CUSTOM_QUESTION)
+else:
+    query = choice
+gold = gold_by_question[query].gold_chunks if query in gold_by_question else ()
+
+c1, c2, c3, c4 = st.columns(4)
+alpha = c1.slider("α (GRanker smoothing)", 0.0, 1.0, 0.2, 0.05, key=ALPHA, help=HELP["alpha"])
+beta = c2.slider("β (STeX score ratio)", 0.0, 3.0, 1.0, 0.1, key=BETA, help=HELP["beta"])
+b_max = c3.slider("b_max (node budget)", 10, 100, 100, 10, key=B_MAX, help=HELP["b_max"])
+batch = c4.select_slider("BATCH", [5, 10, 20], value=10, key=BATCH, help=HELP["batch"])
+if alpha == 0.0:
+    st.caption("α = 0: GRanker is plain reranking, so both columns agree.")
+
+if not query.strip():
+    st.info("Type a question to compare the rankings.")
+    st.stop()
+
+backends = Backends(act.embedder, act.llm, reranker)
+backends_key = f"{act.embedder_name}|{act.reranker_name}|{act.llm_name}"
+params = (("alpha", float(alpha)), ("beta", float(beta)), ("b_max", int(b_max)), ("batch", int(batch)))
+try:
+    res = resources.fastinsight_run(ws, backends, act.key, query, backends_key, params)
+    pg = resources.fastinsight_passage_graph(ws, act.key, FastInsightConfig().max_entity_passages)
+except EgxError as exc:
+    st.error(str(exc))
+    st.stop()
+
+final = res.engine.final.granker
+rows = rank_comparison(final, pg, graph, gold)
+pg_step = res.trace.stage("passage_graph")[0].data
+src = ("the corpus graph's references" if pg_step["source"] == "corpus_graph" else
+       f"a passage graph derived from the KG (passages sharing an entity; entities in more than "
+       f"{pg_step['params'].get('max_entity_passages')} passages are hubs and skipped)")
+st.caption(f"{len(rows)} candidates after {len(res.engine.rounds)} rounds on {md_escape(src)}: "
+           f"{pg_step['passages']:,} passages, {pg_step['edges']:,} edges. Reranker inputs: {res.engine.encoded}. "
+           f"Reranker in use: {md_escape(res.reranker)}.")
+
+left, right = st.columns(2, gap="large")
+with left:
+    st.subheader("Plain reranking")
+    st.table(_ranking_table(rows, granker=False, has_gold=bool(gold)))
+with right:
+    st.subheader(f"GRanker (α = {alpha:g})")
+    st.table(_ranking_table(rows, granker=True, has_gold=bool(gold)))
+moved = sum(1 for r in rows if r.shift != 0)
+st.caption(f"{moved} of {len(rows)} candidates change rank under GRanker.")
+
+tab_shift, tab_graph, tab_rounds, tab_metrics = st.tabs(["Rank shifts", "Candidate subgraph (P)", "STeX rounds",
+                                                         "Metrics per round"])
+with tab_shift:
+    st.plotly_chart(_rank_shift_figure(rows, TOP), key="egx.granker.shift_chart")
+    st.caption("Each line joins a passage's plain rank (left) to its GRanker rank (right): blue moved up, "
+               "orange moved down, green is gold evidence.")
+with tab_graph:
+    limit = min(30, len(rows))
+    html = resources.smoothing_graph_html(res, pg, graph, f"{act.key}|{query}|{backends_key}|{params}", limit,
+                                          tuple(gold))
+    graph_view.render_html(html, height=540)
+    st.caption(f"The top {limit} candidates by GRanker. An edge i → j carries P_ij = (1/deg j) / Σ_k (1/deg k) "
+               "over i's retrieved neighbours k (degrees in the full passage graph): the share of j's features "
+               "that flows into i's. Candidates without a retrieved neighbour keep their own features.")
+with tab_rounds:
+    rounds = res.engine.rounds
+    if len(rounds) > 1:
+        if st.session_state.get(ROUND, 0) > len(rounds) - 1:  # a shorter run than the last one
+            st.session_state[ROUND] = len(rounds) - 1
+        r_idx = st.slider("Round", 0, len(rounds) - 1, len(rounds) - 1, key=ROUND,
+                          help="Round 0 is the initial vector search + GRanker; each later round is one STeX "
+                               "expansion followed by GRanker over the grown N_ret.")
+    else:
+        r_idx = 0
+    rnd = rounds[r_idx]
+    if rnd.index == 0:
+        st.markdown(f"**Round 0** — initial vector search: the top {rnd.added.size} passages by dot product, "
+                    "then GRanker.")
+    else:
+        assert rnd.proposed is not None
+        st.markdown(f"**Round {rnd.index}** — STeX proposed {len(rnd.proposed)} unretrieved neighbours of the "
+                    f"{rnd.proposed.r_max} retrieved passages; the best {rnd.added.size} were added (✚), "
+                    f"giving |N_ret| = {rnd.size}.")
+        if rnd.fallback:
+            st.warning(rnd.fallback)
+        table = stex_table(rnd, pg, graph, limit=20)
+        if table:
+            st.plotly_chart(_stex_figure(table, rnd.proposed.beta), key="egx.granker.stex_chart")
+            st.dataframe(pd.DataFrame([{"passage": t.title, "added": "✚" if t.added else "", "S_n": round(t.score, 4),
+                                        "I_Sim": round(t.i_sim, 4), "I_Struct": round(t.i_struct, 4),
+                                        "rank term": round(t.rank_term, 4), "bridging term": round(t.bridge_term, 4),
+                                        "r_best": t.r_best, "|A(n)|": t.adjacent} for t in table]),
+                         hide_index=True, width="stretch")
+    st.caption("Ranking after this round's GRanker:")
+    st.dataframe(pd.DataFrame([{"rank": i + 1, "passage": graph.chunk(pg.chunk_ids[int(v)]).title,
+                                "gold": "✓" if pg.chunk_ids[int(v)] in set(gold) else ""}
+                               for i, v in enumerate(rnd.ranking[:TOP].tolist())]), hide_index=True)
+with tab_metrics:
+    if not gold:
+        st.info("No gold evidence for this question (it is not one of the workspace's questions, or the workspace "
+                "has none), so R@10, nDCG@10, TR and MissTR cannot be computed.")
+    else:
+        mets = round_metrics(res.engine, pg, gold, k=TOP)
+        df = pd.DataFrame([{"round": m.round, "retrieved": m.retrieved, "ranking": m.ranking, "R@10": m.recall,
+                            "nDCG@10": m.ndcg, "TR": m.tr, "MissTR": m.miss_tr} for m in mets])
+        st.plotly_chart(_metrics_figure(df), key="egx.granker.metrics_chart")
+        st.caption("After every round: solid lines rank N_ret with GRanker, dotted lines with the plain reranker. "
+                   "TR and MissTR (FastInsight §4.3.2) are taken on the top 10: TR = (share of gold passages in the "
+                   "top 10) + MissTR, the partial credit for gold passages that are close to the top 10 in the "
+                   "passage graph.")
+        last = df[df["round"] == df["round"].max()].set_index("ranking")[["R@10", "nDCG@10", "TR", "MissTR"]]
+        st.dataframe(last.round(3))

@@ -1,0 +1,229 @@
+"""The "GRanker vs plain reranking" page: AppTest runs and one real-browser flow.
+
+The tests run app.py's source (compiled under app.py's own file name, so the sidebar recognises
+the run) with this page as the default page and absolute page paths; if app.py does not list the
+page yet, :func:`app_script` adds it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from components import state as S
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = ROOT / "pages" / "granker.py"
+PAGE_LINE = ('st.Page("pages/granker.py", title="GRanker vs plain reranking", icon=":material/swap_vert:", '
+             'url_path="granker")')
+TIMEOUT = 120
+ALPHA, ROUND, QUESTION, CUSTOM_Q = ("egx.granker.alpha", "egx.granker.round", "egx.granker.question",
+                                    "egx.granker.custom_question")
+
+
+def app_script() -> str:
+    """app.py with the GRanker page registered as the default page and absolute page paths, as a
+    runnable script (other pages link to each other relative to app.py, so they are not run here)."""
+    src = (ROOT / "app.py").read_text(encoding="utf-8")
+    if "pages/granker.py" not in src:
+        marker = '"Explore": ['
+        assert marker in src, "app.py no longer has the 'Explore' page group this test extends"
+        src = src.replace(marker, marker + "\n        " + PAGE_LINE + ",", 1)
+    src = re.sub(r",\s*default=True", "", src)
+    src = re.sub(r'(st\.Page\("pages/granker\.py"[^)]*)\)', r"\1, default=True)", src, count=1)
+    src = src.replace('st.Page("pages/', f'st.Page("{ROOT}/pages/')
+    return (f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
+            f"exec(compile({src!r}, {str(ROOT / 'app.py')!r}, 'exec'))\n")
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    h = tmp_path / "egx_home"
+    monkeypatch.setenv("EGX_HOME", str(h))
+    monkeypatch.setenv("EGX_EMBEDDER", "hashing")
+    monkeypatch.delenv("EGX_LLM", raising=False)
+    return h
+
+
+def open_page(**state: object) -> AppTest:
+    at = AppTest.from_string(app_script(), default_timeout=TIMEOUT)
+    for k, v in state.items():
+        at.session_state[k] = v
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def tables(at: AppTest) -> tuple[list[str], list[str]]:
+    """Passage columns of the left (plain) and right (GRanker) ranking tables."""
+    left, right = at.table[0].value, at.table[1].value
+    return list(left["passage"]), list(right["passage"])
+
+
+def test_page_compares_rankings_on_the_demo(home: Path) -> None:
+    at = open_page()
+    assert at.title[0].value == "GRanker vs plain reranking"
+    info = at.info[0].value
+    assert "Reranker: biencoder" in info and "feature smoothing equals score smoothing" in info
+    assert at.selectbox(key=QUESTION).value.startswith("Who played the main villain")
+    assert [s.label for s in at.slider][:3] == ["α (GRanker smoothing)", "β (STeX score ratio)", "b_max (node budget)"]
+    assert at.slider(key=ALPHA).value == 0.2
+    assert [h.value for h in at.subheader][:2] == ["Plain reranking", "GRanker (α = 0.2)"]
+    left, right = tables(at)
+    assert len(left) == len(right) == 10
+    assert "gold" in at.table[1].value.columns and "shift" in at.table[1].value.columns
+    # the candidate subgraph is drawn with the smoothing weights on its edges
+    frames = at.get("iframe")
+    assert len(frames) == 1 and "P=0." in frames[0].proto.srcdoc
+    charts = {c.key for c in at.get("plotly_chart")}
+    assert {"egx.granker.shift_chart", "egx.granker.metrics_chart"} <= charts
+    metrics = at.dataframe[-1].value
+    assert list(metrics.index) == ["GRanker", "plain reranking"] and list(metrics.columns) == ["R@10", "nDCG@10", "TR",
+                                                                                             "MissTR"]
+    # Corollary 1 on the page's numbers (the demo question has fewer than 10 gold passages, so
+    # capped R@10 is the recall of the top 10): TR = R@10 + MissTR
+    assert ((metrics["TR"] - metrics["R@10"] - metrics["MissTR"]).abs() < 1e-9).all()
+    assert metrics.loc["GRanker", "R@10"] > 0
+
+
+def test_alpha_zero_collapses_to_plain_and_alpha_one_changes_the_right_side(home: Path) -> None:
+    at = open_page()
+    at.slider(key=ALPHA).set_value(0.0).run()
+    assert not at.exception
+    left0, right0 = tables(at)
+    assert right0 == left0
+    assert any("α = 0: GRanker is plain reranking" in c.value for c in at.caption)
+    at.slider(key=ALPHA).set_value(1.0).run()
+    assert not at.exception
+    left1, right1 = tables(at)
+    assert right1 != left1
+    assert at.subheader[1].value == "GRanker (α = 1)"
+
+
+def test_round_replay_shows_proposed_and_added(home: Path) -> None:
+    at = open_page()
+    rounds = at.slider(key=ROUND)
+    assert rounds.value == rounds.max >= 1
+    at.slider(key=ROUND).set_value(1).run()
+    assert not at.exception
+    text = " ".join(m.value for m in at.markdown)
+    assert "**Round 1** — STeX proposed" in text and "the best" in text
+    assert "egx.granker.stex_chart" in {c.key for c in at.get("plotly_chart")}
+    stex = at.dataframe[0].value
+    assert {"added", "I_Sim", "I_Struct", "rank term", "bridging term"} <= set(stex.columns)
+    assert (stex["added"] == "✚").sum() >= 1
+    at.slider(key=ROUND).set_value(0).run()
+    assert "**Round 0** — initial vector search" in " ".join(m.value for m in at.markdown)
+    # a smaller budget gives fewer rounds: the replay slider follows without an error
+    at.slider(key=ROUND).set_value(rounds.max).run()
+    at.slider(key="egx.granker.b_max").set_value(20).run()
+    assert not at.exception
+    assert at.slider(key=ROUND).max == 1 and at.slider(key=ROUND).value == 1
+
+
+def test_custom_question_without_gold_and_user_text(home: Path) -> None:
+    at = open_page()
+    at.selectbox(key=QUESTION).set_value("(type your own question)").run()
+    at.text_input(key=CUSTOM_Q).input("<b>Keanu</b> *Reeves* [x](javascript:alert(1))?").run()
+    assert not at.exception
+    assert any("No gold evidence for this question" in i.value for i in at.info)
+    assert all("<b>Keanu</b>" not in m.value for m in at.markdown)
+    left, right = tables(at)
+    assert len(right) == 10 and sorted(left) != [] and set(right) <= {r.title for r in _demo_chunks()}
+
+
+def _demo_chunks() -> list:
+    from core.index.workspace import Workspace, workspaces_root
+
+    return list(Workspace.open(workspaces_root() / "demo").graph.chunks)
+
+
+def test_page_on_a_cross_encoder_reports_it(home: Path, tmp_path: Path) -> None:
+    from tests.methods.fastinsight.helpers import tiny_bert
+
+    model = tiny_bert(tmp_path / "tiny_bert")
+    at = open_page(**{S.RERANKER: "cross-encoder", S.RERANKER_MODEL: str(model)})
+    assert f"Reranker in use: cross-encoder:{model}" in " ".join(c.value for c in at.caption).replace("\\", "")
+    assert "Cross-encoder" in at.info[0].value
+
+
+# ------------------------------------------------------------------------------------------ browser
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[str]:
+    from tests.app.test_browser import _free_port, _require_chromium, _wait_healthy
+
+    _require_chromium()
+    script = tmp_path / "granker_app.py"
+    script.write_text(app_script(), encoding="utf-8")
+    port = _free_port()
+    env = dict(os.environ, EGX_HOME=str(tmp_path / "home"), EGX_EMBEDDER="hashing", EGX_LLM="none",
+               HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1")
+    log = tmp_path / "streamlit.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
+             "--server.address", "127.0.0.1", "--server.port", str(port),
+             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        _wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", proc, log)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+@pytest.mark.browser
+def test_browser_moving_alpha_changes_the_right_hand_ranking(server: str, tmp_path: Path) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    def right_ranking(page) -> list[str]:  # type: ignore[no-untyped-def]
+        table = page.locator("[data-testid='stTable']").nth(1)
+        return [t.strip() for t in table.locator("tbody tr").all_inner_texts()]
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1440, "height": 1400})
+            page.goto(server, wait_until="domcontentloaded")  # the default page of the test app
+            expect(page.get_by_role("heading", name="GRanker (α = 0.2)")).to_be_visible(timeout=120_000)
+            expect(page.locator("[data-testid='stTable']").nth(1).locator("tbody tr").first).to_be_visible()
+            before = right_ranking(page)
+            left = [t.strip() for t in page.locator("[data-testid='stTable']").nth(0).locator("tbody tr")
+                    .all_inner_texts()]
+            slider = page.get_by_role("slider").first  # α
+            slider.focus()
+            slider.press("End")  # α = 1: only the neighbours' features count
+            expect(page.get_by_role("heading", name="GRanker (α = 1)")).to_be_visible(timeout=60_000)
+            deadline = time.monotonic() + 30
+            after = right_ranking(page)
+            while after == before and time.monotonic() < deadline:
+                page.wait_for_timeout(250)
+                after = right_ranking(page)
+            left_after = [t.strip() for t in page.locator("[data-testid='stTable']").nth(0).locator("tbody tr")
+                          .all_inner_texts()]
+            page.screenshot(path=str(tmp_path / "granker_page.png"), full_page=True)
+        finally:
+            browser.close()
+    assert len(before) == len(after) == 10
+    assert after != before
+    # the demo has 23 passages, all retrieved at b_max = 100: the candidates, and so the plain
+    # ranking on the left, stay the same while α changes only the right-hand side
+    assert left_after == left and len(left) == 10
