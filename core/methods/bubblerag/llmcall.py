@@ -38,11 +38,7 @@ def ask_json(llm: LLM, system: str, user: str, schema: dict[str, Any], *, max_to
             out = LLMOutcome(None, "no LLM configured (`none` mode)")
         except LLMError as exc:
             out = LLMOutcome(None, f"LLM output unusable: {exc}")
-    if step is not None:
-        step.prompt_tokens += out.prompt_tokens
-        step.completion_tokens += out.completion_tokens
-        if out.fallback:
-            step.fallback = out.fallback
+    _record(step, out)
     return out
 
 
@@ -60,9 +56,14 @@ def ask_text(llm: LLM, system: str, user: str, *, max_tokens: int = 256, step: S
                 out = LLMOutcome(None, out.fallback, r.prompt_tokens, r.completion_tokens)
         except LLMError as exc:
             out = LLMOutcome(None, f"LLM call failed: {exc}")
+    _record(step, out)
+    return out
+
+
+def _record(step: Step | None, out: LLMOutcome) -> None:
+    """Add the call's tokens to the trace step and note a fallback there."""
     if step is not None:
         step.prompt_tokens += out.prompt_tokens
         step.completion_tokens += out.completion_tokens
         if out.fallback:
             step.fallback = out.fallback
-    return out

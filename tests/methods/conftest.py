@@ -1,4 +1,4 @@
-"""Fixtures for FastInsight tests: workspaces built once per session with the hashing embedder."""
+"""Fixtures for method tests (FastInsight, baselines): workspaces built once per session with the hashing embedder."""
 
 from __future__ import annotations
 
