@@ -7,6 +7,11 @@ contextual evidence for the subsequent graph anchor extraction" (they become the
 schema relaxation reads).
 
 `none` mode cannot judge sufficiency, so it never exits early (recorded as a fallback).
+
+Guard (ours): an early exit also needs the LLM's answer to occur in one of the preview passages
+(case-insensitive). Small local models tend to call any preview "sufficient" and answer from
+memory; an ungrounded answer would skip the whole graph search, so it is treated as "insufficient"
+and the trace says why.
 """
 
 from __future__ import annotations
@@ -31,6 +36,11 @@ class PreRetrieval:
     answer: str
     reason: str
     checked: bool  #: whether an LLM judged sufficiency
+
+
+def _grounded(answer: str, chunks: list[tuple[str, str]]) -> bool:
+    a = " ".join(answer.lower().split()).strip(" .")
+    return bool(a) and any(a in " ".join(f"{t} {x}".lower().split()) for t, x in chunks)
 
 
 def pre_retrieve(query: str, qvec: np.ndarray, workspace: Workspace, llm: LLM, *, k: int = 5,
@@ -58,9 +68,14 @@ def pre_retrieve(query: str, qvec: np.ndarray, workspace: Workspace, llm: LLM, *
                        max_tokens=160, step=step)
         if out.data is not None:
             checked = True
-            sufficient = bool(out.data.get("sufficient")) and bool(str(out.data.get("answer", "")).strip())
-            answer = str(out.data.get("answer", "")).strip() if sufficient else ""
+            claimed = str(out.data.get("answer", "")).strip()
+            sufficient = bool(out.data.get("sufficient")) and bool(claimed)
             reason = str(out.data.get("reason", ""))
+            if sufficient and not _grounded(claimed, chunks):
+                sufficient = False
+                reason = (f"LLM said sufficient with answer {claimed[:80]!r}, but that answer does not occur in "
+                          "any preview passage; continuing with graph retrieval")
+            answer = claimed if sufficient else ""
         else:
             step.fallback = f"{step.fallback}; no early exit, graph retrieval continues"
     elif not check:

@@ -103,10 +103,13 @@ class SufficientLLM:
 
     name, model_id, available = "scripted", "scripted-1", True
 
+    def __init__(self, answer: str = "20 March 851") -> None:
+        self.answer = answer
+
     def chat(self, messages, *, max_tokens=512, temperature=0.0, json_schema=None):
         from core.backends.base import LLMResponse
 
-        return LLMResponse('{"sufficient": true, "answer": "20 March 851", "reason": "passage 2 says so"}', 10, 5)
+        return LLMResponse(json.dumps({"sufficient": True, "answer": self.answer, "reason": "passage 2"}), 10, 5)
 
 
 class BrokenLLM:
@@ -126,6 +129,10 @@ def test_early_exit_when_preview_is_sufficient(demo, minilm):
     assert r.early_exit and r.answer == "20 March 851" and r.answer_by == "early exit"
     assert r.expansion is None and r.ranked_chunks
     assert r.trace.steps[-1].stage == "early_exit"
+    # an answer that no preview passage contains does not end the search
+    r2 = run(LOTHAIR_Q, demo, backends=Backends(minilm, SufficientLLM("860 AD")))
+    assert not r2.early_exit and r2.expansion is not None
+    assert "does not occur in any preview passage" in r2.pre.reason
 
 
 @pytest.mark.model
@@ -170,21 +177,23 @@ def test_all_100_musique_questions_run_in_none_mode(minilm, samples_root):
 @pytest.mark.model
 @pytest.mark.slow
 def test_five_questions_with_the_real_local_llm(demo, minilm):
-    """The real 0.5B model through every LLM stage (d and n reduced to bound CI time)."""
+    """The real 0.5B model through every LLM stage (d and n reduced to bound CI time; the sufficiency
+    check is on for the first question only, so the graph stages run for the others)."""
     llm = get_llm("local-small")
     b = Backends(minilm, llm)
-    cfg = BubbleConfig(d=2, n=2, time_budget_s=60.0)
+    base = BubbleConfig(d=2, n=2, time_budget_s=60.0)
     questions = json.loads(demo.questions_path.read_text())
     assert len(questions) >= 5
     used_llm = 0
-    for q in questions[:5]:
+    for i, q in enumerate(questions[:5]):
+        cfg = base if i == 0 else base.with_(sufficiency_check=False)
         r = run(q["question"], demo, config=cfg, backends=b)
         assert r.answer, q["question"]
         assert r.trace.tokens > 0
         assert r.ranked_chunks
         stages = {s.stage: s for s in r.trace.steps}
-        # the sufficiency check either ran on the model or says why it did not (e.g. a timeout)
-        assert stages["preretrieval"].prompt_tokens > 0 or stages["preretrieval"].fallback
+        if i == 0:  # the sufficiency check either ran on the model or says why it did not (e.g. a timeout)
+            assert stages["preretrieval"].prompt_tokens > 0 or stages["preretrieval"].fallback
         if not r.early_exit:
             used_llm += (r.keywords.source == "llm") + (r.groups.source == "llm")
             # whatever the small model produced, every stage either used it or said why not
