@@ -280,7 +280,8 @@ def _legend_html(legend: Sequence[LegendItem]) -> str:
         f'style="background:{escape(item.color)}"></span>{escape(item.label)}</div>'
         for item in legend
     )
-    return f'<div class="egx-legend">{rows}</div>'
+    # a <details> box: open by default, one click folds it away when it covers part of the drawing
+    return f'<details class="egx-legend" open><summary>Legend</summary>{rows}</details>'
 
 
 def _finish_html(doc: str, legend: Sequence[LegendItem]) -> str:
