@@ -187,7 +187,7 @@ def default_extractor(llm: LLM) -> TripleExtractor:
 def list_backends() -> dict[str, list[str]]:
     """Registered names per kind (``embedder``, ``reranker``, ``llm``, ``extractor``).
 
-    Parameterized names are listed with a placeholder, e.g. ``"st:<path-or-hub-id>"``.
+    Parameterized names are listed as a pattern, e.g. ``"st:<path-or-hub-id>"``.
     """
     return {kind: list(names) for kind, (_, names) in _KINDS.items()}
 

@@ -165,7 +165,7 @@ def read_triples(path: Path, builder: GraphBuilder, *, text: str | None = None) 
     CSV/TSV: a header naming the columns (``head,relation,tail[,source]`` or the synonyms
     subject/predicate/object, chunk/chunk_id) is recognised; otherwise the columns are taken
     positionally. The optional source column holds the id of the chunk the triple came from; an id
-    that is not a known chunk creates an empty placeholder chunk so provenance is never dropped.
+    that is not a known chunk creates an empty stand-in chunk so provenance is never dropped.
 
     Raises
     ------
