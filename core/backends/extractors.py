@@ -283,7 +283,7 @@ def split_sentences(text: str) -> list[str]:
     start = 0
     for m in _SENT_END.finditer(text):
         before = text[start:m.start()].split()
-        last = before[-1].lower().rstrip(".") if before else ""
+        last = before[-1].lower().rstrip(".").lstrip("([{\"'") if before else ""
         if text[m.start()] == "." and ((len(last) == 1 and last.isalpha()) or last in _ABBREV):
             continue
         sent = text[start:m.end()].strip()

@@ -18,7 +18,6 @@ remaining slots may be filled with the pre-retrieved chunks, marked ``source="pr
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,14 +25,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.backends.base import LLM, Embedder
+from core.backends.extractors import split_sentences
 from core.graph.model import KnowledgeGraph
 from core.methods.base import RankedChunk
 from core.methods.bubblerag import prompts
 from core.methods.bubblerag.llmcall import ask_text
 from core.methods.bubblerag.reasoning import ReasoningExpansion
 from core.trace import Step, Trace
-
-_SENT = re.compile(r"(?<!\b\w\.)(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 
 
 @dataclass(frozen=True)
@@ -142,7 +140,7 @@ def generate_answer(query: str, evidence: EvidenceGraph, graph: KnowledgeGraph, 
 
 def extractive_answer(query: str, texts: Sequence[str], embedder: Embedder) -> str:
     """The sentence (from ``texts``) with the highest cosine to the query; "" when there is none."""
-    sents = [s.strip() for t in texts for s in _SENT.split(t) if len(s.strip()) > 3]
+    sents = [s.strip() for t in texts for s in split_sentences(t) if len(s.strip()) > 3]
     if not sents:
         return ""
     vecs = embedder.embed([query, *sents])
