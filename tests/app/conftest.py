@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import app_test
+
+from tests.app.browser_support import app_server
 
 
 class _NavigationPagesManager(PagesManager):
@@ -49,3 +52,11 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
                 "OPENAI_API_KEY", "EGX_OPENAI_API_KEY"):
         monkeypatch.delenv(var, raising=False)
     return h
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[str, float]]:
+    """A running ``streamlit run app.py`` (isolated home, hashing embedder, no LLM) for browser
+    tests: yields its base URL and the ``time.monotonic()`` at which it was launched."""
+    with app_server(tmp_path) as running:
+        yield running

@@ -11,80 +11,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+from tests.app.browser_support import launch_chromium
 
 pytestmark = pytest.mark.browser
-
-
-def _require_chromium() -> None:
-    if CHROMIUM.exists():
-        return
-    msg = (f"{CHROMIUM} is missing: install Debian's chromium (`apt-get install -y chromium`; "
-           "scripts/bootstrap.sh does this).")
-    if os.environ.get("CI"):
-        pytest.fail(msg)
-    pytest.skip(msg)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _wait_healthy(url: str, proc: subprocess.Popen, log: Path, timeout: float = 90) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(f"streamlit exited with {proc.returncode}:\n{log.read_text()[-4000:]}")
-        try:
-            with urllib.request.urlopen(url, timeout=2) as r:
-                if r.read().decode().strip() == "ok":
-                    return
-        except OSError:
-            pass
-        time.sleep(0.25)
-    raise AssertionError(f"{url} did not answer 'ok' within {timeout} s:\n{log.read_text()[-4000:]}")
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[tuple[str, float]]:
-    """A running app: yields its base URL and the time.monotonic() at which it was launched."""
-    _require_chromium()
-    port = _free_port()
-    env = dict(os.environ, EGX_HOME=str(tmp_path / "home"), EGX_EMBEDDER="hashing", EGX_LLM="none",
-               HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1")
-    log = tmp_path / "streamlit.log"
-    started = time.monotonic()
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-             "--server.address", "127.0.0.1", "--server.port", str(port),
-             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-    try:
-        _wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", proc, log)
-        yield f"http://127.0.0.1:{port}", started
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
 
 
 def test_data_page_draws_the_demo_graph(server: tuple[str, float], tmp_path: Path) -> None:
@@ -92,7 +26,7 @@ def test_data_page_draws_the_demo_graph(server: tuple[str, float], tmp_path: Pat
 
     base, started = server
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        browser = launch_chromium(p)
         try:
             page = browser.new_page(viewport={"width": 1440, "height": 1300})
             page.goto(f"{base}/data", wait_until="domcontentloaded")

@@ -3,7 +3,7 @@
 One person's path through the Keanu Reeves question on the demo workspace: ask it, step through the
 anchor stages, play the bubble animation until it pauses at the first collision and see the CEG
 outlined, then move α to the AND preset and see the ranking change. Screenshots go under
-``tmp_path`` (and to ``$EGX_ARTIFACTS`` when set). Uses the ``server`` fixture of test_browser.py.
+``tmp_path`` (and to ``$EGX_ARTIFACTS`` when set). Uses the ``server`` fixture of tests/app/conftest.py.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from components.bubble import CEG_COLOR
-from tests.app.test_browser import CHROMIUM, CHROMIUM_ARGS, server  # noqa: F401  (fixture)
+from tests.app.browser_support import launch_chromium
 
 pytestmark = pytest.mark.browser
 
@@ -29,7 +29,7 @@ def _outlined(srcdoc: str) -> int:
     return len(re.findall(r'"border": "' + re.escape(CEG_COLOR) + '"', srcdoc))
 
 
-def test_keanu_question_through_the_bubblerag_pages(server: tuple[str, float], tmp_path: Path) -> None:  # noqa: F811
+def test_keanu_question_through_the_bubblerag_pages(server: tuple[str, float], tmp_path: Path) -> None:
     from playwright.sync_api import expect, sync_playwright
 
     base, _ = server
@@ -41,7 +41,7 @@ def test_keanu_question_through_the_bubblerag_pages(server: tuple[str, float], t
         shots.append(path)
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        browser = launch_chromium(p)
         try:
             page = browser.new_page(viewport={"width": 1440, "height": 1200})
             page.goto(f"{base}/bubble_anchors", wait_until="domcontentloaded")

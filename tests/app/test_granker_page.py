@@ -7,10 +7,7 @@ page yet, :func:`app_script` adds it.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +16,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from components import state as S
+from tests.app.browser_support import app_server, launch_chromium
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "pages" / "granker.py"
@@ -156,38 +154,13 @@ def test_page_on_a_cross_encoder_reports_it(home: Path, tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------------------------------ browser
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
-
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[str]:
-    from tests.app.test_browser import _free_port, _require_chromium, _wait_healthy
-
-    _require_chromium()
     script = tmp_path / "granker_app.py"
     script.write_text(app_script(), encoding="utf-8")
-    port = _free_port()
-    env = dict(os.environ, EGX_HOME=str(tmp_path / "home"), EGX_EMBEDDER="hashing", EGX_LLM="none",
-               HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1")
-    log = tmp_path / "streamlit.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
-             "--server.address", "127.0.0.1", "--server.port", str(port),
-             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-    try:
-        _wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", proc, log)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+    with app_server(tmp_path, script) as (url, _):
+        yield url
 
 
 @pytest.mark.browser
@@ -199,7 +172,7 @@ def test_browser_moving_alpha_changes_the_right_hand_ranking(server: str, tmp_pa
         return [t.strip() for t in table.locator("tbody tr").all_inner_texts()]
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        browser = launch_chromium(p)
         try:
             page = browser.new_page(viewport={"width": 1440, "height": 1400})
             page.goto(server, wait_until="domcontentloaded")  # the default page of the test app

@@ -1,0 +1,97 @@
+"""What every real-browser test needs: a running ``streamlit run`` server and Debian chromium.
+
+Use :func:`app_server` as a context manager (or the ``app_server`` fixture in ``conftest.py``)::
+
+    with app_server(tmp_path) as (base_url, started):
+        with sync_playwright() as p:
+            browser = launch_chromium(p)
+            ...
+
+The server runs with an isolated ``EGX_HOME``, the hashing embedder and no LLM, so it needs no
+model. Never ``playwright install``: chromium comes from Debian (scripts/bootstrap.sh installs it).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def require_chromium() -> None:
+    """Skip locally, fail in CI, when Debian's chromium is missing."""
+    if CHROMIUM.exists():
+        return
+    msg = (f"{CHROMIUM} is missing: install Debian's chromium (`apt-get install -y chromium`; "
+           "scripts/bootstrap.sh does this).")
+    if os.environ.get("CI"):
+        pytest.fail(msg)
+    pytest.skip(msg)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_healthy(url: str, proc: subprocess.Popen, log: Path, timeout: float = 90) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"streamlit exited with {proc.returncode}:\n{log.read_text()[-4000:]}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as r:
+                if r.read().decode().strip() == "ok":
+                    return
+        except OSError:
+            pass
+        time.sleep(0.25)
+    raise AssertionError(f"{url} did not answer 'ok' within {timeout} s:\n{log.read_text()[-4000:]}")
+
+
+@contextmanager
+def app_server(tmp_path: Path, script: Path | str = "app.py", **env_overrides: str) -> Iterator[tuple[str, float]]:
+    """Run ``streamlit run <script>`` from the repository root; yields ``(base_url, launch_time)``
+    where ``launch_time`` is ``time.monotonic()`` at launch (for cold-start figures)."""
+    require_chromium()
+    port = free_port()
+    env = dict(os.environ, EGX_HOME=str(tmp_path / "home"), EGX_EMBEDDER="hashing", EGX_LLM="none",
+               HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1", **env_overrides)
+    log = tmp_path / "streamlit.log"
+    started = time.monotonic()
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
+             "--server.address", "127.0.0.1", "--server.port", str(port),
+             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", proc, log)
+        yield f"http://127.0.0.1:{port}", started
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+def launch_chromium(playwright: Any) -> Any:
+    """Debian's headless chromium through Playwright's sync API."""
+    return playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
