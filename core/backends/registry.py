@@ -205,8 +205,8 @@ _DESCRIPTIONS: dict[tuple[str, str], str] = {
     ("reranker", "llm"): "The configured LLM judges each passage yes/no with a confidence: one "
                          "call per passage, slow; GRanker smooths its P(relevant) scores.",
     ("reranker", "cross-encoder"): "Cross-encoder {arg} reads query and passage together; "
-                                   "GRanker smooths its pooler features before the classifier "
-                                   "head (FastInsight §3.3).",
+                                   "GRanker smooths its [CLS] features before the pooler + "
+                                   "classifier head (FastInsight §3.3, §4.1).",
     ("llm", "none"): "No LLM: every step takes its deterministic fallback (query keywords, "
                      "embedding grouping, similarity expansion, extractive answers).",
     ("llm", "local"): "Qwen2.5-Coder-1.5B-Instruct (Q4_K_M) via llama.cpp on this machine: about "

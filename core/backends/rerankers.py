@@ -7,7 +7,9 @@ features is the same as smoothing the scores.
 * :class:`BiEncoderReranker` — features ``q ⊙ p`` of unit embeddings, head = sum (= cosine).
   The offline default: no pretrained cross-encoder ships in a PyPI package.
 * :class:`HFCrossEncoderReranker` — any Hugging Face BERT-style cross-encoder; features are the
-  pooler output, head is the classification layer.
+  final [CLS] hidden state, head is the pooler (dense + tanh) and the classification layer — the
+  split FastInsight §4.1 uses ("frozen [CLS] features … (pre-MLP)", "the last two layers of its
+  classification head as MLP(·)"), so the head is non-linear.
 * :class:`LLMYesNoReranker` — asks an LLM per passage; features are ``[[p_yes]]``.
 """
 
@@ -108,9 +110,14 @@ class HFCrossEncoderReranker:
     """A Hugging Face BERT-style cross-encoder split at its classification head.
 
     ``features`` runs the encoder (``getattr(model, model.base_model_prefix)``, e.g.
-    ``model.bert``) on the (query, passage) pairs and returns its ``pooler_output``; ``head``
-    applies ``model.classifier(model.dropout(H))``. In eval mode this equals
-    ``model(**enc).logits`` (verified for ``BertForSequenceClassification``). With one label the
+    ``model.bert``) on the (query, passage) pairs and returns the final hidden state of the [CLS]
+    token, ``last_hidden_state[:, 0]`` (pre-MLP); ``head`` applies the rest of the classification
+    head, ``model.classifier(model.dropout(pooler(H)))`` where the pooler is BERT's dense layer +
+    tanh. This is FastInsight §4.1's split ("frozen [CLS] features extracted from the reranker
+    (pre-MLP)", "the last two layers of its classification head as MLP(·)"). In eval mode
+    ``head(features(...))`` equals ``model(**enc).logits`` (verified for
+    ``BertForSequenceClassification``). Because of the tanh the head is non-linear, so GRanker's
+    feature smoothing is not score smoothing. With one label the
     score is ``logits[:, 0]``; with several, the last column (the positive class in the usual
     ``[irrelevant, relevant]`` convention).
 
@@ -130,13 +137,11 @@ class HFCrossEncoderReranker:
     ------
     BackendError
         If the model cannot be found offline, or has no pooler / no ``classifier`` to split at
-        (e.g. RoBERTa-style heads read the first token, not a pooler).
+        (e.g. RoBERTa-style heads, which keep their dense layer inside ``classifier``).
     """
 
     def __init__(self, model: str, device: str | None = None, batch_size: int = 32,
                  max_length: int = 512) -> None:
-        import torch
-
         self.device = select_device(device)
         self.batch_size = int(batch_size)
         self.max_length = int(max_length)
@@ -157,13 +162,15 @@ class HFCrossEncoderReranker:
         self._dropout = getattr(net, "dropout", None)
         self.num_labels = int(getattr(net.config, "num_labels", 1))
         self.hidden_size = int(net.config.hidden_size)
-        self.linear_head = isinstance(classifier, torch.nn.Linear)
+        self._pooler: Any = encoder.pooler
+        # pooler (dense + tanh) then classifier: non-linear unless someone swapped in an identity
+        self.linear_head = False
         self.name = f"cross-encoder:{model}"
         self.model_id = f"cross-encoder:{model}"
-        head_kind = "linear, so GRanker feature smoothing equals score smoothing" \
-            if self.linear_head else "non-linear, so GRanker feature smoothing differs from score smoothing"
         self.description = (f"Cross-encoder {model} reads query and passage together (the strongest "
-                            f"reranker here, and the slowest); its head is {head_kind}.")
+                            "reranker here, and the slowest). GRanker smooths its [CLS] features and "
+                            "then applies its pooler + classifier head, which is non-linear, so "
+                            "feature smoothing differs from score smoothing.")
 
     def __repr__(self) -> str:
         return f"HFCrossEncoderReranker(model_id={self.model_id!r}, device={self.device!r})"
@@ -174,7 +181,7 @@ class HFCrossEncoderReranker:
                          max_length=self.max_length, return_tensors="pt")
 
     def features(self, query: str, passages: Sequence[str]) -> np.ndarray:
-        """Pooler outputs of the (query, passage) pairs, shape ``(len(passages), hidden)``."""
+        """Final [CLS] hidden states of the (query, passage) pairs, shape ``(len(passages), hidden)``."""
         import torch
 
         if len(passages) == 0:
@@ -184,12 +191,12 @@ class HFCrossEncoderReranker:
             for i in range(0, len(passages), self.batch_size):
                 enc = self.encode_pairs(query, passages[i:i + self.batch_size])
                 enc = {k: v.to(self.device) for k, v in enc.items()}
-                pooled = self._encoder(**enc).pooler_output
-                out.append(pooled.float().cpu().numpy())
+                cls = self._encoder(**enc).last_hidden_state[:, 0]
+                out.append(cls.float().cpu().numpy())
         return np.concatenate(out, axis=0).astype(np.float32)
 
     def head(self, features: np.ndarray) -> np.ndarray:
-        """Relevance logits from (possibly smoothed) pooler features, shape ``(n,)``."""
+        """Relevance logits from (possibly smoothed) [CLS] features, shape ``(n,)``."""
         import torch
 
         h = np.asarray(features, dtype=np.float32)
@@ -198,6 +205,7 @@ class HFCrossEncoderReranker:
         with torch.inference_mode():
             x = torch.from_numpy(np.ascontiguousarray(h)).to(self.device)
             x = x.to(next(self._classifier.parameters()).dtype)
+            x = self._pooler(x.unsqueeze(1))  # BERT's pooler reads position 0: dense + tanh
             if self._dropout is not None:
                 x = self._dropout(x)
             logits = self._classifier(x)

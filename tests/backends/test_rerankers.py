@@ -42,7 +42,7 @@ def test_cross_encoder_split_matches_full_model(tiny_bert_dir):
 
     rr = get_reranker(f"cross-encoder:{tiny_bert_dir}", device="cpu", batch_size=2)
     assert isinstance(rr, HFCrossEncoderReranker)
-    assert rr.linear_head and rr.hidden_size == 32
+    assert not rr.linear_head and rr.hidden_size == 32  # pooler tanh + classifier
     query = "who starred in the matrix"
     h = rr.features(query, PASSAGES)
     assert h.shape == (3, 32) and h.dtype == np.float32
@@ -56,6 +56,11 @@ def test_cross_encoder_split_matches_full_model(tiny_bert_dir):
     np.testing.assert_allclose(scores, logits, atol=1e-5)
     assert rr.features(query, []).shape == (0, 32)
     assert rr.head(np.zeros((0, 32), dtype=np.float32)).shape == (0,)
+    # The head (pooler dense + tanh, then the classifier) is not affine: mixing features is not
+    # mixing scores, which is why GRanker smooths features (FastInsight §3.3, §4.1).
+    x, y = (np.random.default_rng(s).normal(0, 3, (4, 32)).astype(np.float32) for s in (1, 2))
+    mixed = rr.head(0.5 * x + 0.5 * y)
+    assert not np.allclose(mixed, 0.5 * rr.head(x) + 0.5 * rr.head(y), atol=1e-4)
 
 
 def test_cross_encoder_without_pooler_is_rejected(tmp_path, tiny_vocab):

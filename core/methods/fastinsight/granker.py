@@ -12,8 +12,9 @@ bit for bit.
 
 With the offline default reranker (the bi-encoder stand-in) the head is a sum, i.e. linear, so
 ``head(H') = (1 - α) head(H) + α P head(H)``: feature smoothing *is* score smoothing. With a real
-cross-encoder the head (BERT's classifier on the pooler output) is applied to smoothed pooler
-features, which is what the paper does with bge-reranker's [CLS] features (§4.1.1).
+cross-encoder the features are the [CLS] hidden states and the head is BERT's pooler (dense +
+tanh) + classifier, applied to the smoothed features — what the paper does with bge-reranker's
+frozen [CLS] features and the last two layers of its head (§4.1).
 """
 
 from __future__ import annotations

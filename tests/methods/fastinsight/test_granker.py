@@ -127,7 +127,8 @@ def test_hf_cross_encoder_through_granker(tiny_bert_dir):
         np.testing.assert_allclose(r.plain_scores, logits, atol=1e-5)  # α = 0 scores are the model's logits
         h = torch.from_numpy(r.features)
         smoothed = 0.8 * h + 0.2 * torch.from_numpy(r.propagation).float() @ h
-        expected = full.classifier(smoothed)[:, 0].numpy()
+        # the head is BERT's pooler (dense + tanh) then the classifier, applied to smoothed [CLS] features
+        expected = full.classifier(full.bert.pooler(smoothed.unsqueeze(1)))[:, 0].numpy()
     np.testing.assert_allclose(r.scores, expected, atol=1e-5)
     assert r.features.shape == (5, 32) and r.scores[2] == pytest.approx(r.plain_scores[2], abs=1e-6)  # isolated
 
