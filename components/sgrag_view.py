@@ -1,0 +1,38 @@
+"""Drawing helpers for the SG-RAG "Subgraph matching" page: the query graph as a tiny
+KnowledgeGraph (so graph_view draws it like any other graph) and one colour per query node, shared by
+the query graph and every matched subgraph (the node mapping shown by colour)."""
+
+from __future__ import annotations
+
+from core.graph.model import GraphBuilder, KnowledgeGraph
+from core.methods.sgrag.query_graph import QueryGraph
+
+UNK_COLOR = "#e69f00"
+PALETTE = ("#0072b2", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#7f3c8d", "#11a579", "#3969ac",
+           "#e73f74", "#80ba5a", "#008695")
+
+
+def qnode_colors(qg: QueryGraph) -> dict[str, str]:
+    """Query node id → colour (UNK nodes orange, the others from a colour-blind-safe palette)."""
+    out: dict[str, str] = {}
+    i = 0
+    for n in qg.nodes:
+        if n.unknown:
+            out[n.id] = UNK_COLOR
+        else:
+            out[n.id] = PALETTE[i % len(PALETTE)]
+            i += 1
+    return out
+
+
+def query_graph_kg(qg: QueryGraph, labels: dict[str, str] | None = None) -> KnowledgeGraph:
+    """The query graph as a KnowledgeGraph whose node i is ``qg.nodes[i]`` (name = label, or the
+    normalized KG label when ``labels`` maps the id)."""
+    b = GraphBuilder(name="query graph")
+    for n in qg.nodes:
+        shown = (labels or {}).get(n.id, n.label)
+        b.add_node(shown, node_id=n.id,
+                   description="the asked-for node (UNK)" if n.unknown else f"query label: {n.label}")
+    for a, c in qg.edges:
+        b.add_edge(a, "query edge", c)
+    return b.build(allow_empty=True)

@@ -1,0 +1,94 @@
+"""SG-RAG configuration (sg_rag.txt §4 and appendices C-F, K, M).
+
+The paper fixes the rule l ∈ [⌈d_q/2⌉, d_q] for the path length and gives no values for the
+dominance dimension, the candidate caps or the normalization threshold; those defaults are ours
+and each help text says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from core.errors import ConfigError
+
+
+def _f(default: Any, help: str, **kw: Any) -> Any:
+    return field(default=default, metadata={"help": help, **kw})
+
+
+@dataclass(frozen=True)
+class SGRAGConfig:
+    """Every knob SG-RAG names, plus the caps that keep exact enumeration bounded (reported when hit)."""
+
+    l: int = _f(0, "Path length l in edges (§4.3, App. E). 0 = automatic: the smallest value the paper's "  # noqa: E741 - l is the paper's path length
+                   "rule l ∈ [⌈d_q/2⌉, d_q] allows (d_q = the query graph's diameter). A value outside the "
+                   "rule is an error.")
+    doubtful_below: float = _f(0.75, "Entity normalization (Alg. 3): a mapping whose cosine similarity is below "
+                                     "this is flagged doubtful (value is ours; the paper keeps no threshold).")
+    normalize_k: int = _f(5, "FAISS neighbours kept per query entity for the normalization table.")
+    max_candidates: int = _f(50, "Label completion (Alg. 5): at most this many candidate labels per unknown "
+                                 "node (cap reported in the trace; value is ours, the paper observes t ≤ 10).")
+    intersect_completion: bool = _f(True, "Label completion: intersect the candidate labels an unknown node "
+                                          "gets from every query path through it (result-preserving: a label "
+                                          "missing from one path can never match). Off = Alg. 5 as printed, "
+                                          "one path per unknown node.")
+    max_instantiations: int = _f(200, "Alg. 6: at most this many label-completed path sets Q' (cap reported).")
+    max_subgraphs: int = _f(20, "Alg. 8: at most this many assembled subgraphs are kept (cap reported).")
+    max_combinations: int = _f(100_000, "Alg. 8: at most this many partial path combinations are explored "
+                                        "per Q' (cap reported).")
+    dominance_filter: bool = _f(True, "Use the GNN dominance test o(p_q) ⪯ o(p_z) in index pruning and at the "
+                                      "leaves (§4.3, Eq. 5). Off = label-only exact matching.")
+    tolerance: float = _f(1e-4, "Float tolerance of the dominance test (the same star embedded in two batches "
+                                "differs by rounding).")
+    sem_dims: int = _f(2, "φ: per-node size of the fixed random projection of o_0 used for the R*-tree's semantic "
+                          "MBRs (exact label equality is checked at the leaves; see index.py).")
+    max_index_paths: int = _f(3_000_000, "φ: refuse to index more than this many paths of length l (a hub-heavy "
+                                         "graph at l ≥ 2 explodes; the error says to lower l).")
+    max_train_stars: int = _f(3000, "ℳ: stars sampled per training epoch (all of them on small graphs).")
+    max_fallback_edges: int = _f(40, "Fallback (§4.4): at most this many 1-hop edges around the known entities, "
+                                     "the most query-similar first.")
+    max_chunks: int = _f(15, "Provenance chunks returned as ranked_chunks.")
+    answer_max_tokens: int = _f(128, "Token limit for the answer (Table 15 prompt).")
+    seed: int = _f(0, "Seed of the dominance model, the semantic projection and sampled substructures.")
+
+    def with_(self, **changes: Any) -> SGRAGConfig:
+        return replace(self, **changes)
+
+    @classmethod
+    def help(cls) -> dict[str, str]:
+        return {f.name: str(f.metadata.get("help", "")) for f in fields(cls)}
+
+    def validate(self) -> SGRAGConfig:
+        for name in ("max_candidates", "max_instantiations", "max_subgraphs", "max_combinations", "normalize_k"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"SG-RAG {name}={getattr(self, name)} must be at least 1.")
+        if self.l < 0:
+            raise ConfigError(f"SG-RAG l={self.l} must be 0 (automatic) or a path length ≥ 1.")
+        if not 0.0 <= self.doubtful_below <= 1.0:
+            raise ConfigError(f"SG-RAG doubtful_below={self.doubtful_below} must be within [0, 1].")
+        return self
+
+
+@dataclass(frozen=True)
+class DominanceConfig:
+    """The GNN ℳ of Appendix C (GAT layer, sum readout, projection). Dimensions and epochs are ours."""
+
+    hidden: int = _f(32, "F': width of the input projection and the GAT layer (Eqs. 9-11).")
+    dim: int = _f(4, "d: dominance embedding size per node (Eq. 13). Small, because it becomes R*-tree "
+                     "dimensions (l+1)·d.")
+    heads: int = _f(1, "GAT attention heads.")
+    lr: float = _f(5e-3, "Learning rate η (Alg. 2).")
+    max_epochs: int = _f(60, "Training stops at loss 0 (Alg. 2 line 16) or after this many epochs.")
+    subsets_per_star: int = _f(6, "Random proper substructures sampled per star per epoch, besides the "
+                                  "leave-one-out ones and the lone centre (all 2^deg subsets are infeasible).")
+    max_leaves: int = _f(64, "Hub stars with more leaves than this get only 2 leave-one-out and 2 random "
+                             "substructures per epoch (each is as large as the hub; keeps epochs affordable).")
+    batch_stars: int = _f(256, "Stars per training batch.")
+    margin: float = _f(0.01, "Train with o(s) ≤ o(g) − margin so the constraint holds with slack on unseen "
+                             "substructures (0 = the paper's loss exactly).")
+    seed: int = _f(0, "Seed of initialisation and substructure sampling.")
+    device: str = _f("", "Torch device ('' = auto-select: CUDA when present, else CPU).")
+
+    def with_(self, **changes: Any) -> DominanceConfig:
+        return replace(self, **changes)

@@ -1,0 +1,250 @@
+"""SG-RAG end to end (sg_rag.txt §4, Algorithm 1, Eq. 2): γ(q°, δ(ψ(q°)), σ(φ(ℳ, ε(K)))).
+
+==============================  ==================  ===========================================
+stage (tuple element)           module              paper
+==============================  ==================  ===========================================
+ε  document structuring         (the workspace KG)  §4.2, App. B — any egx workspace graph
+ψ  query graph q*               query_graph.py      §4.3, App. D, Table 12
+ψ  entity normalization         normalization.py    §4.3, App. D, Alg. 3
+ψ  path decomposition           decomposition.py    §4.3, App. E, Alg. 4 (l ∈ [⌈d_q/2⌉, d_q])
+ψ  label completion             completion.py       §4.3, App. E, Algs. 5-6
+ℳ  dominance GNN                dominance.py        §4.2, App. C, Alg. 2, Eqs. 9-16
+φ  path index I_l               index.py            §4.2 Eq. 4, App. K
+σ  path-level retrieval         matching.py         §4.3, App. K, Alg. 7 (+ brute-force oracle)
+δ  assembly / 1-hop fallback    assembly.py         §4.4, App. M, Alg. 8; Alg. 1 line 22
+γ  answer                       answer.py           §4.4, App. I, Table 15
+==============================  ==================  ===========================================
+
+Index construction (ℳ and I_l) happens on the first question for a workspace and is cached: the
+model on disk under ``<workspace>/sgrag/``, the R*-trees in memory per process (:func:`prepare`).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from core.backends.base import Embedder
+from core.errors import ConfigError, QueryError
+from core.index.workspace import Workspace
+from core.methods.base import Backends, RankedChunk
+from core.methods.sgrag.answer import Answer, generate_answer
+from core.methods.sgrag.assembly import Assembly, assemble, fallback_neighbourhood
+from core.methods.sgrag.completion import Completion, complete_labels
+from core.methods.sgrag.config import DominanceConfig, SGRAGConfig
+from core.methods.sgrag.decomposition import Decomposition, decompose
+from core.methods.sgrag.dominance import DominanceModel, load_or_train
+from core.methods.sgrag.index import PathIndex, SimpleAdjacency, build_path_index, simple_adjacency
+from core.methods.sgrag.labels import GraphLabels, graph_labels, label_vectors
+from core.methods.sgrag.matching import PathMatches, retrieve
+from core.methods.sgrag.normalization import Normalized, normalize_entities
+from core.methods.sgrag.query_graph import QueryGraph, extract_query_graph
+from core.trace import Trace
+
+Progress = Callable[[str, float], None]
+
+
+@dataclass(eq=False)
+class Prepared:
+    """Index-construction state for one workspace + embedder (Alg. 1 lines 1-6)."""
+
+    labels: GraphLabels
+    label_vecs: np.ndarray
+    model: DominanceModel
+    adjacency: SimpleAdjacency
+    sem_dims: int
+    seed: int
+    max_paths: int
+    indexes: dict[int, PathIndex] = field(default_factory=dict)
+    lock: Any = field(default_factory=threading.Lock)
+
+    def index(self, graph: Any, l: int, *, dominance: bool = True) -> PathIndex:  # noqa: E741 - l is the paper's path length
+        key = l if dominance else -l
+        with self.lock:
+            if key not in self.indexes:
+                self.indexes[key] = build_path_index(graph, l, self.labels.of_node, self.label_vecs,
+                                                     self.model.node_emb if dominance else None,
+                                                     sem_dims=self.sem_dims, seed=self.seed, max_paths=self.max_paths,
+                                                     adjacency=self.adjacency)
+            return self.indexes[key]
+
+
+_PREPARED: dict[tuple[Any, ...], Prepared] = {}
+_PREP_LOCK = threading.Lock()
+
+
+def prepare(workspace: Workspace, embedder: Embedder, *, config: SGRAGConfig | None = None,
+            dominance: DominanceConfig | None = None, retrain: bool = False,
+            progress: Progress | None = None) -> Prepared:
+    """Labels, label embeddings and the (cached or freshly trained) dominance model for ``workspace``."""
+    cfg = config or SGRAGConfig()
+    dcfg = dominance or DominanceConfig(seed=cfg.seed)
+    workspace.ensure_index(embedder)
+    graph = workspace.graph
+    key = (str(workspace.path), graph.content_hash, embedder.model_id, asdict(dcfg).__repr__(), cfg.sem_dims,
+           cfg.seed, cfg.max_index_paths, cfg.max_train_stars)
+    with _PREP_LOCK:
+        if key in _PREPARED and not retrain:
+            return _PREPARED[key]
+        labels = graph_labels(graph)
+        lv = label_vectors(labels, workspace.index("nodes").vectors)
+        model = load_or_train(graph, lv[labels.of_node], Path(workspace.path) / "sgrag", embedder.model_id,
+                              config=dcfg, max_train_stars=cfg.max_train_stars, retrain=retrain, progress=progress)
+        prep = Prepared(labels, lv, model, simple_adjacency(graph), cfg.sem_dims, cfg.seed, cfg.max_index_paths)
+        _PREPARED[key] = prep
+        return prep
+
+
+def is_prepared(workspace: Workspace, embedder: Embedder, *, config: SGRAGConfig | None = None,
+                dominance: DominanceConfig | None = None) -> bool:
+    """Whether :func:`prepare` would return at once (model in memory or cached on disk)."""
+    from core.methods.sgrag.dominance import model_key
+
+    cfg = config or SGRAGConfig()
+    dcfg = dominance or DominanceConfig(seed=cfg.seed)
+    if workspace.index_problem(embedder) is not None:
+        return False
+    key = model_key(workspace.graph, embedder.model_id, dcfg, cfg.max_train_stars)
+    return (Path(workspace.path) / "sgrag" / f"dominance-{key}.pt").exists()
+
+
+@dataclass(frozen=True)
+class SGRAGResult:
+    """Everything one SG-RAG run produced (None for stages that were not reached)."""
+
+    query: str
+    config: SGRAGConfig
+    query_graph: QueryGraph
+    normalized: Normalized
+    decomposition: Decomposition | None
+    completion: Completion | None
+    matches: tuple[PathMatches, ...]
+    assembly: Assembly
+    answer_detail: Answer
+    chunks: tuple[RankedChunk, ...]
+    trace: Trace
+    method: str = "sgrag"
+
+    @property
+    def answer(self) -> str:
+        return self.answer_detail.text
+
+    @property
+    def ranked_chunks(self) -> tuple[RankedChunk, ...]:
+        return self.chunks
+
+    @property
+    def fallback(self) -> bool:
+        return self.assembly.fallback
+
+
+def run(query: str, workspace: Workspace, *, config: SGRAGConfig | None = None, backends: Backends,
+        dominance: DominanceConfig | None = None) -> SGRAGResult:
+    """Answer ``query`` on ``workspace`` with SG-RAG, recording every stage in the trace.
+
+    Parameters
+    ----------
+    query
+        The question q°.
+    workspace
+        A KG workspace whose index was built (or will be) with ``backends.embedder``.
+    config
+        :class:`SGRAGConfig` (l = 0 picks ⌈d_q/2⌉).
+    backends
+        Embedder and LLM (``none``: heuristic query graph, UNK-binding answer).
+    dominance
+        :class:`DominanceConfig` for ℳ (cached per workspace).
+
+    Returns
+    -------
+    SGRAGResult
+
+    Raises
+    ------
+    QueryError
+        For an empty question.
+    ConfigError
+        For an out-of-range config value or an explicit l outside [⌈d_q/2⌉, d_q].
+    """
+    cfg = (config or SGRAGConfig()).validate()
+    if not query.strip():
+        raise QueryError("The question is empty; type a question to match against the graph.")
+    trace = Trace("sgrag", query, workspace=workspace.name, config=asdict(cfg), backends=backends.names())
+    graph = workspace.graph
+    t0 = time.perf_counter()
+    prep = prepare(workspace, backends.embedder, config=cfg, dominance=dominance)
+    m = prep.model
+    trace.add("dominance_model", "Dominance model ℳ (GAT over 1-hop stars)", {
+        "from_cache": m.from_cache, "epochs": m.epochs, "converged": m.converged, "final_loss": m.losses[-1] if m.losses else 0.0,
+        "losses": list(m.losses), "device": m.device, "dim": m.config.dim, "train_seconds": round(m.seconds, 3),
+        "key": m.key}, seconds=time.perf_counter() - t0, section="SG-RAG §4.2, App. C, Alg. 2")
+    qvec = backends.embed_query(query)
+    qg = extract_query_graph(query, graph, backends.llm, trace=trace)
+    norm = normalize_entities(qg, workspace, backends.embedder, prep.labels, k=cfg.normalize_k,
+                              doubtful_below=cfg.doubtful_below, trace=trace)
+    known = norm.label_of
+    unknown = tuple(q for q in qg.ids if q not in known)
+    edge_vecs = workspace.index("edges").vectors if graph.n_edges else None
+    node_vecs = workspace.index("nodes").vectors
+    dec: Decomposition | None = None
+    comp: Completion | None = None
+    matches: tuple[PathMatches, ...] = ()
+    reason = ""
+    if not qg.edges:
+        reason = "the query graph has no edges (no entity of the question was found in the graph)"
+    else:
+        try:
+            dec = decompose(qg, cfg.l, trace=trace)
+            t1 = time.perf_counter()
+            ix = prep.index(graph, dec.l, dominance=cfg.dominance_filter)
+            trace.add("index", f"Path index I_{dec.l} (R*-tree)", {
+                "l": dec.l, "paths": len(ix.paths), "dimension": ix.dimension, "sem_dims": ix.sem_dims,
+                "dom_dims_per_node": ix.dom_dims, "build_seconds": round(ix.build_seconds, 3)},
+                seconds=time.perf_counter() - t1, section="SG-RAG §4.2, Eq. 4")
+            comp = complete_labels(dec.paths, known, unknown, ix, max_candidates=cfg.max_candidates,
+                                   max_instantiations=cfg.max_instantiations, intersect=cfg.intersect_completion,
+                                   label_names=prep.labels.names, trace=trace)
+            matches = retrieve(qg, dec.paths, comp.instantiations, ix,
+                               model=m if cfg.dominance_filter else None, label_vecs=prep.label_vecs,
+                               tolerance=cfg.tolerance, trace=trace)
+            asm = assemble(qg, matches, ix, graph, edge_vecs, qvec, max_subgraphs=cfg.max_subgraphs,
+                           max_combinations=cfg.max_combinations, trace=trace)
+            if not asm.subgraphs:
+                reason = "no exact subgraph matched the query graph"
+        except ConfigError as exc:
+            if cfg.l:
+                raise
+            reason = f"exact matching not possible at automatic l: {exc}"
+    if reason:
+        known_nodes = [mp.node for mp in norm.mappings if mp.node >= 0]
+        asm = fallback_neighbourhood(graph, known_nodes, edge_vecs, qvec, max_edges=cfg.max_fallback_edges,
+                                     reason=reason, trace=trace)
+    ans = generate_answer(query, qg, asm, graph, backends.llm, node_vecs=node_vecs, qvec=qvec,
+                          max_tokens=cfg.answer_max_tokens, trace=trace)
+    chunks = _ranked_chunks(graph, asm, edge_vecs, qvec, cfg.max_chunks)
+    return SGRAGResult(query, cfg, qg, norm, dec, comp, matches, asm, ans, chunks, trace)
+
+
+def _ranked_chunks(graph: Any, asm: Assembly, edge_vecs: np.ndarray | None, qvec: np.ndarray,
+                   limit: int) -> tuple[RankedChunk, ...]:
+    """Provenance chunks of the matched subgraphs' edges, best subgraph first (or of g'')."""
+    out: dict[str, float] = {}
+    groups: list[tuple[float, tuple[int, ...]]]
+    if asm.fallback:
+        groups = [(float(edge_vecs[e] @ qvec) if edge_vecs is not None else 0.0, (e,)) for e in asm.fallback_edges]
+    else:
+        groups = [(s.score, s.edges) for s in asm.subgraphs]
+    for score, eids in groups:
+        for e in eids:
+            for c in graph.edge_chunks[e]:
+                if c not in out and len(out) < limit:
+                    out[c] = score
+    return tuple(RankedChunk(c, s) for c, s in out.items())
+
+

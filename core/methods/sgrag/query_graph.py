@@ -1,0 +1,197 @@
+"""ψ, part 1: query → query graph q* with ``UNK`` for the asked-for node (sg_rag.txt §4.3, App. D,
+Table 12).
+
+With an LLM, the Table 12 prompt is sent with a JSON schema. In ``none`` mode (or when the LLM's
+output is unusable) a documented heuristic builds the *bridge-star* shape of the paper's ERQA
+questions (App. G): the entities mentioned in the question, each linked to one ``UNK`` node::
+
+    entity_1 ─┐
+    entity_2 ─┼─ UNK
+    entity_3 ─┘
+
+Mentions are found through the workspace's node name index (quoted spans when the question has
+any, else the longest word n-grams whose normalized text is a node name), so the heuristic only proposes entities the
+graph knows; normalization (Alg. 3) then maps them by FAISS like any LLM-extracted label.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from core.backends.base import LLM
+from core.graph.model import KnowledgeGraph
+from core.methods.bubblerag.heuristics import STOPWORDS
+from core.methods.bubblerag.llmcall import ask_json
+from core.methods.sgrag import prompts
+from core.text import normalize_name
+from core.trace import Trace
+
+UNK = "UNK"
+_WORD = re.compile(r"[\w][\w\-\.'’&/]*")
+_QUOTED = re.compile(r"[\"“”]([^\"“”]{1,120})[\"“”]")
+
+
+@dataclass(frozen=True)
+class QNode:
+    id: str
+    label: str
+    description: str = ""
+
+    @property
+    def unknown(self) -> bool:
+        return self.label.strip().upper() == UNK
+
+
+@dataclass(frozen=True)
+class QueryGraph:
+    """A query graph: nodes (``UNK`` label = target) and undirected edges between node ids."""
+
+    nodes: tuple[QNode, ...]
+    edges: tuple[tuple[str, str], ...]
+    by: str = "heuristic"  #: "llm" or "heuristic"
+
+    def node(self, qid: str) -> QNode:
+        return next(n for n in self.nodes if n.id == qid)
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(n.id for n in self.nodes)
+
+    @property
+    def unknown_ids(self) -> tuple[str, ...]:
+        return tuple(n.id for n in self.nodes if n.unknown)
+
+    def neighbors(self, qid: str) -> list[str]:
+        out = [b for a, b in self.edges if a == qid] + [a for a, b in self.edges if b == qid]
+        return sorted(set(out), key=self.ids.index)
+
+    def degree(self, qid: str) -> int:
+        return len(self.neighbors(qid))
+
+    def diameter(self) -> int:
+        """d_q: the longest shortest path (in edges) between two nodes of a connected part."""
+        best = 0
+        for s in self.ids:
+            dist = {s: 0}
+            frontier = [s]
+            while frontier:
+                nxt = []
+                for u in frontier:
+                    for v in self.neighbors(u):
+                        if v not in dist:
+                            dist[v] = dist[u] + 1
+                            nxt.append(v)
+                frontier = nxt
+            best = max(best, max(dist.values()))
+        return best
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"nodes": [{"id": n.id, "label": n.label, "description": n.description, "unknown": n.unknown}
+                          for n in self.nodes], "edges": [list(e) for e in self.edges], "by": self.by}
+
+
+def bridge_star(entities: list[str]) -> QueryGraph:
+    """The ``none``-mode shape: every entity joined to one ``UNK`` node (ids ``q0`` = UNK, ``q1``...)."""
+    nodes = [QNode("q0", UNK, "the asked-for entity")] + [QNode(f"q{i + 1}", e) for i, e in enumerate(entities)]
+    return QueryGraph(tuple(nodes), tuple(("q0", n.id) for n in nodes[1:]), by="heuristic")
+
+
+def link_mentions(query: str, graph: KnowledgeGraph, *, max_words: int = 8) -> list[str]:
+    """Entity names of ``graph`` mentioned in ``query``: quoted spans, else longest n-gram name matches.
+
+    When the question quotes names (as ERQA template questions do), only the quoted spans are
+    used: words around them ("(film release region)") would otherwise link generic nodes such as
+    "Film" or "Country" and add constraints the question does not make. A span made only of stop words, or shorter than 2 characters, is never linked (so "the", "is"
+    or "a" never become query entities even when a graph has such a node).
+    """
+    names = graph._name_index
+    found: list[str] = []
+    seen: set[str] = set()
+    text = query
+    for m in _QUOTED.finditer(query):
+        key = normalize_name(m.group(1))
+        if key and key not in seen:
+            seen.add(key)
+            found.append(graph.node_names[names[key][0]] if key in names else m.group(1).strip())
+        text = text.replace(m.group(0), " | ")
+    if found:  # the question quotes its entities: trust that markup, not loose word matches around it
+        return found
+    words = [(m.group(0), m.start()) for m in _WORD.finditer(text)]
+    used = [False] * len(words)
+    for n in range(min(max_words, len(words)), 0, -1):
+        for i in range(len(words) - n + 1):
+            if any(used[i:i + n]):
+                continue
+            span = words[i:i + n]
+            start, end = span[0][1], span[-1][1] + len(span[-1][0])
+            key = normalize_name(text[start:end])
+            if len(key) < 2 or all(w.lower() in STOPWORDS for w, _ in span) or key in seen:
+                continue
+            if key in names:
+                seen.add(key)
+                found.append(graph.node_names[names[key][0]])
+                for j in range(i, i + n):
+                    used[j] = True
+    return found
+
+
+def extract_query_graph(query: str, graph: KnowledgeGraph, llm: LLM, *, trace: Trace | None = None) -> QueryGraph:
+    """ψ: build the query graph q* (Table 12); heuristic bridge star when the LLM is absent or unusable.
+
+    Parameters
+    ----------
+    query
+        The natural-language question q°.
+    graph
+        The knowledge graph (its name index links mentions in ``none`` mode).
+    llm
+        The LLM backend (``none`` → heuristic, recorded as a fallback).
+
+    Returns
+    -------
+    QueryGraph
+    """
+    tr = trace if trace is not None else Trace("sgrag", query)
+    with tr.timed("query_graph", "Query graph q* (UNK = asked-for node)", section="SG-RAG §4.3, App. D, Table 12") as step:
+        out = ask_json(llm, prompts.QUERY_GRAPH_SYSTEM, prompts.query_graph_user(query), prompts.QUERY_GRAPH_SCHEMA,
+                       max_tokens=512, validate=_validate, step=step)
+        qg = _from_llm(out.data) if out.data is not None else None
+        if qg is None:
+            mentions = link_mentions(query, graph)
+            qg = bridge_star(mentions)
+            step.fallback = step.fallback or "LLM query graph unusable"
+            step.data["heuristic"] = ("bridge star: entities mentioned in the question (linked through the node "
+                                      "name index) each joined to one UNK node")
+            step.data["mentions"] = mentions
+        step.data["query_graph"] = qg.to_dict()
+    return qg
+
+
+def _validate(data: Any) -> None:
+    if _from_llm(data) is None:
+        raise ValueError("the query graph needs ≥ 1 node and edges between listed node ids")
+
+
+def _from_llm(data: Any) -> QueryGraph | None:
+    if not isinstance(data, dict) or not isinstance(data.get("nodes"), list) or not data["nodes"]:
+        return None
+    nodes: list[QNode] = []
+    for n in data["nodes"]:
+        if not isinstance(n, dict) or not str(n.get("id", "")).strip() or not str(n.get("label", "")).strip():
+            return None
+        nodes.append(QNode(str(n["id"]).strip(), str(n["label"]).strip(), str(n.get("description", "") or "")))
+    ids = {n.id for n in nodes}
+    if len(ids) != len(nodes):
+        return None
+    edges: list[tuple[str, str]] = []
+    for e in data.get("edges") or []:
+        if not isinstance(e, dict):
+            return None
+        a, b = str(e.get("source", "")).strip(), str(e.get("target", "")).strip()
+        if a not in ids or b not in ids:
+            return None
+        if a != b and (a, b) not in edges and (b, a) not in edges:
+            edges.append((a, b))
+    return QueryGraph(tuple(nodes), tuple(edges), by="llm")

@@ -1,0 +1,221 @@
+"""Subgraph matching (SG-RAG, sg_rag.txt §4): query graph → normalization → decomposition →
+completion → matched subgraphs next to the query graph → answer, plus the dominance model (App. C).
+
+Thin view: widgets → ``resources.sgrag_run`` (cached core call) → tables and drawings.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from components import graph_view, resources
+from components.sgrag_view import UNK_COLOR, qnode_colors, query_graph_kg
+from components.sidebar import active
+from components.ui import md_escape, progress_bar
+from core.errors import EgxError
+from core.methods.base import Backends
+from core.methods.sgrag import SGRAGConfig
+
+QUESTION = "egx.sgrag.question"
+L = "egx.sgrag.l"
+MAX_CAND = "egx.sgrag.max_candidates"
+MAX_INST = "egx.sgrag.max_instantiations"
+MAX_SUB = "egx.sgrag.max_subgraphs"
+DOMINANCE = "egx.sgrag.dominance"
+DOUBTFUL = "egx.sgrag.doubtful"
+PICK = "egx.sgrag.pick"
+RETRAIN = "egx.sgrag.retrain"
+DEFAULT_QUESTION = "Which film starred Keanu Reeves and Laurence Fishburne?"
+HELP = SGRAGConfig.help()
+HEIGHT = 360
+
+
+def _loss_figure(losses: list[float]) -> go.Figure:
+    fig = go.Figure(go.Scatter(x=list(range(1, len(losses) + 1)), y=losses, mode="lines+markers",
+                               line={"color": "#0072b2"}))
+    fig.update_layout(height=260, margin={"l": 40, "r": 20, "t": 20, "b": 40},
+                      xaxis={"title": "epoch"}, yaxis={"title": "dominance loss Σ‖max(0, o(s) − o(g) + m)‖²"})
+    return fig
+
+
+act = active()
+ws = act.workspace
+graph = ws.graph
+st.title("Subgraph matching")
+st.caption("SG-RAG (§4): the question becomes a query graph with an **UNK** node for the answer; its entities are "
+           "normalized onto the graph (FAISS), the query graph is cut into paths of length l, UNK labels are "
+           "completed through an R*-tree over path embeddings, and exact matches are assembled into subgraphs "
+           "isomorphic to the query graph. A GNN's dominance embeddings prune the index (Appendix C).")
+if graph.kind != "kg" or graph.n_edges == 0:
+    st.warning("This workspace is not an entity graph with edges, so there is nothing to match against. Pick the "
+               "demo sample, or create a workspace from a KG folder (e.g. `egx index ../shared/data/umls_named "
+               "--workspace ~/kg/umls`).")
+    st.stop()
+
+if QUESTION not in st.session_state:  # the Compare page may hand a question over in this key
+    st.session_state[QUESTION] = DEFAULT_QUESTION
+query = st.text_input("Question", key=QUESTION)
+c1, c2, c3, c4, c5 = st.columns(5)
+l_val = c1.number_input("path length l (0 = auto)", 0, 6, 0, key=L, help=HELP["l"])
+max_cand = c2.number_input("max candidates / UNK", 1, 1000, SGRAGConfig.max_candidates, key=MAX_CAND,
+                           help=HELP["max_candidates"])
+max_inst = c3.number_input("max instantiations", 1, 5000, SGRAGConfig.max_instantiations, key=MAX_INST,
+                           help=HELP["max_instantiations"])
+max_sub = c4.number_input("max subgraphs", 1, 200, SGRAGConfig.max_subgraphs, key=MAX_SUB, help=HELP["max_subgraphs"])
+doubt = c5.slider("doubtful below", 0.0, 1.0, SGRAGConfig.doubtful_below, 0.05, key=DOUBTFUL,
+                  help=HELP["doubtful_below"])
+dom = st.checkbox("dominance filter (GNN pruning)", value=True, key=DOMINANCE, help=HELP["dominance_filter"])
+
+backends = Backends(act.embedder, act.llm)
+bkey = f"{act.embedder_name}|{act.llm_name}"
+params = (("l", int(l_val)), ("max_candidates", int(max_cand)), ("max_instantiations", int(max_inst)),
+          ("max_subgraphs", int(max_sub)), ("doubtful_below", float(doubt)), ("dominance_filter", bool(dom)))
+
+if not query.strip():
+    st.info("Type a question.")
+    st.stop()
+try:
+    if not resources.sgrag_model_ready(ws, act.embedder, act.key, act.embedder_name):
+        with progress_bar("Training the dominance model (first question on this workspace)") as cb:
+            resources.sgrag_prepare(ws, act.embedder, act.key, act.embedder_name, retrain=False, progress=cb)
+    result = resources.sgrag_run(ws, backends, act.key, bkey, query, params)
+except EgxError as exc:
+    st.error(str(exc))
+    st.stop()
+
+qg = result.query_graph
+colors = qnode_colors(qg)
+qkg = query_graph_kg(qg)
+mapped = {m.qid: m.node_name for m in result.normalized.mappings if m.node >= 0}
+
+# ------------------------------------------------------------------ 1. query graph
+st.subheader("1 · Query graph")
+left, right = st.columns([2, 3])
+with left:
+    st.markdown(f"Built by **{'the LLM (Table 12 prompt)' if qg.by == 'llm' else 'the none-mode heuristic'}**"
+                + ("" if qg.by == "llm" else ": entities found in the question, each joined to one UNK node "
+                   "(the bridge-star shape of ERQA)."))
+    qstep = result.trace.stage("query_graph")[0]
+    if qstep.fallback and act.llm.available:
+        st.warning(f"Query-graph fallback: {qstep.fallback}")
+    st.dataframe(pd.DataFrame([{"id": n.id, "label": n.label, "role": "UNK (answer)" if n.unknown else "entity"}
+                               for n in qg.nodes]), hide_index=True, width="stretch")
+with right:
+    graph_view.render_html(graph_view.network_html(
+        qkg, range(qkg.n_nodes), colors={i: colors[n.id] for i, n in enumerate(qg.nodes)},
+        highlight=[i for i, n in enumerate(qg.nodes) if n.unknown],
+        legend=(graph_view.LegendItem("UNK (asked-for node)", UNK_COLOR),), height=HEIGHT), height=HEIGHT)
+
+# ------------------------------------------------------------------ 2. normalization
+st.subheader("2 · Entity normalization")
+st.caption("Algorithm 3: each query label is embedded and replaced by the most similar graph node (FAISS, cosine). "
+           "Rows below the threshold are flagged doubtful.")
+rows = [{"query label": m.query_label, "graph node": m.node_name or "(none)", "similarity": round(m.similarity, 3),
+         "doubtful": "⚠ doubtful" if m.doubtful else "", "exact name": "✓" if m.exact_name else "",
+         "runners-up": "; ".join(f"{n} ({s})" for n, s in m.alternatives[1:4])} for m in result.normalized.mappings]
+if rows:
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+else:
+    st.info("No entity of the question was found in the graph.")
+
+# ------------------------------------------------------------------ 3. decomposition
+st.subheader("3 · Path decomposition")
+dec = result.decomposition
+if dec is None:
+    st.info("No decomposition: the query graph has no edges.")
+else:
+    st.markdown(f"d_q = **{dec.d_q}**, so l ∈ [{dec.l_range[0]}, {dec.l_range[1]}]; using **l = {dec.l}**. "
+                f"Cost_Q = {dec.cost:g} ({dec.plans_tried} plan(s) tried, Algorithm 4).")
+    st.dataframe(pd.DataFrame([{"path": i + 1, "nodes": " — ".join(qg.node(q).label for q in p),
+                                "ids": " — ".join(p)} for i, p in enumerate(dec.paths)]),
+                 hide_index=True, width="stretch")
+    ix_step = result.trace.stage("index")
+    if ix_step:
+        d = ix_step[0].data
+        st.caption(f"Path index I_{d['l']}: {d['paths']:,} paths in a {d['dimension']}-d R*-tree "
+                   f"({d['sem_dims']} projected label dims + {d['dom_dims_per_node']} dominance dims per node), "
+                   f"built in {d['build_seconds']} s.")
+
+# ------------------------------------------------------------------ 4. completion
+st.subheader("4 · UNK completion candidates")
+comp = result.completion
+if comp is None or not comp.unknown:
+    st.info("Nothing to complete.")
+else:
+    cdata = result.trace.stage("completion")[0].data
+    for u in comp.unknown:
+        names = cdata["candidates"].get(u, [])
+        capped = " (capped)" if comp.found[u] > len(names) else ""
+        st.markdown(f"**{md_escape(qg.node(u).label)}** `{u}`: {comp.found[u]} candidate label(s){capped} — "
+                    + (", ".join(md_escape(str(n)) for n in names[:30]) or "none"))
+    if comp.capped_instantiations:
+        st.warning(f"{comp.n_product} label combinations; only the first {len(comp.instantiations)} were matched "
+                   "(raise max instantiations).")
+
+# ------------------------------------------------------------------ 5. matched subgraphs
+st.subheader("5 · Matched subgraphs")
+asm = result.assembly
+if asm.fallback:
+    st.warning(f"No exact match — fallback to the 1-hop neighbourhood of the known entities "
+               f"({next((s.fallback for s in result.trace.steps if s.stage == 'fallback'), '')}).")
+    if asm.fallback_edges:
+        nodes = sorted({int(v) for e in asm.fallback_edges for v in (graph.edge_head[e], graph.edge_tail[e])})
+        known = {v: colors.get(m.qid, "#0072b2") for m in result.normalized.mappings for v in [m.node] if v >= 0}
+        graph_view.render_html(resources.styled_network_html(
+            graph, act.key, tuple(nodes), colors=tuple(known.items()), edges=tuple(asm.fallback_edges),
+            edge_labels=True, height=HEIGHT + 60), height=HEIGHT + 60)
+else:
+    st.markdown(f"{asm.found} exact subgraph(s) found" + (f", showing the best {len(asm.subgraphs)}" if
+                                                           asm.capped_subgraphs else "")
+                + (" — enumeration capped" if asm.capped_combinations else "") + ".")
+    pick = st.selectbox("Subgraph", list(range(len(asm.subgraphs))), key=PICK,
+                        format_func=lambda i: f"#{i + 1}: " + ", ".join(
+                            f"{qg.node(q).label}→{graph.node_names[v]}" for q, v in asm.subgraphs[i].mapping
+                            if qg.node(q).unknown) + f" (score {asm.subgraphs[i].score:.3f})")
+    sg = asm.subgraphs[int(pick or 0)]
+    a, b = st.columns(2)
+    with a:
+        st.markdown("**Query graph**")
+        graph_view.render_html(graph_view.network_html(
+            qkg, range(qkg.n_nodes), colors={i: colors[n.id] for i, n in enumerate(qg.nodes)},
+            highlight=[i for i, n in enumerate(qg.nodes) if n.unknown], height=HEIGHT), height=HEIGHT)
+    with b:
+        st.markdown("**Matched subgraph** (same colour = mapped node)")
+        graph_view.render_html(resources.styled_network_html(
+            graph, act.key, tuple(sorted(v for _, v in sg.mapping)),
+            colors=tuple((v, colors[q]) for q, v in sg.mapping), edges=tuple(sg.edges), edge_labels=True,
+            height=HEIGHT), height=HEIGHT)
+    st.dataframe(pd.DataFrame([{"query node": f"{qg.node(q).label} ({q})", "graph node": graph.node_names[v]}
+                               for q, v in sg.mapping]), hide_index=True, width="stretch")
+
+# ------------------------------------------------------------------ 6. answer
+st.subheader("6 · Answer")
+ans = result.answer_detail
+by = {"llm": "the LLM (Table 15 prompt, restricted to matched entity labels)",
+      "unk-binding": "the UNK binding of the best subgraph (none mode)",
+      "fallback-heuristic": "the neighbour adjacent to most known entities (none mode, fallback)",
+      "none": "no context"}.get(ans.by, ans.by)
+st.success(f"**{md_escape(ans.text)}** — from {by}")
+if len(ans.bindings) > 1:
+    st.caption("Other UNK bindings: " + ", ".join(md_escape(x) for x in ans.bindings[1:10]))
+
+# ------------------------------------------------------------------ dominance model
+with st.expander("Dominance model ℳ (GAT over 1-hop stars, Appendix C)", expanded=False):
+    md = result.trace.stage("dominance_model")[0].data
+    st.markdown(f"{md['epochs']} epoch(s), final loss {md['final_loss']:.3g} "
+                f"({'converged to 0' if md['converged'] else 'max epochs reached'}), device {md['device']}, "
+                f"{md['dim']} dims per node, {'loaded from cache' if md['from_cache'] else 'trained'} "
+                f"in {md['train_seconds']} s.")
+    if md["losses"]:
+        st.plotly_chart(_loss_figure(md["losses"]), width="stretch")
+    if st.button("Retrain dominance model", key=RETRAIN):
+        try:
+            with progress_bar("Retraining the dominance model") as cb:
+                resources.sgrag_prepare(ws, act.embedder, act.key, act.embedder_name, retrain=True, progress=cb)
+        except EgxError as exc:
+            st.error(str(exc))
+        else:
+            resources.sgrag_run.clear()
+            st.rerun()

@@ -1,0 +1,121 @@
+"""The SG-RAG "Subgraph matching" page: AppTest runs and one real-browser flow (the same app
+script trick as the GRanker page test: app.py with this page as the default page)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.app.browser_support import app_server, launch_chromium
+
+ROOT = Path(__file__).resolve().parents[2]
+TIMEOUT = 180
+QUESTION, L, PICK = "egx.sgrag.question", "egx.sgrag.l", "egx.sgrag.pick"
+
+
+def app_script() -> str:
+    src = (ROOT / "app.py").read_text(encoding="utf-8")
+    assert "pages/subgraph.py" in src, "app.py does not list the Subgraph matching page"
+    src = re.sub(r",\s*default=True", "", src)
+    src = re.sub(r'(st\.Page\("pages/subgraph\.py"[^)]*)\)', r"\1, default=True)", src, count=1)
+    src = src.replace('st.Page("pages/', f'st.Page("{ROOT}/pages/')
+    return (f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
+            f"exec(compile({src!r}, {str(ROOT / 'app.py')!r}, 'exec'))\n")
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    h = tmp_path / "egx_home"
+    monkeypatch.setenv("EGX_HOME", str(h))
+    monkeypatch.setenv("EGX_EMBEDDER", "hashing")
+    monkeypatch.delenv("EGX_LLM", raising=False)
+    return h
+
+
+def open_page(**state: object) -> AppTest:
+    at = AppTest.from_string(app_script(), default_timeout=TIMEOUT)
+    for k, v in state.items():
+        at.session_state[k] = v
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_page_matches_the_demo_question(home: Path) -> None:
+    at = open_page()
+    assert at.title[0].value == "Subgraph matching"
+    assert at.text_input(key=QUESTION).value.startswith("Which film starred Keanu Reeves")
+    heads = [h.value for h in at.subheader]
+    assert heads == ["1 · Query graph", "2 · Entity normalization", "3 · Path decomposition",
+                     "4 · UNK completion candidates", "5 · Matched subgraphs", "6 · Answer"]
+    norm = at.dataframe[1].value
+    assert list(norm["graph node"]) == ["Keanu Reeves", "Laurence Fishburne"]
+    assert "doubtful" in norm.columns
+    assert "The Matrix" in at.success[0].value
+    frames = at.get("iframe")
+    assert len(frames) >= 3  # query graph, query graph beside the match, the match
+    assert "UNK" in frames[0].proto.srcdoc and "The Matrix" in frames[2].proto.srcdoc
+    assert at.selectbox(key=PICK).value == 0
+    assert any("d_q = **2**" in m.value for m in at.markdown)
+
+
+def test_out_of_range_l_shows_the_rule(home: Path) -> None:
+    at = open_page()
+    at.number_input(key=L).set_value(3).run()
+    assert not at.exception
+    assert "outside the paper's rule" in at.error[0].value
+
+
+def test_fallback_and_escaping(home: Path) -> None:
+    at = open_page()
+    at.text_input(key=QUESTION).input("<b>Which</b> film starred Keanu Reeves and 1999?").run()
+    assert not at.exception
+    assert any("fallback" in w.value.lower() for w in at.warning) or at.success
+    assert all("<b>Which</b>" not in m.value for m in at.markdown)
+
+
+def test_handed_over_question(home: Path) -> None:
+    at = open_page(**{QUESTION: "Who directed The Matrix?"})
+    assert at.text_input(key=QUESTION).value == "Who directed The Matrix?"
+    assert not at.warning or all("Session State API" not in w.value for w in at.warning)
+    assert at.success[0].value.startswith("**The Wachowskis**")
+
+
+def test_retrain_button_redraws_the_loss_curve(home: Path) -> None:
+    at = open_page()
+    at.button(key="egx.sgrag.retrain").click().run()
+    assert not at.exception
+    assert at.get("plotly_chart")
+    assert "The Matrix" in at.success[0].value
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[str]:
+    script = tmp_path / "subgraph_app.py"
+    script.write_text(app_script(), encoding="utf-8")
+    with app_server(tmp_path, script) as (url, _):
+        yield url
+
+
+@pytest.mark.browser
+def test_browser_question_to_matched_subgraph(server: str, tmp_path: Path) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            page = browser.new_page(viewport={"width": 1440, "height": 1600})
+            page.goto(server, wait_until="domcontentloaded")
+            expect(page.get_by_role("heading", name="5 · Matched subgraphs")).to_be_visible(timeout=240_000)
+            expect(page.get_by_text("The Matrix").first).to_be_visible(timeout=60_000)
+            box = page.get_by_label("Question")
+            box.fill("Who directed The Matrix?")
+            box.press("Enter")
+            expect(page.get_by_text("The Wachowskis").first).to_be_visible(timeout=240_000)
+            page.screenshot(path=str(tmp_path / "subgraph_page.png"), full_page=True)
+        finally:
+            browser.close()
