@@ -5,13 +5,19 @@
 * In ``none`` mode (or when the LLM fails): an **extractive** answer — the sentence of the
   top-ranked passage most similar to the query under the active embedder. This is not an answer
   generator; it points at the evidence sentence, and the trace says so.
+
+Evidence format (ReG §4.2; issue 8): with ``evidence_format="triples"`` the prompt holds the KG
+triples extracted from those passages as an unordered list, with ``"chains"`` the same triples
+reorganized into ReG evidence chains (:mod:`core.methods.reg.evidence`). Whenever the graph is
+given, the answer step records the token counts of the passage, triple and chain prompts, whichever
+one was sent.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -22,7 +28,11 @@ from core.errors import LLMError
 from core.methods.base import Backends
 from core.trace import Trace
 
+if TYPE_CHECKING:
+    from core.graph.model import KnowledgeGraph
+
 AnswerMode = Literal["llm", "extractive", "empty"]
+EvidenceFormat = Literal["passages", "triples", "chains"]
 
 
 @dataclass(frozen=True)
@@ -47,20 +57,27 @@ def extractive_answer(query: str, chunk_id: str, title: str, text: str, backends
     return Answer(sentences[int(np.argmax(sims))], "extractive", chunk_id)
 
 
+def passages_prompt(query: str, passages: Sequence[tuple[str, str, str]], *, max_passages: int = 5) -> str:
+    """The user message of the passage-format answer prompt."""
+    texts = [f"{t}\n{x}" if t else x for _, t, x in passages[:max_passages]]
+    return prompts.answer_prompt(query, texts)
+
+
 def answer_question(query: str, passages: Sequence[tuple[str, str, str]], backends: Backends, *,
-                    max_passages: int = 5) -> Answer:
+                    max_passages: int = 5, prompt: tuple[str, str] | None = None) -> Answer:
     """Answer ``query`` from ranked ``(chunk_id, title, text)`` passages (best first).
 
     Uses the LLM when ``backends.llm.available``; otherwise, or if the LLM call fails, the
-    extractive answer from the top passage (``fallback`` says why).
+    extractive answer from the top passage (``fallback`` says why). ``prompt`` = ``(system, user)``
+    replaces the passage prompt (the triple / chain evidence formats).
     """
     if not passages:
         return Answer("", "empty", fallback="no passage was retrieved")
     top = passages[0]
     if not backends.llm.available:
         return extractive_answer(query, *top, backends=backends)
-    texts = [f"{t}\n{x}" if t else x for _, t, x in passages[:max_passages]]
-    msgs = [ChatMessage("system", prompts.ANSWER_SYSTEM), ChatMessage("user", prompts.answer_prompt(query, texts))]
+    system, user = prompt or (prompts.ANSWER_SYSTEM, passages_prompt(query, passages, max_passages=max_passages))
+    msgs = [ChatMessage("system", system), ChatMessage("user", user)]
     try:
         resp = backends.llm.chat(msgs, max_tokens=64)
     except LLMError as exc:
@@ -75,21 +92,63 @@ def answer_question(query: str, passages: Sequence[tuple[str, str, str]], backen
 
 
 def record_answer(trace: Trace, query: str, passages: Sequence[tuple[str, str, str]], backends: Backends, *,
-                  max_passages: int = 5) -> Answer:
-    """:func:`answer_question` recorded as the ``answer`` trace step."""
-    with trace.timed("answer", "Answer from the top passages") as step:
-        ans = answer_question(query, passages, backends, max_passages=max_passages)
+                  max_passages: int = 5, evidence_format: EvidenceFormat = "passages",
+                  graph: KnowledgeGraph | None = None, evidence: Any = None) -> Answer:
+    """:func:`answer_question` recorded as the ``answer`` trace step.
+
+    Parameters
+    ----------
+    evidence_format : {"passages", "triples", "chains"}
+        What the prompt shows (see the module docstring). "triples" / "chains" need ``graph``.
+    graph : KnowledgeGraph or None
+        When given, the triples of the top ``max_passages`` passages are reorganized and the token
+        counts of all three prompts are recorded (``evidence_tokens``) with both prompts' text.
+    evidence : EvidencePrompts or None
+        Prebuilt evidence (the ``reg`` method passes its top-K triples); overrides ``graph``.
+    """
+    if evidence_format not in ("passages", "triples", "chains"):
+        from core.errors import ConfigError
+
+        raise ConfigError(f"evidence_format = {evidence_format!r} is not valid; use 'passages', 'triples' or 'chains'.")
+    with trace.timed("answer", "Answer from the top passages" if evidence_format == "passages"
+                     else f"Answer from the evidence {evidence_format}") as step:
+        ev = evidence
+        if ev is None and graph is not None and graph.kind == "kg":
+            from core.methods.reg.evidence import evidence_prompts, passage_triples
+
+            ev = evidence_prompts(query, passage_triples(graph, [p[0] for p in passages[:max_passages]]),
+                                  graph=graph, passages_prompt=passages_prompt(query, passages, max_passages=max_passages),
+                                  passages_system=prompts.ANSWER_SYSTEM, llm=backends.llm)
+        fmt: str = evidence_format
+        fmt_fallback = ""
+        if fmt != "passages" and (ev is None or not ev.triples):
+            fmt_fallback = (f"evidence format {fmt!r} needs KG triples, but "
+                            + ("this workspace has none (a corpus graph)" if ev is None else
+                               "the retrieved passages cite no triple") + "; the passages were used instead")
+            fmt = "passages"
+        prompt = (ev.system, ev.prompts[fmt]) if fmt != "passages" and ev is not None else None
+        ans = answer_question(query, passages, backends, max_passages=max_passages, prompt=prompt)
         step.prompt_tokens, step.completion_tokens = ans.prompt_tokens, ans.completion_tokens
         if ans.mode == "extractive":
             how = ("Extractive answer: the sentence of the top passage most similar to the question by "
                    "embedding cosine (no LLM generation).")
         elif ans.mode == "llm":
-            how = f"Generated by the LLM {backends.llm.model_id} from the top {min(max_passages, len(passages))} passages."
+            src = (f"the top {min(max_passages, len(passages))} passages" if fmt == "passages" else
+                   f"{len(ev.triples)} KG triples as " + ("ReG evidence chains" if fmt == "chains" else "a raw triple list"))
+            how = f"Generated by the LLM {backends.llm.model_id} from {src}."
         else:
             how = "No answer: nothing was retrieved."
-        step.data = {"mode": ans.mode, "how": how, "answer": ans.text, "chunk_id": ans.chunk_id}
+        step.data = {"mode": ans.mode, "how": how, "answer": ans.text, "chunk_id": ans.chunk_id,
+                     "evidence_format": fmt, "evidence_format_requested": evidence_format}
+        if ev is not None:
+            step.data.update(ev.trace_data())
+            step.section = "ReG §4.2 (evidence format)"
+        fallbacks = []
         if ans.mode == "extractive" and not backends.llm.available:
-            step.fallback = "no LLM configured (backend 'none'): extractive answer"
+            fallbacks.append("no LLM configured (backend 'none'): extractive answer")
         elif ans.fallback:
-            step.fallback = ans.fallback
+            fallbacks.append(ans.fallback)
+        if fmt_fallback:
+            fallbacks.append(fmt_fallback)
+        step.fallback = "; ".join(fallbacks)
     return ans

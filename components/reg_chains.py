@@ -1,0 +1,109 @@
+"""Drawing ReG evidence chains as paths (HTML), and the plotly charts of the Evidence chains page.
+
+A chain is a row of entity boxes joined by relation arrows, read left to right (Appendix F). The
+query entity (the root) is outlined; a merged position (multi-answer merging) is a stack of boxes;
+chains of one multi-entity group share a coloured frame and a note with the targets that target
+refinement removed. Every label is user data and is HTML-escaped.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import plotly.graph_objects as go
+
+GROUP_COLORS = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9")
+
+_CSS = """<style>
+.egx-chains{font-family:sans-serif;font-size:13px;line-height:1.25}
+.egx-chain{display:flex;align-items:center;flex-wrap:wrap;gap:4px;padding:5px 6px;margin:3px 0;border-radius:6px;
+ border:1px solid #ddd}
+.egx-chain .n{color:#777;min-width:1.8em}
+.egx-ent{display:inline-flex;flex-direction:column;gap:2px}
+.egx-ent span{background:#f1f3f6;border:1px solid #c9ced6;border-radius:4px;padding:2px 6px}
+.egx-ent.root span{border:2px solid #333;font-weight:600}
+.egx-ent.set span{background:#fff4d6;border-color:#e0b84a}
+.egx-rel{color:#555;white-space:nowrap}
+.egx-tag{font-size:11px;color:#fff;border-radius:3px;padding:1px 5px;margin-left:6px}
+.egx-note{font-size:11px;color:#666;margin-left:6px}
+</style>"""
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def chains_html(chains: Sequence[Mapping[str, Any]], *, limit: int = 60) -> str:
+    """HTML for the chains recorded in an answer step (``entities``, ``relations``, ``direction``,
+    ``root``, ``group``, ``refined_from``, ``merged_answers``)."""
+    rows = [_CSS, '<div class="egx-chains">']
+    for i, c in enumerate(chains[:limit], start=1):
+        ents: list[list[str]] = c.get("entities") or [[c.get("text", "")]]
+        rels: list[str] = c.get("relations") or []
+        group = int(c.get("group", -1))
+        color = GROUP_COLORS[group % len(GROUP_COLORS)] if group >= 0 else ""
+        style = f' style="border:2px solid {color}"' if color else ""
+        root_pos = len(ents) - 1 if c.get("direction") == "backward" else 0
+        parts = [f'<div class="egx-chain"{style}><span class="n">{i}.</span>']
+        for p, names in enumerate(ents):
+            cls = "egx-ent" + (" root" if p == root_pos and c.get("direction") != "unanchored" else "") \
+                + (" set" if len(names) > 1 else "")
+            parts.append(f'<span class="{cls}">' + "".join(f"<span>{_e(n)}</span>" for n in names) + "</span>")
+            if p < len(rels):
+                parts.append(f'<span class="egx-rel">→ [{_e(rels[p])}] →</span>')
+        if int(c.get("merged_answers", 1)) > 1:
+            parts.append(f'<span class="egx-tag" style="background:#b8860b">{int(c["merged_answers"])} answers merged'
+                         "</span>")
+        if color:
+            parts.append(f'<span class="egx-tag" style="background:{color}">entity group {group + 1}</span>')
+        if c.get("refined_from"):
+            parts.append('<span class="egx-note">targets refined from {' + "; ".join(_e(x) for x in c["refined_from"])
+                         + "}</span>")
+        if c.get("direction") == "unanchored":
+            parts.append('<span class="egx-note">not reached from a query entity</span>')
+        parts.append("</div>")
+        rows.append("".join(parts))
+    if len(chains) > limit:
+        rows.append(f'<div class="egx-note">… and {len(chains) - limit} more chains</div>')
+    rows.append("</div>")
+    return "".join(rows)
+
+
+def token_figure(tokens: Mapping[str, int]) -> go.Figure:
+    keys = [k for k in ("passages", "triples", "chains") if k in tokens]
+    fig = go.Figure(go.Bar(x=keys, y=[tokens[k] for k in keys], marker_color=["#999999", "#0072b2", "#009e73"][:len(keys)],
+                           text=[tokens[k] for k in keys], textposition="outside"))
+    fig.update_layout(height=260, margin={"l": 40, "r": 10, "t": 20, "b": 30}, yaxis={"title": "prompt tokens"})
+    return fig
+
+
+def curves_figure(runs: Mapping[str, Mapping[str, Any]], metric: str = "val_recall") -> go.Figure:
+    """One line per training run (label → result dict with ``curves``)."""
+    fig = go.Figure()
+    for i, (label, res) in enumerate(runs.items()):
+        cur = res.get("curves", {})
+        fig.add_trace(go.Scatter(x=cur.get("epoch", []), y=cur.get(metric, []), mode="lines+markers", name=label,
+                                 line={"color": GROUP_COLORS[i % len(GROUP_COLORS)]}))
+    title = {"val_recall": "validation label recall@K", "train_loss": "training BCE loss",
+             "val_loss": "validation BCE loss"}.get(metric, metric)
+    fig.update_layout(height=300, margin={"l": 40, "r": 10, "t": 30, "b": 30}, xaxis={"title": "epoch"},
+                      yaxis={"title": title}, legend={"orientation": "h", "y": 1.15})
+    return fig
+
+
+def heldout_figure(runs: Mapping[str, Mapping[str, Any]], k: int) -> go.Figure:
+    """Held-out (test split) recall@K of each run and of the untrained cosine scorer."""
+    metrics = [("gold_passage_recall", f"gold-passage triple recall@{k}"), ("answer_hit", f"answer hit@{k}"),
+               ("label_recall", f"own-label recall@{k}")]
+    fig = go.Figure()
+    bars: dict[str, Mapping[str, Any]] = {label: r.get("test", {}) for label, r in runs.items()}
+    if runs:
+        bars["cosine (untrained)"] = next(iter(runs.values())).get("baseline_test", {})
+    for i, (label, m) in enumerate(bars.items()):
+        fig.add_trace(go.Bar(name=label, x=[t for _, t in metrics], y=[m.get(key) for key, _ in metrics],
+                             marker_color=GROUP_COLORS[i % len(GROUP_COLORS)]))
+    fig.update_layout(barmode="group", height=300, margin={"l": 40, "r": 10, "t": 30, "b": 30},
+                      yaxis={"range": [0, 1.02], "title": "test split"}, legend={"orientation": "h", "y": 1.15})
+    return fig

@@ -1,0 +1,106 @@
+"""ReG configuration (ReG §4, Appendices D–E). Paper defaults where it gives one; ours otherwise, said in the help."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Literal
+
+from core.errors import ConfigError
+
+
+def _f(default: Any, help: str) -> Any:
+    return field(default=default, metadata={"help": help})
+
+
+@dataclass(frozen=True)
+class RegConfig:
+    """Knobs of the ``reg`` retrieval method (ReG@Triple + structure-aware reorganization)."""
+
+    hops: int = _f(3, "Neighbourhood: triples within this many undirected hops of the linked query entities are "
+                      "scored (SubgraphRAG / ReG score every triple of the question's subgraph; ours is h-hop).")
+    max_candidates: int = _f(5000, "Safety cap on scored triples; past it the triples most similar to the query "
+                                   "by cosine are kept (visible in the trace).")
+    top_k: int = _f(30, "K: top-scored triples kept (Appendix E: K=100 for GPT-4o(-mini), smaller for weaker "
+                        "LLMs; 30 suits the small local models' 4k context).")
+    max_length: int = _f(3, "L: maximum triples per evidence chain (Appendix E bounds L except on CWQ; the value "
+                            "did not survive in our copy of the paper, 3 is ours).")
+    answer_merge: Literal["same_prefix", "relation_path", "off"] = _f(
+        "same_prefix", "Multi-answer merging (D.4.2): 'same_prefix' also requires equal intermediate entities; "
+                       "'relation_path' is the literal reading; 'off' disables it.")
+    entity_merge: bool = _f(True, "Multi-entity merging (D.4.2): spatial reordering + target refinement.")
+    keep_unanchored: bool = _f(True, "Keep triples no query-anchored chain reaches, as chains listed last.")
+    evidence_format: Literal["passages", "triples", "chains"] = _f(
+        "chains", "What the answer prompt shows: ReG evidence chains (default), the raw triple list, or the "
+                  "provenance passages.")
+    max_chunks: int = _f(10, "ranked_chunks: at most this many provenance passages of the kept triples.")
+    answer_passages: int = _f(5, "Passages in the prompt when evidence_format='passages'.")
+    model: str = _f("", "Trained retriever folder; empty = <workspace>/reg/retriever (written by `egx train-reg`).")
+    untrained: Literal["cosine", "error"] = _f(
+        "cosine", "Without a trained retriever: 'cosine' scores triples by query–triple cosine (a recorded "
+                  "fallback); 'error' raises, naming `egx train-reg`.")
+
+    def __post_init__(self) -> None:
+        checks: list[tuple[str, bool, str]] = [
+            ("hops", 1 <= self.hops <= 6, "an integer in [1, 6]"),
+            ("max_candidates", self.max_candidates >= 1, "an integer >= 1"),
+            ("top_k", self.top_k >= 1, "an integer >= 1"),
+            ("max_length", self.max_length >= 1, "an integer >= 1"),
+            ("answer_merge", self.answer_merge in ("same_prefix", "relation_path", "off"),
+             "'same_prefix', 'relation_path' or 'off'"),
+            ("evidence_format", self.evidence_format in ("passages", "triples", "chains"),
+             "'passages', 'triples' or 'chains'"),
+            ("max_chunks", self.max_chunks >= 1, "an integer >= 1"),
+            ("answer_passages", self.answer_passages >= 1, "an integer >= 1"),
+            ("untrained", self.untrained in ("cosine", "error"), "'cosine' or 'error'"),
+        ]
+        for name, ok, valid in checks:
+            if not ok:
+                raise ConfigError(f"RegConfig.{name} = {getattr(self, name)!r} is out of range; use {valid}.")
+
+    def with_(self, **changes: Any) -> RegConfig:
+        return replace(self, **changes)
+
+    @classmethod
+    def help(cls) -> dict[str, str]:
+        return {f.name: str(f.metadata.get("help", "")) for f in fields(cls)}
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """ReG@Triple retriever training (Appendix D.3 Eq. 33, Appendix E)."""
+
+    supervision: Literal["weak", "refined"] = _f("weak", "Labels: 'weak' = query→answer shortest paths; 'refined' "
+                                                         "= the LLM-selected subset of the candidate pool (§4.1).")
+    epochs: int = _f(40, "Training epochs (paper: 80; the best epoch on the validation split is kept).")
+    hidden: int = _f(256, "MLP hidden width.")
+    lr: float = _f(1e-3, "Adam learning rate.")
+    weight_decay: float = _f(1e-4, "Adam weight decay.")
+    dde_rounds: int = _f(2, "DDE forward propagation rounds (SubgraphRAG: 2).")
+    dde_reverse_rounds: int = _f(2, "DDE backward propagation rounds (SubgraphRAG: 2).")
+    hops: int = _f(3, "Neighbourhood hops around the query entities (must match RegConfig.hops at query time).")
+    max_candidates: int = _f(3000, "Cap on triples per training question (most query-similar kept).")
+    val_fraction: float = _f(0.2, "Share of questions held out for checkpoint selection.")
+    test_fraction: float = _f(0.2, "Share of questions held out for the reported recall (never trained on).")
+    recall_k: int = _f(30, "K of the held-out triple recall@K.")
+    max_path_len: int = _f(4, "Longest query→answer shortest path used as a candidate (D.1).")
+    seed: int = _f(0, "Seed for the split, initialization and batch order.")
+    device: str = _f("", "Torch device ('' = auto: CUDA when present, else CPU).")
+
+    def __post_init__(self) -> None:
+        checks: list[tuple[str, bool, str]] = [
+            ("supervision", self.supervision in ("weak", "refined"), "'weak' or 'refined'"),
+            ("epochs", self.epochs >= 1, "an integer >= 1"),
+            ("hidden", self.hidden >= 1, "an integer >= 1"),
+            ("lr", self.lr > 0, "a number > 0"),
+            ("val_fraction", 0 < self.val_fraction < 1, "a number in (0, 1)"),
+            ("test_fraction", 0 < self.test_fraction < 1 and self.val_fraction + self.test_fraction < 1,
+             "a number in (0, 1) with val_fraction + test_fraction < 1"),
+            ("recall_k", self.recall_k >= 1, "an integer >= 1"),
+        ]
+        for name, ok, valid in checks:
+            if not ok:
+                raise ConfigError(f"TrainConfig.{name} = {getattr(self, name)!r} is out of range; use {valid}.")
+
+    @classmethod
+    def help(cls) -> dict[str, str]:
+        return {f.name: str(f.metadata.get("help", "")) for f in fields(cls)}

@@ -1,0 +1,92 @@
+"""Where the ``reg`` method lost the gold evidence (issue 6 failure diagnosis; contract in
+:mod:`core.eval.diagnosis`).
+
+Stages, in pipeline order, read from the :class:`~core.methods.reg.pipeline.RegResult` and its trace:
+
+* ``not_in_graph`` — no triple of the KG comes from the gold passage (ReG retrieves triples, so a
+  passage without triples can never be reached);
+* ``no_anchor`` — no query entity was linked by name (the link step fell back to embedding
+  neighbours or found nothing) and the gold passage was lost;
+* ``not_connected`` — the passage's triples lie outside the ``hops``-hop neighbourhood of the linked
+  query entities (the evidence gives the hop distance to the nearest gold entity);
+* ``ranked_out`` — its triples were scored but none made the top-K, or its chunk ranks below the cut;
+* ``answer_wrong`` — all gold passages within the cut; the LLM's answer is wrong.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from core.eval.diagnosis import NO_GOLD, Diagnosis, Gold, StageDecl, chunk_provenance, finish, gold_ranks
+
+if TYPE_CHECKING:
+    from core.index.workspace import Workspace
+
+STAGES: tuple[StageDecl, ...] = (
+    StageDecl("not_in_graph", "gold passage has no triple", "no KG triple comes from the gold passage"),
+    StageDecl("no_anchor", "no query entity linked", "no node name occurs in the question; ReG had no topic entity"),
+    StageDecl("not_connected", "outside the neighbourhood",
+              "the passage's triples are farther than `hops` from the linked query entities"),
+    StageDecl("ranked_out", "triples scored below top-K", "its triples were scored but none kept, or its chunk is "
+                                                         "below the cut"),
+    StageDecl("answer_wrong", "retrieved, answer wrong", "all gold passages within the cut; the LLM answer is wrong"),
+)
+
+
+def _hops_to(graph: Any, sources: tuple[int, ...], targets: set[int], limit: int = 8) -> int | None:
+    if not sources or not targets:
+        return None
+    for h in range(0, limit + 1):
+        if set(graph.khop(sources, h).tolist()) & targets:
+            return h
+    return None
+
+
+def diagnose(result: Any, workspace: Workspace, gold: Gold, *, cut: int = 5) -> Diagnosis:
+    """ReG: not_in_graph / no_anchor / not_connected / ranked_out / answer_wrong (module docstring)."""
+    graph = workspace.graph
+    method = result.method
+    ranks = gold_ranks(result, gold)
+    if not gold.chunk_ids:
+        return Diagnosis(method, NO_GOLD, "The question has no gold passage in this workspace.",
+                         {"unmatched": list(gold.unmatched)}, ranks)
+    lost = [c for c, r in ranks.items() if r is None or r > cut]
+    linked = result.linked
+    ev: dict[str, Any] = {"query_entities": list(linked.names), "linking": linked.how, "scorer": result.scorer,
+                          "hops": result.config.hops, "top_k": result.config.top_k, "scored": result.candidates}
+    if not lost:
+        return finish(method, result, gold, ranks, cut=cut, evidence=ev)
+    prov = chunk_provenance(graph)
+    kept = {t.edge for t in result.kept}
+    order = [s.key for s in STAGES]
+    per: dict[str, dict[str, Any]] = {}
+    for cid in lost:
+        edges = prov.get(cid, ([], []))[1]
+        info: dict[str, Any] = {"rank": ranks[cid], "title": graph.chunk(cid).title if cid in graph.chunk_index else ""}
+        if cid not in graph.chunk_index or not edges:
+            info.update(stage="not_in_graph", why="no KG triple comes from this passage")
+        elif linked.how != "string match":
+            info.update(stage="no_anchor", why=f"no node name occurs in the question (linking: {linked.how})")
+        else:
+            ents = {int(graph.edge_head[e]) for e in edges} | {int(graph.edge_tail[e]) for e in edges}
+            nb = set(graph.khop(linked.nodes, result.config.hops).tolist())
+            inside = [e for e in edges if int(graph.edge_head[e]) in nb and int(graph.edge_tail[e]) in nb]
+            d = _hops_to(graph, linked.nodes, ents, limit=max(8, result.config.hops + 1))
+            info["hops_to_passage"] = d
+            if not inside:
+                info.update(stage="not_connected",
+                            why=f"its nearest entity is {d if d is not None else 'more than 8'} hop(s) from the query "
+                                f"entities and none of its triples lies within the {result.config.hops}-hop "
+                                "neighbourhood ReG scores")
+            elif kept.intersection(edges):
+                info.update(stage="ranked_out", why=f"a triple of it was kept but its passage ranks "
+                                                    f"{ranks[cid] or 'below the retrieved'} (cut {cut})")
+            else:
+                info.update(stage="ranked_out", gold_triples=[graph.edge_text(e) for e in edges[:5]],
+                            why=f"its {len(edges)} triple(s) were in the scored neighbourhood but none made the "
+                                f"top-{result.config.top_k} ({result.scorer})")
+        per[cid] = info
+    first = min(per, key=lambda c: order.index(per[c]["stage"]))
+    info = per[first]
+    ev["lost"] = per
+    return Diagnosis(method, info["stage"], f"Gold passage “{info['title']}”: {info['why']}.", ev, ranks)

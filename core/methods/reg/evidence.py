@@ -1,0 +1,155 @@
+"""Evidence formats for the answer step of every method: passages, raw triples, or ReG chains.
+
+ReG §4.2 reorganizes *any* retrieved triple set; the issue asks for the option on every method:
+
+* passage methods (dense, rerank, ppr, fastinsight): the triples are the KG triples whose
+  provenance chunk is among the passages given to the answer (in passage rank order);
+* BubbleRAG: the triples of its unified evidence graph G_final (§3.6);
+* ``reg``: its top-K scored triples.
+
+:func:`evidence_prompts` builds the triple-list prompt and the chain prompt for the same triples and
+counts the tokens of both (and of the passage prompt when passages are given), so every answer step
+records what each format would cost, whichever format was actually sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from core.methods.reg.chains import Reorganization, Triple, render_triples, reorganize, triples_from_edges
+from core.methods.reg.prompts import QA_SYSTEM, qa_prompt
+from core.methods.reg.tokens import count_tokens
+
+if TYPE_CHECKING:
+    from core.graph.model import KnowledgeGraph
+
+EvidenceFormat = Literal["passages", "triples", "chains"]
+EVIDENCE_FORMATS: tuple[str, ...] = ("passages", "triples", "chains")
+_MAX_SHOWN = 12000  #: characters of each prompt kept in the trace
+
+
+@dataclass(frozen=True)
+class EvidencePrompts:
+    triples: tuple[Triple, ...]
+    reorg: Reorganization
+    system: str
+    prompts: dict[str, str]  #: format → user message ("triples", "chains"; "passages" when given)
+    tokens: dict[str, int]  #: format → tokens of system + user message
+    tokenizer: str
+    linked: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def trace_data(self) -> dict[str, Any]:
+        """What the answer step records (JSON-ready)."""
+        t, c = self.tokens.get("triples", 0), self.tokens.get("chains", 0)
+        return {
+            "evidence_tokens": dict(self.tokens), "tokenizer": self.tokenizer,
+            "chain_token_saving": round(1 - c / t, 4) if t else None,
+            "evidence_triples": len(self.triples), "evidence_chains": len(self.reorg.chains),
+            "query_entities": list(self.reorg.query_entities), "linked_query_entities": list(self.linked),
+            "reorganization": dict(self.reorg.stats),
+            "prompts": {k: v[:_MAX_SHOWN] for k, v in self.prompts.items()},
+            "triples": [t.text() for t in self.triples[:300]],
+            "chains": [{"text": ch.text(), "direction": ch.direction, "root": ch.root,
+                        "merged_answers": ch.merged_answers, "group": ch.group,
+                        "refined_from": list(ch.refined_from),
+                        "entities": [list(e) for e in ch.entities], "relations": list(ch.relations)} for ch in self.reorg.chains[:300]],
+        }
+
+
+_CHUNK_EDGES: list[tuple[KnowledgeGraph, dict[str, list[int]]]] = []
+
+
+def chunk_edges(graph: KnowledgeGraph) -> dict[str, list[int]]:
+    """Chunk id → ids of the edges citing it (cached for the last few graphs)."""
+    for g, cached in _CHUNK_EDGES:
+        if g is graph:
+            return cached
+    m: dict[str, list[int]] = {}
+    for e, cs in enumerate(graph.edge_chunks):
+        for c in cs:
+            m.setdefault(c, []).append(e)
+    _CHUNK_EDGES.insert(0, (graph, m))
+    del _CHUNK_EDGES[4:]
+    return m
+
+
+def passage_triples(graph: KnowledgeGraph, chunk_ids: Sequence[str], *, max_triples: int = 300) -> list[Triple]:
+    """KG triples extracted from the given passages, in passage order (each edge once).
+
+    A triple's score is ``1/rank`` of the first passage citing it, so chain order follows passage order.
+    """
+    m = chunk_edges(graph)
+    seen: dict[int, float] = {}
+    for rank, c in enumerate(chunk_ids, start=1):
+        for e in m.get(c, []):
+            if e not in seen:
+                seen[e] = 1.0 / rank
+    edges = list(seen)[:max_triples]
+    return triples_from_edges(graph, edges, [seen[e] for e in edges])
+
+
+def evidence_prompts(query: str, triples: Sequence[Triple], *, graph: KnowledgeGraph | None = None,
+                     query_entities: Sequence[str] | None = None, passages_prompt: str | None = None,
+                     passages_system: str = "", max_length: int = 3, answer_merge: str = "same_prefix",
+                     entity_merge: bool = True, keep_unanchored: bool = True, llm: Any = None,
+                     chains_prefix: str = "", triples_prefix: str = "") -> EvidencePrompts:
+    """Both evidence prompts (raw triples vs ReG chains) for ``triples`` and their token counts.
+
+    ``query_entities`` default to the nodes linked in ``query`` by name (:mod:`.linking`).
+    ``*_prefix`` lets a caller keep extra context (BubbleRAG's passages) identical in both prompts.
+    """
+    linked: tuple[str, ...] = ()
+    if query_entities is None:
+        if graph is not None:
+            from core.methods.reg.linking import link_query_entities
+
+            linked = link_query_entities(query, graph).names
+        query_entities = linked
+    reorg = reorganize(triples, query_entities, max_length=max_length, answer_merge=answer_merge,  # type: ignore[arg-type]
+                       entity_merge=entity_merge, keep_unanchored=keep_unanchored)
+    prompts = {"triples": triples_prefix + qa_prompt(query, render_triples(triples), "triples"),
+               "chains": chains_prefix + qa_prompt(query, reorg.text(), "chains")}
+    systems = {"triples": QA_SYSTEM, "chains": QA_SYSTEM}
+    if passages_prompt is not None:
+        prompts = {"passages": passages_prompt, **prompts}
+        systems["passages"] = passages_system
+    keys = list(prompts)
+    counts, tokenizer = count_tokens([systems[k] + "\n" + prompts[k] for k in keys], llm)
+    return EvidencePrompts(tuple(triples), reorg, QA_SYSTEM, prompts, dict(zip(keys, counts)), tokenizer,
+                           tuple(linked))
+
+
+def method_config(runner: Any, **changes: Any) -> Any:
+    """The default config of a method runner with ``changes`` applied (e.g. ``evidence_format``).
+
+    The config class is read from the runner's ``config`` annotation (``XConfig | None``).
+
+    Raises
+    ------
+    ConfigError
+        If the runner declares no config dataclass or the class has no such field.
+    """
+    import dataclasses
+    import inspect
+
+    from core.errors import ConfigError
+
+    ann = inspect.signature(runner).parameters.get("config")
+    text = ann.annotation if ann is not None else None
+    cls: Any = None
+    if isinstance(text, str):
+        name = text.split("|")[0].strip()
+        cls = getattr(inspect.getmodule(runner), name, None) or runner.__globals__.get(name)
+    elif dataclasses.is_dataclass(text):
+        cls = text
+    name = getattr(runner, "__module__", "?")
+    if cls is None or not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
+        raise ConfigError(f"The method in {name} declares no config dataclass, so {sorted(changes)} cannot be set.")
+    have = {f.name for f in dataclasses.fields(cls)}
+    missing = sorted(set(changes) - have)
+    if missing:
+        raise ConfigError(f"{cls.__name__} has no field {missing}; it has {sorted(have)}.")
+    return cls(**changes)

@@ -1,0 +1,151 @@
+"""The ``reg`` retrieval method: ReG@Triple retrieval + structure-aware reorganization (ReG §4, App. D–F).
+
+========================  ===================  ==============================================
+stage                     module               paper
+========================  ===================  ==============================================
+query entity linking      linking.py           topic entities (given in ReG's datasets)
+neighbourhood             retriever.py         App. E (score every triple of the subgraph)
+triple scoring (top-K)    retriever.py, dde    D.3 Eq. 33, App. E (MLP + DDE), K
+reorganization            chains.py            §4.2, D.4 (BFS chains, both merges)
+answer                    evidence.py          §4.2, App. F (chains prompt)
+========================  ===================  ==============================================
+
+Without a trained retriever for the workspace (``egx train-reg``), ``RegConfig.untrained``
+decides: ``"cosine"`` (default) scores triples by the cosine between the query and the enriched
+triple text and records that as a visible fallback; ``"error"`` raises a :class:`WorkspaceError`
+naming the command. ``ranked_chunks`` are the provenance passages of the kept triples, each scored by
+its best triple, best first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from core.backends import prompts as bprompts
+from core.errors import ConfigError, EmptyGraphError, QueryError, WorkspaceError
+from core.methods.answering import passages_prompt, record_answer
+from core.methods.base import Backends, RankedChunk
+from core.methods.reg.chains import Reorganization, Triple, triples_from_edges
+from core.methods.reg.config import RegConfig
+from core.methods.reg.evidence import evidence_prompts
+from core.methods.reg.linking import Linked, link_query_entities
+from core.methods.reg.tokens import count_tokens
+from core.trace import Trace
+
+if TYPE_CHECKING:
+    from core.index.workspace import Workspace
+
+
+@dataclass(frozen=True, eq=False)
+class RegResult:
+    method: str
+    query: str
+    ranked_chunks: tuple[RankedChunk, ...]
+    answer: str
+    trace: Trace
+    config: RegConfig
+    linked: Linked
+    scorer: str  #: "trained (weak|refined)" or "cosine (untrained fallback)"
+    candidates: int  #: triples scored
+    kept: tuple[Triple, ...]  #: top-K triples, best first
+    reorganization: Reorganization
+
+
+def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, backends: Backends) -> RegResult:
+    """Answer ``query`` with ReG@Triple retrieval and evidence chains.
+
+    Parameters
+    ----------
+    query : str
+    workspace : Workspace
+        A KG workspace; its node and edge indexes give the embeddings.
+    config : RegConfig or None
+    backends : Backends
+
+    Returns
+    -------
+    RegResult
+
+    Raises
+    ------
+    QueryError, ConfigError, EmptyGraphError
+    WorkspaceError
+        With ``untrained="error"`` when no trained retriever exists (names ``egx train-reg``).
+    """
+    from core.methods.reg.retriever import default_model_dir, load_retriever, neighbourhood
+
+    cfg = RegConfig() if config is None else config
+    if not isinstance(cfg, RegConfig):
+        raise ConfigError(f"reg takes a RegConfig, got {type(cfg).__name__}.")
+    if not query or not query.strip():
+        raise QueryError("The question is empty. Type a question to retrieve evidence for.")
+    graph = workspace.graph
+    if graph.n_edges == 0:
+        raise EmptyGraphError(f"Workspace {workspace.name!r} has no triples; ReG retrieves triples from a KG.")
+    trace = Trace("reg", query, workspace.name, config=asdict(cfg), backends=backends.names())
+    node_vecs = workspace.index("nodes", backends.embedder).vectors
+    edge_vecs = workspace.index("edges").vectors
+    qvec = backends.embed_query(query)
+
+    with trace.timed("link", "Query entities linked to KG nodes", section="ReG §4.2 (query entities)") as step:
+        linked = link_query_entities(query, graph, node_vectors=node_vecs, qvec=qvec)
+        step.data = {"entities": list(linked.names), "how": linked.how}
+        step.fallback = linked.fallback
+
+    with trace.timed("neighbourhood", f"Triples within {cfg.hops} hops of the query entities",
+                     section="ReG App. E") as step:
+        edges, n_all = neighbourhood(graph, linked.nodes, cfg.hops, edge_vectors=edge_vecs, qvec=qvec,
+                                     max_candidates=cfg.max_candidates)
+        step.data = {"hops": cfg.hops, "triples": int(edges.size), "before_cap": n_all}
+        if n_all > edges.size:
+            step.fallback = f"{n_all} triples exceed max_candidates={cfg.max_candidates}; the most query-similar were kept"
+
+    folder = Path(cfg.model) if cfg.model else default_model_dir(workspace)
+    with trace.timed("score", "Score triples and keep the top-K", section="ReG D.3 Eq. 33, App. E") as step:
+        try:
+            ret = load_retriever(folder, workspace=workspace, embedder_id=backends.embedder.model_id)
+        except WorkspaceError as exc:
+            if cfg.untrained == "error":
+                raise
+            ret = None
+            step.fallback = (f"{exc} Scoring by query–triple cosine instead (the untrained fallback; "
+                             "set untrained='error' to require a trained retriever).")
+        if ret is not None:
+            scores = ret.score(qvec, edges, graph, node_vecs, edge_vecs, linked.nodes)
+            scorer = f"trained ({ret.manifest.get('supervision', '?')} supervision)"
+        else:
+            scores = edge_vecs[edges] @ qvec if edges.size else np.zeros(0, np.float32)
+            scorer = "cosine (untrained fallback)"
+        order = np.argsort(-scores, kind="stable")[:cfg.top_k]
+        kept = triples_from_edges(graph, edges[order], scores[order].tolist())
+        step.data = {"scorer": scorer, "model_dir": str(folder), "scored": int(edges.size), "top_k": cfg.top_k,
+                     "kept": [{"triple": t.text(), "score": round(t.score, 4), "edge": t.edge} for t in kept]}
+
+    with trace.timed("reorganize", f"ReG reorganization of {len(kept)} triples", section="ReG §4.2, App. D.4") as step:
+        ev = evidence_prompts(query, kept, graph=graph, query_entities=linked.names, max_length=cfg.max_length,
+                              answer_merge=cfg.answer_merge, entity_merge=cfg.entity_merge,
+                              keep_unanchored=cfg.keep_unanchored, llm=backends.llm)
+        r = ev.reorg
+        step.data = {**r.stats, "chains": [c.text() for c in r.chains], "truncated": r.truncated,
+                     "evidence_tokens": ev.tokens, "tokenizer": ev.tokenizer}
+
+    best: dict[str, float] = {}
+    for t in kept:
+        for c in graph.edge_chunks[t.edge]:
+            if c in graph.chunk_index and c not in best:
+                best[c] = t.score
+    ranked = tuple(RankedChunk(c, s) for c, s in list(best.items())[:cfg.max_chunks])
+    passages = [(c.chunk_id, graph.chunk(c.chunk_id).title, graph.chunk(c.chunk_id).text) for c in ranked]
+    if not passages and kept:
+        passages = [("", "", t.text()) for t in kept[:1]]
+    if passages:  # the passage prompt's cost too, so all three formats are comparable
+        ptxt = passages_prompt(query, passages, max_passages=cfg.answer_passages)
+        ev.prompts["passages"] = ptxt
+        ev.tokens["passages"] = count_tokens([bprompts.ANSWER_SYSTEM + "\n" + ptxt], backends.llm)[0][0]
+    ans = record_answer(trace, query, passages, backends, max_passages=cfg.answer_passages,
+                        evidence_format=cfg.evidence_format, evidence=ev)
+    return RegResult("reg", query, ranked, ans.text, trace, cfg, linked, scorer, int(edges.size), tuple(kept), ev.reorg)

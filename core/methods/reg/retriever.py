@@ -1,0 +1,178 @@
+"""The ReG@Triple retriever: an MLP triple scorer on query + triple embeddings + DDE (ReG D.3 Eq. 33, App. E).
+
+Features of triple ``(h, r, t)`` for query ``q`` (all embeddings from the workspace's index, so the
+frozen text encoder is the workspace embedder — the paper uses gte-large, we use what the
+workspace was indexed with):
+
+    x = [z_q, z_h, z_(h r t), z_t, z_q ⊙ z_(h r t), DDE(h), DDE(t)]
+
+``z_(h r t)`` is the enriched edge text embedding (the workspace's edge index); SubgraphRAG embeds
+the relation alone — our KG stores relation text only inside the edge text. The elementwise product
+is ours: with about a hundred training questions it gives the MLP the query–triple similarity
+directly instead of having to learn it. The scorer is ``Linear → ReLU → Linear → 1``, trained with
+binary cross-entropy (:mod:`.train`).
+
+A trained model is saved per workspace (default ``<workspace>/reg/retriever/``): ``model.pt``
+(state dict) + ``manifest.json`` (embedder, dims, DDE rounds, supervision, metrics, graph hash).
+Loading checks the manifest against the workspace and embedder and says how to retrain on a mismatch.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from core.errors import WorkspaceError
+from core.methods.reg.dde import dde, dde_dim
+
+if TYPE_CHECKING:
+    from core.graph.model import KnowledgeGraph
+    from core.index.workspace import Workspace
+
+MODEL_FILE = "model.pt"
+MANIFEST_FILE = "manifest.json"
+FORMAT = "egx-reg-retriever"
+
+
+def default_model_dir(workspace: Workspace) -> Path:
+    return workspace.path / "reg" / "retriever"
+
+
+def neighbourhood(graph: KnowledgeGraph, topic: tuple[int, ...] | list[int], hops: int, *,
+                  edge_vectors: np.ndarray | None = None, qvec: np.ndarray | None = None,
+                  max_candidates: int = 5000) -> tuple[np.ndarray, int]:
+    """Edge ids among the nodes within ``hops`` undirected hops of ``topic`` (ReG/SubgraphRAG score
+    the question's subgraph). Past ``max_candidates`` the edges most similar to the query are kept.
+
+    Returns ``(edges, n_before_cap)``.
+    """
+    if not len(topic):
+        return np.zeros(0, dtype=np.int64), 0
+    nodes = graph.khop(topic, hops)
+    edges = graph.induced_edges(nodes.tolist()).astype(np.int64)
+    n = int(edges.size)
+    if n > max_candidates:
+        if edge_vectors is not None and qvec is not None:
+            sims = edge_vectors[edges] @ np.asarray(qvec, dtype=np.float32).reshape(-1)
+            edges = np.sort(edges[np.argsort(-sims, kind="stable")[:max_candidates]])
+        else:
+            edges = edges[:max_candidates]
+    return edges, n
+
+
+def triple_features(qvec: np.ndarray, edges: np.ndarray, graph: KnowledgeGraph, node_vectors: np.ndarray,
+                    edge_vectors: np.ndarray, topic: tuple[int, ...] | list[int], *, rounds: int = 2,
+                    reverse_rounds: int = 2) -> np.ndarray:
+    """Feature matrix ``(len(edges), 4·dim + dim + 2·DDE)`` for the triples ``edges`` (module docstring).
+
+    DDE is computed on the subgraph formed by ``edges`` themselves (the scored neighbourhood).
+    """
+    edges = np.asarray(edges, dtype=np.int64)
+    dim = node_vectors.shape[1]
+    if edges.size == 0:
+        return np.zeros((0, 5 * dim + 2 * dde_dim(rounds, reverse_rounds)), dtype=np.float32)
+    h = graph.edge_head[edges].astype(np.int64)
+    t = graph.edge_tail[edges].astype(np.int64)
+    local, inv = np.unique(np.concatenate([h, t]), return_inverse=True)
+    lh, lt = inv[: edges.size], inv[edges.size:]
+    pos = {int(v): i for i, v in enumerate(local.tolist())}
+    lt_topic = [pos[int(v)] for v in topic if int(v) in pos]
+    enc = dde(local.size, lh, lt, lt_topic, rounds=rounds, reverse_rounds=reverse_rounds)
+    q = np.asarray(qvec, dtype=np.float32).reshape(1, -1)
+    ze = edge_vectors[edges]
+    return np.concatenate([np.repeat(q, edges.size, axis=0), node_vectors[h], ze, node_vectors[t], ze * q,
+                           enc[lh], enc[lt]], axis=1).astype(np.float32)
+
+
+def build_mlp(in_dim: int, hidden: int) -> Any:
+    import torch
+
+    return torch.nn.Sequential(torch.nn.Linear(in_dim, hidden), torch.nn.ReLU(), torch.nn.Dropout(0.1),
+                               torch.nn.Linear(hidden, 1))
+
+
+@dataclass
+class TripleRetriever:
+    """A trained scorer and its manifest."""
+
+    model: Any  #: torch.nn.Module
+    manifest: dict[str, Any] = field(default_factory=dict)
+    device: str = "cpu"
+
+    @property
+    def rounds(self) -> tuple[int, int]:
+        return int(self.manifest.get("dde_rounds", 2)), int(self.manifest.get("dde_reverse_rounds", 2))
+
+    def score_features(self, x: np.ndarray) -> np.ndarray:
+        import torch
+
+        if len(x) == 0:
+            return np.zeros(0, dtype=np.float32)
+        self.model.eval()
+        with torch.no_grad():
+            out = self.model(torch.from_numpy(np.ascontiguousarray(x)).to(self.device)).squeeze(-1)
+        return out.float().cpu().numpy()
+
+    def score(self, qvec: np.ndarray, edges: np.ndarray, graph: KnowledgeGraph, node_vectors: np.ndarray,
+              edge_vectors: np.ndarray, topic: tuple[int, ...] | list[int]) -> np.ndarray:
+        """Logits (higher = more relevant) of ``edges`` for the query."""
+        r, rr = self.rounds
+        return self.score_features(triple_features(qvec, edges, graph, node_vectors, edge_vectors, topic,
+                                                   rounds=r, reverse_rounds=rr))
+
+    def save(self, folder: Path) -> Path:
+        import torch
+
+        from core.index.workspace import atomic_write_bytes, atomic_write_json
+
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        import io
+
+        buf = io.BytesIO()
+        torch.save({k: v.detach().cpu() for k, v in self.model.state_dict().items()}, buf)
+        atomic_write_bytes(folder / MODEL_FILE, buf.getvalue())
+        atomic_write_json(folder / MANIFEST_FILE, {"format": FORMAT, "version": 1, **self.manifest})
+        return folder
+
+
+def load_retriever(folder: Path, *, workspace: Workspace | None = None, embedder_id: str | None = None,
+                   device: str | None = None) -> TripleRetriever:
+    """Load a saved retriever, checking it fits the workspace and embedder.
+
+    Raises
+    ------
+    WorkspaceError
+        If the folder holds no retriever, or it was trained on another graph or embedder (the
+        message names `egx train-reg` to retrain).
+    """
+    import torch
+
+    from core.backends.device import select_device
+
+    folder = Path(folder)
+    mf, mp = folder / MANIFEST_FILE, folder / MODEL_FILE
+    ws_arg = workspace.name if workspace is not None else "W"
+    fix = f"train one with `egx train-reg --workspace {ws_arg} --questions FILE`"
+    if not mf.exists() or not mp.exists():
+        raise WorkspaceError(f"No trained ReG retriever in {folder}; {fix}.")
+    manifest = json.loads(mf.read_text(encoding="utf-8"))
+    if manifest.get("format") != FORMAT:
+        raise WorkspaceError(f"{mf} is not a ReG retriever manifest; {fix}.")
+    if workspace is not None:
+        want = workspace.graph.content_hash
+        if manifest.get("graph_hash") and manifest["graph_hash"] != want:
+            raise WorkspaceError(f"The ReG retriever in {folder} was trained on another graph (hash "
+                                 f"{manifest['graph_hash']}, this workspace {want}); {fix}.")
+    if embedder_id is not None and manifest.get("embedder") != embedder_id:
+        raise WorkspaceError(f"The ReG retriever in {folder} was trained with embedder {manifest.get('embedder')!r}, "
+                             f"the active one is {embedder_id!r}; switch embedders or {fix}.")
+    dev = select_device(device)
+    model = build_mlp(int(manifest["in_dim"]), int(manifest["hidden"]))
+    model.load_state_dict(torch.load(mp, map_location="cpu", weights_only=True))
+    model.to(dev)
+    return TripleRetriever(model, manifest, dev)

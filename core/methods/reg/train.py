@@ -1,0 +1,294 @@
+"""Training the ReG@Triple retriever on weak or refined supervision (ReG D.3 Eq. 33, Appendix E).
+
+* **Split** — questions are split once, by a seeded permutation of *all* question ids, into train /
+  validation / test (default 60/20/20), so weak and refined runs with the same seed see the same
+  test questions. Training never sees validation or test questions; the best epoch is chosen on
+  validation recall (Appendix E: "the checkpoint with the highest retrieval recall on the validation
+  set"); the reported numbers are on the test split.
+* **Examples** — per question, every triple of the ``hops``-hop neighbourhood of its query entities
+  is a candidate; labels are the chosen supervision's triples. Questions without a positive in
+  their neighbourhood are skipped (counted). Training uses every positive and ``neg_per_question``
+  sampled negatives per question (seeded); evaluation scores the whole neighbourhood.
+* **Loss** — binary cross-entropy on the MLP logit (Eq. 33), Adam, mini-batches; seeded; CUDA when
+  :func:`core.backends.device.select_device` finds one.
+* **Held-out metrics** (test split, at ``recall_k``):
+  ``label_recall`` — recall of the run's own labels (not comparable across supervisions);
+  ``gold_passage_recall`` — recall of the neighbourhood triples extracted from the question's gold
+  supporting passages (the same target for weak and refined: comparable);
+  ``answer_hit`` — share of questions with an answer entity among the top-K triples' entities.
+  The untrained cosine scorer is evaluated on the same questions as the baseline.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from core.methods.reg.config import TrainConfig
+from core.methods.reg.retriever import TripleRetriever, build_mlp, neighbourhood, triple_features
+
+if TYPE_CHECKING:
+    from core.graph.model import KnowledgeGraph
+    from core.methods.reg.supervision import Supervision
+
+Progress = Callable[[str, float], None]
+
+
+@dataclass(frozen=True)
+class Example:
+    qid: str
+    qvec: np.ndarray
+    topic: tuple[int, ...]
+    edges: np.ndarray  #: the neighbourhood (candidate triples)
+    labels: np.ndarray  #: bool per edge
+    gold: np.ndarray  #: bool per edge: extracted from a gold supporting passage
+    answers: tuple[int, ...]
+
+
+@dataclass
+class TrainResult:
+    supervision: str
+    config: dict[str, Any]
+    curves: dict[str, list[float]]
+    best_epoch: int
+    split: dict[str, list[str]]
+    test: dict[str, float]
+    baseline_test: dict[str, float]
+    counts: dict[str, int]
+    device: str
+    seconds: float
+    model_dir: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def split_ids(qids: Sequence[str], *, val_fraction: float, test_fraction: float, seed: int) -> dict[str, list[str]]:
+    """Seeded train/val/test split of question ids (disjoint, covering all)."""
+    order = list(qids)
+    perm = np.random.default_rng(seed).permutation(len(order))
+    n_test = max(1, round(len(order) * test_fraction))
+    n_val = max(1, round(len(order) * val_fraction))
+    ids = [order[i] for i in perm]
+    return {"test": ids[:n_test], "val": ids[n_test:n_test + n_val], "train": ids[n_test + n_val:]}
+
+
+def make_example(sup: Supervision, labels: Sequence[int], graph: KnowledgeGraph, qvec: np.ndarray,
+                 edge_vectors: np.ndarray, *, hops: int, max_candidates: int) -> Example:
+    edges, _ = neighbourhood(graph, sup.query.nodes, hops, edge_vectors=edge_vectors, qvec=qvec,
+                             max_candidates=max_candidates)
+    lab = np.isin(edges, np.asarray(list(labels), dtype=np.int64))
+    gold_chunks = set(sup.item.gold_chunks)
+    gold = np.array([bool(gold_chunks.intersection(graph.edge_chunks[int(e)])) for e in edges], dtype=bool)
+    return Example(sup.item.qid, qvec, sup.query.nodes, edges, lab, gold, sup.answer.nodes)
+
+
+def evaluate(scores: Sequence[np.ndarray], examples: Sequence[Example], graph: KnowledgeGraph, k: int) -> dict[str, float]:
+    """Held-out metrics at K (see the module docstring); averages over questions that have the target."""
+    lab, gold, hit = [], [], []
+    for s, ex in zip(scores, examples):
+        top = np.argsort(-s, kind="stable")[:k]
+        if ex.labels.any():
+            lab.append(ex.labels[top].sum() / ex.labels.sum())
+        if ex.gold.any():
+            gold.append(ex.gold[top].sum() / ex.gold.sum())
+        if ex.answers:
+            ents = set(graph.edge_head[ex.edges[top]].tolist()) | set(graph.edge_tail[ex.edges[top]].tolist())
+            hit.append(float(bool(ents & set(ex.answers))))
+    return {"label_recall": float(np.mean(lab)) if lab else float("nan"),
+            "gold_passage_recall": float(np.mean(gold)) if gold else float("nan"),
+            "answer_hit": float(np.mean(hit)) if hit else float("nan"),
+            "questions": len(examples), "with_labels": len(lab), "with_gold": len(gold)}
+
+
+def fit(train: Sequence[Example], val: Sequence[Example], graph: KnowledgeGraph, node_vectors: np.ndarray,
+        edge_vectors: np.ndarray, cfg: TrainConfig, *, neg_per_question: int = 300,
+        progress: Progress | None = None) -> tuple[TripleRetriever, dict[str, list[float]], int]:
+    """Train the MLP with BCE; keep the epoch with the best validation label recall@K."""
+    import torch
+
+    from core.backends.device import select_device
+
+    device = select_device(cfg.device or None)
+    torch.manual_seed(cfg.seed)
+    rng = np.random.default_rng(cfg.seed)
+    feats, ys = [], []
+    for ex in train:
+        pos = np.flatnonzero(ex.labels)
+        neg = np.flatnonzero(~ex.labels)
+        if neg.size > neg_per_question:
+            neg = np.sort(rng.choice(neg, neg_per_question, replace=False))
+        idx = np.concatenate([pos, neg])
+        feats.append(triple_features(ex.qvec, ex.edges[idx], graph, node_vectors, edge_vectors, ex.topic,
+                                     rounds=cfg.dde_rounds, reverse_rounds=cfg.dde_reverse_rounds))
+        ys.append(ex.labels[idx].astype(np.float32))
+    X = torch.from_numpy(np.concatenate(feats)).to(device)
+    Y = torch.from_numpy(np.concatenate(ys)).to(device)
+    val_feats = [triple_features(ex.qvec, ex.edges, graph, node_vectors, edge_vectors, ex.topic,
+                                 rounds=cfg.dde_rounds, reverse_rounds=cfg.dde_reverse_rounds) for ex in val]
+    in_dim = int(X.shape[1])
+    model = build_mlp(in_dim, cfg.hidden).to(device)
+    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    lossf = torch.nn.BCEWithLogitsLoss()
+    gen = torch.Generator(device="cpu").manual_seed(cfg.seed)
+    ret = TripleRetriever(model, {"in_dim": in_dim, "hidden": cfg.hidden, "dde_rounds": cfg.dde_rounds,
+                                  "dde_reverse_rounds": cfg.dde_reverse_rounds}, device)
+    curves: dict[str, list[float]] = {"epoch": [], "train_loss": [], "val_loss": [], "val_recall": []}
+    best, best_epoch, best_state = -1.0, 0, None
+    batch = 256
+    for epoch in range(1, cfg.epochs + 1):
+        model.train()
+        perm = torch.randperm(X.shape[0], generator=gen).to(device)
+        total = 0.0
+        for i in range(0, X.shape[0], batch):
+            b = perm[i:i + batch]
+            opt.zero_grad()
+            loss = lossf(model(X[b]).squeeze(-1), Y[b])
+            loss.backward()
+            opt.step()
+            total += float(loss.detach()) * int(b.numel())
+        scores = [ret.score_features(f) for f in val_feats]
+        vl = [float(lossf(torch.from_numpy(s), torch.from_numpy(ex.labels.astype(np.float32))))
+              for s, ex in zip(scores, val) if len(s)]
+        rec = evaluate(scores, val, graph, cfg.recall_k)["label_recall"]
+        curves["epoch"].append(epoch)
+        curves["train_loss"].append(total / max(1, X.shape[0]))
+        curves["val_loss"].append(float(np.mean(vl)) if vl else float("nan"))
+        curves["val_recall"].append(rec)
+        if not np.isnan(rec) and rec > best:
+            best, best_epoch = rec, epoch
+            best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+        if progress is not None:
+            progress(f"epoch {epoch}/{cfg.epochs}: val recall@{cfg.recall_k} {rec:.3f}", epoch / cfg.epochs)
+    if best_state is not None:
+        model.load_state_dict(best_state)
+    else:
+        best_epoch = cfg.epochs
+    return ret, curves, best_epoch
+
+
+def train_retriever(sups: Sequence[Supervision], graph: KnowledgeGraph, qvecs: dict[str, np.ndarray],
+                    node_vectors: np.ndarray, edge_vectors: np.ndarray, cfg: TrainConfig, *,
+                    embedder_id: str = "", graph_hash: str = "", progress: Progress | None = None,
+                    neg_per_question: int = 300) -> tuple[TripleRetriever, TrainResult]:
+    """Split, build examples, fit, evaluate on the held-out test split (module docstring)."""
+    t0 = time.perf_counter()
+    split = split_ids([s.item.qid for s in sups], val_fraction=cfg.val_fraction, test_fraction=cfg.test_fraction,
+                      seed=cfg.seed)
+    part = {qid: name for name, ids in split.items() for qid in ids}
+    ex: dict[str, list[Example]] = {"train": [], "val": [], "test": []}
+    counts = {"questions": len(sups), "refined_by_llm": 0, "weak_fallback": 0, "skipped_no_positive": 0}
+    for s in sups:
+        if cfg.supervision == "refined":
+            labels = s.refined if s.selection.mode == "llm" else s.weak
+            counts["refined_by_llm" if s.selection.mode == "llm" else "weak_fallback"] += 1
+        else:
+            labels = s.weak
+        e = make_example(s, labels, graph, qvecs[s.item.qid], edge_vectors, hops=cfg.hops,
+                         max_candidates=cfg.max_candidates)
+        name = part[s.item.qid]
+        if name != "test" and not e.labels.any():
+            counts["skipped_no_positive"] += 1
+            continue
+        ex[name].append(e)
+    counts.update({f"{k}_examples": len(v) for k, v in ex.items()})
+    notes: list[str] = []
+    if not ex["train"] or not ex["val"]:
+        from core.errors import ConfigError
+
+        raise ConfigError(f"Only {len(ex['train'])} training and {len(ex['val'])} validation questions have a "
+                          "positive triple in their neighbourhood; add questions, raise TrainConfig.hops, or check "
+                          "that answers and question entities link to KG nodes.")
+    ret, curves, best_epoch = fit(ex["train"], ex["val"], graph, node_vectors, edge_vectors, cfg,
+                                  neg_per_question=neg_per_question, progress=progress)
+    test_scores = [ret.score(e.qvec, e.edges, graph, node_vectors, edge_vectors, e.topic) for e in ex["test"]]
+    base_scores = [edge_vectors[e.edges] @ e.qvec for e in ex["test"]]
+    test = evaluate(test_scores, ex["test"], graph, cfg.recall_k)
+    base = evaluate(base_scores, ex["test"], graph, cfg.recall_k)
+    ret.manifest.update({"embedder": embedder_id, "graph_hash": graph_hash, "supervision": cfg.supervision,
+                         "hops": cfg.hops, "best_epoch": best_epoch, "test": test, "baseline_test": base,
+                         "split": split, "config": asdict(cfg), "counts": counts})
+    res = TrainResult(cfg.supervision, asdict(cfg), curves, best_epoch, split, test, base, counts, ret.device,
+                      time.perf_counter() - t0, notes=notes)
+    return ret, res
+
+
+def train_reg(workspace: Any, questions: str | Path, *, backends: Any, cfg: TrainConfig | None = None,
+              out: str | Path | None = None, limit: int | None = None, cache: bool = True,
+              progress: Progress | None = None) -> TrainResult:
+    """End to end (``egx train-reg``): supervision for every question, training, saving.
+
+    Refined supervision calls ``backends.llm`` once per question with a usable candidate pool; the
+    selections are cached in ``<workspace>/reg/selections-<model>.json`` so retraining reuses them.
+    """
+    import json
+
+    from core.index.workspace import atomic_write_json
+    from core.methods.reg.retriever import default_model_dir
+    from core.methods.reg.supervision import build_supervision, load_qa
+
+    cfg = cfg or TrainConfig()
+    graph = workspace.graph
+    workspace.ensure_index(backends.embedder)
+    node_vecs = workspace.index("nodes").vectors
+    edge_vecs = workspace.index("edges").vectors
+    items = load_qa(questions, graph)[:limit] if limit else load_qa(questions, graph)
+    refine = cfg.supervision == "refined"
+    llm = backends.llm
+    cache_path = workspace.path / "reg" / f"selections-{_slug(llm.model_id)}.json"
+    store: dict[str, Any] = {}
+    if refine and cache and cache_path.exists():
+        store = json.loads(cache_path.read_text(encoding="utf-8"))
+    sups = []
+    for i, it in enumerate(items):
+        sup = build_supervision(it, graph, llm, embedder=backends.embedder, node_vectors=node_vecs,
+                                refine=refine, max_len=cfg.max_path_len, cached=store.get(it.qid) if refine else None)
+        if refine and it.qid not in store and sup.compression.candidates and llm.available:
+            store[it.qid] = sup.to_dict()
+            if cache:
+                atomic_write_json(cache_path, store)
+        sups.append(sup)
+        if progress is not None:
+            progress(f"supervision {i + 1}/{len(items)}", 0.5 * (i + 1) / len(items))
+    qv = backends.embedder.embed([s.item.question for s in sups])
+    qvecs = {s.item.qid: np.asarray(v, dtype=np.float32) for s, v in zip(sups, qv)}
+
+    def sub(msg: str, frac: float) -> None:
+        if progress is not None:
+            progress(msg, 0.5 + 0.5 * frac)
+
+    ret, res = train_retriever(sups, graph, qvecs, node_vecs, edge_vecs, cfg, embedder_id=backends.embedder.model_id,
+                               graph_hash=graph.content_hash, progress=sub)
+    ret.manifest["llm"] = llm.model_id if refine else ""
+    folder = Path(out) if out else default_model_dir(workspace)
+    ret.save(folder)
+    res.model_dir = str(folder)
+    atomic_write_json(folder / "result.json", res.to_dict())
+    return res
+
+
+def _slug(s: str) -> str:
+    import re
+
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", s)[:80] or "llm"
+
+
+def training_runs(workspace_path: str | Path) -> dict[str, dict[str, Any]]:
+    """Saved training results ``<workspace>/reg/<run>/result.json``, keyed ``"<run> (<supervision>)"``."""
+    import json
+
+    out: dict[str, dict[str, Any]] = {}
+    root = Path(workspace_path) / "reg"
+    for p in sorted(root.glob("*/result.json")) if root.exists() else []:
+        try:
+            res = json.loads(p.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        out[f"{p.parent.name} ({res.get('supervision', '?')})"] = res
+    return out

@@ -1,0 +1,141 @@
+"""The "Evidence chains" page (ReG): AppTest runs and one real-browser flow.
+
+As in the GRanker page tests, app.py's source runs with this page as the default page.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.app.browser_support import app_server, launch_chromium
+
+ROOT = Path(__file__).resolve().parents[2]
+TIMEOUT = 120
+QUESTION, CUSTOM_Q, METHOD, FORMAT = "egx.reg.question", "egx.reg.custom_question", "egx.reg.method", "egx.reg.format"
+
+
+def app_script() -> str:
+    src = (ROOT / "app.py").read_text(encoding="utf-8")
+    assert "pages/evidence_chains.py" in src, "app.py does not list the Evidence chains page"
+    src = re.sub(r",\s*default=True", "", src)
+    src = re.sub(r'(st\.Page\("pages/evidence_chains\.py"[^)]*)\)', r"\1, default=True)", src, count=1)
+    src = src.replace('st.Page("pages/', f'st.Page("{ROOT}/pages/')
+    return (f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
+            f"exec(compile({src!r}, {str(ROOT / 'app.py')!r}, 'exec'))\n")
+
+
+def open_page(**state: object) -> AppTest:
+    at = AppTest.from_string(app_script(), default_timeout=TIMEOUT)
+    for k, v in state.items():
+        at.session_state[k] = v
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _html(at: AppTest) -> str:
+    return " ".join(h.proto.body for h in at.get("html"))
+
+
+def test_page_shows_triples_vs_chains_with_token_counts(home: Path) -> None:
+    at = open_page()
+    assert at.title[0].value == "Evidence chains"
+    assert at.selectbox(key=METHOD).value == "reg"
+    assert at.selectbox(key=QUESTION).value.startswith("Who played the main villain")
+    labels = [m.label for m in at.metric]
+    assert labels[:4] == ["Triples", "Evidence chains", "Prompt tokens: triples", "Prompt tokens: chains"]
+    assert int(at.metric[2].value) > 0 and int(at.metric[3].value) > 0
+    assert [s.value for s in at.subheader][:2] == ["Retrieved triples (unordered)", "ReG evidence chains"]
+    body = _html(at)
+    assert "egx-chain" in body and "→ [" in body
+    assert len(at.dataframe[0].value) == int(at.metric[0].value)
+    codes = [c.value for c in at.code]
+    assert any("Reasoning paths:" in c for c in codes) and any("Triples:" in c for c in codes)
+    # supervision for a workspace question: the pool, compression and the (weak) selection
+    assert [h.value for h in at.header][:2] == ["Supervision (ReG §4.1)", "Trained retriever (ReG@Triple)"]
+    assert "Compression ratio" in [m.label for m in at.metric]
+    assert any("Labels: weak signal: shortest paths only" in m.value for m in at.markdown)
+    assert any("egx train-reg" in i.value for i in at.info)  # no trained model yet
+
+
+@pytest.mark.parametrize("method", ["dense", "bubblerag"])
+def test_every_method_can_be_reorganized(home: Path, method: str) -> None:
+    at = open_page(**{METHOD: method})
+    assert not at.exception
+    assert "egx-chain" in _html(at)
+    at.radio(key=FORMAT).set_value("triples").run()
+    assert not at.exception and int(at.metric[2].value) > 0
+
+
+def test_custom_question_escapes_user_text(home: Path) -> None:
+    at = open_page()
+    at.selectbox(key=QUESTION).set_value("(type your own question)").run()
+    at.text_input(key=CUSTOM_Q).input("<b>Keanu Reeves</b> and <script>x</script> Laurence Fishburne?").run()
+    assert not at.exception
+    assert "<script>" not in _html(at) and all("<b>Keanu" not in m.value for m in at.markdown)
+    assert any("Supervision needs the question's answer" in i.value for i in at.info)
+
+
+def test_training_runs_are_plotted(home: Path) -> None:
+    at = open_page()  # builds the demo workspace under home
+    from core.index.workspace import workspaces_root
+
+    run = workspaces_root() / "demo" / "reg" / "retriever"
+    run.mkdir(parents=True)
+    curves = {"epoch": [1, 2], "train_loss": [0.5, 0.3], "val_loss": [0.6, 0.4], "val_recall": [0.2, 0.5]}
+    test = {"label_recall": 0.5, "gold_passage_recall": 0.4, "answer_hit": 1.0}
+    (run / "result.json").write_text(json.dumps({"supervision": "weak", "curves": curves, "best_epoch": 2,
+                                                 "test": test, "baseline_test": test, "config": {"recall_k": 30},
+                                                 "counts": {"train_examples": 3}}), encoding="utf-8")
+    at.run()
+    assert not at.exception
+    keys = {c.key for c in at.get("plotly_chart")}
+    assert {"egx.reg.curves", "egx.reg.heldout"} <= keys
+    assert "retriever (weak)" in list(at.dataframe[-1].value["run"])
+
+
+# ------------------------------------------------------------------------------------------ browser
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[str]:
+    script = tmp_path / "reg_app.py"
+    script.write_text(app_script(), encoding="utf-8")
+    with app_server(tmp_path, script) as (url, _):
+        yield url
+
+
+@pytest.mark.browser
+def test_browser_switching_method_redraws_the_chains(server: str, tmp_path: Path) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            page = browser.new_page(viewport={"width": 1440, "height": 1600})
+            page.goto(server, wait_until="domcontentloaded")
+            expect(page.get_by_role("heading", name="ReG evidence chains")).to_be_visible(timeout=120_000)
+            chains = page.locator(".egx-chain")
+            expect(chains.first).to_be_visible(timeout=60_000)
+            first = chains.first.inner_text()
+            assert "→ [" in first
+            expect(page.get_by_text("Prompt tokens: chains")).to_be_visible()
+            n_triples = page.locator("[data-testid='stMetricValue']").first
+            before = n_triples.inner_text()
+            # pick the dense baseline: the chains now come from its passages' triples
+            box = page.locator("[data-testid='stSelectbox']").filter(has_text="Method")
+            box.locator("input").click()
+            page.keyboard.type("dense")
+            page.keyboard.press("Enter")
+            expect(box.locator("input")).to_have_value(re.compile(r"^dense"), timeout=60_000)
+            expect(page.get_by_text("Answer (extractive)")).to_be_visible(timeout=60_000)
+            expect(page.locator(".egx-chain").first).to_be_visible(timeout=60_000)
+            expect(n_triples).not_to_have_text(before, timeout=60_000)  # reg's top-30 vs dense's passage triples
+            page.screenshot(path=str(tmp_path / "evidence_chains.png"), full_page=True)
+        finally:
+            browser.close()
