@@ -2,7 +2,10 @@
 
 * :mod:`core.eval.datasets` — HippoRAG-format questions matched to workspace chunks.
 * :mod:`core.eval.metrics` — capped Recall@k and nDCG@k (FastInsight §4.3.1), Topological Recall
-  and MissTR (FastInsight §4.3.2).
+  and MissTR (FastInsight §4.3.2), all-recall AR@k, answer EM / token F1 (SQuAD), per-stage latency
+  and LLM tokens from traces.
+* :mod:`core.eval.diagnosis` — the failure-diagnosis contract (where the gold evidence was lost).
+* :mod:`core.eval.runner` — the benchmark runner behind ``egx bench``.
 """
 
 from __future__ import annotations
@@ -11,17 +14,41 @@ from core.eval.datasets import Question, load_questions, load_questions_file, pa
 from core.eval.metrics import (
     RankingMetrics,
     TopologicalRecall,
+    all_recall_at_k,
+    answer_scores,
+    exact_match,
+    llm_tokens,
     miss_tr,
     ndcg_at_k,
+    normalize_answer,
     path_uncertainty,
     ranking_metrics,
     recall_at_k,
+    stage_latency,
+    token_f1,
     topological_recall,
     tr_decomposition,
 )
 
 __all__ = [
-    "Question", "RankingMetrics", "TopologicalRecall", "load_questions", "load_questions_file", "miss_tr",
-    "ndcg_at_k", "parse_questions", "path_uncertainty", "ranking_metrics", "recall_at_k", "topological_recall",
+    "Question",
+    "RankingMetrics",
+    "TopologicalRecall",
+    "all_recall_at_k",
+    "answer_scores",
+    "exact_match",
+    "llm_tokens",
+    "load_questions",
+    "load_questions_file",
+    "miss_tr",
+    "ndcg_at_k",
+    "normalize_answer",
+    "parse_questions",
+    "path_uncertainty",
+    "ranking_metrics",
+    "recall_at_k",
+    "stage_latency",
+    "token_f1",
+    "topological_recall",
     "tr_decomposition",
 ]

@@ -10,6 +10,9 @@ the number of distinct neighbours.
 from __future__ import annotations
 
 import math
+import re
+import string
+from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -259,3 +262,93 @@ def ranking_metrics(graph: CSRGraph, ranked: Sequence[int], gold: Collection[int
     ret = list(ranked)[:k] if retrieved is None else list(retrieved)
     dec = tr_decomposition(graph, ret, gold)
     return RankingMetrics(k, recall_at_k(ranked_s, gold_s, k), ndcg_at_k(ranked_s, gold_s, k), dec.tr, dec.miss_tr)
+
+
+# ------------------------------------------------------------------------ all-recall, answers, cost
+def all_recall_at_k(ranked: Sequence[str], gold: Collection[str], k: int = 5) -> float:
+    """AR@k: 1.0 when *every* gold passage is in the top ``k``, else 0.0 (HippoRAG's "all recall";
+    a multi-hop question needs all its evidence). Not capped: with more gold than ``k`` it is 0.
+
+    Raises
+    ------
+    ValueError
+        If ``gold`` is empty or ``k < 1``.
+
+    Examples
+    --------
+    >>> all_recall_at_k(["a", "x", "b"], {"a", "b"}, k=3)
+    1.0
+    >>> all_recall_at_k(["a", "x", "b"], {"a", "b"}, k=2)
+    0.0
+    """
+    _check_k(k)
+    g = _gold_set(gold)
+    return 1.0 if g <= set(list(ranked)[:k]) else 0.0
+
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
+_PUNCT = set(string.punctuation)
+
+
+def normalize_answer(s: str) -> str:
+    """SQuAD v1.1 answer normalisation: lower-case, drop punctuation, drop the articles a/an/the,
+    collapse whitespace (the official ``evaluate-v1.1.py``, as used by HotpotQA, MuSiQue, HippoRAG).
+
+    >>> normalize_answer("The  Eiffel-Tower!")
+    'eiffeltower'
+    """
+    s = s.lower()
+    s = "".join(ch for ch in s if ch not in _PUNCT)
+    s = _ARTICLES.sub(" ", s)
+    return " ".join(s.split())
+
+
+def exact_match(prediction: str, gold: str) -> float:
+    """1.0 when the normalised strings are equal (SQuAD EM)."""
+    return float(normalize_answer(prediction) == normalize_answer(gold))
+
+
+def token_f1(prediction: str, gold: str) -> float:
+    """SQuAD token F1 between normalised prediction and gold (bag of tokens, with multiplicity).
+
+    >>> round(token_f1("the cat sat", "a cat sat down"), 4)
+    0.8
+    """
+    p, g = normalize_answer(prediction).split(), normalize_answer(gold).split()
+    if not p or not g:
+        return float(p == g)
+    common = Counter(p) & Counter(g)
+    same = sum(common.values())
+    if same == 0:
+        return 0.0
+    precision, recall = same / len(p), same / len(g)
+    return 2 * precision * recall / (precision + recall)
+
+
+def answer_scores(prediction: str, golds: Iterable[str]) -> tuple[float, float]:
+    """(EM, F1) of ``prediction``, each the maximum over the gold answers (aliases), SQuAD-style.
+
+    Raises
+    ------
+    ValueError
+        If there is no gold answer.
+    """
+    gs = [g for g in golds if g is not None]
+    if not gs:
+        raise ValueError("no gold answer: EM and F1 are undefined")
+    return max(exact_match(prediction, g) for g in gs), max(token_f1(prediction, g) for g in gs)
+
+
+def stage_latency(trace: Any) -> dict[str, float]:
+    """Seconds per trace stage (steps of the same stage summed), in first-seen order."""
+    out: dict[str, float] = {}
+    for s in trace.steps:
+        out[s.stage] = out.get(s.stage, 0.0) + float(s.seconds)
+    return out
+
+
+def llm_tokens(trace: Any) -> dict[str, int]:
+    """LLM tokens recorded in a trace: ``{"prompt", "completion", "total"}``."""
+    p = sum(int(s.prompt_tokens) for s in trace.steps)
+    c = sum(int(s.completion_tokens) for s in trace.steps)
+    return {"prompt": p, "completion": c, "total": p + c}

@@ -35,6 +35,84 @@ def test_bad_question_files(tmp_path):
     g = ensure_sample_workspace("demo", None, root=tmp_path).graph
     with pytest.raises(InputFormatError, match=r"^q\.json: the top level is not a list\. Expected a JSON list"):
         parse_questions({"question": "x"}, g, source="q.json")
-    with pytest.raises(InputFormatError, match=r'^q\.json, record 1: a record has neither "paragraphs" nor '
-                                               r'"supporting_facts"\. Expected HippoRAG-format questions'):
+    with pytest.raises(InputFormatError, match=r'^q\.json, record 1: a record has neither "paragraphs", '
+                                               r'"supporting_facts" nor "ground_truth"\. Expected HippoRAG-format questions'):
         parse_questions([{"question": "x"}], g, source="q.json")
+
+
+def test_2wiki_ground_truth_titles_without_answers(tmp_path):
+    g = ensure_sample_workspace("demo", None, root=tmp_path).graph
+    qs = parse_questions([{"_id": "w1", "question": "Who played the villain?", "ground_truth": ["The Matrix", "Atlantis"]},
+                          {"id": "w2", "question": "q2", "ground_truth": [["Agent Smith", 0]], "answer": ["Hugo", "H. W."]}],
+                         g)
+    assert qs[0].id == "w1" and qs[0].answer == "" and qs[0].unmatched == ("Atlantis",)
+    assert {g.chunk(c).title for c in qs[0].gold_chunks} == {"The Matrix"}
+    assert qs[1].answer == "Hugo" and qs[1].aliases == ("H. W.",)
+    with pytest.raises(InputFormatError, match=r'^q\.json, record 1: a "ground_truth" entry is not a title \(3\)'):
+        parse_questions([{"question": "x", "ground_truth": [3]}], g, source="q.json")
+
+
+def test_musique_answer_aliases_are_read(tmp_path):
+    g = ensure_sample_workspace("demo", None, root=tmp_path).graph
+    qs = parse_questions([{"question": "q", "answer": "Hugo Weaving", "answer_aliases": ["Hugo Wallace Weaving"],
+                           "supporting_facts": [["The Matrix", 0]]}], g)
+    assert qs[0].aliases == ("Hugo Wallace Weaving",)
+
+
+def _beir(tmp_path, qrels: str, queries: str):
+    (tmp_path / "qrels").mkdir()
+    (tmp_path / "qrels" / "test.tsv").write_text(qrels, encoding="utf-8")
+    (tmp_path / "queries.jsonl").write_text(queries, encoding="utf-8")
+    return tmp_path / "qrels" / "test.tsv"
+
+
+def test_beir_qrels_by_chunk_id_and_title(tmp_path):
+    from core.eval.datasets import load_questions_file
+
+    g = ensure_sample_workspace("demo", None, root=tmp_path / "ws").graph
+    cid = g.chunks[0].id
+    path = _beir(tmp_path, f"query-id\tcorpus-id\tscore\nq1\t{cid}\t1\nq1\tAgent Smith\t2\nq1\tnope\t1\n"
+                           f"q2\t{cid}\t0\nq3\t{cid}\t1\n",
+                 '{"_id": "q1", "text": "Who?", "answers": ["Hugo Weaving", "Hugo"]}\n'
+                 '{"_id": "q2", "text": "not relevant anywhere"}\n{"_id": "q3", "text": "Third"}\n')
+    qs = load_questions_file(path, g)  # queries.jsonl found one folder up (BEIR layout)
+    assert [q.id for q in qs] == ["q1", "q3"]
+    q1 = qs[0]
+    assert q1.gold_chunks[0] == cid and any(g.chunk(c).title == "Agent Smith" for c in q1.gold_chunks)
+    assert q1.unmatched == ("nope",) and q1.answer == "Hugo Weaving" and q1.aliases == ("Hugo",)
+    assert qs[1].answer == "" and qs[1].gold_chunks == (cid,)
+
+
+def test_bad_beir_files(tmp_path):
+    from core.eval.datasets import load_beir, load_questions_file
+
+    g = ensure_sample_workspace("demo", None, root=tmp_path / "ws").graph
+    path = _beir(tmp_path, "q1\tc1\tmany\n", '{"_id": "q1", "text": "x"}\n')
+    with pytest.raises(InputFormatError, match=r"^test\.tsv, line 1: the score 'many' is not a number"):
+        load_questions_file(path, g)
+    (tmp_path / "bad.tsv").write_text("q1\n", encoding="utf-8")
+    with pytest.raises(InputFormatError, match=r"^bad\.tsv, line 1: expected 3 tab-separated columns but found 1"):
+        load_beir(tmp_path / "bad.tsv", tmp_path / "queries.jsonl", g)
+    (tmp_path / "ok.tsv").write_text("q1\tc1\t1\n", encoding="utf-8")
+    (tmp_path / "q.jsonl").write_text('{"_id": "q1"}\n', encoding="utf-8")
+    with pytest.raises(InputFormatError, match=r'^q\.jsonl, line 1: a line has no "_id" and "text"'):
+        load_beir(tmp_path / "ok.tsv", tmp_path / "q.jsonl", g)
+    lone = tmp_path / "lone" / "deeper"
+    lone.mkdir(parents=True)
+    (lone / "x.tsv").write_text("q1\tc1\t1\n", encoding="utf-8")
+    with pytest.raises(InputFormatError, match=r"^x\.tsv: a qrels TSV needs its queries file"):
+        load_questions_file(lone / "x.tsv", g)
+
+
+def test_questions_jsonl(tmp_path):
+    from core.eval.datasets import load_questions_file
+
+    g = ensure_sample_workspace("demo", None, root=tmp_path / "ws").graph
+    p = tmp_path / "q.jsonl"
+    p.write_text('{"question": "a", "supporting_facts": [["The Matrix", 0]]}\n\n{"question": "b", "ground_truth": []}\n',
+                 encoding="utf-8")
+    qs = load_questions_file(p, g)
+    assert len(qs) == 2 and qs[1].gold_chunks == ()
+    p.write_text('{"question": "a"\n', encoding="utf-8")
+    with pytest.raises(InputFormatError, match=r"^q\.jsonl, line 1: invalid JSON"):
+        load_questions_file(p, g)

@@ -1,0 +1,191 @@
+"""Benchmark summaries, the markdown report and the plotly charts (no streamlit: the Benchmark
+page draws the same figures with ``st.plotly_chart``).
+
+``summary.json`` layout::
+
+    {"settings": {...}, "questions": N, "methods": {name: {
+        "n": questions run, "errors": pairs that raised,
+        "metrics": {"R@2": mean in [0, 1], ..., "AR@5", "nDCG@10", "TR", "MissTR"},
+        "answers": {"judged": n, "EM": mean or null, "F1": mean or null},
+        "diagnosis": {verdict: count},
+        "latency": {"mean_s", "median_s", "p90_s", "stages": {stage: mean seconds}},
+        "tokens": {"mean": per question, "total": sum}}}}
+
+Quality figures depend only on the records, so a resumed run summarizes exactly like an
+uninterrupted one; latency is whatever each pair measured when it ran.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from core.eval.diagnosis import STAGE_LABELS, VERDICTS
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
+_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star", "cross", "pentagon")
+METRIC_ORDER = ("R@2", "R@5", "R@10", "AR@2", "AR@5", "nDCG@10", "TR", "MissTR")
+#: Colours per verdict (loss stages warm → cold along the pipeline; ok green).
+VERDICT_COLOURS = {"not_in_graph": "#7f7f7f", "no_anchor": "#d62728", "not_connected": "#ff7f0e",
+                   "ranked_out": "#bcbd22", "not_expanded": "#9467bd", "answer_wrong": "#8c564b",
+                   "ok": "#2ca02c", "no_gold": "#c7c7c7", "error": "#000000"}
+
+
+def _mean(xs: Sequence[float]) -> float | None:
+    return float(np.mean(xs)) if xs else None
+
+
+def summarize(records: Sequence[dict[str, Any]], *, methods: Sequence[str] | None = None,
+              settings: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Per-method means of every metric, answer EM/F1, verdict counts, latency and tokens."""
+    methods = list(methods or dict.fromkeys(r["method"] for r in records))
+    out: dict[str, Any] = {"settings": settings or {}, "questions": len({r["question_id"] for r in records}),
+                           "methods": {}}
+    for m in methods:
+        rs = [r for r in records if r["method"] == m]
+        names = [k for k in METRIC_ORDER if any(k in r["metrics"] for r in rs)]
+        metrics = {k: _mean([float(r["metrics"][k]) for r in rs if k in r["metrics"]]) for k in names}
+        judged = [r for r in rs if r.get("answer_judged")]
+        verdicts: dict[str, int] = {}
+        for r in rs:
+            v = (r.get("diagnosis") or {}).get("stage") or "error"
+            verdicts[v] = verdicts.get(v, 0) + 1
+        secs = [float(r["seconds"]) for r in rs if not r.get("error")]
+        stages: dict[str, list[float]] = {}
+        for r in rs:
+            for k, v in r.get("stages", {}).items():
+                stages.setdefault(k, []).append(float(v))
+        toks = [int(r.get("tokens", {}).get("total", 0)) for r in rs]
+        out["methods"][m] = {
+            "n": len(rs), "errors": sum(1 for r in rs if r.get("error")),
+            "metrics": metrics,
+            "answers": {"judged": len(judged), "EM": _mean([float(r["em"]) for r in judged]),
+                        "F1": _mean([float(r["f1"]) for r in judged])},
+            "diagnosis": {v: verdicts[v] for v in [*VERDICTS, "error"] if v in verdicts},
+            "latency": {"mean_s": _mean(secs), "median_s": float(np.median(secs)) if secs else None,
+                        "p90_s": float(np.percentile(secs, 90)) if secs else None,
+                        "stages": {k: float(np.mean(v)) for k, v in stages.items()}},
+            "tokens": {"mean": _mean([float(t) for t in toks]), "total": int(sum(toks))},
+        }
+    return out
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f}"
+
+
+def _sec(x: float | None) -> str:
+    return "–" if x is None else f"{x:.3f}"
+
+
+def markdown_report(summary: dict[str, Any]) -> str:
+    """The benchmark as a markdown document (metrics table, verdicts, latency, settings)."""
+    ms = summary["methods"]
+    lines = ["# Benchmark report", ""]
+    st = summary.get("settings", {})
+    if st:
+        lines += [f"- **{k}**: {json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else v}"
+                  for k, v in st.items()]
+        lines.append("")
+    lines += [f"{summary['questions']} questions; figures are percentages (mean over questions).", "",
+              "## Retrieval", ""]
+    cols = [k for k in METRIC_ORDER if any(k in s["metrics"] for s in ms.values())]
+    lines.append("| method | n | " + " | ".join(cols) + " | EM | F1 |")
+    lines.append("|---|---:|" + "---:|" * (len(cols) + 2))
+    for m, s in ms.items():
+        a = s["answers"]
+        lines.append(f"| {m} | {s['n']} | " + " | ".join(_pct(s["metrics"].get(k)) for k in cols)
+                     + f" | {_pct(a['EM'])} | {_pct(a['F1'])} |")
+    lines += ["", "## Where the gold evidence was lost (first stage, per question)", ""]
+    verdicts = [v for v in [*VERDICTS, "error"] if any(v in s["diagnosis"] for s in ms.values())]
+    lines.append("| method | " + " | ".join(STAGE_LABELS.get(v, v) for v in verdicts) + " |")
+    lines.append("|---|" + "---:|" * len(verdicts))
+    for m, s in ms.items():
+        lines.append(f"| {m} | " + " | ".join(str(s["diagnosis"].get(v, 0)) for v in verdicts) + " |")
+    lines += ["", "## Latency and tokens", "", "| method | mean s | median s | p90 s | LLM tokens / q | slowest stages |",
+              "|---|---:|---:|---:|---:|---|"]
+    for m, s in ms.items():
+        lat = s["latency"]
+        top = sorted(lat["stages"].items(), key=lambda kv: -kv[1])[:3]
+        lines.append(f"| {m} | {_sec(lat['mean_s'])} | {_sec(lat['median_s'])} | {_sec(lat['p90_s'])} | "
+                     f"{0 if s['tokens']['mean'] is None else s['tokens']['mean']:.0f} | "
+                     + ", ".join(f"{k} {v:.3f}" for k, v in top) + " |")
+    return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------------------------ figures
+def recall_figure(summary: dict[str, Any]) -> go.Figure:
+    """Grouped bars: R@2 / R@5 / R@10 / AR@5 / nDCG@10 per method."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    ms = summary["methods"]
+    for k in ("R@2", "R@5", "R@10", "AR@5", "nDCG@10"):
+        fig.add_bar(name=k, x=list(ms), y=[100 * (s["metrics"].get(k) or 0.0) for s in ms.values()],
+                    text=[_pct(s["metrics"].get(k)) for s in ms.values()], textposition="outside")
+    fig.update_layout(title="Recall@k by method (%)", barmode="group", yaxis_title="%", yaxis_range=[0, 105],
+                      legend_title="metric", margin={"t": 50, "b": 40})
+    return fig
+
+
+def latency_recall_figure(summary: dict[str, Any], *, k: str = "R@5") -> go.Figure:
+    """Scatter: mean seconds per question (x, log) against recall (y), one point per method."""
+    import plotly.graph_objects as go
+
+    ms = summary["methods"]
+    fig = go.Figure()
+    for i, (m, s) in enumerate(ms.items()):  # one trace per method: a legend entry even when points overlap
+        x = max(s["latency"]["mean_s"] or 0.0, 1e-4)
+        y = 100 * (s["metrics"].get(k) or 0.0)
+        fig.add_scatter(x=[x], y=[y], mode="markers", name=m, marker={"size": 14, "symbol": _SYMBOLS[i % len(_SYMBOLS)]},
+                        hovertemplate=f"{html.escape(m)}<br>%{{x:.3f}} s<br>{k} %{{y:.1f}}<extra></extra>")
+    fig.update_layout(title=f"Latency vs {k}", xaxis_title="mean seconds per question (log)", xaxis_type="log",
+                      yaxis_title=f"{k} (%)", legend_title="method", margin={"t": 50, "b": 40})
+    return fig
+
+
+def failure_figure(summary: dict[str, Any]) -> go.Figure:
+    """Stacked bars: per method, how many questions ended at each diagnosis verdict."""
+    import plotly.graph_objects as go
+
+    ms = summary["methods"]
+    fig = go.Figure()
+    for v in [*VERDICTS, "error"]:
+        ys = [s["diagnosis"].get(v, 0) for s in ms.values()]
+        if any(ys):
+            fig.add_bar(name=STAGE_LABELS.get(v, v), x=list(ms), y=ys, marker_color=VERDICT_COLOURS.get(v))
+    fig.update_layout(title="Where the gold evidence was lost (first stage)", barmode="stack",
+                      yaxis_title="questions", legend_title="verdict", margin={"t": 50, "b": 40})
+    return fig
+
+
+def charts_html(summary: dict[str, Any]) -> str:
+    """One standalone HTML page with the three charts (plotly.js inlined once; works offline)."""
+    figs = [recall_figure(summary), latency_recall_figure(summary), failure_figure(summary)]
+    parts = [f.to_html(full_html=False, include_plotlyjs=(i == 0)) for i, f in enumerate(figs)]
+    title = html.escape(f"Benchmark — {summary.get('settings', {}).get('workspace', '')}")
+    return ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>" + title + "</title></head><body>"
+            + f"<h1>{title}</h1>" + "".join(f"<div>{p}</div>" for p in parts) + "</body></html>")
+
+
+def write_outputs(out: Path, records: Sequence[dict[str, Any]], summary: dict[str, Any]) -> dict[str, Path]:
+    """Write summary.json, report.md and charts.html atomically; the JSONL is the runner's."""
+    from core.eval.runner import CHARTS, REPORT, RESULTS, SUMMARY
+
+    files = {"results": out / RESULTS}
+    for key, name, text in (("summary", SUMMARY, json.dumps(summary, indent=1, ensure_ascii=False)),
+                            ("report", REPORT, markdown_report(summary)),
+                            ("charts", CHARTS, charts_html(summary))):
+        tmp = out / (name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, out / name)
+        files[key] = out / name
+    return files

@@ -1,0 +1,369 @@
+"""The benchmark runner behind ``egx bench`` and the Benchmark page (issue 6).
+
+Every registered method (``core.methods.registry.METHODS``) is run on every question, in one
+process, with the same backends. For each question × method one JSON line is appended to
+``results.jsonl`` — retrieved chunk ids, R@{2,5,10}, AR@{2,5}, nDCG@10, TR / MissTR of the top 10,
+EM / token F1 when an LLM answered, seconds per trace stage, LLM tokens, the fallbacks taken and the
+failure :class:`~core.eval.diagnosis.Diagnosis`. Then ``summary.json``, ``report.md`` and
+``charts.html`` (standalone plotly) are written from the JSONL (see :mod:`core.eval.report`).
+
+* **Resumable**: a rerun into the same folder skips question × method pairs already in the JSONL;
+  each line is written with one ``write`` + ``flush`` + ``fsync``, so an interruption loses at most
+  the line in flight, and a torn last line is dropped on resume. ``run.json`` pins the settings
+  (workspace, backends, cut, seed); resuming with different settings is refused.
+* **Deterministic**: questions are taken in file order, or shuffled with ``seed`` when one is given,
+  then cut to ``limit``; the Python, numpy (and torch, when loaded) generators are seeded with
+  ``seed`` before each method call.
+* **Progress**: ``progress(done, total, message)`` is called after every pair (the CLI draws a tqdm
+  bar, the page a ``st.progress``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from core.errors import ConfigError, EgxError
+from core.eval.diagnosis import Diagnosis, Gold, diagnose
+from core.eval.metrics import (
+    all_recall_at_k,
+    llm_tokens,
+    ndcg_at_k,
+    recall_at_k,
+    stage_latency,
+    tr_decomposition,
+)
+from core.trace import to_jsonable
+
+if TYPE_CHECKING:
+    from core.eval.datasets import Question
+    from core.index.workspace import Workspace
+    from core.methods.base import Backends, MethodResult
+
+RESULTS = "results.jsonl"
+SUMMARY = "summary.json"
+REPORT = "report.md"
+CHARTS = "charts.html"
+RUN = "run.json"
+RECALL_KS = (2, 5, 10)
+ALL_RECALL_KS = (2, 5)
+NDCG_K = 10
+TR_K = 10
+
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True)
+class BenchReport:
+    """What a benchmark run left in ``out_dir`` (records are every JSONL line of this run's pairs)."""
+
+    out_dir: Path
+    records: tuple[dict[str, Any], ...]
+    summary: dict[str, Any]
+    ran: int  #: pairs run now
+    skipped: int  #: pairs found already done (resume)
+    files: dict[str, Path] = field(default_factory=dict)
+
+
+# ------------------------------------------------------------------------------------ selection
+def select_questions(questions: Sequence[Question], *, limit: int | None = None, seed: int | None = None,
+                     only_gold: bool = True) -> list[Question]:
+    """Questions to run: those with gold passages in this workspace (``only_gold``), in file
+    order or shuffled with ``seed``, cut to ``limit``."""
+    qs = [q for q in questions if q.gold_chunks or not only_gold]
+    if seed is not None:
+        random.Random(seed).shuffle(qs)
+    return qs[:limit] if limit is not None else qs
+
+
+def _seed_everything(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed % (2**32))
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.manual_seed(seed)
+
+
+# ------------------------------------------------------------------------------------ one pair
+def retrieval_metrics(ranked: Sequence[str], gold: Iterable[str]) -> dict[str, float]:
+    """R@{2,5,10}, AR@{2,5} and nDCG@10 of one ranking (empty dict without gold)."""
+    g = set(gold)
+    if not g:
+        return {}
+    out = {f"R@{k}": recall_at_k(ranked, g, k) for k in RECALL_KS}
+    out.update({f"AR@{k}": all_recall_at_k(ranked, g, k) for k in ALL_RECALL_KS})
+    out[f"nDCG@{NDCG_K}"] = ndcg_at_k(ranked, g, NDCG_K)
+    return out
+
+
+def topological_metrics(workspace: Workspace, ranked: Sequence[str], gold: Iterable[str]) -> dict[str, float]:
+    """TR and MissTR of the top 10 on the workspace's passage graph (FastInsight §4.3.2); empty
+    when the workspace has no passage graph."""
+    from core.methods.fastinsight.passage_graph import passage_graph
+
+    g = list(gold)
+    if not g:
+        return {}
+    try:
+        pg = passage_graph(workspace.graph)
+    except EgxError:
+        return {}
+    idx = {c: i for i, c in enumerate(pg.chunk_ids)}
+    ret = [idx[c] for c in list(ranked)[:TR_K] if c in idx]
+    orc = [idx[c] for c in g if c in idx]
+    if not orc:
+        return {}
+    dec = tr_decomposition(pg, ret, orc)
+    return {"TR": dec.tr, "MissTR": dec.miss_tr}
+
+
+def evaluate_result(result: MethodResult, workspace: Workspace, gold: Gold, *, cut: int = 5,
+                    question: str = "") -> tuple[dict[str, Any], Diagnosis]:
+    """The JSON record (metrics, latency, tokens, diagnosis) of one method result."""
+    from core.eval.diagnosis import judge_answer
+
+    ranked = [c.chunk_id for c in result.ranked_chunks]
+    diag = diagnose(result, workspace, gold, cut=cut)
+    j = judge_answer(result, gold)
+    tokens = llm_tokens(result.trace)
+    rec: dict[str, Any] = {
+        "question_id": gold.question_id, "method": result.method, "question": question or result.query,
+        "gold": list(gold.chunk_ids), "answers": list(gold.answers),
+        "ranked": ranked, "scores": [round(float(c.score), 6) for c in result.ranked_chunks],
+        "metrics": {**retrieval_metrics(ranked, gold.chunk_ids),
+                    **topological_metrics(workspace, ranked, gold.chunk_ids)},
+        "answer": result.answer, "answer_judged": j.judged,
+        "em": j.em if j.judged else None, "f1": round(j.f1, 4) if j.judged else None,
+        "seconds": round(result.trace.seconds, 6),
+        "stages": {k: round(v, 6) for k, v in stage_latency(result.trace).items()},
+        "tokens": tokens,
+        "fallbacks": [f"{s.stage}: {s.fallback}" for s in result.trace.steps if s.fallback],
+        "diagnosis": diag.to_dict(), "error": None,
+    }
+    return to_jsonable(rec), diag
+
+
+def error_record(method: str, q: Question, gold: Gold, exc: Exception) -> dict[str, Any]:
+    """The record of a pair whose method raised an :class:`EgxError` (counted as retrieving nothing)."""
+    return {"question_id": q.id, "method": method, "question": q.question, "gold": list(gold.chunk_ids),
+            "answers": list(gold.answers), "ranked": [], "scores": [],
+            "metrics": retrieval_metrics([], gold.chunk_ids), "answer": "", "answer_judged": False, "em": None,
+            "f1": None, "seconds": 0.0, "stages": {}, "tokens": {"prompt": 0, "completion": 0, "total": 0},
+            "fallbacks": [], "diagnosis": None, "error": f"{type(exc).__name__}: {exc}"}
+
+
+def backends_for(method: str, backends: Backends) -> Backends:
+    """``backends`` with the reranker dropped for methods that do not rerank."""
+    from core.methods.base import Backends as B
+    from core.methods.registry import get_method
+
+    spec = get_method(method)
+    return B(backends.embedder, backends.llm, backends.reranker if spec.needs_reranker else None)
+
+
+def run_method(method: str, query: str, workspace: Workspace, backends: Backends, *, config: object | None = None,
+               seed: int = 0) -> MethodResult:
+    """Run one registered method on one question with seeded generators."""
+    from core.methods.registry import get_method
+
+    _seed_everything(seed)
+    runner = get_method(method).load()
+    return runner(query, workspace, config=config, backends=backends_for(method, backends))
+
+
+# ------------------------------------------------------------------------------------ JSONL
+def read_records(path: Path) -> tuple[list[dict[str, Any]], int]:
+    """Valid JSONL records and the number of torn / invalid lines dropped."""
+    if not path.exists():
+        return [], 0
+    good, bad = [], 0
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            bad += 1
+            continue
+        if isinstance(rec, dict) and "question_id" in rec and "method" in rec:
+            good.append(rec)
+        else:
+            bad += 1
+    return good, bad
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _append(fh: Any, rec: dict[str, Any]) -> None:
+    fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    fh.flush()
+    os.fsync(fh.fileno())
+
+
+# ------------------------------------------------------------------------------------ runner
+def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: Sequence[str], backends: Backends,
+                  *, out_dir: str | Path, limit: int | None = None, seed: int | None = None, cut: int = 5,
+                  configs: dict[str, object] | None = None, progress: Progress | None = None,
+                  meta: dict[str, Any] | None = None, save_traces: bool = False,
+                  write_outputs: bool = True) -> BenchReport:
+    """Run ``methods`` on ``questions`` and write the per-question JSONL, summary, report and charts.
+
+    Parameters
+    ----------
+    workspace
+        An opened workspace, indexed with ``backends.embedder``.
+    questions
+        Questions with gold chunk ids (:func:`core.eval.datasets.load_questions`).
+    methods
+        Registered method names (unknown names raise before anything runs).
+    backends
+        Embedder, LLM and reranker (the reranker goes only to methods that declare ``needs_reranker``).
+    out_dir
+        Output folder; existing ``results.jsonl`` there is resumed.
+    limit, seed
+        See :func:`select_questions`; ``seed`` (default 0 when None) also seeds the generators.
+    cut
+        Rank cut of the diagnosis (default 5).
+    configs
+        Method name → config object (default: each method's paper defaults).
+    progress
+        ``progress(done, total, message)`` after each pair.
+    meta
+        Extra run settings recorded in ``run.json`` and checked on resume (e.g. backend names).
+    save_traces
+        Also write each pair's full trace to ``traces/<method>/<question id>.json``.
+
+    Returns
+    -------
+    BenchReport
+
+    Raises
+    ------
+    UnknownNameError
+        For an unregistered method.
+    ConfigError
+        When ``out_dir`` holds a run with other settings, or ``cut < 1``.
+    """
+    from core.eval.report import summarize
+    from core.eval.report import write_outputs as _write
+    from core.methods.registry import get_method
+
+    if cut < 1:
+        raise ConfigError(f"cut = {cut!r} is out of range; use an integer >= 1.")
+    methods = list(dict.fromkeys(methods))
+    for m in methods:
+        get_method(m)
+    if not methods:
+        raise ConfigError("No method to benchmark; name at least one registered method (e.g. dense).")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    settings = {"workspace": workspace.name, "backends": backends.names(), "cut": cut,
+                "seed": seed, **to_jsonable(meta or {})}
+    run_path = out / RUN
+    if run_path.exists():
+        old = json.loads(run_path.read_text(encoding="utf-8"))
+        diff = sorted(k for k in set(old["settings"]) | set(settings) if old["settings"].get(k) != settings.get(k))
+        if diff:
+            raise ConfigError(f"{out} holds a benchmark run with other settings ({', '.join(diff)}: "
+                              f"{[old['settings'].get(k) for k in diff]} vs {[settings.get(k) for k in diff]}); "
+                              "use another --out folder or delete that one.")
+    selected = select_questions(questions, limit=limit, seed=seed)
+    path = out / RESULTS
+    existing, torn = read_records(path)
+    if torn:  # drop the line an interruption tore, so appends start on a clean line
+        _atomic_write(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in existing))
+    done = {(str(r["question_id"]), str(r["method"])) for r in existing}
+    prev_methods = json.loads(run_path.read_text(encoding="utf-8")).get("methods", []) if run_path.exists() else []
+    _atomic_write(run_path, json.dumps({"settings": settings, "methods": list(dict.fromkeys([*prev_methods, *methods])),
+                                        "questions": [q.id for q in selected]}, indent=1))
+    total = len(selected) * len(methods)
+    n_done = ran = skipped = 0
+    s = 0 if seed is None else int(seed)
+    cfgs = configs or {}
+    with path.open("a", encoding="utf-8") as fh:
+        for q in selected:
+            gold = Gold.from_question(q)
+            for m in methods:
+                n_done += 1
+                if (q.id, m) in done:
+                    skipped += 1
+                    if progress:
+                        progress(n_done, total, f"{m} · {q.id} (done before)")
+                    continue
+                try:
+                    result = run_method(m, q.question, workspace, backends, config=cfgs.get(m), seed=s)
+                    rec, _ = evaluate_result(result, workspace, gold, question=q.question, cut=cut)
+                    if save_traces:
+                        tdir = out / "traces" / m
+                        tdir.mkdir(parents=True, exist_ok=True)
+                        _atomic_write(tdir / f"{_safe(q.id)}.json", result.trace.to_json())
+                except EgxError as exc:
+                    rec = error_record(m, q, gold, exc)
+                _append(fh, rec)
+                done.add((q.id, m))
+                ran += 1
+                if progress:
+                    progress(n_done, total, f"{m} · {q.id}")
+    records, _ = read_records(path)
+    wanted = {(q.id, m) for q in selected for m in methods}
+    mine = _dedupe([r for r in records if (str(r["question_id"]), str(r["method"])) in wanted])
+    order = {q.id: i for i, q in enumerate(selected)}
+    mine.sort(key=lambda r: (methods.index(r["method"]), order[str(r["question_id"])]))
+    summary = summarize(mine, methods=methods, settings=settings)
+    files = _write(out, mine, summary) if write_outputs else {}
+    return BenchReport(out, tuple(mine), summary, ran, skipped, files)
+
+
+def _dedupe(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen: dict[tuple[str, str], dict[str, Any]] = {}
+    for r in records:
+        seen.setdefault((str(r["question_id"]), str(r["method"])), r)
+    return list(seen.values())
+
+
+def _safe(name: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)[:120] or "q"
+
+
+def load_report(out_dir: str | Path) -> BenchReport:
+    """Reload a finished (or partial) benchmark folder: records from the JSONL, summary recomputed."""
+    from core.eval.report import summarize
+
+    out = Path(out_dir)
+    path = out / RESULTS
+    if not path.exists():
+        from core.errors import InputFormatError
+
+        raise InputFormatError(str(out), f"there is no {RESULTS} in this folder", "a folder written by `egx bench`")
+    records, _ = read_records(path)
+    records = _dedupe(records)
+    settings: dict[str, Any] = {}
+    methods: list[str] = list(dict.fromkeys(r["method"] for r in records))
+    if (out / RUN).exists():
+        run = json.loads((out / RUN).read_text(encoding="utf-8"))
+        settings = run.get("settings", {})
+        methods = [m for m in run.get("methods", methods) if m in methods] or methods
+    summary = summarize(records, methods=methods, settings=settings)
+    return BenchReport(out, tuple(records), summary, 0, len(records),
+                       {k: out / v for k, v in (("results", RESULTS), ("summary", SUMMARY), ("report", REPORT),
+                                                ("charts", CHARTS)) if (out / v).exists()})
+
+
+def timed_index_build(workspace: Workspace, embedder: Any) -> float:
+    """Seconds to (re)build ``workspace``'s index with ``embedder`` (for benchmark summaries)."""
+    t0 = time.perf_counter()
+    workspace.ensure_index(embedder, rebuild=True)
+    return time.perf_counter() - t0

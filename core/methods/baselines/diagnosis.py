@@ -1,0 +1,130 @@
+"""Where the baselines lost the gold evidence (issue 6 failure diagnosis; contract in
+:mod:`core.eval.diagnosis`).
+
+* **dense** — ``not_in_graph`` (the gold passage is not a chunk of the workspace, so not in the
+  index) / ``ranked_out`` (the rank it reached in the top-k, or not retrieved) / ``answer_wrong``.
+* **rerank** (Re2) — the same stages; ``ranked_out`` also gives the vector-search rank before
+  reranking, read from the trace's ``rerank`` step, so one sees whether the reranker or the
+  candidate search lost it.
+* **ppr** — ``not_in_graph`` (no entity of the KG comes from the passage: PPR cannot score it) /
+  ``no_anchor`` (no seed entity of the question lies in the passage's entities; the evidence names
+  the seeds) / ``ranked_out`` (seeded, or reached by the walk, but ranked below the cut) /
+  ``answer_wrong``. On a corpus graph the seeds are passages, so ``no_anchor`` means the passage was
+  not a seed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from core.eval.diagnosis import (
+    NO_GOLD,
+    Diagnosis,
+    Gold,
+    StageDecl,
+    finish,
+    generic_diagnosis,
+    gold_entities,
+    gold_ranks,
+)
+
+if TYPE_CHECKING:
+    from core.index.workspace import Workspace
+    from core.methods.baselines.common import BaselineResult
+
+_ANSWER = StageDecl("answer_wrong", "retrieved, answer wrong", "all gold passages in the top chunks; the LLM answer is wrong")
+DENSE_STAGES: tuple[StageDecl, ...] = (
+    StageDecl("not_in_graph", "gold passage not indexed", "the gold passage is not a chunk of this workspace"),
+    StageDecl("ranked_out", "ranked below the cut", "cosine similarity ranked it below the cut (rank reached given)"),
+    _ANSWER,
+)
+RERANK_STAGES: tuple[StageDecl, ...] = (
+    DENSE_STAGES[0],
+    StageDecl("ranked_out", "ranked below the cut",
+              "below the cut after reranking (vector rank before reranking given), or not among the candidates"),
+    _ANSWER,
+)
+PPR_STAGES: tuple[StageDecl, ...] = (
+    StageDecl("not_in_graph", "gold passage not in the graph", "no KG entity comes from the gold passage"),
+    StageDecl("no_anchor", "no seed in a gold passage", "no seed entity of the question is an entity of the passage"),
+    StageDecl("ranked_out", "ranked below the cut", "the walk scored it below the cut"),
+    _ANSWER,
+)
+
+
+def diagnose_dense(result: BaselineResult, workspace: Workspace, gold: Gold, *, cut: int = 5) -> Diagnosis:
+    """Dense retrieval: the generic stages (not_in_graph / ranked_out / answer_wrong)."""
+    return generic_diagnosis(result, workspace, gold, cut=cut)
+
+
+def diagnose_rerank(result: BaselineResult, workspace: Workspace, gold: Gold, *, cut: int = 5) -> Diagnosis:
+    """Re2: the generic verdict plus, for lost gold, the vector rank before reranking."""
+    d = generic_diagnosis(result, workspace, gold, cut=cut)
+    if d.stage != "ranked_out":
+        return d
+    steps = result.trace.stage("rerank")
+    vec: dict[str, int] = {}
+    final: dict[str, int] = {}
+    if steps:
+        data = steps[-1].data
+        for pos, (cid, vr) in enumerate(zip(data.get("ranking", []), data.get("vector_rank", [])), start=1):
+            vec[cid], final[cid] = int(vr), pos
+    lost = {c: {"rank": r, "vector_rank": vec.get(c), "rerank_rank": final.get(c)}
+            for c, r in d.gold_ranks.items() if r is None or r > cut}
+    first = next(iter(lost))
+    info = lost[first]
+    if info["vector_rank"] is None:
+        why = f"it was not among the {len(vec)} vector-search candidates"
+    else:
+        why = f"vector search ranked it {info['vector_rank']}, the reranker {info['rerank_rank']} (cut {cut})"
+    title = workspace.graph.chunk(first).title
+    return Diagnosis(d.method, "ranked_out", f"Gold passage “{title}”: {why}.", {**d.evidence, "lost": lost},
+                     d.gold_ranks)
+
+
+def diagnose_ppr(result: BaselineResult, workspace: Workspace, gold: Gold, *, cut: int = 5) -> Diagnosis:
+    """HippoRAG-style PPR: not_in_graph / no_anchor (seeds) / ranked_out / answer_wrong."""
+    graph = workspace.graph
+    ranks = gold_ranks(result, gold)
+    method = result.method
+    if not gold.chunk_ids:
+        return Diagnosis(method, NO_GOLD, "The question has no gold passage in this workspace.",
+                         {"unmatched": list(gold.unmatched)}, ranks)
+    lost = [c for c, r in ranks.items() if r is None or r > cut]
+    if not lost:
+        return finish(method, result, gold, ranks, cut=cut)
+    seeds = result.details.get("seeds", [])
+    corpus = result.details.get("graph") == "corpus graph"
+    seed_nodes = {int(s["node"]) for s in seeds}
+    seed_view = [{"entity": s["entity"], "node": s["name"], "similarity": round(float(s["similarity"]), 4)}
+                 for s in seeds]
+    order = [s.key for s in PPR_STAGES]
+    per: dict[str, dict[str, Any]] = {}
+    for cid in lost:
+        info: dict[str, Any] = {"rank": ranks[cid]}
+        if cid not in graph.chunk_index:
+            info.update(stage="not_in_graph", why="it is not a passage of this workspace")
+        elif corpus:
+            seeded = graph.chunk_index[cid] in seed_nodes
+            info.update(stage="ranked_out" if seeded else "no_anchor",
+                        why="it was a seed passage but the walk ranked it below the cut" if seeded
+                        else "it was not among the seed passages and the walk did not lift it into the top")
+        else:
+            ents = set(gold_entities(graph, cid))
+            if not ents:
+                info.update(stage="not_in_graph", why="no KG entity comes from this passage")
+            elif ents & seed_nodes:
+                hit = [graph.node_names[v] for v in sorted(ents & seed_nodes)]
+                info.update(stage="ranked_out", seeds_in_passage=hit,
+                            why=f"seeded through {', '.join(hit[:3])}, but the walk ranked it "
+                                f"{ranks[cid] if ranks[cid] else 'outside the top ' + str(len(result.ranked_chunks))}")
+            else:
+                info.update(stage="no_anchor", passage_entities=[graph.node_names[v] for v in sorted(ents)][:10],
+                            why="no seed entity of the question is an entity of this passage (seeds: "
+                                + ", ".join(s["node"] for s in seed_view[:4]) + ")")
+        per[cid] = info
+    stage = min((p["stage"] for p in per.values()), key=order.index)
+    first = next(c for c, p in per.items() if p["stage"] == stage)
+    title = graph.chunk(first).title if first in graph.chunk_index else first
+    return Diagnosis(method, stage, f"Gold passage “{title}”: {per[first]['why']}.",
+                     {"lost": per, "seeds": seed_view, "cut": cut}, ranks)

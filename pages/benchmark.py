@@ -1,0 +1,155 @@
+"""Benchmark (issue 6): run every method on the workspace's questions, or load a finished run.
+
+The run is `egx bench` in the page (same runner, same files in the output folder, resumable), with
+a progress bar. Charts: Recall@k by method, latency vs recall, and where each method lost the gold
+evidence (failure-stage stacked bars). The per-question table filters by method and verdict; a
+selected row (or the "Open" button) opens the question on the Compare-methods page.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from components import resources
+from components import state as S
+from components.bubble import bind, keep, set_value
+from components.sidebar import active
+from core.errors import EgxError
+from core.eval.diagnosis import STAGE_LABELS
+from core.eval.report import METRIC_ORDER, failure_figure, latency_recall_figure, recall_figure
+from core.eval.runner import RESULTS, run_benchmark
+from core.index.workspace import egx_home
+from core.methods.base import Backends
+from core.methods.registry import METHODS, method_names
+
+act = active()
+ws = act.workspace
+st.title("Benchmark")
+st.caption("Every method on the workspace's questions with gold evidence: Recall@k, all-recall, nDCG, TR, the "
+           "failure diagnosis per question, latency and LLM tokens. Same runner and files as `egx bench`.")
+
+
+def _default_out() -> str:
+    return str(egx_home() / "bench" / f"{ws.name}-{act.embedder_name}-{act.llm_name}".replace("/", "_"))
+
+
+def _mtime(path: Path) -> float:
+    p = path / RESULTS
+    return p.stat().st_mtime if p.exists() else 0.0
+
+
+run_tab, load_tab = st.tabs(["Run", "Load a report"])
+with run_tab:
+    try:
+        questions = resources.workspace_questions(ws, act.key)
+    except EgxError as exc:
+        st.warning(f"The workspace's questions file could not be read: {exc}")
+        questions = []
+    n_gold = sum(1 for q in questions if q.gold_chunks)
+    if not n_gold:
+        st.info("This workspace has no questions with gold evidence. Pick the `musique` or `demo` sample, or "
+                "upload a questions file on the Data page.")
+    mkey = bind(S.BENCH_METHODS, method_names(), scope="bench")
+    st.session_state[mkey] = [m for m in st.session_state[mkey] if m in METHODS]
+    methods = keep(S.BENCH_METHODS, st.multiselect("Methods", method_names(), key=mkey))
+    c1, c2 = st.columns([1, 3])
+    lkey = bind(S.BENCH_LIMIT, min(3, max(n_gold, 1)), scope="bench")
+    limit = int(keep(S.BENCH_LIMIT, c1.number_input("Questions", 1, max(n_gold, 1), key=lkey,
+                                                     help="The first N questions with gold evidence.")))
+    okey = bind(S.BENCH_OUT, _default_out(), scope="bench")
+    out = keep(S.BENCH_OUT, c2.text_input("Output folder", key=okey,
+                                           help="results.jsonl, summary.json, report.md and charts.html go "
+                                                "here; a run into a folder with finished pairs resumes."))
+    st.caption(f"Backends: {act.embedder_name} embedder, {act.llm_name} LLM, {act.reranker_name} reranker "
+               "(the sidebar's). Answers are judged (EM / F1) only when an LLM writes them.")
+    if st.button("Run benchmark", key=S.BENCH_RUN, type="primary", disabled=not (methods and n_gold and out.strip()),
+                 icon=":material/play_arrow:"):
+        bar = st.progress(0.0, text="Starting…")
+
+        def progress(done: int, total: int, msg: str) -> None:
+            bar.progress(done / max(total, 1), text=f"{done}/{total} · {msg}")
+
+        try:
+            rep = run_benchmark(ws, questions, methods, Backends(act.embedder, act.llm, act.reranker),
+                                out_dir=out.strip(), limit=limit, progress=progress,
+                                meta={"questions_file": str(ws.questions_path)})
+        except EgxError as exc:
+            st.error(str(exc))
+        else:
+            bar.empty()
+            st.success(f"{rep.ran} runs now, {rep.skipped} already done → {rep.out_dir}")
+            st.session_state[S.BENCH_LOADED] = str(rep.out_dir)
+
+with load_tab:
+    root = egx_home() / "bench"
+    found = sorted(str(p.parent) for p in root.glob(f"*/{RESULTS}")) if root.exists() else []
+    path_in = st.text_input("Benchmark folder", value=found[0] if found else "",
+                            help="A folder written by `egx bench` or by this page.")
+    if st.button("Load", key="egx.bench.load", icon=":material/folder_open:"):
+        st.session_state[S.BENCH_LOADED] = path_in.strip()
+
+loaded = st.session_state.get(S.BENCH_LOADED)
+if not loaded:
+    st.stop()
+try:
+    rep = resources.bench_report(loaded, _mtime(Path(loaded)))
+except EgxError as exc:
+    st.error(str(exc))
+    st.stop()
+summary = rep.summary
+st.divider()
+st.subheader(f"Report: {Path(loaded).name}")
+rows = []
+for m, s in summary["methods"].items():
+    row: dict[str, object] = {"method": m, "n": s["n"]}
+    row.update({k: round(100 * v, 1) for k, v in s["metrics"].items() if k in METRIC_ORDER and v is not None})
+    if s["answers"]["judged"]:
+        row.update({"EM": round(100 * (s["answers"]["EM"] or 0), 1), "F1": round(100 * (s["answers"]["F1"] or 0), 1)})
+    row["mean s"] = round(s["latency"]["mean_s"] or 0.0, 3)
+    row["tokens/q"] = round(s["tokens"]["mean"] or 0.0, 1)
+    rows.append(row)
+st.dataframe(pd.DataFrame(rows), hide_index=True, use_container_width=True)
+c1, c2 = st.columns(2)
+c1.plotly_chart(recall_figure(summary), use_container_width=True, key="egx.bench.fig.recall")
+c2.plotly_chart(latency_recall_figure(summary), use_container_width=True, key="egx.bench.fig.latency")
+st.plotly_chart(failure_figure(summary), use_container_width=True, key="egx.bench.fig.failure")
+
+# --------------------------------------------------------------------------- per-question table
+st.subheader("Per question")
+records = list(rep.records)
+f1, f2 = st.columns(2)
+fm = f1.multiselect("Method", list(summary["methods"]), key=S.BENCH_FILTER_METHOD)
+verdicts = sorted({(r.get("diagnosis") or {}).get("stage", "error") for r in records})
+fs = f2.multiselect("Verdict", verdicts, format_func=lambda v: STAGE_LABELS.get(v, v), key=S.BENCH_FILTER_STAGE)
+table = []
+for r in records:
+    v = (r.get("diagnosis") or {}).get("stage", "error")
+    if (fm and r["method"] not in fm) or (fs and v not in fs):
+        continue
+    table.append({"question": r["question"], "method": r["method"],
+                  **{k: round(100 * r["metrics"].get(k, 0.0), 1) for k in ("R@2", "R@5", "R@10")},
+                  "verdict": STAGE_LABELS.get(v, v), "why": (r.get("diagnosis") or {}).get("summary", r.get("error") or ""),
+                  "seconds": round(float(r["seconds"]), 3), "id": r["question_id"]})
+df = pd.DataFrame(table)
+st.caption(f"{len(df)} of {len(records)} rows. Select a row to open its question on the Compare-methods page.")
+event = st.dataframe(df, hide_index=True, use_container_width=True, on_select="rerun", selection_mode="single-row",
+                     key=S.BENCH_TABLE)
+
+
+def _open(question: str) -> None:
+    set_value(S.COMPARE_QUESTION, question)
+    st.switch_page("pages/compare.py")
+
+
+sel = getattr(getattr(event, "selection", None), "rows", None) or []
+if sel and len(df):
+    _open(str(df.iloc[int(sel[0])]["question"]))
+qs_in_table = list(dict.fromkeys(df["question"])) if len(df) else []
+if qs_in_table:
+    c1, c2 = st.columns([4, 1])
+    pick = c1.selectbox("Or pick a question", qs_in_table, key="egx.bench.open_pick")
+    if c2.button("Open in comparison", key="egx.bench.open", icon=":material/compare:"):
+        _open(pick)

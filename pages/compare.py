@@ -1,0 +1,152 @@
+"""Compare methods (issue 6): one question, every registered method side by side.
+
+Ranked passages with gold marks, the evidence subgraphs of all methods overlaid on one layout
+(colour per method, black where they overlap), latency and LLM tokens, the failure diagnosis of each
+method (where the gold evidence was lost, and the facts behind the verdict), and a button into each
+method's step-through page with the same question.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from components import compare_view as cv
+from components import resources
+from components import state as S
+from components.bubble import bind, keep
+from components.graph_view import show_graph
+from components.sidebar import active
+from components.ui import md_escape
+from core.errors import EgxError
+from core.eval.diagnosis import Gold, diagnose
+from core.eval.metrics import llm_tokens
+from core.eval.runner import retrieval_metrics
+from core.methods.base import Backends
+from core.methods.registry import METHODS, method_names
+
+CUSTOM = "(type your own question)"
+DEMO_QUESTION = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
+
+act = active()
+ws = act.workspace
+graph = ws.graph
+st.title("Compare methods")
+st.caption("One question, every retrieval method on the same workspace and backends. For each method: its "
+           "ranked passages (✓ = gold), where the gold evidence was lost (the failure diagnosis reads the "
+           "method's own trace), latency and LLM tokens. The evidence subgraphs are drawn on one layout.")
+
+try:
+    questions = resources.workspace_questions(ws, act.key)
+except EgxError as exc:
+    st.warning(f"The workspace's questions file could not be read: {exc}")
+    questions = []
+by_text = {q.question: q for q in questions if q.gold_chunks}
+st.session_state[S.COMPARE_GOLD_QUESTIONS] = tuple(by_text)
+options = [*by_text, CUSTOM]
+wkey = bind(S.COMPARE_QUESTION, options[0], scope="compare")
+if st.session_state[wkey] not in options:  # a question handed over that this workspace lacks
+    keep(S.COMPARE_CUSTOM, st.session_state[wkey])
+    st.session_state[wkey] = CUSTOM
+choice = keep(S.COMPARE_QUESTION, st.selectbox("Question", options, key=wkey,
+                                               help="Questions of this workspace with gold evidence, or your own."))
+if choice == CUSTOM:
+    ckey = bind(S.COMPARE_CUSTOM, DEMO_QUESTION if graph.name == "demo" or not by_text else "", scope="compare")
+    query = keep(S.COMPARE_CUSTOM, st.text_input("Your question", key=ckey)).strip()
+else:
+    query = choice
+q = by_text.get(query)
+gold = Gold.from_question(q) if q else Gold("custom", ())
+
+c1, c2 = st.columns([4, 1])
+mkey = bind(S.COMPARE_METHODS, method_names(), scope="compare")
+st.session_state[mkey] = [m for m in st.session_state[mkey] if m in METHODS]
+methods = keep(S.COMPARE_METHODS, c1.multiselect("Methods", method_names(), key=mkey,
+                                                 format_func=lambda m: f"{m} — {METHODS[m].title}"))
+ckey = bind(S.COMPARE_CUT, 5, scope="compare")
+cut = int(keep(S.COMPARE_CUT, c2.number_input("Diagnosis cut (top-k)", 1, 50, key=ckey,
+                                                help="Gold passages below this rank count as lost.")))
+if not query:
+    st.info("Type a question to compare the methods on it.")
+    st.stop()
+if not methods:
+    st.info("Pick at least one method.")
+    st.stop()
+if not gold.chunk_ids:
+    st.info("This question has no gold evidence in the workspace: rankings are shown, the diagnosis is not.")
+
+backends = Backends(act.embedder, act.llm, act.reranker)
+backends_key = f"{act.embedder_name}|{act.reranker_name}|{act.llm_name}"
+results, diags, errors = {}, {}, {}
+progress = st.progress(0.0, text="Running the methods…")
+for i, m in enumerate(methods):
+    progress.progress(i / len(methods), text=f"Running {m}…")
+    try:
+        results[m] = resources.method_run(ws, backends, act.key, backends_key, m, query)
+        if gold.chunk_ids:
+            diags[m] = diagnose(results[m], ws, gold, cut=cut)
+    except EgxError as exc:
+        errors[m] = str(exc)
+progress.empty()
+for m, err in errors.items():
+    st.error(f"{m}: {err}")
+
+# --------------------------------------------------------------------------- summary table
+rows = []
+for m, r in results.items():
+    row: dict[str, object] = {"method": m}
+    if gold.chunk_ids:
+        met = retrieval_metrics([c.chunk_id for c in r.ranked_chunks], gold.chunk_ids)
+        row.update({k: round(100 * met[k], 1) for k in ("R@2", "R@5", "R@10", "AR@5", "nDCG@10")})
+        row["verdict"] = diags[m].label
+    row["seconds"] = round(r.trace.seconds, 3)
+    row["LLM tokens"] = llm_tokens(r.trace)["total"]
+    row["fallbacks"] = sum(1 for s in r.trace.steps if s.fallback)
+    rows.append(row)
+if rows:
+    st.dataframe(pd.DataFrame(rows), hide_index=True, use_container_width=True)
+
+# --------------------------------------------------------------------------- overlaid evidence
+if graph.n_nodes and results:
+    st.subheader("Evidence subgraphs, overlaid")
+    per = {m: cv.evidence_nodes(r, graph) for m, r in results.items()}
+    gold_nodes: set[int] = set()
+    from core.eval.diagnosis import gold_entities
+
+    for cid in gold.chunk_ids:
+        gold_nodes.update(gold_entities(graph, cid)[:12])
+    ov = cv.overlay(graph, per, method_names(), gold_nodes)
+    st.caption(f"{len(ov.nodes)} nodes: the entities of each method's top-5 passages (and BubbleRAG's evidence "
+               f"graph, PPR's seeds). {ov.shared} are reached by more than one method (black); golden borders "
+               "mark entities of gold passages. Hover a node to see which methods reached it.")
+    if ov.nodes:
+        show_graph(graph, ov.nodes, max_nodes=150, colors=ov.colors, borders=ov.borders, notes=ov.notes,
+                   legend=ov.legend, height=520)
+
+# --------------------------------------------------------------------------- side by side
+st.subheader("Side by side")
+per_row = 3
+shown = list(results)
+for start in range(0, len(shown), per_row):
+    cols = st.columns(per_row)
+    for col, m in zip(cols, shown[start:start + per_row]):
+        r = results[m]
+        with col:
+            colour = cv.method_colour(m, method_names())
+            st.markdown(f"<span style='color:{colour}'>●</span> **{md_escape(METHODS[m].title)}**",
+                        unsafe_allow_html=True)
+            if m in diags:
+                cv.verdict_badge(diags[m])
+            st.dataframe(cv.ranked_table(r, graph, gold.chunk_ids), hide_index=True, use_container_width=True)
+            tok = llm_tokens(r.trace)
+            st.caption(f"{r.trace.seconds:.3f} s · {tok['total']} LLM tokens · answer: "
+                       f"{md_escape(r.answer[:160]) or '(none)'}")
+            if m in diags:
+                with st.expander("Evidence for the verdict"):
+                    st.json(diags[m].evidence, expanded=False)
+            with st.expander("Time per stage"):
+                from core.eval.metrics import stage_latency
+
+                st.dataframe(pd.DataFrame([{"stage": k, "seconds": round(v, 4)}
+                                           for k, v in stage_latency(r.trace).items()]), hide_index=True)
+            cv.step_link(m, query, key=f"egx.compare.open.{m}")

@@ -1,0 +1,38 @@
+"""`egx bench`: the runner from the command line (demo workspace, hashing embedder)."""
+
+from __future__ import annotations
+
+import json
+
+from core.cli import main
+
+
+def test_bench_demo_writes_report_and_resumes(tmp_path, capsys):
+    out = tmp_path / "b"
+    args = ["bench", "--workspace", "demo", "--embedder", "hashing", "--methods", "dense,ppr", "--limit", "2",
+            "--out", str(out)]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "| dense | 2 |" in text and "4 runs now, 0 already done" in text
+    assert {p.name for p in out.iterdir()} >= {"results.jsonl", "summary.json", "report.md", "charts.html", "run.json"}
+    assert main([*args, "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert set(summary["methods"]) == {"dense", "ppr"} and summary["questions"] == 2
+    assert len((out / "results.jsonl").read_text().splitlines()) == 4  # resumed: nothing ran twice
+
+
+def test_bench_errors(tmp_path, capsys):
+    assert main(["bench", "--workspace", "demo", "--embedder", "hashing", "--methods", "dense,nope",
+                 "--out", str(tmp_path / "x")]) == 2
+    assert "Unknown method 'nope'" in capsys.readouterr().err
+    bad = tmp_path / "q.json"
+    bad.write_text('{"question": "x"}', encoding="utf-8")
+    assert main(["bench", "--workspace", "demo", "--embedder", "hashing", "--questions", str(bad),
+                 "--out", str(tmp_path / "y")]) == 2
+    assert "q.json: the top level is not a list" in capsys.readouterr().err
+    out = tmp_path / "z"
+    assert main(["bench", "--workspace", "demo", "--embedder", "hashing", "--methods", "dense", "--limit", "1",
+                 "--out", str(out)]) == 0
+    assert main(["bench", "--workspace", "demo", "--embedder", "hashing", "--methods", "dense", "--limit", "1",
+                 "--cut", "2", "--out", str(out)]) == 2
+    assert "holds a benchmark run with other settings" in capsys.readouterr().err

@@ -1,0 +1,130 @@
+"""Failure diagnosis: verdicts on constructed cases where the losing stage is known."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+
+import pytest
+
+from core.eval.diagnosis import (
+    STAGE_ORDER,
+    Diagnosis,
+    Gold,
+    StageDecl,
+    diagnose,
+    generic_diagnosis,
+    gold_entities,
+    judge_answer,
+    stages_for,
+)
+from core.graph.model import GraphBuilder
+from core.methods.base import RankedChunk
+from core.methods.registry import METHODS
+from core.trace import Trace
+
+
+def toy_workspace():
+    """c1 and c2 have triples; c3 has none (its entities never reached the graph)."""
+    b = GraphBuilder(name="toy")
+    for cid, title in (("c1", "Matrix"), ("c2", "Smith"), ("c3", "Atlantis")):
+        b.add_chunk(title, f"text of {title}", chunk_id=cid)
+    b.add_triple("The Matrix", "villain", "Agent Smith", chunk_id="c1")
+    b.add_triple("Agent Smith", "played by", "Hugo Weaving", chunk_id="c2")
+    return SimpleNamespace(graph=b.build(), name="toy")
+
+
+@dataclass(frozen=True)
+class FakeResult:
+    method: str
+    ranked_chunks: tuple[RankedChunk, ...]
+    answer: str = ""
+    query: str = "q"
+    trace: Trace = field(default_factory=lambda: Trace("dense", "q"))
+
+
+def fake(method: str, ranked: list[str], answer: str = "", *, llm: bool = False) -> FakeResult:
+    t = Trace(method, "q")
+    t.add("answer", "Answer", {"mode": "llm" if llm else "extractive", "answer": answer})
+    return FakeResult(method, tuple(RankedChunk(c, 1.0 / (i + 1)) for i, c in enumerate(ranked)), answer, trace=t)
+
+
+def test_contract_types():
+    with pytest.raises(ValueError, match="is not a diagnosis stage"):
+        StageDecl("lost_somewhere", "x")
+    with pytest.raises(ValueError, match="diagnosis stage 'nope' is unknown"):
+        Diagnosis("m", "nope", "s")
+    d = Diagnosis("m", "ranked_out", "s", {"path": ("a", "b")}, {"c1": 3, "c2": None})
+    assert Diagnosis.from_dict(d.to_dict()) == Diagnosis("m", "ranked_out", "s", {"path": ["a", "b"]},
+                                                         {"c1": 3, "c2": None})
+    for spec in METHODS.values():  # every registered method declares known stages, each once
+        keys = [s.key for s in stages_for(spec.name)]
+        assert keys and all(k in STAGE_ORDER for k in keys) and len(set(keys)) == len(keys)
+    assert [s.key for s in stages_for("bubblerag")] == list(STAGE_ORDER)
+    assert [s.key for s in stages_for("fastinsight")] == ["not_in_graph", "not_expanded", "ranked_out", "answer_wrong"]
+
+
+def test_gold_entities_from_provenance():
+    ws = toy_workspace()
+    g = ws.graph
+    assert sorted(g.node_names[v] for v in gold_entities(g, "c2")) == ["agent smith", "hugo weaving"] or \
+        sorted(g.node_names[v].lower() for v in gold_entities(g, "c2")) == ["agent smith", "hugo weaving"]
+    assert gold_entities(g, "c3") == []
+
+
+def test_generic_verdicts():
+    ws = toy_workspace()
+    gold = Gold("q", ("c1", "c2"), ("Hugo Weaving",))
+    assert diagnose(fake("dense", ["c1", "c2"], "Hugo Weaving", llm=True), ws, gold).stage == "ok"
+    d = diagnose(fake("dense", ["c1", "c2"], "Keanu Reeves", llm=True), ws, gold)
+    assert d.stage == "answer_wrong" and d.evidence["answer"]["f1"] == 0.0
+    # an extractive answer is not judged: retrieval verdicts stay visible in none mode
+    assert diagnose(fake("dense", ["c1", "c2"], "Keanu Reeves"), ws, gold).stage == "ok"
+    d = diagnose(fake("dense", ["c1", "x", "y", "c2"], llm=True), ws, gold, cut=2)
+    assert d.stage == "ranked_out" and d.gold_ranks == {"c1": 1, "c2": 4} and d.evidence["below_cut"] == {"c2": 4}
+    d = diagnose(fake("dense", ["c1"]), ws, gold)
+    assert d.stage == "ranked_out" and d.gold_ranks["c2"] is None and d.evidence["not_retrieved"] == ["c2"]
+    d = diagnose(fake("dense", ["c1"]), ws, Gold("q", ("c1", "gone")))
+    assert d.stage == "not_in_graph" and "not a passage of this workspace" in d.summary
+    assert diagnose(fake("dense", ["c1"]), ws, Gold("q", (), unmatched=("Atlantis",))).stage == "no_gold"
+    # methods that walk entities: a gold passage without any entity is lost before retrieval
+    d = generic_diagnosis(fake("x", ["c1"]), ws, Gold("q", ("c1", "c3")), needs_entities=True)
+    assert d.stage == "not_in_graph" and d.evidence["missing"] == {"c3": "no node or triple of the graph comes "
+                                                                          "from this passage"}
+    with pytest.raises(ValueError, match="cut must be at least 1"):
+        diagnose(fake("dense", ["c1"]), ws, gold, cut=0)
+
+
+def test_unregistered_method_gets_the_generic_diagnoser():
+    ws = toy_workspace()
+    d = diagnose(fake("brand-new-method", ["c3", "c1"]), ws, Gold("q", ("c1",)))
+    assert d.method == "brand-new-method" and d.stage == "ok"
+
+
+def test_judge_answer_modes():
+    r = fake("dense", ["c1"], "the Hugo Weaving", llm=True)
+    j = judge_answer(r, Gold("q", ("c1",), ("Hugo Weaving",)))
+    assert j.judged and j.correct and j.em == 1.0
+    assert not judge_answer(r, Gold("q", ("c1",))).judged
+    assert judge_answer(fake("dense", ["c1"], "x"), Gold("q", ("c1",), ("y",)), judge="always").judged
+
+
+def test_ppr_no_seed_in_gold_passage():
+    from core.methods.baselines.common import BaselineResult
+    from core.methods.baselines.diagnosis import diagnose_ppr
+
+    ws = toy_workspace()
+    g = ws.graph
+    matrix = g.node("The Matrix")
+    seeds = [{"entity": "Matrix", "node": matrix, "name": g.node_names[matrix], "similarity": 0.9, "weight": 1.0}]
+    t = Trace("ppr", "q")
+    ranked = (RankedChunk("c1", 0.5),)
+    res = BaselineResult("ppr", "q", ranked, "", t, details={"seeds": seeds, "graph": "entity graph"})
+    d = diagnose_ppr(res, ws, Gold("q", ("c1", "c2")), cut=5)
+    assert d.stage == "no_anchor" and "c2" in d.evidence["lost"] and d.evidence["seeds"][0]["node"] == g.node_names[matrix]
+    d = diagnose_ppr(res, ws, Gold("q", ("c2", "c3")), cut=5)
+    assert d.stage == "not_in_graph"  # c3 has no entity: earlier than c2's no_anchor
+    smith = g.node("Agent Smith")
+    seeds.append({"entity": "Smith", "node": smith, "name": g.node_names[smith], "similarity": 0.9, "weight": 1.0})
+    d = diagnose_ppr(res, ws, Gold("q", ("c1", "c2")), cut=5)
+    assert d.stage == "ranked_out" and d.evidence["lost"]["c2"]["seeds_in_passage"]
