@@ -38,7 +38,7 @@ import threading
 import time
 import weakref
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -75,6 +75,9 @@ class PPRConfig:
     tol: float = field(default=1e-10, metadata={"help": "Power iteration stops when the L1 change per node is below this."})
     max_iter: int = field(default=200, metadata={"help": "Power iteration limit."})
     answer_passages: int = field(default=5, metadata={"help": "Top passages given to the LLM for the answer."})
+    evidence_format: Literal["passages", "triples", "chains"] = field(default="passages", metadata={
+        "help": "Answer prompt evidence (ReG §4.2): the passages, the KG triples of those passages as a raw list, "
+                "or the same triples as ReG evidence chains. Token counts of every format are recorded."})
 
     def __post_init__(self) -> None:
         checks: list[tuple[str, bool, str]] = [
@@ -367,7 +370,8 @@ def run(query: str, workspace: Workspace, *, config: PPRConfig | None = None, ba
         if reached < cfg.top_k:
             step.fallback = (f"the walk reached only {reached} passages; the rest of the top-{cfg.top_k} is "
                              "ordered by dense similarity")
-    ans = record_answer(trace, query, answer_passages(graph, ranked), backends, max_passages=cfg.answer_passages)
+    ans = record_answer(trace, query, answer_passages(graph, ranked), backends, max_passages=cfg.answer_passages,
+                        evidence_format=cfg.evidence_format, graph=graph)
     details = {"seeds": [asdict(s) for s in seeds], "iterations": res.iterations, "converged": res.converged,
                "graph": "corpus graph" if corpus else "entity graph"}
     return BaselineResult("ppr", query, ranked, ans.text, trace, details=details)

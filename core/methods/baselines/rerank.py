@@ -8,7 +8,7 @@ reranker (``O_m``) scores each (query, passage) pair as ``head(features(q, p))``
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -32,6 +32,9 @@ class RerankConfig:
                                                           "(FastInsight §4.1.1; paper: 100)."})
     top_k: int = field(default=10, metadata={"help": "Reranked passages kept (paper: 10)."})
     answer_passages: int = field(default=5, metadata={"help": "Top passages given to the LLM for the answer."})
+    evidence_format: Literal["passages", "triples", "chains"] = field(default="passages", metadata={
+        "help": "Answer prompt evidence (ReG §4.2): the passages, the KG triples of those passages as a raw list, "
+                "or the same triples as ReG evidence chains. Token counts of every format are recorded."})
 
     def __post_init__(self) -> None:
         for name in ("candidates", "top_k", "answer_passages"):
@@ -103,6 +106,7 @@ def run(query: str, workspace: Workspace, *, config: RerankConfig | None = None,
                      "description": reranker.description, "features_from_index": source is not None,
                      "ranking": [graph.chunks[int(ids[i])].id for i in order], "scores": np.round(scores[order], 6),
                      "vector_rank": [int(i) + 1 for i in order]}
-    ans = record_answer(trace, query, answer_passages(graph, ranked), backends, max_passages=cfg.answer_passages)
+    ans = record_answer(trace, query, answer_passages(graph, ranked), backends, max_passages=cfg.answer_passages,
+                        evidence_format=cfg.evidence_format, graph=graph)
     return BaselineResult("rerank", query, ranked, ans.text, trace, f"{reranker.name} ({reranker.model_id})",
                           reranker.description, {"vector_rank": vector_rank, "candidates": int(ids.size)})

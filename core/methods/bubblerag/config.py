@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
-from typing import Any
+from typing import Any, Literal
 
 #: α presets for the query semantics of §3.4 ("Supporting Diverse Query Semantics").
 ALPHA_PRESETS: dict[str, float] = {"AND": 10.0, "balanced": 1.0, "OR": 0.0}
@@ -48,9 +48,18 @@ class BubbleConfig:
     none_select: int = _f(3, "`none` mode: at most this many neighbour edges added per hop.")
     time_budget_s: float = _f(120.0, "Anytime budget for reasoning-aware expansion over CEGs in rank order (§3.5).")
     max_chunks: int = _f(15, "At most this many source chunks reach the answer prompt (§4.1: 15).")
-    fill_with_preview: bool = _f(True, "If the evidence graph cites fewer than max_chunks chunks, fill the "
-                                       "remaining slots with pre-retrieved chunks (marked as such).")
+    chunk_ranking: Literal["interleave", "support"] = _f(
+        "interleave", "Order of the source chunks (ours; §3.6 does not rank them): 'interleave' alternates the "
+                      "graph-evidence order (support) with query similarity over evidence + pre-retrieved chunks; "
+                      "'support' uses the evidence order alone.")
+    fill_with_preview: bool = _f(True, "With chunk_ranking='support': if the evidence graph cites fewer than "
+                                       "max_chunks chunks, fill the remaining slots with pre-retrieved chunks "
+                                       "(marked as such).")
     answer_max_tokens: int = _f(256, "Token limit for the final answer.")
+    evidence_format: Literal["passages", "triples", "chains"] = _f(
+        "triples", "Reasoning skeleton in the answer prompt (§3.6 + ReG §4.2): 'triples' (the paper's serialized "
+                   "G_final), 'chains' (ReG evidence chains) or 'passages' (no skeleton). The source passages are "
+                   "kept in every format.")
     seed: int = _f(0, "Seed for LLM sampling (temperature 0 is used everywhere).")
 
     def with_(self, **changes: Any) -> BubbleConfig:

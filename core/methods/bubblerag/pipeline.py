@@ -161,7 +161,8 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
     ans: Answer = generate_answer(query, evidence, graph, workspace.index("chunks").vectors if graph.n_chunks
                                   else np.zeros((0, 1), np.float32), qvec, pre.chunk_ids, llm, backends.embedder,
                                   max_chunks=cfg.max_chunks, fill_with_preview=cfg.fill_with_preview,
-                                  max_tokens=cfg.answer_max_tokens, trace=trace)
+                                  max_tokens=cfg.answer_max_tokens, trace=trace,
+                                  evidence_format=cfg.evidence_format, chunk_ranking=cfg.chunk_ranking)
     return BubbleResult(query, cfg, pre, kws, spec, relax, cands, groups, local, expansion, ranked, reasoning, evidence,
                         ans.chunks, ans.text, ans.by, False, trace, node_cost=node_cost)
 

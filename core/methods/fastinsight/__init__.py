@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass, field, fields
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -76,6 +76,9 @@ class FastInsightConfig:
         "help": "KG workspaces only: passages are linked when they share an entity; entities in more "
                 "passages than this are hubs and link nothing."})
     answer_passages: int = field(default=5, metadata={"help": "Top passages given to the LLM for the answer."})
+    evidence_format: Literal["passages", "triples", "chains"] = field(default="passages", metadata={
+        "help": "Answer prompt evidence (ReG §4.2): the passages, the KG triples of those passages as a raw list, "
+                "or the same triples as ReG evidence chains. Token counts of every format are recorded."})
 
     def __post_init__(self) -> None:
         checks: list[tuple[str, bool, str]] = [
@@ -225,7 +228,8 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
         "seconds": time.perf_counter() - t_start}, section="FastInsight §3.2")
     g = workspace.graph
     top = [(c.chunk_id, g.chunk(c.chunk_id).title, g.chunk(c.chunk_id).text) for c in ranked]
-    ans = record_answer(trace, query, top, backends, max_passages=cfg.answer_passages)
+    ans = record_answer(trace, query, top, backends, max_passages=cfg.answer_passages,
+                        evidence_format=cfg.evidence_format, graph=g)
     return FastInsightRun("fastinsight", query, ranked, ans.text, trace, f"{reranker.name} ({reranker.model_id})",
                           reranker.description, bool(reranker.linear_head), engine,
                           tuple(pg.chunk_ids[int(v)] for v in ranking), cfg)
