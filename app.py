@@ -36,6 +36,17 @@ PAGES = {
         st.Page("pages/granker.py", title="GRanker vs plain reranking", icon=":material/swap_vert:",
                 url_path="granker"),
     ],
+    "SG-RAG": [  # issue 7
+        st.Page("pages/subgraph.py", title="Subgraph matching", icon=":material/account_tree:", url_path="subgraph"),
+    ],
+    "ReG": [  # issue 8
+        st.Page("pages/evidence_chains.py", title="Evidence chains", icon=":material/linear_scale:",
+                url_path="evidence_chains"),
+    ],
+    "Evaluate": [  # issue 6
+        st.Page("pages/compare.py", title="Compare methods", icon=":material/compare:", url_path="compare"),
+        st.Page("pages/benchmark.py", title="Benchmark", icon=":material/analytics:", url_path="benchmark"),
+    ],
 }
 
 nav = st.navigation(PAGES)

@@ -251,3 +251,85 @@ def styled_network_html(_graph: KnowledgeGraph, key: str, nodes: tuple[int, ...]
         _graph, nodes, edges=edges, colors=dict(colors), sizes=dict(sizes) if sizes else None,
         borders={v: (c, w) for v, c, w in borders}, edge_colors=dict(edge_colors), edge_widths=dict(edge_widths),
         notes=dict(notes), positions=pos, legend=legend, edge_labels=edge_labels, height=height)
+
+
+# ============================================================================ Evaluate (issue 6)
+# Added for pages/compare.py and pages/benchmark.py. One method run per (workspace, backends,
+# method, question); results are objects (cache_resource) for the same reason as BubbleRAG's.
+@st.cache_resource(show_spinner=False, max_entries=64)
+def method_run(_workspace: Workspace, _backends: Any, key: str, backends_key: str, method: str, query: str) -> Any:
+    """A registered method's result on ``query`` (paper defaults; generators seeded with 0)."""
+    from core.eval.runner import run_method
+
+    return run_method(method, query, _workspace, _backends, seed=0)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def bench_report(path: str, mtime: float) -> Any:
+    """A benchmark folder reloaded (``core.eval.runner.load_report``); ``mtime`` of its JSONL keys it."""
+    from core.eval.runner import load_report
+
+    return load_report(path)
+
+
+# ============================================================================ ReG (issue 8)
+# Added for pages/evidence_chains.py. Results are objects (cache_resource), as for the other methods.
+@st.cache_resource(show_spinner="Running the method…", max_entries=32)
+def reg_method_run(_workspace: Workspace, _backends: Any, key: str, backends_key: str, method: str, query: str,
+                   evidence_format: str) -> Any:
+    """A registered method's result with the given answer-prompt evidence format (seeded)."""
+    from core.eval.runner import run_method
+    from core.methods.reg.evidence import method_config
+    from core.methods.registry import get_method
+
+    config = method_config(get_method(method).load(), evidence_format=evidence_format)
+    return run_method(method, query, _workspace, _backends, config=config, seed=0)
+
+
+@st.cache_resource(show_spinner="Building the supervision candidates…", max_entries=32)
+def reg_supervision(_workspace: Workspace, _item: Any, _llm: Any, key: str, qid: str, llm_key: str,
+                    refine: bool) -> tuple[Any, Any]:
+    """(Supervision, Trace) of one question: candidate pool → compression → selection (ReG §4.1)."""
+    from core.methods.reg.supervision import build_supervision
+    from core.trace import Trace
+
+    trace = Trace("reg-supervision", _item.question, _workspace.name)
+    sup = build_supervision(_item, _workspace.graph, _llm, refine=refine, trace=trace)
+    return sup, trace
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def reg_questions(_workspace: Workspace, key: str) -> list[Any]:
+    """The workspace's questions with answers (``core.methods.reg.supervision.QAItem``; [] if none)."""
+    from core.methods.reg.supervision import load_qa
+
+    path = _workspace.questions_path
+    return load_qa(path, _workspace.graph) if path is not None else []
+
+
+
+# ============================================================================ SG-RAG (issue 7)
+# pages/subgraph.py: one run per (workspace, backends, question, knobs); the dominance model is
+# trained outside any cache (it writes to disk) under a progress bar, then reused from disk.
+def sgrag_model_ready(workspace: Workspace, embedder: Embedder, key: str, embedder_name: str) -> bool:
+    """Whether the SG-RAG dominance model for this workspace is already trained (no progress bar needed)."""
+    from core.methods.sgrag.pipeline import is_prepared
+
+    return is_prepared(workspace, embedder)
+
+
+def sgrag_prepare(workspace: Workspace, embedder: Embedder, key: str, embedder_name: str, *, retrain: bool,
+                  progress: Any = None) -> Any:
+    """Train (or load) the dominance model and label tables (``core.methods.sgrag.prepare``)."""
+    from core.methods.sgrag import prepare
+
+    return prepare(workspace, embedder, retrain=retrain, progress=progress)
+
+
+@st.cache_resource(show_spinner="Matching the query graph (SG-RAG)…", max_entries=32)
+def sgrag_run(_workspace: Workspace, _backends: Any, key: str, backends_key: str, query: str,
+              params: tuple[tuple[str, Any], ...]) -> Any:
+    """``core.methods.sgrag.run`` with ``SGRAGConfig(**dict(params))`` (an ``SGRAGResult``)."""
+    from core.methods.sgrag import SGRAGConfig, run
+
+    return run(query, _workspace, config=SGRAGConfig(**dict(params)), backends=_backends)

@@ -59,6 +59,23 @@ BUBBLE_DL_GRAPHML = "egx.bubble.download_graphml"
 BUBBLE_DL_HTML = "egx.bubble.download_html"
 BUBBLE_DL_TRACE = "egx.bubble.download_trace"
 
+# ---------------------------------------------------------------- Evaluate pages (issue 6)
+COMPARE_QUESTION = "egx.compare.question"  #: the question compared (the benchmark table's rows set it too)
+COMPARE_CUSTOM = "egx.compare.custom"  #: text of a typed question
+COMPARE_METHODS = "egx.compare.methods"  #: methods shown side by side
+COMPARE_CUT = "egx.compare.cut"  #: rank cut of the diagnosis
+COMPARE_GOLD_QUESTIONS = "egx.compare.gold_questions"  #: the workspace's questions with gold (for hand-offs)
+#: the question handed to a method's step-through page by "open in …" (pages of new methods may read it)
+HANDOFF_QUESTION = "egx.handoff.question"
+BENCH_METHODS = "egx.bench.methods"
+BENCH_LIMIT = "egx.bench.limit"
+BENCH_OUT = "egx.bench.out"  #: folder the page runs into / loads from
+BENCH_RUN = "egx.bench.run"  #: the run button
+BENCH_LOADED = "egx.bench.loaded"  #: path of the report shown
+BENCH_FILTER_METHOD = "egx.bench.filter_method"
+BENCH_FILTER_STAGE = "egx.bench.filter_stage"
+BENCH_TABLE = "egx.bench.table"  #: the per-question dataframe (row selection opens the comparison)
+
 # ---------------------------------------------------------------- defaults
 DEFAULT_WORKSPACE = "demo"
 DEFAULT_RERANKER = "biencoder"

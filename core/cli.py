@@ -8,6 +8,8 @@ Examples
     egx ask "When did Lothair II's mother die?" --workspace demo --method bubblerag --llm none
     egx index triples.csv corpus.json --workspace ~/kg/mine --embedder minilm
     egx index ../shared/data/umls_named --workspace /tmp/umls --embedder hashing
+    egx make-erqa --kg ../shared/data/fb15k237_named --n 200 --seed 0 --out fb_erqa.json
+    egx bench --workspace musique --methods dense,ppr,bubblerag --limit 20 --out runs/musique
     egx app --port 8501
 """
 
@@ -152,7 +154,13 @@ def cmd_ask(args: argparse.Namespace) -> int:
     llm = get_llm(args.llm)
     reranker = get_reranker(args.reranker, embedder=embedder, llm=llm) if spec.needs_reranker else None
     ws = resolve_workspace(args.workspace, embedder)
-    result = spec.load()(args.question, ws, backends=Backends(embedder, llm, reranker))
+    runner = spec.load()
+    config = None
+    if getattr(args, "evidence_format", None):
+        from core.methods.reg.evidence import method_config
+
+        config = method_config(runner, evidence_format=args.evidence_format)
+    result = runner(args.question, ws, config=config, backends=Backends(embedder, llm, reranker))
     s = summarize(result, ws, top=args.top)
     if args.trace:
         Path(args.trace).write_text(result.trace.to_json(indent=1), encoding="utf-8")
@@ -171,6 +179,101 @@ def cmd_ask(args: argparse.Namespace) -> int:
     for f in s["fallbacks"]:
         print(f"  fallback — {f}")
     print(f"\n{s['seconds']:.2f} s, {s['tokens']} LLM tokens, method {s['method']}")
+    return 0
+
+
+def cmd_train_reg(args: argparse.Namespace) -> int:
+    from core.backends.registry import get_embedder, get_llm
+    from core.methods.base import Backends
+    from core.methods.reg.config import TrainConfig
+    from core.methods.reg.train import train_reg
+
+    embedder = get_embedder(args.embedder)
+    llm = get_llm(args.llm)
+    if args.supervision == "refined" and not llm.available:
+        print("egx train-reg: note: --supervision refined with --llm none keeps the weak shortest-path labels "
+              "for every question (pass --llm local, local-small or openai).", file=sys.stderr)
+    ws = resolve_workspace(args.workspace, embedder)
+    questions = args.questions or ws.questions_path
+    if questions is None:
+        raise SystemExit(f"egx train-reg: workspace {ws.name!r} has no questions file; pass --questions FILE")
+    cfg = TrainConfig(supervision=args.supervision, seed=args.seed, epochs=args.epochs)
+    res = train_reg(ws, questions, backends=Backends(embedder, llm), cfg=cfg, out=args.out, limit=args.limit,
+                    progress=_progress_bar("train-reg"))
+    if args.json:
+        print(json.dumps(res.to_dict(), indent=2, default=str))
+        return 0
+    k = cfg.recall_k
+    print(f"Trained ReG@Triple ({res.supervision} supervision) on {res.counts.get('train_examples', 0)} questions "
+          f"({res.counts.get('val_examples', 0)} validation, {res.counts.get('test_examples', 0)} test held out); "
+          f"best epoch {res.best_epoch}, {res.seconds:.1f} s on {res.device}.")
+    for name, m in (("trained", res.test), ("cosine baseline", res.baseline_test)):
+        print(f"  test {name:<16} label recall@{k} {m['label_recall']:.3f}  gold-passage triple recall@{k} "
+              f"{m['gold_passage_recall']:.3f}  answer hit@{k} {m['answer_hit']:.3f}")
+    print(f"Saved to {res.model_dir}")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    """`egx bench`: every method on every question; JSONL + summary + report + charts in --out."""
+    from core.backends.registry import get_embedder, get_llm, get_reranker
+    from core.eval.datasets import load_questions, load_questions_file
+    from core.eval.runner import run_benchmark
+    from core.methods.base import Backends
+    from core.methods.registry import get_method
+
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    specs = [get_method(m) for m in methods]
+    embedder = get_embedder(args.embedder)
+    llm = get_llm(args.llm)
+    reranker = get_reranker(args.reranker, embedder=embedder, llm=llm) if any(s.needs_reranker for s in specs) else None
+    ws = resolve_workspace(args.workspace, embedder)
+    qs = load_questions_file(args.questions, ws.graph) if args.questions else load_questions(ws)
+    if not qs:
+        raise SystemExit("egx bench: no questions; give --questions FILE or a workspace that has a questions file")
+    from tqdm import tqdm
+
+    bar = tqdm(total=0, desc="bench", unit="run", file=sys.stderr)
+
+    def progress(done: int, total: int, msg: str) -> None:
+        bar.total = total
+        bar.update(done - bar.n)
+        bar.set_postfix_str(msg[:50])
+
+    rep = run_benchmark(ws, qs, methods, Backends(embedder, llm, reranker), out_dir=args.out, limit=args.limit,
+                        seed=args.seed, cut=args.cut, progress=progress, save_traces=args.traces,
+                        meta={"questions_file": str(args.questions or ws.questions_path)})
+    bar.close()
+    if args.json:
+        print(json.dumps(rep.summary, indent=1, ensure_ascii=False))
+        return 0
+    from core.eval.report import markdown_report
+
+    print(markdown_report(rep.summary))
+    print(f"{rep.ran} runs now, {rep.skipped} already done. Files: "
+          + ", ".join(str(p) for p in rep.files.values()))
+    return 0
+
+
+def cmd_make_erqa(args: argparse.Namespace) -> int:
+    """SG-RAG App. G: bridge-star questions with gold answers from a KG folder or workspace."""
+    from core.backends.registry import get_llm
+    from core.eval.erqa import build_erqa, write_erqa
+    from core.graph.loaders import load_inputs
+
+    src = Path(args.kg)
+    if (src / "manifest.json").exists():
+        from core.index.workspace import Workspace
+
+        graph = Workspace.open(src).graph
+    else:
+        graph = load_inputs([src], name=src.name).graph
+    llm = get_llm(args.llm) if args.llm != "none" else None
+    qs = build_erqa(graph, args.n, seed=args.seed, min_degree=args.min_degree, max_answers=args.max_answers, llm=llm)
+    out = write_erqa(qs, args.out)
+    print(f"Wrote {len(qs)} bridge-star questions (seed {args.seed}) from {graph.name or src.name} "
+          f"({graph.n_nodes} nodes, {graph.n_edges} edges) to {out}"
+          + ("" if len(qs) == args.n else f" — only {len(qs)} of {args.n} could be built; lower --min-degree"))
     return 0
 
 
@@ -223,7 +326,56 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("--top", type=int, default=5, help="how many CEGs / chunks to print")
     k.add_argument("--json", action="store_true", help="print the answer, CEGs and chunks as JSON")
     k.add_argument("--trace", help="also write the full trace (JSON, reloadable) to this file")
+    k.add_argument("--evidence-format", choices=("passages", "triples", "chains"),
+                   help="answer prompt evidence: passages, raw KG triples, or ReG evidence chains (ReG §4.2)")
     k.set_defaults(func=cmd_ask)
+
+    tr = sub.add_parser("train-reg", help="train the ReG@Triple retriever on weak or LLM-refined supervision",
+                        description="ReG §4.1 / App. D-E: candidate pool, compression, LLM selection (refined) or "
+                                    "shortest paths (weak); an MLP triple scorer with DDE; held-out recall.")
+    tr.add_argument("--workspace", required=True, help="workspace folder, name, or sample (e.g. musique)")
+    tr.add_argument("--questions", help="questions with answers (JSON list; MuSiQue format works); default: the "
+                                        "workspace's own questions file")
+    tr.add_argument("--supervision", choices=("weak", "refined"), default="weak")
+    tr.add_argument("--llm", default="none", help="LLM for refined supervision (local, local-small, openai)")
+    tr.add_argument("--embedder", default="minilm")
+    tr.add_argument("--out", help="model folder (default <workspace>/reg/retriever, which `egx ask --method reg` uses)")
+    tr.add_argument("--seed", type=int, default=0)
+    tr.add_argument("--epochs", type=int, default=40)
+    tr.add_argument("--limit", type=int, help="use only the first N questions")
+    tr.add_argument("--json", action="store_true", help="print the result (curves, held-out metrics) as JSON")
+    tr.set_defaults(func=cmd_train_reg)
+
+    b = sub.add_parser("bench", help="benchmark methods on questions with gold evidence (metrics + failure diagnosis)",
+                       description="Runs every method on every question in one process and writes results.jsonl "
+                                   "(one line per question x method; a rerun resumes), summary.json, report.md and "
+                                   "charts.html to --out.")
+    b.add_argument("--workspace", default="musique", help="workspace folder, name, or sample (demo, musique)")
+    b.add_argument("--questions", help="questions file (HippoRAG JSON/JSONL, or BEIR qrels .tsv with queries.jsonl "
+                                       "beside it); default: the workspace's own questions")
+    b.add_argument("--methods", default="dense,rerank,ppr,fastinsight,bubblerag",
+                   help="comma-separated registered methods (see core/methods/registry.py)")
+    b.add_argument("--llm", default="none", help="none, local, local-small, openai")
+    b.add_argument("--embedder", default="minilm")
+    b.add_argument("--reranker", default="biencoder", help="for methods that rerank")
+    b.add_argument("--limit", type=int, help="run only the first N questions (after the seeded shuffle, if --seed)")
+    b.add_argument("--seed", type=int, help="shuffle the questions with this seed and seed every generator")
+    b.add_argument("--cut", type=int, default=5, help="rank cut of the failure diagnosis (default 5)")
+    b.add_argument("--out", required=True, help="output folder (resumed if it holds a run with the same settings)")
+    b.add_argument("--traces", action="store_true", help="also write every run's trace to OUT/traces/")
+    b.add_argument("--json", action="store_true", help="print the summary JSON instead of the markdown report")
+    b.set_defaults(func=cmd_bench)
+
+    e = sub.add_parser("make-erqa", help="generate ERQA-style multi-constraint questions from a KG (SG-RAG App. G)")
+    e.add_argument("--kg", required=True, help="a named-KG folder (UMLS/FB15k-237 layout), a triples file, or a workspace")
+    e.add_argument("--n", type=int, default=200, help="number of questions")
+    e.add_argument("--seed", type=int, default=0)
+    e.add_argument("--min-degree", type=int, default=8, help="star nodes have at least this many neighbours")
+    e.add_argument("--max-answers", type=int, default=1, help="accept questions with up to this many gold answers "
+                                                              "(dense KGs such as UMLS need 2-3)")
+    e.add_argument("--llm", default="none", help="none (template text) or an LLM to polish the questions")
+    e.add_argument("--out", required=True, help="output questions JSON")
+    e.set_defaults(func=cmd_make_erqa)
 
     a = sub.add_parser("app", help="start the Streamlit app")
     a.add_argument("--port", type=int, default=8501)
