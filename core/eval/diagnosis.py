@@ -216,6 +216,18 @@ def judge_answer(result: MethodResult, gold: Gold, *, judge: str = "llm") -> Ans
     return AnswerJudgement(True, em == 1.0, em, f1, "")
 
 
+def no_gold(method: str, gold: Gold, ranks: dict[str, int | None]) -> Diagnosis:
+    """The verdict for a question without a gold passage in this workspace (nothing to diagnose)."""
+    return Diagnosis(method, NO_GOLD, "The question has no gold passage in this workspace"
+                     + (f" (unmatched: {', '.join(gold.unmatched[:3])})." if gold.unmatched else "."),
+                     {"unmatched": list(gold.unmatched)}, ranks)
+
+
+def lost_gold(ranks: dict[str, int | None], cut: int) -> list[str]:
+    """Gold chunk ids not retrieved within the top ``cut``, in gold order."""
+    return [c for c, r in ranks.items() if r is None or r > cut]
+
+
 def retrieval_summary(ranks: dict[str, int | None], cut: int) -> tuple[list[str], list[str], list[str]]:
     """(gold within the cut, gold retrieved below the cut, gold not retrieved at all)."""
     within = [c for c, r in ranks.items() if r is not None and r <= cut]
@@ -263,9 +275,7 @@ def generic_diagnosis(result: MethodResult, workspace: Workspace, gold: Gold, *,
     method = result.method
     ranks = gold_ranks(result, gold)
     if not gold.chunk_ids:
-        return Diagnosis(method, NO_GOLD, "The question has no gold passage in this workspace"
-                         + (f" (unmatched: {', '.join(gold.unmatched[:3])})." if gold.unmatched else "."),
-                         {"unmatched": list(gold.unmatched)}, ranks)
+        return no_gold(method, gold, ranks)
     missing = missing_from_graph(workspace, gold, needs_entities=needs_entities)
     missed = {c: why for c, why in missing.items() if ranks.get(c) is None or ranks[c] > cut}  # type: ignore[operator]
     if missed:

@@ -1,4 +1,5 @@
-"""What every real-browser test needs: a running ``streamlit run`` server and Debian chromium.
+"""What the app tests share: one page as the default page of app.py (:func:`page_app_script`, for
+AppTest and for a server), a running ``streamlit run`` server and Debian chromium.
 
 Use :func:`app_server` as a context manager (or the ``app_server`` fixture in ``conftest.py``)::
 
@@ -14,6 +15,7 @@ model. Never ``playwright install``: chromium comes from Debian (scripts/bootstr
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -90,6 +92,19 @@ def app_server(tmp_path: Path, script: Path | str = "app.py", **env_overrides: s
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=10)
+
+
+def page_app_script(page: str) -> str:
+    """app.py with ``page`` (e.g. ``"pages/subgraph.py"``) as the default page and absolute page paths,
+    as a runnable script for AppTest or ``streamlit run``. It is compiled under app.py's own file name,
+    so the sidebar recognises the run; other pages link relative to app.py, so they are not run here."""
+    src = (ROOT / "app.py").read_text(encoding="utf-8")
+    assert f'st.Page("{page}"' in src, f"app.py does not list {page}"
+    src = re.sub(r",\s*default=True", "", src)
+    src = re.sub(r'(st\.Page\("' + re.escape(page) + r'"[^)]*)\)', r"\1, default=True)", src, count=1)
+    src = src.replace('st.Page("pages/', f'st.Page("{ROOT}/pages/')
+    return (f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
+            f"exec(compile({src!r}, {str(ROOT / 'app.py')!r}, 'exec'))\n")
 
 
 def launch_chromium(playwright: Any) -> Any:

@@ -13,21 +13,14 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.browser_support import app_server, launch_chromium
+from tests.app.browser_support import app_server, launch_chromium, page_app_script
 
-ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 120
 QUESTION, CUSTOM_Q, METHOD, FORMAT = "egx.reg.question", "egx.reg.custom_question", "egx.reg.method", "egx.reg.format"
 
 
 def app_script() -> str:
-    src = (ROOT / "app.py").read_text(encoding="utf-8")
-    assert "pages/evidence_chains.py" in src, "app.py does not list the Evidence chains page"
-    src = re.sub(r",\s*default=True", "", src)
-    src = re.sub(r'(st\.Page\("pages/evidence_chains\.py"[^)]*)\)', r"\1, default=True)", src, count=1)
-    src = src.replace('st.Page("pages/', f'st.Page("{ROOT}/pages/')
-    return (f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
-            f"exec(compile({src!r}, {str(ROOT / 'app.py')!r}, 'exec'))\n")
+    return page_app_script("pages/evidence_chains.py")
 
 
 def open_page(**state: object) -> AppTest:

@@ -1,13 +1,10 @@
 """The "GRanker vs plain reranking" page: AppTest runs and one real-browser flow.
 
-The tests run app.py's source (compiled under app.py's own file name, so the sidebar recognises
-the run) with this page as the default page and absolute page paths; if app.py does not list the
-page yet, :func:`app_script` adds it.
+The tests run app.py with this page as the default page (:func:`tests.app.browser_support.page_app_script`).
 """
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,30 +13,15 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from components import state as S
-from tests.app.browser_support import app_server, launch_chromium
+from tests.app.browser_support import app_server, launch_chromium, page_app_script
 
-ROOT = Path(__file__).resolve().parents[2]
-PAGE = ROOT / "pages" / "granker.py"
-PAGE_LINE = ('st.Page("pages/granker.py", title="GRanker vs plain reranking", icon=":material/swap_vert:", '
-             'url_path="granker")')
 TIMEOUT = 120
 ALPHA, ROUND, QUESTION, CUSTOM_Q = ("egx.granker.alpha", "egx.granker.round", "egx.granker.question",
                                     "egx.granker.custom_question")
 
 
 def app_script() -> str:
-    """app.py with the GRanker page registered as the default page and absolute page paths, as a
-    runnable script (other pages link to each other relative to app.py, so they are not run here)."""
-    src = (ROOT / "app.py").read_text(encoding="utf-8")
-    if "pages/granker.py" not in src:
-        marker = '"Explore": ['
-        assert marker in src, "app.py no longer has the 'Explore' page group this test extends"
-        src = src.replace(marker, marker + "\n        " + PAGE_LINE + ",", 1)
-    src = re.sub(r",\s*default=True", "", src)
-    src = re.sub(r'(st\.Page\("pages/granker\.py"[^)]*)\)', r"\1, default=True)", src, count=1)
-    src = src.replace('st.Page("pages/', f'st.Page("{ROOT}/pages/')
-    return (f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
-            f"exec(compile({src!r}, {str(ROOT / 'app.py')!r}, 'exec'))\n")
+    return page_app_script("pages/granker.py")
 
 
 @pytest.fixture

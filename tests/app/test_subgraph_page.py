@@ -3,28 +3,20 @@ script trick as the GRanker page test: app.py with this page as the default page
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.browser_support import app_server, launch_chromium
+from tests.app.browser_support import app_server, launch_chromium, page_app_script
 
-ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 180
 QUESTION, L, PICK = "egx.sgrag.question", "egx.sgrag.l", "egx.sgrag.pick"
 
 
 def app_script() -> str:
-    src = (ROOT / "app.py").read_text(encoding="utf-8")
-    assert "pages/subgraph.py" in src, "app.py does not list the Subgraph matching page"
-    src = re.sub(r",\s*default=True", "", src)
-    src = re.sub(r'(st\.Page\("pages/subgraph\.py"[^)]*)\)', r"\1, default=True)", src, count=1)
-    src = src.replace('st.Page("pages/', f'st.Page("{ROOT}/pages/')
-    return (f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
-            f"exec(compile({src!r}, {str(ROOT / 'app.py')!r}, 'exec'))\n")
+    return page_app_script("pages/subgraph.py")
 
 
 @pytest.fixture

@@ -18,7 +18,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from core.eval.diagnosis import (
-    NO_GOLD,
     Diagnosis,
     Gold,
     StageDecl,
@@ -26,6 +25,8 @@ from core.eval.diagnosis import (
     generic_diagnosis,
     gold_entities,
     gold_ranks,
+    lost_gold,
+    no_gold,
 )
 
 if TYPE_CHECKING:
@@ -88,9 +89,8 @@ def diagnose_ppr(result: BaselineResult, workspace: Workspace, gold: Gold, *, cu
     ranks = gold_ranks(result, gold)
     method = result.method
     if not gold.chunk_ids:
-        return Diagnosis(method, NO_GOLD, "The question has no gold passage in this workspace.",
-                         {"unmatched": list(gold.unmatched)}, ranks)
-    lost = [c for c, r in ranks.items() if r is None or r > cut]
+        return no_gold(method, gold, ranks)
+    lost = lost_gold(ranks, cut)
     if not lost:
         return finish(method, result, gold, ranks, cut=cut)
     seeds = result.details.get("seeds", [])

@@ -30,7 +30,6 @@ import heapq
 from typing import TYPE_CHECKING, Any
 
 from core.eval.diagnosis import (
-    NO_GOLD,
     Diagnosis,
     Gold,
     StageDecl,
@@ -38,6 +37,8 @@ from core.eval.diagnosis import (
     finish,
     gold_entities,
     gold_ranks,
+    lost_gold,
+    no_gold,
 )
 
 if TYPE_CHECKING:
@@ -101,9 +102,8 @@ def diagnose(result: BubbleResult, workspace: Workspace, gold: Gold, *, cut: int
     ranks = gold_ranks(result, gold)
     method = result.method
     if not gold.chunk_ids:
-        return Diagnosis(method, NO_GOLD, "The question has no gold passage in this workspace.",
-                         {"unmatched": list(gold.unmatched)}, ranks)
-    lost = [c for c, r in ranks.items() if r is None or r > cut]
+        return no_gold(method, gold, ranks)
+    lost = lost_gold(ranks, cut)
     if not lost:
         return finish(method, result, gold, ranks, cut=cut)
     cfg = result.config

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core.eval.diagnosis import NO_GOLD, Diagnosis, Gold, StageDecl, finish, gold_ranks
+from core.eval.diagnosis import Diagnosis, Gold, StageDecl, finish, gold_ranks, lost_gold, no_gold
 
 if TYPE_CHECKING:
     from core.index.workspace import Workspace
@@ -63,9 +63,8 @@ def diagnose(result: FastInsightRun, workspace: Workspace, gold: Gold, *, cut: i
     ranks = gold_ranks(result, gold)
     method = result.method
     if not gold.chunk_ids:
-        return Diagnosis(method, NO_GOLD, "The question has no gold passage in this workspace.",
-                         {"unmatched": list(gold.unmatched)}, ranks)
-    lost = [c for c, r in ranks.items() if r is None or r > cut]
+        return no_gold(method, gold, ranks)
+    lost = lost_gold(ranks, cut)
     if not lost:
         return finish(method, result, gold, ranks, cut=cut)
     pg = passage_graph(workspace.graph, max_entity_passages=result.config.max_entity_passages)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from core.eval.diagnosis import NO_GOLD, Diagnosis, Gold, StageDecl, chunk_provenance, finish, gold_ranks
+from core.eval.diagnosis import Diagnosis, Gold, StageDecl, chunk_provenance, finish, gold_ranks, lost_gold, no_gold
 
 if TYPE_CHECKING:
     from core.index.workspace import Workspace
@@ -48,9 +48,8 @@ def diagnose(result: Any, workspace: Workspace, gold: Gold, *, cut: int = 5) -> 
     method = result.method
     ranks = gold_ranks(result, gold)
     if not gold.chunk_ids:
-        return Diagnosis(method, NO_GOLD, "The question has no gold passage in this workspace.",
-                         {"unmatched": list(gold.unmatched)}, ranks)
-    lost = [c for c, r in ranks.items() if r is None or r > cut]
+        return no_gold(method, gold, ranks)
+    lost = lost_gold(ranks, cut)
     linked = result.linked
     ev: dict[str, Any] = {"query_entities": list(linked.names), "linking": linked.how, "scorer": result.scorer,
                           "hops": result.config.hops, "top_k": result.config.top_k, "scored": result.candidates}

@@ -18,14 +18,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from core.eval.diagnosis import (
-    NO_GOLD,
     Diagnosis,
     Gold,
     StageDecl,
     finish,
     gold_entities,
     gold_ranks,
+    lost_gold,
     missing_from_graph,
+    no_gold,
 )
 
 if TYPE_CHECKING:
@@ -49,9 +50,8 @@ def diagnose(result: SGRAGResult, workspace: Workspace, gold: Gold, *, cut: int 
     ranks = gold_ranks(result, gold)
     graph = workspace.graph
     if not gold.chunk_ids:
-        return Diagnosis(method, NO_GOLD, "The question has no gold passage in this workspace.",
-                         {"unmatched": list(gold.unmatched)}, ranks)
-    lost = [c for c, r in ranks.items() if r is None or r > cut]
+        return no_gold(method, gold, ranks)
+    lost = lost_gold(ranks, cut)
     missing = {c: why for c, why in missing_from_graph(workspace, gold, needs_entities=True).items() if c in lost}
     if missing:
         cid, why = next(iter(missing.items()))
