@@ -18,8 +18,9 @@ from core.eval.diagnosis import STAGE_LABELS, Diagnosis, chunk_provenance, stage
 from core.eval.report import VERDICT_COLOURS
 from core.graph.model import KnowledgeGraph
 
-#: Okabe–Ito colours (colour-blind safe), one per method in registry order; overlap is black-bordered.
-METHOD_COLOURS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#d55e00", "#56b4e9", "#f0e442", "#999999")
+#: Okabe–Ito colours (colour-blind safe), one per method in registry order, with brown for the 7th (Okabe–Ito yellow
+#: is too close to the gold-passage border); overlap is black.
+METHOD_COLOURS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#d55e00", "#56b4e9", "#8c564b", "#999999")
 OVERLAP_COLOUR = "#222222"
 GOLD_BORDER = "#ffd700"
 
