@@ -107,6 +107,28 @@ def page_app_script(page: str) -> str:
             f"exec(compile({src!r}, {str(ROOT / 'app.py')!r}, 'exec'))\n")
 
 
+def open_app_page(page: str, *, timeout: float = 120, **state: object) -> Any:
+    """Run ``page`` (as the default page of app.py) in AppTest with ``state`` preset in
+    ``st.session_state``; asserts the run raised nothing and returns the AppTest."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_string(page_app_script(page), default_timeout=timeout)
+    for k, v in state.items():
+        at.session_state[k] = v
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+@contextmanager
+def page_server(tmp_path: Path, page: str) -> Iterator[str]:
+    """``streamlit run`` of app.py with ``page`` as the default page; yields the base URL."""
+    script = tmp_path / "page_app.py"
+    script.write_text(page_app_script(page), encoding="utf-8")
+    with app_server(tmp_path, script) as (url, _):
+        yield url
+
+
 def launch_chromium(playwright: Any) -> Any:
     """Debian's headless chromium through Playwright's sync API."""
     return playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)

@@ -13,23 +13,14 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.browser_support import app_server, launch_chromium, page_app_script
+from tests.app.browser_support import launch_chromium, open_app_page, page_server
 
 TIMEOUT = 120
 QUESTION, CUSTOM_Q, METHOD, FORMAT = "egx.reg.question", "egx.reg.custom_question", "egx.reg.method", "egx.reg.format"
 
 
-def app_script() -> str:
-    return page_app_script("pages/evidence_chains.py")
-
-
 def open_page(**state: object) -> AppTest:
-    at = AppTest.from_string(app_script(), default_timeout=TIMEOUT)
-    for k, v in state.items():
-        at.session_state[k] = v
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_app_page("pages/evidence_chains.py", timeout=TIMEOUT, **state)
 
 
 def _html(at: AppTest) -> str:
@@ -97,9 +88,7 @@ def test_training_runs_are_plotted(home: Path) -> None:
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[str]:
-    script = tmp_path / "reg_app.py"
-    script.write_text(app_script(), encoding="utf-8")
-    with app_server(tmp_path, script) as (url, _):
+    with page_server(tmp_path, "pages/evidence_chains.py") as url:
         yield url
 
 

@@ -1,6 +1,6 @@
 """The "GRanker vs plain reranking" page: AppTest runs and one real-browser flow.
 
-The tests run app.py with this page as the default page (:func:`tests.app.browser_support.page_app_script`).
+The tests run app.py with this page as the default page (:func:`tests.app.browser_support.open_app_page`).
 """
 
 from __future__ import annotations
@@ -13,33 +13,15 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from components import state as S
-from tests.app.browser_support import app_server, launch_chromium, page_app_script
+from tests.app.browser_support import launch_chromium, open_app_page, page_server
 
 TIMEOUT = 120
 ALPHA, ROUND, QUESTION, CUSTOM_Q = ("egx.granker.alpha", "egx.granker.round", "egx.granker.question",
                                     "egx.granker.custom_question")
 
 
-def app_script() -> str:
-    return page_app_script("pages/granker.py")
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    h = tmp_path / "egx_home"
-    monkeypatch.setenv("EGX_HOME", str(h))
-    monkeypatch.setenv("EGX_EMBEDDER", "hashing")
-    monkeypatch.delenv("EGX_LLM", raising=False)
-    return h
-
-
 def open_page(**state: object) -> AppTest:
-    at = AppTest.from_string(app_script(), default_timeout=TIMEOUT)
-    for k, v in state.items():
-        at.session_state[k] = v
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_app_page("pages/granker.py", timeout=TIMEOUT, **state)
 
 
 def tables(at: AppTest) -> tuple[list[str], list[str]]:
@@ -139,9 +121,7 @@ def test_page_on_a_cross_encoder_reports_it(home: Path, tmp_path: Path) -> None:
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[str]:
-    script = tmp_path / "granker_app.py"
-    script.write_text(app_script(), encoding="utf-8")
-    with app_server(tmp_path, script) as (url, _):
+    with page_server(tmp_path, "pages/granker.py") as url:
         yield url
 
 

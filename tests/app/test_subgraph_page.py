@@ -9,32 +9,14 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.browser_support import app_server, launch_chromium, page_app_script
+from tests.app.browser_support import launch_chromium, open_app_page, page_server
 
 TIMEOUT = 180
 QUESTION, L, PICK = "egx.sgrag.question", "egx.sgrag.l", "egx.sgrag.pick"
 
 
-def app_script() -> str:
-    return page_app_script("pages/subgraph.py")
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    h = tmp_path / "egx_home"
-    monkeypatch.setenv("EGX_HOME", str(h))
-    monkeypatch.setenv("EGX_EMBEDDER", "hashing")
-    monkeypatch.delenv("EGX_LLM", raising=False)
-    return h
-
-
 def open_page(**state: object) -> AppTest:
-    at = AppTest.from_string(app_script(), default_timeout=TIMEOUT)
-    for k, v in state.items():
-        at.session_state[k] = v
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_app_page("pages/subgraph.py", timeout=TIMEOUT, **state)
 
 
 def test_page_matches_the_demo_question(home: Path) -> None:
@@ -87,9 +69,7 @@ def test_retrain_button_redraws_the_loss_curve(home: Path) -> None:
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[str]:
-    script = tmp_path / "subgraph_app.py"
-    script.write_text(app_script(), encoding="utf-8")
-    with app_server(tmp_path, script) as (url, _):
+    with page_server(tmp_path, "pages/subgraph.py") as url:
         yield url
 
 
