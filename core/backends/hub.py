@@ -13,9 +13,11 @@ default).
 from __future__ import annotations
 
 import os
+import socket
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
+from urllib.parse import urlsplit
 
 from core.errors import BackendError
 
@@ -34,6 +36,35 @@ def offline_mode() -> bool:
     except ImportError:
         return False
     return bool(getattr(constants, "HF_HUB_OFFLINE", False))
+
+
+def hub_endpoint() -> str:
+    """The hub URL downloads would use: ``$HF_ENDPOINT``, else huggingface_hub's default."""
+    env = os.environ.get("HF_ENDPOINT", "").strip()
+    if env:
+        return env.rstrip("/")
+    try:
+        from huggingface_hub import constants
+
+        return str(constants.ENDPOINT).rstrip("/")
+    except ImportError:
+        return "https://huggingface.co"
+
+
+def hub_unreachable(endpoint: str, timeout: float = 3.0) -> str | None:
+    """Why ``endpoint`` cannot be reached (a TCP connection within ``timeout`` s), or None when it can.
+
+    huggingface_hub retries a refused connection five times with backoff (about a minute per
+    model); this one bounded probe lets a machine without a network fail at once.
+    """
+    parts = urlsplit(endpoint)
+    host = parts.hostname or ""
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return None
+    except OSError as exc:
+        return f"{type(exc).__name__}: {exc}"
 
 
 def load_model(model: str, loader: Callable[[str, bool], T], *, what: str, spec: str, folder_hint: str,
@@ -82,6 +113,14 @@ def load_model(model: str, loader: Callable[[str, bool], T], *, what: str, spec:
             "(HF_HUB_OFFLINE=1). Unset HF_HUB_OFFLINE to let it download (the app and egx leave it unset; "
             f"`make test` sets it), or download it on a machine with a network and pass the folder: "
             f"'{spec}:/path/to/model'. Or use the bundled {bundled}.")
+    endpoint = hub_endpoint()
+    why = hub_unreachable(endpoint)
+    if why is not None:
+        raise BackendError(
+            f"{what} {model!r} is not in the local Hugging Face cache and the hub at {endpoint} cannot be "
+            f"reached ({why}). Connect to the network (or set HF_ENDPOINT to a reachable mirror), or download it "
+            f"on a machine with a network and pass the folder: '{spec}:/path/to/model'. Or use the bundled "
+            f"{bundled}.")
     try:
         return loader(model, False)
     except Exception as exc:  # network errors come as several library-specific types

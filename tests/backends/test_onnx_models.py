@@ -259,3 +259,49 @@ def test_granker_at_alpha_zero_is_plain_reranking_exactly(cross_encoder) -> None
     r2 = granker(query, nodes, pg, cross_encoder, alpha=0.2)
     np.testing.assert_array_equal(r2.plain_scores, r0.plain_scores)
     assert not np.array_equal(r2.scores, r0.scores)
+
+
+# --- hub ids: cached, downloaded, or a clear error ---------------------------------------------------
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize(("name", "what", "spec", "bundled"), [
+    ("st:BAAI/bge-base-en-v1.5", "Sentence-transformers model 'BAAI/bge-base-en-v1.5'", "st",
+     "embedders 'bge-small' or 'minilm'"),
+    ("cross-encoder:cross-encoder/ms-marco-MiniLM-L-6-v2", "Cross-encoder 'cross-encoder/ms-marco-MiniLM-L-6-v2'",
+     "cross-encoder", "reranker 'ms-marco-minilm'"),
+])
+def test_hub_id_without_network_is_one_clear_error(name, what, spec, bundled, monkeypatch, tmp_path) -> None:
+    """Offline mode off, no network (a hub endpoint nobody listens on): the error names the model and the
+    fix at once, without huggingface_hub's minute of retries."""
+    from huggingface_hub import constants
+
+    from core.backends.registry import get_embedder, get_reranker
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf"))
+    endpoint = f"http://127.0.0.1:{_closed_port()}"
+    monkeypatch.setenv("HF_ENDPOINT", endpoint)
+    build = get_embedder if spec == "st" else get_reranker
+    with pytest.raises(BackendError, match=rf"^{what} is not in the local Hugging Face cache and the hub at "
+                                           rf"{endpoint} cannot be reached \(ConnectionRefusedError: .*\)\. Connect to the "
+                                           rf"network .* pass the folder: '{spec}:/path/to/model'\. Or use the bundled "
+                                           rf"{bundled}\.$"):
+        build(name, device="cpu")
+
+
+def test_hub_id_in_offline_mode_is_one_clear_error(monkeypatch, tmp_path) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf"))
+    with pytest.raises(BackendError, match=r"^Cross-encoder 'cross-encoder/ms-marco-MiniLM-L-6-v2' is not in the local "
+                                           r"Hugging Face cache and downloads are off \(HF_HUB_OFFLINE=1\)\. Unset "
+                                           r"HF_HUB_OFFLINE to let it download"):
+        get_reranker("cross-encoder:cross-encoder/ms-marco-MiniLM-L-6-v2", device="cpu")
