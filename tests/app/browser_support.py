@@ -72,8 +72,8 @@ def app_server(tmp_path: Path, script: Path | str = "app.py", **env_overrides: s
     where ``launch_time`` is ``time.monotonic()`` at launch (for cold-start figures)."""
     require_chromium()
     port = free_port()
-    env = dict(os.environ, EGX_HOME=str(tmp_path / "home"), EGX_EMBEDDER="hashing", EGX_RERANKER="biencoder",
-               EGX_LLM="none", HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1", **env_overrides)
+    env = {**os.environ, "EGX_HOME": str(tmp_path / "home"), "EGX_EMBEDDER": "hashing", "EGX_RERANKER": "biencoder",
+           "EGX_LLM": "none", "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1", **env_overrides}
     log = tmp_path / "streamlit.log"
     started = time.monotonic()
     with open(log, "wb") as out:
