@@ -4,8 +4,6 @@ VENV    := $(CURDIR)/.venv
 PY      := $(VENV)/bin/python
 export EGX_HOME      ?= $(CURDIR)/.egx
 export EGX_CACHE_DIR ?= $(CURDIR)/.cache
-export HF_HUB_OFFLINE := 1
-export TRANSFORMERS_OFFLINE := 1
 PORT    ?= 8501
 PYTEST_ARGS ?=
 
@@ -14,6 +12,9 @@ PYTEST_ARGS ?=
 app: setup  ## install what is missing, then start the app on the bundled sample data
 	$(PY) -m core.cli app --port $(PORT)
 
+# The tests never reach for the hub; the app may, for an explicit hub id (the bundled models never do).
+test: export HF_HUB_OFFLINE := 1
+test: export TRANSFORMERS_OFFLINE := 1
 test: setup  ## install what is missing, then run the whole test suite
 	$(PY) -m pytest $(PYTEST_ARGS)
 

@@ -6,12 +6,10 @@ Run with ``egx app`` (or ``streamlit run app.py``). ``st.navigation`` does not a
 
 from __future__ import annotations
 
-import os
-
 import streamlit as st
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")  # offline-first: never reach for the hub from the app
-
+# Offline-first without forcing HF_HUB_OFFLINE: the bundled models are read from installed packages
+# and never touch the hub; only an explicit hub id (st:<id>, cross-encoder:<id>) may download.
 from components.sidebar import render_sidebar
 
 st.set_page_config(page_title="Evidence Graph Explorer", page_icon=":material/hub:", layout="wide")

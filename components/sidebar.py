@@ -107,7 +107,8 @@ def _backend_picker(kind: str, label: str, key: str, model_key: str | None, defa
                                   format_func=lambda n: _CUSTOM_LABEL[kind] if n == prefix else n)
     if prefix and choice == prefix and model_key:
         model = st.sidebar.text_input(f"{label} model", key=model_key, placeholder="/path/to/model or org/name",
-                                      help="Loaded from disk or the local Hugging Face cache; nothing is downloaded.")
+                                      help="A folder, or a hub id: taken from the local Hugging Face cache, else "
+                                           "downloaded once when the network allows.")
         return f"{prefix}:{model.strip()}"
     return str(choice)
 
@@ -165,9 +166,10 @@ def render_sidebar() -> Active:
     sb.header("Backends")
     emb_name = _backend_picker("embedder", "Embedder", S.EMBEDDER, S.EMBEDDER_MODEL, S.default_embedder(),
                                "Embeds nodes, edges and chunks for the vector indexes. Default: $EGX_EMBEDDER or "
-                               "minilm. Changing it re-indexes the workspace.")
-    rr_name = _backend_picker("reranker", "Reranker", S.RERANKER, S.RERANKER_MODEL, S.DEFAULT_RERANKER,
-                              "Scores query–passage pairs; GRanker (FastInsight) smooths its features over the graph.")
+                               "bge-small. Changing it re-indexes the workspace.")
+    rr_name = _backend_picker("reranker", "Reranker", S.RERANKER, S.RERANKER_MODEL, S.default_reranker(),
+                              "Scores query–passage pairs; GRanker (FastInsight) smooths its features over the graph. "
+                              "Default: $EGX_RERANKER or ms-marco-minilm (the bundled cross-encoder).")
     llm_name = _backend_picker("llm", "LLM", S.LLM, None, S.default_llm(),
                                "Used for keyword extraction, grouping, expansion and answers. Default: $EGX_LLM "
                                "or none (deterministic, LLM-free).")
@@ -184,7 +186,7 @@ def render_sidebar() -> Active:
                  "Pick another embedder in the sidebar (hashing always works, for testing).")
         st.stop()
     rr = _resolve_reranker(rr_name, emb_name, llm_name, llm, notes)
-    _info_box(rr_name, rr, llm.name, notes)
+    _info_box(rr_name, rr, llm.name, notes, emb)
 
     info = infos[ws_name]
     try:
@@ -213,20 +215,20 @@ def _resolve_llm(name: str, notes: list[str]) -> LLM:
 
 def _resolve_reranker(name: str, emb_name: str, llm_name: str, llm: LLM, notes: list[str]) -> Reranker | None:
     if name == "llm" and not llm.available:
-        notes.append("The LLM reranker needs an LLM; with LLM 'none' the bi-encoder stand-in is used instead.")
-        name = S.DEFAULT_RERANKER
+        name = S.default_reranker() if S.default_reranker() != "llm" else S.FALLBACK_RERANKER
+        notes.append(f"The LLM reranker needs an LLM; with LLM 'none' the reranker {name!r} is used instead.")
     try:
         return resources.reranker(name, emb_name, llm.name)
     except EgxError as exc:
         st.sidebar.error(f"Reranker {name!r} could not be loaded: {exc}")
-        if name == S.DEFAULT_RERANKER:
+        if name == S.FALLBACK_RERANKER:
             return None
         notes.append(f"Reranker {name!r} could not be loaded; the bi-encoder stand-in is used instead.")
-        return resources.reranker(S.DEFAULT_RERANKER, emb_name, llm.name)
+        return resources.reranker(S.FALLBACK_RERANKER, emb_name, llm.name)
 
 
-def _info_box(rr_name: str, rr: Reranker | None, llm_name: str, notes: list[str]) -> None:
-    """Say which reranker and LLM are active and what that implies."""
+def _info_box(rr_name: str, rr: Reranker | None, llm_name: str, notes: list[str], emb: Embedder) -> None:
+    """Say which embedder, reranker and LLM are active and what that implies."""
     if rr is not None:
         rr_text = rr.description
         shown = rr.name
@@ -236,7 +238,12 @@ def _info_box(rr_name: str, rr: Reranker | None, llm_name: str, notes: list[str]
         llm_text = registry.describe("llm", llm_name)
     except EgxError:
         llm_text = ""
-    body = (f"**Reranker: {md_escape(shown)}** — {md_escape(rr_text)}\n\n"
+    try:
+        emb_text = registry.describe("embedder", emb.name)
+    except EgxError:
+        emb_text = emb.model_id
+    body = (f"**Embedder: {md_escape(emb.name)}** — {md_escape(emb_text)}\n\n"
+            f"**Reranker: {md_escape(shown)}** — {md_escape(rr_text)}\n\n"
             f"**LLM: {md_escape(llm_name)}** — {md_escape(llm_text)}")
     if llm_name == "none":
         body += (" Deterministic LLM-free mode: keywords come from the query text and answers are "

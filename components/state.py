@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 
+from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER
+
 # ---------------------------------------------------------------- sidebar (shared by all pages)
 WORKSPACE = "egx.workspace"  #: name of the active workspace (sidebar selectbox)
 PENDING_WORKSPACE = "egx.pending_workspace"  #: set by a page to switch workspace on the next run
@@ -78,12 +80,17 @@ BENCH_TABLE = "egx.bench.table"  #: the per-question dataframe (row selection op
 
 # ---------------------------------------------------------------- defaults
 DEFAULT_WORKSPACE = "demo"
-DEFAULT_RERANKER = "biencoder"
+FALLBACK_RERANKER = "biencoder"  #: always loads: used when the chosen reranker cannot be
 
 
 def default_embedder() -> str:
-    """``$EGX_EMBEDDER`` or ``"minilm"``."""
-    return os.environ.get("EGX_EMBEDDER", "").strip() or "minilm"
+    """``$EGX_EMBEDDER`` or the registry default (``"bge-small"``)."""
+    return os.environ.get("EGX_EMBEDDER", "").strip() or DEFAULT_EMBEDDER
+
+
+def default_reranker() -> str:
+    """``$EGX_RERANKER`` or the registry default (``"ms-marco-minilm"``, the bundled cross-encoder)."""
+    return os.environ.get("EGX_RERANKER", "").strip() or DEFAULT_RERANKER
 
 
 def default_llm() -> str:

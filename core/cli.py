@@ -23,6 +23,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER
 from core.errors import EgxError
 
 
@@ -286,9 +287,9 @@ def cmd_app(args: argparse.Namespace) -> int:
            "--server.address", args.address, "--browser.gatherUsageStats", "false",
            "--server.headless", "true"]
     print(f"Starting Evidence Graph Explorer on http://{args.address}:{args.port}", file=sys.stderr)
-    env = dict(os.environ)
-    env.setdefault("HF_HUB_OFFLINE", "1")
-    return subprocess.call(cmd, env=env)
+    # Offline mode is not forced: the bundled models never touch the hub, and an explicit hub id
+    # (st:<id>, cross-encoder:<id>) may download when the network allows (core/backends/hub.py).
+    return subprocess.call(cmd, env=dict(os.environ))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -309,7 +310,8 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--sample", help="build/refresh a bundled sample workspace by name (demo, musique)")
     i.add_argument("--name", help="display name (default: folder name)")
     i.add_argument("--questions", help="questions file with gold evidence to keep in the workspace")
-    i.add_argument("--embedder", default="minilm", help="embedder name (minilm, hashing, st:<path-or-id>)")
+    i.add_argument("--embedder", default=DEFAULT_EMBEDDER,
+                   help="embedder name (bge-small, minilm, hashing, st:<path-or-id>)")
     i.add_argument("--llm", default="none", help="LLM for triple extraction from a plain corpus (none, local, local-small, openai)")
     i.add_argument("--extractor", help="triple extractor (llm, rules); default: llm if an LLM is set, else rules")
     i.add_argument("--overwrite", action="store_true", help="replace an existing workspace")
@@ -321,8 +323,9 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("--workspace", default="demo", help="workspace folder, name, or sample (demo, musique)")
     k.add_argument("--method", default="bubblerag", help="retrieval method (see core/methods/registry.py)")
     k.add_argument("--llm", default="none", help="none, local, local-small, openai")
-    k.add_argument("--embedder", default="minilm")
-    k.add_argument("--reranker", default="biencoder", help="for methods that rerank")
+    k.add_argument("--embedder", default=DEFAULT_EMBEDDER)
+    k.add_argument("--reranker", default=DEFAULT_RERANKER,
+                   help="for methods that rerank (ms-marco-minilm, biencoder, llm, cross-encoder:<path-or-id>)")
     k.add_argument("--top", type=int, default=5, help="how many CEGs / chunks to print")
     k.add_argument("--json", action="store_true", help="print the answer, CEGs and chunks as JSON")
     k.add_argument("--trace", help="also write the full trace (JSON, reloadable) to this file")
@@ -338,7 +341,7 @@ def build_parser() -> argparse.ArgumentParser:
                                         "workspace's own questions file")
     tr.add_argument("--supervision", choices=("weak", "refined"), default="weak")
     tr.add_argument("--llm", default="none", help="LLM for refined supervision (local, local-small, openai)")
-    tr.add_argument("--embedder", default="minilm")
+    tr.add_argument("--embedder", default=DEFAULT_EMBEDDER)
     tr.add_argument("--out", help="model folder (default <workspace>/reg/retriever, which `egx ask --method reg` uses)")
     tr.add_argument("--seed", type=int, default=0)
     tr.add_argument("--epochs", type=int, default=40)
@@ -356,8 +359,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--methods", default="dense,rerank,ppr,fastinsight,bubblerag",
                    help="comma-separated registered methods (see core/methods/registry.py)")
     b.add_argument("--llm", default="none", help="none, local, local-small, openai")
-    b.add_argument("--embedder", default="minilm")
-    b.add_argument("--reranker", default="biencoder", help="for methods that rerank")
+    b.add_argument("--embedder", default=DEFAULT_EMBEDDER)
+    b.add_argument("--reranker", default=DEFAULT_RERANKER,
+                   help="for methods that rerank (ms-marco-minilm, biencoder, llm, cross-encoder:<path-or-id>)")
     b.add_argument("--limit", type=int, help="run only the first N questions (after the seeded shuffle, if --seed)")
     b.add_argument("--seed", type=int, help="shuffle the questions with this seed and seed every generator")
     b.add_argument("--cut", type=int, default=5, help="rank cut of the failure diagnosis (default 5)")

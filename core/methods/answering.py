@@ -52,8 +52,7 @@ def extractive_answer(query: str, chunk_id: str, title: str, text: str, backends
         return Answer(title, "extractive", chunk_id)
     if len(sentences) == 1:
         return Answer(sentences[0], "extractive", chunk_id)
-    vecs = backends.embedder.embed([query, *sentences])
-    sims = vecs[1:] @ vecs[0]
+    sims = backends.embedder.embed(sentences) @ backends.embed_query(query)
     return Answer(sentences[int(np.argmax(sims))], "extractive", chunk_id)
 
 

@@ -36,8 +36,8 @@ class Backends:
         return out
 
     def embed_query(self, query: str) -> np.ndarray:
-        """The query's unit embedding, shape ``(dim,)``."""
-        return np.asarray(self.embedder.embed([query])[0], dtype=np.float32)
+        """The query's unit embedding, shape ``(dim,)`` (the embedder's query path, e.g. bge's instruction)."""
+        return np.asarray(self.embedder.embed_queries([query])[0], dtype=np.float32)
 
 
 @dataclass(frozen=True)

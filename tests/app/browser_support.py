@@ -8,8 +8,8 @@ Use :func:`app_server` as a context manager (or the ``app_server`` fixture in ``
             browser = launch_chromium(p)
             ...
 
-The server runs with an isolated ``EGX_HOME``, the hashing embedder and no LLM, so it needs no
-model. Never ``playwright install``: chromium comes from Debian (scripts/bootstrap.sh installs it).
+The server runs with an isolated ``EGX_HOME``, the hashing embedder, the bi-encoder stand-in
+reranker and no LLM, so it needs no model (``env_overrides`` choose others). Never ``playwright install``: chromium comes from Debian (scripts/bootstrap.sh installs it).
 """
 
 from __future__ import annotations
@@ -72,8 +72,8 @@ def app_server(tmp_path: Path, script: Path | str = "app.py", **env_overrides: s
     where ``launch_time`` is ``time.monotonic()`` at launch (for cold-start figures)."""
     require_chromium()
     port = free_port()
-    env = dict(os.environ, EGX_HOME=str(tmp_path / "home"), EGX_EMBEDDER="hashing", EGX_LLM="none",
-               HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1", **env_overrides)
+    env = {**os.environ, "EGX_HOME": str(tmp_path / "home"), "EGX_EMBEDDER": "hashing", "EGX_RERANKER": "biencoder",
+           "EGX_LLM": "none", "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1", **env_overrides}
     log = tmp_path / "streamlit.log"
     started = time.monotonic()
     with open(log, "wb") as out:
@@ -121,11 +121,12 @@ def open_app_page(page: str, *, timeout: float = 120, **state: object) -> Any:
 
 
 @contextmanager
-def page_server(tmp_path: Path, page: str) -> Iterator[str]:
-    """``streamlit run`` of app.py with ``page`` as the default page; yields the base URL."""
+def page_server(tmp_path: Path, page: str, **env_overrides: str) -> Iterator[str]:
+    """``streamlit run`` of app.py with ``page`` as the default page; yields the base URL.
+    ``env_overrides`` replace the server's environment (e.g. ``EGX_RERANKER="ms-marco-minilm"``)."""
     script = tmp_path / "page_app.py"
     script.write_text(page_app_script(page), encoding="utf-8")
-    with app_server(tmp_path, script) as (url, _):
+    with app_server(tmp_path, script, **env_overrides) as (url, _):
         yield url
 
 

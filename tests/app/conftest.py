@@ -44,10 +44,12 @@ def _fresh_caches() -> None:
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """An empty ``EGX_HOME`` under ``tmp_path``, the fast hashing embedder, no LLM settings."""
+    """An empty ``EGX_HOME`` under ``tmp_path``, the fast hashing embedder and bi-encoder stand-in
+    reranker (tests of the real defaults unset them), no LLM settings."""
     h = tmp_path / "egx_home"
     monkeypatch.setenv("EGX_HOME", str(h))
     monkeypatch.setenv("EGX_EMBEDDER", "hashing")
+    monkeypatch.setenv("EGX_RERANKER", "biencoder")
     for var in ("EGX_LLM", "EGX_OPENAI_MODEL", "OPENAI_MODEL", "EGX_OPENAI_BASE_URL", "OPENAI_BASE_URL",
                 "OPENAI_API_KEY", "EGX_OPENAI_API_KEY"):
         monkeypatch.delenv(var, raising=False)

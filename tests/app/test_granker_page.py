@@ -162,3 +162,56 @@ def test_browser_moving_alpha_changes_the_right_hand_ranking(server: str, tmp_pa
     # the demo has 23 passages, all retrieved at b_max = 100: the candidates, and so the plain
     # ranking on the left, stay the same while α changes only the right-hand side
     assert left_after == left and len(left) == 10
+
+
+def _column(page, table: int, name: str) -> list[str]:  # type: ignore[no-untyped-def]
+    """The cells of column ``name`` of the ``table``-th st.table on the page."""
+    loc = page.locator("[data-testid='stTable']").nth(table)
+    headers = [t.strip() for t in loc.locator("thead tr").first.locator("th").all_inner_texts()]
+    rows = loc.locator("tbody tr")
+    return [[t.strip() for t in rows.nth(i).locator("th, td").all_inner_texts()][headers.index(name)]
+            for i in range(rows.count())]
+
+
+@pytest.mark.browser
+@pytest.mark.model
+def test_browser_cross_encoder_moves_passages_on_the_demo_and_musique(tmp_path: Path) -> None:
+    """With the bundled cross-encoder (non-linear head) GRanker reorders real candidates: on the demo's
+    first question and on the first MuSiQue question at least one passage changes places between the
+    plain and the GRanker column (issue 14). The hashing embedder only picks the candidates."""
+    import re
+
+    from playwright.sync_api import expect, sync_playwright
+
+    def check(page, what: str) -> tuple[list[str], list[str]]:  # type: ignore[no-untyped-def]
+        expect(page.get_by_role("heading", name="GRanker (α = 0.2)")).to_be_visible(timeout=240_000)
+        expect(page.locator("[data-testid='stTable']").nth(1).locator("tbody tr").first).to_be_visible()
+        left, right = _column(page, 0, "passage"), _column(page, 1, "passage")
+        shifts = _column(page, 1, "shift")
+        assert len(left) == len(right) == 10, what
+        assert left != right and any(s[0] in "▲▼" for s in shifts), (what, left, right, shifts)
+        return left, right
+
+    with page_server(tmp_path, "pages/granker.py", EGX_RERANKER="ms-marco-minilm") as url:
+        with sync_playwright() as p:
+            browser = launch_chromium(p)
+            try:
+                page = browser.new_page(viewport={"width": 1440, "height": 1400})
+                page.goto(url, wait_until="domcontentloaded")
+                expect(page.get_by_text("Reranker: ms-marco-minilm").first).to_be_visible(timeout=240_000)
+                demo_left, _ = check(page, "demo")
+                page.screenshot(path=str(tmp_path / "granker_demo_cross_encoder.png"), full_page=True)
+                page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").first.click()
+                page.get_by_role("option", name=re.compile("MuSiQue")).click()
+                # the demo's tables stay on screen (stale) until the MuSiQue run (index build with the
+                # hashing embedder, then 100 cross-encoder pairs) replaces them
+                deadline = time.monotonic() + 300
+                while time.monotonic() < deadline and _column(page, 0, "passage") == demo_left:
+                    page.wait_for_timeout(500)
+                expect(page.locator("[data-testid='stStatusWidget']")).to_be_hidden(timeout=120_000)
+                expect(page.get_by_text(re.compile(r"1,890 passages, [\d,]+ edges")).first).to_be_visible()
+                musique_left, _ = check(page, "musique")
+                page.screenshot(path=str(tmp_path / "granker_musique_cross_encoder.png"), full_page=True)
+            finally:
+                browser.close()
+    assert set(demo_left).isdisjoint(musique_left)

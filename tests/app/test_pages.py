@@ -24,7 +24,8 @@ def test_home_page_and_sidebar(home: Path) -> None:
     sidebar = {s.label: s.value for s in at.sidebar.selectbox}
     assert sidebar == {"Workspace": "demo", "Embedder": "hashing", "Reranker": "biencoder", "LLM": "none"}
     info = plain(at.sidebar.info[0].value)
-    assert "Reranker: biencoder" in info and "no pretrained cross-encoder ships offline" in info
+    assert "Embedder: hashing" in info and "unit tests only" in info
+    assert "Reranker: biencoder" in info and "Bi-encoder stand-in" in info
     assert "head is linear, so GRanker feature smoothing equals score smoothing" in info
     assert "LLM: none" in info and "Deterministic LLM-free mode" in info and "extractive" in info
     text = " ".join(m.value for m in at.markdown)
@@ -138,9 +139,13 @@ def test_musique_is_drawn_as_a_neighbourhood(home: Path) -> None:
 
 
 @pytest.mark.model
-def test_default_backends_use_minilm(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_default_backends_are_bge_small_and_the_bundled_cross_encoder(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("EGX_EMBEDDER")
+    monkeypatch.delenv("EGX_RERANKER")
     at = run_page()
-    assert at.sidebar.selectbox(key=S.EMBEDDER).value == "minilm"
-    assert "all-MiniLM-L6-v2" in plain(at.sidebar.info[0].value)
-    assert Workspace.open(home / "workspaces" / "demo").manifest["index"]["embedder"] == "minilm"
+    assert at.sidebar.selectbox(key=S.EMBEDDER).value == "bge-small"
+    assert at.sidebar.selectbox(key=S.RERANKER).value == "ms-marco-minilm"
+    info = plain(at.sidebar.info[0].value)
+    assert "Embedder: bge-small" in info and "bge-small-en-v1.5" in info
+    assert "Reranker: ms-marco-minilm" in info and "non-linear" in info
+    assert Workspace.open(home / "workspaces" / "demo").manifest["index"]["embedder"] == "bge-small"

@@ -47,8 +47,13 @@ def test_hashing_rejects_tiny_dim():
         HashingEmbedder(dim=1)
 
 
-def test_missing_sentence_transformer_names_the_fix():
-    with pytest.raises(BackendError, match=r"could not be found offline .* Pass a local path"):
+def test_missing_sentence_transformer_names_the_fix(monkeypatch, tmp_path):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf"))
+    with pytest.raises(BackendError, match=r"^Sentence-transformers model 'egx-test/no-such-model' is not in the local "
+                                           r"Hugging Face cache and downloads are off \(HF_HUB_OFFLINE=1\)\. Unset "
+                                           r"HF_HUB_OFFLINE .* pass the folder: 'st:/path/to/model'\. Or use the bundled "
+                                           r"embedders 'bge-small' or 'minilm'\.$"):
         SentenceTransformerEmbedder("egx-test/no-such-model")
 
 

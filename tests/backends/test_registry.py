@@ -26,8 +26,8 @@ from core.errors import BackendError, LLMUnavailableError, UnknownNameError
 
 def test_list_backends():
     assert list_backends() == {
-        "embedder": ["minilm", "hashing", "st:<path-or-hub-id>"],
-        "reranker": ["biencoder", "llm", "cross-encoder:<path-or-hub-id>"],
+        "embedder": ["bge-small", "minilm", "hashing", "st:<path-or-hub-id>"],
+        "reranker": ["ms-marco-minilm", "biencoder", "llm", "cross-encoder:<path-or-hub-id>"],
         "llm": ["none", "local", "local-small", "openai"],
         "extractor": ["llm", "rules"],
     }
@@ -35,9 +35,10 @@ def test_list_backends():
 
 @pytest.mark.parametrize(("factory", "message"), [
     (lambda: get_embedder("bert"),
-     r"^Unknown embedder 'bert'\. Valid embedders: 'minilm', 'hashing', 'st:<path-or-hub-id>'\.$"),
+     r"^Unknown embedder 'bert'\. Valid embedders: 'bge-small', 'minilm', 'hashing', 'st:<path-or-hub-id>'\.$"),
     (lambda: get_reranker("colbert", embedder=HashingEmbedder()),
-     r"^Unknown reranker 'colbert'\. Valid rerankers: 'biencoder', 'llm', 'cross-encoder:<path-or-hub-id>'\.$"),
+     r"^Unknown reranker 'colbert'\. Valid rerankers: 'ms-marco-minilm', 'biencoder', 'llm', "
+     r"'cross-encoder:<path-or-hub-id>'\.$"),
     (lambda: get_llm("gpt"),
      r"^Unknown LLM backend 'gpt'\. Valid LLM backends: 'none', 'local', 'local-small', 'openai'\.$"),
     (lambda: get_extractor("spacy"),
@@ -89,6 +90,8 @@ def test_describe():
             assert text and len(text) < 400
     assert "bi-encoder stand-in" in describe("reranker", "biencoder").lower()
     assert "/models/ce" in describe("reranker", "cross-encoder:/models/ce")
+    assert "ms-marco-MiniLM-L-12-v2" in describe("reranker", "ms-marco-minilm")
+    assert "bge-small-en-v1.5" in describe("embedder", "bge-small")
     with pytest.raises(UnknownNameError, match=r"Unknown backend kind 'gnn'"):
         describe("gnn", "x")
     with pytest.raises(UnknownNameError, match=r"Unknown LLM backend 'gpt'"):

@@ -63,23 +63,64 @@ def test_cross_encoder_split_matches_full_model(tiny_bert_dir):
     assert not np.allclose(mixed, 0.5 * rr.head(x) + 0.5 * rr.head(y), atol=1e-4)
 
 
-def test_cross_encoder_without_pooler_is_rejected(tmp_path, tiny_vocab):
+def _tiny_model(folder, tiny_vocab, config_cls, model_cls, **extra):
+    """A tiny random sequence classifier of ``model_cls`` + a WordPiece tokenizer, saved to ``folder``."""
     import torch
-    from transformers import BertTokenizer, RobertaConfig, RobertaForSequenceClassification
+    from transformers import BertTokenizer
 
-    (tmp_path / "vocab.txt").write_text("\n".join(tiny_vocab) + "\n", encoding="utf-8")
-    BertTokenizer(vocab_file=str(tmp_path / "vocab.txt")).save_pretrained(tmp_path)
+    (folder / "vocab.txt").write_text("\n".join(tiny_vocab) + "\n", encoding="utf-8")
+    BertTokenizer(vocab_file=str(folder / "vocab.txt")).save_pretrained(folder)
     torch.manual_seed(0)
-    cfg = RobertaConfig(vocab_size=len(tiny_vocab), hidden_size=32, num_hidden_layers=1,
-                        num_attention_heads=2, intermediate_size=37, num_labels=1,
-                        max_position_embeddings=130, pad_token_id=0)
-    RobertaForSequenceClassification(cfg).save_pretrained(tmp_path)
-    with pytest.raises(BackendError, match=r"has no pooler output and classifier to split at"):
+    cfg = config_cls(vocab_size=len(tiny_vocab), num_labels=1, pad_token_id=0, **extra)
+    model = model_cls(cfg).eval()
+    model.save_pretrained(folder)
+    return model
+
+
+@pytest.mark.parametrize("arch", ["roberta", "xlm-roberta"])
+def test_roberta_style_cross_encoder_is_split_inside_its_classifier(tmp_path, tiny_vocab, arch):
+    """bge-reranker-v2-m3 (FastInsight §4's reranker) is XLM-R: its head is classifier.dense + tanh + out_proj."""
+    import torch
+    from transformers import (
+        RobertaConfig,
+        RobertaForSequenceClassification,
+        XLMRobertaConfig,
+        XLMRobertaForSequenceClassification,
+    )
+
+    cls = {"roberta": (RobertaConfig, RobertaForSequenceClassification),
+           "xlm-roberta": (XLMRobertaConfig, XLMRobertaForSequenceClassification)}[arch]
+    full = _tiny_model(tmp_path, tiny_vocab, *cls, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                       intermediate_size=37, max_position_embeddings=130)
+    rr = get_reranker(f"cross-encoder:{tmp_path}", device="cpu", batch_size=2)
+    assert isinstance(rr, HFCrossEncoderReranker) and rr.head_style == "classifier"
+    assert not rr.linear_head and "dense + tanh + out_proj" in rr.description
+    query = "who starred in the matrix"
+    h = rr.features(query, PASSAGES)
+    assert h.shape == (3, 32)
+    with torch.inference_mode():
+        logits = full(**rr.encode_pairs(query, PASSAGES)).logits[:, 0].numpy()
+    np.testing.assert_allclose(rr.head(h), logits, atol=1e-5)
+    x, y = (np.random.default_rng(s).normal(0, 3, (4, 32)).astype(np.float32) for s in (1, 2))
+    assert not np.allclose(rr.head(0.5 * x + 0.5 * y), 0.5 * rr.head(x) + 0.5 * rr.head(y), atol=1e-4)
+
+
+def test_cross_encoder_with_another_head_is_rejected(tmp_path, tiny_vocab):
+    from transformers import DistilBertConfig, DistilBertForSequenceClassification
+
+    _tiny_model(tmp_path, tiny_vocab, DistilBertConfig, DistilBertForSequenceClassification, dim=32, n_layers=1,
+                n_heads=2, hidden_dim=37, max_position_embeddings=128)
+    with pytest.raises(BackendError, match=r"\(DistilBertForSequenceClassification\) has no classification head to "
+                                           r"split at: supported are BERT-style .* RoBERTa/XLM-R-style"):
         HFCrossEncoderReranker(str(tmp_path), device="cpu")
 
 
-def test_missing_cross_encoder_names_the_fix():
-    with pytest.raises(BackendError, match=r"could not be found offline .* 'biencoder' reranker"):
+def test_missing_cross_encoder_names_the_fix(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(BackendError, match=r"^Cross-encoder 'egx-test/no-such-cross-encoder' is not in the local Hugging "
+                                           r"Face cache and downloads are off \(HF_HUB_OFFLINE=1\).* "
+                                           r"'cross-encoder:/path/to/model'\. Or use the bundled reranker "
+                                           r"'ms-marco-minilm'\.$"):
         HFCrossEncoderReranker("egx-test/no-such-cross-encoder", device="cpu")
 
 

@@ -227,6 +227,5 @@ def extractive_answer(query: str, texts: Sequence[str], embedder: Embedder) -> s
     sents = [s.strip() for t in texts for s in split_sentences(t) if len(s.strip()) > 3]
     if not sents:
         return ""
-    vecs = embedder.embed([query, *sents])
-    best = int(np.argmax(vecs[1:] @ vecs[0]))
+    best = int(np.argmax(embedder.embed(sents) @ embedder.embed_queries([query])[0]))
     return sents[best]

@@ -10,11 +10,11 @@ where ``A`` is the adjacency among the retrieved nodes and ``D`` holds their deg
 graph. Scores are the reranker's head applied to ``H'``; with ``α = 0`` this is plain reranking,
 bit for bit.
 
-With the offline default reranker (the bi-encoder stand-in) the head is a sum, i.e. linear, so
-``head(H') = (1 - α) head(H) + α P head(H)``: feature smoothing *is* score smoothing. With a real
-cross-encoder the features are the [CLS] hidden states and the head is BERT's pooler (dense +
-tanh) + classifier, applied to the smoothed features — what the paper does with bge-reranker's
-frozen [CLS] features and the last two layers of its head (§4.1).
+With the default reranker, the bundled cross-encoder ms-marco-MiniLM-L-12-v2, the features are
+the [CLS] hidden states and the head is BERT's pooler (dense + tanh) + classifier, applied to the
+smoothed features — what the paper does with bge-reranker's frozen [CLS] features and the last two
+layers of its head (§4.1). With the bi-encoder stand-in the head is a sum, i.e. linear, so
+``head(H') = (1 - α) head(H) + α P head(H)``: there feature smoothing *is* score smoothing.
 """
 
 from __future__ import annotations
@@ -318,7 +318,7 @@ def index_feature_source(reranker: Reranker, index_model_id: str, node_vectors: 
         return None
     if node_vectors.ndim != 2 or node_vectors.shape[1] != reranker.embedder.dim:
         return None
-    qv = np.asarray(reranker.embedder.embed([query])[0], dtype=np.float32)
+    qv = np.asarray(reranker.embedder.embed_queries([query])[0], dtype=np.float32)
 
     def features(nodes: np.ndarray) -> np.ndarray:
         return (node_vectors[np.asarray(nodes, dtype=np.int64)] * qv[None, :]).astype(np.float32)

@@ -256,7 +256,7 @@ def train_reg(workspace: Any, questions: str | Path, *, backends: Any, cfg: Trai
         sups.append(sup)
         if progress is not None:
             progress(f"supervision {i + 1}/{len(items)}", 0.5 * (i + 1) / len(items))
-    qv = backends.embedder.embed([s.item.question for s in sups])
+    qv = backends.embedder.embed_queries([s.item.question for s in sups])  # as the pipeline embeds them
     qvecs = {s.item.qid: np.asarray(v, dtype=np.float32) for s, v in zip(sups, qv)}
 
     def sub(msg: str, frac: float) -> None:

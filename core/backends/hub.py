@@ -1,0 +1,131 @@
+"""Loading a Hugging Face model named by the user: a local folder, the local cache, or a download.
+
+The bundled defaults never touch the hub (they are read from installed packages). An explicit hub
+id — ``st:BAAI/bge-base-en-v1.5``, ``cross-encoder:cross-encoder/ms-marco-MiniLM-L-6-v2`` — is
+looked up in the local Hugging Face cache first and downloaded only when it is not there, the
+network allows it and offline mode is off (``HF_HUB_OFFLINE`` unset; ``make test`` sets it, the app
+and ``egx`` no longer do). When it cannot be had, :func:`load_model` raises one
+:class:`~core.errors.BackendError` naming the model and the fix. Every hub request is bounded by
+huggingface_hub's own timeouts (``HF_HUB_ETAG_TIMEOUT`` / ``HF_HUB_DOWNLOAD_TIMEOUT``, 10 s each by
+default).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+from urllib.parse import urlsplit
+
+from core.errors import BackendError
+
+T = TypeVar("T")
+
+def offline_mode() -> bool:
+    """Whether downloads are off: ``HF_HUB_OFFLINE`` (or ``TRANSFORMERS_OFFLINE``) is set to a true value,
+    in the environment or in huggingface_hub's constants (read when it was imported)."""
+    def true(v: str | None) -> bool:
+        return (v or "").strip().upper() in ("1", "ON", "YES", "TRUE")
+
+    if true(os.environ.get("HF_HUB_OFFLINE")) or true(os.environ.get("TRANSFORMERS_OFFLINE")):
+        return True
+    try:
+        from huggingface_hub import constants
+    except ImportError:
+        return False
+    return bool(getattr(constants, "HF_HUB_OFFLINE", False))
+
+
+def hub_endpoint() -> str:
+    """The hub URL downloads would use: ``$HF_ENDPOINT``, else huggingface_hub's default."""
+    env = os.environ.get("HF_ENDPOINT", "").strip()
+    if env:
+        return env.rstrip("/")
+    try:
+        from huggingface_hub import constants
+
+        return str(constants.ENDPOINT).rstrip("/")
+    except ImportError:
+        return "https://huggingface.co"
+
+
+def hub_unreachable(endpoint: str, timeout: float = 3.0) -> str | None:
+    """Why ``endpoint`` cannot be reached (a TCP connection within ``timeout`` s), or None when it can.
+
+    huggingface_hub retries a refused connection five times with backoff (about a minute per
+    model); this one bounded probe lets a machine without a network fail at once.
+    """
+    parts = urlsplit(endpoint)
+    host = parts.hostname or ""
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return None
+    except OSError as exc:
+        return f"{type(exc).__name__}: {exc}"
+
+
+def load_model(model: str, loader: Callable[[str, bool], T], *, what: str, spec: str, folder_hint: str,
+               bundled: str) -> T:
+    """Load ``model`` with ``loader(source, local_files_only)``: a folder, the local cache, or a download.
+
+    Parameters
+    ----------
+    model : str
+        A local folder or a hub id.
+    loader : callable
+        ``(source, local_files_only) -> model``; raises ``OSError``/``ValueError`` when not found.
+    what : str
+        What it is, for messages (``"Sentence-transformers model"``, ``"Cross-encoder"``).
+    spec : str
+        The registry prefix (``"st"``, ``"cross-encoder"``) for the suggested ``prefix:/path``.
+    folder_hint : str
+        What a usable folder holds (said when a folder fails to load).
+    bundled : str
+        The bundled alternative to suggest (``"'bge-small' or 'minilm'"``).
+
+    Returns
+    -------
+    The loaded model.
+
+    Raises
+    ------
+    BackendError
+        A folder that does not load; a hub id that is neither cached nor downloadable (offline mode,
+        no network, unknown id), naming the model and the fix.
+    """
+    path = Path(model).expanduser()
+    if path.exists():
+        try:
+            return loader(str(path), True)
+        except (OSError, ValueError) as exc:
+            raise BackendError(f"Could not load a {what.lower()} from the folder {model!r}: "
+                               f"{str(exc).rstrip('.')}. Pass {folder_hint}.") from exc
+    try:
+        return loader(model, True)  # already in the local Hugging Face cache: no network needed
+    except (OSError, ValueError):
+        pass
+    if offline_mode():
+        raise BackendError(
+            f"{what} {model!r} is not in the local Hugging Face cache and downloads are off "
+            "(HF_HUB_OFFLINE=1). Unset HF_HUB_OFFLINE to let it download (the app and egx leave it unset; "
+            f"`make test` sets it), or download it on a machine with a network and pass the folder: "
+            f"'{spec}:/path/to/model'. Or use the bundled {bundled}.")
+    endpoint = hub_endpoint()
+    why = hub_unreachable(endpoint)
+    if why is not None:
+        raise BackendError(
+            f"{what} {model!r} is not in the local Hugging Face cache and the hub at {endpoint} cannot be "
+            f"reached ({why}). Connect to the network (or set HF_ENDPOINT to a reachable mirror), or download it "
+            f"on a machine with a network and pass the folder: '{spec}:/path/to/model'. Or use the bundled "
+            f"{bundled}.")
+    try:
+        return loader(model, False)
+    except Exception as exc:  # network errors come as several library-specific types
+        reason = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
+        raise BackendError(
+            f"{what} {model!r} could not be downloaded from the Hugging Face hub ({reason}). Check the hub id "
+            "and the network (HF_ENDPOINT and proxy settings), or download it on a machine with a network "
+            f"and pass the folder: '{spec}:/path/to/model'. Or use the bundled {bundled}.") from exc
