@@ -179,3 +179,17 @@ def openai_env(server: FakeOpenAIServer, model: str = "fake-model") -> dict[str,
 
 
 Responder = Callable[[dict[str, Any]], str]
+
+
+def extraction_reply(body: dict[str, Any]) -> str:
+    """A good OpenIE answer to the triple-extraction prompts of ``core.backends.prompts``: one triple
+    per passage, ``(<passage title>, "is described in", "passage <i>")``."""
+    import re
+
+    user = body["messages"][-1]["content"]
+    titles = re.findall(r"Passage(?: \d+)?:\n([^\n]+)", user)
+    triples = [[t.strip(), "is described in", f"passage {i}"] for i, t in enumerate(titles, start=1)]
+    m = re.search(r"each of the (\d+) numbered passages", user)
+    if m:
+        return json.dumps({"passages": [{"index": i, "triples": [t]} for i, t in enumerate(triples, start=1)]})
+    return json.dumps({"triples": triples[:1]})

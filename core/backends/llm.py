@@ -198,6 +198,10 @@ class OpenAILLM:
         key = self.__key
         return text.replace(key, "***") if key and key != "not-needed" else text
 
+    def prepare(self) -> None:
+        """Import the client library and build the client (done once, outside any call's deadline)."""
+        self._get_client()
+
     def _get_client(self) -> Any:
         with self._client_lock:
             if self._client is None:
@@ -731,6 +735,10 @@ class GuardedLLM:
 
     Notes
     -----
+    Before its first attempt the guard lets the backend get ready outside any deadline
+    (``prepare()`` or ``load()``: building the HTTP client, loading the GGUF model), since that is
+    bounded local work, not a wait on the endpoint.
+
     The breaker state belongs to the guard (one endpoint, shared by every app session); the
     budget belongs to the question scope of the calling thread. Attributes the guard does not
     define (``load``, ``model``, ``base_url`` ...) are the backend's.
@@ -746,6 +754,7 @@ class GuardedLLM:
         self._last = ""
         self._open_until = 0.0  # time.monotonic() until which calls are refused; 0 = closed
         self._opens = 0  # breaker openings in a row (doubles the cooldown)
+        self._prepared = False
 
     @property
     def name(self) -> str:
@@ -808,6 +817,7 @@ class GuardedLLM:
         scope = _SCOPE.get()
         if scope is not None:
             scope.calls += 1
+        self._prepare()
         limit = self.timeout
         notes: list[str] = []
         t_start = time.monotonic()
@@ -848,6 +858,16 @@ class GuardedLLM:
                 return resp
             return replace(resp, attempts=resp.attempts + attempt - 1, latency_s=time.monotonic() - t_start,
                            notes=(*notes, *resp.notes))
+
+    def _prepare(self) -> None:
+        """Load the model / build the client once, before the first deadline starts: that is local,
+        bounded work (seconds for a GGUF file), not a wait on the endpoint."""
+        if self._prepared:
+            return
+        ready = getattr(self.inner, "prepare", None) or getattr(self.inner, "load", None)
+        if callable(ready):
+            ready()
+        self._prepared = True
 
     def _attempt(self, messages: Sequence[ChatMessage], max_tokens: int, temperature: float,
                  json_schema: dict[str, Any] | None, limit: float) -> LLMResponse:
