@@ -691,7 +691,8 @@ def question_scope(llm: Any) -> Iterator[LLMScope]:
     runner's per-question run, the app's method-run wrappers). Inside, a :class:`GuardedLLM`
     charges its attempts to the scope, refuses calls once the budget is spent or the circuit
     breaker opened, and says so in the :class:`LLMSkippedError` each stage turns into its
-    visible fallback. With any other LLM (``none``, test fakes) the scope only counts nothing.
+    visible fallback. With any other LLM (``none``, test fakes) the scope has no budget and
+    changes nothing.
 
     Parameters
     ----------
@@ -839,7 +840,8 @@ class GuardedLLM:
                             f"{BUDGET_HINT})")
                 opened = self._failed(msg, scope)
                 retryable = isinstance(exc, (LLMTransportError, LLMReplyError))
-                if retryable and not opened and attempt <= self.settings.retries:
+                budget_left = scope is None or scope.remaining() > 0
+                if retryable and not opened and budget_left and attempt <= self.settings.retries:
                     pause = 0.0 if elapsed >= 0.9 * t else self.settings.backoff * 2 ** (attempt - 1)
                     pause = max(0.0, min(pause, scope.remaining() if scope is not None else pause))
                     time.sleep(pause)

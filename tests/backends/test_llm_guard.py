@@ -271,3 +271,16 @@ def test_guard_is_not_nested():
     inner = _Sleepy(0.0)
     g = GuardedLLM(GuardedLLM(inner), LLMSettings(retries=0))
     assert g.inner is inner and g.chat(MSG).text == "late"
+
+
+def test_retries_stop_when_the_budget_is_spent_and_the_real_error_is_kept():
+    with fake_openai_server(FAULTS["hang"]) as server:
+        llm = guarded(server, LLMSettings(timeout=0.3, retries=5, budget=0.5, breaker=10, backoff=0.01))
+        with question_scope(llm) as scope:
+            with pytest.raises(LLMTransportError, match=r"this attempt had only the 0\.\d s left of the question's "
+                                                        r"LLM budget.* Gave up after 2 attempts\.$"):
+                llm.chat(MSG)
+            assert scope.remaining() <= 0
+            with pytest.raises(LLMSkippedError, match="LLM budget of 0.5 s is spent"):
+                llm.chat(MSG)
+        assert server.chat_requests == 2
