@@ -158,7 +158,7 @@ def test_open_breaker_skips_the_rest_of_the_question_at_once(openai_server):
                                                       r"steps take their fallback at once; the next try is allowed "
                                                       r"in \d+ s\.$"):
                 llm.chat(MSG)
-        assert time.monotonic() - t0 < 0.1
+        assert time.monotonic() - t0 < 0.5  # no request, no wait
     assert openai_server.chat_requests == 3
     assert scope.skipped == 5 and scope.calls == 6
     assert llm.breaker_open
@@ -211,7 +211,7 @@ def test_budget_cuts_the_last_attempt_and_skips_the_rest(openai_server):
                                                   r"fallback at once; raise the budget with --llm-budget or "
                                                   r"EGX_LLM_BUDGET \(0 = no limit\)"):
             llm.chat(MSG)
-        assert 0.45 < scope.spent < 0.8
+        assert 0.45 < scope.spent < 1.2
     assert openai_server.chat_requests == 2
     # a new question starts with a full budget; outside a question there is none
     with question_scope(llm):
