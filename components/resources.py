@@ -38,9 +38,13 @@ def embedder(name: str) -> Embedder:
 
 
 @st.cache_resource(show_spinner=False)
-def llm(name: str) -> LLM:
-    """The LLM backend ``name`` (construction is cheap; local models load on first use)."""
-    return registry.get_llm(name)
+def llm(name: str, limits: tuple[float | None, int, float] | None = None) -> LLM:
+    """The LLM backend ``name`` under the sidebar's ``(timeout or None, retries, budget)`` limits (``None``:
+    from the environment). Construction is cheap; local models load on first use."""
+    from core.backends.llm import LLMSettings
+
+    settings = LLMSettings.from_env() if limits is None else LLMSettings(*limits)
+    return registry.get_llm(name, settings=settings)
 
 
 @st.cache_resource(show_spinner="Loading the reranker…")
@@ -178,9 +182,11 @@ def fastinsight_run(_workspace: Workspace, _backends: Any, key: str, query: str,
     """``core.methods.fastinsight.run`` with ``FastInsightConfig(**dict(params))`` (a ``FastInsightRun``).
 
     ``backends_key`` names the embedder / reranker / LLM in ``_backends`` (the cache key)."""
+    from core.backends.llm import question_scope
     from core.methods.fastinsight import FastInsightConfig, run
 
-    return run(query, _workspace, config=FastInsightConfig(**dict(params)), backends=_backends)
+    with question_scope(_backends.llm):
+        return run(query, _workspace, config=FastInsightConfig(**dict(params)), backends=_backends)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -221,9 +227,11 @@ def smoothing_graph_html(_run: Any, _pg: Any, _graph: KnowledgeGraph, run_key: s
 def bubblerag_run(_workspace: Workspace, _backends: Any, key: str, backends_key: str, query: str,
                   params: tuple[tuple[str, Any], ...]) -> Any:
     """``core.methods.bubblerag.run`` with ``BubbleConfig(**dict(params))`` (a ``BubbleResult``)."""
+    from core.backends.llm import question_scope
     from core.methods.bubblerag import BubbleConfig, run
 
-    return run(query, _workspace, config=BubbleConfig(**dict(params)), backends=_backends)
+    with question_scope(_backends.llm):
+        return run(query, _workspace, config=BubbleConfig(**dict(params)), backends=_backends)
 
 
 @st.cache_resource(show_spinner="Recording the bubble expansion frame by frame…", max_entries=16)
@@ -330,6 +338,8 @@ def sgrag_prepare(workspace: Workspace, embedder: Embedder, key: str, embedder_n
 def sgrag_run(_workspace: Workspace, _backends: Any, key: str, backends_key: str, query: str,
               params: tuple[tuple[str, Any], ...]) -> Any:
     """``core.methods.sgrag.run`` with ``SGRAGConfig(**dict(params))`` (an ``SGRAGResult``)."""
+    from core.backends.llm import question_scope
     from core.methods.sgrag import SGRAGConfig, run
 
-    return run(query, _workspace, config=SGRAGConfig(**dict(params)), backends=_backends)
+    with question_scope(_backends.llm):
+        return run(query, _workspace, config=SGRAGConfig(**dict(params)), backends=_backends)

@@ -175,9 +175,10 @@ def render_sidebar() -> Active:
                                "or none (deterministic, LLM-free).")
     if llm_name == "openai":
         sb.caption(md_escape(_openai_settings()))
+    limits = _llm_limits() if llm_name != "none" else None
 
     notes: list[str] = []
-    llm = _resolve_llm(llm_name, notes)
+    llm = _resolve_llm(llm_name, notes, limits)
     try:
         emb = resources.embedder(emb_name)
     except EgxError as exc:
@@ -204,9 +205,35 @@ def render_sidebar() -> Active:
     return rec
 
 
-def _resolve_llm(name: str, notes: list[str]) -> LLM:
+def _llm_limits() -> tuple[float | None, int, float]:
+    """The LLM limits widgets (seeded from EGX_LLM_TIMEOUT / _RETRIES / _BUDGET): timeout, retries, budget."""
+    from core.backends.llm import LLMSettings
+
+    ss = st.session_state
+    if S.LLM_TIMEOUT not in ss:
+        try:
+            env = LLMSettings.from_env()
+        except EgxError as exc:
+            st.sidebar.error(f"LLM limits from the environment ignored: {exc}")
+            env = LLMSettings()
+        ss[S.LLM_TIMEOUT], ss[S.LLM_RETRIES], ss[S.LLM_BUDGET] = float(env.timeout or 0), env.retries, float(env.budget)
+    with st.sidebar.expander("LLM limits"):
+        timeout = st.number_input("Timeout per attempt (s)", min_value=0.0, max_value=3600.0, step=10.0,
+                                  key=S.LLM_TIMEOUT, help="Wall-clock seconds one LLM attempt may take; 0 = the "
+                                  "backend's default (60 s for openai, 120 s for the local models).")
+        retries = st.number_input("Retries", min_value=0, max_value=10, step=1, key=S.LLM_RETRIES,
+                                  help="Extra attempts after a timeout, a connection error, HTTP 429/5xx or a reply "
+                                       "that is no chat completion.")
+        budget = st.number_input("Budget per question (s)", min_value=0.0, max_value=36000.0, step=30.0,
+                                 key=S.LLM_BUDGET, help="LLM seconds one question may use; then its remaining LLM "
+                                 "steps take their fallback at once. 0 = no limit. After repeated failures a circuit "
+                                 "breaker skips the LLM for the rest of the question, too.")
+    return (float(timeout) or None), int(retries), float(budget)
+
+
+def _resolve_llm(name: str, notes: list[str], limits: tuple[float | None, int, float] | None = None) -> LLM:
     try:
-        return resources.llm(name)
+        return resources.llm(name, limits)
     except EgxError as exc:
         st.sidebar.error(f"LLM {name!r} is not usable: {exc}")
         notes.append(f"LLM {name!r} is not usable, so the deterministic LLM-free mode ('none') is active.")

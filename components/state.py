@@ -18,6 +18,9 @@ RERANKER = "egx.reranker"  #: reranker registry name (or "cross-encoder:" prefix
 RERANKER_MODEL = "egx.reranker_model"  #: path or hub id for the cross-encoder reranker
 EMBEDDER_MODEL = "egx.embedder_model"  #: path or hub id for the "st:" embedder
 LLM = "egx.llm"  #: LLM registry name
+LLM_TIMEOUT = "egx.llm_timeout"  #: seconds per LLM attempt (0 = the backend's default)
+LLM_RETRIES = "egx.llm_retries"  #: extra attempts after a transport failure or malformed reply
+LLM_BUDGET = "egx.llm_budget"  #: LLM seconds per question (0 = no limit)
 
 # What the sidebar resolved this run (read by pages; written only by components/sidebar.py).
 ACTIVE = "egx.active"  #: an :class:`components.sidebar.Active` record

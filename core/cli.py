@@ -48,6 +48,27 @@ def _progress_bar(desc: str):  # -> Callable[[str, float], None]
     return update
 
 
+def _llm(args: argparse.Namespace):  # -> LLM
+    """The ``--llm`` backend under the ``--llm-timeout`` / ``--llm-retries`` / ``--llm-budget`` limits."""
+    from core.backends.llm import LLMSettings
+    from core.backends.registry import get_llm
+
+    settings = LLMSettings.from_env(timeout=args.llm_timeout, retries=args.llm_retries, budget=args.llm_budget)
+    return get_llm(args.llm, settings=settings)
+
+
+def _add_llm_limits(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--llm-timeout", type=float, metavar="SECONDS",
+                   help="wall-clock seconds one LLM attempt may take (default: $EGX_LLM_TIMEOUT, else 60 for "
+                        "openai, 120 for the local models)")
+    p.add_argument("--llm-retries", type=int, metavar="N",
+                   help="extra attempts after a timeout, connection error, HTTP 429/5xx or malformed reply "
+                        "(default: $EGX_LLM_RETRIES, else 2)")
+    p.add_argument("--llm-budget", type=float, metavar="SECONDS",
+                   help="LLM seconds one question may use, then its remaining LLM steps take their fallback "
+                        "(default: $EGX_LLM_BUDGET, else 300; 0 = no limit)")
+
+
 def cmd_workspaces(args: argparse.Namespace) -> int:
     from core.index.workspace import list_workspaces, workspaces_root
 
@@ -68,7 +89,7 @@ def cmd_workspaces(args: argparse.Namespace) -> int:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    from core.backends.registry import default_extractor, get_embedder, get_extractor, get_llm
+    from core.backends.registry import default_extractor, get_embedder, get_extractor
     from core.index.workspace import Workspace, create_workspace, ensure_sample_workspace
 
     embedder = get_embedder(args.embedder)
@@ -83,13 +104,19 @@ def cmd_index(args: argparse.Namespace) -> int:
     else:
         if not args.workspace:
             raise SystemExit("egx index: --workspace DIR is required when building from inputs")
-        llm = get_llm(args.llm)
+        llm = _llm(args)
         extractor = get_extractor(args.extractor, llm=llm) if args.extractor else default_extractor(llm)
         ws = create_workspace(args.inputs, args.workspace, name=args.name, embedder=embedder,
                               extractor=extractor, questions=args.questions, overwrite=args.overwrite,
                               progress=_progress_bar("index"))
     g = ws.graph
     print(f"Workspace {ws.name!r} at {ws.path}: {g.n_nodes} nodes, {g.n_edges} edges, {g.n_chunks} chunks.")
+    ex = ws.manifest.get("extraction") if args.inputs else None
+    if ex:
+        failed = ex.get("failed_chunks", 0)
+        print(f"  extraction ({ex['extractor']}): {ex['triples']} triples; {ex['extracted']} chunk(s) extracted now, "
+              f"{ex['from_cache']} from the cache, {failed} failed"
+              + (f" ({', '.join(ex.get('failed_chunk_ids', [])[:10])})" if failed else ""))
     for b in ws.manifest.get("index", {}).get("builds", []):
         rate = b["items"] / b["seconds"] if b["seconds"] else float("inf")
         print(f"  index/{b['kind']}: {b['items']} items in {b['seconds']:.2f} s ({rate:.0f} items/s)")
@@ -146,13 +173,14 @@ def summarize(result, workspace, *, top: int = 5) -> dict:  # JSON-ready
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    from core.backends.registry import get_embedder, get_llm, get_reranker
+    from core.backends.llm import question_scope
+    from core.backends.registry import get_embedder, get_reranker
     from core.methods.base import Backends
     from core.methods.registry import get_method
 
     spec = get_method(args.method)
     embedder = get_embedder(args.embedder)
-    llm = get_llm(args.llm)
+    llm = _llm(args)
     reranker = get_reranker(args.reranker, embedder=embedder, llm=llm) if spec.needs_reranker else None
     ws = resolve_workspace(args.workspace, embedder)
     runner = spec.load()
@@ -161,8 +189,11 @@ def cmd_ask(args: argparse.Namespace) -> int:
         from core.methods.reg.evidence import method_config
 
         config = method_config(runner, evidence_format=args.evidence_format)
-    result = runner(args.question, ws, config=config, backends=Backends(embedder, llm, reranker))
+    with question_scope(llm) as scope:
+        result = runner(args.question, ws, config=config, backends=Backends(embedder, llm, reranker))
     s = summarize(result, ws, top=args.top)
+    if llm.available:
+        s["llm"] = scope.summary()
     if args.trace:
         Path(args.trace).write_text(result.trace.to_json(indent=1), encoding="utf-8")
     if args.json:
@@ -179,18 +210,22 @@ def cmd_ask(args: argparse.Namespace) -> int:
         print(f"  {i:>2}. {c['title']}  ({c['score']:.3f})")
     for f in s["fallbacks"]:
         print(f"  fallback — {f}")
+    if s.get("llm", {}).get("failed_attempts") or s.get("llm", {}).get("skipped_calls"):
+        u = s["llm"]
+        print(f"  LLM: {u['calls']} call(s), {u['failed_attempts']} failed attempt(s), {u['skipped_calls']} "
+              f"skipped, {u['spent_s']:.1f} s of a {u['budget_s']:g} s budget")
     print(f"\n{s['seconds']:.2f} s, {s['tokens']} LLM tokens, method {s['method']}")
     return 0
 
 
 def cmd_train_reg(args: argparse.Namespace) -> int:
-    from core.backends.registry import get_embedder, get_llm
+    from core.backends.registry import get_embedder
     from core.methods.base import Backends
     from core.methods.reg.config import TrainConfig
     from core.methods.reg.train import train_reg
 
     embedder = get_embedder(args.embedder)
-    llm = get_llm(args.llm)
+    llm = _llm(args)
     if args.supervision == "refined" and not llm.available:
         print("egx train-reg: note: --supervision refined with --llm none keeps the weak shortest-path labels "
               "for every question (pass --llm local, local-small or openai).", file=sys.stderr)
@@ -217,7 +252,7 @@ def cmd_train_reg(args: argparse.Namespace) -> int:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     """`egx bench`: every method on every question; JSONL + summary + report + charts in --out."""
-    from core.backends.registry import get_embedder, get_llm, get_reranker
+    from core.backends.registry import get_embedder, get_reranker
     from core.eval.datasets import load_questions, load_questions_file
     from core.eval.runner import run_benchmark
     from core.methods.base import Backends
@@ -226,7 +261,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     specs = [get_method(m) for m in methods]
     embedder = get_embedder(args.embedder)
-    llm = get_llm(args.llm)
+    llm = _llm(args)
     reranker = get_reranker(args.reranker, embedder=embedder, llm=llm) if any(s.needs_reranker for s in specs) else None
     ws = resolve_workspace(args.workspace, embedder)
     qs = load_questions_file(args.questions, ws.graph) if args.questions else load_questions(ws)
@@ -258,7 +293,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def cmd_make_erqa(args: argparse.Namespace) -> int:
     """SG-RAG App. G: bridge-star questions with gold answers from a KG folder or workspace."""
-    from core.backends.registry import get_llm
     from core.eval.erqa import build_erqa, write_erqa
     from core.graph.loaders import load_inputs
 
@@ -269,7 +303,7 @@ def cmd_make_erqa(args: argparse.Namespace) -> int:
         graph = Workspace.open(src).graph
     else:
         graph = load_inputs([src], name=src.name).graph
-    llm = get_llm(args.llm) if args.llm != "none" else None
+    llm = _llm(args) if args.llm != "none" else None
     qs = build_erqa(graph, args.n, seed=args.seed, min_degree=args.min_degree, max_answers=args.max_answers, llm=llm)
     out = write_erqa(qs, args.out)
     print(f"Wrote {len(qs)} bridge-star questions (seed {args.seed}) from {graph.name or src.name} "
@@ -314,6 +348,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="embedder name (bge-small, minilm, hashing, st:<path-or-id>)")
     i.add_argument("--llm", default="none", help="LLM for triple extraction from a plain corpus (none, local, local-small, openai)")
     i.add_argument("--extractor", help="triple extractor (llm, rules); default: llm if an LLM is set, else rules")
+    _add_llm_limits(i)
     i.add_argument("--overwrite", action="store_true", help="replace an existing workspace")
     i.add_argument("--rebuild", action="store_true", help="rebuild the index even if it is up to date")
     i.set_defaults(func=cmd_index)
@@ -323,6 +358,7 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("--workspace", default="demo", help="workspace folder, name, or sample (demo, musique)")
     k.add_argument("--method", default="bubblerag", help="retrieval method (see core/methods/registry.py)")
     k.add_argument("--llm", default="none", help="none, local, local-small, openai")
+    _add_llm_limits(k)
     k.add_argument("--embedder", default=DEFAULT_EMBEDDER)
     k.add_argument("--reranker", default=DEFAULT_RERANKER,
                    help="for methods that rerank (ms-marco-minilm, biencoder, llm, cross-encoder:<path-or-id>)")
@@ -341,6 +377,7 @@ def build_parser() -> argparse.ArgumentParser:
                                         "workspace's own questions file")
     tr.add_argument("--supervision", choices=("weak", "refined"), default="weak")
     tr.add_argument("--llm", default="none", help="LLM for refined supervision (local, local-small, openai)")
+    _add_llm_limits(tr)
     tr.add_argument("--embedder", default=DEFAULT_EMBEDDER)
     tr.add_argument("--out", help="model folder (default <workspace>/reg/retriever, which `egx ask --method reg` uses)")
     tr.add_argument("--seed", type=int, default=0)
@@ -359,6 +396,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--methods", default="dense,rerank,ppr,fastinsight,bubblerag",
                    help="comma-separated registered methods (see core/methods/registry.py)")
     b.add_argument("--llm", default="none", help="none, local, local-small, openai")
+    _add_llm_limits(b)
     b.add_argument("--embedder", default=DEFAULT_EMBEDDER)
     b.add_argument("--reranker", default=DEFAULT_RERANKER,
                    help="for methods that rerank (ms-marco-minilm, biencoder, llm, cross-encoder:<path-or-id>)")
@@ -378,6 +416,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--max-answers", type=int, default=1, help="accept questions with up to this many gold answers "
                                                               "(dense KGs such as UMLS need 2-3)")
     e.add_argument("--llm", default="none", help="none (template text) or an LLM to polish the questions")
+    _add_llm_limits(e)
     e.add_argument("--out", required=True, help="output questions JSON")
     e.set_defaults(func=cmd_make_erqa)
 

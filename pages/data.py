@@ -177,7 +177,11 @@ def create_stats_ui(act: Active) -> None:
     ex = ws.manifest.get("extraction")
     if ex:
         st.markdown("**Triple extraction**")
-        st.dataframe(pd.DataFrame([ex]), hide_index=True)
+        st.dataframe(pd.DataFrame([{k: v for k, v in ex.items() if k != "failed_chunk_ids"}]), hide_index=True)
+        if ex.get("failed_chunks"):
+            ids = ", ".join(md_escape(str(c)) for c in ex.get("failed_chunk_ids", [])[:20])
+            st.warning(f"Extraction failed for {ex['failed_chunks']} chunk(s): {ids}. They have no triples; "
+                       "building the workspace again retries them (successes come from the cache).")
     idx = ws.manifest.get("index")
     st.markdown("**Vector index**")
     if not idx:

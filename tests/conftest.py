@@ -1,12 +1,15 @@
-"""Shared fixtures: named toy graphs (STYLE.md), paths to real data, an isolated EGX_HOME."""
+"""Shared fixtures: named toy graphs (STYLE.md), paths to real data, an isolated EGX_HOME, a local
+scripted OpenAI-compatible server."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from core.graph.model import GraphBuilder, KnowledgeGraph, graph_from_triples
+from tests.fake_openai import FakeOpenAIServer, fake_openai_server
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
@@ -20,6 +23,13 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     home = tmp_path_factory.mktemp("egx_home")
     monkeypatch.setenv("EGX_HOME", str(home))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+
+@pytest.fixture
+def openai_server() -> Iterator[FakeOpenAIServer]:
+    """A scripted OpenAI-compatible server on a free loopback port (see ``tests/fake_openai.py``)."""
+    with fake_openai_server() as server:
+        yield server
 
 
 @pytest.fixture(scope="session")

@@ -83,6 +83,9 @@ def _clean_triples(raw: Any) -> tuple[list[ExtractedTriple], int]:
 def _validate_single(data: Any) -> None:
     if not isinstance(data.get("triples"), list):
         raise ValueError('"triples" must be a list of [subject, relation, object] lists')
+    if data["triples"] and not _clean_triples(data["triples"])[0]:
+        # Every item malformed is an unusable output, not "no triples": retried, and never cached.
+        raise ValueError("none of the triples is a [subject, relation, object] list of three non-empty strings")
 
 
 class LLMTripleExtractor:
@@ -172,13 +175,15 @@ class LLMTripleExtractor:
         Returns
         -------
         ExtractionResult
-            A passage whose output stayed unusable after retries gets no triples and is listed
-            in ``failed`` (a visible fallback, not a silent one).
+            A passage whose output stayed unusable after retries (not JSON, or only malformed
+            triples) gets no triples and is listed in ``failed`` (a visible fallback, not a
+            silent one); callers must not cache it as a result.
 
         Raises
         ------
         LLMError
-            Transport failures (timeouts, unreachable server) stop the whole batch.
+            Transport failures (timeouts, unreachable server, a reply that is no chat completion,
+            an open circuit breaker) stop the whole batch.
         """
         out: list[list[ExtractedTriple]] = [[] for _ in passages]
         acc = {"dropped": 0, "calls": 0, "p": 0, "c": 0}
@@ -241,7 +246,7 @@ class LLMTripleExtractor:
                 got[entry["index"]] = entry.get("triples")
         redo = []
         for k, i in enumerate(idx, start=1):
-            if k not in got or not isinstance(got[k], list):
+            if k not in got or not isinstance(got[k], list) or (got[k] and not _clean_triples(got[k])[0]):
                 redo.append(i)
                 continue
             triples, dropped = _clean_triples(got[k])

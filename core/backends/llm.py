@@ -6,19 +6,30 @@
   shown.
 * :class:`LlamaCppLLM` — ``"local"`` / ``"local-small"``: llama.cpp running Qwen2.5-Coder 1.5B /
   0.5B Instruct (Q4_K_M) assembled from PyPI packages by :mod:`core.backends.gguf`.
+* :class:`GuardedLLM` — what :func:`core.backends.registry.get_llm` returns around every available
+  backend: the one place that bounds LLM waits (per-attempt wall-clock timeout, retries with
+  backoff, a per-question budget, a circuit breaker) under :class:`LLMSettings`. Callers open a
+  per-question scope with :func:`question_scope`; every failure surfaces as an :class:`LLMError`
+  whose message names the setting to change, so each stage can take its visible fallback.
 
 :func:`chat_json` adds what every JSON-producing step needs on top of ``LLM.chat``: parsing,
 repair of almost-JSON, validation, and retries with a corrective follow-up message.
+:func:`answer_problem` tells a usable text answer from a refusal or garbage (issue 12, item 7).
 """
 
 from __future__ import annotations
 
+import contextvars
 import json
+import math
 import os
 import re
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -26,7 +37,14 @@ from urllib.parse import urlsplit, urlunsplit
 from core.backends.base import ChatMessage, LLMResponse
 from core.backends.device import select_device
 from core.backends.gguf import MODELS, ensure_model, missing_packages
-from core.errors import BackendError, LLMError, LLMUnavailableError, UnknownNameError
+from core.errors import (
+    BackendError,
+    ConfigError,
+    EgxError,
+    LLMError,
+    LLMUnavailableError,
+    UnknownNameError,
+)
 from core.text import approx_tokens
 
 NO_LLM_MESSAGE = (
@@ -41,6 +59,26 @@ class LLMOutputError(LLMError):
     Distinct from transport failures (timeouts, connection errors), so batch callers can skip
     one bad item and go on, while a dead server still stops the batch.
     """
+
+
+class LLMTransportError(LLMError):
+    """A request timed out, could not connect, or got HTTP 429 / 5xx: worth retrying."""
+
+
+class LLMReplyError(LLMError):
+    """The server answered, but not with a chat completion (an HTML page, JSON without
+    ``choices``, a truncated body): worth retrying, and counted by the circuit breaker."""
+
+
+class LLMSkippedError(LLMError):
+    """:class:`GuardedLLM` did not call the model: the question's budget is spent or the circuit
+    breaker is open. The message says which, and how to change it."""
+
+
+#: Where each limit is set, for messages (only flags and variables that exist).
+TIMEOUT_HINT = "--llm-timeout or EGX_LLM_TIMEOUT; in the app, the sidebar's LLM limits"
+RETRIES_HINT = "--llm-retries or EGX_LLM_RETRIES"
+BUDGET_HINT = "--llm-budget or EGX_LLM_BUDGET (0 = no limit); in the app, the sidebar's LLM limits"
 
 
 class NoLLM:
@@ -84,6 +122,10 @@ def _public_url(url: str) -> str:
 class OpenAILLM:
     """Any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, Ollama, LM Studio).
 
+    One :meth:`chat` is one request (plus the HTTP 400 negotiations below); retries, the
+    per-question budget and the circuit breaker are :class:`GuardedLLM`'s, which
+    :func:`core.backends.registry.get_llm` puts around it.
+
     Parameters
     ----------
     model : str or None
@@ -96,11 +138,8 @@ class OpenAILLM:
         key, ``"not-needed"`` is sent (local servers ignore it). The key is kept only in memory:
         it never appears in ``repr``, logs, error messages or files.
     timeout : float
-        Seconds per HTTP request.
-    retries : int
-        Extra attempts after timeouts, connection errors, HTTP 429 and 5xx.
-    backoff : float
-        First retry delay in seconds; doubled after each failed attempt.
+        Seconds per HTTP request (a :class:`GuardedLLM` may lower it to what is left of the
+        question's budget).
 
     Raises
     ------
@@ -113,14 +152,16 @@ class OpenAILLM:
     With ``json_schema``, the request asks for ``response_format={"type": "json_schema", ...}``.
     Servers that reject it with HTTP 400 are asked again with ``{"type": "json_object"}``, then
     with no ``response_format``; each downgrade is recorded in ``LLMResponse.notes``.
+
+    A reply that is not a chat completion (an HTML page, JSON without ``choices``, a truncated
+    body) raises :class:`LLMReplyError` naming what came back, never a parsing exception.
     """
 
     name = "openai"
     available = True
 
     def __init__(self, model: str | None = None, base_url: str | None = None,
-                 api_key: str | None = None, timeout: float = 60, retries: int = 3,
-                 backoff: float = 1.0) -> None:
+                 api_key: str | None = None, timeout: float = 60) -> None:
         self.base_url = base_url or _env("EGX_OPENAI_BASE_URL", "OPENAI_BASE_URL")
         model = model or _env("EGX_OPENAI_MODEL", "OPENAI_MODEL")
         if not model:
@@ -140,8 +181,6 @@ class OpenAILLM:
         self.model = model
         self.__key = key  # name-mangled: kept out of vars()-based dumps by accident
         self.timeout = float(timeout)
-        self.retries = int(retries)
-        self.backoff = float(backoff)
         where = _public_url(self.base_url) if self.base_url else "api.openai.com"
         self.model_id = f"openai:{model}@{where}"
         self._client: Any = None
@@ -159,6 +198,10 @@ class OpenAILLM:
         key = self.__key
         return text.replace(key, "***") if key and key != "not-needed" else text
 
+    def prepare(self) -> None:
+        """Import the client library and build the client (done once, outside any call's deadline)."""
+        self._get_client()
+
     def _get_client(self) -> Any:
         with self._client_lock:
             if self._client is None:
@@ -170,7 +213,7 @@ class OpenAILLM:
 
     def chat(self, messages: Sequence[ChatMessage], *, max_tokens: int = 512,
              temperature: float = 0.0, json_schema: dict[str, Any] | None = None) -> LLMResponse:
-        """One chat completion, with retries and JSON-mode negotiation.
+        """One chat completion, with JSON-mode negotiation.
 
         Parameters
         ----------
@@ -184,17 +227,21 @@ class OpenAILLM:
         -------
         LLMResponse
             Text, token usage (from the server's ``usage``; estimated when absent), latency,
-            attempts and notes on any downgrade.
+            requests made and notes on any downgrade.
 
         Raises
         ------
+        LLMTransportError
+            Timeout, connection error, HTTP 429 or 5xx (worth retrying).
+        LLMReplyError
+            HTTP 200 whose body is not a chat completion (worth retrying).
         LLMError
-            After ``retries`` failed retries (timeouts, connection errors, 429, 5xx), or at once
-            for other HTTP errors (bad key, unknown model).
+            Other HTTP errors (bad key, unknown model, rejected request).
         """
         import openai
 
         client = self._get_client()
+        timeout = attempt_timeout(self.timeout)
         payload = [{"role": m.role, "content": m.content} for m in messages]
         formats: list[dict[str, Any] | None] = [None]
         if json_schema is not None:
@@ -204,7 +251,6 @@ class OpenAILLM:
         token_param = "max_tokens"
         notes: list[str] = []
         attempt = 0
-        failures = 0
         t0 = time.perf_counter()
         while True:
             attempt += 1
@@ -213,7 +259,7 @@ class OpenAILLM:
             if formats[fmt_i] is not None:
                 kwargs["response_format"] = formats[fmt_i]
             try:
-                resp = client.chat.completions.create(**kwargs)
+                resp = client.chat.completions.create(**kwargs, timeout=timeout)
             except openai.BadRequestError as exc:
                 msg = self._scrub(str(exc))
                 if token_param == "max_tokens" and "max_completion_tokens" in msg:
@@ -229,24 +275,30 @@ class OpenAILLM:
                     continue
                 raise LLMError(f"{self._where()} rejected the request for model {self.model!r} "
                                f"(HTTP 400): {msg}. Check the model name and request size.") from None
-            except (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError) as exc:
-                failures += 1
-                if failures <= self.retries:
-                    time.sleep(self.backoff * 2 ** (failures - 1))
-                    continue
-                raise LLMError(self._transport_message(exc, failures)) from None
+            except openai.APITimeoutError:
+                raise LLMTransportError(
+                    f"{self._where()} timed out after {timeout:g} s for model {self.model!r}; raise the LLM "
+                    f"timeout ({TIMEOUT_HINT}), use a smaller model, or check the server's load.") from None
+            except openai.APIConnectionError as exc:
+                cause = exc.__cause__ or exc.__context__
+                if isinstance(cause, ValueError):  # a body that ended early or is not JSON
+                    raise LLMReplyError(self._bad_body(cause)) from None
+                raise LLMTransportError(
+                    f"{self._where()} could not be reached for model {self.model!r}; check that the server "
+                    "is running and EGX_OPENAI_BASE_URL is right.") from None
             except openai.APIStatusError as exc:
                 status = getattr(exc, "status_code", 0) or 0
-                if status >= 500:
-                    failures += 1
-                    if failures <= self.retries:
-                        time.sleep(self.backoff * 2 ** (failures - 1))
-                        continue
-                    raise LLMError(self._transport_message(exc, failures)) from None
+                if status == 429 or status >= 500:
+                    raise LLMTransportError(
+                        f"{self._where()} failed for model {self.model!r} (HTTP {status}: "
+                        f"{self._scrub(_short(str(exc)))}); wait and try again, or lower the request rate.") from None
                 raise LLMError(self._status_message(exc, status)) from None
+            except (ValueError, TypeError, AttributeError, openai.APIError) as exc:
+                # The client could not parse the body (truncated JSON, wrong shape).
+                raise LLMReplyError(self._bad_body(exc)) from None
             break
+        text = self._content(resp)
         latency = time.perf_counter() - t0
-        text = (resp.choices[0].message.content or "") if resp.choices else ""
         usage = getattr(resp, "usage", None)
         p_tok = int(getattr(usage, "prompt_tokens", 0) or 0) if usage else 0
         c_tok = int(getattr(usage, "completion_tokens", 0) or 0) if usage else 0
@@ -258,22 +310,36 @@ class OpenAILLM:
                            model=str(getattr(resp, "model", "") or self.model), latency_s=latency,
                            attempts=attempt, notes=tuple(notes))
 
-    def _transport_message(self, exc: Exception, failures: int) -> str:
-        import openai
+    def _content(self, resp: Any) -> str:
+        """The message text of a parsed reply; :class:`LLMReplyError` when it is no chat completion."""
+        fix = ("Check EGX_OPENAI_BASE_URL: it must be the API root of an OpenAI-compatible server "
+               "(e.g. http://127.0.0.1:11434/v1), not a web page or a proxy's error page.")
+        if isinstance(resp, (str, bytes)):
+            body = resp.decode("utf-8", "replace") if isinstance(resp, bytes) else resp
+            what = "an HTML page" if _looks_like_html(body) else "a body that is not JSON"
+            raise LLMReplyError(f"{self._where()} answered HTTP 200 with {what} instead of a chat completion "
+                                f"(it starts {self._scrub(_short(body, 80))!r}). {fix}")
+        choices = getattr(resp, "choices", None)
+        if not isinstance(choices, list) or not choices:
+            extra = _reply_summary(resp)
+            raise LLMReplyError(f"{self._where()} answered HTTP 200 with JSON that is not a chat completion "
+                                f"(no 'choices'{'; it says ' + self._scrub(extra) if extra else ''}). {fix}")
+        message = getattr(choices[0], "message", None)
+        content = getattr(message, "content", None)
+        if content is None:
+            return ""
+        if not isinstance(content, str):
+            raise LLMReplyError(f"{self._where()} answered with a message whose content is "
+                                f"{type(content).__name__}, not text. {fix}")
+        return content
 
-        if isinstance(exc, openai.APITimeoutError):
-            what = f"timed out after {self.timeout:g} s"
-            fix = "raise --timeout, use a smaller model, or check the server's load"
-        elif isinstance(exc, openai.APIConnectionError):
-            what = "could not be reached"
-            fix = "check that the server is running and EGX_OPENAI_BASE_URL is right"
-        else:
-            what = f"kept failing ({self._scrub(str(exc))})"
-            fix = "wait and try again, or lower the request rate"
-        return (f"{self._where()} {what} for model {self.model!r} ({failures} attempt(s)); {fix}.")
+    def _bad_body(self, exc: BaseException) -> str:
+        return (f"{self._where()} answered with a body that could not be read as a chat completion "
+                f"(truncated or corrupt: {self._scrub(_short(str(exc)))}). Check the server's logs, or "
+                "EGX_OPENAI_BASE_URL if it points at a proxy.")
 
     def _status_message(self, exc: Exception, status: int) -> str:
-        detail = self._scrub(str(exc))
+        detail = self._scrub(_short(str(exc)))
         if status in (401, 403):
             return (f"{self._where()} refused the API key (HTTP {status}). Set a valid "
                     "OPENAI_API_KEY (or EGX_OPENAI_API_KEY).")
@@ -281,6 +347,26 @@ class OpenAILLM:
             return (f"{self._where()} does not know model {self.model!r} (HTTP 404): {detail}. "
                     "Set EGX_OPENAI_MODEL to a model the server serves.")
         return f"{self._where()} returned HTTP {status} for model {self.model!r}: {detail}."
+
+
+def _short(text: str, limit: int = 200) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _looks_like_html(body: str) -> bool:
+    head = body[:1000].lstrip().lower()
+    return head.startswith(("<!doctype", "<html", "<head", "<body")) or "</html>" in body[-2000:].lower()
+
+
+def _reply_summary(resp: Any) -> str:
+    """A short JSON rendering of a parsed reply without ``choices`` (its error text, if any)."""
+    try:
+        data = resp.model_dump(exclude_none=True) if hasattr(resp, "model_dump") else dict(resp)
+    except (TypeError, ValueError, AttributeError):
+        return ""
+    data = {k: v for k, v in data.items() if k not in ("choices", "id", "created")}
+    return _short(json.dumps(data, ensure_ascii=False, default=str), 160) if data else ""
 
 
 _LLAMA_CACHE: dict[tuple[str, int, int], tuple[Any, threading.Lock]] = {}
@@ -310,7 +396,9 @@ class LlamaCppLLM:
     n_threads : int or None
         CPU threads; ``None`` uses every core this process may run on.
     timeout : float
-        Wall-clock limit per :meth:`chat` call in seconds, checked between generated tokens.
+        Wall-clock limit per :meth:`chat` call in seconds, checked between generated tokens (a
+        :class:`GuardedLLM` may lower it to what is left of the question's budget, and also stops
+        waiting for a prompt that takes longer than that to read).
     seed : int
         Sampling seed (outputs are reproducible; at ``temperature=0`` decoding is greedy).
 
@@ -412,6 +500,7 @@ class LlamaCppLLM:
             If the generation runs past ``timeout`` or llama.cpp fails.
         """
         llm, lock = self._load()
+        timeout = attempt_timeout(self.timeout)
         payload = [{"role": m.role, "content": m.content} for m in messages]
         kwargs: dict[str, Any] = {"messages": payload, "max_tokens": max_tokens,
                                   "temperature": temperature, "seed": self.seed, "stream": True}
@@ -432,11 +521,11 @@ class LlamaCppLLM:
                             pieces.append(piece)
                         finish = choice.get("finish_reason") or finish
                         usage = chunk.get("usage") or usage
-                        if time.perf_counter() - t0 > self.timeout:
+                        if time.perf_counter() - t0 > timeout:
                             raise LLMError(
-                                f"The local model {self.model_id} timed out after {self.timeout:g} s "
-                                f"({len(pieces)} tokens generated); raise --timeout or use a "
-                                "smaller model"
+                                f"The local model {self.model_id} timed out after {timeout:g} s "
+                                f"({len(pieces)} tokens generated); raise the LLM timeout "
+                                f"({TIMEOUT_HINT}) or use a smaller model."
                             )
                 finally:
                     close = getattr(stream, "close", None)
@@ -460,6 +549,417 @@ class LlamaCppLLM:
         return LLMResponse(text=text, prompt_tokens=p_tok, completion_tokens=c_tok,
                            model=self.model_id, latency_s=time.perf_counter() - t0, attempts=1,
                            notes=notes)
+
+
+# --- limits on every LLM wait: settings, the per-question scope, the guard -----------------------
+
+_MAX_COOLDOWN = 600.0
+
+
+def _env_number(var: str, cast: Callable[[str], Any]) -> Any:
+    raw = os.environ.get(var, "").strip()
+    if not raw:
+        return None
+    try:
+        return cast(raw)
+    except ValueError:
+        kind = "a whole number" if cast is int else "a number of seconds"
+        raise ConfigError(f"{var} = {raw!r} is not {kind}; set it to {kind} (e.g. {var}="
+                          f"{'2' if cast is int else '60'}) or unset it.") from None
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    """How long LLM calls may take: one set of limits for every backend and every caller.
+
+    Parameters
+    ----------
+    timeout : float or None
+        Wall-clock seconds one attempt may take — a hung server, a reply trickling in, a local
+        prompt that takes too long to read. ``None``: the backend's own default (60 s for
+        ``openai``, 120 s for the local models). CLI ``--llm-timeout``, env ``EGX_LLM_TIMEOUT``.
+    retries : int
+        Extra attempts after a timeout, a connection error, HTTP 429 / 5xx or a reply that is no
+        chat completion. Before the n-th retry the guard waits ``backoff · 2^(n-1)`` s (not after
+        a timeout, which has waited already). CLI ``--llm-retries``, env ``EGX_LLM_RETRIES``.
+    budget : float
+        Seconds of LLM time one question may use (inside :func:`question_scope`); once spent, the
+        question's remaining LLM steps take their fallback at once. 0 = no limit. CLI
+        ``--llm-budget``, env ``EGX_LLM_BUDGET``.
+    breaker : int
+        Failed attempts in a row that open the circuit breaker: the remaining LLM steps of the
+        question fall back at once, and so do later calls until ``cooldown`` has passed.
+    cooldown : float
+        Seconds an open breaker refuses calls before it lets one probe through; doubled after
+        each failed probe, up to 10 minutes; reset by any success.
+    backoff : float
+        First retry delay in seconds.
+
+    Raises
+    ------
+    ConfigError
+        For a value out of range; the message names the flag and variable that set it.
+    """
+
+    timeout: float | None = None
+    retries: int = 2
+    budget: float = 300.0
+    breaker: int = 3
+    cooldown: float = 30.0
+    backoff: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.timeout is not None and not (self.timeout > 0 and math.isfinite(self.timeout)):
+            raise ConfigError(f"LLM timeout = {self.timeout!r} is out of range; use a number of seconds > 0 "
+                              f"({TIMEOUT_HINT}).")
+        if isinstance(self.retries, bool) or not isinstance(self.retries, int) or not 0 <= self.retries <= 10:
+            raise ConfigError(f"LLM retries = {self.retries!r} is out of range; use a whole number from 0 to 10 "
+                              f"({RETRIES_HINT}).")
+        if not (self.budget >= 0 and math.isfinite(self.budget)):
+            raise ConfigError(f"LLM budget = {self.budget!r} is out of range; use seconds >= 0, 0 for no limit "
+                              f"({BUDGET_HINT}).")
+        if isinstance(self.breaker, bool) or not isinstance(self.breaker, int) or self.breaker < 1:
+            raise ConfigError(f"LLM breaker = {self.breaker!r} is out of range; use a whole number >= 1.")
+        if not (self.cooldown >= 0 and self.backoff >= 0):
+            raise ConfigError(f"LLM cooldown / backoff must be >= 0 seconds, got {self.cooldown!r} / {self.backoff!r}.")
+
+    @classmethod
+    def from_env(cls, *, timeout: float | None = None, retries: int | None = None,
+                 budget: float | None = None) -> LLMSettings:
+        """Settings from the arguments given, else ``EGX_LLM_TIMEOUT`` / ``EGX_LLM_RETRIES`` /
+        ``EGX_LLM_BUDGET``, else the defaults.
+
+        Raises
+        ------
+        ConfigError
+            If a variable is not a number, or a value is out of range.
+        """
+        kw: dict[str, Any] = {}
+        t = timeout if timeout is not None else _env_number("EGX_LLM_TIMEOUT", float)
+        r = retries if retries is not None else _env_number("EGX_LLM_RETRIES", int)
+        b = budget if budget is not None else _env_number("EGX_LLM_BUDGET", float)
+        if t is not None:
+            kw["timeout"] = float(t)
+        if r is not None:
+            kw["retries"] = r
+        if b is not None:
+            kw["budget"] = float(b)
+        return cls(**kw)
+
+
+@dataclass
+class LLMScope:
+    """One question's LLM accounting, opened by :func:`question_scope`."""
+
+    budget: float  #: seconds of LLM time allowed (0 = no limit)
+    spent: float = 0.0  #: seconds spent in attempts and retry pauses
+    calls: int = 0
+    attempts: int = 0
+    failures: int = 0  #: failed attempts
+    skipped: int = 0  #: calls refused (budget spent or breaker open)
+    stopped: str = ""  #: why the rest of this question's LLM calls are skipped ("" while they run)
+
+    def remaining(self) -> float:
+        return math.inf if self.budget <= 0 else self.budget - self.spent
+
+    def summary(self) -> dict[str, Any]:
+        return {"budget_s": self.budget, "spent_s": round(self.spent, 3), "calls": self.calls,
+                "attempts": self.attempts, "failed_attempts": self.failures, "skipped_calls": self.skipped,
+                "stopped": self.stopped}
+
+
+_SCOPE: ContextVar[LLMScope | None] = ContextVar("egx_llm_scope", default=None)
+_ATTEMPT_LIMIT: ContextVar[float | None] = ContextVar("egx_llm_attempt_limit", default=None)
+
+
+def attempt_timeout(default: float) -> float:
+    """The wall-clock limit of the attempt being made: ``default``, lowered by a guard's deadline."""
+    limit = _ATTEMPT_LIMIT.get()
+    return default if limit is None else min(default, limit)
+
+
+def current_scope() -> LLMScope | None:
+    """The question scope open in this thread / context, if any."""
+    return _SCOPE.get()
+
+
+@contextmanager
+def question_scope(llm: Any) -> Iterator[LLMScope]:
+    """Open one question's LLM scope: its budget and its "stop asking" state.
+
+    Every caller that runs one question opens it around the run (``egx ask``, the benchmark
+    runner's per-question run, the app's method-run wrappers). Inside, a :class:`GuardedLLM`
+    charges its attempts to the scope, refuses calls once the budget is spent or the circuit
+    breaker opened, and says so in the :class:`LLMSkippedError` each stage turns into its
+    visible fallback. With any other LLM (``none``, test fakes) the scope has no budget and
+    changes nothing.
+
+    Parameters
+    ----------
+    llm : LLM
+        The question's LLM; its :class:`LLMSettings` give the budget.
+
+    Yields
+    ------
+    LLMScope
+    """
+    settings = llm.settings if isinstance(llm, GuardedLLM) else None
+    token = _SCOPE.set(LLMScope(budget=settings.budget if settings else 0.0))
+    try:
+        scope = _SCOPE.get()
+        assert scope is not None
+        yield scope
+    finally:
+        _SCOPE.reset(token)
+
+
+class GuardedLLM:
+    """Any LLM backend under :class:`LLMSettings` — the one mechanism that bounds LLM waits.
+
+    Every :meth:`chat` is made of attempts. Each attempt runs the backend in a worker thread and
+    waits at most ``min(timeout, what is left of the question's budget)`` seconds of wall clock,
+    whatever the backend does (an endpoint that never answers, or one whose reply trickles in
+    byte by byte; the backend is also told the limit, so its own HTTP or token timeout fires
+    first when it can). A timeout, a connection error, HTTP 429 / 5xx or a reply that is no
+    chat completion is retried up to ``retries`` times with exponential backoff. ``breaker``
+    failed attempts in a row open the circuit breaker: the rest of the question's LLM calls are
+    refused at once, and so is every call until ``cooldown`` has passed (then one probe goes
+    through; a success closes the breaker). Any exception other than this project's errors is
+    turned into an :class:`LLMError` naming it, so callers only ever handle ``LLMError``.
+
+    Parameters
+    ----------
+    inner : LLM
+        The backend (an :class:`OpenAILLM`, :class:`LlamaCppLLM`, or any object of the protocol).
+    settings : LLMSettings or None
+        Defaults: :meth:`LLMSettings.from_env`.
+
+    Notes
+    -----
+    Before its first attempt the guard lets the backend get ready outside any deadline
+    (``prepare()`` or ``load()``: building the HTTP client, loading the GGUF model), since that is
+    bounded local work, not a wait on the endpoint.
+
+    The breaker state belongs to the guard (one endpoint, shared by every app session); the
+    budget belongs to the question scope of the calling thread. Attributes the guard does not
+    define (``load``, ``model``, ``base_url`` ...) are the backend's.
+    """
+
+    def __init__(self, inner: Any, settings: LLMSettings | None = None) -> None:
+        if isinstance(inner, GuardedLLM):
+            inner = inner.__dict__["inner"]
+        self.inner: Any = inner
+        self.settings = settings if settings is not None else LLMSettings.from_env()
+        self._lock = threading.Lock()
+        self._fails = 0  # failed attempts in a row (every thread)
+        self._last = ""
+        self._open_until = 0.0  # time.monotonic() until which calls are refused; 0 = closed
+        self._opens = 0  # breaker openings in a row (doubles the cooldown)
+        self._prepared = False
+
+    @property
+    def name(self) -> str:
+        return str(self.inner.name)
+
+    @property
+    def model_id(self) -> str:
+        return str(self.inner.model_id)
+
+    @property
+    def available(self) -> bool:
+        return bool(self.inner.available)
+
+    @property
+    def timeout(self) -> float:
+        """The per-attempt limit: the setting, else the backend's own timeout, else 60 s."""
+        return float(self.settings.timeout or getattr(self.inner, "timeout", None) or 60.0)
+
+    def __getattr__(self, item: str) -> Any:
+        inner = self.__dict__.get("inner")
+        if inner is None or item.startswith("__"):
+            raise AttributeError(item)
+        return getattr(inner, item)
+
+    def __repr__(self) -> str:
+        s = self.settings
+        return (f"GuardedLLM({self.inner!r}, timeout={self.timeout:g}, retries={s.retries}, "
+                f"budget={s.budget:g}, breaker={s.breaker})")
+
+    @property
+    def breaker_open(self) -> bool:
+        with self._lock:
+            return self._open_until > time.monotonic()
+
+    def reset(self) -> None:
+        """Close the circuit breaker (e.g. after the endpoint was fixed)."""
+        with self._lock:
+            self._fails = self._opens = 0
+            self._open_until = 0.0
+            self._last = ""
+
+    def chat(self, messages: Sequence[ChatMessage], *, max_tokens: int = 512,
+             temperature: float = 0.0, json_schema: dict[str, Any] | None = None) -> LLMResponse:
+        """The backend's :meth:`chat` under the timeout, retries, budget and breaker.
+
+        Returns
+        -------
+        LLMResponse
+            The backend's, with ``attempts`` and ``latency_s`` covering failed attempts too and a
+            note per retry.
+
+        Raises
+        ------
+        LLMSkippedError
+            Without calling the backend: the question's budget is spent or the breaker is open.
+        LLMError
+            The last attempt's failure, naming the attempts made and, when the breaker opened,
+            saying that the question's remaining LLM steps take their fallback.
+        """
+        scope = _SCOPE.get()
+        if scope is not None:
+            scope.calls += 1
+        self._prepare()
+        limit = self.timeout
+        notes: list[str] = []
+        t_start = time.monotonic()
+        attempt = 0
+        while True:
+            self._admit(scope)
+            attempt += 1
+            left = scope.remaining() if scope is not None else math.inf
+            t = min(limit, left)
+            t0 = time.monotonic()
+            try:
+                resp = self._attempt(messages, max_tokens, temperature, json_schema, t)
+            except LLMError as exc:
+                elapsed = time.monotonic() - t0
+                self._charge(scope, elapsed)
+                msg = str(exc)
+                if t < limit and isinstance(exc, LLMTransportError):
+                    msg += (f" (this attempt had only the {t:.1f} s left of the question's LLM budget; "
+                            f"{BUDGET_HINT})")
+                opened = self._failed(msg, scope)
+                retryable = isinstance(exc, (LLMTransportError, LLMReplyError))
+                budget_left = scope is None or scope.remaining() > 0
+                if retryable and not opened and budget_left and attempt <= self.settings.retries:
+                    pause = 0.0 if elapsed >= 0.9 * t else self.settings.backoff * 2 ** (attempt - 1)
+                    pause = max(0.0, min(pause, scope.remaining() if scope is not None else pause))
+                    time.sleep(pause)
+                    self._charge(scope, pause)
+                    notes.append(f"attempt {attempt} failed ({_short(msg, 120)}); retried")
+                    continue
+                if attempt > 1:
+                    msg += f" Gave up after {attempt} attempts."
+                if opened:
+                    msg += (" The LLM circuit breaker is now open: the remaining LLM steps of this question "
+                            "take their fallback at once.")
+                raise type(exc)(msg) from None
+            self._charge(scope, time.monotonic() - t0)
+            self._succeeded()
+            if attempt == 1:
+                return resp
+            return replace(resp, attempts=resp.attempts + attempt - 1, latency_s=time.monotonic() - t_start,
+                           notes=(*notes, *resp.notes))
+
+    def _prepare(self) -> None:
+        """Load the model / build the client once, before the first deadline starts: that is local,
+        bounded work (seconds for a GGUF file), not a wait on the endpoint."""
+        if self._prepared:
+            return
+        ready = getattr(self.inner, "prepare", None) or getattr(self.inner, "load", None)
+        if callable(ready):
+            ready()
+        self._prepared = True
+
+    def _attempt(self, messages: Sequence[ChatMessage], max_tokens: int, temperature: float,
+                 json_schema: dict[str, Any] | None, limit: float) -> LLMResponse:
+        box: dict[str, Any] = {}
+        done = threading.Event()
+
+        def work() -> None:
+            _ATTEMPT_LIMIT.set(limit)  # inside the copied context: the backend sees its deadline
+            try:
+                box["r"] = self.inner.chat(messages, max_tokens=max_tokens, temperature=temperature,
+                                           json_schema=json_schema)
+            except BaseException as exc:  # handed to the caller's thread below
+                box["e"] = exc
+            finally:
+                done.set()
+
+        # A daemon thread: a backend stuck in a read neither blocks this caller past the deadline
+        # nor the process's exit; it ends when its own HTTP / token timeout fires.
+        threading.Thread(target=contextvars.copy_context().run, args=(work,), daemon=True,
+                         name="egx-llm-attempt").start()
+        if not done.wait(limit + min(2.0, 0.25 + 0.1 * limit)):
+            raise LLMTransportError(
+                f"{self.model_id} did not finish its reply within {limit:g} s (a hung or very slow "
+                f"server); raise the LLM timeout ({TIMEOUT_HINT}), or check the server.")
+        if "e" in box:
+            exc = box["e"]
+            if isinstance(exc, EgxError):
+                raise exc
+            raise LLMError(f"{self.model_id} failed while answering ({type(exc).__name__}: "
+                           f"{_short(str(exc))}); the step takes its fallback.") from exc
+        resp = box["r"]
+        if not isinstance(resp, LLMResponse):
+            raise LLMReplyError(f"{self.model_id} returned {type(resp).__name__}, not an LLMResponse.")
+        return resp
+
+    def _admit(self, scope: LLMScope | None) -> None:
+        """Raise :class:`LLMSkippedError` when this question or this endpoint must not be asked."""
+        if scope is not None and not scope.stopped and scope.remaining() <= 0:
+            scope.stopped = (f"LLM call skipped: this question's LLM budget of {scope.budget:g} s is spent "
+                             f"({scope.spent:.1f} s over {scope.calls - 1} call(s)). The remaining LLM steps "
+                             f"take their fallback at once; raise the budget with {BUDGET_HINT}.")
+        if scope is not None and scope.stopped:
+            scope.skipped += 1
+            raise LLMSkippedError(scope.stopped)
+        with self._lock:
+            wait = self._open_until - time.monotonic()
+            if wait > 0:
+                msg = self._open_message(wait)
+            else:
+                return  # closed, or half-open: this attempt is the probe
+        if scope is not None:
+            scope.stopped = msg
+            scope.skipped += 1
+        raise LLMSkippedError(msg)
+
+    def _open_message(self, wait: float) -> str:
+        return (f"LLM call skipped: the circuit breaker for {self.model_id} is open after repeated "
+                f"failures (last: {_short(self._last, 240)}). The remaining LLM steps take their fallback at once; "
+                f"the next try is allowed in {math.ceil(wait)} s.")
+
+    def _charge(self, scope: LLMScope | None, seconds: float) -> None:
+        if scope is not None:
+            scope.spent += seconds
+
+    def _failed(self, msg: str, scope: LLMScope | None) -> bool:
+        """Count a failed attempt; True when it opened the breaker."""
+        with self._lock:
+            probing = self._open_until > 0  # the cooldown had passed: this was the probe
+            self._fails += 1
+            self._last = msg
+            opened = probing or self._fails >= self.settings.breaker
+            if opened:
+                self._opens += 1
+                cooldown = min(self.settings.cooldown * 2 ** (self._opens - 1), _MAX_COOLDOWN)
+                self._open_until = time.monotonic() + cooldown
+                stop = self._open_message(cooldown)
+        if scope is not None:
+            scope.attempts += 1
+            scope.failures += 1
+            if opened:
+                scope.stopped = stop
+        return opened
+
+    def _succeeded(self) -> None:
+        scope = _SCOPE.get()
+        if scope is not None:
+            scope.attempts += 1
+        with self._lock:
+            self._fails = self._opens = 0
+            self._open_until = 0.0
 
 
 _FENCE = re.compile(r"^\s*```(?:json|JSON)?\s*\n?(.*?)\n?```\s*$", re.DOTALL)
@@ -590,3 +1090,120 @@ def chat_json(llm: Any, messages: Sequence[ChatMessage], schema: dict[str, Any] 
         f"{problem}. First 200 characters of the last output: {text[:200]!r}. Try a larger model "
         "('local' or 'openai') or more retries."
     )
+
+
+# --- is a text answer usable? (issue 12, item 7) ---------------------------------------------------
+
+_NEG = (r"(?:can'?t|cannot|can not|won'?t|will not|am unable|'m unable|am not able|'m not able|must decline|"
+        r"do not feel|don'?t feel|am not (?:allowed|permitted)|'m not (?:allowed|permitted))")
+_VERB = (r"(?:help|assist|answer|provide|comply|fulfil+|respond|support|engage|share|discuss|do|give|generate|"
+         r"create|complete|offer|reveal|disclose)")
+_OBJ = r"(?:with|you|that|this|your|the|such|it|these|those|an?|any|to|on|in|information|request)"
+_REFUSALS = (
+    # "I'm sorry, but I can't help with that." / "I'm afraid I cannot answer that."
+    re.compile(rf"^(?:i'?m|i am) (?:so |very |really |truly )?(?:sorry|afraid)\b[^.?!]{{0,80}}"
+               rf"(?:\b{_NEG}|\b(?:do not|don'?t) (?:have|know)\b)"),
+    # "Sorry, but I can't ..." / "Apologies — as an AI ..." / "Unfortunately, I am unable to ..."
+    re.compile(r"^(?:sorry|apologies|my apologies|unfortunately)\s*[,.!:;—–-]\s*(?:but\s+)?"
+               r"(?:i\b|i'm\b|as an ai\b)"),
+    re.compile(r"^i (?:sincerely |do )?apologi[sz]e\b"),
+    # "I can't help with that." / "I cannot answer this question." / "I won't provide ..."
+    re.compile(rf"^i(?:\s+|(?=')){_NEG} (?:to )?{_VERB}(?:\s+{_OBJ}\b|\s*[.!]|\s*$)"),
+    re.compile(r"^as an (?:ai|a\.i\.|artificial intelligence)\b"),
+    re.compile(r"\b(?:against (?:my|openai'?s?|the) (?:guidelines|policies|policy|usage policies)|"
+               r"content (?:policy|guidelines)|i must (?:respectfully )?decline)\b"),
+)
+_SPECIAL_TOKENS = re.compile(r"<\|[a-z_]{2,20}\|>|</?s>|\[/?INST\]", re.I)
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class AnswerCheck:
+    """What :func:`check_answer` found: the cleaned answer, or why it cannot be one."""
+
+    text: str  #: the answer to show ("" when unusable)
+    problem: str  #: why the text is no answer ("" when usable)
+    raw: str  #: the LLM's text as it came
+
+    @property
+    def ok(self) -> bool:
+        return not self.problem
+
+
+def _title_like(text: str) -> bool:
+    """A short, Title-Cased phrase without a final full stop ("I Can't Help Myself"): a name, not a sentence."""
+    words = text.split()
+    if not words or len(words) > 10 or text.rstrip()[-1:] in ".!":
+        return False
+    caps = sum(1 for w in words if w[:1].isupper() or not w[:1].isalpha())
+    return caps >= max(2, len(words) - 2)
+
+
+def check_answer(text: str) -> AnswerCheck:
+    """Whether an LLM's text answer is usable, or a refusal / garbage that must not be shown as one.
+
+    Unusable: empty or only punctuation; only chat-template tokens; a refusal ("I'm sorry, but I
+    can't help with that.", "As an AI language model ...", "I cannot answer that."); an HTML
+    page; a JSON fragment (truncated, or JSON without an ``answer``); a runaway repetition;
+    garbled characters. A short Title-Cased phrase is never taken for a refusal, so titles such as
+    "Sorry Seems to Be the Hardest Word" or "I Can't Help Myself" stay answers, and so do dates,
+    numbers and honest non-answers ("Unable to determine", "The passages do not say").
+
+    Cleaning: surrounding whitespace, a Markdown code fence and chat-template tokens are removed,
+    and a JSON object with a string ``answer`` is unwrapped to that string.
+
+    Parameters
+    ----------
+    text : str
+        What the LLM returned for an answer step.
+
+    Returns
+    -------
+    AnswerCheck
+        ``text`` (cleaned) and ``problem`` ("" when usable).
+
+    Examples
+    --------
+    >>> check_answer("I'm sorry, but I can't help with that.").problem
+    'a refusal ("I\\'m sorry, but I can\\'t help with that.")'
+    >>> check_answer("20 March 851").text
+    '20 March 851'
+    """
+    raw = text if isinstance(text, str) else str(text)
+    body = _SPECIAL_TOKENS.sub("", raw).strip()
+    m = _FENCE.match(body)
+    if m:
+        body = m.group(1).strip()
+
+    def bad(problem: str) -> AnswerCheck:
+        return AnswerCheck("", problem, raw)
+
+    if not body:
+        return bad("an empty answer" if not raw.strip() else "only chat-template tokens")
+    if not any(ch.isalnum() for ch in body):
+        return bad(f"only punctuation ({_short(body, 40)!r})")
+    if body.count("\ufffd") > max(2, len(body) // 20) or sum(1 for ch in body if ord(ch) < 32 and ch not in "\n\t\r") > 2:
+        return bad("garbled characters")
+    if _looks_like_html(body):
+        return bad(f"an HTML page ({_short(body, 60)!r})")
+    if body[0] in "{[":
+        try:
+            data = json.loads(body)
+        except (json.JSONDecodeError, RecursionError):
+            return bad(f"a truncated or broken JSON fragment ({_short(body, 60)!r})")
+        if isinstance(data, dict) and isinstance(data.get("answer"), (str, int, float)) \
+                and not isinstance(data.get("answer"), bool):
+            return check_answer(str(data["answer"]))
+        return bad(f"JSON without an answer ({_short(body, 60)!r})")
+    words = [w.lower() for w in _WORD.findall(body)]
+    if len(words) >= 30 and len(set(words)) < 0.2 * len(words):
+        return bad(f"a runaway repetition ({_short(body, 60)!r})")
+    norm = " ".join(body.replace("’", "'").replace("‘", "'").split()).lower().lstrip("\"'*_ ")
+    if not _title_like(body) and any(p.search(norm[:400]) for p in _REFUSALS):
+        return bad(f'a refusal ("{_short(body, 100)}")')
+    return AnswerCheck(body, "", raw)
+
+
+def answer_problem(text: str) -> str:
+    """Why ``text`` is no usable answer ("" when it is one); see :func:`check_answer`."""
+    return check_answer(text).problem

@@ -133,7 +133,7 @@ def get_reranker(name: str = DEFAULT_RERANKER, *, embedder: Embedder | None = No
     raise UnknownNameError("reranker", name, RERANKERS)
 
 
-def get_llm(name: str = "none", **kw: Any) -> LLM:
+def get_llm(name: str = "none", *, settings: Any = None, **kw: Any) -> LLM:
     """Build an LLM backend by registry name.
 
     Parameters
@@ -142,12 +142,18 @@ def get_llm(name: str = "none", **kw: Any) -> LLM:
         ``"none"`` (default; LLM-free fallbacks everywhere), ``"local"`` (llama.cpp,
         Qwen2.5-Coder-1.5B-Instruct), ``"local-small"`` (the 0.5B model, faster, less accurate) or
         ``"openai"`` (any OpenAI-compatible endpoint configured by environment variables).
+    settings : LLMSettings or None
+        Timeout, retries, per-question budget and circuit breaker
+        (:class:`core.backends.llm.LLMSettings`); default: from ``EGX_LLM_TIMEOUT`` /
+        ``EGX_LLM_RETRIES`` / ``EGX_LLM_BUDGET``, else the defaults.
     **kw
-        Passed to the implementation (e.g. ``timeout=``, ``model=``, ``base_url=``).
+        Passed to the implementation (e.g. ``model=``, ``base_url=``, ``n_ctx=``).
 
     Returns
     -------
     LLM
+        For every name but ``"none"``, the backend inside a :class:`core.backends.llm.GuardedLLM`
+        that applies ``settings``.
 
     Raises
     ------
@@ -155,18 +161,23 @@ def get_llm(name: str = "none", **kw: Any) -> LLM:
         If ``name`` is not registered.
     BackendError
         If the backend is misconfigured (missing key, model packages not installed).
+    ConfigError
+        If a setting (or its environment variable) is out of range.
     """
     from core.backends import llm
 
     if name == "none":
         return llm.NoLLM()
-    if name == "local":
-        return llm.LlamaCppLLM(size="1.5b", **kw)
-    if name == "local-small":
-        return llm.LlamaCppLLM(size="0.5b", **kw)
+    if name not in LLMS:
+        raise UnknownNameError("LLM backend", name, LLMS)
+    limits = settings if settings is not None else llm.LLMSettings.from_env()
+    if limits.timeout is not None:
+        kw.setdefault("timeout", limits.timeout)
     if name == "openai":
-        return llm.OpenAILLM(**kw)
-    raise UnknownNameError("LLM backend", name, LLMS)
+        inner: Any = llm.OpenAILLM(**kw)
+    else:
+        inner = llm.LlamaCppLLM(size="1.5b" if name == "local" else "0.5b", **kw)
+    return llm.GuardedLLM(inner, limits)
 
 
 def get_extractor(name: str, *, llm: LLM | None = None) -> TripleExtractor:

@@ -172,12 +172,15 @@ def backends_for(method: str, backends: Backends) -> Backends:
 
 def run_method(method: str, query: str, workspace: Workspace, backends: Backends, *, config: object | None = None,
                seed: int = 0) -> MethodResult:
-    """Run one registered method on one question with seeded generators."""
+    """Run one registered method on one question with seeded generators, inside one question's
+    LLM scope (its budget and circuit breaker: :func:`core.backends.llm.question_scope`)."""
+    from core.backends.llm import question_scope
     from core.methods.registry import get_method
 
     _seed_everything(seed)
     runner = get_method(method).load()
-    return runner(query, workspace, config=config, backends=backends_for(method, backends))
+    with question_scope(backends.llm):
+        return runner(query, workspace, config=config, backends=backends_for(method, backends))
 
 
 # ------------------------------------------------------------------------------------ JSONL

@@ -6,8 +6,11 @@ chunks, potentially from different source documents, are linked into a single gr
 
 Extraction is batched, cached per chunk (key: extractor id + chunk content hash, one small JSON
 file each, written atomically), and therefore resumable: an interrupted build restarts where it
-stopped. Entities merge by normalized name (:func:`core.text.normalize_name`), and every node and
-edge keeps the ids of the chunks it came from.
+stopped. Only successes are cached: a chunk whose LLM output stayed unusable gets no triples, is
+listed in :attr:`ExtractionResult.failed` (the build summary and the workspace manifest report it)
+and is asked again by the next build; an endpoint that fails outright stops the build with an
+error that says the chunks done so far are cached. Entities merge by normalized name
+(:func:`core.text.normalize_name`), and every node and edge keeps the ids of the chunks it came from.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.backends.base import ExtractedTriple, TripleExtractor
+from core.errors import LLMError, LLMUnavailableError
 from core.graph.model import Chunk, GraphBuilder, KnowledgeGraph
 from core.text import content_hash
 
@@ -33,6 +37,8 @@ class ExtractionResult:
     extractor: str
     from_cache: int
     extracted: int
+    failed: tuple[str, ...] = ()  #: chunk ids whose extraction failed: no triples, not cached, retried next build
+    notes: tuple[str, ...] = ()  #: the extractor's notes on failures and repairs (at most 20)
 
     @property
     def n_triples(self) -> int:
@@ -41,6 +47,27 @@ class ExtractionResult:
 
 def _cache_file(cache_dir: Path, extractor_id: str, chunk: Chunk) -> Path:
     return cache_dir / content_hash(extractor_id, n=12) / f"{content_hash(chunk.passage, n=24)}.json"
+
+
+_CACHE_VERSION = 2  # entries {"v": 2, "triples": [...]}; a bare list is the v1 format
+
+
+def _read_cache(f: Path) -> tuple[ExtractedTriple, ...] | None:
+    """A cached result, or None when there is none to trust.
+
+    A v1 entry that is an empty list is not trusted: v1 also cached failed extractions as empty.
+    """
+    try:
+        data = json.loads(f.read_text(encoding="utf-8"))
+        if isinstance(data, dict) and data.get("v") == _CACHE_VERSION and isinstance(data.get("triples"), list):
+            rows = data["triples"]
+        elif isinstance(data, list) and data:
+            rows = data
+        else:
+            return None
+        return tuple(ExtractedTriple(*r) for r in rows)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, TypeError, RecursionError):
+        return None  # a corrupt cache entry is simply recomputed
 
 
 def _atomic_write_text(path: Path, text: str) -> None:
@@ -74,31 +101,48 @@ def extract_triples(chunks: Sequence[Chunk], extractor: TripleExtractor, *, cach
     todo: list[Chunk] = []
     for c in chunks:
         f = _cache_file(cache_dir, ext_id, c) if cache_dir else None
-        if f is not None and f.exists():
-            try:
-                rows = json.loads(f.read_text(encoding="utf-8"))
-                out[c.id] = tuple(ExtractedTriple(*r) for r in rows)
-                continue
-            except (json.JSONDecodeError, TypeError):
-                pass  # a corrupt cache entry is simply recomputed
-        todo.append(c)
+        hit = _read_cache(f) if f is not None and f.exists() else None
+        if hit is not None:
+            out[c.id] = hit
+        else:
+            todo.append(c)
     cached = len(out)
     n = len(chunks)
+    failed: list[str] = []
+    notes: list[str] = []
+    detailed = getattr(extractor, "extract_detailed", None)
     for start in range(0, len(todo), batch_size):
         batch = todo[start:start + batch_size]
         if progress:
             progress(f"Extracting triples ({extractor.name}): {cached + start}/{n} chunks", (cached + start) / max(n, 1))
-        results = extractor.extract([c.passage for c in batch])
+        bad: set[int] = set()
+        try:
+            if detailed is not None:
+                res = detailed([c.passage for c in batch])
+                results, bad = res.triples, set(res.failed)
+                notes.extend(res.notes)
+            else:
+                results = extractor.extract([c.passage for c in batch])
+        except LLMUnavailableError:
+            raise
+        except LLMError as exc:
+            raise type(exc)(
+                f"Triple extraction stopped at chunk {cached + start + 1} of {n}: {exc} The {cached + start} "
+                "chunk(s) done so far are cached; fix the LLM endpoint and run the same command again to resume."
+            ) from None
         if len(results) != len(batch):
             raise RuntimeError(f"extractor {extractor.name!r} returned {len(results)} results for {len(batch)} passages")
-        for c, triples in zip(batch, results):
+        for i, (c, triples) in enumerate(zip(batch, results)):
             out[c.id] = tuple(triples)
-            if cache_dir:
-                _atomic_write_text(_cache_file(cache_dir, ext_id, c),
-                                   json.dumps([[t.head, t.relation, t.tail] for t in triples]))
+            if i in bad:
+                failed.append(c.id)  # not cached: the next build asks again
+            elif cache_dir:
+                _atomic_write_text(_cache_file(cache_dir, ext_id, c), json.dumps(
+                    {"v": _CACHE_VERSION, "triples": [[t.head, t.relation, t.tail] for t in triples]}))
     if progress:
-        progress(f"Extracted triples from {n} chunks ({cached} from cache)", 1.0)
-    return ExtractionResult(out, ext_id, cached, len(todo))
+        progress(f"Extracted triples from {n} chunks ({cached} from cache"
+                 + (f", {len(failed)} failed" if failed else "") + ")", 1.0)
+    return ExtractionResult(out, ext_id, cached, len(todo), tuple(failed), tuple(notes[:20]))
 
 
 def add_extracted(builder: GraphBuilder, result: ExtractionResult) -> None:

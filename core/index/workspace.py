@@ -316,7 +316,12 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
         graph, res = build_kg_from_corpus(graph, extractor, cache_dir=cache_dir() / "extraction",
                                           progress=step.sub(0.05, 0.5))
         extraction = {"extractor": res.extractor, "triples": res.n_triples, "from_cache": res.from_cache,
-                      "extracted": res.extracted}
+                      "extracted": res.extracted, "failed_chunks": len(res.failed),
+                      "failed_chunk_ids": list(res.failed[:100])}
+        if res.failed:
+            warnings.append(f"Triple extraction failed for {len(res.failed)} of {graph.n_chunks} chunks (the LLM's "
+                            "output stayed unusable), so they have no triples. Failures are not cached: build the "
+                            "workspace again (egx index ... --overwrite) to retry just those chunks.")
         if graph.n_edges == 0:
             warnings.append("The extractor found no triples; the graph has no edges (dense retrieval still works).")
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -5,6 +5,10 @@
 * In ``none`` mode (or when the LLM fails): an **extractive** answer — the sentence of the
   top-ranked passage most similar to the query under the active embedder. This is not an answer
   generator; it points at the evidence sentence, and the trace says so.
+* When the LLM's text is no answer — a refusal ("I'm sorry, but I can't help with that."), a
+  truncated JSON fragment, an HTML page, punctuation
+  (:func:`core.backends.llm.check_answer`) — the extractive answer replaces it, the result keeps
+  the rejected text in ``Answer.rejected`` and the trace step says why.
 
 Evidence format (ReG §4.2; issue 8): with ``evidence_format="triples"`` the prompt holds the KG
 triples extracted from those passages as an unordered list, with ``"chains"`` the same triples
@@ -24,6 +28,7 @@ import numpy as np
 from core.backends import prompts
 from core.backends.base import ChatMessage
 from core.backends.extractors import split_sentences
+from core.backends.llm import check_answer
 from core.errors import LLMError
 from core.methods.base import Backends
 from core.trace import Trace
@@ -43,6 +48,7 @@ class Answer:
     fallback: str = ""
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    rejected: str = ""  #: the LLM's text when it was no usable answer (a refusal, a fragment)
 
 
 def extractive_answer(query: str, chunk_id: str, title: str, text: str, backends: Backends) -> Answer:
@@ -82,12 +88,14 @@ def answer_question(query: str, passages: Sequence[tuple[str, str, str]], backen
     except LLMError as exc:
         ans = extractive_answer(query, *top, backends=backends)
         return Answer(ans.text, "extractive", ans.chunk_id, fallback=f"the LLM failed ({exc}); extractive answer")
-    text = resp.text.strip()
-    if not text:
+    check = check_answer(resp.text)
+    if not check.ok:
         ans = extractive_answer(query, *top, backends=backends)
-        return Answer(ans.text, "extractive", ans.chunk_id, fallback="the LLM returned an empty answer; extractive answer",
-                      prompt_tokens=resp.prompt_tokens, completion_tokens=resp.completion_tokens)
-    return Answer(text, "llm", "", prompt_tokens=resp.prompt_tokens, completion_tokens=resp.completion_tokens)
+        return Answer(ans.text, "extractive", ans.chunk_id,
+                      fallback=f"the LLM's answer was unusable ({check.problem}); extractive answer instead",
+                      prompt_tokens=resp.prompt_tokens, completion_tokens=resp.completion_tokens,
+                      rejected=resp.text[:2000])
+    return Answer(check.text, "llm", "", prompt_tokens=resp.prompt_tokens, completion_tokens=resp.completion_tokens)
 
 
 def record_answer(trace: Trace, query: str, passages: Sequence[tuple[str, str, str]], backends: Backends, *,
@@ -139,6 +147,8 @@ def record_answer(trace: Trace, query: str, passages: Sequence[tuple[str, str, s
             how = "No answer: nothing was retrieved."
         step.data = {"mode": ans.mode, "how": how, "answer": ans.text, "chunk_id": ans.chunk_id,
                      "evidence_format": fmt, "evidence_format_requested": evidence_format}
+        if ans.rejected:
+            step.data["rejected_answer"] = ans.rejected
         if ev is not None:
             step.data.update(ev.trace_data())
             step.section = "ReG §4.2 (evidence format)"

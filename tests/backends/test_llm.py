@@ -7,7 +7,7 @@ import json
 import pytest
 
 from core.backends.base import ChatMessage
-from core.backends.llm import NO_LLM_MESSAGE, LLMOutputError, NoLLM, OpenAILLM, chat_json
+from core.backends.llm import NO_LLM_MESSAGE, GuardedLLM, LLMOutputError, LLMSettings, NoLLM, OpenAILLM, chat_json
 from core.errors import BackendError, LLMError, LLMUnavailableError
 
 MSG = [ChatMessage("user", 'Reply with {"answer": "..."}')]
@@ -116,7 +116,7 @@ def test_openai_env_config_and_local_server_without_key(clean_env, openai_server
     clean_env.setenv("EGX_OPENAI_MODEL", "qwen-test")
     clean_env.setenv("EGX_OPENAI_BASE_URL", openai_server.base_url)
     openai_server.script = [{"content": "Hello"}]
-    llm = OpenAILLM(retries=0)
+    llm = OpenAILLM()
     assert llm.model == "qwen-test" and llm.model_id.startswith("openai:qwen-test@http://127.0.0.1:")
     r = llm.chat([ChatMessage("user", "Hi")], max_tokens=5)
     assert r.text == "Hello"
@@ -128,10 +128,11 @@ def test_openai_env_config_and_local_server_without_key(clean_env, openai_server
 
 # --- OpenAILLM against the local server -------------------------------------------------------------
 
-def _llm(server, **kw):
-    kw.setdefault("retries", 2)
-    kw.setdefault("backoff", 0.01)
-    return OpenAILLM(model="fake-model", base_url=server.base_url, api_key="sk-test-SECRET-0123456789", **kw)
+def _llm(server, *, timeout=60.0, retries=2, backoff=0.01):
+    """The openai backend as the registry builds it: inside a GuardedLLM (retries live there)."""
+    inner = OpenAILLM(model="fake-model", base_url=server.base_url, api_key="sk-test-SECRET-0123456789",
+                      timeout=timeout)
+    return GuardedLLM(inner, LLMSettings(retries=retries, backoff=backoff))
 
 
 def test_openai_success_and_usage(openai_server):
@@ -161,7 +162,8 @@ def test_openai_retries_after_500(openai_server):
 
 def test_openai_gives_up_after_retries(openai_server):
     openai_server.script = [{"status": 500}]
-    with pytest.raises(LLMError, match=r"kept failing .* for model 'fake-model' \(3 attempt\(s\)\)"):
+    with pytest.raises(LLMError, match=r"failed for model 'fake-model' \(HTTP 500: .*\); wait and try again, or "
+                                       r"lower the request rate\. Gave up after 3 attempts\."):
         _llm(openai_server).chat(MSG)
     assert len(openai_server.requests) == 3
 
@@ -186,7 +188,9 @@ def test_openai_broken_json_is_repaired_by_chat_json(openai_server):
 
 def test_openai_timeout(openai_server):
     openai_server.script = [{"sleep": 1.0, "content": "too late"}]
-    with pytest.raises(LLMError, match=r"timed out after 0\.2 s for model 'fake-model' \(2 attempt\(s\)\); raise --timeout"):
+    with pytest.raises(LLMError, match=r"timed out after 0\.2 s for model 'fake-model'; raise the LLM timeout "
+                                       r"\(--llm-timeout or EGX_LLM_TIMEOUT; .*\), use a smaller model, or check the server's load\. "
+                                       r"Gave up after 2 attempts\."):
         _llm(openai_server, timeout=0.2, retries=1).chat(MSG)
 
 
@@ -211,6 +215,7 @@ def test_openai_unreachable_server(clean_env):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    llm = OpenAILLM(model="m", base_url=f"http://127.0.0.1:{port}/v1", retries=1, backoff=0.01, timeout=2)
+    llm = GuardedLLM(OpenAILLM(model="m", base_url=f"http://127.0.0.1:{port}/v1", timeout=2),
+                     LLMSettings(retries=1, backoff=0.01))
     with pytest.raises(LLMError, match=r"could not be reached .* check that the server is running"):
         llm.chat(MSG)

@@ -11,7 +11,7 @@ import pytest
 from core.backends import get_embedder, get_llm
 from core.backends.base import ChatMessage
 from core.backends.extractors import LLMTripleExtractor
-from core.backends.llm import LlamaCppLLM
+from core.backends.llm import GuardedLLM, LlamaCppLLM, LLMSettings, LLMSkippedError, question_scope
 from core.errors import BackendError, LLMError
 from core.text import normalize_name
 
@@ -58,8 +58,21 @@ def test_local_llm_extracts_a_triple(small_llm):
 def test_local_llm_timeout(small_llm):
     small_llm.load()
     quick = LlamaCppLLM(size="0.5b", n_ctx=2048, timeout=0.001)
-    with pytest.raises(LLMError, match=r"timed out after 0\.001 s .* raise --timeout or use a smaller model"):
+    with pytest.raises(LLMError, match=r"timed out after 0\.001 s .* raise the LLM timeout \(--llm-timeout or "
+                                       r"EGX_LLM_TIMEOUT; .*\) or use a smaller model\."):
         quick.chat([ChatMessage("user", "Count from 1 to 50.")], max_tokens=64)
+
+
+def test_local_llm_gets_the_question_budget_through_the_guard(small_llm):
+    """The guard hands the local backend what is left of the budget as its per-call timeout."""
+    assert isinstance(small_llm, GuardedLLM)
+    small_llm.load()
+    llm = GuardedLLM(small_llm.inner, LLMSettings(timeout=120, retries=0, budget=0.05))
+    with question_scope(llm):
+        with pytest.raises(LLMError, match=r"(timed out after 0\.05 s|did not finish its reply within 0\.05 s)"):
+            llm.chat([ChatMessage("user", "Count from 1 to 50.")], max_tokens=64)
+        with pytest.raises(LLMSkippedError, match=r"this question's LLM budget of 0\.05 s is spent"):
+            llm.chat([ChatMessage("user", "Count from 1 to 50.")], max_tokens=64)
 
 
 def test_local_llm_bad_path():

@@ -24,6 +24,9 @@ of the best CEG that contains it. Two orders are offered (``chunk_ranking``):
 At most ``max_chunks`` (15, §4.1) are kept either way.
 
 `none` mode answers extractively: the sentence of the top evidence chunks most similar to the query.
+So does a failed LLM call, and an LLM text that is no answer — a refusal or a truncated JSON fragment
+(:func:`core.backends.llm.check_answer`): the rejected text is kept in ``Answer.rejected`` and the
+trace step's fallback says why.
 
 Evidence format (ReG §4.2, issue 8): ``evidence_format="triples"`` is the paper's prompt (G_final
 serialized as a triple list + passages); ``"chains"`` replaces the triple list with the same triples
@@ -41,6 +44,7 @@ import numpy as np
 
 from core.backends.base import LLM, Embedder
 from core.backends.extractors import split_sentences
+from core.backends.llm import check_answer
 from core.graph.model import KnowledgeGraph
 from core.methods.base import RankedChunk
 from core.methods.bubblerag import prompts
@@ -79,6 +83,7 @@ class Answer:
     evidence: EvidenceGraph
     chunks: tuple[EvidenceChunk, ...]
     triples: tuple[str, ...]
+    rejected: str = ""  #: the LLM's text when it was no usable answer (a refusal, a fragment)
 
     @property
     def ranked_chunks(self) -> tuple[RankedChunk, ...]:
@@ -207,19 +212,26 @@ def generate_answer(query: str, evidence: EvidenceGraph, graph: KnowledgeGraph, 
     ctx = [(graph.chunk(c.chunk_id).title, graph.chunk(c.chunk_id).text) for c in chunks]
     variants, fmt_data = evidence_format_prompts(query, evidence, graph, ctx, llm)
     res = ask_text(llm, prompts.ANSWER_SYSTEM, variants[evidence_format], max_tokens=max_tokens, step=step)
-    if res.data is not None:
-        text, by = str(res.data), "llm"
+    rejected = ""
+    check = check_answer(str(res.data)) if res.data is not None else None
+    if check is not None and check.ok:
+        text, by = check.text, "llm"
     else:
         text, by = extractive_answer(query, [graph.chunk(c.chunk_id).text for c in chunks[:3]], embedder), "extractive"
+        if check is not None:
+            rejected = str(res.data)[:2000]
+            step.fallback = f"the LLM's answer was unusable ({check.problem}); extractive answer instead"
     step.data = {"answer": text, "by": by, "evidence_nodes": len(evidence.nodes), "evidence_edges": len(evidence.edges),
                  "triples": triples[:50], "evidence_format": evidence_format, "chunk_ranking": chunk_ranking,
                  **fmt_data,
                  "chunks": [{"id": c.chunk_id, "title": graph.chunk(c.chunk_id).title, "source": c.source,
                              "support": round(c.support, 4), "similarity": round(c.similarity, 4)} for c in chunks]}
+    if rejected:
+        step.data["rejected_answer"] = rejected
     step.seconds = time.perf_counter() - t0
     if trace is not None:
         trace.steps.append(step)
-    return Answer(text, by, evidence, chunks, tuple(triples))
+    return Answer(text, by, evidence, chunks, tuple(triples), rejected)
 
 
 def extractive_answer(query: str, texts: Sequence[str], embedder: Embedder) -> str:

@@ -2,7 +2,9 @@
 
 The relation paragraph turns each edge into "Node h is related to Node t via: [relation : r]."
 (Table 15 Step 2); the LLM must answer with one of the entity labels mentioned (Step 3) — an answer
-outside that set is rejected (JSON validation) and the stage falls back visibly.
+outside that set, or one that is no answer at all (a refusal, a JSON fragment:
+:func:`core.backends.llm.check_answer`), is rejected (JSON validation, the model is told why and
+asked again) and the stage falls back visibly.
 
 ``none`` mode (or an unusable LLM output): with exact matches, the answer is the ``UNK`` binding of
 the best-ranked subgraph (all distinct bindings are kept in ``bindings``); after the 1-hop
@@ -18,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.backends.base import LLM
+from core.backends.llm import check_answer
 from core.graph.model import KnowledgeGraph
 from core.methods.bubblerag.llmcall import ask_json
 from core.methods.sgrag import prompts
@@ -86,8 +89,12 @@ def generate_answer(query: str, qg: QueryGraph, assembly: Assembly, graph: Knowl
             keys = {normalize_name(a) for a in allowed} | {normalize_name(prompts.UNDETERMINED)}
 
             def validate(d: object) -> None:
-                if not isinstance(d, dict) or normalize_name(str(d.get("answer", ""))) not in keys:
-                    raise ValueError("the answer must be one of the listed entity labels")
+                got = str(d.get("answer", "")) if isinstance(d, dict) else ""
+                if normalize_name(got) in keys:
+                    return
+                problem = check_answer(got).problem if isinstance(d, dict) else ""
+                raise ValueError(f"the answer is unusable ({problem}); reply with one of the listed entity labels"
+                                 if problem else "the answer must be one of the listed entity labels")
 
             out = ask_json(llm, prompts.ANSWER_SYSTEM, prompts.answer_user(query, paragraph, allowed),
                            prompts.ANSWER_SCHEMA, max_tokens=max_tokens, validate=validate, step=step)

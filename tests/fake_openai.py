@@ -1,0 +1,195 @@
+"""A local, scripted OpenAI-compatible server for LLM fault tests (and ``benchmarks/llm_faults.py``).
+
+``POST /v1/chat/completions`` answers from a script of actions, consumed in order (the last one
+repeats); every request is recorded. Actions:
+
+``{"content": str | callable(body) -> str, "usage": bool}``
+    HTTP 200 with a proper chat completion whose message is ``content``.
+``{"status": int, "body": str}``
+    That HTTP status (default body: an OpenAI-style error object).
+``{"hang": True}``
+    Never answers (until the server shuts down): a hung endpoint.
+``{"html": True}``
+    HTTP 200, ``Content-Type: text/html``, a web page (a proxy or a wrong base URL).
+``{"json": obj}``
+    HTTP 200 with ``obj`` as the JSON body (e.g. one that lacks ``choices``).
+``{"truncated": True, "content": str}``
+    HTTP 200, ``Content-Type: application/json``, the completion cut off in the middle.
+``{"trickle": seconds, "content": str}``
+    Slow tokens: the completion sent a few bytes at a time, ``seconds`` apart (each read by the
+    client gets data well within its per-read timeout, but the whole reply takes long).
+``{"sleep": seconds, ...}``
+    Wait, then do what the rest of the action says.
+
+:data:`FAULTS` names one action per fault for parametrized tests.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+HTML_PAGE = ("<!DOCTYPE html>\n<html><head><title>Welcome to nginx!</title></head>\n"
+             "<body><h1>Welcome to nginx!</h1><p>If you see this page, the web server is working.</p>"
+             "</body></html>\n")
+
+#: One scripted action per fault the LLM backends must survive (item 6 of issue 12).
+FAULTS: dict[str, dict[str, Any]] = {
+    "hang": {"hang": True},
+    "http500": {"status": 500},
+    "html": {"html": True},
+    "no_choices": {"json": {"object": "error", "detail": "upstream model is loading"}},
+    "truncated": {"truncated": True, "content": '{"answer": "Hugo Weaving"}'},
+    "slow_tokens": {"trickle": 0.05, "content": "Hugo Weaving " * 40},
+}
+
+
+@dataclass
+class FakeOpenAIServer:
+    """State of one running fake server: its URL, its script and the requests it saw."""
+
+    base_url: str = ""
+    script: list[dict[str, Any]] = field(default_factory=list)
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def next_action(self) -> dict[str, Any]:
+        with self.lock:
+            if not self.script:
+                return {"content": "ok"}
+            return self.script[0] if len(self.script) == 1 else self.script.pop(0)
+
+    def reply(self, *actions: dict[str, Any]) -> None:
+        """Replace the script (the last action repeats)."""
+        with self.lock:
+            self.script = list(actions)
+
+    @property
+    def chat_requests(self) -> int:
+        return sum(1 for r in self.requests if r["path"].rstrip("/").endswith("/chat/completions"))
+
+
+def completion(content: str, model: str = "fake-model", usage: bool = True) -> dict[str, Any]:
+    """A well-formed chat.completion body."""
+    out: dict[str, Any] = {
+        "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": model,
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+    }
+    if usage:
+        out["usage"] = {"prompt_tokens": 17, "completion_tokens": 4, "total_tokens": 21}
+    return out
+
+
+def _make_handler(state: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
+            pass
+
+        def _send(self, status: int, data: bytes, content_type: str = "application/json",
+                  trickle: float = 0.0, length: int | None = None) -> None:
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(data) if length is None else length))
+                self.end_headers()
+                if trickle:
+                    for i in range(0, len(data), 8):
+                        if state.stop.wait(trickle):
+                            return
+                        self.wfile.write(data[i:i + 8])
+                        self.wfile.flush()
+                else:
+                    self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (a timeout test)
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length", 0))
+            try:
+                body = json.loads(self.rfile.read(length) or b"{}")
+            except json.JSONDecodeError:
+                body = {}
+            state.requests.append({"path": self.path, "body": body, "t": time.monotonic(),
+                                   "authorization": self.headers.get("Authorization", "")})
+            if self.path.rstrip("/") != "/v1/chat/completions":
+                self._send(404, json.dumps({"error": {"message": f"no route {self.path}"}}).encode())
+                return
+            action = state.next_action()
+            if "sleep" in action and state.stop.wait(action["sleep"]):
+                return
+            if action.get("hang"):
+                state.stop.wait()
+                self.close_connection = True
+                return
+            if "status" in action:
+                default = json.dumps({"error": {"message": "boom", "type": "server_error"}})
+                self._send(action["status"], action.get("body", default).encode())
+                return
+            if action.get("html"):
+                self._send(200, HTML_PAGE.encode(), "text/html; charset=utf-8")
+                return
+            if "json" in action:
+                self._send(200, json.dumps(action["json"]).encode())
+                return
+            content = action.get("content", "")
+            if callable(content):
+                content = content(body)
+            data = json.dumps(completion(str(content), body.get("model", "fake-model"),
+                                         action.get("usage", True))).encode()
+            if action.get("truncated"):
+                cut = data[: len(data) // 2]
+                self.close_connection = True
+                self._send(200, cut)
+                return
+            self._send(200, data, trickle=float(action.get("trickle", 0.0)))
+
+    return Handler
+
+
+@contextmanager
+def fake_openai_server(*script: dict[str, Any]) -> Iterator[FakeOpenAIServer]:
+    """Run a fake server on a free loopback port for the duration of the ``with`` block."""
+    state = FakeOpenAIServer(script=list(script))
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(state))
+    httpd.daemon_threads = True
+    state.base_url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        state.stop.set()
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)
+
+
+def openai_env(server: FakeOpenAIServer, model: str = "fake-model") -> dict[str, str]:
+    """Environment variables that point the ``openai`` backend at ``server``."""
+    return {"EGX_OPENAI_BASE_URL": server.base_url, "EGX_OPENAI_MODEL": model, "EGX_OPENAI_API_KEY": "sk-fake"}
+
+
+Responder = Callable[[dict[str, Any]], str]
+
+
+def extraction_reply(body: dict[str, Any]) -> str:
+    """A good OpenIE answer to the triple-extraction prompts of ``core.backends.prompts``: one triple
+    per passage, ``(<passage title>, "is described in", "passage <i>")``."""
+    import re
+
+    user = body["messages"][-1]["content"]
+    titles = re.findall(r"Passage(?: \d+)?:\n([^\n]+)", user)
+    triples = [[t.strip(), "is described in", f"passage {i}"] for i, t in enumerate(titles, start=1)]
+    m = re.search(r"each of the (\d+) numbered passages", user)
+    if m:
+        return json.dumps({"passages": [{"index": i, "triples": [t]} for i, t in enumerate(triples, start=1)]})
+    return json.dumps({"triples": triples[:1]})
