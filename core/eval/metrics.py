@@ -1,5 +1,6 @@
 """Retrieval metrics: capped Recall@k, nDCG@k (FastInsight §4.3.1), Topological Recall and MissTR
-(FastInsight §4.3.2, Definition 7 and Corollary 1).
+(FastInsight §4.3.2, Definition 7 and Corollary 1), answer EM / token F1 (SQuAD; the functions live
+in :mod:`core.text` so that method diagnosers can judge answers too), per-stage latency and tokens.
 
 Rankings and gold sets are passage (chunk) ids for Recall and nDCG; Topological Recall works on
 node indices of a graph given as CSR arrays (any object with ``indptr``, ``nbr`` and ``degree``,
@@ -10,14 +11,17 @@ the number of distinct neighbours.
 from __future__ import annotations
 
 import math
-import re
-import string
-from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
+
+from core.text import answer_scores, exact_match, normalize_answer, token_f1
+
+__all__ = ["CSRGraph", "RankingMetrics", "TopologicalRecall", "all_recall_at_k", "answer_scores", "exact_match",
+           "llm_tokens", "miss_tr", "ndcg_at_k", "normalize_answer", "path_uncertainty", "ranking_metrics",
+           "recall_at_k", "stage_latency", "token_f1", "topological_recall", "tr_decomposition"]
 
 
 class CSRGraph(Protocol):
@@ -284,59 +288,6 @@ def all_recall_at_k(ranked: Sequence[str], gold: Collection[str], k: int = 5) ->
     _check_k(k)
     g = _gold_set(gold)
     return 1.0 if g <= set(list(ranked)[:k]) else 0.0
-
-
-_ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
-_PUNCT = set(string.punctuation)
-
-
-def normalize_answer(s: str) -> str:
-    """SQuAD v1.1 answer normalisation: lower-case, drop punctuation, drop the articles a/an/the,
-    collapse whitespace (the official ``evaluate-v1.1.py``, as used by HotpotQA, MuSiQue, HippoRAG).
-
-    >>> normalize_answer("The  Eiffel-Tower!")
-    'eiffeltower'
-    """
-    s = s.lower()
-    s = "".join(ch for ch in s if ch not in _PUNCT)
-    s = _ARTICLES.sub(" ", s)
-    return " ".join(s.split())
-
-
-def exact_match(prediction: str, gold: str) -> float:
-    """1.0 when the normalised strings are equal (SQuAD EM)."""
-    return float(normalize_answer(prediction) == normalize_answer(gold))
-
-
-def token_f1(prediction: str, gold: str) -> float:
-    """SQuAD token F1 between normalised prediction and gold (bag of tokens, with multiplicity).
-
-    >>> round(token_f1("the cat sat", "a cat sat down"), 4)
-    0.8
-    """
-    p, g = normalize_answer(prediction).split(), normalize_answer(gold).split()
-    if not p or not g:
-        return float(p == g)
-    common = Counter(p) & Counter(g)
-    same = sum(common.values())
-    if same == 0:
-        return 0.0
-    precision, recall = same / len(p), same / len(g)
-    return 2 * precision * recall / (precision + recall)
-
-
-def answer_scores(prediction: str, golds: Iterable[str]) -> tuple[float, float]:
-    """(EM, F1) of ``prediction``, each the maximum over the gold answers (aliases), SQuAD-style.
-
-    Raises
-    ------
-    ValueError
-        If there is no gold answer.
-    """
-    gs = [g for g in golds if g is not None]
-    if not gs:
-        raise ValueError("no gold answer: EM and F1 are undefined")
-    return max(exact_match(prediction, g) for g in gs), max(token_f1(prediction, g) for g in gs)
 
 
 def stage_latency(trace: Any) -> dict[str, float]:

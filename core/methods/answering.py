@@ -23,9 +23,9 @@ import numpy as np
 
 from core.backends import prompts
 from core.backends.base import ChatMessage
-from core.backends.extractors import split_sentences
 from core.errors import LLMError
 from core.methods.base import Backends
+from core.text import split_sentences
 from core.trace import Trace
 
 if TYPE_CHECKING:

@@ -8,8 +8,9 @@ import pytest
 
 from core.backends import prompts
 from core.backends.base import ExtractedTriple
-from core.backends.extractors import LLMTripleExtractor, RuleBasedExtractor, split_sentences
+from core.backends.extractors import LLMTripleExtractor, RuleBasedExtractor
 from core.errors import LLMError
+from core.text import split_sentences
 
 T = ExtractedTriple
 

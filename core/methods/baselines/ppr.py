@@ -283,17 +283,9 @@ _POSSESSIVE = re.compile(r"['’]s$")
 def rule_mentions(text: str) -> list[str]:
     """Capitalized-name mentions and years in ``text`` (the rule-based extractor's mention rules),
     without a possessive ``'s`` ("Lothair II's mother" → "Lothair II")."""
-    # The mention finder is private to the extractor module; reusing it keeps query entities and
-    # KG entities (in `none` mode) defined by the same rules.
-    from core.backends.extractors import _TOKEN, _mentions, split_sentences
-    from core.text import clean_text
+    from core.backends.extractors import mentions
 
-    out: list[str] = []
-    for sent in split_sentences(clean_text(text)):
-        found = list(_TOKEN.finditer(sent))
-        toks = [m.group() for m in found]
-        for s, e in _mentions(toks):
-            out.append(_POSSESSIVE.sub("", sent[found[s].start():found[e - 1].end()]))
+    out = [_POSSESSIVE.sub("", m) for m in mentions(text)]
     return list(dict.fromkeys(m for m in out if m))
 
 

@@ -22,18 +22,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.text import normalize_name
+from core.text import FUNCTION_WORDS, normalize_name
 
 if TYPE_CHECKING:
     from core.backends.base import Embedder
     from core.graph.model import KnowledgeGraph
 
 _WORD = re.compile(r"[\w][\w'’.\-&]*", re.UNICODE)
-_STOP = {"the", "a", "an", "of", "in", "on", "at", "to", "and", "or", "is", "was", "who", "what", "when", "where",
-         "which", "how", "did", "does", "do", "for", "by", "with", "from", "as", "that", "this", "it", "its", "be",
-         "are", "were", "has", "have", "had", "his", "her", "their", "he", "she", "they", "whose", "whom", "why"}
-
-
 @dataclass(frozen=True)
 class Linked:
     nodes: tuple[int, ...]
@@ -64,7 +59,7 @@ def _spans(text: str) -> list[tuple[int, int, str, bool]]:
     for i in range(len(words)):
         for j in range(i + 1, min(len(words), i + 8) + 1):
             toks = [w for w, _ in words[i:j]]
-            if all(t.lower() in _STOP for t in toks):
+            if all(t.lower() in FUNCTION_WORDS for t in toks):
                 continue
             s = text[words[i][1]: words[j - 1][1] + len(words[j - 1][0])]
             proper = any((w[:1].isupper() and k + i > 0) or any(ch.isdigit() for ch in w) for k, w in enumerate(toks))

@@ -1,5 +1,10 @@
-"""One place where BubbleRAG stages call the LLM: JSON out, tokens into the trace step, and a
-visible fallback (never an exception in the user's face) when the LLM is absent or unusable."""
+"""One place where method stages call the LLM: JSON out, tokens into the trace step, and a visible
+fallback (never an exception in the user's face) when the LLM is absent or unusable.
+
+Every LLM stage of BubbleRAG (§3.2-§3.6), SG-RAG's query graph and answer (Tables 12, 15) and ReG's
+supervision selection (§4.1, App. F) calls :func:`ask_json` or :func:`ask_text`; each falls back to its
+deterministic counterpart when ``data`` is None, and the trace step says why.
+"""
 
 from __future__ import annotations
 
