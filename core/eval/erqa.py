@@ -67,15 +67,6 @@ class ERQAQuestion:
                 "unique": list(self.unique), "type": "bridge-star", "polished": self.polished}
 
 
-def _neighbors(graph: KnowledgeGraph) -> list[set[int]]:
-    out: list[set[int]] = [set() for _ in range(graph.n_nodes)]
-    for h, t in zip(graph.edge_head.tolist(), graph.edge_tail.tolist()):
-        if h != t:
-            out[h].add(t)
-            out[t].add(h)
-    return out
-
-
 def _relation(graph: KnowledgeGraph, a: int, b: int) -> tuple[str, str, str]:
     """One triple joining a and b (as stored, head first), shortest relation text first."""
     nbr, eid = graph.csr.row(a)
@@ -145,7 +136,7 @@ def build_erqa(graph: KnowledgeGraph, n: int, *, seed: int = 0, min_degree: int 
         raise ConfigError(f"ERQA ranges n_bridge={n_bridge}, n_unique={n_unique} must be (lo, hi) with lo ≤ hi, "
                           "at least one bridge.")
     rng = np.random.default_rng(seed)
-    nbrs = _neighbors(graph)
+    nbrs = graph.neighbor_sets()
     name_count: dict[str, int] = {}
     for nm in graph.node_names:
         k = normalize_name(nm)

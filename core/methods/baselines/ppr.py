@@ -34,11 +34,9 @@ The power iteration (:func:`personalized_pagerank`) is scipy sparse and is teste
 from __future__ import annotations
 
 import re
-import threading
 import time
-import weakref
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -171,21 +169,6 @@ def personalized_pagerank(adjacency: csr_matrix, personalization: np.ndarray, *,
 
 
 # ------------------------------------------------------------------------------------ graphs
-_GRAPH_CACHE: weakref.WeakKeyDictionary[KnowledgeGraph, dict[Any, Any]] = weakref.WeakKeyDictionary()
-_CACHE_LOCK = threading.Lock()
-
-
-def _cached(graph: KnowledgeGraph, key: Any, build: Any) -> Any:
-    with _CACHE_LOCK:
-        hit = _GRAPH_CACHE.get(graph, {}).get(key)
-    if hit is not None:
-        return hit
-    value = build()
-    with _CACHE_LOCK:
-        _GRAPH_CACHE.setdefault(graph, {})[key] = value
-    return value
-
-
 def synonym_pairs(node_vectors: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
     """Pairs ``(i, j)``, ``i < j``, whose vectors have inner product >= ``threshold``, with the
     similarities (HippoRAG's synonymy edges). Exact, via a FAISS range search."""
@@ -376,9 +359,10 @@ def _kg_seeds(trace: Trace, workspace: Workspace, cfg: PPRConfig, query: str,
     with trace.timed("entity_graph", "Entity graph for PPR", section="HippoRAG §3.1") as step:
         t0 = time.perf_counter()
         thr = cfg.synonym_threshold
-        adjacency, n_syn = _cached(graph, ("entity_graph", thr, backends.embedder.model_id),
-                                   lambda: entity_graph(graph, node_vectors=node_index.vectors, synonym_threshold=thr))
-        incidence = _cached(graph, "incidence", lambda: passage_incidence(graph))
+        adjacency, n_syn = graph.derived(("ppr.entity_graph", thr, backends.embedder.model_id),
+                                         lambda: entity_graph(graph, node_vectors=node_index.vectors,
+                                                              synonym_threshold=thr))
+        incidence = graph.derived("ppr.incidence", lambda: passage_incidence(graph))
         step.data = {"nodes": graph.n_nodes, "relation_pairs": int(adjacency.nnz // 2) - n_syn,
                      "synonym_edges": n_syn, "synonym_threshold": thr, "build_seconds": time.perf_counter() - t0}
     with trace.timed("query_entities", "Query entities linked to graph nodes", section="HippoRAG §3.2") as step:

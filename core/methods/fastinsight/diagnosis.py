@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from core.eval.diagnosis import Diagnosis, Gold, StageDecl, finish, gold_ranks, lost_gold, no_gold
+from core.graph.model import bfs_layers
 
 if TYPE_CHECKING:
     from core.index.workspace import Workspace
@@ -37,23 +38,8 @@ _ORDER = [s.key for s in STAGES]
 
 
 def _hops_from(pg: Any, sources: np.ndarray, target: int, limit: int = 6) -> int | None:
-    seen = {int(s) for s in sources}
-    if target in seen:
-        return 0
-    frontier = list(seen)
-    for d in range(1, limit + 1):
-        nxt = []
-        for u in frontier:
-            for w in pg.nbr[pg.indptr[u]:pg.indptr[u + 1]].tolist():
-                if w not in seen:
-                    if w == target:
-                        return d
-                    seen.add(w)
-                    nxt.append(w)
-        frontier = nxt
-        if not frontier:
-            break
-    return None
+    return next((d for d, layer in enumerate(bfs_layers(pg.indptr, pg.nbr, sources, max_hops=limit))
+                 if target in layer.tolist()), None)
 
 
 def diagnose(result: FastInsightRun, workspace: Workspace, gold: Gold, *, cut: int = 5) -> Diagnosis:

@@ -36,10 +36,8 @@ STAGES: tuple[StageDecl, ...] = (
 def _hops_to(graph: Any, sources: tuple[int, ...], targets: set[int], limit: int = 8) -> int | None:
     if not sources or not targets:
         return None
-    for h in range(0, limit + 1):
-        if set(graph.khop(sources, h).tolist()) & targets:
-            return h
-    return None
+    return next((d for d, layer in enumerate(graph.bfs_layers(sources, max_hops=limit))
+                 if targets.intersection(layer.tolist())), None)
 
 
 def diagnose(result: Any, workspace: Workspace, gold: Gold, *, cut: int = 5) -> Diagnosis:

@@ -59,32 +59,15 @@ class EvidencePrompts:
         }
 
 
-_CHUNK_EDGES: list[tuple[KnowledgeGraph, dict[str, list[int]]]] = []
-
-
-def chunk_edges(graph: KnowledgeGraph) -> dict[str, list[int]]:
-    """Chunk id → ids of the edges citing it (cached for the last few graphs)."""
-    for g, cached in _CHUNK_EDGES:
-        if g is graph:
-            return cached
-    m: dict[str, list[int]] = {}
-    for e, cs in enumerate(graph.edge_chunks):
-        for c in cs:
-            m.setdefault(c, []).append(e)
-    _CHUNK_EDGES.insert(0, (graph, m))
-    del _CHUNK_EDGES[4:]
-    return m
-
-
 def passage_triples(graph: KnowledgeGraph, chunk_ids: Sequence[str], *, max_triples: int = 300) -> list[Triple]:
     """KG triples extracted from the given passages, in passage order (each edge once).
 
     A triple's score is ``1/rank`` of the first passage citing it, so chain order follows passage order.
     """
-    m = chunk_edges(graph)
+    prov = graph.chunk_provenance()
     seen: dict[int, float] = {}
     for rank, c in enumerate(chunk_ids, start=1):
-        for e in m.get(c, []):
+        for e in prov.get(c, ([], []))[1]:
             if e not in seen:
                 seen[e] = 1.0 / rank
     edges = list(seen)[:max_triples]

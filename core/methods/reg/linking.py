@@ -37,18 +37,10 @@ class Linked:
     fallback: str = ""
 
 
-_NAME_CACHE: list[tuple[KnowledgeGraph, dict[str, int]]] = []
-
-
 def node_name_index(graph: KnowledgeGraph) -> dict[str, int]:
-    """Normalized node name → first node index (cached for the last few graphs)."""
-    for g, idx in _NAME_CACHE:
-        if g is graph:
-            return idx
-    idx = {normalize_name(n): i for i, n in reversed(list(enumerate(graph.node_names)))}
-    _NAME_CACHE.insert(0, (graph, idx))
-    del _NAME_CACHE[4:]
-    return idx
+    """Normalized node name → first node index (kept on the graph)."""
+    return graph.derived("reg.node_name_index",
+                         lambda: {normalize_name(n): i for i, n in reversed(list(enumerate(graph.node_names)))})
 
 
 def _spans(text: str) -> list[tuple[int, int, str, bool]]:
