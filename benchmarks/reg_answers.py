@@ -50,7 +50,7 @@ def main() -> None:
     items = [it for it in load_qa(ws.questions_path, ws.graph)][: args.questions]
     out: dict = {"llm": llm.model_id, "questions": len(items), "results": {}}
     for m in args.methods:
-        runner = get_method(m).load()
+        runner = get_method(m).run
         for fmt in args.formats:
             cfg = method_config(runner, evidence_format=fmt)
             rows = []

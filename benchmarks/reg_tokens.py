@@ -64,7 +64,7 @@ def main() -> None:
     out: dict = {"workspace": ws.name, "questions": len(qs), "tokenizers": ["wordpiece (all-MiniLM-L6-v2)"]
                  + (["qwen2.5 (local GGUF vocab)"] if count else []), "methods": {}}
     for m in methods:
-        runner = get_method(m).load()
+        runner = get_method(m).run
         try:
             cfg = method_config(runner, evidence_format="triples")
         except ConfigError as exc:

@@ -154,13 +154,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     llm = get_llm(args.llm)
     reranker = get_reranker(args.reranker, embedder=embedder, llm=llm) if spec.needs_reranker else None
     ws = resolve_workspace(args.workspace, embedder)
-    runner = spec.load()
-    config = None
-    if getattr(args, "evidence_format", None):
-        from core.methods.reg.evidence import method_config
-
-        config = method_config(runner, evidence_format=args.evidence_format)
-    result = runner(args.question, ws, config=config, backends=Backends(embedder, llm, reranker))
+    config = spec.make_config(evidence_format=args.evidence_format) if getattr(args, "evidence_format", None) else None
+    result = spec.run(args.question, ws, config=config, backends=Backends(embedder, llm, reranker))
     s = summarize(result, ws, top=args.top)
     if args.trace:
         Path(args.trace).write_text(result.trace.to_json(indent=1), encoding="utf-8")

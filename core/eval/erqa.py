@@ -28,7 +28,6 @@ answer's and the constraints' names as titles) plus ``gold_triples``, ``query_en
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -221,7 +220,3 @@ def write_erqa(questions: Sequence[ERQAQuestion], path: str | Path) -> Path:
     p.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_json(p, [q.to_record() for q in questions])
     return p
-
-
-def load_erqa(path: str | Path) -> list[dict[str, Any]]:
-    return json.loads(Path(path).read_text(encoding="utf-8"))

@@ -13,15 +13,19 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from core.text import answer_scores, exact_match, normalize_answer, token_f1
 
-__all__ = ["CSRGraph", "RankingMetrics", "TopologicalRecall", "all_recall_at_k", "answer_scores", "exact_match",
+if TYPE_CHECKING:
+    from core.methods.fastinsight.loop import FastInsightResult
+    from core.methods.fastinsight.passage_graph import PassageGraph
+
+__all__ = ["CSRGraph", "RankingMetrics", "RoundMetrics", "TopologicalRecall", "all_recall_at_k", "answer_scores", "exact_match",
            "llm_tokens", "miss_tr", "ndcg_at_k", "normalize_answer", "path_uncertainty", "ranking_metrics",
-           "recall_at_k", "stage_latency", "token_f1", "topological_recall", "tr_decomposition"]
+           "recall_at_k", "round_metrics", "stage_latency", "token_f1", "topological_recall", "tr_decomposition"]
 
 
 class CSRGraph(Protocol):
@@ -176,9 +180,6 @@ class TopologicalRecall:
     miss_tr: float  #: |N_miss| / |N_oracle| · TR(E, N_ret, N_miss)
     uncertainty: dict[int, float] = field(default_factory=dict)  #: u per oracle node
 
-    @property
-    def n_oracle(self) -> int:
-        return len(self.uncertainty)
 
 
 def topological_recall(graph: CSRGraph, retrieved: Iterable[int], oracle: Iterable[int]) -> float:
@@ -269,6 +270,42 @@ def ranking_metrics(graph: CSRGraph, ranked: Sequence[int], gold: Collection[int
 
 
 # ------------------------------------------------------------------------ all-recall, answers, cost
+@dataclass(frozen=True)
+class RoundMetrics:
+    round: int
+    retrieved: int  #: |N_ret| after the round
+    ranking: str  #: "GRanker" or "plain reranking"
+    recall: float
+    ndcg: float
+    tr: float
+    miss_tr: float
+
+
+def round_metrics(result: FastInsightResult, pg: PassageGraph, gold: Collection[str], *, k: int = 10) -> list[RoundMetrics]:
+    """R@k, nDCG@k, TR and MissTR of a FastInsight run after every round, for GRanker and for plain
+    reranking of the same ``N_ret`` (FastInsight §4.3, in the spirit of Fig. 6). TR and MissTR are taken on the top ``k`` of each ranking (so the two can
+    differ; on the whole ``N_ret`` they would coincide).
+
+    Raises
+    ------
+    ValueError
+        If ``gold`` is empty.
+    UnknownNameError
+        If a gold chunk id is not a passage of ``pg``.
+    """
+    gold_ids = list(dict.fromkeys(gold))
+    gold_idx = pg.indices(gold_ids)
+    out = []
+    for rnd in result.rounds:
+        g = rnd.granker
+        for label, ranking in (("GRanker", g.ranking), ("plain reranking", g.plain_ranking)):
+            ids = [pg.chunk_ids[int(v)] for v in ranking]
+            d = tr_decomposition(pg, ranking[:k], gold_idx)
+            out.append(RoundMetrics(rnd.index, rnd.size, label, recall_at_k(ids, gold_ids, k), ndcg_at_k(ids, gold_ids, k),
+                                    d.tr, d.miss_tr))
+    return out
+
+
 def all_recall_at_k(ranked: Sequence[str], gold: Collection[str], k: int = 5) -> float:
     """AR@k: 1.0 when *every* gold passage is in the top ``k``, else 0.0 (HippoRAG's "all recall";
     a multi-hop question needs all its evidence). Not capped: with more gold than ``k`` it is 0.

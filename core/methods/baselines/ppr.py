@@ -35,8 +35,9 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Literal
+from dataclasses import asdict, dataclass
+from functools import partial
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -44,6 +45,8 @@ from core.errors import ConfigError, EmptyGraphError, LLMError
 from core.methods.answering import record_answer
 from core.methods.base import Backends, RankedChunk
 from core.methods.baselines.common import BaselineResult, answer_passages, check_query
+from core.methods.baselines.config import HIPPORAG_DAMPING, PPRConfig
+from core.methods.reg.evidence import passage_evidence
 from core.trace import Trace
 
 if TYPE_CHECKING:
@@ -53,44 +56,6 @@ if TYPE_CHECKING:
     from core.index.vector_index import VectorIndex
     from core.index.workspace import Workspace
 
-HIPPORAG_DAMPING = 0.5
-
-
-@dataclass(frozen=True)
-class PPRConfig:
-    """HippoRAG-style PPR knobs (HippoRAG §3.2 and its released defaults)."""
-
-    damping: float = field(default=HIPPORAG_DAMPING, metadata={
-        "help": "Probability of following an edge at each step (1 − restart probability). HippoRAG uses 0.5."})
-    top_k: int = field(default=10, metadata={"help": "Passages returned, highest PPR score first."})
-    node_specificity: bool = field(default=True, metadata={
-        "help": "Weight each seed by 1/(number of passages it appears in), HippoRAG's node specificity."})
-    synonym_threshold: float | None = field(default=0.8, metadata={
-        "help": "Add synonymy edges between entities whose name embeddings have cosine >= this (HippoRAG: 0.8); "
-                "empty to turn them off."})
-    corpus_seeds: int = field(default=5, metadata={
-        "help": "Corpus graphs only: seed passages taken by vector similarity."})
-    tol: float = field(default=1e-10, metadata={"help": "Power iteration stops when the L1 change per node is below this."})
-    max_iter: int = field(default=200, metadata={"help": "Power iteration limit."})
-    answer_passages: int = field(default=5, metadata={"help": "Top passages given to the LLM for the answer."})
-    evidence_format: Literal["passages", "triples", "chains"] = field(default="passages", metadata={
-        "help": "Answer prompt evidence (ReG §4.2): the passages, the KG triples of those passages as a raw list, "
-                "or the same triples as ReG evidence chains. Token counts of every format are recorded."})
-
-    def __post_init__(self) -> None:
-        checks: list[tuple[str, bool, str]] = [
-            ("damping", 0.0 <= self.damping < 1.0, "a number in [0, 1)"),
-            ("top_k", self.top_k >= 1, "an integer >= 1"),
-            ("synonym_threshold", self.synonym_threshold is None or -1.0 <= self.synonym_threshold <= 1.0,
-             "a cosine in [-1, 1] or None"),
-            ("corpus_seeds", self.corpus_seeds >= 1, "an integer >= 1"),
-            ("tol", self.tol > 0, "a number > 0"),
-            ("max_iter", self.max_iter >= 1, "an integer >= 1"),
-            ("answer_passages", self.answer_passages >= 1, "an integer >= 1"),
-        ]
-        for name, ok, valid in checks:
-            if not ok:
-                raise ConfigError(f"PPRConfig.{name} = {getattr(self, name)!r} is out of range; use {valid}.")
 
 
 @dataclass(frozen=True, eq=False)
@@ -345,8 +310,11 @@ def run(query: str, workspace: Workspace, *, config: PPRConfig | None = None, ba
         if reached < cfg.top_k:
             step.fallback = (f"the walk reached only {reached} passages; the rest of the top-{cfg.top_k} is "
                              "ordered by dense similarity")
-    ans = record_answer(trace, query, answer_passages(graph, ranked), backends, max_passages=cfg.answer_passages,
-                        evidence_format=cfg.evidence_format, graph=graph)
+    passages = answer_passages(graph, ranked)
+    ans = record_answer(trace, query, passages, backends, max_passages=cfg.answer_passages,
+                        evidence_format=cfg.evidence_format,
+                        evidence=partial(passage_evidence, query, passages, graph, backends.llm,
+                                         max_passages=cfg.answer_passages))
     details = {"seeds": [asdict(s) for s in seeds], "iterations": res.iterations, "converged": res.converged,
                "graph": "corpus graph" if corpus else "entity graph"}
     return BaselineResult("ppr", query, ranked, ans.text, trace, details=details)

@@ -1,5 +1,5 @@
 """Where FastInsight lost the gold evidence (issue 6 failure diagnosis; contract in
-:mod:`core.eval.diagnosis`).
+:mod:`core.methods.diagnosis`).
 
 Read from the :class:`~core.methods.fastinsight.FastInsightRun` (its final ``N_ret`` and rounds).
 For each gold passage outside the top ``cut``, in pipeline order:
@@ -20,12 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core.eval.diagnosis import Diagnosis, Gold, StageDecl, finish, gold_ranks, lost_gold, no_gold
 from core.graph.model import bfs_layers
+from core.methods.base import Diagnosis, Gold, StageDecl
+from core.methods.diagnosis import finish, gold_ranks, lost_gold, no_gold
 
 if TYPE_CHECKING:
     from core.index.workspace import Workspace
-    from core.methods.fastinsight import FastInsightRun
+    from core.methods.fastinsight.pipeline import FastInsightRun
 
 STAGES: tuple[StageDecl, ...] = (
     StageDecl("not_in_graph", "gold passage not in the graph", "the gold passage is not a node of the passage graph"),

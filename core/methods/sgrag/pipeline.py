@@ -170,10 +170,13 @@ def run(query: str, workspace: Workspace, *, config: SGRAGConfig | None = None, 
     QueryError
         For an empty question.
     ConfigError
-        For an out-of-range config value or an explicit l outside [⌈d_q/2⌉, d_q].
+        For a config that is not an :class:`SGRAGConfig` or an explicit l outside [⌈d_q/2⌉, d_q]
+        (out-of-range values are refused when the config is built).
     """
-    cfg = (config or SGRAGConfig()).validate()
-    if not query.strip():
+    cfg = SGRAGConfig() if config is None else config
+    if not isinstance(cfg, SGRAGConfig):
+        raise ConfigError(f"sgrag takes an SGRAGConfig, got {type(cfg).__name__}.")
+    if not query or not query.strip():
         raise QueryError("The question is empty; type a question to match against the graph.")
     trace = Trace("sgrag", query, workspace=workspace.name, config=asdict(cfg), backends=backends.names())
     graph = workspace.graph
