@@ -60,3 +60,19 @@ def test_new_method_diagnosis_reads_its_declarations(tmp_path) -> None:
         assert ok.stage == "ok" and ok.evidence["toy"] is True
         lost = diagnose(r, ws, Gold("q", (ws.graph.chunks[0].id,)), cut=1)
         assert lost.stage == "ranked_out" and lost.method == "toy"
+
+
+def test_a_new_package_under_core_methods_needs_no_registry_line(tmp_path, monkeypatch) -> None:
+    import sys
+
+    import core.methods
+    from core.methods import registry
+
+    pkg = tmp_path / "toy_pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from tests.fakes import TOY_METHOD as METHOD\n", encoding="utf-8")
+    monkeypatch.setattr(core.methods, "__path__", [*core.methods.__path__, str(tmp_path)])
+    try:
+        assert [m.name for m in registry._discover()] == ["toy"]
+    finally:
+        sys.modules.pop("core.methods.toy_pkg", None)

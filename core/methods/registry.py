@@ -1,15 +1,20 @@
 """Names → retrieval methods: every method package's ``METHOD`` (:class:`~core.methods.base.Method`).
 
-The built-in packages are imported here (they import no heavy library at module level: torch, FAISS
-and the models load inside the functions that need them). A method defined elsewhere — a plugin, or a
-test's toy method — joins with :func:`register` (or, for a while, :func:`registered`); from then on
+The packages of the papers are imported here, in the order the UI lists them (none imports a heavy
+library at module level: torch, FAISS and the models load inside the functions that need them); any
+other package under ``core/methods/`` that exports ``METHOD`` (or ``METHODS``) is found and added
+after them, so a new method package needs no line here. A method defined elsewhere — a plugin, or a
+test's toy method — joins with :func:`register` (or, for a while, :func:`registered`). From then on
 ``egx ask`` / ``egx bench``, the benchmark runner, the failure diagnosis and the Compare page see it.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Iterator
 from contextlib import contextmanager
+from types import ModuleType
 from typing import Any
 
 from core.errors import ConfigError, UnknownNameError
@@ -18,8 +23,28 @@ from core.methods.base import Method
 
 AnyMethod = Method[Any, Any]
 
+_PAPERS: tuple[ModuleType, ...] = (baselines, fastinsight, bubblerag, sgrag, reg)
+
+
+def _exported(module: ModuleType) -> list[AnyMethod]:
+    found = [getattr(module, "METHOD", None), *getattr(module, "METHODS", ())]
+    return [m for m in found if isinstance(m, Method)]
+
+
+def _discover() -> list[AnyMethod]:
+    """The methods of the packages under core/methods/ other than the papers', by package name."""
+    import core.methods
+
+    known = {m.__name__ for m in _PAPERS}
+    out: list[AnyMethod] = []
+    for info in sorted(pkgutil.iter_modules(core.methods.__path__, "core.methods."), key=lambda i: i.name):
+        if info.ispkg and info.name not in known:
+            out += _exported(importlib.import_module(info.name))
+    return out
+
+
 #: The methods that ship with the project, in the order the UI lists them.
-BUILTIN: tuple[AnyMethod, ...] = (*baselines.METHODS, fastinsight.METHOD, bubblerag.METHOD, sgrag.METHOD, reg.METHOD)
+BUILTIN: tuple[AnyMethod, ...] = (*[m for p in _PAPERS for m in _exported(p)], *_discover())
 
 #: Every registered method by name (the built-in ones plus those added with :func:`register`).
 METHODS: dict[str, AnyMethod] = {m.name: m for m in BUILTIN}
