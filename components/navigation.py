@@ -56,10 +56,13 @@ def app_pages(default: str = HOME) -> dict[str, list[st.Page]]:
                 out[section].append(st.Page(page_path(path), title=title, icon=icon, default=True))
             else:
                 out[section].append(st.Page(page_path(path), title=title, icon=icon, url_path=Path(path).stem))
-    extra = [m for m in METHODS.values() if m.page and m.page not in listed]
+    extra: dict[str, str] = {}  # page → title of the first method naming it (two methods may share a page)
+    for m in METHODS.values():
+        if m.page and m.page not in listed:
+            extra.setdefault(m.page, m.title)
     if extra:
-        out["Methods"] = [st.Page(page_path(m.page), title=m.title, icon=":material/science:",
-                                  url_path=Path(m.page).stem) for m in extra]
+        out["Methods"] = [st.Page(page_path(page), title=title, icon=":material/science:", url_path=Path(page).stem)
+                          for page, title in extra.items()]
     return out
 
 

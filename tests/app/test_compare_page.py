@@ -89,3 +89,20 @@ def test_new_method_on_the_compare_page(home) -> None:
         assert summary.set_index("method").loc["toy", "verdict"]  # diagnosed like every other method
         assert any("Toy method (last passages)" in m.value for m in at.markdown)
         assert any("No step-through page for this method." in c.value for c in at.caption)
+
+
+def test_a_new_method_page_joins_the_navigation(home, monkeypatch) -> None:
+    """A registered method's page that the navigation does not list is added to it, as a new method's
+    page is: with its section left out of the list, SG-RAG's ``Method.page`` brings its page back, once
+    even when a second method (the toy one) names the same page."""
+    import dataclasses
+
+    from components import navigation
+    from tests.app.helpers import switch
+
+    monkeypatch.setattr(navigation, "SECTIONS", {k: v for k, v in navigation.SECTIONS.items() if k != "SG-RAG"})
+    with registered(dataclasses.replace(TOY_METHOD, page="pages/subgraph.py")):
+        at = run_page()
+        switch(at, "pages/subgraph.py")  # fails unless st.navigation lists the page
+        assert not at.exception, [e.value for e in at.exception]
+        assert at.title[0].value == "Subgraph matching"
