@@ -34,7 +34,7 @@ def main() -> None:
 
     ws, backends, questions = setup()
     qs = questions[: args.questions]
-    ppr, dense = get_method("ppr").load(), get_method("dense").load()
+    ppr, dense = get_method("ppr").run, get_method("dense").run
     t0 = time.perf_counter()
     first = ppr(qs[0].question, ws, backends=backends)
     build = first.trace.stage("entity_graph")[0]
@@ -71,7 +71,7 @@ def main() -> None:
         res["bubblerag"] = "BubbleRAG lands later: core.methods.bubblerag is not importable"
         print(f"  {res['bubblerag']}")
     else:
-        bub = get_method("bubblerag").load()
+        bub = get_method("bubblerag").run
         bub(qs[0].question, ws, backends=backends)
         t_exp, t_all = [], []
         for q in qs:

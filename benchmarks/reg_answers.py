@@ -38,7 +38,6 @@ def main() -> None:
     from core.eval.metrics import answer_scores
     from core.index.workspace import Workspace
     from core.methods.base import Backends
-    from core.methods.reg.evidence import method_config
     from core.methods.reg.supervision import load_qa
     from core.methods.registry import get_method
 
@@ -50,9 +49,10 @@ def main() -> None:
     items = [it for it in load_qa(ws.questions_path, ws.graph)][: args.questions]
     out: dict = {"llm": llm.model_id, "questions": len(items), "results": {}}
     for m in args.methods:
-        runner = get_method(m).load()
+        spec = get_method(m)
+        runner = spec.run
         for fmt in args.formats:
-            cfg = method_config(runner, evidence_format=fmt)
+            cfg = spec.make_config(evidence_format=fmt)
             rows = []
             t0 = time.perf_counter()
             for it in items:

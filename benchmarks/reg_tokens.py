@@ -50,7 +50,6 @@ def main() -> None:
     from core.eval.datasets import load_questions
     from core.index.workspace import Workspace
     from core.methods.base import Backends
-    from core.methods.reg.evidence import method_config
     from core.methods.reg.prompts import QA_SYSTEM
     from core.methods.registry import METHODS, get_method
 
@@ -64,9 +63,10 @@ def main() -> None:
     out: dict = {"workspace": ws.name, "questions": len(qs), "tokenizers": ["wordpiece (all-MiniLM-L6-v2)"]
                  + (["qwen2.5 (local GGUF vocab)"] if count else []), "methods": {}}
     for m in methods:
-        runner = get_method(m).load()
+        spec = get_method(m)
+        runner = spec.run
         try:
-            cfg = method_config(runner, evidence_format="triples")
+            cfg = spec.make_config(evidence_format="triples")
         except ConfigError as exc:
             print(f"{m}: skipped ({exc})")
             continue

@@ -55,7 +55,7 @@ def main() -> None:
           f"{backends.embedder.model_id}; reranker {backends.reranker.model_id}")
     print(f"{'method':<42} {'R@2':>6} {'R@5':>6} {'R@10':>6} {'nDCG@10':>8} {'TR@10':>6} {'MissTR':>7} {'ms/q':>7}")
     for name, label, cfg in runs:
-        run = get_method(name).load()
+        run = get_method(name).run
         run(qs[0].question, ws, config=cfg, backends=backends)  # warm caches (passage/entity graphs)
         rows = {"r2": [], "r5": [], "r10": [], "ndcg": [], "tr": [], "miss": [], "t": []}
         for q in qs:

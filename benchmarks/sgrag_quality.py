@@ -103,7 +103,7 @@ def main() -> None:
     title_of = {c.id: c.title for c in g.chunks}
     res: dict[str, dict] = {}
     for m in args.methods.split(","):
-        runner = get_method(m).load()
+        runner = get_method(m).run
         hits, top5, secs, n = 0, 0, [], 0
         by: dict[str, int] = defaultdict(int)  # SG-RAG: who built the query graph / answered, and fallbacks
         limit = args.limit_bubble if m == "bubblerag" else len(qs)

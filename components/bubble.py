@@ -1,7 +1,7 @@
 """What the four BubbleRAG pages share: the question box, the cached run, group colours, drawings.
 
 Every page calls :func:`question_ui` and :func:`current_run`; the run comes from
-``resources.bubblerag_run`` keyed by (workspace, backends, question, config), so the four pages show
+``resources.method_run`` keyed by (workspace, backends, question, config), so the four pages show
 one run. A group keeps one colour (:func:`group_color`) on every page.
 """
 
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable, Sequence
-from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
 import streamlit as st
@@ -20,7 +19,7 @@ from components.sidebar import Active
 from components.ui import md_escape
 from core.errors import EgxError
 from core.methods.base import Backends
-from core.methods.bubblerag import BubbleConfig
+from core.methods.bubblerag import METHOD, BubbleConfig
 
 if TYPE_CHECKING:
     from core.graph.model import KnowledgeGraph
@@ -39,38 +38,6 @@ UNVISITED_BORDER = "#b8b8b8"
 CURRENT_BORDER = "#111111"
 
 
-# --------------------------------------------------------------------------------- state binding
-def bind(key: str, default: Any, scope: str = "") -> str:
-    """Widget key for the persisted value ``key`` (seeded with ``default``); see components/state.py.
-
-    Call before drawing the widget with the returned key, then :func:`keep` its value. A widget
-    drawn on several pages needs one ``scope`` per page: Streamlit gives each page's widget its own
-    identity, so a shared widget key would come up empty on the next page.
-    """
-    ss = st.session_state
-    if key not in ss:
-        ss[key] = default
-    wkey = key + ".w" + (f".{scope}" if scope else "")
-    if wkey not in ss:
-        ss[wkey] = ss[key]
-    return wkey
-
-
-def keep(key: str, value: Any) -> Any:
-    st.session_state[key] = value
-    return value
-
-
-def set_value(key: str, value: Any) -> None:
-    """Set a bound value from a callback (before its widgets are drawn again)."""
-    ss = st.session_state
-    ss[key] = value
-    prefix = key + ".w"
-    for k in [k for k in ss if isinstance(k, str) and (k == prefix or k.startswith(prefix + "."))]:
-        ss[k] = value
-    ss[prefix] = value
-
-
 # ------------------------------------------------------------------------------------- question
 def _examples(act: Active) -> list[str]:
     out = [DEMO_QUESTION] if act.info.name == "demo" else []
@@ -85,22 +52,25 @@ def _examples(act: Active) -> list[str]:
 def question_ui(act: Active, page: str) -> str:
     """The shared question box (same value on all four pages) with example questions."""
     examples = _examples(act)
-    wkey = bind(S.BUBBLE_QUESTION, examples[0] if examples else "", scope=page)
+    handed = S.take_handoff()  # the Compare page's "Step through" button
+    if handed is not None:
+        S.set_value(S.BUBBLE_QUESTION, handed)
+    wkey = S.bind(S.BUBBLE_QUESTION, examples[0] if examples else "", scope=page)
     left, right = st.columns([3, 1])
     q = left.text_input("Question", key=wkey, placeholder="Ask something the graph can answer",
                         help="Shared by the four BubbleRAG pages. Press Enter to run.")
-    keep(S.BUBBLE_QUESTION, q)
+    S.keep(S.BUBBLE_QUESTION, q)
     if examples:
-        right.selectbox("Example questions", examples, index=None, key=f"{S.BUBBLE_QUESTION}.example.{page}",
+        right.selectbox("Example questions", examples, index=None, key=S.sub(S.BUBBLE_EXAMPLE, page),
                         placeholder="Pick an example…", on_change=_use_example, args=(page,),
                         help="Questions from the workspace (MuSiQue: the dev questions with gold evidence).")
     return q.strip()
 
 
 def _use_example(page: str) -> None:
-    pick = st.session_state.get(f"{S.BUBBLE_QUESTION}.example.{page}")
+    pick = st.session_state.get(S.sub(S.BUBBLE_EXAMPLE, page))
     if pick:
-        set_value(S.BUBBLE_QUESTION, pick)
+        S.set_value(S.BUBBLE_QUESTION, pick)
 
 
 # ------------------------------------------------------------------------------------------ run
@@ -112,7 +82,7 @@ def run_config() -> BubbleConfig:
 
 
 def config_params(cfg: BubbleConfig) -> tuple[tuple[str, Any], ...]:
-    return tuple((f.name, getattr(cfg, f.name)) for f in fields(cfg) if getattr(cfg, f.name) != getattr(DEFAULTS, f.name))
+    return tuple(sorted(cfg.overrides().items()))
 
 
 def backends_key(act: Active) -> str:
@@ -130,8 +100,7 @@ def current_run(act: Active, query: str) -> BubbleResult | None:
         return None
     cfg = run_config()
     try:
-        return resources.bubblerag_run(act.workspace, Backends(act.embedder, act.llm), act.key, backends_key(act),
-                                       query, config_params(cfg))
+        return resources.method_run(METHOD, act.workspace, act.key, Backends(act.embedder, act.llm), query, cfg)
     except EgxError as exc:
         st.error(f"**BubbleRAG could not run.** {md_escape(exc)}")
         return None

@@ -1,6 +1,6 @@
 """Pieces of the Compare-methods and Benchmark pages (issue 6): method colours, the overlaid
 evidence subgraphs, ranked-chunk tables with gold marks, verdict badges and the hand-off into each
-method's step-through page."""
+method's step-through page (``Method.page``, with the question in ``state.HANDOFF_QUESTION``)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,11 @@ import streamlit as st
 
 from components import state as S
 from components.graph_view import LegendItem
+from components.navigation import page_path
 from components.ui import md_escape
-from core.eval.diagnosis import STAGE_LABELS, Diagnosis, chunk_provenance, stages_for
-from core.eval.report import VERDICT_COLOURS
+from core.eval.diagnosis import STAGE_LABELS, Diagnosis, stages_for
 from core.graph.model import KnowledgeGraph
+from core.methods.base import Method
 
 #: Okabe–Ito colours (colour-blind safe), one per method in registry order, with brown for the 7th (Okabe–Ito yellow
 #: is too close to the gold-passage border); overlap is black.
@@ -31,67 +32,14 @@ def method_colour(method: str, methods: Sequence[str]) -> str:
 
 
 # ------------------------------------------------------------------------------ step-through pages
-def _to_bubble(question: str) -> None:
-    from components.bubble import set_value
-
-    set_value(S.BUBBLE_QUESTION, question)
-
-
-@dataclass(frozen=True)
-class StepPage:
-    path: str
-    title: str
-
-
-#: Methods with a step-through page. A method registered later can name its page on its MethodSpec
-#: (``page="pages/x.py"``); the question is then handed over in ``state.HANDOFF_QUESTION``.
-STEP_PAGES: dict[str, StepPage] = {
-    "bubblerag": StepPage("pages/bubble_anchors.py", "BubbleRAG step by step"),
-    "fastinsight": StepPage("pages/granker.py", "GRanker vs plain reranking"),
-    "rerank": StepPage("pages/granker.py", "GRanker vs plain reranking"),
-    "sgrag": StepPage("pages/subgraph.py", "SG-RAG subgraph matching"),
-    "reg": StepPage("pages/evidence_chains.py", "ReG evidence chains"),
-}
-
-
-def step_page(method: str) -> StepPage | None:
-    from core.methods.registry import METHODS
-
-    if method in STEP_PAGES:
-        return STEP_PAGES[method]
-    spec = METHODS.get(method)
-    page = spec.page if spec else ""
-    return StepPage(page, spec.title) if page and spec else None
-
-
-def hand_over(method: str, question: str) -> None:
-    """Callback: put ``question`` where ``method``'s step-through page reads it."""
-    ss = st.session_state
-    ss[S.HANDOFF_QUESTION] = question
-    if method == "bubblerag":
-        _to_bubble(question)
-    elif method in ("fastinsight", "rerank"):
-        # pages/granker.py: its selectbox holds the workspace questions, else "(type your own question)"
-        ss["egx.granker.question"] = question if question in ss.get(S.COMPARE_GOLD_QUESTIONS, ()) \
-            else "(type your own question)"
-        ss["egx.granker.custom_question"] = question
-    elif method == "sgrag":
-        ss["egx.sgrag.question"] = question  # pages/subgraph.py: a text box
-    elif method == "reg":
-        # pages/evidence_chains.py lists its own questions; the typed-question slot takes any question
-        ss["egx.reg.question"] = "(type your own question)"
-        ss["egx.reg.custom_question"] = question
-
-
-def step_link(method: str, question: str, *, key: str) -> None:
-    """A button that opens ``method``'s step-through page with the same question (if it has one)."""
-    page = step_page(method)
-    if page is None:
+def step_link(spec: Method[Any, Any], question: str) -> None:
+    """A button that opens the method's step-through page (``spec.page``) with the same question."""
+    if not spec.page:
         st.caption("No step-through page for this method.")
         return
-    if st.button(f"Step through → {page.title}", key=key, icon=":material/open_in_new:"):
-        hand_over(method, question)
-        st.switch_page(page.path)
+    if st.button(f"Step through → {spec.title}", key=S.sub(S.COMPARE_OPEN, spec.name), icon=":material/open_in_new:"):
+        S.hand_over(question)
+        st.switch_page(page_path(spec.page))
 
 
 # ------------------------------------------------------------------------------ evidence subgraphs
@@ -106,7 +54,7 @@ def evidence_nodes(result: Any, graph: KnowledgeGraph, *, top: int = 5, per_chun
     details = getattr(result, "details", None) or {}
     out += [int(s["node"]) for s in details.get("seeds", []) if details.get("graph") != "corpus graph"]
     if graph.n_nodes:
-        prov = chunk_provenance(graph)
+        prov = graph.chunk_provenance()
         for c in list(result.ranked_chunks)[:top]:
             nodes, edges = prov.get(c.chunk_id, ([], []))
             got = list(nodes)
@@ -174,7 +122,3 @@ def verdict_badge(diag: Diagnosis) -> None:
         st.info(text, icon=":material/help:")
     else:
         st.error(text, icon=":material/report:")
-
-
-def verdict_colour(stage: str) -> str:
-    return VERDICT_COLOURS.get(stage, "#7f7f7f")

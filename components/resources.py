@@ -3,6 +3,7 @@
 * backends (embedder, LLM, reranker) by registry name, shared by every session of the process;
 * opened workspaces by ``(path, mtime of the manifest)``: a rebuilt or re-indexed workspace gets
   a new key, so nobody sees a stale graph;
+* method runs (:func:`method_run`, the one wrapper for every method);
 * derived views that cost more than a few milliseconds (graph statistics, graph drawings), keyed by
   the workspace key plus their arguments.
 
@@ -13,9 +14,10 @@ the result through the cache.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import streamlit as st
 
@@ -28,6 +30,9 @@ if TYPE_CHECKING:
     from core.backends.base import LLM, Embedder, Reranker
     from core.graph.model import KnowledgeGraph
     from core.index.workspace import Workspace, WorkspaceInfo
+    from core.methods.base import Backends, Method, MethodConfig
+
+R = TypeVar("R")
 
 
 # ------------------------------------------------------------------------------------ backends
@@ -155,11 +160,50 @@ def layout_positions(_graph: KnowledgeGraph, key: str, nodes: tuple[int, ...],
     return tuple((v, x, y) for v, (x, y) in sorted(pos.items()))
 
 
+# ============================================================================ method runs
+def method_run(spec: Method[Any, R], workspace: Workspace, key: str, backends: Backends, query: str,
+               config: MethodConfig | None = None) -> R:
+    """``spec.run`` on ``query`` (``config`` None: the paper defaults; generators seeded with 0), cached.
+
+    The one way every page runs a retrieval method. A run is keyed by the workspace key, the method,
+    the backends it uses (a method that does not rerank ignores the reranker), the question and the
+    config fields that differ from the defaults, so pages showing the same run share it and moving a
+    slider back to a value seen before is instant. Results are kept as objects (cache_resource): they
+    are frozen dataclasses, and pickling them on every access (cache_data) would cost more than a
+    `none`-mode run itself.
+
+    Raises
+    ------
+    core.errors.EgxError
+        What the method raises (bad question, bad config, unusable workspace).
+    """
+    from core.eval.runner import backends_for
+
+    used = backends_for(spec.name, backends)
+    cfg = config if config is not None else spec.config()
+    params = tuple(sorted(cfg.overrides().items()))
+    return _method_run(spec.name, workspace, used, key, json.dumps(used.names(), sort_keys=True), query,  # type: ignore[no-any-return]
+                       params)
+
+
+@st.cache_resource(show_spinner="Running the retrieval method…", max_entries=64)
+def _method_run(method: str, _workspace: Workspace, _backends: Backends, key: str, backends_key: str, query: str,
+                params: tuple[tuple[str, Any], ...]) -> Any:
+    from core.eval.runner import run_method
+    from core.methods.registry import get_method
+
+    spec = get_method(method)
+    config = spec.config(**dict(params)) if params else None
+    return run_method(method, query, _workspace, _backends, config=config, seed=0)
+
+
+def clear_method_runs() -> None:
+    """Forget every cached method run (after something they depend on changed on disk)."""
+    _method_run.clear()
+
+
 
 # ============================================================================ FastInsight (GRanker page)
-# Added for the "GRanker vs plain reranking" page (pages/granker.py). Runs are keyed by the workspace
-# key, the question, the backend names and the FastInsight parameters, so moving a slider back to a
-# value seen before is instant.
 @st.cache_data(show_spinner=False, max_entries=16)
 def workspace_questions(_workspace: Workspace, key: str) -> list[Any]:
     """The workspace's questions with gold chunk ids (``core.eval.datasets.Question``; [] if none)."""
@@ -174,19 +218,6 @@ def fastinsight_passage_graph(_workspace: Workspace, key: str, max_entity_passag
     from core.methods.fastinsight import passage_graph
 
     return passage_graph(_workspace.graph, max_entity_passages=max_entity_passages)
-
-
-@st.cache_resource(show_spinner="Running FastInsight…", max_entries=32)
-def fastinsight_run(_workspace: Workspace, _backends: Any, key: str, query: str, backends_key: str,
-                    params: tuple[tuple[str, Any], ...]) -> Any:
-    """``core.methods.fastinsight.run`` with ``FastInsightConfig(**dict(params))`` (a ``FastInsightRun``).
-
-    ``backends_key`` names the embedder / reranker / LLM in ``_backends`` (the cache key)."""
-    from core.backends.llm import question_scope
-    from core.methods.fastinsight import FastInsightConfig, run
-
-    with question_scope(_backends.llm):
-        return run(query, _workspace, config=FastInsightConfig(**dict(params)), backends=_backends)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -217,23 +248,6 @@ def smoothing_graph_html(_run: Any, _pg: Any, _graph: KnowledgeGraph, run_key: s
 
 
 # ============================================================================ BubbleRAG (four pages)
-# Added for pages/bubble_*.py. A run is keyed by the workspace key, the backend names, the question
-# and the BubbleConfig fields that differ from the defaults, so all four pages share one run and
-# moving a slider back to a value seen before is instant. Results are kept as objects
-# (cache_resource): they are frozen dataclasses, and pickling them on every access (cache_data)
-# would cost more than the `none`-mode run itself.
-@st.cache_resource(show_spinner="Running BubbleRAG (keywords → anchors → bubbles → ranking → answer)…",
-                   max_entries=32)
-def bubblerag_run(_workspace: Workspace, _backends: Any, key: str, backends_key: str, query: str,
-                  params: tuple[tuple[str, Any], ...]) -> Any:
-    """``core.methods.bubblerag.run`` with ``BubbleConfig(**dict(params))`` (a ``BubbleResult``)."""
-    from core.backends.llm import question_scope
-    from core.methods.bubblerag import BubbleConfig, run
-
-    with question_scope(_backends.llm):
-        return run(query, _workspace, config=BubbleConfig(**dict(params)), backends=_backends)
-
-
 @st.cache_resource(show_spinner="Recording the bubble expansion frame by frame…", max_entries=16)
 def bubblerag_replay(_result: Any, _graph: KnowledgeGraph, run_key: str) -> Any:
     """The run's expansion replayed frame by frame (``core.methods.bubblerag.replay.ExpansionReplay``)."""
@@ -262,16 +276,6 @@ def styled_network_html(_graph: KnowledgeGraph, key: str, nodes: tuple[int, ...]
 
 
 # ============================================================================ Evaluate (issue 6)
-# Added for pages/compare.py and pages/benchmark.py. One method run per (workspace, backends,
-# method, question); results are objects (cache_resource) for the same reason as BubbleRAG's.
-@st.cache_resource(show_spinner=False, max_entries=64)
-def method_run(_workspace: Workspace, _backends: Any, key: str, backends_key: str, method: str, query: str) -> Any:
-    """A registered method's result on ``query`` (paper defaults; generators seeded with 0)."""
-    from core.eval.runner import run_method
-
-    return run_method(method, query, _workspace, _backends, seed=0)
-
-
 @st.cache_data(show_spinner=False, max_entries=8)
 def bench_report(path: str, mtime: float) -> Any:
     """A benchmark folder reloaded (``core.eval.runner.load_report``); ``mtime`` of its JSONL keys it."""
@@ -281,19 +285,6 @@ def bench_report(path: str, mtime: float) -> Any:
 
 
 # ============================================================================ ReG (issue 8)
-# Added for pages/evidence_chains.py. Results are objects (cache_resource), as for the other methods.
-@st.cache_resource(show_spinner="Running the method…", max_entries=32)
-def reg_method_run(_workspace: Workspace, _backends: Any, key: str, backends_key: str, method: str, query: str,
-                   evidence_format: str) -> Any:
-    """A registered method's result with the given answer-prompt evidence format (seeded)."""
-    from core.eval.runner import run_method
-    from core.methods.reg.evidence import method_config
-    from core.methods.registry import get_method
-
-    config = method_config(get_method(method).load(), evidence_format=evidence_format)
-    return run_method(method, query, _workspace, _backends, config=config, seed=0)
-
-
 @st.cache_resource(show_spinner="Building the supervision candidates…", max_entries=32)
 def reg_supervision(_workspace: Workspace, _item: Any, _llm: Any, key: str, qid: str, llm_key: str,
                     refine: bool) -> tuple[Any, Any]:
@@ -332,14 +323,3 @@ def sgrag_prepare(workspace: Workspace, embedder: Embedder, key: str, embedder_n
     from core.methods.sgrag import prepare
 
     return prepare(workspace, embedder, retrain=retrain, progress=progress)
-
-
-@st.cache_resource(show_spinner="Matching the query graph (SG-RAG)…", max_entries=32)
-def sgrag_run(_workspace: Workspace, _backends: Any, key: str, backends_key: str, query: str,
-              params: tuple[tuple[str, Any], ...]) -> Any:
-    """``core.methods.sgrag.run`` with ``SGRAGConfig(**dict(params))`` (an ``SGRAGResult``)."""
-    from core.backends.llm import question_scope
-    from core.methods.sgrag import SGRAGConfig, run
-
-    with question_scope(_backends.llm):
-        return run(query, _workspace, config=SGRAGConfig(**dict(params)), backends=_backends)

@@ -7,9 +7,7 @@ under :data:`components.state.ACTIVE` and returns it; pages read it with :func:`
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -47,31 +45,25 @@ class Active:
 
 
 def active() -> Active:
-    """The record the sidebar stored for this run. Every page calls this first."""
-    if not _run_by_app():
-        # The page file was run without app.py. Streamlit does this when a pages/ folder exists
-        # and no run has called st.navigation yet ("MPA v1" mode: the first run of a fresh
-        # server opened on a page URL, or an AppTest run). Leave that mode and rerun: the rerun
-        # executes app.py, whose st.navigation maps the same page hash back to this page.
-        from streamlit.runtime.pages_manager import PagesManager
+    """The record the sidebar stored for this run. Every page calls this first.
 
-        PagesManager.uses_pages_directory = False
+    app.py stores it before running the page and drops it afterwards, so a page that finds none
+    was run without app.py. Streamlit does that while a ``pages/`` folder sits next to the entry
+    script and no session has called ``st.navigation`` yet: the legacy multipage mode stays on until
+    then ("As soon as any session of your app executes the st.navigation command, your app will
+    ignore the pages/ directory (across all sessions)",
+    https://docs.streamlit.io/develop/api-reference/navigation/st.navigation), which happens on the
+    first run of a fresh server opened on a page URL. The page then declares the app's pages, which
+    ends that mode for good, and reruns: the rerun runs app.py, whose ``st.navigation`` maps the same
+    URL back to this page (tests/app/test_browser.py opens the Data page URL on a fresh server).
+    """
+    rec = st.session_state.get(S.ACTIVE)
+    if rec is None:
+        from components.navigation import app_pages
+
+        st.navigation(app_pages(), position="hidden")
         st.rerun()
-    return st.session_state[S.ACTIVE]
-
-
-_APP = Path(__file__).resolve().parents[1] / "app.py"
-
-
-def _run_by_app() -> bool:
-    """Whether app.py is on the call stack (pages run inside its ``nav.run()``)."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        name = frame.f_code.co_filename
-        if name.endswith("app.py") and Path(name).resolve() == _APP:
-            return True
-        frame = frame.f_back
-    return False
+    return rec
 
 
 def _choices(kind: str) -> list[str]:
@@ -100,15 +92,17 @@ def _backend_picker(kind: str, label: str, key: str, model_key: str | None, defa
     the resolved registry name."""
     options = _choices(kind)
     _seed_choice(kind, key, model_key, default)
-    if st.session_state[key] not in options:
-        options.append(st.session_state[key])  # e.g. an unknown name from the environment
+    wkey = S.bind(key, st.session_state[key])
+    if st.session_state[wkey] not in options:
+        options.append(st.session_state[wkey])  # e.g. an unknown name from the environment
     prefix = _CUSTOM.get(kind)
-    choice = st.sidebar.selectbox(label, options, key=key, help=help_text,
-                                  format_func=lambda n: _CUSTOM_LABEL[kind] if n == prefix else n)
+    choice = S.keep(key, st.sidebar.selectbox(label, options, key=wkey, help=help_text,
+                                              format_func=lambda n: _CUSTOM_LABEL[kind] if n == prefix else n))
     if prefix and choice == prefix and model_key:
-        model = st.sidebar.text_input(f"{label} model", key=model_key, placeholder="/path/to/model or org/name",
-                                      help="A folder, or a hub id: taken from the local Hugging Face cache, else "
-                                           "downloaded once when the network allows.")
+        model = S.keep(model_key, st.sidebar.text_input(
+            f"{label} model", key=S.bind(model_key, ""), placeholder="/path/to/model or org/name",
+            help="A folder, or a hub id: taken from the local Hugging Face cache, else downloaded once when the "
+                 "network allows."))
         return f"{prefix}:{model.strip()}"
     return str(choice)
 
@@ -154,15 +148,16 @@ def render_sidebar() -> Active:
                  "(or set EGX_SAMPLE_DATA), or upload data on the Data page.")
         st.stop()
     if pending in infos:
-        ss[S.WORKSPACE] = pending
+        S.set_value(S.WORKSPACE, pending)
     if ss.get(S.WORKSPACE) not in infos:
-        ss[S.WORKSPACE] = S.DEFAULT_WORKSPACE if S.DEFAULT_WORKSPACE in infos else next(iter(infos))
+        S.set_value(S.WORKSPACE, S.DEFAULT_WORKSPACE if S.DEFAULT_WORKSPACE in infos else next(iter(infos)))
 
     sb = st.sidebar
     sb.header("Workspace")
-    ws_name = sb.selectbox("Workspace", list(infos), key=S.WORKSPACE, format_func=_workspace_label(infos),
-                           help="A graph with its vector indexes. Samples are built the first time you pick them; "
-                                "upload your own on the Data page.")
+    ws_name = S.keep(S.WORKSPACE, sb.selectbox(
+        "Workspace", list(infos), key=S.bind(S.WORKSPACE, ""), format_func=_workspace_label(infos),
+        help="A graph with its vector indexes. Samples are built the first time you pick them; "
+             "upload your own on the Data page."))
     sb.header("Backends")
     emb_name = _backend_picker("embedder", "Embedder", S.EMBEDDER, S.EMBEDDER_MODEL, S.default_embedder(),
                                "Embeds nodes, edges and chunks for the vector indexes. Default: $EGX_EMBEDDER or "
@@ -218,16 +213,19 @@ def _llm_limits() -> tuple[float | None, int, float]:
             env = LLMSettings()
         ss[S.LLM_TIMEOUT], ss[S.LLM_RETRIES], ss[S.LLM_BUDGET] = float(env.timeout or 0), env.retries, float(env.budget)
     with st.sidebar.expander("LLM limits"):
-        timeout = st.number_input("Timeout per attempt (s)", min_value=0.0, max_value=3600.0, step=10.0,
-                                  key=S.LLM_TIMEOUT, help="Wall-clock seconds one LLM attempt may take; 0 = the "
-                                  "backend's default (60 s for openai, 120 s for the local models).")
-        retries = st.number_input("Retries", min_value=0, max_value=10, step=1, key=S.LLM_RETRIES,
-                                  help="Extra attempts after a timeout, a connection error, HTTP 429/5xx or a reply "
-                                       "that is no chat completion.")
-        budget = st.number_input("Budget per question (s)", min_value=0.0, max_value=36000.0, step=30.0,
-                                 key=S.LLM_BUDGET, help="LLM seconds one question may use; then its remaining LLM "
+        timeout = S.keep(S.LLM_TIMEOUT, st.number_input(
+            "Timeout per attempt (s)", min_value=0.0, max_value=3600.0, step=10.0,
+            key=S.bind(S.LLM_TIMEOUT, ss[S.LLM_TIMEOUT]), help="Wall-clock seconds one LLM attempt may take; 0 = the "
+            "backend's default (60 s for openai, 120 s for the local models)."))
+        retries = S.keep(S.LLM_RETRIES, st.number_input(
+            "Retries", min_value=0, max_value=10, step=1, key=S.bind(S.LLM_RETRIES, ss[S.LLM_RETRIES]),
+            help="Extra attempts after a timeout, a connection error, HTTP 429/5xx or a reply that is no chat "
+                 "completion."))
+        budget = S.keep(S.LLM_BUDGET, st.number_input(
+            "Budget per question (s)", min_value=0.0, max_value=36000.0, step=30.0,
+            key=S.bind(S.LLM_BUDGET, ss[S.LLM_BUDGET]), help="LLM seconds one question may use; then its remaining LLM "
                                  "steps take their fallback at once. 0 = no limit. After repeated failures a circuit "
-                                 "breaker skips the LLM for the rest of the question, too.")
+                                 "breaker skips the LLM for the rest of the question, too."))
     return (float(timeout) or None), int(retries), float(budget)
 
 

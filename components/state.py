@@ -1,12 +1,29 @@
-"""Every ``st.session_state`` key the app uses, in one place.
+"""Every ``st.session_state`` key the app uses, in one place, and the one way pages use them.
 
 Pages and components import the constants from here instead of spelling strings, so two widgets
 can never collide and a reader can see at a glance what state the app keeps.
+
+The idiom, for every widget that holds a value:
+
+    value = S.keep(S.X, st.selectbox("Label", options, key=S.bind(S.X, default)))
+
+``S.X`` names the value and is the source of truth: Streamlit drops a widget's own state on any run
+of a page that does not draw it, so the widget gets a key of its own (:func:`bind` seeds it from the
+value, :func:`keep` writes the value back) and the value survives page switches. A widget drawn on
+several pages passes one ``scope`` per page. Callbacks change a value with :func:`set_value`.
+Widgets without a value to keep (buttons, uploads, downloads, charts) use their constant as key;
+keys of a family (a player's buttons) are spelled with :func:`sub`.
+
+The Compare page hands a question to a method's step-through page in :data:`HANDOFF_QUESTION`
+(:func:`hand_over`); the page takes it once with :func:`take_handoff`.
 """
 
 from __future__ import annotations
 
 import os
+from typing import Any
+
+import streamlit as st
 
 from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER
 
@@ -42,9 +59,6 @@ DATA_DL_GRAPHML = "egx.data.download_graphml"
 DATA_DL_HTML = "egx.data.download_html"
 
 # ---------------------------------------------------------------- BubbleRAG pages (shared by all four)
-# Values that must survive a page switch live under a plain key; the widget that edits them uses the
-# same key plus ``.w`` (see components.bubble.bind): Streamlit drops a widget's state on any run of a
-# page that does not draw it, so the plain key is the source of truth.
 BUBBLE_QUESTION = "egx.bubble.question"  #: the question, shared by the four BubbleRAG pages
 BUBBLE_H = "egx.bubble.h"  #: localization hop h of the run
 BUBBLE_B = "egx.bubble.B"  #: expansion budget B of the run
@@ -63,14 +77,53 @@ BUBBLE_DL_JSON = "egx.bubble.download_json"
 BUBBLE_DL_GRAPHML = "egx.bubble.download_graphml"
 BUBBLE_DL_HTML = "egx.bubble.download_html"
 BUBBLE_DL_TRACE = "egx.bubble.download_trace"
+BUBBLE_EXAMPLE = "egx.bubble.question.example"  #: the example-question picker (one per page: sub(..., page))
+BUBBLE_WEIGHTS_CHART = "egx.bubble.weights_chart"
+BUBBLE_LATENCY = "egx.bubble.latency"
+BUBBLE_SAVED_LATENCY = "egx.bubble.saved_latency"
+
+# ---------------------------------------------------------------- GRanker page (FastInsight)
+GRANKER_QUESTION = "egx.granker.question"  #: picked question (a workspace question or CUSTOM_QUESTION)
+GRANKER_CUSTOM = "egx.granker.custom_question"  #: text of a typed question
+GRANKER_ALPHA = "egx.granker.alpha"
+GRANKER_BETA = "egx.granker.beta"
+GRANKER_B_MAX = "egx.granker.b_max"
+GRANKER_BATCH = "egx.granker.batch"
+GRANKER_ROUND = "egx.granker.round"
+GRANKER_SHIFT_CHART = "egx.granker.shift_chart"
+GRANKER_STEX_CHART = "egx.granker.stex_chart"
+GRANKER_METRICS_CHART = "egx.granker.metrics_chart"
+
+# ---------------------------------------------------------------- Subgraph matching page (SG-RAG)
+SGRAG_QUESTION = "egx.sgrag.question"
+SGRAG_L = "egx.sgrag.l"
+SGRAG_MAX_CANDIDATES = "egx.sgrag.max_candidates"
+SGRAG_MAX_INSTANTIATIONS = "egx.sgrag.max_instantiations"
+SGRAG_MAX_SUBGRAPHS = "egx.sgrag.max_subgraphs"
+SGRAG_DOMINANCE = "egx.sgrag.dominance"
+SGRAG_DOUBTFUL = "egx.sgrag.doubtful"
+SGRAG_PICK = "egx.sgrag.pick"
+SGRAG_RETRAIN = "egx.sgrag.retrain"
+
+# ---------------------------------------------------------------- Evidence chains page (ReG)
+REG_QUESTION = "egx.reg.question"  #: picked question (a workspace question or CUSTOM_QUESTION)
+REG_CUSTOM = "egx.reg.custom_question"  #: text of a typed question
+REG_METHOD = "egx.reg.method"
+REG_FORMAT = "egx.reg.format"
+REG_REFINE = "egx.reg.refine"  #: whether the supervision was refined with the LLM
+REG_REFINE_BUTTON = "egx.reg.refine_button"
+REG_CURVE = "egx.reg.curve"
+REG_TOKENS_CHART = "egx.reg.tokens"
+REG_CURVES_CHART = "egx.reg.curves"
+REG_HELDOUT_CHART = "egx.reg.heldout"
 
 # ---------------------------------------------------------------- Evaluate pages (issue 6)
 COMPARE_QUESTION = "egx.compare.question"  #: the question compared (the benchmark table's rows set it too)
 COMPARE_CUSTOM = "egx.compare.custom"  #: text of a typed question
 COMPARE_METHODS = "egx.compare.methods"  #: methods shown side by side
 COMPARE_CUT = "egx.compare.cut"  #: rank cut of the diagnosis
-COMPARE_GOLD_QUESTIONS = "egx.compare.gold_questions"  #: the workspace's questions with gold (for hand-offs)
-#: the question handed to a method's step-through page by "open in …" (pages of new methods may read it)
+COMPARE_OPEN = "egx.compare.open"  #: the step-through buttons, one per method: sub(COMPARE_OPEN, name)
+#: the question the Compare page hands to a method's step-through page (``Method.page``); see take_handoff
 HANDOFF_QUESTION = "egx.handoff.question"
 BENCH_METHODS = "egx.bench.methods"
 BENCH_LIMIT = "egx.bench.limit"
@@ -80,8 +133,15 @@ BENCH_LOADED = "egx.bench.loaded"  #: path of the report shown
 BENCH_FILTER_METHOD = "egx.bench.filter_method"
 BENCH_FILTER_STAGE = "egx.bench.filter_stage"
 BENCH_TABLE = "egx.bench.table"  #: the per-question dataframe (row selection opens the comparison)
+BENCH_LOAD = "egx.bench.load"  #: the load button
+BENCH_OPEN_PICK = "egx.bench.open_pick"  #: a question of the table to open in the comparison
+BENCH_OPEN = "egx.bench.open"
+BENCH_RECALL_CHART = "egx.bench.fig.recall"
+BENCH_LATENCY_CHART = "egx.bench.fig.latency"
+BENCH_FAILURE_CHART = "egx.bench.fig.failure"
 
 # ---------------------------------------------------------------- defaults
+CUSTOM_QUESTION = "(type your own question)"  #: the option of a question picker that opens a text box
 DEFAULT_WORKSPACE = "demo"
 FALLBACK_RERANKER = "biencoder"  #: always loads: used when the chosen reranker cannot be
 
@@ -99,3 +159,55 @@ def default_reranker() -> str:
 def default_llm() -> str:
     """``$EGX_LLM`` or ``"none"`` (the deterministic, LLM-free mode)."""
     return os.environ.get("EGX_LLM", "").strip() or "none"
+
+
+# ---------------------------------------------------------------- the idiom
+def sub(key: str, part: str) -> str:
+    """The key of one member of a family of widgets under ``key`` (e.g. a player's buttons)."""
+    return f"{key}.{part}"
+
+
+def widget_key(key: str, scope: str = "") -> str:
+    """The key of the widget that edits the value ``key`` (on the page ``scope``, if it is drawn on several)."""
+    return sub(key, "w") + (f".{scope}" if scope else "")
+
+
+def bind(key: str, default: Any, scope: str = "") -> str:
+    """Widget key for the value ``key`` (seeded with ``default`` the first time); draw the widget with
+    it, then :func:`keep` its value. A widget drawn on several pages needs one ``scope`` per page:
+    Streamlit gives each page's widget its own identity, so a shared widget key would come up empty
+    on the next page."""
+    ss = st.session_state
+    if key not in ss:
+        ss[key] = default
+    wkey = widget_key(key, scope)
+    if wkey not in ss:
+        ss[wkey] = ss[key]
+    return wkey
+
+
+def keep(key: str, value: Any) -> Any:
+    """Store the value a bound widget returned (and return it)."""
+    st.session_state[key] = value
+    return value
+
+
+def set_value(key: str, value: Any) -> None:
+    """Set a bound value and every widget bound to it (from a callback, before the widgets are drawn)."""
+    ss = st.session_state
+    ss[key] = value
+    prefix = widget_key(key)
+    for k in [k for k in ss if isinstance(k, str) and (k == prefix or k.startswith(prefix + "."))]:
+        ss[k] = value
+    ss[prefix] = value
+
+
+def hand_over(question: str) -> None:
+    """Give ``question`` to the step-through page about to be opened (the Compare page's buttons)."""
+    st.session_state[HANDOFF_QUESTION] = question
+
+
+def take_handoff() -> str | None:
+    """The question handed over to this page, once (None when there is none)."""
+    q = st.session_state.pop(HANDOFF_QUESTION, None)
+    return str(q) if q else None

@@ -1,12 +1,16 @@
-"""Small Streamlit helpers: progress bars for core callbacks, safe rendering of user text."""
+"""Small Streamlit helpers: progress bars for core callbacks, safe rendering of user text, the
+question picker of the pages that offer the workspace's questions."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 import streamlit as st
+
+from components import state as S
 
 # Inline Markdown that Streamlit interprets: emphasis, code, links, headings, tables, strikethrough,
 # LaTeX ($), emoji / colour directives (:name:), raw-HTML-looking text; list markers at line start.
@@ -46,3 +50,29 @@ def progress_bar(title: str) -> Iterator[Callable[[str, float], None]]:
         yield cb
     finally:
         slot.empty()
+
+
+def question_picker(questions: Sequence[str], *, key: str, custom_key: str, default_custom: str, scope: str = "",
+                    help: str = "", container: Any = None) -> str:
+    """A "Question" selectbox over ``questions`` plus :data:`state.CUSTOM_QUESTION`, which opens a
+    "Your question" text box; returns the question, stripped.
+
+    A question handed over by the Compare page (:func:`state.take_handoff`) is picked when it is one
+    of ``questions`` and typed otherwise; so is a remembered one this workspace lacks.
+    """
+    where = container if container is not None else st
+    options = [*questions, S.CUSTOM_QUESTION]
+    handed = S.take_handoff()
+    if handed is not None:
+        S.set_value(key, handed)
+    wkey = S.bind(key, options[0], scope=scope)
+    current = st.session_state[wkey]
+    if current not in options:
+        if current:
+            S.set_value(custom_key, str(current))
+        st.session_state[wkey] = S.CUSTOM_QUESTION
+    choice = S.keep(key, where.selectbox("Question", options, key=wkey, help=help))
+    if choice != S.CUSTOM_QUESTION:
+        return str(choice).strip()
+    ckey = S.bind(custom_key, default_custom, scope=scope)
+    return str(S.keep(custom_key, st.text_input("Your question", key=ckey))).strip()

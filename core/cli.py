@@ -183,14 +183,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
     llm = _llm(args)
     reranker = get_reranker(args.reranker, embedder=embedder, llm=llm) if spec.needs_reranker else None
     ws = resolve_workspace(args.workspace, embedder)
-    runner = spec.load()
-    config = None
-    if getattr(args, "evidence_format", None):
-        from core.methods.reg.evidence import method_config
-
-        config = method_config(runner, evidence_format=args.evidence_format)
+    config = spec.make_config(evidence_format=args.evidence_format) if getattr(args, "evidence_format", None) else None
     with question_scope(llm) as scope:
-        result = runner(args.question, ws, config=config, backends=Backends(embedder, llm, reranker))
+        result = spec.run(args.question, ws, config=config, backends=Backends(embedder, llm, reranker))
     s = summarize(result, ws, top=args.top)
     if llm.available:
         s["llm"] = scope.summary()

@@ -1,10 +1,20 @@
-"""Small text helpers shared by loaders, builder and methods."""
+"""Small text helpers shared by loaders, builder, methods and evaluation.
+
+* names: :func:`normalize_name` (the entity merge key), :func:`clean_text`, :func:`content_hash`;
+* words: :data:`FUNCTION_WORDS` and :data:`STOPWORDS`, one list for every method;
+* sentences: :func:`split_sentences` (the rule-based extractor, the extractive answers and the
+  passage chunker all split with it);
+* answers: SQuAD answer normalisation, exact match and token F1 (:func:`answer_scores`).
+"""
 
 from __future__ import annotations
 
 import hashlib
 import re
+import string
 import unicodedata
+from collections import Counter
+from collections.abc import Iterable
 
 _WS = re.compile(r"\s+")
 _EDGE_PUNCT = re.compile(r"^[\s\"'`.,;:!?()\[\]{}]+|[\s\"'`.,;:!?()\[\]{}]+$")
@@ -43,3 +53,109 @@ def content_hash(*parts: str | bytes, n: int = 16) -> str:
 def approx_tokens(text: str) -> int:
     """Cheap token estimate (~4 characters per token) used only when a backend reports none."""
     return max(1, (len(text) + 3) // 4) if text else 0
+
+
+# ------------------------------------------------------------------------------------ words
+#: Articles, prepositions, auxiliaries, pronouns and WH-words: an n-gram made only of these is never
+#: an entity mention (ReG's query-entity linking skips such spans).
+FUNCTION_WORDS = frozenset("""
+the a an of in on at to and or is was who what when where which how did does do for by with from as that this
+it its be are were has have had his her their he she they whose whom why
+""".split())
+
+#: :data:`FUNCTION_WORDS` plus the question verbs and quantifiers a keyword never consists of
+#: ("find", "name", "list", "many", ...): BubbleRAG's `none`-mode keywords and SG-RAG's query graph
+#: drop words from this list.
+STOPWORDS = FUNCTION_WORDS | frozenset("""
+about into through over after before between under during but nor so yet if then than these those there here
+been being am done having will would shall should can could may might must it's them our we you your i me my
+mine find name tell give list show one ones both either neither also not no yes same other another many much
+more most some any each every all such only just very s together
+""".split())
+
+
+# ------------------------------------------------------------------------------------ sentences
+#: Abbreviations whose trailing dot ends no sentence (and may sit inside a name: "Warner Bros. Pictures").
+ABBREVIATIONS = frozenset({"mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "vs", "etc", "inc", "ltd", "co",
+           "corp", "no", "vol", "fig", "gen", "col", "lt", "sgt", "capt", "mt", "ft", "e.g", "i.e",
+           "u.s", "u.k", "bros", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct",
+           "nov", "dec"})
+_SENT_END = re.compile(r"[.!?][\"'”’)\]]*\s+")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split on ``.``/``!``/``?`` followed by whitespace, except after single-letter initials
+    ("J. K. Rowling") and common abbreviations ("Mr.", "St.", "U.S.").
+
+    >>> split_sentences("Mr. Smith met J. K. Rowling. She wrote! Did he?")
+    ['Mr. Smith met J. K. Rowling.', 'She wrote!', 'Did he?']
+    """
+    out: list[str] = []
+    start = 0
+    for m in _SENT_END.finditer(text):
+        before = text[start:m.start()].split()
+        last = before[-1].lower().rstrip(".").lstrip("([{\"'") if before else ""
+        if text[m.start()] == "." and ((len(last) == 1 and last.isalpha()) or last in ABBREVIATIONS):
+            continue
+        sent = text[start:m.end()].strip()
+        if sent:
+            out.append(sent)
+        start = m.end()
+    tail = text[start:].strip()
+    if tail:
+        out.append(tail)
+    return out
+
+
+# ------------------------------------------------------------------------------------ answers
+_ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
+_PUNCT = set(string.punctuation)
+
+
+def normalize_answer(s: str) -> str:
+    """SQuAD v1.1 answer normalisation: lower-case, drop punctuation, drop the articles a/an/the,
+    collapse whitespace (the official ``evaluate-v1.1.py``, as used by HotpotQA, MuSiQue, HippoRAG).
+
+    >>> normalize_answer("The  Eiffel-Tower!")
+    'eiffeltower'
+    """
+    s = s.lower()
+    s = "".join(ch for ch in s if ch not in _PUNCT)
+    s = _ARTICLES.sub(" ", s)
+    return " ".join(s.split())
+
+
+def exact_match(prediction: str, gold: str) -> float:
+    """1.0 when the normalised strings are equal (SQuAD EM)."""
+    return float(normalize_answer(prediction) == normalize_answer(gold))
+
+
+def token_f1(prediction: str, gold: str) -> float:
+    """SQuAD token F1 between normalised prediction and gold (bag of tokens, with multiplicity).
+
+    >>> round(token_f1("the cat sat", "a cat sat down"), 4)
+    0.8
+    """
+    p, g = normalize_answer(prediction).split(), normalize_answer(gold).split()
+    if not p or not g:
+        return float(p == g)
+    common = Counter(p) & Counter(g)
+    same = sum(common.values())
+    if same == 0:
+        return 0.0
+    precision, recall = same / len(p), same / len(g)
+    return 2 * precision * recall / (precision + recall)
+
+
+def answer_scores(prediction: str, golds: Iterable[str]) -> tuple[float, float]:
+    """(EM, F1) of ``prediction``, each the maximum over the gold answers (aliases), SQuAD-style.
+
+    Raises
+    ------
+    ValueError
+        If there is no gold answer.
+    """
+    gs = [g for g in golds if g is not None]
+    if not gs:
+        raise ValueError("no gold answer: EM and F1 are undefined")
+    return max(exact_match(prediction, g) for g in gs), max(token_f1(prediction, g) for g in gs)

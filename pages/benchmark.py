@@ -15,7 +15,7 @@ import streamlit as st
 
 from components import resources
 from components import state as S
-from components.bubble import bind, keep, set_value
+from components.navigation import page_path
 from components.sidebar import active
 from core.errors import EgxError
 from core.eval.diagnosis import STAGE_LABELS
@@ -52,15 +52,15 @@ with run_tab:
     if not n_gold:
         st.info("This workspace has no questions with gold evidence. Pick the `musique` or `demo` sample, or "
                 "upload a questions file on the Data page.")
-    mkey = bind(S.BENCH_METHODS, method_names(), scope="bench")
+    mkey = S.bind(S.BENCH_METHODS, method_names(), scope="bench")
     st.session_state[mkey] = [m for m in st.session_state[mkey] if m in METHODS]
-    methods = keep(S.BENCH_METHODS, st.multiselect("Methods", method_names(), key=mkey))
+    methods = S.keep(S.BENCH_METHODS, st.multiselect("Methods", method_names(), key=mkey))
     c1, c2 = st.columns([1, 3])
-    lkey = bind(S.BENCH_LIMIT, min(3, max(n_gold, 1)), scope="bench")
-    limit = int(keep(S.BENCH_LIMIT, c1.number_input("Questions", 1, max(n_gold, 1), key=lkey,
+    lkey = S.bind(S.BENCH_LIMIT, min(3, max(n_gold, 1)), scope="bench")
+    limit = int(S.keep(S.BENCH_LIMIT, c1.number_input("Questions", 1, max(n_gold, 1), key=lkey,
                                                      help="The first N questions with gold evidence.")))
-    okey = bind(S.BENCH_OUT, _default_out(), scope="bench")
-    out = keep(S.BENCH_OUT, c2.text_input("Output folder", key=okey,
+    okey = S.bind(S.BENCH_OUT, _default_out(), scope="bench")
+    out = S.keep(S.BENCH_OUT, c2.text_input("Output folder", key=okey,
                                            help="results.jsonl, summary.json, report.md and charts.html go "
                                                 "here; a run into a folder with finished pairs resumes."))
     st.caption(f"Backends: {act.embedder_name} embedder, {act.llm_name} LLM, {act.reranker_name} reranker "
@@ -88,7 +88,7 @@ with load_tab:
     found = sorted(str(p.parent) for p in root.glob(f"*/{RESULTS}")) if root.exists() else []
     path_in = st.text_input("Benchmark folder", value=found[0] if found else "",
                             help="A folder written by `egx bench` or by this page.")
-    if st.button("Load", key="egx.bench.load", icon=":material/folder_open:"):
+    if st.button("Load", key=S.BENCH_LOAD, icon=":material/folder_open:"):
         st.session_state[S.BENCH_LOADED] = path_in.strip()
 
 loaded = st.session_state.get(S.BENCH_LOADED)
@@ -113,9 +113,9 @@ for m, s in summary["methods"].items():
     rows.append(row)
 st.dataframe(pd.DataFrame(rows), hide_index=True, use_container_width=True)
 c1, c2 = st.columns(2)
-c1.plotly_chart(recall_figure(summary), use_container_width=True, key="egx.bench.fig.recall")
-c2.plotly_chart(latency_recall_figure(summary), use_container_width=True, key="egx.bench.fig.latency")
-st.plotly_chart(failure_figure(summary), use_container_width=True, key="egx.bench.fig.failure")
+c1.plotly_chart(recall_figure(summary), use_container_width=True, key=S.BENCH_RECALL_CHART)
+c2.plotly_chart(latency_recall_figure(summary), use_container_width=True, key=S.BENCH_LATENCY_CHART)
+st.plotly_chart(failure_figure(summary), use_container_width=True, key=S.BENCH_FAILURE_CHART)
 
 # --------------------------------------------------------------------------- per-question table
 st.subheader("Per question")
@@ -140,8 +140,8 @@ event = st.dataframe(df, hide_index=True, use_container_width=True, on_select="r
 
 
 def _open(question: str) -> None:
-    set_value(S.COMPARE_QUESTION, question)
-    st.switch_page("pages/compare.py")
+    S.hand_over(question)
+    st.switch_page(page_path("pages/compare.py"))
 
 
 sel = getattr(getattr(event, "selection", None), "rows", None) or []
@@ -150,6 +150,6 @@ if sel and len(df):
 qs_in_table = list(dict.fromkeys(df["question"])) if len(df) else []
 if qs_in_table:
     c1, c2 = st.columns([4, 1])
-    pick = c1.selectbox("Or pick a question", qs_in_table, key="egx.bench.open_pick")
-    if c2.button("Open in comparison", key="egx.bench.open", icon=":material/compare:"):
+    pick = c1.selectbox("Or pick a question", qs_in_table, key=S.BENCH_OPEN_PICK)
+    if c2.button("Open in comparison", key=S.BENCH_OPEN, icon=":material/compare:"):
         _open(pick)

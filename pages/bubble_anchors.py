@@ -21,7 +21,7 @@ STAGES = ("1 · Question", "2 · Keywords", "3 · Specialized", "4 · Relaxed", 
 
 def _next_stage() -> None:
     cur = st.session_state.get(S.BUBBLE_STAGE, STAGES[0])
-    bubble.set_value(S.BUBBLE_STAGE, STAGES[min(STAGES.index(cur) + 1, len(STAGES) - 1)])
+    S.set_value(S.BUBBLE_STAGE, STAGES[min(STAGES.index(cur) + 1, len(STAGES) - 1)])
 
 
 def create_question_ui(result) -> None:
@@ -113,7 +113,7 @@ def create_groups_ui(result) -> None:
                "group in this colour.")
     st.html(bubble.group_chips(groups))
     st.plotly_chart(charts.group_weights_figure(groups, [bubble.group_color(g.gid) for g in groups]),
-                    key="egx.bubble.weights_chart")
+                    key=S.BUBBLE_WEIGHTS_CHART)
     g = act.workspace.graph
     rows = [{"group": f"{grp.gid}: {grp.concept}", "weight": round(grp.weight, 3), "anchor": c.text, "kind": c.kind,
              "similarity": round(c.score, 3)} for grp in groups for c in grp.members]
@@ -131,11 +131,11 @@ st.caption("BubbleRAG §3.2: the question is turned into groups of anchor nodes 
 query = bubble.question_ui(act, "anchors")
 result = bubble.current_run(act, query)
 if result is not None and not bubble.early_exit_note(result):
-    wkey = bubble.bind(S.BUBBLE_STAGE, STAGES[0])
+    wkey = S.bind(S.BUBBLE_STAGE, STAGES[0])
     c1, c2 = st.columns([5, 1])
     stage = c1.select_slider("Stage", STAGES, key=wkey, help="Walk through anchor grouping one stage at a time.")
-    bubble.keep(S.BUBBLE_STAGE, stage)
-    c2.button("Next stage", icon=":material/arrow_forward:", key=S.BUBBLE_STAGE + ".next", on_click=_next_stage, disabled=stage == STAGES[-1],
+    S.keep(S.BUBBLE_STAGE, stage)
+    c2.button("Next stage", icon=":material/arrow_forward:", key=S.sub(S.BUBBLE_STAGE, "next"), on_click=_next_stage, disabled=stage == STAGES[-1],
               width="stretch")
     upto = STAGES.index(stage)
     show = (create_question_ui, create_keywords_ui, create_specialization_ui, create_relaxation_ui,

@@ -117,16 +117,16 @@ def create_export_ui(result, doc: str) -> None:
 
 def _replay(trace: Trace) -> None:
     cfg = trace.config
-    bubble.set_value(S.BUBBLE_QUESTION, trace.query)
+    S.set_value(S.BUBBLE_QUESTION, trace.query)
     for key, name in ((S.BUBBLE_H, "h"), (S.BUBBLE_B, "B")):
         if name in cfg:
-            bubble.set_value(key, int(cfg[name]))
+            S.set_value(key, int(cfg[name]))
     if "alpha" in cfg:
         st.session_state[S.BUBBLE_RUN_ALPHA] = float(cfg["alpha"])
-        bubble.set_value(S.BUBBLE_ALPHA, float(cfg["alpha"]))
+        S.set_value(S.BUBBLE_ALPHA, float(cfg["alpha"]))
     if "n" in cfg:
         st.session_state[S.BUBBLE_RUN_N] = int(cfg["n"])
-        bubble.set_value(S.BUBBLE_N, int(cfg["n"]))
+        S.set_value(S.BUBBLE_N, int(cfg["n"]))
     if trace.workspace and trace.workspace != act.info.name:
         st.session_state[S.PENDING_WORKSPACE] = trace.workspace
 
@@ -149,13 +149,13 @@ def create_trace_upload_ui(result) -> None:
     saved = next((s.data for s in trace.steps if s.stage == "answer"), {})
     if saved:
         st.markdown("Saved answer: " + md_escape(saved.get("answer", "")))
-    create_latency_ui(trace, key="egx.bubble.saved_latency")
+    create_latency_ui(trace, key=S.BUBBLE_SAVED_LATENCY)
     ignored = sorted(k for k, v in trace.config.items()
                      if k not in REPLAYED and hasattr(bubble.DEFAULTS, k) and getattr(bubble.DEFAULTS, k) != v)
     if trace.method != "bubblerag":
         st.caption("This trace is not from BubbleRAG, so it can be read here but not replayed.")
         return
-    st.button("Replay this run here", key=S.BUBBLE_TRACE_UPLOAD + ".replay", on_click=_replay, args=(trace,),
+    st.button("Replay this run here", key=S.sub(S.BUBBLE_TRACE_UPLOAD, "replay"), on_click=_replay, args=(trace,),
               type="primary", help="Sets the question, h, B, α and n from the trace; every BubbleRAG page then "
                                    "shows the re-run (deterministic with the same workspace and backends).")
     if ignored:
@@ -185,7 +185,7 @@ if result is not None:
     with tabs[2]:
         create_chunks_ui(result)
     with tabs[3]:
-        create_latency_ui(result.trace, key="egx.bubble.latency")
+        create_latency_ui(result.trace, key=S.BUBBLE_LATENCY)
     with tabs[4]:
         create_export_ui(result, doc)
         create_trace_upload_ui(result)

@@ -153,10 +153,10 @@ st.caption("BubbleRAG §3.3: one bubble per anchor group grows through G' by sem
            "different groups meet, the paths back to their anchors form a candidate evidence graph (CEG).")
 query = bubble.question_ui(act, "expansion")
 h_col, b_col = st.columns(2)
-h = h_col.slider("Localization hops h", 1, 8, key=bubble.bind(S.BUBBLE_H, bubble.DEFAULTS.h), help=bubble.HELP["h"])
-bubble.keep(S.BUBBLE_H, h)
-budget = b_col.slider("Budget B (CEGs)", 1, 30, key=bubble.bind(S.BUBBLE_B, bubble.DEFAULTS.B), help=bubble.HELP["B"])
-bubble.keep(S.BUBBLE_B, budget)
+h = h_col.slider("Localization hops h", 1, 8, key=S.bind(S.BUBBLE_H, bubble.DEFAULTS.h), help=bubble.HELP["h"])
+S.keep(S.BUBBLE_H, h)
+budget = b_col.slider("Budget B (CEGs)", 1, 30, key=S.bind(S.BUBBLE_B, bubble.DEFAULTS.B), help=bubble.HELP["B"])
+S.keep(S.BUBBLE_B, budget)
 result = bubble.current_run(act, query)
 replay = None
 if result is not None and not bubble.early_exit_note(result):

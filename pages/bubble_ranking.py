@@ -27,9 +27,9 @@ MAX_ALPHA = 20.0
 def _apply_preset() -> None:
     name = st.session_state.get(S.BUBBLE_PRESET)
     if name in PRESETS:
-        bubble.set_value(S.BUBBLE_ALPHA, PRESETS[name])
+        S.set_value(S.BUBBLE_ALPHA, PRESETS[name])
         if name == "compare":
-            bubble.set_value(S.BUBBLE_N, max(int(st.session_state.get(S.BUBBLE_N, 3)), 3))
+            S.set_value(S.BUBBLE_N, max(int(st.session_state.get(S.BUBBLE_N, 3)), 3))
 
 
 def _use_for_answer(alpha: float, n: int) -> None:
@@ -116,14 +116,14 @@ if result is not None and not bubble.early_exit_note(result):
                          help="AND: α = 10 (every concept required) · balanced: α = 1 · OR: α = 0 (coverage "
                               "ignored) · compare: balanced α with the top-n drawn side by side.")
     alpha = c2.slider("α (missing-group penalty)", 0.0, MAX_ALPHA, step=0.1,
-                      key=bubble.bind(S.BUBBLE_ALPHA, float(cfg.alpha)), help=bubble.HELP["alpha"])
-    bubble.keep(S.BUBBLE_ALPHA, alpha)
+                      key=S.bind(S.BUBBLE_ALPHA, float(cfg.alpha)), help=bubble.HELP["alpha"])
+    S.keep(S.BUBBLE_ALPHA, alpha)
     n_max = max(n_cegs, 2)
     if int(st.session_state.get(S.BUBBLE_N, 1)) > n_max:
-        bubble.set_value(S.BUBBLE_N, n_max)
-    n = c3.slider("n (CEGs kept)", 1, n_max, key=bubble.bind(S.BUBBLE_N, min(cfg.n, max(n_cegs, 1))),
+        S.set_value(S.BUBBLE_N, n_max)
+    n = c3.slider("n (CEGs kept)", 1, n_max, key=S.bind(S.BUBBLE_N, min(cfg.n, max(n_cegs, 1))),
                   help=bubble.HELP["n"])
-    bubble.keep(S.BUBBLE_N, n)
+    S.keep(S.BUBBLE_N, n)
     t0 = time.perf_counter()
     ranked = result.rerank(alpha=alpha)
     rerank_ms = (time.perf_counter() - t0) * 1000

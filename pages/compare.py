@@ -14,10 +14,9 @@ import streamlit as st
 from components import compare_view as cv
 from components import resources
 from components import state as S
-from components.bubble import bind, keep
 from components.graph_view import show_graph
 from components.sidebar import active
-from components.ui import md_escape
+from components.ui import md_escape, question_picker
 from core.errors import EgxError
 from core.eval.diagnosis import Gold, diagnose
 from core.eval.metrics import llm_tokens
@@ -25,7 +24,6 @@ from core.eval.runner import retrieval_metrics
 from core.methods.base import Backends
 from core.methods.registry import METHODS, method_names
 
-CUSTOM = "(type your own question)"
 DEMO_QUESTION = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
 
 act = active()
@@ -42,29 +40,19 @@ except EgxError as exc:
     st.warning(f"The workspace's questions file could not be read: {exc}")
     questions = []
 by_text = {q.question: q for q in questions if q.gold_chunks}
-st.session_state[S.COMPARE_GOLD_QUESTIONS] = tuple(by_text)
-options = [*by_text, CUSTOM]
-wkey = bind(S.COMPARE_QUESTION, options[0], scope="compare")
-if st.session_state[wkey] not in options:  # a question handed over that this workspace lacks
-    keep(S.COMPARE_CUSTOM, st.session_state[wkey])
-    st.session_state[wkey] = CUSTOM
-choice = keep(S.COMPARE_QUESTION, st.selectbox("Question", options, key=wkey,
-                                               help="Questions of this workspace with gold evidence, or your own."))
-if choice == CUSTOM:
-    ckey = bind(S.COMPARE_CUSTOM, DEMO_QUESTION if graph.name == "demo" or not by_text else "", scope="compare")
-    query = keep(S.COMPARE_CUSTOM, st.text_input("Your question", key=ckey)).strip()
-else:
-    query = choice
+query = question_picker(list(by_text), key=S.COMPARE_QUESTION, custom_key=S.COMPARE_CUSTOM, scope="compare",
+                        default_custom=DEMO_QUESTION if graph.name == "demo" or not by_text else "",
+                        help="Questions of this workspace with gold evidence, or your own.")
 q = by_text.get(query)
 gold = Gold.from_question(q) if q else Gold("custom", ())
 
 c1, c2 = st.columns([4, 1])
-mkey = bind(S.COMPARE_METHODS, method_names(), scope="compare")
+mkey = S.bind(S.COMPARE_METHODS, method_names(), scope="compare")
 st.session_state[mkey] = [m for m in st.session_state[mkey] if m in METHODS]
-methods = keep(S.COMPARE_METHODS, c1.multiselect("Methods", method_names(), key=mkey,
+methods = S.keep(S.COMPARE_METHODS, c1.multiselect("Methods", method_names(), key=mkey,
                                                  format_func=lambda m: f"{m} — {METHODS[m].title}"))
-ckey = bind(S.COMPARE_CUT, 5, scope="compare")
-cut = int(keep(S.COMPARE_CUT, c2.number_input("Diagnosis cut (top-k)", 1, 50, key=ckey,
+ckey = S.bind(S.COMPARE_CUT, 5, scope="compare")
+cut = int(S.keep(S.COMPARE_CUT, c2.number_input("Diagnosis cut (top-k)", 1, 50, key=ckey,
                                                 help="Gold passages below this rank count as lost.")))
 if not query:
     st.info("Type a question to compare the methods on it.")
@@ -76,13 +64,12 @@ if not gold.chunk_ids:
     st.info("This question has no gold evidence in the workspace: rankings are shown, the diagnosis is not.")
 
 backends = Backends(act.embedder, act.llm, act.reranker)
-backends_key = f"{act.embedder_name}|{act.reranker_name}|{act.llm_name}"
 results, diags, errors = {}, {}, {}
 progress = st.progress(0.0, text="Running the methods…")
 for i, m in enumerate(methods):
     progress.progress(i / len(methods), text=f"Running {m}…")
     try:
-        results[m] = resources.method_run(ws, backends, act.key, backends_key, m, query)
+        results[m] = resources.method_run(METHODS[m], ws, act.key, backends, query)
         if gold.chunk_ids:
             diags[m] = diagnose(results[m], ws, gold, cut=cut)
     except EgxError as exc:
@@ -111,10 +98,8 @@ if graph.n_nodes and results:
     st.subheader("Evidence subgraphs, overlaid")
     per = {m: cv.evidence_nodes(r, graph) for m, r in results.items()}
     gold_nodes: set[int] = set()
-    from core.eval.diagnosis import gold_entities
-
     for cid in gold.chunk_ids:
-        gold_nodes.update(gold_entities(graph, cid)[:12])
+        gold_nodes.update(graph.chunk_entities(cid)[:12])
     ov = cv.overlay(graph, per, method_names(), gold_nodes)
     st.caption(f"{len(ov.nodes)} nodes: the entities of each method's top-5 passages (and BubbleRAG's evidence "
                f"graph, PPR's seeds). {ov.shared} are reached by more than one method (black); golden borders "
@@ -149,4 +134,4 @@ for start in range(0, len(shown), per_row):
 
                 st.dataframe(pd.DataFrame([{"stage": k, "seconds": round(v, 4)}
                                            for k, v in stage_latency(r.trace).items()]), hide_index=True)
-            cv.step_link(m, query, key=f"egx.compare.open.{m}")
+            cv.step_link(METHODS[m], query)

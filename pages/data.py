@@ -51,8 +51,9 @@ def create_explore_ui(act: Active) -> tuple[list[int], bool, str]:
         return [], True, ""
     big = g.n_nodes > MAX_NODES
     left, mid, right = st.columns([3, 3, 2])
-    query = left.text_input("Search nodes by name", key=S.DATA_SEARCH, placeholder="e.g. Keanu",
-                            help="Case-insensitive substring search over node names (shortest names first).")
+    query = S.keep(S.DATA_SEARCH, left.text_input(
+        "Search nodes by name", key=S.bind(S.DATA_SEARCH, ""), placeholder="e.g. Keanu",
+        help="Case-insensitive substring search over node names (shortest names first)."))
     if query.strip():
         matches = [g.node(name) for name in g.search_nodes(query, limit=MAX_CHOICES)]
         if not matches:
@@ -60,14 +61,18 @@ def create_explore_ui(act: Active) -> tuple[list[int], bool, str]:
     else:
         matches = []
     choices = matches or resources.top_degree_nodes(g, act.key, MAX_CHOICES)
-    node = mid.selectbox("Node", choices, key=S.DATA_NODE, format_func=_node_label(g),
-                         help=f"{len(choices)} matching nodes" if matches else
-                         "The best-connected nodes; type in the search box to find others.")
+    nkey = S.bind(S.DATA_NODE, choices[0] if choices else None)
+    if st.session_state[nkey] not in choices:  # another search, or another workspace
+        st.session_state[nkey] = choices[0] if choices else None
+    node = S.keep(S.DATA_NODE, mid.selectbox("Node", choices, key=nkey, format_func=_node_label(g),
+                                             help=f"{len(choices)} matching nodes" if matches else
+                                             "The best-connected nodes; type in the search box to find others."))
     if big:
         mode = "Neighbourhood"
         right.caption(f"{g.n_nodes:,} nodes: drawn as a neighbourhood")
     else:
-        mode = right.radio("Draw", ["Whole graph", "Neighbourhood"], key=S.DATA_VIEW_MODE, horizontal=True)
+        mode = S.keep(S.DATA_VIEW_MODE, right.radio("Draw", ["Whole graph", "Neighbourhood"], horizontal=True,
+                                                    key=S.bind(S.DATA_VIEW_MODE, "Whole graph")))
     whole = mode == "Whole graph"
     if big:
         st.info(f"This graph has {g.n_nodes:,} nodes, more than the {MAX_NODES} drawn at once, so it is shown "
@@ -76,9 +81,9 @@ def create_explore_ui(act: Active) -> tuple[list[int], bool, str]:
     if whole:
         nodes = list(range(g.n_nodes))
     else:
-        st.session_state.setdefault(S.DATA_HOPS, 1 if big else 2)
-        hops = st.slider("Hops around the node", 1, 4, key=S.DATA_HOPS,
-                         help="Draw every node within this many edges of the selected node (either direction).")
+        hops = S.keep(S.DATA_HOPS, st.slider(
+            "Hops around the node", 1, 4, key=S.bind(S.DATA_HOPS, 1 if big else 2),
+            help="Draw every node within this many edges of the selected node (either direction)."))
         nodes = g.khop([node], hops).tolist()
     kept, capped = graph_view.limit_nodes(g, nodes, MAX_NODES, center=() if whole else (node,))
     if capped:
@@ -86,9 +91,9 @@ def create_explore_ui(act: Active) -> tuple[list[int], bool, str]:
                    "closest to the selected node first, then the best connected. Lower the hop count or pick "
                    "another node to see the rest.", icon=":material/content_cut:")
     n_edges = len(_drawn_edges(g, kept))
-    st.session_state.setdefault(S.DATA_EDGE_LABELS, n_edges <= 60)
-    labels = st.checkbox("Relation labels on edges", key=S.DATA_EDGE_LABELS,
-                         help="Otherwise hover an edge to read its relation.")
+    labels = S.keep(S.DATA_EDGE_LABELS, st.checkbox("Relation labels on edges", key=S.bind(S.DATA_EDGE_LABELS,
+                                                                                           n_edges <= 60),
+                                                    help="Otherwise hover an edge to read its relation."))
     kind = "passage" if g.kind == "corpus_graph" else "entity"
     legend = (graph_view.LegendItem("selected node", graph_view.SELECTED_COLOR),
               graph_view.LegendItem(kind, graph_view.NODE_COLOR),
@@ -238,8 +243,9 @@ def create_upload_ui(act: Active) -> None:
     questions = st.file_uploader("Questions with gold evidence (optional, HippoRAG format JSON)",
                                  type=["json", "gz"], key=S.DATA_QUESTIONS)
     suggestion = _suggest_name(files or [])
-    name = st.text_input("Workspace name", key=S.DATA_NEW_NAME, placeholder=suggestion or "my-graph",
-                         help="Letters, digits, '-', '_' and '.'; it becomes the folder name.").strip() or suggestion
+    name = S.keep(S.DATA_NEW_NAME, st.text_input(
+        "Workspace name", key=S.bind(S.DATA_NEW_NAME, ""), placeholder=suggestion or "my-graph",
+        help="Letters, digits, '-', '_' and '.'; it becomes the folder name.")).strip() or suggestion
     if not st.button("Build workspace", key=S.DATA_BUILD, type="primary"):
         return
     if not files:
@@ -285,8 +291,9 @@ def create_export_ui(act: Active, shown: list[int], shown_is_whole: bool, doc: s
     ws, g = act.workspace, act.workspace.graph
     scope = "Whole graph"
     if shown and not shown_is_whole:
-        scope = st.radio("What to export", ["Shown drawing", "Whole graph"], key=S.DATA_EXPORT_SCOPE,
-                         horizontal=True, help="The drawing is the neighbourhood (or capped view) on the Graph tab.")
+        scope = S.keep(S.DATA_EXPORT_SCOPE, st.radio(
+            "What to export", ["Shown drawing", "Whole graph"], key=S.bind(S.DATA_EXPORT_SCOPE, "Shown drawing"),
+            horizontal=True, help="The drawing is the neighbourhood (or capped view) on the Graph tab."))
     nodes = None if scope == "Whole graph" else list(shown)
     n = g.n_nodes if nodes is None else len(nodes)
     stem = ws.name if nodes is None else f"{ws.name}-subgraph-{n}"

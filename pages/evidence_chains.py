@@ -13,19 +13,13 @@ import pandas as pd
 import streamlit as st
 
 from components import graph_view, reg_chains, resources
+from components import state as S
 from components.sidebar import active
-from components.ui import md_escape
+from components.ui import md_escape, question_picker
 from core.errors import EgxError
 from core.methods.base import Backends
 from core.methods.registry import METHODS
 
-QUESTION = "egx.reg.question"
-CUSTOM_QUESTION = "egx.reg.custom_question"
-METHOD = "egx.reg.method"
-FORMAT = "egx.reg.format"
-REFINE = "egx.reg.refine"
-CURVE = "egx.reg.curve"
-CUSTOM = "(type your own question)"
 DEFAULT_QUESTION = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
 
 act = active()
@@ -47,34 +41,29 @@ except EgxError as exc:
     st.warning(f"The workspace's questions could not be read: {exc}")
     items = []
 by_q = {it.question: it for it in items}
-options = [*by_q, CUSTOM]
-if st.session_state.get(QUESTION) not in options:
-    st.session_state[QUESTION] = options[0]
 c1, c2, c3 = st.columns([3, 1, 1])
-choice = c1.selectbox("Question", options, key=QUESTION, help="A question of this workspace (with its answer), or "
-                                                                 "your own.")
-if choice == CUSTOM:
-    if CUSTOM_QUESTION not in st.session_state:
-        st.session_state[CUSTOM_QUESTION] = DEFAULT_QUESTION if graph.name == "demo" or not items else ""
-    query = st.text_input("Your question", key=CUSTOM_QUESTION)
-else:
-    query = choice
+query = question_picker(list(by_q), key=S.REG_QUESTION, custom_key=S.REG_CUSTOM, container=c1,
+                        default_custom=DEFAULT_QUESTION if graph.name == "demo" or not items else "",
+                        help="A question of this workspace (with its answer), or your own.")
 methods = [m for m in METHODS if m != "sgrag"] + (["sgrag"] if "sgrag" in METHODS else [])
-if st.session_state.get(METHOD) not in methods:
-    st.session_state[METHOD] = "reg" if "reg" in methods else methods[0]
-method = c2.selectbox("Method", methods, key=METHOD, format_func=lambda m: f"{m} — {METHODS[m].title}",
-                      help="Whose retrieved evidence to reorganize. Passage methods: the KG triples extracted from "
-                           "their top passages; BubbleRAG: its unified evidence graph; reg: its top-K triples.")
-fmt = c3.radio("Evidence sent to the LLM", ["chains", "triples"], key=FORMAT, horizontal=True,
-               help="Which of the two prompts the answer step sends (both are built and counted).")
+mkey = S.bind(S.REG_METHOD, "reg" if "reg" in methods else methods[0])
+if st.session_state[mkey] not in methods:
+    st.session_state[mkey] = "reg" if "reg" in methods else methods[0]
+method = S.keep(S.REG_METHOD, c2.selectbox(
+    "Method", methods, key=mkey, format_func=lambda m: f"{m} — {METHODS[m].title}",
+    help="Whose retrieved evidence to reorganize. Passage methods: the KG triples extracted from their top passages; "
+         "BubbleRAG: its unified evidence graph; reg: its top-K triples."))
+fmt = S.keep(S.REG_FORMAT, c3.radio("Evidence sent to the LLM", ["chains", "triples"], horizontal=True,
+                                    key=S.bind(S.REG_FORMAT, "chains"),
+                                    help="Which of the two prompts the answer step sends (both are built and counted)."))
 if not query.strip():
     st.info("Type a question to see its evidence.")
     st.stop()
 
 backends = Backends(act.embedder, act.llm, act.reranker)
-backends_key = f"{act.embedder_name}|{act.reranker_name}|{act.llm_name}"
+spec = METHODS[method]
 try:
-    res = resources.reg_method_run(ws, backends, act.key, backends_key, method, query, fmt)
+    res = resources.method_run(spec, ws, act.key, backends, query, spec.make_config(evidence_format=fmt))
 except EgxError as exc:
     st.error(str(exc))
     st.stop()
@@ -114,7 +103,7 @@ with right:
     st.html(reg_chains.chains_html(data.get("chains", [])))
 
 with st.expander("The two prompts", expanded=False):
-    st.plotly_chart(reg_chains.token_figure(tok), key="egx.reg.tokens")
+    st.plotly_chart(reg_chains.token_figure(tok), key=S.REG_TOKENS_CHART)
     pa, pb = st.columns(2)
     pa.markdown(f"**Raw triples** — {tok.get('triples', 0)} tokens")
     pa.code(data.get("prompts", {}).get("triples", ""), language=None)
@@ -140,10 +129,10 @@ if item is None:
     st.info("Supervision needs the question's answer: pick one of the workspace's questions.")
 else:
     llm_ok = act.llm.available
-    refine = bool(st.session_state.get(REFINE)) and llm_ok
-    if llm_ok and not refine and st.button(f"Refine with the LLM ({act.llm_name})", key="egx.reg.refine_button",
+    refine = bool(st.session_state.get(S.REG_REFINE)) and llm_ok
+    if llm_ok and not refine and st.button(f"Refine with the LLM ({act.llm_name})", key=S.REG_REFINE_BUTTON,
                                            help="One LLM call selects the sufficient, coherent candidates."):
-        st.session_state[REFINE] = refine = True
+        st.session_state[S.REG_REFINE] = refine = True
     try:
         sup, strace = resources.reg_supervision(ws, item, act.llm, act.key, item.qid, act.llm_name if refine else "none",
                                                 refine)
@@ -198,9 +187,10 @@ if not runs:
             "`<workspace>/reg/<run>/` appear here.")
 else:
     k = int(next(iter(runs.values())).get("config", {}).get("recall_k", 30))
-    metric = st.radio("Curve", ["val_recall", "train_loss", "val_loss"], key=CURVE, horizontal=True)
-    st.plotly_chart(reg_chains.curves_figure(runs, metric), key="egx.reg.curves")
-    st.plotly_chart(reg_chains.heldout_figure(runs, k), key="egx.reg.heldout")
+    metric = S.keep(S.REG_CURVE, st.radio("Curve", ["val_recall", "train_loss", "val_loss"], horizontal=True,
+                                          key=S.bind(S.REG_CURVE, "val_recall")))
+    st.plotly_chart(reg_chains.curves_figure(runs, metric), key=S.REG_CURVES_CHART)
+    st.plotly_chart(reg_chains.heldout_figure(runs, k), key=S.REG_HELDOUT_CHART)
     st.dataframe(pd.DataFrame([{"run": label, "supervision": r.get("supervision"), "best epoch": r.get("best_epoch"),
                                 **{f"test {m}": round(float(v), 3) for m, v in r.get("test", {}).items()
                                    if m in ("gold_passage_recall", "answer_hit", "label_recall")},

@@ -13,25 +13,19 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from components import graph_view, resources
+from components import state as S
 from components.sidebar import active
-from components.ui import md_escape
+from components.ui import md_escape, question_picker
 from core.errors import EgxError
+from core.eval.metrics import round_metrics
 from core.methods.base import Backends
-from core.methods.fastinsight import FastInsightConfig
-from core.methods.fastinsight.views import RankRow, rank_comparison, round_metrics, stex_table
+from core.methods.fastinsight import METHOD, FastInsightConfig
+from core.methods.fastinsight.views import RankRow, rank_comparison, stex_table
 
-# Session-state keys of this page (kept here: this page is their only user).
-QUESTION = "egx.granker.question"
-CUSTOM_QUESTION = "egx.granker.custom_question"
-ALPHA = "egx.granker.alpha"
-BETA = "egx.granker.beta"
-B_MAX = "egx.granker.b_max"
-BATCH = "egx.granker.batch"
-ROUND = "egx.granker.round"
-CUSTOM = "(type your own question)"
 DEFAULT_QUESTION = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
 TOP = 10
 HELP = FastInsightConfig.help()
+DEFAULTS = FastInsightConfig()
 
 
 def _shift_label(shift: int) -> str:
@@ -118,24 +112,20 @@ except EgxError as exc:
     st.warning(f"The workspace's questions file could not be read: {exc}")
     questions = []
 gold_by_question = {q.question: q for q in questions if q.gold_chunks}
-options = [*gold_by_question, CUSTOM]
-if st.session_state.get(QUESTION) not in options:
-    st.session_state[QUESTION] = options[0]
-choice = st.selectbox("Question", options, key=QUESTION,
-                      help="Questions of this workspace that come with gold evidence, or your own.")
-if choice == CUSTOM:
-    if CUSTOM_QUESTION not in st.session_state:
-        st.session_state[CUSTOM_QUESTION] = DEFAULT_QUESTION if graph.name == "demo" or not questions else ""
-    query = st.text_input("Your question", key=CUSTOM_QUESTION)
-else:
-    query = choice
+query = question_picker(list(gold_by_question), key=S.GRANKER_QUESTION, custom_key=S.GRANKER_CUSTOM,
+                        default_custom=DEFAULT_QUESTION if graph.name == "demo" or not questions else "",
+                        help="Questions of this workspace that come with gold evidence, or your own.")
 gold = gold_by_question[query].gold_chunks if query in gold_by_question else ()
 
 c1, c2, c3, c4 = st.columns(4)
-alpha = c1.slider("α (GRanker smoothing)", 0.0, 1.0, 0.2, 0.05, key=ALPHA, help=HELP["alpha"])
-beta = c2.slider("β (STeX score ratio)", 0.0, 3.0, 1.0, 0.1, key=BETA, help=HELP["beta"])
-b_max = c3.slider("b_max (node budget)", 10, 100, 100, 10, key=B_MAX, help=HELP["b_max"])
-batch = c4.select_slider("BATCH", [5, 10, 20], value=10, key=BATCH, help=HELP["batch"])
+alpha = S.keep(S.GRANKER_ALPHA, c1.slider("α (GRanker smoothing)", 0.0, 1.0, step=0.05, help=HELP["alpha"],
+                                         key=S.bind(S.GRANKER_ALPHA, DEFAULTS.alpha)))
+beta = S.keep(S.GRANKER_BETA, c2.slider("β (STeX score ratio)", 0.0, 3.0, step=0.1, help=HELP["beta"],
+                                       key=S.bind(S.GRANKER_BETA, DEFAULTS.beta)))
+b_max = S.keep(S.GRANKER_B_MAX, c3.slider("b_max (node budget)", 10, 100, step=10, help=HELP["b_max"],
+                                         key=S.bind(S.GRANKER_B_MAX, DEFAULTS.b_max)))
+batch = S.keep(S.GRANKER_BATCH, c4.select_slider("BATCH", [5, 10, 20], help=HELP["batch"],
+                                                key=S.bind(S.GRANKER_BATCH, DEFAULTS.batch)))
 if alpha == 0.0:
     st.caption("α = 0: GRanker is plain reranking, so both columns agree.")
 
@@ -144,11 +134,10 @@ if not query.strip():
     st.stop()
 
 backends = Backends(act.embedder, act.llm, reranker)
-backends_key = f"{act.embedder_name}|{act.reranker_name}|{act.llm_name}"
-params = (("alpha", float(alpha)), ("beta", float(beta)), ("b_max", int(b_max)), ("batch", int(batch)))
 try:
-    res = resources.fastinsight_run(ws, backends, act.key, query, backends_key, params)
-    pg = resources.fastinsight_passage_graph(ws, act.key, FastInsightConfig().max_entity_passages)
+    cfg = DEFAULTS.with_(alpha=float(alpha), beta=float(beta), b_max=int(b_max), batch=int(batch))
+    res = resources.method_run(METHOD, ws, act.key, backends, query, cfg)
+    pg = resources.fastinsight_passage_graph(ws, act.key, cfg.max_entity_passages)
 except EgxError as exc:
     st.error(str(exc))
     st.stop()
@@ -176,12 +165,12 @@ st.caption(f"{moved} of {len(rows)} candidates change rank under GRanker.")
 tab_shift, tab_graph, tab_rounds, tab_metrics = st.tabs(["Rank shifts", "Candidate subgraph (P)", "STeX rounds",
                                                          "Metrics per round"])
 with tab_shift:
-    st.plotly_chart(_rank_shift_figure(rows, TOP), key="egx.granker.shift_chart")
+    st.plotly_chart(_rank_shift_figure(rows, TOP), key=S.GRANKER_SHIFT_CHART)
     st.caption("Each line joins a passage's plain rank (left) to its GRanker rank (right): blue moved up, "
                "orange moved down, green is gold evidence.")
 with tab_graph:
     limit = min(30, len(rows))
-    html = resources.smoothing_graph_html(res, pg, graph, f"{act.key}|{query}|{backends_key}|{params}", limit,
+    html = resources.smoothing_graph_html(res, pg, graph, f"{act.key}|{query}|{backends.names()}|{cfg.overrides()}", limit,
                                           tuple(gold))
     graph_view.render_html(html, height=540)
     st.caption(f"The top {limit} candidates by GRanker. An edge i → j carries P_ij = (1/deg j) / Σ_k (1/deg k) "
@@ -190,11 +179,12 @@ with tab_graph:
 with tab_rounds:
     rounds = res.engine.rounds
     if len(rounds) > 1:
-        if st.session_state.get(ROUND, 0) > len(rounds) - 1:  # a shorter run than the last one
-            st.session_state[ROUND] = len(rounds) - 1
-        r_idx = st.slider("Round", 0, len(rounds) - 1, len(rounds) - 1, key=ROUND,
-                          help="Round 0 is the initial vector search + GRanker; each later round is one STeX "
-                               "expansion followed by GRanker over the grown N_ret.")
+        if st.session_state.get(S.GRANKER_ROUND, 0) > len(rounds) - 1:  # a shorter run than the last one
+            S.set_value(S.GRANKER_ROUND, len(rounds) - 1)
+        r_idx = S.keep(S.GRANKER_ROUND, st.slider(
+            "Round", 0, len(rounds) - 1, key=S.bind(S.GRANKER_ROUND, len(rounds) - 1),
+            help="Round 0 is the initial vector search + GRanker; each later round is one STeX expansion followed "
+                 "by GRanker over the grown N_ret."))
     else:
         r_idx = 0
     rnd = rounds[r_idx]
@@ -210,7 +200,7 @@ with tab_rounds:
             st.warning(rnd.fallback)
         table = stex_table(rnd, pg, graph, limit=20)
         if table:
-            st.plotly_chart(_stex_figure(table, rnd.proposed.beta), key="egx.granker.stex_chart")
+            st.plotly_chart(_stex_figure(table, rnd.proposed.beta), key=S.GRANKER_STEX_CHART)
             st.dataframe(pd.DataFrame([{"passage": t.title, "added": "✚" if t.added else "", "S_n": round(t.score, 4),
                                         "I_Sim": round(t.i_sim, 4), "I_Struct": round(t.i_struct, 4),
                                         "rank term": round(t.rank_term, 4), "bridging term": round(t.bridge_term, 4),
@@ -228,7 +218,7 @@ with tab_metrics:
         mets = round_metrics(res.engine, pg, gold, k=TOP)
         df = pd.DataFrame([{"round": m.round, "retrieved": m.retrieved, "ranking": m.ranking, "R@10": m.recall,
                             "nDCG@10": m.ndcg, "TR": m.tr, "MissTR": m.miss_tr} for m in mets])
-        st.plotly_chart(_metrics_figure(df), key="egx.granker.metrics_chart")
+        st.plotly_chart(_metrics_figure(df), key=S.GRANKER_METRICS_CHART)
         st.caption("After every round: solid lines rank N_ret with GRanker, dotted lines with the plain reranker. "
                    "TR and MissTR (FastInsight §4.3.2) are taken on the top 10: TR = (share of gold passages in the "
                    "top 10) + MissTR, the partial credit for gold passages that are close to the top 10 in the "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from components import resources
+from components.navigation import page_path
 from components.sidebar import active
 from components.ui import md_escape
 
@@ -64,7 +65,7 @@ with left:
     for name, what, ready in PAGES:
         status = "" if ready else " *(coming)*"
         st.markdown(f"- **{name}**{status}: {what}")
-    st.page_link("pages/data.py", label="Open the Data page", icon=":material/hub:")
+    st.page_link(page_path("pages/data.py"), label="Open the Data page", icon=":material/hub:")
 
 with right:
     st.subheader("Active workspace")

@@ -1,7 +1,7 @@
 """Subgraph matching (SG-RAG, sg_rag.txt §4): query graph → normalization → decomposition →
 completion → matched subgraphs next to the query graph → answer, plus the dominance model (App. C).
 
-Thin view: widgets → ``resources.sgrag_run`` (cached core call) → tables and drawings.
+Thin view: widgets → ``resources.method_run`` (cached core call) → tables and drawings.
 """
 
 from __future__ import annotations
@@ -11,24 +11,17 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from components import graph_view, resources
+from components import state as S
 from components.sgrag_view import UNK_COLOR, qnode_colors, query_graph_kg
 from components.sidebar import active
 from components.ui import md_escape, progress_bar
 from core.errors import EgxError
 from core.methods.base import Backends
-from core.methods.sgrag import SGRAGConfig
+from core.methods.sgrag import METHOD, SGRAGConfig
 
-QUESTION = "egx.sgrag.question"
-L = "egx.sgrag.l"
-MAX_CAND = "egx.sgrag.max_candidates"
-MAX_INST = "egx.sgrag.max_instantiations"
-MAX_SUB = "egx.sgrag.max_subgraphs"
-DOMINANCE = "egx.sgrag.dominance"
-DOUBTFUL = "egx.sgrag.doubtful"
-PICK = "egx.sgrag.pick"
-RETRAIN = "egx.sgrag.retrain"
 DEFAULT_QUESTION = "Which film starred Keanu Reeves and Laurence Fishburne?"
 HELP = SGRAGConfig.help()
+DEFAULTS = SGRAGConfig()
 HEIGHT = 360
 
 
@@ -54,24 +47,27 @@ if graph.kind != "kg" or graph.n_edges == 0:
                "--workspace ~/kg/umls`).")
     st.stop()
 
-if QUESTION not in st.session_state:  # the Compare page may hand a question over in this key
-    st.session_state[QUESTION] = DEFAULT_QUESTION
-query = st.text_input("Question", key=QUESTION)
+handed = S.take_handoff()  # the Compare page's "Step through" button
+if handed is not None:
+    S.set_value(S.SGRAG_QUESTION, handed)
+query = S.keep(S.SGRAG_QUESTION, st.text_input("Question", key=S.bind(S.SGRAG_QUESTION, DEFAULT_QUESTION)))
 c1, c2, c3, c4, c5 = st.columns(5)
-l_val = c1.number_input("path length l (0 = auto)", 0, 6, 0, key=L, help=HELP["l"])
-max_cand = c2.number_input("max candidates / UNK", 1, 1000, SGRAGConfig.max_candidates, key=MAX_CAND,
-                           help=HELP["max_candidates"])
-max_inst = c3.number_input("max instantiations", 1, 5000, SGRAGConfig.max_instantiations, key=MAX_INST,
-                           help=HELP["max_instantiations"])
-max_sub = c4.number_input("max subgraphs", 1, 200, SGRAGConfig.max_subgraphs, key=MAX_SUB, help=HELP["max_subgraphs"])
-doubt = c5.slider("doubtful below", 0.0, 1.0, SGRAGConfig.doubtful_below, 0.05, key=DOUBTFUL,
-                  help=HELP["doubtful_below"])
-dom = st.checkbox("dominance filter (GNN pruning)", value=True, key=DOMINANCE, help=HELP["dominance_filter"])
+l_val = S.keep(S.SGRAG_L, c1.number_input("path length l (0 = auto)", 0, 6, key=S.bind(S.SGRAG_L, DEFAULTS.l),
+                                          help=HELP["l"]))
+max_cand = S.keep(S.SGRAG_MAX_CANDIDATES, c2.number_input(
+    "max candidates / UNK", 1, 1000, key=S.bind(S.SGRAG_MAX_CANDIDATES, DEFAULTS.max_candidates),
+    help=HELP["max_candidates"]))
+max_inst = S.keep(S.SGRAG_MAX_INSTANTIATIONS, c3.number_input(
+    "max instantiations", 1, 5000, key=S.bind(S.SGRAG_MAX_INSTANTIATIONS, DEFAULTS.max_instantiations),
+    help=HELP["max_instantiations"]))
+max_sub = S.keep(S.SGRAG_MAX_SUBGRAPHS, c4.number_input(
+    "max subgraphs", 1, 200, key=S.bind(S.SGRAG_MAX_SUBGRAPHS, DEFAULTS.max_subgraphs), help=HELP["max_subgraphs"]))
+doubt = S.keep(S.SGRAG_DOUBTFUL, c5.slider("doubtful below", 0.0, 1.0, step=0.05, help=HELP["doubtful_below"],
+                                           key=S.bind(S.SGRAG_DOUBTFUL, DEFAULTS.doubtful_below)))
+dom = S.keep(S.SGRAG_DOMINANCE, st.checkbox("dominance filter (GNN pruning)", help=HELP["dominance_filter"],
+                                            key=S.bind(S.SGRAG_DOMINANCE, DEFAULTS.dominance_filter)))
 
 backends = Backends(act.embedder, act.llm)
-bkey = f"{act.embedder_name}|{act.llm_name}"
-params = (("l", int(l_val)), ("max_candidates", int(max_cand)), ("max_instantiations", int(max_inst)),
-          ("max_subgraphs", int(max_sub)), ("doubtful_below", float(doubt)), ("dominance_filter", bool(dom)))
 
 if not query.strip():
     st.info("Type a question.")
@@ -80,7 +76,9 @@ try:
     if not resources.sgrag_model_ready(ws, act.embedder, act.key, act.embedder_name):
         with progress_bar("Training the dominance model (first question on this workspace)") as cb:
             resources.sgrag_prepare(ws, act.embedder, act.key, act.embedder_name, retrain=False, progress=cb)
-    result = resources.sgrag_run(ws, backends, act.key, bkey, query, params)
+    cfg = DEFAULTS.with_(l=int(l_val), max_candidates=int(max_cand), max_instantiations=int(max_inst),
+                         max_subgraphs=int(max_sub), doubtful_below=float(doubt), dominance_filter=bool(dom))
+    result = resources.method_run(METHOD, ws, act.key, backends, query, cfg)
 except EgxError as exc:
     st.error(str(exc))
     st.stop()
@@ -170,7 +168,7 @@ else:
     st.markdown(f"{asm.found} exact subgraph(s) found" + (f", showing the best {len(asm.subgraphs)}" if
                                                            asm.capped_subgraphs else "")
                 + (" — enumeration capped" if asm.capped_combinations else "") + ".")
-    pick = st.selectbox("Subgraph", list(range(len(asm.subgraphs))), key=PICK,
+    pick = st.selectbox("Subgraph", list(range(len(asm.subgraphs))), key=S.SGRAG_PICK,
                         format_func=lambda i: f"#{i + 1}: " + ", ".join(
                             f"{qg.node(q).label}→{graph.node_names[v]}" for q, v in asm.subgraphs[i].mapping
                             if qg.node(q).unknown) + f" (score {asm.subgraphs[i].score:.3f})")
@@ -210,12 +208,12 @@ with st.expander("Dominance model ℳ (GAT over 1-hop stars, Appendix C)", expan
                 f"in {md['train_seconds']} s.")
     if md["losses"]:
         st.plotly_chart(_loss_figure(md["losses"]), width="stretch")
-    if st.button("Retrain dominance model", key=RETRAIN):
+    if st.button("Retrain dominance model", key=S.SGRAG_RETRAIN):
         try:
             with progress_bar("Retraining the dominance model") as cb:
                 resources.sgrag_prepare(ws, act.embedder, act.key, act.embedder_name, retrain=True, progress=cb)
         except EgxError as exc:
             st.error(str(exc))
         else:
-            resources.sgrag_run.clear()
+            resources.clear_method_runs()
             st.rerun()

@@ -38,3 +38,41 @@ def test_layout_exists():
     for p in ["pyproject.toml", "app.py", "pages", "components", "core", "assets", "tests", "sample_data",
               "benchmarks", ".ci/run", "README.md", "Makefile", "scripts/bootstrap.sh"]:
         assert (ROOT / p).exists(), p
+
+
+def _import_graph_script():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("import_graph", ROOT / "scripts" / "import_graph.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_core_has_no_import_cycle():
+    """No import cycle anywhere in core/: between modules, between packages (``core.methods.bubblerag``,
+    ``core.eval.runner``, ...) and between core's subpackages (``core.eval`` sits on ``core.methods``).
+    Every import counts — module level, inside a function, under ``TYPE_CHECKING``.
+    ``python scripts/import_graph.py [--depth 3|2]`` prints the graph and any cycle."""
+    ig = _import_graph_script()
+    for depth in (None, 3, 2):
+        g = ig.import_graph("core", ROOT, depth=depth)
+        assert g.number_of_edges() > (300 if depth is None else 20)  # the parser sees the imports
+        assert ig.cycles(g) == [], f"import cycles at depth {depth or 'modules'}: {ig.cycles(g)}"
+
+
+def test_the_cycle_check_finds_cycles(tmp_path):
+    """The checker itself: a lazy import and a TYPE_CHECKING import closing a loop are both cycles."""
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from pkg.sub import b\n")
+    (pkg / "sub" / "b.py").write_text("def f():\n    from pkg import a\n")
+    (pkg / "c.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from . import d\n")
+    (pkg / "d.py").write_text("import pkg.c\n")
+    ig = _import_graph_script()
+    assert ig.cycles(ig.import_graph("pkg", tmp_path)) == [["pkg.a", "pkg.sub.b"], ["pkg.c", "pkg.d"]]
+    assert ig.cycles(ig.import_graph("pkg", tmp_path, kinds=["top"])) == []
+    assert ig.cycles(ig.import_graph("pkg", tmp_path, depth=2)) == [["pkg.a", "pkg.sub"], ["pkg.c", "pkg.d"]]

@@ -19,7 +19,7 @@ from core.backends import prompts
 from core.backends.base import ChatMessage, ExtractedTriple
 from core.backends.llm import LLMOutputError, chat_json
 from core.errors import LLMUnavailableError
-from core.text import clean_text, normalize_name
+from core.text import ABBREVIATIONS, clean_text, normalize_name, split_sentences
 
 
 @dataclass(frozen=True)
@@ -259,11 +259,6 @@ class LLMTripleExtractor:
 
 # --- rule-based extraction ----------------------------------------------------------------------
 
-_ABBREV = {"mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "vs", "etc", "inc", "ltd", "co",
-           "corp", "no", "vol", "fig", "gen", "col", "lt", "sgt", "capt", "mt", "ft", "e.g", "i.e",
-           "u.s", "u.k", "bros", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct",
-           "nov", "dec"}
-_SENT_END = re.compile(r"[.!?][\"'”’)\]]*\s+")
 _TOKEN = re.compile(r"\w+(?:[-'’.]\w+)*|[^\w\s]", re.UNICODE)
 _YEAR = re.compile(r"^(1[0-9]{3}|20[0-9]{2})$")
 _NUMBER = re.compile(r"^\d+$")
@@ -281,26 +276,6 @@ According Under Over Between Among About Around Near Through Throughout Upon Wit
 _STOP_PUNCT = "\"'`“”‘’.,;:!?()[]{}-–—"
 
 
-def split_sentences(text: str) -> list[str]:
-    """Split on ``.``/``!``/``?`` followed by whitespace, except after single-letter initials
-    ("J. K. Rowling") and common abbreviations ("Mr.", "St.", "U.S.")."""
-    out: list[str] = []
-    start = 0
-    for m in _SENT_END.finditer(text):
-        before = text[start:m.start()].split()
-        last = before[-1].lower().rstrip(".").lstrip("([{\"'") if before else ""
-        if text[m.start()] == "." and ((len(last) == 1 and last.isalpha()) or last in _ABBREV):
-            continue
-        sent = text[start:m.end()].strip()
-        if sent:
-            out.append(sent)
-        start = m.end()
-    tail = text[start:].strip()
-    if tail:
-        out.append(tail)
-    return out
-
-
 def _is_cap(tok: str) -> bool:
     return tok[:1].isupper() and tok[:1].isalpha()
 
@@ -309,7 +284,7 @@ def _is_abbrev_dot(tokens: list[str], j: int) -> bool:
     """``tokens[j]`` is a "." closing an initial or abbreviation inside a name ("J. R. R.")."""
     prev = tokens[j - 1]
     return tokens[j] == "." and j + 1 < len(tokens) and _is_cap(tokens[j + 1]) and (
-        (len(prev) == 1 and prev.isupper()) or prev.lower() in _ABBREV)
+        (len(prev) == 1 and prev.isupper()) or prev.lower() in ABBREVIATIONS)
 
 
 def _mentions(tokens: list[str]) -> list[tuple[int, int]]:
@@ -352,6 +327,21 @@ def _mentions(tokens: list[str]) -> list[tuple[int, int]]:
         else:
             i += 1
     return spans
+
+
+def mentions(text: str) -> list[str]:
+    """Entity mentions of ``text``, sentence by sentence, verbatim and in order, by the mention rules
+    of :class:`RuleBasedExtractor` (step 3). HippoRAG-style PPR finds query entities with it, so that
+    query entities and `none`-mode KG entities follow the same rules.
+
+    >>> mentions("Keanu Reeves starred in The Matrix in 1999.")
+    ['Keanu Reeves', 'The Matrix', '1999']
+    """
+    out: list[str] = []
+    for sent in split_sentences(clean_text(text)):
+        found = list(_TOKEN.finditer(sent))
+        out += [sent[found[s].start():found[e - 1].end()] for s, e in _mentions([m.group() for m in found])]
+    return out
 
 
 class RuleBasedExtractor:

@@ -1,6 +1,7 @@
 """Evaluation: questions with gold evidence and retrieval metrics.
 
-* :mod:`core.eval.datasets` — HippoRAG-format questions matched to workspace chunks.
+* :mod:`core.eval.datasets` — HippoRAG-format questions matched to workspace chunks (from
+  :mod:`core.index.questions`).
 * :mod:`core.eval.metrics` — capped Recall@k and nDCG@k (FastInsight §4.3.1), Topological Recall
   and MissTR (FastInsight §4.3.2), all-recall AR@k, answer EM / token F1 (SQuAD), per-stage latency
   and LLM tokens from traces.

@@ -28,7 +28,6 @@ answer's and the constraints' names as titles) plus ``gold_triples``, ``query_en
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,15 +64,6 @@ class ERQAQuestion:
                 "gold_triples": [list(t) for t in self.gold_triples], "query_entities": list(self.query_entities),
                 "star": self.star, "distractor": self.distractor, "bridges": list(self.bridges),
                 "unique": list(self.unique), "type": "bridge-star", "polished": self.polished}
-
-
-def _neighbors(graph: KnowledgeGraph) -> list[set[int]]:
-    out: list[set[int]] = [set() for _ in range(graph.n_nodes)]
-    for h, t in zip(graph.edge_head.tolist(), graph.edge_tail.tolist()):
-        if h != t:
-            out[h].add(t)
-            out[t].add(h)
-    return out
 
 
 def _relation(graph: KnowledgeGraph, a: int, b: int) -> tuple[str, str, str]:
@@ -145,7 +135,7 @@ def build_erqa(graph: KnowledgeGraph, n: int, *, seed: int = 0, min_degree: int 
         raise ConfigError(f"ERQA ranges n_bridge={n_bridge}, n_unique={n_unique} must be (lo, hi) with lo ≤ hi, "
                           "at least one bridge.")
     rng = np.random.default_rng(seed)
-    nbrs = _neighbors(graph)
+    nbrs = graph.neighbor_sets()
     name_count: dict[str, int] = {}
     for nm in graph.node_names:
         k = normalize_name(nm)
@@ -230,7 +220,3 @@ def write_erqa(questions: Sequence[ERQAQuestion], path: str | Path) -> Path:
     p.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_json(p, [q.to_record() for q in questions])
     return p
-
-
-def load_erqa(path: str | Path) -> list[dict[str, Any]]:
-    return json.loads(Path(path).read_text(encoding="utf-8"))

@@ -1,5 +1,6 @@
 """Retrieval metrics: capped Recall@k, nDCG@k (FastInsight §4.3.1), Topological Recall and MissTR
-(FastInsight §4.3.2, Definition 7 and Corollary 1).
+(FastInsight §4.3.2, Definition 7 and Corollary 1), answer EM / token F1 (SQuAD; the functions live
+in :mod:`core.text` so that method diagnosers can judge answers too), per-stage latency and tokens.
 
 Rankings and gold sets are passage (chunk) ids for Recall and nDCG; Topological Recall works on
 node indices of a graph given as CSR arrays (any object with ``indptr``, ``nbr`` and ``degree``,
@@ -10,14 +11,21 @@ the number of distinct neighbours.
 from __future__ import annotations
 
 import math
-import re
-import string
-from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
+
+from core.text import answer_scores, exact_match, normalize_answer, token_f1
+
+if TYPE_CHECKING:
+    from core.methods.fastinsight.loop import FastInsightResult
+    from core.methods.fastinsight.passage_graph import PassageGraph
+
+__all__ = ["CSRGraph", "RankingMetrics", "RoundMetrics", "TopologicalRecall", "all_recall_at_k", "answer_scores", "exact_match",
+           "llm_tokens", "miss_tr", "ndcg_at_k", "normalize_answer", "path_uncertainty", "ranking_metrics",
+           "recall_at_k", "round_metrics", "stage_latency", "token_f1", "topological_recall", "tr_decomposition"]
 
 
 class CSRGraph(Protocol):
@@ -172,9 +180,6 @@ class TopologicalRecall:
     miss_tr: float  #: |N_miss| / |N_oracle| · TR(E, N_ret, N_miss)
     uncertainty: dict[int, float] = field(default_factory=dict)  #: u per oracle node
 
-    @property
-    def n_oracle(self) -> int:
-        return len(self.uncertainty)
 
 
 def topological_recall(graph: CSRGraph, retrieved: Iterable[int], oracle: Iterable[int]) -> float:
@@ -265,6 +270,42 @@ def ranking_metrics(graph: CSRGraph, ranked: Sequence[int], gold: Collection[int
 
 
 # ------------------------------------------------------------------------ all-recall, answers, cost
+@dataclass(frozen=True)
+class RoundMetrics:
+    round: int
+    retrieved: int  #: |N_ret| after the round
+    ranking: str  #: "GRanker" or "plain reranking"
+    recall: float
+    ndcg: float
+    tr: float
+    miss_tr: float
+
+
+def round_metrics(result: FastInsightResult, pg: PassageGraph, gold: Collection[str], *, k: int = 10) -> list[RoundMetrics]:
+    """R@k, nDCG@k, TR and MissTR of a FastInsight run after every round, for GRanker and for plain
+    reranking of the same ``N_ret`` (FastInsight §4.3, in the spirit of Fig. 6). TR and MissTR are taken on the top ``k`` of each ranking (so the two can
+    differ; on the whole ``N_ret`` they would coincide).
+
+    Raises
+    ------
+    ValueError
+        If ``gold`` is empty.
+    UnknownNameError
+        If a gold chunk id is not a passage of ``pg``.
+    """
+    gold_ids = list(dict.fromkeys(gold))
+    gold_idx = pg.indices(gold_ids)
+    out = []
+    for rnd in result.rounds:
+        g = rnd.granker
+        for label, ranking in (("GRanker", g.ranking), ("plain reranking", g.plain_ranking)):
+            ids = [pg.chunk_ids[int(v)] for v in ranking]
+            d = tr_decomposition(pg, ranking[:k], gold_idx)
+            out.append(RoundMetrics(rnd.index, rnd.size, label, recall_at_k(ids, gold_ids, k), ndcg_at_k(ids, gold_ids, k),
+                                    d.tr, d.miss_tr))
+    return out
+
+
 def all_recall_at_k(ranked: Sequence[str], gold: Collection[str], k: int = 5) -> float:
     """AR@k: 1.0 when *every* gold passage is in the top ``k``, else 0.0 (HippoRAG's "all recall";
     a multi-hop question needs all its evidence). Not capped: with more gold than ``k`` it is 0.
@@ -284,59 +325,6 @@ def all_recall_at_k(ranked: Sequence[str], gold: Collection[str], k: int = 5) ->
     _check_k(k)
     g = _gold_set(gold)
     return 1.0 if g <= set(list(ranked)[:k]) else 0.0
-
-
-_ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
-_PUNCT = set(string.punctuation)
-
-
-def normalize_answer(s: str) -> str:
-    """SQuAD v1.1 answer normalisation: lower-case, drop punctuation, drop the articles a/an/the,
-    collapse whitespace (the official ``evaluate-v1.1.py``, as used by HotpotQA, MuSiQue, HippoRAG).
-
-    >>> normalize_answer("The  Eiffel-Tower!")
-    'eiffeltower'
-    """
-    s = s.lower()
-    s = "".join(ch for ch in s if ch not in _PUNCT)
-    s = _ARTICLES.sub(" ", s)
-    return " ".join(s.split())
-
-
-def exact_match(prediction: str, gold: str) -> float:
-    """1.0 when the normalised strings are equal (SQuAD EM)."""
-    return float(normalize_answer(prediction) == normalize_answer(gold))
-
-
-def token_f1(prediction: str, gold: str) -> float:
-    """SQuAD token F1 between normalised prediction and gold (bag of tokens, with multiplicity).
-
-    >>> round(token_f1("the cat sat", "a cat sat down"), 4)
-    0.8
-    """
-    p, g = normalize_answer(prediction).split(), normalize_answer(gold).split()
-    if not p or not g:
-        return float(p == g)
-    common = Counter(p) & Counter(g)
-    same = sum(common.values())
-    if same == 0:
-        return 0.0
-    precision, recall = same / len(p), same / len(g)
-    return 2 * precision * recall / (precision + recall)
-
-
-def answer_scores(prediction: str, golds: Iterable[str]) -> tuple[float, float]:
-    """(EM, F1) of ``prediction``, each the maximum over the gold answers (aliases), SQuAD-style.
-
-    Raises
-    ------
-    ValueError
-        If there is no gold answer.
-    """
-    gs = [g for g in golds if g is not None]
-    if not gs:
-        raise ValueError("no gold answer: EM and F1 are undefined")
-    return max(exact_match(prediction, g) for g in gs), max(token_f1(prediction, g) for g in gs)
 
 
 def stage_latency(trace: Any) -> dict[str, float]:

@@ -28,6 +28,12 @@ import numpy as np
 
 from core.eval.diagnosis import STAGE_LABELS, VERDICTS
 
+#: The files of a benchmark folder (the runner appends RESULTS; :func:`write_outputs` writes the rest).
+RESULTS = "results.jsonl"
+SUMMARY = "summary.json"
+REPORT = "report.md"
+CHARTS = "charts.html"
+
 if TYPE_CHECKING:
     import plotly.graph_objects as go
 
@@ -178,8 +184,6 @@ def charts_html(summary: dict[str, Any]) -> str:
 
 def write_outputs(out: Path, records: Sequence[dict[str, Any]], summary: dict[str, Any]) -> dict[str, Path]:
     """Write summary.json, report.md and charts.html atomically; the JSONL is the runner's."""
-    from core.eval.runner import CHARTS, REPORT, RESULTS, SUMMARY
-
     files = {"results": out / RESULTS}
     for key, name, text in (("summary", SUMMARY, json.dumps(summary, indent=1, ensure_ascii=False)),
                             ("report", REPORT, markdown_report(summary)),

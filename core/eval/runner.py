@@ -24,7 +24,6 @@ import json
 import os
 import random
 import sys
-import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +41,7 @@ from core.eval.metrics import (
     stage_latency,
     tr_decomposition,
 )
+from core.eval.report import CHARTS, REPORT, RESULTS, SUMMARY
 from core.trace import to_jsonable
 
 if TYPE_CHECKING:
@@ -49,10 +49,6 @@ if TYPE_CHECKING:
     from core.index.workspace import Workspace
     from core.methods.base import Backends, MethodResult
 
-RESULTS = "results.jsonl"
-SUMMARY = "summary.json"
-REPORT = "report.md"
-CHARTS = "charts.html"
 RUN = "run.json"
 RECALL_KS = (2, 5, 10)
 ALL_RECALL_KS = (2, 5)
@@ -178,9 +174,8 @@ def run_method(method: str, query: str, workspace: Workspace, backends: Backends
     from core.methods.registry import get_method
 
     _seed_everything(seed)
-    runner = get_method(method).load()
     with question_scope(backends.llm):
-        return runner(query, workspace, config=config, backends=backends_for(method, backends))
+        return get_method(method).run(query, workspace, config=config, backends=backends_for(method, backends))
 
 
 # ------------------------------------------------------------------------------------ JSONL
@@ -363,10 +358,3 @@ def load_report(out_dir: str | Path) -> BenchReport:
     return BenchReport(out, tuple(records), summary, 0, len(records),
                        {k: out / v for k, v in (("results", RESULTS), ("summary", SUMMARY), ("report", REPORT),
                                                 ("charts", CHARTS)) if (out / v).exists()})
-
-
-def timed_index_build(workspace: Workspace, embedder: Any) -> float:
-    """Seconds to (re)build ``workspace``'s index with ``embedder`` (for benchmark summaries)."""
-    t0 = time.perf_counter()
-    workspace.ensure_index(embedder, rebuild=True)
-    return time.perf_counter() - t0

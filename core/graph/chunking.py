@@ -4,21 +4,17 @@ from __future__ import annotations
 
 import re
 
+from core.text import split_sentences
+
 _PARA = re.compile(r"\n\s*\n")
-_SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentence split on terminal punctuation followed by a capital/digit (no model needed)."""
-    return [s.strip() for s in _SENT.split(text.strip()) if s.strip()]
 
 
 def chunk_text(text: str, *, max_chars: int = 1200) -> list[str]:
     """Greedy, paragraph-aware chunking.
 
     Paragraphs (blank-line separated) are packed into chunks of at most ``max_chars`` characters;
-    a paragraph longer than that is split at sentence boundaries, and a sentence longer than that at
-    word boundaries. No text is dropped or duplicated: joining the chunks with spaces gives back the
+    a paragraph longer than that is split at sentence boundaries (:func:`core.text.split_sentences`),
+    and a sentence longer than that at word boundaries. No text is dropped or duplicated: joining the chunks with spaces gives back the
     words of the input in order.
 
     >>> chunk_text("A b.\\n\\nC d.", max_chars=100)

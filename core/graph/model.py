@@ -9,7 +9,11 @@ A graph holds
   (A, R, B), the edge connecting node A and node B stores the combined textual content ARB").
 
 Algorithms run on CSR arrays (:attr:`KnowledgeGraph.csr` for both directions, ``csr_out`` for
-outgoing edges only); networkx is only for display, small graphs and test oracles.
+outgoing edges only); networkx is only for display, small graphs and test oracles. Every hop-by-hop
+walk goes through :func:`bfs_layers` (``KnowledgeGraph.bfs_layers`` / ``khop`` / ``hop_distances``),
+and every structure derived from a graph and reused across questions (a method's passage graph, name
+index, provenance lists, ...) is kept on the graph itself with :meth:`KnowledgeGraph.derived`, so it
+lives exactly as long as the graph.
 
 A *corpus graph* (FastInsight §2.1) uses the same model with ``kind="corpus_graph"``: every node is
 one chunk (name = title, description = text) and edges are links/references between chunks.
@@ -17,11 +21,10 @@ one chunk (name = title, description = text) and edges are links/references betw
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import numpy as np
 
@@ -33,6 +36,7 @@ if TYPE_CHECKING:
 
 GraphKind = Literal["kg", "corpus_graph"]
 FORMAT_VERSION = 1
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,55 @@ class CSR:
     def row(self, v: int) -> tuple[np.ndarray, np.ndarray]:
         a, b = self.indptr[v], self.indptr[v + 1]
         return self.nbr[a:b], self.eid[a:b]
+
+
+def csr_ranges(indptr: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Positions of all CSR entries of ``rows`` (a vectorized concatenation of the row ranges)."""
+    starts, ends = indptr[rows], indptr[rows + 1]
+    lens = ends - starts
+    if lens.sum() == 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.repeat(starts - np.concatenate([[0], np.cumsum(lens)[:-1]]), lens) + np.arange(lens.sum())
+
+
+def bfs_layers(indptr: np.ndarray, nbr: np.ndarray, sources: Iterable[int], *,
+               max_hops: int | None = None) -> Iterator[np.ndarray]:
+    """Breadth-first layers of an undirected CSR graph: layer ``d`` holds the nodes first reached
+    at hop ``d`` (sorted, int64); layer 0 is the distinct sources.
+
+    The one BFS every walk in the project uses (k-hop neighbourhoods, hop distances, BubbleRAG's
+    localized graph, the diagnosers). It touches only the visited region (no ``O(|V|)`` array per
+    call), so a walk from a few anchors costs the same in a small and a huge graph (BubbleRAG §3.3
+    complexity analysis). Like ``networkx.bfs_layers`` it is a generator: stop consuming when done.
+
+    Parameters
+    ----------
+    indptr, nbr
+        CSR rows: the neighbours of ``v`` are ``nbr[indptr[v]:indptr[v + 1]]`` (both directions).
+    sources
+        Start nodes (repeats are ignored).
+    max_hops
+        Stop after this many hops (None: until nothing new is reached).
+
+    Examples
+    --------
+    >>> g = graph_from_triples([("a", "r", "b"), ("b", "r", "c")])
+    >>> [layer.tolist() for layer in bfs_layers(g.csr.indptr, g.csr.nbr, [0])]
+    [[0], [1], [2]]
+    """
+    layer = np.unique(np.fromiter((int(v) for v in sources), dtype=np.int64))
+    if layer.size == 0:
+        return
+    yield layer
+    visited, hop = layer, 0
+    while max_hops is None or hop < max_hops:
+        cand = np.unique(nbr[csr_ranges(indptr, layer)]).astype(np.int64)
+        layer = cand[~np.isin(cand, visited, assume_unique=True)]
+        if layer.size == 0:
+            return
+        hop += 1
+        yield layer
+        visited = np.union1d(visited, layer)
 
 
 def _csr(n: int, src: np.ndarray, dst: np.ndarray, eid: np.ndarray) -> CSR:
@@ -206,25 +259,74 @@ class KnowledgeGraph:
         """Distinct neighbours of ``v`` in either direction, sorted."""
         return np.unique(self.csr.row(v)[0])
 
+    def bfs_layers(self, sources: Iterable[int], *, max_hops: int | None = None) -> Iterator[np.ndarray]:
+        """Undirected breadth-first layers from ``sources`` (see the module function :func:`bfs_layers`)."""
+        return bfs_layers(self.csr.indptr, self.csr.nbr, sources, max_hops=max_hops)
+
     def khop(self, sources: Iterable[int], h: int) -> np.ndarray:
         """Nodes within ``h`` undirected hops of any source (sources included), sorted.
 
-        A BFS on the CSR arrays; the localized graph of BubbleRAG §3.3 Phase 1 is built from it.
+        The localized graph of BubbleRAG §3.3 Phase 1 and ReG's scored neighbourhood are built from it.
         """
-        indptr, nbr = self.csr.indptr, self.csr.nbr
-        dist = np.full(self.n_nodes, -1, dtype=np.int32)
-        frontier = np.unique(np.asarray(list(sources), dtype=np.int64))
-        dist[frontier] = 0
-        for step in range(1, h + 1):
-            if frontier.size == 0:
-                break
-            starts, ends = indptr[frontier], indptr[frontier + 1]
-            lens = ends - starts
-            idx = np.repeat(starts - np.concatenate([[0], np.cumsum(lens)[:-1]]), lens) + np.arange(lens.sum())
-            cand = np.unique(nbr[idx])
-            frontier = cand[dist[cand] < 0]
-            dist[frontier] = step
-        return np.flatnonzero(dist >= 0)
+        layers = list(self.bfs_layers(sources, max_hops=h))
+        return np.sort(np.concatenate(layers)) if layers else np.zeros(0, dtype=np.int64)
+
+    def hop_distances(self, sources: Iterable[int], *, max_hops: int | None = None) -> dict[int, int]:
+        """Undirected hop distance from the nearest source to every node reached within ``max_hops``."""
+        return {int(v): d for d, layer in enumerate(self.bfs_layers(sources, max_hops=max_hops)) for v in layer.tolist()}
+
+    def neighbor_sets(self) -> list[set[int]]:
+        """Distinct neighbours of every node in either direction, self-loops left out (cached on the
+        graph; for set algebra over many nodes, e.g. ERQA's bridge-star questions)."""
+        def build() -> list[set[int]]:
+            return [set(self.neighbors(v).tolist()) - {v} for v in range(self.n_nodes)]
+
+        return self.derived("neighbor_sets", build)
+
+    # ------------------------------------------------------------------ derived structures
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle without the derived structures (they are rebuilt on demand)."""
+        return {k: v for k, v in self.__dict__.items() if k != "_derived"}
+
+    def derived(self, key: Hashable, build: Callable[[], T], *, rebuild: bool = False) -> T:
+        """A structure derived from this graph, built by ``build()`` once per ``key`` and kept on the
+        graph for as long as it lives (the graph is immutable, so it never goes stale).
+
+        The one per-graph cache of the project: FastInsight's passage graph, PPR's entity graph,
+        ReG's name index, SG-RAG's prepared indexes and the provenance lists all use it. Safe to
+        call from several threads: two racing builds return the same (first stored) value.
+        ``rebuild`` replaces a stored value.
+        """
+        store: dict[Hashable, Any] = self.__dict__.setdefault("_derived", {})
+        if not rebuild and key in store:
+            return store[key]  # type: ignore[no-any-return]
+        value = build()
+        if rebuild:
+            store[key] = value
+            return value
+        return store.setdefault(key, value)  # type: ignore[no-any-return]
+
+    def chunk_provenance(self) -> dict[str, tuple[list[int], list[int]]]:
+        """Chunk id → (node indices, edge indices) whose provenance lists that chunk, in index order."""
+        def build() -> dict[str, tuple[list[int], list[int]]]:
+            out: dict[str, tuple[list[int], list[int]]] = {c.id: ([], []) for c in self.chunks}
+            for v, cids in enumerate(self.node_chunks):
+                for c in cids:
+                    out.setdefault(c, ([], []))[0].append(v)
+            for e, cids in enumerate(self.edge_chunks):
+                for c in cids:
+                    out.setdefault(c, ([], []))[1].append(e)
+            return out
+
+        return self.derived("chunk_provenance", build)
+
+    def chunk_entities(self, chunk_id: str) -> list[int]:
+        """Nodes that come from ``chunk_id``: provenance nodes plus the endpoints of provenance edges."""
+        nodes, edges = self.chunk_provenance().get(chunk_id, ([], []))
+        out = list(nodes)
+        for e in edges:
+            out += [int(self.edge_head[e]), int(self.edge_tail[e])]
+        return list(dict.fromkeys(out))
 
     def components(self) -> np.ndarray:
         """Connected-component label per node (weakly connected), via scipy."""
@@ -485,16 +587,3 @@ def graph_from_triples(triples: Sequence[tuple[str, str, str]], *, name: str = "
     for h, r, t in triples:
         b.add_triple(h, r, t)
     return b.build()
-
-
-def bfs_hops(graph: KnowledgeGraph, source: int) -> dict[int, int]:
-    """Undirected hop distance from ``source`` to every reachable node (small graphs, tests, UI)."""
-    dist = {source: 0}
-    q = deque([source])
-    while q:
-        v = q.popleft()
-        for u in graph.neighbors(v).tolist():
-            if u not in dist:
-                dist[u] = dist[v] + 1
-                q.append(u)
-    return dist

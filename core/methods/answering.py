@@ -12,32 +12,46 @@
 
 Evidence format (ReG §4.2; issue 8): with ``evidence_format="triples"`` the prompt holds the KG
 triples extracted from those passages as an unordered list, with ``"chains"`` the same triples
-reorganized into ReG evidence chains (:mod:`core.methods.reg.evidence`). Whenever the graph is
+reorganized into ReG evidence chains. The caller hands that evidence over (ReG's
+:func:`core.methods.reg.evidence.passage_evidence` builds it for a passage method); whenever it is
 given, the answer step records the token counts of the passage, triple and chain prompts, whichever
-one was sent.
+one was sent. This module imports no method package (the evidence is whatever has the fields of
+:class:`Evidence`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
 from core.backends import prompts
 from core.backends.base import ChatMessage
-from core.backends.extractors import split_sentences
 from core.backends.llm import check_answer
 from core.errors import LLMError
 from core.methods.base import Backends
+from core.text import split_sentences
 from core.trace import Trace
-
-if TYPE_CHECKING:
-    from core.graph.model import KnowledgeGraph
 
 AnswerMode = Literal["llm", "extractive", "empty"]
 EvidenceFormat = Literal["passages", "triples", "chains"]
+
+
+class Evidence(Protocol):
+    """What the answer step needs of triple / chain evidence (ReG's ``EvidencePrompts`` has it)."""
+
+    @property
+    def triples(self) -> Sequence[Any]: ...
+
+    @property
+    def system(self) -> str: ...
+
+    @property
+    def prompts(self) -> dict[str, str]: ...
+
+    def trace_data(self) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -100,18 +114,18 @@ def answer_question(query: str, passages: Sequence[tuple[str, str, str]], backen
 
 def record_answer(trace: Trace, query: str, passages: Sequence[tuple[str, str, str]], backends: Backends, *,
                   max_passages: int = 5, evidence_format: EvidenceFormat = "passages",
-                  graph: KnowledgeGraph | None = None, evidence: Any = None) -> Answer:
+                  evidence: Evidence | Callable[[], Evidence | None] | None = None) -> Answer:
     """:func:`answer_question` recorded as the ``answer`` trace step.
 
     Parameters
     ----------
     evidence_format : {"passages", "triples", "chains"}
-        What the prompt shows (see the module docstring). "triples" / "chains" need ``graph``.
-    graph : KnowledgeGraph or None
-        When given, the triples of the top ``max_passages`` passages are reorganized and the token
-        counts of all three prompts are recorded (``evidence_tokens``) with both prompts' text.
-    evidence : EvidencePrompts or None
-        Prebuilt evidence (the ``reg`` method passes its top-K triples); overrides ``graph``.
+        What the prompt shows (see the module docstring). "triples" / "chains" need ``evidence``.
+    evidence : Evidence, a function returning one (or None), or None
+        The triples behind the answer as raw list and ReG chains, with the token counts of every
+        prompt (recorded as ``evidence_tokens``). A function is called inside the answer step, so
+        building the evidence counts as answer time; None (or a function returning None: a corpus
+        graph has no triples) falls back to the passages.
     """
     if evidence_format not in ("passages", "triples", "chains"):
         from core.errors import ConfigError
@@ -119,13 +133,7 @@ def record_answer(trace: Trace, query: str, passages: Sequence[tuple[str, str, s
         raise ConfigError(f"evidence_format = {evidence_format!r} is not valid; use 'passages', 'triples' or 'chains'.")
     with trace.timed("answer", "Answer from the top passages" if evidence_format == "passages"
                      else f"Answer from the evidence {evidence_format}") as step:
-        ev = evidence
-        if ev is None and graph is not None and graph.kind == "kg":
-            from core.methods.reg.evidence import evidence_prompts, passage_triples
-
-            ev = evidence_prompts(query, passage_triples(graph, [p[0] for p in passages[:max_passages]]),
-                                  graph=graph, passages_prompt=passages_prompt(query, passages, max_passages=max_passages),
-                                  passages_system=prompts.ANSWER_SYSTEM, llm=backends.llm)
+        ev = evidence() if callable(evidence) else evidence
         fmt: str = evidence_format
         fmt_fallback = ""
         if fmt != "passages" and (ev is None or not ev.triples):
@@ -140,7 +148,8 @@ def record_answer(trace: Trace, query: str, passages: Sequence[tuple[str, str, s
             how = ("Extractive answer: the sentence of the top passage most similar to the question by "
                    "embedding cosine (no LLM generation).")
         elif ans.mode == "llm":
-            src = (f"the top {min(max_passages, len(passages))} passages" if fmt == "passages" else
+            assert fmt == "passages" or ev is not None  # a triple format without evidence fell back above
+            src = (f"the top {min(max_passages, len(passages))} passages" if fmt == "passages" or ev is None else
                    f"{len(ev.triples)} KG triples as " + ("ReG evidence chains" if fmt == "chains" else "a raw triple list"))
             how = f"Generated by the LLM {backends.llm.model_id} from {src}."
         else:

@@ -1,81 +1,99 @@
-"""Names → retrieval methods, imported lazily (so ``import core`` stays light).
+"""Names → retrieval methods: every method package's ``METHOD`` (:class:`~core.methods.base.Method`).
 
-A method may declare its failure-diagnosis stages and diagnoser on its spec (``stages`` — a
-tuple of :class:`core.eval.diagnosis.StageDecl` or a ``"module:ATTR"`` string naming one — and
-``diagnoser`` — ``"module:function"``); :func:`core.eval.diagnosis.diagnose` reads them, and
-methods that declare nothing get the generic diagnoser.
+The packages of the papers are imported here, in the order the UI lists them (none imports a heavy
+library at module level: torch, FAISS and the models load inside the functions that need them); any
+other package under ``core/methods/`` that exports ``METHOD`` (or ``METHODS``) is found and added
+after them, so a new method package needs no line here. A method defined elsewhere — a plugin, or a
+test's toy method — joins with :func:`register` (or, for a while, :func:`registered`). From then on
+``egx ask`` / ``egx bench``, the benchmark runner, the failure diagnosis and the Compare page see it.
 """
 
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+import pkgutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import ModuleType
+from typing import Any
 
-from core.errors import UnknownNameError
-from core.methods.base import MethodRunner
+from core.errors import ConfigError, UnknownNameError
+from core.methods import baselines, bubblerag, fastinsight, reg, sgrag
+from core.methods.base import Method
 
-if TYPE_CHECKING:
-    from core.eval.diagnosis import StageDecl
+AnyMethod = Method[Any, Any]
 
-
-@dataclass(frozen=True)
-class MethodSpec:
-    name: str
-    target: str  #: "module:function" of the runner
-    title: str
-    paper: str  #: the paper section it implements
-    needs_reranker: bool = False
-    #: failure diagnosis (core/eval/diagnosis.py): "module:function" with signature
-    #: ``(result, workspace, gold, *, cut) -> Diagnosis``; "" = the generic diagnoser
-    diagnoser: str = ""
-    #: the stages the method can lose evidence at, in pipeline order: a tuple of
-    #: ``core.eval.diagnosis.StageDecl`` or a "module:ATTR" string naming one (kept lazy so the
-    #: registry imports nothing heavy); empty = the generic stages
-    stages: tuple[StageDecl, ...] | str = ()
-    #: the method's step-through page ("pages/x.py"); the Compare page links to it and hands the
-    #: question over in st.session_state["egx.handoff.question"] (components/state.HANDOFF_QUESTION)
-    page: str = ""
-
-    def load(self) -> MethodRunner:
-        module, func = self.target.split(":")
-        runner: MethodRunner = getattr(importlib.import_module(module), func)
-        return runner
+_PAPERS: tuple[ModuleType, ...] = (baselines, fastinsight, bubblerag, sgrag, reg)
 
 
-METHODS: dict[str, MethodSpec] = {s.name: s for s in [
-    MethodSpec("dense", "core.methods.baselines.dense:run", "Dense passage retrieval (NaiveRAG)",
-               "FastInsight §4 baselines; BubbleRAG §4.1 NaiveRAG",
-               diagnoser="core.methods.baselines.diagnosis:diagnose_dense",
-               stages="core.methods.baselines.diagnosis:DENSE_STAGES"),
-    MethodSpec("rerank", "core.methods.baselines.rerank:run", "Retrieve-then-rerank (Re2)",
-               "FastInsight §4 (Re2)", needs_reranker=True,
-               diagnoser="core.methods.baselines.diagnosis:diagnose_rerank",
-               stages="core.methods.baselines.diagnosis:RERANK_STAGES"),
-    MethodSpec("ppr", "core.methods.baselines.ppr:run", "HippoRAG-style personalized PageRank",
-               "HippoRAG (Gutiérrez et al., 2024) §3",
-               diagnoser="core.methods.baselines.diagnosis:diagnose_ppr",
-               stages="core.methods.baselines.diagnosis:PPR_STAGES"),
-    MethodSpec("fastinsight", "core.methods.fastinsight:run", "FastInsight (GRanker + STeX)",
-               "FastInsight §3, Algorithms 1-3", needs_reranker=True,
-               diagnoser="core.methods.fastinsight.diagnosis:diagnose",
-               stages="core.methods.fastinsight.diagnosis:STAGES"),
-    MethodSpec("bubblerag", "core.methods.bubblerag:run", "BubbleRAG", "BubbleRAG §3, Algorithm 1",
-               diagnoser="core.methods.bubblerag.diagnosis:diagnose", stages="core.methods.bubblerag.diagnosis:STAGES"),
-    MethodSpec("sgrag", "core.methods.sgrag:run", "SG-RAG (structure-guided subgraph matching)",
-               "SG-RAG §4, Appendices C-F, K, M",
-               diagnoser="core.methods.sgrag.diagnosis:diagnose", stages="core.methods.sgrag.diagnosis:STAGES"),
-    MethodSpec("reg", "core.methods.reg:run", "ReG triple retriever + evidence chains", "ReG §4, Appendix D",
-               diagnoser="core.methods.reg.diagnosis:diagnose", stages="core.methods.reg.diagnosis:STAGES"),
-]}
+def _exported(module: ModuleType) -> list[AnyMethod]:
+    found = [getattr(module, "METHOD", None), *getattr(module, "METHODS", ())]
+    return [m for m in found if isinstance(m, Method)]
 
 
-def get_method(name: str) -> MethodSpec:
-    """The spec of a registered method; unknown names list the valid ones."""
+def _discover() -> list[AnyMethod]:
+    """The methods of the packages under core/methods/ other than the papers', by package name."""
+    import core.methods
+
+    known = {m.__name__ for m in _PAPERS}
+    out: list[AnyMethod] = []
+    for info in sorted(pkgutil.iter_modules(core.methods.__path__, "core.methods."), key=lambda i: i.name):
+        if info.ispkg and info.name not in known:
+            out += _exported(importlib.import_module(info.name))
+    return out
+
+
+#: The methods that ship with the project, in the order the UI lists them.
+BUILTIN: tuple[AnyMethod, ...] = (*[m for p in _PAPERS for m in _exported(p)], *_discover())
+
+#: Every registered method by name (the built-in ones plus those added with :func:`register`).
+METHODS: dict[str, AnyMethod] = {m.name: m for m in BUILTIN}
+
+
+def get_method(name: str) -> AnyMethod:
+    """The registered method ``name``; an unknown name lists the valid ones."""
     if name not in METHODS:
         raise UnknownNameError("method", name, sorted(METHODS))
     return METHODS[name]
 
 
 def method_names() -> list[str]:
+    """Registered method names, built-in ones first."""
     return list(METHODS)
+
+
+def register(method: AnyMethod, *, replace: bool = False) -> AnyMethod:
+    """Add ``method`` to the registry (``replace=True`` swaps a method of the same name).
+
+    Raises
+    ------
+    ConfigError
+        If the name is taken and ``replace`` is False.
+    """
+    if not isinstance(method, Method):
+        raise ConfigError(f"register() takes a core.methods.base.Method, got {type(method).__name__}.")
+    if method.name in METHODS and not replace and METHODS[method.name] is not method:
+        raise ConfigError(f"A method named {method.name!r} is already registered; pick another name "
+                          "or pass replace=True.")
+    METHODS[method.name] = method
+    return method
+
+
+def unregister(name: str) -> None:
+    """Remove the method ``name`` (a built-in one comes back only with :func:`register`)."""
+    get_method(name)
+    del METHODS[name]
+
+
+@contextmanager
+def registered(method: AnyMethod) -> Iterator[AnyMethod]:
+    """Register ``method`` for the duration of a ``with`` block (tests, notebooks), then restore."""
+    previous = METHODS.get(method.name)
+    register(method, replace=True)
+    try:
+        yield method
+    finally:
+        if previous is None:
+            METHODS.pop(method.name, None)
+        else:
+            METHODS[method.name] = previous

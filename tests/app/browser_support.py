@@ -15,7 +15,6 @@ reranker and no LLM, so it needs no model (``env_overrides`` choose others). Nev
 from __future__ import annotations
 
 import os
-import re
 import socket
 import subprocess
 import sys
@@ -95,16 +94,13 @@ def app_server(tmp_path: Path, script: Path | str = "app.py", **env_overrides: s
 
 
 def page_app_script(page: str) -> str:
-    """app.py with ``page`` (e.g. ``"pages/subgraph.py"``) as the default page and absolute page paths,
-    as a runnable script for AppTest or ``streamlit run``. It is compiled under app.py's own file name,
-    so the sidebar recognises the run; other pages link relative to app.py, so they are not run here."""
-    src = (ROOT / "app.py").read_text(encoding="utf-8")
-    assert f'st.Page("{page}"' in src, f"app.py does not list {page}"
-    src = re.sub(r",\s*default=True", "", src)
-    src = re.sub(r'(st\.Page\("' + re.escape(page) + r'"[^)]*)\)', r"\1, default=True)", src, count=1)
-    src = src.replace('st.Page("pages/', f'st.Page("{ROOT}/pages/')
+    """The app with ``page`` (e.g. ``"pages/subgraph.py"``) as its default page, as a runnable script
+    for AppTest or ``streamlit run`` (written outside the repository: no ``pages/`` folder beside it)."""
+    from components.navigation import SECTIONS
+
+    assert any(page == p for pages in SECTIONS.values() for p, *_ in pages), f"the app does not list {page}"
     return (f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
-            f"exec(compile({src!r}, {str(ROOT / 'app.py')!r}, 'exec'))\n")
+            f"from components.navigation import run_app\nrun_app(default={page!r})\n")
 
 
 def open_app_page(page: str, *, timeout: float = 120, **state: object) -> Any:

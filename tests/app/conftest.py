@@ -6,31 +6,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from streamlit.runtime.pages_manager import PagesManager
-from streamlit.testing.v1 import app_test
 
 from tests.app.browser_support import app_server
-
-
-class _NavigationPagesManager(PagesManager):
-    """PagesManager as a running server has it once app.py has called ``st.navigation``.
-
-    AppTest resets ``PagesManager.uses_pages_directory`` before every run, and with a ``pages/``
-    folder next to app.py that puts each run in Streamlit's legacy "MPA v1" mode, which executes a
-    page file without app.py. A live server leaves that mode for good at the first
-    ``st.navigation`` call, so later runs (clicks, uploads) go through app.py. This makes AppTest
-    runs match the server. (The legacy first run itself is covered by the browser test, which opens
-    the Data page URL on a fresh server.)
-    """
-
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        PagesManager.uses_pages_directory = False
-
-
-@pytest.fixture(autouse=True)
-def _navigation_mode(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(app_test, "PagesManager", _NavigationPagesManager)
 
 
 @pytest.fixture(autouse=True)

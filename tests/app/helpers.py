@@ -9,7 +9,8 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
+#: AppTest runs app.py through this entry script (its docstring says why).
+APP = str(Path(__file__).with_name("app_entry.py"))
 TIMEOUT = 120
 
 
@@ -27,12 +28,22 @@ def drawn_nodes(at: AppTest) -> list[dict]:
     return json.loads(m.group(1))
 
 
+def app() -> AppTest:
+    """The app, not yet run."""
+    return AppTest.from_file(APP, default_timeout=TIMEOUT)
+
+
+def switch(at: AppTest, page: str) -> AppTest:
+    """Switch to ``page`` (``"pages/x.py"``) and run it."""
+    return at.switch_page(str(ROOT / page)).run()
+
+
 def run_page(page: str | None = None, **state: object) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at = app()
     for k, v in state.items():
         at.session_state[k] = v
     at.run()
     if page:
-        at.switch_page(page).run()
+        switch(at, page)
     assert not at.exception, [e.value for e in at.exception]
     return at

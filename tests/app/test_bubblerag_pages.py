@@ -14,14 +14,14 @@ from streamlit.testing.v1 import AppTest
 
 from components import state as S
 from components.bubble import CEG_COLOR, DEMO_QUESTION
-from tests.app.helpers import drawn_nodes, plain, run_page
+from tests.app.helpers import drawn_nodes, plain, run_page, switch
 
 PAGES = ("pages/bubble_anchors.py", "pages/bubble_expansion.py", "pages/bubble_ranking.py", "pages/bubble_ask.py")
 
 
 def _q(page: str) -> str:
     """Key of the question box on ``page`` (one widget per page, one shared value)."""
-    return f"{S.BUBBLE_QUESTION}.w.{page}"
+    return S.widget_key(S.BUBBLE_QUESTION, page)
 
 
 def _ok(at: AppTest) -> AppTest:
@@ -52,7 +52,7 @@ def _ceg_order(at: AppTest) -> list[str]:
 def test_every_page_runs_on_the_sample(home: Path, workspace: str) -> None:
     at = run_page(**{S.WORKSPACE: workspace})
     for page in PAGES:
-        _ok(at.switch_page(page).run())
+        _ok(switch(at, page))
         name = page.removeprefix("pages/bubble_").removesuffix(".py")
         assert at.text_input(key=_q(name)).value  # an example question is pre-filled
         assert not at.error, [e.value for e in at.error]
@@ -66,27 +66,27 @@ def test_question_is_shared_by_the_pages(home: Path) -> None:
     at = run_page("pages/bubble_anchors.py")
     assert at.text_input(key=_q("anchors")).value == DEMO_QUESTION
     at.text_input(key=_q("anchors")).input("Who directed The Matrix?").run()
-    _ok(at.switch_page("pages/data.py").run())  # a page without the box: the value survives
-    _ok(at.switch_page("pages/bubble_ranking.py").run())
+    _ok(switch(at, "pages/data.py"))  # a page without the box: the value survives
+    _ok(switch(at, "pages/bubble_ranking.py"))
     assert at.text_input(key=_q("ranking")).value == "Who directed The Matrix?"
-    _ok(at.switch_page("pages/bubble_anchors.py").run())
+    _ok(switch(at, "pages/bubble_anchors.py"))
     assert at.text_input(key=_q("anchors")).value == "Who directed The Matrix?"
 
 
 def test_anchor_stage_control_walks_through_the_stages(home: Path) -> None:
     at = run_page("pages/bubble_anchors.py")
-    assert at.select_slider(key=S.BUBBLE_STAGE + ".w").value.startswith("1")
+    assert at.select_slider(key=S.widget_key(S.BUBBLE_STAGE)).value.startswith("1")
     assert plain(at.subheader[0].value).startswith("1 · The question")
     assert not at.get("plotly_chart")
-    at.button(key=S.BUBBLE_STAGE + ".next").click().run()
+    at.button(key=S.sub(S.BUBBLE_STAGE, "next")).click().run()
     _ok(at)
     assert plain(at.subheader[0].value).startswith("2 · Explicit and inferred keywords")
     kws = at.dataframe[0].value
     assert {"Keanu Reeves", "Laurence Fishburne"} <= set(kws["keyword"])
-    at.select_slider(key=S.BUBBLE_STAGE + ".w").set_value("4 · Relaxed").run()
+    at.select_slider(key=S.widget_key(S.BUBBLE_STAGE)).set_value("4 · Relaxed").run()
     _ok(at)
     assert "main villain" in _texts(at) and "Justifying passage" in _texts(at)
-    at.select_slider(key=S.BUBBLE_STAGE + ".w").set_value("6 · Groups").run()
+    at.select_slider(key=S.widget_key(S.BUBBLE_STAGE)).set_value("6 · Groups").run()
     _ok(at)
     assert plain(at.subheader[0].value).startswith("6 · Semantic anchor groups")
     assert len(at.get("plotly_chart")) == 1  # the weights bar chart
@@ -96,17 +96,17 @@ def test_anchor_stage_control_walks_through_the_stages(home: Path) -> None:
 
 def test_expansion_frames_collisions_and_controls(home: Path) -> None:
     at = run_page("pages/bubble_expansion.py")
-    slider = at.slider(key=S.BUBBLE_FRAME + ".w")
+    slider = at.slider(key=S.widget_key(S.BUBBLE_FRAME))
     assert slider.value == 0
     first = at.get("iframe")[0].proto.srcdoc
     assert not _red_nodes(at)  # nothing collided yet
-    at.button(key=S.BUBBLE_FRAME + ".next").click().run()
+    at.button(key=S.sub(S.BUBBLE_FRAME, "next")).click().run()
     _ok(at)
-    assert at.slider(key=S.BUBBLE_FRAME + ".w").value == 1
+    assert at.slider(key=S.widget_key(S.BUBBLE_FRAME)).value == 1
     assert at.get("iframe")[0].proto.srcdoc != first  # the frame changed the drawing
-    at.button(key=S.BUBBLE_FRAME + ".jump").click().run()  # next collision
+    at.button(key=S.sub(S.BUBBLE_FRAME, "jump")).click().run()  # next collision
     _ok(at)
-    frame = at.slider(key=S.BUBBLE_FRAME + ".w").value
+    frame = at.slider(key=S.widget_key(S.BUBBLE_FRAME)).value
     assert frame > 1
     assert "Collision" in " ".join(plain(e.value) for e in at.error)
     doc = at.get("iframe")[0].proto.srcdoc
@@ -115,12 +115,12 @@ def test_expansion_frames_collisions_and_controls(home: Path) -> None:
     pos = lambda d: sorted(re.findall(r'"x": (-?[\d.]+), "y": (-?[\d.]+)', d))  # noqa: E731
     assert pos(doc) == pos(first) and pos(doc)
     metric = {m.label: m.value for m in at.metric}
-    assert metric["Step"] == f"{frame} / {int(at.slider(key=S.BUBBLE_FRAME + '.w').max)}"
+    assert metric["Step"] == f"{frame} / {int(at.slider(key=S.widget_key(S.BUBBLE_FRAME)).max)}"
     # B re-runs the search: with B = 1 the search stops at the first collision
-    at.slider(key=S.BUBBLE_B + ".w").set_value(1).run()
+    at.slider(key=S.widget_key(S.BUBBLE_B)).set_value(1).run()
     _ok(at)
     assert {m.label: m.value for m in at.metric}["CEGs vs budget B"].endswith("/ 1")
-    at.button(key=S.BUBBLE_FRAME + ".last").click().run()
+    at.button(key=S.sub(S.BUBBLE_FRAME, "last")).click().run()
     _ok(at)
     assert {m.label: m.value for m in at.metric}["CEGs vs budget B"] == "1 / 1"
     assert "budget B reached" in " ".join(plain(s.value) for s in at.success)
@@ -134,7 +134,7 @@ def test_alpha_presets_rerank_without_rerunning(home: Path) -> None:
     assert {"Cost_sem", "missing groups", "r_miss", "Penalty_miss", "Score"} <= set(table.columns)
     at.segmented_control(key=S.BUBBLE_PRESET).set_value("AND").run()
     _ok(at)
-    assert at.slider(key=S.BUBBLE_ALPHA + ".w").value == 10.0
+    assert at.slider(key=S.widget_key(S.BUBBLE_ALPHA)).value == 10.0
     and_order = _ceg_order(at)
     assert and_order != balanced
     top = _ranking(at).iloc[0]
@@ -143,7 +143,7 @@ def test_alpha_presets_rerank_without_rerunning(home: Path) -> None:
     _ok(at)
     assert _ceg_order(at) != and_order
     # n marks the top-n; compare draws them side by side
-    at.slider(key=S.BUBBLE_N + ".w").set_value(2).run()
+    at.slider(key=S.widget_key(S.BUBBLE_N)).set_value(2).run()
     assert list(_ranking(at)["top-n"]).count("✓") == 2
     at.segmented_control(key=S.BUBBLE_PRESET).set_value("compare").run()
     _ok(at)
@@ -171,7 +171,7 @@ def test_ask_page_trace_roundtrip_and_escaping(home: Path) -> None:
     at.file_uploader(key=S.BUBBLE_TRACE_UPLOAD).upload("t.json", trace.to_json().encode(), "application/json").run()
     _ok(at)
     assert "Saved trace" in _texts(at)
-    at.button(key=S.BUBBLE_TRACE_UPLOAD + ".replay").click().run()
+    at.button(key=S.sub(S.BUBBLE_TRACE_UPLOAD, "replay")).click().run()
     _ok(at)
     assert at.text_input(key=_q("ask")).value == DEMO_QUESTION
     assert at.session_state[S.BUBBLE_RUN_ALPHA] == 10.0

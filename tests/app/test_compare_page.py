@@ -5,16 +5,22 @@ from __future__ import annotations
 import pytest
 
 from components import state as S
-from core.methods.registry import method_names
+from core.methods.registry import METHODS, method_names, registered
 from tests.app.helpers import run_page
+from tests.fakes import TOY_METHOD
 
 PAGE = "pages/compare.py"
+
+
+def step_button(at, method: str):
+    """The Compare page's button into ``method``'s step-through page (``Method.page``)."""
+    return next(b for b in at.button if b.label == f"Step through → {METHODS[method].title}")
 
 
 def test_compare_page_runs_every_method_with_diagnosis(home):
     at = run_page(PAGE)
     assert at.title[0].value == "Compare methods"
-    assert at.selectbox(key="egx.compare.question.w.compare").value == at.session_state[S.COMPARE_QUESTION]
+    assert at.selectbox(key=S.widget_key(S.COMPARE_QUESTION, "compare")).value == at.session_state[S.COMPARE_QUESTION]
     # one summary table + one ranked table per method (+ the stage tables in expanders)
     assert len(at.dataframe) >= 1 + len(method_names())
     summary = at.dataframe[0].value
@@ -27,15 +33,17 @@ def test_compare_page_runs_every_method_with_diagnosis(home):
     doc = at.get("iframe")[0].proto.srcdoc
     assert "reached by:" in doc and "several methods" in doc
     # step-through buttons for methods that have a page
-    labels = [b.label for b in at.button]
-    assert any("BubbleRAG step by step" in x for x in labels) and any("GRanker" in x for x in labels)
+    labels = {b.label for b in at.button}
+    with_page = {f"Step through → {m.title}" for m in METHODS.values() if m.page}
+    assert with_page <= labels and {"bubblerag", "fastinsight", "sgrag", "reg"} <= {m.name for m in METHODS.values()
+                                                                                     if m.page}
 
 
 def test_compare_page_custom_question_and_method_subset(home):
     at = run_page(PAGE)
-    at.selectbox(key="egx.compare.question.w.compare").set_value("(type your own question)").run()
-    at.text_input(key="egx.compare.custom.w.compare").set_value("Who directed The Matrix?").run()
-    at.multiselect(key="egx.compare.methods.w.compare").set_value(["dense", "ppr"]).run()
+    at.selectbox(key=S.widget_key(S.COMPARE_QUESTION, "compare")).set_value("(type your own question)").run()
+    at.text_input(key=S.widget_key(S.COMPARE_CUSTOM, "compare")).set_value("Who directed The Matrix?").run()
+    at.multiselect(key=S.widget_key(S.COMPARE_METHODS, "compare")).set_value(["dense", "ppr"]).run()
     assert not at.exception, [e.value for e in at.exception]
     assert list(at.dataframe[0].value["method"]) == ["dense", "ppr"]
     assert "verdict" not in at.dataframe[0].value.columns  # no gold for a typed question
@@ -45,27 +53,56 @@ def test_compare_page_custom_question_and_method_subset(home):
 def test_open_in_step_page_hands_the_question_over(home):
     at = run_page(PAGE)
     q = at.session_state[S.COMPARE_QUESTION]
-    btn = next(b for b in at.button if "BubbleRAG step by step" in b.label)
-    btn.click().run()
+    step_button(at, "bubblerag").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    assert at.session_state[S.BUBBLE_QUESTION] == q and at.session_state[S.HANDOFF_QUESTION] == q
+    assert at.title[0].value != "Compare methods"  # on the BubbleRAG page now
+    assert at.session_state[S.BUBBLE_QUESTION] == q
+    assert S.HANDOFF_QUESTION not in at.session_state  # the page took the hand-off (once)
 
 
 def test_open_granker_page_with_the_same_question(home):
     at = run_page(PAGE)
     q = at.session_state[S.COMPARE_QUESTION]
-    next(b for b in at.button if "GRanker" in b.label).click().run()
+    step_button(at, "fastinsight").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.title[0].value == "GRanker vs plain reranking"
-    assert at.selectbox(key="egx.granker.question").value == q
+    assert at.selectbox(key=S.widget_key(S.GRANKER_QUESTION)).value == q
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("label", "key"), [("SG-RAG subgraph", "egx.sgrag.question"),
-                                         ("ReG evidence chains", "egx.reg.custom_question")])
-def test_open_sgrag_and_reg_pages_with_the_same_question(home, label, key):
+@pytest.mark.parametrize(("method", "keys"), [("sgrag", (S.SGRAG_QUESTION,)),
+                                           ("reg", (S.REG_QUESTION, S.REG_CUSTOM))])
+def test_open_sgrag_and_reg_pages_with_the_same_question(home, method, keys):
     at = run_page(PAGE)
     q = at.session_state[S.COMPARE_QUESTION]
-    next(b for b in at.button if label in b.label).click().run()
+    step_button(at, method).click().run()
     assert not at.exception, [e.value for e in at.exception]
-    assert at.title[0].value != "Compare methods" and at.session_state[key] == q
+    # a workspace question is picked in the page's list, any other question typed
+    assert at.title[0].value != "Compare methods" and q in [at.session_state[k] for k in keys if k in at.session_state]
+
+
+def test_new_method_on_the_compare_page(home) -> None:
+    with registered(TOY_METHOD):
+        at = run_page("pages/compare.py")
+        summary = at.dataframe[0].value
+        assert list(summary["method"]) == method_names() and "toy" in list(summary["method"])
+        assert summary.set_index("method").loc["toy", "verdict"]  # diagnosed like every other method
+        assert any("Toy method (last passages)" in m.value for m in at.markdown)
+        assert any("No step-through page for this method." in c.value for c in at.caption)
+
+
+def test_a_new_method_page_joins_the_navigation(home, monkeypatch) -> None:
+    """A registered method's page that the navigation does not list is added to it, as a new method's
+    page is: with its section left out of the list, SG-RAG's ``Method.page`` brings its page back, once
+    even when a second method (the toy one) names the same page."""
+    import dataclasses
+
+    from components import navigation
+    from tests.app.helpers import switch
+
+    monkeypatch.setattr(navigation, "SECTIONS", {k: v for k, v in navigation.SECTIONS.items() if k != "SG-RAG"})
+    with registered(dataclasses.replace(TOY_METHOD, page="pages/subgraph.py")):
+        at = run_page()
+        switch(at, "pages/subgraph.py")  # fails unless st.navigation lists the page
+        assert not at.exception, [e.value for e in at.exception]
+        assert at.title[0].value == "Subgraph matching"

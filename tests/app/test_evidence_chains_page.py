@@ -13,10 +13,12 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from components import state as S
 from tests.app.browser_support import launch_chromium, open_app_page, page_server
 
 TIMEOUT = 120
-QUESTION, CUSTOM_Q, METHOD, FORMAT = "egx.reg.question", "egx.reg.custom_question", "egx.reg.method", "egx.reg.format"
+QUESTION, CUSTOM_Q, METHOD, FORMAT = (S.widget_key(k) for k in (S.REG_QUESTION, S.REG_CUSTOM, S.REG_METHOD,
+                                                                 S.REG_FORMAT))
 
 
 def open_page(**state: object) -> AppTest:
@@ -50,7 +52,7 @@ def test_page_shows_triples_vs_chains_with_token_counts(home: Path) -> None:
 
 @pytest.mark.parametrize("method", ["dense", "bubblerag"])
 def test_every_method_can_be_reorganized(home: Path, method: str) -> None:
-    at = open_page(**{METHOD: method})
+    at = open_page(**{S.REG_METHOD: method})
     assert not at.exception
     assert "egx-chain" in _html(at)
     at.radio(key=FORMAT).set_value("triples").run()
@@ -80,7 +82,7 @@ def test_training_runs_are_plotted(home: Path) -> None:
     at.run()
     assert not at.exception
     keys = {c.key for c in at.get("plotly_chart")}
-    assert {"egx.reg.curves", "egx.reg.heldout"} <= keys
+    assert {S.REG_CURVES_CHART, S.REG_HELDOUT_CHART} <= keys
     assert "retriever (weak)" in list(at.dataframe[-1].value["run"])
 
 

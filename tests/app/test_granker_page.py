@@ -16,8 +16,9 @@ from components import state as S
 from tests.app.browser_support import launch_chromium, open_app_page, page_server
 
 TIMEOUT = 120
-ALPHA, ROUND, QUESTION, CUSTOM_Q = ("egx.granker.alpha", "egx.granker.round", "egx.granker.question",
-                                    "egx.granker.custom_question")
+ALPHA, ROUND, QUESTION, CUSTOM_Q, B_MAX = (S.widget_key(k) for k in (S.GRANKER_ALPHA, S.GRANKER_ROUND,
+                                                                      S.GRANKER_QUESTION, S.GRANKER_CUSTOM,
+                                                                      S.GRANKER_B_MAX))
 
 
 def open_page(**state: object) -> AppTest:
@@ -46,7 +47,7 @@ def test_page_compares_rankings_on_the_demo(home: Path) -> None:
     frames = at.get("iframe")
     assert len(frames) == 1 and "P=0." in frames[0].proto.srcdoc
     charts = {c.key for c in at.get("plotly_chart")}
-    assert {"egx.granker.shift_chart", "egx.granker.metrics_chart"} <= charts
+    assert {S.GRANKER_SHIFT_CHART, S.GRANKER_METRICS_CHART} <= charts
     metrics = at.dataframe[-1].value
     assert list(metrics.index) == ["GRanker", "plain reranking"] and list(metrics.columns) == ["R@10", "nDCG@10", "TR",
                                                                                              "MissTR"]
@@ -78,7 +79,7 @@ def test_round_replay_shows_proposed_and_added(home: Path) -> None:
     assert not at.exception
     text = " ".join(m.value for m in at.markdown)
     assert "**Round 1** — STeX proposed" in text and "the best" in text
-    assert "egx.granker.stex_chart" in {c.key for c in at.get("plotly_chart")}
+    assert S.GRANKER_STEX_CHART in {c.key for c in at.get("plotly_chart")}
     stex = at.dataframe[0].value
     assert {"added", "I_Sim", "I_Struct", "rank term", "bridging term"} <= set(stex.columns)
     assert (stex["added"] == "✚").sum() >= 1
@@ -86,7 +87,7 @@ def test_round_replay_shows_proposed_and_added(home: Path) -> None:
     assert "**Round 0** — initial vector search" in " ".join(m.value for m in at.markdown)
     # a smaller budget gives fewer rounds: the replay slider follows without an error
     at.slider(key=ROUND).set_value(rounds.max).run()
-    at.slider(key="egx.granker.b_max").set_value(20).run()
+    at.slider(key=B_MAX).set_value(20).run()
     assert not at.exception
     assert at.slider(key=ROUND).max == 1 and at.slider(key=ROUND).value == 1
 

@@ -41,7 +41,7 @@ def _no_traceback(at: AppTest) -> None:
 
 def test_bubblerag_pages_show_the_fallback_when_the_endpoint_returns_html(html_endpoint) -> None:
     at = run_page()
-    assert at.sidebar.selectbox(key=S.LLM).value == "openai"
+    assert at.sidebar.selectbox(key=S.widget_key(S.LLM)).value == "openai"
     _no_traceback(at.switch_page("pages/bubble_anchors.py").run())
     text = _texts(at)
     assert ("Pre-retrieval and sufficiency check: fallback — LLM output unusable: http://127.0.0.1:"
@@ -50,7 +50,7 @@ def test_bubblerag_pages_show_the_fallback_when_the_endpoint_returns_html(html_e
     text = _texts(at)
     assert "Answer extractive (the passage sentence most similar to the question)" in text
     # the breaker opened at the third failure: the later stages, the answer too, fell back at once
-    assert "Unified evidence graph and answer: fallback — LLM call failed: LLM call skipped: the circuit breaker" in text
+    assert "Unified evidence graph and answer: fallback — LLM call skipped: the circuit breaker" in text
     table = next(d.value for d in at.dataframe if "fallback" in d.value.columns)
     assert table["fallback"].str.contains("circuit breaker").sum() >= 4
     assert html_endpoint.chat_requests == 3  # one run shared by the pages; then the breaker
@@ -65,11 +65,11 @@ def test_every_llm_page_survives_an_html_endpoint(html_endpoint, page: str) -> N
 
 def test_sidebar_llm_limits_seeded_from_the_environment_and_applied(html_endpoint) -> None:
     at = run_page()
-    assert at.sidebar.number_input(key=S.LLM_TIMEOUT).value == 0.5
-    assert at.sidebar.number_input(key=S.LLM_RETRIES).value == 1
-    assert at.sidebar.number_input(key=S.LLM_BUDGET).value == 300.0
-    at.sidebar.number_input(key=S.LLM_BUDGET).set_value(42.0).run()
-    at.sidebar.number_input(key=S.LLM_TIMEOUT).set_value(0.0).run()  # 0 = the backend's default
+    assert at.sidebar.number_input(key=S.widget_key(S.LLM_TIMEOUT)).value == 0.5
+    assert at.sidebar.number_input(key=S.widget_key(S.LLM_RETRIES)).value == 1
+    assert at.sidebar.number_input(key=S.widget_key(S.LLM_BUDGET)).value == 300.0
+    at.sidebar.number_input(key=S.widget_key(S.LLM_BUDGET)).set_value(42.0).run()
+    at.sidebar.number_input(key=S.widget_key(S.LLM_TIMEOUT)).set_value(0.0).run()  # 0 = the backend's default
     _no_traceback(at)
     llm = at.session_state[S.ACTIVE].llm
     assert llm.settings.budget == 42.0 and llm.settings.timeout is None and llm.settings.retries == 1
@@ -78,4 +78,4 @@ def test_sidebar_llm_limits_seeded_from_the_environment_and_applied(html_endpoin
 
 def test_no_limits_widgets_without_an_llm(home: Path) -> None:
     at = run_page()
-    assert not [w for w in at.sidebar.number_input if w.key == S.LLM_TIMEOUT]
+    assert not [w for w in at.sidebar.number_input if w.key == S.widget_key(S.LLM_TIMEOUT)]

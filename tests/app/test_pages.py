@@ -41,8 +41,8 @@ def test_data_page_on_demo(home: Path) -> None:
     at = run_page("pages/data.py")
     assert at.title[0].value == "Data"
     assert [t.label for t in at.tabs] == ["Graph", "Statistics", "Upload", "Export"]
-    assert at.text_input(key=S.DATA_SEARCH).label == "Search nodes by name"
-    assert at.radio(key=S.DATA_VIEW_MODE).value == "Whole graph"
+    assert at.text_input(key=S.widget_key(S.DATA_SEARCH)).label == "Search nodes by name"
+    assert at.radio(key=S.widget_key(S.DATA_VIEW_MODE)).value == "Whole graph"
     assert at.button(key=S.DATA_BUILD).label == "Build workspace"
     assert len(at.get("file_uploader")) == 2
     assert {b.label for b in at.get("download_button")} == {"Download egx JSON", "Download GraphML",
@@ -61,13 +61,13 @@ def test_data_page_on_demo(home: Path) -> None:
 
 def test_node_search_narrows_choices_and_shows_provenance(home: Path) -> None:
     at = run_page("pages/data.py")
-    before = at.selectbox(key=S.DATA_NODE).options
-    at.text_input(key=S.DATA_SEARCH).input("keanu").run()
+    before = at.selectbox(key=S.widget_key(S.DATA_NODE)).options
+    at.text_input(key=S.widget_key(S.DATA_SEARCH)).input("keanu").run()
     assert not at.exception
-    after = at.selectbox(key=S.DATA_NODE).options
+    after = at.selectbox(key=S.widget_key(S.DATA_NODE)).options
     assert 0 < len(after) < len(before)
     assert all("keanu" in o.lower() for o in after)
-    assert at.selectbox(key=S.DATA_NODE).value is not None
+    assert at.selectbox(key=S.widget_key(S.DATA_NODE)).value is not None
     assert plain(at.subheader[0].value) == "Node: Keanu Reeves"
     g = Workspace.open(home / "workspaces" / "demo").graph
     v = g.node("Keanu Reeves")
@@ -78,19 +78,19 @@ def test_node_search_narrows_choices_and_shows_provenance(home: Path) -> None:
     assert list(edges.columns) == ["head", "relation", "tail", "chunks"]
     assert len(edges) == len(set(g.csr.row(v)[1].tolist()))
     # neighbourhood mode draws the selected node with its neighbours only
-    at.radio(key=S.DATA_VIEW_MODE).set_value("Neighbourhood").run()
-    at.slider(key=S.DATA_HOPS).set_value(1).run()
+    at.radio(key=S.widget_key(S.DATA_VIEW_MODE)).set_value("Neighbourhood").run()
+    at.slider(key=S.widget_key(S.DATA_HOPS)).set_value(1).run()
     assert not at.exception
     labels = {n["label"] for n in drawn_nodes(at)}
     assert labels == {g.node_names[u] for u in g.khop([v], 1).tolist()}
-    at.radio(key=S.DATA_EXPORT_SCOPE).set_value("Shown drawing").run()
+    at.radio(key=S.widget_key(S.DATA_EXPORT_SCOPE)).set_value("Shown drawing").run()
     assert not at.exception
 
 
 def test_bad_upload_shows_the_error_and_writes_nothing(home: Path) -> None:
     at = run_page("pages/data.py")
     at.file_uploader(key=S.DATA_UPLOADS).set_value(("bad.csv", b"Keanu Reeves,The Matrix\nA,B\n", "text/csv"))
-    at.text_input(key=S.DATA_NEW_NAME).input("bad")
+    at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("bad")
     at.button(key=S.DATA_BUILD).click().run()
     assert not at.exception
     errors = [plain(e.value) for e in at.error]
@@ -120,21 +120,21 @@ def test_musique_is_drawn_as_a_neighbourhood(home: Path) -> None:
     assert at.sidebar.selectbox[0].value == "musique"
     g = Workspace.open(home / "workspaces" / "musique").graph
     assert g.n_nodes > 10_000
-    assert S.DATA_VIEW_MODE not in [r.key for r in at.radio]  # no "whole graph" option
+    assert S.widget_key(S.DATA_VIEW_MODE) not in [r.key for r in at.radio]  # no "whole graph" option
     assert any("neighbourhood of one node" in plain(i.value) for i in at.info)
-    hub = at.selectbox(key=S.DATA_NODE).value
+    hub = at.selectbox(key=S.widget_key(S.DATA_NODE)).value
     assert g.node_names[hub] == g.stats()["hub"]
     nodes = drawn_nodes(at)
     assert len(nodes) == len(g.khop([hub], 1)) <= 300
-    at.slider(key=S.DATA_HOPS).set_value(2).run()  # the hub's 2-hop neighbourhood exceeds the cap
+    at.slider(key=S.widget_key(S.DATA_HOPS)).set_value(2).run()  # the hub's 2-hop neighbourhood exceeds the cap
     assert not at.exception
     assert len(drawn_nodes(at)) == 300
     assert any("capped at 300" in w.value for w in at.warning)
-    at.text_input(key=S.DATA_SEARCH).input("england").run()
-    options = at.selectbox(key=S.DATA_NODE).options
+    at.text_input(key=S.widget_key(S.DATA_SEARCH)).input("england").run()
+    options = at.selectbox(key=S.widget_key(S.DATA_NODE)).options
     assert options[0] == "England" and all("england" in o.lower() for o in options)
     assert plain(at.subheader[0].value) == "Node: England"
-    at.text_input(key=S.DATA_SEARCH).input("no such entity xyz").run()
+    at.text_input(key=S.widget_key(S.DATA_SEARCH)).input("no such entity xyz").run()
     assert any("No node name contains" in plain(c.value) for c in at.caption)
 
 
@@ -143,8 +143,8 @@ def test_default_backends_are_bge_small_and_the_bundled_cross_encoder(home: Path
     monkeypatch.delenv("EGX_EMBEDDER")
     monkeypatch.delenv("EGX_RERANKER")
     at = run_page()
-    assert at.sidebar.selectbox(key=S.EMBEDDER).value == "bge-small"
-    assert at.sidebar.selectbox(key=S.RERANKER).value == "ms-marco-minilm"
+    assert at.sidebar.selectbox(key=S.widget_key(S.EMBEDDER)).value == "bge-small"
+    assert at.sidebar.selectbox(key=S.widget_key(S.RERANKER)).value == "ms-marco-minilm"
     info = plain(at.sidebar.info[0].value)
     assert "Embedder: bge-small" in info and "bge-small-en-v1.5" in info
     assert "Reranker: ms-marco-minilm" in info and "non-linear" in info

@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from components import state as S
-from tests.app.helpers import APP, plain, run_page
+from tests.app.helpers import app, plain, run_page
 
 SECRET = "sk-test-DO-NOT-SHOW-4242"
 _TEXT_ELEMENTS = ("markdown", "caption", "info", "error", "warning", "success", "text", "code", "exception",
@@ -33,7 +33,7 @@ def test_unconfigured_openai_falls_back_visibly_and_hides_the_key(home: Path, mo
     monkeypatch.setenv("EGX_LLM", "openai")
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     at = run_page("pages/data.py")
-    assert at.sidebar.selectbox(key=S.LLM).value == "openai"
+    assert at.sidebar.selectbox(key=S.widget_key(S.LLM)).value == "openai"
     assert any("No model name" in plain(e.value) for e in at.sidebar.error)
     info = plain(at.sidebar.info[0].value)
     assert "LLM: none" in info and "'openai' is not usable" in info
@@ -59,16 +59,16 @@ def test_configured_openai_shows_endpoint_without_credentials(home: Path, monkey
 
 def test_llm_reranker_without_an_llm_uses_the_stand_in(home: Path) -> None:
     at = run_page(**{S.RERANKER: "llm"})
-    assert at.sidebar.selectbox(key=S.RERANKER).value == "llm"
+    assert at.sidebar.selectbox(key=S.widget_key(S.RERANKER)).value == "llm"
     info = plain(at.sidebar.info[0].value)
     assert "Reranker: biencoder" in info and "needs an LLM" in info
 
 
 def test_custom_embedder_name_from_the_environment(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("EGX_EMBEDDER", "st:/nonexistent/model")
-    at = AppTest.from_file(APP, default_timeout=120).run()
+    at = app().run()
     assert not at.exception
-    assert at.sidebar.selectbox(key=S.EMBEDDER).value == "st"
-    assert at.sidebar.text_input(key=S.EMBEDDER_MODEL).value == "/nonexistent/model"
+    assert at.sidebar.selectbox(key=S.widget_key(S.EMBEDDER)).value == "st"
+    assert at.sidebar.text_input(key=S.widget_key(S.EMBEDDER_MODEL)).value == "/nonexistent/model"
     assert at.sidebar.error and "could not be loaded" in plain(at.sidebar.error[0].value)
     assert any("Pick another embedder" in plain(e.value) for e in at.main.error)

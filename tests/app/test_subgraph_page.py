@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from components import state as S
 from tests.app.browser_support import launch_chromium, open_app_page, page_server
 
 TIMEOUT = 180
-QUESTION, L, PICK = "egx.sgrag.question", "egx.sgrag.l", "egx.sgrag.pick"
+QUESTION, L, PICK = S.widget_key(S.SGRAG_QUESTION), S.widget_key(S.SGRAG_L), S.SGRAG_PICK
 
 
 def open_page(**state: object) -> AppTest:
@@ -53,7 +54,7 @@ def test_fallback_and_escaping(home: Path) -> None:
 
 
 def test_handed_over_question(home: Path) -> None:
-    at = open_page(**{QUESTION: "Who directed The Matrix?"})
+    at = open_page(**{S.SGRAG_QUESTION: "Who directed The Matrix?"})
     assert at.text_input(key=QUESTION).value == "Who directed The Matrix?"
     assert not at.warning or all("Session State API" not in w.value for w in at.warning)
     assert at.success[0].value.startswith("**The Wachowskis**")
@@ -61,7 +62,7 @@ def test_handed_over_question(home: Path) -> None:
 
 def test_retrain_button_redraws_the_loss_curve(home: Path) -> None:
     at = open_page()
-    at.button(key="egx.sgrag.retrain").click().run()
+    at.button(key=S.SGRAG_RETRAIN).click().run()
     assert not at.exception
     assert at.get("plotly_chart")
     assert "The Matrix" in at.success[0].value

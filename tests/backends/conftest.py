@@ -1,15 +1,15 @@
-"""Fixtures for backend tests: a scripted fake LLM and a tiny random BERT cross-encoder saved to
-disk (the local OpenAI-compatible server is ``tests/fake_openai.py``, fixture ``openai_server``)."""
+"""Fixtures for backend tests: the scripted fake LLM (tests/fakes.py) as a strict factory and a tiny
+random BERT cross-encoder saved to disk (the local OpenAI-compatible server is ``tests/fake_openai.py``,
+fixture ``openai_server``)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from core.backends.base import ChatMessage, LLMResponse
+from tests.fakes import ScriptedLLM
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -17,29 +17,10 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "model: uses a real model shipped in a PyPI package (MiniLM, Qwen GGUF); runs in CI")
 
 
-class ScriptedLLM:
-    """Deterministic fake LLM: returns the scripted outputs in order and records every call."""
-
-    available = True
-
-    def __init__(self, outputs: Sequence[str], name: str = "scripted") -> None:
-        self.outputs = list(outputs)
-        self.name = name
-        self.model_id = f"fake:{name}"
-        self.calls: list[dict[str, Any]] = []
-
-    def chat(self, messages: Sequence[ChatMessage], *, max_tokens: int = 512, temperature: float = 0.0,
-             json_schema: dict[str, Any] | None = None) -> LLMResponse:
-        self.calls.append({"messages": list(messages), "max_tokens": max_tokens, "json_schema": json_schema})
-        if not self.outputs:
-            raise AssertionError(f"ScriptedLLM ran out of outputs after {len(self.calls) - 1} calls")
-        return LLMResponse(text=self.outputs.pop(0), prompt_tokens=10, completion_tokens=5,
-                           model=self.model_id, latency_s=0.01)
-
-
 @pytest.fixture
-def scripted_llm() -> type[ScriptedLLM]:
-    return ScriptedLLM
+def scripted_llm() -> Callable[[Sequence[str]], ScriptedLLM]:
+    """A strict :class:`tests.fakes.ScriptedLLM` from a list of replies: a call past the list fails."""
+    return lambda replies: ScriptedLLM(*replies, repeat_last=False)
 
 
 TINY_VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *"""

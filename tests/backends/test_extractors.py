@@ -8,8 +8,10 @@ import pytest
 
 from core.backends import prompts
 from core.backends.base import ExtractedTriple
-from core.backends.extractors import LLMTripleExtractor, RuleBasedExtractor, split_sentences
+from core.backends.extractors import LLMTripleExtractor, RuleBasedExtractor
 from core.errors import LLMError
+from core.text import split_sentences
+from tests.fakes import ScriptedLLM
 
 T = ExtractedTriple
 
@@ -24,8 +26,8 @@ def test_llm_extractor_single_passage_drops_malformed(scripted_llm):
     assert res.triples == [[T("Keanu Reeves", "starred in", "The Matrix"), T("The Matrix", "released in", "1999")]]
     assert res.dropped == 3 and res.failed == () and res.calls == 1
     assert (res.prompt_tokens, res.completion_tokens) == (10, 5)
-    assert llm.calls[0]["json_schema"] == prompts.TRIPLES_SCHEMA
-    assert "Keanu Reeves starred in The Matrix (1999)." in llm.calls[0]["messages"][-1].content
+    assert llm.calls[0].json_schema == prompts.TRIPLES_SCHEMA
+    assert "Keanu Reeves starred in The Matrix (1999)." in llm.calls[0].messages[-1].content
     assert ex.model_id == "llm-openie-v1:fake:scripted"
 
 
@@ -35,7 +37,7 @@ def test_llm_extractor_batches_short_passages(scripted_llm):
     llm = scripted_llm([json.dumps(batch)])
     res = LLMTripleExtractor(llm, batch_size=4).extract_detailed(["A r B.", "C r D.", "Nothing."])
     assert res.triples == [[T("A", "r", "B")], [T("C", "r", "D")], []]
-    assert len(llm.calls) == 1 and llm.calls[0]["json_schema"] == prompts.TRIPLES_BATCH_SCHEMA
+    assert len(llm.calls) == 1 and llm.calls[0].json_schema == prompts.TRIPLES_BATCH_SCHEMA
 
 
 def test_llm_extractor_long_passages_go_alone_and_missing_batch_items_are_reasked(scripted_llm):
@@ -59,15 +61,8 @@ def test_llm_extractor_unusable_output_is_a_visible_fallback(scripted_llm):
 
 
 def test_llm_extractor_transport_errors_stop_the_batch():
-    class Down:
-        name = model_id = "down"
-        available = True
-
-        def chat(self, *a, **k):
-            raise LLMError("timed out")
-
     with pytest.raises(LLMError, match="timed out"):
-        LLMTripleExtractor(Down()).extract(["a", "b"])
+        LLMTripleExtractor(ScriptedLLM(LLMError("timed out"), name="down")).extract(["a", "b"])
 
 
 def test_rules_keanu_example():

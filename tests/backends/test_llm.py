@@ -9,6 +9,7 @@ import pytest
 from core.backends.base import ChatMessage
 from core.backends.llm import NO_LLM_MESSAGE, GuardedLLM, LLMOutputError, LLMSettings, NoLLM, OpenAILLM, chat_json
 from core.errors import BackendError, LLMError, LLMUnavailableError
+from tests.fakes import ScriptedLLM
 
 MSG = [ChatMessage("user", 'Reply with {"answer": "..."}')]
 SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
@@ -31,7 +32,7 @@ def test_chat_json_plain_and_fenced(scripted_llm):
     llm = scripted_llm(['{"answer": "Hugo Weaving"}', '```json\n{"answer": "x"}\n```'])
     r = chat_json(llm, MSG, SCHEMA)
     assert r.data == {"answer": "Hugo Weaving"} and not r.repaired and r.attempts == 1
-    assert llm.calls[0]["json_schema"] is SCHEMA
+    assert llm.calls[0].json_schema is SCHEMA
     assert chat_json(llm, MSG, SCHEMA).data == {"answer": "x"}
 
 
@@ -48,12 +49,12 @@ def test_chat_json_retries_with_the_problem_and_sums_tokens(scripted_llm):
     r = chat_json(llm, MSG, SCHEMA, retries=2)
     assert r.data == {"answer": "Hugo Weaving"}
     assert r.attempts == 3 and r.prompt_tokens == 30 and r.completion_tokens == 15
-    followup = llm.calls[1]["messages"]
+    followup = llm.calls[1].messages
     assert [m.role for m in followup] == ["user", "assistant", "user"]
     assert followup[1].content == "I think the answer is Hugo."
     assert followup[2].content.startswith("Your previous output was invalid because it is not valid JSON")
-    assert "lacks the required key(s) 'answer'" in llm.calls[2]["messages"][2].content
-    assert len(llm.calls[2]["messages"]) == 3  # the history does not pile up
+    assert "lacks the required key(s) 'answer'" in llm.calls[2].messages[2].content
+    assert len(llm.calls[2].messages) == 3  # the history does not pile up
 
 
 def test_chat_json_validate_callback(scripted_llm):
@@ -64,7 +65,7 @@ def test_chat_json_validate_callback(scripted_llm):
     llm = scripted_llm(['{"answer": " "}', '{"answer": "Agent Smith"}'])
     r = chat_json(llm, MSG, SCHEMA, validate=validate)
     assert r.data == {"answer": "Agent Smith"}
-    assert 'invalid because "answer" must not be empty' in llm.calls[1]["messages"][-1].content
+    assert 'invalid because "answer" must not be empty' in llm.calls[1].messages[-1].content
 
 
 def test_chat_json_final_failure_shows_the_output(scripted_llm):
@@ -79,15 +80,8 @@ def test_chat_json_final_failure_shows_the_output(scripted_llm):
 
 
 def test_chat_json_passes_transport_errors_through():
-    class Down:
-        name = model_id = "down"
-        available = True
-
-        def chat(self, *a, **k):
-            raise LLMError("server unreachable")
-
     with pytest.raises(LLMError, match="server unreachable"):
-        chat_json(Down(), MSG)
+        chat_json(ScriptedLLM(LLMError("server unreachable"), name="down"), MSG)
 
 
 # --- OpenAILLM configuration ----------------------------------------------------------------------

@@ -135,7 +135,7 @@ def test_llm_yes_no_reranker(scripted_llm):
     assert h.shape == (3, 1)
     np.testing.assert_allclose(rr.head(h), [0.9, 0.2, 0.5], atol=1e-6)
     assert rr.last_fallbacks == 1
-    assert llm.calls[0]["json_schema"]["required"] == ["relevant", "confidence"]
+    assert llm.calls[0].json_schema["required"] == ["relevant", "confidence"]
 
 
 def test_llm_yes_no_reranker_needs_an_llm():

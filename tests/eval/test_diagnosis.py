@@ -14,7 +14,6 @@ from core.eval.diagnosis import (
     StageDecl,
     diagnose,
     generic_diagnosis,
-    gold_entities,
     judge_answer,
     stages_for,
 )
@@ -67,9 +66,9 @@ def test_contract_types():
 def test_gold_entities_from_provenance():
     ws = toy_workspace()
     g = ws.graph
-    assert sorted(g.node_names[v] for v in gold_entities(g, "c2")) == ["agent smith", "hugo weaving"] or \
-        sorted(g.node_names[v].lower() for v in gold_entities(g, "c2")) == ["agent smith", "hugo weaving"]
-    assert gold_entities(g, "c3") == []
+    assert sorted(g.node_names[v] for v in g.chunk_entities("c2")) == ["agent smith", "hugo weaving"] or \
+        sorted(g.node_names[v].lower() for v in g.chunk_entities("c2")) == ["agent smith", "hugo weaving"]
+    assert g.chunk_entities("c3") == []
 
 
 def test_generic_verdicts():

@@ -10,7 +10,7 @@ import pytest
 from core.backends.embedders import HashingEmbedder
 from core.backends.llm import NoLLM
 from core.backends.rerankers import BiEncoderReranker
-from core.eval.diagnosis import Gold, diagnose, gold_entities
+from core.eval.diagnosis import Gold, diagnose
 from core.eval.runner import run_method
 from core.index.workspace import ensure_sample_workspace
 from core.methods.base import Backends
@@ -30,7 +30,7 @@ def demo(tmp_path_factory):
 def _expected_bubble_stage(r, ws, cid, cut):
     """What the stage should be for one lost gold chunk, read independently from the run."""
     g = ws.graph
-    ents = set(gold_entities(g, cid))
+    ents = set(g.chunk_entities(cid))
     if not ents:
         return "not_in_graph"
     prov_edges = {e for e in range(g.n_edges) if cid in g.edge_chunks[e]}
@@ -81,7 +81,7 @@ def test_bubblerag_verdicts_match_an_oracle_for_every_single_gold_passage(demo, 
             for grp in r.groups.groups:
                 for v in grp.terminals(g):
                     term_group.setdefault(v, grp.gid)
-            anchors = [v for v in gold_entities(g, ch.id) if v in term_group]
+            anchors = [v for v in g.chunk_entities(ch.id) if v in term_group]
             own = {term_group[v] for v in anchors}
             targets = {v for v, gid in term_group.items() if gid not in own}
             best = min(nx.multi_source_dijkstra_path_length(dg, set(anchors)).get(t, float("inf")) for t in targets)
@@ -115,7 +115,7 @@ def test_baseline_and_fastinsight_verdicts(demo, method):
         elif method == "fastinsight":
             assert d.stage == ("ranked_out" if ch.id in retrieved else "not_expanded")
         elif method == "ppr":
-            ents = set(gold_entities(g, ch.id))
+            ents = set(g.chunk_entities(ch.id))
             assert d.stage == ("not_in_graph" if not ents else "ranked_out" if ents & seeds else "no_anchor")
         else:
             assert d.stage == "ranked_out" and d.gold_ranks[ch.id] == rank

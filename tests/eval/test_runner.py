@@ -14,7 +14,8 @@ from core.eval.datasets import load_questions
 from core.eval.runner import RESULTS, load_report, read_records, run_benchmark, select_questions
 from core.index.workspace import ensure_sample_workspace
 from core.methods.base import Backends
-from core.methods.registry import METHODS, MethodSpec
+from core.methods.registry import registered
+from tests.fakes import TOY_METHOD
 
 ALL = ["dense", "rerank", "ppr", "fastinsight", "bubblerag"]
 
@@ -65,23 +66,12 @@ def test_selection_is_seeded(demo):
     assert [q.id for q in select_questions(qs, limit=2)] == [q.id for q in qs if q.gold_chunks][:2]
 
 
-def fixed_method(query, workspace, *, config=None, backends):
-    """A method registered only in this test: returns the last two chunks."""
-    from core.methods.base import RankedChunk
-    from core.methods.baselines.common import BaselineResult
-    from core.trace import Trace
-
-    t = Trace("fixed", query)
-    t.add("pick", "Pick", seconds=0.001)
-    return BaselineResult("fixed", query, tuple(RankedChunk(c.id, 1.0) for c in workspace.graph.chunks[-2:]), "", t)
-
-
-def test_new_method_plugs_in_through_the_registry(demo, tmp_path, monkeypatch):
+def test_new_method_plugs_in_through_the_registry(demo, tmp_path):
     ws, b = demo
-    monkeypatch.setitem(METHODS, "fixed", MethodSpec("fixed", "tests.eval.test_runner:fixed_method", "Fixed", "-"))
-    rep = run_benchmark(ws, load_questions(ws), ["fixed"], b, out_dir=tmp_path / "o", limit=2)
-    assert rep.summary["methods"]["fixed"]["latency"]["stages"] == {"pick": pytest.approx(0.001)}
-    assert all(r["diagnosis"]["method"] == "fixed" for r in rep.records)
+    with registered(TOY_METHOD):
+        rep = run_benchmark(ws, load_questions(ws), ["toy"], b, out_dir=tmp_path / "o", limit=2)
+    assert rep.summary["methods"]["toy"]["latency"]["stages"] == {"pick": pytest.approx(0.001)}
+    assert all(r["diagnosis"]["method"] == "toy" for r in rep.records)
 
 
 @pytest.mark.model

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from core.errors import EmptyGraphError, UnknownNameError
-from core.graph.model import GraphBuilder, KnowledgeGraph, bfs_hops, graph_from_triples
+from core.graph.model import GraphBuilder, KnowledgeGraph, graph_from_triples
 
 
 def random_graph(seed: int, n: int = 60, m: int = 120) -> KnowledgeGraph:
@@ -96,7 +96,7 @@ def test_khop_matches_networkx(seed, h):
 def test_bfs_hops_and_components_match_networkx(bridge_graph):
     u = undirected(bridge_graph)
     a1 = bridge_graph.node("a1")
-    assert bfs_hops(bridge_graph, a1) == dict(nx.single_source_shortest_path_length(u, a1))
+    assert bridge_graph.hop_distances([a1]) == dict(nx.single_source_shortest_path_length(u, a1))
     g = random_graph(3)
     comp = g.components()
     for cc in nx.connected_components(undirected(g)):

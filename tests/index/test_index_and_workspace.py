@@ -188,9 +188,8 @@ def test_demo_graph_covers_the_papers_worked_examples(hashing):
                  "Ermengarde of Tours", "Geoffrey Hinton", "Albert Einstein", "Judith of Bavaria"):
         g.node(name)
     # the Figure 3 answer is connected to both actors within two hops
-    from core.graph.model import bfs_hops
 
-    d = bfs_hops(g, g.node("Keanu Reeves"))
+    d = g.hop_distances([g.node("Keanu Reeves")])
     assert d[g.node("Laurence Fishburne")] == 2 and d[g.node("Hugo Weaving")] == 2
     q = json.loads((ensure_sample_workspace("demo", None).questions_path).read_text())
     titles = {c.title for c in g.chunks}

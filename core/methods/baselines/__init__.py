@@ -1,22 +1,49 @@
-"""Baselines on the same indexes as the paper methods.
+"""Baselines on the same indexes as the paper methods: three small methods in one package.
 
-=========  ===========================================================================
-module     method
-=========  ===========================================================================
-dense      dense passage retrieval, NaiveRAG (FastInsight §4.1.1 "Vector Search")
-rerank     retrieve-then-rerank, Re2 (FastInsight §3.1.3 Example 3, §4.1.1)
-ppr        HippoRAG-style personalized PageRank (HippoRAG §3.2)
-=========  ===========================================================================
+=============  ===========================================================================
+module         method
+=============  ===========================================================================
+config         DenseConfig, RerankConfig, PPRConfig
+dense          dense passage retrieval, NaiveRAG (FastInsight §4.1.1 "Vector Search")
+rerank         retrieve-then-rerank, Re2 (FastInsight §3.1.3 Example 3, §4.1.1)
+ppr            HippoRAG-style personalized PageRank (HippoRAG §3.2)
+diagnosis      where each lost the gold evidence (issue 6)
+=============  ===========================================================================
 
-Each module exposes ``run(query, workspace, *, config=None, backends)`` returning a
-:class:`~core.methods.baselines.common.BaselineResult`.
+Each of ``dense``, ``rerank`` and ``ppr`` is the pipeline of one method — ``run(query, workspace, *,
+config=None, backends)`` returning a :class:`~core.methods.baselines.common.BaselineResult` — so the
+package exports three :class:`~core.methods.base.Method` objects, :data:`METHODS`, where the other
+packages export one ``METHOD``.
 """
 
 from __future__ import annotations
 
+from core.methods.base import Method
+from core.methods.baselines import dense, ppr, rerank
 from core.methods.baselines.common import BaselineResult
-from core.methods.baselines.dense import DenseConfig
-from core.methods.baselines.ppr import PPRConfig, personalized_pagerank
-from core.methods.baselines.rerank import RerankConfig
+from core.methods.baselines.config import DenseConfig, PPRConfig, RerankConfig
+from core.methods.baselines.diagnosis import (
+    DENSE_STAGES,
+    PPR_STAGES,
+    RERANK_STAGES,
+    diagnose_dense,
+    diagnose_ppr,
+    diagnose_rerank,
+)
+from core.methods.baselines.ppr import personalized_pagerank
 
-__all__ = ["BaselineResult", "DenseConfig", "PPRConfig", "RerankConfig", "personalized_pagerank"]
+DENSE: Method[DenseConfig, BaselineResult] = Method(
+    "dense", "Dense passage retrieval (NaiveRAG)", "FastInsight §4 baselines; BubbleRAG §4.1 NaiveRAG",
+    run=dense.run, config=DenseConfig, stages=DENSE_STAGES, diagnose=diagnose_dense)
+RERANK: Method[RerankConfig, BaselineResult] = Method(
+    "rerank", "Retrieve-then-rerank (Re2)", "FastInsight §4 (Re2)", run=rerank.run, config=RerankConfig,
+    stages=RERANK_STAGES, diagnose=diagnose_rerank, needs_reranker=True, page="pages/granker.py")
+PPR: Method[PPRConfig, BaselineResult] = Method(
+    "ppr", "HippoRAG-style personalized PageRank", "HippoRAG (Gutiérrez et al., 2024) §3", run=ppr.run,
+    config=PPRConfig, stages=PPR_STAGES, diagnose=diagnose_ppr)
+
+METHODS: tuple[Method[DenseConfig, BaselineResult] | Method[RerankConfig, BaselineResult]
+               | Method[PPRConfig, BaselineResult], ...] = (DENSE, RERANK, PPR)
+
+__all__ = ["DENSE", "METHODS", "PPR", "RERANK", "BaselineResult", "DenseConfig", "PPRConfig", "RerankConfig",
+           "personalized_pagerank"]

@@ -7,33 +7,20 @@ Definition 2 on its own.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Literal
+from dataclasses import asdict
+from functools import partial
+from typing import TYPE_CHECKING
 
 from core.errors import ConfigError, EmptyGraphError
 from core.methods.answering import record_answer
 from core.methods.base import Backends, RankedChunk
 from core.methods.baselines.common import BaselineResult, answer_passages, check_query
+from core.methods.baselines.config import DenseConfig
+from core.methods.reg.evidence import passage_evidence
 from core.trace import Trace
 
 if TYPE_CHECKING:
     from core.index.workspace import Workspace
-
-
-@dataclass(frozen=True)
-class DenseConfig:
-    """Dense retrieval knobs."""
-
-    top_k: int = field(default=10, metadata={"help": "Passages returned, most similar first."})
-    answer_passages: int = field(default=5, metadata={"help": "Top passages given to the LLM for the answer."})
-    evidence_format: Literal["passages", "triples", "chains"] = field(default="passages", metadata={
-        "help": "Answer prompt evidence (ReG §4.2): the passages, the KG triples of those passages as a raw list, "
-                "or the same triples as ReG evidence chains. Token counts of every format are recorded."})
-
-    def __post_init__(self) -> None:
-        for name in ("top_k", "answer_passages"):
-            if getattr(self, name) < 1:
-                raise ConfigError(f"DenseConfig.{name} = {getattr(self, name)!r} is out of range; use an integer >= 1.")
 
 
 def run(query: str, workspace: Workspace, *, config: DenseConfig | None = None, backends: Backends) -> BaselineResult:
@@ -76,6 +63,9 @@ def run(query: str, workspace: Workspace, *, config: DenseConfig | None = None, 
         scores, ids = workspace.index("chunks", backends.embedder).search(q, cfg.top_k)
         ranked = tuple(RankedChunk(graph.chunks[int(i)].id, float(s)) for s, i in zip(scores[0], ids[0]))
         step.data = {"chunk_ids": [c.chunk_id for c in ranked], "scores": [round(c.score, 6) for c in ranked]}
-    ans = record_answer(trace, query, answer_passages(graph, ranked), backends, max_passages=cfg.answer_passages,
-                        evidence_format=cfg.evidence_format, graph=graph)
+    passages = answer_passages(graph, ranked)
+    ans = record_answer(trace, query, passages, backends, max_passages=cfg.answer_passages,
+                        evidence_format=cfg.evidence_format,
+                        evidence=partial(passage_evidence, query, passages, graph, backends.llm,
+                                         max_passages=cfg.answer_passages))
     return BaselineResult("dense", query, ranked, ans.text, trace)

@@ -1,5 +1,5 @@
 """Where the baselines lost the gold evidence (issue 6 failure diagnosis; contract in
-:mod:`core.eval.diagnosis`).
+:mod:`core.methods.diagnosis`).
 
 * **dense** — ``not_in_graph`` (the gold passage is not a chunk of the workspace, so not in the
   index) / ``ranked_out`` (the rank it reached in the top-k, or not retrieved) / ``answer_wrong``.
@@ -17,17 +17,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from core.eval.diagnosis import (
-    Diagnosis,
-    Gold,
-    StageDecl,
-    finish,
-    generic_diagnosis,
-    gold_entities,
-    gold_ranks,
-    lost_gold,
-    no_gold,
-)
+from core.methods.base import Diagnosis, Gold, StageDecl
+from core.methods.diagnosis import finish, generic_diagnosis, gold_ranks, lost_gold, no_gold
 
 if TYPE_CHECKING:
     from core.index.workspace import Workspace
@@ -110,7 +101,7 @@ def diagnose_ppr(result: BaselineResult, workspace: Workspace, gold: Gold, *, cu
                         why="it was a seed passage but the walk ranked it below the cut" if seeded
                         else "it was not among the seed passages and the walk did not lift it into the top")
         else:
-            ents = set(gold_entities(graph, cid))
+            ents = set(graph.chunk_entities(cid))
             if not ents:
                 info.update(stage="not_in_graph", why="no KG entity comes from this passage")
             elif ents & seed_nodes:

@@ -34,11 +34,10 @@ The power iteration (:func:`personalized_pagerank`) is scipy sparse and is teste
 from __future__ import annotations
 
 import re
-import threading
 import time
-import weakref
-from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import asdict, dataclass
+from functools import partial
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -46,6 +45,8 @@ from core.errors import ConfigError, EmptyGraphError, LLMError
 from core.methods.answering import record_answer
 from core.methods.base import Backends, RankedChunk
 from core.methods.baselines.common import BaselineResult, answer_passages, check_query
+from core.methods.baselines.config import HIPPORAG_DAMPING, PPRConfig
+from core.methods.reg.evidence import passage_evidence
 from core.trace import Trace
 
 if TYPE_CHECKING:
@@ -55,44 +56,6 @@ if TYPE_CHECKING:
     from core.index.vector_index import VectorIndex
     from core.index.workspace import Workspace
 
-HIPPORAG_DAMPING = 0.5
-
-
-@dataclass(frozen=True)
-class PPRConfig:
-    """HippoRAG-style PPR knobs (HippoRAG §3.2 and its released defaults)."""
-
-    damping: float = field(default=HIPPORAG_DAMPING, metadata={
-        "help": "Probability of following an edge at each step (1 − restart probability). HippoRAG uses 0.5."})
-    top_k: int = field(default=10, metadata={"help": "Passages returned, highest PPR score first."})
-    node_specificity: bool = field(default=True, metadata={
-        "help": "Weight each seed by 1/(number of passages it appears in), HippoRAG's node specificity."})
-    synonym_threshold: float | None = field(default=0.8, metadata={
-        "help": "Add synonymy edges between entities whose name embeddings have cosine >= this (HippoRAG: 0.8); "
-                "empty to turn them off."})
-    corpus_seeds: int = field(default=5, metadata={
-        "help": "Corpus graphs only: seed passages taken by vector similarity."})
-    tol: float = field(default=1e-10, metadata={"help": "Power iteration stops when the L1 change per node is below this."})
-    max_iter: int = field(default=200, metadata={"help": "Power iteration limit."})
-    answer_passages: int = field(default=5, metadata={"help": "Top passages given to the LLM for the answer."})
-    evidence_format: Literal["passages", "triples", "chains"] = field(default="passages", metadata={
-        "help": "Answer prompt evidence (ReG §4.2): the passages, the KG triples of those passages as a raw list, "
-                "or the same triples as ReG evidence chains. Token counts of every format are recorded."})
-
-    def __post_init__(self) -> None:
-        checks: list[tuple[str, bool, str]] = [
-            ("damping", 0.0 <= self.damping < 1.0, "a number in [0, 1)"),
-            ("top_k", self.top_k >= 1, "an integer >= 1"),
-            ("synonym_threshold", self.synonym_threshold is None or -1.0 <= self.synonym_threshold <= 1.0,
-             "a cosine in [-1, 1] or None"),
-            ("corpus_seeds", self.corpus_seeds >= 1, "an integer >= 1"),
-            ("tol", self.tol > 0, "a number > 0"),
-            ("max_iter", self.max_iter >= 1, "an integer >= 1"),
-            ("answer_passages", self.answer_passages >= 1, "an integer >= 1"),
-        ]
-        for name, ok, valid in checks:
-            if not ok:
-                raise ConfigError(f"PPRConfig.{name} = {getattr(self, name)!r} is out of range; use {valid}.")
 
 
 @dataclass(frozen=True, eq=False)
@@ -171,21 +134,6 @@ def personalized_pagerank(adjacency: csr_matrix, personalization: np.ndarray, *,
 
 
 # ------------------------------------------------------------------------------------ graphs
-_GRAPH_CACHE: weakref.WeakKeyDictionary[KnowledgeGraph, dict[Any, Any]] = weakref.WeakKeyDictionary()
-_CACHE_LOCK = threading.Lock()
-
-
-def _cached(graph: KnowledgeGraph, key: Any, build: Any) -> Any:
-    with _CACHE_LOCK:
-        hit = _GRAPH_CACHE.get(graph, {}).get(key)
-    if hit is not None:
-        return hit
-    value = build()
-    with _CACHE_LOCK:
-        _GRAPH_CACHE.setdefault(graph, {})[key] = value
-    return value
-
-
 def synonym_pairs(node_vectors: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
     """Pairs ``(i, j)``, ``i < j``, whose vectors have inner product >= ``threshold``, with the
     similarities (HippoRAG's synonymy edges). Exact, via a FAISS range search."""
@@ -283,17 +231,9 @@ _POSSESSIVE = re.compile(r"['’]s$")
 def rule_mentions(text: str) -> list[str]:
     """Capitalized-name mentions and years in ``text`` (the rule-based extractor's mention rules),
     without a possessive ``'s`` ("Lothair II's mother" → "Lothair II")."""
-    # The mention finder is private to the extractor module; reusing it keeps query entities and
-    # KG entities (in `none` mode) defined by the same rules.
-    from core.backends.extractors import _TOKEN, _mentions, split_sentences
-    from core.text import clean_text
+    from core.backends.extractors import mentions
 
-    out: list[str] = []
-    for sent in split_sentences(clean_text(text)):
-        found = list(_TOKEN.finditer(sent))
-        toks = [m.group() for m in found]
-        for s, e in _mentions(toks):
-            out.append(_POSSESSIVE.sub("", sent[found[s].start():found[e - 1].end()]))
+    out = [_POSSESSIVE.sub("", m) for m in mentions(text)]
     return list(dict.fromkeys(m for m in out if m))
 
 
@@ -370,8 +310,11 @@ def run(query: str, workspace: Workspace, *, config: PPRConfig | None = None, ba
         if reached < cfg.top_k:
             step.fallback = (f"the walk reached only {reached} passages; the rest of the top-{cfg.top_k} is "
                              "ordered by dense similarity")
-    ans = record_answer(trace, query, answer_passages(graph, ranked), backends, max_passages=cfg.answer_passages,
-                        evidence_format=cfg.evidence_format, graph=graph)
+    passages = answer_passages(graph, ranked)
+    ans = record_answer(trace, query, passages, backends, max_passages=cfg.answer_passages,
+                        evidence_format=cfg.evidence_format,
+                        evidence=partial(passage_evidence, query, passages, graph, backends.llm,
+                                         max_passages=cfg.answer_passages))
     details = {"seeds": [asdict(s) for s in seeds], "iterations": res.iterations, "converged": res.converged,
                "graph": "corpus graph" if corpus else "entity graph"}
     return BaselineResult("ppr", query, ranked, ans.text, trace, details=details)
@@ -384,9 +327,10 @@ def _kg_seeds(trace: Trace, workspace: Workspace, cfg: PPRConfig, query: str,
     with trace.timed("entity_graph", "Entity graph for PPR", section="HippoRAG §3.1") as step:
         t0 = time.perf_counter()
         thr = cfg.synonym_threshold
-        adjacency, n_syn = _cached(graph, ("entity_graph", thr, backends.embedder.model_id),
-                                   lambda: entity_graph(graph, node_vectors=node_index.vectors, synonym_threshold=thr))
-        incidence = _cached(graph, "incidence", lambda: passage_incidence(graph))
+        adjacency, n_syn = graph.derived(("ppr.entity_graph", thr, backends.embedder.model_id),
+                                         lambda: entity_graph(graph, node_vectors=node_index.vectors,
+                                                              synonym_threshold=thr))
+        incidence = graph.derived("ppr.incidence", lambda: passage_incidence(graph))
         step.data = {"nodes": graph.n_nodes, "relation_pairs": int(adjacency.nnz // 2) - n_syn,
                      "synonym_edges": n_syn, "synonym_threshold": thr, "build_seconds": time.perf_counter() - t0}
     with trace.timed("query_entities", "Query entities linked to graph nodes", section="HippoRAG §3.2") as step:

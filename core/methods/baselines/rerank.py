@@ -7,8 +7,9 @@ reranker (``O_m``) scores each (query, passage) pair as ``head(features(q, p))``
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Literal
+from dataclasses import asdict
+from functools import partial
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -17,29 +18,13 @@ from core.errors import ConfigError, EmptyGraphError
 from core.methods.answering import record_answer
 from core.methods.base import Backends, RankedChunk
 from core.methods.baselines.common import BaselineResult, answer_passages, check_query
-from core.methods.fastinsight.granker import FeatureCache, index_feature_source, rank_order, resolve_reranker
+from core.methods.baselines.config import RerankConfig
+from core.methods.reg.evidence import passage_evidence
+from core.methods.reranking import FeatureCache, index_feature_source, rank_order, resolve_reranker
 from core.trace import Trace
 
 if TYPE_CHECKING:
     from core.index.workspace import Workspace
-
-
-@dataclass(frozen=True)
-class RerankConfig:
-    """Re2 knobs with the paper's defaults (FastInsight §4.1.1: rerank the top-100)."""
-
-    candidates: int = field(default=100, metadata={"help": "Passages retrieved by vector search and then reranked "
-                                                          "(FastInsight §4.1.1; paper: 100)."})
-    top_k: int = field(default=10, metadata={"help": "Reranked passages kept (paper: 10)."})
-    answer_passages: int = field(default=5, metadata={"help": "Top passages given to the LLM for the answer."})
-    evidence_format: Literal["passages", "triples", "chains"] = field(default="passages", metadata={
-        "help": "Answer prompt evidence (ReG §4.2): the passages, the KG triples of those passages as a raw list, "
-                "or the same triples as ReG evidence chains. Token counts of every format are recorded."})
-
-    def __post_init__(self) -> None:
-        for name in ("candidates", "top_k", "answer_passages"):
-            if getattr(self, name) < 1:
-                raise ConfigError(f"RerankConfig.{name} = {getattr(self, name)!r} is out of range; use an integer >= 1.")
 
 
 def rerank_scores(query: str, passages: list[str], reranker: Reranker, *, features: FeatureCache | None = None,
@@ -106,7 +91,10 @@ def run(query: str, workspace: Workspace, *, config: RerankConfig | None = None,
                      "description": reranker.description, "features_from_index": source is not None,
                      "ranking": [graph.chunks[int(ids[i])].id for i in order], "scores": np.round(scores[order], 6),
                      "vector_rank": [int(i) + 1 for i in order]}
-    ans = record_answer(trace, query, answer_passages(graph, ranked), backends, max_passages=cfg.answer_passages,
-                        evidence_format=cfg.evidence_format, graph=graph)
+    top = answer_passages(graph, ranked)
+    ans = record_answer(trace, query, top, backends, max_passages=cfg.answer_passages,
+                        evidence_format=cfg.evidence_format,
+                        evidence=partial(passage_evidence, query, top, graph, backends.llm,
+                                         max_passages=cfg.answer_passages))
     return BaselineResult("rerank", query, ranked, ans.text, trace, f"{reranker.name} ({reranker.model_id})",
                           reranker.description, {"vector_rank": vector_rank, "candidates": int(ids.size)})

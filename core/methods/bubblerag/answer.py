@@ -43,13 +43,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.backends.base import LLM, Embedder
-from core.backends.extractors import split_sentences
 from core.backends.llm import check_answer
 from core.graph.model import KnowledgeGraph
 from core.methods.base import RankedChunk
 from core.methods.bubblerag import prompts
-from core.methods.bubblerag.llmcall import ask_text
 from core.methods.bubblerag.reasoning import ReasoningExpansion
+from core.methods.llm_steps import ask_text
+from core.text import split_sentences
 from core.trace import Step, Trace
 
 

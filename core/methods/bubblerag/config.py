@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Literal
+
+from core.methods.base import Check, MethodConfig
+from core.methods.base import knob as _f
 
 #: α presets for the query semantics of §3.4 ("Supporting Diverse Query Semantics").
 ALPHA_PRESETS: dict[str, float] = {"AND": 10.0, "balanced": 1.0, "OR": 0.0}
 
 
-def _f(default: Any, help: str, **kw: Any) -> Any:
-    return field(default=default, metadata={"help": help, **kw})
-
-
 @dataclass(frozen=True)
-class BubbleConfig:
+class BubbleConfig(MethodConfig):
     """Every knob BubbleRAG §3 names, with the paper's defaults where it gives one.
 
     Where the paper names a parameter without a value (k, n, ε, the intra-group penalty), the
@@ -62,9 +61,23 @@ class BubbleConfig:
                    "kept in every format.")
     seed: int = _f(0, "Seed for LLM sampling (temperature 0 is used everywhere).")
 
-    def with_(self, **changes: Any) -> BubbleConfig:
-        return replace(self, **changes)
-
-    @classmethod
-    def help(cls) -> dict[str, str]:
-        return {f.name: str(f.metadata.get("help", "")) for f in fields(cls)}
+    def checks(self) -> list[Check]:
+        at_least_1 = "an integer >= 1"
+        return [
+            ("k_chunks", self.k_chunks >= 1, at_least_1),
+            ("k_candidates", self.k_candidates >= 1, at_least_1),
+            ("min_similarity", -1.0 <= self.min_similarity <= 1.0, "a cosine in [-1, 1]"),
+            ("h", self.h >= 0, "an integer >= 0"),
+            ("max_local_nodes", self.max_local_nodes >= 1, at_least_1),
+            ("B", self.B >= 1, at_least_1),
+            ("intra_group_penalty", self.intra_group_penalty > 0, "a number > 0 (1 = no penalty)"),
+            ("alpha", self.alpha >= 0, "a number >= 0"),
+            ("n", self.n >= 1, at_least_1),
+            ("epsilon", self.epsilon > 0, "a number > 0"),
+            ("d", self.d >= 0, "an integer >= 0"),
+            ("max_neighbors", self.max_neighbors >= 1, at_least_1),
+            ("none_select", self.none_select >= 0, "an integer >= 0"),
+            ("time_budget_s", self.time_budget_s > 0, "a number of seconds > 0"),
+            ("max_chunks", self.max_chunks >= 1, at_least_1),
+            ("answer_max_tokens", self.answer_max_tokens >= 1, at_least_1),
+        ]

@@ -1,5 +1,5 @@
 """Where BubbleRAG lost the gold evidence (issue 6 failure diagnosis; contract in
-:mod:`core.eval.diagnosis`).
+:mod:`core.methods.diagnosis`).
 
 Read from the :class:`~core.methods.bubblerag.pipeline.BubbleResult` only (no stage is re-run).
 For every gold passage that is not in the top ``cut`` chunks, with ``E_c`` the graph nodes that come
@@ -21,7 +21,7 @@ first of:
                    reasoning-aware expansion (§3.5) could have reached it and did not select it.
 
 The question's verdict is the earliest of these (in the declared order) over its lost passages;
-with none lost it is ``answer_wrong`` or ``ok`` (:func:`core.eval.diagnosis.finish`).
+with none lost it is ``answer_wrong`` or ``ok`` (:func:`core.methods.diagnosis.finish`).
 """
 
 from __future__ import annotations
@@ -29,17 +29,8 @@ from __future__ import annotations
 import heapq
 from typing import TYPE_CHECKING, Any
 
-from core.eval.diagnosis import (
-    Diagnosis,
-    Gold,
-    StageDecl,
-    chunk_provenance,
-    finish,
-    gold_entities,
-    gold_ranks,
-    lost_gold,
-    no_gold,
-)
+from core.methods.base import Diagnosis, Gold, StageDecl
+from core.methods.diagnosis import finish, gold_ranks, lost_gold, no_gold
 
 if TYPE_CHECKING:
     from core.graph.model import KnowledgeGraph
@@ -120,7 +111,7 @@ def diagnose(result: BubbleResult, workspace: Workspace, gold: Gold, *, cut: int
     reach: set[int] | None = None
     per: dict[str, dict[str, Any]] = {}
     for cid in lost:
-        ents = gold_entities(graph, cid)
+        ents = graph.chunk_entities(cid)
         ent_set = set(ents)
         info: dict[str, Any] = {"rank": ranks[cid], "entities": _names(graph, ents)}
         if result.early_exit:
@@ -132,7 +123,7 @@ def diagnose(result: BubbleResult, workspace: Workspace, gold: Gold, *, cut: int
             info.update(stage="not_in_graph", why="no node or triple comes from this passage")
             per[cid] = info
             continue
-        prov_edges = set(chunk_provenance(graph).get(cid, ([], []))[1])
+        prov_edges = set(graph.chunk_provenance().get(cid, ([], []))[1])
         anchors = sorted(v for v in ent_set if v in term_group)
         holding = sorted((ceg_rank.get(c.index, 10**6), c.index) for c in cegs
                          if ent_set & set(c.nodes) or prov_edges & set(c.edges))

@@ -369,9 +369,4 @@ def bubble_expansion(graph: KnowledgeGraph, local: LocalGraph, groups: Sequence[
     return result
 
 
-def node_cost_path(local: LocalGraph, path_nodes: Sequence[int]) -> float:
-    """Accumulated cost of a path of global nodes as the expansion counts it (first node free)."""
-    return float(sum(local.cost[local.local(v)] for v in list(path_nodes)[1:]))
-
-
-__all__ = ["CEG", "BubbleExpansion", "ExpansionFrame", "bubble_expansion", "iter_bubble_expansion", "node_cost_path"]
+__all__ = ["CEG", "BubbleExpansion", "ExpansionFrame", "bubble_expansion", "iter_bubble_expansion"]

@@ -25,7 +25,7 @@ from core.backends.base import LLM
 from core.graph.model import KnowledgeGraph
 from core.methods.bubblerag import prompts
 from core.methods.bubblerag.candidates import Candidate, Candidates
-from core.methods.bubblerag.llmcall import ask_json
+from core.methods.llm_steps import ask_json
 from core.trace import Step, Trace
 
 

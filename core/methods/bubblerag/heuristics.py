@@ -9,14 +9,7 @@ from __future__ import annotations
 
 import re
 
-STOPWORDS = frozenset("""
-a an the of in on at to for from by with about as into through over after before between under during
-and or but nor so yet if then than that this these those there here which who whom whose what when where
-why how is are was were be been being am do does did done has have had having will would shall should
-can could may might must it its it's he she they them his her their our we you your i me my mine
-find name tell give list show one ones both either neither also not no yes same other another
-many much more most some any each every all such only just very s together
-""".split())
+from core.text import STOPWORDS
 
 #: words that make a keyword "generic": a standalone relation/attribute noun (Example 4)
 _CONNECTORS = {"of", "the", "de", "von", "van", "der", "la", "le", "du", "da", "di"}

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from core.graph.model import KnowledgeGraph
+from core.graph.model import KnowledgeGraph, csr_ranges
 from core.trace import Trace
 
 
@@ -54,36 +54,23 @@ class LocalGraph:
         return np.unique(self.eid)
 
 
-def _ranges(indptr: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """Positions of all CSR entries of ``rows`` (vectorized concatenation of row ranges)."""
-    starts, ends = indptr[rows], indptr[rows + 1]
-    lens = ends - starts
-    if lens.sum() == 0:
-        return np.zeros(0, dtype=np.int64)
-    return np.repeat(starts - np.concatenate([[0], np.cumsum(lens)[:-1]]), lens) + np.arange(lens.sum())
-
-
 def _expand_hops(graph: KnowledgeGraph, terminals: np.ndarray, h: int,
                  cap: int) -> tuple[np.ndarray, list[np.ndarray], int, bool]:
-    """BFS by hops touching only the visited region (no O(|V|) arrays), so the cost of building
-    G' does not grow with the size of the whole graph (§3.3 complexity analysis)."""
-    indptr, nbr = graph.csr.indptr, graph.csr.nbr
-    visited = terminals
-    layers = [terminals]
-    frontier = terminals
-    for step in range(1, h + 1):
-        if frontier.size == 0:
-            return visited, layers, step - 1, False
-        cand = np.unique(nbr[_ranges(indptr, frontier)]).astype(np.int64)
-        new = cand[~np.isin(cand, visited, assume_unique=True)]
-        if new.size == 0:
-            return visited, layers, step - 1, False
-        if visited.size + new.size > cap:
-            return visited, layers, step - 1, True
-        layers.append(new)
-        visited = np.union1d(visited, new)
-        frontier = new
-    return visited, layers, h, False
+    """Hop layers from the terminals (:meth:`KnowledgeGraph.bfs_layers`, which touches only the
+    visited region, so the cost of building G' does not grow with the size of the whole graph, §3.3
+    complexity analysis), stopping before a layer that would take ``|V'|`` past ``cap``."""
+    layers: list[np.ndarray] = []
+    size = 0
+    capped = False
+    for layer in graph.bfs_layers(terminals, max_hops=h):
+        if layers and size + layer.size > cap:
+            capped = True
+            break
+        layers.append(layer)
+        size += layer.size
+    if not layers:
+        layers = [terminals]
+    return np.sort(np.concatenate(layers)), layers, len(layers) - 1, capped
 
 
 def localized_graph(graph: KnowledgeGraph, terminals: Iterable[int], node_vectors: np.ndarray, qvec: np.ndarray, *,
@@ -106,7 +93,7 @@ def localized_graph(graph: KnowledgeGraph, terminals: Iterable[int], node_vector
     for j, layer in enumerate(layers):
         hop_of[np.searchsorted(nodes, layer)] = j
     indptr_g, nbr_g, eid_g = graph.csr.indptr, graph.csr.nbr, graph.csr.eid
-    offs = _ranges(indptr_g, nodes) if nodes.size else np.zeros(0, np.int64)
+    offs = csr_ranges(indptr_g, nodes) if nodes.size else np.zeros(0, np.int64)
     lens = indptr_g[nodes + 1] - indptr_g[nodes]
     src = np.repeat(np.arange(nodes.size), lens)
     targets = nbr_g[offs].astype(np.int64)

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from core.errors import ConfigError, QueryError
 from core.graph.model import KnowledgeGraph
 from core.index.workspace import Workspace
 from core.methods.base import Backends, RankedChunk
@@ -109,11 +110,20 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
     Returns
     -------
     BubbleResult
+
+    Raises
+    ------
+    QueryError
+        If the question is empty.
+    ConfigError
+        If ``config`` is not a :class:`BubbleConfig`.
     """
-    cfg = config or BubbleConfig()
-    if not query.strip():
-        raise ValueError("The question is empty; type a question to retrieve evidence for.")
-    trace = Trace("bubblerag", query, workspace=workspace.name, config=_cfg_dict(cfg), backends=backends.names())
+    cfg = BubbleConfig() if config is None else config
+    if not isinstance(cfg, BubbleConfig):
+        raise ConfigError(f"bubblerag takes a BubbleConfig, got {type(cfg).__name__}.")
+    if not query or not query.strip():
+        raise QueryError("The question is empty. Type a question to retrieve evidence for.")
+    trace = Trace("bubblerag", query, workspace=workspace.name, config=cfg.to_dict(), backends=backends.names())
     graph = workspace.graph
     workspace.ensure_index(backends.embedder)
     t0 = time.perf_counter()
@@ -165,9 +175,3 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
                                   evidence_format=cfg.evidence_format, chunk_ranking=cfg.chunk_ranking)
     return BubbleResult(query, cfg, pre, kws, spec, relax, cands, groups, local, expansion, ranked, reasoning, evidence,
                         ans.chunks, ans.text, ans.by, False, trace, node_cost=node_cost)
-
-
-def _cfg_dict(cfg: BubbleConfig) -> dict[str, object]:
-    from dataclasses import asdict
-
-    return asdict(cfg)

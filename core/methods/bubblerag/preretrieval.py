@@ -24,7 +24,7 @@ import numpy as np
 from core.backends.base import LLM
 from core.index.workspace import Workspace
 from core.methods.bubblerag import prompts
-from core.methods.bubblerag.llmcall import ask_json
+from core.methods.llm_steps import ask_json
 from core.trace import Step, Trace
 
 

@@ -32,8 +32,8 @@ import numpy as np
 from core.backends.base import LLM
 from core.graph.model import KnowledgeGraph
 from core.methods.bubblerag import prompts
-from core.methods.bubblerag.llmcall import ask_json
 from core.methods.bubblerag.ranking import RankedCEG
+from core.methods.llm_steps import ask_json
 from core.trace import Step, Trace
 
 

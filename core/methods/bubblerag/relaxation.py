@@ -20,9 +20,9 @@ from typing import Any
 from core.backends.base import LLM
 from core.graph.model import KnowledgeGraph
 from core.methods.bubblerag import heuristics, prompts
-from core.methods.bubblerag.llmcall import ask_json
 from core.methods.bubblerag.preretrieval import PreRetrieval
 from core.methods.bubblerag.specialization import SearchTerm, Specialization
+from core.methods.llm_steps import ask_json
 from core.trace import Step, Trace
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from core.backends.base import LLM
 from core.methods.bubblerag import heuristics, prompts
 from core.methods.bubblerag.keywords import Keyword, Keywords
-from core.methods.bubblerag.llmcall import ask_json
+from core.methods.llm_steps import ask_json
 from core.trace import Step, Trace
 
 

@@ -1,5 +1,5 @@
 """Where FastInsight lost the gold evidence (issue 6 failure diagnosis; contract in
-:mod:`core.eval.diagnosis`).
+:mod:`core.methods.diagnosis`).
 
 Read from the :class:`~core.methods.fastinsight.FastInsightRun` (its final ``N_ret`` and rounds).
 For each gold passage outside the top ``cut``, in pipeline order:
@@ -20,11 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core.eval.diagnosis import Diagnosis, Gold, StageDecl, finish, gold_ranks, lost_gold, no_gold
+from core.graph.model import bfs_layers
+from core.methods.base import Diagnosis, Gold, StageDecl
+from core.methods.diagnosis import finish, gold_ranks, lost_gold, no_gold
 
 if TYPE_CHECKING:
     from core.index.workspace import Workspace
-    from core.methods.fastinsight import FastInsightRun
+    from core.methods.fastinsight.pipeline import FastInsightRun
 
 STAGES: tuple[StageDecl, ...] = (
     StageDecl("not_in_graph", "gold passage not in the graph", "the gold passage is not a node of the passage graph"),
@@ -37,23 +39,8 @@ _ORDER = [s.key for s in STAGES]
 
 
 def _hops_from(pg: Any, sources: np.ndarray, target: int, limit: int = 6) -> int | None:
-    seen = {int(s) for s in sources}
-    if target in seen:
-        return 0
-    frontier = list(seen)
-    for d in range(1, limit + 1):
-        nxt = []
-        for u in frontier:
-            for w in pg.nbr[pg.indptr[u]:pg.indptr[u + 1]].tolist():
-                if w not in seen:
-                    if w == target:
-                        return d
-                    seen.add(w)
-                    nxt.append(w)
-        frontier = nxt
-        if not frontier:
-            break
-    return None
+    return next((d for d, layer in enumerate(bfs_layers(pg.indptr, pg.nbr, sources, max_hops=limit))
+                 if target in layer.tolist()), None)
 
 
 def diagnose(result: FastInsightRun, workspace: Workspace, gold: Gold, *, cut: int = 5) -> Diagnosis:

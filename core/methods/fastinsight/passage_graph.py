@@ -32,8 +32,6 @@ distinct neighbouring passages in the *full* graph (Algorithm 2 line 3, Algorith
 
 from __future__ import annotations
 
-import threading
-import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -198,16 +196,12 @@ def _symmetric_csr(n: int, pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return indptr, dst.astype(np.int32)
 
 
-_CACHE: weakref.WeakKeyDictionary[KnowledgeGraph, dict[tuple[Any, ...], PassageGraph]] = weakref.WeakKeyDictionary()
-_LOCK = threading.Lock()
-
-
 def passage_graph(graph: KnowledgeGraph, *, max_entity_passages: int = DEFAULT_MAX_ENTITY_PASSAGES) -> PassageGraph:
     """The passage graph FastInsight runs on for a workspace graph (FastInsight §2.1).
 
     A corpus graph is used as it is; a KG gives a derived graph linking passages that share an
-    entity (see the module docstring for the construction). The result is cached per graph
-    object and parameters.
+    entity (see the module docstring for the construction). The result is kept on the graph per
+    parameters (:meth:`~core.graph.model.KnowledgeGraph.derived`).
 
     Parameters
     ----------
@@ -247,16 +241,10 @@ def passage_graph(graph: KnowledgeGraph, *, max_entity_passages: int = DEFAULT_M
     if max_entity_passages < 2:
         raise ConfigError(f"max_entity_passages must be at least 2 (an entity links the passages it "
                           f"appears in), got {max_entity_passages}.")
-    key = (graph.kind, int(max_entity_passages))
-    with _LOCK:
-        hit = _CACHE.get(graph, {}).get(key)
-    if hit is not None:
-        return hit
-    pg = _corpus_passage_graph(graph) if graph.kind == "corpus_graph" else \
-        _shared_entity_graph(graph, int(max_entity_passages))
-    with _LOCK:
-        _CACHE.setdefault(graph, {})[key] = pg
-    return pg
+    cap = int(max_entity_passages)
+    if graph.kind == "corpus_graph":
+        return graph.derived(("fastinsight.passage_graph", "corpus_graph"), lambda: _corpus_passage_graph(graph))
+    return graph.derived(("fastinsight.passage_graph", "shared_entity", cap), lambda: _shared_entity_graph(graph, cap))
 
 
 def _ids_and_texts(graph: KnowledgeGraph) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -5,9 +5,9 @@
 * :func:`smoothing_graph` — the candidate subgraph as a small graph whose directed edges carry the
   GRanker propagation weights ``P_ij`` (FastInsight Algorithm 2 line 5);
 * :func:`stex_table` — one round's STeX proposals with the similarity and structural parts of
-  their scores and whether they were added (Algorithm 3, Algorithm 1 line 6);
-* :func:`round_metrics` — R@k, nDCG@k, TR and MissTR of GRanker and of plain reranking after every
-  round (FastInsight §4.3, in the spirit of Fig. 6).
+  their scores and whether they were added (Algorithm 3, Algorithm 1 line 6).
+
+The per-round metrics the page plots are evaluation: :func:`core.eval.metrics.round_metrics`.
 """
 
 from __future__ import annotations
@@ -17,10 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.eval.metrics import ndcg_at_k, recall_at_k, tr_decomposition
 from core.graph.model import GraphBuilder, KnowledgeGraph
 from core.methods.fastinsight.granker import GRankerResult
-from core.methods.fastinsight.loop import FastInsightResult, FastInsightRound
+from core.methods.fastinsight.loop import FastInsightRound
 from core.methods.fastinsight.passage_graph import PassageGraph
 
 
@@ -112,39 +111,3 @@ def stex_table(rnd: FastInsightRound, pg: PassageGraph, graph: KnowledgeGraph, *
                                 float(p.i_struct[i]), float(p.beta * p.i_struct[i]), float(p.rank_term[i]),
                                 float(p.bridge_term[i]), int(p.r_best[i]), int(p.n_adjacent[i]), v in added))
     return rows
-
-
-@dataclass(frozen=True)
-class RoundMetrics:
-    round: int
-    retrieved: int  #: |N_ret| after the round
-    ranking: str  #: "GRanker" or "plain reranking"
-    recall: float
-    ndcg: float
-    tr: float
-    miss_tr: float
-
-
-def round_metrics(result: FastInsightResult, pg: PassageGraph, gold: Collection[str], *, k: int = 10) -> list[RoundMetrics]:
-    """R@k, nDCG@k, TR and MissTR after every round, for GRanker and for plain reranking of the
-    same ``N_ret``. TR and MissTR are taken on the top ``k`` of each ranking (so the two can
-    differ; on the whole ``N_ret`` they would coincide).
-
-    Raises
-    ------
-    ValueError
-        If ``gold`` is empty.
-    UnknownNameError
-        If a gold chunk id is not a passage of ``pg``.
-    """
-    gold_ids = list(dict.fromkeys(gold))
-    gold_idx = pg.indices(gold_ids)
-    out = []
-    for rnd in result.rounds:
-        g = rnd.granker
-        for label, ranking in (("GRanker", g.ranking), ("plain reranking", g.plain_ranking)):
-            ids = [pg.chunk_ids[int(v)] for v in ranking]
-            d = tr_decomposition(pg, ranking[:k], gold_idx)
-            out.append(RoundMetrics(rnd.index, rnd.size, label, recall_at_k(ids, gold_ids, k), ndcg_at_k(ids, gold_ids, k),
-                                    d.tr, d.miss_tr))
-    return out

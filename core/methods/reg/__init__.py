@@ -14,6 +14,8 @@ module              paper
 ``retriever``       D.3 Eq. 33 ReG@Triple MLP scorer (saved per workspace with a manifest)
 ``train``           App. E training loop with held-out splits and curves
 ``pipeline``        the ``reg`` method: score the neighbourhood, keep top-K, reorganize, answer
+``config``          RegConfig (the method's knobs) and TrainConfig (ReG@Triple training)
+``diagnosis``       where a question's gold evidence was lost (issue 6)
 ``tokens``          prompt token counts (the answering model's tokenizer, or WordPiece)
 ==================  ==========================================================================
 
@@ -22,20 +24,15 @@ module              paper
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+from core.methods.base import Method
 from core.methods.reg.chains import EvidenceChain, Reorganization, Triple, reorganize
 from core.methods.reg.config import RegConfig, TrainConfig
+from core.methods.reg.diagnosis import STAGES, diagnose
+from core.methods.reg.pipeline import RegResult, run
 
-if TYPE_CHECKING:
-    from core.index.workspace import Workspace
-    from core.methods.base import Backends
+__all__ = ["METHOD", "EvidenceChain", "RegConfig", "RegResult", "Reorganization", "TrainConfig", "Triple", "reorganize",
+           "run"]
 
-__all__ = ["EvidenceChain", "RegConfig", "Reorganization", "TrainConfig", "Triple", "reorganize", "run"]
-
-
-def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, backends: Backends) -> Any:
-    """The ``reg`` method (see :func:`core.methods.reg.pipeline.run`)."""
-    from core.methods.reg.pipeline import run as _run
-
-    return _run(query, workspace, config=config, backends=backends)
+METHOD: Method[RegConfig, RegResult] = Method(
+    "reg", "ReG triple retriever + evidence chains", "ReG §4, Appendix D", run=run, config=RegConfig, stages=STAGES,
+    diagnose=diagnose, page="pages/evidence_chains.py")

@@ -19,7 +19,6 @@ Hub entities can have hundreds of incident edges; ``max_neighbors`` keeps the fi
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -72,21 +71,6 @@ class CandidatePool:
         return tuple(sorted({e for p in self.paths if p.kind == "shortest" for e in p.edges}))
 
 
-def _bfs(graph: KnowledgeGraph, s: int, max_len: int, stop: int | None = None) -> dict[int, int]:
-    indptr, nbr = graph.csr.indptr, graph.csr.nbr
-    dist = {s: 0}
-    q = deque([s])
-    while q:
-        v = q.popleft()
-        if dist[v] >= max_len or v == stop:
-            continue
-        for u in nbr[indptr[v]:indptr[v + 1]].tolist():
-            if u not in dist:
-                dist[u] = dist[v] + 1
-                q.append(u)
-    return dist
-
-
 def all_shortest_paths(graph: KnowledgeGraph, s: int, t: int, *, max_len: int = 4,
                        max_paths: int = 50) -> tuple[list[tuple[tuple[int, ...], tuple[int, ...]]], int | None]:
     """Every undirected shortest ``s``–``t`` path as ``(nodes, edges)`` (parallel edges give distinct paths).
@@ -96,7 +80,7 @@ def all_shortest_paths(graph: KnowledgeGraph, s: int, t: int, *, max_len: int = 
     """
     if s == t:
         return [], 0
-    dist = _bfs(graph, s, max_len)
+    dist = graph.hop_distances([s], max_hops=max_len)
     if t not in dist:
         return [], None
     indptr, nbr, eid = graph.csr.indptr, graph.csr.nbr, graph.csr.eid

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Literal
 
-from core.errors import ConfigError
-
-
-def _f(default: Any, help: str) -> Any:
-    return field(default=default, metadata={"help": help})
+from core.methods.base import Check, MethodConfig
+from core.methods.base import knob as _f
 
 
 @dataclass(frozen=True)
-class RegConfig:
+class RegConfig(MethodConfig):
     """Knobs of the ``reg`` retrieval method (ReG@Triple + structure-aware reorganization)."""
 
     hops: int = _f(3, "Neighbourhood: triples within this many undirected hops of the linked query entities are "
@@ -39,34 +36,19 @@ class RegConfig:
         "cosine", "Without a trained retriever: 'cosine' scores triples by query–triple cosine (a recorded "
                   "fallback); 'error' raises, naming `egx train-reg`.")
 
-    def __post_init__(self) -> None:
-        checks: list[tuple[str, bool, str]] = [
+    def checks(self) -> list[Check]:
+        return [
             ("hops", 1 <= self.hops <= 6, "an integer in [1, 6]"),
             ("max_candidates", self.max_candidates >= 1, "an integer >= 1"),
             ("top_k", self.top_k >= 1, "an integer >= 1"),
             ("max_length", self.max_length >= 1, "an integer >= 1"),
-            ("answer_merge", self.answer_merge in ("same_prefix", "relation_path", "off"),
-             "'same_prefix', 'relation_path' or 'off'"),
-            ("evidence_format", self.evidence_format in ("passages", "triples", "chains"),
-             "'passages', 'triples' or 'chains'"),
             ("max_chunks", self.max_chunks >= 1, "an integer >= 1"),
             ("answer_passages", self.answer_passages >= 1, "an integer >= 1"),
-            ("untrained", self.untrained in ("cosine", "error"), "'cosine' or 'error'"),
         ]
-        for name, ok, valid in checks:
-            if not ok:
-                raise ConfigError(f"RegConfig.{name} = {getattr(self, name)!r} is out of range; use {valid}.")
-
-    def with_(self, **changes: Any) -> RegConfig:
-        return replace(self, **changes)
-
-    @classmethod
-    def help(cls) -> dict[str, str]:
-        return {f.name: str(f.metadata.get("help", "")) for f in fields(cls)}
 
 
 @dataclass(frozen=True)
-class TrainConfig:
+class TrainConfig(MethodConfig):
     """ReG@Triple retriever training (Appendix D.3 Eq. 33, Appendix E)."""
 
     supervision: Literal["weak", "refined"] = _f("weak", "Labels: 'weak' = query→answer shortest paths; 'refined' "
@@ -86,9 +68,8 @@ class TrainConfig:
     seed: int = _f(0, "Seed for the split, initialization and batch order.")
     device: str = _f("", "Torch device ('' = auto: CUDA when present, else CPU).")
 
-    def __post_init__(self) -> None:
-        checks: list[tuple[str, bool, str]] = [
-            ("supervision", self.supervision in ("weak", "refined"), "'weak' or 'refined'"),
+    def checks(self) -> list[Check]:
+        return [
             ("epochs", self.epochs >= 1, "an integer >= 1"),
             ("hidden", self.hidden >= 1, "an integer >= 1"),
             ("lr", self.lr > 0, "a number > 0"),
@@ -97,10 +78,3 @@ class TrainConfig:
              "a number in (0, 1) with val_fraction + test_fraction < 1"),
             ("recall_k", self.recall_k >= 1, "an integer >= 1"),
         ]
-        for name, ok, valid in checks:
-            if not ok:
-                raise ConfigError(f"TrainConfig.{name} = {getattr(self, name)!r} is out of range; use {valid}.")
-
-    @classmethod
-    def help(cls) -> dict[str, str]:
-        return {f.name: str(f.metadata.get("help", "")) for f in fields(cls)}

@@ -1,5 +1,5 @@
 """Where the ``reg`` method lost the gold evidence (issue 6 failure diagnosis; contract in
-:mod:`core.eval.diagnosis`).
+:mod:`core.methods.diagnosis`).
 
 Stages, in pipeline order, read from the :class:`~core.methods.reg.pipeline.RegResult` and its trace:
 
@@ -17,10 +17,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from core.eval.diagnosis import Diagnosis, Gold, StageDecl, chunk_provenance, finish, gold_ranks, lost_gold, no_gold
+from core.methods.base import Diagnosis, Gold, StageDecl
+from core.methods.diagnosis import finish, gold_ranks, lost_gold, no_gold
 
 if TYPE_CHECKING:
     from core.index.workspace import Workspace
+    from core.methods.reg.pipeline import RegResult
 
 STAGES: tuple[StageDecl, ...] = (
     StageDecl("not_in_graph", "gold passage has no triple", "no KG triple comes from the gold passage"),
@@ -36,13 +38,11 @@ STAGES: tuple[StageDecl, ...] = (
 def _hops_to(graph: Any, sources: tuple[int, ...], targets: set[int], limit: int = 8) -> int | None:
     if not sources or not targets:
         return None
-    for h in range(0, limit + 1):
-        if set(graph.khop(sources, h).tolist()) & targets:
-            return h
-    return None
+    return next((d for d, layer in enumerate(graph.bfs_layers(sources, max_hops=limit))
+                 if targets.intersection(layer.tolist())), None)
 
 
-def diagnose(result: Any, workspace: Workspace, gold: Gold, *, cut: int = 5) -> Diagnosis:
+def diagnose(result: RegResult, workspace: Workspace, gold: Gold, *, cut: int = 5) -> Diagnosis:
     """ReG: not_in_graph / no_anchor / not_connected / ranked_out / answer_wrong (module docstring)."""
     graph = workspace.graph
     method = result.method
@@ -55,7 +55,7 @@ def diagnose(result: Any, workspace: Workspace, gold: Gold, *, cut: int = 5) -> 
                           "hops": result.config.hops, "top_k": result.config.top_k, "scored": result.candidates}
     if not lost:
         return finish(method, result, gold, ranks, cut=cut, evidence=ev)
-    prov = chunk_provenance(graph)
+    prov = graph.chunk_provenance()
     kept = {t.edge for t in result.kept}
     order = [s.key for s in STAGES]
     per: dict[str, dict[str, Any]] = {}

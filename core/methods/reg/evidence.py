@@ -59,36 +59,34 @@ class EvidencePrompts:
         }
 
 
-_CHUNK_EDGES: list[tuple[KnowledgeGraph, dict[str, list[int]]]] = []
-
-
-def chunk_edges(graph: KnowledgeGraph) -> dict[str, list[int]]:
-    """Chunk id → ids of the edges citing it (cached for the last few graphs)."""
-    for g, cached in _CHUNK_EDGES:
-        if g is graph:
-            return cached
-    m: dict[str, list[int]] = {}
-    for e, cs in enumerate(graph.edge_chunks):
-        for c in cs:
-            m.setdefault(c, []).append(e)
-    _CHUNK_EDGES.insert(0, (graph, m))
-    del _CHUNK_EDGES[4:]
-    return m
-
-
 def passage_triples(graph: KnowledgeGraph, chunk_ids: Sequence[str], *, max_triples: int = 300) -> list[Triple]:
     """KG triples extracted from the given passages, in passage order (each edge once).
 
     A triple's score is ``1/rank`` of the first passage citing it, so chain order follows passage order.
     """
-    m = chunk_edges(graph)
+    prov = graph.chunk_provenance()
     seen: dict[int, float] = {}
     for rank, c in enumerate(chunk_ids, start=1):
-        for e in m.get(c, []):
+        for e in prov.get(c, ([], []))[1]:
             if e not in seen:
                 seen[e] = 1.0 / rank
     edges = list(seen)[:max_triples]
     return triples_from_edges(graph, edges, [seen[e] for e in edges])
+
+
+def passage_evidence(query: str, passages: Sequence[tuple[str, str, str]], graph: KnowledgeGraph, llm: Any, *,
+                     max_passages: int = 5) -> EvidencePrompts | None:
+    """The evidence of a passage method's answer (dense, rerank, ppr, fastinsight): the KG triples of
+    its top ``max_passages`` ``(chunk_id, title, text)`` passages as a raw list and as ReG chains,
+    with the passage prompt's tokens too; None for a corpus graph (no triples)."""
+    if graph.kind != "kg":
+        return None
+    from core.backends import prompts as bprompts
+    from core.methods.answering import passages_prompt
+
+    return evidence_prompts(query, passage_triples(graph, [p[0] for p in passages[:max_passages]]), graph=graph,
+                            passages_prompt=passages_prompt(query, passages, max_passages=max_passages),
+                            passages_system=bprompts.ANSWER_SYSTEM, llm=llm)
 
 
 def evidence_prompts(query: str, triples: Sequence[Triple], *, graph: KnowledgeGraph | None = None,
@@ -120,36 +118,3 @@ def evidence_prompts(query: str, triples: Sequence[Triple], *, graph: KnowledgeG
     counts, tokenizer = count_tokens([systems[k] + "\n" + prompts[k] for k in keys], llm)
     return EvidencePrompts(tuple(triples), reorg, QA_SYSTEM, prompts, dict(zip(keys, counts)), tokenizer,
                            tuple(linked))
-
-
-def method_config(runner: Any, **changes: Any) -> Any:
-    """The default config of a method runner with ``changes`` applied (e.g. ``evidence_format``).
-
-    The config class is read from the runner's ``config`` annotation (``XConfig | None``).
-
-    Raises
-    ------
-    ConfigError
-        If the runner declares no config dataclass or the class has no such field.
-    """
-    import dataclasses
-    import inspect
-
-    from core.errors import ConfigError
-
-    ann = inspect.signature(runner).parameters.get("config")
-    text = ann.annotation if ann is not None else None
-    cls: Any = None
-    if isinstance(text, str):
-        name = text.split("|")[0].strip()
-        cls = getattr(inspect.getmodule(runner), name, None) or runner.__globals__.get(name)
-    elif dataclasses.is_dataclass(text):
-        cls = text
-    name = getattr(runner, "__module__", "?")
-    if cls is None or not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
-        raise ConfigError(f"The method in {name} declares no config dataclass, so {sorted(changes)} cannot be set.")
-    have = {f.name for f in dataclasses.fields(cls)}
-    missing = sorted(set(changes) - have)
-    if missing:
-        raise ConfigError(f"{cls.__name__} has no field {missing}; it has {sorted(have)}.")
-    return cls(**changes)

@@ -22,18 +22,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.text import normalize_name
+from core.text import FUNCTION_WORDS, normalize_name
 
 if TYPE_CHECKING:
     from core.backends.base import Embedder
     from core.graph.model import KnowledgeGraph
 
 _WORD = re.compile(r"[\w][\w'’.\-&]*", re.UNICODE)
-_STOP = {"the", "a", "an", "of", "in", "on", "at", "to", "and", "or", "is", "was", "who", "what", "when", "where",
-         "which", "how", "did", "does", "do", "for", "by", "with", "from", "as", "that", "this", "it", "its", "be",
-         "are", "were", "has", "have", "had", "his", "her", "their", "he", "she", "they", "whose", "whom", "why"}
-
-
 @dataclass(frozen=True)
 class Linked:
     nodes: tuple[int, ...]
@@ -42,18 +37,10 @@ class Linked:
     fallback: str = ""
 
 
-_NAME_CACHE: list[tuple[KnowledgeGraph, dict[str, int]]] = []
-
-
 def node_name_index(graph: KnowledgeGraph) -> dict[str, int]:
-    """Normalized node name → first node index (cached for the last few graphs)."""
-    for g, idx in _NAME_CACHE:
-        if g is graph:
-            return idx
-    idx = {normalize_name(n): i for i, n in reversed(list(enumerate(graph.node_names)))}
-    _NAME_CACHE.insert(0, (graph, idx))
-    del _NAME_CACHE[4:]
-    return idx
+    """Normalized node name → first node index (kept on the graph)."""
+    return graph.derived("reg.node_name_index",
+                         lambda: {normalize_name(n): i for i, n in reversed(list(enumerate(graph.node_names)))})
 
 
 def _spans(text: str) -> list[tuple[int, int, str, bool]]:
@@ -64,7 +51,7 @@ def _spans(text: str) -> list[tuple[int, int, str, bool]]:
     for i in range(len(words)):
         for j in range(i + 1, min(len(words), i + 8) + 1):
             toks = [w for w, _ in words[i:j]]
-            if all(t.lower() in _STOP for t in toks):
+            if all(t.lower() in FUNCTION_WORDS for t in toks):
                 continue
             s = text[words[i][1]: words[j - 1][1] + len(words[j - 1][0])]
             proper = any((w[:1].isupper() and k + i > 0) or any(ch.isdigit() for ch in w) for k, w in enumerate(toks))

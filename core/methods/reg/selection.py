@@ -64,7 +64,7 @@ def select_candidates(query: str, answers: Sequence[str], comp: Compression, poo
         ``mode="llm"`` with the selected candidates' triples, or ``mode="weak"`` with the
         shortest-path triples and the reason in ``fallback``.
     """
-    from core.methods.bubblerag.llmcall import ask_json
+    from core.methods.llm_steps import ask_json
     from core.trace import Step
 
     t0 = time.perf_counter()

@@ -44,7 +44,7 @@ class QAItem:
 def load_qa(path: str | Path, graph: KnowledgeGraph) -> list[QAItem]:
     """Questions with answers from a JSON list (MuSiQue / HippoRAG format, or ``{question, answer(s)}``).
 
-    Gold chunks are matched with :func:`core.eval.datasets.parse_questions` when the records carry
+    Gold chunks are matched with :func:`core.index.questions.parse_questions` when the records carry
     ``paragraphs`` / ``supporting_facts``.
 
     Raises
@@ -64,7 +64,7 @@ def load_qa(path: str | Path, graph: KnowledgeGraph) -> list[QAItem]:
         raise InputFormatError(p.name, "the top level is not a list", "a JSON list of questions with answers")
     gold: dict[int, tuple[str, ...]] = {}
     if data and isinstance(data[0], dict) and ("paragraphs" in data[0] or "supporting_facts" in data[0]):
-        from core.eval.datasets import parse_questions
+        from core.index.questions import parse_questions
 
         gold = {i: q.gold_chunks for i, q in enumerate(parse_questions(data, graph, source=p.name))}
     out = []

@@ -22,7 +22,7 @@ import numpy as np
 from core.backends.base import LLM
 from core.backends.llm import check_answer
 from core.graph.model import KnowledgeGraph
-from core.methods.bubblerag.llmcall import ask_json
+from core.methods.llm_steps import ask_json
 from core.methods.sgrag import prompts
 from core.methods.sgrag.assembly import Assembly
 from core.methods.sgrag.query_graph import QueryGraph

@@ -7,18 +7,15 @@ and each help text says so.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
-from typing import Any
+from dataclasses import dataclass
 
 from core.errors import ConfigError
-
-
-def _f(default: Any, help: str, **kw: Any) -> Any:
-    return field(default=default, metadata={"help": help, **kw})
+from core.methods.base import Check, MethodConfig
+from core.methods.base import knob as _f
 
 
 @dataclass(frozen=True)
-class SGRAGConfig:
+class SGRAGConfig(MethodConfig):
     """Every knob SG-RAG names, plus the caps that keep exact enumeration bounded (reported when hit)."""
 
     l: int = _f(0, "Path length l in edges (§4.3, App. E). 0 = automatic: the smallest value the paper's "  # noqa: E741 - l is the paper's path length
@@ -52,14 +49,8 @@ class SGRAGConfig:
     answer_max_tokens: int = _f(128, "Token limit for the answer (Table 15 prompt).")
     seed: int = _f(0, "Seed of the dominance model, the semantic projection and sampled substructures.")
 
-    def with_(self, **changes: Any) -> SGRAGConfig:
-        return replace(self, **changes)
-
-    @classmethod
-    def help(cls) -> dict[str, str]:
-        return {f.name: str(f.metadata.get("help", "")) for f in fields(cls)}
-
-    def validate(self) -> SGRAGConfig:
+    def validate(self) -> None:
+        """The rules of :class:`MethodConfig`, worded the way the SG-RAG page and its tests know them."""
         for name in ("max_candidates", "max_instantiations", "max_subgraphs", "max_combinations", "normalize_k"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"SG-RAG {name}={getattr(self, name)} must be at least 1.")
@@ -67,11 +58,22 @@ class SGRAGConfig:
             raise ConfigError(f"SG-RAG l={self.l} must be 0 (automatic) or a path length ≥ 1.")
         if not 0.0 <= self.doubtful_below <= 1.0:
             raise ConfigError(f"SG-RAG doubtful_below={self.doubtful_below} must be within [0, 1].")
-        return self
+        super().validate()
+
+    def checks(self) -> list[Check]:
+        return [
+            ("tolerance", self.tolerance >= 0, "a number >= 0"),
+            ("sem_dims", self.sem_dims >= 1, "an integer >= 1"),
+            ("max_index_paths", self.max_index_paths >= 1, "an integer >= 1"),
+            ("max_train_stars", self.max_train_stars >= 1, "an integer >= 1"),
+            ("max_fallback_edges", self.max_fallback_edges >= 0, "an integer >= 0"),
+            ("max_chunks", self.max_chunks >= 1, "an integer >= 1"),
+            ("answer_max_tokens", self.answer_max_tokens >= 1, "an integer >= 1"),
+        ]
 
 
 @dataclass(frozen=True)
-class DominanceConfig:
+class DominanceConfig(MethodConfig):
     """The GNN ℳ of Appendix C (GAT layer, sum readout, projection). Dimensions and epochs are ours."""
 
     hidden: int = _f(32, "F': width of the input projection and the GAT layer (Eqs. 9-11).")
@@ -90,5 +92,11 @@ class DominanceConfig:
     seed: int = _f(0, "Seed of initialisation and substructure sampling.")
     device: str = _f("", "Torch device ('' = auto-select: CUDA when present, else CPU).")
 
-    def with_(self, **changes: Any) -> DominanceConfig:
-        return replace(self, **changes)
+    def checks(self) -> list[Check]:
+        at_least_1 = "an integer >= 1"
+        return [("hidden", self.hidden >= 1, at_least_1), ("dim", self.dim >= 1, at_least_1),
+                ("heads", self.heads >= 1, at_least_1), ("lr", self.lr > 0, "a number > 0"),
+                ("max_epochs", self.max_epochs >= 1, at_least_1), ("subsets_per_star", self.subsets_per_star >= 0,
+                                                                    "an integer >= 0"),
+                ("max_leaves", self.max_leaves >= 1, at_least_1), ("batch_stars", self.batch_stars >= 1, at_least_1),
+                ("margin", self.margin >= 0, "a number >= 0")]

@@ -1,4 +1,4 @@
-"""Where SG-RAG lost the gold evidence (issue 6 failure diagnosis; contract in :mod:`core.eval.diagnosis`).
+"""Where SG-RAG lost the gold evidence (issue 6 failure diagnosis; contract in :mod:`core.methods.diagnosis`).
 
 Read from the :class:`~core.methods.sgrag.pipeline.SGRAGResult` only (no stage is re-run). For every
 gold passage outside the top ``cut`` chunks, with ``E_c`` the nodes that come from it:
@@ -10,24 +10,15 @@ gold passage outside the top ``cut`` chunks, with ``E_c`` the nodes that come fr
                    fallback was used (or the exact subgraphs avoid ``E_c``); the evidence names the
                    query paths whose candidate lists were empty and the completion candidates.
 ``ranked_out``     the passage was retrieved below the cut (or matched subgraphs exist but were capped).
-``answer_wrong``   all gold retrieved, the (LLM) answer is wrong (:func:`core.eval.diagnosis.finish`).
+``answer_wrong``   all gold retrieved, the (LLM) answer is wrong (:func:`core.methods.diagnosis.finish`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from core.eval.diagnosis import (
-    Diagnosis,
-    Gold,
-    StageDecl,
-    finish,
-    gold_entities,
-    gold_ranks,
-    lost_gold,
-    missing_from_graph,
-    no_gold,
-)
+from core.methods.base import Diagnosis, Gold, StageDecl
+from core.methods.diagnosis import finish, gold_ranks, lost_gold, missing_from_graph, no_gold
 
 if TYPE_CHECKING:
     from core.index.workspace import Workspace
@@ -64,7 +55,7 @@ def diagnose(result: SGRAGResult, workspace: Workspace, gold: Gold, *, cut: int 
                           "subgraphs": result.assembly.found, "query_graph": result.query_graph.to_dict()}
     unresolved = [m for m in mappings if m["doubtful"]]
     for cid in lost:
-        ents = set(gold_entities(graph, cid))
+        ents = set(graph.chunk_entities(cid))
         if (unresolved or not mappings) and not (ents & confident):
             what = (", ".join(f"{m['query_label']!r} → {m['node'] or 'nothing'} ({m['similarity']})" for m in unresolved)
                     if unresolved else "the question named no entity of the graph")
@@ -83,7 +74,7 @@ def diagnose(result: SGRAGResult, workspace: Workspace, gold: Gold, *, cut: int 
                          + (f" (query paths with no candidate: {empty})." if empty else "."), ev, ranks)
     in_matches = {v for s in result.assembly.subgraphs for _, v in s.mapping}
     for cid in lost:
-        if ranks.get(cid) is None and not (set(gold_entities(graph, cid)) & in_matches):
+        if ranks.get(cid) is None and not (set(graph.chunk_entities(cid)) & in_matches):
             return Diagnosis(method, "not_connected",
                              f"{result.assembly.found} exact subgraph(s) matched, but none passes through the gold "
                              f"passage {cid}.", {**ev, "gold": cid}, ranks)

@@ -75,30 +75,30 @@ class Prepared:
             return self.indexes[key]
 
 
-_PREPARED: dict[tuple[Any, ...], Prepared] = {}
-_PREP_LOCK = threading.Lock()
+_PREP_LOCK = threading.Lock()  # training writes the model file: one build at a time
 
 
 def prepare(workspace: Workspace, embedder: Embedder, *, config: SGRAGConfig | None = None,
             dominance: DominanceConfig | None = None, retrain: bool = False,
             progress: Progress | None = None) -> Prepared:
-    """Labels, label embeddings and the (cached or freshly trained) dominance model for ``workspace``."""
+    """Labels, label embeddings and the (cached or freshly trained) dominance model for ``workspace``
+    (kept on the workspace graph, :meth:`~core.graph.model.KnowledgeGraph.derived`)."""
     cfg = config or SGRAGConfig()
     dcfg = dominance or DominanceConfig(seed=cfg.seed)
     workspace.ensure_index(embedder)
     graph = workspace.graph
-    key = (str(workspace.path), graph.content_hash, embedder.model_id, asdict(dcfg).__repr__(), cfg.sem_dims,
-           cfg.seed, cfg.max_index_paths, cfg.max_train_stars)
-    with _PREP_LOCK:
-        if key in _PREPARED and not retrain:
-            return _PREPARED[key]
+    key = ("sgrag.prepared", str(workspace.path), embedder.model_id, repr(asdict(dcfg)), cfg.sem_dims, cfg.seed,
+           cfg.max_index_paths, cfg.max_train_stars)
+
+    def build() -> Prepared:
         labels = graph_labels(graph)
         lv = label_vectors(labels, workspace.index("nodes").vectors)
         model = load_or_train(graph, lv[labels.of_node], Path(workspace.path) / "sgrag", embedder.model_id,
                               config=dcfg, max_train_stars=cfg.max_train_stars, retrain=retrain, progress=progress)
-        prep = Prepared(labels, lv, model, simple_adjacency(graph), cfg.sem_dims, cfg.seed, cfg.max_index_paths)
-        _PREPARED[key] = prep
-        return prep
+        return Prepared(labels, lv, model, simple_adjacency(graph), cfg.sem_dims, cfg.seed, cfg.max_index_paths)
+
+    with _PREP_LOCK:
+        return graph.derived(key, build, rebuild=retrain)
 
 
 def is_prepared(workspace: Workspace, embedder: Embedder, *, config: SGRAGConfig | None = None,
@@ -170,10 +170,13 @@ def run(query: str, workspace: Workspace, *, config: SGRAGConfig | None = None, 
     QueryError
         For an empty question.
     ConfigError
-        For an out-of-range config value or an explicit l outside [⌈d_q/2⌉, d_q].
+        For a config that is not an :class:`SGRAGConfig` or an explicit l outside [⌈d_q/2⌉, d_q]
+        (out-of-range values are refused when the config is built).
     """
-    cfg = (config or SGRAGConfig()).validate()
-    if not query.strip():
+    cfg = SGRAGConfig() if config is None else config
+    if not isinstance(cfg, SGRAGConfig):
+        raise ConfigError(f"sgrag takes an SGRAGConfig, got {type(cfg).__name__}.")
+    if not query or not query.strip():
         raise QueryError("The question is empty; type a question to match against the graph.")
     trace = Trace("sgrag", query, workspace=workspace.name, config=asdict(cfg), backends=backends.names())
     graph = workspace.graph

@@ -22,10 +22,9 @@ from typing import Any
 
 from core.backends.base import LLM
 from core.graph.model import KnowledgeGraph
-from core.methods.bubblerag.heuristics import STOPWORDS
-from core.methods.bubblerag.llmcall import ask_json
+from core.methods.llm_steps import ask_json
 from core.methods.sgrag import prompts
-from core.text import normalize_name
+from core.text import STOPWORDS, normalize_name
 from core.trace import Trace
 
 UNK = "UNK"

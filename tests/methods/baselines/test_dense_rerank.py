@@ -50,7 +50,7 @@ def test_rerank_defaults_follow_the_paper():
 
 
 def test_rerank_without_reranker_uses_the_stand_in_visibly(demo_ws, hashing):
-    res = get_method("rerank").load()(Q, demo_ws, backends=Backends(hashing, NoLLM(), None))
+    res = get_method("rerank").run(Q, demo_ws, backends=Backends(hashing, NoLLM(), None))
     assert res.reranker.startswith("biencoder (")
     assert res.trace.steps[0].fallback.startswith("no reranker configured; using the bi-encoder stand-in")
 

@@ -7,12 +7,14 @@ import json
 import pytest
 
 from core.backends.registry import get_embedder, get_llm
+from core.errors import QueryError
 from core.eval.metrics import recall_at_k
 from core.index.workspace import ensure_sample_workspace
 from core.methods.base import Backends, MethodResult
 from core.methods.baselines.dense import run as dense_run
 from core.methods.bubblerag import BubbleConfig, run
 from core.trace import Trace
+from tests.fakes import ScriptedLLM
 
 MATRIX_Q = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
 LOTHAIR_Q = "When did Lothair II's mother die?"
@@ -99,46 +101,31 @@ def test_live_rerank_changes_order_without_rerunning(demo, none_backends):
     assert frames[-1].done and frames[-1].result.cegs == r.expansion.cegs
 
 
-class SufficientLLM:
-    """A scripted LLM that judges the preview sufficient (tests the §3.2 early exit)."""
-
-    name, model_id, available = "scripted", "scripted-1", True
-
-    def __init__(self, answer: str = "20 March 851") -> None:
-        self.answer = answer
-
-    def chat(self, messages, *, max_tokens=512, temperature=0.0, json_schema=None):
-        from core.backends.base import LLMResponse
-
-        return LLMResponse(json.dumps({"sufficient": True, "answer": self.answer, "reason": "passage 2"}), 10, 5)
+def sufficient_llm(answer: str = "20 March 851") -> ScriptedLLM:
+    """An LLM that judges the preview sufficient (tests the §3.2 early exit)."""
+    return ScriptedLLM(json.dumps({"sufficient": True, "answer": answer, "reason": "passage 2"}))
 
 
-class BrokenLLM:
+def broken_llm() -> ScriptedLLM:
     """Always returns unusable output: every stage must fall back visibly."""
-
-    name, model_id, available = "broken", "broken-1", True
-
-    def chat(self, messages, *, max_tokens=512, temperature=0.0, json_schema=None):
-        from core.backends.base import LLMResponse
-
-        return LLMResponse("I cannot help with that <<<", 7, 3)
+    return ScriptedLLM("I cannot help with that <<<", name="broken", tokens=(7, 3))
 
 
 @pytest.mark.model
 def test_early_exit_when_preview_is_sufficient(demo, minilm):
-    r = run(LOTHAIR_Q, demo, backends=Backends(minilm, SufficientLLM()))
+    r = run(LOTHAIR_Q, demo, backends=Backends(minilm, sufficient_llm()))
     assert r.early_exit and r.answer == "20 March 851" and r.answer_by == "early exit"
     assert r.expansion is None and r.ranked_chunks
     assert r.trace.steps[-1].stage == "early_exit"
     # an answer that no preview passage contains does not end the search
-    r2 = run(LOTHAIR_Q, demo, backends=Backends(minilm, SufficientLLM("860 AD")))
+    r2 = run(LOTHAIR_Q, demo, backends=Backends(minilm, sufficient_llm("860 AD")))
     assert not r2.early_exit and r2.expansion is not None
     assert "does not occur in any preview passage" in r2.pre.reason
 
 
 @pytest.mark.model
 def test_broken_llm_output_takes_visible_fallbacks(demo, minilm):
-    r = run(LOTHAIR_Q, demo, backends=Backends(minilm, BrokenLLM()))
+    r = run(LOTHAIR_Q, demo, backends=Backends(minilm, broken_llm()))
     by = {s.stage: s for s in r.trace.steps}
     for stage in ("keywords", "grouping"):
         assert "unusable" in by[stage].fallback
@@ -151,7 +138,7 @@ def test_empty_question_is_rejected(tmp_path):
     from core.index.workspace import ensure_sample_workspace as ensure
 
     emb = get_embedder("hashing")
-    with pytest.raises(ValueError, match="The question is empty"):
+    with pytest.raises(QueryError, match="The question is empty"):
         run("   ", ensure("demo", emb), backends=Backends(emb, get_llm("none")))
 
 

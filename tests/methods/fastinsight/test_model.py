@@ -20,7 +20,7 @@ def test_all_methods_find_demo_evidence_with_minilm(tmp_path):
     b = Backends(emb, NoLLM(), get_reranker("biencoder", embedder=emb))
     qs = load_questions(ws)
     for name in ("dense", "rerank", "ppr", "fastinsight"):
-        run = get_method(name).load()
+        run = get_method(name).run
         recalls = [recall_at_k([c.chunk_id for c in run(q.question, ws, backends=b).ranked_chunks], q.gold_chunks, 10)
                    for q in qs]
         # 23 passages, 5 questions: every method must get most gold passages into its top 10

@@ -39,7 +39,7 @@ def test_contract_trace_and_reranker_on_a_kg(demo_ws, backends):
 
 
 def test_registry_runs_it(demo_ws, backends):
-    res = get_method("fastinsight").load()(MATRIX_Q, demo_ws, backends=backends)
+    res = get_method("fastinsight").run(MATRIX_Q, demo_ws, backends=backends)
     assert res.method == "fastinsight"
 
 
@@ -60,7 +60,8 @@ def test_results_are_reproducible(demo_ws, backends):
 
 def test_index_features_equal_reranker_features(demo_ws, backends):
     """The bi-encoder's features read from the chunk index give the same ranking as embedding again."""
-    from core.methods.fastinsight.granker import FeatureCache, granker, index_feature_source
+    from core.methods.fastinsight.granker import granker
+    from core.methods.reranking import FeatureCache, index_feature_source
 
     pg = passage_graph(demo_ws.graph)
     vecs = demo_ws.index("chunks").vectors

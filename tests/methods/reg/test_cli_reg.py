@@ -51,10 +51,7 @@ def test_refined_without_llm_says_it_keeps_weak_labels(demo_path, capsys) -> Non
 
 def test_ask_evidence_format_on_a_method_without_the_field(demo_path, capsys) -> None:
     from core.errors import ConfigError
-    from core.methods.reg.evidence import method_config
+    from tests.fakes import TOY_METHOD
 
-    def runner(query, workspace, *, config=None, backends):  # no annotation: no config class
-        return None
-
-    with pytest.raises(ConfigError, match="declares no config dataclass"):
-        method_config(runner, evidence_format="chains")
+    with pytest.raises(ConfigError, match=r"^ToyConfig has no field \['evidence_format'\]; it has \['top_k'\]\.$"):
+        TOY_METHOD.make_config(evidence_format="chains")

@@ -2,53 +2,35 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
-from core.backends.base import ChatMessage, LLMResponse
 from core.errors import ConfigError, WorkspaceError
 from core.methods.base import Backends, MethodResult
 from core.methods.reg.config import RegConfig
 from core.methods.registry import get_method
+from tests.fakes import ScriptedLLM
 
 Q = "Who played the main villain in the film Keanu Reeves and Laurence Fishburne starred in together?"
 
 
-class RecordingLLM:
-    """Answers every call with a fixed text and keeps the prompts (JSON stages fall back)."""
-
-    name, model_id, available = "recording", "fake:recording", True
-
-    def __init__(self) -> None:
-        self.prompts: list[str] = []
-
-    def chat(self, messages: Sequence[ChatMessage], *, max_tokens: int = 512, temperature: float = 0.0,
-             json_schema: dict[str, Any] | None = None) -> LLMResponse:
-        self.prompts.append(messages[-1].content)
-        return LLMResponse(text="Hugo Weaving", prompt_tokens=9, completion_tokens=2, model=self.model_id)
+def recording_llm() -> ScriptedLLM:
+    """Answers "Hugo Weaving" to everything and keeps every prompt."""
+    return ScriptedLLM("Hugo Weaving", name="recording", tokens=(9, 2))
 
 
 def _cfg(method: str, fmt: str) -> Any:
-    spec = get_method(method)
-    import importlib
-
-    mod = {"dense": "core.methods.baselines.dense:DenseConfig", "rerank": "core.methods.baselines.rerank:RerankConfig",
-           "ppr": "core.methods.baselines.ppr:PPRConfig", "fastinsight": "core.methods.fastinsight:FastInsightConfig",
-           "bubblerag": "core.methods.bubblerag.config:BubbleConfig", "reg": "core.methods.reg.config:RegConfig"}[method]
-    m, c = mod.split(":")
-    assert spec.name == method
-    return getattr(importlib.import_module(m), c)(evidence_format=fmt)
+    return get_method(method).make_config(evidence_format=fmt)
 
 
 @pytest.mark.parametrize("method", ["dense", "rerank", "ppr", "fastinsight", "bubblerag", "reg"])
 def test_chains_format_reaches_the_prompt_and_both_token_counts_are_recorded(method, demo_ws, hashing) -> None:
     from core.backends.rerankers import BiEncoderReranker
 
-    llm = RecordingLLM()
+    llm = recording_llm()
     b = Backends(hashing, llm, BiEncoderReranker(hashing))
-    r = get_method(method).load()(Q, demo_ws, config=_cfg(method, "chains"), backends=b)
+    r = get_method(method).run(Q, demo_ws, config=_cfg(method, "chains"), backends=b)
     assert isinstance(r, MethodResult)
     step = r.trace.stage("answer")[-1]
     d = step.data
@@ -63,16 +45,16 @@ def test_chains_format_reaches_the_prompt_and_both_token_counts_are_recorded(met
 
 @pytest.mark.parametrize("method", ["dense", "bubblerag"])
 def test_triples_format_and_default(method, demo_ws, hashing) -> None:
-    llm = RecordingLLM()
+    llm = recording_llm()
     b = Backends(hashing, llm)
-    r = get_method(method).load()(Q, demo_ws, config=_cfg(method, "triples"), backends=b)
+    r = get_method(method).run(Q, demo_ws, config=_cfg(method, "triples"), backends=b)
     d = r.trace.stage("answer")[-1].data
     assert d["evidence_format"] == "triples" and llm.prompts[-1] == d["prompts"]["triples"]
     assert "evidence_tokens" in d and d["evidence_tokens"]["chains"] > 0
 
 
 def test_passages_default_is_unchanged_but_counts_recorded(demo_ws, backends) -> None:
-    r = get_method("dense").load()(Q, demo_ws, backends=backends)
+    r = get_method("dense").run(Q, demo_ws, backends=backends)
     d = r.trace.stage("answer")[-1].data
     assert d["evidence_format"] == "passages" and d["mode"] == "extractive"
     assert set(d["evidence_tokens"]) == {"passages", "triples", "chains"}
@@ -81,15 +63,15 @@ def test_passages_default_is_unchanged_but_counts_recorded(demo_ws, backends) ->
 def test_corpus_graph_falls_back_to_passages_visibly(corpus_ws, hashing) -> None:
     from core.methods.baselines.dense import DenseConfig
 
-    llm = RecordingLLM()
-    r = get_method("dense").load()("anything about graphs", corpus_ws, config=DenseConfig(evidence_format="chains"),
+    llm = recording_llm()
+    r = get_method("dense").run("anything about graphs", corpus_ws, config=DenseConfig(evidence_format="chains"),
                                    backends=Backends(hashing, llm))
     step = r.trace.stage("answer")[-1]
     assert step.data["evidence_format"] == "passages" and "needs KG triples" in step.fallback
 
 
 def test_reg_method_untrained_cosine_fallback_and_error(demo_ws, backends) -> None:
-    r = get_method("reg").load()(Q, demo_ws, backends=backends)
+    r = get_method("reg").run(Q, demo_ws, backends=backends)
     assert r.method == "reg" and r.ranked_chunks and r.scorer.startswith("cosine")
     score = r.trace.stage("score")[0]
     assert "egx train-reg" in score.fallback
@@ -102,7 +84,7 @@ def test_reg_method_untrained_cosine_fallback_and_error(demo_ws, backends) -> No
     prov = {c for e in kept for c in g.edge_chunks[e]}
     assert {c.chunk_id for c in r.ranked_chunks} <= prov
     with pytest.raises(WorkspaceError, match="egx train-reg"):
-        get_method("reg").load()(Q, demo_ws, config=RegConfig(untrained="error"), backends=backends)
+        get_method("reg").run(Q, demo_ws, config=RegConfig(untrained="error"), backends=backends)
 
 
 def test_bad_evidence_format(demo_ws, backends) -> None:
@@ -111,7 +93,7 @@ def test_bad_evidence_format(demo_ws, backends) -> None:
     from core.methods.baselines.dense import DenseConfig
 
     with pytest.raises(ConfigError, match="evidence_format = 'html'"):
-        get_method("dense").load()(Q, demo_ws, config=DenseConfig(evidence_format="html"),  # type: ignore[arg-type]
+        get_method("dense").run(Q, demo_ws, config=DenseConfig(evidence_format="html"),  # type: ignore[arg-type]
                                    backends=backends)
 
 
@@ -121,7 +103,7 @@ def test_reg_diagnosis_reads_the_result(demo_ws, backends) -> None:
     assert [s.key for s in stages_for("reg")] == ["not_in_graph", "no_anchor", "not_connected", "ranked_out",
                                                   "answer_wrong"]
     g = demo_ws.graph
-    r = get_method("reg").load()(Q, demo_ws, backends=backends)
+    r = get_method("reg").run(Q, demo_ws, backends=backends)
     got = r.ranked_chunks[0].chunk_id
     ok = diagnose(r, demo_ws, Gold("1", (got,), ("Hugo Weaving",)))
     assert ok.stage == "ok" and ok.gold_ranks == {got: 1}

@@ -17,7 +17,7 @@ from core.methods.reg.dde import dde
 from core.methods.reg.selection import WEAK_LABEL
 from core.methods.reg.supervision import QAItem, build_supervision
 from core.trace import Trace
-from tests.methods.reg.conftest import ScriptedLLM
+from tests.fakes import ScriptedLLM
 
 
 def test_shortest_paths_match_networkx_on_a_random_graph() -> None:
@@ -88,7 +88,7 @@ def test_llm_selection_refines_the_labels(matrix_graph) -> None:
     s = _sup(llm, matrix_graph)
     assert s.selection.mode == "llm" and s.selection.selected == (0,)
     assert set(s.refined) == set(s.compression.candidates[0].edges)
-    prompt = llm.calls[0][-1].content
+    prompt = llm.calls[0].messages[-1].content
     assert "0. " in prompt and "→ [" in prompt and "Answer: Hugo Weaving" in prompt
 
 

@@ -18,6 +18,7 @@ from core.index.workspace import create_workspace
 from core.methods.base import Backends
 from core.methods.sgrag import run
 from core.text import normalize_name
+from tests.fakes import ScriptedLLM
 from tests.methods.sgrag.conftest import UMLS
 
 
@@ -104,24 +105,20 @@ def test_sgrag_answers_umls_erqa(umls_graph: KnowledgeGraph, tmp_path) -> None:
     assert hits >= 8
 
 
-class _Polisher:
-    name, model_id, available = "scripted", "s-1", True
-
-    def __init__(self, drop: bool) -> None:
-        self.drop = drop
-
-    def chat(self, messages, *, max_tokens=512, temperature=0.0, json_schema=None):
-        from core.backends.base import LLMResponse
-
+def polisher(drop: bool) -> ScriptedLLM:
+    """Rewrites the template question naming every quoted entity (or, with ``drop``, all but one)."""
+    def reply(messages):
         names = re.findall(r'"([^"]+)"', messages[-1].content)
-        shown = names[1:] if self.drop else names
-        return LLMResponse("Which entity links " + ", ".join(f'"{n}"' for n in shown) + "?")
+        shown = names[1:] if drop else names
+        return "Which entity links " + ", ".join(f'"{n}"' for n in shown) + "?"
+
+    return ScriptedLLM(reply)
 
 
 def test_llm_polish_keeps_every_entity_or_falls_back(umls_graph: KnowledgeGraph) -> None:
     kw = {"seed": 1, "max_constraints": 8, "max_answers": 3}
-    polished = build_erqa(umls_graph, 3, llm=_Polisher(drop=False), **kw)
+    polished = build_erqa(umls_graph, 3, llm=polisher(drop=False), **kw)
     assert all(q.polished and q.question.startswith("Which entity links") for q in polished)
-    kept = build_erqa(umls_graph, 3, llm=_Polisher(drop=True), **kw)
+    kept = build_erqa(umls_graph, 3, llm=polisher(drop=True), **kw)
     template = build_erqa(umls_graph, 3, **kw)
     assert [q.question for q in kept] == [q.question for q in template] and not any(q.polished for q in kept)

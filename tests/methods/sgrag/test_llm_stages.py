@@ -12,6 +12,7 @@ from core.backends.embedders import HashingEmbedder
 from core.index.workspace import Workspace, create_workspace
 from core.methods.base import Backends
 from core.methods.sgrag import run
+from tests.fakes import ScriptedLLM
 from tests.methods.sgrag.conftest import MAGNESIUM_TRIPLES, write_triples
 
 QUESTION = "Which element is associated with bone formation, thyroid health, hormone metabolism, and immune system?"
@@ -21,17 +22,15 @@ GRAPH = {"nodes": [{"id": "a", "label": "UNK", "description": "element"},
          "edges": [{"source": "a", "target": x} for x in "bcde"]}
 
 
-class ScriptedLLM:
-    name, model_id, available = "scripted", "scripted-1", True
-
-    def __init__(self, graph: object, answer: str) -> None:
-        self.graph, self.answer, self.prompts = graph, answer, []
-
-    def chat(self, messages, *, max_tokens=512, temperature=0.0, json_schema=None):
-        self.prompts.append(messages[-1].content)
+def table12_llm(graph: object, answer: str) -> ScriptedLLM:
+    """Answers the query-graph prompt (Table 12, the one naming UNK) with ``graph`` and the answer
+    prompt (Table 15) with ``answer``."""
+    def reply(messages):
         if "UNK" in messages[0].content:  # Table 12
-            return LLMResponse(json.dumps(self.graph) if not isinstance(self.graph, str) else self.graph, 20, 30)
-        return LLMResponse(json.dumps({"answer": self.answer}), 40, 5)
+            return LLMResponse(json.dumps(graph) if not isinstance(graph, str) else graph, 20, 30)
+        return LLMResponse(json.dumps({"answer": answer}), 40, 5)
+
+    return ScriptedLLM(reply)
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +41,7 @@ def ws(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
 
 
 def test_llm_query_graph_and_answer(ws: Workspace) -> None:
-    llm = ScriptedLLM(GRAPH, "Magnesium")
+    llm = table12_llm(GRAPH, "Magnesium")
     r = run(QUESTION, ws, backends=Backends(HashingEmbedder(dim=128), llm))
     assert r.query_graph.by == "llm" and r.query_graph.unknown_ids == ("a",)
     assert r.answer == "Magnesium" and r.answer_detail.by == "llm"
@@ -53,14 +52,14 @@ def test_llm_query_graph_and_answer(ws: Workspace) -> None:
 
 
 def test_answer_outside_the_matched_labels_falls_back(ws: Workspace) -> None:
-    r = run(QUESTION, ws, backends=Backends(HashingEmbedder(dim=128), ScriptedLLM(GRAPH, "Zinc")))
+    r = run(QUESTION, ws, backends=Backends(HashingEmbedder(dim=128), table12_llm(GRAPH, "Zinc")))
     assert r.answer == "Magnesium" and r.answer_detail.by == "unk-binding"
     assert "must be one of the listed entity labels" in r.trace.stage("answer")[0].fallback
 
 
 def test_unusable_query_graph_falls_back_to_the_heuristic(ws: Workspace) -> None:
     bad = {"nodes": [{"id": "a", "label": "UNK"}], "edges": [{"source": "a", "target": "zz"}]}
-    r = run(QUESTION, ws, backends=Backends(HashingEmbedder(dim=128), ScriptedLLM(bad, "Magnesium")))
+    r = run(QUESTION, ws, backends=Backends(HashingEmbedder(dim=128), table12_llm(bad, "Magnesium")))
     assert r.query_graph.by == "heuristic"
     assert r.trace.stage("query_graph")[0].fallback.startswith("LLM output unusable")
     assert r.answer == "Magnesium"

@@ -89,7 +89,7 @@ def test_fallback_when_no_entity(mg_ws, none_backends) -> None:
 
 
 def test_registered_and_ranked_chunks(mg_ws, none_backends) -> None:
-    runner = get_method("sgrag").load()
+    runner = get_method("sgrag").run
     r = runner(QUESTION, mg_ws, backends=none_backends)
     # every matched edge's provenance chunk (CSV triples get one chunk per source file or none)
     for c in r.ranked_chunks:

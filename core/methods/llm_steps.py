@@ -1,5 +1,10 @@
-"""One place where BubbleRAG stages call the LLM: JSON out, tokens into the trace step, and a
-visible fallback (never an exception in the user's face) when the LLM is absent or unusable."""
+"""One place where method stages call the LLM: JSON out, tokens into the trace step, and a visible
+fallback (never an exception in the user's face) when the LLM is absent or unusable.
+
+Every LLM stage of BubbleRAG (§3.2-§3.6), SG-RAG's query graph and answer (Tables 12, 15) and ReG's
+supervision selection (§4.1, App. F) calls :func:`ask_json` or :func:`ask_text`; each falls back to its
+deterministic counterpart when ``data`` is None, and the trace step says why.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.backends.base import LLM, ChatMessage
-from core.backends.llm import chat_json
+from core.backends.llm import LLMOutputError, LLMReplyError, LLMSkippedError, chat_json
 from core.errors import LLMError, LLMUnavailableError
 from core.trace import Step
 
@@ -19,6 +24,15 @@ class LLMOutcome:
     fallback: str  #: why the fallback was taken ("" when the LLM answered)
     prompt_tokens: int = 0
     completion_tokens: int = 0
+
+
+def failure_reason(exc: LLMError) -> str:
+    """The fallback text for a failed LLM call: what kind of failure, then the backend's message."""
+    if isinstance(exc, LLMSkippedError):
+        return str(exc)  # already reads "LLM call skipped: ..."
+    if isinstance(exc, (LLMOutputError, LLMReplyError)):
+        return f"LLM output unusable: {exc}"
+    return f"LLM call failed: {exc}"
 
 
 def ask_json(llm: LLM, system: str, user: str, schema: dict[str, Any], *, max_tokens: int = 512,
@@ -37,7 +51,7 @@ def ask_json(llm: LLM, system: str, user: str, schema: dict[str, Any], *, max_to
         except LLMUnavailableError:
             out = LLMOutcome(None, "no LLM configured (`none` mode)")
         except LLMError as exc:
-            out = LLMOutcome(None, f"LLM output unusable: {exc}")
+            out = LLMOutcome(None, failure_reason(exc))
     _record(step, out)
     return out
 
@@ -55,7 +69,7 @@ def ask_text(llm: LLM, system: str, user: str, *, max_tokens: int = 256, step: S
             if not text:
                 out = LLMOutcome(None, out.fallback, r.prompt_tokens, r.completion_tokens)
         except LLMError as exc:
-            out = LLMOutcome(None, f"LLM call failed: {exc}")
+            out = LLMOutcome(None, failure_reason(exc))
     _record(step, out)
     return out
 

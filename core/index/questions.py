@@ -1,0 +1,238 @@
+"""Questions with gold evidence, matched to the passages (chunks) of a workspace.
+
+Two HippoRAG-style formats are read:
+
+* **MuSiQue** style — ``paragraphs: [{title, paragraph_text, is_supporting}]``: a gold passage is
+  a supporting paragraph, matched to a chunk by (title, text) after the same whitespace cleaning
+  the loaders apply;
+* **HotpotQA / 2Wiki** style — ``supporting_facts: [[title, sentence_index], ...]``: every chunk
+  with that title is gold;
+* **2Wiki ground-truth** style — ``ground_truth: [title, ...]`` (or ``[[title, ...], ...]``), a
+  plain list of gold titles, often without answers;
+* **BEIR** style — a qrels TSV (``query-id  corpus-id  score``, header optional, score > 0 is
+  relevant) plus a queries JSONL (``{"_id", "text"}``), see :func:`load_beir`; a corpus id is
+  matched to a chunk id, else to a chunk title.
+
+Answers are optional everywhere (``answer`` may be a string or a list whose first item is the
+answer and the rest aliases; MuSiQue's ``answer_aliases`` are read too).
+
+Gold evidence that matches no chunk is kept in :attr:`Question.unmatched` (and never silently
+counted as retrieved or missed).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from core.errors import InputFormatError
+from core.text import clean_text
+
+if TYPE_CHECKING:
+    from core.graph.model import KnowledgeGraph
+    from core.index.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    question: str
+    answer: str
+    gold_chunks: tuple[str, ...]  #: chunk ids of the gold passages, in file order
+    unmatched: tuple[str, ...] = ()  #: gold titles that match no chunk of the workspace
+    aliases: tuple[str, ...] = ()  #: other accepted answers (EM / F1 take the best)
+
+
+def _answer(rec: dict[str, Any]) -> str:
+    a = rec.get("answer", "")
+    if isinstance(a, list):
+        return str(a[0]) if a else ""
+    return "" if a is None else str(a)
+
+
+def _aliases(rec: dict[str, Any]) -> tuple[str, ...]:
+    a = rec.get("answer", "")
+    out = [str(x) for x in a[1:]] if isinstance(a, list) else []
+    extra = rec.get("answer_aliases") or rec.get("aliases") or []
+    if isinstance(extra, list):
+        out += [str(x) for x in extra]
+    return tuple(dict.fromkeys(x for x in out if x and x != _answer(rec)))
+
+
+def parse_questions(data: Any, graph: KnowledgeGraph, *, source: str = "questions.json") -> list[Question]:
+    """Match the questions in ``data`` (a parsed JSON list) to ``graph``'s chunks.
+
+    Raises
+    ------
+    InputFormatError
+        If ``data`` is not a list of question objects with a ``question`` and either
+        ``paragraphs`` or ``supporting_facts``.
+    """
+    if not isinstance(data, list):
+        raise InputFormatError(source, "the top level is not a list", "a JSON list of question objects")
+    by_content = {(c.title, c.text): c.id for c in graph.chunks}
+    by_title: dict[str, list[str]] = {}
+    for c in graph.chunks:
+        by_title.setdefault(c.title, []).append(c.id)
+    out = []
+    for i, rec in enumerate(data, start=1):
+        if not isinstance(rec, dict) or not isinstance(rec.get("question"), str):
+            raise InputFormatError(source, 'a record has no "question" string', '{"question": ..., "paragraphs": [...]}',
+                                   record=i)
+        gold: list[str] = []
+        unmatched: list[str] = []
+        if isinstance(rec.get("paragraphs"), list):
+            for p in rec["paragraphs"]:
+                if not isinstance(p, dict) or not p.get("is_supporting"):
+                    continue
+                key = (clean_text(p.get("title", "")), str(p.get("paragraph_text", p.get("text", ""))).strip())
+                cid = by_content.get(key)
+                (gold.append(cid) if cid else unmatched.append(key[0]))
+        elif isinstance(rec.get("supporting_facts"), list):
+            for fact in rec["supporting_facts"]:
+                title = clean_text(fact[0] if isinstance(fact, (list, tuple)) and fact else str(fact))
+                ids = by_title.get(title)
+                if ids:
+                    gold.extend(ids)
+                else:
+                    unmatched.append(title)
+        elif isinstance(rec.get("ground_truth"), list):
+            for t in rec["ground_truth"]:
+                if isinstance(t, (list, tuple)):
+                    t = t[0] if t else ""
+                if not isinstance(t, str) or not t.strip():
+                    raise InputFormatError(source, f'a "ground_truth" entry is not a title ({t!r})',
+                                           '"ground_truth": a list of passage titles', record=i)
+                title = clean_text(t)
+                ids = by_title.get(title)
+                if ids:
+                    gold.extend(ids)
+                else:
+                    unmatched.append(title)
+        else:
+            raise InputFormatError(source, 'a record has neither "paragraphs", "supporting_facts"'
+                                   ' nor "ground_truth"',
+                                   "HippoRAG-format questions with gold evidence", record=i)
+        qid = str(rec.get("id", rec.get("_id", i)))
+        out.append(Question(qid, rec["question"], _answer(rec), tuple(dict.fromkeys(gold)),
+                            tuple(dict.fromkeys(unmatched)), _aliases(rec)))
+    return out
+
+
+def load_beir(qrels: str | Path, queries: str | Path, graph: KnowledgeGraph) -> list[Question]:
+    """BEIR-style questions: a qrels TSV and a queries JSONL, matched to ``graph``'s chunks.
+
+    A qrels row is ``query-id <TAB> corpus-id <TAB> score`` (a header row starting ``query-id`` is
+    skipped; rows with score <= 0 are not relevant). A queries line is ``{"_id": ..., "text": ...}``
+    (``answer``/``answers`` optional). Only queries with at least one qrels row are returned, in the
+    order of the queries file. ``corpus-id`` is matched to a chunk id, else to a chunk title.
+
+    Raises
+    ------
+    InputFormatError
+        On a malformed qrels row or queries line (file, line, what was expected).
+    """
+    from core.graph.loaders import read_text
+
+    qp, rp = Path(qrels), Path(queries)
+    rel: dict[str, list[str]] = {}
+    for ln, line in enumerate(read_text(qp).splitlines(), start=1):
+        if not line.strip():
+            continue
+        parts = line.rstrip("\n").split("\t")
+        if ln == 1 and parts[0].strip().lower() in ("query-id", "query_id", "qid"):
+            continue
+        if len(parts) < 2:
+            raise InputFormatError(qp.name, f"expected 3 tab-separated columns but found {len(parts)}",
+                                   "query-id<TAB>corpus-id<TAB>score", line=ln)
+        score = parts[2].strip() if len(parts) > 2 else "1"
+        try:
+            val = float(score)
+        except ValueError:
+            raise InputFormatError(qp.name, f"the score {score!r} is not a number",
+                                   "query-id<TAB>corpus-id<TAB>score with a numeric score", line=ln) from None
+        if val > 0:
+            rel.setdefault(parts[0].strip(), []).append(parts[1].strip())
+    known = graph.chunk_index
+    by_title: dict[str, list[str]] = {}
+    for c in graph.chunks:
+        by_title.setdefault(c.title, []).append(c.id)
+    out: list[Question] = []
+    for ln, line in enumerate(read_text(rp).splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputFormatError(rp.name, f"invalid JSON ({exc.msg})", 'one {"_id": ..., "text": ...} per line',
+                                   line=ln) from None
+        if not isinstance(rec, dict) or not isinstance(rec.get("text"), str) or "_id" not in rec:
+            raise InputFormatError(rp.name, 'a line has no "_id" and "text"', 'one {"_id": ..., "text": ...} per line',
+                                   line=ln)
+        qid = str(rec["_id"])
+        if qid not in rel:
+            continue
+        gold, unmatched = [], []
+        for cid in rel[qid]:
+            if cid in known:
+                gold.append(cid)
+            elif clean_text(cid) in by_title:
+                gold.extend(by_title[clean_text(cid)])
+            else:
+                unmatched.append(cid)
+        ans = rec.get("answers", rec.get("answer", ""))
+        answers = [str(a) for a in ans] if isinstance(ans, list) else ([str(ans)] if ans else [])
+        out.append(Question(qid, rec["text"], answers[0] if answers else "", tuple(dict.fromkeys(gold)),
+                            tuple(dict.fromkeys(unmatched)), tuple(answers[1:])))
+    return out
+
+
+def load_questions(workspace: Workspace) -> list[Question]:
+    """The workspace's questions with gold chunk ids (empty when it has no questions file).
+
+    Raises
+    ------
+    InputFormatError
+        If the questions file is not valid JSON or not in a supported format.
+    """
+    path = workspace.questions_path
+    if path is None:
+        return []
+    return load_questions_file(path, workspace.graph)
+
+
+def load_questions_file(path: str | Path, graph: KnowledgeGraph, *, queries: str | Path | None = None) -> list[Question]:
+    """Read a questions file and match it to ``graph``: JSON list or JSONL (``.gz`` allowed) in the
+    HippoRAG formats, or a BEIR qrels ``.tsv`` together with ``queries`` (a queries JSONL; default:
+    ``queries.jsonl`` next to the qrels file or one folder up, BEIR's layout)."""
+    from core.graph.loaders import read_text
+
+    p = Path(path)
+    if p.suffix.lower() == ".tsv" or p.name.lower().endswith(".tsv.gz"):
+        if queries is None:
+            for cand in (p.parent / "queries.jsonl", p.parent.parent / "queries.jsonl"):
+                if cand.exists():
+                    queries = cand
+                    break
+        if queries is None:
+            raise InputFormatError(p.name, "a qrels TSV needs its queries file and none was found next to it",
+                                   "queries.jsonl beside the qrels (or pass queries=...)")
+        return load_beir(p, queries, graph)
+    text = read_text(p)
+    if p.suffix.lower() == ".jsonl" or p.name.lower().endswith(".jsonl.gz"):
+        data = []
+        for ln, line in enumerate(text.splitlines(), start=1):
+            if line.strip():
+                try:
+                    data.append(json.loads(line))
+                except json.JSONDecodeError as exc:
+                    raise InputFormatError(p.name, f"invalid JSON ({exc.msg})", "one question object per line",
+                                           line=ln) from None
+        return parse_questions(data, graph, source=p.name)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputFormatError(p.name, f"invalid JSON ({exc.msg})", "a JSON list of questions", line=exc.lineno) from None
+    return parse_questions(data, graph, source=p.name)

@@ -1,0 +1,75 @@
+"""Configuration of the baselines: dense retrieval, retrieve-then-rerank (Re2) and HippoRAG-style PPR."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from core.methods.base import Check, MethodConfig
+
+#: HippoRAG's damping (probability of following an edge), HippoRAG §3.2 and its released code.
+HIPPORAG_DAMPING = 0.5
+
+
+@dataclass(frozen=True)
+class DenseConfig(MethodConfig):
+    """Dense retrieval knobs."""
+
+    top_k: int = field(default=10, metadata={"help": "Passages returned, most similar first."})
+    answer_passages: int = field(default=5, metadata={"help": "Top passages given to the LLM for the answer."})
+    evidence_format: Literal["passages", "triples", "chains"] = field(default="passages", metadata={
+        "help": "Answer prompt evidence (ReG §4.2): the passages, the KG triples of those passages as a raw list, "
+                "or the same triples as ReG evidence chains. Token counts of every format are recorded."})
+
+    def checks(self) -> list[Check]:
+        return [(name, getattr(self, name) >= 1, "an integer >= 1") for name in ("top_k", "answer_passages")]
+
+
+@dataclass(frozen=True)
+class RerankConfig(MethodConfig):
+    """Re2 knobs with the paper's defaults (FastInsight §4.1.1: rerank the top-100)."""
+
+    candidates: int = field(default=100, metadata={"help": "Passages retrieved by vector search and then reranked "
+                                                          "(FastInsight §4.1.1; paper: 100)."})
+    top_k: int = field(default=10, metadata={"help": "Reranked passages kept (paper: 10)."})
+    answer_passages: int = field(default=5, metadata={"help": "Top passages given to the LLM for the answer."})
+    evidence_format: Literal["passages", "triples", "chains"] = field(default="passages", metadata={
+        "help": "Answer prompt evidence (ReG §4.2): the passages, the KG triples of those passages as a raw list, "
+                "or the same triples as ReG evidence chains. Token counts of every format are recorded."})
+
+    def checks(self) -> list[Check]:
+        return [(name, getattr(self, name) >= 1, "an integer >= 1") for name in ("candidates", "top_k", "answer_passages")]
+
+
+@dataclass(frozen=True)
+class PPRConfig(MethodConfig):
+    """HippoRAG-style PPR knobs (HippoRAG §3.2 and its released defaults)."""
+
+    damping: float = field(default=HIPPORAG_DAMPING, metadata={
+        "help": "Probability of following an edge at each step (1 − restart probability). HippoRAG uses 0.5."})
+    top_k: int = field(default=10, metadata={"help": "Passages returned, highest PPR score first."})
+    node_specificity: bool = field(default=True, metadata={
+        "help": "Weight each seed by 1/(number of passages it appears in), HippoRAG's node specificity."})
+    synonym_threshold: float | None = field(default=0.8, metadata={
+        "help": "Add synonymy edges between entities whose name embeddings have cosine >= this (HippoRAG: 0.8); "
+                "empty to turn them off."})
+    corpus_seeds: int = field(default=5, metadata={
+        "help": "Corpus graphs only: seed passages taken by vector similarity."})
+    tol: float = field(default=1e-10, metadata={"help": "Power iteration stops when the L1 change per node is below this."})
+    max_iter: int = field(default=200, metadata={"help": "Power iteration limit."})
+    answer_passages: int = field(default=5, metadata={"help": "Top passages given to the LLM for the answer."})
+    evidence_format: Literal["passages", "triples", "chains"] = field(default="passages", metadata={
+        "help": "Answer prompt evidence (ReG §4.2): the passages, the KG triples of those passages as a raw list, "
+                "or the same triples as ReG evidence chains. Token counts of every format are recorded."})
+
+    def checks(self) -> list[Check]:
+        return [
+            ("damping", 0.0 <= self.damping < 1.0, "a number in [0, 1)"),
+            ("top_k", self.top_k >= 1, "an integer >= 1"),
+            ("synonym_threshold", self.synonym_threshold is None or -1.0 <= self.synonym_threshold <= 1.0,
+             "a cosine in [-1, 1] or None"),
+            ("corpus_seeds", self.corpus_seeds >= 1, "an integer >= 1"),
+            ("tol", self.tol > 0, "a number > 0"),
+            ("max_iter", self.max_iter >= 1, "an integer >= 1"),
+            ("answer_passages", self.answer_passages >= 1, "an integer >= 1"),
+        ]

@@ -1,0 +1,50 @@
+"""FastInsight configuration (FastInsight §3.2, §4.1.1: BATCH=10, b_max=100, α=0.2, β=1)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from core.methods.base import Check, MethodConfig
+from core.methods.fastinsight.loop import OnExhausted
+from core.methods.fastinsight.passage_graph import DEFAULT_MAX_ENTITY_PASSAGES
+
+
+@dataclass(frozen=True)
+class FastInsightConfig(MethodConfig):
+    """FastInsight knobs with the paper's defaults (§3.2, §4.1.1: BATCH=10, b_max=100, α=0.2, β=1)."""
+
+    batch: int = field(default=10, metadata={"help": "BATCH: passages STeX adds per round, and the size of the "
+                                                    "initial vector search (FastInsight §3.2; paper: 10)."})
+    b_max: int = field(default=100, metadata={"help": "Node budget b_max: the loop stops when this many passages "
+                                                     "have been retrieved and reranked (§3.2; paper: 100)."})
+    alpha: float = field(default=0.2, metadata={"help": "GRanker smoothing factor α: H' = (1−α)H + αPH. 0 is plain "
+                                                       "reranking; 1 uses only the neighbours (§3.3; paper: 0.2)."})
+    beta: float = field(default=1.0, metadata={"help": "STeX score ratio β: S = I_Sim + β·I_Struct. 0 expands by "
+                                                      "similarity only; large β by structure only (§3.4; paper: 1)."})
+    top_k: int = field(default=10, metadata={"help": "Passages returned as the ranked result (the paper evaluates "
+                                                    "the top 10 of N_ret)."})
+    on_exhausted: OnExhausted = field(default="vector", metadata={
+        "help": "When STeX has no unretrieved neighbour left but budget remains: 'vector' fills the round "
+                "with the next passages by similarity (a recorded fallback), 'stop' ends early. The paper "
+                "does not cover this case."})
+    max_entity_passages: int = field(default=DEFAULT_MAX_ENTITY_PASSAGES, metadata={
+        "help": "KG workspaces only: passages are linked when they share an entity; entities in more "
+                "passages than this are hubs and link nothing."})
+    answer_passages: int = field(default=5, metadata={"help": "Top passages given to the LLM for the answer."})
+    evidence_format: Literal["passages", "triples", "chains"] = field(default="passages", metadata={
+        "help": "Answer prompt evidence (ReG §4.2): the passages, the KG triples of those passages as a raw list, "
+                "or the same triples as ReG evidence chains. Token counts of every format are recorded."})
+
+    def checks(self) -> list[Check]:
+        return [
+            ("batch", self.batch >= 1, "an integer >= 1"),
+            ("b_max", self.b_max >= 1, "an integer >= 1"),
+            ("alpha", 0.0 <= self.alpha <= 1.0, "a number in [0, 1]"),
+            ("beta", bool(np.isfinite(self.beta)) and self.beta >= 0, "a finite number >= 0"),
+            ("top_k", self.top_k >= 1, "an integer >= 1"),
+            ("max_entity_passages", self.max_entity_passages >= 2, "an integer >= 2"),
+            ("answer_passages", self.answer_passages >= 1, "an integer >= 1"),
+        ]

@@ -1,0 +1,78 @@
+"""Adding a method is one package exporting ``METHOD`` (plus its page): a toy method registered in
+the test (tests/fakes.py) shows up in ``egx bench``, the failure diagnosis and the Compare page
+(tests/app/test_compare_page.py) with no other change."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from core.cli import main
+from core.eval.diagnosis import Gold, diagnose, stages_for
+from core.index.workspace import ensure_sample_workspace
+from core.methods.base import Backends
+from core.methods.registry import METHODS, get_method, method_names, register, registered, unregister
+from tests.fakes import TOY_METHOD, ScriptedLLM, ToyConfig
+
+
+def test_registry_takes_a_method_and_gives_it_back() -> None:
+    assert "toy" not in METHODS
+    with registered(TOY_METHOD) as m:
+        assert get_method("toy") is m and method_names()[-1] == "toy"
+        assert m.make_config(top_k=3) == ToyConfig(top_k=3)
+    assert "toy" not in METHODS
+    from core.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="A method named 'dense' is already registered"):
+        register(dataclasses.replace(TOY_METHOD, name="dense"))
+    register(TOY_METHOD)
+    unregister("toy")
+    assert "toy" not in METHODS
+
+
+def test_new_method_in_egx_bench_and_its_diagnosis(tmp_path, capsys) -> None:
+    out = tmp_path / "bench"
+    with registered(TOY_METHOD):
+        assert main(["bench", "--workspace", "demo", "--embedder", "hashing", "--methods", "dense,toy",
+                     "--limit", "2", "--out", str(out), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert set(summary["methods"]) == {"dense", "toy"} and summary["methods"]["toy"]["n"] == 2
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    toy = [r for r in records if r["method"] == "toy"]
+    assert len(toy) == 2 and all(r["diagnosis"]["evidence"] == {"toy": True} or r["diagnosis"]["stage"] == "ranked_out"
+                                 for r in toy)
+    assert all(r["stages"] == {"pick": pytest.approx(0.001)} for r in toy)
+
+
+def test_new_method_diagnosis_reads_its_declarations(tmp_path) -> None:
+    from core.backends.embedders import HashingEmbedder
+
+    emb = HashingEmbedder(dim=64)
+    ws = ensure_sample_workspace("demo", emb, root=tmp_path)
+    with registered(TOY_METHOD):
+        r = get_method("toy").run("anything", ws, config=ToyConfig(top_k=1), backends=Backends(emb, ScriptedLLM("")))
+        last = ws.graph.chunks[-1].id
+        assert [c.chunk_id for c in r.ranked_chunks] == [last]
+        assert [s.key for s in stages_for("toy")] == ["ranked_out"]
+        ok = diagnose(r, ws, Gold("q", (last,)))
+        assert ok.stage == "ok" and ok.evidence["toy"] is True
+        lost = diagnose(r, ws, Gold("q", (ws.graph.chunks[0].id,)), cut=1)
+        assert lost.stage == "ranked_out" and lost.method == "toy"
+
+
+def test_a_new_package_under_core_methods_needs_no_registry_line(tmp_path, monkeypatch) -> None:
+    import sys
+
+    import core.methods
+    from core.methods import registry
+
+    pkg = tmp_path / "toy_pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from tests.fakes import TOY_METHOD as METHOD\n", encoding="utf-8")
+    monkeypatch.setattr(core.methods, "__path__", [*core.methods.__path__, str(tmp_path)])
+    try:
+        assert [m.name for m in registry._discover()] == ["toy"]
+    finally:
+        sys.modules.pop("core.methods.toy_pkg", None)
