@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from components import state as S
-from tests.app.helpers import plain, run_page
+from tests.app.helpers import plain, run_page, switch
 from tests.fake_openai import FAULTS, FakeOpenAIServer, fake_openai_server, openai_env
 
 LLM_PAGES = ("pages/bubble_anchors.py", "pages/bubble_ask.py", "pages/compare.py", "pages/evidence_chains.py",
@@ -42,11 +42,11 @@ def _no_traceback(at: AppTest) -> None:
 def test_bubblerag_pages_show_the_fallback_when_the_endpoint_returns_html(html_endpoint) -> None:
     at = run_page()
     assert at.sidebar.selectbox(key=S.widget_key(S.LLM)).value == "openai"
-    _no_traceback(at.switch_page("pages/bubble_anchors.py").run())
+    _no_traceback(switch(at, "pages/bubble_anchors.py"))
     text = _texts(at)
     assert ("Pre-retrieval and sufficiency check: fallback — LLM output unusable: http://127.0.0.1:"
             in text) and "answered HTTP 200 with an HTML page instead of a chat completion" in text
-    _no_traceback(at.switch_page("pages/bubble_ask.py").run())
+    _no_traceback(switch(at, "pages/bubble_ask.py"))
     text = _texts(at)
     assert "Answer extractive (the passage sentence most similar to the question)" in text
     # the breaker opened at the third failure: the later stages, the answer too, fell back at once
@@ -63,7 +63,13 @@ def test_every_llm_page_survives_an_html_endpoint(html_endpoint, page: str) -> N
     assert html_endpoint.chat_requests <= 3
 
 
-def test_sidebar_llm_limits_seeded_from_the_environment_and_applied(html_endpoint) -> None:
+def test_sidebar_llm_limits_seeded_from_the_environment_and_applied(html_endpoint,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from components import resources
+
+    built: list = []
+    make = resources.llm
+    monkeypatch.setattr(resources, "llm", lambda name, limits=None: built.append(make(name, limits)) or built[-1])
     at = run_page()
     assert at.sidebar.number_input(key=S.widget_key(S.LLM_TIMEOUT)).value == 0.5
     assert at.sidebar.number_input(key=S.widget_key(S.LLM_RETRIES)).value == 1
@@ -71,7 +77,7 @@ def test_sidebar_llm_limits_seeded_from_the_environment_and_applied(html_endpoin
     at.sidebar.number_input(key=S.widget_key(S.LLM_BUDGET)).set_value(42.0).run()
     at.sidebar.number_input(key=S.widget_key(S.LLM_TIMEOUT)).set_value(0.0).run()  # 0 = the backend's default
     _no_traceback(at)
-    llm = at.session_state[S.ACTIVE].llm
+    llm = built[-1]  # what the sidebar resolved on the last run
     assert llm.settings.budget == 42.0 and llm.settings.timeout is None and llm.settings.retries == 1
     assert llm.timeout == 60.0
 
