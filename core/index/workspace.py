@@ -24,6 +24,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import shutil
 import time
 import zlib
@@ -511,15 +512,31 @@ def _commit(tmp: Path, path: Path) -> None:
     fsync_dir(path.parent)
 
 
+_SUFFIX = r"\d+-\d+-[0-9a-f]{10}"  # core.fsio.unique_suffix(); the alternatives are older egx versions
+_OUR_FILES = {MANIFEST, GRAPH_FILE, "questions.json", "index", "sgrag", "reg"}
+
+
 def _debris(path: Path, tag: str) -> list[Path]:
+    """Folders an interrupted commit (``old``) or build (``building``) of ``path`` left behind —
+    only names egx writes, holding only what egx writes: a user's ``.thesis.old-2023`` is never
+    touched."""
     parent = path.parent
     if not parent.is_dir():
         return []
-    prefix = f".{path.name}.{tag}-"
+    legacy = r"\d+" if tag == "old" else r"\d+-\d+"
+    pattern = re.compile(rf"\.{re.escape(path.name)}\.{tag}-(?:{_SUFFIX}|{legacy})")
     try:
-        return [p for p in parent.iterdir() if p.name.startswith(prefix)]
+        found = [p for p in parent.iterdir() if pattern.fullmatch(p.name) and p.is_dir() and not p.is_symlink()]
     except OSError:
         return []
+    return [p for p in found if _only_ours(p)]
+
+
+def _only_ours(folder: Path) -> bool:
+    try:
+        return all(p.name in _OUR_FILES or p.name.startswith((".", "index.")) for p in folder.iterdir())
+    except OSError:
+        return False
 
 
 def recover(path: Path, *, locked: bool = False) -> list[str]:
@@ -573,8 +590,8 @@ def _stale_index_dirs(path: Path) -> list[Path]:
         return []
     try:
         current = _index_dirname(read_manifest(path))
-        return [p for p in path.iterdir() if p.is_dir() and (p.name == "index" or p.name.startswith("index."))
-                and p.name != current]
+        pattern = re.compile(rf"index(?:\.{_SUFFIX})?")
+        return [p for p in path.iterdir() if p.is_dir() and pattern.fullmatch(p.name) and p.name != current]
     except (WorkspaceError, OSError):
         return []
 

@@ -137,7 +137,7 @@ def test_recover_keeps_its_hands_off_while_a_build_holds_the_lock(tmp_path):
 
     root = tmp_path / "workspaces"
     create_workspace(DEMO, root / "mine")
-    building = root / ".mine.building-1-2-abc"
+    building = root / ".mine.building-1-2-0123456789"
     building.mkdir()
     held = threading.Event()
     release = threading.Event()
@@ -154,7 +154,18 @@ def test_recover_keeps_its_hands_off_while_a_build_holds_the_lock(tmp_path):
     assert building.exists()
     release.set()
     t.join()
-    assert recover(root / "mine") == ["removed .mine.building-1-2-abc"]
+    assert recover(root / "mine") == ["removed .mine.building-1-2-0123456789"]
+
+
+def test_recover_never_touches_a_users_look_alike_folders(tmp_path):
+    root = tmp_path / "workspaces"
+    create_workspace(DEMO, root / "mine")
+    mine = [root / ".mine.old-2023", root / ".mine.building-1-2-0123456789", root / ".mine.old-notes"]
+    for p in mine:
+        p.mkdir()
+        (p / "notes.txt").write_text("mine, not egx's")
+    assert recover(root / "mine") == []
+    assert all((p / "notes.txt").exists() for p in mine)
 
 
 KILL_DURING_INDEX = """
