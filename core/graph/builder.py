@@ -13,12 +13,12 @@ edge keeps the ids of the chunks it came from.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from core.backends.base import ExtractedTriple, TripleExtractor
+from core.fsio import atomic_write_text
 from core.graph.model import Chunk, GraphBuilder, KnowledgeGraph
 from core.text import content_hash
 
@@ -41,13 +41,6 @@ class ExtractionResult:
 
 def _cache_file(cache_dir: Path, extractor_id: str, chunk: Chunk) -> Path:
     return cache_dir / content_hash(extractor_id, n=12) / f"{content_hash(chunk.passage, n=24)}.json"
-
-
-def _atomic_write_text(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def extract_triples(chunks: Sequence[Chunk], extractor: TripleExtractor, *, cache_dir: Path | None,
@@ -94,7 +87,7 @@ def extract_triples(chunks: Sequence[Chunk], extractor: TripleExtractor, *, cach
         for c, triples in zip(batch, results):
             out[c.id] = tuple(triples)
             if cache_dir:
-                _atomic_write_text(_cache_file(cache_dir, ext_id, c),
+                atomic_write_text(_cache_file(cache_dir, ext_id, c),
                                    json.dumps([[t.head, t.relation, t.tail] for t in triples]))
     if progress:
         progress(f"Extracted triples from {n} chunks ({cached} from cache)", 1.0)
