@@ -325,17 +325,17 @@ def read_text(path: Path, limits: InputLimits | None = None) -> str:
                                line=data.count(b"\n", 0, pos) + 1) from None
 
 
-def parse_json(text: str, source: str, *, expected: str = "valid JSON") -> Any:
+def parse_json(text: str, source: str, *, expected: str = "valid JSON", line: int | None = None) -> Any:
     """``json.loads`` with a clean error for invalid or absurdly deep JSON (which would otherwise
-    surface as a ``RecursionError`` traceback)."""
+    surface as a ``RecursionError`` traceback). ``line``: the text is that line of ``source``."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputFormatError(source, f"invalid JSON ({exc.msg}, column {exc.colno})", expected,
-                               line=exc.lineno) from None
+                               line=line if line is not None else exc.lineno) from None
     except RecursionError:
         raise InputFormatError(source, "the JSON is nested too deeply to read (thousands of levels)",
-                               f"{expected}, nested at most a few levels deep") from None
+                               f"{expected}, nested at most a few levels deep", line=line) from None
 
 
 def _load_json(path: Path, text: str | None = None, *, limits: InputLimits | None = None) -> Any:
