@@ -13,6 +13,8 @@ import streamlit as st
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # offline-first: never reach for the hub from the app
 
 from components.sidebar import render_sidebar
+from components.ui import md_escape
+from core.errors import EgxError
 
 st.set_page_config(page_title="Evidence Graph Explorer", page_icon=":material/hub:", layout="wide")
 
@@ -50,5 +52,10 @@ PAGES = {
 }
 
 nav = st.navigation(PAGES)
-render_sidebar()
-nav.run()
+try:
+    render_sidebar()
+    nav.run()
+except EgxError as exc:  # one net for every page: the project's errors are messages, never tracebacks
+    st.error(md_escape(exc))
+# Anything else is a bug: client.showErrorDetails = "none" (.streamlit/config.toml, `egx app`) keeps its
+# traceback and the server's paths out of the browser and in the server log.

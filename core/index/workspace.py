@@ -71,6 +71,11 @@ def workspaces_root() -> Path:
     return egx_home() / "workspaces"
 
 
+def runs_root() -> Path:
+    """Where benchmark runs started from the app live: ``$EGX_HOME/runs/<run name>``."""
+    return egx_home() / "runs"
+
+
 def cache_dir() -> Path:
     """Caches (extraction results, assembled model files): ``$EGX_CACHE_DIR`` or ``~/.cache/egx``."""
     return Path(os.environ.get("EGX_CACHE_DIR") or Path.home() / ".cache" / "egx")
