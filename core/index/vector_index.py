@@ -23,7 +23,7 @@ Progress = Callable[[str, float], None]
 
 
 def embed_texts(texts: Sequence[str], embedder: Embedder, *, batch_size: int = 256,
-                progress: Progress | None = None, label: str = "items") -> np.ndarray:
+                progress: Progress | None = None, label: str = "items", out: np.ndarray | None = None) -> np.ndarray:
     """Embed ``texts`` in batches (so a progress bar can move) and return float32 unit rows.
 
     Texts are embedded in order of length and put back afterwards: transformer encoders pad each
@@ -32,7 +32,10 @@ def embed_texts(texts: Sequence[str], embedder: Embedder, *, batch_size: int = 2
     progress-sized slices).
     """
     n = len(texts)
-    out = np.empty((n, embedder.dim), dtype=np.float32)
+    if out is None:
+        out = np.empty((n, embedder.dim), dtype=np.float32)
+    elif out.shape != (n, embedder.dim):
+        raise ValueError(f"out has shape {out.shape}, expected {(n, embedder.dim)}")
     order = sorted(range(n), key=lambda i: -len(texts[i]))
     for start in range(0, n, batch_size):
         if progress:
@@ -67,14 +70,34 @@ class VectorIndex:
         if arr.ndim != 2:
             raise ValueError(f"vectors must be 2-D (n, d), got shape {arr.shape}")
         arr = np.array(arr, dtype=np.float32, order="C", copy=True) if copy else np.ascontiguousarray(arr, np.float32)
-        for start in range(0, len(arr), 65536):  # in place, in blocks: no temporary of the array's size
-            block = arr[start:start + 65536]
-            norms = np.linalg.norm(block, axis=1, keepdims=True)
-            block /= np.where(norms > 0, norms, 1.0)
+        _normalize_rows(arr)
         self._index: Any = faiss.IndexFlatIP(arr.shape[1])
         if len(arr):
             self._index.add(arr)
         self.vectors = _storage_view(self._index, arr)
+
+    @classmethod
+    def build(cls, n: int, dim: int, fill: Callable[[np.ndarray], object]) -> VectorIndex:
+        """An index of ``n`` vectors that ``fill(out)`` writes straight into FAISS's own storage
+        (``out`` is ``(n, dim)`` float32, normalized afterwards): building holds the vectors once,
+        not twice (for a million edges at dimension 384 that is 1.5 GB less at peak)."""
+        import faiss
+
+        index: Any = faiss.IndexFlatIP(dim)
+        try:
+            index.codes.resize(n * dim * 4)
+            index.ntotal = n
+            out = np.asarray(faiss.rev_swig_ptr(index.get_xb(), n * dim)).view(np.float32).reshape(n, dim)
+        except (AttributeError, TypeError, RuntimeError, ValueError):  # a FAISS without resizable storage
+            vecs = np.empty((n, dim), dtype=np.float32)
+            fill(vecs)
+            return cls(vecs, copy=False)
+        fill(out)
+        _normalize_rows(out)
+        obj = cls.__new__(cls)
+        obj._index = index
+        obj.vectors = _storage_view(index, None)
+        return obj
 
     @property
     def size(self) -> int:
@@ -159,6 +182,14 @@ class VectorIndex:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(state["vectors"])  # type: ignore[misc]
+
+
+def _normalize_rows(arr: np.ndarray) -> None:
+    """L2-normalize rows in place, in blocks (no temporary of the array's size)."""
+    for start in range(0, len(arr), 65536):
+        block = arr[start:start + 65536]
+        norms = np.linalg.norm(block, axis=1, keepdims=True)
+        block /= np.where(norms > 0, norms, 1.0)
 
 
 def _storage_view(index: Any, fallback: np.ndarray | None) -> np.ndarray:

@@ -30,9 +30,11 @@ import time
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
 
 from core.errors import EgxError, UnknownNameError, WorkspaceError
 from core.fsio import (  # atomic_write_* re-exported: callers import them from here
@@ -295,12 +297,16 @@ def build_indexes(path: Path, graph: KnowledgeGraph, embedder: Embedder, *,
                 progress(msg, (_base + frac * _n) / total)
 
         t0 = time.perf_counter()
-        vecs = embed_texts(items, embedder, progress=sub, label=kind)
-        VectorIndex(vecs, copy=False).save(path / dirname / f"{kind}.faiss")
-        del vecs
+        fill = partial(_embed_into, items, embedder, sub, kind)
+        VectorIndex.build(len(items), embedder.dim, fill).save(path / dirname / f"{kind}.faiss")
         builds.append(IndexBuild(kind, len(items), time.perf_counter() - t0))
         done += len(items)
     return builds
+
+
+def _embed_into(items: list[str], embedder: Embedder, progress: Progress | None, label: str,
+                out: np.ndarray) -> None:
+    embed_texts(items, embedder, progress=progress, label=label, out=out)
 
 
 def _index_dirname(manifest: dict[str, Any]) -> str:

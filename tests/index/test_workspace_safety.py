@@ -324,3 +324,18 @@ def test_a_sample_hint_names_the_sample(tmp_path, hashing):
 
 def test_errors_are_egx_errors():
     assert issubclass(WorkspaceError, EgxError)
+
+
+# ----------------------------------------------------------------------------- item 4: memory
+def test_an_index_built_in_place_equals_one_built_from_an_array():
+    from core.index.vector_index import VectorIndex
+
+    rng = np.random.default_rng(0)
+    vecs = rng.standard_normal((500, 16)).astype(np.float32)
+    a = VectorIndex(vecs)
+    b = VectorIndex.build(500, 16, lambda out: out.__setitem__(slice(None), vecs))
+    np.testing.assert_allclose(a.vectors, b.vectors, atol=1e-7)
+    q = rng.standard_normal((3, 16)).astype(np.float32)
+    np.testing.assert_array_equal(a.search(q, 5)[1], b.search(q, 5)[1])
+    assert not b.vectors.flags.writeable and not b.vectors.flags.owndata  # a view of FAISS's storage
+    del a, b  # the view keeps its index alive
