@@ -228,12 +228,12 @@ def read_records(path: Path) -> tuple[list[dict[str, Any]], int]:
     if not path.exists():
         return [], 0
     good, bad = [], 0
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         if not line.strip():
             continue
         try:
             rec = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             bad += 1
             continue
         if isinstance(rec, dict) and "question_id" in rec and "method" in rec:
@@ -343,7 +343,7 @@ def _run_locked(workspace: Workspace, questions: Sequence[Question], methods: li
                 "seed": seed, **to_jsonable(meta or {})}
     run_path = out / RUN
     if run_path.exists():
-        old = json.loads(run_path.read_text(encoding="utf-8"))
+        old = _read_run(run_path)
         diff = sorted(k for k in set(old["settings"]) | set(settings) if old["settings"].get(k) != settings.get(k))
         if diff:
             raise ConfigError(f"{out} holds a benchmark run with other settings ({', '.join(diff)}: "
@@ -355,7 +355,7 @@ def _run_locked(workspace: Workspace, questions: Sequence[Question], methods: li
     if torn:  # drop the line an interruption tore, so appends start on a clean line
         atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in existing))
     done = {(str(r["question_id"]), str(r["method"])) for r in existing}
-    prev_methods = json.loads(run_path.read_text(encoding="utf-8")).get("methods", []) if run_path.exists() else []
+    prev_methods = _read_run(run_path).get("methods", []) if run_path.exists() else []
     atomic_write_text(run_path, json.dumps({"settings": settings, "methods": list(dict.fromkeys([*prev_methods, *methods])),
                                         "questions": [q.id for q in selected]}, indent=1))
     total = len(selected) * len(methods)
@@ -398,6 +398,19 @@ def _run_locked(workspace: Workspace, questions: Sequence[Question], methods: li
     return BenchReport(out, tuple(mine), summary, ran, skipped, files, tuple(warnings))
 
 
+def _read_run(path: Path) -> dict[str, Any]:
+    """``run.json`` of a benchmark folder (a clean error when it is damaged)."""
+    try:
+        run = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise ConfigError(f"{path} is damaged ({exc}); delete that benchmark folder or use another one.") from None
+    if not isinstance(run, dict) or not isinstance(run.get("settings"), dict) or \
+            not isinstance(run.get("methods", []), list):
+        raise ConfigError(f"{path} is not a run.json written by `egx bench`; delete that benchmark folder or use "
+                          "another one.")
+    return run
+
+
 def _dedupe(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     seen: dict[tuple[str, str], dict[str, Any]] = {}
     for r in records:
@@ -424,7 +437,7 @@ def load_report(out_dir: str | Path) -> BenchReport:
     settings: dict[str, Any] = {}
     methods: list[str] = list(dict.fromkeys(r["method"] for r in records))
     if (out / RUN).exists():
-        run = json.loads((out / RUN).read_text(encoding="utf-8"))
+        run = _read_run(out / RUN)
         settings = run.get("settings", {})
         methods = [m for m in run.get("methods", methods) if m in methods] or methods
     summary = summarize(records, methods=methods, settings=settings)

@@ -129,3 +129,20 @@ def test_sample_rebuild_repairs_a_damaged_sample(tmp_path, capsys, monkeypatch):
     g.write_bytes(g.read_bytes()[:100])
     assert main(["index", "--sample", "demo", "--embedder", "hashing", "--rebuild"]) == 0
     assert "Workspace 'demo'" in capsys.readouterr().out
+
+
+def test_the_openai_key_is_never_written(tmp_path, monkeypatch, capsys):
+    """Keep: the key reaches the client only; traces, workspaces and caches never hold it."""
+    canary = "sk-egx-canary-0123456789abcdef"
+    monkeypatch.setenv("OPENAI_API_KEY", canary)
+    monkeypatch.setenv("EGX_OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens: every call fails
+    monkeypatch.setenv("EGX_OPENAI_MODEL", "m")
+    monkeypatch.setenv("EGX_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("EGX_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    main(["ask", "Who starred in The Matrix?", "--workspace", "demo", "--method", "dense", "--embedder", "hashing",
+          "--llm", "openai", "--trace", "t.json"])
+    out = capsys.readouterr()
+    assert canary not in out.out + out.err
+    leaked = [p for p in tmp_path.rglob("*") if p.is_file() and canary.encode() in p.read_bytes()]
+    assert leaked == []

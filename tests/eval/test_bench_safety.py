@@ -162,3 +162,56 @@ def test_a_question_id_that_is_not_text_is_refused(demo):
     with pytest.raises(InputFormatError, match=re.escape(
             """q.json, record 1: the question "id" is a list (['a']). Expected an "id" string or number.""")):
         qs(ws, [{**MATRIX, "id": ["a"]}])
+
+
+def test_a_sigkilled_bench_resumes_exactly(tmp_path, monkeypatch):
+    """A real SIGKILL mid-run (the kernel drops the run's lock with the process): the rerun takes
+    the lock, drops the torn line, runs only what is missing, and ends equal to a clean run."""
+    import os
+    import signal
+    import time
+
+    from core.cli import main
+
+    monkeypatch.setenv("EGX_HOME", str(tmp_path / "home"))
+    args = ["bench", "--workspace", "demo", "--embedder", "hashing", "--methods", "dense,ppr,fastinsight,bubblerag"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    killed = tmp_path / "killed"
+    child = subprocess.Popen([sys.executable, "-m", "core.cli", *args, "--out", str(killed)], cwd=ROOT, env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and child.poll() is None:
+        p = killed / RESULTS
+        if p.exists() and len(p.read_text().splitlines()) >= 5:
+            child.send_signal(signal.SIGKILL)
+            break
+        time.sleep(0.02)
+    child.wait()
+    assert child.returncode == -signal.SIGKILL, "the run finished before it could be killed"
+    before = len(lines(killed))
+    with (killed / RESULTS).open("a") as fh:
+        fh.write('{"question_id": "lothair-mother", "method": "pp')  # the line in flight
+    assert main([*args, "--out", str(killed)]) == 0
+    assert main([*args, "--out", str(tmp_path / "clean")]) == 0
+    got, want = lines(killed), lines(tmp_path / "clean")
+    key = lambda r: (r["question_id"], r["method"])  # noqa: E731
+    assert len(got) == len(want) == 20 and len({key(r) for r in got}) == 20 and before < 20
+    assert {key(r): r["ranked"] for r in got} == {key(r): r["ranked"] for r in want}
+
+
+def test_a_damaged_bench_folder_is_a_clean_error(demo, tmp_path):
+    from core.eval.runner import RUN, load_report, read_records
+
+    ws, b = demo
+    out = tmp_path / "o"
+    run_benchmark(ws, qs(ws, [MATRIX]), ["dense"], b, out_dir=out)
+    (out / RUN).write_text("[" * 100_000)
+    with pytest.raises(ConfigError, match=r"run\.json is damaged .*; delete that benchmark folder or use another one"):
+        load_report(out)
+    (out / RUN).write_text('{"settings": 3}')
+    with pytest.raises(ConfigError, match=r"is not a run\.json written by `egx bench`"):
+        run_benchmark(ws, qs(ws, [MATRIX]), ["dense"], b, out_dir=out)
+    with (out / RESULTS).open("a") as fh:
+        fh.write("[" * 100_000 + "\n" + "\udcff".encode("utf-8", "surrogatepass").decode("latin-1") + "\n")
+    recs, bad = read_records(out / RESULTS)
+    assert len(recs) == 1 and bad == 2
