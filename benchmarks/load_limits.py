@@ -97,7 +97,17 @@ print(f"RESULT {time.perf_counter() - t:.2f} s, {ws.graph.n_edges} edges")
 APP = """
 import resource, sys, time
 from pathlib import Path
-from streamlit.testing.v1 import AppTest
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.testing.v1 import AppTest, app_test
+
+
+class _Nav(PagesManager):  # as a live server runs pages once app.py called st.navigation (tests/app/conftest.py)
+    def __init__(self, *a, **k):
+        super().__init__(*a, **k)
+        PagesManager.uses_pages_directory = False
+
+
+app_test.PagesManager = _Nav
 sys.path.insert(0, sys.argv[2])
 from components import state as S
 app = str(Path(sys.argv[2]) / "app.py")
