@@ -18,7 +18,7 @@ _MD_LINE_START = re.compile(r"(?m)^(\s*)([-+]|\d+\.)(?=\s)")
 # *after* backslash escapes are resolved, so escaping cannot stop it: an invisible WORD JOINER
 # (U+2060) inside the trigger breaks the match and the text still reads the same.
 _WJ = "\u2060"
-_AUTOLINK = re.compile(r"(?i)\b(?:https?|ftp|www)(?=://|\.)|@(?=[-\w])")
+_AUTOLINK = re.compile(r"(?i)\b(?:https?|ftp|www)(?=://|\.)|@(?=[-\w]+\.[-\w])")
 
 
 def md_escape(text: object) -> str:
