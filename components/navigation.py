@@ -75,11 +75,17 @@ def run_app(default: str = HOME) -> None:
     """
     from components import state as S
     from components.sidebar import render_sidebar
+    from components.ui import md_escape
+    from core.errors import EgxError
 
     st.set_page_config(page_title="Evidence Graph Explorer", page_icon=":material/hub:", layout="wide")
     nav = st.navigation(app_pages(default))
-    render_sidebar()
     try:
+        render_sidebar()
         nav.run()
+    except EgxError as exc:  # one net for every page: the project's errors are messages, never tracebacks
+        st.error(md_escape(exc))
+    # Anything else is a bug: client.showErrorDetails = "none" (.streamlit/config.toml, `egx app`) keeps its
+    # traceback and the server's paths out of the browser and in the server log.
     finally:
         st.session_state.pop(S.ACTIVE, None)

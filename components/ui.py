@@ -18,9 +18,18 @@ _MD_INLINE = re.compile(r"([\\`*_\[\]<>#|~$:])")
 _MD_LINE_START = re.compile(r"(?m)^(\s*)([-+]|\d+\.)(?=\s)")
 
 
+# Streamlit's markdown (remark-gfm) turns bare URLs, www. names and e-mail addresses into links
+# *after* backslash escapes are resolved, so escaping cannot stop it: an invisible WORD JOINER
+# (U+2060) inside the trigger breaks the match and the text still reads the same.
+_WJ = "\u2060"
+_AUTOLINK = re.compile(r"(?i)\b(?:https?|ftp|www)(?=://|\.)|@(?=[-\w]+\.[-\w])")
+
+
 def md_escape(text: object) -> str:
-    """Backslash-escape user text so ``st.markdown`` shows it literally (and never as HTML)."""
-    out = _MD_INLINE.sub(r"\\\1", str(text))
+    """Escape user text so ``st.markdown`` shows it literally: never as HTML, never as Markdown,
+    and never with a bare URL or e-mail address turned into a clickable link."""
+    out = _AUTOLINK.sub(lambda m: m.group(0) + _WJ, str(text))
+    out = _MD_INLINE.sub(r"\\\1", out)
     return _MD_LINE_START.sub(_escape_marker, out)
 
 

@@ -26,6 +26,16 @@ from pathlib import Path
 from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER
 from core.errors import EgxError
 
+_BARS: list = []  # open tqdm bars, closed before an error is printed (so it starts its own line)
+
+
+def _close_bars(*, clear: bool) -> None:
+    while _BARS:
+        bar = _BARS.pop()
+        if clear:
+            bar.leave = False
+        bar.close()
+
 
 def _progress_bar(desc: str):  # -> Callable[[str, float], None]
     """A tqdm bar created on the first update, so work that needs no progress prints nothing."""
@@ -38,12 +48,15 @@ def _progress_bar(desc: str):  # -> Callable[[str, float], None]
         if bar is None:
             bar = state["bar"] = tqdm(total=1000, desc=desc, unit="‰", leave=True, file=sys.stderr,
                                       bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed} {postfix}")
+            _BARS.append(bar)
         target = int(min(max(frac, 0.0), 1.0) * 1000)
         if target > bar.n:
             bar.update(target - bar.n)
         bar.set_postfix_str(msg[:60], refresh=True)
         if target >= 1000:
             bar.close()
+            if bar in _BARS:
+                _BARS.remove(bar)
 
     return update
 
@@ -95,7 +108,8 @@ def cmd_index(args: argparse.Namespace) -> int:
     embedder = get_embedder(args.embedder)
     if not args.inputs:
         if args.sample:
-            ws = ensure_sample_workspace(args.sample, embedder, progress=_progress_bar(f"sample {args.sample}"))
+            ws = ensure_sample_workspace(args.sample, embedder, progress=_progress_bar(f"sample {args.sample}"),
+                                         force=args.rebuild)
         elif args.workspace:
             ws = Workspace.open(args.workspace)
             ws.ensure_index(embedder, progress=_progress_bar("index"), rebuild=args.rebuild)
@@ -132,24 +146,30 @@ def resolve_workspace(ref: str, embedder):  # -> Workspace
         MANIFEST,
         Workspace,
         ensure_sample_workspace,
+        recover,
         sample_recipes,
+        workspace_names,
         workspaces_root,
     )
 
     p = Path(ref)
+    if p.name not in ("", ".", ".."):
+        recover(p)  # an interrupted commit is undone before we look
     if (p / MANIFEST).exists():
         ws = Workspace.open(p)
         ws.ensure_index(embedder, progress=_progress_bar("index"))
         return ws
     if ref in {r.name for r in sample_recipes()}:
         return ensure_sample_workspace(ref, embedder, progress=_progress_bar(f"sample {ref}"))
-    if (workspaces_root() / ref / MANIFEST).exists():
-        ws = Workspace.open(workspaces_root() / ref)
-        ws.ensure_index(embedder, progress=_progress_bar("index"))
-        return ws
+    named = workspaces_root() / ref
+    if ref and "/" not in ref and not ref.startswith("."):
+        recover(named)
+        if (named / MANIFEST).exists():
+            ws = Workspace.open(named)
+            ws.ensure_index(embedder, progress=_progress_bar("index"))
+            return ws
     known = [r.name for r in sample_recipes()]
-    if workspaces_root().exists():
-        known += [d.name for d in workspaces_root().iterdir() if (d / MANIFEST).exists() and d.name not in known]
+    known += [n for n in workspace_names() if n not in known]  # never hidden folders or debris
     raise UnknownNameError("workspace", ref, known)
 
 
@@ -182,6 +202,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     embedder = get_embedder(args.embedder)
     llm = _llm(args)
     reranker = get_reranker(args.reranker, embedder=embedder, llm=llm) if spec.needs_reranker else None
+    trace_path = _writable_file(args.trace, "--trace") if args.trace else None  # before computing anything
     ws = resolve_workspace(args.workspace, embedder)
     config = spec.make_config(evidence_format=args.evidence_format) if getattr(args, "evidence_format", None) else None
     with question_scope(llm) as scope:
@@ -189,8 +210,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
     s = summarize(result, ws, top=args.top)
     if llm.available:
         s["llm"] = scope.summary()
-    if args.trace:
-        Path(args.trace).write_text(result.trace.to_json(indent=1), encoding="utf-8")
+    if trace_path is not None:
+        from core.fsio import atomic_write_text
+
+        atomic_write_text(trace_path, result.trace.to_json(indent=1))
     if args.json:
         print(json.dumps(s, indent=2, ensure_ascii=False))
         return 0
@@ -211,6 +234,27 @@ def cmd_ask(args: argparse.Namespace) -> int:
               f"skipped, {u['spent_s']:.1f} s of a {u['budget_s']:g} s budget")
     print(f"\n{s['seconds']:.2f} s, {s['tokens']} LLM tokens, method {s['method']}")
     return 0
+
+
+def _writable_file(name: str, flag: str) -> Path:
+    """``name`` as an output file path, its folder created now, so a long computation is never
+    lost to a missing folder at the end.
+
+    Raises
+    ------
+    ConfigError
+        When the path is a folder or its folder cannot be created.
+    """
+    from core.errors import ConfigError
+
+    p = Path(name)
+    if p.is_dir():
+        raise ConfigError(f"{flag} {name} is a folder; give a file name, e.g. {flag} {p / 'trace.json'}.")
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"{flag} {name}: its folder cannot be created ({exc.strerror}); pick another path.") from None
+    return p
 
 
 def cmd_train_reg(args: argparse.Namespace) -> int:
@@ -264,9 +308,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise SystemExit("egx bench: no questions; give --questions FILE or a workspace that has a questions file")
     from tqdm import tqdm
 
-    bar = tqdm(total=0, desc="bench", unit="run", file=sys.stderr)
+    state: dict = {}
 
     def progress(done: int, total: int, msg: str) -> None:
+        bar = state.get("bar")
+        if bar is None:  # created on the first pair, so an error before any run prints no bar
+            bar = state["bar"] = tqdm(total=total, desc="bench", unit="run", file=sys.stderr)
+            _BARS.append(bar)
         bar.total = total
         bar.update(done - bar.n)
         bar.set_postfix_str(msg[:50])
@@ -274,7 +322,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     rep = run_benchmark(ws, qs, methods, Backends(embedder, llm, reranker), out_dir=args.out, limit=args.limit,
                         seed=args.seed, cut=args.cut, progress=progress, save_traces=args.traces,
                         meta={"questions_file": str(args.questions or ws.questions_path)})
-    bar.close()
+    _close_bars(clear=False)
+    for w in rep.warnings:
+        print(f"egx bench: warning: {w}", file=sys.stderr)
     if args.json:
         print(json.dumps(rep.summary, indent=1, ensure_ascii=False))
         return 0
@@ -314,7 +364,9 @@ def app_path() -> Path:
 def cmd_app(args: argparse.Namespace) -> int:
     cmd = [sys.executable, "-m", "streamlit", "run", str(app_path()), "--server.port", str(args.port),
            "--server.address", args.address, "--browser.gatherUsageStats", "false",
-           "--server.headless", "true"]
+           "--server.headless", "true",
+           # tracebacks (with server paths) go to this console, never to the browser
+           "--client.showErrorDetails", os.environ.get("EGX_SHOW_ERROR_DETAILS", "none")]
     print(f"Starting Evidence Graph Explorer on http://{args.address}:{args.port}", file=sys.stderr)
     # Offline mode is not forced: the bundled models never touch the hub, and an explicit hub id
     # (st:<id>, cross-encoder:<id>) may download when the network allows (core/backends/hub.py).
@@ -345,7 +397,8 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--extractor", help="triple extractor (llm, rules); default: llm if an LLM is set, else rules")
     _add_llm_limits(i)
     i.add_argument("--overwrite", action="store_true", help="replace an existing workspace")
-    i.add_argument("--rebuild", action="store_true", help="rebuild the index even if it is up to date")
+    i.add_argument("--rebuild", action="store_true", help="rebuild the index even if it is up to date (with --sample: "
+                                                          "rebuild the whole sample workspace)")
     i.set_defaults(func=cmd_index)
 
     k = sub.add_parser("ask", help="answer a question with one retrieval method and show its evidence")
@@ -427,9 +480,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except EgxError as exc:
+        _close_bars(clear=True)  # the message starts its own line, not after a progress bar
         print(f"egx: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        _close_bars(clear=True)
         print("egx: interrupted; nothing was left half-written.", file=sys.stderr)
         return 130
 

@@ -75,3 +75,8 @@ class ConfigError(EgxError, ValueError):
 
 class QueryError(EgxError, ValueError):
     """A question cannot be run as given (empty, or naming passages that do not exist)."""
+
+
+class NameNotAllowedError(EgxError, ValueError):
+    """A user-chosen name (workspace, benchmark run) cannot be used as a folder name under the
+    project's roots (a path, ``..``, a hidden or reserved name, too long, ...)."""

@@ -16,8 +16,9 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 
-_WS = re.compile(r"\s+")
-_EDGE_PUNCT = re.compile(r"^[\s\"'`.,;:!?()\[\]{}]+|[\s\"'`.,;:!?()\[\]{}]+$")
+# Stripped from both ends of a name (after whitespace is collapsed to single spaces). str.strip is
+# linear in the name; the regex it replaces backtracked on long runs of punctuation.
+_EDGE_CHARS = " \"'`.,;:!?()[]{}"
 
 
 def normalize_name(name: str) -> str:
@@ -31,22 +32,29 @@ def normalize_name(name: str) -> str:
     'laurence fishburne'
     """
     s = unicodedata.normalize("NFKC", str(name)).casefold()
-    s = _WS.sub(" ", s)
-    return _EDGE_PUNCT.sub("", s)
+    return " ".join(s.split()).strip(_EDGE_CHARS)
 
 
 def clean_text(text: str) -> str:
     """Collapse runs of whitespace and strip; keeps case."""
-    return _WS.sub(" ", str(text)).strip()
+    return " ".join(str(text).split())
 
 
 def content_hash(*parts: str | bytes, n: int = 16) -> str:
     """Stable short sha256 hex digest over the given parts (separated, so ('a','b') != ('ab',))."""
     h = hashlib.sha256()
-    for p in parts:
+    buf: list[bytes] = []
+    size = 0
+    for p in parts:  # framed as before (8-byte length, bytes); fed in ~1 MB blocks, not per part
         b = p.encode("utf-8") if isinstance(p, str) else p
-        h.update(len(b).to_bytes(8, "little"))
-        h.update(b)
+        buf.append(len(b).to_bytes(8, "little"))
+        buf.append(b)
+        size += len(b) + 8
+        if size >= 1 << 20:
+            h.update(b"".join(buf))
+            buf.clear()
+            size = 0
+    h.update(b"".join(buf))
     return h.hexdigest()[:n]
 
 

@@ -114,9 +114,7 @@ class Trace:
 
     @classmethod
     def load(cls, path: str | Path) -> Trace:
+        from core.graph.loaders import parse_json, read_text
+
         p = Path(path)
-        try:
-            return cls.from_dict(json.loads(p.read_text(encoding="utf-8")), source=p.name)
-        except json.JSONDecodeError as exc:
-            raise InputFormatError(p.name, f"invalid JSON ({exc.msg})", "a trace exported by egx",
-                                   line=exc.lineno) from None
+        return cls.from_dict(parse_json(read_text(p), p.name, expected="a trace exported by egx"), source=p.name)

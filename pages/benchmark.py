@@ -1,6 +1,7 @@
 """Benchmark (issue 6): run every method on the workspace's questions, or load a finished run.
 
-The run is `egx bench` in the page (same runner, same files in the output folder, resumable), with
+A browser user picks a run *name*, never a path: runs live in ``$EGX_HOME/runs/<name>`` (issue 12,
+item 2). The run is `egx bench` in the page (same runner, same files in the run folder, resumable), with
 a progress bar. Charts: Recall@k by method, latency vs recall, and where each method lost the gold
 evidence (failure-stage stacked bars). The per-question table filters by method and verdict; a
 selected row (or the "Open" button) opens the question on the Compare-methods page.
@@ -17,11 +18,13 @@ from components import resources
 from components import state as S
 from components.navigation import page_path
 from components.sidebar import active
+from components.ui import md_escape
 from core.errors import EgxError
 from core.eval.diagnosis import STAGE_LABELS
 from core.eval.report import METRIC_ORDER, failure_figure, latency_recall_figure, recall_figure
 from core.eval.runner import RESULTS, run_benchmark
-from core.index.workspace import egx_home
+from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
+from core.index.workspace import runs_root
 from core.methods.base import Backends
 from core.methods.registry import METHODS, method_names
 
@@ -32,8 +35,17 @@ st.caption("Every method on the workspace's questions with gold evidence: Recall
            "failure diagnosis per question, latency and LLM tokens. Same runner and files as `egx bench`.")
 
 
-def _default_out() -> str:
-    return str(egx_home() / "bench" / f"{ws.name}-{act.embedder_name}-{act.llm_name}".replace("/", "_"))
+def _default_run() -> str:
+    return clean_filename(f"{ws.name}-{act.embedder_name}-{act.llm_name}", default="run")[:MAX_NAME_CHARS]
+
+
+def _runs() -> list[str]:
+    """Run names under $EGX_HOME/runs that hold results (newest first)."""
+    root = runs_root()
+    if not root.exists():
+        return []
+    found = [p for p in root.iterdir() if not p.name.startswith(".") and (p / RESULTS).is_file()]
+    return [p.name for p in sorted(found, key=lambda p: (p / RESULTS).stat().st_mtime, reverse=True)]
 
 
 def _mtime(path: Path) -> float:
@@ -59,49 +71,57 @@ with run_tab:
     lkey = S.bind(S.BENCH_LIMIT, min(3, max(n_gold, 1)), scope="bench")
     limit = int(S.keep(S.BENCH_LIMIT, c1.number_input("Questions", 1, max(n_gold, 1), key=lkey,
                                                      help="The first N questions with gold evidence.")))
-    okey = S.bind(S.BENCH_OUT, _default_out(), scope="bench")
-    out = S.keep(S.BENCH_OUT, c2.text_input("Output folder", key=okey,
-                                           help="results.jsonl, summary.json, report.md and charts.html go "
-                                                "here; a run into a folder with finished pairs resumes."))
+    okey = S.bind(S.BENCH_OUT, _default_run(), scope="bench")
+    run_name = S.keep(S.BENCH_OUT, c2.text_input(
+        "Run name", key=okey, max_chars=MAX_NAME_CHARS,
+        help=f"The run's folder under {runs_root()} (results.jsonl, summary.json, report.md, charts.html); "
+             f"{NAME_RULE}. A run with finished pairs resumes."))
     st.caption(f"Backends: {act.embedder_name} embedder, {act.llm_name} LLM, {act.reranker_name} reranker "
                "(the sidebar's). Answers are judged (EM / F1) only when an LLM writes them.")
-    if st.button("Run benchmark", key=S.BENCH_RUN, type="primary", disabled=not (methods and n_gold and out.strip()),
-                 icon=":material/play_arrow:"):
+    if st.button("Run benchmark", key=S.BENCH_RUN, type="primary",
+                 disabled=not (methods and n_gold and run_name.strip()), icon=":material/play_arrow:"):
         bar = st.progress(0.0, text="Starting…")
 
         def progress(done: int, total: int, msg: str) -> None:
-            bar.progress(done / max(total, 1), text=f"{done}/{total} · {msg}")
+            bar.progress(done / max(total, 1), text=f"{done}/{total} · {md_escape(msg)}")
 
         try:
+            out_dir = child_path(runs_root(), run_name.strip(), kind="run name")  # a name, never a path
             rep = run_benchmark(ws, questions, methods, Backends(act.embedder, act.llm, act.reranker),
-                                out_dir=out.strip(), limit=limit, progress=progress,
+                                out_dir=out_dir, limit=limit, progress=progress,
                                 meta={"questions_file": str(ws.questions_path)})
         except EgxError as exc:
-            st.error(str(exc))
+            bar.empty()
+            st.error(md_escape(exc))
         else:
             bar.empty()
-            st.success(f"{rep.ran} runs now, {rep.skipped} already done → {rep.out_dir}")
-            st.session_state[S.BENCH_LOADED] = str(rep.out_dir)
+            for w in rep.warnings:
+                st.warning(md_escape(w))
+            st.success(f"{rep.ran} runs now, {rep.skipped} already done → run “{md_escape(out_dir.name)}”")
+            st.session_state[S.BENCH_LOADED] = out_dir.name
 
 with load_tab:
-    root = egx_home() / "bench"
-    found = sorted(str(p.parent) for p in root.glob(f"*/{RESULTS}")) if root.exists() else []
-    path_in = st.text_input("Benchmark folder", value=found[0] if found else "",
-                            help="A folder written by `egx bench` or by this page.")
-    if st.button("Load", key=S.BENCH_LOAD, icon=":material/folder_open:"):
-        st.session_state[S.BENCH_LOADED] = path_in.strip()
+    runs = _runs()
+    if not runs:
+        st.info(f"No finished runs under {md_escape(runs_root())} yet. Runs from `egx bench --out "
+                f"{md_escape(runs_root())}/NAME` appear here too.")
+    else:
+        pick = st.selectbox("Run", runs, key=S.BENCH_LOAD_PICK, help=f"Runs under {runs_root()}, newest first.")
+        if st.button("Load", key=S.BENCH_LOAD, icon=":material/folder_open:"):
+            st.session_state[S.BENCH_LOADED] = pick
 
 loaded = st.session_state.get(S.BENCH_LOADED)
 if not loaded:
     st.stop()
 try:
-    rep = resources.bench_report(loaded, _mtime(Path(loaded)))
+    loaded_dir = child_path(runs_root(), Path(str(loaded)).name, kind="run name")  # only runs under the root
+    rep = resources.bench_report(str(loaded_dir), _mtime(loaded_dir))
 except EgxError as exc:
-    st.error(str(exc))
+    st.error(md_escape(exc))
     st.stop()
 summary = rep.summary
 st.divider()
-st.subheader(f"Report: {Path(loaded).name}")
+st.subheader(f"Report: {md_escape(loaded_dir.name)}")
 rows = []
 for m, s in summary["methods"].items():
     row: dict[str, object] = {"method": m, "n": s["n"]}

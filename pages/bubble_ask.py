@@ -6,8 +6,6 @@ be loaded back: its record is shown, and "Replay" re-runs the same question and 
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 import streamlit as st
 
@@ -16,6 +14,7 @@ from components import state as S
 from components.sidebar import active
 from components.ui import md_escape
 from core.errors import EgxError
+from core.graph.loaders import parse_json
 from core.trace import Trace
 
 HEIGHT = 560
@@ -74,7 +73,7 @@ def create_chunks_ui(result) -> None:
         if c.chunk_id not in g.chunk_index:
             continue
         ch = g.chunk(c.chunk_id)
-        with st.expander(f"{ch.title or '(untitled)'} · {c.chunk_id} · {c.source}"):
+        with st.expander(f"{md_escape(ch.title) if ch.title else '(untitled)'} · {md_escape(c.chunk_id)} · {c.source}"):
             st.text(ch.text)
 
 
@@ -136,8 +135,9 @@ def create_trace_upload_ui(result) -> None:
     if up is None:
         return
     try:
-        trace = Trace.from_dict(json.loads(up.getvalue().decode("utf-8")), source=up.name)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        trace = Trace.from_dict(parse_json(up.getvalue().decode("utf-8"), up.name,  # bounded depth, clean error
+                                           expected="a trace exported by egx"), source=up.name)
+    except UnicodeDecodeError as exc:
         st.error(f"{md_escape(up.name)} is not valid JSON ({md_escape(exc)}). Load a trace exported by this page.")
         return
     except EgxError as exc:

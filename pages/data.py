@@ -7,7 +7,6 @@ Thin by design: each panel reads its widgets, calls a cached core function throu
 
 from __future__ import annotations
 
-import re
 import tempfile
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from components import state as S
 from components.sidebar import Active, active
 from components.ui import md_escape, progress_bar
 from core.errors import EgxError
+from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
 from core.graph.model import KnowledgeGraph
 from core.text import normalize_name
 
@@ -26,7 +26,6 @@ UPLOAD_TYPES = ["csv", "tsv", "json", "jsonl", "txt", "md", "graphml", "gz"]
 MAX_NODES = graph_view.DEFAULT_MAX_NODES
 MAX_CHOICES = 100  # node picker entries (a 16k-entry selectbox is slow to send and to use)
 MAX_CHUNKS_SHOWN = 12
-_NAME_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
 def _node_label(g: KnowledgeGraph):  # -> Callable[[int], str]
@@ -208,10 +207,11 @@ def create_stats_ui(act: Active) -> None:
 
 # -------------------------------------------------------------------------------------- upload
 def _save_uploads(files: list, folder: Path) -> list[Path]:
-    """Write uploaded files under ``folder`` with safe, unique names."""
+    """Write uploaded files under ``folder`` with harmless, unique names (the browser's file name is
+    user data: ``..``, separators and device names never reach the file system)."""
     paths: list[Path] = []
     for f in files:
-        name = Path(f.name).name or "upload"
+        name = clean_filename(f.name)
         target = folder / name
         i = 1
         while target.exists():
@@ -225,8 +225,8 @@ def _save_uploads(files: list, folder: Path) -> list[Path]:
 def _suggest_name(files: list) -> str:
     if not files:
         return ""
-    stem = Path(files[0].name).name.split(".", 1)[0]
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", stem).strip("-.") or "workspace"
+    stem = clean_filename(files[0].name, default="workspace").split(".", 1)[0]
+    return stem[:MAX_NAME_CHARS].strip("-.") or "workspace"
 
 
 def create_upload_ui(act: Active) -> None:
@@ -245,15 +245,16 @@ def create_upload_ui(act: Active) -> None:
     suggestion = _suggest_name(files or [])
     name = S.keep(S.DATA_NEW_NAME, st.text_input(
         "Workspace name", key=S.bind(S.DATA_NEW_NAME, ""), placeholder=suggestion or "my-graph",
-        help="Letters, digits, '-', '_' and '.'; it becomes the folder name.")).strip() or suggestion
+        max_chars=MAX_NAME_CHARS, help=f"{NAME_RULE}; it becomes the folder name.")).strip() or suggestion
     if not st.button("Build workspace", key=S.DATA_BUILD, type="primary"):
         return
     if not files:
         st.error("Choose at least one file to build a workspace from.")
         return
-    if not _NAME_OK.match(name):
-        st.error(f"The workspace name “{md_escape(name)}” is not usable as a folder name. Use 1–64 letters, "
-                 "digits, '-', '_' or '.', starting with a letter or digit.")
+    try:
+        target = child_path(workspaces_root(), name, kind="workspace name")
+    except EgxError as exc:
+        st.error(md_escape(exc))
         return
     if name in {i.name for i in list_workspaces()}:
         st.error(f"A workspace named “{md_escape(name)}” already exists. Pick another name.")
@@ -273,7 +274,8 @@ def create_upload_ui(act: Active) -> None:
                 (Path(tmp) / "questions").mkdir()
                 qpath = _save_uploads([questions], Path(tmp) / "questions")[0]
             with progress_bar(f"Building “{name}”") as cb:
-                ws = create_workspace(paths, workspaces_root() / name, name=name, embedder=act.embedder,
+                # overwrite=False: a second upload under an existing name fails, never replaces the first
+                ws = create_workspace(paths, target, name=name, embedder=act.embedder,
                                       extractor=extractor, questions=qpath, progress=cb)
     except EgxError as exc:
         st.error(f"**Could not build workspace “{md_escape(name)}”.** {md_escape(exc)}\n\n"

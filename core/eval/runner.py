@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core.errors import ConfigError, EgxError
+from core.errors import ConfigError, EgxError, QueryError
 from core.eval.diagnosis import Diagnosis, Gold, diagnose
 from core.eval.metrics import (
     all_recall_at_k,
@@ -42,6 +42,7 @@ from core.eval.metrics import (
     tr_decomposition,
 )
 from core.eval.report import CHARTS, REPORT, RESULTS, SUMMARY
+from core.fsio import atomic_write_text, path_lock
 from core.trace import to_jsonable
 
 if TYPE_CHECKING:
@@ -68,17 +69,58 @@ class BenchReport:
     ran: int  #: pairs run now
     skipped: int  #: pairs found already done (resume)
     files: dict[str, Path] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()  #: questions left out, and why (shown by the CLI and the page)
 
 
 # ------------------------------------------------------------------------------------ selection
 def select_questions(questions: Sequence[Question], *, limit: int | None = None, seed: int | None = None,
                      only_gold: bool = True) -> list[Question]:
     """Questions to run: those with gold passages in this workspace (``only_gold``), in file
-    order or shuffled with ``seed``, cut to ``limit``."""
+    order or shuffled with ``seed``, cut to ``limit``.
+
+    Raises
+    ------
+    ConfigError
+        When ``limit`` is below 1 (``--limit -1`` would silently drop the last question).
+    """
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+        raise ConfigError(f"limit = {limit!r} is out of range; use a positive number of questions "
+                          "(or no limit for all of them).")
     qs = [q for q in questions if q.gold_chunks or not only_gold]
     if seed is not None:
         random.Random(seed).shuffle(qs)
     return qs[:limit] if limit is not None else qs
+
+
+def check_questions(questions: Sequence[Question], workspace_name: str = "") -> list[str]:
+    """Warnings for the questions a benchmark cannot run (every one is either run or reported).
+
+    Raises
+    ------
+    ConfigError
+        When two questions share an id (results are keyed by id: one would silently replace the
+        other), or when none has gold evidence in this workspace.
+    """
+    seen: dict[str, int] = {}
+    for i, q in enumerate(questions, start=1):
+        if q.id in seen:
+            raise ConfigError(f"Question id {q.id!r} is used twice (questions {seen[q.id]} and {i}); results are "
+                              "kept per question id, so one would silently replace the other. Give every question "
+                              "a unique id.")
+        seen[q.id] = i
+    no_gold = [q for q in questions if not q.gold_chunks]
+    if questions and len(no_gold) == len(questions):
+        eg = next((u for q in no_gold for u in q.unmatched), "")
+        where = f" {workspace_name!r}" if workspace_name else ""
+        raise ConfigError(f"None of the {len(questions)} questions has gold evidence in workspace{where}: their gold "
+                          "passages match no chunk" + (f" (e.g. {eg!r})" if eg else "") + ". Check that the "
+                          "questions belong to this workspace's corpus.")
+    out = []
+    if no_gold:
+        ids = ", ".join(repr(q.id) for q in no_gold[:5]) + (" ..." if len(no_gold) > 5 else "")
+        out.append(f"{len(no_gold)} of {len(questions)} questions are left out: their gold passages match no chunk "
+                   f"of this workspace ({ids}).")
+    return out
 
 
 def _seed_everything(seed: int) -> None:
@@ -184,12 +226,12 @@ def read_records(path: Path) -> tuple[list[dict[str, Any]], int]:
     if not path.exists():
         return [], 0
     good, bad = [], 0
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         if not line.strip():
             continue
         try:
             rec = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             bad += 1
             continue
         if isinstance(rec, dict) and "question_id" in rec and "method" in rec:
@@ -197,12 +239,6 @@ def read_records(path: Path) -> tuple[list[dict[str, Any]], int]:
         else:
             bad += 1
     return good, bad
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def _append(fh: Any, rec: dict[str, Any]) -> None:
@@ -253,10 +289,12 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
     UnknownNameError
         For an unregistered method.
     ConfigError
-        When ``out_dir`` holds a run with other settings, or ``cut < 1``.
+        When ``out_dir`` holds a run with other settings, is a file, or another run is writing to it
+        (a lock: two runs would append duplicate lines); when ``cut < 1`` or ``limit < 1``; when
+        two questions share an id or none has gold evidence in the workspace. Questions left out
+        because their gold matches no chunk are listed in ``BenchReport.warnings``. An empty
+        question is recorded as a failed pair (``QueryError``), never fatal.
     """
-    from core.eval.report import summarize
-    from core.eval.report import write_outputs as _write
     from core.methods.registry import get_method
 
     if cut < 1:
@@ -266,13 +304,44 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
         get_method(m)
     if not methods:
         raise ConfigError("No method to benchmark; name at least one registered method (e.g. dense).")
+    warnings = check_questions(questions, workspace.name)
+    select_questions(questions, limit=limit, seed=seed)  # checks limit before anything is written
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"The output folder {out} is a file; give a folder for results.jsonl, summary.json and "
+                          "the report (it is created when missing).")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"The output folder {out} cannot be created ({exc.strerror}); pick another one.") from None
+    from filelock import Timeout
+
+    lock = path_lock(out / RESULTS)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise ConfigError(f"Another benchmark run is writing to {out} right now; wait for it to finish, or use "
+                          "another output folder.") from None
+    try:
+        return _run_locked(workspace, questions, methods, backends, out=out, limit=limit, seed=seed, cut=cut,
+                           configs=configs, progress=progress, meta=meta, save_traces=save_traces,
+                           write_outputs=write_outputs, warnings=warnings)
+    finally:
+        lock.release()
+
+
+def _run_locked(workspace: Workspace, questions: Sequence[Question], methods: list[str], backends: Backends, *,
+                out: Path, limit: int | None, seed: int | None, cut: int, configs: dict[str, object] | None,
+                progress: Progress | None, meta: dict[str, Any] | None, save_traces: bool,
+                write_outputs: bool, warnings: list[str]) -> BenchReport:
+    from core.eval.report import summarize
+    from core.eval.report import write_outputs as _write
+
     settings = {"workspace": workspace.name, "backends": backends.names(), "cut": cut,
                 "seed": seed, **to_jsonable(meta or {})}
     run_path = out / RUN
     if run_path.exists():
-        old = json.loads(run_path.read_text(encoding="utf-8"))
+        old = _read_run(run_path)
         diff = sorted(k for k in set(old["settings"]) | set(settings) if old["settings"].get(k) != settings.get(k))
         if diff:
             raise ConfigError(f"{out} holds a benchmark run with other settings ({', '.join(diff)}: "
@@ -282,10 +351,10 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
     path = out / RESULTS
     existing, torn = read_records(path)
     if torn:  # drop the line an interruption tore, so appends start on a clean line
-        _atomic_write(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in existing))
+        atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in existing))
     done = {(str(r["question_id"]), str(r["method"])) for r in existing}
-    prev_methods = json.loads(run_path.read_text(encoding="utf-8")).get("methods", []) if run_path.exists() else []
-    _atomic_write(run_path, json.dumps({"settings": settings, "methods": list(dict.fromkeys([*prev_methods, *methods])),
+    prev_methods = _read_run(run_path).get("methods", []) if run_path.exists() else []
+    atomic_write_text(run_path, json.dumps({"settings": settings, "methods": list(dict.fromkeys([*prev_methods, *methods])),
                                         "questions": [q.id for q in selected]}, indent=1))
     total = len(selected) * len(methods)
     n_done = ran = skipped = 0
@@ -302,12 +371,14 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
                         progress(n_done, total, f"{m} · {q.id} (done before)")
                     continue
                 try:
+                    if not q.question.strip():  # recorded as failed, never retried or fatal on resume
+                        raise QueryError(f"Question {q.id!r} is empty; there is nothing to retrieve evidence for.")
                     result = run_method(m, q.question, workspace, backends, config=cfgs.get(m), seed=s)
                     rec, _ = evaluate_result(result, workspace, gold, question=q.question, cut=cut)
                     if save_traces:
                         tdir = out / "traces" / m
                         tdir.mkdir(parents=True, exist_ok=True)
-                        _atomic_write(tdir / f"{_safe(q.id)}.json", result.trace.to_json())
+                        atomic_write_text(tdir / f"{_safe(q.id)}.json", result.trace.to_json())
                 except EgxError as exc:
                     rec = error_record(m, q, gold, exc)
                 _append(fh, rec)
@@ -322,7 +393,20 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
     mine.sort(key=lambda r: (methods.index(r["method"]), order[str(r["question_id"])]))
     summary = summarize(mine, methods=methods, settings=settings)
     files = _write(out, mine, summary) if write_outputs else {}
-    return BenchReport(out, tuple(mine), summary, ran, skipped, files)
+    return BenchReport(out, tuple(mine), summary, ran, skipped, files, tuple(warnings))
+
+
+def _read_run(path: Path) -> dict[str, Any]:
+    """``run.json`` of a benchmark folder (a clean error when it is damaged)."""
+    try:
+        run = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise ConfigError(f"{path} is damaged ({exc}); delete that benchmark folder or use another one.") from None
+    if not isinstance(run, dict) or not isinstance(run.get("settings"), dict) or \
+            not isinstance(run.get("methods", []), list):
+        raise ConfigError(f"{path} is not a run.json written by `egx bench`; delete that benchmark folder or use "
+                          "another one.")
+    return run
 
 
 def _dedupe(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -351,7 +435,7 @@ def load_report(out_dir: str | Path) -> BenchReport:
     settings: dict[str, Any] = {}
     methods: list[str] = list(dict.fromkeys(r["method"] for r in records))
     if (out / RUN).exists():
-        run = json.loads((out / RUN).read_text(encoding="utf-8"))
+        run = _read_run(out / RUN)
         settings = run.get("settings", {})
         methods = [m for m in run.get("methods", methods) if m in methods] or methods
     summary = summarize(records, methods=methods, settings=settings)

@@ -16,13 +16,13 @@ error that says the chunks done so far are cached. Entities merge by normalized 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from core.backends.base import ExtractedTriple, TripleExtractor
 from core.errors import LLMError, LLMUnavailableError
+from core.fsio import atomic_write_text
 from core.graph.model import Chunk, GraphBuilder, KnowledgeGraph
 from core.text import content_hash
 
@@ -68,13 +68,6 @@ def _read_cache(f: Path) -> tuple[ExtractedTriple, ...] | None:
         return tuple(ExtractedTriple(*r) for r in rows)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, TypeError, RecursionError):
         return None  # a corrupt cache entry is simply recomputed
-
-
-def _atomic_write_text(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def extract_triples(chunks: Sequence[Chunk], extractor: TripleExtractor, *, cache_dir: Path | None,
@@ -137,7 +130,7 @@ def extract_triples(chunks: Sequence[Chunk], extractor: TripleExtractor, *, cach
             if i in bad:
                 failed.append(c.id)  # not cached: the next build asks again
             elif cache_dir:
-                _atomic_write_text(_cache_file(cache_dir, ext_id, c), json.dumps(
+                atomic_write_text(_cache_file(cache_dir, ext_id, c), json.dumps(
                     {"v": _CACHE_VERSION, "triples": [[t.head, t.relation, t.tail] for t in triples]}))
     if progress:
         progress(f"Extracted triples from {n} chunks ({cached} from cache"

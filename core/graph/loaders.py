@@ -23,19 +23,22 @@ Any of these may be gzip-compressed (``.gz``).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import gzip
 import io
 import json
+import os
 import re
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.errors import EmptyGraphError, InputFormatError
+from core.errors import ConfigError, EmptyGraphError, InputFormatError
 from core.graph.chunking import chunk_text
-from core.graph.model import GraphBuilder, GraphKind, KnowledgeGraph
+from core.graph.model import BadNameError, GraphBuilder, GraphKind, KnowledgeGraph
 
 HEAD_NAMES = ("head", "subject", "subj", "source_entity", "h", "s", "from_entity")
 REL_NAMES = ("relation", "predicate", "rel", "relationship", "r", "p", "edge")
@@ -55,6 +58,61 @@ class LoadedGraph:
     graph: KnowledgeGraph
     warnings: list[str] = field(default_factory=list)
     formats: dict[str, str] = field(default_factory=dict)  # path -> detected format
+
+
+# --------------------------------------------------------------------------- limits
+@dataclass(frozen=True)
+class InputLimits:
+    """Bounds on what one input file may make the loader do (issue 12, item 4).
+
+    The defaults are far beyond any real corpus (the MuSiQue sample: 3 MB uncompressed, 4x gzip
+    ratio, longest entity name 227 characters) and far below what exhausts a machine. Override
+    them with the environment variables named below.
+
+    Attributes
+    ----------
+    max_bytes
+        Uncompressed bytes per file (``EGX_MAX_INPUT_MB``, default 2048 = 2 GiB).
+    max_ratio
+        Uncompressed / compressed size of a ``.gz`` file (``EGX_MAX_COMPRESSION_RATIO``, default
+        100; text compresses 3-10x, a gzip bomb ~1000x), checked once ``ratio_floor`` bytes came out.
+    ratio_floor
+        Output below this many bytes is never a bomb (16 MiB).
+    max_name_chars
+        Characters per entity name or relation (``EGX_MAX_NAME_CHARS``, default 1000).
+    max_line_bytes
+        Bytes per line of a line-based file (64 MiB; a JSON document is not line-based).
+    """
+
+    max_bytes: int = 2048 * 1024 * 1024
+    max_ratio: float = 100.0
+    ratio_floor: int = 16 * 1024 * 1024
+    max_name_chars: int = 1000
+    max_line_bytes: int = 64 * 1024 * 1024
+
+    @classmethod
+    def from_env(cls) -> InputLimits:
+        """The defaults, overridden by ``EGX_MAX_INPUT_MB``, ``EGX_MAX_COMPRESSION_RATIO`` and
+        ``EGX_MAX_NAME_CHARS`` when set."""
+        d = cls()
+        try:
+            mb = float(os.environ.get("EGX_MAX_INPUT_MB") or d.max_bytes / 2**20)
+            ratio = float(os.environ.get("EGX_MAX_COMPRESSION_RATIO") or d.max_ratio)
+            names = int(os.environ.get("EGX_MAX_NAME_CHARS") or d.max_name_chars)
+        except ValueError as exc:
+            raise ConfigError(f"An EGX_MAX_* environment variable is not a number ({exc}).") from None
+        if mb <= 0 or ratio <= 1 or names < 1:
+            raise ConfigError(f"EGX_MAX_INPUT_MB={mb}, EGX_MAX_COMPRESSION_RATIO={ratio}, EGX_MAX_NAME_CHARS={names}: "
+                              "use positive values (a ratio above 1).")
+        return cls(max_bytes=int(mb * 2**20), max_ratio=ratio, max_name_chars=names)
+
+
+def _limits(limits: InputLimits | None) -> InputLimits:
+    return limits if limits is not None else InputLimits.from_env()
+
+
+def _mb(n: float) -> str:
+    return f"{n / 2**20:,.1f} MB" if n >= 2**20 else f"{n / 1024:,.1f} KB"
 
 
 # --------------------------------------------------------------------------- file helpers
@@ -78,76 +136,296 @@ def _stem(path: Path) -> str:
     return name.rsplit(".", 1)[0] if "." in name else name
 
 
-def read_text(path: Path) -> str:
-    """File contents as text (gzip transparently), with a clear error for binary/bad encodings."""
+_GZ_CHECKED: dict[tuple[str, int, int], int] = {}
+
+
+def _check_gzip(path: Path, size: int, lim: InputLimits) -> None:
+    """Stream-decompress ``path`` once, discarding the output, and refuse it before any parsing
+    when it is corrupt, larger than ``max_bytes`` or compressed more than ``max_ratio``."""
+    st = path.stat()
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
+    if key in _GZ_CHECKED:
+        return
+    name = _display(path)
+    cap = max(lim.ratio_floor, int(lim.max_ratio * max(size, 1)))
+    out = 0
     try:
-        raw = path.read_bytes()
+        with gzip.open(path, "rb") as fh:
+            while chunk := fh.read(1 << 20):
+                out += len(chunk)
+                if out > lim.max_bytes:
+                    raise InputFormatError(
+                        name, f"it decompresses to more than {_mb(lim.max_bytes)} (the input size limit)",
+                        "a smaller file, or a higher limit: EGX_MAX_INPUT_MB=<megabytes>")
+                if out > cap:
+                    raise InputFormatError(
+                        name, f"it decompresses to more than {_mb(out)} from {_mb(size)} (a compression ratio above "
+                              f"{lim.max_ratio:g}:1 — a gzip bomb, or extremely repetitive data)",
+                        "real text, which compresses 3-10x (raise the limit with EGX_MAX_COMPRESSION_RATIO if this "
+                        "file is genuine)")
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputFormatError(name, f"the gzip data is corrupt ({exc})", "a valid .gz file") from None
+    if len(_GZ_CHECKED) > 256:
+        _GZ_CHECKED.clear()
+    _GZ_CHECKED[key] = out
+
+
+@contextlib.contextmanager
+def open_input(path: Path, limits: InputLimits | None = None) -> Iterator[Any]:
+    """``path`` as a binary stream, gunzipped transparently, within ``limits``.
+
+    A ``.gz`` file (by its magic bytes) is first decompressed once without keeping the output, so
+    a bomb is refused in constant memory before any parsing; a plain file is refused by its size.
+
+    Raises
+    ------
+    InputFormatError
+        Missing file, a folder, corrupt gzip, over the size or compression-ratio limit.
+    """
+    lim = _limits(limits)
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if path.is_dir():
+            raise IsADirectoryError(str(path))
+        fh: Any = open(path, "rb")
     except FileNotFoundError:
         raise InputFormatError(str(path), "the file does not exist", "a path to an existing file") from None
     except IsADirectoryError:
         raise InputFormatError(str(path), "this is a folder", "a file (folders are accepted only for named KGs)") from None
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise InputFormatError(_display(path), f"the gzip data is corrupt ({exc})", "a valid .gz file") from None
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    if b"\x00" in raw[:4096]:
-        raise InputFormatError(_display(path), "the file looks binary (it contains NUL bytes)",
-                               "a UTF-8 text file")
+    except PermissionError:
+        raise InputFormatError(str(path), "the file cannot be read (permission denied)", "a readable file") from None
     try:
-        return raw.decode("utf-8")
+        if fh.peek(2)[:2] == b"\x1f\x8b":
+            fh.close()
+            _check_gzip(path, size, lim)
+            fh = gzip.open(path, "rb")
+        elif size > lim.max_bytes:
+            raise InputFormatError(_display(path), f"the file is {_mb(size)}, over the input size limit of "
+                                   f"{_mb(lim.max_bytes)}", "a smaller file, or a higher limit: EGX_MAX_INPUT_MB=<megabytes>")
+        yield fh
+    except (OSError, EOFError, zlib.error) as exc:
+        if isinstance(exc, InputFormatError):
+            raise
+        raise InputFormatError(_display(path), f"the file could not be read ({exc})", "a valid, readable file") from None
+    finally:
+        fh.close()
+
+
+def _encoding(head: bytes) -> str:
+    """``utf-8``, ``utf-8-sig`` or a UTF-16 codec, from a byte-order mark or the NUL pattern of
+    UTF-16 text without one (every other byte NUL)."""
+    if head.startswith(b"\xef\xbb\xbf"):
+        return "utf-8-sig"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")) and not head.startswith(b"\xff\xfe\x00\x00"):
+        return "utf-16"
+    sample = head[:512]
+    if len(sample) >= 4 and len(sample) % 2 == 0:
+        even, odd = sample[0::2], sample[1::2]
+        if odd.count(0) == len(odd) and even.count(0) == 0:
+            return "utf-16-le"
+        if even.count(0) == len(even) and odd.count(0) == 0:
+            return "utf-16-be"
+    return "utf-8"
+
+
+def iter_lines(path: Path, limits: InputLimits | None = None) -> Iterator[tuple[int, str]]:
+    """``(line number, line)`` for every line of a text file (line endings kept, as ``csv`` wants),
+    streamed: memory stays at one line whatever the file size.
+
+    UTF-8 (with or without BOM) and UTF-16 (BOM, or detected from its NUL pattern) are decoded.
+
+    Raises
+    ------
+    InputFormatError
+        On a NUL byte (binary data), bytes that are not valid UTF-8, or a line over
+        ``max_line_bytes`` — each naming the line.
+    """
+    lim = _limits(limits)
+    path = Path(path)
+    name = _display(path)
+    with open_input(path, lim) as raw:
+        enc = _encoding(bytes(raw.peek(4096)[:4096]) if hasattr(raw, "peek") else b"")
+        if enc.startswith("utf-16"):
+            text = io.TextIOWrapper(raw, encoding=enc, errors="strict", newline="")
+            n = 0
+            try:
+                while line := text.readline(lim.max_line_bytes + 1):
+                    n += 1
+                    _check_line(line, n, name, lim, limit=lim.max_line_bytes)
+                    yield n, line
+            except UnicodeDecodeError as exc:
+                raise InputFormatError(name, f"the {enc.upper()} text is malformed ({exc.reason})",
+                                       "valid UTF-16 or, better, UTF-8 text", line=n + 1) from None
+            return
+        offset = 0
+        n = 0
+        while line_b := raw.readline(lim.max_line_bytes + 1):
+            n += 1
+            if n == 1 and line_b.startswith(b"\xef\xbb\xbf"):
+                line_b = line_b[3:]
+                offset = 3
+            if len(line_b) > lim.max_line_bytes:
+                raise InputFormatError(name, f"the line is longer than {_mb(lim.max_line_bytes)}",
+                                       "a line-based text file (is a quote unbalanced, or is this not text?)", line=n)
+            if b"\x00" in line_b:
+                raise InputFormatError(name, "the file looks binary (it contains NUL bytes)", "a UTF-8 text file",
+                                       line=n)
+            try:
+                line = line_b.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputFormatError(name, f"byte {offset + exc.start} is not valid UTF-8",
+                                       "UTF-8 encoded text (re-save the file as UTF-8)", line=n) from None
+            offset += len(line_b)
+            yield n, line
+
+
+def _check_line(line: str, n: int, name: str, lim: InputLimits, *, limit: int) -> None:
+    if len(line) > limit:
+        raise InputFormatError(name, f"the line is longer than {_mb(limit)}",
+                               "a line-based text file (is a quote unbalanced, or is this not text?)", line=n)
+    if "\x00" in line:
+        raise InputFormatError(name, "the text contains a NUL character", "text without NUL characters", line=n)
+
+
+def read_text(path: Path, limits: InputLimits | None = None) -> str:
+    """File contents as text (gzip transparently, within ``limits``), with a clear error for
+    binary data or a bad encoding (naming the line). UTF-16 is decoded."""
+    lim = _limits(limits)
+    path = Path(path)
+    name = _display(path)
+    with open_input(path, lim) as raw:
+        data = raw.read(lim.max_bytes + 1)
+    if len(data) > lim.max_bytes:
+        raise InputFormatError(name, f"the text is over the input size limit of {_mb(lim.max_bytes)}",
+                               "a smaller file, or a higher limit: EGX_MAX_INPUT_MB=<megabytes>")
+    enc = _encoding(data[:4096])
+    if enc.startswith("utf-16"):
+        try:
+            text = data.decode(enc)
+        except UnicodeDecodeError as exc:
+            raise InputFormatError(name, f"the {enc.upper()} text is malformed ({exc.reason})",
+                                   "valid UTF-16 or, better, UTF-8 text") from None
+        del data
+        i = text.find("\x00")
+        if i >= 0:
+            raise InputFormatError(name, "the text contains a NUL character", "text without NUL characters",
+                                   line=text.count("\n", 0, i) + 1)
+        return text
+    start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    i = data.find(b"\x00", start)
+    if i >= 0:
+        raise InputFormatError(name, "the file looks binary (it contains NUL bytes)", "a UTF-8 text file",
+                               line=data.count(b"\n", 0, i) + 1)
+    try:
+        return data[start:].decode("utf-8") if start else data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise InputFormatError(_display(path), f"byte {exc.start} is not valid UTF-8", "UTF-8 encoded text",
-                               line=line) from None
+        pos = exc.start + start
+        raise InputFormatError(name, f"byte {pos} is not valid UTF-8", "UTF-8 encoded text (re-save the file as UTF-8)",
+                               line=data.count(b"\n", 0, pos) + 1) from None
 
 
-def _load_json(path: Path, text: str | None = None) -> Any:
-    text = read_text(path) if text is None else text
+def parse_json(text: str, source: str, *, expected: str = "valid JSON", line: int | None = None) -> Any:
+    """``json.loads`` with a clean error for invalid or absurdly deep JSON (which would otherwise
+    surface as a ``RecursionError`` traceback). ``line``: the text is that line of ``source``."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputFormatError(_display(path), f"invalid JSON ({exc.msg}, column {exc.colno})", "valid JSON",
-                               line=exc.lineno) from None
+        raise InputFormatError(source, f"invalid JSON ({exc.msg}, column {exc.colno})", expected,
+                               line=line if line is not None else exc.lineno) from None
+    except RecursionError:
+        raise InputFormatError(source, "the JSON is nested too deeply to read (thousands of levels)",
+                               f"{expected}, nested at most a few levels deep", line=line) from None
 
 
-def _iter_jsonl(path: Path, text: str | None = None) -> Iterator[tuple[int, Any]]:
-    text = read_text(path) if text is None else text
-    for i, line in enumerate(text.splitlines(), start=1):
+def _load_json(path: Path, text: str | None = None, *, limits: InputLimits | None = None) -> Any:
+    text = read_text(path, limits) if text is None else text
+    return parse_json(text, _display(path))
+
+
+def _iter_jsonl(path: Path, text: str | None = None, *, limits: InputLimits | None = None,
+                expected: str = "one JSON object per line") -> Iterator[tuple[int, Any]]:
+    name = _display(path)
+    lines: Iterable[tuple[int, str]] = (enumerate(text.splitlines(), start=1) if text is not None
+                                        else iter_lines(path, limits))
+    for i, line in lines:
         if not line.strip():
             continue
-        try:
-            yield i, json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputFormatError(_display(path), f"invalid JSON ({exc.msg}, column {exc.colno})",
-                                   "one JSON object per line", line=i) from None
+        yield i, _json_line(line, name, i, expected)
 
 
-def _sniff_delimiter(path: Path, text: str) -> str:
+def _json_line(line: str, name: str, i: int, expected: str) -> Any:
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InputFormatError(name, f"invalid JSON ({exc.msg}, column {exc.colno})", expected, line=i) from None
+    except RecursionError:
+        raise InputFormatError(name, "the JSON is nested too deeply to read (thousands of levels)", expected,
+                               line=i) from None
+
+
+_DELIM_NAMES = {";": "semicolon", "|": "pipe", ":": "colon", " ": "space"}
+
+
+def _sniff_delimiter(path: Path, first: str) -> str:
     suffix = _base_suffix(path)
     if suffix == ".tsv" or suffix == ".txt":
         return "\t"
-    first = next((ln for ln in text.splitlines() if ln.strip()), "")
     if "\t" in first and "," not in first:
         return "\t"
     return ","
 
 
-def _rows(path: Path, text: str, delimiter: str) -> Iterator[tuple[int, list[str]]]:
-    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
-    try:
-        for row in reader:
-            if not row or all(not c.strip() for c in row):
-                continue
-            if row[0].lstrip().startswith("#") and reader.line_num == 1:
-                continue
-            yield reader.line_num, row
-    except csv.Error as exc:
-        raise InputFormatError(_display(path), f"CSV parse error ({exc})",
-                               "well-formed CSV/TSV (quote fields that contain the delimiter)",
-                               line=reader.line_num) from None
+def _delimiter_hint(first: str, delim: str) -> str:
+    """A hint when the first line looks separated by something other than ``delim``."""
+    counts = {d: first.count(d) for d in (";", "|", "\t", ",") if d != delim}
+    best = max(counts, key=lambda d: counts[d])
+    if counts[best] >= 2 and first.count(delim) < 2:
+        shown = "TAB" if best == "\t" else repr(best)
+        label = _DELIM_NAMES.get(best, "tab" if best == "\t" else "comma")
+        return (f" (the first line has {counts[best]} {shown} characters: is the file {label}-separated? "
+                "Save it with commas (.csv) or tabs (.tsv))")
+    return ""
+
+
+def _rows(path: Path, lines: Iterable[tuple[int, str]], delimiter: str) -> Iterator[tuple[int, list[str]]]:
+    """CSV rows as ``(line where the row starts, cells)``, streamed from ``lines``.
+
+    Every CSV/TSV we read holds names and ids, never free text, so a field running over several
+    lines is an unbalanced quote: it is reported at the line where the quote opened (not at the
+    end of the file, where the swallowed rows finally end)."""
+    name = _display(path)
+    pos = {"line": 0}
+
+    def feed() -> Iterator[str]:
+        for n, line in lines:
+            pos["line"] = n
+            body = line.rstrip("\r\n")
+            if "\r" in body and '"' not in body:
+                raise InputFormatError(name, "a carriage return (\\r) in the middle of the line",
+                                       "lines ending in \\n or \\r\\n (re-save the file with Unix or Windows line "
+                                       "endings, or quote the field)", line=n)
+            yield line
+
+    reader = csv.reader(feed(), delimiter=delimiter)
+    start = 1
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise InputFormatError(name, f"CSV parse error ({exc})",
+                                   "well-formed CSV/TSV (quote fields that contain the delimiter)",
+                                   line=pos["line"]) from None
+        end = reader.line_num
+        if end > start and any("\n" in c or "\r" in c for c in row):
+            raise InputFormatError(name, f"a quote opened on this line is not closed before line {end} (one field "
+                                   f"swallowed {end - start + 1} lines)",
+                                   'balanced double quotes ("...") around fields that contain the delimiter', line=start)
+        if row and not all(not c.strip() for c in row) and not (row[0].lstrip().startswith("#") and end == 1):
+            yield start, row
+        start = end + 1
 
 
 def _pick(header: Sequence[str], names: Sequence[str]) -> int | None:
@@ -159,59 +437,73 @@ def _pick(header: Sequence[str], names: Sequence[str]) -> int | None:
 
 
 # --------------------------------------------------------------------------- triples
-def read_triples(path: Path, builder: GraphBuilder, *, text: str | None = None) -> list[str]:
+def read_triples(path: Path, builder: GraphBuilder, *, text: str | None = None, data: Any = None,
+                 limits: InputLimits | None = None) -> list[str]:
     """Triples from CSV/TSV/JSON/JSONL.
 
     CSV/TSV: a header naming the columns (``head,relation,tail[,source]`` or the synonyms
     subject/predicate/object, chunk/chunk_id) is recognised; otherwise the columns are taken
     positionally. The optional source column holds the id of the chunk the triple came from; an id
     that is not a known chunk creates an empty stand-in chunk so provenance is never dropped.
+    CSV/TSV and JSONL are streamed (memory stays at one line plus the graph); ``data`` is an
+    already parsed JSON document (:func:`load_inputs` parses each file once).
 
     Raises
     ------
     InputFormatError
-        On a row with the wrong number of columns or an empty head/relation/tail.
+        On a row with the wrong number of columns, an empty, null, non-text, punctuation-only or
+        over-long head/relation/tail (see :class:`InputLimits`).
     """
     path = Path(path)
-    text = read_text(path) if text is None else text
+    lim = _limits(limits)
     suffix = _base_suffix(path)
     name = _display(path)
     if suffix == ".json":
-        data = _load_json(path, text)
+        if data is None:
+            data = _load_json(path, text, limits=lim)
         if isinstance(data, dict) and isinstance(data.get("triples"), list):
             data = data["triples"]
         if not isinstance(data, list):
-            raise InputFormatError(name, f"the top level is a JSON {type(data).__name__}",
+            raise InputFormatError(name, f"the top level is a JSON {_json_type(data)}",
                                    'a list of triples ({"head","relation","tail"} objects or [h, r, t] lists)')
         for i, rec in enumerate(data, start=1):
-            _add_triple_record(builder, rec, name, record=i)
+            _add_triple_record(builder, rec, name, lim, record=i)
     elif suffix == ".jsonl":
-        for line, rec in _iter_jsonl(path, text):
-            _add_triple_record(builder, rec, name, line=line)
+        for line, rec in _iter_jsonl(path, text, limits=lim):
+            _add_triple_record(builder, rec, name, lim, line=line)
     else:
-        delim = _sniff_delimiter(path, text)
-        rows = _rows(path, text, delim)
+        lines = iter(enumerate(text.splitlines(True), start=1) if text is not None else iter_lines(path, lim))
+        peeked: list[tuple[int, str]] = []
+        first_line = ""
+        for item in lines:  # the delimiter is sniffed from the first non-empty line
+            peeked.append(item)
+            if item[1].strip():
+                first_line = item[1]
+                break
+        delim = _sniff_delimiter(path, first_line)
+        rows = _rows(path, _chain(peeked, lines), delim)
         first = next(rows, None)
         if first is None:
             raise InputFormatError(name, "the file is empty", TRIPLE_EXPECTED)
         cols: tuple[int, int, int, int | None] = (0, 1, 2, 3)
         h, r, t = _pick(first[1], HEAD_NAMES), _pick(first[1], REL_NAMES), _pick(first[1], TAIL_NAMES)
         pending: Iterable[tuple[int, list[str]]]
+        width = len(first[1])
         if h is not None and r is not None and t is not None:
             cols = (h, r, t, _pick(first[1], SRC_NAMES))
-            width = len(first[1])
             pending = rows
         else:
-            width = len(first[1])
             pending = _chain([first], rows)
-        if width not in (3, 4) and not (h is not None and r is not None and t is not None):
-            raise InputFormatError(name, f"found {width} columns", TRIPLE_EXPECTED, line=first[0])
+            if width not in (3, 4):
+                raise InputFormatError(name, f"found {width} column{'s' if width != 1 else ''}"
+                                       f"{_delimiter_hint(first_line, delim)}", TRIPLE_EXPECTED, line=first[0])
+        hc, rc, tc, sc = cols
         for line, row in pending:
             if len(row) != width:
                 raise InputFormatError(name, f"found {len(row)} columns but the first row has {width}",
                                        TRIPLE_EXPECTED, line=line)
-            src = row[cols[3]].strip() if cols[3] is not None and cols[3] < len(row) else ""
-            _add_checked(builder, row[cols[0]], row[cols[1]], row[cols[2]], src, name, line=line)
+            src_id = row[sc].strip() if sc is not None and sc < len(row) else ""
+            _add_checked(builder, row[hc], row[rc], row[tc], src_id, name, lim, line=line)
     return []
 
 
@@ -220,14 +512,36 @@ def _chain(a: Iterable[Any], b: Iterable[Any]) -> Iterator[Any]:
     yield from b
 
 
-def _add_triple_record(builder: GraphBuilder, rec: Any, name: str, *, line: int | None = None,
+def _json_type(v: Any) -> str:
+    return {dict: "object", list: "list", str: "string", bool: "boolean", type(None): "null",
+            int: "number", float: "number"}.get(type(v), type(v).__name__)
+
+
+def _as_name(v: Any, label: str, name: str, *, line: int | None, record: int | None) -> str:
+    """A JSON value used as a name: strings as they are, numbers as their text; null, booleans,
+    lists and objects are errors (they would become names such as ``None`` or ``['a', 'b']``)."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return str(v)
+    shown = "" if v is None or isinstance(v, bool) else f" ({_short(v)})"
+    raise InputFormatError(name, f"the {label} is a JSON {_json_type(v)}{shown}",
+                           f"the {label} as a string (or a number)", line=line, record=record)
+
+
+def _short(v: Any, n: int = 40) -> str:
+    s = json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else repr(v)
+    return s if len(s) <= n else s[: n - 3] + "..."
+
+
+def _add_triple_record(builder: GraphBuilder, rec: Any, name: str, lim: InputLimits, *, line: int | None = None,
                        record: int | None = None) -> None:
     if isinstance(rec, list):
         if len(rec) not in (3, 4):
             raise InputFormatError(name, f"a triple list has {len(rec)} items", "[head, relation, tail]",
                                    line=line, record=record)
-        h, r, t = (str(x) for x in rec[:3])
-        src = str(rec[3]) if len(rec) == 4 and rec[3] is not None else ""
+        vals = list(rec[:3])
+        src_v = rec[3] if len(rec) == 4 else None
     elif isinstance(rec, dict):
         low = {str(k).lower(): v for k, v in rec.items()}
         vals = []
@@ -238,42 +552,83 @@ def _add_triple_record(builder: GraphBuilder, rec: Any, name: str, *, line: int 
                                        'objects with "head", "relation", "tail" (and optional "source")',
                                        line=line, record=record)
             vals.append(low[key])
-        h, r, t = (str(v) if v is not None else "" for v in vals)
         skey = next((n for n in SRC_NAMES if n in low), None)
-        src = str(low[skey]) if skey and low[skey] is not None else ""
+        src_v = low[skey] if skey else None
     else:
-        raise InputFormatError(name, f"a triple is a JSON {type(rec).__name__}",
+        raise InputFormatError(name, f"a triple is a JSON {_json_type(rec)}",
                                'an object {"head","relation","tail"} or a list [h, r, t]', line=line, record=record)
-    _add_checked(builder, h, r, t, src, name, line=line, record=record)
+    h, r, t = (_as_name(v, lab, name, line=line, record=record) for v, lab in zip(vals, ("head", "relation", "tail")))
+    src = "" if src_v is None else _as_name(src_v, "source chunk id", name, line=line, record=record)
+    _add_checked(builder, h, r, t, src, name, lim, line=line, record=record)
 
 
-def _add_checked(builder: GraphBuilder, h: str, r: str, t: str, src: str, name: str, *,
+def _add_checked(builder: GraphBuilder, h: str, r: str, t: str, src: str, name: str, lim: InputLimits, *,
                  line: int | None = None, record: int | None = None) -> None:
     for label, val in (("head", h), ("relation", r), ("tail", t)):
-        if not str(val).strip():
+        if len(val) > lim.max_name_chars:
+            raise InputFormatError(name, f"the {label} is {len(val):,} characters long",
+                                   f"names of at most {lim.max_name_chars:,} characters (is a quote unbalanced? "
+                                   "Raise EGX_MAX_NAME_CHARS for longer names)", line=line, record=record)
+        if not val.strip():
             raise InputFormatError(name, f"the {label} is empty", "a non-empty head, relation and tail",
                                    line=line, record=record)
     chunk_id = None
     if src:
         chunk_id = src if builder.has_chunk(src) else builder.add_chunk("", "", chunk_id=src)
-    builder.add_triple(h, r, t, chunk_id=chunk_id)
+    try:
+        builder.add_triple(h, r, t, chunk_id=chunk_id)
+    except BadNameError as exc:
+        raise InputFormatError(name, exc.problem, exc.expected, line=line, record=record) from None
 
 
 # --------------------------------------------------------------------------- GraphML
-def read_graphml(path: Path, builder: GraphBuilder) -> list[str]:
+_GRAPHML_EXPECTED = "a GraphML XML document"
+
+
+def read_graphml(path: Path, builder: GraphBuilder, *, limits: InputLimits | None = None) -> list[str]:
     """A GraphML file: nodes keep their ids; ``name``/``label`` is the display name,
     ``description`` the description; edges take ``relation``/``label``/``type`` as relation and
-    ``chunks`` (``|``-separated) or ``source_chunk`` as provenance."""
+    ``chunks`` (``|``-separated) or ``source_chunk`` as provenance.
+
+    A document type declaration is refused outright: GraphML needs none, and entities are how XML
+    reads local files (XXE) or expands a few bytes into gigabytes ("billion laughs"). Every node
+    needs an ``id`` and every edge a ``source`` and a ``target`` (networkx would name them
+    ``None``)."""
+    import xml.etree.ElementTree as ET
+
     import networkx as nx
 
     path = Path(path)
+    lim = _limits(limits)
     name = _display(path)
+    raw = read_text(path, lim).encode("utf-8")
+    if re.search(rb"<!\s*(DOCTYPE|ENTITY)", raw, re.I):
+        raise InputFormatError(name, "the document declares a DOCTYPE or entities, which GraphML never needs "
+                               "(refused: entities can read local files or expand without bound)",
+                               "a GraphML document without <!DOCTYPE ...> / <!ENTITY ...>")
     try:
-        g = nx.read_graphml(io.BytesIO(read_text(path).encode("utf-8")))
+        counts = {"node": 0, "edge": 0}
+        for _, el in ET.iterparse(io.BytesIO(raw), events=("end",)):
+            tag = el.tag.rsplit("}", 1)[-1]
+            if tag in counts:
+                counts[tag] += 1
+            if tag == "node" and not el.get("id"):
+                raise InputFormatError(name, f"<node> number {counts['node']} has no id attribute",
+                                       '<node id="..."> for every node')
+            if tag == "edge" and (not el.get("source") or not el.get("target")):
+                missing = "source" if not el.get("source") else "target"
+                raise InputFormatError(name, f"<edge> number {counts['edge']} has no {missing} attribute",
+                                       '<edge source="node id" target="node id"> for every edge')
+        g = nx.read_graphml(io.BytesIO(raw))
+    except InputFormatError:
+        raise
     except Exception as exc:  # networkx raises bare Exceptions / ElementTree ParseError
-        raise InputFormatError(name, f"not readable as GraphML ({exc})", "a GraphML XML document") from None
-    for nid, attrs in g.nodes(data=True):
+        raise InputFormatError(name, f"not readable as GraphML ({exc})", _GRAPHML_EXPECTED) from None
+    for i, (nid, attrs) in enumerate(g.nodes(data=True), start=1):
         label = attrs.get("name") or attrs.get("label") or str(nid)
+        if len(str(label)) > lim.max_name_chars:
+            raise InputFormatError(name, f"node {_short(str(nid))} has a {len(str(label)):,}-character name",
+                                   f"names of at most {lim.max_name_chars:,} characters", record=i)
         chunks = _split_chunks(attrs.get("chunks") or attrs.get("source_chunk") or "")
         for c in chunks:
             if not builder.has_chunk(c):
@@ -289,7 +644,10 @@ def read_graphml(path: Path, builder: GraphBuilder) -> list[str]:
         for c in chunks:
             if not builder.has_chunk(c):
                 builder.add_chunk("", "", chunk_id=c)
-        builder.add_edge(str(u), str(rel), str(v), chunk_ids=chunks)
+        try:
+            builder.add_edge(str(u), str(rel), str(v), chunk_ids=chunks)
+        except BadNameError as exc:
+            raise InputFormatError(name, f"edge {u!r} -> {v!r}: {exc.problem}", exc.expected, record=i) from None
     return []
 
 
@@ -298,12 +656,13 @@ def _split_chunks(value: Any) -> list[str]:
 
 
 # --------------------------------------------------------------------------- corpora
-def read_text_document(path: Path, builder: GraphBuilder, *, max_chars: int = 1200) -> list[str]:
+def read_text_document(path: Path, builder: GraphBuilder, *, max_chars: int = 1200,
+                       limits: InputLimits | None = None) -> list[str]:
     """A ``.txt`` / ``.md`` file as one document, split into chunks (see :func:`chunk_text`).
 
     The title is the first Markdown heading when there is one, else the file name."""
     path = Path(path)
-    text = read_text(path)
+    text = read_text(path, limits)
     if not text.strip():
         raise InputFormatError(_display(path), "the document is empty", "some text")
     title = _stem(path).replace("_", " ")
@@ -317,18 +676,20 @@ def read_text_document(path: Path, builder: GraphBuilder, *, max_chars: int = 12
     return []
 
 
-def read_corpus_json(path: Path, builder: GraphBuilder, *, text: str | None = None) -> list[str]:
+def read_corpus_json(path: Path, builder: GraphBuilder, *, text: str | None = None, data: Any = None,
+                     limits: InputLimits | None = None) -> list[str]:
     """A corpus as JSON list / JSONL of ``{title, text}`` (optional ``id``). Records without an id
     get ``<file stem>:<position>`` so an OpenIE file for the same corpus can refer to them."""
     path = Path(path)
     name = _display(path)
     records: Iterable[tuple[dict[str, int], Any]]
     if _base_suffix(path) == ".jsonl":
-        records = (({"line": ln}, rec) for ln, rec in _iter_jsonl(path, text))
+        records = (({"line": ln}, rec) for ln, rec in _iter_jsonl(path, text, limits=limits))
     else:
-        data = _load_json(path, text)
+        if data is None:
+            data = _load_json(path, text, limits=limits)
         if not isinstance(data, list):
-            raise InputFormatError(name, f"the top level is a JSON {type(data).__name__}",
+            raise InputFormatError(name, f"the top level is a JSON {_json_type(data)}",
                                    'a list of {"title", "text"} objects')
         records = (({"record": i}, rec) for i, rec in enumerate(data, start=1))
     stem = _stem(path)
@@ -344,7 +705,9 @@ def read_corpus_json(path: Path, builder: GraphBuilder, *, text: str | None = No
         title = rec.get("title", "")
         if not isinstance(title, str):
             raise InputFormatError(name, f'"title" is a {type(title).__name__}', 'a string title', **where)
-        cid = str(rec["id"]) if rec.get("id") is not None else f"{stem}:{pos}"
+        rid = rec.get("id")
+        cid = _as_name(rid, '"id"', name, line=where.get("line"), record=where.get("record")) \
+            if rid is not None else f"{stem}:{pos}"
         builder.add_chunk(title, body, chunk_id=cid)
         n += 1
     if n == 0:
@@ -352,17 +715,27 @@ def read_corpus_json(path: Path, builder: GraphBuilder, *, text: str | None = No
     return []
 
 
-def read_openie(path: Path, builder: GraphBuilder, *, text: str | None = None) -> list[str]:
+def read_openie(path: Path, builder: GraphBuilder, *, text: str | None = None, data: Any = None,
+                limits: InputLimits | None = None) -> list[str]:
     """HippoRAG OpenIE results: ``{"docs": [{title?, passage, extracted_triples}, ...]}``.
 
     Each doc is matched to an already-loaded corpus chunk by (title, text) — ``passage`` is
     ``"title\\ntext"`` — or becomes a new chunk. Triples that are not exactly three non-empty
-    strings are LLM noise (185 of 17,419 in the MuSiQue file): they are skipped and counted in the
-    returned warnings rather than failing the whole upload.
+    strings with a letter or digit each (``?``, ``...``; and names over the length limit) are LLM
+    noise (185 of 17,419 in the MuSiQue file): they are skipped and counted in the returned
+    warnings rather than failing the whole upload.
+
+    Raises
+    ------
+    InputFormatError
+        When there is no ``docs`` list, a doc has no ``extracted_triples`` list, or its ``title``,
+        ``passage`` or ``text`` is not a string.
     """
     path = Path(path)
+    lim = _limits(limits)
     name = _display(path)
-    data = _load_json(path, text)
+    if data is None:
+        data = _load_json(path, text, limits=lim)
     if not isinstance(data, dict) or not isinstance(data.get("docs"), list):
         raise InputFormatError(name, "there is no top-level \"docs\" list",
                                'HippoRAG OpenIE output: {"docs": [{"passage", "extracted_triples"}, ...]}')
@@ -375,6 +748,10 @@ def read_openie(path: Path, builder: GraphBuilder, *, text: str | None = None) -
         title = doc.get("title", "")
         passage = doc.get("passage", "")
         body = doc.get("text")
+        for key, val in (("title", title), ("passage", passage), ("text", body)):
+            if val is not None and not isinstance(val, str):
+                raise InputFormatError(name, f'the doc\'s "{key}" is a JSON {_json_type(val)} ({_short(val)})',
+                                       f'"{key}" as a string', record=i)
         if body is None:
             body = passage.split("\n", 1)[1] if title and passage.startswith(title + "\n") else passage
         cid = builder.find_chunk(title, body) or builder.add_chunk(title, body, chunk_id=f"{stem}:{i - 1}")
@@ -383,38 +760,50 @@ def read_openie(path: Path, builder: GraphBuilder, *, text: str | None = None) -
             raise InputFormatError(name, '"extracted_triples" is not a list', "a list of [s, p, o] lists", record=i)
         for tr in triples:
             if (not isinstance(tr, list) or len(tr) != 3
-                    or not all(isinstance(x, (str, int, float)) and str(x).strip() for x in tr)):
+                    or not all(isinstance(x, (str, int, float)) and not isinstance(x, bool)
+                               and str(x).strip() and len(str(x)) <= lim.max_name_chars for x in tr)):
                 skipped += 1
                 continue
-            builder.add_triple(str(tr[0]), str(tr[1]), str(tr[2]), chunk_id=cid)
+            try:
+                builder.add_triple(str(tr[0]), str(tr[1]), str(tr[2]), chunk_id=cid)
+            except BadNameError:  # "?" or "..." as an entity: no letter or digit
+                skipped += 1
     if skipped:
         return [f"{name}: skipped {skipped} malformed triples (not exactly three non-empty strings)."]
     return []
 
 
 # --------------------------------------------------------------------------- corpus graph
-def read_corpus_graph(nodes_path: Path, edges_path: Path, builder: GraphBuilder) -> list[str]:
+def read_corpus_graph(nodes_path: Path, edges_path: Path, builder: GraphBuilder, *,
+                      limits: InputLimits | None = None) -> list[str]:
     """A corpus graph (FastInsight §2.1): nodes JSONL ``{id, title?, text}``, each one chunk, and
     edges CSV with columns ``source,target[,relation]`` (relation defaults to ``"references"``)."""
     nodes_path, edges_path = Path(nodes_path), Path(edges_path)
+    lim = _limits(limits)
     nname, ename = _display(nodes_path), _display(edges_path)
     builder.kind = "corpus_graph"
     n = 0
-    for line, rec in _iter_jsonl(nodes_path):
+    for line, rec in _iter_jsonl(nodes_path, limits=lim):
         if not isinstance(rec, dict) or rec.get("id") is None or not isinstance(rec.get("text"), str):
             raise InputFormatError(nname, "a node record lacks an \"id\" or a \"text\" string",
                                    '{"id": ..., "title": ..., "text": ...} per line', line=line)
-        nid = str(rec["id"])
+        nid = _as_name(rec["id"], '"id"', nname, line=line, record=None)
         if builder.has_node(nid):
             raise InputFormatError(nname, f"node id {nid!r} appears twice", "unique node ids", line=line)
-        title = str(rec.get("title") or nid)
+        title = rec.get("title") or nid
+        title = _as_name(title, '"title"', nname, line=line, record=None)
         cid = builder.add_chunk(title, rec["text"], chunk_id=nid)
         builder.add_node(title, node_id=nid, description=rec["text"], chunk_ids=(cid,))
         n += 1
     if n == 0:
         raise InputFormatError(nname, "there are no nodes", "one JSON object per line")
-    text = read_text(edges_path)
-    rows = _rows(edges_path, text, _sniff_delimiter(edges_path, text))
+    lines = iter(iter_lines(edges_path, lim))
+    peeked = []
+    for item in lines:
+        peeked.append(item)
+        if item[1].strip():
+            break
+    rows = _rows(edges_path, _chain(peeked, lines), _sniff_delimiter(edges_path, peeked[-1][1] if peeked else ""))
     first = next(rows, None)
     if first is None:
         return [f"{ename}: no edges; the corpus graph has isolated passages only."]
@@ -430,12 +819,16 @@ def read_corpus_graph(nodes_path: Path, edges_path: Path, builder: GraphBuilder)
                 raise InputFormatError(ename, f"node id {row[col].strip()!r} is not in {nname}",
                                        "edges between node ids defined in the nodes file", line=line)
         rel = row[r].strip() if r is not None and r < len(row) and row[r].strip() else "references"
-        builder.add_edge(row[s].strip(), rel, row[t].strip())
+        try:
+            builder.add_edge(row[s].strip(), rel, row[t].strip())
+        except BadNameError as exc:
+            raise InputFormatError(ename, exc.problem, exc.expected, line=line) from None
     return []
 
 
 # --------------------------------------------------------------------------- named KG folders
-def read_named_kg(folder: Path, builder: GraphBuilder, *, splits: Sequence[str] = ("train", "dev", "test")) -> list[str]:
+def read_named_kg(folder: Path, builder: GraphBuilder, *, splits: Sequence[str] = ("train", "dev", "test"),
+                  limits: InputLimits | None = None) -> list[str]:
     """A KG folder with id-form triples and readable names (UMLS / FB15k-237 layouts).
 
     * ``entity2text.txt`` (or ``kgbert_entity2text.txt``): ``id<TAB>name``
@@ -448,13 +841,14 @@ def read_named_kg(folder: Path, builder: GraphBuilder, *, splits: Sequence[str] 
     their ids, so two Freebase entities that share a name stay apart.
     """
     folder = Path(folder)
+    lim = _limits(limits)
     ent_file = _first_existing(folder, ("entity2text.txt", "kgbert_entity2text.txt"))
     if ent_file is None:
         raise InputFormatError(str(folder), "no entity2text.txt in this folder",
                                "a named-KG folder with entity2text.txt (id<TAB>name) and triples")
-    names = _read_two_col(ent_file)
+    names = _read_two_col(ent_file, lim)
     rel_file = _first_existing(folder, ("relation2text.txt", "kgbert_relation2text.txt"))
-    rels = _read_two_col(rel_file) if rel_file else {}
+    rels = _read_two_col(rel_file, lim) if rel_file else {}
     triples: list[tuple[str, str, str, Path, int]] = []
     found = []
     for split in splits:
@@ -462,16 +856,18 @@ def read_named_kg(folder: Path, builder: GraphBuilder, *, splits: Sequence[str] 
         oke = folder / f"openke_{'valid' if split == 'dev' else split}2id.txt"
         if tsv is not None:
             found.append(tsv.name)
-            for line, row in _rows(tsv, read_text(tsv), "\t"):
+            for line, row in _rows(tsv, iter_lines(tsv, lim), "\t"):
                 if len(row) != 3:
                     raise InputFormatError(_display(tsv), f"found {len(row)} columns",
                                            "head<TAB>relation<TAB>tail", line=line)
                 triples.append((row[0], row[1], row[2], tsv, line))
         elif oke.exists():
             found.append(oke.name)
-            ent_ids = {v: k for k, v in _read_two_col(folder / "openke_entity2id.txt", skip_count=True).items()}
-            rel_ids = {v: k for k, v in _read_two_col(folder / "openke_relation2id.txt", skip_count=True).items()}
-            for i, ln in enumerate(read_text(oke).splitlines()[1:], start=2):
+            ent_ids = {v: k for k, v in _read_two_col(folder / "openke_entity2id.txt", lim, skip_count=True).items()}
+            rel_ids = {v: k for k, v in _read_two_col(folder / "openke_relation2id.txt", lim, skip_count=True).items()}
+            for i, ln in iter_lines(oke, lim):
+                if i == 1:
+                    continue
                 parts = ln.split()
                 if not parts:
                     continue
@@ -488,8 +884,14 @@ def read_named_kg(folder: Path, builder: GraphBuilder, *, splits: Sequence[str] 
                 if e not in names:
                     raise InputFormatError(_display(src), f"entity {e!r} has no name in {ent_file.name}",
                                            "every entity listed in entity2text", line=line)
-                builder.add_node(names[e], node_id=e)
-        builder.add_edge(h, rels.get(r, r.replace("_", " ")), t)
+                try:
+                    builder.add_node(names[e], node_id=e)
+                except BadNameError as exc:
+                    raise InputFormatError(ent_file.name, f"entity {e!r}: {exc.problem}", exc.expected) from None
+        try:
+            builder.add_edge(h, rels.get(r, r.replace("_", " ")), t)
+        except BadNameError as exc:
+            raise InputFormatError(_display(src), exc.problem, exc.expected, line=line) from None
     return []
 
 
@@ -500,87 +902,102 @@ def _first_existing(folder: Path, names: Sequence[str]) -> Path | None:
     return None
 
 
-def _read_two_col(path: Path, *, skip_count: bool = False) -> dict[str, str]:
+def _read_two_col(path: Path, lim: InputLimits, *, skip_count: bool = False) -> dict[str, str]:
     out: dict[str, str] = {}
-    lines = read_text(path).splitlines()
-    for i, ln in enumerate(lines, start=1):
+    for i, ln in iter_lines(path, lim):
         if skip_count and i == 1:
             continue
         if not ln.strip():
             continue
-        parts = ln.split("\t")
+        parts = ln.rstrip("\r\n").split("\t")
         if len(parts) < 2:
             raise InputFormatError(_display(path), "found 1 column", "id<TAB>text", line=i)
+        if len(parts[1]) > lim.max_name_chars:
+            raise InputFormatError(_display(path), f"the name is {len(parts[1]):,} characters long",
+                                   f"names of at most {lim.max_name_chars:,} characters", line=i)
         out[parts[0].strip()] = parts[1].strip()
     return out
 
 
 # --------------------------------------------------------------------------- detection
-def detect_format(path: Path) -> str:
+def detect_format(path: Path, *, limits: InputLimits | None = None) -> str:
     """One of ``triples``, ``graphml``, ``corpus``, ``document``, ``openie``, ``corpus_nodes``,
     ``corpus_edges``, ``named_kg``, ``egx_graph``, ``questions``."""
-    path = Path(path)
+    return _detect(Path(path), _limits(limits))[0]
+
+
+def _first_line(path: Path, lim: InputLimits) -> str:
+    for _, ln in iter_lines(path, lim):
+        return ln.rstrip("\r\n")
+    return ""
+
+
+def _detect(path: Path, lim: InputLimits) -> tuple[str, Any]:
+    """The format of ``path`` and, for a ``.json`` file, its parsed content (so it is read once)."""
     if path.is_dir():
-        return "named_kg"
+        return "named_kg", None
     suffix = _base_suffix(path)
     if suffix in (".graphml", ".xml"):
-        return "graphml"
+        return "graphml", None
     if suffix in (".md", ".markdown"):
-        return "document"
+        return "document", None
     if suffix in (".csv", ".tsv"):
-        head = read_text(path).split("\n", 1)[0].lower()
+        head = _first_line(path, lim).lower()
         cells = {c.strip().strip('"') for c in re.split(r"[,\t]", head)}
         if cells & {"source", "src", "from"} and cells & {"target", "dst", "to"}:
-            return "corpus_edges"
-        return "triples"
+            return "corpus_edges", None
+        return "triples", None
     if suffix == ".txt":
-        first = read_text(path).split("\n", 1)[0]
-        return "triples" if first.count("\t") in (2, 3) else "document"
+        first = _first_line(path, lim)
+        return ("triples" if first.count("\t") in (2, 3) else "document"), None
     if suffix == ".json":
-        data = _load_json(path)
+        data = _load_json(path, limits=lim)
         if isinstance(data, dict):
             if data.get("format") == "egx-graph":
-                return "egx_graph"
+                return "egx_graph", data
             if isinstance(data.get("docs"), list):
-                return "openie"
+                return "openie", data
             if isinstance(data.get("triples"), list):
-                return "triples"
+                return "triples", data
         if isinstance(data, list) and data:
             rec = data[0]
             if isinstance(rec, list):
-                return "triples"
+                return "triples", data
             if isinstance(rec, dict):
                 keys = {str(k).lower() for k in rec}
                 if "question" in keys:
-                    return "questions"
+                    return "questions", data
                 if "text" in keys or "paragraph_text" in keys or "contents" in keys:
-                    return "corpus"
-                return "triples"
+                    return "corpus", data
+                return "triples", data
         raise InputFormatError(_display(path), "cannot tell what this JSON holds",
                                "a list of {title,text} passages, a list of triples, or a HippoRAG OpenIE file")
     if suffix == ".jsonl":
-        first_rec = next(_iter_jsonl(path), None)
+        first_rec = next(_iter_jsonl(path, limits=lim), None)
         if first_rec is None:
             raise InputFormatError(_display(path), "the file is empty", "one JSON object per line")
         rec = first_rec[1]
         if isinstance(rec, dict):
             keys = {str(k).lower() for k in rec}
             if "text" in keys and "id" in keys and "relation" not in keys:
-                return "corpus_nodes"
+                return "corpus_nodes", None
             if "text" in keys or "paragraph_text" in keys:
-                return "corpus"
-        return "triples"
+                return "corpus", None
+        return "triples", None
     raise InputFormatError(_display(path), f"unsupported file type {suffix or '(none)'!r}",
                            ".csv/.tsv/.json/.jsonl triples, .graphml, .txt/.md documents, "
                            "JSON(L) corpora, a HippoRAG OpenIE file, or a named-KG folder")
 
 
 def load_inputs(paths: Sequence[str | Path], *, name: str = "",
-                progress: Callable[[str, float], None] | None = None) -> LoadedGraph:
+                progress: Callable[[str, float], None] | None = None,
+                limits: InputLimits | None = None) -> LoadedGraph:
     """Detect and load any mix of supported inputs into one merged graph.
 
     Corpora load before triples so provenance ids resolve; a corpus-graph edges file needs a nodes
-    file (``*.jsonl`` with ``id`` and ``text``) among the inputs.
+    file (``*.jsonl`` with ``id`` and ``text``) among the inputs. Every file is read within
+    ``limits`` (default :meth:`InputLimits.from_env`): bounded decompression, no NUL bytes, names
+    of bounded length; line-based files are streamed.
 
     Raises
     ------
@@ -589,11 +1006,14 @@ def load_inputs(paths: Sequence[str | Path], *, name: str = "",
     EmptyGraphError
         When the inputs hold no content at all.
     """
+    lim = _limits(limits)
     paths_: list[Path] = [Path(p) for p in paths]
     paths = paths_
     if not paths:
         raise EmptyGraphError("No input files were given. Pass triples, a corpus, a GraphML file or a KG folder.")
-    fmts = {p: detect_format(p) for p in paths}
+    detected = {p: _detect(p, lim) for p in paths}
+    fmts = {p: f for p, (f, _) in detected.items()}
+    parsed = {p: d for p, (_, d) in detected.items() if d is not None}
     if "questions" in fmts.values():
         q = next(p for p, f in fmts.items() if f == "questions")
         raise InputFormatError(_display(q), "this is a questions file, not a graph or corpus",
@@ -608,7 +1028,7 @@ def load_inputs(paths: Sequence[str | Path], *, name: str = "",
         if len(paths) != 1:
             raise InputFormatError(_display(paths[0]), "an egx graph export must be loaded on its own",
                                    "one egx-graph JSON file")
-        g = KnowledgeGraph.from_dict(_load_json(paths[0]), source=_display(paths[0]))
+        g = KnowledgeGraph.from_dict(parsed[paths[0]], source=_display(paths[0]))
         return LoadedGraph(g, [], {str(paths[0]): "egx_graph"})
     builder = GraphBuilder(kind=kind, name=name)
     warnings: list[str] = []
@@ -617,25 +1037,27 @@ def load_inputs(paths: Sequence[str | Path], *, name: str = "",
     ordered = sorted(paths, key=lambda p: order.get(fmts[p], 9))
     for i, p in enumerate(ordered):
         fmt = fmts[p]
+        data = parsed.pop(p, None)  # dropped as soon as it is read: peak memory holds one document
         if progress:
             progress(f"Reading {p.name} ({fmt})", i / len(ordered))
         if fmt == "corpus":
-            warnings += read_corpus_json(p, builder)
+            warnings += read_corpus_json(p, builder, data=data, limits=lim)
         elif fmt == "document":
-            warnings += read_text_document(p, builder)
+            warnings += read_text_document(p, builder, limits=lim)
         elif fmt == "openie":
-            warnings += read_openie(p, builder)
+            warnings += read_openie(p, builder, data=data, limits=lim)
         elif fmt == "triples":
-            warnings += read_triples(p, builder)
+            warnings += read_triples(p, builder, data=data, limits=lim)
         elif fmt == "graphml":
-            warnings += read_graphml(p, builder)
+            warnings += read_graphml(p, builder, limits=lim)
         elif fmt == "named_kg":
-            warnings += read_named_kg(p, builder)
+            warnings += read_named_kg(p, builder, limits=lim)
         elif fmt == "corpus_nodes":
             if not edges:
-                warnings += read_corpus_json(p, builder)
+                warnings += read_corpus_json(p, builder, limits=lim)
         elif fmt == "corpus_edges":
-            warnings += read_corpus_graph(nodes[0], p, builder)
+            warnings += read_corpus_graph(nodes[0], p, builder, limits=lim)
+        del data
     if progress:
         progress("Merging", 1.0)
     graph = builder.build()

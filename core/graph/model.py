@@ -21,6 +21,8 @@ one chunk (name = title, description = text) and edges are links/references betw
 
 from __future__ import annotations
 
+import json
+from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -37,6 +39,16 @@ if TYPE_CHECKING:
 GraphKind = Literal["kg", "corpus_graph"]
 FORMAT_VERSION = 1
 T = TypeVar("T")
+
+
+class BadNameError(InputFormatError):
+    """A node name or relation with no letter or digit (``"..."``, ``"?"``): it would merge every
+    such name into one empty key. Loaders re-raise it with the file and line."""
+
+    def __init__(self, label: str, value: str) -> None:
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        super().__init__(label, f"the {label} {shown!r} has no letter or digit (only punctuation or spaces)",
+                         "names with at least one letter or digit")
 
 
 @dataclass(frozen=True)
@@ -411,26 +423,118 @@ class KnowledgeGraph:
             ],
         }
 
+    def iter_json(self, *, batch: int = 4096) -> Iterator[str]:
+        """The compact JSON text of :meth:`to_dict` in pieces, without building the dict: a graph
+        with a million edges is written in constant extra memory (the dict form takes ~1 GB).
+
+        ``"".join(g.iter_json()) == json.dumps(g.to_dict(), ensure_ascii=False, separators=(",", ":"))``
+        """
+        dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+        head = {"format": "egx-graph", "version": FORMAT_VERSION, "kind": self.kind, "name": self.name,
+                "meta": self.meta}
+        yield dumps(head)[:-1]
+        ids = self.node_ids
+        sections: list[tuple[str, int, Any]] = [
+            ("chunks", self.n_chunks,
+             lambda i: {"id": self.chunks[i].id, "title": self.chunks[i].title, "text": self.chunks[i].text}),
+            ("nodes", self.n_nodes,
+             lambda i: {"id": ids[i], "name": self.node_names[i], "description": self.node_descriptions[i],
+                        "chunks": list(self.node_chunks[i])}),
+            ("edges", self.n_edges,
+             lambda i: {"head": ids[int(self.edge_head[i])], "relation": self.edge_relation[i],
+                        "tail": ids[int(self.edge_tail[i])], "chunks": list(self.edge_chunks[i])}),
+        ]
+        for key, n, rec in sections:
+            yield f',"{key}":['
+            for start in range(0, n, batch):
+                part = ",".join(dumps(rec(i)) for i in range(start, min(n, start + batch)))
+                yield ("," + part) if start else part
+            yield "]"
+        yield "}"
+
     @classmethod
     def from_dict(cls, d: dict[str, Any], *, source: str = "graph") -> KnowledgeGraph:
+        """Inverse of :meth:`to_dict`, checking every field's type (an export is user data).
+
+        Raises
+        ------
+        InputFormatError
+            When it is not an egx export, or a field has the wrong type (``nodes`` not a list, a
+            name that is not a string, ...), naming the list and the record.
+        """
         if not isinstance(d, dict) or d.get("format") != "egx-graph":
             raise InputFormatError(source, "this is not an egx graph export",
                                    'a JSON object with "format": "egx-graph" (written by `egx` or the Data page)')
-        b = GraphBuilder(kind=d.get("kind", "kg"), name=d.get("name", ""))
+        expected = "chunks {id,title,text}, nodes {id,name}, edges {head,relation,tail}"
+        kind = d.get("kind", "kg")
+        if kind not in ("kg", "corpus_graph"):
+            raise InputFormatError(source, f'"kind" is {_short(kind)}', '"kg" or "corpus_graph"')
+        b = GraphBuilder(kind=kind, name=_text(d.get("name", ""), source, '"name"'))
+        for key in ("chunks", "nodes", "edges"):
+            if not isinstance(d.get(key), list):
+                problem = f"missing field {key!r}" if key not in d else f'"{key}" is a JSON {_jtype(d[key])}, not a list'
+                raise InputFormatError(source, problem, expected)
         try:
-            for c in d["chunks"]:
-                b.add_chunk(c["title"], c["text"], chunk_id=c["id"])
-            for n in d["nodes"]:
-                b.add_node(n["name"], node_id=n["id"], description=n.get("description", ""),
-                           chunk_ids=n.get("chunks", ()))
-            for e in d["edges"]:
-                b.add_edge(e["head"], e["relation"], e["tail"], chunk_ids=e.get("chunks", ()))
+            for i, c in enumerate(d["chunks"], start=1):
+                where = f"chunks[{i - 1}]"
+                c = _obj(c, source, where)
+                b.add_chunk(_text(c["title"], source, f"{where}.title"), _text(c["text"], source, f"{where}.text"),
+                            chunk_id=_text(c["id"], source, f"{where}.id"))
+            for i, n in enumerate(d["nodes"], start=1):
+                where = f"nodes[{i - 1}]"
+                n = _obj(n, source, where)
+                b.add_node(_text(n["name"], source, f"{where}.name"), node_id=_text(n["id"], source, f"{where}.id"),
+                           description=_text(n.get("description", ""), source, f"{where}.description"),
+                           chunk_ids=_texts(n.get("chunks", ()), source, f"{where}.chunks"))
+            for i, e in enumerate(d["edges"], start=1):
+                where = f"edges[{i - 1}]"
+                e = _obj(e, source, where)
+                b.add_edge(_text(e["head"], source, f"{where}.head"), _text(e["relation"], source, f"{where}.relation"),
+                           _text(e["tail"], source, f"{where}.tail"),
+                           chunk_ids=_texts(e.get("chunks", ()), source, f"{where}.chunks"))
+        except UnknownNameError as exc:  # (a KeyError too: caught first)
+            raise InputFormatError(source, f"an edge names node id {exc.name!r}, which is not among the nodes",
+                                   "edges between the ids of listed nodes") from None
         except KeyError as exc:
-            raise InputFormatError(source, f"missing field {exc.args[0]!r}",
-                                   "chunks {id,title,text}, nodes {id,name}, edges {head,relation,tail}") from None
+            raise InputFormatError(source, f"missing field {exc.args[0]!r}", expected) from None
+        meta = d.get("meta", {})
+        if not isinstance(meta, dict):
+            raise InputFormatError(source, f'"meta" is a JSON {_jtype(meta)}', "a JSON object")
         g = b.build(allow_empty=True)
-        object.__setattr__(g, "meta", dict(d.get("meta", {})))
+        object.__setattr__(g, "meta", dict(meta))
         return g
+
+
+def _jtype(v: Any) -> str:
+    return {dict: "object", list: "list", str: "string", bool: "boolean", type(None): "null",
+            int: "number", float: "number"}.get(type(v), type(v).__name__)
+
+
+def _short(v: Any) -> str:
+    s = repr(v)
+    return s if len(s) <= 40 else s[:37] + "..."
+
+
+def _obj(v: Any, source: str, where: str) -> dict[str, Any]:
+    if not isinstance(v, dict):
+        raise InputFormatError(source, f"{where} is a JSON {_jtype(v)}, not an object",
+                               "chunks {id,title,text}, nodes {id,name}, edges {head,relation,tail}")
+    return v
+
+
+def _text(v: Any, source: str, where: str) -> str:
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return str(v)
+    shown = "" if v is None or isinstance(v, bool) else f" ({_short(v)})"
+    raise InputFormatError(source, f"{where} is a JSON {_jtype(v)}{shown}", "a string")
+
+
+def _texts(v: Any, source: str, where: str) -> list[str]:
+    if not isinstance(v, (list, tuple)):
+        raise InputFormatError(source, f"{where} is a JSON {_jtype(v)}", "a list of chunk ids")
+    return [_text(x, source, f"{where}[{i}]") for i, x in enumerate(v)]
 
 
 class GraphBuilder:
@@ -452,12 +556,16 @@ class GraphBuilder:
         self._names: list[str] = []
         self._ids: list[str] = []
         self._desc: list[str] = []
-        self._nchunks: list[dict[str, None]] = []
+        self._nchunks: list[dict[str, None] | None] = []  # None until a node cites a chunk (saves memory)
         self._edge_pos: dict[tuple[int, str, int], int] = {}
         self._eh: list[int] = []
         self._et: list[int] = []
         self._er: list[str] = []
-        self._echunks: list[dict[str, None]] = []
+        self._echunks: list[dict[str, None] | None] = []
+        # raw name -> (clean name, merge key): names repeat across triples, and cleaning plus
+        # Unicode normalization is most of the cost of loading a large triples file
+        self._name_keys: dict[str, tuple[str, str]] = {}
+        self._rel_keys: dict[str, tuple[str, str]] = {}
 
     # chunks -------------------------------------------------------------
     def add_chunk(self, title: str, text: str, *, chunk_id: str | None = None) -> str:
@@ -487,24 +595,39 @@ class GraphBuilder:
 
     # nodes --------------------------------------------------------------
     def add_node(self, name: str, *, node_id: str | None = None, description: str = "",
-                 chunk_ids: Iterable[str] = ()) -> int:
-        name = clean_text(name)
-        key = str(node_id) if node_id is not None else normalize_name(name)
+                 chunk_ids: Iterable[str] = (), _label: str = "node name") -> int:
+        """Add (or merge into) a node and return its position.
+
+        Raises
+        ------
+        BadNameError
+            When the node has no id and its name has no letter or digit.
+        """
+        if node_id is not None:
+            name, key = clean_text(name), str(node_id)
+        else:
+            hit = self._name_keys.get(name)
+            if hit is None:
+                clean = clean_text(name)
+                hit = (clean, normalize_name(clean))
+                if not hit[1]:
+                    raise BadNameError(_label, clean)
+                if len(self._name_keys) < 4_000_000:
+                    self._name_keys[name] = hit
+            name, key = hit
         if not key:
-            raise ValueError("empty node name")
+            raise BadNameError(_label, name)
         pos = self._node_pos.get(key)
         if pos is None:
             pos = len(self._ids)
             self._node_pos[key] = pos
             self._ids.append(key)
             self._names.append(name or key)
-            self._desc.append(clean_text(description))
-            self._nchunks.append({})
+            self._desc.append(clean_text(description) if description else "")
+            self._nchunks.append(None)
         elif description and not self._desc[pos]:
             self._desc[pos] = clean_text(description)
-        for c in chunk_ids:
-            if c:
-                self._nchunks[pos][str(c)] = None
+        _add_ids(self._nchunks, pos, chunk_ids)
         return pos
 
     def has_node(self, node_id: str) -> bool:
@@ -514,8 +637,8 @@ class GraphBuilder:
     def add_triple(self, head: str, relation: str, tail: str, *, chunk_id: str | None = None) -> int:
         """Add ``(head, relation, tail)`` by entity *names* (merged by normalized name)."""
         cids = (chunk_id,) if chunk_id else ()
-        h = self.add_node(head, chunk_ids=cids)
-        t = self.add_node(tail, chunk_ids=cids)
+        h = self.add_node(head, chunk_ids=cids, _label="head")
+        t = self.add_node(tail, chunk_ids=cids, _label="tail")
         return self._add_edge(h, relation, t, cids)
 
     def add_edge(self, head_id: str, relation: str, tail_id: str, *, chunk_ids: Iterable[str] = ()) -> int:
@@ -526,8 +649,16 @@ class GraphBuilder:
         return self._add_edge(self._node_pos[str(head_id)], relation, self._node_pos[str(tail_id)], chunk_ids)
 
     def _add_edge(self, h: int, relation: str, t: int, chunk_ids: Iterable[str]) -> int:
-        relation = clean_text(relation)
-        key = (h, normalize_name(relation), t)
+        hit = self._rel_keys.get(relation)
+        if hit is None:
+            clean = clean_text(relation)
+            hit = (clean, normalize_name(clean))
+            if not hit[1]:
+                raise BadNameError("relation", clean)
+            if len(self._rel_keys) < 1_000_000:
+                self._rel_keys[relation] = hit
+        relation, rkey = hit
+        key = (h, rkey, t)
         pos = self._edge_pos.get(key)
         if pos is None:
             pos = len(self._er)
@@ -535,10 +666,8 @@ class GraphBuilder:
             self._eh.append(h)
             self._et.append(t)
             self._er.append(relation)
-            self._echunks.append({})
-        for c in chunk_ids:
-            if c:
-                self._echunks[pos][str(c)] = None
+            self._echunks.append(None)
+        _add_ids(self._echunks, pos, chunk_ids)
         return pos
 
     # --------------------------------------------------------------------
@@ -570,15 +699,24 @@ class GraphBuilder:
             node_ids=tuple(self._ids),
             node_names=tuple(self._names),
             node_descriptions=tuple(self._desc),
-            node_chunks=tuple(tuple(c) for c in self._nchunks),
+            node_chunks=tuple(tuple(c) if c else () for c in self._nchunks),
             edge_head=np.asarray(self._eh, dtype=np.int32),
             edge_tail=np.asarray(self._et, dtype=np.int32),
             edge_relation=tuple(self._er),
-            edge_chunks=tuple(tuple(c) for c in self._echunks),
+            edge_chunks=tuple(tuple(c) if c else () for c in self._echunks),
             chunks=tuple(self._chunks.values()),
             kind=self.kind,
             name=self.name,
         )
+
+
+def _add_ids(store: list[dict[str, None] | None], pos: int, ids: Iterable[str]) -> None:
+    for c in ids:
+        if c:
+            d = store[pos]
+            if d is None:
+                d = store[pos] = {}
+            d[str(c)] = None
 
 
 def graph_from_triples(triples: Sequence[tuple[str, str, str]], *, name: str = "") -> KnowledgeGraph:

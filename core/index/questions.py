@@ -22,7 +22,6 @@ counted as retrieved or missed).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -115,7 +114,11 @@ def parse_questions(data: Any, graph: KnowledgeGraph, *, source: str = "question
             raise InputFormatError(source, 'a record has neither "paragraphs", "supporting_facts"'
                                    ' nor "ground_truth"',
                                    "HippoRAG-format questions with gold evidence", record=i)
-        qid = str(rec.get("id", rec.get("_id", i)))
+        raw_id = rec.get("id", rec.get("_id", i))
+        if not isinstance(raw_id, (str, int)) or isinstance(raw_id, bool):
+            raise InputFormatError(source, f'the question "id" is a {type(raw_id).__name__} ({raw_id!r:.40})',
+                                   'an "id" string or number', record=i)
+        qid = str(raw_id)
         out.append(Question(qid, rec["question"], _answer(rec), tuple(dict.fromkeys(gold)),
                             tuple(dict.fromkeys(unmatched)), _aliases(rec)))
     return out
@@ -134,7 +137,7 @@ def load_beir(qrels: str | Path, queries: str | Path, graph: KnowledgeGraph) -> 
     InputFormatError
         On a malformed qrels row or queries line (file, line, what was expected).
     """
-    from core.graph.loaders import read_text
+    from core.graph.loaders import parse_json, read_text
 
     qp, rp = Path(qrels), Path(queries)
     rel: dict[str, list[str]] = {}
@@ -163,11 +166,7 @@ def load_beir(qrels: str | Path, queries: str | Path, graph: KnowledgeGraph) -> 
     for ln, line in enumerate(read_text(rp).splitlines(), start=1):
         if not line.strip():
             continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputFormatError(rp.name, f"invalid JSON ({exc.msg})", 'one {"_id": ..., "text": ...} per line',
-                                   line=ln) from None
+        rec = parse_json(line, rp.name, expected='one {"_id": ..., "text": ...} per line', line=ln)
         if not isinstance(rec, dict) or not isinstance(rec.get("text"), str) or "_id" not in rec:
             raise InputFormatError(rp.name, 'a line has no "_id" and "text"', 'one {"_id": ..., "text": ...} per line',
                                    line=ln)
@@ -207,7 +206,7 @@ def load_questions_file(path: str | Path, graph: KnowledgeGraph, *, queries: str
     """Read a questions file and match it to ``graph``: JSON list or JSONL (``.gz`` allowed) in the
     HippoRAG formats, or a BEIR qrels ``.tsv`` together with ``queries`` (a queries JSONL; default:
     ``queries.jsonl`` next to the qrels file or one folder up, BEIR's layout)."""
-    from core.graph.loaders import read_text
+    from core.graph.loaders import parse_json, read_text
 
     p = Path(path)
     if p.suffix.lower() == ".tsv" or p.name.lower().endswith(".tsv.gz"):
@@ -220,19 +219,11 @@ def load_questions_file(path: str | Path, graph: KnowledgeGraph, *, queries: str
             raise InputFormatError(p.name, "a qrels TSV needs its queries file and none was found next to it",
                                    "queries.jsonl beside the qrels (or pass queries=...)")
         return load_beir(p, queries, graph)
-    text = read_text(p)
     if p.suffix.lower() == ".jsonl" or p.name.lower().endswith(".jsonl.gz"):
-        data = []
-        for ln, line in enumerate(text.splitlines(), start=1):
-            if line.strip():
-                try:
-                    data.append(json.loads(line))
-                except json.JSONDecodeError as exc:
-                    raise InputFormatError(p.name, f"invalid JSON ({exc.msg})", "one question object per line",
-                                           line=ln) from None
+        from core.graph.loaders import iter_lines
+
+        data = [parse_json(line, p.name, expected="one question object per line", line=ln)
+                for ln, line in iter_lines(p) if line.strip()]
         return parse_questions(data, graph, source=p.name)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputFormatError(p.name, f"invalid JSON ({exc.msg})", "a JSON list of questions", line=exc.lineno) from None
+    data = parse_json(read_text(p), p.name, expected="a JSON list of questions")
     return parse_questions(data, graph, source=p.name)

@@ -24,17 +24,31 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import shutil
 import time
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from core.errors import EgxError, InputFormatError, UnknownNameError, WorkspaceError
+import numpy as np
+
+from core.errors import EgxError, UnknownNameError, WorkspaceError
+from core.fsio import (  # atomic_write_* re-exported: callers import them from here
+    atomic_write_bytes,
+    atomic_write_json,
+    atomic_writer,
+    exchange,
+    fsync_dir,
+    path_lock,
+    temp_sibling,
+    unique_suffix,
+)
 from core.graph.builder import build_kg_from_corpus
-from core.graph.loaders import load_inputs
+from core.graph.loaders import InputLimits, load_inputs, open_input
 from core.graph.model import KnowledgeGraph
 from core.index.vector_index import VectorIndex, embed_texts
 from core.text import content_hash
@@ -59,6 +73,11 @@ def workspaces_root() -> Path:
     return egx_home() / "workspaces"
 
 
+def runs_root() -> Path:
+    """Where benchmark runs started from the app live: ``$EGX_HOME/runs/<run name>``."""
+    return egx_home() / "runs"
+
+
 def cache_dir() -> Path:
     """Caches (extraction results, assembled model files): ``$EGX_CACHE_DIR`` or ``~/.cache/egx``."""
     return Path(os.environ.get("EGX_CACHE_DIR") or Path.home() / ".cache" / "egx")
@@ -70,32 +89,46 @@ def sample_data_dir() -> Path:
     return Path(env) if env else Path(__file__).resolve().parents[2] / "sample_data"
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-
-
-def atomic_write_json(path: Path, obj: Any) -> None:
-    atomic_write_bytes(path, json.dumps(obj, indent=2, ensure_ascii=False).encode("utf-8"))
+__all__ = ["atomic_write_bytes", "atomic_write_json"]  # (plus everything defined below)
 
 
 def save_graph(graph: KnowledgeGraph, path: Path) -> None:
-    """Write the graph as gzip-compressed egx JSON, atomically."""
-    raw = json.dumps(graph.to_dict(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    atomic_write_bytes(Path(path), gzip.compress(raw, compresslevel=6, mtime=0))
+    """Write the graph as gzip-compressed egx JSON, atomically, streamed piece by piece
+    (:meth:`KnowledgeGraph.iter_json`), so saving adds little to the memory the graph takes."""
+    with atomic_writer(Path(path), "wb") as fh, gzip.GzipFile(fileobj=fh, mode="wb", compresslevel=6, mtime=0) as gz:
+        for piece in graph.iter_json():
+            gz.write(piece.encode("utf-8"))
 
 
-def load_graph(path: Path) -> KnowledgeGraph:
+def rebuild_hint(path: Path, manifest: dict[str, Any] | None = None) -> str:
+    """The command that rebuilds the workspace at ``path`` (a sample by name, else from its inputs)."""
+    manifest = manifest or {}
+    if manifest.get("sample"):
+        return f"`egx index --sample {manifest.get('name') or Path(path).name} --rebuild`"
+    sources = " ".join(manifest.get("sources") or {}) or "<your input files>"
+    return f"`egx index {sources} --workspace {path} --overwrite`"
+
+
+def load_graph(path: Path, *, manifest: dict[str, Any] | None = None) -> KnowledgeGraph:
+    """Read a workspace's ``graph.json.gz``.
+
+    Raises
+    ------
+    WorkspaceError
+        When the file is missing, truncated, not gzip, not JSON or not an egx graph: "this
+        workspace is damaged", with the command that rebuilds it.
+    """
     path = Path(path)
+    fix = f"Rebuild it with {rebuild_hint(path.parent, manifest)}."
     if not path.exists():
-        raise WorkspaceError(f"{path} is missing: the workspace is incomplete. Delete it and build it again.")
-    data = json.loads(gzip.decompress(path.read_bytes()))
-    return KnowledgeGraph.from_dict(data, source=str(path))
+        raise WorkspaceError(f"This workspace is damaged: {path} is missing. {fix}")
+    try:
+        with open_input(path, InputLimits.from_env()) as fh:
+            data = json.loads(fh.read())
+        return KnowledgeGraph.from_dict(data, source=path.name)
+    except (EgxError, OSError, EOFError, zlib.error, ValueError, RecursionError) as exc:
+        why = str(exc) if isinstance(exc, EgxError) else f"{type(exc).__name__}: {exc}"
+        raise WorkspaceError(f"This workspace is damaged: {path} cannot be read ({why}). {fix}") from None
 
 
 @dataclass(frozen=True)
@@ -130,18 +163,8 @@ class Workspace:
             If the folder or its manifest is missing or was written by an unknown format.
         """
         path = Path(path)
-        mf = path / MANIFEST
-        if not mf.exists():
-            raise WorkspaceError(f"{path} is not a workspace (no {MANIFEST}). "
-                                 f"Create one with `egx index <inputs...> --workspace {path}`.")
-        try:
-            manifest = json.loads(mf.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise WorkspaceError(f"{mf} is corrupt ({exc.msg}); delete the workspace and build it again.") from None
-        if manifest.get("format") != "egx-workspace" or manifest.get("version") != FORMAT_VERSION:
-            raise WorkspaceError(f"{mf} has format {manifest.get('format')!r} v{manifest.get('version')!r}; "
-                                 f"this egx reads egx-workspace v{FORMAT_VERSION}. Rebuild the workspace.")
-        return cls(path, manifest)
+        recover(path)
+        return cls(path, read_manifest(path))
 
     @property
     def name(self) -> str:
@@ -161,7 +184,7 @@ class Workspace:
 
     @cached_property
     def graph(self) -> KnowledgeGraph:
-        return load_graph(self.path / GRAPH_FILE)
+        return load_graph(self.path / GRAPH_FILE, manifest=self.manifest)
 
     @property
     def questions_path(self) -> Path | None:
@@ -189,24 +212,51 @@ class Workspace:
                     f"the active embedder is {embedder.model_id!r} (dim {embedder.dim})")
         if info.get("content_hash") != self.manifest.get("graph", {}).get("content_hash"):
             return "the graph content changed since the index was built"
+        folder = self.index_dir
         for kind in ITEM_KINDS:
-            if not (self.path / "index" / f"{kind}.faiss").exists():
-                return f"index/{kind}.faiss is missing"
+            if not (folder / f"{kind}.faiss").exists():
+                return f"{folder.name}/{kind}.faiss is missing"
         return None
+
+    @property
+    def index_dir(self) -> Path:
+        """The folder of the current index (named in the manifest; ``index`` by default)."""
+        return self.path / _index_dirname(self.manifest)
 
     def ensure_index(self, embedder: Embedder, *, progress: Progress | None = None,
                      rebuild: bool = False) -> list[IndexBuild]:
         """Build the node/edge/chunk indexes unless a compatible one is already stored.
 
+        Crash- and concurrency-safe: the workspace lock is held while building (a second thread or
+        process waiting on it then finds the index built and returns at once); the new index is
+        written to a fresh folder and becomes current only when the manifest naming it is
+        replaced atomically, so a kill at any moment leaves the previous index usable.
+
         Returns the timings of what was built (empty when the stored index was reused).
         """
-        problem = "rebuild requested" if rebuild else self.index_problem(embedder)
-        if problem is None:
+        if not rebuild and self.index_problem(embedder) is None:
             return []
-        builds = build_indexes(self.path, self.graph, embedder, progress=progress)
-        self.manifest["index"] = _index_manifest(embedder, self.graph, builds, reason=problem)
-        atomic_write_json(self.path / MANIFEST, self.manifest)
-        self._indexes.clear()
+        with workspace_lock(self.path):
+            fresh = read_manifest(self.path)
+            if fresh.get("graph", {}).get("content_hash") == self.manifest.get("graph", {}).get("content_hash"):
+                self.manifest = fresh  # another thread or process may have built it meanwhile
+            problem = "rebuild requested" if rebuild else self.index_problem(embedder)
+            if problem is None:
+                return []
+            old = self.index_dir
+            dirname = f"index.{unique_suffix()}"
+            try:
+                builds = build_indexes(self.path, self.graph, embedder, progress=progress, dirname=dirname)
+                manifest = {**self.manifest, "index": _index_manifest(embedder, self.graph, builds, reason=problem,
+                                                                      dirname=dirname)}
+                atomic_write_json(self.path / MANIFEST, manifest)
+            except BaseException:
+                shutil.rmtree(self.path / dirname, ignore_errors=True)
+                raise
+            self.manifest = manifest
+            if old.name != dirname:
+                shutil.rmtree(old, ignore_errors=True)
+            self._indexes.clear()
         return builds
 
     def index(self, kind: ItemKind, embedder: Embedder | None = None) -> VectorIndex:
@@ -221,7 +271,8 @@ class Workspace:
                 raise WorkspaceError(f"Workspace {self.name!r} has no index yet; open it with an embedder "
                                      "(the app does this) or run `egx index --workspace ...`.")
             size = {"nodes": self.graph.n_nodes, "edges": self.graph.n_edges, "chunks": self.graph.n_chunks}[kind]
-            self._indexes[kind] = VectorIndex.load(self.path / "index" / f"{kind}.faiss", dim=info["dim"], size=size)
+            self._indexes[kind] = VectorIndex.load(self.index_dir / f"{kind}.faiss", dim=info["dim"], size=size,
+                                                   rebuild=f"`egx index --workspace {self.path} --rebuild`")
         return self._indexes[kind]
 
     def __repr__(self) -> str:
@@ -229,14 +280,14 @@ class Workspace:
 
 
 def build_indexes(path: Path, graph: KnowledgeGraph, embedder: Embedder, *,
-                  progress: Progress | None = None) -> list[IndexBuild]:
-    """Embed nodes, edges and chunks and write ``index/<kind>.faiss`` under ``path``."""
+                  progress: Progress | None = None, dirname: str = "index") -> list[IndexBuild]:
+    """Embed nodes, edges and chunks and write ``<dirname>/<kind>.faiss`` under ``path``."""
     builds = []
     texts = {"nodes": list(graph.node_texts), "edges": list(graph.edge_texts),
              "chunks": [c.passage for c in graph.chunks]}
     total = sum(len(t) for t in texts.values()) or 1
     done = 0
-    (path / "index").mkdir(parents=True, exist_ok=True)
+    (path / dirname).mkdir(parents=True, exist_ok=True)
     for kind in ITEM_KINDS:
         items = texts[kind]
         base = done
@@ -246,16 +297,27 @@ def build_indexes(path: Path, graph: KnowledgeGraph, embedder: Embedder, *,
                 progress(msg, (_base + frac * _n) / total)
 
         t0 = time.perf_counter()
-        vecs = embed_texts(items, embedder, progress=sub, label=kind)
-        VectorIndex(vecs).save(path / "index" / f"{kind}.faiss")
+        fill = partial(_embed_into, items, embedder, sub, kind)
+        VectorIndex.build(len(items), embedder.dim, fill).save(path / dirname / f"{kind}.faiss")
         builds.append(IndexBuild(kind, len(items), time.perf_counter() - t0))
         done += len(items)
     return builds
 
 
+def _embed_into(items: list[str], embedder: Embedder, progress: Progress | None, label: str,
+                out: np.ndarray) -> None:
+    embed_texts(items, embedder, progress=progress, label=label, out=out)
+
+
+def _index_dirname(manifest: dict[str, Any]) -> str:
+    name = str((manifest.get("index") or {}).get("dir") or "index")
+    return name if name == "index" or (name.startswith("index.") and "/" not in name) else "index"
+
+
 def _index_manifest(embedder: Embedder, graph: KnowledgeGraph, builds: Sequence[IndexBuild], *,
-                    reason: str) -> dict[str, Any]:
+                    reason: str, dirname: str = "index") -> dict[str, Any]:
     return {
+        "dir": dirname,
         "embedder": embedder.name,
         "model_id": embedder.model_id,
         "dim": embedder.dim,
@@ -289,92 +351,265 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
         Optional questions file with gold evidence, copied in for evaluation.
     overwrite
         Replace an existing workspace (the old one is removed only after the new one is complete).
+        Only a folder that provably is a workspace (holds the manifest egx writes) is replaced;
+        anything else at ``path`` is refused and left untouched.
 
     Raises
     ------
     InputFormatError, EmptyGraphError
         On bad inputs (raised before anything is written).
     WorkspaceError
-        If ``path`` exists and ``overwrite`` is False.
+        If ``path`` exists and ``overwrite`` is False (also when another build created it
+        meanwhile: a second upload under one name never replaces the first), or ``path`` is not a
+        folder egx may replace (``..``, ``/``, a file, a folder that is not a workspace).
+
+    Notes
+    -----
+    A per-workspace lock (:func:`workspace_lock`) is held for the whole build, so two builds of
+    one workspace (app sessions are threads of one process) run one after the other. The
+    workspace is built in a unique hidden sibling and swapped in atomically (:func:`core.fsio.exchange`;
+    where the file system cannot, two renames whose interruption :func:`recover` undoes).
     """
     path = Path(path)
-    if path.exists() and not overwrite:
-        raise WorkspaceError(f"{path} already exists. Pick another name, or pass overwrite=True / --overwrite.")
+    _check_target(path, overwrite)
     step = _Stepper(progress)
-    loaded = load_inputs(inputs, name=name or path.name, progress=step.sub(0.0, 0.05))
-    graph = loaded.graph
-    warnings = list(loaded.warnings)
-    extraction: dict[str, Any] | None = None
-    if graph.kind == "kg" and graph.n_edges == 0 and graph.n_chunks > 0:
-        if extractor is None:
-            from core.backends.registry import get_extractor
-
-            extractor = get_extractor("rules")
-            warnings.append("No LLM configured: triples were extracted with the rule-based extractor "
-                            "(capitalized mentions linked by the words between them). Configure an LLM "
-                            "for better graphs.")
-        graph, res = build_kg_from_corpus(graph, extractor, cache_dir=cache_dir() / "extraction",
-                                          progress=step.sub(0.05, 0.5))
-        extraction = {"extractor": res.extractor, "triples": res.n_triples, "from_cache": res.from_cache,
-                      "extracted": res.extracted, "failed_chunks": len(res.failed),
-                      "failed_chunk_ids": list(res.failed[:100])}
-        if res.failed:
-            warnings.append(f"Triple extraction failed for {len(res.failed)} of {graph.n_chunks} chunks (the LLM's "
-                            "output stayed unusable), so they have no triples. Failures are not cached: build the "
-                            "workspace again (egx index ... --overwrite) to retry just those chunks.")
-        if graph.n_edges == 0:
-            warnings.append("The extractor found no triples; the graph has no edges (dense retrieval still works).")
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.building-{os.getpid()}-{int(time.time() * 1000)}"
-    try:
-        tmp.mkdir()
-        save_graph(graph, tmp / GRAPH_FILE)
-        if questions is not None:
-            q = Path(questions)
-            from core.graph.loaders import read_text
+    with workspace_lock(path):
+        recover(path, locked=True)
+        _check_target(path, overwrite)  # again, under the lock: another build may have finished
+        loaded = load_inputs(inputs, name=name or path.name, progress=step.sub(0.0, 0.05))
+        graph = loaded.graph
+        warnings = list(loaded.warnings)
+        extraction: dict[str, Any] | None = None
+        if graph.kind == "kg" and graph.n_edges == 0 and graph.n_chunks > 0:
+            if extractor is None:
+                from core.backends.registry import get_extractor
 
-            text = read_text(q)
-            try:
-                json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise InputFormatError(q.name, f"invalid JSON ({exc.msg})", "a JSON questions file",
-                                       line=exc.lineno) from None
-            atomic_write_bytes(tmp / "questions.json", text.encode("utf-8"))
-        manifest: dict[str, Any] = {
-            "format": "egx-workspace",
-            "version": FORMAT_VERSION,
-            "name": name or path.name,
-            "title": title or name or path.name,
-            "description": description,
-            "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "sources": {Path(p).name: f for p, f in loaded.formats.items()},
-            "graph": {"file": GRAPH_FILE, "content_hash": graph.content_hash, "kind": graph.kind,
-                      "nodes": graph.n_nodes, "edges": graph.n_edges, "chunks": graph.n_chunks},
-            "warnings": warnings,
-        }
-        if extraction:
-            manifest["extraction"] = extraction
-        if extra_manifest:
-            manifest.update(extra_manifest)
-        if embedder is not None:
-            builds = build_indexes(tmp, graph, embedder, progress=step.sub(0.5, 1.0))
-            manifest["index"] = _index_manifest(embedder, graph, builds, reason="new workspace")
-        atomic_write_json(tmp / MANIFEST, manifest)
-        if path.exists():
-            trash = path.parent / f".{path.name}.old-{os.getpid()}"
-            os.replace(path, trash)
-            os.replace(tmp, path)
-            shutil.rmtree(trash, ignore_errors=True)
-        else:
-            os.replace(tmp, path)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+                extractor = get_extractor("rules")
+                warnings.append("No LLM configured: triples were extracted with the rule-based extractor "
+                                "(capitalized mentions linked by the words between them). Configure an LLM "
+                                "for better graphs.")
+            graph, res = build_kg_from_corpus(graph, extractor, cache_dir=cache_dir() / "extraction",
+                                              progress=step.sub(0.05, 0.5))
+            extraction = {"extractor": res.extractor, "triples": res.n_triples, "from_cache": res.from_cache,
+                          "extracted": res.extracted, "failed_chunks": len(res.failed),
+                          "failed_chunk_ids": list(res.failed[:100])}
+            if res.failed:
+                warnings.append(f"Triple extraction failed for {len(res.failed)} of {graph.n_chunks} chunks (the LLM's "
+                                "output stayed unusable), so they have no triples. Failures are not cached: build the "
+                                "workspace again (egx index ... --overwrite) to retry just those chunks.")
+            if graph.n_edges == 0:
+                warnings.append("The extractor found no triples; the graph has no edges (dense retrieval still works).")
+        tmp = temp_sibling(path, "building")
+        try:
+            tmp.mkdir()
+            save_graph(graph, tmp / GRAPH_FILE)
+            if questions is not None:
+                q = Path(questions)
+                from core.graph.loaders import parse_json, read_text
+
+                text = read_text(q)
+                parse_json(text, q.name, expected="a JSON questions file")
+                atomic_write_bytes(tmp / "questions.json", text.encode("utf-8"))
+            manifest: dict[str, Any] = {
+                "format": "egx-workspace",
+                "version": FORMAT_VERSION,
+                "name": name or path.name,
+                "title": title or name or path.name,
+                "description": description,
+                "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                "sources": {Path(p).name: f for p, f in loaded.formats.items()},
+                "graph": {"file": GRAPH_FILE, "content_hash": graph.content_hash, "kind": graph.kind,
+                          "nodes": graph.n_nodes, "edges": graph.n_edges, "chunks": graph.n_chunks},
+                "warnings": warnings,
+            }
+            if extraction:
+                manifest["extraction"] = extraction
+            if extra_manifest:
+                manifest.update(extra_manifest)
+            if embedder is not None:
+                builds = build_indexes(tmp, graph, embedder, progress=step.sub(0.5, 1.0))
+                manifest["index"] = _index_manifest(embedder, graph, builds, reason="new workspace")
+            atomic_write_json(tmp / MANIFEST, manifest)
+            _commit(tmp, path)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
     if progress:
         progress("Workspace ready", 1.0)
     ws = Workspace(path, manifest)
     ws.__dict__["graph"] = graph  # already in memory
     return ws
+
+
+# -------------------------------------------------------------------- commits, locks, recovery
+def read_manifest(path: Path) -> dict[str, Any]:
+    """The manifest of the workspace at ``path``.
+
+    Raises
+    ------
+    WorkspaceError
+        If it is missing, corrupt, or written by an unknown format.
+    """
+    path = Path(path)
+    mf = path / MANIFEST
+    if not mf.is_file():
+        raise WorkspaceError(f"{path} is not a workspace (no {MANIFEST}). "
+                             f"Create one with `egx index <inputs...> --workspace {path}`.")
+    try:
+        manifest = json.loads(mf.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise WorkspaceError(f"This workspace is damaged: {mf} cannot be read ({exc}). Delete the folder and "
+                             "build it again with `egx index <your input files> --workspace "
+                             f"{path}`.") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != "egx-workspace" \
+            or manifest.get("version") != FORMAT_VERSION:
+        got = manifest if not isinstance(manifest, dict) else manifest.get("format")
+        ver = manifest.get("version") if isinstance(manifest, dict) else None
+        raise WorkspaceError(f"{mf} has format {got!r} v{ver!r}; "
+                             f"this egx reads egx-workspace v{FORMAT_VERSION}. Rebuild the workspace.")
+    return manifest
+
+
+def is_workspace(path: Path) -> bool:
+    """Whether ``path`` provably is a workspace: a folder holding the manifest egx writes."""
+    try:
+        read_manifest(path)
+    except WorkspaceError:
+        return False
+    return Path(path).is_dir()
+
+
+def _check_target(path: Path, overwrite: bool) -> None:
+    """Refuse a workspace path egx may not create or replace (nothing is touched)."""
+    resolved = path.resolve()
+    if path.name in ("", ".", "..") or resolved == resolved.parent or resolved == Path.home().resolve():
+        raise WorkspaceError(f"Refusing to build a workspace at {str(path)!r} ({resolved}): that names an "
+                             "existing folder above or at your working directory, not a workspace folder. Nothing "
+                             "was deleted. Give a new folder, e.g. --workspace ./my-graph.")
+    if not path.exists() and not path.is_symlink():
+        return
+    if not path.is_dir() or path.is_symlink():
+        raise WorkspaceError(f"{path} exists and is not a folder. Nothing was changed. Pick another --workspace.")
+    if not overwrite:
+        raise WorkspaceError(f"{path} already exists. Pick another name, or pass overwrite=True / --overwrite.")
+    if is_workspace(path):
+        return
+    try:
+        items = sorted(p.name for p in path.iterdir())
+    except OSError:
+        items = []
+    if not items:
+        return  # an empty folder holds nothing to lose
+    shown = ", ".join(repr(n) for n in items[:3]) + (f" and {len(items) - 3} more" if len(items) > 3 else "")
+    raise WorkspaceError(f"{path} is not an egx workspace (it has no {MANIFEST} written by egx; it holds {shown}), "
+                         "so --overwrite will not replace it. Nothing was deleted. Pick another --workspace folder.")
+
+
+def workspace_lock(path: Path) -> Any:
+    """The lock of the workspace at ``path`` (a hidden sibling ``.NAME.lock``), shared by processes
+    and threads, re-entrant within a thread. Builds and index rebuilds hold it; readers never need
+    it (a commit is atomic)."""
+    return path_lock(Path(path))
+
+
+def _commit(tmp: Path, path: Path) -> None:
+    """Move the complete workspace ``tmp`` to ``path``, replacing what is there."""
+    if path.exists():
+        if exchange(tmp, path):  # atomic: never a moment without a workspace at ``path``
+            shutil.rmtree(tmp, ignore_errors=True)  # now holds the old workspace
+        else:  # two renames; a kill between them is undone by recover()
+            trash = temp_sibling(path, "old")
+            os.rename(path, trash)
+            os.rename(tmp, path)
+            shutil.rmtree(trash, ignore_errors=True)
+    else:
+        os.rename(tmp, path)
+    fsync_dir(path.parent)
+
+
+_SUFFIX = r"\d+-\d+-[0-9a-f]{10}"  # core.fsio.unique_suffix(); the alternatives are older egx versions
+_OUR_FILES = {MANIFEST, GRAPH_FILE, "questions.json", "index", "sgrag", "reg"}
+
+
+def _debris(path: Path, tag: str) -> list[Path]:
+    """Folders an interrupted commit (``old``) or build (``building``) of ``path`` left behind —
+    only names egx writes, holding only what egx writes: a user's ``.thesis.old-2023`` is never
+    touched."""
+    parent = path.parent
+    if not parent.is_dir():
+        return []
+    legacy = r"\d+" if tag == "old" else r"\d+-\d+"
+    pattern = re.compile(rf"\.{re.escape(path.name)}\.{tag}-(?:{_SUFFIX}|{legacy})")
+    try:
+        found = [p for p in parent.iterdir() if pattern.fullmatch(p.name) and p.is_dir() and not p.is_symlink()]
+    except OSError:
+        return []
+    return [p for p in found if _only_ours(p)]
+
+
+def _only_ours(folder: Path) -> bool:
+    try:
+        return all(p.name in _OUR_FILES or p.name.startswith((".", "index.")) for p in folder.iterdir())
+    except OSError:
+        return False
+
+
+def recover(path: Path, *, locked: bool = False) -> list[str]:
+    """Undo what an interrupted build left next to the workspace at ``path``; return what was done.
+
+    * ``.NAME.old-*`` (a commit killed between its two renames) is renamed back to ``NAME`` when
+      nothing is at ``NAME`` — the previous workspace is usable again — and deleted otherwise;
+    * ``.NAME.building-*`` (a killed build) is deleted;
+    * index folders the manifest does not name (a killed index rebuild) are deleted.
+
+    Takes the workspace lock without waiting; if a build holds it, nothing is touched (that
+    build's own folders are not debris).
+    """
+    path = Path(path)
+    old, building = _debris(path, "old"), _debris(path, "building")
+    stale_index = _stale_index_dirs(path)
+    if not (old or building or stale_index):
+        return []
+    from filelock import Timeout
+
+    done: list[str] = []
+    lock = None if locked else workspace_lock(path)
+    try:
+        if lock is not None:
+            lock.acquire(timeout=0)
+    except Timeout:
+        return []
+    try:
+        old, building = _debris(path, "old"), _debris(path, "building")
+        if not path.exists():
+            usable = sorted((p for p in old if is_workspace(p)), key=lambda p: p.stat().st_mtime, reverse=True)
+            if usable:
+                os.rename(usable[0], path)
+                fsync_dir(path.parent)
+                done.append(f"restored {path.name} from {usable[0].name} (a replacement was interrupted)")
+                old = [p for p in old if p != usable[0]]
+        for p in old + building:
+            shutil.rmtree(p, ignore_errors=True)
+            done.append(f"removed {p.name}")
+        for p in _stale_index_dirs(path):
+            shutil.rmtree(p, ignore_errors=True)
+            done.append(f"removed {path.name}/{p.name}")
+    finally:
+        if lock is not None:
+            lock.release()
+    return done
+
+
+def _stale_index_dirs(path: Path) -> list[Path]:
+    if not (path / MANIFEST).is_file():
+        return []
+    try:
+        current = _index_dirname(read_manifest(path))
+        pattern = re.compile(rf"index(?:\.{_SUFFIX})?")
+        return [p for p in path.iterdir() if p.is_dir() and pattern.fullmatch(p.name) and p.name != current]
+    except (WorkspaceError, OSError):
+        return []
 
 
 class _Stepper:
@@ -428,25 +663,38 @@ def sample_recipes() -> list[Recipe]:
 
 
 def ensure_sample_workspace(name: str, embedder: Embedder | None, *, progress: Progress | None = None,
-                            root: Path | None = None) -> Workspace:
-    """Open the built sample workspace ``name``, building it from its recipe when missing or stale."""
+                            root: Path | None = None, force: bool = False) -> Workspace:
+    """Open the built sample workspace ``name``, building it from its recipe when missing, stale,
+    damaged, or when ``force`` is set."""
     recipes = {r.name: r for r in sample_recipes()}
     if name not in recipes:
         raise UnknownNameError("sample workspace", name, sorted(recipes))
     r = recipes[name]
     path = (root or workspaces_root()) / name
-    if (path / MANIFEST).exists():
+
+    def current() -> Workspace | None:
         try:
             ws = Workspace.open(path)
             if ws.manifest.get("recipe_hash") == r.hash:
-                if embedder is not None:
-                    ws.ensure_index(embedder, progress=progress)
+                ws.graph  # noqa: B018 - a damaged graph file means: rebuild
                 return ws
         except EgxError:
-            pass  # stale or broken: rebuild below
-    return create_workspace(r.inputs, path, name=r.name, title=r.title, description=r.description,
-                            embedder=embedder, questions=r.questions, overwrite=True, progress=progress,
-                            extra_manifest={"recipe_hash": r.hash, "sample": True, "attribution": r.attribution})
+            pass  # stale or broken: rebuild
+        return None
+
+    ws = None if force else current()
+    if ws is None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with workspace_lock(path):  # five sessions opening a fresh home build it once
+            ws = None if force else current()
+            if ws is None:
+                return create_workspace(r.inputs, path, name=r.name, title=r.title, description=r.description,
+                                        embedder=embedder, questions=r.questions, overwrite=True,
+                                        progress=progress, extra_manifest={"recipe_hash": r.hash, "sample": True,
+                                                                           "attribution": r.attribution})
+    if embedder is not None:
+        ws.ensure_index(embedder, progress=progress)
+    return ws
 
 
 @dataclass(frozen=True)
@@ -467,6 +715,7 @@ def list_workspaces(root: Path | None = None) -> list[WorkspaceInfo]:
         p = root / r.name
         out[r.name] = WorkspaceInfo(r.name, r.title, p, (p / MANIFEST).exists(), True)
     if root.exists():
+        recover_all(root)
         for p in sorted(root.iterdir()):
             if p.name.startswith(".") or not (p / MANIFEST).exists():
                 continue
@@ -477,3 +726,25 @@ def list_workspaces(root: Path | None = None) -> list[WorkspaceInfo]:
             out[p.name] = WorkspaceInfo(p.name, ws.title, p, True, bool(ws.manifest.get("sample")),
                                         dict(ws.manifest.get("graph", {})))
     return list(out.values())
+
+
+def recover_all(root: Path) -> list[str]:
+    """:func:`recover` every workspace under ``root`` that has debris next to it."""
+    done: list[str] = []
+    try:
+        names = {p.name[1:].rsplit(".", 1)[0] for p in Path(root).iterdir()
+                 if p.name.startswith(".") and (".old-" in p.name or ".building-" in p.name)}
+    except OSError:
+        return done
+    for n in sorted(names):
+        if n and n not in (".", ".."):
+            done += recover(Path(root) / n)
+    return done
+
+
+def workspace_names(root: Path | None = None) -> list[str]:
+    """Names of the built workspaces under ``root`` (never hidden folders or debris)."""
+    root = root or workspaces_root()
+    if not root.exists():
+        return []
+    return sorted(p.name for p in root.iterdir() if not p.name.startswith(".") and (p / MANIFEST).is_file())

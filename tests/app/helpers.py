@@ -15,8 +15,9 @@ TIMEOUT = 120
 
 
 def plain(markdown: str) -> str:
-    """Undo the backslash escapes the app puts into user text shown as Markdown."""
-    return re.sub(r"\\(.)", r"\1", markdown)
+    """Undo the escapes the app puts into user text shown as Markdown (backslashes, and the
+    invisible word joiners that keep URLs from becoming links): the text a reader sees."""
+    return re.sub(r"\\(.)", r"\1", markdown).replace("\u2060", "")
 
 
 def drawn_nodes(at: AppTest) -> list[dict]:

@@ -10,12 +10,12 @@ PAGE = "pages/benchmark.py"
 
 
 def test_benchmark_page_runs_and_shows_report(home, tmp_path):
-    out = tmp_path / "bench"
+    out = home / "runs" / "demo-run"  # a browser user names a run; it lives under $EGX_HOME/runs
     at = run_page(PAGE)
     assert at.title[0].value == "Benchmark"
     at.multiselect(key=S.widget_key(S.BENCH_METHODS, "bench")).set_value(["dense", "ppr"])
     at.number_input(key=S.widget_key(S.BENCH_LIMIT, "bench")).set_value(2)
-    at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).set_value(str(out))
+    at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).set_value("demo-run")
     at.run()
     at.button(key=S.BENCH_RUN).click().run()
     assert not at.exception, [e.value for e in at.exception]
@@ -37,15 +37,30 @@ def test_benchmark_page_runs_and_shows_report(home, tmp_path):
     assert at.title[0].value == "Compare methods"
 
 
-def test_benchmark_page_loads_a_report_and_reports_bad_folders(home, tmp_path):
+def test_benchmark_page_loads_a_run_by_name(home, tmp_path):
     at = run_page(PAGE)
-    at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).set_value(str(tmp_path / "b")).run()
+    at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).set_value("b").run()
     at.button(key=S.BENCH_RUN).click().run()
     at2 = run_page(PAGE)
-    inputs = [t for t in at2.text_input if t.label == "Benchmark folder"]
-    inputs[0].set_value(str(tmp_path / "b")).run()
+    pick = at2.selectbox(key=S.BENCH_LOAD_PICK)
+    assert pick.options == ["b"]
     at2.button(key=S.BENCH_LOAD).click().run()
     assert not at2.exception and len(at2.get("plotly_chart")) == 3
-    next(t for t in at2.text_input if t.label == "Benchmark folder").set_value(str(tmp_path / "nothing")).run()
-    at2.button(key=S.BENCH_LOAD).click().run()
-    assert any("there is no results.jsonl in this folder" in e.value for e in at2.error)
+
+
+def test_benchmark_page_never_writes_outside_the_runs_folder(home, tmp_path):
+    """Issue 12, item 2: the old "Output folder" accepted any path and overwrote files there."""
+    outside = tmp_path / "outside"
+    at = run_page(PAGE)
+    for bad, problem in ((str(outside), "it contains a path separator"), ("../escape", "it contains a path separator"),
+                         ("..", "it names a folder above or the folder itself"), (".hidden", "it starts with '.'")):
+        at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).set_value(bad).run()
+        at.button(key=S.BENCH_RUN).click().run()
+        assert not at.exception, [e.value for e in at.exception]
+        shown = [e.value.replace("\\", "") for e in at.error]  # the markdown source, escapes removed
+        assert any(f"is not allowed: {problem}" in m for m in shown), shown
+    assert not outside.exists() and not (home / "escape").exists() and not (home / "runs" / ".hidden").exists()
+    # a folder from an old session state (a path) is read only as a run name under the runs folder
+    at.session_state[S.BENCH_LOADED] = str(tmp_path)
+    at.run()
+    assert any("there is no results.jsonl in this folder" in e.value.replace("\\", "") for e in at.error)

@@ -178,5 +178,5 @@ def test_ask_page_trace_roundtrip_and_escaping(home: Path) -> None:
     assert "α = 10" in _texts(at)
     at.file_uploader(key=S.BUBBLE_TRACE_UPLOAD).upload("bad.json", b"{not json", "application/json").run()
     _ok(at)
-    assert "is not valid JSON" in " ".join(e.value for e in at.error)
+    assert "bad.json, line 1: invalid JSON" in plain(" ".join(e.value for e in at.error))
     json.loads(trace.to_json())

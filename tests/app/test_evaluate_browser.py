@@ -23,7 +23,7 @@ def test_run_benchmark_then_open_a_comparison(server: tuple[str, float], tmp_pat
     from playwright.sync_api import expect, sync_playwright
 
     base, _ = server
-    out = tmp_path / "bench-out"
+    out = tmp_path / "home" / "runs" / "bench-out"  # the server's $EGX_HOME/runs/<run name>
     shots: list[Path] = []
     with sync_playwright() as p:
         browser = launch_chromium(p)
@@ -31,8 +31,8 @@ def test_run_benchmark_then_open_a_comparison(server: tuple[str, float], tmp_pat
             page = browser.new_page(viewport={"width": 1440, "height": 1400})
             page.goto(f"{base}/benchmark", wait_until="domcontentloaded")
             expect(page.get_by_role("heading", name="Benchmark")).to_be_visible(timeout=TIMEOUT)
-            folder = page.get_by_label("Output folder", exact=True)
-            folder.fill(str(out))
+            folder = page.get_by_label("Run name", exact=True)
+            folder.fill(out.name)
             folder.press("Enter")
             n = page.get_by_label("Questions", exact=True)
             n.fill("3")

@@ -127,7 +127,7 @@ class TripleRetriever:
     def save(self, folder: Path) -> Path:
         import torch
 
-        from core.index.workspace import atomic_write_bytes, atomic_write_json
+        from core.fsio import atomic_write_bytes, atomic_write_json
 
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
@@ -160,8 +160,11 @@ def load_retriever(folder: Path, *, workspace: Workspace | None = None, embedder
     fix = f"train one with `egx train-reg --workspace {ws_arg} --questions FILE`"
     if not mf.exists() or not mp.exists():
         raise WorkspaceError(f"No trained ReG retriever in {folder}; {fix}.")
-    manifest = json.loads(mf.read_text(encoding="utf-8"))
-    if manifest.get("format") != FORMAT:
+    try:
+        manifest = json.loads(mf.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise WorkspaceError(f"The ReG retriever manifest {mf} was rejected ({exc}); {fix}.") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise WorkspaceError(f"{mf} is not a ReG retriever manifest; {fix}.")
     if workspace is not None:
         want = workspace.graph.content_hash
@@ -172,7 +175,13 @@ def load_retriever(folder: Path, *, workspace: Workspace | None = None, embedder
         raise WorkspaceError(f"The ReG retriever in {folder} was trained with embedder {manifest.get('embedder')!r}, "
                              f"the active one is {embedder_id!r}; switch embedders or {fix}.")
     dev = select_device(device)
-    model = build_mlp(int(manifest["in_dim"]), int(manifest["hidden"]))
-    model.load_state_dict(torch.load(mp, map_location="cpu", weights_only=True))
+    try:
+        model = build_mlp(int(manifest["in_dim"]), int(manifest["hidden"]))
+        # weights_only: tensors and plain values, never code (a pickle in a workspace could run anything)
+        model.load_state_dict(torch.load(mp, map_location="cpu", weights_only=True))
+    except Exception as exc:  # a damaged or foreign file: refuse it visibly, never run or half-load it
+        why = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+        raise WorkspaceError(f"The ReG retriever file {mp} was rejected ({type(exc).__name__}: {why}); "
+                             f"{fix}.") from None
     model.to(dev)
     return TripleRetriever(model, manifest, dev)

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -58,6 +57,7 @@ class DominanceModel:
     seconds: float
     from_cache: bool = False
     key: str = ""
+    note: str = ""  #: why a cached model was rejected and retrained (shown in the trace); "" otherwise
 
     def embed_stars(self, features: np.ndarray, stars: Sequence[Sequence[int]] | Sequence[np.ndarray]) -> np.ndarray:
         """o(g) for stars given as rows of ``features`` (centre first): shape ``(len(stars), d)``."""
@@ -297,27 +297,57 @@ def model_key(graph: KnowledgeGraph, embedder_id: str, cfg: DominanceConfig, max
 def load_or_train(graph: KnowledgeGraph, features: np.ndarray, cache_dir: Path | None, embedder_id: str, *,
                   config: DominanceConfig | None = None, max_train_stars: int = 3000, retrain: bool = False,
                   progress: Progress | None = None) -> DominanceModel:
-    """The cached model for this graph + embedder + config, training (and caching) it when missing."""
-    import torch
+    """The cached model for this graph + embedder + config, training (and caching) it when missing.
 
+    The cache file is read with ``torch.load(weights_only=True)``: tensors and plain values only,
+    never code (a workspace folder is user data; a pickle there could run anything). A file that
+    does not load — damaged, of an older layout, or not a weights file — is retrained and
+    replaced, and ``DominanceModel.note`` says so (the pipeline records it as a trace fallback).
+    """
     cfg = config or DominanceConfig()
     key = model_key(graph, embedder_id, cfg, max_train_stars)
     path = cache_dir / f"dominance-{key}.pt" if cache_dir is not None else None
+    note = ""
     if path is not None and path.exists() and not retrain:
         try:
-            d = torch.load(path, map_location="cpu", weights_only=False)
-            return DominanceModel(cfg, d["state"], int(d["in_dim"]), np.asarray(d["node_emb"], np.float32),
-                                  tuple(d["losses"]), int(d["epochs"]), bool(d["converged"]), str(d["device"]),
-                                  float(d["seconds"]), True, key)
-        except Exception:
-            pass
+            return _load_cached(path, cfg, key, n_nodes=graph.n_nodes)
+        except Exception as exc:  # any failure to read it: say so, retrain, replace the file
+            why = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+            note = (f"the cached dominance model {path.name} was rejected ({type(exc).__name__}: {why}); "
+                    "retrained and replaced it")
     m = train_dominance(graph, features, config=cfg, max_train_stars=max_train_stars, progress=progress)
     m = DominanceModel(m.config, m.state, m.in_dim, m.node_emb, m.losses, m.epochs, m.converged, m.device,
-                       m.seconds, False, key)
+                       m.seconds, False, key, note)
     if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        torch.save({"state": m.state, "in_dim": m.in_dim, "node_emb": m.node_emb, "losses": list(m.losses),
-                    "epochs": m.epochs, "converged": m.converged, "device": m.device, "seconds": m.seconds}, tmp)
-        os.replace(tmp, path)
+        _save_cached(path, m)
     return m
+
+
+def _save_cached(path: Path, m: DominanceModel) -> None:
+    import torch
+
+    from core.fsio import atomic_path
+
+    blob = {"format": "egx-sgrag-dominance", "version": 2, "state": dict(m.state), "in_dim": m.in_dim,
+            "node_emb": torch.from_numpy(np.ascontiguousarray(m.node_emb, dtype=np.float32)),
+            "losses": [float(x) for x in m.losses], "epochs": int(m.epochs), "converged": bool(m.converged),
+            "device": str(m.device), "seconds": float(m.seconds)}
+    with atomic_path(path) as tmp:
+        torch.save(blob, tmp)
+
+
+def _load_cached(path: Path, cfg: DominanceConfig, key: str, *, n_nodes: int) -> DominanceModel:
+    import torch
+
+    d = torch.load(path, map_location="cpu", weights_only=True)  # never unpickles code
+    if not isinstance(d, dict) or d.get("format") != "egx-sgrag-dominance" or d.get("version") != 2:
+        raise ValueError("not a dominance model written by this egx")
+    emb = d["node_emb"]
+    if not isinstance(emb, torch.Tensor) or emb.ndim != 2 or emb.shape[0] != n_nodes:
+        raise ValueError(f"node embeddings of shape {getattr(emb, 'shape', None)} for {n_nodes} nodes")
+    state = d["state"]
+    if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
+        raise ValueError("the model state is not a dict of tensors")
+    return DominanceModel(cfg, state, int(d["in_dim"]), emb.numpy().astype(np.float32, copy=False),
+                          tuple(float(x) for x in d["losses"]), int(d["epochs"]), bool(d["converged"]),
+                          str(d["device"]), float(d["seconds"]), True, key)

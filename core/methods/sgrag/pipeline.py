@@ -186,7 +186,8 @@ def run(query: str, workspace: Workspace, *, config: SGRAGConfig | None = None, 
     trace.add("dominance_model", "Dominance model ℳ (GAT over 1-hop stars)", {
         "from_cache": m.from_cache, "epochs": m.epochs, "converged": m.converged, "final_loss": m.losses[-1] if m.losses else 0.0,
         "losses": list(m.losses), "device": m.device, "dim": m.config.dim, "train_seconds": round(m.seconds, 3),
-        "key": m.key}, seconds=time.perf_counter() - t0, section="SG-RAG §4.2, App. C, Alg. 2")
+        "key": m.key, "cache_note": m.note}, seconds=time.perf_counter() - t0, section="SG-RAG §4.2, App. C, Alg. 2",
+        fallback=m.note)
     qvec = backends.embed_query(query)
     qg = extract_query_graph(query, graph, backends.llm, trace=trace)
     norm = normalize_entities(qg, workspace, backends.embedder, prep.labels, k=cfg.normalize_k,

@@ -1,0 +1,714 @@
+"""Try every bad input of issue 12 against the ``egx`` command and classify what happened.
+
+Each case builds its files in a fresh sandbox (its own ``$EGX_HOME`` and ``$EGX_CACHE_DIR``), runs
+``python -m core.cli ...`` from the code folder given by ``--code`` (default: this checkout; pass a
+checkout of an older commit to get the "before" column), and sorts the outcome into one of
+
+* ``handled``   — the right result: a clean error naming the problem (exit 1/2, no traceback) where
+                  the input is bad, or a correct result where the input is usable (UTF-16, ``?``
+                  triples skipped and counted, a recovered workspace ...);
+* ``unhelpful`` — a clean exit, but the message misleads (UTF-16 called "binary", Python's
+                  universal-newline advice, the error glued to the progress bar, hidden folders
+                  listed as workspace names ...);
+* ``silent``    — garbage accepted without an error or a warning;
+* ``crash``     — a Python traceback or an unexpected exit status;
+* ``hang``      — past the time limit or the memory cap (the child is killed);
+* ``data lost`` — a file outside the workspace deleted, a workspace gone from its path, the
+                  computed answer lost, duplicate benchmark lines, or code from a file executed.
+
+Usage::
+
+    python benchmarks/bad_inputs.py [--code DIR] [--only ID,ID] [--timeout S] [--mem-gib G] [--out F.json]
+    python benchmarks/bad_inputs.py --compare before.json after.json    # the Markdown table
+
+Peak RSS is read per child with ``os.wait4`` (``ru_maxrss``) and watched every 0.1 s from
+``/proc``, so a runaway load is killed at ``--mem-gib`` instead of exhausting a shared machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import pickle
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PY = str(ROOT / ".venv" / "bin" / "python")
+CLASSES = ("handled", "unhelpful", "silent", "crash", "hang", "data lost")
+
+
+# ----------------------------------------------------------------------------------- running
+@dataclass
+class Run:
+    argv: list[str]
+    rc: int | None  #: None: killed (time or memory)
+    out: str
+    err: str
+    seconds: float
+    peak_rss_mb: float
+    killed: str = ""  #: "time" / "memory"
+
+    @property
+    def text(self) -> str:
+        return self.out + "\n" + self.err
+
+    @property
+    def traceback(self) -> bool:
+        return "Traceback (most recent call last)" in self.err
+
+    @property
+    def clean_error(self) -> bool:
+        return self.rc in (1, 2) and not self.traceback and not self.killed
+
+    @property
+    def glued(self) -> bool:
+        """The error message does not start its own line (printed after a progress bar)."""
+        i = self.err.find("egx: error:")
+        return i > 0 and self.err[i - 1] != "\n"
+
+
+def _rss_mb(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def run_egx(ctx: Ctx, *args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
+            background: bool = False) -> Run | subprocess.Popen:
+    argv = [PY, "-m", "core.cli", *args]
+    e = dict(os.environ)
+    e.update({"PYTHONPATH": str(ctx.code), "EGX_HOME": str(ctx.sb / "home"), "EGX_CACHE_DIR": str(ctx.sb / "cache"),
+              "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONUNBUFFERED": "1", "COLUMNS": "100"})
+    e.pop("OPENAI_API_KEY", None)
+    e.update(env or {})
+    out_f = tempfile.TemporaryFile(mode="w+")
+    err_f = tempfile.TemporaryFile(mode="w+")
+    p = subprocess.Popen(argv, cwd=cwd or ctx.sb, env=e, stdout=out_f, stderr=err_f, start_new_session=True)
+    p._egx = (out_f, err_f, time.perf_counter(), argv)  # type: ignore[attr-defined]
+    if background:
+        return p
+    return finish(ctx, p)
+
+
+def finish(ctx: Ctx, p: subprocess.Popen) -> Run:
+    out_f, err_f, t0, argv = p._egx  # type: ignore[attr-defined]
+    killed = ""
+    peak = 0.0
+    while True:
+        pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+        if pid:
+            break
+        peak = max(peak, _rss_mb(p.pid))
+        if peak > ctx.mem_gib * 1024:
+            killed = "memory"
+        elif time.perf_counter() - t0 > ctx.timeout:
+            killed = "time"
+        if killed:
+            os.killpg(p.pid, signal.SIGKILL)
+            pid, status, ru = os.wait4(p.pid, 0)
+            break
+        time.sleep(0.1)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    secs = time.perf_counter() - t0
+    out_f.seek(0)
+    err_f.seek(0)
+    r = Run(argv[3:], None if killed else p.returncode, out_f.read(), err_f.read(), secs,
+            max(peak, ru.ru_maxrss / 1024), killed)
+    out_f.close()
+    err_f.close()
+    return r
+
+
+# ----------------------------------------------------------------------------------- cases
+@dataclass
+class Ctx:
+    code: Path
+    sb: Path
+    shared: Path  #: files reused by every case (the built demo workspace, the bombs)
+    timeout: float
+    mem_gib: float
+
+
+@dataclass
+class Outcome:
+    cls: str
+    why: str
+    runs: list[Run] = field(default_factory=list)
+
+
+@dataclass
+class Case:
+    id: str
+    item: str
+    title: str
+    fn: Callable[[Ctx], Outcome]
+
+
+CASES: list[Case] = []
+
+
+def case(id_: str, item: str, title: str) -> Callable[[Callable[[Ctx], Outcome]], Callable[[Ctx], Outcome]]:
+    def deco(fn: Callable[[Ctx], Outcome]) -> Callable[[Ctx], Outcome]:
+        CASES.append(Case(id_, item, title, fn))
+        return fn
+    return deco
+
+
+def expect_error(r: Run, pattern: str = "", *, hidden_ok: bool = True) -> Outcome:
+    """Classify a run whose right outcome is a clean error (optionally mentioning ``pattern``)."""
+    if r.killed:
+        return Outcome("hang", f"killed ({r.killed}) after {r.seconds:.0f} s, {r.peak_rss_mb:.0f} MB", [r])
+    if r.traceback or r.rc not in (0, 1, 2):
+        return Outcome("crash", _last(r), [r])
+    if r.rc == 0:
+        return Outcome("silent", "accepted (exit 0)", [r])
+    msg = _msg(r)
+    if pattern and not re.search(pattern, r.text, re.I | re.S):
+        return Outcome("unhelpful", f"message lacks /{pattern}/: {msg}", [r])
+    if r.glued:
+        return Outcome("unhelpful", f"error glued to the progress bar: {msg}", [r])
+    return Outcome("handled", msg, [r])
+
+
+def expect_ok(r: Run, pattern: str = "", *, where: str = "stdout+stderr") -> Outcome:
+    """Classify a run whose right outcome is success (optionally printing ``pattern``)."""
+    if r.killed:
+        return Outcome("hang", f"killed ({r.killed}) after {r.seconds:.0f} s, {r.peak_rss_mb:.0f} MB", [r])
+    if r.traceback or r.rc not in (0, 1, 2):
+        return Outcome("crash", _last(r), [r])
+    if r.rc != 0:
+        return Outcome("unhelpful", "refused a usable input: " + _msg(r), [r])
+    if pattern and not re.search(pattern, r.text, re.I | re.S):
+        return Outcome("silent", f"output lacks /{pattern}/", [r])
+    return Outcome("handled", "ok" + (f" (/{pattern}/ shown)" if pattern else ""), [r])
+
+
+def _last(r: Run) -> str:
+    lines = [ln for ln in re.split(r"[\r\n]", r.err) if ln.strip()]
+    return lines[-1].strip()[:160] if lines else f"exit {r.rc}"
+
+
+def _msg(r: Run) -> str:
+    lines = [ln for ln in re.split(r"[\r\n]", r.err) if ln.strip()]
+    err = next((ln for ln in lines if "error" in ln.lower()), lines[-1] if lines else "")
+    return err.strip()[:200]
+
+
+DEMO = ROOT / "sample_data" / "demo"
+
+
+def demo_ws(ctx: Ctx, dest: Path | None = None) -> Path:
+    """A copy of the demo workspace (hashing embedder) at ``dest`` (default sandbox/ws)."""
+    tpl = ctx.shared / "demo-ws"
+    if not (tpl / "manifest.json").exists():
+        r = run_egx(ctx, "index", str(DEMO / "corpus.json"), str(DEMO / "triples.csv"), "--workspace", str(tpl),
+                    "--questions", str(DEMO / "questions.json"), "--embedder", "hashing", "--name", "ws")
+        assert isinstance(r, Run) and r.rc == 0, r.err
+    dest = dest or ctx.sb / "ws"
+    shutil.copytree(tpl, dest)
+    return dest
+
+
+def write(path: Path, data: str | bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(data, str):
+        path.write_text(data, encoding="utf-8")
+    else:
+        path.write_bytes(data)
+    return path
+
+
+def evil_pickle(marker: Path) -> bytes:
+    class Evil:
+        def __reduce__(self):
+            return (os.system, (f"touch {marker}",))
+    return pickle.dumps(Evil(), protocol=2)
+
+
+def index(ctx: Ctx, *inputs: str | Path, ws: str = "w", extra: tuple[str, ...] = ()) -> Run:
+    r = run_egx(ctx, "index", *map(str, inputs), "--workspace", ws, "--embedder", "hashing", *extra)
+    assert isinstance(r, Run)
+    return r
+
+
+def ask(ctx: Ctx, ws: Path | str, *extra: str, q: str = "Who starred in The Matrix?") -> Run:
+    r = run_egx(ctx, "ask", q, "--workspace", str(ws), "--embedder", "hashing", *extra)
+    assert isinstance(r, Run)
+    return r
+
+
+def bench(ctx: Ctx, ws: Path, *extra: str, out: str = "out") -> Run:
+    r = run_egx(ctx, "bench", "--workspace", str(ws), "--embedder", "hashing", "--methods", "dense", "--out", out, *extra)
+    assert isinstance(r, Run)
+    return r
+
+
+# --- item 1: no code execution from files
+@case("I1a", "1", "SG-RAG dominance cache replaced by a pickle whose __reduce__ calls os.system")
+def _(ctx: Ctx) -> Outcome:
+    ws = demo_ws(ctx)
+    first = ask(ctx, ws, "--method", "sgrag")
+    if first.rc != 0:
+        return Outcome("crash", "could not train the cache: " + _msg(first), [first])
+    marker = ctx.sb / "PWNED"
+    files = list((ws / "sgrag").glob("dominance-*"))
+    for f in files:
+        f.write_bytes(evil_pickle(marker))
+    r = ask(ctx, ws, "--method", "sgrag")
+    if marker.exists():
+        return Outcome("data lost", "the pickle ran os.system", [r])
+    return expect_ok(r, "reject")
+
+
+@case("I1b", "1", "ReG retriever model.pt replaced by a malicious pickle")
+def _(ctx: Ctx) -> Outcome:
+    ws = demo_ws(ctx)
+    marker = ctx.sb / "PWNED"
+    folder = ws / "reg" / "retriever"  # what `egx train-reg` writes (the demo has too few questions to train)
+    write(folder / "manifest.json", json.dumps({"format": "egx-reg-retriever", "version": 1,
+                                                "embedder": "hashing-v1-d256-s0", "in_dim": 1546, "hidden": 8}))
+    write(folder / "model.pt", evil_pickle(marker))
+    r = ask(ctx, ws, "--method", "reg")
+    if marker.exists():
+        return Outcome("data lost", "the pickle ran os.system", [r])
+    return expect_ok(r, "reject")
+
+
+# --- item 3: overwrite deletes only workspaces
+@case("I3a", "3", "index --overwrite onto a folder holding thesis.txt")
+def _(ctx: Ctx) -> Outcome:
+    write(ctx.sb / "victim" / "thesis.txt", "four years of work")
+    r = index(ctx, DEMO / "triples.csv", ws="victim", extra=("--overwrite",))
+    if not (ctx.sb / "victim" / "thesis.txt").exists():
+        return Outcome("data lost", "victim/thesis.txt deleted", [r])
+    return expect_error(r, r"victim.*not.*workspace|not.*workspace.*victim")
+
+
+@case("I3b", "3", "index --workspace .. --overwrite")
+def _(ctx: Ctx) -> Outcome:
+    write(ctx.sb / "a" / "thesis.txt", "four years of work")
+    (ctx.sb / "a" / "b").mkdir()
+    r = run_egx(ctx, "index", str(DEMO / "triples.csv"), "--workspace", "..", "--overwrite", "--embedder", "hashing",
+                cwd=ctx.sb / "a" / "b")
+    assert isinstance(r, Run)
+    if not (ctx.sb / "a" / "thesis.txt").exists():
+        return Outcome("data lost", "../thesis.txt deleted", [r])
+    return expect_error(r, r"not.*workspace|\.\.")
+
+
+# --- item 4: bounded input
+def _bomb(ctx: Ctx) -> Path:
+    p = ctx.shared / "bomb.csv.gz"
+    if not p.exists():
+        block = b"\n" * (1 << 20)
+        with gzip.open(p, "wb", compresslevel=9) as fh:
+            for _ in range(1024):
+                fh.write(block)
+    return p
+
+
+@case("I4a", "4", "gzip bomb: ~1 MB of .gz expanding to 1 GiB of newlines")
+def _(ctx: Ctx) -> Outcome:
+    r = index(ctx, _bomb(ctx))
+    o = expect_error(r, r"compress|too large|limit")
+    o.why += f" [{r.seconds:.1f} s, peak {r.peak_rss_mb:.0f} MB]"
+    return o
+
+
+@case("I4b", "4", "gzip of repeated rows: ~400 KB of .gz, ~400 MB of CSV")
+def _(ctx: Ctx) -> Outcome:
+    p = ctx.sb / "rows.csv.gz"
+    with gzip.open(p, "wb", compresslevel=9) as fh:
+        fh.write(b"head,relation,tail\n")
+        row = b"Alice,knows,Bob\n" * 65536
+        for _ in range(400):
+            fh.write(row)
+    r = index(ctx, p)
+    o = expect_error(r, r"compress|too large|limit")
+    o.why += f" [{p.stat().st_size // 1024} KB .gz, {r.seconds:.1f} s, peak {r.peak_rss_mb:.0f} MB]"
+    return o
+
+
+@case("I4c", "4", "a 50 MB entity name")
+def _(ctx: Ctx) -> Outcome:
+    p = ctx.sb / "long.csv"
+    with open(p, "w") as fh:
+        fh.write("head,relation,tail\nAlice,knows,Bob\n")
+        fh.write("w " * (25 << 20) + "x,is,long\n")
+    r = index(ctx, p)
+    o = expect_error(r, r"characters|too long|long")
+    o.why += f" [{r.seconds:.1f} s, peak {r.peak_rss_mb:.0f} MB]"
+    return o
+
+
+@case("I4d", "4", "a NUL byte after the first 4 KB")
+def _(ctx: Ctx) -> Outcome:
+    rows = "".join(f"entity{i},rel,entity{i + 1}\n" for i in range(400))
+    p = write(ctx.sb / "nul.csv", "head,relation,tail\n" + rows + "Al\x00ice,knows,Bob\n")
+    return expect_error(index(ctx, p), r"NUL")
+
+
+# --- item 5: crash-safe commits
+@case("I5a", "5", "killed between the two renames: .NAME.old-PID holds the workspace, NAME is gone")
+def _(ctx: Ctx) -> Outcome:
+    root = ctx.sb / "home" / "workspaces"
+    demo_ws(ctx, root / ".mine.old-4242")
+    r = ask(ctx, "mine", "--method", "dense")
+    if r.rc != 0:
+        return Outcome("data lost", "workspace not found at its path: " + _msg(r), [r])
+    if not (root / "mine" / "manifest.json").exists():
+        return Outcome("data lost", "not restored", [r])
+    return expect_ok(r)
+
+
+@case("I5b", "5", "killed build debris (.NAME.building-*) listed in 'Unknown workspace'")
+def _(ctx: Ctx) -> Outcome:
+    root = ctx.sb / "home" / "workspaces"
+    demo_ws(ctx, root / ".mine.building-4242-1")
+    r = ask(ctx, "nosuch", "--method", "dense")
+    if ".mine" in r.err:
+        return Outcome("unhelpful", "hidden folder listed: " + _msg(r), [r])
+    return expect_error(r, r"Unknown workspace")
+
+
+@case("I5c", "5", "two concurrent `egx bench` into one --out")
+def _(ctx: Ctx) -> Outcome:
+    ws = demo_ws(ctx)
+    args = ("bench", "--workspace", str(ws), "--embedder", "hashing", "--methods", "dense,ppr,rerank,fastinsight",
+            "--out", "out")
+    ps = [run_egx(ctx, *args, background=True) for _ in range(2)]
+    runs = [finish(ctx, p) for p in ps]  # type: ignore[arg-type]
+    lines = [json.loads(x) for x in (ctx.sb / "out" / "results.jsonl").read_text().splitlines() if x.strip()]
+    keys = [(r["question_id"], r["method"]) for r in lines]
+    if len(keys) != len(set(keys)):
+        return Outcome("data lost", f"{len(keys) - len(set(keys))} duplicate lines in results.jsonl", runs)
+    if any(r.traceback or r.killed for r in runs):
+        return Outcome("crash", _msg(runs[0]) or _msg(runs[1]), runs)
+    return Outcome("handled", "no duplicates; " + "; ".join(f"exit {r.rc}" for r in runs), runs)
+
+
+# --- item 9: clean errors
+@case("I9a", "9", "CSV entity name that is only punctuation ('...')")
+def _(ctx: Ctx) -> Outcome:
+    p = write(ctx.sb / "t.csv", "head,relation,tail\nAlice,knows,Bob\n...,is,x\n")
+    return expect_error(index(ctx, p), r"line 3")
+
+
+@case("I9b", "9", "OpenIE triple with '?' as an entity (README: skipped and counted)")
+def _(ctx: Ctx) -> Outcome:
+    doc = {"docs": [{"title": "T", "passage": "T\nAlice knows Bob.",
+                     "extracted_triples": [["Alice", "knows", "Bob"], ["?", "is", "x"]]}]}
+    p = write(ctx.sb / "openie_results.json", json.dumps(doc))
+    return expect_ok(index(ctx, p), r"skipped 1")
+
+
+@case("I9c", "9", "triples JSON nested 100k deep")
+def _(ctx: Ctx) -> Outcome:
+    p = write(ctx.sb / "deep.json", "[" * 100_000 + "]" * 100_000)
+    return expect_error(index(ctx, p), r"deep|nest")
+
+
+@case("I9d", "9", "bench --questions nested 100k deep")
+def _(ctx: Ctx) -> Outcome:
+    ws = demo_ws(ctx)
+    p = write(ctx.sb / "q.json", "[" * 100_000 + "]" * 100_000)
+    return expect_error(bench(ctx, ws, "--questions", str(p)), r"deep|nest")
+
+
+@case("I9e", "9", "OpenIE doc whose title is a number")
+def _(ctx: Ctx) -> Outcome:
+    doc = {"docs": [{"title": 5, "passage": "5\nAlice knows Bob.", "extracted_triples": [["Alice", "knows", "Bob"]]}]}
+    p = write(ctx.sb / "openie_results.json", json.dumps(doc))
+    return expect_error(index(ctx, p), r"title")
+
+
+@case("I9f", "9", "egx export whose 'nodes' is not a list")
+def _(ctx: Ctx) -> Outcome:
+    p = write(ctx.sb / "g.json", json.dumps({"format": "egx-graph", "version": 1, "chunks": [], "nodes": 5, "edges": []}))
+    return expect_error(index(ctx, p), r"nodes")
+
+
+def _damaged(ctx: Ctx, damage: Callable[[Path], None]) -> Outcome:
+    ws = demo_ws(ctx)
+    damage(ws)
+    return expect_error(ask(ctx, ws, "--method", "dense"), r"damaged.*egx index")
+
+
+@case("I9g", "9", "truncated graph.json.gz")
+def _(ctx: Ctx) -> Outcome:
+    def dmg(ws: Path) -> None:
+        b = (ws / "graph.json.gz").read_bytes()
+        (ws / "graph.json.gz").write_bytes(b[: len(b) // 2])
+    return _damaged(ctx, dmg)
+
+
+@case("I9h", "9", "graph.json.gz that is not JSON")
+def _(ctx: Ctx) -> Outcome:
+    return _damaged(ctx, lambda ws: (ws / "graph.json.gz").write_bytes(gzip.compress(b"<html>not json</html>")))
+
+
+@case("I9i", "9", "truncated index/chunks.faiss")
+def _(ctx: Ctx) -> Outcome:
+    def dmg(ws: Path) -> None:
+        f = next(ws.glob("**/chunks.faiss"))
+        f.write_bytes(f.read_bytes()[: f.stat().st_size // 2])
+    return _damaged(ctx, dmg)
+
+
+@case("I9j", "9", "garbage index/chunks.faiss")
+def _(ctx: Ctx) -> Outcome:
+    return _damaged(ctx, lambda ws: next(ws.glob("**/chunks.faiss")).write_bytes(os.urandom(4096)))
+
+
+@case("I9k", "9", "empty question in egx bench with bubblerag (run again: resume)")
+def _(ctx: Ctx) -> Outcome:
+    ws = demo_ws(ctx)
+    qs = [{"id": "empty", "question": "  ", "supporting_facts": [["The Matrix", 0]]},
+          {"id": "ok", "question": "Who played Agent Smith?", "supporting_facts": [["The Matrix", 0]]}]
+    p = write(ctx.sb / "q.json", json.dumps(qs))
+    runs = []
+    for _ in range(2):
+        r = run_egx(ctx, "bench", "--workspace", str(ws), "--embedder", "hashing", "--methods", "bubblerag,dense",
+                    "--questions", str(p), "--out", "out")
+        assert isinstance(r, Run)
+        runs.append(r)
+    o = expect_ok(runs[1])
+    o.runs = runs
+    res = ctx.sb / "out" / "results.jsonl"
+    n = len(res.read_text().splitlines()) if res.exists() else 0
+    if o.cls == "handled" and n != 4:
+        return Outcome("data lost", f"{n} of 4 lines written", runs)
+    if runs[0].traceback:
+        return Outcome("crash", _msg(runs[0]), runs)
+    return o
+
+
+@case("I9l", "9", "ask --trace into a missing folder")
+def _(ctx: Ctx) -> Outcome:
+    ws = demo_ws(ctx)
+    r = ask(ctx, ws, "--method", "dense", "--trace", "nosuch/t.json")
+    if r.traceback and "A:" not in r.out:
+        return Outcome("data lost", "answer computed then lost: " + _msg(r), [r])
+    if r.rc == 0 and not (ctx.sb / "nosuch" / "t.json").exists():
+        return Outcome("data lost", "no trace written", [r])
+    return expect_ok(r) if r.rc == 0 else expect_error(r, "nosuch")
+
+
+@case("I9m", "9", "bench --out pointing at a file")
+def _(ctx: Ctx) -> Outcome:
+    ws = demo_ws(ctx)
+    write(ctx.sb / "file.txt", "keep me")
+    r = bench(ctx, ws, out="file.txt")
+    if (ctx.sb / "file.txt").read_text() != "keep me":
+        return Outcome("data lost", "file.txt overwritten", [r])
+    return expect_error(r, r"file\.txt")
+
+
+# --- item 10: nothing accepted silently
+@case("I10a", "10", "JSON null as an entity ([null, r, t])")
+def _(ctx: Ctx) -> Outcome:
+    p = write(ctx.sb / "t.json", json.dumps([["Alice", "knows", "Bob"], [None, "is", "x"]]))
+    return expect_error(index(ctx, p), r"null|record 2")
+
+
+@case("I10b", "10", "a nested list as a relation")
+def _(ctx: Ctx) -> Outcome:
+    p = write(ctx.sb / "t.json", json.dumps([["Alice", ["x", "y"], "Bob"]]))
+    return expect_error(index(ctx, p), r"list|record 1")
+
+
+@case("I10c", "10", "GraphML edge without a target")
+def _(ctx: Ctx) -> Outcome:
+    p = write(ctx.sb / "g.graphml", _graphml('<node id="a"/><node id="b"/><edge source="a"><data key="r">x</data></edge>'))
+    return expect_error(index(ctx, p), r"target")
+
+
+@case("I10d", "10", "GraphML node without an id")
+def _(ctx: Ctx) -> Outcome:
+    p = write(ctx.sb / "g.graphml", _graphml('<node id="a"/><node/><edge source="a" target="a"><data key="r">x</data></edge>'))
+    return expect_error(index(ctx, p), r"\bid\b")
+
+
+def _graphml(body: str, head: str = "") -> str:
+    return (f'<?xml version="1.0" encoding="UTF-8"?>{head}<graphml xmlns="http://graphml.graphdrawing.org/xmlns">'
+            '<key id="r" for="edge" attr.name="relation" attr.type="string"/>'
+            f'<graph id="G" edgedefault="directed">{body}</graph></graphml>')
+
+
+def _qfile(ctx: Ctx, qs: list[dict]) -> Path:
+    return write(ctx.sb / "q.json", json.dumps(qs))
+
+
+@case("I10e", "10", "bench questions with a duplicate id")
+def _(ctx: Ctx) -> Outcome:
+    ws = demo_ws(ctx)
+    p = _qfile(ctx, [{"id": "x", "question": "Who played Agent Smith?", "supporting_facts": [["The Matrix", 0]]},
+                     {"id": "x", "question": "When did Lothair II's mother die?", "supporting_facts": [["Lothair II", 0]]}])
+    r = bench(ctx, ws, "--questions", str(p))
+    if r.rc == 0 and not re.search(r"duplicate|twice", r.text, re.I):
+        return Outcome("silent", "a question dropped without a word", [r])
+    return expect_error(r, "duplicate|twice") if r.rc else expect_ok(r, "duplicate|twice")
+
+
+@case("I10f", "10", "bench --limit -1")
+def _(ctx: Ctx) -> Outcome:
+    return expect_error(bench(ctx, demo_ws(ctx), "--limit", "-1"), r"limit")
+
+
+@case("I10g", "10", "bench questions whose gold matches no chunk")
+def _(ctx: Ctx) -> Outcome:
+    ws = demo_ws(ctx)
+    p = _qfile(ctx, [{"id": "x", "question": "Who?", "supporting_facts": [["No Such Title", 0]]}])
+    r = bench(ctx, ws, "--questions", str(p))
+    if r.rc == 0 and not re.search(r"match", r.text, re.I):
+        return Outcome("silent", "0 runs, exit 0", [r])
+    return expect_error(r, "match") if r.rc else expect_ok(r, "match")
+
+
+# --- item 11: messages that help
+@case("I11a", "11", "UTF-16 CSV (with BOM)")
+def _(ctx: Ctx) -> Outcome:
+    p = write(ctx.sb / "t.csv", "head,relation,tail\nAlice,knows,Bob\n".encode("utf-16"))
+    r = index(ctx, p)
+    if r.rc and "binary" in r.err:
+        return Outcome("unhelpful", _msg(r), [r])
+    return expect_ok(r, r"2 nodes, 1 edges")
+
+
+@case("I11b", "11", "unbalanced quote on line 3 of 6")
+def _(ctx: Ctx) -> Outcome:
+    p = write(ctx.sb / "t.csv", 'head,relation,tail\nA,knows,B\n"C,knows,D\nE,knows,F\nG,knows,H\nI,knows,J\n')
+    return expect_error(index(ctx, p), r"line 3.*quote|quote.*line 3")
+
+
+@case("I11c", "11", "a carriage return inside an unquoted field")
+def _(ctx: Ctx) -> Outcome:
+    p = write(ctx.sb / "t.csv", b"head,relation,tail\nA,kno\rws,B\nC,knows,D\n")
+    r = index(ctx, p)
+    if "universal-newline" in r.err or "newline=" in r.err:
+        return Outcome("unhelpful", _msg(r), [r])
+    return expect_ok(r) if r.rc == 0 else expect_error(r, r"line 2")
+
+
+@case("I11d", "11", "semicolon-separated triples")
+def _(ctx: Ctx) -> Outcome:
+    p = write(ctx.sb / "t.csv", "head;relation;tail\nA;knows;B\nC;knows;D\n")
+    return expect_error(index(ctx, p), r"';'|semicolon|delimiter")
+
+
+# --- keep
+@case("K1", "keep", "GraphML with an external entity (XXE)")
+def _(ctx: Ctx) -> Outcome:
+    secret = write(ctx.sb / "secret.txt", "TOPSECRET-CANARY")
+    head = f'<!DOCTYPE graphml [<!ENTITY xxe SYSTEM "file://{secret}">]>'
+    p = write(ctx.sb / "g.graphml", _graphml('<node id="a"/><node id="b"/><edge source="a" target="b">'
+                                             '<data key="r">&xxe;</data></edge>', head))
+    r = index(ctx, p)
+    ws = ctx.sb / "w" / "graph.json.gz"
+    if "TOPSECRET" in r.text or (ws.exists() and b"TOPSECRET" in gzip.decompress(ws.read_bytes())):
+        return Outcome("data lost", "external entity read", [r])
+    return expect_error(r, r"entit|DTD|DOCTYPE|GraphML")
+
+
+@case("K2", "keep", "GraphML billion laughs")
+def _(ctx: Ctx) -> Outcome:
+    ents = '<!ENTITY l0 "lol">' + "".join(f'<!ENTITY l{i} "{("&l" + str(i - 1) + ";") * 10}">' for i in range(1, 10))
+    p = write(ctx.sb / "g.graphml", _graphml('<node id="a"/><node id="b"/><edge source="a" target="b">'
+                                             '<data key="r">&l9;</data></edge>', f"<!DOCTYPE graphml [{ents}]>"))
+    return expect_error(index(ctx, p), r"entit|DTD|DOCTYPE|GraphML")
+
+
+@case("K3", "keep", "the OpenAI key is never written (ask --llm openai --trace, endpoint down)")
+def _(ctx: Ctx) -> Outcome:
+    ws = demo_ws(ctx)
+    canary = "sk-egx-canary-0123456789"
+    r = run_egx(ctx, "ask", "Who played Agent Smith?", "--workspace", str(ws), "--embedder", "hashing", "--method",
+                "dense", "--llm", "openai", "--trace", "t.json",
+                env={"OPENAI_API_KEY": canary, "EGX_OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
+                     "EGX_OPENAI_MODEL": "m", "EGX_LLM_TIMEOUT": "2", "EGX_LLM_RETRIES": "0"})
+    assert isinstance(r, Run)
+    leaked = [str(p) for p in ctx.sb.rglob("*") if p.is_file() and canary.encode() in p.read_bytes()]
+    if leaked or canary in r.text:
+        return Outcome("data lost", f"key written to {leaked or 'the output'}", [r])
+    if r.traceback or r.killed:
+        return expect_ok(r)
+    return Outcome("handled", f"key in no file (exit {r.rc})", [r])
+
+
+# ----------------------------------------------------------------------------------- main
+def compare(before: Path, after: Path) -> str:
+    """A Markdown table of two runs (``--out`` files): counts per class, then every case."""
+    b, a = json.loads(before.read_text()), json.loads(after.read_text())
+    out = ["| | cases | handled | unhelpful | silent | crash | hang | data lost |", "|---|---|---|---|---|---|---|---|"]
+    for label, run in (("before", b), ("after", a)):
+        c = run["counts"]
+        out.append(f"| {label} | {len(run['cases'])} | " + " | ".join(str(c[k]) for k in CLASSES) + " |")
+    out += ["", "| case | item | before | after |", "|---|---|---|---|"]
+    after_by = {r["id"]: r for r in a["cases"]}
+    for r in b["cases"]:
+        x = after_by.get(r["id"], {"class": "-"})
+        out.append(f"| {r['id']} {r['title']} | {r['item']} | {r['class']} | {x['class']} |")
+    return "\n".join(out)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--code", default=str(ROOT), help="checkout whose core/ is tested (default: this one)")
+    ap.add_argument("--only", help="comma-separated case ids")
+    ap.add_argument("--timeout", type=float, default=120.0, help="seconds per egx call before it counts as a hang")
+    ap.add_argument("--mem-gib", type=float, default=3.0, help="RSS cap per egx call before it counts as a hang")
+    ap.add_argument("--out", help="write the outcomes as JSON")
+    ap.add_argument("--keep", action="store_true", help="keep the sandboxes")
+    ap.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"), help="print a table of two --out files and exit")
+    args = ap.parse_args()
+    if args.compare:
+        print(compare(Path(args.compare[0]), Path(args.compare[1])))
+        return
+    only = set(args.only.split(",")) if args.only else None
+    base = Path(tempfile.mkdtemp(prefix="egx-bad-inputs-"))
+    shared = base / "shared"
+    shared.mkdir()
+    rows = []
+    for c in CASES:
+        if only and c.id not in only:
+            continue
+        sb = base / c.id
+        (sb / "home").mkdir(parents=True)
+        ctx = Ctx(Path(args.code).resolve(), sb, shared, args.timeout, args.mem_gib)
+        t0 = time.perf_counter()
+        try:
+            o = c.fn(ctx)
+        except Exception as exc:  # a broken case must not hide the others
+            o = Outcome("crash", f"case setup failed: {type(exc).__name__}: {exc}")
+        rows.append({"id": c.id, "item": c.item, "title": c.title, "class": o.cls, "why": o.why,
+                     "seconds": round(time.perf_counter() - t0, 1),
+                     "peak_rss_mb": round(max((r.peak_rss_mb for r in o.runs), default=0.0))})
+        print(f"{c.id:<5} {o.cls:<10} {c.title[:60]:<60} {o.why[:150]}", flush=True)
+        if not args.keep:
+            shutil.rmtree(sb, ignore_errors=True)
+    counts = {k: sum(r["class"] == k for r in rows) for k in CLASSES}
+    print("\ncases", len(rows), " ".join(f"{k}={v}" for k, v in counts.items()))
+    if args.out:
+        Path(args.out).write_text(json.dumps({"code": str(Path(args.code).resolve()), "counts": counts, "cases": rows},
+                                             indent=1))
+    if not args.keep:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

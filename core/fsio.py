@@ -1,0 +1,246 @@
+"""Safe file-system primitives shared by the whole engine (issue 12).
+
+* **Atomic writes** — :func:`atomic_write_bytes` / :func:`atomic_write_text` / :func:`atomic_write_json`
+  and, for libraries that write by file name (FAISS, torch), :func:`atomic_path`. The data goes to a
+  temporary sibling whose name is unique per process, thread *and* call (app sessions are threads
+  of one process, so a PID alone collides), is flushed and ``fsync``-ed, then renamed over the
+  target, and the folder is ``fsync``-ed so the rename survives a power cut. A reader sees the old
+  file or the new one, never a torn one; a failed write leaves no temporary file behind.
+* **Locks** — :func:`path_lock` is an inter-process *and* inter-thread lock (``filelock``; Linux
+  ``flock`` locks belong to one open file, so two threads with two lock objects exclude each
+  other) kept in a hidden sibling ``.<name>.lock`` that is never listed as data.
+* **Directory swap** — :func:`exchange` atomically swaps two folders (Linux ``renameat2`` with
+  ``RENAME_EXCHANGE``), so replacing a workspace never has a moment with nothing at its path;
+  callers fall back to two renames plus recovery where the file system cannot.
+* **Names a user may choose** — :func:`safe_name` accepts a run or workspace *name* (never a path)
+  and :func:`child_path` joins it under a root folder; :func:`clean_filename` turns an uploaded
+  file's name into a harmless one. One rule for every page and for the CLI where names are meant.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import re
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from core.errors import NameNotAllowedError
+
+MAX_NAME_CHARS = 64
+_NAME_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
+NAME_RULE = (f"1-{MAX_NAME_CHARS} letters, digits, '-', '_' or '.', starting with a letter or digit "
+             "(a name, not a path)")
+
+
+# ------------------------------------------------------------------------------------ temp names
+def unique_suffix() -> str:
+    """``<pid>-<thread id>-<random>``: unique across processes, threads and calls."""
+    return f"{os.getpid()}-{threading.get_ident() % 10**8}-{uuid.uuid4().hex[:10]}"
+
+
+def temp_sibling(path: Path, tag: str = "tmp") -> Path:
+    """A hidden, unique sibling name for ``path`` (``.<name>.<tag>-<pid>-<tid>-<rand>``)."""
+    path = Path(path)
+    return path.with_name(f".{path.name}.{tag}-{unique_suffix()}")
+
+
+def fsync_dir(folder: Path) -> None:
+    """Flush a folder's entries (renames, creations) to disk; a no-op where folders cannot be opened."""
+    try:
+        fd = os.open(str(folder), os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+# ------------------------------------------------------------------------------------ atomic writes
+@contextlib.contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """Yield a unique temporary path; on success it is fsync-ed and renamed onto ``path``.
+
+    For writers that take a file name (``faiss.write_index``, ``torch.save``). On an exception the
+    temporary file is removed and ``path`` is untouched.
+
+    Example
+    -------
+    >>> with atomic_path(p) as tmp:          # doctest: +SKIP
+    ...     faiss.write_index(index, str(tmp))
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = temp_sibling(path)
+    try:
+        yield tmp
+        with open(tmp, "rb+") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    fsync_dir(path.parent)
+
+
+@contextlib.contextmanager
+def atomic_writer(path: str | Path, mode: str = "wb", *, encoding: str | None = None) -> Iterator[IO[Any]]:
+    """Yield an open temporary file; on success it is flushed, fsync-ed and renamed onto ``path``."""
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_writer mode must be 'w' or 'wb', got {mode!r}")
+    with atomic_path(path) as tmp:
+        enc = (encoding or "utf-8") if mode == "w" else None
+        with open(tmp, mode, encoding=enc) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (see the module docstring)."""
+    with atomic_writer(path, "wb") as fh:
+        fh.write(data)
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    """Write UTF-8 ``text`` to ``path`` atomically."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_json(path: str | Path, obj: Any, *, indent: int | None = 2) -> None:
+    """Write ``obj`` as UTF-8 JSON to ``path`` atomically."""
+    atomic_write_text(path, json.dumps(obj, indent=indent, ensure_ascii=False))
+
+
+# ------------------------------------------------------------------------------------ locks
+def lock_file(path: str | Path) -> Path:
+    """Where the lock of ``path`` lives: a hidden sibling ``.<name>.lock``."""
+    path = Path(path)
+    return path.with_name(f".{path.name}.lock")
+
+
+def path_lock(path: str | Path) -> Any:
+    """An exclusive lock on ``path`` shared by processes and threads (``filelock.FileLock``).
+
+    ``with path_lock(p):`` waits; ``path_lock(p).acquire(timeout=0)`` raises ``filelock.Timeout``
+    at once when someone else holds it. The lock is re-entrant within a thread (one lock object
+    per path, with per-thread state) and exclusive between threads: each thread holds its own
+    ``flock`` file descriptor, and Linux ``flock`` locks conflict between open files even within
+    one process.
+    """
+    from filelock import FileLock
+
+    lf = lock_file(path)
+    lf.parent.mkdir(parents=True, exist_ok=True)
+    return FileLock(str(lf), thread_local=True, is_singleton=True)
+
+
+# ------------------------------------------------------------------------------------ folders
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def exchange(a: str | Path, b: str | Path) -> bool:
+    """Atomically swap the entries ``a`` and ``b`` (both must exist). False where unsupported.
+
+    Uses Linux ``renameat2(..., RENAME_EXCHANGE)``: there is no moment at which either path is
+    missing, so a kill at any point leaves a complete folder at both.
+    """
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fn = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    rc = fn(_AT_FDCWD, os.fsencode(str(a)), _AT_FDCWD, os.fsencode(str(b)), _RENAME_EXCHANGE)
+    if rc == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (22, 38, 95):  # EINVAL, ENOSYS, EOPNOTSUPP: this file system / kernel cannot
+        return False
+    raise OSError(err, os.strerror(err), str(a), None, str(b))
+
+
+# ------------------------------------------------------------------------------------ names
+def safe_name(name: object, *, kind: str = "name") -> str:
+    """``name`` if a user may use it as a folder name under one of the project's roots.
+
+    Rejects anything that could leave the root or hide there: path separators, ``.``/``..``,
+    hidden names (leading dot), a leading ``-`` (reads as an option), control characters,
+    Windows device names (``con``, ``nul``, ``com1`` ...), and names over
+    :data:`MAX_NAME_CHARS` characters.
+
+    Raises
+    ------
+    NameNotAllowedError
+        Naming the value, what is wrong with it and the rule.
+
+    Example
+    -------
+    >>> safe_name("musique-run1", kind="run name")
+    'musique-run1'
+    """
+    text = "" if name is None else str(name)
+    shown = text if len(text) <= 80 else text[:77] + "..."
+    problem = _name_problem(text)
+    if problem:
+        raise NameNotAllowedError(f"The {kind} {shown!r} is not allowed: {problem}. Use {NAME_RULE}.")
+    return text
+
+
+def _name_problem(text: str) -> str:
+    if not text.strip():
+        return "it is empty"
+    if any(sep in text for sep in ("/", "\\")):
+        return "it contains a path separator"
+    if text in (".", ".."):
+        return "it names a folder above or the folder itself"
+    if text.startswith("."):
+        return "it starts with '.' (hidden names are reserved for the project's own files)"
+    if text.startswith("-"):
+        return "it starts with '-'"
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in text):
+        return "it contains a control character"
+    if len(text) > MAX_NAME_CHARS:
+        return f"it is {len(text)} characters long (at most {MAX_NAME_CHARS})"
+    if text.split(".", 1)[0].lower() in _RESERVED:
+        return "it is a reserved device name"
+    if not _NAME_OK.match(text):
+        bad = sorted({ch for ch in text if not (ch.isascii() and (ch.isalnum() or ch in "-_."))})
+        return f"it contains {', '.join(repr(c) for c in bad[:5])}"
+    return ""
+
+
+def child_path(root: str | Path, name: object, *, kind: str = "name") -> Path:
+    """``root / name`` for a user-chosen ``name`` checked by :func:`safe_name` (never escapes ``root``)."""
+    root = Path(root)
+    p = root / safe_name(name, kind=kind)
+    if p.resolve().parent != root.resolve():  # belt and braces: symlinks in the root
+        raise NameNotAllowedError(f"The {kind} {name!r} does not stay inside {root}.")
+    return p
+
+
+def clean_filename(name: object, *, default: str = "upload") -> str:
+    """A harmless file name for an uploaded file's ``name`` (the last path part, unsafe characters
+    replaced by ``-``, at most 100 characters, the suffixes kept so the format is still detected)."""
+    base = re.split(r"[/\\]", str(name or ""))[-1]
+    base = re.sub(r"[^A-Za-z0-9_.-]+", "-", base).lstrip(".-")
+    if len(base) > 100:
+        stem, _, suffix = base.partition(".")
+        suffix = suffix[-20:]
+        base = f"{stem[: 99 - len(suffix)]}.{suffix}" if suffix else base[:100]
+    if not base:
+        return default
+    if base.split(".", 1)[0].lower() in _RESERVED:
+        base = f"{default}-{base}"
+    return base

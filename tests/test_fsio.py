@@ -1,0 +1,192 @@
+"""core/fsio.py: atomic writes, locks, the atomic folder swap and the names a user may choose."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+import time
+
+import pytest
+
+from core.errors import NameNotAllowedError
+from core.fsio import (
+    MAX_NAME_CHARS,
+    atomic_path,
+    atomic_write_bytes,
+    atomic_write_json,
+    atomic_write_text,
+    child_path,
+    clean_filename,
+    exchange,
+    path_lock,
+    safe_name,
+    temp_sibling,
+)
+
+
+def test_atomic_writes_replace_and_leave_no_temporary_files(tmp_path):
+    p = tmp_path / "sub" / "f.json"
+    atomic_write_json(p, {"a": 1})
+    atomic_write_text(p, "two")
+    assert p.read_text() == "two"
+    atomic_write_bytes(p, b"\x00three")
+    assert p.read_bytes() == b"\x00three"
+    assert sorted(x.name for x in p.parent.iterdir()) == ["f.json"]
+
+
+def test_a_failed_write_keeps_the_old_file_and_removes_its_temporary(tmp_path):
+    p = tmp_path / "f.txt"
+    p.write_text("old")
+    with pytest.raises(RuntimeError, match="writer died"), atomic_path(p) as tmp:
+        tmp.write_text("half")
+        raise RuntimeError("writer died")
+    assert p.read_text() == "old"
+    assert [x.name for x in tmp_path.iterdir()] == ["f.txt"]
+
+
+def test_temp_names_are_unique_across_threads_of_one_process(tmp_path):
+    names: list[str] = []
+
+    def grab() -> None:
+        names.extend(temp_sibling(tmp_path / "x").name for _ in range(50))
+
+    threads = [threading.Thread(target=grab) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(set(names)) == 400
+    assert all(re.fullmatch(rf"\.x\.tmp-{os.getpid()}-\d+-[0-9a-f]{{10}}", n) for n in names)
+
+
+def test_threads_writing_one_file_at_once_never_tear_it(tmp_path):
+    """Eight threads rewrite one JSON file; every read sees a complete document (the old code's
+    PID-only temporary name made threads write into one shared temporary file)."""
+    p = tmp_path / "shared.json"
+    atomic_write_json(p, {"writer": -1, "pad": "x" * 10000})
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def writer(i: int) -> None:
+        try:
+            for _ in range(30):
+                atomic_write_json(p, {"writer": i, "pad": "x" * 10000})
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    def reader() -> None:
+        while not stop.is_set():
+            json.loads(p.read_text())
+
+    r = threading.Thread(target=reader)
+    r.start()
+    ws = [threading.Thread(target=writer, args=(i,)) for i in range(8)]
+    for t in ws:
+        t.start()
+    for t in ws:
+        t.join()
+    stop.set()
+    r.join()
+    assert errors == []
+    assert [x.name for x in tmp_path.iterdir()] == ["shared.json"]
+
+
+def test_path_lock_excludes_threads_and_is_reentrant(tmp_path):
+    from filelock import Timeout
+
+    target = tmp_path / "ws"
+    inside: list[int] = []
+    overlap: list[bool] = []
+
+    def work(i: int) -> None:
+        with path_lock(target), path_lock(target):  # re-entrant in one thread
+            inside.append(i)
+            overlap.append(len(inside) > 1)
+            time.sleep(0.05)
+            inside.remove(i)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert overlap == [False] * 4
+    with path_lock(target):
+        failed: list[bool] = []
+
+        def try_now() -> None:
+            try:
+                path_lock(target).acquire(timeout=0)
+            except Timeout:
+                failed.append(True)
+
+        t = threading.Thread(target=try_now)
+        t.start()
+        t.join()
+        assert failed == [True]
+    assert (tmp_path / ".ws.lock").exists()
+
+
+def test_exchange_swaps_two_folders(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    (a / "x").write_text("from a")
+    (b / "y").write_text("from b")
+    if not exchange(a, b):
+        pytest.skip("this file system cannot exchange folders atomically")
+    assert (a / "y").read_text() == "from b" and (b / "x").read_text() == "from a"
+
+
+@pytest.mark.parametrize(("name", "problem"), [
+    ("", "it is empty"),
+    ("   ", "it is empty"),
+    ("..", "it names a folder above or the folder itself"),
+    (".", "it names a folder above or the folder itself"),
+    ("../etc", "it contains a path separator"),
+    ("/tmp/x", "it contains a path separator"),
+    ("a\\b", "it contains a path separator"),
+    (".hidden", "it starts with '.'"),
+    ("-rf", "it starts with '-'"),
+    ("a\x00b", "it contains a control character"),
+    ("x" * (MAX_NAME_CHARS + 1), f"it is {MAX_NAME_CHARS + 1} characters long (at most {MAX_NAME_CHARS})"),
+    ("CON", "it is a reserved device name"),
+    ("nul.txt", "it is a reserved device name"),
+    ("my run", "it contains ' '"),
+    ("run*", "it contains '*'"),
+])
+def test_safe_name_rejects_with_the_reason_and_the_rule(name, problem):
+    with pytest.raises(NameNotAllowedError, match=re.escape(problem) + r".*Use 1-64 letters, digits, '-', '_' or '\.'"):
+        safe_name(name, kind="run name")
+
+
+def test_safe_name_accepts_ordinary_names_and_child_path_stays_inside(tmp_path):
+    for ok in ("musique", "run-1", "a.b_c", "X" * MAX_NAME_CHARS):
+        assert safe_name(ok) == ok
+    assert child_path(tmp_path, "run-1") == tmp_path / "run-1"
+    with pytest.raises(NameNotAllowedError, match=r"The run name '\.\./x' is not allowed: it contains a path separator"):
+        child_path(tmp_path, "../x", kind="run name")
+    (tmp_path / "escape").symlink_to("/etc")  # a link planted inside the root
+    with pytest.raises(NameNotAllowedError, match="does not stay inside"):
+        child_path(tmp_path, "escape")
+
+
+@pytest.mark.parametrize(("raw", "clean"), [
+    ("triples.csv", "triples.csv"),
+    ("../../etc/passwd.csv", "passwd.csv"),
+    ("C:\\Users\\me\\t.csv.gz", "t.csv.gz"),
+    ("..", "upload"),
+    ("", "upload"),
+    ("my file (1).json", "my-file-1-.json"),
+    ("nul.csv", "upload-nul.csv"),
+    (".bashrc", "bashrc"),
+])
+def test_clean_filename(raw, clean):
+    assert clean_filename(raw) == clean
+
+
+def test_clean_filename_keeps_the_suffixes_of_a_long_name():
+    out = clean_filename("x" * 300 + ".jsonl.gz")
+    assert len(out) <= 100 and out.endswith(".jsonl.gz")
