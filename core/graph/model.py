@@ -22,7 +22,6 @@ one chunk (name = title, description = text) and edges are links/references betw
 from __future__ import annotations
 
 import json
-from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
