@@ -68,7 +68,7 @@ def test_a_dominance_cache_of_the_wrong_shape_is_retrained(bridge_graph, tmp_pat
 @pytest.mark.slow
 def test_sgrag_run_records_the_rejected_cache_in_its_trace(tmp_path):
     from core.backends.registry import get_embedder, get_llm
-    from core.index.workspace import create_workspace
+    from core.index.workspace import Workspace, create_workspace
     from core.methods.base import Backends
     from core.methods.sgrag import pipeline
     from tests.conftest import SAMPLE_DATA
@@ -80,7 +80,7 @@ def test_sgrag_run_records_the_rejected_cache_in_its_trace(tmp_path):
     (cache,) = (tmp_path / "w" / "sgrag").glob("dominance-*.pt")
     marker = tmp_path / "PWNED"
     plant(cache, marker)
-    pipeline._PREPARED.clear()  # a new process
+    ws = Workspace.open(ws.path)  # a new process: a fresh graph, nothing prepared in memory
     res = pipeline.run("Which film starred Keanu Reeves?", ws, backends=b)
     assert not marker.exists()
     step = next(s for s in res.trace.steps if s.stage == "dominance_model")
