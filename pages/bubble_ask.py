@@ -12,6 +12,7 @@ import streamlit as st
 from components import bubble, charts, graph_view
 from components import state as S
 from components.sidebar import active
+from components.teaching import page_intro
 from components.ui import md_escape
 from core.errors import EgxError
 from core.graph.loaders import parse_json
@@ -170,7 +171,7 @@ def create_trace_upload_ui(result) -> None:
 
 act = active()
 st.title("Ask")
-st.caption("BubbleRAG end to end: the answer and everything it rests on.")
+page_intro("pages/bubble_ask.py")  # what you are looking at, and the paper section
 query = bubble.question_ui(act, "ask")
 result = bubble.current_run(act, query)
 doc = ""
