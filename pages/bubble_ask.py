@@ -117,7 +117,8 @@ def create_export_ui(result, doc: str) -> None:
 
 def _replay(trace: Trace) -> None:
     cfg = trace.config
-    S.set_value(S.BUBBLE_QUESTION, trace.query)
+    # the question goes with its workspace (the sidebar switches to it), like every hand-off between pages
+    S.hand_over(trace.query, workspace=trace.workspace or None, method="bubblerag")
     for key, name in ((S.BUBBLE_H, "h"), (S.BUBBLE_B, "B")):
         if name in cfg:
             S.set_value(key, int(cfg[name]))
@@ -127,8 +128,6 @@ def _replay(trace: Trace) -> None:
     if "n" in cfg:
         st.session_state[S.BUBBLE_RUN_N] = int(cfg["n"])
         S.set_value(S.BUBBLE_N, int(cfg["n"]))
-    if trace.workspace and trace.workspace != act.info.name:
-        st.session_state[S.PENDING_WORKSPACE] = trace.workspace
 
 
 def create_trace_upload_ui(result) -> None:

@@ -188,3 +188,18 @@ def test_subgraph_page_offers_the_workspace_questions_on_musique(home: Path) -> 
     assert not any("Keanu" in m.value for m in at.markdown)
     _pick_workspace(at, "demo")
     assert at.selectbox(key=S.widget_key(S.SGRAG_QUESTION)).value.startswith("Which film starred Keanu Reeves")
+
+
+def test_replaying_a_musique_trace_from_the_demo_runs_on_musique(home: Path) -> None:
+    """A saved trace carries its workspace: replayed on the Ask page while the sidebar is on the demo,
+    its question runs on MuSiQue (and is not dropped by the per-workspace question memory)."""
+    from core.trace import Trace
+
+    at = run_page(**{S.WORKSPACE: "musique"})  # builds the sample
+    _pick_workspace(at, "demo")
+    _ok(switch(at, "pages/bubble_ask.py"))
+    trace = Trace("bubblerag", MUSIQUE_Q, workspace="musique", config={"h": 2, "B": 5})
+    at.file_uploader(key=S.BUBBLE_TRACE_UPLOAD).upload("t.json", trace.to_json().encode(), "application/json").run()
+    _ok(at.button(key=S.sub(S.BUBBLE_TRACE_UPLOAD, "replay")).click().run())
+    assert _workspace(at) == "musique"
+    assert at.text_input(key=S.widget_key(S.BUBBLE_QUESTION, "ask")).value == MUSIQUE_Q
