@@ -40,6 +40,9 @@ except EgxError as exc:
     items = []
 by_q = {it.question: it for it in items}
 c1, c2, c3 = st.columns([3, 1, 1])
+handed = S.peek_handoff()  # from the Compare page: the question, and the method whose evidence to show
+if handed is not None and handed.method in METHODS:
+    S.set_value(S.REG_METHOD, handed.method)
 query = question_picker(list(by_q), key=S.REG_QUESTION, custom_key=S.REG_CUSTOM, container=c1,
                         default_custom=DEFAULT_QUESTION if graph.name == "demo" or not items else "",
                         help="A question of this workspace (with its answer), or your own.")

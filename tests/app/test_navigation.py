@@ -203,3 +203,14 @@ def test_replaying_a_musique_trace_from_the_demo_runs_on_musique(home: Path) -> 
     _ok(at.button(key=S.sub(S.BUBBLE_TRACE_UPLOAD, "replay")).click().run())
     assert _workspace(at) == "musique"
     assert at.text_input(key=S.widget_key(S.BUBBLE_QUESTION, "ask")).value == MUSIQUE_Q
+
+
+def test_evidence_chains_page_takes_the_handed_method(home: Path) -> None:
+    at = run_page("pages/compare.py", **{S.REG_METHOD: "dense"})  # the page last showed dense's evidence
+    q = at.session_state[S.COMPARE_QUESTION]
+    at.multiselect(key=S.widget_key(S.COMPARE_METHODS, "compare")).set_value(["dense", "reg"])
+    _ok(at.run())
+    _ok(next(b for b in at.button if b.label == f"Step through → {METHODS['reg'].title}").click().run())
+    assert at.title[0].value == "Evidence chains"
+    assert at.selectbox(key=S.widget_key(S.REG_METHOD)).value == "reg"
+    assert q in (at.session_state.get(S.REG_QUESTION), at.session_state.get(S.REG_CUSTOM))
