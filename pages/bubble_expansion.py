@@ -155,8 +155,8 @@ def hop_note(realized: int, requested: int, capped: bool, max_nodes: int) -> str
     if capped:
         return (f"h = {requested} hops requested, {realized} realized: hop {realized + 1} would take G' past "
                 f"{max_nodes:,} nodes")
-    return (f"h = {requested} hops requested, {realized} realized: nothing lies farther than {realized} hops from "
-            "the anchors")
+    return (f"h = {requested} hops requested, {realized} realized: nothing lies farther than {realized} "
+            f"hop{'' if realized == 1 else 's'} from the anchors")
 
 
 act = active()
