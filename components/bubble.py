@@ -52,6 +52,7 @@ def _examples(act: Active) -> list[str]:
 def question_ui(act: Active, page: str) -> str:
     """The shared question box (same value on all four pages) with example questions."""
     examples = _examples(act)
+    S.follow_workspace(act.info.name, S.BUBBLE_QUESTION)  # each workspace keeps its own question
     handed = S.take_handoff()  # the Compare page's "Step through" button
     if handed is not None:
         S.set_value(S.BUBBLE_QUESTION, handed)

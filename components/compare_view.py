@@ -1,6 +1,6 @@
 """Pieces of the Compare-methods and Benchmark pages (issue 6): method colours, the overlaid
 evidence subgraphs, ranked-chunk tables with gold marks, verdict badges and the hand-off into each
-method's step-through page (``Method.page``, with the question in ``state.HANDOFF_QUESTION``)."""
+method's step-through page (``Method.page``, with the question and workspace in ``state.HANDOFF_QUESTION``)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def step_link(spec: Method[Any, Any], question: str) -> None:
         st.caption("No step-through page for this method.")
         return
     if st.button(f"Step through → {spec.title}", key=S.sub(S.COMPARE_OPEN, spec.name), icon=":material/open_in_new:"):
-        S.hand_over(question)
+        S.hand_over(question, method=spec.name)  # with the active workspace
         st.switch_page(page_path(spec.page))
 
 

@@ -34,6 +34,16 @@ SECTIONS: dict[str, tuple[tuple[str, str, str], ...]] = {
                  ("pages/benchmark.py", "Benchmark", ":material/analytics:")),
 }
 HOME = "pages/home.py"
+#: The browser tab's icon, served by the app itself: a ``:material/…:`` page icon makes the browser fetch
+#: the favicon from fonts.gstatic.com, which an offline app must never do (issue 16, item 8).
+FAVICON = ROOT / "assets" / "favicon.png"
+TITLE = "Evidence Graph Explorer"
+
+
+def page_config() -> None:
+    """``st.set_page_config`` with the local favicon: called before every ``st.navigation``, so the
+    navigation never puts a page's material icon (a fonts.gstatic.com URL) into the browser tab."""
+    st.set_page_config(page_title=TITLE, page_icon=str(FAVICON), layout="wide")
 
 
 def page_path(page: str) -> Path:
@@ -78,7 +88,7 @@ def run_app(default: str = HOME) -> None:
     from components.ui import md_escape
     from core.errors import EgxError
 
-    st.set_page_config(page_title="Evidence Graph Explorer", page_icon=":material/hub:", layout="wide")
+    page_config()
     nav = st.navigation(app_pages(default))
     try:
         render_sidebar()

@@ -59,8 +59,9 @@ def active() -> Active:
     """
     rec = st.session_state.get(S.ACTIVE)
     if rec is None:
-        from components.navigation import app_pages
+        from components.navigation import app_pages, page_config
 
+        page_config()  # the local favicon, before the navigation names the pages' icons
         st.navigation(app_pages(), position="hidden")
         st.rerun()
     return rec
@@ -149,6 +150,9 @@ def render_sidebar() -> Active:
         st.stop()
     if pending in infos:
         S.set_value(S.WORKSPACE, pending)
+    elif pending:  # a benchmark run or a trace of a workspace that was deleted since
+        st.warning(f"Workspace {md_escape(pending)!r} no longer exists, so this page runs on the workspace picked "
+                   "in the sidebar.")
     if ss.get(S.WORKSPACE) not in infos:
         S.set_value(S.WORKSPACE, S.DEFAULT_WORKSPACE if S.DEFAULT_WORKSPACE in infos else next(iter(infos)))
 

@@ -14,13 +14,19 @@ several pages passes one ``scope`` per page. Callbacks change a value with :func
 Widgets without a value to keep (buttons, uploads, downloads, charts) use their constant as key;
 keys of a family (a player's buttons) are spelled with :func:`sub`.
 
-The Compare page hands a question to a method's step-through page in :data:`HANDOFF_QUESTION`
-(:func:`hand_over`); the page takes it once with :func:`take_handoff`.
+A page that opens another page on a question (Benchmark → Compare, Compare → a method's
+step-through page) hands over the question *with its workspace and method* (:func:`hand_over`): the
+sidebar switches to that workspace before the next page runs, and the page takes the question once
+with :func:`take_handoff` (:func:`peek_handoff` reads the whole :class:`Handoff` without taking it).
+
+A question belongs to a workspace: :func:`follow_workspace` keeps a page's question per workspace, so
+switching from the demo to MuSiQue shows a MuSiQue question and switching back restores the demo's.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
@@ -104,6 +110,7 @@ SGRAG_DOMINANCE = "egx.sgrag.dominance"
 SGRAG_DOUBTFUL = "egx.sgrag.doubtful"
 SGRAG_PICK = "egx.sgrag.pick"
 SGRAG_RETRAIN = "egx.sgrag.retrain"
+SGRAG_CUSTOM = "egx.sgrag.custom_question"  #: text of a typed question (SGRAG_QUESTION is the picked one)
 
 # ---------------------------------------------------------------- Evidence chains page (ReG)
 REG_QUESTION = "egx.reg.question"  #: picked question (a workspace question or CUSTOM_QUESTION)
@@ -123,7 +130,7 @@ COMPARE_CUSTOM = "egx.compare.custom"  #: text of a typed question
 COMPARE_METHODS = "egx.compare.methods"  #: methods shown side by side
 COMPARE_CUT = "egx.compare.cut"  #: rank cut of the diagnosis
 COMPARE_OPEN = "egx.compare.open"  #: the step-through buttons, one per method: sub(COMPARE_OPEN, name)
-#: the question the Compare page hands to a method's step-through page (``Method.page``); see take_handoff
+#: the :class:`Handoff` (question, workspace, method) a page hands to the page it opens; see take_handoff
 HANDOFF_QUESTION = "egx.handoff.question"
 BENCH_METHODS = "egx.bench.methods"
 BENCH_LIMIT = "egx.bench.limit"
@@ -140,6 +147,10 @@ BENCH_OPEN = "egx.bench.open"
 BENCH_RECALL_CHART = "egx.bench.fig.recall"
 BENCH_LATENCY_CHART = "egx.bench.fig.latency"
 BENCH_FAILURE_CHART = "egx.bench.fig.failure"
+
+# ---------------------------------------------------------------- per-workspace values (follow_workspace)
+WORKSPACE_OF = "egx.workspace_of"  #: value key → the workspace its current value belongs to
+PER_WORKSPACE = "egx.per_workspace"  #: (workspace, value key) → the values it had there
 
 # ---------------------------------------------------------------- defaults
 CUSTOM_QUESTION = "(type your own question)"  #: the option of a question picker that opens a text box
@@ -203,12 +214,66 @@ def set_value(key: str, value: Any) -> None:
     ss[prefix] = value
 
 
-def hand_over(question: str) -> None:
-    """Give ``question`` to the step-through page about to be opened (the Compare page's buttons)."""
-    st.session_state[HANDOFF_QUESTION] = question
+@dataclass(frozen=True)
+class Handoff:
+    """A question handed to the page about to be opened, with the workspace it belongs to and the
+    method it was opened for ("" when any)."""
+
+    question: str
+    workspace: str
+    method: str = ""
+
+
+def hand_over(question: str, *, workspace: str | None = None, method: str = "") -> None:
+    """Give ``question`` (of ``workspace``, default the active one; for ``method``) to the page about to
+    be opened with ``st.switch_page``. The sidebar switches to ``workspace`` on that run
+    (:data:`PENDING_WORKSPACE`), so the question never lands on another workspace's graph."""
+    ss = st.session_state
+    if workspace is None:
+        rec = ss.get(ACTIVE)
+        workspace = rec.info.name if rec is not None else str(ss.get(WORKSPACE) or "")
+    ss[HANDOFF_QUESTION] = Handoff(str(question), str(workspace or ""), str(method or ""))
+    if workspace:
+        ss[PENDING_WORKSPACE] = workspace
+
+
+def peek_handoff() -> Handoff | None:
+    """The hand-off waiting for this page, left in place (None when there is none)."""
+    h = st.session_state.get(HANDOFF_QUESTION)
+    if isinstance(h, str):  # a bare question (hand-offs from before the record)
+        return Handoff(h, "")
+    return h if isinstance(h, Handoff) else None
 
 
 def take_handoff() -> str | None:
     """The question handed over to this page, once (None when there is none)."""
-    q = st.session_state.pop(HANDOFF_QUESTION, None)
-    return str(q) if q else None
+    h = peek_handoff()
+    st.session_state.pop(HANDOFF_QUESTION, None)
+    return h.question if h is not None and h.question else None
+
+
+def follow_workspace(workspace: str, *keys: str) -> bool:
+    """Keep the values ``keys`` (a page's question and its typed text) per workspace.
+
+    Call it before the widgets of ``keys`` are drawn. When the workspace changed since these values
+    were last used, their values are put aside for the old workspace and the new workspace's are
+    brought back — or dropped, so that :func:`bind` seeds the page's default for this workspace (its
+    first question). Returns whether the workspace changed. The first call only records the workspace,
+    so values preset before it (a test, a hand-off) stand.
+    """
+    ss = st.session_state
+    homes: dict[str, str] = ss.setdefault(WORKSPACE_OF, {})
+    saved: dict[tuple[str, str], dict[str, Any]] = ss.setdefault(PER_WORKSPACE, {})
+    tag = keys[0]
+    old = homes.get(tag)
+    homes[tag] = workspace
+    if old is None or old == workspace:
+        return False
+    saved[(old, tag)] = {k: ss[k] for k in keys if k in ss}
+    for k in keys:
+        prefix = widget_key(k)
+        for wk in [w for w in ss if isinstance(w, str) and (w == k or w == prefix or w.startswith(prefix + "."))]:
+            del ss[wk]
+    for k, v in saved.get((workspace, tag), {}).items():
+        ss[k] = v
+    return True

@@ -66,11 +66,15 @@ def question_picker(questions: Sequence[str], *, key: str, custom_key: str, defa
     """A "Question" selectbox over ``questions`` plus :data:`state.CUSTOM_QUESTION`, which opens a
     "Your question" text box; returns the question, stripped.
 
-    A question handed over by the Compare page (:func:`state.take_handoff`) is picked when it is one
-    of ``questions`` and typed otherwise; so is a remembered one this workspace lacks.
+    The question is kept per workspace (:func:`state.follow_workspace`): another workspace starts on
+    its own first question. A question handed over by another page (:func:`state.take_handoff`) is
+    picked when it is one of ``questions`` and typed otherwise; so is a remembered one this workspace lacks.
     """
     where = container if container is not None else st
     options = [*questions, S.CUSTOM_QUESTION]
+    rec = st.session_state.get(S.ACTIVE)
+    if rec is not None:
+        S.follow_workspace(rec.info.name, key, custom_key)
     handed = S.take_handoff()
     if handed is not None:
         S.set_value(key, handed)

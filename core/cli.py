@@ -365,6 +365,7 @@ def cmd_app(args: argparse.Namespace) -> int:
     cmd = [sys.executable, "-m", "streamlit", "run", str(app_path()), "--server.port", str(args.port),
            "--server.address", args.address, "--browser.gatherUsageStats", "false",
            "--server.headless", "true",
+           "--server.fileWatcherType", "none",  # no inotify flood from .venv/.egx/.cache (issue 16, item 8)
            # tracebacks (with server paths) go to this console, never to the browser
            "--client.showErrorDetails", os.environ.get("EGX_SHOW_ERROR_DETAILS", "none")]
     print(f"Starting Evidence Graph Explorer on http://{args.address}:{args.port}", file=sys.stderr)

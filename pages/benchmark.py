@@ -141,9 +141,15 @@ st.plotly_chart(failure_figure(summary), use_container_width=True, key=S.BENCH_F
 st.subheader("Per question")
 records = list(rep.records)
 f1, f2 = st.columns(2)
-fm = f1.multiselect("Method", list(summary["methods"]), key=S.BENCH_FILTER_METHOD)
 verdicts = sorted({(r.get("diagnosis") or {}).get("stage", "error") for r in records})
-fs = f2.multiselect("Verdict", verdicts, format_func=lambda v: STAGE_LABELS.get(v, v), key=S.BENCH_FILTER_STAGE)
+fkeys = {S.BENCH_FILTER_METHOD: list(summary["methods"]), S.BENCH_FILTER_STAGE: verdicts}
+for k, opts in fkeys.items():  # the filters stick; values another report lacks are dropped
+    wk = S.bind(k, [])
+    st.session_state[wk] = [v for v in st.session_state[wk] if v in opts]
+fm = S.keep(S.BENCH_FILTER_METHOD, f1.multiselect("Method", fkeys[S.BENCH_FILTER_METHOD],
+                                                  key=S.widget_key(S.BENCH_FILTER_METHOD)))
+fs = S.keep(S.BENCH_FILTER_STAGE, f2.multiselect("Verdict", verdicts, format_func=lambda v: STAGE_LABELS.get(v, v),
+                                                 key=S.widget_key(S.BENCH_FILTER_STAGE)))
 table = []
 for r in records:
     v = (r.get("diagnosis") or {}).get("stage", "error")
@@ -159,14 +165,35 @@ event = st.dataframe(df, hide_index=True, use_container_width=True, on_select="r
                      key=S.BENCH_TABLE)
 
 
-def _open(question: str) -> None:
-    S.hand_over(question)
+def _run_workspace(name: str) -> str:
+    """The sidebar's name of the workspace a run was made on (runs record the workspace's own name,
+    which is its folder name unless it was built with another ``name``)."""
+    from core.index.workspace import Workspace, list_workspaces
+
+    infos = list_workspaces()
+    if any(i.name == name for i in infos):
+        return name
+    for i in infos:
+        if i.built:
+            try:
+                if Workspace.open(i.path).name == name:
+                    return i.name
+            except EgxError:
+                continue
+    return name  # gone: the sidebar says so and stays where it is
+
+
+def _open(question: str, method: str = "") -> None:
+    """Open ``question`` on the Compare page on the run's workspace, with the row's method compared."""
+    S.hand_over(question, workspace=_run_workspace(str(summary.get("settings", {}).get("workspace") or ws.name)),
+                method=method)
     st.switch_page(page_path("pages/compare.py"))
 
 
 sel = getattr(getattr(event, "selection", None), "rows", None) or []
 if sel and len(df):
-    _open(str(df.iloc[int(sel[0])]["question"]))
+    row = df.iloc[int(sel[0])]
+    _open(str(row["question"]), str(row["method"]))
 qs_in_table = list(dict.fromkeys(df["question"])) if len(df) else []
 if qs_in_table:
     c1, c2 = st.columns([4, 1])

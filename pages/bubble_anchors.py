@@ -14,6 +14,7 @@ import streamlit as st
 from components import bubble, charts
 from components import state as S
 from components.sidebar import active
+from components.teaching import page_intro
 from components.ui import md_escape
 
 STAGES = ("1 · Question", "2 · Keywords", "3 · Specialized", "4 · Relaxed", "5 · Candidates", "6 · Groups")
@@ -127,7 +128,7 @@ def create_groups_ui(result) -> None:
 
 act = active()
 st.title("Anchor grouping")
-st.caption("BubbleRAG §3.2: the question is turned into groups of anchor nodes and edges, one group per concept.")
+page_intro("pages/bubble_anchors.py")  # what you are looking at, and the paper section
 query = bubble.question_ui(act, "anchors")
 result = bubble.current_run(act, query)
 if result is not None and not bubble.early_exit_note(result):

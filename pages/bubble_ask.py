@@ -12,6 +12,7 @@ import streamlit as st
 from components import bubble, charts, graph_view
 from components import state as S
 from components.sidebar import active
+from components.teaching import page_intro
 from components.ui import md_escape
 from core.errors import EgxError
 from core.graph.loaders import parse_json
@@ -116,7 +117,8 @@ def create_export_ui(result, doc: str) -> None:
 
 def _replay(trace: Trace) -> None:
     cfg = trace.config
-    S.set_value(S.BUBBLE_QUESTION, trace.query)
+    # the question goes with its workspace (the sidebar switches to it), like every hand-off between pages
+    S.hand_over(trace.query, workspace=trace.workspace or None, method="bubblerag")
     for key, name in ((S.BUBBLE_H, "h"), (S.BUBBLE_B, "B")):
         if name in cfg:
             S.set_value(key, int(cfg[name]))
@@ -126,8 +128,6 @@ def _replay(trace: Trace) -> None:
     if "n" in cfg:
         st.session_state[S.BUBBLE_RUN_N] = int(cfg["n"])
         S.set_value(S.BUBBLE_N, int(cfg["n"]))
-    if trace.workspace and trace.workspace != act.info.name:
-        st.session_state[S.PENDING_WORKSPACE] = trace.workspace
 
 
 def create_trace_upload_ui(result) -> None:
@@ -170,7 +170,7 @@ def create_trace_upload_ui(result) -> None:
 
 act = active()
 st.title("Ask")
-st.caption("BubbleRAG end to end: the answer and everything it rests on.")
+page_intro("pages/bubble_ask.py")  # what you are looking at, and the paper section
 query = bubble.question_ui(act, "ask")
 result = bubble.current_run(act, query)
 doc = ""

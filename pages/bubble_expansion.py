@@ -14,6 +14,7 @@ import streamlit as st
 from components import bubble, graph_view, resources, trace_player
 from components import state as S
 from components.sidebar import active
+from components.teaching import page_intro
 from components.ui import md_escape
 
 MAX_DRAWN = 250  #: nodes drawn per frame (the expansion region of a bigger G')
@@ -117,12 +118,13 @@ def create_side_panel(result, replay, frame: int) -> None:
             st.error(text, icon=":material/flare:")
         else:
             st.warning(text, icon=":material/join_inner:")
-    st.markdown(f"**Priority-queue head** ({f.queue_size} entries)")
+    left = " left when the search stopped" if f.done else ""
+    st.markdown(f"**Priority-queue head** ({f.queue_size} {'entry' if f.queue_size == 1 else 'entries'}{left})")
     if f.queue_head:
         st.dataframe(pd.DataFrame([{"node": g.node_names[v], "group": bubble.group_name(result, gr), "cost": round(c, 3)}
                                    for v, gr, c in f.queue_head]), hide_index=True, width="stretch")
     else:
-        st.caption("empty")
+        st.caption("The queue is empty: every node a bubble reached is settled.")
     full = replay.state_at(frame)
     rows = []
     for grp in result.groups.groups:
@@ -146,11 +148,21 @@ def create_final_state_ui(result) -> None:
     graph_view.render_html(doc, height=HEIGHT)
 
 
+def hop_note(realized: int, requested: int, capped: bool, max_nodes: int) -> str:
+    """Requested h vs the hops G' really spans (a caption said "3-hop" under an h = 6 slider)."""
+    if realized == requested:
+        return f"h = {requested} hops requested and realized"
+    if capped:
+        return (f"h = {requested} hops requested, {realized} realized: hop {realized + 1} would take G' past "
+                f"{max_nodes:,} nodes")
+    return (f"h = {requested} hops requested, {realized} realized: nothing lies farther than {realized} "
+            f"hop{'' if realized == 1 else 's'} from the anchors")
+
+
 act = active()
 HEIGHT = 600
 st.title("Bubble expansion")
-st.caption("BubbleRAG §3.3: one bubble per anchor group grows through G' by semantic cost; where bubbles of "
-           "different groups meet, the paths back to their anchors form a candidate evidence graph (CEG).")
+page_intro("pages/bubble_expansion.py")  # what you are looking at, and the paper section
 query = bubble.question_ui(act, "expansion")
 h_col, b_col = st.columns(2)
 h = h_col.slider("Localization hops h", 1, 8, key=S.bind(S.BUBBLE_H, bubble.DEFAULTS.h), help=bubble.HELP["h"])
@@ -162,11 +174,9 @@ replay = None
 if result is not None and not bubble.early_exit_note(result):
     local, exp = result.local, result.expansion
     g = act.workspace.graph
-    st.caption(f"G' = the {local.h}-hop neighbourhood of the {len(bubble.terminal_groups(result, g))} anchors: "
-               f"{local.n_nodes:,} nodes, {local.n_edges:,} edges"
-               + (f" (h reduced from {local.h_requested} to keep |V'| ≤ {result.config.max_local_nodes:,})"
-                  if local.capped else "")
-               + f" · {exp.steps} settle steps · {len(exp.cegs)} CEGs.")
+    st.caption(f"G' = the neighbourhood of the {len(bubble.terminal_groups(result, g))} anchors: "
+               f"{local.n_nodes:,} nodes, {local.n_edges:,} edges · {hop_note(local.h, local.h_requested, local.capped, result.config.max_local_nodes)}"
+               f" · {exp.steps} settle steps · {len(exp.cegs)} CEGs.")
     st.html(bubble.group_chips(result.groups.groups))
     work = local.n_nodes * (exp.steps + 2)
     if work > MAX_REPLAY_WORK:
@@ -187,8 +197,8 @@ if result is not None and not bubble.early_exit_note(result):
         with left:
             frame = trace_player.frame_controls(S.BUBBLE_FRAME, S.BUBBLE_PLAYING, len(replay), collisions,
                                                 help_text="Frame k = the state after k settle steps.")
-            pause = st.checkbox("Pause when bubbles of different groups collide", value=True,
-                                key=S.BUBBLE_PAUSE_AT_COLLISION)
+            pause = S.keep(S.BUBBLE_PAUSE_AT_COLLISION, st.checkbox(
+                "Pause when bubbles of different groups collide", key=S.bind(S.BUBBLE_PAUSE_AT_COLLISION, True)))
             doc, _ = frame_drawing(result, replay, frame, nodes, positions)
             graph_view.render_html(doc, height=HEIGHT)
             st.caption("Node size grows as its semantic cost 1 − cos(q, v) falls; hover a node for its accumulated "

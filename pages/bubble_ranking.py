@@ -16,6 +16,7 @@ import streamlit as st
 from components import bubble, graph_view
 from components import state as S
 from components.sidebar import active
+from components.teaching import page_intro
 from components.ui import md_escape
 from core.methods.bubblerag import ALPHA_PRESETS
 
@@ -25,7 +26,7 @@ MAX_ALPHA = 20.0
 
 
 def _apply_preset() -> None:
-    name = st.session_state.get(S.BUBBLE_PRESET)
+    name = st.session_state.get(S.widget_key(S.BUBBLE_PRESET))
     if name in PRESETS:
         S.set_value(S.BUBBLE_ALPHA, PRESETS[name])
         if name == "compare":
@@ -103,8 +104,7 @@ def create_reasoning_ui(result) -> None:
 
 act = active()
 st.title("Ranking and reasoning expansion")
-st.caption("BubbleRAG §3.4: Score(T) = 1 / (Cost_sem(T) · e^(α·r_miss) + ε). α sets the query semantics; "
-           "n how many CEGs go on to reasoning expansion.")
+page_intro("pages/bubble_ranking.py")  # what you are looking at, and the paper section
 query = bubble.question_ui(act, "ranking")
 result = bubble.current_run(act, query)
 if result is not None and not bubble.early_exit_note(result):
@@ -112,9 +112,10 @@ if result is not None and not bubble.early_exit_note(result):
     n_cegs = len(result.expansion.cegs)
     st.html(bubble.group_chips(result.groups.groups))
     c1, c2, c3 = st.columns([2, 3, 2])
-    c1.segmented_control("Preset", list(PRESETS), key=S.BUBBLE_PRESET, on_change=_apply_preset,
-                         help="AND: α = 10 (every concept required) · balanced: α = 1 · OR: α = 0 (coverage "
-                              "ignored) · compare: balanced α with the top-n drawn side by side.")
+    S.keep(S.BUBBLE_PRESET, c1.segmented_control(
+        "Preset", list(PRESETS), key=S.bind(S.BUBBLE_PRESET, None), on_change=_apply_preset,
+        help="AND: α = 10 (every concept required) · balanced: α = 1 · OR: α = 0 (coverage "
+             "ignored) · compare: balanced α with the top-n drawn side by side."))
     alpha = c2.slider("α (missing-group penalty)", 0.0, MAX_ALPHA, step=0.1,
                       key=S.bind(S.BUBBLE_ALPHA, float(cfg.alpha)), help=bubble.HELP["alpha"])
     S.keep(S.BUBBLE_ALPHA, alpha)
@@ -147,9 +148,11 @@ if result is not None and not bubble.early_exit_note(result):
     else:
         st.subheader("Draw a CEG")
         labels = {r.ceg.index: _ceg_label(result, r) for r in ranked}
-        if st.session_state.get(S.BUBBLE_CEG) not in labels:
-            st.session_state.pop(S.BUBBLE_CEG, None)
-        pick = st.selectbox("CEG", list(labels), format_func=labels.__getitem__, key=S.BUBBLE_CEG,
-                            help="In rank order, best first. Anchors take their group's colour; the meeting node is ringed red.")
+        ckey = S.bind(S.BUBBLE_CEG, next(iter(labels)))
+        if st.session_state[ckey] not in labels:  # another run's CEG
+            st.session_state[ckey] = next(iter(labels))
+        pick = S.keep(S.BUBBLE_CEG, st.selectbox(
+            "CEG", list(labels), format_func=labels.__getitem__, key=ckey,
+            help="In rank order, best first. Anchors take their group's colour; the meeting node is ringed red."))
         create_ceg_drawing(result, next(r for r in ranked if r.ceg.index == pick))
     create_reasoning_ui(result)

@@ -40,6 +40,7 @@ except EgxError as exc:
     st.warning(f"The workspace's questions file could not be read: {exc}")
     questions = []
 by_text = {q.question: q for q in questions if q.gold_chunks}
+handed = S.peek_handoff()  # a Benchmark row: its question, workspace (the sidebar switched to it) and method
 query = question_picker(list(by_text), key=S.COMPARE_QUESTION, custom_key=S.COMPARE_CUSTOM, scope="compare",
                         default_custom=DEMO_QUESTION if graph.name == "demo" or not by_text else "",
                         help="Questions of this workspace with gold evidence, or your own.")
@@ -49,6 +50,8 @@ gold = Gold.from_question(q) if q else Gold("custom", ())
 c1, c2 = st.columns([4, 1])
 mkey = S.bind(S.COMPARE_METHODS, method_names(), scope="compare")
 st.session_state[mkey] = [m for m in st.session_state[mkey] if m in METHODS]
+if handed is not None and handed.method in METHODS and handed.method not in st.session_state[mkey]:
+    st.session_state[mkey] = [*st.session_state[mkey], handed.method]  # the Benchmark row's method is compared
 methods = S.keep(S.COMPARE_METHODS, c1.multiselect("Methods", method_names(), key=mkey,
                                                  format_func=lambda m: f"{m} — {METHODS[m].title}"))
 ckey = S.bind(S.COMPARE_CUT, 5, scope="compare")

@@ -15,6 +15,7 @@ import streamlit as st
 from components import graph_view, reg_chains, resources
 from components import state as S
 from components.sidebar import active
+from components.teaching import page_intro
 from components.ui import md_escape, question_picker
 from core.errors import EgxError
 from core.methods.base import Backends
@@ -26,10 +27,7 @@ act = active()
 ws = act.workspace
 graph = ws.graph
 st.title("Evidence chains")
-st.caption("ReG (§4.2, Appendix D.4) reorganizes any retrieved triple set into evidence chains "
-           "`e0 → [r1] → e1 → …`: BFS expansion from query-anchored triples in both directions, then "
-           "multi-answer and multi-entity merging. The answer step of every method records the prompt in both "
-           "formats, so their token counts can be compared on the same evidence.")
+page_intro("pages/evidence_chains.py")  # what you are looking at, and the paper section
 if graph.kind != "kg" or graph.n_edges == 0:
     st.info("This workspace is a corpus graph without triples; evidence chains need a knowledge graph. "
             "Pick a KG workspace (demo, musique) in the sidebar.")
@@ -42,6 +40,9 @@ except EgxError as exc:
     items = []
 by_q = {it.question: it for it in items}
 c1, c2, c3 = st.columns([3, 1, 1])
+handed = S.peek_handoff()  # from the Compare page: the question, and the method whose evidence to show
+if handed is not None and handed.method in METHODS:
+    S.set_value(S.REG_METHOD, handed.method)
 query = question_picker(list(by_q), key=S.REG_QUESTION, custom_key=S.REG_CUSTOM, container=c1,
                         default_custom=DEFAULT_QUESTION if graph.name == "demo" or not items else "",
                         help="A question of this workspace (with its answer), or your own.")

@@ -15,6 +15,7 @@ import streamlit as st
 from components import graph_view, resources
 from components import state as S
 from components.sidebar import active
+from components.teaching import page_intro
 from components.ui import md_escape, question_picker
 from core.errors import EgxError
 from core.eval.metrics import round_metrics
@@ -92,10 +93,7 @@ act = active()
 ws = act.workspace
 graph = ws.graph
 st.title("GRanker vs plain reranking")
-st.caption("FastInsight (§3): initial vector search, then rounds of STeX expansion (§3.4, Algorithm 3) and "
-           "GRanker reranking (§3.3, Algorithm 2) until b_max passages are retrieved. Both rankings below "
-           "score the same candidates with the same reranker; GRanker smooths the reranker's features over "
-           "the passage graph first.")
+page_intro("pages/granker.py")  # what you are looking at, and the paper section
 
 reranker = act.reranker
 if reranker is not None:

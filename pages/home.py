@@ -5,44 +5,51 @@ from __future__ import annotations
 import streamlit as st
 
 from components import resources
-from components.navigation import page_path
+from components.navigation import SECTIONS, page_path
 from components.sidebar import active
 from components.ui import md_escape
+from core.papers import get_paper
 
+#: The four methods: (paper key of core.papers, section, what it does).
 METHODS = [
-    ("BubbleRAG", "bubblerag.txt §3",
+    ("BubbleRAG", "§3",
      "Groups query keywords into anchors, grows cost-guided 'bubbles' from every group over the graph "
      "until they collide into candidate evidence graphs (CEGs), ranks them and expands the best ones "
      "hop by hop."),
-    ("FastInsight", "fastinsight.txt §3",
+    ("FastInsight", "§3",
      "Vector search, then GRanker re-scores passages with reranker features smoothed over the graph, "
      "and STeX adds structurally important neighbours in batches."),
-    ("SG-RAG", "sg_rag.txt §4",
+    ("SG-RAG", "§4",
      "Turns the question into a small query graph with unknown targets and matches it into the KG path "
      "by path with an R*-tree over learned dominance embeddings."),
-    ("ReG", "reg_weak_to_strong_graphrag.txt §4",
+    ("ReG", "§4",
      "Reorganizes any retrieved set of triples into evidence chains an LLM can follow, so the answer "
      "step sees reasoning paths instead of a bag of facts."),
 ]
 
-PAGES = [
-    ("Home", "this overview", True),
-    ("Data", "pick or upload a workspace, see its statistics, search and draw the graph, inspect "
-             "nodes with their source passages, export JSON / GraphML", True),
-    ("BubbleRAG: Anchor grouping", "step through keywords, specialization, relaxation, candidates and "
-                                   "weighted anchor groups", True),
-    ("BubbleRAG: Bubble expansion", "watch bubbles expand frame by frame and collide into candidate evidence "
-                                    "graphs", True),
-    ("BubbleRAG: Ranking and reasoning", "re-rank CEGs live with α and n (AND / OR / compare) and follow the "
-                                         "reasoning-aware expansion hop by hop", True),
-    ("BubbleRAG: Ask", "the answer with its evidence graph, triples, source passages, per-stage latency and "
-                       "tokens; export and reload traces", True),
-    ("GRanker vs plain reranking", "compare FastInsight's graph-aware reranking with plain reranking, replay "
-                                   "the STeX loop round by round", True),
-    ("Query-graph matching", "inspect SG-RAG's query graph against each matched subgraph", False),
-    ("Evidence chains", "raw triples vs ReG evidence chains, with token counts", False),
-    ("Compare & benchmark", "all methods on one question; benchmark charts and failure diagnosis", False),
-]
+#: What each page of the navigation (components/navigation.SECTIONS) shows; every page is listed, and
+#: every one works (a test checks both).
+PAGES = {
+    "pages/home.py": "this overview",
+    "pages/data.py": "pick or upload a workspace, see its statistics, search and draw the graph, inspect nodes with "
+                     "their source passages, export JSON / GraphML",
+    "pages/bubble_anchors.py": "step through keywords, specialization, relaxation, candidates and weighted anchor "
+                               "groups",
+    "pages/bubble_expansion.py": "watch bubbles expand frame by frame and collide into candidate evidence graphs",
+    "pages/bubble_ranking.py": "re-rank CEGs live with α and n (AND / OR / compare) and follow the reasoning-aware "
+                               "expansion hop by hop",
+    "pages/bubble_ask.py": "the answer with its evidence graph, triples, source passages, per-stage latency and "
+                           "tokens; export and reload traces",
+    "pages/granker.py": "compare FastInsight's graph-aware reranking with plain reranking, replay the STeX loop "
+                        "round by round",
+    "pages/subgraph.py": "inspect SG-RAG's query graph against each matched subgraph, with the node mapping and the "
+                         "dominance model",
+    "pages/evidence_chains.py": "raw triples vs ReG evidence chains with token counts, the supervision pool and the "
+                                "training curves",
+    "pages/compare.py": "every method on one question side by side, with where each one lost the gold evidence",
+    "pages/benchmark.py": "run every method on the workspace's questions: Recall@k charts and the failure diagnosis "
+                          "per question",
+}
 
 act = active()
 ws = act.workspace
@@ -59,12 +66,16 @@ st.markdown(
 left, right = st.columns([3, 2], gap="large")
 with left:
     st.subheader("The four methods")
-    for name, section, summary in METHODS:
-        st.markdown(f"**{name}** ({section}) — {summary}")
+    for key, section, summary in METHODS:
+        p = get_paper(key)
+        st.markdown(f"**{key}** — {summary}  \n"
+                    f"[{md_escape(p.title)}]({p.url}) · {md_escape(p.short_authors)}, {p.year}, "
+                    f"{md_escape(p.venue)}, arXiv {p.arxiv}, {section}")
     st.subheader("Pages")
-    for name, what, ready in PAGES:
-        status = "" if ready else " *(coming)*"
-        st.markdown(f"- **{name}**{status}: {what}")
+    for section, pages in SECTIONS.items():
+        for path, title, _icon in pages:
+            st.markdown(f"- **{md_escape(section + ': ' + title if section not in ('Explore', 'Evaluate') else title)}**"
+                        f": {md_escape(PAGES[path])}")
     st.page_link(page_path("pages/data.py"), label="Open the Data page", icon=":material/hub:")
 
 with right:

@@ -14,7 +14,8 @@ from components import graph_view, resources
 from components import state as S
 from components.sgrag_view import UNK_COLOR, qnode_colors, query_graph_kg
 from components.sidebar import active
-from components.ui import md_escape, progress_bar
+from components.teaching import page_intro
+from components.ui import md_escape, progress_bar, question_picker
 from core.errors import EgxError
 from core.methods.base import Backends
 from core.methods.sgrag import METHOD, SGRAGConfig
@@ -37,20 +38,24 @@ act = active()
 ws = act.workspace
 graph = ws.graph
 st.title("Subgraph matching")
-st.caption("SG-RAG (§4): the question becomes a query graph with an **UNK** node for the answer; its entities are "
-           "normalized onto the graph (FAISS), the query graph is cut into paths of length l, UNK labels are "
-           "completed through an R*-tree over path embeddings, and exact matches are assembled into subgraphs "
-           "isomorphic to the query graph. A GNN's dominance embeddings prune the index (Appendix C).")
+page_intro("pages/subgraph.py")  # what you are looking at, and the paper section
 if graph.kind != "kg" or graph.n_edges == 0:
     st.warning("This workspace is not an entity graph with edges, so there is nothing to match against. Pick the "
                "demo sample, or create a workspace from a KG folder (e.g. `egx index ../shared/data/umls_named "
                "--workspace ~/kg/umls`).")
     st.stop()
 
-handed = S.take_handoff()  # the Compare page's "Step through" button
-if handed is not None:
-    S.set_value(S.SGRAG_QUESTION, handed)
-query = S.keep(S.SGRAG_QUESTION, st.text_input("Question", key=S.bind(S.SGRAG_QUESTION, DEFAULT_QUESTION)))
+try:
+    questions = [q.question for q in resources.workspace_questions(ws, act.key)]
+except EgxError as exc:
+    st.warning(f"The workspace's questions file could not be read: {exc}")
+    questions = []
+# the workspace's own questions (the demo's SG-RAG example first), or a typed one; a hand-off from the
+# Compare page is picked or typed (question_picker takes it)
+examples = [DEFAULT_QUESTION] if graph.name == "demo" else []
+query = question_picker(list(dict.fromkeys([*examples, *questions])), key=S.SGRAG_QUESTION, custom_key=S.SGRAG_CUSTOM,
+                        default_custom="" if questions or examples else DEFAULT_QUESTION,
+                        help="Questions of this workspace (the demo's SG-RAG example first), or your own.")
 c1, c2, c3, c4, c5 = st.columns(5)
 l_val = S.keep(S.SGRAG_L, c1.number_input("path length l (0 = auto)", 0, 6, key=S.bind(S.SGRAG_L, DEFAULTS.l),
                                           help=HELP["l"]))
@@ -168,10 +173,14 @@ else:
     st.markdown(f"{asm.found} exact subgraph(s) found" + (f", showing the best {len(asm.subgraphs)}" if
                                                            asm.capped_subgraphs else "")
                 + (" — enumeration capped" if asm.capped_combinations else "") + ".")
-    pick = st.selectbox("Subgraph", list(range(len(asm.subgraphs))), key=S.SGRAG_PICK,
-                        format_func=lambda i: f"#{i + 1}: " + ", ".join(
-                            f"{qg.node(q).label}→{graph.node_names[v]}" for q, v in asm.subgraphs[i].mapping
-                            if qg.node(q).unknown) + f" (score {asm.subgraphs[i].score:.3f})")
+    pkey = S.bind(S.SGRAG_PICK, 0)
+    if st.session_state[pkey] not in range(len(asm.subgraphs)):  # another question's subgraph
+        st.session_state[pkey] = 0
+    pick = S.keep(S.SGRAG_PICK, st.selectbox(
+        "Subgraph", list(range(len(asm.subgraphs))), key=pkey,
+        format_func=lambda i: f"#{i + 1}: " + ", ".join(
+            f"{qg.node(q).label}→{graph.node_names[v]}" for q, v in asm.subgraphs[i].mapping
+            if qg.node(q).unknown) + f" (score {asm.subgraphs[i].score:.3f})"))
     sg = asm.subgraphs[int(pick or 0)]
     a, b = st.columns(2)
     with a:

@@ -27,7 +27,7 @@ def test_benchmark_page_runs_and_shows_report(home, tmp_path):
     assert len(charts) == 3
     table = at.dataframe[1].value
     assert len(table) == 4 and {"question", "method", "verdict", "why"} <= set(table.columns)
-    at.multiselect(key=S.BENCH_FILTER_METHOD).set_value(["ppr"]).run()
+    at.multiselect(key=S.widget_key(S.BENCH_FILTER_METHOD)).set_value(["ppr"]).run()
     assert set(at.dataframe[1].value["method"]) == {"ppr"}
     # open a question on the Compare page
     q = at.selectbox(key=S.BENCH_OPEN_PICK).value

@@ -132,20 +132,20 @@ def test_alpha_presets_rerank_without_rerunning(home: Path) -> None:
     assert len(balanced) > 3
     table = _ranking(at)
     assert {"Cost_sem", "missing groups", "r_miss", "Penalty_miss", "Score"} <= set(table.columns)
-    at.segmented_control(key=S.BUBBLE_PRESET).set_value("AND").run()
+    at.segmented_control(key=S.widget_key(S.BUBBLE_PRESET)).set_value("AND").run()
     _ok(at)
     assert at.slider(key=S.widget_key(S.BUBBLE_ALPHA)).value == 10.0
     and_order = _ceg_order(at)
     assert and_order != balanced
     top = _ranking(at).iloc[0]
     assert top["missing groups"] == "—" or top["r_miss"] <= min(_ranking(at)["r_miss"])
-    at.segmented_control(key=S.BUBBLE_PRESET).set_value("OR").run()
+    at.segmented_control(key=S.widget_key(S.BUBBLE_PRESET)).set_value("OR").run()
     _ok(at)
     assert _ceg_order(at) != and_order
     # n marks the top-n; compare draws them side by side
     at.slider(key=S.widget_key(S.BUBBLE_N)).set_value(2).run()
     assert list(_ranking(at)["top-n"]).count("✓") == 2
-    at.segmented_control(key=S.BUBBLE_PRESET).set_value("compare").run()
+    at.segmented_control(key=S.widget_key(S.BUBBLE_PRESET)).set_value("compare").run()
     _ok(at)
     assert len(at.get("iframe")) >= 2
     assert "Reasoning-aware expansion" in " ".join(plain(s.value) for s in at.subheader)

@@ -70,7 +70,7 @@ def test_open_granker_page_with_the_same_question(home):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("method", "keys"), [("sgrag", (S.SGRAG_QUESTION,)),
+@pytest.mark.parametrize(("method", "keys"), [("sgrag", (S.SGRAG_QUESTION, S.SGRAG_CUSTOM)),
                                            ("reg", (S.REG_QUESTION, S.REG_CUSTOM))])
 def test_open_sgrag_and_reg_pages_with_the_same_question(home, method, keys):
     at = run_page(PAGE)

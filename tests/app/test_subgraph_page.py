@@ -13,7 +13,8 @@ from components import state as S
 from tests.app.browser_support import launch_chromium, open_app_page, page_server
 
 TIMEOUT = 180
-QUESTION, L, PICK = S.widget_key(S.SGRAG_QUESTION), S.widget_key(S.SGRAG_L), S.SGRAG_PICK
+QUESTION, L, PICK = S.widget_key(S.SGRAG_QUESTION), S.widget_key(S.SGRAG_L), S.widget_key(S.SGRAG_PICK)
+CUSTOM = S.widget_key(S.SGRAG_CUSTOM)
 
 
 def open_page(**state: object) -> AppTest:
@@ -23,7 +24,9 @@ def open_page(**state: object) -> AppTest:
 def test_page_matches_the_demo_question(home: Path) -> None:
     at = open_page()
     assert at.title[0].value == "Subgraph matching"
-    assert at.text_input(key=QUESTION).value.startswith("Which film starred Keanu Reeves")
+    assert at.selectbox(key=QUESTION).value.startswith("Which film starred Keanu Reeves")
+    # the workspace's own questions are offered too (issue 16, item 2)
+    assert "When did Lothair II's mother die?" in at.selectbox(key=QUESTION).options
     heads = [h.value for h in at.subheader]
     assert heads == ["1 · Query graph", "2 · Entity normalization", "3 · Path decomposition",
                      "4 · UNK completion candidates", "5 · Matched subgraphs", "6 · Answer"]
@@ -47,7 +50,8 @@ def test_out_of_range_l_shows_the_rule(home: Path) -> None:
 
 def test_fallback_and_escaping(home: Path) -> None:
     at = open_page()
-    at.text_input(key=QUESTION).input("<b>Which</b> film starred Keanu Reeves and 1999?").run()
+    at.selectbox(key=QUESTION).set_value(S.CUSTOM_QUESTION).run()
+    at.text_input(key=CUSTOM).input("<b>Which</b> film starred Keanu Reeves and 1999?").run()
     assert not at.exception
     assert any("fallback" in w.value.lower() for w in at.warning) or at.success
     assert all("<b>Which</b>" not in m.value for m in at.markdown)
@@ -55,7 +59,8 @@ def test_fallback_and_escaping(home: Path) -> None:
 
 def test_handed_over_question(home: Path) -> None:
     at = open_page(**{S.SGRAG_QUESTION: "Who directed The Matrix?"})
-    assert at.text_input(key=QUESTION).value == "Who directed The Matrix?"
+    assert at.selectbox(key=QUESTION).value == S.CUSTOM_QUESTION  # not a workspace question: typed
+    assert at.text_input(key=CUSTOM).value == "Who directed The Matrix?"
     assert not at.warning or all("Session State API" not in w.value for w in at.warning)
     assert at.success[0].value.startswith("**The Wachowskis**")
 
@@ -85,7 +90,10 @@ def test_browser_question_to_matched_subgraph(server: str, tmp_path: Path) -> No
             page.goto(server, wait_until="domcontentloaded")
             expect(page.get_by_role("heading", name="5 · Matched subgraphs")).to_be_visible(timeout=240_000)
             expect(page.get_by_text("The Matrix").first).to_be_visible(timeout=60_000)
-            box = page.get_by_label("Question")
+            # the workspace's questions, or a typed one
+            page.locator("[data-testid='stSelectbox']").filter(has_text="Question").locator("input").click()
+            page.get_by_role("option", name=S.CUSTOM_QUESTION).click()
+            box = page.get_by_label("Your question")
             box.fill("Who directed The Matrix?")
             box.press("Enter")
             expect(page.get_by_text("The Wachowskis").first).to_be_visible(timeout=240_000)

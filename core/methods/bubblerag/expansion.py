@@ -85,8 +85,8 @@ class ExpansionFrame:
     relaxed: tuple[tuple[int, int, float], ...]  #: (global node, group, new accumulated cost)
     new_cegs: tuple[CEG, ...]  #: CEGs found at this step
     n_cegs: int
-    queue_size: int
-    queue_head: tuple[tuple[int, int, float], ...] = ()  #: up to 5 next (node, group, cost)
+    queue_size: int  #: live entries in the priority queue (stale ones of lazy deletion not counted)
+    queue_head: tuple[tuple[int, int, float], ...] = ()  #: the (up to) 5 cheapest live entries (node, group, cost)
     settled: dict[int, int] | None = None  #: global node → bitmask of groups that settled it
     frontier: dict[int, tuple[int, ...]] | None = None  #: group → labelled, unsettled global nodes
     costs: dict[int, dict[int, float]] | None = None  #: group → {global node: accumulated cost}
@@ -237,14 +237,12 @@ class _Search:
                           [(g, self.cost[g][v] + self.cost[g][u] + self.node_cost[u])], step)
 
     # -- snapshots -------------------------------------------------------------------
-    def _head(self) -> tuple[tuple[int, int, float], ...]:
-        out = []
-        for c, _, g, v in heapq.nsmallest(12, self.heap):
-            if c <= self.cost[g][v] and not self.done[g][v]:
-                out.append((self.gnode[v], g, round(c, 6)))
-            if len(out) == 5:
-                break
-        return tuple(out)
+    def _queue(self) -> tuple[int, tuple[tuple[int, int, float], ...]]:
+        """The live queue entries (lazy deletion leaves stale ones in the heap: a label improved since, or
+        a node its group already settled): how many, and the 5 cheapest as (global node, group, cost).
+        Counting the heap itself said "72 entries" above an empty head (issue 16, item 7)."""
+        live = [(c, s, g, v) for c, s, g, v in self.heap if c <= self.cost[g][v] and not self.done[g][v]]
+        return len(live), tuple((self.gnode[v], g, round(c, 6)) for c, _, g, v in heapq.nsmallest(5, live))
 
     def _snapshot(self) -> tuple[dict[int, int], dict[int, tuple[int, ...]], dict[int, dict[int, float]]]:
         settled = {self.gnode[v]: mk for v, mk in enumerate(self.settled_mask) if mk}
@@ -263,7 +261,7 @@ class _Search:
         steps = 0
         if snapshots:
             s0, f0, c0 = self._snapshot()
-            yield ExpansionFrame(0, -1, -1, 0.0, (), (), 0, len(self.heap), self._head(), s0, f0, c0)
+            yield ExpansionFrame(0, -1, -1, 0.0, (), (), 0, *self._queue(), s0, f0, c0)
         heap, cost, pred, pred_e, root, done = self.heap, self.cost, self.pred, self.pred_e, self.root, self.done
         indptr, nbr, eid, node_cost, settled_mask = self.indptr, self.nbr, self.eid, self.node_cost, self.settled_mask
         while heap and self.n_counted < self.budget:
@@ -302,7 +300,7 @@ class _Search:
             if snapshots:
                 s, f, cs = self._snapshot()
                 yield ExpansionFrame(steps, self.gnode[v], g, round(c, 6), tuple(relaxed), tuple(new), len(self.cegs),
-                                     len(heap), self._head(), s, f, cs)
+                                     *self._queue(), s, f, cs)
         fallback = False
         if not self.cegs:
             fallback = True
@@ -311,7 +309,7 @@ class _Search:
         result = BubbleExpansion(
             tuple(self.cegs), steps, self.budget, self.n_counted >= self.budget and not fallback, fallback,
             sum(1 for mk in settled_mask if mk), self.local.n_nodes, time.perf_counter() - t0)
-        yield ExpansionFrame(steps + 1, -1, -1, 0.0, (), (), len(self.cegs), len(heap), (), None, None, None,
+        yield ExpansionFrame(steps + 1, -1, -1, 0.0, (), (), len(self.cegs), *self._queue(), None, None, None,
                              True, result)
 
 

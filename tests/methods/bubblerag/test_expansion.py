@@ -165,3 +165,23 @@ def test_iter_frames_replay_the_search_and_end_with_the_result(matrix_graph):
     pops = [(f.node, f.group) for f in frames[1:-1]]
     assert len(pops) == len(set(pops))
     assert bubble_expansion(g, local, groups, budget=1).cegs == frames[-1].result.cegs
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_queue_counts_only_live_entries_and_shows_them(seed):
+    """Issue 16, item 7: the expansion page said "Priority-queue head (72 entries)" and then "empty" —
+    the count included stale heap entries (lazy deletion) and the head skipped them. Oracle: a live
+    entry is the current label of an unsettled (node, group), one per labelled-but-unsettled pair."""
+    rng = np.random.default_rng(seed)
+    g = random_graph(seed)
+    groups = make_groups(g, rng, 3)
+    terms = {v for grp in groups for v in grp.terminals(g)}
+    local = localized_graph(g, terms, unit(rng, g.n_nodes), unit(rng, 1)[0], h=3)
+    for f in iter_bubble_expansion(g, local, groups, budget=4):
+        assert (f.queue_size == 0) == (not f.queue_head)
+        assert len(f.queue_head) == min(5, f.queue_size)
+        assert [c for _, _, c in f.queue_head] == sorted(c for _, _, c in f.queue_head)
+        if f.frontier is not None:  # snapshot frames: live entries = frontier labels
+            assert f.queue_size == sum(len(vs) for vs in f.frontier.values())
+            for v, grp, c in f.queue_head:
+                assert v in f.frontier[grp] and f.costs[grp][v] == c

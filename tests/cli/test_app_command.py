@@ -1,0 +1,36 @@
+"""`egx app` and .streamlit/config.toml start Streamlit without file watching (issue 16, item 8: the
+server log of a lecture filled with 64,934 "Inotify queue overflowed" lines)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+
+import pytest
+
+from core import cli
+from tests.conftest import ROOT
+
+
+def test_egx_app_turns_file_watching_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[list[str]] = []
+    monkeypatch.setattr(cli.subprocess, "call", lambda cmd, **kw: seen.append(list(cmd)) or 0)
+    assert cli.main(["app", "--port", "8765"]) == 0
+    (cmd,) = seen
+    assert cmd[1:4] == ["-m", "streamlit", "run"] and cmd[4].endswith("app.py")
+    i = cmd.index("--server.fileWatcherType")
+    assert cmd[i + 1] == "none"
+    assert cmd[cmd.index("--server.port") + 1] == "8765" and cmd[cmd.index("--server.address") + 1] == "127.0.0.1"
+
+
+def test_config_file_turns_file_watching_off() -> None:
+    """`streamlit run app.py` from the checkout (make app, the browser tests) reads .streamlit/config.toml."""
+    conf = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert conf["server"]["fileWatcherType"] == "none"
+    # and Streamlit itself reads it so: its effective configuration, from the checkout root
+    out = subprocess.run([sys.executable, "-m", "streamlit", "config", "show"], capture_output=True, text=True,
+                         cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    block = out.stdout.split("[server]", 1)[1]
+    assert 'fileWatcherType = "none"' in block.split("\n[", 1)[0]
