@@ -394,7 +394,7 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--embedder", default=DEFAULT_EMBEDDER,
                    help="embedder name (bge-small, minilm, hashing, st:<path-or-id>)")
     i.add_argument("--llm", default="none", help="LLM for triple extraction from a plain corpus (none, local, local-small, openai)")
-    i.add_argument("--extractor", help="triple extractor (llm, rules); default: llm if an LLM is set, else rules")
+    i.add_argument("--extractor", help="triple extractor (llm, spacy, rules); default: llm if an LLM is set, else spacy")
     _add_llm_limits(i)
     i.add_argument("--overwrite", action="store_true", help="replace an existing workspace")
     i.add_argument("--rebuild", action="store_true", help="rebuild the index even if it is up to date (with --sample: "

@@ -346,7 +346,7 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
         Builds the indexes now; ``None`` defers them to the first open with an embedder.
     extractor
         Used when the inputs are a corpus without triples (BubbleRAG §3.1). ``None`` picks the
-        rule-based extractor (LLM ``none`` mode) and records that in the manifest warnings.
+        ``spacy`` extractor (LLM ``none`` mode) and records that in the manifest warnings.
     questions
         Optional questions file with gold evidence, copied in for evaluation.
     overwrite
@@ -385,10 +385,10 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
             if extractor is None:
                 from core.backends.registry import get_extractor
 
-                extractor = get_extractor("rules")
-                warnings.append("No LLM configured: triples were extracted with the rule-based extractor "
-                                "(capitalized mentions linked by the words between them). Configure an LLM "
-                                "for better graphs.")
+                extractor = get_extractor("spacy")
+                warnings.append("No LLM configured: triples were extracted with the spaCy extractor (named "
+                                "entities and noun chunks linked by relations from the dependency parse, plus "
+                                "title→entity links). An LLM extractor ('local' or 'openai') finds more relations.")
             graph, res = build_kg_from_corpus(graph, extractor, cache_dir=cache_dir() / "extraction",
                                               progress=step.sub(0.05, 0.5))
             extraction = {"extractor": res.extractor, "triples": res.n_triples, "from_cache": res.from_cache,
