@@ -63,6 +63,7 @@ _DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "h
 _MAX_REL_WORDS = 5
 
 _EDGE_PUNCT = " \"'`“”‘’,;:-–—/"
+_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)|First|Second|Third|Fourth|Fifth|Sixth|Seventh|Eighth|Ninth|Tenth")
 _LOCK = threading.Lock()
 
 
@@ -213,7 +214,10 @@ class _Piece:
             if start < nc.end:
                 for i in range(start, nc.end):
                     self.mention_of[i] = (start, nc.end, "")
+        covered = 0
         for ent in doc.ents:  # entities win over the chunks they overlap ...
+            if ent.start < covered:
+                continue  # inside a name extended below
             start, end = ent.start, ent.end
             while start < end and doc[start].lower_ in ("the", "a", "an"):
                 start += 1
@@ -221,6 +225,16 @@ class _Piece:
             if chunk is not None and chunk[0] <= start and chunk[1] >= end and ent.label_ not in VALUE_LABELS \
                     and all(t.pos_ == "PROPN" for t in doc[chunk[0]:chunk[1]]):
                 start, end = chunk[0], chunk[1]  # ... unless they cut a proper name short ("Hugo" Weaving)
+            if ent.label_ == "PERSON" and end + 2 < len(doc) and doc[end].text == "," \
+                    and _ORDINAL.fullmatch(doc[end + 1].text):
+                # "John Wallop, 1st Earl of Portsmouth" is one name (Wikipedia's peerage titles)
+                j = end + 2
+                while j < len(doc) and (doc[j].text[:1].isupper() or doc[j].lower_ in ("of", "the", "and")):
+                    j += 1
+                while j > end + 2 and doc[j - 1].lower_ in ("of", "the", "and"):
+                    j -= 1
+                if j > end + 2:
+                    end = covered = j
             for i in range(start, end):
                 self.mention_of[i] = (start, end, ent.label_)
         if title:  # where the text names its title ("The Countess of Parma (Italian: ...) is a ..."),
@@ -364,7 +378,7 @@ class _Piece:
         while not subs and v.dep_ == "conj" and v.head.pos_ in ("VERB", "AUX"):
             v = v.head  # "was born in X and died in Y": the second verb shares the subject
             subs = [c for c in v.children if c.dep_ in _SUBJ]
-        if not subs and verb.dep_ in ("acl", "relcl") or not subs and v.dep_ in ("acl", "relcl"):
+        if (not subs and verb.dep_ in ("acl", "relcl")) or (not subs and v.dep_ in ("acl", "relcl")):
             subs = [v.head]  # "a film directed by X": the film (resolved further by subject())
         if not subs and v.dep_ == "ROOT" and self.title:
             # "Hello, I'm Your Aunt! () is a Soviet 1975 comedy": the parser lost the subject inside
@@ -384,11 +398,13 @@ class _Piece:
         return out
 
     def _verb(self, verb: Any) -> None:
+        if verb.lower_ in ("is", "was", "are", "were", "be", "been"):
+            self._relational_subject(verb)
         subjects = self._subjects_of(verb)
         if not subjects:
             return
         phrase = self.verb_phrase(verb)
-        copula = verb.lemma_ == "be" or verb.lower_ in ("is", "was", "are", "were", "be", "been")
+        copula = verb.lower_ in ("is", "was", "are", "were", "be", "been", "'s", "being")
         for c in verb.children:
             if c.dep_ in _OBJ:
                 rel = ("is" if verb.lower_ in ("is", "be", "been") else verb.lower_) if copula else phrase
@@ -413,7 +429,26 @@ class _Piece:
         tail = self.mention(tok)
         if head is None or tail is None or tail[1] in VALUE_LABELS or tail[1] in ("NORP", "LANGUAGE"):
             return  # "(Italian: La contessa di Parma)" is no "is Italian"
-        self.add(head, "is", tail)
+        place = head[1] in ("GPE", "LOC", "FAC") and tail[1] in ("GPE", "LOC")
+        self.add(head, "located in" if place else "is", tail)  # "Winnetka, Illinois"
+
+    def _relational_subject(self, verb: Any) -> None:
+        """"His mother was Ermengarde of Tours" / "The mother of X was Y" → (Y, mother of, X)."""
+        for s in verb.children:
+            if s.dep_ != "nsubj" or s.pos_ != "NOUN":
+                continue
+            owners = [c for c in s.children if c.dep_ == "poss"]
+            owners += [p for c in s.children if c.dep_ == "prep" and c.lower_ == "of" for p in c.children
+                       if p.dep_ == "pobj"]
+            for o in verb.children:
+                if o.dep_ != "attr":
+                    continue
+                for oc in self._conjuncts(o):
+                    tail = self.mention(oc)
+                    if tail is None or tail[1] in VALUE_LABELS or not tail[1]:
+                        continue
+                    for ow in owners:
+                        self.add(tail, f"{s.lower_} of", self.mention(ow))
 
     def _relational_noun(self, noun: Any) -> None:
         """"X is the mother of Y" / "X, the mother of Y" / "X is Y's mother" → (X, mother of, Y)."""
