@@ -181,3 +181,50 @@ def build_kg_from_corpus(graph: KnowledgeGraph, extractor: TripleExtractor, *, c
                    graph.node_ids[int(graph.edge_tail[e])], chunk_ids=graph.edge_chunks[e])
     add_extracted(b, result)
     return b.build(), result
+
+
+@dataclass(frozen=True)
+class PassageTriples:
+    """One passage and the triples the KG cites it for (what the Data page shows as a sample)."""
+
+    chunk: Chunk
+    triples: tuple[tuple[str, str, str], ...]  #: (head, relation, tail) by node display name
+    total: int  #: triples citing this passage (``triples`` may be cut)
+
+
+def sample_passage_triples(graph: KnowledgeGraph, *, passages: int = 3, per_passage: int = 15,
+                           seed: int = 0) -> list[PassageTriples]:
+    """A reproducible sample of passages with the triples extracted from them, so a person can judge
+    an extractor's KG against the text it came from (issue 15).
+
+    Parameters
+    ----------
+    graph : KnowledgeGraph
+    passages : int
+        Passages drawn (uniformly, among those that some edge cites).
+    per_passage : int
+        Most triples listed per passage, in edge order.
+    seed : int
+        Seed of the draw.
+
+    Returns
+    -------
+    list of PassageTriples
+        In corpus order; empty when no edge cites a passage of the graph.
+    """
+    import numpy as np
+
+    prov = graph.chunk_provenance()
+    cited = [i for i, c in enumerate(graph.chunks) if prov.get(c.id, ([], []))[1]]
+    if not cited:
+        return []
+    rng = np.random.default_rng(seed)
+    pick = sorted(rng.choice(len(cited), size=min(passages, len(cited)), replace=False).tolist())
+    out = []
+    for k in pick:
+        c = graph.chunks[cited[k]]
+        edges = prov[c.id][1]
+        rows = tuple((graph.node_names[int(graph.edge_head[e])], graph.edge_relation[e],
+                      graph.node_names[int(graph.edge_tail[e])]) for e in edges[:per_passage])
+        out.append(PassageTriples(c, rows, len(edges)))
+    return out
