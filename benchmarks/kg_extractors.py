@@ -56,6 +56,21 @@ def gold_within_hops(ws: Any, questions: list[Any], backends: Any, hops: int = 2
     return {"gold_within_2_hops": hit / max(total, 1), "gold_passages": total, "questions_linked": linked_q}
 
 
+def hub_stats(g: Any) -> dict[str, float]:
+    """The issue's hub figures: nodes in more than 50 passages, year nodes' share of edge endpoints,
+    and the share of title→mention ``mentions`` edges."""
+    import re
+
+    import numpy as np
+
+    year = np.array([bool(re.fullmatch(r"1[0-9]{3}|20[0-9]{2}", n)) for n in g.node_ids])
+    ends = np.concatenate([g.edge_head, g.edge_tail]).astype(np.int64)
+    spec = g.node_specificity()
+    return {"nodes_in_over_50_passages": int((spec < 1 / 50).sum()),
+            "year_endpoint_share": round(float(year[ends].mean()) if ends.size else 0.0, 4),
+            "mentions_edge_share": round(g.edge_relation.count("mentions") / max(g.n_edges, 1), 4)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--questions", type=int, default=100, help="questions per bench run (the first N)")
@@ -63,6 +78,7 @@ def main() -> None:
     ap.add_argument("--kgs", default=",".join(KGS), help="which workspaces (openie, spacy, rules)")
     ap.add_argument("--root", default=str(ROOT / ".egx" / "bench-kg"))
     ap.add_argument("--out", help="write every figure as JSON")
+    ap.add_argument("--skip-timing", action="store_true", help="do not time the extraction (figures of a resumed run)")
     args = ap.parse_args()
 
     from core.backends.registry import DEFAULT_EMBEDDER, get_embedder, get_extractor, get_llm
@@ -90,7 +106,7 @@ def main() -> None:
         path = root / kg
         row: dict[str, Any] = {}
         inputs = [corpus, openie] if kg == "openie" else [corpus]
-        if kg != "openie":
+        if kg != "openie" and not args.skip_timing:
             chunks = load_inputs([corpus]).graph.chunks
             ex = get_extractor(kg)
             ex.extract(["Warm-up\nThe model is loaded before timing."])
@@ -114,6 +130,7 @@ def main() -> None:
         st = ws.graph.stats()
         row["graph"] = {k: st[k] for k in ("nodes", "edges", "linked_pairs", "mean_degree", "median_degree",
                                             "p99_degree", "max_degree", "components", "largest_component", "hub")}
+        row["hubs"] = hub_stats(ws.graph)
         qs = load_questions(ws)[: args.questions]
         row["connectivity"] = gold_within_hops(ws, qs, backends)
         print(f"[{kg}] graph {row['graph']}; {row['connectivity']}", flush=True)

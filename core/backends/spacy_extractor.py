@@ -476,9 +476,10 @@ class SpacyExtractor:
     Parameters
     ----------
     batch_size : int
-        Passages per ``nlp.pipe`` batch (the workspace builder hands over this many at a time).
+        Passages per ``nlp.pipe`` batch. The workspace builder hands over ``batch_size`` passages
+        per call (``4 · n_process · batch_size`` with several processes).
     n_process : int
-        Processes for ``nlp.pipe``; 1 is fastest on 2 cores (``benchmarks/spacy_extraction.py``).
+        Processes for ``nlp.pipe`` (``benchmarks/spacy_extraction.py`` compares 1 and 2).
 
     Raises
     ------
@@ -495,11 +496,13 @@ class SpacyExtractor:
     model_id = f"spacy-v1:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
 
     def __init__(self, batch_size: int = 64, n_process: int = 1) -> None:
-        self.batch_size = max(1, int(batch_size))
+        self.pipe_batch = max(1, int(batch_size))
         self.n_process = max(1, int(n_process))
+        # what the workspace builder hands over per call: enough for every process to get batches
+        self.batch_size = self.pipe_batch * (1 if self.n_process == 1 else 4 * self.n_process)
 
     def __repr__(self) -> str:
-        return f"SpacyExtractor(batch_size={self.batch_size})"
+        return f"SpacyExtractor(batch_size={self.pipe_batch}, n_process={self.n_process})"
 
     @property
     def nlp(self) -> Any:
@@ -544,9 +547,9 @@ class SpacyExtractor:
         return ExtractionResult(triples=[c.finish() for c in per], notes=tuple(notes))
 
     def _pipe(self, nlp: Any, texts: list[str]) -> Iterator[Any]:
-        if self.n_process > 1 and len(texts) >= 4 * self.batch_size:
-            return nlp.pipe(texts, batch_size=self.batch_size, n_process=self.n_process)
-        return nlp.pipe(texts, batch_size=self.batch_size)
+        if self.n_process > 1 and len(texts) >= 2 * self.n_process * self.pipe_batch:
+            return nlp.pipe(texts, batch_size=self.pipe_batch, n_process=self.n_process)
+        return nlp.pipe(texts, batch_size=self.pipe_batch)
 
 
 class _Collected:

