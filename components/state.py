@@ -63,6 +63,8 @@ DATA_EXPORT_SCOPE = "egx.data.export_scope"
 DATA_DL_JSON = "egx.data.download_json"
 DATA_DL_GRAPHML = "egx.data.download_graphml"
 DATA_DL_HTML = "egx.data.download_html"
+DATA_EXTRACTOR = "egx.data.extractor"  #: triple extractor for an uploaded corpus (issue 15)
+DATA_SAMPLE_SEED = "egx.data.sample_seed"  #: which sample of extracted triples the Statistics tab shows
 
 # ---------------------------------------------------------------- BubbleRAG pages (shared by all four)
 BUBBLE_QUESTION = "egx.bubble.question"  #: the question, shared by the four BubbleRAG pages

@@ -122,7 +122,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         extractor = get_extractor(args.extractor, llm=llm) if args.extractor else default_extractor(llm)
         ws = create_workspace(args.inputs, args.workspace, name=args.name, embedder=embedder,
                               extractor=extractor, questions=args.questions, overwrite=args.overwrite,
-                              progress=_progress_bar("index"))
+                              progress=_progress_bar("index"), synonym_threshold=args.synonyms)
     g = ws.graph
     print(f"Workspace {ws.name!r} at {ws.path}: {g.n_nodes} nodes, {g.n_edges} edges, {g.n_chunks} chunks.")
     ex = ws.manifest.get("extraction") if args.inputs else None
@@ -131,6 +131,9 @@ def cmd_index(args: argparse.Namespace) -> int:
         print(f"  extraction ({ex['extractor']}): {ex['triples']} triples; {ex['extracted']} chunk(s) extracted now, "
               f"{ex['from_cache']} from the cache, {failed} failed"
               + (f" ({', '.join(ex.get('failed_chunk_ids', [])[:10])})" if failed else ""))
+    syn = ws.manifest.get("synonyms") if args.inputs else None
+    if syn:
+        print(f"  synonym edges: {syn['edges']} at cosine >= {syn['threshold']} ({syn['embedder']}, {syn['seconds']} s)")
     for b in ws.manifest.get("index", {}).get("builds", []):
         rate = b["items"] / b["seconds"] if b["seconds"] else float("inf")
         print(f"  index/{b['kind']}: {b['items']} items in {b['seconds']:.2f} s ({rate:.0f} items/s)")
@@ -395,7 +398,10 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--embedder", default=DEFAULT_EMBEDDER,
                    help="embedder name (bge-small, minilm, hashing, st:<path-or-id>)")
     i.add_argument("--llm", default="none", help="LLM for triple extraction from a plain corpus (none, local, local-small, openai)")
-    i.add_argument("--extractor", help="triple extractor (llm, rules); default: llm if an LLM is set, else rules")
+    i.add_argument("--extractor", help="triple extractor (llm, spacy, rules); default: llm if an LLM is set, else spacy")
+    i.add_argument("--synonyms", type=float, metavar="COSINE",
+                   help="store HippoRAG synonymy edges ('synonym of') between nodes whose name embeddings have "
+                        "cosine >= COSINE (HippoRAG: 0.8), so every method can walk them; default: none")
     _add_llm_limits(i)
     i.add_argument("--overwrite", action="store_true", help="replace an existing workspace")
     i.add_argument("--rebuild", action="store_true", help="rebuild the index even if it is up to date (with --sample: "

@@ -35,6 +35,56 @@ def normalize_name(name: str) -> str:
     return " ".join(s.split()).strip(_EDGE_CHARS)
 
 
+#: Titles dropped from the front of an extracted entity name when at least two words remain
+#: ("Sir Walter Scott" meets "Walter Scott"; "Dr. Dre" and "Mr. Jones" stay as they are).
+HONORIFICS = frozenset({"mr", "mrs", "ms", "mx", "dr", "prof", "professor", "sir", "dame", "rev", "reverend"})
+_LEADING_DETERMINER = re.compile(r"^(?:the|a|an)\s+(?=\S)", re.IGNORECASE)
+_PAREN_TAIL = re.compile(r"^(?P<name>.*\S)\s*\((?P<note>[^()]*)\)$")
+_HONORIFIC = re.compile(r"^(?P<word>[A-Za-z]+)\.?\s+(?=\S)")
+
+
+def canonical_entity(name: str, *, drop_article: bool = True) -> str:
+    """The canonical spelling of an *extracted* entity name: what every triple extractor's output
+    merges under (issue 15), with the case kept for display.
+
+    Whitespace collapsed, then, in order: a trailing disambiguation in parentheses of at most four
+    words dropped ("David Bradley (director)" → "David Bradley"), a possessive dropped
+    ("Lothair II's" → "Lothair II", "the Beatles'" → "the Beatles"), a leading article dropped
+    ("the Wachowskis" → "Wachowskis"), a leading honorific dropped when two words remain
+    (:data:`HONORIFICS`: "Dr. Jane Smith" → "Jane Smith"). A name that would lose its last letter or
+    digit is kept as it is. ``drop_article=False`` keeps the article (the display spelling: "The
+    Matrix" is shown as such but merges with "Matrix"). Commas are kept: "John Wallop, 2nd Earl of Portsmouth" is one entity,
+    and "Portland, Oregon" is not "Portland, Maine".
+
+    Loaded graphs (triples files, HippoRAG OpenIE) are not changed: they merge by
+    :func:`normalize_name` alone, so a published KG keeps its own entities.
+
+    >>> canonical_entity("David Bradley (director)")
+    'David Bradley'
+    >>> canonical_entity("the Mexican film's")
+    'Mexican film'
+    >>> canonical_entity("Sir Walter Scott")
+    'Walter Scott'
+    """
+    def keep(new: str, old: str) -> str:
+        return new if any(c.isalnum() for c in new) else old
+
+    s = clean_text(name).strip(" \"'`“”‘’")
+    m = _PAREN_TAIL.match(s)
+    if m and len(m.group("note").split()) <= 4:
+        s = keep(m.group("name").rstrip(" ,"), s)
+    if len(s) > 2 and s[-2:] in ("'s", "’s") and s[-3].isalnum():
+        s = keep(s[:-2].rstrip(), s)
+    elif len(s) > 2 and s[-1] in "'’" and s[-2] == "s":
+        s = s[:-1]
+    if drop_article:
+        s = keep(_LEADING_DETERMINER.sub("", s), s)
+    m = _HONORIFIC.match(s)
+    if m and m.group("word").lower() in HONORIFICS and len(s[m.end():].split()) >= 2:
+        s = s[m.end():]
+    return s
+
+
 def clean_text(text: str) -> str:
     """Collapse runs of whitespace and strip; keeps case."""
     return " ".join(str(text).split())

@@ -180,12 +180,7 @@ def create_stats_ui(act: Active) -> None:
         st.caption("Attribution: " + md_escape(ws.manifest["attribution"]))
     ex = ws.manifest.get("extraction")
     if ex:
-        st.markdown("**Triple extraction**")
-        st.dataframe(pd.DataFrame([{k: v for k, v in ex.items() if k != "failed_chunk_ids"}]), hide_index=True)
-        if ex.get("failed_chunks"):
-            ids = ", ".join(md_escape(str(c)) for c in ex.get("failed_chunk_ids", [])[:20])
-            st.warning(f"Extraction failed for {ex['failed_chunks']} chunk(s): {ids}. They have no triples; "
-                       "building the workspace again retries them (successes come from the cache).")
+        create_extraction_ui(g, ex)
     idx = ws.manifest.get("index")
     st.markdown("**Vector index**")
     if not idx:
@@ -203,6 +198,42 @@ def create_stats_ui(act: Active) -> None:
         rows = [{"index": b["kind"], "items": b["items"], "seconds": b["seconds"],
                  "items per second": round(b["items"] / b["seconds"]) if b["seconds"] else None} for b in builds]
         st.dataframe(pd.DataFrame(rows), hide_index=True)
+
+
+def create_extraction_ui(g: KnowledgeGraph, ex: dict) -> None:
+    """Which extractor built this corpus's KG, its counts, and sample passages with their triples."""
+    from core.backends.registry import describe
+    from core.graph.builder import sample_passage_triples
+
+    st.markdown("**Triple extraction**")
+    full = str(ex.get("extractor", "?"))
+    name = full.split(":", 1)[0]
+    try:
+        about = describe("extractor", name)
+    except EgxError:
+        about = ""
+    st.markdown(f"Built by the **{md_escape(name)}** extractor (`{md_escape(full)}`). {md_escape(about)}")
+    st.dataframe(pd.DataFrame([{k: v for k, v in ex.items() if k != "failed_chunk_ids"}]), hide_index=True)
+    if ex.get("failed_chunks"):
+        ids = ", ".join(md_escape(str(c)) for c in ex.get("failed_chunk_ids", [])[:20])
+        st.warning(f"Extraction failed for {ex['failed_chunks']} chunk(s): {ids}. They have no triples; "
+                   "building the workspace again retries them (successes come from the cache).")
+    st.markdown("**Sample: passages and the triples extracted from them**")
+    seed = int(S.keep(S.DATA_SAMPLE_SEED, st.number_input(
+        "Sample number", min_value=0, max_value=1_000_000, step=1, key=S.bind(S.DATA_SAMPLE_SEED, 0),
+        help="Another number draws three other passages. Judge the extractor here before asking questions.")))
+    samples = sample_passage_triples(g, passages=3, seed=seed)
+    if not samples:
+        st.caption("No triple cites a passage of this workspace.")
+    for sample in samples:
+        c = sample.chunk
+        with st.container(border=True):
+            st.markdown(f"**{md_escape(c.title) if c.title else '(untitled)'}** · `{md_escape(c.id)}` · "
+                        f"{sample.total} triple{'s' if sample.total != 1 else ''}"
+                        + (f" (first {len(sample.triples)} shown)" if sample.total > len(sample.triples) else ""))
+            st.text(c.text if len(c.text) <= 2000 else c.text[:2000] + " …")
+            st.dataframe(pd.DataFrame(list(sample.triples), columns=["head", "relation", "tail"]),
+                         hide_index=True, width="stretch")
 
 
 # -------------------------------------------------------------------------------------- upload
@@ -236,12 +267,23 @@ def create_upload_ui(act: Active) -> None:
         "Upload **triples** (CSV / TSV / JSON / JSONL: head, relation, tail, optional source chunk), a "
         "**GraphML** graph, a **corpus** (.txt / .md files or JSON(L) `{title, text}`), a HippoRAG corpus + "
         "OpenIE file, or a corpus graph (nodes JSONL + edges CSV). Files may be gzip-compressed. A corpus "
-        "without triples is turned into a KG by the active LLM (rule-based extraction with LLM 'none')."
+        "without triples is turned into a KG by the extractor chosen below."
     )
     files = st.file_uploader("Graph or corpus files", type=UPLOAD_TYPES, accept_multiple_files=True,
                              key=S.DATA_UPLOADS)
     questions = st.file_uploader("Questions with gold evidence (optional, HippoRAG format JSON)",
                                  type=["json", "gz"], key=S.DATA_QUESTIONS)
+    from core.backends.registry import EXTRACTORS, describe
+
+    choices = [e for e in EXTRACTORS if e != "llm" or act.llm.available]
+    ex_name = S.keep(S.DATA_EXTRACTOR, st.selectbox(
+        "Triple extractor (for a corpus without triples)", choices,
+        key=S.bind(S.DATA_EXTRACTOR, "llm" if act.llm.available else "spacy"),
+        format_func=lambda n: {"llm": f"llm ({act.llm.name})", "spacy": "spacy (no LLM needed)",
+                               "rules": "rules (capitalized names)"}.get(n, n),
+        help="How a plain corpus becomes a KG. " + " ".join(f"{n}: {describe('extractor', n)}" for n in choices)))
+    if ex_name not in choices:  # the LLM was switched off since
+        ex_name = "spacy"
     suggestion = _suggest_name(files or [])
     name = S.keep(S.DATA_NEW_NAME, st.text_input(
         "Workspace name", key=S.bind(S.DATA_NEW_NAME, ""), placeholder=suggestion or "my-graph",
@@ -259,12 +301,10 @@ def create_upload_ui(act: Active) -> None:
     if name in {i.name for i in list_workspaces()}:
         st.error(f"A workspace named “{md_escape(name)}” already exists. Pick another name.")
         return
-    extractor = None
-    if act.llm.available:
-        from core.backends.registry import default_extractor
-
-        extractor = default_extractor(act.llm)
+    from core.backends.registry import get_extractor
     from core.index.workspace import create_workspace
+
+    extractor = get_extractor(ex_name, llm=act.llm)
 
     try:
         with tempfile.TemporaryDirectory(prefix="egx-upload-") as tmp:

@@ -118,7 +118,7 @@ class LLMTripleExtractor:
     Raises
     ------
     LLMUnavailableError
-        If ``llm.available`` is False; use :class:`RuleBasedExtractor` instead.
+        If ``llm.available`` is False; use the ``spacy`` or ``rules`` extractor instead.
     """
 
     def __init__(self, llm: Any, batch_size: int = 4, *, max_tokens: int = 512,
@@ -126,7 +126,7 @@ class LLMTripleExtractor:
         if not getattr(llm, "available", False):
             raise LLMUnavailableError(
                 "The 'llm' triple extractor needs an LLM, but none is configured (backend "
-                f"{getattr(llm, 'name', llm)!r}). Use the 'rules' extractor or configure an LLM "
+                f"{getattr(llm, 'name', llm)!r}). Use the 'spacy' or 'rules' extractor or configure an LLM "
                 "('local' or 'openai')."
             )
         self.llm = llm

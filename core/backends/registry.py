@@ -20,7 +20,7 @@ RERANKERS = ("ms-marco-minilm", "biencoder", "llm", "cross-encoder:<path-or-hub-
 DEFAULT_EMBEDDER = "bge-small"
 DEFAULT_RERANKER = "ms-marco-minilm"
 LLMS = ("none", "local", "local-small", "openai")
-EXTRACTORS = ("llm", "rules")
+EXTRACTORS = ("llm", "spacy", "rules")
 
 _KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "embedder": ("embedder", EMBEDDERS),
@@ -186,7 +186,8 @@ def get_extractor(name: str, *, llm: LLM | None = None) -> TripleExtractor:
     Parameters
     ----------
     name : str
-        ``"llm"`` (OpenIE by ``llm``) or ``"rules"`` (deterministic, LLM-free).
+        ``"llm"`` (OpenIE by ``llm``), ``"spacy"`` (NER + dependency relations, LLM-free; the
+        default without an LLM) or ``"rules"`` (capitalized mentions, LLM-free).
     llm : LLM or None
         For ``"llm"``; must be an available backend.
 
@@ -205,14 +206,18 @@ def get_extractor(name: str, *, llm: LLM | None = None) -> TripleExtractor:
 
     if name == "rules":
         return extractors.RuleBasedExtractor()
+    if name == "spacy":
+        from core.backends.spacy_extractor import SpacyExtractor
+
+        return SpacyExtractor()
     if name == "llm":
         return extractors.LLMTripleExtractor(llm if llm is not None else get_llm("none"))
     raise UnknownNameError("triple extractor", name, EXTRACTORS)
 
 
 def default_extractor(llm: LLM) -> TripleExtractor:
-    """The extractor to use with ``llm``: rules when it is unavailable (``none``), else LLM OpenIE."""
-    return get_extractor("llm" if llm.available else "rules", llm=llm)
+    """The extractor to use with ``llm``: LLM OpenIE when it is available, else ``spacy`` (issue 15)."""
+    return get_extractor("llm" if llm.available else "spacy", llm=llm)
 
 
 def list_backends() -> dict[str, list[str]]:
@@ -255,6 +260,9 @@ _DESCRIPTIONS: dict[tuple[str, str], str] = {
                        "stored or shown.",
     ("extractor", "llm"): "OpenIE triples from the configured LLM with JSON-schema output; "
                           "malformed triples are dropped and counted.",
+    ("extractor", "spacy"): "LLM-free OpenIE with spaCy (en_core_web_sm 3.8.0): named entities and noun "
+                            "chunks as nodes, subject-verb-object, copular, appositive and prepositional "
+                            "relations from the dependency parse, title→entity links; the default without an LLM.",
     ("extractor", "rules"): "LLM-free rules: capitalized-name mentions and years, relations from "
                             "the words between neighbouring mentions, plus title→mention links.",
 }

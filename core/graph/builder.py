@@ -24,7 +24,7 @@ from core.backends.base import ExtractedTriple, TripleExtractor
 from core.errors import LLMError, LLMUnavailableError
 from core.fsio import atomic_write_text
 from core.graph.model import Chunk, GraphBuilder, KnowledgeGraph
-from core.text import content_hash
+from core.text import canonical_entity, content_hash, normalize_name
 
 Progress = Callable[[str, float], None]
 
@@ -71,7 +71,7 @@ def _read_cache(f: Path) -> tuple[ExtractedTriple, ...] | None:
 
 
 def extract_triples(chunks: Sequence[Chunk], extractor: TripleExtractor, *, cache_dir: Path | None,
-                    batch_size: int = 8, progress: Progress | None = None) -> ExtractionResult:
+                    batch_size: int | None = None, progress: Progress | None = None) -> ExtractionResult:
     """Run ``extractor`` over ``chunks`` in batches, reusing and filling the per-chunk cache.
 
     Parameters
@@ -83,10 +83,13 @@ def extract_triples(chunks: Sequence[Chunk], extractor: TripleExtractor, *, cach
     cache_dir
         Folder for the per-chunk cache; ``None`` disables caching.
     batch_size
-        Chunks handed to the extractor per call.
+        Chunks handed to the extractor per call; ``None`` takes the extractor's own ``batch_size``
+        attribute (the spaCy extractor parses 64 at a time with ``nlp.pipe``), else 8.
     progress
         ``progress(message, fraction)`` after every batch.
     """
+    if batch_size is None:
+        batch_size = int(getattr(extractor, "batch_size", 8) or 8)
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
     ext_id = f"{extractor.name}:{extractor.model_id}"
@@ -139,15 +142,29 @@ def extract_triples(chunks: Sequence[Chunk], extractor: TripleExtractor, *, cach
 
 
 def add_extracted(builder: GraphBuilder, result: ExtractionResult) -> None:
-    """Merge extracted triples into ``builder`` with provenance (entities merge by normalized name)."""
+    """Merge extracted triples into ``builder`` with provenance.
+
+    Entity names of every extractor are canonicalized first (:func:`core.text.canonical_entity`:
+    parenthesized disambiguations, possessives, leading articles and honorifics dropped) and merge by
+    the normalized canonical name, so "David Bradley (director)" meets "David Bradley". Loaded
+    graphs do not pass through here and keep their own names.
+    """
     for chunk_id, triples in result.triples.items():
+        cids = (chunk_id,)
         for t in triples:
-            if t.head.strip() and t.relation.strip() and t.tail.strip():
-                builder.add_triple(t.head, t.relation, t.tail, chunk_id=chunk_id)
+            if not (t.head.strip() and t.relation.strip() and t.tail.strip()):
+                continue
+            h, tl = canonical_entity(t.head, drop_article=False), canonical_entity(t.tail, drop_article=False)
+            hk, tk = normalize_name(canonical_entity(h)), normalize_name(canonical_entity(tl))
+            if not hk or not tk or hk == tk or not normalize_name(t.relation):
+                continue  # a name or relation without a letter or digit, or a self-loop after canonicalization
+            builder.add_node(h, node_id=hk, chunk_ids=cids)
+            builder.add_node(tl, node_id=tk, chunk_ids=cids)
+            builder.add_edge(hk, t.relation, tk, chunk_ids=cids)
 
 
 def build_kg_from_corpus(graph: KnowledgeGraph, extractor: TripleExtractor, *, cache_dir: Path | None,
-                         batch_size: int = 8, progress: Progress | None = None) -> tuple[KnowledgeGraph, ExtractionResult]:
+                         batch_size: int | None = None, progress: Progress | None = None) -> tuple[KnowledgeGraph, ExtractionResult]:
     """Extract triples from every chunk of ``graph`` and return the graph with them merged in.
 
     Existing nodes and edges are kept; chunk ids are preserved so provenance stays valid.
@@ -164,3 +181,50 @@ def build_kg_from_corpus(graph: KnowledgeGraph, extractor: TripleExtractor, *, c
                    graph.node_ids[int(graph.edge_tail[e])], chunk_ids=graph.edge_chunks[e])
     add_extracted(b, result)
     return b.build(), result
+
+
+@dataclass(frozen=True)
+class PassageTriples:
+    """One passage and the triples the KG cites it for (what the Data page shows as a sample)."""
+
+    chunk: Chunk
+    triples: tuple[tuple[str, str, str], ...]  #: (head, relation, tail) by node display name
+    total: int  #: triples citing this passage (``triples`` may be cut)
+
+
+def sample_passage_triples(graph: KnowledgeGraph, *, passages: int = 3, per_passage: int = 15,
+                           seed: int = 0) -> list[PassageTriples]:
+    """A reproducible sample of passages with the triples extracted from them, so a person can judge
+    an extractor's KG against the text it came from (issue 15).
+
+    Parameters
+    ----------
+    graph : KnowledgeGraph
+    passages : int
+        Passages drawn (uniformly, among those that some edge cites).
+    per_passage : int
+        Most triples listed per passage, in edge order.
+    seed : int
+        Seed of the draw.
+
+    Returns
+    -------
+    list of PassageTriples
+        In corpus order; empty when no edge cites a passage of the graph.
+    """
+    import numpy as np
+
+    prov = graph.chunk_provenance()
+    cited = [i for i, c in enumerate(graph.chunks) if prov.get(c.id, ([], []))[1]]
+    if not cited:
+        return []
+    rng = np.random.default_rng(seed)
+    pick = sorted(rng.choice(len(cited), size=min(passages, len(cited)), replace=False).tolist())
+    out = []
+    for k in pick:
+        c = graph.chunks[cited[k]]
+        edges = prov[c.id][1]
+        rows = tuple((graph.node_names[int(graph.edge_head[e])], graph.edge_relation[e],
+                      graph.node_names[int(graph.edge_tail[e])]) for e in edges[:per_passage])
+        out.append(PassageTriples(c, rows, len(edges)))
+    return out

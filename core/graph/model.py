@@ -331,6 +331,24 @@ class KnowledgeGraph:
 
         return self.derived("chunk_provenance", build)
 
+    def node_specificity(self) -> np.ndarray:
+        """HippoRAG's node specificity ``s_i = 1 / |P_i|`` per node (HippoRAG §3.2), ``|P_i|`` the
+        number of distinct passages of this graph the node was extracted from; 1 for a node without
+        provenance. An IDF-like signal a method may use (as a named option) to damp hubs such as
+        years and countries. Cached per graph.
+
+        >>> b = GraphBuilder(); c1 = b.add_chunk("A", "x"); c2 = b.add_chunk("B", "y")
+        >>> _ = b.add_triple("Paris", "in", "France", chunk_id=c1); _ = b.add_triple("Lyon", "in", "France", chunk_id=c2)
+        >>> b.build().node_specificity().tolist()
+        [1.0, 0.5, 1.0]
+        """
+        def build() -> np.ndarray:
+            index = self.chunk_index
+            counts = np.array([sum(1 for c in cids if c in index) for cids in self.node_chunks], dtype=np.float64)
+            return 1.0 / np.maximum(counts, 1.0)
+
+        return self.derived("node_specificity", build)
+
     def chunk_entities(self, chunk_id: str) -> list[int]:
         """Nodes that come from ``chunk_id``: provenance nodes plus the endpoints of provenance edges."""
         nodes, edges = self.chunk_provenance().get(chunk_id, ([], []))

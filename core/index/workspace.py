@@ -332,7 +332,8 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
                      title: str = "", description: str = "", embedder: Embedder | None = None,
                      extractor: TripleExtractor | None = None, questions: str | Path | None = None,
                      overwrite: bool = False, progress: Progress | None = None,
-                     extra_manifest: dict[str, Any] | None = None) -> Workspace:
+                     extra_manifest: dict[str, Any] | None = None,
+                     synonym_threshold: float | None = None) -> Workspace:
     """Load ``inputs``, build the graph (extracting triples from a plain corpus) and the indexes,
     and write a complete workspace at ``path`` — or nothing at all if anything fails.
 
@@ -346,9 +347,13 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
         Builds the indexes now; ``None`` defers them to the first open with an embedder.
     extractor
         Used when the inputs are a corpus without triples (BubbleRAG §3.1). ``None`` picks the
-        rule-based extractor (LLM ``none`` mode) and records that in the manifest warnings.
+        ``spacy`` extractor (LLM ``none`` mode) and records that in the manifest warnings.
     questions
         Optional questions file with gold evidence, copied in for evaluation.
+    synonym_threshold
+        Store HippoRAG's synonymy edges (HippoRAG §3.1: cosine of the node-name embeddings at least
+        this, 0.8 in the paper) in the graph as ``synonym of`` edges, so every method can walk them
+        (:mod:`core.graph.synonyms`). ``None`` (default) stores none. Needs ``embedder``.
     overwrite
         Replace an existing workspace (the old one is removed only after the new one is complete).
         Only a folder that provably is a workspace (holds the manifest egx writes) is replaced;
@@ -385,10 +390,10 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
             if extractor is None:
                 from core.backends.registry import get_extractor
 
-                extractor = get_extractor("rules")
-                warnings.append("No LLM configured: triples were extracted with the rule-based extractor "
-                                "(capitalized mentions linked by the words between them). Configure an LLM "
-                                "for better graphs.")
+                extractor = get_extractor("spacy")
+                warnings.append("No LLM configured: triples were extracted with the spaCy extractor (named "
+                                "entities and noun chunks linked by relations from the dependency parse, plus "
+                                "title→entity links). An LLM extractor ('local' or 'openai') finds more relations.")
             graph, res = build_kg_from_corpus(graph, extractor, cache_dir=cache_dir() / "extraction",
                                               progress=step.sub(0.05, 0.5))
             extraction = {"extractor": res.extractor, "triples": res.n_triples, "from_cache": res.from_cache,
@@ -400,6 +405,21 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
                                 "workspace again (egx index ... --overwrite) to retry just those chunks.")
             if graph.n_edges == 0:
                 warnings.append("The extractor found no triples; the graph has no edges (dense retrieval still works).")
+        synonyms: dict[str, Any] | None = None
+        if synonym_threshold is not None and graph.n_nodes > 1:
+            from core.graph.synonyms import add_synonym_edges
+
+            if embedder is None:
+                raise WorkspaceError("Synonym edges compare node-name embeddings: give an embedder "
+                                     "(egx index --embedder NAME) or leave --synonyms out.")
+            if not -1.0 <= synonym_threshold <= 1.0:
+                raise WorkspaceError(f"The synonym threshold is a cosine in [-1, 1], got {synonym_threshold}; "
+                                     "HippoRAG uses 0.8.")
+            t0 = time.perf_counter()
+            vecs = embed_texts(list(graph.node_texts), embedder, progress=step.sub(0.5, 0.55), label="node names")
+            graph, n_syn = add_synonym_edges(graph, vecs, synonym_threshold)
+            synonyms = {"threshold": synonym_threshold, "edges": n_syn, "embedder": embedder.name,
+                        "seconds": round(time.perf_counter() - t0, 2)}
         tmp = temp_sibling(path, "building")
         try:
             tmp.mkdir()
@@ -425,6 +445,8 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
             }
             if extraction:
                 manifest["extraction"] = extraction
+            if synonyms:
+                manifest["synonyms"] = synonyms
             if extra_manifest:
                 manifest.update(extra_manifest)
             if embedder is not None:

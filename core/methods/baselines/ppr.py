@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from core.errors import ConfigError, EmptyGraphError, LLMError
+from core.graph.synonyms import synonym_pairs
 from core.methods.answering import record_answer
 from core.methods.base import Backends, RankedChunk
 from core.methods.baselines.common import BaselineResult, answer_passages, check_query
@@ -134,24 +135,6 @@ def personalized_pagerank(adjacency: csr_matrix, personalization: np.ndarray, *,
 
 
 # ------------------------------------------------------------------------------------ graphs
-def synonym_pairs(node_vectors: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
-    """Pairs ``(i, j)``, ``i < j``, whose vectors have inner product >= ``threshold``, with the
-    similarities (HippoRAG's synonymy edges). Exact, via a FAISS range search."""
-    import faiss
-
-    v = np.ascontiguousarray(node_vectors, dtype=np.float32)
-    if v.shape[0] < 2:
-        return np.zeros((0, 2), np.int64), np.zeros(0, np.float64)
-    index = faiss.IndexFlatIP(v.shape[1])
-    index.add(v)
-    lims, dist, ids = index.range_search(v, float(threshold))
-    counts = np.diff(np.asarray(lims).astype(np.int64)).astype(np.int64)
-    rows = np.repeat(np.arange(v.shape[0]), counts)
-    keep = rows < ids
-    pairs = np.stack([rows[keep], ids[keep].astype(np.int64)], axis=1)
-    return pairs, dist[keep].astype(np.float64)
-
-
 def entity_graph(graph: KnowledgeGraph, *, node_vectors: np.ndarray | None = None,
                  synonym_threshold: float | None = 0.8) -> tuple[csr_matrix, int]:
     """Symmetric weighted adjacency of the KG for PPR and the number of synonymy edges added.

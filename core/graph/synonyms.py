@@ -1,0 +1,77 @@
+"""HippoRAG's synonymy edges as part of a workspace's graph (HippoRAG §3.1; issue 15).
+
+HippoRAG adds an edge between two entity phrases whose retrieval-encoder embeddings have cosine
+at least 0.8, so aliases that OpenIE (or spaCy) spelled differently ("Frederick Barbarossa",
+"Frederick I") meet. The ``ppr`` method builds these edges on the fly for its own walk; a workspace
+built with ``synonym_threshold`` stores them as ordinary edges with the relation
+:data:`SYNONYM_RELATION`, so every method that walks the graph (BubbleRAG's localized graph and
+expansion, ReG's chains, SG-RAG's paths) can use them and a trace shows them by their relation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from core.graph.model import GraphBuilder, KnowledgeGraph
+
+#: Relation of a stored synonymy edge (no source passage: it comes from embeddings, not text).
+SYNONYM_RELATION = "synonym of"
+
+
+def synonym_pairs(node_vectors: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs ``(i, j)``, ``i < j``, whose vectors have inner product >= ``threshold``, with the
+    similarities (HippoRAG's synonymy edges). Exact, via a FAISS range search."""
+    import faiss
+
+    v = np.ascontiguousarray(node_vectors, dtype=np.float32)
+    if v.shape[0] < 2:
+        return np.zeros((0, 2), np.int64), np.zeros(0, np.float64)
+    index = faiss.IndexFlatIP(v.shape[1])
+    index.add(v)
+    lims, dist, ids = index.range_search(v, float(threshold))
+    counts = np.diff(np.asarray(lims).astype(np.int64)).astype(np.int64)
+    rows = np.repeat(np.arange(v.shape[0]), counts)
+    keep = rows < ids
+    pairs = np.stack([rows[keep], ids[keep].astype(np.int64)], axis=1)
+    return pairs, dist[keep].astype(np.float64)
+
+
+def add_synonym_edges(graph: KnowledgeGraph, node_vectors: np.ndarray, threshold: float) -> tuple[KnowledgeGraph, int]:
+    """``graph`` plus one :data:`SYNONYM_RELATION` edge per node pair with cosine >= ``threshold``.
+
+    Parameters
+    ----------
+    graph : KnowledgeGraph
+    node_vectors : ndarray, shape (n_nodes, dim)
+        L2-normalized embeddings of the node texts (what the workspace's node index holds).
+    threshold : float
+        Cosine in [-1, 1]; HippoRAG uses 0.8.
+
+    Returns
+    -------
+    (KnowledgeGraph, int)
+        The new graph (same nodes, chunks and ids; the extra edges have no source chunk) and the
+        number of synonymy edges added (pairs already joined by a relation get one too).
+
+    Raises
+    ------
+    ValueError
+        When the vectors do not match the nodes or the threshold is not a cosine.
+    """
+    if node_vectors.shape[0] != graph.n_nodes:
+        raise ValueError(f"{node_vectors.shape[0]} node vectors for {graph.n_nodes} nodes")
+    if not -1.0 <= threshold <= 1.0:
+        raise ValueError(f"synonym threshold must be a cosine in [-1, 1], got {threshold}")
+    pairs, _ = synonym_pairs(node_vectors, threshold)
+    b = GraphBuilder(kind=graph.kind, name=graph.name)
+    for c in graph.chunks:
+        b.add_chunk(c.title, c.text, chunk_id=c.id)
+    for v in range(graph.n_nodes):
+        b.add_node(graph.node_names[v], node_id=graph.node_ids[v], description=graph.node_descriptions[v],
+                   chunk_ids=graph.node_chunks[v])
+    for e in range(graph.n_edges):
+        b.add_edge(graph.node_ids[int(graph.edge_head[e])], graph.edge_relation[e],
+                   graph.node_ids[int(graph.edge_tail[e])], chunk_ids=graph.edge_chunks[e])
+    for i, j in pairs.tolist():
+        b.add_edge(graph.node_ids[i], SYNONYM_RELATION, graph.node_ids[j])
+    return b.build(), int(pairs.shape[0])

