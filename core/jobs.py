@@ -22,6 +22,7 @@ import itertools
 import threading
 import time
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -35,6 +36,13 @@ ETA_MIN_SECONDS = 2.0
 ETA_MIN_FRACTION = 0.01
 
 _ids = itertools.count(1)
+_CURRENT: ContextVar[Job | None] = ContextVar("egx_current_job", default=None)
+
+
+def current_job() -> Job | None:
+    """The job whose thread is running this code (None outside any job): deep code (a method's
+    stage, an LLM wait) reports its stage and tokens to it and stops when it is cancelled."""
+    return _CURRENT.get()
 
 
 @dataclass(frozen=True)
@@ -52,6 +60,11 @@ class JobStatus:
     eta: float | None  #: seconds left at the measured rate; None until it can be measured
     error: str  #: the failure or cancellation message ("" while running or when done)
     cancel_requested: bool
+    since_finished: float | None = None  #: seconds since it finished (None while running)
+    extra: tuple[tuple[str, object], ...] = ()  #: the job's counters and labels (stage, tokens, …)
+
+    def get(self, name: str, default: object = None) -> object:
+        return dict(self.extra).get(name, default)
 
     @property
     def running(self) -> bool:
@@ -94,6 +107,7 @@ class Job:
         return self
 
     def _run(self) -> None:
+        _CURRENT.set(self)  # this thread's own context: set once, never reset
         try:
             result = self._fn(self)
         except Cancelled as exc:
@@ -137,6 +151,12 @@ class Job:
             self.extra.update(extra)
         self.check()
 
+    def count(self, **increments: int) -> None:
+        """Add to counters shown next to the job (``llm_calls=1, tokens=312``)."""
+        with self._lock:
+            for k, v in increments.items():
+                self.extra[k] = int(self.extra.get(k, 0)) + int(v)
+
     def progress(self, message: str, fraction: float) -> None:
         """``progress(message, fraction)``: the callback core's long functions accept."""
         self.report(message, fraction)
@@ -177,7 +197,9 @@ class Job:
                 if now - t0 >= ETA_MIN_SECONDS and f - f0 >= ETA_MIN_FRACTION:
                     eta = (now - t0) * (1.0 - f) / (f - f0)
             return JobStatus(self.id, self.key, self.title, self.kind, self._state, f, self._message,
-                             end - self._started, eta, self._error, self.cancel_event.is_set())
+                             end - self._started, eta, self._error, self.cancel_event.is_set(),
+                             None if self._finished is None else now - self._finished,
+                             tuple(sorted(self.extra.items())))
 
     def __repr__(self) -> str:
         s = self.status()
