@@ -57,6 +57,7 @@ DATA_EXPORT_SCOPE = "egx.data.export_scope"
 DATA_DL_JSON = "egx.data.download_json"
 DATA_DL_GRAPHML = "egx.data.download_graphml"
 DATA_DL_HTML = "egx.data.download_html"
+DATA_UPLOAD_JOB = "egx.data.upload_job"  #: key of this session's upload build (a background job)
 
 # ---------------------------------------------------------------- BubbleRAG pages (shared by all four)
 BUBBLE_QUESTION = "egx.bubble.question"  #: the question, shared by the four BubbleRAG pages
@@ -140,6 +141,7 @@ BENCH_OPEN = "egx.bench.open"
 BENCH_RECALL_CHART = "egx.bench.fig.recall"
 BENCH_LATENCY_CHART = "egx.bench.fig.latency"
 BENCH_FAILURE_CHART = "egx.bench.fig.failure"
+BENCH_JOB = "egx.bench.job"  #: key of this session's benchmark run (a background job)
 
 # ---------------------------------------------------------------- defaults
 CUSTOM_QUESTION = "(type your own question)"  #: the option of a question picker that opens a text box

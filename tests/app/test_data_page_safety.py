@@ -21,7 +21,7 @@ def test_a_workspace_name_that_is_a_path_is_refused(home: Path, tmp_path: Path) 
     for bad, problem in (("../escape", "it contains a path separator"), ("..", "it names a folder above"),
                          (".hidden", "it starts with '.'"), ("con", "it is a reserved device name")):
         at.file_uploader(key=S.DATA_UPLOADS).set_value(("t.csv", CSV, "text/csv"))
-        at.text_input(key=S.DATA_NEW_NAME).input(bad)
+        at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input(bad)
         at.button(key=S.DATA_BUILD).click().run()
         assert not at.exception
         errors = [plain(e.value) for e in at.error]
@@ -33,7 +33,7 @@ def test_a_workspace_name_that_is_a_path_is_refused(home: Path, tmp_path: Path) 
 def test_an_uploaded_file_name_is_made_harmless(home: Path) -> None:
     at = run_page("pages/data.py")
     at.file_uploader(key=S.DATA_UPLOADS).set_value(("../../../etc/evil triples.csv", CSV, "text/csv"))
-    at.text_input(key=S.DATA_NEW_NAME).input("mine")
+    at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("mine")
     at.button(key=S.DATA_BUILD).click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     ws = Workspace.open(home / "workspaces" / "mine")
@@ -45,7 +45,7 @@ def test_a_second_upload_under_an_existing_name_does_not_replace_the_first(home:
 
     at = run_page("pages/data.py")
     at.file_uploader(key=S.DATA_UPLOADS).set_value(("t.csv", CSV, "text/csv"))
-    at.text_input(key=S.DATA_NEW_NAME).input("mine")
+    at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("mine")
     at.button(key=S.DATA_BUILD).click().run()
     first = Workspace.open(home / "workspaces" / "mine").graph.content_hash
     # the page's own check can race another session's build; the build itself refuses (the page
@@ -54,7 +54,7 @@ def test_a_second_upload_under_an_existing_name_does_not_replace_the_first(home:
         create_workspace([home / "other.csv"], home / "workspaces" / "mine")
     at2 = run_page("pages/data.py")
     at2.file_uploader(key=S.DATA_UPLOADS).set_value(("other.csv", b"head,relation,tail\nA,b,C\n", "text/csv"))
-    at2.text_input(key=S.DATA_NEW_NAME).input("mine")
+    at2.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("mine")
     at2.button(key=S.DATA_BUILD).click().run()
     assert any("A workspace named “mine” already exists" in plain(e.value) for e in at2.error)
     assert Workspace.open(home / "workspaces" / "mine").graph.content_hash == first
