@@ -24,8 +24,6 @@ if TYPE_CHECKING:
 SHOW_FINISHED_S = 600.0
 #: Live panels redraw this often while a job runs.
 POLL_S = 1.0
-#: The sidebar panel looks for new jobs this often while none runs.
-IDLE_POLL_S = 5.0
 
 
 def inline_wait(default: float) -> float:
@@ -82,11 +80,11 @@ def sidebar_panel() -> None:
     ones finished in the last minutes, with progress, ETA and Cancel. Redraws itself while one runs."""
     from components import resources
 
-    # Always drawn (empty while there is nothing to show), so that a job another session or a page
-    # further down this run starts appears within seconds; it polls fast only while a job runs.
+    # It redraws itself only while a job runs (an idle app sends nothing); a job started later in this
+    # run (the page's own build) appears from the next rerun on — its live panel is on the page.
     running = bool(resources.jobs().running())
     with st.sidebar:
-        st.fragment(_sidebar_jobs, run_every=POLL_S * 2 if running else IDLE_POLL_S)()
+        st.fragment(_sidebar_jobs, run_every=POLL_S * 2 if running else None)()
 
 
 def _shown(jobs: list[Job]) -> list[Job]:
