@@ -9,7 +9,9 @@ PYTEST_ARGS ?=
 
 .PHONY: app test setup lint bench clean-workspaces
 
-app: setup  ## install what is missing, then start the app on the bundled sample data
+# `egx app` first builds the bundled samples for the app's embedder (a terminal progress bar with an
+# ETA; instant once built), so nobody waits for a build in the browser.
+app: setup  ## install what is missing, build the samples, then start the app on them
 	$(PY) -m core.cli app --port $(PORT)
 
 # The tests never reach for the hub; the app may, for an explicit hub id (the bundled models never do).

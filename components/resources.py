@@ -8,8 +8,9 @@
   the workspace key plus their arguments.
 
 Work that writes to disk (building a sample workspace, building an index) is never done inside a
-cached function: :func:`open_workspace` does it first, under a visible progress bar, and then opens
-the result through the cache.
+cached function: :func:`open_workspace` runs it as a background job of the server (:func:`jobs`;
+it survives page switches and reruns, and a second request joins it), and then opens the result
+through the cache. A method run that waits on an LLM is such a job too (:func:`method_run`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import streamlit as st
 
 from components import graph_view
-from components.ui import progress_bar
+from components.ui import md_escape
 from core.backends import registry
 from core.errors import WorkspaceError
 
@@ -30,9 +31,19 @@ if TYPE_CHECKING:
     from core.backends.base import LLM, Embedder, Reranker
     from core.graph.model import KnowledgeGraph
     from core.index.workspace import Workspace, WorkspaceInfo
+    from core.jobs import Job, JobManager
     from core.methods.base import Backends, Method, MethodConfig
 
 R = TypeVar("R")
+
+
+# ------------------------------------------------------------------------------------ jobs
+@st.cache_resource(show_spinner=False)
+def jobs() -> JobManager:
+    """The server's one :class:`core.jobs.JobManager`: long work outlives the script run that asked."""
+    from core.jobs import JobManager
+
+    return JobManager()
 
 
 # ------------------------------------------------------------------------------------ backends
@@ -89,32 +100,76 @@ def open_workspace(info: WorkspaceInfo, embedder_name: str) -> Workspace:
     """The opened, indexed workspace ``info`` for the embedder ``embedder_name``.
 
     A sample that was never built (or whose recipe changed) is built first, and a workspace whose
-    index does not match the embedder is re-indexed — both under a progress bar. Afterwards the
-    workspace comes from the cache keyed by its manifest's mtime.
+    index does not match the embedder is re-indexed — as a background job of the server
+    (:func:`jobs`), keyed by workspace and embedder: it survives page switches and reruns, every
+    session sees it in the sidebar, and a second request joins the running build. A build that
+    finishes within a few seconds is waited for; a longer one shows its live panel (progress, ETA,
+    Cancel) and stops the page until it is done. Afterwards the workspace comes from the cache keyed
+    by its manifest's mtime.
 
     Raises
     ------
     core.errors.EgxError
         When the workspace cannot be built, opened or indexed.
     """
+    from components import jobs_view
     from core.index.workspace import ensure_sample_workspace
 
     emb = embedder(embedder_name)
     path = Path(info.path)
-    ws = _opened(str(path), manifest_mtime(path)) if manifest_mtime(path) else None
+
+    def ready() -> Workspace | None:
+        ws = _opened(str(path), manifest_mtime(path)) if manifest_mtime(path) else None
+        if ws is not None:
+            stale = info.sample and ws.manifest.get("recipe_hash") != _recipe_hashes().get(info.name)
+            if not stale and ws.index_problem(emb) is None:
+                return ws
+        return None
+
+    ws = ready()
     if ws is not None:
-        stale = info.sample and ws.manifest.get("recipe_hash") != _recipe_hashes().get(info.name)
-        if not stale and ws.index_problem(emb) is None:
-            return ws
-    with progress_bar(f"Preparing workspace “{info.title}”") as cb:
+        return ws
+    current = _opened(str(path), manifest_mtime(path)) if manifest_mtime(path) else None
+    if not info.sample and current is None:
+        raise WorkspaceError(f"{path} has no manifest.json any more (was it deleted?). "
+                             "Pick another workspace or upload the data again.")
+    building = info.sample and (current is None or current.manifest.get("recipe_hash") != _recipe_hashes().get(info.name))
+    title = (f"Building workspace “{info.title}”" if building
+             else f"Indexing “{info.title}” with {embedder_name}")
+
+    def work(job: Job) -> None:
         if info.sample:
-            ensure_sample_workspace(info.name, emb, progress=cb, root=path.parent)
-        elif ws is None:
-            raise WorkspaceError(f"{path} has no manifest.json any more (was it deleted?). "
-                                 "Pick another workspace or upload the data again.")
+            ensure_sample_workspace(info.name, emb, progress=job.progress, root=path.parent)
         else:
-            ws.ensure_index(emb, progress=cb)
-    return _opened(str(path), manifest_mtime(path))
+            assert current is not None
+            current.ensure_index(emb, progress=job.progress)
+
+    manager = jobs()
+    key = f"workspace:{path}:{embedder_name}"
+    job = manager.submit(key, title, work, kind="workspace", restart=False)
+    if job.finished and job.status().state == "done":  # an earlier build, and yet not ready (deleted since?)
+        job = manager.submit(key, title, work, kind="workspace")
+    job.wait(jobs_view.inline_wait(8.0))
+    s = job.status()
+    if s.state == "done":
+        ws = ready()
+        if ws is None:
+            raise WorkspaceError(f"{path} was built but cannot be opened with {embedder_name}; build it again.")
+        return ws
+    if s.state in ("failed", "cancelled"):
+        if s.state == "cancelled":
+            st.warning(f"{md_escape(s.title)} was cancelled. Nothing was half-written: the previous state of the "
+                       "workspace (if it had one) is unchanged, and a new build reuses cached triple extractions.",
+                       icon=":material/stop_circle:")
+        if jobs_view.again_button("Build again", key):
+            manager.submit(key, title, work, kind="workspace")
+            st.rerun()
+        if s.state == "cancelled":
+            st.stop()
+        job.result()  # raises the build's error, which the sidebar shows
+    jobs_view.wait_for(job, note=f"{s.title} runs in the background on the server. You can switch pages or close "
+                                 "this tab: it keeps going, and this page continues when it is done.")
+    raise AssertionError("unreachable: wait_for stops the page")
 
 
 def workspace_key(ws: Workspace) -> str:
@@ -182,8 +237,41 @@ def method_run(spec: Method[Any, R], workspace: Workspace, key: str, backends: B
     used = backends_for(spec.name, backends)
     cfg = config if config is not None else spec.config()
     params = tuple(sorted(cfg.overrides().items()))
-    return _method_run(spec.name, workspace, used, key, json.dumps(used.names(), sort_keys=True), query,  # type: ignore[no-any-return]
+    backends_key = json.dumps(used.names(), sort_keys=True)
+    if used.llm is not None and used.llm.available:  # it waits on an LLM: a job you can watch and stop
+        return _method_job(spec, workspace, used, key, backends_key, query, params)  # type: ignore[no-any-return]
+    return _method_run(spec.name, workspace, used, key, backends_key, query,  # type: ignore[no-any-return]
                        params)
+
+
+def _method_job(spec: Method[Any, Any], workspace: Workspace, backends: Backends, key: str, backends_key: str,
+                query: str, params: tuple[tuple[str, Any], ...]) -> Any:
+    """A method run with an LLM, as a background job keyed like the cache: pages asking for the same
+    run join it; while it runs the page shows its stage, elapsed time, LLM requests and tokens, and a
+    Cancel button; the finished result is kept by the job manager (its newest runs)."""
+    from components import jobs_view
+    from core.eval.runner import run_method
+
+    config = spec.config(**dict(params)) if params else None
+    jkey = "method:" + json.dumps([spec.name, key, backends_key, query, params], default=str)
+
+    def work(job: Job) -> Any:
+        return run_method(spec.name, query, workspace, backends, config=config, seed=0)
+
+    manager = jobs()
+    job = manager.submit(jkey, f"{spec.title} with LLM {backends.llm.name}", work, kind="method", restart=False)
+    job.wait(jobs_view.inline_wait(3.0))
+    s = job.status()
+    if s.state == "done":
+        return job.result()
+    if s.state in ("failed", "cancelled"):
+        if jobs_view.again_button("Run again", jkey):
+            manager.submit(jkey, s.title, work, kind="method")
+            st.rerun()
+        job.result()  # raises: Cancelled ("… cancelled. …") or the run's error; the page shows it
+    jobs_view.wait_for(job, note=f"{s.title} is running on the server: its stages, LLM requests and tokens "
+                                 "appear below as they happen. Cancel stops it at once.")
+    raise AssertionError("unreachable: wait_for stops the page")
 
 
 @st.cache_resource(show_spinner="Running the retrieval method…", max_entries=64)

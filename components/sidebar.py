@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
-from components import resources
+from components import jobs_view, resources
 from components import state as S
 from components.ui import md_escape
 from core.backends import registry
@@ -188,6 +188,7 @@ def render_sidebar() -> Active:
     rr = _resolve_reranker(rr_name, emb_name, llm_name, llm, notes)
     _info_box(rr_name, rr, llm.name, notes, emb)
 
+    jobs_view.sidebar_panel()  # builds, uploads, benchmarks, LLM runs of this server (before anything may stop)
     info = infos[ws_name]
     try:
         ws = resources.open_workspace(info, emb_name)

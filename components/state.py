@@ -65,6 +65,7 @@ DATA_DL_GRAPHML = "egx.data.download_graphml"
 DATA_DL_HTML = "egx.data.download_html"
 DATA_EXTRACTOR = "egx.data.extractor"  #: triple extractor for an uploaded corpus (issue 15)
 DATA_SAMPLE_SEED = "egx.data.sample_seed"  #: which sample of extracted triples the Statistics tab shows
+DATA_UPLOAD_JOB = "egx.data.upload_job"  #: key of this session's upload build (a background job)
 
 # ---------------------------------------------------------------- BubbleRAG pages (shared by all four)
 BUBBLE_QUESTION = "egx.bubble.question"  #: the question, shared by the four BubbleRAG pages
@@ -149,6 +150,7 @@ BENCH_OPEN = "egx.bench.open"
 BENCH_RECALL_CHART = "egx.bench.fig.recall"
 BENCH_LATENCY_CHART = "egx.bench.fig.latency"
 BENCH_FAILURE_CHART = "egx.bench.fig.failure"
+BENCH_JOB = "egx.bench.job"  #: key of this session's benchmark run (a background job)
 
 # ---------------------------------------------------------------- per-workspace values (follow_workspace)
 WORKSPACE_OF = "egx.workspace_of"  #: value key → the workspace its current value belongs to

@@ -20,6 +20,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -47,7 +48,7 @@ def _progress_bar(desc: str):  # -> Callable[[str, float], None]
         bar = state.get("bar")
         if bar is None:
             bar = state["bar"] = tqdm(total=1000, desc=desc, unit="‰", leave=True, file=sys.stderr,
-                                      bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed} {postfix}")
+                                      bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining} {postfix}")
             _BARS.append(bar)
         target = int(min(max(frac, 0.0), 1.0) * 1000)
         if target > bar.n:
@@ -364,7 +365,53 @@ def app_path() -> Path:
     return Path(__file__).resolve().parents[1] / "app.py"
 
 
+def app_embedder() -> str:
+    """The embedder the app opens workspaces with: ``$EGX_EMBEDDER`` or the default (as the sidebar)."""
+    return os.environ.get("EGX_EMBEDDER", "").strip() or DEFAULT_EMBEDDER
+
+
+def build_samples(names: Sequence[str] = (), embedder_name: str | None = None, *, rebuild: bool = False) -> list[str]:
+    """Build (or check) the bundled sample workspaces with the app's embedder, one terminal progress
+    bar each (with an ETA); a sample already built for this embedder returns at once. Returns lines
+    to print, one per sample."""
+    from core.backends.registry import get_embedder
+    from core.index.workspace import ensure_sample_workspace, sample_recipes
+
+    known = [r.name for r in sample_recipes()]
+    for n in names:
+        if n not in known:
+            from core.errors import UnknownNameError
+
+            raise UnknownNameError("sample workspace", n, known)
+    emb_name = embedder_name or app_embedder()
+    embedder = get_embedder(emb_name)
+    lines = []
+    for name in names or known:
+        t0 = time.perf_counter()
+        ws = ensure_sample_workspace(name, embedder, progress=_progress_bar(f"sample {name}"), force=rebuild)
+        g = ws.graph
+        lines.append(f"sample {name}: ready ({g.n_nodes:,} nodes, {g.n_edges:,} edges, {g.n_chunks:,} chunks, "
+                     f"index: {emb_name}) in {time.perf_counter() - t0:.1f} s")
+    return lines
+
+
+def cmd_samples(args: argparse.Namespace) -> int:
+    for line in build_samples(args.names, args.embedder, rebuild=args.rebuild):
+        print(line)
+    return 0
+
+
 def cmd_app(args: argparse.Namespace) -> int:
+    if args.prebuild:  # build the samples now, with a terminal bar, so nobody waits in the browser
+        print(f"Preparing the bundled samples for the {app_embedder()} embedder "
+              "(once; later starts only check them; --no-prebuild skips this)", file=sys.stderr)
+        try:
+            for line in build_samples():
+                print(line, file=sys.stderr)
+        except EgxError as exc:
+            _close_bars(clear=True)
+            print(f"egx: warning: the samples could not be prepared ({exc}); the app starts anyway and "
+                  "builds them when they are picked.", file=sys.stderr)
     cmd = [sys.executable, "-m", "streamlit", "run", str(app_path()), "--server.port", str(args.port),
            "--server.address", args.address, "--browser.gatherUsageStats", "false",
            "--server.headless", "true",
@@ -475,9 +522,19 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--out", required=True, help="output questions JSON")
     e.set_defaults(func=cmd_make_erqa)
 
+    sp = sub.add_parser("samples", help="build the bundled sample workspaces now (what `make app` does first)")
+    sp_sub = sp.add_subparsers(dest="samples_command", required=True)
+    sb = sp_sub.add_parser("build", help="build the samples for an embedder, with a progress bar; quick when built")
+    sb.add_argument("names", nargs="*", help="sample names (default: all of them)")
+    sb.add_argument("--embedder", default=None, help="default: $EGX_EMBEDDER or the app's default embedder")
+    sb.add_argument("--rebuild", action="store_true", help="build again even when up to date")
+    sb.set_defaults(func=cmd_samples)
+
     a = sub.add_parser("app", help="start the Streamlit app")
     a.add_argument("--port", type=int, default=8501)
     a.add_argument("--address", default="127.0.0.1")
+    a.add_argument("--no-prebuild", dest="prebuild", action="store_false",
+                   help="start at once; the samples are built when first picked in the app (a background job)")
     a.set_defaults(func=cmd_app)
     return p
 

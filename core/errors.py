@@ -80,3 +80,11 @@ class QueryError(EgxError, ValueError):
 class NameNotAllowedError(EgxError, ValueError):
     """A user-chosen name (workspace, benchmark run) cannot be used as a folder name under the
     project's roots (a path, ``..``, a hidden or reserved name, too long, ...)."""
+
+
+class Cancelled(EgxError):
+    """Work was stopped on request (a job's cancel button, :meth:`core.jobs.Job.cancel`).
+
+    Not an :class:`LLMError`: a method stage never turns it into its fallback, so a cancel
+    unwinds the whole run; what was committed before (a workspace, benchmark lines) is kept.
+    """

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from core.errors import InputFormatError
+from core.jobs import current_job
 
 TRACE_FORMAT = "egx-trace"
 TRACE_VERSION = 1
@@ -69,12 +70,19 @@ class Trace:
     def add(self, stage: str, title: str, data: dict[str, Any] | None = None, **kw: Any) -> Step:
         step = Step(stage, title, to_jsonable(data or {}), **kw)
         self.steps.append(step)
+        job = current_job()
+        if job is not None:  # a stage finished: count it, and stop here when the run was cancelled
+            job.count(stages_done=1)
+            job.check()
         return step
 
     @contextmanager
     def timed(self, stage: str, title: str, *, section: str = "") -> Iterator[Step]:
         """Record a step and its wall time: ``with trace.timed("x", "X") as step: step.data[...] = ...``."""
         step = Step(stage, title, {}, section=section)
+        job = current_job()
+        if job is not None:  # a run in the app's background: say which stage runs, stop if cancelled
+            job.report(stage=title)
         t0 = time.perf_counter()
         try:
             yield step
@@ -82,6 +90,8 @@ class Trace:
             step.seconds = time.perf_counter() - t0
             step.data = to_jsonable(step.data)
             self.steps.append(step)
+            if job is not None:
+                job.count(stages_done=1)
 
     def stage(self, stage: str) -> list[Step]:
         return [s for s in self.steps if s.stage == stage]

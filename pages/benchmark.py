@@ -10,16 +10,17 @@ selected row (or the "Open" button) opens the question on the Compare-methods pa
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import streamlit as st
 
-from components import resources
+from components import jobs_view, resources
 from components import state as S
 from components.navigation import page_path
 from components.sidebar import active
 from components.ui import md_escape
-from core.errors import EgxError
+from core.errors import Cancelled, EgxError
 from core.eval.diagnosis import STAGE_LABELS
 from core.eval.report import METRIC_ORDER, failure_figure, latency_recall_figure, recall_figure
 from core.eval.runner import RESULTS, run_benchmark
@@ -27,6 +28,10 @@ from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
 from core.index.workspace import runs_root
 from core.methods.base import Backends
 from core.methods.registry import METHODS, method_names
+
+if TYPE_CHECKING:
+    from core.eval.runner import BenchReport
+    from core.jobs import Job
 
 act = active()
 ws = act.workspace
@@ -80,25 +85,45 @@ with run_tab:
                "(the sidebar's). Answers are judged (EM / F1) only when an LLM writes them.")
     if st.button("Run benchmark", key=S.BENCH_RUN, type="primary",
                  disabled=not (methods and n_gold and run_name.strip()), icon=":material/play_arrow:"):
-        bar = st.progress(0.0, text="Starting…")
-
-        def progress(done: int, total: int, msg: str) -> None:
-            bar.progress(done / max(total, 1), text=f"{done}/{total} · {md_escape(msg)}")
-
         try:
             out_dir = child_path(runs_root(), run_name.strip(), kind="run name")  # a name, never a path
-            rep = run_benchmark(ws, questions, methods, Backends(act.embedder, act.llm, act.reranker),
-                                out_dir=out_dir, limit=limit, progress=progress,
-                                meta={"questions_file": str(ws.questions_path)})
         except EgxError as exc:
-            bar.empty()
             st.error(md_escape(exc))
         else:
-            bar.empty()
+            backends = Backends(act.embedder, act.llm, act.reranker)
+
+            def work(job: Job) -> BenchReport:
+                def progress(done: int, total: int, msg: str) -> None:
+                    job.report(f"{done}/{total} · {msg}", done / max(total, 1))
+
+                return run_benchmark(ws, questions, methods, backends, out_dir=out_dir, limit=limit,
+                                     progress=progress, meta={"questions_file": str(ws.questions_path)})
+
+            # A server job: it survives page switches; a second click on the same run joins it.
+            key = f"bench:{out_dir.name}"
+            resources.jobs().submit(key, f"Benchmark “{out_dir.name}”", work, kind="bench").wait(
+                jobs_view.inline_wait(3.0))
+            st.session_state[S.BENCH_JOB] = key
+    bench_key = st.session_state.get(S.BENCH_JOB)
+    bench_job = resources.jobs().get(bench_key) if bench_key else None
+    if bench_job is not None and not bench_job.finished:
+        jobs_view.watch(bench_job)
+    elif bench_job is not None:
+        st.session_state.pop(S.BENCH_JOB, None)
+        try:
+            rep = bench_job.result()
+        except Cancelled:
+            st.warning(f"{md_escape(bench_job.title)} was cancelled. The question × method pairs finished before "
+                       "are kept in the run folder: run it again under the same name to resume.")
+        except EgxError as exc:
+            st.error(md_escape(exc))
+        else:
             for w in rep.warnings:
                 st.warning(md_escape(w))
-            st.success(f"{rep.ran} runs now, {rep.skipped} already done → run “{md_escape(out_dir.name)}”")
-            st.session_state[S.BENCH_LOADED] = out_dir.name
+            st.success(f"{rep.ran} runs now, {rep.skipped} already done → run “{md_escape(rep.out_dir.name)}”")
+            st.session_state[S.BENCH_LOADED] = rep.out_dir.name
+    elif bench_key:
+        st.session_state.pop(S.BENCH_JOB, None)
 
 with load_tab:
     runs = _runs()

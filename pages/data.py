@@ -7,20 +7,26 @@ Thin by design: each panel reads its widgets, calls a cached core function throu
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import streamlit as st
 
-from components import graph_view, resources
+from components import graph_view, jobs_view, resources
 from components import state as S
 from components.sidebar import Active, active
-from components.ui import md_escape, progress_bar
+from components.ui import md_escape
 from core.errors import EgxError
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
 from core.graph.model import KnowledgeGraph
 from core.text import normalize_name
+
+if TYPE_CHECKING:
+    from core.index.workspace import Workspace
+    from core.jobs import Job
 
 UPLOAD_TYPES = ["csv", "tsv", "json", "jsonl", "txt", "md", "graphml", "gz"]
 MAX_NODES = graph_view.DEFAULT_MAX_NODES
@@ -289,6 +295,7 @@ def create_upload_ui(act: Active) -> None:
         "Workspace name", key=S.bind(S.DATA_NEW_NAME, ""), placeholder=suggestion or "my-graph",
         max_chars=MAX_NAME_CHARS, help=f"{NAME_RULE}; it becomes the folder name.")).strip() or suggestion
     if not st.button("Build workspace", key=S.DATA_BUILD, type="primary"):
+        show_upload_job()
         return
     if not files:
         st.error("Choose at least one file to build a workspace from.")
@@ -302,26 +309,60 @@ def create_upload_ui(act: Active) -> None:
         st.error(f"A workspace named “{md_escape(name)}” already exists. Pick another name.")
         return
     from core.backends.registry import get_extractor
-    from core.index.workspace import create_workspace
 
     extractor = get_extractor(ex_name, llm=act.llm)
-
+    # The build is a background job of the server (it survives page switches; the sidebar shows it);
+    # the uploads go to a folder the job owns and deletes when it ends.
+    tmp = Path(tempfile.mkdtemp(prefix="egx-upload-"))
     try:
-        with tempfile.TemporaryDirectory(prefix="egx-upload-") as tmp:
-            paths = _save_uploads(list(files), Path(tmp))
-            qpath = None
-            if questions is not None:
-                (Path(tmp) / "questions").mkdir()
-                qpath = _save_uploads([questions], Path(tmp) / "questions")[0]
-            with progress_bar(f"Building “{name}”") as cb:
-                # overwrite=False: a second upload under an existing name fails, never replaces the first
-                ws = create_workspace(paths, target, name=name, embedder=act.embedder,
-                                      extractor=extractor, questions=qpath, progress=cb)
+        paths = _save_uploads(list(files), tmp)
+        qpath = None
+        if questions is not None:
+            (tmp / "questions").mkdir()
+            qpath = _save_uploads([questions], tmp / "questions")[0]
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    embedder = act.embedder
+
+    def work(job: Job) -> Workspace:
+        from core.index.workspace import create_workspace
+
+        try:  # overwrite=False: a second upload under an existing name fails, never replaces the first
+            return create_workspace(paths, target, name=name, embedder=embedder, extractor=extractor,
+                                    questions=qpath, progress=job.progress)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    key = f"upload:{name}"
+    job = resources.jobs().submit(key, f"Building “{name}” from your upload", work, kind="workspace")
+    st.session_state[S.DATA_UPLOAD_JOB] = key
+    job.wait(jobs_view.inline_wait(8.0))
+    show_upload_job()
+
+
+def show_upload_job() -> None:
+    """This session's upload build: live while it runs; when it ended, its outcome (once)."""
+    key = st.session_state.get(S.DATA_UPLOAD_JOB)
+    job = resources.jobs().get(key) if key else None
+    if job is None:
+        st.session_state.pop(S.DATA_UPLOAD_JOB, None)
+        return
+    s = job.status()
+    if s.running:
+        jobs_view.watch(job)
+        return
+    st.session_state.pop(S.DATA_UPLOAD_JOB, None)
+    name = key.split(":", 1)[1]
+    if s.state == "cancelled":
+        st.warning(f"The build of “{md_escape(name)}” was cancelled. Nothing was saved.")
+        return
+    try:
+        g = job.result().graph
     except EgxError as exc:
         st.error(f"**Could not build workspace “{md_escape(name)}”.** {md_escape(exc)}\n\n"
                  "Nothing was saved. Fix the input and build again.")
         return
-    g = ws.graph
     st.session_state[S.PENDING_WORKSPACE] = name
     st.session_state[S.DATA_BUILT_MESSAGE] = (f"Built workspace “{name}”: {g.n_nodes:,} nodes, {g.n_edges:,} edges, "
                                               f"{g.n_chunks:,} chunks. It is now the active workspace.")

@@ -713,6 +713,34 @@ def question_scope(llm: Any) -> Iterator[LLMScope]:
         _SCOPE.reset(token)
 
 
+def _count(**increments: int) -> None:
+    """Add to the counters of the job running this (requests and tokens shown live in the app)."""
+    from core.jobs import current_job
+
+    job = current_job()
+    if job is not None:
+        job.count(**increments)
+
+
+def _wait_or_cancel(done: threading.Event, seconds: float) -> bool:
+    """Wait for ``done`` like ``done.wait(seconds)``, but raise :class:`~core.errors.Cancelled` as soon
+    as the job running this (the app's background run) is cancelled: its user stops a slow LLM
+    reply at once, not after the timeout. The abandoned attempt ends on its own deadline."""
+    from core.jobs import current_job
+
+    job = current_job()
+    if job is None:
+        return done.wait(seconds)
+    deadline = time.monotonic() + seconds
+    while True:
+        job.check()
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return done.is_set()
+        if done.wait(min(left, 0.1)):
+            return True
+
+
 class GuardedLLM:
     """Any LLM backend under :class:`LLMSettings` — the one mechanism that bounds LLM waits.
 
@@ -834,6 +862,7 @@ class GuardedLLM:
             except LLMError as exc:
                 elapsed = time.monotonic() - t0
                 self._charge(scope, elapsed)
+                _count(llm_calls=1, llm_failures=1)
                 msg = str(exc)
                 if t < limit and isinstance(exc, LLMTransportError):
                     msg += (f" (this attempt had only the {t:.1f} s left of the question's LLM budget; "
@@ -844,7 +873,7 @@ class GuardedLLM:
                 if retryable and not opened and budget_left and attempt <= self.settings.retries:
                     pause = 0.0 if elapsed >= 0.9 * t else self.settings.backoff * 2 ** (attempt - 1)
                     pause = max(0.0, min(pause, scope.remaining() if scope is not None else pause))
-                    time.sleep(pause)
+                    _wait_or_cancel(threading.Event(), pause)  # a backoff a cancel cuts short
                     self._charge(scope, pause)
                     notes.append(f"attempt {attempt} failed ({_short(msg, 120)}); retried")
                     continue
@@ -856,6 +885,7 @@ class GuardedLLM:
                 raise type(exc)(msg) from None
             self._charge(scope, time.monotonic() - t0)
             self._succeeded()
+            _count(llm_calls=1, prompt_tokens=resp.prompt_tokens, completion_tokens=resp.completion_tokens)
             if attempt == 1:
                 return resp
             return replace(resp, attempts=resp.attempts + attempt - 1, latency_s=time.monotonic() - t_start,
@@ -890,7 +920,7 @@ class GuardedLLM:
         # nor the process's exit; it ends when its own HTTP / token timeout fires.
         threading.Thread(target=contextvars.copy_context().run, args=(work,), daemon=True,
                          name="egx-llm-attempt").start()
-        if not done.wait(limit + min(2.0, 0.25 + 0.1 * limit)):
+        if not _wait_or_cancel(done, limit + min(2.0, 0.25 + 0.1 * limit)):
             raise LLMTransportError(
                 f"{self.model_id} did not finish its reply within {limit:g} s (a hung or very slow "
                 f"server); raise the LLM timeout ({TIMEOUT_HINT}), or check the server.")

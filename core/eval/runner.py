@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core.errors import ConfigError, EgxError, QueryError
+from core.errors import Cancelled, ConfigError, EgxError, QueryError
 from core.eval.diagnosis import Diagnosis, Gold, diagnose
 from core.eval.metrics import (
     all_recall_at_k,
@@ -379,6 +379,8 @@ def _run_locked(workspace: Workspace, questions: Sequence[Question], methods: li
                         tdir = out / "traces" / m
                         tdir.mkdir(parents=True, exist_ok=True)
                         atomic_write_text(tdir / f"{_safe(q.id)}.json", result.trace.to_json())
+                except Cancelled:
+                    raise  # a stopped run is not this question's failure: nothing is recorded for it
                 except EgxError as exc:
                     rec = error_record(m, q, gold, exc)
                 _append(fh, rec)

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from core.backends.base import Embedder
 
 Progress = Callable[[str, float], None]
+ITEM_OVERHEAD_CHARS = 64  # characters: what one more item costs an encoder beyond its text (padding, calls)
 
 
 def embed_texts(texts: Sequence[str], embedder: Embedder, *, batch_size: int = 256,
@@ -37,11 +38,17 @@ def embed_texts(texts: Sequence[str], embedder: Embedder, *, batch_size: int = 2
     elif out.shape != (n, embedder.dim):
         raise ValueError(f"out has shape {out.shape}, expected {(n, embedder.dim)}")
     order = sorted(range(n), key=lambda i: -len(texts[i]))
+    # Progress counts characters (plus a per-item overhead), not items: the longest texts come first
+    # and cost the most, so an item count would race ahead and then crawl.
+    weight = [len(texts[i]) + ITEM_OVERHEAD_CHARS for i in order]
+    total = float(sum(weight)) or 1.0
+    done = 0.0
     for start in range(0, n, batch_size):
         if progress:
-            progress(f"Embedding {label}: {start}/{n}", start / max(n, 1))
+            progress(f"Embedding {label}: {start:,}/{n:,}", done / total)
         sel = order[start:start + batch_size]
         out[sel] = embedder.embed([texts[i] for i in sel])
+        done += sum(weight[start:start + batch_size])
     if progress:
         progress(f"Embedded {n} {label}", 1.0)
     return out

@@ -50,7 +50,7 @@ from core.fsio import (  # atomic_write_* re-exported: callers import them from 
 from core.graph.builder import build_kg_from_corpus
 from core.graph.loaders import InputLimits, load_inputs, open_input
 from core.graph.model import KnowledgeGraph
-from core.index.vector_index import VectorIndex, embed_texts
+from core.index.vector_index import ITEM_OVERHEAD_CHARS, VectorIndex, embed_texts
 from core.text import content_hash
 
 if TYPE_CHECKING:
@@ -285,22 +285,25 @@ def build_indexes(path: Path, graph: KnowledgeGraph, embedder: Embedder, *,
     builds = []
     texts = {"nodes": list(graph.node_texts), "edges": list(graph.edge_texts),
              "chunks": [c.passage for c in graph.chunks]}
-    total = sum(len(t) for t in texts.values()) or 1
-    done = 0
+    # Each kind's share of the bar is its share of the work: characters (an encoder's cost grows with
+    # the text) plus a per-item overhead, so 1,890 long passages weigh what they cost, not 5 %.
+    work = {k: float(sum(len(t) for t in v)) + ITEM_OVERHEAD_CHARS * len(v) for k, v in texts.items()}
+    total = sum(work.values()) or 1.0
+    done = 0.0
     (path / dirname).mkdir(parents=True, exist_ok=True)
     for kind in ITEM_KINDS:
         items = texts[kind]
         base = done
 
-        def sub(msg: str, frac: float, _n: int = len(items), _base: int = base) -> None:
+        def sub(msg: str, frac: float, _w: float = work[kind], _base: float = base) -> None:
             if progress:
-                progress(msg, (_base + frac * _n) / total)
+                progress(msg, (_base + frac * _w) / total)
 
         t0 = time.perf_counter()
         fill = partial(_embed_into, items, embedder, sub, kind)
         VectorIndex.build(len(items), embedder.dim, fill).save(path / dirname / f"{kind}.faiss")
         builds.append(IndexBuild(kind, len(items), time.perf_counter() - t0))
-        done += len(items)
+        done += work[kind]
     return builds
 
 
@@ -382,11 +385,13 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
     with workspace_lock(path):
         recover(path, locked=True)
         _check_target(path, overwrite)  # again, under the lock: another build may have finished
-        loaded = load_inputs(inputs, name=name or path.name, progress=step.sub(0.0, 0.05))
+        loaded = load_inputs(inputs, name=name or path.name, progress=step.sub(0.0, LOAD_SHARE))
         graph = loaded.graph
         warnings = list(loaded.warnings)
         extraction: dict[str, Any] | None = None
-        if graph.kind == "kg" and graph.n_edges == 0 and graph.n_chunks > 0:
+        extract = graph.kind == "kg" and graph.n_edges == 0 and graph.n_chunks > 0
+        split = _extraction_share(graph, extractor if extract else None, embedder, extract=extract)
+        if extract:
             if extractor is None:
                 from core.backends.registry import get_extractor
 
@@ -395,7 +400,7 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
                                 "entities and noun chunks linked by relations from the dependency parse, plus "
                                 "title→entity links). An LLM extractor ('local' or 'openai') finds more relations.")
             graph, res = build_kg_from_corpus(graph, extractor, cache_dir=cache_dir() / "extraction",
-                                              progress=step.sub(0.05, 0.5))
+                                              progress=step.sub(LOAD_SHARE, split))
             extraction = {"extractor": res.extractor, "triples": res.n_triples, "from_cache": res.from_cache,
                           "extracted": res.extracted, "failed_chunks": len(res.failed),
                           "failed_chunk_ids": list(res.failed[:100])}
@@ -450,7 +455,7 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
             if extra_manifest:
                 manifest.update(extra_manifest)
             if embedder is not None:
-                builds = build_indexes(tmp, graph, embedder, progress=step.sub(0.5, 1.0))
+                builds = build_indexes(tmp, graph, embedder, progress=step.sub(split, 1.0))
                 manifest["index"] = _index_manifest(embedder, graph, builds, reason="new workspace")
             atomic_write_json(tmp / MANIFEST, manifest)
             _commit(tmp, path)
@@ -632,6 +637,34 @@ def _stale_index_dirs(path: Path) -> list[Path]:
         return [p for p in path.iterdir() if p.is_dir() and pattern.fullmatch(p.name) and p.name != current]
     except (WorkspaceError, OSError):
         return []
+
+
+#: The progress bar's share for reading the inputs (seconds, against minutes of embedding).
+LOAD_SHARE = 0.03
+#: Estimated seconds per chunk of triple extraction, and per character / item of embedding: only the
+#: *split* of the progress bar between the two stages depends on them (the ETA is measured).
+EXTRACT_SECONDS = {"rules": 0.002}
+LLM_EXTRACT_SECONDS = 3.0
+EMBED_SECONDS_PER_CHAR = 2e-5
+EMBED_SECONDS_PER_ITEM = 1e-3
+
+
+def _extraction_share(graph: KnowledgeGraph, extractor: TripleExtractor | None, embedder: Embedder | None, *,
+                      extract: bool) -> float:
+    """Where on the progress bar extraction ends and embedding begins, from the estimated cost of
+    each (a triples upload goes straight on to embedding: no jump to 50 % for a stage it skips)."""
+    if not extract:
+        return LOAD_SHARE
+    if embedder is None:
+        return 1.0
+    name = getattr(extractor, "name", "rules") if extractor is not None else "rules"
+    per_chunk = EXTRACT_SECONDS.get(str(name), LLM_EXTRACT_SECONDS)
+    ext = graph.n_chunks * per_chunk
+    # the edges are not known before extraction: estimate them as ~5 short triples per chunk
+    chars = sum(len(c.passage) for c in graph.chunks) * 1.5
+    items = graph.n_chunks * 8
+    emb = chars * EMBED_SECONDS_PER_CHAR + items * EMBED_SECONDS_PER_ITEM
+    return LOAD_SHARE + (1.0 - LOAD_SHARE) * ext / (ext + emb) if ext + emb > 0 else LOAD_SHARE
 
 
 class _Stepper:

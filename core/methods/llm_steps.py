@@ -15,6 +15,7 @@ from typing import Any
 from core.backends.base import LLM, ChatMessage
 from core.backends.llm import LLMOutputError, LLMReplyError, LLMSkippedError, chat_json
 from core.errors import LLMError, LLMUnavailableError
+from core.jobs import current_job
 from core.trace import Step
 
 
@@ -44,6 +45,7 @@ def ask_json(llm: LLM, system: str, user: str, schema: dict[str, Any], *, max_to
     if not llm.available:
         out = LLMOutcome(None, "no LLM configured (`none` mode)")
     else:
+        _announce(step)
         try:
             r = chat_json(llm, [ChatMessage("system", system), ChatMessage("user", user)], schema,
                           max_tokens=max_tokens, validate=validate)
@@ -61,6 +63,7 @@ def ask_text(llm: LLM, system: str, user: str, *, max_tokens: int = 256, step: S
     if not llm.available:
         out = LLMOutcome(None, "no LLM configured (`none` mode)")
     else:
+        _announce(step)
         try:
             r = llm.chat([ChatMessage("system", system), ChatMessage("user", user)], max_tokens=max_tokens)
             text = r.text.strip()
@@ -74,8 +77,18 @@ def ask_text(llm: LLM, system: str, user: str, *, max_tokens: int = 256, step: S
     return out
 
 
+def _announce(step: Step | None) -> None:
+    """Tell the job running this (the app's background run, if any) which stage waits on the LLM."""
+    job = current_job()
+    if job is not None:
+        job.report(stage=step.title if step is not None and step.title else "LLM call", waiting="LLM")
+
+
 def _record(step: Step | None, out: LLMOutcome) -> None:
     """Add the call's tokens to the trace step and note a fallback there."""
+    job = current_job()
+    if job is not None:
+        job.report(waiting="")
     if step is not None:
         step.prompt_tokens += out.prompt_tokens
         step.completion_tokens += out.completion_tokens

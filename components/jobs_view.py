@@ -1,0 +1,137 @@
+"""Background jobs on screen: the sidebar's jobs panel (every page) and the live panel of the job a
+page waits for (a workspace build, a benchmark, a method run waiting on an LLM).
+
+The jobs themselves are :class:`core.jobs.Job` objects of the one per-server manager
+(:func:`components.resources.jobs`): they run in their own threads, so a click, a page switch or a
+closed tab never stops them. These panels only *watch* them — an ``st.fragment`` that redraws every
+second while a job runs — and offer its Cancel button.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+import streamlit as st
+
+from components.ui import md_escape
+from core.jobs import format_seconds
+
+if TYPE_CHECKING:
+    from core.jobs import Job, JobStatus
+
+#: Seconds the sidebar keeps showing a finished job (done, failed or cancelled).
+SHOW_FINISHED_S = 600.0
+#: Live panels redraw this often while a job runs.
+POLL_S = 1.0
+
+
+def inline_wait(default: float) -> float:
+    """Seconds a page waits for a new job before it shows the live panel instead (quick work — a
+    cached rebuild, a small upload, a fast LLM reply — then looks like before); ``$EGX_JOB_INLINE_WAIT``."""
+    try:
+        return max(0.0, float(os.environ.get("EGX_JOB_INLINE_WAIT", default)))
+    except ValueError:
+        return default
+
+
+def status_line(s: JobStatus) -> str:
+    """``"Embedding edges: 4,096/17,234 · 41 % · 1 min 02 s elapsed · about 1 min 30 s left"``."""
+    parts = [md_escape(s.message)] if s.message else []
+    if s.fraction is not None and s.running:
+        parts.append(f"{100 * s.fraction:.0f} %")
+    stage = s.get("stage")
+    if stage and s.kind == "method":
+        parts.append(f"stage: {md_escape(stage)}" + (" (waiting for the LLM)" if s.get("waiting") == "LLM" else ""))
+    calls = int(s.get("llm_calls", 0) or 0)  # type: ignore[call-overload]
+    if calls:
+        tokens = int(s.get("prompt_tokens", 0) or 0) + int(s.get("completion_tokens", 0) or 0)  # type: ignore[call-overload]
+        parts.append(f"{calls} LLM request{'s' if calls != 1 else ''}, {tokens:,} tokens")
+    parts.append(f"{format_seconds(s.elapsed)} elapsed" if s.running else f"took {format_seconds(s.elapsed)}")
+    if s.running and s.eta is not None:
+        parts.append(f"about {format_seconds(s.eta)} left")
+    if s.running and s.cancel_requested:
+        parts.append("stopping…")
+    return " · ".join(parts)
+
+
+def _draw(job: Job, *, where: str) -> None:
+    s = job.status()
+    if s.running:
+        if s.fraction is not None:
+            st.progress(s.fraction, text=f"**{md_escape(s.title)}**")
+        else:
+            st.markdown(f"**{md_escape(s.title)}**")
+        st.caption(status_line(s))
+        st.button("Cancel", key=f"egx.job.cancel.{where}.{s.id}", on_click=job.cancel, icon=":material/stop_circle:",
+                  disabled=s.cancel_requested, help="Stop this job at its next step. What was finished before is "
+                  "kept: the previous workspace stays usable, finished benchmark lines and cached extractions stay.")
+    elif s.state == "done":
+        st.success(f"**{md_escape(s.title)}** — done ({status_line(s)})", icon=":material/check_circle:")
+    elif s.state == "cancelled":
+        st.warning(f"**{md_escape(s.title)}** — cancelled ({status_line(s)}). {md_escape(s.error)}",
+                   icon=":material/stop_circle:")
+    else:
+        st.error(f"**{md_escape(s.title)}** — failed: {md_escape(s.error)}", icon=":material/error:")
+
+
+def sidebar_panel() -> None:
+    """The "Background jobs" panel at the top of the sidebar: every running job of this server and the
+    ones finished in the last minutes, with progress, ETA and Cancel. Redraws itself while one runs."""
+    from components import resources
+
+    # It redraws itself only while a job runs (an idle app sends nothing); a job started later in this
+    # run (the page's own build) appears from the next rerun on — its live panel is on the page.
+    running = bool(resources.jobs().running())
+    with st.sidebar:
+        st.fragment(_sidebar_jobs, run_every=POLL_S * 2 if running else None)()
+
+
+def _shown(jobs: list[Job]) -> list[Job]:
+    out = []
+    for j in jobs:
+        s = j.status()
+        if s.running or (s.since_finished or 0.0) < SHOW_FINISHED_S:
+            out.append(j)
+    return out[:6]
+
+
+def _sidebar_jobs() -> None:
+    from components import resources
+
+    jobs = _shown(resources.jobs().jobs())
+    if not jobs:
+        return
+    with st.container(border=True, key="egx-jobs-panel"):
+        st.markdown("**Background jobs**")
+        st.caption("They run on the server: switch pages or close the tab, they keep going.")
+        for job in jobs:
+            _draw(job, where="sidebar")
+
+
+def watch(job: Job) -> None:
+    """Draw ``job``'s live panel here; it redraws every second and reruns the page when the job ends."""
+    st.fragment(_live, run_every=POLL_S)(job.key)
+
+
+def wait_for(job: Job, *, note: str) -> None:
+    """Show ``job``'s live panel in the page (rerunning the whole page when it finishes), then stop
+    the page here: what follows needs the job's result."""
+    st.info(note, icon=":material/hourglass_top:")
+    watch(job)
+    st.stop()
+
+
+def _live(key: str) -> None:
+    from components import resources
+
+    job = resources.jobs().get(key)
+    if job is None or job.finished:
+        st.rerun(scope="app")  # the page can go on now (or show what went wrong)
+    assert job is not None
+    _draw(job, where="page")
+
+
+def again_button(label: str, key: str) -> bool:
+    """A "start again" button under a failed or cancelled job's message."""
+    return st.button(label, key=f"egx.job.again.{key}", icon=":material/replay:")

@@ -1,0 +1,301 @@
+"""Background jobs owned by the process, not by whoever asked for them.
+
+The app runs long work — building a sample or uploaded workspace, re-indexing, a benchmark, a
+method run that waits on an LLM — as a :class:`Job` of one :class:`JobManager` per server
+process. A job runs in its own thread, so it survives what ends a Streamlit script run (a click,
+a page switch, a closed tab); every session sees it (progress fraction, message, elapsed time, an
+ETA from the measured rate) and may cancel it. A second request for the same *key* (the same
+workspace build, the same benchmark run) joins the running job instead of starting another.
+
+Cancelling is cooperative: :meth:`Job.cancel` sets an event, and the job's next progress report
+(:meth:`Job.progress`, or :meth:`Job.check`) raises :class:`~core.errors.Cancelled`, which unwinds
+through the work's own cleanup (a workspace build deletes its temporary folder; a benchmark keeps
+the JSONL lines already written). Work that waits on something slow without reporting (an LLM
+attempt) reads :attr:`Job.cancel_event` itself (:func:`core.backends.llm.question_scope`).
+
+Pure Python: no Streamlit here (``components/resources.py`` holds the per-server instance).
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from core.errors import Cancelled, EgxError
+
+JobState = Literal["running", "done", "failed", "cancelled"]
+#: How many finished jobs a manager remembers (newest first); running jobs are never dropped.
+KEEP_FINISHED = 32
+#: An ETA is shown once this many seconds of progress were measured, and this much of the work done.
+ETA_MIN_SECONDS = 2.0
+ETA_MIN_FRACTION = 0.01
+
+_ids = itertools.count(1)
+_CURRENT: ContextVar[Job | None] = ContextVar("egx_current_job", default=None)
+
+
+def current_job() -> Job | None:
+    """The job whose thread is running this code (None outside any job): deep code (a method's
+    stage, an LLM wait) reports its stage and tokens to it and stops when it is cancelled."""
+    return _CURRENT.get()
+
+
+@dataclass(frozen=True)
+class JobStatus:
+    """A consistent snapshot of a job, safe to read from any thread."""
+
+    id: int
+    key: str
+    title: str
+    kind: str
+    state: JobState
+    fraction: float | None  #: 0..1 of the work done; None while the amount of work is unknown
+    message: str
+    elapsed: float  #: seconds since the job started (until it finished, once finished)
+    eta: float | None  #: seconds left at the measured rate; None until it can be measured
+    error: str  #: the failure or cancellation message ("" while running or when done)
+    cancel_requested: bool
+    since_finished: float | None = None  #: seconds since it finished (None while running)
+    extra: tuple[tuple[str, object], ...] = ()  #: the job's counters and labels (stage, tokens, …)
+
+    def get(self, name: str, default: object = None) -> object:
+        return dict(self.extra).get(name, default)
+
+    @property
+    def running(self) -> bool:
+        return self.state == "running"
+
+
+class Job:
+    """One unit of background work: ``fn(job)`` in its own thread, reporting through the job.
+
+    ``fn`` reports progress with :meth:`progress` (``(message, fraction)``, the signature of
+    :data:`core.index.workspace.Progress`) or :meth:`report`, and returns the job's result.
+    """
+
+    def __init__(self, key: str, title: str, fn: Callable[[Job], Any], *, kind: str = "job",
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.id = next(_ids)
+        self.key = key
+        self.title = title
+        self.kind = kind
+        self.cancel_event = threading.Event()
+        self._fn = fn
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._done = threading.Event()
+        self._state: JobState = "running"
+        self._fraction: float | None = None
+        self._message = "Starting…"
+        self._started = clock()
+        self._finished: float | None = None
+        self._rate_from: tuple[float, float] | None = None  # (time, fraction) of the first measured report
+        self._result: Any = None
+        self._error = ""
+        self._exc: BaseException | None = None
+        self.extra: dict[str, Any] = {}  #: what the owner wants to show next to the job (stage, tokens, …)
+        self._thread = threading.Thread(target=self._run, name=f"egx-job-{self.id}", daemon=True)
+
+    # ------------------------------------------------------------------ running
+    def start(self) -> Job:
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        _CURRENT.set(self)  # this thread's own context: set once, never reset
+        try:
+            result = self._fn(self)
+        except Cancelled as exc:
+            self._finish("cancelled", error=str(exc) or "Cancelled.", exc=exc)
+        except EgxError as exc:
+            self._finish("failed", error=str(exc), exc=exc)
+        except BaseException as exc:  # a job thread must record its failure, never die silently
+            self._finish("failed", error=f"{type(exc).__name__}: {exc}", exc=exc)
+        else:
+            self._finish("done", result=result)
+
+    def _finish(self, state: JobState, *, result: Any = None, error: str = "",
+                exc: BaseException | None = None) -> None:
+        with self._lock:
+            if state == "done":
+                self._fraction = 1.0
+            self._state = state
+            self._result = result
+            self._error = error
+            self._exc = exc
+            self._finished = self._clock()
+        self._done.set()
+
+    # ------------------------------------------------------------------ reporting (from the job's thread)
+    def check(self) -> None:
+        """Raise :class:`Cancelled` when a cancel was requested (call it between units of work)."""
+        if self.cancel_event.is_set():
+            raise Cancelled(f"{self.title}: cancelled. What was finished before is kept.")
+
+    def report(self, message: str | None = None, fraction: float | None = None, **extra: Any) -> None:
+        """Record progress (any argument may be left out), then :meth:`check` for a cancel."""
+        now = self._clock()
+        with self._lock:
+            if message is not None:
+                self._message = message
+            if fraction is not None:
+                f = min(max(float(fraction), 0.0), 1.0)
+                self._fraction = max(f, self._fraction or 0.0)  # never backwards
+                if self._rate_from is None:
+                    self._rate_from = (now, self._fraction)
+            self.extra.update(extra)
+        self.check()
+
+    def count(self, **increments: int) -> None:
+        """Add to counters shown next to the job (``llm_calls=1, tokens=312``)."""
+        with self._lock:
+            for k, v in increments.items():
+                self.extra[k] = int(self.extra.get(k, 0)) + int(v)
+
+    def progress(self, message: str, fraction: float) -> None:
+        """``progress(message, fraction)``: the callback core's long functions accept."""
+        self.report(message, fraction)
+
+    # ------------------------------------------------------------------ control and reading (any thread)
+    def cancel(self) -> None:
+        """Ask the job to stop at its next progress report."""
+        self.cancel_event.set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the job finished (True) or ``timeout`` passed (False)."""
+        return self._done.wait(timeout)
+
+    @property
+    def finished(self) -> bool:
+        return self._done.is_set()
+
+    @property
+    def thread(self) -> threading.Thread:
+        return self._thread
+
+    def result(self) -> Any:
+        """The value ``fn`` returned; raises what it raised (or :class:`EgxError` while running)."""
+        if not self._done.is_set():
+            raise EgxError(f"{self.title} is still running; wait for it to finish.")
+        if self._exc is not None:
+            raise self._exc
+        return self._result
+
+    def status(self) -> JobStatus:
+        now = self._clock()
+        with self._lock:
+            end = self._finished if self._finished is not None else now
+            eta = None
+            f = self._fraction
+            if self._state == "running" and f is not None and self._rate_from is not None:
+                t0, f0 = self._rate_from
+                if now - t0 >= ETA_MIN_SECONDS and f - f0 >= ETA_MIN_FRACTION:
+                    eta = (now - t0) * (1.0 - f) / (f - f0)
+            return JobStatus(self.id, self.key, self.title, self.kind, self._state, f, self._message,
+                             end - self._started, eta, self._error, self.cancel_event.is_set(),
+                             None if self._finished is None else now - self._finished,
+                             tuple(sorted(self.extra.items())))
+
+    def __repr__(self) -> str:
+        s = self.status()
+        return f"Job({self.key!r}, {s.state}, fraction={s.fraction}, {s.message!r})"
+
+
+class JobManager:
+    """The jobs of one process: start or join by key, list, cancel.
+
+    Examples
+    --------
+    >>> jobs = JobManager()
+    >>> job = jobs.submit("demo", "Count", lambda j: sum(range(10)))
+    >>> job.wait(5) and job.result()
+    45
+    """
+
+    def __init__(self, *, keep_finished: int = KEEP_FINISHED) -> None:
+        self._lock = threading.Lock()
+        self._jobs: dict[str, Job] = {}  # newest job per key
+        self._keep = keep_finished
+
+    def submit(self, key: str, title: str, fn: Callable[[Job], Any], *, kind: str = "job",
+               restart: bool = True) -> Job:
+        """Start ``fn`` as job ``key`` — or return the job running under ``key`` (joining it).
+
+        Parameters
+        ----------
+        restart
+            When the last job under ``key`` has finished: start a new one (True), or hand the
+            finished one back (False; the caller reads its result, error or cancellation).
+        """
+        with self._lock:
+            job = self._jobs.get(key)
+            if job is not None and (not job.finished or not restart):
+                return job
+            job = Job(key, title, fn, kind=kind)
+            self._jobs.pop(key, None)
+            self._jobs[key] = job
+            self._prune()
+        return job.start()
+
+    def get(self, key: str) -> Job | None:
+        with self._lock:
+            return self._jobs.get(key)
+
+    def jobs(self) -> list[Job]:
+        """Running jobs first (oldest first), then finished ones (newest first)."""
+        with self._lock:
+            self._prune()
+            all_jobs = list(self._jobs.values())
+        running = sorted((j for j in all_jobs if not j.finished), key=lambda j: j.id)
+        done = sorted((j for j in all_jobs if j.finished), key=lambda j: -j.id)
+        return running + done
+
+    def cancel(self, key: str) -> bool:
+        """Ask job ``key`` to stop; False when no such job is running."""
+        job = self.get(key)
+        if job is None or job.finished:
+            return False
+        job.cancel()
+        return True
+
+    def forget(self, key: str) -> None:
+        """Drop a finished job (a running one is kept: it still owns its work)."""
+        with self._lock:
+            job = self._jobs.get(key)
+            if job is not None and job.finished:
+                del self._jobs[key]
+
+    def running(self) -> list[Job]:
+        return [j for j in self.jobs() if not j.finished]
+
+    def shutdown(self, timeout: float = 10.0) -> bool:
+        """Cancel every running job and wait up to ``timeout`` s for them; True when all ended."""
+        deadline = time.monotonic() + timeout
+        jobs = self.running()
+        for j in jobs:
+            j.cancel()
+        return all(j.wait(max(0.0, deadline - time.monotonic())) for j in jobs)
+
+    def _prune(self) -> None:
+        done = sorted((j for j in self._jobs.values() if j.finished), key=lambda j: j.id)
+        for j in done[:max(0, len(done) - self._keep)]:
+            del self._jobs[j.key]
+
+
+def format_seconds(seconds: float | None) -> str:
+    """``75.2`` → ``"1 min 15 s"``; None → ``""`` (for ETAs and elapsed times)."""
+    if seconds is None:
+        return ""
+    s = max(0, round(seconds))
+    if s < 60:
+        return f"{s} s"
+    m, s = divmod(s, 60)
+    if m < 60:
+        return f"{m} min {s:02d} s"
+    h, m = divmod(m, 60)
+    return f"{h} h {m:02d} min"

@@ -1,0 +1,61 @@
+"""`egx samples build` and `egx app`'s prebuild (issue 16, item 4): `make app` builds the bundled samples
+with a terminal progress bar before the browser opens, so a lecture never waits on a build."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from core import cli
+from tests.conftest import SAMPLE_DATA
+
+
+@pytest.fixture
+def demo_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """$EGX_SAMPLE_DATA with the demo recipe only; the app's embedder is the hashing one."""
+    sd = tmp_path / "sample_data"
+    shutil.copytree(SAMPLE_DATA / "demo", sd / "demo")
+    monkeypatch.setenv("EGX_SAMPLE_DATA", str(sd))
+    monkeypatch.setenv("EGX_EMBEDDER", "hashing")
+    home = tmp_path / "home"
+    monkeypatch.setenv("EGX_HOME", str(home))
+    return home / "workspaces"
+
+
+def test_samples_build_draws_a_bar_and_is_quick_once_built(demo_only: Path, capsys) -> None:
+    assert cli.main(["samples", "build"]) == 0
+    out, err = capsys.readouterr()
+    assert "sample demo: ready (87 nodes, 90 edges, 23 chunks, index: hashing)" in out
+    assert "sample demo: 100%|" in err and "Embedded 23 chunks" in err  # the terminal bar, with its ETA slot
+    manifest = demo_only / "demo" / "manifest.json"
+    first = manifest.stat().st_mtime_ns
+    assert cli.main(["samples", "build", "demo"]) == 0
+    out, err = capsys.readouterr()
+    assert "sample demo: ready" in out and "100%" not in err  # nothing to build: no bar
+    assert manifest.stat().st_mtime_ns == first
+
+
+def test_samples_build_unknown_name(demo_only: Path, capsys) -> None:
+    assert cli.main(["samples", "build", "nope"]) == 2
+    assert "Unknown sample workspace 'nope'. Valid sample workspaces: 'demo'." in capsys.readouterr().err
+
+
+def test_app_builds_the_samples_before_the_server_starts(demo_only: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         capsys) -> None:
+    seen: list[bool] = []
+    monkeypatch.setattr(cli.subprocess, "call",
+                        lambda cmd, env=None: seen.append((demo_only / "demo" / "manifest.json").is_file()) or 0)
+    assert cli.main(["app", "--port", "8999"]) == 0
+    assert seen == [True]  # built before streamlit was started
+    err = capsys.readouterr().err
+    assert "Preparing the bundled samples for the hashing embedder" in err and "sample demo: 100%|" in err
+
+
+def test_app_no_prebuild_starts_at_once(demo_only: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[bool] = []
+    monkeypatch.setattr(cli.subprocess, "call",
+                        lambda cmd, env=None: seen.append((demo_only / "demo").exists()) or 0)
+    assert cli.main(["app", "--no-prebuild"]) == 0
+    assert seen == [False]

@@ -1,0 +1,158 @@
+"""core.jobs: background jobs with progress, ETA, cancel, join-by-key, errors, and no leaked threads."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from core.errors import Cancelled, EgxError, WorkspaceError
+from core.jobs import Job, JobManager, format_seconds
+
+
+def _gated(gate: threading.Event, steps: int = 4):
+    """Work that reports ``steps`` progress points, waiting for ``gate`` after the first."""
+    def fn(job: Job) -> str:
+        for i in range(steps):
+            job.progress(f"step {i}", i / steps)
+            gate.wait(5)
+        return "built"
+    return fn
+
+
+def test_progress_result_and_thread_ends() -> None:
+    jobs = JobManager()
+    gate = threading.Event()
+    job = jobs.submit("ws:a", "Build a", _gated(gate))
+    assert job.status().state == "running" and job.thread.is_alive()
+    gate.set()
+    assert job.wait(5)
+    s = job.status()
+    assert (s.state, s.fraction, s.error) == ("done", 1.0, "")
+    assert job.result() == "built"
+    job.thread.join(2)
+    assert not job.thread.is_alive()
+    assert not [t for t in threading.enumerate() if t.name == f"egx-job-{job.id}"]
+
+
+def test_second_submit_joins_the_running_job() -> None:
+    jobs = JobManager()
+    gate = threading.Event()
+    calls = []
+
+    def fn(job: Job) -> int:
+        calls.append(1)
+        gate.wait(5)
+        return len(calls)
+
+    first = jobs.submit("ws:musique", "Build", fn)
+    second = jobs.submit("ws:musique", "Build", fn)
+    assert second is first
+    gate.set()
+    assert first.wait(5) and first.result() == 1 and len(calls) == 1
+    # finished: restart=False hands the finished job back, restart=True runs again
+    assert jobs.submit("ws:musique", "Build", fn, restart=False) is first
+    again = jobs.submit("ws:musique", "Build", fn)
+    assert again is not first and again.wait(5) and again.result() == 2
+
+
+def test_cancel_stops_at_the_next_progress_report() -> None:
+    jobs = JobManager()
+    reached = []
+
+    def fn(job: Job) -> None:
+        for i in range(1000):
+            job.progress(f"item {i}", i / 1000)
+            reached.append(i)
+            if i == 3:
+                job.cancel()  # as a click from another session would
+
+    job = jobs.submit("bench:x", "Benchmark x", fn)
+    assert job.wait(5)
+    s = job.status()
+    assert s.state == "cancelled" and s.cancel_requested
+    assert "cancelled" in s.error and "kept" in s.error
+    assert reached == [0, 1, 2, 3]
+    with pytest.raises(Cancelled, match="Benchmark x: cancelled"):
+        job.result()
+    assert jobs.cancel("bench:x") is False  # nothing running any more
+
+
+def test_manager_cancel_and_shutdown_end_every_thread() -> None:
+    jobs = JobManager()
+    gate = threading.Event()
+
+    def fn(job: Job) -> None:
+        while True:
+            job.progress("waiting", 0.5)
+            gate.wait(0.01)
+
+    a, b = jobs.submit("a", "A", fn), jobs.submit("b", "B", fn)
+    assert jobs.cancel("a") is True and a.wait(5)
+    assert [j.key for j in jobs.running()] == ["b"]
+    assert jobs.shutdown(5)
+    for j in (a, b):
+        j.thread.join(2)
+        assert not j.thread.is_alive() and j.status().state == "cancelled"
+
+
+def test_errors_are_recorded_with_their_message() -> None:
+    jobs = JobManager()
+
+    def bad(job: Job) -> None:
+        raise WorkspaceError("t.csv, line 3: found 2 columns")
+
+    def crash(job: Job) -> None:
+        raise ZeroDivisionError("division by zero")
+
+    j1, j2 = jobs.submit("x", "X", bad), jobs.submit("y", "Y", crash)
+    assert j1.wait(5) and j2.wait(5)
+    assert (j1.status().state, j1.status().error) == ("failed", "t.csv, line 3: found 2 columns")
+    with pytest.raises(WorkspaceError, match="found 2 columns"):
+        j1.result()
+    assert j2.status().error == "ZeroDivisionError: division by zero"
+    assert not j1.thread.is_alive() or j1.thread.join(2) is None
+
+
+def test_result_while_running_is_an_error() -> None:
+    gate = threading.Event()
+    job = JobManager().submit("k", "Slow", _gated(gate))
+    with pytest.raises(EgxError, match="Slow is still running"):
+        job.result()
+    gate.set()
+    job.wait(5)
+
+
+def test_eta_from_measured_rate_with_a_fake_clock() -> None:
+    now = [100.0]
+    job = Job("k", "Build", lambda j: None, clock=lambda: now[0])
+    assert job.status().eta is None and job.status().fraction is None
+    job.report("embedding", 0.10)
+    now[0] += 1.0
+    job.report(fraction=0.15)
+    assert job.status().eta is None  # under ETA_MIN_SECONDS of measurement
+    now[0] += 9.0  # 10 s for 0.10 → 0.30: 0.02 per second, 0.70 left → 35 s
+    job.report(fraction=0.30)
+    s = job.status()
+    assert s.eta == pytest.approx(35.0)
+    assert s.elapsed == pytest.approx(10.0)
+    job.report(fraction=0.2)  # progress never goes backwards
+    assert job.status().fraction == pytest.approx(0.30)
+
+
+def test_finished_jobs_are_pruned_running_ones_kept() -> None:
+    jobs = JobManager(keep_finished=2)
+    gate = threading.Event()
+    running = jobs.submit("long", "Long", _gated(gate))
+    for i in range(5):
+        jobs.submit(f"k{i}", "quick", lambda j, i=i: i).wait(5)
+    keys = [j.key for j in jobs.jobs()]
+    assert keys[0] == "long" and len(keys) == 3  # the running one, then the 2 newest finished
+    jobs.forget("long")  # a running job is never forgotten
+    assert jobs.get("long") is running
+    gate.set()
+    running.wait(5)
+
+
+def test_format_seconds() -> None:
+    assert [format_seconds(x) for x in (None, 4.4, 75.2, 3725)] == ["", "4 s", "1 min 15 s", "1 h 02 min"]
