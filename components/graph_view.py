@@ -14,6 +14,14 @@ Graph labels are user data, so none reaches the page as markup:
   become DOM text nodes — pyvis would otherwise ``innerHTML`` a title containing "href"), so
   ``AT&T`` reads as written and ``<script>`` is shown, never run;
 * the legend is escaped with :func:`html.escape`.
+
+Readable at every size (issue 16):
+
+* the legend is an HTML strip *above* the canvas (never drawn over nodes);
+* the layout is stabilised once, then physics is frozen and the view is fitted to the frame
+  (``network.fit()``), again whenever the frame changes size (a tab shown, a column resized);
+* only the nodes that matter carry a canvas label (:func:`label_choice`): all of a small drawing,
+  else the ones a page names (anchors, the meeting node, the CEG, gold) — the rest on hover.
 """
 
 from __future__ import annotations
@@ -44,6 +52,9 @@ CENTER_COLOR = "#e69f00"
 PALETTE = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#000000")
 
 _LABEL_CHARS = 40
+LABEL_ALL_UP_TO = 20  #: drawings with at most this many nodes label every node
+MAX_LABELS = 24  #: at most this many canvas labels on a bigger drawing (the rest on hover)
+MAX_EDGE_LABELS = 30  #: relation labels only when at most this many edges join labelled nodes
 
 
 @dataclass(frozen=True)
@@ -74,6 +85,32 @@ def degree_sizes(graph: KnowledgeGraph, nodes: Iterable[int], *, lo: float = 10,
     deg = np.log1p(graph.degree[np.asarray(nodes, dtype=np.int64)].astype(float))
     top = float(deg.max()) or 1.0
     return {v: lo + (hi - lo) * float(d) / top for v, d in zip(nodes, deg)}
+
+
+def label_choice(nodes: Iterable[int], important: Iterable[int] = (), *, degree: Sequence[int] | None = None,
+                 all_up_to: int = LABEL_ALL_UP_TO, limit: int = MAX_LABELS, fill: bool = True) -> set[int]:
+    """The drawn nodes that carry a canvas label (the others show their name on hover).
+
+    Every node of a drawing with at most ``all_up_to`` nodes; else the ``important`` ones in their
+    order (those not drawn are skipped), then — when ``fill`` — the best connected by ``degree``,
+    up to ``limit`` labels in all.
+    """
+    drawn = sorted({int(v) for v in nodes})
+    if len(drawn) <= all_up_to:
+        return set(drawn)
+    inside = set(drawn)
+    out: dict[int, None] = {}
+    for v in important:
+        if len(out) >= limit:
+            break
+        if int(v) in inside:
+            out[int(v)] = None
+    if fill and degree is not None and len(out) < limit:
+        for v in sorted(drawn, key=lambda u: (-int(degree[u]), u)):
+            if len(out) >= limit:
+                break
+            out.setdefault(v, None)
+    return set(out)
 
 
 def limit_nodes(graph: KnowledgeGraph, nodes: Iterable[int], max_nodes: int = DEFAULT_MAX_NODES, *,
@@ -109,8 +146,11 @@ def _hops_within(graph: KnowledgeGraph, sources: Sequence[int], allowed: set[int
 
 
 def layout_positions(graph: KnowledgeGraph, nodes: Iterable[int], *, seed: int = 0,
-                     scale: float = 400.0) -> dict[int, tuple[float, float]]:
-    """Deterministic spring layout of the subgraph on ``nodes`` (for frame-stable animations)."""
+                     scale: float | None = None) -> dict[int, tuple[float, float]]:
+    """Deterministic spring layout of the subgraph on ``nodes`` (for frame-stable animations).
+
+    ``scale`` (default: grows with the square root of the node count) spreads the nodes so that
+    they do not sit on each other; the drawing is fitted to its frame in the browser anyway."""
     import networkx as nx
 
     nodes = sorted({int(v) for v in nodes})
@@ -121,6 +161,8 @@ def layout_positions(graph: KnowledgeGraph, nodes: Iterable[int], *, seed: int =
     if not nodes:
         return {}
     k = 1.5 / math.sqrt(len(nodes))
+    if scale is None:
+        scale = 60.0 * math.sqrt(len(nodes)) + 120.0
     pos = nx.spring_layout(g, seed=seed, k=k, iterations=100)
     return {int(v): (float(x) * scale, float(y) * scale) for v, (x, y) in pos.items()}
 
@@ -137,7 +179,8 @@ def network_html(graph: KnowledgeGraph, nodes: Iterable[int], *,
                  height: int = DEFAULT_HEIGHT,
                  borders: Mapping[int, tuple[str, int]] | None = None,
                  edge_widths: Mapping[int, float] | None = None,
-                 notes: Mapping[int, str] | None = None) -> str:
+                 notes: Mapping[int, str] | None = None,
+                 labels: Iterable[int] | None = None) -> str:
     """Self-contained HTML drawing of ``nodes`` (and the edges among them) with pyvis.
 
     Parameters
@@ -158,9 +201,10 @@ def network_html(graph: KnowledgeGraph, nodes: Iterable[int], *,
     highlight
         Nodes drawn with a thick border (selected / centre).
     legend
-        Rows shown in a small legend box over the drawing.
+        Rows of the legend strip shown above the drawing (outside the canvas).
     edge_labels
-        Draw relation labels on the edges (otherwise they show on hover).
+        Draw relation labels on the edges joining two labelled nodes (when at most
+        ``MAX_EDGE_LABELS`` of them; otherwise, and always for the rest, they show on hover).
     height
         Height of the drawing in pixels.
     borders
@@ -170,6 +214,11 @@ def network_html(graph: KnowledgeGraph, nodes: Iterable[int], *,
         Per-edge line widths (default 1).
     notes
         Extra per-node tooltip lines (plain text, escaped like the rest).
+    labels
+        Nodes that matter at this step, most important first: with more than
+        ``LABEL_ALL_UP_TO`` nodes only these carry a canvas label (:func:`label_choice`, no
+        filling). Default: the highlighted and bordered nodes, then those with their own colour,
+        filled up with the best connected.
     """
     from pyvis.network import Network
 
@@ -178,6 +227,11 @@ def network_html(graph: KnowledgeGraph, nodes: Iterable[int], *,
     sizes = sizes if sizes is not None else degree_sizes(graph, nodes)
     edge_colors = edge_colors or {}
     hl = {int(v) for v in highlight}
+    if labels is None:
+        important = [*sorted(hl), *sorted(borders or {}), *sorted(v for v in colors if colors[v] != NODE_COLOR)]
+        shown = label_choice(nodes, important, degree=graph.degree)
+    else:
+        shown = label_choice(nodes, labels, fill=False)
     net = Network(height=f"{height - 10}px", width="100%", directed=True, cdn_resources="in_line")
     for v in nodes:
         name = graph.node_names[v]
@@ -193,9 +247,11 @@ def network_html(graph: KnowledgeGraph, nodes: Iterable[int], *,
             kw["physics"] = False
         fill = colors.get(v, NODE_COLOR)
         border = borders.get(v) if borders else None
+        if v in shown:
+            kw["label"] = escape(short_label(name))
         net.add_node(
             v,
-            label=escape(short_label(name)),
+            label=kw.pop("label", " "),
             title=escape("\n".join(tip)),
             color=fill if border is None else {"background": fill, "border": border[0],
                                               "highlight": {"background": fill, "border": border[0]}},
@@ -205,33 +261,38 @@ def network_html(graph: KnowledgeGraph, nodes: Iterable[int], *,
         )
     eids = graph.induced_edges(nodes).tolist() if edges is None else sorted({int(e) for e in edges})
     keep = set(nodes)
+    eids = [e for e in eids if int(graph.edge_head[e]) in keep and int(graph.edge_tail[e]) in keep]
+    labelled = {e for e in eids if int(graph.edge_head[e]) in shown and int(graph.edge_tail[e]) in shown}
+    if not edge_labels or len(labelled) > MAX_EDGE_LABELS:
+        labelled = set()
     for e in eids:
         h, t = int(graph.edge_head[e]), int(graph.edge_tail[e])
-        if h not in keep or t not in keep:
-            continue
         rel = graph.edge_relation[e]
-        kw = {"label": escape(short_label(rel, 30))} if edge_labels else {}
+        kw = {"label": escape(short_label(rel, 30))} if e in labelled else {}
         if edge_widths and e in edge_widths:
             kw["width"] = float(edge_widths[e])
         net.add_edge(h, t, title=escape(graph.edge_text(e)), color=edge_colors.get(e, EDGE_COLOR), **kw)
-    net.options = _options(physics=positions is None, n=len(nodes))
+    physics = positions is None or any(v not in positions for v in nodes)
+    net.options = _options(physics=physics, n=len(nodes))
     doc = net.generate_html()
-    return _finish_html(doc, legend)
+    return _finish_html(doc, legend, physics=physics)
 
 
 def _options(*, physics: bool, n: int) -> dict[str, object]:
     return {
-        "nodes": {"shape": "dot", "font": {"size": 20, "face": "sans-serif"},
+        # a white halo keeps a label readable where it crosses an edge
+        "nodes": {"shape": "dot", "font": {"size": 18, "face": "sans-serif", "strokeWidth": 4, "strokeColor": "#ffffff"},
                   "scaling": {"label": {"enabled": False, "drawThreshold": 3}}},
         "edges": {"arrows": {"to": {"enabled": True, "scaleFactor": 0.5}},
-                  "smooth": {"enabled": True, "type": "dynamic"},
+                  "smooth": {"enabled": True, "type": "dynamic" if physics else "continuous"},
                   "font": {"size": 11, "align": "middle", "color": "#555555"}},
         "interaction": {"hover": True, "tooltipDelay": 120, "navigationButtons": False},
+        # Stabilised once (then frozen by the script _FIT_SCRIPT adds), so nothing drifts while one reads.
         "physics": {
             "enabled": physics,
             "solver": "forceAtlas2Based",
-            "forceAtlas2Based": {"gravitationalConstant": -60, "springLength": 90, "avoidOverlap": 0.3},
-            "stabilization": {"enabled": True, "iterations": 250 if n <= 150 else 150, "fit": True},
+            "forceAtlas2Based": {"gravitationalConstant": -90, "springLength": 120, "avoidOverlap": 0.6},
+            "stabilization": {"enabled": True, "iterations": 300 if n <= 150 else 200, "fit": True},
         },
     }
 
@@ -264,6 +325,40 @@ _DECODE_TEXT = """
                   egxPlainText(nodes);
                   egxPlainText(edges);
 """
+# Fit the drawing to its frame: once the layout is stable (physics then frozen: a stabilised layout
+# that keeps drifting is unreadable), and again whenever the frame changes size — a drawing in a
+# hidden tab or a narrow column is first laid out at size 0 and would stay cropped (issue 16).
+# ``window.egxReady`` tells tests (and nothing else) that the first fit happened.
+_FIT_SCRIPT = """
+                  window.egxReady = false;
+                  (function (net, box, physics) {
+                    function fit() {
+                      if (box.clientWidth > 0 && box.clientHeight > 0) {
+                        net.setSize("100%", "100%");
+                        net.redraw();
+                        net.fit({animation: false});
+                        // labels about 13 px on screen whatever the zoom (then fit them in too)
+                        var s = net.getScale();
+                        if (window.egxReady !== false && s > 0 && isFinite(s)) {
+                          net.setOptions({nodes: {font: {size: Math.min(64, Math.max(12, 13 / s))}},
+                                          edges: {font: {size: Math.min(40, Math.max(9, 10 / s))}}});
+                          net.fit({animation: false});
+                        }
+                      }
+                    }
+                    function ready() {
+                      if (physics) { net.setOptions({physics: {enabled: false}}); }
+                      window.egxReady = null;  // laid out: fit() may now adapt the label size
+                      fit();
+                      window.egxReady = true;
+                    }
+                    if (physics) { net.once("stabilizationIterationsDone", ready); }
+                    else { net.once("afterDrawing", ready); }
+                    if (window.ResizeObserver) {
+                      new ResizeObserver(fit).observe(box);
+                    }
+                  })(network, container, PHYSICS);
+"""
 _ASSET_CSS = Path(__file__).resolve().parents[1] / "assets" / "graph_view.css"
 
 
@@ -272,26 +367,39 @@ def _legend_css() -> str:
     return f"<style>\n{_ASSET_CSS.read_text(encoding='utf-8')}</style>\n"
 
 
-def _legend_html(legend: Sequence[LegendItem]) -> str:
+_INLINE = {"egx-legend": "display:flex;flex-wrap:wrap;gap:2px 14px;align-items:center;font-size:13px;color:#333",
+           "egx-item": "display:inline-flex;align-items:center;gap:5px;white-space:nowrap",
+           "egx-dot": "width:11px;height:11px;border-radius:50%;display:inline-block;"
+                      "box-shadow:inset 0 0 0 1px rgba(0,0,0,.25)",
+           "egx-line": "width:16px;height:3px;display:inline-block"}
+
+
+def legend_html(legend: Sequence[LegendItem], *, inline: bool = False) -> str:
+    """The legend as an HTML strip (every label escaped): drawn above each drawing's canvas, or,
+    with ``inline`` styles, on its own (``st.html``) for a row of drawings that share one legend."""
     if not legend:
         return ""
-    rows = "".join(
-        f'<div><span class="egx-{"line" if item.shape == "line" else "dot"}" '
-        f'style="background:{escape(item.color)}"></span>{escape(item.label)}</div>'
-        for item in legend
-    )
-    # a <details> box: open by default, one click folds it away when it covers part of the drawing
-    return f'<details class="egx-legend" open><summary>Legend</summary>{rows}</details>'
+
+    def style(cls: str, extra: str = "") -> str:
+        css = (_INLINE[cls] + ";" if inline else "") + extra
+        return f' class="{cls}"' + (f' style="{css}"' if css else "")
+
+    rows = []
+    for item in legend:
+        swatch = style("egx-line" if item.shape == "line" else "egx-dot", f"background:{escape(item.color)}")
+        rows.append(f'<span{style("egx-item")}><span{swatch}></span>{escape(item.label)}</span>')
+    return f'<div{style("egx-legend")} role="note" aria-label="Legend">{"".join(rows)}</div>'
 
 
-def _finish_html(doc: str, legend: Sequence[LegendItem]) -> str:
+def _finish_html(doc: str, legend: Sequence[LegendItem], *, physics: bool = True) -> str:
     doc = _DEAD_COMMENT.sub("", _CDN_TAG.sub("", doc))
     doc = doc.replace("<center>\n<h1></h1>\n</center>", "").replace(
         "<center>\n          <h1></h1>\n        </center>", "")
     if _NETWORK_NEW in doc:
-        doc = doc.replace(_NETWORK_NEW, _DECODE_TEXT + "\n                  " + _NETWORK_NEW, 1)
+        fit = _FIT_SCRIPT.replace("PHYSICS", "true" if physics else "false")
+        doc = doc.replace(_NETWORK_NEW, _DECODE_TEXT + "\n                  " + _NETWORK_NEW + fit, 1)
     doc = doc.replace("</head>", _legend_css() + "</head>", 1)
-    doc = doc.replace('<div id="mynetwork"', _legend_html(legend) + '<div id="mynetwork"', 1)
+    doc = doc.replace('<div id="mynetwork"', legend_html(legend) + '<div id="mynetwork"', 1)
     return doc
 
 
