@@ -332,31 +332,32 @@ _DECODE_TEXT = """
 _FIT_SCRIPT = """
                   window.egxReady = false;
                   (function (net, box, physics) {
+                    var laidOut = false;
                     function fit() {
-                      if (box.clientWidth > 0 && box.clientHeight > 0) {
-                        net.setSize("100%", "100%");
-                        net.redraw();
+                      if (box.clientWidth === 0 || box.clientHeight === 0) { return; }
+                      net.setSize("100%", "100%");
+                      net.redraw();
+                      net.fit({animation: false});
+                      var s = net.getScale();
+                      if (!laidOut || !(s > 0) || !isFinite(s)) { return; }
+                      // labels about 13 px on screen whatever the zoom; their boxes are measured when
+                      // drawn, so fit once more after that drawing
+                      net.setOptions({nodes: {font: {size: Math.min(64, Math.max(12, 13 / s))}},
+                                      edges: {font: {size: Math.min(40, Math.max(9, 10 / s))}}});
+                      net.once("afterDrawing", function () {
                         net.fit({animation: false});
-                        // labels about 13 px on screen whatever the zoom (then fit them in too)
-                        var s = net.getScale();
-                        if (window.egxReady !== false && s > 0 && isFinite(s)) {
-                          net.setOptions({nodes: {font: {size: Math.min(64, Math.max(12, 13 / s))}},
-                                          edges: {font: {size: Math.min(40, Math.max(9, 10 / s))}}});
-                          net.fit({animation: false});
-                        }
-                      }
+                        window.egxReady = true;
+                      });
+                      net.redraw();
                     }
                     function ready() {
                       if (physics) { net.setOptions({physics: {enabled: false}}); }
-                      window.egxReady = null;  // laid out: fit() may now adapt the label size
+                      laidOut = true;
                       fit();
-                      window.egxReady = true;
                     }
                     if (physics) { net.once("stabilizationIterationsDone", ready); }
                     else { net.once("afterDrawing", ready); }
-                    if (window.ResizeObserver) {
-                      new ResizeObserver(fit).observe(box);
-                    }
+                    if (window.ResizeObserver) { new ResizeObserver(fit).observe(box); }
                   })(network, container, PHYSICS);
 """
 _ASSET_CSS = Path(__file__).resolve().parents[1] / "assets" / "graph_view.css"

@@ -68,6 +68,7 @@ class Drawings:
         self.shots: list[Path] = []
 
     def check(self, page: Any, name: str, *, expect: int = 1) -> list[dict[str, Any]]:
+        from playwright.sync_api import TimeoutError as PwTimeout
         from playwright.sync_api import expect as pw_expect
 
         frames = page.locator("iframe")
@@ -82,7 +83,7 @@ class Drawings:
                 continue
             try:
                 frame.wait_for_function("() => window.egxReady === true", timeout=30_000, polling=200)
-            except Exception:  # noqa: BLE001 - a drawing that never says it is ready is reported below
+            except PwTimeout:  # a drawing that never says it is ready is reported below
                 frame.wait_for_timeout(3000)
             got = frame.evaluate(CHECK)
             shot = self.dir / f"{name}_{len(results) + 1}.png"
@@ -151,7 +152,7 @@ def _bubblerag_pages(page: Any, base: str, d: Drawings, prefix: str, question: s
         page.wait_for_timeout(1500)
     d.check(page, f"{prefix}expansion")
     _open(page, base, "bubble_ranking", "Ranking and reasoning expansion")
-    page.get_by_role("button", name="compare", exact=True).click()
+    page.get_by_test_id("stButtonGroup").get_by_text("compare", exact=True).click()
     expect(page.get_by_role("heading", name=re.compile(r"CEGs side by side"))).to_be_visible(timeout=TIMEOUT)
     d.check(page, f"{prefix}ranking_compare", expect=3)
     _open(page, base, "bubble_ask", "Ask")
@@ -197,7 +198,7 @@ def test_every_drawing_fits_its_frame_with_the_legend_outside(tmp_path: Path) ->
             # a narrow window: every drawing is refitted to its smaller frame
             page.set_viewport_size({"width": 900, "height": 900})
             _open(page, base, "bubble_ranking", "Ranking and reasoning expansion")
-            page.get_by_role("button", name="compare", exact=True).click()
+            page.get_by_test_id("stButtonGroup").get_by_text("compare", exact=True).click()
             expect(page.get_by_role("heading", name=re.compile(r"CEGs side by side"))).to_be_visible(timeout=TIMEOUT)
             d.check(page, "narrow_ranking_compare", expect=3)
         finally:
