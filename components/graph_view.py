@@ -88,29 +88,30 @@ def degree_sizes(graph: KnowledgeGraph, nodes: Iterable[int], *, lo: float = 10,
 
 
 def label_choice(nodes: Iterable[int], important: Iterable[int] = (), *, degree: Sequence[int] | None = None,
-                 all_up_to: int = LABEL_ALL_UP_TO, limit: int = MAX_LABELS, fill: bool = True) -> set[int]:
-    """The drawn nodes that carry a canvas label (the others show their name on hover).
+                 all_up_to: int = LABEL_ALL_UP_TO, limit: int = MAX_LABELS, fill: bool = True) -> list[int]:
+    """The drawn nodes that carry a canvas label, most important first (the others show their
+    name on hover; where two chosen labels would overlap on screen, the browser shows the first).
 
     Every node of a drawing with at most ``all_up_to`` nodes; else the ``important`` ones in their
     order (those not drawn are skipped), then — when ``fill`` — the best connected by ``degree``,
     up to ``limit`` labels in all.
     """
     drawn = sorted({int(v) for v in nodes})
-    if len(drawn) <= all_up_to:
-        return set(drawn)
     inside = set(drawn)
     out: dict[int, None] = {}
+    cap = len(drawn) if len(drawn) <= all_up_to else limit
     for v in important:
-        if len(out) >= limit:
+        if len(out) >= cap:
             break
         if int(v) in inside:
             out[int(v)] = None
-    if fill and degree is not None and len(out) < limit:
-        for v in sorted(drawn, key=lambda u: (-int(degree[u]), u)):
-            if len(out) >= limit:
+    rest = sorted(drawn, key=lambda u: (-int(degree[u]), u)) if degree is not None else drawn
+    if len(drawn) <= all_up_to or fill:
+        for v in rest:
+            if len(out) >= cap:
                 break
             out.setdefault(v, None)
-    return set(out)
+    return list(out)
 
 
 def limit_nodes(graph: KnowledgeGraph, nodes: Iterable[int], max_nodes: int = DEFAULT_MAX_NODES, *,
@@ -149,22 +150,53 @@ def layout_positions(graph: KnowledgeGraph, nodes: Iterable[int], *, seed: int =
                      scale: float | None = None) -> dict[int, tuple[float, float]]:
     """Deterministic spring layout of the subgraph on ``nodes`` (for frame-stable animations).
 
-    ``scale`` (default: grows with the square root of the node count) spreads the nodes so that
-    they do not sit on each other; the drawing is fitted to its frame in the browser anyway."""
+    Each connected component is laid out on its own, in a disc whose radius grows with the square
+    root of its size (``scale`` = the radius of a whole connected drawing; default ``60·√n + 120``),
+    and the components are packed in rows, biggest first: one spring layout of a disconnected
+    drawing pushes the components to the rim and squeezes each into a pile. The drawing is fitted
+    to its frame in the browser anyway."""
     import networkx as nx
 
     nodes = sorted({int(v) for v in nodes})
+    if not nodes:
+        return {}
     g = nx.Graph()
     g.add_nodes_from(nodes)
     for e in graph.induced_edges(nodes).tolist():
         g.add_edge(int(graph.edge_head[e]), int(graph.edge_tail[e]))
-    if not nodes:
-        return {}
-    k = 1.5 / math.sqrt(len(nodes))
-    if scale is None:
-        scale = 60.0 * math.sqrt(len(nodes)) + 120.0
-    pos = nx.spring_layout(g, seed=seed, k=k, iterations=100)
-    return {int(v): (float(x) * scale, float(y) * scale) for v, (x, y) in pos.items()}
+
+    def radius(n: int) -> float:
+        return (60.0 * math.sqrt(n) + 120.0) if scale is None else scale * math.sqrt(n / len(nodes))
+
+    def spread(sub: nx.Graph) -> dict[int, tuple[float, float]]:
+        # Kamada–Kawai (graph distances become drawing distances) spreads the hubs and stars of a
+        # KG neighbourhood far better than a spring layout; started from a seeded spring layout.
+        n = sub.number_of_nodes()
+        start = nx.spring_layout(sub, seed=seed, k=1.5 / math.sqrt(n), iterations=50)
+        if n > 400:
+            return start  # type: ignore[no-any-return]
+        return nx.rescale_layout_dict(nx.kamada_kawai_layout(sub, pos=start), 1.0)  # type: ignore[no-any-return]
+
+    comps = sorted((sorted(c) for c in nx.connected_components(g)), key=lambda c: (-len(c), c[0]))
+    if len(comps) == 1:
+        pos = spread(g)
+        r = radius(len(nodes))
+        return {int(v): (float(x) * r, float(y) * r) for v, (x, y) in pos.items()}
+    total = sum((2 * radius(len(c)) + 40.0) ** 2 for c in comps)
+    width = max(2 * radius(len(comps[0])) + 40.0, 1.3 * math.sqrt(total))  # rows about as wide as tall
+    out: dict[int, tuple[float, float]] = {}
+    x = y = row = 0.0
+    for c in comps:
+        r = radius(len(c)) if len(c) > 1 else 30.0
+        if x > 0 and x + 2 * r > width:
+            x, y, row = 0.0, y + row + 40.0, 0.0
+        sub = g.subgraph(c)
+        pos = spread(sub) if len(c) > 1 else {c[0]: (0.0, 0.0)}
+        for v, (px, py) in pos.items():
+            out[int(v)] = (x + r + float(px) * r, y + r + float(py) * r)
+        x += 2 * r + 40.0
+        row = max(row, 2 * r)
+    return out
 
 
 def network_html(graph: KnowledgeGraph, nodes: Iterable[int], *,
@@ -229,9 +261,10 @@ def network_html(graph: KnowledgeGraph, nodes: Iterable[int], *,
     hl = {int(v) for v in highlight}
     if labels is None:
         important = [*sorted(hl), *sorted(borders or {}), *sorted(v for v in colors if colors[v] != NODE_COLOR)]
-        shown = label_choice(nodes, important, degree=graph.degree)
+        order = label_choice(nodes, important, degree=graph.degree)
     else:
-        shown = label_choice(nodes, labels, fill=False)
+        order = label_choice(nodes, labels, degree=graph.degree, fill=False)
+    shown = set(order)
     net = Network(height=f"{height - 10}px", width="100%", directed=True, cdn_resources="in_line")
     for v in nodes:
         name = graph.node_names[v]
@@ -275,7 +308,7 @@ def network_html(graph: KnowledgeGraph, nodes: Iterable[int], *,
     physics = positions is None or any(v not in positions for v in nodes)
     net.options = _options(physics=physics, n=len(nodes))
     doc = net.generate_html()
-    return _finish_html(doc, legend, physics=physics)
+    return _finish_html(doc, legend, physics=physics, label_order=order)
 
 
 def _options(*, physics: bool, n: int) -> dict[str, object]:
@@ -311,7 +344,7 @@ _DECODE_TEXT = """
                     function plain(s) { tmp.innerHTML = s; return tmp.value; }
                     items.forEach(function (item) {
                       var patch = {id: item.id};
-                      if (typeof item.label === "string") { patch.label = plain(item.label); }
+                      if (typeof item.label === "string") { patch.label = plain(item.label); patch.egxLabel = patch.label; }
                       if (typeof item.title === "string") {
                         var box = document.createElement("div");
                         box.style.whiteSpace = "pre-wrap";
@@ -331,7 +364,7 @@ _DECODE_TEXT = """
 # ``window.egxReady`` tells tests (and nothing else) that the first fit happened.
 _FIT_SCRIPT = """
                   window.egxReady = false;
-                  (function (net, box, physics) {
+                  (function (net, box, physics, order) {
                     var laidOut = false;
                     function fit() {
                       if (box.clientWidth === 0 || box.clientHeight === 0) { return; }
@@ -345,10 +378,27 @@ _FIT_SCRIPT = """
                       net.setOptions({nodes: {font: {size: Math.min(64, Math.max(12, 13 / s))}},
                                       edges: {font: {size: Math.min(40, Math.max(9, 10 / s))}}});
                       net.once("afterDrawing", function () {
+                        declutter(Math.min(64, Math.max(12, 13 / s)));
                         net.fit({animation: false});
                         window.egxReady = true;
                       });
                       net.redraw();
+                    }
+                    // Of two labels that would overlap on screen keep the more important one (the
+                    // order comes from label_choice); the other name stays on hover.
+                    function declutter(font) {
+                      var placed = [], patch = [], pos = net.getPositions(order);
+                      order.forEach(function (id) {
+                        var n = nodes.get(id), p = pos[id];
+                        if (!n || !p || typeof n.egxLabel !== "string" || !n.egxLabel.trim()) { return; }
+                        var w = n.egxLabel.length * font * 0.56, h = font * 1.25, top = p.y + (n.size || 10);
+                        var box = {l: p.x - w / 2, r: p.x + w / 2, t: top, b: top + h};
+                        var hit = placed.some(function (o) { return box.l < o.r && o.l < box.r && box.t < o.b && o.t < box.b; });
+                        if (!hit) { placed.push(box); }
+                        var want = hit ? " " : n.egxLabel;
+                        if (n.label !== want) { patch.push({id: id, label: want}); }
+                      });
+                      if (patch.length) { nodes.update(patch); }
                     }
                     function ready() {
                       if (physics) { net.setOptions({physics: {enabled: false}}); }
@@ -358,7 +408,7 @@ _FIT_SCRIPT = """
                     if (physics) { net.once("stabilizationIterationsDone", ready); }
                     else { net.once("afterDrawing", ready); }
                     if (window.ResizeObserver) { new ResizeObserver(fit).observe(box); }
-                  })(network, container, PHYSICS);
+                  })(network, container, PHYSICS, LABEL_ORDER);
 """
 _ASSET_CSS = Path(__file__).resolve().parents[1] / "assets" / "graph_view.css"
 
@@ -392,12 +442,14 @@ def legend_html(legend: Sequence[LegendItem], *, inline: bool = False) -> str:
     return f'<div{style("egx-legend")} role="note" aria-label="Legend">{"".join(rows)}</div>'
 
 
-def _finish_html(doc: str, legend: Sequence[LegendItem], *, physics: bool = True) -> str:
+def _finish_html(doc: str, legend: Sequence[LegendItem], *, physics: bool = True,
+                 label_order: Sequence[int] = ()) -> str:
     doc = _DEAD_COMMENT.sub("", _CDN_TAG.sub("", doc))
     doc = doc.replace("<center>\n<h1></h1>\n</center>", "").replace(
         "<center>\n          <h1></h1>\n        </center>", "")
     if _NETWORK_NEW in doc:
-        fit = _FIT_SCRIPT.replace("PHYSICS", "true" if physics else "false")
+        fit = _FIT_SCRIPT.replace("PHYSICS", "true" if physics else "false").replace(
+            "LABEL_ORDER", json.dumps([int(v) for v in label_order]))
         doc = doc.replace(_NETWORK_NEW, _DECODE_TEXT + "\n                  " + _NETWORK_NEW + fit, 1)
     doc = doc.replace("</head>", _legend_css() + "</head>", 1)
     doc = doc.replace('<div id="mynetwork"', legend_html(legend) + '<div id="mynetwork"', 1)

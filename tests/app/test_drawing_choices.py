@@ -42,7 +42,8 @@ def path40() -> KnowledgeGraph:
 
 # ------------------------------------------------------------------------------ label choice
 def test_a_small_drawing_labels_every_node() -> None:
-    assert gv.label_choice(range(gv.LABEL_ALL_UP_TO), [3]) == set(range(gv.LABEL_ALL_UP_TO))
+    got = gv.label_choice(range(gv.LABEL_ALL_UP_TO), [3])
+    assert set(got) == set(range(gv.LABEL_ALL_UP_TO)) and got[0] == 3  # the important one wins an overlap
 
 
 def test_a_big_drawing_labels_the_important_nodes_first_then_the_best_connected() -> None:
@@ -50,9 +51,9 @@ def test_a_big_drawing_labels_the_important_nodes_first_then_the_best_connected(
     degree = [0] * 100
     degree[50], degree[60] = 9, 8
     got = gv.label_choice(nodes, [7, 3, 500], degree=degree, limit=4)  # 500 is not drawn: skipped
-    assert got == {7, 3, 50, 60}
-    assert gv.label_choice(nodes, [7, 3], degree=degree, fill=False) == {7, 3}
-    assert gv.label_choice(nodes, range(100, 0, -1), fill=False, limit=5) == {99, 98, 97, 96, 95}
+    assert got == [7, 3, 50, 60]  # in priority order
+    assert gv.label_choice(nodes, [7, 3], degree=degree, fill=False) == [7, 3]
+    assert gv.label_choice(nodes, range(100, 0, -1), fill=False, limit=5) == [99, 98, 97, 96, 95]
 
 
 def test_network_html_labels_only_the_named_nodes_and_keeps_every_name_on_hover(path40: KnowledgeGraph) -> None:
@@ -103,11 +104,12 @@ def test_the_legend_is_a_strip_outside_the_canvas_and_escaped(matrix_graph: Know
 
 def test_every_drawing_is_fitted_after_layout_and_on_resize(matrix_graph: KnowledgeGraph) -> None:
     nodes = range(matrix_graph.n_nodes)
-    free = gv.network_html(matrix_graph, nodes)
+    free = gv.network_html(matrix_graph, nodes, labels=[3, 1])
+    assert "declutter(" in free and "(network, container, true, [3, 1, " in free  # overlap priority order
     assert "stabilizationIterationsDone" in free and "physics: {enabled: false}" in free  # stabilise once, freeze
-    assert "ResizeObserver(fit)" in free and "net.fit(" in free and "(network, container, true)" in free
+    assert "ResizeObserver(fit)" in free and "net.fit(" in free
     fixed = gv.network_html(matrix_graph, nodes, positions=gv.layout_positions(matrix_graph, nodes))
-    assert "(network, container, false)" in fixed and '"physics": {"enabled": false' in fixed
+    assert "(network, container, false, [" in fixed and '"physics": {"enabled": false' in fixed
 
 
 def test_layout_spreads_with_the_node_count(path40: KnowledgeGraph) -> None:
