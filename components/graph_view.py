@@ -55,7 +55,6 @@ _LABEL_CHARS = 40
 LABEL_ALL_UP_TO = 20  #: drawings with at most this many nodes label every node
 MAX_LABELS = 24  #: at most this many canvas labels on a bigger drawing (the rest on hover)
 MAX_EDGE_LABELS = 30  #: relation labels only when at most this many edges join labelled nodes
-KK_MAX_NODES = 70  #: components up to this size are laid out with Kamada–Kawai, bigger ones with springs
 
 
 @dataclass(frozen=True)
@@ -151,10 +150,11 @@ def layout_positions(graph: KnowledgeGraph, nodes: Iterable[int], *, seed: int =
                      scale: float | None = None) -> dict[int, tuple[float, float]]:
     """Deterministic spring layout of the subgraph on ``nodes`` (for frame-stable animations).
 
-    Each connected component is laid out on its own, in a disc whose radius grows with the square
-    root of its size (``scale`` = the radius of a whole connected drawing; default ``60·√n + 120``),
-    and the components are packed in rows, biggest first: one spring layout of a disconnected
-    drawing pushes the components to the rim and squeezes each into a pile. The drawing is fitted
+    Each connected component gets its own spring layout, in a disc whose radius grows with the
+    square root of its size (``scale`` = the radius of a whole connected drawing; default
+    ``60·√n + 120``), and the components are packed in rows for a wide frame, biggest first: one
+    spring layout of a disconnected drawing pushes the components to the rim and squeezes each
+    into a pile. The drawing is fitted
     to its frame in the browser anyway."""
     import networkx as nx
 
@@ -170,13 +170,8 @@ def layout_positions(graph: KnowledgeGraph, nodes: Iterable[int], *, seed: int =
         return (60.0 * math.sqrt(n) + 120.0) if scale is None else scale * math.sqrt(n / len(nodes))
 
     def spread(sub: nx.Graph) -> dict[int, tuple[float, float]]:
-        # Kamada–Kawai (graph distances become drawing distances) spreads the hubs and stars of a
-        # KG neighbourhood far better than a spring layout; started from a seeded spring layout.
-        n = sub.number_of_nodes()
-        start = nx.spring_layout(sub, seed=seed, k=1.5 / math.sqrt(n), iterations=50)
-        if n > KK_MAX_NODES:  # Kamada–Kawai is O(n²) per step: ~2 s at 100 nodes here
-            return start  # type: ignore[no-any-return]
-        return nx.rescale_layout_dict(nx.kamada_kawai_layout(sub, pos=start), 1.0)  # type: ignore[no-any-return]
+        return nx.spring_layout(sub, seed=seed, k=1.5 / math.sqrt(sub.number_of_nodes()),  # type: ignore[no-any-return]
+                                iterations=100)
 
     comps = sorted((sorted(c) for c in nx.connected_components(g)), key=lambda c: (-len(c), c[0]))
     if len(comps) == 1:
@@ -184,7 +179,7 @@ def layout_positions(graph: KnowledgeGraph, nodes: Iterable[int], *, seed: int =
         r = radius(len(nodes))
         return {int(v): (float(x) * r, float(y) * r) for v, (x, y) in pos.items()}
     total = sum((2 * radius(len(c)) + 40.0) ** 2 for c in comps)
-    width = max(2 * radius(len(comps[0])) + 40.0, 1.3 * math.sqrt(total))  # rows about as wide as tall
+    width = max(2 * radius(len(comps[0])) + 40.0, 1.15 * math.sqrt(1.8 * total))  # rows for a wide frame
     out: dict[int, tuple[float, float]] = {}
     x = y = row = 0.0
     for c in comps:
