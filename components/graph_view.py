@@ -360,6 +360,7 @@ _DECODE_TEXT = """
 # ``window.egxReady`` tells tests (and nothing else) that the first fit happened.
 _FIT_SCRIPT = """
                   window.egxReady = false;
+                  var MAX_ZOOM = 1.25;
                   (function (net, box, physics, order) {
                     var laidOut = false;
                     function fit() {
@@ -368,6 +369,7 @@ _FIT_SCRIPT = """
                       net.redraw();
                       net.fit({animation: false});
                       var s = net.getScale();
+                      if (s > MAX_ZOOM) { net.moveTo({scale: MAX_ZOOM, animation: false}); s = MAX_ZOOM; }  // 3 nodes stay small
                       if (!laidOut || !(s > 0) || !isFinite(s)) { return; }
                       // labels about 13 px on screen whatever the zoom; their boxes are measured when
                       // drawn, so fit once more after that drawing
@@ -376,6 +378,7 @@ _FIT_SCRIPT = """
                       net.once("afterDrawing", function () {
                         declutter(Math.min(64, Math.max(12, 13 / s)));
                         net.fit({animation: false});
+                        if (net.getScale() > MAX_ZOOM) { net.moveTo({scale: MAX_ZOOM, animation: false}); }
                         window.egxReady = true;
                       });
                       net.redraw();
