@@ -200,23 +200,70 @@ def cost_sizes(result: BubbleResult, nodes: Iterable[int], lo: float = 10, hi: f
     return {v: lo + (hi - lo) * max(0.0, 1.0 - result.node_cost[v]) if v in result.node_cost else lo for v in nodes}
 
 
+def anchor_colour_groups(result: BubbleResult, graph: KnowledgeGraph) -> dict[int, list[int]]:
+    """Node → the groups whose colour it is drawn in: the groups it is a *node* anchor of; only a node
+    that is no group's node anchor takes the groups of the edge anchors it ends (an edge anchor
+    contributes both endpoints as terminals, §3.2). So "Keanu Reeves" keeps the colour of the group
+    that names him even when "The Matrix starring Keanu Reeves" is an anchor of the film group."""
+    node_of: dict[int, list[int]] = {}
+    edge_of: dict[int, list[int]] = {}
+    if result.groups is None:
+        return {}
+    for g in result.groups.groups:
+        for c in g.members:
+            if c.kind == "node":
+                node_of.setdefault(int(c.index), []).append(g.gid)
+            else:
+                for v in (int(graph.edge_head[c.index]), int(graph.edge_tail[c.index])):
+                    edge_of.setdefault(v, []).append(g.gid)
+    out = {v: sorted(set(gs)) for v, gs in edge_of.items()}
+    out.update({v: sorted(set(gs)) for v, gs in node_of.items()})
+    return out
+
+
+def drawing_labels(result: BubbleResult, graph: KnowledgeGraph, nodes: Iterable[int], *,
+                   first: Iterable[int] = ()) -> list[int]:
+    """The nodes worth a canvas label in a BubbleRAG drawing, most important first: ``first`` (the
+    meeting node, the node settled now, a new CEG), then the node anchors, then the other terminals
+    (the rest of the drawing shows its names on hover)."""
+    drawn = {int(v) for v in nodes}
+    colour = anchor_colour_groups(result, graph)
+    node_anchors = ({int(c.index) for g in result.groups.groups for c in g.members if c.kind == "node"}
+                    if result.groups is not None else set())
+    order = [int(v) for v in first]
+    order += sorted(v for v in drawn if v in node_anchors)
+    order += sorted(v for v in drawn if v in colour)
+    return [v for v in dict.fromkeys(order) if v in drawn]
+
+
 def subgraph_html(act: Active, result: BubbleResult, nodes: Sequence[int], edges: Sequence[int] | None, *,
                   outline_nodes: Iterable[int] = (), outline_edges: Iterable[int] = (), height: int = 520,
-                  extra_legend: Sequence[graph_view.LegendItem] = ()) -> str:
-    """A CEG / evidence graph: anchors in their group colour (mixed when shared), size by cost,
-    ``outline_*`` in red."""
+                  extra_legend: Sequence[graph_view.LegendItem] = (), show_legend: bool = True) -> str:
+    """A CEG / evidence graph: anchors in their group colour (mixed when a node anchors several
+    groups; :func:`anchor_colour_groups`), size by cost, ``outline_*`` in red. Labels: the outlined
+    nodes, the anchors and the CEG's own nodes; the rest on hover."""
     g = act.workspace.graph
-    terms = terminal_groups(result, g)
-    colors = tuple((v, blend([group_color(x) for x in terms[v]])) for v in nodes if v in terms)
+    by_colour = anchor_colour_groups(result, g)
+    colors = tuple((v, blend([group_color(x) for x in by_colour[v]])) for v in nodes if v in by_colour)
     on = set(outline_nodes)
     borders = tuple((v, CEG_COLOR, 4) for v in nodes if v in on)
     oe = set(outline_edges)
     edge_colors = tuple((e, CEG_COLOR) for e in (edges or ()) if e in oe)
     widths = tuple((e, 3.0) for e in (edges or ()) if e in oe)
+    ceg_nodes = sorted({int(x) for e in oe for x in (g.edge_head[e], g.edge_tail[e])})
+    labels = tuple(drawing_labels(result, g, nodes, first=[*sorted(on), *ceg_nodes]))
     groups = result.groups.groups if result.groups is not None else ()
-    legend = (*group_legend(groups), graph_view.LegendItem("other node", graph_view.NODE_COLOR), *extra_legend)
+    legend = drawing_legend(groups, extra_legend) if show_legend else ()
     notes = tuple((v, f"semantic cost 1 − cos(q, v) = {result.node_cost[v]:.3f}") for v in nodes if v in result.node_cost)
     return resources.styled_network_html(
         g, act.key, tuple(sorted(nodes)), colors=colors, sizes=tuple(sorted(cost_sizes(result, nodes).items())),
         borders=borders, edges=None if edges is None else tuple(sorted(edges)), edge_colors=edge_colors,
-        edge_widths=widths, notes=notes, legend=legend, edge_labels=len(nodes) <= 40, height=height)
+        edge_widths=widths, notes=notes, legend=legend, edge_labels=True, height=height, labels=labels)
+
+
+def drawing_legend(groups: Sequence[AnchorGroup],
+                   extra: Sequence[graph_view.LegendItem] = ()) -> tuple[graph_view.LegendItem, ...]:
+    """The legend of :func:`subgraph_html` (also shown once above a row of such drawings)."""
+    return (*group_legend(groups),
+            graph_view.LegendItem("mixed colour: anchor of several groups", blend(GROUP_COLORS[:2])),
+            graph_view.LegendItem("other node (name on hover)", graph_view.NODE_COLOR), *extra)

@@ -72,6 +72,8 @@ class Overlay:
     notes: dict[int, str]
     legend: list[LegendItem]
     shared: int  #: nodes in more than one method's evidence
+    #: nodes worth a canvas label, most important first: gold entities, those several methods reached, the hubs
+    labels: tuple[int, ...] = ()
 
 
 def overlay(graph: KnowledgeGraph, per_method: Mapping[str, Sequence[int]], methods: Sequence[str],
@@ -93,7 +95,11 @@ def overlay(graph: KnowledgeGraph, per_method: Mapping[str, Sequence[int]], meth
     legend.append(LegendItem("several methods", OVERLAP_COLOUR))
     if gold_nodes & set(owners):
         legend.append(LegendItem("gold-passage entity (thick border)", GOLD_BORDER, "line"))
-    return Overlay(sorted(owners), colors, borders, notes, legend, sum(1 for ms in owners.values() if len(ms) > 1))
+    labels = [*sorted(v for v in owners if v in gold_nodes),
+              *sorted((v for v, ms in owners.items() if len(ms) > 1), key=lambda v: (-len(owners[v]), v)),
+              *sorted(owners, key=lambda v: (-int(graph.degree[v]), v))]
+    return Overlay(sorted(owners), colors, borders, notes, legend, sum(1 for ms in owners.values() if len(ms) > 1),
+                   tuple(dict.fromkeys(labels)))
 
 
 # ------------------------------------------------------------------------------ tables and badges

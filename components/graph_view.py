@@ -14,6 +14,14 @@ Graph labels are user data, so none reaches the page as markup:
   become DOM text nodes — pyvis would otherwise ``innerHTML`` a title containing "href"), so
   ``AT&T`` reads as written and ``<script>`` is shown, never run;
 * the legend is escaped with :func:`html.escape`.
+
+Readable at every size (issue 16):
+
+* the legend is an HTML strip *above* the canvas (never drawn over nodes);
+* the layout is stabilised once, then physics is frozen and the view is fitted to the frame
+  (``network.fit()``), again whenever the frame changes size (a tab shown, a column resized);
+* only the nodes that matter carry a canvas label (:func:`label_choice`): all of a small drawing,
+  else the ones a page names (anchors, the meeting node, the CEG, gold) — the rest on hover.
 """
 
 from __future__ import annotations
@@ -44,6 +52,9 @@ CENTER_COLOR = "#e69f00"
 PALETTE = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#000000")
 
 _LABEL_CHARS = 40
+LABEL_ALL_UP_TO = 20  #: drawings with at most this many nodes label every node
+MAX_LABELS = 24  #: at most this many canvas labels on a bigger drawing (the rest on hover)
+MAX_EDGE_LABELS = 30  #: relation labels only when at most this many edges join labelled nodes
 
 
 @dataclass(frozen=True)
@@ -74,6 +85,33 @@ def degree_sizes(graph: KnowledgeGraph, nodes: Iterable[int], *, lo: float = 10,
     deg = np.log1p(graph.degree[np.asarray(nodes, dtype=np.int64)].astype(float))
     top = float(deg.max()) or 1.0
     return {v: lo + (hi - lo) * float(d) / top for v, d in zip(nodes, deg)}
+
+
+def label_choice(nodes: Iterable[int], important: Iterable[int] = (), *, degree: Sequence[int] | None = None,
+                 all_up_to: int = LABEL_ALL_UP_TO, limit: int = MAX_LABELS, fill: bool = True) -> list[int]:
+    """The drawn nodes that carry a canvas label, most important first (the others show their
+    name on hover; where two chosen labels would overlap on screen, the browser shows the first).
+
+    Every node of a drawing with at most ``all_up_to`` nodes; else the ``important`` ones in their
+    order (those not drawn are skipped), then — when ``fill`` — the best connected by ``degree``,
+    up to ``limit`` labels in all.
+    """
+    drawn = sorted({int(v) for v in nodes})
+    inside = set(drawn)
+    out: dict[int, None] = {}
+    cap = len(drawn) if len(drawn) <= all_up_to else limit
+    for v in important:
+        if len(out) >= cap:
+            break
+        if int(v) in inside:
+            out[int(v)] = None
+    rest = sorted(drawn, key=lambda u: (-int(degree[u]), u)) if degree is not None else drawn
+    if len(drawn) <= all_up_to or fill:
+        for v in rest:
+            if len(out) >= cap:
+                break
+            out.setdefault(v, None)
+    return list(out)
 
 
 def limit_nodes(graph: KnowledgeGraph, nodes: Iterable[int], max_nodes: int = DEFAULT_MAX_NODES, *,
@@ -109,20 +147,52 @@ def _hops_within(graph: KnowledgeGraph, sources: Sequence[int], allowed: set[int
 
 
 def layout_positions(graph: KnowledgeGraph, nodes: Iterable[int], *, seed: int = 0,
-                     scale: float = 400.0) -> dict[int, tuple[float, float]]:
-    """Deterministic spring layout of the subgraph on ``nodes`` (for frame-stable animations)."""
+                     scale: float | None = None) -> dict[int, tuple[float, float]]:
+    """Deterministic spring layout of the subgraph on ``nodes`` (for frame-stable animations).
+
+    Each connected component gets its own spring layout, in a disc whose radius grows with the
+    square root of its size (``scale`` = the radius of a whole connected drawing; default
+    ``60·√n + 120``), and the components are packed in rows for a wide frame, biggest first: one
+    spring layout of a disconnected drawing pushes the components to the rim and squeezes each
+    into a pile. The drawing is fitted
+    to its frame in the browser anyway."""
     import networkx as nx
 
     nodes = sorted({int(v) for v in nodes})
+    if not nodes:
+        return {}
     g = nx.Graph()
     g.add_nodes_from(nodes)
     for e in graph.induced_edges(nodes).tolist():
         g.add_edge(int(graph.edge_head[e]), int(graph.edge_tail[e]))
-    if not nodes:
-        return {}
-    k = 1.5 / math.sqrt(len(nodes))
-    pos = nx.spring_layout(g, seed=seed, k=k, iterations=100)
-    return {int(v): (float(x) * scale, float(y) * scale) for v, (x, y) in pos.items()}
+
+    def radius(n: int) -> float:
+        return (60.0 * math.sqrt(n) + 120.0) if scale is None else scale * math.sqrt(n / len(nodes))
+
+    def spread(sub: nx.Graph) -> dict[int, tuple[float, float]]:
+        return nx.spring_layout(sub, seed=seed, k=1.5 / math.sqrt(sub.number_of_nodes()),  # type: ignore[no-any-return]
+                                iterations=100)
+
+    comps = sorted((sorted(c) for c in nx.connected_components(g)), key=lambda c: (-len(c), c[0]))
+    if len(comps) == 1:
+        pos = spread(g)
+        r = radius(len(nodes))
+        return {int(v): (float(x) * r, float(y) * r) for v, (x, y) in pos.items()}
+    total = sum((2 * radius(len(c)) + 40.0) ** 2 for c in comps)
+    width = max(2 * radius(len(comps[0])) + 40.0, 1.15 * math.sqrt(1.8 * total))  # rows for a wide frame
+    out: dict[int, tuple[float, float]] = {}
+    x = y = row = 0.0
+    for c in comps:
+        r = radius(len(c)) if len(c) > 1 else 30.0
+        if x > 0 and x + 2 * r > width:
+            x, y, row = 0.0, y + row + 40.0, 0.0
+        sub = g.subgraph(c)
+        pos = spread(sub) if len(c) > 1 else {c[0]: (0.0, 0.0)}
+        for v, (px, py) in pos.items():
+            out[int(v)] = (x + r + float(px) * r, y + r + float(py) * r)
+        x += 2 * r + 40.0
+        row = max(row, 2 * r)
+    return out
 
 
 def network_html(graph: KnowledgeGraph, nodes: Iterable[int], *,
@@ -137,7 +207,8 @@ def network_html(graph: KnowledgeGraph, nodes: Iterable[int], *,
                  height: int = DEFAULT_HEIGHT,
                  borders: Mapping[int, tuple[str, int]] | None = None,
                  edge_widths: Mapping[int, float] | None = None,
-                 notes: Mapping[int, str] | None = None) -> str:
+                 notes: Mapping[int, str] | None = None,
+                 labels: Iterable[int] | None = None) -> str:
     """Self-contained HTML drawing of ``nodes`` (and the edges among them) with pyvis.
 
     Parameters
@@ -158,9 +229,10 @@ def network_html(graph: KnowledgeGraph, nodes: Iterable[int], *,
     highlight
         Nodes drawn with a thick border (selected / centre).
     legend
-        Rows shown in a small legend box over the drawing.
+        Rows of the legend strip shown above the drawing (outside the canvas).
     edge_labels
-        Draw relation labels on the edges (otherwise they show on hover).
+        Draw relation labels on the edges joining two labelled nodes (when at most
+        ``MAX_EDGE_LABELS`` of them; otherwise, and always for the rest, they show on hover).
     height
         Height of the drawing in pixels.
     borders
@@ -170,6 +242,11 @@ def network_html(graph: KnowledgeGraph, nodes: Iterable[int], *,
         Per-edge line widths (default 1).
     notes
         Extra per-node tooltip lines (plain text, escaped like the rest).
+    labels
+        Nodes that matter at this step, most important first: with more than
+        ``LABEL_ALL_UP_TO`` nodes only these carry a canvas label (:func:`label_choice`, no
+        filling). Default: the highlighted and bordered nodes, then those with their own colour,
+        filled up with the best connected.
     """
     from pyvis.network import Network
 
@@ -178,6 +255,12 @@ def network_html(graph: KnowledgeGraph, nodes: Iterable[int], *,
     sizes = sizes if sizes is not None else degree_sizes(graph, nodes)
     edge_colors = edge_colors or {}
     hl = {int(v) for v in highlight}
+    if labels is None:
+        important = [*sorted(hl), *sorted(borders or {}), *sorted(v for v in colors if colors[v] != NODE_COLOR)]
+        order = label_choice(nodes, important, degree=graph.degree)
+    else:
+        order = label_choice(nodes, labels, degree=graph.degree, fill=False)
+    shown = set(order)
     net = Network(height=f"{height - 10}px", width="100%", directed=True, cdn_resources="in_line")
     for v in nodes:
         name = graph.node_names[v]
@@ -193,9 +276,11 @@ def network_html(graph: KnowledgeGraph, nodes: Iterable[int], *,
             kw["physics"] = False
         fill = colors.get(v, NODE_COLOR)
         border = borders.get(v) if borders else None
+        if v in shown:
+            kw["label"] = escape(short_label(name))
         net.add_node(
             v,
-            label=escape(short_label(name)),
+            label=kw.pop("label", " "),
             title=escape("\n".join(tip)),
             color=fill if border is None else {"background": fill, "border": border[0],
                                               "highlight": {"background": fill, "border": border[0]}},
@@ -205,33 +290,38 @@ def network_html(graph: KnowledgeGraph, nodes: Iterable[int], *,
         )
     eids = graph.induced_edges(nodes).tolist() if edges is None else sorted({int(e) for e in edges})
     keep = set(nodes)
+    eids = [e for e in eids if int(graph.edge_head[e]) in keep and int(graph.edge_tail[e]) in keep]
+    labelled = {e for e in eids if int(graph.edge_head[e]) in shown and int(graph.edge_tail[e]) in shown}
+    if not edge_labels or len(labelled) > MAX_EDGE_LABELS:
+        labelled = set()
     for e in eids:
         h, t = int(graph.edge_head[e]), int(graph.edge_tail[e])
-        if h not in keep or t not in keep:
-            continue
         rel = graph.edge_relation[e]
-        kw = {"label": escape(short_label(rel, 30))} if edge_labels else {}
+        kw = {"label": escape(short_label(rel, 30))} if e in labelled else {}
         if edge_widths and e in edge_widths:
             kw["width"] = float(edge_widths[e])
         net.add_edge(h, t, title=escape(graph.edge_text(e)), color=edge_colors.get(e, EDGE_COLOR), **kw)
-    net.options = _options(physics=positions is None, n=len(nodes))
+    physics = positions is None or any(v not in positions for v in nodes)
+    net.options = _options(physics=physics, n=len(nodes))
     doc = net.generate_html()
-    return _finish_html(doc, legend)
+    return _finish_html(doc, legend, physics=physics, label_order=order)
 
 
 def _options(*, physics: bool, n: int) -> dict[str, object]:
     return {
-        "nodes": {"shape": "dot", "font": {"size": 20, "face": "sans-serif"},
+        # a white halo keeps a label readable where it crosses an edge
+        "nodes": {"shape": "dot", "font": {"size": 18, "face": "sans-serif", "strokeWidth": 4, "strokeColor": "#ffffff"},
                   "scaling": {"label": {"enabled": False, "drawThreshold": 3}}},
         "edges": {"arrows": {"to": {"enabled": True, "scaleFactor": 0.5}},
-                  "smooth": {"enabled": True, "type": "dynamic"},
+                  "smooth": {"enabled": True, "type": "dynamic" if physics else "continuous"},
                   "font": {"size": 11, "align": "middle", "color": "#555555"}},
         "interaction": {"hover": True, "tooltipDelay": 120, "navigationButtons": False},
+        # Stabilised once (then frozen by the script _FIT_SCRIPT adds), so nothing drifts while one reads.
         "physics": {
             "enabled": physics,
             "solver": "forceAtlas2Based",
-            "forceAtlas2Based": {"gravitationalConstant": -60, "springLength": 90, "avoidOverlap": 0.3},
-            "stabilization": {"enabled": True, "iterations": 250 if n <= 150 else 150, "fit": True},
+            "forceAtlas2Based": {"gravitationalConstant": -90, "springLength": 120, "avoidOverlap": 0.6},
+            "stabilization": {"enabled": True, "iterations": 300 if n <= 150 else 200, "fit": True},
         },
     }
 
@@ -250,7 +340,7 @@ _DECODE_TEXT = """
                     function plain(s) { tmp.innerHTML = s; return tmp.value; }
                     items.forEach(function (item) {
                       var patch = {id: item.id};
-                      if (typeof item.label === "string") { patch.label = plain(item.label); }
+                      if (typeof item.label === "string") { patch.label = plain(item.label); patch.egxLabel = patch.label; }
                       if (typeof item.title === "string") {
                         var box = document.createElement("div");
                         box.style.whiteSpace = "pre-wrap";
@@ -264,6 +354,61 @@ _DECODE_TEXT = """
                   egxPlainText(nodes);
                   egxPlainText(edges);
 """
+# Fit the drawing to its frame: once the layout is stable (physics then frozen: a stabilised layout
+# that keeps drifting is unreadable), and again whenever the frame changes size — a drawing in a
+# hidden tab or a narrow column is first laid out at size 0 and would stay cropped (issue 16).
+# ``window.egxReady`` tells tests (and nothing else) that the first fit happened.
+_FIT_SCRIPT = """
+                  window.egxReady = false;
+                  var MAX_ZOOM = 1.25;
+                  (function (net, box, physics, order) {
+                    var laidOut = false;
+                    function fit() {
+                      if (box.clientWidth === 0 || box.clientHeight === 0) { return; }
+                      net.setSize("100%", "100%");
+                      net.redraw();
+                      net.fit({animation: false});
+                      var s = net.getScale();
+                      if (s > MAX_ZOOM) { net.moveTo({scale: MAX_ZOOM, animation: false}); s = MAX_ZOOM; }  // 3 nodes stay small
+                      if (!laidOut || !(s > 0) || !isFinite(s)) { return; }
+                      // labels about 13 px on screen whatever the zoom; their boxes are measured when
+                      // drawn, so fit once more after that drawing
+                      net.setOptions({nodes: {font: {size: Math.min(64, Math.max(12, 13 / s))}},
+                                      edges: {font: {size: Math.min(40, Math.max(9, 10 / s))}}});
+                      net.once("afterDrawing", function () {
+                        declutter(Math.min(64, Math.max(12, 13 / s)));
+                        net.fit({animation: false});
+                        if (net.getScale() > MAX_ZOOM) { net.moveTo({scale: MAX_ZOOM, animation: false}); }
+                        window.egxReady = true;
+                      });
+                      net.redraw();
+                    }
+                    // Of two labels that would overlap on screen keep the more important one (the
+                    // order comes from label_choice); the other name stays on hover.
+                    function declutter(font) {
+                      var placed = [], patch = [], pos = net.getPositions(order);
+                      order.forEach(function (id) {
+                        var n = nodes.get(id), p = pos[id];
+                        if (!n || !p || typeof n.egxLabel !== "string" || !n.egxLabel.trim()) { return; }
+                        var w = n.egxLabel.length * font * 0.56, h = font * 1.25, top = p.y + (n.size || 10);
+                        var box = {l: p.x - w / 2, r: p.x + w / 2, t: top, b: top + h};
+                        var hit = placed.some(function (o) { return box.l < o.r && o.l < box.r && box.t < o.b && o.t < box.b; });
+                        if (!hit) { placed.push(box); }
+                        var want = hit ? " " : n.egxLabel;
+                        if (n.label !== want) { patch.push({id: id, label: want}); }
+                      });
+                      if (patch.length) { nodes.update(patch); }
+                    }
+                    function ready() {
+                      if (physics) { net.setOptions({physics: {enabled: false}}); }
+                      laidOut = true;
+                      fit();
+                    }
+                    if (physics) { net.once("stabilizationIterationsDone", ready); }
+                    else { net.once("afterDrawing", ready); }
+                    if (window.ResizeObserver) { new ResizeObserver(fit).observe(box); }
+                  })(network, container, PHYSICS, LABEL_ORDER);
+"""
 _ASSET_CSS = Path(__file__).resolve().parents[1] / "assets" / "graph_view.css"
 
 
@@ -272,26 +417,41 @@ def _legend_css() -> str:
     return f"<style>\n{_ASSET_CSS.read_text(encoding='utf-8')}</style>\n"
 
 
-def _legend_html(legend: Sequence[LegendItem]) -> str:
+_INLINE = {"egx-legend": "display:flex;flex-wrap:wrap;gap:2px 14px;align-items:center;font-size:13px;color:#333",
+           "egx-item": "display:inline-flex;align-items:center;gap:5px;white-space:nowrap",
+           "egx-dot": "width:11px;height:11px;border-radius:50%;display:inline-block;"
+                      "box-shadow:inset 0 0 0 1px rgba(0,0,0,.25)",
+           "egx-line": "width:16px;height:3px;display:inline-block"}
+
+
+def legend_html(legend: Sequence[LegendItem], *, inline: bool = False) -> str:
+    """The legend as an HTML strip (every label escaped): drawn above each drawing's canvas, or,
+    with ``inline`` styles, on its own (``st.html``) for a row of drawings that share one legend."""
     if not legend:
         return ""
-    rows = "".join(
-        f'<div><span class="egx-{"line" if item.shape == "line" else "dot"}" '
-        f'style="background:{escape(item.color)}"></span>{escape(item.label)}</div>'
-        for item in legend
-    )
-    # a <details> box: open by default, one click folds it away when it covers part of the drawing
-    return f'<details class="egx-legend" open><summary>Legend</summary>{rows}</details>'
+
+    def style(cls: str, extra: str = "") -> str:
+        css = (_INLINE[cls] + ";" if inline else "") + extra
+        return f' class="{cls}"' + (f' style="{css}"' if css else "")
+
+    rows = []
+    for item in legend:
+        swatch = style("egx-line" if item.shape == "line" else "egx-dot", f"background:{escape(item.color)}")
+        rows.append(f'<span{style("egx-item")}><span{swatch}></span>{escape(item.label)}</span>')
+    return f'<div{style("egx-legend")} role="note" aria-label="Legend">{"".join(rows)}</div>'
 
 
-def _finish_html(doc: str, legend: Sequence[LegendItem]) -> str:
+def _finish_html(doc: str, legend: Sequence[LegendItem], *, physics: bool = True,
+                 label_order: Sequence[int] = ()) -> str:
     doc = _DEAD_COMMENT.sub("", _CDN_TAG.sub("", doc))
     doc = doc.replace("<center>\n<h1></h1>\n</center>", "").replace(
         "<center>\n          <h1></h1>\n        </center>", "")
     if _NETWORK_NEW in doc:
-        doc = doc.replace(_NETWORK_NEW, _DECODE_TEXT + "\n                  " + _NETWORK_NEW, 1)
+        fit = _FIT_SCRIPT.replace("PHYSICS", "true" if physics else "false").replace(
+            "LABEL_ORDER", json.dumps([int(v) for v in label_order]))
+        doc = doc.replace(_NETWORK_NEW, _DECODE_TEXT + "\n                  " + _NETWORK_NEW + fit, 1)
     doc = doc.replace("</head>", _legend_css() + "</head>", 1)
-    doc = doc.replace('<div id="mynetwork"', _legend_html(legend) + '<div id="mynetwork"', 1)
+    doc = doc.replace('<div id="mynetwork"', legend_html(legend) + '<div id="mynetwork"', 1)
     return doc
 
 

@@ -331,8 +331,11 @@ def smoothing_graph_html(_run: Any, _pg: Any, _graph: KnowledgeGraph, run_key: s
     legend = (graph_view.LegendItem("gold passage", "#009e73"), graph_view.LegendItem("moved up by GRanker", "#0072b2"),
               graph_view.LegendItem("moved down", "#d55e00"), graph_view.LegendItem("unchanged", graph_view.NODE_COLOR),
               graph_view.LegendItem("edge i→j: weight P_ij of j in i's smoothing", graph_view.EDGE_COLOR, "line"))
+    # labels: the gold passages, then the best by GRanker score (the rest on hover)
+    by_score = sorted(range(small.n_nodes), key=lambda v: -rows[small.node_ids[v]].granker_score)
+    labels = [v for v in by_score if rows[small.node_ids[v]].gold] + by_score[:12]
     return graph_view.network_html(small, range(small.n_nodes), colors=colors, sizes=sizes, legend=legend,
-                                   edge_labels=True, height=height)
+                                   edge_labels=True, height=height, labels=labels)
 
 
 # ============================================================================ BubbleRAG (four pages)
@@ -354,13 +357,13 @@ def styled_network_html(_graph: KnowledgeGraph, key: str, nodes: tuple[int, ...]
                         notes: tuple[tuple[int, str], ...] = (),
                         positions: tuple[tuple[int, float, float], ...] | None = None,
                         legend: tuple[graph_view.LegendItem, ...] = (), edge_labels: bool = False,
-                        height: int = graph_view.DEFAULT_HEIGHT) -> str:
+                        height: int = graph_view.DEFAULT_HEIGHT, labels: tuple[int, ...] | None = None) -> str:
     """Cached :func:`components.graph_view.network_html` with every styling map (hashable tuples)."""
     pos = None if positions is None else {v: (x, y) for v, x, y in positions}
     return graph_view.network_html(
         _graph, nodes, edges=edges, colors=dict(colors), sizes=dict(sizes) if sizes else None,
         borders={v: (c, w) for v, c, w in borders}, edge_colors=dict(edge_colors), edge_widths=dict(edge_widths),
-        notes=dict(notes), positions=pos, legend=legend, edge_labels=edge_labels, height=height)
+        notes=dict(notes), positions=pos, legend=legend, edge_labels=edge_labels, height=height, labels=labels)
 
 
 # ============================================================================ Evaluate (issue 6)

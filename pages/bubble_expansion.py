@@ -69,6 +69,9 @@ def frame_drawing(result, replay, frame: int, nodes: list[int], positions) -> tu
     edge_colors = tuple((e, bubble.CEG_COLOR if e in flash_edges else "#444444")
                         for e in edges if e in flash_edges or e in older_edges)
     widths = tuple((e, 5.0 if e in flash_edges else 2.5) for e in edges if e in flash_edges or e in older_edges)
+    # labels: the node settled now, the CEG found now, the meeting nodes so far, then the anchors
+    meetings = [c.meeting for c in replay.result.cegs if c.found_at <= f.step and c.meeting >= 0]
+    labels = tuple(bubble.drawing_labels(result, g, nodes, first=[f.node, *sorted(flash_nodes), *meetings]))
     legend = (
         *bubble.group_legend(result.groups.groups),
         graph_view.LegendItem("mixed colour: reached by several groups", bubble.blend(bubble.GROUP_COLORS[:2])),
@@ -80,7 +83,7 @@ def frame_drawing(result, replay, frame: int, nodes: list[int], positions) -> tu
     doc = resources.styled_network_html(
         g, act.key, tuple(nodes), colors=tuple(colors), sizes=tuple(sorted(bubble.cost_sizes(result, nodes).items())),
         borders=tuple(borders), edge_colors=edge_colors, edge_widths=widths, notes=tuple(notes), positions=positions,
-        legend=legend, edge_labels=len(nodes) <= 40, height=HEIGHT)
+        legend=legend, edge_labels=True, height=HEIGHT, labels=labels)
     return doc, state
 
 

@@ -60,12 +60,15 @@ def ranking_table(result, ranked, n: int, baseline: dict[int, int]) -> pd.DataFr
     return pd.DataFrame(rows)
 
 
-def create_ceg_drawing(result, r, *, height: int = 460) -> None:
+MEETING_LEGEND = graph_view.LegendItem("red ring: meeting (Steiner) node", bubble.CEG_COLOR)
+
+
+def create_ceg_drawing(result, r, *, height: int = 460, show_legend: bool = True) -> None:
     c = r.ceg
     g = act.workspace.graph
     doc = bubble.subgraph_html(act, result, list(c.nodes), list(c.edges), outline_nodes=[c.meeting] if c.meeting >= 0 else [],
-                               outline_edges=c.edges, height=height,
-                               extra_legend=(graph_view.LegendItem("red ring: meeting (Steiner) node", bubble.CEG_COLOR),))
+                               outline_edges=c.edges, height=height, extra_legend=(MEETING_LEGEND,),
+                               show_legend=show_legend)
     graph_view.render_html(doc, height=height)
     meet = md_escape(g.node_names[c.meeting]) if c.meeting >= 0 else "— (fallback: the anchors)"
     st.caption(f"CEG #{c.index} ({c.kind}) met at {meet}; Cost_sem {r.cost_sem:.3f}, r_miss {r.r_miss:.2f}, "
@@ -142,9 +145,11 @@ if result is not None and not bubble.early_exit_note(result):
     top = ranked[:n]
     if st.session_state.get(S.BUBBLE_PRESET) == "compare" and len(top) > 1:
         st.subheader(f"Top-{len(top)} CEGs side by side (comparison query)")
+        # one legend for the row: three copies would take most of each narrow drawing
+        st.html(graph_view.legend_html(bubble.drawing_legend(result.groups.groups, (MEETING_LEGEND,)), inline=True))
         for col, r in zip(st.columns(min(len(top), 3)), top[:3]):
             with col:
-                create_ceg_drawing(result, r, height=360)
+                create_ceg_drawing(result, r, height=380, show_legend=False)
     else:
         st.subheader("Draw a CEG")
         labels = {r.ceg.index: _ceg_label(result, r) for r in ranked}

@@ -109,7 +109,7 @@ if graph.n_nodes and results:
                "mark entities of gold passages. Hover a node to see which methods reached it.")
     if ov.nodes:
         show_graph(graph, ov.nodes, max_nodes=150, colors=ov.colors, borders=ov.borders, notes=ov.notes,
-                   legend=ov.legend, height=520)
+                   legend=ov.legend, height=520, labels=ov.labels)
 
 # --------------------------------------------------------------------------- side by side
 st.subheader("Side by side")

@@ -1,0 +1,145 @@
+"""What a drawing labels, how it colours anchors, where its legend goes and how it fits its frame
+(issue 16, item 5) — the pure choices behind tests/app/test_drawings_browser.py."""
+
+from __future__ import annotations
+
+import json
+import re
+from types import SimpleNamespace
+
+import pytest
+
+from components import bubble
+from components import graph_view as gv
+from core.graph.model import KnowledgeGraph, graph_from_triples
+from core.methods.bubblerag.candidates import Candidate
+from core.methods.bubblerag.grouping import AnchorGroup
+
+XSS = "<script>alert(1)</script>"
+
+
+def _vis_nodes(doc: str) -> dict[int, dict]:
+    m = re.search(r"nodes = new vis\.DataSet\((\[.*?\])\);", doc, re.S)
+    assert m
+    return {n["id"]: n for n in json.loads(m.group(1))}
+
+
+def _vis_edges(doc: str) -> list[dict]:
+    m = re.search(r"edges = new vis\.DataSet\((\[.*?\])\);", doc, re.S)
+    assert m
+    return json.loads(m.group(1))
+
+
+def _labelled(doc: str) -> set[int]:
+    return {v for v, n in _vis_nodes(doc).items() if n["label"].strip()}
+
+
+@pytest.fixture
+def path40() -> KnowledgeGraph:
+    return graph_from_triples([(f"n{i}", "next", f"n{i + 1}") for i in range(39)] + [("n0", "hub", f"n{i}")
+                                                                                     for i in range(5, 12)])
+
+
+# ------------------------------------------------------------------------------ label choice
+def test_a_small_drawing_labels_every_node() -> None:
+    got = gv.label_choice(range(gv.LABEL_ALL_UP_TO), [3])
+    assert set(got) == set(range(gv.LABEL_ALL_UP_TO)) and got[0] == 3  # the important one wins an overlap
+
+
+def test_a_big_drawing_labels_the_important_nodes_first_then_the_best_connected() -> None:
+    nodes = range(100)
+    degree = [0] * 100
+    degree[50], degree[60] = 9, 8
+    got = gv.label_choice(nodes, [7, 3, 500], degree=degree, limit=4)  # 500 is not drawn: skipped
+    assert got == [7, 3, 50, 60]  # in priority order
+    assert gv.label_choice(nodes, [7, 3], degree=degree, fill=False) == [7, 3]
+    assert gv.label_choice(nodes, range(100, 0, -1), fill=False, limit=5) == [99, 98, 97, 96, 95]
+
+
+def test_network_html_labels_only_the_named_nodes_and_keeps_every_name_on_hover(path40: KnowledgeGraph) -> None:
+    nodes = list(range(path40.n_nodes))
+    keep = [path40.node("n0"), path40.node("n1"), path40.node("n20")]
+    doc = gv.network_html(path40, nodes, labels=keep, edge_labels=True)
+    assert _labelled(doc) == set(keep)
+    drawn = _vis_nodes(doc)
+    assert all(drawn[v]["title"].startswith(path40.node_names[v]) for v in nodes)  # the name on hover
+    # relation labels only on edges between two labelled nodes (n0 → n1); the rest on hover
+    assert [(e["from"], e["to"]) for e in _vis_edges(doc) if "label" in e] == [(keep[0], keep[1])]
+
+
+def test_default_labels_prefer_highlighted_and_styled_nodes(path40: KnowledgeGraph) -> None:
+    sel = path40.node("n30")
+    doc = gv.network_html(path40, range(path40.n_nodes), highlight=[sel], colors={sel: gv.SELECTED_COLOR})
+    got = _labelled(doc)
+    assert sel in got and path40.node("n0") in got  # the selection, then the hub (highest degree)
+    assert len(got) == gv.MAX_LABELS < path40.n_nodes
+
+
+def test_unlabelled_nodes_do_not_fall_back_to_their_index(path40: KnowledgeGraph) -> None:
+    doc = gv.network_html(path40, range(path40.n_nodes), labels=[0])
+    assert all(n["label"] in (" ", "n0") for n in _vis_nodes(doc).values())  # pyvis would show the id
+
+
+def test_labels_stay_escaped_when_chosen() -> None:
+    g = graph_from_triples([(XSS, "r&d", "AT&T")] + [(f"x{i}", "r", f"x{i + 1}") for i in range(30)])
+    doc = gv.network_html(g, range(g.n_nodes), labels=[g.node(XSS), g.node("AT&T")], edge_labels=True)
+    assert XSS not in doc
+    nodes = _vis_nodes(doc)
+    assert nodes[g.node(XSS)]["label"] == "&lt;script&gt;alert(1)&lt;/script&gt;"
+    assert nodes[g.node("AT&T")]["label"] == "AT&amp;T"
+    assert all("<" not in n["title"] for n in nodes.values())
+
+
+# ------------------------------------------------------------------------------ legend and fit
+def test_the_legend_is_a_strip_outside_the_canvas_and_escaped(matrix_graph: KnowledgeGraph) -> None:
+    doc = gv.network_html(matrix_graph, range(matrix_graph.n_nodes), legend=[gv.LegendItem(f"<b>{XSS}</b>", "#000")])
+    legend_at, canvas_at = doc.index('<div class="egx-legend"'), doc.index('<div id="mynetwork"')
+    assert legend_at < canvas_at and doc[legend_at:canvas_at].count("<div") == doc[legend_at:canvas_at].count("</div>")
+    assert XSS not in doc and "&lt;b&gt;&lt;script&gt;" in doc
+    css = doc[doc.index(".egx-legend {"):]
+    assert "position: absolute" not in css[:css.index("}")]  # never drawn over the nodes
+    inline = gv.legend_html([gv.LegendItem(XSS, '#000" onmouseover="x')], inline=True)
+    assert XSS not in inline and 'onmouseover="x' not in inline and "display:flex" in inline
+
+
+def test_every_drawing_is_fitted_after_layout_and_on_resize(matrix_graph: KnowledgeGraph) -> None:
+    nodes = range(matrix_graph.n_nodes)
+    free = gv.network_html(matrix_graph, nodes, labels=[3, 1])
+    assert "declutter(" in free and "(network, container, true, [3, 1, " in free  # overlap priority order
+    assert "stabilizationIterationsDone" in free and "physics: {enabled: false}" in free  # stabilise once, freeze
+    assert "ResizeObserver(fit)" in free and "net.fit(" in free
+    fixed = gv.network_html(matrix_graph, nodes, positions=gv.layout_positions(matrix_graph, nodes))
+    assert "(network, container, false, [" in fixed and '"physics": {"enabled": false' in fixed
+
+
+def test_layout_spreads_with_the_node_count(path40: KnowledgeGraph) -> None:
+    small = gv.layout_positions(path40, range(5))
+    big = gv.layout_positions(path40, range(40))
+
+    def extent(pos: dict[int, tuple[float, float]]) -> float:
+        return max(max(abs(x), abs(y)) for x, y in pos.values())
+
+    assert extent(big) > 1.8 * extent(small)  # 60·√n + 120: 499 vs 254
+
+
+# ------------------------------------------------------------------------------ anchor colours
+def _cand(kind: str, index: int) -> Candidate:
+    return Candidate(cid=f"c{kind}{index}", kind=kind, index=index, text="", score=1.0, keywords=("k",))
+
+
+def test_a_person_keeps_the_colour_of_the_group_that_names_him(matrix_graph: KnowledgeGraph) -> None:
+    """Keanu Reeves is a node anchor of the "Keanu Reeves" group and an endpoint of the film group's
+    edge anchor "The Matrix starring Keanu Reeves": he is drawn in his own group's colour."""
+    g = matrix_graph
+    keanu, matrix = g.node("Keanu Reeves"), g.node("The Matrix")
+    starring = next(e for e in range(g.n_edges) if {int(g.edge_head[e]), int(g.edge_tail[e])} == {keanu, matrix})
+    person = AnchorGroup(0, "Keanu Reeves", 0.5, (_cand("node", keanu),))
+    film = AnchorGroup(1, "film", 0.5, (_cand("edge", starring),))
+    result = SimpleNamespace(groups=SimpleNamespace(groups=(person, film)))
+    colour = bubble.anchor_colour_groups(result, g)
+    assert colour[keanu] == [0]  # before: [0, 1] (and the film group's colour when it came first)
+    assert colour[matrix] == [1]  # an endpoint of the film group's edge anchor, no node anchor
+    both = AnchorGroup(1, "film", 0.5, (_cand("edge", starring), _cand("node", keanu)))
+    assert bubble.anchor_colour_groups(SimpleNamespace(groups=SimpleNamespace(groups=(person, both))), g)[keanu] == [0, 1]
+    labels = bubble.drawing_labels(result, g, range(g.n_nodes), first=[g.node("Agent Smith")])
+    assert labels[:3] == [g.node("Agent Smith"), keanu, matrix]
