@@ -26,7 +26,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-
 from core.backends import prompts
 from core.backends.base import ChatMessage
 from core.backends.llm import check_answer
@@ -225,7 +224,7 @@ def describe_answer(result: Any) -> AnswerNote:
         how = str(data.get("how") or "Extractive answer (no LLM generation): a sentence of the top passages.")
         return AnswerNote("extractive", "Extractive answer (no LLM)", how, tuple(limits))
     if by in ("unk-binding", "fallback-heuristic", "none"):
-        qg = next((s.data for s in result.trace.steps if s.stage == "query_graph"), {})
+        qg: dict[str, Any] = next((s.data for s in result.trace.steps if s.stage == "query_graph"), {})
         limits = []
         if qg.get("limitation"):
             limits.append(str(qg["limitation"]).rstrip(".") + ".")
