@@ -12,6 +12,7 @@ import streamlit as st
 
 from components import graph_view, resources
 from components import state as S
+from components.answer_view import answer_note
 from components.sgrag_view import UNK_COLOR, qnode_colors, query_graph_kg
 from components.sidebar import active
 from components.ui import md_escape, progress_bar
@@ -196,6 +197,7 @@ by = {"llm": "the LLM (Table 15 prompt, restricted to matched entity labels)",
       "fallback-heuristic": "the neighbour adjacent to most known entities (none mode, fallback)",
       "none": "no context"}.get(ans.by, ans.by)
 st.success(f"**{md_escape(ans.text)}** — from {by}")
+answer_note(result)  # heuristic (no LLM) or generated, and what none mode could not express
 if len(ans.bindings) > 1:
     st.caption("Other UNK bindings: " + ", ".join(md_escape(x) for x in ans.bindings[1:10]))
 

@@ -100,7 +100,7 @@ def concept_words(query: str, mentions: list[str]) -> list[str]:
 
 _VERBISH = re.compile(r"(?:ed|ing)$")
 _VERBS = {"die", "born", "play", "star", "write", "wrote", "make", "made", "win", "won", "start", "lead", "led",
-          "marry", "found", "live", "work", "direct", "produce", "sing", "build", "invent", "discover", "found"}
+          "marry", "direct", "produce", "sing", "build", "invent", "discover"}
 
 
 def is_underspecified(keyword: str) -> bool:
