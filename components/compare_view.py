@@ -131,10 +131,10 @@ def summary_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
 
 
 def summary_columns() -> dict[str, Any]:
-    out: dict[str, Any] = {"method": st.column_config.TextColumn("method", width="small"),
-                           "verdict": st.column_config.TextColumn("verdict", width="medium")}
+    out: dict[str, Any] = {"method": st.column_config.TextColumn("method", width="small", pinned=True),
+                           "verdict": st.column_config.TextColumn("verdict", width=260, pinned=True)}
     for c in SUMMARY_ORDER[2:]:
-        out[c] = st.column_config.NumberColumn(c, width="small")
+        out[c] = st.column_config.NumberColumn(c, width=72)
     return out
 
 

@@ -51,8 +51,8 @@ RANKING_COLUMNS = ("rank", "Score", "Cost_sem", "r_miss", "top-n", "shift", "cov
 
 def ranking_columns() -> dict[str, object]:
     """Widths for the ranking table: numbers narrow, the group lists medium."""
-    num = {c: st.column_config.NumberColumn(c, width="small") for c in ("rank", "Score", "Cost_sem", "r_miss",
-                                                                         "Penalty_miss", "intra ×", "nodes")}
+    num = {c: st.column_config.NumberColumn(c, width=72, pinned=c == "rank") for c in (
+        "rank", "Score", "Cost_sem", "r_miss", "Penalty_miss", "intra ×", "nodes")}
     return {**num, "top-n": st.column_config.TextColumn("top-n", width="small"),
             "shift": st.column_config.TextColumn("shift", width="small"),
             "covers": st.column_config.TextColumn("covers", width="medium"),

@@ -44,7 +44,7 @@ def test_compare_page_labels_answers_orders_columns_and_renders_evidence(home):
     summary = at.dataframe[0]
     cols = list(summary.value.columns)
     assert cols[:3] == ["method", "verdict", "R@5"], cols
-    assert _widths(summary).get("verdict") == "medium" and _widths(summary).get("R@5") == "small"
+    assert _widths(summary).get("verdict") == 260 and _widths(summary).get("R@5") == 72
     ranked = next(d for d in at.dataframe if "passage" in d.value.columns and "#" in d.value.columns)
     assert list(ranked.value.columns)[:3] == ["#", "gold", "passage"]
     # the verdict's evidence: sentences and tables, never st.json ("{...}")
@@ -57,7 +57,7 @@ def test_ranking_page_puts_what_alpha_changes_first(home):
     at = _ok(run_page("pages/bubble_ranking.py"))
     table = next(d for d in at.dataframe if "Cost_sem" in d.value.columns)
     assert list(table.value.columns)[:4] == ["rank", "Score", "Cost_sem", "r_miss"]
-    assert {_widths(table).get(c) for c in ("Score", "Cost_sem", "r_miss")} == {"small"}
+    assert {_widths(table).get(c) for c in ("Score", "Cost_sem", "r_miss")} == {72}
 
 
 def test_expansion_page_shows_max_settled_cost_second(home):
