@@ -34,8 +34,8 @@ def _settled(page, text: str, timeout_s: float = 600) -> float:
     """Seconds until ``text`` is on the page and Streamlit is no longer running."""
     t0 = time.monotonic()
     page.wait_for_function(
-        """(t) => document.body.innerText.includes(t)
-                 && !document.querySelector('[data-testid="stStatusWidget"] button')
+        """(t) => document.body.innerText.replace(/[\u2060\u200b\u00ad]/g, '').includes(t)
+                 && !(document.querySelector('[data-testid="stStatusWidget"]')?.innerText || '').includes('Running')
                  && !document.querySelector('[data-testid="stSpinner"]')""",
         arg=text, timeout=timeout_s * 1000, polling=100)
     return time.monotonic() - t0
