@@ -68,7 +68,7 @@ doubt = S.keep(S.SGRAG_DOUBTFUL, c5.slider("doubtful below", 0.0, 1.0, step=0.05
 dom = S.keep(S.SGRAG_DOMINANCE, st.checkbox("dominance filter (GNN pruning)", help=HELP["dominance_filter"],
                                             key=S.bind(S.SGRAG_DOMINANCE, DEFAULTS.dominance_filter)))
 
-backends = Backends(act.embedder, act.llm)
+backends = Backends(act.embedder, act.llm, act.reranker)
 
 if not query.strip():
     st.info("Type a question.")
