@@ -101,7 +101,7 @@ def current_run(act: Active, query: str) -> BubbleResult | None:
         return None
     cfg = run_config()
     try:
-        return resources.method_run(METHOD, act.workspace, act.key, Backends(act.embedder, act.llm), query, cfg)
+        return resources.method_run(METHOD, act.workspace, act.key, Backends(act.embedder, act.llm, act.reranker), query, cfg)
     except EgxError as exc:
         st.error(f"**BubbleRAG could not run.** {md_escape(exc)}")
         return None

@@ -103,16 +103,45 @@ def overlay(graph: KnowledgeGraph, per_method: Mapping[str, Sequence[int]], meth
 
 
 # ------------------------------------------------------------------------------ tables and badges
+#: The ranked-passage table of a method column: the gold mark before the title, so a narrow column
+#: (three methods side by side at 1280 px) never cuts it off.
+RANKED_COLUMNS: dict[str, Any] = {
+    "#": st.column_config.NumberColumn("#", width="small"),
+    "gold": st.column_config.TextColumn("gold", width="small", help="✓: a gold passage of this question"),
+    "passage": st.column_config.TextColumn("passage", width="medium"),
+    "score": st.column_config.NumberColumn("score", width="small", format="%.3f"),
+}
+
+
 def ranked_table(result: Any, graph: KnowledgeGraph, gold: Sequence[str], *, top: int = 10) -> pd.DataFrame:
     g = set(gold)
     rows = []
     for i, c in enumerate(list(result.ranked_chunks)[:top], start=1):
         title = graph.chunk(c.chunk_id).title if c.chunk_id in graph.chunk_index else c.chunk_id
-        row: dict[str, Any] = {"#": i, "passage": title, "score": round(float(c.score), 4)}
+        row: dict[str, Any] = {"#": i}
         if g:
             row["gold"] = "✓" if c.chunk_id in g else ""
+        row.update({"passage": title, "score": round(float(c.score), 4)})
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+#: The Compare page's summary: method and verdict first, then the recall that matters, then cost.
+SUMMARY_ORDER = ("method", "verdict", "R@5", "R@10", "R@2", "AR@5", "nDCG@10", "seconds", "LLM tokens", "fallbacks")
+
+
+def summary_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """The summary rows in :data:`SUMMARY_ORDER` (columns a run lacks, e.g. metrics without gold, left out)."""
+    df = pd.DataFrame(list(rows))
+    return df[[c for c in SUMMARY_ORDER if c in df.columns] + [c for c in df.columns if c not in SUMMARY_ORDER]]
+
+
+def summary_columns() -> dict[str, Any]:
+    out: dict[str, Any] = {"method": st.column_config.TextColumn("method", width="small", pinned=True),
+                           "verdict": st.column_config.TextColumn("verdict", width=260, pinned=True)}
+    for c in SUMMARY_ORDER[2:]:
+        out[c] = st.column_config.NumberColumn(c, width=72)
+    return out
 
 
 def verdict_badge(diag: Diagnosis) -> None:
@@ -128,3 +157,92 @@ def verdict_badge(diag: Diagnosis) -> None:
         st.info(text, icon=":material/help:")
     else:
         st.error(text, icon=":material/report:")
+
+
+# ------------------------------------------------------------------------------ diagnosis evidence
+_EVIDENCE_WORDS = {"cut": "cut (top-k judged)", "retrieved": "passages retrieved", "early_exit": "early exit",
+                   "rank": "rank", "entities": "entities", "anchors": "anchors", "groups": "groups",
+                   "stage": "lost at", "why": "why", "path": "path through G'", "path_cost": "path cost",
+                   "path_hops": "path hops", "budget": "budget"}
+
+
+def _cell(value: Any) -> str:
+    """One table cell as plain text: lists joined, small dicts as "key = value" pairs, None as "—"."""
+    if value is None or value == "" or value == [] or value == {}:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_cell(v) for v in value[:12]) + (f" … (+{len(value) - 12})" if len(value) > 12 else "")
+    if isinstance(value, Mapping):
+        return "; ".join(f"{k} = {_cell(v)}" for k, v in list(value.items())[:8])
+    return str(value)
+
+
+def evidence_sentences(evidence: Mapping[str, Any], graph: KnowledgeGraph | None = None) -> list[str]:
+    """The verdict's evidence as plain sentences (the answer check, the gold passages below the cut or
+    never retrieved); what does not fit a sentence is left to :func:`evidence_tables`."""
+    def title(cid: str) -> str:
+        return graph.chunk(cid).title if graph is not None and cid in graph.chunk_index else cid
+
+    out: list[str] = []
+    ans = evidence.get("answer")
+    if isinstance(ans, Mapping):
+        gold = ", ".join(str(a) for a in ans.get("gold", [])) or "none given"
+        if ans.get("by") == "containment":
+            out.append(f"The extractive answer (no LLM) {'contains' if ans.get('contains_gold') else 'does not contain'} "
+                       f"the gold answer ({gold}).")
+        elif ans.get("judged"):
+            out.append(f"The answer scores EM {ans.get('em', 0):g}, token F1 {ans.get('f1', 0):.2f} against the gold "
+                       f"answer ({gold}).")
+        elif ans.get("why"):
+            out.append(f"The answer was not judged: {ans['why']}.")
+    below = evidence.get("below_cut")
+    if isinstance(below, Mapping) and below:
+        out.append(f"Below the top {evidence.get('cut', '?')}: "
+                   + ", ".join(f"“{title(c)}” (rank {r})" for c, r in below.items()) + ".")
+    absent = evidence.get("not_retrieved")
+    if absent:
+        out.append(f"Never retrieved (of {evidence.get('retrieved', '?')} passages): "
+                   + ", ".join(f"“{title(c)}”" for c in absent) + ".")
+    return out
+
+
+def evidence_tables(evidence: Mapping[str, Any], graph: KnowledgeGraph | None = None) -> dict[str, pd.DataFrame]:
+    """Small tables for the evidence that is one record per gold passage (``lost``, ``missing``) or a set of
+    scalar facts; nested values become short text, never collapsed JSON."""
+    tables: dict[str, pd.DataFrame] = {}
+    facts: list[dict[str, str]] = []
+    for key, value in evidence.items():
+        if key in ("answer", "below_cut", "not_retrieved"):
+            continue
+        if isinstance(value, Mapping) and value and all(isinstance(v, Mapping) for v in value.values()):
+            rows = []
+            for cid, rec in value.items():
+                name = graph.chunk(cid).title if graph is not None and cid in graph.chunk_index else str(cid)
+                rows.append({"passage": name, **{_EVIDENCE_WORDS.get(k, k): _cell(v) for k, v in rec.items()}})
+            tables[key] = pd.DataFrame(rows)
+        elif isinstance(value, Mapping) and value:
+            rows = [{"passage" if key == "missing" else "item": graph.chunk(k).title
+                     if graph is not None and k in graph.chunk_index else str(k), "value": _cell(v)}
+                    for k, v in value.items()]
+            tables[key] = pd.DataFrame(rows)
+        else:
+            facts.append({"what": _EVIDENCE_WORDS.get(key, key.replace("_", " ")), "value": _cell(value)})
+    if facts:
+        tables["facts"] = pd.DataFrame(facts)
+    return tables
+
+
+def evidence_view(diag: Diagnosis, graph: KnowledgeGraph | None = None) -> None:
+    """The evidence behind a verdict as sentences and small tables (issue 16: no raw, collapsed JSON)."""
+    for line in evidence_sentences(diag.evidence, graph):
+        st.markdown(md_escape(line))
+    for key, df in evidence_tables(diag.evidence, graph).items():
+        st.caption({"lost": "Per gold passage: where it was lost and why", "missing": "Gold passages out of reach",
+                    "facts": "Facts"}.get(key, key.replace("_", " ")))
+        st.dataframe(df, hide_index=True, width="stretch")
+    if not diag.evidence:
+        st.caption("No further evidence recorded for this verdict.")

@@ -187,6 +187,10 @@ def summarize(result, workspace, *, top: int = 5) -> dict:  # JSON-ready
         "seconds": round(result.trace.seconds, 3), "tokens": result.trace.tokens,
         "fallbacks": [f"{s.stage}: {s.fallback}" for s in result.trace.steps if s.fallback],
     }
+    from core.methods.answering import describe_answer
+
+    note = describe_answer(result)
+    out["answer_note"] = {"kind": note.kind, "label": note.label, "how": note.how, "limits": list(note.limits)}
     ranked = getattr(result, "ranked", None)
     if ranked and hasattr(ranked[0], "ceg"):
         out["cegs"] = [{"rank": r.rank, "score": round(r.score, 4), "cost_sem": round(r.cost_sem, 4),
@@ -205,7 +209,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
     spec = get_method(args.method)
     embedder = get_embedder(args.embedder)
     llm = _llm(args)
-    reranker = get_reranker(args.reranker, embedder=embedder, llm=llm) if spec.needs_reranker else None
+    # the extractive answer (no LLM) scores sentences with the reranker, whatever the method
+    wants = spec.needs_reranker or (not llm.available and args.reranker != "llm")
+    reranker = get_reranker(args.reranker, embedder=embedder, llm=llm) if wants else None
     trace_path = _writable_file(args.trace, "--trace") if args.trace else None  # before computing anything
     ws = resolve_workspace(args.workspace, embedder)
     config = spec.make_config(evidence_format=args.evidence_format) if getattr(args, "evidence_format", None) else None
@@ -221,7 +227,13 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(s, indent=2, ensure_ascii=False))
         return 0
-    print(f"Q: {s['query']}\nA: {s['answer'] or '(no answer)'}\n")
+    print(f"Q: {s['query']}\nA: {s['answer'] or '(no answer)'}")
+    note = s.get("answer_note") or {}
+    if note.get("how"):
+        print(f"   [{note['label']}] {note['how']}")
+    for limit in note.get("limits", []):
+        print(f"   ! {limit}")
+    print()
     if "cegs" in s:
         print("Top candidate evidence graphs:")
         for c in s["cegs"]:
@@ -305,7 +317,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     specs = [get_method(m) for m in methods]
     embedder = get_embedder(args.embedder)
     llm = _llm(args)
-    reranker = get_reranker(args.reranker, embedder=embedder, llm=llm) if any(s.needs_reranker for s in specs) else None
+    wants = any(s.needs_reranker for s in specs) or (not llm.available and args.reranker != "llm")
+    reranker = get_reranker(args.reranker, embedder=embedder, llm=llm) if wants else None
     ws = resolve_workspace(args.workspace, embedder)
     qs = load_questions_file(args.questions, ws.graph) if args.questions else load_questions(ws)
     if not qs:

@@ -33,6 +33,19 @@ if TYPE_CHECKING:
     from core.eval.runner import BenchReport
     from core.jobs import Job
 
+#: The per-question table's columns: the question and the verdict readable, numbers narrow, "why" last.
+PER_QUESTION_COLUMNS = {
+    "question": st.column_config.TextColumn("question", width="medium"),
+    "method": st.column_config.TextColumn("method", width="small"),
+    "verdict": st.column_config.TextColumn("verdict", width="medium"),
+    "R@5": st.column_config.NumberColumn("R@5", width="small"),
+    "R@10": st.column_config.NumberColumn("R@10", width="small"),
+    "R@2": st.column_config.NumberColumn("R@2", width="small"),
+    "why": st.column_config.TextColumn("why", width="large"),
+    "seconds": st.column_config.NumberColumn("seconds", width="small"),
+    "id": st.column_config.TextColumn("id", width="small"),
+}
+
 act = active()
 ws = act.workspace
 st.title("Benchmark")
@@ -156,7 +169,8 @@ for m, s in summary["methods"].items():
     row["mean s"] = round(s["latency"]["mean_s"] or 0.0, 3)
     row["tokens/q"] = round(s["tokens"]["mean"] or 0.0, 1)
     rows.append(row)
-st.dataframe(pd.DataFrame(rows), hide_index=True, use_container_width=True)
+st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
+             column_config={"method": st.column_config.TextColumn("method", width="small")})
 c1, c2 = st.columns(2)
 c1.plotly_chart(recall_figure(summary), use_container_width=True, key=S.BENCH_RECALL_CHART)
 c2.plotly_chart(latency_recall_figure(summary), use_container_width=True, key=S.BENCH_LATENCY_CHART)
@@ -180,14 +194,16 @@ for r in records:
     v = (r.get("diagnosis") or {}).get("stage", "error")
     if (fm and r["method"] not in fm) or (fs and v not in fs):
         continue
-    table.append({"question": r["question"], "method": r["method"],
-                  **{k: round(100 * r["metrics"].get(k, 0.0), 1) for k in ("R@2", "R@5", "R@10")},
-                  "verdict": STAGE_LABELS.get(v, v), "why": (r.get("diagnosis") or {}).get("summary", r.get("error") or ""),
+    # the verdict and the recall next to the question, the long "why" after them: at 1280 px nothing that
+    # matters is cut off
+    table.append({"question": r["question"], "method": r["method"], "verdict": STAGE_LABELS.get(v, v),
+                  **{k: round(100 * r["metrics"].get(k, 0.0), 1) for k in ("R@5", "R@10", "R@2")},
+                  "why": (r.get("diagnosis") or {}).get("summary", r.get("error") or ""),
                   "seconds": round(float(r["seconds"]), 3), "id": r["question_id"]})
 df = pd.DataFrame(table)
 st.caption(f"{len(df)} of {len(records)} rows. Select a row to open its question on the Compare-methods page.")
-event = st.dataframe(df, hide_index=True, use_container_width=True, on_select="rerun", selection_mode="single-row",
-                     key=S.BENCH_TABLE)
+event = st.dataframe(df, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
+                     key=S.BENCH_TABLE, column_config=PER_QUESTION_COLUMNS)
 
 
 def _run_workspace(name: str) -> str:

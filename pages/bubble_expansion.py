@@ -133,11 +133,17 @@ def create_side_panel(result, replay, frame: int) -> None:
     for grp in result.groups.groups:
         costs = full.costs.get(grp.gid, {})
         settled = [v for v, m in full.settled.items() if (m >> grp.gid) & 1]
-        rows.append({"group": grp.concept, "settled": len(settled),
-                     "frontier": sum(1 for m in full.frontier.values() if (m >> grp.gid) & 1),
-                     "max settled cost": round(max((costs[v] for v in settled if v in costs), default=0.0), 3)})
+        rows.append({"group": grp.concept,
+                     "max settled cost": round(max((costs[v] for v in settled if v in costs), default=0.0), 3),
+                     "settled": len(settled),
+                     "frontier": sum(1 for m in full.frontier.values() if (m >> grp.gid) & 1)})
     st.markdown("**Bubbles** (accumulated cost = Σ 1 − cos(q, v) along the path)")
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.dataframe(pd.DataFrame(rows, columns=["group", "max settled cost", "settled", "frontier"]), hide_index=True,
+                 width="stretch", column_config={
+                     "group": st.column_config.TextColumn("group", width="medium"),
+                     "max settled cost": st.column_config.NumberColumn("max settled cost", width="small"),
+                     "settled": st.column_config.NumberColumn("settled", width="small"),
+                     "frontier": st.column_config.NumberColumn("frontier", width="small")})
 
 
 def create_final_state_ui(result) -> None:

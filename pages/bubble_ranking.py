@@ -45,6 +45,23 @@ def _ceg_label(result, r) -> str:
     return f"CEG #{c.index} · {c.kind} · {len(c.nodes)} nodes · covers {len(c.groups)}/{len(result.groups.groups)}"
 
 
+#: What α changes comes first (Score, Cost_sem, r_miss), so it is visible at 1280 px without scrolling.
+RANKING_COLUMNS = ("rank", "Score", "Cost_sem", "r_miss", "top-n", "shift", "covers", "missing groups",
+                   "Penalty_miss", "intra ×", "CEG", "kind", "nodes")
+
+
+def ranking_columns() -> dict[str, object]:
+    """Widths for the ranking table: numbers narrow, the group lists medium."""
+    num = {c: st.column_config.NumberColumn(c, width=72, pinned=c == "rank") for c in (
+        "rank", "Score", "Cost_sem", "r_miss", "Penalty_miss", "intra ×", "nodes")}
+    return {**num, "top-n": st.column_config.TextColumn("top-n", width="small"),
+            "shift": st.column_config.TextColumn("shift", width="small"),
+            "covers": st.column_config.TextColumn("covers", width="medium"),
+            "missing groups": st.column_config.TextColumn("missing groups", width="medium"),
+            "CEG": st.column_config.TextColumn("CEG", width="small"),
+            "kind": st.column_config.TextColumn("kind", width="small")}
+
+
 def ranking_table(result, ranked, n: int, baseline: dict[int, int]) -> pd.DataFrame:
     rows = []
     for r in ranked:
@@ -57,7 +74,7 @@ def ranking_table(result, ranked, n: int, baseline: dict[int, int]) -> pd.DataFr
                      "Cost_sem": round(r.cost_sem, 4), "r_miss": round(r.r_miss, 3),
                      "Penalty_miss": round(r.penalty_miss, 3), "intra ×": r.intra_penalty, "Score": round(r.score, 4),
                      "top-n": "✓" if r.rank <= n else ""})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=list(RANKING_COLUMNS))
 
 
 MEETING_LEGEND = graph_view.LegendItem("red ring: meeting (Steiner) node", bubble.CEG_COLOR)
@@ -134,7 +151,8 @@ if result is not None and not bubble.early_exit_note(result):
     baseline = {r.ceg.index: r.rank for r in result.ranked}
     st.caption(f"Re-ranked {n_cegs} CEGs in {rerank_ms:.2f} ms (no search re-run). “shift” compares with the "
                f"run's ranking at α = {cfg.alpha:g}.")
-    st.dataframe(ranking_table(result, ranked, n, baseline), hide_index=True, width="stretch")
+    st.dataframe(ranking_table(result, ranked, n, baseline), hide_index=True, width="stretch",
+                 column_config=ranking_columns())
     best = ranked[0]
     st.markdown(f"**Best CEG at α = {alpha:g}: #{best.ceg.index}** ({best.ceg.kind}, covers "
                 f"{len(best.ceg.groups)}/{len(result.groups.groups)} groups, score {best.score:.3f})")

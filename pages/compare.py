@@ -14,6 +14,7 @@ import streamlit as st
 from components import compare_view as cv
 from components import resources
 from components import state as S
+from components.answer_view import answer_note
 from components.graph_view import show_graph
 from components.sidebar import active
 from components.ui import md_escape, question_picker
@@ -94,7 +95,7 @@ for m, r in results.items():
     row["fallbacks"] = sum(1 for s in r.trace.steps if s.fallback)
     rows.append(row)
 if rows:
-    st.dataframe(pd.DataFrame(rows), hide_index=True, use_container_width=True)
+    st.dataframe(cv.summary_frame(rows), hide_index=True, width="stretch", column_config=cv.summary_columns())
 
 # --------------------------------------------------------------------------- overlaid evidence
 if graph.n_nodes and results:
@@ -125,13 +126,15 @@ for start in range(0, len(shown), per_row):
                         unsafe_allow_html=True)
             if m in diags:
                 cv.verdict_badge(diags[m])
-            st.dataframe(cv.ranked_table(r, graph, gold.chunk_ids), hide_index=True, use_container_width=True)
+            st.dataframe(cv.ranked_table(r, graph, gold.chunk_ids), hide_index=True, width="stretch",
+                         column_config=cv.RANKED_COLUMNS)
             tok = llm_tokens(r.trace)
             st.caption(f"{r.trace.seconds:.3f} s · {tok['total']} LLM tokens · answer: "
                        f"{md_escape(r.answer[:160]) or '(none)'}")
+            answer_note(r, compact=True)
             if m in diags:
                 with st.expander("Evidence for the verdict"):
-                    st.json(diags[m].evidence, expanded=False)
+                    cv.evidence_view(diags[m], graph)
             with st.expander("Time per stage"):
                 from core.eval.metrics import stage_latency
 

@@ -204,7 +204,11 @@ with tab_rounds:
                                         "I_Sim": round(t.i_sim, 4), "I_Struct": round(t.i_struct, 4),
                                         "rank term": round(t.rank_term, 4), "bridging term": round(t.bridge_term, 4),
                                         "r_best": t.r_best, "|A(n)|": t.adjacent} for t in table]),
-                         hide_index=True, width="stretch")
+                         hide_index=True, width="stretch", column_config={
+                             "passage": st.column_config.TextColumn("passage", width="medium"),
+                             **{c: st.column_config.NumberColumn(c, width="small") for c in
+                                ("S_n", "I_Sim", "I_Struct", "rank term", "bridging term", "r_best", "|A(n)|")},
+                             "added": st.column_config.TextColumn("added", width="small")})
     st.caption("Ranking after this round's GRanker:")
     st.dataframe(pd.DataFrame([{"rank": i + 1, "passage": graph.chunk(pg.chunk_ids[int(v)]).title,
                                 "gold": "✓" if pg.chunk_ids[int(v)] in set(gold) else ""}

@@ -12,6 +12,7 @@ import streamlit as st
 
 from components import graph_view, resources
 from components import state as S
+from components.answer_view import answer_note
 from components.sgrag_view import UNK_COLOR, qnode_colors, query_graph_kg
 from components.sidebar import active
 from components.teaching import page_intro
@@ -72,7 +73,7 @@ doubt = S.keep(S.SGRAG_DOUBTFUL, c5.slider("doubtful below", 0.0, 1.0, step=0.05
 dom = S.keep(S.SGRAG_DOMINANCE, st.checkbox("dominance filter (GNN pruning)", help=HELP["dominance_filter"],
                                             key=S.bind(S.SGRAG_DOMINANCE, DEFAULTS.dominance_filter)))
 
-backends = Backends(act.embedder, act.llm)
+backends = Backends(act.embedder, act.llm, act.reranker)
 
 if not query.strip():
     st.info("Type a question.")
@@ -205,6 +206,7 @@ by = {"llm": "the LLM (Table 15 prompt, restricted to matched entity labels)",
       "fallback-heuristic": "the neighbour adjacent to most known entities (none mode, fallback)",
       "none": "no context"}.get(ans.by, ans.by)
 st.success(f"**{md_escape(ans.text)}** — from {by}")
+answer_note(result)  # heuristic (no LLM) or generated, and what none mode could not express
 if len(ans.bindings) > 1:
     st.caption("Other UNK bindings: " + ", ".join(md_escape(x) for x in ans.bindings[1:10]))
 

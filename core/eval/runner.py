@@ -200,12 +200,14 @@ def error_record(method: str, q: Question, gold: Gold, exc: Exception) -> dict[s
 
 
 def backends_for(method: str, backends: Backends) -> Backends:
-    """``backends`` with the reranker dropped for methods that do not rerank."""
+    """``backends`` with the reranker dropped for methods that do not rerank — unless answers are
+    extractive (no LLM): the extractive answer scores sentences with it (:mod:`core.methods.extractive`)."""
     from core.methods.base import Backends as B
     from core.methods.registry import get_method
 
     spec = get_method(method)
-    return B(backends.embedder, backends.llm, backends.reranker if spec.needs_reranker else None)
+    keep = spec.needs_reranker or not backends.llm.available
+    return B(backends.embedder, backends.llm, backends.reranker if keep else None)
 
 
 def run_method(method: str, query: str, workspace: Workspace, backends: Backends, *, config: object | None = None,
@@ -264,7 +266,7 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
     methods
         Registered method names (unknown names raise before anything runs).
     backends
-        Embedder, LLM and reranker (the reranker goes only to methods that declare ``needs_reranker``).
+        Embedder, LLM and reranker (the reranker goes to methods that declare ``needs_reranker``, and to every method when answers are extractive).
     out_dir
         Output folder; existing ``results.jsonl`` there is resumed.
     limit, seed

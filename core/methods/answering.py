@@ -2,9 +2,10 @@
 
 * With an available LLM: the top passages go into one short-answer prompt
   (:data:`core.backends.prompts.ANSWER_USER`).
-* In ``none`` mode (or when the LLM fails): an **extractive** answer — the sentence of the
-  top-ranked passage most similar to the query under the active embedder. This is not an answer
-  generator; it points at the evidence sentence, and the trace says so.
+* In ``none`` mode (or when the LLM fails): an **extractive** answer — the sentence of the top
+  passages that answers the question (:mod:`core.methods.extractive`: scored by the reranker,
+  sentences naming the answer type the question asks for first, possessive bridges resolved). This
+  is not an answer generator; it points at the evidence sentence, and the trace and pages say so.
 * When the LLM's text is no answer — a refusal ("I'm sorry, but I can't help with that."), a
   truncated JSON fragment, an HTML page, punctuation
   (:func:`core.backends.llm.check_answer`) — the extractive answer replaces it, the result keeps
@@ -25,14 +26,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-import numpy as np
-
 from core.backends import prompts
 from core.backends.base import ChatMessage
 from core.backends.llm import check_answer
 from core.errors import LLMError
 from core.methods.base import Backends
-from core.text import split_sentences
+from core.methods.extractive import SentencePick, pick_sentence
 from core.trace import Trace
 
 AnswerMode = Literal["llm", "extractive", "empty"]
@@ -63,17 +62,24 @@ class Answer:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     rejected: str = ""  #: the LLM's text when it was no usable answer (a refusal, a fragment)
+    pick: SentencePick | None = None  #: extractive: how the sentence was chosen
 
 
-def extractive_answer(query: str, chunk_id: str, title: str, text: str, backends: Backends) -> Answer:
-    """The sentence of ``text`` with the highest embedding cosine to ``query``."""
-    sentences = split_sentences(text) or ([text] if text.strip() else [])
-    if not sentences:
-        return Answer(title, "extractive", chunk_id)
-    if len(sentences) == 1:
-        return Answer(sentences[0], "extractive", chunk_id)
-    sims = backends.embedder.embed(sentences) @ backends.embed_query(query)
-    return Answer(sentences[int(np.argmax(sims))], "extractive", chunk_id)
+#: Why a run over passages without text has no answer.
+NO_TEXT = ("the retrieved passages hold no text — a triples-only workspace names source chunks but has no corpus, "
+           "so there is no sentence to extract; upload the corpus too, or ask BubbleRAG, which answers from the "
+           "evidence graph's triples")
+
+#: How many top passages supply the extractive answer's candidate sentences.
+EXTRACTIVE_PASSAGES = 3
+
+
+def extractive_answer(query: str, passages: Sequence[tuple[str, str, str]], backends: Backends) -> Answer:
+    """The sentence of the top passages that answers ``query`` (:func:`core.methods.extractive.pick_sentence`)."""
+    pick = pick_sentence(query, passages, backends, max_passages=EXTRACTIVE_PASSAGES)
+    if not pick.text:
+        return Answer("", "empty", fallback=NO_TEXT, pick=pick)
+    return Answer(pick.text, "extractive", pick.chunk_id, pick=pick)
 
 
 def passages_prompt(query: str, passages: Sequence[tuple[str, str, str]], *, max_passages: int = 5) -> str:
@@ -87,28 +93,28 @@ def answer_question(query: str, passages: Sequence[tuple[str, str, str]], backen
     """Answer ``query`` from ranked ``(chunk_id, title, text)`` passages (best first).
 
     Uses the LLM when ``backends.llm.available``; otherwise, or if the LLM call fails, the
-    extractive answer from the top passage (``fallback`` says why). ``prompt`` = ``(system, user)``
+    extractive answer from the top passages (``fallback`` says why). ``prompt`` = ``(system, user)``
     replaces the passage prompt (the triple / chain evidence formats).
     """
     if not passages:
         return Answer("", "empty", fallback="no passage was retrieved")
-    top = passages[0]
     if not backends.llm.available:
-        return extractive_answer(query, *top, backends=backends)
+        return extractive_answer(query, passages, backends)
     system, user = prompt or (prompts.ANSWER_SYSTEM, passages_prompt(query, passages, max_passages=max_passages))
     msgs = [ChatMessage("system", system), ChatMessage("user", user)]
     try:
         resp = backends.llm.chat(msgs, max_tokens=64)
     except LLMError as exc:
-        ans = extractive_answer(query, *top, backends=backends)
-        return Answer(ans.text, "extractive", ans.chunk_id, fallback=f"the LLM failed ({exc}); extractive answer")
+        ans = extractive_answer(query, passages, backends)
+        return Answer(ans.text, ans.mode, ans.chunk_id, fallback=f"the LLM failed ({exc}); extractive answer",
+                      pick=ans.pick)
     check = check_answer(resp.text)
     if not check.ok:
-        ans = extractive_answer(query, *top, backends=backends)
-        return Answer(ans.text, "extractive", ans.chunk_id,
+        ans = extractive_answer(query, passages, backends)
+        return Answer(ans.text, ans.mode, ans.chunk_id,
                       fallback=f"the LLM's answer was unusable ({check.problem}); extractive answer instead",
                       prompt_tokens=resp.prompt_tokens, completion_tokens=resp.completion_tokens,
-                      rejected=resp.text[:2000])
+                      rejected=resp.text[:2000], pick=ans.pick)
     return Answer(check.text, "llm", "", prompt_tokens=resp.prompt_tokens, completion_tokens=resp.completion_tokens)
 
 
@@ -145,17 +151,21 @@ def record_answer(trace: Trace, query: str, passages: Sequence[tuple[str, str, s
         ans = answer_question(query, passages, backends, max_passages=max_passages, prompt=prompt)
         step.prompt_tokens, step.completion_tokens = ans.prompt_tokens, ans.completion_tokens
         if ans.mode == "extractive":
-            how = ("Extractive answer: the sentence of the top passage most similar to the question by "
-                   "embedding cosine (no LLM generation).")
+            how = (f"Extractive answer (no LLM generation): the sentence of the top {EXTRACTIVE_PASSAGES} passages "
+                   "that answers the question best, scored by "
+                   + (ans.pick.scorer if ans.pick is not None else "the embedder") + ". It quotes the evidence; "
+                   "it does not reason across passages.")
         elif ans.mode == "llm":
             assert fmt == "passages" or ev is not None  # a triple format without evidence fell back above
             src = (f"the top {min(max_passages, len(passages))} passages" if fmt == "passages" or ev is None else
                    f"{len(ev.triples)} KG triples as " + ("ReG evidence chains" if fmt == "chains" else "a raw triple list"))
             how = f"Generated by the LLM {backends.llm.model_id} from {src}."
         else:
-            how = "No answer: nothing was retrieved."
+            how = "No answer: " + (ans.fallback or "nothing was retrieved") + "."
         step.data = {"mode": ans.mode, "how": how, "answer": ans.text, "chunk_id": ans.chunk_id,
                      "evidence_format": fmt, "evidence_format_requested": evidence_format}
+        if ans.pick is not None:
+            step.data["extractive"] = ans.pick.trace_data()
         if ans.rejected:
             step.data["rejected_answer"] = ans.rejected
         if ev is not None:
@@ -164,9 +174,63 @@ def record_answer(trace: Trace, query: str, passages: Sequence[tuple[str, str, s
         fallbacks = []
         if ans.mode == "extractive" and not backends.llm.available:
             fallbacks.append("no LLM configured (backend 'none'): extractive answer")
+        elif ans.mode == "empty" and ans.fallback:
+            fallbacks.append(f"no answer: {ans.fallback}")
         elif ans.fallback:
             fallbacks.append(ans.fallback)
         if fmt_fallback:
             fallbacks.append(fmt_fallback)
         step.fallback = "; ".join(fallbacks)
     return ans
+
+
+@dataclass(frozen=True)
+class AnswerNote:
+    """How a result's answer was made, in words a page or the CLI shows next to it (issue 16)."""
+
+    kind: str  #: "llm", "extractive", "heuristic" (SG-RAG's UNK binding without an LLM), "early exit" or "none"
+    label: str  #: e.g. "Extractive answer (no LLM)"
+    how: str  #: one or two sentences: what the text is and how it was chosen
+    limits: tuple[str, ...] = ()  #: what ``none`` mode could not do for this question
+
+    @property
+    def extractive(self) -> bool:
+        return self.kind == "extractive"
+
+
+_LIMIT = ("Without an LLM this is the best-scoring evidence sentence, not a generated answer: on a multi-hop "
+          "question it may name the answer without stating the chain. Pick an LLM in the sidebar for a generated one.")
+
+
+def describe_answer(result: Any) -> AnswerNote:
+    """Read the answer step of ``result.trace`` (any method) into an :class:`AnswerNote`."""
+    steps = [s for s in result.trace.steps if s.stage in ("answer", "early_exit")]
+    data = steps[-1].data if steps else {}
+    fallback = steps[-1].fallback if steps else ""
+    by = str(data.get("mode") or data.get("by") or getattr(result, "answer_by", "") or "")
+    if steps and steps[-1].stage == "early_exit":
+        return AnswerNote("early exit", "Answer from the pre-retrieved passages (early exit)",
+                          "The pre-retrieved passages were judged sufficient, so graph retrieval was skipped.")
+    if not str(getattr(result, "answer", "") or "").strip():
+        why = (fallback or "nothing was retrieved").removeprefix("no answer: ")
+        return AnswerNote("none", "No answer", f"No answer: {why}.", ())
+    if by == "llm":
+        return AnswerNote("llm", "Generated by the LLM", str(data.get("how") or "Generated by the LLM from the evidence."))
+    if by == "extractive":
+        ex = data.get("extractive") or {}
+        limits = [_LIMIT]
+        if ex.get("note"):
+            limits.append(str(ex["note"]).rstrip(".") + ".")
+        how = str(data.get("how") or "Extractive answer (no LLM generation): a sentence of the top passages.")
+        return AnswerNote("extractive", "Extractive answer (no LLM)", how, tuple(limits))
+    if by in ("unk-binding", "fallback-heuristic", "none"):
+        qg: dict[str, Any] = next((s.data for s in result.trace.steps if s.stage == "query_graph"), {})
+        limits = []
+        if qg.get("limitation"):
+            limits.append(str(qg["limitation"]).rstrip(".") + ".")
+        how = {"unk-binding": "The node bound to UNK in the best-ranked matched subgraph (no LLM reads the subgraph).",
+               "fallback-heuristic": "No exact match: the neighbour of the question's entities that touches most of "
+                                     "them (no LLM reads the 1-hop context).",
+               "none": "No subgraph matched and no context was found."}[by]
+        return AnswerNote("heuristic", "Heuristic answer (no LLM)", how, tuple(limits))
+    return AnswerNote(by or "none", by or "Answer", str(data.get("how") or ""), ())

@@ -77,8 +77,14 @@ def test_generic_verdicts():
     assert diagnose(fake("dense", ["c1", "c2"], "Hugo Weaving", llm=True), ws, gold).stage == "ok"
     d = diagnose(fake("dense", ["c1", "c2"], "Keanu Reeves", llm=True), ws, gold)
     assert d.stage == "answer_wrong" and d.evidence["answer"]["f1"] == 0.0
-    # an extractive answer is not judged: retrieval verdicts stay visible in none mode
-    assert diagnose(fake("dense", ["c1", "c2"], "Keanu Reeves"), ws, gold).stage == "ok"
+    # an extractive answer (no LLM) is checked by containment once every gold passage is retrieved: a sentence
+    # without the gold answer is answer_wrong, never the green ok (issue 16); retrieval verdicts still come first
+    d = diagnose(fake("dense", ["c1", "c2"], "Laurence Fishburne is an American actor."), ws, gold)
+    assert d.stage == "answer_wrong" and "does not contain the gold answer (Hugo Weaving)" in d.summary
+    assert d.evidence["answer"]["by"] == "containment" and d.evidence["answer"]["contains_gold"] is False
+    d = diagnose(fake("dense", ["c1", "c2"], "Agent Smith is portrayed by the actor Hugo Weaving."), ws, gold)
+    assert d.stage == "ok" and "contains the gold answer" in d.summary
+    assert diagnose(fake("dense", ["c1"], "Keanu Reeves"), ws, gold).stage == "ranked_out"
     d = diagnose(fake("dense", ["c1", "x", "y", "c2"], llm=True), ws, gold, cut=2)
     assert d.stage == "ranked_out" and d.gold_ranks == {"c1": 1, "c2": 4} and d.evidence["below_cut"] == {"c2": 4}
     d = diagnose(fake("dense", ["c1"]), ws, gold)

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from core.index.workspace import Workspace
     from core.methods.baselines.common import BaselineResult
 
-_ANSWER = StageDecl("answer_wrong", "retrieved, answer wrong", "all gold passages in the top chunks; the LLM answer is wrong")
+_ANSWER = StageDecl("answer_wrong", "retrieved, answer wrong", "all gold passages in the top chunks; the LLM answer is wrong, or (no LLM) the answer holds no gold answer")
 DENSE_STAGES: tuple[StageDecl, ...] = (
     StageDecl("not_in_graph", "gold passage not indexed", "the gold passage is not a chunk of this workspace"),
     StageDecl("ranked_out", "ranked below the cut", "cosine similarity ranked it below the cut (rank reached given)"),

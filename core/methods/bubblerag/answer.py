@@ -23,8 +23,12 @@ of the best CEG that contains it. Two orders are offered (``chunk_ranking``):
 
 At most ``max_chunks`` (15, §4.1) are kept either way.
 
-`none` mode answers extractively: the sentence of the top evidence chunks most similar to the query.
-So does a failed LLM call, and an LLM text that is no answer — a refusal or a truncated JSON fragment
+`none` mode answers extractively (:mod:`core.methods.extractive`, shared with every method): the
+sentence of the top 3 evidence chunks that answers the question — scored by the reranker the
+backends carry (else the embedding cosine), sentences naming the asked-for answer type first,
+possessive bridges resolved. A workspace whose chunks hold no text (a triples-only upload) offers the
+evidence graph's triples as the candidate sentences instead ("Ermengarde of Tours died on 20 March
+851"), and the trace says so. So does a failed LLM call, and an LLM text that is no answer — a refusal or a truncated JSON fragment
 (:func:`core.backends.llm.check_answer`): the rejected text is kept in ``Answer.rejected`` and the
 trace step's fallback says why.
 
@@ -42,14 +46,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.backends.base import LLM, Embedder
+from core.backends.base import LLM, Embedder, Reranker
 from core.backends.llm import check_answer
 from core.graph.model import KnowledgeGraph
-from core.methods.base import RankedChunk
+from core.methods.base import Backends, RankedChunk
 from core.methods.bubblerag import prompts
 from core.methods.bubblerag.reasoning import ReasoningExpansion
+from core.methods.extractive import SentencePick, pick_sentence
 from core.methods.llm_steps import ask_text
-from core.text import split_sentences
 from core.trace import Step, Trace
 
 
@@ -195,10 +199,13 @@ def evidence_format_prompts(query: str, evidence: EvidenceGraph, graph: Knowledg
 def generate_answer(query: str, evidence: EvidenceGraph, graph: KnowledgeGraph, chunk_vectors: np.ndarray,
                     qvec: np.ndarray, preview: Sequence[str], llm: LLM, embedder: Embedder, *, max_chunks: int = 15,
                     fill_with_preview: bool = True, max_tokens: int = 256, trace: Trace | None = None,
-                    evidence_format: str = "triples", chunk_ranking: str = "interleave") -> Answer:
+                    evidence_format: str = "triples", chunk_ranking: str = "interleave",
+                    reranker: Reranker | None = None) -> Answer:
     """Serialize G_final + its chunks into the hybrid context and answer (§3.6).
 
     ``evidence_format`` picks the skeleton: "triples" (paper), "chains" (ReG §4.2) or "passages".
+    ``reranker`` scores the sentences of an extractive answer (``none`` mode or an unusable LLM
+    answer); without one they are scored by the embedder's cosine.
     """
     if evidence_format not in ("passages", "triples", "chains"):
         from core.errors import ConfigError
@@ -214,10 +221,12 @@ def generate_answer(query: str, evidence: EvidenceGraph, graph: KnowledgeGraph, 
     res = ask_text(llm, prompts.ANSWER_SYSTEM, variants[evidence_format], max_tokens=max_tokens, step=step)
     rejected = ""
     check = check_answer(str(res.data)) if res.data is not None else None
+    pick: SentencePick | None = None
     if check is not None and check.ok:
         text, by = check.text, "llm"
     else:
-        text, by = extractive_answer(query, [graph.chunk(c.chunk_id).text for c in chunks[:3]], embedder), "extractive"
+        pick = extractive_pick(query, evidence, graph, chunks, Backends(embedder, llm, reranker))
+        text, by = pick.text, "extractive"
         if check is not None:
             rejected = str(res.data)[:2000]
             step.fallback = f"the LLM's answer was unusable ({check.problem}); extractive answer instead"
@@ -228,16 +237,31 @@ def generate_answer(query: str, evidence: EvidenceGraph, graph: KnowledgeGraph, 
                              "support": round(c.support, 4), "similarity": round(c.similarity, 4)} for c in chunks]}
     if rejected:
         step.data["rejected_answer"] = rejected
+    if pick is not None:
+        step.data["extractive"] = pick.trace_data()
+        step.data["how"] = ("Extractive answer (no LLM generation): " + step.data["extractive"]["rule"]
+                            + ". It quotes the evidence; it does not reason across passages.")
     step.seconds = time.perf_counter() - t0
     if trace is not None:
         trace.steps.append(step)
     return Answer(text, by, evidence, chunks, tuple(triples), rejected)
 
 
-def extractive_answer(query: str, texts: Sequence[str], embedder: Embedder) -> str:
-    """The sentence (from ``texts``) with the highest cosine to the query; "" when there is none."""
-    sents = [s.strip() for t in texts for s in split_sentences(t) if len(s.strip()) > 3]
-    if not sents:
-        return ""
-    best = int(np.argmax(embedder.embed(sents) @ embedder.embed_queries([query])[0]))
-    return sents[best]
+def extractive_pick(query: str, evidence: EvidenceGraph, graph: KnowledgeGraph, chunks: Sequence[EvidenceChunk],
+                    backends: Backends) -> SentencePick:
+    """The extractive answer over the top evidence chunks, or over G_final's triples when the chunks hold
+    no text (a triples-only workspace)."""
+    passages = [(c.chunk_id, graph.chunk(c.chunk_id).title, graph.chunk(c.chunk_id).text) for c in chunks
+                if c.chunk_id in graph.chunk_index]
+    if any(t.strip() for _, _, t in passages[:3]):
+        return pick_sentence(query, passages, backends, max_passages=3)
+    order = sorted(evidence.edges, key=lambda e: (evidence.edge_rank.get(e, 99), e))
+    triples = [(f"triple:{e}", "", graph.edge_text(e) + ".") for e in order[:40]]
+    if not triples:
+        why = ("the workspace's passages hold no text (a triples-only upload) and the evidence graph has no triple"
+               if passages else "nothing was retrieved")
+        return SentencePick("", "", "", "", note=why)
+    pick = pick_sentence(query, triples, backends, max_passages=len(triples))
+    note = ("the workspace's passages hold no text (a triples-only upload): the answer is the evidence graph's "
+            "triple that answers best" + (f"; {pick.note}" if pick.note else ""))
+    return SentencePick(pick.text, pick.chunk_id, pick.scorer, pick.answer_type, pick.bridges, pick.candidates, note)

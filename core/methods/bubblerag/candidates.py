@@ -2,7 +2,9 @@
 
 Each search term (specialized or relaxed keyword) is embedded and matched against both the node
 index and the edge index ("head relation tail" texts, §3.1), and the k best of the union are kept
-— so a relational keyword ("mother", "died in") can anchor on an edge. An element retrieved by
+— so a relational keyword ("mother", "died in") can anchor on an edge. A term marked ``edges_only``
+(`none` mode's verb keywords, see :mod:`.specialization`) searches the edges alone, and among its
+4k nearest edges those whose relation label holds the verb ("died on" for "die") come first. An element retrieved by
 several keywords appears once, remembering every keyword that found it.
 """
 
@@ -15,6 +17,7 @@ import numpy as np
 
 from core.backends.base import Embedder
 from core.index.workspace import Workspace
+from core.methods.bubblerag import heuristics
 from core.methods.bubblerag.specialization import SearchTerm
 from core.trace import Step, Trace
 
@@ -65,10 +68,13 @@ def retrieve_candidates(terms: tuple[SearchTerm, ...], workspace: Workspace, emb
     for t, v in zip(terms, vecs):
         pool: list[tuple[float, str, int]] = []
         for kind, n in (("node", g.n_nodes), ("edge", g.n_edges)):
-            if n:
-                s, i = workspace.index("nodes" if kind == "node" else "edges").search(v, k)
-                pool += [(float(a), kind, int(b)) for a, b in zip(s[0], i[0])]
-        pool.sort(key=lambda x: (-x[0], x[1], x[2]))
+            if n and not (kind == "node" and t.edges_only):
+                s, i = workspace.index("nodes" if kind == "node" else "edges").search(v, k * 4 if t.edges_only else k)
+                pool += [(float(a), kind, int(b)) for a, b in zip(s[0], i[0]) if int(b) >= 0]
+        if t.edges_only:  # edges whose relation is the verb ("died on" for "die") first, then by cosine
+            pool.sort(key=lambda x: (not heuristics.relation_matches(t.keyword, g.edge_relation[x[2]]), -x[0], x[2]))
+        else:
+            pool.sort(key=lambda x: (-x[0], x[1], x[2]))
         keys = []
         for score, kind, idx in pool[:k]:
             if score < min_similarity:
@@ -91,7 +97,7 @@ def retrieve_candidates(terms: tuple[SearchTerm, ...], workspace: Workspace, emb
     step.data = {
         "k": k,
         "terms": [{"keyword": t.keyword, "search": t.search, "specialized": t.specialized,
-                   "relaxed_from": t.relaxed_from, "candidates": list(ids)} for t, (_, ids) in zip(terms, per_term)],
+                   "relaxed_from": t.relaxed_from, "edges_only": t.edges_only, "candidates": list(ids)} for t, (_, ids) in zip(terms, per_term)],
         "candidates": [{"cid": c.cid, "kind": c.kind, "index": c.index, "text": c.text, "score": round(c.score, 4),
                         "keywords": list(c.keywords)} for c in items],
     }

@@ -48,7 +48,7 @@ STAGES: tuple[StageDecl, ...] = (
               "a CEG holds the gold passage but ranked below the top n, or the chunk ranked below the cut"),
     StageDecl("not_expanded", "never expanded into",
               "within d hops of the top-n CEGs, but reasoning-aware expansion did not select it"),
-    StageDecl("answer_wrong", "retrieved, answer wrong", "all gold passages in the top chunks; the LLM answer is wrong"),
+    StageDecl("answer_wrong", "retrieved, answer wrong", "all gold passages in the top chunks; the LLM answer is wrong, or (no LLM) the answer holds no gold answer"),
 )
 _ORDER = [s.key for s in STAGES]
 

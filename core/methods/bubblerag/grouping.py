@@ -7,7 +7,9 @@ receives the highest weight."
 
 `none` mode (embedding-based grouping): one group per original keyword, each candidate assigned to
 the keyword it matches best (so "Keanu Reeves" stays with the Keanu keyword even when the
-specialized "main villain Keanu Reeves" also retrieved it); two keyword groups merge when their
+specialized "main villain Keanu Reeves" also retrieved it) — except that a keyword left with no
+candidate takes back those it ranked higher than their owner did (the "mother" of "Lothair II's
+mother" would otherwise vanish into the Lothair II group); two keyword groups merge when their
 search embeddings have cosine ≥ 0.8 (the same concept phrased twice).
 Weights: 2 for an entity keyword, 1 for a concept word or implicit concept, ×1.5 for the first
 explicit entity (the core subject), then normalized to sum to 1.
@@ -127,8 +129,11 @@ def _embedding_groups(candidates: Candidates) -> list[AnchorGroup]:
             vec_of[t.keyword] = candidates.keyword_vectors.get(t.keyword, v)
             kind_of[t.keyword] = t.kind
     members: dict[str, set[str]] = {k: set() for k in keywords}
+    owner: dict[str, str] = {}
     for c in candidates.items:
         members.setdefault(c.best_keyword, set()).add(c.cid)
+        owner[c.cid] = c.best_keyword
+    _keep_every_concept(candidates, keywords, members, owner)
     keywords = [k for k in keywords if members.get(k)]
     parent = {k: k for k in keywords}
 
@@ -149,7 +154,7 @@ def _embedding_groups(candidates: Candidates) -> list[AnchorGroup]:
     raw = []
     claimed: set[str] = set()
     for _root, ks in clusters.items():
-        cids = [c for c in candidates.items if c.best_keyword in ks and c.cid not in claimed]
+        cids = [c for c in candidates.items if owner.get(c.cid) in ks and c.cid not in claimed]
         claimed.update(c.cid for c in cids)
         if not cids:
             continue
@@ -159,3 +164,29 @@ def _embedding_groups(candidates: Candidates) -> list[AnchorGroup]:
         raw.append((" / ".join(ks), w, tuple(cids)))
     total = sum(w for _, w, _ in raw) or 1.0
     return [AnchorGroup(i, c, w / total, m) for i, (c, w, m) in enumerate(raw)]
+
+
+def _keep_every_concept(candidates: Candidates, keywords: list[str], members: dict[str, set[str]],
+                        owner: dict[str, str]) -> None:
+    """A keyword whose every candidate matched another keyword better would vanish from the query
+    ("Lothair II's mother" retrieves edges around Lothair II, each closer to the "Lothair II" keyword):
+    it takes back the candidates it ranked higher than their owner did, never an owner's top candidate
+    nor one that would leave the owner empty. The concept stays a group (§3.2: every query concept is
+    mapped to a group), with the candidates its own search found first."""
+    rank: dict[tuple[str, str], int] = {}
+    for t, (_search, ids) in zip(candidates.terms, candidates.per_term):
+        for i, cid in enumerate(ids):
+            rank[(t.keyword, cid)] = min(rank.get((t.keyword, cid), i), i)
+    for k in keywords:
+        if members.get(k):
+            continue
+        mine = sorted((i, cid) for (kw, cid), i in rank.items() if kw == k)
+        for i, cid in mine:
+            prev = owner.get(cid)
+            if prev is None or prev == k:
+                continue
+            if rank.get((prev, cid), 1 << 30) == 0 or len(members[prev]) <= 1 or rank.get((prev, cid), 1 << 30) <= i:
+                continue
+            members[prev].discard(cid)
+            members[k].add(cid)
+            owner[cid] = k

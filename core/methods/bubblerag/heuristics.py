@@ -99,7 +99,8 @@ def concept_words(query: str, mentions: list[str]) -> list[str]:
 
 
 _VERBISH = re.compile(r"(?:ed|ing)$")
-_VERBS = {"die", "born", "play", "star", "write", "wrote", "make", "made", "win", "won", "start", "lead", "led"}
+_VERBS = {"die", "born", "play", "star", "write", "wrote", "make", "made", "win", "won", "start", "lead", "led",
+          "marry", "direct", "produce", "sing", "build", "invent", "discover"}
 
 
 def is_underspecified(keyword: str) -> bool:
@@ -109,6 +110,34 @@ def is_underspecified(keyword: str) -> bool:
         return False
     head = keyword.split()[-1]
     return not (_VERBISH.search(head) or head in _VERBS)
+
+
+def is_relation_cue(keyword: str) -> bool:
+    """A verb keyword ("die", "starred", "played"): in `none` mode it names a relation, so it is searched
+    among the enriched edges only — as a node query, "die" matches whatever node embeds nearest
+    (a film title, a character), which is no anchor of the question."""
+    if any(c.isupper() or c.isdigit() for c in keyword) or len(keyword.split()) != 1:
+        return False
+    return bool(_VERBISH.search(keyword)) or keyword.lower() in _VERBS
+
+
+def stem(word: str) -> str:
+    """A crude suffix-stripping stem for matching a verb keyword to relation labels
+    ("died" / "die" → "di", "starred" / "starring" → "star", "played" → "play")."""
+    w = word.lower()
+    for suf in ("ing", "ed", "es", "s", "e"):
+        if w.endswith(suf) and len(w) - len(suf) >= 2:
+            w = w[: -len(suf)]
+            break
+    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeiou":
+        w = w[:-1]
+    return w
+
+
+def relation_matches(keyword: str, relation: str) -> bool:
+    """Whether a relation label ("died on") contains the verb keyword ("die") up to its stem."""
+    k = stem(keyword)
+    return any(stem(w) == k for w in re.findall(r"[a-z]+", relation.lower()))
 
 
 def bind_to_entity(keyword: str, query: str, mentions: list[str]) -> str | None:

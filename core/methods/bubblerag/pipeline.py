@@ -173,7 +173,8 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
                                   else np.zeros((0, 1), np.float32), qvec, pre.chunk_ids, llm, backends.embedder,
                                   max_chunks=cfg.max_chunks, fill_with_preview=cfg.fill_with_preview,
                                   max_tokens=cfg.answer_max_tokens, trace=trace,
-                                  evidence_format=cfg.evidence_format, chunk_ranking=cfg.chunk_ranking)
+                                  evidence_format=cfg.evidence_format, chunk_ranking=cfg.chunk_ranking,
+                                  reranker=backends.reranker)
     return BubbleResult(query, cfg, pre, kws, spec, relax, cands, groups, local, expansion, ranked, reasoning, evidence,
                         ans.chunks, ans.text, ans.by, False, trace, node_cost=node_cost)
 

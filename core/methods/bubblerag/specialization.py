@@ -6,7 +6,9 @@ explicitly binding it to other anchor intents already present in q" — "mother"
 text replaces the keyword as the search signal; the original is kept for display.
 
 `none` mode: a generic noun keyword (:func:`heuristics.is_underspecified`) is bound to the query's
-entity by the possessive pattern ("X's mother") or to the nearest entity mention.
+entity by the possessive pattern ("X's mother") or to the nearest entity mention; a verb keyword
+("die", "starred": :func:`heuristics.is_relation_cue`) names a relation and is searched among the
+enriched edges only (``SearchTerm.edges_only``; with an LLM the paper's nodes ∪ edges search is kept).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ class SearchTerm:
     kind: str  #: explicit / implicit
     specialized: bool = False
     relaxed_from: str = ""  #: set when this term is a schema relaxation of ``keyword``
+    edges_only: bool = False  #: `none` mode: a verb keyword ("die") is searched among edges only
 
 
 @dataclass(frozen=True)
@@ -74,7 +77,7 @@ def specialize_keywords(query: str, keywords: Keywords, llm: LLM, *, enabled: bo
                     bound = heuristics.bind_to_entity(k.text, query, mentions)
                     if bound:
                         rewrites[k.text] = bound
-    terms = tuple(_term(k, rewrites) for k in keywords.items)
+    terms = tuple(_term(k, rewrites, relation_cues=source == "heuristic") for k in keywords.items)
     step.data = {"source": source, "rewrites": [{"keyword": k, "specialized": v} for k, v in rewrites.items()]}
     step.seconds = time.perf_counter() - t0
     if trace is not None:
@@ -82,7 +85,8 @@ def specialize_keywords(query: str, keywords: Keywords, llm: LLM, *, enabled: bo
     return Specialization(terms, source)
 
 
-def _term(k: Keyword, rewrites: dict[str, str]) -> SearchTerm:
+def _term(k: Keyword, rewrites: dict[str, str], *, relation_cues: bool = False) -> SearchTerm:
+    edges_only = relation_cues and k.kind == "explicit" and heuristics.is_relation_cue(k.text)
     if k.text in rewrites:
-        return SearchTerm(k.text, rewrites[k.text], k.kind, specialized=True)
-    return SearchTerm(k.text, k.text, k.kind)
+        return SearchTerm(k.text, rewrites[k.text], k.kind, specialized=True, edges_only=edges_only)
+    return SearchTerm(k.text, k.text, k.kind, edges_only=edges_only)

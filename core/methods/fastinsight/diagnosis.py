@@ -33,7 +33,7 @@ STAGES: tuple[StageDecl, ...] = (
     StageDecl("not_expanded", "never retrieved into N_ret",
               "not in the initial vector search, and STeX never added it within b_max"),
     StageDecl("ranked_out", "ranked below the cut", "in N_ret, but GRanker ranked it below the cut"),
-    StageDecl("answer_wrong", "retrieved, answer wrong", "all gold passages in the top chunks; the LLM answer is wrong"),
+    StageDecl("answer_wrong", "retrieved, answer wrong", "all gold passages in the top chunks; the LLM answer is wrong, or (no LLM) the answer holds no gold answer"),
 )
 _ORDER = [s.key for s in STAGES]
 

@@ -31,7 +31,7 @@ STAGES: tuple[StageDecl, ...] = (
               "the passage's triples are farther than `hops` from the linked query entities"),
     StageDecl("ranked_out", "triples scored below top-K", "its triples were scored but none kept, or its chunk is "
                                                          "below the cut"),
-    StageDecl("answer_wrong", "retrieved, answer wrong", "all gold passages within the cut; the LLM answer is wrong"),
+    StageDecl("answer_wrong", "retrieved, answer wrong", "all gold passages within the cut; the LLM answer is wrong, or (no LLM) the answer holds no gold answer"),
 )
 
 

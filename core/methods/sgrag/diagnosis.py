@@ -31,7 +31,7 @@ STAGES: tuple[StageDecl, ...] = (
     StageDecl("not_connected", "no exact subgraph",
               "no subgraph of the KG matched the query graph (fallback used), or the matches avoid the gold passage"),
     StageDecl("ranked_out", "ranked below the cut", "retrieved from a matched subgraph but below the cut"),
-    StageDecl("answer_wrong", "retrieved, answer wrong", "all gold passages in the top chunks; the LLM answer is wrong"),
+    StageDecl("answer_wrong", "retrieved, answer wrong", "all gold passages in the top chunks; the LLM answer is wrong, or (no LLM) the answer holds no gold answer"),
 )
 
 

@@ -10,7 +10,8 @@ questions (App. G): the entities mentioned in the question, each linked to one `
     entity_3 ─┘
 
 Mentions are found through the workspace's node name index (quoted spans when the question has
-any, else the longest word n-grams whose normalized text is a node name), so the heuristic only proposes entities the
+any, else the longest word n-grams whose normalized text is a node name; a possessive "'s" is no part of
+a name, so "Lothair II's mother" links "Lothair II"), so the heuristic only proposes entities the
 graph knows; normalization (Alg. 3) then maps them by FAISS like any LLM-extracted label.
 """
 
@@ -30,6 +31,7 @@ from core.trace import Trace
 UNK = "UNK"
 _WORD = re.compile(r"[\w][\w\-\.'’&/]*")
 _QUOTED = re.compile(r"[\"“”]([^\"“”]{1,120})[\"“”]")
+_POSSESSIVE = re.compile(r"(\w)['’]s\b")
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,21 @@ def bridge_star(entities: list[str]) -> QueryGraph:
     return QueryGraph(tuple(nodes), tuple(("q0", n.id) for n in nodes[1:]), by="heuristic")
 
 
+def possessive_relations(query: str, mentions: list[str]) -> dict[str, str]:
+    """Mention → relation noun for each "Mention's noun" of ``query`` ("Lothair II's mother" → "mother").
+
+    The bridge star has no place for such a relation (its edges carry no labels, and a chain through a
+    second unknown node floods label completion in ``none`` mode); the trace and the page name it, because
+    the answer is then a neighbour of the entity rather than of the entity's mother.
+    """
+    out: dict[str, str] = {}
+    for m in mentions:
+        hit = re.search(re.escape(m) + r"['’]s\s+([a-z]+)\b", query, flags=re.I)
+        if hit and hit.group(1).lower() not in STOPWORDS:
+            out[m] = hit.group(1).lower()
+    return out
+
+
 def link_mentions(query: str, graph: KnowledgeGraph, *, max_words: int = 8) -> list[str]:
     """Entity names of ``graph`` mentioned in ``query``: quoted spans, else longest n-gram name matches.
 
@@ -117,6 +134,7 @@ def link_mentions(query: str, graph: KnowledgeGraph, *, max_words: int = 8) -> l
         text = text.replace(m.group(0), " | ")
     if found:  # the question quotes its entities: trust that markup, not loose word matches around it
         return found
+    text = _POSSESSIVE.sub(r"\1  ", text)  # "Lothair II's mother" → "Lothair II   mother" (same offsets)
     words = [(m.group(0), m.start()) for m in _WORD.finditer(text)]
     used = [False] * len(words)
     for n in range(min(max_words, len(words)), 0, -1):
@@ -159,10 +177,17 @@ def extract_query_graph(query: str, graph: KnowledgeGraph, llm: LLM, *, trace: T
         qg = _from_llm(out.data) if out.data is not None else None
         if qg is None:
             mentions = link_mentions(query, graph)
+            rels = possessive_relations(query, mentions)
             qg = bridge_star(mentions)
             step.fallback = step.fallback or "LLM query graph unusable"
             step.data["heuristic"] = ("bridge star: entities mentioned in the question (linked through the node "
                                       "name index) each joined to one UNK node")
+            step.data["possessives"] = rels
+            if rels:
+                step.data["limitation"] = (
+                    "the question asks about " + ", ".join(f"{m}'s {r}" for m, r in rels.items())
+                    + ", a relation the bridge star cannot express without an LLM: UNK is matched among the "
+                    "neighbours of " + ", ".join(rels) + ", so the answer may be about the entity itself")
             step.data["mentions"] = mentions
         step.data["query_graph"] = qg.to_dict()
     return qg

@@ -34,7 +34,8 @@ def test_contract_trace_and_reranker_on_a_kg(demo_ws, backends):
     ans = res.trace.stage("answer")[0]
     assert ans.data["mode"] == "extractive" and "no LLM generation" in ans.data["how"]
     assert ans.fallback == "no LLM configured (backend 'none'): extractive answer"
-    assert res.answer and res.answer in demo_ws.graph.chunk(res.ranked_chunks[0].chunk_id).text
+    # the extractive answer is a sentence of one of the top 3 passages (core.methods.extractive)
+    assert res.answer and any(res.answer in demo_ws.graph.chunk(c.chunk_id).text for c in res.ranked_chunks[:3])
     assert Trace.from_dict(res.trace.to_dict()).steps[3].data == res.trace.steps[3].data  # JSON round trip
 
 

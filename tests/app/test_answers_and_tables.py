@@ -1,0 +1,74 @@
+"""Issue 16, items 3 and 6 on the pages (AppTest, hashing embedder, bi-encoder reranker, LLM ``none``):
+every answer says it is extractive (or heuristic) and what ``none`` mode could not do; the numbers that
+matter come first in their tables, with widths set; the diagnosis evidence is sentences and tables, not
+collapsed JSON."""
+
+from __future__ import annotations
+
+import json
+
+from components import state as S
+from tests.app.helpers import plain, run_page
+
+
+def _ok(at):
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _texts(at) -> str:
+    return " ".join(plain(m.value) for m in [*at.markdown, *at.caption, *at.warning, *at.success, *at.info, *at.error])
+
+
+def _widths(df_element) -> dict[str, str]:
+    """Column label → width as the page configured it (st.column_config travels as JSON in the proto)."""
+    raw = json.loads(df_element.proto.columns or "{}")
+    out = {}
+    for key, cfg in raw.items():
+        name = key.removeprefix("name:") if isinstance(key, str) else key
+        out[cfg.get("label") or name] = cfg.get("width")
+    return out
+
+
+def test_ask_page_says_the_answer_is_extractive(home):
+    at = _ok(run_page("pages/bubble_ask.py"))
+    text = _texts(at)
+    assert "Extractive answer (no LLM)." in text and "no LLM generation" in text
+    # what none mode cannot do is said next to the result
+    assert any("not a generated answer" in plain(w.value) for w in at.warning)
+
+
+def test_compare_page_labels_answers_orders_columns_and_renders_evidence(home):
+    at = _ok(run_page("pages/compare.py"))
+    assert "Extractive answer (no LLM)" in _texts(at)
+    summary = at.dataframe[0]
+    cols = list(summary.value.columns)
+    assert cols[:3] == ["method", "verdict", "R@5"], cols
+    assert _widths(summary).get("verdict") == 260 and _widths(summary).get("R@5") == 72
+    ranked = next(d for d in at.dataframe if "passage" in d.value.columns and "#" in d.value.columns)
+    assert list(ranked.value.columns)[:3] == ["#", "gold", "passage"]
+    # the verdict's evidence: sentences and tables, never st.json ("{...}")
+    assert not at.get("json")
+    assert any(plain(m.value).startswith(("The extractive answer", "Below the top", "Never retrieved"))
+               for m in at.markdown), _texts(at)[:2000]
+
+
+def test_ranking_page_puts_what_alpha_changes_first(home):
+    at = _ok(run_page("pages/bubble_ranking.py"))
+    table = next(d for d in at.dataframe if "Cost_sem" in d.value.columns)
+    assert list(table.value.columns)[:4] == ["rank", "Score", "Cost_sem", "r_miss"]
+    assert {_widths(table).get(c) for c in ("Score", "Cost_sem", "r_miss")} == {72}
+
+
+def test_expansion_page_shows_max_settled_cost_second(home):
+    at = _ok(run_page("pages/bubble_expansion.py"))
+    table = next(d for d in at.dataframe if "max settled cost" in d.value.columns)
+    assert list(table.value.columns)[:2] == ["group", "max settled cost"]
+    assert _widths(table)["max settled cost"] == "small"
+
+
+def test_subgraph_page_says_the_answer_is_heuristic(home):
+    at = run_page("pages/subgraph.py", **{S.SGRAG_QUESTION: "When did Lothair II's mother die?"}) \
+        if hasattr(S, "SGRAG_QUESTION") else run_page("pages/subgraph.py")
+    _ok(at)
+    assert "Heuristic answer (no LLM)" in _texts(at)

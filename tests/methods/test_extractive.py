@@ -1,0 +1,111 @@
+"""The extractive answer (issue 16 item 3): the two showcase questions in ``none`` mode, the Lothair
+anchors, SG-RAG on a possessive, a triples-only workspace, and the rules of core.methods.extractive."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.backends.registry import get_embedder, get_llm, get_reranker
+from core.eval.runner import backends_for, run_method
+from core.index.workspace import create_workspace, ensure_sample_workspace
+from core.methods.answering import describe_answer
+from core.methods.base import Backends
+from core.methods.extractive import (
+    expected_answer_type,
+    new_mentions,
+    possessive_bridges,
+    resolve_pronoun,
+    typed_mentions,
+)
+from core.methods.sgrag.query_graph import link_mentions, possessive_relations
+
+ROOT = Path(__file__).resolve().parents[2]
+LOTHAIR = "When did Lothair II's mother die?"
+MATRIX = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
+
+
+def test_answer_types_and_mentions():
+    assert expected_answer_type(LOTHAIR) == "date"
+    assert expected_answer_type(MATRIX) == "person"
+    assert expected_answer_type("Where was Lothair I buried?") == "place"
+    assert expected_answer_type("How many sons had Lothair I?") == "number"
+    assert expected_answer_type("Find an ML expert.") == ""
+    assert typed_mentions("She died on 20 March 851 and was buried in Erstein.", "date") == ["20 March 851"]
+    assert typed_mentions("Lothair II (c. 835 - 8 August 869) was king from 855.", "date") == \
+        ["c. 835", "8 August 869", "855"]
+    # a person the question already names cannot be the answer to "who played ..."
+    assert new_mentions("Laurence Fishburne is an American actor.", "person", MATRIX) == []
+
+
+def test_pronouns_and_possessive_bridges():
+    assert resolve_pronoun("She died on 20 March 851.", "Ermengarde of Tours") == \
+        "Ermengarde of Tours died on 20 March 851."
+    assert resolve_pronoun("His son was Lothair II.", "Lothair I") == "Lothair I's son was Lothair II."
+    passages = [("a", "Lothair II", "Lothair II was king. He was the son of Lothair I."),
+                ("b", "Ermengarde of Tours", "Ermengarde of Tours was the mother of Lothair II. She died in 851.")]
+    assert possessive_bridges(LOTHAIR, passages) == [("When did Ermengarde of Tours die?", "Ermengarde of Tours")]
+    assert possessive_bridges("When did the mother of Lothair II die?", passages) == \
+        [("When did Ermengarde of Tours die?", "Ermengarde of Tours")]
+    assert possessive_bridges("When did Lothair II die?", passages) == []
+
+
+@pytest.fixture(scope="module")
+def demo_default(samples_root):
+    """The demo workspace with the default models: bge-small, the bundled cross-encoder, LLM none."""
+    emb = get_embedder("bge-small")
+    ws = ensure_sample_workspace("demo", emb, root=samples_root)
+    return ws, Backends(emb, get_llm("none"), get_reranker("ms-marco-minilm"))
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("method", ["bubblerag", "dense", "fastinsight"])
+def test_showcase_questions_get_the_sentence_that_answers(demo_default, method):
+    """BubbleRAG and the shared answer step (dense, FastInsight) in none mode, through the runner (which
+    hands the reranker to every method when answers are extractive)."""
+    ws, b = demo_default
+    assert backends_for(method, b).reranker is not None
+    r = run_method(method, LOTHAIR, ws, b)
+    assert "20 March 851" in r.answer, r.answer  # not Lothair II's own dates
+    note = describe_answer(r)
+    assert note.extractive and note.label == "Extractive answer (no LLM)" and "ms-marco-minilm" in note.how
+    r = run_method(method, MATRIX, ws, b)
+    assert "Hugo Weaving" in r.answer and r.answer != "Laurence Fishburne is an American actor.", r.answer
+
+
+@pytest.mark.model
+def test_lothair_anchors_keep_mother_and_anchor_die_on_deaths(demo_default):
+    ws, b = demo_default
+    r = run_method("bubblerag", LOTHAIR, ws, b)
+    groups = {g.concept: g for g in r.groups.groups}
+    assert "mother" in groups and groups["mother"].members  # the concept of Example 4 stays a group
+    die = groups["die"].members
+    g = ws.graph
+    assert die and all(c.kind == "edge" and "died" in g.edge_relation[c.index] for c in die), [c.text for c in die]
+    assert not any(c.text in ("Apocalypse Now", "The Matrix", "Red Skull", "Neo", "Morpheus") for grp in
+                   r.groups.groups for c in grp.members if grp.concept == "die")
+
+
+def test_sgrag_parses_possessives(tmp_path):
+    emb = get_embedder("hashing")
+    ws = ensure_sample_workspace("demo", emb, root=tmp_path)
+    assert link_mentions(LOTHAIR, ws.graph) == ["Lothair II"]
+    assert possessive_relations(LOTHAIR, ["Lothair II"]) == {"Lothair II": "mother"}
+    r = run_method("sgrag", LOTHAIR, ws, Backends(emb, get_llm("none")))
+    assert r.answer and r.answer != "Unable to determine"
+    note = describe_answer(r)
+    assert note.kind == "heuristic" and any("Lothair II's mother" in x for x in note.limits)
+
+
+def test_triples_only_workspace_says_why(tmp_path):
+    emb = get_embedder("hashing")
+    ws = create_workspace([ROOT / "sample_data" / "demo" / "triples.csv"], tmp_path / "tonly", embedder=emb)
+    b = Backends(emb, get_llm("none"))
+    r = run_method("dense", LOTHAIR, ws, b)
+    assert r.answer == ""
+    note = describe_answer(r)
+    assert note.kind == "none" and "triples-only" in note.how and "no text" in note.how
+    r = run_method("bubblerag", LOTHAIR, ws, b)
+    assert r.answer.endswith(".") and any(r.answer[:-1] == ws.graph.edge_text(e) for e in range(ws.graph.n_edges))
+    assert any("triples-only" in x for x in describe_answer(r).limits)
