@@ -170,15 +170,7 @@ def build_kg_from_corpus(graph: KnowledgeGraph, extractor: TripleExtractor, *, c
     Existing nodes and edges are kept; chunk ids are preserved so provenance stays valid.
     """
     result = extract_triples(graph.chunks, extractor, cache_dir=cache_dir, batch_size=batch_size, progress=progress)
-    b = GraphBuilder(kind=graph.kind, name=graph.name)
-    for c in graph.chunks:
-        b.add_chunk(c.title, c.text, chunk_id=c.id)
-    for v in range(graph.n_nodes):
-        b.add_node(graph.node_names[v], node_id=graph.node_ids[v], description=graph.node_descriptions[v],
-                   chunk_ids=graph.node_chunks[v])
-    for e in range(graph.n_edges):
-        b.add_edge(graph.node_ids[int(graph.edge_head[e])], graph.edge_relation[e],
-                   graph.node_ids[int(graph.edge_tail[e])], chunk_ids=graph.edge_chunks[e])
+    b = GraphBuilder.of(graph)
     add_extracted(b, result)
     return b.build(), result
 

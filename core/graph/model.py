@@ -584,6 +584,21 @@ class GraphBuilder:
         self._name_keys: dict[str, tuple[str, str]] = {}
         self._rel_keys: dict[str, tuple[str, str]] = {}
 
+    @classmethod
+    def of(cls, graph: KnowledgeGraph) -> GraphBuilder:
+        """A builder holding everything of ``graph`` (chunks, nodes with their ids, descriptions and
+        provenance, edges), to which more can be added: extraction results, synonym edges."""
+        b = cls(kind=graph.kind, name=graph.name)
+        for c in graph.chunks:
+            b.add_chunk(c.title, c.text, chunk_id=c.id)
+        for v in range(graph.n_nodes):
+            b.add_node(graph.node_names[v], node_id=graph.node_ids[v], description=graph.node_descriptions[v],
+                       chunk_ids=graph.node_chunks[v])
+        for e in range(graph.n_edges):
+            b.add_edge(graph.node_ids[int(graph.edge_head[e])], graph.edge_relation[e],
+                       graph.node_ids[int(graph.edge_tail[e])], chunk_ids=graph.edge_chunks[e])
+        return b
+
     # chunks -------------------------------------------------------------
     def add_chunk(self, title: str, text: str, *, chunk_id: str | None = None) -> str:
         """Add a passage and return its id (an identical passage already present is reused)."""

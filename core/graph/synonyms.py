@@ -63,15 +63,7 @@ def add_synonym_edges(graph: KnowledgeGraph, node_vectors: np.ndarray, threshold
     if not -1.0 <= threshold <= 1.0:
         raise ValueError(f"synonym threshold must be a cosine in [-1, 1], got {threshold}")
     pairs, _ = synonym_pairs(node_vectors, threshold)
-    b = GraphBuilder(kind=graph.kind, name=graph.name)
-    for c in graph.chunks:
-        b.add_chunk(c.title, c.text, chunk_id=c.id)
-    for v in range(graph.n_nodes):
-        b.add_node(graph.node_names[v], node_id=graph.node_ids[v], description=graph.node_descriptions[v],
-                   chunk_ids=graph.node_chunks[v])
-    for e in range(graph.n_edges):
-        b.add_edge(graph.node_ids[int(graph.edge_head[e])], graph.edge_relation[e],
-                   graph.node_ids[int(graph.edge_tail[e])], chunk_ids=graph.edge_chunks[e])
+    b = GraphBuilder.of(graph)
     for i, j in pairs.tolist():
         b.add_edge(graph.node_ids[i], SYNONYM_RELATION, graph.node_ids[j])
     return b.build(), int(pairs.shape[0])
