@@ -9,6 +9,21 @@ from core.errors import BackendError
 _VALID = ("auto", "cpu", "cuda", "mps")
 
 
+def _requested(prefer: str | None) -> tuple[str, str, str]:
+    """The device asked for (``prefer``, else ``EGX_DEVICE``, else ``auto``), lower-cased, its kind
+    (``cuda`` of ``cuda:1``) and where it came from (for messages)."""
+    source = "argument prefer"
+    want = prefer
+    if want is None or want.strip() == "":
+        env = os.environ.get("EGX_DEVICE", "").strip()
+        want, source = (env, "environment variable EGX_DEVICE") if env else ("auto", "")
+    want = want.strip().lower()
+    kind = want.split(":", 1)[0]
+    if kind not in _VALID:
+        raise BackendError(f"Unknown device {want!r} (from {source}). Use one of {', '.join(_VALID)}.")
+    return want, kind, source
+
+
 def select_device(prefer: str | None = None) -> str:
     """Pick the torch device a backend should run on.
 
@@ -37,17 +52,7 @@ def select_device(prefer: str | None = None) -> str:
     >>> select_device("cpu")
     'cpu'
     """
-    source = "argument prefer"
-    want = prefer
-    if want is None or want.strip() == "":
-        env = os.environ.get("EGX_DEVICE", "").strip()
-        want, source = (env, "environment variable EGX_DEVICE") if env else ("auto", "")
-    want = want.strip().lower()
-    kind = want.split(":", 1)[0]
-    if kind not in _VALID:
-        raise BackendError(
-            f"Unknown device {want!r} (from {source}). Use one of {', '.join(_VALID)}."
-        )
+    want, kind, source = _requested(prefer)
     if kind == "cpu":
         return "cpu"
 
@@ -112,15 +117,7 @@ def onnx_providers(prefer: str | None = None, available: list[str] | None = None
     >>> onnx_providers(None, available=["CUDAExecutionProvider", "CPUExecutionProvider"])[0]
     'CUDAExecutionProvider'
     """
-    source = "argument prefer"
-    want = prefer
-    if want is None or want.strip() == "":
-        env = os.environ.get("EGX_DEVICE", "").strip()
-        want, source = (env, "environment variable EGX_DEVICE") if env else ("auto", "")
-    want = want.strip().lower()
-    kind = want.split(":", 1)[0]
-    if kind not in _VALID:
-        raise BackendError(f"Unknown device {want!r} (from {source}). Use one of {', '.join(_VALID)}.")
+    want, kind, source = _requested(prefer)
     if available is None:
         import onnxruntime
 
