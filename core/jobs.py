@@ -36,6 +36,15 @@ ETA_MIN_SECONDS = 2.0
 ETA_MIN_FRACTION = 0.01
 
 _ids = itertools.count(1)
+
+
+class JobBusyError(EgxError):
+    """Work with inputs of its own was submitted under the key of a job that is still running."""
+
+    def __init__(self, title: str) -> None:
+        super().__init__(f"{title} is running right now (in this or another browser tab); wait for it to "
+                         "finish or pick another name.")
+        self.title = title
 _CURRENT: ContextVar[Job | None] = ContextVar("egx_current_job", default=None)
 
 
@@ -223,7 +232,7 @@ class JobManager:
         self._keep = keep_finished
 
     def submit(self, key: str, title: str, fn: Callable[[Job], Any], *, kind: str = "job",
-               restart: bool = True) -> Job:
+               restart: bool = True, join: bool = True) -> Job:
         """Start ``fn`` as job ``key`` — or return the job running under ``key`` (joining it).
 
         Parameters
@@ -231,9 +240,20 @@ class JobManager:
         restart
             When the last job under ``key`` has finished: start a new one (True), or hand the
             finished one back (False; the caller reads its result, error or cancellation).
+        join
+            When a job runs under ``key``: return it (True: the same work, e.g. one workspace build
+            asked for twice), or raise :class:`JobBusyError` (False: ``fn`` carries inputs of its own,
+            e.g. another upload under the same name, which must never silently become the first one).
+
+        Raises
+        ------
+        JobBusyError
+            ``join=False`` and a job runs under ``key``.
         """
         with self._lock:
             job = self._jobs.get(key)
+            if job is not None and not job.finished and not join:
+                raise JobBusyError(job.title)
             if job is not None and (not job.finished or not restart):
                 return job
             job = Job(key, title, fn, kind=kind)

@@ -26,6 +26,7 @@ from core.eval.report import METRIC_ORDER, failure_figure, latency_recall_figure
 from core.eval.runner import RESULTS, run_benchmark
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
 from core.index.workspace import runs_root
+from core.jobs import JobBusyError
 from core.methods.base import Backends
 from core.methods.registry import METHODS, method_names
 
@@ -112,11 +113,16 @@ with run_tab:
                 return run_benchmark(ws, questions, methods, backends, out_dir=out_dir, limit=limit,
                                      progress=progress, meta={"questions_file": str(ws.questions_path)})
 
-            # A server job: it survives page switches; a second click on the same run joins it.
+            # A server job: it survives page switches (the sidebar and this page show it). A run name that
+            # is running already is refused, never joined: its settings may not be these.
             key = f"bench:{out_dir.name}"
-            resources.jobs().submit(key, f"Benchmark “{out_dir.name}”", work, kind="bench").wait(
-                jobs_view.inline_wait(3.0))
-            st.session_state[S.BENCH_JOB] = key
+            try:
+                resources.jobs().submit(key, f"Benchmark “{out_dir.name}”", work, kind="bench", join=False).wait(
+                    jobs_view.inline_wait(3.0))
+            except JobBusyError as exc:
+                st.error(md_escape(exc))
+            else:
+                st.session_state[S.BENCH_JOB] = key
     bench_key = st.session_state.get(S.BENCH_JOB)
     bench_job = resources.jobs().get(bench_key) if bench_key else None
     if bench_job is not None and not bench_job.finished:

@@ -22,6 +22,7 @@ from components.ui import md_escape
 from core.errors import EgxError
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
 from core.graph.model import KnowledgeGraph
+from core.jobs import JobBusyError
 from core.text import normalize_name
 
 if TYPE_CHECKING:
@@ -335,7 +336,12 @@ def create_upload_ui(act: Active) -> None:
             shutil.rmtree(tmp, ignore_errors=True)
 
     key = f"upload:{name}"
-    job = resources.jobs().submit(key, f"Building “{name}” from your upload", work, kind="workspace")
+    try:  # never join another session's build under the same name: its files are not these
+        job = resources.jobs().submit(key, f"Building “{name}” from an upload", work, kind="workspace", join=False)
+    except JobBusyError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        st.error(md_escape(exc))
+        return
     st.session_state[S.DATA_UPLOAD_JOB] = key
     job.wait(jobs_view.inline_wait(8.0))
     show_upload_job()

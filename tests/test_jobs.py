@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from core.errors import Cancelled, EgxError, WorkspaceError
-from core.jobs import Job, JobManager, format_seconds
+from core.jobs import Job, JobBusyError, JobManager, format_seconds
 
 
 def _gated(gate: threading.Event, steps: int = 4):
@@ -53,6 +53,19 @@ def test_second_submit_joins_the_running_job() -> None:
     # finished: restart=False hands the finished job back, restart=True runs again
     assert jobs.submit("ws:musique", "Build", fn, restart=False) is first
     again = jobs.submit("ws:musique", "Build", fn)
+    assert again is not first and again.wait(5) and again.result() == 2
+
+
+def test_work_with_inputs_of_its_own_never_joins_a_running_job() -> None:
+    """An upload or a benchmark under a name that is running carries other inputs: refused, not joined."""
+    jobs = JobManager()
+    gate = threading.Event()
+    first = jobs.submit("upload:notes", "Building “notes” from an upload", lambda job: gate.wait(5))
+    with pytest.raises(JobBusyError, match=r"^Building “notes” from an upload is running right now .*pick another name"):
+        jobs.submit("upload:notes", "Building “notes” from an upload", lambda job: 2, join=False)
+    gate.set()
+    assert first.wait(5)
+    again = jobs.submit("upload:notes", "Building “notes” from an upload", lambda job: 2, join=False)
     assert again is not first and again.wait(5) and again.result() == 2
 
 

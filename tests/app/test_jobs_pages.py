@@ -103,18 +103,42 @@ def test_an_upload_started_on_the_data_page_keeps_running_elsewhere(gate, home: 
     at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("mine")
     at.button(key=S.DATA_BUILD).click().run(timeout=RUN_TIMEOUT)
     assert not at.exception, [e.value for e in at.exception]
-    assert "Building “mine” from your upload" in _page_text(at)
+    assert "Building “mine” from an upload" in _page_text(at)
     switch(at, "pages/benchmark.py")
     assert at.title[0].value == "Benchmark"
-    assert "Building “mine” from your upload" in _sidebar_text(at)  # still running, shown on another page
+    assert "Building “mine” from an upload" in _sidebar_text(at)  # still running, shown on another page
     assert not (home / "workspaces" / "mine").exists()
     event.set()
-    _until(at, lambda a: "Building “mine” from your upload** — done" in _sidebar_text(a))
+    _until(at, lambda a: "Building “mine” from an upload** — done" in _sidebar_text(a))
     assert (home / "workspaces" / "mine" / "manifest.json").is_file()
     assert len(started) == 1
     switch(at, "pages/data.py")  # back on the Data page: the finished build becomes the active workspace
     assert any("Built workspace “mine”" in plain(s.value) for s in at.success), _page_text(at)
     assert at.sidebar.selectbox(key=S.widget_key(S.WORKSPACE)).value == "mine"
+
+
+def test_a_second_upload_under_a_name_being_built_is_refused_not_joined(gate, home: Path) -> None:
+    """Issue 12, item 5b, with builds as jobs: joining would drop the second user's files and show them
+    the first user's workspace as theirs."""
+    event, names, started = gate
+    names.add("mine")
+    sessions = []
+    for rows in (CSV, b"head,relation,tail\nA,b,C\n"):
+        at = app()
+        _until(at, lambda a: bool(a.title))
+        switch(at, "pages/data.py")
+        at.file_uploader(key=S.DATA_UPLOADS).set_value(("t.csv", rows, "text/csv"))
+        at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("mine")
+        at.button(key=S.DATA_BUILD).click().run(timeout=RUN_TIMEOUT)
+        assert not at.exception, [e.value for e in at.exception]
+        sessions.append(at)
+    errors = [plain(e.value) for e in sessions[1].error]
+    assert any("Building “mine” from an upload is running right now" in e for e in errors), errors
+    event.set()
+    _until(sessions[0], lambda a: "Building “mine” from an upload** — done" in _sidebar_text(a))
+    from core.index.workspace import Workspace
+
+    assert len(started) == 1 and "Keanu Reeves" in Workspace.open(home / "workspaces" / "mine").graph.node_names
 
 
 def test_cancel_keeps_the_previous_state_and_offers_a_new_build(gate, home: Path) -> None:
