@@ -98,6 +98,18 @@ def test_sgrag_parses_possessives(tmp_path):
     assert note.kind == "heuristic" and any("Lothair II's mother" in x for x in note.limits)
 
 
+def test_sgrag_links_names_that_hold_a_possessive():
+    """Blanking "'s" to link "Lothair II's" must not break names that are written with one."""
+    from core.graph.model import GraphBuilder
+
+    b = GraphBuilder()
+    b.add_triple("Schindler's List", "directed by", "Steven Spielberg")
+    b.add_triple("Lothair II", "son of", "Ermengarde of Tours")
+    g = b.build()
+    assert link_mentions("Who directed Schindler's List?", g) == ["Schindler's List"]
+    assert link_mentions(LOTHAIR, g) == ["Lothair II"]
+
+
 def test_triples_only_workspace_says_why(tmp_path):
     emb = get_embedder("hashing")
     ws = create_workspace([ROOT / "sample_data" / "demo" / "triples.csv"], tmp_path / "tonly", embedder=emb)

@@ -134,6 +134,8 @@ def link_mentions(query: str, graph: KnowledgeGraph, *, max_words: int = 8) -> l
         text = text.replace(m.group(0), " | ")
     if found:  # the question quotes its entities: trust that markup, not loose word matches around it
         return found
+    # no quotes, so text == query here; the possessive is blanked with the offsets kept, so a span can be
+    # read both ways below
     text = _POSSESSIVE.sub(r"\1  ", text)  # "Lothair II's mother" → "Lothair II   mother" (same offsets)
     words = [(m.group(0), m.start()) for m in _WORD.finditer(text)]
     used = [False] * len(words)
@@ -143,7 +145,9 @@ def link_mentions(query: str, graph: KnowledgeGraph, *, max_words: int = 8) -> l
                 continue
             span = words[i:i + n]
             start, end = span[0][1], span[-1][1] + len(span[-1][0])
-            key = normalize_name(text[start:end])
+            key = normalize_name(query[start:end])  # "Schindler's List" is a name as written
+            if key not in names:
+                key = normalize_name(text[start:end])  # "Lothair II's mother": the possessive dropped
             if len(key) < 2 or all(w.lower() in STOPWORDS for w, _ in span) or key in seen:
                 continue
             if key in names:
