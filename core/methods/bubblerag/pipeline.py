@@ -135,7 +135,8 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
     if pre.sufficient:
         chunks = tuple(EvidenceChunk(c, s, "preview", 0.0, s) for c, s in zip(pre.chunk_ids, pre.scores))
         trace.add("early_exit", "Pre-retrieved chunks were sufficient: graph traversal skipped",
-                  {"answer": pre.answer, "reason": pre.reason}, section="BubbleRAG §3.2")
+                  {"answer": pre.answer, "reason": pre.reason, "by": "llm" if llm.available else "heuristic"},
+                  section="BubbleRAG §3.2")  # the sufficiency check's answer: judged as an LLM answer
         return BubbleResult(query, cfg, pre, None, None, None, None, None, None, None, (), None, None, chunks,
                             pre.answer, "early exit", True, trace)
 
