@@ -151,7 +151,7 @@ def render_sidebar() -> Active:
     if pending in infos:
         S.set_value(S.WORKSPACE, pending)
     elif pending:  # a benchmark run or a trace of a workspace that was deleted since
-        st.warning(f"Workspace {md_escape(pending)!r} no longer exists, so this page runs on the workspace picked "
+        st.warning(f"Workspace “{md_escape(pending)}” no longer exists, so this page runs on the workspace picked "
                    "in the sidebar.")
     if ss.get(S.WORKSPACE) not in infos:
         S.set_value(S.WORKSPACE, S.DEFAULT_WORKSPACE if S.DEFAULT_WORKSPACE in infos else next(iter(infos)))
@@ -181,8 +181,8 @@ def render_sidebar() -> Active:
     try:
         emb = resources.embedder(emb_name)
     except EgxError as exc:
-        sb.error(f"Embedder {emb_name!r} could not be loaded: {exc}")
-        st.error(f"The embedder {emb_name!r} could not be loaded, so the workspace cannot be indexed. "
+        sb.error(f"Embedder “{md_escape(emb_name)}” could not be loaded: {md_escape(exc)}")
+        st.error(f"The embedder “{md_escape(emb_name)}” could not be loaded, so the workspace cannot be indexed. "
                  "Pick another embedder in the sidebar (hashing always works, for testing).")
         st.stop()
     rr = _resolve_reranker(rr_name, emb_name, llm_name, llm, notes)
@@ -193,7 +193,7 @@ def render_sidebar() -> Active:
     try:
         ws = resources.open_workspace(info, emb_name)
     except EgxError as exc:
-        st.error(f"Workspace {ws_name!r} could not be opened: {exc}")
+        st.error(f"Workspace “{md_escape(ws_name)}” could not be opened: {md_escape(exc)}")
         st.stop()
     rec = Active(info=info, workspace=ws, key=resources.workspace_key(ws), embedder_name=emb_name,
                  embedder=emb, reranker_name=rr_name if rr is not None else "", reranker=rr,

@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from components import state as S
 from core.methods.registry import METHODS
-from tests.app.helpers import ROOT, run_page, switch
+from tests.app.helpers import ROOT, plain, run_page, switch
 
 MUSIQUE_Q = "Who was the first president of the association which published Journal of Psychotherapy Integration?"
 
@@ -108,10 +108,12 @@ def test_a_question_from_another_workspace_is_not_carried_over(home: Path) -> No
 
 def test_a_deleted_workspace_is_named_not_silently_replaced(home: Path) -> None:
     at = run_page("pages/home.py")
-    at.session_state[S.PENDING_WORKSPACE] = "gone"
+    at.session_state[S.PENDING_WORKSPACE] = "gone*[x](y)"  # a name from an uploaded trace: shown as typed
     _ok(switch(at, "pages/compare.py"))
     assert _workspace(at) == "demo"
-    assert any("'gone' no longer exists" in w.value for w in at.warning)
+    shown = [w.value for w in at.warning if "no longer exists" in w.value]
+    assert shown and plain(shown[0]).startswith("Workspace “gone*[x](y)” no longer exists"), shown
+    assert "\\\\" not in shown[0]  # escapes are not doubled (repr of an escaped string)
 
 
 @pytest.mark.parametrize("page", ["pages/granker.py", "pages/evidence_chains.py", "pages/subgraph.py"])
