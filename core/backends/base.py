@@ -117,6 +117,27 @@ class LLM(Protocol):
         ...
 
 
+
+def split_passage(passage: str) -> tuple[str | None, str]:
+    r"""``(title, text)`` of a passage handed to a :class:`TripleExtractor`.
+
+    The convention: ``"title\ntext"``; a passage without a title starts with ``"\n"`` (what
+    :func:`core.graph.builder.extract_triples` hands over for an untitled chunk), so the first line of
+    an untitled multi-line text is never taken for a title. Text with no newline has no title.
+
+    >>> split_passage("Lothair II\nHe was born in 835.")
+    ('Lothair II', 'He was born in 835.')
+    >>> split_passage("\nIn 1990 the firm moved.\nIt grew fast.")
+    (None, 'In 1990 the firm moved.\nIt grew fast.')
+    """
+    text = str(passage)
+    head, sep, rest = text.partition("\n")
+    if not sep:
+        return None, text
+    title = " ".join(head.split())
+    return (title or None), rest
+
+
 @dataclass(frozen=True)
 class ExtractedTriple:
     head: str

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.backends import prompts
-from core.backends.base import ChatMessage, ExtractedTriple
+from core.backends.base import ChatMessage, ExtractedTriple, split_passage
 from core.backends.llm import LLMOutputError, chat_json
 from core.errors import LLMUnavailableError
 from core.text import ABBREVIATIONS, clean_text, normalize_name, split_sentences
@@ -380,7 +380,7 @@ class RuleBasedExtractor:
     """
 
     name = "rules"
-    model_id = "rules-v1"
+    model_id = "rules-v2"  # v2: an untitled passage's first line is no title
     max_relation_words = 6
 
     def __repr__(self) -> str:
@@ -395,11 +395,7 @@ class RuleBasedExtractor:
         return ExtractionResult(triples=self.extract(passages))
 
     def _extract_one(self, passage: str) -> list[ExtractedTriple]:
-        title: str | None = None
-        text = passage
-        if "\n" in passage.strip():
-            first, rest = passage.strip().split("\n", 1)
-            title, text = clean_text(first) or None, rest
+        title, text = split_passage(passage)
         triples: list[ExtractedTriple] = []
         mentioned: list[str] = []
         for sent in split_sentences(clean_text(text)):

@@ -37,7 +37,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from core.backends.base import ExtractedTriple
+from core.backends.base import ExtractedTriple, split_passage
 from core.backends.extractors import ExtractionResult
 from core.errors import BackendError
 from core.text import canonical_entity, clean_text, normalize_name
@@ -183,14 +183,6 @@ def split_pieces(text: str, limit: int = PIECE_CHARS) -> list[str]:
     if rest:
         pieces.append(rest)
     return [p for p in pieces if p]
-
-
-def _split_passage(passage: str) -> tuple[str | None, str]:
-    text = str(passage)
-    if "\n" in text.strip():
-        first, rest = text.strip().split("\n", 1)
-        return clean_text(first) or None, rest
-    return None, text
 
 
 # ------------------------------------------------------------------------------ one parsed piece
@@ -494,7 +486,7 @@ class SpacyExtractor:
     """
 
     name = "spacy"
-    model_id = f"spacy-v1:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    model_id = f"spacy-v2:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
 
     def __init__(self, batch_size: int = 64, n_process: int = 1) -> None:
         self.pipe_batch = max(1, int(batch_size))
@@ -532,7 +524,7 @@ class SpacyExtractor:
         jobs: list[tuple[int, str]] = []
         notes: list[str] = []
         for i, p in enumerate(passages):
-            title, text = _split_passage(p)
+            title, text = split_passage(p)
             titles.append(title)
             why = looks_unparseable(text) if text.strip() else None
             if why:

@@ -70,6 +70,12 @@ def _read_cache(f: Path) -> tuple[ExtractedTriple, ...] | None:
         return None  # a corrupt cache entry is simply recomputed
 
 
+def _texts(chunks: Sequence[Chunk]) -> list[str]:
+    """What an extractor reads: ``"title\ntext"``, or ``"\ntext"`` for an untitled chunk (so its first
+    line is not taken for a title; :func:`core.backends.base.split_passage`)."""
+    return [c.passage if c.title else "\n" + c.text for c in chunks]
+
+
 def extract_triples(chunks: Sequence[Chunk], extractor: TripleExtractor, *, cache_dir: Path | None,
                     batch_size: int | None = None, progress: Progress | None = None) -> ExtractionResult:
     """Run ``extractor`` over ``chunks`` in batches, reusing and filling the per-chunk cache.
@@ -114,11 +120,11 @@ def extract_triples(chunks: Sequence[Chunk], extractor: TripleExtractor, *, cach
         bad: set[int] = set()
         try:
             if detailed is not None:
-                res = detailed([c.passage for c in batch])
+                res = detailed(_texts(batch))
                 results, bad = res.triples, set(res.failed)
                 notes.extend(res.notes)
             else:
-                results = extractor.extract([c.passage for c in batch])
+                results = extractor.extract(_texts(batch))
         except LLMUnavailableError:
             raise
         except LLMError as exc:

