@@ -84,7 +84,7 @@ def sidebar_panel() -> None:
     # run (the page's own build) appears from the next rerun on — its live panel is on the page.
     running = bool(resources.jobs().running())
     with st.sidebar:
-        st.fragment(_sidebar_jobs, run_every=POLL_S * 2 if running else None)()
+        st.fragment(_sidebar_jobs, run_every=POLL_S * 2 if running else None)(running)
 
 
 def _shown(jobs: list[Job]) -> list[Job]:
@@ -96,9 +96,13 @@ def _shown(jobs: list[Job]) -> list[Job]:
     return out[:6]
 
 
-def _sidebar_jobs() -> None:
+def _sidebar_jobs(polling: bool = False) -> None:
     from components import resources
 
+    if polling and not resources.jobs().running():
+        # the last job ended: one full rerun draws the panel again without the timer (run_every is fixed
+        # when a fragment is made), so an idle tab stops polling the server
+        st.rerun(scope="app")
     jobs = _shown(resources.jobs().jobs())
     if not jobs:
         return
