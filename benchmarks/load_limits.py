@@ -95,7 +95,7 @@ print(f"RESULT {time.perf_counter() - t:.2f} s, {ws.graph.n_edges} edges")
 """
 
 APP = """
-import resource, sys, time
+import os, resource, sys, time
 from pathlib import Path
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest, app_test
@@ -111,13 +111,15 @@ app_test.PagesManager = _Nav
 sys.path.insert(0, sys.argv[2])
 from components import state as S
 app = str(Path(sys.argv[2]) / "app.py")
+os.environ["EGX_JOB_INLINE_WAIT"] = "600"  # builds are background jobs (issue 16): wait for the outcome
 at = AppTest.from_file(app, default_timeout=600)
 at.run()
 at.switch_page("pages/data.py").run()
 data = Path(sys.argv[1]).read_bytes()
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 at.file_uploader(key=S.DATA_UPLOADS).set_value(("bomb.csv.gz", data, "application/gzip"))
-at.text_input(key=S.DATA_NEW_NAME).input("bomb")
+name_key = S.widget_key(S.DATA_NEW_NAME) if hasattr(S, "widget_key") else S.DATA_NEW_NAME  # any checkout
+at.text_input(key=name_key).input("bomb")
 t = time.perf_counter()
 at.button(key=S.DATA_BUILD).click().run()
 after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
