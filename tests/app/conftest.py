@@ -27,6 +27,10 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("EGX_HOME", str(h))
     monkeypatch.setenv("EGX_EMBEDDER", "hashing")
     monkeypatch.setenv("EGX_RERANKER", "biencoder")
+    # Builds and LLM runs are background jobs; a page waits this long for one before it shows the live
+    # panel. AppTests read outcomes, so they wait (a loaded CI machine can take > 8 s for MuSiQue);
+    # the job tests set their own (0) to test the panel.
+    monkeypatch.setenv("EGX_JOB_INLINE_WAIT", "600")
     for var in ("EGX_LLM", "EGX_OPENAI_MODEL", "OPENAI_MODEL", "EGX_OPENAI_BASE_URL", "OPENAI_BASE_URL",
                 "OPENAI_API_KEY", "EGX_OPENAI_API_KEY"):
         monkeypatch.delenv(var, raising=False)
