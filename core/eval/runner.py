@@ -20,6 +20,7 @@ failure :class:`~core.eval.diagnosis.Diagnosis`. Then ``summary.json``, ``report
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import random
@@ -126,9 +127,12 @@ def check_questions(questions: Sequence[Question], workspace_name: str = "") -> 
 def _seed_everything(seed: int) -> None:
     random.seed(seed)
     np.random.seed(seed % (2**32))
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        torch.manual_seed(seed)
+    # Seed torch only when something already uses it (importing it costs seconds). It may be half
+    # imported by another thread (a background build job): ``importlib.import_module`` waits on the
+    # module's import lock until it is whole, where ``sys.modules["torch"]`` would hand over a partial
+    # module without ``manual_seed`` (seen in the app: AttributeError on the first question).
+    if "torch" in sys.modules:
+        importlib.import_module("torch").manual_seed(seed)
 
 
 # ------------------------------------------------------------------------------------ one pair

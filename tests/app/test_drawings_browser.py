@@ -72,17 +72,7 @@ class Drawings:
         from playwright.sync_api import expect as pw_expect
 
         frames = page.locator("iframe")
-        try:
-            pw_expect(frames.nth(expect - 1)).to_be_visible(timeout=TIMEOUT)
-        except AssertionError:
-            # Known flake (seen once in three clean CI runs, on Bubble expansion right after a fresh
-            # session built the demo): the page showed Streamlit's redacted error box. Not yet
-            # diagnosed; reload once so this test keeps checking the drawings, and say so.
-            if not page.get_by_text("This app has encountered an error").count():
-                raise
-            print(f"drawings: {name}: the page hit an app error once; reloaded")
-            page.reload(wait_until="domcontentloaded")
-            pw_expect(frames.nth(expect - 1)).to_be_visible(timeout=TIMEOUT)
+        pw_expect(frames.nth(expect - 1)).to_be_visible(timeout=TIMEOUT)
         page.wait_for_timeout(1000)  # let the script run settle (Streamlit may replace an iframe once)
         results = []
         for i in range(frames.count()):
