@@ -278,6 +278,8 @@ def run(query: str, workspace: Workspace, *, config: PPRConfig | None = None, ba
                      "nodes": int(adjacency.shape[0]), "edges": int(adjacency.nnz // 2),
                      "top_nodes": [{"node": (graph.chunks[int(v)].id if corpus else graph.node_names[int(v)]),
                                     "score": float(res.scores[v])} for v in top]}
+        if not corpus and cfg.synonym_threshold is not None:
+            step.data["synonym_edges_walked"] = _synonyms_walked(workspace, backends, seeds, top, cfg.synonym_threshold)
         if not res.converged:
             step.fallback = f"the power iteration did not converge in {cfg.max_iter} iterations; scores are approximate"
     with trace.timed("passage_scores", "Passage scores from entity scores", section="HippoRAG §3.2") as step:
@@ -336,6 +338,31 @@ def _kg_seeds(trace: Trace, workspace: Workspace, cfg: PPRConfig, query: str,
             if how.endswith("whole-query"):
                 step.fallback = "no entity found in the question: the whole question is linked as one entity"
     return seeds, adjacency, incidence
+
+
+def _synonyms_walked(workspace: Workspace, backends: Backends, seeds: list[SeedLink], top: np.ndarray,
+                     threshold: float, per_seed: int = 8) -> list[dict[str, object]]:
+    """The synonymy edges that carried the walk (issue 15): those leaving a seed node (the walk
+    restarts there) and those joining two of the top-scored nodes, with their cosine."""
+    graph = workspace.graph
+    vecs = workspace.index("nodes", backends.embedder).vectors
+    out: dict[tuple[int, int], float] = {}
+    seed_ids = sorted({s.node for s in seeds})
+    if seed_ids:
+        sims = vecs[seed_ids] @ vecs.T
+        for row, v in zip(sims, seed_ids):
+            for u in np.argsort(-row, kind="stable")[:per_seed + 1]:
+                if int(u) != v and row[u] >= threshold:
+                    out[(min(v, int(u)), max(v, int(u)))] = float(row[u])
+    tops = [int(v) for v in top]
+    if tops:
+        sims = vecs[tops] @ vecs[tops].T
+        for a in range(len(tops)):
+            for b in range(a + 1, len(tops)):
+                if sims[a, b] >= threshold:
+                    out[(min(tops[a], tops[b]), max(tops[a], tops[b]))] = float(sims[a, b])
+    return [{"a": graph.node_names[a], "b": graph.node_names[b], "cosine": round(c, 3)}
+            for (a, b), c in sorted(out.items(), key=lambda kv: -kv[1])[:20]]
 
 
 def _corpus_seeds(trace: Trace, workspace: Workspace, cfg: PPRConfig,
