@@ -94,8 +94,14 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
 
 
 @contextlib.contextmanager
-def atomic_writer(path: str | Path, mode: str = "wb", *, encoding: str | None = None) -> Iterator[IO[Any]]:
-    """Yield an open temporary file; on success it is flushed, fsync-ed and renamed onto ``path``."""
+def atomic_writer(path: str | Path, mode: str = "wb", *, encoding: str | None = None,
+                  durable: bool = True) -> Iterator[IO[Any]]:
+    """Yield an open temporary file; on success it is flushed, fsync-ed and renamed onto ``path``.
+
+    ``durable=False`` skips the fsync (the rename stays atomic, so a reader still sees the old or
+    the new file whole while the machine runs): for caches whose reader rejects a damaged entry and
+    recomputes it, where an fsync per small file would cost more than the work it saves.
+    """
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_writer mode must be 'w' or 'wb', got {mode!r}")
     with atomic_path(path) as tmp:
@@ -103,18 +109,19 @@ def atomic_writer(path: str | Path, mode: str = "wb", *, encoding: str | None = 
         with open(tmp, mode, encoding=enc) as fh:
             yield fh
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
 
 
-def atomic_write_bytes(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (see the module docstring)."""
-    with atomic_writer(path, "wb") as fh:
+def atomic_write_bytes(path: str | Path, data: bytes, *, durable: bool = True) -> None:
+    """Write ``data`` to ``path`` atomically (see the module docstring and :func:`atomic_writer`)."""
+    with atomic_writer(path, "wb", durable=durable) as fh:
         fh.write(data)
 
 
-def atomic_write_text(path: str | Path, text: str) -> None:
+def atomic_write_text(path: str | Path, text: str, *, durable: bool = True) -> None:
     """Write UTF-8 ``text`` to ``path`` atomically."""
-    atomic_write_bytes(path, text.encode("utf-8"))
+    atomic_write_bytes(path, text.encode("utf-8"), durable=durable)
 
 
 def atomic_write_json(path: str | Path, obj: Any, *, indent: int | None = 2) -> None:

@@ -139,8 +139,9 @@ def extract_triples(chunks: Sequence[Chunk], extractor: TripleExtractor, *, cach
             if i in bad:
                 failed.append(c.id)  # not cached: the next build asks again
             elif cache_dir:
+                # no fsync per entry: an entry a power cut damaged fails _read_cache and is redone
                 atomic_write_text(_cache_file(cache_dir, ext_id, c), json.dumps(
-                    {"v": _CACHE_VERSION, "triples": [[t.head, t.relation, t.tail] for t in triples]}))
+                    {"v": _CACHE_VERSION, "triples": [[t.head, t.relation, t.tail] for t in triples]}), durable=False)
     if progress:
         progress(f"Extracted triples from {n} chunks ({cached} from cache"
                  + (f", {len(failed)} failed" if failed else "") + ")", 1.0)
