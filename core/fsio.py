@@ -67,8 +67,9 @@ def fsync_dir(folder: Path) -> None:
 
 # ------------------------------------------------------------------------------------ atomic writes
 @contextlib.contextmanager
-def atomic_path(path: str | Path) -> Iterator[Path]:
-    """Yield a unique temporary path; on success it is fsync-ed and renamed onto ``path``.
+def atomic_path(path: str | Path, *, durable: bool = True) -> Iterator[Path]:
+    """Yield a unique temporary path; on success it is fsync-ed and renamed onto ``path``
+    (``durable=False``: renamed without the fsyncs, see :func:`atomic_writer`).
 
     For writers that take a file name (``faiss.write_index``, ``torch.save``). On an exception the
     temporary file is removed and ``path`` is untouched.
@@ -83,14 +84,16 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     tmp = temp_sibling(path)
     try:
         yield tmp
-        with open(tmp, "rb+") as fh:
-            os.fsync(fh.fileno())
+        if durable:
+            with open(tmp, "rb+") as fh:
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
-    fsync_dir(path.parent)
+    if durable:
+        fsync_dir(path.parent)
 
 
 @contextlib.contextmanager
@@ -104,13 +107,11 @@ def atomic_writer(path: str | Path, mode: str = "wb", *, encoding: str | None = 
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_writer mode must be 'w' or 'wb', got {mode!r}")
-    with atomic_path(path) as tmp:
+    with atomic_path(path, durable=durable) as tmp:
         enc = (encoding or "utf-8") if mode == "w" else None
         with open(tmp, mode, encoding=enc) as fh:
             yield fh
             fh.flush()
-            if durable:
-                os.fsync(fh.fileno())
 
 
 def atomic_write_bytes(path: str | Path, data: bytes, *, durable: bool = True) -> None:

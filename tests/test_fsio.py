@@ -190,3 +190,16 @@ def test_clean_filename(raw, clean):
 def test_clean_filename_keeps_the_suffixes_of_a_long_name():
     out = clean_filename("x" * 300 + ".jsonl.gz")
     assert len(out) <= 100 and out.endswith(".jsonl.gz")
+
+
+def test_a_cache_write_renames_without_fsync(tmp_path, monkeypatch):
+    """``durable=False`` (per-entry caches): still atomic, no fsync; the default fsyncs file and folder."""
+    from core import fsio
+
+    calls = []
+    monkeypatch.setattr(fsio.os, "fsync", lambda fd: calls.append(fd))
+    fsio.atomic_write_text(tmp_path / "c.json", '{"v": 2}', durable=False)
+    assert (tmp_path / "c.json").read_text() == '{"v": 2}' and calls == []
+    assert [p.name for p in tmp_path.iterdir()] == ["c.json"]  # no temporary file left
+    fsio.atomic_write_text(tmp_path / "d.json", "{}")
+    assert len(calls) == 2  # the file, then its folder
