@@ -12,7 +12,7 @@ Two stores implement the contract:
 
 * :class:`MemoryStore` — the workspace's :class:`KnowledgeGraph` in this process (the default; it
   adds nothing to the methods' cost: they keep reading the graph's CSR arrays directly);
-* :class:`core.graph.falkor.FalkorStore` — a FalkorDB graph (openCypher over the Redis protocol),
+* :class:`core.graph.falkor.FalkorStore` (opened by :func:`core.graph.falkor.open_store`) — a FalkorDB graph (openCypher over the Redis protocol),
   named by a URL ``falkordb://HOST:PORT/GRAPH``; the password, if any, comes from the environment
   (``EGX_FALKORDB_PASSWORD``) and is never part of the URL, the manifest or a message.
 """
@@ -295,13 +295,7 @@ def _redact(url: str) -> str:
     return re.sub(r"(//[^/@:]*):[^/@]*@", r"\1:***@", url)
 
 
-def open_store(url: str | None, graph: KnowledgeGraph | None = None) -> GraphStore:
-    """The store named by ``url``: ``None``/``memory:`` → :class:`MemoryStore` over ``graph``;
-    ``falkordb://…`` → :class:`core.graph.falkor.FalkorStore` (checked: reachable, ours)."""
-    if url in (None, "", MEMORY_URL):
-        if graph is None:
-            raise StoreError("An in-memory store needs its graph.")
-        return MemoryStore(graph)
-    from core.graph.falkor import FalkorStore
-
-    return FalkorStore.open(parse_store_url(url))
+def remote_store(workspace: object) -> bool:
+    """Whether ``workspace`` keeps its graph in a graph store (a method then reads regions from it);
+    False for an in-memory workspace and for workspace-like objects without a store."""
+    return str(getattr(workspace, "store_url", MEMORY_URL) or MEMORY_URL) != MEMORY_URL

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from core.errors import StoreError
-from core.graph.falkor import FalkorStore, load_graph_into
+from core.graph.falkor import FalkorStore, load_graph_into, open_store
 from core.graph.falkor_server import FalkorServer, free_port
 from core.graph.model import GraphBuilder, KnowledgeGraph
-from core.graph.store import GraphStore, MemoryStore, open_store, parse_store_url
+from core.graph.store import GraphStore, MemoryStore, parse_store_url
 
 
 def _graph() -> KnowledgeGraph:
@@ -27,6 +27,8 @@ def _graph() -> KnowledgeGraph:
         b.add_triple(f"Film {i}", "released in", "1999")
     b.add_triple("The Matrix", "released in", "1999", chunk_id=c1)
     b.add_node("Lonely", description="no edges")
+    odd = b.add_chunk('Zoë "quoted", title', "text with 'quotes', commas [and] \\ backslashes", chunk_id='id, "odd" [1]')
+    b.add_triple('Zoë "Z" O\'Neil', "knows, \"well\"", "Keanu Reeves", chunk_id=odd)
     return b.build()
 
 
@@ -82,6 +84,14 @@ def test_region_matches_memory_and_khop(loaded, seeds, hops, cap):
     for e in range(r.n_edges):
         assert r.edge_text(e) == g.edge_text(int(b.edges[e]))
     assert b.local_nodes(s).tolist() == [int(np.searchsorted(b.nodes, v)) for v in s]
+
+
+def test_chunk_id_with_the_separator_is_refused(falkordb_server):
+    b = GraphBuilder()
+    c = b.add_chunk("t", "x", chunk_id="a\x1fb")
+    b.add_triple("a", "r", "b", chunk_id=c)
+    with pytest.raises(StoreError, match=r"chunk id 'a\\x1fb' contains the control character U\+001F"):
+        load_graph_into(b.build(), parse_store_url(falkordb_server.url("sep")))
 
 
 def test_whole_graph_round_trips(loaded):
