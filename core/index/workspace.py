@@ -525,17 +525,17 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
                 manifest["extraction"] = extraction
             if synonyms:
                 manifest["synonyms"] = synonyms
-            if store_url is not None:
-                from core.graph.falkor import load_graph_into
-
-                manifest["graph"] = {**manifest["graph"], "file": None, "store": str(store_url)}
-                manifest["store"] = {"kind": "falkordb", "url": str(store_url),
-                                     "load": load_graph_into(graph, store_url, overwrite=overwrite)}
             if extra_manifest:
                 manifest.update(extra_manifest)
             if embedder is not None:
                 builds = build_indexes(tmp, graph, embedder, progress=step.sub(split, 1.0))
                 manifest["index"] = _index_manifest(embedder, graph, builds, reason="new workspace")
+            if store_url is not None:  # last: a failed build never touches the store's graph
+                from core.graph.falkor import load_graph_into
+
+                manifest["graph"] = {**manifest["graph"], "file": None, "store": str(store_url)}
+                manifest["store"] = {"kind": "falkordb", "url": str(store_url),
+                                     "load": load_graph_into(graph, store_url, overwrite=overwrite)}
             atomic_write_json(tmp / MANIFEST, manifest)
             _commit(tmp, path)
         except BaseException:

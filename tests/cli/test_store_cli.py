@@ -57,3 +57,22 @@ def test_password_in_url_is_refused_before_any_work(tmp_path, capsys):
     assert code == 2
     err = capsys.readouterr().err
     assert "hunter2" not in err and "EGX_FALKORDB_PASSWORD" in err
+
+
+def test_failed_build_writes_nothing_into_the_store(tmp_path, falkordb_server, monkeypatch):
+    import pytest
+    from falkordb import FalkorDB
+
+    import core.index.workspace as wsmod
+    from core.backends.registry import get_embedder
+
+    def fail(*a, **k):
+        raise KeyboardInterrupt  # a cancel while the index is built
+
+    monkeypatch.setattr(wsmod, "build_indexes", fail)
+    with pytest.raises(KeyboardInterrupt):
+        wsmod.create_workspace(DEMO, tmp_path / "w", embedder=get_embedder("hashing"),
+                               store=falkordb_server.url("never_written"))
+    assert not (tmp_path / "w").exists()
+    assert not [g for g in FalkorDB(host="127.0.0.1", port=falkordb_server.port).list_graphs()
+                if g.startswith("never_written")]
