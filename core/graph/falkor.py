@@ -39,7 +39,6 @@ from core.graph.store import (
     Region,
     StoreURL,
     _hop_of,
-    expand_layers,
     parse_store_url,
     region_graph,
 )
@@ -241,33 +240,42 @@ class FalkorStore:
                 "UNWIND $ids AS x MATCH (n:Node {i: x}) RETURN n.i, n.deg", {"ids": ids[lo:hi]}))
         return np.asarray([got[v] for v in ids], dtype=np.int64)
 
-    def _next_layer(self, frontier: np.ndarray) -> np.ndarray:
-        found: list[int] = []
+    def _next_layer(self, frontier: np.ndarray, visited: set[int], limit: int) -> np.ndarray | None:
+        """The nodes adjacent to ``frontier`` not in ``visited``, or None as soon as there are more
+        than ``limit`` of them (the layer would pass the cap: the rest of it is never fetched, which
+        is what keeps a hub-anchored question cheap)."""
+        found: set[int] = set()
         ids = frontier.tolist()
         for lo, hi in _batches(len(ids), 1000):
-            found += [int(r[0]) for r in self._q(
-                "UNWIND $ids AS x MATCH (n:Node {i: x})-[:REL]-(m:Node) RETURN DISTINCT m.i", {"ids": ids[lo:hi]})]
-        return np.unique(np.asarray(found, dtype=np.int64))
+            for (m,) in self._q("UNWIND $ids AS x MATCH (n:Node {i: x})-[:REL]-(m:Node) RETURN DISTINCT m.i",
+                                {"ids": ids[lo:hi]}):
+                if m not in visited:
+                    found.add(int(m))
+            if len(found) > limit:
+                return None
+        return np.asarray(sorted(found), dtype=np.int64)
 
-    def _layers(self, seeds: np.ndarray, hops: int) -> Iterator[np.ndarray]:
-        layer = seeds
-        if layer.size == 0:
-            return
-        yield layer
-        visited = layer
+    def _layers(self, seeds: np.ndarray, hops: int, cap: int) -> tuple[list[np.ndarray], bool]:
+        """Hop layers with :func:`~core.graph.store.expand_layers`' cap rule."""
+        if seeds.size == 0:
+            return [], False
+        layers, size, visited = [seeds], int(seeds.size), set(seeds.tolist())
         for _ in range(hops):
-            cand = self._next_layer(layer)
-            layer = cand[~np.isin(cand, visited, assume_unique=True)]
+            layer = self._next_layer(layers[-1], visited, cap - size)
+            if layer is None:
+                return layers, True
             if layer.size == 0:
-                return
-            yield layer
-            visited = np.union1d(visited, layer)
+                break
+            layers.append(layer)
+            size += int(layer.size)
+            visited.update(layer.tolist())
+        return layers, False
 
     def region(self, seeds: Iterable[int], *, hops: int, max_nodes: int, with_chunks: bool = False) -> Region:
         """The capped ``hops``-hop region of ``seeds`` (one read query per hop layer and batch, then
         the region's nodes and edges), as an in-memory :class:`Region` with the store's ids."""
         seeds_a = np.unique(np.asarray(list(seeds), dtype=np.int64))
-        layers, capped = expand_layers(self._layers(seeds_a, hops), max(max_nodes, int(seeds_a.size)))
+        layers, capped = self._layers(seeds_a, hops, max(max_nodes, int(seeds_a.size)))
         nodes = np.sort(np.concatenate(layers)) if layers else np.zeros(0, np.int64)
         table = self._node_table(nodes.tolist())
         node_rows = [table[v] for v in nodes.tolist()]
