@@ -78,17 +78,10 @@ def test_demo_same_results_on_falkordb(tmp_path_factory, falkordb_server, hashin
     _compare(mem, remote, questions, backends)
 
 
-def _musique(tmp_path_factory, falkordb_server, hashing, backends, n: int) -> None:
+def test_musique_same_results_on_falkordb(tmp_path_factory, falkordb_server, hashing, backends):
+    """The first 20 MuSiQue questions (all 100 cost about five times this test, too long for the suite)."""
+    n = 20
     mem, remote = _pair("musique", tmp_path_factory.mktemp("same_musique"), falkordb_server, hashing, backends)
     questions = [q.question for q in load_questions(mem)][:n]
     assert len(questions) == n
     _compare(mem, remote, questions, backends)
-
-
-def test_musique_same_results_on_falkordb(tmp_path_factory, falkordb_server, hashing, backends):
-    _musique(tmp_path_factory, falkordb_server, hashing, backends, 20)
-
-
-@pytest.mark.slow
-def test_musique_all_100_same_results_on_falkordb(tmp_path_factory, falkordb_server, hashing, backends):
-    _musique(tmp_path_factory, falkordb_server, hashing, backends, 100)
