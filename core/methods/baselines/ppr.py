@@ -30,7 +30,7 @@ and PPR runs on the reference graph; a passage's score is its own PPR probabilit
 On a **graph store** (FalkorDB, issue 19) the whole graph is not in this process: PPR then runs on
 the region within ``region_hops`` (default 3) hops of the seed entities, capped at
 ``region_max_nodes`` nodes, read from the store — the trace's ``ppr_region`` step says so, and
-``benchmarks/store_scale.py`` measures the recall this costs against whole-graph PPR. The same
+``benchmarks/ppr_region_recall.py`` measures the recall this costs against whole-graph PPR. The same
 ``region_hops`` on an in-memory workspace gives the identical region (and ranking).
 
 The power iteration (:func:`personalized_pagerank`) is scipy sparse and is tested against
