@@ -98,6 +98,8 @@ def cmd_workspaces(args: argparse.Namespace) -> int:
         size = ""
         if r.summary:
             size = f"  {r.summary.get('nodes', 0)} nodes, {r.summary.get('edges', 0)} edges, {r.summary.get('chunks', 0)} chunks"
+            if r.summary.get("store"):
+                size += f" in {r.summary['store']}"
         print(f"  {r.name:<20} {'[sample] ' if r.sample else ''}{state}{size}\n      {r.title}")
     return 0
 

@@ -37,6 +37,8 @@ def test_move_workspace_into_store(tmp_path, falkordb_server, capsys):
     url = falkordb_server.url("cli_move")
     assert main(["index", "--workspace", str(ws_dir), "--embedder", "hashing", "--store", url]) == 0
     assert f"Graph moved into {url}" in capsys.readouterr().out
+    assert main(["workspaces", "--root", str(tmp_path)]) == 0
+    assert f"chunks in {url}" in capsys.readouterr().out
     ws = Workspace.open(ws_dir)
     assert ws.store_url == url and ws.graph.to_dict() == before
     assert not (ws_dir / "graph.json.gz").exists()
