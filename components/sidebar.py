@@ -108,6 +108,11 @@ def _backend_picker(kind: str, label: str, key: str, model_key: str | None, defa
     return str(choice)
 
 
+def _store_label(url: str) -> str:
+    """Where the workspace's graph lives (issue 19): in memory, or the FalkorDB URL (no password)."""
+    return "in memory" if url == "memory:" else f"FalkorDB {url}"
+
+
 def _public_url(url: str) -> str:
     """An endpoint URL without credentials or query string (safe to show)."""
     parts = urlsplit(url)
@@ -200,7 +205,8 @@ def render_sidebar() -> Active:
                  llm_name=llm.name, llm=llm, notes=notes)
     g = ws.graph
     sb.caption(f"{g.n_nodes:,} nodes · {g.n_edges:,} edges · {g.n_chunks:,} chunks · "
-               f"index: {md_escape(ws.manifest.get('index', {}).get('embedder', '?'))}")
+               f"index: {md_escape(ws.manifest.get('index', {}).get('embedder', '?'))} · "
+               f"graph store: {md_escape(_store_label(ws.store_url))}")
     ss[S.ACTIVE] = rec
     return rec
 

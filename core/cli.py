@@ -98,6 +98,8 @@ def cmd_workspaces(args: argparse.Namespace) -> int:
         size = ""
         if r.summary:
             size = f"  {r.summary.get('nodes', 0)} nodes, {r.summary.get('edges', 0)} edges, {r.summary.get('chunks', 0)} chunks"
+            if r.summary.get("store"):
+                size += f" in {r.summary['store']}"
         print(f"  {r.name:<20} {'[sample] ' if r.sample else ''}{state}{size}\n      {r.title}")
     return 0
 
@@ -107,6 +109,9 @@ def cmd_index(args: argparse.Namespace) -> int:
     from core.index.workspace import Workspace, create_workspace, ensure_sample_workspace
 
     embedder = get_embedder(args.embedder)
+    if args.store and args.sample:
+        raise SystemExit("egx index: --store applies to a workspace of yours, not a bundled sample: build it from the "
+                         "sample's inputs with `egx index INPUTS --workspace DIR --store URL`")
     if not args.inputs:
         if args.sample:
             ws = ensure_sample_workspace(args.sample, embedder, progress=_progress_bar(f"sample {args.sample}"),
@@ -114,6 +119,9 @@ def cmd_index(args: argparse.Namespace) -> int:
         elif args.workspace:
             ws = Workspace.open(args.workspace)
             ws.ensure_index(embedder, progress=_progress_bar("index"), rebuild=args.rebuild)
+            if args.store and args.store != ws.store_url:
+                figures = ws.move_to_store(args.store, overwrite=args.overwrite, progress=_progress_bar("store"))
+                print(f"Graph moved into {ws.store_url} in {figures['seconds']:.2f} s.")
         else:
             raise SystemExit("egx index: give input files, --sample NAME, or --workspace DIR of an existing workspace")
     else:
@@ -123,9 +131,10 @@ def cmd_index(args: argparse.Namespace) -> int:
         extractor = get_extractor(args.extractor, llm=llm) if args.extractor else default_extractor(llm)
         ws = create_workspace(args.inputs, args.workspace, name=args.name, embedder=embedder,
                               extractor=extractor, questions=args.questions, overwrite=args.overwrite,
-                              progress=_progress_bar("index"), synonym_threshold=args.synonyms)
-    g = ws.graph
-    print(f"Workspace {ws.name!r} at {ws.path}: {g.n_nodes} nodes, {g.n_edges} edges, {g.n_chunks} chunks.")
+                              progress=_progress_bar("index"), synonym_threshold=args.synonyms, store=args.store)
+    g = ws.manifest.get("graph", {})
+    print(f"Workspace {ws.name!r} at {ws.path}: {g.get('nodes')} nodes, {g.get('edges')} edges, {g.get('chunks')} chunks"
+          f"; graph store: {ws.store_url}.")
     ex = ws.manifest.get("extraction") if args.inputs else None
     if ex:
         failed = ex.get("failed_chunks", 0)
@@ -463,7 +472,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="store HippoRAG synonymy edges ('synonym of') between nodes whose name embeddings have "
                         "cosine >= COSINE (HippoRAG: 0.8), so every method can walk them; default: none")
     _add_llm_limits(i)
-    i.add_argument("--overwrite", action="store_true", help="replace an existing workspace")
+    i.add_argument("--store", metavar="URL",
+                   help="keep the graph in FalkorDB: falkordb://HOST:PORT/GRAPH (password from $EGX_FALKORDB_PASSWORD; "
+                        "a local server: python -m core.graph.falkor_server); with --workspace DIR and no inputs, "
+                        "moves that workspace's graph there. Default: in the workspace folder, loaded into memory")
+    i.add_argument("--overwrite", action="store_true", help="replace an existing workspace (and its store graph)")
     i.add_argument("--rebuild", action="store_true", help="rebuild the index even if it is up to date (with --sample: "
                                                           "rebuild the whole sample workspace)")
     i.set_defaults(func=cmd_index)

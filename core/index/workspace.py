@@ -4,7 +4,8 @@ Layout::
 
     <workspace>/
       manifest.json        what was built, from what, with which embedder (written last)
-      graph.json.gz        the KnowledgeGraph (KnowledgeGraph.to_dict)
+      graph.json.gz        the KnowledgeGraph (KnowledgeGraph.to_dict); absent when the graph lives in a
+                           graph store (manifest "store": {"url": "falkordb://HOST:PORT/GRAPH"}, no password)
       index/nodes.faiss    FAISS IndexFlatIP over node texts
       index/edges.faiss    ... over enriched edge texts "head relation tail" (BubbleRAG §3.1)
       index/chunks.faiss   ... over chunk passages "title\\ntext"
@@ -36,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from core.errors import EgxError, UnknownNameError, WorkspaceError
+from core.errors import EgxError, StoreError, UnknownNameError, WorkspaceError
 from core.fsio import (  # atomic_write_* re-exported: callers import them from here
     atomic_write_bytes,
     atomic_write_json,
@@ -48,8 +49,10 @@ from core.fsio import (  # atomic_write_* re-exported: callers import them from 
     unique_suffix,
 )
 from core.graph.builder import build_kg_from_corpus
+from core.graph.falkor import open_store
 from core.graph.loaders import InputLimits, load_inputs, open_input
 from core.graph.model import KnowledgeGraph
+from core.graph.store import MEMORY_URL, GraphStore, MemoryStore, parse_store_url
 from core.index.vector_index import ITEM_OVERHEAD_CHARS, VectorIndex, embed_texts
 from core.text import content_hash
 
@@ -106,7 +109,8 @@ def rebuild_hint(path: Path, manifest: dict[str, Any] | None = None) -> str:
     if manifest.get("sample"):
         return f"`egx index --sample {manifest.get('name') or Path(path).name} --rebuild`"
     sources = " ".join(manifest.get("sources") or {}) or "<your input files>"
-    return f"`egx index {sources} --workspace {path} --overwrite`"
+    store = manifest.get("store", {}).get("url")
+    return f"`egx index {sources} --workspace {path}{f' --store {store}' if store else ''} --overwrite`"
 
 
 def load_graph(path: Path, *, manifest: dict[str, Any] | None = None) -> KnowledgeGraph:
@@ -182,8 +186,42 @@ class Workspace:
     def warnings(self) -> list[str]:
         return list(self.manifest.get("warnings", []))
 
+    @property
+    def store_url(self) -> str:
+        """Where the graph lives: ``memory:`` (``graph.json.gz``, loaded into this process) or the
+        ``falkordb://HOST:PORT/GRAPH`` URL of a graph store (never with a password)."""
+        return str(self.manifest.get("store", {}).get("url") or MEMORY_URL)
+
+    @cached_property
+    def store(self) -> GraphStore:
+        """The workspace's :class:`~core.graph.store.GraphStore`: the in-memory graph, or the FalkorDB
+        graph the manifest names (checked: reachable, written by egx, the content this index was
+        built from).
+
+        Raises
+        ------
+        StoreError
+            Unreachable store, missing or foreign graph, or a graph that changed since this
+            workspace was built (with the command that rebuilds it).
+        """
+        url = self.store_url
+        if url == MEMORY_URL:
+            return MemoryStore(self.graph)
+        store = open_store(url)
+        want = self.manifest.get("graph", {}).get("content_hash")
+        got = getattr(store, "content_hash", want)
+        if want and got != want:
+            raise StoreError(f"The graph at {url} is not the one workspace {self.name!r} was built from (content hash "
+                             f"{got!r}, the workspace expects {want!r}). Rebuild it with "
+                             f"{rebuild_hint(self.path, self.manifest)}.")
+        return store
+
     @cached_property
     def graph(self) -> KnowledgeGraph:
+        """The whole graph in this process: ``graph.json.gz``, or read once from the graph store
+        (same node and edge order, so the FAISS rows line up)."""
+        if self.store_url != MEMORY_URL:
+            return self.store.graph()
         return load_graph(self.path / GRAPH_FILE, manifest=self.manifest)
 
     @property
@@ -275,6 +313,34 @@ class Workspace:
                                                    rebuild=f"`egx index --workspace {self.path} --rebuild`")
         return self._indexes[kind]
 
+    def move_to_store(self, url: str, *, overwrite: bool = False, progress: Progress | None = None) -> dict[str, Any]:
+        """Write this workspace's graph into the FalkorDB graph ``url`` and make the workspace read it
+        from there (the FAISS index is kept: same node and edge order). ``graph.json.gz`` is removed
+        only after the manifest naming the store is in place, so a kill leaves a usable workspace.
+
+        Returns the load figures (nodes, edges, chunks, seconds).
+
+        Raises
+        ------
+        StoreError
+            A bad URL, an unreachable store, or a graph of that name that is not ours (or is, without
+            ``overwrite``).
+        """
+        from core.graph.falkor import load_graph_into
+
+        target = parse_store_url(url)
+        with workspace_lock(self.path):
+            graph = self.graph
+            figures = load_graph_into(graph, target, overwrite=overwrite, progress=progress)
+            manifest = {**read_manifest(self.path)}
+            manifest["graph"] = {**manifest.get("graph", {}), "file": None, "store": str(target)}
+            manifest["store"] = {"kind": "falkordb", "url": str(target), "load": figures}
+            atomic_write_json(self.path / MANIFEST, manifest)
+            self.manifest = manifest
+            (self.path / GRAPH_FILE).unlink(missing_ok=True)
+            self.__dict__.pop("store", None)
+        return figures
+
     def __repr__(self) -> str:
         return f"Workspace({self.name!r}, path={str(self.path)!r})"
 
@@ -336,7 +402,7 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
                      extractor: TripleExtractor | None = None, questions: str | Path | None = None,
                      overwrite: bool = False, progress: Progress | None = None,
                      extra_manifest: dict[str, Any] | None = None,
-                     synonym_threshold: float | None = None) -> Workspace:
+                     synonym_threshold: float | None = None, store: str | None = None) -> Workspace:
     """Load ``inputs``, build the graph (extracting triples from a plain corpus) and the indexes,
     and write a complete workspace at ``path`` — or nothing at all if anything fails.
 
@@ -357,6 +423,11 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
         Store HippoRAG's synonymy edges (HippoRAG §3.1: cosine of the node-name embeddings at least
         this, 0.8 in the paper) in the graph as ``synonym of`` edges, so every method can walk them
         (:mod:`core.graph.synonyms`). ``None`` (default) stores none. Needs ``embedder``.
+    store
+        ``falkordb://HOST:PORT/GRAPH``: write the graph into that FalkorDB graph (staging graph +
+        rename, :func:`core.graph.falkor.load_graph_into`) instead of ``graph.json.gz``; the vectors
+        stay in the workspace's FAISS files. The password comes from ``EGX_FALKORDB_PASSWORD``.
+        ``None``: the graph is kept in the workspace folder (the default).
     overwrite
         Replace an existing workspace (the old one is removed only after the new one is complete).
         Only a folder that provably is a workspace (holds the manifest egx writes) is replaced;
@@ -379,6 +450,7 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
     where the file system cannot, two renames whose interruption :func:`recover` undoes).
     """
     path = Path(path)
+    store_url = parse_store_url(store) if store else None  # a bad URL fails before any work
     _check_target(path, overwrite)
     step = _Stepper(progress)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -428,7 +500,8 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
         tmp = temp_sibling(path, "building")
         try:
             tmp.mkdir()
-            save_graph(graph, tmp / GRAPH_FILE)
+            if store_url is None:
+                save_graph(graph, tmp / GRAPH_FILE)
             if questions is not None:
                 q = Path(questions)
                 from core.graph.loaders import parse_json, read_text
@@ -457,6 +530,12 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
             if embedder is not None:
                 builds = build_indexes(tmp, graph, embedder, progress=step.sub(split, 1.0))
                 manifest["index"] = _index_manifest(embedder, graph, builds, reason="new workspace")
+            if store_url is not None:  # last: a failed build never touches the store's graph
+                from core.graph.falkor import load_graph_into
+
+                manifest["graph"] = {**manifest["graph"], "file": None, "store": str(store_url)}
+                manifest["store"] = {"kind": "falkordb", "url": str(store_url),
+                                     "load": load_graph_into(graph, store_url, overwrite=overwrite)}
             atomic_write_json(tmp / MANIFEST, manifest)
             _commit(tmp, path)
         except BaseException:

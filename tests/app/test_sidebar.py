@@ -72,3 +72,19 @@ def test_custom_embedder_name_from_the_environment(home: Path, monkeypatch: pyte
     assert at.sidebar.text_input(key=S.widget_key(S.EMBEDDER_MODEL)).value == "/nonexistent/model"
     assert at.sidebar.error and "could not be loaded" in plain(at.sidebar.error[0].value)
     assert any("Pick another embedder" in plain(e.value) for e in at.main.error)
+
+
+def test_sidebar_names_the_graph_store(home: Path, falkordb_server) -> None:
+    """A workspace whose graph lives in FalkorDB says so (URL, no password); the sample says 'in memory'."""
+    from core.backends.registry import get_embedder
+    from core.index.workspace import create_workspace
+    from tests.conftest import SAMPLE_DATA
+
+    url = falkordb_server.url("sidebar_demo")
+    create_workspace([SAMPLE_DATA / "demo" / "corpus.json", SAMPLE_DATA / "demo" / "triples.csv"],
+                     home / "workspaces" / "stored", embedder=get_embedder("hashing"), store=url)
+    at = run_page()
+    assert "graph store: in memory" in plain(" ".join(c.value for c in at.sidebar.caption))
+    at.sidebar.selectbox(key=S.widget_key(S.WORKSPACE)).set_value("stored").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert f"graph store: FalkorDB {url}" in plain(" ".join(c.value for c in at.sidebar.caption))

@@ -61,9 +61,17 @@ class PPRConfig(MethodConfig):
     evidence_format: Literal["passages", "triples", "chains"] = field(default="passages", metadata={
         "help": "Answer prompt evidence (ReG §4.2): the passages, the KG triples of those passages as a raw list, "
                 "or the same triples as ReG evidence chains. Token counts of every format are recorded."})
+    region_hops: int | None = field(default=None, metadata={
+        "help": "Run PPR on the region within this many hops of the seed entities instead of the whole graph "
+                "(issue 19). Empty: the whole graph for an in-memory workspace, 3 hops for a graph store "
+                "(FalkorDB), where the whole graph is not in this process."})
+    region_max_nodes: int = field(default=50_000, metadata={
+        "help": "Node cap of the PPR region: hop layers stop before the region passes this many nodes."})
 
     def checks(self) -> list[Check]:
         return [
+            ("region_hops", self.region_hops is None or self.region_hops >= 1, "an integer >= 1 or None"),
+            ("region_max_nodes", self.region_max_nodes >= 1, "an integer >= 1"),
             ("damping", 0.0 <= self.damping < 1.0, "a number in [0, 1)"),
             ("top_k", self.top_k >= 1, "an integer >= 1"),
             ("synonym_threshold", self.synonym_threshold is None or -1.0 <= self.synonym_threshold <= 1.0,

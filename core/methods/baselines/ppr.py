@@ -27,6 +27,12 @@ FastInsight authors' adaptation of HippoRAG 2 to corpus graphs, the seeds are th
 ``corpus_seeds`` passages most similar to the question (weighted by their cosine, clipped at 0)
 and PPR runs on the reference graph; a passage's score is its own PPR probability.
 
+On a **graph store** (FalkorDB, issue 19) the whole graph is not in this process: PPR then runs on
+the region within ``region_hops`` (default 3) hops of the seed entities, capped at
+``region_max_nodes`` nodes, read from the store — the trace's ``ppr_region`` step says so, and
+``benchmarks/ppr_region_recall.py`` measures the recall this costs against whole-graph PPR. The same
+``region_hops`` on an in-memory workspace gives the identical region (and ranking).
+
 The power iteration (:func:`personalized_pagerank`) is scipy sparse and is tested against
 ``networkx.pagerank`` with the same personalization.
 """
@@ -42,6 +48,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from core.errors import ConfigError, EmptyGraphError, LLMError
+from core.graph.store import remote_store
 from core.graph.synonyms import synonym_pairs
 from core.methods.answering import record_answer
 from core.methods.base import Backends, RankedChunk
@@ -264,19 +271,21 @@ def run(query: str, workspace: Workspace, *, config: PPRConfig | None = None, ba
     q = backends.embed_query(query)
     dense = chunk_index.scores(q).astype(np.float64)
     corpus = graph.kind == "corpus_graph" or graph.n_nodes == 0 or graph.n_edges == 0
+    rows: np.ndarray | None = None  # global node of each adjacency row (None: all, in order)
     if corpus:
         seeds, adjacency, incidence = _corpus_seeds(trace, workspace, cfg, dense)
     else:
-        seeds, adjacency, incidence = _kg_seeds(trace, workspace, cfg, query, backends)
+        seeds, adjacency, incidence, rows = _kg_seeds(trace, workspace, cfg, query, backends)
     with trace.timed("ppr", "Personalized PageRank", section="HippoRAG §3.2") as step:
         pers = np.zeros(adjacency.shape[0])
         for s in seeds:
-            pers[s.node] += s.weight
+            pers[s.node if rows is None else int(np.searchsorted(rows, s.node))] += s.weight
         res = personalized_pagerank(adjacency, pers, damping=cfg.damping, tol=cfg.tol, max_iter=cfg.max_iter)
         top = np.argsort(-res.scores, kind="stable")[:15]
         step.data = {"damping": cfg.damping, "iterations": res.iterations, "converged": res.converged,
                      "nodes": int(adjacency.shape[0]), "edges": int(adjacency.nnz // 2),
-                     "top_nodes": [{"node": (graph.chunks[int(v)].id if corpus else graph.node_names[int(v)]),
+                     "top_nodes": [{"node": (graph.chunks[int(v)].id if corpus else
+                                             graph.node_names[int(v if rows is None else rows[v])]),
                                     "score": float(res.scores[v])} for v in top]}
         if not corpus and cfg.synonym_threshold is not None:
             step.data["synonym_edges_walked"] = _synonyms_walked(workspace, backends, seeds, top, cfg.synonym_threshold)
@@ -305,19 +314,26 @@ def run(query: str, workspace: Workspace, *, config: PPRConfig | None = None, ba
     return BaselineResult("ppr", query, ranked, ans.text, trace, details=details)
 
 
+REMOTE_REGION_HOPS = 3
+
+
 def _kg_seeds(trace: Trace, workspace: Workspace, cfg: PPRConfig, query: str,
-              backends: Backends) -> tuple[list[SeedLink], csr_matrix, csr_matrix]:
+              backends: Backends) -> tuple[list[SeedLink], csr_matrix, csr_matrix, np.ndarray | None]:
     graph = workspace.graph
     node_index: VectorIndex = workspace.index("nodes", backends.embedder)
-    with trace.timed("entity_graph", "Entity graph for PPR", section="HippoRAG §3.1") as step:
-        t0 = time.perf_counter()
-        thr = cfg.synonym_threshold
-        adjacency, n_syn = graph.derived(("ppr.entity_graph", thr, backends.embedder.model_id),
-                                         lambda: entity_graph(graph, node_vectors=node_index.vectors,
-                                                              synonym_threshold=thr))
-        incidence = graph.derived("ppr.incidence", lambda: passage_incidence(graph))
-        step.data = {"nodes": graph.n_nodes, "relation_pairs": int(adjacency.nnz // 2) - n_syn,
-                     "synonym_edges": n_syn, "synonym_threshold": thr, "build_seconds": time.perf_counter() - t0}
+    hops = cfg.region_hops if cfg.region_hops is not None else (
+        REMOTE_REGION_HOPS if remote_store(workspace) else None)
+    thr = cfg.synonym_threshold
+    incidence = graph.derived("ppr.incidence", lambda: passage_incidence(graph))
+    adjacency: csr_matrix | None = None
+    if hops is None:
+        with trace.timed("entity_graph", "Entity graph for PPR", section="HippoRAG §3.1") as step:
+            t0 = time.perf_counter()
+            adjacency, n_syn = graph.derived(("ppr.entity_graph", thr, backends.embedder.model_id),
+                                             lambda: entity_graph(graph, node_vectors=node_index.vectors,
+                                                                  synonym_threshold=thr))
+            step.data = {"nodes": graph.n_nodes, "relation_pairs": int(adjacency.nnz // 2) - n_syn,
+                         "synonym_edges": n_syn, "synonym_threshold": thr, "build_seconds": time.perf_counter() - t0}
     with trace.timed("query_entities", "Query entities linked to graph nodes", section="HippoRAG §3.2") as step:
         ents, how, tokens = query_entities(query, backends)
         step.prompt_tokens, step.completion_tokens = tokens["prompt"], tokens["completion"]
@@ -337,7 +353,23 @@ def _kg_seeds(trace: Trace, workspace: Workspace, cfg: PPRConfig, query: str,
                              if how == "rules" else f"query entities: {how}")
             if how.endswith("whole-query"):
                 step.fallback = "no entity found in the question: the whole question is linked as one entity"
-    return seeds, adjacency, incidence
+    if adjacency is not None or hops is None:
+        assert adjacency is not None
+        return seeds, adjacency, incidence, None
+    with trace.timed("ppr_region", "PPR region around the seeds", section="issue 19 (graph store)") as step:
+        t0 = time.perf_counter()
+        region = workspace.store.region([s.node for s in seeds], hops=hops, max_nodes=cfg.region_max_nodes)
+        adjacency, n_syn = entity_graph(region.graph, node_vectors=node_index.vectors[region.nodes],
+                                        synonym_threshold=thr)
+        step.data = {"store": workspace.store.url, "hops": region.hops, "hops_requested": hops,
+                     "capped": region.capped, "nodes": int(region.nodes.size), "edges": int(region.edges.size),
+                     "of_nodes": workspace.store.n_nodes, "relation_pairs": int(adjacency.nnz // 2) - n_syn,
+                     "synonym_edges": n_syn, "seconds": time.perf_counter() - t0}
+        step.fallback = (f"PPR runs on the {region.nodes.size} nodes within {region.hops} hops of the seeds"
+                         + (f" (capped at {cfg.region_max_nodes})" if region.capped else "")
+                         + (", read from the graph store" if remote_store(workspace) else "")
+                         + ", not on the whole graph: passages outside the region score 0")
+    return seeds, adjacency, incidence[:, region.nodes], region.nodes
 
 
 def _synonyms_walked(workspace: Workspace, backends: Backends, seeds: list[SeedLink], top: np.ndarray,

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from core.graph.model import KnowledgeGraph, csr_ranges
+from core.graph.store import GraphStore
 from core.trace import Trace
 
 
@@ -117,3 +118,31 @@ def localized_graph(graph: KnowledgeGraph, terminals: Iterable[int], node_vector
             step.fallback = f"|V'| would exceed {max_nodes} nodes at hop {h_used + 1}; G' stops at h={h_used}"
         step.seconds = time.perf_counter() - t0
     return lg
+
+
+def localized_graph_from_store(store: GraphStore, terminals: Iterable[int], node_vectors: np.ndarray,
+                               qvec: np.ndarray, *, h: int = 6, max_nodes: int = 50_000,
+                               trace: Trace | None = None) -> LocalGraph:
+    """:func:`localized_graph` for a graph kept in a :class:`~core.graph.store.GraphStore` (issue 19):
+    the store answers the capped ``h``-hop region of the terminals (one query per hop layer), and
+    G' is built on that region and mapped back to global ids — the same G' (nodes, hops, CSR order,
+    edge ids, costs) as :func:`localized_graph` on the whole graph, without the whole graph."""
+    t0 = time.perf_counter()
+    term = np.unique(np.asarray(list(terminals), dtype=np.int64))
+    region = store.region(term, hops=h, max_nodes=max(max_nodes, int(term.size)))
+    t_region = time.perf_counter() - t0
+    lg = localized_graph(region.graph, region.local_nodes(term), node_vectors[region.nodes], qvec, h=h,
+                         max_nodes=max_nodes)
+    out = LocalGraph(region.nodes[lg.nodes], lg.hop, lg.indptr, lg.nbr, region.edges[lg.eid], lg.cost, region.hops, h,
+                     region.capped)
+    if trace is not None:
+        step = trace.add("localize", "Localized graph G' (h-hop union)", {
+            "terminals": int(term.size), "nodes": out.n_nodes, "edges": out.n_edges, "h": out.h, "h_requested": h,
+            "capped": out.capped, "max_nodes": max_nodes,
+            "hop_histogram": np.bincount(out.hop, minlength=out.h + 1).tolist() if out.n_nodes else [],
+            "store": store.url, "store_seconds": round(t_region, 4),
+        }, section="BubbleRAG §3.3 Phase 1")
+        if out.capped:
+            step.fallback = f"|V'| would exceed {max_nodes} nodes at hop {out.h + 1}; G' stops at h={out.h}"
+        step.seconds = time.perf_counter() - t0
+    return out

@@ -27,6 +27,7 @@ import numpy as np
 
 from core.errors import ConfigError, QueryError
 from core.graph.model import KnowledgeGraph
+from core.graph.store import remote_store
 from core.index.workspace import Workspace
 from core.methods.base import Backends, RankedChunk
 from core.methods.bubblerag.answer import Answer, EvidenceChunk, EvidenceGraph, generate_answer, unify
@@ -35,7 +36,7 @@ from core.methods.bubblerag.config import BubbleConfig
 from core.methods.bubblerag.expansion import BubbleExpansion, ExpansionFrame, bubble_expansion, iter_bubble_expansion
 from core.methods.bubblerag.grouping import AnchorGroups, group_anchors
 from core.methods.bubblerag.keywords import Keywords, extract_keywords
-from core.methods.bubblerag.localize import LocalGraph, localized_graph
+from core.methods.bubblerag.localize import LocalGraph, localized_graph, localized_graph_from_store
 from core.methods.bubblerag.preretrieval import PreRetrieval, pre_retrieve
 from core.methods.bubblerag.ranking import RankedCEG, rank_cegs
 from core.methods.bubblerag.reasoning import ReasoningExpansion, reasoning_expansion
@@ -149,7 +150,12 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
 
     node_vecs = workspace.index("nodes").vectors
     terminals = {v for grp in groups.groups for v in grp.terminals(graph)}
-    local = localized_graph(graph, terminals, node_vecs, qvec, h=cfg.h, max_nodes=cfg.max_local_nodes, trace=trace)
+    if remote_store(workspace):  # G' from the graph store's h-hop region (issue 19); identical to in memory
+        local = localized_graph_from_store(workspace.store, terminals, node_vecs, qvec, h=cfg.h,
+                                           max_nodes=cfg.max_local_nodes, trace=trace)
+    else:
+        local = localized_graph(graph, terminals, node_vecs, qvec, h=cfg.h, max_nodes=cfg.max_local_nodes,
+                                trace=trace)
     expansion = bubble_expansion(graph, local, groups.groups, budget=cfg.B, intra_group=cfg.intra_group,
                                  intra_counts=cfg.intra_counts, trace=trace)
     node_cost = {int(v): float(c) for v, c in zip(local.nodes.tolist(), local.cost.tolist())}

@@ -1,0 +1,171 @@
+"""The GraphStore contract: FalkorDB vs the in-memory graph (the oracle), loading without
+half-written graphs, and the errors for a bad store."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.errors import StoreError
+from core.graph.falkor import FalkorStore, load_graph_into, open_store
+from core.graph.falkor_server import FalkorServer, free_port
+from core.graph.model import GraphBuilder, KnowledgeGraph
+from core.graph.store import GraphStore, MemoryStore, parse_store_url
+
+
+def _graph() -> KnowledgeGraph:
+    """The Matrix example plus a hub, a self-loop, parallel edges and provenance."""
+    b = GraphBuilder(name="toy")
+    c1 = b.add_chunk("The Matrix", "Keanu Reeves and Laurence Fishburne starred in The Matrix.")
+    c2 = b.add_chunk("John Wick", "Keanu Reeves starred in John Wick.")
+    b.add_triple("Keanu Reeves", "starred in", "The Matrix", chunk_id=c1)
+    b.add_triple("Laurence Fishburne", "starred in", "The Matrix", chunk_id=c1)
+    b.add_triple("Keanu Reeves", "starred in", "John Wick", chunk_id=c2)
+    b.add_triple("Keanu Reeves", "acted in", "John Wick", chunk_id=c2)
+    b.add_triple("John Wick", "sequel", "John Wick", chunk_id=c2)
+    for i in range(30):
+        b.add_triple(f"Film {i}", "released in", "1999")
+    b.add_triple("The Matrix", "released in", "1999", chunk_id=c1)
+    b.add_node("Lonely", description="no edges")
+    odd = b.add_chunk('Zoë "quoted", title', "text with 'quotes', commas [and] \\ backslashes", chunk_id='id, "odd" [1]')
+    b.add_triple('Zoë "Z" O\'Neil', "knows, \"well\"", "Keanu Reeves", chunk_id=odd)
+    return b.build()
+
+
+@pytest.fixture(scope="module")
+def loaded(falkordb_server: FalkorServer) -> tuple[KnowledgeGraph, FalkorStore]:
+    g = _graph()
+    url = parse_store_url(falkordb_server.url("toy"))
+    load_graph_into(g, url, overwrite=True)
+    return g, FalkorStore.open(url)
+
+
+def test_both_stores_meet_the_protocol(loaded):
+    g, fs = loaded
+    assert isinstance(MemoryStore(g), GraphStore) and isinstance(fs, GraphStore)
+    assert fs.remote and not MemoryStore(g).remote
+    assert (fs.n_nodes, fs.n_edges) == (g.n_nodes, g.n_edges)
+
+
+def test_lookups_match_memory(loaded):
+    g, fs = loaded
+    mem = MemoryStore(g)
+    every = list(range(g.n_nodes))
+    assert fs.node_rows(every) == mem.node_rows(every)
+    assert fs.edge_rows(list(range(g.n_edges))) == mem.edge_rows(list(range(g.n_edges)))
+    assert fs.degrees(every).tolist() == mem.degrees(every).tolist() == g.degree.tolist()
+    for v in every:
+        assert fs.neighbors(v).tolist() == mem.neighbors(v).tolist()
+    for key in ("keanu reeves", "  KEANU   Reeves", g.node_ids[3], "nobody"):
+        assert fs.find_nodes(key) == mem.find_nodes(key)
+    assert fs.find_nodes("Keanu Reeves") == [g.node("Keanu Reeves")]
+    for c in g.chunks:
+        assert fs.chunk_provenance(c.id) == mem.chunk_provenance(c.id)
+    assert fs.chunk_provenance("no such chunk") == ([], [])
+
+
+@pytest.mark.parametrize(("seeds", "hops", "cap"), [
+    (["Keanu Reeves"], 0, 100), (["Keanu Reeves"], 1, 100), (["Keanu Reeves"], 3, 100),
+    (["Laurence Fishburne", "Film 3"], 2, 100), (["Keanu Reeves"], 3, 8), (["Film 0"], 4, 5), (["Lonely"], 2, 10)])
+def test_region_matches_memory_and_khop(loaded, seeds, hops, cap):
+    g, fs = loaded
+    s = [g.node(x) for x in seeds]
+    a, b = MemoryStore(g).region(s, hops=hops, max_nodes=cap, with_chunks=True), fs.region(
+        s, hops=hops, max_nodes=cap, with_chunks=True)
+    assert a.nodes.tolist() == b.nodes.tolist() and a.edges.tolist() == b.edges.tolist()
+    assert (a.hops, a.capped, a.hop.tolist()) == (b.hops, b.capped, b.hop.tolist())
+    assert a.graph.to_dict() == b.graph.to_dict()
+    if not a.capped:  # oracle: the h-hop neighbourhood and its induced edges
+        assert a.nodes.tolist() == g.khop(s, hops).tolist()
+        assert a.edges.tolist() == g.induced_edges(a.nodes.tolist()).tolist()
+    else:
+        assert a.nodes.size <= cap and a.hops < hops
+    r = b.graph  # same ids, names and relations as the global graph
+    for e in range(r.n_edges):
+        assert r.edge_text(e) == g.edge_text(int(b.edges[e]))
+    assert b.local_nodes(s).tolist() == [int(np.searchsorted(b.nodes, v)) for v in s]
+
+
+def test_chunk_id_with_the_separator_is_refused(falkordb_server):
+    b = GraphBuilder()
+    c = b.add_chunk("t", "x", chunk_id="a\x1fb")
+    b.add_triple("a", "r", "b", chunk_id=c)
+    with pytest.raises(StoreError, match=r"chunk id 'a\\x1fb' contains the control character U\+001F"):
+        load_graph_into(b.build(), parse_store_url(falkordb_server.url("sep")))
+
+
+def test_whole_graph_round_trips(loaded):
+    g, fs = loaded
+    back = fs.graph()
+    assert back.to_dict() == g.to_dict() and back.content_hash == g.content_hash
+
+
+def test_open_store_urls(loaded, falkordb_server):
+    g, _ = loaded
+    assert isinstance(open_store(None, g), MemoryStore)
+    assert open_store(falkordb_server.url("toy")).url == falkordb_server.url("toy")
+
+
+def test_reload_needs_overwrite_and_replaces_atomically(falkordb_server):
+    url = parse_store_url(falkordb_server.url("reload"))
+    load_graph_into(_graph(), url)
+    with pytest.raises(StoreError, match=r"already holds an egx graph 'reload'\. Pass --overwrite"):
+        load_graph_into(_graph(), url)
+    b = GraphBuilder()
+    b.add_triple("a", "r", "b")
+    small = b.build()
+    load_graph_into(small, url, overwrite=True)
+    assert FalkorStore.open(url).n_edges == 1
+
+
+def test_failed_load_leaves_nothing(falkordb_server, monkeypatch):
+    from falkordb import FalkorDB
+
+    url = parse_store_url(falkordb_server.url("broken"))
+    g = _graph()
+    def boom(msg: str, frac: float) -> None:
+        if frac > 0.5:
+            raise KeyboardInterrupt  # a cancel in the middle of the edges
+    with pytest.raises(KeyboardInterrupt):
+        load_graph_into(g, url, progress=boom, batch=4)
+    db = FalkorDB(host="127.0.0.1", port=falkordb_server.port)
+    assert not [n for n in db.list_graphs() if n.startswith("broken")]
+
+
+def test_unreachable_store():
+    url = f"falkordb://127.0.0.1:{free_port()}/g"
+    with pytest.raises(StoreError, match=rf"Cannot reach the graph store {url} \(.*\)\. Start the server"):
+        open_store(url)
+
+
+def test_wrong_graph_name(loaded, falkordb_server):
+    with pytest.raises(StoreError, match=r"has no graph 'nope' \(graphs there: .*toy.*\)\. Fix the graph name"):
+        open_store(falkordb_server.url("nope"))
+
+
+def test_foreign_schema_is_refused_and_never_overwritten(falkordb_server):
+    from falkordb import FalkorDB
+
+    FalkorDB(host="127.0.0.1", port=falkordb_server.port).select_graph("theirs").query("CREATE (:Person {name: 'x'})")
+    msg = r"The graph 'theirs' at falkordb://127\.0\.0\.1:\d+/theirs was not written by egx \(no EgxMeta node"
+    with pytest.raises(StoreError, match=msg):
+        open_store(falkordb_server.url("theirs"))
+    with pytest.raises(StoreError, match=msg):
+        load_graph_into(_graph(), parse_store_url(falkordb_server.url("theirs")), overwrite=True)
+
+
+@pytest.mark.parametrize(("url", "msg"), [
+    ("redis://h:1/g", r"not a FalkorDB URL \(scheme 'redis'\)"),
+    ("falkordb://u:secret@h:1/g", r"'falkordb://u:\*\*\*@h:1/g' contains a password.*EGX_FALKORDB_PASSWORD"),
+    ("falkordb://h/g", r"names no host and port"),
+    ("falkordb://h:1/a b", r"names the graph 'a b'"),
+    ("falkordb://h:1/", r"names the graph ''"),
+])
+def test_bad_urls(url, msg):
+    with pytest.raises(StoreError, match=msg):
+        parse_store_url(url)
+
+
+def test_server_refuses_a_taken_port(falkordb_server):
+    with pytest.raises(StoreError, match=rf"Port {falkordb_server.port} on 127\.0\.0\.1 is already in use"):
+        FalkorServer(port=falkordb_server.port, ready_timeout=5).start()
