@@ -197,3 +197,30 @@ def test_five_questions_with_the_real_local_llm(demo, minilm):
             for s in r.trace.steps:
                 assert s.fallback == "" or "LLM" in s.fallback or "none" in s.fallback or "preview" in s.fallback
     assert used_llm >= 3, "the LLM path should succeed for most stages of most questions"
+
+
+@pytest.mark.model
+def test_without_ceg_ranking_the_first_valid_ceg_alone_reaches_the_answer(demo, none_backends):
+    """§4.3 ablation switch: Eq. 5 is not used; the first CEG of the expansion is the only one expanded."""
+    full = run(MATRIX_Q, demo, backends=none_backends)
+    ablated = run(MATRIX_Q, demo, config=BubbleConfig(ceg_ranking=False), backends=none_backends)
+    first = min(full.expansion.cegs, key=lambda c: c.index)
+    assert [x.ceg.index for x in ablated.ranked] == [first.index]
+    assert [x.ceg_index for x in ablated.reasoning.expanded] == [first.index]
+    step = ablated.trace.stage("ranking")[0]
+    assert step.data["ceg_ranking"] is False and "first valid CEG" in step.title
+    assert len(full.ranked) > 1  # the full method ranks every CEG
+
+
+@pytest.mark.model
+def test_default_context_is_only_g_finals_chunks_and_interleave_is_an_option(demo, none_backends):
+    """§3.6 by default: every source chunk is cited by G_final; 'interleave' (ours: +dense fill) adds
+    pre-retrieved chunks, marked 'preview'."""
+    r = run(LOTHAIR_Q, demo, backends=none_backends)
+    cited = {c for e in r.evidence.edges for c in demo.graph.edge_chunks[e]}
+    cited |= {c for v in r.evidence.nodes for c in demo.graph.node_chunks[v]}
+    assert r.chunks and {c.source for c in r.chunks} == {"evidence"}
+    assert {c.chunk_id for c in r.chunks} <= cited
+    mixed = run(LOTHAIR_Q, demo, config=BubbleConfig(chunk_ranking="interleave"), backends=none_backends)
+    assert {c.chunk_id for c in mixed.chunks if c.source == "preview"} <= set(mixed.pre.chunk_ids)
+    assert len(mixed.chunks) >= len(r.chunks)
