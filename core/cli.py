@@ -187,8 +187,9 @@ def summarize(result, workspace, *, top: int = 5) -> dict:  # JSON-ready
         "seconds": round(result.trace.seconds, 3), "tokens": result.trace.tokens,
         "fallbacks": [f"{s.stage}: {s.fallback}" for s in result.trace.steps if s.fallback],
     }
-    from core.methods.answering import describe_answer
+    from core.methods.answering import describe_answer, method_notices
 
+    out["notices"] = list(method_notices(result))
     note = describe_answer(result)
     out["answer_note"] = {"kind": note.kind, "label": note.label, "how": note.how, "limits": list(note.limits)}
     ranked = getattr(result, "ranked", None)
@@ -227,6 +228,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(s, indent=2, ensure_ascii=False))
         return 0
+    for n in s.get("notices", []):
+        print(f"NOTE: {n}")
     print(f"Q: {s['query']}\nA: {s['answer'] or '(no answer)'}")
     note = s.get("answer_note") or {}
     if note.get("how"):
@@ -282,8 +285,11 @@ def cmd_train_reg(args: argparse.Namespace) -> int:
     embedder = get_embedder(args.embedder)
     llm = _llm(args)
     if args.supervision == "refined" and not llm.available:
-        print("egx train-reg: note: --supervision refined with --llm none keeps the weak shortest-path labels "
-              "for every question (pass --llm local, local-small or openai).", file=sys.stderr)
+        from core.errors import ConfigError
+
+        raise ConfigError("--supervision refined needs an LLM to select the supervision (ReG §4.1); with --llm none "
+                          "it would be weak supervision saved as refined. Pass --llm local, local-small or openai, "
+                          "or use --supervision weak.")
     ws = resolve_workspace(args.workspace, embedder)
     questions = args.questions or ws.questions_path
     if questions is None:
@@ -342,6 +348,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     _close_bars(clear=False)
     for w in rep.warnings:
         print(f"egx bench: warning: {w}", file=sys.stderr)
+    for m, ms in rep.summary.get("methods", {}).items():
+        for text, n in ms.get("notices", {}).items():
+            print(f"egx bench: note: {m} ({n} of {ms['n']} questions): {text}", file=sys.stderr)
     if args.json:
         print(json.dumps(rep.summary, indent=1, ensure_ascii=False))
         return 0
@@ -496,7 +505,7 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--embedder", default=DEFAULT_EMBEDDER)
     tr.add_argument("--out", help="model folder (default <workspace>/reg/retriever, which `egx ask --method reg` uses)")
     tr.add_argument("--seed", type=int, default=0)
-    tr.add_argument("--epochs", type=int, default=40)
+    tr.add_argument("--epochs", type=int, default=80, help="training epochs (ReG App. E: 80)")
     tr.add_argument("--limit", type=int, help="use only the first N questions")
     tr.add_argument("--json", action="store_true", help="print the result (curves, held-out metrics) as JSON")
     tr.set_defaults(func=cmd_train_reg)

@@ -177,6 +177,9 @@ for m, s in summary["methods"].items():
     rows.append(row)
 st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
              column_config={"method": st.column_config.TextColumn("method", width="small")})
+for m, s in summary["methods"].items():  # e.g. reg without a trained retriever is not ReG's retriever
+    for text, n in s.get("notices", {}).items():
+        st.warning(f"**{md_escape(m)}** ({n} of {s['n']} questions): {md_escape(text)}", icon=":material/warning:")
 c1, c2 = st.columns(2)
 c1.plotly_chart(recall_figure(summary), use_container_width=True, key=S.BENCH_RECALL_CHART)
 c2.plotly_chart(latency_recall_figure(summary), use_container_width=True, key=S.BENCH_LATENCY_CHART)

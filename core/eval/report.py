@@ -70,6 +70,10 @@ def summarize(records: Sequence[dict[str, Any]], *, methods: Sequence[str] | Non
             for k, v in r.get("stages", {}).items():
                 stages.setdefault(k, []).append(float(v))
         toks = [int(r.get("tokens", {}).get("total", 0)) for r in rs]
+        notices: dict[str, int] = {}
+        for r in rs:
+            for text in r.get("notices") or ():
+                notices[text] = notices.get(text, 0) + 1
         out["methods"][m] = {
             "n": len(rs), "errors": sum(1 for r in rs if r.get("error")),
             "metrics": metrics,
@@ -80,6 +84,7 @@ def summarize(records: Sequence[dict[str, Any]], *, methods: Sequence[str] | Non
                         "p90_s": float(np.percentile(secs, 90)) if secs else None,
                         "stages": {k: float(np.mean(v)) for k, v in stages.items()}},
             "tokens": {"mean": _mean([float(t) for t in toks]), "total": int(sum(toks))},
+            "notices": notices,
         }
     return out
 
@@ -101,8 +106,12 @@ def markdown_report(summary: dict[str, Any]) -> str:
         lines += [f"- **{k}**: {json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else v}"
                   for k, v in st.items()]
         lines.append("")
-    lines += [f"{summary['questions']} questions; figures are percentages (mean over questions).", "",
-              "## Retrieval", ""]
+    lines += [f"{summary['questions']} questions; figures are percentages (mean over questions).", ""]
+    for m, s in ms.items():
+        for text, n in s.get("notices", {}).items():
+            lines.append(f"> **Note — {m}** ({n} of {s['n']} questions): {text}")
+            lines.append("")
+    lines += ["## Retrieval", ""]
     cols = [k for k in METRIC_ORDER if any(k in s["metrics"] for s in ms.values())]
     lines.append("| method | n | " + " | ".join(cols) + " | EM | F1 |")
     lines.append("|---|---:|" + "---:|" * (len(cols) + 2))

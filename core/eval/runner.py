@@ -172,6 +172,7 @@ def evaluate_result(result: MethodResult, workspace: Workspace, gold: Gold, *, c
                     question: str = "") -> tuple[dict[str, Any], Diagnosis]:
     """The JSON record (metrics, latency, tokens, diagnosis) of one method result."""
     from core.eval.diagnosis import judge_answer
+    from core.methods.answering import method_notices
 
     ranked = [c.chunk_id for c in result.ranked_chunks]
     diag = diagnose(result, workspace, gold, cut=cut)
@@ -189,6 +190,7 @@ def evaluate_result(result: MethodResult, workspace: Workspace, gold: Gold, *, c
         "stages": {k: round(v, 6) for k, v in stage_latency(result.trace).items()},
         "tokens": tokens,
         "fallbacks": [f"{s.stage}: {s.fallback}" for s in result.trace.steps if s.fallback],
+        "notices": list(method_notices(result)),
         "diagnosis": diag.to_dict(), "error": None,
     }
     return to_jsonable(rec), diag
