@@ -121,8 +121,8 @@ def build_context(query: str, assembly: Assembly, graph: KnowledgeGraph, *, budg
     counts, tokenizer = count_tokens([prompt(0), *(p for p, _, _ in pieces)], llm)
     base, sizes = counts[0], counts[1:]
     k, used = 0, base
-    for size, (_, e, _) in zip(sizes, pieces):
-        extra = size + (_label_tokens(graph, e) if e is not None else 0)
+    for size, (_, edge, _) in zip(sizes, pieces):
+        extra = size + (_label_tokens(graph, edge) if edge is not None else 0)
         if used + extra > budget:
             break
         used += extra
