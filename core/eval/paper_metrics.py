@@ -12,6 +12,8 @@ Set metrics (no LLM needed; computed from every benchmark record with gold answe
   (Σ matched / Σ items, Σ matched / Σ gold), which weighs questions by their number of answers
   (ReG §5: "to account for the imbalance in the number of answers across samples").
 
+Matching is containment, so an answer that is a whole sentence (an extractive answer, no LLM) scores
+Precision 1 whenever it contains the gold answer: compare such runs by Hit, not by Precision/F1.
 Every gold string counts as one gold answer: exact for answer-set datasets (ERQA lists every valid
 answer), but a dataset's *aliases* of one answer (MuSiQue) lower Recall — compare methods on one
 dataset, not these figures with the papers'.
