@@ -168,9 +168,9 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
             continue
         cfg = get_method(row.method).make_config(**overrides)
 
-        def sub(done: int, total: int, msg: str, _i: int = i) -> None:
+        def sub(done: int, total: int, msg: str, _i: int = i, _name: str = row.name) -> None:
             if progress is not None:
-                progress(_i * total + done, len(todo) * total, f"{row.name} · {msg}")
+                progress(_i * total + done, len(todo) * total, f"{_name} · {msg}")
 
         rep = run_benchmark(workspace, questions, [row.method], backends, out_dir=out / row.name, limit=limit,
                             seed=seed, cut=cut, configs={row.method: cfg}, progress=sub,
