@@ -1,7 +1,10 @@
 """γ: answer generation from matched subgraphs (sg_rag.txt §4.4, Appendix I, Table 15).
 
-The relation paragraph turns each edge into "Node h is related to Node t via: [relation : r]."
-(Table 15 Step 2); the LLM must answer with one of the entity labels mentioned (Step 3) — an answer
+The context holds *all* matched subgraphs (§4.4: "semantic labels and descriptions from all subgraphs
+g ∈ S"), best first: each edge as "Node h is related to Node t via: [relation : r]." (Table 15 Step 2)
+and each node that has a description as "Node v: <description>.", cut where the whole prompt would
+pass the §5 budget of 1,200 tokens (:func:`build_context`; the trace records tokens, subgraphs kept
+and sentences dropped); the LLM must answer with one of the entity labels mentioned (Step 3) — an answer
 outside that set, or one that is no answer at all (a refusal, a JSON fragment:
 :func:`core.backends.llm.check_answer`), is rejected (JSON validation, the model is told why and
 asked again) and the stage falls back visibly.
