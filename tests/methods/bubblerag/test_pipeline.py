@@ -159,26 +159,41 @@ def test_empty_question_is_rejected(tmp_path):
 @pytest.mark.slow
 @pytest.mark.timeout(2400)
 def test_all_100_musique_questions_run_in_none_mode(minilm, samples_root):
+    """The paper's context (§3.6: G_final's chunks only) against dense retrieval, and our "+dense fill"
+    option's delta, all measured in one run (issue 17). Measured on 2026-11-23 (MiniLM, `none` mode):
+    paper default R@5 58.2 / R@10 62.0, interleave (+dense fill) 67.2 / 76.8, dense 62.2 / 70.3 — in
+    `none` mode the paper's context is *below* dense at R@5 (−4.0); the option adds +9.0."""
+    from core.methods.bubblerag.answer import rank_evidence_chunks
+
     ws = ensure_sample_workspace("musique", minilm, root=samples_root)
     questions = json.loads(ws.questions_path.read_text())
     b = Backends(minilm, get_llm("none"))
     hits = 0
     by_content = {(c.title, c.text): c.id for c in ws.graph.chunks}
-    r5_bubble, r5_dense = [], []
+    cv = ws.index("chunks").vectors
+    r5 = {"paper": [], "interleave": [], "dense": []}
     for q in questions:
         r = run(q["question"], ws, backends=b)
         assert r.ranked_chunks and len(r.chunks) <= 15
         ids = [c.chunk_id for c in r.ranked_chunks]
         assert len(set(ids)) == len(ids)
+        assert {c.source for c in r.chunks} <= {"evidence", "preview"}
+        if not r.early_exit:  # the paper's context: only chunks the evidence graph cites
+            assert {c.source for c in r.chunks} == {"evidence"}
         gold = {by_content[(p["title"], p["paragraph_text"])] for p in q["paragraphs"] if p["is_supporting"]}
         hits += bool(gold & set(ids))
-        r5_bubble.append(recall_at_k(ids, gold, 5))
-        r5_dense.append(recall_at_k([c.chunk_id for c in dense_run(q["question"], ws, backends=b).ranked_chunks], gold, 5))
-    assert hits >= 80, f"only {hits}/100 questions retrieved any gold passage"
-    # BubbleRAG's claim over dense retrieval on multi-hop questions (issue 6): R@5 at least 5 points
-    # above dense, measured in the same run (67.6 vs 62.2 when the interleaved chunk ranking landed).
-    bubble, dense = 100 * sum(r5_bubble) / 100, 100 * sum(r5_dense) / 100
-    assert bubble >= dense + 5, f"BubbleRAG R@5 {bubble:.1f} vs dense {dense:.1f}"
+        r5["paper"].append(recall_at_k(ids, gold, 5))
+        mixed = ids if r.evidence is None else [c.chunk_id for c in rank_evidence_chunks(
+            r.evidence, ws.graph, cv, b.embed_query(q["question"]), r.pre.chunk_ids, ranking="interleave")]
+        r5["interleave"].append(recall_at_k(mixed, gold, 5))
+        r5["dense"].append(recall_at_k([c.chunk_id for c in dense_run(q["question"], ws, backends=b).ranked_chunks],
+                                       gold, 5))
+    paper, mixed, dense = (100 * sum(r5[k]) / len(questions) for k in ("paper", "interleave", "dense"))
+    figures = f"hits {hits}, R@5 paper {paper:.1f}, +dense fill {mixed:.1f}, dense {dense:.1f}"
+    assert hits >= 75, figures
+    assert paper >= 56.0, figures  # measured 58.2: the paper-faithful default, `none` mode
+    assert mixed >= paper + 7.0, figures  # the option's delta (measured +9.0)
+    assert mixed >= dense + 3.0, figures  # measured +5.0
 
 
 @pytest.mark.model
