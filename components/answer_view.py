@@ -9,7 +9,7 @@ from typing import Any
 import streamlit as st
 
 from components.ui import md_escape
-from core.methods.answering import AnswerNote, describe_answer
+from core.methods.answering import AnswerNote, describe_answer, method_notices
 
 
 def answer_note(result: Any, *, compact: bool = False) -> AnswerNote:
@@ -17,6 +17,8 @@ def answer_note(result: Any, *, compact: bool = False) -> AnswerNote:
 
     ``compact`` (narrow columns): the label alone and the limits in one caption."""
     note = describe_answer(result)
+    for notice in method_notices(result):  # e.g. reg without a trained retriever is not ReG's retriever
+        st.warning(md_escape(notice), icon=":material/warning:")
     if compact:
         text = f"**{md_escape(note.label)}**"
         if note.kind in ("extractive", "heuristic"):

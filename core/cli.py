@@ -10,6 +10,7 @@ Examples
     egx index ../shared/data/umls_named --workspace /tmp/umls --embedder hashing
     egx make-erqa --kg ../shared/data/fb15k237_named --n 200 --seed 0 --out fb_erqa.json
     egx bench --workspace musique --methods dense,ppr,bubblerag --limit 20 --out runs/musique
+    egx ablate --method bubblerag --workspace musique --limit 20 --out runs/ablate-bubblerag
     egx app --port 8501
 """
 
@@ -196,8 +197,9 @@ def summarize(result, workspace, *, top: int = 5) -> dict:  # JSON-ready
         "seconds": round(result.trace.seconds, 3), "tokens": result.trace.tokens,
         "fallbacks": [f"{s.stage}: {s.fallback}" for s in result.trace.steps if s.fallback],
     }
-    from core.methods.answering import describe_answer
+    from core.methods.answering import describe_answer, method_notices
 
+    out["notices"] = list(method_notices(result))
     note = describe_answer(result)
     out["answer_note"] = {"kind": note.kind, "label": note.label, "how": note.how, "limits": list(note.limits)}
     ranked = getattr(result, "ranked", None)
@@ -236,6 +238,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(s, indent=2, ensure_ascii=False))
         return 0
+    for n in s.get("notices", []):
+        print(f"NOTE: {n}")
     print(f"Q: {s['query']}\nA: {s['answer'] or '(no answer)'}")
     note = s.get("answer_note") or {}
     if note.get("how"):
@@ -291,8 +295,11 @@ def cmd_train_reg(args: argparse.Namespace) -> int:
     embedder = get_embedder(args.embedder)
     llm = _llm(args)
     if args.supervision == "refined" and not llm.available:
-        print("egx train-reg: note: --supervision refined with --llm none keeps the weak shortest-path labels "
-              "for every question (pass --llm local, local-small or openai).", file=sys.stderr)
+        from core.errors import ConfigError
+
+        raise ConfigError("--supervision refined needs an LLM to select the supervision (ReG §4.1); with --llm none "
+                          "it would be weak supervision saved as refined. Pass --llm local, local-small or openai, "
+                          "or use --supervision weak.")
     ws = resolve_workspace(args.workspace, embedder)
     questions = args.questions or ws.questions_path
     if questions is None:
@@ -351,6 +358,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     _close_bars(clear=False)
     for w in rep.warnings:
         print(f"egx bench: warning: {w}", file=sys.stderr)
+    for m, ms in rep.summary.get("methods", {}).items():
+        for text, n in ms.get("notices", {}).items():
+            print(f"egx bench: note: {m} ({n} of {ms['n']} questions): {text}", file=sys.stderr)
     if args.json:
         print(json.dumps(rep.summary, indent=1, ensure_ascii=False))
         return 0
@@ -359,6 +369,50 @@ def cmd_bench(args: argparse.Namespace) -> int:
     print(markdown_report(rep.summary))
     print(f"{rep.ran} runs now, {rep.skipped} already done. Files: "
           + ", ".join(str(p) for p in rep.files.values()))
+    return 0
+
+
+def cmd_ablate(args: argparse.Namespace) -> int:
+    """`egx ablate`: the paper's ablation rows of one method on a questions file, one table (resumable)."""
+    from core.backends.registry import get_embedder, get_reranker
+    from core.eval.ablation import ablation_rows, run_ablation
+    from core.eval.datasets import load_questions, load_questions_file
+    from core.methods.base import Backends
+    from core.methods.registry import get_method
+
+    rows = ablation_rows(args.method)  # an unknown method fails before any model loads
+    specs = [get_method(r.method) for r in rows]
+    embedder = get_embedder(args.embedder)
+    llm = _llm(args)
+    wants = any(s.needs_reranker for s in specs) or (not llm.available and args.reranker != "llm")
+    reranker = get_reranker(args.reranker, embedder=embedder, llm=llm) if wants else None
+    ws = resolve_workspace(args.workspace, embedder)
+    qs = load_questions_file(args.questions, ws.graph) if args.questions else load_questions(ws)
+    if not qs:
+        raise SystemExit("egx ablate: no questions; give --questions FILE or a workspace that has a questions file")
+    from tqdm import tqdm
+
+    state: dict = {}
+
+    def progress(done: int, total: int, msg: str) -> None:
+        bar = state.get("bar")
+        if bar is None:
+            bar = state["bar"] = tqdm(total=total, desc="ablate", unit="run", file=sys.stderr)
+            _BARS.append(bar)
+        bar.total = total
+        bar.update(done - bar.n)
+        bar.set_postfix_str(msg[:50])
+
+    names = [n.strip() for n in args.rows.split(",") if n.strip()] if args.rows else None
+    rep = run_ablation(ws, qs, args.method, Backends(embedder, llm, reranker), out_dir=args.out, limit=args.limit,
+                       seed=args.seed, cut=args.cut, rows=names, progress=progress,
+                       meta={"questions_file": str(args.questions or ws.questions_path)})
+    _close_bars(clear=False)
+    if args.json:
+        print(json.dumps({"method": rep.method, "rows": list(rep.rows)}, indent=1, ensure_ascii=False, default=str))
+        return 0
+    print(rep.markdown)
+    print(f"{rep.ran} runs now, {rep.skipped} already done. Table: {rep.out_dir / 'ablation.md'}")
     return 0
 
 
@@ -509,7 +563,7 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--embedder", default=DEFAULT_EMBEDDER)
     tr.add_argument("--out", help="model folder (default <workspace>/reg/retriever, which `egx ask --method reg` uses)")
     tr.add_argument("--seed", type=int, default=0)
-    tr.add_argument("--epochs", type=int, default=40)
+    tr.add_argument("--epochs", type=int, default=80, help="training epochs (ReG App. E: 80)")
     tr.add_argument("--limit", type=int, help="use only the first N questions")
     tr.add_argument("--json", action="store_true", help="print the result (curves, held-out metrics) as JSON")
     tr.set_defaults(func=cmd_train_reg)
@@ -535,6 +589,26 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--traces", action="store_true", help="also write every run's trace to OUT/traces/")
     b.add_argument("--json", action="store_true", help="print the summary JSON instead of the markdown report")
     b.set_defaults(func=cmd_bench)
+
+    a = sub.add_parser("ablate", help="run a paper's ablation rows of one method and write one table",
+                       description="BubbleRAG §4.3 (w/o specialization, relaxation, CEG ranking, reasoning expansion), "
+                                   "FastInsight (w/o GRanker, w/o STeX), ReG (weak vs refined supervision, chains vs "
+                                   "triples), SG-RAG (w/o dominance filter, Alg. 5 as printed, NaiveRAG): every row is a "
+                                   "resumable `egx bench` run in OUT/<row>/; the table goes to OUT/ablation.md.")
+    a.add_argument("--method", required=True, choices=("bubblerag", "fastinsight", "reg", "sgrag"))
+    a.add_argument("--workspace", default="musique", help="workspace folder, name, or sample (demo, musique)")
+    a.add_argument("--questions", help="questions file; default: the workspace's own questions")
+    a.add_argument("--rows", help="comma-separated row names to run (default: all; see core/eval/ablation.py)")
+    a.add_argument("--llm", default="none", help="none, local, local-small, openai")
+    _add_llm_limits(a)
+    a.add_argument("--embedder", default=DEFAULT_EMBEDDER)
+    a.add_argument("--reranker", default=DEFAULT_RERANKER)
+    a.add_argument("--limit", type=int, help="run only the first N questions (after the seeded shuffle, if --seed)")
+    a.add_argument("--seed", type=int, help="shuffle the questions with this seed and seed every generator")
+    a.add_argument("--cut", type=int, default=5, help="rank cut of the failure diagnosis (default 5)")
+    a.add_argument("--out", required=True, help="output folder (each row's sub-folder resumes)")
+    a.add_argument("--json", action="store_true", help="print the rows as JSON instead of the markdown table")
+    a.set_defaults(func=cmd_ablate)
 
     e = sub.add_parser("make-erqa", help="generate ERQA-style multi-constraint questions from a KG (SG-RAG App. G)")
     e.add_argument("--kg", required=True, help="a named-KG folder (UMLS/FB15k-237 layout), a triples file, or a workspace")

@@ -22,7 +22,7 @@ from components.sidebar import active
 from components.ui import md_escape
 from core.errors import Cancelled, EgxError
 from core.eval.diagnosis import STAGE_LABELS
-from core.eval.report import METRIC_ORDER, failure_figure, latency_recall_figure, recall_figure
+from core.eval.report import METRIC_ORDER, failure_figure, latency_recall_figure, paper_rows, recall_figure
 from core.eval.runner import RESULTS, run_benchmark
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
 from core.index.workspace import runs_root
@@ -177,6 +177,17 @@ for m, s in summary["methods"].items():
     rows.append(row)
 st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
              column_config={"method": st.column_config.TextColumn("method", width="small")})
+for m, s in summary["methods"].items():  # e.g. reg without a trained retriever is not ReG's retriever
+    for text, n in s.get("notices", {}).items():
+        st.warning(f"**{md_escape(m)}** ({n} of {s['n']} questions): {md_escape(text)}", icon=":material/warning:")
+st.markdown("**The papers' answer metrics** — answer-set Precision / Recall / F1 / Hit / Hit@1 (SG-RAG, ReG), "
+            "Macro-/Micro-F1 (ReG), ACC_L (BubbleRAG) and Emp.S (SG-RAG, 0–3) by the LLM judge")
+st.dataframe(pd.DataFrame(paper_rows(summary)), hide_index=True, width="stretch")
+judge = summary.get("judge", {})
+if "not_computed" in judge:
+    st.caption(f"ACC_L, Emp.S and FastInsight's pairwise win rate: {judge['not_computed']}.")  # our own text
+else:
+    st.caption(f"Judge: {md_escape(judge.get('model', '?'))}; its prompts are in the run's summary.json.")
 c1, c2 = st.columns(2)
 c1.plotly_chart(recall_figure(summary), use_container_width=True, key=S.BENCH_RECALL_CHART)
 c2.plotly_chart(latency_recall_figure(summary), use_container_width=True, key=S.BENCH_LATENCY_CHART)

@@ -18,6 +18,7 @@ from components.sidebar import active
 from components.teaching import page_intro
 from components.ui import md_escape, question_picker
 from core.errors import EgxError
+from core.methods.answering import method_notices
 from core.methods.base import Backends
 from core.methods.registry import METHODS
 
@@ -68,6 +69,8 @@ try:
 except EgxError as exc:
     st.error(str(exc))
     st.stop()
+for notice in method_notices(res):  # e.g. reg without a trained retriever is not ReG's retriever
+    st.warning(md_escape(notice), icon=":material/warning:")
 steps = res.trace.stage("answer")
 data = steps[-1].data if steps else {}
 for s in res.trace.steps:

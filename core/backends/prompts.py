@@ -10,7 +10,7 @@ from typing import Any
 
 # --- OpenIE triple extraction (BubbleRAG §3.1 step 2; HippoRAG-style OpenIE) -------------------
 
-TRIPLES_VERSION = "openie-v1"
+TRIPLES_VERSION = "openie-v2"  # v2: the example passage is about made-up entities (issue 17)
 
 TRIPLES_SYSTEM = (
     "You extract knowledge-graph triples from text (open information extraction). "
@@ -25,10 +25,10 @@ Rules:
 - Relations are short verb phrases in lower case (e.g. "born in", "starred in", "directed").
 - One fact per triple; include every fact stated in the passage.
 Example passage:
-Marie Curie was born in Warsaw. She won the Nobel Prize in Physics in 1903.
+Edda Castell was born in Brevik. She founded Oskel Optics in 1931.
 Example answer:
-{"triples": [["Marie Curie", "born in", "Warsaw"], ["Marie Curie", "won", "Nobel Prize in Physics"], \
-["Nobel Prize in Physics", "awarded in", "1903"]]}"""
+{"triples": [["Edda Castell", "born in", "Brevik"], ["Edda Castell", "founded", "Oskel Optics"], \
+["Oskel Optics", "founded in", "1931"]]}"""
 
 TRIPLES_USER = """{instructions}
 

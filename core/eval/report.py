@@ -9,7 +9,14 @@ page draws the same figures with ``st.plotly_chart``).
         "answers": {"judged": n, "EM": mean or null, "F1": mean or null},
         "diagnosis": {verdict: count},
         "latency": {"mean_s", "median_s", "p90_s", "stages": {stage: mean seconds}},
-        "tokens": {"mean": per question, "total": sum}}}}
+        "tokens": {"mean": per question, "total": sum},
+        "notices": {text: questions},
+        "paper": {"n": questions with gold answers, "Precision", "Recall", "F1", "Hit", "Hit@1",
+                  "Macro-F1", "Micro-F1", "ACC_L": mean or null, "Emp.S": mean or null},
+        "pairwise": {"vs": reference method, "win_rate": reference's mean win, "n": pairs} or absent}},
+     "judge": {"model": id, "prompts": {...}} or {"not_computed": why}}
+
+The papers' metrics are defined in :mod:`core.eval.paper_metrics`.
 
 Quality figures depend only on the records, so a resumed run summarizes exactly like an
 uninterrupted one; latency is whatever each pair measured when it ran.
@@ -33,6 +40,7 @@ RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
 REPORT = "report.md"
 CHARTS = "charts.html"
+PAIRWISE = "pairwise.jsonl"
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -49,12 +57,33 @@ def _mean(xs: Sequence[float]) -> float | None:
     return float(np.mean(xs)) if xs else None
 
 
+def _paper(rs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The papers' answer metrics of one method's records (module docstring of core.eval.paper_metrics)."""
+    from core.eval.paper_metrics import AnswerSetScores, aggregate_answer_sets
+
+    with_gold = [r["paper"] for r in rs if isinstance(r.get("paper"), dict)]
+    agg = aggregate_answer_sets(AnswerSetScores(p["precision"], p["recall"], p["f1"], p["hit"], p["hit1"],
+                                                int(p["matched"]), int(p["predicted"]), int(p["gold"]))
+                                for p in with_gold)
+    judged = [r["judge"] for r in rs if isinstance(r.get("judge"), dict)]
+    acc = [float(j["ACC_L"]) for j in judged if j.get("ACC_L") is not None]
+    emp = [float(j["Emp.S"]) for j in judged if j.get("Emp.S") is not None]
+    return {"n": len(with_gold), **agg, "ACC_L": _mean(acc), "Emp.S": _mean(emp), "judged": len(acc)}
+
+
 def summarize(records: Sequence[dict[str, Any]], *, methods: Sequence[str] | None = None,
-              settings: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Per-method means of every metric, answer EM/F1, verdict counts, latency and tokens."""
+              settings: dict[str, Any] | None = None, pairwise: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+    """Per-method means of every metric, answer EM/F1, the papers' answer metrics, verdict counts,
+    latency and tokens; ``pairwise`` are the lines of ``pairwise.jsonl`` (FastInsight's win rate)."""
+    from core.eval.paper_metrics import NOT_COMPUTED, judge_prompts
+
     methods = list(methods or dict.fromkeys(r["method"] for r in records))
+    models = sorted({str(r["judge"]["model"]) for r in records if isinstance(r.get("judge"), dict)}
+                    | {str(p.get("model", "")) for p in pairwise if p.get("model")})
     out: dict[str, Any] = {"settings": settings or {}, "questions": len({r["question_id"] for r in records}),
-                           "methods": {}}
+                           "methods": {},
+                           "judge": {"model": ", ".join(models), "prompts": judge_prompts()} if models
+                           else {"not_computed": NOT_COMPUTED}}
     for m in methods:
         rs = [r for r in records if r["method"] == m]
         names = [k for k in METRIC_ORDER if any(k in r["metrics"] for r in rs)]
@@ -70,6 +99,10 @@ def summarize(records: Sequence[dict[str, Any]], *, methods: Sequence[str] | Non
             for k, v in r.get("stages", {}).items():
                 stages.setdefault(k, []).append(float(v))
         toks = [int(r.get("tokens", {}).get("total", 0)) for r in rs]
+        notices: dict[str, int] = {}
+        for r in rs:
+            for text in r.get("notices") or ():
+                notices[text] = notices.get(text, 0) + 1
         out["methods"][m] = {
             "n": len(rs), "errors": sum(1 for r in rs if r.get("error")),
             "metrics": metrics,
@@ -80,8 +113,32 @@ def summarize(records: Sequence[dict[str, Any]], *, methods: Sequence[str] | Non
                         "p90_s": float(np.percentile(secs, 90)) if secs else None,
                         "stages": {k: float(np.mean(v)) for k, v in stages.items()}},
             "tokens": {"mean": _mean([float(t) for t in toks]), "total": int(sum(toks))},
+            "notices": notices,
+            "paper": _paper(rs),
         }
+        wins = [float(p["win"]) for p in pairwise if p.get("method") == m]
+        if wins:
+            out["methods"][m]["pairwise"] = {"vs": str(pairwise[0].get("reference", "")), "n": len(wins),
+                                             "win_rate": _mean(wins)}
     return out
+
+
+PAPER_COLUMNS = ("Precision", "Recall", "F1", "Hit", "Hit@1", "Macro-F1", "Micro-F1", "ACC_L")
+
+
+def paper_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per method of the papers' answer metrics (percentages; Emp.S on its 0–3 scale; None =
+    not computed), plus FastInsight's pairwise win rate against the method when it was judged."""
+    rows = []
+    for m, s in summary["methods"].items():
+        p = s.get("paper", {})
+        row: dict[str, Any] = {"method": m, "n": p.get("n", 0)}
+        row.update({k: None if p.get(k) is None else round(100 * float(p[k]), 1) for k in PAPER_COLUMNS})
+        row["Emp.S"] = None if p.get("Emp.S") is None else round(float(p["Emp.S"]), 2)
+        pw = s.get("pairwise")
+        row["win rate vs this"] = None if not pw else round(100 * float(pw["win_rate"]), 1)
+        rows.append(row)
+    return rows
 
 
 def _pct(x: float | None) -> str:
@@ -101,8 +158,12 @@ def markdown_report(summary: dict[str, Any]) -> str:
         lines += [f"- **{k}**: {json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else v}"
                   for k, v in st.items()]
         lines.append("")
-    lines += [f"{summary['questions']} questions; figures are percentages (mean over questions).", "",
-              "## Retrieval", ""]
+    lines += [f"{summary['questions']} questions; figures are percentages (mean over questions).", ""]
+    for m, s in ms.items():
+        for text, n in s.get("notices", {}).items():
+            lines.append(f"> **Note — {m}** ({n} of {s['n']} questions): {text}")
+            lines.append("")
+    lines += ["## Retrieval", ""]
     cols = [k for k in METRIC_ORDER if any(k in s["metrics"] for s in ms.values())]
     lines.append("| method | n | " + " | ".join(cols) + " | EM | F1 |")
     lines.append("|---|---:|" + "---:|" * (len(cols) + 2))
@@ -110,6 +171,29 @@ def markdown_report(summary: dict[str, Any]) -> str:
         a = s["answers"]
         lines.append(f"| {m} | {s['n']} | " + " | ".join(_pct(s["metrics"].get(k)) for k in cols)
                      + f" | {_pct(a['EM'])} | {_pct(a['F1'])} |")
+    lines += ["", "## The papers' answer metrics", "",
+              "Answer-set Precision / Recall / F1 / Hit / Hit@1 (SG-RAG §5, ReG §5), Macro-F1 and Micro-F1 (ReG), "
+              "over every answer with a gold answer (extractive answers included); ACC_L (BubbleRAG §4.1) and "
+              "Emp.S (SG-RAG App. L, 0–3) by the LLM judge.", "",
+              "| method | n | Precision | Recall | F1 | Hit | Hit@1 | Macro-F1 | Micro-F1 | ACC_L | Emp.S |",
+              "|---|---:|" + "---:|" * 9]
+    for m, s in ms.items():
+        p = s.get("paper", {})
+        emp = p.get("Emp.S")
+        lines.append(f"| {m} | {p.get('n', 0)} | " + " | ".join(_pct(p.get(k)) for k in
+                     ("Precision", "Recall", "F1", "Hit", "Hit@1", "Macro-F1", "Micro-F1", "ACC_L"))
+                     + f" | {'–' if emp is None else f'{emp:.2f}'} |")
+    judge = summary.get("judge", {})
+    if "not_computed" in judge:
+        lines += ["", f"ACC_L, Emp.S and the pairwise win rate: {judge['not_computed']}."]
+    else:
+        lines += ["", f"Judge: {judge.get('model', '?')} (prompts in summary.json, `judge.prompts`)."]
+        pw = {m: s["pairwise"] for m, s in ms.items() if "pairwise" in s}
+        if pw:
+            ref = next(iter(pw.values()))["vs"]
+            lines += ["", f"Pairwise win rate of {ref} against each method (FastInsight §4.3.1; both orders, "
+                          "a split verdict counts ½):", "", "| vs method | pairs | win rate |", "|---|---:|---:|"]
+            lines += [f"| {m} | {p['n']} | {_pct(p['win_rate'])} |" for m, p in pw.items()]
     lines += ["", "## Where the gold evidence was lost (first stage, per question)", ""]
     verdicts = [v for v in [*VERDICTS, "error"] if any(v in s["diagnosis"] for s in ms.values())]
     lines.append("| method | " + " | ".join(STAGE_LABELS.get(v, v) for v in verdicts) + " |")

@@ -42,7 +42,8 @@ from core.eval.metrics import (
     stage_latency,
     tr_decomposition,
 )
-from core.eval.report import CHARTS, REPORT, RESULTS, SUMMARY
+from core.eval.paper_metrics import answer_set_scores, empowerment_score, judge_accuracy, pairwise_preference
+from core.eval.report import CHARTS, PAIRWISE, REPORT, RESULTS, SUMMARY
 from core.fsio import atomic_write_text, path_lock
 from core.trace import to_jsonable
 
@@ -169,9 +170,13 @@ def topological_metrics(workspace: Workspace, ranked: Sequence[str], gold: Itera
 
 
 def evaluate_result(result: MethodResult, workspace: Workspace, gold: Gold, *, cut: int = 5,
-                    question: str = "") -> tuple[dict[str, Any], Diagnosis]:
-    """The JSON record (metrics, latency, tokens, diagnosis) of one method result."""
+                    question: str = "", judge: Any = None) -> tuple[dict[str, Any], Diagnosis]:
+    """The JSON record (metrics, latency, tokens, diagnosis) of one method result.
+
+    With gold answers, ``paper`` holds the papers' answer-set scores (:mod:`core.eval.paper_metrics`);
+    with a ``judge`` LLM that is available, ``judge`` holds ACC_L and Emp.S and the judge model."""
     from core.eval.diagnosis import judge_answer
+    from core.methods.answering import method_notices
 
     ranked = [c.chunk_id for c in result.ranked_chunks]
     diag = diagnose(result, workspace, gold, cut=cut)
@@ -189,8 +194,22 @@ def evaluate_result(result: MethodResult, workspace: Workspace, gold: Gold, *, c
         "stages": {k: round(v, 6) for k, v in stage_latency(result.trace).items()},
         "tokens": tokens,
         "fallbacks": [f"{s.stage}: {s.fallback}" for s in result.trace.steps if s.fallback],
+        "notices": list(method_notices(result)),
         "diagnosis": diag.to_dict(), "error": None,
     }
+    if gold.answers:
+        sc = answer_set_scores(result.answer, gold.answers)
+        rec["paper"] = {"precision": sc.precision, "recall": sc.recall, "f1": sc.f1, "hit": sc.hit, "hit1": sc.hit1,
+                        "matched": sc.matched, "predicted": sc.predicted, "gold": sc.gold}
+        if judge is not None and getattr(judge, "available", False):
+            from core.backends.llm import question_scope
+
+            q = question or result.query
+            with question_scope(judge):
+                acc = judge_accuracy(q, result.answer, gold.answers, judge)
+                emp = empowerment_score(q, result.answer, judge)
+            rec["judge"] = {"model": judge.model_id, "ACC_L": acc.value, "Emp.S": emp.value,
+                            "why": "; ".join(w for w in (acc.why, emp.why) if w), "tokens": acc.tokens + emp.tokens}
     return to_jsonable(rec), diag
 
 
@@ -258,7 +277,7 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
                   *, out_dir: str | Path, limit: int | None = None, seed: int | None = None, cut: int = 5,
                   configs: dict[str, object] | None = None, progress: Progress | None = None,
                   meta: dict[str, Any] | None = None, save_traces: bool = False,
-                  write_outputs: bool = True) -> BenchReport:
+                  write_outputs: bool = True, judge: bool = True) -> BenchReport:
     """Run ``methods`` on ``questions`` and write the per-question JSONL, summary, report and charts.
 
     Parameters
@@ -285,6 +304,10 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
         Extra run settings recorded in ``run.json`` and checked on resume (e.g. backend names).
     save_traces
         Also write each pair's full trace to ``traces/<method>/<question id>.json``.
+    judge
+        With an available ``backends.llm``: the papers' LLM-judged metrics (ACC_L, Emp.S per answer; the
+        pairwise win rate of FastInsight against every other method, in ``pairwise.jsonl``). Without an
+        LLM they are reported as not computed.
 
     Returns
     -------
@@ -331,7 +354,7 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
     try:
         return _run_locked(workspace, questions, methods, backends, out=out, limit=limit, seed=seed, cut=cut,
                            configs=configs, progress=progress, meta=meta, save_traces=save_traces,
-                           write_outputs=write_outputs, warnings=warnings)
+                           write_outputs=write_outputs, warnings=warnings, judge=judge)
     finally:
         lock.release()
 
@@ -339,7 +362,7 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
 def _run_locked(workspace: Workspace, questions: Sequence[Question], methods: list[str], backends: Backends, *,
                 out: Path, limit: int | None, seed: int | None, cut: int, configs: dict[str, object] | None,
                 progress: Progress | None, meta: dict[str, Any] | None, save_traces: bool,
-                write_outputs: bool, warnings: list[str]) -> BenchReport:
+                write_outputs: bool, warnings: list[str], judge: bool = True) -> BenchReport:
     from core.eval.report import summarize
     from core.eval.report import write_outputs as _write
 
@@ -380,7 +403,8 @@ def _run_locked(workspace: Workspace, questions: Sequence[Question], methods: li
                     if not q.question.strip():  # recorded as failed, never retried or fatal on resume
                         raise QueryError(f"Question {q.id!r} is empty; there is nothing to retrieve evidence for.")
                     result = run_method(m, q.question, workspace, backends, config=cfgs.get(m), seed=s)
-                    rec, _ = evaluate_result(result, workspace, gold, question=q.question, cut=cut)
+                    rec, _ = evaluate_result(result, workspace, gold, question=q.question, cut=cut,
+                                             judge=backends.llm if judge else None)
                     if save_traces:
                         tdir = out / "traces" / m
                         tdir.mkdir(parents=True, exist_ok=True)
@@ -399,9 +423,59 @@ def _run_locked(workspace: Workspace, questions: Sequence[Question], methods: li
     mine = _dedupe([r for r in records if (str(r["question_id"]), str(r["method"])) in wanted])
     order = {q.id: i for i, q in enumerate(selected)}
     mine.sort(key=lambda r: (methods.index(r["method"]), order[str(r["question_id"])]))
-    summary = summarize(mine, methods=methods, settings=settings)
+    pairs = pairwise_judgements(out, mine, backends.llm if judge else None, reference=PAIRWISE_REFERENCE)
+    summary = summarize(mine, methods=methods, settings=settings, pairwise=pairs)
     files = _write(out, mine, summary) if write_outputs else {}
     return BenchReport(out, tuple(mine), summary, ran, skipped, files, tuple(warnings))
+
+
+#: The method whose pairwise win rate against every other method is judged (FastInsight §4.3.1, Table 4).
+PAIRWISE_REFERENCE = "fastinsight"
+
+
+def pairwise_judgements(out: Path, records: Sequence[dict[str, Any]], llm: Any, *,
+                        reference: str = PAIRWISE_REFERENCE) -> list[dict[str, Any]]:
+    """FastInsight's pairwise comparison (§4.3.1): for every question, the ``reference`` method's answer
+    against each other method's, judged by ``llm`` (both orders). Appended to ``pairwise.jsonl`` one line
+    per pair, so a rerun judges only what is missing; returns every line (also without an LLM: the
+    lines of an earlier run)."""
+    path = out / PAIRWISE
+    done: list[dict[str, Any]] = []
+    if path.exists():
+        for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                rec = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(rec, dict) and {"question_id", "method", "win"} <= set(rec):
+                done.append(rec)
+    if llm is None or not getattr(llm, "available", False):
+        return done
+    have = {(str(r["question_id"]), str(r["method"])) for r in done}
+    by_q: dict[str, dict[str, dict[str, Any]]] = {}
+    for r in records:
+        if not r.get("error"):
+            by_q.setdefault(str(r["question_id"]), {})[str(r["method"])] = r
+    from core.backends.llm import question_scope
+
+    with path.open("a", encoding="utf-8") as fh:
+        for qid, per in by_q.items():
+            ref = per.get(reference)
+            if ref is None:
+                continue
+            for m, r in per.items():
+                if m == reference or (qid, m) in have:
+                    continue
+                with question_scope(llm):
+                    j = pairwise_preference(str(ref.get("question", "")), str(ref.get("answer", "")),
+                                            str(r.get("answer", "")), llm)
+                if j.value is None:
+                    continue  # a failed judgement is retried by the next run, never counted
+                line = {"question_id": qid, "reference": reference, "method": m, "win": j.value,
+                        "model": llm.model_id}
+                _append(fh, line)
+                done.append(line)
+    return done
 
 
 def _read_run(path: Path) -> dict[str, Any]:
@@ -446,7 +520,7 @@ def load_report(out_dir: str | Path) -> BenchReport:
         run = _read_run(out / RUN)
         settings = run.get("settings", {})
         methods = [m for m in run.get("methods", methods) if m in methods] or methods
-    summary = summarize(records, methods=methods, settings=settings)
+    summary = summarize(records, methods=methods, settings=settings, pairwise=pairwise_judgements(out, records, None))
     return BenchReport(out, tuple(records), summary, 0, len(records),
                        {k: out / v for k, v in (("results", RESULTS), ("summary", SUMMARY), ("report", REPORT),
                                                 ("charts", CHARTS)) if (out / v).exists()})

@@ -202,6 +202,17 @@ _LIMIT = ("Without an LLM this is the best-scoring evidence sentence, not a gene
           "question it may name the answer without stating the chain. Pick an LLM in the sidebar for a generated one.")
 
 
+def method_notices(result: Any) -> tuple[str, ...]:
+    """Notices a method's trace asks every view to show (a step's ``data["notice"]``), e.g. that the
+    ``reg`` method ran without ReG's trained retriever. Pages, ``egx ask`` and ``egx bench`` show them."""
+    out: list[str] = []
+    for s in result.trace.steps:
+        n = s.data.get("notice") if isinstance(s.data, dict) else None
+        if n and str(n) not in out:
+            out.append(str(n))
+    return tuple(out)
+
+
 def describe_answer(result: Any) -> AnswerNote:
     """Read the answer step of ``result.trace`` (any method) into an :class:`AnswerNote`."""
     steps = [s for s in result.trace.steps if s.stage in ("answer", "early_exit")]

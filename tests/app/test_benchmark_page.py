@@ -25,10 +25,15 @@ def test_benchmark_page_runs_and_shows_report(home, tmp_path):
     assert list(summary["method"]) == ["dense", "ppr"] and "R@5" in summary.columns
     charts = at.get("plotly_chart")
     assert len(charts) == 3
-    table = at.dataframe[1].value
+    paper = at.dataframe[1].value  # the papers' answer metrics (issue 17); no LLM: the judged ones are not computed
+    assert list(paper["method"]) == ["dense", "ppr"]
+    assert {"Precision", "Recall", "F1", "Hit", "Hit@1", "Macro-F1", "Micro-F1", "ACC_L", "Emp.S"} <= set(paper.columns)
+    assert paper["ACC_L"].isna().all() and paper["Hit"].notna().all()
+    assert any("not computed: no LLM is configured" in c.value for c in at.caption)
+    table = at.dataframe[2].value
     assert len(table) == 4 and {"question", "method", "verdict", "why"} <= set(table.columns)
     at.multiselect(key=S.widget_key(S.BENCH_FILTER_METHOD)).set_value(["ppr"]).run()
-    assert set(at.dataframe[1].value["method"]) == {"ppr"}
+    assert set(at.dataframe[2].value["method"]) == {"ppr"}
     # open a question on the Compare page
     q = at.selectbox(key=S.BENCH_OPEN_PICK).value
     at.button(key=S.BENCH_OPEN).click().run()

@@ -48,6 +48,7 @@ def test_page_shows_triples_vs_chains_with_token_counts(home: Path) -> None:
     assert "Compression ratio" in [m.label for m in at.metric]
     assert any("Labels: weak signal: shortest paths only" in m.value for m in at.markdown)
     assert any("egx train-reg" in i.value for i in at.info)  # no trained model yet
+    assert any(w.value.startswith("Not ReG's trained retriever") for w in at.warning)  # issue 17
 
 
 @pytest.mark.parametrize("method", ["dense", "bubblerag"])
@@ -55,6 +56,7 @@ def test_every_method_can_be_reorganized(home: Path, method: str) -> None:
     at = open_page(**{S.REG_METHOD: method})
     assert not at.exception
     assert "egx-chain" in _html(at)
+    assert not any("Not ReG's trained retriever" in w.value for w in at.warning)
     at.radio(key=FORMAT).set_value("triples").run()
     assert not at.exception and int(at.metric[2].value) > 0
 

@@ -28,7 +28,7 @@ def test_llm_extractor_single_passage_drops_malformed(scripted_llm):
     assert (res.prompt_tokens, res.completion_tokens) == (10, 5)
     assert llm.calls[0].json_schema == prompts.TRIPLES_SCHEMA
     assert "Keanu Reeves starred in The Matrix (1999)." in llm.calls[0].messages[-1].content
-    assert ex.model_id == "llm-openie-v1:fake:scripted"
+    assert ex.model_id == "llm-openie-v2:fake:scripted"
 
 
 def test_llm_extractor_batches_short_passages(scripted_llm):

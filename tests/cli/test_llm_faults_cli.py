@@ -125,7 +125,7 @@ def test_bench_records_fallbacks_and_the_breaker_spares_later_questions(server, 
 
 
 @pytest.mark.parametrize("fault", ["hang", "html", "truncated"])
-def test_train_reg_refined_keeps_weak_labels_when_the_llm_fails(server, tmp_path, capsys, fault):
+def test_train_reg_refined_is_refused_when_every_llm_selection_fails(server, tmp_path, capsys, fault):
     server.reply(FAULTS[fault])
     from core.backends.embedders import HashingEmbedder
     from core.index.workspace import ensure_sample_workspace
@@ -133,9 +133,9 @@ def test_train_reg_refined_keeps_weak_labels_when_the_llm_fails(server, tmp_path
     ws = ensure_sample_workspace("demo", HashingEmbedder(), root=tmp_path / "ws")
     assert main(["train-reg", "--workspace", str(ws.path), "--questions", str(_qa(tmp_path)), "--embedder",
                  "hashing", "--epochs", "2", "--supervision", "refined", "--out", str(tmp_path / "m"), "--json",
-                 *LIMITS]) == 0
-    res = json.loads(capsys.readouterr().out)
-    assert res["supervision"] == "refined"
+                 *LIMITS]) == 2
+    assert "none of the" in capsys.readouterr().err  # weak labels are never saved as a refined model
+    assert not (tmp_path / "m").exists()
     assert server.chat_requests <= 3
 
 

@@ -36,3 +36,19 @@ def test_bench_errors(tmp_path, capsys):
     assert main(["bench", "--workspace", "demo", "--embedder", "hashing", "--methods", "dense", "--limit", "1",
                  "--cut", "2", "--out", str(out)]) == 2
     assert "holds a benchmark run with other settings" in capsys.readouterr().err
+
+
+def test_bench_says_reg_without_a_trained_model_is_not_regs_retriever(tmp_path, capsys):
+    """Issue 17: the untrained cosine fallback must never pass for ReG in a benchmark table."""
+    from core.methods.reg.pipeline import NOT_TRAINED_NOTICE
+
+    out = tmp_path / "r"
+    assert main(["bench", "--workspace", "demo", "--embedder", "hashing", "--methods", "dense,reg", "--limit", "2",
+                 "--out", str(out)]) == 0
+    cap = capsys.readouterr()
+    assert f"egx bench: note: reg (2 of 2 questions): {NOT_TRAINED_NOTICE}" in cap.err
+    assert "dense (" not in cap.err
+    assert f"> **Note — reg** (2 of 2 questions): {NOT_TRAINED_NOTICE}" in (out / "report.md").read_text()
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["methods"]["reg"]["notices"] == {NOT_TRAINED_NOTICE: 2}
+    assert summary["methods"]["dense"]["notices"] == {}

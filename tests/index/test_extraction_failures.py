@@ -105,7 +105,7 @@ def test_cli_rebuild_after_the_endpoint_is_fixed_yields_triples(tmp_path, monkey
             monkeypatch.setenv(k, v)
         assert main(["index", str(corpus), "--workspace", str(ws), "--embedder", "hashing", *LIMITS]) == 0
         out = capsys.readouterr().out
-        assert re.search(r"  extraction \(llm:llm-openie-v1:openai:fake-model@http://127\.0\.0\.1:\d+/v1\): 0 triples; "
+        assert re.search(r"  extraction \(llm:llm-openie-v2:openai:fake-model@http://127\.0\.0\.1:\d+/v1\): 0 triples; "
                          r"3 chunk\(s\) extracted now, 0 from the cache, 3 failed \(corpus:0, corpus:1, corpus:2\)", out)
         assert "note: Triple extraction failed for 3 of 3 chunks (the LLM's output stayed unusable), so they have " \
                "no triples. Failures are not cached: build the workspace again (egx index ... --overwrite) to " \

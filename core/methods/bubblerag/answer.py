@@ -12,14 +12,13 @@ retrieved, so the order is ours). Each evidence element spreads one unit of *sup
 chunks it cites (an edge weight 1, a node weight ½ — hub nodes cite many chunks), scaled by 1/rank
 of the best CEG that contains it. Two orders are offered (``chunk_ranking``):
 
-* ``"interleave"`` (default) — the hybrid context has two sources, the graph evidence and the
-  query's own text match, so the list alternates between them: the next chunk by support, then
-  the next by cosine to the query among the evidence chunks *and* the pre-retrieved chunks of
-  §3.1, skipping repeats. It has no parameter to tune. On the 100 MuSiQue questions (MiniLM,
-  ``none`` mode) it lifts R@5 from 60.3 to 67.6 and R@10 from 67.7 to 76.8 (dense: 62.2 / 70.3);
-  ``benchmarks/README.md`` has the table and the other orders tried.
-* ``"support"`` — by support alone, ties by cosine; then, if ``fill_with_preview``, the
-  pre-retrieved chunks fill the remaining slots (``source="preview"``).
+* ``"support"`` (default, the paper's context) — only the chunks linked to G_final, by support,
+  ties by cosine to the query. ``fill_with_preview`` (ours, off by default) fills empty slots with
+  the pre-retrieved chunks (``source="preview"``).
+* ``"interleave"`` (ours: "+dense fill") — the list alternates between the next chunk by support
+  and the next by cosine to the query among the evidence chunks *and* the pre-retrieved chunks of
+  §3.2, skipping repeats, so up to half of the context is dense retrieval. It was the default
+  before issue 17; its measured delta over the paper's context is in ``benchmarks/README.md``.
 
 At most ``max_chunks`` (15, §4.1) are kept either way.
 
@@ -107,12 +106,13 @@ def unify(reasoning: ReasoningExpansion) -> EvidenceGraph:
 
 
 def rank_evidence_chunks(evidence: EvidenceGraph, graph: KnowledgeGraph, chunk_vectors: np.ndarray, qvec: np.ndarray,
-                         preview: Sequence[str], *, max_chunks: int = 15, fill_with_preview: bool = True,
-                         ranking: str = "interleave") -> tuple[EvidenceChunk, ...]:
+                         preview: Sequence[str], *, max_chunks: int = 15, fill_with_preview: bool = False,
+                         ranking: str = "support") -> tuple[EvidenceChunk, ...]:
     """Map G_final to its provenance chunks and rank them (see the module docstring).
 
-    ``ranking="interleave"`` alternates support order and query-cosine order over evidence ∪
-    pre-retrieved chunks; ``"support"`` orders by support and fills with the pre-retrieved chunks.
+    ``ranking="support"`` (the paper's §3.6 context) orders G_final's chunks by support and, only
+    with ``fill_with_preview``, fills with the pre-retrieved chunks; ``"interleave"`` (ours: +dense
+    fill) alternates support order and query-cosine order over evidence ∪ pre-retrieved chunks.
     """
     if ranking not in ("interleave", "support"):
         from core.errors import ConfigError
@@ -198,8 +198,8 @@ def evidence_format_prompts(query: str, evidence: EvidenceGraph, graph: Knowledg
 
 def generate_answer(query: str, evidence: EvidenceGraph, graph: KnowledgeGraph, chunk_vectors: np.ndarray,
                     qvec: np.ndarray, preview: Sequence[str], llm: LLM, embedder: Embedder, *, max_chunks: int = 15,
-                    fill_with_preview: bool = True, max_tokens: int = 256, trace: Trace | None = None,
-                    evidence_format: str = "triples", chunk_ranking: str = "interleave",
+                    fill_with_preview: bool = False, max_tokens: int = 256, trace: Trace | None = None,
+                    evidence_format: str = "triples", chunk_ranking: str = "support",
                     reranker: Reranker | None = None) -> Answer:
     """Serialize G_final + its chunks into the hybrid context and answer (§3.6).
 

@@ -47,13 +47,17 @@ class BubbleConfig(MethodConfig):
     none_select: int = _f(3, "`none` mode: at most this many neighbour edges added per hop.")
     time_budget_s: float = _f(120.0, "Anytime budget for reasoning-aware expansion over CEGs in rank order (§3.5).")
     max_chunks: int = _f(15, "At most this many source chunks reach the answer prompt (§4.1: 15).")
-    chunk_ranking: Literal["interleave", "support"] = _f(
-        "interleave", "Order of the source chunks (ours; §3.6 does not rank them): 'interleave' alternates the "
-                      "graph-evidence order (support) with query similarity over evidence + pre-retrieved chunks; "
-                      "'support' uses the evidence order alone.")
-    fill_with_preview: bool = _f(True, "With chunk_ranking='support': if the evidence graph cites fewer than "
-                                       "max_chunks chunks, fill the remaining slots with pre-retrieved chunks "
-                                       "(marked as such).")
+    chunk_ranking: Literal["support", "interleave"] = _f(
+        "support", "Source chunks of the answer context. 'support' (paper §3.6): only the chunks linked to G_final, "
+                   "ordered by how much of the evidence graph cites them (the order is ours; §3.6 does not rank "
+                   "them). 'interleave' (ours: +dense fill) alternates that order with query similarity over the "
+                   "evidence AND the pre-retrieved chunks, so up to half of the chunks are dense retrieval "
+                   "(measured delta: benchmarks/README.md, issue 17).")
+    fill_with_preview: bool = _f(False, "Ours (+dense fill), with chunk_ranking='support': if the evidence graph cites "
+                                        "fewer than max_chunks chunks, fill the remaining slots with pre-retrieved "
+                                        "chunks (marked 'preview'). Off = the paper's context (§3.6).")
+    ceg_ranking: bool = _f(True, "CEG ranking (§3.4, Eqs. 5-6). Off = the §4.3 ablation 'w/o CEG ranking': the first "
+                                 "valid CEG returned by the bubble expansion is used, unranked.")
     answer_max_tokens: int = _f(256, "Token limit for the final answer.")
     evidence_format: Literal["passages", "triples", "chains"] = _f(
         "triples", "Reasoning skeleton in the answer prompt (§3.6 + ReG §4.2): 'triples' (the paper's serialized "

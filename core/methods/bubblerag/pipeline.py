@@ -38,7 +38,7 @@ from core.methods.bubblerag.grouping import AnchorGroups, group_anchors
 from core.methods.bubblerag.keywords import Keywords, extract_keywords
 from core.methods.bubblerag.localize import LocalGraph, localized_graph, localized_graph_from_store
 from core.methods.bubblerag.preretrieval import PreRetrieval, pre_retrieve
-from core.methods.bubblerag.ranking import RankedCEG, rank_cegs
+from core.methods.bubblerag.ranking import RankedCEG, first_valid_ceg, rank_cegs
 from core.methods.bubblerag.reasoning import ReasoningExpansion, reasoning_expansion
 from core.methods.bubblerag.relaxation import Relaxation, relax_schema
 from core.methods.bubblerag.specialization import Specialization, specialize_keywords
@@ -160,10 +160,11 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
                                  intra_counts=cfg.intra_counts, trace=trace)
     node_cost = {int(v): float(c) for v, c in zip(local.nodes.tolist(), local.cost.tolist())}
     t1 = time.perf_counter()
-    ranked = rank_cegs(expansion.cegs, node_cost, groups.weights, alpha=cfg.alpha, epsilon=cfg.epsilon,
-                       intra_group_penalty=cfg.intra_group_penalty)
-    trace.add("ranking", "CEG ranking", {
-        "alpha": cfg.alpha, "n": cfg.n,
+    select = rank_cegs if cfg.ceg_ranking else first_valid_ceg
+    ranked = select(expansion.cegs, node_cost, groups.weights, alpha=cfg.alpha, epsilon=cfg.epsilon,
+                    intra_group_penalty=cfg.intra_group_penalty)
+    trace.add("ranking", "CEG ranking" if cfg.ceg_ranking else "w/o CEG ranking (§4.3 ablation): first valid CEG", {
+        "alpha": cfg.alpha, "n": cfg.n, "ceg_ranking": cfg.ceg_ranking,
         "ranked": [{"rank": r.rank, "ceg": r.ceg.index, "kind": r.ceg.kind, "nodes": len(r.ceg.nodes),
                     "cost_sem": round(r.cost_sem, 4), "r_miss": round(r.r_miss, 4), "missing": list(r.missing),
                     "penalty_miss": round(r.penalty_miss, 4), "intra_penalty": r.intra_penalty,

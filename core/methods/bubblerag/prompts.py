@@ -1,7 +1,10 @@
 """BubbleRAG prompts and their JSON schemas, in one module (as nano-graphrag keeps its prompts).
 
 Each prompt states the stage's job in the paper's words and asks for a small JSON object; the
-schemas are handed to backends that support constrained decoding (llama.cpp, OpenAI).
+schemas are handed to backends that support constrained decoding (llama.cpp, OpenAI). The inline
+examples are written for these prompts about made-up entities (the Tarn 4 camera, Oskel Optics):
+none is a question of ``sample_data/`` (the paper's own Lothair II / Keanu Reeves examples are demo
+questions there) or of a public benchmark, so no prompt primes a model with an evaluated answer.
 """
 
 from __future__ import annotations
@@ -47,9 +50,9 @@ def keywords_prompt(query: str, chunks: Sequence[tuple[str, str]]) -> str:
     return (f"Question: {query}\n\nPreview passages (may or may not be relevant):\n{_passages(chunks, 400)}\n\n"
             "Extract the keywords needed to find the evidence in a knowledge graph:\n"
             "- explicit: entities, relations and attributes literally mentioned in the question "
-            "(e.g. 'Lothair II', 'mother', 'death date');\n"
+            "(e.g. 'Tarn 4', 'maker', 'founding town');\n"
             "- implicit: concepts the question implies but does not name, inferred by reasoning "
-            "(e.g. for 'papers by the winner of the 1921 Nobel Prize in Physics' infer 'Albert Einstein'). "
+            "(e.g. for 'lenses sold by the maker of the Tarn 4 camera' infer 'Oskel Optics' if a passage names it). "
             "Use [] if nothing is implied.\n"
             'Return {"explicit": [...], "implicit": [...]} with at most 6 short items each.')
 
@@ -68,7 +71,7 @@ def specialize_prompt(query: str, keywords: Sequence[str]) -> str:
     return (f"Question: {query}\nKeywords: {list(keywords)}\n\n"
             "Some keywords are under-specified on their own: a generic word such as 'mother' matches thousands of "
             "graph elements. Rewrite each under-specified keyword into a query-conditioned constraint that binds it "
-            "to the other concepts of the question (e.g. 'mother' -> \"Lothair II's mother\"). Leave specific "
+            "to the other concepts of the question (e.g. 'maker' -> \"Tarn 4's maker\"). Leave specific "
             "keywords (named entities, dates) unchanged by omitting them.\n"
             'Return {"rewrites": [{"keyword": "...", "specialized": "..."}]}.')
 
@@ -87,10 +90,10 @@ RELAX_SCHEMA = {
 
 def relax_prompt(query: str, keywords: Sequence[str], chunks: Sequence[tuple[str, str]]) -> str:
     return (f"Question: {query}\nKeywords: {list(keywords)}\n\nPreview passages:\n{_passages(chunks, 500)}\n\n"
-            "A knowledge graph may not use the exact labels of a keyword (e.g. it stores 'spouse', not "
-            "'second marriage'). If a preview passage confirms that the question's other concepts occur together "
-            "in one region (e.g. it mentions the marriage AND the son AND the war), relax the schema-sensitive "
-            "keyword to a necessary but more general condition ('second marriage' -> 'marriage'). Only relax "
+            "A knowledge graph may not use the exact labels of a keyword (e.g. it stores 'employer', not "
+            "'first employer'). If a preview passage confirms that the question's other concepts occur together "
+            "in one region (e.g. it mentions the job AND the town AND the prize), relax the schema-sensitive "
+            "keyword to a necessary but more general condition ('first employer' -> 'employer'). Only relax "
             "keywords that a passage supports; cite the passage number.\n"
             'Return {"relaxations": [{"keyword": "...", "relaxed": "...", "passage": <number>, "reason": "..."}]}.')
 
@@ -113,8 +116,8 @@ def grouping_prompt(query: str, candidates: Sequence[tuple[str, str, str]]) -> s
             "Group the candidates by the query concept they realise (one group per concept; candidates matching the "
             "same concept through different keywords belong together; leave out candidates that match no concept). "
             "Give each group an importance weight by its centrality to answering: the core subject entity highest, "
-            "relations medium, peripheral modifiers lowest; weights sum to 1 (e.g. Lothair II 0.5, mother 0.3, "
-            "death date 0.2).\n"
+            "relations medium, peripheral modifiers lowest; weights sum to 1 (e.g. Tarn 4 0.5, maker 0.3, "
+            "founding town 0.2).\n"
             'Return {"groups": [{"concept": "...", "weight": 0.5, "members": ["c1", "c4"]}]}.')
 
 
@@ -130,8 +133,8 @@ def expand_prompt(query: str, evidence: Sequence[str], neighbours: Sequence[tupl
     ev = "\n".join(f"- {t}" for t in evidence) or "- (none yet)"
     nb = "\n".join(f"{nid}: {t}" for nid, t in neighbours)
     return (f"Question: {query}\n\nCurrent evidence (triples):\n{ev}\n\nNeighbouring triples you may add:\n{nb}\n\n"
-            "Select the neighbouring triples that move the evidence toward the answer (e.g. cast-related relations "
-            "when the question asks for actors), and discard irrelevant attributes. Select none if nothing helps. "
+            "Select the neighbouring triples that move the evidence toward the answer (e.g. place relations "
+            "when the question asks where something is), and discard irrelevant attributes. Select none if nothing helps. "
             "Set sufficient=true if the evidence (with your selection) already answers the question.\n"
             'Return {"selected": ["n1", ...], "sufficient": true|false}.')
 

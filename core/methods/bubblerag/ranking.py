@@ -63,3 +63,17 @@ def rank_cegs(cegs: Sequence[CEG], node_cost: Mapping[int, float], weights: Sequ
         rows.append((c, cost_sem, r_miss, missing, pen, intra, score))
     rows.sort(key=lambda r: (-r[6], r[0].index))
     return tuple(RankedCEG(c, i + 1, cs, rm, mi, pe, ip, sc) for i, (c, cs, rm, mi, pe, ip, sc) in enumerate(rows))
+
+
+def first_valid_ceg(cegs: Sequence[CEG], node_cost: Mapping[int, float], weights: Sequence[float] | np.ndarray, *,
+                    alpha: float = 1.0, epsilon: float = 1e-6, intra_group_penalty: float = 1.2) -> tuple[RankedCEG, ...]:
+    """The §4.3 ablation "w/o CEG ranking": the first valid CEG the expansion returned, alone.
+
+    BubbleRAG §4.3: "we removed the scoring function defined in Eq. (5) ... we simply selected the
+    first valid connected subgraph returned by the heuristic expansion." Its Eq. 5 breakdown is still
+    computed (for display); it decides nothing. Returns ``()`` when there is no CEG.
+    """
+    if not cegs:
+        return ()
+    first = min(cegs, key=lambda c: c.index)
+    return rank_cegs([first], node_cost, weights, alpha=alpha, epsilon=epsilon, intra_group_penalty=intra_group_penalty)

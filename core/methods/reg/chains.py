@@ -13,20 +13,21 @@ Any retrieved triple set becomes an ordered list of evidence chains in three ste
    extensions would revisit an entity of the chain).
 2. **Multi-answer merging** (D.4.2). Chains rooted at the same query entity, with the same
    direction and the same relation path but different target entities become one chain whose
-   target is a set. The paper states the condition as "same root, same relation path". With
-   ``answer_merge="same_prefix"`` (our default) the intermediate entities must also be equal, so
-   every rendered chain is still a set of real KG paths; ``"relation_path"`` is the literal reading
-   (differing intermediates are shown as sets at their positions too).
+   target is a set. The paper states the condition as "same root, same relation path":
+   ``answer_merge="relation_path"`` (the default) is that literal reading (differing intermediates
+   are shown as sets at their positions too). With ``"same_prefix"`` (ours) the intermediate
+   entities must also be equal, so every rendered chain is still a set of real KG paths.
 3. **Multi-entity merging** (D.4.2). For multi-entity questions, chains with *distinct* roots whose
    target sets overlap are placed consecutively ("spatial reordering") and their shared target set
    is refined to the intersection ("target refinement"); pairwise merging is generalized greedily
    to k roots (a chain joins a group while the intersection stays non-empty).
 
-Triples that no query-anchored chain reaches are not dropped silently: with ``keep_unanchored``
-(default) they are chained among themselves by the same forward rule and listed after the anchored
-chains, marked ``direction="unanchored"``. The paper's setting always has topic entities; ours
-(a black-box OpenIE KG, entity linking by string match) does not, and dropping evidence would make
-the token comparison with the raw-triple prompt unfair.
+Triples that no query-anchored chain reaches are dropped, as in the paper's expansion (the default).
+With ``keep_unanchored`` (ours, off by default) they are chained among themselves by the same forward
+rule and listed after the anchored chains, marked ``direction="unanchored"``: the paper's setting
+always has topic entities; ours (a black-box OpenIE KG, entity linking by string match) does not, and
+the option keeps the token comparison with the raw-triple prompt over the same triples. The trace's
+``unanchored`` count says how many triples the default dropped.
 
 Rendering follows Appendix F: ``e0 → [r1] → e1 → [r2] → e2``; a merged position is written
 ``{a; b}``.
@@ -143,7 +144,7 @@ def _chain(path: Sequence[int], triples: Sequence[Triple], root: str, direction:
 
 
 def expand_chains(triples: Sequence[Triple], query_entities: Iterable[str], *, max_length: int = 3,
-                  bidirectional: bool = True, keep_unanchored: bool = True,
+                  bidirectional: bool = True, keep_unanchored: bool = False,
                   max_chains: int = 500) -> tuple[tuple[EvidenceChain, ...], bool]:
     """BFS-guided evidence chain expansion (ReG §4.2, Appendix D.4.1 Algorithm 1, both directions).
 
@@ -237,7 +238,7 @@ def expand_chains(triples: Sequence[Triple], query_entities: Iterable[str], *, m
     return tuple(out), truncated
 
 
-def merge_answers(chains: Sequence[EvidenceChain], *, mode: AnswerMerge = "same_prefix") -> tuple[EvidenceChain, ...]:
+def merge_answers(chains: Sequence[EvidenceChain], *, mode: AnswerMerge = "relation_path") -> tuple[EvidenceChain, ...]:
     """Multi-answer merging (Appendix D.4.2): same root, same relation path, different targets.
 
     The merged chain keeps the position of its first member. ``mode="off"`` returns the chains
@@ -326,8 +327,8 @@ def merge_entities(chains: Sequence[EvidenceChain], triples: Sequence[Triple]) -
 
 
 def reorganize(triples: Sequence[Triple], query_entities: Iterable[str], *, max_length: int = 3,
-               bidirectional: bool = True, answer_merge: AnswerMerge = "same_prefix", entity_merge: bool = True,
-               keep_unanchored: bool = True, max_chains: int = 500, trace: Trace | None = None) -> Reorganization:
+               bidirectional: bool = True, answer_merge: AnswerMerge = "relation_path", entity_merge: bool = True,
+               keep_unanchored: bool = False, max_chains: int = 500, trace: Trace | None = None) -> Reorganization:
     """Two-step structure-aware reorganization (ReG §4.2, Appendix D.4): expansion, then merging.
 
     Chains are ordered anchored first, each anchored chain by the best score among its triples

@@ -17,15 +17,17 @@ class RegConfig(MethodConfig):
                       "scored (SubgraphRAG / ReG score every triple of the question's subgraph; ours is h-hop).")
     max_candidates: int = _f(5000, "Safety cap on scored triples; past it the triples most similar to the query "
                                    "by cosine are kept (visible in the trace).")
-    top_k: int = _f(30, "K: top-scored triples kept (Appendix E: K=100 for GPT-4o(-mini), smaller for weaker "
-                        "LLMs; 30 suits the small local models' 4k context).")
+    top_k: int = _f(100, "K: top-scored triples kept (Appendix E: K=100 for GPT-4o(-mini); a smaller K, e.g. 30, "
+                         "suits the small local models' 4k context).")
     max_length: int = _f(3, "L: maximum triples per evidence chain (Appendix E bounds L except on CWQ; the value "
                             "did not survive in our copy of the paper, 3 is ours).")
     answer_merge: Literal["same_prefix", "relation_path", "off"] = _f(
-        "same_prefix", "Multi-answer merging (D.4.2): 'same_prefix' also requires equal intermediate entities; "
-                       "'relation_path' is the literal reading; 'off' disables it.")
+        "relation_path", "Multi-answer merging (D.4.2): 'relation_path' is the paper's rule (same root, same "
+                         "relation path, different targets); 'same_prefix' (ours) also requires equal intermediate "
+                         "entities; 'off' disables it.")
     entity_merge: bool = _f(True, "Multi-entity merging (D.4.2): spatial reordering + target refinement.")
-    keep_unanchored: bool = _f(True, "Keep triples no query-anchored chain reaches, as chains listed last.")
+    keep_unanchored: bool = _f(False, "Ours: keep triples no query-anchored chain reaches, as chains listed last "
+                                      "(off = the paper's expansion, which starts only at query entities).")
     evidence_format: Literal["passages", "triples", "chains"] = _f(
         "chains", "What the answer prompt shows: ReG evidence chains (default), the raw triple list, or the "
                   "provenance passages.")
@@ -53,7 +55,7 @@ class TrainConfig(MethodConfig):
 
     supervision: Literal["weak", "refined"] = _f("weak", "Labels: 'weak' = query→answer shortest paths; 'refined' "
                                                          "= the LLM-selected subset of the candidate pool (§4.1).")
-    epochs: int = _f(40, "Training epochs (paper: 80; the best epoch on the validation split is kept).")
+    epochs: int = _f(80, "Training epochs (App. E: a fixed 80; the best epoch on the validation split is kept).")
     hidden: int = _f(256, "MLP hidden width.")
     lr: float = _f(1e-3, "Adam learning rate.")
     weight_decay: float = _f(1e-4, "Adam weight decay.")

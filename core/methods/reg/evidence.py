@@ -91,8 +91,8 @@ def passage_evidence(query: str, passages: Sequence[tuple[str, str, str]], graph
 
 def evidence_prompts(query: str, triples: Sequence[Triple], *, graph: KnowledgeGraph | None = None,
                      query_entities: Sequence[str] | None = None, passages_prompt: str | None = None,
-                     passages_system: str = "", max_length: int = 3, answer_merge: str = "same_prefix",
-                     entity_merge: bool = True, keep_unanchored: bool = True, llm: Any = None,
+                     passages_system: str = "", max_length: int = 3, answer_merge: str = "relation_path",
+                     entity_merge: bool = True, keep_unanchored: bool = False, llm: Any = None,
                      chains_prefix: str = "", triples_prefix: str = "") -> EvidencePrompts:
     """Both evidence prompts (raw triples vs ReG chains) for ``triples`` and their token counts.
 

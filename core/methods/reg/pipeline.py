@@ -40,6 +40,11 @@ if TYPE_CHECKING:
     from core.index.workspace import Workspace
 
 
+#: Shown by every page, `egx ask` and `egx bench` whenever ``reg`` ran without a trained retriever.
+NOT_TRAINED_NOTICE = ("Not ReG's trained retriever: no ReG@Triple model is trained for this workspace, so triples were "
+                      "scored by query–triple cosine (the untrained fallback). Train one with `egx train-reg`.")
+
+
 @dataclass(frozen=True, eq=False)
 class RegResult:
     method: str
@@ -120,9 +125,10 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
         else:
             scores = edge_vecs[edges] @ qvec if edges.size else np.zeros(0, np.float32)
             scorer = "cosine (untrained fallback)"
+            step.data["notice"] = NOT_TRAINED_NOTICE
         order = np.argsort(-scores, kind="stable")[:cfg.top_k]
         kept = triples_from_edges(graph, edges[order], scores[order].tolist())
-        step.data = {"scorer": scorer, "model_dir": str(folder), "scored": int(edges.size), "top_k": cfg.top_k,
+        step.data = {**step.data, "scorer": scorer, "model_dir": str(folder), "scored": int(edges.size), "top_k": cfg.top_k,
                      "kept": [{"triple": t.text(), "score": round(t.score, 4), "edge": t.edge} for t in kept]}
 
     with trace.timed("reorganize", f"ReG reorganization of {len(kept)} triples", section="ReG §4.2, App. D.4") as step:

@@ -4,7 +4,9 @@ Both put a set of paths into the prompt, each written as a directional evidence 
 ``e0 → [r1] → e1 → [r2] → e2`` (Appendix F). The triple-list and chain QA prompts share the
 instructions and the in-context example, so their token difference is the evidence format alone.
 The example carries a one-line explanation (Appendix F: optional for strong LLMs; small local models
-benefit from it).
+benefit from it). Every example is written for these prompts about made-up entities (the Tarn 4 camera,
+Oskel Optics, the Hollin river): none is a question of ``sample_data/`` or of a public benchmark, so no
+example hands a model the answer to a question it is evaluated on (a test checks this).
 """
 
 from __future__ import annotations
@@ -20,11 +22,11 @@ _QA_CHAINS = """Based on the reasoning paths, answer the question. Each path is 
 
 Example
 Reasoning paths:
-Lothair II → [son of] → Ermengarde of Tours → [died on] → 20 March 851
-Gisela → [sibling] → Lothair II
-Question: When did Lothair II's mother die?
-Explanation: Lothair II is the son of Ermengarde of Tours, who died on 20 March 851.
-Answer: 20 March 851
+Tarn 4 → [manufactured by] → Oskel Optics → [founded in] → Brevik
+Tarn 4 → [released in] → 1974
+Question: In which town was the maker of the Tarn 4 camera founded?
+Explanation: The Tarn 4 is manufactured by Oskel Optics, which was founded in Brevik.
+Answer: Brevik
 
 Reasoning paths:
 {evidence}
@@ -35,12 +37,12 @@ _QA_TRIPLES = """Based on the triples, answer the question. Each triple is "(hea
 
 Example
 Triples:
-(Gisela, sibling, Lothair II)
-(Ermengarde of Tours, died on, 20 March 851)
-(Lothair II, son of, Ermengarde of Tours)
-Question: When did Lothair II's mother die?
-Explanation: Lothair II is the son of Ermengarde of Tours, who died on 20 March 851.
-Answer: 20 March 851
+(Tarn 4, released in, 1974)
+(Oskel Optics, founded in, Brevik)
+(Tarn 4, manufactured by, Oskel Optics)
+Question: In which town was the maker of the Tarn 4 camera founded?
+Explanation: The Tarn 4 is manufactured by Oskel Optics, which was founded in Brevik.
+Answer: Brevik
 
 Triples:
 {evidence}
@@ -63,15 +65,15 @@ from the question. Drop paths that reach the answer through a relation the quest
 "+n similar" means the candidate stands for n more paths with the same relations.
 
 Example
-Question: Which country borders Spain and has Paris as its capital?
-Answer: France
+Question: Which town on the Hollin river has Ostra Hall as its town hall?
+Answer: Pellam
 Candidates:
-0. Spain → [borders] → France
-1. Spain → [official language] → Spanish → [spoken in] → France
-2. France → [capital] → Paris
-3. Spain → [capital] → Madrid
-{{"explanation": "0 states the bordering the question asks for and 2 the capital constraint; 1 reaches France \
-through a shared language, which is not bordering; 3 is about Spain's capital.", "selected": [0, 2]}}
+0. Hollin → [flows through] → Pellam
+1. Hollin → [named after] → Hollin Vale → [region of] → Pellam
+2. Pellam → [town hall] → Ostra Hall
+3. Hollin → [source] → Mount Dray
+{{"explanation": "0 states the river the question asks for and 2 the town-hall constraint; 1 reaches Pellam \
+through a name, which is not the river's course; 3 is about the river's source.", "selected": [0, 2]}}
 
 Question: {query}
 Answer: {answers}

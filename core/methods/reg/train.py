@@ -199,6 +199,11 @@ def train_retriever(sups: Sequence[Supervision], graph: KnowledgeGraph, qvecs: d
         ex[name].append(e)
     counts.update({f"{k}_examples": len(v) for k, v in ex.items()})
     notes: list[str] = []
+    if cfg.supervision == "refined":
+        _check_refined(counts)
+        if counts["weak_fallback"]:
+            notes.append(f"{counts['weak_fallback']} of {counts['questions']} questions kept the weak shortest-path "
+                         "labels (no usable LLM selection for them); the rest are refined.")
     if not ex["train"] or not ex["val"]:
         from core.errors import ConfigError
 
@@ -213,10 +218,20 @@ def train_retriever(sups: Sequence[Supervision], graph: KnowledgeGraph, qvecs: d
     base = evaluate(base_scores, ex["test"], graph, cfg.recall_k)
     ret.manifest.update({"embedder": embedder_id, "graph_hash": graph_hash, "supervision": cfg.supervision,
                          "hops": cfg.hops, "best_epoch": best_epoch, "test": test, "baseline_test": base,
-                         "split": split, "config": asdict(cfg), "counts": counts})
+                         "split": split, "config": asdict(cfg), "counts": counts, "notes": notes})
     res = TrainResult(cfg.supervision, asdict(cfg), curves, best_epoch, split, test, base, counts, ret.device,
                       time.perf_counter() - t0, notes=notes)
     return ret, res
+
+
+def _check_refined(counts: dict[str, int]) -> None:
+    """A "refined" run with no LLM selection at all is a weak run: refuse it rather than save it as refined."""
+    if counts.get("refined_by_llm", 0) == 0:
+        from core.errors import ConfigError
+
+        raise ConfigError(f"Refined supervision (ReG §4.1) needs the LLM's selections, but none of the "
+                          f"{counts.get('questions', 0)} questions got one (the LLM is 'none' or every call failed). "
+                          "Nothing was saved. Pass --llm local, local-small or openai, or train with --supervision weak.")
 
 
 def train_reg(workspace: Any, questions: str | Path, *, backends: Any, cfg: TrainConfig | None = None,
@@ -241,6 +256,8 @@ def train_reg(workspace: Any, questions: str | Path, *, backends: Any, cfg: Trai
     items = load_qa(questions, graph)[:limit] if limit else load_qa(questions, graph)
     refine = cfg.supervision == "refined"
     llm = backends.llm
+    if refine and not llm.available:
+        _check_refined({"questions": len(items), "refined_by_llm": 0})
     cache_path = workspace.path / "reg" / f"selections-{_slug(llm.model_id)}.json"
     store: dict[str, Any] = {}
     if refine and cache and cache_path.exists():

@@ -1,7 +1,10 @@
 """γ: answer generation from matched subgraphs (sg_rag.txt §4.4, Appendix I, Table 15).
 
-The relation paragraph turns each edge into "Node h is related to Node t via: [relation : r]."
-(Table 15 Step 2); the LLM must answer with one of the entity labels mentioned (Step 3) — an answer
+The context holds *all* matched subgraphs (§4.4: "semantic labels and descriptions from all subgraphs
+g ∈ S"), best first: each edge as "Node h is related to Node t via: [relation : r]." (Table 15 Step 2)
+and each node that has a description as "Node v: <description>.", cut where the whole prompt would
+pass the §5 budget of 1,200 tokens (:func:`build_context`; the trace records tokens, subgraphs kept
+and sentences dropped); the LLM must answer with one of the entity labels mentioned (Step 3) — an answer
 outside that set, or one that is no answer at all (a refusal, a JSON fragment:
 :func:`core.backends.llm.check_answer`), is rejected (JSON validation, the model is told why and
 asked again) and the stage falls back visibly.
@@ -39,7 +42,15 @@ class Answer:
     paragraph: str
 
 
-def context_edges(assembly: Assembly, *, top: int = 5) -> list[int]:
+#: Characters of one node description in the context (ours: one long description must not eat the budget).
+DESCRIPTION_CHARS = 400
+
+
+def context_edges(assembly: Assembly, *, top: int | None = None) -> list[int]:
+    """Edges of every matched subgraph (§4.4: "from all subgraphs g ∈ S"), best first; g'' after the fallback.
+
+    ``top`` keeps only the first ``top`` subgraphs (used by views; the answer step takes all of them
+    and lets the token budget decide)."""
     if assembly.fallback:
         return list(assembly.fallback_edges)
     out: list[int] = []
@@ -48,9 +59,104 @@ def context_edges(assembly: Assembly, *, top: int = 5) -> list[int]:
     return out
 
 
+@dataclass(frozen=True)
+class Context:
+    """The Table 15 context: relation sentences and node descriptions, cut to the token budget."""
+
+    edges: tuple[int, ...]  #: edges whose relation sentence is in the context
+    pieces: tuple[str, ...]  #: sentences in order: per subgraph its relations, then its nodes' descriptions
+    tokens: int  #: tokens of the whole answer prompt (system + user)
+    budget: int
+    subgraphs_total: int
+    subgraphs_used: int  #: subgraphs whose every piece fits (a partly cut subgraph is not counted)
+    dropped_pieces: int
+    tokenizer: str
+    descriptions: int  #: node-description sentences in the context
+
+
+def _groups(assembly: Assembly) -> list[tuple[int, ...]]:
+    if assembly.fallback:
+        return [tuple(assembly.fallback_edges)]
+    return [tuple(s.edges) for s in assembly.subgraphs]
+
+
+def build_context(query: str, assembly: Assembly, graph: KnowledgeGraph, *, budget: int = 1200,
+                  llm: LLM | None = None) -> Context:
+    """Relation sentences and node descriptions of all matched subgraphs under ``budget`` tokens (§4.4, §5).
+
+    SG-RAG §4.4: γ "extracts semantic labels and descriptions from all subgraphs g ∈ S"; §5 fixes the
+    answer model's context at 1,200 tokens per query. Subgraphs are taken best first; for each, its new
+    relation sentences (Table 15 Step 2) and then a description sentence for each new node that has one
+    ("Node X: <description>."). Pieces are added while the whole prompt — system, relations, the entity
+    labels the answer may use, the question — stays within ``budget`` tokens, counted with the answering
+    model's tokenizer when it has one (:func:`core.methods.reg.tokens.count_tokens`); the first piece that
+    does not fit ends the context, and the final prompt is re-counted and cut until it fits.
+    """
+    from core.methods.reg.tokens import count_tokens
+
+    pieces: list[tuple[str, int | None, int | None]] = []  # (sentence, edge or None, subgraph index)
+    seen_e: set[int] = set()
+    seen_v: set[int] = set()
+    groups = _groups(assembly)
+    for gi, eids in enumerate(groups):
+        nodes: list[int] = []
+        for e in eids:
+            if e in seen_e:
+                continue
+            seen_e.add(e)
+            h, t = int(graph.edge_head[e]), int(graph.edge_tail[e])
+            pieces.append((f"Node {graph.node_names[h]} is related to Node {graph.node_names[t]} via: "
+                           f"[relation : {graph.edge_relation[e]}].", e, gi))
+            nodes += [v for v in (h, t) if v not in seen_v and v not in nodes]
+        for v in nodes:
+            seen_v.add(v)
+            d = graph.node_descriptions[v].strip()
+            if d:
+                d = d if len(d) <= DESCRIPTION_CHARS else d[:DESCRIPTION_CHARS].rsplit(" ", 1)[0] + " …"
+                pieces.append((f"Node {graph.node_names[v]}: {d.rstrip('.')}.", None, gi))
+
+    def prompt(k: int) -> str:
+        kept = pieces[:k]
+        labels = _labels(graph, [e for _, e, _ in kept if e is not None])
+        return prompts.ANSWER_SYSTEM + "\n" + prompts.answer_user(query, prompts.relation_paragraph(
+            [p for p, _, _ in kept]), labels)
+
+    counts, tokenizer = count_tokens([prompt(0), *(p for p, _, _ in pieces)], llm)
+    base, sizes = counts[0], counts[1:]
+    k, used = 0, base
+    for size, (_, edge, _) in zip(sizes, pieces):
+        extra = size + (_label_tokens(graph, edge) if edge is not None else 0)
+        if used + extra > budget:
+            break
+        used += extra
+        k += 1
+    total = count_tokens([prompt(k)], llm)[0][0]
+    while k > 0 and total > budget:  # the sum of parts is an estimate; the whole prompt is what counts
+        k -= 1
+        total = count_tokens([prompt(k)], llm)[0][0]
+    kept = pieces[:k]
+    complete = sum(1 for gi in range(len(groups)) if all(i < k for i, p in enumerate(pieces) if p[2] == gi))
+    return Context(tuple(e for _, e, _ in kept if e is not None), tuple(p for p, _, _ in kept), total, budget,
+                   len(groups), complete, len(pieces) - k, tokenizer, sum(1 for _, e, _ in kept if e is None))
+
+
+def _labels(graph: KnowledgeGraph, eids: list[int]) -> list[str]:
+    allowed: list[str] = []
+    for e in eids:
+        for v in (int(graph.edge_head[e]), int(graph.edge_tail[e])):
+            if graph.node_names[v] not in allowed:
+                allowed.append(graph.node_names[v])
+    return allowed
+
+
+def _label_tokens(graph: KnowledgeGraph, e: int) -> int:
+    """A rough allowance for the two labels an edge adds to the answer-label list (re-counted at the end)."""
+    return 2 + (len(graph.node_names[int(graph.edge_head[e])]) + len(graph.node_names[int(graph.edge_tail[e])])) // 3
+
+
 def generate_answer(query: str, qg: QueryGraph, assembly: Assembly, graph: KnowledgeGraph, llm: LLM, *,
                     node_vecs: np.ndarray | None = None, qvec: np.ndarray | None = None, max_tokens: int = 128,
-                    trace: Trace | None = None) -> Answer:
+                    context_tokens: int = 1200, trace: Trace | None = None) -> Answer:
     """γ: Table 15 prompt over the matched subgraphs (or g''), restricted to their entity labels.
 
     Parameters
@@ -67,16 +173,18 @@ def generate_answer(query: str, qg: QueryGraph, assembly: Assembly, graph: Knowl
     tr = trace if trace is not None else Trace("sgrag", query)
     with tr.timed("answer", "Answer (Table 15 prompt, restricted to matched entity labels)",
                   section="SG-RAG §4.4, App. I, Table 15") as step:
-        eids = context_edges(assembly)
-        sentences = [f"Node {graph.node_names[int(graph.edge_head[e])]} is related to Node "
-                     f"{graph.node_names[int(graph.edge_tail[e])]} via: [relation : {graph.edge_relation[e]}]."
-                     for e in eids]
-        paragraph = prompts.relation_paragraph(sentences)
-        allowed: list[str] = []
-        for e in eids:
-            for v in (int(graph.edge_head[e]), int(graph.edge_tail[e])):
-                if graph.node_names[v] not in allowed:
-                    allowed.append(graph.node_names[v])
+        ctx = build_context(query, assembly, graph, budget=context_tokens, llm=llm)
+        eids = list(ctx.edges)
+        paragraph = prompts.relation_paragraph(list(ctx.pieces))
+        allowed = _labels(graph, eids)
+        step.data.update({"context_tokens": ctx.tokens, "context_budget": ctx.budget, "tokenizer": ctx.tokenizer,
+                          "subgraphs_total": ctx.subgraphs_total, "subgraphs_in_context": ctx.subgraphs_used,
+                          "pieces_dropped": ctx.dropped_pieces,
+                          "descriptions": ctx.descriptions})
+        if ctx.dropped_pieces:
+            step.data["context_note"] = (f"the context budget of {ctx.budget} tokens (SG-RAG §5) held {len(ctx.pieces)} of "
+                             f"{len(ctx.pieces) + ctx.dropped_pieces} relation/description sentences "
+                             f"({ctx.subgraphs_used} of {ctx.subgraphs_total} subgraphs complete)")
         unk = set(qg.unknown_ids)
         bindings: list[str] = []
         for s in assembly.subgraphs:

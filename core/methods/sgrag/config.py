@@ -47,6 +47,9 @@ class SGRAGConfig(MethodConfig):
                                      "the most query-similar first.")
     max_chunks: int = _f(15, "Provenance chunks returned as ranked_chunks.")
     answer_max_tokens: int = _f(128, "Token limit for the answer (Table 15 prompt).")
+    context_tokens: int = _f(1200, "Token budget of the whole answer prompt (§5: 'a context window fixed at 1,200 "
+                                   "tokens per query'): relation sentences and node descriptions of all matched "
+                                   "subgraphs, best first, until it is full (enforced, recorded in the trace).")
     seed: int = _f(0, "Seed of the dominance model, the semantic projection and sampled substructures.")
 
     def validate(self) -> None:
@@ -69,6 +72,8 @@ class SGRAGConfig(MethodConfig):
             ("max_fallback_edges", self.max_fallback_edges >= 0, "an integer >= 0"),
             ("max_chunks", self.max_chunks >= 1, "an integer >= 1"),
             ("answer_max_tokens", self.answer_max_tokens >= 1, "an integer >= 1"),
+            ("context_tokens", self.context_tokens >= 100, "an integer >= 100 (the prompt's instructions alone "
+                                                           "take ~100 tokens)"),
         ]
 
 

@@ -183,11 +183,18 @@ def run(query: str, workspace: Workspace, *, config: SGRAGConfig | None = None, 
     t0 = time.perf_counter()
     prep = prepare(workspace, backends.embedder, config=cfg, dominance=dominance)
     m = prep.model
+    use_filter = cfg.dominance_filter and m.converged
+    not_converged = ""
+    if cfg.dominance_filter and not m.converged:  # a model that violates Eq. 14 on training pairs would prune true matches
+        not_converged = (f"the dominance model did not converge (loss {m.losses[-1] if m.losses else float('nan'):.4g} "
+                         f"after {m.epochs} epochs, Alg. 2 stops at 0), so the dominance filter is disabled for this "
+                         "question: matching is label-only (raise DominanceConfig.max_epochs to retrain)")
     trace.add("dominance_model", "Dominance model ℳ (GAT over 1-hop stars)", {
         "from_cache": m.from_cache, "epochs": m.epochs, "converged": m.converged, "final_loss": m.losses[-1] if m.losses else 0.0,
         "losses": list(m.losses), "device": m.device, "dim": m.config.dim, "train_seconds": round(m.seconds, 3),
-        "key": m.key, "cache_note": m.note}, seconds=time.perf_counter() - t0, section="SG-RAG §4.2, App. C, Alg. 2",
-        fallback=m.note)
+        "key": m.key, "cache_note": m.note, "dominance_filter": use_filter},
+        seconds=time.perf_counter() - t0, section="SG-RAG §4.2, App. C, Alg. 2",
+        fallback="; ".join(x for x in (m.note, not_converged) if x))
     qvec = backends.embed_query(query)
     qg = extract_query_graph(query, graph, backends.llm, trace=trace)
     norm = normalize_entities(qg, workspace, backends.embedder, prep.labels, k=cfg.normalize_k,
@@ -206,7 +213,7 @@ def run(query: str, workspace: Workspace, *, config: SGRAGConfig | None = None, 
         try:
             dec = decompose(qg, cfg.l, trace=trace)
             t1 = time.perf_counter()
-            ix = prep.index(graph, dec.l, dominance=cfg.dominance_filter)
+            ix = prep.index(graph, dec.l, dominance=use_filter)
             trace.add("index", f"Path index I_{dec.l} (R*-tree)", {
                 "l": dec.l, "paths": len(ix.paths), "dimension": ix.dimension, "sem_dims": ix.sem_dims,
                 "dom_dims_per_node": ix.dom_dims, "build_seconds": round(ix.build_seconds, 3)},
@@ -215,7 +222,7 @@ def run(query: str, workspace: Workspace, *, config: SGRAGConfig | None = None, 
                                    max_instantiations=cfg.max_instantiations, intersect=cfg.intersect_completion,
                                    label_names=prep.labels.names, trace=trace)
             matches = retrieve(qg, dec.paths, comp.instantiations, ix,
-                               model=m if cfg.dominance_filter else None, label_vecs=prep.label_vecs,
+                               model=m if use_filter else None, label_vecs=prep.label_vecs,
                                tolerance=cfg.tolerance, trace=trace)
             asm = assemble(qg, matches, ix, graph, edge_vecs, qvec, max_subgraphs=cfg.max_subgraphs,
                            max_combinations=cfg.max_combinations, trace=trace)
@@ -230,7 +237,7 @@ def run(query: str, workspace: Workspace, *, config: SGRAGConfig | None = None, 
         asm = fallback_neighbourhood(graph, known_nodes, edge_vecs, qvec, max_edges=cfg.max_fallback_edges,
                                      reason=reason, trace=trace)
     ans = generate_answer(query, qg, asm, graph, backends.llm, node_vecs=node_vecs, qvec=qvec,
-                          max_tokens=cfg.answer_max_tokens, trace=trace)
+                          max_tokens=cfg.answer_max_tokens, context_tokens=cfg.context_tokens, trace=trace)
     chunks = _ranked_chunks(graph, asm, edge_vecs, qvec, cfg.max_chunks)
     return SGRAGResult(query, cfg, qg, norm, dec, comp, matches, asm, ans, chunks, trace)
 

@@ -1,4 +1,5 @@
-"""§3.6 chunk ranking: the interleaved and the support order, checked against a hand-worked case."""
+"""§3.6 chunk ranking: the paper's context (G_final's chunks only, the default) and our interleaved
+"+dense fill" option, checked against a hand-worked case."""
 
 from __future__ import annotations
 
@@ -33,17 +34,29 @@ def graph_and_vectors():
 
 def test_interleave_alternates_support_and_query_similarity(graph_and_vectors):
     g, cv, q, ev = graph_and_vectors
-    out = rank_evidence_chunks(ev, g, cv, q, ["c2", "c3", "c4"], max_chunks=15)
+    out = rank_evidence_chunks(ev, g, cv, q, ["c2", "c3", "c4"], max_chunks=15, ranking="interleave")
     # support: c0 (2 edges) > c1; cosine over {c0, c1} ∪ preview: c3, c1, c4, c2, c0
     assert [c.chunk_id for c in out] == ["c0", "c3", "c1", "c4", "c2"]
     assert [c.source for c in out] == ["evidence", "preview", "evidence", "preview", "preview"]
     assert all(a.score > b.score for a, b in itertools.pairwise(out))
-    assert [c.chunk_id for c in rank_evidence_chunks(ev, g, cv, q, ["c2", "c3", "c4"], max_chunks=3)] == ["c0", "c3", "c1"]
+    assert [c.chunk_id for c in rank_evidence_chunks(ev, g, cv, q, ["c2", "c3", "c4"], max_chunks=3,
+                                                      ranking="interleave")] == ["c0", "c3", "c1"]
+
+
+def test_default_is_the_papers_context_only_chunks_linked_to_g_final(graph_and_vectors):
+    """§3.6: the context is G_final's triples plus the chunks linked to G_final — no pre-retrieved chunk,
+    however similar to the query (c3 has cosine 0.9, the evidence chunk c0 only 0.1)."""
+    g, cv, q, ev = graph_and_vectors
+    out = rank_evidence_chunks(ev, g, cv, q, ["c2", "c3", "c4"])
+    assert [c.chunk_id for c in out] == ["c0", "c1"]
+    assert {c.source for c in out} == {"evidence"}
+    empty = EvidenceGraph(nodes=(), edges=(), node_rank={}, edge_rank={})
+    assert rank_evidence_chunks(empty, g, cv, q, ["c2", "c3"]) == ()
 
 
 def test_support_order_fills_with_preview(graph_and_vectors):
     g, cv, q, ev = graph_and_vectors
-    out = rank_evidence_chunks(ev, g, cv, q, ["c2", "c3", "c4"], ranking="support")
+    out = rank_evidence_chunks(ev, g, cv, q, ["c2", "c3", "c4"], ranking="support", fill_with_preview=True)
     assert [c.chunk_id for c in out] == ["c0", "c1", "c2", "c3", "c4"]
     assert [c.chunk_id for c in rank_evidence_chunks(ev, g, cv, q, ["c2"], ranking="support",
                                                       fill_with_preview=False)] == ["c0", "c1"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -15,6 +16,13 @@ from core.methods.baselines.dense import run as dense_run
 from core.methods.bubblerag import BubbleConfig, run
 from core.trace import Trace
 from tests.fakes import ScriptedLLM
+
+#: Every fallback a BubbleRAG stage may record with an LLM configured: the LLM failed (llm_steps), its
+#: answer was unusable, a reasoning hop fell back to similarity, or the graph itself (no collision, |V'| cap,
+#: no preview chunk). A message outside these is a fallback nobody documented.
+KNOWN_FALLBACK = re.compile(r"^(LLM (output unusable|call failed|call skipped)|the LLM's answer was unusable \(|"
+                            r"CEG \d+ hop \d+: LLM |no bubbles collided|\|V'\| would exceed|"
+                            r"no preview chunks to confirm)")
 
 MATRIX_Q = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
 LOTHAIR_Q = "When did Lothair II's mother die?"
@@ -132,6 +140,8 @@ def test_broken_llm_output_takes_visible_fallbacks(demo, minilm):
     by = {s.stage: s for s in r.trace.steps}
     for stage in ("keywords", "grouping"):
         assert "unusable" in by[stage].fallback
+    for step in r.trace.steps:
+        assert not step.fallback or KNOWN_FALLBACK.match(step.fallback), (step.stage, step.fallback)
     assert r.keywords.source == "heuristic" and r.groups.source == "embedding"
     assert r.answer  # the LLM's text answer is still returned
     assert r.trace.tokens > 0
@@ -149,26 +159,41 @@ def test_empty_question_is_rejected(tmp_path):
 @pytest.mark.slow
 @pytest.mark.timeout(2400)
 def test_all_100_musique_questions_run_in_none_mode(minilm, samples_root):
+    """The paper's context (§3.6: G_final's chunks only) against dense retrieval, and our "+dense fill"
+    option's delta, all measured in one run (issue 17). Measured on 2026-11-23 (MiniLM, `none` mode):
+    paper default R@5 58.2 / R@10 62.0, interleave (+dense fill) 67.2 / 76.8, dense 62.2 / 70.3 — in
+    `none` mode the paper's context is *below* dense at R@5 (−4.0); the option adds +9.0."""
+    from core.methods.bubblerag.answer import rank_evidence_chunks
+
     ws = ensure_sample_workspace("musique", minilm, root=samples_root)
     questions = json.loads(ws.questions_path.read_text())
     b = Backends(minilm, get_llm("none"))
     hits = 0
     by_content = {(c.title, c.text): c.id for c in ws.graph.chunks}
-    r5_bubble, r5_dense = [], []
+    cv = ws.index("chunks").vectors
+    r5 = {"paper": [], "interleave": [], "dense": []}
     for q in questions:
         r = run(q["question"], ws, backends=b)
         assert r.ranked_chunks and len(r.chunks) <= 15
         ids = [c.chunk_id for c in r.ranked_chunks]
         assert len(set(ids)) == len(ids)
+        assert {c.source for c in r.chunks} <= {"evidence", "preview"}
+        if not r.early_exit:  # the paper's context: only chunks the evidence graph cites
+            assert {c.source for c in r.chunks} == {"evidence"}
         gold = {by_content[(p["title"], p["paragraph_text"])] for p in q["paragraphs"] if p["is_supporting"]}
         hits += bool(gold & set(ids))
-        r5_bubble.append(recall_at_k(ids, gold, 5))
-        r5_dense.append(recall_at_k([c.chunk_id for c in dense_run(q["question"], ws, backends=b).ranked_chunks], gold, 5))
-    assert hits >= 80, f"only {hits}/100 questions retrieved any gold passage"
-    # BubbleRAG's claim over dense retrieval on multi-hop questions (issue 6): R@5 at least 5 points
-    # above dense, measured in the same run (67.6 vs 62.2 when the interleaved chunk ranking landed).
-    bubble, dense = 100 * sum(r5_bubble) / 100, 100 * sum(r5_dense) / 100
-    assert bubble >= dense + 5, f"BubbleRAG R@5 {bubble:.1f} vs dense {dense:.1f}"
+        r5["paper"].append(recall_at_k(ids, gold, 5))
+        mixed = ids if r.evidence is None else [c.chunk_id for c in rank_evidence_chunks(
+            r.evidence, ws.graph, cv, b.embed_query(q["question"]), r.pre.chunk_ids, ranking="interleave")]
+        r5["interleave"].append(recall_at_k(mixed, gold, 5))
+        r5["dense"].append(recall_at_k([c.chunk_id for c in dense_run(q["question"], ws, backends=b).ranked_chunks],
+                                       gold, 5))
+    paper, mixed, dense = (100 * sum(r5[k]) / len(questions) for k in ("paper", "interleave", "dense"))
+    figures = f"hits {hits}, R@5 paper {paper:.1f}, +dense fill {mixed:.1f}, dense {dense:.1f}"
+    assert hits >= 75, figures
+    assert paper >= 56.0, figures  # measured 58.2: the paper-faithful default, `none` mode
+    assert mixed >= paper + 7.0, figures  # the option's delta (measured +9.0)
+    assert mixed >= dense + 3.0, figures  # measured +5.0
 
 
 @pytest.mark.model
@@ -195,5 +220,32 @@ def test_five_questions_with_the_real_local_llm(demo, minilm):
             used_llm += (r.keywords.source == "llm") + (r.groups.source == "llm")
             # whatever the small model produced, every stage either used it or said why not
             for s in r.trace.steps:
-                assert s.fallback == "" or "LLM" in s.fallback or "none" in s.fallback or "preview" in s.fallback
+                assert not s.fallback or KNOWN_FALLBACK.match(s.fallback), (s.stage, s.fallback)
     assert used_llm >= 3, "the LLM path should succeed for most stages of most questions"
+
+
+@pytest.mark.model
+def test_without_ceg_ranking_the_first_valid_ceg_alone_reaches_the_answer(demo, none_backends):
+    """§4.3 ablation switch: Eq. 5 is not used; the first CEG of the expansion is the only one expanded."""
+    full = run(MATRIX_Q, demo, backends=none_backends)
+    ablated = run(MATRIX_Q, demo, config=BubbleConfig(ceg_ranking=False), backends=none_backends)
+    first = min(full.expansion.cegs, key=lambda c: c.index)
+    assert [x.ceg.index for x in ablated.ranked] == [first.index]
+    assert [x.ceg_index for x in ablated.reasoning.expanded] == [first.index]
+    step = ablated.trace.stage("ranking")[0]
+    assert step.data["ceg_ranking"] is False and "first valid CEG" in step.title
+    assert len(full.ranked) > 1  # the full method ranks every CEG
+
+
+@pytest.mark.model
+def test_default_context_is_only_g_finals_chunks_and_interleave_is_an_option(demo, none_backends):
+    """§3.6 by default: every source chunk is cited by G_final; 'interleave' (ours: +dense fill) adds
+    pre-retrieved chunks, marked 'preview'."""
+    r = run(LOTHAIR_Q, demo, backends=none_backends)
+    cited = {c for e in r.evidence.edges for c in demo.graph.edge_chunks[e]}
+    cited |= {c for v in r.evidence.nodes for c in demo.graph.node_chunks[v]}
+    assert r.chunks and {c.source for c in r.chunks} == {"evidence"}
+    assert {c.chunk_id for c in r.chunks} <= cited
+    mixed = run(LOTHAIR_Q, demo, config=BubbleConfig(chunk_ranking="interleave"), backends=none_backends)
+    assert {c.chunk_id for c in mixed.chunks if c.source == "preview"} <= set(mixed.pre.chunk_ids)
+    assert len(mixed.chunks) >= len(r.chunks)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -53,3 +54,16 @@ def test_ranking_is_deterministic_and_scores_finite():
     assert zero[0].score == pytest.approx(1e6)
     with pytest.raises(ValueError, match="alpha must be >= 0"):
         rank_cegs(cegs, COST, W, alpha=-1)
+
+
+def test_without_ceg_ranking_the_first_valid_ceg_is_kept_alone():
+    """§4.3 "w/o CEG ranking": the first CEG the expansion returned, whatever Eq. 5 would say."""
+    from core.methods.bubblerag.ranking import first_valid_ceg
+
+    ranked = rank_cegs([PARTIAL, FULL], COST, W, alpha=10.0)
+    assert ranked[0].ceg is FULL  # Eq. 5 with AND semantics prefers the complete CEG ...
+    first = first_valid_ceg([PARTIAL, FULL], COST, W, alpha=10.0)
+    assert [x.ceg for x in first] == [FULL]  # ... FULL has discovery index 0, PARTIAL 1
+    late_full = dataclasses.replace(FULL, index=5)
+    assert [x.ceg for x in first_valid_ceg([late_full, PARTIAL], COST, W, alpha=10.0)] == [PARTIAL]
+    assert first_valid_ceg([], COST, W) == ()

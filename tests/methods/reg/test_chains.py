@@ -55,10 +55,10 @@ def test_cycles_do_not_loop() -> None:
 
 def test_unanchored_triples_are_kept_last_or_dropped() -> None:
     ts = [T("a", "r", "b"), T("x", "p", "y"), T("y", "q", "z")]
-    chains, _ = expand_chains(ts, ["a"])
+    chains, _ = expand_chains(ts, ["a"], keep_unanchored=True)  # ours
     assert texts(chains) == ["a → [r] → b", "x → [p] → y → [q] → z"]
     assert [c.direction for c in chains] == ["forward", "unanchored"]
-    assert texts(expand_chains(ts, ["a"], keep_unanchored=False)[0]) == ["a → [r] → b"]
+    assert texts(expand_chains(ts, ["a"])[0]) == ["a → [r] → b"]  # the paper's expansion (default) drops them
 
 
 def test_multi_answer_merging_same_root_same_relation_path() -> None:
@@ -73,8 +73,8 @@ def test_multi_answer_merging_same_root_same_relation_path() -> None:
 def test_multi_answer_merging_keeps_distinct_intermediates_apart_unless_literal() -> None:
     ts = [T("q", "r1", "b"), T("b", "r2", "x"), T("q", "r1", "c"), T("c", "r2", "y")]
     chains, _ = expand_chains(ts, ["q"])
-    assert len(merge_answers(chains, mode="same_prefix")) == 2
-    lit = merge_answers(chains, mode="relation_path")
+    assert len(merge_answers(chains, mode="same_prefix")) == 2  # ours
+    lit = merge_answers(chains)  # D.4.2 as stated (the default): same root, same relation path
     assert texts(lit) == ["q → [r1] → {b; c} → [r2] → {x; y}"]
 
 
@@ -106,7 +106,7 @@ def test_chains_use_only_retrieved_triples_and_cover_all_when_keeping_unanchored
     from core.methods.reg.chains import triples_from_edges
 
     ts = triples_from_edges(matrix_graph, range(matrix_graph.n_edges))
-    r = reorganize(ts, ["Keanu Reeves", "Laurence Fishburne"], max_length=4)
+    r = reorganize(ts, ["Keanu Reeves", "Laurence Fishburne"], max_length=4, keep_unanchored=True)
     triple_set = {(t.head, t.relation, t.tail) for t in ts}
     for c in r.chains:
         for m in c.members:

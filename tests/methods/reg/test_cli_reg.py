@@ -24,7 +24,14 @@ def demo_path(tmp_path):
 
 
 def test_train_reg_then_ask_uses_the_trained_model(demo_path, capsys) -> None:
+    from core.methods.reg.pipeline import NOT_TRAINED_NOTICE
+
     ws, qa = demo_path
+    ask = ["ask", "Who played Agent Smith?", "--workspace", str(ws), "--method", "reg", "--embedder", "hashing"]
+    assert main(ask) == 0  # before training: the cosine fallback, and every output says it is not ReG's retriever
+    assert f"NOTE: {NOT_TRAINED_NOTICE}" in capsys.readouterr().out
+    assert main([*ask, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["notices"] == [NOT_TRAINED_NOTICE]
     args = ["train-reg", "--workspace", str(ws), "--questions", str(qa), "--embedder", "hashing", "--epochs", "3",
             "--json"]
     assert main(args) == 0
@@ -39,14 +46,27 @@ def test_train_reg_then_ask_uses_the_trained_model(demo_path, capsys) -> None:
     out = json.loads(capsys.readouterr().out)
     assert out["method"] == "reg" and out["chunks"]
     assert not any("egx train-reg" in f for f in out["fallbacks"])  # the trained model was found
+    assert out["notices"] == []
 
 
-def test_refined_without_llm_says_it_keeps_weak_labels(demo_path, capsys) -> None:
+def test_refined_without_llm_is_refused_and_nothing_is_saved(demo_path, capsys) -> None:
+    """A "refined" run with --llm none would train on weak labels: it must not be saved as refined."""
     ws, qa = demo_path
     assert main(["train-reg", "--workspace", str(ws), "--questions", str(qa), "--embedder", "hashing", "--epochs", "2",
-                 "--supervision", "refined", "--out", str(ws / "reg" / "refined")]) == 0
-    cap = capsys.readouterr()
-    assert "keeps the weak shortest-path labels" in cap.err and "Saved to" in cap.out
+                 "--supervision", "refined", "--out", str(ws / "reg" / "refined")]) == 2
+    err = capsys.readouterr().err
+    assert "--supervision refined needs an LLM to select the supervision (ReG §4.1)" in err
+    assert "--supervision weak" in err
+    assert not (ws / "reg" / "refined").exists()
+
+
+def test_refined_training_with_no_llm_selection_is_refused() -> None:
+    from core.errors import ConfigError
+    from core.methods.reg.train import _check_refined
+
+    with pytest.raises(ConfigError, match=r"none of the 7 questions got one .* Nothing was saved\."):
+        _check_refined({"questions": 7, "refined_by_llm": 0, "weak_fallback": 7})
+    _check_refined({"questions": 7, "refined_by_llm": 1, "weak_fallback": 6})  # partly refined: allowed, noted
 
 
 def test_ask_evidence_format_on_a_method_without_the_field(demo_path, capsys) -> None:

@@ -88,12 +88,38 @@ def test_fallback_when_no_entity(mg_ws, none_backends) -> None:
     assert "no edges" in r.trace.stage("fallback")[0].fallback
 
 
-def test_registered_and_ranked_chunks(mg_ws, none_backends) -> None:
-    runner = get_method("sgrag").run
-    r = runner(QUESTION, mg_ws, backends=none_backends)
-    # every matched edge's provenance chunk (CSV triples get one chunk per source file or none)
-    for c in r.ranked_chunks:
-        assert c.chunk_id in mg_ws.graph.chunk_index
+def test_registered_and_ranked_chunks(tmp_path, hashing) -> None:
+    """The ranked chunks are the provenance of the matched subgraph's edges: with one source chunk per
+    head entity, the Magnesium match cites exactly doc-magnesium (the old test looped over no chunks)."""
+    import csv
+
+    (tmp_path / "in").mkdir()
+    with (tmp_path / "in" / "t.csv").open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["head", "relation", "tail", "source"])
+        w.writerows([h, r, t, f"doc-{h.lower()}"] for h, r, t in MAGNESIUM_TRIPLES)
+    ws = create_workspace([tmp_path / "in" / "t.csv"], tmp_path / "ws", name="minerals-src", embedder=hashing)
+    r = get_method("sgrag").run(QUESTION, ws, backends=Backends(hashing, NoLLM()))
+    assert r.answer == "Magnesium" and not r.fallback
+    assert [c.chunk_id for c in r.ranked_chunks] == ["doc-magnesium"]
+    expected = {c for s in r.assembly.subgraphs for e in s.edges for c in ws.graph.edge_chunks[e]}
+    assert {c.chunk_id for c in r.ranked_chunks} == expected
+
+
+def test_a_dominance_model_that_did_not_converge_disables_the_filter(mg_ws, none_backends) -> None:
+    """A model that still violates Eq. 14 would prune true matches silently: the filter is off and the
+    trace says so; the label-only match still finds Magnesium."""
+    from core.methods.sgrag.config import DominanceConfig
+
+    r = run(QUESTION, mg_ws, backends=none_backends, dominance=DominanceConfig(max_epochs=1, margin=5.0))
+    step = r.trace.stage("dominance_model")[0]
+    assert step.data["converged"] is False and step.data["dominance_filter"] is False
+    assert "did not converge" in step.fallback and "dominance filter is disabled" in step.fallback
+    assert r.answer == "Magnesium"
+    ok = run(QUESTION, mg_ws, backends=none_backends)
+    ok_step = ok.trace.stage("dominance_model")[0]
+    assert ok_step.data["converged"] is True and ok_step.data["dominance_filter"] is True
+    assert "did not converge" not in ok_step.fallback
 
 
 def test_bad_input(mg_ws, none_backends) -> None:

@@ -1,0 +1,230 @@
+"""The papers' ablation rows (issue 17, item 7) run through the benchmark runner: ``egx ablate``.
+
+Each row is one method with one configuration change, named as the paper names it:
+
+=============  ==========================================================================================
+method         rows
+=============  ==========================================================================================
+bubblerag      full; w/o anchor specialization, w/o schema relaxation, w/o CEG ranking (§4.3, Table 3);
+               w/o reasoning-aware expansion (d = 0, §3.5; issue 17)
+fastinsight    full; w/o GRanker (α = 0: plain reranking, §3.3); w/o STeX's structural score (β = 0:
+               expansion by similarity only, §3.4)
+reg            weak vs refined supervision (§4.1, Table 5), each with evidence chains vs raw triples (§4.2);
+               the untrained cosine scorer as the floor. A row whose model folder is missing is skipped,
+               and the table says which ``egx train-reg`` command makes it.
+sgrag          full; w/o the dominance filter (label-only exact matching, §4.3); Algorithm 5 as printed
+               (no candidate intersection); NaiveRAG (dense retrieval, the first row of Table 5)
+=============  ==========================================================================================
+
+Every row runs in its own folder ``OUT/<row>/`` with :func:`core.eval.runner.run_benchmark` (so each row
+resumes like ``egx bench``: a rerun skips finished question × row pairs, and ``run.json`` pins the row's
+configuration); the rows' summaries are then written as one table, ``OUT/ablation.md`` and
+``OUT/ablation.json``. Columns: R@2/R@5/R@10 and the papers' answer metrics (:mod:`core.eval.paper_metrics`),
+with each row's delta to the full method.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from core.errors import ConfigError
+from core.fsio import atomic_write_text
+
+if TYPE_CHECKING:
+    from core.eval.datasets import Question
+    from core.index.workspace import Workspace
+    from core.methods.base import Backends
+
+ABLATION_MD = "ablation.md"
+ABLATION_JSON = "ablation.json"
+
+
+@dataclass(frozen=True)
+class AblationRow:
+    """One row: ``method`` run with ``overrides`` of its paper-default config."""
+
+    name: str  #: also the row's folder name
+    label: str  #: as the paper names it
+    method: str
+    overrides: dict[str, Any] = field(default_factory=dict)
+    needs_model: str = ""  #: ReG: a model folder (relative to the workspace) that must exist
+    train_hint: str = ""  #: the command that makes it
+
+
+def ablation_rows(method: str) -> tuple[AblationRow, ...]:
+    """The ablation rows of ``method`` (module docstring). Raises :class:`ConfigError` for another name."""
+    rows: dict[str, tuple[AblationRow, ...]] = {
+        "bubblerag": (
+            AblationRow("full", "BubbleRAG (full method)", "bubblerag"),
+            AblationRow("no-specialization", "w/o anchor specialization", "bubblerag", {"specialization": False}),
+            AblationRow("no-relaxation", "w/o schema relaxation", "bubblerag", {"relaxation": False}),
+            AblationRow("no-ceg-ranking", "w/o CEG ranking (first valid CEG)", "bubblerag", {"ceg_ranking": False}),
+            AblationRow("no-reasoning", "w/o reasoning-aware expansion (d = 0)", "bubblerag", {"d": 0}),
+        ),
+        "fastinsight": (
+            AblationRow("full", "FastInsight (full method)", "fastinsight"),
+            AblationRow("no-granker", "w/o GRanker (α = 0: plain reranking)", "fastinsight", {"alpha": 0.0}),
+            AblationRow("no-stex", "w/o STeX structure (β = 0: similarity-only expansion)", "fastinsight",
+                        {"beta": 0.0}),
+        ),
+        "reg": (
+            AblationRow("weak-chains", "weak supervision, evidence chains", "reg",
+                        {"model": "reg/weak", "untrained": "error", "evidence_format": "chains"}, "reg/weak",
+                        "egx train-reg --workspace WS --supervision weak --out WS/reg/weak"),
+            AblationRow("weak-triples", "weak supervision, raw triples", "reg",
+                        {"model": "reg/weak", "untrained": "error", "evidence_format": "triples"}, "reg/weak",
+                        "egx train-reg --workspace WS --supervision weak --out WS/reg/weak"),
+            AblationRow("refined-chains", "refined supervision, evidence chains", "reg",
+                        {"model": "reg/refined", "untrained": "error", "evidence_format": "chains"}, "reg/refined",
+                        "egx train-reg --workspace WS --supervision refined --llm local --out WS/reg/refined"),
+            AblationRow("refined-triples", "refined supervision, raw triples", "reg",
+                        {"model": "reg/refined", "untrained": "error", "evidence_format": "triples"}, "reg/refined",
+                        "egx train-reg --workspace WS --supervision refined --llm local --out WS/reg/refined"),
+            AblationRow("untrained", "untrained cosine scorer (not ReG's retriever)", "reg",
+                        {"model": "reg/none", "untrained": "cosine"}),
+        ),
+        "sgrag": (
+            AblationRow("full", "SG-RAG (full method)", "sgrag"),
+            AblationRow("no-dominance", "w/o dominance filter (label-only matching)", "sgrag",
+                        {"dominance_filter": False}),
+            AblationRow("alg5-as-printed", "Algorithm 5 as printed (no candidate intersection)", "sgrag",
+                        {"intersect_completion": False}),
+            AblationRow("naive-rag", "NaiveRAG (dense retrieval)", "dense"),
+        ),
+    }
+    if method not in rows:
+        raise ConfigError(f"egx ablate has no ablation rows for {method!r}; use one of {', '.join(rows)}.")
+    return rows[method]
+
+
+@dataclass(frozen=True)
+class AblationReport:
+    out_dir: Path
+    method: str
+    rows: tuple[dict[str, Any], ...]  #: one per row: name, label, status, metrics, paper metrics, deltas
+    ran: int
+    skipped: int
+    markdown: str
+
+
+COLUMNS = ("R@2", "R@5", "R@10")
+PAPER = ("F1", "Hit", "Hit@1", "Micro-F1", "ACC_L")
+
+
+def run_ablation(workspace: Workspace, questions: Sequence[Question], method: str, backends: Backends, *,
+                 out_dir: str | Path, limit: int | None = None, seed: int | None = None, cut: int = 5,
+                 rows: Sequence[str] | None = None, meta: dict[str, Any] | None = None,
+                 progress: Callable[[int, int, str], None] | None = None) -> AblationReport:
+    """Run the paper's ablation rows of ``method`` on ``questions`` and write one table.
+
+    Parameters
+    ----------
+    workspace, questions, backends
+        As for :func:`core.eval.runner.run_benchmark`.
+    method
+        ``bubblerag``, ``fastinsight``, ``reg`` or ``sgrag``.
+    out_dir
+        One sub-folder per row (each resumable), plus ``ablation.md`` and ``ablation.json``.
+    rows
+        Row names to run (default: all of the method's rows).
+
+    Returns
+    -------
+    AblationReport
+
+    Raises
+    ------
+    ConfigError
+        For a method without rows, an unknown row name, or what :func:`run_benchmark` refuses.
+    """
+    from core.eval.runner import run_benchmark
+    from core.methods.registry import get_method
+
+    all_rows = ablation_rows(method)
+    wanted = list(rows) if rows else [r.name for r in all_rows]
+    unknown = [n for n in wanted if n not in {r.name for r in all_rows}]
+    if unknown:
+        raise ConfigError(f"Unknown ablation row(s) {unknown} for {method}; the rows are "
+                          f"{[r.name for r in all_rows]}.")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    table: list[dict[str, Any]] = []
+    ran = skipped = 0
+    todo = [r for r in all_rows if r.name in wanted]
+    for i, row in enumerate(todo):
+        entry: dict[str, Any] = {"name": row.name, "label": row.label, "method": row.method,
+                                 "overrides": dict(row.overrides)}
+        overrides = dict(row.overrides)
+        if "model" in overrides:
+            overrides["model"] = str(Path(workspace.path) / overrides["model"])
+        if row.needs_model and not (Path(workspace.path) / row.needs_model / "manifest.json").exists():
+            entry["status"] = (f"skipped: no model in {Path(workspace.path) / row.needs_model}; make it with "
+                               f"`{row.train_hint.replace('WS', str(workspace.path))}`")
+            table.append(entry)
+            continue
+        cfg = get_method(row.method).make_config(**overrides)
+
+        def sub(done: int, total: int, msg: str, _i: int = i, _name: str = row.name) -> None:
+            if progress is not None:
+                progress(_i * total + done, len(todo) * total, f"{_name} · {msg}")
+
+        rep = run_benchmark(workspace, questions, [row.method], backends, out_dir=out / row.name, limit=limit,
+                            seed=seed, cut=cut, configs={row.method: cfg}, progress=sub,
+                            meta={**(meta or {}), "ablation": row.name, "overrides": row.overrides})
+        ran += rep.ran
+        skipped += rep.skipped
+        s = rep.summary["methods"][row.method]
+        entry.update({"status": "ok", "n": s["n"], "errors": s["errors"],
+                      "metrics": {k: s["metrics"].get(k) for k in COLUMNS},
+                      "paper": {k: s.get("paper", {}).get(k) for k in PAPER},
+                      "notices": s.get("notices", {}), "mean_s": s["latency"]["mean_s"]})
+        table.append(entry)
+    base = next((r for r in table if r["status"] == "ok"), None)
+    for r in table:
+        if r["status"] == "ok" and base is not None:
+            r["delta"] = {k: None if r["metrics"][k] is None or base["metrics"][k] is None
+                          else r["metrics"][k] - base["metrics"][k] for k in COLUMNS}
+    from core.eval.paper_metrics import NOT_COMPUTED
+
+    judged = backends.llm is not None and getattr(backends.llm, "available", False)
+    md = ablation_markdown(method, table, base["name"] if base else "",
+                           note="" if judged else f"ACC_L: {NOT_COMPUTED}.")
+    atomic_write_text(out / ABLATION_JSON, json.dumps({"method": method, "rows": table}, indent=1, ensure_ascii=False))
+    atomic_write_text(out / ABLATION_MD, md)
+    return AblationReport(out, method, tuple(table), ran, skipped, md)
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f}"
+
+
+def ablation_markdown(method: str, table: Sequence[dict[str, Any]], base: str, *, note: str = "") -> str:
+    """The ablation as one markdown table (figures in %, Δ against the first row that ran); ``note``
+    follows the table (e.g. that the LLM-judged column was not computed)."""
+    lines = [f"# Ablation: {method}", "",
+             f"Figures are percentages (mean over questions); Δ R@5 is against the row `{base}`."
+             if base else "No row ran.", "",
+             "| row | n | " + " | ".join(COLUMNS) + " | Δ R@5 | " + " | ".join(PAPER) + " | mean s |",
+             "|---|---:|" + "---:|" * (len(COLUMNS) + len(PAPER) + 2)]
+    notes = []
+    for r in table:
+        if r["status"] != "ok":
+            lines.append(f"| {r['label']} | – |" + " – |" * (len(COLUMNS) + len(PAPER) + 2))
+            notes.append(f"- {r['label']}: {r['status']}")
+            continue
+        d = r.get("delta", {}).get("R@5")
+        delta = "–" if d is None else f"{100 * d:+.1f}"
+        secs = "–" if r["mean_s"] is None else f"{r['mean_s']:.2f}"
+        lines.append(f"| {r['label']} | {r['n']} | " + " | ".join(_pct(r["metrics"][k]) for k in COLUMNS)
+                     + f" | {delta} | " + " | ".join(_pct(r["paper"][k]) for k in PAPER) + f" | {secs} |")
+        for text, n in r.get("notices", {}).items():
+            notes.append(f"- {r['label']} ({n} questions): {text}")
+    if note:
+        notes.append(f"- {note}")
+    if notes:
+        lines += ["", *notes]
+    return "\n".join(lines) + "\n"

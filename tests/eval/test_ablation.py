@@ -1,0 +1,74 @@
+"""`egx ablate` (issue 17, item 7): the papers' ablation rows through the benchmark runner, one table,
+resumable per row; ReG rows need their trained models and say how to make them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core.cli import main
+from core.errors import ConfigError
+from core.eval.ablation import ablation_rows
+
+
+def test_rows_are_the_papers():
+    labels = [r.label for r in ablation_rows("bubblerag")]
+    assert labels[1:4] == ["w/o anchor specialization", "w/o schema relaxation", "w/o CEG ranking (first valid CEG)"]
+    assert {r.name: r.overrides for r in ablation_rows("fastinsight")} == {
+        "full": {}, "no-granker": {"alpha": 0.0}, "no-stex": {"beta": 0.0}}
+    assert [r.name for r in ablation_rows("reg")][:4] == ["weak-chains", "weak-triples", "refined-chains",
+                                                          "refined-triples"]
+    with pytest.raises(ConfigError, match=r"egx ablate has no ablation rows for 'dense'; use one of bubblerag, "):
+        ablation_rows("dense")
+
+
+def test_ablate_bubblerag_on_demo_writes_one_table_and_resumes(tmp_path, capsys):
+    out = tmp_path / "abl"
+    args = ["ablate", "--method", "bubblerag", "--workspace", "demo", "--embedder", "hashing", "--limit", "2",
+            "--out", str(out)]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "# Ablation: bubblerag" in text and "10 runs now, 0 already done" in text
+    for label in ("BubbleRAG (full method)", "w/o anchor specialization", "w/o schema relaxation",
+                  "w/o CEG ranking (first valid CEG)", "w/o reasoning-aware expansion (d = 0)"):
+        assert f"| {label} | 2 |" in text
+    assert "ACC_L: not computed: no LLM is configured" in text
+    table = json.loads((out / "ablation.json").read_text())
+    assert [r["status"] for r in table["rows"]] == ["ok"] * 5 and table["rows"][0]["delta"]["R@5"] == 0.0
+    # each row ran with its own configuration, pinned in its run.json
+    run = json.loads((out / "no-ceg-ranking" / "run.json").read_text())
+    assert run["settings"]["overrides"] == {"ceg_ranking": False}
+    recs = [json.loads(x) for x in (out / "no-ceg-ranking" / "results.jsonl").read_text().splitlines()]
+    assert len(recs) == 2 and all(r["method"] == "bubblerag" for r in recs)
+    assert main(args) == 0  # resumed: nothing runs twice
+    assert "0 runs now, 10 already done" in capsys.readouterr().out
+    assert main([*args[:-2], "--rows", "full,nope", "--out", str(out)]) == 2
+    assert "Unknown ablation row(s) ['nope'] for bubblerag" in capsys.readouterr().err
+
+
+def test_ablate_reg_skips_rows_without_a_model_and_says_how_to_train(tmp_path, capsys):
+    from core.backends.embedders import HashingEmbedder
+    from core.index.workspace import ensure_sample_workspace
+
+    ws = ensure_sample_workspace("demo", HashingEmbedder(), root=tmp_path / "ws")
+    qa = tmp_path / "qa.json"
+    g = ws.graph
+    qa.write_text(json.dumps([{"id": f"q{e}", "question": f"What is {g.node_names[int(g.edge_head[e])]} "
+                               f"{g.edge_relation[e]}?", "answer": g.node_names[int(g.edge_tail[e])]}
+                              for e in range(0, g.n_edges, 2)]), encoding="utf-8")
+    assert main(["train-reg", "--workspace", str(ws.path), "--questions", str(qa), "--embedder", "hashing",
+                 "--epochs", "2", "--out", str(ws.path / "reg" / "weak")]) == 0
+    capsys.readouterr()
+    out = tmp_path / "abl"
+    assert main(["ablate", "--method", "reg", "--workspace", str(ws.path), "--embedder", "hashing", "--limit", "2",
+                 "--out", str(out), "--json"]) == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)["rows"]}
+    assert rows["weak-chains"]["status"] == rows["weak-triples"]["status"] == "ok"
+    assert rows["weak-chains"]["notices"] == {}  # the trained model was used
+    assert rows["refined-chains"]["status"].startswith("skipped: no model in ")
+    assert "egx train-reg --workspace" in rows["refined-chains"]["status"] and "--supervision refined" in \
+        rows["refined-chains"]["status"]
+    assert list(rows["untrained"]["notices"].values()) == [2]  # the cosine floor says it is not ReG's retriever
+    md = (out / "ablation.md").read_text()
+    assert "| refined supervision, evidence chains | – |" in md

@@ -1,0 +1,214 @@
+"""BubbleRAG's LLM paths with a scripted LLM (issue 17): keywords (Ex. 3), specialization (Ex. 4),
+relaxation (Ex. 5), grouping (§3.2) and reasoning-aware expansion (§3.5, both modes), on a hand-built
+graph about made-up entities, every expected value worked out by hand."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from core.backends.llm import NoLLM
+from core.graph.model import GraphBuilder
+from core.methods.bubblerag.candidates import Candidate, Candidates
+from core.methods.bubblerag.expansion import CEG
+from core.methods.bubblerag.grouping import group_anchors
+from core.methods.bubblerag.keywords import Keyword, Keywords, extract_keywords
+from core.methods.bubblerag.preretrieval import PreRetrieval
+from core.methods.bubblerag.ranking import rank_cegs
+from core.methods.bubblerag.reasoning import reasoning_expansion
+from core.methods.bubblerag.relaxation import relax_schema
+from core.methods.bubblerag.specialization import SearchTerm, specialize_keywords
+from core.trace import Trace
+from tests.fakes import ScriptedLLM
+
+Q = "In which town was the maker of the Tarn 4 camera founded?"
+#: edges, in id order: (head, relation, tail, cosine of the edge to the query)
+EDGES = [("Tarn 4", "manufactured by", "Oskel Optics", 0.95), ("Oskel Optics", "founded in", "Brevik", 0.9),
+         ("Oskel Optics", "employs", "Edda Castell", 0.3), ("Tarn 4", "released in", "1974", 0.5),
+         ("Brevik", "located in", "Varn Bay", 0.8)]
+NODE_SIM = {"Tarn 4": 0.6, "Oskel Optics": 0.4, "Brevik": 0.7, "Edda Castell": 0.1, "1974": 0.2, "Varn Bay": 0.5}
+
+
+def _unit(c: float) -> list[float]:
+    return [c, float(np.sqrt(1 - c * c))]
+
+
+@pytest.fixture
+def toy():
+    b = GraphBuilder(name="tarn")
+    b.add_chunk("Tarn 4", "The Tarn 4 is a camera made by Oskel Optics, released in 1974.", chunk_id="tarn")
+    b.add_chunk("Oskel Optics", "Oskel Optics was founded in Brevik and employs Edda Castell.", chunk_id="oskel")
+    for h, r, t, _ in EDGES:
+        b.add_triple(h, r, t, chunk_id="tarn" if h == "Tarn 4" else "oskel")
+    g = b.build()
+    nv = np.zeros((g.n_nodes, 2), np.float32)
+    for name, c in NODE_SIM.items():
+        nv[g.node(name)] = _unit(c)
+    ev = np.array([_unit(c) for *_, c in EDGES], np.float32)
+    return g, nv, ev, np.array([1.0, 0.0], np.float32)
+
+
+def _pre(*chunks: str) -> PreRetrieval:
+    return PreRetrieval(tuple(chunks), tuple(0.5 for _ in chunks), False, "", "", False)
+
+
+# ------------------------------------------------------------------------------ keywords (Example 3)
+def test_keywords_llm_path_keeps_explicit_and_implicit_deduplicated(toy):
+    g, *_ = toy
+    llm = ScriptedLLM(json.dumps({"explicit": ["Tarn 4", "maker ", "Maker", "founding town"],
+                                  "implicit": ["Oskel Optics"]}))
+    tr = Trace("bubblerag", Q)
+    kw = extract_keywords(Q, _pre("tarn"), g, llm, trace=tr)
+    assert kw.source == "llm"
+    assert kw.explicit == ("Tarn 4", "maker", "founding town") and kw.implicit == ("Oskel Optics",)
+    assert [k.entity for k in kw.items] == [True, False, False, True]
+    assert "[1] Tarn 4: The Tarn 4 is a camera" in llm.prompts[0]  # the preview passage is shown
+    assert tr.steps[0].prompt_tokens == 10 and not tr.steps[0].fallback
+
+
+def test_keywords_without_explicit_ones_fall_back_visibly(toy):
+    g, *_ = toy
+    kw_steps = Trace("bubblerag", Q)
+    kw = extract_keywords(Q, _pre("oskel"), g, ScriptedLLM('{"explicit": [], "implicit": ["x"]}'), trace=kw_steps)
+    assert kw.source == "heuristic" and "Tarn 4" in kw.explicit
+    assert kw.implicit == ("Oskel Optics",)  # the preview title the question does not name
+    assert kw_steps.steps[0].fallback.startswith("LLM output unusable")
+
+
+# ------------------------------------------------------------------------------ specialization (Example 4)
+def _kws(*items: tuple[str, str, bool]) -> Keywords:
+    return Keywords(tuple(Keyword(t, k, e) for t, k, e in items), "llm")
+
+
+def test_specialization_llm_rewrites_only_known_keywords():
+    kws = _kws(("Tarn 4", "explicit", True), ("maker", "explicit", False))
+    llm = ScriptedLLM(json.dumps({"rewrites": [{"keyword": "Maker", "specialized": "Tarn 4's maker"},
+                                               {"keyword": "lens", "specialized": "Tarn 4's lens"},  # not a keyword
+                                               {"keyword": "Tarn 4", "specialized": "tarn 4"}]}))  # no change
+    spec = specialize_keywords(Q, kws, llm)
+    assert spec.source == "llm" and spec.rewrites == {"maker": "Tarn 4's maker"}
+    assert [(t.keyword, t.search, t.specialized) for t in spec.terms] == [
+        ("Tarn 4", "Tarn 4", False), ("maker", "Tarn 4's maker", True)]
+    assert "Keywords: ['Tarn 4', 'maker']" in llm.prompts[0]
+
+
+def test_specialization_disabled_asks_nothing():
+    llm = ScriptedLLM(repeat_last=False)
+    spec = specialize_keywords(Q, _kws(("maker", "explicit", False)), llm, enabled=False)
+    assert spec.source == "disabled" and spec.rewrites == {} and llm.calls == []
+
+
+# ------------------------------------------------------------------------------ relaxation (Example 5)
+def test_relaxation_llm_path_cites_a_preview_passage(toy):
+    g, *_ = toy
+    spec = specialize_keywords(Q, _kws(("first employer", "explicit", False), ("Brevik", "explicit", True)),
+                               NoLLM())
+    llm = ScriptedLLM(json.dumps({"relaxations": [
+        {"keyword": "first employer", "relaxed": "employs", "passage": 2, "reason": "passage 2 names the employer"},
+        {"keyword": "first employer", "relaxed": "works", "passage": 9, "reason": "no such passage"},
+        {"keyword": "unknown", "relaxed": "x", "passage": 1, "reason": ""}]}))
+    rx = relax_schema(Q, spec, _pre("tarn", "oskel"), g, llm)
+    assert rx.source == "llm"
+    assert [(r.keyword, r.relaxed, r.chunk_id) for r in rx.relaxed] == [("first employer", "employs", "oskel")]
+    assert rx.terms[-1].search == "employs" and rx.terms[-1].relaxed_from == "first employer"
+    assert len(rx.terms) == len(spec.terms) + 1
+
+
+def test_relaxation_without_preview_chunks_asks_nothing_and_says_so(toy):
+    g, *_ = toy
+    llm = ScriptedLLM(repeat_last=False)
+    tr = Trace("bubblerag", Q)
+    rx = relax_schema(Q, specialize_keywords(Q, _kws(("maker", "explicit", False)), NoLLM()), _pre(), g, llm,
+                      trace=tr)
+    assert rx.relaxed == () and llm.calls == [] and tr.steps[0].fallback == "no preview chunks to confirm a relaxation"
+
+
+# ------------------------------------------------------------------------------ grouping (§3.2)
+def _cands(g) -> Candidates:
+    items = (Candidate("c1", "node", g.node("Tarn 4"), "Tarn 4", 0.9, ("Tarn 4",)),
+             Candidate("c2", "edge", 0, "Tarn 4 manufactured by Oskel Optics", 0.8, ("maker",)),
+             Candidate("c3", "node", g.node("Brevik"), "Brevik", 0.7, ("founding town",)))
+    terms = tuple(SearchTerm(k, k, "explicit") for k in ("Tarn 4", "maker", "founding town"))
+    vecs = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]], np.float32)  # pairwise cosine < 0.8: no merge
+    return Candidates(items, terms, vecs, ())
+
+
+def test_grouping_llm_path_renormalizes_weights_and_drops_unknown_or_repeated_members(toy):
+    g, *_ = toy
+    llm = ScriptedLLM(json.dumps({"groups": [
+        {"concept": "Tarn 4", "weight": 0.6, "members": ["c1", "c9"]},
+        {"concept": "maker", "weight": 0.3, "members": ["c2", "c1"]},  # c1 already grouped
+        {"concept": "town", "weight": 0.3, "members": ["c3"]}]}))
+    gr = group_anchors(Q, _cands(g), llm)
+    assert gr.source == "llm"
+    assert [(x.concept, [m.cid for m in x.members]) for x in gr.groups] == [
+        ("Tarn 4", ["c1"]), ("maker", ["c2"]), ("town", ["c3"])]
+    assert gr.weights == pytest.approx([0.5, 0.25, 0.25])
+    assert gr.notes == ("LLM weights summed to 1.200; renormalized to 1",)
+    assert "c2 [edge] Tarn 4 manufactured by Oskel Optics" in llm.prompts[0]
+
+
+def test_grouping_with_zero_weights_uses_equal_ones_and_bad_groups_fall_back(toy):
+    g, *_ = toy
+    gr = group_anchors(Q, _cands(g), ScriptedLLM(json.dumps({"groups": [
+        {"concept": "a", "weight": 0, "members": ["c1"]}, {"concept": "b", "weight": 0, "members": ["c2", "c3"]}]})))
+    assert gr.weights == pytest.approx([0.5, 0.5]) and "LLM weights were all zero; using equal weights" in gr.notes
+    tr = Trace("bubblerag", Q)
+    bad = group_anchors(Q, _cands(g), ScriptedLLM('{"groups": [{"concept": "a", "weight": 1, "members": ["c7"]}]}'),
+                        trace=tr)
+    assert bad.source == "embedding" and tr.steps[0].fallback.startswith("LLM output unusable")
+    # one group per keyword; weights 2 × 1.5 (the first entity), 1, 1 → 0.6, 0.2, 0.2
+    assert [[m.cid for m in x.members] for x in bad.groups] == [["c1"], ["c2"], ["c3"]]
+    assert bad.weights == pytest.approx([0.6, 0.2, 0.2])
+
+
+# ------------------------------------------------------------------------------ reasoning-aware expansion (§3.5)
+def _ranked(g):
+    ceg = CEG(0, (g.node("Tarn 4"), g.node("Oskel Optics")), (0,), (0, 1), "collision", g.node("Oskel Optics"),
+              (0, 1), (), 0)
+    return rank_cegs([ceg], {v: 0.5 for v in ceg.nodes}, [0.5, 0.5])
+
+
+def test_none_mode_adds_edges_that_do_not_lower_the_mean_node_value(toy):
+    """Hop 1: T* = {Tarn 4 (0.6), Oskel Optics (0.4)}, mean 0.5; offered e1 0.9, e3 0.5, e2 0.3 → e1, e3.
+    Hop 2: mean (0.6+0.4+0.7+0.2)/4 = 0.475; offered e4 0.8, e2 0.3 → e4. Hop 3: mean 0.48; e2 0.3 → stop."""
+    g, nv, ev, q = toy
+    rx = reasoning_expansion(Q, _ranked(g), g, nv, ev, q, NoLLM(), n=3, d=6)
+    (x,) = rx.expanded
+    assert rx.source == "similarity"
+    assert [h.offered for h in x.hops] == [(1, 3, 2), (4, 2), (2,)]
+    assert [h.selected for h in x.hops] == [(1, 3), (4,), ()]
+    assert x.edges == (0, 1, 3, 4) and x.stop == "no neighbour selected"
+    assert {g.node_names[v] for v in x.nodes} == {"Tarn 4", "Oskel Optics", "Brevik", "1974", "Varn Bay"}
+    assert reasoning_expansion(Q, _ranked(g), g, nv, ev, q, NoLLM(), d=0).expanded[0].edges == (0,)  # d = 0
+    one = reasoning_expansion(Q, _ranked(g), g, nv, ev, q, NoLLM(), none_select=1).expanded[0]
+    assert one.hops[0].selected == (1,)
+
+
+def test_llm_mode_selects_by_label_and_stops_when_sufficient(toy):
+    """Hop 1 offers n1 = e1, n2 = e3 (max_neighbors 2) and the LLM takes n1; hop 2 offers e4, e3, e2 and the
+    LLM takes n2 = e3 — offered at hop 1, not chosen then — and says the evidence is sufficient."""
+    g, nv, ev, q = toy
+    llm = ScriptedLLM('{"selected": ["n1"], "sufficient": false}', '{"selected": ["n2", "n9"], "sufficient": true}',
+                      repeat_last=False)
+    tr = Trace("bubblerag", Q)
+    rx = reasoning_expansion(Q, _ranked(g), g, nv, ev, q, llm, d=6, max_neighbors=3, trace=tr)
+    (x,) = rx.expanded
+    assert rx.source == "llm" and [h.by for h in x.hops] == ["llm", "llm"]
+    assert [h.offered for h in x.hops] == [(1, 3, 2), (4, 3, 2)]
+    assert [h.selected for h in x.hops] == [(1,), (3,)]
+    assert x.stop == "LLM: evidence sufficient" and x.edges == (0, 1, 3)
+    assert "n1: Oskel Optics founded in Brevik" in llm.prompts[0]
+    assert "- Oskel Optics founded in Brevik" in llm.prompts[1]  # hop 2 sees the grown evidence
+    assert len(llm.calls) == 2 and tr.steps[0].prompt_tokens == 20 and not tr.steps[0].fallback
+
+
+def test_a_failed_llm_hop_uses_similarity_selection_and_says_so(toy):
+    g, nv, ev, q = toy
+    tr = Trace("bubblerag", Q)
+    rx = reasoning_expansion(Q, _ranked(g), g, nv, ev, q, ScriptedLLM("not json"), d=1, trace=tr)
+    assert rx.expanded[0].hops[0].by == "similarity" and rx.expanded[0].hops[0].selected == (1, 3)
+    assert tr.steps[0].fallback.startswith("CEG 0 hop 1: LLM output unusable")
+    assert tr.steps[0].fallback.endswith("those hops used similarity-based selection")
