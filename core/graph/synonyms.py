@@ -10,6 +10,8 @@ expansion, ReG's chains, SG-RAG's paths) can use them and a trace shows them by 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from core.graph.model import GraphBuilder, KnowledgeGraph
@@ -67,3 +69,15 @@ def add_synonym_edges(graph: KnowledgeGraph, node_vectors: np.ndarray, threshold
     for i, j in pairs.tolist():
         b.add_edge(graph.node_ids[i], SYNONYM_RELATION, graph.node_ids[j])
     return b.build(), int(pairs.shape[0])
+
+
+def synonym_edges_walked(graph: KnowledgeGraph, edges: Sequence[int]) -> dict[str, object] | None:
+    """What a trace step says about the stored synonymy edges among ``edges`` (the edges a method's
+    evidence used): ``{"walked": n, "edges": [...]}``, or ``None`` when the graph stores none and
+    none was walked (so a workspace without synonym edges shows no such step). Issue 15: a reader
+    sees where an alias, not a relation, joined two entities.
+    """
+    walked = [int(e) for e in edges if graph.edge_relation[int(e)] == SYNONYM_RELATION]
+    if walked or SYNONYM_RELATION in graph.derived("relations", lambda: frozenset(graph.edge_relation)):
+        return {"walked": len(walked), "edges": [graph.edge_text(e) for e in walked[:20]]}
+    return None

@@ -188,13 +188,11 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
 
 
 def _trace_synonym_edges(trace: Trace, graph: KnowledgeGraph, edges: tuple[int, ...]) -> None:
-    """Record which stored HippoRAG synonymy edges (a workspace built with ``synonym_threshold``) the
-    evidence graph walked, so a reader sees where an alias, not a relation, joined two entities."""
-    from core.graph.synonyms import SYNONYM_RELATION
+    """Record which stored HippoRAG synonymy edges the evidence graph walked (issue 15)."""
+    from core.graph.synonyms import synonym_edges_walked
 
-    walked = [e for e in edges if graph.edge_relation[e] == SYNONYM_RELATION]
-    if walked or SYNONYM_RELATION in graph.derived("relations", lambda: frozenset(graph.edge_relation)):
-        trace.add("synonym_edges", "Synonym edges in the evidence graph", {
-            "walked": len(walked), "edges": [graph.edge_text(e) for e in walked[:20]]},
-            section="HippoRAG §3.1 (synonymy edges, issue 15)")
+    data = synonym_edges_walked(graph, edges)
+    if data is not None:
+        trace.add("synonym_edges", "Synonym edges in the evidence graph", data,
+                  section="HippoRAG §3.1 (synonymy edges, issue 15)")
 

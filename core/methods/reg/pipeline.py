@@ -131,6 +131,13 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
         step.data = {**step.data, "scorer": scorer, "model_dir": str(folder), "scored": int(edges.size), "top_k": cfg.top_k,
                      "kept": [{"triple": t.text(), "score": round(t.score, 4), "edge": t.edge} for t in kept]}
 
+    from core.graph.synonyms import synonym_edges_walked
+
+    syn = synonym_edges_walked(graph, [t.edge for t in kept])
+    if syn is not None:
+        trace.add("synonym_edges", "Synonym edges among the kept triples", syn,
+                  section="HippoRAG §3.1 (synonymy edges, issue 15)")
+
     with trace.timed("reorganize", f"ReG reorganization of {len(kept)} triples", section="ReG §4.2, App. D.4") as step:
         ev = evidence_prompts(query, kept, graph=graph, query_entities=linked.names, max_length=cfg.max_length,
                               answer_merge=cfg.answer_merge, entity_merge=cfg.entity_merge,

@@ -41,3 +41,19 @@ def test_bubblerag_walks_a_stored_synonym_edge_and_traces_it(tmp_path, monkeypat
     res0 = run(q, plain, backends=backends)
     assert not [s for s in res0.trace.steps if s.stage == "synonym_edges"]
     assert "Ermengarde" not in {plain.graph.node_names[v] for v in res0.evidence.nodes}
+
+
+def test_reg_traces_the_synonym_edges_among_its_kept_triples(tmp_path, monkeypatch):
+    from core.methods.reg import run as reg_run
+
+    monkeypatch.setenv("EGX_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "t.csv").write_text(TRIPLES)
+    emb = HashingEmbedder(dim=128)
+    backends = Backends(emb, NoLLM())
+    q = "When did Lothair II's mother die?"
+    ws = create_workspace([tmp_path / "t.csv"], tmp_path / "syn", embedder=emb, synonym_threshold=0.5)
+    res = reg_run(q, ws, backends=backends)
+    steps = res.trace.stage("synonym_edges")
+    assert len(steps) == 1 and steps[0].data == {"walked": 1, "edges": ["Ermengarde of Tours synonym of Ermengarde"]}
+    plain = create_workspace([tmp_path / "t.csv"], tmp_path / "plain", embedder=emb)
+    assert not reg_run(q, plain, backends=backends).trace.stage("synonym_edges")
