@@ -54,13 +54,14 @@ def embedder(name: str) -> Embedder:
 
 
 @st.cache_resource(show_spinner=False)
-def llm(name: str, limits: tuple[float | None, int, float] | None = None) -> LLM:
+def llm(name: str, limits: tuple[float | None, int, float] | None = None, cache: bool | None = None) -> LLM:
     """The LLM backend ``name`` under the sidebar's ``(timeout or None, retries, budget)`` limits (``None``:
-    from the environment). Construction is cheap; local models load on first use."""
+    from the environment), with the LLM response cache on or off (``None``: ``$EGX_LLM_CACHE``).
+    Construction is cheap; local models load on first use."""
     from core.backends.llm import LLMSettings
 
     settings = LLMSettings.from_env() if limits is None else LLMSettings(*limits)
-    return registry.get_llm(name, settings=settings)
+    return registry.get_llm(name, settings=settings, cache=cache)
 
 
 @st.cache_resource(show_spinner="Loading the reranker…")

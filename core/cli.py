@@ -68,10 +68,14 @@ def _llm(args: argparse.Namespace):  # -> LLM
     from core.backends.registry import get_llm
 
     settings = LLMSettings.from_env(timeout=args.llm_timeout, retries=args.llm_retries, budget=args.llm_budget)
-    return get_llm(args.llm, settings=settings)
+    return get_llm(args.llm, settings=settings, cache=False if getattr(args, "no_cache", False) else None)
 
 
 def _add_llm_limits(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--no-cache", action="store_true",
+                   help="bypass the LLM response cache: ask the LLM again and store nothing (default: the cache "
+                        "under $EGX_LLM_CACHE_DIR, else $EGX_CACHE_DIR/llm, answers a repeated request at once; "
+                        "EGX_LLM_CACHE=0 does the same as this flag)")
     p.add_argument("--llm-timeout", type=float, metavar="SECONDS",
                    help="wall-clock seconds one LLM attempt may take (default: $EGX_LLM_TIMEOUT, else 60 for "
                         "openai, 120 for the local models)")
@@ -248,6 +252,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
         u = s["llm"]
         print(f"  LLM: {u['calls']} call(s), {u['failed_attempts']} failed attempt(s), {u['skipped_calls']} "
               f"skipped, {u['spent_s']:.1f} s of a {u['budget_s']:g} s budget")
+    if s.get("llm", {}).get("cache_hits"):
+        u = s["llm"]
+        print(f"  LLM cache: {u['cache_hits']} of {u['cache_hits'] + u['cache_misses']} LLM repl(ies) answered from "
+              "the cache (no LLM time; --no-cache asks the LLM again)")
     print(f"\n{s['seconds']:.2f} s, {s['tokens']} LLM tokens, method {s['method']}")
     return 0
 
@@ -472,7 +480,7 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("question")
     k.add_argument("--workspace", default="demo", help="workspace folder, name, or sample (demo, musique)")
     k.add_argument("--method", default="bubblerag", help="retrieval method (see core/methods/registry.py)")
-    k.add_argument("--llm", default="none", help="none, local, local-small, openai")
+    k.add_argument("--llm", default="none", help="none, local, local-small, openai, recorded (replay a shipped real-LLM recording)")
     _add_llm_limits(k)
     k.add_argument("--embedder", default=DEFAULT_EMBEDDER)
     k.add_argument("--reranker", default=DEFAULT_RERANKER,
@@ -510,7 +518,7 @@ def build_parser() -> argparse.ArgumentParser:
                                        "beside it); default: the workspace's own questions")
     b.add_argument("--methods", default="dense,rerank,ppr,fastinsight,bubblerag",
                    help="comma-separated registered methods (see core/methods/registry.py)")
-    b.add_argument("--llm", default="none", help="none, local, local-small, openai")
+    b.add_argument("--llm", default="none", help="none, local, local-small, openai, recorded")
     _add_llm_limits(b)
     b.add_argument("--embedder", default=DEFAULT_EMBEDDER)
     b.add_argument("--reranker", default=DEFAULT_RERANKER,

@@ -658,6 +658,8 @@ class LLMScope:
     failures: int = 0  #: failed attempts
     skipped: int = 0  #: calls refused (budget spent or breaker open)
     stopped: str = ""  #: why the rest of this question's LLM calls are skipped ("" while they run)
+    cache_hits: int = 0  #: calls answered by the LLM cache (no LLM time)
+    cache_misses: int = 0  #: calls the cache passed on to the model
 
     def remaining(self) -> float:
         return math.inf if self.budget <= 0 else self.budget - self.spent
@@ -665,7 +667,7 @@ class LLMScope:
     def summary(self) -> dict[str, Any]:
         return {"budget_s": self.budget, "spent_s": round(self.spent, 3), "calls": self.calls,
                 "attempts": self.attempts, "failed_attempts": self.failures, "skipped_calls": self.skipped,
-                "stopped": self.stopped}
+                "stopped": self.stopped, "cache_hits": self.cache_hits, "cache_misses": self.cache_misses}
 
 
 _SCOPE: ContextVar[LLMScope | None] = ContextVar("egx_llm_scope", default=None)
@@ -703,7 +705,9 @@ def question_scope(llm: Any) -> Iterator[LLMScope]:
     ------
     LLMScope
     """
-    settings = llm.settings if isinstance(llm, GuardedLLM) else None
+    settings = getattr(llm, "settings", None)  # a GuardedLLM's, also through a CachedLLM
+    if not isinstance(settings, LLMSettings):
+        settings = None
     token = _SCOPE.set(LLMScope(budget=settings.budget if settings else 0.0))
     try:
         scope = _SCOPE.get()
@@ -1082,6 +1086,7 @@ def chat_json(llm: Any, messages: Sequence[ChatMessage], schema: dict[str, Any] 
     convo = list(base)
     p_tok = c_tok = attempts = 0
     latency = 0.0
+    cached = True  # every response came from the LLM cache / a recording
     notes: list[str] = []
     problem = "no attempt was made"
     text = ""
@@ -1092,6 +1097,7 @@ def chat_json(llm: Any, messages: Sequence[ChatMessage], schema: dict[str, Any] 
         attempts += resp.attempts
         latency += resp.latency_s
         notes.extend(resp.notes)
+        cached = cached and resp.cached
         text = resp.text
         data, repaired, problem_or_none = _parse_json(text)
         if problem_or_none is None:
@@ -1106,8 +1112,11 @@ def chat_json(llm: Any, messages: Sequence[ChatMessage], schema: dict[str, Any] 
                 notes.append("output was not valid JSON and was repaired")
             return LLMResponse(text=text, prompt_tokens=p_tok, completion_tokens=c_tok,
                                model=resp.model, latency_s=latency, attempts=attempts,
-                               repaired=repaired, data=data, notes=tuple(notes))
+                               repaired=repaired, data=data, notes=tuple(notes), cached=cached)
         problem = problem_or_none
+        reject = getattr(llm, "reject", None)
+        if callable(reject):  # a cache must not keep an answer this caller found unusable
+            reject(resp, problem)
         notes.append(f"try {i + 1}: {problem}")
         convo = [
             *base,
