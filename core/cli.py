@@ -361,6 +361,45 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_record(args: argparse.Namespace) -> int:
+    """`egx record`: record live-LLM runs of the questions into a replayable bundle (issue 18, item 2)."""
+    from core.backends.llm import LLMSettings
+    from core.backends.llm_cache import RECORDINGS_DIR
+    from core.backends.registry import get_embedder, get_llm, get_reranker
+    from core.eval.datasets import load_questions, load_questions_file
+    from core.methods.base import Backends
+    from core.recording import record
+
+    if args.llm in ("none", "recorded"):
+        raise SystemExit(f"egx record: --llm {args.llm} generates nothing to record; use local, local-small or openai")
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    settings = LLMSettings.from_env(timeout=args.llm_timeout, retries=args.llm_retries,
+                                    budget=args.llm_budget if args.llm_budget is not None else 0.0)
+    llm = get_llm(args.llm, settings=settings, cache=not args.no_cache)
+    embedder = get_embedder(args.embedder)
+    reranker = get_reranker(args.reranker, embedder=embedder, llm=llm)
+    ws = resolve_workspace(args.workspace, embedder)
+    qs = load_questions_file(args.questions, ws.graph) if args.questions else load_questions(ws)
+    if args.only:
+        qs = [q for q in qs if q.id in set(args.only.split(","))]
+    qs = qs[: args.limit] if args.limit else qs
+    if not qs:
+        raise SystemExit("egx record: no questions; give --questions FILE, --only IDS that exist, or a workspace "
+                         "with a questions file")
+    out = Path(args.out) if args.out else RECORDINGS_DIR / f"{ws.name}-{args.llm}.json"
+
+    def progress(done: int, total: int, msg: str) -> None:
+        print(f"[{done}/{total}] {msg}", file=sys.stderr, flush=True)
+
+    runs = record(ws, qs, methods, Backends(embedder, llm, reranker), out, settings=settings,
+                  embedder_name=args.embedder, reranker_name=args.reranker, redo=args.redo, progress=progress)
+    new = [r for r in runs if not r.skipped]
+    for r in new:
+        print(f"recorded {r.method:<10} {r.seconds:7.1f} s  {r.question}")
+    print(f"{len(new)} run(s) recorded, {len(runs) - len(new)} already in {out}")
+    return 0
+
+
 def cmd_make_erqa(args: argparse.Namespace) -> int:
     """SG-RAG App. G: bridge-star questions with gold answers from a KG folder or workspace."""
     from core.eval.erqa import build_erqa, write_erqa
@@ -530,6 +569,24 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--traces", action="store_true", help="also write every run's trace to OUT/traces/")
     b.add_argument("--json", action="store_true", help="print the summary JSON instead of the markdown report")
     b.set_defaults(func=cmd_bench)
+
+    rc = sub.add_parser("record", help="record live-LLM runs of the sample questions for the 'recorded' LLM (resumable)",
+                        description="Runs each question x method with a live LLM and saves every LLM reply, the answer "
+                                    "and seconds per stage into a JSON bundle that `--llm recorded` (and the app's "
+                                    "'recorded LLM run') replays with no model. Saved after each run; running it "
+                                    "again resumes.")
+    rc.add_argument("--workspace", default="demo", help="workspace folder, name, or sample (demo, musique)")
+    rc.add_argument("--methods", default="bubblerag,sgrag,reg", help="comma-separated methods")
+    rc.add_argument("--llm", default="local", help="local (Qwen2.5-Coder-1.5B), local-small (0.5B) or openai")
+    _add_llm_limits(rc)
+    rc.add_argument("--embedder", default=DEFAULT_EMBEDDER)
+    rc.add_argument("--reranker", default=DEFAULT_RERANKER)
+    rc.add_argument("--questions", help="questions file (default: the workspace's own)")
+    rc.add_argument("--only", help="comma-separated question ids to record")
+    rc.add_argument("--limit", type=int, help="record only the first N questions")
+    rc.add_argument("--out", help="bundle file (default: sample_data/llm_recordings/<workspace>-<llm>.json)")
+    rc.add_argument("--redo", action="store_true", help="record runs already in the bundle again")
+    rc.set_defaults(func=cmd_record)
 
     e = sub.add_parser("make-erqa", help="generate ERQA-style multi-constraint questions from a KG (SG-RAG App. G)")
     e.add_argument("--kg", required=True, help="a named-KG folder (UMLS/FB15k-237 layout), a triples file, or a workspace")
