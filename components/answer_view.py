@@ -42,10 +42,11 @@ def llm_cache_line(trace: Any) -> str:
     total = hits + sum(int(s.llm_cache.get("misses", 0)) for s in trace.steps)
     if not total:
         return ""
+    replies = "reply" if total == 1 else "replies"
     if str(trace.backends.get("llm", "")).startswith("recorded"):
-        return (f"Recorded LLM run: {hits} of {total} LLM replies replayed from the shipped recording "
+        return (f"Recorded LLM run: {hits} of {total} LLM {replies} replayed from the shipped recording "
                 "(not generated now; see the provenance in the sidebar).")
     if not hits:
-        return f"LLM: {total} repl{'y' if total == 1 else 'ies'} generated now (none from the LLM cache)."
-    return (f"LLM cache: {hits} of {total} LLM repl{'y' if total == 1 else 'ies'} answered from the cache (no LLM time; "
+        return f"LLM: {total} {replies} generated now (none from the LLM cache)."
+    return (f"LLM cache: {hits} of {total} LLM {replies} answered from the cache (no LLM time; "
             "the sidebar's “Reuse cached LLM replies” switch asks the LLM again).")

@@ -238,7 +238,10 @@ def method_run(spec: Method[Any, R], workspace: Workspace, key: str, backends: B
     used = backends_for(spec.name, backends)
     cfg = config if config is not None else spec.config()
     params = tuple(sorted(cfg.overrides().items()))
-    backends_key = json.dumps(used.names(), sort_keys=True)
+    names = used.names()
+    if used.llm is not None and getattr(used.llm, "enabled", True) is False:
+        names["llm_cache"] = "off"  # the sidebar's switch is off: a fresh run, not the one that used the cache
+    backends_key = json.dumps(names, sort_keys=True)
     if used.llm is not None and used.llm.available:  # it waits on an LLM: a job you can watch and stop
         return _method_job(spec, workspace, used, key, backends_key, query, params)  # type: ignore[no-any-return]
     return _method_run(spec.name, workspace, used, key, backends_key, query,  # type: ignore[no-any-return]

@@ -218,7 +218,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
     reranker = get_reranker(args.reranker, embedder=embedder, llm=llm) if wants else None
     trace_path = _writable_file(args.trace, "--trace") if args.trace else None  # before computing anything
     ws = resolve_workspace(args.workspace, embedder)
-    config = spec.make_config(evidence_format=args.evidence_format) if getattr(args, "evidence_format", None) else None
+    changes = _config_changes(getattr(args, "set", None) or [])
+    if getattr(args, "evidence_format", None):
+        changes["evidence_format"] = args.evidence_format
+    config = spec.make_config(**changes) if changes else None
     with question_scope(llm) as scope:
         result = spec.run(args.question, ws, config=config, backends=Backends(embedder, llm, reranker))
     s = summarize(result, ws, top=args.top)
@@ -258,6 +261,20 @@ def cmd_ask(args: argparse.Namespace) -> int:
               "the cache (no LLM time; --no-cache asks the LLM again)")
     print(f"\n{s['seconds']:.2f} s, {s['tokens']} LLM tokens, method {s['method']}")
     return 0
+
+
+def _config_changes(pairs: Sequence[str]) -> dict[str, object]:
+    """``--set NAME=VALUE`` pairs as config changes (VALUE read as JSON when it is: 2, 0.5, true, "x")."""
+    out: dict[str, object] = {}
+    for pair in pairs:
+        name, sep, raw = pair.partition("=")
+        if not sep or not name.strip():
+            raise SystemExit(f"egx: --set {pair!r} is not NAME=VALUE (e.g. --set d=2)")
+        try:
+            out[name.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[name.strip()] = raw
+    return out
 
 
 def _writable_file(name: str, flag: str) -> Path:
@@ -527,6 +544,8 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("--top", type=int, default=5, help="how many CEGs / chunks to print")
     k.add_argument("--json", action="store_true", help="print the answer, CEGs and chunks as JSON")
     k.add_argument("--trace", help="also write the full trace (JSON, reloadable) to this file")
+    k.add_argument("--set", action="append", metavar="NAME=VALUE",
+                   help="change a method setting for this question (repeatable), e.g. --set d=2 --set n=1")
     k.add_argument("--evidence-format", choices=("passages", "triples", "chains"),
                    help="answer prompt evidence: passages, raw KG triples, or ReG evidence chains (ReG §4.2)")
     k.set_defaults(func=cmd_ask)
