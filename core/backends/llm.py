@@ -245,8 +245,9 @@ class OpenAILLM:
         payload = [{"role": m.role, "content": m.content} for m in messages]
         formats: list[dict[str, Any] | None] = [None]
         if json_schema is not None:
+            # json_object + schema: llama-cpp-python's server (it has no json_schema type) constrains to it
             formats = [{"type": "json_schema", "json_schema": {"name": "output", "schema": json_schema}},
-                       {"type": "json_object"}, None]
+                       {"type": "json_object", "schema": json_schema}, {"type": "json_object"}, None]
         fmt_i = 0
         token_param = "max_tokens"
         notes: list[str] = []
@@ -288,6 +289,16 @@ class OpenAILLM:
                     "is running and EGX_OPENAI_BASE_URL is right.") from None
             except openai.APIStatusError as exc:
                 status = getattr(exc, "status_code", 0) or 0
+                msg = self._scrub(str(exc))
+                if status in (422, 500) and fmt_i < len(formats) - 1 and "response_format" in msg:
+                    # a server that validates the request body and answers 422 / 500 instead of 400
+                    # (llama-cpp-python's: "Input should be 'text' or 'json_object'"): downgrade as for 400
+                    fmt = formats[fmt_i]
+                    fmt_i += 1
+                    nxt = formats[fmt_i]
+                    notes.append(f"server rejected response_format {fmt and fmt['type']!r} (HTTP {status}); "
+                                 f"retried with {nxt['type'] if nxt else 'no response_format'!r}")
+                    continue
                 if status == 429 or status >= 500:
                     raise LLMTransportError(
                         f"{self._where()} failed for model {self.model!r} (HTTP {status}: "
