@@ -409,7 +409,8 @@ def cmd_record(args: argparse.Namespace) -> int:
         print(f"[{done}/{total}] {msg}", file=sys.stderr, flush=True)
 
     runs = record(ws, qs, methods, Backends(embedder, llm, reranker), out, settings=settings,
-                  embedder_name=args.embedder, reranker_name=args.reranker, redo=args.redo, progress=progress)
+                  embedder_name=args.embedder, reranker_name=args.reranker, redo=args.redo, progress=progress,
+                  config_changes=_config_changes(args.set or []))
     new = [r for r in runs if not r.skipped]
     for r in new:
         print(f"recorded {r.method:<10} {r.seconds:7.1f} s  {r.question}")
@@ -605,6 +606,9 @@ def build_parser() -> argparse.ArgumentParser:
     rc.add_argument("--limit", type=int, help="record only the first N questions")
     rc.add_argument("--out", help="bundle file (default: sample_data/llm_recordings/<workspace>-<llm>.json)")
     rc.add_argument("--redo", action="store_true", help="record runs already in the bundle again")
+    rc.add_argument("--set", action="append", metavar="NAME=VALUE",
+                    help="change a method setting (repeatable; applied to the methods that have it). BubbleRAG's "
+                         "wall-clock time_budget_s is always lifted while recording, so the replay is never cut short")
     rc.set_defaults(func=cmd_record)
 
     e = sub.add_parser("make-erqa", help="generate ERQA-style multi-constraint questions from a KG (SG-RAG App. G)")

@@ -29,6 +29,9 @@ from core.errors import ConfigError
 #: a single LLM call each; name them with ``--methods``).
 DEFAULT_METHODS = ("bubblerag", "sgrag", "reg")
 
+#: What a wall-clock anytime budget is set to while recording (see :func:`record`).
+UNBOUNDED_S = 86_400.0
+
 
 @dataclass(frozen=True)
 class RecordedRun:
@@ -73,6 +76,7 @@ def provenance(llm: Any, *, embedder: str, reranker: str, settings: LLMSettings)
 
 def record(workspace: Any, questions: Sequence[Any], methods: Sequence[str], backends: Any, out: str | Path, *,
            settings: LLMSettings, embedder_name: str, reranker_name: str, redo: bool = False,
+           config_changes: dict[str, Any] | None = None,
            progress: Callable[[int, int, str], None] | None = None) -> list[RecordedRun]:
     """Record ``methods`` on ``questions`` with the live LLM of ``backends`` into the bundle ``out``.
 
@@ -89,6 +93,12 @@ def record(workspace: Any, questions: Sequence[Any], methods: Sequence[str], bac
         The bundle (created, or merged into).
     redo : bool
         Record runs already in the bundle again (default: skip them, i.e. resume).
+    config_changes : dict or None
+        Method settings to change (each applied to the methods that have it). Whatever is given,
+        a wall-clock anytime budget (BubbleRAG's ``time_budget_s``) is lifted to
+        :data:`UNBOUNDED_S`: a live run cut short by it asks fewer LLM calls than the instant
+        replay would, so the replay would ask for hops that were never recorded. The recorded run
+        is the full expansion (the paper's behaviour); replayed at the default budget, it is never cut.
 
     Returns
     -------
@@ -100,6 +110,8 @@ def record(workspace: Any, questions: Sequence[Any], methods: Sequence[str], bac
         If the LLM is not a live one, or ``out`` records another model.
     """
     from core.methods.registry import get_method
+
+    changes = dict(config_changes or {})
 
     llm = backends.llm
     if not isinstance(llm, CachedLLM):
@@ -123,12 +135,16 @@ def record(workspace: Any, questions: Sequence[Any], methods: Sequence[str], bac
                 continue
             if progress is not None:
                 progress(i - 1, total, f"{spec.name}: {q.question[:40]}")
+            own = {k: v for k, v in changes.items() if spec.has_option(k)}
+            if spec.has_option("time_budget_s"):
+                own["time_budget_s"] = UNBOUNDED_S
+            config = spec.make_config(**own) if own else None
             recorder = Recorder()
             llm.recorder = recorder
             t0 = time.perf_counter()
             try:
                 with question_scope(llm) as scope:
-                    result = spec.run(q.question, workspace, backends=backends)
+                    result = spec.run(q.question, workspace, config=config, backends=backends)
             finally:
                 llm.recorder = None
             seconds = time.perf_counter() - t0

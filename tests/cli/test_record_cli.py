@@ -36,6 +36,8 @@ def test_record_then_replay_without_any_llm(server, capsys, tmp_path, monkeypatc
     assert prov["model_id"].startswith("openai:fake-model@") and prov["model_key"] and prov["date"]
     assert prov["embedder"] == "hashing" and prov["llm_settings"]["budget_s"] == 0.0
     bubble = rec.runs[0]
+    # the wall-clock anytime budget is lifted while recording: the instant replay never asks for unrecorded hops
+    assert bubble["config"]["time_budget_s"] == 86_400.0
     assert bubble["stages"] and all({"stage", "seconds", "cached", "fallback"} <= set(s) for s in bubble["stages"])
     # the rejected (invalid) replies are recorded as they came, marked, and replay as invalid again
     assert any(e.get("invalid") for e in rec.entries.values())
