@@ -16,10 +16,19 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.model]
 
 
 def _pick_llm(page, label: str) -> None:  # type: ignore[no-untyped-def]
+    """Open the sidebar's LLM selectbox and pick ``label`` (again if a rerun closed the list under us)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     sidebar = page.locator("section[data-testid='stSidebar']")
     box = sidebar.locator("[data-testid='stSelectbox']").filter(has=page.get_by_text("LLM", exact=True))
-    box.click()
-    page.get_by_role("option", name=label).click()
+    for _ in range(3):
+        box.click()
+        try:
+            page.get_by_role("option", name=label).click(timeout=15_000)
+            return
+        except PlaywrightTimeout:
+            page.keyboard.press("Escape")
+    raise AssertionError(f"the sidebar's LLM selectbox offered no option {label!r}")
 
 
 def _ask_sgrag(p, base: str, model: str, expected: re.Pattern[str]) -> None:  # type: ignore[no-untyped-def]
