@@ -7,7 +7,7 @@ export EGX_CACHE_DIR ?= $(CURDIR)/.cache
 PORT    ?= 8501
 PYTEST_ARGS ?=
 
-.PHONY: app test setup lint bench clean-workspaces
+.PHONY: app test setup lint bench clean-workspaces record-llm gpu-check
 
 # `egx app` first builds the bundled samples for the app's embedder (a terminal progress bar with an
 # ETA; instant once built), so nobody waits for a build in the browser.
@@ -29,6 +29,16 @@ lint: setup
 
 bench: setup  ## index build throughput vs raw SentenceTransformer.encode (MuSiQue)
 	$(PY) benchmarks/index_throughput.py
+
+RECORD_WS ?= demo
+RECORD_LLM ?= local
+RECORD_METHODS ?= bubblerag,sgrag,reg
+RECORD_IDS ?=
+record-llm: setup  ## record real-LLM runs for the 'recorded' LLM (resumable; one question x method per piece)
+	PY=$(PY) bash scripts/record_llm.sh $(RECORD_WS) $(RECORD_LLM) $(RECORD_METHODS) $(RECORD_IDS)
+
+gpu-check: setup  ## embedder, cross-encoder, GAT + ReG training, llama.cpp on the device each picks (CUDA if visible)
+	$(PY) benchmarks/gpu_check.py --out benchmarks/results/gpu_check_$$(date +%F).json
 
 clean-workspaces:
 	rm -rf $(EGX_HOME)/workspaces

@@ -25,9 +25,30 @@ def answer_note(result: Any, *, compact: bool = False) -> AnswerNote:
             text += " — it quotes the evidence; no LLM wrote it."
         elif note.kind == "none":
             text += " — " + md_escape(note.how)
-        st.caption(text)
+        cache = llm_cache_line(result.trace)
+        st.caption(text + (f" · {md_escape(cache)}" if cache else ""))
         return note
     st.caption(f"**{md_escape(note.label)}.** {md_escape(note.how)}")
+    cache = llm_cache_line(result.trace)
+    if cache:
+        st.caption(md_escape(cache))
     for limit in note.limits:
         st.warning(md_escape(limit), icon=":material/info:")
     return note
+
+
+def llm_cache_line(trace: Any) -> str:
+    """One line saying how many of the run's LLM replies came from the cache or a recording ("" when none
+    was asked), so a reused reply is never passed off as one generated now (issue 18)."""
+    hits = sum(int(s.llm_cache.get("hits", 0)) for s in trace.steps)
+    total = hits + sum(int(s.llm_cache.get("misses", 0)) for s in trace.steps)
+    if not total:
+        return ""
+    replies = "reply" if total == 1 else "replies"
+    if str(trace.backends.get("llm", "")).startswith("recorded"):
+        return (f"Recorded LLM run: {hits} of {total} LLM {replies} replayed from the shipped recording "
+                "(not generated now; see the provenance in the sidebar).")
+    if not hits:
+        return f"LLM: {total} {replies} generated now (none from the LLM cache)."
+    return (f"LLM cache: {hits} of {total} LLM {replies} answered from the cache (no LLM time; "
+            "the sidebar's “Reuse cached LLM replies” switch asks the LLM again).")

@@ -54,13 +54,14 @@ def embedder(name: str) -> Embedder:
 
 
 @st.cache_resource(show_spinner=False)
-def llm(name: str, limits: tuple[float | None, int, float] | None = None) -> LLM:
+def llm(name: str, limits: tuple[float | None, int, float] | None = None, cache: bool | None = None) -> LLM:
     """The LLM backend ``name`` under the sidebar's ``(timeout or None, retries, budget)`` limits (``None``:
-    from the environment). Construction is cheap; local models load on first use."""
+    from the environment), with the LLM response cache on or off (``None``: ``$EGX_LLM_CACHE``).
+    Construction is cheap; local models load on first use."""
     from core.backends.llm import LLMSettings
 
     settings = LLMSettings.from_env() if limits is None else LLMSettings(*limits)
-    return registry.get_llm(name, settings=settings)
+    return registry.get_llm(name, settings=settings, cache=cache)
 
 
 @st.cache_resource(show_spinner="Loading the reranker…")
@@ -237,7 +238,10 @@ def method_run(spec: Method[Any, R], workspace: Workspace, key: str, backends: B
     used = backends_for(spec.name, backends)
     cfg = config if config is not None else spec.config()
     params = tuple(sorted(cfg.overrides().items()))
-    backends_key = json.dumps(used.names(), sort_keys=True)
+    names = used.names()
+    if used.llm is not None and getattr(used.llm, "enabled", True) is False:
+        names["llm_cache"] = "off"  # the sidebar's switch is off: a fresh run, not the one that used the cache
+    backends_key = json.dumps(names, sort_keys=True)
     if used.llm is not None and used.llm.available:  # it waits on an LLM: a job you can watch and stop
         return _method_job(spec, workspace, used, key, backends_key, query, params)  # type: ignore[no-any-return]
     return _method_run(spec.name, workspace, used, key, backends_key, query,  # type: ignore[no-any-return]

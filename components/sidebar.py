@@ -87,6 +87,11 @@ def _seed_choice(kind: str, key: str, model_key: str | None, default: str) -> No
         st.session_state[key] = default
 
 
+#: Options shown under another label than their registry name.
+_OPTION_LABEL = {("llm", "recorded"): "recorded LLM run (replay)", ("llm", "local"): "local (live)",
+                 ("llm", "local-small"): "local-small (live)", ("llm", "openai"): "openai (live)"}
+
+
 def _backend_picker(kind: str, label: str, key: str, model_key: str | None, default: str,
                     help_text: str) -> str:
     """A selectbox over the registry names (plus a model field for parameterized ones); returns
@@ -98,7 +103,8 @@ def _backend_picker(kind: str, label: str, key: str, model_key: str | None, defa
         options.append(st.session_state[wkey])  # e.g. an unknown name from the environment
     prefix = _CUSTOM.get(kind)
     choice = S.keep(key, st.sidebar.selectbox(label, options, key=wkey, help=help_text,
-                                              format_func=lambda n: _CUSTOM_LABEL[kind] if n == prefix else n))
+                                              format_func=lambda n: _CUSTOM_LABEL[kind] if n == prefix else
+                                                                  _OPTION_LABEL.get((kind, n), n)))
     if prefix and choice == prefix and model_key:
         model = S.keep(model_key, st.sidebar.text_input(
             f"{label} model", key=S.bind(model_key, ""), placeholder="/path/to/model or org/name",
@@ -179,10 +185,14 @@ def render_sidebar() -> Active:
                                "or none (deterministic, LLM-free).")
     if llm_name == "openai":
         sb.caption(md_escape(_openai_settings()))
-    limits = _llm_limits() if llm_name != "none" else None
+    live = llm_name not in ("none", "recorded")
+    limits = _llm_limits() if live else None
+    use_cache = _llm_cache_switch() if live else None
 
     notes: list[str] = []
-    llm = _resolve_llm(llm_name, notes, limits)
+    llm = _resolve_llm(llm_name, notes, limits, use_cache)
+    if llm.name == "recorded":
+        sb.caption("Recorded LLM run — replayed, not generated now: " + md_escape(getattr(llm, "describe", str)()))
     try:
         emb = resources.embedder(emb_name)
     except EgxError as exc:
@@ -240,9 +250,26 @@ def _llm_limits() -> tuple[float | None, int, float]:
     return (float(timeout) or None), int(retries), float(budget)
 
 
-def _resolve_llm(name: str, notes: list[str], limits: tuple[float | None, int, float] | None = None) -> LLM:
+def _llm_cache_switch() -> bool:
+    """The sidebar's LLM cache switch (seeded from $EGX_LLM_CACHE): off asks the LLM again, like --no-cache."""
+    from core.backends.llm_cache import cache_enabled_from_env
+
+    if S.LLM_CACHE not in st.session_state:
+        try:
+            st.session_state[S.LLM_CACHE] = cache_enabled_from_env()
+        except EgxError as exc:
+            st.sidebar.error(f"EGX_LLM_CACHE ignored: {exc}")
+            st.session_state[S.LLM_CACHE] = True
+    return bool(S.keep(S.LLM_CACHE, st.sidebar.checkbox(
+        "Reuse cached LLM replies", key=S.bind(S.LLM_CACHE, st.session_state[S.LLM_CACHE]),
+        help="A request the LLM answered before (same model, prompt, schema and settings) is answered from the "
+             "cache at once, and the trace marks it “cached”. Off: ask the LLM again (like --no-cache).")))
+
+
+def _resolve_llm(name: str, notes: list[str], limits: tuple[float | None, int, float] | None = None,
+                 cache: bool | None = None) -> LLM:
     try:
-        return resources.llm(name, limits)
+        return resources.llm(name, limits, cache)
     except EgxError as exc:
         st.sidebar.error(f"LLM {name!r} is not usable: {exc}")
         notes.append(f"LLM {name!r} is not usable, so the deterministic LLM-free mode ('none') is active.")

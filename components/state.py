@@ -44,6 +44,7 @@ LLM = "egx.llm"  #: LLM registry name
 LLM_TIMEOUT = "egx.llm_timeout"  #: seconds per LLM attempt (0 = the backend's default)
 LLM_RETRIES = "egx.llm_retries"  #: extra attempts after a transport failure or malformed reply
 LLM_BUDGET = "egx.llm_budget"  #: LLM seconds per question (0 = no limit)
+LLM_CACHE = "egx.llm_cache"  #: reuse cached LLM replies (the sidebar's switch; off = --no-cache)
 
 # What the sidebar resolved this run (read by pages; written only by components/sidebar.py).
 ACTIVE = "egx.active"  #: an :class:`components.sidebar.Active` record

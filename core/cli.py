@@ -69,10 +69,14 @@ def _llm(args: argparse.Namespace):  # -> LLM
     from core.backends.registry import get_llm
 
     settings = LLMSettings.from_env(timeout=args.llm_timeout, retries=args.llm_retries, budget=args.llm_budget)
-    return get_llm(args.llm, settings=settings)
+    return get_llm(args.llm, settings=settings, cache=False if getattr(args, "no_cache", False) else None)
 
 
 def _add_llm_limits(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--no-cache", action="store_true",
+                   help="bypass the LLM response cache: ask the LLM again and store nothing (default: the cache "
+                        "under $EGX_LLM_CACHE_DIR, else $EGX_CACHE_DIR/llm, answers a repeated request at once; "
+                        "EGX_LLM_CACHE=0 does the same as this flag)")
     p.add_argument("--llm-timeout", type=float, metavar="SECONDS",
                    help="wall-clock seconds one LLM attempt may take (default: $EGX_LLM_TIMEOUT, else 60 for "
                         "openai, 120 for the local models)")
@@ -225,7 +229,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
     reranker = get_reranker(args.reranker, embedder=embedder, llm=llm) if wants else None
     trace_path = _writable_file(args.trace, "--trace") if args.trace else None  # before computing anything
     ws = resolve_workspace(args.workspace, embedder)
-    config = spec.make_config(evidence_format=args.evidence_format) if getattr(args, "evidence_format", None) else None
+    changes = _config_changes(getattr(args, "set", None) or [])
+    if getattr(args, "evidence_format", None):
+        changes["evidence_format"] = args.evidence_format
+    config = spec.make_config(**changes) if changes else None
     with question_scope(llm) as scope:
         result = spec.run(args.question, ws, config=config, backends=Backends(embedder, llm, reranker))
     s = summarize(result, ws, top=args.top)
@@ -261,8 +268,26 @@ def cmd_ask(args: argparse.Namespace) -> int:
         u = s["llm"]
         print(f"  LLM: {u['calls']} call(s), {u['failed_attempts']} failed attempt(s), {u['skipped_calls']} "
               f"skipped, {u['spent_s']:.1f} s of a {u['budget_s']:g} s budget")
+    if s.get("llm", {}).get("cache_hits"):
+        u = s["llm"]
+        print(f"  LLM cache: {u['cache_hits']} of {u['cache_hits'] + u['cache_misses']} LLM repl(ies) answered from "
+              "the cache (no LLM time; --no-cache asks the LLM again)")
     print(f"\n{s['seconds']:.2f} s, {s['tokens']} LLM tokens, method {s['method']}")
     return 0
+
+
+def _config_changes(pairs: Sequence[str]) -> dict[str, object]:
+    """``--set NAME=VALUE`` pairs as config changes (VALUE read as JSON when it is: 2, 0.5, true, "x")."""
+    out: dict[str, object] = {}
+    for pair in pairs:
+        name, sep, raw = pair.partition("=")
+        if not sep or not name.strip():
+            raise SystemExit(f"egx: --set {pair!r} is not NAME=VALUE (e.g. --set d=2)")
+        try:
+            out[name.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[name.strip()] = raw
+    return out
 
 
 def _writable_file(name: str, flag: str) -> Path:
@@ -416,6 +441,46 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_record(args: argparse.Namespace) -> int:
+    """`egx record`: record live-LLM runs of the questions into a replayable bundle (issue 18, item 2)."""
+    from core.backends.llm import LLMSettings
+    from core.backends.llm_cache import RECORDINGS_DIR
+    from core.backends.registry import get_embedder, get_llm, get_reranker
+    from core.eval.datasets import load_questions, load_questions_file
+    from core.methods.base import Backends
+    from core.recording import record
+
+    if args.llm in ("none", "recorded"):
+        raise SystemExit(f"egx record: --llm {args.llm} generates nothing to record; use local, local-small or openai")
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    settings = LLMSettings.from_env(timeout=args.llm_timeout, retries=args.llm_retries,
+                                    budget=args.llm_budget if args.llm_budget is not None else 0.0)
+    llm = get_llm(args.llm, settings=settings, cache=not args.no_cache)
+    embedder = get_embedder(args.embedder)
+    reranker = get_reranker(args.reranker, embedder=embedder, llm=llm)
+    ws = resolve_workspace(args.workspace, embedder)
+    qs = load_questions_file(args.questions, ws.graph) if args.questions else load_questions(ws)
+    if args.only:
+        qs = [q for q in qs if q.id in set(args.only.split(","))]
+    qs = qs[: args.limit] if args.limit else qs
+    if not qs:
+        raise SystemExit("egx record: no questions; give --questions FILE, --only IDS that exist, or a workspace "
+                         "with a questions file")
+    out = Path(args.out) if args.out else RECORDINGS_DIR / f"{ws.name}-{args.llm}.json"
+
+    def progress(done: int, total: int, msg: str) -> None:
+        print(f"[{done}/{total}] {msg}", file=sys.stderr, flush=True)
+
+    runs = record(ws, qs, methods, Backends(embedder, llm, reranker), out, settings=settings,
+                  embedder_name=args.embedder, reranker_name=args.reranker, redo=args.redo, progress=progress,
+                  config_changes=_config_changes(args.set or []))
+    new = [r for r in runs if not r.skipped]
+    for r in new:
+        print(f"recorded {r.method:<10} {r.seconds:7.1f} s  {r.question}")
+    print(f"{len(new)} run(s) recorded, {len(runs) - len(new)} already in {out}")
+    return 0
+
+
 def cmd_make_erqa(args: argparse.Namespace) -> int:
     """SG-RAG App. G: bridge-star questions with gold answers from a KG folder or workspace."""
     from core.eval.erqa import build_erqa, write_erqa
@@ -539,7 +604,7 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("question")
     k.add_argument("--workspace", default="demo", help="workspace folder, name, or sample (demo, musique)")
     k.add_argument("--method", default="bubblerag", help="retrieval method (see core/methods/registry.py)")
-    k.add_argument("--llm", default="none", help="none, local, local-small, openai")
+    k.add_argument("--llm", default="none", help="none, local, local-small, openai, recorded (replay a shipped real-LLM recording)")
     _add_llm_limits(k)
     k.add_argument("--embedder", default=DEFAULT_EMBEDDER)
     k.add_argument("--reranker", default=DEFAULT_RERANKER,
@@ -547,6 +612,8 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("--top", type=int, default=5, help="how many CEGs / chunks to print")
     k.add_argument("--json", action="store_true", help="print the answer, CEGs and chunks as JSON")
     k.add_argument("--trace", help="also write the full trace (JSON, reloadable) to this file")
+    k.add_argument("--set", action="append", metavar="NAME=VALUE",
+                   help="change a method setting for this question (repeatable), e.g. --set d=2 --set n=1")
     k.add_argument("--evidence-format", choices=("passages", "triples", "chains"),
                    help="answer prompt evidence: passages, raw KG triples, or ReG evidence chains (ReG §4.2)")
     k.set_defaults(func=cmd_ask)
@@ -577,7 +644,7 @@ def build_parser() -> argparse.ArgumentParser:
                                        "beside it); default: the workspace's own questions")
     b.add_argument("--methods", default="dense,rerank,ppr,fastinsight,bubblerag",
                    help="comma-separated registered methods (see core/methods/registry.py)")
-    b.add_argument("--llm", default="none", help="none, local, local-small, openai")
+    b.add_argument("--llm", default="none", help="none, local, local-small, openai, recorded")
     _add_llm_limits(b)
     b.add_argument("--embedder", default=DEFAULT_EMBEDDER)
     b.add_argument("--reranker", default=DEFAULT_RERANKER,
@@ -609,6 +676,26 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--out", required=True, help="output folder (each row's sub-folder resumes)")
     a.add_argument("--json", action="store_true", help="print the rows as JSON instead of the markdown table")
     a.set_defaults(func=cmd_ablate)
+    rc = sub.add_parser("record", help="record live-LLM runs of the sample questions for the 'recorded' LLM (resumable)",
+                        description="Runs each question x method with a live LLM and saves every LLM reply, the answer "
+                                    "and seconds per stage into a JSON bundle that `--llm recorded` (and the app's "
+                                    "'recorded LLM run') replays with no model. Saved after each run; running it "
+                                    "again resumes.")
+    rc.add_argument("--workspace", default="demo", help="workspace folder, name, or sample (demo, musique)")
+    rc.add_argument("--methods", default="bubblerag,sgrag,reg", help="comma-separated methods")
+    rc.add_argument("--llm", default="local", help="local (Qwen2.5-Coder-1.5B), local-small (0.5B) or openai")
+    _add_llm_limits(rc)
+    rc.add_argument("--embedder", default=DEFAULT_EMBEDDER)
+    rc.add_argument("--reranker", default=DEFAULT_RERANKER)
+    rc.add_argument("--questions", help="questions file (default: the workspace's own)")
+    rc.add_argument("--only", help="comma-separated question ids to record")
+    rc.add_argument("--limit", type=int, help="record only the first N questions")
+    rc.add_argument("--out", help="bundle file (default: sample_data/llm_recordings/<workspace>-<llm>.json)")
+    rc.add_argument("--redo", action="store_true", help="record runs already in the bundle again")
+    rc.add_argument("--set", action="append", metavar="NAME=VALUE",
+                    help="change a method setting (repeatable; applied to the methods that have it). BubbleRAG's "
+                         "wall-clock time_budget_s is always lifted while recording, so the replay is never cut short")
+    rc.set_defaults(func=cmd_record)
 
     e = sub.add_parser("make-erqa", help="generate ERQA-style multi-constraint questions from a KG (SG-RAG App. G)")
     e.add_argument("--kg", required=True, help="a named-KG folder (UMLS/FB15k-237 layout), a triples file, or a workspace")

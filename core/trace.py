@@ -54,6 +54,15 @@ class Step:
     completion_tokens: int = 0
     fallback: str = ""  #: non-empty when the stage took its documented fallback, saying why
     section: str = ""  #: the paper section implemented, e.g. "BubbleRAG §3.3"
+    #: True when every LLM reply of this step came from the LLM cache or a recording (no LLM time),
+    #: False when at least one was generated now, None when the step got no LLM reply
+    cached: bool | None = None
+    llm_cache: dict[str, int] = field(default_factory=dict)  #: {"hits": h, "misses": m} over the step's LLM replies
+
+    def note_cache(self, hit: bool) -> None:
+        """Count one LLM reply of this step as a cache hit or miss."""
+        self.llm_cache["hits" if hit else "misses"] = self.llm_cache.get("hits" if hit else "misses", 0) + 1
+        self.cached = not self.llm_cache.get("misses", 0)
 
 
 @dataclass

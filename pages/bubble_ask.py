@@ -80,7 +80,14 @@ def create_chunks_ui(result) -> None:
 def trace_table(trace: Trace) -> pd.DataFrame:
     return pd.DataFrame([{"stage": s.stage, "what": s.title, "ms": round(s.seconds * 1000, 2),
                           "prompt tokens": s.prompt_tokens, "completion tokens": s.completion_tokens,
-                          "fallback": s.fallback, "paper": s.section} for s in trace.steps])
+                          "LLM cache": _cache_cell(s), "fallback": s.fallback, "paper": s.section}
+                         for s in trace.steps])
+
+
+def _cache_cell(s) -> str:
+    """"hit" / "miss" / "2 hit, 1 miss" for a step's LLM replies; "" for a step without one."""
+    h, m = s.llm_cache.get("hits", 0), s.llm_cache.get("misses", 0)
+    return "" if not h + m else "hit" if not m else "miss" if not h else f"{h} hit, {m} miss"
 
 
 def create_latency_ui(trace: Trace, key: str) -> None:

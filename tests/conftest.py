@@ -23,6 +23,8 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     """No test touches the user's real workspaces or caches."""
     home = tmp_path_factory.mktemp("egx_home")
     monkeypatch.setenv("EGX_HOME", str(home))
+    # each test its own LLM response cache: a reply cached by one test never answers another's
+    monkeypatch.setenv("EGX_LLM_CACHE_DIR", str(home / "llm-cache"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
 
 

@@ -94,6 +94,9 @@ class LLMResponse:
     repaired: bool = False  #: JSON output needed repair
     data: Any = None  #: parsed JSON, when JSON was requested
     notes: tuple[str, ...] = field(default_factory=tuple)
+    cached: bool = False  #: answered from the LLM cache or a recording (no LLM time spent)
+    cache_key: str = ""  #: the request's cache key, when a cache saw it
+    original_latency_s: float = 0.0  #: for a cached answer, what the LLM took when it was recorded
 
 
 @runtime_checkable

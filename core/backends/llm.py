@@ -245,8 +245,9 @@ class OpenAILLM:
         payload = [{"role": m.role, "content": m.content} for m in messages]
         formats: list[dict[str, Any] | None] = [None]
         if json_schema is not None:
+            # json_object + schema: llama-cpp-python's server (it has no json_schema type) constrains to it
             formats = [{"type": "json_schema", "json_schema": {"name": "output", "schema": json_schema}},
-                       {"type": "json_object"}, None]
+                       {"type": "json_object", "schema": json_schema}, {"type": "json_object"}, None]
         fmt_i = 0
         token_param = "max_tokens"
         notes: list[str] = []
@@ -288,6 +289,16 @@ class OpenAILLM:
                     "is running and EGX_OPENAI_BASE_URL is right.") from None
             except openai.APIStatusError as exc:
                 status = getattr(exc, "status_code", 0) or 0
+                msg = self._scrub(str(exc))
+                if status in (422, 500) and fmt_i < len(formats) - 1 and "response_format" in msg:
+                    # a server that validates the request body and answers 422 / 500 instead of 400
+                    # (llama-cpp-python's: "Input should be 'text' or 'json_object'"): downgrade as for 400
+                    fmt = formats[fmt_i]
+                    fmt_i += 1
+                    nxt = formats[fmt_i]
+                    notes.append(f"server rejected response_format {fmt and fmt['type']!r} (HTTP {status}); "
+                                 f"retried with {nxt['type'] if nxt else 'no response_format'!r}")
+                    continue
                 if status == 429 or status >= 500:
                     raise LLMTransportError(
                         f"{self._where()} failed for model {self.model!r} (HTTP {status}: "
@@ -658,6 +669,8 @@ class LLMScope:
     failures: int = 0  #: failed attempts
     skipped: int = 0  #: calls refused (budget spent or breaker open)
     stopped: str = ""  #: why the rest of this question's LLM calls are skipped ("" while they run)
+    cache_hits: int = 0  #: calls answered by the LLM cache (no LLM time)
+    cache_misses: int = 0  #: calls the cache passed on to the model
 
     def remaining(self) -> float:
         return math.inf if self.budget <= 0 else self.budget - self.spent
@@ -665,7 +678,7 @@ class LLMScope:
     def summary(self) -> dict[str, Any]:
         return {"budget_s": self.budget, "spent_s": round(self.spent, 3), "calls": self.calls,
                 "attempts": self.attempts, "failed_attempts": self.failures, "skipped_calls": self.skipped,
-                "stopped": self.stopped}
+                "stopped": self.stopped, "cache_hits": self.cache_hits, "cache_misses": self.cache_misses}
 
 
 _SCOPE: ContextVar[LLMScope | None] = ContextVar("egx_llm_scope", default=None)
@@ -703,7 +716,9 @@ def question_scope(llm: Any) -> Iterator[LLMScope]:
     ------
     LLMScope
     """
-    settings = llm.settings if isinstance(llm, GuardedLLM) else None
+    settings = getattr(llm, "settings", None)  # a GuardedLLM's, also through a CachedLLM
+    if not isinstance(settings, LLMSettings):
+        settings = None
     token = _SCOPE.set(LLMScope(budget=settings.budget if settings else 0.0))
     try:
         scope = _SCOPE.get()
@@ -1082,6 +1097,7 @@ def chat_json(llm: Any, messages: Sequence[ChatMessage], schema: dict[str, Any] 
     convo = list(base)
     p_tok = c_tok = attempts = 0
     latency = 0.0
+    cached = True  # every response came from the LLM cache / a recording
     notes: list[str] = []
     problem = "no attempt was made"
     text = ""
@@ -1092,6 +1108,7 @@ def chat_json(llm: Any, messages: Sequence[ChatMessage], schema: dict[str, Any] 
         attempts += resp.attempts
         latency += resp.latency_s
         notes.extend(resp.notes)
+        cached = cached and resp.cached
         text = resp.text
         data, repaired, problem_or_none = _parse_json(text)
         if problem_or_none is None:
@@ -1106,8 +1123,11 @@ def chat_json(llm: Any, messages: Sequence[ChatMessage], schema: dict[str, Any] 
                 notes.append("output was not valid JSON and was repaired")
             return LLMResponse(text=text, prompt_tokens=p_tok, completion_tokens=c_tok,
                                model=resp.model, latency_s=latency, attempts=attempts,
-                               repaired=repaired, data=data, notes=tuple(notes))
+                               repaired=repaired, data=data, notes=tuple(notes), cached=cached)
         problem = problem_or_none
+        reject = getattr(llm, "reject", None)
+        if callable(reject):  # a cache must not keep an answer this caller found unusable
+            reject(resp, problem)
         notes.append(f"try {i + 1}: {problem}")
         convo = [
             *base,

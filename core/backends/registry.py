@@ -19,7 +19,7 @@ RERANKERS = ("ms-marco-minilm", "biencoder", "llm", "cross-encoder:<path-or-hub-
 #: Defaults chosen by measurement on the MuSiQue dev set (benchmarks/README.md, "Backends").
 DEFAULT_EMBEDDER = "bge-small"
 DEFAULT_RERANKER = "ms-marco-minilm"
-LLMS = ("none", "local", "local-small", "openai")
+LLMS = ("none", "local", "local-small", "openai", "recorded")
 EXTRACTORS = ("llm", "spacy", "rules")
 
 _KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -133,7 +133,7 @@ def get_reranker(name: str = DEFAULT_RERANKER, *, embedder: Embedder | None = No
     raise UnknownNameError("reranker", name, RERANKERS)
 
 
-def get_llm(name: str = "none", *, settings: Any = None, **kw: Any) -> LLM:
+def get_llm(name: str = "none", *, settings: Any = None, cache: bool | None = None, **kw: Any) -> LLM:
     """Build an LLM backend by registry name.
 
     Parameters
@@ -141,19 +141,25 @@ def get_llm(name: str = "none", *, settings: Any = None, **kw: Any) -> LLM:
     name : str
         ``"none"`` (default; LLM-free fallbacks everywhere), ``"local"`` (llama.cpp,
         Qwen2.5-Coder-1.5B-Instruct), ``"local-small"`` (the 0.5B model, faster, less accurate) or
-        ``"openai"`` (any OpenAI-compatible endpoint configured by environment variables).
+        ``"openai"`` (any OpenAI-compatible endpoint configured by environment variables) or
+        ``"recorded"`` (answers only from the shipped recordings of real-LLM runs,
+        :class:`core.backends.llm_cache.RecordedLLM`; ``**kw`` may name ``paths=``).
     settings : LLMSettings or None
         Timeout, retries, per-question budget and circuit breaker
         (:class:`core.backends.llm.LLMSettings`); default: from ``EGX_LLM_TIMEOUT`` /
         ``EGX_LLM_RETRIES`` / ``EGX_LLM_BUDGET``, else the defaults.
+    cache : bool or None
+        Use the LLM response cache (:class:`core.backends.llm_cache.CachedLLM`): a request answered
+        before costs no LLM time. ``None``: on unless ``EGX_LLM_CACHE=0`` (``--no-cache``).
     **kw
         Passed to the implementation (e.g. ``model=``, ``base_url=``, ``n_ctx=``).
 
     Returns
     -------
     LLM
-        For every name but ``"none"``, the backend inside a :class:`core.backends.llm.GuardedLLM`
-        that applies ``settings``.
+        For ``"local"``, ``"local-small"`` and ``"openai"``, the backend inside a
+        :class:`core.backends.llm.GuardedLLM` that applies ``settings``, inside a
+        :class:`core.backends.llm_cache.CachedLLM` (the one place the cache is applied).
 
     Raises
     ------
@@ -170,6 +176,10 @@ def get_llm(name: str = "none", *, settings: Any = None, **kw: Any) -> LLM:
         return llm.NoLLM()
     if name not in LLMS:
         raise UnknownNameError("LLM backend", name, LLMS)
+    from core.backends import llm_cache
+
+    if name == "recorded":
+        return llm_cache.RecordedLLM(**kw)
     limits = settings if settings is not None else llm.LLMSettings.from_env()
     if limits.timeout is not None:
         kw.setdefault("timeout", limits.timeout)
@@ -177,7 +187,8 @@ def get_llm(name: str = "none", *, settings: Any = None, **kw: Any) -> LLM:
         inner: Any = llm.OpenAILLM(**kw)
     else:
         inner = llm.LlamaCppLLM(size="1.5b" if name == "local" else "0.5b", **kw)
-    return llm.GuardedLLM(inner, limits)
+    enabled = llm_cache.cache_enabled_from_env() if cache is None else bool(cache)
+    return llm_cache.CachedLLM(llm.GuardedLLM(inner, limits), enabled=enabled)
 
 
 def get_extractor(name: str, *, llm: LLM | None = None) -> TripleExtractor:
@@ -258,6 +269,9 @@ _DESCRIPTIONS: dict[tuple[str, str], str] = {
     ("llm", "openai"): "Any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, LM Studio) from "
                        "EGX_OPENAI_BASE_URL / EGX_OPENAI_MODEL / OPENAI_API_KEY; the key is never "
                        "stored or shown.",
+    ("llm", "recorded"): "Recorded real-LLM run: answers replayed from the shipped recordings of the local "
+                         "model (sample_data/llm_recordings/, with model, date and seconds per stage); a "
+                         "question or stage that was not recorded takes its fallback and says so.",
     ("extractor", "llm"): "OpenIE triples from the configured LLM with JSON-schema output; "
                           "malformed triples are dropped and counted.",
     ("extractor", "spacy"): "LLM-free OpenIE with spaCy (en_core_web_sm 3.8.0): named entities and noun "

@@ -63,6 +63,7 @@ class Answer:
     completion_tokens: int = 0
     rejected: str = ""  #: the LLM's text when it was no usable answer (a refusal, a fragment)
     pick: SentencePick | None = None  #: extractive: how the sentence was chosen
+    cached: bool | None = None  #: whether the LLM's reply came from the LLM cache (None: no LLM reply)
 
 
 #: Why a run over passages without text has no answer.
@@ -115,7 +116,8 @@ def answer_question(query: str, passages: Sequence[tuple[str, str, str]], backen
                       fallback=f"the LLM's answer was unusable ({check.problem}); extractive answer instead",
                       prompt_tokens=resp.prompt_tokens, completion_tokens=resp.completion_tokens,
                       rejected=resp.text[:2000], pick=ans.pick)
-    return Answer(check.text, "llm", "", prompt_tokens=resp.prompt_tokens, completion_tokens=resp.completion_tokens)
+    return Answer(check.text, "llm", "", prompt_tokens=resp.prompt_tokens, completion_tokens=resp.completion_tokens,
+                  cached=resp.cached)
 
 
 def record_answer(trace: Trace, query: str, passages: Sequence[tuple[str, str, str]], backends: Backends, *,
@@ -164,6 +166,8 @@ def record_answer(trace: Trace, query: str, passages: Sequence[tuple[str, str, s
             how = "No answer: " + (ans.fallback or "nothing was retrieved") + "."
         step.data = {"mode": ans.mode, "how": how, "answer": ans.text, "chunk_id": ans.chunk_id,
                      "evidence_format": fmt, "evidence_format_requested": evidence_format}
+        if ans.cached is not None:
+            step.note_cache(ans.cached)
         if ans.pick is not None:
             step.data["extractive"] = ans.pick.trace_data()
         if ans.rejected:

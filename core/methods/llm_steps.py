@@ -25,6 +25,7 @@ class LLMOutcome:
     fallback: str  #: why the fallback was taken ("" when the LLM answered)
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached: bool | None = None  #: the reply came from the LLM cache / a recording (None: no reply)
 
 
 def failure_reason(exc: LLMError) -> str:
@@ -49,7 +50,7 @@ def ask_json(llm: LLM, system: str, user: str, schema: dict[str, Any], *, max_to
         try:
             r = chat_json(llm, [ChatMessage("system", system), ChatMessage("user", user)], schema,
                           max_tokens=max_tokens, validate=validate)
-            out = LLMOutcome(r.data, "", r.prompt_tokens, r.completion_tokens)
+            out = LLMOutcome(r.data, "", r.prompt_tokens, r.completion_tokens, r.cached)
         except LLMUnavailableError:
             out = LLMOutcome(None, "no LLM configured (`none` mode)")
         except LLMError as exc:
@@ -68,7 +69,7 @@ def ask_text(llm: LLM, system: str, user: str, *, max_tokens: int = 256, step: S
             r = llm.chat([ChatMessage("system", system), ChatMessage("user", user)], max_tokens=max_tokens)
             text = r.text.strip()
             out = LLMOutcome(text, "" if text else "LLM returned an empty answer", r.prompt_tokens,
-                             r.completion_tokens)
+                             r.completion_tokens, r.cached)
             if not text:
                 out = LLMOutcome(None, out.fallback, r.prompt_tokens, r.completion_tokens)
         except LLMError as exc:
@@ -92,5 +93,7 @@ def _record(step: Step | None, out: LLMOutcome) -> None:
     if step is not None:
         step.prompt_tokens += out.prompt_tokens
         step.completion_tokens += out.completion_tokens
+        if out.cached is not None:  # hit / miss of the LLM cache, per step (a step may call the LLM often)
+            step.note_cache(out.cached)
         if out.fallback:
             step.fallback = out.fallback

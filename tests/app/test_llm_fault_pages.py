@@ -70,7 +70,8 @@ def test_sidebar_llm_limits_seeded_from_the_environment_and_applied(html_endpoin
 
     built: list = []
     make = resources.llm
-    monkeypatch.setattr(resources, "llm", lambda name, limits=None: built.append(make(name, limits)) or built[-1])
+    monkeypatch.setattr(resources, "llm",
+                        lambda name, limits=None, cache=None: built.append(make(name, limits, cache)) or built[-1])
     at = run_page()
     assert at.sidebar.number_input(key=S.widget_key(S.LLM_TIMEOUT)).value == 0.5
     assert at.sidebar.number_input(key=S.widget_key(S.LLM_RETRIES)).value == 1

@@ -165,13 +165,28 @@ def test_openai_gives_up_after_retries(openai_server):
 def test_openai_json_schema_rejected_downgrades(openai_server):
     rejected = json.dumps({"error": {"message": "response_format json_schema not supported"}})
     openai_server.script = [{"status": 400, "body": rejected}, {"status": 400, "body": rejected},
-                            {"content": '{"answer": "a"}'}]
+                            {"status": 400, "body": rejected}, {"content": '{"answer": "a"}'}]
     r = _llm(openai_server).chat(MSG, json_schema=SCHEMA)
     formats = [q["body"].get("response_format") for q in openai_server.requests]
     assert formats[0]["type"] == "json_schema"
-    assert formats[1] == {"type": "json_object"}
-    assert formats[2] is None
-    assert r.text == '{"answer": "a"}' and len(r.notes) == 2
+    assert formats[1] == {"type": "json_object", "schema": SCHEMA}  # llama-cpp-python's server constrains to it
+    assert formats[2] == {"type": "json_object"}
+    assert formats[3] is None
+    assert r.text == '{"answer": "a"}' and len(r.notes) == 3
+
+
+def test_openai_json_schema_rejected_with_http_500_downgrades_too(openai_server):
+    """llama-cpp-python's server answers an unknown response_format type with HTTP 500 (its request
+    validation), not 400: that is a rejected request, not a server fault to retry."""
+    body = json.dumps({"error": {"message": "1 validation error: {'type': 'literal_error', 'loc': ('body', "
+                                            "'response_format', 'type'), 'msg': \"Input should be 'text' or "
+                                            "'json_object'\"}", "type": "internal_server_error"}})
+    openai_server.script = [{"status": 500, "body": body}, {"content": '{"answer": "a"}'}]
+    r = _llm(openai_server).chat(MSG, json_schema=SCHEMA)
+    formats = [q["body"].get("response_format") for q in openai_server.requests]
+    assert [f["type"] for f in formats] == ["json_schema", "json_object"] and formats[1]["schema"] == SCHEMA
+    assert r.text == '{"answer": "a"}'
+    assert r.notes == ("server rejected response_format 'json_schema' (HTTP 500); retried with 'json_object'",)
 
 
 def test_openai_broken_json_is_repaired_by_chat_json(openai_server):

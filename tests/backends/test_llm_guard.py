@@ -76,7 +76,7 @@ def test_bad_retries_value():
 def test_registry_wraps_available_backends(monkeypatch):
     monkeypatch.setenv("EGX_OPENAI_MODEL", "m")
     monkeypatch.setenv("EGX_OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
-    llm = get_llm("openai", settings=LLMSettings(timeout=4, retries=0, budget=9))
+    llm = get_llm("openai", settings=LLMSettings(timeout=4, retries=0, budget=9), cache=False).inner  # the cache's
     assert isinstance(llm, GuardedLLM) and isinstance(llm.inner, OpenAILLM)
     assert llm.inner.timeout == 4.0 and llm.timeout == 4.0 and llm.settings.budget == 9
     assert llm.name == "openai" and llm.model_id == llm.inner.model_id and llm.available

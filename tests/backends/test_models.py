@@ -65,7 +65,7 @@ def test_local_llm_timeout(small_llm):
 
 def test_local_llm_gets_the_question_budget_through_the_guard(small_llm):
     """The guard hands the local backend what is left of the budget as its per-call timeout."""
-    assert isinstance(small_llm, GuardedLLM)
+    assert isinstance(small_llm.inner, GuardedLLM)  # inside the response cache (issue 18)
     small_llm.load()
     llm = GuardedLLM(small_llm.inner, LLMSettings(timeout=120, retries=0, budget=0.05))
     with question_scope(llm):

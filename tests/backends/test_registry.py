@@ -28,7 +28,7 @@ def test_list_backends():
     assert list_backends() == {
         "embedder": ["bge-small", "minilm", "hashing", "st:<path-or-hub-id>"],
         "reranker": ["ms-marco-minilm", "biencoder", "llm", "cross-encoder:<path-or-hub-id>"],
-        "llm": ["none", "local", "local-small", "openai"],
+        "llm": ["none", "local", "local-small", "openai", "recorded"],
         "extractor": ["llm", "spacy", "rules"],
     }
 
@@ -40,7 +40,7 @@ def test_list_backends():
      r"^Unknown reranker 'colbert'\. Valid rerankers: 'ms-marco-minilm', 'biencoder', 'llm', "
      r"'cross-encoder:<path-or-hub-id>'\.$"),
     (lambda: get_llm("gpt"),
-     r"^Unknown LLM backend 'gpt'\. Valid LLM backends: 'none', 'local', 'local-small', 'openai'\.$"),
+     r"^Unknown LLM backend 'gpt'\. Valid LLM backends: 'none', 'local', 'local-small', 'openai', 'recorded'\.$"),
     (lambda: get_extractor("openie"),
      r"^Unknown triple extractor 'openie'\. Valid triple extractors: 'llm', 'spacy', 'rules'\.$"),
 ])

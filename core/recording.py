@@ -1,0 +1,164 @@
+"""Record real-LLM runs of the sample questions into a shipped bundle (issue 18, item 2).
+
+``egx record`` (``make record-llm``) runs each question × method with a live LLM (by default the
+local Qwen2.5-Coder-1.5B-Instruct Q4_K_M), journals every LLM request and its outcome
+(:class:`core.backends.llm_cache.Recorder`) and merges them, with the run's answer and seconds per
+stage, into a recording bundle (:func:`core.backends.llm_cache.save_recording`). The ``recorded``
+LLM backend then replays those runs instantly, with no model. A run is saved as soon as it
+finishes, atomically, so a kill loses at most the run in progress, and running the same command
+again resumes with the next question × method (``--redo`` records again). The LLM response cache is
+used too, so a resumed run that was killed mid-question re-asks nothing it already got.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import platform
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core.backends.llm import LLMSettings, question_scope
+from core.backends.llm_cache import CachedLLM, Recorder, load_recording, save_recording
+from core.errors import ConfigError
+
+#: Methods recorded by default: the three with LLM stages of their own (answers of the others are
+#: a single LLM call each; name them with ``--methods``).
+DEFAULT_METHODS = ("bubblerag", "sgrag", "reg")
+
+#: What a wall-clock anytime budget is set to while recording (see :func:`record`).
+UNBOUNDED_S = 86_400.0
+
+
+@dataclass(frozen=True)
+class RecordedRun:
+    workspace: str
+    method: str
+    question: str
+    seconds: float
+    skipped: bool  #: already in the bundle
+
+
+def provenance(llm: Any, *, embedder: str, reranker: str, settings: LLMSettings) -> dict[str, Any]:
+    """Model, quantization, file hash, llama.cpp build and settings: what a reader of a recording must know."""
+    inner = llm
+    while "inner" in getattr(inner, "__dict__", {}):
+        inner = inner.__dict__["inner"]
+    out: dict[str, Any] = {"model_id": llm.model_id, "model_key": llm.model_key, "backend": llm.name,
+                           "embedder": embedder, "reranker": reranker, "temperature": 0.0,
+                           "llm_settings": {"timeout_s": settings.timeout, "retries": settings.retries,
+                                            "budget_s": settings.budget},
+                           "machine": f"{platform.machine()}, {len(os.sched_getaffinity(0))} CPU core(s), "
+                                      f"{platform.system()}",
+                           "date": _dt.date.today().isoformat()}
+    size = getattr(inner, "size", None)
+    if llm.model_id.startswith("llama.cpp:") and size is not None and getattr(inner, "model_path", None) is None:
+        from core.backends.gguf import MODELS
+
+        spec = MODELS[size]
+        name, _, quant = spec.title.rpartition(" ")
+        out.update(model=name, quantization=quant, gguf_sha256=spec.sha256, gguf_file=spec.filename,
+                   n_ctx=getattr(inner, "n_ctx", None), n_threads=getattr(inner, "n_threads", None),
+                   seed=getattr(inner, "seed", None))
+        try:
+            import llama_cpp
+
+            out["llama_cpp_python"] = getattr(llama_cpp, "__version__", "?")
+        except ImportError:
+            pass
+    else:
+        out.update(model=getattr(inner, "model", llm.model_id), quantization="(server side)")
+    return out
+
+
+def record(workspace: Any, questions: Sequence[Any], methods: Sequence[str], backends: Any, out: str | Path, *,
+           settings: LLMSettings, embedder_name: str, reranker_name: str, redo: bool = False,
+           config_changes: dict[str, Any] | None = None,
+           progress: Callable[[int, int, str], None] | None = None) -> list[RecordedRun]:
+    """Record ``methods`` on ``questions`` with the live LLM of ``backends`` into the bundle ``out``.
+
+    Parameters
+    ----------
+    workspace : Workspace
+    questions : sequence of Question
+    methods : sequence of str
+        Registry names (default :data:`DEFAULT_METHODS`).
+    backends : Backends
+        Its ``llm`` must be a live :class:`~core.backends.llm_cache.CachedLLM` (``local``,
+        ``local-small`` or ``openai``), not ``none`` or ``recorded``.
+    out : path
+        The bundle (created, or merged into).
+    redo : bool
+        Record runs already in the bundle again (default: skip them, i.e. resume).
+    config_changes : dict or None
+        Method settings to change (each applied to the methods that have it). Whatever is given,
+        a wall-clock anytime budget (BubbleRAG's ``time_budget_s``) is lifted to
+        :data:`UNBOUNDED_S`: a live run cut short by it asks fewer LLM calls than the instant
+        replay would, so the replay would ask for hops that were never recorded. The recorded run
+        is the full expansion (the paper's behaviour); replayed at the default budget, it is never cut.
+
+    Returns
+    -------
+    list of RecordedRun
+
+    Raises
+    ------
+    ConfigError
+        If the LLM is not a live one, or ``out`` records another model.
+    """
+    from core.methods.registry import get_method
+
+    changes = dict(config_changes or {})
+
+    llm = backends.llm
+    if not isinstance(llm, CachedLLM):
+        raise ConfigError(f"egx record needs a live LLM ('local', 'local-small' or 'openai'), not {llm.name!r}.")
+    specs = [get_method(m) for m in methods]
+    out = Path(out)
+    done: set[tuple[str, str, str]] = set()
+    if out.exists() and not redo:
+        rec = load_recording(out)
+        done = {(str(r.get("workspace")), str(r.get("method")), str(r.get("question"))) for r in rec.runs}
+    prov = provenance(llm, embedder=embedder_name, reranker=reranker_name, settings=settings)
+    results: list[RecordedRun] = []
+    total = len(questions) * len(specs)
+    i = 0
+    for q in questions:
+        for spec in specs:
+            i += 1
+            key = (workspace.name, spec.name, q.question)
+            if key in done:
+                results.append(RecordedRun(*key, 0.0, True))
+                continue
+            if progress is not None:
+                progress(i - 1, total, f"{spec.name}: {q.question[:40]}")
+            own = {k: v for k, v in changes.items() if spec.has_option(k)}
+            if spec.has_option("time_budget_s"):
+                own["time_budget_s"] = UNBOUNDED_S
+            config = spec.make_config(**own) if own else None
+            recorder = Recorder()
+            llm.recorder = recorder
+            t0 = time.perf_counter()
+            try:
+                with question_scope(llm) as scope:
+                    result = spec.run(q.question, workspace, config=config, backends=backends)
+            finally:
+                llm.recorder = None
+            seconds = time.perf_counter() - t0
+            trace = result.trace
+            entries = recorder.take()
+            run = {"workspace": workspace.name, "method": spec.name, "question": q.question, "question_id": q.id,
+                   "gold_answer": q.answer, "answer": str(getattr(result, "answer", "") or ""),
+                   "seconds": round(seconds, 2), "llm": scope.summary(), "config": trace.config,
+                   "backends": trace.backends, "date": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+                   "stages": [{"stage": s.stage, "title": s.title, "seconds": round(s.seconds, 3),
+                               "prompt_tokens": s.prompt_tokens, "completion_tokens": s.completion_tokens,
+                               "cached": s.cached, "fallback": s.fallback} for s in trace.steps]}
+            save_recording(out, prov, run, entries)
+            results.append(RecordedRun(*key, seconds, False))
+    if progress is not None:
+        progress(total, total, "done")
+    return results
