@@ -346,16 +346,13 @@ def cmd_train_reg(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_bench(args: argparse.Namespace) -> int:
-    """`egx bench`: every method on every question; JSONL + summary + report + charts in --out."""
+def _bench_inputs(args: argparse.Namespace, specs: list, command: str):  # -> (Workspace, questions, Backends)
+    """The workspace, questions and backends of `egx bench` / `egx ablate` (the reranker only when a
+    method needs it, or as the no-LLM answer's extractive scorer)."""
     from core.backends.registry import get_embedder, get_reranker
     from core.eval.datasets import load_questions, load_questions_file
-    from core.eval.runner import run_benchmark
     from core.methods.base import Backends
-    from core.methods.registry import get_method
 
-    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-    specs = [get_method(m) for m in methods]
     embedder = get_embedder(args.embedder)
     llm = _llm(args)
     wants = any(s.needs_reranker for s in specs) or (not llm.available and args.reranker != "llm")
@@ -363,22 +360,38 @@ def cmd_bench(args: argparse.Namespace) -> int:
     ws = resolve_workspace(args.workspace, embedder)
     qs = load_questions_file(args.questions, ws.graph) if args.questions else load_questions(ws)
     if not qs:
-        raise SystemExit("egx bench: no questions; give --questions FILE or a workspace that has a questions file")
+        raise SystemExit(f"egx {command}: no questions; give --questions FILE or a workspace that has a questions file")
+    return ws, qs, Backends(embedder, llm, reranker)
+
+
+def _run_bar(desc: str):  # -> Callable[[int, int, str], None]
+    """A ``progress(done, total, msg)`` drawing one tqdm bar, created on the first call (so an error
+    before any run prints no bar)."""
     from tqdm import tqdm
 
     state: dict = {}
 
     def progress(done: int, total: int, msg: str) -> None:
         bar = state.get("bar")
-        if bar is None:  # created on the first pair, so an error before any run prints no bar
-            bar = state["bar"] = tqdm(total=total, desc="bench", unit="run", file=sys.stderr)
+        if bar is None:
+            bar = state["bar"] = tqdm(total=total, desc=desc, unit="run", file=sys.stderr)
             _BARS.append(bar)
         bar.total = total
         bar.update(done - bar.n)
         bar.set_postfix_str(msg[:50])
 
-    rep = run_benchmark(ws, qs, methods, Backends(embedder, llm, reranker), out_dir=args.out, limit=args.limit,
-                        seed=args.seed, cut=args.cut, progress=progress, save_traces=args.traces,
+    return progress
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    """`egx bench`: every method on every question; JSONL + summary + report + charts in --out."""
+    from core.eval.runner import run_benchmark
+    from core.methods.registry import get_method
+
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    ws, qs, backends = _bench_inputs(args, [get_method(m) for m in methods], "bench")
+    rep = run_benchmark(ws, qs, methods, backends, out_dir=args.out, limit=args.limit,
+                        seed=args.seed, cut=args.cut, progress=_run_bar("bench"), save_traces=args.traces,
                         meta={"questions_file": str(args.questions or ws.questions_path)})
     _close_bars(clear=False)
     for w in rep.warnings:
@@ -399,37 +412,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def cmd_ablate(args: argparse.Namespace) -> int:
     """`egx ablate`: the paper's ablation rows of one method on a questions file, one table (resumable)."""
-    from core.backends.registry import get_embedder, get_reranker
     from core.eval.ablation import ablation_rows, run_ablation
-    from core.eval.datasets import load_questions, load_questions_file
-    from core.methods.base import Backends
     from core.methods.registry import get_method
 
     rows = ablation_rows(args.method)  # an unknown method fails before any model loads
-    specs = [get_method(r.method) for r in rows]
-    embedder = get_embedder(args.embedder)
-    llm = _llm(args)
-    wants = any(s.needs_reranker for s in specs) or (not llm.available and args.reranker != "llm")
-    reranker = get_reranker(args.reranker, embedder=embedder, llm=llm) if wants else None
-    ws = resolve_workspace(args.workspace, embedder)
-    qs = load_questions_file(args.questions, ws.graph) if args.questions else load_questions(ws)
-    if not qs:
-        raise SystemExit("egx ablate: no questions; give --questions FILE or a workspace that has a questions file")
-    from tqdm import tqdm
-
-    state: dict = {}
-
-    def progress(done: int, total: int, msg: str) -> None:
-        bar = state.get("bar")
-        if bar is None:
-            bar = state["bar"] = tqdm(total=total, desc="ablate", unit="run", file=sys.stderr)
-            _BARS.append(bar)
-        bar.total = total
-        bar.update(done - bar.n)
-        bar.set_postfix_str(msg[:50])
+    ws, qs, backends = _bench_inputs(args, [get_method(r.method) for r in rows], "ablate")
+    progress = _run_bar("ablate")
 
     names = [n.strip() for n in args.rows.split(",") if n.strip()] if args.rows else None
-    rep = run_ablation(ws, qs, args.method, Backends(embedder, llm, reranker), out_dir=args.out, limit=args.limit,
+    rep = run_ablation(ws, qs, args.method, backends, out_dir=args.out, limit=args.limit,
                        seed=args.seed, cut=args.cut, rows=names, progress=progress,
                        meta={"questions_file": str(args.questions or ws.questions_path)})
     _close_bars(clear=False)

@@ -20,14 +20,20 @@ Ermengarde,daughter of,Hugh of Tours
 """
 
 
-def test_bubblerag_walks_a_stored_synonym_edge_and_traces_it(tmp_path, monkeypatch):
+Q = "When did Lothair II's mother die?"
+
+
+def _workspace(tmp_path, monkeypatch, name, **kw):
     monkeypatch.setenv("EGX_CACHE_DIR", str(tmp_path / "cache"))
     (tmp_path / "t.csv").write_text(TRIPLES)
-    emb = HashingEmbedder(dim=128)
-    backends = Backends(emb, NoLLM())
-    q = "When did Lothair II's mother die?"
+    return create_workspace([tmp_path / "t.csv"], tmp_path / name, embedder=HashingEmbedder(dim=128), **kw)
+
+
+def test_bubblerag_walks_a_stored_synonym_edge_and_traces_it(tmp_path, monkeypatch):
+    backends = Backends(HashingEmbedder(dim=128), NoLLM())
+    q = Q
     # "Ermengarde of Tours" vs "Ermengarde": hashing cosine 0.64, so 0.5 joins exactly that pair
-    ws = create_workspace([tmp_path / "t.csv"], tmp_path / "syn", embedder=emb, synonym_threshold=0.5)
+    ws = _workspace(tmp_path, monkeypatch, "syn", synonym_threshold=0.5)
     assert ws.manifest["synonyms"]["edges"] == 1
     assert "Ermengarde of Tours synonym of Ermengarde" in ws.graph.edge_texts
     res = run(q, ws, backends=backends)
@@ -37,7 +43,7 @@ def test_bubblerag_walks_a_stored_synonym_edge_and_traces_it(tmp_path, monkeypat
     assert len(walked) == 1
     assert "Ermengarde" in {ws.graph.node_names[v] for v in res.evidence.nodes}  # reached through the alias
     # without synonym edges the step is absent and the death date is not in the evidence
-    plain = create_workspace([tmp_path / "t.csv"], tmp_path / "plain", embedder=emb)
+    plain = _workspace(tmp_path, monkeypatch, "plain")
     res0 = run(q, plain, backends=backends)
     assert not [s for s in res0.trace.steps if s.stage == "synonym_edges"]
     assert "Ermengarde" not in {plain.graph.node_names[v] for v in res0.evidence.nodes}
@@ -46,14 +52,10 @@ def test_bubblerag_walks_a_stored_synonym_edge_and_traces_it(tmp_path, monkeypat
 def test_reg_traces_the_synonym_edges_among_its_kept_triples(tmp_path, monkeypatch):
     from core.methods.reg import run as reg_run
 
-    monkeypatch.setenv("EGX_CACHE_DIR", str(tmp_path / "cache"))
-    (tmp_path / "t.csv").write_text(TRIPLES)
-    emb = HashingEmbedder(dim=128)
-    backends = Backends(emb, NoLLM())
-    q = "When did Lothair II's mother die?"
-    ws = create_workspace([tmp_path / "t.csv"], tmp_path / "syn", embedder=emb, synonym_threshold=0.5)
-    res = reg_run(q, ws, backends=backends)
+    backends = Backends(HashingEmbedder(dim=128), NoLLM())
+    ws = _workspace(tmp_path, monkeypatch, "syn", synonym_threshold=0.5)
+    res = reg_run(Q, ws, backends=backends)
     steps = res.trace.stage("synonym_edges")
     assert len(steps) == 1 and steps[0].data == {"walked": 1, "edges": ["Ermengarde of Tours synonym of Ermengarde"]}
-    plain = create_workspace([tmp_path / "t.csv"], tmp_path / "plain", embedder=emb)
-    assert not reg_run(q, plain, backends=backends).trace.stage("synonym_edges")
+    plain = _workspace(tmp_path, monkeypatch, "plain")
+    assert not reg_run(Q, plain, backends=backends).trace.stage("synonym_edges")
