@@ -557,13 +557,22 @@ class SpacyExtractor:
             # spawn, not fork: the app and the tests have threads (and torch) that fork would copy
             self._pool = ProcessPoolExecutor(self.n_process, mp_context=get_context("spawn"),
                                              initializer=load_pipeline)
+        from concurrent.futures.process import BrokenProcessPool
+
         step = -(-len(passages) // (self.n_process * 2))
         parts = [list(passages[i:i + step]) for i in range(0, len(passages), step)]
-        futures = [self._pool.submit(_extract_here, part, self.pipe_batch) for part in parts]
         triples: list[list[ExtractedTriple]] = []
         notes: list[str] = []
-        for k, f in enumerate(futures):
-            res = f.result()
+        try:
+            futures = [self._pool.submit(_extract_here, part, self.pipe_batch) for part in parts]
+            results = [f.result() for f in futures]
+        except BrokenProcessPool as exc:  # a worker died (killed, out of memory): do it here instead
+            self._pool = None
+            res = _extract_here(passages, self.pipe_batch)
+            return ExtractionResult(triples=res.triples, notes=(
+                *res.notes, f"the spaCy worker processes stopped ({exc}); these passages were parsed in "
+                            "the main process"))
+        for k, res in enumerate(results):
             triples.extend(res.triples)
             notes.extend(_renumber(n, k * step) for n in res.notes)
         return ExtractionResult(triples=triples, notes=tuple(notes))

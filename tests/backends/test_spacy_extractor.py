@@ -245,3 +245,22 @@ def test_a_place_is_never_taken_for_a_short_name(ex):
     c = _Collected("Jiménez Municipality, Lara")
     c.labels = {"Jiménez": "", "Víctor Jiménez": "PERSON", "Lara": "GPE"}
     assert c.aliases() == {"Jiménez": "Jiménez Municipality, Lara"}
+
+
+def test_a_dead_worker_pool_falls_back_to_this_process_with_a_note(ex):
+    from concurrent.futures.process import BrokenProcessPool
+
+    class Dead:
+        def submit(self, *a, **k):
+            raise BrokenProcessPool("A child process terminated abruptly")
+
+        def shutdown(self, **k):
+            pass
+
+    passages = ["Lothair II\nLothair II was a king of Lotharingia. His mother was Ermengarde of Tours."] * 8
+    two = SpacyExtractor(batch_size=2, n_process=2)
+    two._pool = Dead()
+    got = two.extract_detailed(passages)
+    assert got.triples == ex.extract(passages) and two._pool is None
+    assert got.notes == ("the spaCy worker processes stopped (A child process terminated abruptly); these "
+                         "passages were parsed in the main process",)
