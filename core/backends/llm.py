@@ -39,6 +39,7 @@ from core.backends.device import select_device
 from core.backends.gguf import MODELS, ensure_model, missing_packages
 from core.errors import (
     BackendError,
+    Cancelled,
     ConfigError,
     EgxError,
     LLMError,
@@ -509,6 +510,9 @@ class LlamaCppLLM:
         ------
         LLMError
             If the generation runs past ``timeout`` or llama.cpp fails.
+        Cancelled
+            If the job running this (the app's background run) is cancelled: generation stops at
+            the next token, so the model and both cores are free again at once.
         """
         llm, lock = self._load()
         timeout = attempt_timeout(self.timeout)
@@ -520,6 +524,10 @@ class LlamaCppLLM:
         pieces: list[str] = []
         usage: dict[str, Any] | None = None
         finish = None
+        from core.jobs import current_job
+
+        job = current_job()  # the app's background run, if any: a cancel stops the generation between tokens
+        cancel = job.cancel_event if job is not None else None
         t0 = time.perf_counter()
         with lock:
             try:
@@ -532,6 +540,9 @@ class LlamaCppLLM:
                             pieces.append(piece)
                         finish = choice.get("finish_reason") or finish
                         usage = chunk.get("usage") or usage
+                        if cancel is not None and cancel.is_set():
+                            raise Cancelled(f"The local model {self.model_id} stopped generating: the run was "
+                                            f"cancelled ({len(pieces)} tokens generated).")
                         if time.perf_counter() - t0 > timeout:
                             raise LLMError(
                                 f"The local model {self.model_id} timed out after {timeout:g} s "
@@ -542,7 +553,7 @@ class LlamaCppLLM:
                     close = getattr(stream, "close", None)
                     if close is not None:
                         close()
-            except LLMError:
+            except (LLMError, Cancelled):
                 raise
             except (ValueError, RuntimeError) as exc:
                 raise LLMError(f"llama.cpp failed on {self.model_id}: {exc}. Shorten the input "

@@ -25,10 +25,10 @@ import json
 import os
 import random
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -245,6 +245,42 @@ def run_method(method: str, query: str, workspace: Workspace, backends: Backends
         return get_method(method).run(query, workspace, config=config, backends=backends_for(method, backends))
 
 
+def run_pair(workspace: Workspace, q: Question, method: str, backends: Backends, *, config: object | None = None,
+             seed: int = 0, cut: int = 5, judge: bool = True,
+             trace: bool = False) -> tuple[dict[str, Any], str | None]:
+    """One question × method of a benchmark: its JSON record (an :func:`error_record` when the method
+    raised an :class:`EgxError`) and, with ``trace``, the trace as JSON. What every runner does per
+    pair, in this process or on a Ray worker (:meth:`core.scale.RayRunner.run_pairs`).
+
+    Raises
+    ------
+    Cancelled
+        A stopped run is not this question's failure: nothing is recorded for it.
+    """
+    gold = Gold.from_question(q)
+    try:
+        if not q.question.strip():  # recorded as failed, never retried or fatal on resume
+            raise QueryError(f"Question {q.id!r} is empty; there is nothing to retrieve evidence for.")
+        result = run_method(method, q.question, workspace, backends, config=config, seed=seed)
+        rec, _ = evaluate_result(result, workspace, gold, question=q.question, cut=cut,
+                                 judge=backends.llm if judge else None)
+        return rec, (result.trace.to_json() if trace else None)
+    except Cancelled:
+        raise
+    except EgxError as exc:
+        return error_record(method, q, gold, exc), None
+
+
+class PairRunner(Protocol):
+    """Runs a benchmark's pending question × method pairs elsewhere (``egx bench --ray``:
+    :class:`core.scale.RayRunner`) and yields each ``(question, method, record, trace JSON or None)``
+    as it finishes, in any order; ``None`` wherever one is accepted means this process, in order."""
+
+    def run_pairs(self, workspace: Workspace, pairs: Sequence[tuple[Question, str]], backends: Backends, *,
+                  configs: dict[str, object], seed: int, cut: int, judge: bool,
+                  traces: bool) -> Iterator[tuple[Question, str, dict[str, Any], str | None]]: ...
+
+
 # ------------------------------------------------------------------------------------ JSONL
 def read_records(path: Path) -> tuple[list[dict[str, Any]], int]:
     """Valid JSONL records and the number of torn / invalid lines dropped."""
@@ -277,7 +313,7 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
                   *, out_dir: str | Path, limit: int | None = None, seed: int | None = None, cut: int = 5,
                   configs: dict[str, object] | None = None, progress: Progress | None = None,
                   meta: dict[str, Any] | None = None, save_traces: bool = False,
-                  write_outputs: bool = True, judge: bool = True) -> BenchReport:
+                  write_outputs: bool = True, judge: bool = True, runner: PairRunner | None = None) -> BenchReport:
     """Run ``methods`` on ``questions`` and write the per-question JSONL, summary, report and charts.
 
     Parameters
@@ -308,6 +344,10 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
         With an available ``backends.llm``: the papers' LLM-judged metrics (ACC_L, Emp.S per answer; the
         pairwise win rate of FastInsight against every other method, in ``pairwise.jsonl``). Without an
         LLM they are reported as not computed.
+    runner
+        Runs the pending pairs elsewhere (:class:`PairRunner`; ``egx bench --ray``): each line is
+        written here as its pair finishes, under the same lock, so resume works the same. The records
+        equal this process's apart from timings; the JSONL's line order is the finishing order.
 
     Returns
     -------
@@ -354,7 +394,7 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
     try:
         return _run_locked(workspace, questions, methods, backends, out=out, limit=limit, seed=seed, cut=cut,
                            configs=configs, progress=progress, meta=meta, save_traces=save_traces,
-                           write_outputs=write_outputs, warnings=warnings, judge=judge)
+                           write_outputs=write_outputs, warnings=warnings, judge=judge, runner=runner)
     finally:
         lock.release()
 
@@ -362,7 +402,8 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
 def _run_locked(workspace: Workspace, questions: Sequence[Question], methods: list[str], backends: Backends, *,
                 out: Path, limit: int | None, seed: int | None, cut: int, configs: dict[str, object] | None,
                 progress: Progress | None, meta: dict[str, Any] | None, save_traces: bool,
-                write_outputs: bool, warnings: list[str], judge: bool = True) -> BenchReport:
+                write_outputs: bool, warnings: list[str], judge: bool = True,
+                runner: PairRunner | None = None) -> BenchReport:
     from core.eval.report import summarize
     from core.eval.report import write_outputs as _write
 
@@ -389,9 +430,29 @@ def _run_locked(workspace: Workspace, questions: Sequence[Question], methods: li
     n_done = ran = skipped = 0
     s = 0 if seed is None else int(seed)
     cfgs = configs or {}
+
+    def save(fh: Any, q: Question, m: str, rec: dict[str, Any], trace: str | None) -> None:
+        if trace is not None:
+            tdir = out / "traces" / m
+            tdir.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(tdir / f"{_safe(q.id)}.json", trace)
+        _append(fh, rec)
+        done.add((q.id, m))
+
     with path.open("a", encoding="utf-8") as fh:
-        for q in selected:
-            gold = Gold.from_question(q)
+        if runner is not None:
+            pending = [(q, m) for q in selected for m in methods if (q.id, m) not in done]
+            skipped = n_done = total - len(pending)
+            if progress and skipped:
+                progress(n_done, total, f"{skipped} pairs done before")
+            for q, m, rec, trace in runner.run_pairs(workspace, pending, backends, configs=cfgs, seed=s, cut=cut,
+                                                     judge=judge, traces=save_traces):
+                save(fh, q, m, rec, trace)
+                ran += 1
+                n_done += 1
+                if progress:
+                    progress(n_done, total, f"{m} · {q.id}")
+        for q in selected if runner is None else ():
             for m in methods:
                 n_done += 1
                 if (q.id, m) in done:
@@ -399,22 +460,9 @@ def _run_locked(workspace: Workspace, questions: Sequence[Question], methods: li
                     if progress:
                         progress(n_done, total, f"{m} · {q.id} (done before)")
                     continue
-                try:
-                    if not q.question.strip():  # recorded as failed, never retried or fatal on resume
-                        raise QueryError(f"Question {q.id!r} is empty; there is nothing to retrieve evidence for.")
-                    result = run_method(m, q.question, workspace, backends, config=cfgs.get(m), seed=s)
-                    rec, _ = evaluate_result(result, workspace, gold, question=q.question, cut=cut,
-                                             judge=backends.llm if judge else None)
-                    if save_traces:
-                        tdir = out / "traces" / m
-                        tdir.mkdir(parents=True, exist_ok=True)
-                        atomic_write_text(tdir / f"{_safe(q.id)}.json", result.trace.to_json())
-                except Cancelled:
-                    raise  # a stopped run is not this question's failure: nothing is recorded for it
-                except EgxError as exc:
-                    rec = error_record(m, q, gold, exc)
-                _append(fh, rec)
-                done.add((q.id, m))
+                rec, trace = run_pair(workspace, q, m, backends, config=cfgs.get(m), seed=s, cut=cut, judge=judge,
+                                      trace=save_traces)
+                save(fh, q, m, rec, trace)
                 ran += 1
                 if progress:
                     progress(n_done, total, f"{m} · {q.id}")

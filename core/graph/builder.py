@@ -16,11 +16,11 @@ error that says the chunks done so far are cached. Entities merge by normalized 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.backends.base import ExtractedTriple, TripleExtractor
+from core.backends.base import BatchExtraction, BatchRunner, ExtractedTriple, TripleExtractor, extract_batch
 from core.errors import LLMError, LLMUnavailableError
 from core.fsio import atomic_write_text
 from core.graph.model import Chunk, GraphBuilder, KnowledgeGraph
@@ -77,7 +77,8 @@ def _texts(chunks: Sequence[Chunk]) -> list[str]:
 
 
 def extract_triples(chunks: Sequence[Chunk], extractor: TripleExtractor, *, cache_dir: Path | None,
-                    batch_size: int | None = None, progress: Progress | None = None) -> ExtractionResult:
+                    batch_size: int | None = None, progress: Progress | None = None,
+                    runner: BatchRunner | None = None) -> ExtractionResult:
     """Run ``extractor`` over ``chunks`` in batches, reusing and filling the per-chunk cache.
 
     Parameters
@@ -90,10 +91,18 @@ def extract_triples(chunks: Sequence[Chunk], extractor: TripleExtractor, *, cach
         Folder for the per-chunk cache; ``None`` disables caching.
     batch_size
         Chunks handed to the extractor per call; ``None`` takes the extractor's own ``batch_size``
-        attribute (the spaCy extractor parses 64 at a time with ``nlp.pipe``), else 8.
+        attribute (the spaCy extractor parses 64 at a time with ``nlp.pipe``), else 8. With a
+        ``runner`` and an extractor whose triples do not depend on the batch (spaCy: ``pipe_batch``),
+        ``None`` cuts the chunks into at most ``pipe_batch`` and about four batches per worker; other
+        extractors (an LLM's prompt holds its batch) keep their own ``batch_size``.
     progress
         ``progress(message, fraction)`` after every batch.
+    runner
+        Where the batches run (:class:`~core.backends.base.BatchRunner`, e.g. Ray actors holding the
+        extractor); ``None``: here, one batch after another. The result is the same: results are
+        cached as batches finish and assembled in chunk order.
     """
+    spread = batch_size is None and runner is not None and getattr(extractor, "pipe_batch", None)
     if batch_size is None:
         batch_size = int(getattr(extractor, "batch_size", 8) or 8)
     if batch_size < 1:
@@ -110,42 +119,57 @@ def extract_triples(chunks: Sequence[Chunk], extractor: TripleExtractor, *, cach
             todo.append(c)
     cached = len(out)
     n = len(chunks)
-    failed: list[str] = []
-    notes: list[str] = []
-    detailed = getattr(extractor, "extract_detailed", None)
-    for start in range(0, len(todo), batch_size):
-        batch = todo[start:start + batch_size]
+    if spread and runner is not None:  # spaCy's triples do not depend on the batch: give every actor work
+        workers = max(1, int(runner.describe().get("workers", 1)))
+        batch_size = max(1, min(int(spread), -(-len(todo) // (4 * workers))))
+    batches = [todo[start:start + batch_size] for start in range(0, len(todo), batch_size)]
+    failed: dict[int, list[str]] = {}
+    notes: dict[int, list[str]] = {}
+    fresh: dict[str, tuple[ExtractedTriple, ...]] = {}
+    if runner is None:
+        results: Iterator[tuple[int, BatchExtraction]] = (
+            (k, extract_batch(extractor, _texts(b))) for k, b in enumerate(batches))
+    else:
+        results = iter(runner.extract(extractor, [_texts(b) for b in batches]))
+    where = "" if runner is None else f" on {runner.describe().get('backend', 'a runner')}"
+    finished = 0
+    while True:
         if progress:
-            progress(f"Extracting triples ({extractor.name}): {cached + start}/{n} chunks", (cached + start) / max(n, 1))
-        bad: set[int] = set()
+            progress(f"Extracting triples ({extractor.name}){where}: {cached + finished}/{n} chunks",
+                     (cached + finished) / max(n, 1))
         try:
-            if detailed is not None:
-                res = detailed(_texts(batch))
-                results, bad = res.triples, set(res.failed)
-                notes.extend(res.notes)
-            else:
-                results = extractor.extract(_texts(batch))
+            item = next(results, None)
         except LLMUnavailableError:
             raise
         except LLMError as exc:
             raise type(exc)(
-                f"Triple extraction stopped at chunk {cached + start + 1} of {n}: {exc} The {cached + start} "
+                f"Triple extraction stopped at chunk {cached + finished + 1} of {n}: {exc} The {cached + finished} "
                 "chunk(s) done so far are cached; fix the LLM endpoint and run the same command again to resume."
             ) from None
-        if len(results) != len(batch):
-            raise RuntimeError(f"extractor {extractor.name!r} returned {len(results)} results for {len(batch)} passages")
-        for i, (c, triples) in enumerate(zip(batch, results)):
-            out[c.id] = tuple(triples)
+        if item is None:
+            break
+        k, (triples_per_passage, bad, batch_notes) = item
+        batch = batches[k]
+        if len(triples_per_passage) != len(batch):
+            raise RuntimeError(f"extractor {extractor.name!r} returned {len(triples_per_passage)} results for "
+                               f"{len(batch)} passages")
+        notes[k] = list(batch_notes)
+        for i, (c, triples) in enumerate(zip(batch, triples_per_passage)):
+            fresh[c.id] = tuple(triples)
             if i in bad:
-                failed.append(c.id)  # not cached: the next build asks again
+                failed.setdefault(k, []).append(c.id)  # not cached: the next build asks again
             elif cache_dir:
                 # no fsync per entry: an entry a power cut damaged fails _read_cache and is redone
                 atomic_write_text(_cache_file(cache_dir, ext_id, c), json.dumps(
                     {"v": _CACHE_VERSION, "triples": [[t.head, t.relation, t.tail] for t in triples]}), durable=False)
+        finished += len(batch)
+    out.update((c.id, fresh[c.id]) for c in todo)  # cached first, then the rest in chunk order (as ever)
+    failed_ids = [cid for k in sorted(failed) for cid in failed[k]]
+    all_notes = [note for k in sorted(notes) for note in notes[k]]
     if progress:
         progress(f"Extracted triples from {n} chunks ({cached} from cache"
-                 + (f", {len(failed)} failed" if failed else "") + ")", 1.0)
-    return ExtractionResult(out, ext_id, cached, len(todo), tuple(failed), tuple(notes[:20]))
+                 + (f", {len(failed_ids)} failed" if failed_ids else "") + ")", 1.0)
+    return ExtractionResult(out, ext_id, cached, len(todo), tuple(failed_ids), tuple(all_notes[:20]))
 
 
 def add_extracted(builder: GraphBuilder, result: ExtractionResult) -> None:
@@ -171,12 +195,14 @@ def add_extracted(builder: GraphBuilder, result: ExtractionResult) -> None:
 
 
 def build_kg_from_corpus(graph: KnowledgeGraph, extractor: TripleExtractor, *, cache_dir: Path | None,
-                         batch_size: int | None = None, progress: Progress | None = None) -> tuple[KnowledgeGraph, ExtractionResult]:
+                         batch_size: int | None = None, progress: Progress | None = None,
+                         runner: BatchRunner | None = None) -> tuple[KnowledgeGraph, ExtractionResult]:
     """Extract triples from every chunk of ``graph`` and return the graph with them merged in.
 
     Existing nodes and edges are kept; chunk ids are preserved so provenance stays valid.
     """
-    result = extract_triples(graph.chunks, extractor, cache_dir=cache_dir, batch_size=batch_size, progress=progress)
+    result = extract_triples(graph.chunks, extractor, cache_dir=cache_dir, batch_size=batch_size, progress=progress,
+                             runner=runner)
     b = GraphBuilder.of(graph)
     add_extracted(b, result)
     return b.build(), result

@@ -57,7 +57,7 @@ from core.index.vector_index import ITEM_OVERHEAD_CHARS, VectorIndex, embed_text
 from core.text import content_hash
 
 if TYPE_CHECKING:
-    from core.backends.base import Embedder, TripleExtractor
+    from core.backends.base import BatchRunner, Embedder, TripleExtractor
 
 Progress = Callable[[str, float], None]
 ItemKind = Literal["nodes", "edges", "chunks"]
@@ -262,7 +262,7 @@ class Workspace:
         return self.path / _index_dirname(self.manifest)
 
     def ensure_index(self, embedder: Embedder, *, progress: Progress | None = None,
-                     rebuild: bool = False) -> list[IndexBuild]:
+                     rebuild: bool = False, runner: BatchRunner | None = None) -> list[IndexBuild]:
         """Build the node/edge/chunk indexes unless a compatible one is already stored.
 
         Crash- and concurrency-safe: the workspace lock is held while building (a second thread or
@@ -270,7 +270,8 @@ class Workspace:
         written to a fresh folder and becomes current only when the manifest naming it is
         replaced atomically, so a kill at any moment leaves the previous index usable.
 
-        Returns the timings of what was built (empty when the stored index was reused).
+        Returns the timings of what was built (empty when the stored index was reused). ``runner``
+        embeds elsewhere (:class:`~core.backends.base.BatchRunner`, e.g. ``egx index --ray``).
         """
         if not rebuild and self.index_problem(embedder) is None:
             return []
@@ -284,9 +285,10 @@ class Workspace:
             old = self.index_dir
             dirname = f"index.{unique_suffix()}"
             try:
-                builds = build_indexes(self.path, self.graph, embedder, progress=progress, dirname=dirname)
+                builds = build_indexes(self.path, self.graph, embedder, progress=progress, dirname=dirname,
+                                       runner=runner)
                 manifest = {**self.manifest, "index": _index_manifest(embedder, self.graph, builds, reason=problem,
-                                                                      dirname=dirname)}
+                                                                      dirname=dirname, runner=runner)}
                 atomic_write_json(self.path / MANIFEST, manifest)
             except BaseException:
                 shutil.rmtree(self.path / dirname, ignore_errors=True)
@@ -346,8 +348,14 @@ class Workspace:
 
 
 def build_indexes(path: Path, graph: KnowledgeGraph, embedder: Embedder, *,
-                  progress: Progress | None = None, dirname: str = "index") -> list[IndexBuild]:
-    """Embed nodes, edges and chunks and write ``<dirname>/<kind>.faiss`` under ``path``."""
+                  progress: Progress | None = None, dirname: str = "index",
+                  runner: BatchRunner | None = None) -> list[IndexBuild]:
+    """Embed nodes, edges and chunks and write ``<dirname>/<kind>.faiss`` under ``path``.
+
+    With a ``runner`` (:class:`~core.backends.base.BatchRunner`) the three kinds are embedded there
+    together (e.g. by Ray actors holding the embedder), in the same length-sorted batches; each
+    build's seconds are then the share of the whole embedding by the kind's work.
+    """
     builds = []
     texts = {"nodes": list(graph.node_texts), "edges": list(graph.edge_texts),
              "chunks": [c.passage for c in graph.chunks]}
@@ -357,6 +365,14 @@ def build_indexes(path: Path, graph: KnowledgeGraph, embedder: Embedder, *,
     total = sum(work.values()) or 1.0
     done = 0.0
     (path / dirname).mkdir(parents=True, exist_ok=True)
+    if runner is not None:
+        t0 = time.perf_counter()
+        vectors = runner.embed(embedder, {k: texts[k] for k in ITEM_KINDS}, progress)
+        seconds = time.perf_counter() - t0
+        for kind in ITEM_KINDS:
+            VectorIndex(vectors.pop(kind), copy=False).save(path / dirname / f"{kind}.faiss")
+            builds.append(IndexBuild(kind, len(texts[kind]), seconds * work[kind] / total))
+        return builds
     for kind in ITEM_KINDS:
         items = texts[kind]
         base = done
@@ -384,8 +400,8 @@ def _index_dirname(manifest: dict[str, Any]) -> str:
 
 
 def _index_manifest(embedder: Embedder, graph: KnowledgeGraph, builds: Sequence[IndexBuild], *,
-                    reason: str, dirname: str = "index") -> dict[str, Any]:
-    return {
+                    reason: str, dirname: str = "index", runner: BatchRunner | None = None) -> dict[str, Any]:
+    out = {
         "dir": dirname,
         "embedder": embedder.name,
         "model_id": embedder.model_id,
@@ -395,6 +411,9 @@ def _index_manifest(embedder: Embedder, graph: KnowledgeGraph, builds: Sequence[
         "reason": reason,
         "builds": [{"kind": b.kind, "items": b.items, "seconds": round(b.seconds, 3)} for b in builds],
     }
+    if runner is not None:
+        out["runner"] = runner.describe()
+    return out
 
 
 def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: str | None = None,
@@ -402,7 +421,8 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
                      extractor: TripleExtractor | None = None, questions: str | Path | None = None,
                      overwrite: bool = False, progress: Progress | None = None,
                      extra_manifest: dict[str, Any] | None = None,
-                     synonym_threshold: float | None = None, store: str | None = None) -> Workspace:
+                     synonym_threshold: float | None = None, store: str | None = None,
+                     runner: BatchRunner | None = None) -> Workspace:
     """Load ``inputs``, build the graph (extracting triples from a plain corpus) and the indexes,
     and write a complete workspace at ``path`` — or nothing at all if anything fails.
 
@@ -428,6 +448,10 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
         rename, :func:`core.graph.falkor.load_graph_into`) instead of ``graph.json.gz``; the vectors
         stay in the workspace's FAISS files. The password comes from ``EGX_FALKORDB_PASSWORD``.
         ``None``: the graph is kept in the workspace folder (the default).
+    runner
+        Where embedding and triple extraction run (:class:`~core.backends.base.BatchRunner`; ``egx index
+        --ray`` passes :class:`core.scale.RayRunner`). ``None``: in this process. The workspace is the
+        same either way; the manifest's ``index.runner`` / ``extraction.runner`` record where it ran.
     overwrite
         Replace an existing workspace (the old one is removed only after the new one is complete).
         Only a folder that provably is a workspace (holds the manifest egx writes) is replaced;
@@ -472,10 +496,12 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
                                 "entities and noun chunks linked by relations from the dependency parse, plus "
                                 "title→entity links). An LLM extractor ('local' or 'openai') finds more relations.")
             graph, res = build_kg_from_corpus(graph, extractor, cache_dir=cache_dir() / "extraction",
-                                              progress=step.sub(LOAD_SHARE, split))
+                                              progress=step.sub(LOAD_SHARE, split), runner=runner)
             extraction = {"extractor": res.extractor, "triples": res.n_triples, "from_cache": res.from_cache,
                           "extracted": res.extracted, "failed_chunks": len(res.failed),
                           "failed_chunk_ids": list(res.failed[:100])}
+            if runner is not None:
+                extraction["runner"] = runner.describe()
             if res.failed:
                 warnings.append(f"Triple extraction failed for {len(res.failed)} of {graph.n_chunks} chunks (the LLM's "
                                 "output stayed unusable), so they have no triples. Failures are not cached: build the "
@@ -493,7 +519,11 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
                 raise WorkspaceError(f"The synonym threshold is a cosine in [-1, 1], got {synonym_threshold}; "
                                      "HippoRAG uses 0.8.")
             t0 = time.perf_counter()
-            vecs = embed_texts(list(graph.node_texts), embedder, progress=step.sub(0.5, 0.55), label="node names")
+            if runner is not None:
+                vecs = runner.embed(embedder, {"node names": list(graph.node_texts)},
+                                    step.sub(0.5, 0.55))["node names"]
+            else:
+                vecs = embed_texts(list(graph.node_texts), embedder, progress=step.sub(0.5, 0.55), label="node names")
             graph, n_syn = add_synonym_edges(graph, vecs, synonym_threshold)
             synonyms = {"threshold": synonym_threshold, "edges": n_syn, "embedder": embedder.name,
                         "seconds": round(time.perf_counter() - t0, 2)}
@@ -528,8 +558,8 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
             if extra_manifest:
                 manifest.update(extra_manifest)
             if embedder is not None:
-                builds = build_indexes(tmp, graph, embedder, progress=step.sub(split, 1.0))
-                manifest["index"] = _index_manifest(embedder, graph, builds, reason="new workspace")
+                builds = build_indexes(tmp, graph, embedder, progress=step.sub(split, 1.0), runner=runner)
+                manifest["index"] = _index_manifest(embedder, graph, builds, reason="new workspace", runner=runner)
             if store_url is not None:  # last: a failed build never touches the store's graph
                 from core.graph.falkor import load_graph_into
 
@@ -797,9 +827,10 @@ def sample_recipes() -> list[Recipe]:
 
 
 def ensure_sample_workspace(name: str, embedder: Embedder | None, *, progress: Progress | None = None,
-                            root: Path | None = None, force: bool = False) -> Workspace:
+                            root: Path | None = None, force: bool = False,
+                            runner: BatchRunner | None = None) -> Workspace:
     """Open the built sample workspace ``name``, building it from its recipe when missing, stale,
-    damaged, or when ``force`` is set."""
+    damaged, or when ``force`` is set (``runner``: where to embed and extract, see :func:`create_workspace`)."""
     recipes = {r.name: r for r in sample_recipes()}
     if name not in recipes:
         raise UnknownNameError("sample workspace", name, sorted(recipes))
@@ -825,9 +856,10 @@ def ensure_sample_workspace(name: str, embedder: Embedder | None, *, progress: P
                 return create_workspace(r.inputs, path, name=r.name, title=r.title, description=r.description,
                                         embedder=embedder, questions=r.questions, overwrite=True,
                                         progress=progress, extra_manifest={"recipe_hash": r.hash, "sample": True,
-                                                                           "attribution": r.attribution})
+                                                                           "attribution": r.attribution},
+                                        runner=runner)
     if embedder is not None:
-        ws.ensure_index(embedder, progress=progress)
+        ws.ensure_index(embedder, progress=progress, runner=runner)
     return ws
 
 

@@ -64,7 +64,8 @@ class AnchorGroups:
         return np.array([g.weight for g in self.groups], dtype=np.float64)
 
 
-def group_anchors(query: str, candidates: Candidates, llm: LLM, *, trace: Trace | None = None) -> AnchorGroups:
+def group_anchors(query: str, candidates: Candidates, llm: LLM, *, tight_json: bool = False,
+                  trace: Trace | None = None) -> AnchorGroups:
     """Cluster candidates into weighted semantic anchor groups (weights sum to 1)."""
     t0 = time.perf_counter()
     step = Step("grouping", "Semantic anchor groups and importance weights", section="BubbleRAG §3.2")
@@ -81,7 +82,8 @@ def group_anchors(query: str, candidates: Candidates, llm: LLM, *, trace: Trace 
 
     out = ask_json(llm, prompts.SYSTEM,
                    prompts.grouping_prompt(query, [(c.cid, c.kind, c.text) for c in candidates.items]),
-                   prompts.GROUPING_SCHEMA, max_tokens=400, validate=validate, step=step) if by_id else None
+                   prompts.grouping_schema(tight_json, list(by_id)), max_tokens=prompts.STAGE_MAX_TOKENS["grouping"],
+                   validate=validate, step=step) if by_id else None
     if out is not None and out.data is not None:
         source = "llm"
         raw = []

@@ -55,7 +55,7 @@ def _validate(data: Any) -> None:
 
 
 def extract_keywords(query: str, pre: PreRetrieval, graph: KnowledgeGraph, llm: LLM, *, max_keywords: int = 8,
-                     max_implicit: int = 2, trace: Trace | None = None) -> Keywords:
+                     max_implicit: int = 2, tight_json: bool = False, trace: Trace | None = None) -> Keywords:
     """Explicit + implicit keywords for ``query``.
 
     Parameters
@@ -69,8 +69,9 @@ def extract_keywords(query: str, pre: PreRetrieval, graph: KnowledgeGraph, llm: 
     t0 = time.perf_counter()
     step = Step("keywords", "Keyword extraction with latent inference", section="BubbleRAG §3.2, Example 3")
     preview = [(graph.chunk(c).title, graph.chunk(c).text) for c in pre.chunk_ids]
-    out = ask_json(llm, prompts.SYSTEM, prompts.keywords_prompt(query, preview), prompts.KEYWORDS_SCHEMA,
-                   max_tokens=200, validate=_validate, step=step)
+    out = ask_json(llm, prompts.SYSTEM, prompts.keywords_prompt(query, preview),
+                   prompts.keywords_schema(tight_json), max_tokens=prompts.STAGE_MAX_TOKENS["keywords"],
+                   validate=_validate, step=step)
     items: list[Keyword] = []
     seen: set[str] = set()
 

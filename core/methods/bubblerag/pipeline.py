@@ -132,7 +132,8 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
     trace.add("embed_query", "Query embedding", {"dim": int(qvec.size)}, seconds=time.perf_counter() - t0)
     llm = backends.llm
 
-    pre = pre_retrieve(query, qvec, workspace, llm, k=cfg.k_chunks, check=cfg.sufficiency_check, trace=trace)
+    pre = pre_retrieve(query, qvec, workspace, llm, k=cfg.k_chunks, check=cfg.sufficiency_check,
+                       tight_json=cfg.tight_json, trace=trace)
     if pre.sufficient:
         chunks = tuple(EvidenceChunk(c, s, "preview", 0.0, s) for c, s in zip(pre.chunk_ids, pre.scores))
         trace.add("early_exit", "Pre-retrieved chunks were sufficient: graph traversal skipped",
@@ -141,12 +142,13 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
         return BubbleResult(query, cfg, pre, None, None, None, None, None, None, None, (), None, None, chunks,
                             pre.answer, "early exit", True, trace)
 
-    kws = extract_keywords(query, pre, graph, llm, trace=trace)
-    spec = specialize_keywords(query, kws, llm, enabled=cfg.specialization, trace=trace)
-    relax = relax_schema(query, spec, pre, graph, llm, enabled=cfg.relaxation, trace=trace)
+    tight = cfg.tight_json
+    kws = extract_keywords(query, pre, graph, llm, tight_json=tight, trace=trace)
+    spec = specialize_keywords(query, kws, llm, enabled=cfg.specialization, tight_json=tight, trace=trace)
+    relax = relax_schema(query, spec, pre, graph, llm, enabled=cfg.relaxation, tight_json=tight, trace=trace)
     cands = retrieve_candidates(relax.terms, workspace, backends.embedder, k=cfg.k_candidates,
                                 min_similarity=cfg.min_similarity, trace=trace)
-    groups = group_anchors(query, cands, llm, trace=trace)
+    groups = group_anchors(query, cands, llm, tight_json=tight, trace=trace)
 
     node_vecs = workspace.index("nodes").vectors
     terminals = {v for grp in groups.groups for v in grp.terminals(graph)}
@@ -174,7 +176,7 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
     edge_vecs = workspace.index("edges").vectors
     reasoning = reasoning_expansion(query, ranked, graph, node_vecs, edge_vecs, qvec, llm, n=cfg.n, d=cfg.d,
                                     max_neighbors=cfg.max_neighbors, none_select=cfg.none_select,
-                                    time_budget_s=cfg.time_budget_s, trace=trace)
+                                    time_budget_s=cfg.time_budget_s, tight_json=tight, trace=trace)
     evidence = unify(reasoning)
     _trace_synonym_edges(trace, graph, evidence.edges)
     ans: Answer = generate_answer(query, evidence, graph, workspace.index("chunks").vectors if graph.n_chunks

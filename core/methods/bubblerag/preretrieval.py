@@ -44,7 +44,7 @@ def _grounded(answer: str, chunks: list[tuple[str, str]]) -> bool:
 
 
 def pre_retrieve(query: str, qvec: np.ndarray, workspace: Workspace, llm: LLM, *, k: int = 5,
-                 check: bool = True, trace: Trace | None = None) -> PreRetrieval:
+                 check: bool = True, tight_json: bool = False, trace: Trace | None = None) -> PreRetrieval:
     """Top-``k`` chunks by cosine to the query, then (optionally) the LLM sufficiency check.
 
     Returns
@@ -64,8 +64,9 @@ def pre_retrieve(query: str, qvec: np.ndarray, workspace: Workspace, llm: LLM, *
     sufficient, answer, reason, checked = False, "", "", False
     if check and ids:
         chunks = [(g.chunk(c).title, g.chunk(c).text) for c in ids]
-        out = ask_json(llm, prompts.SYSTEM, prompts.sufficiency_prompt(query, chunks), prompts.SUFFICIENCY_SCHEMA,
-                       max_tokens=160, step=step)
+        out = ask_json(llm, prompts.SYSTEM, prompts.sufficiency_prompt(query, chunks),
+                       prompts.sufficiency_schema(tight_json), max_tokens=prompts.STAGE_MAX_TOKENS["preretrieval"],
+                       step=step)
         if out.data is not None:
             checked = True
             claimed = str(out.data.get("answer", "")).strip()

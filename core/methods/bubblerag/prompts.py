@@ -10,6 +10,7 @@ questions there) or of a public benchmark, so no prompt primes a model with an e
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 SYSTEM = ("You are the retrieval planner of a graph RAG system over a knowledge graph whose schema is unknown. "
           "Answer only with the requested JSON object.")
@@ -20,7 +21,7 @@ def _passages(chunks: Sequence[tuple[str, str]], limit: int = 700) -> str:
 
 
 # ---------------------------------------------------------------- §3.2 pre-retrieval sufficiency
-SUFFICIENCY_SCHEMA = {
+SUFFICIENCY_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"sufficient": {"type": "boolean"}, "answer": {"type": "string"}, "reason": {"type": "string"}},
     "required": ["sufficient", "answer"],
@@ -36,7 +37,7 @@ def sufficiency_prompt(query: str, chunks: Sequence[tuple[str, str]]) -> str:
 
 
 # ---------------------------------------------------------------- §3.2 keywords + latent inference
-KEYWORDS_SCHEMA = {
+KEYWORDS_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "explicit": {"type": "array", "items": {"type": "string"}},
@@ -58,7 +59,7 @@ def keywords_prompt(query: str, chunks: Sequence[tuple[str, str]]) -> str:
 
 
 # ---------------------------------------------------------------- §3.2 anchor specialization
-SPECIALIZE_SCHEMA = {
+SPECIALIZE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"rewrites": {"type": "array", "items": {
         "type": "object", "properties": {"keyword": {"type": "string"}, "specialized": {"type": "string"}},
@@ -77,7 +78,7 @@ def specialize_prompt(query: str, keywords: Sequence[str]) -> str:
 
 
 # ---------------------------------------------------------------- §3.2 schema relaxation
-RELAX_SCHEMA = {
+RELAX_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"relaxations": {"type": "array", "items": {
         "type": "object",
@@ -99,7 +100,7 @@ def relax_prompt(query: str, keywords: Sequence[str], chunks: Sequence[tuple[str
 
 
 # ---------------------------------------------------------------- §3.2 grouping + weights
-GROUPING_SCHEMA = {
+GROUPING_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"groups": {"type": "array", "items": {
         "type": "object",
@@ -122,7 +123,7 @@ def grouping_prompt(query: str, candidates: Sequence[tuple[str, str, str]]) -> s
 
 
 # ---------------------------------------------------------------- §3.5 reasoning-aware expansion
-EXPAND_SCHEMA = {
+EXPAND_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"selected": {"type": "array", "items": {"type": "string"}}, "sufficient": {"type": "boolean"}},
     "required": ["selected", "sufficient"],
@@ -148,3 +149,91 @@ def answer_prompt(query: str, triples: Sequence[str], chunks: Sequence[tuple[str
     sk = "\n".join(f"- {t}" for t in triples) or "- (none)"
     return (f"Reasoning skeleton (triples from the evidence graph):\n{sk}\n\nSource passages:\n{_passages(chunks, 900)}\n\n"
             f"Question: {query}\nAnswer:")
+
+
+# ---------------------------------------------------------------- bounded JSON (option tight_json)
+#: ``max_tokens`` per LLM stage, in one place (the answer's is ``BubbleConfig.answer_max_tokens``). The
+#: same with ``tight_json``: there the bounded schema closes each reply's JSON (item counts, string
+#: lengths, ids from the offered ones), so the limit is only a ceiling that a reply no longer runs into
+#: while repeating itself; lower values would cut off replies the bounded schema allows.
+STAGE_MAX_TOKENS: dict[str, int] = {
+    "preretrieval": 160,
+    "keywords": 200,
+    "specialization": 200,
+    "relaxation": 256,
+    "grouping": 400,
+    "reasoning": 160,
+}
+
+#: Character limits of the bounded schemas: a keyword or concept is a short phrase, a reason one
+#: sentence (what the prompts ask for: "at most 6 short items", "<one sentence>").
+SHORT, PHRASE, SENTENCE = 60, 100, 200
+MAX_KEYWORDS = 6  #: "at most 6 short items each" (keywords_prompt)
+
+
+def _str(max_len: int) -> dict[str, Any]:
+    return {"type": "string", "maxLength": max_len}
+
+
+def _enum(values: Sequence[Any]) -> dict[str, Any]:
+    return {"enum": list(dict.fromkeys(values))}
+
+
+def sufficiency_schema(tight: bool) -> dict[str, Any]:
+    """§3.2 sufficiency check; bounded: a short answer and a one-sentence reason."""
+    if not tight:
+        return SUFFICIENCY_SCHEMA
+    return {**SUFFICIENCY_SCHEMA, "properties": {"sufficient": {"type": "boolean"}, "answer": _str(PHRASE),
+                                                 "reason": _str(SENTENCE)}}
+
+
+def keywords_schema(tight: bool) -> dict[str, Any]:
+    """§3.2 keywords; bounded: at most 6 short items per list, as the prompt asks."""
+    if not tight:
+        return KEYWORDS_SCHEMA
+    items = {"type": "array", "items": _str(SHORT), "maxItems": MAX_KEYWORDS}
+    return {**KEYWORDS_SCHEMA, "properties": {"explicit": {**items, "minItems": 1}, "implicit": items}}
+
+
+def specialize_schema(tight: bool, keywords: Sequence[str]) -> dict[str, Any]:
+    """§3.2 specialization; bounded: at most one rewrite per keyword, naming one of the given keywords."""
+    if not tight or not keywords:
+        return SPECIALIZE_SCHEMA
+    item = {"type": "object", "properties": {"keyword": _enum(keywords), "specialized": _str(PHRASE)},
+            "required": ["keyword", "specialized"]}
+    return {**SPECIALIZE_SCHEMA, "properties": {"rewrites": {"type": "array", "items": item,
+                                                             "maxItems": len(set(keywords))}}}
+
+
+def relax_schema(tight: bool, keywords: Sequence[str], n_passages: int) -> dict[str, Any]:
+    """§3.2 relaxation; bounded: at most one relaxation per keyword, citing a shown passage."""
+    if not tight or not keywords or n_passages < 1:
+        return RELAX_SCHEMA
+    item = {"type": "object",
+            "properties": {"keyword": _enum(keywords), "relaxed": _str(SHORT),
+                           "passage": _enum(range(1, n_passages + 1)), "reason": _str(SENTENCE)},
+            "required": ["keyword", "relaxed", "passage", "reason"]}
+    return {**RELAX_SCHEMA, "properties": {"relaxations": {"type": "array", "items": item,
+                                                           "maxItems": len(set(keywords))}}}
+
+
+def grouping_schema(tight: bool, candidate_ids: Sequence[str]) -> dict[str, Any]:
+    """§3.2 grouping; bounded: members are candidate ids, a candidate in at most one group."""
+    if not tight or not candidate_ids:
+        return GROUPING_SCHEMA
+    n = len(set(candidate_ids))
+    item = {"type": "object",
+            "properties": {"concept": _str(SHORT), "weight": {"type": "number"},
+                           "members": {"type": "array", "items": _enum(candidate_ids), "minItems": 1, "maxItems": n}},
+            "required": ["concept", "weight", "members"]}
+    return {**GROUPING_SCHEMA, "properties": {"groups": {"type": "array", "items": item, "minItems": 1,
+                                                         "maxItems": n}}}
+
+
+def expand_schema(tight: bool, labels: Sequence[str]) -> dict[str, Any]:
+    """§3.5 expansion hop; bounded: only the offered neighbour labels, each at most once in count."""
+    if not tight or not labels:
+        return EXPAND_SCHEMA
+    return {**EXPAND_SCHEMA, "properties": {"selected": {"type": "array", "items": _enum(labels),
+                                                         "maxItems": len(set(labels))},
+                                            "sufficient": {"type": "boolean"}}}

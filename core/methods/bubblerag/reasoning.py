@@ -71,7 +71,7 @@ class ReasoningExpansion:
 def reasoning_expansion(query: str, ranked: Sequence[RankedCEG], graph: KnowledgeGraph, node_vectors: np.ndarray,
                         edge_vectors: np.ndarray, qvec: np.ndarray, llm: LLM, *, n: int = 3, d: int = 6,
                         max_neighbors: int = 30, none_select: int = 3, time_budget_s: float = 120.0,
-                        trace: Trace | None = None) -> ReasoningExpansion:
+                        tight_json: bool = False, trace: Trace | None = None) -> ReasoningExpansion:
     """Expand the top-``n`` CEGs hop by hop, in rank order, within ``time_budget_s``."""
     t0 = time.perf_counter()
     step = Step("reasoning", "Reasoning-aware expansion", section="BubbleRAG §3.5")
@@ -119,7 +119,8 @@ def reasoning_expansion(query: str, ranked: Sequence[RankedCEG], graph: Knowledg
 
                 res = ask_json(llm, prompts.SYSTEM,
                                prompts.expand_prompt(query, evidence, [(k, graph.edge_text(e)) for k, e in labels.items()]),
-                               prompts.EXPAND_SCHEMA, max_tokens=160, validate=validate, step=step)
+                               prompts.expand_schema(tight_json, list(labels)),
+                               max_tokens=prompts.STAGE_MAX_TOKENS["reasoning"], validate=validate, step=step)
                 if res.data is not None:
                     by = "llm"
                     selected = [labels[s] for s in dict.fromkeys(res.data["selected"]) if s in labels]

@@ -38,7 +38,7 @@ class Relaxed:
 class Relaxation:
     terms: tuple[SearchTerm, ...]  #: the specialized terms plus one per relaxation
     relaxed: tuple[Relaxed, ...]
-    source: str  #: "llm", "heuristic" or "disabled"
+    source: str  #: "llm", "heuristic", "disabled" or "empty" (no keyword: the LLM was not asked)
 
 
 def _validate(data: Any) -> None:
@@ -47,7 +47,7 @@ def _validate(data: Any) -> None:
 
 
 def relax_schema(query: str, spec: Specialization, pre: PreRetrieval, graph: KnowledgeGraph, llm: LLM, *,
-                 enabled: bool = True, trace: Trace | None = None) -> Relaxation:
+                 enabled: bool = True, tight_json: bool = False, trace: Trace | None = None) -> Relaxation:
     """Relax schema-sensitive keywords where a preview chunk confirms the neighbourhood."""
     t0 = time.perf_counter()
     step = Step("relaxation", "Schema relaxation from preview chunks", section="BubbleRAG §3.2, Example 5")
@@ -55,9 +55,12 @@ def relax_schema(query: str, spec: Specialization, pre: PreRetrieval, graph: Kno
     source = "disabled"
     keywords = [t.keyword for t in spec.terms]
     chunks = [graph.chunk(c) for c in pre.chunk_ids]
-    if enabled and chunks:
+    if enabled and chunks and not keywords:
+        source = "empty"  # no keyword to relax: the LLM is not asked
+    elif enabled and chunks:
         out = ask_json(llm, prompts.SYSTEM, prompts.relax_prompt(query, keywords, [(c.title, c.text) for c in chunks]),
-                       prompts.RELAX_SCHEMA, max_tokens=256, validate=_validate, step=step)
+                       prompts.relax_schema(tight_json, keywords, len(chunks)),
+                       max_tokens=prompts.STAGE_MAX_TOKENS["relaxation"], validate=_validate, step=step)
         known = {k.lower(): k for k in keywords}
         if out.data is not None:
             source = "llm"

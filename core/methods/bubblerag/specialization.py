@@ -39,7 +39,7 @@ class SearchTerm:
 @dataclass(frozen=True)
 class Specialization:
     terms: tuple[SearchTerm, ...]
-    source: str  #: "llm", "heuristic" or "disabled"
+    source: str  #: "llm", "heuristic", "disabled" or "empty" (no keyword: the LLM was not asked)
 
     @property
     def rewrites(self) -> dict[str, str]:
@@ -52,15 +52,22 @@ def _validate(data: Any) -> None:
 
 
 def specialize_keywords(query: str, keywords: Keywords, llm: LLM, *, enabled: bool = True,
-                        trace: Trace | None = None) -> Specialization:
-    """Rewrite under-specified keywords into query-conditioned constraints."""
+                        tight_json: bool = False, trace: Trace | None = None) -> Specialization:
+    """Rewrite under-specified keywords into query-conditioned constraints.
+
+    With no keyword there is nothing to specialize: the LLM is not called (source ``"empty"``).
+    """
     t0 = time.perf_counter()
     step = Step("specialization", "Anchor specialization", section="BubbleRAG §3.2, Example 4")
     rewrites: dict[str, str] = {}
     source = "disabled"
-    if enabled:
-        out = ask_json(llm, prompts.SYSTEM, prompts.specialize_prompt(query, [k.text for k in keywords.items]),
-                       prompts.SPECIALIZE_SCHEMA, max_tokens=200, validate=_validate, step=step)
+    texts = [k.text for k in keywords.items]
+    if enabled and not texts:
+        source = "empty"
+    elif enabled:
+        out = ask_json(llm, prompts.SYSTEM, prompts.specialize_prompt(query, texts),
+                       prompts.specialize_schema(tight_json, texts),
+                       max_tokens=prompts.STAGE_MAX_TOKENS["specialization"], validate=_validate, step=step)
         if out.data is not None:
             source = "llm"
             known = {k.text.lower(): k.text for k in keywords.items}
