@@ -32,13 +32,13 @@ def gate(home: Path, monkeypatch: pytest.MonkeyPatch):
     event, names, started = threading.Event(), set(), []
     orig = W.build_indexes
 
-    def gated(path, graph, embedder, *, progress=None, dirname="index"):  # type: ignore[no-untyped-def]
+    def gated(path, graph, embedder, *, progress=None, **kw):  # type: ignore[no-untyped-def]
         if any(n in Path(path).name for n in names):
             started.append(Path(path).name)
             if progress:
                 progress("Embedding nodes (gated by the test)", 0.0)
             event.wait(60)
-        return orig(path, graph, embedder, progress=progress, dirname=dirname)
+        return orig(path, graph, embedder, progress=progress, **kw)
 
     monkeypatch.setattr(W, "build_indexes", gated)
     yield event, names, started
