@@ -199,8 +199,10 @@ def _musique_pairs(n_questions: int) -> list[tuple[str, list[str]]]:
 def test_head_of_features_equals_the_packaged_logits_on_real_pairs(cross_encoder) -> None:
     """head(features(q, P)) vs the ONNX graph's own ``logits`` on 3 MuSiQue questions x their 20 passages.
 
-    Tolerance: 0.1 logit (measured max ≈ 0.03 on a −11…+10 range: onnxruntime quantizes the head's
-    inputs to uint8, the numpy head does not) and Spearman ≥ 0.99 per question.
+    Tolerance: 0.3 logit on a −11…+10 range (onnxruntime quantizes the head's inputs to uint8, the numpy
+    head does not; how far that moves a logit depends on the CPU's int8 kernels: measured max 0.03 on
+    AVX-512 VNNI, 0.19 on an AVX2-only AMD EPYC over 10 questions), Spearman ≥ 0.99 and the same top
+    passage per question.
     """
     from scipy.stats import spearmanr
 
@@ -210,8 +212,9 @@ def test_head_of_features_equals_the_packaged_logits_on_real_pairs(cross_encoder
         logits = cross_encoder.model_logits(query, passages)
         assert h.shape == (20, 384) and h.dtype == np.float32
         scores = cross_encoder.head(h)
-        assert np.abs(scores - logits).max() < 0.1
+        assert np.abs(scores - logits).max() < 0.3
         assert spearmanr(scores, logits)[0] >= 0.99
+        assert np.argmax(scores) == np.argmax(logits)
         assert logits.max() - logits.min() > 5  # a real reranker separates these passages
     assert cross_encoder.features("q", []).shape == (0, 384)
     assert cross_encoder.head(np.zeros((0, 384), np.float32)).shape == (0,)
