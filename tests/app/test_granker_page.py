@@ -238,3 +238,52 @@ def test_browser_cross_encoder_moves_passages_on_the_demo_and_musique(tmp_path: 
             finally:
                 browser.close()
     assert set(demo_left).isdisjoint(musique_left)
+
+
+def test_first_use_node_embedding_shows_progress_not_a_silent_wait(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first FastInsight run on a KG embeds every node text (16k on MuSiQue: minutes with a real
+    embedder): the page shows a server job with its title and progress, and continues when it is done.
+    The embedding waits for an event the test sets, so "still running" is a fact, not a race."""
+    import threading
+
+    import core.methods.fastinsight.node_graph as NG
+
+    monkeypatch.setenv("EGX_JOB_INLINE_WAIT", "0")
+    event, orig = threading.Event(), NG.node_vectors
+
+    def gated(workspace, embedder, *, max_chars=512, progress=None):  # type: ignore[no-untyped-def]
+        if progress:
+            progress("Embedding fastinsight_nodes_512: 0/87 (gated by the test)", 0.0)
+        event.wait(60)
+        return orig(workspace, embedder, max_chars=max_chars, progress=progress)
+
+    monkeypatch.setattr(NG, "node_vectors", gated)
+
+    def text(at: AppTest) -> str:
+        parts = [m.value for m in [*at.main.markdown, *at.main.caption, *at.main.info]]
+        return " ".join(parts + [p.proto.text for p in at.main.get("progress")])
+
+    at = AppTest.from_string(_page_script(), default_timeout=TIMEOUT)
+    deadline = time.monotonic() + 60
+    at.run()
+    while "Embedding 87 KG node texts for FastInsight" not in text(at) and time.monotonic() < deadline:
+        time.sleep(0.3)  # the demo workspace is built first (its own job)
+        at.run()
+    try:
+        assert not at.exception
+        shown = text(at)
+        assert "Embedding 87 KG node texts for FastInsight" in shown and "runs once on the server" in shown
+        assert "gated by the test" in shown  # the embedding's own progress message
+        assert not at.table  # no ranking yet: the page waits for the job
+    finally:
+        event.set()
+    while not at.table and time.monotonic() < deadline:
+        time.sleep(0.3)
+        at.run()
+    assert not at.exception and len(tables(at)[1]) == 10
+
+
+def _page_script() -> str:
+    from tests.app.browser_support import page_app_script
+
+    return page_app_script("pages/granker.py")
