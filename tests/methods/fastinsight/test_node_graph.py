@@ -16,7 +16,7 @@ import pytest
 from core.backends.embedders import HashingEmbedder
 from core.backends.llm import NoLLM
 from core.backends.rerankers import BiEncoderReranker
-from core.errors import ConfigError
+from core.errors import ConfigError, EmptyGraphError
 from core.eval.datasets import load_questions
 from core.eval.metrics import round_metrics
 from core.eval.runner import topological_metrics
@@ -150,13 +150,28 @@ def test_corpus_graph_is_searched_as_it_is_and_the_trace_says_so(corpus_ws, back
 
 
 def test_kg_without_nodes_falls_back_to_passages_visibly(tmp_path, backends):
+    """A KG workspace searches its nodes; a KG with passages but no node (nothing extracted) cannot,
+    and says so (the run then searches passages, recorded as a fallback)."""
+    from types import SimpleNamespace
+
+    from core.graph.model import GraphBuilder
     from core.index.workspace import create_workspace
+    from core.methods.fastinsight.pipeline import _searches_nodes
 
     src = tmp_path / "triples.csv"
     src.write_text("head,relation,tail,chunk\nParis,capital of,France,c1\n", encoding="utf-8")
     ws = create_workspace([src], tmp_path / "ws", embedder=backends.embedder)
-    assert ws.graph.kind == "kg" and ws.graph.n_nodes > 0  # a KG with nodes searches nodes
+    assert ws.graph.kind == "kg" and ws.graph.n_nodes > 0
     assert run("capital of France?", ws, backends=backends).searched == "kg_nodes"
+    b = GraphBuilder(name="bare")
+    b.add_chunk("Paris", "Paris is the capital of France.", chunk_id="c1")
+    bare = b.build(allow_empty=True)
+    assert bare.kind == "kg" and bare.n_nodes == 0 and bare.n_chunks == 1
+    use, why = _searches_nodes(SimpleNamespace(graph=bare), FastInsightConfig())  # type: ignore[arg-type]
+    assert not use and why.startswith("The workspace's KG has no nodes (a passage corpus without triples)")
+    assert _searches_nodes(SimpleNamespace(graph=bare), FastInsightConfig(graph="passages")) == (False, "")  # type: ignore[arg-type]
+    with pytest.raises(EmptyGraphError, match="has no nodes"):
+        node_graph(bare)
 
 
 def test_graph_config_validation_and_help():
