@@ -237,6 +237,8 @@ def method_run(spec: Method[Any, R], workspace: Workspace, key: str, backends: B
 
     used = backends_for(spec.name, backends)
     cfg = config if config is not None else spec.config()
+    if spec.name == "fastinsight":
+        fastinsight_node_vectors(workspace, used, cfg)  # first use on a KG: embed node texts with a progress bar
     params = tuple(sorted(cfg.overrides().items()))
     names = used.names()
     if used.llm is not None and getattr(used.llm, "enabled", True) is False:
@@ -246,6 +248,45 @@ def method_run(spec: Method[Any, R], workspace: Workspace, key: str, backends: B
         return _method_job(spec, workspace, used, key, backends_key, query, params)  # type: ignore[no-any-return]
     return _method_run(spec.name, workspace, used, key, backends_key, query,  # type: ignore[no-any-return]
                        params)
+
+
+def fastinsight_node_vectors(workspace: Workspace, backends: Backends, config: Any) -> None:
+    """Make sure FastInsight's KG node vectors exist before a run that searches KG nodes.
+
+    The first run on a KG embeds every node text (on MuSiQue 16k texts, minutes on a CPU with a real
+    embedder): that runs as a background job of the server, keyed by workspace, embedder and text cap,
+    with a live progress bar and ETA (the page waits for it, like an index build) instead of a run
+    that seems to hang. Returns at once when the vectors are cached (or the run will not search nodes).
+    """
+    from components import jobs_view
+    from core.methods.fastinsight.node_graph import node_graph, node_vectors, node_vectors_name
+
+    g = workspace.graph
+    if getattr(config, "graph", None) != "kg_nodes" or g.kind != "kg" or g.n_nodes == 0:
+        return
+    cap = int(config.node_text_chars)
+    texts = node_graph(g, max_chars=cap).passages
+    if workspace.has_text_vectors(node_vectors_name(cap), texts, backends.embedder):
+        return
+
+    def work(job: Job) -> None:
+        node_vectors(workspace, backends.embedder, max_chars=cap, progress=job.progress)
+
+    manager = jobs()
+    key = f"fastinsight-nodes:{workspace.path}:{backends.embedder.model_id}:{cap}"
+    title = f"Embedding {len(texts):,} KG node texts for FastInsight (first use of “{workspace.title}”)"
+    job = manager.submit(key, title, work, kind="workspace", restart=False)
+    if job.finished and job.status().state in ("failed", "cancelled"):
+        job = manager.submit(key, title, work, kind="workspace")
+    job.wait(jobs_view.inline_wait(8.0))
+    s = job.status()
+    if s.state == "done":
+        return
+    if s.state in ("failed", "cancelled"):
+        job.result()  # raises the error (or Cancelled), which the page shows
+    jobs_view.wait_for(job, note=f"{s.title} runs once on the server and is then kept in the workspace folder; "
+                                 "FastInsight continues when it is done.")
+    raise AssertionError("unreachable: wait_for stops the page")
 
 
 def _method_job(spec: Method[Any, Any], workspace: Workspace, backends: Backends, key: str, backends_key: str,
@@ -305,11 +346,10 @@ def workspace_questions(_workspace: Workspace, key: str) -> list[Any]:
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def fastinsight_passage_graph(_workspace: Workspace, key: str, max_entity_passages: int) -> Any:
-    """The passage graph FastInsight runs on (corpus graph, or derived from the KG)."""
-    from core.methods.fastinsight import passage_graph
-
-    return passage_graph(_workspace.graph, max_entity_passages=max_entity_passages)
+def fastinsight_search_graph(_workspace: Workspace, key: str, _run: Any, searched: str, params: str) -> Any:
+    """The graph a FastInsight run searched: KG nodes, the corpus graph, or the passage graph derived
+    from the KG (``params`` is the run's config, for the cache key)."""
+    return _run.search_graph(_workspace)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -332,7 +372,7 @@ def smoothing_graph_html(_run: Any, _pg: Any, _graph: KnowledgeGraph, run_key: s
         colors[v] = ("#009e73" if r.gold else "#0072b2" if r.shift > 0 else "#d55e00" if r.shift < 0
                      else graph_view.NODE_COLOR)
         sizes[v] = 12 + 22 * ((r.granker_score - lo) / (hi - lo) if hi > lo else 0.5)
-    legend = (graph_view.LegendItem("gold passage", "#009e73"), graph_view.LegendItem("moved up by GRanker", "#0072b2"),
+    legend = (graph_view.LegendItem("gold evidence", "#009e73"), graph_view.LegendItem("moved up by GRanker", "#0072b2"),
               graph_view.LegendItem("moved down", "#d55e00"), graph_view.LegendItem("unchanged", graph_view.NODE_COLOR),
               graph_view.LegendItem("edge i→j: weight P_ij of j in i's smoothing", graph_view.EDGE_COLOR, "line"))
     # labels: the gold passages, then the best by GRanker score (the rest on hover)

@@ -99,6 +99,7 @@ GRANKER_ALPHA = "egx.granker.alpha"
 GRANKER_BETA = "egx.granker.beta"
 GRANKER_B_MAX = "egx.granker.b_max"
 GRANKER_BATCH = "egx.granker.batch"
+GRANKER_GRAPH = "egx.granker.graph"  #: FastInsightConfig.graph on KG workspaces ("kg_nodes" or "passages")
 GRANKER_ROUND = "egx.granker.round"
 GRANKER_SHIFT_CHART = "egx.granker.shift_chart"
 GRANKER_STEX_CHART = "egx.granker.stex_chart"

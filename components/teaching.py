@@ -49,11 +49,13 @@ INTROS: dict[str, Intro] = {
         "The table below times every stage and counts its LLM tokens; a stage that fell back to the LLM-free "
         "heuristic says so.",
         "Export the evidence graph or the full trace, and load a saved trace to replay it.")),
-    "pages/granker.py": Intro("FastInsight", "§3.3–§3.4, Algorithms 2–3", (
-        "FastInsight retrieves passages in rounds: a vector search first, then STeX adds the unretrieved neighbours "
-        "that are both similar to the question and structurally important.",
-        "After every round GRanker reranks with the reranker's features smoothed over the passage graph, "
-        "H′ = (1−α)H + αPH, so a passage borrows evidence from its retrieved neighbours.",
+    "pages/granker.py": Intro("FastInsight", "§3.3–§3.4, §4.2.2, Algorithms 2–3", (
+        "FastInsight retrieves graph nodes in rounds — on a KG its entity nodes (§4.2.2; each node's text is its "
+        "name, description and passage), on a corpus graph its passages: a vector search first, then STeX adds "
+        "the unretrieved neighbours that are both similar to the question and structurally important.",
+        "After every round GRanker reranks with the reranker's features smoothed over the graph, "
+        "H′ = (1−α)H + αPH, so a node borrows evidence from its retrieved neighbours; ranked KG nodes lead to "
+        "their passages.",
         "Both columns score the same candidates with the same reranker; move α and β to see the rank shifts.")),
     "pages/subgraph.py": Intro("SG-RAG", "§4", (
         "SG-RAG turns the question into a small query graph whose UNK node stands for the answer, and maps "

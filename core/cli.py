@@ -25,6 +25,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER
 from core.errors import EgxError
@@ -336,6 +337,32 @@ def _config_changes(pairs: Sequence[str]) -> dict[str, object]:
     return out
 
 
+def _method_configs(pairs: Sequence[str], methods: Sequence[str]) -> dict[str, Any]:
+    """``--set METHOD.NAME=VALUE`` pairs (e.g. ``fastinsight.graph=passages``) as one config per method,
+    each the method's defaults with the changes applied and checked.
+
+    Raises
+    ------
+    ConfigError
+        A pair without a method, a method not being run, an unknown field (listing the fields), or a
+        value out of range (naming the field and what is allowed).
+    """
+    from core.errors import ConfigError
+    from core.methods.registry import get_method
+
+    changes: dict[str, dict[str, object]] = {}
+    for pair in pairs:
+        target, sep, _ = pair.partition("=")
+        method, dot, name = target.strip().partition(".")
+        if not sep or not dot or not method or not name:
+            raise ConfigError(f"--set {pair!r} is not METHOD.NAME=VALUE; e.g. --set fastinsight.graph=passages.")
+        if method not in methods:
+            raise ConfigError(f"--set {pair!r} names the method {method!r}, which this run does not include "
+                              f"(--methods {','.join(methods)}).")
+        changes.setdefault(method, {}).update(_config_changes([f"{name}={pair.partition('=')[2]}"]))
+    return {m: get_method(m).make_config(**c) for m, c in changes.items()}
+
+
 def _writable_file(name: str, flag: str) -> Path:
     """``name`` as an output file path, its folder created now, so a long computation is never
     lost to a missing folder at the end.
@@ -437,12 +464,18 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from core.methods.registry import get_method
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    specs = [get_method(m) for m in methods]
+    configs = _method_configs(args.set or [], methods)  # a bad --set fails before any model loads
+    meta: dict[str, object] = {}
+    if configs:  # recorded in run.json: a resumed run must use the same settings
+        meta["config_changes"] = {m: c.overrides() for m, c in configs.items()}
     runner = _ray_runner(args)
     with runner if runner is not None else nullcontext():  # Ray first: a missing Ray or bad address fails at once
-        ws, qs, backends = _bench_inputs(args, [get_method(m) for m in methods], "bench")
+        ws, qs, backends = _bench_inputs(args, specs, "bench")
         rep = run_benchmark(ws, qs, methods, backends, out_dir=args.out, limit=args.limit,
                             seed=args.seed, cut=args.cut, progress=_run_bar("bench"), save_traces=args.traces,
-                            meta={"questions_file": str(args.questions or ws.questions_path)}, runner=runner)
+                            meta={"questions_file": str(args.questions or ws.questions_path), **meta},
+                            configs=configs, runner=runner)
     _close_bars(clear=False)
     for w in rep.warnings:
         print(f"egx bench: warning: {w}", file=sys.stderr)
@@ -716,6 +749,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--cut", type=int, default=5, help="rank cut of the failure diagnosis (default 5)")
     b.add_argument("--out", required=True, help="output folder (resumed if it holds a run with the same settings)")
     b.add_argument("--traces", action="store_true", help="also write every run's trace to OUT/traces/")
+    b.add_argument("--set", action="append", metavar="METHOD.NAME=VALUE",
+                   help="change one method's setting for this run (repeatable), e.g. --set fastinsight.graph=passages "
+                        "--set fastinsight.b_max=50 (VALUE read as JSON when it is)")
     b.add_argument("--json", action="store_true", help="print the summary JSON instead of the markdown report")
     _add_ray(b, "run the question x method pairs")
     b.set_defaults(func=cmd_bench)

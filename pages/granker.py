@@ -1,6 +1,8 @@
 """GRanker vs plain reranking (FastInsight §3.3–§3.4): same question, same candidates.
 
-Left: the final FastInsight candidates ranked by the plain reranker (``head(H)``); right: ranked by
+On a KG FastInsight searches KG nodes by default (FastInsight §4.2.2, text-rich KGs: node text = name,
+description and linked passage text), or the passage graph derived from the KG; the page draws what
+was searched. Left: the final FastInsight candidates ranked by the plain reranker (``head(H)``); right: ranked by
 GRanker (``head((1−α)H + αPH)``), with each passage's rank shift. Below: the candidate subgraph
 with the smoothing weights P on its edges, a round-by-round replay of the STeX loop, and — when the
 workspace has gold evidence — R@10, nDCG@10, TR and MissTR of both rankings after every round.
@@ -21,7 +23,7 @@ from core.errors import EgxError
 from core.eval.metrics import round_metrics
 from core.methods.base import Backends
 from core.methods.fastinsight import METHOD, FastInsightConfig
-from core.methods.fastinsight.views import RankRow, rank_comparison, stex_table
+from core.methods.fastinsight.views import RankRow, is_gold, item_title, rank_comparison, stex_table
 
 DEFAULT_QUESTION = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
 TOP = 10
@@ -33,12 +35,12 @@ def _shift_label(shift: int) -> str:
     return f"▲ {shift}" if shift > 0 else f"▼ {-shift}" if shift < 0 else "="
 
 
-def _ranking_table(rows: list[RankRow], *, granker: bool, has_gold: bool) -> pd.DataFrame:
+def _ranking_table(rows: list[RankRow], *, granker: bool, has_gold: bool, unit: str = "passage") -> pd.DataFrame:
     key = (lambda r: r.granker_rank) if granker else (lambda r: r.plain_rank)
     out = []
     for r in sorted(rows, key=key)[:TOP]:
         # st.table renders cells as Markdown: a title is user data (escaped, never a link)
-        rec: dict[str, object] = {"rank": key(r), "passage": md_escape(r.title),
+        rec: dict[str, object] = {"rank": key(r), unit: md_escape(r.title),
                                   "score": round(r.granker_score if granker else r.plain_score, 4)}
         if granker:
             rec["shift"] = _shift_label(r.shift)
@@ -85,7 +87,7 @@ def _metrics_figure(df: pd.DataFrame) -> go.Figure:
             fig.add_trace(go.Scatter(x=part["retrieved"], y=part[metric], mode="lines+markers",
                                      name=f"{metric} · {ranking}", line={"color": color, "dash": dash}))
     fig.update_layout(height=380, margin={"l": 40, "r": 20, "t": 30, "b": 40},
-                      xaxis={"title": "|N_ret| (passages retrieved so far)"}, yaxis={"title": "score", "range": [0, 1.02]})
+                      xaxis={"title": "|N_ret| (retrieved so far)"}, yaxis={"title": "score", "range": [0, 1.02]})
     return fig
 
 
@@ -127,6 +129,12 @@ batch = S.keep(S.GRANKER_BATCH, c4.select_slider("BATCH", [5, 10, 20], help=HELP
                                                 key=S.bind(S.GRANKER_BATCH, DEFAULTS.batch)))
 if alpha == 0.0:
     st.caption("α = 0: GRanker is plain reranking, so both columns agree.")
+GRAPHS = {"kg_nodes": "KG nodes (paper §4.2.2)", "passages": "passage graph (passages sharing an entity)"}
+graph_choice = DEFAULTS.graph
+if graph.kind == "kg" and graph.n_nodes:
+    graph_choice = S.keep(S.GRANKER_GRAPH, st.radio(
+        "Graph searched", list(GRAPHS), format_func=GRAPHS.__getitem__, horizontal=True, help=HELP["graph"],
+        key=S.bind(S.GRANKER_GRAPH, DEFAULTS.graph)))
 
 if not query.strip():
     st.info("Type a question to compare the rankings.")
@@ -134,30 +142,43 @@ if not query.strip():
 
 backends = Backends(act.embedder, act.llm, reranker)
 try:
-    cfg = DEFAULTS.with_(alpha=float(alpha), beta=float(beta), b_max=int(b_max), batch=int(batch))
+    cfg = DEFAULTS.with_(alpha=float(alpha), beta=float(beta), b_max=int(b_max), batch=int(batch), graph=graph_choice)
     res = resources.method_run(METHOD, ws, act.key, backends, query, cfg)
-    pg = resources.fastinsight_passage_graph(ws, act.key, cfg.max_entity_passages)
+    pg = resources.fastinsight_search_graph(ws, act.key, res, res.searched, str(cfg.overrides()))
 except EgxError as exc:
     st.error(str(exc))
     st.stop()
 
+NODES = res.searched == "kg_nodes"
+UNIT, UNITS = ("node", "nodes") if NODES else ("passage", "passages")
 final = res.engine.final.granker
 rows = rank_comparison(final, pg, graph, gold)
-pg_step = res.trace.stage("passage_graph")[0].data
-src = ("the corpus graph's references" if pg_step["source"] == "corpus_graph" else
-       f"a passage graph derived from the KG (passages sharing an entity; entities in more than "
-       f"{pg_step['params'].get('max_entity_passages')} passages are hubs and skipped)")
-st.caption(f"{len(rows)} candidates after {len(res.engine.rounds)} rounds on {md_escape(src)}: "
-           f"{pg_step['passages']:,} passages, {pg_step['edges']:,} edges. Reranker inputs: {res.engine.encoded}. "
-           f"Reranker in use: {md_escape(res.reranker)}.")
+if NODES:
+    pg_step = res.trace.stage("node_graph")[0].data
+    st.caption(f"{len(rows)} candidate KG nodes after {len(res.engine.rounds)} rounds on the KG itself (FastInsight "
+               f"§4.2.2): {pg_step['nodes']:,} nodes, {pg_step['edges']:,} edges; a node's text is its name, "
+               f"description and linked passage text (≤ {cfg.node_text_chars} characters). The ranked nodes are "
+               f"mapped to their passages for the answer and R@10; gold nodes are the nodes of gold passages. "
+               f"Reranker inputs: {res.engine.encoded}. Reranker in use: {md_escape(res.reranker)}.")
+else:
+    pg_step = res.trace.stage("passage_graph")[0].data
+    src = ("the corpus graph's references" if pg_step["source"] == "corpus_graph" else
+           f"a passage graph derived from the KG (passages sharing an entity; entities in more than "
+           f"{pg_step['params'].get('max_entity_passages')} passages are hubs and skipped)")
+    st.caption(f"{len(rows)} candidates after {len(res.engine.rounds)} rounds on {md_escape(src)}: "
+               f"{pg_step['passages']:,} passages, {pg_step['edges']:,} edges. Reranker inputs: {res.engine.encoded}. "
+               f"Reranker in use: {md_escape(res.reranker)}.")
 
 left, right = st.columns(2, gap="large")
 with left:
     st.subheader("Plain reranking")
-    st.table(_ranking_table(rows, granker=False, has_gold=bool(gold)))
+    st.table(_ranking_table(rows, granker=False, has_gold=bool(gold), unit=UNIT))
 with right:
     st.subheader(f"GRanker (α = {alpha:g})")
-    st.table(_ranking_table(rows, granker=True, has_gold=bool(gold)))
+    st.table(_ranking_table(rows, granker=True, has_gold=bool(gold), unit=UNIT))
+if NODES:
+    st.caption("Passages of the GRanker node ranking (rank order, repeats dropped): "
+               + ", ".join(md_escape(graph.chunk(c.chunk_id).title or c.chunk_id) for c in res.ranked_chunks[:TOP]))
 moved = sum(1 for r in rows if r.shift != 0)
 st.caption(f"{moved} of {len(rows)} candidates change rank under GRanker.")
 
@@ -165,16 +186,16 @@ tab_shift, tab_graph, tab_rounds, tab_metrics = st.tabs(["Rank shifts", "Candida
                                                          "Metrics per round"])
 with tab_shift:
     st.plotly_chart(_rank_shift_figure(rows, TOP), key=S.GRANKER_SHIFT_CHART)
-    st.caption("Each line joins a passage's plain rank (left) to its GRanker rank (right): blue moved up, "
+    st.caption(f"Each line joins a {UNIT}'s plain rank (left) to its GRanker rank (right): blue moved up, "
                "orange moved down, green is gold evidence.")
 with tab_graph:
     limit = min(30, len(rows))
     html = resources.smoothing_graph_html(res, pg, graph, f"{act.key}|{query}|{backends.names()}|{cfg.overrides()}", limit,
                                           tuple(gold))
     graph_view.render_html(html, height=540)
-    st.caption(f"The top {limit} candidates by GRanker. An edge i → j carries P_ij = (1/deg j) / Σ_k (1/deg k) "
-               "over i's retrieved neighbours k (degrees in the full passage graph): the share of j's features "
-               "that flows into i's. Candidates without a retrieved neighbour keep their own features.")
+    st.caption(f"The top {limit} candidate {UNITS} by GRanker. An edge i → j carries P_ij = (1/deg j) / Σ_k (1/deg k) "
+               f"over i's retrieved neighbours k (degrees in the full {'KG' if NODES else 'passage graph'}): the share "
+               "of j's features that flows into i's. Candidates without a retrieved neighbour keep their own features.")
 with tab_rounds:
     rounds = res.engine.rounds
     if len(rounds) > 1:
@@ -188,30 +209,30 @@ with tab_rounds:
         r_idx = 0
     rnd = rounds[r_idx]
     if rnd.index == 0:
-        st.markdown(f"**Round 0** — initial vector search: the top {rnd.added.size} passages by dot product, "
+        st.markdown(f"**Round 0** — initial vector search: the top {rnd.added.size} {UNITS} by dot product, "
                     "then GRanker.")
     else:
         assert rnd.proposed is not None
         st.markdown(f"**Round {rnd.index}** — STeX proposed {len(rnd.proposed)} unretrieved neighbours of the "
-                    f"{rnd.proposed.r_max} retrieved passages; the best {rnd.added.size} were added (✚), "
+                    f"{rnd.proposed.r_max} retrieved {UNITS}; the best {rnd.added.size} were added (✚), "
                     f"giving |N_ret| = {rnd.size}.")
         if rnd.fallback:
             st.warning(rnd.fallback)
         table = stex_table(rnd, pg, graph, limit=20)
         if table:
             st.plotly_chart(_stex_figure(table, rnd.proposed.beta), key=S.GRANKER_STEX_CHART)
-            st.dataframe(pd.DataFrame([{"passage": t.title, "added": "✚" if t.added else "", "S_n": round(t.score, 4),
+            st.dataframe(pd.DataFrame([{UNIT: t.title, "added": "✚" if t.added else "", "S_n": round(t.score, 4),
                                         "I_Sim": round(t.i_sim, 4), "I_Struct": round(t.i_struct, 4),
                                         "rank term": round(t.rank_term, 4), "bridging term": round(t.bridge_term, 4),
                                         "r_best": t.r_best, "|A(n)|": t.adjacent} for t in table]),
                          hide_index=True, width="stretch", column_config={
-                             "passage": st.column_config.TextColumn("passage", width="medium"),
+                             UNIT: st.column_config.TextColumn(UNIT, width="medium"),
                              **{c: st.column_config.NumberColumn(c, width="small") for c in
                                 ("S_n", "I_Sim", "I_Struct", "rank term", "bridging term", "r_best", "|A(n)|")},
                              "added": st.column_config.TextColumn("added", width="small")})
     st.caption("Ranking after this round's GRanker:")
-    st.dataframe(pd.DataFrame([{"rank": i + 1, "passage": graph.chunk(pg.chunk_ids[int(v)]).title,
-                                "gold": "✓" if pg.chunk_ids[int(v)] in set(gold) else ""}
+    st.dataframe(pd.DataFrame([{"rank": i + 1, UNIT: item_title(pg, graph, int(v)),
+                                "gold": "✓" if is_gold(pg, int(v), gold) else ""}
                                for i, v in enumerate(rnd.ranking[:TOP].tolist())]), hide_index=True)
 with tab_metrics:
     if not gold:
@@ -223,8 +244,12 @@ with tab_metrics:
                             "nDCG@10": m.ndcg, "TR": m.tr, "MissTR": m.miss_tr} for m in mets])
         st.plotly_chart(_metrics_figure(df), key=S.GRANKER_METRICS_CHART)
         st.caption("After every round: solid lines rank N_ret with GRanker, dotted lines with the plain reranker. "
-                   "TR and MissTR (FastInsight §4.3.2) are taken on the top 10: TR = (share of gold passages in the "
-                   "top 10) + MissTR, the partial credit for gold passages that are close to the top 10 in the "
-                   "passage graph.")
+                   + ("R@10 and nDCG@10 are of the passages the node ranking maps to. TR and MissTR (FastInsight "
+                      "§4.3.2) are over KG nodes, the top 10 nodes against the gold nodes (every node of a gold "
+                      "passage): TR = (share of gold nodes in the top 10) + MissTR, the partial credit for gold nodes "
+                      "close to the top 10 in the KG." if NODES else
+                      "TR and MissTR (FastInsight §4.3.2) are taken on the top 10: TR = (share of gold passages in the "
+                      "top 10) + MissTR, the partial credit for gold passages that are close to the top 10 in the "
+                      "passage graph."))
         last = df[df["round"] == df["round"].max()].set_index("ranking")[["R@10", "nDCG@10", "TR", "MissTR"]]
         st.dataframe(last.round(3))

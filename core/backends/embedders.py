@@ -179,6 +179,8 @@ def minilm_embedder(device: str | None = None) -> SentenceTransformerEmbedder:
 
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+_WORD_CACHE: dict[tuple[int, int], dict[str, tuple[np.ndarray, np.ndarray]]] = {}  # (dim, seed) -> word -> features
+_WORD_CACHE_MAX = 500_000  # words per (dim, seed); a word past the cap is hashed each time
 
 
 @dataclass(frozen=True)
@@ -227,15 +229,32 @@ class HashingEmbedder:
         v = int.from_bytes(d, "little")
         return (v >> 1) % self.dim, (1.0 if v & 1 else -1.0)
 
+    def _word(self, word: str) -> tuple[np.ndarray, np.ndarray]:
+        """Buckets and signed weights of one word's features (its unigram and character trigrams)."""
+        padded = f" {word} "
+        feats = [self._bucket("w:" + word)] + [(i, 0.5 * s) for i, s in
+                                               (self._bucket("c:" + padded[k:k + 3]) for k in range(len(padded) - 2))]
+        return np.asarray([i for i, _ in feats], dtype=np.int64), np.asarray([w for _, w in feats], dtype=np.float64)
+
     def _vector(self, text: str) -> np.ndarray:
-        vec = np.zeros(self.dim, dtype=np.float64)
-        for word in _WORD.findall(text.lower()):
-            i, s = self._bucket("w:" + word)
-            vec[i] += s
-            padded = f" {word} "
-            for k in range(len(padded) - 2):
-                i, s = self._bucket("c:" + padded[k:k + 3])
-                vec[i] += 0.5 * s
+        # Words repeat across texts, so each word's features are hashed once per process (_WORD_CACHE).
+        # Every weight is a multiple of 0.5 and the sums stay far below 2**52, so float64 addition is
+        # exact and summing per word with bincount gives the same bits as adding feature by feature.
+        words = _WORD.findall(text.lower())
+        if words:
+            cache = _WORD_CACHE.setdefault((self.dim, self.seed), {})
+            parts = []
+            for word in words:
+                hit = cache.get(word)
+                if hit is None:
+                    hit = self._word(word)
+                    if len(cache) < _WORD_CACHE_MAX:
+                        cache[word] = hit
+                parts.append(hit)
+            vec = np.bincount(np.concatenate([p[0] for p in parts]), weights=np.concatenate([p[1] for p in parts]),
+                              minlength=self.dim).astype(np.float64)
+        else:
+            vec = np.zeros(self.dim, dtype=np.float64)
         norm = float(np.linalg.norm(vec))
         if norm == 0.0:
             i, s = self._bucket("<empty>")

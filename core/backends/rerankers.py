@@ -168,6 +168,12 @@ class HFCrossEncoderReranker:
         self._dropout = getattr(net, "dropout", None)
         self.num_labels = int(getattr(net.config, "num_labels", 1))
         self.hidden_size = int(net.config.hidden_size)
+        # never past the model's position table (a 128-position model fed 512 tokens fails deep in torch);
+        # FastInsight's KG node texts (512 characters) reach that length where short demo passages did not
+        positions = int(getattr(net.config, "max_position_embeddings", 0) or 0)
+        if positions > 0:
+            offset = 2 if getattr(net.config, "model_type", "") in ("roberta", "xlm-roberta") else 0  # padding_idx + 1
+            self.max_length = min(self.max_length, positions - offset)
         # pooler/dense + tanh, then a linear layer: non-linear
         self.linear_head = False
         self.name = f"cross-encoder:{model}"

@@ -286,20 +286,30 @@ def round_metrics(result: FastInsightResult, pg: PassageGraph, gold: Collection[
     reranking of the same ``N_ret`` (FastInsight §4.3, in the spirit of Fig. 6). TR and MissTR are taken on the top ``k`` of each ranking (so the two can
     differ; on the whole ``N_ret`` they would coincide).
 
+    ``pg`` is the graph the run searched. On a KG node graph
+    (:class:`~core.methods.fastinsight.node_graph.KGNodeGraph`) R@k and nDCG@k are of the passages
+    the node ranking maps to, and TR / MissTR are over nodes with the paper's gold nodes (every node
+    linked to a gold passage, FastInsight §4.2.2) as the oracle.
+
     Raises
     ------
     ValueError
-        If ``gold`` is empty.
+        If ``gold`` is empty (or, on a node graph, no node is linked to a gold passage).
     UnknownNameError
         If a gold chunk id is not a passage of ``pg``.
     """
+    from core.methods.fastinsight.node_graph import KGNodeGraph, passages_of_nodes
+
     gold_ids = list(dict.fromkeys(gold))
-    gold_idx = pg.indices(gold_ids)
+    gold_idx = pg.gold_nodes(gold_ids) if isinstance(pg, KGNodeGraph) else pg.indices(gold_ids)
     out = []
     for rnd in result.rounds:
         g = rnd.granker
         for label, ranking in (("GRanker", g.ranking), ("plain reranking", g.plain_ranking)):
-            ids = [pg.chunk_ids[int(v)] for v in ranking]
+            if isinstance(pg, KGNodeGraph):
+                ids = [c for c, _, _ in passages_of_nodes(pg, ranking)]
+            else:
+                ids = [pg.chunk_ids[int(v)] for v in ranking]
             d = tr_decomposition(pg, ranking[:k], gold_idx)
             out.append(RoundMetrics(rnd.index, rnd.size, label, recall_at_k(ids, gold_ids, k), ndcg_at_k(ids, gold_ids, k),
                                     d.tr, d.miss_tr))

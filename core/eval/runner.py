@@ -148,16 +148,34 @@ def retrieval_metrics(ranked: Sequence[str], gold: Iterable[str]) -> dict[str, f
     return out
 
 
-def topological_metrics(workspace: Workspace, ranked: Sequence[str], gold: Iterable[str]) -> dict[str, float]:
-    """TR and MissTR of the top 10 on the workspace's passage graph (FastInsight §4.3.2); empty
-    when the workspace has no passage graph."""
+def topological_metrics(workspace: Workspace, ranked: Sequence[str], gold: Iterable[str], *,
+                        result: object | None = None) -> dict[str, float]:
+    """TR and MissTR of the top 10 (FastInsight §4.3.2) on the graph the method searched; empty
+    when there is no such graph.
+
+    A FastInsight run that searched KG nodes (``result.searched == "kg_nodes"``) is measured on the
+    KG node graph: ``N_ret`` is its top 10 nodes and the oracle the paper's gold nodes, every node
+    linked to a gold passage (§4.2.2). Every other run is measured on the workspace's passage graph
+    (passages sharing an entity, or the corpus graph) with the top 10 passages of ``ranked``.
+    """
+    from core.methods.fastinsight.node_graph import KGNodeGraph
     from core.methods.fastinsight.passage_graph import passage_graph
+    from core.methods.fastinsight.pipeline import FastInsightRun
 
     g = list(gold)
     if not g:
         return {}
-    try:
-        pg = passage_graph(workspace.graph)
+    if isinstance(result, FastInsightRun) and result.searched == "kg_nodes":
+        ng = result.search_graph(workspace)
+        assert isinstance(ng, KGNodeGraph)
+        node_ret = [ng.index_of(n) for n in result.node_ranking[:TR_K]]
+        node_orc = ng.gold_nodes(g)
+        if not node_orc.size:
+            return {}
+        dec = tr_decomposition(ng, node_ret, node_orc)
+        return {"TR": dec.tr, "MissTR": dec.miss_tr}
+    try:  # FastInsight on passages: the passage graph with its own hub cap
+        pg = result.search_graph(workspace) if isinstance(result, FastInsightRun) else passage_graph(workspace.graph)
     except EgxError:
         return {}
     idx = {c: i for i, c in enumerate(pg.chunk_ids)}
@@ -187,7 +205,7 @@ def evaluate_result(result: MethodResult, workspace: Workspace, gold: Gold, *, c
         "gold": list(gold.chunk_ids), "answers": list(gold.answers),
         "ranked": ranked, "scores": [round(float(c.score), 6) for c in result.ranked_chunks],
         "metrics": {**retrieval_metrics(ranked, gold.chunk_ids),
-                    **topological_metrics(workspace, ranked, gold.chunk_ids)},
+                    **topological_metrics(workspace, ranked, gold.chunk_ids, result=result)},
         "answer": result.answer, "answer_judged": j.judged,
         "em": j.em if j.judged else None, "f1": round(j.f1, 4) if j.judged else None,
         "seconds": round(result.trace.seconds, 6),

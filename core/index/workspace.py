@@ -148,6 +148,20 @@ class IndexBuild:
         return self.items / self.seconds if self.seconds > 0 else float("inf")
 
 
+@dataclass(frozen=True, eq=False)
+class CachedVectors:
+    """What :meth:`Workspace.text_vectors` returns: the vectors and whether they were embedded now."""
+
+    index: VectorIndex
+    built: bool  #: embedded by this call (False: read from the cache)
+    seconds: float = 0.0  #: embedding time when built
+    note: str = ""  #: non-empty when a damaged cache file was replaced
+
+    @property
+    def vectors(self) -> np.ndarray:
+        return self.index.vectors
+
+
 class Workspace:
     """An opened workspace. The graph and indexes load lazily and are then kept."""
 
@@ -315,6 +329,62 @@ class Workspace:
                                                    rebuild=f"`egx index --workspace {self.path} --rebuild`")
         return self._indexes[kind]
 
+    def has_text_vectors(self, name: str, texts: Sequence[str], embedder: Embedder) -> bool:
+        """Whether :meth:`text_vectors` would read ``name`` from the cache (not embed it now)."""
+        if self.index_problem(embedder) is not None:
+            return False
+        meta_path = self.index_dir / "extra" / f"{name}.json"
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return False
+        return bool(meta == _vectors_meta(texts, embedder) and (self.index_dir / "extra" / f"{name}.faiss").exists())
+
+    def text_vectors(self, name: str, texts: Sequence[str], embedder: Embedder, *,
+                     progress: Progress | None = None) -> CachedVectors:
+        """Vectors of a method's own ``texts`` (not one of the three index kinds), embedded once per
+        (workspace, embedder, texts) and kept in ``<index dir>/extra/<name>.faiss`` beside the index.
+
+        The file is a FAISS flat index written atomically (no pickle), with ``<name>.json`` naming the
+        model, dimension, count and a hash of the texts; it lives in the index folder, so a new
+        embedder (a new index folder) drops it. A missing, stale or damaged file is rebuilt; a damaged
+        one with a note saying so (``CachedVectors.note``), which callers put in their trace.
+
+        Raises
+        ------
+        NameNotAllowedError
+            If ``name`` is not a plain file name.
+        """
+        from core.fsio import safe_name
+
+        safe = safe_name(name, kind="vector cache name")
+        self.ensure_index(embedder)
+        folder = self.index_dir / "extra"
+        path, meta_path = folder / f"{safe}.faiss", folder / f"{safe}.json"
+        want = _vectors_meta(texts, embedder)
+        with path_lock(path):
+            note = ""
+            try:
+                meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.exists() else None
+            except (OSError, ValueError):
+                meta, note = None, f"{meta_path.name} was unreadable"
+            if meta == want:
+                try:
+                    index = VectorIndex.load(path, dim=embedder.dim, size=len(texts))
+                    return CachedVectors(index, built=False)
+                except WorkspaceError as exc:
+                    note = str(exc).split(". Rebuild")[0]
+            t0 = time.perf_counter()
+            folder.mkdir(parents=True, exist_ok=True)
+            fill = partial(_embed_into, list(texts), embedder, progress, name)
+            index = VectorIndex.build(len(texts), embedder.dim, fill)
+            index.save(path)
+            atomic_write_json(meta_path, want)  # last: the vectors are complete when the meta names them
+            seconds = time.perf_counter() - t0
+            if note:
+                note = f"The cached vectors '{name}' were damaged ({note}); they were embedded again."
+        return CachedVectors(index, built=True, seconds=seconds, note=note)
+
     def move_to_store(self, url: str, *, overwrite: bool = False, progress: Progress | None = None) -> dict[str, Any]:
         """Write this workspace's graph into the FalkorDB graph ``url`` and make the workspace read it
         from there (the FAISS index is kept: same node and edge order). ``graph.json.gz`` is removed
@@ -345,6 +415,10 @@ class Workspace:
 
     def __repr__(self) -> str:
         return f"Workspace({self.name!r}, path={str(self.path)!r})"
+
+
+def _vectors_meta(texts: Sequence[str], embedder: Embedder) -> dict[str, Any]:
+    return {"model_id": embedder.model_id, "dim": embedder.dim, "items": len(texts), "texts_hash": content_hash(*texts)}
 
 
 def build_indexes(path: Path, graph: KnowledgeGraph, embedder: Embedder, *,

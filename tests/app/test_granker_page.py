@@ -17,19 +17,19 @@ from components.ui import md_escape
 from tests.app.browser_support import launch_chromium, open_app_page, page_server
 
 TIMEOUT = 120
-ALPHA, ROUND, QUESTION, CUSTOM_Q, B_MAX = (S.widget_key(k) for k in (S.GRANKER_ALPHA, S.GRANKER_ROUND,
-                                                                      S.GRANKER_QUESTION, S.GRANKER_CUSTOM,
-                                                                      S.GRANKER_B_MAX))
+ALPHA, ROUND, QUESTION, CUSTOM_Q, B_MAX, GRAPH = (S.widget_key(k) for k in (
+    S.GRANKER_ALPHA, S.GRANKER_ROUND, S.GRANKER_QUESTION, S.GRANKER_CUSTOM, S.GRANKER_B_MAX, S.GRANKER_GRAPH))
 
 
 def open_page(**state: object) -> AppTest:
     return open_app_page("pages/granker.py", timeout=TIMEOUT, **state)
 
 
-def tables(at: AppTest) -> tuple[list[str], list[str]]:
-    """Passage columns of the left (plain) and right (GRanker) ranking tables."""
+def tables(at: AppTest, unit: str = "node") -> tuple[list[str], list[str]]:
+    """Item columns ("node" on KG nodes, the default; "passage" on passages) of the left (plain) and
+    right (GRanker) ranking tables."""
     left, right = at.table[0].value, at.table[1].value
-    return list(left["passage"]), list(right["passage"])
+    return list(left[unit]), list(right[unit])
 
 
 def test_page_compares_rankings_on_the_demo(home: Path) -> None:
@@ -52,6 +52,26 @@ def test_page_compares_rankings_on_the_demo(home: Path) -> None:
     metrics = at.dataframe[-1].value
     assert list(metrics.index) == ["GRanker", "plain reranking"] and list(metrics.columns) == ["R@10", "nDCG@10", "TR",
                                                                                              "MissTR"]
+    # KG nodes (FastInsight §4.2.2) by default: the page says so, and draws nodes
+    assert at.radio(key=GRAPH).value == "kg_nodes"
+    caps = " ".join(c.value for c in at.caption)
+    assert "candidate KG nodes" in caps and "Passages of the GRanker node ranking" in caps
+    names = set(_demo_graph().node_names)
+    assert set(right) <= {md_escape(n) for n in names}
+    assert "hugo weaving" in frames[0].proto.srcdoc.lower()
+    # TR / MissTR over nodes (gold nodes = nodes of gold passages), R@10 over the mapped passages
+    assert ((metrics["MissTR"] >= 0) & (metrics["MissTR"] <= metrics["TR"]) & (metrics["TR"] <= 1)).all()
+    assert metrics.loc["GRanker", "R@10"] > 0
+
+
+def test_passage_graph_option_on_the_page(home: Path) -> None:
+    at = open_page()
+    at.radio(key=GRAPH).set_value("passages").run()
+    assert not at.exception
+    left, right = tables(at, "passage")
+    assert len(left) == len(right) == 10 and set(right) <= {md_escape(c.title) for c in _demo_graph().chunks}
+    assert any("passage graph derived from the KG" in c.value for c in at.caption)
+    metrics = at.dataframe[-1].value
     # Corollary 1 on the page's numbers (the demo question has fewer than 10 gold passages, so
     # capped R@10 is the recall of the top 10): TR = R@10 + MissTR
     assert ((metrics["TR"] - metrics["R@10"] - metrics["MissTR"]).abs() < 1e-9).all()
@@ -101,13 +121,13 @@ def test_custom_question_without_gold_and_user_text(home: Path) -> None:
     assert any("No gold evidence for this question" in i.value for i in at.info)
     assert all("<b>Keanu</b>" not in m.value for m in at.markdown)
     left, right = tables(at)
-    assert len(right) == 10 and sorted(left) != [] and set(right) <= {md_escape(r.title) for r in _demo_chunks()}
+    assert len(right) == 10 and sorted(left) != [] and set(right) <= {md_escape(n) for n in _demo_graph().node_names}
 
 
-def _demo_chunks() -> list:
+def _demo_graph():  # -> KnowledgeGraph
     from core.index.workspace import Workspace, workspaces_root
 
-    return list(Workspace.open(workspaces_root() / "demo").graph.chunks)
+    return Workspace.open(workspaces_root() / "demo").graph
 
 
 def test_page_on_a_cross_encoder_reports_it(home: Path, tmp_path: Path) -> None:
@@ -164,7 +184,7 @@ def test_browser_moving_alpha_changes_the_right_hand_ranking(server: str, tmp_pa
             browser.close()
     assert len(before) == len(after) == 10
     assert after != before
-    # the demo has 23 passages, all retrieved at b_max = 100: the candidates, and so the plain
+    # the demo's KG has 87 nodes, all retrieved at b_max = 100: the candidates, and so the plain
     # ranking on the left, stay the same while α changes only the right-hand side
     assert left_after == left and len(left) == 10
 
@@ -182,8 +202,9 @@ def _column(page, table: int, name: str) -> list[str]:  # type: ignore[no-untype
 @pytest.mark.model
 def test_browser_cross_encoder_moves_passages_on_the_demo_and_musique(tmp_path: Path) -> None:
     """With the bundled cross-encoder (non-linear head) GRanker reorders real candidates: on the demo's
-    first question and on the first MuSiQue question at least one passage changes places between the
-    plain and the GRanker column (issue 14). The hashing embedder only picks the candidates."""
+    first question and on the first MuSiQue question at least one KG node (the default graph,
+    FastInsight §4.2.2) changes places between the plain and the GRanker column (issue 14). The hashing
+    embedder only picks the candidates (and embeds MuSiQue's 16k node texts on first use)."""
     import re
 
     from playwright.sync_api import expect, sync_playwright
@@ -192,7 +213,7 @@ def test_browser_cross_encoder_moves_passages_on_the_demo_and_musique(tmp_path: 
         expect(page.get_by_role("heading", name="GRanker (α = 0.2)")).to_be_visible(timeout=240_000)
         expect(page.locator("[data-testid='stTable']").nth(1).locator("tbody tr").first).to_be_visible(
             timeout=120_000)
-        left, right = _column(page, 0, "passage"), _column(page, 1, "passage")
+        left, right = _column(page, 0, "node"), _column(page, 1, "node")
         shifts = _column(page, 1, "shift")
         assert len(left) == len(right) == 10, what
         assert left != right and any(s[0] in "▲▼" for s in shifts), (what, left, right, shifts)
@@ -210,13 +231,13 @@ def test_browser_cross_encoder_moves_passages_on_the_demo_and_musique(tmp_path: 
                 page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").first.click()
                 page.get_by_role("option", name=re.compile("MuSiQue")).click()
                 # the demo's tables stay on screen (stale) until the MuSiQue run (index build with the
-                # hashing embedder, then 100 cross-encoder pairs) replaces them
+                # hashing embedder, the node texts on first use, then 100 cross-encoder pairs) replaces them
                 deadline = time.monotonic() + 300
-                while time.monotonic() < deadline and _column(page, 0, "passage") == demo_left:
+                while time.monotonic() < deadline and _column(page, 0, "node") == demo_left:
                     page.wait_for_timeout(500)
                 # the candidates caption is written only when the MuSiQue run has finished (the status
                 # widget alone can be hidden for a moment between two reruns)
-                expect(page.get_by_text(re.compile(r"1,890 passages, [\d,]+ edges")).first).to_be_visible(
+                expect(page.get_by_text(re.compile(r"1[0-9],[0-9]{3} nodes, [\d,]+ edges")).first).to_be_visible(
                     timeout=300_000)
                 expect(page.locator("[data-testid='stStatusWidget']")).to_be_hidden(timeout=120_000)
                 musique_left, _ = check(page, "musique")
@@ -224,3 +245,52 @@ def test_browser_cross_encoder_moves_passages_on_the_demo_and_musique(tmp_path: 
             finally:
                 browser.close()
     assert set(demo_left).isdisjoint(musique_left)
+
+
+def test_first_use_node_embedding_shows_progress_not_a_silent_wait(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first FastInsight run on a KG embeds every node text (16k on MuSiQue: minutes with a real
+    embedder): the page shows a server job with its title and progress, and continues when it is done.
+    The embedding waits for an event the test sets, so "still running" is a fact, not a race."""
+    import threading
+
+    import core.methods.fastinsight.node_graph as NG
+
+    monkeypatch.setenv("EGX_JOB_INLINE_WAIT", "0")
+    event, orig = threading.Event(), NG.node_vectors
+
+    def gated(workspace, embedder, *, max_chars=512, progress=None):  # type: ignore[no-untyped-def]
+        if progress:
+            progress("Embedding fastinsight_nodes_512: 0/87 (gated by the test)", 0.0)
+        event.wait(60)
+        return orig(workspace, embedder, max_chars=max_chars, progress=progress)
+
+    monkeypatch.setattr(NG, "node_vectors", gated)
+
+    def text(at: AppTest) -> str:
+        parts = [m.value for m in [*at.main.markdown, *at.main.caption, *at.main.info]]
+        return " ".join(parts + [p.proto.text for p in at.main.get("progress")])
+
+    at = AppTest.from_string(_page_script(), default_timeout=TIMEOUT)
+    deadline = time.monotonic() + 60
+    at.run()
+    while "Embedding 87 KG node texts for FastInsight" not in text(at) and time.monotonic() < deadline:
+        time.sleep(0.3)  # the demo workspace is built first (its own job)
+        at.run()
+    try:
+        assert not at.exception
+        shown = text(at)
+        assert "Embedding 87 KG node texts for FastInsight" in shown and "runs once on the server" in shown
+        assert "gated by the test" in shown  # the embedding's own progress message
+        assert not at.table  # no ranking yet: the page waits for the job
+    finally:
+        event.set()
+    while not at.table and time.monotonic() < deadline:
+        time.sleep(0.3)
+        at.run()
+    assert not at.exception and len(tables(at)[1]) == 10
+
+
+def _page_script() -> str:
+    from tests.app.browser_support import page_app_script
+
+    return page_app_script("pages/granker.py")

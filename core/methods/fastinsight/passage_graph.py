@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
     from core.graph.model import KnowledgeGraph
 
-PassageGraphSource = Literal["corpus_graph", "shared_entity", "edges"]
+PassageGraphSource = Literal["corpus_graph", "shared_entity", "edges", "kg_nodes"]
 DEFAULT_MAX_ENTITY_PASSAGES = 20
 
 

@@ -4,7 +4,8 @@ turns until the node budget is spent, every round traced, then the answer.
 =======================  ==========================  =====================================
 stage                    module                      paper
 =======================  ==========================  =====================================
-passage graph            passage_graph.py            §2.1 (Definition 1); derived for KGs
+search graph             node_graph.py               §4.2.2: KG nodes of a text-rich KG (default)
+                         passage_graph.py            §2.1 (Definition 1); corpus graph, or derived for KGs
 initial vector search    loop.py                     §3.2, Algorithm 1 line 1 (``O_vs``)
 GRanker                  granker.py                  §3.3, Algorithm 2 (``O_gm``)
 STeX                     stex.py                     §3.4, Algorithm 3 (``O_vgs``)
@@ -23,10 +24,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from core.errors import ConfigError, QueryError, WorkspaceError
+from core.jobs import current_job
 from core.methods.answering import record_answer
 from core.methods.base import Backends, RankedChunk
 from core.methods.fastinsight.config import FastInsightConfig
 from core.methods.fastinsight.loop import FastInsightResult, FastInsightRound, iter_fastinsight
+from core.methods.fastinsight.node_graph import KGNodeGraph, node_graph, node_vectors, passages_of_nodes
 from core.methods.fastinsight.passage_graph import PassageGraph, passage_graph
 from core.methods.reg.evidence import passage_evidence
 from core.methods.reranking import FeatureCache, index_feature_source, resolve_reranker
@@ -49,8 +52,35 @@ class FastInsightRun:
     reranker_description: str  #: what it is and what that implies (feature vs score smoothing)
     linear_head: bool
     engine: FastInsightResult
-    retrieved: tuple[str, ...]  #: the whole final N_ret (chunk ids, best first)
+    retrieved: tuple[str, ...]  #: the whole final N_ret (chunk ids, best first; in node mode its passages)
     config: FastInsightConfig
+    searched: str = "passages"  #: the graph searched: "kg_nodes" (KG nodes and edges) or "passages"
+    node_ranking: tuple[str, ...] = ()  #: node mode: the whole final N_ret as node ids, best first
+
+    def search_graph(self, workspace: Workspace) -> PassageGraph:
+        """The graph this run searched (its node indices are those of ``engine``)."""
+        return searched_graph(workspace, self.config, self.searched)
+
+
+def searched_graph(workspace: Workspace, config: FastInsightConfig, searched: str) -> PassageGraph:
+    """The node graph (``searched == "kg_nodes"``) or the passage graph of ``workspace``."""
+    if searched == "kg_nodes":
+        return node_graph(workspace.graph, max_chars=config.node_text_chars)
+    return passage_graph(workspace.graph, max_entity_passages=config.max_entity_passages)
+
+
+def _searches_nodes(workspace: Workspace, cfg: FastInsightConfig) -> tuple[bool, str]:
+    """Whether this run searches KG nodes, and why not when ``kg_nodes`` was asked for but cannot be."""
+    if cfg.graph != "kg_nodes":
+        return False, ""
+    g = workspace.graph
+    if g.kind == "corpus_graph":
+        return False, ("The workspace is a corpus graph: its nodes already are passages, so FastInsight searches "
+                       "it as it is (graph='kg_nodes' applies to KG workspaces).")
+    if g.n_nodes == 0:
+        return False, ("The workspace's KG has no nodes (a passage corpus without triples): FastInsight searches "
+                       "the passages instead of KG nodes.")
+    return True, ""
 
 
 def _chunk_ids(pg: PassageGraph, nodes: np.ndarray) -> list[str]:
@@ -59,9 +89,12 @@ def _chunk_ids(pg: PassageGraph, nodes: np.ndarray) -> list[str]:
 
 def _record_round(trace: Trace, pg: PassageGraph, rnd: FastInsightRound) -> None:
     g = rnd.granker
+    # node mode: the items are KG nodes, named by node id (the passages they map to come at the end)
+    ids, one, what = (("node_ids", "node_id", "nodes") if isinstance(pg, KGNodeGraph)
+                      else ("chunk_ids", "chunk_id", "passages"))
     if rnd.index == 0:
-        trace.add("vector_search", f"Initial O_vs: top-{rnd.added.size} passages by dot product",
-                  {"chunk_ids": _chunk_ids(pg, rnd.added), "scores": np.round(rnd.added_scores, 6)},
+        trace.add("vector_search", f"Initial O_vs: top-{rnd.added.size} {what} by dot product",
+                  {ids: _chunk_ids(pg, rnd.added), "scores": np.round(rnd.added_scores, 6)},
                   section="FastInsight §3.2 (Algorithm 1 line 1)")
     else:
         p = rnd.proposed
@@ -69,14 +102,14 @@ def _record_round(trace: Trace, pg: PassageGraph, rnd: FastInsightRound) -> None
         shown = min(len(p), 30)
         trace.add("stex", f"Round {rnd.index}: STeX proposed {len(p)}, added {rnd.added.size}", {
             "round": rnd.index, "proposed": len(p), "r_max": p.r_max, "beta": p.beta,
-            "top_proposals": [{"chunk_id": pg.chunk_ids[int(p.candidates[i])], "score": p.scores[i],
+            "top_proposals": [{one: pg.chunk_ids[int(p.candidates[i])], "score": p.scores[i],
                                "i_sim": p.i_sim[i], "i_struct": p.i_struct[i], "rank_term": p.rank_term[i],
                                "bridge_term": p.bridge_term[i], "r_best": p.r_best[i],
                                "adjacent": p.n_adjacent[i], "c_max": p.c_max[i]} for i in range(shown)],
             "added": _chunk_ids(pg, rnd.added)},
             seconds=rnd.stex_seconds, fallback=rnd.fallback, section="FastInsight §3.4 (Algorithm 3)")
     order = g.order
-    trace.add("granker", f"Round {rnd.index}: GRanker over {g.nodes.size} passages (α = {g.alpha:g})", {
+    trace.add("granker", f"Round {rnd.index}: GRanker over {g.nodes.size} {what} (α = {g.alpha:g})", {
         "round": rnd.index, "alpha": g.alpha, "edges_among_retrieved": int(g.adjacency.sum() // 2),
         "isolated_in_subgraph": int((g.adjacency.sum(axis=1) == 0).sum()),
         "ranking": _chunk_ids(pg, g.nodes[order]), "scores": np.round(g.scores[order], 6),
@@ -93,8 +126,12 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
     query : str
         The question.
     workspace : Workspace
-        Any workspace: a corpus graph is used as it is, a KG through its derived passage graph
-        (:func:`~core.methods.fastinsight.passage_graph.passage_graph`).
+        Any workspace. A KG is searched node by node (``config.graph == "kg_nodes"``, the default,
+        FastInsight §4.2.2: :func:`~core.methods.fastinsight.node_graph.node_graph`; node vectors are
+        embedded on first use and cached in the workspace) and the ranked nodes are mapped to their
+        passages, or through its derived passage graph (``"passages"``,
+        :func:`~core.methods.fastinsight.passage_graph.passage_graph`). A corpus graph is used as it
+        is; a KG without nodes falls back to passages (a recorded fallback).
     config : FastInsightConfig or None
         Defaults to the paper's settings.
     backends : Backends
@@ -105,8 +142,9 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
     Returns
     -------
     FastInsightRun
-        ``ranked_chunks`` holds the top ``config.top_k`` of the final ``N_ret``; ``engine`` every
-        round; ``reranker`` / ``reranker_description`` the reranker in use.
+        ``ranked_chunks`` holds the top ``config.top_k`` of the final ``N_ret`` (node mode: the first
+        ``top_k`` passages of the node ranking); ``engine`` every round (indices into
+        :meth:`FastInsightRun.search_graph`); ``searched`` which graph was searched; ``reranker`` / ``reranker_description`` the reranker in use.
 
     Raises
     ------
@@ -130,17 +168,36 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
         trace.add("reranker", "No reranker configured: using the bi-encoder stand-in", {"reranker": reranker.name},
                   fallback=rr_fallback)
 
-    with trace.timed("passage_graph", "Passage graph", section="FastInsight §2.1") as step:
-        pg = passage_graph(workspace.graph, max_entity_passages=cfg.max_entity_passages)
-        step.data = {"source": pg.source, "passages": pg.n, "edges": pg.n_edges, "params": pg.params,
-                     "isolated_passages": int((pg.degree == 0).sum()),
-                     "mean_degree": float(pg.degree.mean()) if pg.n else 0.0,
-                     "skipped_hub_entities": list(pg.skipped_entities[:20])}
-    index = workspace.index("chunks", backends.embedder)
-    vectors = index.vectors
-    if vectors.shape[0] != pg.n:
-        raise WorkspaceError(f"The chunk index of {workspace.name!r} holds {vectors.shape[0]} passages but the graph "
-                             f"has {pg.n}; rebuild the index (`egx index --workspace ... --rebuild`).")
+    use_nodes, why_not = _searches_nodes(workspace, cfg)
+    pg: PassageGraph
+    if use_nodes:
+        with trace.timed("node_graph", "KG node graph", section="FastInsight §4.2.2 (text-rich KG)") as step:
+            job = current_job()  # in the app's background: the first-use embedding shows its progress
+            pg, cached = node_vectors(workspace, backends.embedder, max_chars=cfg.node_text_chars,
+                                      progress=job.progress if job is not None else None)
+            step.data = {"graph": "kg_nodes", "source": pg.source, "nodes": pg.n, "edges": pg.n_edges,
+                         "params": pg.params, "isolated_nodes": int((pg.degree == 0).sum()),
+                         "mean_degree": float(pg.degree.mean()) if pg.n else 0.0,
+                         "nodes_without_passage": sum(1 for cids in pg.linked if not cids),
+                         "node_vectors": "embedded now" if cached.built else "read from the workspace cache",
+                         "embedding_seconds": round(cached.seconds, 3)}
+            if cached.note:
+                step.fallback = cached.note
+        vectors = cached.vectors
+    else:
+        with trace.timed("passage_graph", "Passage graph", section="FastInsight §2.1") as step:
+            pg = passage_graph(workspace.graph, max_entity_passages=cfg.max_entity_passages)
+            step.data = {"source": pg.source, "passages": pg.n, "edges": pg.n_edges, "params": pg.params,
+                         "isolated_passages": int((pg.degree == 0).sum()),
+                         "mean_degree": float(pg.degree.mean()) if pg.n else 0.0,
+                         "skipped_hub_entities": list(pg.skipped_entities[:20])}
+            if why_not:
+                step.data["graph"] = "passages"
+                step.fallback = why_not
+        vectors = workspace.index("chunks", backends.embedder).vectors
+        if vectors.shape[0] != pg.n:
+            raise WorkspaceError(f"The chunk index of {workspace.name!r} holds {vectors.shape[0]} passages but the "
+                                 f"graph has {pg.n}; rebuild the index (`egx index --workspace ... --rebuild`).")
     q = backends.embed_query(query)
     source = index_feature_source(reranker, str(workspace.manifest.get("index", {}).get("model_id", "")), vectors, query)
     cache = FeatureCache(reranker, query, pg.passages, precomputed=source)
@@ -157,8 +214,29 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
     engine = FastInsightResult(tuple(rounds), {"batch": cfg.batch, "b_max": cfg.b_max, "alpha": cfg.alpha,
                                                "beta": cfg.beta, "on_exhausted": cfg.on_exhausted}, cache.encoded)
     ranking, scores = engine.ranking, engine.scores
-    ranked = tuple(RankedChunk(pg.chunk_ids[int(v)], float(s)) for v, s in zip(ranking[:cfg.top_k], scores[:cfg.top_k]))
-    trace.add("retrieved", f"{len(ranking)} passages retrieved in {len(rounds)} rounds", {
+    if isinstance(pg, KGNodeGraph):
+        chunk_sims = workspace.index("chunks", backends.embedder).scores(q)  # orders each node's own passages
+        mapped = passages_of_nodes(pg, ranking, scores, passage_scores={
+            c.id: float(x) for c, x in zip(workspace.graph.chunks, chunk_sims.tolist())})
+        retrieved = tuple(c for c, _, _ in mapped)
+        ranked = tuple(RankedChunk(c, s) for c, s, _ in mapped[:cfg.top_k])
+        node_ids = tuple(pg.chunk_ids[int(v)] for v in ranking)
+        trace.add("node_passages", f"{len(ranking)} nodes → {len(retrieved)} passages (rank order, repeats dropped)", {
+            "graph": "kg_nodes", "node_ranking": list(node_ids[:50]),
+            "node_names": [pg.names[int(v)] for v in ranking[:50]],
+            "passages": [{"chunk_id": c, "score": round(s, 6), "from_node_rank": r} for c, s, r in mapped[:cfg.top_k]],
+            "nodes_without_passage": sum(1 for v in ranking.tolist() if not pg.linked[int(v)]),
+            "within_node_order": "a node's passages by the query's similarity to them (chunk index)"},
+            section="FastInsight §4.2.2 (gold nodes are the nodes of the gold documents)")
+        unit = "nodes"
+    else:
+        retrieved = tuple(pg.chunk_ids[int(v)] for v in ranking)
+        ranked = tuple(RankedChunk(pg.chunk_ids[int(v)], float(s))
+                       for v, s in zip(ranking[:cfg.top_k], scores[:cfg.top_k]))
+        node_ids = ()
+        unit = "passages"
+    trace.add("retrieved", f"{len(ranking)} {unit} retrieved in {len(rounds)} rounds", {
+        "graph": "kg_nodes" if use_nodes else "passages",
         "rounds": len(rounds), "retrieved": len(ranking), "reranker_inputs": cache.encoded,
         "seconds": time.perf_counter() - t_start}, section="FastInsight §3.2")
     g = workspace.graph
@@ -167,5 +245,5 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
                         evidence_format=cfg.evidence_format,
                         evidence=partial(passage_evidence, query, top, g, backends.llm, max_passages=cfg.answer_passages))
     return FastInsightRun("fastinsight", query, ranked, ans.text, trace, f"{reranker.name} ({reranker.model_id})",
-                          reranker.description, bool(reranker.linear_head), engine,
-                          tuple(pg.chunk_ids[int(v)] for v in ranking), cfg)
+                          reranker.description, bool(reranker.linear_head), engine, retrieved, cfg,
+                          "kg_nodes" if use_nodes else "passages", node_ids)

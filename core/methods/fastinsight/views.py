@@ -20,14 +20,30 @@ import numpy as np
 from core.graph.model import GraphBuilder, KnowledgeGraph
 from core.methods.fastinsight.granker import GRankerResult
 from core.methods.fastinsight.loop import FastInsightRound
+from core.methods.fastinsight.node_graph import KGNodeGraph
 from core.methods.fastinsight.passage_graph import PassageGraph
+
+
+def item_title(pg: PassageGraph, graph: KnowledgeGraph, v: int) -> str:
+    """What an item of the searched graph is called: a KG node's name, or a passage's title."""
+    if isinstance(pg, KGNodeGraph):
+        return pg.names[v] or pg.chunk_ids[v]
+    cid = pg.chunk_ids[v]
+    return graph.chunk(cid).title or cid
+
+
+def is_gold(pg: PassageGraph, v: int, gold: Collection[str]) -> bool:
+    """A gold passage, or (KG nodes) a node linked to a gold passage — the paper's gold nodes (§4.2.2)."""
+    if isinstance(pg, KGNodeGraph):
+        return bool(set(gold).intersection(pg.linked[v]))
+    return pg.chunk_ids[v] in gold
 
 
 @dataclass(frozen=True)
 class RankRow:
-    """One candidate passage in both rankings (ranks are 1-based)."""
+    """One candidate (passage, or KG node in node mode) in both rankings (ranks are 1-based)."""
 
-    chunk_id: str
+    chunk_id: str  #: the item's key: chunk id, or node id in node mode
     title: str
     plain_rank: int
     granker_rank: int
@@ -50,24 +66,29 @@ def rank_comparison(result: GRankerResult, pg: PassageGraph, graph: KnowledgeGra
     rows = []
     for r, v in enumerate(result.ranking.tolist(), start=1):
         i = by_node[int(v)]
-        cid = pg.chunk_ids[int(v)]
-        rows.append(RankRow(cid, graph.chunk(cid).title or cid, plain_pos[int(v)], r, float(result.plain_scores[i]),
-                            float(result.scores[i]), cid in gold_set))
+        rows.append(RankRow(pg.chunk_ids[int(v)], item_title(pg, graph, int(v)), plain_pos[int(v)], r,
+                            float(result.plain_scores[i]), float(result.scores[i]), is_gold(pg, int(v), gold_set)))
     return rows
 
 
 def smoothing_graph(result: GRankerResult, pg: PassageGraph, graph: KnowledgeGraph, *,
                     limit: int = 30) -> KnowledgeGraph:
-    """The top ``limit`` candidates (by GRanker) as a small corpus graph for drawing.
+    """The top ``limit`` candidates (by GRanker) as a small graph for drawing.
 
-    Node ids are chunk ids, names the passage titles, descriptions the texts. A directed edge
+    Node ids are chunk ids, names the passage titles, descriptions the texts; in node mode
+    (:class:`~.node_graph.KGNodeGraph`) the KG nodes themselves with their names and node texts. A directed edge
     ``i → j`` labelled ``"P=0.42"`` is drawn for every ``P_ij > 0`` with ``i ≠ j``: row ``i`` of
     ``P`` says how much of ``j``'s features flow into ``i``'s smoothed features.
     """
     keep = result.order[:limit]
-    b = GraphBuilder(kind="corpus_graph", name="GRanker candidates")
+    nodes = isinstance(pg, KGNodeGraph)
+    b = GraphBuilder(kind="kg" if nodes else "corpus_graph", name="GRanker candidates")
     for i in keep.tolist():
-        cid = pg.chunk_ids[int(result.nodes[i])]
+        v = int(result.nodes[i])
+        cid = pg.chunk_ids[v]
+        if isinstance(pg, KGNodeGraph):  # KG nodes: the node, its text (name, description, passage text)
+            b.add_node(pg.names[v] or cid, node_id=cid, description=pg.passages[v])
+            continue
         ch = graph.chunk(cid)
         b.add_chunk(ch.title, ch.text, chunk_id=cid)
         b.add_node(ch.title or cid, node_id=cid, description=ch.text, chunk_ids=(cid,))
@@ -106,8 +127,7 @@ def stex_table(rnd: FastInsightRound, pg: PassageGraph, graph: KnowledgeGraph, *
     rows = []
     for i in range(min(limit, len(p))):
         v = int(p.candidates[i])
-        cid = pg.chunk_ids[v]
-        rows.append(ProposalRow(cid, graph.chunk(cid).title or cid, float(p.scores[i]), float(p.i_sim[i]),
+        rows.append(ProposalRow(pg.chunk_ids[v], item_title(pg, graph, v), float(p.scores[i]), float(p.i_sim[i]),
                                 float(p.i_struct[i]), float(p.beta * p.i_struct[i]), float(p.rank_term[i]),
                                 float(p.bridge_term[i]), int(p.r_best[i]), int(p.n_adjacent[i]), v in added))
     return rows

@@ -86,8 +86,9 @@ def test_alpha_zero_is_plain_reranking_exactly():
 
 
 def test_alpha_zero_fastinsight_ranks_like_re2_on_the_same_candidates(demo_ws, backends):
+    """On passages (Re2 ranks passages, so FastInsight must search the passage graph to compare)."""
     q = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
-    fi = run(q, demo_ws, config=FastInsightConfig(alpha=0.0, b_max=10, top_k=10), backends=backends)
+    fi = run(q, demo_ws, config=FastInsightConfig(graph="passages", alpha=0.0, b_max=10, top_k=10), backends=backends)
     re2 = rerank.run(q, demo_ws, config=rerank.RerankConfig(candidates=10, top_k=10), backends=backends)
     assert [c.chunk_id for c in fi.ranked_chunks] == [c.chunk_id for c in re2.ranked_chunks]
     assert [c.score for c in fi.ranked_chunks] == [c.score for c in re2.ranked_chunks]

@@ -33,7 +33,8 @@ def test_stex_reaches_gold_passages_through_the_graph_that_the_vector_search_mis
     """FastInsight's own contribution on the demo (issue 17: the test above is passed by dense too).
     With BATCH = 2 and b_max = 6 the initial vector search O_vs holds 2 passages; STeX rounds then add
     only passage-graph neighbours of N_ret (Alg. 3), and for "Find an ML expert." and the second-wife
-    question they add a gold passage O_vs missed (Geoffrey Hinton; Charles the Bald)."""
+    question they add a gold passage O_vs missed (Geoffrey Hinton; Charles the Bald). On the passage
+    graph (``graph="passages"``); the same invariant on KG nodes is in test_node_graph.py."""
     from core.methods.fastinsight.passage_graph import passage_graph
 
     emb = get_embedder("minilm")
@@ -43,7 +44,7 @@ def test_stex_reaches_gold_passages_through_the_graph_that_the_vector_search_mis
     pg = passage_graph(ws.graph)
     found_by_stex = {}
     for q in load_questions(ws):
-        r = fi.run(q.question, ws, config=fi.make_config(batch=2, b_max=6, top_k=6), backends=b)
+        r = fi.run(q.question, ws, config=fi.make_config(graph="passages", batch=2, b_max=6, top_k=6), backends=b)
         rounds = r.engine.rounds
         seen = set(rounds[0].added.tolist())
         for rd in rounds[1:]:

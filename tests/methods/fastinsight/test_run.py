@@ -16,8 +16,9 @@ from core.trace import Trace
 MATRIX_Q = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
 
 
-def test_contract_trace_and_reranker_on_a_kg(demo_ws, backends):
-    res = run(MATRIX_Q, demo_ws, backends=backends)
+def test_contract_trace_and_reranker_on_a_kg_passage_graph(demo_ws, backends):
+    """``graph="passages"``: the derived passage graph (the default, KG nodes, is in test_node_graph.py)."""
+    res = run(MATRIX_Q, demo_ws, config=FastInsightConfig(graph="passages"), backends=backends)
     assert isinstance(res, MethodResult) and res.method == "fastinsight" and res.query == MATRIX_Q
     assert len(res.ranked_chunks) == 10 and len(res.retrieved) == demo_ws.graph.n_chunks  # 23 passages < b_max
     assert [c.chunk_id for c in res.ranked_chunks] == list(res.retrieved[:10])
@@ -37,6 +38,19 @@ def test_contract_trace_and_reranker_on_a_kg(demo_ws, backends):
     # the extractive answer is a sentence of one of the top 3 passages (core.methods.extractive)
     assert res.answer and any(res.answer in demo_ws.graph.chunk(c.chunk_id).text for c in res.ranked_chunks[:3])
     assert Trace.from_dict(res.trace.to_dict()).steps[3].data == res.trace.steps[3].data  # JSON round trip
+
+
+def test_contract_on_kg_nodes(demo_ws, backends):
+    res = run(MATRIX_Q, demo_ws, backends=backends)
+    assert isinstance(res, MethodResult) and res.searched == "kg_nodes"
+    assert len(res.ranked_chunks) == 10 and len(res.retrieved) == demo_ws.graph.n_chunks  # 87 nodes reach all 23
+    assert [c.chunk_id for c in res.ranked_chunks] == list(res.retrieved[:10])
+    scores = [c.score for c in res.ranked_chunks]
+    assert scores == sorted(scores, reverse=True) and np.isfinite(scores).all()
+    stages = [s.stage for s in res.trace.steps]
+    assert stages.count("granker") == len(res.engine.rounds) == stages.count("stex") + 1
+    assert res.answer and any(res.answer in demo_ws.graph.chunk(c.chunk_id).text for c in res.ranked_chunks[:3])
+    assert Trace.from_dict(res.trace.to_dict()).steps[-3].data == res.trace.steps[-3].data  # node_passages, JSON
 
 
 def test_registry_runs_it(demo_ws, backends):
@@ -86,15 +100,16 @@ def test_cross_encoder_is_a_one_setting_switch(demo_ws, hashing, tiny_bert_dir):
 
 def test_config_defaults_and_help():
     cfg = FastInsightConfig()
-    assert (cfg.batch, cfg.b_max, cfg.alpha, cfg.beta) == (10, 100, 0.2, 1.0)
+    assert (cfg.graph, cfg.batch, cfg.b_max, cfg.alpha, cfg.beta) == ("kg_nodes", 10, 100, 0.2, 1.0)
     helps = FastInsightConfig.help()
-    assert set(helps) >= {"batch", "b_max", "alpha", "beta"} and all(helps.values())
+    assert set(helps) >= {"graph", "batch", "b_max", "alpha", "beta"} and all(helps.values())
 
 
 @pytest.mark.parametrize(("kw", "msg"), [
     ({"alpha": 2.0}, r"^FastInsightConfig\.alpha = 2\.0 is out of range; use a number in \[0, 1\]\.$"),
     ({"b_max": 0}, r"^FastInsightConfig\.b_max = 0 is out of range; use an integer >= 1\.$"),
     ({"on_exhausted": "x"}, r"^FastInsightConfig\.on_exhausted = 'x' is out of range; use 'vector' or 'stop'\.$"),
+    ({"graph": "chunks"}, r"^FastInsightConfig\.graph = 'chunks' is out of range; use 'kg_nodes' or 'passages'\.$"),
 ])
 def test_bad_config_has_pinned_messages(kw, msg):
     with pytest.raises(ConfigError, match=msg):
