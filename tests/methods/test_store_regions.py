@@ -16,6 +16,7 @@ from core.backends.embedders import HashingEmbedder
 from core.backends.llm import NoLLM
 from core.backends.rerankers import BiEncoderReranker
 from core.eval.datasets import load_questions
+from core.eval.runner import run_method
 from core.graph.falkor import FalkorStore
 from core.index.workspace import Workspace, ensure_sample_workspace
 from core.methods.base import Backends
@@ -102,8 +103,8 @@ def test_reg_demo_same_results_from_region(demo_pair, backends, tmp_path, monkey
     untrained, trained = RegConfig(model=str(tmp_path / "no-model")), RegConfig()
     regions = _compare_reg(mem, remote, questions, backends, [untrained, trained])
     assert regions >= len(questions)  # most runs score a real region, not an empty one
-    b = run_reg(questions[0], remote, config=trained, backends=backends)
-    assert b.scorer.startswith("trained") and "graph" not in remote.__dict__
+    b = run_method("reg", questions[0], remote, backends)  # the entry `egx ask`, bench and the pages use
+    assert b.scorer.startswith("trained") and "graph" not in remote.__dict__  # type: ignore[attr-defined]
 
 
 def test_reg_region_cap_is_visible_and_valid(demo_pair, backends, monkeypatch):
