@@ -15,6 +15,14 @@ decides: ``"cosine"`` (default) scores triples by the cosine between the query a
 triple text and records that as a visible fallback; ``"error"`` raises a :class:`WorkspaceError`
 naming the command. ``ranked_chunks`` are the provenance passages of the kept triples, each scored by
 its best triple, best first.
+
+On a workspace whose graph lives in a graph store (FalkorDB, issue 19) ReG never loads the whole
+graph: the query entities are linked by the store's batch name lookup, and the triples scored are
+those of the store's ``hops``-region of the query entities (App. E's "question subgraph"; ``hops``
+is ``RegConfig.hops``), at most ``RegConfig.region_max_nodes`` nodes; every later stage runs on that
+region with its edges mapped back to global ids. Uncapped, the result equals the in-memory one; a
+capped region is a visible fallback of the ``neighbourhood`` step. In memory the whole graph is
+already loaded and its CSR arrays are read directly, as before.
 """
 
 from __future__ import annotations
