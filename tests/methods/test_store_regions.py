@@ -150,3 +150,17 @@ def test_store_name_lookup_and_chunks_agree(demo_pair):
     assert "no such entity" not in remote.store.nodes_named(keys)
     ids = [c.id for c in g.chunks[:7]] + ["missing"]
     assert remote.store.chunks(ids) == MemoryStore(g).chunks(ids) == [(c.id, c.title, c.text) for c in g.chunks[:7]]
+
+
+def test_reg_in_memory_reads_the_graph_directly(demo_pair, backends, monkeypatch):
+    """The default store adds nothing: no region query, no store name lookup, no store step data."""
+    from core.graph.store import MemoryStore
+
+    def refuse(*_a: object, **_k: object) -> None:
+        raise AssertionError("the in-memory path went through the store contract")
+
+    for name in ("region", "nodes_named", "chunks"):
+        monkeypatch.setattr(MemoryStore, name, refuse)
+    mem, _ = demo_pair
+    r = run_method("reg", load_questions(mem)[0].question, mem, backends)
+    assert r.ranked_chunks and set(r.trace.stage("neighbourhood")[0].data) == {"hops", "triples", "before_cap"}
