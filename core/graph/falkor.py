@@ -214,6 +214,14 @@ class FalkorStore:
                        {"id": key, "key": normalize_name(key)})
         return sorted({int(r[0]) for r in rows})
 
+    def nodes_named(self, keys: Sequence[str]) -> dict[str, list[int]]:
+        ks = list(dict.fromkeys(keys))
+        out: dict[str, list[int]] = {}
+        for lo, hi in _batches(len(ks)):
+            for k, i in self._q("UNWIND $keys AS k MATCH (n:Node {key: k}) RETURN k, n.i", {"keys": ks[lo:hi]}):
+                out.setdefault(str(k), []).append(int(i))
+        return {k: sorted(out[k]) for k in ks if k in out}
+
     def edge_rows(self, edges: Sequence[int]) -> list[tuple[int, str, int]]:
         got = self._edge_table(edges)
         return [(got[int(e)][0], got[int(e)][1], got[int(e)][2]) for e in edges]

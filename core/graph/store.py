@@ -95,6 +95,11 @@ class GraphStore(Protocol):
         """Indices of the nodes whose id is ``key`` or whose normalized name equals ``key``'s."""
         ...
 
+    def nodes_named(self, keys: Sequence[str]) -> dict[str, list[int]]:
+        """For each already-normalized name in ``keys`` that some node has, those nodes' indices
+        (sorted): the batch name lookup of query-entity linking (one round trip, not one per n-gram)."""
+        ...
+
     def edge_rows(self, edges: Sequence[int]) -> list[tuple[int, str, int]]:
         """``(head index, relation, tail index)`` of each edge index, in order."""
         ...
@@ -114,6 +119,10 @@ class GraphStore(Protocol):
 
     def chunk_provenance(self, chunk_id: str) -> tuple[list[int], list[int]]:
         """(node indices, edge indices) whose provenance lists ``chunk_id``, in index order."""
+        ...
+
+    def chunks(self, chunk_ids: Sequence[str]) -> list[tuple[str, str, str]]:
+        """``(id, title, text)`` of the chunks with these ids that the store holds, in order."""
         ...
 
     def graph(self) -> KnowledgeGraph:
@@ -192,6 +201,11 @@ class MemoryStore:
         by_name = g.derived("store_name_index", lambda: _name_index(g.node_names))
         return sorted(set(hits) | set(by_name.get(normalize_name(key), ())))
 
+    def nodes_named(self, keys: Sequence[str]) -> dict[str, list[int]]:
+        g = self._g
+        by_name = g.derived("store_name_index", lambda: _name_index(g.node_names))
+        return {k: sorted(by_name[k]) for k in dict.fromkeys(keys) if k in by_name}
+
     def edge_rows(self, edges: Sequence[int]) -> list[tuple[int, str, int]]:
         g = self._g
         return [(int(g.edge_head[e]), g.edge_relation[int(e)], int(g.edge_tail[e])) for e in edges]
@@ -221,6 +235,10 @@ class MemoryStore:
     def chunk_provenance(self, chunk_id: str) -> tuple[list[int], list[int]]:
         nodes, edges = self._g.chunk_provenance().get(chunk_id, ([], []))
         return list(nodes), list(edges)
+
+    def chunks(self, chunk_ids: Sequence[str]) -> list[tuple[str, str, str]]:
+        g = self._g
+        return [(c.id, c.title, c.text) for c in (g.chunks[g.chunk_index[i]] for i in chunk_ids if i in g.chunk_index)]
 
     def graph(self) -> KnowledgeGraph:
         return self._g

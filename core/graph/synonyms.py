@@ -71,13 +71,19 @@ def add_synonym_edges(graph: KnowledgeGraph, node_vectors: np.ndarray, threshold
     return b.build(), int(pairs.shape[0])
 
 
-def synonym_edges_walked(graph: KnowledgeGraph, edges: Sequence[int]) -> dict[str, object] | None:
+def synonym_edges_walked(graph: KnowledgeGraph, edges: Sequence[int], *,
+                         stored: bool | None = None) -> dict[str, object] | None:
     """What a trace step says about the stored synonymy edges among ``edges`` (the edges a method's
     evidence used): ``{"walked": n, "edges": [...]}``, or ``None`` when the graph stores none and
     none was walked (so a workspace without synonym edges shows no such step). Issue 15: a reader
     sees where an alias, not a relation, joined two entities.
+
+    ``graph`` may be a region of a graph store (issue 19): ``stored`` then says whether the whole
+    graph stores synonym edges (the workspace manifest knows), instead of scanning ``graph``.
     """
     walked = [int(e) for e in edges if graph.edge_relation[int(e)] == SYNONYM_RELATION]
-    if walked or SYNONYM_RELATION in graph.derived("relations", lambda: frozenset(graph.edge_relation)):
+    if stored is None:
+        stored = SYNONYM_RELATION in graph.derived("relations", lambda: frozenset(graph.edge_relation))
+    if walked or stored:
         return {"walked": len(walked), "edges": [graph.edge_text(e) for e in walked[:20]]}
     return None

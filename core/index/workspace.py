@@ -324,7 +324,7 @@ class Workspace:
             if not info:
                 raise WorkspaceError(f"Workspace {self.name!r} has no index yet; open it with an embedder "
                                      "(the app does this) or run `egx index --workspace ...`.")
-            size = {"nodes": self.graph.n_nodes, "edges": self.graph.n_edges, "chunks": self.graph.n_chunks}[kind]
+            size = self._size(kind)
             self._indexes[kind] = VectorIndex.load(self.index_dir / f"{kind}.faiss", dim=info["dim"], size=size,
                                                    rebuild=f"`egx index --workspace {self.path} --rebuild`")
         return self._indexes[kind]
@@ -384,6 +384,25 @@ class Workspace:
             if note:
                 note = f"The cached vectors '{name}' were damaged ({note}); they were embedded again."
         return CachedVectors(index, built=True, seconds=seconds, note=note)
+
+    def _size(self, kind: ItemKind) -> int:
+        """Rows the ``kind`` index must hold; a store workspace answers from its manifest (written with
+        the graph), so opening an index never loads the whole graph from the store (issue 19)."""
+        if self.store_url == MEMORY_URL:
+            return {"nodes": self.graph.n_nodes, "edges": self.graph.n_edges, "chunks": self.graph.n_chunks}[kind]
+        recorded = self.manifest.get("graph", {}).get(kind)
+        if recorded is not None:
+            return int(recorded)
+        meta = getattr(self.store, "meta", {})
+        return {"nodes": self.store.n_nodes, "edges": self.store.n_edges,
+                "chunks": int(meta["n_chunks"]) if "n_chunks" in meta else self.graph.n_chunks}[kind]
+
+    @property
+    def content_hash(self) -> str:
+        """The graph's content hash without loading it (a store's graph was checked against it on opening)."""
+        if self.store_url == MEMORY_URL:
+            return self.graph.content_hash
+        return str(self.manifest.get("graph", {}).get("content_hash") or self.graph.content_hash)
 
     def move_to_store(self, url: str, *, overwrite: bool = False, progress: Progress | None = None) -> dict[str, Any]:
         """Write this workspace's graph into the FalkorDB graph ``url`` and make the workspace read it

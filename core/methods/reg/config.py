@@ -15,6 +15,10 @@ class RegConfig(MethodConfig):
 
     hops: int = _f(3, "Neighbourhood: triples within this many undirected hops of the linked query entities are "
                       "scored (SubgraphRAG / ReG score every triple of the question's subgraph; ours is h-hop).")
+    region_max_nodes: int = _f(50_000, "Graph-store workspaces only (issue 19): the region of the query entities "
+                                       "read from the store stops before a hop that would take it past this many "
+                                       "nodes (then fewer than `hops` hops are scored; the trace says so). In "
+                                       "memory the whole graph is already loaded and this cap does not apply.")
     max_candidates: int = _f(5000, "Safety cap on scored triples; past it the triples most similar to the query "
                                    "by cosine are kept (visible in the trace).")
     top_k: int = _f(100, "K: top-scored triples kept (Appendix E: K=100 for GPT-4o(-mini); a smaller K, e.g. 30, "
@@ -41,6 +45,7 @@ class RegConfig(MethodConfig):
     def checks(self) -> list[Check]:
         return [
             ("hops", 1 <= self.hops <= 6, "an integer in [1, 6]"),
+            ("region_max_nodes", self.region_max_nodes >= 1, "an integer >= 1"),
             ("max_candidates", self.max_candidates >= 1, "an integer >= 1"),
             ("top_k", self.top_k >= 1, "an integer >= 1"),
             ("max_length", self.max_length >= 1, "an integer >= 1"),

@@ -16,7 +16,7 @@ we link them ourselves, deterministically:
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -27,6 +27,7 @@ from core.text import FUNCTION_WORDS, normalize_name
 if TYPE_CHECKING:
     from core.backends.base import Embedder
     from core.graph.model import KnowledgeGraph
+    from core.graph.store import GraphStore
 
 _WORD = re.compile(r"[\w][\w'’.\-&]*", re.UNICODE)
 @dataclass(frozen=True)
@@ -63,7 +64,28 @@ def link_query_entities(query: str, graph: KnowledgeGraph, *, node_vectors: np.n
                         qvec: np.ndarray | None = None, k_fallback: int = 3) -> Linked:
     """Link the entities mentioned in ``query`` to KG nodes (see the module docstring)."""
     names = node_name_index(graph)
-    hits = [(i, j, s, p) for i, j, s, p in _spans(query) if s and len(s) >= 2 and s in names]
+    return _link(query, lambda keys: {s: names[s] for s in keys if s in names},
+                 lambda nodes: [graph.node_names[v] for v in nodes], node_vectors, qvec, k_fallback)
+
+
+def link_query_entities_from_store(query: str, store: GraphStore, *, node_vectors: np.ndarray | None = None,
+                                   qvec: np.ndarray | None = None, k_fallback: int = 3) -> Linked:
+    """:func:`link_query_entities` for a graph kept in a :class:`~core.graph.store.GraphStore` (issue 19):
+    every n-gram of the question is looked up in one batch by normalized name
+    (:meth:`~core.graph.store.GraphStore.nodes_named`), the first node of a name wins as in
+    :func:`node_name_index`, and the embedding fallback uses the node FAISS vectors — the same
+    query entities (ReG §4.2's topic entities), without the whole graph in memory."""
+    def lookup(keys: list[str]) -> dict[str, int]:
+        return {s: vs[0] for s, vs in store.nodes_named(keys).items() if vs}
+
+    return _link(query, lookup, lambda nodes: [n for _, n in store.node_rows(nodes)], node_vectors, qvec, k_fallback)
+
+
+def _link(query: str, lookup: Callable[[list[str]], dict[str, int]], names_of: Callable[[Sequence[int]], list[str]],
+          node_vectors: np.ndarray | None, qvec: np.ndarray | None, k_fallback: int) -> Linked:
+    spans = [(i, j, s, p) for i, j, s, p in _spans(query) if s and len(s) >= 2]
+    names = lookup(list(dict.fromkeys(s for _, _, s, _ in spans)))
+    hits = [(i, j, s, p) for i, j, s, p in spans if s in names]
     if any(p for *_, p in hits):
         hits = [h for h in hits if h[3]]
     hits.sort(key=lambda h: (-(h[1] - h[0]), h[0]))
@@ -74,12 +96,12 @@ def link_query_entities(query: str, graph: KnowledgeGraph, *, node_vectors: np.n
     taken.sort(key=lambda h: h[0])
     nodes = tuple(dict.fromkeys(names[s] for _, _, s, _ in taken))
     if nodes:
-        return Linked(nodes, tuple(graph.node_names[v] for v in nodes), "string match")
+        return Linked(nodes, tuple(names_of(nodes)), "string match")
     if node_vectors is not None and qvec is not None and len(node_vectors):
         sims = node_vectors @ np.asarray(qvec, dtype=np.float32).reshape(-1)
         top = np.argsort(-sims, kind="stable")[:k_fallback]
         nodes = tuple(int(v) for v in top)
-        return Linked(nodes, tuple(graph.node_names[v] for v in nodes), "embedding",
+        return Linked(nodes, tuple(names_of(nodes)), "embedding",
                       f"no node name occurs in the question; took the {len(nodes)} nodes nearest to the question embedding")
     return Linked((), (), "none", "no node name occurs in the question and no embeddings were given")
 

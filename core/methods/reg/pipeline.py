@@ -15,11 +15,19 @@ decides: ``"cosine"`` (default) scores triples by the cosine between the query a
 triple text and records that as a visible fallback; ``"error"`` raises a :class:`WorkspaceError`
 naming the command. ``ranked_chunks`` are the provenance passages of the kept triples, each scored by
 its best triple, best first.
+
+On a workspace whose graph lives in a graph store (FalkorDB, issue 19) ReG never loads the whole
+graph: the query entities are linked by the store's batch name lookup, and the triples scored are
+those of the store's ``hops``-region of the query entities (App. E's "question subgraph"; ``hops``
+is ``RegConfig.hops``), at most ``RegConfig.region_max_nodes`` nodes; every later stage runs on that
+region with its edges mapped back to global ids. Uncapped, the result equals the in-memory one; a
+capped region is a visible fallback of the ``neighbourhood`` step. In memory the whole graph is
+already loaded and its CSR arrays are read directly, as before.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,16 +35,18 @@ import numpy as np
 
 from core.backends import prompts as bprompts
 from core.errors import ConfigError, EmptyGraphError, QueryError, WorkspaceError
+from core.graph.store import remote_store
 from core.methods.answering import passages_prompt, record_answer
 from core.methods.base import Backends, RankedChunk
 from core.methods.reg.chains import Reorganization, Triple, triples_from_edges
 from core.methods.reg.config import RegConfig
 from core.methods.reg.evidence import evidence_prompts
-from core.methods.reg.linking import Linked, link_query_entities
+from core.methods.reg.linking import Linked, link_query_entities, link_query_entities_from_store
 from core.methods.reg.tokens import count_tokens
 from core.trace import Trace
 
 if TYPE_CHECKING:
+    from core.graph.model import KnowledgeGraph
     from core.index.workspace import Workspace
 
 
@@ -88,8 +98,11 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
         raise ConfigError(f"reg takes a RegConfig, got {type(cfg).__name__}.")
     if not query or not query.strip():
         raise QueryError("The question is empty. Type a question to retrieve evidence for.")
-    graph = workspace.graph
-    if graph.n_edges == 0:
+    remote = remote_store(workspace)
+    # a store workspace reads only the hops-region of the query entities (issue 19); in memory the
+    # whole graph is already here and its CSR arrays are the fastest region there is
+    n_edges = workspace.store.n_edges if remote else workspace.graph.n_edges
+    if n_edges == 0:
         raise EmptyGraphError(f"Workspace {workspace.name!r} has no triples; ReG retrieves triples from a KG.")
     trace = Trace("reg", query, workspace.name, config=asdict(cfg), backends=backends.names())
     node_vecs = workspace.index("nodes", backends.embedder).vectors
@@ -97,17 +110,25 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
     qvec = backends.embed_query(query)
 
     with trace.timed("link", "Query entities linked to KG nodes", section="ReG §4.2 (query entities)") as step:
-        linked = link_query_entities(query, graph, node_vectors=node_vecs, qvec=qvec)
+        if remote:
+            linked = link_query_entities_from_store(query, workspace.store, node_vectors=node_vecs, qvec=qvec)
+        else:
+            linked = link_query_entities(query, workspace.graph, node_vectors=node_vecs, qvec=qvec)
         step.data = {"entities": list(linked.names), "how": linked.how}
         step.fallback = linked.fallback
 
     with trace.timed("neighbourhood", f"Triples within {cfg.hops} hops of the query entities",
                      section="ReG App. E") as step:
-        edges, n_all = neighbourhood(graph, linked.nodes, cfg.hops, edge_vectors=edge_vecs, qvec=qvec,
+        view = _store_view(workspace, linked.nodes, cfg, node_vecs, edge_vecs) if remote else _View(
+            workspace.graph, node_vecs, edge_vecs, linked.nodes)
+        graph = view.graph
+        edges, n_all = neighbourhood(graph, view.topic, cfg.hops, edge_vectors=view.edge_vecs, qvec=qvec,
                                      max_candidates=cfg.max_candidates)
-        step.data = {"hops": cfg.hops, "triples": int(edges.size), "before_cap": n_all}
+        step.data = {"hops": cfg.hops, "triples": int(edges.size), "before_cap": n_all, **view.data}
+        notes = [view.note] if view.note else []
         if n_all > edges.size:
-            step.fallback = f"{n_all} triples exceed max_candidates={cfg.max_candidates}; the most query-similar were kept"
+            notes.append(f"{n_all} triples exceed max_candidates={cfg.max_candidates}; the most query-similar were kept")
+        step.fallback = "; ".join(notes)
 
     folder = Path(cfg.model) if cfg.model else default_model_dir(workspace)
     with trace.timed("score", "Score triples and keep the top-K", section="ReG D.3 Eq. 33, App. E") as step:
@@ -120,20 +141,21 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
             step.fallback = (f"{exc} Scoring by query–triple cosine instead (the untrained fallback; "
                              "set untrained='error' to require a trained retriever).")
         if ret is not None:
-            scores = ret.score(qvec, edges, graph, node_vecs, edge_vecs, linked.nodes)
+            scores = ret.score(qvec, edges, graph, view.node_vecs, view.edge_vecs, view.topic)
             scorer = f"trained ({ret.manifest.get('supervision', '?')} supervision)"
         else:
-            scores = edge_vecs[edges] @ qvec if edges.size else np.zeros(0, np.float32)
+            scores = view.edge_vecs[edges] @ qvec if edges.size else np.zeros(0, np.float32)
             scorer = "cosine (untrained fallback)"
             step.data["notice"] = NOT_TRAINED_NOTICE
         order = np.argsort(-scores, kind="stable")[:cfg.top_k]
-        kept = triples_from_edges(graph, edges[order], scores[order].tolist())
+        local = triples_from_edges(graph, edges[order], scores[order].tolist())
+        kept = [replace(t, edge=view.global_edge(t.edge)) for t in local]
         step.data = {**step.data, "scorer": scorer, "model_dir": str(folder), "scored": int(edges.size), "top_k": cfg.top_k,
                      "kept": [{"triple": t.text(), "score": round(t.score, 4), "edge": t.edge} for t in kept]}
 
     from core.graph.synonyms import synonym_edges_walked
 
-    syn = synonym_edges_walked(graph, [t.edge for t in kept])
+    syn = synonym_edges_walked(graph, [t.edge for t in local], stored=view.synonyms)
     if syn is not None:
         trace.add("synonym_edges", "Synonym edges among the kept triples", syn,
                   section="HippoRAG §3.1 (synonymy edges, issue 15)")
@@ -146,13 +168,15 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
         step.data = {**r.stats, "chains": [c.text() for c in r.chains], "truncated": r.truncated,
                      "evidence_tokens": ev.tokens, "tokenizer": ev.tokenizer}
 
+    cited = list(dict.fromkeys(c for t in local for c in graph.edge_chunks[t.edge]))
+    chunks = view.chunks(workspace, cited)
     best: dict[str, float] = {}
-    for t in kept:
+    for t in local:
         for c in graph.edge_chunks[t.edge]:
-            if c in graph.chunk_index and c not in best:
+            if c in chunks and c not in best:
                 best[c] = t.score
     ranked = tuple(RankedChunk(c, s) for c, s in list(best.items())[:cfg.max_chunks])
-    passages = [(c.chunk_id, graph.chunk(c.chunk_id).title, graph.chunk(c.chunk_id).text) for c in ranked]
+    passages = [(c.chunk_id, chunks[c.chunk_id][0], chunks[c.chunk_id][1]) for c in ranked]
     if not passages and kept:
         passages = [("", "", t.text()) for t in kept[:1]]
     if passages:  # the passage prompt's cost too, so all three formats are comparable
@@ -162,3 +186,48 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
     ans = record_answer(trace, query, passages, backends, max_passages=cfg.answer_passages,
                         evidence_format=cfg.evidence_format, evidence=ev)
     return RegResult("reg", query, ranked, ans.text, trace, cfg, linked, scorer, int(edges.size), tuple(kept), ev.reorg)
+
+
+@dataclass(frozen=True)
+class _View:
+    """What ReG scores on: the whole in-memory graph (global ids) or a store's region (local ids)."""
+
+    graph: KnowledgeGraph
+    node_vecs: np.ndarray  #: one row per node of ``graph``
+    edge_vecs: np.ndarray  #: one row per edge of ``graph``
+    topic: tuple[int, ...]  #: the query entities in ``graph``'s ids
+    edges: np.ndarray | None = None  #: global id of each local edge (None: ids are global)
+    data: dict[str, object] = field(default_factory=dict)
+    note: str = ""
+    synonyms: bool | None = None
+
+    def global_edge(self, e: int) -> int:
+        return int(e) if self.edges is None else int(self.edges[e])
+
+    def chunks(self, workspace: Workspace, ids: list[str]) -> dict[str, tuple[str, str]]:
+        """``id → (title, text)`` of the cited chunks the graph holds (from the store when remote)."""
+        if self.edges is None:
+            g = self.graph
+            return {c: (g.chunk(c).title, g.chunk(c).text) for c in ids if c in g.chunk_index}
+        return {c: (title, text) for c, title, text in workspace.store.chunks(ids)}
+
+
+def _store_view(workspace: Workspace, topic: tuple[int, ...], cfg: RegConfig, node_vecs: np.ndarray,
+                edge_vecs: np.ndarray) -> _View:
+    """The ``cfg.hops`` region of the query entities read from the workspace's graph store (issue 19),
+    capped at ``cfg.region_max_nodes`` nodes. Uncapped it holds exactly the triples ReG App. E scores
+    on the whole graph, in the same order (local ids keep the global order), so results are equal."""
+    import time
+
+    store = workspace.store
+    t0 = time.perf_counter()
+    region = store.region(topic, hops=cfg.hops, max_nodes=cfg.region_max_nodes)
+    data: dict[str, object] = {"store": store.url, "region_hops": region.hops, "hops_requested": cfg.hops,
+                               "capped": region.capped, "region_nodes": int(region.nodes.size),
+                               "region_edges": int(region.edges.size), "region_max_nodes": cfg.region_max_nodes,
+                               "of_nodes": store.n_nodes, "store_seconds": round(time.perf_counter() - t0, 4)}
+    note = (f"the region would exceed region_max_nodes={cfg.region_max_nodes} nodes at hop {region.hops + 1}; "
+            f"ReG scores the triples within {region.hops} hops (of {cfg.hops} requested)") if region.capped else ""
+    synonyms = bool(workspace.manifest.get("synonyms", {}).get("edges"))
+    return _View(region.graph, node_vecs[region.nodes], edge_vecs[region.edges],
+                 tuple(int(v) for v in region.local_nodes(topic)), region.edges, data, note, synonyms)

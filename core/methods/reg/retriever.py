@@ -167,7 +167,7 @@ def load_retriever(folder: Path, *, workspace: Workspace | None = None, embedder
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise WorkspaceError(f"{mf} is not a ReG retriever manifest; {fix}.")
     if workspace is not None:
-        want = workspace.graph.content_hash
+        want = workspace.content_hash
         if manifest.get("graph_hash") and manifest["graph_hash"] != want:
             raise WorkspaceError(f"The ReG retriever in {folder} was trained on another graph (hash "
                                  f"{manifest['graph_hash']}, this workspace {want}); {fix}.")
