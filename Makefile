@@ -5,7 +5,10 @@ PY      := $(VENV)/bin/python
 export EGX_HOME      ?= $(CURDIR)/.egx
 export EGX_CACHE_DIR ?= $(CURDIR)/.cache
 PORT    ?= 8501
-PYTEST_ARGS ?=
+# The suite runs on TEST_WORKERS pytest-xdist workers (whole files per worker, so module fixtures are
+# built once; each worker gets its share of the cores, tests/conftest.py). TEST_WORKERS=0 runs in one process.
+TEST_WORKERS ?= 2
+PYTEST_ARGS ?= -n $(TEST_WORKERS) --dist loadfile
 
 .PHONY: app test setup lint bench clean-workspaces record-llm gpu-check
 

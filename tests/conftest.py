@@ -3,14 +3,35 @@ scripted OpenAI-compatible server."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 
-from core.graph.falkor_server import FalkorServer
-from core.graph.model import GraphBuilder, KnowledgeGraph, graph_from_triples
-from tests.fake_openai import FakeOpenAIServer, fake_openai_server
+def _share_cores_between_workers() -> None:
+    """Under pytest-xdist (``make test`` runs 2 workers), give each worker its share of the CPUs for
+    torch, onnxruntime and llama.cpp, before any of them is imported: thread pools that together
+    outnumber the cores spin against each other and run several times slower than one thread each.
+    Subprocesses the tests start (the app server, ``egx`` CLI runs) inherit the same share."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    if workers <= 1:
+        return
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    share = str(max(1, cores // workers))
+    for var in ("EGX_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(var, share)
+
+
+_share_cores_between_workers()
+
+import pytest  # noqa: E402
+
+from core.graph.falkor_server import FalkorServer  # noqa: E402
+from core.graph.model import GraphBuilder, KnowledgeGraph, graph_from_triples  # noqa: E402
+from tests.fake_openai import FakeOpenAIServer, fake_openai_server  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"

@@ -43,7 +43,7 @@ def _free_port() -> int:
 
 
 @contextmanager
-def llama_server(tmp: Path, *, n_ctx: int = 4096, threads: int = 2) -> Iterator[LlamaServer]:
+def llama_server(tmp: Path, *, n_ctx: int = 4096, threads: int | None = None) -> Iterator[LlamaServer]:
     """Start the server, wait (bounded) until it lists its model, yield it, stop it.
 
     Skips the test when llama-cpp-python's server extra or the model packages are missing; fails with
@@ -59,6 +59,10 @@ def llama_server(tmp: Path, *, n_ctx: int = 4096, threads: int = 2) -> Iterator[
     from core.backends.gguf import ensure_model
 
     model = ensure_model("0.5b")
+    if threads is None:  # this process's share of the cores (EGX_THREADS under pytest-xdist)
+        from core.backends.device import cpu_threads
+
+        threads = cpu_threads("EGX_LLM_THREADS")
     port = _free_port()
     log = tmp / "llama-server.log"
     cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", MODEL_ALIAS,

@@ -135,3 +135,30 @@ def onnx_providers(prefer: str | None = None, available: list[str] | None = None
             return [(CUDA_EP, {"device_id": int(index)}), CPU_EP]
         return [CUDA_EP, CPU_EP]
     return [CPU_EP]
+
+
+def cpu_threads(env_var: str | None = None) -> int:
+    """CPU threads one process may use for a backend's kernels (llama.cpp, onnxruntime).
+
+    Order: the backend's own variable ``env_var`` (e.g. ``EGX_ONNX_THREADS``), else ``EGX_THREADS``
+    (all backends; set it when several processes share a machine — the test suite sets it per
+    pytest-xdist worker), else the CPUs this process may use. Spinning thread pools that outnumber the
+    free cores run far slower than fewer threads (measured for llama.cpp in ``benchmarks/README.md``).
+
+    Raises
+    ------
+    BackendError
+        A variable that is set but is not a positive integer.
+    """
+    for name in (env_var, "EGX_THREADS"):
+        if not name:
+            continue
+        raw = os.environ.get(name, "").strip()
+        if raw:
+            if not raw.isdigit() or int(raw) < 1:
+                raise BackendError(f"{name} must be a positive integer, got {raw!r}.")
+            return int(raw)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)

@@ -35,7 +35,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from core.backends.base import ChatMessage, LLMResponse
-from core.backends.device import select_device
+from core.backends.device import cpu_threads, select_device
 from core.backends.gguf import MODELS, ensure_model, missing_packages
 from core.errors import (
     BackendError,
@@ -386,10 +386,8 @@ _LLAMA_LOCK = threading.Lock()
 
 
 def _default_threads() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:
-        return max(1, os.cpu_count() or 1)
+    """llama.cpp threads: ``$EGX_LLM_THREADS``, else ``$EGX_THREADS``, else the CPUs this process may use."""
+    return cpu_threads("EGX_LLM_THREADS")
 
 
 class LlamaCppLLM:

