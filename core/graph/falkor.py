@@ -170,6 +170,14 @@ class FalkorStore:
         return int(self.meta["n_edges"])
 
     @property
+    def n_chunks(self) -> int:
+        return int(self.meta.get("n_chunks", 0))
+
+    @property
+    def kind(self) -> str:
+        return str(self.meta.get("kind", "kg"))
+
+    @property
     def content_hash(self) -> str:
         return str(self.meta.get("content_hash", ""))
 
@@ -315,6 +323,35 @@ class FalkorStore:
                                             {"ids": ids[lo:hi]}):
                 got[cid] = (cid, title or "", text or "")
         return [got[c] for c in ids if c in got]
+
+    def chunk_rows(self, rows: Sequence[int]) -> list[tuple[str, str, str]]:
+        """``(id, title, text)`` of the chunks at these row numbers, in order (range index on ``Chunk.i``).
+
+        Raises
+        ------
+        StoreError
+            A row the store does not hold (the FAISS file and the store disagree: rebuild).
+        """
+        got: dict[int, tuple[str, str, str]] = {}
+        ids = sorted({int(r) for r in rows})
+        for lo, hi in _batches(len(ids)):
+            for i, cid, title, text in self._q(
+                    "UNWIND $ids AS x MATCH (c:Chunk {i: x}) RETURN c.i, c.id, c.title, c.text", {"ids": ids[lo:hi]}):
+                got[int(i)] = (cid, title or "", text or "")
+        missing = [r for r in ids if r not in got]
+        if missing:
+            raise StoreError(f"The graph store {self._url} has no chunk at row(s) {missing[:5]} of its "
+                             f"{self.n_chunks} chunks: the workspace's vector index and the store disagree. Rebuild "
+                             "the workspace with `egx index ... --store URL --overwrite`.")
+        return [got[int(r)] for r in rows]
+
+    def chunk_row_numbers(self, chunk_ids: Sequence[str]) -> dict[str, int]:
+        got: dict[str, int] = {}
+        ids = list(dict.fromkeys(chunk_ids))
+        for lo, hi in _batches(len(ids)):
+            for cid, i in self._q("UNWIND $ids AS x MATCH (c:Chunk {id: x}) RETURN c.id, c.i", {"ids": ids[lo:hi]}):
+                got[cid] = int(i)
+        return {c: got[c] for c in chunk_ids if c in got}
 
     def chunk_provenance(self, chunk_id: str) -> tuple[list[int], list[int]]:
         rows = self._q("MATCH (c:Chunk {id: $id}) RETURN c.nodes, c.edges", {"id": chunk_id})

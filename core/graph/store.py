@@ -87,6 +87,14 @@ class GraphStore(Protocol):
     @property
     def n_edges(self) -> int: ...
 
+    @property
+    def n_chunks(self) -> int: ...
+
+    @property
+    def kind(self) -> str:
+        """``kg`` or ``corpus_graph`` (:attr:`KnowledgeGraph.kind`)."""
+        ...
+
     def node_rows(self, nodes: Sequence[int]) -> list[tuple[str, str]]:
         """``(id, name)`` of each node index, in order."""
         ...
@@ -123,6 +131,15 @@ class GraphStore(Protocol):
 
     def chunks(self, chunk_ids: Sequence[str]) -> list[tuple[str, str, str]]:
         """``(id, title, text)`` of the chunks with these ids that the store holds, in order."""
+        ...
+
+    def chunk_rows(self, rows: Sequence[int]) -> list[tuple[str, str, str]]:
+        """``(id, title, text)`` of the chunks at these row numbers (row ``r`` of the chunk FAISS
+        file), in order: how a passage method turns vector-search hits into passages."""
+        ...
+
+    def chunk_row_numbers(self, chunk_ids: Sequence[str]) -> dict[str, int]:
+        """Row number of each chunk id the store holds (ids it does not hold are left out)."""
         ...
 
     def graph(self) -> KnowledgeGraph:
@@ -192,6 +209,14 @@ class MemoryStore:
     def n_edges(self) -> int:
         return self._g.n_edges
 
+    @property
+    def n_chunks(self) -> int:
+        return self._g.n_chunks
+
+    @property
+    def kind(self) -> str:
+        return self._g.kind
+
     def node_rows(self, nodes: Sequence[int]) -> list[tuple[str, str]]:
         return [(self._g.node_ids[int(v)], self._g.node_names[int(v)]) for v in nodes]
 
@@ -239,6 +264,13 @@ class MemoryStore:
     def chunks(self, chunk_ids: Sequence[str]) -> list[tuple[str, str, str]]:
         g = self._g
         return [(c.id, c.title, c.text) for c in (g.chunks[g.chunk_index[i]] for i in chunk_ids if i in g.chunk_index)]
+
+    def chunk_rows(self, rows: Sequence[int]) -> list[tuple[str, str, str]]:
+        return [(c.id, c.title, c.text) for c in (self._g.chunks[int(r)] for r in rows)]
+
+    def chunk_row_numbers(self, chunk_ids: Sequence[str]) -> dict[str, int]:
+        index = self._g.chunk_index
+        return {c: index[c] for c in chunk_ids if c in index}
 
     def graph(self) -> KnowledgeGraph:
         return self._g

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 from core.errors import ConfigError, EmptyGraphError
 from core.methods.answering import record_answer
 from core.methods.base import Backends, RankedChunk
-from core.methods.baselines.common import BaselineResult, answer_passages, check_query
+from core.methods.baselines.common import BaselineResult, check_query
 from core.methods.baselines.config import DenseConfig
-from core.methods.reg.evidence import passage_evidence
+from core.methods.passages import PassageSource
 from core.trace import Trace
 
 if TYPE_CHECKING:
@@ -53,19 +53,19 @@ def run(query: str, workspace: Workspace, *, config: DenseConfig | None = None, 
     if not isinstance(cfg, DenseConfig):
         raise ConfigError(f"dense takes a DenseConfig, got {type(cfg).__name__}.")
     check_query(query)
-    graph = workspace.graph
-    if graph.n_chunks == 0:
+    source = PassageSource(workspace)  # the graph in memory, or row reads from a graph store (issue 19)
+    if source.n_chunks == 0:
         raise EmptyGraphError(f"Workspace {workspace.name!r} has no passages to retrieve; upload a corpus.")
     trace = Trace("dense", query, workspace.name, config=asdict(cfg), backends=backends.names())
     with trace.timed("vector_search", f"Top-{cfg.top_k} passages by cosine similarity",
                      section="FastInsight §3.1.1 (O_vs)") as step:
         q = backends.embed_query(query)
         scores, ids = workspace.index("chunks", backends.embedder).search(q, cfg.top_k)
-        ranked = tuple(RankedChunk(graph.chunks[int(i)].id, float(s)) for s, i in zip(scores[0], ids[0]))
+        ranked = tuple(RankedChunk(c, float(s)) for s, c in zip(scores[0], source.ids(ids[0].tolist())))
         step.data = {"chunk_ids": [c.chunk_id for c in ranked], "scores": [round(c.score, 6) for c in ranked]}
-    passages = answer_passages(graph, ranked)
+    passages = source.passages(ranked)
     ans = record_answer(trace, query, passages, backends, max_passages=cfg.answer_passages,
                         evidence_format=cfg.evidence_format,
-                        evidence=partial(passage_evidence, query, passages, graph, backends.llm,
+                        evidence=partial(source.evidence, query, passages, backends.llm,
                                          max_passages=cfg.answer_passages))
     return BaselineResult("dense", query, ranked, ans.text, trace)

@@ -52,15 +52,16 @@ from core.graph.store import remote_store
 from core.graph.synonyms import synonym_pairs
 from core.methods.answering import record_answer
 from core.methods.base import Backends, RankedChunk
-from core.methods.baselines.common import BaselineResult, answer_passages, check_query
+from core.methods.baselines.common import BaselineResult, check_query
 from core.methods.baselines.config import HIPPORAG_DAMPING, PPRConfig
-from core.methods.reg.evidence import passage_evidence
+from core.methods.passages import PassageSource
 from core.trace import Trace
 
 if TYPE_CHECKING:
     from scipy.sparse import csr_matrix
 
     from core.graph.model import KnowledgeGraph
+    from core.graph.store import GraphStore
     from core.index.vector_index import VectorIndex
     from core.index.workspace import Workspace
 
@@ -263,14 +264,19 @@ def run(query: str, workspace: Workspace, *, config: PPRConfig | None = None, ba
     if not isinstance(cfg, PPRConfig):
         raise ConfigError(f"ppr takes a PPRConfig, got {type(cfg).__name__}.")
     check_query(query)
-    graph = workspace.graph
-    if graph.n_chunks == 0:
+    source = PassageSource(workspace)  # the graph in memory, or row reads from a graph store (issue 19)
+    if source.n_chunks == 0:
         raise EmptyGraphError(f"Workspace {workspace.name!r} has no passages to retrieve; upload a corpus.")
     trace = Trace("ppr", query, workspace.name, config=asdict(cfg), backends=backends.names())
     chunk_index = workspace.index("chunks", backends.embedder)
     q = backends.embed_query(query)
     dense = chunk_index.scores(q).astype(np.float64)
-    corpus = graph.kind == "corpus_graph" or graph.n_nodes == 0 or graph.n_edges == 0
+    shape = workspace.store if source.remote else workspace.graph
+    corpus = source.kind == "corpus_graph" or shape.n_nodes == 0 or shape.n_edges == 0
+    if corpus and source.remote:
+        trace.add("store", "Passage graph read from the graph store", {"store": workspace.store.url},
+                  fallback="PPR on a corpus graph walks the whole passage graph, so it is read from the store "
+                           "once (only a KG's PPR runs on a region)")
     rows: np.ndarray | None = None  # global node of each adjacency row (None: all, in order)
     if corpus:
         seeds, adjacency, incidence = _corpus_seeds(trace, workspace, cfg, dense)
@@ -282,20 +288,21 @@ def run(query: str, workspace: Workspace, *, config: PPRConfig | None = None, ba
             pers[s.node if rows is None else int(np.searchsorted(rows, s.node))] += s.weight
         res = personalized_pagerank(adjacency, pers, damping=cfg.damping, tol=cfg.tol, max_iter=cfg.max_iter)
         top = np.argsort(-res.scores, kind="stable")[:15]
+        top_global = [int(v if rows is None else rows[v]) for v in top]  # graph node (KG) or passage row
+        top_names = source.ids(top_global) if corpus else _node_names(workspace, source, top_global)
         step.data = {"damping": cfg.damping, "iterations": res.iterations, "converged": res.converged,
                      "nodes": int(adjacency.shape[0]), "edges": int(adjacency.nnz // 2),
-                     "top_nodes": [{"node": (graph.chunks[int(v)].id if corpus else
-                                             graph.node_names[int(v if rows is None else rows[v])]),
-                                    "score": float(res.scores[v])} for v in top]}
+                     "top_nodes": [{"node": name, "score": float(res.scores[v])} for name, v in zip(top_names, top)]}
         if not corpus and cfg.synonym_threshold is not None:
-            step.data["synonym_edges_walked"] = _synonyms_walked(workspace, backends, seeds, top, cfg.synonym_threshold)
+            step.data["synonym_edges_walked"] = _synonyms_walked(workspace, source, backends, seeds, top_global,
+                                                                 cfg.synonym_threshold)
         if not res.converged:
             step.fallback = f"the power iteration did not converge in {cfg.max_iter} iterations; scores are approximate"
     with trace.timed("passage_scores", "Passage scores from entity scores", section="HippoRAG §3.2") as step:
         scores = res.scores if incidence is None else np.asarray(incidence @ res.scores).reshape(-1)
         order = np.lexsort((np.arange(scores.size), -dense, -scores))
         keep = order[:cfg.top_k]
-        ranked = tuple(RankedChunk(graph.chunks[int(i)].id, float(scores[i])) for i in keep)
+        ranked = tuple(RankedChunk(c, float(scores[i])) for c, i in zip(source.ids(keep.tolist()), keep))
         reached = int((scores > 0).sum())
         step.data = {"how": "own PPR probability (corpus graph)" if incidence is None else
                      "sum of the PPR probabilities of the entities in each passage",
@@ -304,10 +311,10 @@ def run(query: str, workspace: Workspace, *, config: PPRConfig | None = None, ba
         if reached < cfg.top_k:
             step.fallback = (f"the walk reached only {reached} passages; the rest of the top-{cfg.top_k} is "
                              "ordered by dense similarity")
-    passages = answer_passages(graph, ranked)
+    passages = source.passages(ranked)
     ans = record_answer(trace, query, passages, backends, max_passages=cfg.answer_passages,
                         evidence_format=cfg.evidence_format,
-                        evidence=partial(passage_evidence, query, passages, graph, backends.llm,
+                        evidence=partial(source.evidence, query, passages, backends.llm,
                                          max_passages=cfg.answer_passages))
     details = {"seeds": [asdict(s) for s in seeds], "iterations": res.iterations, "converged": res.converged,
                "graph": "corpus graph" if corpus else "entity graph"}
@@ -319,14 +326,15 @@ REMOTE_REGION_HOPS = 3
 
 def _kg_seeds(trace: Trace, workspace: Workspace, cfg: PPRConfig, query: str,
               backends: Backends) -> tuple[list[SeedLink], csr_matrix, csr_matrix, np.ndarray | None]:
-    graph = workspace.graph
+    remote = remote_store(workspace)
+    graph = None if remote else workspace.graph  # a store workspace never loads its whole graph
     node_index: VectorIndex = workspace.index("nodes", backends.embedder)
-    hops = cfg.region_hops if cfg.region_hops is not None else (
-        REMOTE_REGION_HOPS if remote_store(workspace) else None)
+    hops = cfg.region_hops if cfg.region_hops is not None else (REMOTE_REGION_HOPS if remote else None)
     thr = cfg.synonym_threshold
-    incidence = graph.derived("ppr.incidence", lambda: passage_incidence(graph))
+    incidence = None if graph is None else graph.derived("ppr.incidence", lambda: passage_incidence(graph))
     adjacency: csr_matrix | None = None
     if hops is None:
+        assert graph is not None
         with trace.timed("entity_graph", "Entity graph for PPR", section="HippoRAG §3.1") as step:
             t0 = time.perf_counter()
             adjacency, n_syn = graph.derived(("ppr.entity_graph", thr, backends.embedder.model_id),
@@ -334,49 +342,82 @@ def _kg_seeds(trace: Trace, workspace: Workspace, cfg: PPRConfig, query: str,
                                                                   synonym_threshold=thr))
             step.data = {"nodes": graph.n_nodes, "relation_pairs": int(adjacency.nnz // 2) - n_syn,
                          "synonym_edges": n_syn, "synonym_threshold": thr, "build_seconds": time.perf_counter() - t0}
-    with trace.timed("query_entities", "Query entities linked to graph nodes", section="HippoRAG §3.2") as step:
+    with trace.timed("query_entities", "Query entities linked to graph nodes", section="HippoRAG §3.2") as qstep:
         ents, how, tokens = query_entities(query, backends)
-        step.prompt_tokens, step.completion_tokens = tokens["prompt"], tokens["completion"]
+        qstep.prompt_tokens, qstep.completion_tokens = tokens["prompt"], tokens["completion"]
         vecs = backends.embedder.embed(ents)
         sims, ids = node_index.search(vecs, 1)
-        n_passages = np.asarray(incidence.sum(axis=0)).reshape(-1)
-        seeds = []
-        for e, s, i in zip(ents, sims[:, 0], ids[:, 0]):
-            v = int(i)
-            w = 1.0 / max(n_passages[v], 1.0) if cfg.node_specificity else 1.0
-            seeds.append(SeedLink(e, v, graph.node_names[v], float(s), float(w)))
-        step.data = {"how": how, "entities": ents,
-                     "links": [{"entity": s.entity, "node": s.name, "similarity": s.similarity, "weight": s.weight}
-                               for s in seeds]}
+        links = [(e, int(i), float(s)) for e, s, i in zip(ents, sims[:, 0], ids[:, 0])]
+        linked = sorted({v for _, v, _ in links})
+        names = (dict(zip(linked, (n for _, n in workspace.store.node_rows(linked)))) if graph is None
+                 else {v: graph.node_names[v] for v in linked})
+        qstep.data = {"how": how, "entities": ents}
         if how != "llm":
-            step.fallback = ("no LLM: query entities are the capitalized names and years of the question"
-                             if how == "rules" else f"query entities: {how}")
+            qstep.fallback = ("no LLM: query entities are the capitalized names and years of the question"
+                              if how == "rules" else f"query entities: {how}")
             if how.endswith("whole-query"):
-                step.fallback = "no entity found in the question: the whole question is linked as one entity"
-    if adjacency is not None or hops is None:
-        assert adjacency is not None
-        return seeds, adjacency, incidence, None
-    with trace.timed("ppr_region", "PPR region around the seeds", section="issue 19 (graph store)") as step:
-        t0 = time.perf_counter()
-        region = workspace.store.region([s.node for s in seeds], hops=hops, max_nodes=cfg.region_max_nodes)
-        adjacency, n_syn = entity_graph(region.graph, node_vectors=node_index.vectors[region.nodes],
-                                        synonym_threshold=thr)
-        step.data = {"store": workspace.store.url, "hops": region.hops, "hops_requested": hops,
-                     "capped": region.capped, "nodes": int(region.nodes.size), "edges": int(region.edges.size),
-                     "of_nodes": workspace.store.n_nodes, "relation_pairs": int(adjacency.nnz // 2) - n_syn,
-                     "synonym_edges": n_syn, "seconds": time.perf_counter() - t0}
-        step.fallback = (f"PPR runs on the {region.nodes.size} nodes within {region.hops} hops of the seeds"
-                         + (f" (capped at {cfg.region_max_nodes})" if region.capped else "")
-                         + (", read from the graph store" if remote_store(workspace) else "")
-                         + ", not on the whole graph: passages outside the region score 0")
-    return seeds, adjacency, incidence[:, region.nodes], region.nodes
+                qstep.fallback = "no entity found in the question: the whole question is linked as one entity"
+    rows: np.ndarray | None = None
+    if hops is not None:
+        with trace.timed("ppr_region", "PPR region around the seeds", section="issue 19 (graph store)") as step:
+            t0 = time.perf_counter()
+            region = workspace.store.region(linked, hops=hops, max_nodes=cfg.region_max_nodes, with_chunks=remote)
+            adjacency, n_syn = entity_graph(region.graph, node_vectors=node_index.vectors[region.nodes],
+                                            synonym_threshold=thr)
+            # passages × region nodes: sliced from the whole graph's incidence in memory, built from the
+            # region's provenance on a store (the same columns: a node's provenance is all of it)
+            incidence = (region_incidence(region.graph, workspace.store) if incidence is None
+                         else incidence[:, region.nodes])
+            rows = region.nodes
+            step.data = {"store": workspace.store.url, "hops": region.hops, "hops_requested": hops,
+                         "capped": region.capped, "nodes": int(region.nodes.size), "edges": int(region.edges.size),
+                         "of_nodes": workspace.store.n_nodes, "relation_pairs": int(adjacency.nnz // 2) - n_syn,
+                         "synonym_edges": n_syn, "seconds": time.perf_counter() - t0}
+            step.fallback = (f"PPR runs on the {region.nodes.size} nodes within {region.hops} hops of the seeds"
+                             + (f" (capped at {cfg.region_max_nodes})" if region.capped else "")
+                             + (", read from the graph store" if remote else "")
+                             + ", not on the whole graph: passages outside the region score 0")
+    assert adjacency is not None and incidence is not None
+    n_passages = np.asarray(incidence.sum(axis=0)).reshape(-1)
+    col = (lambda v: v) if rows is None else (lambda v: int(np.searchsorted(rows, v)))
+    seeds = [SeedLink(e, v, names[v], s, 1.0 / max(float(n_passages[col(v)]), 1.0) if cfg.node_specificity else 1.0)
+             for e, v, s in links]
+    qstep.data["links"] = [{"entity": s.entity, "node": s.name, "similarity": s.similarity, "weight": s.weight}
+                           for s in seeds]
+    return seeds, adjacency, incidence, rows
 
 
-def _synonyms_walked(workspace: Workspace, backends: Backends, seeds: list[SeedLink], top: np.ndarray,
-                     threshold: float, per_seed: int = 8) -> list[dict[str, object]]:
+def region_incidence(region_graph: KnowledgeGraph, store: GraphStore) -> csr_matrix:
+    """``(n_chunks, region nodes)`` 0/1 matrix of a store region: passage row ``c`` contains region node
+    ``j`` (its provenance, the chunk rows looked up in the store) — the region's columns of
+    :func:`passage_incidence` of the whole graph."""
+    from scipy.sparse import coo_matrix
+
+    cited = list(dict.fromkeys(c for cids in region_graph.node_chunks for c in cids))
+    row_of = store.chunk_row_numbers(cited)
+    rows, cols = [], []
+    for j, cids in enumerate(region_graph.node_chunks):
+        for c in cids:
+            if c in row_of:
+                rows.append(row_of[c])
+                cols.append(j)
+    m = coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(store.n_chunks, region_graph.n_nodes)).tocsr()
+    m.data[:] = 1.0
+    return m
+
+
+def _node_names(workspace: Workspace, source: PassageSource, nodes: list[int]) -> list[str]:
+    if source.remote:
+        return [n for _, n in workspace.store.node_rows(nodes)]
+    names = workspace.graph.node_names
+    return [names[v] for v in nodes]
+
+
+def _synonyms_walked(workspace: Workspace, source: PassageSource, backends: Backends, seeds: list[SeedLink],
+                     top: list[int], threshold: float, per_seed: int = 8) -> list[dict[str, object]]:
     """The synonymy edges that carried the walk (issue 15): those leaving a seed node (the walk
-    restarts there) and those joining two of the top-scored nodes, with their cosine."""
-    graph = workspace.graph
+    restarts there) and those joining two of the top-scored nodes (``top``: graph node indices),
+    with their cosine."""
     vecs = workspace.index("nodes", backends.embedder).vectors
     out: dict[tuple[int, int], float] = {}
     seed_ids = sorted({s.node for s in seeds})
@@ -393,8 +434,10 @@ def _synonyms_walked(workspace: Workspace, backends: Backends, seeds: list[SeedL
             for b in range(a + 1, len(tops)):
                 if sims[a, b] >= threshold:
                     out[(min(tops[a], tops[b]), max(tops[a], tops[b]))] = float(sims[a, b])
-    return [{"a": graph.node_names[a], "b": graph.node_names[b], "cosine": round(c, 3)}
-            for (a, b), c in sorted(out.items(), key=lambda kv: -kv[1])[:20]]
+    pairs = sorted(out.items(), key=lambda kv: -kv[1])[:20]
+    ends = sorted({v for (a, b), _ in pairs for v in (a, b)})
+    name = dict(zip(ends, _node_names(workspace, source, ends)))
+    return [{"a": name[a], "b": name[b], "cosine": round(c, 3)} for (a, b), c in pairs]
 
 
 def _corpus_seeds(trace: Trace, workspace: Workspace, cfg: PPRConfig,

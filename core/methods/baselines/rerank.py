@@ -17,9 +17,9 @@ from core.backends.base import Reranker
 from core.errors import ConfigError, EmptyGraphError
 from core.methods.answering import record_answer
 from core.methods.base import Backends, RankedChunk
-from core.methods.baselines.common import BaselineResult, answer_passages, check_query
+from core.methods.baselines.common import BaselineResult, check_query
 from core.methods.baselines.config import RerankConfig
-from core.methods.reg.evidence import passage_evidence
+from core.methods.passages import PassageSource
 from core.methods.reranking import FeatureCache, index_feature_source, rank_order, resolve_reranker
 from core.trace import Trace
 
@@ -60,8 +60,8 @@ def run(query: str, workspace: Workspace, *, config: RerankConfig | None = None,
     if not isinstance(cfg, RerankConfig):
         raise ConfigError(f"rerank takes a RerankConfig, got {type(cfg).__name__}.")
     check_query(query)
-    graph = workspace.graph
-    if graph.n_chunks == 0:
+    source = PassageSource(workspace)  # the graph in memory, or row reads from a graph store (issue 19)
+    if source.n_chunks == 0:
         raise EmptyGraphError(f"Workspace {workspace.name!r} has no passages to retrieve; upload a corpus.")
     reranker, fallback = resolve_reranker(backends)
     trace = Trace("rerank", query, workspace.name, config=asdict(cfg),
@@ -75,26 +75,28 @@ def run(query: str, workspace: Workspace, *, config: RerankConfig | None = None,
         q = backends.embed_query(query)
         vs, ids = index.search(q, cfg.candidates)
         ids = ids[0].astype(np.int64)
-        step.data = {"chunk_ids": [graph.chunks[int(i)].id for i in ids], "scores": np.round(vs[0], 6)}
+        cand_ids = source.ids(ids.tolist())
+        step.data = {"chunk_ids": cand_ids, "scores": np.round(vs[0], 6)}
     with trace.timed("rerank", f"Rerank {ids.size} candidates with {reranker.name}",
                      section="FastInsight §3.1.3 Example 3 (O_m)") as step:
-        passages = [graph.chunks[int(i)].passage for i in ids]
-        source = index_feature_source(reranker, str(workspace.manifest.get("index", {}).get("model_id", "")),
-                                      index.vectors, query)
-        cache = FeatureCache(reranker, query, [c.passage for c in graph.chunks], precomputed=source)
+        texts = source.texts(ids.tolist())
+        passages = [texts[int(i)] for i in ids]
+        features = index_feature_source(reranker, str(workspace.manifest.get("index", {}).get("model_id", "")),
+                                        index.vectors, query)
+        cache = FeatureCache(reranker, query, texts, precomputed=features)  # type: ignore[arg-type]
         scores = rerank_scores(query, passages, reranker, features=cache, nodes=ids)
         order = rank_order(scores)
         keep = order[:cfg.top_k]
-        ranked = tuple(RankedChunk(graph.chunks[int(ids[i])].id, float(scores[i])) for i in keep)
-        vector_rank = {graph.chunks[int(ids[i])].id: int(i) + 1 for i in keep}
+        ranked = tuple(RankedChunk(cand_ids[int(i)], float(scores[i])) for i in keep)
+        vector_rank = {cand_ids[int(i)]: int(i) + 1 for i in keep}
         step.data = {"reranker": reranker.name, "model_id": reranker.model_id, "linear_head": reranker.linear_head,
                      "description": reranker.description, "features_from_index": source is not None,
-                     "ranking": [graph.chunks[int(ids[i])].id for i in order], "scores": np.round(scores[order], 6),
+                     "ranking": [cand_ids[int(i)] for i in order], "scores": np.round(scores[order], 6),
                      "vector_rank": [int(i) + 1 for i in order]}
-    top = answer_passages(graph, ranked)
+    top = source.passages(ranked)
     ans = record_answer(trace, query, top, backends, max_passages=cfg.answer_passages,
                         evidence_format=cfg.evidence_format,
-                        evidence=partial(passage_evidence, query, top, graph, backends.llm,
+                        evidence=partial(source.evidence, query, top, backends.llm,
                                          max_passages=cfg.answer_passages))
     return BaselineResult("rerank", query, ranked, ans.text, trace, f"{reranker.name} ({reranker.model_id})",
                           reranker.description, {"vector_rank": vector_rank, "candidates": int(ids.size)})
