@@ -5,10 +5,11 @@ PY      := $(VENV)/bin/python
 export EGX_HOME      ?= $(CURDIR)/.egx
 export EGX_CACHE_DIR ?= $(CURDIR)/.cache
 PORT    ?= 8501
-# The suite runs on TEST_WORKERS pytest-xdist workers (whole files per worker, so module fixtures are
-# built once; each worker gets its share of the cores, tests/conftest.py). TEST_WORKERS=0 runs in one process.
+# The suite runs on TEST_WORKERS pytest-xdist workers: whole files per worker (module fixtures are built
+# once), the longest files first (tests/conftest.py orders them), each worker with its share of the cores.
+# TEST_WORKERS=0 runs it in one process.
 TEST_WORKERS ?= 2
-PYTEST_ARGS ?= -n $(TEST_WORKERS) --dist loadfile
+PYTEST_ARGS ?=
 
 .PHONY: app test setup lint bench clean-workspaces record-llm gpu-check
 
@@ -21,7 +22,7 @@ app: setup  ## install what is missing, build the samples, then start the app on
 test: export HF_HUB_OFFLINE := 1
 test: export TRANSFORMERS_OFFLINE := 1
 test: setup  ## install what is missing, then run the whole test suite
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
 setup:
 	@bash scripts/bootstrap.sh

@@ -148,8 +148,13 @@ def open_workspace(info: WorkspaceInfo, embedder_name: str) -> Workspace:
     manager = jobs()
     key = f"workspace:{path}:{embedder_name}"
     job = manager.submit(key, title, work, kind="workspace", restart=False)
-    if job.finished and job.status().state == "done":  # an earlier build, and yet not ready (deleted since?)
-        job = manager.submit(key, title, work, kind="workspace")
+    if job.finished and job.status().state == "done":
+        # the build may have finished between ready() above and submit(): then it is ready now, and
+        # resubmitting would replace the finished build in the jobs panel with an instant "Indexing" job
+        ws = ready()
+        if ws is not None:
+            return ws
+        job = manager.submit(key, title, work, kind="workspace")  # an earlier build, yet not ready (deleted since?)
     job.wait(jobs_view.inline_wait(8.0))
     s = job.status()
     if s.state == "done":

@@ -39,6 +39,25 @@ MUSIQUE = SHARED_DATA / "hipporag_musique_train100"
 SAMPLE_DATA = ROOT / "sample_data"
 
 
+#: rough seconds per test by marker, to start the longest test files first (below)
+_COST = (("slow", 120.0), ("browser", 20.0), ("model", 5.0))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Longest test files first, each file's tests in their own order. ``make test`` hands whole files
+    to its pytest-xdist workers in collection order (``--dist loadfile --no-loadscope-reorder``), so
+    starting the files with slow tests first keeps one worker from ending alone with a 10-minute file."""
+    def cost(item: pytest.Item) -> float:
+        return next((c for name, c in _COST if item.get_closest_marker(name)), 1.0)
+
+    per_file: dict[str, float] = {}
+    for item in items:
+        f = item.nodeid.split("::", 1)[0]
+        per_file[f] = per_file.get(f, 0.0) + cost(item)
+    first = {f: i for i, f in enumerate(per_file)}
+    items.sort(key=lambda it: (-per_file[it.nodeid.split("::", 1)[0]], first[it.nodeid.split("::", 1)[0]]))
+
+
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """No test touches the user's real workspaces or caches."""

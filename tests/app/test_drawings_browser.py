@@ -159,6 +159,7 @@ def _bubblerag_pages(page: Any, base: str, d: Drawings, prefix: str, question: s
     d.check(page, f"{prefix}ask_evidence")
 
 
+@pytest.mark.slow  # over a minute on 2 cores
 def test_every_drawing_fits_its_frame_with_the_legend_outside(tmp_path: Path) -> None:
     from playwright.sync_api import expect, sync_playwright
 

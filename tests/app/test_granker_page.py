@@ -200,6 +200,7 @@ def _column(page, table: int, name: str) -> list[str]:  # type: ignore[no-untype
 
 @pytest.mark.browser
 @pytest.mark.model
+@pytest.mark.slow  # over a minute on 2 cores
 def test_browser_cross_encoder_moves_passages_on_the_demo_and_musique(tmp_path: Path) -> None:
     """With the bundled cross-encoder (non-linear head) GRanker reorders real candidates: on the demo's
     first question and on the first MuSiQue question at least one KG node (the default graph,

@@ -164,6 +164,7 @@ def test_a_question_id_that_is_not_text_is_refused(demo):
         qs(ws, [{**MATRIX, "id": ["a"]}])
 
 
+@pytest.mark.slow  # over a minute on 2 cores
 def test_a_sigkilled_bench_resumes_exactly(tmp_path, monkeypatch):
     """A real SIGKILL mid-run (the kernel drops the run's lock with the process): the rerun takes
     the lock, drops the torn line, runs only what is missing, and ends equal to a clean run."""

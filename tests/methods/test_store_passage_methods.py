@@ -102,6 +102,7 @@ def test_demo_passage_methods_read_only_rows_from_the_store(demo_pair, backends,
     assert "graph" not in remote.__dict__  # Workspace.graph was never read
 
 
+@pytest.mark.slow  # over a minute on 2 cores
 def test_musique_passage_methods_same_results_from_the_store(tmp_path_factory, falkordb_server, hashing, backends,
                                                              monkeypatch):
     """The first 10 MuSiQue questions (1,890 passages, 16k nodes): rows, names and PPR's region

@@ -78,6 +78,7 @@ def test_demo_same_results_on_falkordb(tmp_path_factory, falkordb_server, hashin
     _compare(mem, remote, questions, backends)
 
 
+@pytest.mark.slow  # over a minute on 2 cores
 def test_musique_same_results_on_falkordb(tmp_path_factory, falkordb_server, hashing, backends):
     """The first 20 MuSiQue questions (all 100 cost about five times this test, too long for the suite)."""
     n = 20

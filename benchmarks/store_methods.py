@@ -1,16 +1,22 @@
-"""ReG on a FalkorDB workspace vs in memory (issue 19): process memory and seconds per question.
+"""Methods on a FalkorDB workspace vs in memory (issue 19): process memory, seconds per question and
+identical results, for the methods that read only what they need from a graph store.
 
 Builds the MuSiQue sample workspace (HashingEmbedder dim 128, ``none`` mode: no model download), a
-copy whose graph lives in a local FalkorDB server, and runs ReG (untrained cosine fallback, paper
-defaults: hops = 3, K = 100) on the first ``--questions`` questions twice, each in a fresh child
-process: once on the in-memory workspace (which loads ``graph.json.gz``), once on the store
-workspace (which reads only each question's 3-hop region, :func:`core.methods.reg.pipeline.run`).
+copy whose graph lives in a local FalkorDB server, and runs each method of ``--methods`` on the first
+``--questions`` questions twice, each in a fresh child process: once on the in-memory workspace
+(which loads ``graph.json.gz``), once on the store workspace. ReG reads each question's 3-hop region
+(:func:`core.methods.reg.pipeline.run`); dense and Re2 read their ranked chunk rows
+(:class:`core.methods.passages.PassageSource`); PPR reads the 3-hop region of its seeds and that
+region's passage incidence (in memory it is given ``region_hops=3`` so both rank on the same region).
 Each child reports its RSS after opening the workspace and its FAISS indexes, after the questions,
-its peak RSS (VmHWM), the seconds per question, the region sizes, and a signature of every result;
-the parent checks the signatures are equal and writes JSON.
+its peak RSS (VmHWM), the seconds per question per method, whether the whole graph was loaded, the
+region sizes (ReG), and a signature of every result; the parent checks the signatures are equal and
+writes JSON.
 
-Usage: flock /tmp/egx-cpu.lock .venv/bin/python benchmarks/reg_store_regions.py [--questions 20]
-       [--out benchmarks/results/reg_store_regions.json]
+Usage: flock /tmp/egx-cpu.lock .venv/bin/python benchmarks/store_methods.py [--questions 20]
+       [--methods reg,dense,rerank,ppr] [--out benchmarks/results/store_methods.json]
+(``benchmarks/results/reg_store_regions_2026-11-23.json`` is the first run, ReG only, when the
+script was ``reg_store_regions.py``.)
 """
 
 from __future__ import annotations
@@ -45,28 +51,37 @@ def child(args: argparse.Namespace) -> None:
     from core.eval.runner import run_method
     from core.index.workspace import Workspace
     from core.methods.base import Backends
+    from core.methods.baselines.config import PPRConfig
 
     r0 = _status("VmRSS")
     emb = HashingEmbedder(dim=128)
     backends = Backends(emb, NoLLM(), BiEncoderReranker(emb))
     ws = Workspace.open(args.workspace)
     ws.index("nodes", emb), ws.index("edges")
+    ws.index("chunks", emb)
     r1 = _status("VmRSS")
     questions = json.loads(Path(args.questions_file).read_text())
-    times, sigs, regions = [], [], []
-    for q in questions:
-        t0 = time.perf_counter()
-        r = run_method("reg", q, ws, backends)
-        times.append(time.perf_counter() - t0)
-        sigs.append([[c.chunk_id, round(c.score, 9)] for c in r.ranked_chunks] + [r.answer])  # type: ignore[attr-defined]
-        step = r.trace.stage("neighbourhood")[0].data
-        regions.append({k: step[k] for k in ("region_nodes", "region_edges", "region_hops", "capped") if k in step}
-                       | {"triples": step["triples"]})
+    remote = ws.store_url != "memory:"
+    times: dict[str, list[float]] = {}
+    sigs, regions = [], []
+    for method in args.methods.split(","):
+        # PPR in memory walks the whole graph unless asked for the store's region
+        config = PPRConfig(region_hops=3) if method == "ppr" and not remote else None
+        for q in questions:
+            t0 = time.perf_counter()
+            r = run_method(method, q, ws, backends, config=config)
+            times.setdefault(method, []).append(time.perf_counter() - t0)
+            sigs.append([method] + [[c.chunk_id, round(c.score, 9)] for c in r.ranked_chunks]  # type: ignore[attr-defined]
+                        + [r.answer])  # type: ignore[attr-defined]
+            if method == "reg":
+                step = r.trace.stage("neighbourhood")[0].data
+                regions.append({k: step[k] for k in ("region_nodes", "region_edges", "region_hops", "capped")
+                                if k in step} | {"triples": step["triples"]})
     out = {"rss_mb": {"start": round(r0), "opened": round(r1),
                       "after": round(_status("VmRSS")), "peak": round(_status("VmHWM"))},
            "whole_graph_loaded": "graph" in ws.__dict__, "store": ws.store_url,
-           "seconds_per_question": {"mean": round(float(np.mean(times)), 4), "p50": round(float(np.median(times)), 4),
-                                    "max": round(float(np.max(times)), 4)},
+           "seconds_per_question": {m: {"mean": round(float(np.mean(t)), 4), "p50": round(float(np.median(t)), 4),
+                                        "max": round(float(np.max(t)), 4)} for m, t in times.items()},
            "regions": regions, "sigs": sigs}
     Path(args.child_out).write_text(json.dumps(out))
 
@@ -74,8 +89,9 @@ def child(args: argparse.Namespace) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--questions", type=int, default=20)
+    ap.add_argument("--methods", default="reg,dense,rerank,ppr", help="comma-separated (default: %(default)s)")
     ap.add_argument("--root", default=str(ROOT / ".cache" / "bench-reg-store"))
-    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / f"reg_store_regions_{time.strftime('%Y-%m-%d')}.json"))
+    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / f"store_methods_{time.strftime('%Y-%m-%d')}.json"))
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--workspace", help=argparse.SUPPRESS)
     ap.add_argument("--questions-file", help=argparse.SUPPRESS)
@@ -96,7 +112,9 @@ def main() -> None:
     qfile = root / "questions.json"
     qfile.write_text(json.dumps(questions))
     out: dict[str, object] = {"questions": len(questions), "graph": mem.manifest.get("graph", {}),
-                              "config": "RegConfig() defaults, untrained cosine fallback, none mode"}
+                              "methods": args.methods.split(","),
+                              "config": "defaults, none mode (ReG: untrained cosine fallback); PPR in memory with "
+                                        "region_hops=3, the store's default region"}
     with FalkorServer(root / "falkordb") as server:
         dst = root / "store" / "musique"
         shutil.rmtree(dst, ignore_errors=True)
@@ -105,7 +123,7 @@ def main() -> None:
         for name, path in (("memory", mem.path), ("falkordb", dst)):
             res = root / f"child-{name}.json"
             subprocess.run([sys.executable, __file__, "--child", "--workspace", str(path), "--questions-file",
-                            str(qfile), "--child-out", str(res)], check=True)
+                            str(qfile), "--child-out", str(res), "--methods", args.methods], check=True)
             out[name] = json.loads(res.read_text())
     mem_sigs = out["memory"].pop("sigs")  # type: ignore[attr-defined]
     remote_sigs = out["falkordb"].pop("sigs")  # type: ignore[attr-defined]
