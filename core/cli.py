@@ -475,7 +475,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         rep = run_benchmark(ws, qs, methods, backends, out_dir=args.out, limit=args.limit,
                             seed=args.seed, cut=args.cut, progress=_run_bar("bench"), save_traces=args.traces,
                             meta={"questions_file": str(args.questions or ws.questions_path), **meta},
-                            configs=configs, runner=runner)
+                            configs=configs, runner=runner, judge=not args.no_judge)
     _close_bars(clear=False)
     for w in rep.warnings:
         print(f"egx bench: warning: {w}", file=sys.stderr)
@@ -749,6 +749,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--cut", type=int, default=5, help="rank cut of the failure diagnosis (default 5)")
     b.add_argument("--out", required=True, help="output folder (resumed if it holds a run with the same settings)")
     b.add_argument("--traces", action="store_true", help="also write every run's trace to OUT/traces/")
+    b.add_argument("--no-judge", action="store_true",
+                   help="with an LLM, skip the papers' LLM-judged metrics (ACC_L, Emp.S, the pairwise win rate): "
+                        "they add 2 LLM calls per answer and 2 per pair of methods")
     b.add_argument("--set", action="append", metavar="METHOD.NAME=VALUE",
                    help="change one method's setting for this run (repeatable), e.g. --set fastinsight.graph=passages "
                         "--set fastinsight.b_max=50 (VALUE read as JSON when it is)")

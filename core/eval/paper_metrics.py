@@ -240,3 +240,4 @@ def pairwise_preference(question: str, answer_a: str, answer_b: str, llm: Any) -
 
 
 NOT_COMPUTED = "not computed: no LLM is configured (run with --llm local, local-small or openai)"
+JUDGE_OFF = "not computed: the LLM judge was turned off for this run (egx bench --no-judge)"

@@ -75,7 +75,7 @@ def summarize(records: Sequence[dict[str, Any]], *, methods: Sequence[str] | Non
               settings: dict[str, Any] | None = None, pairwise: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
     """Per-method means of every metric, answer EM/F1, the papers' answer metrics, verdict counts,
     latency and tokens; ``pairwise`` are the lines of ``pairwise.jsonl`` (FastInsight's win rate)."""
-    from core.eval.paper_metrics import NOT_COMPUTED, judge_prompts
+    from core.eval.paper_metrics import JUDGE_OFF, NOT_COMPUTED, judge_prompts
 
     methods = list(methods or dict.fromkeys(r["method"] for r in records))
     models = sorted({str(r["judge"]["model"]) for r in records if isinstance(r.get("judge"), dict)}
@@ -83,7 +83,7 @@ def summarize(records: Sequence[dict[str, Any]], *, methods: Sequence[str] | Non
     out: dict[str, Any] = {"settings": settings or {}, "questions": len({r["question_id"] for r in records}),
                            "methods": {},
                            "judge": {"model": ", ".join(models), "prompts": judge_prompts()} if models
-                           else {"not_computed": NOT_COMPUTED}}
+                           else {"not_computed": JUDGE_OFF if (settings or {}).get("judge") is False else NOT_COMPUTED}}
     for m in methods:
         rs = [r for r in records if r["method"] == m]
         names = [k for k in METRIC_ORDER if any(k in r["metrics"] for r in rs)]

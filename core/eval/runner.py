@@ -427,6 +427,8 @@ def _run_locked(workspace: Workspace, questions: Sequence[Question], methods: li
 
     settings = {"workspace": workspace.name, "backends": backends.names(), "cut": cut,
                 "seed": seed, **to_jsonable(meta or {})}
+    if not judge:  # recorded only when off, so runs from before the switch resume unchanged
+        settings["judge"] = False
     run_path = out / RUN
     if run_path.exists():
         old = _read_run(run_path)

@@ -143,3 +143,27 @@ def test_bench_with_an_llm_judges_and_records_the_judge(tmp_path):
     assert summary["methods"]["ppr"]["pairwise"] == {"vs": "dense", "n": 2, "win_rate": 1.0}
     assert [r["win rate vs this"] for r in paper_rows(summary)] == [None, 100.0]
     assert "Pairwise win rate of dense against each method" in markdown_report(summary)
+
+
+def test_no_judge_skips_the_judged_metrics_and_says_so(tmp_path, monkeypatch, openai_server, capsys):
+    """`egx bench --no-judge` with an LLM: answers come from the LLM, but no judge call is made, the
+    report says why ACC_L is missing, and resuming with the judge on is refused (other settings)."""
+    from core.cli import main
+    from tests.fake_openai import openai_env
+
+    openai_server.reply({"content": "Agent Smith"})
+    for k, v in openai_env(openai_server).items():
+        monkeypatch.setenv(k, v)
+    out = tmp_path / "b"
+    args = ["bench", "--workspace", "demo", "--embedder", "hashing", "--methods", "dense,ppr", "--limit", "2",
+            "--llm", "openai", "--out", str(out)]
+    assert main([*args, "--no-judge"]) == 0
+    prompts = [r["body"]["messages"][-1]["content"] for r in openai_server.requests if r["body"].get("messages")]
+    assert prompts and not any("Gold answer(s):" in p or "Logical Coherence" in p or "Answer 1:" in p for p in prompts)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["judge"] == {"not_computed": "not computed: the LLM judge was turned off for this run "
+                                                "(egx bench --no-judge)"}
+    assert summary["methods"]["dense"]["paper"]["ACC_L"] is None
+    capsys.readouterr()
+    assert main(args) != 0
+    assert "holds a benchmark run with other settings (judge: [False] vs [None])" in capsys.readouterr().err
