@@ -8,7 +8,9 @@ and for every seed method X and every k (default 2 and 5) counts:
   (``diagnosis.evidence.lost[chunk].stage``, written at the run's ``--cut``); a passage X ranked inside the
   cut but below k (k < cut) is ``ranked_out`` by definition (it was retrieved, only lower); a method whose
   diagnosis gives no per-passage stage (SG-RAG) gets its question-level verdict. Each passage also records
-  X's rank bucket (3-5, 6-10, 11-15, > 15 / not retrieved).
+  X's rank bucket (3-5, 6-10, 11-15, > 15 / not retrieved). BubbleRAG's ``ranked_out`` is split into
+  "CEG below top n" (§3.4: only CEGs ranked below n hold it) and "chunk order" (§3.6: G_final cites it,
+  the chunk ranking put it below k).
 * **X-only gold** — the reverse: gold in X's top k that PPR misses, broken down by PPR's diagnosis the
   same way.
 
@@ -70,14 +72,19 @@ def passage_stage(rec: dict[str, Any], cid: str, k: int) -> str:
     ev = diag.get("evidence") or {}
     lost = ev.get("lost")
     if isinstance(lost, dict) and isinstance(lost.get(cid), dict) and lost[cid].get("stage"):
-        return str(lost[cid]["stage"])
+        info = lost[cid]
+        if info["stage"] == "ranked_out" and "ceg_rank" in info:  # BubbleRAG: which ranking lost it
+            return "ranked_out: CEG below top n"
+        if info["stage"] == "ranked_out" and rec.get("method") == "bubblerag":
+            return "ranked_out: chunk order"
+        return str(info["stage"])
     missing = ev.get("missing")
     if isinstance(missing, dict) and cid in missing:
         return "not_in_graph"
     r = rank_of(rec, cid)
     cut = int(ev.get("cut") or 5)
-    if r is not None and k < r <= cut:
-        return "ranked_out"  # retrieved inside the diagnosis cut, only below k
+    if r is not None and k < r <= cut:  # retrieved inside the diagnosis cut, only below k
+        return "ranked_out: chunk order" if rec.get("method") == "bubblerag" else "ranked_out"
     if rec.get("error"):
         return "error"
     stage = diag.get("stage")

@@ -35,7 +35,7 @@ def test_gap_by_stage_and_reverse(tmp_path: Path) -> None:
     results = ppr_gap.read_results(path)
     row = ppr_gap.compare(results, "bubblerag", 2)
     assert row["gold_in_top_k"] == {"ppr": 2, "bubblerag": 1}
-    assert row["baseline_only"]["by_stage"] == {"ranked_out": 1, "no_anchor": 1}
+    assert row["baseline_only"]["by_stage"] == {"ranked_out: chunk order": 1, "no_anchor": 1}
     assert row["baseline_only"]["by_rank"] == {"3-5": 1, "not retrieved": 1}
     assert row["method_only"]["total"] == 1 and row["method_only"]["by_stage"] == {"no_anchor": 1}
     sg = ppr_gap.compare(results, "sgrag", 5)
@@ -45,3 +45,10 @@ def test_gap_by_stage_and_reverse(tmp_path: Path) -> None:
     out = tmp_path / "gap.json"
     assert ppr_gap.main([str(path), "--methods", "bubblerag,sgrag", "--out", str(out)]) == 0
     assert len(json.loads(out.read_text())["rows"]) == 4
+
+
+def test_bubblerag_ranked_out_is_split_by_the_ranking_that_lost_it() -> None:
+    rec = _rec("bubblerag", "q", ["x", "g2"], stage="ranked_out",
+               lost={"g1": {"stage": "ranked_out", "ceg_rank": 7}, "g2": {"stage": "ranked_out"}})
+    assert ppr_gap.passage_stage(rec, "g1", 5) == "ranked_out: CEG below top n"
+    assert ppr_gap.passage_stage(rec, "g2", 1) == "ranked_out: chunk order"
