@@ -23,9 +23,18 @@ class BubbleConfig(MethodConfig):
     k_chunks: int = _f(5, "Pre-retrieval: top-k chunks fetched before graph search (§3.2; paper gives no k).")
     sufficiency_check: bool = _f(True, "Ask the LLM whether the pre-retrieved chunks already answer the query; "
                                        "if so, exit early (§3.2). Skipped in `none` mode.")
+    none_implicit: int = _f(2, "`none` mode: how many titles of the top pre-retrieved chunks that the query does not "
+                               "mention become implicit keywords (the LLM-free stand-in for latent inference, §3.2 "
+                               "Example 3); 0 = none. The LLM path is unchanged.")
     specialization: bool = _f(True, "Anchor specialization: rewrite under-specified keywords into "
                                     "query-conditioned constraints (§3.2, Example 4).")
     relaxation: bool = _f(True, "Schema relaxation guided by the pre-retrieved chunks (§3.2, Example 5).")
+    none_entity_share: float = _f(0.0, "Ours, `none` mode (default off): when > 0, the entity groups (capitalised "
+                                       "mentions, numbers) share this fraction of the importance weights and the concept "
+                                       "and implicit groups the rest, each side keeping the keyword rule's proportions — so "
+                                       "many concept words cannot outweigh the question's entities (§3.2's example gives "
+                                       "the subject ≈ 0.5, relation 0.3, attribute 0.2). 0 = the keyword rule alone (2 per "
+                                       "entity, 1 per concept, ×1.5 for the first entity, normalized).")
     k_candidates: int = _f(5, "Top-k candidate anchors per keyword, over nodes AND enriched edges (§3.2; "
                               "paper gives no k).")
     min_similarity: float = _f(0.0, "Drop candidates whose cosine to the keyword is below this.")
@@ -75,6 +84,8 @@ class BubbleConfig(MethodConfig):
         at_least_1 = "an integer >= 1"
         return [
             ("k_chunks", self.k_chunks >= 1, at_least_1),
+            ("none_implicit", self.none_implicit >= 0, "an integer >= 0"),
+            ("none_entity_share", 0.0 <= self.none_entity_share < 1.0, "a fraction in [0, 1)"),
             ("k_candidates", self.k_candidates >= 1, at_least_1),
             ("min_similarity", -1.0 <= self.min_similarity <= 1.0, "a cosine in [-1, 1]"),
             ("h", self.h >= 0, "an integer >= 0"),

@@ -64,9 +64,13 @@ class AnchorGroups:
         return np.array([g.weight for g in self.groups], dtype=np.float64)
 
 
-def group_anchors(query: str, candidates: Candidates, llm: LLM, *, tight_json: bool = False,
+def group_anchors(query: str, candidates: Candidates, llm: LLM, *, entity_share: float = 0.0, tight_json: bool = False,
                   trace: Trace | None = None) -> AnchorGroups:
-    """Cluster candidates into weighted semantic anchor groups (weights sum to 1)."""
+    """Cluster candidates into weighted semantic anchor groups (weights sum to 1).
+
+    ``entity_share`` (`none` mode, ours, 0 = off): the explicit entity groups share this fraction of
+    the weights and the concept / implicit groups the rest, proportions within each side kept
+    (unchanged when one side is empty)."""
     t0 = time.perf_counter()
     step = Step("grouping", "Semantic anchor groups and importance weights", section="BubbleRAG §3.2")
     by_id = {c.cid: c for c in candidates.items}
@@ -107,21 +111,22 @@ def group_anchors(query: str, candidates: Candidates, llm: LLM, *, tight_json: b
         groups = [AnchorGroup(i, c, w / total, tuple(m)) for i, (c, w, m) in enumerate(raw)]
     else:
         source = "embedding"
-        groups = _embedding_groups(candidates)
+        groups = _embedding_groups(candidates, entity_share=entity_share)
     step.data = {"source": source, "notes": notes, "groups": [
         {"gid": g.gid, "concept": g.concept, "weight": round(g.weight, 4),
          "members": [{"cid": c.cid, "kind": c.kind, "text": c.text, "score": round(c.score, 4)} for c in g.members]}
         for g in groups]}
     if source == "embedding":
         step.data["rule"] = ("one group per keyword, candidates assigned to their best-matching keyword; merge if keyword cosine >= 0.8; "
-                             "weights 2 (entity) / 1 (concept), x1.5 for the first entity, normalized")
+                             "weights 2 (entity) / 1 (concept), x1.5 for the first entity, normalized"
+                             + (f"; entity groups rescaled to a share of {entity_share:g} (ours)" if entity_share > 0 else ""))
     step.seconds = time.perf_counter() - t0
     if trace is not None:
         trace.steps.append(step)
     return AnchorGroups(tuple(groups), source, tuple(notes))
 
 
-def _embedding_groups(candidates: Candidates) -> list[AnchorGroup]:
+def _embedding_groups(candidates: Candidates, *, entity_share: float = 0.0) -> list[AnchorGroup]:
     keywords: list[str] = []
     vec_of: dict[str, np.ndarray] = {}
     kind_of: dict[str, str] = {}
@@ -160,12 +165,17 @@ def _embedding_groups(candidates: Candidates) -> list[AnchorGroup]:
         claimed.update(c.cid for c in cids)
         if not cids:
             continue
-        w = max(2.0 if any(ch.isupper() or ch.isdigit() for ch in k) and kind_of[k] == "explicit" else 1.0 for k in ks)
+        entity = any(any(ch.isupper() or ch.isdigit() for ch in k) and kind_of[k] == "explicit" for k in ks)
+        w = 2.0 if entity else 1.0
         if first_entity in ks:
             w *= 1.5
-        raw.append((" / ".join(ks), w, tuple(cids)))
-    total = sum(w for _, w, _ in raw) or 1.0
-    return [AnchorGroup(i, c, w / total, m) for i, (c, w, m) in enumerate(raw)]
+        raw.append((" / ".join(ks), w, tuple(cids), entity))
+    total = sum(w for _, w, _, _ in raw) or 1.0
+    ents = sum(w for _, w, _, e in raw if e)
+    if 0 < entity_share and 0 < ents < total:  # ours (option): entity groups share `entity_share` of the mass
+        return [AnchorGroup(i, c, (entity_share * w / ents) if e else ((1 - entity_share) * w / (total - ents)), m)
+                for i, (c, w, m, e) in enumerate(raw)]
+    return [AnchorGroup(i, c, w / total, m) for i, (c, w, m, _) in enumerate(raw)]
 
 
 def _keep_every_concept(candidates: Candidates, keywords: list[str], members: dict[str, set[str]],
@@ -192,3 +202,4 @@ def _keep_every_concept(candidates: Candidates, keywords: list[str], members: di
             members[prev].discard(cid)
             members[k].add(cid)
             owner[cid] = k
+

@@ -44,7 +44,10 @@ def entity_mentions(query: str) -> list[str]:
     while i < len(toks):
         t = _clean(toks[i])
         is_cap = bool(t) and (t[0].isupper() or (_ROMAN.match(t) is not None and i > 0 and toks[i - 1][:1].isupper()))
-        if is_cap and not (i == 0 and t.lower() in _WH):
+        if is_cap and i == 0 and (t.lower() in _WH or not _continues_run(toks, 1)):
+            i += 1  # sentence case: a lone capitalised first word ("Besides the ...") is no entity
+            continue
+        if is_cap:
             run = [t]
             j = i + 1
             while j < len(toks):
@@ -72,6 +75,16 @@ def entity_mentions(query: str) -> list[str]:
             seen.add(m.lower())
             uniq.append(m)
     return uniq
+
+
+def _continues_run(toks: list[str], j: int) -> bool:
+    """Whether token ``j`` would extend a capitalised run (capitalised, a Roman numeral or a number)."""
+    if j >= len(toks):
+        return False
+    n = _clean(toks[j])
+    if n.lower() in _CONNECTORS:  # "Lord of Misrule": the connector continues when a capital follows it
+        return j + 1 < len(toks) and _clean(toks[j + 1])[:1].isupper()
+    return bool(n) and (n[0].isupper() or _ROMAN.match(n) is not None)
 
 
 def concept_words(query: str, mentions: list[str]) -> list[str]:

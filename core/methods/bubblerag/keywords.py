@@ -55,7 +55,8 @@ def _validate(data: Any) -> None:
 
 
 def extract_keywords(query: str, pre: PreRetrieval, graph: KnowledgeGraph, llm: LLM, *, max_keywords: int = 8,
-                     max_implicit: int = 2, tight_json: bool = False, trace: Trace | None = None) -> Keywords:
+                     max_implicit: int = 2, none_implicit: int | None = None, tight_json: bool = False,
+                     trace: Trace | None = None) -> Keywords:
     """Explicit + implicit keywords for ``query``.
 
     Parameters
@@ -65,6 +66,8 @@ def extract_keywords(query: str, pre: PreRetrieval, graph: KnowledgeGraph, llm: 
         mode, the source of implicit concepts).
     max_keywords
         Upper bound on explicit keywords kept (the first ones in query order).
+    none_implicit
+        `none` mode only: implicit keywords taken from the preview titles (default ``max_implicit``).
     """
     t0 = time.perf_counter()
     step = Step("keywords", "Keyword extraction with latent inference", section="BubbleRAG §3.2, Example 3")
@@ -96,8 +99,9 @@ def extract_keywords(query: str, pre: PreRetrieval, graph: KnowledgeGraph, llm: 
             if len([k for k in items if k.kind == "explicit"]) < max_keywords:
                 add(w, "explicit")
         ql = query.lower()
+        n_implicit = max_implicit if none_implicit is None else none_implicit
         for title, _ in preview:
-            if len([k for k in items if k.kind == "implicit"]) >= max_implicit:
+            if len([k for k in items if k.kind == "implicit"]) >= n_implicit:
                 break
             if title and title.lower() not in ql:
                 add(title, "implicit")

@@ -143,12 +143,12 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
                             pre.answer, "early exit", True, trace)
 
     tight = cfg.tight_json
-    kws = extract_keywords(query, pre, graph, llm, tight_json=tight, trace=trace)
+    kws = extract_keywords(query, pre, graph, llm, none_implicit=cfg.none_implicit, tight_json=tight, trace=trace)
     spec = specialize_keywords(query, kws, llm, enabled=cfg.specialization, tight_json=tight, trace=trace)
     relax = relax_schema(query, spec, pre, graph, llm, enabled=cfg.relaxation, tight_json=tight, trace=trace)
     cands = retrieve_candidates(relax.terms, workspace, backends.embedder, k=cfg.k_candidates,
                                 min_similarity=cfg.min_similarity, trace=trace)
-    groups = group_anchors(query, cands, llm, tight_json=tight, trace=trace)
+    groups = group_anchors(query, cands, llm, entity_share=cfg.none_entity_share, tight_json=tight, trace=trace)
 
     node_vecs = workspace.index("nodes").vectors
     terminals = {v for grp in groups.groups for v in grp.terminals(graph)}

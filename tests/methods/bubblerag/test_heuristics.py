@@ -1,0 +1,66 @@
+"""`none`-mode keyword heuristics of BubbleRAG (issue 17 item 8)."""
+
+from __future__ import annotations
+
+from core.methods.bubblerag.heuristics import entity_mentions
+
+
+def test_a_lone_capitalised_first_word_is_no_entity() -> None:
+    # MuSiQue 3hop1__155787_497059_42188: "Besides" was the first entity, so the core-subject group
+    # (weight x1.5) anchored on nodes such as "some" and "unknown".
+    q = ("Besides the continent of the river which the Tekeze River turns into, where did Germany have "
+         "imperial interests?")
+    assert entity_mentions(q) == ["Tekeze River", "Germany"]
+
+
+def test_a_first_word_that_starts_a_name_is_kept() -> None:
+    assert entity_mentions("Humboldt Peak, in the state where Silverton is located?")[0] == "Humboldt Peak"
+    assert entity_mentions("The 1920 Summer Olympics in which Hans Edler's country competed")[:2] == [
+        "The 1920 Summer Olympics", "Hans Edler"]
+    assert entity_mentions("Lord of Misrule was written by whom?") == ["Lord of Misrule"]
+    assert entity_mentions("Who played the main villain in the movie where Keanu Reeves starred?") == ["Keanu Reeves"]
+    assert entity_mentions("1921 Nobel Prize in Physics winner?")[0] == "1921"
+
+
+def _graph_and_preview():
+    from core.graph.model import GraphBuilder
+    from core.methods.bubblerag.preretrieval import PreRetrieval
+
+    b = GraphBuilder()
+    c1 = b.add_chunk("Hank Snow", "Hank Snow was a country singer.")
+    c2 = b.add_chunk("Tennessee", "Tennessee is a state.")
+    b.add_triple("Hank Snow", "lived in", "Tennessee", chunk_id=c1)
+    b.add_triple("Tennessee", "is", "state", chunk_id=c2)
+    return b.build(), PreRetrieval((c1, c2), (0.9, 0.8), False, "", "", False)
+
+
+def test_none_implicit_sets_how_many_preview_titles_become_implicit_keywords() -> None:
+    from core.backends.registry import get_llm
+    from core.methods.bubblerag.keywords import extract_keywords
+
+    graph, pre = _graph_and_preview()
+    q = "Where did Hello Love's performer live?"
+    llm = get_llm("none")
+    assert extract_keywords(q, pre, graph, llm).implicit == ("Hank Snow", "Tennessee")  # default 2
+    assert extract_keywords(q, pre, graph, llm, none_implicit=1).implicit == ("Hank Snow",)
+    assert extract_keywords(q, pre, graph, llm, none_implicit=0).implicit == ()
+
+
+def test_entity_share_rescales_the_keyword_rule_weights() -> None:
+    import numpy as np
+
+    from core.methods.bubblerag.candidates import Candidate, Candidates
+    from core.methods.bubblerag.grouping import _embedding_groups
+    from core.methods.bubblerag.specialization import SearchTerm
+
+    kws = [("Publix", "explicit"), ("stores", "explicit"), ("state", "explicit"), ("Tennessee", "implicit")]
+    terms = tuple(SearchTerm(k, k, kind) for k, kind in kws)
+    vecs = np.eye(4, dtype=np.float32)  # orthogonal: no two keyword groups merge
+    items = tuple(Candidate(f"c{i + 1}", "node", i, k, 0.9, (k,), (0.9,)) for i, (k, _) in enumerate(kws))
+    per_term = tuple((k, (f"c{i + 1}",)) for i, (k, _) in enumerate(kws))
+    cands = Candidates(items, terms, vecs, per_term, {k: vecs[i] for i, (k, _) in enumerate(kws)})
+    rule = {g.concept: g.weight for g in _embedding_groups(cands)}
+    assert np.isclose(rule["Publix"], 3 / 6) and np.isclose(rule["stores"], 1 / 6)  # 2 x 1.5 : 1 : 1 : 1
+    shared = {g.concept: g.weight for g in _embedding_groups(cands, entity_share=0.7)}
+    assert np.isclose(shared["Publix"], 0.7) and np.isclose(sum(shared.values()), 1.0)
+    assert np.isclose(shared["stores"], 0.1) and np.isclose(shared["Tennessee"], 0.1)
