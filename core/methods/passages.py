@@ -87,9 +87,8 @@ class PassageSource:
     def passages(self, ranked: Sequence[RankedChunk]) -> list[Passage]:
         """``(chunk_id, title, text)`` of ranked chunks, for :func:`core.methods.answering.record_answer`."""
         if not self.remote:
-            from core.methods.baselines.common import answer_passages
-
-            return answer_passages(self.graph, ranked)
+            g = self.graph
+            return [(ch.id, ch.title, ch.text) for ch in (g.chunk(c.chunk_id) for c in ranked)]
         known = {p[0]: p for p in self._seen.values()}
         want = [c.chunk_id for c in ranked if c.chunk_id not in known]
         if want:

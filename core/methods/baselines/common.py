@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -11,7 +10,7 @@ from core.methods.base import RankedChunk
 from core.trace import Trace
 
 if TYPE_CHECKING:
-    from core.graph.model import KnowledgeGraph
+    pass
 
 NO_RERANKER = "none (this method does not rerank)"
 
@@ -33,12 +32,3 @@ class BaselineResult:
 def check_query(query: str) -> None:
     if not query or not query.strip():
         raise QueryError("The question is empty. Type a question to retrieve passages for.")
-
-
-def answer_passages(graph: KnowledgeGraph, ranked: Sequence[RankedChunk]) -> list[tuple[str, str, str]]:
-    """``(chunk_id, title, text)`` of ranked chunks, for :func:`core.methods.answering.record_answer`."""
-    out = []
-    for c in ranked:
-        ch = graph.chunk(c.chunk_id)
-        out.append((ch.id, ch.title, ch.text))
-    return out
