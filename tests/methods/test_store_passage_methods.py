@@ -14,9 +14,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.backends.embedders import HashingEmbedder
-from core.backends.llm import NoLLM
-from core.backends.rerankers import BiEncoderReranker
 from core.eval.datasets import load_questions
 from core.eval.runner import run_method
 from core.graph.falkor import FalkorStore
@@ -44,16 +41,6 @@ def _signature(result: object) -> tuple:
     r = result
     return (tuple((c.chunk_id, round(c.score, 9)) for c in r.ranked_chunks), r.answer,  # type: ignore[attr-defined]
             _answer_step(r))
-
-
-@pytest.fixture(scope="module")
-def hashing() -> HashingEmbedder:
-    return HashingEmbedder(dim=128)
-
-
-@pytest.fixture(scope="module")
-def backends(hashing) -> Backends:
-    return Backends(hashing, NoLLM(), BiEncoderReranker(hashing))
 
 
 def _pair(sample: str, root: Path, server, emb) -> tuple[Workspace, Workspace]:

@@ -13,8 +13,6 @@ from pathlib import Path
 import pytest
 
 from core.backends.embedders import HashingEmbedder
-from core.backends.llm import NoLLM
-from core.backends.rerankers import BiEncoderReranker
 from core.eval.datasets import load_questions
 from core.eval.runner import run_method
 from core.graph.falkor import FalkorStore
@@ -63,16 +61,6 @@ def _fixture_retriever(ws: Workspace, emb: HashingEmbedder) -> None:
     manifest = {"in_dim": in_dim, "hidden": 16, "embedder": emb.model_id, "graph_hash": ws.graph.content_hash,
                 "supervision": "fixture", "dde_rounds": 2, "dde_reverse_rounds": 2}
     TripleRetriever(build_mlp(in_dim, 16), manifest).save(default_model_dir(ws))
-
-
-@pytest.fixture(scope="module")
-def hashing() -> HashingEmbedder:
-    return HashingEmbedder(dim=128)
-
-
-@pytest.fixture(scope="module")
-def backends(hashing) -> Backends:
-    return Backends(hashing, NoLLM(), BiEncoderReranker(hashing))
 
 
 @pytest.fixture(scope="module")

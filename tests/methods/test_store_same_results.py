@@ -9,9 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from core.backends.embedders import HashingEmbedder
-from core.backends.llm import NoLLM
-from core.backends.rerankers import BiEncoderReranker
 from core.eval.datasets import load_questions
 from core.eval.runner import run_method
 from core.index.workspace import Workspace, ensure_sample_workspace
@@ -60,16 +57,6 @@ def _compare(mem: Workspace, remote: Workspace, questions: list[str], backends: 
                     region = b.trace.stage("ppr_region")[0]
                     assert "read from the graph store" in region.fallback and region.data["hops_requested"] == 3
     assert walked >= len(questions) // 2  # most questions reach G' (not an early exit)
-
-
-@pytest.fixture(scope="module")
-def hashing() -> HashingEmbedder:
-    return HashingEmbedder(dim=128)
-
-
-@pytest.fixture(scope="module")
-def backends(hashing) -> Backends:
-    return Backends(hashing, NoLLM(), BiEncoderReranker(hashing))
 
 
 def test_demo_same_results_on_falkordb(tmp_path_factory, falkordb_server, hashing, backends):

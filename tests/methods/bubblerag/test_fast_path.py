@@ -22,7 +22,7 @@ from core.methods.bubblerag.specialization import Specialization, specialize_key
 from core.trace import Trace
 from tests.fakes import ScriptedLLM
 from tests.methods.bubblerag.test_llm_stages import Q, _cands, _kws, _pre, _ranked, toy  # noqa: F401
-from tests.methods.bubblerag.test_pipeline import LOTHAIR_Q, demo, minilm  # noqa: F401
+from tests.methods.bubblerag.test_pipeline import LOTHAIR_Q
 
 KW = ["Tarn 4", "maker"]
 
@@ -127,7 +127,7 @@ def test_none_mode_is_unchanged_by_the_option(toy):  # noqa: F811
 
 @pytest.mark.model
 @pytest.mark.parametrize("tight", [False, True])
-def test_the_pipeline_passes_the_option_to_every_json_stage(demo, minilm, tight):  # noqa: F811
+def test_the_pipeline_passes_the_option_to_every_json_stage(demo, minilm, tight):
     llm = ScriptedLLM("not json <<<", name="broken")  # every stage falls back; the requests are what we check
     run(LOTHAIR_Q, demo, config=BubbleConfig(tight_json=tight), backends=Backends(minilm, llm))
     json_calls = [c for c in llm.calls if c.json_schema is not None]

@@ -8,21 +8,10 @@ import json
 
 import pytest
 
-from core.backends.registry import get_embedder, get_llm
-from core.index.workspace import ensure_sample_workspace
+from core.backends.registry import get_llm
 from core.methods.base import Backends
 from core.methods.bubblerag import BubbleConfig, run
 from tests.methods.bubblerag.test_pipeline import KNOWN_FALLBACK
-
-
-@pytest.fixture(scope="module")
-def minilm():
-    return get_embedder("minilm")
-
-
-@pytest.fixture(scope="module")
-def demo(minilm, samples_root):
-    return ensure_sample_workspace("demo", minilm, root=samples_root)
 
 
 @pytest.mark.model

@@ -29,16 +29,6 @@ LOTHAIR_Q = "When did Lothair II's mother die?"
 
 
 @pytest.fixture(scope="module")
-def minilm():
-    return get_embedder("minilm")
-
-
-@pytest.fixture(scope="module")
-def demo(minilm, samples_root):
-    return ensure_sample_workspace("demo", minilm, root=samples_root)
-
-
-@pytest.fixture(scope="module")
 def none_backends(minilm):
     return Backends(minilm, get_llm("none"))
 

@@ -1,0 +1,19 @@
+"""Fixtures for the BubbleRAG tests that use the real MiniLM embedder: the demo sample built with it
+(kept in ``.cache/test-samples`` between runs)."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.backends.registry import get_embedder
+from core.index.workspace import ensure_sample_workspace
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    return get_embedder("minilm")
+
+
+@pytest.fixture(scope="module")
+def demo(minilm, samples_root):
+    return ensure_sample_workspace("demo", minilm, root=samples_root)
