@@ -4,6 +4,7 @@ scripted OpenAI-compatible server."""
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -87,10 +88,32 @@ def falkordb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Falkor
 def samples_root() -> Path:
     """Where sample workspaces built with *real* models live for the whole run (and between local
     runs: ``.cache/`` is git-ignored). Reuse is safe: a sample is rebuilt when its recipe or the
-    embedder changes. MuSiQue with MiniLM embeds ~35k texts, so building it once matters."""
+    embedder changes. MuSiQue with MiniLM embeds ~35k texts, so building it once matters.
+    Open samples through :func:`real_sample`, which keeps one folder per embedder."""
     p = ROOT / ".cache" / "test-samples"
     p.mkdir(parents=True, exist_ok=True)
     return p
+
+
+MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+@pytest.fixture(scope="session")
+def real_sample(samples_root: Path):
+    """``real_sample(name, embedder)``: the sample workspace ``name`` indexed with ``embedder``,
+    kept under :func:`samples_root`, one folder per embedder (MiniLM's at the root, where the
+    benchmarks' defaults look; any other in a subfolder named after its model).
+
+    One folder per embedder matters under pytest-xdist: a workspace holds one index, so two workers
+    opening the same sample with two embedders rebuilt it in turn, and the one still reading the old
+    index found its files gone (CI of stop 23: ``nodes.faiss is missing``)."""
+    from core.index.workspace import ensure_sample_workspace
+
+    def get(name: str, embedder):
+        mid = embedder.model_id
+        root = samples_root if mid == MINILM_ID else samples_root / "by-model" / re.sub(r"[^A-Za-z0-9.-]+", "_", mid)
+        return ensure_sample_workspace(name, embedder, root=root)
+    return get
 
 
 @pytest.fixture

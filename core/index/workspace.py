@@ -324,10 +324,36 @@ class Workspace:
             if not info:
                 raise WorkspaceError(f"Workspace {self.name!r} has no index yet; open it with an embedder "
                                      "(the app does this) or run `egx index --workspace ...`.")
+            if not (self.index_dir / f"{kind}.faiss").exists():
+                self._follow_replaced_index(info)
+                info = self.manifest["index"]
             size = self._size(kind)
             self._indexes[kind] = VectorIndex.load(self.index_dir / f"{kind}.faiss", dim=info["dim"], size=size,
                                                    rebuild=f"`egx index --workspace {self.path} --rebuild`")
         return self._indexes[kind]
+
+    def _follow_replaced_index(self, info: dict[str, Any]) -> None:
+        """The index folder this object names has gone: another session or process may have rebuilt the
+        index (:meth:`ensure_index` removes the old folder once the manifest names the new one). Adopt the
+        new index when it is for the same model and graph content; otherwise say what happened, since
+        "the workspace is damaged, rebuild it" would be wrong (and would rebuild it back)."""
+        try:
+            fresh = read_manifest(self.path)
+        except EgxError:
+            return  # the manifest itself is unreadable: the "damaged" error that follows is right
+        new = fresh.get("index") or {}
+        if _index_dirname(fresh) == _index_dirname(self.manifest):
+            return  # not replaced: the file is really missing
+        same = (new.get("model_id") == info.get("model_id") and new.get("dim") == info.get("dim")
+                and new.get("content_hash") == info.get("content_hash"))
+        if not same:
+            raise WorkspaceError(
+                f"The index of workspace {self.name!r} was replaced while this run was reading it: another "
+                f"session or process rebuilt it for {new.get('model_id')!r} (this run uses "
+                f"{info.get('model_id')!r}). A workspace holds one index at a time; run again, or give each "
+                "embedder its own copy of the workspace.")
+        self.manifest = fresh
+        self._indexes.clear()
 
     def has_text_vectors(self, name: str, texts: Sequence[str], embedder: Embedder) -> bool:
         """Whether :meth:`text_vectors` would read ``name`` from the cache (not embed it now)."""

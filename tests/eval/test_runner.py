@@ -76,12 +76,12 @@ def test_new_method_plugs_in_through_the_registry(demo, tmp_path):
 
 
 @pytest.mark.model
-def test_musique_slice_end_to_end_with_resume(samples_root, tmp_path):
+def test_musique_slice_end_to_end_with_resume(real_sample, tmp_path):
     from core.backends.registry import get_embedder
     from core.methods.fastinsight import FastInsightConfig
 
     emb = get_embedder("minilm")
-    ws = ensure_sample_workspace("musique", emb, root=samples_root)
+    ws = real_sample("musique", emb)
     qs = load_questions(ws)
     b = Backends(emb, NoLLM(), BiEncoderReranker(emb))
     # The runner is under test, not FastInsight's graph: on the passage graph, so CI does not embed

@@ -97,6 +97,22 @@ def test_create_open_reuse_and_rebuild(tmp_path, hashing):
     assert Workspace.open(tmp_path / "w").manifest["index"]["dim"] == 128
 
 
+def test_a_reader_follows_an_index_another_process_rebuilt(tmp_path, hashing):
+    """Two sessions on one workspace: while one reads its index lazily, the other rebuilds it. The same
+    model is adopted (same vectors); another model is a clear error, never "damaged, rebuild it" (which
+    would rebuild it back) and never a silent mix of two models' vectors."""
+    create_workspace(demo_inputs(), tmp_path / "w", embedder=hashing)
+    reader = Workspace.open(tmp_path / "w")
+    old_dir = reader.index_dir
+    Workspace.open(tmp_path / "w").ensure_index(hashing, rebuild=True)
+    assert not old_dir.exists()
+    np.testing.assert_allclose(reader.index("nodes").vectors, hashing.embed(reader.texts("nodes")), atol=1e-6)
+    assert reader.index_dir != old_dir
+    Workspace.open(tmp_path / "w").ensure_index(get_embedder("hashing", dim=128))
+    with pytest.raises(WorkspaceError, match="was replaced while this run was reading it.*one index at a time"):
+        reader.index("edges")
+
+
 def test_failed_build_leaves_nothing_behind(tmp_path, hashing):
     bad = tmp_path / "bad.csv"
     bad.write_text("head,relation,tail\na,r\n")

@@ -53,10 +53,10 @@ def test_pronouns_and_possessive_bridges():
 
 
 @pytest.fixture(scope="module")
-def demo_default(samples_root):
+def demo_default(real_sample):
     """The demo workspace with the default models: bge-small, the bundled cross-encoder, LLM none."""
     emb = get_embedder("bge-small")
-    ws = ensure_sample_workspace("demo", emb, root=samples_root)
+    ws = real_sample("demo", emb)
     return ws, Backends(emb, get_llm("none"), get_reranker("ms-marco-minilm"))
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from core.backends.registry import get_embedder
-from core.index.workspace import ensure_sample_workspace
 
 
 @pytest.fixture(scope="module")
@@ -15,5 +14,5 @@ def minilm():
 
 
 @pytest.fixture(scope="module")
-def demo(minilm, samples_root):
-    return ensure_sample_workspace("demo", minilm, root=samples_root)
+def demo(minilm, real_sample):
+    return real_sample("demo", minilm)

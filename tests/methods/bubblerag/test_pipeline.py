@@ -10,7 +10,6 @@ import pytest
 from core.backends.registry import get_embedder, get_llm
 from core.errors import QueryError
 from core.eval.metrics import recall_at_k
-from core.index.workspace import ensure_sample_workspace
 from core.methods.base import Backends, MethodResult
 from core.methods.baselines.dense import run as dense_run
 from core.methods.bubblerag import BubbleConfig, run
@@ -148,14 +147,14 @@ def test_empty_question_is_rejected(tmp_path):
 @pytest.mark.model
 @pytest.mark.slow
 @pytest.mark.timeout(2400)
-def test_all_100_musique_questions_run_in_none_mode(minilm, samples_root):
+def test_all_100_musique_questions_run_in_none_mode(minilm, real_sample):
     """The paper's context (§3.6: G_final's chunks only) against dense retrieval, and our "+dense fill"
     option's delta, all measured in one run (issue 17). Measured on 2026-11-23 (MiniLM, `none` mode):
     paper default R@5 58.2 / R@10 62.0, interleave (+dense fill) 67.2 / 76.8, dense 62.2 / 70.3 — in
     `none` mode the paper's context is *below* dense at R@5 (−4.0); the option adds +9.0."""
     from core.methods.bubblerag.answer import rank_evidence_chunks
 
-    ws = ensure_sample_workspace("musique", minilm, root=samples_root)
+    ws = real_sample("musique", minilm)
     questions = json.loads(ws.questions_path.read_text())
     b = Backends(minilm, get_llm("none"))
     hits = 0
