@@ -109,7 +109,7 @@ def test_a_reader_follows_an_index_another_process_rebuilt(tmp_path, hashing):
     np.testing.assert_allclose(reader.index("nodes").vectors, hashing.embed(reader.texts("nodes")), atol=1e-6)
     assert reader.index_dir != old_dir
     Workspace.open(tmp_path / "w").ensure_index(get_embedder("hashing", dim=128))
-    with pytest.raises(WorkspaceError, match="was replaced while this run was reading it.*one index at a time"):
+    with pytest.raises(WorkspaceError, match=r"was replaced while this run was reading it.*one index at a time"):
         reader.index("edges")
 
 
