@@ -272,6 +272,8 @@ For From With Without Into Onto Of To As After Before During Since Until While W
 Whom Whose What Why How If Although Though Because But And Or Nor So Yet Also However Then Thus
 Meanwhile Later Today Yesterday Tomorrow Each Every Some Many Most Several Both All Any No Not
 According Under Over Between Among About Around Near Through Throughout Upon Within Despite
+Besides Beside Apart Aside Except Unlike Like Beyond Against Along Following Including Excluding
+Regarding Concerning Unless Whereas Whether Once
 """.split())
 _STOP_PUNCT = "\"'`“”‘’.,;:!?()[]{}-–—"
 
@@ -380,7 +382,7 @@ class RuleBasedExtractor:
     """
 
     name = "rules"
-    model_id = "rules-v2"  # v2: an untitled passage's first line is no title
+    model_id = "rules-v3"  # v2: an untitled passage's first line is no title; v3: "Besides", "Unlike", ... open no mention
     max_relation_words = 6
 
     def __repr__(self) -> str:

@@ -50,6 +50,6 @@ def test_uploaded_corpus_names_its_extractor_and_shows_sample_triples(home: Path
 def test_the_rules_extractor_stays_a_named_choice(home: Path) -> None:
     at, _ = _build("rules")
     ws = Workspace.open(home / "workspaces" / "films")
-    assert ws.manifest["extraction"]["extractor"] == "rules:rules-v2"
+    assert ws.manifest["extraction"]["extractor"] == "rules:rules-v3"
     at.run()
-    assert any("Built by the **rules** extractor (`rules:rules-v2`)" in plain(m.value) for m in at.markdown)
+    assert any("Built by the **rules** extractor (`rules:rules-v3`)" in plain(m.value) for m in at.markdown)

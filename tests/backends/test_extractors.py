@@ -8,7 +8,7 @@ import pytest
 
 from core.backends import prompts
 from core.backends.base import ExtractedTriple
-from core.backends.extractors import LLMTripleExtractor, RuleBasedExtractor
+from core.backends.extractors import LLMTripleExtractor, RuleBasedExtractor, mentions
 from core.errors import LLMError
 from core.text import split_sentences
 from tests.fakes import ScriptedLLM
@@ -98,7 +98,21 @@ def test_rules_are_deterministic_and_protocol_shaped():
     assert ex.extract(texts) == ex.extract(texts)
     assert ex.extract(texts)[1:] == [[], []]
     assert ex.extract_detailed(texts).triples == ex.extract(texts)
-    assert ex.name == "rules" and ex.model_id == "rules-v2"
+    assert ex.name == "rules" and ex.model_id == "rules-v3"
+
+
+def test_sentence_initial_prepositions_open_no_mention():
+    """rules-v3: "Besides", "Unlike", ... at a sentence start are no names, in passages and in PPR's
+    query entities (MuSiQue's "Besides the continent ..." linked the node "some"); a name opening a
+    sentence still is one."""
+    from core.methods.baselines.ppr import rule_mentions
+
+    q = "Besides the continent of the river which the Tekeze River turns into, where did Germany have colonies?"
+    assert mentions(q) == ["Tekeze River", "Germany"]
+    assert rule_mentions(q) == ["Tekeze River", "Germany"]
+    assert mentions("Unlike Keanu Reeves, Hugo Weaving played Agent Smith.") == [
+        "Keanu Reeves", "Hugo Weaving", "Agent Smith"]
+    assert mentions("Paris is the capital of France.") == ["Paris", "France"]
 
 
 def test_split_sentences():

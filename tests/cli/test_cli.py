@@ -94,4 +94,4 @@ def test_index_a_corpus_without_llm_uses_spacy_and_stores_synonyms(tmp_path, cap
     assert "synonym edges: " in out and "at cosine >= 0.5 (hashing" in out
     assert main(["index", str(corpus), "--workspace", str(tmp_path / "r"), "--embedder", "hashing",
                  "--extractor", "rules"]) == 0
-    assert "extraction (rules:rules-v2):" in capsys.readouterr().out
+    assert "extraction (rules:rules-v3):" in capsys.readouterr().out
