@@ -251,6 +251,22 @@ class FalkorStore:
         rows = self._q("MATCH (n:Node {i: $v})-[:REL]-(m:Node) RETURN DISTINCT m.i", {"v": int(v)})
         return np.sort(np.asarray([int(r[0]) for r in rows], dtype=np.int64))
 
+    def incident_edges(self, nodes: Sequence[int]) -> np.ndarray:
+        ids = sorted({int(v) for v in nodes})
+        got: set[int] = set()
+        for lo, hi in _batches(len(ids), 1000):
+            got.update(int(r[0]) for r in self._q(
+                "UNWIND $ids AS x MATCH (n:Node {i: x})-[e:REL]-() RETURN DISTINCT e.i", {"ids": ids[lo:hi]}))
+        return np.asarray(sorted(got), dtype=np.int64)
+
+    def node_chunks(self, nodes: Sequence[int]) -> list[tuple[str, ...]]:
+        got = self._node_table(nodes)
+        return [got[int(v)][3] for v in nodes]
+
+    def edge_chunks(self, edges: Sequence[int]) -> list[tuple[str, ...]]:
+        got = self._edge_table(edges)
+        return [got[int(e)][3] for e in edges]
+
     def degrees(self, nodes: Sequence[int]) -> np.ndarray:
         ids = [int(v) for v in nodes]
         got: dict[int, int] = {}

@@ -270,6 +270,13 @@ class KnowledgeGraph:
         """Distinct neighbours of ``v`` in either direction, sorted."""
         return np.unique(self.csr.row(v)[0])
 
+    def incident_edges(self, nodes: Iterable[int]) -> np.ndarray:
+        """Distinct ids of the edges touching any of ``nodes`` (either direction), sorted."""
+        rows = np.fromiter((int(v) for v in nodes), dtype=np.int64)
+        if not rows.size:
+            return np.zeros(0, dtype=np.int64)
+        return np.unique(self.csr.eid[csr_ranges(self.csr.indptr, rows)]).astype(np.int64)
+
     def bfs_layers(self, sources: Iterable[int], *, max_hops: int | None = None) -> Iterator[np.ndarray]:
         """Undirected breadth-first layers from ``sources`` (see the module function :func:`bfs_layers`)."""
         return bfs_layers(self.csr.indptr, self.csr.nbr, sources, max_hops=max_hops)

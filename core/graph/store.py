@@ -116,6 +116,19 @@ class GraphStore(Protocol):
         """Distinct neighbours of ``v`` in either direction, sorted."""
         ...
 
+    def incident_edges(self, nodes: Sequence[int]) -> np.ndarray:
+        """Distinct indices of the edges touching any of ``nodes`` (either direction), sorted: one
+        read per hop of BubbleRAG's reasoning-aware expansion (§3.5)."""
+        ...
+
+    def node_chunks(self, nodes: Sequence[int]) -> list[tuple[str, ...]]:
+        """The provenance chunk ids of each node index, in order."""
+        ...
+
+    def edge_chunks(self, edges: Sequence[int]) -> list[tuple[str, ...]]:
+        """The provenance chunk ids of each edge index, in order."""
+        ...
+
     def degrees(self, nodes: Sequence[int]) -> np.ndarray:
         """Undirected degree (parallel edges counted, a self-loop twice) of each node."""
         ...
@@ -237,6 +250,15 @@ class MemoryStore:
 
     def neighbors(self, v: int) -> np.ndarray:
         return self._g.neighbors(int(v)).astype(np.int64)
+
+    def incident_edges(self, nodes: Sequence[int]) -> np.ndarray:
+        return self._g.incident_edges(nodes)
+
+    def node_chunks(self, nodes: Sequence[int]) -> list[tuple[str, ...]]:
+        return [tuple(self._g.node_chunks[int(v)]) for v in nodes]
+
+    def edge_chunks(self, edges: Sequence[int]) -> list[tuple[str, ...]]:
+        return [tuple(self._g.edge_chunks[int(e)]) for e in edges]
 
     def degrees(self, nodes: Sequence[int]) -> np.ndarray:
         return self._g.degree[np.asarray(nodes, dtype=np.int64)]

@@ -11,10 +11,14 @@ expansion, ReG's chains, SG-RAG's paths) can use them and a trace shows them by 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from core.graph.model import GraphBuilder, KnowledgeGraph
+
+if TYPE_CHECKING:
+    from core.graph.view import GraphLike
 
 #: Relation of a stored synonymy edge (no source passage: it comes from embeddings, not text).
 SYNONYM_RELATION = "synonym of"
@@ -71,7 +75,7 @@ def add_synonym_edges(graph: KnowledgeGraph, node_vectors: np.ndarray, threshold
     return b.build(), int(pairs.shape[0])
 
 
-def synonym_edges_walked(graph: KnowledgeGraph, edges: Sequence[int], *,
+def synonym_edges_walked(graph: GraphLike, edges: Sequence[int], *,
                          stored: bool | None = None) -> dict[str, object] | None:
     """What a trace step says about the stored synonymy edges among ``edges`` (the edges a method's
     evidence used): ``{"walked": n, "edges": [...]}``, or ``None`` when the graph stores none and
@@ -83,7 +87,10 @@ def synonym_edges_walked(graph: KnowledgeGraph, edges: Sequence[int], *,
     """
     walked = [int(e) for e in edges if graph.edge_relation[int(e)] == SYNONYM_RELATION]
     if stored is None:
-        stored = SYNONYM_RELATION in graph.derived("relations", lambda: frozenset(graph.edge_relation))
+        if not isinstance(graph, KnowledgeGraph):
+            raise TypeError("synonym_edges_walked on a store view needs stored= (the workspace manifest knows)")
+        g = graph
+        stored = SYNONYM_RELATION in g.derived("relations", lambda: frozenset(g.edge_relation))
     if walked or stored:
         return {"walked": len(walked), "edges": [graph.edge_text(e) for e in walked[:20]]}
     return None

@@ -47,7 +47,7 @@ import numpy as np
 
 from core.backends.base import LLM, Embedder, Reranker
 from core.backends.llm import check_answer
-from core.graph.model import KnowledgeGraph
+from core.graph.view import GraphLike
 from core.methods.base import Backends, RankedChunk
 from core.methods.bubblerag import prompts
 from core.methods.bubblerag.reasoning import ReasoningExpansion
@@ -74,7 +74,7 @@ class EvidenceGraph:
     node_rank: dict[int, int]  #: best CEG rank containing each node
     edge_rank: dict[int, int]
 
-    def triples(self, graph: KnowledgeGraph) -> list[str]:
+    def triples(self, graph: GraphLike) -> list[str]:
         order = sorted(self.edges, key=lambda e: (self.edge_rank.get(e, 99), e))
         return [graph.edge_text(e) for e in order]
 
@@ -105,7 +105,7 @@ def unify(reasoning: ReasoningExpansion) -> EvidenceGraph:
     return EvidenceGraph(tuple(sorted(node_rank)), tuple(sorted(edge_rank)), node_rank, edge_rank)
 
 
-def rank_evidence_chunks(evidence: EvidenceGraph, graph: KnowledgeGraph, chunk_vectors: np.ndarray, qvec: np.ndarray,
+def rank_evidence_chunks(evidence: EvidenceGraph, graph: GraphLike, chunk_vectors: np.ndarray, qvec: np.ndarray,
                          preview: Sequence[str], *, max_chunks: int = 15, fill_with_preview: bool = False,
                          ranking: str = "support") -> tuple[EvidenceChunk, ...]:
     """Map G_final to its provenance chunks and rank them (see the module docstring).
@@ -166,16 +166,19 @@ _SKELETON = "Reasoning skeleton (triples from the evidence graph):"
 _CHAIN_SKELETON = "Reasoning skeleton (evidence chains from the evidence graph, entity → [relation] → entity):"
 
 
-def evidence_format_prompts(query: str, evidence: EvidenceGraph, graph: KnowledgeGraph,
+def evidence_format_prompts(query: str, evidence: EvidenceGraph, graph: GraphLike,
                             ctx: Sequence[tuple[str, str]], llm: LLM) -> tuple[dict[str, str], dict[str, object]]:
     """The §3.6 prompt in the three evidence formats, and the trace data (token counts, chains)."""
+    from core.graph.view import StoreGraphView
     from core.methods.reg.chains import reorganize, triples_from_edges
-    from core.methods.reg.linking import link_query_entities
+    from core.methods.reg.linking import link_query_entities, link_query_entities_from_store
     from core.methods.reg.tokens import count_tokens
 
     order = sorted(evidence.edges, key=lambda e: (evidence.edge_rank.get(e, 99), e))
     ts = triples_from_edges(graph, order, [1.0 / evidence.edge_rank.get(e, 99) for e in order])
-    linked = link_query_entities(query, graph).names
+    # a store view links by the store's batch name lookup (same entities, no whole-graph name index)
+    linked = (link_query_entities_from_store(query, graph.store) if isinstance(graph, StoreGraphView)
+              else link_query_entities(query, graph)).names
     reorg = reorganize(ts, linked)
     full = prompts.answer_prompt(query, [graph.edge_text(e) for e in order], ctx)
     chains = prompts.answer_prompt(query, reorg.lines(), ctx).replace(_SKELETON, _CHAIN_SKELETON, 1)
@@ -196,7 +199,7 @@ def evidence_format_prompts(query: str, evidence: EvidenceGraph, graph: Knowledg
     return out, data
 
 
-def generate_answer(query: str, evidence: EvidenceGraph, graph: KnowledgeGraph, chunk_vectors: np.ndarray,
+def generate_answer(query: str, evidence: EvidenceGraph, graph: GraphLike, chunk_vectors: np.ndarray,
                     qvec: np.ndarray, preview: Sequence[str], llm: LLM, embedder: Embedder, *, max_chunks: int = 15,
                     fill_with_preview: bool = False, max_tokens: int = 256, trace: Trace | None = None,
                     evidence_format: str = "triples", chunk_ranking: str = "support",
@@ -247,7 +250,7 @@ def generate_answer(query: str, evidence: EvidenceGraph, graph: KnowledgeGraph, 
     return Answer(text, by, evidence, chunks, tuple(triples), rejected)
 
 
-def extractive_pick(query: str, evidence: EvidenceGraph, graph: KnowledgeGraph, chunks: Sequence[EvidenceChunk],
+def extractive_pick(query: str, evidence: EvidenceGraph, graph: GraphLike, chunks: Sequence[EvidenceChunk],
                     backends: Backends) -> SentencePick:
     """The extractive answer over the top evidence chunks, or over G_final's triples when the chunks hold
     no text (a triples-only workspace)."""

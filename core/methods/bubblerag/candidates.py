@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from core.backends.base import Embedder
+from core.graph.view import GraphLike
 from core.index.workspace import Workspace
 from core.methods.bubblerag import heuristics
 from core.methods.bubblerag.specialization import SearchTerm
@@ -53,11 +54,13 @@ class Candidates:
 
 
 def retrieve_candidates(terms: tuple[SearchTerm, ...], workspace: Workspace, embedder: Embedder, *, k: int = 5,
-                        min_similarity: float = 0.0, trace: Trace | None = None) -> Candidates:
-    """Top-``k`` of nodes ∪ edges for every search term."""
+                        min_similarity: float = 0.0, trace: Trace | None = None,
+                        graph: GraphLike | None = None) -> Candidates:
+    """Top-``k`` of nodes ∪ edges for every search term (``graph``: the question's graph, default the
+    workspace's; a store view reads only the candidates' names and edges)."""
     t0 = time.perf_counter()
     step = Step("candidates", "Candidate anchors per keyword (nodes and edges)", section="BubbleRAG §3.2")
-    g = workspace.graph
+    g = workspace.graph if graph is None else graph
     originals = list(dict.fromkeys(t.keyword for t in terms))
     all_vecs = embedder.embed([t.search for t in terms] + originals) if terms else np.zeros((0, embedder.dim), np.float32)
     vecs = all_vecs[:len(terms)]

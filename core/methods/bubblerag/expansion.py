@@ -43,7 +43,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from core.graph.model import KnowledgeGraph
+from core.graph.view import GraphLike
 from core.methods.bubblerag.grouping import AnchorGroup
 from core.methods.bubblerag.localize import LocalGraph
 from core.trace import Trace
@@ -108,7 +108,7 @@ class BubbleExpansion:
 
 
 class _Search:
-    def __init__(self, graph: KnowledgeGraph, local: LocalGraph, groups: Sequence[AnchorGroup], *, budget: int,
+    def __init__(self, graph: GraphLike, local: LocalGraph, groups: Sequence[AnchorGroup], *, budget: int,
                  intra_group: bool, intra_counts: bool = False) -> None:
         if budget < 1:
             raise ValueError(f"budget B must be >= 1, got {budget}")
@@ -313,7 +313,7 @@ class _Search:
                              True, result)
 
 
-def iter_bubble_expansion(graph: KnowledgeGraph, local: LocalGraph, groups: Sequence[AnchorGroup], *,
+def iter_bubble_expansion(graph: GraphLike, local: LocalGraph, groups: Sequence[AnchorGroup], *,
                           budget: int = 10, intra_group: bool = True, intra_counts: bool = False,
                           snapshots: bool = True) -> Iterator[ExpansionFrame]:
     """Yield one :class:`ExpansionFrame` per settled node (plus an initial and a final frame).
@@ -346,7 +346,7 @@ def iter_bubble_expansion(graph: KnowledgeGraph, local: LocalGraph, groups: Sequ
                        intra_counts=intra_counts).run(snapshots)
 
 
-def bubble_expansion(graph: KnowledgeGraph, local: LocalGraph, groups: Sequence[AnchorGroup], *, budget: int = 10,
+def bubble_expansion(graph: GraphLike, local: LocalGraph, groups: Sequence[AnchorGroup], *, budget: int = 10,
                      intra_group: bool = True, intra_counts: bool = False, trace: Trace | None = None) -> BubbleExpansion:
     """Run the expansion to completion and return the CEGs (Algorithm 1)."""
     result: BubbleExpansion | None = None

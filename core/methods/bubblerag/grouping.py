@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from core.backends.base import LLM
-from core.graph.model import KnowledgeGraph
+from core.graph.view import GraphLike
 from core.methods.bubblerag import prompts
 from core.methods.bubblerag.candidates import Candidate, Candidates
 from core.methods.llm_steps import ask_json
@@ -38,7 +38,7 @@ class AnchorGroup:
     weight: float
     members: tuple[Candidate, ...]
 
-    def terminals(self, graph: KnowledgeGraph) -> dict[int, str]:
+    def terminals(self, graph: GraphLike) -> dict[int, str]:
         """Terminal node → anchor id: node anchors, and both endpoints of edge anchors
         ("edge anchors contribute their endpoints"), the first anchor winning."""
         out: dict[int, str] = {}

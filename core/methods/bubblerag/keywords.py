@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.backends.base import LLM
-from core.graph.model import KnowledgeGraph
+from core.graph.view import GraphLike
 from core.methods.bubblerag import heuristics, prompts
 from core.methods.bubblerag.preretrieval import PreRetrieval
 from core.methods.llm_steps import ask_json
@@ -54,7 +54,7 @@ def _validate(data: Any) -> None:
         raise ValueError("no explicit keywords were given")
 
 
-def extract_keywords(query: str, pre: PreRetrieval, graph: KnowledgeGraph, llm: LLM, *, max_keywords: int = 8,
+def extract_keywords(query: str, pre: PreRetrieval, graph: GraphLike, llm: LLM, *, max_keywords: int = 8,
                      max_implicit: int = 2, none_implicit: int | None = None, tight_json: bool = False,
                      trace: Trace | None = None) -> Keywords:
     """Explicit + implicit keywords for ``query``.

@@ -20,6 +20,7 @@ import numpy as np
 
 from core.graph.model import KnowledgeGraph, csr_ranges
 from core.graph.store import GraphStore
+from core.graph.view import StoreGraphView
 from core.trace import Trace
 
 
@@ -122,14 +123,17 @@ def localized_graph(graph: KnowledgeGraph, terminals: Iterable[int], node_vector
 
 def localized_graph_from_store(store: GraphStore, terminals: Iterable[int], node_vectors: np.ndarray,
                                qvec: np.ndarray, *, h: int = 6, max_nodes: int = 50_000,
-                               trace: Trace | None = None) -> LocalGraph:
+                               trace: Trace | None = None, view: StoreGraphView | None = None) -> LocalGraph:
     """:func:`localized_graph` for a graph kept in a :class:`~core.graph.store.GraphStore` (issue 19):
     the store answers the capped ``h``-hop region of the terminals (one query per hop layer), and
     G' is built on that region and mapped back to global ids — the same G' (nodes, hops, CSR order,
-    edge ids, costs) as :func:`localized_graph` on the whole graph, without the whole graph."""
+    edge ids, costs) as :func:`localized_graph` on the whole graph, without the whole graph.
+    ``view``: the question's :class:`~core.graph.view.StoreGraphView`, which keeps what the region read."""
     t0 = time.perf_counter()
     term = np.unique(np.asarray(list(terminals), dtype=np.int64))
     region = store.region(term, hops=h, max_nodes=max(max_nodes, int(term.size)))
+    if view is not None:
+        view.absorb(region)
     t_region = time.perf_counter() - t0
     lg = localized_graph(region.graph, region.local_nodes(term), node_vectors[region.nodes], qvec, h=h,
                          max_nodes=max_nodes)

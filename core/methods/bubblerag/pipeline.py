@@ -28,6 +28,7 @@ import numpy as np
 from core.errors import ConfigError, QueryError
 from core.graph.model import KnowledgeGraph
 from core.graph.store import remote_store
+from core.graph.view import GraphLike, StoreGraphView
 from core.index.workspace import Workspace
 from core.methods.base import Backends, RankedChunk
 from core.methods.bubblerag.answer import Answer, EvidenceChunk, EvidenceGraph, generate_answer, unify
@@ -125,7 +126,9 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
     if not query or not query.strip():
         raise QueryError("The question is empty. Type a question to retrieve evidence for.")
     trace = Trace("bubblerag", query, workspace=workspace.name, config=cfg.to_dict(), backends=backends.names())
-    graph = workspace.graph
+    remote = remote_store(workspace)
+    # on a graph store, a read-through view for this question: the whole graph is never loaded (issue 19)
+    graph: GraphLike = StoreGraphView(workspace.store) if remote else workspace.graph
     workspace.ensure_index(backends.embedder)
     t0 = time.perf_counter()
     qvec = backends.embed_query(query)
@@ -133,7 +136,7 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
     llm = backends.llm
 
     pre = pre_retrieve(query, qvec, workspace, llm, k=cfg.k_chunks, check=cfg.sufficiency_check,
-                       tight_json=cfg.tight_json, trace=trace)
+                       tight_json=cfg.tight_json, trace=trace, graph=graph)
     if pre.sufficient:
         chunks = tuple(EvidenceChunk(c, s, "preview", 0.0, s) for c, s in zip(pre.chunk_ids, pre.scores))
         trace.add("early_exit", "Pre-retrieved chunks were sufficient: graph traversal skipped",
@@ -147,14 +150,14 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
     spec = specialize_keywords(query, kws, llm, enabled=cfg.specialization, tight_json=tight, trace=trace)
     relax = relax_schema(query, spec, pre, graph, llm, enabled=cfg.relaxation, tight_json=tight, trace=trace)
     cands = retrieve_candidates(relax.terms, workspace, backends.embedder, k=cfg.k_candidates,
-                                min_similarity=cfg.min_similarity, trace=trace)
+                                min_similarity=cfg.min_similarity, trace=trace, graph=graph)
     groups = group_anchors(query, cands, llm, entity_share=cfg.none_entity_share, tight_json=tight, trace=trace)
 
     node_vecs = workspace.index("nodes").vectors
     terminals = {v for grp in groups.groups for v in grp.terminals(graph)}
-    if remote_store(workspace):  # G' from the graph store's h-hop region (issue 19); identical to in memory
+    if isinstance(graph, StoreGraphView):  # G' from the store's h-hop region (issue 19); identical to in memory
         local = localized_graph_from_store(workspace.store, terminals, node_vecs, qvec, h=cfg.h,
-                                           max_nodes=cfg.max_local_nodes, trace=trace)
+                                           max_nodes=cfg.max_local_nodes, trace=trace, view=graph)
     else:
         local = localized_graph(graph, terminals, node_vecs, qvec, h=cfg.h, max_nodes=cfg.max_local_nodes,
                                 trace=trace)
@@ -178,7 +181,10 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
                                     max_neighbors=cfg.max_neighbors, none_select=cfg.none_select,
                                     time_budget_s=cfg.time_budget_s, tight_json=tight, trace=trace)
     evidence = unify(reasoning)
-    _trace_synonym_edges(trace, graph, evidence.edges)
+    _trace_synonym_edges(trace, graph, evidence.edges,
+                         stored=bool(workspace.manifest.get("synonyms", {}).get("edges")) if remote else None)
+    if isinstance(graph, StoreGraphView):  # the answer stage reads these one by one: read them in a batch
+        graph.prefetch_provenance(evidence.edges, evidence.nodes)
     ans: Answer = generate_answer(query, evidence, graph, workspace.index("chunks").vectors if graph.n_chunks
                                   else np.zeros((0, 1), np.float32), qvec, pre.chunk_ids, llm, backends.embedder,
                                   max_chunks=cfg.max_chunks, fill_with_preview=cfg.fill_with_preview,
@@ -189,11 +195,12 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
                         ans.chunks, ans.text, ans.by, False, trace, node_cost=node_cost)
 
 
-def _trace_synonym_edges(trace: Trace, graph: KnowledgeGraph, edges: tuple[int, ...]) -> None:
-    """Record which stored HippoRAG synonymy edges the evidence graph walked (issue 15)."""
+def _trace_synonym_edges(trace: Trace, graph: GraphLike, edges: tuple[int, ...], *, stored: bool | None) -> None:
+    """Record which stored HippoRAG synonymy edges the evidence graph walked (issue 15); ``stored``:
+    whether the graph stores any (None: scan ``graph``, which must then be in memory)."""
     from core.graph.synonyms import synonym_edges_walked
 
-    data = synonym_edges_walked(graph, edges)
+    data = synonym_edges_walked(graph, edges, stored=stored)
     if data is not None:
         trace.add("synonym_edges", "Synonym edges in the evidence graph", data,
                   section="HippoRAG §3.1 (synonymy edges, issue 15)")

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.backends.base import LLM
+from core.graph.view import GraphLike
 from core.index.workspace import Workspace
 from core.methods.bubblerag import prompts
 from core.methods.llm_steps import ask_json
@@ -44,17 +45,20 @@ def _grounded(answer: str, chunks: list[tuple[str, str]]) -> bool:
 
 
 def pre_retrieve(query: str, qvec: np.ndarray, workspace: Workspace, llm: LLM, *, k: int = 5,
-                 check: bool = True, tight_json: bool = False, trace: Trace | None = None) -> PreRetrieval:
+                 check: bool = True, tight_json: bool = False, trace: Trace | None = None,
+                 graph: GraphLike | None = None) -> PreRetrieval:
     """Top-``k`` chunks by cosine to the query, then (optionally) the LLM sufficiency check.
 
     Returns
     -------
     PreRetrieval
         ``sufficient=True`` with an ``answer`` means BubbleRAG exits early (§3.2).
+
+    ``graph``: the question's graph (default the workspace's; a store view reads only the chunks it needs).
     """
     t0 = time.perf_counter()
     step = Step("preretrieval", "Pre-retrieval and sufficiency check", section="BubbleRAG §3.2")
-    g = workspace.graph
+    g = workspace.graph if graph is None else graph
     ids: tuple[str, ...] = ()
     scores: tuple[float, ...] = ()
     if g.n_chunks:

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from core.backends.base import LLM
-from core.graph.model import KnowledgeGraph
+from core.graph.view import GraphLike
 from core.methods.bubblerag import prompts
 from core.methods.bubblerag.ranking import RankedCEG
 from core.methods.llm_steps import ask_json
@@ -68,7 +68,7 @@ class ReasoningExpansion:
     completion_tokens: int = 0
 
 
-def reasoning_expansion(query: str, ranked: Sequence[RankedCEG], graph: KnowledgeGraph, node_vectors: np.ndarray,
+def reasoning_expansion(query: str, ranked: Sequence[RankedCEG], graph: GraphLike, node_vectors: np.ndarray,
                         edge_vectors: np.ndarray, qvec: np.ndarray, llm: LLM, *, n: int = 3, d: int = 6,
                         max_neighbors: int = 30, none_select: int = 3, time_budget_s: float = 120.0,
                         tight_json: bool = False, trace: Trace | None = None) -> ReasoningExpansion:
@@ -93,14 +93,13 @@ def reasoning_expansion(query: str, ranked: Sequence[RankedCEG], graph: Knowledg
             if time.perf_counter() - t0 > time_budget_s:
                 stop = "time budget exhausted"
                 break
-            cand: set[int] = set()
-            for v in frontier:
-                cand.update(graph.csr.row(v)[1].tolist())
-            cand -= edges
-            if not cand:
+            # the edges touching the frontier (one read of a graph store per hop), in id order so
+            # that ties in similarity break the same way on every store
+            ids = graph.incident_edges(frontier)
+            ids = ids[~np.isin(ids, np.fromiter(edges, dtype=np.int64, count=len(edges)))]
+            if not ids.size:
                 stop = "no neighbours left"
                 break
-            ids = np.fromiter(cand, dtype=np.int64)
             sims = edge_vectors[ids] @ q
             order = np.argsort(-sims, kind="stable")[:max_neighbors]
             offered = ids[order].tolist()

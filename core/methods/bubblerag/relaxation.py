@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.backends.base import LLM
-from core.graph.model import KnowledgeGraph
+from core.graph.view import GraphLike
 from core.methods.bubblerag import heuristics, prompts
 from core.methods.bubblerag.preretrieval import PreRetrieval
 from core.methods.bubblerag.specialization import SearchTerm, Specialization
@@ -46,7 +46,7 @@ def _validate(data: Any) -> None:
         raise ValueError('expected {"relaxations": [...]}')
 
 
-def relax_schema(query: str, spec: Specialization, pre: PreRetrieval, graph: KnowledgeGraph, llm: LLM, *,
+def relax_schema(query: str, spec: Specialization, pre: PreRetrieval, graph: GraphLike, llm: LLM, *,
                  enabled: bool = True, tight_json: bool = False, trace: Trace | None = None) -> Relaxation:
     """Relax schema-sensitive keywords where a preview chunk confirms the neighbourhood."""
     t0 = time.perf_counter()

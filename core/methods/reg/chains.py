@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Literal
 from core.text import normalize_name
 
 if TYPE_CHECKING:
-    from core.graph.model import KnowledgeGraph
+    from core.graph.view import GraphLike
     from core.trace import Trace
 
 Direction = Literal["forward", "backward", "unanchored"]
@@ -377,7 +377,7 @@ def reorganize(triples: Sequence[Triple], query_entities: Iterable[str], *, max_
     return out
 
 
-def triples_from_edges(graph: KnowledgeGraph, edges: Iterable[int], scores: Sequence[float] | None = None) -> list[Triple]:
+def triples_from_edges(graph: GraphLike, edges: Iterable[int], scores: Sequence[float] | None = None) -> list[Triple]:
     """KG edges as :class:`Triple` records (node display names), in the given order."""
     es = [int(e) for e in edges]
     sc = list(scores) if scores is not None else [0.0] * len(es)

@@ -1,0 +1,192 @@
+"""A read-through view of a graph store, for one question (issue 19).
+
+:class:`StoreGraphView` answers the parts of :class:`~core.graph.model.KnowledgeGraph` that a
+method's per-question stages read (names, edge endpoints and relations, enriched edge texts,
+provenance, chunks, incident edges) by asking the :class:`~core.graph.store.GraphStore`, and keeps
+what it read for the rest of the question. Nothing is read up front and the whole graph is never
+loaded, so a question costs the store reads of the region it touches; the view is dropped with the
+question, so the process's memory does not grow with the KG.
+
+Indices are the store's global ones (the FAISS row numbers), the same as the in-memory graph's, so
+code written against a :class:`KnowledgeGraph` runs on either and returns the same results
+(``tests/methods/test_store_same_results.py``). A region the method already read
+(:meth:`absorb`) fills the view in one step instead of one read per item.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Generic, TypeVar
+
+import numpy as np
+
+from core.errors import UnknownNameError
+from core.graph.model import Chunk, KnowledgeGraph
+from core.graph.store import GraphStore, Region
+
+T = TypeVar("T")
+
+
+class _ReadThrough(Generic[T]):
+    """``view[i]`` for global index ``i``, read from the store on first use (``fetch`` takes a list of
+    indices and returns their values in order) and kept; :meth:`prefetch` reads many in one batch."""
+
+    def __init__(self, fetch: Callable[[list[int]], Sequence[T]]) -> None:
+        self._fetch = fetch
+        self._got: dict[int, T] = {}
+
+    def __getitem__(self, i: int) -> T:
+        k = int(i)
+        if k not in self._got:
+            self.prefetch([k])
+        return self._got[k]
+
+    def prefetch(self, ids: Iterable[int]) -> None:
+        missing = list(dict.fromkeys(int(i) for i in ids if int(i) not in self._got))
+        if missing:
+            self._got.update(zip(missing, self._fetch(missing)))
+
+    def put(self, i: int, value: T) -> None:
+        self._got.setdefault(int(i), value)
+
+    def __len__(self) -> int:  # what was read so far (the view never knows the whole graph)
+        return len(self._got)
+
+
+class _ChunkIndex:
+    """``chunk id → row number`` (row ``r`` of the chunk FAISS file), read through from the store;
+    ``in`` is true for the chunks the store holds."""
+
+    def __init__(self, store: GraphStore) -> None:
+        self._store = store
+        self._got: dict[str, int | None] = {}
+
+    def prefetch(self, ids: Iterable[str]) -> None:
+        self._read(ids)
+
+    def _read(self, ids: Iterable[str]) -> None:
+        missing = [c for c in dict.fromkeys(ids) if c not in self._got]
+        if missing:
+            rows = self._store.chunk_row_numbers(missing)
+            self._got.update((c, rows.get(c)) for c in missing)
+
+    def __contains__(self, chunk_id: object) -> bool:
+        if not isinstance(chunk_id, str):
+            return False
+        self._read([chunk_id])
+        return self._got[chunk_id] is not None
+
+    def __getitem__(self, chunk_id: str) -> int:
+        self._read([chunk_id])
+        row = self._got[chunk_id]
+        if row is None:
+            raise KeyError(chunk_id)
+        return row
+
+
+class _ChunkRows:
+    """``view.chunks[r]``: the chunk at row ``r``, read through from the store."""
+
+    def __init__(self, store: GraphStore, n: int) -> None:
+        self._rows = _ReadThrough(lambda rows: [Chunk(*c) for c in store.chunk_rows(rows)])
+        self._n = n
+
+    def __getitem__(self, r: int) -> Chunk:
+        return self._rows[r]
+
+    def __len__(self) -> int:
+        return self._n
+
+
+class StoreGraphView:
+    """The per-question graph of a workspace whose KG lives in a graph store (see the module docstring).
+
+    Offers, with the :class:`KnowledgeGraph` meaning: ``n_nodes``, ``n_edges``, ``n_chunks``, ``kind``,
+    ``node_ids[v]``, ``node_names[v]``, ``node_chunks[v]``, ``edge_head[e]``, ``edge_tail[e]``,
+    ``edge_relation[e]``, ``edge_chunks[e]``, :meth:`edge_text`, :meth:`chunk`, ``chunks[r]``,
+    ``chunk_index``, :meth:`incident_edges`. Whole-graph members (``csr``, ``degree``, ``stats``) are
+    deliberately absent: a stage that needs them must read a region instead.
+    """
+
+    def __init__(self, store: GraphStore) -> None:
+        self.store = store
+        self.n_nodes, self.n_edges, self.n_chunks = store.n_nodes, store.n_edges, store.n_chunks
+        self.kind = store.kind
+        self._nodes: _ReadThrough[tuple[str, str]] = _ReadThrough(store.node_rows)
+        self._edges: _ReadThrough[tuple[int, str, int]] = _ReadThrough(store.edge_rows)
+        self.node_chunks: _ReadThrough[tuple[str, ...]] = _ReadThrough(store.node_chunks)
+        self.edge_chunks: _ReadThrough[tuple[str, ...]] = _ReadThrough(store.edge_chunks)
+        self.node_ids = _Column(self._nodes, 0)
+        self.node_names = _Column(self._nodes, 1)
+        self.edge_head = _Column(self._edges, 0)
+        self.edge_relation = _Column(self._edges, 1)
+        self.edge_tail = _Column(self._edges, 2)
+        self.chunk_index = _ChunkIndex(store)
+        self.chunks = _ChunkRows(store, self.n_chunks)
+        self._chunk_text: dict[str, Chunk] = {}
+
+    def __repr__(self) -> str:
+        return f"StoreGraphView({self.store.url}, read {len(self._nodes)} nodes, {len(self._edges)} edges)"
+
+    # ------------------------------------------------------------------ KnowledgeGraph's per-item API
+    def edge_text(self, e: int) -> str:
+        """Enriched edge text ``"head relation tail"`` (BubbleRAG §3.1), as :meth:`KnowledgeGraph.edge_text`."""
+        h, rel, t = self._edges[e]
+        self._nodes.prefetch((h, t))
+        return f"{self.node_names[h]} {rel} {self.node_names[t]}"
+
+    def chunk(self, chunk_id: str) -> Chunk:
+        if chunk_id not in self._chunk_text:
+            got = self.store.chunks([chunk_id])
+            if not got:
+                raise UnknownNameError("chunk", chunk_id, [])
+            self._chunk_text[chunk_id] = Chunk(*got[0])
+        return self._chunk_text[chunk_id]
+
+    def incident_edges(self, nodes: Iterable[int]) -> np.ndarray:
+        """Distinct ids of the edges touching any of ``nodes``, sorted (one store read)."""
+        ids = [int(v) for v in nodes]
+        return self.store.incident_edges(ids) if ids else np.zeros(0, dtype=np.int64)
+
+    # ------------------------------------------------------------------ batching
+    def prefetch_edges(self, edges: Iterable[int]) -> None:
+        """Read many edges (and their endpoints' names) in one batch before a loop reads them one by one."""
+        es = [int(e) for e in edges]
+        self._edges.prefetch(es)
+        self._nodes.prefetch(v for e in es for v in (self._edges[e][0], self._edges[e][2]))
+
+    def prefetch_provenance(self, edges: Iterable[int], nodes: Iterable[int], chunk_ids: Iterable[str] = ()) -> None:
+        """Read the provenance of ``edges`` and ``nodes``, and the row numbers of the chunks it cites
+        (and of ``chunk_ids``), in batches: what an answer stage then reads item by item."""
+        es, vs = [int(e) for e in edges], [int(v) for v in nodes]
+        self.edge_chunks.prefetch(es)
+        self.node_chunks.prefetch(vs)
+        cited = [c for e in es for c in self.edge_chunks[e]] + [c for v in vs for c in self.node_chunks[v]]
+        self.chunk_index.prefetch([*cited, *chunk_ids])
+
+    def absorb(self, region: Region) -> None:
+        """Keep what a region read from the store (names, endpoints, relations, provenance), so the
+        stages after it read nothing again for the region's nodes and edges."""
+        g, nodes, edges = region.graph, region.nodes, region.edges
+        for i, v in enumerate(nodes.tolist()):
+            self._nodes.put(v, (g.node_ids[i], g.node_names[i]))
+            self.node_chunks.put(v, tuple(g.node_chunks[i]))
+        head, tail = nodes[g.edge_head], nodes[g.edge_tail]
+        for i, e in enumerate(edges.tolist()):
+            self._edges.put(e, (int(head[i]), g.edge_relation[i], int(tail[i])))
+            self.edge_chunks.put(e, tuple(g.edge_chunks[i]))
+
+
+#: What the per-question stages of a method accept as "the graph": the whole graph in memory, or a
+#: read-through view of a graph store.
+GraphLike = KnowledgeGraph | StoreGraphView
+
+
+class _Column:
+    """One field of a read-through row table: ``view.node_names[v]`` is ``rows[v][field]``."""
+
+    def __init__(self, rows: _ReadThrough, field: int) -> None:
+        self._rows, self._field = rows, field
+
+    def __getitem__(self, i: int) -> Any:  # str or int, by column
+        return self._rows[i][self._field]

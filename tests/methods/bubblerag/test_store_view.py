@@ -1,0 +1,141 @@
+"""Issue 19: BubbleRAG never loads the whole graph from a graph store.
+
+On a FalkorDB workspace every stage reads through a per-question :class:`~core.graph.view.StoreGraphView`
+(pre-retrieval and candidates: rows and names; G': the h-hop region; reasoning-aware expansion: the
+frontier's incident edges per hop; the answer: provenance and chunks), and the run must equal the
+in-memory run stage by stage: ranked chunks, answer, CEGs, G', G_final and every trace step's data.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.eval.datasets import load_questions
+from core.graph.falkor import FalkorStore
+from core.graph.model import KnowledgeGraph
+from core.graph.store import MemoryStore
+from core.graph.view import StoreGraphView
+from core.index.workspace import Workspace, ensure_sample_workspace
+from core.methods.bubblerag import BubbleConfig, run
+
+#: configurations whose stages read the graph differently: the paper's context, ours (+dense fill, the
+#: preview fill), the ReG chain format (entity linking, triples), no CEG ranking, a shallow reasoning
+CONFIGS = [
+    BubbleConfig(),
+    BubbleConfig(chunk_ranking="interleave", fill_with_preview=True),
+    BubbleConfig(evidence_format="chains", ceg_ranking=False),
+    BubbleConfig(d=1, n=5, h=2),
+]
+
+
+def _no_whole_graph(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(self: FalkorStore) -> None:
+        raise AssertionError(f"the whole graph was read from {self.url}")
+
+    monkeypatch.setattr(FalkorStore, "graph", refuse)
+    monkeypatch.setattr(FalkorStore, "_read_all", refuse)
+
+
+def _steps(result) -> list[tuple]:
+    """Every trace step, without timings and the store's own fields (its URL, its read time)."""
+    out = []
+    for s in result.trace.steps:
+        data = {k: v for k, v in (s.data or {}).items() if "seconds" not in k and k != "store"}
+        out.append((s.stage, repr(data), s.fallback))
+    return out
+
+
+def _signature(result) -> tuple:
+    r = result
+    return (tuple((c.chunk_id, round(c.score, 9), c.source) for c in r.chunks), r.answer, r.answer_by,
+            tuple((x.ceg.nodes, x.ceg.edges, round(x.score, 9)) for x in r.ranked),
+            (r.evidence.nodes, r.evidence.edges) if r.evidence else None,
+            tuple(r.local.nodes.tolist()) if r.local is not None else None, _steps(r))
+
+
+@pytest.fixture(scope="module")
+def demo_pair(tmp_path_factory, falkordb_server, hashing) -> tuple[Workspace, Workspace]:
+    root: Path = tmp_path_factory.mktemp("bubble_store")
+    mem = ensure_sample_workspace("demo", hashing, root=root / "mem")
+    dst = root / "store" / "demo"
+    shutil.copytree(mem.path, dst)
+    Workspace.open(dst).move_to_store(falkordb_server.url("bubble_demo"), overwrite=True)
+    return mem, Workspace.open(dst)
+
+
+def test_bubblerag_reads_only_what_it_needs_from_the_store(demo_pair, backends, monkeypatch):
+    mem, remote = demo_pair
+    _no_whole_graph(monkeypatch)
+    reached = 0
+    for q in [q.question for q in load_questions(mem)]:
+        for cfg in CONFIGS:
+            a = run(q, mem, config=cfg, backends=backends)
+            b = run(q, remote, config=cfg, backends=backends)
+            assert _signature(a) == _signature(b), (q, cfg)
+            if b.reasoning is not None and any(h.selected for x in b.reasoning.expanded for h in x.hops):
+                reached += 1
+    assert reached >= 5  # reasoning-aware expansion really walked store edges
+    assert "graph" not in remote.__dict__  # Workspace.graph was never read
+
+
+# ----------------------------------------------------------------------------- the view itself
+def test_view_answers_like_the_graph(demo_ws):
+    """The oracle: on the in-memory store, every per-item read of the view equals the graph's."""
+    g: KnowledgeGraph = demo_ws.graph
+    view = StoreGraphView(MemoryStore(g))
+    assert (view.n_nodes, view.n_edges, view.n_chunks, view.kind) == (g.n_nodes, g.n_edges, g.n_chunks, g.kind)
+    for v in range(g.n_nodes):
+        assert (view.node_ids[v], view.node_names[v], view.node_chunks[v]) == \
+            (g.node_ids[v], g.node_names[v], tuple(g.node_chunks[v]))
+    for e in range(g.n_edges):
+        assert (view.edge_head[e], view.edge_relation[e], view.edge_tail[e], view.edge_chunks[e], view.edge_text(e)) == \
+            (int(g.edge_head[e]), g.edge_relation[e], int(g.edge_tail[e]), tuple(g.edge_chunks[e]), g.edge_text(e))
+    for r, c in enumerate(g.chunks):
+        assert view.chunks[r] == c and view.chunk(c.id) == c and view.chunk_index[c.id] == r
+    assert "no such chunk" not in view.chunk_index and len(view.chunks) == g.n_chunks
+    with pytest.raises(KeyError):
+        view.chunk_index["no such chunk"]
+    nodes = [0, 3, g.n_nodes - 1]
+    assert np.array_equal(view.incident_edges(nodes), g.incident_edges(nodes))
+
+
+def test_incident_edges_against_brute_force(matrix_graph):
+    g = matrix_graph
+    for nodes in ([0], [1, 2], list(range(g.n_nodes)), []):
+        want = sorted(e for e in range(g.n_edges) if int(g.edge_head[e]) in nodes or int(g.edge_tail[e]) in nodes)
+        assert g.incident_edges(nodes).tolist() == want
+        assert MemoryStore(g).incident_edges(nodes).tolist() == want
+
+
+def test_falkordb_incident_edges_and_provenance_match_memory(demo_pair):
+    mem, remote = demo_pair
+    g, store, oracle = mem.graph, remote.store, MemoryStore(mem.graph)
+    hub = int(np.argmax(g.degree))
+    for nodes in ([hub], [0, 5, hub], []):
+        assert store.incident_edges(nodes).tolist() == oracle.incident_edges(nodes).tolist()
+    es, vs = [0, g.n_edges - 1, 7], [hub, 0]
+    assert store.edge_chunks(es) == oracle.edge_chunks(es)
+    assert store.node_chunks(vs) == oracle.node_chunks(vs)
+
+
+def test_absorbed_region_is_not_read_again(demo_pair, monkeypatch):
+    """What G' read is kept: the answer and reasoning stages then read nothing for those items."""
+    _, remote = demo_pair
+    store = remote.store
+    view = StoreGraphView(store)
+    region = store.region([0], hops=1, max_nodes=1000)
+    view.absorb(region)
+
+    def refuse(*_a: object) -> None:
+        raise AssertionError("read again")
+
+    monkeypatch.setattr(FalkorStore, "edge_rows", refuse)
+    monkeypatch.setattr(FalkorStore, "node_rows", refuse)
+    monkeypatch.setattr(FalkorStore, "edge_chunks", refuse)
+    texts = [view.edge_text(int(e)) for e in region.edges]
+    assert texts == [region.graph.edge_text(i) for i in range(region.graph.n_edges)]
+    assert [view.edge_chunks[int(e)] for e in region.edges] == [tuple(c) for c in region.graph.edge_chunks]
