@@ -139,3 +139,21 @@ def test_absorbed_region_is_not_read_again(demo_pair, monkeypatch):
     texts = [view.edge_text(int(e)) for e in region.edges]
     assert texts == [region.graph.edge_text(i) for i in range(region.graph.n_edges)]
     assert [view.edge_chunks[int(e)] for e in region.edges] == [tuple(c) for c in region.graph.edge_chunks]
+
+
+@pytest.mark.slow  # about a minute on 2 cores: MuSiQue (16k nodes) loaded into FalkorDB
+def test_musique_bubblerag_reads_only_what_it_needs(tmp_path_factory, falkordb_server, hashing, backends, monkeypatch):
+    """The first 10 MuSiQue questions, paper defaults: G' regions of hundreds to thousands of nodes, hub
+    frontiers in reasoning-aware expansion, G_final chunks cited by hubs."""
+    root: Path = tmp_path_factory.mktemp("bubble_store_musique")
+    mem = ensure_sample_workspace("musique", hashing, root=root / "mem")
+    dst = root / "store" / "musique"
+    shutil.copytree(mem.path, dst)
+    Workspace.open(dst).move_to_store(falkordb_server.url("bubble_musique"), overwrite=True)
+    remote = Workspace.open(dst)
+    _no_whole_graph(monkeypatch)
+    for q in [q.question for q in load_questions(mem)][:10]:
+        a = run(q, mem, config=BubbleConfig(), backends=backends)
+        b = run(q, remote, config=BubbleConfig(), backends=backends)
+        assert _signature(a) == _signature(b), q
+    assert "graph" not in remote.__dict__
