@@ -4,7 +4,8 @@ identical results, for the methods that read only what they need from a graph st
 Builds the MuSiQue sample workspace (HashingEmbedder dim 128, ``none`` mode: no model download), a
 copy whose graph lives in a local FalkorDB server, and runs each method of ``--methods`` on the first
 ``--questions`` questions twice, each in a fresh child process: once on the in-memory workspace
-(which loads ``graph.json.gz``), once on the store workspace. ReG reads each question's 3-hop region
+(which loads ``graph.json.gz``), once on the store workspace. BubbleRAG reads through a per-question
+:class:`core.graph.view.StoreGraphView` (G' is the store's h-hop region). ReG reads each question's 3-hop region
 (:func:`core.methods.reg.pipeline.run`); dense and Re2 read their ranked chunk rows
 (:class:`core.methods.passages.PassageSource`); PPR reads the 3-hop region of its seeds and that
 region's passage incidence (in memory it is given ``region_hops=3`` so both rank on the same region).

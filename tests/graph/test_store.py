@@ -169,3 +169,11 @@ def test_bad_urls(url, msg):
 def test_server_refuses_a_taken_port(falkordb_server):
     with pytest.raises(StoreError, match=rf"Port {falkordb_server.port} on 127\.0\.0\.1 is already in use"):
         FalkorServer(port=falkordb_server.port, ready_timeout=5).start()
+
+
+def test_redis_reply_parser_is_the_c_one():
+    """``hiredis`` is a dependency: with redis-py's pure-Python parser a BubbleRAG G' region (one large reply
+    per hop) took 40 % longer to read (benchmarks/README.md, "BubbleRAG on the store")."""
+    from redis.utils import HIREDIS_AVAILABLE
+
+    assert HIREDIS_AVAILABLE
