@@ -9,7 +9,7 @@ question, so the process's memory does not grow with the KG.
 
 Indices are the store's global ones (the FAISS row numbers), the same as the in-memory graph's, so
 code written against a :class:`KnowledgeGraph` runs on either and returns the same results
-(``tests/methods/test_store_same_results.py``). A region the method already read
+(``tests/methods/bubblerag/test_store_view.py``, ``tests/methods/test_store_same_results.py``). A region the method already read
 (:meth:`absorb`) fills the view in one step instead of one read per item.
 """
 
@@ -149,12 +149,6 @@ class StoreGraphView:
         return self.store.incident_edges(ids) if ids else np.zeros(0, dtype=np.int64)
 
     # ------------------------------------------------------------------ batching
-    def prefetch_edges(self, edges: Iterable[int]) -> None:
-        """Read many edges (and their endpoints' names) in one batch before a loop reads them one by one."""
-        es = [int(e) for e in edges]
-        self._edges.prefetch(es)
-        self._nodes.prefetch(v for e in es for v in (self._edges[e][0], self._edges[e][2]))
-
     def prefetch_provenance(self, edges: Iterable[int], nodes: Iterable[int], chunk_ids: Iterable[str] = ()) -> None:
         """Read the provenance of ``edges`` and ``nodes``, and the row numbers of the chunks it cites
         (and of ``chunk_ids``), in batches: what an answer stage then reads item by item."""

@@ -184,7 +184,7 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
     _trace_synonym_edges(trace, graph, evidence.edges,
                          stored=bool(workspace.manifest.get("synonyms", {}).get("edges")) if remote else None)
     if isinstance(graph, StoreGraphView):  # the answer stage reads these one by one: read them in a batch
-        graph.prefetch_provenance(evidence.edges, evidence.nodes)
+        graph.prefetch_provenance(evidence.edges, evidence.nodes, pre.chunk_ids)
     ans: Answer = generate_answer(query, evidence, graph, workspace.index("chunks").vectors if graph.n_chunks
                                   else np.zeros((0, 1), np.float32), qvec, pre.chunk_ids, llm, backends.embedder,
                                   max_chunks=cfg.max_chunks, fill_with_preview=cfg.fill_with_preview,
