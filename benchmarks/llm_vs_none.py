@@ -8,7 +8,7 @@ gold evidence was lost (the failure diagnosis) on each side — where a method i
 the stage whose count grows is where the LLM loses the evidence.
 
 Usage: python benchmarks/llm_vs_none.py --llm RUN_LLM/results.jsonl --none RUN_NONE/results.jsonl[.gz]
-       [--out benchmarks/results/llm_vs_none.json] [--md table.md]
+       [--none RERUN/results.jsonl ...] [--out benchmarks/results/llm_vs_none.json] [--md table.md]
 """
 
 from __future__ import annotations
@@ -94,11 +94,16 @@ def markdown(res: dict[str, Any]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--llm", required=True, type=Path, help="results.jsonl of the run with an LLM")
-    ap.add_argument("--none", required=True, type=Path, help="results.jsonl(.gz) of the none-mode run")
+    ap.add_argument("--none", required=True, type=Path, action="append",
+                    help="results.jsonl(.gz) of the none-mode run; repeat it to let a later run's records "
+                         "replace an earlier one's (e.g. one method re-run)")
     ap.add_argument("--out", type=Path)
     ap.add_argument("--md", type=Path)
     args = ap.parse_args()
-    res = compare(read_records(args.llm), read_records(args.none))
+    none: dict[tuple[str, str], dict[str, Any]] = {}
+    for path in args.none:
+        none.update(read_records(path))
+    res = compare(read_records(args.llm), none)
     text = markdown(res)
     if args.out:
         args.out.write_text(json.dumps(res, indent=2) + "\n", encoding="utf-8")
