@@ -9,6 +9,9 @@ copy whose graph lives in a local FalkorDB server, and runs each method of ``--m
 (:func:`core.methods.reg.pipeline.run`); dense and Re2 read their ranked chunk rows
 (:class:`core.methods.passages.PassageSource`); PPR reads the 3-hop region of its seeds and that
 region's passage incidence (in memory it is given ``region_hops=3`` so both rank on the same region).
+FastInsight (KG nodes, §4.2.2) reads the node texts, neighbour rows and degrees its loop touches
+(:class:`core.methods.fastinsight.store_graph.StoreNodeGraph`); its node vectors are embedded before
+the questions (on the store: from the store's node texts, page by page) and that time is reported.
 Each child reports its RSS after opening the workspace and its FAISS indexes, after the questions,
 its peak RSS (VmHWM), the seconds per question per method, whether the whole graph was loaded, the
 region sizes (ReG), and a signature of every result; the parent checks the signatures are equal and
@@ -60,6 +63,13 @@ def child(args: argparse.Namespace) -> None:
     ws = Workspace.open(args.workspace)
     ws.index("nodes", emb), ws.index("edges")
     ws.index("chunks", emb)
+    node_vectors_s = None
+    if "fastinsight" in args.methods.split(","):
+        from core.methods.fastinsight.node_graph import node_vectors
+
+        t0 = time.perf_counter()
+        node_vectors(ws, emb)
+        node_vectors_s = round(time.perf_counter() - t0, 3)
     r1 = _status("VmRSS")
     questions = json.loads(Path(args.questions_file).read_text())
     remote = ws.store_url != "memory:"
@@ -78,12 +88,14 @@ def child(args: argparse.Namespace) -> None:
                 step = r.trace.stage("neighbourhood")[0].data
                 regions.append({k: step[k] for k in ("region_nodes", "region_edges", "region_hops", "capped")
                                 if k in step} | {"triples": step["triples"]})
+            if method == "fastinsight" and remote:
+                regions.append(r.trace.stage("node_passages")[0].data["store_reads"])
     out = {"rss_mb": {"start": round(r0), "opened": round(r1),
                       "after": round(_status("VmRSS")), "peak": round(_status("VmHWM"))},
            "whole_graph_loaded": "graph" in ws.__dict__, "store": ws.store_url,
            "seconds_per_question": {m: {"mean": round(float(np.mean(t)), 4), "p50": round(float(np.median(t)), 4),
                                         "max": round(float(np.max(t)), 4)} for m, t in times.items()},
-           "regions": regions, "sigs": sigs}
+           "regions": regions, "sigs": sigs, "fastinsight_node_vectors_seconds": node_vectors_s}
     Path(args.child_out).write_text(json.dumps(out))
 
 

@@ -264,14 +264,14 @@ def fastinsight_node_vectors(workspace: Workspace, backends: Backends, config: A
     that seems to hang. Returns at once when the vectors are cached (or the run will not search nodes).
     """
     from components import jobs_view
-    from core.methods.fastinsight.node_graph import node_graph, node_vectors, node_vectors_name
+    from core.graph.store import remote_store
+    from core.methods.fastinsight.node_graph import has_node_vectors, node_vectors
 
-    g = workspace.graph
+    g = workspace.store if remote_store(workspace) else workspace.graph  # a store's graph is not loaded
     if getattr(config, "graph", None) != "kg_nodes" or g.kind != "kg" or g.n_nodes == 0:
         return
     cap = int(config.node_text_chars)
-    texts = node_graph(g, max_chars=cap).passages
-    if workspace.has_text_vectors(node_vectors_name(cap), texts, backends.embedder):
+    if has_node_vectors(workspace, backends.embedder, max_chars=cap):
         return
 
     def work(job: Job) -> None:
@@ -279,7 +279,7 @@ def fastinsight_node_vectors(workspace: Workspace, backends: Backends, config: A
 
     manager = jobs()
     key = f"fastinsight-nodes:{workspace.path}:{backends.embedder.model_id}:{cap}"
-    title = f"Embedding {len(texts):,} KG node texts for FastInsight (first use of “{workspace.title}”)"
+    title = f"Embedding {g.n_nodes:,} KG node texts for FastInsight (first use of “{workspace.title}”)"
     job = manager.submit(key, title, work, kind="workspace", restart=False)
     if job.finished and job.status().state in ("failed", "cancelled"):
         job = manager.submit(key, title, work, kind="workspace")

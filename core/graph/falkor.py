@@ -275,6 +275,28 @@ class FalkorStore:
                 "UNWIND $ids AS x MATCH (n:Node {i: x}) RETURN n.i, n.deg", {"ids": ids[lo:hi]}))
         return np.asarray([got[v] for v in ids], dtype=np.int64)
 
+    def node_table(self, nodes: Sequence[int]) -> list[tuple[str, str, str, tuple[str, ...]]]:
+        got = self._node_table(nodes)
+        return [got[int(v)] for v in nodes]
+
+    def _neighbor_rows(self, nodes: Sequence[int], cypher: str) -> dict[int, list[Any]]:
+        ids = sorted({int(v) for v in nodes})
+        got: dict[int, list[Any]] = {v: [] for v in ids}
+        for lo, hi in _batches(len(ids), 1000):
+            for x, m in self._q(cypher, {"ids": ids[lo:hi]}):
+                got[int(x)].append(m)
+        return got
+
+    def neighbor_lists(self, nodes: Sequence[int]) -> list[np.ndarray]:
+        got = self._neighbor_rows(nodes, "UNWIND $ids AS x MATCH (n:Node {i: x})-[:REL]-(m:Node) WHERE m.i <> x "
+                                         "RETURN DISTINCT x, m.i")
+        return [np.asarray(sorted(int(m) for m in got[int(v)]), dtype=np.int64) for v in nodes]
+
+    def neighbor_counts(self, nodes: Sequence[int]) -> np.ndarray:
+        got = self._neighbor_rows(nodes, "UNWIND $ids AS x MATCH (n:Node {i: x})-[:REL]-(m:Node) WHERE m.i <> x "
+                                         "RETURN x, count(DISTINCT m.i)")
+        return np.asarray([int(got[int(v)][0]) if got[int(v)] else 0 for v in nodes], dtype=np.int64)
+
     def _next_layer(self, frontier: np.ndarray, visited: set[int], limit: int) -> np.ndarray | None:
         """The nodes adjacent to ``frontier`` not in ``visited``, or None as soon as there are more
         than ``limit`` of them (the layer would pass the cap: the rest of it is never fetched, which

@@ -133,6 +133,21 @@ class GraphStore(Protocol):
         """Undirected degree (parallel edges counted, a self-loop twice) of each node."""
         ...
 
+    def node_table(self, nodes: Sequence[int]) -> list[tuple[str, str, str, tuple[str, ...]]]:
+        """``(id, name, description, provenance chunk ids)`` of each node index, in order."""
+        ...
+
+    def neighbor_lists(self, nodes: Sequence[int]) -> list[np.ndarray]:
+        """The distinct *other* nodes adjacent to each node in either direction (a self-loop adds
+        nothing), sorted, in order: the rows of FastInsight's simple undirected ``E`` (§2.1), one
+        read for a whole retrieved list."""
+        ...
+
+    def neighbor_counts(self, nodes: Sequence[int]) -> np.ndarray:
+        """``len`` of each :meth:`neighbor_lists` row without reading the rows: ``deg_E`` of
+        FastInsight's Algorithms 2 and 3."""
+        ...
+
     def region(self, seeds: Iterable[int], *, hops: int, max_nodes: int, with_chunks: bool = False) -> Region:
         """Nodes within ``hops`` of ``seeds``, stopping before a hop layer that would take the node
         count past ``max_nodes`` (BubbleRAG §3.3 Phase 1's cap), with every edge among them."""
@@ -262,6 +277,21 @@ class MemoryStore:
 
     def degrees(self, nodes: Sequence[int]) -> np.ndarray:
         return self._g.degree[np.asarray(nodes, dtype=np.int64)]
+
+    def node_table(self, nodes: Sequence[int]) -> list[tuple[str, str, str, tuple[str, ...]]]:
+        g = self._g
+        return [(g.node_ids[v], g.node_names[v], g.node_descriptions[v], tuple(g.node_chunks[v]))
+                for v in (int(x) for x in nodes)]
+
+    def neighbor_lists(self, nodes: Sequence[int]) -> list[np.ndarray]:
+        out = []
+        for v in (int(x) for x in nodes):
+            nb = self._g.neighbors(v).astype(np.int64)
+            out.append(nb[nb != v])
+        return out
+
+    def neighbor_counts(self, nodes: Sequence[int]) -> np.ndarray:
+        return np.asarray([r.size for r in self.neighbor_lists(nodes)], dtype=np.int64)
 
     def region(self, seeds: Iterable[int], *, hops: int, max_nodes: int, with_chunks: bool = False) -> Region:
         g = self._g

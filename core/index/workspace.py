@@ -29,11 +29,11 @@ import re
 import shutil
 import time
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -355,7 +355,8 @@ class Workspace:
         self.manifest = fresh
         self._indexes.clear()
 
-    def has_text_vectors(self, name: str, texts: Sequence[str], embedder: Embedder) -> bool:
+    def has_text_vectors(self, name: str, texts: Sequence[str] | TextPages, embedder: Embedder, *,
+                         texts_key: str | None = None) -> bool:
         """Whether :meth:`text_vectors` would read ``name`` from the cache (not embed it now)."""
         if self.index_problem(embedder) is not None:
             return False
@@ -364,10 +365,10 @@ class Workspace:
             meta = json.loads(meta_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return False
-        return bool(meta == _vectors_meta(texts, embedder) and (self.index_dir / "extra" / f"{name}.faiss").exists())
+        return bool(meta == _vectors_meta(texts, embedder, texts_key) and (self.index_dir / "extra" / f"{name}.faiss").exists())
 
-    def text_vectors(self, name: str, texts: Sequence[str], embedder: Embedder, *,
-                     progress: Progress | None = None) -> CachedVectors:
+    def text_vectors(self, name: str, texts: Sequence[str] | TextPages, embedder: Embedder, *,
+                     progress: Progress | None = None, texts_key: str | None = None) -> CachedVectors:
         """Vectors of a method's own ``texts`` (not one of the three index kinds), embedded once per
         (workspace, embedder, texts) and kept in ``<index dir>/extra/<name>.faiss`` beside the index.
 
@@ -375,6 +376,11 @@ class Workspace:
         model, dimension, count and a hash of the texts; it lives in the index folder, so a new
         embedder (a new index folder) drops it. A missing, stale or damaged file is rebuilt; a damaged
         one with a note saying so (``CachedVectors.note``), which callers put in their trace.
+
+        ``texts_key`` names the texts instead of their hash when the caller can (e.g. the graph's
+        content hash and the text recipe): then ``texts`` is read only to embed, and may be
+        :class:`TextPages` read page by page from a graph store (issue 19), so a cache hit reads no
+        text at all.
 
         Raises
         ------
@@ -387,7 +393,7 @@ class Workspace:
         self.ensure_index(embedder)
         folder = self.index_dir / "extra"
         path, meta_path = folder / f"{safe}.faiss", folder / f"{safe}.json"
-        want = _vectors_meta(texts, embedder)
+        want = _vectors_meta(texts, embedder, texts_key)
         with path_lock(path):
             note = ""
             try:
@@ -402,7 +408,8 @@ class Workspace:
                     note = str(exc).split(". Rebuild")[0]
             t0 = time.perf_counter()
             folder.mkdir(parents=True, exist_ok=True)
-            fill = partial(_embed_into, list(texts), embedder, progress, name)
+            fill = (partial(_embed_pages, texts, embedder, progress, name) if isinstance(texts, TextPages)
+                    else partial(_embed_into, list(texts), embedder, progress, name))
             index = VectorIndex.build(len(texts), embedder.dim, fill)
             index.save(path)
             atomic_write_json(meta_path, want)  # last: the vectors are complete when the meta names them
@@ -462,8 +469,36 @@ class Workspace:
         return f"Workspace({self.name!r}, path={str(self.path)!r})"
 
 
-def _vectors_meta(texts: Sequence[str], embedder: Embedder) -> dict[str, Any]:
+def _vectors_meta(texts: Sequence[str] | TextPages, embedder: Embedder, texts_key: str | None = None) -> dict[str, Any]:
+    if texts_key is not None:
+        return {"model_id": embedder.model_id, "dim": embedder.dim, "items": len(texts), "texts_key": texts_key}
+    assert not isinstance(texts, TextPages), "paged texts are named by a texts_key"
     return {"model_id": embedder.model_id, "dim": embedder.dim, "items": len(texts), "texts_hash": content_hash(*texts)}
+
+
+@runtime_checkable
+class TextPages(Protocol):
+    """Texts too many to hold at once (a graph store's node texts): their count, and the texts in
+    order, page by page."""
+
+    def __len__(self) -> int: ...
+
+    def pages(self) -> Iterator[list[str]]: ...
+
+
+def _embed_pages(texts: TextPages, embedder: Embedder, progress: Progress | None, label: str,
+                 out: np.ndarray) -> None:
+    n, start = len(texts), 0
+    for page in texts.pages():
+        if progress:
+            progress(f"Embedding {label}: {start:,}/{n:,}", start / max(n, 1))
+        embed_texts(page, embedder, label=label, out=out[start:start + len(page)])
+        start += len(page)
+    if start != n:
+        raise WorkspaceError(f"Embedding {label}: the store gave {start} texts where {n} were expected; the graph "
+                             "store changed while it was read. Run again.")
+    if progress:
+        progress(f"Embedded {n} {label}", 1.0)
 
 
 def build_indexes(path: Path, graph: KnowledgeGraph, embedder: Embedder, *,

@@ -57,6 +57,9 @@ class FeatureCache:
             if self.precomputed is not None:
                 h = np.asarray(self.precomputed(np.asarray(missing, dtype=np.int64)))
             else:
+                prefetch = getattr(self.passages, "prefetch", None)
+                if prefetch is not None:  # texts kept in a graph store: read the missing ones in one go
+                    prefetch(missing)
                 h = np.asarray(self.reranker.features(self.query, [self.passages[v] for v in missing]))
             if h.ndim != 2 or h.shape[0] != len(missing):
                 raise ValueError(f"reranker features must have shape ({len(missing)}, f), got {h.shape}")

@@ -229,7 +229,7 @@ def granker(query: str, nodes: Sequence[int] | np.ndarray, graph: PassageGraph, 
     cache = features if features is not None else FeatureCache(reranker, query, graph.passages)
     h = cache.get(idx)
     a = graph.subgraph_adjacency(idx)
-    deg = graph.degree[idx]
+    deg = graph.degrees_of(idx)
     p = propagation_matrix(a, deg)
     plain = np.asarray(reranker.head(h), dtype=np.float64).reshape(-1) if idx.size else np.zeros(0)
     scores = plain.copy() if alpha == 0.0 else granker_scores(h, p, reranker.head, alpha=alpha)

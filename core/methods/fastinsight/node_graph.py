@@ -36,7 +36,7 @@ from core.methods.fastinsight.passage_graph import PassageGraph, _symmetric_csr
 if TYPE_CHECKING:
     from core.backends.base import Embedder
     from core.graph.model import KnowledgeGraph
-    from core.index.workspace import CachedVectors, Progress, Workspace
+    from core.index.workspace import CachedVectors, Progress, TextPages, Workspace
 
 NODE_TEXT_CHARS = 512
 
@@ -64,9 +64,17 @@ class KGNodeGraph(PassageGraph):
 
 def node_text(graph: KnowledgeGraph, v: int, *, max_chars: int = NODE_TEXT_CHARS) -> str:
     """``c_n`` of node ``v``: name, description, text of the linked passages, cut to ``max_chars``."""
-    head = graph.node_text(v)  # "name: description" or the name
     texts = [graph.chunks[graph.chunk_index[c]].text for c in graph.node_chunks[v] if c in graph.chunk_index]
-    body = " ".join(t for t in texts if t)
+    return compose_node_text(graph.node_names[v], graph.node_descriptions[v], texts, max_chars=max_chars)
+
+
+def compose_node_text(name: str, description: str, passage_texts: Sequence[str], *,
+                      max_chars: int = NODE_TEXT_CHARS) -> str:
+    """``c_n`` from its parts (the one definition, in memory and on a graph store): ``name`` (with
+    ``": description"`` when there is one, as :meth:`~core.graph.model.KnowledgeGraph.node_text`),
+    a newline, the linked passages' texts joined by a space; cut to ``max_chars``."""
+    head = f"{name}: {description}" if description else name
+    body = " ".join(t for t in passage_texts if t)
     return (f"{head}\n{body}" if body else head)[:max_chars]
 
 
@@ -161,6 +169,33 @@ def node_vectors_name(max_chars: int) -> str:
     return f"fastinsight_nodes_{int(max_chars)}"
 
 
+NODE_TEXT_RECIPE = "fastinsight-node-text-v1"  #: bump when :func:`compose_node_text` changes
+
+
+def node_texts_key(workspace: Workspace, max_chars: int) -> str:
+    """What names the node texts of ``workspace`` in its vector cache: the graph's content hash and
+    the text recipe, so the cache is checked without reading a text (the same key in memory and on
+    a graph store, so a workspace moved to a store keeps its vectors)."""
+    return f"{workspace.content_hash}|{NODE_TEXT_RECIPE}|{int(max_chars)}"
+
+
+def node_texts_source(workspace: Workspace, max_chars: int) -> Sequence[str] | TextPages:
+    """The node texts to embed: the in-memory node graph's, or a store's page by page."""
+    from core.graph.store import remote_store
+
+    if remote_store(workspace):
+        from core.methods.fastinsight.store_graph import StoreNodeTexts
+
+        return StoreNodeTexts(workspace.store, max_chars=max_chars)
+    return node_graph(workspace.graph, max_chars=max_chars).passages
+
+
+def has_node_vectors(workspace: Workspace, embedder: Embedder, *, max_chars: int = NODE_TEXT_CHARS) -> bool:
+    """Whether :func:`node_vectors` would read the vectors from the workspace cache (not embed now)."""
+    return workspace.has_text_vectors(node_vectors_name(max_chars), node_texts_source(workspace, max_chars),
+                                      embedder, texts_key=node_texts_key(workspace, max_chars))
+
+
 def node_vectors(workspace: Workspace, embedder: Embedder, *, max_chars: int = NODE_TEXT_CHARS,
                  progress: Progress | None = None) -> tuple[KGNodeGraph, CachedVectors]:
     """The node graph of ``workspace`` and its node-text vectors ``V`` (FastInsight §3.1.1 on KG nodes).
@@ -169,7 +204,25 @@ def node_vectors(workspace: Workspace, embedder: Embedder, *, max_chars: int = N
     texts, minutes on a CPU, reported through ``progress(message, fraction)`` — and then read from
     the workspace folder (:meth:`~core.index.workspace.Workspace.text_vectors`: a FAISS file, atomic
     writes; a damaged file is embedded again and ``CachedVectors.note`` says so).
+
+    On a graph-store workspace (issue 19) the node graph is a
+    :class:`~core.methods.fastinsight.store_graph.StoreNodeGraph` that reads from the store only
+    what a question touches, and the first use reads the node texts page by page to embed them.
     """
+    from core.graph.store import remote_store
+
+    key = node_texts_key(workspace, max_chars)
+    if remote_store(workspace):
+        from core.methods.fastinsight.store_graph import StoreNodeGraph
+
+        if workspace.store.n_nodes == 0:
+            raise EmptyGraphError(f"The graph store {workspace.store.url} has no nodes, so FastInsight has no KG "
+                                  "node to retrieve; use graph='passages' or upload triples.")
+        sg = StoreNodeGraph.open(workspace.store, max_chars=max_chars)
+        cached = workspace.text_vectors(node_vectors_name(max_chars), node_texts_source(workspace, max_chars),
+                                        embedder, progress=progress, texts_key=key)
+        return sg, cached
     ng = node_graph(workspace.graph, max_chars=max_chars)
-    cached = workspace.text_vectors(node_vectors_name(max_chars), ng.passages, embedder, progress=progress)
+    cached = workspace.text_vectors(node_vectors_name(max_chars), ng.passages, embedder, progress=progress,
+                                    texts_key=key)
     return ng, cached

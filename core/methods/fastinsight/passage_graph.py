@@ -119,25 +119,42 @@ class PassageGraph:
     def neighbors(self, i: int) -> np.ndarray:
         return self.nbr[self.indptr[i]:self.indptr[i + 1]]
 
+    def adjacent(self, nodes: Sequence[int] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The neighbour rows of ``nodes``, concatenated: ``(lens, nb)`` where the first ``lens[0]``
+        entries of ``nb`` are the distinct neighbours of ``nodes[0]`` (sorted), and so on.
+
+        What Algorithms 2 and 3 read of ``E``; a graph kept in a store
+        (:class:`~core.methods.fastinsight.store_graph.StoreNodeGraph`) answers it with one read.
+        """
+        nodes = np.asarray(nodes, dtype=np.int64)
+        starts, ends = self.indptr[nodes], self.indptr[nodes + 1]
+        lens = (ends - starts).astype(np.int64)
+        total = int(lens.sum())
+        if total == 0:
+            return lens, np.zeros(0, np.int64)
+        offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(lens)[:-1]]), lens)
+        return lens, self.nbr[offsets + np.arange(total)].astype(np.int64)
+
+    def degrees_of(self, nodes: Sequence[int] | np.ndarray) -> np.ndarray:
+        """``deg_E`` of some nodes (int64): :attr:`degree` at ``nodes``."""
+        return self.degree[np.asarray(nodes, dtype=np.int64)]
+
     def subgraph_adjacency(self, nodes: Sequence[int] | np.ndarray) -> np.ndarray:
         """``A`` of Algorithm 2 line 2: the 0/1 adjacency among ``nodes`` (in the given order).
 
-        Vectorized over the CSR rows of ``nodes``: each neighbour is looked up in the sorted node
-        list with :func:`numpy.searchsorted`, so the cost is the total degree of ``nodes``.
+        Vectorized over the neighbour rows of ``nodes`` (:meth:`adjacent`): each neighbour is looked
+        up in the sorted node list with :func:`numpy.searchsorted`, so the cost is the total degree
+        of ``nodes``.
         """
         nodes = np.asarray(nodes, dtype=np.int64)
         k = nodes.size
         a = np.zeros((k, k), dtype=np.float64)
-        if k == 0 or self.nbr.size == 0:
+        if k == 0:
             return a
-        starts, ends = self.indptr[nodes], self.indptr[nodes + 1]
-        lens = ends - starts
-        total = int(lens.sum())
-        if total == 0:
+        lens, nb = self.adjacent(nodes)
+        if nb.size == 0:
             return a
         rows = np.repeat(np.arange(k), lens)
-        offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(lens)[:-1]]), lens)
-        nb = self.nbr[offsets + np.arange(total)].astype(np.int64)
         order = np.argsort(nodes, kind="stable")
         sorted_nodes = nodes[order]
         pos = np.searchsorted(sorted_nodes, nb)

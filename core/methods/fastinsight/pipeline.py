@@ -5,6 +5,7 @@ turns until the node budget is spent, every round traced, then the answer.
 stage                    module                      paper
 =======================  ==========================  =====================================
 search graph             node_graph.py               §4.2.2: KG nodes of a text-rich KG (default)
+                         store_graph.py              the same, read item by item from a graph store
                          passage_graph.py            §2.1 (Definition 1); corpus graph, or derived for KGs
 initial vector search    loop.py                     §3.2, Algorithm 1 line 1 (``O_vs``)
 GRanker                  granker.py                  §3.3, Algorithm 2 (``O_gm``)
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from core.errors import ConfigError, QueryError, WorkspaceError
+from core.graph.store import remote_store
 from core.jobs import current_job
 from core.methods.answering import record_answer
 from core.methods.base import Backends, RankedChunk
@@ -31,7 +33,8 @@ from core.methods.fastinsight.config import FastInsightConfig
 from core.methods.fastinsight.loop import FastInsightResult, FastInsightRound, iter_fastinsight
 from core.methods.fastinsight.node_graph import KGNodeGraph, node_graph, node_vectors, passages_of_nodes
 from core.methods.fastinsight.passage_graph import PassageGraph, passage_graph
-from core.methods.reg.evidence import passage_evidence
+from core.methods.fastinsight.store_graph import StoreNodeGraph
+from core.methods.passages import PassageSource
 from core.methods.reranking import FeatureCache, index_feature_source, resolve_reranker
 from core.trace import Trace
 
@@ -63,7 +66,9 @@ class FastInsightRun:
 
 
 def searched_graph(workspace: Workspace, config: FastInsightConfig, searched: str) -> PassageGraph:
-    """The node graph (``searched == "kg_nodes"``) or the passage graph of ``workspace``."""
+    """The node graph (``searched == "kg_nodes"``) or the passage graph of ``workspace``, whole and in
+    memory (what TR / MissTR and the failure diagnosis walk; on a graph-store workspace the run itself
+    read only the items it touched, :class:`~core.methods.fastinsight.store_graph.StoreNodeGraph`)."""
     if searched == "kg_nodes":
         return node_graph(workspace.graph, max_chars=config.node_text_chars)
     return passage_graph(workspace.graph, max_entity_passages=config.max_entity_passages)
@@ -73,7 +78,7 @@ def _searches_nodes(workspace: Workspace, cfg: FastInsightConfig) -> tuple[bool,
     """Whether this run searches KG nodes, and why not when ``kg_nodes`` was asked for but cannot be."""
     if cfg.graph != "kg_nodes":
         return False, ""
-    g = workspace.graph
+    g = workspace.store if remote_store(workspace) else workspace.graph
     if g.kind == "corpus_graph":
         return False, ("The workspace is a corpus graph: its nodes already are passages, so FastInsight searches "
                        "it as it is (graph='kg_nodes' applies to KG workspaces).")
@@ -176,17 +181,27 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
             pg, cached = node_vectors(workspace, backends.embedder, max_chars=cfg.node_text_chars,
                                       progress=job.progress if job is not None else None)
             step.data = {"graph": "kg_nodes", "source": pg.source, "nodes": pg.n, "edges": pg.n_edges,
-                         "params": pg.params, "isolated_nodes": int((pg.degree == 0).sum()),
-                         "mean_degree": float(pg.degree.mean()) if pg.n else 0.0,
-                         "nodes_without_passage": sum(1 for cids in pg.linked if not cids),
+                         "params": pg.params,
                          "node_vectors": "embedded now" if cached.built else "read from the workspace cache",
                          "embedding_seconds": round(cached.seconds, 3)}
+            if isinstance(pg, StoreNodeGraph):  # issue 19: items are read from the store as Algorithm 1 asks
+                step.data |= {"store": pg.store.url, "read": "per question: the node rows, neighbour rows and "
+                              "degrees the loop touches (whole-graph statistics are not computed)"}
+            else:
+                step.data |= {"isolated_nodes": int((pg.degree == 0).sum()),
+                              "mean_degree": float(pg.degree.mean()) if pg.n else 0.0,
+                              "nodes_without_passage": sum(1 for cids in pg.linked if not cids)}
             if cached.note:
                 step.fallback = cached.note
         vectors = cached.vectors
     else:
         with trace.timed("passage_graph", "Passage graph", section="FastInsight §2.1") as step:
             pg = passage_graph(workspace.graph, max_entity_passages=cfg.max_entity_passages)
+            if remote_store(workspace):
+                why_not = " ".join(x for x in (why_not, (
+                    f"The passage graph is derived from the whole KG, which was read from the graph store "
+                    f"{workspace.store.url} (graph='kg_nodes', the default, reads only what each question "
+                    "touches).")) if x)
             step.data = {"source": pg.source, "passages": pg.n, "edges": pg.n_edges, "params": pg.params,
                          "isolated_passages": int((pg.degree == 0).sum()),
                          "mean_degree": float(pg.degree.mean()) if pg.n else 0.0,
@@ -214,10 +229,16 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
     engine = FastInsightResult(tuple(rounds), {"batch": cfg.batch, "b_max": cfg.b_max, "alpha": cfg.alpha,
                                                "beta": cfg.beta, "on_exhausted": cfg.on_exhausted}, cache.encoded)
     ranking, scores = engine.ranking, engine.scores
+    passages_src = PassageSource(workspace)  # the graph in memory, or row reads from a graph store (issue 19)
     if isinstance(pg, KGNodeGraph):
         chunk_sims = workspace.index("chunks", backends.embedder).scores(q)  # orders each node's own passages
-        mapped = passages_of_nodes(pg, ranking, scores, passage_scores={
-            c.id: float(x) for c, x in zip(workspace.graph.chunks, chunk_sims.tolist())})
+        if isinstance(pg, StoreNodeGraph):
+            pg.linked.prefetch(ranking.tolist())  # type: ignore[attr-defined]
+            cited = list(dict.fromkeys(c for v in ranking.tolist() for c in pg.linked[int(v)]))
+            passage_scores = {c: float(chunk_sims[r]) for c, r in passages_src.store.chunk_row_numbers(cited).items()}
+        else:
+            passage_scores = {c.id: float(x) for c, x in zip(workspace.graph.chunks, chunk_sims.tolist())}
+        mapped = passages_of_nodes(pg, ranking, scores, passage_scores=passage_scores)
         retrieved = tuple(c for c, _, _ in mapped)
         ranked = tuple(RankedChunk(c, s) for c, s, _ in mapped[:cfg.top_k])
         node_ids = tuple(pg.chunk_ids[int(v)] for v in ranking)
@@ -226,6 +247,7 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
             "node_names": [pg.names[int(v)] for v in ranking[:50]],
             "passages": [{"chunk_id": c, "score": round(s, 6), "from_node_rank": r} for c, s, r in mapped[:cfg.top_k]],
             "nodes_without_passage": sum(1 for v in ranking.tolist() if not pg.linked[int(v)]),
+            **({"store_reads": pg.reads} if isinstance(pg, StoreNodeGraph) else {}),
             "within_node_order": "a node's passages by the query's similarity to them (chunk index)"},
             section="FastInsight §4.2.2 (gold nodes are the nodes of the gold documents)")
         unit = "nodes"
@@ -239,11 +261,10 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
         "graph": "kg_nodes" if use_nodes else "passages",
         "rounds": len(rounds), "retrieved": len(ranking), "reranker_inputs": cache.encoded,
         "seconds": time.perf_counter() - t_start}, section="FastInsight §3.2")
-    g = workspace.graph
-    top = [(c.chunk_id, g.chunk(c.chunk_id).title, g.chunk(c.chunk_id).text) for c in ranked]
+    top = passages_src.passages(ranked)
     ans = record_answer(trace, query, top, backends, max_passages=cfg.answer_passages,
                         evidence_format=cfg.evidence_format,
-                        evidence=partial(passage_evidence, query, top, g, backends.llm, max_passages=cfg.answer_passages))
+                        evidence=partial(passages_src.evidence, query, top, backends.llm, max_passages=cfg.answer_passages))
     return FastInsightRun("fastinsight", query, ranked, ans.text, trace, f"{reranker.name} ({reranker.model_id})",
                           reranker.description, bool(reranker.linear_head), engine, retrieved, cfg,
                           "kg_nodes" if use_nodes else "passages", node_ids)

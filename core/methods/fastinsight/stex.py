@@ -103,15 +103,9 @@ def stex(query_vector: np.ndarray, node_vectors: np.ndarray, graph: PassageGraph
     r_max = int(ret.size)
 
     # line 1: neighbours of N_ret, with the 1-based rank of the retrieved node they hang off
-    starts, ends = graph.indptr[ret], graph.indptr[ret + 1]
-    lens = ends - starts
-    total = int(lens.sum())
-    offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(lens)[:-1]]), lens) if total else np.zeros(0, np.int64)
-    nb = graph.nbr[offsets + np.arange(total)].astype(np.int64) if total else np.zeros(0, np.int64)
+    lens, nb = graph.adjacent(ret)
     rank = np.repeat(np.arange(1, r_max + 1, dtype=np.int64), lens)
-    in_ret = np.zeros(graph.n, dtype=bool)
-    in_ret[ret] = True
-    keep = ~in_ret[nb]
+    keep = ~np.isin(nb, ret)
     nb, rank = nb[keep], rank[keep]
     if nb.size == 0:
         empty_f, empty_i = np.zeros(0, np.float64), np.zeros(0, np.int64)
@@ -126,7 +120,7 @@ def stex(query_vector: np.ndarray, node_vectors: np.ndarray, graph: PassageGraph
     rank_term = np.zeros(cand.size, dtype=np.float64)
     if r_max > 1:  # lines 5–8
         rank_term = 1.0 - (r_best - 1) / (r_max - 1)
-    c_max = np.minimum(graph.degree[cand], r_max)
+    c_max = np.minimum(graph.degrees_of(cand), r_max)
     bridge_term = np.zeros(cand.size, dtype=np.float64)
     ok = c_max > 1  # lines 9–12
     bridge_term[ok] = (n_adj[ok] - 1) / (c_max[ok] - 1)

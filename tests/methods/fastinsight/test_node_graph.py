@@ -25,8 +25,10 @@ from core.methods.base import Backends, Gold
 from core.methods.fastinsight import METHOD, FastInsightConfig, passage_graph, run
 from core.methods.fastinsight.node_graph import (
     KGNodeGraph,
+    has_node_vectors,
     node_graph,
     node_text,
+    node_texts_key,
     node_vectors_name,
     passages_of_nodes,
 )
@@ -279,11 +281,11 @@ def test_node_vectors_are_embedded_once_and_reused(demo_ws, tmp_path):
     emb = Counting(dim=128)
     b = Backends(emb, NoLLM(), BiEncoderReranker(emb))
     name = node_vectors_name(512)
-    assert not ws.has_text_vectors(name, node_graph(ws.graph).passages, emb)
+    assert not has_node_vectors(ws, emb)
     first = run(MATRIX_Q, ws, backends=b)
     assert first.trace.stage("node_graph")[0].data["node_vectors"] == "embedded now"
     assert sum(calls) >= ws.graph.n_nodes
-    assert ws.has_text_vectors(name, node_graph(ws.graph).passages, emb)
+    assert has_node_vectors(ws, emb)
     calls.clear()
     again = run(MATRIX_Q, Workspace.open(ws.path), backends=b)  # a new process would open it like this
     assert again.trace.stage("node_graph")[0].data["node_vectors"] == "read from the workspace cache"
@@ -294,6 +296,7 @@ def test_node_vectors_are_embedded_once_and_reused(demo_ws, tmp_path):
         assert not p.read_bytes().startswith(b"\x80"), p  # no pickle protocol header
     meta = json.loads((ws.index_dir / "extra" / f"{name}.json").read_text())
     assert meta["model_id"] == emb.model_id and meta["items"] == ws.graph.n_nodes
+    assert meta["texts_key"] == node_texts_key(ws, 512)  # the graph's content hash: checked without a text
     # another cap is other texts: embedded into its own file
     run(MATRIX_Q, ws, backends=b, config=FastInsightConfig(node_text_chars=64))
     assert (ws.index_dir / "extra" / f"{node_vectors_name(64)}.faiss").exists()

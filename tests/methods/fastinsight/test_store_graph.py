@@ -1,0 +1,153 @@
+"""Issue 19: FastInsight never loads the whole graph from a graph store.
+
+On a FalkorDB workspace FastInsight's KG-node search (§4.2.2, the default on KGs) reads the node
+texts, neighbour rows and degrees Algorithm 1 touches (:class:`StoreNodeGraph`) and must return
+exactly what it returns in memory: every round's STeX proposal and GRanker ranking, the ranked
+passages, the answer and its evidence. The oracles: the in-memory node graph's CSR rows, degrees and
+texts, and brute force over the graph's edges."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.backends.embedders import HashingEmbedder
+from core.backends.llm import NoLLM
+from core.backends.rerankers import BiEncoderReranker
+from core.eval.datasets import load_questions
+from core.graph.falkor import FalkorStore, load_graph_into
+from core.graph.model import GraphBuilder
+from core.graph.store import MemoryStore, parse_store_url
+from core.index.workspace import Workspace, ensure_sample_workspace
+from core.methods.base import Backends
+from core.methods.fastinsight import FastInsightConfig
+from core.methods.fastinsight.node_graph import has_node_vectors, node_graph
+from core.methods.fastinsight.pipeline import run
+from core.methods.fastinsight.store_graph import StoreNodeGraph, StoreNodeTexts
+
+
+def _no_whole_graph(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(self: FalkorStore) -> None:
+        raise AssertionError(f"the whole graph was read from {self.url}")
+
+    monkeypatch.setattr(FalkorStore, "graph", refuse)
+    monkeypatch.setattr(FalkorStore, "_read_all", refuse)
+
+
+def _pair(sample: str, root: Path, server, emb) -> tuple[Workspace, Workspace]:
+    mem = ensure_sample_workspace(sample, emb, root=root / "mem")
+    dst = root / "store" / sample
+    shutil.copytree(mem.path, dst)
+    shutil.rmtree(Workspace.open(dst).index_dir / "extra", ignore_errors=True)  # the store embeds its own node texts
+    remote = Workspace.open(dst)
+    remote.move_to_store(server.url(f"fastinsight_{sample}"), overwrite=True)
+    return mem, Workspace.open(dst)
+
+
+@pytest.fixture(scope="module")
+def demo_pair(tmp_path_factory, falkordb_server, hashing) -> tuple[Workspace, Workspace]:
+    return _pair("demo", tmp_path_factory.mktemp("fastinsight_store_demo"), falkordb_server, hashing)
+
+
+def _signature(r) -> tuple:  # type: ignore[no-untyped-def]
+    rounds = tuple((tuple(x.added.tolist()), tuple(x.granker.ranking.tolist()), np.round(x.granker.scores, 9).tolist(),
+                    None if x.proposed is None else (tuple(x.proposed.candidates.tolist()),
+                                                     np.round(x.proposed.scores, 9).tolist(),
+                                                     x.proposed.c_max.tolist()), x.fallback)
+                   for x in r.engine.rounds)
+    answer = {k: v for k, v in r.trace.stage("answer")[0].data.items() if "seconds" not in k}
+    return (tuple((c.chunk_id, round(c.score, 9)) for c in r.ranked_chunks), r.retrieved, r.node_ranking,
+            r.answer, answer, rounds, r.searched)
+
+
+CONFIGS = [FastInsightConfig(), FastInsightConfig(alpha=0.0), FastInsightConfig(batch=3, b_max=20, beta=2.0),
+           FastInsightConfig(node_text_chars=80, evidence_format="triples")]
+
+
+def _compare(mem: Workspace, remote: Workspace, questions: list[str], backends: Backends,
+             configs: list[FastInsightConfig]) -> list[dict[str, int]]:
+    reads = []
+    for q in questions:
+        for cfg in configs:
+            a = run(q, mem, backends=backends, config=cfg)
+            b = run(q, remote, backends=backends, config=cfg)
+            assert _signature(a) == _signature(b), (q, cfg)
+            step = b.trace.stage("node_graph")[0]
+            assert step.data["store"] == remote.store_url and "isolated_nodes" not in step.data
+            reads.append(b.trace.stage("node_passages")[0].data["store_reads"])
+    return reads
+
+
+def test_fastinsight_on_the_store_equals_memory_and_reads_only_what_it_touches(demo_pair, backends, monkeypatch):
+    mem, remote = demo_pair
+    _no_whole_graph(monkeypatch)
+    assert not has_node_vectors(remote, backends.embedder)
+    # the bi-encoder over the index embedder reads its features from the vectors; another one reads texts
+    other = HashingEmbedder(dim=96, seed=3)
+    texts = Backends(backends.embedder, NoLLM(), BiEncoderReranker(other))
+    reads = _compare(mem, remote, [q.question for q in load_questions(mem)], backends, CONFIGS)
+    reads += _compare(mem, remote, [q.question for q in load_questions(mem)], texts, CONFIGS[:2])
+    assert has_node_vectors(remote, backends.embedder)  # embedded from the store's pages on first use
+    assert "graph" not in remote.__dict__  # Workspace.graph was never read
+    assert all(r["neighbor_rows"] > 0 and r["degrees"] > 0 for r in reads)
+    assert max(r["node_rows"] for r in reads[-10:]) > 0  # the text-reading reranker read node rows
+
+
+def test_store_node_graph_is_the_node_graph(demo_pair, monkeypatch):
+    """The oracle: item for item, :class:`StoreNodeGraph` is :func:`node_graph` of the whole graph."""
+    mem, remote = demo_pair
+    ng = node_graph(mem.graph, max_chars=200)
+    _no_whole_graph(monkeypatch)
+    sg = StoreNodeGraph.open(remote.store, max_chars=200)
+    every = np.arange(ng.n)
+    assert sg.n == ng.n and sg.source == ng.source == "kg_nodes"
+    assert list(sg.chunk_ids) == list(ng.chunk_ids) and list(sg.names) == list(ng.names)
+    assert list(sg.passages) == list(ng.passages) and [tuple(x) for x in sg.linked] == list(ng.linked)
+    lens_a, nb_a = ng.adjacent(every[::-1])
+    lens_b, nb_b = sg.adjacent(every[::-1])
+    assert np.array_equal(lens_a, lens_b) and np.array_equal(nb_a, nb_b)
+    assert np.array_equal(sg.degrees_of(every), ng.degree)
+    sub = every[::3]
+    assert np.array_equal(sg.subgraph_adjacency(sub), ng.subgraph_adjacency(sub))
+    gold = [mem.graph.chunks[0].id, mem.graph.chunks[-1].id]
+    assert np.array_equal(sg.gold_nodes(gold), ng.gold_nodes(gold))
+    assert sg.index_of(ng.chunk_ids[7]) == 7
+    assert [t for page in StoreNodeTexts(remote.store, max_chars=200).pages() for t in page] == list(ng.passages)
+
+
+def test_neighbour_rows_and_counts_against_brute_force(tmp_path, falkordb_server):
+    """Self-loops add nothing, parallel and opposite edges count once, either direction counts."""
+    b = GraphBuilder()
+    c = b.add_chunk("T", "text", chunk_id="c")
+    for h, r, t in [("a", "r", "b"), ("b", "s", "a"), ("a", "r2", "b"), ("a", "self", "a"), ("c", "r", "a"),
+                    ("d", "r", "d"), ("e", "r", "b")]:
+        b.add_triple(h, r, t, chunk_id=c)
+    g = b.build()
+    load_graph_into(g, parse_store_url(falkordb_server.url("nbr_oracle")), overwrite=True)
+    remote = FalkorStore.open(parse_store_url(falkordb_server.url("nbr_oracle")))
+    nodes = list(range(g.n_nodes))
+    want = [sorted({int(x) for e in range(g.n_edges) for x in (g.edge_head[e], g.edge_tail[e])
+                    if v in (int(g.edge_head[e]), int(g.edge_tail[e])) and int(x) != v}) for v in nodes]
+    for store in (MemoryStore(g), remote):
+        assert [r.tolist() for r in store.neighbor_lists(nodes[::-1])] == want[::-1]
+        assert store.neighbor_counts(nodes).tolist() == [len(w) for w in want]
+        assert store.node_table([1, 0]) == [(g.node_ids[v], g.node_names[v], g.node_descriptions[v],
+                                             tuple(g.node_chunks[v])) for v in (1, 0)]
+    d = g.node_index["d"]
+    assert want[d] == [] and remote.neighbor_counts([d]).tolist() == [0]
+
+
+@pytest.mark.slow  # 25 s on 2 cores
+def test_musique_fastinsight_same_results_from_the_store(tmp_path_factory, falkordb_server, hashing, backends,
+                                                         monkeypatch):
+    """The first 10 MuSiQue questions (16k nodes): a question reads a small part of the store."""
+    mem, remote = _pair("musique", tmp_path_factory.mktemp("fastinsight_store_musique"), falkordb_server, hashing)
+    _no_whole_graph(monkeypatch)
+    questions = [q.question for q in load_questions(mem)][:10]
+    reads = _compare(mem, remote, questions, backends, [FastInsightConfig()])
+    n = remote.store.n_nodes
+    assert max(r["neighbor_rows"] for r in reads) <= 100 < n  # b_max retrieved nodes
+    assert max(r["degrees"] for r in reads) < n // 2
