@@ -53,6 +53,9 @@ def _compare(mem: Workspace, remote: Workspace, questions: list[str], backends: 
                 if method == "bubblerag" and b.local is not None:
                     assert b.trace.stage("localize")[0].data["store"] == remote.store_url
                     walked += 1
+                if method == "sgrag":  # its whole-KG indexes: the one method that reads the graph, and says so
+                    assert "whole graph is read" in b.trace.stage("store")[0].fallback
+                    assert not a.trace.stage("store")
                 if method == "ppr":
                     region = b.trace.stage("ppr_region")[0]
                     assert "read from the graph store" in region.fallback and region.data["hops_requested"] == 3

@@ -32,6 +32,7 @@ import numpy as np
 
 from core.backends.base import Embedder
 from core.errors import ConfigError, QueryError
+from core.graph.store import remote_store
 from core.index.workspace import Workspace
 from core.methods.base import Backends, RankedChunk
 from core.methods.sgrag.answer import Answer, generate_answer
@@ -179,6 +180,14 @@ def run(query: str, workspace: Workspace, *, config: SGRAGConfig | None = None, 
     if not query or not query.strip():
         raise QueryError("The question is empty; type a question to match against the graph.")
     trace = Trace("sgrag", query, workspace=workspace.name, config=asdict(cfg), backends=backends.names())
+    if remote_store(workspace):  # issue 19: said on every run, since it is what the method costs on a store
+        trace.add("store", "Graph read from the graph store for SG-RAG's whole-KG indexes", {
+            "store": workspace.store_url, "whole_graph": True},
+            section="SG-RAG §4.2 (φ(ℳ, ε(K)) indexes every path of the KG)",
+            fallback=("SG-RAG's path index I_l and dominance model ℳ cover every path of the KG (§4.2), so on a "
+                      f"graph-store workspace the whole graph is read from {workspace.store_url} once per process "
+                      "for them (BubbleRAG, FastInsight, ReG, PPR, dense and Re2 read only what a question "
+                      "touches)."))
     graph = workspace.graph
     t0 = time.perf_counter()
     prep = prepare(workspace, backends.embedder, config=cfg, dominance=dominance)
