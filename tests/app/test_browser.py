@@ -35,7 +35,7 @@ def test_data_page_draws_the_demo_graph(server: tuple[str, float], tmp_path: Pat
             expect(frame.locator("#mynetwork canvas")).to_be_visible(timeout=120_000)
             first_render = time.monotonic() - started
             expect(page.get_by_role("heading", name="Data")).to_be_visible()
-            expect(page.get_by_text("Bi-encoder stand-in", exact=False).first).to_be_visible()
+            expect(page.get_by_text("Bi-encoder stand-in", exact=False).filter(visible=True).first).to_be_visible()
             srcdoc = page.locator("iframe").first.get_attribute("srcdoc") or ""
             assert "Keanu Reeves" in srcdoc
             page.wait_for_timeout(2500)  # let the physics settle for a readable screenshot

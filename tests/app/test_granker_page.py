@@ -226,7 +226,7 @@ def test_browser_cross_encoder_moves_passages_on_the_demo_and_musique(tmp_path: 
             try:
                 page = browser.new_page(viewport={"width": 1440, "height": 1400})
                 page.goto(url, wait_until="domcontentloaded")
-                expect(page.get_by_text("Reranker: ms-marco-minilm").first).to_be_visible(timeout=240_000)
+                expect(page.get_by_text("Reranker: ms-marco-minilm").filter(visible=True).first).to_be_visible(timeout=240_000)
                 demo_left, _ = check(page, "demo")
                 page.screenshot(path=str(tmp_path / "granker_demo_cross_encoder.png"), full_page=True)
                 page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").first.click()
@@ -238,7 +238,7 @@ def test_browser_cross_encoder_moves_passages_on_the_demo_and_musique(tmp_path: 
                     page.wait_for_timeout(500)
                 # the candidates caption is written only when the MuSiQue run has finished (the status
                 # widget alone can be hidden for a moment between two reruns)
-                expect(page.get_by_text(re.compile(r"1[0-9],[0-9]{3} nodes, [\d,]+ edges")).first).to_be_visible(
+                expect(page.get_by_text(re.compile(r"1[0-9],[0-9]{3} nodes, [\d,]+ edges")).filter(visible=True).first).to_be_visible(
                     timeout=300_000)
                 expect(page.locator("[data-testid='stStatusWidget']")).to_be_hidden(timeout=120_000)
                 musique_left, _ = check(page, "musique")

@@ -18,7 +18,7 @@ BAR = re.compile(r"(\d+) %")
 
 def _percent(page) -> int:  # type: ignore[no-untyped-def]
     """The progress the page's job panel shows (its caption reads '… · 41 % · … elapsed')."""
-    text = page.get_by_text("elapsed", exact=False).first.inner_text(timeout=60_000)
+    text = page.get_by_text("elapsed", exact=False).filter(visible=True).first.inner_text(timeout=60_000)
     m = BAR.search(text)
     return int(m.group(1)) if m else 0
 
@@ -36,22 +36,22 @@ def test_build_survives_navigation_and_finishes(tmp_path: Path) -> None:
             expect(page.get_by_role("heading", name="Evidence Graph Explorer").first).to_be_visible(timeout=120_000)
             page.locator("section[data-testid='stSidebar'] [data-testid='stSelectbox']").first.click()
             page.get_by_role("option", name=re.compile("MuSiQue")).click()
-            expect(page.get_by_text("Building workspace “MuSiQue", exact=False).first).to_be_visible(timeout=60_000)
+            expect(page.get_by_text("Building workspace “MuSiQue", exact=False).filter(visible=True).first).to_be_visible(timeout=60_000)
             expect(page.get_by_text("runs in the background", exact=False)).to_be_visible()
             before = _percent(page)
             page.get_by_role("link", name="Data").first.click()  # used to restart the build at 0
-            expect(page.get_by_text("Building workspace “MuSiQue", exact=False).first).to_be_visible(timeout=30_000)
+            expect(page.get_by_text("Building workspace “MuSiQue", exact=False).filter(visible=True).first).to_be_visible(timeout=30_000)
             t0 = time.monotonic()
             after = _percent(page)
             assert after >= before, (before, after)
             shot = tmp_path / "build_after_navigation.png"
             page.screenshot(path=str(shot), full_page=True)
             # still progressing: the panel redraws itself with a growing percentage, no click needed
-            expect(page.get_by_text(re.compile(r"about .* left")).first).to_be_visible(timeout=60_000)
+            expect(page.get_by_text(re.compile(r"about .* left")).filter(visible=True).first).to_be_visible(timeout=60_000)
             # … and the Data page appears by itself when the build is done
             expect(page.get_by_role("heading", name="Data")).to_be_visible(timeout=300_000)
             waited = time.monotonic() - t0
-            expect(page.locator("section[data-testid='stSidebar']").get_by_text("done", exact=False).first
+            expect(page.locator("section[data-testid='stSidebar']").get_by_text("done", exact=False).filter(visible=True).first
                    ).to_be_visible(timeout=30_000)
         finally:
             browser.close()

@@ -38,11 +38,11 @@ def _ask_sgrag(p, base: str, model: str, expected: re.Pattern[str]) -> None:  # 
     try:
         page = browser.new_page(viewport={"width": 1400, "height": 1100})
         page.goto(base, wait_until="domcontentloaded")
-        expect(page.get_by_text("6 · Answer").first).to_be_visible(timeout=180_000)  # none mode first
+        expect(page.get_by_text("6 · Answer").filter(visible=True).first).to_be_visible(timeout=180_000)  # none mode first
         _pick_llm(page, "openai (live)")
         sidebar = page.locator("section[data-testid='stSidebar']")
-        expect(sidebar.get_by_text(model, exact=False).first).to_be_visible(timeout=30_000)
-        expect(page.get_by_text(expected).first).to_be_visible(timeout=300_000)
+        expect(sidebar.get_by_text(model, exact=False).filter(visible=True).first).to_be_visible(timeout=30_000)
+        expect(page.get_by_text(expected).filter(visible=True).first).to_be_visible(timeout=300_000)
     finally:
         browser.close()
 

@@ -89,7 +89,7 @@ def test_browser_question_to_matched_subgraph(server: str, tmp_path: Path) -> No
             page = browser.new_page(viewport={"width": 1440, "height": 1600})
             page.goto(server, wait_until="domcontentloaded")
             expect(page.get_by_role("heading", name="5 · Matched subgraphs")).to_be_visible(timeout=240_000)
-            expect(page.get_by_text("The Matrix").first).to_be_visible(timeout=60_000)
+            expect(page.get_by_text("The Matrix").filter(visible=True).first).to_be_visible(timeout=60_000)
             # the workspace's questions, or a typed one
             page.locator("[data-testid='stSelectbox']").filter(has_text="Question").locator("input").click()
             page.get_by_role("option", name=S.CUSTOM_QUESTION).click()
