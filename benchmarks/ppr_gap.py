@@ -10,7 +10,10 @@ and for every seed method X and every k (default 2 and 5) counts:
   diagnosis gives no per-passage stage (SG-RAG) gets its question-level verdict. Each passage also records
   X's rank bucket (3-5, 6-10, 11-15, > 15 / not retrieved). BubbleRAG's ``ranked_out`` is split into
   "CEG below top n" (§3.4: only CEGs ranked below n hold it) and "chunk order" (§3.6: G_final cites it,
-  the chunk ranking put it below k).
+  the chunk ranking put it below k), the latter by whether G_final cites it through one of its triples or
+  only through a node it mentions (``cited_by``), and BubbleRAG's ``no_anchor`` / ``not_expanded`` by
+  whether G′ held any of its entities (``in_local``): the per-question trace table of the README's
+  "Why the seed methods lose to PPR" section, regenerated from one bench run.
 * **X-only gold** — the reverse: gold in X's top k that PPR misses, broken down by PPR's diagnosis the
   same way.
 
@@ -76,7 +79,10 @@ def passage_stage(rec: dict[str, Any], cid: str, k: int) -> str:
         if info["stage"] == "ranked_out" and "ceg_rank" in info:  # BubbleRAG: which ranking lost it
             return "ranked_out: CEG below top n"
         if info["stage"] == "ranked_out" and rec.get("method") == "bubblerag":
-            return "ranked_out: chunk order"
+            via = {"edge": " (cited by an edge)", "node": " (cited by a node only)"}.get(info.get("cited_by"), "")
+            return "ranked_out: chunk order" + via
+        if info.get("in_local") is False:  # BubbleRAG: none of its entities was in G'
+            return f"{info['stage']}: not in G'"
         return str(info["stage"])
     missing = ev.get("missing")
     if isinstance(missing, dict) and cid in missing:

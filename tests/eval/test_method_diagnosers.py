@@ -69,6 +69,15 @@ def test_bubblerag_verdicts_match_an_oracle_for_every_single_gold_passage(demo, 
             continue
         assert d.stage == _expected_bubble_stage(r, ws, ch.id, 3), (ch.title, d.summary)
         seen.add(d.stage)
+        info = d.evidence["lost"][ch.id]
+        ents = set(g.chunk_entities(ch.id))
+        prov_edges = {e for e in range(g.n_edges) if ch.id in g.edge_chunks[e]}
+        if ents & set(r.evidence.nodes) or prov_edges & set(r.evidence.edges):  # G_final cites it: through what
+            assert info["cited_by"] == ("edge" if prov_edges & set(r.evidence.edges) else "node")
+        else:
+            assert "cited_by" not in info
+        if d.stage in ("no_anchor", "not_expanded"):  # whether G' held any of its entities
+            assert info["in_local"] == bool(ents & set(r.local.nodes.tolist()))
         if d.stage == "not_connected" and "path" in d.evidence["lost"][ch.id]:
             info = d.evidence["lost"][ch.id]
             # the reported cost is the cheapest node-cost path in G' from its anchors to another group

@@ -52,3 +52,13 @@ def test_bubblerag_ranked_out_is_split_by_the_ranking_that_lost_it() -> None:
                lost={"g1": {"stage": "ranked_out", "ceg_rank": 7}, "g2": {"stage": "ranked_out"}})
     assert ppr_gap.passage_stage(rec, "g1", 5) == "ranked_out: CEG below top n"
     assert ppr_gap.passage_stage(rec, "g2", 1) == "ranked_out: chunk order"
+
+
+def test_bubblerag_chunk_order_and_no_anchor_are_split_by_what_the_diagnosis_records() -> None:
+    rec = _rec("bubblerag", "q", ["x"], stage="ranked_out",
+               lost={"g1": {"stage": "ranked_out", "cited_by": "node"}, "g2": {"stage": "ranked_out", "cited_by": "edge"},
+                     "g3": {"stage": "no_anchor", "in_local": False}, "g4": {"stage": "not_expanded", "in_local": True}})
+    assert ppr_gap.passage_stage(rec, "g1", 5) == "ranked_out: chunk order (cited by a node only)"
+    assert ppr_gap.passage_stage(rec, "g2", 5) == "ranked_out: chunk order (cited by an edge)"
+    assert ppr_gap.passage_stage(rec, "g3", 5) == "no_anchor: not in G'"
+    assert ppr_gap.passage_stage(rec, "g4", 5) == "not_expanded"

@@ -128,6 +128,8 @@ def diagnose(result: BubbleResult, workspace: Workspace, gold: Gold, *, cut: int
         holding = sorted((ceg_rank.get(c.index, 10**6), c.index) for c in cegs
                          if ent_set & set(c.nodes) or prov_edges & set(c.edges))
         if ev_nodes & ent_set or ev_edges & prov_edges:
+            # through one of its triples, or only through a node it mentions (a hub cites many passages)
+            info["cited_by"] = "edge" if ev_edges & prov_edges else "node"
             info.update(stage="ranked_out", why=f"the evidence graph cites it, but the chunk ranking put it at "
                         f"{ranks[cid] if ranks[cid] else 'no rank'} (cut {cut}, {len(result.chunks)} chunks kept)")
         elif holding:
@@ -159,6 +161,8 @@ def diagnose(result: BubbleResult, workspace: Workspace, gold: Gold, *, cut: int
         else:
             if reach is None:
                 reach = set(graph.khop(top_nodes, cfg.d).tolist()) if top_nodes else set()
+            if result.local is not None:  # whether G' held any of its entities at all
+                info["in_local"] = bool(ent_set.intersection(result.local.nodes.tolist()))
             if ent_set & reach:
                 info.update(stage="not_expanded", d=cfg.d,
                             why=f"within d = {cfg.d} hops of the top-{cfg.n} CEGs, but the reasoning-aware "
