@@ -158,6 +158,13 @@ class StoreGraphView:
         cited = [c for e in es for c in self.edge_chunks[e]] + [c for v in vs for c in self.node_chunks[v]]
         self.chunk_index.prefetch([*cited, *chunk_ids])
 
+    def prefetch_edges(self, edges: Iterable[int]) -> None:
+        """Read the rows of ``edges`` and the names of their endpoints in one batch each: what
+        :meth:`edge_text` then reads item by item (the triples an LLM stage is shown)."""
+        es = [int(e) for e in edges]
+        self._edges.prefetch(es)
+        self._nodes.prefetch({v for e in es for v in (self._edges[e][0], self._edges[e][2])})
+
     def absorb(self, region: Region) -> None:
         """Keep what a region read from the store (names, endpoints, relations, provenance), so the
         stages after it read nothing again for the region's nodes and edges."""

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from core.backends.base import LLM
-from core.graph.view import GraphLike
+from core.graph.view import GraphLike, StoreGraphView
 from core.methods.bubblerag import prompts
 from core.methods.bubblerag.ranking import RankedCEG
 from core.methods.llm_steps import ask_json
@@ -109,6 +109,8 @@ def reasoning_expansion(query: str, ranked: Sequence[RankedCEG], graph: GraphLik
             by = "similarity"
             note = ""
             if llm.available:
+                if isinstance(graph, StoreGraphView):  # the triples shown: one read, not one per triple
+                    graph.prefetch_edges([*sorted(edges), *offered])
                 evidence = [graph.edge_text(e) for e in sorted(edges)] or [graph.node_names[v] for v in sorted(nodes)]
                 labels = {f"n{i + 1}": e for i, e in enumerate(offered)}
 

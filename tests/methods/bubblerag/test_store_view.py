@@ -8,6 +8,7 @@ in-memory run stage by stage: ranked chunks, answer, CEGs, G', G_final and every
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -21,6 +22,8 @@ from core.graph.store import MemoryStore
 from core.graph.view import StoreGraphView
 from core.index.workspace import Workspace, ensure_sample_workspace
 from core.methods.bubblerag import BubbleConfig, run
+from core.methods.bubblerag.reasoning import reasoning_expansion
+from tests.fakes import ScriptedLLM
 
 #: configurations whose stages read the graph differently: the paper's context, ours (+dense fill, the
 #: preview fill), the ReG chain format (entity linking, triples), no CEG ranking, a shallow reasoning
@@ -80,6 +83,30 @@ def test_bubblerag_reads_only_what_it_needs_from_the_store(demo_pair, backends, 
                 reached += 1
     assert reached >= 5  # reasoning-aware expansion really walked store edges
     assert "graph" not in remote.__dict__  # Workspace.graph was never read
+
+
+def test_llm_reasoning_reads_the_shown_triples_in_one_batch_per_hop(demo_pair, backends, monkeypatch):
+    """§3.5 with an LLM shows the CEG's triples and up to 30 offered ones: on a store they are read in one
+    batch per hop (not one round trip per triple), and the hops equal the in-memory ones."""
+    mem, remote = demo_pair
+    q = load_questions(mem)[0].question
+    r = run(q, mem, backends=backends)  # `none` mode: the ranked CEGs to expand
+    assert r.ranked
+    node_vecs, edge_vecs = mem.index("nodes").vectors, mem.index("edges").vectors
+    qvec = backends.embed_query(q)
+    reply = json.dumps({"selected": ["n1", "n2"], "sufficient": False})
+    a = reasoning_expansion(q, r.ranked, mem.graph, node_vecs, edge_vecs, qvec, ScriptedLLM(reply), n=2, d=2)
+    calls: list[list[int]] = []
+    read = FalkorStore.edge_rows
+    monkeypatch.setattr(FalkorStore, "edge_rows", lambda self, es: calls.append(list(es)) or read(self, es))
+    llm = ScriptedLLM(reply)
+    b = reasoning_expansion(q, r.ranked, StoreGraphView(remote.store), node_vecs, edge_vecs, qvec, llm, n=2, d=2)
+    assert b.expanded == a.expanded and b.source == "llm"
+    hops = sum(len(x.hops) for x in b.expanded)
+    assert hops >= 2 and all(h.by == "llm" and h.selected for x in b.expanded for h in x.hops)
+    assert len(calls) <= hops  # at most one edge-row read per hop
+    first = b.expanded[0].hops[0]
+    assert all(mem.graph.edge_text(e) in llm.prompts[0] for e in first.offered)  # the triples shown, as in memory
 
 
 # ----------------------------------------------------------------------------- the view itself
