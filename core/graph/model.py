@@ -411,6 +411,14 @@ class KnowledgeGraph:
         parts += [c.id + "\x1f" + c.passage for c in self.chunks]
         return content_hash(*parts)
 
+    @cached_property
+    def provenance_hash(self) -> str:
+        """Hash of which chunks every node and edge cites (not part of :attr:`content_hash`, which
+        covers what the index embeds): texts built from provenance, such as FastInsight's node texts,
+        are named by both."""
+        return content_hash(*("\x1f".join(c) for c in self.node_chunks), "\x1e",
+                            *("\x1f".join(c) for c in self.edge_chunks))
+
     # ------------------------------------------------------------------ exports
     def to_networkx(self, nodes: Iterable[int] | None = None) -> nx.MultiDiGraph:
         """A ``networkx.MultiDiGraph`` keyed by node id, optionally induced on ``nodes``."""

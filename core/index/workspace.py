@@ -437,6 +437,14 @@ class Workspace:
             return self.graph.content_hash
         return str(self.manifest.get("graph", {}).get("content_hash") or self.graph.content_hash)
 
+    @property
+    def provenance_hash(self) -> str:
+        """:attr:`KnowledgeGraph.provenance_hash` without loading a store's graph (recorded in the
+        manifest when the graph was written; "" for a store workspace written before it was)."""
+        if self.store_url == MEMORY_URL:
+            return self.graph.provenance_hash
+        return str(self.manifest.get("graph", {}).get("provenance_hash") or "")
+
     def move_to_store(self, url: str, *, overwrite: bool = False, progress: Progress | None = None) -> dict[str, Any]:
         """Write this workspace's graph into the FalkorDB graph ``url`` and make the workspace read it
         from there (the FAISS index is kept: same node and edge order). ``graph.json.gz`` is removed
@@ -457,7 +465,8 @@ class Workspace:
             graph = self.graph
             figures = load_graph_into(graph, target, overwrite=overwrite, progress=progress)
             manifest = {**read_manifest(self.path)}
-            manifest["graph"] = {**manifest.get("graph", {}), "file": None, "store": str(target)}
+            manifest["graph"] = {**manifest.get("graph", {}), "file": None, "store": str(target),
+                                 "provenance_hash": graph.provenance_hash}
             manifest["store"] = {"kind": "falkordb", "url": str(target), "load": figures}
             atomic_write_json(self.path / MANIFEST, manifest)
             self.manifest = manifest
@@ -702,7 +711,8 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
                 "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "sources": {Path(p).name: f for p, f in loaded.formats.items()},
                 "graph": {"file": GRAPH_FILE, "content_hash": graph.content_hash, "kind": graph.kind,
-                          "nodes": graph.n_nodes, "edges": graph.n_edges, "chunks": graph.n_chunks},
+                          "nodes": graph.n_nodes, "edges": graph.n_edges, "chunks": graph.n_chunks,
+                          "provenance_hash": graph.provenance_hash},
                 "warnings": warnings,
             }
             if extraction:

@@ -173,10 +173,12 @@ NODE_TEXT_RECIPE = "fastinsight-node-text-v1"  #: bump when :func:`compose_node_
 
 
 def node_texts_key(workspace: Workspace, max_chars: int) -> str:
-    """What names the node texts of ``workspace`` in its vector cache: the graph's content hash and
-    the text recipe, so the cache is checked without reading a text (the same key in memory and on
-    a graph store, so a workspace moved to a store keeps its vectors)."""
-    return f"{workspace.content_hash}|{NODE_TEXT_RECIPE}|{int(max_chars)}"
+    """What names the node texts of ``workspace`` in its vector cache: the graph's content and
+    provenance hashes (a node's text holds its linked passages) and the text recipe, so the cache is
+    checked without reading a text — the same key in memory and on a graph store, so a workspace
+    moved to a store keeps its vectors."""
+    prov = workspace.provenance_hash or "provenance-unrecorded"
+    return f"{workspace.content_hash}|{prov}|{NODE_TEXT_RECIPE}|{int(max_chars)}"
 
 
 def node_texts_source(workspace: Workspace, max_chars: int) -> Sequence[str] | TextPages:

@@ -151,3 +151,33 @@ def test_musique_fastinsight_same_results_from_the_store(tmp_path_factory, falko
     n = remote.store.n_nodes
     assert max(r["neighbor_rows"] for r in reads) <= 100 < n  # b_max retrieved nodes
     assert max(r["degrees"] for r in reads) < n // 2
+
+
+def test_node_vectors_survive_the_move_to_a_store(tmp_path, falkordb_server, hashing):
+    """The cache key is the graph's content and provenance hashes (recorded in the manifest), not the
+    texts: vectors embedded in memory are read, not embedded again, once the graph lives in FalkorDB."""
+    from core.methods.fastinsight.node_graph import node_texts_key, node_vectors
+
+    ws = ensure_sample_workspace("demo", hashing, root=tmp_path / "mem")
+    _, first = node_vectors(ws, hashing)
+    key = node_texts_key(ws, 512)
+    ws.move_to_store(falkordb_server.url("fastinsight_move"), overwrite=True)
+    moved = Workspace.open(ws.path)
+    assert moved.store.remote and node_texts_key(moved, 512) == key and has_node_vectors(moved, hashing)
+    sg, again = node_vectors(moved, hashing)
+    assert isinstance(sg, StoreNodeGraph) and not again.built
+    assert np.array_equal(again.vectors, first.vectors)
+
+
+def test_provenance_is_part_of_the_node_text_key():
+    """Same triples and passages, a triple citing another passage: the node texts differ, so must the key."""
+    def graph(cite: str):  # type: ignore[no-untyped-def]
+        b = GraphBuilder()
+        a = b.add_chunk("A", "Paris is in France.", chunk_id="a")
+        c = b.add_chunk("C", "Lyon is in France.", chunk_id="c")
+        b.add_triple("Paris", "in", "France", chunk_id=a if cite == "a" else c)
+        return b.build()
+
+    g1, g2 = graph("a"), graph("c")
+    assert g1.content_hash == g2.content_hash and g1.provenance_hash != g2.provenance_hash
+    assert node_graph(g1).passages != node_graph(g2).passages
