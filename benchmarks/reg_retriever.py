@@ -40,7 +40,7 @@ def main() -> None:
     ap.add_argument("--llm", default="none", help="LLM for refined supervision (none = weak only)")
     ap.add_argument("--embedder", default="minilm")
     ap.add_argument("--limit", type=int)
-    ap.add_argument("--epochs", type=int, default=40)
+    ap.add_argument("--epochs", type=int, default=80, help="training epochs (default: App. E's 80, as TrainConfig)")
     ap.add_argument("--seeds", type=int, nargs="+", default=[0])
     ap.add_argument("--supervision-only", action="store_true", help="build (and cache) supervision, skip training")
     ap.add_argument("--out")
