@@ -54,6 +54,9 @@ def embed_texts(texts: Sequence[str], embedder: Embedder, *, batch_size: int = 2
     return out
 
 
+TIE_EPS = 1e-5  #: more than FAISS's float32 rounding of a unit-vector dot product (~1e-7)
+
+
 class VectorIndex:
     """Exact cosine search over unit vectors.
 
@@ -123,8 +126,21 @@ class VectorIndex:
         k = min(int(k), self.size)
         if k <= 0:
             return np.zeros((len(q), 0), np.float32), np.zeros((len(q), 0), np.int64)
-        scores, ids = self._index.search(q, k)
-        return scores, ids
+        # FAISS's float32 scores depend on its kernel, and so on the thread count: the same question got
+        # other candidates in a one-thread Ray actor than in this process (a near-tie flipped, issue 19).
+        # So FAISS only proposes: the search is widened until every row's k-th score clears the next
+        # one by more than FAISS's rounding (TIE_EPS), the proposals are scored again exactly (float64
+        # sums without BLAS, rounded to float32), and each row is ordered by (score desc, id asc) and
+        # cut at k. Ties and near-ties then break the same way on every machine and thread count.
+        m = min(k + 1, self.size)
+        scores, ids = self._index.search(q, m)
+        while m < self.size and bool((scores[:, m - 1] >= scores[:, k - 1] - TIE_EPS).any()):
+            m = min(2 * m, self.size)
+            scores, ids = self._index.search(q, m)
+        vecs = self.vectors[ids]  # (nq, m, d)
+        exact = np.einsum("imd,id->im", vecs, q, dtype=np.float64).astype(np.float32)
+        order = np.lexsort((ids, -exact), axis=-1)[:, :k]
+        return np.take_along_axis(exact, order, axis=-1), np.take_along_axis(ids, order, axis=-1)
 
     def scores(self, query: np.ndarray, ids: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
         """Cosine of ``query`` with the given items (all when ``ids`` is None)."""
