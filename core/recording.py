@@ -162,3 +162,56 @@ def record(workspace: Any, questions: Sequence[Any], methods: Sequence[str], bac
     if progress is not None:
         progress(total, total, "done")
     return results
+
+
+@dataclass(frozen=True)
+class ReplayCheck:
+    """One recorded run, run again with the ``recorded`` LLM: what it could not replay, and whether the
+    answer is the recorded one."""
+
+    workspace: str
+    method: str
+    question: str
+    misses: tuple[str, ...]  #: stages whose LLM request is not in the bundle (the prompt changed)
+    answer: str
+    recorded_answer: str
+
+    @property
+    def ok(self) -> bool:
+        return not self.misses and self.answer.strip() == self.recorded_answer.strip()
+
+
+def check_replay(bundle: str | Path, open_workspace: Callable[[str, Any], Any], *,
+                 workspaces: Sequence[str] | None = None) -> list[ReplayCheck]:
+    """Replay every run of ``bundle`` (optionally only those of ``workspaces``) with the ``recorded`` LLM
+    on the embedder and reranker its provenance names, at the methods' defaults.
+
+    A run that now asks something the bundle does not hold (a prompt, a retrieval result or a method
+    default changed since it was recorded) shows what the app's "recorded LLM run" would fall back on:
+    re-record it (``egx record --redo``). ``open_workspace(name, embedder)`` opens a workspace by the
+    name the bundle records (the CLI resolves samples; the tests pass their cached samples).
+    """
+    from core.backends.llm_cache import RecordedLLM
+    from core.backends.registry import get_embedder, get_reranker
+    from core.eval.runner import run_method
+    from core.methods.base import Backends
+
+    rec = load_recording(bundle)
+    emb = get_embedder(str(rec.provenance.get("embedder") or "bge-small"))
+    llm = RecordedLLM([bundle])
+    rr = get_reranker(str(rec.provenance.get("reranker") or "ms-marco-minilm"), embedder=emb, llm=llm)
+    backends = Backends(emb, llm, rr)
+    miss_text = "was not recorded"  # in every fallback that LLMNotRecordedError caused
+    opened: dict[str, Any] = {}
+    out: list[ReplayCheck] = []
+    for run in rec.runs:
+        name = str(run.get("workspace"))
+        if workspaces is not None and name not in workspaces:
+            continue
+        if name not in opened:
+            opened[name] = open_workspace(name, emb)
+        r = run_method(str(run["method"]), str(run["question"]), opened[name], backends)
+        misses = tuple(s.stage for s in r.trace.steps if miss_text in (s.fallback or ""))
+        out.append(ReplayCheck(name, str(run["method"]), str(run["question"]), misses, r.answer or "",
+                               str(run.get("answer") or "")))
+    return out
