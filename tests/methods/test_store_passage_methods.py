@@ -7,7 +7,6 @@ triples of the top passages, as triples and as ReG chains)."""
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,20 +15,12 @@ import pytest
 
 from core.eval.datasets import load_questions
 from core.eval.runner import run_method
-from core.graph.falkor import FalkorStore
 from core.graph.store import MemoryStore
-from core.index.workspace import Workspace, ensure_sample_workspace
+from core.index.workspace import Workspace
 from core.methods.base import Backends
 from core.methods.baselines.config import DenseConfig, PPRConfig, RerankConfig
 from core.methods.baselines.ppr import passage_incidence, region_incidence
-
-
-def _no_whole_graph(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(self: FalkorStore) -> None:
-        raise AssertionError(f"the whole graph was read from {self.url}")
-
-    monkeypatch.setattr(FalkorStore, "graph", refuse)
-    monkeypatch.setattr(FalkorStore, "_read_all", refuse)
+from tests.methods.store_helpers import no_whole_graph, store_pair
 
 
 def _answer_step(result: object) -> dict:
@@ -44,12 +35,7 @@ def _signature(result: object) -> tuple:
 
 
 def _pair(sample: str, root: Path, server, emb) -> tuple[Workspace, Workspace]:
-    mem = ensure_sample_workspace(sample, emb, root=root / "mem")
-    dst = root / "store" / sample
-    shutil.copytree(mem.path, dst)
-    remote = Workspace.open(dst)
-    remote.move_to_store(server.url(f"passages_{sample}"), overwrite=True)
-    return mem, Workspace.open(dst)
+    return store_pair(sample, root, server, emb, f"passages_{sample}")
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +69,7 @@ def _compare(mem: Workspace, remote: Workspace, questions: list[str], backends: 
 
 def test_demo_passage_methods_read_only_rows_from_the_store(demo_pair, backends, monkeypatch):
     mem, remote = demo_pair
-    _no_whole_graph(monkeypatch)
+    no_whole_graph(monkeypatch)
     evidence = _compare(mem, remote, [q.question for q in load_questions(mem)], backends)
     assert all(evidence.values()), evidence  # the triple/chain evidence was really built from the store
     assert "graph" not in remote.__dict__  # Workspace.graph was never read
@@ -96,7 +82,7 @@ def test_musique_passage_methods_same_results_from_the_store(tmp_path_factory, f
     incidence come from the store."""
     mem, remote = _pair("musique", tmp_path_factory.mktemp("passages_musique"), falkordb_server, hashing)
     questions = [q.question for q in load_questions(mem)][:10]
-    _no_whole_graph(monkeypatch)
+    no_whole_graph(monkeypatch)
     evidence = _compare(mem, remote, questions, backends)
     assert min(evidence.values()) >= len(questions), evidence
 

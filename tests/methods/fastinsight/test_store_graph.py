@@ -8,7 +8,6 @@ texts, and brute force over the graph's edges."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -27,24 +26,12 @@ from core.methods.fastinsight import FastInsightConfig
 from core.methods.fastinsight.node_graph import has_node_vectors, node_graph
 from core.methods.fastinsight.pipeline import run
 from core.methods.fastinsight.store_graph import StoreNodeGraph, StoreNodeTexts
-
-
-def _no_whole_graph(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(self: FalkorStore) -> None:
-        raise AssertionError(f"the whole graph was read from {self.url}")
-
-    monkeypatch.setattr(FalkorStore, "graph", refuse)
-    monkeypatch.setattr(FalkorStore, "_read_all", refuse)
+from tests.methods.store_helpers import no_whole_graph, store_pair
 
 
 def _pair(sample: str, root: Path, server, emb) -> tuple[Workspace, Workspace]:
-    mem = ensure_sample_workspace(sample, emb, root=root / "mem")
-    dst = root / "store" / sample
-    shutil.copytree(mem.path, dst)
-    shutil.rmtree(Workspace.open(dst).index_dir / "extra", ignore_errors=True)  # the store embeds its own node texts
-    remote = Workspace.open(dst)
-    remote.move_to_store(server.url(f"fastinsight_{sample}"), overwrite=True)
-    return mem, Workspace.open(dst)
+    # without the copied node vectors: the store embeds its own node texts
+    return store_pair(sample, root, server, emb, f"fastinsight_{sample}", drop_method_vectors=True)
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +70,7 @@ def _compare(mem: Workspace, remote: Workspace, questions: list[str], backends: 
 
 def test_fastinsight_on_the_store_equals_memory_and_reads_only_what_it_touches(demo_pair, backends, monkeypatch):
     mem, remote = demo_pair
-    _no_whole_graph(monkeypatch)
+    no_whole_graph(monkeypatch)
     assert not has_node_vectors(remote, backends.embedder)
     # the bi-encoder over the index embedder reads its features from the vectors; another one reads texts
     other = HashingEmbedder(dim=96, seed=3)
@@ -100,7 +87,7 @@ def test_store_node_graph_is_the_node_graph(demo_pair, monkeypatch):
     """The oracle: item for item, :class:`StoreNodeGraph` is :func:`node_graph` of the whole graph."""
     mem, remote = demo_pair
     ng = node_graph(mem.graph, max_chars=200)
-    _no_whole_graph(monkeypatch)
+    no_whole_graph(monkeypatch)
     sg = StoreNodeGraph.open(remote.store, max_chars=200)
     every = np.arange(ng.n)
     assert sg.n == ng.n and sg.source == ng.source == "kg_nodes"
@@ -145,7 +132,7 @@ def test_musique_fastinsight_same_results_from_the_store(tmp_path_factory, falko
                                                          monkeypatch):
     """The first 10 MuSiQue questions (16k nodes): a question reads a small part of the store."""
     mem, remote = _pair("musique", tmp_path_factory.mktemp("fastinsight_store_musique"), falkordb_server, hashing)
-    _no_whole_graph(monkeypatch)
+    no_whole_graph(monkeypatch)
     questions = [q.question for q in load_questions(mem)][:10]
     reads = _compare(mem, remote, questions, backends, [FastInsightConfig()])
     n = remote.store.n_nodes

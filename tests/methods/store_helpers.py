@@ -1,0 +1,35 @@
+"""Shared by the graph-store tests (issue 19): a workspace and its copy whose graph lives in FalkorDB, and
+a guard that fails a test when the whole graph is read from the store."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.graph.falkor import FalkorStore
+from core.index.workspace import Workspace, ensure_sample_workspace
+
+
+def no_whole_graph(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make reading the whole graph from a FalkorDB store fail the test."""
+    def refuse(self: FalkorStore) -> None:
+        raise AssertionError(f"the whole graph was read from {self.url}")
+
+    monkeypatch.setattr(FalkorStore, "graph", refuse)
+    monkeypatch.setattr(FalkorStore, "_read_all", refuse)
+
+
+def store_pair(sample: str, root: Path, server: Any, emb: Any, graph: str, *,
+               drop_method_vectors: bool = False) -> tuple[Workspace, Workspace]:
+    """The sample ``sample`` in memory, and a copy moved into the FalkorDB graph ``graph`` of ``server``
+    (``drop_method_vectors``: without the copied methods' own vector caches, so the store builds them)."""
+    mem = ensure_sample_workspace(sample, emb, root=root / "mem")
+    dst = root / "store" / sample
+    shutil.copytree(mem.path, dst)
+    if drop_method_vectors:
+        shutil.rmtree(Workspace.open(dst).index_dir / "extra", ignore_errors=True)
+    Workspace.open(dst).move_to_store(server.url(graph), overwrite=True)
+    return mem, Workspace.open(dst)
