@@ -55,6 +55,7 @@ def embed_texts(texts: Sequence[str], embedder: Embedder, *, batch_size: int = 2
 
 
 TIE_EPS = 1e-5  #: more than FAISS's float32 rounding of a unit-vector dot product (~1e-7)
+MAX_WIDEN = 4096  #: how many rows past k a search may widen to close a tie class at the cut
 
 
 class VectorIndex:
@@ -132,10 +133,13 @@ class VectorIndex:
         # one by more than FAISS's rounding (TIE_EPS), the proposals are scored again exactly (float64
         # sums without BLAS, rounded to float32), and each row is ordered by (score desc, id asc) and
         # cut at k. Ties and near-ties then break the same way on every machine and thread count.
-        m = min(k + 1, self.size)
+        # (A tie class wider than MAX_WIDEN rows at the cut, e.g. thousands of identical vectors, is
+        # cut at that width: memory stays bounded, and only such a class may still split by thread.)
+        limit = min(self.size, k + MAX_WIDEN)
+        m = min(k + 1, limit)
         scores, ids = self._index.search(q, m)
-        while m < self.size and bool((scores[:, m - 1] >= scores[:, k - 1] - TIE_EPS).any()):
-            m = min(2 * m, self.size)
+        while m < limit and bool((scores[:, m - 1] >= scores[:, k - 1] - TIE_EPS).any()):
+            m = min(2 * m, limit)
             scores, ids = self._index.search(q, m)
         vecs = self.vectors[ids]  # (nq, m, d)
         exact = np.einsum("imd,id->im", vecs, q, dtype=np.float64).astype(np.float32)

@@ -63,3 +63,20 @@ def test_a_single_query_vector_and_tiny_k():
     scores, ids = index.search(np.array([1.0, 0.0, 0.0], dtype=np.float32), 2)
     assert ids.tolist() == [[0, 1]] and scores.tolist() == [[1.0, 0.0]]  # 1 and 2 tie at 0: id order
     assert index.search(np.ones(3, dtype=np.float32), 0)[1].shape == (1, 0)
+
+
+def test_a_tie_class_wider_than_the_widening_limit_is_cut_there(monkeypatch):
+    """Thousands of identical vectors at the cut: the search widens at most MAX_WIDEN rows past k (memory
+    stays bounded) and still returns k rows in (score, id) order."""
+    import core.index.vector_index as vi
+
+    monkeypatch.setattr(vi, "MAX_WIDEN", 8)
+    v = np.zeros((50, 4), dtype=np.float32)
+    v[:, 0] = 1.0  # 50 identical rows
+    searched: list[int] = []
+    index = VectorIndex(v)
+    real = index._index.search
+    monkeypatch.setattr(index._index, "search", lambda q, m: searched.append(m) or real(q, m))
+    scores, ids = index.search(np.array([1.0, 0, 0, 0], dtype=np.float32), 3)
+    assert max(searched) == 3 + 8 and scores.shape == (1, 3)
+    assert ids[0].tolist() == sorted(ids[0].tolist()) and np.all(scores == 1.0)
