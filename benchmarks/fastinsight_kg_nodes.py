@@ -41,7 +41,8 @@ def main() -> None:
     from core.eval.metrics import ndcg_at_k, recall_at_k
     from core.eval.runner import topological_metrics
     from core.methods.fastinsight import FastInsightConfig
-    from core.methods.fastinsight.node_graph import node_graph, node_vectors
+    from core.methods.fastinsight.node_graph import node_graph
+    from core.methods.fastinsight.node_vectors import node_vectors
     from core.methods.registry import get_method
 
     t0 = time.perf_counter()

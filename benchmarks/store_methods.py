@@ -65,7 +65,7 @@ def child(args: argparse.Namespace) -> None:
     ws.index("chunks", emb)
     node_vectors_s = None
     if "fastinsight" in args.methods.split(","):
-        from core.methods.fastinsight.node_graph import node_vectors
+        from core.methods.fastinsight.node_vectors import node_vectors
 
         t0 = time.perf_counter()
         node_vectors(ws, emb)

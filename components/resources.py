@@ -265,7 +265,7 @@ def fastinsight_node_vectors(workspace: Workspace, backends: Backends, config: A
     """
     from components import jobs_view
     from core.graph.store import remote_store
-    from core.methods.fastinsight.node_graph import has_node_vectors, node_vectors
+    from core.methods.fastinsight.node_vectors import has_node_vectors, node_vectors
 
     g = workspace.store if remote_store(workspace) else workspace.graph  # a store's graph is not loaded
     if getattr(config, "graph", None) != "kg_nodes" or g.kind != "kg" or g.n_nodes == 0:

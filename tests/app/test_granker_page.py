@@ -254,7 +254,7 @@ def test_first_use_node_embedding_shows_progress_not_a_silent_wait(home: Path, m
     The embedding waits for an event the test sets, so "still running" is a fact, not a race."""
     import threading
 
-    import core.methods.fastinsight.node_graph as NG
+    import core.methods.fastinsight.node_vectors as NG
 
     monkeypatch.setenv("EGX_JOB_INLINE_WAIT", "0")
     event, orig = threading.Event(), NG.node_vectors

@@ -34,9 +34,7 @@ from core.errors import ConfigError, EmptyGraphError
 from core.methods.fastinsight.passage_graph import PassageGraph, _symmetric_csr
 
 if TYPE_CHECKING:
-    from core.backends.base import Embedder
     from core.graph.model import KnowledgeGraph
-    from core.index.workspace import CachedVectors, Progress, TextPages, Workspace
 
 NODE_TEXT_CHARS = 512
 
@@ -162,69 +160,3 @@ def passages_of_nodes(ng: KGNodeGraph, ranking: Sequence[int] | np.ndarray,
                 seen.add(c)
                 out.append((c, float(s), r))
     return out
-
-
-def node_vectors_name(max_chars: int) -> str:
-    """The workspace vector-cache name of the node texts cut at ``max_chars``."""
-    return f"fastinsight_nodes_{int(max_chars)}"
-
-
-NODE_TEXT_RECIPE = "fastinsight-node-text-v1"  #: bump when :func:`compose_node_text` changes
-
-
-def node_texts_key(workspace: Workspace, max_chars: int) -> str:
-    """What names the node texts of ``workspace`` in its vector cache: the graph's content and
-    provenance hashes (a node's text holds its linked passages) and the text recipe, so the cache is
-    checked without reading a text — the same key in memory and on a graph store, so a workspace
-    moved to a store keeps its vectors."""
-    prov = workspace.provenance_hash or "provenance-unrecorded"
-    return f"{workspace.content_hash}|{prov}|{NODE_TEXT_RECIPE}|{int(max_chars)}"
-
-
-def node_texts_source(workspace: Workspace, max_chars: int) -> Sequence[str] | TextPages:
-    """The node texts to embed: the in-memory node graph's, or a store's page by page."""
-    from core.graph.store import remote_store
-
-    if remote_store(workspace):
-        from core.methods.fastinsight.store_graph import StoreNodeTexts
-
-        return StoreNodeTexts(workspace.store, max_chars=max_chars)
-    return node_graph(workspace.graph, max_chars=max_chars).passages
-
-
-def has_node_vectors(workspace: Workspace, embedder: Embedder, *, max_chars: int = NODE_TEXT_CHARS) -> bool:
-    """Whether :func:`node_vectors` would read the vectors from the workspace cache (not embed now)."""
-    return workspace.has_text_vectors(node_vectors_name(max_chars), node_texts_source(workspace, max_chars),
-                                      embedder, texts_key=node_texts_key(workspace, max_chars))
-
-
-def node_vectors(workspace: Workspace, embedder: Embedder, *, max_chars: int = NODE_TEXT_CHARS,
-                 progress: Progress | None = None) -> tuple[KGNodeGraph, CachedVectors]:
-    """The node graph of ``workspace`` and its node-text vectors ``V`` (FastInsight §3.1.1 on KG nodes).
-
-    The vectors are embedded on first use per (workspace, embedder, node texts) — on MuSiQue 16k
-    texts, minutes on a CPU, reported through ``progress(message, fraction)`` — and then read from
-    the workspace folder (:meth:`~core.index.workspace.Workspace.text_vectors`: a FAISS file, atomic
-    writes; a damaged file is embedded again and ``CachedVectors.note`` says so).
-
-    On a graph-store workspace (issue 19) the node graph is a
-    :class:`~core.methods.fastinsight.store_graph.StoreNodeGraph` that reads from the store only
-    what a question touches, and the first use reads the node texts page by page to embed them.
-    """
-    from core.graph.store import remote_store
-
-    key = node_texts_key(workspace, max_chars)
-    if remote_store(workspace):
-        from core.methods.fastinsight.store_graph import StoreNodeGraph
-
-        if workspace.store.n_nodes == 0:
-            raise EmptyGraphError(f"The graph store {workspace.store.url} has no nodes, so FastInsight has no KG "
-                                  "node to retrieve; use graph='passages' or upload triples.")
-        sg = StoreNodeGraph.open(workspace.store, max_chars=max_chars)
-        cached = workspace.text_vectors(node_vectors_name(max_chars), node_texts_source(workspace, max_chars),
-                                        embedder, progress=progress, texts_key=key)
-        return sg, cached
-    ng = node_graph(workspace.graph, max_chars=max_chars)
-    cached = workspace.text_vectors(node_vectors_name(max_chars), ng.passages, embedder, progress=progress,
-                                    texts_key=key)
-    return ng, cached

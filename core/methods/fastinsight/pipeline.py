@@ -6,6 +6,7 @@ stage                    module                      paper
 =======================  ==========================  =====================================
 search graph             node_graph.py               §4.2.2: KG nodes of a text-rich KG (default)
                          store_graph.py              the same, read item by item from a graph store
+node vectors             node_vectors.py             §3.1.1 on KG nodes (embedded once, cached)
                          passage_graph.py            §2.1 (Definition 1); corpus graph, or derived for KGs
 initial vector search    loop.py                     §3.2, Algorithm 1 line 1 (``O_vs``)
 GRanker                  granker.py                  §3.3, Algorithm 2 (``O_gm``)
@@ -31,7 +32,8 @@ from core.methods.answering import record_answer
 from core.methods.base import Backends, RankedChunk
 from core.methods.fastinsight.config import FastInsightConfig
 from core.methods.fastinsight.loop import FastInsightResult, FastInsightRound, iter_fastinsight
-from core.methods.fastinsight.node_graph import KGNodeGraph, node_graph, node_vectors, passages_of_nodes
+from core.methods.fastinsight.node_graph import KGNodeGraph, node_graph, passages_of_nodes
+from core.methods.fastinsight.node_vectors import node_vectors
 from core.methods.fastinsight.passage_graph import PassageGraph, passage_graph
 from core.methods.fastinsight.store_graph import StoreNodeGraph
 from core.methods.passages import PassageSource

@@ -25,13 +25,11 @@ from core.methods.base import Backends, Gold
 from core.methods.fastinsight import METHOD, FastInsightConfig, passage_graph, run
 from core.methods.fastinsight.node_graph import (
     KGNodeGraph,
-    has_node_vectors,
     node_graph,
     node_text,
-    node_texts_key,
-    node_vectors_name,
     passages_of_nodes,
 )
+from core.methods.fastinsight.node_vectors import has_node_vectors, node_texts_key, node_vectors_name
 
 MATRIX_Q = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
 GOLDEN = Path(__file__).parent / "data" / "passages_mode_demo_2dfdf92.json"

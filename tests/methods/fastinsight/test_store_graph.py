@@ -23,7 +23,8 @@ from core.graph.store import MemoryStore, parse_store_url
 from core.index.workspace import Workspace, ensure_sample_workspace
 from core.methods.base import Backends
 from core.methods.fastinsight import FastInsightConfig
-from core.methods.fastinsight.node_graph import has_node_vectors, node_graph
+from core.methods.fastinsight.node_graph import node_graph
+from core.methods.fastinsight.node_vectors import has_node_vectors
 from core.methods.fastinsight.pipeline import run
 from core.methods.fastinsight.store_graph import StoreNodeGraph, StoreNodeTexts
 from tests.methods.store_helpers import no_whole_graph, store_pair
@@ -143,7 +144,7 @@ def test_musique_fastinsight_same_results_from_the_store(tmp_path_factory, falko
 def test_node_vectors_survive_the_move_to_a_store(tmp_path, falkordb_server, hashing):
     """The cache key is the graph's content and provenance hashes (recorded in the manifest), not the
     texts: vectors embedded in memory are read, not embedded again, once the graph lives in FalkorDB."""
-    from core.methods.fastinsight.node_graph import node_texts_key, node_vectors
+    from core.methods.fastinsight.node_vectors import node_texts_key, node_vectors
 
     ws = ensure_sample_workspace("demo", hashing, root=tmp_path / "mem")
     _, first = node_vectors(ws, hashing)
