@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
-from core.errors import UnknownNameError
+from core.errors import StoreError, UnknownNameError
 from core.methods.fastinsight.node_graph import NODE_TEXT_CHARS, KGNodeGraph, compose_node_text
 
 if TYPE_CHECKING:
@@ -170,7 +170,8 @@ class StoreNodeGraph(KGNodeGraph):
 
     @property
     def degree(self) -> np.ndarray:  # type: ignore[override]
-        raise NotImplementedError("a graph store's node graph has no whole degree array; use degrees_of(nodes)")
+        raise StoreError("A graph store's node graph keeps no whole-graph degree array (that would read every "
+                         "node); ask degrees_of(nodes) for the nodes you need.")
 
     def adjacent(self, nodes: Sequence[int] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         assert self.rows is not None
@@ -205,8 +206,8 @@ class StoreNodeGraph(KGNodeGraph):
 
     def to_networkx(self, nodes: Any = None) -> Any:
         if nodes is None:
-            raise NotImplementedError("a graph store's node graph is not turned into one networkx graph; "
-                                      "pass the nodes to draw")
+            raise StoreError("A graph store's node graph is not turned into one networkx graph (that would read "
+                             "the whole graph); pass the nodes to draw.")
         return super().to_networkx(nodes)
 
 
