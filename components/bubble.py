@@ -22,7 +22,7 @@ from core.methods.base import Backends
 from core.methods.bubblerag import METHOD, BubbleConfig
 
 if TYPE_CHECKING:
-    from core.graph.model import KnowledgeGraph
+    from core.graph.view import GraphLike
     from core.methods.bubblerag import AnchorGroup, BubbleResult
 
 DEMO_QUESTION = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
@@ -178,7 +178,7 @@ def highlighted_question(query: str, groups: Sequence[AnchorGroup]) -> str:
     return '<div style="font-size:1.15rem;line-height:1.8">' + "".join(out) + "</div>"
 
 
-def terminal_groups(result: BubbleResult, graph: KnowledgeGraph) -> dict[int, list[int]]:
+def terminal_groups(result: BubbleResult, graph: GraphLike) -> dict[int, list[int]]:
     """Node → the groups it is a terminal (anchor) of."""
     out: dict[int, list[int]] = {}
     if result.groups is None:
@@ -200,7 +200,7 @@ def cost_sizes(result: BubbleResult, nodes: Iterable[int], lo: float = 10, hi: f
     return {v: lo + (hi - lo) * max(0.0, 1.0 - result.node_cost[v]) if v in result.node_cost else lo for v in nodes}
 
 
-def anchor_colour_groups(result: BubbleResult, graph: KnowledgeGraph) -> dict[int, list[int]]:
+def anchor_colour_groups(result: BubbleResult, graph: GraphLike) -> dict[int, list[int]]:
     """Node → the groups whose colour it is drawn in: the groups it is a *node* anchor of; only a node
     that is no group's node anchor takes the groups of the edge anchors it ends (an edge anchor
     contributes both endpoints as terminals, §3.2). So "Keanu Reeves" keeps the colour of the group
@@ -221,7 +221,7 @@ def anchor_colour_groups(result: BubbleResult, graph: KnowledgeGraph) -> dict[in
     return out
 
 
-def drawing_labels(result: BubbleResult, graph: KnowledgeGraph, nodes: Iterable[int], *,
+def drawing_labels(result: BubbleResult, graph: GraphLike, nodes: Iterable[int], *,
                    first: Iterable[int] = ()) -> list[int]:
     """The nodes worth a canvas label in a BubbleRAG drawing, most important first: ``first`` (the
     meeting node, the node settled now, a new CEG), then the node anchors, then the other terminals
@@ -242,7 +242,7 @@ def subgraph_html(act: Active, result: BubbleResult, nodes: Sequence[int], edges
     """A CEG / evidence graph: anchors in their group colour (mixed when a node anchors several
     groups; :func:`anchor_colour_groups`), size by cost, ``outline_*`` in red. Labels: the outlined
     nodes, the anchors and the CEG's own nodes; the rest on hover."""
-    g = act.workspace.graph
+    g = act.graph
     by_colour = anchor_colour_groups(result, g)
     colors = tuple((v, blend([group_color(x) for x in by_colour[v]])) for v in nodes if v in by_colour)
     on = set(outline_nodes)

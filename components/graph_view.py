@@ -22,6 +22,12 @@ Readable at every size (issue 16):
   (``network.fit()``), again whenever the frame changes size (a tab shown, a column resized);
 * only the nodes that matter carry a canvas label (:func:`label_choice`): all of a small drawing,
   else the ones a page names (anchors, the meeting node, the CEG, gold) — the rest on hover.
+
+On a workspace whose graph lives in a graph store (issue 19) the drawings take the
+:class:`~core.graph.view.StoreGraphView` of the page instead of the whole graph: they read only
+per-node and per-edge items (and one neighbour read per BFS layer in :func:`limit_nodes`), fetched in
+one batch per kind before drawing, and produce the same HTML as in memory
+(``tests/app/test_store_pages.py``).
 """
 
 from __future__ import annotations
@@ -38,8 +44,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from core.graph.model import KnowledgeGraph
+
 if TYPE_CHECKING:
-    from core.graph.model import KnowledgeGraph
+    from core.graph.view import GraphLike
 
 DEFAULT_MAX_NODES = 300
 DEFAULT_HEIGHT = 620
@@ -77,7 +85,7 @@ def short_label(name: str, limit: int = _LABEL_CHARS) -> str:
     return name if len(name) <= limit else name[: limit - 1].rstrip() + "…"
 
 
-def degree_sizes(graph: KnowledgeGraph, nodes: Iterable[int], *, lo: float = 10, hi: float = 34) -> dict[int, float]:
+def degree_sizes(graph: GraphLike, nodes: Iterable[int], *, lo: float = 10, hi: float = 34) -> dict[int, float]:
     """Node sizes growing with the log of the degree, in ``[lo, hi]``."""
     nodes = list(nodes)
     if not nodes:
@@ -114,7 +122,7 @@ def label_choice(nodes: Iterable[int], important: Iterable[int] = (), *, degree:
     return list(out)
 
 
-def limit_nodes(graph: KnowledgeGraph, nodes: Iterable[int], max_nodes: int = DEFAULT_MAX_NODES, *,
+def limit_nodes(graph: GraphLike, nodes: Iterable[int], max_nodes: int = DEFAULT_MAX_NODES, *,
                 center: Sequence[int] = ()) -> tuple[list[int], bool]:
     """Keep at most ``max_nodes`` of ``nodes``: the closest to ``center`` first, then by degree.
 
@@ -123,6 +131,7 @@ def limit_nodes(graph: KnowledgeGraph, nodes: Iterable[int], max_nodes: int = DE
     nodes = sorted({int(v) for v in nodes})
     if len(nodes) <= max_nodes:
         return nodes, False
+    _prefetch(graph, nodes)
     deg = graph.degree
     hops = _hops_within(graph, center, set(nodes)) if center else {}
     key = {v: (hops.get(v, 1 << 30), -int(deg[v]), v) for v in nodes}
@@ -130,23 +139,40 @@ def limit_nodes(graph: KnowledgeGraph, nodes: Iterable[int], max_nodes: int = DE
     return sorted(kept), True
 
 
-def _hops_within(graph: KnowledgeGraph, sources: Sequence[int], allowed: set[int]) -> dict[int, int]:
-    """Undirected BFS hop counts from ``sources``, walking only through ``allowed`` nodes."""
-    from collections import deque
-
-    indptr, nbr = graph.csr.indptr, graph.csr.nbr
+def _hops_within(graph: GraphLike, sources: Sequence[int], allowed: set[int]) -> dict[int, int]:
+    """Undirected BFS hop counts from ``sources``, walking only through ``allowed`` nodes (layer by
+    layer: on a graph store, one neighbour read per layer)."""
     dist = {int(s): 0 for s in sources}
-    q = deque(dist)
-    while q:
-        v = q.popleft()
-        for u in nbr[indptr[v]:indptr[v + 1]].tolist():
-            if u in allowed and u not in dist:
-                dist[u] = dist[v] + 1
-                q.append(u)
+    layer, hop = sorted(dist), 0
+    while layer:
+        hop += 1
+        nxt: list[int] = []
+        for row in _neighbour_rows(graph, layer):
+            for u in row:
+                if u in allowed and u not in dist:
+                    dist[u] = hop
+                    nxt.append(u)
+        layer = sorted(nxt)
     return dist
 
 
-def layout_positions(graph: KnowledgeGraph, nodes: Iterable[int], *, seed: int = 0,
+def _neighbour_rows(graph: GraphLike, nodes: Sequence[int]) -> list[list[int]]:
+    """The neighbours of each of ``nodes`` in either direction: from the CSR of a graph in memory, in
+    one read from a graph store's view."""
+    if isinstance(graph, KnowledgeGraph):
+        indptr, nbr = graph.csr.indptr, graph.csr.nbr
+        return [nbr[indptr[v]:indptr[v + 1]].tolist() for v in nodes]
+    return [row.tolist() for row in graph.neighbor_lists(list(nodes))]
+
+
+def _prefetch(graph: GraphLike, nodes: Iterable[int], edges: Iterable[int] = ()) -> None:
+    """On a graph store's view, read what a drawing of ``nodes`` / ``edges`` shows in one batch per
+    kind (names, descriptions, degrees, edge rows); nothing for a graph in memory."""
+    if not isinstance(graph, KnowledgeGraph):
+        graph.prefetch_drawing(nodes, edges)
+
+
+def layout_positions(graph: GraphLike, nodes: Iterable[int], *, seed: int = 0,
                      scale: float | None = None) -> dict[int, tuple[float, float]]:
     """Deterministic spring layout of the subgraph on ``nodes`` (for frame-stable animations).
 
@@ -195,7 +221,7 @@ def layout_positions(graph: KnowledgeGraph, nodes: Iterable[int], *, seed: int =
     return out
 
 
-def network_html(graph: KnowledgeGraph, nodes: Iterable[int], *,
+def network_html(graph: GraphLike, nodes: Iterable[int], *,
                  edges: Iterable[int] | None = None,
                  colors: Mapping[int, str] | None = None,
                  sizes: Mapping[int, float] | None = None,
@@ -251,6 +277,8 @@ def network_html(graph: KnowledgeGraph, nodes: Iterable[int], *,
     from pyvis.network import Network
 
     nodes = sorted({int(v) for v in nodes})
+    eids = graph.induced_edges(nodes).tolist() if edges is None else sorted({int(e) for e in edges})
+    _prefetch(graph, nodes, eids)
     colors = colors or {}
     sizes = sizes if sizes is not None else degree_sizes(graph, nodes)
     edge_colors = edge_colors or {}
@@ -288,7 +316,6 @@ def network_html(graph: KnowledgeGraph, nodes: Iterable[int], *,
             borderWidth=(4 if v in hl else 1) if border is None else border[1],
             **kw,
         )
-    eids = graph.induced_edges(nodes).tolist() if edges is None else sorted({int(e) for e in edges})
     keep = set(nodes)
     eids = [e for e in eids if int(graph.edge_head[e]) in keep and int(graph.edge_tail[e]) in keep]
     labelled = {e for e in eids if int(graph.edge_head[e]) in shown and int(graph.edge_tail[e]) in shown}
@@ -455,14 +482,14 @@ def _finish_html(doc: str, legend: Sequence[LegendItem], *, physics: bool = True
     return doc
 
 
-def graph_json_bytes(graph: KnowledgeGraph, nodes: Iterable[int] | None = None,
+def graph_json_bytes(graph: GraphLike, nodes: Iterable[int] | None = None,
                      edges: Iterable[int] | None = None) -> bytes:
     """The egx JSON export (:meth:`KnowledgeGraph.to_dict`) of the graph or of the subgraph on
     ``nodes`` (with the chunks its nodes and edges cite; only ``edges`` when given)."""
     return json.dumps(subgraph(graph, nodes, edges).to_dict(), ensure_ascii=False, indent=1).encode("utf-8")
 
 
-def graphml_bytes(graph: KnowledgeGraph, nodes: Iterable[int] | None = None,
+def graphml_bytes(graph: GraphLike, nodes: Iterable[int] | None = None,
                   edges: Iterable[int] | None = None) -> bytes:
     """GraphML export via networkx (``networkx.write_graphml(g.to_networkx(...))``)."""
     import io
@@ -470,11 +497,12 @@ def graphml_bytes(graph: KnowledgeGraph, nodes: Iterable[int] | None = None,
     import networkx as nx
 
     buf = io.BytesIO()
-    nx.write_graphml(graph.to_networkx(nodes) if edges is None else subgraph(graph, nodes, edges).to_networkx(), buf)
+    whole = edges is None and isinstance(graph, KnowledgeGraph)
+    nx.write_graphml(graph.to_networkx(nodes) if whole else subgraph(graph, nodes, edges).to_networkx(), buf)
     return buf.getvalue()
 
 
-def subgraph(graph: KnowledgeGraph, nodes: Iterable[int] | None, edges: Iterable[int] | None = None) -> KnowledgeGraph:
+def subgraph(graph: GraphLike, nodes: Iterable[int] | None, edges: Iterable[int] | None = None) -> KnowledgeGraph:
     """The subgraph on ``nodes`` as a new KnowledgeGraph (ids, names and provenance kept): the
     induced one, or only ``edges`` (those with both endpoints in ``nodes``) when given."""
     if nodes is None:
@@ -485,9 +513,11 @@ def subgraph(graph: KnowledgeGraph, nodes: Iterable[int] | None, edges: Iterable
     if edges is None:
         eids = graph.induced_edges(keep).tolist()
     else:
+        _prefetch(graph, (), edges)
         inside = set(keep)
         eids = sorted(e for e in {int(x) for x in edges}
                       if int(graph.edge_head[e]) in inside and int(graph.edge_tail[e]) in inside)
+    _prefetch(graph, keep, eids)
     cited: dict[str, None] = {}
     for v in keep:
         cited.update(dict.fromkeys(graph.node_chunks[v]))
@@ -520,7 +550,7 @@ def render_html(doc: str, *, height: int = DEFAULT_HEIGHT) -> None:
         components.html(doc, height=height, scrolling=False)
 
 
-def show_graph(graph: KnowledgeGraph, nodes: Iterable[int], *, max_nodes: int = DEFAULT_MAX_NODES,
+def show_graph(graph: GraphLike, nodes: Iterable[int], *, max_nodes: int = DEFAULT_MAX_NODES,
                center: Sequence[int] = (), height: int = DEFAULT_HEIGHT, **kwargs: object) -> list[int]:
     """Draw ``nodes`` (capped at ``max_nodes``, with a visible note when capped) and return the
     nodes actually drawn. ``kwargs`` go to :func:`network_html`."""

@@ -30,6 +30,7 @@ from core.errors import WorkspaceError
 if TYPE_CHECKING:
     from core.backends.base import LLM, Embedder, Reranker
     from core.graph.model import KnowledgeGraph
+    from core.graph.view import GraphLike
     from core.index.workspace import Workspace, WorkspaceInfo
     from core.jobs import Job, JobManager
     from core.methods.base import Backends, Method, MethodConfig
@@ -84,10 +85,13 @@ def manifest_mtime(path: str | Path) -> float:
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _opened(path: str, mtime: float) -> Workspace:
+    from core.graph.store import remote_store
     from core.index.workspace import Workspace
 
     ws = Workspace.open(path)
-    _ = ws.graph  # load once here, not in the first page that touches it
+    if not remote_store(ws):
+        _ = ws.graph  # load once here, not in the first page that touches it
+    # a graph store's graph is never loaded here: pages read it through page_graph / whole_graph
     return ws
 
 
@@ -178,6 +182,81 @@ def open_workspace(info: WorkspaceInfo, embedder_name: str) -> Workspace:
     raise AssertionError("unreachable: wait_for stops the page")
 
 
+#: The most edges a page that needs the *whole* graph (statistics, search, SG-RAG's and ReG's views)
+#: reads from a graph store into the app; above it the page says so and stops. ``EGX_APP_WHOLE_GRAPH_MAX_EDGES``
+#: overrides it.
+WHOLE_GRAPH_MAX_EDGES = 1_000_000
+
+
+def page_graph(ws: Workspace) -> GraphLike:
+    """The graph a page draws from: the workspace's graph in memory, or, for a graph store, a new
+    read-through :class:`~core.graph.view.StoreGraphView` that reads only what this run shows (the
+    drawings, names, passages of a result) and is dropped with the run, so the app's memory does not
+    grow with the KG (issue 19)."""
+    from core.graph.store import remote_store
+    from core.graph.view import StoreGraphView
+
+    return StoreGraphView(ws.store) if remote_store(ws) else ws.graph
+
+
+def whole_graph_limit() -> int:
+    """:data:`WHOLE_GRAPH_MAX_EDGES`, or ``EGX_APP_WHOLE_GRAPH_MAX_EDGES`` when set (a non-negative int)."""
+    import os
+
+    raw = os.environ.get("EGX_APP_WHOLE_GRAPH_MAX_EDGES", "").strip()
+    if not raw:
+        return WHOLE_GRAPH_MAX_EDGES
+    try:
+        value = int(raw)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise WorkspaceError(f"EGX_APP_WHOLE_GRAPH_MAX_EDGES={raw!r} is not a number of edges: set a whole number "
+                             f"≥ 0, or unset it for the default {WHOLE_GRAPH_MAX_EDGES:,}.")
+    return value
+
+
+def whole_graph(ws: Workspace, purpose: str) -> KnowledgeGraph:
+    """The whole graph, for a page that needs all of it (``purpose`` says what for): see
+    :func:`whole_graph_if_it_fits`; a graph store above the limit stops the page after saying why."""
+    graph = whole_graph_if_it_fits(ws, purpose)
+    if graph is None:
+        st.stop()
+    return graph
+
+
+def whole_graph_if_it_fits(ws: Workspace, purpose: str) -> KnowledgeGraph | None:
+    """The whole graph, for a page part that needs all of it (``purpose`` says what for).
+
+    In memory: the loaded graph. On a graph store: read once into the app (kept with the opened
+    workspace), with a caption saying so. A store graph above :func:`whole_graph_limit` edges is not
+    read: a warning says why and what to use instead, and the result is ``None`` (a page with other
+    parts that still work, such as the Data page's upload, goes on)."""
+    from core.graph.store import remote_store
+
+    if not remote_store(ws):
+        return ws.graph
+    store = ws.store
+    try:
+        limit = whole_graph_limit()
+    except WorkspaceError as exc:
+        st.error(md_escape(exc))
+        limit = WHOLE_GRAPH_MAX_EDGES
+    if store.n_edges > limit:
+        st.warning(f"This page needs the whole graph ({md_escape(purpose)}), and the graph store of this workspace holds "
+                   f"{store.n_nodes:,} nodes and {store.n_edges:,} edges — more than the {limit:,} edges the app "
+                   "reads into its memory. The BubbleRAG pages read only each question's region and work here; "
+                   "for this page, use `egx ask` / `egx bench` from the command line, or raise the limit with "
+                   "EGX_APP_WHOLE_GRAPH_MAX_EDGES if this machine has the memory.", icon=":material/database:")
+        return None
+    if "graph" not in ws.__dict__:
+        with st.spinner(f"Reading the whole graph from the graph store ({store.n_edges:,} edges)…"):
+            _ = ws.graph
+    st.caption(f"This page reads the whole graph from the graph store ({store.n_nodes:,} nodes, {store.n_edges:,} "
+               f"edges) for {md_escape(purpose)}; the BubbleRAG pages read only each question's region.")
+    return ws.graph
+
+
 def workspace_key(ws: Workspace) -> str:
     """A string that changes whenever the workspace on disk changes (cache key for derived views)."""
     return f"{ws.path}@{manifest_mtime(ws.path)}"
@@ -201,7 +280,7 @@ def top_degree_nodes(_graph: KnowledgeGraph, key: str, limit: int) -> list[int]:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def network_html(_graph: KnowledgeGraph, key: str, nodes: tuple[int, ...], *,
+def network_html(_graph: GraphLike, key: str, nodes: tuple[int, ...], *,
                  highlight: tuple[int, ...] = (), colors: tuple[tuple[int, str], ...] = (),
                  legend: tuple[graph_view.LegendItem, ...] = (), edge_labels: bool = False,
                  positions: tuple[tuple[int, float, float], ...] | None = None,
@@ -214,7 +293,7 @@ def network_html(_graph: KnowledgeGraph, key: str, nodes: tuple[int, ...], *,
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def layout_positions(_graph: KnowledgeGraph, key: str, nodes: tuple[int, ...],
+def layout_positions(_graph: GraphLike, key: str, nodes: tuple[int, ...],
                      seed: int = 0) -> tuple[tuple[int, float, float], ...]:
     """Cached deterministic layout (for pages that animate on fixed positions)."""
     pos = graph_view.layout_positions(_graph, nodes, seed=seed)
@@ -389,7 +468,7 @@ def smoothing_graph_html(_run: Any, _pg: Any, _graph: KnowledgeGraph, run_key: s
 
 # ============================================================================ BubbleRAG (four pages)
 @st.cache_resource(show_spinner="Recording the bubble expansion frame by frame…", max_entries=16)
-def bubblerag_replay(_result: Any, _graph: KnowledgeGraph, run_key: str) -> Any:
+def bubblerag_replay(_result: Any, _graph: GraphLike, run_key: str) -> Any:
     """The run's expansion replayed frame by frame (``core.methods.bubblerag.replay.ExpansionReplay``)."""
     from core.methods.bubblerag.replay import expansion_replay
 
@@ -399,7 +478,7 @@ def bubblerag_replay(_result: Any, _graph: KnowledgeGraph, run_key: str) -> Any:
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def styled_network_html(_graph: KnowledgeGraph, key: str, nodes: tuple[int, ...], *,
+def styled_network_html(_graph: GraphLike, key: str, nodes: tuple[int, ...], *,
                         colors: tuple[tuple[int, str], ...] = (), sizes: tuple[tuple[int, float], ...] = (),
                         borders: tuple[tuple[int, str, int], ...] = (), edges: tuple[int, ...] | None = None,
                         edge_colors: tuple[tuple[int, str], ...] = (), edge_widths: tuple[tuple[int, float], ...] = (),

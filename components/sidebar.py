@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -18,9 +19,11 @@ from components import state as S
 from components.ui import md_escape
 from core.backends import registry
 from core.errors import EgxError
+from core.graph.store import remote_store
 
 if TYPE_CHECKING:
     from core.backends.base import LLM, Embedder, Reranker
+    from core.graph.view import GraphLike
     from core.index.workspace import Workspace, WorkspaceInfo
 
 _CUSTOM = {"embedder": "st", "reranker": "cross-encoder"}
@@ -42,6 +45,12 @@ class Active:
     llm_name: str
     llm: LLM
     notes: list[str] = field(default_factory=list)
+
+    @cached_property
+    def graph(self) -> GraphLike:
+        """The graph this run's page draws from (:func:`components.resources.page_graph`): the graph in
+        memory, or a read-through view of the workspace's graph store that reads only what is shown."""
+        return resources.page_graph(self.workspace)
 
 
 def active() -> Active:
@@ -213,7 +222,7 @@ def render_sidebar() -> Active:
     rec = Active(info=info, workspace=ws, key=resources.workspace_key(ws), embedder_name=emb_name,
                  embedder=emb, reranker_name=rr_name if rr is not None else "", reranker=rr,
                  llm_name=llm.name, llm=llm, notes=notes)
-    g = ws.graph
+    g = ws.store if remote_store(ws) else ws.graph  # counts only: a store's graph is never loaded here
     sb.caption(f"{g.n_nodes:,} nodes · {g.n_edges:,} edges · {g.n_chunks:,} chunks · "
                f"index: {md_escape(ws.manifest.get('index', {}).get('embedder', '?'))} · "
                f"graph store: {md_escape(_store_label(ws.store_url))}")

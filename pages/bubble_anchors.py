@@ -29,7 +29,7 @@ def create_question_ui(result) -> None:
     st.subheader("1 · The question and the pre-retrieved passages")
     groups = result.groups.groups if result.groups is not None else ()
     st.html(bubble.highlighted_question(result.query, groups))
-    g = act.workspace.graph
+    g = act.graph
     st.caption(f"Dense pre-retrieval fetched the top {len(result.pre.chunk_ids)} passages (§3.2): they suggest "
                "latent keywords and justify schema relaxations below.")
     rows = [{"passage": g.chunk(c).title if c in g.chunk_index else c, "chunk id": c, "similarity": round(s, 3)}
@@ -69,7 +69,7 @@ def create_relaxation_ui(result) -> None:
                "into the wording a pre-retrieved passage uses; each relaxation names its passage.")
     if not relax.relaxed:
         st.caption("No relaxation was needed (or the stage is disabled): every keyword is searched as is.")
-    g = act.workspace.graph
+    g = act.graph
     for r in relax.relaxed:
         with st.container(border=True):
             st.markdown(f"**{md_escape(r.keyword)}** → **{md_escape(r.relaxed)}** — {md_escape(r.reason)}")
@@ -115,7 +115,7 @@ def create_groups_ui(result) -> None:
     st.html(bubble.group_chips(groups))
     st.plotly_chart(charts.group_weights_figure(groups, [bubble.group_color(g.gid) for g in groups]),
                     key=S.BUBBLE_WEIGHTS_CHART)
-    g = act.workspace.graph
+    g = act.graph
     rows = [{"group": f"{grp.gid}: {grp.concept}", "weight": round(grp.weight, 3), "anchor": c.text, "kind": c.kind,
              "similarity": round(c.score, 3)} for grp in groups for c in grp.members]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")

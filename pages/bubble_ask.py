@@ -35,7 +35,7 @@ def create_answer_ui(result) -> None:
 
 def create_evidence_ui(result) -> str:
     """The unified evidence graph drawing; returns its standalone HTML (for the export)."""
-    g = act.workspace.graph
+    g = act.graph
     ev = result.evidence
     if ev is None or not ev.nodes:
         st.caption("No evidence graph (early exit or nothing retrieved).")
@@ -55,13 +55,13 @@ def create_evidence_ui(result) -> str:
 
 
 def create_triples_ui(result) -> None:
-    triples = result.evidence.triples(act.workspace.graph) if result.evidence is not None else []
+    triples = result.evidence.triples(act.graph) if result.evidence is not None else []
     st.caption(f"{len(triples)} triples, best CEG rank first — what the answer prompt receives with the passages.")
     st.code("\n".join(triples) or "(none)", language=None)
 
 
 def create_chunks_ui(result) -> None:
-    g = act.workspace.graph
+    g = act.graph
     st.caption("“evidence”: cited by a node or edge of G_final (support = how much of G_final cites it); "
                "“preview”: a pre-retrieved passage filling the remaining slots.")
     rows = [{"rank": i + 1, "passage": g.chunk(c.chunk_id).title if c.chunk_id in g.chunk_index else c.chunk_id,
@@ -100,7 +100,7 @@ def create_latency_ui(trace: Trace, key: str) -> None:
 
 
 def create_export_ui(result, doc: str) -> None:
-    g = act.workspace.graph
+    g = act.graph
     ev = result.evidence
     stem = f"{act.workspace.name}-bubblerag"
     c1, c2, c3, c4 = st.columns(4)

@@ -26,7 +26,7 @@ def drawn_nodes(result, replay) -> tuple[list[int], bool]:
     local = [int(v) for v in result.local.nodes.tolist()]
     if len(local) <= MAX_DRAWN:
         return local, False
-    g = act.workspace.graph
+    g = act.graph
     order: dict[int, None] = {}
     for c in replay.result.cegs if replay is not None else result.expansion.cegs:
         order.update(dict.fromkeys(c.nodes))
@@ -37,7 +37,7 @@ def drawn_nodes(result, replay) -> tuple[list[int], bool]:
 
 
 def frame_drawing(result, replay, frame: int, nodes: list[int], positions) -> tuple[str, object]:
-    g = act.workspace.graph
+    g = act.graph
     f = replay.frames[frame]
     state = replay.state_at(frame, nodes)
     colors, borders, notes = [], [], []
@@ -88,7 +88,7 @@ def frame_drawing(result, replay, frame: int, nodes: list[int], positions) -> tu
 
 
 def create_side_panel(result, replay, frame: int) -> None:
-    g = act.workspace.graph
+    g = act.graph
     f = replay.frames[frame]
     cfg = result.config
     counted = [c for c in replay.result.cegs if c.found_at <= f.step and (c.kind == "collision" or cfg.intra_counts)]
@@ -148,7 +148,7 @@ def create_side_panel(result, replay, frame: int) -> None:
 
 def create_final_state_ui(result) -> None:
     """No replay (G' too big to record every frame): the final CEGs on the drawn region."""
-    g = act.workspace.graph
+    g = act.graph
     nodes, _ = drawn_nodes(result, None)
     ceg_nodes = {v for c in result.expansion.cegs for v in c.nodes}
     ceg_edges = {e for c in result.expansion.cegs for e in c.edges}
@@ -182,7 +182,7 @@ result = bubble.current_run(act, query)
 replay = None
 if result is not None and not bubble.early_exit_note(result):
     local, exp = result.local, result.expansion
-    g = act.workspace.graph
+    g = act.graph
     st.caption(f"G' = the neighbourhood of the {len(bubble.terminal_groups(result, g))} anchors: "
                f"{local.n_nodes:,} nodes, {local.n_edges:,} edges · {hop_note(local.h, local.h_requested, local.capped, result.config.max_local_nodes)}"
                f" · {exp.steps} settle steps · {len(exp.cegs)} CEGs.")

@@ -82,7 +82,7 @@ MEETING_LEGEND = graph_view.LegendItem("red ring: meeting (Steiner) node", bubbl
 
 def create_ceg_drawing(result, r, *, height: int = 460, show_legend: bool = True) -> None:
     c = r.ceg
-    g = act.workspace.graph
+    g = act.graph
     doc = bubble.subgraph_html(act, result, list(c.nodes), list(c.edges), outline_nodes=[c.meeting] if c.meeting >= 0 else [],
                                outline_edges=c.edges, height=height, extra_legend=(MEETING_LEGEND,),
                                show_legend=show_legend)
@@ -93,7 +93,7 @@ def create_ceg_drawing(result, r, *, height: int = 460, show_legend: bool = True
 
 
 def create_reasoning_ui(result) -> None:
-    g = act.workspace.graph
+    g = act.graph
     rex = result.reasoning
     st.subheader("Reasoning-aware expansion (§3.5)")
     if rex is None or not rex.expanded:

@@ -29,8 +29,8 @@ DEMO_QUESTION = "Who played the main villain in the movie where Keanu Reeves and
 
 act = active()
 ws = act.workspace
-graph = ws.graph
 st.title("Compare methods")
+graph = resources.whole_graph(ws, "the side-by-side evidence graphs and the failure diagnosis")
 st.caption("One question, every retrieval method on the same workspace and backends. For each method: its "
            "ranked passages (✓ = gold), where the gold evidence was lost (the failure diagnosis reads the "
            "method's own trace), latency and LLM tokens. The evidence subgraphs are drawn on one layout.")

@@ -45,12 +45,11 @@ def _node_label(g: KnowledgeGraph):  # -> Callable[[int], str]
 
 
 # ------------------------------------------------------------------------------------ explore
-def create_explore_ui(act: Active) -> tuple[list[int], bool, str]:
+def create_explore_ui(act: Active, g: KnowledgeGraph) -> tuple[list[int], bool, str]:
     """Search box, node picker, whole graph or neighbourhood drawing, then the node detail.
 
     Returns the drawn nodes, whether they are the whole graph, and the drawing's HTML.
     """
-    g = act.workspace.graph
     if g.n_nodes == 0:
         st.info("This workspace has no nodes (a corpus from which no triples were extracted). "
                 "Dense retrieval over its chunks still works; upload triples or configure an LLM for a graph.")
@@ -157,8 +156,8 @@ def create_node_detail_ui(g: KnowledgeGraph, v: int) -> None:
 
 
 # ---------------------------------------------------------------------------------- statistics
-def create_stats_ui(act: Active) -> None:
-    ws, g = act.workspace, act.workspace.graph
+def create_stats_ui(act: Active, g: KnowledgeGraph) -> None:
+    ws = act.workspace
     stats = resources.graph_stats(g, act.key)
     cols = st.columns(5)
     metrics = [("Nodes", f"{stats['nodes']:,}"), ("Edges", f"{stats['edges']:,}"), ("Chunks", f"{stats['chunks']:,}"),
@@ -376,8 +375,8 @@ def show_upload_job() -> None:
 
 
 # -------------------------------------------------------------------------------------- export
-def create_export_ui(act: Active, shown: list[int], shown_is_whole: bool, doc: str) -> None:
-    ws, g = act.workspace, act.workspace.graph
+def create_export_ui(act: Active, g: KnowledgeGraph, shown: list[int], shown_is_whole: bool, doc: str) -> None:
+    ws = act.workspace
     scope = "Whole graph"
     if shown and not shown_is_whole:
         scope = S.keep(S.DATA_EXPORT_SCOPE, st.radio(
@@ -407,12 +406,18 @@ built = st.session_state.pop(S.DATA_BUILT_MESSAGE, None)
 if built:
     st.success(md_escape(built), icon=":material/check_circle:")
 
+# on a graph store too big to read into the app: the Upload tab still works, the others say why not
+graph = resources.whole_graph_if_it_fits(ws, "its drawing, search, statistics and export")
 tab_graph, tab_stats, tab_upload, tab_export = st.tabs(["Graph", "Statistics", "Upload", "Export"])
+shown, shown_is_whole, drawing = [], True, ""
 with tab_graph:
-    shown, shown_is_whole, drawing = create_explore_ui(act)
+    if graph is not None:
+        shown, shown_is_whole, drawing = create_explore_ui(act, graph)
 with tab_stats:
-    create_stats_ui(act)
+    if graph is not None:
+        create_stats_ui(act, graph)
 with tab_upload:
     create_upload_ui(act)
 with tab_export:
-    create_export_ui(act, shown, shown_is_whole, drawing)
+    if graph is not None:
+        create_export_ui(act, graph, shown, shown_is_whole, drawing)

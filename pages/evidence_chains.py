@@ -26,9 +26,9 @@ DEFAULT_QUESTION = "Who played the main villain in the movie where Keanu Reeves 
 
 act = active()
 ws = act.workspace
-graph = ws.graph
 st.title("Evidence chains")
 page_intro("pages/evidence_chains.py")  # what you are looking at, and the paper section
+graph = resources.whole_graph(ws, "ReG's supervision pool and triple drawings")
 if graph.kind != "kg" or graph.n_edges == 0:
     st.info("This workspace is a corpus graph without triples; evidence chains need a knowledge graph. "
             "Pick a KG workspace (demo, musique) in the sidebar.")

@@ -93,9 +93,9 @@ def _metrics_figure(df: pd.DataFrame) -> go.Figure:
 
 act = active()
 ws = act.workspace
-graph = ws.graph
 st.title("GRanker vs plain reranking")
 page_intro("pages/granker.py")  # what you are looking at, and the paper section
+graph = resources.whole_graph(ws, "FastInsight's graph views and TR / MissTR")
 
 reranker = act.reranker
 if reranker is not None:

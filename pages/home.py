@@ -8,6 +8,7 @@ from components import resources
 from components.navigation import SECTIONS, page_path
 from components.sidebar import active
 from components.ui import md_escape
+from core.graph.store import remote_store
 from core.papers import get_paper
 
 #: The four methods: (paper key of core.papers, section, what it does).
@@ -53,7 +54,7 @@ PAGES = {
 
 act = active()
 ws = act.workspace
-g = ws.graph
+g = ws.store if remote_store(ws) else ws.graph  # a graph store: counts only, nothing loaded
 
 st.title("Evidence Graph Explorer")
 st.markdown(
@@ -83,14 +84,18 @@ with right:
     st.markdown(f"**{md_escape(ws.title)}**")
     if ws.description:
         st.caption(md_escape(ws.description))
-    stats = resources.graph_stats(g, act.key)
     c1, c2, c3 = st.columns(3)
-    c1.metric("Nodes", f"{stats['nodes']:,}")
-    c2.metric("Edges", f"{stats['edges']:,}")
-    c3.metric("Chunks", f"{stats['chunks']:,}")
-    c1.metric("Relations", f"{stats['relations']:,}")
-    c2.metric("Components", f"{stats['components']:,}")
-    c3.metric("Mean degree", f"{stats['mean_degree']:.2f}")
+    c1.metric("Nodes", f"{g.n_nodes:,}")
+    c2.metric("Edges", f"{g.n_edges:,}")
+    c3.metric("Chunks", f"{g.n_chunks:,}")
+    if remote_store(ws):  # relations, components and degrees would read the whole graph
+        st.caption("The graph lives in a graph store: the home page reads only its counts. The Data page shows "
+                   "the rest of its statistics.")
+    else:
+        stats = resources.graph_stats(g, act.key)
+        c1.metric("Relations", f"{stats['relations']:,}")
+        c2.metric("Components", f"{stats['components']:,}")
+        c3.metric("Mean degree", f"{stats['mean_degree']:.2f}")
     attribution = ws.manifest.get("attribution")
     if attribution:
         st.caption("Source: " + md_escape(attribution))

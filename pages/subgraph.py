@@ -37,9 +37,9 @@ def _loss_figure(losses: list[float]) -> go.Figure:
 
 act = active()
 ws = act.workspace
-graph = ws.graph
 st.title("Subgraph matching")
 page_intro("pages/subgraph.py")  # what you are looking at, and the paper section
+graph = resources.whole_graph(ws, "SG-RAG's matching, drawings and dominance model")
 if graph.kind != "kg" or graph.n_edges == 0:
     st.warning("This workspace is not an entity graph with edges, so there is nothing to match against. Pick the "
                "demo sample, or create a workspace from a KG folder (e.g. `egx index ../shared/data/umls_named "

@@ -178,6 +178,10 @@ class FalkorStore:
         return str(self.meta.get("kind", "kg"))
 
     @property
+    def graph_name(self) -> str:
+        return str(self.meta.get("name", ""))
+
+    @property
     def content_hash(self) -> str:
         return str(self.meta.get("content_hash", ""))
 

@@ -95,6 +95,11 @@ class GraphStore(Protocol):
         """``kg`` or ``corpus_graph`` (:attr:`KnowledgeGraph.kind`)."""
         ...
 
+    @property
+    def graph_name(self) -> str:
+        """The graph's :attr:`KnowledgeGraph.name` (what an export names it by), not the store's key."""
+        ...
+
     def node_rows(self, nodes: Sequence[int]) -> list[tuple[str, str]]:
         """``(id, name)`` of each node index, in order."""
         ...
@@ -244,6 +249,10 @@ class MemoryStore:
     @property
     def kind(self) -> str:
         return self._g.kind
+
+    @property
+    def graph_name(self) -> str:
+        return self._g.name
 
     def node_rows(self, nodes: Sequence[int]) -> list[tuple[str, str]]:
         return [(self._g.node_ids[int(v)], self._g.node_names[int(v)]) for v in nodes]

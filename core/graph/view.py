@@ -49,6 +49,9 @@ class _ReadThrough(Generic[T]):
     def put(self, i: int, value: T) -> None:
         self._got.setdefault(int(i), value)
 
+    def __contains__(self, i: object) -> bool:  # already read (no store access)
+        return isinstance(i, (int, np.integer)) and int(i) in self._got
+
     def __len__(self) -> int:  # what was read so far (the view never knows the whole graph)
         return len(self._got)
 
@@ -98,21 +101,48 @@ class _ChunkRows:
         return self._n
 
 
+class _Degrees:
+    """``view.degree[v]`` (an int) or ``view.degree[array]`` (an int64 array), read through from the
+    store's :meth:`~core.graph.store.GraphStore.degrees`: the per-item reads of
+    :attr:`KnowledgeGraph.degree` that a drawing makes (sizes, tooltips, which nodes get a label).
+    The whole degree array is deliberately not offered."""
+
+    def __init__(self, store: GraphStore) -> None:
+        self._rows: _ReadThrough[int] = _ReadThrough(lambda ids: store.degrees(ids).tolist())
+
+    def prefetch(self, ids: Iterable[int]) -> None:
+        self._rows.prefetch(ids)
+
+    def __getitem__(self, i: Any) -> Any:  # int for an index, np.ndarray for an index array
+        if np.ndim(i) == 0:
+            return self._rows[int(i)]
+        ids = np.asarray(i, dtype=np.int64).ravel()
+        self._rows.prefetch(ids.tolist())
+        return np.asarray([self._rows[v] for v in ids.tolist()], dtype=np.int64).reshape(np.shape(i))
+
+
 class StoreGraphView:
     """The per-question graph of a workspace whose KG lives in a graph store (see the module docstring).
 
     Offers, with the :class:`KnowledgeGraph` meaning: ``n_nodes``, ``n_edges``, ``n_chunks``, ``kind``,
-    ``node_ids[v]``, ``node_names[v]``, ``node_chunks[v]``, ``edge_head[e]``, ``edge_tail[e]``,
-    ``edge_relation[e]``, ``edge_chunks[e]``, :meth:`edge_text`, :meth:`chunk`, ``chunks[r]``,
-    ``chunk_index``, :meth:`incident_edges`. Whole-graph members (``csr``, ``degree``, ``stats``) are
-    deliberately absent: a stage that needs them must read a region instead.
+    ``name``, ``node_ids[v]``, ``node_names[v]``, ``node_descriptions[v]``, ``node_chunks[v]``,
+    ``degree[v]`` (or ``degree[array]``), ``edge_head[e]``, ``edge_tail[e]``, ``edge_relation[e]``,
+    ``edge_chunks[e]``, :meth:`edge_text`, :meth:`chunk`, ``chunks[r]``, ``chunk_index``,
+    :meth:`incident_edges`, :meth:`induced_edges`, :meth:`neighbor_lists`. Whole-graph members
+    (``csr``, the ``degree`` array, ``stats``, ``components``) are deliberately absent: a stage that
+    needs them must read a region instead. The app's pages draw through the same view
+    (:meth:`prefetch_drawing` reads what a drawing shows in one batch per kind).
     """
 
     def __init__(self, store: GraphStore) -> None:
         self.store = store
         self.n_nodes, self.n_edges, self.n_chunks = store.n_nodes, store.n_edges, store.n_chunks
         self.kind = store.kind
+        self.name = store.graph_name
         self._nodes: _ReadThrough[tuple[str, str]] = _ReadThrough(store.node_rows)
+        self._descriptions: _ReadThrough[str] = _ReadThrough(lambda ids: [r[2] for r in store.node_table(ids)])
+        self.node_descriptions = self._descriptions
+        self.degree = _Degrees(store)
         self._edges: _ReadThrough[tuple[int, str, int]] = _ReadThrough(store.edge_rows)
         self.node_chunks: _ReadThrough[tuple[str, ...]] = _ReadThrough(store.node_chunks)
         self.edge_chunks: _ReadThrough[tuple[str, ...]] = _ReadThrough(store.edge_chunks)
@@ -148,6 +178,19 @@ class StoreGraphView:
         ids = [int(v) for v in nodes]
         return self.store.incident_edges(ids) if ids else np.zeros(0, dtype=np.int64)
 
+    def induced_edges(self, nodes: Iterable[int]) -> np.ndarray:
+        """Ids of the edges whose both endpoints are in ``nodes``, sorted, as
+        :meth:`KnowledgeGraph.induced_edges` (one read of the incident edges, one of their rows)."""
+        inside = {int(v) for v in nodes}
+        touching = self.incident_edges(sorted(inside))
+        self._edges.prefetch(touching.tolist())
+        keep = [e for e in touching.tolist() if self._edges[e][0] in inside and self._edges[e][2] in inside]
+        return np.asarray(keep, dtype=np.int64)
+
+    def neighbor_lists(self, nodes: Sequence[int]) -> list[np.ndarray]:
+        """The distinct other nodes adjacent to each of ``nodes`` (either direction), in one store read."""
+        return self.store.neighbor_lists([int(v) for v in nodes]) if len(nodes) else []
+
     # ------------------------------------------------------------------ batching
     def prefetch_provenance(self, edges: Iterable[int], nodes: Iterable[int], chunk_ids: Iterable[str] = ()) -> None:
         """Read the provenance of ``edges`` and ``nodes``, and the row numbers of the chunks it cites
@@ -164,6 +207,20 @@ class StoreGraphView:
         es = [int(e) for e in edges]
         self._edges.prefetch(es)
         self._nodes.prefetch({v for e in es for v in (self._edges[e][0], self._edges[e][2])})
+
+    def prefetch_drawing(self, nodes: Iterable[int], edges: Iterable[int] = ()) -> None:
+        """Read what a drawing of ``nodes`` and ``edges`` shows (ids, names, descriptions,
+        provenance and degrees of the nodes; rows of the edges) in one batch per kind, so the
+        drawing code then reads item by item without a round trip each."""
+        vs = list(dict.fromkeys(int(v) for v in nodes))
+        missing = [v for v in vs if v not in self._descriptions]
+        if missing:
+            for v, (nid, name, desc, chunks) in zip(missing, self.store.node_table(missing)):
+                self._nodes.put(v, (nid, name))
+                self._descriptions.put(v, desc)
+                self.node_chunks.put(v, tuple(chunks))
+        self.degree.prefetch(vs)
+        self._edges.prefetch(int(e) for e in edges)
 
     def absorb(self, region: Region) -> None:
         """Keep what a region read from the store (names, endpoints, relations, provenance), so the

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from core.graph.model import KnowledgeGraph
+from core.graph.view import GraphLike
 from core.methods.bubblerag.expansion import BubbleExpansion, ExpansionFrame, iter_bubble_expansion
 from core.methods.bubblerag.grouping import AnchorGroup
 from core.methods.bubblerag.localize import LocalGraph
@@ -66,7 +66,7 @@ class ExpansionReplay:
         return [i for i, f in enumerate(self.frames) if any(c.kind in kinds for c in f.new_cegs)]
 
 
-def expansion_replay(graph: KnowledgeGraph, local: LocalGraph, groups: Sequence[AnchorGroup], *, budget: int = 10,
+def expansion_replay(graph: GraphLike, local: LocalGraph, groups: Sequence[AnchorGroup], *, budget: int = 10,
                      intra_group: bool = True, intra_counts: bool = False) -> ExpansionReplay:
     """Run :func:`iter_bubble_expansion` once and keep a compact replay of it.
 
