@@ -74,13 +74,16 @@ def _mtime(path: Path) -> float:
 
 run_tab, load_tab = st.tabs(["Run", "Load a report"])
 with run_tab:
+    # gold evidence maps to the graph, and the failure diagnosis reads it: on a graph store too big for the
+    # app, the run tab says why not (egx bench runs there) and the saved runs stay readable
+    fits = resources.whole_graph_if_it_fits(ws, "the questions' gold evidence and the failure diagnosis") is not None
     try:
-        questions = resources.workspace_questions(ws, act.key)
+        questions = resources.workspace_questions(ws, act.key) if fits else []
     except EgxError as exc:
         st.warning(f"The workspace's questions file could not be read: {exc}")
         questions = []
     n_gold = sum(1 for q in questions if q.gold_chunks)
-    if not n_gold:
+    if not n_gold and fits:
         st.info("This workspace has no questions with gold evidence. Pick the `musique` or `demo` sample, or "
                 "upload a questions file on the Data page.")
     mkey = S.bind(S.BENCH_METHODS, method_names(), scope="bench")

@@ -67,7 +67,8 @@ def test_whole_graph_pages_say_why_not_above_the_limit(stored: Workspace, monkey
     no_whole_graph(monkeypatch)
     monkeypatch.setenv("EGX_APP_WHOLE_GRAPH_MAX_EDGES", "5")
     at = run_page(**{S.WORKSPACE: "stored"})
-    for page in ("pages/subgraph.py", "pages/evidence_chains.py", "pages/compare.py", "pages/granker.py"):
+    for page in ("pages/subgraph.py", "pages/evidence_chains.py", "pages/compare.py", "pages/granker.py",
+                 "pages/benchmark.py"):
         switch(at, page)
         assert not at.exception, (page, [e.value for e in at.exception])
         warned = " ".join(plain(w.value) for w in at.warning)
