@@ -21,6 +21,7 @@ from components.teaching import page_intro
 from components.ui import md_escape, question_picker
 from core.errors import EgxError
 from core.eval.metrics import round_metrics
+from core.graph.store import remote_store
 from core.methods.base import Backends
 from core.methods.fastinsight import METHOD, FastInsightConfig
 from core.methods.fastinsight.views import RankRow, is_gold, item_title, rank_comparison, stex_table
@@ -95,7 +96,7 @@ act = active()
 ws = act.workspace
 st.title("GRanker vs plain reranking")
 page_intro("pages/granker.py")  # what you are looking at, and the paper section
-graph = resources.whole_graph(ws, "FastInsight's graph views and TR / MissTR")
+graph = act.graph  # on a graph store: a read-through view (KG nodes are read as FastInsight asks for them)
 
 reranker = act.reranker
 if reranker is not None:
@@ -135,6 +136,10 @@ if graph.kind == "kg" and graph.n_nodes:
     graph_choice = S.keep(S.GRANKER_GRAPH, st.radio(
         "Graph searched", list(GRAPHS), format_func=GRAPHS.__getitem__, horizontal=True, help=HELP["graph"],
         key=S.bind(S.GRANKER_GRAPH, DEFAULTS.graph)))
+
+if remote_store(ws) and not (graph.kind == "kg" and graph_choice == "kg_nodes"):
+    # the passage graph (or a corpus graph) is derived from the whole graph, in the app's memory
+    resources.whole_graph(ws, "the passage graph FastInsight searches with this option")
 
 if not query.strip():
     st.info("Type a question to compare the rankings.")

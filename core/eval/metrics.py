@@ -117,15 +117,16 @@ def path_uncertainty(graph: CSRGraph, retrieved: Iterable[int], target: int) -> 
     ``target`` with a dynamic programme over its layers,
     ``g(x) = ln(1 + deg(x)) + min{g(y) : y ~ x, dist(y) = dist(x) − 1}``, ``g(target) = 0``, so
     ``u = min_{j ∈ N_ret} g(j)``; the BFS stops once a whole layer costs more than the best
-    retrieved node found (costs only grow with distance).
+    retrieved node found (costs only grow with distance). The BFS reads the graph one layer at a time
+    (:func:`_layer_reader`), so on a KG node graph kept in a graph store it reads only the layers it
+    reaches.
 
     Raises
     ------
     ValueError
         If ``target`` or a retrieved node is not a node of the graph.
     """
-    indptr, nbr = np.asarray(graph.indptr), np.asarray(graph.nbr)
-    n = indptr.size - 1
+    n, rows, weight = _layer_reader(graph)
     ret = np.asarray(list(retrieved), dtype=np.int64)
     if not 0 <= int(target) < n:
         raise ValueError(f"node {target} is not in the graph (0..{n - 1})")
@@ -138,20 +139,15 @@ def path_uncertainty(graph: CSRGraph, retrieved: Iterable[int], target: int) -> 
     is_ret[ret] = True
     if is_ret[target]:
         return 0.0
-    w = np.log1p(np.asarray(graph.degree, dtype=np.float64))
-    seen = np.zeros(n, dtype=bool)
+    seen = np.zeros(n, dtype=bool)  # n bits, not the graph: a store's graph is read layer by layer
     seen[target] = True
     frontier = np.asarray([target], dtype=np.int64)
     g_front = np.zeros(1)
     best = math.inf
     while frontier.size:
-        starts, ends = indptr[frontier], indptr[frontier + 1]
-        lens = ends - starts
-        total = int(lens.sum())
-        if total == 0:
+        lens, nb = rows(frontier)
+        if nb.size == 0:
             break
-        offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(lens)[:-1]]), lens)
-        nb = nbr[offsets + np.arange(total)].astype(np.int64)
         parent_g = np.repeat(g_front, lens)
         fresh = ~seen[nb]
         nb, parent_g = nb[fresh], parent_g[fresh]
@@ -160,7 +156,7 @@ def path_uncertainty(graph: CSRGraph, retrieved: Iterable[int], target: int) -> 
         nodes, inv = np.unique(nb, return_inverse=True)
         via = np.full(nodes.size, math.inf)
         np.minimum.at(via, inv, parent_g)
-        g_new = via + w[nodes]
+        g_new = via + weight(nodes)
         seen[nodes] = True
         hit = is_ret[nodes]
         if hit.any():
@@ -169,6 +165,33 @@ def path_uncertainty(graph: CSRGraph, retrieved: Iterable[int], target: int) -> 
             break
         frontier, g_front = nodes, g_new
     return best
+
+
+def _layer_reader(graph: Any) -> tuple[int, Any, Any]:
+    """``(n, rows, weight)`` for :func:`path_uncertainty`'s layer-by-layer BFS: ``rows(frontier)`` gives
+    the neighbour rows of a layer as ``(lens, nb)`` and ``weight(nodes)`` their ``ln(1 + deg_E)``.
+
+    A passage or KG node graph answers through its ``adjacent`` / ``degrees_of`` (so a graph kept in a
+    store, :class:`~core.methods.fastinsight.store_graph.StoreNodeGraph`, reads only the layers the BFS
+    reaches, never its whole CSR); any other :class:`CSRGraph` from its ``indptr`` / ``nbr`` / ``degree``."""
+    if hasattr(graph, "adjacent") and hasattr(graph, "degrees_of"):
+        def weight_of(nodes: np.ndarray) -> np.ndarray:
+            return np.log1p(np.asarray(graph.degrees_of(nodes), dtype=np.float64))
+
+        return int(graph.n), graph.adjacent, weight_of
+    indptr, nbr = np.asarray(graph.indptr), np.asarray(graph.nbr)
+    w = np.log1p(np.asarray(graph.degree, dtype=np.float64))
+
+    def csr_rows(frontier: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        starts, ends = indptr[frontier], indptr[frontier + 1]
+        lens = ends - starts
+        total = int(lens.sum())
+        if total == 0:
+            return lens, np.zeros(0, np.int64)
+        offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(lens)[:-1]]), lens)
+        return lens, nbr[offsets + np.arange(total)].astype(np.int64)
+
+    return indptr.size - 1, csr_rows, lambda nodes: w[nodes]
 
 
 @dataclass(frozen=True)

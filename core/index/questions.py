@@ -30,7 +30,7 @@ from core.errors import InputFormatError
 from core.text import clean_text
 
 if TYPE_CHECKING:
-    from core.graph.model import KnowledgeGraph
+    from core.graph.model import Chunk, KnowledgeGraph
     from core.index.workspace import Workspace
 
 
@@ -60,7 +60,7 @@ def _aliases(rec: dict[str, Any]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(x for x in out if x and x != _answer(rec)))
 
 
-def parse_questions(data: Any, graph: KnowledgeGraph, *, source: str = "questions.json") -> list[Question]:
+def parse_questions(data: Any, graph: KnowledgeGraph | ChunkTable, *, source: str = "questions.json") -> list[Question]:
     """Match the questions in ``data`` (a parsed JSON list) to ``graph``'s chunks.
 
     Raises
@@ -124,7 +124,7 @@ def parse_questions(data: Any, graph: KnowledgeGraph, *, source: str = "question
     return out
 
 
-def load_beir(qrels: str | Path, queries: str | Path, graph: KnowledgeGraph) -> list[Question]:
+def load_beir(qrels: str | Path, queries: str | Path, graph: KnowledgeGraph | ChunkTable) -> list[Question]:
     """BEIR-style questions: a qrels TSV and a queries JSONL, matched to ``graph``'s chunks.
 
     A qrels row is ``query-id <TAB> corpus-id <TAB> score`` (a header row starting ``query-id`` is
@@ -199,10 +199,39 @@ def load_questions(workspace: Workspace) -> list[Question]:
     path = workspace.questions_path
     if path is None:
         return []
-    return load_questions_file(path, workspace.graph)
+    return load_questions_file(path, chunk_table(workspace))
 
 
-def load_questions_file(path: str | Path, graph: KnowledgeGraph, *, queries: str | Path | None = None) -> list[Question]:
+class ChunkTable:
+    """What matching questions reads of a graph: its chunks (``chunks``, in row order) and
+    ``chunk_index`` (id → row). For a workspace whose graph lives in a graph store (issue 19) it is
+    read from the store's chunk rows, page by page, without reading a node or an edge."""
+
+    def __init__(self, chunks: tuple[Chunk, ...]) -> None:
+        self.chunks = chunks
+        self.chunk_index = {c.id: i for i, c in enumerate(chunks)}
+
+
+#: chunk rows per store read when a questions file is matched against a graph store's chunks
+CHUNK_PAGE = 20_000
+
+
+def chunk_table(workspace: Workspace) -> KnowledgeGraph | ChunkTable:
+    """The chunks questions are matched against: the graph in memory, or a graph store's chunk rows."""
+    from core.graph.model import Chunk
+    from core.graph.store import remote_store
+
+    if not remote_store(workspace):
+        return workspace.graph
+    store = workspace.store
+    n = store.n_chunks
+    rows: list[Chunk] = []
+    for lo in range(0, n, CHUNK_PAGE):
+        rows += [Chunk(*c) for c in store.chunk_rows(list(range(lo, min(n, lo + CHUNK_PAGE))))]
+    return ChunkTable(tuple(rows))
+
+
+def load_questions_file(path: str | Path, graph: KnowledgeGraph | ChunkTable, *, queries: str | Path | None = None) -> list[Question]:
     """Read a questions file and match it to ``graph``: JSON list or JSONL (``.gz`` allowed) in the
     HippoRAG formats, or a BEIR qrels ``.tsv`` together with ``queries`` (a queries JSONL; default:
     ``queries.jsonl`` next to the qrels file or one folder up, BEIR's layout)."""

@@ -1,14 +1,15 @@
 """Issue 19 in the app: a workspace whose graph lives in FalkorDB is shown without reading its whole graph.
 
-The sidebar and the home page read the store's counts; the BubbleRAG pages draw through a per-run
-:class:`~core.graph.view.StoreGraphView` (``Active.graph``) that reads only what a drawing shows, and
-those drawings equal the in-memory ones (the oracle below). Pages that need the whole graph read it
+The sidebar and the home page read the store's counts; the BubbleRAG pages and the GRanker page draw
+through a per-run :class:`~core.graph.view.StoreGraphView` (``Active.graph``) that reads only what a
+drawing shows, and those drawings equal the in-memory ones (the oracle below). Pages that need the whole graph read it
 once with a caption saying so, and above ``EGX_APP_WHOLE_GRAPH_MAX_EDGES`` say why not and stop.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -23,11 +24,10 @@ from core.backends.rerankers import BiEncoderReranker
 from core.eval.datasets import load_questions
 from core.graph.falkor import FalkorStore
 from core.graph.view import StoreGraphView
-from core.index.workspace import Workspace, create_workspace
+from core.index.workspace import MANIFEST, Workspace, ensure_sample_workspace
 from core.methods.base import Backends
 from core.methods.bubblerag import run
 from tests.app.helpers import plain, run_page, switch
-from tests.conftest import SAMPLE_DATA
 from tests.methods.store_helpers import no_whole_graph, store_pair
 
 BUBBLE_PAGES = ("pages/bubble_anchors.py", "pages/bubble_expansion.py", "pages/bubble_ranking.py",
@@ -40,10 +40,17 @@ def _texts(at) -> str:
 
 @pytest.fixture
 def stored(home: Path, falkordb_server, request) -> Workspace:
-    """The demo corpus and triples, indexed into a workspace whose graph lives in FalkorDB."""
+    """The demo sample (its questions included), copied into the app's home and moved into FalkorDB."""
     url = falkordb_server.url(f"app_{request.node.name[:40]}")
-    return create_workspace([SAMPLE_DATA / "demo" / "corpus.json", SAMPLE_DATA / "demo" / "triples.csv"],
-                            home / "workspaces" / "stored", embedder=get_embedder("hashing"), store=url)
+    src = ensure_sample_workspace("demo", get_embedder("hashing"), root=home.parent / "built")
+    dst = home / "workspaces" / "stored"
+    shutil.copytree(src.path, dst)
+    manifest = json.loads((dst / MANIFEST).read_text())  # a user workspace now, not the sample
+    manifest.update(name="stored", title="Stored demo")
+    manifest.pop("sample", None)
+    (dst / MANIFEST).write_text(json.dumps(manifest))
+    Workspace.open(dst).move_to_store(url, overwrite=True)
+    return Workspace.open(dst)
 
 
 def test_home_and_bubblerag_pages_never_read_the_whole_graph(stored: Workspace, monkeypatch) -> None:
@@ -54,21 +61,25 @@ def test_home_and_bubblerag_pages_never_read_the_whole_graph(stored: Workspace, 
     assert metrics["Nodes"] == f"{store.n_nodes:,}" and metrics["Edges"] == f"{store.n_edges:,}"
     assert "reads only its counts" in _texts(at)
     assert "graph store: FalkorDB" in plain(" ".join(c.value for c in at.sidebar.caption))
-    for page in BUBBLE_PAGES:
+    for page in (*BUBBLE_PAGES, "pages/granker.py"):
         switch(at, page)
         assert not at.exception, (page, [e.value for e in at.exception])
         assert not at.error, (page, [e.value for e in at.error])
-    # the Ask page drew the evidence graph and offers its exports, all read through the view
-    assert at.get("iframe") and "Answer" in _texts(at)
-    assert {b.label for b in at.get("download_button")} >= {"Evidence graph (egx JSON)", "Evidence graph (GraphML)"}
+        if page == "pages/bubble_ask.py":  # the evidence graph drawn, its exports offered, all through the view
+            assert at.get("iframe") and "Answer" in _texts(at)
+            assert {b.label for b in at.get("download_button")} >= {"Evidence graph (egx JSON)",
+                                                                     "Evidence graph (GraphML)"}
+    # GRanker on KG nodes (the paper's default) reads the store as FastInsight asks: its rank table, the
+    # smoothing drawing and TR / MissTR per round, from the demo's own questions (matched to the store's chunks)
+    assert at.get("iframe") and "reads the whole graph" not in _texts(at)
+    assert any("MissTR" in d.value.columns for d in at.dataframe)
 
 
 def test_whole_graph_pages_say_why_not_above_the_limit(stored: Workspace, monkeypatch) -> None:
     no_whole_graph(monkeypatch)
     monkeypatch.setenv("EGX_APP_WHOLE_GRAPH_MAX_EDGES", "5")
     at = run_page(**{S.WORKSPACE: "stored"})
-    for page in ("pages/subgraph.py", "pages/evidence_chains.py", "pages/compare.py", "pages/granker.py",
-                 "pages/benchmark.py"):
+    for page in ("pages/subgraph.py", "pages/evidence_chains.py", "pages/compare.py", "pages/benchmark.py"):
         switch(at, page)
         assert not at.exception, (page, [e.value for e in at.exception])
         warned = " ".join(plain(w.value) for w in at.warning)

@@ -129,3 +129,16 @@ def test_in_memory_passage_methods_do_not_use_the_store(demo_pair, backends, mon
     for method in CONFIGS:
         r = run_method(method, q, mem, backends, config=replace(CONFIGS[method][1][0]))
         assert r.ranked_chunks
+
+
+def test_questions_are_matched_against_the_store_chunk_rows(demo_pair, monkeypatch):
+    """A workspace's questions file is matched to the store's chunks (rows read page by page), never
+    to its whole graph, with the in-memory result (gold ids, unmatched titles)."""
+    from core.index import questions
+
+    mem, remote = demo_pair
+    want = load_questions(mem)
+    no_whole_graph(monkeypatch)
+    monkeypatch.setattr(questions, "CHUNK_PAGE", 7)  # several pages even on the demo
+    assert load_questions(remote) == want and any(q.gold_chunks for q in want)
+    assert "graph" not in remote.__dict__

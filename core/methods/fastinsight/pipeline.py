@@ -68,10 +68,13 @@ class FastInsightRun:
 
 
 def searched_graph(workspace: Workspace, config: FastInsightConfig, searched: str) -> PassageGraph:
-    """The node graph (``searched == "kg_nodes"``) or the passage graph of ``workspace``, whole and in
-    memory (what TR / MissTR and the failure diagnosis walk; on a graph-store workspace the run itself
-    read only the items it touched, :class:`~core.methods.fastinsight.store_graph.StoreNodeGraph`)."""
+    """The node graph (``searched == "kg_nodes"``) or the passage graph of ``workspace``: what TR /
+    MissTR, the GRanker page and the failure diagnosis walk. On a graph-store workspace the node graph
+    is a new :class:`~core.methods.fastinsight.store_graph.StoreNodeGraph` (it reads the rows that are
+    asked for; TR's BFS reads layer by layer); the passage graph is always derived from the whole graph."""
     if searched == "kg_nodes":
+        if remote_store(workspace):
+            return StoreNodeGraph.open(workspace.store, max_chars=config.node_text_chars)
         return node_graph(workspace.graph, max_chars=config.node_text_chars)
     return passage_graph(workspace.graph, max_entity_passages=config.max_entity_passages)
 

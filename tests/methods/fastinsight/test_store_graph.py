@@ -20,6 +20,7 @@ from core.eval.datasets import load_questions
 from core.graph.falkor import FalkorStore, load_graph_into
 from core.graph.model import GraphBuilder
 from core.graph.store import MemoryStore, parse_store_url
+from core.graph.view import StoreGraphView
 from core.index.workspace import Workspace, ensure_sample_workspace
 from core.methods.base import Backends
 from core.methods.fastinsight import FastInsightConfig
@@ -169,3 +170,33 @@ def test_provenance_is_part_of_the_node_text_key():
     g1, g2 = graph("a"), graph("c")
     assert g1.content_hash == g2.content_hash and g1.provenance_hash != g2.provenance_hash
     assert node_graph(g1).passages != node_graph(g2).passages
+
+
+def test_tr_and_the_granker_views_read_the_store_layer_by_layer(demo_pair, backends, monkeypatch):
+    """TR / MissTR (§4.3.2) of a run on KG nodes, per round and in the bench record, and the GRanker page's
+    tables are the in-memory ones, computed on the store's node graph without reading the whole graph."""
+    from core.eval.metrics import round_metrics
+    from core.eval.runner import topological_metrics
+    from core.methods.fastinsight.views import rank_comparison, smoothing_graph, stex_table
+
+    mem, remote = demo_pair
+    no_whole_graph(monkeypatch)
+    measured = 0
+    for q in [q for q in load_questions(mem) if q.gold_chunks]:
+        a = run(q.question, mem, backends=backends)
+        b = run(q.question, remote, backends=backends)
+        pa, pb = a.search_graph(mem), b.search_graph(remote)
+        assert isinstance(pb, StoreNodeGraph) and not isinstance(pa, StoreNodeGraph)
+        gold = list(q.gold_chunks)
+        assert round_metrics(b.engine, pb, gold) == round_metrics(a.engine, pa, gold)
+        tm = topological_metrics(remote, [c.chunk_id for c in b.ranked_chunks], gold, result=b)
+        assert tm == topological_metrics(mem, [c.chunk_id for c in a.ranked_chunks], gold, result=a)
+        measured += bool(tm)
+        view = StoreGraphView(remote.store)
+        fa, fb = a.engine.rounds[-1].granker, b.engine.rounds[-1].granker
+        assert rank_comparison(fb, pb, view, gold) == rank_comparison(fa, pa, mem.graph, gold)
+        assert smoothing_graph(fb, pb, view, limit=12).to_dict() == smoothing_graph(fa, pa, mem.graph, limit=12).to_dict()
+        for ra, rb in zip(a.engine.rounds, b.engine.rounds):
+            assert stex_table(rb, pb, view) == stex_table(ra, pa, mem.graph)
+    assert measured >= 3  # TR was defined (gold nodes exist) for most demo questions
+    assert "graph" not in remote.__dict__
