@@ -519,10 +519,11 @@ def reg_supervision(_workspace: Workspace, _item: Any, _llm: Any, key: str, qid:
 @st.cache_data(show_spinner=False, max_entries=8)
 def reg_questions(_workspace: Workspace, key: str) -> list[Any]:
     """The workspace's questions with answers (``core.methods.reg.supervision.QAItem``; [] if none)."""
+    from core.index.questions import chunk_table
     from core.methods.reg.supervision import load_qa
 
     path = _workspace.questions_path
-    return load_qa(path, _workspace.graph) if path is not None else []
+    return load_qa(path, chunk_table(_workspace)) if path is not None else []  # a store: its chunk rows only
 
 
 

@@ -28,7 +28,7 @@ act = active()
 ws = act.workspace
 st.title("Evidence chains")
 page_intro("pages/evidence_chains.py")  # what you are looking at, and the paper section
-graph = resources.whole_graph(ws, "ReG's supervision pool and triple drawings")
+graph = act.graph  # on a graph store: a read-through view (ReG itself reads the 3-hop region of the question)
 if graph.kind != "kg" or graph.n_edges == 0:
     st.info("This workspace is a corpus graph without triples; evidence chains need a knowledge graph. "
             "Pick a KG workspace (demo, musique) in the sidebar.")
@@ -129,9 +129,13 @@ if method == "reg":
 # ------------------------------------------------------------------------------ supervision
 st.header("Supervision (ReG §4.1)")
 item = by_q.get(query)
+# the candidate pool walks the paths between the question's and the answer's entities over the whole KG
+full = (resources.whole_graph_if_it_fits(ws, "ReG's supervision candidate pool (paths over the whole KG, §4.1)")
+        if item is not None else None)
 if item is None:
     st.info("Supervision needs the question's answer: pick one of the workspace's questions.")
-else:
+elif full is not None:
+    graph = full
     llm_ok = act.llm.available
     refine = bool(st.session_state.get(S.REG_REFINE)) and llm_ok
     if llm_ok and not refine and st.button(f"Refine with the LLM ({act.llm_name})", key=S.REG_REFINE_BUTTON,

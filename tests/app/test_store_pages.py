@@ -55,16 +55,21 @@ def stored(home: Path, falkordb_server, request) -> Workspace:
 
 def test_home_and_bubblerag_pages_never_read_the_whole_graph(stored: Workspace, monkeypatch) -> None:
     no_whole_graph(monkeypatch)
+    monkeypatch.setenv("EGX_APP_WHOLE_GRAPH_MAX_EDGES", "5")  # a part that needs the whole graph says so instead
     at = run_page(**{S.WORKSPACE: "stored", S.BUBBLE_QUESTION: DEMO_QUESTION})
     metrics = {m.label: m.value for m in at.metric}
     store = stored.store
     assert metrics["Nodes"] == f"{store.n_nodes:,}" and metrics["Edges"] == f"{store.n_edges:,}"
     assert "reads only its counts" in _texts(at)
     assert "graph store: FalkorDB" in plain(" ".join(c.value for c in at.sidebar.caption))
-    for page in (*BUBBLE_PAGES, "pages/granker.py"):
+    for page in (*BUBBLE_PAGES, "pages/evidence_chains.py", "pages/granker.py"):
         switch(at, page)
         assert not at.exception, (page, [e.value for e in at.exception])
         assert not at.error, (page, [e.value for e in at.error])
+        if page == "pages/evidence_chains.py":  # ReG's run, chains and kept-triple drawing from the store;
+            assert "ReG evidence chains" in [h.value for h in at.subheader] and at.get("iframe")
+            warned = " ".join(plain(w.value) for w in at.warning)  # only the supervision pool needs all of it
+            assert "needs the whole graph (ReG's supervision candidate pool" in warned
         if page == "pages/bubble_ask.py":  # the evidence graph drawn, its exports offered, all through the view
             assert at.get("iframe") and "Answer" in _texts(at)
             assert {b.label for b in at.get("download_button")} >= {"Evidence graph (egx JSON)",
@@ -79,7 +84,7 @@ def test_whole_graph_pages_say_why_not_above_the_limit(stored: Workspace, monkey
     no_whole_graph(monkeypatch)
     monkeypatch.setenv("EGX_APP_WHOLE_GRAPH_MAX_EDGES", "5")
     at = run_page(**{S.WORKSPACE: "stored"})
-    for page in ("pages/subgraph.py", "pages/evidence_chains.py", "pages/compare.py", "pages/benchmark.py"):
+    for page in ("pages/subgraph.py", "pages/compare.py", "pages/benchmark.py"):
         switch(at, page)
         assert not at.exception, (page, [e.value for e in at.exception])
         warned = " ".join(plain(w.value) for w in at.warning)
@@ -95,10 +100,12 @@ def test_whole_graph_pages_say_why_not_above_the_limit(stored: Workspace, monkey
 
 def test_whole_graph_pages_read_it_once_with_a_caption(stored: Workspace) -> None:
     at = run_page(**{S.WORKSPACE: "stored"})
-    switch(at, "pages/subgraph.py")
-    assert not at.exception, [e.value for e in at.exception]
-    assert "reads the whole graph from the graph store" in _texts(at)
-    assert not at.warning or all("needs the whole graph" not in plain(w.value) for w in at.warning)
+    for page in ("pages/subgraph.py", "pages/evidence_chains.py"):
+        switch(at, page)
+        assert not at.exception, (page, [e.value for e in at.exception])
+        assert "reads the whole graph from the graph store" in _texts(at), page
+        assert all("needs the whole graph" not in plain(w.value) for w in at.warning), page
+    assert "Candidate paths" in [m.label for m in at.metric]  # ReG's supervision pool, on the graph read once
 
 
 def test_bad_limit_value_is_named(stored: Workspace, monkeypatch) -> None:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from core.backends.base import LLM, Embedder
     from core.graph.model import KnowledgeGraph
+    from core.index.questions import ChunkTable
     from core.trace import Trace
 
 
@@ -41,7 +42,7 @@ class QAItem:
     sub_questions: tuple[str, ...] = ()
 
 
-def load_qa(path: str | Path, graph: KnowledgeGraph) -> list[QAItem]:
+def load_qa(path: str | Path, graph: KnowledgeGraph | ChunkTable) -> list[QAItem]:
     """Questions with answers from a JSON list (MuSiQue / HippoRAG format, or ``{question, answer(s)}``).
 
     Gold chunks are matched with :func:`core.index.questions.parse_questions` when the records carry
