@@ -270,10 +270,15 @@ def graph_stats(_graph: KnowledgeGraph, key: str) -> dict[str, Any]:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def top_degree_nodes(_graph: KnowledgeGraph, key: str, limit: int) -> list[int]:
-    """The ``limit`` best-connected nodes (ties by name), default choices for node pickers."""
+def top_degree_nodes(_graph: GraphLike, key: str, limit: int) -> list[int]:
+    """The ``limit`` best-connected nodes (ties by name), default choices for node pickers (on a graph
+    store, sorted by the server)."""
     import numpy as np
 
+    from core.graph.view import StoreGraphView
+
+    if isinstance(_graph, StoreGraphView):
+        return _graph.store.top_degree_nodes(limit)
     deg = _graph.degree
     order = np.lexsort((np.asarray(_graph.node_names, dtype=object).astype(str), -deg))
     return [int(v) for v in order[:limit]]

@@ -22,6 +22,7 @@ from components.ui import md_escape
 from core.errors import EgxError
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
 from core.graph.model import KnowledgeGraph
+from core.graph.view import GraphLike, StoreGraphView
 from core.jobs import JobBusyError
 from core.text import normalize_name
 
@@ -33,9 +34,10 @@ UPLOAD_TYPES = ["csv", "tsv", "json", "jsonl", "txt", "md", "graphml", "gz"]
 MAX_NODES = graph_view.DEFAULT_MAX_NODES
 MAX_CHOICES = 100  # node picker entries (a 16k-entry selectbox is slow to send and to use)
 MAX_CHUNKS_SHOWN = 12
+STORE_REGION_CAP = 5_000  #: the most nodes a neighbourhood reads from a graph store (whole hop layers)
 
 
-def _node_label(g: KnowledgeGraph):  # -> Callable[[int], str]
+def _node_label(g: GraphLike):  # -> Callable[[int], str]
     def fmt(v: int) -> str:
         # Show the id only when it carries information (explicit ids, e.g. FB15k-237 MIDs).
         name = g.node_names[v]
@@ -45,27 +47,61 @@ def _node_label(g: KnowledgeGraph):  # -> Callable[[int], str]
 
 
 # ------------------------------------------------------------------------------------ explore
-def create_explore_ui(act: Active, g: KnowledgeGraph) -> tuple[list[int], bool, str]:
+def _search(g: GraphLike, query: str) -> list[int]:
+    """The nodes whose name contains ``query`` (the first node of each name, shortest names first);
+    on a graph store the server searches."""
+    if isinstance(g, StoreGraphView):
+        return g.store.search_nodes(query, MAX_CHOICES)
+    return [g.node(name) for name in g.search_nodes(query, limit=MAX_CHOICES)]
+
+
+def _neighbourhood(g: GraphLike, node: int, hops: int) -> list[int]:
+    """Every node within ``hops`` of ``node``; on a graph store its region, capped at
+    :data:`STORE_REGION_CAP` nodes by whole hop layers (with a note when the cap stopped it)."""
+    if not isinstance(g, StoreGraphView):
+        return g.khop([node], hops).tolist()
+    region = g.store.region([node], hops=hops, max_nodes=STORE_REGION_CAP)
+    g.absorb(region)
+    if region.capped:
+        st.caption(f"The graph store's neighbourhood stopped at {region.hops} of {hops} hops: the next hop would "
+                   f"pass {STORE_REGION_CAP:,} nodes.")
+    return region.nodes.tolist()
+
+
+def _incident_edges(g: GraphLike, v: int) -> list[int]:
+    if isinstance(g, StoreGraphView):
+        eids = g.incident_edges([v]).tolist()
+        g.prefetch_edges(eids)
+        g.edge_chunks.prefetch(eids)
+        return eids
+    return sorted(set(g.csr.row(v)[1].tolist()))
+
+
+def create_explore_ui(act: Active, g: GraphLike) -> tuple[list[int], bool, str]:
     """Search box, node picker, whole graph or neighbourhood drawing, then the node detail.
 
-    Returns the drawn nodes, whether they are the whole graph, and the drawing's HTML.
+    On a graph store (a read-through view) only neighbourhoods are drawn, and everything shown is read
+    from the store as it is needed. Returns the drawn nodes, whether they are the whole graph, and the
+    drawing's HTML.
     """
     if g.n_nodes == 0:
         st.info("This workspace has no nodes (a corpus from which no triples were extracted). "
                 "Dense retrieval over its chunks still works; upload triples or configure an LLM for a graph.")
         return [], True, ""
-    big = g.n_nodes > MAX_NODES
+    big = g.n_nodes > MAX_NODES or isinstance(g, StoreGraphView)
     left, mid, right = st.columns([3, 3, 2])
     query = S.keep(S.DATA_SEARCH, left.text_input(
         "Search nodes by name", key=S.bind(S.DATA_SEARCH, ""), placeholder="e.g. Keanu",
         help="Case-insensitive substring search over node names (shortest names first)."))
     if query.strip():
-        matches = [g.node(name) for name in g.search_nodes(query, limit=MAX_CHOICES)]
+        matches = _search(g, query)
         if not matches:
             left.caption(f"No node name contains “{md_escape(query)}”; showing the best-connected nodes.")
     else:
         matches = []
     choices = matches or resources.top_degree_nodes(g, act.key, MAX_CHOICES)
+    if isinstance(g, StoreGraphView):
+        g.prefetch_drawing(choices)  # the picker's labels: one read, not one per entry
     nkey = S.bind(S.DATA_NODE, choices[0] if choices else None)
     if st.session_state[nkey] not in choices:  # another search, or another workspace
         st.session_state[nkey] = choices[0] if choices else None
@@ -80,16 +116,17 @@ def create_explore_ui(act: Active, g: KnowledgeGraph) -> tuple[list[int], bool, 
                                                     key=S.bind(S.DATA_VIEW_MODE, "Whole graph")))
     whole = mode == "Whole graph"
     if big:
-        st.info(f"This graph has {g.n_nodes:,} nodes, more than the {MAX_NODES} drawn at once, so it is shown "
-                f"as the **neighbourhood of one node**. Search for a node, pick it, and choose how many hops "
-                "to draw.", icon=":material/travel_explore:")
+        why = ("lives in a graph store" if isinstance(g, StoreGraphView) else
+               f"has {g.n_nodes:,} nodes, more than the {MAX_NODES} drawn at once")
+        st.info(f"This graph {why}, so it is shown as the **neighbourhood of one node**. Search for a node, pick "
+                "it, and choose how many hops to draw.", icon=":material/travel_explore:")
     if whole:
         nodes = list(range(g.n_nodes))
     else:
         hops = S.keep(S.DATA_HOPS, st.slider(
             "Hops around the node", 1, 4, key=S.bind(S.DATA_HOPS, 1 if big else 2),
             help="Draw every node within this many edges of the selected node (either direction)."))
-        nodes = g.khop([node], hops).tolist()
+        nodes = _neighbourhood(g, node, hops)
     kept, capped = graph_view.limit_nodes(g, nodes, MAX_NODES, center=() if whole else (node,))
     if capped:
         st.warning(f"Showing {len(kept)} of {len(nodes):,} nodes (the drawing is capped at {MAX_NODES}): the "
@@ -113,12 +150,14 @@ def create_explore_ui(act: Active, g: KnowledgeGraph) -> tuple[list[int], bool, 
     return kept, whole and not capped, doc
 
 
-def _drawn_edges(g: KnowledgeGraph, nodes: list[int]) -> list[int]:
+def _drawn_edges(g: GraphLike, nodes: list[int]) -> list[int]:
     return g.induced_edges(nodes).tolist() if nodes else []
 
 
-def create_node_detail_ui(g: KnowledgeGraph, v: int) -> None:
+def create_node_detail_ui(g: GraphLike, v: int) -> None:
     """Id, description, degree, incident edges and provenance passages of node ``v``."""
+    if isinstance(g, StoreGraphView):
+        g.prefetch_drawing([v])
     st.subheader("Node: " + md_escape(g.node_names[v]))
     c1, c2, c3 = st.columns([2, 1, 1])
     c1.caption("Node id")
@@ -128,7 +167,7 @@ def create_node_detail_ui(g: KnowledgeGraph, v: int) -> None:
     if g.node_descriptions[v]:
         st.caption("Description")
         st.text(g.node_descriptions[v])
-    eids = sorted(set(g.csr.row(v)[1].tolist()))
+    eids = _incident_edges(g, v)
     st.markdown(f"**Incident edges** ({len(eids)})")
     if eids:
         rows = [{"head": g.node_names[int(g.edge_head[e])], "relation": g.edge_relation[e],
@@ -143,6 +182,8 @@ def create_node_detail_ui(g: KnowledgeGraph, v: int) -> None:
                 f"{' cited by its edges' if source == 'edges' and chunk_ids else ''})")
     if not chunk_ids:
         st.caption("No source passage is recorded for this node.")
+    if isinstance(g, StoreGraphView):
+        g.chunk_index.prefetch(chunk_ids[:MAX_CHUNKS_SHOWN])
     for cid in chunk_ids[:MAX_CHUNKS_SHOWN]:
         if cid not in g.chunk_index:
             st.caption(f"{md_escape(cid)}: not in this workspace")
@@ -375,7 +416,7 @@ def show_upload_job() -> None:
 
 
 # -------------------------------------------------------------------------------------- export
-def create_export_ui(act: Active, g: KnowledgeGraph, shown: list[int], shown_is_whole: bool, doc: str) -> None:
+def create_export_ui(act: Active, g: GraphLike, shown: list[int], shown_is_whole: bool, doc: str) -> None:
     ws = act.workspace
     scope = "Whole graph"
     if shown and not shown_is_whole:
@@ -383,6 +424,11 @@ def create_export_ui(act: Active, g: KnowledgeGraph, shown: list[int], shown_is_
             "What to export", ["Shown drawing", "Whole graph"], key=S.bind(S.DATA_EXPORT_SCOPE, "Shown drawing"),
             horizontal=True, help="The drawing is the neighbourhood (or capped view) on the Graph tab."))
     nodes = None if scope == "Whole graph" else list(shown)
+    if nodes is None and isinstance(g, StoreGraphView):  # a graph store: the whole graph is read for it
+        full = resources.whole_graph_if_it_fits(ws, "a whole-graph export")
+        if full is None:
+            return
+        g = full
     n = g.n_nodes if nodes is None else len(nodes)
     stem = ws.name if nodes is None else f"{ws.name}-subgraph-{n}"
     st.caption(f"{n:,} nodes with the edges among them and the passages they cite. JSON is the egx format "
@@ -406,18 +452,16 @@ built = st.session_state.pop(S.DATA_BUILT_MESSAGE, None)
 if built:
     st.success(md_escape(built), icon=":material/check_circle:")
 
-# on a graph store too big to read into the app: the Upload tab still works, the others say why not
-graph = resources.whole_graph_if_it_fits(ws, "its drawing, search, statistics and export")
+# On a graph store the Graph tab reads neighbourhoods through the page's view; the statistics and a
+# whole-graph export read the whole graph (under the app's limit; above it they say why not)
 tab_graph, tab_stats, tab_upload, tab_export = st.tabs(["Graph", "Statistics", "Upload", "Export"])
-shown, shown_is_whole, drawing = [], True, ""
 with tab_graph:
-    if graph is not None:
-        shown, shown_is_whole, drawing = create_explore_ui(act, graph)
+    shown, shown_is_whole, drawing = create_explore_ui(act, act.graph)
 with tab_stats:
-    if graph is not None:
-        create_stats_ui(act, graph)
+    full = resources.whole_graph_if_it_fits(ws, "its statistics (components, degrees, relations)")
+    if full is not None:
+        create_stats_ui(act, full)
 with tab_upload:
     create_upload_ui(act)
 with tab_export:
-    if graph is not None:
-        create_export_ui(act, graph, shown, shown_is_whole, drawing)
+    create_export_ui(act, act.graph, shown, shown_is_whole, drawing)

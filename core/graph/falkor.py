@@ -234,6 +234,22 @@ class FalkorStore:
                 out.setdefault(str(k), []).append(int(i))
         return {k: sorted(out[k]) for k in ks if k in out}
 
+    def search_nodes(self, text: str, limit: int) -> list[int]:
+        """Substring search over the normalized names (``Node.key``), on the server: the shortest names
+        first, then by name (FalkorDB compares strings by code point, as Python does)."""
+        q = normalize_name(text)
+        if not q or limit <= 0:
+            return []
+        rows = self._q("MATCH (n:Node) WHERE n.key CONTAINS $q WITH n.key AS k, min(n.i) AS i "
+                       "RETURN k, i ORDER BY size(k), k LIMIT $lim", {"q": q, "lim": int(limit)})
+        return [int(i) for _, i in sorted(((str(k), int(i)) for k, i in rows), key=lambda r: (len(r[0]), r[0]))]
+
+    def top_degree_nodes(self, limit: int) -> list[int]:
+        if limit <= 0:
+            return []
+        rows = self._q("MATCH (n:Node) RETURN n.i ORDER BY n.deg DESC, n.name, n.i LIMIT $lim", {"lim": int(limit)})
+        return [int(r[0]) for r in rows]
+
     def edge_rows(self, edges: Sequence[int]) -> list[tuple[int, str, int]]:
         got = self._edge_table(edges)
         return [(got[int(e)][0], got[int(e)][1], got[int(e)][2]) for e in edges]

@@ -108,6 +108,15 @@ class GraphStore(Protocol):
         """Indices of the nodes whose id is ``key`` or whose normalized name equals ``key``'s."""
         ...
 
+    def search_nodes(self, text: str, limit: int) -> list[int]:
+        """Nodes whose normalized name contains ``normalize_name(text)``: one per distinct name (its
+        first index), shortest names first, then by name; at most ``limit`` (the Data page's search)."""
+        ...
+
+    def top_degree_nodes(self, limit: int) -> list[int]:
+        """The ``limit`` best-connected nodes: degree descending, then name, then index."""
+        ...
+
     def nodes_named(self, keys: Sequence[str]) -> dict[str, list[int]]:
         """For each already-normalized name in ``keys`` that some node has, those nodes' indices
         (sorted): the batch name lookup of query-entity linking (one round trip, not one per n-gram)."""
@@ -267,6 +276,20 @@ class MemoryStore:
         g = self._g
         by_name = g.derived("store_name_index", lambda: _name_index(g.node_names))
         return {k: sorted(by_name[k]) for k in dict.fromkeys(keys) if k in by_name}
+
+    def search_nodes(self, text: str, limit: int) -> list[int]:
+        q = normalize_name(text)
+        if not q:
+            return []
+        g = self._g
+        by_name = g.derived("store_name_index", lambda: _name_index(g.node_names))
+        keys = sorted((k for k in by_name if q in k), key=lambda k: (len(k), k))[:limit]
+        return [min(by_name[k]) for k in keys]
+
+    def top_degree_nodes(self, limit: int) -> list[int]:
+        g = self._g
+        order = np.lexsort((np.arange(g.n_nodes), np.asarray(g.node_names, dtype=object).astype(str), -g.degree))
+        return [int(v) for v in order[:limit]]
 
     def edge_rows(self, edges: Sequence[int]) -> list[tuple[int, str, int]]:
         g = self._g

@@ -168,3 +168,43 @@ def test_drawings_from_the_store_equal_the_in_memory_ones(demo_pair, backends, m
     assert graph_view.degree_sizes(view, around) == graph_view.degree_sizes(g, around)
     assert view.name == g.name and int(view.degree[hub]) == int(g.degree[hub])
     assert view.induced_edges(around).tolist() == g.induced_edges(around).tolist()
+
+
+def test_data_page_explores_a_store_by_neighbourhoods(stored: Workspace, home: Path, monkeypatch) -> None:
+    """The Data page on a graph store: the server's search and degree order, neighbourhoods read as regions,
+    the node detail read item by item — the same nodes, names and edges as the graph in memory; the
+    statistics and a whole-graph export need the whole graph and say so above the limit."""
+    from tests.app.helpers import drawn_nodes
+
+    g = Workspace.open(home.parent / "built" / "demo").graph  # the graph the store holds, in memory
+    no_whole_graph(monkeypatch)
+    monkeypatch.setenv("EGX_APP_WHOLE_GRAPH_MAX_EDGES", "5")
+    at = run_page(**{S.WORKSPACE: "stored"})
+    switch(at, "pages/data.py")
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("lives in a graph store" in plain(i.value) for i in at.info)
+    assert S.widget_key(S.DATA_VIEW_MODE) not in [r.key for r in at.radio]  # neighbourhoods only
+    picker = at.selectbox(key=S.widget_key(S.DATA_NODE))
+    top = sorted(range(g.n_nodes), key=lambda v: (-int(g.degree[v]), g.node_names[v], v))[:len(picker.options)]
+    assert [o.split("  (")[0] for o in picker.options] == [g.node_names[v] for v in top]
+    assert {n["title"].split("\n")[0] for n in drawn_nodes(at)} == {g.node_names[u] for u in g.khop([top[0]], 1)}
+    at.text_input(key=S.widget_key(S.DATA_SEARCH)).input("keanu").run()
+    assert not at.exception
+    want = [g.node(name) for name in g.search_nodes("keanu", limit=100)]
+    assert [o.split("  (")[0] for o in at.selectbox(key=S.widget_key(S.DATA_NODE)).options] == \
+        [g.node_names[v] for v in want]
+    assert plain(at.subheader[0].value) == "Node: Keanu Reeves"
+    v = g.node("Keanu Reeves")
+    edges = at.dataframe[0].value
+    assert len(edges) == len(set(g.csr.row(v)[1].tolist()))
+    assert set(edges["head"]) | set(edges["tail"]) <= {g.node_names[u] for u in g.khop([v], 1)}
+    texts = [t.value for t in at.text]
+    assert all(g.chunk(c).text in texts for c in g.node_chunks[v])
+    at.slider(key=S.widget_key(S.DATA_HOPS)).set_value(2).run()
+    assert not at.exception
+    assert {n["title"].split("\n")[0] for n in drawn_nodes(at)} == {g.node_names[u] for u in g.khop([v], 2)}
+    warned = " ".join(plain(w.value) for w in at.warning)
+    assert "needs the whole graph (its statistics" in warned  # the Statistics tab, above the limit
+    at.radio(key=S.widget_key(S.DATA_EXPORT_SCOPE)).set_value("Shown drawing").run()
+    assert not at.exception
+    assert {"Download egx JSON", "Download GraphML"} <= {b.label for b in at.get("download_button")}

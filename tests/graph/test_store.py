@@ -64,6 +64,21 @@ def test_lookups_match_memory(loaded):
     assert fs.chunk_provenance("no such chunk") == ([], [])
 
 
+def test_search_and_top_degree_match_memory_and_the_graph(loaded):
+    """The Data page's node search and default picks: FalkorDB = memory = the graph's own search (the
+    first node of each matching name, shortest names first), and degree order against brute force."""
+    g, fs = loaded
+    mem = MemoryStore(g)
+    for text in ("keanu", "  KEANU ", "film", "o", "Zoë", "zzz", "", "   "):
+        want = [g.node(name) for name in g.search_nodes(text, limit=5)]
+        assert mem.search_nodes(text, 5) == want, text
+        assert fs.search_nodes(text, 5) == want, text
+    assert fs.search_nodes("film", 0) == []
+    brute = sorted(range(g.n_nodes), key=lambda v: (-int(g.degree[v]), g.node_names[v], v))
+    for k in (1, 3, g.n_nodes + 2):
+        assert mem.top_degree_nodes(k) == fs.top_degree_nodes(k) == brute[:k]
+
+
 @pytest.mark.parametrize(("seeds", "hops", "cap"), [
     (["Keanu Reeves"], 0, 100), (["Keanu Reeves"], 1, 100), (["Keanu Reeves"], 3, 100),
     (["Laurence Fishburne", "Film 3"], 2, 100), (["Keanu Reeves"], 3, 8), (["Film 0"], 4, 5), (["Lonely"], 2, 10)])
