@@ -182,9 +182,9 @@ def open_workspace(info: WorkspaceInfo, embedder_name: str) -> Workspace:
     raise AssertionError("unreachable: wait_for stops the page")
 
 
-#: The most edges a page that needs the *whole* graph (statistics, search, SG-RAG's and ReG's views)
-#: reads from a graph store into the app; above it the page says so and stops. ``EGX_APP_WHOLE_GRAPH_MAX_EDGES``
-#: overrides it.
+#: The most edges a page part that needs the *whole* graph (the Data page's statistics, SG-RAG, Compare,
+#: ReG's supervision pool, the failure diagnosis) reads from a graph store into the app; above it the part
+#: says so and does not run. ``EGX_APP_WHOLE_GRAPH_MAX_EDGES`` overrides it.
 WHOLE_GRAPH_MAX_EDGES = 1_000_000
 
 
@@ -245,15 +245,17 @@ def whole_graph_if_it_fits(ws: Workspace, purpose: str) -> KnowledgeGraph | None
     if store.n_edges > limit:
         st.warning(f"This page needs the whole graph ({md_escape(purpose)}), and the graph store of this workspace holds "
                    f"{store.n_nodes:,} nodes and {store.n_edges:,} edges — more than the {limit:,} edges the app "
-                   "reads into its memory. The BubbleRAG pages read only each question's region and work here; "
-                   "for this page, use `egx ask` / `egx bench` from the command line, or raise the limit with "
-                   "EGX_APP_WHOLE_GRAPH_MAX_EDGES if this machine has the memory.", icon=":material/database:")
+                   "reads into its memory. The BubbleRAG, GRanker and Evidence chains pages and the Data page's Graph "
+                   "tab read only what they show and work here; for this, use `egx ask` / `egx bench` from the "
+                   "command line, or raise the limit with EGX_APP_WHOLE_GRAPH_MAX_EDGES if this machine has the "
+                   "memory.", icon=":material/database:")
         return None
     if "graph" not in ws.__dict__:
         with st.spinner(f"Reading the whole graph from the graph store ({store.n_edges:,} edges)…"):
             _ = ws.graph
     st.caption(f"This page reads the whole graph from the graph store ({store.n_nodes:,} nodes, {store.n_edges:,} "
-               f"edges) for {md_escape(purpose)}; the BubbleRAG pages read only each question's region.")
+               f"edges) for {md_escape(purpose)}; the BubbleRAG, GRanker and Evidence chains pages read only what "
+               "they show.")
     return ws.graph
 
 
