@@ -74,9 +74,9 @@ def _mtime(path: Path) -> float:
 
 run_tab, load_tab = st.tabs(["Run", "Load a report"])
 with run_tab:
-    # gold evidence maps to the graph, and the failure diagnosis reads it: on a graph store too big for the
-    # app, the run tab says why not (egx bench runs there) and the saved runs stay readable
-    fits = resources.whole_graph_if_it_fits(ws, "the questions' gold evidence and the failure diagnosis") is not None
+    # the failure diagnosis of every record reads the whole graph: on a graph store too big for the app, the
+    # run tab says why not (egx bench runs there) and the saved runs stay readable
+    fits = resources.whole_graph_if_it_fits(ws, "the failure diagnosis of every question") is not None
     try:
         questions = resources.workspace_questions(ws, act.key) if fits else []
     except EgxError as exc:
