@@ -9,7 +9,6 @@ once with a caption saying so, and above ``EGX_APP_WHOLE_GRAPH_MAX_EDGES`` say w
 from __future__ import annotations
 
 import json
-import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -24,11 +23,11 @@ from core.backends.rerankers import BiEncoderReranker
 from core.eval.datasets import load_questions
 from core.graph.falkor import FalkorStore
 from core.graph.view import StoreGraphView
-from core.index.workspace import MANIFEST, Workspace, ensure_sample_workspace
+from core.index.workspace import Workspace
 from core.methods.base import Backends
 from core.methods.bubblerag import run
 from tests.app.helpers import plain, run_page, switch
-from tests.methods.store_helpers import no_whole_graph, store_pair
+from tests.methods.store_helpers import no_whole_graph, store_pair, user_store_workspace
 
 BUBBLE_PAGES = ("pages/bubble_anchors.py", "pages/bubble_expansion.py", "pages/bubble_ranking.py",
                 "pages/bubble_ask.py")
@@ -41,16 +40,7 @@ def _texts(at) -> str:
 @pytest.fixture
 def stored(home: Path, falkordb_server, request) -> Workspace:
     """The demo sample (its questions included), copied into the app's home and moved into FalkorDB."""
-    url = falkordb_server.url(f"app_{request.node.name[:40]}")
-    src = ensure_sample_workspace("demo", get_embedder("hashing"), root=home.parent / "built")
-    dst = home / "workspaces" / "stored"
-    shutil.copytree(src.path, dst)
-    manifest = json.loads((dst / MANIFEST).read_text())  # a user workspace now, not the sample
-    manifest.update(name="stored", title="Stored demo")
-    manifest.pop("sample", None)
-    (dst / MANIFEST).write_text(json.dumps(manifest))
-    Workspace.open(dst).move_to_store(url, overwrite=True)
-    return Workspace.open(dst)
+    return user_store_workspace(home, falkordb_server, f"app_{request.node.name[:40]}", get_embedder("hashing"))
 
 
 def test_home_and_bubblerag_pages_never_read_the_whole_graph(stored: Workspace, monkeypatch) -> None:

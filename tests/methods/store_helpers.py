@@ -33,3 +33,22 @@ def store_pair(sample: str, root: Path, server: Any, emb: Any, graph: str, *,
         shutil.rmtree(Workspace.open(dst).index_dir / "extra", ignore_errors=True)
     Workspace.open(dst).move_to_store(server.url(graph), overwrite=True)
     return mem, Workspace.open(dst)
+
+
+def user_store_workspace(home: Path, server: Any, graph: str, emb: Any, *, name: str = "stored",
+                         title: str = "Stored demo") -> Workspace:
+    """The demo sample (its questions included) copied into the app's ``home`` as the user workspace
+    ``name`` and moved into the FalkorDB graph ``graph`` of ``server`` (for the app's store tests)."""
+    import json
+
+    from core.index.workspace import MANIFEST
+
+    src = ensure_sample_workspace("demo", emb, root=home.parent / "built")
+    dst = home / "workspaces" / name
+    shutil.copytree(src.path, dst)
+    manifest = json.loads((dst / MANIFEST).read_text())  # a user workspace now, not the sample
+    manifest.update(name=name, title=title)
+    manifest.pop("sample", None)
+    (dst / MANIFEST).write_text(json.dumps(manifest))
+    Workspace.open(dst).move_to_store(server.url(graph), overwrite=True)
+    return Workspace.open(dst)
