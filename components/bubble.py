@@ -18,6 +18,7 @@ from components import state as S
 from components.sidebar import Active
 from components.ui import md_escape
 from core.errors import EgxError
+from core.graph.view import read_ahead
 from core.methods.base import Backends
 from core.methods.bubblerag import METHOD, BubbleConfig
 
@@ -209,6 +210,7 @@ def anchor_colour_groups(result: BubbleResult, graph: GraphLike) -> dict[int, li
     edge_of: dict[int, list[int]] = {}
     if result.groups is None:
         return {}
+    read_ahead(graph, edges=[c.index for g in result.groups.groups for c in g.members if c.kind != "node"])
     for g in result.groups.groups:
         for c in g.members:
             if c.kind == "node":

@@ -17,6 +17,7 @@ from components.teaching import page_intro
 from components.ui import md_escape
 from core.errors import EgxError
 from core.graph.loaders import parse_json
+from core.graph.view import read_ahead
 from core.trace import Trace
 
 HEIGHT = 560
@@ -55,6 +56,8 @@ def create_evidence_ui(result) -> str:
 
 
 def create_triples_ui(result) -> None:
+    if result.evidence is not None:
+        read_ahead(act.graph, edges=result.evidence.edges)
     triples = result.evidence.triples(act.graph) if result.evidence is not None else []
     st.caption(f"{len(triples)} triples, best CEG rank first — what the answer prompt receives with the passages.")
     st.code("\n".join(triples) or "(none)", language=None)
@@ -62,6 +65,7 @@ def create_triples_ui(result) -> None:
 
 def create_chunks_ui(result) -> None:
     g = act.graph
+    read_ahead(g, chunk_ids=[c.chunk_id for c in result.chunks])
     st.caption("“evidence”: cited by a node or edge of G_final (support = how much of G_final cites it); "
                "“preview”: a pre-retrieved passage filling the remaining slots.")
     rows = [{"rank": i + 1, "passage": g.chunk(c.chunk_id).title if c.chunk_id in g.chunk_index else c.chunk_id,

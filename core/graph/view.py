@@ -86,6 +86,9 @@ class _ChunkIndex:
             raise KeyError(chunk_id)
         return row
 
+    def put(self, chunk_id: str, row: int) -> None:
+        self._got.setdefault(chunk_id, row)
+
 
 class _ChunkRows:
     """``view.chunks[r]``: the chunk at row ``r``, read through from the store."""
@@ -96,6 +99,9 @@ class _ChunkRows:
 
     def __getitem__(self, r: int) -> Chunk:
         return self._rows[r]
+
+    def prefetch(self, rows: Iterable[int]) -> None:
+        self._rows.prefetch(rows)
 
     def __len__(self) -> int:
         return self._n
@@ -208,6 +214,26 @@ class StoreGraphView:
         self._edges.prefetch(es)
         self._nodes.prefetch({v for e in es for v in (self._edges[e][0], self._edges[e][2])})
 
+    def prefetch_chunks(self, chunk_ids: Iterable[str] = (), rows: Iterable[int] = ()) -> None:
+        """Read the chunks with these ids (title, text) and those at these FAISS ``rows`` in one batch
+        each: what ``chunk(id)``, ``chunk_index`` and ``chunks[r]`` then answer without a read."""
+        rs = [int(r) for r in rows]
+        if rs:
+            self.chunks.prefetch(rs)
+            for r in rs:
+                c = self.chunks[r]
+                self._chunk_text.setdefault(c.id, c)
+                self.chunk_index.put(c.id, r)
+        missing = [c for c in dict.fromkeys(chunk_ids) if c not in self._chunk_text]
+        if missing:
+            for row in self.store.chunks(missing):
+                self._chunk_text.setdefault(row[0], Chunk(*row))
+            self.chunk_index.prefetch(missing)
+
+    def prefetch_names(self, nodes: Iterable[int]) -> None:
+        """Read the ids and names of ``nodes`` in one batch."""
+        self._nodes.prefetch(int(v) for v in nodes)
+
     def prefetch_drawing(self, nodes: Iterable[int], edges: Iterable[int] = ()) -> None:
         """Read what a drawing of ``nodes`` and ``edges`` shows (ids, names, descriptions,
         provenance and degrees of the nodes; rows of the edges) in one batch per kind, so the
@@ -233,6 +259,17 @@ class StoreGraphView:
         for i, e in enumerate(edges.tolist()):
             self._edges.put(e, (int(head[i]), g.edge_relation[i], int(tail[i])))
             self.edge_chunks.put(e, tuple(g.edge_chunks[i]))
+
+
+def read_ahead(graph: GraphLike, *, names: Iterable[int] = (), edges: Iterable[int] = (),
+               chunk_ids: Iterable[str] = (), chunk_rows: Iterable[int] = ()) -> None:
+    """Tell ``graph`` what a stage is about to read item by item: on a graph store's view, node names,
+    edge rows (with their endpoints' names) and chunks are read in one batch each; a graph in memory
+    has them all, so nothing happens. Results never depend on it, only the number of store reads."""
+    if isinstance(graph, StoreGraphView):
+        graph.prefetch_names(names)
+        graph.prefetch_edges(edges)
+        graph.prefetch_chunks(chunk_ids, chunk_rows)
 
 
 #: What the per-question stages of a method accept as "the graph": the whole graph in memory, or a

@@ -47,7 +47,7 @@ import numpy as np
 
 from core.backends.base import LLM, Embedder, Reranker
 from core.backends.llm import check_answer
-from core.graph.view import GraphLike
+from core.graph.view import GraphLike, read_ahead
 from core.methods.base import Backends, RankedChunk
 from core.methods.bubblerag import prompts
 from core.methods.bubblerag.reasoning import ReasoningExpansion
@@ -218,6 +218,7 @@ def generate_answer(query: str, evidence: EvidenceGraph, graph: GraphLike, chunk
     step = Step("answer", "Unified evidence graph and answer", section="BubbleRAG §3.6")
     chunks = rank_evidence_chunks(evidence, graph, chunk_vectors, qvec, preview, max_chunks=max_chunks,
                                   fill_with_preview=fill_with_preview, ranking=chunk_ranking)
+    read_ahead(graph, edges=evidence.edges, chunk_ids=[c.chunk_id for c in chunks])
     triples = evidence.triples(graph)
     ctx = [(graph.chunk(c.chunk_id).title, graph.chunk(c.chunk_id).text) for c in chunks]
     variants, fmt_data = evidence_format_prompts(query, evidence, graph, ctx, llm)

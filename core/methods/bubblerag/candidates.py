@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from core.backends.base import Embedder
-from core.graph.view import GraphLike
+from core.graph.view import GraphLike, read_ahead
 from core.index.workspace import Workspace
 from core.methods.bubblerag import heuristics
 from core.methods.bubblerag.specialization import SearchTerm
@@ -75,6 +75,7 @@ def retrieve_candidates(terms: tuple[SearchTerm, ...], workspace: Workspace, emb
                 s, i = workspace.index("nodes" if kind == "node" else "edges").search(v, k * 4 if t.edges_only else k)
                 pool += [(float(a), kind, int(b)) for a, b in zip(s[0], i[0]) if int(b) >= 0]
         if t.edges_only:  # edges whose relation is the verb ("died on" for "die") first, then by cosine
+            read_ahead(g, edges=[x[2] for x in pool if x[1] == "edge"])
             pool.sort(key=lambda x: (not heuristics.relation_matches(t.keyword, g.edge_relation[x[2]]), -x[0], x[2]))
         else:
             pool.sort(key=lambda x: (-x[0], x[1], x[2]))
@@ -92,6 +93,7 @@ def retrieve_candidates(terms: tuple[SearchTerm, ...], workspace: Workspace, emb
                 kw[t.keyword] = max(kw.get(t.keyword, -1.0), score)
             keys.append(key)
         per_term.append((t.search, tuple(f"c{order.index(key) + 1}" for key in keys)))
+    read_ahead(g, names=[i for kind, i in order if kind == "node"], edges=[i for kind, i in order if kind == "edge"])
     items = tuple(
         Candidate(f"c{n + 1}", kind, idx, g.node_names[idx] if kind == "node" else g.edge_text(idx),
                   found[(kind, idx)]["score"], tuple(found[(kind, idx)]["keywords"]),

@@ -184,3 +184,24 @@ def test_musique_bubblerag_reads_only_what_it_needs(tmp_path_factory, falkordb_s
         b = run(q, remote, config=BubbleConfig(), backends=backends)
         assert _signature(a) == _signature(b), q
     assert "graph" not in remote.__dict__
+
+
+def test_a_question_reads_the_store_in_batches(demo_pair, backends, monkeypatch):
+    """Candidates, pre-retrieval, the answer's passages and triples are read in one batch per stage
+    (``read_ahead``), not one round trip per item: a few reads of each kind per question, whatever the
+    number of candidates, passages and triples."""
+    from collections import Counter
+
+    _, remote = demo_pair
+    calls: Counter[str] = Counter()
+    for name in ("edge_rows", "node_rows", "chunks", "chunk_rows", "chunk_row_numbers"):
+        real = getattr(FalkorStore, name)
+        monkeypatch.setattr(FalkorStore, name, lambda self, *a, _r=real, _n=name, **k: calls.update([_n]) or _r(self, *a, **k))
+    worst: Counter[str] = Counter()
+    for q in [q.question for q in load_questions(remote)]:
+        calls.clear()
+        r = run(q, remote, backends=backends)
+        assert r.chunks
+        worst |= calls
+    assert worst["edge_rows"] <= 4 and worst["node_rows"] <= 4, worst
+    assert worst["chunks"] <= 2 and worst["chunk_rows"] <= 1 and worst["chunk_row_numbers"] <= 2, worst
