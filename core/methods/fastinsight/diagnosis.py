@@ -29,7 +29,8 @@ import numpy as np
 from core.graph.model import bfs_layers
 from core.methods.base import Diagnosis, Gold, StageDecl
 from core.methods.diagnosis import finish, gold_ranks, lost_gold, no_gold
-from core.methods.fastinsight.node_graph import KGNodeGraph
+from core.methods.fastinsight.node_graph import KGNodeGraph, node_graph
+from core.methods.fastinsight.store_graph import StoreNodeGraph
 
 if TYPE_CHECKING:
     from core.index.workspace import Workspace
@@ -106,6 +107,8 @@ def _lost_on_passages(result: FastInsightRun, workspace: Workspace, lost: list[s
 def _lost_on_nodes(result: FastInsightRun, workspace: Workspace, lost: list[str], ranks: dict[str, Any],
                    cut: int) -> dict[str, dict[str, Any]]:
     ng = result.search_graph(workspace)
+    if isinstance(ng, StoreNodeGraph):  # the BFS below walks the whole node graph's CSR, by definition
+        ng = node_graph(workspace.graph, max_chars=result.config.node_text_chars)
     assert isinstance(ng, KGNodeGraph)
     chunks = workspace.graph.chunk_index
     n_ret = {c: i for i, c in enumerate(result.retrieved, start=1)}

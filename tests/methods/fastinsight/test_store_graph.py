@@ -200,3 +200,21 @@ def test_tr_and_the_granker_views_read_the_store_layer_by_layer(demo_pair, backe
             assert stex_table(rb, pb, view) == stex_table(ra, pa, mem.graph)
     assert measured >= 3  # TR was defined (gold nodes exist) for most demo questions
     assert "graph" not in remote.__dict__
+
+
+def test_the_failure_diagnosis_on_a_store_equals_memory(demo_pair, backends):
+    """The diagnosis walks the whole node graph (BFS from N_ret, by definition): on a store it reads it
+    once and gives the in-memory verdicts (the store's node graph has no CSR to walk)."""
+    from core.eval.diagnosis import diagnose
+    from core.methods.base import Gold
+
+    mem, remote = demo_pair
+    lost = 0
+    for q in [q for q in load_questions(mem) if q.gold_chunks]:
+        gold = Gold(q.id, tuple(q.gold_chunks), (q.answer,) if q.answer else ())
+        for cut in (1, 5):
+            a = diagnose(run(q.question, mem, backends=backends), mem, gold, cut=cut)
+            b = diagnose(run(q.question, remote, backends=backends), remote, gold, cut=cut)
+            assert a == b, (q.id, cut)
+            lost += a.stage not in ("ok", "answer_wrong", "no_gold")
+    assert lost >= 1  # some verdict walked the node graph
