@@ -32,18 +32,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.store_methods import _status as status_mb  # noqa: E402  (VmRSS / VmHWM of this process, MB)
+
 ENV = {"EGX_EMBEDDER": "bge-small", "EGX_RERANKER": "ms-marco-minilm", "EGX_LLM": "none", "HF_HUB_OFFLINE": "1",
        "EGX_JOB_INLINE_WAIT": "600"}
 READS = ("node_rows", "node_table", "degrees", "edge_rows", "incident_edges", "neighbor_lists", "node_chunks",
          "edge_chunks", "chunks", "chunk_rows", "chunk_row_numbers", "region", "nodes_named", "find_nodes")
-
-
-def status_mb(field: str) -> float:
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def child(home: str, workspace: str, n: int) -> dict:
