@@ -131,7 +131,8 @@ def limit_nodes(graph: GraphLike, nodes: Iterable[int], max_nodes: int = DEFAULT
     nodes = sorted({int(v) for v in nodes})
     if len(nodes) <= max_nodes:
         return nodes, False
-    _prefetch(graph, nodes)
+    if not isinstance(graph, KnowledgeGraph):
+        graph.degree.prefetch(nodes)  # only degrees decide here; the kept nodes' rows are read when drawn
     deg = graph.degree
     hops = _hops_within(graph, center, set(nodes)) if center else {}
     key = {v: (hops.get(v, 1 << 30), -int(deg[v]), v) for v in nodes}
