@@ -366,6 +366,11 @@ def recording_paths(folder: str | Path | None = None) -> list[Path]:
     return sorted(root.glob("*.json")) if root.is_dir() else []
 
 
+#: vocab-only llama.cpp models by GGUF path (:meth:`RecordedLLM.load`), one per process
+_VOCAB_CACHE: dict[str, Any] = {}
+_VOCAB_LOCK = threading.Lock()
+
+
 class RecordedLLM:
     """The ``recorded`` backend: answers only from recording bundles, never from a model.
 
@@ -406,6 +411,40 @@ class RecordedLLM:
             ms = sorted({str(x.get("method")) for x in r.runs})
             parts.append(f"{r.label}: {len(qs)} question(s) × {', '.join(ms) or 'no method'}")
         return "; ".join(parts)
+
+    def load(self) -> Any:
+        """The tokenizer of the bundled model the recordings were made with (a vocab-only ``Llama``).
+
+        Some prompts depend on token counts: SG-RAG's answer prompt fills its §5 context budget
+        counted by :func:`core.methods.reg.tokens.count_tokens`, which uses a local model's own
+        tokenizer. Counted with another tokenizer on replay, a long context is cut elsewhere and the
+        prompt is one that was never recorded. Only the vocabulary is loaded (no weights).
+
+        Raises
+        ------
+        BackendError
+            If the recordings do not name one bundled llama.cpp model (an ``openai`` recording was
+            counted with the WordPiece stand-in, which ``count_tokens`` then falls back to as well),
+            or the model cannot be loaded.
+        """
+        from core.backends.gguf import MODELS, ensure_model
+        from core.errors import BackendError
+
+        files = {(r.provenance.get("gguf_file"), r.provenance.get("gguf_sha256")) for r in self.recordings}
+        specs = [s for s in MODELS.values() if (s.filename, s.sha256) in files]
+        if len(files) != 1 or len(specs) != 1:
+            raise BackendError(f"The recordings ({self.model_id}) do not name one bundled llama.cpp model, so "
+                               "their prompts were counted with the WordPiece stand-in.")
+        path = str(ensure_model(specs[0].key))  # type: ignore[arg-type]
+        with _VOCAB_LOCK:
+            if path not in _VOCAB_CACHE:
+                try:
+                    from llama_cpp import Llama
+
+                    _VOCAB_CACHE[path] = Llama(model_path=path, vocab_only=True, verbose=False)
+                except (ImportError, ValueError, RuntimeError) as exc:
+                    raise BackendError(f"Could not load the tokenizer of {path!r}: {exc}") from exc
+            return _VOCAB_CACHE[path]
 
     def chat(self, messages: Sequence[ChatMessage], *, max_tokens: int = 512, temperature: float = 0.0,
              json_schema: dict[str, Any] | None = None) -> LLMResponse:

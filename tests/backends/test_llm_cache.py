@@ -250,6 +250,34 @@ def test_recording_recorded_failures_replay_as_failures(tmp_path):
         RecordedLLM([bundle]).chat([ChatMessage("user", "q1")], json_schema=SCHEMA)
 
 
+@pytest.mark.model
+def test_recorded_llm_counts_tokens_with_the_recorded_models_tokenizer(tmp_path):
+    """SG-RAG's answer prompt fills a token budget (§5) counted with a local model's own tokenizer; a
+    replay must count the same, or a long context is cut elsewhere and the prompt was never recorded
+    (MuSiQue questions 12 and 16 missed their recorded SG-RAG answer that way)."""
+    from core.backends.gguf import MODELS
+    from core.backends.llm import LlamaCppLLM
+    from core.methods.reg.tokens import WORDPIECE, count_tokens
+
+    texts = ["Lothair II's mother was Ermengarde of Tours, who died on 20 March 851.",
+             "(Keanu Reeves) -[acted in]-> (The Matrix) <-[acted in]- (Laurence Fishburne)", ""]
+    live, live_name = count_tokens(texts, GuardedLLM(LlamaCppLLM(size="0.5b")))
+    assert "the answering model's tokenizer" in live_name and live[-1] == 0
+    spec = MODELS["0.5b"]
+    local = tmp_path / "local.json"
+    save_recording(local, {"model_id": "llama.cpp:x", "model_key": "k", "backend": "local", "gguf_file": spec.filename,
+                           "gguf_sha256": spec.sha256}, None, {})
+    counts, name = count_tokens(texts, GuardedLLM(RecordedLLM([local])))
+    assert counts == live and name.startswith("recorded:llama.cpp:x")
+    assert counts != count_tokens(texts, None)[0]  # the WordPiece stand-in counts otherwise
+    # a server model's recording was counted with the stand-in, and so is its replay
+    server = tmp_path / "server.json"
+    save_recording(server, {"model_id": "gpt-4o-mini", "model_key": "s", "backend": "openai"}, None, {})
+    assert count_tokens(texts, RecordedLLM([server])) == (count_tokens(texts, None)[0], WORDPIECE)
+    with pytest.raises(Exception, match=r"do not name one bundled llama\.cpp model"):
+        RecordedLLM([local, server]).load()
+
+
 def test_bad_recording_files(tmp_path):
     p = tmp_path / "x.json"
     p.write_text("[1, 2]")
