@@ -397,6 +397,7 @@ class RecordedLLM:
             raise BackendError(f"No LLM recordings found in {str(RECORDINGS_DIR)!r} (or $EGX_LLM_RECORDINGS). "
                                "Record some with `egx record` (make record-llm), or pick the LLM 'local', "
                                "'openai' or 'none'.")
+        self._vocab: Any = None  # the recorded model's tokenizer, once load() has opened it
         models = sorted({r.provenance.get("model_id", "?") for r in self.recordings})
         self.model_id = "recorded:" + "+".join(str(m) for m in models)
 
@@ -427,6 +428,8 @@ class RecordedLLM:
             counted with the WordPiece stand-in, which ``count_tokens`` then falls back to as well),
             or the model cannot be loaded.
         """
+        if self._vocab is not None:  # counted several times per answer: check and open the file once
+            return self._vocab
         from core.backends.gguf import MODELS, ensure_model
         from core.errors import BackendError
 
@@ -444,7 +447,8 @@ class RecordedLLM:
                     _VOCAB_CACHE[path] = Llama(model_path=path, vocab_only=True, verbose=False)
                 except (ImportError, ValueError, RuntimeError) as exc:
                     raise BackendError(f"Could not load the tokenizer of {path!r}: {exc}") from exc
-            return _VOCAB_CACHE[path]
+            self._vocab = _VOCAB_CACHE[path]
+        return self._vocab
 
     def chat(self, messages: Sequence[ChatMessage], *, max_tokens: int = 512, temperature: float = 0.0,
              json_schema: dict[str, Any] | None = None) -> LLMResponse:
