@@ -251,6 +251,11 @@ def summarize(result, workspace, *, top: int = 5) -> dict:  # JSON-ready
     from core.methods.answering import describe_answer, method_notices
 
     out["notices"] = list(method_notices(result))
+    if result.trace.replay:  # the recorded LLM: how completely this run replayed its recording
+        from core.replay import replay_notice
+
+        out["replay"] = result.trace.replay
+        out["replay_notice"] = replay_notice(result.trace.replay)
     note = describe_answer(result)
     out["answer_note"] = {"kind": note.kind, "label": note.label, "how": note.how, "limits": list(note.limits)}
     ranked = getattr(result, "ranked", None)
@@ -265,6 +270,7 @@ def summarize(result, workspace, *, top: int = 5) -> dict:  # JSON-ready
 def cmd_ask(args: argparse.Namespace) -> int:
     from core.backends.llm import question_scope
     from core.backends.registry import get_embedder, get_reranker
+    from core.eval.runner import run_method
     from core.methods.base import Backends
     from core.methods.registry import get_method
 
@@ -281,7 +287,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         changes["evidence_format"] = args.evidence_format
     config = spec.make_config(**changes) if changes else None
     with question_scope(llm) as scope:
-        result = spec.run(args.question, ws, config=config, backends=Backends(embedder, llm, reranker))
+        result = run_method(spec.name, args.question, ws, Backends(embedder, llm, reranker), config=config,
+                            in_scope=True)
     s = summarize(result, ws, top=args.top)
     if llm.available:
         s["llm"] = scope.summary()
@@ -292,6 +299,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(s, indent=2, ensure_ascii=False))
         return 0
+    if s.get("replay_notice"):  # a partial replay says so before the answer
+        print(f"REPLAY: {s['replay_notice']}")
     for n in s.get("notices", []):
         print(f"NOTE: {n}")
     print(f"Q: {s['query']}\nA: {s['answer'] or '(no answer)'}")

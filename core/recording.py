@@ -24,6 +24,7 @@ from typing import Any
 from core.backends.llm import LLMSettings, question_scope
 from core.backends.llm_cache import CachedLLM, Recorder, load_recording, save_recording
 from core.errors import ConfigError
+from core.replay import NOT_RECORDED, StateTape
 
 #: Methods recorded by default: the three with LLM stages of their own (answers of the others are
 #: a single LLM call each; name them with ``--methods``).
@@ -42,6 +43,27 @@ class RecordedRun:
     skipped: bool  #: already in the bundle
 
 
+def state_source(how: str) -> dict[str, str]:
+    """Where a run's retrieval state (:mod:`core.replay`) was taken: how, on what machine, when."""
+    return {"how": how, "machine": _machine(), "date": _dt.date.today().isoformat()}
+
+
+def _machine() -> str:
+    """``x86_64, 2 CPU core(s), Linux, AVX-512`` -- the kernels a CPU picks set the last digits of its scores."""
+    flags = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("flags"):
+                    have = set(line.split(":", 1)[1].split())
+                    flags = ", AVX-512 VNNI" if "avx512_vnni" in have else ", AVX-512" if "avx512f" in have \
+                        else ", AVX2" if "avx2" in have else ""
+                    break
+    except OSError:
+        pass
+    return f"{platform.machine()}, {len(os.sched_getaffinity(0))} CPU core(s), {platform.system()}{flags}"
+
+
 def provenance(llm: Any, *, embedder: str, reranker: str, settings: LLMSettings) -> dict[str, Any]:
     """Model, quantization, file hash, llama.cpp build and settings: what a reader of a recording must know."""
     inner = llm
@@ -51,8 +73,7 @@ def provenance(llm: Any, *, embedder: str, reranker: str, settings: LLMSettings)
                            "embedder": embedder, "reranker": reranker, "temperature": 0.0,
                            "llm_settings": {"timeout_s": settings.timeout, "retries": settings.retries,
                                             "budget_s": settings.budget},
-                           "machine": f"{platform.machine()}, {len(os.sched_getaffinity(0))} CPU core(s), "
-                                      f"{platform.system()}",
+                           "machine": _machine(),
                            "date": _dt.date.today().isoformat()}
     size = getattr(inner, "size", None)
     if llm.model_id.startswith("llama.cpp:") and size is not None and getattr(inner, "model_path", None) is None:
@@ -109,6 +130,7 @@ def record(workspace: Any, questions: Sequence[Any], methods: Sequence[str], bac
     ConfigError
         If the LLM is not a live one, or ``out`` records another model.
     """
+    from core.eval.runner import run_method
     from core.methods.registry import get_method
 
     changes = dict(config_changes or {})
@@ -141,10 +163,12 @@ def record(workspace: Any, questions: Sequence[Any], methods: Sequence[str], bac
             config = spec.make_config(**own) if own else None
             recorder = Recorder()
             llm.recorder = recorder
+            tape = StateTape("record")  # the retrieval state every decision read: the replay reads it back
             t0 = time.perf_counter()
             try:
                 with question_scope(llm) as scope:
-                    result = spec.run(q.question, workspace, config=config, backends=backends)
+                    result = run_method(spec.name, q.question, workspace, backends, config=config, tape=tape,
+                                        in_scope=True)
             finally:
                 llm.recorder = None
             seconds = time.perf_counter() - t0
@@ -156,7 +180,8 @@ def record(workspace: Any, questions: Sequence[Any], methods: Sequence[str], bac
                    "backends": trace.backends, "date": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
                    "stages": [{"stage": s.stage, "title": s.title, "seconds": round(s.seconds, 3),
                                "prompt_tokens": s.prompt_tokens, "completion_tokens": s.completion_tokens,
-                               "cached": s.cached, "fallback": s.fallback} for s in trace.steps]}
+                               "cached": s.cached, "fallback": s.fallback} for s in trace.steps],
+                   "state": tape.entries, "state_source": state_source("recorded live")}
             save_recording(out, prov, run, entries)
             results.append(RecordedRun(*key, seconds, False))
     if progress is not None:
@@ -175,43 +200,123 @@ class ReplayCheck:
     misses: tuple[str, ...]  #: stages whose LLM request is not in the bundle (the prompt changed)
     answer: str
     recorded_answer: str
+    state_misses: tuple[str, ...] = ()  #: pins whose retrieval state is not on the run's tape
+    error: str = ""  #: a strict replay's first miss (or another error the run raised)
+    question_id: str = ""
 
     @property
     def ok(self) -> bool:
-        return not self.misses and self.answer.strip() == self.recorded_answer.strip()
+        return not (self.misses or self.state_misses or self.error) and \
+            self.answer.strip() == self.recorded_answer.strip()
+
+    def problem(self) -> str:
+        """What went wrong, in one line ("" when the run replays)."""
+        if self.error:
+            return self.error
+        if self.misses or self.state_misses:
+            return "not replayed: " + ", ".join((*self.misses, *self.state_misses))
+        if not self.ok:
+            return f"other answer: {self.answer[:60]!r} (recorded {self.recorded_answer[:60]!r})"
+        return ""
 
 
 def check_replay(bundle: str | Path, open_workspace: Callable[[str, Any], Any], *,
-                 workspaces: Sequence[str] | None = None) -> list[ReplayCheck]:
-    """Replay every run of ``bundle`` (optionally only those of ``workspaces``) with the ``recorded`` LLM
-    on the embedder and reranker its provenance names, at the methods' defaults.
+                 workspaces: Sequence[str] | None = None, methods: Sequence[str] | None = None,
+                 strict: bool = True, wrap: Callable[[Any], Any] | None = None,
+                 retape: bool = False) -> list[ReplayCheck]:
+    """Replay every run of ``bundle`` (optionally only those of ``workspaces`` / ``methods``) with the
+    ``recorded`` LLM on the embedder and reranker its provenance names, at the methods' defaults.
 
     A run that now asks something the bundle does not hold (a prompt, a retrieval result or a method
     default changed since it was recorded) shows what the app's "recorded LLM run" would fall back on:
     re-record it (``egx record --redo``). ``open_workspace(name, embedder)`` opens a workspace by the
     name the bundle records (the CLI resolves samples; the tests pass their cached samples).
+
+    Parameters
+    ----------
+    strict : bool
+        Stop each run at its first miss (:class:`~core.replay.ReplayMissError`, in ``error``); False
+        lets the run go on with its fallbacks and lists every miss.
+    wrap : callable or None
+        ``wrap(backends) -> backends``: e.g. models whose scores are perturbed, standing in for another
+        CPU (``tests/backends/test_replay_portable.py``).
+    retape : bool
+        Keep the retrieval state each run reads now (a ``record`` tape), and write it into the bundle for
+        every run that replays in full with its recorded answer (:func:`retape`). For a bundle recorded
+        before runs kept their state: the prompts matched, so this state rebuilds every one of them.
     """
     from core.backends.llm_cache import RecordedLLM
     from core.backends.registry import get_embedder, get_reranker
     from core.eval.runner import run_method
     from core.methods.base import Backends
+    from core.replay import ReplayMissError
 
     rec = load_recording(bundle)
-    emb = get_embedder(str(rec.provenance.get("embedder") or "bge-small"))
-    llm = RecordedLLM([bundle])
-    rr = get_reranker(str(rec.provenance.get("reranker") or "ms-marco-minilm"), embedder=emb, llm=llm)
+    names = {k: str(rec.provenance.get(k) or "") for k in ("embedder", "reranker")}
+    if not all(names.values()):  # replay with the models the recording names, never a default
+        raise ConfigError(f"{Path(bundle).name} does not name its {' and '.join(k for k, v in names.items() if not v)} "
+                          "in its provenance; re-record it with `egx record`.")
+    emb = get_embedder(names["embedder"])
+    llm = RecordedLLM([bundle], strict=strict and not retape)
+    rr = get_reranker(names["reranker"], embedder=emb, llm=llm)
     backends = Backends(emb, llm, rr)
-    miss_text = "was not recorded"  # in every fallback that LLMNotRecordedError caused
+    if wrap is not None:
+        backends = wrap(backends)
     opened: dict[str, Any] = {}
     out: list[ReplayCheck] = []
+    tapes: dict[tuple[str, str, str], dict[str, str]] = {}
     for run in rec.runs:
         name = str(run.get("workspace"))
-        if workspaces is not None and name not in workspaces:
+        if (workspaces is not None and name not in workspaces) or (methods is not None and run["method"] not in methods):
             continue
         if name not in opened:
-            opened[name] = open_workspace(name, emb)
-        r = run_method(str(run["method"]), str(run["question"]), opened[name], backends)
-        misses = tuple(s.stage for s in r.trace.steps if miss_text in (s.fallback or ""))
-        out.append(ReplayCheck(name, str(run["method"]), str(run["question"]), misses, r.answer or "",
-                               str(run.get("answer") or "")))
+            opened[name] = open_workspace(name, backends.embedder)
+        ident = (name, str(run["method"]), str(run["question"]))
+        tape = StateTape("record") if retape else None
+        try:
+            r = run_method(ident[1], ident[2], opened[name], backends, tape=tape)
+        except ReplayMissError as exc:
+            out.append(ReplayCheck(*ident, (), "", str(run.get("answer") or ""), error=str(exc),
+                                   question_id=str(run.get("question_id", ""))))
+            continue
+        status = r.trace.replay or {}
+        misses = tuple(s.stage for s in r.trace.steps if NOT_RECORDED in (s.fallback or ""))
+        check = ReplayCheck(*ident, misses, r.answer or "", str(run.get("answer") or ""),
+                            tuple(status.get("missed_state", ())),
+                            "" if retape or status.get("matched") else "no recorded run matches this run's settings",
+                            str(run.get("question_id", "")))
+        out.append(check)
+        if retape and tape is not None and check.ok:
+            tapes[ident] = tape.entries
+    if retape and tapes:
+        _write_tapes(Path(bundle), tapes)
     return out
+
+
+def retape(bundle: str | Path, open_workspace: Callable[[str, Any], Any], *,
+           workspaces: Sequence[str] | None = None, methods: Sequence[str] | None = None) -> list[ReplayCheck]:
+    """Give the runs of a bundle recorded before runs kept their retrieval state (:mod:`core.replay`)
+    the state this machine computes, wherever it rebuilds every recorded prompt and the recorded answer.
+
+    Each run is replayed with a ``record`` tape; a run whose every LLM request was in the bundle (so each
+    prompt was rebuilt byte for byte from this machine's scores) and whose answer is the recorded one gets
+    that state, written atomically into the bundle. A run that does not replay here (a near-tie this CPU
+    orders the other way) keeps none and is listed: re-record it with a live LLM.
+    """
+    return check_replay(bundle, open_workspace, workspaces=workspaces, methods=methods, strict=False, retape=True)
+
+
+def _write_tapes(path: Path, tapes: dict[tuple[str, str, str], dict[str, str]]) -> None:
+    import json
+
+    from core.fsio import atomic_write_json, path_lock
+
+    src = state_source("re-taped: replayed with every recorded prompt and the recorded answer")
+    with path_lock(path):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        for run in data.get("runs", []):
+            ident = (str(run.get("workspace")), str(run.get("method")), str(run.get("question")))
+            if ident in tapes:
+                run["state"] = tapes[ident]
+                run["state_source"] = src
+        atomic_write_json(path, data, indent=1)

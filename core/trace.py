@@ -75,6 +75,9 @@ class Trace:
     config: dict[str, Any] = field(default_factory=dict)
     backends: dict[str, str] = field(default_factory=dict)
     steps: list[Step] = field(default_factory=list)
+    #: with the ``recorded`` LLM: how completely the run replayed its recording
+    #: (:class:`core.replay.ReplayStatus`); empty for any other LLM
+    replay: dict[str, Any] = field(default_factory=dict)
 
     def add(self, stage: str, title: str, data: dict[str, Any] | None = None, **kw: Any) -> Step:
         step = Step(stage, title, to_jsonable(data or {}), **kw)
@@ -125,8 +128,9 @@ class Trace:
             raise InputFormatError(source, "this is not an egx trace", f'a JSON object with "format": "{TRACE_FORMAT}"')
         try:
             steps = [Step(**s) for s in d.get("steps", [])]
+            replay = d.get("replay") or {}
             return cls(d["method"], d["query"], d.get("workspace", ""), d.get("config", {}),
-                       d.get("backends", {}), steps)
+                       d.get("backends", {}), steps, replay if isinstance(replay, dict) else {})
         except (KeyError, TypeError) as exc:
             raise InputFormatError(source, f"a trace field is missing or unexpected ({exc})",
                                    "a trace exported by egx") from None

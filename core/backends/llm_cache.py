@@ -35,6 +35,7 @@ from typing import Any
 from core.backends.base import ChatMessage, LLMResponse
 from core.errors import ConfigError, EgxError, InputFormatError, LLMError
 from core.fsio import atomic_write_json, path_lock
+from core.replay import NOT_RECORDED
 
 CACHE_FORMAT = "egx-llm-cache"
 RECORDING_FORMAT = "egx-llm-recording"
@@ -378,6 +379,10 @@ class RecordedLLM:
     ----------
     paths : sequence of path or None
         Bundles to answer from; default :func:`recording_paths`.
+    strict : bool or None
+        Raise :class:`~core.replay.ReplayMissError` at the first request (or retrieval state) that is
+        not recorded, instead of letting the stage take its fallback: what the tests and ``make
+        check-recordings`` use. None: ``$EGX_REPLAY_STRICT`` (``1`` turns it on).
 
     Raises
     ------
@@ -388,9 +393,10 @@ class RecordedLLM:
     name = "recorded"
     available = True
 
-    def __init__(self, paths: Sequence[str | Path] | None = None) -> None:
+    def __init__(self, paths: Sequence[str | Path] | None = None, *, strict: bool | None = None) -> None:
         from core.errors import BackendError
 
+        self.strict = _strict_from_env() if strict is None else bool(strict)
         found = list(paths) if paths is not None else recording_paths()
         self.recordings = [load_recording(p) for p in found]
         if not self.recordings:
@@ -465,10 +471,76 @@ class RecordedLLM:
                 raise LLMOutputError(f"(as recorded with {rec.label}) {e['error']}")
             resp = _response(e, f"recorded run: {rec.label}")
             return replace(resp, cache_key=key)
+        if self.strict:
+            from core.replay import ReplayMissError
+
+            first = next((m.content for m in messages if m.role == "user"), "")[:160]
+            raise ReplayMissError(f"Strict replay: this LLM request {NOT_RECORDED} (its prompt differs from every "
+                                  f"recorded one; it begins {first!r}). Re-record the run "
+                                  "(RECORD_ARGS=--redo scripts/record_llm.sh WORKSPACE local METHOD ID).")
         raise LLMNotRecordedError(
-            "This question/stage was not recorded (no recorded LLM answer for this exact prompt: another "
+            f"This question/stage {NOT_RECORDED} (no recorded LLM answer for this exact prompt: another "
             "question, workspace, method setting or backend than the recording used). Use the live LLM "
             "('local' or 'openai') or 'none'.")
+
+    def find_run(self, workspace: str, method: str, question: str, config: dict[str, Any],
+                 backends: dict[str, str]) -> tuple[Recording, dict[str, Any]] | None:
+        """The recorded run of ``question`` by ``method`` on ``workspace`` with these settings and the same
+        embedder and reranker, or None. Settings that only bound wall-clock time (:data:`UNTIMED_KEYS`)
+        are not compared: they are lifted while recording (the replay is never cut short by them); nor
+        are settings the recording does not name (added to the method since)."""
+        for rec in self.recordings:
+            for run in rec.runs:
+                if (run.get("workspace"), run.get("method"), run.get("question")) != (workspace, method, question):
+                    continue
+                kept = run.get("config") or {}
+                # a setting added since the recording is not in it: its default is what the recording ran
+                # with, and a changed value changes a prompt, which the replay then reports as a miss
+                if _canon_config(kept) == _canon_config({k: config.get(k) for k in kept}) \
+                        and _same_models(run.get("backends") or {}, backends):
+                    return rec, run
+        return None
+
+    def tape_for(self, workspace: str, method: str, question: str, config: dict[str, Any],
+                 backends: dict[str, str]) -> tuple[Any, str] | None:
+        """A replay :class:`~core.replay.StateTape` holding the retrieval state of the matching recorded
+        run (:meth:`find_run`) and the recording's label, or None when no recorded run matches."""
+        from core.replay import StateTape
+
+        found = self.find_run(workspace, method, question, config, backends)
+        if found is None:
+            return None
+        rec, run = found
+        state = run.get("state")
+        entries = {str(k): str(v) for k, v in state.items()} if isinstance(state, dict) else {}
+        return StateTape("replay", entries, strict=self.strict), rec.label
+
+
+#: settings that only bound wall-clock time: lifted while recording, so not compared on replay
+UNTIMED_KEYS = frozenset({"time_budget_s"})
+
+
+def _canon_config(config: dict[str, Any]) -> str:
+    """The settings as JSON text, as a recording keeps them (tuples become lists)."""
+    return json.dumps({k: v for k, v in config.items() if k not in UNTIMED_KEYS}, sort_keys=True, default=str)
+
+
+def _same_models(recorded: dict[str, str], now: dict[str, str]) -> bool:
+    """The same embedder, and the same reranker where both runs had one (a method that does not rerank
+    is handed none, and the LLM is the recording's by definition)."""
+    if recorded.get("embedder") != now.get("embedder"):
+        return False
+    return "reranker" not in recorded or "reranker" not in now or recorded["reranker"] == now["reranker"]
+
+
+def _strict_from_env() -> bool:
+    raw = os.environ.get("EGX_REPLAY_STRICT", "").strip().lower()
+    if raw in ("", "0", "off", "no", "false"):
+        return False
+    if raw in ("1", "on", "yes", "true"):
+        return True
+    raise ConfigError(f"EGX_REPLAY_STRICT = {raw!r} is not on or off; set it to 1 (stop at the first request a "
+                      "recording does not hold) or 0, or unset it.")
 
 
 class Recorder:

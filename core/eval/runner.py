@@ -26,6 +26,7 @@ import os
 import random
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
     from core.eval.datasets import Question
     from core.index.workspace import Workspace
     from core.methods.base import Backends, MethodResult
+    from core.replay import StateTape
 
 RUN = "run.json"
 RECALL_KS = (2, 5, 10)
@@ -215,6 +217,8 @@ def evaluate_result(result: MethodResult, workspace: Workspace, gold: Gold, *, c
         "notices": list(method_notices(result)),
         "diagnosis": diag.to_dict(), "error": None,
     }
+    if result.trace.replay:  # the recorded LLM: whether this record is the recorded run (core.replay)
+        rec["replay"] = result.trace.replay
     if gold.answers:
         sc = answer_set_scores(result.answer, gold.answers)
         rec["paper"] = {"precision": sc.precision, "recall": sc.recall, "f1": sc.f1, "hit": sc.hit, "hit1": sc.hit1,
@@ -252,15 +256,34 @@ def backends_for(method: str, backends: Backends) -> Backends:
 
 
 def run_method(method: str, query: str, workspace: Workspace, backends: Backends, *, config: object | None = None,
-               seed: int = 0) -> MethodResult:
+               seed: int = 0, tape: StateTape | None = None, in_scope: bool = False) -> MethodResult:
     """Run one registered method on one question with seeded generators, inside one question's
-    LLM scope (its budget and circuit breaker: :func:`core.backends.llm.question_scope`)."""
+    LLM scope (its budget and circuit breaker: :func:`core.backends.llm.question_scope`).
+
+    With the ``recorded`` LLM, the recorded run of this question and these settings (if any) hands
+    its retrieval state back to the run (:mod:`core.replay`), so it replays the same on any hardware,
+    and ``result.trace.replay`` says how completely it replayed. ``tape`` (a ``record`` tape) keeps
+    the run's retrieval state instead (:func:`core.recording.record`). ``in_scope``: the caller has opened
+    the question's LLM scope itself (to read its summary afterwards), so no second one is opened."""
     from core.backends.llm import question_scope
     from core.methods.registry import get_method
+    from core.replay import replay_status, tape_scope
 
+    spec = get_method(method)
+    own = backends_for(method, backends)
+    label = ""
+    find: Callable[..., tuple[StateTape, str] | None] | None = getattr(backends.llm, "tape_for", None)  # recorded LLM
+    replaying = tape is None and find is not None
+    if find is not None and replaying:
+        cfg: Any = config if config is not None else spec.make_config()
+        found = find(workspace.name, spec.name, query, cfg.to_dict(), own.names())
+        tape, label = found if found is not None else (None, "")
     _seed_everything(seed)
-    with question_scope(backends.llm):
-        return get_method(method).run(query, workspace, config=config, backends=backends_for(method, backends))
+    with (nullcontext() if in_scope else question_scope(backends.llm)), tape_scope(tape):
+        result = spec.run(query, workspace, config=config, backends=own)
+    if replaying:
+        result.trace.replay = replay_status(result.trace, tape, label).to_dict()
+    return result
 
 
 def run_pair(workspace: Workspace, q: Question, method: str, backends: Backends, *, config: object | None = None,

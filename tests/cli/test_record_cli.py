@@ -41,6 +41,10 @@ def test_record_then_replay_without_any_llm(server, capsys, tmp_path, monkeypatc
     assert bubble["stages"] and all({"stage", "seconds", "cached", "fallback"} <= set(s) for s in bubble["stages"])
     # the rejected (invalid) replies are recorded as they came, marked, and replay as invalid again
     assert any(e.get("invalid") for e in rec.entries.values())
+    # every run keeps the retrieval state its decisions read (core/replay.py), taken while it ran live
+    for run in rec.runs:
+        assert run["state"] and run["state_source"]["how"] == "recorded live"
+    assert any(k.startswith("dense.vector_search|") for k in rec.runs[1]["state"])
     # resumable: the same command records nothing again
     assert main(args) == 0
     assert "0 run(s) recorded, 2 already in" in capsys.readouterr().out
@@ -54,6 +58,7 @@ def test_record_then_replay_without_any_llm(server, capsys, tmp_path, monkeypatc
                      "--method", method, "--llm", "recorded", "--json", "--trace", str(trace)]) == 0
         s = json.loads(capsys.readouterr().out)
         assert s["answer"] == run["answer"]
+        assert s["replay"]["complete"] and s["replay"]["pinned"] >= 1 and s["replay_notice"] == ""
         steps = json.loads(trace.read_text())["steps"]
         # the same stages fall back for the same reasons (the model id reads "recorded:<model>")
         assert [(x["stage"], x["fallback"].replace("recorded:", "")) for x in steps] \
@@ -67,7 +72,35 @@ def test_record_then_replay_without_any_llm(server, capsys, tmp_path, monkeypatc
     s = json.loads(capsys.readouterr().out)
     assert any("This question/stage was not recorded" in f and "Use the live LLM ('local' or 'openai') or 'none'" in f
                for f in s["fallbacks"]), s["fallbacks"]
+    assert s["replay"]["matched"] is False and s["replay_notice"].startswith("Not a recorded run")
     assert server.chat_requests == asked
+
+
+def test_a_partial_replay_says_so_before_the_answer(server, capsys, tmp_path, monkeypatch):
+    """A recorded run one of whose replies is missing is never shown as the recorded run: `egx ask` prints
+    "Partly replayed" first, names the stage, and the JSON and the trace carry the status."""
+    out = tmp_path / "rec.json"
+    assert main(["record", "--workspace", "demo", "--embedder", "hashing", "--llm", "openai", "--methods", "dense",
+                 "--only", "lothair-mother", "--out", str(out)]) == 0
+    data = json.loads(out.read_text())
+    data["entries"] = {k: e for k, e in data["entries"].items() if e["text"] != "20 March 851"}  # the answer's reply
+    out.write_text(json.dumps(data))
+    capsys.readouterr()
+    monkeypatch.setenv("EGX_LLM_RECORDINGS", str(out))
+    trace = tmp_path / "t.json"
+    assert main(["ask", QUESTION, "--workspace", "demo", "--embedder", "hashing", "--method", "dense",
+                 "--llm", "recorded", "--trace", str(trace)]) == 0
+    text = capsys.readouterr().out
+    first = text.splitlines()[0]
+    assert first.startswith("REPLAY: Partly replayed: stages ") and "ran without the LLM because their prompts " \
+        "were not recorded" in first and "This is not the recorded run" in first, text
+    replay = json.loads(trace.read_text())["replay"]
+    assert replay["matched"] and not replay["complete"] and replay["missed_stages"]
+    # strict (the tests, make check-recordings): the first miss stops the run and names it
+    monkeypatch.setenv("EGX_REPLAY_STRICT", "1")
+    assert main(["ask", QUESTION, "--workspace", "demo", "--embedder", "hashing", "--method", "dense",
+                 "--llm", "recorded"]) == 2
+    assert "egx: error: Strict replay: this LLM request was not recorded" in capsys.readouterr().err
 
 
 def test_record_refuses_an_llm_that_generates_nothing(capsys):
