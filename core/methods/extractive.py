@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from core.methods.base import Backends
+from core.replay import pin
 from core.text import normalize_name, split_sentences
 
 #: What each answer type is called in the trace and on the pages.
@@ -215,7 +216,7 @@ def _score(backends: Backends, scorer: Any, questions: Sequence[str], texts: Seq
         else:
             assert vecs is not None
             s = np.asarray(vecs @ np.asarray(backends.embedder.embed_queries([q])[0]), dtype=np.float64).reshape(-1)
-        best = np.maximum(best, s)
+        best = np.maximum(best, pin("extractive.sentences.score", s, key=q))
     return best
 
 

@@ -17,6 +17,7 @@ from core.methods.base import Backends, RankedChunk
 from core.methods.baselines.common import BaselineResult, check_query
 from core.methods.baselines.config import DenseConfig
 from core.methods.passages import PassageSource
+from core.replay import pin_search
 from core.trace import Trace
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ def run(query: str, workspace: Workspace, *, config: DenseConfig | None = None, 
     with trace.timed("vector_search", f"Top-{cfg.top_k} passages by cosine similarity",
                      section="FastInsight §3.1.1 (O_vs)") as step:
         q = backends.embed_query(query)
-        scores, ids = workspace.index("chunks", backends.embedder).search(q, cfg.top_k)
+        scores, ids = pin_search("dense.vector_search", *workspace.index("chunks", backends.embedder).search(q, cfg.top_k))
         ranked = tuple(RankedChunk(c, float(s)) for s, c in zip(scores[0], source.ids(ids[0].tolist())))
         step.data = {"chunk_ids": [c.chunk_id for c in ranked], "scores": [round(c.score, 6) for c in ranked]}
     passages = source.passages(ranked)

@@ -55,6 +55,7 @@ from core.methods.base import Backends, RankedChunk
 from core.methods.baselines.common import BaselineResult, check_query
 from core.methods.baselines.config import HIPPORAG_DAMPING, PPRConfig
 from core.methods.passages import PassageSource
+from core.replay import pin, pin_search
 from core.trace import Trace
 
 if TYPE_CHECKING:
@@ -270,7 +271,7 @@ def run(query: str, workspace: Workspace, *, config: PPRConfig | None = None, ba
     trace = Trace("ppr", query, workspace.name, config=asdict(cfg), backends=backends.names())
     chunk_index = workspace.index("chunks", backends.embedder)
     q = backends.embed_query(query)
-    dense = chunk_index.scores(q).astype(np.float64)
+    dense = chunk_index.scores(q).astype(np.float64)  # seeds (corpus) and tie order: both pinned where decided
     shape = workspace.store if source.remote else workspace.graph
     corpus = source.kind == "corpus_graph" or shape.n_nodes == 0 or shape.n_edges == 0
     if corpus and source.remote:
@@ -288,11 +289,12 @@ def run(query: str, workspace: Workspace, *, config: PPRConfig | None = None, ba
             pers[s.node if rows is None else int(np.searchsorted(rows, s.node))] += s.weight
         res = personalized_pagerank(adjacency, pers, damping=cfg.damping, tol=cfg.tol, max_iter=cfg.max_iter)
         top = np.argsort(-res.scores, kind="stable")[:15]
+        top_scores, top = pin_search("ppr.walk.top_nodes", res.scores[top], top)
         top_global = [int(v if rows is None else rows[v]) for v in top]  # graph node (KG) or passage row
         top_names = source.ids(top_global) if corpus else _node_names(workspace, source, top_global)
         step.data = {"damping": cfg.damping, "iterations": res.iterations, "converged": res.converged,
                      "nodes": int(adjacency.shape[0]), "edges": int(adjacency.nnz // 2),
-                     "top_nodes": [{"node": name, "score": float(res.scores[v])} for name, v in zip(top_names, top)]}
+                     "top_nodes": [{"node": name, "score": float(s)} for name, s in zip(top_names, top_scores)]}
         if not corpus and cfg.synonym_threshold is not None:
             step.data["synonym_edges_walked"] = _synonyms_walked(workspace, source, backends, seeds, top_global,
                                                                  cfg.synonym_threshold)
@@ -301,8 +303,8 @@ def run(query: str, workspace: Workspace, *, config: PPRConfig | None = None, ba
     with trace.timed("passage_scores", "Passage scores from entity scores", section="HippoRAG §3.2") as step:
         scores = res.scores if incidence is None else np.asarray(incidence @ res.scores).reshape(-1)
         order = np.lexsort((np.arange(scores.size), -dense, -scores))
-        keep = order[:cfg.top_k]
-        ranked = tuple(RankedChunk(c, float(scores[i])) for c, i in zip(source.ids(keep.tolist()), keep))
+        kept, keep = pin_search("ppr.passages.top", scores[order[:cfg.top_k]], order[:cfg.top_k])
+        ranked = tuple(RankedChunk(c, float(x)) for c, x in zip(source.ids(keep.tolist()), kept))
         reached = int((scores > 0).sum())
         step.data = {"how": "own PPR probability (corpus graph)" if incidence is None else
                      "sum of the PPR probabilities of the entities in each passage",
@@ -346,7 +348,7 @@ def _kg_seeds(trace: Trace, workspace: Workspace, cfg: PPRConfig, query: str,
         ents, how, tokens = query_entities(query, backends)
         qstep.prompt_tokens, qstep.completion_tokens = tokens["prompt"], tokens["completion"]
         vecs = backends.embedder.embed(ents)
-        sims, ids = node_index.search(vecs, 1)
+        sims, ids = pin_search("ppr.link.node_search", *node_index.search(vecs, 1), key="\n".join(ents))
         links = [(e, int(i), float(s)) for e, s, i in zip(ents, sims[:, 0], ids[:, 0])]
         linked = sorted({v for _, v, _ in links})
         names = (dict(zip(linked, (n for _, n in workspace.store.node_rows(linked)))) if graph is None
@@ -424,12 +426,14 @@ def _synonyms_walked(workspace: Workspace, source: PassageSource, backends: Back
     if seed_ids:
         sims = vecs[seed_ids] @ vecs.T
         for row, v in zip(sims, seed_ids):
-            for u in np.argsort(-row, kind="stable")[:per_seed + 1]:
-                if int(u) != v and row[u] >= threshold:
-                    out[(min(v, int(u)), max(v, int(u)))] = float(row[u])
+            near = np.argsort(-row, kind="stable")[:per_seed + 1]
+            near_sims, near = pin_search("ppr.synonyms.seed_neighbours", row[near], near, key=str(v))
+            for u, s in zip(near.tolist(), near_sims.tolist()):
+                if u != v and s >= threshold:
+                    out[(min(v, u), max(v, u))] = float(s)
     tops = [int(v) for v in top]
     if tops:
-        sims = vecs[tops] @ vecs[tops].T
+        sims = pin("ppr.synonyms.top_pairs", vecs[tops] @ vecs[tops].T, ids=tops)
         for a in range(len(tops)):
             for b in range(a + 1, len(tops)):
                 if sims[a, b] >= threshold:
@@ -452,11 +456,12 @@ def _corpus_seeds(trace: Trace, workspace: Workspace, cfg: PPRConfig,
         pg = passage_graph(graph)
         k = min(cfg.corpus_seeds, pg.n)
         top = np.lexsort((np.arange(dense.size), -dense))[:k]
-        weights = np.clip(dense[top], 0.0, None)
+        sims, top = pin_search("ppr.corpus.seeds", dense[top], top)
+        weights = np.clip(sims, 0.0, None)
         if weights.sum() <= 0:
             weights = np.ones_like(weights)
-        seeds = [SeedLink("(question)", int(v), graph.chunks[int(v)].title, float(dense[v]), float(w))
-                 for v, w in zip(top, weights)]
+        seeds = [SeedLink("(question)", int(v), graph.chunks[int(v)].title, float(x), float(w))
+                 for v, x, w in zip(top, sims, weights)]
         rows = np.repeat(np.arange(pg.n), np.diff(pg.indptr))
         adjacency = csr_matrix((np.ones(pg.nbr.size), (rows, pg.nbr.astype(np.int64))), shape=(pg.n, pg.n))
         step.data = {"how": "top passages by cosine (a corpus graph has no entities)",

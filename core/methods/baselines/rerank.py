@@ -21,6 +21,7 @@ from core.methods.baselines.common import BaselineResult, check_query
 from core.methods.baselines.config import RerankConfig
 from core.methods.passages import PassageSource
 from core.methods.reranking import FeatureCache, index_feature_source, rank_order, resolve_reranker
+from core.replay import pin, pin_search
 from core.trace import Trace
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ def run(query: str, workspace: Workspace, *, config: RerankConfig | None = None,
     with trace.timed("vector_search", f"Top-{cfg.candidates} candidates by cosine similarity",
                      section="FastInsight §3.1.3 Example 3 (O_vs)") as step:
         q = backends.embed_query(query)
-        vs, ids = index.search(q, cfg.candidates)
+        vs, ids = pin_search("rerank.vector_search", *index.search(q, cfg.candidates))
         ids = ids[0].astype(np.int64)
         cand_ids = source.ids(ids.tolist())
         step.data = {"chunk_ids": cand_ids, "scores": np.round(vs[0], 6)}
@@ -84,13 +85,13 @@ def run(query: str, workspace: Workspace, *, config: RerankConfig | None = None,
         features = index_feature_source(reranker, str(workspace.manifest.get("index", {}).get("model_id", "")),
                                         index.vectors, query)
         cache = FeatureCache(reranker, query, texts, precomputed=features)  # type: ignore[arg-type]
-        scores = rerank_scores(query, passages, reranker, features=cache, nodes=ids)
+        scores = pin("rerank.rerank.scores", rerank_scores(query, passages, reranker, features=cache, nodes=ids), ids=ids)
         order = rank_order(scores)
         keep = order[:cfg.top_k]
         ranked = tuple(RankedChunk(cand_ids[int(i)], float(scores[i])) for i in keep)
         vector_rank = {cand_ids[int(i)]: int(i) + 1 for i in keep}
         step.data = {"reranker": reranker.name, "model_id": reranker.model_id, "linear_head": reranker.linear_head,
-                     "description": reranker.description, "features_from_index": source is not None,
+                     "description": reranker.description, "features_from_index": features is not None,
                      "ranking": [cand_ids[int(i)] for i in order], "scores": np.round(scores[order], 6),
                      "vector_rank": [int(i) + 1 for i in order]}
     top = source.passages(ranked)

@@ -53,6 +53,7 @@ from core.methods.bubblerag import prompts
 from core.methods.bubblerag.reasoning import ReasoningExpansion
 from core.methods.extractive import SentencePick, pick_sentence
 from core.methods.llm_steps import ask_text
+from core.replay import pin
 from core.trace import Step, Trace
 
 
@@ -128,13 +129,17 @@ def rank_evidence_chunks(evidence: EvidenceGraph, graph: GraphLike, chunk_vector
         for c in cs:
             support[c] = support.get(c, 0.0) + 0.5 / len(cs) / evidence.node_rank[v]
     q = np.asarray(qvec, dtype=np.float32).reshape(-1)
+    pool = list(dict.fromkeys([*support, *(c for c in preview if c in graph.chunk_index)]))
+    rows = [graph.chunk_index[c] for c in pool]
+    cos = pin("bubblerag.answer.chunk_cosine",
+              np.array([float(chunk_vectors[r] @ q) if chunk_vectors.size else 0.0 for r in rows]), ids=rows)
+    sims = dict(zip(pool, cos.tolist()))
 
     def sim(c: str) -> float:
-        return float(chunk_vectors[graph.chunk_index[c]] @ q) if chunk_vectors.size else 0.0
+        return sims[c]
 
     by_support = sorted(support, key=lambda c: (-round(support[c], 9), -sim(c), c))
     if ranking == "interleave":
-        pool = list(dict.fromkeys([*support, *(c for c in preview if c in graph.chunk_index)]))
         by_cosine = sorted(pool, key=lambda c: (-sim(c), c))
         order: list[str] = []
         seen: set[str] = set()

@@ -20,6 +20,7 @@ from core.graph.view import GraphLike, read_ahead
 from core.index.workspace import Workspace
 from core.methods.bubblerag import heuristics
 from core.methods.bubblerag.specialization import SearchTerm
+from core.replay import pin_search
 from core.trace import Step, Trace
 
 
@@ -72,7 +73,8 @@ def retrieve_candidates(terms: tuple[SearchTerm, ...], workspace: Workspace, emb
         pool: list[tuple[float, str, int]] = []
         for kind, n in (("node", g.n_nodes), ("edge", g.n_edges)):
             if n and not (kind == "node" and t.edges_only):
-                s, i = workspace.index("nodes" if kind == "node" else "edges").search(v, k * 4 if t.edges_only else k)
+                s, i = pin_search(f"bubblerag.candidates.{kind}_search", *workspace.index(
+                    "nodes" if kind == "node" else "edges").search(v, k * 4 if t.edges_only else k), key=t.search)
                 pool += [(float(a), kind, int(b)) for a, b in zip(s[0], i[0]) if int(b) >= 0]
         if t.edges_only:  # edges whose relation is the verb ("died on" for "die") first, then by cosine
             read_ahead(g, edges=[x[2] for x in pool if x[1] == "edge"])

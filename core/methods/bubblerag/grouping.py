@@ -28,6 +28,7 @@ from core.graph.view import GraphLike
 from core.methods.bubblerag import prompts
 from core.methods.bubblerag.candidates import Candidate, Candidates
 from core.methods.llm_steps import ask_json
+from core.replay import pin
 from core.trace import Step, Trace
 
 
@@ -150,10 +151,12 @@ def _embedding_groups(candidates: Candidates, *, entity_share: float = 0.0) -> l
             k = parent[k]
         return k
 
-    for i, a in enumerate(keywords):
-        for b in keywords[i + 1:]:
-            if float(vec_of[a] @ vec_of[b]) >= 0.8:
-                parent[find(b)] = find(a)
+    pairs = [(a, b) for i, a in enumerate(keywords) for b in keywords[i + 1:]]
+    cos = pin("bubblerag.grouping.keyword_cosine", np.array([float(vec_of[a] @ vec_of[b]) for a, b in pairs]),
+              key="|".join(keywords))
+    for (a, b), c in zip(pairs, cos.tolist()):
+        if c >= 0.8:
+            parent[find(b)] = find(a)
     clusters: dict[str, list[str]] = {}
     for k in keywords:
         clusters.setdefault(find(k), []).append(k)

@@ -21,6 +21,7 @@ import numpy as np
 from core.graph.model import KnowledgeGraph, csr_ranges
 from core.graph.store import GraphStore
 from core.graph.view import StoreGraphView
+from core.replay import pin
 from core.trace import Trace
 
 
@@ -76,7 +77,8 @@ def _expand_hops(graph: KnowledgeGraph, terminals: np.ndarray, h: int,
 
 
 def localized_graph(graph: KnowledgeGraph, terminals: Iterable[int], node_vectors: np.ndarray, qvec: np.ndarray, *,
-                    h: int = 6, max_nodes: int = 50_000, trace: Trace | None = None) -> LocalGraph:
+                    h: int = 6, max_nodes: int = 50_000, trace: Trace | None = None,
+                    global_ids: np.ndarray | None = None) -> LocalGraph:
     """Union of the terminals' ``h``-hop neighbourhoods as local CSR arrays with node costs.
 
     Parameters
@@ -87,6 +89,9 @@ def localized_graph(graph: KnowledgeGraph, terminals: Iterable[int], node_vector
         Unit embeddings of all graph nodes (``workspace.index("nodes").vectors``).
     qvec
         Unit query embedding ``z_q``.
+    global_ids
+        The global id of each node of ``graph`` when it is a store's region (what the pinned
+        cosines are keyed by); None: ``graph`` is the whole graph.
     """
     t0 = time.perf_counter()
     term = np.unique(np.asarray(list(terminals), dtype=np.int64))
@@ -107,6 +112,7 @@ def localized_graph(graph: KnowledgeGraph, terminals: Iterable[int], node_vector
     indptr = np.zeros(nodes.size + 1, dtype=np.int64)
     np.cumsum(counts, out=indptr[1:])
     cos = node_vectors[nodes] @ np.asarray(qvec, dtype=np.float32).reshape(-1) if nodes.size else np.zeros(0)
+    cos = pin("bubblerag.localize.cosine", cos, ids=nodes if global_ids is None else global_ids[nodes])
     cost = np.clip(1.0 - cos.astype(np.float64), 0.0, 2.0)
     lg = LocalGraph(nodes, hop_of, indptr, dst.astype(np.int64), eid.astype(np.int64), cost, h_used, h, capped)
     if trace is not None:
@@ -136,7 +142,7 @@ def localized_graph_from_store(store: GraphStore, terminals: Iterable[int], node
         view.absorb(region)
     t_region = time.perf_counter() - t0
     lg = localized_graph(region.graph, region.local_nodes(term), node_vectors[region.nodes], qvec, h=h,
-                         max_nodes=max_nodes)
+                         max_nodes=max_nodes, global_ids=region.nodes)
     out = LocalGraph(region.nodes[lg.nodes], lg.hop, lg.indptr, lg.nbr, region.edges[lg.eid], lg.cost, region.hops, h,
                      region.capped)
     if trace is not None:

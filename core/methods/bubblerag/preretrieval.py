@@ -26,6 +26,7 @@ from core.graph.view import GraphLike, read_ahead
 from core.index.workspace import Workspace
 from core.methods.bubblerag import prompts
 from core.methods.llm_steps import ask_json
+from core.replay import pin_search
 from core.trace import Step, Trace
 
 
@@ -62,7 +63,7 @@ def pre_retrieve(query: str, qvec: np.ndarray, workspace: Workspace, llm: LLM, *
     ids: tuple[str, ...] = ()
     scores: tuple[float, ...] = ()
     if g.n_chunks:
-        s, i = workspace.index("chunks").search(qvec, k)
+        s, i = pin_search("bubblerag.preretrieval.search", *workspace.index("chunks").search(qvec, k))
         read_ahead(g, chunk_rows=[int(j) for j in i[0] if int(j) >= 0])
         ids = tuple(g.chunks[int(j)].id for j in i[0])
         scores = tuple(float(x) for x in s[0])

@@ -34,6 +34,7 @@ from core.graph.view import GraphLike, StoreGraphView
 from core.methods.bubblerag import prompts
 from core.methods.bubblerag.ranking import RankedCEG
 from core.methods.llm_steps import ask_json
+from core.replay import pin, pin_flag
 from core.trace import Step, Trace
 
 
@@ -81,7 +82,8 @@ def reasoning_expansion(query: str, ranked: Sequence[RankedCEG], graph: GraphLik
     source = "llm" if llm.available else "similarity"
     fallback_notes: list[str] = []
     for rc in ranked[:n]:
-        if time.perf_counter() - t0 > time_budget_s:
+        if pin_flag("bubblerag.reasoning.out_of_time", time.perf_counter() - t0 > time_budget_s,
+                    key=f"ceg {rc.ceg.index}"):
             skipped.append(rc.ceg.index)
             continue
         nodes = set(rc.ceg.nodes)
@@ -90,7 +92,8 @@ def reasoning_expansion(query: str, ranked: Sequence[RankedCEG], graph: GraphLik
         hops: list[ExpansionHop] = []
         stop = f"depth limit d={d} reached"
         for hop in range(1, d + 1):
-            if time.perf_counter() - t0 > time_budget_s:
+            if pin_flag("bubblerag.reasoning.out_of_time", time.perf_counter() - t0 > time_budget_s,
+                        key=f"ceg {rc.ceg.index} hop {hop}"):
                 stop = "time budget exhausted"
                 break
             # the edges touching the frontier (one read of a graph store per hop), in id order so
@@ -100,7 +103,7 @@ def reasoning_expansion(query: str, ranked: Sequence[RankedCEG], graph: GraphLik
             if not ids.size:
                 stop = "no neighbours left"
                 break
-            sims = edge_vectors[ids] @ q
+            sims = pin("bubblerag.reasoning.edge_cosine", edge_vectors[ids] @ q, ids=ids)
             order = np.argsort(-sims, kind="stable")[:max_neighbors]
             offered = ids[order].tolist()
             offered_scores = sims[order].astype(float).tolist()
@@ -130,8 +133,9 @@ def reasoning_expansion(query: str, ranked: Sequence[RankedCEG], graph: GraphLik
                     note = res.fallback
                     fallback_notes.append(f"CEG {rc.ceg.index} hop {hop}: {res.fallback}")
             if by == "similarity":
-                vals = (node_vectors[np.fromiter(nodes, dtype=np.int64)] @ q) if nodes else np.zeros(1)
-                density = float(np.mean(vals))
+                node_ids = np.array(sorted(nodes), dtype=np.int64)  # a set's order is no key for the tape
+                vals = (node_vectors[node_ids] @ q) if nodes else np.zeros(1)
+                density = float(pin("bubblerag.reasoning.density", np.mean(vals), ids=node_ids))
                 selected = [e for e, s in zip(offered, offered_scores) if s >= density][:none_select]
                 note = note or f"selected edges with cos >= mean node value of T* ({density:.3f})"
             new_nodes: set[int] = set()

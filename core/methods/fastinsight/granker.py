@@ -28,6 +28,7 @@ from core.backends.base import Reranker
 from core.errors import ConfigError
 from core.methods.fastinsight.passage_graph import PassageGraph
 from core.methods.reranking import FeatureCache, rank_order
+from core.replay import pin
 
 Head = Callable[[np.ndarray], np.ndarray]
 
@@ -232,6 +233,7 @@ def granker(query: str, nodes: Sequence[int] | np.ndarray, graph: PassageGraph, 
     deg = graph.degrees_of(idx)
     p = propagation_matrix(a, deg)
     plain = np.asarray(reranker.head(h), dtype=np.float64).reshape(-1) if idx.size else np.zeros(0)
-    scores = plain.copy() if alpha == 0.0 else granker_scores(h, p, reranker.head, alpha=alpha)
+    scores = pin("fastinsight.granker.scores",
+                 plain.copy() if alpha == 0.0 else granker_scores(h, p, reranker.head, alpha=alpha), ids=idx)
     return GRankerResult(nodes=idx, features=h, adjacency=a, degrees=deg, propagation=p, plain_scores=plain,
                          scores=scores, alpha=float(alpha))

@@ -32,6 +32,7 @@ from core.methods.fastinsight.granker import GRankerResult, granker
 from core.methods.fastinsight.passage_graph import PassageGraph
 from core.methods.fastinsight.stex import STeXResult, stex
 from core.methods.reranking import FeatureCache
+from core.replay import pin_search
 
 OnExhausted = Literal["vector", "stop"]
 
@@ -175,6 +176,7 @@ def iter_fastinsight(graph: PassageGraph, query: str, query_vector: np.ndarray, 
 
     # lines 1–2: initial O_vs and GRanker
     ids, sims = vector_search(query_vector, v, min(int(batch), budget))
+    sims, ids = pin_search("fastinsight.vector_search.initial", sims, ids)
     t0 = time.perf_counter()
     g = granker(query, ids, graph, reranker, alpha=alpha, features=cache)
     yield FastInsightRound(0, None, ids, sims, g, granker_seconds=time.perf_counter() - t0)
@@ -194,6 +196,7 @@ def iter_fastinsight(graph: PassageGraph, query: str, query_vector: np.ndarray, 
             mask = np.zeros(graph.n, dtype=bool)
             mask[ranking] = True
             add, add_scores = vector_search(query_vector, v, k_remain, exclude=mask)
+            add_scores, add = pin_search("fastinsight.vector_search.fill", add_scores, add)
             fallback = (f"STeX found no unretrieved neighbour of the {ranking.size} retrieved passages; "
                         f"added the next {add.size} by vector similarity instead.")
         t0 = time.perf_counter()

@@ -38,6 +38,7 @@ from core.methods.fastinsight.passage_graph import PassageGraph, passage_graph
 from core.methods.fastinsight.store_graph import StoreNodeGraph
 from core.methods.passages import PassageSource
 from core.methods.reranking import FeatureCache, index_feature_source, resolve_reranker
+from core.replay import pin
 from core.trace import Trace
 
 if TYPE_CHECKING:
@@ -239,10 +240,11 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
         chunk_sims = workspace.index("chunks", backends.embedder).scores(q)  # orders each node's own passages
         if isinstance(pg, StoreNodeGraph):
             pg.linked.prefetch(ranking.tolist())  # type: ignore[attr-defined]
-            cited = list(dict.fromkeys(c for v in ranking.tolist() for c in pg.linked[int(v)]))
-            passage_scores = {c: float(chunk_sims[r]) for c, r in passages_src.store.chunk_row_numbers(cited).items()}
-        else:
-            passage_scores = {c.id: float(x) for c, x in zip(workspace.graph.chunks, chunk_sims.tolist())}
+        cited = list(dict.fromkeys(c for v in ranking.tolist() for c in pg.linked[int(v)]))
+        rows = (passages_src.store.chunk_row_numbers(cited) if isinstance(pg, StoreNodeGraph) else
+                {c: workspace.graph.chunk_index[c] for c in cited if c in workspace.graph.chunk_index})
+        at = np.asarray(list(rows.values()), dtype=np.int64)
+        passage_scores = dict(zip(rows, pin("fastinsight.node_passages.chunk_sims", chunk_sims[at], ids=at).tolist()))
         mapped = passages_of_nodes(pg, ranking, scores, passage_scores=passage_scores)
         retrieved = tuple(c for c, _, _ in mapped)
         ranked = tuple(RankedChunk(c, s) for c, s, _ in mapped[:cfg.top_k])

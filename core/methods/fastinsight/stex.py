@@ -21,6 +21,7 @@ import numpy as np
 
 from core.errors import ConfigError
 from core.methods.fastinsight.passage_graph import PassageGraph
+from core.replay import pin
 
 
 @dataclass(frozen=True, eq=False)
@@ -125,7 +126,7 @@ def stex(query_vector: np.ndarray, node_vectors: np.ndarray, graph: PassageGraph
     ok = c_max > 1  # lines 9–12
     bridge_term[ok] = (n_adj[ok] - 1) / (c_max[ok] - 1)
     i_struct = rank_term + bridge_term
-    i_sim = (v[cand].astype(np.float32) @ q).astype(np.float64)  # line 13
+    i_sim = pin("fastinsight.stex.i_sim", (v[cand].astype(np.float32) @ q).astype(np.float64), ids=cand)  # line 13
     scores = i_sim + float(beta) * i_struct  # line 14
     order = np.lexsort((cand, r_best, -scores))  # line 16: argsort by S, best first
     return STeXResult(cand[order], scores[order], i_sim[order], i_struct[order], rank_term[order],

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from core.replay import pin_search
 from core.text import FUNCTION_WORDS, normalize_name
 
 if TYPE_CHECKING:
@@ -100,6 +101,7 @@ def _link(query: str, lookup: Callable[[list[str]], dict[str, int]], names_of: C
     if node_vectors is not None and qvec is not None and len(node_vectors):
         sims = node_vectors @ np.asarray(qvec, dtype=np.float32).reshape(-1)
         top = np.argsort(-sims, kind="stable")[:k_fallback]
+        _, top = pin_search("reg.link.nearest_nodes", sims[top], top)  # the choice, not every node's cosine
         nodes = tuple(int(v) for v in top)
         return Linked(nodes, tuple(names_of(nodes)), "embedding",
                       f"no node name occurs in the question; took the {len(nodes)} nodes nearest to the question embedding")

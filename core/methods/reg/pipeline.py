@@ -43,6 +43,7 @@ from core.methods.reg.config import RegConfig
 from core.methods.reg.evidence import evidence_prompts
 from core.methods.reg.linking import Linked, link_query_entities, link_query_entities_from_store
 from core.methods.reg.tokens import count_tokens
+from core.replay import pin
 from core.trace import Trace
 
 if TYPE_CHECKING:
@@ -147,6 +148,7 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
             scores = view.edge_vecs[edges] @ qvec if edges.size else np.zeros(0, np.float32)
             scorer = "cosine (untrained fallback)"
             step.data["notice"] = NOT_TRAINED_NOTICE
+        scores = pin("reg.score.triples", scores, ids=edges)
         order = np.argsort(-scores, kind="stable")[:cfg.top_k]
         local = triples_from_edges(graph, edges[order], scores[order].tolist())
         kept = [replace(t, edge=view.global_edge(t.edge)) for t in local]

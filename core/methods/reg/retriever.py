@@ -28,6 +28,7 @@ import numpy as np
 
 from core.errors import WorkspaceError
 from core.methods.reg.dde import dde, dde_dim
+from core.replay import pin
 
 if TYPE_CHECKING:
     from core.graph.model import KnowledgeGraph
@@ -57,7 +58,8 @@ def neighbourhood(graph: KnowledgeGraph, topic: tuple[int, ...] | list[int], hop
     n = int(edges.size)
     if n > max_candidates:
         if edge_vectors is not None and qvec is not None:
-            sims = edge_vectors[edges] @ np.asarray(qvec, dtype=np.float32).reshape(-1)
+            sims = pin("reg.neighbourhood.edge_cosine",
+                       edge_vectors[edges] @ np.asarray(qvec, dtype=np.float32).reshape(-1), ids=edges)
             edges = np.sort(edges[np.argsort(-sims, kind="stable")[:max_candidates]])
         else:
             edges = edges[:max_candidates]

@@ -29,6 +29,7 @@ from core.methods.llm_steps import ask_json
 from core.methods.sgrag import prompts
 from core.methods.sgrag.assembly import Assembly
 from core.methods.sgrag.query_graph import QueryGraph
+from core.replay import pin
 from core.text import normalize_name
 from core.trace import Trace
 
@@ -230,6 +231,9 @@ def _fallback_guess(graph: KnowledgeGraph, assembly: Assembly, node_vecs: np.nda
     for k in known:
         for n in set(graph.csr.row(k)[0].tolist()) & cands:
             hits[n] += 1
-    sim = {v: float(node_vecs[v] @ qvec) if node_vecs is not None and qvec is not None else 0.0 for v in cands}
-    best = max(sorted(cands), key=lambda v: (hits[v], sim[v]))
-    return graph.node_names[best]
+    order = sorted(cands)
+    sim = pin("sgrag.answer.fallback_similarity",
+              np.array([float(node_vecs[v] @ qvec) if node_vecs is not None and qvec is not None else 0.0
+                        for v in order], dtype=np.float32), ids=order)
+    best = max(range(len(order)), key=lambda i: (hits[order[i]], sim[i]))  # ties: the lowest node id
+    return graph.node_names[order[best]]

@@ -11,7 +11,8 @@ graph" requires. The result is a subgraph *monomorphism*: the data subgraph cont
 edge; extra data edges among the matched nodes are allowed, as in path-based matching.
 
 Subgraphs are ranked by the mean cosine between the query and their edges' enriched texts (the
-paper does not rank exact matches; a rank is needed for ``ranked_chunks`` and the answer).
+paper does not rank exact matches; a rank is needed for ``ranked_chunks`` and the answer), read
+through :func:`core.replay.pin`, as are the fallback's edge similarities.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from core.graph.model import KnowledgeGraph
 from core.methods.sgrag.index import PathIndex
 from core.methods.sgrag.matching import PathMatches
 from core.methods.sgrag.query_graph import QueryGraph
+from core.replay import pin
 from core.trace import Trace
 
 
@@ -117,7 +119,7 @@ def assemble(qg: QueryGraph, matches: tuple[PathMatches, ...], index: PathIndex,
     """
     tr = trace if trace is not None else Trace("sgrag", "")
     with tr.timed("assembly", "Conflict-free subgraph assembly", section="SG-RAG §4.4, App. M, Alg. 8") as step:
-        seen: dict[tuple[tuple[str, int], ...], Subgraph] = {}
+        seen: dict[tuple[tuple[str, int], ...], tuple[int, ...]] = {}  # mapping → edge ids, in discovery order
         explored_total = 0
         capped = False
         for pm in matches:
@@ -134,11 +136,16 @@ def assemble(qg: QueryGraph, matches: tuple[PathMatches, ...], index: PathIndex,
                 eids: list[int] = []
                 for a, b in qg.edges:
                     eids += edges_between(graph, m[a], m[b])
-                score = float(np.mean(edge_vecs[eids] @ qvec)) if edge_vecs is not None and qvec is not None and eids else 0.0
-                seen[key] = Subgraph(key, tuple(eids), score)
+                seen[key] = tuple(eids)
             explored_total += explored
             capped |= explored > max_combinations
-        ranked = sorted(seen.values(), key=lambda s: (-s.score, s.mapping))
+        scores = pin("sgrag.assembly.subgraph_score",
+                     np.array([float(np.mean(edge_vecs[list(eids)] @ qvec))
+                               if edge_vecs is not None and qvec is not None and eids else 0.0
+                               for eids in seen.values()], dtype=np.float32),
+                     ids=[v for key in seen for _, v in key])
+        ranked = sorted((Subgraph(key, eids, float(sc)) for (key, eids), sc in zip(seen.items(), scores)),
+                        key=lambda s: (-s.score, s.mapping))
         step.data.update({"found": len(ranked), "explored": explored_total, "max_combinations": max_combinations,
                           "capped_combinations": capped, "max_subgraphs": max_subgraphs,
                           "capped_subgraphs": len(ranked) > max_subgraphs,
@@ -159,7 +166,7 @@ def fallback_neighbourhood(graph: KnowledgeGraph, known: list[int], edge_vecs: n
         step.fallback = reason or "no exact subgraph matched the query graph"
         eids = sorted({int(e) for v in known for e in graph.csr.row(v)[1].tolist()})
         if edge_vecs is not None and qvec is not None and eids:
-            sims = edge_vecs[eids] @ qvec
+            sims = pin("sgrag.fallback.edge_similarity", edge_vecs[eids] @ qvec, ids=eids)
             order = np.argsort(-sims, kind="stable")
             eids = [eids[i] for i in order]
         total = len(eids)

@@ -16,6 +16,7 @@ import numpy as np
 from core.methods.sgrag.dominance import DominanceModel
 from core.methods.sgrag.index import PathIndex, brute_force_match
 from core.methods.sgrag.query_graph import QueryGraph
+from core.replay import pin_ids
 from core.trace import Trace
 
 
@@ -59,8 +60,10 @@ def match_paths(qg: QueryGraph, paths: tuple[tuple[str, ...], ...], labels: dict
     for p in paths:
         lab = np.array([labels[q] for q in p], dtype=np.int64)
         dom = np.concatenate([o[q] for q in p]) if o else None
-        rows.append(index.search(lab, dom, tol=tolerance) if use_index else
-                    brute_force_match(index, lab, dom, tol=tolerance))
+        found = index.search(lab, dom, tol=tolerance) if use_index else brute_force_match(index, lab, dom, tol=tolerance)
+        if dom is not None:  # ℳ's embeddings differ by machine (another CPU trains another ℳ): pin what passed
+            found = pin_ids("sgrag.matching.paths", found, key=",".join(map(str, lab.tolist())))
+        rows.append(found)
     return PathMatches(dict(labels), paths, tuple(rows))
 
 

@@ -18,6 +18,7 @@ from core.backends.base import Embedder
 from core.index.workspace import Workspace
 from core.methods.sgrag.labels import GraphLabels
 from core.methods.sgrag.query_graph import QueryGraph
+from core.replay import pin_search
 from core.text import normalize_name
 from core.trace import Trace
 
@@ -86,6 +87,7 @@ def normalize_entities(qg: QueryGraph, workspace: Workspace, embedder: Embedder,
             vecs = np.asarray(embedder.embed([n.label for n in known]), dtype=np.float32)
             scores, ids = workspace.index("nodes").search(vecs, k)
             for n, srow, irow in zip(known, scores, ids):
+                srow, irow = pin_search("sgrag.normalization.node_search", srow, irow, key=n.label)
                 cand = [(int(i), float(s)) for i, s in zip(irow, srow) if i >= 0]
                 key = normalize_name(n.label)
                 exact = [(i, s) for i, s in cand if normalize_name(graph.node_names[i]) == key]

@@ -46,6 +46,7 @@ from core.methods.sgrag.labels import GraphLabels, graph_labels, label_vectors
 from core.methods.sgrag.matching import PathMatches, retrieve
 from core.methods.sgrag.normalization import Normalized, normalize_entities
 from core.methods.sgrag.query_graph import QueryGraph, extract_query_graph
+from core.replay import pin_flag
 from core.trace import Trace
 
 Progress = Callable[[str, float], None]
@@ -192,9 +193,10 @@ def run(query: str, workspace: Workspace, *, config: SGRAGConfig | None = None, 
     t0 = time.perf_counter()
     prep = prepare(workspace, backends.embedder, config=cfg, dominance=dominance)
     m = prep.model
-    use_filter = cfg.dominance_filter and m.converged
+    converged = pin_flag("sgrag.dominance.converged", m.converged)  # ℳ retrained on another machine may not
+    use_filter = cfg.dominance_filter and converged
     not_converged = ""
-    if cfg.dominance_filter and not m.converged:  # a model that violates Eq. 14 on training pairs would prune true matches
+    if cfg.dominance_filter and not converged:  # a model that violates Eq. 14 on training pairs would prune true matches
         not_converged = (f"the dominance model did not converge (loss {m.losses[-1] if m.losses else float('nan'):.4g} "
                          f"after {m.epochs} epochs, Alg. 2 stops at 0), so the dominance filter is disabled for this "
                          "question: matching is label-only (raise DominanceConfig.max_epochs to retrain)")
