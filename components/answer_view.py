@@ -10,6 +10,15 @@ import streamlit as st
 
 from components.ui import md_escape
 from core.methods.answering import AnswerNote, describe_answer, method_notices
+from core.replay import replay_notice
+
+
+def replay_banner(result: Any) -> None:
+    """With the ``recorded`` LLM, say first when the run is not the recorded one (some stage ran without
+    its recorded reply, or no recorded run matches): a partial replay is never shown as the recording."""
+    text = replay_notice(getattr(result.trace, "replay", None))
+    if text:
+        st.warning(md_escape(text), icon=":material/report:")
 
 
 def answer_note(result: Any, *, compact: bool = False) -> AnswerNote:

@@ -22,7 +22,14 @@ from components.sidebar import active
 from components.ui import md_escape
 from core.errors import Cancelled, EgxError
 from core.eval.diagnosis import STAGE_LABELS
-from core.eval.report import METRIC_ORDER, failure_figure, latency_recall_figure, paper_rows, recall_figure
+from core.eval.report import (
+    METRIC_ORDER,
+    failure_figure,
+    latency_recall_figure,
+    paper_rows,
+    recall_figure,
+    replay_summary_note,
+)
 from core.eval.runner import RESULTS, run_benchmark
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
 from core.index.workspace import runs_root
@@ -181,6 +188,8 @@ for m, s in summary["methods"].items():
 st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
              column_config={"method": st.column_config.TextColumn("method", width="small")})
 for m, s in summary["methods"].items():  # e.g. reg without a trained retriever is not ReG's retriever
+    if replay_summary_note(s):  # records of the recorded LLM that are not the recorded runs
+        st.warning(f"**{md_escape(m)}**: {md_escape(replay_summary_note(s))}", icon=":material/report:")
     for text, n in s.get("notices", {}).items():
         st.warning(f"**{md_escape(m)}** ({n} of {s['n']} questions): {md_escape(text)}", icon=":material/warning:")
 st.markdown("**The papers' answer metrics** — answer-set Precision / Recall / F1 / Hit / Hit@1 (SG-RAG, ReG), "
@@ -220,6 +229,9 @@ for r in records:
                   **{k: round(100 * r["metrics"].get(k, 0.0), 1) for k in ("R@5", "R@10", "R@2")},
                   "why": (r.get("diagnosis") or {}).get("summary", r.get("error") or ""),
                   "seconds": round(float(r["seconds"]), 3), "id": r["question_id"]})
+    if any(x.get("replay") for x in records):  # the recorded LLM: is this row the recorded run?
+        rp = r.get("replay") or {}
+        table[-1]["replay"] = "full" if rp.get("complete") else "partial" if rp.get("matched") else "not recorded"
 df = pd.DataFrame(table)
 st.caption(f"{len(df)} of {len(records)} rows. Select a row to open its question on the Compare-methods page.")
 event = st.dataframe(df, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",

@@ -11,7 +11,7 @@ import streamlit as st
 
 from components import bubble, charts, graph_view
 from components import state as S
-from components.answer_view import answer_note
+from components.answer_view import answer_note, replay_banner
 from components.sidebar import active
 from components.teaching import page_intro
 from components.ui import md_escape
@@ -28,6 +28,7 @@ REPLAYED = ("h", "B", "alpha", "n")
 def create_answer_ui(result) -> None:
     with st.container(border=True):
         st.markdown("**Answer**")
+        replay_banner(result)  # a partial replay says so before the answer
         st.markdown(md_escape(result.answer) if result.answer else "_(no answer)_")
         answer_note(result)  # extractive or generated, and what none mode could not do
         st.caption(f"α = {result.config.alpha:g}, n = {result.config.n}, h = {result.config.h}, B = {result.config.B}")

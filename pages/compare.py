@@ -14,7 +14,7 @@ import streamlit as st
 from components import compare_view as cv
 from components import resources
 from components import state as S
-from components.answer_view import answer_note
+from components.answer_view import answer_note, replay_banner
 from components.graph_view import show_graph
 from components.sidebar import active
 from components.ui import md_escape, question_picker
@@ -129,6 +129,7 @@ for start in range(0, len(shown), per_row):
             st.dataframe(cv.ranked_table(r, graph, gold.chunk_ids), hide_index=True, width="stretch",
                          column_config=cv.RANKED_COLUMNS)
             tok = llm_tokens(r.trace)
+            replay_banner(r)  # a partial replay says so before the answer
             st.caption(f"{r.trace.seconds:.3f} s · {tok['total']} LLM tokens · answer: "
                        f"{md_escape(r.answer[:160]) or '(none)'}")
             answer_note(r, compact=True)

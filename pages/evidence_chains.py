@@ -14,6 +14,7 @@ import streamlit as st
 
 from components import graph_view, reg_chains, resources
 from components import state as S
+from components.answer_view import replay_banner
 from components.sidebar import active
 from components.teaching import page_intro
 from components.ui import md_escape, question_picker
@@ -69,6 +70,7 @@ try:
 except EgxError as exc:
     st.error(str(exc))
     st.stop()
+replay_banner(res)  # a partial replay says so before anything else
 for notice in method_notices(res):  # e.g. reg without a trained retriever is not ReG's retriever
     st.warning(md_escape(notice), icon=":material/warning:")
 steps = res.trace.stage("answer")

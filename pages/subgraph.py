@@ -12,7 +12,7 @@ import streamlit as st
 
 from components import graph_view, resources
 from components import state as S
-from components.answer_view import answer_note
+from components.answer_view import answer_note, replay_banner
 from components.sgrag_view import UNK_COLOR, qnode_colors, query_graph_kg
 from components.sidebar import active
 from components.teaching import page_intro
@@ -205,6 +205,7 @@ by = {"llm": "the LLM (Table 15 prompt, restricted to matched entity labels)",
       "unk-binding": "the UNK binding of the best subgraph (none mode)",
       "fallback-heuristic": "the neighbour adjacent to most known entities (none mode, fallback)",
       "none": "no context"}.get(ans.by, ans.by)
+replay_banner(result)  # a partial replay says so before the answer
 st.success(f"**{md_escape(ans.text)}** — from {by}")
 answer_note(result)  # heuristic (no LLM) or generated, and what none mode could not express
 if len(ans.bindings) > 1:

@@ -103,6 +103,7 @@ def summarize(records: Sequence[dict[str, Any]], *, methods: Sequence[str] | Non
         for r in rs:
             for text in r.get("notices") or ():
                 notices[text] = notices.get(text, 0) + 1
+        replayed = [r for r in rs if r.get("replay")]
         out["methods"][m] = {
             "n": len(rs), "errors": sum(1 for r in rs if r.get("error")),
             "metrics": metrics,
@@ -116,11 +117,33 @@ def summarize(records: Sequence[dict[str, Any]], *, methods: Sequence[str] | Non
             "notices": notices,
             "paper": _paper(rs),
         }
+        if replayed:  # with the recorded LLM: which records are not the recorded runs (core.replay)
+            out["methods"][m]["replay"] = {
+                "replayed": len(replayed),
+                "partial": [str(r["question_id"]) for r in replayed if r["replay"].get("matched")
+                            and not r["replay"].get("complete")],
+                "unmatched": [str(r["question_id"]) for r in replayed if not r["replay"].get("matched")]}
         wins = [float(p["win"]) for p in pairwise if p.get("method") == m]
         if wins:
             out["methods"][m]["pairwise"] = {"vs": str(pairwise[0].get("reference", "")), "n": len(wins),
                                              "win_rate": _mean(wins)}
     return out
+
+
+def replay_summary_note(method_summary: dict[str, Any]) -> str:
+    """What a report says first about a method run with the ``recorded`` LLM whose records are not all
+    the recorded runs ("" when every one replayed in full, or no recording was replayed)."""
+    rp = method_summary.get("replay")
+    if not rp or not (rp.get("partial") or rp.get("unmatched")):
+        return ""
+    parts = []
+    if rp.get("partial"):
+        parts.append(f"{len(rp['partial'])} of {rp['replayed']} questions only partly replayed (some stage ran "
+                     f"without its recorded LLM reply or retrieval state): {', '.join(rp['partial'][:10])}")
+    if rp.get("unmatched"):
+        parts.append(f"{len(rp['unmatched'])} of {rp['replayed']} questions have no recorded run with these "
+                     f"settings (every LLM stage took its fallback): {', '.join(rp['unmatched'][:10])}")
+    return "; ".join(parts) + ". Their figures are not the recorded runs'."
 
 
 PAPER_COLUMNS = ("Precision", "Recall", "F1", "Hit", "Hit@1", "Macro-F1", "Micro-F1", "ACC_L")
@@ -160,6 +183,9 @@ def markdown_report(summary: dict[str, Any]) -> str:
         lines.append("")
     lines += [f"{summary['questions']} questions; figures are percentages (mean over questions).", ""]
     for m, s in ms.items():
+        note = replay_summary_note(s)
+        if note:
+            lines += [f"> **Replay — {m}**: {note}", ""]
         for text, n in s.get("notices", {}).items():
             lines.append(f"> **Note — {m}** ({n} of {s['n']} questions): {text}")
             lines.append("")

@@ -1,0 +1,72 @@
+"""A partial replay of a recorded LLM run is never shown as the recorded run (AppTest): the Ask and Compare
+pages say "Partly replayed" in the answer area, before the answer, and a question with no recorded run
+says "Not a recorded run"."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from core.cli import main
+from tests.app.helpers import plain, run_page
+from tests.cli.test_llm_cache_cli import _reply
+from tests.fake_openai import fake_openai_server, openai_env
+
+
+@pytest.fixture
+def partial_bundle(home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys) -> Path:  # type: ignore[no-untyped-def]
+    """BubbleRAG and dense recorded (fake server, hashing embedder) on the Keanu question, then the answer's
+    reply taken out of the bundle: each run replays up to its answer, which runs without the LLM."""
+    bundle = tmp_path / "rec.json"
+    with fake_openai_server({"content": _reply}) as server, monkeypatch.context() as m:
+        for k, v in openai_env(server).items():
+            m.setenv(k, v)
+        assert main(["record", "--workspace", "demo", "--embedder", "hashing", "--reranker", "biencoder",
+                     "--llm", "openai", "--methods", "bubblerag,dense", "--only", "matrix-villain",
+                     "--out", str(bundle)]) == 0
+    capsys.readouterr()
+    data = json.loads(bundle.read_text())
+    data["entries"] = {k: e for k, e in data["entries"].items() if e["text"] != "20 March 851"}  # the answers
+    bundle.write_text(json.dumps(data))
+    monkeypatch.setenv("EGX_LLM", "recorded")
+    monkeypatch.setenv("EGX_LLM_RECORDINGS", str(bundle))
+    return bundle
+
+
+def _warnings(at) -> list[str]:  # type: ignore[no-untyped-def]
+    return [plain(w.value) for w in at.warning]
+
+
+def test_ask_page_flags_a_partial_replay_before_the_answer(partial_bundle: Path) -> None:
+    at = run_page("pages/bubble_ask.py")
+    flagged = [w for w in _warnings(at) if w.startswith("Partly replayed:")]
+    assert len(flagged) == 1, _warnings(at)
+    assert "ran without the LLM because their prompts were not recorded" in flagged[0]
+    assert "This is not the recorded run" in flagged[0]
+    # in the answer area, before the answer text: the warning comes first in the answer's container
+    box = next(c for c in at.main.children.values()
+               if any("Partly replayed" in plain(getattr(e, "value", "") or "") for e in _walk(c)))
+    texts = [plain(str(getattr(e, "value", ""))) for e in _walk(box)]
+    i_warn = next(i for i, t in enumerate(texts) if t.startswith("Partly replayed"))
+    i_answer = next(i for i, t in enumerate(texts) if t == "**Answer**" or t == "Answer")
+    assert i_answer < i_warn < i_answer + 2, texts[:6]
+
+
+def test_compare_page_flags_partial_and_unrecorded_runs(partial_bundle: Path) -> None:
+    at = run_page("pages/compare.py")
+    warns = _warnings(at)
+    # bubblerag and dense were recorded (now partly), every other method has no recorded run of this question
+    assert sum(w.startswith("Partly replayed:") for w in warns) == 2, warns
+    assert sum(w.startswith("Not a recorded run") for w in warns) >= 3, warns
+
+
+def _walk(node):  # type: ignore[no-untyped-def]
+    """Every element under an AppTest block, in page order."""
+    kids = getattr(node, "children", None)
+    if not kids:
+        yield node
+        return
+    for k in kids.values():
+        yield from _walk(k)
