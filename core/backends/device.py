@@ -108,7 +108,8 @@ def onnx_providers(prefer: str | None = None, available: list[str] | None = None
     Raises
     ------
     BackendError
-        If the device is unknown, or ``cuda`` is asked for and onnxruntime has no CUDA provider.
+        If the device is unknown, onnxruntime cannot be imported, or ``cuda`` is asked for and
+        onnxruntime has no CUDA provider.
 
     Examples
     --------
@@ -119,8 +120,11 @@ def onnx_providers(prefer: str | None = None, available: list[str] | None = None
     """
     want, kind, source = _requested(prefer)
     if available is None:
-        import onnxruntime
-
+        try:
+            import onnxruntime
+        except ImportError as exc:
+            raise BackendError(f"The ONNX backends need onnxruntime, which could not be imported ({exc}). Install "
+                               "it with: pip install onnxruntime==1.32.0 (or run `make setup`).") from None
         available = list(onnxruntime.get_available_providers())
     has_cuda = CUDA_EP in available
     if kind == "cuda" and not has_cuda:

