@@ -217,6 +217,7 @@ def test_browser_cross_encoder_moves_passages_on_the_demo_and_musique(tmp_path: 
         left, right = _column(page, 0, "node"), _column(page, 1, "node")
         shifts = _column(page, 1, "shift")
         assert len(left) == len(right) == 10, what
+        # robust to the int8 kernels: the widest swap needs 0.38 logit (demo) / 0.70 (MuSiQue) to undo
         assert left != right and any(s[0] in "▲▼" for s in shifts), (what, left, right, shifts)
         return left, right
 

@@ -115,7 +115,9 @@ def test_each_fault_is_a_clean_llm_error_within_the_limits(fault):
         # 1 + 2 retries, and the third failure in a row opened the breaker
         assert server.chat_requests == 3
         assert "Gave up after 3 attempts. The LLM circuit breaker is now open" in str(info.value)
-        assert took < 3 * (0.3 + 0.3) + 1.0
+        # each attempt ends at its 0.3 s timeout or the guard's hard deadline a moment later (measured 2.2 s
+        # for all three on a loaded 2-core machine); a fault not cut per attempt runs into the 10 s budget
+        assert took < FAST.budget / 2
         assert scope.failures == 3 and scope.stopped
 
 
@@ -251,7 +253,8 @@ def test_hard_deadline_even_when_the_backend_ignores_it():
     t0 = time.monotonic()
     with pytest.raises(LLMTransportError, match=r"^fake:sleepy did not finish its reply within 0\.2 s"):
         llm.chat(MSG)
-    assert time.monotonic() - t0 < 1.0
+    # cut at the 0.2 s deadline plus the guard's grace (< 0.3 s), not after the backend's 5 s sleep
+    assert time.monotonic() - t0 < inner.seconds / 2
     assert inner.limits == [0.2]  # the backend was told its deadline
 
 

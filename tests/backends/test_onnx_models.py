@@ -173,9 +173,11 @@ def test_bge_small_embeds_unit_vectors_and_queries_take_the_instruction(bge) -> 
     np.testing.assert_allclose(np.linalg.norm(np.vstack([p, q]), axis=1), 1.0, atol=1e-5)
     assert bge.embed([]).shape == (0, 384) and bge.embed_queries([]).shape == (0, 384)
     # the query path is the instruction + the text, run through the same encoder
+    # the same text through the same session on this CPU: equal up to float32 rounding (measured: identical)
     np.testing.assert_allclose(q, bge.embed([onnx_models.BGE_QUERY_INSTRUCTION + QUERY]), atol=1e-6)
-    assert float(q[0] @ bge.embed([QUERY])[0]) < 0.999
+    assert float(q[0] @ bge.embed([QUERY])[0]) < 0.999  # measured 0.968; CPUs move a cosine by ~3e-3 at most
     sims = p @ q[0]
+    # measured 0.821 / 0.370 / 0.764: the margins (0.057 and 0.39) are many times the ~3e-3 CPUs move a cosine
     assert sims.argmax() == 0 and sims[1] < min(sims[0], sims[2]) - 0.1
 
 
@@ -185,6 +187,7 @@ def test_bge_small_vectors_do_not_depend_on_input_order(bge) -> None:
     texts = [f"{i} " + "word " * (i % 7) + t for i, t in enumerate(PASSAGES * 4)]
     a = bge.embed(texts, batch_size=4)
     b = bge.embed(texts[::-1], batch_size=4)[::-1]
+    # not equal: other batches pad and quantize the activations differently (measured min cosine 0.9999999)
     assert (np.sum(a * b, axis=1) > 0.995).all()
 
 
@@ -195,26 +198,36 @@ def _musique_pairs(n_questions: int) -> list[tuple[str, list[str]]]:
     return [(q["question"], [f"{p['title']}\n{p['paragraph_text']}" for p in q["paragraphs"]]) for q in qs]
 
 
+#: How far head(features) may sit from the packaged logits: onnxruntime quantizes the head's inputs to
+#: uint8 per batch, the numpy head does not, and how far that moves a logit depends on the CPU's int8
+#: kernels (measured max 0.03 on AVX-512 VNNI, 0.19 on an AVX2-only AMD EPYC over 10 MuSiQue questions).
+HEAD_TOL = 0.3
+
+
 @pytest.mark.model
 def test_head_of_features_equals_the_packaged_logits_on_real_pairs(cross_encoder) -> None:
-    """head(features(q, P)) vs the ONNX graph's own ``logits`` on 3 MuSiQue questions x their 20 passages.
+    """head(features(q, P)) vs the ONNX graph's own ``logits`` on 3 MuSiQue questions x their 20 passages:
+    within :data:`HEAD_TOL` on a −11…+10 range, the same order for every pair of passages the tolerance
+    can decide, and the same top passage per question.
 
-    Tolerance: 0.3 logit on a −11…+10 range (onnxruntime quantizes the head's inputs to uint8, the numpy
-    head does not; how far that moves a logit depends on the CPU's int8 kernels: measured max 0.03 on
-    AVX-512 VNNI, 0.19 on an AVX2-only AMD EPYC over 10 questions), Spearman ≥ 0.99 and the same top
-    passage per question.
+    No rank correlation threshold: these passages hold pairs 0.004 logit apart, which may swap within the
+    tolerance (Spearman 0.9985 on an AVX-512 VNNI CPU; random moves of ±0.19 take it down to 0.96).
     """
-    from scipy.stats import spearmanr
-
     assert cross_encoder.name == "ms-marco-minilm" and not cross_encoder.linear_head
     for query, passages in _musique_pairs(3):
         h = cross_encoder.features(query, passages)
         logits = cross_encoder.model_logits(query, passages)
         assert h.shape == (20, 384) and h.dtype == np.float32
         scores = cross_encoder.head(h)
-        assert np.abs(scores - logits).max() < 0.3
-        assert spearmanr(scores, logits)[0] >= 0.99
-        assert np.argmax(scores) == np.argmax(logits)
+        assert np.abs(scores - logits).max() < HEAD_TOL
+        # pairs whose logits differ by more than 2 x HEAD_TOL keep their order (what GRanker reads); they are
+        # most pairs (measured 69-85 %; fewer than 7 % lie within 0.05 of that cut), so this is not vacuous
+        decided = np.abs(logits[:, None] - logits[None, :]) > 2 * HEAD_TOL
+        same = np.sign(scores[:, None] - scores[None, :]) == np.sign(logits[:, None] - logits[None, :])
+        assert same[decided].all() and decided.mean() > 0.5
+        # the top passage is one of those decided pairs (measured top-1 gaps: 5.0, 1.55, 1.47 logits)
+        best, second = np.sort(logits)[-1], np.sort(logits)[-2]
+        assert best - second > 2 * HEAD_TOL and np.argmax(scores) == np.argmax(logits)
         assert logits.max() - logits.min() > 5  # a real reranker separates these passages
     assert cross_encoder.features("q", []).shape == (0, 384)
     assert cross_encoder.head(np.zeros((0, 384), np.float32)).shape == (0,)
@@ -223,7 +236,7 @@ def test_head_of_features_equals_the_packaged_logits_on_real_pairs(cross_encoder
 @pytest.mark.model
 def test_cross_encoder_ranks_the_relevant_passage_first(cross_encoder) -> None:
     scores = cross_encoder.head(cross_encoder.features(QUERY, PASSAGES))
-    assert scores[1] < min(scores[0], scores[2]) - 5
+    assert scores[1] < min(scores[0], scores[2]) - 5  # measured 18.9 logits below
 
 
 @pytest.mark.model
@@ -239,11 +252,11 @@ def test_head_is_not_affine_so_feature_smoothing_is_not_score_smoothing(cross_en
     feature_smoothed = cross_encoder.head(smooth_features(h, p, alpha))
     plain = cross_encoder.head(h)
     score_smoothed = (1 - alpha) * plain + alpha * p @ plain
-    assert np.abs(feature_smoothed - score_smoothed).max() > 0.05
+    assert np.abs(feature_smoothed - score_smoothed).max() > 0.05  # measured 0.18 logit
     # affine maps preserve midpoints; this head does not (between its best and worst passage)
     x, y = h[int(plain.argmax())], h[int(plain.argmin())]
     mid = cross_encoder.head(((x + y) / 2)[None])[0]
-    assert abs(mid - cross_encoder.head(np.stack([x, y])).mean()) > 0.2
+    assert abs(mid - cross_encoder.head(np.stack([x, y])).mean()) > 0.2  # measured 0.42 logit
 
 
 @pytest.mark.model

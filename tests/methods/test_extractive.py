@@ -69,6 +69,8 @@ def test_showcase_questions_get_the_sentence_that_answers(demo_default, method):
     assert backends_for(method, b).reranker is not None
     # the shared answer step over passage rankings; FastInsight's KG-node default is checked below
     cfg = get_method(method).make_config(graph="passages") if method == "fastinsight" else None
+    # Margins (measured): the sentence with the answer outscores every other sentence naming a date by 3.0+
+    # logits (Lothair), one naming a person by 0.93+ (Matrix); int8 kernels move a logit by a tenth or two.
     r = run_method(method, LOTHAIR, ws, b, config=cfg)
     assert "20 March 851" in r.answer, r.answer  # not Lothair II's own dates
     note = describe_answer(r)
@@ -80,14 +82,20 @@ def test_showcase_questions_get_the_sentence_that_answers(demo_default, method):
 @pytest.mark.model
 def test_fastinsight_on_kg_nodes_answers_lothair_and_says_what_it_found_for_the_matrix(demo_default):
     """FastInsight's default (KG nodes, §4.2.2) with the cross-encoder: the Lothair question is answered;
-    on the Matrix question the cross-encoder puts the node "Michael Nyqvist" (John Wick's "main villain")
-    first, so the extractive answer names him — node texts are short and that node's text says
-    "main villain" literally, which the passage graph's whole passages dilute."""
+    on the Matrix question the cross-encoder puts John Wick's nodes first, "Michael Nyqvist" (John Wick's
+    "main villain") among them, so the extractive answer names him — node texts are short and that node's
+    text says "main villain" literally, which the passage graph's whole passages dilute."""
     ws, b = demo_default
     r = run_method("fastinsight", LOTHAIR, ws, b)
     assert r.searched == "kg_nodes" and "20 March 851" in r.answer, r.answer
     r = run_method("fastinsight", MATRIX, ws, b)
-    assert r.searched == "kg_nodes" and r.node_ranking[0] == "michael nyqvist" and "Michael Nyqvist" in r.answer
+    # Not node_ranking[0]: four John Wick nodes score within 0.3 logit of each other (Michael Nyqvist 7.21,
+    # Chad Stahelski 7.14, Viggo Tarasov 7.06, John Wick (film) 6.99 on one CPU), and which comes first
+    # depends on the CPU's int8 kernels (it flips under tests/perturb.py-sized noise). The fifth node
+    # scores 6.36, 0.84 below Nyqvist: membership in the top 4 holds on any CPU.
+    assert r.searched == "kg_nodes" and "michael nyqvist" in r.node_ranking[:4], r.node_ranking[:6]
+    # the sentence naming him outscores every other person-naming sentence by 0.74 logit (measured)
+    assert "Michael Nyqvist" in r.answer, r.answer
 
 
 @pytest.mark.model
@@ -96,6 +104,9 @@ def test_lothair_anchors_keep_mother_and_anchor_die_on_deaths(demo_default):
     r = run_method("bubblerag", LOTHAIR, ws, b)
     groups = {g.concept: g for g in r.groups.groups}
     assert "mother" in groups and groups["mother"].members  # the concept of Example 4 stays a group
+    # "die" searches edges only, "died ..." relations first: the demo's 5 such edges are its 5 candidates, the
+    # 5th at cosine 0.495, above the 0.482 of the 20th and last edge searched (measured). Not asserted: whether the two
+    # Ermengarde keywords merge (cosine 0.8019 against the 0.8 threshold, a CPU's rounding apart).
     die = groups["die"].members
     g = ws.graph
     assert die and all(c.kind == "edge" and "died" in g.edge_relation[c.index] for c in die), [c.text for c in die]

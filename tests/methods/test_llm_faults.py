@@ -60,7 +60,9 @@ def test_every_method_survives_every_fault(prepared, hashing, method, fault):
     assert requests <= 3
     if requests == 3:
         assert "circuit breaker" in text
-    assert took < 6.0
+    # the per-attempt limits and the breaker end it (measured at most 4 s, BubbleRAG on a hang, on a loaded
+    # 2-core machine); without them the hang would run into the 20 s question budget
+    assert took < FAST.budget / 2
     assert llm.breaker_open or requests < 3
 
 
