@@ -38,8 +38,8 @@ def _renorm(v: np.ndarray) -> np.ndarray:
     return (v / np.where(n > 0, n, 1.0)).astype(np.float32)
 
 
-class NoisyEmbedder:
-    """``inner`` with every vector component scaled by ``1 + eps * u`` (then unit length again)."""
+class _Noisy:
+    """A model wrapper: ``inner``'s attributes, with the outputs the subclass perturbs."""
 
     def __init__(self, inner: Any, seed: int, eps: float = EPS) -> None:
         self.inner, self.seed, self.eps = inner, seed, eps
@@ -48,6 +48,10 @@ class NoisyEmbedder:
         if item.startswith("__"):
             raise AttributeError(item)
         return getattr(self.__dict__["inner"], item)
+
+
+class NoisyEmbedder(_Noisy):
+    """``inner`` with every vector component scaled by ``1 + eps * u`` (then unit length again)."""
 
     def _perturb(self, texts: Sequence[str], vecs: np.ndarray, tag: str) -> np.ndarray:
         out = np.asarray(vecs, dtype=np.float32).copy()
@@ -62,16 +66,8 @@ class NoisyEmbedder:
         return self._perturb(texts, self.inner.embed_queries(texts, **kw), "q:")
 
 
-class NoisyReranker:
+class NoisyReranker(_Noisy):
     """``inner`` with its features and its head's scores scaled by ``1 + eps * u``."""
-
-    def __init__(self, inner: Any, seed: int, eps: float = EPS) -> None:
-        self.inner, self.seed, self.eps = inner, seed, eps
-
-    def __getattr__(self, item: str) -> Any:
-        if item.startswith("__"):
-            raise AttributeError(item)
-        return getattr(self.__dict__["inner"], item)
 
     def features(self, query: str, passages: Sequence[str]) -> np.ndarray:
         h = np.asarray(self.inner.features(query, passages), dtype=np.float64).copy()
