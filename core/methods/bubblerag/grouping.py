@@ -25,7 +25,7 @@ import numpy as np
 
 from core.backends.base import LLM
 from core.graph.view import GraphLike
-from core.methods.bubblerag import prompts
+from core.methods.bubblerag import checks, prompts
 from core.methods.bubblerag.candidates import Candidate, Candidates
 from core.methods.llm_steps import ask_json
 from core.replay import pin
@@ -65,7 +65,7 @@ class AnchorGroups:
         return np.array([g.weight for g in self.groups], dtype=np.float64)
 
 
-def group_anchors(query: str, candidates: Candidates, llm: LLM, *, entity_share: float = 0.0, tight_json: bool = False,
+def group_anchors(query: str, candidates: Candidates, llm: LLM, *, entity_share: float = 0.0, tight_json: bool = True,
                   trace: Trace | None = None) -> AnchorGroups:
     """Cluster candidates into weighted semantic anchor groups (weights sum to 1).
 
@@ -85,13 +85,29 @@ def group_anchors(query: str, candidates: Candidates, llm: LLM, *, entity_share:
             if not isinstance(gr, dict) or not [m for m in gr.get("members", []) if m in by_id]:
                 raise ValueError(f"group {gr!r} has no valid member ids (valid: {', '.join(list(by_id)[:12])} ...)")
 
-    out = ask_json(llm, prompts.SYSTEM,
-                   prompts.grouping_prompt(query, [(c.cid, c.kind, c.text) for c in candidates.items]),
-                   prompts.grouping_schema(tight_json, list(by_id)), max_tokens=prompts.STAGE_MAX_TOKENS["grouping"],
-                   validate=validate, step=step) if by_id else None
+    # the query concepts are the keywords whose search found a candidate; each candidate is shown with the
+    # keyword it matches best, so the task is to merge and weigh concepts, not to invent them
+    concepts = [k for k in dict.fromkeys(t.keyword for t in candidates.terms)
+                if any(c.best_keyword == k for c in candidates.items)]
+    prompt = prompts.grouping_prompt(query, concepts, [(c.cid, c.kind, c.text, c.best_keyword)
+                                                       for c in candidates.items])
+    out = ask_json(llm, prompts.SYSTEM, prompt,
+                   prompts.grouping_schema(tight_json, concepts, list(by_id), min_groups=2 if len(concepts) >= 2 else 1),
+                   max_tokens=prompts.STAGE_MAX_TOKENS["grouping"], validate=validate, step=step) if by_id else None
+    failed = ""
     if out is not None and out.data is not None:
+        copied = prompts.template_copies(out.data, prompt)
+        if copied:
+            failed = f"the reply copies the prompt's template ({', '.join(map(repr, copied[:3]))})"
+        else:
+            failed = checks.collapse_problem(
+                [[by_id[m].best_keyword for m in gr.get("members", []) if m in by_id] for gr in out.data["groups"]
+                 if isinstance(gr, dict)], len(concepts))
+        if failed:
+            step.fallback = f"check failed: {failed}; used the `none`-mode grouping"
+    if out is not None and out.data is not None and not failed:
         source = "llm"
-        raw = []
+        merged: dict[str, tuple[float, list[Candidate]]] = {}
         used: set[str] = set()
         for gr in out.data["groups"]:
             members = [by_id[m] for m in dict.fromkeys(gr.get("members", [])) if m in by_id and m not in used]
@@ -101,7 +117,10 @@ def group_anchors(query: str, candidates: Candidates, llm: LLM, *, entity_share:
                     w = max(float(gr.get("weight", 0.0)), 0.0)
                 except (TypeError, ValueError):
                     w = 0.0
-                raw.append((str(gr.get("concept", "")) or members[0].text, w, members))
+                concept = str(gr.get("concept", "")) or members[0].text
+                w0, m0 = merged.get(concept, (0.0, []))
+                merged[concept] = (w0 + w, m0 + members)  # two groups of one concept are one group
+        raw = [(c, w, m) for c, (w, m) in merged.items()]
         total = sum(w for _, w, _ in raw)
         if total <= 0:
             notes.append("LLM weights were all zero; using equal weights")
@@ -113,7 +132,7 @@ def group_anchors(query: str, candidates: Candidates, llm: LLM, *, entity_share:
     else:
         source = "embedding"
         groups = _embedding_groups(candidates, entity_share=entity_share)
-    step.data = {"source": source, "notes": notes, "groups": [
+    step.data = {"source": source, "notes": notes, "concepts": concepts, "groups": [
         {"gid": g.gid, "concept": g.concept, "weight": round(g.weight, 4),
          "members": [{"cid": c.cid, "kind": c.kind, "text": c.text, "score": round(c.score, 4)} for c in g.members]}
         for g in groups]}
