@@ -117,6 +117,22 @@ def collapse_problem(groups: Sequence[Sequence[str]], concepts_with_candidates: 
     return ""
 
 
+def merge_problem(concept_a: str, concept_b: str) -> str:
+    """Why a grouping review's "these two groups are one concept" is not accepted ("" when it is): the two
+    concepts share no content word. Paraphrases of one concept do ("villain" / "main villain"); the 1.5B
+    model also merged "mother" into "Lothair II" and "Ermengarde of Tours", one group where §3.3 needs the
+    concepts apart to collide.
+
+    >>> merge_problem("villain", "main villain")
+    ''
+    >>> merge_problem("Lothair II", "mother")
+    "'Lothair II' and 'mother' share no word: two concepts, not one"
+    """
+    if _content(concept_a) & _content(concept_b):
+        return ""
+    return f"{concept_a!r} and {concept_b!r} share no word: two concepts, not one"
+
+
 def sufficiency_problem(query: str, added: Sequence[str], question_names: Sequence[str] = ()) -> str:
     """Why an expansion hop's "sufficient" is not accepted ("" when it is): the hop must have added a
     triple naming something of the type the question asks for (a date for *when*, a person for *who*

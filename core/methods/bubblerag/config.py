@@ -80,6 +80,11 @@ class BubbleConfig(MethodConfig):
                                 "a hop — so a small model cannot repeat itself until max_tokens, name an id that "
                                 "does not exist, or collapse the groups. Off = open schemas (the replies' content "
                                 "is the same the prompts ask for).")
+    review_grouping: bool = _f(True, "§3.2 asked as a review (ours, for small models): the LLM gets one proposed group "
+                                     "per query concept (the candidates its search found), drops the elements that do "
+                                     "not stand for it, names groups that are one concept, and weighs them. Off = the "
+                                     "paper's free grouping of all candidates, which a 1.5B model collapses into one "
+                                     "group (benchmarks/README.md, 'LLM stages on the 1.5B model').")
 
     def checks(self) -> list[Check]:
         at_least_1 = "an integer >= 1"

@@ -109,6 +109,45 @@ def grouping_prompt(query: str, concepts: Sequence[str], candidates: Sequence[tu
             '{"concept": "<another query concept>", "weight": <0 to 1>, "members": ["<id>", ...]}, ...]}')
 
 
+def grouping_review_prompt(query: str, groups: Sequence[tuple[str, str, Sequence[tuple[str, str, str]]]]) -> str:
+    """§3.2 as a review of a proposed grouping (``BubbleConfig.review_grouping``, the default for small models).
+
+    ``groups``: ``(group id, concept, [(candidate id, kind, text), ...])``, one per query concept, holding the
+    candidates its search found. The LLM keeps the candidates that stand for a group's concept,
+    names the groups that are one concept, and weighs each group: the paper's grouping and weighting, asked
+    so that a small model cannot put every candidate into one group."""
+    blocks = "\n\n".join(f'{gid}: concept "{concept}"\n' + "\n".join(f"  {cid} [{kind}] {text}" for cid, kind, text in mem)
+                          for gid, concept, mem in groups)
+    ids = ", ".join(gid for gid, _, _ in groups)
+    return (f"Question: {query}\n\nProposed anchor groups, one per query concept, each holding the graph elements "
+            f"its search found (id [node|edge] text):\n\n{blocks}\n\n"
+            "Task: review the groups. For each group, keep the elements that stand for its concept (leave out the "
+            "others). Under "
+            '"same", list pairs of groups that name one and the same concept (usually none). Weigh each group by how '
+            "central it is to answering: the question's core subject highest, its relations next, peripheral "
+            "modifiers (dates, attributes) lowest; the weights add up to 1.\n"
+            f'Format: one entry per group ({ids}): {{"<group id>": {{"weight": <0 to 1>, "keep": ["<element id>", ...]}}, '
+            '..., "same": [["<group id>", "<group id>"], ...]}')
+
+
+MAX_SAME = 2  #: pairs of proposed groups one review may merge
+
+
+def grouping_review_schema(groups: Sequence[tuple[str, Sequence[str]]]) -> dict[str, Any]:
+    """Every proposed group, in order, with its weight and the ids it keeps (its own members only, at least one); at most
+    ``min(MAX_SAME, len(groups) - 2)`` pairs of group ids under ``same``."""
+    gids = [gid for gid, _ in groups]
+    props: dict[str, Any] = {gid: _obj({"weight": {"type": "number", "minimum": 0, "maximum": 1},
+                                        "keep": {"type": "array", "items": _enum(members), "minItems": 1,
+                                                 "maxItems": len(set(members))}})
+                             for gid, members in groups}
+    pair = {"type": "array", "items": _enum(gids), "minItems": 2, "maxItems": 2}
+    # at most k - 2 merges (and 2): at least two groups remain, so no reply can collapse them (the 1.5B model
+    # listed every pair of the Lothair question's four groups as "same")
+    props["same"] = {"type": "array", "items": pair, "maxItems": min(MAX_SAME, max(0, len(gids) - 2))}
+    return _obj(props)
+
+
 # ---------------------------------------------------------------- §3.5 reasoning-aware expansion
 def expand_prompt(query: str, evidence: Sequence[str], neighbours: Sequence[tuple[str, str]]) -> str:
     ev = "\n".join(f"- {t}" for t in evidence) or "- (none yet)"
@@ -172,6 +211,7 @@ STAGE_MAX_TOKENS: dict[str, int] = {
     "specialization": 160,
     "relaxation": 200,
     "grouping": 400,
+    "grouping_review": 200,
     "reasoning": 120,
 }
 

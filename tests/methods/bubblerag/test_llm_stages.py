@@ -294,3 +294,52 @@ def test_a_failed_llm_hop_uses_similarity_selection_and_says_so(toy):
     assert rx.expanded[0].hops[0].by == "similarity" and rx.expanded[0].hops[0].selected == (1, 3)
     assert tr.steps[0].fallback.startswith("CEG 0 hop 1: LLM output unusable")
     assert tr.steps[0].fallback.endswith("those hops used similarity-based selection")
+
+
+def test_review_grouping_drops_merges_and_weighs_the_proposed_groups(toy):
+    """review_grouping (ours, the default): one proposed group per concept; the reply drops, merges, weighs."""
+    g, *_ = toy
+    llm = ScriptedLLM(json.dumps({"g1": {"weight": 0.5, "keep": ["c1"]}, "g2": {"weight": 0.3, "keep": ["c2"]},
+                                  "g3": {"weight": 0.2, "keep": ["c3"]}, "same": []}))
+    tr = Trace("bubblerag", Q)
+    gr = group_anchors(Q, _cands(g), llm, review=True, trace=tr)
+    assert gr.source == "llm"
+    assert [(x.concept, [m.cid for m in x.members]) for x in gr.groups] == [
+        ("Tarn 4", ["c1"]), ("maker", ["c2"]), ("founding town", ["c3"])]
+    assert gr.weights == pytest.approx([0.5, 0.3, 0.2])
+    assert 'g2: concept "maker"\n  c2 [edge] Tarn 4 manufactured by Oskel Optics' in llm.prompts[0]
+    schema = llm.calls[0].json_schema
+    assert list(schema["properties"]) == ["g1", "g2", "g3", "same"]  # every group, in order: none can vanish
+    keep = schema["properties"]["g2"]["properties"]["keep"]
+    assert keep["items"] == {"enum": ["c2"]} and keep["minItems"] == 1  # only its own members, at least one
+    assert schema["properties"]["same"]["maxItems"] == 1  # 3 groups: one merge at most, two groups remain
+    assert tr.steps[0].data["review"]["dropped"] == {}
+    merged = group_anchors(Q, _cands(g), ScriptedLLM(json.dumps({
+        "g1": {"weight": 0.4, "keep": ["c1"]}, "g2": {"weight": 0.4, "keep": ["c2"]}, "g3": {"weight": 0.2, "keep": ["c3"]},
+        "same": [["g1", "g2"]]})), review=True)
+    assert [x.concept for x in merged.groups] == ["Tarn 4", "maker", "founding town"]  # no shared word: refused
+    assert merged.notes[0] == "merges refused: 'Tarn 4' and 'maker' share no word: two concepts, not one"
+
+
+def test_a_review_that_leaves_one_group_falls_back_and_says_so(toy):
+    g, *_ = toy
+    tr = Trace("bubblerag", Q)
+    gr = group_anchors(Q, _cands(g), ScriptedLLM(json.dumps({
+        "g1": {"weight": 1, "keep": ["c1"]}, "g2": {"weight": 0, "keep": ["c2"]}, "g3": {"weight": 0, "keep": ["c3"]},
+        "same": [["g1", "g2"], ["g2", "g3"]]})), review=True, trace=tr)
+    assert gr.source == "llm" and len(gr.groups) == 3  # both merges refused (no shared word)
+    assert [r["pair"] for r in tr.steps[0].data["review"]["refused"]] == [["g1", "g2"], ["g2", "g3"]]
+    tr = Trace("bubblerag", Q)
+    kws = ("Tarn 4", "Tarn 4 maker", "Tarn 4 town")  # concepts sharing a word: the merges are accepted
+    one = Candidates(tuple(Candidate(x.cid, x.kind, x.index, x.text, x.score, (k,), (x.score,))
+                           for x, k in zip(_cands(g).items, kws)),
+                     tuple(SearchTerm(k, k, "explicit") for k in kws), _cands(g).term_vectors, ())
+    gr = group_anchors(Q, one, ScriptedLLM(json.dumps({
+        "g1": {"weight": 1, "keep": ["c1"]}, "g2": {"weight": 0, "keep": ["c2"]}, "g3": {"weight": 0, "keep": ["c3"]},
+        "same": [["g1", "g2"], ["g2", "g3"]]})), review=True, trace=tr)
+    assert gr.source == "embedding" and len(gr.groups) == 3
+    assert tr.steps[0].fallback == ("check failed: the review left 1 group(s) of the 3 proposed: with one group no two "
+                                    "concepts can collide; used the `none`-mode grouping")
+    bad = group_anchors(Q, _cands(g), ScriptedLLM(json.dumps({"g1": {"weight": 1, "keep": ["c2"]}})),
+                        review=True, trace=(tr := Trace("bubblerag", Q)))
+    assert bad.source == "embedding" and tr.steps[0].fallback.startswith("LLM output unusable")
