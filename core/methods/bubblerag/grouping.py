@@ -306,7 +306,7 @@ def _review_groups(query: str, candidates: Candidates, llm: LLM, step: Step, *, 
             if not kept:
                 continue
             names, w, mem = merged.get(find(gid), ([], 0.0, []))
-            merged[find(gid)] = (names + [by_gid[gid].concept], w + max(float(data[gid]["weight"]), 0.0), mem + kept)
+            merged[find(gid)] = ([*names, by_gid[gid].concept], w + max(float(data[gid]["weight"]), 0.0), mem + kept)
         edits = {"dropped": {g: d for g, d in dropped.items() if d}, "same": [list(p) for p in same], "refused": refused,
                  "weights": {gid: data[gid]["weight"] for gid in gids}}
         if len(proposal) >= 2 and len(merged) < 2:
