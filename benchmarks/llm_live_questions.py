@@ -22,7 +22,7 @@ from core.index.workspace import ensure_sample_workspace
 from core.methods.base import Backends
 
 KEYS = ("explicit", "implicit", "rewrites", "rejected", "relaxed", "groups", "review", "expanded", "sufficient",
-        "answer", "source", "query_graph", "sufficiency_rejected", "reason")
+        "answer", "source", "query_graph", "described_as_unk", "exact", "sufficiency_rejected", "reason")
 
 
 def main(argv: list[str]) -> None:

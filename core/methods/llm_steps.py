@@ -18,7 +18,6 @@ from core.errors import LLMError, LLMUnavailableError
 from core.jobs import current_job
 from core.trace import Step
 
-
 #: replies :func:`~core.backends.llm.chat_json` asks for before it gives up (1 + its default 2 retries)
 JSON_TRIES = 3
 

@@ -18,6 +18,7 @@ graph knows; normalization (Alg. 3) then maps them by FAISS like any LLM-extract
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from dataclasses import dataclass
 from typing import Any
 
@@ -180,6 +181,9 @@ def extract_query_graph(query: str, graph: KnowledgeGraph, llm: LLM, *, trace: T
                        max_tokens=QUERY_GRAPH_MAX_TOKENS, validate=_validate, step=step, parse=parse_hash_format)
         qg = _from_llm(out.data) if out.data is not None else None
         if qg is not None:
+            qg, described = unk_described(qg, graph._name_index)
+            if described:
+                step.data["described_as_unk"] = described
             why = query_graph_problem(qg, query)
             if why:
                 step.fallback = f"check failed: {why}; used the `none`-mode bridge star"
@@ -205,6 +209,31 @@ def extract_query_graph(query: str, graph: KnowledgeGraph, llm: LLM, *, trace: T
 
 #: Table 12's reply at the schema's bounds (6 nodes with short labels and descriptions, 8 edges) fits
 QUERY_GRAPH_MAX_TOKENS = 320
+
+
+_ARTICLE = re.compile(r"^(the|a|an|its|his|her|their)\s+", re.I)
+
+
+def unk_described(qg: QueryGraph, names: Container[str]) -> tuple[QueryGraph, list[str]]:
+    """Table 12's rule that an entity the question only describes is ``UNK``, applied to the reply: a
+    label with no capitalised word or digit once a leading article is dropped ("The movie", "his
+    mother") names nothing, so it becomes ``UNK`` with the label kept as its description, unless
+    ``names`` (the graph's normalized node names) has exactly that name. A 1.5B model often writes the description as the label, which
+    normalization (Alg. 3) would then map to whatever node is nearest to "movie".
+
+    >>> qg = QueryGraph((QNode("q1", "Keanu Reeves"), QNode("q2", "The movie")), (("q1", "q2"),), by="llm")
+    >>> [n.label for n in unk_described(qg, set())[0].nodes]
+    ['Keanu Reeves', 'UNK']
+    """
+    out, changed = [], []
+    for n in qg.nodes:
+        rest = _ARTICLE.sub("", n.label.strip())
+        if (not n.unknown and not any(c.isupper() or c.isdigit() for c in rest)
+                and normalize_name(n.label) not in names):
+            changed.append(n.label)
+            n = QNode(n.id, UNK, ": ".join(x for x in (n.label, n.description) if x))
+        out.append(n)
+    return (QueryGraph(tuple(out), qg.edges, qg.by), changed) if changed else (qg, [])
 
 
 def _validate(data: Any) -> None:

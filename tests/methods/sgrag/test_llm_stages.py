@@ -120,3 +120,18 @@ def test_no_exact_match_says_which_query_path_found_no_kg_path(ws: Workspace) ->
     assert r.assembly.fallback and "no exact subgraph matched the query graph: " in fb, [
         (s.stage, s.fallback) for s in r.trace.steps]
     assert "no KG path matches the query path" in fb or "no graph label completes" in fb
+
+
+def test_described_labels_become_unk_names_stay():
+    """Table 12: an entity the question only describes is UNK; a 1.5B model writes the description as the
+    label ("The movie"), which normalization would map to whatever node is nearest to "movie"."""
+    from core.methods.sgrag.query_graph import QNode, QueryGraph, unk_described
+
+    qg = QueryGraph((QNode("q1", "Keanu Reeves"), QNode("q2", "The movie", "film"), QNode("q3", "the 1999 film"),
+                     QNode("q4", "mother"), QNode("q5", "UNK")),
+                    (("q1", "q2"), ("q2", "q3"), ("q3", "q4"), ("q4", "q5")), by="llm")
+    out, changed = unk_described(qg, {"mother"})
+    assert changed == ["The movie"]
+    assert [n.label for n in out.nodes] == ["Keanu Reeves", "UNK", "the 1999 film", "mother", "UNK"]
+    assert out.node("q2").description == "The movie: film" and out.edges == qg.edges
+    assert unk_described(out, set())[1] == ["mother"]
