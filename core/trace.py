@@ -58,6 +58,9 @@ class Step:
     #: False when at least one was generated now, None when the step got no LLM reply
     cached: bool | None = None
     llm_cache: dict[str, int] = field(default_factory=dict)  #: {"hits": h, "misses": m} over the step's LLM replies
+    #: JSON calls of this step: {"calls": c, "rejected": replies the parser or the stage's validation rejected
+    #: (each asked again), "first_unusable": calls whose first reply was not usable JSON as it came}
+    llm_json: dict[str, int] = field(default_factory=dict)
 
     def note_cache(self, hit: bool) -> None:
         """Count one LLM reply of this step as a cache hit or miss."""

@@ -148,9 +148,9 @@ proper names) mentioned in this question. Answer with JSON {{"named_entities": [
 
 Question: {query}"""
 
-QUERY_NER_SCHEMA: dict[str, Any] = {
+QUERY_NER_SCHEMA: dict[str, Any] = {  # bounded: a question names a handful of entities, each a short name
     "type": "object",
-    "properties": {"named_entities": {"type": "array", "items": {"type": "string"}}},
+    "properties": {"named_entities": {"type": "array", "items": {"type": "string", "maxLength": 80}, "maxItems": 8}},
     "required": ["named_entities"],
 }
 

@@ -18,6 +18,9 @@ from core.errors import LLMError, LLMUnavailableError
 from core.jobs import current_job
 from core.trace import Step
 
+#: replies :func:`~core.backends.llm.chat_json` asks for before it gives up (1 + its default 2 retries)
+JSON_TRIES = 3
+
 
 @dataclass(frozen=True)
 class LLMOutcome:
@@ -38,23 +41,34 @@ def failure_reason(exc: LLMError) -> str:
 
 
 def ask_json(llm: LLM, system: str, user: str, schema: dict[str, Any], *, max_tokens: int = 512,
-             validate: Callable[[Any], None] | None = None, step: Step | None = None) -> LLMOutcome:
+             validate: Callable[[Any], None] | None = None, step: Step | None = None,
+             parse: Callable[[str], Any] | None = None) -> LLMOutcome:
     """Call ``chat_json``; on any LLM failure return ``data=None`` with the reason.
 
     Token counts (also of failed attempts, when the backend reports them) are added to ``step``.
+    ``parse`` reads a reply that is not JSON (:func:`~core.backends.llm.chat_json`).
     """
     if not llm.available:
         out = LLMOutcome(None, "no LLM configured (`none` mode)")
     else:
         _announce(step)
+        rejected, first_bad = 0, False
         try:
             r = chat_json(llm, [ChatMessage("system", system), ChatMessage("user", user)], schema,
-                          max_tokens=max_tokens, validate=validate)
+                          max_tokens=max_tokens, validate=validate, parse=parse)
             out = LLMOutcome(r.data, "", r.prompt_tokens, r.completion_tokens, r.cached)
+            rejected = sum(1 for n in r.notes if n.startswith("try "))
+            first_bad = any(n.startswith("try 1:") for n in r.notes) or r.repaired
         except LLMUnavailableError:
             out = LLMOutcome(None, "no LLM configured (`none` mode)")
+        except LLMOutputError as exc:
+            out = LLMOutcome(None, failure_reason(exc))
+            rejected, first_bad = JSON_TRIES, True
         except LLMError as exc:
             out = LLMOutcome(None, failure_reason(exc))
+        if step is not None and out.fallback != "no LLM configured (`none` mode)":
+            for k, n in (("calls", 1), ("rejected", rejected), ("first_unusable", int(first_bad))):
+                step.llm_json[k] = step.llm_json.get(k, 0) + n
     _record(step, out)
     return out
 

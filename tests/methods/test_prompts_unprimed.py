@@ -28,7 +28,7 @@ def rendered_prompts() -> dict[str, str]:
         "bubblerag.keywords": bubble.keywords_prompt(EMPTY, []),
         "bubblerag.specialize": bubble.specialize_prompt(EMPTY, []),
         "bubblerag.relax": bubble.relax_prompt(EMPTY, [], []),
-        "bubblerag.grouping": bubble.grouping_prompt(EMPTY, []),
+        "bubblerag.grouping": bubble.grouping_prompt(EMPTY, [], []),
         "bubblerag.expand": bubble.expand_prompt(EMPTY, [], []),
         "bubblerag.answer": bubble.answer_prompt(EMPTY, [], []),
         "reg.qa_system": reg.QA_SYSTEM, "reg.qa_chains": reg.qa_prompt(EMPTY, EMPTY, "chains"),

@@ -56,6 +56,7 @@ from core.methods.baselines.common import BaselineResult, check_query
 from core.methods.baselines.config import HIPPORAG_DAMPING, PPRConfig
 from core.methods.passages import PassageSource
 from core.replay import pin, pin_search
+from core.text import normalize_name
 from core.trace import Trace
 
 if TYPE_CHECKING:
@@ -206,9 +207,13 @@ def query_entities(query: str, backends: Backends) -> tuple[list[str], str, dict
             resp = chat_json(backends.llm, msgs, prompts.QUERY_NER_SCHEMA, max_tokens=128)
             tokens = {"prompt": resp.prompt_tokens, "completion": resp.completion_tokens}
             ents = [str(e).strip() for e in resp.data.get("named_entities", []) if str(e).strip()]
-            if ents:
-                return list(dict.fromkeys(ents)), "llm", tokens
-            how = "the LLM found no entity; "
+            # "mentioned in this question": a name the question does not write is a guess (of an answer)
+            written = normalize_name(query)
+            kept = [e for e in ents if normalize_name(_POSSESSIVE.sub("", e)) in written]
+            if kept:
+                return list(dict.fromkeys(kept)), "llm", tokens
+            how = (f"the LLM's entities {', '.join(map(repr, ents[:4]))} are not written in the question; " if ents
+                   else "the LLM found no entity; ")
         except LLMError as exc:
             how = f"the LLM failed ({exc}); "
     ents = rule_mentions(query)

@@ -73,12 +73,18 @@ class BubbleConfig(MethodConfig):
                    "G_final), 'chains' (ReG evidence chains) or 'passages' (no skeleton). The source passages are "
                    "kept in every format.")
     seed: int = _f(0, "Seed for LLM sampling (temperature 0 is used everywhere).")
-    tight_json: bool = _f(False, "Ours (fast local path, issue 18): bound each LLM stage's JSON schema to what its prompt "
-                                 "asks — at most 6 short keywords per list, one-sentence reasons, one rewrite or "
-                                 "relaxation per keyword, ids only from the offered candidates / neighbours — so a small "
-                                 "model cannot repeat itself until max_tokens and then retry twice. A reply that obeys "
-                                 "the prompt is the same; one that breaks its limits is cut to them instead of falling "
-                                 "back. Off = the paper's prompts with open schemas (measured: benchmarks/README.md).")
+    tight_json: bool = _f(True, "Bounded JSON for every LLM stage (constrained decoding on backends that support it): "
+                                "at most 6 explicit and 3 implicit keywords, one rewrite or relaxation per keyword, "
+                                "group concepts and members, neighbour ids and passage numbers only from the offered "
+                                "ones, at least two groups when two concepts have candidates, at most 5 neighbours "
+                                "a hop — so a small model cannot repeat itself until max_tokens, name an id that "
+                                "does not exist, or collapse the groups. Off = open schemas (the replies' content "
+                                "is the same the prompts ask for).")
+    review_grouping: bool = _f(True, "§3.2 asked as a review (ours, for small models): the LLM gets one proposed group "
+                                     "per query concept (the candidates its search found), drops the elements that do "
+                                     "not stand for it, names groups that are one concept, and weighs them. Off = the "
+                                     "paper's free grouping of all candidates, which a 1.5B model collapses into one "
+                                     "group (benchmarks/README.md, 'LLM stages on the 1.5B model').")
 
     def checks(self) -> list[Check]:
         at_least_1 = "an integer >= 1"

@@ -25,7 +25,7 @@ import numpy as np
 
 from core.backends.base import LLM
 from core.graph.view import GraphLike
-from core.methods.bubblerag import prompts
+from core.methods.bubblerag import checks, prompts
 from core.methods.bubblerag.candidates import Candidate, Candidates
 from core.methods.llm_steps import ask_json
 from core.replay import pin
@@ -65,15 +65,22 @@ class AnchorGroups:
         return np.array([g.weight for g in self.groups], dtype=np.float64)
 
 
-def group_anchors(query: str, candidates: Candidates, llm: LLM, *, entity_share: float = 0.0, tight_json: bool = False,
-                  trace: Trace | None = None) -> AnchorGroups:
+def group_anchors(query: str, candidates: Candidates, llm: LLM, *, entity_share: float = 0.0, tight_json: bool = True,
+                  review: bool = False, trace: Trace | None = None) -> AnchorGroups:
     """Cluster candidates into weighted semantic anchor groups (weights sum to 1).
 
     ``entity_share`` (`none` mode, ours, 0 = off): the explicit entity groups share this fraction of
     the weights and the concept / implicit groups the rest, proportions within each side kept
-    (unchanged when one side is empty)."""
+    (unchanged when one side is empty). ``review`` (``BubbleConfig.review_grouping``): ask the LLM to
+    review the `none`-mode grouping (:func:`_review_groups`) instead of grouping all candidates freely."""
     t0 = time.perf_counter()
     step = Step("grouping", "Semantic anchor groups and importance weights", section="BubbleRAG §3.2")
+    if review and llm.available and candidates.items:
+        result = _review_groups(query, candidates, llm, step, tight_json=tight_json)
+        step.seconds = time.perf_counter() - t0
+        if trace is not None:
+            trace.steps.append(step)
+        return result
     by_id = {c.cid: c for c in candidates.items}
     notes: list[str] = []
     groups: list[AnchorGroup] = []
@@ -85,13 +92,29 @@ def group_anchors(query: str, candidates: Candidates, llm: LLM, *, entity_share:
             if not isinstance(gr, dict) or not [m for m in gr.get("members", []) if m in by_id]:
                 raise ValueError(f"group {gr!r} has no valid member ids (valid: {', '.join(list(by_id)[:12])} ...)")
 
-    out = ask_json(llm, prompts.SYSTEM,
-                   prompts.grouping_prompt(query, [(c.cid, c.kind, c.text) for c in candidates.items]),
-                   prompts.grouping_schema(tight_json, list(by_id)), max_tokens=prompts.STAGE_MAX_TOKENS["grouping"],
-                   validate=validate, step=step) if by_id else None
+    # the query concepts are the keywords whose search found a candidate; each candidate is shown with the
+    # keyword it matches best, so the task is to merge and weigh concepts, not to invent them
+    concepts = [k for k in dict.fromkeys(t.keyword for t in candidates.terms)
+                if any(c.best_keyword == k for c in candidates.items)]
+    prompt = prompts.grouping_prompt(query, concepts, [(c.cid, c.kind, c.text, c.best_keyword)
+                                                       for c in candidates.items])
+    out = ask_json(llm, prompts.SYSTEM, prompt,
+                   prompts.grouping_schema(tight_json, concepts, list(by_id), min_groups=2 if len(concepts) >= 2 else 1),
+                   max_tokens=prompts.STAGE_MAX_TOKENS["grouping"], validate=validate, step=step) if by_id else None
+    failed = ""
     if out is not None and out.data is not None:
+        copied = prompts.template_copies(out.data, prompt)
+        if copied:
+            failed = f"the reply copies the prompt's template ({', '.join(map(repr, copied[:3]))})"
+        else:
+            failed = checks.collapse_problem(
+                [[by_id[m].best_keyword for m in gr.get("members", []) if m in by_id] for gr in out.data["groups"]
+                 if isinstance(gr, dict)], len(concepts))
+        if failed:
+            step.fallback = f"check failed: {failed}; used the `none`-mode grouping"
+    if out is not None and out.data is not None and not failed:
         source = "llm"
-        raw = []
+        merged: dict[str, tuple[float, list[Candidate]]] = {}
         used: set[str] = set()
         for gr in out.data["groups"]:
             members = [by_id[m] for m in dict.fromkeys(gr.get("members", [])) if m in by_id and m not in used]
@@ -101,7 +124,10 @@ def group_anchors(query: str, candidates: Candidates, llm: LLM, *, entity_share:
                     w = max(float(gr.get("weight", 0.0)), 0.0)
                 except (TypeError, ValueError):
                     w = 0.0
-                raw.append((str(gr.get("concept", "")) or members[0].text, w, members))
+                concept = str(gr.get("concept", "")) or members[0].text
+                w0, m0 = merged.get(concept, (0.0, []))
+                merged[concept] = (w0 + w, m0 + members)  # two groups of one concept are one group
+        raw = [(c, w, m) for c, (w, m) in merged.items()]
         total = sum(w for _, w, _ in raw)
         if total <= 0:
             notes.append("LLM weights were all zero; using equal weights")
@@ -113,7 +139,7 @@ def group_anchors(query: str, candidates: Candidates, llm: LLM, *, entity_share:
     else:
         source = "embedding"
         groups = _embedding_groups(candidates, entity_share=entity_share)
-    step.data = {"source": source, "notes": notes, "groups": [
+    step.data = {"source": source, "notes": notes, "concepts": concepts, "groups": [
         {"gid": g.gid, "concept": g.concept, "weight": round(g.weight, 4),
          "members": [{"cid": c.cid, "kind": c.kind, "text": c.text, "score": round(c.score, 4)} for c in g.members]}
         for g in groups]}
@@ -206,3 +232,107 @@ def _keep_every_concept(candidates: Candidates, keywords: list[str], members: di
             members[k].add(cid)
             owner[cid] = k
 
+
+
+def _review_groups(query: str, candidates: Candidates, llm: LLM, step: Step, *, tight_json: bool) -> AnchorGroups:
+    """§3.2 as a review of the `none`-mode grouping (ours, ``BubbleConfig.review_grouping``).
+
+    The paper's LLM clusters all candidates by query concept and weighs the groups. A 1.5B model asked
+    that put every candidate into one group in 11 of 19 MuSiQue replies and in both demo questions tried
+    (so no two concepts can collide, §3.3). Here the grouping the searches imply (one group per concept:
+    :func:`_embedding_groups`) is shown, and the LLM does the judging: which elements stand for a group's
+    concept (kept; asked as "keep", not "drop": the 1.5B model listed every id under "drop" on the Keanu
+    question, emptying every group, while a copied "keep" list changes nothing), which groups name one
+    concept (merged), and each group's weight. The schema lists every group in order and lets a group keep
+    only its own members, at least one, so a reply cannot collapse the groups; a review that still leaves
+    fewer than two groups where two were proposed (all merged) falls back."""
+    proposal = _embedding_groups(candidates)
+    gids = [f"g{i + 1}" for i in range(len(proposal))]
+    by_gid = dict(zip(gids, proposal))
+    prompt = prompts.grouping_review_prompt(query, [(gid, g.concept, [(c.cid, c.kind, c.text) for c in g.members])
+                                                    for gid, g in by_gid.items()])
+    schema = (prompts.grouping_review_schema([(gid, [c.cid for c in g.members]) for gid, g in by_gid.items()])
+              if tight_json else None)
+
+    def validate(data: Any) -> None:
+        if not isinstance(data, dict):
+            raise ValueError('expected {"g1": {"weight": w, "keep": [ids]}, ..., "same": [[g, g], ...]}')
+        for gid, g in by_gid.items():
+            entry = data.get(gid)
+            if not isinstance(entry, dict) or not isinstance(entry.get("weight"), (int, float)):
+                raise ValueError(f'group {gid} needs {{"weight": <0 to 1>, "keep": [...]}}')
+            own = {c.cid for c in g.members}
+            keep = entry.get("keep")
+            if not isinstance(keep, list) or not keep or any(d not in own for d in keep):
+                raise ValueError(f"group {gid} keeps at least one of its own elements ({', '.join(sorted(own))}), "
+                                 f"not {keep!r}")
+        for pair in data.get("same", []) or []:
+            if not isinstance(pair, list) or len(pair) != 2 or any(x not in by_gid for x in pair):
+                raise ValueError(f'"same" holds pairs of group ids ({", ".join(gids)}), not {pair!r}')
+
+    out = ask_json(llm, prompts.SYSTEM, prompt, schema or {"type": "object"},
+                   max_tokens=prompts.STAGE_MAX_TOKENS["grouping_review"], validate=validate, step=step)
+    concepts = [g.concept for g in proposal]
+    proposed = [{"gid": gid, "concept": g.concept, "members": [c.cid for c in g.members]} for gid, g in by_gid.items()]
+    notes: list[str] = []
+    failed = ""
+    groups: list[AnchorGroup] = []
+    edits: dict[str, Any] = {}
+    if out.data is not None:
+        data = out.data
+        parent = {gid: gid for gid in gids}
+
+        def find(x: str) -> str:
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        same, refused = [], []
+        for a, b in (tuple(p) for p in data.get("same", []) or [] if p[0] != p[1]):
+            why = checks.merge_problem(by_gid[a].concept, by_gid[b].concept)
+            if why:
+                refused.append({"pair": [a, b], "check": why})
+                continue
+            same.append((a, b))
+            parent[find(b)] = find(a)
+        if refused:
+            notes.append("merges refused: " + "; ".join(r["check"] for r in refused))
+        kept_ids = {gid: set(data[gid]["keep"]) for gid in gids}
+        dropped = {gid: [c.cid for c in by_gid[gid].members if c.cid not in kept_ids[gid]] for gid in gids}
+        merged: dict[str, tuple[list[str], float, list[Candidate]]] = {}
+        for gid in gids:
+            kept = [c for c in by_gid[gid].members if c.cid not in dropped[gid]]
+            if not kept:
+                continue
+            names, w, mem = merged.get(find(gid), ([], 0.0, []))
+            merged[find(gid)] = ([*names, by_gid[gid].concept], w + max(float(data[gid]["weight"]), 0.0), mem + kept)
+        edits = {"dropped": {g: d for g, d in dropped.items() if d}, "same": [list(p) for p in same], "refused": refused,
+                 "weights": {gid: data[gid]["weight"] for gid in gids}}
+        if len(proposal) >= 2 and len(merged) < 2:
+            failed = (f"the review left {len(merged)} group(s) of the {len(proposal)} proposed: with one group no two "
+                      "concepts can collide")
+        else:
+            raw = list(merged.values())
+            total = sum(w for _, w, _ in raw)
+            if total <= 0:
+                notes.append("LLM weights were all zero; using equal weights")
+                raw = [(n, 1.0, m) for n, _, m in raw]
+                total = float(len(raw))
+            if abs(total - 1.0) > 1e-6:
+                notes.append(f"LLM weights summed to {total:.3f}; renormalized to 1")
+            groups = [AnchorGroup(i, " / ".join(n), w / total, tuple(m)) for i, (n, w, m) in enumerate(raw)]
+        if failed:
+            step.fallback = f"check failed: {failed}; used the `none`-mode grouping"
+    source = "llm" if groups else "embedding"
+    if not groups:
+        groups = proposal
+    step.data = {"source": source, "notes": notes, "concepts": concepts, "mode": "review", "proposed": proposed,
+                 "review": edits, "groups": [
+                     {"gid": g.gid, "concept": g.concept, "weight": round(g.weight, 4),
+                      "members": [{"cid": c.cid, "kind": c.kind, "text": c.text, "score": round(c.score, 4)}
+                                  for c in g.members]} for g in groups]}
+    if source == "embedding":
+        step.data["rule"] = ("one group per keyword, candidates assigned to their best-matching keyword; merge if keyword "
+                             "cosine >= 0.8; weights 2 (entity) / 1 (concept), x1.5 for the first entity, normalized")
+    return AnchorGroups(tuple(groups), source, tuple(notes))

@@ -11,12 +11,12 @@ the LLM would see.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from core.backends.base import LLM
 from core.graph.view import GraphLike
-from core.methods.bubblerag import heuristics, prompts
+from core.methods.bubblerag import checks, heuristics, prompts
 from core.methods.bubblerag.preretrieval import PreRetrieval
 from core.methods.llm_steps import ask_json
 from core.trace import Step, Trace
@@ -55,7 +55,7 @@ def _validate(data: Any) -> None:
 
 
 def extract_keywords(query: str, pre: PreRetrieval, graph: GraphLike, llm: LLM, *, max_keywords: int = 8,
-                     max_implicit: int = 2, none_implicit: int | None = None, tight_json: bool = False,
+                     max_implicit: int = prompts.MAX_IMPLICIT, none_implicit: int | None = 2, tight_json: bool = True,
                      trace: Trace | None = None) -> Keywords:
     """Explicit + implicit keywords for ``query``.
 
@@ -67,14 +67,19 @@ def extract_keywords(query: str, pre: PreRetrieval, graph: GraphLike, llm: LLM, 
     max_keywords
         Upper bound on explicit keywords kept (the first ones in query order).
     none_implicit
-        `none` mode only: implicit keywords taken from the preview titles (default ``max_implicit``).
+        `none` mode only: implicit keywords taken from the preview titles (None: ``max_implicit``).
     """
     t0 = time.perf_counter()
     step = Step("keywords", "Keyword extraction with latent inference", section="BubbleRAG §3.2, Example 3")
     preview = [(graph.chunk(c).title, graph.chunk(c).text) for c in pre.chunk_ids]
-    out = ask_json(llm, prompts.SYSTEM, prompts.keywords_prompt(query, preview),
-                   prompts.keywords_schema(tight_json), max_tokens=prompts.STAGE_MAX_TOKENS["keywords"],
-                   validate=_validate, step=step)
+    prompt = prompts.keywords_prompt(query, preview)
+    out = ask_json(llm, prompts.SYSTEM, prompt, prompts.keywords_schema(tight_json),
+                   max_tokens=prompts.STAGE_MAX_TOKENS["keywords"], validate=_validate, step=step)
+    copied = prompts.template_copies(out.data, prompt) if out.data is not None else []
+    if copied:  # the format line copied instead of filled: not keywords of this question
+        step.fallback = (f"check failed: the reply copies the prompt's template ({', '.join(map(repr, copied[:3]))}); "
+                         "used the `none`-mode keywords")
+        out = replace(out, data=None)
     items: list[Keyword] = []
     seen: set[str] = set()
 
@@ -84,11 +89,17 @@ def extract_keywords(query: str, pre: PreRetrieval, graph: GraphLike, llm: LLM, 
             seen.add(t.lower())
             items.append(Keyword(t, kind, _is_entity(t)))
 
+    moved: list[str] = []
     if out.data is not None:
         source = "llm"
-        for k in out.data["explicit"][:max_keywords]:
-            add(k, "explicit")
-        for k in out.data["implicit"][:max_implicit + 2]:
+        explicit = [str(k) for k in out.data["explicit"]][:max_keywords]
+        # "explicit" means written in the question; a name the reply lists there but the question does not
+        # write is an inference (from the preview): it is kept as an implicit keyword
+        moved = [k for k in explicit if not checks.written_in(k, query)]
+        for k in explicit:
+            if k not in moved:
+                add(k, "explicit")
+        for k in [*[str(x) for x in out.data["implicit"]], *moved][:max_implicit]:
             add(k, "implicit")
     else:
         source = "heuristic"
@@ -109,6 +120,8 @@ def extract_keywords(query: str, pre: PreRetrieval, graph: GraphLike, llm: LLM, 
             add(query, "explicit")
     step.data = {"source": source, "explicit": [k.text for k in items if k.kind == "explicit"],
                  "implicit": [k.text for k in items if k.kind == "implicit"]}
+    if moved:
+        step.data["moved_to_implicit"] = moved  # listed as explicit, not written in the question
     if source == "heuristic":
         step.data["rule"] = ("explicit = capitalised mentions, numbers and concept words of the query; "
                              "implicit = titles of the top pre-retrieved chunks the query does not mention")

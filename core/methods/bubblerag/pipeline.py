@@ -151,7 +151,8 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
     relax = relax_schema(query, spec, pre, graph, llm, enabled=cfg.relaxation, tight_json=tight, trace=trace)
     cands = retrieve_candidates(relax.terms, workspace, backends.embedder, k=cfg.k_candidates,
                                 min_similarity=cfg.min_similarity, trace=trace, graph=graph)
-    groups = group_anchors(query, cands, llm, entity_share=cfg.none_entity_share, tight_json=tight, trace=trace)
+    groups = group_anchors(query, cands, llm, entity_share=cfg.none_entity_share, tight_json=tight,
+                           review=cfg.review_grouping, trace=trace)
 
     node_vecs = workspace.index("nodes").vectors
     terminals = {v for grp in groups.groups for v in grp.terminals(graph)}

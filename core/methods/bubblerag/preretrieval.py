@@ -46,7 +46,7 @@ def _grounded(answer: str, chunks: list[tuple[str, str]]) -> bool:
 
 
 def pre_retrieve(query: str, qvec: np.ndarray, workspace: Workspace, llm: LLM, *, k: int = 5,
-                 check: bool = True, tight_json: bool = False, trace: Trace | None = None,
+                 check: bool = True, tight_json: bool = True, trace: Trace | None = None,
                  graph: GraphLike | None = None) -> PreRetrieval:
     """Top-``k`` chunks by cosine to the query, then (optionally) the LLM sufficiency check.
 
@@ -77,7 +77,8 @@ def pre_retrieve(query: str, qvec: np.ndarray, workspace: Workspace, llm: LLM, *
             checked = True
             claimed = str(out.data.get("answer", "")).strip()
             sufficient = bool(out.data.get("sufficient")) and bool(claimed)
-            reason = str(out.data.get("reason", ""))
+            reason = str(out.data.get("reason", "")) or ("the LLM judged the passages sufficient" if sufficient
+                                                         else "the LLM judged the passages insufficient")
             if sufficient and not _grounded(claimed, chunks):
                 sufficient = False
                 reason = (f"LLM said sufficient with answer {claimed[:80]!r}, but that answer does not occur in "

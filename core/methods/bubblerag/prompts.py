@@ -1,143 +1,162 @@
 """BubbleRAG prompts and their JSON schemas, in one module (as nano-graphrag keeps its prompts).
 
-Each prompt states the stage's job in the paper's words and asks for a small JSON object; the
-schemas are handed to backends that support constrained decoding (llama.cpp, OpenAI). The inline
-examples are written for these prompts about made-up entities (the Tarn 4 camera, Oskel Optics):
-none is a question of ``sample_data/`` (the paper's own Lothair II / Keanu Reeves examples are demo
-questions there) or of a public benchmark, so no prompt primes a model with an evaluated answer.
+Each prompt states the stage's job in the paper's words (§3.2, §3.5, §3.6) and asks for one small
+JSON object whose schema is handed to backends that constrain decoding (llama.cpp's grammar, an
+OpenAI-compatible ``response_format``). They are written for the small local model we ship
+(Qwen2.5-Coder-1.5B), which copies what a prompt shows:
+
+* **No example values.** A format line shows the shape with placeholders in angle brackets
+  (``"<a keyword of the question>"``), never a made-up entity, weight or reply that could be copied
+  into a search term; :func:`template_copies` finds a reply that copies a placeholder anyway
+  (:mod:`.checks`). The grouping template shows *several* groups, one per query concept.
+* **Bounded schemas** (the default ``tight_json``): lists as long as the prompt allows, ids and
+  passage numbers from the offered ones (enums), short strings, at least two groups when two or more
+  concepts have candidates — so a reply cannot run on until ``max_tokens`` or name an id that does
+  not exist.
+* **A shared beginning.** The three stages that read the preview passages (sufficiency, keywords,
+  relaxation) open with the same block, question first and passages after, and put their own task
+  last, so llama.cpp reads that block once and reuses it (:class:`~core.backends.llm.LlamaCppLLM`
+  keeps the prompt states of a question). The paper gives the stages' contents, not their layout:
+  this order is ours.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
 SYSTEM = ("You are the retrieval planner of a graph RAG system over a knowledge graph whose schema is unknown. "
-          "Answer only with the requested JSON object.")
+          "Reply with the requested JSON object only.")
+
+#: characters of each preview passage shown to the planning stages (one limit for all of them, so the
+#: preview block is the same text in each and is read once)
+PREVIEW_CHARS = 400
 
 
-def _passages(chunks: Sequence[tuple[str, str]], limit: int = 700) -> str:
-    return "\n".join(f"[{i + 1}] {t}: {x[:limit]}" for i, (t, x) in enumerate(chunks))
+def _passages(chunks: Sequence[tuple[str, str]], limit: int = PREVIEW_CHARS) -> str:
+    return "\n".join(f"[{i + 1}] {t}: {' '.join(x.split())[:limit]}" for i, (t, x) in enumerate(chunks))
+
+
+def preview_block(query: str, chunks: Sequence[tuple[str, str]]) -> str:
+    """The opening every preview-reading stage shares: the question, then the preview passages."""
+    return (f"Question: {query}\n\nPreview passages (retrieved by similarity; they may or may not be relevant):\n"
+            f"{_passages(chunks) or '(none)'}\n\n")
 
 
 # ---------------------------------------------------------------- §3.2 pre-retrieval sufficiency
-SUFFICIENCY_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"sufficient": {"type": "boolean"}, "answer": {"type": "string"}, "reason": {"type": "string"}},
-    "required": ["sufficient", "answer"],
-}
-
-
 def sufficiency_prompt(query: str, chunks: Sequence[tuple[str, str]]) -> str:
-    return (f"Question: {query}\n\nPassages:\n{_passages(chunks)}\n\n"
-            "Do these passages contain ALL the information needed to answer the question with certainty? "
-            "Multi-hop questions usually need facts from several passages; say false unless every hop is covered. "
-            'Return {"sufficient": true|false, "answer": "<short answer if sufficient, else empty>", '
-            '"reason": "<one sentence>"}.')
+    return (preview_block(query, chunks) +
+            "Task: do these passages alone state every fact needed to answer the question? A question with "
+            "several steps (a person's relative, the place of an event of a work) needs each step stated in the "
+            "passages. If they do, give the short answer as written in a passage; if not, say false and leave the "
+            "answer empty.\n"
+            'Format: {"sufficient": <true or false>, "answer": "<the short answer, or empty>"}')
 
 
 # ---------------------------------------------------------------- §3.2 keywords + latent inference
-KEYWORDS_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "explicit": {"type": "array", "items": {"type": "string"}},
-        "implicit": {"type": "array", "items": {"type": "string"}},
-    },
-    "required": ["explicit", "implicit"],
-}
-
-
 def keywords_prompt(query: str, chunks: Sequence[tuple[str, str]]) -> str:
-    return (f"Question: {query}\n\nPreview passages (may or may not be relevant):\n{_passages(chunks, 400)}\n\n"
-            "Extract the keywords needed to find the evidence in a knowledge graph:\n"
-            "- explicit: entities, relations and attributes literally mentioned in the question "
-            "(e.g. 'Tarn 4', 'maker', 'founding town');\n"
-            "- implicit: concepts the question implies but does not name, inferred by reasoning "
-            "(e.g. for 'lenses sold by the maker of the Tarn 4 camera' infer 'Oskel Optics' if a passage names it). "
-            "Use [] if nothing is implied.\n"
-            'Return {"explicit": [...], "implicit": [...]} with at most 6 short items each.')
+    return (preview_block(query, chunks) +
+            "Task: list the keywords needed to find the evidence in a knowledge graph.\n"
+            "- explicit: the entities, relations and attributes written in the question, in its own words;\n"
+            "- implicit: concepts the question needs but does not name, inferred from the question and the "
+            "passages, such as the entity that a description in the question refers to. Leave it empty when "
+            "nothing is implied.\n"
+            f"Give each keyword once; at most {MAX_KEYWORDS} explicit and {MAX_IMPLICIT} implicit.\n"
+            'Format: {"explicit": ["<words of the question>", ...], "implicit": ["<an inferred concept>", ...]}')
 
 
 # ---------------------------------------------------------------- §3.2 anchor specialization
-SPECIALIZE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"rewrites": {"type": "array", "items": {
-        "type": "object", "properties": {"keyword": {"type": "string"}, "specialized": {"type": "string"}},
-        "required": ["keyword", "specialized"]}}},
-    "required": ["rewrites"],
-}
-
-
 def specialize_prompt(query: str, keywords: Sequence[str]) -> str:
-    return (f"Question: {query}\nKeywords: {list(keywords)}\n\n"
-            "Some keywords are under-specified on their own: a generic word such as 'mother' matches thousands of "
-            "graph elements. Rewrite each under-specified keyword into a query-conditioned constraint that binds it "
-            "to the other concepts of the question (e.g. 'maker' -> \"Tarn 4's maker\"). Leave specific "
-            "keywords (named entities, dates) unchanged by omitting them.\n"
-            'Return {"rewrites": [{"keyword": "...", "specialized": "..."}]}.')
+    listed = "\n".join(f"- {k}" for k in keywords) or "- (none)"
+    return (f"Question: {query}\n\nKeywords:\n{listed}\n\n"
+            "Task: a generic keyword (a relation or a role, such as a family relation, a job, an event or a "
+            "date) matches thousands of graph elements on its own. Rewrite each generic keyword into a "
+            "constraint that binds it to the named entity of the question it belongs to, using only words "
+            "of the question (a generic keyword K about the entity E becomes \"E's K\"). Do not answer the "
+            "question and do not name anything the question does not name. Leave out keywords that are "
+            "already specific (names, titles, dates, numbers).\n"
+            'Format: {"rewrites": [{"keyword": "<a generic keyword>", "specialized": "<the entity\'s keyword>"}, '
+            "...]}")
 
 
 # ---------------------------------------------------------------- §3.2 schema relaxation
-RELAX_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"relaxations": {"type": "array", "items": {
-        "type": "object",
-        "properties": {"keyword": {"type": "string"}, "relaxed": {"type": "string"},
-                       "passage": {"type": "integer"}, "reason": {"type": "string"}},
-        "required": ["keyword", "relaxed", "passage", "reason"]}}},
-    "required": ["relaxations"],
-}
-
-
 def relax_prompt(query: str, keywords: Sequence[str], chunks: Sequence[tuple[str, str]]) -> str:
-    return (f"Question: {query}\nKeywords: {list(keywords)}\n\nPreview passages:\n{_passages(chunks, 500)}\n\n"
-            "A knowledge graph may not use the exact labels of a keyword (e.g. it stores 'employer', not "
-            "'first employer'). If a preview passage confirms that the question's other concepts occur together "
-            "in one region (e.g. it mentions the job AND the town AND the prize), relax the schema-sensitive "
-            "keyword to a necessary but more general condition ('first employer' -> 'employer'). Only relax "
-            "keywords that a passage supports; cite the passage number.\n"
-            'Return {"relaxations": [{"keyword": "...", "relaxed": "...", "passage": <number>, "reason": "..."}]}.')
+    listed = "\n".join(f"- {k}" for k in keywords) or "- (none)"
+    return (preview_block(query, chunks) + f"Keywords:\n{listed}\n\n"
+            "Task: a knowledge graph may store a concept under a more general label than the question uses "
+            "(without an ordinal, an adjective or a time). If a preview passage shows the question's other "
+            "concepts together, relax such a qualified keyword to the general label it implies, by dropping the "
+            "qualifier, and cite that passage's number. Relax nothing else; an empty list is a fine answer.\n"
+            'Format: {"relaxations": [{"keyword": "<a keyword>", "relaxed": "<the keyword without its '
+            'qualifier>", "passage": <passage number>}, ...]}')
 
 
 # ---------------------------------------------------------------- §3.2 grouping + weights
-GROUPING_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"groups": {"type": "array", "items": {
-        "type": "object",
-        "properties": {"concept": {"type": "string"}, "weight": {"type": "number"},
-                       "members": {"type": "array", "items": {"type": "string"}}},
-        "required": ["concept", "weight", "members"]}}},
-    "required": ["groups"],
-}
+def grouping_prompt(query: str, concepts: Sequence[str], candidates: Sequence[tuple[str, str, str, str]]) -> str:
+    """``concepts``: the query's keywords; ``candidates``: ``(id, kind, text, keyword it was found for)``."""
+    listed = "\n".join(f"- {c}" for c in concepts) or "- (none)"
+    lines = "\n".join(f"{cid} [{kind}] {text} (found for: {kw})" for cid, kind, text, kw in candidates)
+    return (f"Question: {query}\n\nQuery concepts:\n{listed}\n\nCandidate graph elements (id [node|edge] text, "
+            f"and the concept whose search found it):\n{lines or '(none)'}\n\n"
+            "Task: group the candidates by the query concept they stand for: one group per concept, holding the "
+            "candidates that realise it (usually those found for it; a candidate found for another concept may "
+            "belong to this one). Two concepts that name the same thing share one group. Leave out candidates "
+            "that realise no concept. Weigh each group by how central it is to answering: the question's core "
+            "subject highest, its relations next, peripheral modifiers (dates, attributes) lowest; the weights "
+            "add up to 1.\n"
+            'Format: {"groups": [{"concept": "<a query concept>", "weight": <0 to 1>, "members": ["<id>", ...]}, '
+            '{"concept": "<another query concept>", "weight": <0 to 1>, "members": ["<id>", ...]}, ...]}')
 
 
-def grouping_prompt(query: str, candidates: Sequence[tuple[str, str, str]]) -> str:
-    lines = "\n".join(f"{cid} [{kind}] {text}" for cid, kind, text in candidates)
-    return (f"Question: {query}\n\nCandidate graph elements (id [node|edge] text):\n{lines}\n\n"
-            "Group the candidates by the query concept they realise (one group per concept; candidates matching the "
-            "same concept through different keywords belong together; leave out candidates that match no concept). "
-            "Give each group an importance weight by its centrality to answering: the core subject entity highest, "
-            "relations medium, peripheral modifiers lowest; weights sum to 1 (e.g. Tarn 4 0.5, maker 0.3, "
-            "founding town 0.2).\n"
-            'Return {"groups": [{"concept": "...", "weight": 0.5, "members": ["c1", "c4"]}]}.')
+def grouping_review_prompt(query: str, groups: Sequence[tuple[str, str, Sequence[tuple[str, str, str]]]]) -> str:
+    """§3.2 as a review of a proposed grouping (``BubbleConfig.review_grouping``, the default for small models).
+
+    ``groups``: ``(group id, concept, [(candidate id, kind, text), ...])``, one per query concept, holding the
+    candidates its search found. The LLM keeps the candidates that stand for a group's concept,
+    names the groups that are one concept, and weighs each group: the paper's grouping and weighting, asked
+    so that a small model cannot put every candidate into one group."""
+    blocks = "\n\n".join(f'{gid}: concept "{concept}"\n' + "\n".join(f"  {cid} [{kind}] {text}" for cid, kind, text in mem)
+                          for gid, concept, mem in groups)
+    ids = ", ".join(gid for gid, _, _ in groups)
+    return (f"Question: {query}\n\nProposed anchor groups, one per query concept, each holding the graph elements "
+            f"its search found (id [node|edge] text):\n\n{blocks}\n\n"
+            "Task: review the groups. For each group, keep the elements that stand for its concept (leave out the "
+            "others). Under "
+            '"same", list pairs of groups that name one and the same concept (usually none). Weigh each group by how '
+            "central it is to answering: the question's core subject highest, its relations next, peripheral "
+            "modifiers (dates, attributes) lowest; the weights add up to 1.\n"
+            f'Format: one entry per group ({ids}): {{"<group id>": {{"weight": <0 to 1>, "keep": ["<element id>", ...]}}, '
+            '..., "same": [["<group id>", "<group id>"], ...]}')
+
+
+MAX_SAME = 2  #: pairs of proposed groups one review may merge
+
+
+def grouping_review_schema(groups: Sequence[tuple[str, Sequence[str]]]) -> dict[str, Any]:
+    """Every proposed group, in order, with its weight and the ids it keeps (its own members only, at least one); at most
+    ``min(MAX_SAME, len(groups) - 2)`` pairs of group ids under ``same``."""
+    gids = [gid for gid, _ in groups]
+    props: dict[str, Any] = {gid: _obj({"weight": {"type": "number", "minimum": 0, "maximum": 1},
+                                        "keep": {"type": "array", "items": _enum(members), "minItems": 1,
+                                                 "maxItems": len(set(members))}})
+                             for gid, members in groups}
+    pair = {"type": "array", "items": _enum(gids), "minItems": 2, "maxItems": 2}
+    # at most k - 2 merges (and 2): at least two groups remain, so no reply can collapse them (the 1.5B model
+    # listed every pair of the Lothair question's four groups as "same")
+    props["same"] = {"type": "array", "items": pair, "maxItems": min(MAX_SAME, max(0, len(gids) - 2))}
+    return _obj(props)
 
 
 # ---------------------------------------------------------------- §3.5 reasoning-aware expansion
-EXPAND_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"selected": {"type": "array", "items": {"type": "string"}}, "sufficient": {"type": "boolean"}},
-    "required": ["selected", "sufficient"],
-}
-
-
 def expand_prompt(query: str, evidence: Sequence[str], neighbours: Sequence[tuple[str, str]]) -> str:
     ev = "\n".join(f"- {t}" for t in evidence) or "- (none yet)"
     nb = "\n".join(f"{nid}: {t}" for nid, t in neighbours)
     return (f"Question: {query}\n\nCurrent evidence (triples):\n{ev}\n\nNeighbouring triples you may add:\n{nb}\n\n"
-            "Select the neighbouring triples that move the evidence toward the answer (e.g. place relations "
-            "when the question asks where something is), and discard irrelevant attributes. Select none if nothing helps. "
-            "Set sufficient=true if the evidence (with your selection) already answers the question.\n"
-            'Return {"selected": ["n1", ...], "sufficient": true|false}.')
+            "Task: select the neighbouring triples that lead toward the answer: the relation the question asks "
+            "about, or the next step toward it. Skip attributes the question does not ask about. Select none if "
+            "none helps. Say sufficient only if the evidence with your selection names the answer itself.\n"
+            'Format: {"selected": ["<n id>", ...], "sufficient": <true or false>}')
 
 
 # ---------------------------------------------------------------- §3.6 answer
@@ -151,24 +170,55 @@ def answer_prompt(query: str, triples: Sequence[str], chunks: Sequence[tuple[str
             f"Question: {query}\nAnswer:")
 
 
-# ---------------------------------------------------------------- bounded JSON (option tight_json)
-#: ``max_tokens`` per LLM stage, in one place (the answer's is ``BubbleConfig.answer_max_tokens``). The
-#: same with ``tight_json``: there the bounded schema closes each reply's JSON (item counts, string
-#: lengths, ids from the offered ones), so the limit is only a ceiling that a reply no longer runs into
-#: while repeating itself; lower values would cut off replies the bounded schema allows.
+# ---------------------------------------------------------------- placeholders (checks)
+_PLACEHOLDER = re.compile(r"<([^<>]{3,})>")
+
+
+def placeholders(prompt: str) -> tuple[str, ...]:
+    """The placeholder texts of a prompt's format line (``<a keyword of the question>``)."""
+    return tuple(dict.fromkeys(m.group(1).strip() for m in _PLACEHOLDER.finditer(prompt)))
+
+
+def template_copies(reply: Any, prompt: str) -> list[str]:
+    """Strings of ``reply`` that copy a placeholder of ``prompt`` (e.g. ``"<a query concept>"`` or
+    ``"a query concept"`` returned as a concept): the model filled the template with itself."""
+    marks = {p.lower() for p in placeholders(prompt)}
+    out: list[str] = []
+
+    def walk(x: Any) -> None:
+        if isinstance(x, str):
+            s = x.strip().strip("<>").strip().lower()
+            if s in marks or ("<" in x and ">" in x):
+                out.append(x)
+        elif isinstance(x, dict):
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+
+    walk(reply)
+    return out
+
+
+# ---------------------------------------------------------------- bounded JSON (tight_json, the default)
+#: ``max_tokens`` per LLM stage, in one place (the answer's is ``BubbleConfig.answer_max_tokens``),
+#: fitted to what the bounded schema lets a reply hold (a ceiling it does not reach while repeating
+#: itself); the unbounded schemas (``tight_json=False``) use the same limits.
 STAGE_MAX_TOKENS: dict[str, int] = {
-    "preretrieval": 160,
-    "keywords": 200,
-    "specialization": 200,
-    "relaxation": 256,
+    "preretrieval": 60,
+    "keywords": 160,
+    "specialization": 160,
+    "relaxation": 200,
     "grouping": 400,
-    "reasoning": 160,
+    "grouping_review": 200,
+    "reasoning": 120,
 }
 
-#: Character limits of the bounded schemas: a keyword or concept is a short phrase, a reason one
-#: sentence (what the prompts ask for: "at most 6 short items", "<one sentence>").
-SHORT, PHRASE, SENTENCE = 60, 100, 200
-MAX_KEYWORDS = 6  #: "at most 6 short items each" (keywords_prompt)
+#: Character limits of the bounded schemas: a keyword or concept is a short phrase.
+SHORT, PHRASE = 60, 100
+MAX_KEYWORDS = 6  #: explicit keywords the prompt allows
+MAX_IMPLICIT = 3  #: implicit keywords the prompt allows
 
 
 def _str(max_len: int) -> dict[str, Any]:
@@ -179,61 +229,63 @@ def _enum(values: Sequence[Any]) -> dict[str, Any]:
     return {"enum": list(dict.fromkeys(values))}
 
 
-def sufficiency_schema(tight: bool) -> dict[str, Any]:
-    """§3.2 sufficiency check; bounded: a short answer and a one-sentence reason."""
-    if not tight:
-        return SUFFICIENCY_SCHEMA
-    return {**SUFFICIENCY_SCHEMA, "properties": {"sufficient": {"type": "boolean"}, "answer": _str(PHRASE),
-                                                 "reason": _str(SENTENCE)}}
+def _obj(props: dict[str, Any], required: Sequence[str] | None = None) -> dict[str, Any]:
+    return {"type": "object", "properties": props, "required": list(required if required is not None else props)}
 
 
-def keywords_schema(tight: bool) -> dict[str, Any]:
-    """§3.2 keywords; bounded: at most 6 short items per list, as the prompt asks."""
+def sufficiency_schema(tight: bool = True) -> dict[str, Any]:
+    """§3.2 sufficiency check: a verdict and a short answer."""
+    return _obj({"sufficient": {"type": "boolean"}, "answer": _str(PHRASE) if tight else {"type": "string"}})
+
+
+def keywords_schema(tight: bool = True) -> dict[str, Any]:
+    """§3.2 keywords; bounded: at most 6 explicit and 3 implicit short items, as the prompt asks."""
     if not tight:
-        return KEYWORDS_SCHEMA
-    items = {"type": "array", "items": _str(SHORT), "maxItems": MAX_KEYWORDS}
-    return {**KEYWORDS_SCHEMA, "properties": {"explicit": {**items, "minItems": 1}, "implicit": items}}
+        return _obj({"explicit": {"type": "array", "items": {"type": "string"}},
+                     "implicit": {"type": "array", "items": {"type": "string"}}})
+    return _obj({"explicit": {"type": "array", "items": _str(SHORT), "minItems": 1, "maxItems": MAX_KEYWORDS},
+                 "implicit": {"type": "array", "items": _str(SHORT), "maxItems": MAX_IMPLICIT}})
 
 
 def specialize_schema(tight: bool, keywords: Sequence[str]) -> dict[str, Any]:
     """§3.2 specialization; bounded: at most one rewrite per keyword, naming one of the given keywords."""
     if not tight or not keywords:
-        return SPECIALIZE_SCHEMA
-    item = {"type": "object", "properties": {"keyword": _enum(keywords), "specialized": _str(PHRASE)},
-            "required": ["keyword", "specialized"]}
-    return {**SPECIALIZE_SCHEMA, "properties": {"rewrites": {"type": "array", "items": item,
-                                                             "maxItems": len(set(keywords))}}}
+        return _obj({"rewrites": {"type": "array", "items": _obj({"keyword": {"type": "string"},
+                                                                 "specialized": {"type": "string"}})}})
+    item = _obj({"keyword": _enum(keywords), "specialized": _str(PHRASE)})
+    return _obj({"rewrites": {"type": "array", "items": item, "maxItems": len(set(keywords))}})
 
 
 def relax_schema(tight: bool, keywords: Sequence[str], n_passages: int) -> dict[str, Any]:
     """§3.2 relaxation; bounded: at most one relaxation per keyword, citing a shown passage."""
     if not tight or not keywords or n_passages < 1:
-        return RELAX_SCHEMA
-    item = {"type": "object",
-            "properties": {"keyword": _enum(keywords), "relaxed": _str(SHORT),
-                           "passage": _enum(range(1, n_passages + 1)), "reason": _str(SENTENCE)},
-            "required": ["keyword", "relaxed", "passage", "reason"]}
-    return {**RELAX_SCHEMA, "properties": {"relaxations": {"type": "array", "items": item,
-                                                           "maxItems": len(set(keywords))}}}
+        return _obj({"relaxations": {"type": "array", "items": _obj({
+            "keyword": {"type": "string"}, "relaxed": {"type": "string"}, "passage": {"type": "integer"}})}})
+    item = _obj({"keyword": _enum(keywords), "relaxed": _str(SHORT), "passage": _enum(range(1, n_passages + 1))})
+    return _obj({"relaxations": {"type": "array", "items": item, "maxItems": len(set(keywords))}})
 
 
-def grouping_schema(tight: bool, candidate_ids: Sequence[str]) -> dict[str, Any]:
-    """§3.2 grouping; bounded: members are candidate ids, a candidate in at most one group."""
-    if not tight or not candidate_ids:
-        return GROUPING_SCHEMA
+def grouping_schema(tight: bool, concepts: Sequence[str], candidate_ids: Sequence[str], *,
+                    min_groups: int = 1) -> dict[str, Any]:
+    """§3.2 grouping; bounded: a group per query concept (named from the given ones), members from the
+    offered candidate ids, and at least ``min_groups`` groups (two when two concepts have candidates)."""
+    if not tight or not candidate_ids or not concepts:
+        return _obj({"groups": {"type": "array", "items": _obj({
+            "concept": {"type": "string"}, "weight": {"type": "number"},
+            "members": {"type": "array", "items": {"type": "string"}}})}})
     n = len(set(candidate_ids))
-    item = {"type": "object",
-            "properties": {"concept": _str(SHORT), "weight": {"type": "number"},
-                           "members": {"type": "array", "items": _enum(candidate_ids), "minItems": 1, "maxItems": n}},
-            "required": ["concept", "weight", "members"]}
-    return {**GROUPING_SCHEMA, "properties": {"groups": {"type": "array", "items": item, "minItems": 1,
-                                                         "maxItems": n}}}
+    item = _obj({"concept": _enum(concepts), "weight": {"type": "number", "minimum": 0, "maximum": 1},
+                 "members": {"type": "array", "items": _enum(candidate_ids), "minItems": 1, "maxItems": n}})
+    k = len(set(concepts))
+    return _obj({"groups": {"type": "array", "items": item, "minItems": max(1, min(min_groups, k)), "maxItems": k}})
 
 
 def expand_schema(tight: bool, labels: Sequence[str]) -> dict[str, Any]:
-    """§3.5 expansion hop; bounded: only the offered neighbour labels, each at most once in count."""
+    """§3.5 expansion hop; bounded: only the offered neighbour labels, at most 5 a hop."""
     if not tight or not labels:
-        return EXPAND_SCHEMA
-    return {**EXPAND_SCHEMA, "properties": {"selected": {"type": "array", "items": _enum(labels),
-                                                         "maxItems": len(set(labels))},
-                                            "sufficient": {"type": "boolean"}}}
+        return _obj({"selected": {"type": "array", "items": {"type": "string"}}, "sufficient": {"type": "boolean"}})
+    return _obj({"selected": {"type": "array", "items": _enum(labels), "maxItems": min(MAX_SELECTED, len(set(labels)))},
+                 "sufficient": {"type": "boolean"}})
+
+
+MAX_SELECTED = 5  #: neighbour triples one §3.5 hop may select (the prompt's "the relation ... or the next step")

@@ -31,7 +31,7 @@ import numpy as np
 
 from core.backends.base import LLM
 from core.graph.view import GraphLike, StoreGraphView
-from core.methods.bubblerag import prompts
+from core.methods.bubblerag import checks, prompts
 from core.methods.bubblerag.ranking import RankedCEG
 from core.methods.llm_steps import ask_json
 from core.replay import pin, pin_flag
@@ -72,7 +72,7 @@ class ReasoningExpansion:
 def reasoning_expansion(query: str, ranked: Sequence[RankedCEG], graph: GraphLike, node_vectors: np.ndarray,
                         edge_vectors: np.ndarray, qvec: np.ndarray, llm: LLM, *, n: int = 3, d: int = 6,
                         max_neighbors: int = 30, none_select: int = 3, time_budget_s: float = 120.0,
-                        tight_json: bool = False, trace: Trace | None = None) -> ReasoningExpansion:
+                        tight_json: bool = True, trace: Trace | None = None) -> ReasoningExpansion:
     """Expand the top-``n`` CEGs hop by hop, in rank order, within ``time_budget_s``."""
     t0 = time.perf_counter()
     step = Step("reasoning", "Reasoning-aware expansion", section="BubbleRAG §3.5")
@@ -81,6 +81,7 @@ def reasoning_expansion(query: str, ranked: Sequence[RankedCEG], graph: GraphLik
     skipped: list[int] = []
     source = "llm" if llm.available else "similarity"
     fallback_notes: list[str] = []
+    checks_failed: list[str] = []
     for rc in ranked[:n]:
         if pin_flag("bubblerag.reasoning.out_of_time", time.perf_counter() - t0 > time_budget_s,
                     key=f"ceg {rc.ceg.index}"):
@@ -88,6 +89,7 @@ def reasoning_expansion(query: str, ranked: Sequence[RankedCEG], graph: GraphLik
             continue
         nodes = set(rc.ceg.nodes)
         edges = set(rc.ceg.edges)
+        shown = sorted(edges)  # the evidence as the prompt lists it: the CEG's triples, then each hop's, in order
         frontier = set(nodes)
         hops: list[ExpansionHop] = []
         stop = f"depth limit d={d} reached"
@@ -114,7 +116,8 @@ def reasoning_expansion(query: str, ranked: Sequence[RankedCEG], graph: GraphLik
             if llm.available:
                 if isinstance(graph, StoreGraphView):  # the triples shown: one read, not one per triple
                     graph.prefetch_edges([*sorted(edges), *offered])
-                evidence = [graph.edge_text(e) for e in sorted(edges)] or [graph.node_names[v] for v in sorted(nodes)]
+                # appended hop by hop (not re-sorted), so consecutive hops' prompts share their beginning
+                evidence = [graph.edge_text(e) for e in shown] or [graph.node_names[v] for v in sorted(nodes)]
                 labels = {f"n{i + 1}": e for i, e in enumerate(offered)}
 
                 def validate(data: Any, _labels: dict[str, int] = labels) -> None:
@@ -129,6 +132,12 @@ def reasoning_expansion(query: str, ranked: Sequence[RankedCEG], graph: GraphLik
                     by = "llm"
                     selected = [labels[s] for s in dict.fromkeys(res.data["selected"]) if s in labels]
                     sufficient = bool(res.data.get("sufficient"))
+                    if sufficient:  # only once a hop adds what the question asks for (else d acts as 1)
+                        why = checks.sufficiency_problem(query, [graph.edge_text(e) for e in selected])
+                        if why:
+                            sufficient = False
+                            note = f"check failed: 'sufficient' not accepted ({why}); expansion goes on"
+                            checks_failed.append(f"CEG {rc.ceg.index} hop {hop}: {why}")
                 else:
                     note = res.fallback
                     fallback_notes.append(f"CEG {rc.ceg.index} hop {hop}: {res.fallback}")
@@ -140,6 +149,8 @@ def reasoning_expansion(query: str, ranked: Sequence[RankedCEG], graph: GraphLik
                 note = note or f"selected edges with cos >= mean node value of T* ({density:.3f})"
             new_nodes: set[int] = set()
             for e in selected:
+                if e not in edges:
+                    shown.append(e)
                 edges.add(e)
                 for v in (int(graph.edge_head[e]), int(graph.edge_tail[e])):
                     if v not in nodes:
@@ -158,7 +169,9 @@ def reasoning_expansion(query: str, ranked: Sequence[RankedCEG], graph: GraphLik
     if fallback_notes:
         step.fallback = "; ".join(fallback_notes[:3]) + (" ..." if len(fallback_notes) > 3 else "") + \
             " — those hops used similarity-based selection"
-    step.data = {"source": source, "n": n, "d": d, "time_budget_s": time_budget_s, "not_expanded": skipped,
+    if checks_failed:
+        step.data["sufficiency_rejected"] = checks_failed
+    step.data = {**step.data, "source": source, "n": n, "d": d, "time_budget_s": time_budget_s, "not_expanded": skipped,
                  "expanded": [{"ceg": x.ceg_index, "rank": x.rank, "stop": x.stop, "nodes": len(x.nodes),
                                "edges": len(x.edges),
                                "hops": [{"hop": h.hop, "offered": len(h.offered), "by": h.by,

@@ -19,7 +19,7 @@ from typing import Any
 
 from core.backends.base import LLM
 from core.graph.view import GraphLike
-from core.methods.bubblerag import heuristics, prompts
+from core.methods.bubblerag import checks, heuristics, prompts
 from core.methods.bubblerag.preretrieval import PreRetrieval
 from core.methods.bubblerag.specialization import SearchTerm, Specialization
 from core.methods.llm_steps import ask_json
@@ -47,22 +47,34 @@ def _validate(data: Any) -> None:
 
 
 def relax_schema(query: str, spec: Specialization, pre: PreRetrieval, graph: GraphLike, llm: LLM, *,
-                 enabled: bool = True, tight_json: bool = False, trace: Trace | None = None) -> Relaxation:
-    """Relax schema-sensitive keywords where a preview chunk confirms the neighbourhood."""
+                 enabled: bool = True, tight_json: bool = True, trace: Trace | None = None) -> Relaxation:
+    """Relax schema-sensitive keywords where a preview chunk confirms the neighbourhood.
+
+    Only a concept keyword of two or more words can lose a qualifier: with none the LLM is not asked. A
+    relaxation must be its keyword with a qualifier dropped (:func:`.checks.relaxation_problem`); one that
+    is not is dropped and the trace says so.
+    """
     t0 = time.perf_counter()
     step = Step("relaxation", "Schema relaxation from preview chunks", section="BubbleRAG §3.2, Example 5")
     relaxed: list[Relaxed] = []
+    rejected: list[dict[str, str]] = []
     source = "disabled"
-    keywords = [t.keyword for t in spec.terms]
+    keywords = list(dict.fromkeys(t.keyword for t in spec.terms))
+    # a concept with a qualifier ("second marriage"), not a name: a name is no schema label to relax
+    qualified = [k for k in keywords if len(k.split()) >= 2 and not any(c.isupper() or c.isdigit() for c in k)]
     chunks = [graph.chunk(c) for c in pre.chunk_ids]
-    if enabled and chunks and not keywords:
-        source = "empty"  # no keyword to relax: the LLM is not asked
+    if enabled and chunks and not (qualified if llm.available else keywords):
+        source = "empty"  # no keyword has a qualifier to drop: the LLM is not asked
     elif enabled and chunks:
-        out = ask_json(llm, prompts.SYSTEM, prompts.relax_prompt(query, keywords, [(c.title, c.text) for c in chunks]),
-                       prompts.relax_schema(tight_json, keywords, len(chunks)),
+        prompt = prompts.relax_prompt(query, keywords, [(c.title, c.text) for c in chunks])
+        out = ask_json(llm, prompts.SYSTEM, prompt, prompts.relax_schema(tight_json, qualified, len(chunks)),
                        max_tokens=prompts.STAGE_MAX_TOKENS["relaxation"], validate=_validate, step=step)
+        copied = prompts.template_copies(out.data, prompt) if out.data is not None else []
+        if copied:
+            step.fallback = (f"check failed: the reply copies the prompt's template ({', '.join(map(repr, copied[:3]))}); "
+                             "used the `none`-mode rule")
         known = {k.lower(): k for k in keywords}
-        if out.data is not None:
+        if out.data is not None and not copied:
             source = "llm"
             for r in out.data["relaxations"]:
                 if not isinstance(r, dict):
@@ -71,7 +83,18 @@ def relax_schema(query: str, spec: Specialization, pre: PreRetrieval, graph: Gra
                 idx = r.get("passage")
                 if kw.lower() in known and rx and rx.lower() != kw.lower() and isinstance(idx, int) \
                         and 1 <= idx <= len(chunks):
-                    relaxed.append(Relaxed(known[kw.lower()], rx, chunks[idx - 1].id, str(r.get("reason", ""))))
+                    why = checks.relaxation_problem(kw, rx)
+                    if why:
+                        rejected.append({"keyword": known[kw.lower()], "relaxed": rx, "check": why})
+                        continue
+                    c = chunks[idx - 1]
+                    body = f"{c.title} {c.text}".lower()
+                    others = [o for o in keywords if o.lower() != kw.lower() and o.lower() in body]
+                    relaxed.append(Relaxed(known[kw.lower()], rx, c.id, str(r.get("reason", "")) or (
+                        f"passage {idx} mentions {', '.join(map(repr, others[:3]))}" if others else f"passage {idx}")))
+            if rejected:
+                step.fallback = "check failed: " + "; ".join(
+                    f"{r['keyword']!r} -> {r['relaxed']!r}: {r['check']}" for r in rejected[:3]) + " — not relaxed"
         else:
             source = "heuristic"
             for t in spec.terms:
@@ -96,6 +119,8 @@ def relax_schema(query: str, spec: Specialization, pre: PreRetrieval, graph: Gra
     for r in relaxed:
         terms.append(SearchTerm(r.keyword, r.relaxed, kinds.get(r.keyword, "explicit"), relaxed_from=r.keyword))
     step.data = {"source": source, "relaxed": [r.__dict__ for r in relaxed]}
+    if rejected:
+        step.data["rejected"] = rejected
     step.seconds = time.perf_counter() - t0
     if trace is not None:
         trace.steps.append(step)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.backends.base import LLM
-from core.methods.bubblerag import heuristics, prompts
+from core.methods.bubblerag import checks, heuristics, prompts
 from core.methods.bubblerag.keywords import Keyword, Keywords
 from core.methods.llm_steps import ask_json
 from core.trace import Step, Trace
@@ -52,30 +52,48 @@ def _validate(data: Any) -> None:
 
 
 def specialize_keywords(query: str, keywords: Keywords, llm: LLM, *, enabled: bool = True,
-                        tight_json: bool = False, trace: Trace | None = None) -> Specialization:
+                        tight_json: bool = True, trace: Trace | None = None) -> Specialization:
     """Rewrite under-specified keywords into query-conditioned constraints.
 
-    With no keyword there is nothing to specialize: the LLM is not called (source ``"empty"``).
+    Only keywords that are not names, titles, dates or numbers can be generic (the prompt leaves the
+    others out): with none of them the LLM is not called (source ``"empty"``). Each rewrite must keep
+    its keyword, bind it to something the question names and name nothing else
+    (:func:`.checks.specialization_problem`); a rewrite that fails is dropped, its keyword searched as
+    it is, and the trace says which check failed.
     """
     t0 = time.perf_counter()
     step = Step("specialization", "Anchor specialization", section="BubbleRAG §3.2, Example 4")
     rewrites: dict[str, str] = {}
+    rejected: list[dict[str, str]] = []
     source = "disabled"
     texts = [k.text for k in keywords.items]
-    if enabled and not texts:
-        source = "empty"
+    generic = [k.text for k in keywords.items if not k.entity]
+    if enabled and not (generic if llm.available else texts):
+        source = "empty"  # nothing that could be generic: the answer is known, the LLM is not asked
     elif enabled:
-        out = ask_json(llm, prompts.SYSTEM, prompts.specialize_prompt(query, texts),
-                       prompts.specialize_schema(tight_json, texts),
+        prompt = prompts.specialize_prompt(query, texts)
+        out = ask_json(llm, prompts.SYSTEM, prompt, prompts.specialize_schema(tight_json, generic),
                        max_tokens=prompts.STAGE_MAX_TOKENS["specialization"], validate=_validate, step=step)
-        if out.data is not None:
+        copied = prompts.template_copies(out.data, prompt) if out.data is not None else []
+        if copied:
+            step.fallback = (f"check failed: the reply copies the prompt's template ({', '.join(map(repr, copied[:3]))}); "
+                             "used the `none`-mode rule")
+        if out.data is not None and not copied:
             source = "llm"
             known = {k.text.lower(): k.text for k in keywords.items}
             for r in out.data["rewrites"]:
                 if isinstance(r, dict):
                     kw, sp = str(r.get("keyword", "")).strip(), str(r.get("specialized", "")).strip()
                     if kw.lower() in known and sp and sp.lower() != kw.lower():
-                        rewrites[known[kw.lower()]] = sp
+                        why = checks.specialization_problem(kw, sp, query)
+                        if why:
+                            rejected.append({"keyword": known[kw.lower()], "specialized": sp, "check": why})
+                        else:
+                            rewrites[known[kw.lower()]] = sp
+            if rejected:
+                step.fallback = "check failed: " + "; ".join(
+                    f"{r['keyword']!r} -> {r['specialized']!r}: {r['check']}" for r in rejected[:3]) + \
+                    " — searched as it is"
         else:
             source = "heuristic"
             mentions = [k.text for k in keywords.items if k.entity]
@@ -86,6 +104,8 @@ def specialize_keywords(query: str, keywords: Keywords, llm: LLM, *, enabled: bo
                         rewrites[k.text] = bound
     terms = tuple(_term(k, rewrites, relation_cues=source == "heuristic") for k in keywords.items)
     step.data = {"source": source, "rewrites": [{"keyword": k, "specialized": v} for k, v in rewrites.items()]}
+    if rejected:
+        step.data["rejected"] = rejected
     step.seconds = time.perf_counter() - t0
     if trace is not None:
         trace.steps.append(step)

@@ -2,11 +2,10 @@
 
 Both put a set of paths into the prompt, each written as a directional evidence chain
 ``e0 → [r1] → e1 → [r2] → e2`` (Appendix F). The triple-list and chain QA prompts share the
-instructions and the in-context example, so their token difference is the evidence format alone.
-The example carries a one-line explanation (Appendix F: optional for strong LLMs; small local models
-benefit from it). Every example is written for these prompts about made-up entities (the Tarn 4 camera,
-Oskel Optics, the Hollin river): none is a question of ``sample_data/`` or of a public benchmark, so no
-example hands a model the answer to a question it is evaluated on (a test checks this).
+instructions, so their token difference is the evidence format alone. Appendix F's in-context example
+is replaced by a format line with placeholders: the small local model we ship copied the example's
+names into its replies ("Oskel Optics", "Brevik"), and a placeholder cannot be an answer. None of the
+prompts names an entity of ``sample_data/`` or of a public benchmark (a test checks this).
 """
 
 from __future__ import annotations
@@ -18,35 +17,22 @@ QA_SYSTEM = ("You answer questions from knowledge-graph evidence. Reply with the
              "date, number or short phrase), no explanation.")
 
 _QA_CHAINS = """Based on the reasoning paths, answer the question. Each path is an evidence chain \
-"entity → [relation] → entity"; {{a; b}} lists entities that share one chain.
-
-Example
-Reasoning paths:
-Tarn 4 → [manufactured by] → Oskel Optics → [founded in] → Brevik
-Tarn 4 → [released in] → 1974
-Question: In which town was the maker of the Tarn 4 camera founded?
-Explanation: The Tarn 4 is manufactured by Oskel Optics, which was founded in Brevik.
-Answer: Brevik
+"entity → [relation] → entity"; {{a; b}} lists entities that share one chain. Follow the chain the question \
+describes from the entity it names to the entity it asks for.
 
 Reasoning paths:
 {evidence}
 Question: {query}
+Reply with the answer alone (<an entity, date or number from the paths>).
 Answer:"""
 
-_QA_TRIPLES = """Based on the triples, answer the question. Each triple is "(head, relation, tail)".
-
-Example
-Triples:
-(Tarn 4, released in, 1974)
-(Oskel Optics, founded in, Brevik)
-(Tarn 4, manufactured by, Oskel Optics)
-Question: In which town was the maker of the Tarn 4 camera founded?
-Explanation: The Tarn 4 is manufactured by Oskel Optics, which was founded in Brevik.
-Answer: Brevik
+_QA_TRIPLES = """Based on the triples, answer the question. Each triple is "(head, relation, tail)". Follow the \
+triples the question describes from the entity it names to the entity it asks for.
 
 Triples:
 {evidence}
 Question: {query}
+Reply with the answer alone (<an entity, date or number from the triples>).
 Answer:"""
 
 
@@ -64,22 +50,12 @@ from the question. Drop paths that reach the answer through a relation the quest
 (spurious), and keep paths stating properties the question needs (a constraint, a comparison, a count). \
 "+n similar" means the candidate stands for n more paths with the same relations.
 
-Example
-Question: Which town on the Hollin river has Ostra Hall as its town hall?
-Answer: Pellam
-Candidates:
-0. Hollin → [flows through] → Pellam
-1. Hollin → [named after] → Hollin Vale → [region of] → Pellam
-2. Pellam → [town hall] → Ostra Hall
-3. Hollin → [source] → Mount Dray
-{{"explanation": "0 states the river the question asks for and 2 the town-hall constraint; 1 reaches Pellam \
-through a name, which is not the river's course; 3 is about the river's source.", "selected": [0, 2]}}
-
 Question: {query}
 Answer: {answers}
 Candidates:
 {candidates}
-Answer with JSON {{"explanation": "<one sentence>", "selected": [candidate numbers]}}."""
+Answer with JSON {{"explanation": "<one sentence: which candidates state what the question asks>", \
+"selected": [<candidate numbers>]}}."""
 
 SELECT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -87,6 +63,18 @@ SELECT_SCHEMA: dict[str, Any] = {
                    "selected": {"type": "array", "items": {"type": "integer"}}},
     "required": ["explanation", "selected"],
 }
+
+
+def select_schema(n_candidates: int) -> dict[str, Any]:
+    """The selection bounded to the offered candidates: numbers 0..n-1, each at most once in count, and a
+    one-sentence explanation."""
+    if n_candidates < 1:
+        return SELECT_SCHEMA
+    return {"type": "object",
+            "properties": {"explanation": {"type": "string", "maxLength": 300},
+                           "selected": {"type": "array", "items": {"enum": list(range(n_candidates))},
+                                        "maxItems": n_candidates}},
+            "required": ["explanation", "selected"]}
 
 
 def select_prompt(query: str, answers: Sequence[str], candidates: Sequence[str]) -> str:

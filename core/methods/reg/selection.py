@@ -75,7 +75,8 @@ def select_candidates(query: str, answers: Sequence[str], comp: Compression, poo
     if not cands:
         sel = Selection("weak", (), weak, weak, fallback="the candidate pool is empty; " + WEAK_LABEL)
     else:
-        res = ask_json(llm, prompts.SELECT_SYSTEM, user, prompts.SELECT_SCHEMA, max_tokens=max_tokens, step=step)
+        res = ask_json(llm, prompts.SELECT_SYSTEM, user, prompts.select_schema(len(cands)), max_tokens=max_tokens,
+                       step=step)
         if res.data is None:
             sel = Selection("weak", (), weak, weak, fallback=f"{res.fallback}; {WEAK_LABEL}", prompt=user,
                             prompt_tokens=res.prompt_tokens, completion_tokens=res.completion_tokens)

@@ -206,7 +206,7 @@ def generate_answer(query: str, qg: QueryGraph, assembly: Assembly, graph: Knowl
                                  if problem else "the answer must be one of the listed entity labels")
 
             out = ask_json(llm, prompts.ANSWER_SYSTEM, prompts.answer_user(query, paragraph, allowed),
-                           prompts.ANSWER_SCHEMA, max_tokens=max_tokens, validate=validate, step=step)
+                           prompts.answer_schema(allowed), max_tokens=max_tokens, validate=validate, step=step)
             if out.data is not None:
                 text, by = str(out.data["answer"]).strip(), "llm"
         if not text:

@@ -238,7 +238,7 @@ def run(query: str, workspace: Workspace, *, config: SGRAGConfig | None = None, 
             asm = assemble(qg, matches, ix, graph, edge_vecs, qvec, max_subgraphs=cfg.max_subgraphs,
                            max_combinations=cfg.max_combinations, trace=trace)
             if not asm.subgraphs:
-                reason = "no exact subgraph matched the query graph"
+                reason = "no exact subgraph matched the query graph: " + why_no_match(qg, norm, comp, matches)
         except ConfigError as exc:
             if cfg.l:
                 raise
@@ -251,6 +251,28 @@ def run(query: str, workspace: Workspace, *, config: SGRAGConfig | None = None, 
                           max_tokens=cfg.answer_max_tokens, context_tokens=cfg.context_tokens, trace=trace)
     chunks = _ranked_chunks(graph, asm, edge_vecs, qvec, cfg.max_chunks)
     return SGRAGResult(query, cfg, qg, norm, dec, comp, matches, asm, ans, chunks, trace)
+
+
+def why_no_match(qg: QueryGraph, norm: Normalized, comp: Completion, matches: tuple[PathMatches, ...]) -> str:
+    """Which part of the query graph found nothing in the KG: an unknown node no label could complete, a
+    query path no KG path matches under any label instantiation, or (every path matched) no combination
+    of path matches agrees on the nodes they share."""
+    def name(q: str) -> str:
+        mp = norm.mapping(q)
+        return mp.node_name if mp is not None and mp.node >= 0 else qg.node(q).label
+
+    empty = [q for q in comp.unknown if not comp.candidates.get(q)]
+    if empty:
+        return (f"no graph label completes {', '.join(empty)} (no KG path from the known nodes has the "
+                "query's shape there)")
+    if not matches:
+        return "no label instantiation of the query graph was left to match"
+    dead = [p for i, p in enumerate(matches[0].paths) if all(len(m.cand_rows[i]) == 0 for m in matches)]
+    if dead:
+        shown = "; ".join(" — ".join(name(q) for q in p) for p in dead[:3])
+        return f"no KG path matches the query path {shown}" + (" …" if len(dead) > 3 else "")
+    return ("every query path matched KG paths, but no combination of them agrees on the nodes they share "
+            f"({len(matches)} label instantiation(s) tried)")
 
 
 def _ranked_chunks(graph: Any, asm: Assembly, edge_vecs: np.ndarray | None, qvec: np.ndarray,

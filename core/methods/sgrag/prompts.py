@@ -1,6 +1,8 @@
 """SG-RAG prompts, in one place: Table 12 (query → query graph) and Table 15 (answer from a matched
 subgraph). Wording follows the paper's tables; the JSON output replaces the '#'-separated format so
-llama.cpp's JSON-schema decoding can be used."""
+llama.cpp's JSON-schema decoding can be used (a reply in the paper's '#' format is still read:
+:func:`core.methods.sgrag.query_graph.parse_hash_format`). The format line shows placeholders, not an
+example a small model could copy; the schema bounds the graph to Table 13's sizes."""
 
 from __future__ import annotations
 
@@ -11,23 +13,30 @@ QUERY_GRAPH_SYSTEM = (
     "structural relations to construct a query graph. If the question contains a target entity (i.e., the "
     "answer is unknown), extract it as a node with label \"UNK\".\n"
     "Step 1, nodes: for each entity give a unique id, its label (the entity name as written in the question, "
-    "or \"UNK\" for the target to be queried) and an optional short description.\n"
+    "or \"UNK\" for the target to be queried) and an optional short description. An entity the question "
+    "only describes (not names) is also \"UNK\".\n"
     "Step 2, edges: for each related entity pair give the start and end node ids.\n"
-    "Return JSON only: {\"nodes\": [{\"id\": \"q1\", \"label\": \"...\", \"description\": \"\"}], "
-    "\"edges\": [{\"source\": \"q1\", \"target\": \"q2\"}]}."
+    "Return JSON only: {\"nodes\": [{\"id\": \"<q1, q2, ...>\", \"label\": \"<entity name or UNK>\", "
+    "\"description\": \"<optional>\"}, ...], \"edges\": [{\"source\": \"<node id>\", "
+    "\"target\": \"<node id>\"}, ...]}."
 )
 
+#: query nodes and edges a query graph may have (Table 13: at most 5 entities and 6 relations a query)
+MAX_QUERY_NODES, MAX_QUERY_EDGES = 6, 8
+_QIDS = [f"q{i}" for i in range(1, MAX_QUERY_NODES + 1)]
+
+#: Table 12's output as a bounded schema: ids q1..q6, short labels, every edge between listed ids
 QUERY_GRAPH_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "nodes": {"type": "array", "items": {
+        "nodes": {"type": "array", "minItems": 2, "maxItems": MAX_QUERY_NODES, "items": {
             "type": "object",
-            "properties": {"id": {"type": "string"}, "label": {"type": "string"},
-                           "description": {"type": "string"}},
+            "properties": {"id": {"enum": _QIDS}, "label": {"type": "string", "maxLength": 80},
+                           "description": {"type": "string", "maxLength": 80}},
             "required": ["id", "label"]}},
-        "edges": {"type": "array", "items": {
+        "edges": {"type": "array", "minItems": 1, "maxItems": MAX_QUERY_EDGES, "items": {
             "type": "object",
-            "properties": {"source": {"type": "string"}, "target": {"type": "string"}},
+            "properties": {"source": {"enum": _QIDS}, "target": {"enum": _QIDS}},
             "required": ["source", "target"]}},
     },
     "required": ["nodes", "edges"],
@@ -46,8 +55,20 @@ ANSWER_SYSTEM = (
 )
 
 ANSWER_SCHEMA: dict[str, Any] = {
-    "type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"],
+    "type": "object", "properties": {"answer": {"type": "string", "maxLength": 120}}, "required": ["answer"],
 }
+
+#: above this many labels the answer is a bounded string checked afterwards (an enum grammar grows with them)
+MAX_ENUM_LABELS = 200
+
+
+def answer_schema(labels: list[str]) -> dict[str, Any]:
+    """Table 15's constraint as the schema: the answer is one of the paragraph's entity labels or
+    "Unable to determine" (an enum), so a reply cannot name anything else."""
+    if not labels or len(labels) > MAX_ENUM_LABELS:
+        return ANSWER_SCHEMA
+    return {"type": "object", "properties": {"answer": {"enum": list(dict.fromkeys([*labels, UNDETERMINED]))}},
+            "required": ["answer"]}
 
 UNDETERMINED = "Unable to determine"
 

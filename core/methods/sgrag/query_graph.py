@@ -18,6 +18,7 @@ graph knows; normalization (Alg. 3) then maps them by FAISS like any LLM-extract
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from dataclasses import dataclass
 from typing import Any
 
@@ -177,8 +178,17 @@ def extract_query_graph(query: str, graph: KnowledgeGraph, llm: LLM, *, trace: T
     tr = trace if trace is not None else Trace("sgrag", query)
     with tr.timed("query_graph", "Query graph q* (UNK = asked-for node)", section="SG-RAG §4.3, App. D, Table 12") as step:
         out = ask_json(llm, prompts.QUERY_GRAPH_SYSTEM, prompts.query_graph_user(query), prompts.QUERY_GRAPH_SCHEMA,
-                       max_tokens=512, validate=_validate, step=step)
+                       max_tokens=QUERY_GRAPH_MAX_TOKENS, validate=_validate, step=step, parse=parse_hash_format)
         qg = _from_llm(out.data) if out.data is not None else None
+        if qg is not None:
+            qg, described = unk_described(qg, graph._name_index)
+            if described:
+                step.data["described_as_unk"] = described
+            why = query_graph_problem(qg, query)
+            if why:
+                step.fallback = f"check failed: {why}; used the `none`-mode bridge star"
+                step.data["rejected"] = qg.to_dict()
+                qg = None
         if qg is None:
             mentions = link_mentions(query, graph)
             rels = possessive_relations(query, mentions)
@@ -197,9 +207,95 @@ def extract_query_graph(query: str, graph: KnowledgeGraph, llm: LLM, *, trace: T
     return qg
 
 
+#: Table 12's reply at the schema's bounds (6 nodes with short labels and descriptions, 8 edges) fits
+QUERY_GRAPH_MAX_TOKENS = 320
+
+
+_ARTICLE = re.compile(r"^(the|a|an|its|his|her|their)\s+", re.I)
+
+
+def unk_described(qg: QueryGraph, names: Container[str]) -> tuple[QueryGraph, list[str]]:
+    """Table 12's rule that an entity the question only describes is ``UNK``, applied to the reply: a
+    label with no capitalised word or digit once a leading article is dropped ("The movie", "his
+    mother") names nothing, so it becomes ``UNK`` with the label kept as its description, unless
+    ``names`` (the graph's normalized node names) has exactly that name. A 1.5B model often writes the description as the label, which
+    normalization (Alg. 3) would then map to whatever node is nearest to "movie".
+
+    >>> qg = QueryGraph((QNode("q1", "Keanu Reeves"), QNode("q2", "The movie")), (("q1", "q2"),), by="llm")
+    >>> [n.label for n in unk_described(qg, set())[0].nodes]
+    ['Keanu Reeves', 'UNK']
+    """
+    out, changed = [], []
+    for n in qg.nodes:
+        rest = _ARTICLE.sub("", n.label.strip())
+        if (not n.unknown and not any(c.isupper() or c.isdigit() for c in rest)
+                and normalize_name(n.label) not in names):
+            changed.append(n.label)
+            n = QNode(n.id, UNK, ": ".join(x for x in (n.label, n.description) if x))
+        out.append(n)
+    return (QueryGraph(tuple(out), qg.edges, qg.by), changed) if changed else (qg, [])
+
+
 def _validate(data: Any) -> None:
     if _from_llm(data) is None:
         raise ValueError("the query graph needs ≥ 1 node and edges between listed node ids")
+
+
+def query_graph_problem(qg: QueryGraph, query: str) -> str:
+    """Why an LLM's query graph cannot be matched as the question's ("" when it can): it must have an
+    ``UNK`` node (Table 12: the target), every node on an edge, and every other label written in the
+    question (a label the question does not write is the model's guess of an answer, which normalization
+    would then map to a node as if the question named it).
+
+    >>> q = "When did Lothair II's mother die?"
+    >>> query_graph_problem(QueryGraph((QNode("q1", "Lothair II"), QNode("q2", "UNK")), (("q1", "q2"),)), q)
+    ''
+    >>> query_graph_problem(QueryGraph((QNode("q1", "Ermengarde of Tours"), QNode("q2", "UNK")), (("q1", "q2"),)), q)
+    "the label 'Ermengarde of Tours' is not written in the question"
+    """
+    if not qg.unknown_ids:
+        return "no node is UNK (the asked-for target)"
+    on_edge = {a for e in qg.edges for a in e}
+    lonely = [n.label for n in qg.nodes if n.id not in on_edge]
+    if lonely:
+        return f"{', '.join(map(repr, lonely))} is on no edge"
+    text = normalize_name(_POSSESSIVE.sub(r"\1", query))
+    for n in qg.nodes:
+        if not n.unknown and normalize_name(_POSSESSIVE.sub(r"\1", n.label)) not in text:
+            return f"the label {n.label!r} is not written in the question"
+    return ""
+
+
+_HASH_NODE = re.compile(r"^\s*<?(q\d+)>?\s*<([^<>]*)>\s*(?:<([^<>]*)>)?\s*$|^\s*(q\d+)\s+(.+?)\s*$", re.I)
+_HASH_EDGE = re.compile(r"^\s*<?(e\d+)>?\s*<?(q\d+)>?\s*<?(q\d+)>?\s*$", re.I)
+
+
+def parse_hash_format(text: str) -> dict[str, Any] | None:
+    """Table 12's own output format, ``<id><label><description>`` nodes and ``<edge id><q_i><q_j>`` edges
+    separated by ``#`` and ended by ``<COMPLETE>``, as the JSON the schema describes (None when ``text``
+    is not in that format): what a backend without constrained decoding may return.
+
+    >>> parse_hash_format("<q1><Lothair II><king> # <q2><UNK><> # <e1><q1><q2> # <COMPLETE>")["edges"]
+    [{'source': 'q1', 'target': 'q2'}]
+    """
+    if "#" not in text:
+        return None
+    nodes: list[dict[str, str]] = []
+    edges: list[dict[str, str]] = []
+    for part in text.replace("\n", "#").split("#"):
+        part = part.strip()
+        if not part or part.upper().strip("<>⟨⟩ $\\").startswith("COMPLETE"):
+            continue
+        e = _HASH_EDGE.match(part)
+        if e:
+            edges.append({"source": e.group(2).lower(), "target": e.group(3).lower()})
+            continue
+        n = _HASH_NODE.match(part)
+        if n:
+            qid = (n.group(1) or n.group(4)).lower()
+            nodes.append({"id": qid, "label": (n.group(2) or n.group(5) or "").strip(),
+                          "description": (n.group(3) or "").strip()})
+    return {"nodes": nodes, "edges": edges} if nodes and edges else None
 
 
 def _from_llm(data: Any) -> QueryGraph | None:

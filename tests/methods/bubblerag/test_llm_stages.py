@@ -91,7 +91,31 @@ def test_specialization_llm_rewrites_only_known_keywords():
     assert spec.source == "llm" and spec.rewrites == {"maker": "Tarn 4's maker"}
     assert [(t.keyword, t.search, t.specialized) for t in spec.terms] == [
         ("Tarn 4", "Tarn 4", False), ("maker", "Tarn 4's maker", True)]
-    assert "Keywords: ['Tarn 4', 'maker']" in llm.prompts[0]
+    assert "Keywords:\n- Tarn 4\n- maker\n" in llm.prompts[0]
+
+
+@pytest.mark.parametrize(("rewrite", "check"), [
+    ("Oskel Optics", "it drops the keyword 'maker'"),  # the guessed answer, not a constraint (Example 4's point)
+    ("Leica's maker", "it names Leica, which the question does not"),  # a name the question does not write
+    ("camera maker", ""),  # bound to the question's own word: kept
+])
+def test_a_specialization_that_guesses_or_invents_is_dropped_and_named(rewrite, check):
+    kws = _kws(("Tarn 4", "explicit", True), ("maker", "explicit", False))
+    tr = Trace("bubblerag", Q)
+    spec = specialize_keywords(Q, kws, ScriptedLLM(json.dumps({"rewrites": [{"keyword": "maker", "specialized": rewrite}]})),
+                               trace=tr)
+    if check:
+        assert spec.rewrites == {} and spec.terms[1].search == "maker"  # searched as it is
+        assert tr.steps[0].fallback.startswith(f"check failed: 'maker' -> {rewrite!r}: {check}")
+        assert tr.steps[0].data["rejected"][0]["check"].startswith(check)
+    else:
+        assert spec.rewrites == {"maker": rewrite} and not tr.steps[0].fallback
+
+
+def test_specialization_asks_nothing_when_every_keyword_is_a_name():
+    llm = ScriptedLLM(repeat_last=False)  # any call fails the test
+    spec = specialize_keywords(Q, _kws(("Tarn 4", "explicit", True), ("1974", "explicit", True)), llm)
+    assert spec.source == "empty" and llm.calls == []
 
 
 def test_specialization_disabled_asks_nothing():
@@ -106,14 +130,31 @@ def test_relaxation_llm_path_cites_a_preview_passage(toy):
     spec = specialize_keywords(Q, _kws(("first employer", "explicit", False), ("Brevik", "explicit", True)),
                                NoLLM())
     llm = ScriptedLLM(json.dumps({"relaxations": [
-        {"keyword": "first employer", "relaxed": "employs", "passage": 2, "reason": "passage 2 names the employer"},
-        {"keyword": "first employer", "relaxed": "works", "passage": 9, "reason": "no such passage"},
-        {"keyword": "unknown", "relaxed": "x", "passage": 1, "reason": ""}]}))
-    rx = relax_schema(Q, spec, _pre("tarn", "oskel"), g, llm)
+        {"keyword": "first employer", "relaxed": "employer", "passage": 2},
+        {"keyword": "first employer", "relaxed": "works", "passage": 9},  # no such passage
+        {"keyword": "unknown", "relaxed": "x", "passage": 1}]}))
+    tr = Trace("bubblerag", Q)
+    rx = relax_schema(Q, spec, _pre("tarn", "oskel"), g, llm, trace=tr)
     assert rx.source == "llm"
-    assert [(r.keyword, r.relaxed, r.chunk_id) for r in rx.relaxed] == [("first employer", "employs", "oskel")]
-    assert rx.terms[-1].search == "employs" and rx.terms[-1].relaxed_from == "first employer"
-    assert len(rx.terms) == len(spec.terms) + 1
+    assert [(r.keyword, r.relaxed, r.chunk_id) for r in rx.relaxed] == [("first employer", "employer", "oskel")]
+    assert rx.relaxed[0].reason == "passage 2 mentions 'Brevik'"  # the cited passage's other keywords
+    assert rx.terms[-1].search == "employer" and rx.terms[-1].relaxed_from == "first employer"
+    assert len(rx.terms) == len(spec.terms) + 1 and not tr.steps[0].fallback
+    # the schema offers only the concept with a qualifier ("Brevik" is a name: nothing to relax)
+    assert llm.calls[0].json_schema["properties"]["relaxations"]["items"]["properties"]["keyword"] == \
+        {"enum": ["first employer"]}
+    assert llm.prompts[0].startswith("Question: " + Q + "\n\nPreview passages")  # the shared beginning
+
+
+def test_a_relaxation_that_is_no_generalisation_is_dropped_and_named(toy):
+    g, *_ = toy
+    spec = specialize_keywords(Q, _kws(("first employer", "explicit", False)), NoLLM())
+    tr = Trace("bubblerag", Q)
+    rx = relax_schema(Q, spec, _pre("oskel"), g, ScriptedLLM(json.dumps({"relaxations": [
+        {"keyword": "first employer", "relaxed": "Albert Einstein", "passage": 1}]})), trace=tr)
+    assert rx.relaxed == () and rx.terms == spec.terms
+    assert tr.steps[0].fallback == ("check failed: 'first employer' -> 'Albert Einstein': 'Albert Einstein' is not "
+                                    "'first employer' with a qualifier dropped — not relaxed")
 
 
 def test_relaxation_without_preview_chunks_asks_nothing_and_says_so(toy):
@@ -127,9 +168,9 @@ def test_relaxation_without_preview_chunks_asks_nothing_and_says_so(toy):
 
 # ------------------------------------------------------------------------------ grouping (§3.2)
 def _cands(g) -> Candidates:
-    items = (Candidate("c1", "node", g.node("Tarn 4"), "Tarn 4", 0.9, ("Tarn 4",)),
-             Candidate("c2", "edge", 0, "Tarn 4 manufactured by Oskel Optics", 0.8, ("maker",)),
-             Candidate("c3", "node", g.node("Brevik"), "Brevik", 0.7, ("founding town",)))
+    items = (Candidate("c1", "node", g.node("Tarn 4"), "Tarn 4", 0.9, ("Tarn 4",), (0.9,)),
+             Candidate("c2", "edge", 0, "Tarn 4 manufactured by Oskel Optics", 0.8, ("maker",), (0.8,)),
+             Candidate("c3", "node", g.node("Brevik"), "Brevik", 0.7, ("founding town",), (0.7,)))
     terms = tuple(SearchTerm(k, k, "explicit") for k in ("Tarn 4", "maker", "founding town"))
     vecs = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]], np.float32)  # pairwise cosine < 0.8: no merge
     return Candidates(items, terms, vecs, ())
@@ -140,21 +181,43 @@ def test_grouping_llm_path_renormalizes_weights_and_drops_unknown_or_repeated_me
     llm = ScriptedLLM(json.dumps({"groups": [
         {"concept": "Tarn 4", "weight": 0.6, "members": ["c1", "c9"]},
         {"concept": "maker", "weight": 0.3, "members": ["c2", "c1"]},  # c1 already grouped
-        {"concept": "town", "weight": 0.3, "members": ["c3"]}]}))
+        {"concept": "founding town", "weight": 0.3, "members": ["c3"]}]}))
     gr = group_anchors(Q, _cands(g), llm)
     assert gr.source == "llm"
     assert [(x.concept, [m.cid for m in x.members]) for x in gr.groups] == [
-        ("Tarn 4", ["c1"]), ("maker", ["c2"]), ("town", ["c3"])]
+        ("Tarn 4", ["c1"]), ("maker", ["c2"]), ("founding town", ["c3"])]
     assert gr.weights == pytest.approx([0.5, 0.25, 0.25])
     assert gr.notes == ("LLM weights summed to 1.200; renormalized to 1",)
-    assert "c2 [edge] Tarn 4 manufactured by Oskel Optics" in llm.prompts[0]
+    # each candidate is shown with the concept its search found it for; the concepts are the keywords
+    assert "c2 [edge] Tarn 4 manufactured by Oskel Optics (found for: maker)" in llm.prompts[0]
+    assert "Query concepts:\n- Tarn 4\n- maker\n- founding town\n" in llm.prompts[0]
+    schema = llm.calls[0].json_schema["properties"]["groups"]
+    assert schema["minItems"] == 2 and schema["maxItems"] == 3  # at least two groups: no collapse possible
+    assert schema["items"]["properties"]["concept"] == {"enum": ["Tarn 4", "maker", "founding town"]}
+
+
+def test_a_collapsed_or_template_grouping_falls_back_and_says_which_check_failed(toy):
+    g, *_ = toy
+    tr = Trace("bubblerag", Q)
+    one = group_anchors(Q, _cands(g), ScriptedLLM(json.dumps({"groups": [
+        {"concept": "Tarn 4", "weight": 0.9, "members": ["c1", "c2", "c3"]},
+        {"concept": "maker", "weight": 0.1, "members": ["c2"]}]})), trace=tr)
+    assert one.source == "embedding" and len(one.groups) == 3
+    assert tr.steps[0].fallback == ("check failed: one group holds the candidates of all 3 query concepts: with one "
+                                    "group no two concepts can collide; used the `none`-mode grouping")
+    tr = Trace("bubblerag", Q)
+    tpl = group_anchors(Q, _cands(g), ScriptedLLM(json.dumps({"groups": [
+        {"concept": "<a query concept>", "weight": 0.5, "members": ["c1"]},
+        {"concept": "maker", "weight": 0.5, "members": ["c2"]}]})), trace=tr)
+    assert tpl.source == "embedding" and "copies the prompt's template ('<a query concept>')" in tr.steps[0].fallback
 
 
 def test_grouping_with_zero_weights_uses_equal_ones_and_bad_groups_fall_back(toy):
     g, *_ = toy
     gr = group_anchors(Q, _cands(g), ScriptedLLM(json.dumps({"groups": [
-        {"concept": "a", "weight": 0, "members": ["c1"]}, {"concept": "b", "weight": 0, "members": ["c2", "c3"]}]})))
-    assert gr.weights == pytest.approx([0.5, 0.5]) and "LLM weights were all zero; using equal weights" in gr.notes
+        {"concept": "Tarn 4", "weight": 0, "members": ["c1"]}, {"concept": "maker", "weight": 0, "members": ["c2"]},
+        {"concept": "founding town", "weight": 0, "members": ["c3"]}]})))
+    assert gr.weights == pytest.approx([1 / 3] * 3) and "LLM weights were all zero; using equal weights" in gr.notes
     tr = Trace("bubblerag", Q)
     bad = group_anchors(Q, _cands(g), ScriptedLLM('{"groups": [{"concept": "a", "weight": 1, "members": ["c7"]}]}'),
                         trace=tr)
@@ -192,7 +255,7 @@ def test_llm_mode_selects_by_label_and_stops_when_sufficient(toy):
     LLM takes n2 = e3 — offered at hop 1, not chosen then — and says the evidence is sufficient."""
     g, nv, ev, q = toy
     llm = ScriptedLLM('{"selected": ["n1"], "sufficient": false}', '{"selected": ["n2", "n9"], "sufficient": true}',
-                      repeat_last=False)
+                      repeat_last=False)  # "In which town": no answer type, so a hop adding 1974 may end it
     tr = Trace("bubblerag", Q)
     rx = reasoning_expansion(Q, _ranked(g), g, nv, ev, q, llm, d=6, max_neighbors=3, trace=tr)
     (x,) = rx.expanded
@@ -202,7 +265,26 @@ def test_llm_mode_selects_by_label_and_stops_when_sufficient(toy):
     assert x.stop == "LLM: evidence sufficient" and x.edges == (0, 1, 3)
     assert "n1: Oskel Optics founded in Brevik" in llm.prompts[0]
     assert "- Oskel Optics founded in Brevik" in llm.prompts[1]  # hop 2 sees the grown evidence
+    # ... appended after the CEG's triple, so hop 2's prompt begins as hop 1's evidence did
+    assert llm.prompts[1].index("- Tarn 4 manufactured by Oskel Optics") < llm.prompts[1].index("- Oskel Optics founded")
     assert len(llm.calls) == 2 and tr.steps[0].prompt_tokens == 20 and not tr.steps[0].fallback
+
+
+def test_sufficient_is_accepted_only_after_a_hop_that_adds_what_the_question_asks(toy):
+    """"When ...?" asks for a date: hop 1 adds "Oskel Optics founded in Brevik" (no date) and its
+    "sufficient" is not accepted; hop 2 adds "Tarn 4 released in 1974" (a date) and ends the expansion."""
+    g, nv, ev, q = toy
+    when = "When was the Tarn 4 camera released?"
+    llm = ScriptedLLM('{"selected": ["n1"], "sufficient": true}', '{"selected": ["n2"], "sufficient": true}',
+                      repeat_last=False)
+    tr = Trace("bubblerag", when)
+    (x,) = reasoning_expansion(when, _ranked(g), g, nv, ev, q, llm, d=6, max_neighbors=3, trace=tr).expanded
+    assert [h.selected for h in x.hops] == [(1,), (3,)] and [h.sufficient for h in x.hops] == [False, True]
+    assert x.hops[0].note == ("check failed: 'sufficient' not accepted (no added triple names a date the question "
+                              "does not name); expansion goes on")
+    assert x.stop == "LLM: evidence sufficient"
+    assert tr.steps[0].data["sufficiency_rejected"] == ["CEG 0 hop 1: no added triple names a date the question "
+                                                         "does not name"]
 
 
 def test_a_failed_llm_hop_uses_similarity_selection_and_says_so(toy):
@@ -212,3 +294,52 @@ def test_a_failed_llm_hop_uses_similarity_selection_and_says_so(toy):
     assert rx.expanded[0].hops[0].by == "similarity" and rx.expanded[0].hops[0].selected == (1, 3)
     assert tr.steps[0].fallback.startswith("CEG 0 hop 1: LLM output unusable")
     assert tr.steps[0].fallback.endswith("those hops used similarity-based selection")
+
+
+def test_review_grouping_drops_merges_and_weighs_the_proposed_groups(toy):
+    """review_grouping (ours, the default): one proposed group per concept; the reply drops, merges, weighs."""
+    g, *_ = toy
+    llm = ScriptedLLM(json.dumps({"g1": {"weight": 0.5, "keep": ["c1"]}, "g2": {"weight": 0.3, "keep": ["c2"]},
+                                  "g3": {"weight": 0.2, "keep": ["c3"]}, "same": []}))
+    tr = Trace("bubblerag", Q)
+    gr = group_anchors(Q, _cands(g), llm, review=True, trace=tr)
+    assert gr.source == "llm"
+    assert [(x.concept, [m.cid for m in x.members]) for x in gr.groups] == [
+        ("Tarn 4", ["c1"]), ("maker", ["c2"]), ("founding town", ["c3"])]
+    assert gr.weights == pytest.approx([0.5, 0.3, 0.2])
+    assert 'g2: concept "maker"\n  c2 [edge] Tarn 4 manufactured by Oskel Optics' in llm.prompts[0]
+    schema = llm.calls[0].json_schema
+    assert list(schema["properties"]) == ["g1", "g2", "g3", "same"]  # every group, in order: none can vanish
+    keep = schema["properties"]["g2"]["properties"]["keep"]
+    assert keep["items"] == {"enum": ["c2"]} and keep["minItems"] == 1  # only its own members, at least one
+    assert schema["properties"]["same"]["maxItems"] == 1  # 3 groups: one merge at most, two groups remain
+    assert tr.steps[0].data["review"]["dropped"] == {}
+    merged = group_anchors(Q, _cands(g), ScriptedLLM(json.dumps({
+        "g1": {"weight": 0.4, "keep": ["c1"]}, "g2": {"weight": 0.4, "keep": ["c2"]}, "g3": {"weight": 0.2, "keep": ["c3"]},
+        "same": [["g1", "g2"]]})), review=True)
+    assert [x.concept for x in merged.groups] == ["Tarn 4", "maker", "founding town"]  # no shared word: refused
+    assert merged.notes[0] == "merges refused: 'Tarn 4' and 'maker' share no word: two concepts, not one"
+
+
+def test_a_review_that_leaves_one_group_falls_back_and_says_so(toy):
+    g, *_ = toy
+    tr = Trace("bubblerag", Q)
+    gr = group_anchors(Q, _cands(g), ScriptedLLM(json.dumps({
+        "g1": {"weight": 1, "keep": ["c1"]}, "g2": {"weight": 0, "keep": ["c2"]}, "g3": {"weight": 0, "keep": ["c3"]},
+        "same": [["g1", "g2"], ["g2", "g3"]]})), review=True, trace=tr)
+    assert gr.source == "llm" and len(gr.groups) == 3  # both merges refused (no shared word)
+    assert [r["pair"] for r in tr.steps[0].data["review"]["refused"]] == [["g1", "g2"], ["g2", "g3"]]
+    tr = Trace("bubblerag", Q)
+    kws = ("Tarn 4", "Tarn 4 maker", "Tarn 4 town")  # concepts sharing a word: the merges are accepted
+    one = Candidates(tuple(Candidate(x.cid, x.kind, x.index, x.text, x.score, (k,), (x.score,))
+                           for x, k in zip(_cands(g).items, kws)),
+                     tuple(SearchTerm(k, k, "explicit") for k in kws), _cands(g).term_vectors, ())
+    gr = group_anchors(Q, one, ScriptedLLM(json.dumps({
+        "g1": {"weight": 1, "keep": ["c1"]}, "g2": {"weight": 0, "keep": ["c2"]}, "g3": {"weight": 0, "keep": ["c3"]},
+        "same": [["g1", "g2"], ["g2", "g3"]]})), review=True, trace=tr)
+    assert gr.source == "embedding" and len(gr.groups) == 3
+    assert tr.steps[0].fallback == ("check failed: the review left 1 group(s) of the 3 proposed: with one group no two "
+                                    "concepts can collide; used the `none`-mode grouping")
+    bad = group_anchors(Q, _cands(g), ScriptedLLM(json.dumps({"g1": {"weight": 1, "keep": ["c2"]}})),
+                        review=True, trace=(tr := Trace("bubblerag", Q)))
+    assert bad.source == "embedding" and tr.steps[0].fallback.startswith("LLM output unusable")

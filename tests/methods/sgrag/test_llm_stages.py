@@ -63,3 +63,75 @@ def test_unusable_query_graph_falls_back_to_the_heuristic(ws: Workspace) -> None
     assert r.query_graph.by == "heuristic"
     assert r.trace.stage("query_graph")[0].fallback.startswith("LLM output unusable")
     assert r.answer == "Magnesium"
+
+
+def test_the_schemas_bound_the_query_graph_and_the_answer_to_what_the_prompt_offers() -> None:
+    import jsonschema
+
+    from core.methods.sgrag import prompts
+
+    jsonschema.validate({"nodes": [{"id": "q1", "label": "Lothair II"}, {"id": "q2", "label": "UNK"}],
+                         "edges": [{"source": "q1", "target": "q2"}]}, prompts.QUERY_GRAPH_SCHEMA)
+    for runaway in ({"nodes": [{"id": f"q{i % 6 + 1}", "label": "x"} for i in range(40)], "edges": []},
+                    {"nodes": [{"id": "q1", "label": "a"}, {"id": "q9", "label": "UNK"}],
+                     "edges": [{"source": "q1", "target": "q9"}]}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(runaway, prompts.QUERY_GRAPH_SCHEMA)
+    enum = prompts.answer_schema(["Magnesium", "Zinc"])["properties"]["answer"]["enum"]
+    assert enum == ["Magnesium", "Zinc", prompts.UNDETERMINED]  # Table 15: one of the labels, or undetermined
+    assert "<" in prompts.QUERY_GRAPH_SYSTEM and "Keanu" not in prompts.QUERY_GRAPH_SYSTEM  # placeholders only
+
+
+@pytest.mark.parametrize(("graph", "why"), [
+    ({"nodes": [{"id": "q1", "label": "bone formation"}, {"id": "q2", "label": "thyroid health"}],
+      "edges": [{"source": "q1", "target": "q2"}]}, "no node is UNK (the asked-for target)"),
+    ({"nodes": [{"id": "q1", "label": "UNK"}, {"id": "q2", "label": "Magnesium"}],
+      "edges": [{"source": "q1", "target": "q2"}]}, "the label 'Magnesium' is not written in the question"),
+    ({"nodes": [{"id": "q1", "label": "UNK"}, {"id": "q2", "label": "bone formation"},
+                {"id": "q3", "label": "immune system"}],
+      "edges": [{"source": "q1", "target": "q2"}]}, "'immune system' is on no edge"),
+])
+def test_a_query_graph_that_guesses_or_lacks_its_target_falls_back_and_names_the_check(ws: Workspace, graph, why) -> None:
+    r = run(QUESTION, ws, backends=Backends(HashingEmbedder(dim=128), table12_llm(graph, "Magnesium")))
+    step = r.trace.stage("query_graph")[0]
+    assert r.query_graph.by == "heuristic" and step.fallback == f"check failed: {why}; used the `none`-mode bridge star"
+    assert step.data["rejected"]["nodes"]
+
+
+def test_the_papers_hash_format_is_read_too(ws: Workspace) -> None:
+    """Table 12's own output ('#'-separated, ended by <COMPLETE>), from a backend without JSON decoding."""
+    text = ("<q1><UNK><element> # <q2><bone formation><> # <q3><thyroid health><> # <e1><q1><q2> # <e2><q1><q3> "
+            "# <COMPLETE>")
+    r = run(QUESTION, ws, backends=Backends(HashingEmbedder(dim=128), table12_llm(text, "Magnesium")))
+    assert r.query_graph.by == "llm" and [n.label for n in r.query_graph.nodes] == ["UNK", "bone formation",
+                                                                                    "thyroid health"]
+    assert r.query_graph.edges == (("q1", "q2"), ("q1", "q3"))
+
+
+def test_no_exact_match_says_which_query_path_found_no_kg_path(ws: Workspace) -> None:
+    """bone formation — UNK — thyroid health has a match (Magnesium), but no KG node links immune system to
+    thyroid health directly: the fallback names that query path."""
+    graph = {"nodes": [{"id": "q1", "label": "thyroid health"}, {"id": "q2", "label": "immune system"}],
+             "edges": [{"source": "q1", "target": "q2"}]}
+    graph["nodes"].append({"id": "q3", "label": "UNK"})
+    graph["edges"].append({"source": "q2", "target": "q3"})
+    r = run(QUESTION, ws, backends=Backends(HashingEmbedder(dim=128), table12_llm(graph, "Magnesium")))
+    fb = r.trace.stage("fallback")[0].fallback if r.trace.stage("fallback") else ""
+    assert r.assembly.fallback and "no exact subgraph matched the query graph: " in fb, [
+        (s.stage, s.fallback) for s in r.trace.steps]
+    assert "no KG path matches the query path" in fb or "no graph label completes" in fb
+
+
+def test_described_labels_become_unk_names_stay():
+    """Table 12: an entity the question only describes is UNK; a 1.5B model writes the description as the
+    label ("The movie"), which normalization would map to whatever node is nearest to "movie"."""
+    from core.methods.sgrag.query_graph import QNode, QueryGraph, unk_described
+
+    qg = QueryGraph((QNode("q1", "Keanu Reeves"), QNode("q2", "The movie", "film"), QNode("q3", "the 1999 film"),
+                     QNode("q4", "mother"), QNode("q5", "UNK")),
+                    (("q1", "q2"), ("q2", "q3"), ("q3", "q4"), ("q4", "q5")), by="llm")
+    out, changed = unk_described(qg, {"mother"})
+    assert changed == ["The movie"]
+    assert [n.label for n in out.nodes] == ["Keanu Reeves", "UNK", "the 1999 film", "mother", "UNK"]
+    assert out.node("q2").description == "The movie: film" and out.edges == qg.edges
+    assert unk_described(out, set())[1] == ["mother"]
