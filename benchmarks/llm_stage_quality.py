@@ -1,6 +1,7 @@
 """How the LLM stages of BubbleRAG and SG-RAG behaved in recorded runs: the figures of the LLM-stage targets.
 
     .venv/bin/python benchmarks/llm_stage_quality.py [--bundle B ...] [--out results.json]
+    .venv/bin/python benchmarks/llm_stage_quality.py --bundle B --bench OUT   # traces of `egx bench --traces`
 
 Replays every BubbleRAG and SG-RAG run of the bundles (default: the shipped ones) with the ``recorded`` LLM on
 the sample it names (as ``make check-recordings`` does) and reads each run's trace:
@@ -65,6 +66,34 @@ def copied_replies(entries: dict[str, dict[str, Any]]) -> dict[str, int]:
     return dict(out)
 
 
+def analyse_traces(bundle: Path, bench_out: Path) -> dict[str, Any]:
+    """The same figures from the traces an ``egx bench --llm recorded --traces`` run wrote to ``bench_out``
+    (no replay here): each trace is matched to its recorded run by workspace-less question id."""
+    from core.backends.llm_cache import load_recording
+    from core.trace import Trace
+
+    rec = load_recording(bundle)
+    by_id = {(str(r["method"]), str(r.get("question_id"))): r for r in rec.runs}
+    bubble, sg, json_calls = _counters()
+    for method in ("bubblerag", "sgrag"):
+        for f in sorted((bench_out / "traces" / method).glob("*.json")):
+            run = by_id.get((method, f.stem))
+            if run is None:
+                continue
+            _count(method, Trace.load(f), run, bubble, sg, json_calls)
+    return _summary(bundle, rec, bubble, sg, json_calls)
+
+
+def _counters() -> tuple[dict[str, Any], dict[str, Any], dict[str, list[int]]]:
+    bubble: dict[str, Any] = {"runs": 0, "concepts_2plus": 0, "groups_2plus": 0, "group_counts": [],
+                              "grouping_source": Counter(), "checks": Counter(), "depth": Counter(),
+                              "stops": Counter(), "sufficiency_rejected": 0, "seconds": [], "tokens": [],
+                              "partial": []}
+    sg: dict[str, Any] = {"runs": 0, "query_graph": Counter(), "exact": 0, "checks": Counter(), "no_match": Counter(),
+                          "seconds": [], "partial": []}
+    return bubble, sg, defaultdict(lambda: [0, 0])
+
+
 def analyse(bundle: Path) -> dict[str, Any]:
     from core.backends.llm_cache import RecordedLLM, load_recording
     from core.backends.registry import get_embedder, get_reranker
@@ -77,13 +106,7 @@ def analyse(bundle: Path) -> dict[str, Any]:
     llm = RecordedLLM([bundle], strict=False)
     backends = Backends(emb, llm, get_reranker(str(rec.provenance["reranker"]), embedder=emb, llm=llm))
     opened: dict[str, Any] = {}
-    bubble: dict[str, Any] = {"runs": 0, "concepts_2plus": 0, "groups_2plus": 0, "group_counts": [],
-                              "grouping_source": Counter(), "checks": Counter(), "depth": Counter(),
-                              "stops": Counter(), "sufficiency_rejected": 0, "seconds": [], "tokens": [],
-                              "partial": []}
-    json_calls: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    sg: dict[str, Any] = {"runs": 0, "query_graph": Counter(), "exact": 0, "checks": Counter(), "no_match": Counter(),
-                          "seconds": [], "partial": []}
+    bubble, sg, json_calls = _counters()
     for run in rec.runs:
         method = str(run["method"])
         if method not in ("bubblerag", "sgrag"):
@@ -92,52 +115,12 @@ def analyse(bundle: Path) -> dict[str, Any]:
         if name not in opened:
             opened[name] = resolve_workspace(name, emb)
         r = run_method(method, str(run["question"]), opened[name], backends)
-        steps = {s.stage: s for s in r.trace.steps}
-        if not (r.trace.replay or {}).get("complete"):
-            (bubble if method == "bubblerag" else sg)["partial"].append(str(run.get("question_id")))
-        for s in r.trace.steps:
-            if s.llm_json and method == "bubblerag":
-                json_calls[s.stage][0] += s.llm_json.get("calls", 0)
-                json_calls[s.stage][1] += s.llm_json.get("first_unusable", 0)
-            if "check failed" in (s.fallback or ""):
-                why = s.fallback.split("check failed: ", 1)[1].split(";")[0].split(" — ")[0]
-                why = re.sub(r"'[^']*'", "'…'", why)[:90]
-                (bubble if method == "bubblerag" else sg)["checks"][f"{s.stage}: {why}"] += 1
-        if method == "bubblerag":
-            bubble["runs"] += 1
-            bubble["seconds"].append(float(run.get("seconds", 0.0)))
-            bubble["tokens"].append(sum(int(x.get("prompt_tokens", 0)) + int(x.get("completion_tokens", 0))
-                                        for x in run.get("stages", [])))
-            g = steps.get("grouping")
-            if g is not None:
-                concepts = len(g.data.get("concepts", []))
-                groups = len(g.data.get("groups", []))
-                bubble["grouping_source"][g.data.get("source", "?")] += 1
-                if concepts >= 2:
-                    bubble["concepts_2plus"] += 1
-                    bubble["groups_2plus"] += int(groups >= 2 and g.data.get("source") == "llm")
-                bubble["group_counts"].append(groups)
-            kw = steps.get("keywords")
-            if kw is not None and kw.data.get("moved_to_implicit"):
-                bubble["checks"]["keywords: explicit keyword not written in the question (moved to implicit)"] += \
-                    len(kw.data["moved_to_implicit"])
-            rs = steps.get("reasoning")
-            if rs is not None:
-                for x in rs.data.get("expanded", []):
-                    bubble["depth"][len(x.get("hops", []))] += 1
-                    bubble["stops"][x.get("stop", "?")] += 1
-                bubble["sufficiency_rejected"] += len(rs.data.get("sufficiency_rejected", []))
-        else:
-            sg["runs"] += 1
-            sg["seconds"].append(float(run.get("seconds", 0.0)))
-            qg = steps.get("query_graph")
-            if qg is not None:
-                sg["query_graph"][qg.data.get("query_graph", {}).get("by", "?")] += 1
-            fb = steps.get("fallback")
-            if fb is None or not r.assembly.fallback:  # type: ignore[attr-defined]
-                sg["exact"] += 1
-            else:
-                sg["no_match"][re.sub(r"'[^']*'|\b[A-Z][^;:]*", "…", fb.fallback)[:120]] += 1
+        _count(method, r.trace, run, bubble, sg, json_calls)
+    return _summary(bundle, rec, bubble, sg, json_calls)
+
+
+def _summary(bundle: Path, rec: Any, bubble: dict[str, Any], sg: dict[str, Any],
+             json_calls: dict[str, list[int]]) -> dict[str, Any]:
     for d in (bubble, sg):
         secs = d.pop("seconds")
         d["median_seconds"] = round(statistics.median(secs), 1) if secs else None
@@ -148,6 +131,57 @@ def analyse(bundle: Path) -> dict[str, Any]:
                                     for k, (c, bad) in json_calls.items()}
     return {"bundle": bundle.name, "bubblerag": _plain(bubble), "sgrag": _plain(sg),
             "copied_replies": copied_replies(rec.entries)}
+
+
+def _count(method: str, trace: Any, run: dict[str, Any], bubble: dict[str, Any], sg: dict[str, Any],
+           json_calls: dict[str, list[int]]) -> None:
+    """Add one run's trace (replayed now, or read from ``egx bench --traces``) to the counters."""
+    steps = {s.stage: s for s in trace.steps}
+    if not (trace.replay or {}).get("complete", True):
+        (bubble if method == "bubblerag" else sg)["partial"].append(str(run.get("question_id")))
+    for s in trace.steps:
+        if s.llm_json and method == "bubblerag":
+            json_calls[s.stage][0] += s.llm_json.get("calls", 0)
+            json_calls[s.stage][1] += s.llm_json.get("first_unusable", 0)
+        if "check failed" in (s.fallback or ""):
+            why = s.fallback.split("check failed: ", 1)[1].split(";")[0].split(" — ")[0]
+            why = re.sub(r"'[^']*'", "'…'", why)[:90]
+            (bubble if method == "bubblerag" else sg)["checks"][f"{s.stage}: {why}"] += 1
+    if method == "bubblerag":
+        bubble["runs"] += 1
+        bubble["seconds"].append(float(run.get("seconds", 0.0)))
+        bubble["tokens"].append(sum(int(x.get("prompt_tokens", 0)) + int(x.get("completion_tokens", 0))
+                                    for x in run.get("stages", [])))
+        g = steps.get("grouping")
+        if g is not None:
+            concepts = len(g.data.get("concepts", []))
+            groups = len(g.data.get("groups", []))
+            bubble["grouping_source"][g.data.get("source", "?")] += 1
+            if concepts >= 2:
+                bubble["concepts_2plus"] += 1
+                bubble["groups_2plus"] += int(groups >= 2 and g.data.get("source") == "llm")
+            bubble["group_counts"].append(groups)
+        kw = steps.get("keywords")
+        if kw is not None and kw.data.get("moved_to_implicit"):
+            bubble["checks"]["keywords: explicit keyword not written in the question (moved to implicit)"] += \
+                len(kw.data["moved_to_implicit"])
+        rs = steps.get("reasoning")
+        if rs is not None:
+            for x in rs.data.get("expanded", []):
+                bubble["depth"][len(x.get("hops", []))] += 1
+                bubble["stops"][x.get("stop", "?")] += 1
+            bubble["sufficiency_rejected"] += len(rs.data.get("sufficiency_rejected", []))
+    else:
+        sg["runs"] += 1
+        sg["seconds"].append(float(run.get("seconds", 0.0)))
+        qg = steps.get("query_graph")
+        if qg is not None:
+            sg["query_graph"][qg.data.get("query_graph", {}).get("by", "?")] += 1
+        fb = steps.get("fallback")
+        if fb is None or not fb.fallback:
+            sg["exact"] += 1
+        else:
+            sg["no_match"][re.sub(r"'[^']*'|\b[A-Z][^;:]*", "…", fb.fallback)[:120]] += 1
 
 
 def _plain(x: Any) -> Any:
@@ -164,8 +198,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bundle", action="append", help="a recording bundle (default: every shipped one)")
     ap.add_argument("--out", help="write the figures as JSON here")
+    ap.add_argument("--bench", help="read the traces of this `egx bench --llm recorded --traces` output folder "
+                                    "instead of replaying (one --bundle: the bundle it replayed)")
     a = ap.parse_args(argv)
-    res = [analyse(Path(b)) for b in (a.bundle or recording_paths())]
+    if a.bench:
+        res = [analyse_traces(Path(a.bundle[0]), Path(a.bench))]
+    else:
+        res = [analyse(Path(b)) for b in (a.bundle or recording_paths())]
     text = json.dumps(res, indent=1, ensure_ascii=False)
     print(text)
     if a.out:

@@ -62,7 +62,8 @@ def musique_sample(real_sample):  # type: ignore[no-untyped-def]
 @pytest.mark.slow
 @pytest.mark.model
 def test_every_musique_run_replays_on_another_cpu(musique_sample, real_sample, tmp_path):
-    """All 140 MuSiQue runs, each method under one of the three seeds (methods taken in turn), so all three
+    """All 130 MuSiQue runs (20 questions x 6 methods, and BubbleRAG's 10 re-recorded with issue 29's prompts),
+    each method under one of the three seeds (methods taken in turn), so all three
     seeds are used in one pass: a pass per seed took 3.5 min more on 2 busy cores, and the demo test above
     already replays every run under every seed."""
     from core.methods.registry import method_names
@@ -73,7 +74,7 @@ def test_every_musique_run_replays_on_another_cpu(musique_sample, real_sample, t
     checks: list[ReplayCheck] = []
     for i, seed in enumerate(SEEDS):
         checks += perturbed_replay(real_sample, tmp_path, MUSIQUE, "musique", seed, methods=methods[i::len(SEEDS)])
-    assert len(checks) == len(load_recording(MUSIQUE).runs) >= 140
+    assert len(checks) == len(load_recording(MUSIQUE).runs) >= 130
     assert not _failures(checks), _failures(checks)
 
 
