@@ -45,6 +45,7 @@ from core.fsio import (  # atomic_write_* re-exported: callers import them from 
     exchange,
     fsync_dir,
     path_lock,
+    remove_stale_locks,
     temp_sibling,
     unique_suffix,
 )
@@ -1059,7 +1060,8 @@ def list_workspaces(root: Path | None = None) -> list[WorkspaceInfo]:
 
 
 def recover_all(root: Path) -> list[str]:
-    """:func:`recover` every workspace under ``root`` that has debris next to it."""
+    """:func:`recover` every workspace under ``root`` that has debris next to it, and remove the lock
+    files of workspaces that are gone (:func:`~core.fsio.remove_stale_locks`)."""
     done: list[str] = []
     try:
         names = {p.name[1:].rsplit(".", 1)[0] for p in Path(root).iterdir()
@@ -1069,6 +1071,7 @@ def recover_all(root: Path) -> list[str]:
     for n in sorted(names):
         if n and n not in (".", ".."):
             done += recover(Path(root) / n)
+    done += remove_stale_locks(root)
     return done
 
 
