@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from core.backends.base import ChatMessage, LLMResponse
+from core.backends.base import TRUNCATED_NOTE, ChatMessage, LLMResponse
 from core.errors import ConfigError, EgxError, InputFormatError, LLMError
 from core.fsio import atomic_write_json, path_lock
 from core.replay import NOT_RECORDED
@@ -159,10 +159,11 @@ def _entry(key: str, model: str, resp: LLMResponse) -> dict[str, Any]:
 
 
 def _response(entry: dict[str, Any], note: str) -> LLMResponse:
+    truncated = entry.get("truncated") is True
     return LLMResponse(text=str(entry["text"]), prompt_tokens=int(entry.get("prompt_tokens", 0)),
                        completion_tokens=int(entry.get("completion_tokens", 0)), model=str(entry.get("model", "")),
-                       latency_s=0.0, attempts=0, notes=(note,), cached=True,
-                       original_latency_s=float(entry.get("latency_s", 0.0) or 0.0))
+                       latency_s=0.0, attempts=0, notes=(note, *((TRUNCATED_NOTE,) if truncated else ())),
+                       cached=True, original_latency_s=float(entry.get("latency_s", 0.0) or 0.0), truncated=truncated)
 
 
 class DiskCache:
@@ -288,7 +289,7 @@ class CachedLLM:
         if self.enabled:
             self.stats.misses += 1
             _count_scope(hit=False)
-            if not usable_reply(resp.text, json_schema):
+            if not resp.truncated and not usable_reply(resp.text, json_schema):  # a cut reply is never kept
                 self.cache.put(key, _entry(key, self.model_key, resp))
                 self.stats.writes += 1
         if self.recorder is not None:
@@ -553,6 +554,8 @@ class Recorder:
     def note(self, key: str, resp: LLMResponse) -> None:
         e = {"text": resp.text, "prompt_tokens": resp.prompt_tokens, "completion_tokens": resp.completion_tokens,
              "model": resp.model, "latency_s": round(resp.original_latency_s if resp.cached else resp.latency_s, 4)}
+        if resp.truncated:  # a recording replays a cut reply as cut
+            e["truncated"] = True
         with self._lock:
             self.entries[key] = e
 

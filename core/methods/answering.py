@@ -71,6 +71,9 @@ NO_TEXT = ("the retrieved passages hold no text — a triples-only workspace nam
            "so there is no sentence to extract; upload the corpus too, or ask BubbleRAG, which answers from the "
            "evidence graph's triples")
 
+#: Tokens the LLM's answer may take (a short answer; a longer one is cut and flagged).
+ANSWER_MAX_TOKENS = 64
+
 #: How many top passages supply the extractive answer's candidate sentences.
 EXTRACTIVE_PASSAGES = 3
 
@@ -104,7 +107,7 @@ def answer_question(query: str, passages: Sequence[tuple[str, str, str]], backen
     system, user = prompt or (prompts.ANSWER_SYSTEM, passages_prompt(query, passages, max_passages=max_passages))
     msgs = [ChatMessage("system", system), ChatMessage("user", user)]
     try:
-        resp = backends.llm.chat(msgs, max_tokens=64)
+        resp = backends.llm.chat(msgs, max_tokens=ANSWER_MAX_TOKENS)
     except LLMError as exc:
         ans = extractive_answer(query, passages, backends)
         return Answer(ans.text, ans.mode, ans.chunk_id, fallback=f"the LLM failed ({exc}); extractive answer",
@@ -116,6 +119,10 @@ def answer_question(query: str, passages: Sequence[tuple[str, str, str]], backen
                       fallback=f"the LLM's answer was unusable ({check.problem}); extractive answer instead",
                       prompt_tokens=resp.prompt_tokens, completion_tokens=resp.completion_tokens,
                       rejected=resp.text[:2000], pick=ans.pick)
+    if resp.truncated:  # shown as cut, never as a whole answer (and the LLM cache did not keep it)
+        return Answer(check.text.rstrip() + " …", "llm", "",
+                      fallback=f"the LLM's answer stopped at its {ANSWER_MAX_TOKENS}-token limit: shown cut (…)",
+                      prompt_tokens=resp.prompt_tokens, completion_tokens=resp.completion_tokens, cached=resp.cached)
     return Answer(check.text, "llm", "", prompt_tokens=resp.prompt_tokens, completion_tokens=resp.completion_tokens,
                   cached=resp.cached)
 
