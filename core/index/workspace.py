@@ -464,7 +464,8 @@ class Workspace:
         target = parse_store_url(url)
         with workspace_lock(self.path):
             graph = self.graph
-            figures = load_graph_into(graph, target, overwrite=overwrite, progress=progress)
+            figures = load_graph_into(graph, target, overwrite=overwrite, owner=str(self.path.resolve()),
+                                      progress=progress)
             manifest = {**read_manifest(self.path)}
             manifest["graph"] = {**manifest.get("graph", {}), "file": None, "store": str(target),
                                  "provenance_hash": graph.provenance_hash}
@@ -730,7 +731,8 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
 
                 manifest["graph"] = {**manifest["graph"], "file": None, "store": str(store_url)}
                 manifest["store"] = {"kind": "falkordb", "url": str(store_url),
-                                     "load": load_graph_into(graph, store_url, overwrite=overwrite)}
+                                     "load": load_graph_into(graph, store_url, overwrite=overwrite,
+                                                             owner=str(Path(path).resolve()))}
             atomic_write_json(tmp / MANIFEST, manifest)
             _commit(tmp, path)
         except BaseException:
