@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import ConfigError, EmptyGraphError, InputFormatError
-from core.graph.chunking import chunk_text
+from core.graph.chunking import CHUNK_CHARS, PASSAGE_SPLIT_CHARS, chunk_text
 from core.graph.model import BadNameError, GraphBuilder, GraphKind, KnowledgeGraph
 
 HEAD_NAMES = ("head", "subject", "subj", "source_entity", "h", "s", "from_entity")
@@ -699,7 +699,7 @@ def _split_chunks(value: Any) -> list[str]:
 
 
 # --------------------------------------------------------------------------- corpora
-def read_text_document(path: Path, builder: GraphBuilder, *, max_chars: int = 1200,
+def read_text_document(path: Path, builder: GraphBuilder, *, max_chars: int = CHUNK_CHARS,
                        limits: InputLimits | None = None) -> list[str]:
     """A ``.txt`` / ``.md`` file as one document, split into chunks (see :func:`chunk_text`).
 
@@ -722,7 +722,11 @@ def read_text_document(path: Path, builder: GraphBuilder, *, max_chars: int = 12
 def read_corpus_json(path: Path, builder: GraphBuilder, *, text: str | None = None, data: Any = None,
                      limits: InputLimits | None = None) -> list[str]:
     """A corpus as JSON list / JSONL of ``{title, text}`` (optional ``id``). Records without an id
-    get ``<file stem>:<position>`` so an OpenIE file for the same corpus can refer to them."""
+    get ``<file stem>:<position>`` so an OpenIE file for the same corpus can refer to them.
+
+    A passage longer than :data:`~core.graph.chunking.PASSAGE_SPLIT_CHARS` is split into chunks of
+    :data:`~core.graph.chunking.CHUNK_CHARS` (ids ``<id>``, ``<id>#2``, ...; same title), and a warning
+    says how many were."""
     path = Path(path)
     name = _display(path)
     records: Iterable[tuple[dict[str, int], Any]]
@@ -737,6 +741,7 @@ def read_corpus_json(path: Path, builder: GraphBuilder, *, text: str | None = No
         records = (({"record": i}, rec) for i, rec in enumerate(data, start=1))
     stem = _stem(path)
     n = 0
+    split: list[tuple[str, int, int]] = []
     for pos, (where, rec) in enumerate(records):
         if not isinstance(rec, dict):
             raise InputFormatError(name, f"a passage is a JSON {type(rec).__name__}", '{"title": ..., "text": ...}',
@@ -751,11 +756,24 @@ def read_corpus_json(path: Path, builder: GraphBuilder, *, text: str | None = No
         rid = rec.get("id")
         cid = _as_name(rid, '"id"', name, line=where.get("line"), record=where.get("record")) \
             if rid is not None else f"{stem}:{pos}"
-        builder.add_chunk(title, body, chunk_id=cid)
+        if len(body) > PASSAGE_SPLIT_CHARS:
+            pieces = chunk_text(body, max_chars=CHUNK_CHARS)
+            for k, piece in enumerate(pieces, start=1):
+                builder.add_chunk(title, piece, chunk_id=cid if k == 1 else f"{cid}#{k}")
+            split.append((cid, len(body), len(pieces)))
+            del pieces
+        else:
+            builder.add_chunk(title, body, chunk_id=cid)
         n += 1
     if n == 0:
         raise InputFormatError(name, "the corpus has no passages", 'at least one {"title", "text"} record')
-    return []
+    if not split:
+        return []
+    shown = ", ".join(f"{cid!r} ({chars:,} characters → {k} chunks)" for cid, chars, k in split[:3])
+    return [f"{name}: {len(split):,} passage{'s' if len(split) != 1 else ''} longer than {PASSAGE_SPLIT_CHARS:,} "
+            f"characters {'were' if len(split) != 1 else 'was'} split into chunks of at most {CHUNK_CHARS:,} "
+            f"characters, ids <id>#2, <id>#3, ... ({shown}{', ...' if len(split) > 3 else ''}); gold evidence "
+            "naming such a passage matches its first chunk."]
 
 
 def read_openie(path: Path, builder: GraphBuilder, *, text: str | None = None, data: Any = None,

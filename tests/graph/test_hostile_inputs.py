@@ -117,3 +117,29 @@ def test_builder_ids_are_safe_text_too():
     b = GraphBuilder()
     b.add_node("x", node_id="n\x1b[2J1")
     assert list(b.build().node_ids) == ["n1"]
+
+
+def test_a_passage_longer_than_a_passage_is_split_before_anything_reads_it(tmp_path):
+    """Issue 30 (high): one 10 MB passage went whole into spaCy and took the server past 4 GB. A passage over
+    PASSAGE_SPLIT_CHARS becomes chunks of CHUNK_CHARS (every word kept, in order); shorter ones stay whole."""
+    from core.graph.builder import EXTRACT_MAX_CHARS, _texts
+    from core.graph.chunking import CHUNK_CHARS, PASSAGE_SPLIT_CHARS
+
+    words = [f"w{i}" for i in range(40_000)]
+    long_text = " ".join(words)
+    short_text = "x " * (PASSAGE_SPLIT_CHARS // 2 - 2) + "end"  # just under the limit: kept whole
+    f = tmp_path / "c.json"
+    f.write_text(json.dumps([{"id": "big", "title": "T", "text": long_text}, {"id": "ok", "title": "S", "text": short_text}]))
+    loaded = load_inputs([f])
+    chunks = {c.id: c for c in loaded.graph.chunks}
+    n_big = sum(1 for cid in chunks if cid.startswith("big"))
+    big = [chunks["big"]] + [chunks[f"big#{k}"] for k in range(2, n_big + 1)]
+    assert n_big > 200 and all(len(c.text) <= CHUNK_CHARS for c in big)
+    assert " ".join(c.text for c in big).split() == words and {c.title for c in big} == {"T"}
+    assert chunks["ok"].text == short_text.strip()
+    assert len(loaded.warnings) == 1 and "1 passage longer than 4,800 characters was split" in loaded.warnings[0]
+    assert "'big' (" in loaded.warnings[0]
+    # and an extractor never reads more than EXTRACT_MAX_CHARS of any chunk (a corpus-graph node kept whole)
+    b = GraphBuilder()
+    b.add_chunk("N", "y " * EXTRACT_MAX_CHARS)
+    assert len(_texts(b.build().chunks)[0]) == EXTRACT_MAX_CHARS
