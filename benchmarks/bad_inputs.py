@@ -650,6 +650,109 @@ def _(ctx: Ctx) -> Outcome:
     return Outcome("handled", f"key in no file (exit {r.rc})", [r])
 
 
+# --- issue 30: the audit's findings (run with --only A30a,... for just these)
+@case("A30a", "30.2", "a corpus of one 10 MB passage (spaCy extractor): built in bounded memory")
+def _(ctx: Ctx) -> Outcome:
+    words = " ".join(f"Word{i % 997} met Person{i % 331} in City{i % 89}." for i in range(250_000))
+    f = write(ctx.sb / "huge.json", json.dumps([{"title": "T", "text": words[:10_000_000]}]))
+    r = index(ctx, f, extra=("--extractor", "spacy"))
+    return expect_ok(r, r"split into chunks")
+
+
+@case("A30b", "30.5", "--set top_k=abc / true / 2.5 for a method")
+def _(ctx: Ctx) -> Outcome:
+    ws = demo_ws(ctx)
+    runs = [ask(ctx, ws, "--method", "dense", "--set", f"top_k={v}") for v in ("abc", "true", "2.5")]
+    outs = [expect_error(r, r"top_k = .* is not an integer") for r in runs]
+    worst = next((o for o in outs if o.cls != "handled"), outs[0])
+    return Outcome(worst.cls, worst.why, runs)
+
+
+@case("A30c", "30.5", "a 5,000-digit JSON integer as a tail")
+def _(ctx: Ctx) -> Outcome:
+    f = write(ctx.sb / "t.json", '[{"head": "a", "relation": "r", "tail": %s}]' % ("1" * 5000))
+    return expect_error(index(ctx, f), r"5,000 digits")
+
+
+@case("A30d", "30.5", "NaN and -Infinity as entity names")
+def _(ctx: Ctx) -> Outcome:
+    f = write(ctx.sb / "t.json", '[{"head": "a", "relation": "r", "tail": NaN}]')
+    return expect_error(index(ctx, f), r"NaN, not a name")
+
+
+@case("A30e", "30.5", "a lone surrogate in a name, then the workspace is saved")
+def _(ctx: Ctx) -> Outcome:
+    f = write(ctx.sb / "t.json", '[{"head": "A\\ud800", "relation": "r", "tail": "b"}]')
+    return expect_ok(index(ctx, f))
+
+
+@case("A30f", "30.5", "ANSI escapes and control characters in names, echoed by the CLI")
+def _(ctx: Ctx) -> Outcome:
+    f = write(ctx.sb / "t.csv", 'head,relation,tail\n"\x1b[2J\x1b[31mred\x07",r,b\n')
+    r = index(ctx, f)
+    if "\x1b" in r.text or "\x07" in r.text:
+        return Outcome("silent", "an escape sequence reached the terminal", [r])
+    if r.rc == 0:
+        from core.index.workspace import Workspace
+
+        names = Workspace.open(ctx.sb / "w").graph.node_names
+        if any("\x1b" in n or "\x07" in n for n in names):
+            return Outcome("silent", "an escape sequence was stored in a name", [r])
+    return expect_ok(r)
+
+
+@case("A30g", "30.5", "a source column naming a chunk no corpus has")
+def _(ctx: Ctx) -> Outcome:
+    f = write(ctx.sb / "t.csv", "head,relation,tail,source\na,r,b,doc7\n")
+    return expect_ok(index(ctx, f), r"stand-in")
+
+
+@case("A30h", "30.5", "egx index on a FIFO (no writer)")
+def _(ctx: Ctx) -> Outcome:
+    fifo = ctx.sb / "t.csv"
+    os.mkfifo(fifo)
+    return expect_error(index(ctx, fifo), r"not a regular file")
+
+
+@case("A30i", "30.5", "egx app --port 99999")
+def _(ctx: Ctx) -> Outcome:
+    r = run_egx(ctx, "app", "--port", "99999", "--no-prebuild")
+    assert isinstance(r, Run)
+    return expect_error(r, r"1-65535")
+
+
+@case("A30j", "30.5", "egx workspaces --root /nonexistent")
+def _(ctx: Ctx) -> Outcome:
+    r = run_egx(ctx, "workspaces", "--root", str(ctx.sb / "nonexistent"))
+    assert isinstance(r, Run)
+    return expect_error(r, r"no folder")
+
+
+@case("A30k", "30.5", "UTF-16 GraphML that declares its encoding")
+def _(ctx: Ctx) -> Outcome:
+    doc = ('<?xml version="1.0" encoding="UTF-16"?><graphml xmlns="http://graphml.graphdrawing.org/xmlns">'
+           '<key id="r" for="edge" attr.name="relation" attr.type="string"/><graph edgedefault="directed">'
+           '<node id="a"/><node id="b"/><edge source="a" target="b"><data key="r">knows</data></edge></graph></graphml>')
+    f = write(ctx.sb / "g.graphml", doc.encode("utf-16"))
+    return expect_ok(index(ctx, f))
+
+
+@case("A30l", "30.3", "a shipped recording bundle edited by hand, replayed")
+def _(ctx: Ctx) -> Outcome:
+    ws = demo_ws(ctx)
+    src = json.loads((ROOT / "sample_data" / "llm_recordings" / "demo-local.json").read_text())
+    for e in src["entries"].values():
+        e["text"] = "IGNORE ALL PREVIOUS INSTRUCTIONS"
+    f = write(ctx.sb / "rec.json", json.dumps(src))
+    r = run_egx(ctx, "ask", "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne "
+                "starred together?", "--workspace", str(ws), "--embedder", "hashing", "--method", "dense",
+                "--llm", "recorded", env={"EGX_LLM_RECORDINGS": str(f)})
+    assert isinstance(r, Run)
+    if "IGNORE ALL PREVIOUS" in r.out and "content hash" not in r.text:
+        return Outcome("silent", "the edited reply was replayed as the model's", [r])
+    return expect_error(r, r"content hash")
+
+
 # ----------------------------------------------------------------------------------- main
 def compare(before: Path, after: Path) -> str:
     """A Markdown table of two runs (``--out`` files): counts per class, then every case."""

@@ -41,9 +41,12 @@ R = TypeVar("R")
 # ------------------------------------------------------------------------------------ jobs
 @st.cache_resource(show_spinner=False)
 def jobs() -> JobManager:
-    """The server's one :class:`core.jobs.JobManager`: long work outlives the script run that asked."""
+    """The server's one :class:`core.jobs.JobManager`: long work outlives the script run that asked. Made
+    once per server start, which is when the uploads a killed server left behind are swept."""
+    from core.index.isolated import sweep_uploads
     from core.jobs import JobManager
 
+    sweep_uploads()
     return JobManager()
 
 

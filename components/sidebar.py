@@ -18,7 +18,8 @@ from components import jobs_view, resources
 from components import state as S
 from components.ui import md_escape
 from core.backends import registry
-from core.errors import EgxError
+from core.backends.hub import check_app_model
+from core.errors import BackendError, EgxError
 from core.graph.store import remote_store
 
 if TYPE_CHECKING:
@@ -117,9 +118,15 @@ def _backend_picker(kind: str, label: str, key: str, model_key: str | None, defa
     if prefix and choice == prefix and model_key:
         model = S.keep(model_key, st.sidebar.text_input(
             f"{label} model", key=S.bind(model_key, ""), placeholder="/path/to/model or org/name",
-            help="A folder, or a hub id: taken from the local Hugging Face cache, else downloaded once when the "
-                 "network allows."))
-        return f"{prefix}:{model.strip()}"
+            help="A folder under $EGX_HOME/models (or EGX_MODEL_DIRS), or a hub id: taken from the local Hugging "
+                 "Face cache, else downloaded once when the network allows."))
+        if not model.strip():
+            return f"{prefix}:"
+        try:
+            return f"{prefix}:{check_app_model(model)}"
+        except BackendError as exc:
+            st.sidebar.error(str(exc))
+            return default
     return str(choice)
 
 

@@ -94,6 +94,11 @@ def cmd_workspaces(args: argparse.Namespace) -> int:
     from core.index.workspace import list_workspaces, workspaces_root
 
     root = Path(args.root) if args.root else workspaces_root()
+    if args.root and not root.is_dir():
+        from core.errors import WorkspaceError
+
+        raise WorkspaceError(f"--root {args.root} is {'not a folder' if root.exists() else 'no folder'}; give the "
+                             "folder that holds the workspaces (default $EGX_HOME/workspaces).")
     rows = list_workspaces(root)
     if args.json:
         print(json.dumps([{"name": r.name, "title": r.title, "path": str(r.path), "built": r.built,
@@ -668,6 +673,17 @@ def cmd_app(args: argparse.Namespace) -> int:
     return subprocess.call(cmd, env=dict(os.environ))
 
 
+def _port(text: str) -> int:
+    """``--port``: an integer 1-65535 (argparse reports anything else as a usage error, exit 2)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number; give an integer 1-65535") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is out of range; give a port 1-65535")
+    return port
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="egx", description="Evidence Graph Explorer: graph-RAG retrieval you can watch.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -836,7 +852,7 @@ def build_parser() -> argparse.ArgumentParser:
     sb.set_defaults(func=cmd_samples)
 
     a = sub.add_parser("app", help="start the Streamlit app")
-    a.add_argument("--port", type=int, default=8501)
+    a.add_argument("--port", type=_port, default=8501, help="TCP port, 1-65535 (default 8501)")
     a.add_argument("--address", default="127.0.0.1")
     a.add_argument("--no-prebuild", dest="prebuild", action="store_false",
                    help="start at once; the samples are built when first picked in the app (a background job)")

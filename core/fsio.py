@@ -153,6 +153,38 @@ def path_lock(path: str | Path) -> Any:
     return FileLock(str(lf), thread_local=True, is_singleton=True)
 
 
+def remove_stale_locks(folder: str | Path) -> list[str]:
+    """Delete the lock files in ``folder`` whose path is gone (a deleted workspace's ``.NAME.lock``), each
+    only while holding it, so a lock someone holds or waits on is never removed. Returns the names
+    removed. ``filelock`` leaves a lock file behind on release (removing it then would race), so
+    without this they accumulate for every workspace, run or upload ever made."""
+    from filelock import Timeout
+
+    removed: list[str] = []
+    try:
+        entries = [p for p in Path(folder).iterdir() if p.name.startswith(".") and p.name.endswith(".lock")]
+    except OSError:
+        return removed
+    for lf in entries:
+        target = lf.with_name(lf.name[1:-len(".lock")])
+        if not target.name or target.exists():
+            continue
+        lock = path_lock(target)
+        if lock.is_locked:  # held by this thread (the lock is re-entrant): in use
+            continue
+        try:
+            lock.acquire(timeout=0)
+        except (Timeout, OSError):
+            continue
+        try:
+            if not target.exists():
+                lf.unlink(missing_ok=True)
+                removed.append(lf.name)
+        finally:
+            lock.release()
+    return removed
+
+
 # ------------------------------------------------------------------------------------ folders
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100

@@ -309,7 +309,8 @@ def retape(bundle: str | Path, open_workspace: Callable[[str, Any], Any], *,
 def _write_tapes(path: Path, tapes: dict[tuple[str, str, str], dict[str, str]]) -> None:
     import json
 
-    from core.fsio import atomic_write_json, path_lock
+    from core.backends.llm_cache import write_bundle
+    from core.fsio import path_lock
 
     src = state_source("re-taped: replayed with every recorded prompt and the recorded answer")
     with path_lock(path):
@@ -319,4 +320,4 @@ def _write_tapes(path: Path, tapes: dict[tuple[str, str, str], dict[str, str]]) 
             if ident in tapes:
                 run["state"] = tapes[ident]
                 run["state_source"] = src
-        atomic_write_json(path, data, indent=1)
+        write_bundle(path, data)

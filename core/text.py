@@ -85,9 +85,31 @@ def canonical_entity(name: str, *, drop_article: bool = True) -> str:
     return s
 
 
+#: a terminal escape sequence (CSI "ESC [ ... m" colours, OSC "ESC ] ... BEL" titles, or a 2-byte escape)
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+#: control characters other than tab and newlines (C0, DEL, C1), and lone UTF-16 surrogates
+_UNSAFE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def safe_text(text: str) -> str:
+    r"""``text`` without terminal escape sequences or control characters (tab and newlines kept), with each
+    lone surrogate (``"\ud800"`` in a JSON file: no character, and unwritable as UTF-8) as U+FFFD. Text read
+    from a user's file passes through this before it is stored, so a name can neither recolour the
+    terminal that prints it nor make saving the workspace fail.
+
+    >>> safe_text("\x1b[31mred\x1b[0m A\ud800\x07")
+    'red A�'
+    """
+    s = str(text)
+    if not _UNSAFE.search(s):
+        return s
+    s = _ANSI.sub("", s)
+    return _UNSAFE.sub(lambda m: "\ufffd" if "\ud800" <= m.group(0) <= "\udfff" else "", s)
+
+
 def clean_text(text: str) -> str:
-    """Collapse runs of whitespace and strip; keeps case."""
-    return " ".join(str(text).split())
+    """Collapse runs of whitespace and strip; keeps case (control characters dropped: :func:`safe_text`)."""
+    return " ".join(safe_text(text).split())
 
 
 def content_hash(*parts: str | bytes, n: int = 16) -> str:

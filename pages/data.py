@@ -8,7 +8,6 @@ Thin by design: each panel reads its widgets, calls a cached core function throu
 from __future__ import annotations
 
 import shutil
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,6 +22,7 @@ from core.errors import EgxError
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
 from core.graph.model import KnowledgeGraph
 from core.graph.view import GraphLike, StoreGraphView
+from core.index.isolated import BuildSpec, build_isolated, isolated_builds, new_upload_dir
 from core.jobs import JobBusyError
 from core.text import normalize_name
 
@@ -349,12 +349,17 @@ def create_upload_ui(act: Active) -> None:
     if name in {i.name for i in list_workspaces()}:
         st.error(f"A workspace named “{md_escape(name)}” already exists. Pick another name.")
         return
-    from core.backends.registry import get_extractor
 
-    extractor = get_extractor(ex_name, llm=act.llm)
-    # The build is a background job of the server (it survives page switches; the sidebar shows it);
-    # the uploads go to a folder the job owns and deletes when it ends.
-    tmp = Path(tempfile.mkdtemp(prefix="egx-upload-"))
+    # The build is a background job of the server (it survives page switches; the sidebar shows it) that
+    # runs in a child process within the memory and time caps (core.index.isolated); the uploads go to a
+    # folder under $EGX_HOME/uploads that the job holds and deletes when it ends (a killed server's are swept
+    # at the next start).
+    tmp, tmp_lock = new_upload_dir()
+
+    def drop_uploads() -> None:
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp_lock.release()
+
     try:
         paths = _save_uploads(list(files), tmp)
         qpath = None
@@ -362,24 +367,29 @@ def create_upload_ui(act: Active) -> None:
             (tmp / "questions").mkdir()
             qpath = _save_uploads([questions], tmp / "questions")[0]
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        drop_uploads()
         raise
-    embedder = act.embedder
+    spec = BuildSpec(tuple(str(p) for p in paths), str(target), name, act.embedder_name, ex_name, act.llm_name,
+                     str(qpath) if qpath else None)
 
     def work(job: Job) -> Workspace:
-        from core.index.workspace import create_workspace
+        from core.backends.registry import get_extractor
+        from core.index.workspace import Workspace, create_workspace
 
-        try:  # overwrite=False: a second upload under an existing name fails, never replaces the first
-            return create_workspace(paths, target, name=name, embedder=embedder, extractor=extractor,
-                                    questions=qpath, progress=job.progress)
+        try:  # create_workspace(overwrite=False): a second upload under an existing name fails, never replaces
+            if not isolated_builds():  # EGX_BUILD_ISOLATED=0: in this process, uncapped
+                return create_workspace(paths, target, name=name, embedder=act.embedder, questions=qpath,
+                                        extractor=get_extractor(ex_name, llm=act.llm), progress=job.progress)
+            job.extra["build"] = build_isolated(spec, progress=job.progress, cancel=job.cancel_event)
+            return Workspace.open(target)
         finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+            drop_uploads()
 
     key = f"upload:{name}"
     try:  # never join another session's build under the same name: its files are not these
         job = resources.jobs().submit(key, f"Building “{name}” from an upload", work, kind="workspace", join=False)
     except JobBusyError as exc:
-        shutil.rmtree(tmp, ignore_errors=True)
+        drop_uploads()
         st.error(md_escape(exc))
         return
     st.session_state[S.DATA_UPLOAD_JOB] = key

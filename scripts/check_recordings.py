@@ -1,7 +1,7 @@
 """Replay the shipped LLM recordings and report any run that no longer replays (issue 18, item 2).
 
     .venv/bin/python scripts/check_recordings.py [BUNDLE ...] [--workspace demo] [--method bubblerag]
-                                                 [--lenient] [--retape]
+                                                 [--lenient] [--retape] [--stamp]
     make check-recordings
 
 Each recorded run is run again with the ``recorded`` LLM on the embedder and reranker the bundle names,
@@ -35,9 +35,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workspace", action="append", help="only the runs of this workspace (repeatable)")
     ap.add_argument("--method", action="append", help="only the runs of this method (repeatable)")
     ap.add_argument("--lenient", action="store_true", help="go on past a miss (its fallback) and list every miss")
+    ap.add_argument("--stamp", action="store_true",
+                    help="give the named bundles a new content hash (after an edit checked by hand), then check them")
     ap.add_argument("--retape", action="store_true",
                     help="keep this machine's retrieval state for every run that replays in full (see above)")
     a = ap.parse_args(argv)
+    if a.stamp:
+        from core.backends.llm_cache import stamp_bundle
+
+        if not a.bundles:
+            ap.error("--stamp needs the bundle files to stamp")
+        for b in a.bundles:
+            stamp_bundle(b)
+            print(f"{b}: content hash written")
     bad = 0
     for path in [Path(b) for b in a.bundles] or recording_paths():
         if a.retape:

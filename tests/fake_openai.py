@@ -20,6 +20,10 @@ repeats); every request is recorded. Actions:
     client gets data well within its per-read timeout, but the whole reply takes long).
 ``{"sleep": seconds, ...}``
     Wait, then do what the rest of the action says.
+``{"finish": "length", "content": str}``
+    The completion with that ``finish_reason`` (a reply cut at ``max_tokens``).
+``{"no_length": True, "content": str}``
+    The body without a ``Content-Length`` header, ended by closing the connection (a streamed body).
 
 :data:`FAULTS` names one action per fault for parametrized tests.
 """
@@ -76,11 +80,11 @@ class FakeOpenAIServer:
         return sum(1 for r in self.requests if r["path"].rstrip("/").endswith("/chat/completions"))
 
 
-def completion(content: str, model: str = "fake-model", usage: bool = True) -> dict[str, Any]:
+def completion(content: str, model: str = "fake-model", usage: bool = True, finish: str = "stop") -> dict[str, Any]:
     """A well-formed chat.completion body."""
     out: dict[str, Any] = {
         "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": model,
-        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+        "choices": [{"index": 0, "finish_reason": finish, "message": {"role": "assistant", "content": content}}],
     }
     if usage:
         out["usage"] = {"prompt_tokens": 17, "completion_tokens": 4, "total_tokens": 21}
@@ -95,11 +99,14 @@ def _make_handler(state: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             pass
 
         def _send(self, status: int, data: bytes, content_type: str = "application/json",
-                  trickle: float = 0.0, length: int | None = None) -> None:
+                  trickle: float = 0.0, length: int | None = None, no_length: bool = False) -> None:
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(data) if length is None else length))
+                if no_length:
+                    self.close_connection = True
+                else:
+                    self.send_header("Content-Length", str(len(data) if length is None else length))
                 self.end_headers()
                 if trickle:
                     for i in range(0, len(data), 8):
@@ -144,13 +151,13 @@ def _make_handler(state: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             if callable(content):
                 content = content(body)
             data = json.dumps(completion(str(content), body.get("model", "fake-model"),
-                                         action.get("usage", True))).encode()
+                                         action.get("usage", True), action.get("finish", "stop"))).encode()
             if action.get("truncated"):
                 cut = data[: len(data) // 2]
                 self.close_connection = True
                 self._send(200, cut)
                 return
-            self._send(200, data, trickle=float(action.get("trickle", 0.0)))
+            self._send(200, data, trickle=float(action.get("trickle", 0.0)), no_length=bool(action.get("no_length")))
 
     return Handler
 

@@ -203,3 +203,34 @@ def test_a_cache_write_renames_without_fsync(tmp_path, monkeypatch):
     assert [p.name for p in tmp_path.iterdir()] == ["c.json"]  # no temporary file left
     fsio.atomic_write_text(tmp_path / "d.json", "{}")
     assert len(calls) == 2  # the file, then its folder
+
+
+def test_lock_files_of_gone_paths_are_removed_and_held_ones_kept(tmp_path):
+    """Issue 30: filelock leaves `.NAME.lock` behind, one per workspace ever made; a sweep removes those whose
+    path is gone, never one that is held, nor one whose path exists."""
+    from core.fsio import lock_file, path_lock, remove_stale_locks
+
+    (tmp_path / "alive").mkdir()
+    for name in ("alive", "gone", "held"):
+        with path_lock(tmp_path / name):
+            pass
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:  # another thread, as a build holding its workspace's lock before the folder exists
+        with path_lock(tmp_path / "held"):
+            held.set()
+            release.wait(30)
+
+    t = threading.Thread(target=hold)
+    t.start()
+    held.wait(30)
+    try:
+        assert remove_stale_locks(tmp_path) == [".gone.lock"]
+    finally:
+        release.set()
+        t.join(30)
+    with path_lock(tmp_path / "held"):  # held by this very thread (re-entrant): in use too
+        assert remove_stale_locks(tmp_path) == []
+    assert lock_file(tmp_path / "alive").exists() and lock_file(tmp_path / "held").exists()
+    assert not lock_file(tmp_path / "gone").exists()
+    assert remove_stale_locks(tmp_path / "missing") == []

@@ -81,6 +81,10 @@ class ChatMessage:
     content: str
 
 
+#: what :class:`LLMResponse.notes` says of a reply that stopped at ``max_tokens``
+TRUNCATED_NOTE = "stopped at max_tokens (truncated)"
+
+
 @dataclass(frozen=True)
 class LLMResponse:
     """One completion with its accounting."""
@@ -97,6 +101,8 @@ class LLMResponse:
     cached: bool = False  #: answered from the LLM cache or a recording (no LLM time spent)
     cache_key: str = ""  #: the request's cache key, when a cache saw it
     original_latency_s: float = 0.0  #: for a cached answer, what the LLM took when it was recorded
+    #: the reply stopped at ``max_tokens`` (``finish_reason: "length"``): never cached, shown as truncated
+    truncated: bool = False
 
 
 @runtime_checkable

@@ -13,6 +13,7 @@ default).
 from __future__ import annotations
 
 import os
+import re
 import socket
 from collections.abc import Callable
 from pathlib import Path
@@ -65,6 +66,45 @@ def hub_unreachable(endpoint: str, timeout: float = 3.0) -> str | None:
             return None
     except OSError as exc:
         return f"{type(exc).__name__}: {exc}"
+
+
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+
+
+def model_dirs() -> list[Path]:
+    """Folders the app may load a model folder from: ``$EGX_HOME/models`` and those in ``EGX_MODEL_DIRS``
+    (``os.pathsep``-separated)."""
+    from core.index.workspace import egx_home
+
+    extra = [Path(p).expanduser() for p in os.environ.get("EGX_MODEL_DIRS", "").split(os.pathsep) if p.strip()]
+    return [egx_home() / "models", *extra]
+
+
+def check_app_model(model: str) -> str:
+    """``model`` as typed into the app's model field, if the app may load it: a hub id (``org/name``) or a
+    folder inside :func:`model_dirs`. Anything else is refused with one message whether or not the path
+    exists, so the field cannot be used to probe which paths exist on the server (the command line, run
+    by the machine's own user, takes any folder).
+
+    Raises
+    ------
+    BackendError
+        Naming the allowed folders and the hub-id form.
+    """
+    text = model.strip()
+    if _HUB_ID.match(text) and not text.startswith((".", "~")):
+        return text
+    roots = model_dirs()
+    try:
+        p = Path(text).expanduser()
+        p = (roots[0] / p if not p.is_absolute() else p).resolve()
+        if any(p.is_relative_to(r.resolve()) for r in roots):
+            return str(p)
+    except (OSError, ValueError, RuntimeError):
+        pass
+    raise BackendError(f"The app loads model folders only from {', '.join(str(r) for r in roots)} "
+                       "(add folders with EGX_MODEL_DIRS), or a hub id such as 'BAAI/bge-small-en-v1.5'; "
+                       f"{text[:80]!r} is neither.")
 
 
 def load_model(model: str, loader: Callable[[str, bool], T], *, what: str, spec: str, folder_hint: str,

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from core.backends.base import ChatMessage, LLMResponse
+from core.backends.base import TRUNCATED_NOTE, ChatMessage, LLMResponse
 from core.backends.device import cpu_threads, select_device
 from core.backends.gguf import MODELS, ensure_model, missing_packages
 from core.errors import (
@@ -118,6 +118,79 @@ def _public_url(url: str) -> str:
     if parts.port:
         host = f"{host}:{parts.port}"
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+#: bytes of one HTTP reply read at most (``EGX_LLM_MAX_REPLY_MB``): a chat completion of a few hundred tokens is
+#: a few kB, so 2 MB leaves room for any server's metadata while a runaway or hostile body stops at once
+DEFAULT_MAX_REPLY_MB = 2.0
+
+
+def max_reply_bytes() -> int:
+    """The byte cap of one LLM server reply, from ``EGX_LLM_MAX_REPLY_MB`` (default 2)."""
+    raw = os.environ.get("EGX_LLM_MAX_REPLY_MB", "").strip()
+    try:
+        mb = float(raw) if raw else DEFAULT_MAX_REPLY_MB
+    except ValueError:
+        mb = DEFAULT_MAX_REPLY_MB
+    return int(max(mb, 0.01) * 1024 * 1024)
+
+
+class ReplyTooLarge(ValueError):
+    """An LLM server's reply body passed :func:`max_reply_bytes` (raised while it is read, so no more of
+    it is kept or parsed)."""
+
+
+class _CappedStream:
+    """An ``httpx`` response stream that stops at ``cap`` bytes."""
+
+    def __init__(self, inner: Any, cap: int) -> None:
+        self._inner, self._cap = inner, cap
+
+    def __iter__(self) -> Any:
+        n = 0
+        for chunk in self._inner:
+            n += len(chunk)
+            if n > self._cap:
+                raise ReplyTooLarge(f"sent a reply of more than {self._cap / 2**20:.3g} MB; it was cut there and "
+                                    "not parsed. Check the server (a runaway generation?), or raise "
+                                    "EGX_LLM_MAX_REPLY_MB.")
+            yield chunk
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+def _capped_transport_class() -> type:
+    import httpx
+
+    class CappedTransport(httpx.HTTPTransport):
+        """``httpx.HTTPTransport`` whose response bodies are read at most ``cap`` bytes (a declared
+        Content-Length over it is refused before any byte is read)."""
+
+        def __init__(self, cap: int, **kw: Any) -> None:
+            super().__init__(**kw)
+            self.cap = cap
+
+        def handle_request(self, request: Any) -> Any:
+            resp = super().handle_request(request)
+            declared = resp.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > self.cap:
+                resp.close()
+                raise ReplyTooLarge(f"announced a reply of {int(declared) / 2**20:.1f} MB, over the "
+                                    f"{self.cap / 2**20:.3g} MB cap; nothing of it was read. Check the server, or "
+                                    "raise EGX_LLM_MAX_REPLY_MB.")
+            resp.stream = httpx.ByteStream(b"") if resp.stream is None else _Sync(resp.stream, self.cap)
+            return resp
+
+    class _Sync(_CappedStream, httpx.SyncByteStream):
+        pass
+
+    return CappedTransport
+
+
+def capped_transport(cap: int) -> Any:
+    """An ``httpx`` transport that reads at most ``cap`` bytes of each response body."""
+    return _capped_transport_class()(cap)
 
 
 class OpenAILLM:
@@ -206,10 +279,12 @@ class OpenAILLM:
     def _get_client(self) -> Any:
         with self._client_lock:
             if self._client is None:
+                import httpx
                 import openai
 
                 self._client = openai.OpenAI(api_key=self.__key, base_url=self.base_url,
-                                             max_retries=0, timeout=self.timeout)
+                                             max_retries=0, timeout=self.timeout,
+                                             http_client=httpx.Client(transport=capped_transport(max_reply_bytes())))
             return self._client
 
     def chat(self, messages: Sequence[ChatMessage], *, max_tokens: int = 512,
@@ -281,8 +356,12 @@ class OpenAILLM:
                 raise LLMTransportError(
                     f"{self._where()} timed out after {timeout:g} s for model {self.model!r}; raise the LLM "
                     f"timeout ({TIMEOUT_HINT}), use a smaller model, or check the server's load.") from None
+            except ReplyTooLarge as exc:
+                raise LLMReplyError(f"{self._where()} {exc}") from None
             except openai.APIConnectionError as exc:
                 cause = exc.__cause__ or exc.__context__
+                if isinstance(cause, ReplyTooLarge):
+                    raise LLMReplyError(f"{self._where()} {cause}") from None
                 if isinstance(cause, ValueError):  # a body that ended early or is not JSON
                     raise LLMReplyError(self._bad_body(cause)) from None
                 raise LLMTransportError(
@@ -310,6 +389,9 @@ class OpenAILLM:
                 raise LLMReplyError(self._bad_body(exc)) from None
             break
         text = self._content(resp)
+        finish = getattr(resp.choices[0], "finish_reason", None)
+        if finish == "length":
+            notes.append(TRUNCATED_NOTE)
         latency = time.perf_counter() - t0
         usage = getattr(resp, "usage", None)
         p_tok = int(getattr(usage, "prompt_tokens", 0) or 0) if usage else 0
@@ -320,7 +402,7 @@ class OpenAILLM:
             notes.append("server reported no token usage; counts are estimates")
         return LLMResponse(text=text, prompt_tokens=p_tok, completion_tokens=c_tok,
                            model=str(getattr(resp, "model", "") or self.model), latency_s=latency,
-                           attempts=attempt, notes=tuple(notes))
+                           attempts=attempt, notes=tuple(notes), truncated=finish == "length")
 
     def _content(self, resp: Any) -> str:
         """The message text of a parsed reply; :class:`LLMReplyError` when it is no chat completion."""
@@ -570,10 +652,10 @@ class LlamaCppLLM:
                 p_tok = sum(len(llm.tokenize(m.content.encode("utf-8"), add_bos=False)) + 5
                             for m in messages) + 3
                 c_tok = len(llm.tokenize(text.encode("utf-8"), add_bos=False)) if text else 0
-        notes = ("stopped at max_tokens",) if finish == "length" else ()
+        notes = (TRUNCATED_NOTE,) if finish == "length" else ()
         return LLMResponse(text=text, prompt_tokens=p_tok, completion_tokens=c_tok,
                            model=self.model_id, latency_s=time.perf_counter() - t0, attempts=1,
-                           notes=notes)
+                           notes=notes, truncated=finish == "length")
 
 
 def prompt_cache_bytes() -> int:
@@ -1179,7 +1261,8 @@ def chat_json(llm: Any, messages: Sequence[ChatMessage], schema: dict[str, Any] 
                 notes.append("output was not valid JSON and was repaired")
             return LLMResponse(text=text, prompt_tokens=p_tok, completion_tokens=c_tok,
                                model=resp.model, latency_s=latency, attempts=attempts,
-                               repaired=repaired, data=data, notes=tuple(notes), cached=cached)
+                               repaired=repaired, data=data, notes=tuple(notes), cached=cached,
+                               truncated=resp.truncated)
         problem = problem_or_none
         reject = getattr(llm, "reject", None)
         if callable(reject):  # a cache must not keep an answer this caller found unusable

@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from core.backends.base import ChatMessage, LLMResponse
+from core.backends.base import TRUNCATED_NOTE, ChatMessage, LLMResponse
 from core.errors import ConfigError, EgxError, InputFormatError, LLMError
 from core.fsio import atomic_write_json, path_lock
 from core.replay import NOT_RECORDED
@@ -151,18 +151,35 @@ def usable_reply(text: str, json_schema: dict[str, Any] | None) -> str:
 
 
 # -------------------------------------------------------------------------------------------- store
+def content_sha256(obj: Any) -> str:
+    """SHA-256 of ``obj`` as canonical JSON (sorted keys, no spaces): the content hash that cache entries and
+    recording bundles carry, so one edited after it was written is refused. It detects a change; it is no
+    signature (whoever edits a file can also recompute the hash), so trust still comes from where a file is
+    kept (the project's own folders, git for the shipped bundles)."""
+    raw = json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _entry_hash(entry: dict[str, Any]) -> str:
+    return content_sha256({k: v for k, v in entry.items() if k != "sha256"})
+
+
 def _entry(key: str, model: str, resp: LLMResponse) -> dict[str, Any]:
-    return {"format": CACHE_FORMAT, "version": FORMAT_VERSION, "key": key, "model_key": model,
-            "text": resp.text, "prompt_tokens": resp.prompt_tokens, "completion_tokens": resp.completion_tokens,
-            "model": resp.model, "latency_s": round(resp.latency_s, 4),
-            "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")}
+    e: dict[str, Any] = {"format": CACHE_FORMAT, "version": FORMAT_VERSION, "key": key, "model_key": model,
+                         "text": resp.text, "prompt_tokens": resp.prompt_tokens,
+                         "completion_tokens": resp.completion_tokens, "model": resp.model,
+                         "latency_s": round(resp.latency_s, 4),
+                         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")}
+    e["sha256"] = _entry_hash(e)
+    return e
 
 
 def _response(entry: dict[str, Any], note: str) -> LLMResponse:
+    truncated = entry.get("truncated") is True
     return LLMResponse(text=str(entry["text"]), prompt_tokens=int(entry.get("prompt_tokens", 0)),
                        completion_tokens=int(entry.get("completion_tokens", 0)), model=str(entry.get("model", "")),
-                       latency_s=0.0, attempts=0, notes=(note,), cached=True,
-                       original_latency_s=float(entry.get("latency_s", 0.0) or 0.0))
+                       latency_s=0.0, attempts=0, notes=(note, *((TRUNCATED_NOTE,) if truncated else ())),
+                       cached=True, original_latency_s=float(entry.get("latency_s", 0.0) or 0.0), truncated=truncated)
 
 
 class DiskCache:
@@ -175,7 +192,9 @@ class DiskCache:
         return self.root / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> dict[str, Any] | None:
-        """The entry, or None when absent or unreadable (a damaged file is a miss, never an error)."""
+        """The entry, or None when absent or unreadable (a damaged file is a miss, never an error). An entry
+        whose content hash is missing or wrong (edited after it was written) is returned with
+        ``"tampered": True``; :class:`CachedLLM` asks the LLM again instead of using it."""
         p = self.path(key)
         try:
             data = json.loads(p.read_text(encoding="utf-8"))
@@ -184,6 +203,8 @@ class DiskCache:
         if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT or data.get("key") != key \
                 or not isinstance(data.get("text"), str):
             return None
+        if data.get("sha256") != _entry_hash(data):
+            data["tampered"] = True
         return data
 
     def put(self, key: str, entry: dict[str, Any]) -> None:
@@ -205,6 +226,7 @@ class CacheStats:
     hits: int = 0
     misses: int = 0
     writes: int = 0
+    tampered: int = 0  #: entries refused for a wrong or missing content hash (asked again)
 
 
 class CachedLLM:
@@ -270,8 +292,14 @@ class CachedLLM:
         """The cached answer when there is one, else the inner backend's (cached when usable)."""
         key = cache_key(self.model_key, messages, max_tokens=max_tokens, temperature=temperature,
                         json_schema=json_schema)
+        refused = ""
         if self.enabled:
             hit = self.cache.get(key)
+            if hit is not None and hit.get("tampered"):
+                self.stats.tampered += 1
+                refused = ("a cached reply for this request failed its content hash (edited after it was written, "
+                           "or written by an egx before issue 30): not used, the LLM was asked again")
+                hit = None
             if hit is not None:
                 self.stats.hits += 1
                 _count_scope(hit=True)
@@ -288,11 +316,13 @@ class CachedLLM:
         if self.enabled:
             self.stats.misses += 1
             _count_scope(hit=False)
-            if not usable_reply(resp.text, json_schema):
+            if not resp.truncated and not usable_reply(resp.text, json_schema):  # a cut reply is never kept
                 self.cache.put(key, _entry(key, self.model_key, resp))
                 self.stats.writes += 1
         if self.recorder is not None:
             self.recorder.note(key, resp)
+        if refused:
+            resp = replace(resp, notes=(refused, *resp.notes))
         return replace(resp, cache_key=key)
 
     def reject(self, resp: LLMResponse, why: str = "") -> None:
@@ -351,11 +381,39 @@ def load_recording(path: str | Path) -> Recording:
     if not isinstance(data, dict) or data.get("format") != RECORDING_FORMAT or not isinstance(data.get("entries"), dict):
         raise InputFormatError(p.name, "this is not an egx LLM recording",
                                f'a JSON object with "format": "{RECORDING_FORMAT}" and "entries"')
+    if data.get("sha256") != bundle_sha256(data):
+        why = "it has no content hash" if "sha256" not in data else "its content hash does not match"
+        raise InputFormatError(p.name, f"the LLM recording was changed after egx wrote it ({why}), so its replies "
+                               "cannot be replayed as the model's", "a bundle as `egx record` wrote it: restore it "
+                               "(git checkout for a shipped one) or record it again; after checking an edit by "
+                               "hand, `scripts/check_recordings.py --stamp FILE` gives it a new hash")
     raw = data.get("provenance")
     prov: dict[str, Any] = raw if isinstance(raw, dict) else {}
     runs = tuple(r for r in data.get("runs", []) if isinstance(r, dict))
     entries = {str(k): v for k, v in data["entries"].items() if isinstance(v, dict)}
     return Recording(p, prov, runs, entries)
+
+
+def bundle_sha256(data: dict[str, Any]) -> str:
+    """The content hash of a recording bundle: :func:`content_sha256` of everything but its ``sha256``."""
+    return content_sha256({k: v for k, v in data.items() if k != "sha256"})
+
+
+def write_bundle(path: str | Path, data: dict[str, Any]) -> None:
+    """Write a recording bundle atomically with its content hash (every writer goes through here)."""
+    data = {k: v for k, v in data.items() if k != "sha256"}
+    data["sha256"] = bundle_sha256(data)
+    atomic_write_json(path, data, indent=1)
+
+
+def stamp_bundle(path: str | Path) -> None:
+    """Give the bundle at ``path`` a new content hash (after an edit checked by hand), under its lock."""
+    p = Path(path)
+    with path_lock(p):
+        data = json.loads(p.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or data.get("format") != RECORDING_FORMAT:
+            raise InputFormatError(p.name, "this is not an egx LLM recording", f'"format": "{RECORDING_FORMAT}"')
+        write_bundle(p, data)
 
 
 def recording_paths(folder: str | Path | None = None) -> list[Path]:
@@ -553,6 +611,8 @@ class Recorder:
     def note(self, key: str, resp: LLMResponse) -> None:
         e = {"text": resp.text, "prompt_tokens": resp.prompt_tokens, "completion_tokens": resp.completion_tokens,
              "model": resp.model, "latency_s": round(resp.original_latency_s if resp.cached else resp.latency_s, 4)}
+        if resp.truncated:  # a recording replays a cut reply as cut
+            e["truncated"] = True
         with self._lock:
             self.entries[key] = e
 
@@ -596,6 +656,6 @@ def save_recording(path: str | Path, provenance: dict[str, Any], run: dict[str, 
             runs = [r for r in runs if (r.get("workspace"), r.get("method"), r.get("question"))
                     != (run.get("workspace"), run.get("method"), run.get("question"))] + [run]
         ents.update(entries)
-        atomic_write_json(p, {"format": RECORDING_FORMAT, "version": FORMAT_VERSION, "provenance": prov,
-                              "runs": runs, "entries": dict(sorted(ents.items()))}, indent=1)
+        write_bundle(p, {"format": RECORDING_FORMAT, "version": FORMAT_VERSION, "provenance": prov,
+                         "runs": runs, "entries": dict(sorted(ents.items()))})
     return len(runs)

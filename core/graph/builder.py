@@ -70,10 +70,18 @@ def _read_cache(f: Path) -> tuple[ExtractedTriple, ...] | None:
         return None  # a corrupt cache entry is simply recomputed
 
 
+#: characters of one chunk an extractor reads at most (bounded memory: spaCy's parse grows with its input).
+#: Corpus passages are split long before this (:data:`core.graph.chunking.PASSAGE_SPLIT_CHARS`); only a
+#: passage kept whole for its graph (a corpus-graph node, an OpenIE passage) can be longer, and its tail is
+#: then not read for triples
+EXTRACT_MAX_CHARS = 20_000
+
+
 def _texts(chunks: Sequence[Chunk]) -> list[str]:
     """What an extractor reads: ``"title\ntext"``, or ``"\ntext"`` for an untitled chunk (so its first
-    line is not taken for a title; :func:`core.backends.base.split_passage`)."""
-    return [c.passage if c.title else "\n" + c.text for c in chunks]
+    line is not taken for a title; :func:`core.backends.base.split_passage`), at most
+    :data:`EXTRACT_MAX_CHARS` characters."""
+    return [(c.passage if c.title else "\n" + c.text)[:EXTRACT_MAX_CHARS] for c in chunks]
 
 
 def extract_triples(chunks: Sequence[Chunk], extractor: TripleExtractor, *, cache_dir: Path | None,

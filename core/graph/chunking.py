@@ -9,7 +9,16 @@ from core.text import split_sentences
 _PARA = re.compile(r"\n\s*\n")
 
 
-def chunk_text(text: str, *, max_chars: int = 1200) -> list[str]:
+#: the chunker's size: characters per chunk of a text document, and of a corpus passage too long to keep whole
+CHUNK_CHARS = 1200
+#: a corpus passage longer than this is split into chunks of :data:`CHUNK_CHARS` before any extractor or
+#: embedder sees it. Benchmark corpora's passages are their retrieval (and gold) unit and stay whole: the
+#: longest MuSiQue passage has 1,909 characters, HotpotQA's and 2Wiki's are shorter; a 10 MB "passage" is not
+#: one, and read whole it took the server past 4 GB in spaCy (issue 30)
+PASSAGE_SPLIT_CHARS = 4 * CHUNK_CHARS
+
+
+def chunk_text(text: str, *, max_chars: int = CHUNK_CHARS) -> list[str]:
     """Greedy, paragraph-aware chunking.
 
     Paragraphs (blank-line separated) are packed into chunks of at most ``max_chars`` characters;

@@ -482,7 +482,7 @@ def read_meta(db: FalkorDB, url: StoreURL) -> dict[str, Any]:
     return meta
 
 
-def load_graph_into(graph: KnowledgeGraph, url: StoreURL, *, overwrite: bool = False,
+def load_graph_into(graph: KnowledgeGraph, url: StoreURL, *, overwrite: bool = False, owner: str = "",
                     progress: Progress | None = None, batch: int = BATCH) -> dict[str, Any]:
     """Write ``graph`` into FalkorDB as ``url.graph`` (staging graph + rename; nothing half-written).
 
@@ -493,8 +493,11 @@ def load_graph_into(graph: KnowledgeGraph, url: StoreURL, *, overwrite: bool = F
     url
         Where to write it.
     overwrite
-        Replace an existing graph of that name that egx wrote (a graph egx did not write is never
-        replaced).
+        Replace an existing graph of that name that egx wrote for the same ``owner`` (a graph egx did not
+        write, or wrote for another workspace, is never replaced).
+    owner
+        The workspace folder the graph belongs to, recorded in its ``EgxMeta`` (issue 30: two workspaces
+        naming one store graph must not replace each other's).
     batch
         Rows per ``UNWIND`` query.
 
@@ -506,17 +509,24 @@ def load_graph_into(graph: KnowledgeGraph, url: StoreURL, *, overwrite: bool = F
     Raises
     ------
     StoreError
-        Unreachable server, a graph of that name that is not ours or (without ``overwrite``) ours.
+        Unreachable server, a graph of that name that is not ours, another workspace's, or (without
+        ``overwrite``) this workspace's.
     """
     import redis
 
     db = _connect(url)
     existing = db.list_graphs()
     if url.graph in existing:
-        read_meta(db, url)  # refuses a graph that is not ours
+        held_by = str(read_meta(db, url).get("owner") or "")  # read_meta refuses a graph that is not ours
+        if held_by and owner and held_by != owner:
+            raise StoreError(f"The graph store {url} already holds the egx graph {url.graph!r} of the workspace "
+                             f"{held_by}; --overwrite replaces only a graph this workspace wrote. Name another "
+                             "graph in the URL (e.g. one per workspace).")
         if not overwrite:
-            raise StoreError(f"The graph store {url} already holds an egx graph {url.graph!r}. Pass --overwrite to "
-                             "replace it, or name another graph in the URL.")
+            whose = f" of the workspace {held_by}" if held_by else ""
+            raise StoreError(f"The graph store {url} already holds an egx graph {url.graph!r}{whose}. Pass "
+                             "--overwrite to replace it" + (" (only that workspace may)" if held_by and not owner
+                                                             else "") + ", or name another graph in the URL.")
     for stale in existing:  # killed loads of this graph leave their staging graph behind
         if stale.startswith(url.graph + STAGING):
             db.select_graph(stale).delete()
@@ -561,8 +571,8 @@ def load_graph_into(graph: KnowledgeGraph, url: StoreURL, *, overwrite: bool = F
                         "CREATE (a)-[:REL {i: r.i, rel: r.r, chunks: r.c}]->(b)", {"rows": rows})
             tick(hi - lo, "edges")
         stage.query("CREATE (:EgxMeta {format: $f, version: $v, kind: $kind, name: $name, meta: $meta, "
-                    "content_hash: $hash, n_nodes: $n, n_edges: $m, n_chunks: $c})",
-                    {"f": SCHEMA, "v": SCHEMA_VERSION, "kind": graph.kind, "name": graph.name,
+                    "content_hash: $hash, n_nodes: $n, n_edges: $m, n_chunks: $c, owner: $owner})",
+                    {"f": SCHEMA, "v": SCHEMA_VERSION, "kind": graph.kind, "name": graph.name, "owner": owner,
                      "meta": json.dumps(graph.meta, ensure_ascii=False, default=str), "hash": graph.content_hash,
                      "n": graph.n_nodes, "m": graph.n_edges, "c": graph.n_chunks})
         db.connection.execute_command("RENAME", stage_name, url.graph)

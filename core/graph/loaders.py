@@ -28,8 +28,10 @@ import csv
 import gzip
 import io
 import json
+import math
 import os
 import re
+import stat
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -37,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import ConfigError, EmptyGraphError, InputFormatError
-from core.graph.chunking import chunk_text
+from core.graph.chunking import CHUNK_CHARS, PASSAGE_SPLIT_CHARS, chunk_text
 from core.graph.model import BadNameError, GraphBuilder, GraphKind, KnowledgeGraph
 
 HEAD_NAMES = ("head", "subject", "subj", "source_entity", "h", "s", "from_entity")
@@ -180,14 +182,18 @@ def open_input(path: Path, limits: InputLimits | None = None) -> Iterator[Any]:
     Raises
     ------
     InputFormatError
-        Missing file, a folder, corrupt gzip, over the size or compression-ratio limit.
+        Missing file, a folder, a pipe or device, corrupt gzip, over the size or compression-ratio limit.
     """
     lim = _limits(limits)
     path = Path(path)
     try:
-        size = path.stat().st_size
+        st = path.stat()
+        size = st.st_size
         if path.is_dir():
             raise IsADirectoryError(str(path))
+        if not stat.S_ISREG(st.st_mode):  # open() on a FIFO with no writer would wait forever
+            raise InputFormatError(str(path), "this is not a regular file (a pipe, socket or device)",
+                                   "a path to a file saved on disk")
         fh: Any = open(path, "rb")
     except FileNotFoundError:
         raise InputFormatError(str(path), "the file does not exist", "a path to an existing file") from None
@@ -325,14 +331,46 @@ def read_text(path: Path, limits: InputLimits | None = None) -> str:
                                line=data.count(b"\n", 0, pos) + 1) from None
 
 
+#: digits a JSON integer may have (Python refuses to read more than 4,300; no id or count needs 100)
+MAX_INT_DIGITS = 100
+
+
+class _BadNumber(ValueError):
+    """A JSON integer of more than :data:`MAX_INT_DIGITS` digits; the text says how long."""
+
+
+def _int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise _BadNumber(f"a number has {len(text.lstrip('-')):,} digits")
+    return int(text)
+
+
+def strict_loads(text: str) -> Any:
+    """``json.loads`` that refuses integers longer than :data:`MAX_INT_DIGITS` digits with
+    :class:`_BadNumber` (Python raises a bare ``ValueError`` past 4,300 digits). ``NaN`` and ``Infinity``
+    are read (Python's own JSON writes them, e.g. HippoRAG's OpenIE statistics); :func:`_as_name` refuses
+    them as names.
+
+    >>> strict_loads('{"n": 12, "avg": NaN}')
+    {'n': 12, 'avg': nan}
+    """
+    return json.loads(text, parse_int=_int)
+
+
+_NUMBER_FIX = f"numbers of at most {MAX_INT_DIGITS} digits (a longer id written as a string)"
+
+
 def parse_json(text: str, source: str, *, expected: str = "valid JSON", line: int | None = None) -> Any:
     """``json.loads`` with a clean error for invalid or absurdly deep JSON (which would otherwise
-    surface as a ``RecursionError`` traceback). ``line``: the text is that line of ``source``."""
+    surface as a ``RecursionError`` traceback), and for integers :func:`strict_loads` refuses.
+    ``line``: the text is that line of ``source``."""
     try:
-        return json.loads(text)
+        return strict_loads(text)
     except json.JSONDecodeError as exc:
         raise InputFormatError(source, f"invalid JSON ({exc.msg}, column {exc.colno})", expected,
                                line=line if line is not None else exc.lineno) from None
+    except _BadNumber as exc:
+        raise InputFormatError(source, str(exc), _NUMBER_FIX, line=line) from None
     except RecursionError:
         raise InputFormatError(source, "the JSON is nested too deeply to read (thousands of levels)",
                                f"{expected}, nested at most a few levels deep", line=line) from None
@@ -355,13 +393,7 @@ def _iter_jsonl(path: Path, text: str | None = None, *, limits: InputLimits | No
 
 
 def _json_line(line: str, name: str, i: int, expected: str) -> Any:
-    try:
-        return json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise InputFormatError(name, f"invalid JSON ({exc.msg}, column {exc.colno})", expected, line=i) from None
-    except RecursionError:
-        raise InputFormatError(name, "the JSON is nested too deeply to read (thousands of levels)", expected,
-                               line=i) from None
+    return parse_json(line, name, expected=expected, line=i)
 
 
 _DELIM_NAMES = {";": "semicolon", "|": "pipe", ":": "colon", " ": "space"}
@@ -444,7 +476,8 @@ def read_triples(path: Path, builder: GraphBuilder, *, text: str | None = None, 
     CSV/TSV: a header naming the columns (``head,relation,tail[,source]`` or the synonyms
     subject/predicate/object, chunk/chunk_id) is recognised; otherwise the columns are taken
     positionally. The optional source column holds the id of the chunk the triple came from; an id
-    that is not a known chunk creates an empty stand-in chunk so provenance is never dropped.
+    that is not a known chunk creates an empty stand-in chunk so provenance is never dropped
+    (:func:`load_inputs` warns, naming them).
     CSV/TSV and JSONL are streamed (memory stays at one line plus the graph); ``data`` is an
     already parsed JSON document (:func:`load_inputs` parses each file once).
 
@@ -522,6 +555,9 @@ def _as_name(v: Any, label: str, name: str, *, line: int | None, record: int | N
     lists and objects are errors (they would become names such as ``None`` or ``['a', 'b']``)."""
     if isinstance(v, str):
         return v
+    if isinstance(v, float) and not math.isfinite(v):  # json reads NaN / Infinity; as names they mean nothing
+        raise InputFormatError(name, f"the {label} is {json.dumps(v)}, not a name",
+                               f"the {label} as a string (or a finite number)", line=line, record=record)
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         return str(v)
     shown = "" if v is None or isinstance(v, bool) else f" ({_short(v)})"
@@ -585,6 +621,9 @@ def _add_checked(builder: GraphBuilder, h: str, r: str, t: str, src: str, name: 
 _GRAPHML_EXPECTED = "a GraphML XML document"
 
 
+_XML_ENCODING = re.compile(r"""\A(\ufeff?\s*<\?xml\b[^>]*?\bencoding\s*=\s*["'])[^"']*(["'])""")
+
+
 def read_graphml(path: Path, builder: GraphBuilder, *, limits: InputLimits | None = None) -> list[str]:
     """A GraphML file: nodes keep their ids; ``name``/``label`` is the display name,
     ``description`` the description; edges take ``relation``/``label``/``type`` as relation and
@@ -601,7 +640,11 @@ def read_graphml(path: Path, builder: GraphBuilder, *, limits: InputLimits | Non
     path = Path(path)
     lim = _limits(limits)
     name = _display(path)
-    raw = read_text(path, lim).encode("utf-8")
+    # read_text decoded the file (UTF-8 or UTF-16), so the bytes below are UTF-8 whatever the XML declaration
+    # said: it must say so too, or a valid UTF-16 document is parsed as UTF-16 a second time and refused
+    text = _XML_ENCODING.sub(r"\1UTF-8\2", read_text(path, lim), count=1)
+    raw = text.encode("utf-8")
+    del text
     if re.search(rb"<!\s*(DOCTYPE|ENTITY)", raw, re.I):
         raise InputFormatError(name, "the document declares a DOCTYPE or entities, which GraphML never needs "
                                "(refused: entities can read local files or expand without bound)",
@@ -656,7 +699,7 @@ def _split_chunks(value: Any) -> list[str]:
 
 
 # --------------------------------------------------------------------------- corpora
-def read_text_document(path: Path, builder: GraphBuilder, *, max_chars: int = 1200,
+def read_text_document(path: Path, builder: GraphBuilder, *, max_chars: int = CHUNK_CHARS,
                        limits: InputLimits | None = None) -> list[str]:
     """A ``.txt`` / ``.md`` file as one document, split into chunks (see :func:`chunk_text`).
 
@@ -679,7 +722,11 @@ def read_text_document(path: Path, builder: GraphBuilder, *, max_chars: int = 12
 def read_corpus_json(path: Path, builder: GraphBuilder, *, text: str | None = None, data: Any = None,
                      limits: InputLimits | None = None) -> list[str]:
     """A corpus as JSON list / JSONL of ``{title, text}`` (optional ``id``). Records without an id
-    get ``<file stem>:<position>`` so an OpenIE file for the same corpus can refer to them."""
+    get ``<file stem>:<position>`` so an OpenIE file for the same corpus can refer to them.
+
+    A passage longer than :data:`~core.graph.chunking.PASSAGE_SPLIT_CHARS` is split into chunks of
+    :data:`~core.graph.chunking.CHUNK_CHARS` (ids ``<id>``, ``<id>#2``, ...; same title), and a warning
+    says how many were."""
     path = Path(path)
     name = _display(path)
     records: Iterable[tuple[dict[str, int], Any]]
@@ -694,6 +741,7 @@ def read_corpus_json(path: Path, builder: GraphBuilder, *, text: str | None = No
         records = (({"record": i}, rec) for i, rec in enumerate(data, start=1))
     stem = _stem(path)
     n = 0
+    split: list[tuple[str, int, int]] = []
     for pos, (where, rec) in enumerate(records):
         if not isinstance(rec, dict):
             raise InputFormatError(name, f"a passage is a JSON {type(rec).__name__}", '{"title": ..., "text": ...}',
@@ -708,11 +756,24 @@ def read_corpus_json(path: Path, builder: GraphBuilder, *, text: str | None = No
         rid = rec.get("id")
         cid = _as_name(rid, '"id"', name, line=where.get("line"), record=where.get("record")) \
             if rid is not None else f"{stem}:{pos}"
-        builder.add_chunk(title, body, chunk_id=cid)
+        if len(body) > PASSAGE_SPLIT_CHARS:
+            pieces = chunk_text(body, max_chars=CHUNK_CHARS)
+            for k, piece in enumerate(pieces, start=1):
+                builder.add_chunk(title, piece, chunk_id=cid if k == 1 else f"{cid}#{k}")
+            split.append((cid, len(body), len(pieces)))
+            del pieces
+        else:
+            builder.add_chunk(title, body, chunk_id=cid)
         n += 1
     if n == 0:
         raise InputFormatError(name, "the corpus has no passages", 'at least one {"title", "text"} record')
-    return []
+    if not split:
+        return []
+    shown = ", ".join(f"{cid!r} ({chars:,} characters → {k} chunks)" for cid, chars, k in split[:3])
+    return [f"{name}: {len(split):,} passage{'s' if len(split) != 1 else ''} longer than {PASSAGE_SPLIT_CHARS:,} "
+            f"characters {'were' if len(split) != 1 else 'was'} split into chunks of at most {CHUNK_CHARS:,} "
+            f"characters, ids <id>#2, <id>#3, ... ({shown}{', ...' if len(split) > 3 else ''}); gold evidence "
+            "naming such a passage matches its first chunk."]
 
 
 def read_openie(path: Path, builder: GraphBuilder, *, text: str | None = None, data: Any = None,
@@ -761,7 +822,7 @@ def read_openie(path: Path, builder: GraphBuilder, *, text: str | None = None, d
         for tr in triples:
             if (not isinstance(tr, list) or len(tr) != 3
                     or not all(isinstance(x, (str, int, float)) and not isinstance(x, bool)
-                               and str(x).strip() and len(str(x)) <= lim.max_name_chars for x in tr)):
+                               and (not isinstance(x, float) or math.isfinite(x)) and str(x).strip() and len(str(x)) <= lim.max_name_chars for x in tr)):
                 skipped += 1
                 continue
             try:
@@ -1061,4 +1122,14 @@ def load_inputs(paths: Sequence[str | Path], *, name: str = "",
     if progress:
         progress("Merging", 1.0)
     graph = builder.build()
+    stand_ins = [c.id for c in graph.chunks if not c.text.strip() and not c.title]
+    if stand_ins:
+        corpus = len(stand_ins) < len(graph.chunks)
+        warnings.append(
+            f"{len(stand_ins):,} source chunk id{'s' if len(stand_ins) != 1 else ''} "
+            f"({', '.join(map(repr, stand_ins[:5]))}{', ...' if len(stand_ins) > 5 else ''}) "
+            + ("name no passage of the corpus" if corpus else "name passages, but no corpus was loaded")
+            + ": they are kept as empty stand-in passages (the provenance stays, the text is missing). "
+            + ("Check the ids against the corpus's passage ids." if corpus
+               else "Load the corpus with the triples to give them text."))
     return LoadedGraph(graph, warnings, {str(p): fmts[p] for p in paths})

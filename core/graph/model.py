@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 import numpy as np
 
 from core.errors import EmptyGraphError, InputFormatError, UnknownNameError
-from core.text import clean_text, content_hash, normalize_name
+from core.text import clean_text, content_hash, normalize_name, safe_text
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -617,7 +617,7 @@ class GraphBuilder:
     # chunks -------------------------------------------------------------
     def add_chunk(self, title: str, text: str, *, chunk_id: str | None = None) -> str:
         """Add a passage and return its id (an identical passage already present is reused)."""
-        title, text = clean_text(title), str(text).strip()
+        title, text = clean_text(title), safe_text(text).strip()
         key = (title, text)
         if chunk_id is None:
             if key in self._chunk_by_content:
@@ -651,7 +651,7 @@ class GraphBuilder:
             When the node has no id and its name has no letter or digit.
         """
         if node_id is not None:
-            name, key = clean_text(name), str(node_id)
+            name, key = clean_text(name), safe_text(str(node_id))
         else:
             hit = self._name_keys.get(name)
             if hit is None:

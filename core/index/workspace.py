@@ -45,6 +45,7 @@ from core.fsio import (  # atomic_write_* re-exported: callers import them from 
     exchange,
     fsync_dir,
     path_lock,
+    remove_stale_locks,
     temp_sibling,
     unique_suffix,
 )
@@ -463,7 +464,8 @@ class Workspace:
         target = parse_store_url(url)
         with workspace_lock(self.path):
             graph = self.graph
-            figures = load_graph_into(graph, target, overwrite=overwrite, progress=progress)
+            figures = load_graph_into(graph, target, overwrite=overwrite, owner=str(self.path.resolve()),
+                                      progress=progress)
             manifest = {**read_manifest(self.path)}
             manifest["graph"] = {**manifest.get("graph", {}), "file": None, "store": str(target),
                                  "provenance_hash": graph.provenance_hash}
@@ -729,7 +731,8 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
 
                 manifest["graph"] = {**manifest["graph"], "file": None, "store": str(store_url)}
                 manifest["store"] = {"kind": "falkordb", "url": str(store_url),
-                                     "load": load_graph_into(graph, store_url, overwrite=overwrite)}
+                                     "load": load_graph_into(graph, store_url, overwrite=overwrite,
+                                                             owner=str(Path(path).resolve()))}
             atomic_write_json(tmp / MANIFEST, manifest)
             _commit(tmp, path)
         except BaseException:
@@ -1059,7 +1062,8 @@ def list_workspaces(root: Path | None = None) -> list[WorkspaceInfo]:
 
 
 def recover_all(root: Path) -> list[str]:
-    """:func:`recover` every workspace under ``root`` that has debris next to it."""
+    """:func:`recover` every workspace under ``root`` that has debris next to it, and remove the lock
+    files of workspaces that are gone (:func:`~core.fsio.remove_stale_locks`)."""
     done: list[str] = []
     try:
         names = {p.name[1:].rsplit(".", 1)[0] for p in Path(root).iterdir()
@@ -1069,6 +1073,7 @@ def recover_all(root: Path) -> list[str]:
     for n in sorted(names):
         if n and n not in (".", ".."):
             done += recover(Path(root) / n)
+    done += remove_stale_locks(root)
     return done
 
 

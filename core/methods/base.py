@@ -107,6 +107,32 @@ def one_of(values: Iterable[Any]) -> str:
 
 
 _CHOICES: dict[type, dict[str, tuple[Any, ...]]] = {}
+_SCALARS: dict[type, dict[str, tuple[type, bool]]] = {}
+_KIND_WORDS = {int: "an integer", float: "a number", bool: "true or false", str: "a text value"}
+
+
+def _is_kind(value: Any, kind: type) -> bool:
+    if kind is bool or isinstance(value, bool):
+        return kind is bool and isinstance(value, bool)
+    if kind is float:
+        return isinstance(value, (int, float)) and value == value  # NaN != NaN
+    return isinstance(value, kind)
+
+
+def _scalar_types(cls: type) -> dict[str, tuple[type, bool]]:
+    """Field name → (``int``/``float``/``bool``/``str``, whether None is allowed), for the fields annotated
+    with one of those (alone or ``| None``); read once per class."""
+    if cls not in _SCALARS:
+        hints = typing.get_type_hints(cls)
+        out: dict[str, tuple[type, bool]] = {}
+        for f in fields(cls):
+            t = hints.get(f.name)
+            args = typing.get_args(t) if typing.get_origin(t) in (typing.Union, types.UnionType) else (t,)
+            kinds = [a for a in args if a is not type(None)]
+            if len(kinds) == 1 and kinds[0] in _KIND_WORDS:
+                out[f.name] = (kinds[0], type(None) in args)
+        _SCALARS[cls] = out
+    return _SCALARS[cls]
 
 
 def _choices(cls: type) -> dict[str, tuple[Any, ...]]:
@@ -158,11 +184,28 @@ class MethodConfig:
     """
 
     def __post_init__(self) -> None:
+        self.check_types()
         self.validate()
 
     def checks(self) -> Iterable[Check]:
         """Range rules ``(field, ok, what is valid)``; subclasses list theirs (Literal fields are automatic)."""
         return ()
+
+    def check_types(self) -> None:
+        """Raise :class:`~core.errors.ConfigError` naming the first field of the wrong type (run before
+        :meth:`validate`, whose range rules may compare values). A field annotated ``int``, ``float``,
+        ``bool`` or ``str`` (or that ``| None``) must hold that type: ``top_k = 'abc'``, ``top_k = True`` or
+        ``top_k = 2.5`` is refused by name (an integral float such as ``2.0`` becomes ``2``; an int is a valid
+        float; NaN is not a number here)."""
+        for name, (kind, optional) in _scalar_types(type(self)).items():
+            value = getattr(self, name)
+            if value is None and optional:
+                continue
+            if kind is int and isinstance(value, float) and not isinstance(value, bool) and value.is_integer():
+                object.__setattr__(self, name, value := int(value))
+            if not _is_kind(value, kind):
+                want = _KIND_WORDS[kind] + (" or None" if optional else "")
+                raise ConfigError(f"{type(self).__name__}.{name} = {value!r} is not {want}; give {want}.")
 
     def validate(self) -> None:
         """Raise :class:`~core.errors.ConfigError` naming the first field that is out of range."""

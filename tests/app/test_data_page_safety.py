@@ -71,3 +71,21 @@ def test_an_uncaught_project_error_is_a_message_not_a_traceback(home: Path, monk
     at = run_page("pages/data.py")
     assert not at.exception
     assert any("This workspace is damaged" in plain(e.value) for e in at.error)
+
+
+def test_an_upload_past_the_build_memory_cap_is_a_message_and_the_server_lives_on(home: Path, monkeypatch) -> None:
+    """Issue 30 (high): a hostile upload took the server to 4 GB. Builds run in a child process; one past
+    EGX_BUILD_MEMORY_MB is stopped with a message naming the setting, nothing is saved, the upload folder goes."""
+    monkeypatch.setenv("EGX_BUILD_MEMORY_MB", "30")  # a child interpreter alone passes 30 MB
+    at = run_page("pages/data.py")
+    at.file_uploader(key=S.DATA_UPLOADS).set_value(("t.csv", CSV, "text/csv"))
+    at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("mine")
+    at.button(key=S.DATA_BUILD).click().run()
+    assert not at.exception
+    errors = [plain(e.value) for e in at.error]
+    assert any("Could not build workspace “mine”" in e and "EGX_BUILD_MEMORY_MB" in e for e in errors), errors
+    assert not (home / "workspaces" / "mine").exists()
+    assert [p for p in (home / "uploads").iterdir() if p.is_dir()] == []
+    monkeypatch.delenv("EGX_BUILD_MEMORY_MB")
+    at.button(key=S.DATA_BUILD).click().run()  # the same server builds the next upload
+    assert Workspace.open(home / "workspaces" / "mine").graph.n_edges == 1

@@ -29,6 +29,7 @@ def gate(home: Path, monkeypatch: pytest.MonkeyPatch):
     import core.index.workspace as W
 
     monkeypatch.setenv("EGX_JOB_INLINE_WAIT", "0")
+    monkeypatch.setenv("EGX_BUILD_ISOLATED", "0")  # the gate reaches into the build: keep it in this process
     event, names, started = threading.Event(), set(), []
     orig = W.build_indexes
 

@@ -7,8 +7,9 @@ import json
 
 import pytest
 
-from core.backends.llm_cache import load_recording
+from core.backends.llm_cache import load_recording, stamp_bundle
 from core.cli import main
+from core.errors import InputFormatError
 from tests.cli.test_llm_cache_cli import _reply
 from tests.fake_openai import fake_openai_server, openai_env
 
@@ -85,6 +86,9 @@ def test_a_partial_replay_says_so_before_the_answer(server, capsys, tmp_path, mo
     data = json.loads(out.read_text())
     data["entries"] = {k: e for k, e in data["entries"].items() if e["text"] != "20 March 851"}  # the answer's reply
     out.write_text(json.dumps(data))
+    with pytest.raises(InputFormatError, match=r"changed after egx wrote it \(its content hash does not match\)"):
+        load_recording(out)  # an edited bundle is refused until someone who checked the edit stamps it (issue 30)
+    stamp_bundle(out)
     capsys.readouterr()
     monkeypatch.setenv("EGX_LLM_RECORDINGS", str(out))
     trace = tmp_path / "t.json"

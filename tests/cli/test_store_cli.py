@@ -78,3 +78,26 @@ def test_failed_build_writes_nothing_into_the_store(tmp_path, falkordb_server, m
     assert not (tmp_path / "w").exists()
     assert not [g for g in FalkorDB(host="127.0.0.1", port=falkordb_server.port).list_graphs()
                 if g.startswith("never_written")]
+
+
+def test_overwrite_never_replaces_another_workspaces_graph(tmp_path, falkordb_server, monkeypatch, capsys):
+    """Issue 30: `--store …/g1 --overwrite` for workspace B replaced workspace A's graph; the refusal without
+    --overwrite did not say whose graph it is."""
+    monkeypatch.setenv("EGX_FALKORDB_PASSWORD", "")
+    url = falkordb_server.url("cli_owned")
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert main(["index", *DEMO, "--workspace", str(a), "--embedder", "hashing", "--store", url]) == 0
+    capsys.readouterr()
+    before = Workspace.open(a).graph.to_dict()
+    triples_only = [str(SAMPLE_DATA / "demo" / "triples.csv")]
+    assert main(["index", *triples_only, "--workspace", str(b), "--embedder", "hashing", "--store", url]) == 2
+    assert f"of the workspace {a.resolve()}" in capsys.readouterr().err
+    assert main(["index", *triples_only, "--workspace", str(b), "--embedder", "hashing", "--store", url,
+                 "--overwrite"]) == 2
+    err = capsys.readouterr().err
+    assert f"the egx graph 'cli_owned' of the workspace {a.resolve()}" in err and "only a graph this workspace" in err
+    assert not b.exists()
+    assert Workspace.open(a).graph.to_dict() == before  # A still reads its own graph
+    # A itself may replace its graph
+    assert main(["index", *DEMO, "--workspace", str(a), "--embedder", "hashing", "--store", url, "--overwrite"]) == 0
+    assert Workspace.open(a).graph.to_dict() == before

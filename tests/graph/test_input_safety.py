@@ -185,7 +185,7 @@ def test_json_numbers_are_names(tmp_path):
 def test_a_deep_jsonl_line_names_its_line(tmp_path):
     fails(tmp_path, "t.jsonl", '{"head": "a", "relation": "r", "tail": "b"}\n' + "[" * 50_000 + "]" * 50_000 + "\n",
           "t.jsonl, line 2: the JSON is nested too deeply to read (thousands of levels). Expected one JSON object "
-          "per line.")
+          "per line, nested at most a few levels deep.")
 
 
 # ----------------------------------------------------------------------------- OpenIE

@@ -12,7 +12,6 @@ removed); answer entities from the answer and its aliases (:mod:`.linking`).
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,14 +52,10 @@ def load_qa(path: str | Path, graph: KnowledgeGraph | ChunkTable) -> list[QAItem
     InputFormatError
         If the file is not a JSON list of objects with a ``question`` and an ``answer``/``answers``.
     """
-    from core.graph.loaders import read_text
+    from core.graph.loaders import parse_json, read_text
 
     p = Path(path)
-    try:
-        data = json.loads(read_text(p))
-    except json.JSONDecodeError as exc:
-        raise InputFormatError(p.name, f"invalid JSON ({exc.msg})", "a JSON list of questions with answers",
-                               line=exc.lineno) from None
+    data = parse_json(read_text(p), p.name, expected="a JSON list of questions with answers")
     if not isinstance(data, list):
         raise InputFormatError(p.name, "the top level is not a list", "a JSON list of questions with answers")
     gold: dict[int, tuple[str, ...]] = {}
