@@ -120,13 +120,15 @@ def _backend_picker(kind: str, label: str, key: str, model_key: str | None, defa
             f"{label} model", key=S.bind(model_key, ""), placeholder="/path/to/model or org/name",
             help="A folder under $EGX_HOME/models (or EGX_MODEL_DIRS), or a hub id: taken from the local Hugging "
                  "Face cache, else downloaded once when the network allows."))
-        if not model.strip():
-            return f"{prefix}:"
-        try:
+        operator = default.split(":", 1)[1] if default.startswith(prefix + ":") else None
+        if not model.strip() or model.strip() == operator:  # the server's own setting (EGX_EMBEDDER ...): trusted
+            return f"{prefix}:{model.strip()}"
+        try:  # typed in a browser: a hub id or a folder under the model folders only
             return f"{prefix}:{check_app_model(model)}"
         except BackendError as exc:
-            st.sidebar.error(str(exc))
-            return default
+            st.sidebar.error(md_escape(exc))
+            fallback = {"embedder": registry.DEFAULT_EMBEDDER, "reranker": registry.DEFAULT_RERANKER}.get(kind)
+            return fallback or default
     return str(choice)
 
 

@@ -130,6 +130,11 @@ def atomic_write_json(path: str | Path, obj: Any, *, indent: int | None = 2) -> 
     atomic_write_text(path, json.dumps(obj, indent=indent, ensure_ascii=False))
 
 
+def egx_home() -> Path:
+    """Where egx keeps its data (workspaces, uploads, model folders): ``$EGX_HOME`` or ``~/.local/share/egx``."""
+    return Path(os.environ.get("EGX_HOME") or Path.home() / ".local" / "share" / "egx")
+
+
 # ------------------------------------------------------------------------------------ locks
 def lock_file(path: str | Path) -> Path:
     """Where the lock of ``path`` lives: a hidden sibling ``.<name>.lock``."""

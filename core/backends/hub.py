@@ -74,7 +74,7 @@ _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 def model_dirs() -> list[Path]:
     """Folders the app may load a model folder from: ``$EGX_HOME/models`` and those in ``EGX_MODEL_DIRS``
     (``os.pathsep``-separated)."""
-    from core.index.workspace import egx_home
+    from core.fsio import egx_home
 
     extra = [Path(p).expanduser() for p in os.environ.get("EGX_MODEL_DIRS", "").split(os.pathsep) if p.strip()]
     return [egx_home() / "models", *extra]

@@ -42,6 +42,7 @@ from core.fsio import (  # atomic_write_* re-exported: callers import them from 
     atomic_write_bytes,
     atomic_write_json,
     atomic_writer,
+    egx_home,
     exchange,
     fsync_dir,
     path_lock,
@@ -66,11 +67,6 @@ ITEM_KINDS: tuple[ItemKind, ...] = ("nodes", "edges", "chunks")
 MANIFEST = "manifest.json"
 GRAPH_FILE = "graph.json.gz"
 FORMAT_VERSION = 1
-
-
-def egx_home() -> Path:
-    """Where built workspaces live: ``$EGX_HOME`` or ``~/.local/share/egx``."""
-    return Path(os.environ.get("EGX_HOME") or Path.home() / ".local" / "share" / "egx")
 
 
 def workspaces_root() -> Path:

@@ -130,9 +130,10 @@ def _demo_graph():  # -> KnowledgeGraph
     return Workspace.open(workspaces_root() / "demo").graph
 
 
-def test_page_on_a_cross_encoder_reports_it(home: Path, tmp_path: Path) -> None:
+def test_page_on_a_cross_encoder_reports_it(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from tests.methods.fastinsight.helpers import tiny_bert
 
+    monkeypatch.setenv("EGX_MODEL_DIRS", str(tmp_path))  # the app loads model folders only from there (issue 30)
     model = tiny_bert(tmp_path / "tiny_bert")
     at = open_page(**{S.RERANKER: "cross-encoder", S.RERANKER_MODEL: str(model)})
     assert f"Reranker in use: cross-encoder:{model}" in " ".join(c.value for c in at.caption).replace("\\", "")

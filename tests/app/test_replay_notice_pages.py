@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from core.backends.llm_cache import stamp_bundle
 from core.cli import main
 from tests.app.helpers import plain, run_page
 from tests.cli.test_llm_cache_cli import _reply
@@ -30,6 +31,7 @@ def partial_bundle(home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, 
     data = json.loads(bundle.read_text())
     data["entries"] = {k: e for k, e in data["entries"].items() if e["text"] != "20 March 851"}  # the answers
     bundle.write_text(json.dumps(data))
+    stamp_bundle(bundle)  # an edit checked by the test itself: re-hashed, as `check_recordings.py --stamp` does
     monkeypatch.setenv("EGX_LLM", "recorded")
     monkeypatch.setenv("EGX_LLM_RECORDINGS", str(bundle))
     return bundle

@@ -175,7 +175,9 @@ OTHER_TOOLS_FLAGS = {"--force-reinstall", "--no-deps", "--server", "--browser", 
                      # redis-server (core/graph/falkor_server.py starts FalkorDB) and that script's own options
                      "--loadmodule", "--save", "--bind", "--dir", "--appendonly", "--protected-mode", "--data-dir",
                      # `ray start --head`, named in core/scale.py's message about joining a Ray cluster
-                     "--head"}
+                     "--head",
+                     # scripts/check_recordings.py, named in core/backends/llm_cache.py's refusal of an edited bundle
+                     "--stamp"}
 
 
 def test_messages_in_the_code_name_only_flags_that_exist():

@@ -20,6 +20,7 @@ from tests.fakes import ScriptedLLM
 #: answer was unusable, a reasoning hop fell back to similarity, or the graph itself (no collision, |V'| cap,
 #: no preview chunk). A message outside these is a fallback nobody documented.
 KNOWN_FALLBACK = re.compile(r"^(LLM (output unusable|call failed|call skipped)|the LLM's answer was unusable \(|"
+                            r"check failed: |"  # a reply the stage's check refused (issue 29), named
                             r"CEG \d+ hop \d+: LLM |no bubbles collided|\|V'\| would exceed|"
                             r"no preview chunks to confirm)")
 
