@@ -161,7 +161,7 @@ class _CappedStream:
 
 
 def _capped_transport_class() -> type:
-    import httpx
+    import httpx2 as httpx  # the HTTP package the pinned openai client (3.x) is built on
 
     class CappedTransport(httpx.HTTPTransport):
         """``httpx.HTTPTransport`` whose response bodies are read at most ``cap`` bytes (a declared
@@ -279,12 +279,12 @@ class OpenAILLM:
     def _get_client(self) -> Any:
         with self._client_lock:
             if self._client is None:
-                import httpx
+                import httpx2
                 import openai
 
                 self._client = openai.OpenAI(api_key=self.__key, base_url=self.base_url,
                                              max_retries=0, timeout=self.timeout,
-                                             http_client=httpx.Client(transport=capped_transport(max_reply_bytes())))
+                                             http_client=httpx2.Client(transport=capped_transport(max_reply_bytes())))
             return self._client
 
     def chat(self, messages: Sequence[ChatMessage], *, max_tokens: int = 512,

@@ -297,7 +297,7 @@ def _review_groups(query: str, candidates: Candidates, llm: LLM, step: Step, *, 
             same.append((a, b))
             parent[find(b)] = find(a)
         if refused:
-            notes.append("merges refused: " + "; ".join(r["check"] for r in refused))
+            notes.append("merges refused: " + "; ".join(str(r["check"]) for r in refused))
         kept_ids = {gid: set(data[gid]["keep"]) for gid in gids}
         dropped = {gid: [c.cid for c in by_gid[gid].members if c.cid not in kept_ids[gid]] for gid in gids}
         merged: dict[str, tuple[list[str], float, list[Candidate]]] = {}
