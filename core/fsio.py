@@ -158,13 +158,32 @@ def path_lock(path: str | Path) -> Any:
     return FileLock(str(lf), thread_local=True, is_singleton=True)
 
 
+@contextlib.contextmanager
+def held_if_free(path: str | Path) -> Iterator[bool]:
+    """Hold ``path``'s lock for the block if nobody holds it (not another process or thread, nor this
+    thread: the lock is re-entrant); yields whether it is held, never waits."""
+    from filelock import Timeout
+
+    lock = path_lock(path)
+    if lock.is_locked:
+        yield False
+        return
+    try:
+        lock.acquire(timeout=0)
+    except (Timeout, OSError):
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        lock.release()
+
+
 def remove_stale_locks(folder: str | Path) -> list[str]:
     """Delete the lock files in ``folder`` whose path is gone (a deleted workspace's ``.NAME.lock``), each
     only while holding it, so a lock someone holds or waits on is never removed. Returns the names
     removed. ``filelock`` leaves a lock file behind on release (removing it then would race), so
     without this they accumulate for every workspace, run or upload ever made."""
-    from filelock import Timeout
-
     removed: list[str] = []
     try:
         entries = [p for p in Path(folder).iterdir() if p.name.startswith(".") and p.name.endswith(".lock")]
@@ -174,19 +193,10 @@ def remove_stale_locks(folder: str | Path) -> list[str]:
         target = lf.with_name(lf.name[1:-len(".lock")])
         if not target.name or target.exists():
             continue
-        lock = path_lock(target)
-        if lock.is_locked:  # held by this thread (the lock is re-entrant): in use
-            continue
-        try:
-            lock.acquire(timeout=0)
-        except (Timeout, OSError):
-            continue
-        try:
-            if not target.exists():
+        with held_if_free(target) as held:
+            if held and not target.exists():
                 lf.unlink(missing_ok=True)
                 removed.append(lf.name)
-        finally:
-            lock.release()
     return removed
 
 

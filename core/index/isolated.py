@@ -217,27 +217,17 @@ def sweep_uploads() -> list[str]:
     Called once when the app's server starts; returns the names removed."""
     import shutil
 
-    from filelock import Timeout
-
-    from core.fsio import path_lock, remove_stale_locks
+    from core.fsio import held_if_free, remove_stale_locks
 
     root = uploads_root()
     removed: list[str] = []
     if not root.is_dir():
         return removed
     for folder in sorted(p for p in root.iterdir() if p.is_dir() and p.name.startswith("upload-")):
-        lock = path_lock(folder)
-        if lock.is_locked:
-            continue
-        try:
-            lock.acquire(timeout=0)
-        except (Timeout, OSError):
-            continue
-        try:
-            shutil.rmtree(folder, ignore_errors=True)
-            removed.append(folder.name)
-        finally:
-            lock.release()
+        with held_if_free(folder) as held:
+            if held:
+                shutil.rmtree(folder, ignore_errors=True)
+                removed.append(folder.name)
     remove_stale_locks(root)
     return removed
 
