@@ -251,8 +251,8 @@ def _review_groups(query: str, candidates: Candidates, llm: LLM, step: Step, *, 
     by_gid = dict(zip(gids, proposal))
     prompt = prompts.grouping_review_prompt(query, [(gid, g.concept, [(c.cid, c.kind, c.text) for c in g.members])
                                                     for gid, g in by_gid.items()])
-    schema = (prompts.grouping_review_schema([(gid, [c.cid for c in g.members]) for gid, g in by_gid.items()])
-              if tight_json else None)
+    listed = [(gid, [c.cid for c in g.members]) for gid, g in by_gid.items()]
+    schema = prompts.grouping_review_schema(listed) if tight_json else None
 
     def validate(data: Any) -> None:
         if not isinstance(data, dict):
@@ -271,7 +271,7 @@ def _review_groups(query: str, candidates: Candidates, llm: LLM, step: Step, *, 
                 raise ValueError(f'"same" holds pairs of group ids ({", ".join(gids)}), not {pair!r}')
 
     out = ask_json(llm, prompts.SYSTEM, prompt, schema or {"type": "object"},
-                   max_tokens=prompts.STAGE_MAX_TOKENS["grouping_review"], validate=validate, step=step)
+                   max_tokens=prompts.grouping_review_max_tokens(listed), validate=validate, step=step)
     concepts = [g.concept for g in proposal]
     proposed = [{"gid": gid, "concept": g.concept, "members": [c.cid for c in g.members]} for gid, g in by_gid.items()]
     notes: list[str] = []

@@ -148,6 +148,17 @@ def grouping_review_schema(groups: Sequence[tuple[str, Sequence[str]]]) -> dict[
     return _obj(props)
 
 
+def grouping_review_max_tokens(groups: Sequence[tuple[str, Sequence[str]]]) -> int:
+    """``max_tokens`` for one review: room for the longest reply :func:`grouping_review_schema` allows,
+    counted in Qwen2.5 tokens as the 1.5B model writes it (``"g1": {"weight": 0.5, "keep": [`` ≈ 16 tokens a
+    group, ``"c12", `` ≈ 5 a kept id, ``"same": [["g1", "g2"], ...]`` ≈ 12 a pair), never below
+    ``STAGE_MAX_TOKENS["grouping_review"]``. A fixed 200 stopped 16 of the 19 review replies recorded on
+    MuSiQue mid-reply (five to seven groups of five), so all three tries failed and the grouping fell back."""
+    need = 8 + sum(16 + 5 * len(set(members)) for _, members in groups)
+    need += 12 * min(MAX_SAME, max(0, len(groups) - 2))
+    return max(STAGE_MAX_TOKENS["grouping_review"], need)
+
+
 # ---------------------------------------------------------------- §3.5 reasoning-aware expansion
 def expand_prompt(query: str, evidence: Sequence[str], neighbours: Sequence[tuple[str, str]]) -> str:
     ev = "\n".join(f"- {t}" for t in evidence) or "- (none yet)"
