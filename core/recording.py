@@ -223,7 +223,7 @@ class ReplayCheck:
 def check_replay(bundle: str | Path, open_workspace: Callable[[str, Any], Any], *,
                  workspaces: Sequence[str] | None = None, methods: Sequence[str] | None = None,
                  strict: bool = True, wrap: Callable[[Any], Any] | None = None,
-                 retape: bool = False) -> list[ReplayCheck]:
+                 retape: bool = False, used: set[str] | None = None) -> list[ReplayCheck]:
     """Replay every run of ``bundle`` (optionally only those of ``workspaces`` / ``methods``) with the
     ``recorded`` LLM on the embedder and reranker its provenance names, at the methods' defaults.
 
@@ -244,6 +244,9 @@ def check_replay(bundle: str | Path, open_workspace: Callable[[str, Any], Any], 
         Keep the retrieval state each run reads now (a ``record`` tape), and write it into the bundle for
         every run that replays in full with its recorded answer (:func:`retape`). For a bundle recorded
         before runs kept their state: the prompts matched, so this state rebuilds every one of them.
+    used : set or None
+        Filled with the keys of the bundle's entries the replayed runs were answered from
+        (``scripts/check_recordings.py --prune`` drops the others).
     """
     from core.backends.llm_cache import RecordedLLM
     from core.backends.registry import get_embedder, get_reranker
@@ -290,6 +293,8 @@ def check_replay(bundle: str | Path, open_workspace: Callable[[str, Any], Any], 
             tapes[ident] = tape.entries
     if retape and tapes:
         _write_tapes(Path(bundle), tapes)
+    if used is not None:
+        used.update(key for path, key in llm.used if Path(path).resolve() == Path(bundle).resolve())
     return out
 
 

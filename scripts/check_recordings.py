@@ -1,7 +1,7 @@
 """Replay the shipped LLM recordings and report any run that no longer replays (issue 18, item 2).
 
     .venv/bin/python scripts/check_recordings.py [BUNDLE ...] [--workspace demo] [--method bubblerag]
-                                                 [--lenient] [--retape] [--stamp]
+                                                 [--lenient] [--retape] [--stamp] [--prune]
     make check-recordings
 
 Each recorded run is run again with the ``recorded`` LLM on the embedder and reranker the bundle names,
@@ -12,6 +12,9 @@ failing runs with ``RECORD_ARGS=--redo scripts/record_llm.sh WORKSPACE local MET
 
 ``--retape`` gives runs recorded before runs kept their retrieval state the state this machine computes,
 where that state rebuilds every recorded prompt and the recorded answer (core.recording.retape).
+
+``--prune`` drops, from a bundle whose every run replays, the entries no run was answered from: the replies
+of runs since re-recorded (`egx record --redo` adds a run's new replies and leaves its old ones).
 
 Exit status 1 when any run fails.
 """
@@ -26,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def main(argv: list[str] | None = None) -> int:
-    from core.backends.llm_cache import recording_paths
+    from core.backends.llm_cache import prune_bundle, recording_paths
     from core.cli import resolve_workspace
     from core.recording import check_replay, retape
 
@@ -39,7 +42,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="give the named bundles a new content hash (after an edit checked by hand), then check them")
     ap.add_argument("--retape", action="store_true",
                     help="keep this machine's retrieval state for every run that replays in full (see above)")
+    ap.add_argument("--prune", action="store_true",
+                    help="when every run of a bundle replays, drop the entries no run was answered from "
+                         "(replies of runs since re-recorded)")
     a = ap.parse_args(argv)
+    if a.prune and (a.workspace or a.method or a.lenient or a.retape):
+        ap.error("--prune replays every run strictly: drop --workspace, --method, --lenient and --retape")
     if a.stamp:
         from core.backends.llm_cache import stamp_bundle
 
@@ -53,8 +61,13 @@ def main(argv: list[str] | None = None) -> int:
         if a.retape:
             checks = retape(path, resolve_workspace, workspaces=a.workspace, methods=a.method)
         else:
+            used: set[str] = set()
             checks = check_replay(path, resolve_workspace, workspaces=a.workspace, methods=a.method,
-                                  strict=not a.lenient)
+                                  strict=not a.lenient, used=used)
+            if a.prune and all(c.ok for c in checks):
+                print(f"{path.name}: {prune_bundle(path, used)} entries no run uses dropped, {len(used)} kept")
+            elif a.prune:
+                print(f"{path.name}: not pruned (a run does not replay, so its entries cannot be told apart)")
         for c in checks:
             bad += not c.ok
             what = "ok" + (" (state kept)" if a.retape else "") if c.ok else c.problem()

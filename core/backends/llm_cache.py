@@ -406,6 +406,20 @@ def write_bundle(path: str | Path, data: dict[str, Any]) -> None:
     atomic_write_json(path, data, indent=1)
 
 
+def prune_bundle(path: str | Path, keep: set[str]) -> int:
+    """Drop the entries of the bundle at ``path`` whose key is not in ``keep`` (replies only runs that were since
+    re-recorded asked for), stamp it and write it atomically; returns how many were dropped."""
+    p = Path(path)
+    with path_lock(p):
+        data = json.loads(p.read_text(encoding="utf-8"))
+        entries = data.get("entries", {})
+        stale = [k for k in entries if k not in keep]
+        for k in stale:
+            del entries[k]
+        write_bundle(p, data)
+    return len(stale)
+
+
 def stamp_bundle(path: str | Path) -> None:
     """Give the bundle at ``path`` a new content hash (after an edit checked by hand), under its lock."""
     p = Path(path)
@@ -462,6 +476,8 @@ class RecordedLLM:
                                "Record some with `egx record` (make record-llm), or pick the LLM 'local', "
                                "'openai' or 'none'.")
         self._vocab: Any = None  # the recorded model's tokenizer, once load() has opened it
+        #: (bundle path, key) of every entry a request was answered from (``scripts/check_recordings.py --prune``)
+        self.used: set[tuple[str, str]] = set()
         models = sorted({r.provenance.get("model_id", "?") for r in self.recordings})
         self.model_id = "recorded:" + "+".join(str(m) for m in models)
 
@@ -525,6 +541,7 @@ class RecordedLLM:
             e = rec.entries.get(key)
             if e is None:
                 continue
+            self.used.add((str(rec.path), key))
             if e.get("error"):
                 raise LLMOutputError(f"(as recorded with {rec.label}) {e['error']}")
             resp = _response(e, f"recorded run: {rec.label}")

@@ -55,8 +55,10 @@ def test_sidebar_runs_sgrag_against_a_real_openai_compatible_server(tmp_path: Pa
                "EGX_LLM_TIMEOUT": "120"}
         with page_server(tmp_path, "pages/subgraph.py", **env) as base, sync_playwright() as p:
             _ask_sgrag(p, base, llm.model, re.compile(r"LLM: \d+ repl(y|ies) generated now"))
-        # the app restarted and asked again. Before issue 29/30 the 0.5B model's replies came back from the LLM
-        # cache here; since then this run shows none served from it though the cache folder holds entries
-        # (cause not found yet: see the stop-37 note). Until then: the restarted app answers, through the LLM.
+        # the app restarted and asked again: on an idle machine both replies come back from the LLM cache (stop 38:
+        # the same two request keys in both runs, both hits). In one loaded full run (stop 37) this page showed
+        # none from the cache though the folder held the first run's entries, and it was not reproduced since; a
+        # reply the first run did not keep (a timeout under load, a cut reply) is asked again, so this half
+        # accepts either line: the restarted app answers through the LLM.
         with page_server(tmp_path, "pages/subgraph.py", **env) as base, sync_playwright() as p:
             _ask_sgrag(p, base, llm.model, re.compile(r"LLM cache: \d+ of \d+ LLM repl|LLM: \d+ repl(y|ies) generated now"))

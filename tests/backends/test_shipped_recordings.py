@@ -18,8 +18,15 @@ BUNDLE = RECORDINGS_DIR / "demo-local.json"
 
 
 @pytest.fixture(scope="module")
-def checks(real_sample):  # type: ignore[no-untyped-def]
-    return check_replay(BUNDLE, lambda name, emb: real_sample(name, emb), workspaces=["demo"])
+def replayed(real_sample):  # type: ignore[no-untyped-def]
+    """Every demo run replayed strictly, and the keys of the entries they were answered from."""
+    used: set[str] = set()
+    return check_replay(BUNDLE, lambda name, emb: real_sample(name, emb), workspaces=["demo"], used=used), used
+
+
+@pytest.fixture(scope="module")
+def checks(replayed):  # type: ignore[no-untyped-def]
+    return replayed[0]
 
 
 def test_every_demo_run_replays_with_its_recorded_answer(checks):
@@ -63,3 +70,12 @@ def test_the_recordings_table_counts_what_each_bundle_holds():
             n = len({r["question_id"] for r in runs if r["method"] == m})
             assert f"| {m} | {n} |" in text, (path.name, m)
         assert f"{len(runs)} runs" in text
+
+
+def test_the_demo_bundle_holds_only_replies_its_runs_ask_for(replayed):
+    """No stale entries (replies of runs since re-recorded): `scripts/check_recordings.py --prune` after a
+    re-recording keeps the bundle to what its runs replay from, so counts over its entries (e.g.
+    `benchmarks/llm_stage_quality.py`'s copied example terms) describe the shipped runs."""
+    checks, used = replayed
+    assert all(c.ok for c in checks)
+    assert used == set(load_recording(BUNDLE).entries)

@@ -110,3 +110,28 @@ def test_a_partial_replay_says_so_before_the_answer(server, capsys, tmp_path, mo
 def test_record_refuses_an_llm_that_generates_nothing(capsys):
     with pytest.raises(SystemExit, match="--llm recorded generates nothing to record; use local, local-small or openai"):
         main(["record", "--llm", "recorded"])
+
+
+def test_prune_drops_only_the_entries_no_run_uses(server, capsys, tmp_path):
+    """`scripts/check_recordings.py --prune` (stop 38): `egx record --redo` adds a re-recorded run's replies and
+    leaves the old ones, so a bundle collects replies no run asks for (the shipped MuSiQue one held 787 entries
+    for 140 runs). Pruning keeps exactly what the strict replay of every run was answered from."""
+    from core.backends.llm_cache import prune_bundle
+    from core.cli import resolve_workspace
+    from core.recording import check_replay
+
+    out = tmp_path / "rec.json"
+    assert main(["record", "--workspace", "demo", "--embedder", "hashing", "--reranker", "biencoder", "--llm",
+                 "openai", "--methods", "dense", "--only", "lothair-mother", "--out", str(out)]) == 0
+    data = json.loads(out.read_text())
+    recorded = set(data["entries"])
+    data["entries"]["0" * 64] = {**next(iter(data["entries"].values())), "text": "a stale reply"}
+    out.write_text(json.dumps(data))
+    stamp_bundle(out)
+    used: set[str] = set()
+    checks = check_replay(out, resolve_workspace, used=used)
+    assert checks and all(c.ok for c in checks)
+    assert used == recorded
+    assert prune_bundle(out, used) == 1
+    assert set(load_recording(out).entries) == recorded  # loads: the pruned bundle is stamped again
+    assert all(c.ok for c in check_replay(out, resolve_workspace))
