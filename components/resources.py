@@ -109,11 +109,12 @@ def open_workspace(info: WorkspaceInfo, embedder_name: str) -> Workspace:
 
     A sample that was never built (or whose recipe changed) is built first, and a workspace whose
     index does not match the embedder is re-indexed — as a background job of the server
-    (:func:`jobs`), keyed by workspace and embedder: it survives page switches and reruns, every
-    session sees it in the sidebar, and a second request joins the running build. A build that
-    finishes within a few seconds is waited for; a longer one shows its live panel (progress, ETA,
-    Cancel) and stops the page until it is done. Afterwards the workspace comes from the cache keyed
-    by its manifest's mtime.
+    (:func:`jobs`) that runs the build in a child process within the memory and time caps
+    (:mod:`core.index.isolated`; ``EGX_BUILD_ISOLATED=0``: in this process), keyed by workspace and
+    embedder: it survives page switches and reruns, every session sees it in the sidebar, and a second
+    request joins the running build. A build that finishes within a few seconds is waited for; a longer
+    one shows its live panel (progress, ETA, Cancel) and stops the page until it is done. Afterwards the
+    workspace comes from the cache keyed by its manifest's mtime.
 
     Raises
     ------
@@ -121,6 +122,7 @@ def open_workspace(info: WorkspaceInfo, embedder_name: str) -> Workspace:
         When the workspace cannot be built, opened or indexed.
     """
     from components import jobs_view
+    from core.index.isolated import BuildSpec, build_isolated, isolated_builds
     from core.index.workspace import ensure_sample_workspace
 
     emb = embedder(embedder_name)
@@ -146,7 +148,11 @@ def open_workspace(info: WorkspaceInfo, embedder_name: str) -> Workspace:
              else f"Indexing “{info.title}” with {embedder_name}")
 
     def work(job: Job) -> None:
-        if info.sample:
+        if isolated_builds():  # in a child process within the memory and time caps, as uploads are
+            spec = (BuildSpec.sample(info.name, path, embedder_name) if info.sample
+                    else BuildSpec.index(path, embedder_name))
+            job.extra["build"] = build_isolated(spec, progress=job.progress, cancel=job.cancel_event)
+        elif info.sample:
             ensure_sample_workspace(info.name, emb, progress=job.progress, root=path.parent)
         else:
             assert current is not None

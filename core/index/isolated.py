@@ -2,8 +2,9 @@
 
 A build started from the app (an upload, a sample, a re-index) used to run in the server's own process:
 one hostile upload (a single 10 MB passage) took the server from 71 MB to 4.1 GB, and every user with it.
-:func:`build_isolated` runs :func:`core.index.workspace.create_workspace` in a child Python process instead
-and watches it:
+:func:`build_isolated` runs the build (:func:`~core.index.workspace.create_workspace` for an upload,
+:func:`~core.index.workspace.ensure_sample_workspace` for a sample, ``Workspace.ensure_index`` for a re-index:
+:class:`BuildSpec`'s ``kind``) in a child Python process instead and watches it:
 
 * **memory**: the resident memory of the child and its own children, sampled every 0.1 s, must stay under
   ``EGX_BUILD_MEMORY_MB`` (default 4096); past it the child is killed;
@@ -67,14 +68,23 @@ class BuildLimits:
 
 
 def isolated_builds() -> bool:
-    """Whether the app builds uploads in a child process (``EGX_BUILD_ISOLATED``, default on; ``0`` builds in
-    the server's process, without the caps: for a debugger, or a test that reaches into the build)."""
+    """Whether the app builds (uploads, samples, re-indexes) in a child process (``EGX_BUILD_ISOLATED``, default
+    on; ``0`` builds in the server's process, without the caps: for a debugger, or a test that reaches into the
+    build)."""
     return os.environ.get("EGX_BUILD_ISOLATED", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+#: what a child can build: a workspace from uploaded files, a bundled sample from its recipe, or the index of
+#: an existing workspace for another embedder
+BUILD_KINDS = ("create", "sample", "index")
 
 
 @dataclass(frozen=True)
 class BuildSpec:
-    """What the child builds: ``create_workspace``'s arguments, models by registry name."""
+    """What the child builds, models by registry name. ``kind="create"``: ``create_workspace`` on ``inputs``
+    into ``target``; ``"sample"``: the bundled sample ``name`` into ``target`` (``ensure_sample_workspace``,
+    built only when missing or stale); ``"index"``: the workspace at ``target`` indexed for ``embedder``
+    (``Workspace.ensure_index``)."""
 
     inputs: tuple[str, ...]
     target: str
@@ -84,6 +94,15 @@ class BuildSpec:
     llm: str = "none"  #: the LLM an ``llm`` extractor uses
     questions: str | None = None
     title: str = ""
+    kind: str = "create"
+
+    @classmethod
+    def sample(cls, name: str, target: str | Path, embedder: str) -> BuildSpec:
+        return cls(inputs=(), target=str(target), name=name, embedder=embedder, kind="sample")
+
+    @classmethod
+    def index(cls, target: str | Path, embedder: str) -> BuildSpec:
+        return cls(inputs=(), target=str(target), name=Path(target).name, embedder=embedder, kind="index")
 
 
 def _rss_mb(proc: Any) -> float:
@@ -243,17 +262,29 @@ def _kill(child: subprocess.Popen[str]) -> None:
 def _child(spec: BuildSpec) -> None:
     """The child's side: build, reporting progress and the outcome as JSON lines."""
     from core.backends.registry import get_embedder, get_extractor, get_llm
-    from core.index.workspace import create_workspace
+    from core.index.workspace import Workspace, create_workspace, ensure_sample_workspace
 
     def emit(msg: dict[str, Any]) -> None:
         sys.stdout.write(json.dumps(msg) + "\n")
         sys.stdout.flush()
 
+    def progress(m: str, f: float) -> None:
+        emit({"m": m, "p": f})
+
     try:
-        llm = get_llm(spec.llm) if spec.extractor == "llm" else None
-        create_workspace(list(spec.inputs), Path(spec.target), name=spec.name, title=spec.title or spec.name,
-                         embedder=get_embedder(spec.embedder), extractor=get_extractor(spec.extractor, llm=llm),
-                         questions=spec.questions, progress=lambda m, f: emit({"m": m, "p": f}))
+        if spec.kind not in BUILD_KINDS:
+            raise EgxError(f"unknown build kind {spec.kind!r}; one of {', '.join(BUILD_KINDS)}")
+        emb = get_embedder(spec.embedder)
+        target = Path(spec.target)
+        if spec.kind == "sample":
+            ensure_sample_workspace(spec.name, emb, progress=progress, root=target.parent)
+        elif spec.kind == "index":
+            Workspace.open(target).ensure_index(emb, progress=progress)
+        else:
+            llm = get_llm(spec.llm) if spec.extractor == "llm" else None
+            create_workspace(list(spec.inputs), target, name=spec.name, title=spec.title or spec.name,
+                             embedder=emb, extractor=get_extractor(spec.extractor, llm=llm),
+                             questions=spec.questions, progress=progress)
     except EgxError as exc:
         emit({"error": str(exc)})
         raise SystemExit(2) from None

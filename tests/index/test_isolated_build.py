@@ -7,6 +7,7 @@ import threading
 
 import pytest
 
+from core.backends.registry import get_embedder
 from core.errors import Cancelled, EgxError, WorkspaceError
 from core.index.isolated import BuildLimits, BuildSpec, build_isolated, new_upload_dir, sweep_uploads, uploads_root
 from core.index.workspace import Workspace
@@ -81,3 +82,34 @@ def test_uploads_a_killed_server_left_are_swept_and_held_ones_kept(tmp_path, mon
     assert result == [["upload-orphan"]] and held.exists() and not orphan.exists()
     lock.release()
     assert sweep_uploads() == [held.name] and not held.exists()
+
+
+def test_a_sample_builds_in_a_child_process_once(tmp_path):
+    """The app's sample builds run in the child too (stop 38): built from the recipe once, then found built."""
+    target = tmp_path / "ws" / "demo"
+    build_isolated(BuildSpec.sample("demo", target, "hashing"), limits=BuildLimits())
+    ws = Workspace.open(target)
+    assert ws.manifest.get("sample") is True and ws.manifest.get("recipe_hash")
+    assert ws.index_problem(get_embedder("hashing")) is None
+    mtime = (target / "manifest.json").stat().st_mtime_ns
+    build_isolated(BuildSpec.sample("demo", target, "hashing"), limits=BuildLimits())
+    assert (target / "manifest.json").stat().st_mtime_ns == mtime  # found built, not rebuilt
+
+
+def test_a_reindex_in_a_child_process_and_a_killed_one_leaves_the_workspace_as_it_was(tmp_path):
+    from core.index.workspace import create_workspace
+
+    target = tmp_path / "ws" / "demo2"
+    create_workspace(list(DEMO), target, name="demo2", embedder=None)  # the graph, no index yet
+    before = sorted(p.name for p in target.iterdir())
+    with pytest.raises(WorkspaceError, match=r"used more than 30 MB of memory"):
+        build_isolated(BuildSpec.index(target, "hashing"), limits=BuildLimits(memory_mb=30))
+    assert sorted(p.name for p in target.iterdir()) == before  # no half-built index folder left
+    assert Workspace.open(target).index_problem(get_embedder("hashing")) == "no index has been built yet"
+    build_isolated(BuildSpec.index(target, "hashing"), limits=BuildLimits())
+    assert Workspace.open(target).index_problem(get_embedder("hashing")) is None
+
+
+def test_an_unknown_build_kind_is_named(tmp_path):
+    with pytest.raises(EgxError, match=r"unknown build kind 'nope'; one of create, sample, index"):
+        build_isolated(BuildSpec((), str(tmp_path / "x"), "x", "hashing", kind="nope"), limits=BuildLimits())
