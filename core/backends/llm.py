@@ -1328,7 +1328,9 @@ def _title_like(text: str) -> bool:
     return caps >= max(2, len(words) - 2)
 
 
-_PLACEHOLDER = re.compile(r"<(?:an?|the|one)\s[^<>]{3,}>", re.I)
+#: a format line's placeholder ("<an entity, date or number>"); a tag with attributes ("<a href='…'>") is markup,
+#: which the answer's flags name (core.methods.answering.answer_flags), not a placeholder
+_PLACEHOLDER = re.compile(r"<(?:an?|the|one)\s[^<>=\"']{3,}>", re.I)
 
 
 def check_answer(text: str) -> AnswerCheck:
