@@ -246,7 +246,7 @@ def check_replay(bundle: str | Path, open_workspace: Callable[[str, Any], Any], 
         before runs kept their state: the prompts matched, so this state rebuilds every one of them.
     used : set or None
         Filled with the keys of the bundle's entries the replayed runs were answered from
-        (``scripts/check_recordings.py --prune`` drops the others).
+        (the prune of ``scripts/check_recordings.py`` drops the others).
     """
     from core.backends.llm_cache import RecordedLLM
     from core.backends.registry import get_embedder, get_reranker

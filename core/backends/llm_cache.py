@@ -476,7 +476,8 @@ class RecordedLLM:
                                "Record some with `egx record` (make record-llm), or pick the LLM 'local', "
                                "'openai' or 'none'.")
         self._vocab: Any = None  # the recorded model's tokenizer, once load() has opened it
-        #: (bundle path, key) of every entry a request was answered from (``scripts/check_recordings.py --prune``)
+        #: (bundle path, key) of every entry a request was answered from (what scripts/check_recordings.py keeps
+        #: when it prunes a bundle)
         self.used: set[tuple[str, str]] = set()
         models = sorted({r.provenance.get("model_id", "?") for r in self.recordings})
         self.model_id = "recorded:" + "+".join(str(m) for m in models)
