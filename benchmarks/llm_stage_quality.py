@@ -177,6 +177,12 @@ def _count(method: str, trace: Any, run: dict[str, Any], bubble: dict[str, Any],
         qg = steps.get("query_graph")
         if qg is not None:
             sg["query_graph"][qg.data.get("query_graph", {}).get("by", "?")] += 1
+            if qg.data.get("described_as_unk"):
+                sg["checks"]["a label the question only describes made UNK"] += 1
+            if qg.data.get("merged_unknowns"):
+                sg["checks"]["repeated UNK leaves merged"] += 1
+            if qg.data.get("described_not_linked"):
+                sg["checks"]["bridge star: a described kind not linked"] += 1
         fb = steps.get("fallback")
         if fb is None or not fb.fallback:
             sg["exact"] += 1

@@ -20,6 +20,7 @@ from components.ui import md_escape, progress_bar, question_picker
 from core.errors import EgxError
 from core.methods.base import Backends
 from core.methods.sgrag import METHOD, SGRAGConfig
+from core.methods.sgrag.query_graph import query_graph_repairs
 
 DEFAULT_QUESTION = "Which film starred Keanu Reeves and Laurence Fishburne?"
 HELP = SGRAGConfig.help()
@@ -104,6 +105,9 @@ with left:
     qstep = result.trace.stage("query_graph")[0]
     if qstep.fallback and act.llm.available:
         st.warning(f"Query-graph fallback: {qstep.fallback}")
+    repairs = query_graph_repairs(qstep.data)
+    if repairs:
+        st.info("Checks applied to the query graph (Table 12's rules): " + md_escape("; ".join(repairs)) + ".")
     st.dataframe(pd.DataFrame([{"id": n.id, "label": n.label, "role": "UNK (answer)" if n.unknown else "entity"}
                                for n in qg.nodes]), hide_index=True, width="stretch")
 with right:

@@ -61,8 +61,10 @@ def match_paths(qg: QueryGraph, paths: tuple[tuple[str, ...], ...], labels: dict
         lab = np.array([labels[q] for q in p], dtype=np.int64)
         dom = np.concatenate([o[q] for q in p]) if o else None
         found = index.search(lab, dom, tol=tolerance) if use_index else brute_force_match(index, lab, dom, tol=tolerance)
-        if dom is not None:  # ℳ's embeddings differ by machine (another CPU trains another ℳ): pin what passed
-            found = pin_ids("sgrag.matching.paths", found, key=",".join(map(str, lab.tolist())))
+        if dom is not None:  # ℳ's embeddings differ by machine (another CPU trains another ℳ): pin what passed,
+            # keyed by the labels of the path and of each of its nodes' query stars (what o(p_q) is computed from)
+            stars = ["+".join(map(str, sorted(labels[n] for n in qg.neighbors(q) if n in labels))) for q in p]
+            found = pin_ids("sgrag.matching.paths", found, key=",".join(map(str, lab.tolist())) + "|" + "/".join(stars))
         rows.append(found)
     return PathMatches(dict(labels), paths, tuple(rows))
 

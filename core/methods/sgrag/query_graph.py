@@ -181,9 +181,12 @@ def extract_query_graph(query: str, graph: KnowledgeGraph, llm: LLM, *, trace: T
                        max_tokens=QUERY_GRAPH_MAX_TOKENS, validate=_validate, step=step, parse=parse_hash_format)
         qg = _from_llm(out.data) if out.data is not None else None
         if qg is not None:
-            qg, described = unk_described(qg, graph._name_index)
+            qg, described = unk_described(qg, graph._name_index, query)
             if described:
                 step.data["described_as_unk"] = described
+            qg, merged = merge_repeated_unknowns(qg)
+            if merged:
+                step.data["merged_unknowns"] = merged
             why = query_graph_problem(qg, query)
             if why:
                 step.fallback = f"check failed: {why}; used the `none`-mode bridge star"
@@ -191,6 +194,10 @@ def extract_query_graph(query: str, graph: KnowledgeGraph, llm: LLM, *, trace: T
                 qg = None
         if qg is None:
             mentions = link_mentions(query, graph)
+            kinds = [m for m in mentions if _written_kind(m, query)]
+            if kinds:  # Table 12's rule here too: "the country" describes the asked-for entity, names no node
+                mentions = [m for m in mentions if m not in kinds]
+                step.data["described_not_linked"] = kinds
             rels = possessive_relations(query, mentions)
             qg = bridge_star(mentions)
             step.fallback = step.fallback or "LLM query graph unusable"
@@ -212,28 +219,109 @@ QUERY_GRAPH_MAX_TOKENS = 320
 
 
 _ARTICLE = re.compile(r"^(the|a|an|its|his|her|their)\s+", re.I)
+#: "what currency", "which county": a kind the question asks about
+_WH = frozenset("what which whose".split())
+#: "the country where", "the author of Brand", "the country Signmark is from": a kind narrowed down by what
+#: follows it, i.e. a description of one entity (Table 12 wants it UNK); "the immune system" alone names one
+_DETERMINERS = frozenset("the a an this that these those its his her their".split())
+_RESTRICTIVE = frozenset("of where which that who whom whose when in on at from with by for".split())
 
 
-def unk_described(qg: QueryGraph, names: Container[str]) -> tuple[QueryGraph, list[str]]:
+def _names_nothing(label: str) -> bool:
+    """No capitalised word or digit once a leading article is dropped: a kind ("movie"), not a name."""
+    return not any(c.isupper() or c.isdigit() for c in _ARTICLE.sub("", label.strip()))
+
+
+def _written_kind(name: str, query: str) -> bool:
+    """Whether ``query`` writes the node name ``name`` in lower case as a description (below), e.g. "the
+    bone formation in the knee" for the node "Bone formation"."""
+    if any(normalize_name(m.group(1)) == normalize_name(name) for m in _QUOTED.finditer(query)):
+        return False  # quoted: the question marks it as a name
+    hit = re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", query, flags=re.I)
+    return hit is not None and _names_nothing(hit.group(0)) and _written_as_description(hit.group(0), query)
+
+
+def _written_as_description(label: str, query: str) -> bool:
+    """Whether ``query`` writes ``label`` as a description of one entity: after "what" / "which" /
+    "whose" ("What currency predated the Euro"), or after a determiner and followed by what narrows it
+    down ("the country Signmark is from", "the author of Brand", "the usual average snowfall in the
+    city"), with at most two other content words between the determiner and the label. "Rugby union" in
+    "an international in rugby union" and "the immune system?" are names, not descriptions."""
+    words = _WORD.findall(_POSSESSIVE.sub(r"\1", query))
+    low = [w.lower() for w in words]
+    target = [w.lower() for w in _WORD.findall(label)]
+    if not target:
+        return False
+    for i in range(len(low) - len(target) + 1):
+        if low[i:i + len(target)] != target:
+            continue
+        after = words[i + len(target)] if i + len(target) < len(words) else ""
+        narrowed = after.lower() in _RESTRICTIVE or after[:1].isupper()
+        for back in range(1, 4):  # the determiner itself, then up to two content words between
+            j = i - back
+            if j < 0:
+                break
+            if low[j] in _WH or (low[j] in _DETERMINERS and narrowed):
+                return True
+            if low[j] in STOPWORDS:
+                break
+    return False
+
+
+def unk_described(qg: QueryGraph, names: Container[str], query: str = "") -> tuple[QueryGraph, list[str]]:
     """Table 12's rule that an entity the question only describes is ``UNK``, applied to the reply: a
     label with no capitalised word or digit once a leading article is dropped ("The movie", "his
     mother") names nothing, so it becomes ``UNK`` with the label kept as its description, unless
-    ``names`` (the graph's normalized node names) has exactly that name. A 1.5B model often writes the description as the label, which
-    normalization (Alg. 3) would then map to whatever node is nearest to "movie".
+    ``names`` (the graph's normalized node names) has exactly that name and ``query`` does not write it
+    after a determiner. A 1.5B model often writes the description as the label, which normalization
+    (Alg. 3) would then map to whatever node is nearest to "movie"; and an OpenIE graph has nodes named
+    "country" or "author", to which "the country Signmark is from" must not be mapped.
 
     >>> qg = QueryGraph((QNode("q1", "Keanu Reeves"), QNode("q2", "The movie")), (("q1", "q2"),), by="llm")
     >>> [n.label for n in unk_described(qg, set())[0].nodes]
     ['Keanu Reeves', 'UNK']
+    >>> qg = QueryGraph((QNode("q1", "Signmark"), QNode("q2", "country")), (("q1", "q2"),), by="llm")
+    >>> [n.label for n in unk_described(qg, {"country"}, "Which country is Signmark from?")[0].nodes]
+    ['Signmark', 'UNK']
     """
     out, changed = [], []
     for n in qg.nodes:
         rest = _ARTICLE.sub("", n.label.strip())
-        if (not n.unknown and not any(c.isupper() or c.isdigit() for c in rest)
-                and normalize_name(n.label) not in names):
+        if (not n.unknown and _names_nothing(rest)
+                and (normalize_name(n.label) not in names or _written_as_description(rest, query))):
             changed.append(n.label)
             n = QNode(n.id, UNK, ": ".join(x for x in (n.label, n.description) if x))
         out.append(n)
     return (QueryGraph(tuple(out), qg.edges, qg.by), changed) if changed else (qg, [])
+
+
+def merge_repeated_unknowns(qg: QueryGraph) -> tuple[QueryGraph, list[list[str]]]:
+    """``UNK`` leaves on the same single node, merged into one (the first; descriptions joined).
+
+    Subgraph matching is injective (§4.4: the match is isomorphic to q), so k ``UNK`` leaves on a node ask
+    for k *distinct* unknown neighbours of it, which no question of one asked-for entity means: a 1.5B
+    model lists the target several times ("the company", "the year", "the year the company dissolved"
+    all hung on Novair International Airways), and the match then needs a KG node of degree k there.
+    Leaves on different nodes, or an ``UNK`` with two neighbours, are left as they are.
+
+    >>> qg = QueryGraph((QNode("q1", "Novair"), QNode("q2", "UNK", "company"), QNode("q3", "UNK", "year")),
+    ...                 (("q1", "q2"), ("q1", "q3")), by="llm")
+    >>> out, merged = merge_repeated_unknowns(qg)
+    >>> out.ids, out.edges, merged
+    (('q1', 'q2'), (('q1', 'q2'),), [['q2', 'q3']])
+    """
+    groups: dict[str, list[str]] = {}
+    for n in qg.nodes:
+        if n.unknown and qg.degree(n.id) == 1:
+            groups.setdefault(qg.neighbors(n.id)[0], []).append(n.id)
+    merged = [ids for ids in groups.values() if len(ids) > 1]
+    if not merged:
+        return qg, []
+    drop = {q for ids in merged for q in ids[1:]}
+    keep_desc = {ids[0]: "; ".join(dict.fromkeys(d for q in ids if (d := qg.node(q).description))) for ids in merged}
+    nodes = tuple(QNode(n.id, n.label, keep_desc.get(n.id, n.description)) for n in qg.nodes if n.id not in drop)
+    edges = tuple(e for e in qg.edges if not (set(e) & drop))
+    return QueryGraph(nodes, edges, qg.by), merged
 
 
 def _validate(data: Any) -> None:
@@ -255,6 +343,8 @@ def query_graph_problem(qg: QueryGraph, query: str) -> str:
     """
     if not qg.unknown_ids:
         return "no node is UNK (the asked-for target)"
+    if len(qg.unknown_ids) == len(qg.nodes):
+        return "every node is UNK (no entity of the question anchors the match)"
     on_edge = {a for e in qg.edges for a in e}
     lonely = [n.label for n in qg.nodes if n.id not in on_edge]
     if lonely:
@@ -319,3 +409,17 @@ def _from_llm(data: Any) -> QueryGraph | None:
         if a != b and (a, b) not in edges and (b, a) not in edges:
             edges.append((a, b))
     return QueryGraph(tuple(nodes), tuple(edges), by="llm")
+
+
+def query_graph_repairs(data: dict[str, Any]) -> list[str]:
+    """The checks that changed the query graph, in words, from its trace step's ``data`` (for the page)."""
+    out = []
+    if data.get("described_as_unk"):
+        out.append("made UNK, since the question only describes them: " + ", ".join(map(repr, data["described_as_unk"])))
+    for ids in data.get("merged_unknowns") or []:
+        out.append(f"UNK leaves {', '.join(ids)} on one node merged into {ids[0]} (matching is injective: k leaves "
+                   "would need k distinct neighbours)")
+    if data.get("described_not_linked"):
+        out.append("not linked as entities, since the question only describes them: "
+                   + ", ".join(map(repr, data["described_not_linked"])))
+    return out

@@ -90,6 +90,8 @@ def test_the_schemas_bound_the_query_graph_and_the_answer_to_what_the_prompt_off
     ({"nodes": [{"id": "q1", "label": "UNK"}, {"id": "q2", "label": "bone formation"},
                 {"id": "q3", "label": "immune system"}],
       "edges": [{"source": "q1", "target": "q2"}]}, "'immune system' is on no edge"),
+    ({"nodes": [{"id": "q1", "label": "UNK"}, {"id": "q2", "label": "UNK"}],
+      "edges": [{"source": "q1", "target": "q2"}]}, "every node is UNK (no entity of the question anchors the match)"),
 ])
 def test_a_query_graph_that_guesses_or_lacks_its_target_falls_back_and_names_the_check(ws: Workspace, graph, why) -> None:
     r = run(QUESTION, ws, backends=Backends(HashingEmbedder(dim=128), table12_llm(graph, "Magnesium")))
@@ -135,3 +137,52 @@ def test_described_labels_become_unk_names_stay():
     assert [n.label for n in out.nodes] == ["Keanu Reeves", "UNK", "the 1999 film", "mother", "UNK"]
     assert out.node("q2").description == "The movie: film" and out.edges == qg.edges
     assert unk_described(out, set())[1] == ["mother"]
+
+
+def test_a_kind_the_question_writes_after_a_determiner_is_unk_even_when_the_graph_has_such_a_node():
+    """Table 12: "the country Signmark is from" describes the asked-for entity ("the immune system" names one). An OpenIE graph has a node named
+    "country", so the name-index exception must not keep it (it did: MuSiQue's query graphs matched the literal
+    node "country"); "rugby union" in "an international in rugby union" names a sport and stays."""
+    from core.methods.sgrag.query_graph import QNode, QueryGraph, unk_described
+
+    q = "What currency predated the Euro in the country Signmark is from, and the usual average snowfall in Oulu?"
+    qg = QueryGraph((QNode("q1", "Signmark"), QNode("q2", "country"), QNode("q3", "currency"), QNode("q4", "Euro"),
+                     QNode("q5", "snowfall"), QNode("q6", "UNK")),
+                    (("q1", "q2"), ("q2", "q3"), ("q3", "q4"), ("q4", "q5"), ("q5", "q6")), by="llm")
+    out, changed = unk_described(qg, {"country", "currency", "snowfall"}, q)
+    assert changed == ["country", "currency", "snowfall"]
+    assert [n.label for n in out.nodes] == ["Signmark", "UNK", "UNK", "Euro", "UNK", "UNK"]
+    sport = QueryGraph((QNode("q1", "David Jones"), QNode("q2", "rugby union"), QNode("q3", "UNK")),
+                       (("q1", "q2"), ("q1", "q3")), by="llm")
+    assert unk_described(sport, {"rugby union"}, "David Jones is an international in rugby union and which sport?")[1] == []
+
+
+def test_repeated_unknown_leaves_are_merged_so_the_match_can_be_exact(ws: Workspace) -> None:
+    """Three UNK leaves on "bone formation" would need three distinct KG neighbours of it (matching is
+    injective); the question asks for one entity, so they are merged and the match is exact."""
+    graph = {"nodes": [{"id": "q1", "label": "bone formation"}, {"id": "q2", "label": "UNK", "description": "element"},
+                       {"id": "q3", "label": "UNK", "description": "mineral"}, {"id": "q4", "label": "UNK"}],
+             "edges": [{"source": "q1", "target": "q2"}, {"source": "q1", "target": "q3"},
+                       {"source": "q1", "target": "q4"}]}
+    r = run(QUESTION, ws, backends=Backends(HashingEmbedder(dim=128), table12_llm(graph, "Magnesium")))
+    step = r.trace.stage("query_graph")[0]
+    assert step.data["merged_unknowns"] == [["q2", "q3", "q4"]]
+    assert r.query_graph.ids == ("q1", "q2") and r.query_graph.edges == (("q1", "q2"),)
+    assert r.query_graph.node("q2").description == "element; mineral"
+    assert not r.assembly.fallback and r.assembly.subgraphs  # Magnesium and Calcium both promote bone formation
+
+
+def test_unknown_leaves_on_different_nodes_or_on_a_chain_stay():
+    from core.methods.sgrag.query_graph import QNode, QueryGraph, merge_repeated_unknowns
+
+    qg = QueryGraph((QNode("q1", "A"), QNode("q2", "UNK"), QNode("q3", "B"), QNode("q4", "UNK"), QNode("q5", "UNK")),
+                    (("q1", "q2"), ("q3", "q4"), ("q1", "q5"), ("q5", "q3")), by="llm")
+    assert merge_repeated_unknowns(qg) == (qg, [])
+
+
+def test_none_mode_does_not_link_a_kind_written_after_a_determiner(ws: Workspace) -> None:
+    q = "Which element promotes the bone formation in children and influences Thyroid health?"
+    r = run(q, ws, backends=Backends(HashingEmbedder(dim=128), ScriptedLLM(lambda m: LLMResponse("not json", 1, 1))))
+    step = r.trace.stage("query_graph")[0]
+    assert r.query_graph.by == "heuristic" and step.data["described_not_linked"] == ["Bone formation"]
+    assert [n.label for n in r.query_graph.nodes] == ["UNK", "Thyroid health"]
