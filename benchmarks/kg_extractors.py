@@ -44,7 +44,7 @@ def gold_within_hops(ws: Any, questions: list[Any], backends: Any, hops: int = 2
     node_index = ws.index("nodes", backends.embedder)
     hit = total = linked_q = 0
     for q in questions:
-        ents, _, _ = query_entities(q.question, backends)
+        ents, _, _, _ = query_entities(q.question, backends)
         _, ids = node_index.search(backends.embedder.embed(ents), 1)
         seeds = sorted({int(i) for i in ids[:, 0] if int(i) >= 0})
         linked_q += bool(seeds)

@@ -189,14 +189,20 @@ def passage_incidence(graph: KnowledgeGraph) -> csr_matrix:
 
 
 # ------------------------------------------------------------------------------------ seeds
-def query_entities(query: str, backends: Backends) -> tuple[list[str], str, dict[str, int]]:
-    """Named entities of the query, how they were found, and the LLM token counts.
+def query_entities(query: str, backends: Backends) -> tuple[list[str], str, dict[str, int], list[str]]:
+    """Named entities of the query, how they were found, the LLM token counts, and the LLM's entities
+    dropped because they name nothing.
 
     LLM NER (HippoRAG's query NER prompt) when an LLM is available; otherwise, or when the LLM
-    fails, the rule-based mentions; with none found, the whole query.
+    fails, the rule-based mentions; with none found, the whole query. Of the LLM's entities, one the
+    question does not write is a guess (of an answer) and one the question writes with no capital
+    letter or digit ("country", "the author", "bomb") is a kind, not a named entity (HippoRAG's NER asks
+    for named entities; a 1.5B model adds the question's nouns, which link to generic nodes of an OpenIE
+    graph and took the walk there: issue 29): both are dropped, and the trace names the kinds.
     """
     tokens = {"prompt": 0, "completion": 0}
     how = ""
+    kinds: list[str] = []
     if backends.llm.available:
         from core.backends import prompts
         from core.backends.base import ChatMessage
@@ -210,16 +216,36 @@ def query_entities(query: str, backends: Backends) -> tuple[list[str], str, dict
             # "mentioned in this question": a name the question does not write is a guess (of an answer)
             written = normalize_name(query)
             kept = [e for e in ents if normalize_name(_POSSESSIVE.sub("", e)) in written]
+            kinds = [e for e in kept if not _written_as_name(_POSSESSIVE.sub("", e), query)]
+            kept = [e for e in kept if e not in kinds]
             if kept:
-                return list(dict.fromkeys(kept)), "llm", tokens
-            how = (f"the LLM's entities {', '.join(map(repr, ents[:4]))} are not written in the question; " if ents
-                   else "the LLM found no entity; ")
+                return list(dict.fromkeys(kept)), "llm", tokens, kinds
+            how = (f"the LLM's entities {', '.join(map(repr, ents[:4]))} are not names written in the question; "
+                   if ents else "the LLM found no entity; ")
         except LLMError as exc:
             how = f"the LLM failed ({exc}); "
     ents = rule_mentions(query)
     if ents:
-        return ents, how + "rules", tokens
-    return [query.strip()], how + "whole-query", tokens
+        return ents, how + "rules", tokens, kinds
+    return [query.strip()], how + "whole-query", tokens, kinds
+
+
+def _written_as_name(entity: str, query: str) -> bool:
+    """Whether ``query`` writes ``entity`` with a capital letter or a digit in one of its words (the question's
+    first word counts unless it is a function word: "What", "The" are capitalised as sentence starts).
+
+    >>> _written_as_name("Germany", "Germany had imperial interests where?"), _written_as_name("country", "Which country?")
+    (True, False)
+    """
+    from core.text import STOPWORDS
+
+    for hit in re.finditer(r"(?<!\w)" + re.escape(entity) + r"(?!\w)", query, flags=re.I):
+        words = re.findall(r"\w[\w'’\-.]*", hit.group(0))
+        if hit.start() == len(query) - len(query.lstrip()) and words and words[0].lower() in STOPWORDS:
+            words = words[1:]
+        if any(c.isdigit() for c in hit.group(0)) or any(w[:1].isupper() for w in words):
+            return True
+    return False
 
 
 _POSSESSIVE = re.compile(r"['’]s$")
@@ -350,7 +376,7 @@ def _kg_seeds(trace: Trace, workspace: Workspace, cfg: PPRConfig, query: str,
             step.data = {"nodes": graph.n_nodes, "relation_pairs": int(adjacency.nnz // 2) - n_syn,
                          "synonym_edges": n_syn, "synonym_threshold": thr, "build_seconds": time.perf_counter() - t0}
     with trace.timed("query_entities", "Query entities linked to graph nodes", section="HippoRAG §3.2") as qstep:
-        ents, how, tokens = query_entities(query, backends)
+        ents, how, tokens, kinds = query_entities(query, backends)
         qstep.prompt_tokens, qstep.completion_tokens = tokens["prompt"], tokens["completion"]
         vecs = backends.embedder.embed(ents)
         sims, ids = pin_search("ppr.link.node_search", *node_index.search(vecs, 1), key="\n".join(ents))
@@ -359,6 +385,8 @@ def _kg_seeds(trace: Trace, workspace: Workspace, cfg: PPRConfig, query: str,
         names = (dict(zip(linked, (n for _, n in workspace.store.node_rows(linked)))) if graph is None
                  else {v: graph.node_names[v] for v in linked})
         qstep.data = {"how": how, "entities": ents}
+        if kinds:
+            qstep.data["not_names"] = kinds
         if how != "llm":
             qstep.fallback = ("no LLM: query entities are the capitalized names and years of the question"
                               if how == "rules" else f"query entities: {how}")

@@ -124,3 +124,27 @@ def test_the_trace_names_the_synonym_edges_that_carried_the_walk(demo_ws, backen
     assert all(e["cosine"] >= 0.5 for e in step.data["synonym_edges_walked"])
     off = ppr.run(q, demo_ws, config=ppr.PPRConfig(synonym_threshold=None), backends=backends)
     assert "synonym_edges_walked" not in off.trace.stage("ppr")[0].data
+
+
+def test_the_llms_kinds_and_guesses_are_not_seeds(demo_ws, backends):
+    """Issue 29: a 1.5B model's NER list adds the question's nouns ("mother", "country"), which link to generic
+    nodes of an OpenIE graph; HippoRAG's NER asks for named entities, so a kind written in lower case is
+    dropped (and named in the trace), as is a name the question does not write (a guess of the answer)."""
+    import json
+
+    from core.backends.base import LLMResponse
+    from core.methods.base import Backends
+    from tests.fakes import ScriptedLLM
+
+    reply = {"named_entities": ["Lothair II", "mother", "country", "Ermengarde of Tours"]}
+    llm = ScriptedLLM(lambda m: LLMResponse(json.dumps(reply), 30, 20))
+    q = "When did Lothair II's mother die in the country she ruled?"
+    res = ppr.run(q, demo_ws, backends=Backends(backends.embedder, llm))
+    step = res.trace.stage("query_entities")[0]
+    assert step.data["how"] == "llm" and step.data["entities"] == ["Lothair II"]
+    assert step.data["not_names"] == ["mother", "country"]
+    only_kinds = ScriptedLLM(lambda m: LLMResponse(json.dumps({"named_entities": ["mother"]}), 30, 5))
+    res = ppr.run(q, demo_ws, backends=Backends(backends.embedder, only_kinds))
+    step = res.trace.stage("query_entities")[0]
+    assert step.data["entities"] == ["Lothair II"] and step.data["how"].endswith("rules")  # the rules' mentions
+    assert "not names written in the question" in step.fallback
