@@ -103,3 +103,15 @@ def test_browser_question_to_matched_subgraph(server: str, tmp_path: Path) -> No
             page.screenshot(path=str(tmp_path / "subgraph_page.png"), full_page=True)
         finally:
             browser.close()
+
+
+def test_the_page_names_the_checks_applied_to_the_query_graph(home: Path) -> None:
+    """Issue 29: a kind the question only describes ("which deep learning pioneer") is not linked as an entity
+    of the bridge star, and the page says so next to the query graph."""
+    at = open_page()
+    at.selectbox(key=QUESTION).set_value(S.CUSTOM_QUESTION).run()
+    at.text_input(key=CUSTOM).input("Which deep learning pioneer worked with Geoffrey Hinton?").run()
+    assert not at.exception
+    info = [i.value for i in at.info if "Checks applied to the query graph" in i.value]
+    assert info and "not linked as entities" in info[0] and "deep learning" in info[0]
+    assert "deep learning" not in list(at.dataframe[0].value["label"])
