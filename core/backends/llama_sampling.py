@@ -102,3 +102,45 @@ def install(llama: Any) -> None:
         return original(*args, **kw)
 
     llama._init_sampler = types.MethodType(_init_sampler, llama)
+
+
+def install_lookup(llama: Any, num_pred_tokens: int, max_ngram_size: int = 3) -> None:
+    """Prompt-lookup decoding (issue 29 item 4) on ``llama`` without llama-cpp-python's ``logits_all``.
+
+    The reply's next tokens are guessed by finding its last ``max_ngram_size`` tokens earlier in the prompt
+    or reply and copying the ``num_pred_tokens`` that followed (``LlamaPromptLookupDecoding``); the model
+    reads the guess in one batch and keeps the longest prefix that greedy decoding would have produced
+    itself, plus its own next token (llama-cpp-python's ``generate`` does the checking). BubbleRAG's
+    replies copy candidate ids and names from their prompts, so several tokens are often taken per step.
+
+    llama-cpp-python only supports a draft model with ``logits_all=True``, which computes the vocabulary's
+    logits for every *prompt* token too (~18 % more prompt work for a 1.5B model, and an n_ctx × vocabulary
+    score array of 2.5 GB). Here only a short batch (a guess being checked, or a prompt's last few new tokens)
+    asks llama.cpp for logits at every position; prompts are read as before.
+
+    Measured on 2 CPU cores (``benchmarks/llm_lookup_ab.py``): no faster. The review's id lists took 197
+    tokens in 117 steps with k = 3, yet the same 30 s, since a batch of 4 tokens costs about twice one token
+    here; with k = 8 the requests of two questions took 415 s instead of 347 s. It is an option
+    (``EGX_LLAMA_LOOKUP``) for machines where a short batch costs about one token (a GPU build).
+    """
+    from llama_cpp.llama_speculative import LlamaPromptLookupDecoding
+
+    llama.draft_model = LlamaPromptLookupDecoding(max_ngram_size=max_ngram_size, num_pred_tokens=num_pred_tokens)
+    llama.lookup_stats = stats = {"batches": 0, "tokens": 0}  #: short batches read, and their tokens
+    original = llama.eval
+
+    def eval_(self: Any, tokens: Any) -> None:
+        if len(tokens) > num_pred_tokens + 1 or self._logits_all:
+            return original(tokens)
+        stats["batches"] += 1
+        stats["tokens"] += len(tokens)
+        self._ctx.kv_cache_seq_rm(-1, self.n_tokens, -1)
+        n_past, n = self.n_tokens, len(tokens)
+        self._batch.set_batch(batch=list(tokens), n_past=n_past, logits_all=True)
+        self._ctx.decode(self._batch)
+        self.input_ids[n_past:n_past + n] = tokens
+        self.n_tokens += n
+        self._requires_eval = False
+        return None
+
+    llama.eval = types.MethodType(eval_, llama)

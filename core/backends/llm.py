@@ -463,7 +463,7 @@ def _reply_summary(resp: Any) -> str:
     return _short(json.dumps(data, ensure_ascii=False, default=str), 160) if data else ""
 
 
-_LLAMA_CACHE: dict[tuple[str, int, int], tuple[Any, threading.Lock]] = {}
+_LLAMA_CACHE: dict[tuple[str, int, int, int], tuple[Any, threading.Lock]] = {}
 _LLAMA_LOCK = threading.Lock()
 
 
@@ -556,7 +556,8 @@ class LlamaCppLLM:
             ) from None
         path = self.model_path or ensure_model(self.size)  # type: ignore[arg-type]
         gpu_layers = -1 if select_device() == "cuda" else 0
-        key = (str(path), self.n_ctx, gpu_layers)
+        lookup = lookup_tokens()
+        key = (str(path), self.n_ctx, gpu_layers, lookup)
         with _LLAMA_LOCK:
             if key not in _LLAMA_CACHE:
                 t0 = time.perf_counter()
@@ -572,6 +573,10 @@ class LlamaCppLLM:
                     from core.backends.llama_sampling import install
 
                     install(llm)  # greedy + grammar without 152k grammar checks per token
+                if lookup:
+                    from core.backends.llama_sampling import install_lookup
+
+                    install_lookup(llm, lookup)  # replies that copy ids from the prompt take several tokens a step
                 _LLAMA_CACHE[key] = (llm, threading.Lock())
                 self.load_seconds = time.perf_counter() - t0
             elif self.load_seconds is None:
@@ -675,6 +680,32 @@ def prompt_cache_bytes() -> int:
         raise ConfigError(f"EGX_LLAMA_PROMPT_CACHE_MB = {raw!r} is not a whole number of megabytes >= 0; set it "
                           "to e.g. 512, 0 (no cache), or unset it.") from None
     return mb << 20
+
+
+#: tokens guessed per step by prompt-lookup decoding when ``$EGX_LLAMA_LOOKUP`` is unset: off, since on 2 CPU
+#: cores checking a guess of k tokens costs about what k single steps save (BubbleRAG's requests took 347 s
+#: without, 415 s with k = 8; ``benchmarks/README.md``, "LLM stages for the 1.5B model")
+DEFAULT_LOOKUP_TOKENS = 0
+
+
+def lookup_tokens() -> int:
+    """``$EGX_LLAMA_LOOKUP``: tokens prompt-lookup decoding guesses per step on the local model (0 = off;
+    default :data:`DEFAULT_LOOKUP_TOKENS`). See :func:`core.backends.llama_sampling.install_lookup`.
+
+    Raises
+    ------
+    ConfigError
+        For a value that is not a whole number from 0 to 32.
+    """
+    raw = os.environ.get("EGX_LLAMA_LOOKUP", "").strip()
+    try:
+        n = int(raw) if raw else DEFAULT_LOOKUP_TOKENS
+        if not 0 <= n <= 32:
+            raise ValueError
+    except ValueError:
+        raise ConfigError(f"EGX_LLAMA_LOOKUP = {raw!r} is not a whole number from 0 to 32; set it to e.g. 6 "
+                          "(tokens guessed per step), 0 (off), or unset it.") from None
+    return n
 
 
 def _attach_prompt_cache(llm: Any) -> None:

@@ -84,3 +84,40 @@ def test_local_llm_gets_the_question_budget_through_the_guard(small_llm):
 def test_local_llm_bad_path():
     with pytest.raises(BackendError, match=r"GGUF model file '/nonexistent/model\.gguf' does not exist"):
         LlamaCppLLM(model_path="/nonexistent/model.gguf")
+
+
+#: A reply that copies a list from its prompt, under a JSON schema (as BubbleRAG's review and §3.5 replies do)
+COPY_IDS = [ChatMessage("system", "Return JSON only."),
+            ChatMessage("user", "Candidates: c1 Keanu Reeves, c2 Laurence Fishburne, c3 Carrie-Anne Moss, c4 Hugo "
+                                "Weaving, c5 Joe Pantoliano, c6 Gloria Foster. Return {\"keep\": [...]} with the ids "
+                                "of every candidate, in order.")]
+COPY_SCHEMA = {"type": "object", "properties": {"keep": {"type": "array", "maxItems": 6, "items": {
+    "enum": ["c1", "c2", "c3", "c4", "c5", "c6"]}}}, "required": ["keep"]}
+
+
+def test_prompt_lookup_decoding_takes_several_tokens_a_step_and_keeps_the_schema(monkeypatch):
+    """EGX_LLAMA_LOOKUP=N (issue 29 item 4): guesses copied from the prompt are read in one short batch and kept
+    as far as greedy decoding agrees, so a copying reply takes fewer steps than tokens; the reply still obeys
+    the grammar. (Equality with the lookup-off reply is not asserted: a batch of tokens is read with other
+    float reductions than one token, which can flip a near-tie on some CPUs.)"""
+    import json
+
+    monkeypatch.setenv("EGX_LLAMA_LOOKUP", "6")
+    llm = LlamaCppLLM(size="0.5b", n_ctx=1024)
+    raw = llm.load()
+    assert raw.lookup_stats == {"batches": 0, "tokens": 0}
+    r = llm.chat(COPY_IDS, max_tokens=60, json_schema=COPY_SCHEMA)
+    keep = json.loads(r.text)["keep"]
+    assert set(keep) <= {"c1", "c2", "c3", "c4", "c5", "c6"} and len(keep) <= 6
+    steps = raw.lookup_stats["batches"]  # one per decoding step after the prompt (a guess, or a single token)
+    assert steps and r.completion_tokens - 1 - steps >= 2, (raw.lookup_stats, r.completion_tokens, r.text)
+
+
+@pytest.mark.parametrize("raw", ["-1", "33", "six"])
+def test_a_bad_lookup_setting_names_the_variable(monkeypatch, raw):
+    from core.backends.llm import lookup_tokens
+    from core.errors import ConfigError
+
+    monkeypatch.setenv("EGX_LLAMA_LOOKUP", raw)
+    with pytest.raises(ConfigError, match=r"EGX_LLAMA_LOOKUP = .* is not a whole number from 0 to 32"):
+        lookup_tokens()
