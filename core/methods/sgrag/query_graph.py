@@ -11,7 +11,8 @@ questions (App. G): the entities mentioned in the question, each linked to one `
 
 Mentions are found through the workspace's node name index (quoted spans when the question has
 any, else the longest word n-grams whose normalized text is a node name; a possessive "'s" is no part of
-a name, so "Lothair II's mother" links "Lothair II"), so the heuristic only proposes entities the
+a name, so "Lothair II's mother" links "Lothair II"; a lower-case kind the question writes as a
+description, "the country Signmark is from", is not linked), so the heuristic only proposes entities the
 graph knows; normalization (Alg. 3) then maps them by FAISS like any LLM-extracted label.
 """
 
@@ -273,9 +274,10 @@ def unk_described(qg: QueryGraph, names: Container[str], query: str = "") -> tup
     label with no capitalised word or digit once a leading article is dropped ("The movie", "his
     mother") names nothing, so it becomes ``UNK`` with the label kept as its description, unless
     ``names`` (the graph's normalized node names) has exactly that name and ``query`` does not write it
-    after a determiner. A 1.5B model often writes the description as the label, which normalization
-    (Alg. 3) would then map to whatever node is nearest to "movie"; and an OpenIE graph has nodes named
-    "country" or "author", to which "the country Signmark is from" must not be mapped.
+    as a description (:func:`_written_as_description`). A 1.5B model often writes the description as the
+    label, which normalization (Alg. 3) would then map to whatever node is nearest to "movie"; and an
+    OpenIE graph has nodes named "country" or "author", to which "the country Signmark is from" must not
+    be mapped.
 
     >>> qg = QueryGraph((QNode("q1", "Keanu Reeves"), QNode("q2", "The movie")), (("q1", "q2"),), by="llm")
     >>> [n.label for n in unk_described(qg, set())[0].nodes]
