@@ -76,3 +76,22 @@ def test_the_cycle_check_finds_cycles(tmp_path):
     assert ig.cycles(ig.import_graph("pkg", tmp_path)) == [["pkg.a", "pkg.sub.b"], ["pkg.c", "pkg.d"]]
     assert ig.cycles(ig.import_graph("pkg", tmp_path, kinds=["top"])) == []
     assert ig.cycles(ig.import_graph("pkg", tmp_path, depth=2)) == [["pkg.a", "pkg.sub"], ["pkg.c", "pkg.d"]]
+
+
+#: Modules still over the 500-line bound of issue 31 ("modules of one job each"), with the size each may not
+#: grow past. Split one, then drop it from here; a module not listed may not pass 500 lines.
+OVER_500 = {
+    "core/graph/loaders.py": 1135, "core/index/workspace.py": 1081, "core/cli.py": 878, "core/graph/model.py": 774,
+    "core/backends/spacy_extractor.py": 753, "core/backends/llm_cache.py": 680, "core/eval/runner.py": 617,
+    "core/graph/falkor.py": 600, "core/methods/baselines/ppr.py": 504,
+}
+
+
+def test_no_module_of_core_grows_past_500_lines_and_the_old_ones_only_shrink():
+    """Issue 31 item 4, as a ratchet: core/backends/llm.py (1,405 lines, six jobs) is split into one module a job
+    (llm_openai, llm_local, llm_guard, llm_json, answer_check, llm_errors; llm.py re-exports them)."""
+    sizes = {str(p.relative_to(ROOT)): len(p.read_text(encoding="utf-8").splitlines())
+             for p in (ROOT / "core").rglob("*.py")}
+    too_long = {m: n for m, n in sizes.items() if n > OVER_500.get(m, 500)}
+    assert not too_long, f"split these (or shrink them back): {too_long}"
+    assert sizes["core/backends/llm.py"] <= 150  # the face only

@@ -140,7 +140,8 @@ def cache_key(model: str, messages: Sequence[ChatMessage], *, max_tokens: int, t
 def usable_reply(text: str, json_schema: dict[str, Any] | None) -> str:
     """Why ``text`` must not be cached ("" when it may): not strict JSON of the schema's shape for a
     JSON request (a reply that needed repair is not kept either); empty, a refusal or garbage (:func:`~core.backends.llm.check_answer`) for a text one."""
-    from core.backends.llm import _parse_json, _schema_problem, check_answer
+    from core.backends.answer_check import check_answer
+    from core.backends.llm_json import _parse_json, _schema_problem
 
     if json_schema is not None:
         data, repaired, problem = _parse_json(text)
