@@ -126,6 +126,31 @@ class LLM(Protocol):
         ...
 
 
+class LLMWrapper:
+    """Base of an LLM that wraps another (the guard, the cache): it is named, identified and available as
+    its ``inner`` backend is, and any other attribute is the inner backend's."""
+
+    inner: Any
+
+    @property
+    def name(self) -> str:
+        return str(self.inner.name)
+
+    @property
+    def model_id(self) -> str:
+        return str(self.inner.model_id)
+
+    @property
+    def available(self) -> bool:
+        return bool(self.inner.available)
+
+    def __getattr__(self, item: str) -> Any:
+        inner = self.__dict__.get("inner")
+        if inner is None or item.startswith("__"):
+            raise AttributeError(item)
+        return getattr(inner, item)
+
+
 
 def split_passage(passage: str) -> tuple[str | None, str]:
     r"""``(title, text)`` of a passage handed to a :class:`TripleExtractor`.

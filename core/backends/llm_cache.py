@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from core.backends.base import TRUNCATED_NOTE, ChatMessage, LLMResponse
+from core.backends.base import TRUNCATED_NOTE, ChatMessage, LLMResponse, LLMWrapper
 from core.errors import ConfigError, EgxError, InputFormatError, LLMError
 from core.fsio import atomic_write_json, path_lock
 from core.replay import NOT_RECORDED
@@ -230,7 +230,7 @@ class CacheStats:
     tampered: int = 0  #: entries refused for a wrong or missing content hash (asked again)
 
 
-class CachedLLM:
+class CachedLLM(LLMWrapper):
     """An LLM whose answers are cached on disk (see the module docstring).
 
     Parameters
@@ -262,28 +262,10 @@ class CachedLLM:
         self._model_key: str | None = None
 
     @property
-    def name(self) -> str:
-        return str(self.inner.name)
-
-    @property
-    def model_id(self) -> str:
-        return str(self.inner.model_id)
-
-    @property
-    def available(self) -> bool:
-        return bool(self.inner.available)
-
-    @property
     def model_key(self) -> str:
         if self._model_key is None:
             self._model_key = model_key(self.inner)
         return self._model_key
-
-    def __getattr__(self, item: str) -> Any:
-        inner = self.__dict__.get("inner")
-        if inner is None or item.startswith("__"):
-            raise AttributeError(item)
-        return getattr(inner, item)
 
     def __repr__(self) -> str:
         return f"CachedLLM({self.inner!r}, enabled={self.enabled}, root={str(self.cache.root)!r})"

@@ -13,7 +13,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import Any
 
-from core.backends.base import ChatMessage, LLMResponse
+from core.backends.base import ChatMessage, LLMResponse, LLMWrapper
 from core.backends.llm_errors import (
     BUDGET_HINT,
     RETRIES_HINT,
@@ -219,7 +219,7 @@ def _wait_or_cancel(done: threading.Event, seconds: float) -> bool:
             return True
 
 
-class GuardedLLM:
+class GuardedLLM(LLMWrapper):
     """Any LLM backend under :class:`LLMSettings` — the one mechanism that bounds LLM waits.
 
     Every :meth:`chat` is made of attempts. Each attempt runs the backend in a worker thread and
@@ -264,27 +264,9 @@ class GuardedLLM:
         self._prepared = False
 
     @property
-    def name(self) -> str:
-        return str(self.inner.name)
-
-    @property
-    def model_id(self) -> str:
-        return str(self.inner.model_id)
-
-    @property
-    def available(self) -> bool:
-        return bool(self.inner.available)
-
-    @property
     def timeout(self) -> float:
         """The per-attempt limit: the setting, else the backend's own timeout, else 60 s."""
         return float(self.settings.timeout or getattr(self.inner, "timeout", None) or 60.0)
-
-    def __getattr__(self, item: str) -> Any:
-        inner = self.__dict__.get("inner")
-        if inner is None or item.startswith("__"):
-            raise AttributeError(item)
-        return getattr(inner, item)
 
     def __repr__(self) -> str:
         s = self.settings
