@@ -95,3 +95,23 @@ def test_no_module_of_core_grows_past_500_lines_and_the_old_ones_only_shrink():
     too_long = {m: n for m, n in sizes.items() if n > OVER_500.get(m, 500)}
     assert not too_long, f"split these (or shrink them back): {too_long}"
     assert sizes["core/backends/llm.py"] <= 150  # the face only
+
+
+def _method_packages() -> list[str]:
+    """The method packages: ``core/methods/<name>/`` with a ``METHOD`` (what the registry discovers)."""
+    return sorted(p.parent.name for p in (ROOT / "core" / "methods").glob("*/__init__.py")
+                  if "METHOD" in p.read_text(encoding="utf-8"))
+
+
+def test_no_paper_package_imports_another_and_shared_code_imports_none():
+    """Each method package stands beside the others: it may import the shared modules of ``core/methods``
+    (``evidence``, ``answering``, ``passages``, ...) and anything below, never another method package; the
+    shared modules import no method package, except ``core.methods.registry``, whose job is to list them.
+    Every import counts (module level, lazy, TYPE_CHECKING)."""
+    ig = _import_graph_script()
+    g = ig.import_graph("core", ROOT, depth=3)
+    papers = {f"core.methods.{p}" for p in _method_packages()}
+    assert {"core.methods.bubblerag", "core.methods.fastinsight", "core.methods.sgrag", "core.methods.reg"} <= papers
+    crossing = sorted((a, b) for a, b in g.edges() if b in papers and a != b and a.startswith("core.methods")
+                      and a != "core.methods.registry")
+    assert crossing == [], f"a method package or shared module imports a method package: {crossing}"

@@ -481,7 +481,7 @@ class RecordedLLM:
         """The tokenizer of the bundled model the recordings were made with (a vocab-only ``Llama``).
 
         Some prompts depend on token counts: SG-RAG's answer prompt fills its §5 context budget
-        counted by :func:`core.methods.reg.tokens.count_tokens`, which uses a local model's own
+        counted by :func:`core.backends.tokens.count_tokens`, which uses a local model's own
         tokenizer. Counted with another tokenizer on replay, a long context is cut elsewhere and the
         prompt is one that was never recorded. Only the vocabulary is loaded (no weights).
 

@@ -2,7 +2,7 @@
 
 Token counts that no answering model's tokenizer can give (``none`` mode, an OpenAI-compatible endpoint)
 are counted with BERT's uncased WordPiece tokenizer: ReG's evidence-format token savings, SG-RAG's
-1,200-token context budget, BubbleRAG's evidence-format prompts (``core.methods.reg.tokens``).
+1,200-token context budget, BubbleRAG's evidence-format prompts (``core.backends.tokens``).
 
 Its vocabulary, ``data/bert-base-uncased-vocab.txt.gz`` (the 30,522-entry ``vocab.txt`` of
 google-research/bert's uncased English models, Apache-2.0; sha256 of the unzipped file below), is the

@@ -4,7 +4,7 @@ in :mod:`core.text` so that method diagnosers can judge answers too), per-stage 
 
 Rankings and gold sets are passage (chunk) ids for Recall and nDCG; Topological Recall works on
 node indices of a graph given as CSR arrays (any object with ``indptr``, ``nbr`` and ``degree``,
-e.g. :class:`~core.methods.fastinsight.passage_graph.PassageGraph`), undirected, with ``degree``
+e.g. :class:`~core.graph.passage_graph.PassageGraph`), undirected, with ``degree``
 the number of distinct neighbours.
 """
 
@@ -20,8 +20,8 @@ import numpy as np
 from core.text import answer_scores, exact_match, normalize_answer, token_f1
 
 if TYPE_CHECKING:
+    from core.graph.passage_graph import PassageGraph
     from core.methods.fastinsight.loop import FastInsightResult
-    from core.methods.fastinsight.passage_graph import PassageGraph
 
 __all__ = ["CSRGraph", "RankingMetrics", "RoundMetrics", "TopologicalRecall", "all_recall_at_k", "answer_scores", "exact_match",
            "llm_tokens", "miss_tr", "ndcg_at_k", "normalize_answer", "path_uncertainty", "ranking_metrics",
@@ -221,7 +221,7 @@ def topological_recall(graph: CSRGraph, retrieved: Iterable[int], oracle: Iterab
     --------
     Path 0 – 1 – 2 (degrees 1, 2, 1), ``N_ret = {0}``, oracle ``{1}``: ``u = ln(1 + 1)``.
 
-    >>> from core.methods.fastinsight.passage_graph import PassageGraph
+    >>> from core.graph.passage_graph import PassageGraph
     >>> pg = PassageGraph.from_edges(3, [(0, 1), (1, 2)])
     >>> round(topological_recall(pg, [0], [1]), 4)
     0.5906

@@ -160,8 +160,8 @@ def topological_metrics(workspace: Workspace, ranked: Sequence[str], gold: Itera
     linked to a gold passage (§4.2.2). Every other run is measured on the workspace's passage graph
     (passages sharing an entity, or the corpus graph) with the top 10 passages of ``ranked``.
     """
+    from core.graph.passage_graph import passage_graph
     from core.methods.fastinsight.node_graph import KGNodeGraph
-    from core.methods.fastinsight.passage_graph import passage_graph
     from core.methods.fastinsight.pipeline import FastInsightRun
 
     g = list(gold)

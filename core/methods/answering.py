@@ -14,7 +14,7 @@
 Evidence format (ReG §4.2; issue 8): with ``evidence_format="triples"`` the prompt holds the KG
 triples extracted from those passages as an unordered list, with ``"chains"`` the same triples
 reorganized into ReG evidence chains. The caller hands that evidence over (ReG's
-:func:`core.methods.reg.evidence.passage_evidence` builds it for a passage method); whenever it is
+:func:`core.methods.evidence.formats.passage_evidence` builds it for a passage method); whenever it is
 given, the answer step records the token counts of the passage, triple and chain prompts, whichever
 one was sent. This module imports no method package (the evidence is whatever has the fields of
 :class:`Evidence`).

@@ -22,10 +22,10 @@ if TYPE_CHECKING:
     from core.graph.model import KnowledgeGraph
     from core.graph.store import GraphStore
     from core.index.workspace import Workspace
-    from core.methods.reg.evidence import EvidencePrompts
+    from core.methods.evidence.formats import EvidencePrompts
 
 Passage = tuple[str, str, str]  #: (chunk id, title, text)
-MAX_EVIDENCE_TRIPLES = 300  #: as :func:`core.methods.reg.evidence.passage_triples`
+MAX_EVIDENCE_TRIPLES = 300  #: as :func:`core.methods.evidence.formats.passage_triples`
 
 
 class PassageSource:
@@ -100,10 +100,10 @@ class PassageSource:
                  max_passages: int = 5) -> EvidencePrompts | None:
         """The answer's evidence in the three formats (passages, KG triples, ReG chains) of the top
         ``max_passages`` passages; None for a corpus graph.
-        In memory: :func:`core.methods.reg.evidence.passage_evidence`. On a store: the same triples
+        In memory: :func:`core.methods.evidence.formats.passage_evidence`. On a store: the same triples
         (each passage's edges from its provenance, in passage order, each edge once, scored ``1/rank``)
         and the same query entities (the store's batch name lookup), read from the store."""
-        from core.methods.reg.evidence import passage_evidence
+        from core.methods.evidence.formats import passage_evidence
 
         if not self.remote:
             return passage_evidence(query, passages, self.graph, llm, max_passages=max_passages)
@@ -111,9 +111,9 @@ class PassageSource:
             return None
         from core.backends import prompts as bprompts
         from core.methods.answering import passages_prompt
-        from core.methods.reg.chains import Triple
-        from core.methods.reg.evidence import evidence_prompts
-        from core.methods.reg.linking import link_query_entities_from_store
+        from core.methods.evidence.chains import Triple
+        from core.methods.evidence.formats import evidence_prompts
+        from core.methods.evidence.linking import link_query_entities_from_store
 
         store = self.store
         score: dict[int, float] = {}

@@ -257,7 +257,7 @@ def test_recorded_llm_counts_tokens_with_the_recorded_models_tokenizer(tmp_path)
     (MuSiQue questions 12 and 16 missed their recorded SG-RAG answer that way)."""
     from core.backends.gguf import MODELS
     from core.backends.llm import LlamaCppLLM
-    from core.methods.reg.tokens import WORDPIECE, count_tokens
+    from core.backends.tokens import WORDPIECE, count_tokens
 
     texts = ["Lothair II's mother was Ermengarde of Tours, who died on 20 March 851.",
              "(Keanu Reeves) -[acted in]-> (The Matrix) <-[acted in]- (Laurence Fishburne)", ""]

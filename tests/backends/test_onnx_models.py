@@ -261,8 +261,8 @@ def test_head_is_not_affine_so_feature_smoothing_is_not_score_smoothing(cross_en
 
 @pytest.mark.model
 def test_granker_at_alpha_zero_is_plain_reranking_exactly(cross_encoder) -> None:
+    from core.graph.passage_graph import PassageGraph
     from core.methods.fastinsight.granker import granker, rank_order
-    from core.methods.fastinsight.passage_graph import PassageGraph
 
     query, passages = _musique_pairs(1)[0]
     edges = [(i, (i * 7 + 3) % 20) for i in range(20) if i != (i * 7 + 3) % 20]

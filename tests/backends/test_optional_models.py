@@ -50,8 +50,8 @@ def _block(mp: pytest.MonkeyPatch, modules: tuple[str, ...] = OPTIONAL_MODULES) 
 
 def _clear_lru_caches() -> None:
     """Per-process model caches of the answer steps (loaded by an earlier test, they would hide a load)."""
+    from core.backends import tokens
     from core.methods import extractive
-    from core.methods.reg import tokens
 
     extractive._spacy.cache_clear()
     for fn in vars(tokens).values():
@@ -206,7 +206,7 @@ TEXTS = ["Ermengarde of Tours died on 20 March 851.", "", "naïve café Ångstr�
 
 
 def test_prompt_tokens_are_counted_without_any_model_package(no_optional_models: None) -> None:
-    from core.methods.reg.tokens import WORDPIECE, count_tokens
+    from core.backends.tokens import WORDPIECE, count_tokens
 
     assert count_tokens(TEXTS, get_llm("none")) == (wordpiece.count(TEXTS), WORDPIECE)
     assert wordpiece.count(TEXTS)[:2] == [13, 0]

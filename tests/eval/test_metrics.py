@@ -17,7 +17,7 @@ from core.eval.metrics import (
     topological_recall,
     tr_decomposition,
 )
-from core.methods.fastinsight.passage_graph import PassageGraph
+from core.graph.passage_graph import PassageGraph
 from tests.methods.fastinsight.helpers import random_graph
 
 

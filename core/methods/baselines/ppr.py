@@ -481,7 +481,7 @@ def _corpus_seeds(trace: Trace, workspace: Workspace, cfg: PPRConfig,
                   dense: np.ndarray) -> tuple[list[SeedLink], csr_matrix, None]:
     from scipy.sparse import csr_matrix
 
-    from core.methods.fastinsight.passage_graph import passage_graph
+    from core.graph.passage_graph import passage_graph
 
     graph = workspace.graph
     with trace.timed("query_entities", "Seed passages by vector similarity (corpus graph)",

@@ -174,10 +174,10 @@ _CHAIN_SKELETON = "Reasoning skeleton (evidence chains from the evidence graph, 
 def evidence_format_prompts(query: str, evidence: EvidenceGraph, graph: GraphLike,
                             ctx: Sequence[tuple[str, str]], llm: LLM) -> tuple[dict[str, str], dict[str, object]]:
     """The §3.6 prompt in the three evidence formats, and the trace data (token counts, chains)."""
+    from core.backends.tokens import count_tokens
     from core.graph.view import StoreGraphView
-    from core.methods.reg.chains import reorganize, triples_from_edges
-    from core.methods.reg.linking import link_query_entities, link_query_entities_from_store
-    from core.methods.reg.tokens import count_tokens
+    from core.methods.evidence.chains import reorganize, triples_from_edges
+    from core.methods.evidence.linking import link_query_entities, link_query_entities_from_store
 
     order = sorted(evidence.edges, key=lambda e: (evidence.edge_rank.get(e, 99), e))
     ts = triples_from_edges(graph, order, [1.0 / evidence.edge_rank.get(e, 99) for e in order])

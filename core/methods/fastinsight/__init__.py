@@ -5,7 +5,6 @@ module                   paper
 =======================  =====================================================================
 ``config``               the knobs with the paper's defaults (§3.2, §4.1.1)
 ``pipeline``             :func:`run`: the method end to end, traced (§3, Algorithms 1-3)
-``passage_graph``        §2.1 corpus graph (Definition 1); derived passage graph for KGs
 ``granker``              §3.3 GRanker, Algorithm 2 (``O_gm``)
 ``stex``                 §3.4 STeX, Algorithm 3 (``O_vgs``)
 ``loop``                 §3.2 the FastInsight loop, Algorithm 1 (``O_vs → (O_gm, O_vgs)*``)
@@ -13,17 +12,19 @@ module                   paper
 ``views``                display-ready views of a run for the GRanker page
 =======================  =====================================================================
 
+The corpus graph of §2.1 (Definition 1) and the passage graph derived from a KG live in
+:mod:`core.graph.passage_graph` (PPR's corpus mode and the evaluation metrics walk it too).
 Topological Recall and MissTR (§4.3.2) live in :mod:`core.eval.metrics`.
 """
 
 from __future__ import annotations
 
+from core.graph.passage_graph import PassageGraph, passage_graph
 from core.methods.base import Method
 from core.methods.fastinsight.config import FastInsightConfig
 from core.methods.fastinsight.diagnosis import STAGES, diagnose
 from core.methods.fastinsight.granker import GRankerResult, granker, granker_scores, propagation_matrix
 from core.methods.fastinsight.loop import FastInsightResult, FastInsightRound, fastinsight, iter_fastinsight
-from core.methods.fastinsight.passage_graph import PassageGraph, passage_graph
 from core.methods.fastinsight.pipeline import FastInsightRun, run
 from core.methods.fastinsight.stex import STeXResult, stex
 from core.methods.reranking import FeatureCache

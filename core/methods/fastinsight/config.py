@@ -7,10 +7,10 @@ from typing import Literal
 
 import numpy as np
 
+from core.graph.passage_graph import DEFAULT_MAX_ENTITY_PASSAGES
 from core.methods.base import Check, MethodConfig
 from core.methods.fastinsight.loop import OnExhausted
 from core.methods.fastinsight.node_graph import NODE_TEXT_CHARS
-from core.methods.fastinsight.passage_graph import DEFAULT_MAX_ENTITY_PASSAGES
 
 SearchGraph = Literal["kg_nodes", "passages"]
 

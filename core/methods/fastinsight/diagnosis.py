@@ -75,7 +75,7 @@ def diagnose(result: FastInsightRun, workspace: Workspace, gold: Gold, *, cut: i
 
 def _lost_on_passages(result: FastInsightRun, workspace: Workspace, lost: list[str], ranks: dict[str, Any],
                       cut: int) -> dict[str, dict[str, Any]]:
-    from core.methods.fastinsight.passage_graph import passage_graph
+    from core.graph.passage_graph import passage_graph
 
     pg = passage_graph(workspace.graph, max_entity_passages=result.config.max_entity_passages)
     idx = {c: i for i, c in enumerate(pg.chunk_ids)}

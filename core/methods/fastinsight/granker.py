@@ -26,7 +26,7 @@ import numpy as np
 
 from core.backends.base import Reranker
 from core.errors import ConfigError
-from core.methods.fastinsight.passage_graph import PassageGraph
+from core.graph.passage_graph import PassageGraph
 from core.methods.reranking import FeatureCache, rank_order
 from core.replay import pin
 

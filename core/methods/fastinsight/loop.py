@@ -28,8 +28,8 @@ import numpy as np
 
 from core.backends.base import Reranker
 from core.errors import ConfigError
+from core.graph.passage_graph import PassageGraph
 from core.methods.fastinsight.granker import GRankerResult, granker
-from core.methods.fastinsight.passage_graph import PassageGraph
 from core.methods.fastinsight.stex import STeXResult, stex
 from core.methods.reranking import FeatureCache
 from core.replay import pin_search

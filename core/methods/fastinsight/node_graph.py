@@ -13,7 +13,7 @@ Our KGs come from OpenIE or spaCy extraction and rarely carry descriptions, so t
 
 (the passages in the node's provenance order, joined by a space). Edges are the KG's edges taken
 undirected, simple, without self-loops — what Algorithms 2 and 3 need (see
-:mod:`~core.methods.fastinsight.passage_graph`). ``deg_E(n)`` is therefore the number of distinct
+:mod:`~core.graph.passage_graph`). ``deg_E(n)`` is therefore the number of distinct
 neighbouring entities.
 
 The graph is a :class:`KGNodeGraph`, a :class:`~.passage_graph.PassageGraph` whose items are KG
@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from core.errors import ConfigError, EmptyGraphError
-from core.methods.fastinsight.passage_graph import PassageGraph, _symmetric_csr
+from core.graph.passage_graph import PassageGraph, _symmetric_csr
 
 if TYPE_CHECKING:
     from core.graph.model import KnowledgeGraph

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from core.errors import ConfigError, QueryError, WorkspaceError
+from core.graph.passage_graph import PassageGraph, passage_graph
 from core.graph.store import remote_store
 from core.jobs import current_job
 from core.methods.answering import record_answer
@@ -34,7 +35,6 @@ from core.methods.fastinsight.config import FastInsightConfig
 from core.methods.fastinsight.loop import FastInsightResult, FastInsightRound, iter_fastinsight
 from core.methods.fastinsight.node_graph import KGNodeGraph, node_graph, passages_of_nodes
 from core.methods.fastinsight.node_vectors import node_vectors
-from core.methods.fastinsight.passage_graph import PassageGraph, passage_graph
 from core.methods.fastinsight.store_graph import StoreNodeGraph
 from core.methods.passages import PassageSource
 from core.methods.reranking import FeatureCache, index_feature_source, resolve_reranker
@@ -141,7 +141,7 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
         FastInsight §4.2.2: :func:`~core.methods.fastinsight.node_graph.node_graph`; node vectors are
         embedded on first use and cached in the workspace) and the ranked nodes are mapped to their
         passages, or through its derived passage graph (``"passages"``,
-        :func:`~core.methods.fastinsight.passage_graph.passage_graph`). A corpus graph is used as it
+        :func:`~core.graph.passage_graph.passage_graph`). A corpus graph is used as it
         is; a KG without nodes falls back to passages (a recorded fallback).
     config : FastInsightConfig or None
         Defaults to the paper's settings.

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.errors import ConfigError
-from core.methods.fastinsight.passage_graph import PassageGraph
+from core.graph.passage_graph import PassageGraph
 from core.replay import pin
 
 

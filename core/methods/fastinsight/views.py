@@ -18,10 +18,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.graph.model import GraphBuilder, KnowledgeGraph
+from core.graph.passage_graph import PassageGraph
 from core.methods.fastinsight.granker import GRankerResult
 from core.methods.fastinsight.loop import FastInsightRound
 from core.methods.fastinsight.node_graph import KGNodeGraph
-from core.methods.fastinsight.passage_graph import PassageGraph
 
 
 def item_title(pg: PassageGraph, graph: KnowledgeGraph, v: int) -> str:

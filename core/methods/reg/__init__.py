@@ -3,9 +3,6 @@
 ==================  ==========================================================================
 module              paper
 ==================  ==========================================================================
-``chains``          §4.2, D.4 structure-aware reorganization (BFS chain expansion, both merges)
-``evidence``        §4.2 evidence format for the answer step of every method (triples vs chains)
-``linking``         topic/answer entities for a black-box KG (given in the paper's datasets)
 ``candidates``      §4.1, D.1 candidate pool (shortest paths + query-/answer-centric 1-hop)
 ``compression``     §4.1, D.2 answer merging + relation-chain merging (Table 1 ratio)
 ``selection``       §4.1, D.3 / App. F LLM selection of the sufficient, coherent subset
@@ -16,8 +13,18 @@ module              paper
 ``pipeline``        the ``reg`` method: score the neighbourhood, keep top-K, reorganize, answer
 ``config``          RegConfig (the method's knobs) and TrainConfig (ReG@Triple training)
 ``diagnosis``       where a question's gold evidence was lost (issue 6)
-``tokens``          prompt token counts (the answering model's tokenizer, or WordPiece)
 ==================  ==========================================================================
+
+ReG's structure-aware reorganization (§4.2, D.4), its evidence formats and the entity linking are
+shared by every method's answer step, so they live beside the methods, not in this package:
+
+==================================  ============================================================
+``core.methods.evidence.chains``    §4.2, D.4 reorganization (BFS chain expansion, both merges)
+``core.methods.evidence.formats``   §4.2 evidence format for every method's answer (triples vs chains)
+``core.methods.evidence.linking``   topic/answer entities for a black-box KG (given in ReG's datasets)
+``core.methods.evidence.prompts``   App. F evidence-based QA prompts (Fig. 7 style)
+``core.backends.tokens``            prompt token counts (the answering model's tokenizer, or WordPiece)
+==================================  ============================================================
 
 ``import core.methods.reg`` stays light: torch is imported inside the retriever functions.
 """
@@ -25,7 +32,7 @@ module              paper
 from __future__ import annotations
 
 from core.methods.base import Method
-from core.methods.reg.chains import EvidenceChain, Reorganization, Triple, reorganize
+from core.methods.evidence.chains import EvidenceChain, Reorganization, Triple, reorganize
 from core.methods.reg.config import RegConfig, TrainConfig
 from core.methods.reg.diagnosis import STAGES, diagnose
 from core.methods.reg.pipeline import RegResult, run

@@ -34,15 +34,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from core.backends import prompts as bprompts
+from core.backends.tokens import count_tokens
 from core.errors import ConfigError, EmptyGraphError, QueryError, WorkspaceError
 from core.graph.store import remote_store
 from core.methods.answering import passages_prompt, record_answer
 from core.methods.base import Backends, RankedChunk
-from core.methods.reg.chains import Reorganization, Triple, triples_from_edges
+from core.methods.evidence.chains import Reorganization, Triple, triples_from_edges
+from core.methods.evidence.formats import evidence_prompts
+from core.methods.evidence.linking import Linked, link_query_entities, link_query_entities_from_store
 from core.methods.reg.config import RegConfig
-from core.methods.reg.evidence import evidence_prompts
-from core.methods.reg.linking import Linked, link_query_entities, link_query_entities_from_store
-from core.methods.reg.tokens import count_tokens
 from core.replay import pin
 from core.trace import Trace
 

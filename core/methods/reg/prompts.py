@@ -13,34 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-QA_SYSTEM = ("You answer questions from knowledge-graph evidence. Reply with the short answer alone (a name, "
-             "date, number or short phrase), no explanation.")
-
-_QA_CHAINS = """Based on the reasoning paths, answer the question. Each path is an evidence chain \
-"entity → [relation] → entity"; {{a; b}} lists entities that share one chain. Follow the chain the question \
-describes from the entity it names to the entity it asks for.
-
-Reasoning paths:
-{evidence}
-Question: {query}
-Reply with the answer alone (<an entity, date or number from the paths>).
-Answer:"""
-
-_QA_TRIPLES = """Based on the triples, answer the question. Each triple is "(head, relation, tail)". Follow the \
-triples the question describes from the entity it names to the entity it asks for.
-
-Triples:
-{evidence}
-Question: {query}
-Reply with the answer alone (<an entity, date or number from the triples>).
-Answer:"""
-
-
-def qa_prompt(query: str, evidence: str, fmt: str) -> str:
-    """User message for ``fmt`` "chains" (numbered chains) or "triples" (one triple a line)."""
-    tpl = _QA_CHAINS if fmt == "chains" else _QA_TRIPLES
-    return tpl.format(evidence=evidence.strip() or "(none)", query=query.strip())
-
+# the evidence-based QA prompts (Fig. 7 style) are shared by every method's evidence formats
+from core.methods.evidence.prompts import QA_SYSTEM as QA_SYSTEM
+from core.methods.evidence.prompts import qa_prompt as qa_prompt
 
 SELECT_SYSTEM = "You select reasoning paths from a knowledge graph as evidence. Answer with JSON only."
 

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.errors import InputFormatError
+from core.methods.evidence.linking import Linked, link_answers, link_query_entities
 from core.methods.reg.candidates import CandidatePool, candidate_pool
 from core.methods.reg.compression import Compression, compress
-from core.methods.reg.linking import Linked, link_answers, link_query_entities
 from core.methods.reg.selection import Selection, select_candidates
 
 if TYPE_CHECKING:

@@ -90,10 +90,10 @@ def build_context(query: str, assembly: Assembly, graph: KnowledgeGraph, *, budg
     relation sentences (Table 15 Step 2) and then a description sentence for each new node that has one
     ("Node X: <description>."). Pieces are added while the whole prompt — system, relations, the entity
     labels the answer may use, the question — stays within ``budget`` tokens, counted with the answering
-    model's tokenizer when it has one (:func:`core.methods.reg.tokens.count_tokens`); the first piece that
+    model's tokenizer when it has one (:func:`core.backends.tokens.count_tokens`); the first piece that
     does not fit ends the context, and the final prompt is re-counted and cut until it fits.
     """
-    from core.methods.reg.tokens import count_tokens
+    from core.backends.tokens import count_tokens
 
     pieces: list[tuple[str, int | None, int | None]] = []  # (sentence, edge or None, subgraph index)
     seen_e: set[int] = set()

@@ -10,7 +10,7 @@ import numpy as np
 
 from core.backends.embedders import HashingEmbedder
 from core.backends.rerankers import BiEncoderReranker
-from core.methods.fastinsight.passage_graph import PassageGraph
+from core.graph.passage_graph import PassageGraph
 
 TINY_VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *"""
 keanu reeves starred in the matrix with laurence fishburne who played agent smith film movie actor

@@ -9,6 +9,7 @@ from core.backends.embedders import HashingEmbedder
 from core.backends.registry import get_reranker
 from core.backends.rerankers import BiEncoderReranker
 from core.errors import ConfigError
+from core.graph.passage_graph import PassageGraph
 from core.methods.base import Backends
 from core.methods.baselines import rerank
 from core.methods.fastinsight import FastInsightConfig, run
@@ -19,7 +20,6 @@ from core.methods.fastinsight.granker import (
     propagation_matrix,
     smooth_features,
 )
-from core.methods.fastinsight.passage_graph import PassageGraph
 from tests.methods.fastinsight.helpers import CountingReranker, MLPReranker, random_graph
 
 

@@ -8,9 +8,9 @@ import pytest
 from core.backends.embedders import HashingEmbedder
 from core.backends.rerankers import BiEncoderReranker
 from core.errors import ConfigError
+from core.graph.passage_graph import PassageGraph
 from core.methods.fastinsight.granker import granker
 from core.methods.fastinsight.loop import fastinsight, iter_fastinsight, vector_search
-from core.methods.fastinsight.passage_graph import PassageGraph
 from core.methods.fastinsight.stex import stex
 from tests.methods.fastinsight.helpers import CountingReranker, random_graph
 

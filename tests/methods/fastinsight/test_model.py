@@ -35,7 +35,7 @@ def test_stex_reaches_gold_passages_through_the_graph_that_the_vector_search_mis
     only passage-graph neighbours of N_ret (Alg. 3), and for "Find an ML expert." and the second-wife
     question they add a gold passage O_vs missed (Geoffrey Hinton; Charles the Bald). On the passage
     graph (``graph="passages"``); the same invariant on KG nodes is in test_node_graph.py."""
-    from core.methods.fastinsight.passage_graph import passage_graph
+    from core.graph.passage_graph import passage_graph
 
     emb = get_embedder("minilm")
     ws = ensure_sample_workspace("demo", emb, root=tmp_path)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from core.errors import ConfigError
-from core.methods.fastinsight.passage_graph import PassageGraph
+from core.graph.passage_graph import PassageGraph
 from core.methods.fastinsight.stex import stex
 from tests.methods.fastinsight.helpers import random_graph, unit_vectors
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from core.backends.registry import get_llm
+from core.backends.tokens import count_tokens
 from core.graph.model import GraphBuilder
-from core.methods.reg.tokens import count_tokens
 from core.methods.sgrag import prompts
 from core.methods.sgrag.answer import build_context
 from core.methods.sgrag.assembly import Assembly, Subgraph

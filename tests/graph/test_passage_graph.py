@@ -10,7 +10,7 @@ import pytest
 
 from core.errors import ConfigError, EmptyGraphError, UnknownNameError
 from core.graph.model import GraphBuilder
-from core.methods.fastinsight.passage_graph import PassageGraph, passage_graph, shared_entities
+from core.graph.passage_graph import PassageGraph, passage_graph, shared_entities
 from tests.methods.fastinsight.helpers import CORPUS_EDGES, random_graph
 
 

@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from core.methods.reg.chains import Triple, expand_chains, merge_answers, merge_entities, reorganize
+from core.methods.evidence.chains import Triple, expand_chains, merge_answers, merge_entities, reorganize
 
 
 def T(h: str, r: str, t: str, s: float = 0.0) -> Triple:
@@ -103,7 +103,7 @@ def test_merge_entities_leaves_disjoint_targets_alone() -> None:
 
 
 def test_chains_use_only_retrieved_triples_and_cover_all_when_keeping_unanchored(matrix_graph) -> None:
-    from core.methods.reg.chains import triples_from_edges
+    from core.methods.evidence.chains import triples_from_edges
 
     ts = triples_from_edges(matrix_graph, range(matrix_graph.n_edges))
     r = reorganize(ts, ["Keanu Reeves", "Laurence Fishburne"], max_length=4, keep_unanchored=True)

@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from core.methods.reg.chains import Reorganization, Triple, render_triples, reorganize, triples_from_edges
-from core.methods.reg.prompts import QA_SYSTEM, qa_prompt
-from core.methods.reg.tokens import count_tokens
+from core.backends.tokens import count_tokens
+from core.methods.evidence.chains import Reorganization, Triple, render_triples, reorganize, triples_from_edges
+from core.methods.evidence.prompts import QA_SYSTEM, qa_prompt
 
 if TYPE_CHECKING:
     from core.graph.model import KnowledgeGraph
@@ -102,7 +102,7 @@ def evidence_prompts(query: str, triples: Sequence[Triple], *, graph: KnowledgeG
     linked: tuple[str, ...] = ()
     if query_entities is None:
         if graph is not None:
-            from core.methods.reg.linking import link_query_entities
+            from core.methods.evidence.linking import link_query_entities
 
             linked = link_query_entities(query, graph).names
         query_entities = linked
