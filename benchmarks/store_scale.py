@@ -118,7 +118,7 @@ def signature(ranked, nodes_map=None, edges_map=None) -> list:
 
 def remote_child(args: argparse.Namespace) -> None:
     """The app-side process with the remote store: never holds the whole graph."""
-    from core.graph.falkor import open_store
+    from core.graph.stores import open_store
 
     r0 = rss_mb()
     store = open_store(args.url)

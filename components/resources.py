@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import streamlit as st
 
-from components import graph_view
+from components import graph_view, jobs_view
+from components.jobs_view import jobs as jobs  # the server's job manager lives with the panels that draw it
 from components.ui import md_escape
 from core.backends import registry
 from core.errors import WorkspaceError
@@ -30,24 +31,12 @@ from core.errors import WorkspaceError
 if TYPE_CHECKING:
     from core.backends.base import LLM, Embedder, Reranker
     from core.graph.model import KnowledgeGraph
-    from core.graph.view import GraphLike
+    from core.graph.reader import GraphLike
     from core.index.workspace import Workspace, WorkspaceInfo
-    from core.jobs import Job, JobManager
+    from core.jobs import Job
     from core.methods.base import Backends, Method, MethodConfig
 
 R = TypeVar("R")
-
-
-# ------------------------------------------------------------------------------------ jobs
-@st.cache_resource(show_spinner=False)
-def jobs() -> JobManager:
-    """The server's one :class:`core.jobs.JobManager`: long work outlives the script run that asked. Made
-    once per server start, which is when the uploads a killed server left behind are swept."""
-    from core.index.isolated import sweep_uploads
-    from core.jobs import JobManager
-
-    sweep_uploads()
-    return JobManager()
 
 
 # ------------------------------------------------------------------------------------ backends
@@ -121,7 +110,6 @@ def open_workspace(info: WorkspaceInfo, embedder_name: str) -> Workspace:
     core.errors.EgxError
         When the workspace cannot be built, opened or indexed.
     """
-    from components import jobs_view
     from core.index.isolated import BuildSpec, build_isolated, isolated_builds
     from core.index.workspace import ensure_sample_workspace
 
@@ -201,11 +189,10 @@ def page_graph(ws: Workspace) -> GraphLike:
     """The graph a page draws from: the workspace's graph in memory, or, for a graph store, a new
     read-through :class:`~core.graph.view.StoreGraphView` that reads only what this run shows (the
     drawings, names, passages of a result) and is dropped with the run, so the app's memory does not
-    grow with the KG (issue 19)."""
-    from core.graph.store import remote_store
-    from core.graph.view import StoreGraphView
+    grow with the KG (:func:`core.graph.reader.question_graph`, what a method's run reads too)."""
+    from core.graph.reader import question_graph
 
-    return StoreGraphView(ws.store) if remote_store(ws) else ws.graph
+    return question_graph(ws)
 
 
 def whole_graph_limit() -> int:
@@ -358,7 +345,6 @@ def fastinsight_node_vectors(workspace: Workspace, backends: Backends, config: A
     with a live progress bar and ETA (the page waits for it, like an index build) instead of a run
     that seems to hang. Returns at once when the vectors are cached (or the run will not search nodes).
     """
-    from components import jobs_view
     from core.graph.store import remote_store
     from core.methods.fastinsight.node_vectors import has_node_vectors, node_vectors
 
@@ -394,7 +380,6 @@ def _method_job(spec: Method[Any, Any], workspace: Workspace, backends: Backends
     """A method run with an LLM, as a background job keyed like the cache: pages asking for the same
     run join it; while it runs the page shows its stage, elapsed time, LLM requests and tokens, and a
     Cancel button; the finished result is kept by the job manager (its newest runs)."""
-    from components import jobs_view
     from core.eval.runner import run_method
 
     config = spec.config(**dict(params)) if params else None

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
@@ -40,6 +40,47 @@ def to_jsonable(obj: Any) -> Any:
     if isinstance(obj, float) and not np.isfinite(obj):
         return None if np.isnan(obj) else ("inf" if obj > 0 else "-inf")
     return obj
+
+
+S = TypeVar("S", bound="StageData")
+
+
+@dataclass(frozen=True)
+class StageData:
+    """A stage's result as a typed value: subclasses are frozen dataclasses whose fields are the keys the
+    stage's step records, with :attr:`STAGE` its stage name.
+
+    A method records one with ``trace.add(stage, title, value)`` (or ``step.data = value.data()``); a page
+    reads it with ``Type.of(trace)`` and then by attribute, so renaming a field is a type error in the
+    page, not a silent ``KeyError`` at run time. Traces stay plain JSON (the fields' values), so an
+    exported trace loads back: a field an older trace lacks takes its default.
+    """
+
+    STAGE: ClassVar[str] = ""
+
+    def data(self) -> dict[str, Any]:
+        """The JSON-ready step data: every field by name, except those that are None (optional facts this
+        run did not have, e.g. a store's read counts in memory)."""
+        return to_jsonable({f.name: v for f in fields(self) if (v := getattr(self, f.name)) is not None})
+
+    @classmethod
+    def from_data(cls: type[S], data: Mapping[str, Any], *, source: str = "trace") -> S:
+        """The typed value of a step's data; keys it does not know are ignored (a newer trace)."""
+        kw: dict[str, Any] = {}
+        for f in fields(cls):
+            if f.name in data:
+                kw[f.name] = data[f.name]
+            elif f.default is MISSING and f.default_factory is MISSING:
+                raise InputFormatError(source, f"the {cls.STAGE!r} step has no {f.name!r}",
+                                       "a trace written by this version of egx")
+        return cls(**kw)
+
+    @classmethod
+    def of(cls: type[S], trace: Trace, *, last: bool = False) -> S | None:
+        """The first (``last``: the last) step of :attr:`STAGE` in ``trace`` as this type; None when the run
+        had no such step (e.g. an early exit)."""
+        steps = trace.stage(cls.STAGE)
+        return cls.from_data(steps[-1 if last else 0].data, source=f"{trace.method} trace") if steps else None
 
 
 @dataclass
@@ -82,8 +123,9 @@ class Trace:
     #: (:class:`core.replay.ReplayStatus`); empty for any other LLM
     replay: dict[str, Any] = field(default_factory=dict)
 
-    def add(self, stage: str, title: str, data: dict[str, Any] | None = None, **kw: Any) -> Step:
-        step = Step(stage, title, to_jsonable(data or {}), **kw)
+    def add(self, stage: str, title: str, data: dict[str, Any] | StageData | None = None, **kw: Any) -> Step:
+        """Record a finished step; ``data`` is a plain dict or the stage's typed :class:`StageData`."""
+        step = Step(stage, title, data.data() if isinstance(data, StageData) else to_jsonable(data or {}), **kw)
         self.steps.append(step)
         job = current_job()
         if job is not None:  # a stage finished: count it, and stop here when the run was cancelled
@@ -110,6 +152,10 @@ class Trace:
 
     def stage(self, stage: str) -> list[Step]:
         return [s for s in self.steps if s.stage == stage]
+
+    def fallback(self, stage: str) -> str:
+        """The documented fallback the first step of ``stage`` took ("" when it took none or did not run)."""
+        return next((s.fallback for s in self.steps if s.stage == stage), "")
 
     @property
     def seconds(self) -> float:

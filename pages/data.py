@@ -21,7 +21,8 @@ from components.ui import md_escape
 from core.errors import EgxError
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
 from core.graph.model import KnowledgeGraph
-from core.graph.view import GraphLike, StoreGraphView
+from core.graph.reader import GraphLike
+from core.graph.view import StoreGraphView
 from core.index.isolated import BuildSpec, build_isolated, isolated_builds, new_upload_dir
 from core.jobs import JobBusyError
 from core.text import normalize_name

@@ -33,13 +33,9 @@ import numpy as np
 from core.errors import StoreError
 from core.graph.model import KnowledgeGraph
 from core.graph.store import (
-    MEMORY_URL,
-    GraphStore,
-    MemoryStore,
     Region,
     StoreURL,
-    _hop_of,
-    parse_store_url,
+    hop_of,
     region_graph,
 )
 from core.text import normalize_name
@@ -373,7 +369,7 @@ class FalkorStore:
             chunks = self.chunks(cited)
         g = region_graph(nodes, node_rows, edges, [erows[e] for e in edges.tolist()], chunks,
                          kind=str(self.meta.get("kind", "kg")), name=str(self.meta.get("name", "")))
-        return Region(g, nodes, edges, _hop_of(nodes, layers), len(layers) - 1 if layers else 0, hops, capped)
+        return Region(g, nodes, edges, hop_of(nodes, layers), len(layers) - 1 if layers else 0, hops, capped)
 
     def chunks(self, chunk_ids: Sequence[str]) -> list[tuple[str, str, str]]:
         """``(id, title, text)`` of the chunks with these ids that the store holds, in order."""
@@ -589,12 +585,3 @@ def load_graph_into(graph: KnowledgeGraph, url: StoreURL, *, overwrite: bool = F
     return {"nodes": graph.n_nodes, "edges": graph.n_edges, "chunks": graph.n_chunks,
             "seconds": round(time.perf_counter() - t0, 3)}
 
-
-def open_store(url: str | None, graph: KnowledgeGraph | None = None) -> GraphStore:
-    """The store named by ``url``: ``None``/``memory:`` → :class:`MemoryStore` over ``graph``;
-    ``falkordb://…`` → :class:`core.graph.falkor.FalkorStore` (checked: reachable, ours)."""
-    if url in (None, "", MEMORY_URL):
-        if graph is None:
-            raise StoreError("An in-memory store needs its graph.")
-        return MemoryStore(graph)
-    return FalkorStore.open(parse_store_url(url))

@@ -12,7 +12,7 @@ Two stores implement the contract:
 
 * :class:`MemoryStore` — the workspace's :class:`KnowledgeGraph` in this process (the default; it
   adds nothing to the methods' cost: they keep reading the graph's CSR arrays directly);
-* :class:`core.graph.falkor.FalkorStore` (opened by :func:`core.graph.falkor.open_store`) — a FalkorDB graph (openCypher over the Redis protocol),
+* :class:`core.graph.falkor.FalkorStore` (opened by :func:`core.graph.stores.open_store`, the URL scheme → store map) — a FalkorDB graph (openCypher over the Redis protocol),
   named by a URL ``falkordb://HOST:PORT/GRAPH``; the password, if any, comes from the environment
   (``EGX_FALKORDB_PASSWORD``) and is never part of the URL, the manifest or a message.
 """
@@ -269,12 +269,12 @@ class MemoryStore:
     def find_nodes(self, key: str) -> list[int]:
         g = self._g
         hits = [g.node_index[key]] if key in g.node_index else []
-        by_name = g.derived("store_name_index", lambda: _name_index(g.node_names))
+        by_name = g.derived("store_name_index", lambda: name_index(g.node_names))
         return sorted(set(hits) | set(by_name.get(normalize_name(key), ())))
 
     def nodes_named(self, keys: Sequence[str]) -> dict[str, list[int]]:
         g = self._g
-        by_name = g.derived("store_name_index", lambda: _name_index(g.node_names))
+        by_name = g.derived("store_name_index", lambda: name_index(g.node_names))
         return {k: sorted(by_name[k]) for k in dict.fromkeys(keys) if k in by_name}
 
     def search_nodes(self, text: str, limit: int) -> list[int]:
@@ -282,7 +282,7 @@ class MemoryStore:
         if not q:
             return []
         g = self._g
-        by_name = g.derived("store_name_index", lambda: _name_index(g.node_names))
+        by_name = g.derived("store_name_index", lambda: name_index(g.node_names))
         keys = sorted((k for k in by_name if q in k), key=lambda k: (len(k), k))[:limit]
         return [min(by_name[k]) for k in keys]
 
@@ -339,7 +339,7 @@ class MemoryStore:
             cited = dict.fromkeys(c for r in node_rows for c in r[3]) | dict.fromkeys(c for r in edge_rows for c in r[3])
             chunks = [(c.id, c.title, c.text) for c in (g.chunks[g.chunk_index[c]] for c in cited if c in g.chunk_index)]
         return Region(region_graph(nodes, node_rows, edges, edge_rows, chunks, kind=g.kind, name=g.name),
-                      nodes, edges, _hop_of(nodes, layers), len(layers) - 1 if layers else 0, hops, capped)
+                      nodes, edges, hop_of(nodes, layers), len(layers) - 1 if layers else 0, hops, capped)
 
     def chunk_provenance(self, chunk_id: str) -> tuple[list[int], list[int]]:
         nodes, edges = self._g.chunk_provenance().get(chunk_id, ([], []))
@@ -360,14 +360,14 @@ class MemoryStore:
         return self._g
 
 
-def _name_index(names: Sequence[str]) -> dict[str, list[int]]:
+def name_index(names: Sequence[str]) -> dict[str, list[int]]:
     out: dict[str, list[int]] = {}
     for i, n in enumerate(names):
         out.setdefault(normalize_name(n), []).append(i)
     return out
 
 
-def _hop_of(nodes: np.ndarray, layers: Sequence[np.ndarray]) -> np.ndarray:
+def hop_of(nodes: np.ndarray, layers: Sequence[np.ndarray]) -> np.ndarray:
     hop = np.zeros(nodes.size, dtype=np.int32)
     for j, layer in enumerate(layers):
         hop[np.searchsorted(nodes, layer)] = j

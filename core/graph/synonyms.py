@@ -18,7 +18,7 @@ import numpy as np
 from core.graph.model import GraphBuilder, KnowledgeGraph
 
 if TYPE_CHECKING:
-    from core.graph.view import GraphLike
+    from core.graph.reader import GraphLike
 
 #: Relation of a stored synonymy edge (no source passage: it comes from embeddings, not text).
 SYNONYM_RELATION = "synonym of"

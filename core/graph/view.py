@@ -21,7 +21,7 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 
 from core.errors import UnknownNameError
-from core.graph.model import Chunk, KnowledgeGraph
+from core.graph.model import Chunk
 from core.graph.store import GraphStore, Region
 
 T = TypeVar("T")
@@ -259,22 +259,6 @@ class StoreGraphView:
         for i, e in enumerate(edges.tolist()):
             self._edges.put(e, (int(head[i]), g.edge_relation[i], int(tail[i])))
             self.edge_chunks.put(e, tuple(g.edge_chunks[i]))
-
-
-def read_ahead(graph: GraphLike, *, names: Iterable[int] = (), edges: Iterable[int] = (),
-               chunk_ids: Iterable[str] = (), chunk_rows: Iterable[int] = ()) -> None:
-    """Tell ``graph`` what a stage is about to read item by item: on a graph store's view, node names,
-    edge rows (with their endpoints' names) and chunks are read in one batch each; a graph in memory
-    has them all, so nothing happens. Results never depend on it, only the number of store reads."""
-    if isinstance(graph, StoreGraphView):
-        graph.prefetch_names(names)
-        graph.prefetch_edges(edges)
-        graph.prefetch_chunks(chunk_ids, chunk_rows)
-
-
-#: What the per-question stages of a method accept as "the graph": the whole graph in memory, or a
-#: read-through view of a graph store.
-GraphLike = KnowledgeGraph | StoreGraphView
 
 
 class _Column:

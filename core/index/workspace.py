@@ -51,10 +51,10 @@ from core.fsio import (  # atomic_write_* re-exported: callers import them from 
     unique_suffix,
 )
 from core.graph.builder import build_kg_from_corpus
-from core.graph.falkor import open_store
 from core.graph.loaders import InputLimits, load_inputs, open_input
 from core.graph.model import KnowledgeGraph
 from core.graph.store import MEMORY_URL, GraphStore, MemoryStore, parse_store_url
+from core.graph.stores import open_store
 from core.index.vector_index import ITEM_OVERHEAD_CHARS, VectorIndex, embed_texts
 from core.text import content_hash
 

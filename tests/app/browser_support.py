@@ -100,7 +100,7 @@ def page_app_script(page: str) -> str:
 
     assert any(page == p for pages in SECTIONS.values() for p, *_ in pages), f"the app does not list {page}"
     return (f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
-            f"from components.navigation import run_app\nrun_app(default={page!r})\n")
+            f"from components.frame import run_app\nrun_app(default={page!r})\n")
 
 
 def open_app_page(page: str, *, timeout: float = 120, **state: object) -> Any:

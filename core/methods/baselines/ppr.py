@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from core.errors import ConfigError, EmptyGraphError, LLMError
-from core.graph.store import remote_store
+from core.graph.reader import GraphLike, read_ahead, read_region, store_url, whole_graph, whole_graph_read
 from core.graph.synonyms import synonym_pairs
 from core.methods.answering import record_answer
 from core.methods.base import Backends, RankedChunk
@@ -63,7 +63,6 @@ if TYPE_CHECKING:
     from scipy.sparse import csr_matrix
 
     from core.graph.model import KnowledgeGraph
-    from core.graph.store import GraphStore
     from core.index.vector_index import VectorIndex
     from core.index.workspace import Workspace
 
@@ -296,24 +295,23 @@ def run(query: str, workspace: Workspace, *, config: PPRConfig | None = None, ba
     if not isinstance(cfg, PPRConfig):
         raise ConfigError(f"ppr takes a PPRConfig, got {type(cfg).__name__}.")
     check_query(query)
-    source = PassageSource(workspace)  # the graph in memory, or row reads from a graph store (issue 19)
+    source = PassageSource(workspace)  # the question's graph: in memory, or a graph store's read-through view
     if source.n_chunks == 0:
         raise EmptyGraphError(f"Workspace {workspace.name!r} has no passages to retrieve; upload a corpus.")
     trace = Trace("ppr", query, workspace.name, config=asdict(cfg), backends=backends.names())
     chunk_index = workspace.index("chunks", backends.embedder)
     q = backends.embed_query(query)
     dense = chunk_index.scores(q).astype(np.float64)  # seeds (corpus) and tie order: both pinned where decided
-    shape = workspace.store if source.remote else workspace.graph
-    corpus = source.kind == "corpus_graph" or shape.n_nodes == 0 or shape.n_edges == 0
-    if corpus and source.remote:
-        trace.add("store", "Passage graph read from the graph store", {"store": workspace.store.url},
+    corpus = source.kind == "corpus_graph" or source.graph.n_nodes == 0 or source.graph.n_edges == 0
+    if corpus and whole_graph_read(workspace):
+        trace.add("store", "Passage graph read from the graph store", {"store": whole_graph_read(workspace)},
                   fallback="PPR on a corpus graph walks the whole passage graph, so it is read from the store "
                            "once (only a KG's PPR runs on a region)")
     rows: np.ndarray | None = None  # global node of each adjacency row (None: all, in order)
     if corpus:
         seeds, adjacency, incidence = _corpus_seeds(trace, workspace, cfg, dense)
     else:
-        seeds, adjacency, incidence, rows = _kg_seeds(trace, workspace, cfg, query, backends)
+        seeds, adjacency, incidence, rows = _kg_seeds(trace, workspace, source.graph, cfg, query, backends)
     with trace.timed("ppr", "Personalized PageRank", section="HippoRAG §3.2") as step:
         pers = np.zeros(adjacency.shape[0])
         for s in seeds:
@@ -322,12 +320,12 @@ def run(query: str, workspace: Workspace, *, config: PPRConfig | None = None, ba
         top = np.argsort(-res.scores, kind="stable")[:15]
         top_scores, top = pin_search("ppr.walk.top_nodes", res.scores[top], top)
         top_global = [int(v if rows is None else rows[v]) for v in top]  # graph node (KG) or passage row
-        top_names = source.ids(top_global) if corpus else _node_names(workspace, source, top_global)
+        top_names = source.ids(top_global) if corpus else _node_names(source.graph, top_global)
         step.data = {"damping": cfg.damping, "iterations": res.iterations, "converged": res.converged,
                      "nodes": int(adjacency.shape[0]), "edges": int(adjacency.nnz // 2),
                      "top_nodes": [{"node": name, "score": float(s)} for name, s in zip(top_names, top_scores)]}
         if not corpus and cfg.synonym_threshold is not None:
-            step.data["synonym_edges_walked"] = _synonyms_walked(workspace, source, backends, seeds, top_global,
+            step.data["synonym_edges_walked"] = _synonyms_walked(workspace, source.graph, backends, seeds, top_global,
                                                                  cfg.synonym_threshold)
         if not res.converged:
             step.fallback = f"the power iteration did not converge in {cfg.max_iter} iterations; scores are approximate"
@@ -357,23 +355,24 @@ def run(query: str, workspace: Workspace, *, config: PPRConfig | None = None, ba
 REMOTE_REGION_HOPS = 3
 
 
-def _kg_seeds(trace: Trace, workspace: Workspace, cfg: PPRConfig, query: str,
+def _kg_seeds(trace: Trace, workspace: Workspace, graph: GraphLike, cfg: PPRConfig, query: str,
               backends: Backends) -> tuple[list[SeedLink], csr_matrix, csr_matrix, np.ndarray | None]:
-    remote = remote_store(workspace)
-    graph = None if remote else workspace.graph  # a store workspace never loads its whole graph
+    # HippoRAG's walk covers the whole entity graph; when the whole graph is not in this process (a graph
+    # store's view never loads it) the walk runs on the seeds' region instead, and the trace says so
+    whole = whole_graph(graph)
     node_index: VectorIndex = workspace.index("nodes", backends.embedder)
-    hops = cfg.region_hops if cfg.region_hops is not None else (REMOTE_REGION_HOPS if remote else None)
+    hops = cfg.region_hops if cfg.region_hops is not None else (None if whole is not None else REMOTE_REGION_HOPS)
     thr = cfg.synonym_threshold
-    incidence = None if graph is None else graph.derived("ppr.incidence", lambda: passage_incidence(graph))
+    incidence = None if whole is None else whole.derived("ppr.incidence", lambda: passage_incidence(whole))
     adjacency: csr_matrix | None = None
     if hops is None:
-        assert graph is not None
+        assert whole is not None
         with trace.timed("entity_graph", "Entity graph for PPR", section="HippoRAG §3.1") as step:
             t0 = time.perf_counter()
-            adjacency, n_syn = graph.derived(("ppr.entity_graph", thr, backends.embedder.model_id),
-                                             lambda: entity_graph(graph, node_vectors=node_index.vectors,
+            adjacency, n_syn = whole.derived(("ppr.entity_graph", thr, backends.embedder.model_id),
+                                             lambda: entity_graph(whole, node_vectors=node_index.vectors,
                                                                   synonym_threshold=thr))
-            step.data = {"nodes": graph.n_nodes, "relation_pairs": int(adjacency.nnz // 2) - n_syn,
+            step.data = {"nodes": whole.n_nodes, "relation_pairs": int(adjacency.nnz // 2) - n_syn,
                          "synonym_edges": n_syn, "synonym_threshold": thr, "build_seconds": time.perf_counter() - t0}
     with trace.timed("query_entities", "Query entities linked to graph nodes", section="HippoRAG §3.2") as qstep:
         ents, how, tokens, kinds = query_entities(query, backends)
@@ -382,8 +381,7 @@ def _kg_seeds(trace: Trace, workspace: Workspace, cfg: PPRConfig, query: str,
         sims, ids = pin_search("ppr.link.node_search", *node_index.search(vecs, 1), key="\n".join(ents))
         links = [(e, int(i), float(s)) for e, s, i in zip(ents, sims[:, 0], ids[:, 0])]
         linked = sorted({v for _, v, _ in links})
-        names = (dict(zip(linked, (n for _, n in workspace.store.node_rows(linked)))) if graph is None
-                 else {v: graph.node_names[v] for v in linked})
+        names = dict(zip(linked, _node_names(graph, linked)))
         qstep.data = {"how": how, "entities": ents}
         if kinds:
             qstep.data["not_names"] = kinds
@@ -394,23 +392,23 @@ def _kg_seeds(trace: Trace, workspace: Workspace, cfg: PPRConfig, query: str,
                 qstep.fallback = "no entity found in the question: the whole question is linked as one entity"
     rows: np.ndarray | None = None
     if hops is not None:
-        with trace.timed("ppr_region", "PPR region around the seeds", section="issue 19 (graph store)") as step:
+        with trace.timed("ppr_region", "PPR region around the seeds", section="HippoRAG §3.2 on a region") as step:
             t0 = time.perf_counter()
-            region = workspace.store.region(linked, hops=hops, max_nodes=cfg.region_max_nodes, with_chunks=remote)
+            region = read_region(graph, linked, hops=hops, max_nodes=cfg.region_max_nodes, with_chunks=whole is None)
             adjacency, n_syn = entity_graph(region.graph, node_vectors=node_index.vectors[region.nodes],
                                             synonym_threshold=thr)
             # passages × region nodes: sliced from the whole graph's incidence in memory, built from the
             # region's provenance on a store (the same columns: a node's provenance is all of it)
-            incidence = (region_incidence(region.graph, workspace.store) if incidence is None
+            incidence = (region_incidence(region.graph, graph) if incidence is None
                          else incidence[:, region.nodes])
             rows = region.nodes
-            step.data = {"store": workspace.store.url, "hops": region.hops, "hops_requested": hops,
+            step.data = {"store": store_url(graph), "hops": region.hops, "hops_requested": hops,
                          "capped": region.capped, "nodes": int(region.nodes.size), "edges": int(region.edges.size),
-                         "of_nodes": workspace.store.n_nodes, "relation_pairs": int(adjacency.nnz // 2) - n_syn,
+                         "of_nodes": graph.n_nodes, "relation_pairs": int(adjacency.nnz // 2) - n_syn,
                          "synonym_edges": n_syn, "seconds": time.perf_counter() - t0}
             step.fallback = (f"PPR runs on the {region.nodes.size} nodes within {region.hops} hops of the seeds"
                              + (f" (capped at {cfg.region_max_nodes})" if region.capped else "")
-                             + (", read from the graph store" if remote else "")
+                             + ("" if whole is not None else ", read from the graph store")
                              + ", not on the whole graph: passages outside the region score 0")
     assert adjacency is not None and incidence is not None
     n_passages = np.asarray(incidence.sum(axis=0)).reshape(-1)
@@ -422,33 +420,32 @@ def _kg_seeds(trace: Trace, workspace: Workspace, cfg: PPRConfig, query: str,
     return seeds, adjacency, incidence, rows
 
 
-def region_incidence(region_graph: KnowledgeGraph, store: GraphStore) -> csr_matrix:
-    """``(n_chunks, region nodes)`` 0/1 matrix of a store region: passage row ``c`` contains region node
-    ``j`` (its provenance, the chunk rows looked up in the store) — the region's columns of
-    :func:`passage_incidence` of the whole graph."""
+def region_incidence(region_graph: KnowledgeGraph, graph: GraphLike) -> csr_matrix:
+    """``(n_chunks, region nodes)`` 0/1 matrix of a region of ``graph``: passage row ``c`` contains region
+    node ``j`` (its provenance, the chunk rows looked up in ``graph`` in one read) — the region's columns
+    of :func:`passage_incidence` of the whole graph."""
     from scipy.sparse import coo_matrix
 
     cited = list(dict.fromkeys(c for cids in region_graph.node_chunks for c in cids))
-    row_of = store.chunk_row_numbers(cited)
+    read_ahead(graph, chunk_index=cited)
+    row_of = {c: graph.chunk_index[c] for c in cited if c in graph.chunk_index}
     rows, cols = [], []
     for j, cids in enumerate(region_graph.node_chunks):
         for c in cids:
             if c in row_of:
                 rows.append(row_of[c])
                 cols.append(j)
-    m = coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(store.n_chunks, region_graph.n_nodes)).tocsr()
+    m = coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(graph.n_chunks, region_graph.n_nodes)).tocsr()
     m.data[:] = 1.0
     return m
 
 
-def _node_names(workspace: Workspace, source: PassageSource, nodes: list[int]) -> list[str]:
-    if source.remote:
-        return [n for _, n in workspace.store.node_rows(nodes)]
-    names = workspace.graph.node_names
-    return [names[v] for v in nodes]
+def _node_names(graph: GraphLike, nodes: list[int]) -> list[str]:
+    read_ahead(graph, names=nodes)
+    return [graph.node_names[v] for v in nodes]
 
 
-def _synonyms_walked(workspace: Workspace, source: PassageSource, backends: Backends, seeds: list[SeedLink],
+def _synonyms_walked(workspace: Workspace, graph: GraphLike, backends: Backends, seeds: list[SeedLink],
                      top: list[int], threshold: float, per_seed: int = 8) -> list[dict[str, object]]:
     """The synonymy edges that carried the walk (issue 15): those leaving a seed node (the walk
     restarts there) and those joining two of the top-scored nodes (``top``: graph node indices),
@@ -473,7 +470,7 @@ def _synonyms_walked(workspace: Workspace, source: PassageSource, backends: Back
                     out[(min(tops[a], tops[b]), max(tops[a], tops[b]))] = float(sims[a, b])
     pairs = sorted(out.items(), key=lambda kv: -kv[1])[:20]
     ends = sorted({v for (a, b), _ in pairs for v in (a, b)})
-    name = dict(zip(ends, _node_names(workspace, source, ends)))
+    name = dict(zip(ends, _node_names(graph, ends)))
     return [{"a": name[a], "b": name[b], "cosine": round(c, 3)} for (a, b), c in pairs]
 
 

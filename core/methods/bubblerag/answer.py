@@ -47,7 +47,7 @@ import numpy as np
 
 from core.backends.base import LLM, Embedder, Reranker
 from core.backends.llm import check_answer
-from core.graph.view import GraphLike, read_ahead
+from core.graph.reader import GraphLike, read_ahead
 from core.methods.base import Backends, RankedChunk
 from core.methods.bubblerag import prompts
 from core.methods.bubblerag.reasoning import ReasoningExpansion
@@ -175,15 +175,12 @@ def evidence_format_prompts(query: str, evidence: EvidenceGraph, graph: GraphLik
                             ctx: Sequence[tuple[str, str]], llm: LLM) -> tuple[dict[str, str], dict[str, object]]:
     """The §3.6 prompt in the three evidence formats, and the trace data (token counts, chains)."""
     from core.backends.tokens import count_tokens
-    from core.graph.view import StoreGraphView
     from core.methods.evidence.chains import reorganize, triples_from_edges
-    from core.methods.evidence.linking import link_query_entities, link_query_entities_from_store
+    from core.methods.evidence.linking import link_query_entities
 
     order = sorted(evidence.edges, key=lambda e: (evidence.edge_rank.get(e, 99), e))
     ts = triples_from_edges(graph, order, [1.0 / evidence.edge_rank.get(e, 99) for e in order])
-    # a store view links by the store's batch name lookup (same entities, no whole-graph name index)
-    linked = (link_query_entities_from_store(query, graph.store) if isinstance(graph, StoreGraphView)
-              else link_query_entities(query, graph)).names
+    linked = link_query_entities(query, graph).names
     reorg = reorganize(ts, linked)
     full = prompts.answer_prompt(query, [graph.edge_text(e) for e in order], ctx)
     chains = prompts.answer_prompt(query, reorg.lines(), ctx).replace(_SKELETON, _CHAIN_SKELETON, 1)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from core.backends.base import Embedder
-from core.graph.view import GraphLike, read_ahead
+from core.graph.reader import GraphLike, read_ahead
 from core.index.workspace import Workspace
 from core.methods.bubblerag import heuristics
 from core.methods.bubblerag.specialization import SearchTerm

@@ -43,7 +43,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from core.graph.view import GraphLike
+from core.graph.reader import GraphLike
 from core.methods.bubblerag.grouping import AnchorGroup
 from core.methods.bubblerag.localize import LocalGraph
 from core.trace import Trace

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from core.backends.base import LLM
-from core.graph.view import GraphLike
+from core.graph.reader import GraphLike
 from core.methods.bubblerag import checks, prompts
 from core.methods.bubblerag.candidates import Candidate, Candidates
 from core.methods.llm_steps import ask_json

@@ -18,9 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from core.graph.model import KnowledgeGraph, csr_ranges
-from core.graph.store import GraphStore
-from core.graph.view import StoreGraphView
+from core.graph.model import csr_ranges
+from core.graph.reader import GraphLike, reach
 from core.replay import pin
 from core.trace import Trace
 
@@ -57,29 +56,14 @@ class LocalGraph:
         return np.unique(self.eid)
 
 
-def _expand_hops(graph: KnowledgeGraph, terminals: np.ndarray, h: int,
-                 cap: int) -> tuple[np.ndarray, list[np.ndarray], int, bool]:
-    """Hop layers from the terminals (:meth:`KnowledgeGraph.bfs_layers`, which touches only the
-    visited region, so the cost of building G' does not grow with the size of the whole graph, §3.3
-    complexity analysis), stopping before a layer that would take ``|V'|`` past ``cap``."""
-    layers: list[np.ndarray] = []
-    size = 0
-    capped = False
-    for layer in graph.bfs_layers(terminals, max_hops=h):
-        if layers and size + layer.size > cap:
-            capped = True
-            break
-        layers.append(layer)
-        size += layer.size
-    if not layers:
-        layers = [terminals]
-    return np.sort(np.concatenate(layers)), layers, len(layers) - 1, capped
-
-
-def localized_graph(graph: KnowledgeGraph, terminals: Iterable[int], node_vectors: np.ndarray, qvec: np.ndarray, *,
-                    h: int = 6, max_nodes: int = 50_000, trace: Trace | None = None,
-                    global_ids: np.ndarray | None = None) -> LocalGraph:
+def localized_graph(graph: GraphLike, terminals: Iterable[int], node_vectors: np.ndarray, qvec: np.ndarray, *,
+                    h: int = 6, max_nodes: int = 50_000, trace: Trace | None = None) -> LocalGraph:
     """Union of the terminals' ``h``-hop neighbourhoods as local CSR arrays with node costs.
+
+    The hop layers come from :func:`~core.graph.reader.reach`, which touches only the visited region (so
+    the cost of building G' does not grow with the size of the whole graph, §3.3 complexity analysis):
+    in memory a BFS on the whole graph's CSR, on a graph store the store's capped region (one query per
+    hop layer) — the same G' (nodes, hops, CSR order, edge ids, costs) either way.
 
     Parameters
     ----------
@@ -89,17 +73,12 @@ def localized_graph(graph: KnowledgeGraph, terminals: Iterable[int], node_vector
         Unit embeddings of all graph nodes (``workspace.index("nodes").vectors``).
     qvec
         Unit query embedding ``z_q``.
-    global_ids
-        The global id of each node of ``graph`` when it is a store's region (what the pinned
-        cosines are keyed by); None: ``graph`` is the whole graph.
     """
     t0 = time.perf_counter()
     term = np.unique(np.asarray(list(terminals), dtype=np.int64))
-    nodes, layers, h_used, capped = _expand_hops(graph, term, h, max(max_nodes, int(term.size)))
-    hop_of = np.empty(nodes.size, dtype=np.int32)
-    for j, layer in enumerate(layers):
-        hop_of[np.searchsorted(nodes, layer)] = j
-    indptr_g, nbr_g, eid_g = graph.csr.indptr, graph.csr.nbr, graph.csr.eid
+    r = reach(graph, term, hops=h, max_nodes=max_nodes)
+    nodes, g = r.nodes, r.graph  # in the ids of r.graph: global in memory, the region's on a store
+    indptr_g, nbr_g, eid_g = g.csr.indptr, g.csr.nbr, g.csr.eid
     offs = csr_ranges(indptr_g, nodes) if nodes.size else np.zeros(0, np.int64)
     lens = indptr_g[nodes + 1] - indptr_g[nodes]
     src = np.repeat(np.arange(nodes.size), lens)
@@ -111,48 +90,20 @@ def localized_graph(graph: KnowledgeGraph, terminals: Iterable[int], node_vector
     counts = np.bincount(src, minlength=nodes.size)
     indptr = np.zeros(nodes.size + 1, dtype=np.int64)
     np.cumsum(counts, out=indptr[1:])
-    cos = node_vectors[nodes] @ np.asarray(qvec, dtype=np.float32).reshape(-1) if nodes.size else np.zeros(0)
-    cos = pin("bubblerag.localize.cosine", cos, ids=nodes if global_ids is None else global_ids[nodes])
+    global_nodes = r.global_nodes(nodes)
+    cos = node_vectors[global_nodes] @ np.asarray(qvec, dtype=np.float32).reshape(-1) if nodes.size else np.zeros(0)
+    cos = pin("bubblerag.localize.cosine", cos, ids=global_nodes)
     cost = np.clip(1.0 - cos.astype(np.float64), 0.0, 2.0)
-    lg = LocalGraph(nodes, hop_of, indptr, dst.astype(np.int64), eid.astype(np.int64), cost, h_used, h, capped)
+    lg = LocalGraph(global_nodes, r.hop, indptr, dst.astype(np.int64), r.global_edges(eid.astype(np.int64)), cost,
+                    r.hops, h, r.capped)
     if trace is not None:
         step = trace.add("localize", "Localized graph G' (h-hop union)", {
-            "terminals": int(term.size), "nodes": lg.n_nodes, "edges": lg.n_edges, "h": h_used, "h_requested": h,
-            "capped": capped, "max_nodes": max_nodes,
-            "hop_histogram": np.bincount(lg.hop, minlength=h_used + 1).tolist() if lg.n_nodes else [],
+            "terminals": int(term.size), "nodes": lg.n_nodes, "edges": lg.n_edges, "h": lg.h, "h_requested": h,
+            "capped": lg.capped, "max_nodes": max_nodes,
+            "hop_histogram": np.bincount(lg.hop, minlength=lg.h + 1).tolist() if lg.n_nodes else [],
+            **r.read,
         }, section="BubbleRAG §3.3 Phase 1")
-        if capped:
-            step.fallback = f"|V'| would exceed {max_nodes} nodes at hop {h_used + 1}; G' stops at h={h_used}"
+        if lg.capped:
+            step.fallback = f"|V'| would exceed {max_nodes} nodes at hop {lg.h + 1}; G' stops at h={lg.h}"
         step.seconds = time.perf_counter() - t0
     return lg
-
-
-def localized_graph_from_store(store: GraphStore, terminals: Iterable[int], node_vectors: np.ndarray,
-                               qvec: np.ndarray, *, h: int = 6, max_nodes: int = 50_000,
-                               trace: Trace | None = None, view: StoreGraphView | None = None) -> LocalGraph:
-    """:func:`localized_graph` for a graph kept in a :class:`~core.graph.store.GraphStore` (issue 19):
-    the store answers the capped ``h``-hop region of the terminals (one query per hop layer), and
-    G' is built on that region and mapped back to global ids — the same G' (nodes, hops, CSR order,
-    edge ids, costs) as :func:`localized_graph` on the whole graph, without the whole graph.
-    ``view``: the question's :class:`~core.graph.view.StoreGraphView`, which keeps what the region read."""
-    t0 = time.perf_counter()
-    term = np.unique(np.asarray(list(terminals), dtype=np.int64))
-    region = store.region(term, hops=h, max_nodes=max(max_nodes, int(term.size)))
-    if view is not None:
-        view.absorb(region)
-    t_region = time.perf_counter() - t0
-    lg = localized_graph(region.graph, region.local_nodes(term), node_vectors[region.nodes], qvec, h=h,
-                         max_nodes=max_nodes, global_ids=region.nodes)
-    out = LocalGraph(region.nodes[lg.nodes], lg.hop, lg.indptr, lg.nbr, region.edges[lg.eid], lg.cost, region.hops, h,
-                     region.capped)
-    if trace is not None:
-        step = trace.add("localize", "Localized graph G' (h-hop union)", {
-            "terminals": int(term.size), "nodes": out.n_nodes, "edges": out.n_edges, "h": out.h, "h_requested": h,
-            "capped": out.capped, "max_nodes": max_nodes,
-            "hop_histogram": np.bincount(out.hop, minlength=out.h + 1).tolist() if out.n_nodes else [],
-            "store": store.url, "store_seconds": round(t_region, 4),
-        }, section="BubbleRAG §3.3 Phase 1")
-        if out.capped:
-            step.fallback = f"|V'| would exceed {max_nodes} nodes at hop {out.h + 1}; G' stops at h={out.h}"
-        step.seconds = time.perf_counter() - t0
-    return out

@@ -27,8 +27,7 @@ import numpy as np
 
 from core.errors import ConfigError, QueryError
 from core.graph.model import KnowledgeGraph
-from core.graph.store import remote_store
-from core.graph.view import GraphLike, StoreGraphView
+from core.graph.reader import GraphLike, question_graph, read_ahead, whole_graph
 from core.index.workspace import Workspace
 from core.methods.base import Backends, RankedChunk
 from core.methods.bubblerag.answer import Answer, EvidenceChunk, EvidenceGraph, generate_answer, unify
@@ -37,7 +36,7 @@ from core.methods.bubblerag.config import BubbleConfig
 from core.methods.bubblerag.expansion import BubbleExpansion, ExpansionFrame, bubble_expansion, iter_bubble_expansion
 from core.methods.bubblerag.grouping import AnchorGroups, group_anchors
 from core.methods.bubblerag.keywords import Keywords, extract_keywords
-from core.methods.bubblerag.localize import LocalGraph, localized_graph, localized_graph_from_store
+from core.methods.bubblerag.localize import LocalGraph, localized_graph
 from core.methods.bubblerag.preretrieval import PreRetrieval, pre_retrieve
 from core.methods.bubblerag.ranking import RankedCEG, first_valid_ceg, rank_cegs
 from core.methods.bubblerag.reasoning import ReasoningExpansion, reasoning_expansion
@@ -126,9 +125,7 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
     if not query or not query.strip():
         raise QueryError("The question is empty. Type a question to retrieve evidence for.")
     trace = Trace("bubblerag", query, workspace=workspace.name, config=cfg.to_dict(), backends=backends.names())
-    remote = remote_store(workspace)
-    # on a graph store, a read-through view for this question: the whole graph is never loaded (issue 19)
-    graph: GraphLike = StoreGraphView(workspace.store) if remote else workspace.graph
+    graph = question_graph(workspace)  # on a graph store a read-through view: the whole graph is never loaded
     workspace.ensure_index(backends.embedder)
     t0 = time.perf_counter()
     qvec = backends.embed_query(query)
@@ -156,12 +153,7 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
 
     node_vecs = workspace.index("nodes").vectors
     terminals = {v for grp in groups.groups for v in grp.terminals(graph)}
-    if isinstance(graph, StoreGraphView):  # G' from the store's h-hop region (issue 19); identical to in memory
-        local = localized_graph_from_store(workspace.store, terminals, node_vecs, qvec, h=cfg.h,
-                                           max_nodes=cfg.max_local_nodes, trace=trace, view=graph)
-    else:
-        local = localized_graph(graph, terminals, node_vecs, qvec, h=cfg.h, max_nodes=cfg.max_local_nodes,
-                                trace=trace)
+    local = localized_graph(graph, terminals, node_vecs, qvec, h=cfg.h, max_nodes=cfg.max_local_nodes, trace=trace)
     expansion = bubble_expansion(graph, local, groups.groups, budget=cfg.B, intra_group=cfg.intra_group,
                                  intra_counts=cfg.intra_counts, trace=trace)
     node_cost = {int(v): float(c) for v, c in zip(local.nodes.tolist(), local.cost.tolist())}
@@ -182,10 +174,10 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
                                     max_neighbors=cfg.max_neighbors, none_select=cfg.none_select,
                                     time_budget_s=cfg.time_budget_s, tight_json=tight, trace=trace)
     evidence = unify(reasoning)
-    _trace_synonym_edges(trace, graph, evidence.edges,
-                         stored=bool(workspace.manifest.get("synonyms", {}).get("edges")) if remote else None)
-    if isinstance(graph, StoreGraphView):  # the answer stage reads these one by one: read them in a batch
-        graph.prefetch_provenance(evidence.edges, evidence.nodes, pre.chunk_ids)
+    _trace_synonym_edges(trace, graph, evidence.edges, stored=None if whole_graph(graph) is not None
+                         else bool(workspace.manifest.get("synonyms", {}).get("edges")))
+    # the answer stage reads these one by one: on a store, read them in a batch
+    read_ahead(graph, provenance_edges=evidence.edges, provenance_nodes=evidence.nodes, chunk_ids=pre.chunk_ids)
     ans: Answer = generate_answer(query, evidence, graph, workspace.index("chunks").vectors if graph.n_chunks
                                   else np.zeros((0, 1), np.float32), qvec, pre.chunk_ids, llm, backends.embedder,
                                   max_chunks=cfg.max_chunks, fill_with_preview=cfg.fill_with_preview,

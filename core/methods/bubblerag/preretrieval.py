@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.backends.base import LLM
-from core.graph.view import GraphLike, read_ahead
+from core.graph.reader import GraphLike, read_ahead
 from core.index.workspace import Workspace
 from core.methods.bubblerag import prompts
 from core.methods.llm_steps import ask_json

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from core.backends.base import LLM
-from core.graph.view import GraphLike, StoreGraphView
+from core.graph.reader import GraphLike, read_ahead
 from core.methods.bubblerag import checks, prompts
 from core.methods.bubblerag.ranking import RankedCEG
 from core.methods.llm_steps import ask_json
@@ -114,8 +114,7 @@ def reasoning_expansion(query: str, ranked: Sequence[RankedCEG], graph: GraphLik
             by = "similarity"
             note = ""
             if llm.available:
-                if isinstance(graph, StoreGraphView):  # the triples shown: one read, not one per triple
-                    graph.prefetch_edges([*sorted(edges), *offered])
+                read_ahead(graph, edges=[*sorted(edges), *offered])  # the triples shown: one store read, not one each
                 # appended hop by hop (not re-sorted), so consecutive hops' prompts share their beginning
                 evidence = [graph.edge_text(e) for e in shown] or [graph.node_names[v] for v in sorted(nodes)]
                 labels = {f"n{i + 1}": e for i, e in enumerate(offered)}

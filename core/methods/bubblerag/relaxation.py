@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.backends.base import LLM
-from core.graph.view import GraphLike
+from core.graph.reader import GraphLike
 from core.methods.bubblerag import checks, heuristics, prompts
 from core.methods.bubblerag.preretrieval import PreRetrieval
 from core.methods.bubblerag.specialization import SearchTerm, Specialization

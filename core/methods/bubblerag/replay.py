@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from core.graph.view import GraphLike
+from core.graph.reader import GraphLike
 from core.methods.bubblerag.expansion import BubbleExpansion, ExpansionFrame, iter_bubble_expansion
 from core.methods.bubblerag.grouping import AnchorGroup
 from core.methods.bubblerag.localize import LocalGraph

@@ -40,10 +40,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from core.graph.reader import read_ahead
 from core.text import normalize_name
 
 if TYPE_CHECKING:
-    from core.graph.view import GraphLike
+    from core.graph.reader import GraphLike
     from core.trace import Trace
 
 Direction = Literal["forward", "backward", "unanchored"]
@@ -381,6 +382,7 @@ def triples_from_edges(graph: GraphLike, edges: Iterable[int], scores: Sequence[
     """KG edges as :class:`Triple` records (node display names), in the given order."""
     es = [int(e) for e in edges]
     sc = list(scores) if scores is not None else [0.0] * len(es)
+    read_ahead(graph, edges=es)  # on a graph store: the rows and end names in one read, not one per triple
     return [Triple(graph.node_names[int(graph.edge_head[e])], graph.edge_relation[e],
                    graph.node_names[int(graph.edge_tail[e])], e, float(s)) for e, s in zip(es, sc)]
 

@@ -16,14 +16,41 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, ClassVar, Literal
 
 from core.backends.tokens import count_tokens
+from core.graph.reader import GraphLike, chunk_provenance
 from core.methods.evidence.chains import Reorganization, Triple, render_triples, reorganize, triples_from_edges
 from core.methods.evidence.prompts import QA_SYSTEM, qa_prompt
+from core.trace import StageData
 
-if TYPE_CHECKING:
-    from core.graph.model import KnowledgeGraph
+
+@dataclass(frozen=True)
+class AnswerStepData(StageData):
+    """What an answer step records (the Evidence chains and Ask pages read it): the answer, and its evidence
+    in the three formats — the triples, the ReG chains, their prompts and token counts. Every field is
+    optional: an answer without KG evidence (an early exit, a corpus graph) records none of the evidence."""
+
+    STAGE: ClassVar[str] = "answer"
+    answer: str | None = None
+    mode: str | None = None  #: how the answer was made (passage methods)
+    by: str | None = None  #: how the answer was made (BubbleRAG)
+    evidence_tokens: dict[str, int] | None = None
+    tokenizer: str = "?"
+    chain_token_saving: float | None = None
+    evidence_triples: int = 0
+    evidence_chains: int = 0
+    query_entities: list[str] = field(default_factory=list)
+    linked_query_entities: list[str] = field(default_factory=list)
+    reorganization: dict[str, Any] = field(default_factory=dict)
+    prompts: dict[str, str] = field(default_factory=dict)
+    triples: list[str] = field(default_factory=list)
+    chains: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def how(self) -> str:
+        return self.mode or self.by or ""
+
 
 EvidenceFormat = Literal["passages", "triples", "chains"]
 EVIDENCE_FORMATS: tuple[str, ...] = ("passages", "triples", "chains")
@@ -59,22 +86,21 @@ class EvidencePrompts:
         }
 
 
-def passage_triples(graph: KnowledgeGraph, chunk_ids: Sequence[str], *, max_triples: int = 300) -> list[Triple]:
+def passage_triples(graph: GraphLike, chunk_ids: Sequence[str], *, max_triples: int = 300) -> list[Triple]:
     """KG triples extracted from the given passages, in passage order (each edge once).
 
     A triple's score is ``1/rank`` of the first passage citing it, so chain order follows passage order.
     """
-    prov = graph.chunk_provenance()
     seen: dict[int, float] = {}
     for rank, c in enumerate(chunk_ids, start=1):
-        for e in prov.get(c, ([], []))[1]:
+        for e in chunk_provenance(graph, c)[1]:
             if e not in seen:
                 seen[e] = 1.0 / rank
     edges = list(seen)[:max_triples]
     return triples_from_edges(graph, edges, [seen[e] for e in edges])
 
 
-def passage_evidence(query: str, passages: Sequence[tuple[str, str, str]], graph: KnowledgeGraph, llm: Any, *,
+def passage_evidence(query: str, passages: Sequence[tuple[str, str, str]], graph: GraphLike, llm: Any, *,
                      max_passages: int = 5) -> EvidencePrompts | None:
     """The evidence of a passage method's answer (dense, rerank, ppr, fastinsight): the KG triples of
     its top ``max_passages`` ``(chunk_id, title, text)`` passages as a raw list and as ReG chains,
@@ -89,7 +115,7 @@ def passage_evidence(query: str, passages: Sequence[tuple[str, str, str]], graph
                             passages_system=bprompts.ANSWER_SYSTEM, llm=llm)
 
 
-def evidence_prompts(query: str, triples: Sequence[Triple], *, graph: KnowledgeGraph | None = None,
+def evidence_prompts(query: str, triples: Sequence[Triple], *, graph: GraphLike | None = None,
                      query_entities: Sequence[str] | None = None, passages_prompt: str | None = None,
                      passages_system: str = "", max_length: int = 3, answer_merge: str = "relation_path",
                      entity_merge: bool = True, keep_unanchored: bool = False, llm: Any = None,

@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from core.graph.reader import GraphLike, nodes_named, read_ahead
 from core.replay import pin_search
 from core.text import FUNCTION_WORDS, normalize_name
 
 if TYPE_CHECKING:
     from core.backends.base import Embedder
     from core.graph.model import KnowledgeGraph
-    from core.graph.store import GraphStore
 
 _WORD = re.compile(r"[\w][\w'’.\-&]*", re.UNICODE)
 @dataclass(frozen=True)
@@ -61,25 +61,19 @@ def _spans(text: str) -> list[tuple[int, int, str, bool]]:
     return out
 
 
-def link_query_entities(query: str, graph: KnowledgeGraph, *, node_vectors: np.ndarray | None = None,
+def link_query_entities(query: str, graph: GraphLike, *, node_vectors: np.ndarray | None = None,
                         qvec: np.ndarray | None = None, k_fallback: int = 3) -> Linked:
-    """Link the entities mentioned in ``query`` to KG nodes (see the module docstring)."""
-    names = node_name_index(graph)
-    return _link(query, lambda keys: {s: names[s] for s in keys if s in names},
-                 lambda nodes: [graph.node_names[v] for v in nodes], node_vectors, qvec, k_fallback)
-
-
-def link_query_entities_from_store(query: str, store: GraphStore, *, node_vectors: np.ndarray | None = None,
-                                   qvec: np.ndarray | None = None, k_fallback: int = 3) -> Linked:
-    """:func:`link_query_entities` for a graph kept in a :class:`~core.graph.store.GraphStore` (issue 19):
-    every n-gram of the question is looked up in one batch by normalized name
-    (:meth:`~core.graph.store.GraphStore.nodes_named`), the first node of a name wins as in
-    :func:`node_name_index`, and the embedding fallback uses the node FAISS vectors — the same
-    query entities (ReG §4.2's topic entities), without the whole graph in memory."""
+    """Link the entities mentioned in ``query`` to KG nodes (see the module docstring). Every n-gram of the
+    question is looked up in one batch by normalized name (:func:`~core.graph.reader.nodes_named`, one
+    store read on a graph store); the first node of a name wins, as in :func:`node_name_index`."""
     def lookup(keys: list[str]) -> dict[str, int]:
-        return {s: vs[0] for s, vs in store.nodes_named(keys).items() if vs}
+        return {s: vs[0] for s, vs in nodes_named(graph, keys).items() if vs}
 
-    return _link(query, lookup, lambda nodes: [n for _, n in store.node_rows(nodes)], node_vectors, qvec, k_fallback)
+    def names_of(nodes: Sequence[int]) -> list[str]:
+        read_ahead(graph, names=nodes)
+        return [graph.node_names[v] for v in nodes]
+
+    return _link(query, lookup, names_of, node_vectors, qvec, k_fallback)
 
 
 def _link(query: str, lookup: Callable[[list[str]], dict[str, int]], names_of: Callable[[Sequence[int]], list[str]],

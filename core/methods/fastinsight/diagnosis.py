@@ -29,8 +29,7 @@ import numpy as np
 from core.graph.model import bfs_layers
 from core.methods.base import Diagnosis, Gold, StageDecl
 from core.methods.diagnosis import finish, gold_ranks, lost_gold, no_gold
-from core.methods.fastinsight.node_graph import KGNodeGraph, node_graph
-from core.methods.fastinsight.store_graph import StoreNodeGraph
+from core.methods.fastinsight.node_graph import node_graph
 
 if TYPE_CHECKING:
     from core.index.workspace import Workspace
@@ -106,10 +105,9 @@ def _lost_on_passages(result: FastInsightRun, workspace: Workspace, lost: list[s
 
 def _lost_on_nodes(result: FastInsightRun, workspace: Workspace, lost: list[str], ranks: dict[str, Any],
                    cut: int) -> dict[str, dict[str, Any]]:
-    ng = result.search_graph(workspace)
-    if isinstance(ng, StoreNodeGraph):  # the BFS below walks the whole node graph's CSR, by definition
-        ng = node_graph(workspace.graph, max_chars=result.config.node_text_chars)
-    assert isinstance(ng, KGNodeGraph)
+    # the BFS below walks the whole node graph's CSR, by definition: the in-memory node graph (on a graph
+    # store the whole graph is read once for a diagnosis), the one the run searched when it was in memory
+    ng = node_graph(workspace.graph, max_chars=result.config.node_text_chars)
     chunks = workspace.graph.chunk_index
     n_ret = {c: i for i, c in enumerate(result.retrieved, start=1)}
     node_rank = {ng.index_of(n): r for r, n in enumerate(result.node_ranking, start=1)}

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -58,6 +58,21 @@ class KGNodeGraph(PassageGraph):
     def nodes_of_chunk(self, chunk_id: str) -> np.ndarray:
         """Nodes linked to one passage (through which that passage is reached)."""
         return self.gold_nodes((chunk_id,))
+
+    def read_ahead(self, nodes: Sequence[int]) -> None:
+        """What the answer step reads of ``nodes`` (their provenance), read in one batch: nothing to read in
+        memory; :class:`~core.methods.fastinsight.store_graph.StoreNodeGraph` reads it from its store."""
+
+    def describe(self) -> dict[str, Any]:
+        """What the trace says about this node graph beyond its size: its isolated nodes and mean degree (a
+        store's node graph says what it reads instead, never computing whole-graph statistics)."""
+        return {"isolated_nodes": int((self.degree == 0).sum()), "mean_degree": float(self.degree.mean()) if self.n else 0.0,
+                "nodes_without_passage": sum(1 for cids in self.linked if not cids)}
+
+    @property
+    def reads(self) -> dict[str, int]:
+        """How many rows this graph read from a graph store ({} in memory)."""
+        return {}
 
 
 def node_text(graph: KnowledgeGraph, v: int, *, max_chars: int = NODE_TEXT_CHARS) -> str:

@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from core.errors import EmptyGraphError
-from core.graph.store import remote_store
-from core.methods.fastinsight.node_graph import NODE_TEXT_CHARS, KGNodeGraph, node_graph
-from core.methods.fastinsight.store_graph import StoreNodeGraph, StoreNodeTexts
+from core.graph.reader import question_graph
+from core.methods.fastinsight.node_graph import NODE_TEXT_CHARS, KGNodeGraph
+from core.methods.fastinsight.store_graph import node_texts, open_node_graph
 
 if TYPE_CHECKING:
     from core.backends.base import Embedder
@@ -39,10 +38,8 @@ def node_texts_key(workspace: Workspace, max_chars: int) -> str:
 
 
 def node_texts_source(workspace: Workspace, max_chars: int) -> Sequence[str] | TextPages:
-    """The node texts to embed: the in-memory node graph's, or a store's page by page."""
-    if remote_store(workspace):
-        return StoreNodeTexts(workspace.store, max_chars=max_chars)
-    return node_graph(workspace.graph, max_chars=max_chars).passages
+    """The node texts to embed: the in-memory node graph's, or a graph store's page by page."""
+    return node_texts(question_graph(workspace), max_chars=max_chars)
 
 
 def has_node_vectors(workspace: Workspace, embedder: Embedder, *, max_chars: int = NODE_TEXT_CHARS) -> bool:
@@ -60,20 +57,13 @@ def node_vectors(workspace: Workspace, embedder: Embedder, *, max_chars: int = N
     the workspace folder (:meth:`~core.index.workspace.Workspace.text_vectors`: a FAISS file, atomic
     writes; a damaged file is embedded again and ``CachedVectors.note`` says so).
 
-    On a graph-store workspace (issue 19) the node graph is a
+    On a graph-store workspace the node graph is a
     :class:`~core.methods.fastinsight.store_graph.StoreNodeGraph` that reads from the store only
     what a question touches, and the first use reads the node texts page by page to embed them.
     """
     key = node_texts_key(workspace, max_chars)
-    if remote_store(workspace):
-        if workspace.store.n_nodes == 0:
-            raise EmptyGraphError(f"The graph store {workspace.store.url} has no nodes, so FastInsight has no KG "
-                                  "node to retrieve; use graph='passages' or upload triples.")
-        sg = StoreNodeGraph.open(workspace.store, max_chars=max_chars)
-        cached = workspace.text_vectors(node_vectors_name(max_chars), node_texts_source(workspace, max_chars),
-                                        embedder, progress=progress, texts_key=key)
-        return sg, cached
-    ng = node_graph(workspace.graph, max_chars=max_chars)
-    cached = workspace.text_vectors(node_vectors_name(max_chars), ng.passages, embedder, progress=progress,
-                                    texts_key=key)
+    graph = question_graph(workspace)
+    ng = open_node_graph(graph, max_chars=max_chars)
+    cached = workspace.text_vectors(node_vectors_name(max_chars), node_texts(graph, max_chars=max_chars), embedder,
+                                    progress=progress, texts_key=key)
     return ng, cached

@@ -27,15 +27,16 @@ import numpy as np
 
 from core.errors import ConfigError, QueryError, WorkspaceError
 from core.graph.passage_graph import PassageGraph, passage_graph
-from core.graph.store import remote_store
+from core.graph.reader import question_graph, read_ahead, whole_graph_read
 from core.jobs import current_job
 from core.methods.answering import record_answer
 from core.methods.base import Backends, RankedChunk
 from core.methods.fastinsight.config import FastInsightConfig
 from core.methods.fastinsight.loop import FastInsightResult, FastInsightRound, iter_fastinsight
-from core.methods.fastinsight.node_graph import KGNodeGraph, node_graph, passages_of_nodes
+from core.methods.fastinsight.node_graph import KGNodeGraph, passages_of_nodes
 from core.methods.fastinsight.node_vectors import node_vectors
-from core.methods.fastinsight.store_graph import StoreNodeGraph
+from core.methods.fastinsight.stages import NodeGraphData, PassageGraphData
+from core.methods.fastinsight.store_graph import open_node_graph
 from core.methods.passages import PassageSource
 from core.methods.reranking import FeatureCache, index_feature_source, resolve_reranker
 from core.replay import pin
@@ -74,9 +75,7 @@ def searched_graph(workspace: Workspace, config: FastInsightConfig, searched: st
     is a new :class:`~core.methods.fastinsight.store_graph.StoreNodeGraph` (it reads the rows that are
     asked for; TR's BFS reads layer by layer); the passage graph is always derived from the whole graph."""
     if searched == "kg_nodes":
-        if remote_store(workspace):
-            return StoreNodeGraph.open(workspace.store, max_chars=config.node_text_chars)
-        return node_graph(workspace.graph, max_chars=config.node_text_chars)
+        return open_node_graph(question_graph(workspace), max_chars=config.node_text_chars)
     return passage_graph(workspace.graph, max_entity_passages=config.max_entity_passages)
 
 
@@ -84,7 +83,7 @@ def _searches_nodes(workspace: Workspace, cfg: FastInsightConfig) -> tuple[bool,
     """Whether this run searches KG nodes, and why not when ``kg_nodes`` was asked for but cannot be."""
     if cfg.graph != "kg_nodes":
         return False, ""
-    g = workspace.store if remote_store(workspace) else workspace.graph
+    g = question_graph(workspace)
     if g.kind == "corpus_graph":
         return False, ("The workspace is a corpus graph: its nodes already are passages, so FastInsight searches "
                        "it as it is (graph='kg_nodes' applies to KG workspaces).")
@@ -186,35 +185,28 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
             job = current_job()  # in the app's background: the first-use embedding shows its progress
             pg, cached = node_vectors(workspace, backends.embedder, max_chars=cfg.node_text_chars,
                                       progress=job.progress if job is not None else None)
-            step.data = {"graph": "kg_nodes", "source": pg.source, "nodes": pg.n, "edges": pg.n_edges,
-                         "params": pg.params,
-                         "node_vectors": "embedded now" if cached.built else "read from the workspace cache",
-                         "embedding_seconds": round(cached.seconds, 3)}
-            if isinstance(pg, StoreNodeGraph):  # issue 19: items are read from the store as Algorithm 1 asks
-                step.data |= {"store": pg.store.url, "read": "per question: the node rows, neighbour rows and "
-                              "degrees the loop touches (whole-graph statistics are not computed)"}
-            else:
-                step.data |= {"isolated_nodes": int((pg.degree == 0).sum()),
-                              "mean_degree": float(pg.degree.mean()) if pg.n else 0.0,
-                              "nodes_without_passage": sum(1 for cids in pg.linked if not cids)}
+            # on a graph store, items are read as Algorithm 1 asks for them (describe() says so)
+            step.data = NodeGraphData(
+                source=pg.source, nodes=pg.n, edges=pg.n_edges, params=pg.params,
+                node_vectors="embedded now" if cached.built else "read from the workspace cache",
+                embedding_seconds=round(cached.seconds, 3), **pg.describe()).data()
             if cached.note:
                 step.fallback = cached.note
         vectors = cached.vectors
     else:
         with trace.timed("passage_graph", "Passage graph", section="FastInsight §2.1") as step:
             pg = passage_graph(workspace.graph, max_entity_passages=cfg.max_entity_passages)
-            if remote_store(workspace):
+            store = whole_graph_read(workspace)
+            if store:
                 why_not = " ".join(x for x in (why_not, (
                     f"The passage graph is derived from the whole KG, which was read from the graph store "
-                    f"{workspace.store.url} (graph='kg_nodes', the default, reads only what each question "
+                    f"{store} (graph='kg_nodes', the default, reads only what each question "
                     "touches).")) if x)
-            step.data = {"source": pg.source, "passages": pg.n, "edges": pg.n_edges, "params": pg.params,
-                         "isolated_passages": int((pg.degree == 0).sum()),
-                         "mean_degree": float(pg.degree.mean()) if pg.n else 0.0,
-                         "skipped_hub_entities": list(pg.skipped_entities[:20])}
-            if why_not:
-                step.data["graph"] = "passages"
-                step.fallback = why_not
+            step.data = PassageGraphData(
+                source=pg.source, passages=pg.n, edges=pg.n_edges, params=pg.params,
+                isolated_passages=int((pg.degree == 0).sum()), mean_degree=float(pg.degree.mean()) if pg.n else 0.0,
+                skipped_hub_entities=list(pg.skipped_entities[:20]), graph="passages" if why_not else None).data()
+            step.fallback = why_not
         vectors = workspace.index("chunks", backends.embedder).vectors
         if vectors.shape[0] != pg.n:
             raise WorkspaceError(f"The chunk index of {workspace.name!r} holds {vectors.shape[0]} passages but the "
@@ -235,14 +227,14 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
     engine = FastInsightResult(tuple(rounds), {"batch": cfg.batch, "b_max": cfg.b_max, "alpha": cfg.alpha,
                                                "beta": cfg.beta, "on_exhausted": cfg.on_exhausted}, cache.encoded)
     ranking, scores = engine.ranking, engine.scores
-    passages_src = PassageSource(workspace)  # the graph in memory, or row reads from a graph store (issue 19)
+    passages_src = PassageSource(workspace)  # the question's graph: in memory, or a graph store's view
     if isinstance(pg, KGNodeGraph):
         chunk_sims = workspace.index("chunks", backends.embedder).scores(q)  # orders each node's own passages
-        if isinstance(pg, StoreNodeGraph):
-            pg.linked.prefetch(ranking.tolist())  # type: ignore[attr-defined]
+        pg.read_ahead(ranking.tolist())
         cited = list(dict.fromkeys(c for v in ranking.tolist() for c in pg.linked[int(v)]))
-        rows = (passages_src.store.chunk_row_numbers(cited) if isinstance(pg, StoreNodeGraph) else
-                {c: workspace.graph.chunk_index[c] for c in cited if c in workspace.graph.chunk_index})
+        g = passages_src.graph
+        read_ahead(g, chunk_index=cited)
+        rows = {c: g.chunk_index[c] for c in cited if c in g.chunk_index}
         at = np.asarray(list(rows.values()), dtype=np.int64)
         passage_scores = dict(zip(rows, pin("fastinsight.node_passages.chunk_sims", chunk_sims[at], ids=at).tolist()))
         mapped = passages_of_nodes(pg, ranking, scores, passage_scores=passage_scores)
@@ -254,7 +246,7 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
             "node_names": [pg.names[int(v)] for v in ranking[:50]],
             "passages": [{"chunk_id": c, "score": round(s, 6), "from_node_rank": r} for c, s, r in mapped[:cfg.top_k]],
             "nodes_without_passage": sum(1 for v in ranking.tolist() if not pg.linked[int(v)]),
-            **({"store_reads": pg.reads} if isinstance(pg, StoreNodeGraph) else {}),
+            **({"store_reads": pg.reads} if pg.reads else {}),
             "within_node_order": "a node's passages by the query's similarity to them (chunk index)"},
             section="FastInsight §4.2.2 (gold nodes are the nodes of the gold documents)")
         unit = "nodes"

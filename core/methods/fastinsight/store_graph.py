@@ -22,12 +22,15 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import singledispatch
 from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
-from core.errors import StoreError, UnknownNameError
-from core.methods.fastinsight.node_graph import NODE_TEXT_CHARS, KGNodeGraph, compose_node_text
+from core.errors import EmptyGraphError, StoreError, UnknownNameError
+from core.graph.model import KnowledgeGraph
+from core.graph.view import StoreGraphView
+from core.methods.fastinsight.node_graph import NODE_TEXT_CHARS, KGNodeGraph, compose_node_text, node_graph
 
 if TYPE_CHECKING:
     from core.graph.store import GraphStore
@@ -153,6 +156,13 @@ class StoreNodeGraph(KGNodeGraph):
         assert self.rows is not None
         return self.rows.store
 
+    def read_ahead(self, nodes: Sequence[int]) -> None:
+        self.linked.prefetch([int(v) for v in nodes])  # type: ignore[attr-defined]
+
+    def describe(self) -> dict[str, Any]:
+        return {"store": self.store.url, "read": "per question: the node rows, neighbour rows and degrees the loop "
+                "touches (whole-graph statistics are not computed)"}
+
     @property
     def reads(self) -> dict[str, int]:
         """How many node rows, neighbour rows and degrees this graph read from the store."""
@@ -228,3 +238,41 @@ class StoreNodeTexts:
             idx = list(range(lo, min(lo + PAGE, n)))
             rows.load(idx, texts=True)
             yield [rows.text[v] for v in idx]
+
+
+# ---------------------------------------------------------------------------------- which node graph
+@singledispatch
+def open_node_graph(graph: Any, *, max_chars: int = NODE_TEXT_CHARS) -> KGNodeGraph:
+    """FastInsight's KG node graph of the graph a question reads: built once per graph in memory
+    (:func:`~core.methods.fastinsight.node_graph.node_graph`), or a :class:`StoreNodeGraph` that reads from
+    the store only the rows a question touches (TR's BFS reads layer by layer)."""
+    raise TypeError(f"not a graph: {type(graph).__name__}")
+
+
+@open_node_graph.register
+def _(graph: KnowledgeGraph, *, max_chars: int = NODE_TEXT_CHARS) -> KGNodeGraph:
+    return node_graph(graph, max_chars=max_chars)
+
+
+@open_node_graph.register
+def _(graph: StoreGraphView, *, max_chars: int = NODE_TEXT_CHARS) -> KGNodeGraph:
+    if graph.store.n_nodes == 0:
+        raise EmptyGraphError(f"The graph store {graph.store.url} has no nodes, so FastInsight has no KG node to "
+                              "retrieve; use graph='passages' or upload triples.")
+    return StoreNodeGraph.open(graph.store, max_chars=max_chars)
+
+
+@singledispatch
+def node_texts(graph: Any, *, max_chars: int = NODE_TEXT_CHARS) -> Sequence[str] | StoreNodeTexts:
+    """The node texts ``c_n`` to embed, in node order: the in-memory node graph's, or a store's page by page."""
+    raise TypeError(f"not a graph: {type(graph).__name__}")
+
+
+@node_texts.register
+def _(graph: KnowledgeGraph, *, max_chars: int = NODE_TEXT_CHARS) -> Sequence[str] | StoreNodeTexts:
+    return node_graph(graph, max_chars=max_chars).passages
+
+
+@node_texts.register
+def _(graph: StoreGraphView, *, max_chars: int = NODE_TEXT_CHARS) -> Sequence[str] | StoreNodeTexts:
+    return StoreNodeTexts(graph.store, max_chars=max_chars)

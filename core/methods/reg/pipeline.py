@@ -27,7 +27,7 @@ already loaded and its CSR arrays are read directly, as before.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,18 +36,17 @@ import numpy as np
 from core.backends import prompts as bprompts
 from core.backends.tokens import count_tokens
 from core.errors import ConfigError, EmptyGraphError, QueryError, WorkspaceError
-from core.graph.store import remote_store
+from core.graph.reader import question_graph, reach, read_ahead, whole_graph
 from core.methods.answering import passages_prompt, record_answer
 from core.methods.base import Backends, RankedChunk
 from core.methods.evidence.chains import Reorganization, Triple, triples_from_edges
 from core.methods.evidence.formats import evidence_prompts
-from core.methods.evidence.linking import Linked, link_query_entities, link_query_entities_from_store
+from core.methods.evidence.linking import Linked, link_query_entities
 from core.methods.reg.config import RegConfig
 from core.replay import pin
 from core.trace import Trace
 
 if TYPE_CHECKING:
-    from core.graph.model import KnowledgeGraph
     from core.index.workspace import Workspace
 
 
@@ -99,11 +98,8 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
         raise ConfigError(f"reg takes a RegConfig, got {type(cfg).__name__}.")
     if not query or not query.strip():
         raise QueryError("The question is empty. Type a question to retrieve evidence for.")
-    remote = remote_store(workspace)
-    # a store workspace reads only the hops-region of the query entities (issue 19); in memory the
-    # whole graph is already here and its CSR arrays are the fastest region there is
-    n_edges = workspace.store.n_edges if remote else workspace.graph.n_edges
-    if n_edges == 0:
+    qgraph = question_graph(workspace)
+    if qgraph.n_edges == 0:
         raise EmptyGraphError(f"Workspace {workspace.name!r} has no triples; ReG retrieves triples from a KG.")
     trace = Trace("reg", query, workspace.name, config=asdict(cfg), backends=backends.names())
     node_vecs = workspace.index("nodes", backends.embedder).vectors
@@ -111,22 +107,24 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
     qvec = backends.embed_query(query)
 
     with trace.timed("link", "Query entities linked to KG nodes", section="ReG §4.2 (query entities)") as step:
-        if remote:
-            linked = link_query_entities_from_store(query, workspace.store, node_vectors=node_vecs, qvec=qvec)
-        else:
-            linked = link_query_entities(query, workspace.graph, node_vectors=node_vecs, qvec=qvec)
+        linked = link_query_entities(query, qgraph, node_vectors=node_vecs, qvec=qvec)
         step.data = {"entities": list(linked.names), "how": linked.how}
         step.fallback = linked.fallback
 
     with trace.timed("neighbourhood", f"Triples within {cfg.hops} hops of the query entities",
                      section="ReG App. E") as step:
-        view = _store_view(workspace, linked.nodes, cfg, node_vecs, edge_vecs) if remote else _View(
-            workspace.graph, node_vecs, edge_vecs, linked.nodes)
-        graph = view.graph
-        edges, n_all = neighbourhood(graph, view.topic, cfg.hops, edge_vectors=view.edge_vecs, qvec=qvec,
+        # in memory the whole graph is already here and its CSR arrays are the fastest region there is; a
+        # graph store reads only the hops-region of the query entities, capped at region_max_nodes: uncapped
+        # it holds exactly the triples App. E scores on the whole graph, in the same order, so results are equal
+        region = reach(qgraph, linked.nodes, hops=cfg.hops, max_nodes=cfg.region_max_nodes, walk=False)
+        graph, node_rows, edge_rows = region.graph, region.node_rows(node_vecs), region.edge_rows(edge_vecs)
+        topic = tuple(int(v) for v in region.local_nodes(linked.nodes))
+        edges, n_all = neighbourhood(graph, topic, cfg.hops, edge_vectors=edge_rows, qvec=qvec,
                                      max_candidates=cfg.max_candidates)
-        step.data = {"hops": cfg.hops, "triples": int(edges.size), "before_cap": n_all, **view.data}
-        notes = [view.note] if view.note else []
+        step.data = {"hops": cfg.hops, "triples": int(edges.size), "before_cap": n_all,
+                     **region.region_data(qgraph.n_nodes)}
+        notes = [f"the region would exceed region_max_nodes={cfg.region_max_nodes} nodes at hop {region.hops + 1}; "
+                 f"ReG scores the triples within {region.hops} hops (of {cfg.hops} requested)"] if region.capped else []
         if n_all > edges.size:
             notes.append(f"{n_all} triples exceed max_candidates={cfg.max_candidates}; the most query-similar were kept")
         step.fallback = "; ".join(notes)
@@ -142,22 +140,23 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
             step.fallback = (f"{exc} Scoring by query–triple cosine instead (the untrained fallback; "
                              "set untrained='error' to require a trained retriever).")
         if ret is not None:
-            scores = ret.score(qvec, edges, graph, view.node_vecs, view.edge_vecs, view.topic)
+            scores = ret.score(qvec, edges, graph, node_rows, edge_rows, topic)
             scorer = f"trained ({ret.manifest.get('supervision', '?')} supervision)"
         else:
-            scores = view.edge_vecs[edges] @ qvec if edges.size else np.zeros(0, np.float32)
+            scores = edge_rows[edges] @ qvec if edges.size else np.zeros(0, np.float32)
             scorer = "cosine (untrained fallback)"
             step.data["notice"] = NOT_TRAINED_NOTICE
         scores = pin("reg.score.triples", scores, ids=edges)
         order = np.argsort(-scores, kind="stable")[:cfg.top_k]
         local = triples_from_edges(graph, edges[order], scores[order].tolist())
-        kept = [replace(t, edge=view.global_edge(t.edge)) for t in local]
+        kept = [replace(t, edge=region.global_edge(t.edge)) for t in local]
         step.data = {**step.data, "scorer": scorer, "model_dir": str(folder), "scored": int(edges.size), "top_k": cfg.top_k,
                      "kept": [{"triple": t.text(), "score": round(t.score, 4), "edge": t.edge} for t in kept]}
 
     from core.graph.synonyms import synonym_edges_walked
 
-    syn = synonym_edges_walked(graph, [t.edge for t in local], stored=view.synonyms)
+    syn = synonym_edges_walked(graph, [t.edge for t in local], stored=None if whole_graph(qgraph) is not None
+                               else bool(workspace.manifest.get("synonyms", {}).get("edges")))
     if syn is not None:
         trace.add("synonym_edges", "Synonym edges among the kept triples", syn,
                   section="HippoRAG §3.1 (synonymy edges, issue 15)")
@@ -171,7 +170,8 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
                      "evidence_tokens": ev.tokens, "tokenizer": ev.tokenizer}
 
     cited = list(dict.fromkeys(c for t in local for c in graph.edge_chunks[t.edge]))
-    chunks = view.chunks(workspace, cited)
+    read_ahead(qgraph, chunk_ids=cited)
+    chunks = {c: (qgraph.chunk(c).title, qgraph.chunk(c).text) for c in cited if c in qgraph.chunk_index}
     best: dict[str, float] = {}
     for t in local:
         for c in graph.edge_chunks[t.edge]:
@@ -188,48 +188,3 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
     ans = record_answer(trace, query, passages, backends, max_passages=cfg.answer_passages,
                         evidence_format=cfg.evidence_format, evidence=ev)
     return RegResult("reg", query, ranked, ans.text, trace, cfg, linked, scorer, int(edges.size), tuple(kept), ev.reorg)
-
-
-@dataclass(frozen=True)
-class _View:
-    """What ReG scores on: the whole in-memory graph (global ids) or a store's region (local ids)."""
-
-    graph: KnowledgeGraph
-    node_vecs: np.ndarray  #: one row per node of ``graph``
-    edge_vecs: np.ndarray  #: one row per edge of ``graph``
-    topic: tuple[int, ...]  #: the query entities in ``graph``'s ids
-    edges: np.ndarray | None = None  #: global id of each local edge (None: ids are global)
-    data: dict[str, object] = field(default_factory=dict)
-    note: str = ""
-    synonyms: bool | None = None
-
-    def global_edge(self, e: int) -> int:
-        return int(e) if self.edges is None else int(self.edges[e])
-
-    def chunks(self, workspace: Workspace, ids: list[str]) -> dict[str, tuple[str, str]]:
-        """``id → (title, text)`` of the cited chunks the graph holds (from the store when remote)."""
-        if self.edges is None:
-            g = self.graph
-            return {c: (g.chunk(c).title, g.chunk(c).text) for c in ids if c in g.chunk_index}
-        return {c: (title, text) for c, title, text in workspace.store.chunks(ids)}
-
-
-def _store_view(workspace: Workspace, topic: tuple[int, ...], cfg: RegConfig, node_vecs: np.ndarray,
-                edge_vecs: np.ndarray) -> _View:
-    """The ``cfg.hops`` region of the query entities read from the workspace's graph store (issue 19),
-    capped at ``cfg.region_max_nodes`` nodes. Uncapped it holds exactly the triples ReG App. E scores
-    on the whole graph, in the same order (local ids keep the global order), so results are equal."""
-    import time
-
-    store = workspace.store
-    t0 = time.perf_counter()
-    region = store.region(topic, hops=cfg.hops, max_nodes=cfg.region_max_nodes)
-    data: dict[str, object] = {"store": store.url, "region_hops": region.hops, "hops_requested": cfg.hops,
-                               "capped": region.capped, "region_nodes": int(region.nodes.size),
-                               "region_edges": int(region.edges.size), "region_max_nodes": cfg.region_max_nodes,
-                               "of_nodes": store.n_nodes, "store_seconds": round(time.perf_counter() - t0, 4)}
-    note = (f"the region would exceed region_max_nodes={cfg.region_max_nodes} nodes at hop {region.hops + 1}; "
-            f"ReG scores the triples within {region.hops} hops (of {cfg.hops} requested)") if region.capped else ""
-    synonyms = bool(workspace.manifest.get("synonyms", {}).get("edges"))
-    return _View(region.graph, node_vecs[region.nodes], edge_vecs[region.edges],
-                 tuple(int(v) for v in region.local_nodes(topic)), region.edges, data, note, synonyms)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.methods.sgrag.index import PathIndex
+from core.methods.sgrag.stages import CompletionData
 from core.trace import Trace
 
 
@@ -101,11 +102,11 @@ def complete_labels(paths: tuple[tuple[str, ...], ...], known: dict[str, int], u
         insts: list[dict[str, int]] = []
         for combo in itertools.islice(itertools.product(*(cands[u] for u in unknown)), max_instantiations):
             insts.append({**known, **dict(zip(unknown, combo))})
-        step.data.update({
-            "unknown": list(unknown), "intersect": intersect,
-            "candidates": {u: [label_names[c] if label_names else c for c in cands[u]] for u in unknown},
-            "found": found, "max_candidates": max_candidates, "capped_candidates": capped_c,
-            "paths_used": {u: [list(p) for p in used[u]] for u in unknown},
-            "n_product": n_product, "instantiations": len(insts), "max_instantiations": max_instantiations,
-            "capped_instantiations": n_product > max_instantiations})
+        step.data.update(CompletionData(
+            unknown=list(unknown), intersect=intersect,
+            candidates={u: [label_names[c] if label_names else c for c in cands[u]] for u in unknown},
+            found=found, max_candidates=max_candidates, capped_candidates=capped_c,
+            paths_used={u: [list(p) for p in used[u]] for u in unknown},
+            n_product=n_product, instantiations=len(insts), max_instantiations=max_instantiations,
+            capped_instantiations=n_product > max_instantiations).data())
     return Completion(unknown, cands, found, used, tuple(insts), n_product, capped_c, n_product > max_instantiations)

@@ -32,7 +32,7 @@ import numpy as np
 
 from core.backends.base import Embedder
 from core.errors import ConfigError, QueryError
-from core.graph.store import remote_store
+from core.graph.reader import whole_graph_read
 from core.index.workspace import Workspace
 from core.methods.base import Backends, RankedChunk
 from core.methods.sgrag.answer import Answer, generate_answer
@@ -46,6 +46,7 @@ from core.methods.sgrag.labels import GraphLabels, graph_labels, label_vectors
 from core.methods.sgrag.matching import PathMatches, retrieve
 from core.methods.sgrag.normalization import Normalized, normalize_entities
 from core.methods.sgrag.query_graph import QueryGraph, extract_query_graph
+from core.methods.sgrag.stages import DominanceModelData, PathIndexData
 from core.replay import pin_flag
 from core.trace import Trace
 
@@ -181,12 +182,13 @@ def run(query: str, workspace: Workspace, *, config: SGRAGConfig | None = None, 
     if not query or not query.strip():
         raise QueryError("The question is empty; type a question to match against the graph.")
     trace = Trace("sgrag", query, workspace=workspace.name, config=asdict(cfg), backends=backends.names())
-    if remote_store(workspace):  # issue 19: said on every run, since it is what the method costs on a store
+    store = whole_graph_read(workspace)
+    if store:  # said on every run, since it is what the method costs on a graph store
         trace.add("store", "Graph read from the graph store for SG-RAG's whole-KG indexes", {
-            "store": workspace.store_url, "whole_graph": True},
+            "store": store, "whole_graph": True},
             section="SG-RAG §4.2 (φ(ℳ, ε(K)) indexes every path of the KG)",
             fallback=("SG-RAG's path index I_l and dominance model ℳ cover every path of the KG (§4.2), so on a "
-                      f"graph-store workspace the whole graph is read from {workspace.store_url} once per process "
+                      f"graph-store workspace the whole graph is read from {store} once per process "
                       "for them (BubbleRAG, FastInsight, ReG, PPR, dense and Re2 read only what a question "
                       "touches)."))
     graph = workspace.graph
@@ -200,10 +202,10 @@ def run(query: str, workspace: Workspace, *, config: SGRAGConfig | None = None, 
         not_converged = (f"the dominance model did not converge (loss {m.losses[-1] if m.losses else float('nan'):.4g} "
                          f"after {m.epochs} epochs, Alg. 2 stops at 0), so the dominance filter is disabled for this "
                          "question: matching is label-only (raise DominanceConfig.max_epochs to retrain)")
-    trace.add("dominance_model", "Dominance model ℳ (GAT over 1-hop stars)", {
-        "from_cache": m.from_cache, "epochs": m.epochs, "converged": m.converged, "final_loss": m.losses[-1] if m.losses else 0.0,
-        "losses": list(m.losses), "device": m.device, "dim": m.config.dim, "train_seconds": round(m.seconds, 3),
-        "key": m.key, "cache_note": m.note, "dominance_filter": use_filter},
+    trace.add("dominance_model", "Dominance model ℳ (GAT over 1-hop stars)", DominanceModelData(
+        from_cache=m.from_cache, epochs=m.epochs, converged=m.converged, final_loss=m.losses[-1] if m.losses else 0.0,
+        losses=list(m.losses), device=m.device, dim=m.config.dim, train_seconds=round(m.seconds, 3),
+        key=m.key, cache_note=m.note, dominance_filter=use_filter),
         seconds=time.perf_counter() - t0, section="SG-RAG §4.2, App. C, Alg. 2",
         fallback="; ".join(x for x in (m.note, not_converged) if x))
     qvec = backends.embed_query(query)
@@ -225,9 +227,9 @@ def run(query: str, workspace: Workspace, *, config: SGRAGConfig | None = None, 
             dec = decompose(qg, cfg.l, trace=trace)
             t1 = time.perf_counter()
             ix = prep.index(graph, dec.l, dominance=use_filter)
-            trace.add("index", f"Path index I_{dec.l} (R*-tree)", {
-                "l": dec.l, "paths": len(ix.paths), "dimension": ix.dimension, "sem_dims": ix.sem_dims,
-                "dom_dims_per_node": ix.dom_dims, "build_seconds": round(ix.build_seconds, 3)},
+            trace.add("index", f"Path index I_{dec.l} (R*-tree)", PathIndexData(
+                l=dec.l, paths=len(ix.paths), dimension=ix.dimension, sem_dims=ix.sem_dims,
+                dom_dims_per_node=ix.dom_dims, build_seconds=round(ix.build_seconds, 3)),
                 seconds=time.perf_counter() - t1, section="SG-RAG §4.2, Eq. 4")
             comp = complete_labels(dec.paths, known, unknown, ix, max_candidates=cfg.max_candidates,
                                    max_instantiations=cfg.max_instantiations, intersect=cfg.intersect_completion,

@@ -411,17 +411,3 @@ def _from_llm(data: Any) -> QueryGraph | None:
         if a != b and (a, b) not in edges and (b, a) not in edges:
             edges.append((a, b))
     return QueryGraph(tuple(nodes), tuple(edges), by="llm")
-
-
-def query_graph_repairs(data: dict[str, Any]) -> list[str]:
-    """The checks that changed the query graph, in words, from its trace step's ``data`` (for the page)."""
-    out = []
-    if data.get("described_as_unk"):
-        out.append("made UNK, since the question only describes them: " + ", ".join(map(repr, data["described_as_unk"])))
-    for ids in data.get("merged_unknowns") or []:
-        out.append(f"UNK leaves {', '.join(ids)} on one node merged into {ids[0]} (matching is injective: k leaves "
-                   "would need k distinct neighbours)")
-    if data.get("described_not_linked"):
-        out.append("not linked as entities, since the question only describes them: "
-                   + ", ".join(map(repr, data["described_not_linked"])))
-    return out
