@@ -9,6 +9,6 @@ from __future__ import annotations
 
 # Offline-first without forcing HF_HUB_OFFLINE: the bundled models are read from installed packages
 # and never touch the hub; only an explicit hub id (st:<id>, cross-encoder:<id>) may download.
-from components.navigation import run_app
+from components.frame import run_app
 
 run_app()

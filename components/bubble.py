@@ -18,12 +18,12 @@ from components import state as S
 from components.sidebar import Active
 from components.ui import md_escape
 from core.errors import EgxError
-from core.graph.view import read_ahead
+from core.graph.reader import read_ahead
 from core.methods.base import Backends
 from core.methods.bubblerag import METHOD, BubbleConfig
 
 if TYPE_CHECKING:
-    from core.graph.view import GraphLike
+    from core.graph.reader import GraphLike
     from core.methods.bubblerag import AnchorGroup, BubbleResult
 
 DEMO_QUESTION = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"

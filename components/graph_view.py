@@ -47,7 +47,7 @@ import numpy as np
 from core.graph.model import KnowledgeGraph
 
 if TYPE_CHECKING:
-    from core.graph.view import GraphLike
+    from core.graph.reader import GraphLike
 
 DEFAULT_MAX_NODES = 300
 DEFAULT_HEIGHT = 620

@@ -2,7 +2,7 @@
 page waits for (a workspace build, a benchmark, a method run waiting on an LLM).
 
 The jobs themselves are :class:`core.jobs.Job` objects of the one per-server manager
-(:func:`components.resources.jobs`): they run in their own threads, so a click, a page switch or a
+(:func:`jobs`): they run in their own threads, so a click, a page switch or a
 closed tab never stops them. These panels only *watch* them — an ``st.fragment`` that redraws every
 second while a job runs — and offer its Cancel button.
 """
@@ -18,12 +18,23 @@ from components.ui import md_escape
 from core.jobs import format_seconds
 
 if TYPE_CHECKING:
-    from core.jobs import Job, JobStatus
+    from core.jobs import Job, JobManager, JobStatus
 
 #: Seconds the sidebar keeps showing a finished job (done, failed or cancelled).
 SHOW_FINISHED_S = 600.0
 #: Live panels redraw this often while a job runs.
 POLL_S = 1.0
+
+
+@st.cache_resource(show_spinner=False)
+def jobs() -> JobManager:
+    """The server's one :class:`core.jobs.JobManager`: long work outlives the script run that asked. Made
+    once per server start, which is when the uploads a killed server left behind are swept."""
+    from core.index.isolated import sweep_uploads
+    from core.jobs import JobManager
+
+    sweep_uploads()
+    return JobManager()
 
 
 def inline_wait(default: float) -> float:
@@ -78,11 +89,9 @@ def _draw(job: Job, *, where: str) -> None:
 def sidebar_panel() -> None:
     """The "Background jobs" panel at the top of the sidebar: every running job of this server and the
     ones finished in the last minutes, with progress, ETA and Cancel. Redraws itself while one runs."""
-    from components import resources
-
     # It redraws itself only while a job runs (an idle app sends nothing); a job started later in this
     # run (the page's own build) appears from the next rerun on — its live panel is on the page.
-    running = bool(resources.jobs().running())
+    running = bool(jobs().running())
     with st.sidebar:
         st.fragment(_sidebar_jobs, run_every=POLL_S * 2 if running else None)(running)
 
@@ -97,19 +106,17 @@ def _shown(jobs: list[Job]) -> list[Job]:
 
 
 def _sidebar_jobs(polling: bool = False) -> None:
-    from components import resources
-
-    if polling and not resources.jobs().running():
+    if polling and not jobs().running():
         # the last job ended: one full rerun draws the panel again without the timer (run_every is fixed
         # when a fragment is made), so an idle tab stops polling the server
         st.rerun(scope="app")
-    jobs = _shown(resources.jobs().jobs())
-    if not jobs:
+    shown = _shown(jobs().jobs())
+    if not shown:
         return
     with st.container(border=True, key="egx-jobs-panel"):
         st.markdown("**Background jobs**")
         st.caption("They run on the server: switch pages or close the tab, they keep going.")
-        for job in jobs:
+        for job in shown:
             _draw(job, where="sidebar")
 
 
@@ -127,9 +134,7 @@ def wait_for(job: Job, *, note: str) -> None:
 
 
 def _live(key: str) -> None:
-    from components import resources
-
-    job = resources.jobs().get(key)
+    job = jobs().get(key)
     if job is None or job.finished:
         st.rerun(scope="app")  # the page can go on now (or show what went wrong)
     assert job is not None

@@ -1,5 +1,4 @@
-"""The app's frame: its pages, declared once for ``st.navigation``, and :func:`run_app`, what
-``app.py`` runs (navigation, the shared sidebar, the page).
+"""The app's pages, declared once for ``st.navigation`` (:func:`components.frame.run_app` runs them).
 
 Every page is listed here by its path under ``pages/`` (``st.navigation`` does not discover that
 folder). A registered method whose step-through page (``Method.page``) is not listed gets an entry
@@ -74,28 +73,3 @@ def app_pages(default: str = HOME) -> dict[str, list[st.Page]]:
         out["Methods"] = [st.Page(page_path(page), title=title, icon=":material/science:", url_path=Path(page).stem)
                           for page, title in extra.items()]
     return out
-
-
-def run_app(default: str = HOME) -> None:
-    """The app: navigation over every page, the shared sidebar, then the page the URL names.
-
-    The sidebar stores what it resolved (workspace, backends) in ``state.ACTIVE`` for exactly the run
-    of the page, which is how a page knows that it runs inside this frame
-    (:func:`components.sidebar.active`). ``default`` replaces the home page (tests open one page).
-    """
-    from components import state as S
-    from components.sidebar import render_sidebar
-    from components.ui import md_escape
-    from core.errors import EgxError
-
-    page_config()
-    nav = st.navigation(app_pages(default))
-    try:
-        render_sidebar()
-        nav.run()
-    except EgxError as exc:  # one net for every page: the project's errors are messages, never tracebacks
-        st.error(md_escape(exc))
-    # Anything else is a bug: client.showErrorDetails = "none" (.streamlit/config.toml, `egx app`) keeps its
-    # traceback and the server's paths out of the browser and in the server log.
-    finally:
-        st.session_state.pop(S.ACTIVE, None)

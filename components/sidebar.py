@@ -24,7 +24,7 @@ from core.graph.store import remote_store
 
 if TYPE_CHECKING:
     from core.backends.base import LLM, Embedder, Reranker
-    from core.graph.view import GraphLike
+    from core.graph.reader import GraphLike
     from core.index.workspace import Workspace, WorkspaceInfo
 
 _CUSTOM = {"embedder": "st", "reranker": "cross-encoder"}

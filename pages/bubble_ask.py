@@ -17,7 +17,8 @@ from components.teaching import page_intro
 from components.ui import md_escape
 from core.errors import EgxError
 from core.graph.loaders import parse_json
-from core.graph.view import read_ahead
+from core.graph.reader import read_ahead
+from core.methods.evidence.formats import AnswerStepData
 from core.trace import Trace
 
 HEIGHT = 560
@@ -157,9 +158,9 @@ def create_trace_upload_ui(result) -> None:
     st.markdown(f"**Saved trace** · method `{md_escape(trace.method)}` · workspace `{md_escape(trace.workspace)}` · "
                 f"question: {md_escape(trace.query)}")
     st.caption("Backends: " + md_escape(", ".join(f"{k}: {v}" for k, v in trace.backends.items())))
-    saved = next((s.data for s in trace.steps if s.stage == "answer"), {})
-    if saved:
-        st.markdown("Saved answer: " + md_escape(saved.get("answer", "")))
+    saved = AnswerStepData.of(trace)
+    if saved is not None:
+        st.markdown("Saved answer: " + md_escape(saved.answer or ""))
     create_latency_ui(trace, key=S.BUBBLE_SAVED_LATENCY)
     ignored = sorted(k for k, v in trace.config.items()
                      if k not in REPLAYED and hasattr(bubble.DEFAULTS, k) and getattr(bubble.DEFAULTS, k) != v)
@@ -173,7 +174,7 @@ def create_trace_upload_ui(result) -> None:
         st.caption("Replay applies h, B, α and n; these saved settings differ from the defaults and are not "
                    "applied: " + md_escape(", ".join(ignored)))
     if result is not None and result.query == trace.query and saved:
-        same = saved.get("answer") == result.answer
+        same = saved.answer == result.answer
         (st.success if same else st.warning)(
             "The current run reproduces the saved answer." if same else
             "The current run's answer differs from the saved one (other workspace, backends or settings).")

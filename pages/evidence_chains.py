@@ -21,6 +21,7 @@ from components.ui import md_escape, question_picker
 from core.errors import EgxError
 from core.methods.answering import method_notices
 from core.methods.base import Backends
+from core.methods.evidence.formats import AnswerStepData
 from core.methods.registry import METHODS
 
 DEFAULT_QUESTION = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
@@ -73,48 +74,47 @@ except EgxError as exc:
 replay_banner(res)  # a partial replay says so before anything else
 for notice in method_notices(res):  # e.g. reg without a trained retriever is not ReG's retriever
     st.warning(md_escape(notice), icon=":material/warning:")
-steps = res.trace.stage("answer")
-data = steps[-1].data if steps else {}
+data = AnswerStepData.of(res.trace, last=True)  # the answer step's evidence in the three formats
 for s in res.trace.steps:
     if s.fallback:
         st.caption(f"Fallback — {md_escape(s.stage)}: {md_escape(s.fallback)}")
-if "evidence_tokens" not in data:
+if data is None or data.evidence_tokens is None:
     st.info(f"{method} answered without KG evidence on this question (e.g. an early exit), so there are no triples "
             "to reorganize.")
     st.stop()
 
-st.markdown(f"**Answer** ({md_escape(data.get('mode', data.get('by', '')))}): {md_escape(res.answer or '(none)')}")
-tok = data["evidence_tokens"]
+st.markdown(f"**Answer** ({md_escape(data.how)}): {md_escape(res.answer or '(none)')}")
+tok = data.evidence_tokens
 m1, m2, m3, m4 = st.columns(4)
-m1.metric("Triples", data.get("evidence_triples", 0))
-m2.metric("Evidence chains", data.get("evidence_chains", 0))
+m1.metric("Triples", data.evidence_triples)
+m2.metric("Evidence chains", data.evidence_chains)
 m3.metric("Prompt tokens: triples", tok.get("triples", 0))
-saving = data.get("chain_token_saving")
+saving = data.chain_token_saving
 m4.metric("Prompt tokens: chains", tok.get("chains", 0),
           delta=None if saving is None else f"{-saving:+.0%} vs triples", delta_color="inverse")
-st.caption(f"Tokenizer: {md_escape(data.get('tokenizer', '?'))}. Query entities in the evidence: "
-           f"{md_escape(', '.join(data.get('query_entities', [])) or 'none (all chains are unanchored)')}.")
+st.caption(f"Tokenizer: {md_escape(data.tokenizer)}. Query entities in the evidence: "
+           f"{md_escape(', '.join(data.query_entities) or 'none (all chains are unanchored)')}.")
 
 left, right = st.columns(2, gap="large")
 with left:
     st.subheader("Retrieved triples (unordered)")
-    triples = data.get("triples", [])
+    triples = data.triples
     st.dataframe(pd.DataFrame({"triple": triples}), hide_index=True, height=min(420, 36 + 35 * max(1, len(triples))))
 with right:
     st.subheader("ReG evidence chains")
-    stats = data.get("reorganization", {})
+    stats = data.reorganization
     st.caption(f"{stats.get('expanded', 0)} chains after BFS expansion → {stats.get('chains', 0)} after merging "
                f"({stats.get('multi_answer_chains', 0)} with merged answers, {stats.get('multi_entity_groups', 0)} "
                f"multi-entity groups, {stats.get('unanchored', 0)} unanchored).")
-    st.html(reg_chains.chains_html(data.get("chains", [])))
+    st.html(reg_chains.chains_html(data.chains))
 
 with st.expander("The two prompts", expanded=False):
     st.plotly_chart(reg_chains.token_figure(tok), key=S.REG_TOKENS_CHART)
     pa, pb = st.columns(2)
     pa.markdown(f"**Raw triples** — {tok.get('triples', 0)} tokens")
-    pa.code(data.get("prompts", {}).get("triples", ""), language=None)
+    pa.code(data.prompts.get("triples", ""), language=None)
     pb.markdown(f"**Evidence chains** — {tok.get('chains', 0)} tokens")
-    pb.code(data.get("prompts", {}).get("chains", ""), language=None)
+    pb.code(data.prompts.get("chains", ""), language=None)
 
 if method == "reg":
     kept = getattr(res, "kept", ())

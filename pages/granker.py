@@ -24,6 +24,7 @@ from core.eval.metrics import round_metrics
 from core.graph.store import remote_store
 from core.methods.base import Backends
 from core.methods.fastinsight import METHOD, FastInsightConfig
+from core.methods.fastinsight.stages import NodeGraphData, PassageGraphData
 from core.methods.fastinsight.views import RankRow, is_gold, item_title, rank_comparison, stex_table
 
 DEFAULT_QUESTION = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
@@ -159,19 +160,21 @@ UNIT, UNITS = ("node", "nodes") if NODES else ("passage", "passages")
 final = res.engine.final.granker
 rows = rank_comparison(final, pg, graph, gold)
 if NODES:
-    pg_step = res.trace.stage("node_graph")[0].data
+    ng_data = NodeGraphData.of(res.trace)
+    assert ng_data is not None  # a node-mode run records its node graph
     st.caption(f"{len(rows)} candidate KG nodes after {len(res.engine.rounds)} rounds on the KG itself (FastInsight "
-               f"§4.2.2): {pg_step['nodes']:,} nodes, {pg_step['edges']:,} edges; a node's text is its name, "
+               f"§4.2.2): {ng_data.nodes:,} nodes, {ng_data.edges:,} edges; a node's text is its name, "
                f"description and linked passage text (≤ {cfg.node_text_chars} characters). The ranked nodes are "
                f"mapped to their passages for the answer and R@10; gold nodes are the nodes of gold passages. "
                f"Reranker inputs: {res.engine.encoded}. Reranker in use: {md_escape(res.reranker)}.")
 else:
-    pg_step = res.trace.stage("passage_graph")[0].data
-    src = ("the corpus graph's references" if pg_step["source"] == "corpus_graph" else
+    pg_data = PassageGraphData.of(res.trace)
+    assert pg_data is not None  # a passage-mode run records its passage graph
+    src = ("the corpus graph's references" if pg_data.source == "corpus_graph" else
            f"a passage graph derived from the KG (passages sharing an entity; entities in more than "
-           f"{pg_step['params'].get('max_entity_passages')} passages are hubs and skipped)")
+           f"{pg_data.params.get('max_entity_passages')} passages are hubs and skipped)")
     st.caption(f"{len(rows)} candidates after {len(res.engine.rounds)} rounds on {md_escape(src)}: "
-               f"{pg_step['passages']:,} passages, {pg_step['edges']:,} edges. Reranker inputs: {res.engine.encoded}. "
+               f"{pg_data.passages:,} passages, {pg_data.edges:,} edges. Reranker inputs: {res.engine.encoded}. "
                f"Reranker in use: {md_escape(res.reranker)}.")
 
 left, right = st.columns(2, gap="large")

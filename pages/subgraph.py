@@ -20,7 +20,7 @@ from components.ui import md_escape, progress_bar, question_picker
 from core.errors import EgxError
 from core.methods.base import Backends
 from core.methods.sgrag import METHOD, SGRAGConfig
-from core.methods.sgrag.query_graph import query_graph_repairs
+from core.methods.sgrag.stages import CompletionData, DominanceModelData, PathIndexData, QueryGraphData
 
 DEFAULT_QUESTION = "Which film starred Keanu Reeves and Laurence Fishburne?"
 HELP = SGRAGConfig.help()
@@ -102,10 +102,11 @@ with left:
     st.markdown(f"Built by **{'the LLM (Table 12 prompt)' if qg.by == 'llm' else 'the none-mode heuristic'}**"
                 + ("" if qg.by == "llm" else ": entities found in the question, each joined to one UNK node "
                    "(the bridge-star shape of ERQA)."))
-    qstep = result.trace.stage("query_graph")[0]
-    if qstep.fallback and act.llm.available:
-        st.warning(f"Query-graph fallback: {qstep.fallback}")
-    repairs = query_graph_repairs(qstep.data)
+    q_fallback = result.trace.fallback("query_graph")
+    if q_fallback and act.llm.available:
+        st.warning(f"Query-graph fallback: {q_fallback}")
+    q_data = QueryGraphData.of(result.trace)
+    repairs = q_data.repairs() if q_data is not None else []
     if repairs:
         st.info("Checks applied to the query graph (Table 12's rules): " + md_escape("; ".join(repairs)) + ".")
     st.dataframe(pd.DataFrame([{"id": n.id, "label": n.label, "role": "UNK (answer)" if n.unknown else "entity"}
@@ -139,12 +140,11 @@ else:
     st.dataframe(pd.DataFrame([{"path": i + 1, "nodes": " — ".join(qg.node(q).label for q in p),
                                 "ids": " — ".join(p)} for i, p in enumerate(dec.paths)]),
                  hide_index=True, width="stretch")
-    ix_step = result.trace.stage("index")
-    if ix_step:
-        d = ix_step[0].data
-        st.caption(f"Path index I_{d['l']}: {d['paths']:,} paths in a {d['dimension']}-d R*-tree "
-                   f"({d['sem_dims']} projected label dims + {d['dom_dims_per_node']} dominance dims per node), "
-                   f"built in {d['build_seconds']} s.")
+    ix = PathIndexData.of(result.trace)
+    if ix is not None:
+        st.caption(f"Path index I_{ix.l}: {ix.paths:,} paths in a {ix.dimension}-d R*-tree "
+                   f"({ix.sem_dims} projected label dims + {ix.dom_dims_per_node} dominance dims per node), "
+                   f"built in {ix.build_seconds} s.")
 
 # ------------------------------------------------------------------ 4. completion
 st.subheader("4 · UNK completion candidates")
@@ -152,9 +152,9 @@ comp = result.completion
 if comp is None or not comp.unknown:
     st.info("Nothing to complete.")
 else:
-    cdata = result.trace.stage("completion")[0].data
+    cdata = CompletionData.of(result.trace)
     for u in comp.unknown:
-        names = cdata["candidates"].get(u, [])
+        names = cdata.candidates.get(u, []) if cdata is not None else []
         capped = " (capped)" if comp.found[u] > len(names) else ""
         st.markdown(f"**{md_escape(qg.node(u).label)}** `{u}`: {comp.found[u]} candidate label(s){capped} — "
                     + (", ".join(md_escape(str(n)) for n in names[:30]) or "none"))
@@ -217,13 +217,14 @@ if len(ans.bindings) > 1:
 
 # ------------------------------------------------------------------ dominance model
 with st.expander("Dominance model ℳ (GAT over 1-hop stars, Appendix C)", expanded=False):
-    md = result.trace.stage("dominance_model")[0].data
-    st.markdown(f"{md['epochs']} epoch(s), final loss {md['final_loss']:.3g} "
-                f"({'converged to 0' if md['converged'] else 'max epochs reached'}), device {md['device']}, "
-                f"{md['dim']} dims per node, {'loaded from cache' if md['from_cache'] else 'trained'} "
-                f"in {md['train_seconds']} s.")
-    if md["losses"]:
-        st.plotly_chart(_loss_figure(md["losses"]), width="stretch")
+    md = DominanceModelData.of(result.trace)
+    if md is not None:
+        st.markdown(f"{md.epochs} epoch(s), final loss {md.final_loss:.3g} "
+                    f"({'converged to 0' if md.converged else 'max epochs reached'}), device {md.device}, "
+                    f"{md.dim} dims per node, {'loaded from cache' if md.from_cache else 'trained'} "
+                    f"in {md.train_seconds} s.")
+        if md.losses:
+            st.plotly_chart(_loss_figure(md.losses), width="stretch")
     if st.button("Retrain dominance model", key=S.SGRAG_RETRAIN):
         try:
             with progress_bar("Retraining the dominance model") as cb:

@@ -1,0 +1,36 @@
+"""The app's frame: navigation over every page, the shared sidebar, then the page the URL names.
+
+Kept apart from :mod:`components.navigation` (the page list), which the sidebar also reads, so the two
+never import each other.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components.navigation import HOME, app_pages, page_config
+
+
+def run_app(default: str = HOME) -> None:
+    """The app: navigation over every page, the shared sidebar, then the page the URL names.
+
+    The sidebar stores what it resolved (workspace, backends) in ``state.ACTIVE`` for exactly the run
+    of the page, which is how a page knows that it runs inside this frame
+    (:func:`components.sidebar.active`). ``default`` replaces the home page (tests open one page).
+    """
+    from components import state as S
+    from components.sidebar import render_sidebar
+    from components.ui import md_escape
+    from core.errors import EgxError
+
+    page_config()
+    nav = st.navigation(app_pages(default))
+    try:
+        render_sidebar()
+        nav.run()
+    except EgxError as exc:  # one net for every page: the project's errors are messages, never tracebacks
+        st.error(md_escape(exc))
+    # Anything else is a bug: client.showErrorDetails = "none" (.streamlit/config.toml, `egx app`) keeps its
+    # traceback and the server's paths out of the browser and in the server log.
+    finally:
+        st.session_state.pop(S.ACTIVE, None)
