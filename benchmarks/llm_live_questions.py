@@ -17,7 +17,7 @@ from pathlib import Path
 
 from core.backends.registry import get_embedder, get_llm, get_reranker
 from core.eval.datasets import load_questions
-from core.eval.runner import run_method
+from core.methods.run import run_method
 from core.index.workspace import ensure_sample_workspace
 from core.methods.base import Backends
 

@@ -35,7 +35,7 @@ def main() -> None:
     from core.backends.registry import DEFAULT_EMBEDDER, get_embedder
     from core.eval.datasets import load_questions
     from core.eval.metrics import recall_at_k
-    from core.eval.runner import run_method
+    from core.methods.run import run_method
     from core.index.workspace import ensure_sample_workspace
     from core.methods.base import Backends
     from core.methods.baselines.config import PPRConfig

@@ -52,7 +52,7 @@ def child(args: argparse.Namespace) -> None:
     from core.backends.embedders import HashingEmbedder
     from core.backends.llm import NoLLM
     from core.backends.rerankers import BiEncoderReranker
-    from core.eval.runner import run_method
+    from core.methods.run import run_method
     from core.index.workspace import Workspace
     from core.methods.base import Backends
     from core.methods.baselines.config import PPRConfig

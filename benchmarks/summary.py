@@ -71,7 +71,7 @@ def bench_methods(sample: str, methods: list[str], limit: int | None, llm_name: 
     b = Backends(emb, llm, get_reranker("biencoder", embedder=emb, llm=llm))
     qs = load_questions(ws)
     for m in methods:  # warm-up: first-call costs (entity graph, passage graph, caches) are not per-question
-        from core.eval.runner import run_method
+        from core.methods.run import run_method
 
         run_method(m, "warm-up question about the United States", ws, b)
     with tempfile.TemporaryDirectory() as tmp:

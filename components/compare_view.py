@@ -17,7 +17,7 @@ from components.navigation import page_path
 from components.ui import md_escape
 from core.eval.diagnosis import STAGE_LABELS, Diagnosis, stages_for
 from core.graph.model import KnowledgeGraph
-from core.methods.base import Method
+from core.methods.base import Method, MethodResult
 
 #: Okabe–Ito colours (colour-blind safe), one per method in registry order, with brown for the 7th (Okabe–Ito yellow
 #: is too close to the gold-passage border); overlap is black.
@@ -43,16 +43,11 @@ def step_link(spec: Method[Any, Any], question: str) -> None:
 
 
 # ------------------------------------------------------------------------------ evidence subgraphs
-def evidence_nodes(result: Any, graph: KnowledgeGraph, *, top: int = 5, per_chunk: int = 6) -> list[int]:
+def evidence_nodes(result: MethodResult, graph: KnowledgeGraph, *, top: int = 5, per_chunk: int = 6) -> list[int]:
     """The graph nodes a method's evidence covers: BubbleRAG's evidence graph G_final when it has one,
     PPR's seed entities plus, for every method, the entities of its top ``top`` passages (at most
     ``per_chunk`` per passage, so a long passage does not swamp the drawing)."""
-    out: list[int] = []
-    ev = getattr(result, "evidence", None)
-    if ev is not None and getattr(ev, "nodes", None):
-        out += [int(v) for v in ev.nodes]
-    details = getattr(result, "details", None) or {}
-    out += [int(s["node"]) for s in details.get("seeds", []) if details.get("graph") != "corpus graph"]
+    out: list[int] = list(result.evidence_nodes)
     if graph.n_nodes:
         prov = graph.chunk_provenance()
         for c in list(result.ranked_chunks)[:top]:

@@ -320,12 +320,11 @@ def method_run(spec: Method[Any, R], workspace: Workspace, key: str, backends: B
     core.errors.EgxError
         What the method raises (bad question, bad config, unusable workspace).
     """
-    from core.eval.runner import backends_for
+    from core.methods.run import backends_for
 
     used = backends_for(spec.name, backends)
     cfg = config if config is not None else spec.config()
-    if spec.name == "fastinsight":
-        fastinsight_node_vectors(workspace, used, cfg)  # first use on a KG: embed node texts with a progress bar
+    prepare_in_background(spec, workspace, used, cfg)  # e.g. FastInsight's node vectors on first use of a KG
     params = tuple(sorted(cfg.overrides().items()))
     names = used.names()
     if used.llm is not None and getattr(used.llm, "enabled", True) is False:
@@ -337,42 +336,31 @@ def method_run(spec: Method[Any, R], workspace: Workspace, key: str, backends: B
                        params)
 
 
-def fastinsight_node_vectors(workspace: Workspace, backends: Backends, config: Any) -> None:
-    """Make sure FastInsight's KG node vectors exist before a run that searches KG nodes.
+def prepare_in_background(spec: Method[Any, Any], workspace: Workspace, backends: Backends, config: Any) -> None:
+    """Compute what ``spec`` needs in ``workspace`` before it runs (:func:`core.methods.run.pending_preparations`:
+    the indexes, then the method's own preparation — FastInsight's KG node vectors, SG-RAG's dominance
+    model), each as a background job of the server with a live progress bar and ETA, keyed so that pages
+    asking for the same preparation share it; the page waits for it, like an index build, instead of a run
+    that seems to hang. Returns at once when everything is in the workspace already."""
+    from core.methods.run import pending_preparations
 
-    The first run on a KG embeds every node text (on MuSiQue 16k texts, minutes on a CPU with a real
-    embedder): that runs as a background job of the server, keyed by workspace, embedder and text cap,
-    with a live progress bar and ETA (the page waits for it, like an index build) instead of a run
-    that seems to hang. Returns at once when the vectors are cached (or the run will not search nodes).
-    """
-    from core.graph.store import remote_store
-    from core.methods.fastinsight.node_vectors import has_node_vectors, node_vectors
+    for p in pending_preparations(spec, workspace, backends, config):
+        def work(job: Job, p: Any = p) -> None:
+            p.work(job.progress)
 
-    g = workspace.store if remote_store(workspace) else workspace.graph  # a store's graph is not loaded
-    if getattr(config, "graph", None) != "kg_nodes" or g.kind != "kg" or g.n_nodes == 0:
-        return
-    cap = int(config.node_text_chars)
-    if has_node_vectors(workspace, backends.embedder, max_chars=cap):
-        return
-
-    def work(job: Job) -> None:
-        node_vectors(workspace, backends.embedder, max_chars=cap, progress=job.progress)
-
-    manager = jobs()
-    key = f"fastinsight-nodes:{workspace.path}:{backends.embedder.model_id}:{cap}"
-    title = f"Embedding {g.n_nodes:,} KG node texts for FastInsight (first use of “{workspace.title}”)"
-    job = manager.submit(key, title, work, kind="workspace", restart=False)
-    if job.finished and job.status().state in ("failed", "cancelled"):
-        job = manager.submit(key, title, work, kind="workspace")
-    job.wait(jobs_view.inline_wait(8.0))
-    s = job.status()
-    if s.state == "done":
-        return
-    if s.state in ("failed", "cancelled"):
-        job.result()  # raises the error (or Cancelled), which the page shows
-    jobs_view.wait_for(job, note=f"{s.title} runs once on the server and is then kept in the workspace folder; "
-                                 "FastInsight continues when it is done.")
-    raise AssertionError("unreachable: wait_for stops the page")
+        manager = jobs()
+        job = manager.submit(p.key, p.title, work, kind="workspace", restart=False)
+        if job.finished and job.status().state in ("failed", "cancelled"):
+            job = manager.submit(p.key, p.title, work, kind="workspace")
+        job.wait(jobs_view.inline_wait(8.0))
+        s = job.status()
+        if s.state == "done":
+            continue
+        if s.state in ("failed", "cancelled"):
+            job.result()  # raises the error (or Cancelled), which the page shows
+        jobs_view.wait_for(job, note=f"{s.title} runs once on the server and is then kept in the workspace folder; "
+                                     f"{spec.title} continues when it is done.")
+        raise AssertionError("unreachable: wait_for stops the page")
 
 
 def _method_job(spec: Method[Any, Any], workspace: Workspace, backends: Backends, key: str, backends_key: str,
@@ -380,7 +368,7 @@ def _method_job(spec: Method[Any, Any], workspace: Workspace, backends: Backends
     """A method run with an LLM, as a background job keyed like the cache: pages asking for the same
     run join it; while it runs the page shows its stage, elapsed time, LLM requests and tokens, and a
     Cancel button; the finished result is kept by the job manager (its newest runs)."""
-    from core.eval.runner import run_method
+    from core.methods.run import run_method
 
     config = spec.config(**dict(params)) if params else None
     jkey = "method:" + json.dumps([spec.name, key, backends_key, query, params], default=str)
@@ -407,8 +395,8 @@ def _method_job(spec: Method[Any, Any], workspace: Workspace, backends: Backends
 @st.cache_resource(show_spinner="Running the retrieval method…", max_entries=64)
 def _method_run(method: str, _workspace: Workspace, _backends: Backends, key: str, backends_key: str, query: str,
                 params: tuple[tuple[str, Any], ...]) -> Any:
-    from core.eval.runner import run_method
     from core.methods.registry import get_method
+    from core.methods.run import run_method
 
     spec = get_method(method)
     config = spec.config(**dict(params)) if params else None

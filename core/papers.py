@@ -64,6 +64,19 @@ PAPERS: dict[str, Paper] = {p.key: p for p in (
 )}
 
 
+@dataclass(frozen=True)
+class Intro:
+    """What a method page opens with: three sentences on what you are looking at, and the section shown."""
+
+    paper: str  #: key of :data:`PAPERS`
+    section: str  #: the section(s) the page shows, e.g. "§3.2"
+    text: tuple[str, str, str]  #: what you are looking at, in three sentences
+
+    @property
+    def cited(self) -> Paper:
+        return get_paper(self.paper)
+
+
 def get_paper(key: str) -> Paper:
     """The paper named ``key`` ("BubbleRAG", "FastInsight", "SG-RAG", "ReG").
 

@@ -130,8 +130,8 @@ def record(workspace: Any, questions: Sequence[Any], methods: Sequence[str], bac
     ConfigError
         If the LLM is not a live one, or ``out`` records another model.
     """
-    from core.eval.runner import run_method
     from core.methods.registry import get_method
+    from core.methods.run import run_method
 
     changes = dict(config_changes or {})
 
@@ -250,8 +250,8 @@ def check_replay(bundle: str | Path, open_workspace: Callable[[str, Any], Any], 
     """
     from core.backends.llm_cache import RecordedLLM
     from core.backends.registry import get_embedder, get_reranker
-    from core.eval.runner import run_method
     from core.methods.base import Backends
+    from core.methods.run import run_method
     from core.replay import ReplayMissError
 
     rec = load_recording(bundle)

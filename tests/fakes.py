@@ -107,6 +107,10 @@ class ToyResult:
     trace: Trace
     config: ToyConfig = field(default_factory=ToyConfig)
 
+    @property
+    def evidence_nodes(self) -> tuple[int, ...]:
+        return ()  # its evidence is its passages
+
 
 def toy_run(query: str, workspace: Workspace, *, config: ToyConfig | None = None, backends: Backends) -> ToyResult:
     """Return the workspace's last ``top_k`` passages (a method that ignores the question)."""

@@ -76,3 +76,44 @@ def test_a_new_package_under_core_methods_needs_no_registry_line(tmp_path, monke
         assert [m.name for m in registry._discover()] == ["toy"]
     finally:
         sys.modules.pop("core.methods.toy_pkg", None)
+
+
+def test_a_method_package_owns_its_preparation_ablations_and_intros(tmp_path) -> None:
+    """What used to be special-cased outside a method package (FastInsight's first-use embedding in the app,
+    the ablation rows in core/eval, the page intros in components/) is declared on the method: the one
+    runner prepares it once before the first run, ``egx ablate`` reads its rows, its pages get its intros."""
+    from components.teaching import _intros
+    from core.backends.embedders import HashingEmbedder
+    from core.eval.ablation import ablation_rows
+    from core.methods.base import AblationRow, Preparation
+    from core.methods.run import pending_preparations, run_method
+    from core.papers import Intro
+
+    emb = HashingEmbedder(dim=64)
+    ws = ensure_sample_workspace("demo", emb, root=tmp_path)
+    backends = Backends(emb, ScriptedLLM(""))
+    marker = ws.path / "toy-prepared.txt"
+    runs: list[str] = []
+
+    def prepare(workspace, _backends, cfg, progress) -> None:
+        runs.append(workspace.name)
+        marker.write_text(str(cfg.top_k), encoding="utf-8")
+
+    toy = dataclasses.replace(
+        TOY_METHOD, page="pages/toy.py",
+        prepare=Preparation(title=lambda w, cfg: f"Preparing the toy for {w.name}",
+                            needed=lambda w, b, cfg: not marker.exists(), run=prepare,
+                            key=lambda w, b, cfg: f"toy:{w.path}"),
+        ablations=(AblationRow("full", "Toy (full method)"), AblationRow("top-1", "top-1 only", overrides={"top_k": 1})),
+        intros={"pages/toy.py": Intro("BubbleRAG", "§1", ("One.", "Two.", "Three."))})
+    with registered(toy):
+        assert [p.title for p in pending_preparations(toy, ws, backends)] == ["Preparing the toy for demo"]
+        for _ in range(2):
+            r = run_method("toy", "anything", ws, backends)
+            assert r.method == "toy" and r.evidence_nodes == ()
+        assert runs == ["demo"] and marker.read_text(encoding="utf-8") == "2"  # once, before the first run
+        assert pending_preparations(toy, ws, backends) == []
+        assert [(a.name, a.method, a.overrides) for a in ablation_rows("toy")] == [
+            ("full", "toy", {}), ("top-1", "toy", {"top_k": 1})]
+        assert _intros()["pages/toy.py"].text == ("One.", "Two.", "Three.")
+    assert "pages/toy.py" not in _intros()

@@ -1,12 +1,13 @@
-"""The papers' ablation rows (issue 17, item 7) run through the benchmark runner: ``egx ablate``.
+"""The papers' ablation rows run through the benchmark runner: ``egx ablate``.
 
-Each row is one method with one configuration change, named as the paper names it:
+Each row is one method with one configuration change, named as the paper names it; each method package
+declares its own (``Method.ablations``, in its ``ablations`` module):
 
 =============  ==========================================================================================
 method         rows
 =============  ==========================================================================================
 bubblerag      full; w/o anchor specialization, w/o schema relaxation, w/o CEG ranking (§4.3, Table 3);
-               w/o reasoning-aware expansion (d = 0, §3.5; issue 17)
+               w/o reasoning-aware expansion (d = 0, §3.5)
 fastinsight    full; w/o GRanker (α = 0: plain reranking, §3.3); w/o STeX's structural score (β = 0:
                expansion by similarity only, §3.4)
 reg            weak vs refined supervision (§4.1, Table 5), each with evidence chains vs raw triples (§4.2);
@@ -27,12 +28,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.errors import ConfigError
 from core.fsio import atomic_write_text
+from core.methods.base import AblationRow
 
 if TYPE_CHECKING:
     from core.eval.datasets import Question
@@ -43,61 +45,14 @@ ABLATION_MD = "ablation.md"
 ABLATION_JSON = "ablation.json"
 
 
-@dataclass(frozen=True)
-class AblationRow:
-    """One row: ``method`` run with ``overrides`` of its paper-default config."""
-
-    name: str  #: also the row's folder name
-    label: str  #: as the paper names it
-    method: str
-    overrides: dict[str, Any] = field(default_factory=dict)
-    needs_model: str = ""  #: ReG: a model folder (relative to the workspace) that must exist
-    train_hint: str = ""  #: the command that makes it
-
-
 def ablation_rows(method: str) -> tuple[AblationRow, ...]:
-    """The ablation rows of ``method`` (module docstring). Raises :class:`ConfigError` for another name."""
-    rows: dict[str, tuple[AblationRow, ...]] = {
-        "bubblerag": (
-            AblationRow("full", "BubbleRAG (full method)", "bubblerag"),
-            AblationRow("no-specialization", "w/o anchor specialization", "bubblerag", {"specialization": False}),
-            AblationRow("no-relaxation", "w/o schema relaxation", "bubblerag", {"relaxation": False}),
-            AblationRow("no-ceg-ranking", "w/o CEG ranking (first valid CEG)", "bubblerag", {"ceg_ranking": False}),
-            AblationRow("no-reasoning", "w/o reasoning-aware expansion (d = 0)", "bubblerag", {"d": 0}),
-        ),
-        "fastinsight": (
-            AblationRow("full", "FastInsight (full method)", "fastinsight"),
-            AblationRow("no-granker", "w/o GRanker (α = 0: plain reranking)", "fastinsight", {"alpha": 0.0}),
-            AblationRow("no-stex", "w/o STeX structure (β = 0: similarity-only expansion)", "fastinsight",
-                        {"beta": 0.0}),
-        ),
-        "reg": (
-            AblationRow("weak-chains", "weak supervision, evidence chains", "reg",
-                        {"model": "reg/weak", "untrained": "error", "evidence_format": "chains"}, "reg/weak",
-                        "egx train-reg --workspace WS --supervision weak --out WS/reg/weak"),
-            AblationRow("weak-triples", "weak supervision, raw triples", "reg",
-                        {"model": "reg/weak", "untrained": "error", "evidence_format": "triples"}, "reg/weak",
-                        "egx train-reg --workspace WS --supervision weak --out WS/reg/weak"),
-            AblationRow("refined-chains", "refined supervision, evidence chains", "reg",
-                        {"model": "reg/refined", "untrained": "error", "evidence_format": "chains"}, "reg/refined",
-                        "egx train-reg --workspace WS --supervision refined --llm local --out WS/reg/refined"),
-            AblationRow("refined-triples", "refined supervision, raw triples", "reg",
-                        {"model": "reg/refined", "untrained": "error", "evidence_format": "triples"}, "reg/refined",
-                        "egx train-reg --workspace WS --supervision refined --llm local --out WS/reg/refined"),
-            AblationRow("untrained", "untrained cosine scorer (not ReG's retriever)", "reg",
-                        {"model": "reg/none", "untrained": "cosine"}),
-        ),
-        "sgrag": (
-            AblationRow("full", "SG-RAG (full method)", "sgrag"),
-            AblationRow("no-dominance", "w/o dominance filter (label-only matching)", "sgrag",
-                        {"dominance_filter": False}),
-            AblationRow("alg5-as-printed", "Algorithm 5 as printed (no candidate intersection)", "sgrag",
-                        {"intersect_completion": False}),
-            AblationRow("naive-rag", "NaiveRAG (dense retrieval)", "dense"),
-        ),
-    }
+    """The ablation rows of ``method`` (declared by its package, ``Method.ablations``). Raises
+    :class:`ConfigError` for a method without any."""
+    from core.methods.registry import METHODS
+
+    rows = {name: spec.ablation_rows() for name, spec in METHODS.items() if spec.ablations}
     if method not in rows:
-        raise ConfigError(f"egx ablate has no ablation rows for {method!r}; use one of {', '.join(rows)}.")
+        raise ConfigError(f"egx ablate has no ablation rows for {method!r}; use one of {', '.join(sorted(rows))}.")
     return rows[method]
 
 

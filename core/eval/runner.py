@@ -20,18 +20,13 @@ failure :class:`~core.eval.diagnosis.Diagnosis`. Then ``summary.json``, ``report
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import random
-import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
-
-import numpy as np
 
 from core.errors import Cancelled, ConfigError, EgxError, QueryError
 from core.eval.diagnosis import Diagnosis, Gold, diagnose
@@ -46,13 +41,13 @@ from core.eval.metrics import (
 from core.eval.paper_metrics import answer_set_scores, empowerment_score, judge_accuracy, pairwise_preference
 from core.eval.report import CHARTS, PAIRWISE, REPORT, RESULTS, SUMMARY
 from core.fsio import atomic_write_text, path_lock
+from core.methods.run import run_method
 from core.trace import to_jsonable
 
 if TYPE_CHECKING:
     from core.eval.datasets import Question
     from core.index.workspace import Workspace
     from core.methods.base import Backends, MethodResult
-    from core.replay import StateTape
 
 RUN = "run.json"
 RECALL_KS = (2, 5, 10)
@@ -125,17 +120,6 @@ def check_questions(questions: Sequence[Question], workspace_name: str = "") -> 
         out.append(f"{len(no_gold)} of {len(questions)} questions are left out: their gold passages match no chunk "
                    f"of this workspace ({ids}).")
     return out
-
-
-def _seed_everything(seed: int) -> None:
-    random.seed(seed)
-    np.random.seed(seed % (2**32))
-    # Seed torch only when something already uses it (importing it costs seconds). It may be half
-    # imported by another thread (a background build job): ``importlib.import_module`` waits on the
-    # module's import lock until it is whole, where ``sys.modules["torch"]`` would hand over a partial
-    # module without ``manual_seed`` (seen in the app: AttributeError on the first question).
-    if "torch" in sys.modules:
-        importlib.import_module("torch").manual_seed(seed)
 
 
 # ------------------------------------------------------------------------------------ one pair
@@ -242,48 +226,6 @@ def error_record(method: str, q: Question, gold: Gold, exc: Exception) -> dict[s
             "metrics": retrieval_metrics([], gold.chunk_ids), "answer": "", "answer_judged": False, "em": None,
             "f1": None, "seconds": 0.0, "stages": {}, "tokens": {"prompt": 0, "completion": 0, "total": 0},
             "fallbacks": [], "diagnosis": None, "error": f"{type(exc).__name__}: {exc}"}
-
-
-def backends_for(method: str, backends: Backends) -> Backends:
-    """``backends`` with the reranker dropped for methods that do not rerank — unless answers are
-    extractive (no LLM): the extractive answer scores sentences with it (:mod:`core.methods.extractive`)."""
-    from core.methods.base import Backends as B
-    from core.methods.registry import get_method
-
-    spec = get_method(method)
-    keep = spec.needs_reranker or not backends.llm.available
-    return B(backends.embedder, backends.llm, backends.reranker if keep else None)
-
-
-def run_method(method: str, query: str, workspace: Workspace, backends: Backends, *, config: object | None = None,
-               seed: int = 0, tape: StateTape | None = None, in_scope: bool = False) -> MethodResult:
-    """Run one registered method on one question with seeded generators, inside one question's
-    LLM scope (its budget and circuit breaker: :func:`core.backends.llm.question_scope`).
-
-    With the ``recorded`` LLM, the recorded run of this question and these settings (if any) hands
-    its retrieval state back to the run (:mod:`core.replay`), so it replays the same on any hardware,
-    and ``result.trace.replay`` says how completely it replayed. ``tape`` (a ``record`` tape) keeps
-    the run's retrieval state instead (:func:`core.recording.record`). ``in_scope``: the caller has opened
-    the question's LLM scope itself (to read its summary afterwards), so no second one is opened."""
-    from core.backends.llm import question_scope
-    from core.methods.registry import get_method
-    from core.replay import replay_status, tape_scope
-
-    spec = get_method(method)
-    own = backends_for(method, backends)
-    label = ""
-    find: Callable[..., tuple[StateTape, str] | None] | None = getattr(backends.llm, "tape_for", None)  # recorded LLM
-    replaying = tape is None and find is not None
-    if find is not None and replaying:
-        cfg: Any = config if config is not None else spec.make_config()
-        found = find(workspace.name, spec.name, query, cfg.to_dict(), own.names())
-        tape, label = found if found is not None else (None, "")
-    _seed_everything(seed)
-    with (nullcontext() if in_scope else question_scope(backends.llm)), tape_scope(tape):
-        result = spec.run(query, workspace, config=config, backends=own)
-    if replaying:
-        result.trace.replay = replay_status(result.trace, tape, label).to_dict()
-    return result
 
 
 def run_pair(workspace: Workspace, q: Question, method: str, backends: Backends, *, config: object | None = None,

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from typing import Self
 
     from core.index.workspace import Workspace
+    from core.papers import Intro
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,13 @@ class MethodResult(Protocol):
 
     @property
     def trace(self) -> Trace: ...
+
+    @property
+    def evidence_nodes(self) -> tuple[int, ...]:
+        """Graph nodes the method's own evidence names besides its passages (BubbleRAG's evidence graph,
+        PPR's seed entities; empty for a method whose evidence is its passages): what the Compare page
+        overlays on the graph."""
+        ...
 
 
 # ====================================================================================== configuration
@@ -349,6 +357,37 @@ class Diagnoser(Protocol):
     def __call__(self, result: Any, workspace: Workspace, gold: Gold, *, cut: int = 5) -> Diagnosis: ...
 
 
+@dataclass(frozen=True)
+class AblationRow:
+    """One ablation row: ``method`` (the declaring method; another one's name for a comparison row such as
+    SG-RAG's NaiveRAG) run with ``overrides`` of its paper-default config."""
+
+    name: str  #: also the row's folder name
+    label: str  #: as the paper names it
+    method: str = ""  #: "" — the method that declares the row
+    overrides: dict[str, Any] = field(default_factory=dict)
+    needs_model: str = ""  #: ReG: a model folder (relative to the workspace) that must exist
+    train_hint: str = ""  #: the command that makes it
+
+
+@dataclass(frozen=True)
+class Preparation:
+    """What a method computes once per workspace (and embedder) before its runs and keeps in the workspace
+    folder — FastInsight's KG node vectors, SG-RAG's dominance model — so that a run itself never writes:
+    :func:`core.methods.run.prepare_method` runs it (in the app, as a background job with a progress bar).
+
+    ``needed(workspace, backends, config)`` says whether it must run first (cheap: no model is loaded);
+    ``run(workspace, backends, config, progress)`` does it, reporting ``progress(message, fraction)``;
+    ``title(workspace, config)`` names it for a progress bar; ``key(workspace, backends, config)`` identifies
+    it, so two pages asking for the same preparation share one job.
+    """
+
+    title: Any  # Callable[[Workspace, MethodConfig], str]
+    needed: Any  # Callable[[Workspace, Backends, MethodConfig], bool]
+    run: Any  # Callable[[Workspace, Backends, MethodConfig, Progress | None], None]
+    key: Any  # Callable[[Workspace, Backends, MethodConfig], str]
+
+
 @dataclass(frozen=True, eq=False)
 class Method(Generic[C, R]):
     """A retrieval method, as the registry, CLI, benchmark runner, diagnosis and UI see it.
@@ -373,6 +412,12 @@ class Method(Generic[C, R]):
         Whether ``run`` uses ``backends.reranker`` (others get None).
     page
         Its step-through page (``"pages/x.py"``); the Compare page opens it with the question.
+    prepare
+        What it computes once per workspace before its runs (:class:`Preparation`; None: only the indexes).
+    ablations
+        Its ablation rows, as its paper names them (``egx ablate``).
+    intros
+        What each of its pages opens with (page file → :class:`~core.papers.Intro`).
     """
 
     name: str
@@ -384,6 +429,9 @@ class Method(Generic[C, R]):
     diagnose: Diagnoser | None = None
     needs_reranker: bool = False
     page: str = ""
+    prepare: Preparation | None = None
+    ablations: tuple[AblationRow, ...] = ()
+    intros: dict[str, Intro] = field(default_factory=dict)
 
     NAME_CHARS: ClassVar[frozenset[str]] = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 
@@ -398,6 +446,10 @@ class Method(Generic[C, R]):
                               "in the method's pipeline order.")
         if self.page and not (self.page.startswith("pages/") and self.page.endswith(".py")):
             raise ConfigError(f"Method {self.name!r}: page {self.page!r} must be a file under pages/, e.g. 'pages/x.py'.")
+
+    def ablation_rows(self) -> tuple[AblationRow, ...]:
+        """:attr:`ablations` with each row's method filled in (the declaring method unless it names another)."""
+        return tuple(r if r.method else dataclasses.replace(r, method=self.name) for r in self.ablations)
 
     def make_config(self, **changes: Any) -> C:
         """The default config with ``changes`` (an unknown field is a :class:`~core.errors.ConfigError`)."""

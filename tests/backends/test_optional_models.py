@@ -103,9 +103,9 @@ def _ner_notes(trace: dict) -> list[str]:
 def test_every_method_runs_on_a_hashing_workspace_without_optional_models(
         method: str, reranker: str | None, hashing_ws: Path, no_optional_models: None) -> None:
     """Backends(hashing, none, no reranker or the app's test-setup ``biencoder``): nothing optional is needed."""
-    from core.eval.runner import run_method
     from core.index.workspace import Workspace
     from core.methods.base import Backends
+    from core.methods.run import run_method
 
     emb = get_embedder("hashing")
     llm = get_llm("none")

@@ -11,10 +11,10 @@ from core.backends.embedders import HashingEmbedder
 from core.backends.llm import NoLLM
 from core.backends.rerankers import BiEncoderReranker
 from core.eval.diagnosis import Gold, diagnose
-from core.eval.runner import run_method
 from core.index.workspace import ensure_sample_workspace
 from core.methods.base import Backends
 from core.methods.bubblerag import BubbleConfig, run
+from core.methods.run import run_method
 
 LOTHAIR = "When did Lothair II's mother die?"
 SECOND_WIFE = "Find the second-married woman whose son started a war."

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from core.backends.registry import get_embedder, get_llm, get_reranker
-from core.eval.runner import backends_for, run_method
 from core.index.workspace import create_workspace, ensure_sample_workspace
 from core.methods.answering import describe_answer
 from core.methods.base import Backends
@@ -20,6 +19,7 @@ from core.methods.extractive import (
     typed_mentions,
 )
 from core.methods.registry import get_method
+from core.methods.run import backends_for, run_method
 from core.methods.sgrag.query_graph import link_mentions, possessive_relations
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,8 +11,8 @@ import time
 import pytest
 
 from core.backends.llm import GuardedLLM, LLMSettings, OpenAILLM, question_scope
-from core.eval.runner import run_method
 from core.methods.base import Backends
+from core.methods.run import run_method
 from tests.fake_openai import FAULTS, fake_openai_server
 
 QUESTION = "When did Lothair II's mother die?"

@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 
 from core.eval.datasets import load_questions
-from core.eval.runner import run_method
 from core.graph.store import MemoryStore
 from core.index.workspace import Workspace
 from core.methods.base import Backends
 from core.methods.baselines.config import DenseConfig, PPRConfig, RerankConfig
 from core.methods.baselines.ppr import passage_incidence, region_incidence
+from core.methods.run import run_method
 from tests.methods.store_helpers import no_whole_graph, store_pair
 
 

@@ -14,7 +14,6 @@ import pytest
 
 from core.backends.embedders import HashingEmbedder
 from core.eval.datasets import load_questions
-from core.eval.runner import run_method
 from core.graph.falkor import FalkorStore
 from core.index.workspace import Workspace, ensure_sample_workspace
 from core.methods.base import Backends
@@ -22,6 +21,7 @@ from core.methods.reg.config import RegConfig
 from core.methods.reg.dde import dde_dim
 from core.methods.reg.pipeline import run as run_reg
 from core.methods.reg.retriever import TripleRetriever, build_mlp, default_model_dir
+from core.methods.run import run_method
 
 
 def _no_whole_graph(monkeypatch: pytest.MonkeyPatch) -> None:

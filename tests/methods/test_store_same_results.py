@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from core.eval.datasets import load_questions
-from core.eval.runner import run_method
 from core.index.workspace import Workspace, ensure_sample_workspace
 from core.methods.base import Backends
 from core.methods.baselines.config import PPRConfig
+from core.methods.run import run_method
 
 METHODS = ("bubblerag", "ppr", "fastinsight", "sgrag", "reg")
 

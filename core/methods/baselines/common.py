@@ -28,6 +28,13 @@ class BaselineResult:
     reranker_description: str = ""
     details: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def evidence_nodes(self) -> tuple[int, ...]:
+        """PPR's seed entities (on an entity graph; a corpus graph's seeds are passages)."""
+        if self.details.get("graph") == "corpus graph":
+            return ()
+        return tuple(int(s["node"]) for s in self.details.get("seeds", []))
+
 
 def check_query(query: str) -> None:
     if not query or not query.strip():

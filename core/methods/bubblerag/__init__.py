@@ -9,6 +9,7 @@ diagnosis.py. :func:`iter_bubble_expansion` yields the search frame by frame for
 from __future__ import annotations
 
 from core.methods.base import Method
+from core.methods.bubblerag.ablations import ABLATIONS
 from core.methods.bubblerag.config import ALPHA_PRESETS, BubbleConfig
 from core.methods.bubblerag.diagnosis import STAGES, diagnose
 from core.methods.bubblerag.expansion import (
@@ -19,6 +20,7 @@ from core.methods.bubblerag.expansion import (
            iter_bubble_expansion,
 )
 from core.methods.bubblerag.grouping import AnchorGroup, AnchorGroups
+from core.methods.bubblerag.intros import INTROS
 from core.methods.bubblerag.localize import LocalGraph, localized_graph
 from core.methods.bubblerag.pipeline import BubbleResult, run
 from core.methods.bubblerag.ranking import RankedCEG, rank_cegs
@@ -29,4 +31,5 @@ __all__ = ["ALPHA_PRESETS", "CEG", "METHOD", "AnchorGroup", "AnchorGroups", "Bub
 
 METHOD: Method[BubbleConfig, BubbleResult] = Method(
     "bubblerag", "BubbleRAG", "BubbleRAG §3, Algorithm 1", run=run, config=BubbleConfig, stages=STAGES,
-    diagnose=diagnose, page="pages/bubble_anchors.py")
+    diagnose=diagnose, page="pages/bubble_anchors.py",
+    ablations=ABLATIONS, intros=INTROS)

@@ -93,6 +93,11 @@ class BubbleResult:
                            epsilon=self.config.epsilon, intra_group_penalty=self.config.intra_group_penalty)
         return ranked if n is None else ranked[:n]
 
+    @property
+    def evidence_nodes(self) -> tuple[int, ...]:
+        """The nodes of the unified evidence graph G_final (none after an early exit)."""
+        return tuple(int(v) for v in self.evidence.nodes) if self.evidence is not None else ()
+
 
 def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None, backends: Backends) -> BubbleResult:
     """Answer ``query`` on ``workspace`` with BubbleRAG, recording every stage in the trace.

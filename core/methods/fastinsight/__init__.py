@@ -21,10 +21,13 @@ from __future__ import annotations
 
 from core.graph.passage_graph import PassageGraph, passage_graph
 from core.methods.base import Method
+from core.methods.fastinsight.ablations import ABLATIONS
 from core.methods.fastinsight.config import FastInsightConfig
 from core.methods.fastinsight.diagnosis import STAGES, diagnose
 from core.methods.fastinsight.granker import GRankerResult, granker, granker_scores, propagation_matrix
+from core.methods.fastinsight.intros import INTROS
 from core.methods.fastinsight.loop import FastInsightResult, FastInsightRound, fastinsight, iter_fastinsight
+from core.methods.fastinsight.node_vectors import PREPARATION
 from core.methods.fastinsight.pipeline import FastInsightRun, run
 from core.methods.fastinsight.stex import STeXResult, stex
 from core.methods.reranking import FeatureCache
@@ -37,4 +40,5 @@ __all__ = [
 
 METHOD: Method[FastInsightConfig, FastInsightRun] = Method(
     "fastinsight", "FastInsight (GRanker + STeX)", "FastInsight §3, Algorithms 1-3", run=run, config=FastInsightConfig,
-    stages=STAGES, diagnose=diagnose, needs_reranker=True, page="pages/granker.py")
+    stages=STAGES, diagnose=diagnose, needs_reranker=True, page="pages/granker.py",
+    ablations=ABLATIONS, intros=INTROS, prepare=PREPARATION)

@@ -12,12 +12,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from core.graph.reader import question_graph
+from core.methods.base import Preparation
 from core.methods.fastinsight.node_graph import NODE_TEXT_CHARS, KGNodeGraph
 from core.methods.fastinsight.store_graph import node_texts, open_node_graph
 
 if TYPE_CHECKING:
     from core.backends.base import Embedder
     from core.index.workspace import CachedVectors, Progress, TextPages, Workspace
+    from core.methods.fastinsight.config import FastInsightConfig
 
 
 def node_vectors_name(max_chars: int) -> str:
@@ -67,3 +69,22 @@ def node_vectors(workspace: Workspace, embedder: Embedder, *, max_chars: int = N
     cached = workspace.text_vectors(node_vectors_name(max_chars), node_texts(graph, max_chars=max_chars), embedder,
                                     progress=progress, texts_key=key)
     return ng, cached
+
+
+# ---------------------------------------------------------------------------------- preparation
+def _searches_nodes(workspace: Workspace, config: FastInsightConfig) -> bool:
+    graph = question_graph(workspace)
+    return config.graph == "kg_nodes" and graph.kind == "kg" and graph.n_nodes > 0
+
+
+#: FastInsight's preparation: the first run on a KG embeds every node text (on MuSiQue 16k texts, minutes on a
+#: CPU with a real embedder), kept in the workspace folder; the app runs it as a job with a progress bar.
+PREPARATION = Preparation(
+    title=lambda ws, cfg: (f"Embedding {question_graph(ws).n_nodes:,} KG node texts for FastInsight "
+                           f"(first use of “{ws.title}”)"),
+    needed=lambda ws, backends, cfg: _searches_nodes(ws, cfg) and not has_node_vectors(
+        ws, backends.embedder, max_chars=cfg.node_text_chars),
+    run=lambda ws, backends, cfg, progress: node_vectors(ws, backends.embedder, max_chars=cfg.node_text_chars,
+                                                         progress=progress),
+    key=lambda ws, backends, cfg: f"fastinsight-nodes:{ws.path}:{backends.embedder.model_id}:{cfg.node_text_chars}",
+)

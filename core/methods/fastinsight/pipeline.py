@@ -68,6 +68,11 @@ class FastInsightRun:
         """The graph this run searched (its node indices are those of ``engine``)."""
         return searched_graph(workspace, self.config, self.searched)
 
+    @property
+    def evidence_nodes(self) -> tuple[int, ...]:
+        """None besides its passages (:attr:`~core.methods.base.MethodResult.evidence_nodes`)."""
+        return ()
+
 
 def searched_graph(workspace: Workspace, config: FastInsightConfig, searched: str) -> PassageGraph:
     """The node graph (``searched == "kg_nodes"``) or the passage graph of ``workspace``: what TR /

@@ -69,6 +69,11 @@ class RegResult:
     kept: tuple[Triple, ...]  #: top-K triples, best first
     reorganization: Reorganization
 
+    @property
+    def evidence_nodes(self) -> tuple[int, ...]:
+        """None besides its passages (:attr:`~core.methods.base.MethodResult.evidence_nodes`)."""
+        return ()
+
 
 def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, backends: Backends) -> RegResult:
     """Answer ``query`` with ReG@Triple retrieval and evidence chains.

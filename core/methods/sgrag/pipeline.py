@@ -34,7 +34,7 @@ from core.backends.base import Embedder
 from core.errors import ConfigError, QueryError
 from core.graph.reader import whole_graph_read
 from core.index.workspace import Workspace
-from core.methods.base import Backends, RankedChunk
+from core.methods.base import Backends, Preparation, RankedChunk
 from core.methods.sgrag.answer import Answer, generate_answer
 from core.methods.sgrag.assembly import Assembly, assemble, fallback_neighbourhood
 from core.methods.sgrag.completion import Completion, complete_labels
@@ -117,6 +117,16 @@ def is_prepared(workspace: Workspace, embedder: Embedder, *, config: SGRAGConfig
     return (Path(workspace.path) / "sgrag" / f"dominance-{key}.pt").exists()
 
 
+#: SG-RAG's preparation: the labels and the dominance model ℳ (§4.2, App. C), trained once per graph and
+#: embedder and kept in the workspace folder (``sgrag/``); the Subgraph page shows its training curve.
+PREPARATION = Preparation(
+    title=lambda ws, cfg: f"Training SG-RAG's dominance model for “{ws.title}” (first use)",
+    needed=lambda ws, backends, cfg: not is_prepared(ws, backends.embedder, config=cfg),
+    run=lambda ws, backends, cfg, progress: prepare(ws, backends.embedder, config=cfg, progress=progress),
+    key=lambda ws, backends, cfg: f"sgrag-prepare:{ws.path}:{backends.embedder.model_id}:{cfg.seed}",
+)
+
+
 @dataclass(frozen=True)
 class SGRAGResult:
     """Everything one SG-RAG run produced (None for stages that were not reached)."""
@@ -145,6 +155,11 @@ class SGRAGResult:
     @property
     def fallback(self) -> bool:
         return self.assembly.fallback
+
+    @property
+    def evidence_nodes(self) -> tuple[int, ...]:
+        """None besides its passages (:attr:`~core.methods.base.MethodResult.evidence_nodes`)."""
+        return ()
 
 
 def run(query: str, workspace: Workspace, *, config: SGRAGConfig | None = None, backends: Backends,

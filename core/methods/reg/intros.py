@@ -1,0 +1,16 @@
+"""What reg's pages open with: three sentences on what you are looking at and the paper section they show
+(drawn by :func:`components.teaching.page_intro`; the citation comes from :mod:`core.papers`)."""
+
+from __future__ import annotations
+
+from core.papers import Intro
+
+#: Page file → its intro (every page of this method has one).
+INTROS: dict[str, Intro] = {
+    "pages/evidence_chains.py": Intro("ReG", "§4.2, Appendix D", (
+        "Any method's retrieved triples can reach the LLM as an unordered list or reorganized by ReG into "
+        "evidence chains e0 → [r1] → e1 → … that start at the question's entities.",
+        "The page builds both prompts from the same evidence and counts their tokens.",
+        "For ReG's own retriever it also shows the supervision pool the LLM refined and the training curves "
+        "(§4.1).")),
+}

@@ -1,0 +1,121 @@
+"""Running one method on one question: the one runner the CLI, the benchmark, recording, Ray and the app use.
+
+:func:`run_method` prepares what the method needs in the workspace (:func:`prepare_method`: the vector
+indexes, then the method's own :class:`~core.methods.base.Preparation`), seeds the generators, opens the
+question's LLM scope and, with the ``recorded`` LLM, hands the run its recorded retrieval state. The app
+runs :func:`pending_preparations` as background jobs with a progress bar first, so its runs only read.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+import sys
+from collections.abc import Callable
+from contextlib import nullcontext
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from core.methods.base import MethodConfig
+
+if TYPE_CHECKING:
+    from core.graph.builder import Progress
+    from core.index.workspace import Workspace
+    from core.methods.base import Backends, Method, MethodResult, Preparation
+    from core.replay import StateTape
+
+
+def seed_everything(seed: int) -> None:
+    """Seed Python's, numpy's and (when already imported) torch's generators."""
+    random.seed(seed)
+    np.random.seed(seed % (2**32))
+    # Seed torch only when something already uses it (importing it costs seconds). It may be half
+    # imported by another thread (a background build job): ``importlib.import_module`` waits on the
+    # module's import lock until it is whole, where ``sys.modules["torch"]`` would hand over a partial
+    # module without ``manual_seed`` (seen in the app: AttributeError on the first question).
+    if "torch" in sys.modules:
+        importlib.import_module("torch").manual_seed(seed)
+
+
+@dataclass(frozen=True)
+class PendingPreparation:
+    """One thing to compute before a run: ``work(progress)`` does it."""
+
+    key: str  #: the same for two runs that need the same preparation (one job serves both)
+    title: str
+    work: Callable[[Progress | None], Any]
+
+
+def pending_preparations(spec: Method[Any, Any], workspace: Workspace, backends: Backends,
+                         config: MethodConfig | None = None) -> list[PendingPreparation]:
+    """What must be computed before ``spec`` runs on ``workspace`` with ``backends`` (empty: nothing): the
+    vector indexes for the embedder, then the method's own preparation when it declares one."""
+    out: list[PendingPreparation] = []
+    embedder = backends.embedder
+    if workspace.index_problem(embedder) is not None:
+        out.append(PendingPreparation(
+            f"index:{workspace.path}:{embedder.model_id}", f"Building the vector indexes of “{workspace.title}”",
+            lambda progress: workspace.ensure_index(embedder, progress=progress)))
+    prep, cfg = spec.prepare, config if config is not None else spec.make_config()
+    if prep is not None and (out or prep.needed(workspace, backends, cfg)):
+        def work(progress: Progress | None, prep: Preparation = prep) -> None:
+            if prep.needed(workspace, backends, cfg):  # asked again: the indexes may have been missing before
+                prep.run(workspace, backends, cfg, progress)
+
+        out.append(PendingPreparation(prep.key(workspace, backends, cfg), prep.title(workspace, cfg), work))
+    return out
+
+
+def prepare_method(spec: Method[Any, Any], workspace: Workspace, backends: Backends,
+                   config: MethodConfig | None = None, *, progress: Progress | None = None) -> None:
+    """Compute :func:`pending_preparations` here, in order (stored in the workspace folder, so once)."""
+    for p in pending_preparations(spec, workspace, backends, config):
+        p.work(progress)
+
+
+def backends_for(method: str, backends: Backends) -> Backends:
+    """``backends`` with the reranker dropped for methods that do not rerank — unless answers are
+    extractive (no LLM): the extractive answer scores sentences with it (:mod:`core.methods.extractive`)."""
+    from core.methods.base import Backends as B
+    from core.methods.registry import get_method
+
+    spec = get_method(method)
+    keep = spec.needs_reranker or not backends.llm.available
+    return B(backends.embedder, backends.llm, backends.reranker if keep else None)
+
+
+def run_method(method: str, query: str, workspace: Workspace, backends: Backends, *, config: object | None = None,
+               seed: int = 0, tape: StateTape | None = None, in_scope: bool = False) -> MethodResult:
+    """Run one registered method on one question with seeded generators, inside one question's
+    LLM scope (its budget and circuit breaker: :func:`core.backends.llm.question_scope`).
+
+    With the ``recorded`` LLM, the recorded run of this question and these settings (if any) hands
+    its retrieval state back to the run (:mod:`core.replay`), so it replays the same on any hardware,
+    and ``result.trace.replay`` says how completely it replayed. ``tape`` (a ``record`` tape) keeps
+    the run's retrieval state instead (:func:`core.recording.record`). ``in_scope``: the caller has opened
+    the question's LLM scope itself (to read its summary afterwards), so no second one is opened."""
+    from core.backends.llm import question_scope
+    from core.methods.registry import get_method
+    from core.replay import replay_status, tape_scope
+
+    spec = get_method(method)
+    own = backends_for(method, backends)
+    # a run itself never writes: what it needs is made first
+    prepare_method(spec, workspace, own, config if isinstance(config, MethodConfig) else None)
+    label = ""
+    find: Callable[..., tuple[StateTape, str] | None] | None = getattr(backends.llm, "tape_for", None)  # recorded LLM
+    replaying = tape is None and find is not None
+    if find is not None and replaying:
+        cfg: Any = config if config is not None else spec.make_config()
+        found = find(workspace.name, spec.name, query, cfg.to_dict(), own.names())
+        tape, label = found if found is not None else (None, "")
+    seed_everything(seed)
+    with (nullcontext() if in_scope else question_scope(backends.llm)), tape_scope(tape):
+        result = spec.run(query, workspace, config=config, backends=own)
+    if replaying:
+        result.trace.replay = replay_status(result.trace, tape, label).to_dict()
+    return result
+
+
