@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from components import graph_view, resources
+from components import deep_link, graph_view, resources
 from components import state as S
 from components.sidebar import Active
 from components.ui import md_escape
@@ -66,6 +66,7 @@ def question_ui(act: Active, page: str) -> str:
         right.selectbox("Example questions", examples, index=None, key=S.sub(S.BUBBLE_EXAMPLE, page),
                         placeholder="Pick an example…", on_change=_use_example, args=(page,),
                         help="Questions from the workspace (MuSiQue: the dev questions with gold evidence).")
+    deep_link.publish(q.strip())  # the address bar links to this view
     return q.strip()
 
 

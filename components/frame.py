@@ -18,6 +18,7 @@ def run_app(default: str = HOME) -> None:
     of the page, which is how a page knows that it runs inside this frame
     (:func:`components.sidebar.active`). ``default`` replaces the home page (tests open one page).
     """
+    from components import deep_link
     from components import state as S
     from components.sidebar import render_sidebar
     from components.ui import md_escape
@@ -26,6 +27,7 @@ def run_app(default: str = HOME) -> None:
     page_config()
     nav = st.navigation(app_pages(default))
     try:
+        deep_link.apply()  # a shared link's workspace and question, before the sidebar opens the workspace
         render_sidebar()
         nav.run()
     except EgxError as exc:  # one net for every page: the project's errors are messages, never tracebacks

@@ -10,6 +10,7 @@ from typing import Any
 
 import streamlit as st
 
+from components import deep_link
 from components import state as S
 
 # Inline Markdown that Streamlit interprets: emphasis, code, links, headings, tables, strikethrough,
@@ -86,6 +87,9 @@ def question_picker(questions: Sequence[str], *, key: str, custom_key: str, defa
         st.session_state[wkey] = S.CUSTOM_QUESTION
     choice = S.keep(key, where.selectbox("Question", options, key=wkey, help=help))
     if choice != S.CUSTOM_QUESTION:
-        return str(choice).strip()
-    ckey = S.bind(custom_key, default_custom, scope=scope)
-    return str(S.keep(custom_key, st.text_input("Your question", key=ckey))).strip()
+        question = str(choice).strip()
+    else:
+        ckey = S.bind(custom_key, default_custom, scope=scope)
+        question = str(S.keep(custom_key, st.text_input("Your question", key=ckey))).strip()
+    deep_link.publish(question)  # the address bar links to this view
+    return question

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import graph_view, reg_chains, resources
+from components import deep_link, graph_view, reg_chains, resources
 from components import state as S
 from components.answer_view import replay_banner
 from components.sidebar import active
@@ -57,6 +57,7 @@ method = S.keep(S.REG_METHOD, c2.selectbox(
     "Method", methods, key=mkey, format_func=lambda m: f"{m} — {METHODS[m].title}",
     help="Whose retrieved evidence to reorganize. Passage methods: the KG triples extracted from their top passages; "
          "BubbleRAG: its unified evidence graph; reg: its top-K triples."))
+deep_link.publish(query, method=method)  # the link names whose evidence this is
 fmt = S.keep(S.REG_FORMAT, c3.radio("Evidence sent to the LLM", ["chains", "triples"], horizontal=True,
                                     key=S.bind(S.REG_FORMAT, "chains"),
                                     help="Which of the two prompts the answer step sends (both are built and counted)."))

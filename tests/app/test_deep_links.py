@@ -1,0 +1,39 @@
+"""Deep links: a page's URL carries the workspace, the question and (where a page shows one method's
+evidence) the method, so a shared link opens the same view, and the page keeps the URL current."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from components import state as S
+from tests.app.browser_support import page_app_script
+
+QUESTION = "Which river flows through the city where <b>Lothair II</b> was born?"  # not a demo question: typed
+
+
+def _open(page: str, **params: str) -> AppTest:
+    at = AppTest.from_string(page_app_script(page), default_timeout=120)
+    at.query_params.update(params)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_a_shared_link_opens_the_same_view_and_the_page_keeps_it_current(home: Path) -> None:
+    at = _open("pages/evidence_chains.py", workspace="demo", q=QUESTION, method="dense")
+    assert at.session_state[S.widget_key(S.REG_METHOD)] == "dense"
+    assert QUESTION in [t.value for t in at.text_input]  # not one of the workspace's questions: typed
+    assert at.session_state[S.widget_key(S.WORKSPACE)] == "demo"
+    assert (at.query_params["workspace"], at.query_params["q"], at.query_params["method"]) == ("demo", QUESTION, "dense")
+    at.selectbox(key=S.widget_key(S.REG_METHOD)).set_value("ppr").run()
+    assert at.query_params["method"] == "ppr" and at.query_params["q"] == QUESTION  # the URL follows the page
+    assert at.session_state[S.widget_key(S.REG_METHOD)] == "ppr"  # and the old link is not applied again
+
+
+def test_a_link_to_an_unknown_workspace_says_so_and_keeps_the_question(home: Path) -> None:
+    at = _open("pages/granker.py", workspace="no-such-workspace", q=QUESTION)
+    assert any("no-such-workspace" in w.value and "no longer exists" in w.value for w in at.warning)
+    assert QUESTION in [t.value for t in at.text_input]
+    assert at.query_params["workspace"] == at.session_state[S.widget_key(S.WORKSPACE)] != "no-such-workspace"
