@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from core.methods.bubblerag import AnchorGroup, BubbleResult
 
 DEMO_QUESTION = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
-HELP = BubbleConfig.help()
 DEFAULTS = BubbleConfig()
 
 # Okabe–Ito first, then Tol's muted colours; red is kept out: it marks CEGs and collisions.

@@ -77,11 +77,11 @@ def manifest_mtime(path: str | Path) -> float:
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _opened(path: str, mtime: float) -> Workspace:
-    from core.graph.store import remote_store
+    from core.graph.reader import whole_graph_read
     from core.index.workspace import Workspace
 
     ws = Workspace.open(path)
-    if not remote_store(ws):
+    if not whole_graph_read(ws):
         _ = ws.graph  # load once here, not in the first page that touches it
     # a graph store's graph is never loaded here: pages read it through page_graph / whole_graph
     return ws
@@ -228,9 +228,9 @@ def whole_graph_if_it_fits(ws: Workspace, purpose: str) -> KnowledgeGraph | None
     workspace), with a caption saying so. A store graph above :func:`whole_graph_limit` edges is not
     read: a warning says why and what to use instead, and the result is ``None`` (a page with other
     parts that still work, such as the Data page's upload, goes on)."""
-    from core.graph.store import remote_store
+    from core.graph.reader import whole_graph_read
 
-    if not remote_store(ws):
+    if not whole_graph_read(ws):
         return ws.graph
     store = ws.store
     try:

@@ -20,7 +20,7 @@ from components.ui import md_escape
 from core.backends import registry
 from core.backends.hub import check_app_model
 from core.errors import BackendError, EgxError
-from core.graph.store import remote_store
+from core.graph.reader import question_graph
 
 if TYPE_CHECKING:
     from core.backends.base import LLM, Embedder, Reranker
@@ -231,7 +231,7 @@ def render_sidebar() -> Active:
     rec = Active(info=info, workspace=ws, key=resources.workspace_key(ws), embedder_name=emb_name,
                  embedder=emb, reranker_name=rr_name if rr is not None else "", reranker=rr,
                  llm_name=llm.name, llm=llm, notes=notes)
-    g = ws.store if remote_store(ws) else ws.graph  # counts only: a store's graph is never loaded here
+    g = question_graph(ws)  # counts only: a store's graph is never loaded here
     sb.caption(f"{g.n_nodes:,} nodes · {g.n_edges:,} edges · {g.n_chunks:,} chunks · "
                f"index: {md_escape(ws.manifest.get('index', {}).get('embedder', '?'))} · "
                f"graph store: {md_escape(_store_label(ws.store_url))}")

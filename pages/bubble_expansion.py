@@ -13,9 +13,11 @@ import streamlit as st
 
 from components import bubble, graph_view, resources, trace_player
 from components import state as S
+from components.knobs import knob_widget
 from components.sidebar import active
 from components.teaching import page_intro
 from components.ui import md_escape
+from core.methods.bubblerag import BubbleConfig
 
 MAX_DRAWN = 250  #: nodes drawn per frame (the expansion region of a bigger G')
 MAX_REPLAY_WORK = 30_000_000  #: |V'| × settle steps above which frames are not recorded
@@ -174,10 +176,8 @@ st.title("Bubble expansion")
 page_intro("pages/bubble_expansion.py")  # what you are looking at, and the paper section
 query = bubble.question_ui(act, "expansion")
 h_col, b_col = st.columns(2)
-h = h_col.slider("Localization hops h", 1, 8, key=S.bind(S.BUBBLE_H, bubble.DEFAULTS.h), help=bubble.HELP["h"])
-S.keep(S.BUBBLE_H, h)
-budget = b_col.slider("Budget B (CEGs)", 1, 30, key=S.bind(S.BUBBLE_B, bubble.DEFAULTS.B), help=bubble.HELP["B"])
-S.keep(S.BUBBLE_B, budget)
+h = knob_widget(BubbleConfig, "h", S.BUBBLE_H, where=h_col)
+budget = knob_widget(BubbleConfig, "B", S.BUBBLE_B, where=b_col)
 result = bubble.current_run(act, query)
 replay = None
 if result is not None and not bubble.early_exit_note(result):

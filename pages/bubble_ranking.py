@@ -15,14 +15,14 @@ import streamlit as st
 
 from components import bubble, graph_view
 from components import state as S
+from components.knobs import knob_widget
 from components.sidebar import active
 from components.teaching import page_intro
 from components.ui import md_escape
-from core.methods.bubblerag import ALPHA_PRESETS
+from core.methods.bubblerag import ALPHA_PRESETS, BubbleConfig
 
 PRESETS = {"AND": ALPHA_PRESETS["AND"], "balanced": ALPHA_PRESETS["balanced"], "OR": ALPHA_PRESETS["OR"],
            "compare": ALPHA_PRESETS["balanced"]}
-MAX_ALPHA = 20.0
 
 
 def _apply_preset() -> None:
@@ -136,15 +136,8 @@ if result is not None and not bubble.early_exit_note(result):
         "Preset", list(PRESETS), key=S.bind(S.BUBBLE_PRESET, None), on_change=_apply_preset,
         help="AND: α = 10 (every concept required) · balanced: α = 1 · OR: α = 0 (coverage "
              "ignored) · compare: balanced α with the top-n drawn side by side."))
-    alpha = c2.slider("α (missing-group penalty)", 0.0, MAX_ALPHA, step=0.1,
-                      key=S.bind(S.BUBBLE_ALPHA, float(cfg.alpha)), help=bubble.HELP["alpha"])
-    S.keep(S.BUBBLE_ALPHA, alpha)
-    n_max = max(n_cegs, 2)
-    if int(st.session_state.get(S.BUBBLE_N, 1)) > n_max:
-        S.set_value(S.BUBBLE_N, n_max)
-    n = c3.slider("n (CEGs kept)", 1, n_max, key=S.bind(S.BUBBLE_N, min(cfg.n, max(n_cegs, 1))),
-                  help=bubble.HELP["n"])
-    S.keep(S.BUBBLE_N, n)
+    alpha = knob_widget(BubbleConfig, "alpha", S.BUBBLE_ALPHA, where=c2, default=float(cfg.alpha))
+    n = knob_widget(BubbleConfig, "n", S.BUBBLE_N, where=c3, default=cfg.n, hi=max(n_cegs, 2))  # at most the CEGs found
     t0 = time.perf_counter()
     ranked = result.rerank(alpha=alpha)
     rerank_ms = (time.perf_counter() - t0) * 1000

@@ -21,8 +21,7 @@ from components.ui import md_escape
 from core.errors import EgxError
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
 from core.graph.model import KnowledgeGraph
-from core.graph.reader import GraphLike
-from core.graph.view import StoreGraphView
+from core.graph.reader import GraphLike, whole_graph
 from core.index.isolated import BuildSpec, build_isolated, isolated_builds, new_upload_dir
 from core.jobs import JobBusyError
 from core.text import normalize_name
@@ -51,7 +50,7 @@ def _node_label(g: GraphLike):  # -> Callable[[int], str]
 def _search(g: GraphLike, query: str) -> list[int]:
     """The nodes whose name contains ``query`` (the first node of each name, shortest names first);
     on a graph store the server searches."""
-    if isinstance(g, StoreGraphView):
+    if whole_graph(g) is None:
         return g.store.search_nodes(query, MAX_CHOICES)
     return [g.node(name) for name in g.search_nodes(query, limit=MAX_CHOICES)]
 
@@ -59,7 +58,7 @@ def _search(g: GraphLike, query: str) -> list[int]:
 def _neighbourhood(g: GraphLike, node: int, hops: int) -> list[int]:
     """Every node within ``hops`` of ``node``; on a graph store its region, capped at
     :data:`STORE_REGION_CAP` nodes by whole hop layers (with a note when the cap stopped it)."""
-    if not isinstance(g, StoreGraphView):
+    if whole_graph(g) is not None:
         return g.khop([node], hops).tolist()
     region = g.store.region([node], hops=hops, max_nodes=STORE_REGION_CAP)
     g.absorb(region)
@@ -70,7 +69,7 @@ def _neighbourhood(g: GraphLike, node: int, hops: int) -> list[int]:
 
 
 def _incident_edges(g: GraphLike, v: int) -> list[int]:
-    if isinstance(g, StoreGraphView):
+    if whole_graph(g) is None:
         eids = g.incident_edges([v]).tolist()
         g.prefetch_edges(eids)
         g.edge_chunks.prefetch(eids)
@@ -89,7 +88,7 @@ def create_explore_ui(act: Active, g: GraphLike) -> tuple[list[int], bool, str]:
         st.info("This workspace has no nodes (a corpus from which no triples were extracted). "
                 "Dense retrieval over its chunks still works; upload triples or configure an LLM for a graph.")
         return [], True, ""
-    big = g.n_nodes > MAX_NODES or isinstance(g, StoreGraphView)
+    big = g.n_nodes > MAX_NODES or whole_graph(g) is None
     left, mid, right = st.columns([3, 3, 2])
     query = S.keep(S.DATA_SEARCH, left.text_input(
         "Search nodes by name", key=S.bind(S.DATA_SEARCH, ""), placeholder="e.g. Keanu",
@@ -101,7 +100,7 @@ def create_explore_ui(act: Active, g: GraphLike) -> tuple[list[int], bool, str]:
     else:
         matches = []
     choices = matches or resources.top_degree_nodes(g, act.key, MAX_CHOICES)
-    if isinstance(g, StoreGraphView):
+    if whole_graph(g) is None:
         g.prefetch_drawing(choices)  # the picker's labels: one read, not one per entry
     nkey = S.bind(S.DATA_NODE, choices[0] if choices else None)
     if st.session_state[nkey] not in choices:  # another search, or another workspace
@@ -117,7 +116,7 @@ def create_explore_ui(act: Active, g: GraphLike) -> tuple[list[int], bool, str]:
                                                     key=S.bind(S.DATA_VIEW_MODE, "Whole graph")))
     whole = mode == "Whole graph"
     if big:
-        why = ("lives in a graph store" if isinstance(g, StoreGraphView) else
+        why = ("lives in a graph store" if whole_graph(g) is None else
                f"has {g.n_nodes:,} nodes, more than the {MAX_NODES} drawn at once")
         st.info(f"This graph {why}, so it is shown as the **neighbourhood of one node**. Search for a node, pick "
                 "it, and choose how many hops to draw.", icon=":material/travel_explore:")
@@ -157,7 +156,7 @@ def _drawn_edges(g: GraphLike, nodes: list[int]) -> list[int]:
 
 def create_node_detail_ui(g: GraphLike, v: int) -> None:
     """Id, description, degree, incident edges and provenance passages of node ``v``."""
-    if isinstance(g, StoreGraphView):
+    if whole_graph(g) is None:
         g.prefetch_drawing([v])
     st.subheader("Node: " + md_escape(g.node_names[v]))
     c1, c2, c3 = st.columns([2, 1, 1])
@@ -183,7 +182,7 @@ def create_node_detail_ui(g: GraphLike, v: int) -> None:
                 f"{' cited by its edges' if source == 'edges' and chunk_ids else ''})")
     if not chunk_ids:
         st.caption("No source passage is recorded for this node.")
-    if isinstance(g, StoreGraphView):
+    if whole_graph(g) is None:
         g.chunk_index.prefetch(chunk_ids[:MAX_CHUNKS_SHOWN])
     for cid in chunk_ids[:MAX_CHUNKS_SHOWN]:
         if cid not in g.chunk_index:
@@ -435,7 +434,7 @@ def create_export_ui(act: Active, g: GraphLike, shown: list[int], shown_is_whole
             "What to export", ["Shown drawing", "Whole graph"], key=S.bind(S.DATA_EXPORT_SCOPE, "Shown drawing"),
             horizontal=True, help="The drawing is the neighbourhood (or capped view) on the Graph tab."))
     nodes = None if scope == "Whole graph" else list(shown)
-    if nodes is None and isinstance(g, StoreGraphView):  # a graph store: the whole graph is read for it
+    if nodes is None and whole_graph(g) is None:  # a graph store: the whole graph is read for it
         full = resources.whole_graph_if_it_fits(ws, "a whole-graph export")
         if full is None:
             return

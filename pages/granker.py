@@ -16,12 +16,13 @@ import streamlit as st
 
 from components import graph_view, resources
 from components import state as S
+from components.knobs import knob_widget
 from components.sidebar import active
 from components.teaching import page_intro
 from components.ui import md_escape, question_picker
 from core.errors import EgxError
 from core.eval.metrics import round_metrics
-from core.graph.store import remote_store
+from core.graph.reader import whole_graph_read
 from core.methods.base import Backends
 from core.methods.fastinsight import METHOD, FastInsightConfig
 from core.methods.fastinsight.stages import NodeGraphData, PassageGraphData
@@ -29,7 +30,6 @@ from core.methods.fastinsight.views import RankRow, is_gold, item_title, rank_co
 
 DEFAULT_QUESTION = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
 TOP = 10
-HELP = FastInsightConfig.help()
 DEFAULTS = FastInsightConfig()
 
 
@@ -121,24 +121,18 @@ query = question_picker(list(gold_by_question), key=S.GRANKER_QUESTION, custom_k
 gold = gold_by_question[query].gold_chunks if query in gold_by_question else ()
 
 c1, c2, c3, c4 = st.columns(4)
-alpha = S.keep(S.GRANKER_ALPHA, c1.slider("α (GRanker smoothing)", 0.0, 1.0, step=0.05, help=HELP["alpha"],
-                                         key=S.bind(S.GRANKER_ALPHA, DEFAULTS.alpha)))
-beta = S.keep(S.GRANKER_BETA, c2.slider("β (STeX score ratio)", 0.0, 3.0, step=0.1, help=HELP["beta"],
-                                       key=S.bind(S.GRANKER_BETA, DEFAULTS.beta)))
-b_max = S.keep(S.GRANKER_B_MAX, c3.slider("b_max (node budget)", 10, 100, step=10, help=HELP["b_max"],
-                                         key=S.bind(S.GRANKER_B_MAX, DEFAULTS.b_max)))
-batch = S.keep(S.GRANKER_BATCH, c4.select_slider("BATCH", [5, 10, 20], help=HELP["batch"],
-                                                key=S.bind(S.GRANKER_BATCH, DEFAULTS.batch)))
+alpha = knob_widget(FastInsightConfig, "alpha", S.GRANKER_ALPHA, where=c1)
+beta = knob_widget(FastInsightConfig, "beta", S.GRANKER_BETA, where=c2)
+b_max = knob_widget(FastInsightConfig, "b_max", S.GRANKER_B_MAX, where=c3)
+batch = knob_widget(FastInsightConfig, "batch", S.GRANKER_BATCH, where=c4)
 if alpha == 0.0:
     st.caption("α = 0: GRanker is plain reranking, so both columns agree.")
 GRAPHS = {"kg_nodes": "KG nodes (paper §4.2.2)", "passages": "passage graph (passages sharing an entity)"}
 graph_choice = DEFAULTS.graph
 if graph.kind == "kg" and graph.n_nodes:
-    graph_choice = S.keep(S.GRANKER_GRAPH, st.radio(
-        "Graph searched", list(GRAPHS), format_func=GRAPHS.__getitem__, horizontal=True, help=HELP["graph"],
-        key=S.bind(S.GRANKER_GRAPH, DEFAULTS.graph)))
+    graph_choice = knob_widget(FastInsightConfig, "graph", S.GRANKER_GRAPH, format_func=GRAPHS.__getitem__)
 
-if remote_store(ws) and not (graph.kind == "kg" and graph_choice == "kg_nodes"):
+if whole_graph_read(ws) and not (graph.kind == "kg" and graph_choice == "kg_nodes"):
     # the passage graph (or a corpus graph) is derived from the whole graph, in the app's memory
     resources.whole_graph(ws, "the passage graph FastInsight searches with this option")
 

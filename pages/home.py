@@ -8,7 +8,7 @@ from components import resources
 from components.navigation import SECTIONS, page_path
 from components.sidebar import active
 from components.ui import md_escape
-from core.graph.store import remote_store
+from core.graph.reader import question_graph, whole_graph_read
 from core.papers import get_paper
 
 #: The four methods: (paper key of core.papers, section, what it does).
@@ -54,7 +54,7 @@ PAGES = {
 
 act = active()
 ws = act.workspace
-g = ws.store if remote_store(ws) else ws.graph  # a graph store: counts only, nothing loaded
+g = question_graph(ws)  # a graph store: counts only, nothing loaded
 
 st.title("Evidence Graph Explorer")
 st.markdown(
@@ -88,7 +88,7 @@ with right:
     c1.metric("Nodes", f"{g.n_nodes:,}")
     c2.metric("Edges", f"{g.n_edges:,}")
     c3.metric("Chunks", f"{g.n_chunks:,}")
-    if remote_store(ws):  # relations, components and degrees would read the whole graph
+    if whole_graph_read(ws):  # relations, components and degrees would read the whole graph
         st.caption("The graph lives in a graph store: the home page reads only its counts. The Data page shows "
                    "the rest of its statistics.")
     else:

@@ -13,6 +13,7 @@ import streamlit as st
 from components import graph_view, resources
 from components import state as S
 from components.answer_view import answer_note, replay_banner
+from components.knobs import knob_widget
 from components.sgrag_view import UNK_COLOR, qnode_colors, query_graph_kg
 from components.sidebar import active
 from components.teaching import page_intro
@@ -23,7 +24,6 @@ from core.methods.sgrag import METHOD, SGRAGConfig
 from core.methods.sgrag.stages import CompletionData, DominanceModelData, PathIndexData, QueryGraphData
 
 DEFAULT_QUESTION = "Which film starred Keanu Reeves and Laurence Fishburne?"
-HELP = SGRAGConfig.help()
 DEFAULTS = SGRAGConfig()
 HEIGHT = 360
 
@@ -59,20 +59,12 @@ query = question_picker(list(dict.fromkeys([*examples, *questions])), key=S.SGRA
                         default_custom="" if questions or examples else DEFAULT_QUESTION,
                         help="Questions of this workspace (the demo's SG-RAG example first), or your own.")
 c1, c2, c3, c4, c5 = st.columns(5)
-l_val = S.keep(S.SGRAG_L, c1.number_input("path length l (0 = auto)", 0, 6, key=S.bind(S.SGRAG_L, DEFAULTS.l),
-                                          help=HELP["l"]))
-max_cand = S.keep(S.SGRAG_MAX_CANDIDATES, c2.number_input(
-    "max candidates / UNK", 1, 1000, key=S.bind(S.SGRAG_MAX_CANDIDATES, DEFAULTS.max_candidates),
-    help=HELP["max_candidates"]))
-max_inst = S.keep(S.SGRAG_MAX_INSTANTIATIONS, c3.number_input(
-    "max instantiations", 1, 5000, key=S.bind(S.SGRAG_MAX_INSTANTIATIONS, DEFAULTS.max_instantiations),
-    help=HELP["max_instantiations"]))
-max_sub = S.keep(S.SGRAG_MAX_SUBGRAPHS, c4.number_input(
-    "max subgraphs", 1, 200, key=S.bind(S.SGRAG_MAX_SUBGRAPHS, DEFAULTS.max_subgraphs), help=HELP["max_subgraphs"]))
-doubt = S.keep(S.SGRAG_DOUBTFUL, c5.slider("doubtful below", 0.0, 1.0, step=0.05, help=HELP["doubtful_below"],
-                                           key=S.bind(S.SGRAG_DOUBTFUL, DEFAULTS.doubtful_below)))
-dom = S.keep(S.SGRAG_DOMINANCE, st.checkbox("dominance filter (GNN pruning)", help=HELP["dominance_filter"],
-                                            key=S.bind(S.SGRAG_DOMINANCE, DEFAULTS.dominance_filter)))
+l_val = knob_widget(SGRAGConfig, "l", S.SGRAG_L, where=c1)
+max_cand = knob_widget(SGRAGConfig, "max_candidates", S.SGRAG_MAX_CANDIDATES, where=c2)
+max_inst = knob_widget(SGRAGConfig, "max_instantiations", S.SGRAG_MAX_INSTANTIATIONS, where=c3)
+max_sub = knob_widget(SGRAGConfig, "max_subgraphs", S.SGRAG_MAX_SUBGRAPHS, where=c4)
+doubt = knob_widget(SGRAGConfig, "doubtful_below", S.SGRAG_DOUBTFUL, where=c5)
+dom = knob_widget(SGRAGConfig, "dominance_filter", S.SGRAG_DOMINANCE)
 
 backends = Backends(act.embedder, act.llm, act.reranker)
 

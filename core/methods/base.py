@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, Typ
 import numpy as np
 
 from core.backends.base import LLM, Embedder, Reranker
-from core.errors import ConfigError
+from core.errors import ConfigError, UnknownNameError
 from core.trace import Trace, to_jsonable
 
 if TYPE_CHECKING:
@@ -103,9 +103,34 @@ class MethodResult(Protocol):
 Check = tuple[str, bool, str]  #: (field, whether its value is valid, what a valid value is)
 
 
-def knob(default: Any, help: str, **metadata: Any) -> Any:
-    """A config field with its default and the help text the UI shows as the widget tooltip."""
-    return field(default=default, metadata={"help": help, **metadata})
+@dataclass(frozen=True)
+class Bounds:
+    """Where a knob's widget lets a user move it, machine-readable so the UI draws the widget from the config:
+    a slider from ``lo`` to ``hi`` by ``step`` (``number=True``: a number box), or one of ``choices``. Every
+    value it offers passes the config's :meth:`MethodConfig.checks` (tests/methods/test_knobs.py walks them)."""
+
+    lo: float | None = None
+    hi: float | None = None
+    step: float | None = None
+    choices: tuple[Any, ...] = ()
+    number: bool = False
+
+
+@dataclass(frozen=True)
+class KnobInfo:
+    """One knob of a config, as a widget needs it."""
+
+    name: str
+    default: Any
+    help: str
+    label: str  #: the widget's label ("" — the field name)
+    bounds: Bounds | None  #: None: not drawn from the config (no widget declared)
+
+
+def knob(default: Any, help: str, *, label: str = "", bounds: Bounds | None = None, **metadata: Any) -> Any:
+    """A config field with its default, the help text the UI shows as the widget tooltip and, for a knob a
+    page offers, its widget's ``label`` and :class:`Bounds`."""
+    return field(default=default, metadata={"help": help, "label": label, "bounds": bounds, **metadata})
 
 
 def one_of(values: Iterable[Any]) -> str:
@@ -249,6 +274,20 @@ class MethodConfig:
     def help(cls) -> dict[str, str]:
         """Field name → help text (the UI's widget tooltips)."""
         return {f.name: str(f.metadata.get("help", "")) for f in fields(cls)}
+
+    @classmethod
+    def knob_info(cls, name: str) -> KnobInfo:
+        """What a widget for the knob ``name`` needs: default, help, label and bounds."""
+        for f in fields(cls):
+            if f.name == name:
+                return KnobInfo(name, f.default, str(f.metadata.get("help", "")), str(f.metadata.get("label") or name),
+                                f.metadata.get("bounds"))
+        raise UnknownNameError(f"{cls.__name__} knob", name, [f.name for f in fields(cls)])
+
+    @classmethod
+    def knobs(cls) -> list[KnobInfo]:
+        """Every knob with declared bounds (what the pages draw from the config)."""
+        return [k for k in (cls.knob_info(f.name) for f in fields(cls)) if k.bounds is not None]
 
     def overrides(self) -> dict[str, Any]:
         """The fields whose value differs from the default (what a cache key or a summary needs)."""

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from core.methods.base import Check, MethodConfig
+from core.methods.base import Bounds
 from core.methods.base import knob as _f
 
 #: α presets for the query semantics of §3.4 ("Supporting Diverse Query Semantics").
@@ -38,18 +39,22 @@ class BubbleConfig(MethodConfig):
     k_candidates: int = _f(5, "Top-k candidate anchors per keyword, over nodes AND enriched edges (§3.2; "
                               "paper gives no k).")
     min_similarity: float = _f(0.0, "Drop candidates whose cosine to the keyword is below this.")
-    h: int = _f(6, "Localization hop h: G' is the union of the anchors' h-hop neighbourhoods (§3.3; default 6).")
+    h: int = _f(6, "Localization hop h: G' is the union of the anchors' h-hop neighbourhoods (§3.3; default 6).",
+                label="Localization hops h", bounds=Bounds(1, 8))
     max_local_nodes: int = _f(50_000, "Safety cap on |V'|: if the h-hop union grows past it, h is reduced "
                                       "(visible in the trace).")
-    B: int = _f(10, "Expansion budget B: stop after B distinct CEGs (Algorithm 1 line 8; default 10).")
+    B: int = _f(10, "Expansion budget B: stop after B distinct CEGs (Algorithm 1 line 8; default 10).",
+                label="Budget B (CEGs)", bounds=Bounds(1, 30))
     intra_group: bool = _f(True, "Allow intra-group connections (two anchors of one group meeting) as CEGs (§3.3).")
     intra_counts: bool = _f(False, "Whether intra-group CEGs consume the budget B (the paper does not say; "
                                    "off so same-group meetings cannot crowd out inter-group collisions).")
     intra_group_penalty: float = _f(1.2, "Mild ranking penalty: an intra-group CEG's composite cost is "
                                          "multiplied by this (§3.3 says 'mild'; value is ours).")
     alpha: float = _f(1.0, "Penalty factor α in Penalty_miss = exp(α·r_miss) (Eq. 6; default 1.0). "
-                           "Large α = AND semantics, α≈0 = OR semantics.")
-    n: int = _f(3, "Top-n CEGs kept for reasoning-aware expansion and the answer (§3.4; paper gives no n).")
+                           "Large α = AND semantics, α≈0 = OR semantics.",
+                label="α (missing-group penalty)", bounds=Bounds(0.0, 20.0, 0.1))
+    n: int = _f(3, "Top-n CEGs kept for reasoning-aware expansion and the answer (§3.4; paper gives no n).",
+                label="n (CEGs kept)", bounds=Bounds(1, 30))
     epsilon: float = _f(1e-6, "ε in Score = 1/(Cost_sem·Penalty_miss + ε) (Eq. 5).")
     d: int = _f(6, "Reasoning depth d: hops of LLM-guided expansion per CEG (§3.5; default 6).")
     max_neighbors: int = _f(30, "Neighbours (edges) shown to the LLM per hop, the most query-similar first.")

@@ -8,7 +8,7 @@ from typing import Literal
 import numpy as np
 
 from core.graph.passage_graph import DEFAULT_MAX_ENTITY_PASSAGES
-from core.methods.base import Check, MethodConfig
+from core.methods.base import Bounds, Check, MethodConfig
 from core.methods.fastinsight.loop import OnExhausted
 from core.methods.fastinsight.node_graph import NODE_TEXT_CHARS
 
@@ -23,18 +23,23 @@ class FastInsightConfig(MethodConfig):
         "help": "KG workspaces: the graph FastInsight searches. 'kg_nodes' (paper §4.2.2, text-rich KGs) retrieves "
                 "KG nodes (text = name + description + linked passage text) over the KG's edges, then maps the "
                 "ranked nodes to their passages; 'passages' searches a passage graph derived from the KG (passages "
-                "sharing an entity). Corpus graphs are searched as they are either way."})
+                "sharing an entity). Corpus graphs are searched as they are either way.",
+        "label": "Graph searched", "bounds": Bounds(choices=("kg_nodes", "passages"))})
     node_text_chars: int = field(default=NODE_TEXT_CHARS, metadata={
         "help": "kg_nodes only: a node's text (name, description, linked passage text) is cut to this many "
                 "characters before it is embedded and reranked."})
     batch: int = field(default=10, metadata={"help": "BATCH: passages STeX adds per round, and the size of the "
-                                                    "initial vector search (FastInsight §3.2; paper: 10)."})
+                                                    "initial vector search (FastInsight §3.2; paper: 10).",
+                                                    "label": "BATCH", "bounds": Bounds(choices=(5, 10, 20))})
     b_max: int = field(default=100, metadata={"help": "Node budget b_max: the loop stops when this many passages "
-                                                     "have been retrieved and reranked (§3.2; paper: 100)."})
+                                                     "have been retrieved and reranked (§3.2; paper: 100).",
+                                                     "label": "b_max (node budget)", "bounds": Bounds(10, 100, 10)})
     alpha: float = field(default=0.2, metadata={"help": "GRanker smoothing factor α: H' = (1−α)H + αPH. 0 is plain "
-                                                       "reranking; 1 uses only the neighbours (§3.3; paper: 0.2)."})
+                                                       "reranking; 1 uses only the neighbours (§3.3; paper: 0.2).",
+                                                       "label": "α (GRanker smoothing)", "bounds": Bounds(0.0, 1.0, 0.05)})
     beta: float = field(default=1.0, metadata={"help": "STeX score ratio β: S = I_Sim + β·I_Struct. 0 expands by "
-                                                      "similarity only; large β by structure only (§3.4; paper: 1)."})
+                                                      "similarity only; large β by structure only (§3.4; paper: 1).",
+                                                      "label": "β (STeX score ratio)", "bounds": Bounds(0.0, 3.0, 0.1)})
     top_k: int = field(default=10, metadata={"help": "Passages returned as the ranked result (the paper evaluates "
                                                     "the top 10 of N_ret)."})
     on_exhausted: OnExhausted = field(default="vector", metadata={

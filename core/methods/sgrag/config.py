@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.errors import ConfigError
-from core.methods.base import Check, MethodConfig
+from core.methods.base import Bounds, Check, MethodConfig
 from core.methods.base import knob as _f
 
 
@@ -20,22 +20,27 @@ class SGRAGConfig(MethodConfig):
 
     l: int = _f(0, "Path length l in edges (§4.3, App. E). 0 = automatic: the smallest value the paper's "  # noqa: E741 - l is the paper's path length
                    "rule l ∈ [⌈d_q/2⌉, d_q] allows (d_q = the query graph's diameter). A value outside the "
-                   "rule is an error.")
+                   "rule is an error.", label="path length l (0 = auto)", bounds=Bounds(0, 6, number=True))
     doubtful_below: float = _f(0.75, "Entity normalization (Alg. 3): a mapping whose cosine similarity is below "
-                                     "this is flagged doubtful (value is ours; the paper keeps no threshold).")
+                                     "this is flagged doubtful (value is ours; the paper keeps no threshold).",
+                                label="doubtful below", bounds=Bounds(0.0, 1.0, 0.05))
     normalize_k: int = _f(5, "FAISS neighbours kept per query entity for the normalization table.")
     max_candidates: int = _f(50, "Label completion (Alg. 5): at most this many candidate labels per unknown "
-                                 "node (cap reported in the trace; value is ours, the paper observes t ≤ 10).")
+                                 "node (cap reported in the trace; value is ours, the paper observes t ≤ 10).",
+                                label="max candidates / UNK", bounds=Bounds(1, 1000, number=True))
     intersect_completion: bool = _f(True, "Label completion: intersect the candidate labels an unknown node "
                                           "gets from every query path through it (result-preserving: a label "
                                           "missing from one path can never match). Off = Alg. 5 as printed, "
                                           "one path per unknown node.")
-    max_instantiations: int = _f(200, "Alg. 6: at most this many label-completed path sets Q' (cap reported).")
-    max_subgraphs: int = _f(20, "Alg. 8: at most this many assembled subgraphs are kept (cap reported).")
+    max_instantiations: int = _f(200, "Alg. 6: at most this many label-completed path sets Q' (cap reported).",
+                                 label="max instantiations", bounds=Bounds(1, 5000, number=True))
+    max_subgraphs: int = _f(20, "Alg. 8: at most this many assembled subgraphs are kept (cap reported).",
+                            label="max subgraphs", bounds=Bounds(1, 200, number=True))
     max_combinations: int = _f(100_000, "Alg. 8: at most this many partial path combinations are explored "
                                         "per Q' (cap reported).")
     dominance_filter: bool = _f(True, "Use the GNN dominance test o(p_q) ⪯ o(p_z) in index pruning and at the "
-                                      "leaves (§4.3, Eq. 5). Off = label-only exact matching.")
+                                      "leaves (§4.3, Eq. 5). Off = label-only exact matching.",
+                                label="dominance filter (GNN pruning)", bounds=Bounds())
     tolerance: float = _f(1e-4, "Float tolerance of the dominance test (the same star embedded in two batches "
                                 "differs by rounding).")
     sem_dims: int = _f(2, "φ: per-node size of the fixed random projection of o_0 used for the R*-tree's semantic "
