@@ -186,7 +186,8 @@ class Trace:
 
     @classmethod
     def load(cls, path: str | Path) -> Trace:
-        from core.graph.loaders import parse_json, read_text
+        from core.graph.formats.jsonio import parse_json
+        from core.graph.formats.textio import read_text
 
         p = Path(path)
         return cls.from_dict(parse_json(read_text(p), p.name, expected="a trace exported by egx"), source=p.name)

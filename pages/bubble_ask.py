@@ -16,7 +16,7 @@ from components.sidebar import active
 from components.teaching import page_intro
 from components.ui import md_escape
 from core.errors import EgxError
-from core.graph.loaders import parse_json
+from core.graph.formats.jsonio import parse_json
 from core.graph.reader import read_ahead
 from core.methods.evidence.formats import AnswerStepData
 from core.trace import Trace

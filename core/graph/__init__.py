@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from core.graph.loaders import LoadedGraph, detect_format, load_inputs
+from core.graph.formats.load import LoadedGraph, load_inputs
+from core.graph.formats.registry import detect_format
 from core.graph.model import CSR, Chunk, GraphBuilder, KnowledgeGraph, graph_from_triples
 
 __all__ = ["CSR", "Chunk", "GraphBuilder", "KnowledgeGraph", "LoadedGraph", "detect_format",

@@ -137,7 +137,8 @@ def load_beir(qrels: str | Path, queries: str | Path, graph: KnowledgeGraph | Ch
     InputFormatError
         On a malformed qrels row or queries line (file, line, what was expected).
     """
-    from core.graph.loaders import parse_json, read_text
+    from core.graph.formats.jsonio import parse_json
+    from core.graph.formats.textio import read_text
 
     qp, rp = Path(qrels), Path(queries)
     rel: dict[str, list[str]] = {}
@@ -235,7 +236,8 @@ def load_questions_file(path: str | Path, graph: KnowledgeGraph | ChunkTable, *,
     """Read a questions file and match it to ``graph``: JSON list or JSONL (``.gz`` allowed) in the
     HippoRAG formats, or a BEIR qrels ``.tsv`` together with ``queries`` (a queries JSONL; default:
     ``queries.jsonl`` next to the qrels file or one folder up, BEIR's layout)."""
-    from core.graph.loaders import parse_json, read_text
+    from core.graph.formats.jsonio import parse_json
+    from core.graph.formats.textio import read_text
 
     p = Path(path)
     if p.suffix.lower() == ".tsv" or p.name.lower().endswith(".tsv.gz"):
@@ -249,7 +251,7 @@ def load_questions_file(path: str | Path, graph: KnowledgeGraph | ChunkTable, *,
                                    "queries.jsonl beside the qrels (or pass queries=...)")
         return load_beir(p, queries, graph)
     if p.suffix.lower() == ".jsonl" or p.name.lower().endswith(".jsonl.gz"):
-        from core.graph.loaders import iter_lines
+        from core.graph.formats.textio import iter_lines
 
         data = [parse_json(line, p.name, expected="one question object per line", line=ln)
                 for ln, line in iter_lines(p) if line.strip()]

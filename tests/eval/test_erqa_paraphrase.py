@@ -21,7 +21,7 @@ from core.eval.erqa_paraphrase import (
     surface_form,
     write_paraphrased,
 )
-from core.graph.loaders import read_named_kg
+from core.graph.formats.named_kg import read_named_kg
 from core.graph.model import GraphBuilder, KnowledgeGraph, graph_from_triples
 from core.text import normalize_name
 from tests.conftest import SAMPLE_DATA, SHARED_DATA

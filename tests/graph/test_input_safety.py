@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from core.errors import InputFormatError
-from core.graph.loaders import InputLimits, iter_lines, load_inputs, read_text
+from core.graph.formats.textio import iter_lines, read_text
+from core.graph.loaders import InputLimits, load_inputs
 from core.graph.model import BadNameError, GraphBuilder, KnowledgeGraph
 
 

@@ -52,7 +52,8 @@ def load_qa(path: str | Path, graph: KnowledgeGraph | ChunkTable) -> list[QAItem
     InputFormatError
         If the file is not a JSON list of objects with a ``question`` and an ``answer``/``answers``.
     """
-    from core.graph.loaders import parse_json, read_text
+    from core.graph.formats.jsonio import parse_json
+    from core.graph.formats.textio import read_text
 
     p = Path(path)
     data = parse_json(read_text(p), p.name, expected="a JSON list of questions with answers")

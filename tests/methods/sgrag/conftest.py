@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from core.backends.embedders import HashingEmbedder
-from core.graph.loaders import read_named_kg
+from core.graph.formats.named_kg import read_named_kg
 from core.graph.model import GraphBuilder, KnowledgeGraph
 from core.methods.sgrag.config import DominanceConfig
 from core.methods.sgrag.dominance import DominanceModel, train_dominance

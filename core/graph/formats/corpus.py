@@ -1,0 +1,94 @@
+"""A text corpus: ``.txt`` / ``.md`` documents (one each, chunked) and JSON / JSONL ``{title, text}`` passages."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from core.errors import InputFormatError
+from core.graph.chunking import CHUNK_CHARS, PASSAGE_SPLIT_CHARS, chunk_text
+from core.graph.formats.bounds import InputLimits, base_suffix, display_name, file_stem
+from core.graph.formats.jsonio import iter_jsonl, load_json
+from core.graph.formats.records import as_name, json_type
+from core.graph.formats.textio import read_text
+from core.graph.model import GraphBuilder
+
+
+def read_text_document(path: Path, builder: GraphBuilder, *, max_chars: int = CHUNK_CHARS,
+                       limits: InputLimits | None = None) -> list[str]:
+    """A ``.txt`` / ``.md`` file as one document, split into chunks (see :func:`chunk_text`).
+
+    The title is the first Markdown heading when there is one, else the file name."""
+    path = Path(path)
+    text = read_text(path, limits)
+    if not text.strip():
+        raise InputFormatError(display_name(path), "the document is empty", "some text")
+    title = file_stem(path).replace("_", " ")
+    m = re.match(r"\s*#\s+(.+)", text)
+    if m:
+        title = m.group(1).strip()
+        text = text[m.end():]
+    pieces = chunk_text(text, max_chars=max_chars)
+    for i, piece in enumerate(pieces):
+        builder.add_chunk(title, piece,
+                          chunk_id=f"{file_stem(path)}#{i}" if len(pieces) > 1 else file_stem(path))
+    return []
+
+
+def read_corpus_json(path: Path, builder: GraphBuilder, *, text: str | None = None, data: Any = None,
+                     limits: InputLimits | None = None) -> list[str]:
+    """A corpus as JSON list / JSONL of ``{title, text}`` (optional ``id``). Records without an id
+    get ``<file stem>:<position>`` so an OpenIE file for the same corpus can refer to them.
+
+    A passage longer than :data:`~core.graph.chunking.PASSAGE_SPLIT_CHARS` is split into chunks of
+    :data:`~core.graph.chunking.CHUNK_CHARS` (ids ``<id>``, ``<id>#2``, ...; same title), and a warning
+    says how many were."""
+    path = Path(path)
+    name = display_name(path)
+    records: Iterable[tuple[dict[str, int], Any]]
+    if base_suffix(path) == ".jsonl":
+        records = (({"line": ln}, rec) for ln, rec in iter_jsonl(path, text, limits=limits))
+    else:
+        if data is None:
+            data = load_json(path, text, limits=limits)
+        if not isinstance(data, list):
+            raise InputFormatError(name, f"the top level is a JSON {json_type(data)}",
+                                   'a list of {"title", "text"} objects')
+        records = (({"record": i}, rec) for i, rec in enumerate(data, start=1))
+    stem = file_stem(path)
+    n = 0
+    split: list[tuple[str, int, int]] = []
+    for pos, (where, rec) in enumerate(records):
+        if not isinstance(rec, dict):
+            raise InputFormatError(name, f"a passage is a JSON {type(rec).__name__}", '{"title": ..., "text": ...}',
+                                   **where)
+        body = rec.get("text", rec.get("paragraph_text", rec.get("contents")))
+        if not isinstance(body, str):
+            raise InputFormatError(name, f'the passage has no "text" string (keys: {sorted(rec)})',
+                                   '{"title": ..., "text": ...}', **where)
+        title = rec.get("title", "")
+        if not isinstance(title, str):
+            raise InputFormatError(name, f'"title" is a {type(title).__name__}', 'a string title', **where)
+        rid = rec.get("id")
+        cid = as_name(rid, '"id"', name, line=where.get("line"), record=where.get("record")) \
+            if rid is not None else f"{stem}:{pos}"
+        if len(body) > PASSAGE_SPLIT_CHARS:
+            pieces = chunk_text(body, max_chars=CHUNK_CHARS)
+            for k, piece in enumerate(pieces, start=1):
+                builder.add_chunk(title, piece, chunk_id=cid if k == 1 else f"{cid}#{k}")
+            split.append((cid, len(body), len(pieces)))
+            del pieces
+        else:
+            builder.add_chunk(title, body, chunk_id=cid)
+        n += 1
+    if n == 0:
+        raise InputFormatError(name, "the corpus has no passages", 'at least one {"title", "text"} record')
+    if not split:
+        return []
+    shown = ", ".join(f"{cid!r} ({chars:,} characters → {k} chunks)" for cid, chars, k in split[:3])
+    return [f"{name}: {len(split):,} passage{'s' if len(split) != 1 else ''} longer than "
+            f"{PASSAGE_SPLIT_CHARS:,} characters {'were' if len(split) != 1 else 'was'} split into chunks of at most "
+            f"{CHUNK_CHARS:,} characters, ids <id>#2, <id>#3, ... ({shown}{', ...' if len(split) > 3 else ''}); gold evidence "
+            "naming such a passage matches its first chunk."]

@@ -1,0 +1,95 @@
+"""Load any mix of input files into one merged graph (DESIGN.md "Data").
+
+Each file's format is detected (:func:`~core.graph.formats.registry.detect_format`), the files are read in
+the order the formats' ranks give, each by its format's reader, into one
+:class:`~core.graph.model.GraphBuilder`. A malformed input raises one :class:`~core.errors.InputFormatError`
+naming the file, the line or record, what is wrong and what was expected. Nothing is written to disk here,
+so a failure cannot leave a partial workspace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from core.errors import EmptyGraphError, InputFormatError
+from core.graph.formats.bounds import InputLimits, display_name, resolve_limits
+from core.graph.formats.registry import FORMATS, ReadContext, detect
+from core.graph.model import GraphBuilder, GraphKind, KnowledgeGraph
+
+
+@dataclass
+class LoadedGraph:
+    """A merged graph plus what the loaders noticed but tolerated."""
+
+    graph: KnowledgeGraph
+    warnings: list[str] = field(default_factory=list)
+    formats: dict[str, str] = field(default_factory=dict)  # path -> detected format
+
+
+def load_inputs(paths: Sequence[str | Path], *, name: str = "",
+                progress: Callable[[str, float], None] | None = None,
+                limits: InputLimits | None = None) -> LoadedGraph:
+    """Detect and load any mix of supported inputs into one merged graph.
+
+    Corpora load before triples so provenance ids resolve; a corpus-graph edges file needs a nodes
+    file (``*.jsonl`` with ``id`` and ``text``) among the inputs. Every file is read within
+    ``limits`` (default :meth:`~core.graph.formats.bounds.InputLimits.from_env`): bounded decompression,
+    no NUL bytes, names of bounded length; line-based files are streamed.
+
+    Raises
+    ------
+    InputFormatError
+        For the first malformed input (nothing is returned, nothing written).
+    EmptyGraphError
+        When the inputs hold no content at all.
+    """
+    lim = resolve_limits(limits)
+    paths_: list[Path] = [Path(p) for p in paths]
+    paths = paths_
+    if not paths:
+        raise EmptyGraphError("No input files were given. Pass triples, a corpus, a GraphML file or a KG folder.")
+    detected = {p: detect(p, lim) for p in paths}
+    fmts = {p: f for p, (f, _) in detected.items()}
+    parsed = {p: d for p, (_, d) in detected.items() if d is not None}
+    if "questions" in fmts.values():
+        q = next(p for p, f in fmts.items() if f == "questions")
+        raise InputFormatError(display_name(q), "this is a questions file, not a graph or corpus",
+                               "questions to be given separately (they are used for evaluation)")
+    nodes = [p for p, f in fmts.items() if f == "corpus_nodes"]
+    edges = [p for p, f in fmts.items() if f == "corpus_edges"]
+    if edges and len(nodes) != 1:
+        raise InputFormatError(display_name(edges[0]), "a corpus-graph edges file needs exactly one nodes file",
+                               "a nodes JSONL ({id, title, text} per line) uploaded together with it")
+    kind: GraphKind = "corpus_graph" if nodes and edges else "kg"
+    if any(f == "egx_graph" for f in fmts.values()):
+        if len(paths) != 1:
+            raise InputFormatError(display_name(paths[0]), "an egx graph export must be loaded on its own",
+                                   "one egx-graph JSON file")
+        g = KnowledgeGraph.from_dict(parsed[paths[0]], source=display_name(paths[0]))
+        return LoadedGraph(g, [], {str(paths[0]): "egx_graph"})
+    builder = GraphBuilder(kind=kind, name=name)
+    warnings: list[str] = []
+    ordered = sorted(paths, key=lambda p: FORMATS[fmts[p]].rank)
+    for i, p in enumerate(ordered):
+        fmt = fmts[p]
+        data = parsed.pop(p, None)  # dropped as soon as it is read: peak memory holds one document
+        if progress:
+            progress(f"Reading {p.name} ({fmt})", i / len(ordered))
+        warnings += FORMATS[fmt].read(p, builder, ReadContext(data, lim, fmts))
+        del data
+    if progress:
+        progress("Merging", 1.0)
+    graph = builder.build()
+    stand_ins = [c.id for c in graph.chunks if not c.text.strip() and not c.title]
+    if stand_ins:
+        corpus = len(stand_ins) < len(graph.chunks)
+        warnings.append(
+            f"{len(stand_ins):,} source chunk id{'s' if len(stand_ins) != 1 else ''} "
+            f"({', '.join(map(repr, stand_ins[:5]))}{', ...' if len(stand_ins) > 5 else ''}) "
+            + ("name no passage of the corpus" if corpus else "name passages, but no corpus was loaded")
+            + ": they are kept as empty stand-in passages (the provenance stays, the text is missing). "
+            + ("Check the ids against the corpus's passage ids." if corpus
+               else "Load the corpus with the triples to give them text."))
+    return LoadedGraph(graph, warnings, {str(p): fmts[p] for p in paths})
