@@ -18,7 +18,7 @@ from pathlib import Path
 from core.backends.registry import get_embedder, get_llm, get_reranker
 from core.eval.datasets import load_questions
 from core.eval.runner import run_method
-from core.index.workspace import ensure_sample_workspace
+from core.index.samples import ensure_sample_workspace
 from core.methods.base import Backends
 
 KEYS = ("explicit", "implicit", "rewrites", "rejected", "relaxed", "groups", "review", "expanded", "sufficient",

@@ -53,7 +53,7 @@ def main() -> None:
     from core.backends.base import ChatMessage
     from core.backends.registry import get_embedder, get_llm
     from core.eval.runner import run_method
-    from core.index.workspace import ensure_sample_workspace
+    from core.index.samples import ensure_sample_workspace
     from core.methods.base import Backends
     from core.methods.bubblerag.config import BubbleConfig
 

@@ -36,7 +36,7 @@ def main() -> None:
     from core.eval.datasets import load_questions
     from core.eval.metrics import recall_at_k
     from core.eval.runner import run_method
-    from core.index.workspace import ensure_sample_workspace
+    from core.index.samples import ensure_sample_workspace
     from core.methods.base import Backends
     from core.methods.baselines.config import PPRConfig
 

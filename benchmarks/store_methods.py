@@ -117,7 +117,8 @@ def main() -> None:
     from core.backends.embedders import HashingEmbedder
     from core.eval.datasets import load_questions
     from core.graph.falkor_server import FalkorServer
-    from core.index.workspace import Workspace, ensure_sample_workspace
+    from core.index.samples import ensure_sample_workspace
+    from core.index.workspace import Workspace
 
     root = Path(args.root)
     mem = ensure_sample_workspace("musique", HashingEmbedder(dim=128), root=root / "mem")

@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from core.backends.base import LLM, Embedder, Reranker
     from core.graph.model import KnowledgeGraph
     from core.graph.view import GraphLike
-    from core.index.workspace import Workspace, WorkspaceInfo
+    from core.index.listing import WorkspaceInfo
+    from core.index.workspace import Workspace
     from core.jobs import Job, JobManager
     from core.methods.base import Backends, Method, MethodConfig
 
@@ -78,7 +79,7 @@ def reranker(name: str, embedder_name: str, llm_name: str) -> Reranker:
 # ---------------------------------------------------------------------------------- workspaces
 def manifest_mtime(path: str | Path) -> float:
     """Modification time of a workspace manifest (0.0 when there is none yet)."""
-    from core.index.workspace import MANIFEST
+    from core.index.manifest import MANIFEST
 
     try:
         return (Path(path) / MANIFEST).stat().st_mtime
@@ -99,7 +100,7 @@ def _opened(path: str, mtime: float) -> Workspace:
 
 
 def _recipe_hashes() -> dict[str, str]:
-    from core.index.workspace import sample_recipes
+    from core.index.samples import sample_recipes
 
     return {r.name: r.hash for r in sample_recipes()}
 
@@ -123,7 +124,7 @@ def open_workspace(info: WorkspaceInfo, embedder_name: str) -> Workspace:
     """
     from components import jobs_view
     from core.index.isolated import BuildSpec, build_isolated, isolated_builds
-    from core.index.workspace import ensure_sample_workspace
+    from core.index.samples import ensure_sample_workspace
 
     emb = embedder(embedder_name)
     path = Path(info.path)

@@ -12,7 +12,7 @@ from core.backends.llm import NoLLM
 from core.backends.rerankers import BiEncoderReranker
 from core.eval.diagnosis import Gold, diagnose
 from core.eval.runner import run_method
-from core.index.workspace import ensure_sample_workspace
+from core.index.samples import ensure_sample_workspace
 from core.methods.base import Backends
 from core.methods.bubblerag import BubbleConfig, run
 

@@ -12,7 +12,8 @@ import pytest
 
 from core.eval.datasets import load_questions
 from core.eval.runner import run_method
-from core.index.workspace import Workspace, ensure_sample_workspace
+from core.index.samples import ensure_sample_workspace
+from core.index.workspace import Workspace
 from core.methods.base import Backends
 from core.methods.baselines.config import PPRConfig
 

@@ -18,7 +18,8 @@ from core.methods.fastinsight.store_graph import StoreNodeGraph, StoreNodeTexts
 
 if TYPE_CHECKING:
     from core.backends.base import Embedder
-    from core.index.workspace import CachedVectors, Progress, TextPages, Workspace
+    from core.index.indexing import Progress, TextPages
+    from core.index.workspace import CachedVectors, Workspace
 
 
 def node_vectors_name(max_chars: int) -> str:
