@@ -21,7 +21,7 @@ def setup(embedder: str = "minilm", workspace: str = "musique") -> tuple[Any, An
     from core.backends.llm import NoLLM
     from core.backends.registry import get_embedder, get_reranker
     from core.eval.datasets import load_questions
-    from core.index.workspace import ensure_sample_workspace
+    from core.index.samples import ensure_sample_workspace
     from core.methods.base import Backends
 
     emb = get_embedder(embedder)

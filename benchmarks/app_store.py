@@ -106,8 +106,11 @@ def main() -> None:
 
     from core.backends.registry import get_embedder
     from core.eval.datasets import load_questions
+    from core.fsio import egx_home
     from core.graph.falkor_server import FalkorServer
-    from core.index.workspace import MANIFEST, Workspace, egx_home, ensure_sample_workspace
+    from core.index.manifest import MANIFEST
+    from core.index.samples import ensure_sample_workspace
+    from core.index.workspace import Workspace
 
     src = ensure_sample_workspace("musique", get_embedder("bge-small"))
     questions = [q.question for q in load_questions(src)]

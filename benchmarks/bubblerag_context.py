@@ -21,7 +21,7 @@ import numpy as np
 
 from core.backends.registry import get_embedder, get_llm
 from core.eval.metrics import recall_at_k
-from core.index.workspace import ensure_sample_workspace
+from core.index.samples import ensure_sample_workspace
 from core.methods.base import Backends
 from core.methods.baselines.dense import run as dense_run
 from core.methods.bubblerag import BubbleConfig, run

@@ -32,7 +32,7 @@ def pct(xs: list[float], p: float) -> float:
 
 def bench_musique(llm_name: str, limit: int) -> dict:
     from core.backends.registry import get_embedder, get_llm
-    from core.index.workspace import ensure_sample_workspace
+    from core.index.samples import ensure_sample_workspace
     from core.methods.base import Backends
     from core.methods.bubblerag import run
 

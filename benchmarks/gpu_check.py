@@ -80,7 +80,7 @@ def main() -> int:
 
     from core.backends.device import select_device
     from core.backends.registry import get_embedder, get_llm, get_reranker
-    from core.index.workspace import ensure_sample_workspace
+    from core.index.samples import ensure_sample_workspace
 
     env = _cuda_summary()
     device = select_device()

@@ -35,7 +35,8 @@ def main() -> None:
     from core.backends.registry import get_embedder
     from core.graph.loaders import load_inputs
     from core.graph.model import GraphBuilder
-    from core.index.workspace import build_indexes, sample_data_dir
+    from core.index.indexing import build_indexes
+    from core.index.paths import sample_data_dir
 
     sample = sample_data_dir() / "musique"
     recipe = json.loads((sample / "workspace.json").read_text())

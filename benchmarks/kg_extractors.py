@@ -86,7 +86,9 @@ def main() -> None:
     from core.eval.runner import run_benchmark
     from core.graph.builder import extract_triples
     from core.graph.loaders import load_inputs
-    from core.index.workspace import Workspace, create_workspace, sample_data_dir
+    from core.index.create import create_workspace
+    from core.index.paths import sample_data_dir
+    from core.index.workspace import Workspace
     from core.methods.base import Backends
 
     sample = sample_data_dir() / "musique"

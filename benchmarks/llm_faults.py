@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["EGX_HOME"] = home
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from core.backends.registry import get_embedder
-    from core.index.workspace import ensure_sample_workspace
+    from core.index.samples import ensure_sample_workspace
 
     ensure_sample_workspace(args.workspace, get_embedder("hashing"))
     rows = []

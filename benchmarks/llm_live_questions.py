@@ -17,9 +17,9 @@ from pathlib import Path
 
 from core.backends.registry import get_embedder, get_llm, get_reranker
 from core.eval.datasets import load_questions
-from core.methods.run import run_method
-from core.index.workspace import ensure_sample_workspace
+from core.index.samples import ensure_sample_workspace
 from core.methods.base import Backends
+from core.methods.run import run_method
 
 KEYS = ("explicit", "implicit", "rewrites", "rejected", "relaxed", "groups", "review", "expanded", "sufficient",
         "answer", "source", "query_graph", "described_as_unk", "exact", "sufficiency_rejected", "reason")

@@ -98,8 +98,8 @@ def analyse(bundle: Path) -> dict[str, Any]:
     from core.backends.llm_cache import RecordedLLM, load_recording
     from core.backends.registry import get_embedder, get_reranker
     from core.cli import resolve_workspace
-    from core.methods.run import run_method
     from core.methods.base import Backends
+    from core.methods.run import run_method
 
     rec = load_recording(bundle)
     emb = get_embedder(str(rec.provenance["embedder"]))

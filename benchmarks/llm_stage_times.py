@@ -52,10 +52,10 @@ def main() -> None:
 
     from core.backends.base import ChatMessage
     from core.backends.registry import get_embedder, get_llm
-    from core.methods.run import run_method
-    from core.index.workspace import ensure_sample_workspace
+    from core.index.samples import ensure_sample_workspace
     from core.methods.base import Backends
     from core.methods.bubblerag.config import BubbleConfig
+    from core.methods.run import run_method
 
     emb = get_embedder(args.embedder)
     ws = ensure_sample_workspace("musique", emb)

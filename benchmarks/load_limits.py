@@ -88,7 +88,7 @@ print(f"RESULT {time.perf_counter() - t:.2f} s, {g.n_nodes} nodes, {g.n_edges} e
 
 WS = """
 import sys, time
-from core.index.workspace import create_workspace
+from core.index.create import create_workspace
 t = time.perf_counter()
 ws = create_workspace([sys.argv[1]], sys.argv[2])
 print(f"RESULT {time.perf_counter() - t:.2f} s, {ws.graph.n_edges} edges")

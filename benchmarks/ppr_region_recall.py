@@ -35,10 +35,10 @@ def main() -> None:
     from core.backends.registry import DEFAULT_EMBEDDER, get_embedder
     from core.eval.datasets import load_questions
     from core.eval.metrics import recall_at_k
-    from core.methods.run import run_method
-    from core.index.workspace import ensure_sample_workspace
+    from core.index.samples import ensure_sample_workspace
     from core.methods.base import Backends
     from core.methods.baselines.config import PPRConfig
+    from core.methods.run import run_method
 
     emb = get_embedder(args.embedder or DEFAULT_EMBEDDER)
     ws = ensure_sample_workspace("musique", emb, root=Path(args.root))

@@ -57,8 +57,9 @@ def main() -> None:
     from core.eval.runner import run_benchmark
     from core.graph.builder import extract_triples
     from core.graph.loaders import load_inputs
+    from core.index.paths import sample_data_dir
+    from core.index.samples import ensure_sample_workspace
     from core.index.vector_index import embed_texts
-    from core.index.workspace import ensure_sample_workspace, sample_data_dir
     from core.methods.base import Backends
     from core.scale import RayRunner
 

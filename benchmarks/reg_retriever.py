@@ -47,7 +47,8 @@ def main() -> None:
     args = ap.parse_args()
 
     from core.backends.registry import get_embedder, get_llm
-    from core.index.workspace import Workspace, atomic_write_json
+    from core.fsio import atomic_write_json
+    from core.index.workspace import Workspace
     from core.methods.base import Backends
     from core.methods.reg.config import TrainConfig
     from core.methods.reg.supervision import build_supervision, load_qa

@@ -79,7 +79,8 @@ def main() -> None:
     from core.eval.erqa import build_erqa, write_erqa
     from core.eval.erqa_paraphrase import build_paraphrased, write_paraphrased
     from core.eval.runner import run_benchmark
-    from core.index.workspace import Workspace, create_workspace
+    from core.index.create import create_workspace
+    from core.index.workspace import Workspace
     from core.methods.base import Backends
 
     work = Path(args.workdir)

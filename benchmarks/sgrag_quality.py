@@ -86,7 +86,8 @@ def main() -> None:
 
     from core.backends.registry import get_embedder, get_llm
     from core.eval.erqa import build_erqa
-    from core.index.workspace import Workspace, create_workspace
+    from core.index.create import create_workspace
+    from core.index.workspace import Workspace
     from core.methods.base import Backends
     from core.methods.registry import get_method
     from core.text import normalize_name

@@ -58,7 +58,7 @@ def main() -> None:
     from core.backends.spacy_extractor import SpacyExtractor, load_pipeline
     from core.graph.builder import extract_triples
     from core.graph.loaders import load_inputs
-    from core.index.workspace import sample_data_dir
+    from core.index.paths import sample_data_dir
 
     sample = sample_data_dir() / "musique"
     recipe = json.loads((sample / "workspace.json").read_text())

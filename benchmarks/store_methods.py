@@ -52,10 +52,10 @@ def child(args: argparse.Namespace) -> None:
     from core.backends.embedders import HashingEmbedder
     from core.backends.llm import NoLLM
     from core.backends.rerankers import BiEncoderReranker
-    from core.methods.run import run_method
     from core.index.workspace import Workspace
     from core.methods.base import Backends
     from core.methods.baselines.config import PPRConfig
+    from core.methods.run import run_method
 
     r0 = _status("VmRSS")
     emb = HashingEmbedder(dim=128)
@@ -117,7 +117,8 @@ def main() -> None:
     from core.backends.embedders import HashingEmbedder
     from core.eval.datasets import load_questions
     from core.graph.falkor_server import FalkorServer
-    from core.index.workspace import Workspace, ensure_sample_workspace
+    from core.index.samples import ensure_sample_workspace
+    from core.index.workspace import Workspace
 
     root = Path(args.root)
     mem = ensure_sample_workspace("musique", HashingEmbedder(dim=128), root=root / "mem")

@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def bench_index(sample: str) -> dict:
     from core.backends.registry import get_embedder
-    from core.index.workspace import ensure_sample_workspace
+    from core.index.samples import ensure_sample_workspace
 
     emb = get_embedder("minilm")
     emb.embed(["warm-up"])
@@ -62,7 +62,7 @@ def bench_methods(sample: str, methods: list[str], limit: int | None, llm_name: 
     from core.backends.registry import get_embedder, get_llm, get_reranker
     from core.eval.datasets import load_questions
     from core.eval.runner import run_benchmark
-    from core.index.workspace import ensure_sample_workspace
+    from core.index.samples import ensure_sample_workspace
     from core.methods.base import Backends
 
     emb = get_embedder("minilm")

@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from core.backends.base import LLM, Embedder, Reranker
     from core.graph.model import KnowledgeGraph
     from core.graph.reader import GraphLike
-    from core.index.workspace import Workspace, WorkspaceInfo
+    from core.index.listing import WorkspaceInfo
+    from core.index.workspace import Workspace
     from core.jobs import Job
     from core.methods.base import Backends, Method, MethodConfig
 
@@ -67,7 +68,7 @@ def reranker(name: str, embedder_name: str, llm_name: str) -> Reranker:
 # ---------------------------------------------------------------------------------- workspaces
 def manifest_mtime(path: str | Path) -> float:
     """Modification time of a workspace manifest (0.0 when there is none yet)."""
-    from core.index.workspace import MANIFEST
+    from core.index.manifest import MANIFEST
 
     try:
         return (Path(path) / MANIFEST).stat().st_mtime
@@ -88,7 +89,7 @@ def _opened(path: str, mtime: float) -> Workspace:
 
 
 def _recipe_hashes() -> dict[str, str]:
-    from core.index.workspace import sample_recipes
+    from core.index.samples import sample_recipes
 
     return {r.name: r.hash for r in sample_recipes()}
 
@@ -111,7 +112,7 @@ def open_workspace(info: WorkspaceInfo, embedder_name: str) -> Workspace:
         When the workspace cannot be built, opened or indexed.
     """
     from core.index.isolated import BuildSpec, build_isolated, isolated_builds
-    from core.index.workspace import ensure_sample_workspace
+    from core.index.samples import ensure_sample_workspace
 
     emb = embedder(embedder_name)
     path = Path(info.path)

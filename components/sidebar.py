@@ -25,7 +25,8 @@ from core.graph.reader import question_graph
 if TYPE_CHECKING:
     from core.backends.base import LLM, Embedder, Reranker
     from core.graph.reader import GraphLike
-    from core.index.workspace import Workspace, WorkspaceInfo
+    from core.index.listing import WorkspaceInfo
+    from core.index.workspace import Workspace
 
 _CUSTOM = {"embedder": "st", "reranker": "cross-encoder"}
 _CUSTOM_LABEL = {"embedder": "sentence-transformers model (path or hub id)…",
@@ -168,7 +169,7 @@ def _workspace_label(infos: dict[str, WorkspaceInfo]):  # -> Callable[[str], str
 
 def render_sidebar() -> Active:
     """Draw the sidebar, open the active workspace (building it if needed) and return the choices."""
-    from core.index.workspace import list_workspaces
+    from core.index.listing import list_workspaces
 
     ss = st.session_state
     pending = ss.pop(S.PENDING_WORKSPACE, None)

@@ -91,7 +91,8 @@ def _add_llm_limits(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_workspaces(args: argparse.Namespace) -> int:
-    from core.index.workspace import list_workspaces, workspaces_root
+    from core.index.listing import list_workspaces
+    from core.index.paths import workspaces_root
 
     root = Path(args.root) if args.root else workspaces_root()
     if args.root and not root.is_dir():
@@ -166,7 +167,9 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def _index(args: argparse.Namespace, embedder, runner):  # -> Workspace
     from core.backends.registry import default_extractor, get_extractor
-    from core.index.workspace import Workspace, create_workspace, ensure_sample_workspace
+    from core.index.create import create_workspace
+    from core.index.samples import ensure_sample_workspace
+    from core.index.workspace import Workspace
 
     if not args.inputs:
         if args.sample:
@@ -212,15 +215,12 @@ def _index_report(args: argparse.Namespace, ws) -> int:
 def resolve_workspace(ref: str, embedder):  # -> Workspace
     """A workspace by folder path, by name under $EGX_HOME/workspaces, or a sample by name."""
     from core.errors import UnknownNameError
-    from core.index.workspace import (
-        MANIFEST,
-        Workspace,
-        ensure_sample_workspace,
-        recover,
-        sample_recipes,
-        workspace_names,
-        workspaces_root,
-    )
+    from core.index.commit import recover
+    from core.index.listing import workspace_names
+    from core.index.manifest import MANIFEST
+    from core.index.paths import workspaces_root
+    from core.index.samples import ensure_sample_workspace, sample_recipes
+    from core.index.workspace import Workspace
 
     p = Path(ref)
     if p.name not in ("", ".", ".."):
@@ -624,7 +624,7 @@ def build_samples(names: Sequence[str] = (), embedder_name: str | None = None, *
     bar each (with an ETA); a sample already built for this embedder returns at once. Returns lines
     to print, one per sample."""
     from core.backends.registry import get_embedder
-    from core.index.workspace import ensure_sample_workspace, sample_recipes
+    from core.index.samples import ensure_sample_workspace, sample_recipes
 
     known = [r.name for r in sample_recipes()]
     for n in names:

@@ -84,7 +84,7 @@ class Job:
     """One unit of background work: ``fn(job)`` in its own thread, reporting through the job.
 
     ``fn`` reports progress with :meth:`progress` (``(message, fraction)``, the signature of
-    :data:`core.index.workspace.Progress`) or :meth:`report`, and returns the job's result.
+    :data:`core.index.indexing.Progress`) or :meth:`report`, and returns the job's result.
     """
 
     def __init__(self, key: str, title: str, fn: Callable[[Job], Any], *, kind: str = "job",

@@ -9,7 +9,7 @@ functions, so ``import core`` and the default install never pull it in.
   embedder or the extractor once). The blocks are exactly the batches of the single-process path
   (:func:`core.index.vector_index.embed_texts`: length-sorted, 256 a batch; extraction: the
   extractor's batches), so the vectors and triples are the same; the driver writes the FAISS files,
-  the extraction cache and the manifest as before (:func:`core.index.workspace.create_workspace`).
+  the extraction cache and the manifest as before (:func:`core.index.create.create_workspace`).
 * **Bench** (:meth:`RayRunner.run_pairs`): one actor per worker opens the workspace and the backends
   once and runs question × method pairs (:func:`core.eval.runner.run_pair`); the driver writes each
   line into ``results.jsonl`` as it arrives, under the benchmark's lock, so a kill keeps the finished

@@ -32,7 +32,7 @@ from core.eval.report import (
 )
 from core.eval.runner import RESULTS, run_benchmark
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
-from core.index.workspace import runs_root
+from core.index.paths import runs_root
 from core.jobs import JobBusyError
 from core.methods.base import Backends
 from core.methods.registry import METHODS, method_names
@@ -241,7 +241,8 @@ event = st.dataframe(df, hide_index=True, width="stretch", on_select="rerun", se
 def _run_workspace(name: str) -> str:
     """The sidebar's name of the workspace a run was made on (runs record the workspace's own name,
     which is its folder name unless it was built with another ``name``)."""
-    from core.index.workspace import Workspace, list_workspaces
+    from core.index.listing import list_workspaces
+    from core.index.workspace import Workspace
 
     infos = list_workspaces()
     if any(i.name == name for i in infos):

@@ -308,7 +308,8 @@ def _suggest_name(files: list) -> str:
 
 
 def create_upload_ui(act: Active) -> None:
-    from core.index.workspace import list_workspaces, workspaces_root
+    from core.index.listing import list_workspaces
+    from core.index.paths import workspaces_root
 
     st.markdown(
         "Upload **triples** (CSV / TSV / JSON / JSONL: head, relation, tail, optional source chunk), a "
@@ -374,7 +375,8 @@ def create_upload_ui(act: Active) -> None:
 
     def work(job: Job) -> Workspace:
         from core.backends.registry import get_extractor
-        from core.index.workspace import Workspace, create_workspace
+        from core.index.create import create_workspace
+        from core.index.workspace import Workspace
 
         try:  # create_workspace(overwrite=False): a second upload under an existing name fails, never replaces
             if not isolated_builds():  # EGX_BUILD_ISOLATED=0: in this process, uncapped

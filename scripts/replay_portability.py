@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 def sample_opener(root: Path):  # type: ignore[no-untyped-def]
     """``open(name, embedder)``: the sample built with ``embedder`` under the tests' samples folder."""
-    from core.index.workspace import ensure_sample_workspace
+    from core.index.samples import ensure_sample_workspace
 
     def get(name: str, embedder):  # type: ignore[no-untyped-def]
         mid = embedder.model_id

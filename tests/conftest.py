@@ -107,7 +107,7 @@ def real_sample(samples_root: Path):
     One folder per embedder matters under pytest-xdist: a workspace holds one index, so two workers
     opening the same sample with two embedders rebuilt it in turn, and the one still reading the old
     index found its files gone (CI of stop 23: ``nodes.faiss is missing``)."""
-    from core.index.workspace import ensure_sample_workspace
+    from core.index.samples import ensure_sample_workspace
 
     def get(name: str, embedder):
         mid = embedder.model_id

@@ -11,7 +11,7 @@ import pytest
 
 from core.cli import main
 from core.eval.diagnosis import Gold, diagnose, stages_for
-from core.index.workspace import ensure_sample_workspace
+from core.index.samples import ensure_sample_workspace
 from core.methods.base import Backends
 from core.methods.registry import METHODS, get_method, method_names, register, registered, unregister
 from tests.fakes import TOY_METHOD, ScriptedLLM, ToyConfig

@@ -159,7 +159,7 @@ def test_reindex_on_ray_with_bge_small_equals_one_process(ray_session, tmp_path)
     import shutil
 
     from core.backends.registry import get_embedder
-    from core.index.workspace import ensure_sample_workspace
+    from core.index.samples import ensure_sample_workspace
 
     # On the CPU here, as in the actors (the module's Ray has no GPUs): one process against Ray with the same
     # int8 kernels, not a GPU against a CPU (their vectors are ~1e-3 apart).
@@ -227,7 +227,7 @@ def test_killed_ray_bench_keeps_finished_pairs_and_resumes(ray_session, tmp_path
     from core.backends.registry import get_embedder
     from core.eval.datasets import load_questions
     from core.eval.runner import run_benchmark
-    from core.index.workspace import ensure_sample_workspace
+    from core.index.samples import ensure_sample_workspace
     from core.methods.base import Backends
     from core.scale import RayRunner
 

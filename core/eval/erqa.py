@@ -214,7 +214,7 @@ def _polish(llm: Any, template: str, names: list[str]) -> tuple[str, bool]:
 
 def write_erqa(questions: Sequence[ERQAQuestion], path: str | Path) -> Path:
     """Write the questions JSON atomically (a list of HotpotQA-like records)."""
-    from core.index.workspace import atomic_write_json
+    from core.fsio import atomic_write_json
 
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)

@@ -359,7 +359,7 @@ def _edge_labels(graph: KnowledgeGraph, a: int, b: int, labels: Sequence[str]) -
 
 def write_paraphrased(questions: Sequence[ParaphraseQuestion], path: str | Path) -> Path:
     """Write the questions JSON atomically (a list of HotpotQA-like records with their construction)."""
-    from core.index.workspace import atomic_write_json
+    from core.fsio import atomic_write_json
 
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)

@@ -2,8 +2,8 @@
 
 A build started from the app (an upload, a sample, a re-index) used to run in the server's own process:
 one hostile upload (a single 10 MB passage) took the server from 71 MB to 4.1 GB, and every user with it.
-:func:`build_isolated` runs the build (:func:`~core.index.workspace.create_workspace` for an upload,
-:func:`~core.index.workspace.ensure_sample_workspace` for a sample, ``Workspace.ensure_index`` for a re-index:
+:func:`build_isolated` runs the build (:func:`~core.index.create.create_workspace` for an upload,
+:func:`~core.index.samples.ensure_sample_workspace` for a sample, ``Workspace.ensure_index`` for a re-index:
 :class:`BuildSpec`'s ``kind``) in a child Python process instead and watches it:
 
 * **memory**: the resident memory of the child and its own children, sampled every 0.1 s, must stay under
@@ -12,7 +12,7 @@ one hostile upload (a single 10 MB passage) took the server from 71 MB to 4.1 GB
 * **cancel**: a cancelled app job kills the child at once.
 
 A killed child leaves nothing behind: ``create_workspace`` builds into a hidden sibling folder and renames
-it into place only when complete, and :func:`~core.index.workspace.recover` removes that folder here. The
+it into place only when complete, and :func:`~core.index.commit.recover` removes that folder here. The
 previous workspace of that name (if any) and the server are untouched. The child reports progress as JSON
 lines on its stdout; its models are loaded by registry name (objects cannot cross a process boundary).
 
@@ -139,7 +139,7 @@ def build_isolated(spec: BuildSpec, *, limits: BuildLimits | None = None,
     """
     import psutil
 
-    from core.index.workspace import recover
+    from core.index.commit import recover
 
     lim = limits or BuildLimits.from_env()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)}
@@ -211,7 +211,7 @@ def build_isolated(spec: BuildSpec, *, limits: BuildLimits | None = None,
 def uploads_root() -> Path:
     """Where the app keeps an upload while its build runs: ``$EGX_HOME/uploads`` (the project's own folder,
     so a start-up sweep may delete what a killed server left there, and nothing else)."""
-    from core.index.workspace import egx_home
+    from core.fsio import egx_home
 
     return egx_home() / "uploads"
 
@@ -262,7 +262,9 @@ def _kill(child: subprocess.Popen[str]) -> None:
 def _child(spec: BuildSpec) -> None:
     """The child's side: build, reporting progress and the outcome as JSON lines."""
     from core.backends.registry import get_embedder, get_extractor, get_llm
-    from core.index.workspace import Workspace, create_workspace, ensure_sample_workspace
+    from core.index.create import create_workspace
+    from core.index.samples import ensure_sample_workspace
+    from core.index.workspace import Workspace
 
     def emit(msg: dict[str, Any]) -> None:
         sys.stdout.write(json.dumps(msg) + "\n")

@@ -41,7 +41,7 @@ def test_an_uploaded_file_name_is_made_harmless(home: Path) -> None:
 
 
 def test_a_second_upload_under_an_existing_name_does_not_replace_the_first(home: Path) -> None:
-    from core.index.workspace import create_workspace
+    from core.index.create import create_workspace
 
     at = run_page("pages/data.py")
     at.file_uploader(key=S.DATA_UPLOADS).set_value(("t.csv", CSV, "text/csv"))

@@ -217,7 +217,7 @@ def test_musique_drawings_fit_their_frames(tmp_path: Path, monkeypatch: pytest.M
     from playwright.sync_api import sync_playwright
 
     from core.backends.registry import get_embedder
-    from core.index.workspace import ensure_sample_workspace
+    from core.index.samples import ensure_sample_workspace
 
     samples = tmp_path / "samples"
     samples.mkdir()

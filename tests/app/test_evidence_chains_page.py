@@ -72,7 +72,7 @@ def test_custom_question_escapes_user_text(home: Path) -> None:
 
 def test_training_runs_are_plotted(home: Path) -> None:
     at = open_page()  # builds the demo workspace under home
-    from core.index.workspace import workspaces_root
+    from core.index.paths import workspaces_root
 
     run = workspaces_root() / "demo" / "reg" / "retriever"
     run.mkdir(parents=True)

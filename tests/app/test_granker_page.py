@@ -125,7 +125,8 @@ def test_custom_question_without_gold_and_user_text(home: Path) -> None:
 
 
 def _demo_graph():  # -> KnowledgeGraph
-    from core.index.workspace import Workspace, workspaces_root
+    from core.index.paths import workspaces_root
+    from core.index.workspace import Workspace
 
     return Workspace.open(workspaces_root() / "demo").graph
 

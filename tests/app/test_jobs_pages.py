@@ -26,12 +26,14 @@ RUN_TIMEOUT = 30
 def gate(home: Path, monkeypatch: pytest.MonkeyPatch):
     """Jobs go to the background at once; builds whose folder name contains a gated name wait for the
     returned event before embedding. Yields (event, names gated, list of gated builds started)."""
-    import core.index.workspace as W
+    import core.index.create
+    import core.index.indexing
+    import core.index.workspace
 
     monkeypatch.setenv("EGX_JOB_INLINE_WAIT", "0")
     monkeypatch.setenv("EGX_BUILD_ISOLATED", "0")  # the gate reaches into the build: keep it in this process
     event, names, started = threading.Event(), set(), []
-    orig = W.build_indexes
+    orig = core.index.indexing.build_indexes
 
     def gated(path, graph, embedder, *, progress=None, **kw):  # type: ignore[no-untyped-def]
         if any(n in Path(path).name for n in names):
@@ -41,7 +43,8 @@ def gate(home: Path, monkeypatch: pytest.MonkeyPatch):
             event.wait(60)
         return orig(path, graph, embedder, progress=progress, **kw)
 
-    monkeypatch.setattr(W, "build_indexes", gated)
+    for module in (core.index.create, core.index.workspace):  # a new build, and a re-index
+        monkeypatch.setattr(module, "build_indexes", gated)
     yield event, names, started
     event.set()
 

@@ -62,7 +62,7 @@ def _musique_run(home: Path, monkeypatch: pytest.MonkeyPatch, run: str) -> None:
     from core.backends.registry import get_embedder, get_llm
     from core.eval.datasets import load_questions
     from core.eval.runner import run_benchmark
-    from core.index.workspace import ensure_sample_workspace
+    from core.index.samples import ensure_sample_workspace
     from core.methods.base import Backends
 
     monkeypatch.setenv("EGX_HOME", str(home))

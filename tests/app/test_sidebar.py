@@ -77,7 +77,7 @@ def test_custom_embedder_name_from_the_environment(home: Path, monkeypatch: pyte
 def test_sidebar_names_the_graph_store(home: Path, falkordb_server) -> None:
     """A workspace whose graph lives in FalkorDB says so (URL, no password); the sample says 'in memory'."""
     from core.backends.registry import get_embedder
-    from core.index.workspace import create_workspace
+    from core.index.create import create_workspace
     from tests.conftest import SAMPLE_DATA
 
     url = falkordb_server.url("sidebar_demo")

@@ -10,7 +10,7 @@ import pytest
 
 from core.backends.registry import get_embedder, get_llm, get_reranker
 from core.errors import Cancelled
-from core.index.workspace import ensure_sample_workspace
+from core.index.samples import ensure_sample_workspace
 from core.jobs import JobManager
 from core.methods.base import Backends
 from core.methods.run import run_method

@@ -68,7 +68,7 @@ def test_unknown_workspace_lists_no_hidden_folders(tmp_path, capsys, monkeypatch
 
 
 def test_an_interrupted_commit_is_recovered_when_asked_by_name(tmp_path, capsys, monkeypatch):
-    from core.index.workspace import create_workspace
+    from core.index.create import create_workspace
 
     root = tmp_path / "home" / "workspaces"
     monkeypatch.setenv("EGX_HOME", str(tmp_path / "home"))

@@ -128,7 +128,7 @@ def test_bench_records_fallbacks_and_the_breaker_spares_later_questions(server, 
 def test_train_reg_refined_is_refused_when_every_llm_selection_fails(server, tmp_path, capsys, fault):
     server.reply(FAULTS[fault])
     from core.backends.embedders import HashingEmbedder
-    from core.index.workspace import ensure_sample_workspace
+    from core.index.samples import ensure_sample_workspace
 
     ws = ensure_sample_workspace("demo", HashingEmbedder(), root=tmp_path / "ws")
     assert main(["train-reg", "--workspace", str(ws.path), "--questions", str(_qa(tmp_path)), "--embedder",

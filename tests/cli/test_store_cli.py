@@ -65,7 +65,7 @@ def test_failed_build_writes_nothing_into_the_store(tmp_path, falkordb_server, m
     import pytest
     from falkordb import FalkorDB
 
-    import core.index.workspace as wsmod
+    import core.index.create as wsmod
     from core.backends.registry import get_embedder
 
     def fail(*a, **k):

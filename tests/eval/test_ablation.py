@@ -49,7 +49,7 @@ def test_ablate_bubblerag_on_demo_writes_one_table_and_resumes(tmp_path, capsys)
 
 def test_ablate_reg_skips_rows_without_a_model_and_says_how_to_train(tmp_path, capsys):
     from core.backends.embedders import HashingEmbedder
-    from core.index.workspace import ensure_sample_workspace
+    from core.index.samples import ensure_sample_workspace
 
     ws = ensure_sample_workspace("demo", HashingEmbedder(), root=tmp_path / "ws")
     qa = tmp_path / "qa.json"

@@ -17,7 +17,7 @@ from core.errors import ConfigError, InputFormatError
 from core.eval.datasets import load_questions_file, parse_questions
 from core.eval.runner import RESULTS, run_benchmark
 from core.fsio import path_lock
-from core.index.workspace import ensure_sample_workspace
+from core.index.samples import ensure_sample_workspace
 from core.methods.base import Backends
 from tests.conftest import ROOT
 

@@ -6,7 +6,7 @@ import pytest
 
 from core.errors import InputFormatError
 from core.eval.datasets import load_questions, parse_questions
-from core.index.workspace import ensure_sample_workspace
+from core.index.samples import ensure_sample_workspace
 
 
 def test_musique_gold_passages_all_match(tmp_path):

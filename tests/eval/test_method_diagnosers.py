@@ -11,7 +11,7 @@ from core.backends.embedders import HashingEmbedder
 from core.backends.llm import NoLLM
 from core.backends.rerankers import BiEncoderReranker
 from core.eval.diagnosis import Gold, diagnose
-from core.index.workspace import ensure_sample_workspace
+from core.index.samples import ensure_sample_workspace
 from core.methods.base import Backends
 from core.methods.bubblerag import BubbleConfig, run
 from core.methods.run import run_method

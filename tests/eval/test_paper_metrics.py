@@ -121,7 +121,7 @@ def test_bench_with_an_llm_judges_and_records_the_judge(tmp_path):
     from core.eval.paper_metrics import judge_prompts
     from core.eval.report import markdown_report, paper_rows, summarize
     from core.eval.runner import pairwise_judgements, run_benchmark
-    from core.index.workspace import ensure_sample_workspace
+    from core.index.samples import ensure_sample_workspace
     from core.methods.base import Backends
 
     emb = HashingEmbedder(dim=128)

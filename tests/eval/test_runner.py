@@ -13,7 +13,7 @@ from core.backends.rerankers import BiEncoderReranker
 from core.errors import ConfigError, UnknownNameError
 from core.eval.datasets import load_questions
 from core.eval.runner import RESULTS, load_report, read_records, run_benchmark, select_questions
-from core.index.workspace import ensure_sample_workspace
+from core.index.samples import ensure_sample_workspace
 from core.methods.base import Backends
 from core.methods.registry import registered
 from tests.fakes import TOY_METHOD

@@ -115,7 +115,7 @@ def test_add_synonym_edges_keeps_everything_and_adds_unsourced_edges():
 
 def test_workspace_synonym_option(tmp_path, monkeypatch):
     from core.backends.embedders import HashingEmbedder
-    from core.index.workspace import create_workspace
+    from core.index.create import create_workspace
 
     hashing = HashingEmbedder()
     monkeypatch.setenv("EGX_CACHE_DIR", str(tmp_path / "cache"))

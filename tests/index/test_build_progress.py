@@ -7,7 +7,7 @@ from itertools import pairwise
 from pathlib import Path
 
 from core.backends.registry import get_embedder
-from core.index.workspace import create_workspace
+from core.index.create import create_workspace
 
 
 def _triples(tmp_path: Path, n: int = 400) -> Path:

@@ -10,14 +10,11 @@ import pytest
 from core.backends.registry import get_embedder, get_extractor
 from core.errors import InputFormatError, WorkspaceError
 from core.graph.builder import extract_triples
+from core.index.create import create_workspace
+from core.index.listing import list_workspaces
+from core.index.samples import ensure_sample_workspace, sample_recipes
 from core.index.vector_index import VectorIndex
-from core.index.workspace import (
-    Workspace,
-    create_workspace,
-    ensure_sample_workspace,
-    list_workspaces,
-    sample_recipes,
-)
+from core.index.workspace import Workspace
 from tests.conftest import SAMPLE_DATA
 
 

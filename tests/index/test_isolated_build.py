@@ -97,7 +97,7 @@ def test_a_sample_builds_in_a_child_process_once(tmp_path):
 
 
 def test_a_reindex_in_a_child_process_and_a_killed_one_leaves_the_workspace_as_it_was(tmp_path):
-    from core.index.workspace import create_workspace
+    from core.index.create import create_workspace
 
     target = tmp_path / "ws" / "demo2"
     create_workspace(list(DEMO), target, name="demo2", embedder=None)  # the graph, no index yet

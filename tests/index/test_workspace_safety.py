@@ -16,14 +16,11 @@ import pytest
 
 from core.backends.registry import get_embedder
 from core.errors import EgxError, WorkspaceError
-from core.index.workspace import (
-    Workspace,
-    create_workspace,
-    ensure_sample_workspace,
-    list_workspaces,
-    recover,
-    workspace_names,
-)
+from core.index.commit import recover
+from core.index.create import create_workspace
+from core.index.listing import list_workspaces, workspace_names
+from core.index.samples import ensure_sample_workspace
+from core.index.workspace import Workspace
 from tests.conftest import ROOT, SAMPLE_DATA
 
 DEMO = [SAMPLE_DATA / "demo" / "corpus.json", SAMPLE_DATA / "demo" / "triples.csv"]
@@ -76,8 +73,9 @@ def test_overwrite_refuses_a_file_and_replaces_an_empty_folder(tmp_path):
 # ----------------------------------------------------------------------------- item 5a: kills
 KILL_BETWEEN_RENAMES = """
 import os, sys
-import core.index.workspace as W
-W.exchange = lambda a, b: False  # a file system without atomic exchange: the two-rename commit
+import core.index.commit as C
+import core.index.create as W
+C.exchange = lambda a, b: False  # a file system without atomic exchange: the two-rename commit
 real = os.rename
 def rename(a, b):
     real(a, b)
@@ -89,7 +87,7 @@ W.create_workspace([sys.argv[2]], sys.argv[1], overwrite=True)
 
 KILL_DURING_BUILD = """
 import os, sys
-import core.index.workspace as W
+import core.index.create as W
 def die(*a, **k):
     os._exit(137)
 W.save_graph = die  # killed while writing the new workspace
@@ -133,7 +131,7 @@ def test_a_killed_build_leaves_debris_that_the_next_open_removes(tmp_path):
 
 
 def test_recover_keeps_its_hands_off_while_a_build_holds_the_lock(tmp_path):
-    from core.index.workspace import workspace_lock
+    from core.index.commit import workspace_lock
 
     root = tmp_path / "workspaces"
     create_workspace(DEMO, root / "mine")
@@ -247,7 +245,7 @@ def test_threads_re_indexing_one_workspace_build_it_once(tmp_path, hashing):
 
 
 def test_five_sessions_opening_a_fresh_home_build_the_sample_once(tmp_path, hashing, monkeypatch):
-    import core.index.workspace as W
+    import core.index.samples as W
 
     calls: list[int] = []
     real = W.create_workspace
@@ -316,7 +314,7 @@ def test_a_damaged_sample_is_rebuilt_on_open(tmp_path, hashing):
 
 
 def test_a_sample_hint_names_the_sample(tmp_path, hashing):
-    from core.index.workspace import rebuild_hint
+    from core.index.graph_files import rebuild_hint
 
     ws = ensure_sample_workspace("demo", hashing, root=tmp_path)
     assert rebuild_hint(ws.path, ws.manifest) == "`egx index --sample demo --rebuild`"

@@ -9,7 +9,9 @@ import pytest
 from core.backends.embedders import HashingEmbedder
 from core.backends.llm import NoLLM
 from core.backends.rerankers import BiEncoderReranker
-from core.index.workspace import Workspace, create_workspace, ensure_sample_workspace
+from core.index.create import create_workspace
+from core.index.samples import ensure_sample_workspace
+from core.index.workspace import Workspace
 from core.methods.base import Backends
 from tests.methods.fastinsight.helpers import tiny_bert, write_corpus_graph
 

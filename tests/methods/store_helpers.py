@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from core.graph.falkor import FalkorStore
-from core.index.workspace import Workspace, ensure_sample_workspace
+from core.index.samples import ensure_sample_workspace
+from core.index.workspace import Workspace
 
 
 def no_whole_graph(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -41,7 +42,7 @@ def user_store_workspace(home: Path, server: Any, graph: str, emb: Any, *, name:
     ``name`` and moved into the FalkorDB graph ``graph`` of ``server`` (for the app's store tests)."""
     import json
 
-    from core.index.workspace import MANIFEST
+    from core.index.manifest import MANIFEST
 
     src = ensure_sample_workspace("demo", emb, root=home.parent / "built")
     dst = home / "workspaces" / name

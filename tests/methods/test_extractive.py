@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from core.backends.registry import get_embedder, get_llm, get_reranker
-from core.index.workspace import create_workspace, ensure_sample_workspace
+from core.index.create import create_workspace
+from core.index.samples import ensure_sample_workspace
 from core.methods.answering import describe_answer
 from core.methods.base import Backends
 from core.methods.extractive import (

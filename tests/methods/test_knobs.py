@@ -53,6 +53,6 @@ def test_a_range_wider_than_the_checks_is_caught() -> None:
         def checks(self):
             return [("k", self.k >= 1, "an integer >= 1")]
 
-    with pytest.raises(ConfigError, match="Loose.k = 0 is out of range"):
+    with pytest.raises(ConfigError, match=r"Loose\.k = 0 is out of range"):
         for v in _ends(Loose.knob_info("k").bounds, int):
             Loose.make(k=v)

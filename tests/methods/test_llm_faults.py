@@ -119,7 +119,7 @@ def test_unusable_answers_fall_back_to_the_extractive_answer(prepared, hashing, 
 
 def test_sgrag_rejects_a_refusal_as_its_answer(tmp_path, hashing):
     """On the paper's App. G example the query graph matches, so the answer step asks the LLM."""
-    from core.index.workspace import create_workspace
+    from core.index.create import create_workspace
     from tests.methods.sgrag.conftest import MAGNESIUM_TRIPLES, write_triples
     from tests.methods.sgrag.test_llm_stages import GRAPH
     from tests.methods.sgrag.test_llm_stages import QUESTION as MG_QUESTION

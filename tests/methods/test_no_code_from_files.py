@@ -68,7 +68,8 @@ def test_a_dominance_cache_of_the_wrong_shape_is_retrained(bridge_graph, tmp_pat
 @pytest.mark.slow
 def test_sgrag_run_records_the_rejected_cache_in_its_trace(tmp_path):
     from core.backends.registry import get_embedder, get_llm
-    from core.index.workspace import Workspace, create_workspace
+    from core.index.create import create_workspace
+    from core.index.workspace import Workspace
     from core.methods.base import Backends
     from core.methods.sgrag import pipeline
     from tests.conftest import SAMPLE_DATA
@@ -107,7 +108,7 @@ def test_reg_run_falls_back_visibly_on_a_rejected_retriever(tmp_path):
     import json
 
     from core.backends.registry import get_embedder, get_llm
-    from core.index.workspace import create_workspace
+    from core.index.create import create_workspace
     from core.methods.base import Backends
     from core.methods.reg.pipeline import run
     from core.methods.reg.retriever import FORMAT

@@ -15,7 +15,8 @@ import pytest
 from core.backends.embedders import HashingEmbedder
 from core.eval.datasets import load_questions
 from core.graph.falkor import FalkorStore
-from core.index.workspace import Workspace, ensure_sample_workspace
+from core.index.samples import ensure_sample_workspace
+from core.index.workspace import Workspace
 from core.methods.base import Backends
 from core.methods.reg.config import RegConfig
 from core.methods.reg.dde import dde_dim

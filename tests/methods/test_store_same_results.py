@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from core.eval.datasets import load_questions
-from core.index.workspace import Workspace, ensure_sample_workspace
+from core.index.samples import ensure_sample_workspace
+from core.index.workspace import Workspace
 from core.methods.base import Backends
 from core.methods.baselines.config import PPRConfig
 from core.methods.run import run_method

@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from core.methods.base import Check, MethodConfig
-from core.methods.base import Bounds
+from core.methods.base import Bounds, Check, MethodConfig
 from core.methods.base import knob as _f
 
 #: α presets for the query semantics of §3.4 ("Supporting Diverse Query Semantics").

@@ -18,7 +18,8 @@ from core.methods.fastinsight.store_graph import node_texts, open_node_graph
 
 if TYPE_CHECKING:
     from core.backends.base import Embedder
-    from core.index.workspace import CachedVectors, Progress, TextPages, Workspace
+    from core.index.indexing import Progress, TextPages
+    from core.index.workspace import CachedVectors, Workspace
     from core.methods.fastinsight.config import FastInsightConfig
 
 

@@ -223,7 +223,7 @@ class StoreNodeGraph(KGNodeGraph):
 
 class StoreNodeTexts:
     """Every node text ``c_n`` of a store, page by page in node order: what the first use embeds
-    (:class:`~core.index.workspace.TextPages`)."""
+    (:class:`~core.index.indexing.TextPages`)."""
 
     def __init__(self, store: GraphStore, *, max_chars: int = NODE_TEXT_CHARS) -> None:
         self.store, self.max_chars = store, int(max_chars)

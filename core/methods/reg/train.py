@@ -244,7 +244,7 @@ def train_reg(workspace: Any, questions: str | Path, *, backends: Any, cfg: Trai
     """
     import json
 
-    from core.index.workspace import atomic_write_json
+    from core.fsio import atomic_write_json
     from core.methods.reg.retriever import default_model_dir
     from core.methods.reg.supervision import build_supervision, load_qa
 

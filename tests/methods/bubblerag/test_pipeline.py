@@ -138,7 +138,7 @@ def test_broken_llm_output_takes_visible_fallbacks(demo, minilm):
 
 
 def test_empty_question_is_rejected(tmp_path):
-    from core.index.workspace import ensure_sample_workspace as ensure
+    from core.index.samples import ensure_sample_workspace as ensure
 
     emb = get_embedder("hashing")
     with pytest.raises(QueryError, match="The question is empty"):

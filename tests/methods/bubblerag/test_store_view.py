@@ -20,7 +20,8 @@ from core.graph.falkor import FalkorStore
 from core.graph.model import KnowledgeGraph
 from core.graph.store import MemoryStore
 from core.graph.view import StoreGraphView
-from core.index.workspace import Workspace, ensure_sample_workspace
+from core.index.samples import ensure_sample_workspace
+from core.index.workspace import Workspace
 from core.methods.bubblerag import BubbleConfig, run
 from core.methods.bubblerag.reasoning import reasoning_expansion
 from tests.fakes import ScriptedLLM

@@ -7,7 +7,7 @@ from __future__ import annotations
 from core.backends.embedders import HashingEmbedder
 from core.backends.llm import NoLLM
 from core.graph.synonyms import SYNONYM_RELATION
-from core.index.workspace import create_workspace
+from core.index.create import create_workspace
 from core.methods.base import Backends
 from core.methods.bubblerag import run
 

@@ -20,7 +20,8 @@ from core.errors import ConfigError, EmptyGraphError
 from core.eval.datasets import load_questions
 from core.eval.metrics import round_metrics
 from core.eval.runner import topological_metrics
-from core.index.workspace import Workspace, ensure_sample_workspace
+from core.index.samples import ensure_sample_workspace
+from core.index.workspace import Workspace
 from core.methods.base import Backends, Gold
 from core.methods.fastinsight import METHOD, FastInsightConfig, passage_graph, run
 from core.methods.fastinsight.node_graph import (
@@ -155,7 +156,7 @@ def test_kg_without_nodes_falls_back_to_passages_visibly(tmp_path, backends):
     from types import SimpleNamespace
 
     from core.graph.model import GraphBuilder
-    from core.index.workspace import create_workspace
+    from core.index.create import create_workspace
     from core.methods.fastinsight.pipeline import _searches_nodes
 
     src = tmp_path / "triples.csv"

@@ -21,7 +21,8 @@ from core.graph.falkor import FalkorStore, load_graph_into
 from core.graph.model import GraphBuilder
 from core.graph.store import MemoryStore, parse_store_url
 from core.graph.view import StoreGraphView
-from core.index.workspace import Workspace, ensure_sample_workspace
+from core.index.samples import ensure_sample_workspace
+from core.index.workspace import Workspace
 from core.methods.base import Backends
 from core.methods.fastinsight import FastInsightConfig
 from core.methods.fastinsight.node_graph import node_graph

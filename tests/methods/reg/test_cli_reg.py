@@ -8,7 +8,7 @@ import pytest
 
 from core.backends.embedders import HashingEmbedder
 from core.cli import main
-from core.index.workspace import ensure_sample_workspace
+from core.index.samples import ensure_sample_workspace
 
 
 @pytest.fixture

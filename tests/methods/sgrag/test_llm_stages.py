@@ -9,7 +9,8 @@ import pytest
 
 from core.backends.base import LLMResponse
 from core.backends.embedders import HashingEmbedder
-from core.index.workspace import Workspace, create_workspace
+from core.index.create import create_workspace
+from core.index.workspace import Workspace
 from core.methods.base import Backends
 from core.methods.sgrag import run
 from tests.fakes import ScriptedLLM

@@ -9,7 +9,8 @@ import pytest
 from core.backends.embedders import HashingEmbedder
 from core.backends.llm import NoLLM
 from core.errors import ConfigError, QueryError
-from core.index.workspace import Workspace, create_workspace
+from core.index.create import create_workspace
+from core.index.workspace import Workspace
 from core.methods.base import Backends, MethodResult
 from core.methods.registry import get_method
 from core.methods.sgrag import SGRAGConfig, bridge_star, run
