@@ -1,4 +1,4 @@
-"""The papers' ablation rows (issue 17, item 7) run through the benchmark runner: ``egx ablate``.
+"""The papers' ablation rows run through the benchmark runner: ``egx ablate``.
 
 Each row is one method with one configuration change, named as the paper names it:
 
@@ -6,7 +6,7 @@ Each row is one method with one configuration change, named as the paper names i
 method         rows
 =============  ==========================================================================================
 bubblerag      full; w/o anchor specialization, w/o schema relaxation, w/o CEG ranking (§4.3, Table 3);
-               w/o reasoning-aware expansion (d = 0, §3.5; issue 17)
+               w/o reasoning-aware expansion (d = 0, §3.5)
 fastinsight    full; w/o GRanker (α = 0: plain reranking, §3.3); w/o STeX's structural score (β = 0:
                expansion by similarity only, §3.4)
 reg            weak vs refined supervision (§4.1, Table 5), each with evidence chains vs raw triples (§4.2);
