@@ -1,4 +1,4 @@
-"""Safe file-system primitives shared by the whole engine (issue 12).
+"""Safe file-system primitives shared by the whole engine.
 
 * **Atomic writes** — :func:`atomic_write_bytes` / :func:`atomic_write_text` / :func:`atomic_write_json`
   and, for libraries that write by file name (FAISS, torch), :func:`atomic_path`. The data goes to a

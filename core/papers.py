@@ -1,5 +1,5 @@
 """The four papers this project implements: one citation each, used by the Home page, every method page
-and anything else that names a paper (issue 16, item 7).
+and anything else that names a paper, so no page cites a paper by a bare file name.
 
 Titles and authors are as printed in the papers (``../shared/papers/``); venues and arXiv ids are those
 of the papers' public records (arXiv abstract pages; the ACL Anthology for SG-RAG). A method names its

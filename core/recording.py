@@ -1,4 +1,4 @@
-"""Record real-LLM runs of the sample questions into a shipped bundle (issue 18, item 2).
+"""Record real-LLM runs of the sample questions into a shipped bundle, replayed without an LLM.
 
 ``egx record`` (``make record-llm``) runs each question × method with a live LLM (by default the
 local Qwen2.5-Coder-1.5B-Instruct Q4_K_M), journals every LLM request and its outcome

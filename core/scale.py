@@ -1,4 +1,4 @@
-"""Ray for the heavy batch work (issue 19, item 5): ``egx index --ray`` and ``egx bench --ray``.
+"""Ray for the heavy batch work (indexing and benchmarks on a cluster): ``egx index --ray`` and ``egx bench --ray``.
 
 The one module that imports Ray (an optional extra: ``pip install '.[scale]'``), and only inside its
 functions, so ``import core`` and the default install never pull it in.

@@ -45,7 +45,7 @@ _HONORIFIC = re.compile(r"^(?P<word>[A-Za-z]+)\.?\s+(?=\S)")
 
 def canonical_entity(name: str, *, drop_article: bool = True) -> str:
     """The canonical spelling of an *extracted* entity name: what every triple extractor's output
-    merges under (issue 15), with the case kept for display.
+    merges under, so one entity spelled two ways is one node, with the case kept for display.
 
     Whitespace collapsed, then, in order: a trailing disambiguation in parentheses of at most four
     words dropped ("David Bradley (director)" → "David Bradley"), a possessive dropped

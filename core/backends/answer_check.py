@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from core.backends.llm_errors import _looks_like_html, _short
 from core.backends.llm_json import _FENCE
 
-# --- is a text answer usable? (issue 12, item 7) ---------------------------------------------------
+# --- is a text answer usable? (a refusal or garbage is never the answer) ---------------------------
 
 _NEG = (r"(?:can'?t|cannot|can not|won'?t|will not|am unable|'m unable|am not able|'m not able|must decline|"
         r"do not feel|don'?t feel|am not (?:allowed|permitted)|'m not (?:allowed|permitted))")

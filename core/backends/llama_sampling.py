@@ -105,7 +105,7 @@ def install(llama: Any) -> None:
 
 
 def install_lookup(llama: Any, num_pred_tokens: int, max_ngram_size: int = 3) -> None:
-    """Prompt-lookup decoding (issue 29 item 4) on ``llama`` without llama-cpp-python's ``logits_all``.
+    """Prompt-lookup decoding (faster local runs) on ``llama`` without llama-cpp-python's ``logits_all``.
 
     The reply's next tokens are guessed by finding its last ``max_ngram_size`` tokens earlier in the prompt
     or reply and copying the ``num_pred_tokens`` that followed (``LlamaPromptLookupDecoding``); the model

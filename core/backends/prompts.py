@@ -10,7 +10,7 @@ from typing import Any
 
 # --- OpenIE triple extraction (BubbleRAG §3.1 step 2; HippoRAG-style OpenIE) -------------------
 
-TRIPLES_VERSION = "openie-v2"  # v2: the example passage is about made-up entities (issue 17)
+TRIPLES_VERSION = "openie-v2"  # v2: the example passage is about made-up entities, so it primes no answer
 
 TRIPLES_SYSTEM = (
     "You extract knowledge-graph triples from text (open information extraction). "

@@ -127,7 +127,7 @@ def get_reranker(name: str = DEFAULT_RERANKER, *, embedder: Embedder | None = No
 
         return BundledCrossEncoder(**kw)
     if name == "biencoder":
-        if embedder is None:  # never a default embedder: a run loads only the models it names (issue 28)
+        if embedder is None:  # never a default embedder: a run loads only the models it names
             raise BackendError("The reranker 'biencoder' scores passages with the run's own embedder, and none was "
                                "given. Pass it: get_reranker('biencoder', embedder=<the run's embedder>).")
         return rerankers.BiEncoderReranker(embedder)
@@ -233,7 +233,7 @@ def get_extractor(name: str, *, llm: LLM | None = None) -> TripleExtractor:
 
 
 def default_extractor(llm: LLM) -> TripleExtractor:
-    """The extractor to use with ``llm``: LLM OpenIE when it is available, else ``spacy`` (issue 15)."""
+    """The extractor to use with ``llm``: LLM OpenIE when it is available, else ``spacy``."""
     return get_extractor("llm" if llm.available else "spacy", llm=llm)
 
 

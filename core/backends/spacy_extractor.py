@@ -1,4 +1,4 @@
-"""LLM-free OpenIE with spaCy: named entities, noun chunks and dependency relations (issue 15).
+"""LLM-free OpenIE with spaCy: named entities, noun chunks and dependency relations.
 
 :class:`SpacyExtractor` is the ``spacy`` :class:`~core.backends.base.TripleExtractor` and the
 default when no LLM is configured. It reads the English pipeline ``en_core_web_sm`` 3.8.0 from the
@@ -464,7 +464,7 @@ class _Piece:
 
 # ------------------------------------------------------------------------------ the extractor
 class SpacyExtractor:
-    """OpenIE-style triples from spaCy's NER and dependency parse, without an LLM (issue 15).
+    """OpenIE-style triples from spaCy's NER and dependency parse, without an LLM.
 
     See the module docstring for what is extracted. Deterministic: the output depends only on the
     passage text and the pinned model.

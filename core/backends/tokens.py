@@ -6,7 +6,7 @@
   offline): BERT's uncased WordPiece tokenizer shipped with the engine (:mod:`core.backends.wordpiece`:
   the vocabulary and rules of all-MiniLM-L6-v2's ``tokenizer.json``, so the counts are the ones that
   tokenizer gives) — deterministic, offline, and needing no model package, so a run loads only the
-  models it names (issue 28). It is *not* the answering model's tokenizer; ratios between prompts are
+  models it names. It is *not* the answering model's tokenizer; ratios between prompts are
   what it is good for, and the trace names it.
 
 Counts are of the message contents (system + user); chat-template overhead is the same for every

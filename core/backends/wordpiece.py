@@ -1,4 +1,4 @@
-"""The offline WordPiece token counter, shipped with the engine (issue 28, item 5).
+"""The offline WordPiece token counter, shipped with the engine, so counting tokens loads no model.
 
 Token counts that no answering model's tokenizer can give (``none`` mode, an OpenAI-compatible endpoint)
 are counted with BERT's uncased WordPiece tokenizer: ReG's evidence-format token savings, SG-RAG's

@@ -1,6 +1,6 @@
 """A hand-written lexicon of natural phrasings for FB15k-237 relations (non-template ERQA questions).
 
-Issue 17, item 7: the template ERQA questions (:mod:`core.eval.erqa`) quote the KG's names and relation
+The template ERQA questions (:mod:`core.eval.erqa`) quote the KG's names and relation
 labels verbatim. The paraphrased questions of :mod:`core.eval.erqa_paraphrase` are worded from this
 lexicon instead: for each covered Freebase relation ``/domain/type/property``, how to say "the answer
 X stands in this relation to entity e" in English, once for X on the *head* side (``X -[r]-> e``) and

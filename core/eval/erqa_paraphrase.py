@@ -1,5 +1,5 @@
 """Non-template ERQA-style questions: paraphrased multi-constraint questions with answer *sets*
-(issue 17, item 7; a check of SG-RAG §5 beyond its own ERQA construction).
+(a check of SG-RAG §5 beyond its own ERQA construction).
 
 SG-RAG's ERQA questions (sg_rag.txt §5.1, App. G; :mod:`core.eval.erqa`) are built so that the
 hidden star is the one node adjacent to every constraint, and in ``none`` mode their text quotes the

@@ -1,4 +1,4 @@
-"""The papers' own answer metrics (issue 17, item 6), next to our retrieval metrics.
+"""The papers' own answer metrics, next to our retrieval metrics.
 
 Set metrics (no LLM needed; computed from every benchmark record with gold answers):
 

@@ -1,4 +1,4 @@
-"""The benchmark runner behind ``egx bench`` and the Benchmark page (issue 6).
+"""The benchmark runner behind ``egx bench`` and the Benchmark page.
 
 Every registered method (``core.methods.registry.METHODS``) is run on every question, in one
 process, with the same backends. For each question × method one JSON line is appended to

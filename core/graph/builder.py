@@ -228,7 +228,7 @@ class PassageTriples:
 def sample_passage_triples(graph: KnowledgeGraph, *, passages: int = 3, per_passage: int = 15,
                            seed: int = 0) -> list[PassageTriples]:
     """A reproducible sample of passages with the triples extracted from them, so a person can judge
-    an extractor's KG against the text it came from (issue 15).
+    an extractor's KG against the text it came from.
 
     Parameters
     ----------

@@ -14,7 +14,7 @@ CHUNK_CHARS = 1200
 #: a corpus passage longer than this is split into chunks of :data:`CHUNK_CHARS` before any extractor or
 #: embedder sees it. Benchmark corpora's passages are their retrieval (and gold) unit and stay whole: the
 #: longest MuSiQue passage has 1,909 characters, HotpotQA's and 2Wiki's are shorter; a 10 MB "passage" is not
-#: one, and read whole it took the server past 4 GB in spaCy (issue 30)
+#: one, and read whole it took the server past 4 GB in spaCy
 PASSAGE_SPLIT_CHARS = 4 * CHUNK_CHARS
 
 

@@ -492,7 +492,7 @@ def load_graph_into(graph: KnowledgeGraph, url: StoreURL, *, overwrite: bool = F
         Replace an existing graph of that name that egx wrote for the same ``owner`` (a graph egx did not
         write, or wrote for another workspace, is never replaced).
     owner
-        The workspace folder the graph belongs to, recorded in its ``EgxMeta`` (issue 30: two workspaces
+        The workspace folder the graph belongs to, recorded in its ``EgxMeta`` (two workspaces
         naming one store graph must not replace each other's).
     batch
         Rows per ``UNWIND`` query.

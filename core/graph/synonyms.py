@@ -1,4 +1,4 @@
-"""HippoRAG's synonymy edges as part of a workspace's graph (HippoRAG §3.1; issue 15).
+"""HippoRAG's synonymy edges as part of a workspace's graph (HippoRAG §3.1).
 
 HippoRAG adds an edge between two entity phrases whose retrieval-encoder embeddings have cosine
 at least 0.8, so aliases that OpenIE (or spaCy) spelled differently ("Frederick Barbarossa",
@@ -79,10 +79,10 @@ def synonym_edges_walked(graph: GraphLike, edges: Sequence[int], *,
                          stored: bool | None = None) -> dict[str, object] | None:
     """What a trace step says about the stored synonymy edges among ``edges`` (the edges a method's
     evidence used): ``{"walked": n, "edges": [...]}``, or ``None`` when the graph stores none and
-    none was walked (so a workspace without synonym edges shows no such step). Issue 15: a reader
+    none was walked (so a workspace without synonym edges shows no such step). The step is there so a reader
     sees where an alias, not a relation, joined two entities.
 
-    ``graph`` may be a region of a graph store (issue 19): ``stored`` then says whether the whole
+    ``graph`` may be a region of a graph store (never read whole): ``stored`` then says whether the whole
     graph stores synonym edges (the workspace manifest knows), instead of scanning ``graph``.
     """
     walked = [int(e) for e in edges if graph.edge_relation[int(e)] == SYNONYM_RELATION]

@@ -1,4 +1,4 @@
-"""A read-through view of a graph store, for one question (issue 19).
+"""A read-through view of a graph store, for one question, so a store's graph is never loaded whole.
 
 :class:`StoreGraphView` answers the parts of :class:`~core.graph.model.KnowledgeGraph` that a
 method's per-question stages read (names, edge endpoints and relations, enriched edge texts,

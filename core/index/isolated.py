@@ -1,4 +1,4 @@
-"""Workspace builds in a child process with a memory cap and a time cap (issue 30, item 1).
+"""Workspace builds in a child process with a memory cap and a time cap.
 
 A build started from the app (an upload, a sample, a re-index) used to run in the server's own process:
 one hostile upload (a single 10 MB passage) took the server from 71 MB to 4.1 GB, and every user with it.

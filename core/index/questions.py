@@ -205,7 +205,7 @@ def load_questions(workspace: Workspace) -> list[Question]:
 
 class ChunkTable:
     """What matching questions reads of a graph: its chunks (``chunks``, in row order) and
-    ``chunk_index`` (id → row). For a workspace whose graph lives in a graph store (issue 19) it is
+    ``chunk_index`` (id → row). For a workspace whose graph lives in a graph store (never read whole) it is
     read from the store's chunk rows, page by page, without reading a node or an edge."""
 
     def __init__(self, chunks: tuple[Chunk, ...]) -> None:

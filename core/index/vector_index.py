@@ -128,7 +128,7 @@ class VectorIndex:
         if k <= 0:
             return np.zeros((len(q), 0), np.float32), np.zeros((len(q), 0), np.int64)
         # FAISS's float32 scores depend on its kernel, and so on the thread count: the same question got
-        # other candidates in a one-thread Ray actor than in this process (a near-tie flipped, issue 19).
+        # other candidates in a one-thread Ray actor than in this process (a near-tie flipped).
         # So FAISS only proposes: the search is widened until every row's k-th score clears the next
         # one by more than FAISS's rounding (TIE_EPS), the proposals are scored again exactly (float64
         # sums without BLAS, rounded to float32), and each row is ordered by (score desc, id asc) and

@@ -11,7 +11,7 @@
   (:func:`core.backends.llm.check_answer`) — the extractive answer replaces it, the result keeps
   the rejected text in ``Answer.rejected`` and the trace step says why.
 
-Evidence format (ReG §4.2; issue 8): with ``evidence_format="triples"`` the prompt holds the KG
+Evidence format (ReG §4.2): with ``evidence_format="triples"`` the prompt holds the KG
 triples extracted from those passages as an unordered list, with ``"chains"`` the same triples
 reorganized into ReG evidence chains. The caller hands that evidence over (ReG's
 :func:`core.methods.evidence.formats.passage_evidence` builds it for a passage method); whenever it is
@@ -86,7 +86,7 @@ def answer_flags(text: str) -> tuple[str, ...]:
     """Why an LLM answer should not be taken at face value (none when it can): it addresses the system
     ("ignore all previous instructions": a prompt injection the evidence carried, or a tampered server),
     carries markup or links (shown escaped, never rendered, but no answer needs them). Shown next to the
-    answer (issue 30); the answer itself is kept, so the user sees what the model said.
+    answer; the answer itself is kept, so the user sees what the model said.
 
     >>> answer_flags("Hugo Weaving")
     ()
@@ -238,7 +238,7 @@ def record_answer(trace: Trace, query: str, passages: Sequence[tuple[str, str, s
 
 @dataclass(frozen=True)
 class AnswerNote:
-    """How a result's answer was made, in words a page or the CLI shows next to it (issue 16)."""
+    """How a result's answer was made, in words a page or the CLI shows next to it."""
 
     kind: str  #: "llm", "extractive", "heuristic" (SG-RAG's UNK binding without an LLM), "early exit" or "none"
     label: str  #: e.g. "Extractive answer (no LLM)"

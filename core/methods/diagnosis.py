@@ -1,5 +1,5 @@
-"""What every method's failure diagnoser shares (issue 6: "each method declares its stages; the
-diagnosis reads the traces, it does not re-guess").
+"""What every method's failure diagnoser shares: each method declares its stages; the
+diagnosis reads the traces, it does not re-guess.
 
 A method declares the stages it can lose evidence at (:class:`~core.methods.base.StageDecl`, in
 pipeline order) and a diagnoser ``(result, workspace, gold, *, cut) -> Diagnosis`` on its
@@ -15,7 +15,7 @@ Answers are judged (:func:`judge_answer`, EM / F1) only when the method's answer
 LLM and the question has gold answers: in ``none`` mode the answer is an extracted sentence, which is
 never an exact answer. Such a sentence is checked by *containment* instead (:func:`extract_contains`):
 once every gold passage is retrieved, a sentence that holds no gold answer is ``answer_wrong`` — a
-wrong extractive answer never gets the green ``ok`` (issue 16) — while retrieval verdicts, which come
+wrong extractive answer never gets the green ``ok`` — while retrieval verdicts, which come
 first, stay visible in ``none`` mode.
 """
 

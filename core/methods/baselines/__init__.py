@@ -7,7 +7,7 @@ config         DenseConfig, RerankConfig, PPRConfig
 dense          dense passage retrieval, NaiveRAG (FastInsight §4.1.1 "Vector Search")
 rerank         retrieve-then-rerank, Re2 (FastInsight §3.1.3 Example 3, §4.1.1)
 ppr            HippoRAG-style personalized PageRank (HippoRAG §3.2)
-diagnosis      where each lost the gold evidence (issue 6)
+diagnosis      where each lost the gold evidence
 =============  ===========================================================================
 
 Each of ``dense``, ``rerank`` and ``ppr`` is the pipeline of one method — ``run(query, workspace, *,

@@ -63,7 +63,7 @@ class PPRConfig(MethodConfig):
                 "or the same triples as ReG evidence chains. Token counts of every format are recorded."})
     region_hops: int | None = field(default=None, metadata={
         "help": "Run PPR on the region within this many hops of the seed entities instead of the whole graph "
-                "(issue 19). Empty: the whole graph for an in-memory workspace, 3 hops for a graph store "
+                "Empty: the whole graph for an in-memory workspace, 3 hops for a graph store "
                 "(FalkorDB), where the whole graph is not in this process."})
     region_max_nodes: int = field(default=50_000, metadata={
         "help": "Node cap of the PPR region: hop layers stop before the region passes this many nodes."})

@@ -54,7 +54,7 @@ def run(query: str, workspace: Workspace, *, config: DenseConfig | None = None, 
     if not isinstance(cfg, DenseConfig):
         raise ConfigError(f"dense takes a DenseConfig, got {type(cfg).__name__}.")
     check_query(query)
-    source = PassageSource(workspace)  # the graph in memory, or row reads from a graph store (issue 19)
+    source = PassageSource(workspace)  # the graph in memory, or row reads from a graph store (never loaded whole)
     if source.n_chunks == 0:
         raise EmptyGraphError(f"Workspace {workspace.name!r} has no passages to retrieve; upload a corpus.")
     trace = Trace("dense", query, workspace.name, config=asdict(cfg), backends=backends.names())

@@ -1,4 +1,4 @@
-"""Where the baselines lost the gold evidence (issue 6 failure diagnosis; contract in
+"""Where the baselines lost the gold evidence (failure diagnosis; contract in
 :mod:`core.methods.diagnosis`).
 
 * **dense** — ``not_in_graph`` (the gold passage is not a chunk of the workspace, so not in the

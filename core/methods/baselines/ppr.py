@@ -27,7 +27,7 @@ FastInsight authors' adaptation of HippoRAG 2 to corpus graphs, the seeds are th
 ``corpus_seeds`` passages most similar to the question (weighted by their cosine, clipped at 0)
 and PPR runs on the reference graph; a passage's score is its own PPR probability.
 
-On a **graph store** (FalkorDB, issue 19) the whole graph is not in this process: PPR then runs on
+On a **graph store** (FalkorDB) the whole graph is not in this process: PPR then runs on
 the region within ``region_hops`` (default 3) hops of the seed entities, capped at
 ``region_max_nodes`` nodes, read from the store — the trace's ``ppr_region`` step says so, and
 ``benchmarks/ppr_region_recall.py`` measures the recall this costs against whole-graph PPR. The same
@@ -197,7 +197,7 @@ def query_entities(query: str, backends: Backends) -> tuple[list[str], str, dict
     question does not write is a guess (of an answer) and one the question writes with no capital
     letter or digit ("country", "the author", "bomb") is a kind, not a named entity (HippoRAG's NER asks
     for named entities; a 1.5B model adds the question's nouns, which link to generic nodes of an OpenIE
-    graph and took the walk there: issue 29): both are dropped, and the trace names the kinds.
+    graph and took the walk there): both are dropped, and the trace names the kinds.
     """
     tokens = {"prompt": 0, "completion": 0}
     how = ""
@@ -447,7 +447,7 @@ def _node_names(graph: GraphLike, nodes: list[int]) -> list[str]:
 
 def _synonyms_walked(workspace: Workspace, graph: GraphLike, backends: Backends, seeds: list[SeedLink],
                      top: list[int], threshold: float, per_seed: int = 8) -> list[dict[str, object]]:
-    """The synonymy edges that carried the walk (issue 15): those leaving a seed node (the walk
+    """The synonymy edges that carried the walk: those leaving a seed node (the walk
     restarts there) and those joining two of the top-scored nodes (``top``: graph node indices),
     with their cosine."""
     vecs = workspace.index("nodes", backends.embedder).vectors

@@ -61,7 +61,7 @@ def run(query: str, workspace: Workspace, *, config: RerankConfig | None = None,
     if not isinstance(cfg, RerankConfig):
         raise ConfigError(f"rerank takes a RerankConfig, got {type(cfg).__name__}.")
     check_query(query)
-    source = PassageSource(workspace)  # the graph in memory, or row reads from a graph store (issue 19)
+    source = PassageSource(workspace)  # the graph in memory, or row reads from a graph store (never loaded whole)
     if source.n_chunks == 0:
         raise EmptyGraphError(f"Workspace {workspace.name!r} has no passages to retrieve; upload a corpus.")
     reranker, fallback = resolve_reranker(backends)

@@ -18,7 +18,7 @@ of the best CEG that contains it. Two orders are offered (``chunk_ranking``):
 * ``"interleave"`` (ours: "+dense fill") — the list alternates between the next chunk by support
   and the next by cosine to the query among the evidence chunks *and* the pre-retrieved chunks of
   §3.2, skipping repeats, so up to half of the context is dense retrieval. It was the default
-  before issue 17; its measured delta over the paper's context is in ``benchmarks/README.md``.
+  once; its measured delta over the paper's context is in ``benchmarks/README.md``.
 
 At most ``max_chunks`` (15, §4.1) are kept either way.
 
@@ -31,7 +31,7 @@ evidence graph's triples as the candidate sentences instead ("Ermengarde of Tour
 (:func:`core.backends.llm.check_answer`): the rejected text is kept in ``Answer.rejected`` and the
 trace step's fallback says why.
 
-Evidence format (ReG §4.2, issue 8): ``evidence_format="triples"`` is the paper's prompt (G_final
+Evidence format (ReG §4.2): ``evidence_format="triples"`` is the paper's prompt (G_final
 serialized as a triple list + passages); ``"chains"`` replaces the triple list with the same triples
 reorganized into ReG evidence chains; ``"passages"`` drops the skeleton. The passages are the same in
 all three, and the answer step records the token counts of every variant.

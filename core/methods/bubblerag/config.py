@@ -65,7 +65,7 @@ class BubbleConfig(MethodConfig):
                    "ordered by how much of the evidence graph cites them (the order is ours; §3.6 does not rank "
                    "them). 'interleave' (ours: +dense fill) alternates that order with query similarity over the "
                    "evidence AND the pre-retrieved chunks, so up to half of the chunks are dense retrieval "
-                   "(measured delta: benchmarks/README.md, issue 17).")
+                   "(measured delta: benchmarks/README.md).")
     fill_with_preview: bool = _f(False, "Ours (+dense fill), with chunk_ranking='support': if the evidence graph cites "
                                         "fewer than max_chunks chunks, fill the remaining slots with pre-retrieved "
                                         "chunks (marked 'preview'). Off = the paper's context (§3.6).")

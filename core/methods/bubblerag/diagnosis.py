@@ -1,4 +1,4 @@
-"""Where BubbleRAG lost the gold evidence (issue 6 failure diagnosis; contract in
+"""Where BubbleRAG lost the gold evidence (failure diagnosis; contract in
 :mod:`core.methods.diagnosis`).
 
 Read from the :class:`~core.methods.bubblerag.pipeline.BubbleResult` only (no stage is re-run).

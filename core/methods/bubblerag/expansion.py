@@ -240,7 +240,7 @@ class _Search:
     def _queue(self) -> tuple[int, tuple[tuple[int, int, float], ...]]:
         """The live queue entries (lazy deletion leaves stale ones in the heap: a label improved since, or
         a node its group already settled): how many, and the 5 cheapest as (global node, group, cost).
-        Counting the heap itself said "72 entries" above an empty head (issue 16, item 7)."""
+        Counting the heap itself said "72 entries" above an empty head."""
         live = [(c, s, g, v) for c, s, g, v in self.heap if c <= self.cost[g][v] and not self.done[g][v]]
         return len(live), tuple((self.gnode[v], g, round(c, 6)) for c, _, g, v in heapq.nsmallest(5, live))
 

@@ -194,12 +194,12 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
 
 
 def _trace_synonym_edges(trace: Trace, graph: GraphLike, edges: tuple[int, ...], *, stored: bool | None) -> None:
-    """Record which stored HippoRAG synonymy edges the evidence graph walked (issue 15); ``stored``:
+    """Record which stored HippoRAG synonymy edges the evidence graph walked; ``stored``:
     whether the graph stores any (None: scan ``graph``, which must then be in memory)."""
     from core.graph.synonyms import synonym_edges_walked
 
     data = synonym_edges_walked(graph, edges, stored=stored)
     if data is not None:
         trace.add("synonym_edges", "Synonym edges in the evidence graph", data,
-                  section="HippoRAG §3.1 (synonymy edges, issue 15)")
+                  section="HippoRAG §3.1 (synonymy edges)")
 

@@ -8,7 +8,7 @@ module                   paper
 ``granker``              §3.3 GRanker, Algorithm 2 (``O_gm``)
 ``stex``                 §3.4 STeX, Algorithm 3 (``O_vgs``)
 ``loop``                 §3.2 the FastInsight loop, Algorithm 1 (``O_vs → (O_gm, O_vgs)*``)
-``diagnosis``            where a question's gold passages were lost (issue 6)
+``diagnosis``            where a question's gold passages were lost
 ``views``                display-ready views of a run for the GRanker page
 =======================  =====================================================================
 

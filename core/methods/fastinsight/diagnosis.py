@@ -1,4 +1,4 @@
-"""Where FastInsight lost the gold evidence (issue 6 failure diagnosis; contract in
+"""Where FastInsight lost the gold evidence (failure diagnosis; contract in
 :mod:`core.methods.diagnosis`).
 
 Read from the :class:`~core.methods.fastinsight.FastInsightRun` (its final ``N_ret`` and rounds).

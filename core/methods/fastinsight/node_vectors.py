@@ -1,6 +1,6 @@
 """FastInsight's node vectors ``V`` on a KG workspace (FastInsight §3.1.1 on KG nodes, §4.2.2): embedded
 once per workspace, embedder and node-text cap, kept in the workspace's vector cache, in memory or from a
-graph store's node texts read page by page (issue 19).
+graph store's node texts read page by page (a store's graph is never read whole).
 
 Kept apart from :mod:`~core.methods.fastinsight.node_graph` (the node graph itself) and
 :mod:`~core.methods.fastinsight.store_graph` (its graph-store form), which both feed it.

@@ -1,4 +1,4 @@
-"""FastInsight's KG-node graph read from a graph store, item by item (issue 19; FastInsight §4.2.2).
+"""FastInsight's KG-node graph read from a graph store, item by item (FastInsight §4.2.2).
 
 On a workspace whose KG lives in FalkorDB, :func:`~core.methods.fastinsight.node_graph.node_graph`
 would read every node, edge and chunk into the process. FastInsight does not need that: after the

@@ -12,7 +12,7 @@ module              paper
 ``train``           App. E training loop with held-out splits and curves
 ``pipeline``        the ``reg`` method: score the neighbourhood, keep top-K, reorganize, answer
 ``config``          RegConfig (the method's knobs) and TrainConfig (ReG@Triple training)
-``diagnosis``       where a question's gold evidence was lost (issue 6)
+``diagnosis``       where a question's gold evidence was lost
 ==================  ==========================================================================
 
 ReG's structure-aware reorganization (§4.2, D.4), its evidence formats and the entity linking are

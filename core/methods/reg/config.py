@@ -15,7 +15,7 @@ class RegConfig(MethodConfig):
 
     hops: int = _f(3, "Neighbourhood: triples within this many undirected hops of the linked query entities are "
                       "scored (SubgraphRAG / ReG score every triple of the question's subgraph; ours is h-hop).")
-    region_max_nodes: int = _f(50_000, "Graph-store workspaces only (issue 19): the region of the query entities "
+    region_max_nodes: int = _f(50_000, "Graph-store workspaces only: the region of the query entities "
                                        "read from the store stops before a hop that would take it past this many "
                                        "nodes (then fewer than `hops` hops are scored; the trace says so). In "
                                        "memory the whole graph is already loaded and this cap does not apply.")

@@ -1,4 +1,4 @@
-"""Where the ``reg`` method lost the gold evidence (issue 6 failure diagnosis; contract in
+"""Where the ``reg`` method lost the gold evidence (failure diagnosis; contract in
 :mod:`core.methods.diagnosis`).
 
 Stages, in pipeline order, read from the :class:`~core.methods.reg.pipeline.RegResult` and its trace:

@@ -16,7 +16,7 @@ triple text and records that as a visible fallback; ``"error"`` raises a :class:
 naming the command. ``ranked_chunks`` are the provenance passages of the kept triples, each scored by
 its best triple, best first.
 
-On a workspace whose graph lives in a graph store (FalkorDB, issue 19) ReG never loads the whole
+On a workspace whose graph lives in a graph store (FalkorDB) ReG never loads the whole
 graph: the query entities are linked by the store's batch name lookup, and the triples scored are
 those of the store's ``hops``-region of the query entities (App. E's "question subgraph"; ``hops``
 is ``RegConfig.hops``), at most ``RegConfig.region_max_nodes`` nodes; every later stage runs on that
@@ -164,7 +164,7 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
                                else bool(workspace.manifest.get("synonyms", {}).get("edges")))
     if syn is not None:
         trace.add("synonym_edges", "Synonym edges among the kept triples", syn,
-                  section="HippoRAG §3.1 (synonymy edges, issue 15)")
+                  section="HippoRAG §3.1 (synonymy edges)")
 
     with trace.timed("reorganize", f"ReG reorganization of {len(kept)} triples", section="ReG §4.2, App. D.4") as step:
         ev = evidence_prompts(query, kept, graph=graph, query_entities=linked.names, max_length=cfg.max_length,

@@ -1,4 +1,4 @@
-"""Where SG-RAG lost the gold evidence (issue 6 failure diagnosis; contract in :mod:`core.methods.diagnosis`).
+"""Where SG-RAG lost the gold evidence (failure diagnosis; contract in :mod:`core.methods.diagnosis`).
 
 Read from the :class:`~core.methods.sgrag.pipeline.SGRAGResult` only (no stage is re-run). For every
 gold passage outside the top ``cut`` chunks, with ``E_c`` the nodes that come from it:
