@@ -1,4 +1,4 @@
-"""KGs built without an LLM vs the GPT-3.5 OpenIE KG on MuSiQue (issue 15, item 3).
+"""KGs built without an LLM vs the GPT-3.5 OpenIE KG on MuSiQue.
 
 Three workspaces from the same 1,890-passage MuSiQue corpus (the HippoRAG tuning set in
 ``sample_data/musique``), one embedder (the default ``bge-small``):
