@@ -57,7 +57,7 @@ def gold_within_hops(ws: Any, questions: list[Any], backends: Any, hops: int = 2
 
 
 def hub_stats(g: Any) -> dict[str, float]:
-    """The issue's hub figures: nodes in more than 50 passages, year nodes' share of edge endpoints,
+    """Hub figures: nodes in more than 50 passages, year nodes' share of edge endpoints,
     and the share of title→mention ``mentions`` edges."""
     import re
 
