@@ -1,4 +1,5 @@
-"""The app on a graph store vs in memory (issue 19, item 4: "the app process's RSS with the remote store").
+"""The app on a graph store vs in memory: the app process's RSS with the remote store, which must not grow
+with the KG.
 
 The MuSiQue sample (bge-small index, the bundled cross-encoder, LLM ``none``) is opened twice, each time
 in a fresh child process that runs the app in Streamlit's AppTest: once as the workspace in memory, once

@@ -1,4 +1,5 @@
-"""Try every bad input of issue 12 against the ``egx`` command and classify what happened.
+"""Try every bad input the security audits found (code in files, paths outside the project, unbounded
+input, kills, LLM faults, store misuse) against the ``egx`` command and classify what happened.
 
 Each case builds its files in a fresh sandbox (its own ``$EGX_HOME`` and ``$EGX_CACHE_DIR``), runs
 ``python -m core.cli ...`` from the code folder given by ``--code`` (default: this checkout; pass a
@@ -653,7 +654,7 @@ def _(ctx: Ctx) -> Outcome:
     return Outcome("handled", f"key in no file (exit {r.rc})", [r])
 
 
-# --- issue 30: the audit's findings (run with --only A30a,... for just these)
+# --- the second audit: one upload must never take the server down (run with --only A30a,... for just these)
 @case("A30a", "30.2", "a corpus of one 10 MB passage (spaCy extractor): built in bounded memory")
 def _(ctx: Ctx) -> Outcome:
     words = " ".join(f"Word{i % 997} met Person{i % 331} in City{i % 89}." for i in range(250_000))

@@ -1,5 +1,5 @@
 """BubbleRAG's answer context (§3.6) vs our "+dense fill" options and the §4.3 "w/o CEG ranking" row, on
-the MuSiQue sample in `none` mode (issue 17). Every question runs BubbleRAG once with the paper's
+the MuSiQue sample in `none` mode. Every question runs BubbleRAG once with the paper's
 defaults; the "+preview fill" and "+dense fill" rows re-rank the chunks of that same G_final
 (`rank_evidence_chunks`), the "w/o CEG ranking" row runs again with `ceg_ranking=False`, and dense
 retrieval runs on the same workspace. Prints R@2/R@5/R@10 per row (percentages).

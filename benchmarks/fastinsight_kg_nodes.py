@@ -1,4 +1,4 @@
-"""FastInsight on KG nodes vs on the derived passage graph vs dense, on MuSiQue (issue 17 item 2).
+"""FastInsight on KG nodes vs on the derived passage graph vs dense, on MuSiQue.
 
 FastInsight §4.2.2 retrieves the *nodes* of a text-rich KG; ``FastInsightConfig.graph`` picks
 ``"kg_nodes"`` (the default: node text = name + description + linked passage text, 512 characters,

@@ -1,4 +1,4 @@
-"""GPU path check (issue 18, item 5): every model-backed stage on the device it picks, with timings.
+"""GPU path check: every model-backed stage on the device it picks, with timings.
 
 Runs, on whatever device each backend selects (CUDA when visible, the CPU otherwise):
 

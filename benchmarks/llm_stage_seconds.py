@@ -1,5 +1,5 @@
-"""Seconds and LLM tokens per stage of one method's recorded runs, two bundles side by side (issue 29's
-before/after): reads the bundles only (each run keeps its live per-stage record), no model, no workspace.
+"""Seconds and LLM tokens per stage of one method's recorded runs, two bundles side by side (before and
+after a prompt change): reads the bundles only (each run keeps its live per-stage record), no model, no workspace.
 
     .venv/bin/python benchmarks/llm_stage_seconds.py BEFORE.json AFTER.json [--method bubblerag]
         [--workspace musique]

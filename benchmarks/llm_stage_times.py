@@ -1,4 +1,4 @@
-"""BubbleRAG LLM time per stage with a local llama.cpp model (issue 18 item 3), LLM cache OFF.
+"""BubbleRAG LLM time per stage with a local llama.cpp model, LLM cache OFF.
 
 Runs BubbleRAG at the paper's defaults (``BubbleConfig()``: B=10, h=6, d=6, n=3, ≤15 chunks) with
 ``--llm local`` (Qwen2.5-Coder-1.5B-Instruct Q4_K_M) or ``local-small`` (0.5B) on the first N

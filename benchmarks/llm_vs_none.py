@@ -1,4 +1,4 @@
-"""LLM mode next to `none` mode on the same questions (issue 18, item 6): two `egx bench` runs compared.
+"""LLM mode next to `none` mode on the same questions: two `egx bench` runs compared.
 
 Reads the ``results.jsonl`` of a run with an LLM and of a `none`-mode run (plain or ``.gz``), keeps the
 (question, method) pairs both hold without an error, and writes per method: R@2/5/10 and AR@5 (×100),

@@ -1,4 +1,4 @@
-"""Bounded input (issue 12, item 4): time and peak RSS of loads that used to exhaust the machine.
+"""Bounded input: time and peak RSS of loads that used to exhaust the machine.
 
 Every case runs in a fresh child process (peak RSS from ``os.wait4``'s ``ru_maxrss``, and a watchdog
 that kills the child past ``--mem-gib`` or ``--timeout``), against the code in ``--code`` (default
@@ -111,7 +111,7 @@ app_test.PagesManager = _Nav
 sys.path.insert(0, sys.argv[2])
 from components import state as S
 app = str(Path(sys.argv[2]) / "app.py")
-os.environ["EGX_JOB_INLINE_WAIT"] = "600"  # builds are background jobs (issue 16): wait for the outcome
+os.environ["EGX_JOB_INLINE_WAIT"] = "600"  # builds are background jobs: wait for the outcome
 at = AppTest.from_file(app, default_timeout=600)
 at.run()
 at.switch_page("pages/data.py").run()

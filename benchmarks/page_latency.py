@@ -1,4 +1,4 @@
-"""Click to result on the Ask and Compare pages, in a real browser (issue 16 note).
+"""Click to result on the Ask and Compare pages, in a real browser.
 
 Starts ``streamlit run`` with the default models (bge-small, the bundled cross-encoder, LLM ``none``)
 on a fresh ``EGX_HOME`` (the demo workspace is built on the first page), opens the page, then times what

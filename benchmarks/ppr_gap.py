@@ -1,4 +1,4 @@
-"""Where the seed methods lose gold passages that PPR finds (issue 17, item 8).
+"""Where the seed methods lose gold passages that PPR finds, to tell defects from limits of `none` mode.
 
 Reads one ``egx bench`` ``results.jsonl`` that holds ``ppr`` and the seed methods on the same questions,
 and for every seed method X and every k (default 2 and 5) counts:

@@ -1,4 +1,4 @@
-"""Ray throughput, 1 vs 2 workers, against one process (issue 19, item 5: ``egx index --ray``, ``egx bench --ray``).
+"""Ray throughput, 1 vs 2 workers, against one process (``egx index --ray``, ``egx bench --ray``).
 
 Three pieces of batch work, each run in this process (egx's default path) and on a local Ray
 (``ray.init(num_cpus=2)``) with 1 and with 2 model-holding actors (:class:`core.scale.RayRunner`):

@@ -1,4 +1,4 @@
-"""SG-RAG vs dense, PPR and BubbleRAG on template vs paraphrased ERQA-style FB15k-237 questions (issue 17, item 7).
+"""SG-RAG vs dense, PPR and BubbleRAG on template vs paraphrased ERQA-style FB15k-237 questions.
 
 Workspace: FB15k-237's train split (272,115 triples, the KG of the paper's FB-ERQA, Table 13) with one
 passage per entity, as in ``sgrag_quality.py``, but every edge labelled with the full KG-BERT

@@ -1,4 +1,4 @@
-"""Methods on a FalkorDB workspace vs in memory (issue 19): process memory, seconds per question and
+"""Methods on a FalkorDB workspace vs in memory: process memory, seconds per question and
 identical results, for the methods that read only what they need from a graph store.
 
 Builds the MuSiQue sample workspace (HashingEmbedder dim 128, ``none`` mode: no model download), a

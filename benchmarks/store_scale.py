@@ -1,4 +1,4 @@
-"""Graph store at scale (issue 19, item 4): a synthetic KG with a skewed degree distribution loaded
+"""Graph store at scale: a synthetic KG with a skewed degree distribution loaded
 into FalkorDB; BubbleRAG's localize + expansion + ranking per question with the remote store vs in
 memory on the same graph; the RSS of a process that uses only the remote store; the h-hop cap on hubs.
 

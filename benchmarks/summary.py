@@ -1,4 +1,4 @@
-"""One machine-readable summary of the engine's speed (issue 6, Benchmarks).
+"""One machine-readable summary of the engine's speed.
 
 Three parts, each in this one process:
 

@@ -1,4 +1,4 @@
-"""How an answer was made, shown next to it on every page that shows one (issue 16): "Extractive
+"""How an answer was made, shown next to it on every page that shows one: "Extractive
 answer (no LLM)" with what that means, and what ``none`` mode could not do for this question.
 The words come from :func:`core.methods.answering.describe_answer` (the CLI prints the same)."""
 
@@ -48,7 +48,7 @@ def answer_note(result: Any, *, compact: bool = False) -> AnswerNote:
 
 def llm_cache_line(trace: Any) -> str:
     """One line saying how many of the run's LLM replies came from the cache or a recording ("" when none
-    was asked), so a reused reply is never passed off as one generated now (issue 18)."""
+    was asked), so a reused reply is never passed off as one generated now."""
     hits = sum(int(s.llm_cache.get("hits", 0)) for s in trace.steps)
     total = hits + sum(int(s.llm_cache.get("misses", 0)) for s in trace.steps)
     if not total:

@@ -1,4 +1,4 @@
-"""Pieces of the Compare-methods and Benchmark pages (issue 6): method colours, the overlaid
+"""Pieces of the Compare-methods and Benchmark pages: method colours, the overlaid
 evidence subgraphs, ranked-chunk tables with gold marks, verdict badges and the hand-off into each
 method's step-through page (``Method.page``, with the question and workspace in ``state.HANDOFF_QUESTION``)."""
 
@@ -232,7 +232,7 @@ def evidence_tables(evidence: Mapping[str, Any], graph: KnowledgeGraph | None = 
 
 
 def evidence_view(diag: Diagnosis, graph: KnowledgeGraph | None = None) -> None:
-    """The evidence behind a verdict as sentences and small tables (issue 16: no raw, collapsed JSON)."""
+    """The evidence behind a verdict as sentences and small tables, never raw, collapsed JSON ("{...}")."""
     for line in evidence_sentences(diag.evidence, graph):
         st.markdown(md_escape(line))
     for key, df in evidence_tables(diag.evidence, graph).items():

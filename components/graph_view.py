@@ -15,7 +15,7 @@ Graph labels are user data, so none reaches the page as markup:
   ``AT&T`` reads as written and ``<script>`` is shown, never run;
 * the legend is escaped with :func:`html.escape`.
 
-Readable at every size (issue 16):
+Readable at every size, from a narrow column to a full page:
 
 * the legend is an HTML strip *above* the canvas (never drawn over nodes);
 * the layout is stabilised once, then physics is frozen and the view is fitted to the frame
@@ -23,7 +23,7 @@ Readable at every size (issue 16):
 * only the nodes that matter carry a canvas label (:func:`label_choice`): all of a small drawing,
   else the ones a page names (anchors, the meeting node, the CEG, gold) — the rest on hover.
 
-On a workspace whose graph lives in a graph store (issue 19) the drawings take the
+On a workspace whose graph lives in a graph store the drawings take the
 :class:`~core.graph.view.StoreGraphView` of the page instead of the whole graph: they read only
 per-node and per-edge items (and one neighbour read per BFS layer in :func:`limit_nodes`), fetched in
 one batch per kind before drawing, and produce the same HTML as in memory
@@ -384,7 +384,7 @@ _DECODE_TEXT = """
 """
 # Fit the drawing to its frame: once the layout is stable (physics then frozen: a stabilised layout
 # that keeps drifting is unreadable), and again whenever the frame changes size — a drawing in a
-# hidden tab or a narrow column is first laid out at size 0 and would stay cropped (issue 16).
+# hidden tab or a narrow column is first laid out at size 0 and would stay cropped.
 # ``window.egxReady`` tells tests (and nothing else) that the first fit happened.
 _FIT_SCRIPT = """
                   window.egxReady = false;

@@ -34,7 +34,7 @@ SECTIONS: dict[str, tuple[tuple[str, str, str], ...]] = {
 }
 HOME = "pages/home.py"
 #: The browser tab's icon, served by the app itself: a ``:material/…:`` page icon makes the browser fetch
-#: the favicon from fonts.gstatic.com, which an offline app must never do (issue 16, item 8).
+#: the favicon from fonts.gstatic.com, which an offline app must never do.
 FAVICON = ROOT / "assets" / "favicon.png"
 TITLE = "Evidence Graph Explorer"
 

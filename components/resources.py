@@ -484,7 +484,7 @@ def styled_network_html(_graph: GraphLike, key: str, nodes: tuple[int, ...], *,
         notes=dict(notes), positions=pos, legend=legend, edge_labels=edge_labels, height=height, labels=labels)
 
 
-# ============================================================================ Evaluate (issue 6)
+# ============================================================================ Evaluate (Benchmark page)
 @st.cache_data(show_spinner=False, max_entries=8)
 def bench_report(path: str, mtime: float) -> Any:
     """A benchmark folder reloaded (``core.eval.runner.load_report``); ``mtime`` of its JSONL keys it."""
@@ -493,7 +493,7 @@ def bench_report(path: str, mtime: float) -> Any:
     return load_report(path)
 
 
-# ============================================================================ ReG (issue 8)
+# ============================================================================ ReG (Evidence chains page)
 @st.cache_resource(show_spinner="Building the supervision candidates…", max_entries=32)
 def reg_supervision(_workspace: Workspace, _item: Any, _llm: Any, key: str, qid: str, llm_key: str,
                     refine: bool) -> tuple[Any, Any]:
@@ -517,7 +517,7 @@ def reg_questions(_workspace: Workspace, key: str) -> list[Any]:
 
 
 
-# ============================================================================ SG-RAG (issue 7)
+# ============================================================================ SG-RAG (Subgraph page)
 # pages/subgraph.py: one run per (workspace, backends, question, knobs); the dominance model is
 # trained outside any cache (it writes to disk) under a progress bar, then reused from disk.
 def sgrag_model_ready(workspace: Workspace, embedder: Embedder, key: str, embedder_name: str) -> bool:

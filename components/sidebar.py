@@ -134,7 +134,7 @@ def _backend_picker(kind: str, label: str, key: str, model_key: str | None, defa
 
 
 def _store_label(url: str) -> str:
-    """Where the workspace's graph lives (issue 19): in memory, or the FalkorDB URL (no password)."""
+    """Where the workspace's graph lives: in memory, or the FalkorDB URL (no password)."""
     return "in memory" if url == "memory:" else f"FalkorDB {url}"
 
 

@@ -64,7 +64,7 @@ DATA_EXPORT_SCOPE = "egx.data.export_scope"
 DATA_DL_JSON = "egx.data.download_json"
 DATA_DL_GRAPHML = "egx.data.download_graphml"
 DATA_DL_HTML = "egx.data.download_html"
-DATA_EXTRACTOR = "egx.data.extractor"  #: triple extractor for an uploaded corpus (issue 15)
+DATA_EXTRACTOR = "egx.data.extractor"  #: triple extractor for an uploaded corpus
 DATA_SAMPLE_SEED = "egx.data.sample_seed"  #: which sample of extracted triples the Statistics tab shows
 DATA_UPLOAD_JOB = "egx.data.upload_job"  #: key of this session's upload build (a background job)
 
@@ -129,7 +129,7 @@ REG_TOKENS_CHART = "egx.reg.tokens"
 REG_CURVES_CHART = "egx.reg.curves"
 REG_HELDOUT_CHART = "egx.reg.heldout"
 
-# ---------------------------------------------------------------- Evaluate pages (issue 6)
+# ---------------------------------------------------------------- Evaluate pages
 COMPARE_QUESTION = "egx.compare.question"  #: the question compared (the benchmark table's rows set it too)
 COMPARE_CUSTOM = "egx.compare.custom"  #: text of a typed question
 COMPARE_METHODS = "egx.compare.methods"  #: methods shown side by side

@@ -1,10 +1,10 @@
-"""Benchmark (issue 6): run every method on the workspace's questions, or load a finished run.
+"""Benchmark: run every method on the workspace's questions, or load a finished run.
 
-A browser user picks a run *name*, never a path: runs live in ``$EGX_HOME/runs/<name>`` (issue 12,
-item 2). The run is `egx bench` in the page (same runner, same files in the run folder, resumable), with
-a progress bar. Charts: Recall@k by method, latency vs recall, and where each method lost the gold
-evidence (failure-stage stacked bars). The per-question table filters by method and verdict; a
-selected row (or the "Open" button) opens the question on the Compare-methods page.
+A browser user picks a run *name*, never a path: runs live in ``$EGX_HOME/runs/<name>``, so the page
+cannot write outside the project's folders. The run is `egx bench` in the page (same runner, same files
+in the run folder, resumable), with a progress bar. Charts: Recall@k by method, latency vs recall, and
+where each method lost the gold evidence (failure-stage stacked bars). The per-question table filters by
+method and verdict; a selected row (or the "Open" button) opens the question on the Compare-methods page.
 """
 
 from __future__ import annotations

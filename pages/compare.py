@@ -1,4 +1,4 @@
-"""Compare methods (issue 6): one question, every registered method side by side.
+"""Compare methods: one question, every registered method side by side.
 
 Ranked passages with gold marks, the evidence subgraphs of all methods overlaid on one layout
 (colour per method, black where they overlap), latency and LLM tokens, the failure diagnosis of each

@@ -1,4 +1,4 @@
-"""Replay the shipped LLM recordings and report any run that no longer replays (issue 18, item 2).
+"""Replay the shipped LLM recordings and report any run that no longer replays.
 
     .venv/bin/python scripts/check_recordings.py [BUNDLE ...] [--workspace demo] [--method bubblerag]
                                                  [--lenient] [--retape] [--stamp] [--prune]

@@ -1,4 +1,4 @@
-"""What the shipped LLM recordings hold, as one Markdown table per bundle (issue 18, item 2).
+"""What the shipped LLM recordings hold, as one Markdown table per bundle.
 
     .venv/bin/python scripts/recordings_table.py [BUNDLE ...]
 

@@ -43,7 +43,7 @@ HTML_PAGE = ("<!DOCTYPE html>\n<html><head><title>Welcome to nginx!</title></hea
              "<body><h1>Welcome to nginx!</h1><p>If you see this page, the web server is working.</p>"
              "</body></html>\n")
 
-#: One scripted action per fault the LLM backends must survive (item 6 of issue 12).
+#: One scripted action per fault the LLM backends must survive without hanging or crashing.
 FAULTS: dict[str, dict[str, Any]] = {
     "hang": {"hang": True},
     "http500": {"status": 500},

@@ -1,6 +1,6 @@
 """A real OpenAI-compatible server for the tests: llama-cpp-python's own (``python -m llama_cpp.server``,
-its ``server`` extra) on a free loopback port, serving the bundled Qwen2.5-Coder-0.5B GGUF (issue 18,
-item 4). This is how most users run the app: Ollama, vLLM, LM Studio or this server behind
+its ``server`` extra) on a free loopback port, serving the bundled Qwen2.5-Coder-0.5B GGUF.
+This is how most users run the app: Ollama, vLLM, LM Studio or this server behind
 ``EGX_OPENAI_BASE_URL``."""
 
 from __future__ import annotations

@@ -206,7 +206,7 @@ def test_a_cache_write_renames_without_fsync(tmp_path, monkeypatch):
 
 
 def test_lock_files_of_gone_paths_are_removed_and_held_ones_kept(tmp_path):
-    """Issue 30: filelock leaves `.NAME.lock` behind, one per workspace ever made; a sweep removes those whose
+    """The filelock package leaves `.NAME.lock` behind, one per workspace ever made; a sweep removes those whose
     path is gone, never one that is held, nor one whose path exists."""
     from core.fsio import lock_file, path_lock, remove_stale_locks
 

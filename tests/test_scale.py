@@ -1,4 +1,4 @@
-"""Ray for the batch work (issue 19, item 5; ``core/scale.py``): ``egx index --ray`` and ``egx bench --ray``
+"""Ray for the batch work (``core/scale.py``): ``egx index --ray`` and ``egx bench --ray``
 give the single-process outputs, a killed Ray benchmark resumes, Ray stays out of ``import core``, and
 a missing Ray or a bad address is one clear error.
 

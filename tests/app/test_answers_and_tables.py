@@ -1,4 +1,4 @@
-"""Issue 16, items 3 and 6 on the pages (AppTest, hashing embedder, bi-encoder reranker, LLM ``none``):
+"""Honest answers and readable tables on the pages (AppTest, hashing embedder, bi-encoder reranker, LLM ``none``):
 every answer says it is extractive (or heuristic) and what ``none`` mode could not do; the numbers that
 matter come first in their tables, with widths set; the diagnosis evidence is sentences and tables, not
 collapsed JSON."""

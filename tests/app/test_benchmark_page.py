@@ -1,4 +1,4 @@
-"""The Benchmark page (issue 6): run with progress, charts, the per-question table (AppTest)."""
+"""The Benchmark page: run with progress, charts, the per-question table (AppTest)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def test_benchmark_page_runs_and_shows_report(home, tmp_path):
     assert list(summary["method"]) == ["dense", "ppr"] and "R@5" in summary.columns
     charts = at.get("plotly_chart")
     assert len(charts) == 3
-    paper = at.dataframe[1].value  # the papers' answer metrics (issue 17); no LLM: the judged ones are not computed
+    paper = at.dataframe[1].value  # the papers' own answer metrics; no LLM: the judged ones are not computed
     assert list(paper["method"]) == ["dense", "ppr"]
     assert {"Precision", "Recall", "F1", "Hit", "Hit@1", "Macro-F1", "Micro-F1", "ACC_L", "Emp.S"} <= set(paper.columns)
     assert paper["ACC_L"].isna().all() and paper["Hit"].notna().all()
@@ -54,7 +54,7 @@ def test_benchmark_page_loads_a_run_by_name(home, tmp_path):
 
 
 def test_benchmark_page_never_writes_outside_the_runs_folder(home, tmp_path):
-    """Issue 12, item 2: the old "Output folder" accepted any path and overwrote files there."""
+    """A browser user names a run, never a path: the old "Output folder" accepted any path and overwrote files there."""
     outside = tmp_path / "outside"
     at = run_page(PAGE)
     for bad, problem in ((str(outside), "it contains a path separator"), ("../escape", "it contains a path separator"),

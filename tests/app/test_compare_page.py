@@ -1,4 +1,4 @@
-"""The Compare-methods page (issue 6): every method side by side on one question (AppTest)."""
+"""The Compare-methods page: every method side by side on one question (AppTest)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 15 on the Data page: a corpus uploaded without an LLM is built by the spaCy extractor, and the
+"""The Data page: a corpus uploaded without an LLM is built by the spaCy extractor, and the
 Statistics tab names the extractor and shows sample passages with the triples taken from them."""
 
 from __future__ import annotations

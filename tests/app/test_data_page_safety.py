@@ -1,4 +1,4 @@
-"""Issue 12 on the Data page: names a browser user types or sends never reach the file system as
+"""Data safety on the Data page: names a browser user types or sends never reach the file system as
 paths, a second upload under an existing name never replaces the first, and an error raised by any
 page is shown as a message (app.py's net), never as a traceback."""
 
@@ -74,7 +74,7 @@ def test_an_uncaught_project_error_is_a_message_not_a_traceback(home: Path, monk
 
 
 def test_an_upload_past_the_build_memory_cap_is_a_message_and_the_server_lives_on(home: Path, monkeypatch) -> None:
-    """Issue 30 (high): a hostile upload took the server to 4 GB. Builds run in a child process; one past
+    """A hostile upload once took the server to 4 GB. Builds run in a child process; one past
     EGX_BUILD_MEMORY_MB is stopped with a message naming the setting, nothing is saved, the upload folder goes."""
     at = run_page("pages/data.py")  # the sample it opens is built first (in the child too, under the usual cap)
     monkeypatch.setenv("EGX_BUILD_MEMORY_MB", "30")  # a child interpreter alone passes 30 MB

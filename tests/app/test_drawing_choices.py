@@ -1,5 +1,5 @@
 """What a drawing labels, how it colours anchors, where its legend goes and how it fits its frame
-(issue 16, item 5) — the pure choices behind tests/app/test_drawings_browser.py."""
+— the pure choices behind tests/app/test_drawings_browser.py."""
 
 from __future__ import annotations
 

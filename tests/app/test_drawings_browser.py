@@ -1,4 +1,4 @@
-"""Readable drawings at every size (issue 16, item 5), in a real browser.
+"""Readable drawings at every size, in a real browser.
 
 Every page that draws a graph is opened on the demo workspace (and, marked slow, on the MuSiQue
 sample); every drawing on it is screenshotted and asked through vis-network's own API, inside its

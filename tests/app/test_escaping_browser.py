@@ -1,4 +1,4 @@
-"""Graph labels are user data (issue 12, "Keep"): on every page, in a real browser, a workspace whose
+"""Graph labels are user data: on every page, in a real browser, a workspace whose
 names, relations, titles, passages and questions carry HTML, script, Markdown links, bare URLs and
 e-mail addresses must open no dialog, inject no element and turn nothing into a link.
 

@@ -48,7 +48,7 @@ def test_page_shows_triples_vs_chains_with_token_counts(home: Path) -> None:
     assert "Compression ratio" in [m.label for m in at.metric]
     assert any("Labels: weak signal: shortest paths only" in m.value for m in at.markdown)
     assert any("egx train-reg" in i.value for i in at.info)  # no trained model yet
-    assert any(w.value.startswith("Not ReG's trained retriever") for w in at.warning)  # issue 17
+    assert any(w.value.startswith("Not ReG's trained retriever") for w in at.warning)  # the fallback is not ReG
 
 
 @pytest.mark.parametrize("method", ["dense", "bubblerag"])

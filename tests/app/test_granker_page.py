@@ -134,7 +134,7 @@ def _demo_graph():  # -> KnowledgeGraph
 def test_page_on_a_cross_encoder_reports_it(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from tests.methods.fastinsight.helpers import tiny_bert
 
-    monkeypatch.setenv("EGX_MODEL_DIRS", str(tmp_path))  # the app loads model folders only from there (issue 30)
+    monkeypatch.setenv("EGX_MODEL_DIRS", str(tmp_path))  # the app loads model folders only from there
     model = tiny_bert(tmp_path / "tiny_bert")
     at = open_page(**{S.RERANKER: "cross-encoder", S.RERANKER_MODEL: str(model)})
     assert f"Reranker in use: cross-encoder:{model}" in " ".join(c.value for c in at.caption).replace("\\", "")
@@ -206,7 +206,7 @@ def _column(page, table: int, name: str) -> list[str]:  # type: ignore[no-untype
 def test_browser_cross_encoder_moves_passages_on_the_demo_and_musique(tmp_path: Path) -> None:
     """With the bundled cross-encoder (non-linear head) GRanker reorders real candidates: on the demo's
     first question and on the first MuSiQue question at least one KG node (the default graph,
-    FastInsight §4.2.2) changes places between the plain and the GRanker column (issue 14). The hashing
+    FastInsight §4.2.2) changes places between the plain and the GRanker column. The hashing
     embedder only picks the candidates (and embeds MuSiQue's 16k node texts on first use)."""
     import re
 

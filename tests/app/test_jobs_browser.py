@@ -1,4 +1,4 @@
-"""In a real browser (issue 16, item 4): a workspace build started from the sidebar keeps going while the
+"""In a real browser: a workspace build started from the sidebar keeps going while the
 user navigates — the bar never restarts at 0 — and the page comes back finished by itself."""
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""Long work survives navigation (issue 16, items 4 and 9), in AppTest.
+"""Long work survives navigation, in AppTest.
 
 Builds are gated: the embedding step of the build under test waits for a threading.Event the test
-sets, so "still running" is a fact, not a race. Before issue 16 the build ran inside the script
-run, so the first ``at.run()`` blocked on the gate (AppTest timeout) and any click restarted it."""
+sets, so "still running" is a fact, not a race. A build that ran inside the script run would block the
+first ``at.run()`` on the gate (AppTest timeout), and any click would restart it."""
 
 from __future__ import annotations
 
@@ -124,8 +124,8 @@ def test_an_upload_started_on_the_data_page_keeps_running_elsewhere(gate, home: 
 
 
 def test_a_second_upload_under_a_name_being_built_is_refused_not_joined(gate, home: Path) -> None:
-    """Issue 12, item 5b, with builds as jobs: joining would drop the second user's files and show them
-    the first user's workspace as theirs."""
+    """A second upload never replaces the first, with builds as jobs too: joining would drop the second user's
+    files and show them the first user's workspace as theirs."""
     event, names, started = gate
     names.add("mine")
     sessions = []

@@ -1,4 +1,4 @@
-"""The sidebar's LLM cache switch and the recorded LLM run, in AppTest (issue 18, items 1-2)."""
+"""The sidebar's LLM cache switch and the recorded LLM run, in AppTest."""
 
 from __future__ import annotations
 

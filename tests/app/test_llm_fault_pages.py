@@ -1,6 +1,6 @@
 """The pages with an LLM path show a visible fallback, never a traceback, when the endpoint misbehaves
-(issue 12, items 6 and 9): an OpenAI-compatible endpoint that answers HTTP 200 with an HTML page crashed
-three pages with ``'str' object has no attribute 'choices'``. Also: the sidebar's LLM limits."""
+(an OpenAI-compatible endpoint that answered HTTP 200 with an HTML page once crashed
+three pages with ``'str' object has no attribute 'choices'``). Also: the sidebar's LLM limits."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
-"""Navigation that keeps context (issue 16, items 1 and 2), through the whole app (AppTest).
+"""Navigation that keeps context, through the whole app (AppTest).
 
-Item 1: opening a question from the Benchmark page (a table row, "Open in comparison") or from the
+First: opening a question from the Benchmark page (a table row, "Open in comparison") or from the
 Compare page ("Step through →") takes its workspace and method along: the target page runs on the
-workspace the question belongs to, never on the demo graph. Item 2: every page keeps its settings when
+workspace the question belongs to, never on the demo graph. Second: every page keeps its settings when
 you leave it and come back, and a page's question is kept per workspace.
 """
 
@@ -45,7 +45,7 @@ def _musique_benchmark(at: AppTest, run: str = "mq") -> AppTest:
     return at
 
 
-# ------------------------------------------------------------------------------------------- item 1
+# ---------------------------------------------------------- the workspace travels with the question
 def test_benchmark_opens_a_musique_question_on_musique_even_from_the_demo(home: Path) -> None:
     """The report of a MuSiQue run stays loaded when the sidebar is on the demo (a lecture switches
     back and forth); "Open in comparison" must run the question on MuSiQue with its diagnosis."""
@@ -127,7 +127,7 @@ def test_step_through_pages_take_the_question_on_its_workspace(home: Path, page:
     assert S.HANDOFF_QUESTION not in at.session_state
 
 
-# ------------------------------------------------------------------------------------------- item 2
+# ----------------------------------------------------------------------------------- settings stick
 def _second(at: AppTest, kind: str, key: str) -> object:
     return getattr(at, kind)(key=key).options[1]
 
@@ -165,7 +165,7 @@ SETTINGS: dict[str, list[tuple[str, str, object]]] = {
 
 @pytest.mark.parametrize("page", list(SETTINGS))
 def test_settings_stick_when_you_leave_and_come_back(home: Path, page: str) -> None:
-    """Issue 16, item 2: FastInsight's question, α, β; SG-RAG's question; ReG's question and evidence
+    """FastInsight's question, α, β; SG-RAG's question; ReG's question and evidence
     format; every page's settings — the same after a visit to another page (via the sidebar)."""
     at = run_page(page)
     want = {}

@@ -1,5 +1,5 @@
-"""Navigation and offline behaviour in a real browser (headless Debian chromium via Playwright; issue 16,
-items 1 and 8). Screenshots go under ``tmp_path`` (and ``$EGX_ARTIFACTS`` when set).
+"""Navigation and offline behaviour in a real browser (headless Debian chromium via Playwright).
+Screenshots go under ``tmp_path`` (and ``$EGX_ARTIFACTS`` when set).
 
 - A MuSiQue benchmark report, loaded while the sidebar is on the demo, opens its question on the
   Compare page *on MuSiQue* (the workspace travels with the question), and "Step through →" keeps it.

@@ -1,4 +1,4 @@
-"""In a real browser (issue 18, item 4): the sidebar points the app at a real OpenAI-compatible server
+"""In a real browser: the sidebar points the app at a real OpenAI-compatible server
 (llama-cpp-python's, serving the 0.5B GGUF) and SG-RAG's page shows an answer the LLM generated, with the
 trace's LLM-cache line; picked again after a reload, the replies come from the LLM cache."""
 

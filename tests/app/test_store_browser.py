@@ -1,4 +1,4 @@
-"""Issue 19 in a real browser (headless Debian chromium via Playwright): a workspace whose graph lives in
+"""A graph store in a real browser (headless Debian chromium via Playwright): a workspace whose graph lives in
 FalkorDB, picked in the sidebar of a real ``streamlit run`` server. The sidebar names the store, the Ask
 page answers the Keanu Reeves question and draws its evidence graph from the store, and the Data page
 searches the store and draws a neighbourhood. The server process reads the store over loopback like

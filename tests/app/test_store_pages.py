@@ -1,4 +1,4 @@
-"""Issue 19 in the app: a workspace whose graph lives in FalkorDB is shown without reading its whole graph.
+"""A graph store in the app: a workspace whose graph lives in FalkorDB is shown without reading its whole graph.
 
 The sidebar and the home page read the store's counts; the BubbleRAG pages and the GRanker page draw
 through a per-run :class:`~core.graph.view.StoreGraphView` (``Active.graph``) that reads only what a

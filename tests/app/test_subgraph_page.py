@@ -25,7 +25,7 @@ def test_page_matches_the_demo_question(home: Path) -> None:
     at = open_page()
     assert at.title[0].value == "Subgraph matching"
     assert at.selectbox(key=QUESTION).value.startswith("Which film starred Keanu Reeves")
-    # the workspace's own questions are offered too (issue 16, item 2)
+    # the workspace's own questions are offered too, so on MuSiQue it does not answer the demo's question
     assert "When did Lothair II's mother die?" in at.selectbox(key=QUESTION).options
     heads = [h.value for h in at.subheader]
     assert heads == ["1 · Query graph", "2 · Entity normalization", "3 · Path decomposition",
@@ -106,7 +106,7 @@ def test_browser_question_to_matched_subgraph(server: str, tmp_path: Path) -> No
 
 
 def test_the_page_names_the_checks_applied_to_the_query_graph(home: Path) -> None:
-    """Issue 29: a kind the question only describes ("which deep learning pioneer") is not linked as an entity
+    """A kind the question only describes ("which deep learning pioneer") is not linked as an entity
     of the bridge star, and the page says so next to the query graph."""
     at = open_page()
     at.selectbox(key=QUESTION).set_value(S.CUSTOM_QUESTION).run()

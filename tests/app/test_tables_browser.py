@@ -1,4 +1,4 @@
-"""Issue 16 item 6 in a real browser at 1280×800: the key columns of the GRanker, ranking and Compare
+"""The numbers that matter, in a real browser at 1280×800: the key columns of the GRanker, ranking and Compare
 tables are inside the visible area without horizontal scrolling. Screenshots are saved under the
 test's ``tmp_path`` (and copied to ``$EGX_ARTIFACTS`` when set) for a person to look at."""
 

@@ -1,4 +1,4 @@
-"""Teaching material without errors (issue 16, item 7): the Home page lists every page as working and
+"""Teaching material without errors: the Home page lists every page as working and
 cites the papers properly; every method page opens with "what you are looking at" and a link to the
 paper section; the expansion page says requested vs realized h and never "N entries" above "empty"."""
 

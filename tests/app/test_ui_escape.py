@@ -1,4 +1,4 @@
-"""md_escape (components/ui.py): user text shown with st.markdown stays literal text (issue 12, item 11).
+"""md_escape (components/ui.py): user text shown with st.markdown stays literal text (no autolinked URLs).
 
 Streamlit's Markdown (remark-gfm) autolinks bare URLs, ``www.`` names and e-mail addresses after
 backslash escapes are resolved; the oracle below is remark-gfm's own autolink-literal patterns

@@ -1,4 +1,4 @@
-"""check_answer (issue 12, item 7): refusals and garbage are never an answer; real answers — titles
+"""check_answer: refusals and garbage are never an answer; real answers — titles
 that start like a refusal, dates, numbers, honest "cannot tell" — always are."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 30: the app's model field must not tell which server paths exist (a hub id or a folder under the
+"""The app's model field must not tell which server paths exist (a hub id or a folder under the
 model folders only; one message for every other path, existing or not)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The local llama.cpp backend stops generating when the app's run is cancelled (issue 18 item 3): the
+"""The local llama.cpp backend stops generating when the app's run is cancelled: the
 model lock and the CPU are free at once, not after the attempt's timeout. A stand-in for
 ``llama_cpp.Llama`` streams tokens forever; no model is loaded."""
 

@@ -1,4 +1,4 @@
-"""The LLM response cache and recorded runs (issue 18, items 1-2)."""
+"""The LLM response cache and recorded runs."""
 
 from __future__ import annotations
 
@@ -295,7 +295,7 @@ def test_llmresponse_defaults_are_not_cached():
 
 
 def test_a_cache_entry_edited_after_it_was_written_is_not_served(tmp_path):
-    """Issue 30: an edited LLM cache entry was replayed as if genuine. Each entry carries a content hash; one
+    """An edited LLM cache entry was once replayed as if genuine. Each entry carries a content hash; one
     whose hash is wrong (or missing) is not used: the LLM is asked again, and the reply says why."""
     import json
 

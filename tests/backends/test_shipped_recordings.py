@@ -1,4 +1,4 @@
-"""The shipped demo recording replays (issue 18, item 2): every recorded run, run again strictly with the
+"""The shipped demo recording replays: every recorded run, run again strictly with the
 ``recorded`` LLM on the embedder and reranker the bundle names, asks nothing the bundle does not hold, reads
 only retrieval state its recording kept (core/replay.py) and gives the recorded answer. A prompt, retrieval
 stage or default that changed since a recording would make the app's "recorded LLM run" only partly replay;
@@ -46,7 +46,7 @@ def test_every_recorded_run_keeps_the_retrieval_state_it_read():
 
 
 def test_every_demo_question_has_every_method(checks):
-    """Full traces of BubbleRAG, SG-RAG and ReG, and the answers of every other method (issue 18, item 2)."""
+    """Full traces of BubbleRAG, SG-RAG and ReG, and the answers of every other method."""
     from core.methods.registry import method_names
 
     qs = {q["question"] for q in json.loads((RECORDINGS_DIR.parent / "demo" / "questions.json").read_text("utf-8"))}

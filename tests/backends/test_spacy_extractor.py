@@ -1,4 +1,4 @@
-"""The spaCy triple extractor (issue 15): pinned triples from real sentences, bad input, the model check.
+"""The spaCy triple extractor: pinned triples from real sentences, bad input, the model check.
 
 The model is the real en_core_web_sm 3.8.0 from the pinned PyPI package (12.8 MB, loads in ~1 s),
 so these are ordinary unit tests.
@@ -71,7 +71,7 @@ COUNTESS = ("The Countess of Parma\nThe Countess of Parma (Italian: La contessa 
 
 
 def test_directed_by_takes_the_film_not_its_nationality_or_year(ex):
-    """Issue 15: 621 of 1,095 rule-based "directed by" edges had a nationality head, 151 a year."""
+    """On a held-out corpus 621 of 1,095 rule-based "directed by" edges had a nationality head, 151 a year."""
     got = triples(ex, COUNTESS)
     directed = {t for t in got if t[1] == "directed by"}
     assert directed == {("The Countess of Parma", "directed by", "Alessandro Blasetti")}

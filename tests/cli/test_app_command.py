@@ -1,4 +1,4 @@
-"""`egx app` and .streamlit/config.toml start Streamlit without file watching (issue 16, item 8: the
+"""`egx app` and .streamlit/config.toml start Streamlit without file watching (with it, the
 server log of a lecture filled with 64,934 "Inotify queue overflowed" lines)."""
 
 from __future__ import annotations

@@ -81,7 +81,7 @@ def test_ask_unknown_method_and_workspace(capsys):
 
 
 def test_index_a_corpus_without_llm_uses_spacy_and_stores_synonyms(tmp_path, capsys, monkeypatch):
-    """Issue 15: `egx index corpus.json` with no LLM extracts with spaCy; --synonyms stores HippoRAG edges."""
+    """`egx index corpus.json` with no LLM extracts with spaCy; --synonyms stores HippoRAG edges."""
     monkeypatch.setenv("EGX_CACHE_DIR", str(tmp_path / "cache"))
     corpus = tmp_path / "c.json"
     corpus.write_text(json.dumps([

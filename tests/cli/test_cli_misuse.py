@@ -1,4 +1,4 @@
-"""Issue 30's command-line findings: each misuse ends in one `egx: error:` line naming the fix, exit 2."""
+"""Command-line misuse: each ends in one `egx: error:` line naming the fix, exit 2."""
 
 from __future__ import annotations
 

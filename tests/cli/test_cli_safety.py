@@ -1,4 +1,4 @@
-"""Issue 12 at the command line: refusals that delete nothing, errors on their own line, hidden
+"""Data safety at the command line: refusals that delete nothing, errors on their own line, hidden
 folders never listed, outputs whose folder is missing, interrupted commits recovered."""
 
 from __future__ import annotations

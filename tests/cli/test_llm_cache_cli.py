@@ -1,4 +1,4 @@
-"""`egx ask` twice: the second run costs no LLM time (issue 18, item 1), and --no-cache asks again."""
+"""`egx ask` twice: the second run costs no LLM time, and --no-cache asks again."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every LLM path of `egx` survives every LLM fault (issue 12, items 6 and 9) against the scripted local
+"""Every LLM path of `egx` survives every LLM fault against the scripted local
 server: a clean message or a visible fallback, never a traceback, within the limits the flags set; and
 every flag a message names exists."""
 
@@ -97,7 +97,7 @@ def test_index_with_the_llm_extractor_stops_with_a_clean_error(server, tmp_path,
     code = main(["index", str(_corpus(tmp_path)), "--workspace", str(ws), "--embedder", "hashing", *LIMITS])
     err = capsys.readouterr().err
     assert code == 2, err
-    # (the progress bar around the message is another helper's fix, issue 12 item 11)
+    # (the message is taken from its own line: whether a progress bar is glued to it is tested elsewhere)
     msg = err[err.index("egx: error: "):].splitlines()[0]
     assert msg.startswith("egx: error: Triple extraction stopped at chunk 1 of 3: "), err
     assert re.search(FAULT_TEXT[fault], msg), msg

@@ -1,5 +1,5 @@
 """`egx ask --llm openai` end to end against a real OpenAI-compatible server (llama-cpp-python's, serving
-the 0.5B GGUF; issue 18, item 4) for BubbleRAG, SG-RAG and ReG.
+the 0.5B GGUF) for BubbleRAG, SG-RAG and ReG.
 
 Kept to about a minute of CPU: BubbleRAG runs with d=1, n=1 (one CEG, one hop of reasoning-aware
 expansion) instead of the paper's d=6, n=3; SG-RAG and ReG at their defaults."""

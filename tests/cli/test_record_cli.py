@@ -1,4 +1,4 @@
-"""`egx record` then `--llm recorded` (issue 18, item 2): a recorded run replays with no LLM, resumes,
+"""`egx record` then `--llm recorded`: a recorded run replays with no LLM, resumes,
 and a question that was not recorded says so and falls back."""
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def test_a_partial_replay_says_so_before_the_answer(server, capsys, tmp_path, mo
     data["entries"] = {k: e for k, e in data["entries"].items() if e["text"] != "20 March 851"}  # the answer's reply
     out.write_text(json.dumps(data))
     with pytest.raises(InputFormatError, match=r"changed after egx wrote it \(its content hash does not match\)"):
-        load_recording(out)  # an edited bundle is refused until someone who checked the edit stamps it (issue 30)
+        load_recording(out)  # an edited bundle is refused until someone who checked the edit stamps it
     stamp_bundle(out)
     capsys.readouterr()
     monkeypatch.setenv("EGX_LLM_RECORDINGS", str(out))

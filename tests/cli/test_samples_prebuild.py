@@ -1,4 +1,4 @@
-"""`egx samples build` and `egx app`'s prebuild (issue 16, item 4): `make app` builds the bundled samples
+"""`egx samples build` and `egx app`'s prebuild: `make app` builds the bundled samples
 with a terminal progress bar before the browser opens, so a lecture never waits on a build."""
 
 from __future__ import annotations

@@ -81,7 +81,7 @@ def test_failed_build_writes_nothing_into_the_store(tmp_path, falkordb_server, m
 
 
 def test_overwrite_never_replaces_another_workspaces_graph(tmp_path, falkordb_server, monkeypatch, capsys):
-    """Issue 30: `--store …/g1 --overwrite` for workspace B replaced workspace A's graph; the refusal without
+    """`--store …/g1 --overwrite` for workspace B once replaced workspace A's graph; the refusal without
     --overwrite did not say whose graph it is."""
     monkeypatch.setenv("EGX_FALKORDB_PASSWORD", "")
     url = falkordb_server.url("cli_owned")

@@ -1,4 +1,4 @@
-"""`egx ablate` (issue 17, item 7): the papers' ablation rows through the benchmark runner, one table,
+"""`egx ablate`: the papers' ablation rows through the benchmark runner, one table,
 resumable per row; ReG rows need their trained models and say how to make them."""
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ def test_bench_errors(tmp_path, capsys):
 
 
 def test_bench_says_reg_without_a_trained_model_is_not_regs_retriever(tmp_path, capsys):
-    """Issue 17: the untrained cosine fallback must never pass for ReG in a benchmark table."""
+    """The untrained cosine fallback must never pass for ReG in a benchmark table."""
     from core.methods.reg.pipeline import NOT_TRAINED_NOTICE
 
     out = tmp_path / "r"
@@ -55,7 +55,7 @@ def test_bench_says_reg_without_a_trained_model_is_not_regs_retriever(tmp_path, 
 
 
 def test_bench_set_overrides_a_method_setting(tmp_path, capsys):
-    """`--set METHOD.NAME=VALUE` (issue 17 item 2: `--set fastinsight.graph=passages`): the setting reaches
+    """`--set METHOD.NAME=VALUE` (e.g. `--set fastinsight.graph=passages`): the setting reaches
     the method, is recorded in run.json, and a resume with other settings is refused."""
     base = ["bench", "--workspace", "demo", "--embedder", "hashing", "--reranker", "biencoder", "--methods",
             "fastinsight", "--limit", "2", "--traces"]

@@ -1,4 +1,4 @@
-"""Issue 12, items 5c, 9 and 10: `egx bench` never writes duplicate lines, never drops a question
+"""`egx bench` never writes duplicate lines, never drops a question
 silently, and an empty question is a recorded failure, not an abort on every resume."""
 
 from __future__ import annotations

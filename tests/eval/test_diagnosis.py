@@ -78,7 +78,7 @@ def test_generic_verdicts():
     d = diagnose(fake("dense", ["c1", "c2"], "Keanu Reeves", llm=True), ws, gold)
     assert d.stage == "answer_wrong" and d.evidence["answer"]["f1"] == 0.0
     # an extractive answer (no LLM) is checked by containment once every gold passage is retrieved: a sentence
-    # without the gold answer is answer_wrong, never the green ok (issue 16); retrieval verdicts still come first
+    # without the gold answer is answer_wrong, never the green ok; retrieval verdicts still come first
     d = diagnose(fake("dense", ["c1", "c2"], "Laurence Fishburne is an American actor."), ws, gold)
     assert d.stage == "answer_wrong" and "does not contain the gold answer (Hugo Weaving)" in d.summary
     assert d.evidence["answer"]["by"] == "containment" and d.evidence["answer"]["contains_gold"] is False

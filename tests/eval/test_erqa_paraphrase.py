@@ -1,4 +1,4 @@
-"""Paraphrased ERQA questions (issue 17, item 7): oracle answer sets, no quoted relation labels, seeded."""
+"""Paraphrased ERQA questions: oracle answer sets, no quoted relation labels, seeded."""
 
 from __future__ import annotations
 

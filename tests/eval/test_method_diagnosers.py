@@ -137,7 +137,7 @@ def test_budget_one_leaves_anchored_passages_not_connected_with_a_path(demo):
     ws, b = demo
     # Example 5's question: its anchor groups sit in one region of the demo graph, so B = 1 leaves some
     # anchored passages one short path away (the Matrix question did this only while "starred" anchored on
-    # unrelated nodes — a none-mode defect fixed in issue 16)
+    # unrelated nodes — a none-mode defect, since fixed)
     r = run(SECOND_WIFE, ws, config=BubbleConfig(B=1, intra_group=False), backends=b)
     ds = [diagnose(r, ws, Gold("q", (ch.id,)), cut=3) for ch in ws.graph.chunks]
     nc = [d for d in ds if d.stage == "not_connected"]

@@ -1,4 +1,4 @@
-"""The papers' own answer metrics (issue 17, item 6) against hand-computed values, and the LLM judges
+"""The papers' own answer metrics against hand-computed values, and the LLM judges
 with a scripted LLM (prompts, parsing, the "not computed" path)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""benchmarks/ppr_gap.py: gold that PPR finds and a seed method misses, by the method's stage (issue 17.8)."""
+"""benchmarks/ppr_gap.py: gold that PPR finds and a seed method misses, by the method's stage."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 15: extracted entity names are canonicalized before they merge (every extractor); loaded
+"""Extracted entity names are canonicalized before they merge (every extractor); loaded
 graphs keep their own merge key; node specificity; HippoRAG synonymy edges stored in the graph."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from core.text import canonical_entity, normalize_name
 
 
 @pytest.mark.parametrize(("name", "canonical"), [
-    ("David Bradley (director)", "David Bradley"),  # the issue's parenthesized title
+    ("David Bradley (director)", "David Bradley"),  # a Wikipedia disambiguation in parentheses
     ("Fool (If You Think It's Over)", "Fool (If You Think It's Over)"),  # a name, not a disambiguation
     ("John Wallop, 2nd Earl of Portsmouth", "John Wallop, 2nd Earl of Portsmouth"),  # commas kept whole
     ("Portland, Oregon", "Portland, Oregon"),

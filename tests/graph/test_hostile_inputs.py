@@ -1,4 +1,4 @@
-"""Issue 30's low-severity input findings, each a test that failed on the code before it: numbers JSON cannot
+"""Hostile inputs of low severity, each a test that failed on the code before it: numbers JSON cannot
 hold, lone surrogates, terminal escapes, stand-in passages, pipes, UTF-16 GraphML."""
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def test_builder_ids_are_safe_text_too():
 
 
 def test_a_passage_longer_than_a_passage_is_split_before_anything_reads_it(tmp_path):
-    """Issue 30 (high): one 10 MB passage went whole into spaCy and took the server past 4 GB. A passage over
+    """One 10 MB passage once went whole into spaCy and took the server past 4 GB. A passage over
     PASSAGE_SPLIT_CHARS becomes chunks of CHUNK_CHARS (every word kept, in order); shorter ones stay whole."""
     from core.graph.builder import EXTRACT_MAX_CHARS, _texts
     from core.graph.chunking import CHUNK_CHARS, PASSAGE_SPLIT_CHARS

@@ -1,4 +1,4 @@
-"""Issue 12: every input bounded, nothing accepted silently as garbage, messages that help.
+"""Every input bounded, nothing accepted silently as garbage, messages that help.
 
 Each bad input is pinned to its exact message (file, line or record, problem, what was expected).
 """

@@ -1,4 +1,4 @@
-"""The build progress bar reflects the work done: no jump over a stage that is skipped (issue 16, item 4)."""
+"""The build progress bar reflects the work done: no jump over a stage that is skipped."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""No cache poisoning (issue 12, item 8): a failed LLM extraction is never cached as "no triples", the
+"""No cache poisoning: a failed LLM extraction is never cached as "no triples", the
 build summary and the manifest report it, and the next build retries exactly those chunks."""
 
 from __future__ import annotations

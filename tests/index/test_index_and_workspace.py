@@ -167,7 +167,7 @@ def test_plain_corpus_gets_rule_based_triples_and_cached_extraction(tmp_path, ha
 
 
 def test_plain_corpus_without_llm_gets_spacy_triples(tmp_path, hashing, monkeypatch):
-    """Issue 15: with no extractor given (LLM 'none'), a corpus is turned into a KG by spaCy."""
+    """With no extractor given (LLM 'none'), a corpus is turned into a KG by spaCy."""
     monkeypatch.setenv("EGX_CACHE_DIR", str(tmp_path / "cache"))
     corpus = tmp_path / "c.jsonl"
     corpus.write_text("\n".join(json.dumps(r) for r in [

@@ -1,5 +1,6 @@
-"""Issue 30, item 1: an app build runs in a child process within a memory and a time cap; past either (or
-cancelled) it ends with a message naming the cause and the setting, and leaves nothing behind."""
+"""An app build runs in a child process within a memory and a time cap, so one upload cannot take the
+server down; past either (or cancelled) it ends with a message naming the cause and the setting, and
+leaves nothing behind."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""VectorIndex.search ranks the same way on every thread count (issue 19: a Ray actor runs FAISS on one
+"""VectorIndex.search ranks the same way on every thread count (a Ray actor runs FAISS on one
 thread, this process on all cores, and FAISS's float32 scores differ in the last bit between the two, which
 flipped a near-tie in BubbleRAG's candidates). The oracle: brute force in float64, ordered by (score desc,
 id asc)."""

@@ -1,4 +1,4 @@
-"""Issue 12, items 3, 5 and 9: overwrite deletes only workspaces; commits survive kills and
+"""Overwrite deletes only workspaces; commits survive kills and
 concurrency; a damaged workspace says so and names the command that rebuilds it."""
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def visible(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if not p.name.endswith(".lock"))
 
 
-# ----------------------------------------------------------------------------- item 3: overwrite
+# ----------------------------------------------------------------------------- overwrite
 def test_overwrite_refuses_a_folder_that_is_not_a_workspace(tmp_path):
     victim = tmp_path / "victim"
     victim.mkdir()
@@ -70,7 +70,7 @@ def test_overwrite_refuses_a_file_and_replaces_an_empty_folder(tmp_path):
     assert create_workspace([SMALL], tmp_path / "empty", overwrite=True).graph.n_edges > 0
 
 
-# ----------------------------------------------------------------------------- item 5a: kills
+# ----------------------------------------------------------------------------- kills
 KILL_BETWEEN_RENAMES = """
 import os, sys
 import core.index.commit as C
@@ -191,7 +191,7 @@ def test_a_kill_during_an_index_rebuild_keeps_the_previous_index(tmp_path, hashi
     assert sorted(p.name for p in (tmp_path / "w").iterdir() if p.name.startswith("index")) == ["index"]
 
 
-# ----------------------------------------------------------------------------- item 5b: threads
+# ----------------------------------------------------------------------------- threads
 def run_threads(n: int, fn) -> list[object]:  # type: ignore[no-untyped-def]
     out: list[object] = [None] * n
     barrier = threading.Barrier(n)
@@ -261,7 +261,7 @@ def test_five_sessions_opening_a_fresh_home_build_the_sample_once(tmp_path, hash
     assert visible(tmp_path) == ["demo"]
 
 
-# ----------------------------------------------------------------------------- item 9: damage
+# ----------------------------------------------------------------------------- damage
 def damage_graph(ws: Path, how: str) -> None:
     g = ws / "graph.json.gz"
     if how == "truncated":
@@ -324,7 +324,7 @@ def test_errors_are_egx_errors():
     assert issubclass(WorkspaceError, EgxError)
 
 
-# ----------------------------------------------------------------------------- item 4: memory
+# ----------------------------------------------------------------------------- memory
 def test_an_index_built_in_place_equals_one_built_from_an_array():
     from core.index.vector_index import VectorIndex
 

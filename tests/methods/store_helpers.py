@@ -1,4 +1,4 @@
-"""Shared by the graph-store tests (issue 19): a workspace and its copy whose graph lives in FalkorDB, and
+"""Shared by the graph-store tests: a workspace and its copy whose graph lives in FalkorDB, and
 a guard that fails a test when the whole graph is read from the store."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The extractive answer (issue 16 item 3): the two showcase questions in ``none`` mode, the Lothair
+"""The extractive answer: the two showcase questions in ``none`` mode, the Lothair
 anchors, SG-RAG on a possessive, a triples-only workspace, and the rules of core.methods.extractive."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Every method survives every LLM fault (issue 12, items 6 and 7): against the scripted local server,
+"""Every method survives every LLM fault: against the scripted local server,
 BubbleRAG, SG-RAG, ReG and dense retrieval finish with a visible fallback — never an exception, never
 longer than the breaker allows — and a refusal or a JSON fragment is never shown as the answer."""
 
@@ -92,7 +92,7 @@ def test_the_budget_stops_a_slow_but_working_endpoint(prepared, hashing):
     assert "this question's LLM budget of 0.5 s is spent" in text and "--llm-budget or EGX_LLM_BUDGET" in text
 
 
-# --- refusals and fragments are never the answer (item 7) -------------------------------------------
+# --- refusals and fragments are never the answer ----------------------------------------------------
 
 REFUSAL = "I'm sorry, but I can't help with that."
 FRAGMENT = '{"answer": "Ermengarde of To'

@@ -1,4 +1,4 @@
-"""Issue 12, item 1: no model or cache file a user could have made is ever unpickled as code.
+"""No model or cache file a user could have made is ever unpickled as code.
 
 A pickle whose ``__reduce__`` calls ``os.system`` is planted where SG-RAG's dominance cache and
 ReG's trained retriever live; loading must not run it (the marker file is never created) and the

@@ -1,4 +1,4 @@
-"""No primed prompts (issue 17, item 5): no few-shot example or inline example of any method's prompt
+"""No primed prompts: no few-shot example or inline example of any method's prompt
 is a question of ``sample_data/`` — nor names its entities or its gold answer — so no prompt hands a
 model the answer to a question it is evaluated on."""
 

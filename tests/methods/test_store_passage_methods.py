@@ -1,4 +1,4 @@
-"""Issue 19: the passage methods (dense, Re2, PPR) never load the whole graph from a graph store.
+"""The passage methods (dense, Re2, PPR) never load the whole graph from a graph store.
 
 On a FalkorDB workspace they read chunk rows, provenance and names from the store
 (:class:`core.methods.passages.PassageSource`, PPR's region incidence) and must return exactly what they

@@ -1,4 +1,4 @@
-"""Issue 19: ReG reads only the region it needs from a graph store.
+"""ReG reads only the region it needs from a graph store.
 
 On a FalkorDB workspace ReG links the question by the store's batch name lookup and scores the
 triples of the store's ``hops``-region of the query entities (ReG App. E); it must return what it

@@ -1,4 +1,4 @@
-"""Same results on either graph store (issue 19): every method, in `none` mode, returns the same
+"""Same results on either graph store: every method, in `none` mode, returns the same
 ranked passages (and BubbleRAG the same CEGs) when the workspace's graph lives in FalkorDB as when
 it is in memory. BubbleRAG's G' and PPR's region come from the store's h-hop region queries there."""
 
@@ -73,7 +73,7 @@ def test_demo_same_results_on_falkordb(tmp_path_factory, falkordb_server, hashin
 @pytest.mark.slow  # over a minute on 2 cores
 def test_musique_same_results_on_falkordb(tmp_path_factory, falkordb_server, hashing, backends):
     """The first 20 MuSiQue questions in the suite (all 100 cost about five times this test, too long
-    for it): ``EGX_STORE_SAME_QUESTIONS=100`` runs every question, as issue 19 item 3 asks."""
+    for it): ``EGX_STORE_SAME_QUESTIONS=100`` runs every question."""
     n = int(os.environ.get("EGX_STORE_SAME_QUESTIONS", "20"))
     mem, remote = _pair("musique", tmp_path_factory.mktemp("same_musique"), falkordb_server, hashing, backends)
     questions = [q.question for q in load_questions(mem)][:n]

@@ -103,7 +103,7 @@ def test_query_entities_without_llm():
 
 
 def test_the_trace_names_the_synonym_edges_that_carried_the_walk(demo_ws, backends):
-    """Issue 15: PPR's step lists the synonymy edges leaving its seeds and joining its top nodes
+    """PPR's step lists the synonymy edges leaving its seeds and joining its top nodes
     (brute force over the node vectors), and none when synonyms are off."""
     q = "When did Lothair II's mother die?"
     res = ppr.run(q, demo_ws, config=ppr.PPRConfig(synonym_threshold=0.5), backends=backends)
@@ -127,7 +127,7 @@ def test_the_trace_names_the_synonym_edges_that_carried_the_walk(demo_ws, backen
 
 
 def test_the_llms_kinds_and_guesses_are_not_seeds(demo_ws, backends):
-    """Issue 29: a 1.5B model's NER list adds the question's nouns ("mother", "country"), which link to generic
+    """A 1.5B model's NER list adds the question's nouns ("mother", "country"), which link to generic
     nodes of an OpenIE graph; HippoRAG's NER asks for named entities, so a kind written in lower case is
     dropped (and named in the trace), as is a name the question does not write (a guess of the answer)."""
     import json

@@ -169,7 +169,7 @@ def test_iter_frames_replay_the_search_and_end_with_the_result(matrix_graph):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_queue_counts_only_live_entries_and_shows_them(seed):
-    """Issue 16, item 7: the expansion page said "Priority-queue head (72 entries)" and then "empty" —
+    """The expansion page said "Priority-queue head (72 entries)" and then "empty" —
     the count included stale heap entries (lazy deletion) and the head skipped them. Oracle: a live
     entry is the current label of an unsettled (node, group), one per labelled-but-unsettled pair."""
     rng = np.random.default_rng(seed)

@@ -1,4 +1,4 @@
-"""`none`-mode keyword heuristics of BubbleRAG (issue 17 item 8)."""
+"""`none`-mode keyword heuristics of BubbleRAG."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""BubbleRAG's LLM paths with a scripted LLM (issue 17): keywords (Ex. 3), specialization (Ex. 4),
+"""BubbleRAG's LLM paths with a scripted LLM: keywords (Ex. 3), specialization (Ex. 4),
 relaxation (Ex. 5), grouping (§3.2) and reasoning-aware expansion (§3.5, both modes), on a hand-built
 graph about made-up entities, every expected value worked out by hand."""
 

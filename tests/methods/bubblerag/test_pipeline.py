@@ -20,7 +20,7 @@ from tests.fakes import ScriptedLLM
 #: answer was unusable, a reasoning hop fell back to similarity, or the graph itself (no collision, |V'| cap,
 #: no preview chunk). A message outside these is a fallback nobody documented.
 KNOWN_FALLBACK = re.compile(r"^(LLM (output unusable|call failed|call skipped)|the LLM's answer was unusable \(|"
-                            r"check failed: |"  # a reply the stage's check refused (issue 29), named
+                            r"check failed: |"  # a reply the stage's check refused, named
                             r"CEG \d+ hop \d+: LLM |no bubbles collided|\|V'\| would exceed|"
                             r"no preview chunks to confirm)")
 
@@ -150,7 +150,7 @@ def test_empty_question_is_rejected(tmp_path):
 @pytest.mark.timeout(2400)
 def test_all_100_musique_questions_run_in_none_mode(minilm, real_sample):
     """The paper's context (§3.6: G_final's chunks only) against dense retrieval, and our "+dense fill"
-    option's delta, all measured in one run (issue 17). Measured on 2026-11-23 (MiniLM, `none` mode):
+    option's delta, all measured in one run. Measured on 2026-11-23 (MiniLM, `none` mode):
     paper default R@5 58.2 / R@10 62.0, interleave (+dense fill) 67.2 / 76.8, dense 62.2 / 70.3 — in
     `none` mode the paper's context is *below* dense at R@5 (−4.0); the option adds +9.0."""
     from core.methods.bubblerag.answer import rank_evidence_chunks

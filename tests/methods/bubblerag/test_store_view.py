@@ -1,4 +1,4 @@
-"""Issue 19: BubbleRAG never loads the whole graph from a graph store.
+"""BubbleRAG never loads the whole graph from a graph store.
 
 On a FalkorDB workspace every stage reads through a per-question :class:`~core.graph.view.StoreGraphView`
 (pre-retrieval and candidates: rows and names; G': the h-hop region; reasoning-aware expansion: the

@@ -1,4 +1,4 @@
-"""Issue 15: a workspace built with HippoRAG synonymy edges lets BubbleRAG cross an alias split, and the
+"""A workspace built with HippoRAG synonymy edges lets BubbleRAG cross an alias split, and the
 trace says which synonym edge the evidence graph walked (the short name "Ermengarde" is its own node
 without them)."""
 

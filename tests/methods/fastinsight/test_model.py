@@ -30,7 +30,7 @@ def test_all_methods_find_demo_evidence_with_minilm(tmp_path):
 
 @pytest.mark.model
 def test_stex_reaches_gold_passages_through_the_graph_that_the_vector_search_missed(tmp_path):
-    """FastInsight's own contribution on the demo (issue 17: the test above is passed by dense too).
+    """FastInsight's own contribution on the demo (the test above is passed by dense too).
     With BATCH = 2 and b_max = 6 the initial vector search O_vs holds 2 passages; STeX rounds then add
     only passage-graph neighbours of N_ret (Alg. 3), and for "Find an ML expert." and the second-wife
     question they add a gold passage O_vs missed (Geoffrey Hinton; Charles the Bald). On the passage

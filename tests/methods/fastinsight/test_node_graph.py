@@ -1,4 +1,4 @@
-"""FastInsight on KG nodes (issue 17 item 2, FastInsight §4.2.2): the node graph, node → passage
+"""FastInsight on KG nodes (FastInsight §4.2.2): the node graph, node → passage
 mapping, TR / MissTR and the diagnosis on the graph searched (networkx / brute-force oracles), the
 node-vector cache, and ``graph="passages"`` reproducing the pre-node-mode results exactly."""
 

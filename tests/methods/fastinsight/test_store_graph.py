@@ -1,4 +1,4 @@
-"""Issue 19: FastInsight never loads the whole graph from a graph store.
+"""FastInsight never loads the whole graph from a graph store.
 
 On a FalkorDB workspace FastInsight's KG-node search (§4.2.2, the default on KGs) reads the node
 texts, neighbour rows and degrees Algorithm 1 touches (:class:`StoreNodeGraph`) and must return

@@ -107,7 +107,7 @@ def test_reg_diagnosis_reads_the_result(demo_ws, backends) -> None:
     got = r.ranked_chunks[0].chunk_id
     ok = diagnose(r, demo_ws, Gold("1", (got,)))
     assert ok.stage == "ok" and ok.gold_ranks == {got: 1}
-    # with a gold answer the extractive (no LLM) sentence is checked by containment (issue 16)
+    # with a gold answer the extractive (no LLM) sentence is checked by containment, so a wrong one is never "ok"
     judged = diagnose(r, demo_ws, Gold("1", (got,), ("Hugo Weaving",)))
     assert judged.stage == ("ok" if "Hugo Weaving" in r.answer else "answer_wrong")
     # a passage about deep learning is far from Keanu Reeves / Laurence Fishburne

@@ -1,4 +1,5 @@
-"""SG-RAG's failure diagnoser (issue 6 contract): verdicts read from the result, with evidence."""
+"""SG-RAG's failure diagnoser, on the contract every method's diagnoser keeps: verdicts read from the
+result, with evidence."""
 
 from __future__ import annotations
 
