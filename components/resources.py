@@ -120,7 +120,7 @@ def open_workspace(info: WorkspaceInfo, embedder_name: str) -> Workspace:
     def ready() -> Workspace | None:
         ws = _opened(str(path), manifest_mtime(path)) if manifest_mtime(path) else None
         if ws is not None:
-            stale = info.sample and ws.manifest.get("recipe_hash") != _recipe_hashes().get(info.name)
+            stale = info.sample and ws.meta.recipe_hash != _recipe_hashes().get(info.name)
             if not stale and ws.index_problem(emb) is None:
                 return ws
         return None
@@ -132,7 +132,7 @@ def open_workspace(info: WorkspaceInfo, embedder_name: str) -> Workspace:
     if not info.sample and current is None:
         raise WorkspaceError(f"{path} has no manifest.json any more (was it deleted?). "
                              "Pick another workspace or upload the data again.")
-    building = info.sample and (current is None or current.manifest.get("recipe_hash") != _recipe_hashes().get(info.name))
+    building = info.sample and (current is None or current.meta.recipe_hash != _recipe_hashes().get(info.name))
     title = (f"Building workspace “{info.title}”" if building
              else f"Indexing “{info.title}” with {embedder_name}")
 

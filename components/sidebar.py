@@ -234,7 +234,7 @@ def render_sidebar() -> Active:
                  llm_name=llm.name, llm=llm, notes=notes)
     g = question_graph(ws)  # counts only: a store's graph is never loaded here
     sb.caption(f"{g.n_nodes:,} nodes · {g.n_edges:,} edges · {g.n_chunks:,} chunks · "
-               f"index: {md_escape(ws.manifest.get('index', {}).get('embedder', '?'))} · "
+               f"index: {md_escape(ws.meta.index_embedder or '?')} · "
                f"graph store: {md_escape(_store_label(ws.store_url))}")
     ss[S.ACTIVE] = rec
     return rec

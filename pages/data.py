@@ -8,8 +8,9 @@ Thin by design: each panel reads its widgets, calls a cached core function throu
 from __future__ import annotations
 
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import streamlit as st
@@ -219,21 +220,21 @@ def create_stats_ui(act: Active, g: KnowledgeGraph) -> None:
         st.markdown("**Notes from loading**")
         for w in ws.warnings:
             st.warning(md_escape(w))
-    sources = ws.manifest.get("sources", {})
+    sources = ws.meta.sources
     if sources:
         st.markdown("**Sources**")
         st.dataframe(pd.DataFrame([{"file": k, "format": v} for k, v in sources.items()]), hide_index=True)
-    if ws.manifest.get("attribution"):
-        st.caption("Attribution: " + md_escape(ws.manifest["attribution"]))
-    ex = ws.manifest.get("extraction")
+    if ws.meta.attribution:
+        st.caption("Attribution: " + md_escape(ws.meta.attribution))
+    ex = ws.meta.extraction
     if ex:
         create_extraction_ui(g, ex)
-    idx = ws.manifest.get("index")
+    idx = ws.meta.index
     st.markdown("**Vector index**")
     if not idx:
         st.caption("No index built yet.")
         return
-    builds = idx.get("builds", [])
+    builds = ws.meta.index_builds
     c = st.columns(4)
     c[0].metric("Embedder", idx.get("embedder", "?"))
     c[1].metric("Dimension", idx.get("dim", "?"))
@@ -247,7 +248,7 @@ def create_stats_ui(act: Active, g: KnowledgeGraph) -> None:
         st.dataframe(pd.DataFrame(rows), hide_index=True)
 
 
-def create_extraction_ui(g: KnowledgeGraph, ex: dict) -> None:
+def create_extraction_ui(g: KnowledgeGraph, ex: Mapping[str, Any]) -> None:
     """Which extractor built this corpus's KG, its counts, and sample passages with their triples."""
     from core.backends.registry import describe
     from core.graph.builder import sample_passage_triples

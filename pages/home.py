@@ -96,6 +96,6 @@ with right:
         c1.metric("Relations", f"{stats['relations']:,}")
         c2.metric("Components", f"{stats['components']:,}")
         c3.metric("Mean degree", f"{stats['mean_degree']:.2f}")
-    attribution = ws.manifest.get("attribution")
+    attribution = ws.meta.attribution
     if attribution:
         st.caption("Source: " + md_escape(attribution))

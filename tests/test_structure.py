@@ -162,3 +162,17 @@ def test_core_names_reasons_not_issue_numbers():
                  if (rel := f.relative_to(ROOT).as_posix()) not in pending_files and not rel.startswith(pending_dirs)
                  for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), start=1) if ref.search(line)]
     assert offenders == [], f"issue numbers standing in for a reason in core/: {offenders}"
+
+
+def test_the_workspace_manifest_is_read_through_its_type():
+    """Outside core/index (which writes it), a workspace's manifest is read through
+    :class:`core.index.manifest.Manifest` (``workspace.meta``), never by ``.get`` chains on the dict."""
+    import re
+
+    chain = re.compile(r"\bws\.manifest\b|\bworkspace\.manifest\b|\bcurrent\.manifest\b")
+    files = [*(ROOT / "pages").glob("*.py"), *(ROOT / "components").glob("*.py"),
+             *(p for p in (ROOT / "core").rglob("*.py") if "index" not in p.relative_to(ROOT / "core").parts[:1]
+               and p.name != "cli.py" and "cli" not in p.relative_to(ROOT / "core").parts[:1])]
+    offenders = [f"{f.relative_to(ROOT)}:{i}" for f in files
+                 for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), start=1) if chain.search(line)]
+    assert offenders == [], f"read the manifest through workspace.meta: {offenders}"

@@ -12,6 +12,8 @@ from core.errors import EgxError, WorkspaceError
 from core.fsio import atomic_writer
 from core.graph.loaders import InputLimits, open_input
 from core.graph.model import KnowledgeGraph
+from core.graph.store import MEMORY_URL
+from core.index.manifest import Manifest
 
 
 def save_graph(graph: KnowledgeGraph, path: Path) -> None:
@@ -28,8 +30,9 @@ def rebuild_hint(path: Path, manifest: dict[str, Any] | None = None) -> str:
     if manifest.get("sample"):
         return f"`egx index --sample {manifest.get('name') or Path(path).name} --rebuild`"
     sources = " ".join(manifest.get("sources") or {}) or "<your input files>"
-    store = manifest.get("store", {}).get("url")
-    return f"`egx index {sources} --workspace {path}{f' --store {store}' if store else ''} --overwrite`"
+    store = Manifest(manifest).store_url
+    return (f"`egx index {sources} --workspace {path}{f' --store {store}' if store != MEMORY_URL else ''} "
+            "--overwrite`")
 
 
 def load_graph(path: Path, *, manifest: dict[str, Any] | None = None) -> KnowledgeGraph:

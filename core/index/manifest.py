@@ -7,14 +7,110 @@ complete workspace (:func:`is_workspace`); everything else in it is found throug
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from core.errors import WorkspaceError
+from core.graph.store import MEMORY_URL
 
 MANIFEST = "manifest.json"
 GRAPH_FILE = "graph.json.gz"
 FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """A workspace's manifest read by attribute: each section's fields, typed, with the value an older
+    manifest that lacks them gets. The file stays the JSON object egx writes (``data``); code reads it
+    through this type, so renaming a key breaks a type check, not a page at run time."""
+
+    data: Mapping[str, Any]
+
+    def _section(self, key: str) -> Mapping[str, Any]:
+        v = self.data.get(key)
+        return v if isinstance(v, dict) else {}
+
+    # ------------------------------------------------------------------ what the workspace is
+    @property
+    def name(self) -> str:
+        return str(self.data.get("name") or "")
+
+    @property
+    def title(self) -> str:
+        return str(self.data.get("title") or "")
+
+    @property
+    def description(self) -> str:
+        return str(self.data.get("description") or "")
+
+    @property
+    def warnings(self) -> list[str]:
+        return [str(w) for w in self.data.get("warnings") or []]
+
+    @property
+    def attribution(self) -> str:
+        return str(self.data.get("attribution") or "")
+
+    @property
+    def sources(self) -> Mapping[str, Any]:
+        """Input file name → what it held (a built workspace's inputs)."""
+        return self._section("sources")
+
+    @property
+    def recipe_hash(self) -> str | None:
+        """A bundled sample's recipe hash (None for a workspace built from uploads)."""
+        v = self.data.get("recipe_hash")
+        return None if v is None else str(v)
+
+    # ------------------------------------------------------------------ the graph
+    @property
+    def store_url(self) -> str:
+        """``memory:`` or the graph store's URL (never with a password)."""
+        return str(self._section("store").get("url") or MEMORY_URL)
+
+    @property
+    def content_hash(self) -> str:
+        return str(self._section("graph").get("content_hash") or "")
+
+    @property
+    def provenance_hash(self) -> str:
+        return str(self._section("graph").get("provenance_hash") or "")
+
+    @property
+    def extraction(self) -> Mapping[str, Any] | None:
+        """How the triples were extracted from a corpus (None: the input was a graph)."""
+        v = self.data.get("extraction")
+        return v if isinstance(v, dict) else None
+
+    @property
+    def synonyms(self) -> Mapping[str, Any] | None:
+        v = self.data.get("synonyms")
+        return v if isinstance(v, dict) else None
+
+    @property
+    def synonym_edges(self) -> bool:
+        """Whether the graph stores HippoRAG synonymy edges."""
+        return bool((self.synonyms or {}).get("edges"))
+
+    # ------------------------------------------------------------------ the index
+    @property
+    def index(self) -> Mapping[str, Any] | None:
+        v = self.data.get("index")
+        return v if isinstance(v, dict) else None
+
+    @property
+    def index_model_id(self) -> str:
+        return str((self.index or {}).get("model_id") or "")
+
+    @property
+    def index_embedder(self) -> str:
+        return str((self.index or {}).get("embedder") or "")
+
+    @property
+    def index_builds(self) -> list[Mapping[str, Any]]:
+        return [b for b in (self.index or {}).get("builds") or [] if isinstance(b, dict)]
 
 
 def read_manifest(path: Path) -> dict[str, Any]:

@@ -54,7 +54,7 @@ from core.index.indexing import (
     embed_pages,
     index_manifest,
 )
-from core.index.manifest import GRAPH_FILE, MANIFEST, index_dirname, read_manifest
+from core.index.manifest import GRAPH_FILE, MANIFEST, Manifest, index_dirname, read_manifest
 from core.index.vector_index import VectorIndex
 from core.text import content_hash
 
@@ -99,26 +99,31 @@ class Workspace:
         return cls(path, read_manifest(path))
 
     @property
+    def meta(self) -> Manifest:
+        """The manifest, read by attribute."""
+        return Manifest(self.manifest)
+
+    @property
     def name(self) -> str:
-        return str(self.manifest.get("name") or self.path.name)
+        return self.meta.name or self.path.name
 
     @property
     def title(self) -> str:
-        return str(self.manifest.get("title") or self.name)
+        return self.meta.title or self.name
 
     @property
     def description(self) -> str:
-        return str(self.manifest.get("description", ""))
+        return self.meta.description
 
     @property
     def warnings(self) -> list[str]:
-        return list(self.manifest.get("warnings", []))
+        return self.meta.warnings
 
     @property
     def store_url(self) -> str:
         """Where the graph lives: ``memory:`` (``graph.json.gz``, loaded into this process) or the
         ``falkordb://HOST:PORT/GRAPH`` URL of a graph store (never with a password)."""
-        return str(self.manifest.get("store", {}).get("url") or MEMORY_URL)
+        return self.meta.store_url
 
     @cached_property
     def store(self) -> GraphStore:
@@ -136,7 +141,7 @@ class Workspace:
         if url == MEMORY_URL:
             return MemoryStore(self.graph)
         store = open_store(url)
-        want = self.manifest.get("graph", {}).get("content_hash")
+        want = self.meta.content_hash
         got = getattr(store, "content_hash", want)
         if want and got != want:
             raise StoreError(f"The graph at {url} is not the one workspace {self.name!r} was built from (content hash "
@@ -176,7 +181,7 @@ class Workspace:
         if info.get("model_id") != embedder.model_id or info.get("dim") != embedder.dim:
             return (f"the index was built with {info.get('model_id')!r} (dim {info.get('dim')}), "
                     f"the active embedder is {embedder.model_id!r} (dim {embedder.dim})")
-        if info.get("content_hash") != self.manifest.get("graph", {}).get("content_hash"):
+        if (info.get("content_hash") or "") != self.meta.content_hash:
             return "the graph content changed since the index was built"
         folder = self.index_dir
         for kind in ITEM_KINDS:
@@ -205,7 +210,7 @@ class Workspace:
             return []
         with workspace_lock(self.path):
             fresh = read_manifest(self.path)
-            if fresh.get("graph", {}).get("content_hash") == self.manifest.get("graph", {}).get("content_hash"):
+            if Manifest(fresh).content_hash == self.meta.content_hash:
                 self.manifest = fresh  # another thread or process may have built it meanwhile
             problem = "rebuild requested" if rebuild else self.index_problem(embedder)
             if problem is None:
@@ -350,7 +355,7 @@ class Workspace:
         """The graph's content hash without loading it (a store's graph was checked against it on opening)."""
         if self.store_url == MEMORY_URL:
             return self.graph.content_hash
-        return str(self.manifest.get("graph", {}).get("content_hash") or self.graph.content_hash)
+        return self.meta.content_hash or self.graph.content_hash
 
     @property
     def provenance_hash(self) -> str:
@@ -358,7 +363,7 @@ class Workspace:
         manifest when the graph was written; "" for a store workspace written before it was)."""
         if self.store_url == MEMORY_URL:
             return self.graph.provenance_hash
-        return str(self.manifest.get("graph", {}).get("provenance_hash") or "")
+        return self.meta.provenance_hash
 
     def move_to_store(self, url: str, *, overwrite: bool = False, progress: Progress | None = None) -> dict[str, Any]:
         """Write this workspace's graph into the FalkorDB graph ``url`` and make the workspace read it

@@ -82,7 +82,7 @@ def run(query: str, workspace: Workspace, *, config: RerankConfig | None = None,
                      section="FastInsight §3.1.3 Example 3 (O_m)") as step:
         texts = source.texts(ids.tolist())
         passages = [texts[int(i)] for i in ids]
-        features = index_feature_source(reranker, str(workspace.manifest.get("index", {}).get("model_id", "")),
+        features = index_feature_source(reranker, workspace.meta.index_model_id,
                                         index.vectors, query)
         cache = FeatureCache(reranker, query, texts, precomputed=features)  # type: ignore[arg-type]
         scores = pin("rerank.rerank.scores", rerank_scores(query, passages, reranker, features=cache, nodes=ids), ids=ids)

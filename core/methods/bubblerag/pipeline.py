@@ -180,7 +180,7 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
                                     time_budget_s=cfg.time_budget_s, tight_json=tight, trace=trace)
     evidence = unify(reasoning)
     _trace_synonym_edges(trace, graph, evidence.edges, stored=None if whole_graph(graph) is not None
-                         else bool(workspace.manifest.get("synonyms", {}).get("edges")))
+                         else workspace.meta.synonym_edges)
     # the answer stage reads these one by one: on a store, read them in a batch
     read_ahead(graph, provenance_edges=evidence.edges, provenance_nodes=evidence.nodes, chunk_ids=pre.chunk_ids)
     ans: Answer = generate_answer(query, evidence, graph, workspace.index("chunks").vectors if graph.n_chunks

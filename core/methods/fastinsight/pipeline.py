@@ -217,7 +217,7 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
             raise WorkspaceError(f"The chunk index of {workspace.name!r} holds {vectors.shape[0]} passages but the "
                                  f"graph has {pg.n}; rebuild the index (`egx index --workspace ... --rebuild`).")
     q = backends.embed_query(query)
-    source = index_feature_source(reranker, str(workspace.manifest.get("index", {}).get("model_id", "")), vectors, query)
+    source = index_feature_source(reranker, workspace.meta.index_model_id, vectors, query)
     cache = FeatureCache(reranker, query, pg.passages, precomputed=source)
     trace.add("reranker", f"Reranker: {reranker.name}", {
         "reranker": reranker.name, "model_id": reranker.model_id, "linear_head": reranker.linear_head,

@@ -161,7 +161,7 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
     from core.graph.synonyms import synonym_edges_walked
 
     syn = synonym_edges_walked(graph, [t.edge for t in local], stored=None if whole_graph(qgraph) is not None
-                               else bool(workspace.manifest.get("synonyms", {}).get("edges")))
+                               else workspace.meta.synonym_edges)
     if syn is not None:
         trace.add("synonym_edges", "Synonym edges among the kept triples", syn,
                   section="HippoRAG §3.1 (synonymy edges)")
