@@ -9,7 +9,7 @@
 * When the LLM's text is no answer — a refusal ("I'm sorry, but I can't help with that."), a
   truncated JSON fragment, an HTML page, punctuation
   (:func:`core.backends.llm.check_answer`) — the extractive answer replaces it, the result keeps
-  the rejected text in ``Answer.rejected`` and the trace step says why.
+  the rejected text in ``PassageAnswer.rejected`` and the trace step says why.
 
 Evidence format (ReG §4.2): with ``evidence_format="triples"`` the prompt holds the KG
 triples extracted from those passages as an unordered list, with ``"chains"`` the same triples
@@ -55,7 +55,7 @@ class Evidence(Protocol):
 
 
 @dataclass(frozen=True)
-class Answer:
+class PassageAnswer:
     text: str
     mode: AnswerMode
     chunk_id: str = ""  #: extractive: the passage the sentence comes from
@@ -113,12 +113,12 @@ ANSWER_MAX_TOKENS = 64
 EXTRACTIVE_PASSAGES = 3
 
 
-def extractive_answer(query: str, passages: Sequence[tuple[str, str, str]], backends: Backends) -> Answer:
+def extractive_answer(query: str, passages: Sequence[tuple[str, str, str]], backends: Backends) -> PassageAnswer:
     """The sentence of the top passages that answers ``query`` (:func:`core.methods.extractive.pick_sentence`)."""
     pick = pick_sentence(query, passages, backends, max_passages=EXTRACTIVE_PASSAGES)
     if not pick.text:
-        return Answer("", "empty", fallback=NO_TEXT, pick=pick)
-    return Answer(pick.text, "extractive", pick.chunk_id, pick=pick)
+        return PassageAnswer("", "empty", fallback=NO_TEXT, pick=pick)
+    return PassageAnswer(pick.text, "extractive", pick.chunk_id, pick=pick)
 
 
 def passages_prompt(query: str, passages: Sequence[tuple[str, str, str]], *, max_passages: int = 5) -> str:
@@ -128,7 +128,7 @@ def passages_prompt(query: str, passages: Sequence[tuple[str, str, str]], *, max
 
 
 def answer_question(query: str, passages: Sequence[tuple[str, str, str]], backends: Backends, *,
-                    max_passages: int = 5, prompt: tuple[str, str] | None = None) -> Answer:
+                    max_passages: int = 5, prompt: tuple[str, str] | None = None) -> PassageAnswer:
     """Answer ``query`` from ranked ``(chunk_id, title, text)`` passages (best first).
 
     Uses the LLM when ``backends.llm.available``; otherwise, or if the LLM call fails, the
@@ -136,7 +136,7 @@ def answer_question(query: str, passages: Sequence[tuple[str, str, str]], backen
     replaces the passage prompt (the triple / chain evidence formats).
     """
     if not passages:
-        return Answer("", "empty", fallback="no passage was retrieved")
+        return PassageAnswer("", "empty", fallback="no passage was retrieved")
     if not backends.llm.available:
         return extractive_answer(query, passages, backends)
     system, user = prompt or (prompts.ANSWER_SYSTEM, passages_prompt(query, passages, max_passages=max_passages))
@@ -145,26 +145,26 @@ def answer_question(query: str, passages: Sequence[tuple[str, str, str]], backen
         resp = backends.llm.chat(msgs, max_tokens=ANSWER_MAX_TOKENS)
     except LLMError as exc:
         ans = extractive_answer(query, passages, backends)
-        return Answer(ans.text, ans.mode, ans.chunk_id, fallback=f"the LLM failed ({exc}); extractive answer",
+        return PassageAnswer(ans.text, ans.mode, ans.chunk_id, fallback=f"the LLM failed ({exc}); extractive answer",
                       pick=ans.pick)
     check = check_answer(resp.text)
     if not check.ok:
         ans = extractive_answer(query, passages, backends)
-        return Answer(ans.text, ans.mode, ans.chunk_id,
+        return PassageAnswer(ans.text, ans.mode, ans.chunk_id,
                       fallback=f"the LLM's answer was unusable ({check.problem}); extractive answer instead",
                       prompt_tokens=resp.prompt_tokens, completion_tokens=resp.completion_tokens,
                       rejected=resp.text[:2000], pick=ans.pick)
     if resp.truncated:  # shown as cut, never as a whole answer (and the LLM cache did not keep it)
-        return Answer(check.text.rstrip() + " …", "llm", "",
+        return PassageAnswer(check.text.rstrip() + " …", "llm", "",
                       fallback=f"the LLM's answer stopped at its {ANSWER_MAX_TOKENS}-token limit: shown cut (…)",
                       prompt_tokens=resp.prompt_tokens, completion_tokens=resp.completion_tokens, cached=resp.cached)
-    return Answer(check.text, "llm", "", prompt_tokens=resp.prompt_tokens, completion_tokens=resp.completion_tokens,
+    return PassageAnswer(check.text, "llm", "", prompt_tokens=resp.prompt_tokens, completion_tokens=resp.completion_tokens,
                   cached=resp.cached)
 
 
 def record_answer(trace: Trace, query: str, passages: Sequence[tuple[str, str, str]], backends: Backends, *,
                   max_passages: int = 5, evidence_format: EvidenceFormat = "passages",
-                  evidence: Evidence | Callable[[], Evidence | None] | None = None) -> Answer:
+                  evidence: Evidence | Callable[[], Evidence | None] | None = None) -> PassageAnswer:
     """:func:`answer_question` recorded as the ``answer`` trace step.
 
     Parameters

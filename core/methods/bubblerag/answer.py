@@ -28,7 +28,7 @@ backends carry (else the embedding cosine), sentences naming the asked-for answe
 possessive bridges resolved. A workspace whose chunks hold no text (a triples-only upload) offers the
 evidence graph's triples as the candidate sentences instead ("Ermengarde of Tours died on 20 March
 851"), and the trace says so. So does a failed LLM call, and an LLM text that is no answer — a refusal or a truncated JSON fragment
-(:func:`core.backends.llm.check_answer`): the rejected text is kept in ``Answer.rejected`` and the
+(:func:`core.backends.llm.check_answer`): the rejected text is kept in ``EvidenceAnswer.rejected`` and the
 trace step's fallback says why.
 
 Evidence format (ReG §4.2): ``evidence_format="triples"`` is the paper's prompt (G_final
@@ -81,7 +81,7 @@ class EvidenceGraph:
 
 
 @dataclass(frozen=True)
-class Answer:
+class EvidenceAnswer:
     text: str
     by: str  #: "llm" or "extractive"
     evidence: EvidenceGraph
@@ -205,7 +205,7 @@ def generate_answer(query: str, evidence: EvidenceGraph, graph: GraphLike, chunk
                     qvec: np.ndarray, preview: Sequence[str], llm: LLM, embedder: Embedder, *, max_chunks: int = 15,
                     fill_with_preview: bool = False, max_tokens: int = 256, trace: Trace | None = None,
                     evidence_format: str = "triples", chunk_ranking: str = "support",
-                    reranker: Reranker | None = None) -> Answer:
+                    reranker: Reranker | None = None) -> EvidenceAnswer:
     """Serialize G_final + its chunks into the hybrid context and answer (§3.6).
 
     ``evidence_format`` picks the skeleton: "triples" (paper), "chains" (ReG §4.2) or "passages".
@@ -250,7 +250,7 @@ def generate_answer(query: str, evidence: EvidenceGraph, graph: GraphLike, chunk
     step.seconds = time.perf_counter() - t0
     if trace is not None:
         trace.steps.append(step)
-    return Answer(text, by, evidence, chunks, tuple(triples), rejected)
+    return EvidenceAnswer(text, by, evidence, chunks, tuple(triples), rejected)
 
 
 def extractive_pick(query: str, evidence: EvidenceGraph, graph: GraphLike, chunks: Sequence[EvidenceChunk],

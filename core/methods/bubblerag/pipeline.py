@@ -30,7 +30,7 @@ from core.graph.model import KnowledgeGraph
 from core.graph.reader import GraphLike, question_graph, read_ahead, whole_graph
 from core.index.workspace import Workspace
 from core.methods.base import Backends, RankedChunk
-from core.methods.bubblerag.answer import Answer, EvidenceChunk, EvidenceGraph, generate_answer, unify
+from core.methods.bubblerag.answer import EvidenceAnswer, EvidenceChunk, EvidenceGraph, generate_answer, unify
 from core.methods.bubblerag.candidates import Candidates, retrieve_candidates
 from core.methods.bubblerag.config import BubbleConfig
 from core.methods.bubblerag.expansion import BubbleExpansion, ExpansionFrame, bubble_expansion, iter_bubble_expansion
@@ -183,7 +183,7 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
                          else workspace.meta.synonym_edges)
     # the answer stage reads these one by one: on a store, read them in a batch
     read_ahead(graph, provenance_edges=evidence.edges, provenance_nodes=evidence.nodes, chunk_ids=pre.chunk_ids)
-    ans: Answer = generate_answer(query, evidence, graph, workspace.index("chunks").vectors if graph.n_chunks
+    ans: EvidenceAnswer = generate_answer(query, evidence, graph, workspace.index("chunks").vectors if graph.n_chunks
                                   else np.zeros((0, 1), np.float32), qvec, pre.chunk_ids, llm, backends.embedder,
                                   max_chunks=cfg.max_chunks, fill_with_preview=cfg.fill_with_preview,
                                   max_tokens=cfg.answer_max_tokens, trace=trace,

@@ -35,7 +35,7 @@ from core.trace import Trace
 
 
 @dataclass(frozen=True)
-class Answer:
+class SubgraphAnswer:
     text: str
     by: str  #: "llm", "unk-binding", "fallback-heuristic" or "none"
     bindings: tuple[str, ...]  #: UNK bindings in subgraph rank order (exact matches only)
@@ -157,7 +157,7 @@ def _label_tokens(graph: KnowledgeGraph, e: int) -> int:
 
 def generate_answer(query: str, qg: QueryGraph, assembly: Assembly, graph: KnowledgeGraph, llm: LLM, *,
                     node_vecs: np.ndarray | None = None, qvec: np.ndarray | None = None, max_tokens: int = 128,
-                    context_tokens: int = 1200, trace: Trace | None = None) -> Answer:
+                    context_tokens: int = 1200, trace: Trace | None = None) -> SubgraphAnswer:
     """γ: Table 15 prompt over the matched subgraphs (or g''), restricted to their entity labels.
 
     Parameters
@@ -218,7 +218,7 @@ def generate_answer(query: str, qg: QueryGraph, assembly: Assembly, graph: Knowl
                 text, by = prompts.UNDETERMINED, "none"
         step.data.update({"answer": text, "by": by, "bindings": bindings[:20], "allowed": allowed[:200],
                           "paragraph": paragraph[:4000], "context_edges": eids})
-    return Answer(text, by, tuple(bindings), tuple(allowed), paragraph)
+    return SubgraphAnswer(text, by, tuple(bindings), tuple(allowed), paragraph)
 
 
 def _fallback_guess(graph: KnowledgeGraph, assembly: Assembly, node_vecs: np.ndarray | None,

@@ -35,7 +35,7 @@ from core.errors import ConfigError, QueryError
 from core.graph.reader import whole_graph_read
 from core.index.workspace import Workspace
 from core.methods.base import Backends, Preparation, RankedChunk
-from core.methods.sgrag.answer import Answer, generate_answer
+from core.methods.sgrag.answer import SubgraphAnswer, generate_answer
 from core.methods.sgrag.assembly import Assembly, assemble, fallback_neighbourhood
 from core.methods.sgrag.completion import Completion, complete_labels
 from core.methods.sgrag.config import DominanceConfig, SGRAGConfig
@@ -139,7 +139,7 @@ class SGRAGResult:
     completion: Completion | None
     matches: tuple[PathMatches, ...]
     assembly: Assembly
-    answer_detail: Answer
+    answer_detail: SubgraphAnswer
     chunks: tuple[RankedChunk, ...]
     trace: Trace
     method: str = "sgrag"
