@@ -1,16 +1,22 @@
-"""Plotly figures of the BubbleRAG pages (labels are user data: escaped before they reach plotly)."""
+"""Every plotly figure of the app's pages, built from plain data in one place (labels are user data: escaped
+before they reach plotly). The benchmark report's figures are core.eval.report's, shared with `egx bench`'s
+HTML report."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import plotly.graph_objects as go
 
 from components import graph_view
+from components.reg_chains import GROUP_COLORS
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from core.methods.bubblerag import AnchorGroup
+    from core.methods.fastinsight.views import RankRow
     from core.trace import Trace
 
 
@@ -40,4 +46,91 @@ def stage_latency_figure(trace: Trace) -> go.Figure:
                    for s in steps], hoverinfo="text+y"))
     fig.update_layout(height=300, margin={"l": 40, "r": 20, "t": 30, "b": 80}, yaxis={"title": "ms"},
                       title={"text": "Latency per stage (orange: the stage took its fallback)", "font": {"size": 13}})
+    return fig
+
+
+def rank_shift_figure(rows: list[RankRow], limit: int) -> go.Figure:
+    """A slope chart: plain rank on the left, GRanker rank on the right, one line per passage."""
+    shown = [r for r in rows if r.plain_rank <= limit or r.granker_rank <= limit]
+    fig = go.Figure()
+    for r in shown:
+        color = "#009e73" if r.gold else "#0072b2" if r.shift > 0 else "#d55e00" if r.shift < 0 else "#a0a0a0"
+        fig.add_trace(go.Scatter(x=[0, 1], y=[r.plain_rank, r.granker_rank], mode="lines+markers",
+                                 line={"color": color, "width": 3 if r.gold else 1.5}, showlegend=False,
+                                 hovertext=f"{r.title}: {r.plain_rank} → {r.granker_rank}", hoverinfo="text"))
+        fig.add_annotation(x=1.02, y=r.granker_rank, text=graph_view.escape(graph_view.short_label(r.title, 34)),
+                           showarrow=False, xanchor="left", font={"size": 11})
+    fig.update_layout(height=max(260, 26 * min(len(shown), 3 * limit)), margin={"l": 40, "r": 220, "t": 30, "b": 20},
+                      xaxis={"tickvals": [0, 1], "ticktext": ["plain reranking", "GRanker"], "range": [-0.1, 1.0]},
+                      yaxis={"autorange": "reversed", "title": "rank"})
+    return fig
+
+
+def stex_figure(table: list, beta: float) -> go.Figure:
+    names = [graph_view.escape(graph_view.short_label(r.title, 30)) + (" ✚" if r.added else "") for r in table]
+    fig = go.Figure([
+        go.Bar(name="I_Sim (v_q·V_n)", x=names, y=[r.i_sim for r in table], marker_color="#56b4e9"),
+        go.Bar(name=f"β·I_Struct (β = {beta:g})", x=names, y=[r.beta_struct for r in table], marker_color="#e69f00"),
+    ])
+    fig.update_layout(barmode="relative", height=360, margin={"l": 40, "r": 20, "t": 30, "b": 120},
+                      legend={"orientation": "h", "y": 1.12}, yaxis={"title": "S_n = I_Sim + β·I_Struct"})
+    return fig
+
+
+def fastinsight_metrics_figure(df: pd.DataFrame) -> go.Figure:
+    fig = go.Figure()
+    colors = {"R@10": "#0072b2", "nDCG@10": "#009e73", "TR": "#e69f00", "MissTR": "#cc79a7"}
+    for metric, color in colors.items():
+        for ranking, dash in (("GRanker", "solid"), ("plain reranking", "dot")):
+            part = df[df["ranking"] == ranking]
+            fig.add_trace(go.Scatter(x=part["retrieved"], y=part[metric], mode="lines+markers",
+                                     name=f"{metric} · {ranking}", line={"color": color, "dash": dash}))
+    fig.update_layout(height=380, margin={"l": 40, "r": 20, "t": 30, "b": 40},
+                      xaxis={"title": "|N_ret| (retrieved so far)"}, yaxis={"title": "score", "range": [0, 1.02]})
+    return fig
+
+
+def dominance_loss_figure(losses: list[float]) -> go.Figure:
+    fig = go.Figure(go.Scatter(x=list(range(1, len(losses) + 1)), y=losses, mode="lines+markers",
+                               line={"color": "#0072b2"}))
+    fig.update_layout(height=260, margin={"l": 40, "r": 20, "t": 20, "b": 40},
+                      xaxis={"title": "epoch"}, yaxis={"title": "dominance loss Σ‖max(0, o(s) − o(g) + m)‖²"})
+    return fig
+
+
+def token_figure(tokens: Mapping[str, int]) -> go.Figure:
+    keys = [k for k in ("passages", "triples", "chains") if k in tokens]
+    fig = go.Figure(go.Bar(x=keys, y=[tokens[k] for k in keys], marker_color=["#999999", "#0072b2", "#009e73"][:len(keys)],
+                           text=[tokens[k] for k in keys], textposition="outside"))
+    fig.update_layout(height=260, margin={"l": 40, "r": 10, "t": 20, "b": 30}, yaxis={"title": "prompt tokens"})
+    return fig
+
+
+def curves_figure(runs: Mapping[str, Mapping[str, Any]], metric: str = "val_recall") -> go.Figure:
+    """One line per training run (label → result dict with ``curves``)."""
+    fig = go.Figure()
+    for i, (label, res) in enumerate(runs.items()):
+        cur = res.get("curves", {})
+        fig.add_trace(go.Scatter(x=cur.get("epoch", []), y=cur.get(metric, []), mode="lines+markers", name=label,
+                                 line={"color": GROUP_COLORS[i % len(GROUP_COLORS)]}))
+    title = {"val_recall": "validation label recall@K", "train_loss": "training BCE loss",
+             "val_loss": "validation BCE loss"}.get(metric, metric)
+    fig.update_layout(height=300, margin={"l": 40, "r": 10, "t": 30, "b": 30}, xaxis={"title": "epoch"},
+                      yaxis={"title": title}, legend={"orientation": "h", "y": 1.15})
+    return fig
+
+
+def heldout_figure(runs: Mapping[str, Mapping[str, Any]], k: int) -> go.Figure:
+    """Held-out (test split) recall@K of each run and of the untrained cosine scorer."""
+    metrics = [("gold_passage_recall", f"gold-passage triple recall@{k}"), ("answer_hit", f"answer hit@{k}"),
+               ("label_recall", f"own-label recall@{k}")]
+    fig = go.Figure()
+    bars: dict[str, Mapping[str, Any]] = {label: r.get("test", {}) for label, r in runs.items()}
+    if runs:
+        bars["cosine (untrained)"] = next(iter(runs.values())).get("baseline_test", {})
+    for i, (label, m) in enumerate(bars.items()):
+        fig.add_trace(go.Bar(name=label, x=[t for _, t in metrics], y=[m.get(key) for key, _ in metrics],
+                             marker_color=GROUP_COLORS[i % len(GROUP_COLORS)]))
+    fig.update_layout(barmode="group", height=300, margin={"l": 40, "r": 10, "t": 30, "b": 30},
+                      yaxis={"range": [0, 1.02], "title": "test split"}, legend={"orientation": "h", "y": 1.15})
     return fig

@@ -12,8 +12,6 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import plotly.graph_objects as go
-
 GROUP_COLORS = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9")
 
 _CSS = """<style>
@@ -71,39 +69,3 @@ def chains_html(chains: Sequence[Mapping[str, Any]], *, limit: int = 60) -> str:
     return "".join(rows)
 
 
-def token_figure(tokens: Mapping[str, int]) -> go.Figure:
-    keys = [k for k in ("passages", "triples", "chains") if k in tokens]
-    fig = go.Figure(go.Bar(x=keys, y=[tokens[k] for k in keys], marker_color=["#999999", "#0072b2", "#009e73"][:len(keys)],
-                           text=[tokens[k] for k in keys], textposition="outside"))
-    fig.update_layout(height=260, margin={"l": 40, "r": 10, "t": 20, "b": 30}, yaxis={"title": "prompt tokens"})
-    return fig
-
-
-def curves_figure(runs: Mapping[str, Mapping[str, Any]], metric: str = "val_recall") -> go.Figure:
-    """One line per training run (label → result dict with ``curves``)."""
-    fig = go.Figure()
-    for i, (label, res) in enumerate(runs.items()):
-        cur = res.get("curves", {})
-        fig.add_trace(go.Scatter(x=cur.get("epoch", []), y=cur.get(metric, []), mode="lines+markers", name=label,
-                                 line={"color": GROUP_COLORS[i % len(GROUP_COLORS)]}))
-    title = {"val_recall": "validation label recall@K", "train_loss": "training BCE loss",
-             "val_loss": "validation BCE loss"}.get(metric, metric)
-    fig.update_layout(height=300, margin={"l": 40, "r": 10, "t": 30, "b": 30}, xaxis={"title": "epoch"},
-                      yaxis={"title": title}, legend={"orientation": "h", "y": 1.15})
-    return fig
-
-
-def heldout_figure(runs: Mapping[str, Mapping[str, Any]], k: int) -> go.Figure:
-    """Held-out (test split) recall@K of each run and of the untrained cosine scorer."""
-    metrics = [("gold_passage_recall", f"gold-passage triple recall@{k}"), ("answer_hit", f"answer hit@{k}"),
-               ("label_recall", f"own-label recall@{k}")]
-    fig = go.Figure()
-    bars: dict[str, Mapping[str, Any]] = {label: r.get("test", {}) for label, r in runs.items()}
-    if runs:
-        bars["cosine (untrained)"] = next(iter(runs.values())).get("baseline_test", {})
-    for i, (label, m) in enumerate(bars.items()):
-        fig.add_trace(go.Bar(name=label, x=[t for _, t in metrics], y=[m.get(key) for key, _ in metrics],
-                             marker_color=GROUP_COLORS[i % len(GROUP_COLORS)]))
-    fig.update_layout(barmode="group", height=300, margin={"l": 40, "r": 10, "t": 30, "b": 30},
-                      yaxis={"range": [0, 1.02], "title": "test split"}, legend={"orientation": "h", "y": 1.15})
-    return fig

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import deep_link, graph_view, reg_chains, resources
+from components import charts, deep_link, graph_view, reg_chains, resources
 from components import state as S
 from components.answer_view import replay_banner
 from components.sidebar import active
@@ -110,7 +110,7 @@ with right:
     st.html(reg_chains.chains_html(data.chains))
 
 with st.expander("The two prompts", expanded=False):
-    st.plotly_chart(reg_chains.token_figure(tok), key=S.REG_TOKENS_CHART)
+    st.plotly_chart(charts.token_figure(tok), key=S.REG_TOKENS_CHART)
     pa, pb = st.columns(2)
     pa.markdown(f"**Raw triples** — {tok.get('triples', 0)} tokens")
     pa.code(data.prompts.get("triples", ""), language=None)
@@ -200,8 +200,8 @@ else:
     k = int(next(iter(runs.values())).get("config", {}).get("recall_k", 30))
     metric = S.keep(S.REG_CURVE, st.radio("Curve", ["val_recall", "train_loss", "val_loss"], horizontal=True,
                                           key=S.bind(S.REG_CURVE, "val_recall")))
-    st.plotly_chart(reg_chains.curves_figure(runs, metric), key=S.REG_CURVES_CHART)
-    st.plotly_chart(reg_chains.heldout_figure(runs, k), key=S.REG_HELDOUT_CHART)
+    st.plotly_chart(charts.curves_figure(runs, metric), key=S.REG_CURVES_CHART)
+    st.plotly_chart(charts.heldout_figure(runs, k), key=S.REG_HELDOUT_CHART)
     st.dataframe(pd.DataFrame([{"run": label, "supervision": r.get("supervision"), "best epoch": r.get("best_epoch"),
                                 **{f"test {m}": round(float(v), 3) for m, v in r.get("test", {}).items()
                                    if m in ("gold_passage_recall", "answer_hit", "label_recall")},

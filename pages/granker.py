@@ -11,10 +11,9 @@ workspace has gold evidence — R@10, nDCG@10, TR and MissTR of both rankings af
 from __future__ import annotations
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
-from components import graph_view, resources
+from components import charts, graph_view, resources
 from components import state as S
 from components.knobs import knob_widget
 from components.sidebar import active
@@ -50,47 +49,6 @@ def _ranking_table(rows: list[RankRow], *, granker: bool, has_gold: bool, unit: 
             rec["gold"] = "✓" if r.gold else ""
         out.append(rec)
     return pd.DataFrame(out)
-
-
-def _rank_shift_figure(rows: list[RankRow], limit: int) -> go.Figure:
-    """A slope chart: plain rank on the left, GRanker rank on the right, one line per passage."""
-    shown = [r for r in rows if r.plain_rank <= limit or r.granker_rank <= limit]
-    fig = go.Figure()
-    for r in shown:
-        color = "#009e73" if r.gold else "#0072b2" if r.shift > 0 else "#d55e00" if r.shift < 0 else "#a0a0a0"
-        fig.add_trace(go.Scatter(x=[0, 1], y=[r.plain_rank, r.granker_rank], mode="lines+markers",
-                                 line={"color": color, "width": 3 if r.gold else 1.5}, showlegend=False,
-                                 hovertext=f"{r.title}: {r.plain_rank} → {r.granker_rank}", hoverinfo="text"))
-        fig.add_annotation(x=1.02, y=r.granker_rank, text=graph_view.escape(graph_view.short_label(r.title, 34)),
-                           showarrow=False, xanchor="left", font={"size": 11})
-    fig.update_layout(height=max(260, 26 * min(len(shown), 3 * limit)), margin={"l": 40, "r": 220, "t": 30, "b": 20},
-                      xaxis={"tickvals": [0, 1], "ticktext": ["plain reranking", "GRanker"], "range": [-0.1, 1.0]},
-                      yaxis={"autorange": "reversed", "title": "rank"})
-    return fig
-
-
-def _stex_figure(table: list, beta: float) -> go.Figure:
-    names = [graph_view.escape(graph_view.short_label(r.title, 30)) + (" ✚" if r.added else "") for r in table]
-    fig = go.Figure([
-        go.Bar(name="I_Sim (v_q·V_n)", x=names, y=[r.i_sim for r in table], marker_color="#56b4e9"),
-        go.Bar(name=f"β·I_Struct (β = {beta:g})", x=names, y=[r.beta_struct for r in table], marker_color="#e69f00"),
-    ])
-    fig.update_layout(barmode="relative", height=360, margin={"l": 40, "r": 20, "t": 30, "b": 120},
-                      legend={"orientation": "h", "y": 1.12}, yaxis={"title": "S_n = I_Sim + β·I_Struct"})
-    return fig
-
-
-def _metrics_figure(df: pd.DataFrame) -> go.Figure:
-    fig = go.Figure()
-    colors = {"R@10": "#0072b2", "nDCG@10": "#009e73", "TR": "#e69f00", "MissTR": "#cc79a7"}
-    for metric, color in colors.items():
-        for ranking, dash in (("GRanker", "solid"), ("plain reranking", "dot")):
-            part = df[df["ranking"] == ranking]
-            fig.add_trace(go.Scatter(x=part["retrieved"], y=part[metric], mode="lines+markers",
-                                     name=f"{metric} · {ranking}", line={"color": color, "dash": dash}))
-    fig.update_layout(height=380, margin={"l": 40, "r": 20, "t": 30, "b": 40},
-                      xaxis={"title": "|N_ret| (retrieved so far)"}, yaxis={"title": "score", "range": [0, 1.02]})
-    return fig
 
 
 act = active()
@@ -187,7 +145,7 @@ st.caption(f"{moved} of {len(rows)} candidates change rank under GRanker.")
 tab_shift, tab_graph, tab_rounds, tab_metrics = st.tabs(["Rank shifts", "Candidate subgraph (P)", "STeX rounds",
                                                          "Metrics per round"])
 with tab_shift:
-    st.plotly_chart(_rank_shift_figure(rows, TOP), key=S.GRANKER_SHIFT_CHART)
+    st.plotly_chart(charts.rank_shift_figure(rows, TOP), key=S.GRANKER_SHIFT_CHART)
     st.caption(f"Each line joins a {UNIT}'s plain rank (left) to its GRanker rank (right): blue moved up, "
                "orange moved down, green is gold evidence.")
 with tab_graph:
@@ -222,7 +180,7 @@ with tab_rounds:
             st.warning(rnd.fallback)
         table = stex_table(rnd, pg, graph, limit=20)
         if table:
-            st.plotly_chart(_stex_figure(table, rnd.proposed.beta), key=S.GRANKER_STEX_CHART)
+            st.plotly_chart(charts.stex_figure(table, rnd.proposed.beta), key=S.GRANKER_STEX_CHART)
             st.dataframe(pd.DataFrame([{UNIT: t.title, "added": "✚" if t.added else "", "S_n": round(t.score, 4),
                                         "I_Sim": round(t.i_sim, 4), "I_Struct": round(t.i_struct, 4),
                                         "rank term": round(t.rank_term, 4), "bridging term": round(t.bridge_term, 4),
@@ -244,7 +202,7 @@ with tab_metrics:
         mets = round_metrics(res.engine, pg, gold, k=TOP)
         df = pd.DataFrame([{"round": m.round, "retrieved": m.retrieved, "ranking": m.ranking, "R@10": m.recall,
                             "nDCG@10": m.ndcg, "TR": m.tr, "MissTR": m.miss_tr} for m in mets])
-        st.plotly_chart(_metrics_figure(df), key=S.GRANKER_METRICS_CHART)
+        st.plotly_chart(charts.fastinsight_metrics_figure(df), key=S.GRANKER_METRICS_CHART)
         st.caption("After every round: solid lines rank N_ret with GRanker, dotted lines with the plain reranker. "
                    + ("R@10 and nDCG@10 are of the passages the node ranking maps to. TR and MissTR (FastInsight "
                       "§4.3.2) are over KG nodes, the top 10 nodes against the gold nodes (every node of a gold "

@@ -7,10 +7,9 @@ Thin view: widgets → ``resources.method_run`` (cached core call) → tables an
 from __future__ import annotations
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
-from components import graph_view, resources
+from components import charts, graph_view, resources
 from components import state as S
 from components.answer_view import answer_note, replay_banner
 from components.knobs import knob_widget
@@ -26,14 +25,6 @@ from core.methods.sgrag.stages import CompletionData, DominanceModelData, PathIn
 DEFAULT_QUESTION = "Which film starred Keanu Reeves and Laurence Fishburne?"
 DEFAULTS = SGRAGConfig()
 HEIGHT = 360
-
-
-def _loss_figure(losses: list[float]) -> go.Figure:
-    fig = go.Figure(go.Scatter(x=list(range(1, len(losses) + 1)), y=losses, mode="lines+markers",
-                               line={"color": "#0072b2"}))
-    fig.update_layout(height=260, margin={"l": 40, "r": 20, "t": 20, "b": 40},
-                      xaxis={"title": "epoch"}, yaxis={"title": "dominance loss Σ‖max(0, o(s) − o(g) + m)‖²"})
-    return fig
 
 
 act = active()
@@ -216,7 +207,7 @@ with st.expander("Dominance model ℳ (GAT over 1-hop stars, Appendix C)", expan
                     f"{md.dim} dims per node, {'loaded from cache' if md.from_cache else 'trained'} "
                     f"in {md.train_seconds} s.")
         if md.losses:
-            st.plotly_chart(_loss_figure(md.losses), width="stretch")
+            st.plotly_chart(charts.dominance_loss_figure(md.losses), width="stretch")
     if st.button("Retrain dominance model", key=S.SGRAG_RETRAIN):
         try:
             with progress_bar("Retraining the dominance model") as cb:

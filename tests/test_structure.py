@@ -176,3 +176,13 @@ def test_the_workspace_manifest_is_read_through_its_type():
     offenders = [f"{f.relative_to(ROOT)}:{i}" for f in files
                  for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), start=1) if chain.search(line)]
     assert offenders == [], f"read the manifest through workspace.meta: {offenders}"
+
+
+def test_figures_are_built_in_one_layer():
+    """Every plotly figure of the app is built in components/charts.py (from plain data); pages only show them."""
+    import re
+
+    build = re.compile(r"\bgo\.(Figure|Scatter|Bar|Histogram|Heatmap)\(|import plotly")
+    offenders = [f"{f.relative_to(ROOT)}:{i}" for f in (ROOT / "pages").glob("*.py")
+                 for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), start=1) if build.search(line)]
+    assert offenders == [], f"build figures in components/charts.py: {offenders}"
