@@ -21,6 +21,7 @@ first, stay visible in ``none`` mode.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -162,6 +163,41 @@ def answer_verdict(method: str, result: MethodResult, gold: Gold, ranks: dict[st
                          "contains the gold answer.", ev, ranks)
     note = "" if j.judged else f" ({j.why})" if j.why else ""
     return Diagnosis(method, OK, f"Every gold passage is in the top {cut}; answer right or not judged{note}.", ev, ranks)
+
+
+#: A method's hook into :func:`diagnoser`: ``(result, workspace, gold, lost, ranks, cut, evidence)`` → the
+#: verdict for the first stage that lost gold passages ``lost``, or None when none did (then :func:`finish`).
+Explain = Callable[[Any, "Workspace", Gold, list[str], dict[str, "int | None"], int, dict[str, Any]], "Diagnosis | None"]
+
+
+def diagnoser(*, evidence: Callable[[Any], dict[str, Any]] | None = None) -> Callable[[Explain], Callable[..., Diagnosis]]:
+    """The one shape of every method's diagnoser, as a decorator of the method's hook::
+
+        @diagnoser(evidence=lambda result: {...})        # what every verdict of the method carries
+        def diagnose(result, workspace, gold, lost, ranks, cut, ev) -> Diagnosis | None:
+            ...                                          # the method's own stages, for the lost gold
+
+    The decorated function is the diagnoser ``(result, workspace, gold, *, cut=5) -> Diagnosis``: ``no_gold``
+    for a question without gold passages; the hook when some gold passage is lost (not within the top
+    ``cut``); :func:`finish` (``ranked_out`` / ``answer_wrong`` / ``ok``) when none is, or the hook says None.
+    """
+    def wrap(explain: Explain) -> Callable[..., Diagnosis]:
+        def diagnose(result: Any, workspace: Workspace, gold: Gold, *, cut: int = 5) -> Diagnosis:
+            method = result.method
+            ranks = gold_ranks(result, gold)
+            if not gold.chunk_ids:
+                return no_gold(method, gold, ranks)
+            lost = lost_gold(ranks, cut)
+            ev = evidence(result) if evidence is not None else {}
+            found = explain(result, workspace, gold, lost, ranks, cut, ev) if lost else None
+            return found if found is not None else finish(method, result, gold, ranks, cut=cut, evidence=ev)
+
+        diagnose.__name__, diagnose.__qualname__, diagnose.__doc__ = (explain.__name__, explain.__qualname__,
+                                                                       explain.__doc__)
+        diagnose.__module__ = explain.__module__
+        return diagnose
+
+    return wrap
 
 
 def generic_diagnosis(result: MethodResult, workspace: Workspace, gold: Gold, *, cut: int = 5,

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from core.methods.base import Diagnosis, Gold, StageDecl
-from core.methods.diagnosis import finish, generic_diagnosis, gold_ranks, lost_gold, no_gold
+from core.methods.diagnosis import diagnoser, generic_diagnosis
 
 if TYPE_CHECKING:
     from core.index.workspace import Workspace
@@ -74,16 +74,12 @@ def diagnose_rerank(result: BaselineResult, workspace: Workspace, gold: Gold, *,
                      d.gold_ranks)
 
 
-def diagnose_ppr(result: BaselineResult, workspace: Workspace, gold: Gold, *, cut: int = 5) -> Diagnosis:
+@diagnoser()
+def diagnose_ppr(result: BaselineResult, workspace: Workspace, gold: Gold, lost: list[str],
+                 ranks: dict[str, int | None], cut: int, ev: dict[str, Any]) -> Diagnosis | None:
     """HippoRAG-style PPR: not_in_graph / no_anchor (seeds) / ranked_out / answer_wrong."""
     graph = workspace.graph
-    ranks = gold_ranks(result, gold)
     method = result.method
-    if not gold.chunk_ids:
-        return no_gold(method, gold, ranks)
-    lost = lost_gold(ranks, cut)
-    if not lost:
-        return finish(method, result, gold, ranks, cut=cut)
     seeds = result.details.get("seeds", [])
     corpus = result.details.get("graph") == "corpus graph"
     seed_nodes = {int(s["node"]) for s in seeds}

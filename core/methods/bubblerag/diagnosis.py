@@ -30,7 +30,7 @@ import heapq
 from typing import TYPE_CHECKING, Any
 
 from core.methods.base import Diagnosis, Gold, StageDecl
-from core.methods.diagnosis import finish, gold_ranks, lost_gold, no_gold
+from core.methods.diagnosis import diagnoser
 
 if TYPE_CHECKING:
     from core.graph.model import KnowledgeGraph
@@ -87,16 +87,12 @@ def connecting_path(local: LocalGraph, sources: set[int], targets: set[int]) -> 
     return None
 
 
-def diagnose(result: BubbleResult, workspace: Workspace, gold: Gold, *, cut: int = 5) -> Diagnosis:
+@diagnoser()
+def diagnose(result: BubbleResult, workspace: Workspace, gold: Gold, lost: list[str], ranks: dict[str, int | None],
+             cut: int, ev: dict[str, Any]) -> Diagnosis | None:
     """BubbleRAG's verdict for one question (see the module docstring for the stages)."""
     graph = workspace.graph
-    ranks = gold_ranks(result, gold)
     method = result.method
-    if not gold.chunk_ids:
-        return no_gold(method, gold, ranks)
-    lost = lost_gold(ranks, cut)
-    if not lost:
-        return finish(method, result, gold, ranks, cut=cut)
     cfg = result.config
     groups = result.groups.groups if result.groups else ()
     term_group: dict[int, int] = {}

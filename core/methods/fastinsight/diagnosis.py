@@ -28,7 +28,7 @@ import numpy as np
 
 from core.graph.model import bfs_layers
 from core.methods.base import Diagnosis, Gold, StageDecl
-from core.methods.diagnosis import finish, gold_ranks, lost_gold, no_gold
+from core.methods.diagnosis import diagnoser
 from core.methods.fastinsight.node_graph import node_graph
 
 if TYPE_CHECKING:
@@ -50,15 +50,11 @@ def _hops_from(pg: Any, sources: np.ndarray, target: int, limit: int = 6) -> int
                  if target in layer.tolist()), None)
 
 
-def diagnose(result: FastInsightRun, workspace: Workspace, gold: Gold, *, cut: int = 5) -> Diagnosis:
+@diagnoser()
+def diagnose(result: FastInsightRun, workspace: Workspace, gold: Gold, lost: list[str], ranks: dict[str, int | None],
+             cut: int, ev: dict[str, Any]) -> Diagnosis | None:
     """FastInsight's verdict for one question (see the module docstring)."""
-    ranks = gold_ranks(result, gold)
     method = result.method
-    if not gold.chunk_ids:
-        return no_gold(method, gold, ranks)
-    lost = lost_gold(ranks, cut)
-    if not lost:
-        return finish(method, result, gold, ranks, cut=cut)
     if result.searched == "kg_nodes":
         per = _lost_on_nodes(result, workspace, lost, ranks, cut)
     else:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from core.methods.base import Diagnosis, Gold, StageDecl
-from core.methods.diagnosis import finish, gold_ranks, lost_gold, no_gold
+from core.methods.diagnosis import diagnoser
 
 if TYPE_CHECKING:
     from core.index.workspace import Workspace
@@ -42,19 +42,19 @@ def _hops_to(graph: Any, sources: tuple[int, ...], targets: set[int], limit: int
                  if targets.intersection(layer.tolist())), None)
 
 
-def diagnose(result: RegResult, workspace: Workspace, gold: Gold, *, cut: int = 5) -> Diagnosis:
+def _evidence(result: RegResult) -> dict[str, Any]:
+    linked = result.linked
+    return {"query_entities": list(linked.names), "linking": linked.how, "scorer": result.scorer,
+            "hops": result.config.hops, "top_k": result.config.top_k, "scored": result.candidates}
+
+
+@diagnoser(evidence=_evidence)
+def diagnose(result: RegResult, workspace: Workspace, gold: Gold, lost: list[str], ranks: dict[str, int | None],
+             cut: int, ev: dict[str, Any]) -> Diagnosis | None:
     """ReG: not_in_graph / no_anchor / not_connected / ranked_out / answer_wrong (module docstring)."""
     graph = workspace.graph
     method = result.method
-    ranks = gold_ranks(result, gold)
-    if not gold.chunk_ids:
-        return no_gold(method, gold, ranks)
-    lost = lost_gold(ranks, cut)
     linked = result.linked
-    ev: dict[str, Any] = {"query_entities": list(linked.names), "linking": linked.how, "scorer": result.scorer,
-                          "hops": result.config.hops, "top_k": result.config.top_k, "scored": result.candidates}
-    if not lost:
-        return finish(method, result, gold, ranks, cut=cut, evidence=ev)
     prov = graph.chunk_provenance()
     kept = {t.edge for t in result.kept}
     order = [s.key for s in STAGES]

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from core.methods.base import Diagnosis, Gold, StageDecl
-from core.methods.diagnosis import finish, gold_ranks, lost_gold, missing_from_graph, no_gold
+from core.methods.diagnosis import diagnoser, missing_from_graph
 
 if TYPE_CHECKING:
     from core.index.workspace import Workspace
@@ -35,24 +35,26 @@ STAGES: tuple[StageDecl, ...] = (
 )
 
 
-def diagnose(result: SGRAGResult, workspace: Workspace, gold: Gold, *, cut: int = 5) -> Diagnosis:
+def _evidence(result: SGRAGResult) -> dict[str, Any]:
+    mappings = [{"query_label": m.query_label, "node": m.node_name, "similarity": round(m.similarity, 4),
+                 "doubtful": m.doubtful} for m in result.normalized.mappings]
+    return {"mappings": mappings, "fallback": result.fallback, "subgraphs": result.assembly.found,
+            "query_graph": result.query_graph.to_dict()}
+
+
+@diagnoser(evidence=_evidence)
+def diagnose(result: SGRAGResult, workspace: Workspace, gold: Gold, lost: list[str], ranks: dict[str, int | None],
+             cut: int, ev: dict[str, Any]) -> Diagnosis | None:
     """SG-RAG's verdict for one question (see the module docstring for the stage rules)."""
     method = result.method
-    ranks = gold_ranks(result, gold)
     graph = workspace.graph
-    if not gold.chunk_ids:
-        return no_gold(method, gold, ranks)
-    lost = lost_gold(ranks, cut)
     missing = {c: why for c, why in missing_from_graph(workspace, gold, needs_entities=True).items() if c in lost}
     if missing:
         cid, why = next(iter(missing.items()))
         return Diagnosis(method, "not_in_graph", f"Gold passage {cid} could not be retrieved: {why}.",
                          {"missing": missing}, ranks)
-    mappings = [{"query_label": m.query_label, "node": m.node_name, "similarity": round(m.similarity, 4),
-                 "doubtful": m.doubtful} for m in result.normalized.mappings]
+    mappings = ev["mappings"]
     confident = {m.node for m in result.normalized.mappings if m.node >= 0 and not m.doubtful}
-    ev: dict[str, Any] = {"mappings": mappings, "fallback": result.fallback,
-                          "subgraphs": result.assembly.found, "query_graph": result.query_graph.to_dict()}
     unresolved = [m for m in mappings if m["doubtful"]]
     for cid in lost:
         ents = set(graph.chunk_entities(cid))
@@ -78,4 +80,4 @@ def diagnose(result: SGRAGResult, workspace: Workspace, gold: Gold, *, cut: int 
             return Diagnosis(method, "not_connected",
                              f"{result.assembly.found} exact subgraph(s) matched, but none passes through the gold "
                              f"passage {cid}.", {**ev, "gold": cid}, ranks)
-    return finish(method, result, gold, ranks, cut=cut, evidence=ev)
+    return None
