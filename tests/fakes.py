@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from core.backends.base import ChatMessage, LLMResponse
 from core.errors import QueryError
 from core.methods.base import Backends, Check, Diagnosis, Gold, Method, MethodConfig, RankedChunk, StageDecl, knob
-from core.methods.diagnosis import finish, gold_ranks, no_gold
+from core.methods.diagnoser import finish, gold_ranks, no_gold
 from core.trace import Trace
 
 if TYPE_CHECKING:

@@ -1,10 +1,10 @@
 """Failure diagnosis: for one question × method, the first stage at which the gold evidence was lost.
 
 :func:`diagnose` looks the method up in the registry and runs its own diagnoser
-(:attr:`core.methods.base.Method.diagnose`), or :func:`~core.methods.diagnosis.generic_diagnosis`
+(:attr:`core.methods.base.Method.diagnose`), or :func:`~core.methods.diagnoser.generic_diagnosis`
 for a method that has none. The words of the contract (:class:`StageDecl`, :class:`Gold`,
 :class:`Diagnosis`, the stage keys) live in :mod:`core.methods.base` and the helpers every diagnoser
-shares in :mod:`core.methods.diagnosis`, below the method packages; they are re-exported here, the
+shares in :mod:`core.methods.diagnoser`, below the method packages; they are re-exported here, the
 entry point for evaluation code.
 """
 
@@ -23,7 +23,7 @@ from core.methods.base import (
     Gold,
     StageDecl,
 )
-from core.methods.diagnosis import (
+from core.methods.diagnoser import (
     GENERIC_STAGES,
     AnswerJudgement,
     answer_by_llm,
@@ -55,7 +55,7 @@ def stages_for(method: str) -> tuple[StageDecl, ...]:
 
 
 def diagnoser_for(method: str) -> Diagnoser:
-    """The diagnoser of ``method`` (:func:`~core.methods.diagnosis.generic_diagnosis` when it declares
+    """The diagnoser of ``method`` (:func:`~core.methods.diagnoser.generic_diagnosis` when it declares
     none or is not registered)."""
     spec = METHODS.get(method)
     return (spec.diagnose if spec is not None else None) or generic_diagnosis

@@ -13,7 +13,7 @@ baselines/     dense (NaiveRAG), retrieve-then-rerank (Re2), HippoRAG-style PPR
 Shared by the methods, below every package: :mod:`~core.methods.base` (the :class:`Method` and
 :class:`MethodConfig` contract, diagnosis words), :mod:`~core.methods.answering` (the answer step),
 :mod:`~core.methods.llm_steps` (LLM JSON calls with visible fallbacks), :mod:`~core.methods.reranking`
-(reranker features and plain reranking) and :mod:`~core.methods.diagnosis` (what diagnosers share).
+(reranker features and plain reranking) and :mod:`~core.methods.diagnoser` (what diagnosers share).
 :mod:`~core.methods.registry` collects every package's ``METHOD``. Importing this package imports
 nothing else.
 """

@@ -446,7 +446,7 @@ class Method(Generic[C, R]):
     stages
         The stages it can lose the gold evidence at, in pipeline order (empty: the generic ones).
     diagnose
-        Its failure diagnoser (None: the generic diagnoser of :mod:`core.methods.diagnosis`).
+        Its failure diagnoser (None: the generic diagnoser of :mod:`core.methods.diagnoser`).
     needs_reranker
         Whether ``run`` uses ``backends.reranker`` (others get None).
     page

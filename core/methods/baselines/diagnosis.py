@@ -1,5 +1,5 @@
 """Where the baselines lost the gold evidence (failure diagnosis; contract in
-:mod:`core.methods.diagnosis`).
+:mod:`core.methods.diagnoser`).
 
 * **dense** — ``not_in_graph`` (the gold passage is not a chunk of the workspace, so not in the
   index) / ``ranked_out`` (the rank it reached in the top-k, or not retrieved) / ``answer_wrong``.
@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from core.methods.base import Diagnosis, Gold, StageDecl
-from core.methods.diagnosis import diagnoser, generic_diagnosis
+from core.methods.diagnoser import diagnoser, generic_diagnosis
 
 if TYPE_CHECKING:
     from core.index.workspace import Workspace

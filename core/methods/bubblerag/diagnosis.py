@@ -1,5 +1,5 @@
 """Where BubbleRAG lost the gold evidence (failure diagnosis; contract in
-:mod:`core.methods.diagnosis`).
+:mod:`core.methods.diagnoser`).
 
 Read from the :class:`~core.methods.bubblerag.pipeline.BubbleResult` only (no stage is re-run).
 For every gold passage that is not in the top ``cut`` chunks, with ``E_c`` the graph nodes that come
@@ -21,7 +21,7 @@ first of:
                    reasoning-aware expansion (§3.5) could have reached it and did not select it.
 
 The question's verdict is the earliest of these (in the declared order) over its lost passages;
-with none lost it is ``answer_wrong`` or ``ok`` (:func:`core.methods.diagnosis.finish`).
+with none lost it is ``answer_wrong`` or ``ok`` (:func:`core.methods.diagnoser.finish`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import heapq
 from typing import TYPE_CHECKING, Any
 
 from core.methods.base import Diagnosis, Gold, StageDecl
-from core.methods.diagnosis import diagnoser
+from core.methods.diagnoser import diagnoser
 
 if TYPE_CHECKING:
     from core.graph.model import KnowledgeGraph

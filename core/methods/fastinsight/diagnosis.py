@@ -1,5 +1,5 @@
 """Where FastInsight lost the gold evidence (failure diagnosis; contract in
-:mod:`core.methods.diagnosis`).
+:mod:`core.methods.diagnoser`).
 
 Read from the :class:`~core.methods.fastinsight.FastInsightRun` (its final ``N_ret`` and rounds).
 For each gold passage outside the top ``cut``, in pipeline order:
@@ -28,7 +28,7 @@ import numpy as np
 
 from core.graph.model import bfs_layers
 from core.methods.base import Diagnosis, Gold, StageDecl
-from core.methods.diagnosis import diagnoser
+from core.methods.diagnoser import diagnoser
 from core.methods.fastinsight.node_graph import node_graph
 
 if TYPE_CHECKING:

@@ -1,5 +1,5 @@
 """Where the ``reg`` method lost the gold evidence (failure diagnosis; contract in
-:mod:`core.methods.diagnosis`).
+:mod:`core.methods.diagnoser`).
 
 Stages, in pipeline order, read from the :class:`~core.methods.reg.pipeline.RegResult` and its trace:
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from core.methods.base import Diagnosis, Gold, StageDecl
-from core.methods.diagnosis import diagnoser
+from core.methods.diagnoser import diagnoser
 
 if TYPE_CHECKING:
     from core.index.workspace import Workspace

@@ -1,4 +1,4 @@
-"""Where SG-RAG lost the gold evidence (failure diagnosis; contract in :mod:`core.methods.diagnosis`).
+"""Where SG-RAG lost the gold evidence (failure diagnosis; contract in :mod:`core.methods.diagnoser`).
 
 Read from the :class:`~core.methods.sgrag.pipeline.SGRAGResult` only (no stage is re-run). For every
 gold passage outside the top ``cut`` chunks, with ``E_c`` the nodes that come from it:
@@ -10,7 +10,7 @@ gold passage outside the top ``cut`` chunks, with ``E_c`` the nodes that come fr
                    fallback was used (or the exact subgraphs avoid ``E_c``); the evidence names the
                    query paths whose candidate lists were empty and the completion candidates.
 ``ranked_out``     the passage was retrieved below the cut (or matched subgraphs exist but were capped).
-``answer_wrong``   all gold retrieved, the (LLM) answer is wrong (:func:`core.methods.diagnosis.finish`).
+``answer_wrong``   all gold retrieved, the (LLM) answer is wrong (:func:`core.methods.diagnoser.finish`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from core.methods.base import Diagnosis, Gold, StageDecl
-from core.methods.diagnosis import diagnoser, missing_from_graph
+from core.methods.diagnoser import diagnoser, missing_from_graph
 
 if TYPE_CHECKING:
     from core.index.workspace import Workspace

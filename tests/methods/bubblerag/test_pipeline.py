@@ -115,7 +115,7 @@ def test_early_exit_when_preview_is_sufficient(demo, minilm):
     assert r.early_exit and r.answer == "20 March 851" and r.answer_by == "early exit"
     assert r.expansion is None and r.ranked_chunks
     assert r.trace.steps[-1].stage == "early_exit"
-    from core.methods.diagnosis import answer_by_llm
+    from core.methods.diagnoser import answer_by_llm
 
     assert answer_by_llm(r)  # the LLM wrote it: judged by EM/F1 like every LLM answer, never as extractive
     # an answer that no preview passage contains does not end the search
