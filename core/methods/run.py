@@ -60,8 +60,10 @@ def pending_preparations(spec: Method[Any, Any], workspace: Workspace, backends:
             lambda progress: workspace.ensure_index(embedder, progress=progress)))
     prep, cfg = spec.prepare, config if config is not None else spec.make_config()
     if prep is not None and (out or prep.needed(workspace, backends, cfg)):
+        recheck = bool(out)  # with the indexes missing, whether it is needed is known only once they are built
+
         def work(progress: Progress | None, prep: Preparation = prep) -> None:
-            if prep.needed(workspace, backends, cfg):  # asked again: the indexes may have been missing before
+            if not recheck or prep.needed(workspace, backends, cfg):
                 prep.run(workspace, backends, cfg, progress)
 
         out.append(PendingPreparation(prep.key(workspace, backends, cfg), prep.title(workspace, cfg), work))

@@ -15,6 +15,7 @@ import pytest
 
 from core.eval.datasets import load_questions
 from core.graph.store import MemoryStore
+from core.graph.view import StoreGraphView
 from core.index.workspace import Workspace
 from core.methods.base import Backends
 from core.methods.baselines.config import DenseConfig, PPRConfig, RerankConfig
@@ -112,7 +113,7 @@ def test_region_incidence_is_the_regions_columns_of_the_whole_incidence(demo_pai
     g = mem.graph
     seeds = [0, g.n_nodes // 2]
     region = remote.store.region(seeds, hops=2, max_nodes=10_000)
-    got = region_incidence(region.graph, remote.store).toarray()
+    got = region_incidence(region.graph, StoreGraphView(remote.store)).toarray()
     want = passage_incidence(g)[:, region.nodes].toarray()
     assert got.shape == want.shape and np.array_equal(got, want) and got.sum() > 0
 
