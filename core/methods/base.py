@@ -14,7 +14,8 @@ stages=STAGES, diagnose=diagnose, needs_reranker=..., page="pages/x.py")``.
 :mod:`core.methods.registry` imports the packages and collects their ``METHOD``; the CLI
 (``egx ask``/``egx bench``), the benchmark runner, the failure diagnosis and the Compare page read
 the registry and need no other change. A method defined outside ``core/`` is added with
-:func:`core.methods.registry.register`.
+:func:`core.methods.registry.register`. A package that brings ``egx`` commands of its own (ReG's
+``train-reg``) puts them in a ``commands`` module: see :func:`core.methods.registry.method_commands`.
 
 This module sits below every method package and below :mod:`core.eval`: it imports neither (a test
 keeps ``core/`` free of import cycles).
@@ -349,6 +350,13 @@ class Diagnoser(Protocol):
     def __call__(self, result: Any, workspace: Workspace, gold: Gold, *, cut: int = 5) -> Diagnosis: ...
 
 
+class Highlighter(Protocol):
+    """``highlights(result, workspace, *, top) -> dict``: JSON-ready fields of the method's own that
+    ``egx ask`` adds to its summary of ``result`` (BubbleRAG: its ``top`` ranked CEGs)."""
+
+    def __call__(self, result: Any, workspace: Workspace, *, top: int = 5) -> dict[str, Any]: ...
+
+
 @dataclass(frozen=True, eq=False)
 class Method(Generic[C, R]):
     """A retrieval method, as the registry, CLI, benchmark runner, diagnosis and UI see it.
@@ -373,6 +381,8 @@ class Method(Generic[C, R]):
         Whether ``run`` uses ``backends.reranker`` (others get None).
     page
         Its step-through page (``"pages/x.py"``); the Compare page opens it with the question.
+    highlights
+        What ``egx ask`` shows of this method's own result beside the answer and chunks (None: nothing).
     """
 
     name: str
@@ -384,6 +394,7 @@ class Method(Generic[C, R]):
     diagnose: Diagnoser | None = None
     needs_reranker: bool = False
     page: str = ""
+    highlights: Highlighter | None = None
 
     NAME_CHARS: ClassVar[frozenset[str]] = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 
