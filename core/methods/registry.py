@@ -35,7 +35,7 @@ def _exported(module: ModuleType) -> list[AnyMethod]:
     return [m for m in found if isinstance(m, Method)]
 
 
-def _discover() -> list[ModuleType]:
+def _other_packages() -> list[ModuleType]:
     """The packages under core/methods/ other than the papers', by package name."""
     import core.methods
 
@@ -45,8 +45,13 @@ def _discover() -> list[ModuleType]:
             if info.ispkg and info.name not in known]
 
 
-#: The method packages, the papers' first.
-_PACKAGES: tuple[ModuleType, ...] = (*_PAPERS, *_discover())
+def _discover() -> list[AnyMethod]:
+    """The methods of the packages under core/methods/ other than the papers', by package name."""
+    return [m for p in _other_packages() for m in _exported(p)]
+
+
+#: The method packages, the papers' first (where :func:`method_commands` looks).
+_PACKAGES: tuple[ModuleType, ...] = (*_PAPERS, *_other_packages())
 
 #: The methods that ship with the project, in the order the UI lists them.
 BUILTIN: tuple[AnyMethod, ...] = tuple(m for p in _PACKAGES for m in _exported(p))
