@@ -6,11 +6,15 @@ other package under ``core/methods/`` that exports ``METHOD`` (or ``METHODS``) i
 after them, so a new method package needs no line here. A method defined elsewhere — a plugin, or a
 test's toy method — joins with :func:`register` (or, for a while, :func:`registered`). From then on
 ``egx ask`` / ``egx bench``, the benchmark runner, the failure diagnosis and the Compare page see it.
+
+A method package may also bring ``egx`` commands of its own (ReG: ``egx train-reg``) in a ``commands``
+module; :func:`method_commands` finds them and the CLI adds them.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import pkgutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,20 +35,26 @@ def _exported(module: ModuleType) -> list[AnyMethod]:
     return [m for m in found if isinstance(m, Method)]
 
 
-def _discover() -> list[AnyMethod]:
-    """The methods of the packages under core/methods/ other than the papers', by package name."""
+def _other_packages() -> list[ModuleType]:
+    """The packages under core/methods/ other than the papers', by package name."""
     import core.methods
 
     known = {m.__name__ for m in _PAPERS}
-    out: list[AnyMethod] = []
-    for info in sorted(pkgutil.iter_modules(core.methods.__path__, "core.methods."), key=lambda i: i.name):
-        if info.ispkg and info.name not in known:
-            out += _exported(importlib.import_module(info.name))
-    return out
+    return [importlib.import_module(info.name)
+            for info in sorted(pkgutil.iter_modules(core.methods.__path__, "core.methods."), key=lambda i: i.name)
+            if info.ispkg and info.name not in known]
 
+
+def _discover() -> list[AnyMethod]:
+    """The methods of the packages under core/methods/ other than the papers', by package name."""
+    return [m for p in _other_packages() for m in _exported(p)]
+
+
+#: The method packages, the papers' first (where :func:`method_commands` looks).
+_PACKAGES: tuple[ModuleType, ...] = (*_PAPERS, *_other_packages())
 
 #: The methods that ship with the project, in the order the UI lists them.
-BUILTIN: tuple[AnyMethod, ...] = (*[m for p in _PAPERS for m in _exported(p)], *_discover())
+BUILTIN: tuple[AnyMethod, ...] = tuple(m for p in _PACKAGES for m in _exported(p))
 
 #: Every registered method by name (the built-in ones plus those added with :func:`register`).
 METHODS: dict[str, AnyMethod] = {m.name: m for m in BUILTIN}
@@ -97,3 +107,17 @@ def registered(method: AnyMethod) -> Iterator[AnyMethod]:
             METHODS.pop(method.name, None)
         else:
             METHODS[method.name] = previous
+
+
+def method_commands() -> list[ModuleType]:
+    """The ``egx`` commands the method packages bring, in package order.
+
+    A package brings one by having a ``commands`` module (``core/methods/<name>/commands.py``) with
+    ``NAME`` (the command, e.g. ``"train-reg"``), ``add_parser(subparsers)`` adding and returning its
+    :class:`argparse.ArgumentParser`, and ``run(args) -> int`` (the exit status); its shared flags and
+    helpers are in :mod:`core.cli_support` (a method may not import :mod:`core.cli`, which sits on the
+    methods). The modules are imported here, when ``egx`` builds its parser, never by ``import
+    core.methods.<name>``. Methods added with :func:`register` bring no commands.
+    """
+    names = [f"{p.__name__}.commands" for p in _PACKAGES]
+    return [importlib.import_module(n) for n in names if importlib.util.find_spec(n) is not None]

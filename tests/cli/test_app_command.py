@@ -15,7 +15,7 @@ from tests.conftest import ROOT
 
 def test_egx_app_turns_file_watching_off(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[list[str]] = []
-    monkeypatch.setattr(cli.subprocess, "call", lambda cmd, **kw: seen.append(list(cmd)) or 0)
+    monkeypatch.setattr(subprocess, "call", lambda cmd, **kw: seen.append(list(cmd)) or 0)
     # the prebuild has its own tests (test_samples_prebuild.py); here it would embed both samples with
     # bge-small into this test's fresh home, about 4.5 minutes of a CI run
     assert cli.main(["app", "--port", "8765", "--no-prebuild"]) == 0

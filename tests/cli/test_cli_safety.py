@@ -90,7 +90,7 @@ def test_trace_into_a_missing_folder_is_written(tmp_path, capsys, monkeypatch):
 
 
 def test_trace_pointing_at_a_folder_fails_before_computing(tmp_path, capsys, monkeypatch):
-    import core.cli as cli
+    import core.cli.ask as cli
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "d").mkdir()

@@ -22,7 +22,7 @@ from core.methods.bubblerag.expansion import (
 from core.methods.bubblerag.grouping import AnchorGroup, AnchorGroups
 from core.methods.bubblerag.intros import INTROS
 from core.methods.bubblerag.localize import LocalGraph, localized_graph
-from core.methods.bubblerag.pipeline import BubbleResult, run
+from core.methods.bubblerag.pipeline import BubbleResult, highlights, run
 from core.methods.bubblerag.ranking import RankedCEG, rank_cegs
 
 __all__ = ["ALPHA_PRESETS", "CEG", "METHOD", "AnchorGroup", "AnchorGroups", "BubbleConfig", "BubbleExpansion", "BubbleResult",
@@ -32,4 +32,4 @@ __all__ = ["ALPHA_PRESETS", "CEG", "METHOD", "AnchorGroup", "AnchorGroups", "Bub
 METHOD: Method[BubbleConfig, BubbleResult] = Method(
     "bubblerag", "BubbleRAG", "BubbleRAG §3, Algorithm 1", run=run, config=BubbleConfig, stages=STAGES,
     diagnose=diagnose, page="pages/bubble_anchors.py",
-    ablations=ABLATIONS, intros=INTROS)
+    ablations=ABLATIONS, intros=INTROS, highlights=highlights)

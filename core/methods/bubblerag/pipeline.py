@@ -22,6 +22,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -97,6 +98,18 @@ class BubbleResult:
     def evidence_nodes(self) -> tuple[int, ...]:
         """The nodes of the unified evidence graph G_final (none after an early exit)."""
         return tuple(int(v) for v in self.evidence.nodes) if self.evidence is not None else ()
+
+
+def highlights(result: BubbleResult, workspace: Workspace, *, top: int = 5) -> dict[str, Any]:
+    """The ``top`` ranked CEGs with their score breakdown (§3.4), as ``egx ask`` prints them beside the
+    answer; none when the run ranked no CEG (an early exit, or no candidate)."""
+    if not result.ranked:
+        return {}
+    g = workspace.graph
+    return {"cegs": [{"rank": r.rank, "score": round(r.score, 4), "cost_sem": round(r.cost_sem, 4),
+                      "r_miss": round(r.r_miss, 4), "kind": r.ceg.kind,
+                      "nodes": [g.node_names[v] for v in r.ceg.nodes],
+                      "triples": [g.edge_text(e) for e in r.ceg.edges]} for r in result.ranked[:top]]}
 
 
 def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None, backends: Backends) -> BubbleResult:

@@ -1,0 +1,69 @@
+"""``egx app``: build the bundled samples (unless ``--no-prebuild``), then start the Streamlit app."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from core.cli.samples import app_embedder, build_samples
+from core.cli_support import close_bars
+from core.errors import EgxError
+
+if TYPE_CHECKING:
+    from core.cli_support import Subparsers
+
+NAME = "app"
+
+
+def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
+    a = subparsers.add_parser(NAME, help="start the Streamlit app")
+    a.add_argument("--port", type=_port, default=8501, help="TCP port, 1-65535 (default 8501)")
+    a.add_argument("--address", default="127.0.0.1")
+    a.add_argument("--no-prebuild", dest="prebuild", action="store_false",
+                   help="start at once; the samples are built when first picked in the app (a background job)")
+    return a
+
+
+def app_path() -> Path:
+    """The Streamlit entry point, ``app.py`` at the checkout's root."""
+    return Path(__file__).resolve().parents[2] / "app.py"
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.prebuild:  # build the samples now, with a terminal bar, so nobody waits in the browser
+        print(f"Preparing the bundled samples for the {app_embedder()} embedder "
+              "(once; later starts only check them; --no-prebuild skips this)", file=sys.stderr)
+        try:
+            for line in build_samples():
+                print(line, file=sys.stderr)
+        except EgxError as exc:
+            close_bars(clear=True)
+            print(f"egx: warning: the samples could not be prepared ({exc}); the app starts anyway and "
+                  "builds them when they are picked.", file=sys.stderr)
+    cmd = [sys.executable, "-m", "streamlit", "run", str(app_path()), "--server.port", str(args.port),
+           "--server.address", args.address, "--browser.gatherUsageStats", "false",
+           "--server.headless", "true",
+           # file watching off: a lecture's server log once filled with tens of thousands of "Inotify queue
+           # overflowed" lines from watching .venv/.egx/.cache
+           "--server.fileWatcherType", "none",
+           # tracebacks (with server paths) go to this console, never to the browser
+           "--client.showErrorDetails", os.environ.get("EGX_SHOW_ERROR_DETAILS", "none")]
+    print(f"Starting Evidence Graph Explorer on http://{args.address}:{args.port}", file=sys.stderr)
+    # Offline mode is not forced: the bundled models never touch the hub, and an explicit hub id
+    # (st:<id>, cross-encoder:<id>) may download when the network allows (core/backends/hub.py).
+    return subprocess.call(cmd, env=dict(os.environ))
+
+
+def _port(text: str) -> int:
+    """``--port``: an integer 1-65535 (argparse reports anything else as a usage error, exit 2)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number; give an integer 1-65535") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is out of range; give a port 1-65535")
+    return port

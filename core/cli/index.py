@@ -1,0 +1,117 @@
+"""``egx index``: build a workspace (graph + FAISS indexes) from input files, a bundled sample, or
+re-index an existing workspace (optionally moving its graph into FalkorDB, optionally on Ray)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from core.backends.registry import DEFAULT_EMBEDDER
+from core.cli.options import add_ray, ray_runner
+from core.cli_support import add_llm_limits, llm_from_args, progress_bar
+
+if TYPE_CHECKING:
+    from core.backends.base import Embedder
+    from core.cli_support import Subparsers
+    from core.index.workspace import Workspace
+    from core.scale import RayRunner
+
+NAME = "index"
+
+
+def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
+    i = subparsers.add_parser(NAME, help="build a workspace (graph + FAISS indexes) from input files",
+                              description="Inputs: triples CSV/TSV/JSON/JSONL, GraphML, .txt/.md documents, JSON(L) "
+                                          "corpora, HippoRAG corpus + OpenIE file, corpus graph (nodes JSONL + edges "
+                                          "CSV), or a named-KG folder (UMLS / FB15k-237 layout).")
+    i.add_argument("inputs", nargs="*", help="input files or folders")
+    i.add_argument("--workspace", help="workspace folder to create (or re-index when no inputs are given)")
+    i.add_argument("--sample", help="build/refresh a bundled sample workspace by name (demo, musique)")
+    i.add_argument("--name", help="display name (default: folder name)")
+    i.add_argument("--questions", help="questions file with gold evidence to keep in the workspace")
+    i.add_argument("--embedder", default=DEFAULT_EMBEDDER,
+                   help="embedder name (bge-small, minilm, hashing, st:<path-or-id>)")
+    i.add_argument("--llm", default="none", help="LLM for triple extraction from a plain corpus (none, local, local-small, openai)")
+    i.add_argument("--extractor", help="triple extractor (llm, spacy, rules); default: llm if an LLM is set, else spacy")
+    i.add_argument("--synonyms", type=float, metavar="COSINE",
+                   help="store HippoRAG synonymy edges ('synonym of') between nodes whose name embeddings have "
+                        "cosine >= COSINE (HippoRAG: 0.8), so every method can walk them; default: none")
+    add_llm_limits(i)
+    i.add_argument("--store", metavar="URL",
+                   help="keep the graph in FalkorDB: falkordb://HOST:PORT/GRAPH (password from $EGX_FALKORDB_PASSWORD; "
+                        "a local server: python -m core.graph.falkor_server); with --workspace DIR and no inputs, "
+                        "moves that workspace's graph there. Default: in the workspace folder, loaded into memory")
+    i.add_argument("--overwrite", action="store_true", help="replace an existing workspace (and its store graph)")
+    add_ray(i, "embed the nodes, edges and chunks and extract triples")
+    i.add_argument("--rebuild", action="store_true", help="rebuild the index even if it is up to date (with --sample: "
+                                                          "rebuild the whole sample workspace)")
+    return i
+
+
+def run(args: argparse.Namespace) -> int:
+    from contextlib import nullcontext
+
+    from core.backends.registry import get_embedder
+
+    embedder = get_embedder(args.embedder)
+    if args.store and args.sample:
+        raise SystemExit("egx index: --store applies to a workspace of yours, not a bundled sample: build it from the "
+                         "sample's inputs with `egx index INPUTS --workspace DIR --store URL`")
+    if not args.inputs and not args.sample and not args.workspace:
+        raise SystemExit("egx index: give input files, --sample NAME, or --workspace DIR of an existing workspace")
+    if args.inputs and not args.workspace:
+        raise SystemExit("egx index: --workspace DIR is required when building from inputs")
+    runner = ray_runner(args)
+    with runner if runner is not None else nullcontext():
+        ws = _build(args, embedder, runner)
+    if runner is not None:
+        print(f"Ray: {runner.workers} worker(s) at {runner.describe()['address']}"
+              + (f", {runner.gpus_per_worker:g} GPU each" if runner.gpus_per_worker else "") + ".")
+    return _report(args, ws)
+
+
+def _build(args: argparse.Namespace, embedder: Embedder, runner: RayRunner | None) -> Workspace:
+    from core.backends.registry import default_extractor, get_extractor
+    from core.index.create import create_workspace
+    from core.index.samples import ensure_sample_workspace
+    from core.index.workspace import Workspace
+
+    if not args.inputs:
+        if args.sample:
+            ws = ensure_sample_workspace(args.sample, embedder, progress=progress_bar(f"sample {args.sample}"),
+                                         force=args.rebuild, runner=runner)
+        else:
+            ws = Workspace.open(args.workspace)
+            ws.ensure_index(embedder, progress=progress_bar("index"), rebuild=args.rebuild, runner=runner)
+            if args.store and args.store != ws.store_url:
+                figures = ws.move_to_store(args.store, overwrite=args.overwrite, progress=progress_bar("store"))
+                print(f"Graph moved into {ws.store_url} in {figures['seconds']:.2f} s.")
+    else:
+        llm = llm_from_args(args)
+        extractor = get_extractor(args.extractor, llm=llm) if args.extractor else default_extractor(llm)
+        ws = create_workspace(args.inputs, args.workspace, name=args.name, embedder=embedder,
+                              extractor=extractor, questions=args.questions, overwrite=args.overwrite,
+                              progress=progress_bar("index"), synonym_threshold=args.synonyms, store=args.store,
+                              runner=runner)
+    return ws
+
+
+def _report(args: argparse.Namespace, ws: Workspace) -> int:
+    g = ws.manifest.get("graph", {})
+    print(f"Workspace {ws.name!r} at {ws.path}: {g.get('nodes')} nodes, {g.get('edges')} edges, {g.get('chunks')} chunks"
+          f"; graph store: {ws.store_url}.")
+    ex = ws.manifest.get("extraction") if args.inputs else None
+    if ex:
+        failed = ex.get("failed_chunks", 0)
+        print(f"  extraction ({ex['extractor']}): {ex['triples']} triples; {ex['extracted']} chunk(s) extracted now, "
+              f"{ex['from_cache']} from the cache, {failed} failed"
+              + (f" ({', '.join(ex.get('failed_chunk_ids', [])[:10])})" if failed else ""))
+    syn = ws.manifest.get("synonyms") if args.inputs else None
+    if syn:
+        print(f"  synonym edges: {syn['edges']} at cosine >= {syn['threshold']} ({syn['embedder']}, {syn['seconds']} s)")
+    for b in ws.manifest.get("index", {}).get("builds", []):
+        rate = b["items"] / b["seconds"] if b["seconds"] else float("inf")
+        print(f"  index/{b['kind']}: {b['items']} items in {b['seconds']:.2f} s ({rate:.0f} items/s)")
+    for w in ws.warnings:
+        print(f"  note: {w}")
+    return 0

@@ -1,0 +1,125 @@
+"""Options and inputs several ``egx`` commands share and no method's own command needs: ``--ray``,
+``--set`` pairs, output files checked up front, and the inputs of ``egx bench`` / ``egx ablate``.
+(The LLM flags, progress bars and workspace resolution are in :mod:`core.cli_support`.)"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from core.cli_support import llm_from_args, resolve_workspace
+
+if TYPE_CHECKING:
+    from core.eval.datasets import Question
+    from core.index.workspace import Workspace
+    from core.methods.base import Backends
+    from core.scale import RayRunner
+
+
+def add_ray(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
+                   help=f"{what} on Ray (the optional extra: pip install '.[scale]'). No ADDRESS: a local Ray on this "
+                        "machine's CPUs; HOST:PORT (the head node's GCS), ray://HOST:10001 (Ray Client) or 'auto': a "
+                        "running cluster, whose nodes have this project installed and the workspace at the same path")
+    p.add_argument("--ray-workers", type=int, metavar="N",
+                   help="Ray actors, each holding the models once (default: one per GPU when the cluster has GPUs, "
+                        "else one per CPU)")
+
+
+def ray_runner(args: argparse.Namespace) -> RayRunner | None:
+    """The Ray runner of ``--ray [ADDRESS]`` / ``--ray-workers N`` (None without --ray); Ray is imported
+    only when it starts (:mod:`core.scale`)."""
+    if args.ray is None:
+        if args.ray_workers is not None:
+            raise SystemExit("egx: --ray-workers applies with --ray [ADDRESS] only")
+        return None
+    from core.backends.llm import LLMSettings
+    from core.scale import LLMSpec, RayRunner
+
+    llm = LLMSpec(args.llm, LLMSettings.from_env(timeout=args.llm_timeout, retries=args.llm_retries,
+                                                 budget=args.llm_budget),
+                  False if getattr(args, "no_cache", False) else None)
+    return RayRunner(args.ray or None, workers=args.ray_workers, llm=llm)
+
+
+def config_changes(pairs: Sequence[str]) -> dict[str, object]:
+    """``--set NAME=VALUE`` pairs as config changes (VALUE read as JSON when it is: 2, 0.5, true, "x")."""
+    out: dict[str, object] = {}
+    for pair in pairs:
+        name, sep, raw = pair.partition("=")
+        if not sep or not name.strip():
+            raise SystemExit(f"egx: --set {pair!r} is not NAME=VALUE (e.g. --set d=2)")
+        try:
+            out[name.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[name.strip()] = raw
+    return out
+
+
+def method_configs(pairs: Sequence[str], methods: Sequence[str]) -> dict[str, Any]:
+    """``--set METHOD.NAME=VALUE`` pairs (e.g. ``fastinsight.graph=passages``) as one config per method,
+    each the method's defaults with the changes applied and checked.
+
+    Raises
+    ------
+    ConfigError
+        A pair without a method, a method not being run, an unknown field (listing the fields), or a
+        value out of range (naming the field and what is allowed).
+    """
+    from core.errors import ConfigError
+    from core.methods.registry import get_method
+
+    changes: dict[str, dict[str, object]] = {}
+    for pair in pairs:
+        target, sep, _ = pair.partition("=")
+        method, dot, name = target.strip().partition(".")
+        if not sep or not dot or not method or not name:
+            raise ConfigError(f"--set {pair!r} is not METHOD.NAME=VALUE; e.g. --set fastinsight.graph=passages.")
+        if method not in methods:
+            raise ConfigError(f"--set {pair!r} names the method {method!r}, which this run does not include "
+                              f"(--methods {','.join(methods)}).")
+        changes.setdefault(method, {}).update(config_changes([f"{name}={pair.partition('=')[2]}"]))
+    return {m: get_method(m).make_config(**c) for m, c in changes.items()}
+
+
+def writable_file(name: str, flag: str) -> Path:
+    """``name`` as an output file path, its folder created now, so a long computation is never
+    lost to a missing folder at the end.
+
+    Raises
+    ------
+    ConfigError
+        When the path is a folder or its folder cannot be created.
+    """
+    from core.errors import ConfigError
+
+    p = Path(name)
+    if p.is_dir():
+        raise ConfigError(f"{flag} {name} is a folder; give a file name, e.g. {flag} {p / 'trace.json'}.")
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"{flag} {name}: its folder cannot be created ({exc.strerror}); pick another path.") from None
+    return p
+
+
+def bench_inputs(args: argparse.Namespace, specs: Sequence[Any],
+                 command: str) -> tuple[Workspace, list[Question], Backends]:
+    """The workspace, questions and backends of `egx bench` / `egx ablate` (the reranker only when a
+    method needs it, or as the no-LLM answer's extractive scorer)."""
+    from core.backends.registry import get_embedder, get_reranker
+    from core.eval.datasets import load_questions, load_questions_file
+    from core.methods.base import Backends
+
+    embedder = get_embedder(args.embedder)
+    llm = llm_from_args(args)
+    wants = any(s.needs_reranker for s in specs) or (not llm.available and args.reranker != "llm")
+    reranker = get_reranker(args.reranker, embedder=embedder, llm=llm) if wants else None
+    ws = resolve_workspace(args.workspace, embedder)
+    qs = load_questions_file(args.questions, ws.graph) if args.questions else load_questions(ws)
+    if not qs:
+        raise SystemExit(f"egx {command}: no questions; give --questions FILE or a workspace that has a questions file")
+    return ws, qs, Backends(embedder, llm, reranker)

@@ -1,0 +1,136 @@
+"""What every ``egx`` command shares: terminal progress bars, the ``--llm-*`` flags and the LLM they
+build, and finding a workspace by path, name or sample.
+
+It sits outside :mod:`core.cli` because a method package's own commands use it too
+(``core/methods/<name>/commands.py``, e.g. ReG's ``train-reg``): :mod:`core.cli` sits on
+:mod:`core.methods`, so a method may not import :mod:`core.cli` (a test keeps ``core/`` free of
+import cycles). Nothing here imports :mod:`core.methods`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from core.backends.base import LLM, Embedder
+    from core.index.workspace import Workspace
+
+    #: what ``add_parser(subparsers)`` of a command receives: ``ArgumentParser.add_subparsers()``
+    Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
+
+#: Open tqdm bars, closed before an error is printed (so the message starts its own line).
+BARS: list[Any] = []
+
+
+def close_bars(*, clear: bool) -> None:
+    """Close every open bar; ``clear`` also erases it from the terminal."""
+    while BARS:
+        bar = BARS.pop()
+        if clear:
+            bar.leave = False
+        bar.close()
+
+
+def progress_bar(desc: str) -> Callable[[str, float], None]:
+    """A tqdm bar created on the first update, so work that needs no progress prints nothing."""
+    from tqdm import tqdm
+
+    state: dict[str, Any] = {}
+
+    def update(msg: str, frac: float) -> None:
+        bar = state.get("bar")
+        if bar is None:
+            bar = state["bar"] = tqdm(total=1000, desc=desc, unit="‰", leave=True, file=sys.stderr,
+                                      bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining} {postfix}")
+            BARS.append(bar)
+        target = int(min(max(frac, 0.0), 1.0) * 1000)
+        if target > bar.n:
+            bar.update(target - bar.n)
+        bar.set_postfix_str(msg[:60], refresh=True)
+        if target >= 1000:
+            bar.close()
+            if bar in BARS:
+                BARS.remove(bar)
+
+    return update
+
+
+def run_bar(desc: str) -> Callable[[int, int, str], None]:
+    """A ``progress(done, total, msg)`` drawing one tqdm bar, created on the first call (so an error
+    before any run prints no bar)."""
+    from tqdm import tqdm
+
+    state: dict[str, Any] = {}
+
+    def progress(done: int, total: int, msg: str) -> None:
+        bar = state.get("bar")
+        if bar is None:
+            bar = state["bar"] = tqdm(total=total, desc=desc, unit="run", file=sys.stderr)
+            BARS.append(bar)
+        bar.total = total
+        bar.update(done - bar.n)
+        bar.set_postfix_str(msg[:50])
+
+    return progress
+
+
+def add_llm_limits(p: argparse.ArgumentParser) -> None:
+    """The ``--no-cache`` / ``--llm-timeout`` / ``--llm-retries`` / ``--llm-budget`` flags of every
+    command that has ``--llm``."""
+    p.add_argument("--no-cache", action="store_true",
+                   help="bypass the LLM response cache: ask the LLM again and store nothing (default: the cache "
+                        "under $EGX_LLM_CACHE_DIR, else $EGX_CACHE_DIR/llm, answers a repeated request at once; "
+                        "EGX_LLM_CACHE=0 does the same as this flag)")
+    p.add_argument("--llm-timeout", type=float, metavar="SECONDS",
+                   help="wall-clock seconds one LLM attempt may take (default: $EGX_LLM_TIMEOUT, else 60 for "
+                        "openai, 120 for the local models)")
+    p.add_argument("--llm-retries", type=int, metavar="N",
+                   help="extra attempts after a timeout, connection error, HTTP 429/5xx or malformed reply "
+                        "(default: $EGX_LLM_RETRIES, else 2)")
+    p.add_argument("--llm-budget", type=float, metavar="SECONDS",
+                   help="LLM seconds one question may use, then its remaining LLM steps take their fallback "
+                        "(default: $EGX_LLM_BUDGET, else 300; 0 = no limit)")
+
+
+def llm_from_args(args: argparse.Namespace) -> LLM:
+    """The ``--llm`` backend under the ``--llm-timeout`` / ``--llm-retries`` / ``--llm-budget`` limits."""
+    from core.backends.llm import LLMSettings
+    from core.backends.registry import get_llm
+
+    settings = LLMSettings.from_env(timeout=args.llm_timeout, retries=args.llm_retries, budget=args.llm_budget)
+    return get_llm(args.llm, settings=settings, cache=False if getattr(args, "no_cache", False) else None)
+
+
+def resolve_workspace(ref: str, embedder: Embedder) -> Workspace:
+    """A workspace by folder path, by name under $EGX_HOME/workspaces, or a sample by name."""
+    from core.errors import UnknownNameError
+    from core.index.commit import recover
+    from core.index.listing import workspace_names
+    from core.index.manifest import MANIFEST
+    from core.index.paths import workspaces_root
+    from core.index.samples import ensure_sample_workspace, sample_recipes
+    from core.index.workspace import Workspace
+
+    p = Path(ref)
+    if p.name not in ("", ".", ".."):
+        recover(p)  # an interrupted commit is undone before we look
+    if (p / MANIFEST).exists():
+        ws = Workspace.open(p)
+        ws.ensure_index(embedder, progress=progress_bar("index"))
+        return ws
+    if ref in {r.name for r in sample_recipes()}:
+        return ensure_sample_workspace(ref, embedder, progress=progress_bar(f"sample {ref}"))
+    named = workspaces_root() / ref
+    if ref and "/" not in ref and not ref.startswith("."):
+        recover(named)
+        if (named / MANIFEST).exists():
+            ws = Workspace.open(named)
+            ws.ensure_index(embedder, progress=progress_bar("index"))
+            return ws
+    known = [r.name for r in sample_recipes()]
+    known += [n for n in workspace_names() if n not in known]  # never hidden folders or debris
+    raise UnknownNameError("workspace", ref, known)

@@ -1,0 +1,75 @@
+"""``egx train-reg``: train ReG's triple retriever (ReG@Triple) on a workspace's questions.
+
+A method package's ``commands`` module is found by :func:`core.methods.registry.method_commands`,
+which adds it to ``egx``: ``NAME``, ``add_parser(subparsers)`` returning its parser and
+``run(args) -> int``. Imported only when ``egx`` builds its parser, so ``import core.methods.reg``
+stays free of command-line code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TYPE_CHECKING
+
+from core.backends.registry import DEFAULT_EMBEDDER
+from core.cli_support import add_llm_limits, llm_from_args, progress_bar, resolve_workspace
+
+if TYPE_CHECKING:
+    from core.cli_support import Subparsers
+
+NAME = "train-reg"
+
+
+def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
+    tr = subparsers.add_parser(NAME, help="train the ReG@Triple retriever on weak or LLM-refined supervision",
+                               description="ReG §4.1 / App. D-E: candidate pool, compression, LLM selection (refined) "
+                                           "or shortest paths (weak); an MLP triple scorer with DDE; held-out recall.")
+    tr.add_argument("--workspace", required=True, help="workspace folder, name, or sample (e.g. musique)")
+    tr.add_argument("--questions", help="questions with answers (JSON list; MuSiQue format works); default: the "
+                                        "workspace's own questions file")
+    tr.add_argument("--supervision", choices=("weak", "refined"), default="weak")
+    tr.add_argument("--llm", default="none", help="LLM for refined supervision (local, local-small, openai)")
+    add_llm_limits(tr)
+    tr.add_argument("--embedder", default=DEFAULT_EMBEDDER)
+    tr.add_argument("--out", help="model folder (default <workspace>/reg/retriever, which `egx ask --method reg` uses)")
+    tr.add_argument("--seed", type=int, default=0)
+    tr.add_argument("--epochs", type=int, default=80, help="training epochs (ReG App. E: 80)")
+    tr.add_argument("--limit", type=int, help="use only the first N questions")
+    tr.add_argument("--json", action="store_true", help="print the result (curves, held-out metrics) as JSON")
+    return tr
+
+
+def run(args: argparse.Namespace) -> int:
+    from core.backends.registry import get_embedder
+    from core.methods.base import Backends
+    from core.methods.reg.config import TrainConfig
+    from core.methods.reg.train import train_reg
+
+    embedder = get_embedder(args.embedder)
+    llm = llm_from_args(args)
+    if args.supervision == "refined" and not llm.available:
+        from core.errors import ConfigError
+
+        raise ConfigError("--supervision refined needs an LLM to select the supervision (ReG §4.1); with --llm none "
+                          "it would be weak supervision saved as refined. Pass --llm local, local-small or openai, "
+                          "or use --supervision weak.")
+    ws = resolve_workspace(args.workspace, embedder)
+    questions = args.questions or ws.questions_path
+    if questions is None:
+        raise SystemExit(f"egx train-reg: workspace {ws.name!r} has no questions file; pass --questions FILE")
+    cfg = TrainConfig(supervision=args.supervision, seed=args.seed, epochs=args.epochs)
+    res = train_reg(ws, questions, backends=Backends(embedder, llm), cfg=cfg, out=args.out, limit=args.limit,
+                    progress=progress_bar("train-reg"))
+    if args.json:
+        print(json.dumps(res.to_dict(), indent=2, default=str))
+        return 0
+    k = cfg.recall_k
+    print(f"Trained ReG@Triple ({res.supervision} supervision) on {res.counts.get('train_examples', 0)} questions "
+          f"({res.counts.get('val_examples', 0)} validation, {res.counts.get('test_examples', 0)} test held out); "
+          f"best epoch {res.best_epoch}, {res.seconds:.1f} s on {res.device}.")
+    for name, m in (("trained", res.test), ("cosine baseline", res.baseline_test)):
+        print(f"  test {name:<16} label recall@{k} {m['label_recall']:.3f}  gold-passage triple recall@{k} "
+              f"{m['gold_passage_recall']:.3f}  answer hit@{k} {m['answer_hit']:.3f}")
+    print(f"Saved to {res.model_dir}")
+    return 0
