@@ -2,7 +2,8 @@
 Screenshots go under ``tmp_path`` (and ``$EGX_ARTIFACTS`` when set).
 
 - A MuSiQue benchmark report, loaded while the sidebar is on the demo, opens its question on the
-  Compare page *on MuSiQue* (the workspace travels with the question), and "Step through →" keeps it.
+  Compare page *on MuSiQue* (the workspace travels with the question), and "Step through →" keeps it;
+  the page's URL is then a link to that view, which a new tab opens on the same workspace and question.
 - No request leaves 127.0.0.1 on any main page (a fresh server opened on a deep link included): every
   asset — the favicon above all — is served by the app.
 """
@@ -107,6 +108,19 @@ def test_benchmark_and_compare_keep_the_workspace(tmp_path: Path, monkeypatch: p
             expect(_question(page)).to_have_value(MUSIQUE_Q)
             path = tmp_path / "nav_2_granker_on_musique.png"
             page.screenshot(path=str(path), full_page=True)
+            shots.append(path)
+
+            # the address bar is a link to this view: opened in a new tab (a new session), it shows the same
+            shared = page.url
+            assert "workspace=musique" in shared and "q=" in shared, shared
+            other = browser.new_page(viewport={"width": 1440, "height": 1400})
+            other.goto(shared, wait_until="domcontentloaded")
+            expect(other.get_by_role("heading", name=re.compile(r"GRanker \(α"))).to_be_visible(timeout=TIMEOUT)
+            _idle(other)
+            assert _sidebar_workspace(other).startswith("MuSiQue"), _sidebar_workspace(other)
+            expect(_question(other)).to_have_value(MUSIQUE_Q)
+            path = tmp_path / "nav_3_shared_link.png"
+            other.screenshot(path=str(path), full_page=True)
             shots.append(path)
         finally:
             browser.close()
