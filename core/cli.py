@@ -532,7 +532,7 @@ def cmd_ablate(args: argparse.Namespace) -> int:
 def cmd_record(args: argparse.Namespace) -> int:
     """`egx record`: record live-LLM runs of the questions into a replayable bundle (issue 18, item 2)."""
     from core.backends.llm import LLMSettings
-    from core.backends.llm_cache import RECORDINGS_DIR
+    from core.backends.llm_bundles import RECORDINGS_DIR
     from core.backends.registry import get_embedder, get_llm, get_reranker
     from core.eval.datasets import load_questions, load_questions_file
     from core.methods.base import Backends
