@@ -30,10 +30,10 @@ sys.path.insert(0, str(ROOT))
 
 
 def capture(workspace: str, limit: int, out: Path) -> None:
-    from core.backends import llm_cache
+    from core.backends import llm_recorded
     from core.cli import main
 
-    original = llm_cache.RecordedLLM.chat
+    original = llm_recorded.RecordedLLM.chat
 
     def chat(self, messages, *, max_tokens=512, temperature=0.0, json_schema=None):  # type: ignore[no-untyped-def]
         r = original(self, messages, max_tokens=max_tokens, temperature=temperature, json_schema=json_schema)
@@ -42,7 +42,7 @@ def capture(workspace: str, limit: int, out: Path) -> None:
                                 "max_tokens": max_tokens, "schema": json_schema, "text": r.text}) + "\n")
         return r
 
-    llm_cache.RecordedLLM.chat = chat  # type: ignore[method-assign]
+    llm_recorded.RecordedLLM.chat = chat  # type: ignore[method-assign]
     out.write_text("")
     with tempfile.TemporaryDirectory() as tmp:
         main(["bench", "--workspace", workspace, "--llm", "recorded", "--limit", str(limit), "--methods",

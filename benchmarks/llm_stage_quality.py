@@ -69,7 +69,7 @@ def copied_replies(entries: dict[str, dict[str, Any]]) -> dict[str, int]:
 def analyse_traces(bundle: Path, bench_out: Path) -> dict[str, Any]:
     """The same figures from the traces an ``egx bench --llm recorded --traces`` run wrote to ``bench_out``
     (no replay here): each trace is matched to its recorded run by workspace-less question id."""
-    from core.backends.llm_cache import load_recording
+    from core.backends.llm_bundles import load_recording
     from core.trace import Trace
 
     rec = load_recording(bundle)
@@ -95,7 +95,8 @@ def _counters() -> tuple[dict[str, Any], dict[str, Any], dict[str, list[int]]]:
 
 
 def analyse(bundle: Path) -> dict[str, Any]:
-    from core.backends.llm_cache import RecordedLLM, load_recording
+    from core.backends.llm_bundles import load_recording
+    from core.backends.llm_recorded import RecordedLLM
     from core.backends.registry import get_embedder, get_reranker
     from core.cli import resolve_workspace
     from core.methods.base import Backends
@@ -199,7 +200,7 @@ def _plain(x: Any) -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from core.backends.llm_cache import recording_paths
+    from core.backends.llm_bundles import recording_paths
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bundle", action="append", help="a recording bundle (default: every shipped one)")

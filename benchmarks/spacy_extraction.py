@@ -56,7 +56,8 @@ def main() -> None:
     ap.add_argument("--out")
     args = ap.parse_args()
 
-    from core.backends.spacy_extractor import SpacyExtractor, load_pipeline
+    from core.backends.spacy_extractor import SpacyExtractor
+    from core.backends.spacy_model import load_pipeline
     from core.graph.builder import extract_triples
     from core.graph.loaders import load_inputs
     from core.index.paths import sample_data_dir

@@ -2,8 +2,8 @@
 
 ``egx record`` (``make record-llm``) runs each question × method with a live LLM (by default the
 local Qwen2.5-Coder-1.5B-Instruct Q4_K_M), journals every LLM request and its outcome
-(:class:`core.backends.llm_cache.Recorder`) and merges them, with the run's answer and seconds per
-stage, into a recording bundle (:func:`core.backends.llm_cache.save_recording`). The ``recorded``
+(:class:`core.backends.llm_bundles.Recorder`) and merges them, with the run's answer and seconds per
+stage, into a recording bundle (:func:`core.backends.llm_bundles.save_recording`). The ``recorded``
 LLM backend then replays those runs instantly, with no model. A run is saved as soon as it
 finishes, atomically, so a kill loses at most the run in progress, and running the same command
 again resumes with the next question × method (``--redo`` records again). The LLM response cache is
@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from core.backends.llm import LLMSettings, question_scope
-from core.backends.llm_cache import CachedLLM, Recorder, load_recording, save_recording
+from core.backends.llm_bundles import Recorder, load_recording, save_recording
+from core.backends.llm_cache import CachedLLM
 from core.errors import ConfigError
 from core.replay import NOT_RECORDED, StateTape
 
@@ -248,7 +249,7 @@ def check_replay(bundle: str | Path, open_workspace: Callable[[str, Any], Any], 
         Filled with the keys of the bundle's entries the replayed runs were answered from
         (the prune of ``scripts/check_recordings.py`` drops the others).
     """
-    from core.backends.llm_cache import RecordedLLM
+    from core.backends.llm_recorded import RecordedLLM
     from core.backends.registry import get_embedder, get_reranker
     from core.methods.base import Backends
     from core.methods.run import run_method
@@ -314,7 +315,7 @@ def retape(bundle: str | Path, open_workspace: Callable[[str, Any], Any], *,
 def _write_tapes(path: Path, tapes: dict[tuple[str, str, str], dict[str, str]]) -> None:
     import json
 
-    from core.backends.llm_cache import write_bundle
+    from core.backends.llm_bundles import write_bundle
     from core.fsio import path_lock
 
     src = state_source("re-taped: replayed with every recorded prompt and the recorded answer")

@@ -1,7 +1,7 @@
 """Pinned retrieval state: what makes a recorded LLM run replay the same on every CPU and GPU.
 
 A recorded run (:mod:`core.recording`) is replayed by the ``recorded`` LLM, which answers a request
-only when its exact prompt was recorded (:func:`core.backends.llm_cache.cache_key`). Prompts list
+only when its exact prompt was recorded (:func:`core.backends.llm_keys.cache_key`). Prompts list
 passages, candidates, triples and subgraphs in score order, and the scores come from int8 ONNX and
 BLAS kernels whose last digits differ from one CPU to the next (AVX2 against AVX-512 VNNI, other
 thread counts, a GPU): bge-small scored two Keanu Reeves passages 0.6507 and 0.6475 on one machine
@@ -12,7 +12,7 @@ So a recording also keeps the *retrieval state* its decisions read. Every score 
 order, a cut or a threshold of a method reads passes through :func:`pin`, every vector search's
 result through :func:`pin_search`, and every wall-clock cut through :func:`pin_flag`. While a run is
 recorded, a :class:`StateTape` in ``record`` mode keeps what each pin saw; while that same run is
-replayed (same workspace, method, question, settings and models: :func:`core.backends.llm_cache.
+replayed (same workspace, method, question, settings and models: :meth:`core.backends.llm_recorded.
 RecordedLLM.tape_for`), a tape in ``replay`` mode hands each pin the recorded array instead of the
 one computed now. The prompts, the ranked passages and the answer are then the recorded ones on any
 hardware, and a live run is untouched: with no tape, every pin returns its input as it is.

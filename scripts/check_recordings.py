@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def main(argv: list[str] | None = None) -> int:
-    from core.backends.llm_cache import prune_bundle, recording_paths
+    from core.backends.llm_bundles import prune_bundle, recording_paths
     from core.cli import resolve_workspace
     from core.recording import check_replay, retape
 
@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.prune and (a.workspace or a.method or a.lenient or a.retape):
         ap.error("--prune replays every run strictly: drop --workspace, --method, --lenient and --retape")
     if a.stamp:
-        from core.backends.llm_cache import stamp_bundle
+        from core.backends.llm_bundles import stamp_bundle
 
         if not a.bundles:
             ap.error("--stamp needs the bundle files to stamp")

@@ -47,7 +47,7 @@ def table(path: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from core.backends.llm_cache import recording_paths
+    from core.backends.llm_bundles import recording_paths
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("bundles", nargs="*", help="bundle files (default: every shipped one)")

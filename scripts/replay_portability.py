@@ -39,7 +39,7 @@ def sample_opener(root: Path):  # type: ignore[no-untyped-def]
 
 
 def main(argv: list[str] | None = None) -> int:
-    from core.backends.llm_cache import RECORDINGS_DIR
+    from core.backends.llm_bundles import RECORDINGS_DIR
     from core.recording import check_replay
     from tests.perturb import EPS, noisy_backends, perturbed_workspace
 

@@ -149,7 +149,7 @@ def get_llm(name: str = "none", *, settings: Any = None, cache: bool | None = No
         Qwen2.5-Coder-1.5B-Instruct), ``"local-small"`` (the 0.5B model, faster, less accurate) or
         ``"openai"`` (any OpenAI-compatible endpoint configured by environment variables) or
         ``"recorded"`` (answers only from the shipped recordings of real-LLM runs,
-        :class:`core.backends.llm_cache.RecordedLLM`; ``**kw`` may name ``paths=``).
+        :class:`core.backends.llm_recorded.RecordedLLM`; ``**kw`` may name ``paths=``).
     settings : LLMSettings or None
         Timeout, retries, per-question budget and circuit breaker
         (:class:`core.backends.llm.LLMSettings`); default: from ``EGX_LLM_TIMEOUT`` /
@@ -182,10 +182,12 @@ def get_llm(name: str = "none", *, settings: Any = None, cache: bool | None = No
         return llm.NoLLM()
     if name not in LLMS:
         raise UnknownNameError("LLM backend", name, LLMS)
+    if name == "recorded":
+        from core.backends.llm_recorded import RecordedLLM
+
+        return RecordedLLM(**kw)
     from core.backends import llm_cache
 
-    if name == "recorded":
-        return llm_cache.RecordedLLM(**kw)
     limits = settings if settings is not None else llm.LLMSettings.from_env()
     if limits.timeout is not None:
         kw.setdefault("timeout", limits.timeout)

@@ -45,7 +45,7 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     from core.backends.llm import LLMSettings
-    from core.backends.llm_cache import RECORDINGS_DIR
+    from core.backends.llm_bundles import RECORDINGS_DIR
     from core.backends.registry import get_embedder, get_llm, get_reranker
     from core.eval.datasets import load_questions, load_questions_file
     from core.methods.base import Backends

@@ -88,7 +88,7 @@ def expected_answer_type(query: str) -> str:
 def _spacy() -> Any:
     """spaCy's small English pipeline from the pinned package (NER only; the same loader and
     ``meta.json`` check as the ``spacy`` extractor), or None when it cannot be loaded."""
-    from core.backends.spacy_extractor import load_pipeline
+    from core.backends.spacy_model import load_pipeline
     from core.errors import BackendError
 
     try:

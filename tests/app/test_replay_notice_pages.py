@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from core.backends.llm_cache import stamp_bundle
+from core.backends.llm_bundles import stamp_bundle
 from core.cli import main
 from tests.app.helpers import plain, run_page
 from tests.cli.test_llm_cache_cli import _reply

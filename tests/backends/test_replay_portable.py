@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from core.backends.llm_cache import RECORDINGS_DIR, load_recording
+from core.backends.llm_bundles import RECORDINGS_DIR, load_recording
 from core.recording import ReplayCheck, check_replay
 from tests.perturb import noisy_backends, perturbed_workspace
 

@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from core.backends.llm_cache import RECORDINGS_DIR, load_recording
+from core.backends.llm_bundles import RECORDINGS_DIR, load_recording
 from core.recording import check_replay
 
 BUNDLE = RECORDINGS_DIR / "demo-local.json"

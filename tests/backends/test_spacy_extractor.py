@@ -10,15 +10,9 @@ import pytest
 
 from core.backends.base import ExtractedTriple, TripleExtractor
 from core.backends.registry import get_extractor
-from core.backends.spacy_extractor import (
-    MODEL_VERSION,
-    PIECE_CHARS,
-    SpacyExtractor,
-    _check_meta,
-    load_pipeline,
-    looks_unparseable,
-    split_pieces,
-)
+from core.backends.spacy_extractor import SpacyExtractor
+from core.backends.spacy_input import PIECE_CHARS, looks_unparseable, split_pieces
+from core.backends.spacy_model import MODEL_VERSION, _check_meta, load_pipeline
 from core.errors import BackendError, EgxError
 
 
@@ -159,7 +153,7 @@ def test_long_passages_are_cut_below_spacys_max_length(ex):
 def test_a_missing_model_package_is_a_clear_egx_error(monkeypatch):
     import builtins
 
-    from core.backends import spacy_extractor as mod
+    from core.backends import spacy_model as mod
 
     real_import = builtins.__import__
 
@@ -230,7 +224,7 @@ def test_short_names_are_the_full_name_they_stand_for_in_the_passage(ex):
 
 
 def test_a_place_is_never_taken_for_a_short_name(ex):
-    from core.backends.spacy_extractor import _Collected
+    from core.backends.spacy_names import _Collected
 
     c = _Collected("Ermengarde of Tours")
     c.labels = {"Tours": "GPE", "Washington": "GPE", "George Washington": "PERSON", "1851": "DATE",

@@ -176,7 +176,7 @@ OTHER_TOOLS_FLAGS = {"--force-reinstall", "--no-deps", "--server", "--browser", 
                      "--loadmodule", "--save", "--bind", "--dir", "--appendonly", "--protected-mode", "--data-dir",
                      # `ray start --head`, named in core/scale.py's message about joining a Ray cluster
                      "--head",
-                     # scripts/check_recordings.py, named in core/backends/llm_cache.py's refusal of an edited bundle
+                     # scripts/check_recordings.py, named in core/backends/llm_bundles.py's refusal of an edited bundle
                      "--stamp"}
 
 

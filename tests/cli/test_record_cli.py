@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from core.backends.llm_cache import load_recording, stamp_bundle
+from core.backends.llm_bundles import load_recording, stamp_bundle
 from core.cli import main
 from core.errors import InputFormatError
 from tests.cli.test_llm_cache_cli import _reply
@@ -116,7 +116,7 @@ def test_prune_drops_only_the_entries_no_run_uses(server, capsys, tmp_path):
     """`scripts/check_recordings.py --prune` (stop 38): `egx record --redo` adds a re-recorded run's replies and
     leaves the old ones, so a bundle collects replies no run asks for (the shipped MuSiQue one held 787 entries
     for 140 runs). Pruning keeps exactly what the strict replay of every run was answered from."""
-    from core.backends.llm_cache import prune_bundle
+    from core.backends.llm_bundles import prune_bundle
     from core.cli import resolve_workspace
     from core.recording import check_replay
 

@@ -1,0 +1,187 @@
+"""Recording bundles: the read-only JSON files a recorded LLM run is replayed from.
+
+A bundle (``format: egx-llm-recording``, ``sample_data/llm_recordings/*.json`` for the shipped ones)
+holds the provenance of the recording (model, quantization, date, settings), its runs (workspace,
+method, question, config, seconds per stage, retrieval state) and one entry per LLM request, keyed
+by :func:`core.backends.llm_keys.cache_key`. Every bundle carries a content hash; one changed after
+egx wrote it is refused (:func:`load_recording`).
+
+* :class:`Recorder` — collects what a live run asked and got (also failures, to replay them as they
+  happened); :func:`save_recording` merges it into a bundle (``egx record``, ``make record-llm``).
+* :func:`load_recording`, :func:`recording_paths` — what the ``recorded`` backend
+  (:mod:`core.backends.llm_recorded`) answers from.
+* :func:`write_bundle`, :func:`prune_bundle`, :func:`stamp_bundle` — every writer of a bundle.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core.backends.base import LLMResponse
+from core.backends.llm_keys import FORMAT_VERSION, content_sha256
+from core.errors import ConfigError, EgxError, InputFormatError
+from core.fsio import atomic_write_json, path_lock
+
+RECORDING_FORMAT = "egx-llm-recording"
+
+#: The shipped recordings (read-only): one JSON bundle per model and sample.
+RECORDINGS_DIR = Path(__file__).resolve().parents[2] / "sample_data" / "llm_recordings"
+
+
+@dataclass(frozen=True)
+class Recording:
+    """One loaded, read-only recording bundle."""
+
+    path: Path
+    provenance: dict[str, Any]
+    runs: tuple[dict[str, Any], ...]
+    entries: dict[str, dict[str, Any]]
+
+    @property
+    def model_key(self) -> str:
+        return str(self.provenance.get("model_key", ""))
+
+    @property
+    def label(self) -> str:
+        p = self.provenance
+        return f"{p.get('model', '?')} {p.get('quantization', '')}".strip() + f", recorded {p.get('date', '?')}"
+
+
+def load_recording(path: str | Path) -> Recording:
+    """Read one bundle (``format: egx-llm-recording``).
+
+    Raises
+    ------
+    InputFormatError
+        If the file is not JSON or not a recording, naming the file and what was expected.
+    """
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputFormatError(p.name, f"the LLM recording could not be read ({exc})",
+                               "a JSON bundle written by `egx record`") from None
+    if not isinstance(data, dict) or data.get("format") != RECORDING_FORMAT or not isinstance(data.get("entries"), dict):
+        raise InputFormatError(p.name, "this is not an egx LLM recording",
+                               f'a JSON object with "format": "{RECORDING_FORMAT}" and "entries"')
+    if data.get("sha256") != bundle_sha256(data):
+        why = "it has no content hash" if "sha256" not in data else "its content hash does not match"
+        raise InputFormatError(p.name, f"the LLM recording was changed after egx wrote it ({why}), so its replies "
+                               "cannot be replayed as the model's", "a bundle as `egx record` wrote it: restore it "
+                               "(git checkout for a shipped one) or record it again; after checking an edit by "
+                               "hand, `scripts/check_recordings.py --stamp FILE` gives it a new hash")
+    raw = data.get("provenance")
+    prov: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    runs = tuple(r for r in data.get("runs", []) if isinstance(r, dict))
+    entries = {str(k): v for k, v in data["entries"].items() if isinstance(v, dict)}
+    return Recording(p, prov, runs, entries)
+
+
+def bundle_sha256(data: dict[str, Any]) -> str:
+    """The content hash of a recording bundle: :func:`content_sha256` of everything but its ``sha256``."""
+    return content_sha256({k: v for k, v in data.items() if k != "sha256"})
+
+
+def write_bundle(path: str | Path, data: dict[str, Any]) -> None:
+    """Write a recording bundle atomically with its content hash (every writer goes through here)."""
+    data = {k: v for k, v in data.items() if k != "sha256"}
+    data["sha256"] = bundle_sha256(data)
+    atomic_write_json(path, data, indent=1)
+
+
+def prune_bundle(path: str | Path, keep: set[str]) -> int:
+    """Drop the entries of the bundle at ``path`` whose key is not in ``keep`` (replies only runs that were since
+    re-recorded asked for), stamp it and write it atomically; returns how many were dropped."""
+    p = Path(path)
+    with path_lock(p):
+        data = json.loads(p.read_text(encoding="utf-8"))
+        entries = data.get("entries", {})
+        stale = [k for k in entries if k not in keep]
+        for k in stale:
+            del entries[k]
+        write_bundle(p, data)
+    return len(stale)
+
+
+def stamp_bundle(path: str | Path) -> None:
+    """Give the bundle at ``path`` a new content hash (after an edit checked by hand), under its lock."""
+    p = Path(path)
+    with path_lock(p):
+        data = json.loads(p.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or data.get("format") != RECORDING_FORMAT:
+            raise InputFormatError(p.name, "this is not an egx LLM recording", f'"format": "{RECORDING_FORMAT}"')
+        write_bundle(p, data)
+
+
+def recording_paths(folder: str | Path | None = None) -> list[Path]:
+    """The bundles in ``folder`` (default ``$EGX_LLM_RECORDINGS``, else ``sample_data/llm_recordings``)."""
+    env = os.environ.get("EGX_LLM_RECORDINGS", "").strip()
+    root = Path(folder) if folder is not None else (Path(env) if env else RECORDINGS_DIR)
+    if root.is_file():
+        return [root]
+    return sorted(root.glob("*.json")) if root.is_dir() else []
+
+
+class Recorder:
+    """Journal of every request a run made and its outcome, merged into a bundle by :func:`save_recording`."""
+
+    def __init__(self) -> None:
+        self.entries: dict[str, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+
+    def note(self, key: str, resp: LLMResponse) -> None:
+        e = {"text": resp.text, "prompt_tokens": resp.prompt_tokens, "completion_tokens": resp.completion_tokens,
+             "model": resp.model, "latency_s": round(resp.original_latency_s if resp.cached else resp.latency_s, 4)}
+        if resp.truncated:  # a recording replays a cut reply as cut
+            e["truncated"] = True
+        with self._lock:
+            self.entries[key] = e
+
+    def note_error(self, key: str, exc: EgxError) -> None:
+        with self._lock:
+            self.entries.setdefault(key, {"text": "", "error": str(exc)[:600]})
+
+    def mark_invalid(self, key: str, why: str) -> None:
+        with self._lock:
+            if key in self.entries:
+                self.entries[key]["invalid"] = why[:300] or True
+
+    def take(self) -> dict[str, dict[str, Any]]:
+        with self._lock:
+            out, self.entries = self.entries, {}
+        return out
+
+
+def save_recording(path: str | Path, provenance: dict[str, Any], run: dict[str, Any] | None,
+                   entries: dict[str, dict[str, Any]]) -> int:
+    """Merge one run and its entries into the bundle at ``path`` (created when absent), atomically
+    and under the bundle's lock, so a kill leaves the previous bundle and two recorders take turns.
+
+    Returns
+    -------
+    int
+        The bundle's number of runs.
+    """
+    p = Path(path)
+    with path_lock(p):
+        if p.exists():
+            rec = load_recording(p)
+            prov, runs, ents = {**rec.provenance}, list(rec.runs), dict(rec.entries)
+            if prov.get("model_key") and prov["model_key"] != provenance.get("model_key"):
+                raise ConfigError(f"{p.name} records {prov.get('model_id')!r}, not {provenance.get('model_id')!r}; "
+                                  "record into another file (--out).")
+        else:
+            prov, runs, ents = {}, [], {}
+        prov.update(provenance)
+        if run is not None:
+            runs = [r for r in runs if (r.get("workspace"), r.get("method"), r.get("question"))
+                    != (run.get("workspace"), run.get("method"), run.get("question"))] + [run]
+        ents.update(entries)
+        write_bundle(p, {"format": RECORDING_FORMAT, "version": FORMAT_VERSION, "provenance": prov,
+                         "runs": runs, "entries": dict(sorted(ents.items()))})
+    return len(runs)

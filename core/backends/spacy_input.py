@@ -1,0 +1,56 @@
+"""What the ``spacy`` extractor parses: text screened for binary or non-Latin content, cut into pieces.
+
+A passage is cut into pieces of at most :data:`PIECE_CHARS` characters at sentence or word
+boundaries (spaCy's ``max_length`` is never reached, a 1 MB passage is parsed piece by piece);
+text that looks binary or is not written in a Latin script is not parsed at all.
+"""
+
+from __future__ import annotations
+
+#: Longest piece of text handed to the parser at once (spaCy's default max_length is 1,000,000).
+PIECE_CHARS = 20_000
+
+
+def looks_unparseable(text: str) -> str | None:
+    """Why ``text`` should not be parsed as English (binary-looking or not in a Latin script), or None.
+
+    >>> looks_unparseable("Keanu Reeves starred in The Matrix.") is None
+    True
+    >>> looks_unparseable("東京は日本の首都である。東京都の人口は多い。")
+    'not written in a Latin script (0% of its letters are Latin)'
+    """
+    sample = text[:20_000]
+    visible = [c for c in sample if not c.isspace()]
+    if not visible:
+        return None
+    control = sum(1 for c in sample if (ord(c) < 32 and c not in "\t\n\r") or c == "\ufffd")
+    if control > 0.01 * len(sample):
+        return f"binary-looking ({control} control or replacement characters)"
+    letters = [c for c in visible if c.isalpha()]
+    if len(letters) < 0.3 * len(visible):
+        return f"binary-looking (only {100 * len(letters) // len(visible)}% of its characters are letters)"
+    latin = sum(1 for c in letters if c < "\u0250")
+    if latin < 0.6 * len(letters):
+        return f"not written in a Latin script ({100 * latin // len(letters)}% of its letters are Latin)"
+    return None
+
+
+def split_pieces(text: str, limit: int = PIECE_CHARS) -> list[str]:
+    """Cut ``text`` into pieces of at most ``limit`` characters, at a sentence end, else a space.
+
+    >>> split_pieces("One. Two. Three.", limit=10)
+    ['One. Two.', 'Three.']
+    """
+    pieces: list[str] = []
+    rest = text.strip()
+    while len(rest) > limit:
+        window = rest[:limit]
+        cut = max(window.rfind(". "), window.rfind("! "), window.rfind("? "), window.rfind("\n"))
+        if cut < limit // 4:
+            cut = window.rfind(" ")
+        cut = limit if cut < limit // 4 else cut + 1
+        pieces.append(rest[:cut].strip())
+        rest = rest[cut:].strip()
+    if rest:
+        pieces.append(rest)
+    return [p for p in pieces if p]

