@@ -82,7 +82,7 @@ def test_the_cycle_check_finds_cycles(tmp_path):
 #: each may not grow past. Split one, then drop it from here; a module not listed may not pass 500 lines.
 OVER_500 = {
     "core/cli.py": 878, "core/graph/model.py": 774,
-    "core/backends/spacy_extractor.py": 753, "core/backends/llm_cache.py": 662, "core/eval/runner.py": 559,
+    "core/backends/spacy_extractor.py": 753, "core/backends/llm_cache.py": 662,
     "core/graph/falkor.py": 587,
 }
 
