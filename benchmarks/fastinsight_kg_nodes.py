@@ -39,7 +39,7 @@ def main() -> None:
 
     from core.backends.registry import get_reranker
     from core.eval.metrics import ndcg_at_k, recall_at_k
-    from core.eval.runner import topological_metrics
+    from core.eval.result_metrics import topological_metrics
     from core.methods.fastinsight import FastInsightConfig
     from core.methods.fastinsight.node_graph import node_graph
     from core.methods.fastinsight.node_vectors import node_vectors

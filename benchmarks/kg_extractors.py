@@ -38,7 +38,7 @@ KGS = ("openie", "spacy", "rules")
 
 def gold_within_hops(ws: Any, questions: list[Any], backends: Any, hops: int = 2) -> dict[str, float]:
     """Share of gold passages cited by a node within ``hops`` of a linked question entity."""
-    from core.methods.baselines.ppr import query_entities
+    from core.methods.baselines.ppr_entities import query_entities
 
     g = ws.graph
     node_index = ws.index("nodes", backends.embedder)

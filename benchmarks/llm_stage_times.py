@@ -3,7 +3,7 @@
 Runs BubbleRAG at the paper's defaults (``BubbleConfig()``: B=10, h=6, d=6, n=3, ≤15 chunks) with
 ``--llm local`` (Qwen2.5-Coder-1.5B-Instruct Q4_K_M) or ``local-small`` (0.5B) on the first N
 MuSiQue questions of the sample workspace, one question at a time inside the per-question LLM scope
-(:func:`core.eval.runner.run_method`, as ``egx bench`` and the app run it), and records per stage:
+(:func:`core.methods.run.run_method`, as ``egx bench`` and the app run it), and records per stage:
 seconds, LLM calls, prompt and completion tokens, and whether the stage fell back. The LLM response
 cache is forced off (``EGX_LLM_CACHE=0``), so every reply is generated now.
 

@@ -6,7 +6,7 @@ graph, ``graph="passages"``) with the same
 embedder, the default reranker (the bi-encoder stand-in unless ``--reranker`` names another) and
 no LLM. Gold passages are the ``is_supporting`` paragraphs. Also reported: Topological Recall /
 MissTR of the top 10 on the graph each method searched (KG nodes for FastInsight's default, the
-passage graph otherwise; :func:`core.eval.runner.topological_metrics`), and FastInsight ablations (α = 0: no GRanker
+passage graph otherwise; :func:`core.eval.result_metrics.topological_metrics`), and FastInsight ablations (α = 0: no GRanker
 smoothing; β = 0: similarity-only expansion).
 
 Usage: python benchmarks/retrieval_quality.py [--questions N] [--embedder minilm] [--out f.json]
@@ -39,7 +39,7 @@ def main() -> None:
 
     from core.backends.registry import get_reranker
     from core.eval.metrics import ndcg_at_k, recall_at_k
-    from core.eval.runner import topological_metrics
+    from core.eval.result_metrics import topological_metrics
     from core.methods.fastinsight import FastInsightConfig, passage_graph
     from core.methods.registry import get_method
 

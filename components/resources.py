@@ -487,8 +487,8 @@ def styled_network_html(_graph: GraphLike, key: str, nodes: tuple[int, ...], *,
 # ============================================================================ Evaluate (Benchmark page)
 @st.cache_data(show_spinner=False, max_entries=8)
 def bench_report(path: str, mtime: float) -> Any:
-    """A benchmark folder reloaded (``core.eval.runner.load_report``); ``mtime`` of its JSONL keys it."""
-    from core.eval.runner import load_report
+    """A benchmark folder reloaded (``core.eval.bench_report.load_report``); ``mtime`` of its JSONL keys it."""
+    from core.eval.bench_report import load_report
 
     return load_report(path)
 

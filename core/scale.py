@@ -11,7 +11,7 @@ functions, so ``import core`` and the default install never pull it in.
   extractor's batches), so the vectors and triples are the same; the driver writes the FAISS files,
   the extraction cache and the manifest as before (:func:`core.index.create.create_workspace`).
 * **Bench** (:meth:`RayRunner.run_pairs`): one actor per worker opens the workspace and the backends
-  once and runs question × method pairs (:func:`core.eval.runner.run_pair`); the driver writes each
+  once and runs question × method pairs (:func:`core.eval.pair.run_pair`); the driver writes each
   line into ``results.jsonl`` as it arrives, under the benchmark's lock, so a kill keeps the finished
   pairs and a rerun resumes (:func:`core.eval.runner.run_benchmark`).
 * **Where**: no address starts a local Ray (``ray.init(num_cpus=…)``; session files under Ray's default
@@ -210,7 +210,7 @@ class _BenchWorker:
 
     def run(self, q: Question, method: str, config: object | None, seed: int, cut: int, judge: bool,
             trace: bool) -> tuple[dict[str, Any], str | None]:
-        from core.eval.runner import run_pair
+        from core.eval.pair import run_pair
 
         return run_pair(self.workspace, q, method, self.backends, config=config, seed=seed, cut=cut, judge=judge,
                         trace=trace)
@@ -218,7 +218,7 @@ class _BenchWorker:
 
 class RayRunner:
     """Runs the batch work of ``egx index`` and ``egx bench`` on Ray (a
-    :class:`~core.backends.base.BatchRunner` and a :class:`~core.eval.runner.PairRunner`).
+    :class:`~core.backends.base.BatchRunner` and a :class:`~core.eval.pair.PairRunner`).
 
     Use as a context manager: entering connects (or starts a local Ray), leaving shuts down what it
     started.

@@ -24,13 +24,14 @@ from core.errors import Cancelled, EgxError
 from core.eval.diagnosis import STAGE_LABELS
 from core.eval.report import (
     METRIC_ORDER,
+    RESULTS,
     failure_figure,
     latency_recall_figure,
     paper_rows,
     recall_figure,
     replay_summary_note,
 )
-from core.eval.runner import RESULTS, run_benchmark
+from core.eval.runner import run_benchmark
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
 from core.index.paths import runs_root
 from core.jobs import JobBusyError
@@ -38,7 +39,7 @@ from core.methods.base import Backends
 from core.methods.registry import METHODS, method_names
 
 if TYPE_CHECKING:
-    from core.eval.runner import BenchReport
+    from core.eval.bench_report import BenchReport
     from core.jobs import Job
 
 #: The per-question table's columns: the question and the verdict readable, numbers narrow, "why" last.

@@ -21,7 +21,7 @@ from components.ui import md_escape, question_picker
 from core.errors import EgxError
 from core.eval.diagnosis import Gold, diagnose
 from core.eval.metrics import llm_tokens
-from core.eval.runner import retrieval_metrics
+from core.eval.result_metrics import retrieval_metrics
 from core.methods.base import Backends
 from core.methods.registry import METHODS, method_names
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from components import state as S
-from core.eval.runner import RESULTS
+from core.eval.report import RESULTS
 from tests.app.helpers import run_page
 
 PAGE = "pages/benchmark.py"

@@ -105,7 +105,7 @@ def test_sentence_initial_prepositions_open_no_mention():
     """rules-v3: "Besides", "Unlike", ... at a sentence start are no names, in passages and in PPR's
     query entities (MuSiQue's "Besides the continent ..." linked the node "some"); a name opening a
     sentence still is one."""
-    from core.methods.baselines.ppr import rule_mentions
+    from core.methods.baselines.ppr_entities import rule_mentions
 
     q = "Besides the continent of the river which the Tekeze River turns into, where did Germany have colonies?"
     assert mentions(q) == ["Tekeze River", "Germany"]

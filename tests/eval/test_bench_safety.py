@@ -15,7 +15,8 @@ import pytest
 from core.backends.registry import get_embedder, get_llm
 from core.errors import ConfigError, InputFormatError
 from core.eval.datasets import load_questions_file, parse_questions
-from core.eval.runner import RESULTS, run_benchmark
+from core.eval.report import RESULTS
+from core.eval.runner import run_benchmark
 from core.fsio import path_lock
 from core.index.samples import ensure_sample_workspace
 from core.methods.base import Backends
@@ -201,7 +202,8 @@ def test_a_sigkilled_bench_resumes_exactly(tmp_path, monkeypatch):
 
 
 def test_a_damaged_bench_folder_is_a_clean_error(demo, tmp_path):
-    from core.eval.runner import RUN, load_report, read_records
+    from core.eval.bench_files import RUN, read_records
+    from core.eval.bench_report import load_report
 
     ws, b = demo
     out = tmp_path / "o"

@@ -118,9 +118,10 @@ def test_bench_with_an_llm_judges_and_records_the_judge(tmp_path):
     from core.backends.embedders import HashingEmbedder
     from core.backends.rerankers import BiEncoderReranker
     from core.eval.datasets import load_questions
+    from core.eval.pairwise import pairwise_judgements
     from core.eval.paper_metrics import judge_prompts
     from core.eval.report import markdown_report, paper_rows, summarize
-    from core.eval.runner import pairwise_judgements, run_benchmark
+    from core.eval.runner import run_benchmark
     from core.index.samples import ensure_sample_workspace
     from core.methods.base import Backends
 

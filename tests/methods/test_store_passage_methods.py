@@ -19,7 +19,7 @@ from core.graph.view import StoreGraphView
 from core.index.workspace import Workspace
 from core.methods.base import Backends
 from core.methods.baselines.config import DenseConfig, PPRConfig, RerankConfig
-from core.methods.baselines.ppr import passage_incidence, region_incidence
+from core.methods.baselines.ppr_graph import passage_incidence, region_incidence
 from core.methods.run import run_method
 from tests.methods.store_helpers import no_whole_graph, store_pair
 

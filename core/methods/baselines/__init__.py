@@ -6,7 +6,8 @@ module         method
 config         DenseConfig, RerankConfig, PPRConfig
 dense          dense passage retrieval, NaiveRAG (FastInsight §4.1.1 "Vector Search")
 rerank         retrieve-then-rerank, Re2 (FastInsight §3.1.3 Example 3, §4.1.1)
-ppr            HippoRAG-style personalized PageRank (HippoRAG §3.2)
+ppr            HippoRAG-style personalized PageRank (HippoRAG §3.2); its steps in ppr_entities,
+               ppr_seeds, ppr_graph and ppr_walk
 diagnosis      where each lost the gold evidence
 =============  ===========================================================================
 
@@ -30,7 +31,7 @@ from core.methods.baselines.diagnosis import (
     diagnose_ppr,
     diagnose_rerank,
 )
-from core.methods.baselines.ppr import personalized_pagerank
+from core.methods.baselines.ppr_walk import personalized_pagerank
 
 DENSE: Method[DenseConfig, BaselineResult] = Method(
     "dense", "Dense passage retrieval (NaiveRAG)", "FastInsight §4 baselines; BubbleRAG §4.1 NaiveRAG",

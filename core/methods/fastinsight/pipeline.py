@@ -19,13 +19,14 @@ answer                   core/methods/answering.py   (every passage method's ans
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.errors import ConfigError, QueryError, WorkspaceError
+from core.errors import ConfigError, EgxError, QueryError, WorkspaceError
 from core.graph.passage_graph import PassageGraph, passage_graph
 from core.graph.reader import question_graph, read_ahead, whole_graph_read
 from core.jobs import current_job
@@ -67,6 +68,26 @@ class FastInsightRun:
     def search_graph(self, workspace: Workspace) -> PassageGraph:
         """The graph this run searched (its node indices are those of ``engine``)."""
         return searched_graph(workspace, self.config, self.searched)
+
+    def tr_sets(self, workspace: Workspace, ranked: Sequence[str], gold: Sequence[str],
+                k: int) -> tuple[PassageGraph, list[int], list[int]] | None:
+        """What TR / MissTR of the top ``k`` (§4.3.2) are measured on: the graph this run searched, the
+        indices of the top ``k`` it retrieved there and those of the oracle; None when the passage graph
+        cannot be read (the evaluation then reports no TR).
+
+        A run that searched KG nodes is measured on the KG node graph: ``N_ret`` is its top ``k`` nodes and
+        the oracle the paper's gold nodes, every node linked to a gold passage (§4.2.2). A run on passages
+        is measured on the passage graph with its own hub cap, with the top ``k`` passages of ``ranked``."""
+        if self.searched == "kg_nodes":
+            ng = self.search_graph(workspace)
+            assert isinstance(ng, KGNodeGraph)
+            return ng, [ng.index_of(n) for n in self.node_ranking[:k]], ng.gold_nodes(gold).tolist()
+        try:
+            pg = self.search_graph(workspace)
+        except EgxError:
+            return None
+        idx = {c: i for i, c in enumerate(pg.chunk_ids)}
+        return pg, [idx[c] for c in list(ranked)[:k] if c in idx], [idx[c] for c in gold if c in idx]
 
     @property
     def evidence_nodes(self) -> tuple[int, ...]:

@@ -9,7 +9,9 @@ from scipy.sparse import csr_matrix
 
 from core.errors import ConfigError
 from core.methods.baselines import ppr
-from core.methods.baselines.ppr import entity_graph, passage_incidence, personalized_pagerank, rule_mentions
+from core.methods.baselines.ppr_entities import rule_mentions
+from core.methods.baselines.ppr_graph import entity_graph, passage_incidence
+from core.methods.baselines.ppr_walk import personalized_pagerank
 
 
 def _random_weighted(n, p, seed):

@@ -177,7 +177,7 @@ def test_tr_and_the_granker_views_read_the_store_layer_by_layer(demo_pair, backe
     """TR / MissTR (§4.3.2) of a run on KG nodes, per round and in the bench record, and the GRanker page's
     tables are the in-memory ones, computed on the store's node graph without reading the whole graph."""
     from core.eval.metrics import round_metrics
-    from core.eval.runner import topological_metrics
+    from core.eval.result_metrics import topological_metrics
     from core.methods.fastinsight.views import rank_comparison, smoothing_graph, stex_table
 
     mem, remote = demo_pair

@@ -1,0 +1,48 @@
+"""What a benchmark run left in its folder (:class:`BenchReport`), and a folder read back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.eval.bench_files import RUN, dedupe, read_records, read_run
+from core.eval.pairwise import pairwise_judgements
+from core.eval.report import CHARTS, REPORT, RESULTS, SUMMARY
+
+
+@dataclass(frozen=True)
+class BenchReport:
+    """What a benchmark run left in ``out_dir`` (records are every JSONL line of this run's pairs)."""
+
+    out_dir: Path
+    records: tuple[dict[str, Any], ...]
+    summary: dict[str, Any]
+    ran: int  #: pairs run now
+    skipped: int  #: pairs found already done (resume)
+    files: dict[str, Path] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()  #: questions left out, and why (shown by the CLI and the page)
+
+
+def load_report(out_dir: str | Path) -> BenchReport:
+    """Reload a finished (or partial) benchmark folder: records from the JSONL, summary recomputed."""
+    from core.eval.report import summarize
+
+    out = Path(out_dir)
+    path = out / RESULTS
+    if not path.exists():
+        from core.errors import InputFormatError
+
+        raise InputFormatError(str(out), f"there is no {RESULTS} in this folder", "a folder written by `egx bench`")
+    records, _ = read_records(path)
+    records = dedupe(records)
+    settings: dict[str, Any] = {}
+    methods: list[str] = list(dict.fromkeys(r["method"] for r in records))
+    if (out / RUN).exists():
+        run = read_run(out / RUN)
+        settings = run.get("settings", {})
+        methods = [m for m in run.get("methods", methods) if m in methods] or methods
+    summary = summarize(records, methods=methods, settings=settings, pairwise=pairwise_judgements(out, records, None))
+    return BenchReport(out, tuple(records), summary, 0, len(records),
+                       {k: out / v for k, v in (("results", RESULTS), ("summary", SUMMARY), ("report", REPORT),
+                                                ("charts", CHARTS)) if (out / v).exists()})

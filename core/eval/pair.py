@@ -1,0 +1,111 @@
+"""One question × method of a benchmark: run the method, and turn its result into the JSON record of
+``results.jsonl`` (metrics, latency, tokens, the papers' answer scores, the failure diagnosis)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from core.errors import Cancelled, EgxError, QueryError
+from core.eval.diagnosis import Diagnosis, Gold, diagnose
+from core.eval.metrics import llm_tokens, stage_latency
+from core.eval.paper_metrics import answer_set_scores, empowerment_score, judge_accuracy
+from core.eval.result_metrics import retrieval_metrics, topological_metrics
+from core.methods.run import run_method
+from core.trace import to_jsonable
+
+if TYPE_CHECKING:
+    from core.eval.datasets import Question
+    from core.index.workspace import Workspace
+    from core.methods.base import Backends, MethodResult
+
+
+def evaluate_result(result: MethodResult, workspace: Workspace, gold: Gold, *, cut: int = 5,
+                    question: str = "", judge: Any = None) -> tuple[dict[str, Any], Diagnosis]:
+    """The JSON record (metrics, latency, tokens, diagnosis) of one method result.
+
+    With gold answers, ``paper`` holds the papers' answer-set scores (:mod:`core.eval.paper_metrics`);
+    with a ``judge`` LLM that is available, ``judge`` holds ACC_L and Emp.S and the judge model."""
+    from core.eval.diagnosis import judge_answer
+    from core.methods.answering import method_notices
+
+    ranked = [c.chunk_id for c in result.ranked_chunks]
+    diag = diagnose(result, workspace, gold, cut=cut)
+    j = judge_answer(result, gold)
+    tokens = llm_tokens(result.trace)
+    rec: dict[str, Any] = {
+        "question_id": gold.question_id, "method": result.method, "question": question or result.query,
+        "gold": list(gold.chunk_ids), "answers": list(gold.answers),
+        "ranked": ranked, "scores": [round(float(c.score), 6) for c in result.ranked_chunks],
+        "metrics": {**retrieval_metrics(ranked, gold.chunk_ids),
+                    **topological_metrics(workspace, ranked, gold.chunk_ids, result=result)},
+        "answer": result.answer, "answer_judged": j.judged,
+        "em": j.em if j.judged else None, "f1": round(j.f1, 4) if j.judged else None,
+        "seconds": round(result.trace.seconds, 6),
+        "stages": {k: round(v, 6) for k, v in stage_latency(result.trace).items()},
+        "tokens": tokens,
+        "fallbacks": [f"{s.stage}: {s.fallback}" for s in result.trace.steps if s.fallback],
+        "notices": list(method_notices(result)),
+        "diagnosis": diag.to_dict(), "error": None,
+    }
+    if result.trace.replay:  # the recorded LLM: whether this record is the recorded run (core.replay)
+        rec["replay"] = result.trace.replay
+    if gold.answers:
+        sc = answer_set_scores(result.answer, gold.answers)
+        rec["paper"] = {"precision": sc.precision, "recall": sc.recall, "f1": sc.f1, "hit": sc.hit, "hit1": sc.hit1,
+                        "matched": sc.matched, "predicted": sc.predicted, "gold": sc.gold}
+        if judge is not None and getattr(judge, "available", False):
+            from core.backends.llm import question_scope
+
+            q = question or result.query
+            with question_scope(judge):
+                acc = judge_accuracy(q, result.answer, gold.answers, judge)
+                emp = empowerment_score(q, result.answer, judge)
+            rec["judge"] = {"model": judge.model_id, "ACC_L": acc.value, "Emp.S": emp.value,
+                            "why": "; ".join(w for w in (acc.why, emp.why) if w), "tokens": acc.tokens + emp.tokens}
+    return to_jsonable(rec), diag
+
+
+def error_record(method: str, q: Question, gold: Gold, exc: Exception) -> dict[str, Any]:
+    """The record of a pair whose method raised an :class:`EgxError` (counted as retrieving nothing)."""
+    return {"question_id": q.id, "method": method, "question": q.question, "gold": list(gold.chunk_ids),
+            "answers": list(gold.answers), "ranked": [], "scores": [],
+            "metrics": retrieval_metrics([], gold.chunk_ids), "answer": "", "answer_judged": False, "em": None,
+            "f1": None, "seconds": 0.0, "stages": {}, "tokens": {"prompt": 0, "completion": 0, "total": 0},
+            "fallbacks": [], "diagnosis": None, "error": f"{type(exc).__name__}: {exc}"}
+
+
+def run_pair(workspace: Workspace, q: Question, method: str, backends: Backends, *, config: object | None = None,
+             seed: int = 0, cut: int = 5, judge: bool = True,
+             trace: bool = False) -> tuple[dict[str, Any], str | None]:
+    """One question × method of a benchmark: its JSON record (an :func:`error_record` when the method
+    raised an :class:`EgxError`) and, with ``trace``, the trace as JSON. What every runner does per
+    pair, in this process or on a Ray worker (:meth:`core.scale.RayRunner.run_pairs`).
+
+    Raises
+    ------
+    Cancelled
+        A stopped run is not this question's failure: nothing is recorded for it.
+    """
+    gold = Gold.from_question(q)
+    try:
+        if not q.question.strip():  # recorded as failed, never retried or fatal on resume
+            raise QueryError(f"Question {q.id!r} is empty; there is nothing to retrieve evidence for.")
+        result = run_method(method, q.question, workspace, backends, config=config, seed=seed)
+        rec, _ = evaluate_result(result, workspace, gold, question=q.question, cut=cut,
+                                 judge=backends.llm if judge else None)
+        return rec, (result.trace.to_json() if trace else None)
+    except Cancelled:
+        raise
+    except EgxError as exc:
+        return error_record(method, q, gold, exc), None
+
+
+class PairRunner(Protocol):
+    """Runs a benchmark's pending question × method pairs elsewhere (``egx bench --ray``:
+    :class:`core.scale.RayRunner`) and yields each ``(question, method, record, trace JSON or None)``
+    as it finishes, in any order; ``None`` wherever one is accepted means this process, in order."""
+
+    def run_pairs(self, workspace: Workspace, pairs: Sequence[tuple[Question, str]], backends: Backends, *,
+                  configs: dict[str, object], seed: int, cut: int, judge: bool,
+                  traces: bool) -> Iterator[tuple[Question, str, dict[str, Any], str | None]]: ...

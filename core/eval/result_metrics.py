@@ -1,0 +1,76 @@
+"""The retrieval metrics of one method result against its gold passages: R@{2,5,10}, AR@{2,5}, nDCG@10
+(FastInsight §4.3.1) and TR / MissTR of the top 10 (FastInsight §4.3.2) on the graph the method searched."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from core.errors import EgxError
+from core.eval.metrics import CSRGraph, all_recall_at_k, ndcg_at_k, recall_at_k, tr_decomposition
+
+if TYPE_CHECKING:
+    from core.index.workspace import Workspace
+
+RECALL_KS = (2, 5, 10)
+ALL_RECALL_KS = (2, 5)
+NDCG_K = 10
+TR_K = 10
+
+
+@runtime_checkable
+class SearchesItsOwnGraph(Protocol):
+    """A result whose method searched a graph of its own (FastInsight's KG node graph, or its passage graph with
+    its own hub cap), so TR / MissTR are measured there rather than on the workspace's passage graph. The
+    method package implements it on its result (it never imports this module)."""
+
+    def tr_sets(self, workspace: Workspace, ranked: Sequence[str], gold: Sequence[str],
+                k: int) -> tuple[CSRGraph, Sequence[int], Sequence[int]] | None:
+        """The graph searched, the node indices of the top ``k`` retrieved and those of the oracle; None when
+        that graph cannot be read (no TR then)."""
+        ...
+
+
+def retrieval_metrics(ranked: Sequence[str], gold: Iterable[str]) -> dict[str, float]:
+    """R@{2,5,10}, AR@{2,5} and nDCG@10 of one ranking (empty dict without gold)."""
+    g = set(gold)
+    if not g:
+        return {}
+    out = {f"R@{k}": recall_at_k(ranked, g, k) for k in RECALL_KS}
+    out.update({f"AR@{k}": all_recall_at_k(ranked, g, k) for k in ALL_RECALL_KS})
+    out[f"nDCG@{NDCG_K}"] = ndcg_at_k(ranked, g, NDCG_K)
+    return out
+
+
+def topological_metrics(workspace: Workspace, ranked: Sequence[str], gold: Iterable[str], *,
+                        result: object | None = None) -> dict[str, float]:
+    """TR and MissTR of the top 10 (FastInsight §4.3.2) on the graph the method searched; empty
+    when there is no such graph.
+
+    A result that searched a graph of its own (:class:`SearchesItsOwnGraph`, e.g. a FastInsight run on KG
+    nodes, measured against the paper's gold nodes, §4.2.2) is measured there, by its own
+    :meth:`~SearchesItsOwnGraph.tr_sets`. Every other run is measured on the workspace's passage graph
+    (passages sharing an entity, or the corpus graph) with the top 10 passages of ``ranked``.
+    """
+    from core.graph.passage_graph import passage_graph
+
+    g = list(gold)
+    if not g:
+        return {}
+    if isinstance(result, SearchesItsOwnGraph):
+        sets = result.tr_sets(workspace, list(ranked), g, TR_K)
+        if sets is None:
+            return {}
+        graph, ret, orc = sets
+    else:
+        try:
+            graph = passage_graph(workspace.graph)
+        except EgxError:
+            return {}
+        idx = {c: i for i, c in enumerate(graph.chunk_ids)}
+        ret = [idx[c] for c in list(ranked)[:TR_K] if c in idx]
+        orc = [idx[c] for c in g if c in idx]
+    if not len(orc):
+        return {}
+    dec = tr_decomposition(graph, ret, orc)
+    return {"TR": dec.tr, "MissTR": dec.miss_tr}

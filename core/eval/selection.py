@@ -1,0 +1,63 @@
+"""Which questions a benchmark runs: those with gold evidence in the workspace, in file order or shuffled with a
+seed, cut to a limit, with every question left out reported."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from core.eval.datasets import Question
+
+
+def select_questions(questions: Sequence[Question], *, limit: int | None = None, seed: int | None = None,
+                     only_gold: bool = True) -> list[Question]:
+    """Questions to run: those with gold passages in this workspace (``only_gold``), in file
+    order or shuffled with ``seed``, cut to ``limit``.
+
+    Raises
+    ------
+    ConfigError
+        When ``limit`` is below 1 (``--limit -1`` would silently drop the last question).
+    """
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+        raise ConfigError(f"limit = {limit!r} is out of range; use a positive number of questions "
+                          "(or no limit for all of them).")
+    qs = [q for q in questions if q.gold_chunks or not only_gold]
+    if seed is not None:
+        random.Random(seed).shuffle(qs)
+    return qs[:limit] if limit is not None else qs
+
+
+def check_questions(questions: Sequence[Question], workspace_name: str = "") -> list[str]:
+    """Warnings for the questions a benchmark cannot run (every one is either run or reported).
+
+    Raises
+    ------
+    ConfigError
+        When two questions share an id (results are keyed by id: one would silently replace the
+        other), or when none has gold evidence in this workspace.
+    """
+    seen: dict[str, int] = {}
+    for i, q in enumerate(questions, start=1):
+        if q.id in seen:
+            raise ConfigError(f"Question id {q.id!r} is used twice (questions {seen[q.id]} and {i}); results are "
+                              "kept per question id, so one would silently replace the other. Give every question "
+                              "a unique id.")
+        seen[q.id] = i
+    no_gold = [q for q in questions if not q.gold_chunks]
+    if questions and len(no_gold) == len(questions):
+        eg = next((u for q in no_gold for u in q.unmatched), "")
+        where = f" {workspace_name!r}" if workspace_name else ""
+        raise ConfigError(f"None of the {len(questions)} questions has gold evidence in workspace{where}: their gold "
+                          "passages match no chunk" + (f" (e.g. {eg!r})" if eg else "") + ". Check that the "
+                          "questions belong to this workspace's corpus.")
+    out = []
+    if no_gold:
+        ids = ", ".join(repr(q.id) for q in no_gold[:5]) + (" ..." if len(no_gold) > 5 else "")
+        out.append(f"{len(no_gold)} of {len(questions)} questions are left out: their gold passages match no chunk "
+                   f"of this workspace ({ids}).")
+    return out
