@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core.graph.model import bfs_layers
+from core.graph.csr import bfs_layers
 from core.methods.base import Diagnosis, Gold, StageDecl
 from core.methods.diagnosis import finish, gold_ranks, lost_gold, no_gold
 from core.methods.fastinsight.node_graph import node_graph
