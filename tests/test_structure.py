@@ -81,9 +81,9 @@ def test_the_cycle_check_finds_cycles(tmp_path):
 #: Modules still over the 500-line bound (a module does one job, and one job fits in 500 lines), with the size
 #: each may not grow past. Split one, then drop it from here; a module not listed may not pass 500 lines.
 OVER_500 = {
-    "core/cli.py": 878, "core/graph/model.py": 774,
+    "core/cli.py": 878,
     "core/backends/spacy_extractor.py": 753, "core/backends/llm_cache.py": 662, "core/eval/runner.py": 559,
-    "core/graph/falkor.py": 587, "core/methods/baselines/ppr.py": 501,
+    "core/methods/baselines/ppr.py": 501,
 }
 
 
