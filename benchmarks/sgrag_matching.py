@@ -25,7 +25,7 @@ import numpy as np
 
 from core.backends.embedders import HashingEmbedder
 from core.eval.erqa import build_erqa
-from core.graph.model import GraphBuilder
+from core.graph.graph_builder import GraphBuilder
 from core.methods.sgrag.config import DominanceConfig
 from core.methods.sgrag.dominance import train_dominance
 from core.methods.sgrag.index import brute_force_match, build_path_index

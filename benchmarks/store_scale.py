@@ -170,7 +170,7 @@ def main() -> None:
         remote_child(args)
         return
 
-    from core.graph.falkor import load_graph_into
+    from core.graph.falkor_load import load_graph_into
     from core.graph.falkor_server import FalkorServer
     from core.graph.store import parse_store_url
 

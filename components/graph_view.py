@@ -508,7 +508,7 @@ def subgraph(graph: GraphLike, nodes: Iterable[int] | None, edges: Iterable[int]
     induced one, or only ``edges`` (those with both endpoints in ``nodes``) when given."""
     if nodes is None:
         return graph
-    from core.graph.model import GraphBuilder
+    from core.graph.graph_builder import GraphBuilder
 
     keep = sorted({int(v) for v in nodes})
     if edges is None:

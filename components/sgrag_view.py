@@ -4,7 +4,8 @@ the query graph and every matched subgraph (the node mapping shown by colour).""
 
 from __future__ import annotations
 
-from core.graph.model import GraphBuilder, KnowledgeGraph
+from core.graph.graph_builder import GraphBuilder
+from core.graph.model import KnowledgeGraph
 from core.methods.sgrag.query_graph import QueryGraph
 
 UNK_COLOR = "#e69f00"

@@ -23,7 +23,8 @@ from pathlib import Path
 from core.backends.base import BatchExtraction, BatchRunner, ExtractedTriple, TripleExtractor, extract_batch
 from core.errors import LLMError, LLMUnavailableError
 from core.fsio import atomic_write_text
-from core.graph.model import Chunk, GraphBuilder, KnowledgeGraph
+from core.graph.graph_builder import GraphBuilder
+from core.graph.model import Chunk, KnowledgeGraph
 from core.text import canonical_entity, content_hash, normalize_name
 
 Progress = Callable[[str, float], None]

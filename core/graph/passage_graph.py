@@ -243,7 +243,7 @@ def passage_graph(graph: KnowledgeGraph, *, max_entity_passages: int = DEFAULT_M
 
     Examples
     --------
-    >>> from core.graph.model import GraphBuilder
+    >>> from core.graph.graph_builder import GraphBuilder
     >>> b = GraphBuilder()
     >>> a, c = b.add_chunk("A", "x", chunk_id="a"), b.add_chunk("C", "y", chunk_id="c")
     >>> _ = b.add_triple("Paris", "in", "France", chunk_id=a)

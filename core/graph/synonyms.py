@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.graph.model import GraphBuilder, KnowledgeGraph
+from core.graph.graph_builder import GraphBuilder
+from core.graph.model import KnowledgeGraph
 
 if TYPE_CHECKING:
     from core.graph.reader import GraphLike

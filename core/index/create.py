@@ -68,7 +68,7 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
         (:mod:`core.graph.synonyms`). ``None`` (default) stores none. Needs ``embedder``.
     store
         ``falkordb://HOST:PORT/GRAPH``: write the graph into that FalkorDB graph (staging graph +
-        rename, :func:`core.graph.falkor.load_graph_into`) instead of ``graph.json.gz``; the vectors
+        rename, :func:`core.graph.falkor_load.load_graph_into`) instead of ``graph.json.gz``; the vectors
         stay in the workspace's FAISS files. The password comes from ``EGX_FALKORDB_PASSWORD``.
         ``None``: the graph is kept in the workspace folder (the default).
     runner
@@ -235,7 +235,7 @@ def _load_into_store(manifest: dict[str, Any], graph: KnowledgeGraph, url: Store
                      owner: Path) -> None:
     """Write the graph into the FalkorDB graph ``url`` and name it in ``manifest`` in place of
     ``graph.json.gz``."""
-    from core.graph.falkor import load_graph_into
+    from core.graph.falkor_load import load_graph_into
 
     manifest["graph"] = {**manifest["graph"], "file": None, "store": str(url)}
     manifest["store"] = {"kind": "falkordb", "url": str(url),

@@ -10,6 +10,7 @@ from typing import Any
 
 from core.errors import EgxError, WorkspaceError
 from core.fsio import atomic_writer
+from core.graph.graph_builder import graph_from_dict
 from core.graph.loaders import InputLimits, open_input
 from core.graph.model import KnowledgeGraph
 from core.graph.store import MEMORY_URL
@@ -51,7 +52,7 @@ def load_graph(path: Path, *, manifest: dict[str, Any] | None = None) -> Knowled
     try:
         with open_input(path, InputLimits.from_env()) as fh:
             data = json.loads(fh.read())
-        return KnowledgeGraph.from_dict(data, source=path.name)
+        return graph_from_dict(data, source=path.name)
     except (EgxError, OSError, EOFError, zlib.error, ValueError, RecursionError) as exc:
         why = str(exc) if isinstance(exc, EgxError) else f"{type(exc).__name__}: {exc}"
         raise WorkspaceError(f"This workspace is damaged: {path} cannot be read ({why}). {fix}") from None

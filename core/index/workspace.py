@@ -378,7 +378,7 @@ class Workspace:
             A bad URL, an unreachable store, or a graph of that name that is not ours (or is, without
             ``overwrite``).
         """
-        from core.graph.falkor import load_graph_into
+        from core.graph.falkor_load import load_graph_into
 
         target = parse_store_url(url)
         with workspace_lock(self.path):

@@ -11,7 +11,8 @@ import pytest
 
 from components import bubble
 from components import graph_view as gv
-from core.graph.model import KnowledgeGraph, graph_from_triples
+from core.graph.graph_builder import graph_from_triples
+from core.graph.model import KnowledgeGraph
 from core.methods.bubblerag.candidates import Candidate
 from core.methods.bubblerag.grouping import AnchorGroup
 

@@ -10,7 +10,8 @@ import networkx as nx
 import pytest
 
 from components import graph_view as gv
-from core.graph.model import GraphBuilder, KnowledgeGraph, graph_from_triples
+from core.graph.graph_builder import GraphBuilder, graph_from_dict, graph_from_triples
+from core.graph.model import KnowledgeGraph
 
 XSS = "<script>alert(1)</script>"
 
@@ -82,10 +83,10 @@ def test_limit_nodes_keeps_the_closest_to_the_centre(star_graph: KnowledgeGraph,
 
 
 def test_exports_round_trip(matrix_graph: KnowledgeGraph) -> None:
-    whole = KnowledgeGraph.from_dict(json.loads(gv.graph_json_bytes(matrix_graph)))
+    whole = graph_from_dict(json.loads(gv.graph_json_bytes(matrix_graph)))
     assert whole.to_dict() == matrix_graph.to_dict()
     keep = [matrix_graph.node(n) for n in ("The Matrix", "Keanu Reeves", "Hugo Weaving")]
-    sub = KnowledgeGraph.from_dict(json.loads(gv.graph_json_bytes(matrix_graph, keep)))
+    sub = graph_from_dict(json.loads(gv.graph_json_bytes(matrix_graph, keep)))
     assert sorted(sub.node_names) == ["Hugo Weaving", "Keanu Reeves", "The Matrix"]
     assert sub.n_edges == 2 and [c.id for c in sub.chunks] == ["matrix"]
     g = nx.read_graphml(io.BytesIO(gv.graphml_bytes(matrix_graph, keep)))

@@ -17,7 +17,7 @@ from core.eval.diagnosis import (
     judge_answer,
     stages_for,
 )
-from core.graph.model import GraphBuilder
+from core.graph.graph_builder import GraphBuilder
 from core.methods.base import RankedChunk
 from core.methods.registry import METHODS
 from core.trace import Trace

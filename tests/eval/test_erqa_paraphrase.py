@@ -22,7 +22,8 @@ from core.eval.erqa_paraphrase import (
     write_paraphrased,
 )
 from core.graph.formats.named_kg import read_named_kg
-from core.graph.model import GraphBuilder, KnowledgeGraph, graph_from_triples
+from core.graph.graph_builder import GraphBuilder, graph_from_triples
+from core.graph.model import KnowledgeGraph
 from core.text import normalize_name
 from tests.conftest import SAMPLE_DATA, SHARED_DATA
 

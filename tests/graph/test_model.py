@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from core.errors import EmptyGraphError, UnknownNameError
-from core.graph.model import GraphBuilder, KnowledgeGraph, graph_from_triples
+from core.graph.graph_builder import GraphBuilder, graph_from_dict, graph_from_triples
+from core.graph.model import KnowledgeGraph
 
 
 def random_graph(seed: int, n: int = 60, m: int = 120) -> KnowledgeGraph:
@@ -112,7 +113,7 @@ def test_node_lookup_unknown_name_lists_close_matches(matrix_graph):
 
 def test_round_trip_to_dict_and_networkx(lothair_graph, matrix_graph):
     for g in (lothair_graph, matrix_graph):
-        g2 = KnowledgeGraph.from_dict(g.to_dict())
+        g2 = graph_from_dict(g.to_dict())
         assert g2.to_dict() == g.to_dict()
         assert g2.content_hash == g.content_hash
         nxg = g.to_networkx()

@@ -7,9 +7,11 @@ import numpy as np
 import pytest
 
 from core.errors import StoreError
-from core.graph.falkor import FalkorStore, load_graph_into
+from core.graph.falkor import FalkorStore
+from core.graph.falkor_load import load_graph_into
 from core.graph.falkor_server import FalkorServer, free_port
-from core.graph.model import GraphBuilder, KnowledgeGraph
+from core.graph.graph_builder import GraphBuilder
+from core.graph.model import KnowledgeGraph
 from core.graph.store import GraphStore, MemoryStore, parse_store_url
 from core.graph.stores import open_store
 

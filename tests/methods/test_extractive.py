@@ -128,7 +128,7 @@ def test_sgrag_parses_possessives(tmp_path):
 
 def test_sgrag_links_names_that_hold_a_possessive():
     """Blanking "'s" to link "Lothair II's" must not break names that are written with one."""
-    from core.graph.model import GraphBuilder
+    from core.graph.graph_builder import GraphBuilder
 
     b = GraphBuilder()
     b.add_triple("Schindler's List", "directed by", "Steven Spielberg")

@@ -1,6 +1,6 @@
 """Every input a user can upload, one module per format family (DESIGN.md "Data").
 
-Each ``read_*`` function adds what it reads to a :class:`~core.graph.model.GraphBuilder` and
+Each ``read_*`` function adds what it reads to a :class:`~core.graph.graph_builder.GraphBuilder` and
 returns the non-fatal warnings (e.g. LLM noise skipped in an OpenIE file). A malformed input raises
 one :class:`~core.errors.InputFormatError` naming the file, the line or record, what is wrong and
 what was expected. :func:`core.graph.formats.load.load_inputs` detects the format of each path and

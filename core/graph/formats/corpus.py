@@ -13,7 +13,7 @@ from core.graph.formats.bounds import InputLimits, base_suffix, display_name, fi
 from core.graph.formats.jsonio import iter_jsonl, load_json
 from core.graph.formats.records import as_name, json_type
 from core.graph.formats.textio import read_text
-from core.graph.model import GraphBuilder
+from core.graph.graph_builder import GraphBuilder
 
 
 def read_text_document(path: Path, builder: GraphBuilder, *, max_chars: int = CHUNK_CHARS,

@@ -11,7 +11,7 @@ from core.graph.formats.delimited import csv_rows, pick_column, sniff_delimiter
 from core.graph.formats.jsonio import iter_jsonl
 from core.graph.formats.records import REL_NAMES, as_name
 from core.graph.formats.textio import iter_lines
-from core.graph.model import BadNameError, GraphBuilder
+from core.graph.graph_builder import BadNameError, GraphBuilder
 
 #: the column headers an edge's two ends may go by (matched in this order)
 EDGE_SRC_NAMES = ("source", "src", "from", "head", "source_id")

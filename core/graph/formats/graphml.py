@@ -11,7 +11,7 @@ from core.errors import InputFormatError
 from core.graph.formats.bounds import InputLimits, display_name, resolve_limits
 from core.graph.formats.records import short_repr
 from core.graph.formats.textio import read_text
-from core.graph.model import BadNameError, GraphBuilder
+from core.graph.graph_builder import BadNameError, GraphBuilder
 
 _GRAPHML_EXPECTED = "a GraphML XML document"
 

@@ -2,7 +2,7 @@
 
 Each file's format is detected (:func:`~core.graph.formats.registry.detect_format`), the files are read in
 the order the formats' ranks give, each by its format's reader, into one
-:class:`~core.graph.model.GraphBuilder`. A malformed input raises one :class:`~core.errors.InputFormatError`
+:class:`~core.graph.graph_builder.GraphBuilder`. A malformed input raises one :class:`~core.errors.InputFormatError`
 naming the file, the line or record, what is wrong and what was expected. Nothing is written to disk here,
 so a failure cannot leave a partial workspace.
 """
@@ -16,7 +16,8 @@ from pathlib import Path
 from core.errors import EmptyGraphError, InputFormatError
 from core.graph.formats.bounds import InputLimits, display_name, resolve_limits
 from core.graph.formats.registry import FORMATS, ReadContext, detect
-from core.graph.model import GraphBuilder, GraphKind, KnowledgeGraph
+from core.graph.graph_builder import GraphBuilder, graph_from_dict
+from core.graph.model import GraphKind, KnowledgeGraph
 
 
 @dataclass
@@ -67,7 +68,7 @@ def load_inputs(paths: Sequence[str | Path], *, name: str = "",
         if len(paths) != 1:
             raise InputFormatError(display_name(paths[0]), "an egx graph export must be loaded on its own",
                                    "one egx-graph JSON file")
-        g = KnowledgeGraph.from_dict(parsed[paths[0]], source=display_name(paths[0]))
+        g = graph_from_dict(parsed[paths[0]], source=display_name(paths[0]))
         return LoadedGraph(g, [], {str(paths[0]): "egx_graph"})
     builder = GraphBuilder(kind=kind, name=name)
     warnings: list[str] = []

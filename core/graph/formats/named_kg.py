@@ -9,7 +9,7 @@ from core.errors import InputFormatError
 from core.graph.formats.bounds import InputLimits, display_name, resolve_limits
 from core.graph.formats.delimited import csv_rows
 from core.graph.formats.textio import iter_lines
-from core.graph.model import BadNameError, GraphBuilder
+from core.graph.graph_builder import BadNameError, GraphBuilder
 
 
 def read_named_kg(folder: Path, builder: GraphBuilder, *, splits: Sequence[str] = ("train", "dev", "test"),

@@ -10,7 +10,7 @@ from core.errors import InputFormatError
 from core.graph.formats.bounds import InputLimits, display_name, file_stem, resolve_limits
 from core.graph.formats.jsonio import load_json
 from core.graph.formats.records import json_type, short_repr
-from core.graph.model import BadNameError, GraphBuilder
+from core.graph.graph_builder import BadNameError, GraphBuilder
 
 
 def read_openie(path: Path, builder: GraphBuilder, *, text: str | None = None, data: Any = None,

@@ -14,7 +14,7 @@ from typing import Any
 
 from core.errors import InputFormatError
 from core.graph.formats.bounds import InputLimits
-from core.graph.model import BadNameError, GraphBuilder
+from core.graph.graph_builder import BadNameError, GraphBuilder
 
 #: the CSV/TSV column headers and JSON keys each part of a triple may go by (matched in this order)
 HEAD_NAMES = ("head", "subject", "subj", "source_entity", "h", "s", "from_entity")

@@ -12,7 +12,7 @@ Adding a format
 1. Write ``core/graph/formats/<family>.py`` with a ``read_<name>(path, builder, *, limits=None)``. It opens
    its file only through :mod:`~core.graph.formats.textio`, :mod:`~core.graph.formats.jsonio` or
    :func:`~core.graph.formats.bounds.open_input` (so the size and decompression bounds hold), adds what it
-   reads to the :class:`~core.graph.model.GraphBuilder`, returns the warnings it tolerated, and raises one
+   reads to the :class:`~core.graph.graph_builder.GraphBuilder`, returns the warnings it tolerated, and raises one
    :class:`~core.errors.InputFormatError` naming the file, the line or record, what is wrong and what was
    expected (the checks other readers share are in :mod:`~core.graph.formats.records`).
 2. Add its line to :data:`FORMATS`: its name, its rank in the load order, a call of the reader, and the
@@ -40,7 +40,7 @@ from core.graph.formats.named_kg import read_named_kg
 from core.graph.formats.openie import read_openie
 from core.graph.formats.sniff import Sniffer, sniff_delimited, sniff_json, sniff_jsonl, sniff_txt
 from core.graph.formats.triples import read_triples
-from core.graph.model import GraphBuilder
+from core.graph.graph_builder import GraphBuilder
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from core.graph.formats.records import (
     json_type,
 )
 from core.graph.formats.textio import iter_lines
-from core.graph.model import GraphBuilder
+from core.graph.graph_builder import GraphBuilder
 
 TRIPLE_EXPECTED = "3 columns (head, relation, tail) or 4 (head, relation, tail, source chunk)"
 

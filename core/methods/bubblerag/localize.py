@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from core.graph.model import csr_ranges
+from core.graph.csr import csr_ranges
 from core.graph.reader import GraphLike, reach
 from core.replay import pin
 from core.trace import Trace

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core.graph.model import bfs_layers
+from core.graph.csr import bfs_layers
 from core.methods.base import Diagnosis, Gold, StageDecl
 from core.methods.diagnoser import diagnoser
 from core.methods.fastinsight.node_graph import node_graph

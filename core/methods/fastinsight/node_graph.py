@@ -117,7 +117,7 @@ def node_graph(graph: KnowledgeGraph, *, max_chars: int = NODE_TEXT_CHARS) -> KG
 
     Examples
     --------
-    >>> from core.graph.model import GraphBuilder
+    >>> from core.graph.graph_builder import GraphBuilder
     >>> b = GraphBuilder()
     >>> a = b.add_chunk("A", "Paris is in France.", chunk_id="a")
     >>> _ = b.add_triple("Paris", "in", "France", chunk_id=a)

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.graph.model import GraphBuilder, KnowledgeGraph
+from core.graph.graph_builder import GraphBuilder
+from core.graph.model import KnowledgeGraph
 from core.graph.passage_graph import PassageGraph
 from core.methods.fastinsight.granker import GRankerResult
 from core.methods.fastinsight.loop import FastInsightRound

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from core.errors import ConfigError
-from core.graph.model import GraphBuilder
+from core.graph.graph_builder import GraphBuilder
 from core.methods.bubblerag.answer import EvidenceGraph, rank_evidence_chunks
 
 

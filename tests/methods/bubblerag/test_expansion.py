@@ -6,7 +6,8 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from core.graph.model import KnowledgeGraph, graph_from_triples
+from core.graph.graph_builder import graph_from_triples
+from core.graph.model import KnowledgeGraph
 from core.methods.bubblerag.candidates import Candidate
 from core.methods.bubblerag.expansion import bubble_expansion, iter_bubble_expansion
 from core.methods.bubblerag.grouping import AnchorGroup

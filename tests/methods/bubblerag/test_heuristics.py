@@ -23,7 +23,7 @@ def test_a_first_word_that_starts_a_name_is_kept() -> None:
 
 
 def _graph_and_preview():
-    from core.graph.model import GraphBuilder
+    from core.graph.graph_builder import GraphBuilder
     from core.methods.bubblerag.preretrieval import PreRetrieval
 
     b = GraphBuilder()

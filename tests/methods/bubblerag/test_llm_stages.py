@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from core.backends.llm import NoLLM
-from core.graph.model import GraphBuilder
+from core.graph.graph_builder import GraphBuilder
 from core.methods.bubblerag.candidates import Candidate, Candidates
 from core.methods.bubblerag.expansion import CEG
 from core.methods.bubblerag.grouping import group_anchors

@@ -155,7 +155,7 @@ def test_kg_without_nodes_falls_back_to_passages_visibly(tmp_path, backends):
     and says so (the run then searches passages, recorded as a fallback)."""
     from types import SimpleNamespace
 
-    from core.graph.model import GraphBuilder
+    from core.graph.graph_builder import GraphBuilder
     from core.index.create import create_workspace
     from core.methods.fastinsight.pipeline import _searches_nodes
 

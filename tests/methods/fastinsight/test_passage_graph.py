@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from core.errors import ConfigError, EmptyGraphError, UnknownNameError
-from core.graph.model import GraphBuilder
+from core.graph.graph_builder import GraphBuilder
 from core.graph.passage_graph import PassageGraph, passage_graph, shared_entities
 from tests.methods.fastinsight.helpers import CORPUS_EDGES, random_graph
 

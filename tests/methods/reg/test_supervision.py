@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from core.backends.llm import NoLLM
-from core.graph.model import graph_from_triples
+from core.graph.graph_builder import graph_from_triples
 from core.methods.reg.candidates import all_shortest_paths, candidate_pool
 from core.methods.reg.compression import compress
 from core.methods.reg.dde import dde

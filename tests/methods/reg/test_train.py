@@ -7,7 +7,7 @@ import pytest
 
 from core.backends.embedders import HashingEmbedder
 from core.errors import WorkspaceError
-from core.graph.model import graph_from_triples
+from core.graph.graph_builder import graph_from_triples
 from core.methods.reg.config import TrainConfig
 from core.methods.reg.retriever import load_retriever
 from core.methods.reg.train import Example, evaluate, fit, split_ids

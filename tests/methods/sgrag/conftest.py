@@ -10,7 +10,8 @@ import pytest
 
 from core.backends.embedders import HashingEmbedder
 from core.graph.formats.named_kg import read_named_kg
-from core.graph.model import GraphBuilder, KnowledgeGraph
+from core.graph.graph_builder import GraphBuilder
+from core.graph.model import KnowledgeGraph
 from core.methods.sgrag.config import DominanceConfig
 from core.methods.sgrag.dominance import DominanceModel, train_dominance
 from core.methods.sgrag.labels import GraphLabels, graph_labels

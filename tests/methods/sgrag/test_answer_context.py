@@ -6,7 +6,7 @@ import pytest
 
 from core.backends.registry import get_llm
 from core.backends.tokens import count_tokens
-from core.graph.model import GraphBuilder
+from core.graph.graph_builder import GraphBuilder
 from core.methods.sgrag import prompts
 from core.methods.sgrag.answer import build_context
 from core.methods.sgrag.assembly import Assembly, Subgraph

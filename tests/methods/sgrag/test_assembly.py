@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from networkx.algorithms import isomorphism as iso
 
-from core.graph.model import KnowledgeGraph, graph_from_triples
+from core.graph.graph_builder import graph_from_triples
+from core.graph.model import KnowledgeGraph
 from core.methods.sgrag.assembly import assemble, iter_assignments
 from core.methods.sgrag.completion import complete_labels
 from core.methods.sgrag.config import DominanceConfig

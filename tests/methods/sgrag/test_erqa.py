@@ -13,7 +13,8 @@ from core.cli import main
 from core.errors import ConfigError, EmptyGraphError
 from core.eval.datasets import parse_questions
 from core.eval.erqa import build_erqa, template_question, write_erqa
-from core.graph.model import KnowledgeGraph, graph_from_triples
+from core.graph.graph_builder import graph_from_triples
+from core.graph.model import KnowledgeGraph
 from core.index.create import create_workspace
 from core.methods.base import Backends
 from core.methods.sgrag import run
