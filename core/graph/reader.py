@@ -186,11 +186,6 @@ class Reach:
     edge_ids: np.ndarray | None = None  #: global id of each edge of :attr:`graph` (None: ids are global)
     read: dict[str, Any] = field(default_factory=dict)  #: {"store": url, "store_seconds": s} when read from a store
 
-    @property
-    def whole(self) -> bool:
-        """True when :attr:`graph` is the whole graph (in memory)."""
-        return self.node_ids is None
-
     def global_nodes(self, local: np.ndarray) -> np.ndarray:
         return np.asarray(local, dtype=np.int64) if self.node_ids is None else self.node_ids[local]
 
