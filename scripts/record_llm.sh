@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Record real-LLM runs for the `recorded` LLM (issue 18, item 2), one question x method at a time.
+# Record real-LLM runs for the `recorded` LLM (replayable on any CPU), one question x method at a time.
 #
 #   scripts/record_llm.sh [WORKSPACE] [LLM] [METHODS] [QUESTION_IDS...]
 #   make record-llm                      # demo questions, local 1.5B, bubblerag + sgrag + reg
