@@ -258,11 +258,8 @@ class OpenAILLM:
                     notes.append("server wants max_completion_tokens; retried with it")
                     continue
                 if fmt_i < len(formats) - 1:
-                    fmt = formats[fmt_i]
+                    notes.append(_downgrade_note(formats, fmt_i, 400))
                     fmt_i += 1
-                    nxt = formats[fmt_i]
-                    notes.append(f"server rejected response_format {fmt and fmt['type']!r} (HTTP 400); "
-                                 f"retried with {nxt['type'] if nxt else 'no response_format'!r}")
                     continue
                 raise LLMError(f"{self._where()} rejected the request for model {self.model!r} "
                                f"(HTTP 400): {msg}. Check the model name and request size.") from None
@@ -287,11 +284,8 @@ class OpenAILLM:
                 if status in (422, 500) and fmt_i < len(formats) - 1 and "response_format" in msg:
                     # a server that validates the request body and answers 422 / 500 instead of 400
                     # (llama-cpp-python's: "Input should be 'text' or 'json_object'"): downgrade as for 400
-                    fmt = formats[fmt_i]
+                    notes.append(_downgrade_note(formats, fmt_i, status))
                     fmt_i += 1
-                    nxt = formats[fmt_i]
-                    notes.append(f"server rejected response_format {fmt and fmt['type']!r} (HTTP {status}); "
-                                 f"retried with {nxt['type'] if nxt else 'no response_format'!r}")
                     continue
                 if status == 429 or status >= 500:
                     raise LLMTransportError(
@@ -365,3 +359,10 @@ def _reply_summary(resp: Any) -> str:
         return ""
     data = {k: v for k, v in data.items() if k not in ("choices", "id", "created")}
     return _short(json.dumps(data, ensure_ascii=False, default=str), 160) if data else ""
+
+
+def _downgrade_note(formats: Sequence[dict[str, Any] | None], i: int, status: int) -> str:
+    """What the trace says when the server refused ``formats[i]`` and the request is sent again with the next."""
+    fmt, nxt = formats[i], formats[i + 1]
+    return (f"server rejected response_format {fmt and fmt['type']!r} (HTTP {status}); "
+            f"retried with {nxt['type'] if nxt else 'no response_format'!r}")
