@@ -19,28 +19,38 @@ from core.graph.graph_builder import GraphBuilder
 from core.graph.model import KnowledgeGraph
 
 if TYPE_CHECKING:
+    from core.graph.builder import Progress
     from core.graph.reader import GraphLike
 
 #: Relation of a stored synonymy edge (no source passage: it comes from embeddings, not text).
 SYNONYM_RELATION = "synonym of"
 
 
-def synonym_pairs(node_vectors: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+def synonym_pairs(node_vectors: np.ndarray, threshold: float, *, progress: Progress | None = None,
+                  block: int = 4096) -> tuple[np.ndarray, np.ndarray]:
     """Pairs ``(i, j)``, ``i < j``, whose vectors have inner product >= ``threshold``, with the
-    similarities (HippoRAG's synonymy edges). Exact, via a FAISS range search."""
+    similarities (HippoRAG's synonymy edges). Exact, via a FAISS range search, ``block`` query rows at a
+    time (memory stays bounded by the pairs found, and ``progress(message, fraction)`` hears of each block)."""
     import faiss
 
     v = np.ascontiguousarray(node_vectors, dtype=np.float32)
-    if v.shape[0] < 2:
+    n = v.shape[0]
+    if n < 2:
         return np.zeros((0, 2), np.int64), np.zeros(0, np.float64)
     index = faiss.IndexFlatIP(v.shape[1])
     index.add(v)
-    lims, dist, ids = index.range_search(v, float(threshold))
-    counts = np.diff(np.asarray(lims).astype(np.int64)).astype(np.int64)
-    rows = np.repeat(np.arange(v.shape[0]), counts)
-    keep = rows < ids
-    pairs = np.stack([rows[keep], ids[keep].astype(np.int64)], axis=1)
-    return pairs, dist[keep].astype(np.float64)
+    pairs, sims = [], []
+    for start in range(0, n, block):
+        lims, dist, ids = index.range_search(v[start:start + block], float(threshold))
+        counts = np.diff(np.asarray(lims).astype(np.int64)).astype(np.int64)
+        rows = np.repeat(np.arange(start, start + counts.size), counts)
+        keep = rows < ids
+        pairs.append(np.stack([rows[keep], ids[keep].astype(np.int64)], axis=1))
+        sims.append(dist[keep].astype(np.float64))
+        if progress is not None:
+            done = min(n, start + block)
+            progress(f"synonymy edges: {done:,} of {n:,} entities compared", done / n)
+    return np.concatenate(pairs), np.concatenate(sims)
 
 
 def add_synonym_edges(graph: KnowledgeGraph, node_vectors: np.ndarray, threshold: float) -> tuple[KnowledgeGraph, int]:

@@ -7,7 +7,7 @@ config         DenseConfig, RerankConfig, PPRConfig
 dense          dense passage retrieval, NaiveRAG (FastInsight §4.1.1 "Vector Search")
 rerank         retrieve-then-rerank, Re2 (FastInsight §3.1.3 Example 3, §4.1.1)
 ppr            HippoRAG-style personalized PageRank (HippoRAG §3.2); its steps in ppr_entities,
-               ppr_seeds, ppr_graph and ppr_walk
+               ppr_seeds, ppr_graph, ppr_synonyms (kept in the workspace) and ppr_walk
 diagnosis      where each lost the gold evidence
 =============  ===========================================================================
 
@@ -31,6 +31,7 @@ from core.methods.baselines.diagnosis import (
     diagnose_ppr,
     diagnose_rerank,
 )
+from core.methods.baselines.ppr_synonyms import PREPARATION as PPR_SYNONYMS
 from core.methods.baselines.ppr_walk import personalized_pagerank
 
 DENSE: Method[DenseConfig, BaselineResult] = Method(
@@ -41,7 +42,7 @@ RERANK: Method[RerankConfig, BaselineResult] = Method(
     stages=RERANK_STAGES, diagnose=diagnose_rerank, needs_reranker=True, page="pages/granker.py")
 PPR: Method[PPRConfig, BaselineResult] = Method(
     "ppr", "HippoRAG-style personalized PageRank", "HippoRAG (Gutiérrez et al., 2024) §3", run=ppr.run,
-    config=PPRConfig, stages=PPR_STAGES, diagnose=diagnose_ppr)
+    config=PPRConfig, stages=PPR_STAGES, diagnose=diagnose_ppr, prepare=PPR_SYNONYMS)
 
 METHODS: tuple[Method[DenseConfig, BaselineResult] | Method[RerankConfig, BaselineResult]
                | Method[PPRConfig, BaselineResult], ...] = (DENSE, RERANK, PPR)

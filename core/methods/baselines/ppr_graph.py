@@ -17,12 +17,15 @@ if TYPE_CHECKING:
 
 
 def entity_graph(graph: KnowledgeGraph, *, node_vectors: np.ndarray | None = None,
-                 synonym_threshold: float | None = 0.8) -> tuple[csr_matrix, int]:
+                 synonym_threshold: float | None = 0.8,
+                 synonyms: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[csr_matrix, int]:
     """Symmetric weighted adjacency of the KG for PPR and the number of synonymy edges added.
 
     Relation edges weigh 1 per distinct linked pair (direction and parallel relations dropped:
     OpenIE directions are arbitrary); synonymy edges weigh their cosine and add to a relation
-    edge between the same pair.
+    edge between the same pair. The synonymy pairs are ``synonyms`` (pairs, cosines) when given — the
+    workspace keeps the whole graph's (:mod:`~core.methods.baselines.ppr_synonyms`) — else found here
+    from ``node_vectors`` at ``synonym_threshold`` (a region's few nodes).
     """
     from scipy.sparse import coo_matrix
 
@@ -34,8 +37,10 @@ def entity_graph(graph: KnowledgeGraph, *, node_vectors: np.ndarray | None = Non
     lo, hi = key // max(n, 1), key % max(n, 1)
     w = np.ones(lo.size)
     n_syn = 0
-    if synonym_threshold is not None and node_vectors is not None:
-        pairs, sims = synonym_pairs(node_vectors, synonym_threshold)
+    if synonyms is None and synonym_threshold is not None and node_vectors is not None:
+        synonyms = synonym_pairs(node_vectors, synonym_threshold)
+    if synonyms is not None:
+        pairs, sims = synonyms
         n_syn = int(pairs.shape[0])
         lo, hi, w = np.concatenate([lo, pairs[:, 0]]), np.concatenate([hi, pairs[:, 1]]), np.concatenate([w, sims])
     m = coo_matrix((np.concatenate([w, w]), (np.concatenate([lo, hi]), np.concatenate([hi, lo]))), shape=(n, n))

@@ -16,6 +16,7 @@ from core.methods.base import Backends
 from core.methods.baselines.config import PPRConfig
 from core.methods.baselines.ppr_entities import query_entities
 from core.methods.baselines.ppr_graph import entity_graph, passage_incidence, region_incidence
+from core.methods.baselines.ppr_synonyms import Synonyms, workspace_synonyms
 from core.replay import pin_search
 from core.trace import Trace
 
@@ -52,11 +53,23 @@ def kg_seeds(trace: Trace, workspace: Workspace, graph: GraphLike, cfg: PPRConfi
         assert whole is not None
         with trace.timed("entity_graph", "Entity graph for PPR", section="HippoRAG §3.1") as step:
             t0 = time.perf_counter()
-            adjacency, n_syn = whole.derived(("ppr.entity_graph", thr, backends.embedder.model_id),
-                                             lambda: entity_graph(whole, node_vectors=node_index.vectors,
-                                                                  synonym_threshold=thr))
+            found: list[Synonyms] = []
+
+            def build() -> tuple[csr_matrix, int]:
+                syn = None
+                if thr is not None:  # the workspace keeps the pairs (PPR's preparation found them once)
+                    found.append(workspace_synonyms(workspace, backends.embedder, thr))
+                    syn = (found[0].pairs, found[0].sims)
+                return entity_graph(whole, synonyms=syn, synonym_threshold=thr)
+
+            adjacency, n_syn = whole.derived(("ppr.entity_graph", thr, backends.embedder.model_id), build)
             step.data = {"nodes": whole.n_nodes, "relation_pairs": int(adjacency.nnz // 2) - n_syn,
-                         "synonym_edges": n_syn, "synonym_threshold": thr, "build_seconds": time.perf_counter() - t0}
+                         "synonym_edges": n_syn, "synonym_threshold": thr, "build_seconds": time.perf_counter() - t0,
+                         "synonyms": ("off" if thr is None else "in this process's memory" if not found
+                                      else f"found now ({found[0].seconds:.1f} s) and kept in the workspace"
+                                      if found[0].built else "read from the workspace")}
+            if found and found[0].note:
+                step.fallback = found[0].note
     with trace.timed("query_entities", "Query entities linked to graph nodes", section="HippoRAG §3.2") as qstep:
         ents, how, tokens, kinds = query_entities(query, backends)
         qstep.prompt_tokens, qstep.completion_tokens = tokens["prompt"], tokens["completion"]

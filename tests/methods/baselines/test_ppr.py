@@ -150,3 +150,85 @@ def test_the_llms_kinds_and_guesses_are_not_seeds(demo_ws, backends):
     step = res.trace.stage("query_entities")[0]
     assert step.data["entities"] == ["Lothair II"] and step.data["how"].endswith("rules")  # the rules' mentions
     assert "not names written in the question" in step.fallback
+
+
+# ------------------------------------------------------------------ synonymy pairs kept in the workspace
+@pytest.fixture
+def own_demo(tmp_path, hashing):
+    """A demo workspace of this test's own (the synonymy file is written into it)."""
+    from core.index.samples import ensure_sample_workspace
+
+    return ensure_sample_workspace("demo", hashing, root=tmp_path)
+
+
+def _brute_pairs(vecs, thr, margin=1e-5):
+    """All i < j with cosine >= thr, by numpy; pairs within ``margin`` of the threshold are left out of the
+    comparison (float32 products summed in another order may land either side of it)."""
+    sims = vecs.astype(np.float64) @ vecs.astype(np.float64).T
+    upper = np.triu(np.ones_like(sims, dtype=bool), 1)
+    sure = {(int(i), int(j)) for i, j in zip(*np.nonzero(upper & (sims >= thr + margin)))}
+    maybe = {(int(i), int(j)) for i, j in zip(*np.nonzero(upper & (np.abs(sims - thr) < margin)))}
+    return sure, maybe
+
+
+@pytest.mark.parametrize("block", [1, 7, 4096])
+def test_blocked_synonym_search_matches_brute_force(block):
+    from core.graph.synonyms import synonym_pairs
+
+    rng = np.random.default_rng(0)
+    base = rng.normal(size=(12, 16))
+    v = np.concatenate([base, base[:6] + 0.3 * rng.normal(size=(6, 16))])  # six near-duplicates
+    v = (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
+    seen = []
+    pairs, sims = synonym_pairs(v, 0.8, block=block, progress=lambda m, f: seen.append(f))
+    got = {tuple(p) for p in pairs.tolist()}
+    sure, maybe = _brute_pairs(v, 0.8)
+    assert sure <= got <= sure | maybe and sure
+    assert all(i < j for i, j in got) and (sims >= 0.8 - 1e-6).all()
+    assert seen[-1] == 1.0 and len(seen) == -(-18 // block)
+
+
+def test_synonymy_pairs_are_found_once_and_read_back(own_demo, hashing):
+    from core.methods.baselines.ppr_synonyms import has_synonyms, workspace_synonyms
+
+    assert not has_synonyms(own_demo, hashing, 0.5)
+    first = workspace_synonyms(own_demo, hashing, 0.5)
+    assert first.built and has_synonyms(own_demo, hashing, 0.5)
+    again = workspace_synonyms(own_demo, hashing, 0.5)
+    assert not again.built and np.array_equal(again.pairs, first.pairs) and np.array_equal(again.sims, first.sims)
+    sure, maybe = _brute_pairs(own_demo.index("nodes").vectors, 0.5)
+    assert sure <= {tuple(p) for p in first.pairs.tolist()} <= sure | maybe
+    assert not has_synonyms(own_demo, hashing, 0.6)  # another threshold is another file
+
+
+def test_a_damaged_synonymy_file_is_found_again_and_said(own_demo, hashing):
+    from core.methods.baselines.ppr_synonyms import _paths, workspace_synonyms
+
+    first = workspace_synonyms(own_demo, hashing, 0.5)
+    path, _ = _paths(own_demo, 0.5)
+    path.write_bytes(b"not an npz")
+    again = workspace_synonyms(own_demo, hashing, 0.5)
+    assert again.built and "found again" in again.note
+    assert np.array_equal(again.pairs, first.pairs)
+
+
+def test_ppr_prepares_its_synonyms_and_a_new_process_reads_them(own_demo, backends):
+    """The preparation is pending on a fresh workspace and not after it ran; a run in a "new process" (the
+    graph's in-memory cache dropped) reads the pairs from the workspace instead of searching again."""
+    from core.methods.registry import get_method
+    from core.methods.run import pending_preparations, prepare_method
+    from core.methods.baselines.ppr_synonyms import PREPARATION
+
+    spec, cfg = get_method("ppr"), ppr.PPRConfig(synonym_threshold=0.5)
+    assert spec.prepare is PREPARATION
+    assert any(p.key.startswith("ppr-synonyms:") for p in pending_preparations(spec, own_demo, backends, cfg))
+    prepare_method(spec, own_demo, backends, cfg)
+    assert pending_preparations(spec, own_demo, backends, cfg) == []
+    off = ppr.PPRConfig(synonym_threshold=None)
+    assert not any(p.key.startswith("ppr-synonyms:") for p in
+                   pending_preparations(spec, own_demo, backends, off))
+    own_demo.graph.__dict__.pop("_derived", None)  # what a new process starts with
+    res = ppr.run("Who is the mother of Lothair II?", own_demo, config=cfg, backends=backends)
+    step = res.trace.stage("entity_graph")[0]
+    assert step.data["synonyms"] == "read from the workspace" and not step.fallback
+    assert step.data["synonym_edges"] > 0
