@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER
 from core.cli.options import config_changes, writable_file
-from core.cli_support import add_llm_limits, llm_from_args, resolve_workspace
+from core.cli_support import add_llm_limits, llm_from_args, progress_bar, resolve_workspace
 
 if TYPE_CHECKING:
     from core.cli_support import Subparsers
@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     from core.backends.registry import get_embedder, get_reranker
     from core.methods.base import Backends
     from core.methods.registry import get_method
-    from core.methods.run import run_method
+    from core.methods.run import backends_for, pending_preparations, run_method
 
     spec = get_method(args.method)
     embedder = get_embedder(args.embedder)
@@ -85,6 +85,9 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "evidence_format", None):
         changes["evidence_format"] = args.evidence_format
     config = spec.make_config(**changes) if changes else None
+    # what the method keeps in the workspace is computed first, with a bar (once per workspace)
+    for p in pending_preparations(spec, ws, backends_for(spec.name, Backends(embedder, llm, reranker)), config):
+        p.work(progress_bar(p.title[:40]))
     with question_scope(llm) as scope:
         result = run_method(spec.name, args.question, ws, Backends(embedder, llm, reranker), config=config,
                             in_scope=True)

@@ -41,6 +41,10 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
                    help="keep the graph in FalkorDB: falkordb://HOST:PORT/GRAPH (password from $EGX_FALKORDB_PASSWORD; "
                         "a local server: python -m core.graph.falkor_server); with --workspace DIR and no inputs, "
                         "moves that workspace's graph there. Default: in the workspace folder, loaded into memory")
+    i.add_argument("--prepare", metavar="METHODS", default="",
+                   help="also compute now what these methods build on first use (comma-separated, or 'all'): "
+                        "FastInsight's node vectors, PPR's synonymy edges, SG-RAG's dominance model — so no "
+                        "question waits on them")
     i.add_argument("--overwrite", action="store_true", help="replace an existing workspace (and its store graph)")
     add_ray(i, "embed the nodes, edges and chunks and extract triples")
     i.add_argument("--rebuild", action="store_true", help="rebuild the index even if it is up to date (with --sample: "
@@ -67,7 +71,31 @@ def run(args: argparse.Namespace) -> int:
     if runner is not None:
         print(f"Ray: {runner.workers} worker(s) at {runner.describe()['address']}"
               + (f", {runner.gpus_per_worker:g} GPU each" if runner.gpus_per_worker else "") + ".")
+    _prepare(args, ws, embedder)
     return _report(args, ws)
+
+
+def _prepare(args: argparse.Namespace, ws: Workspace, embedder: Embedder) -> None:
+    """``--prepare``: the methods' preparations, now, each with a terminal bar; without it, say which
+    methods will prepare on first use."""
+    from core.methods.registry import METHODS, get_method
+    from core.methods.run import pending_preparations, prepare_workspace
+
+    if args.prepare:
+        names = list(METHODS) if args.prepare.strip() == "all" else [m.strip() for m in args.prepare.split(",") if m.strip()]
+        for m in names:
+            get_method(m)  # an unknown name fails before anything is computed
+        for title in prepare_workspace(ws, embedder, names, progress=lambda title: progress_bar(title[:40])):
+            print(f"Prepared: {title}")
+        return
+    from core.backends.registry import get_llm
+    from core.methods.base import Backends
+
+    later = [m for m in METHODS if any(not p.key.startswith("index:") for p in
+                                       pending_preparations(get_method(m), ws, Backends(embedder, get_llm("none"), None)))]
+    if later:
+        print(f"On first use, {', '.join(later)} will prepare what they keep in the workspace; "
+              f"`egx index --workspace {ws.path} --prepare all` does it now.")
 
 
 def _build(args: argparse.Namespace, embedder: Embedder, runner: RayRunner | None) -> Workspace:

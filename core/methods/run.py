@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import random
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -75,6 +75,31 @@ def prepare_method(spec: Method[Any, Any], workspace: Workspace, backends: Backe
     """Compute :func:`pending_preparations` here, in order (stored in the workspace folder, so once)."""
     for p in pending_preparations(spec, workspace, backends, config):
         p.work(progress)
+
+
+def prepare_workspace(workspace: Workspace, embedder: Any, methods: Sequence[str] | None = None, *,
+                      progress: Callable[[str], Progress | None] | None = None) -> list[str]:
+    """Compute now, one after another, what ``methods`` (default: every registered method) would prepare
+    before their first run on ``workspace`` with ``embedder``, each with its default settings — what
+    ``egx index --prepare`` and ``egx samples build`` do, so no question (and no new process) waits on it.
+
+    ``progress(title)`` gives the progress callback for one preparation (e.g. a terminal bar named after
+    it). Returns the titles of what was computed (empty: everything was ready).
+    """
+    from core.backends.registry import get_llm
+    from core.methods.base import Backends as B
+    from core.methods.registry import METHODS, get_method
+
+    backends = B(embedder, get_llm("none"), None)  # preparations read the graph and the embedder only
+    done: list[str] = []
+    seen: set[str] = set()
+    for name in (list(methods) if methods is not None else list(METHODS)):
+        for p in pending_preparations(get_method(name), workspace, backends):
+            if p.key not in seen:
+                seen.add(p.key)
+                p.work(progress(p.title) if progress is not None else None)
+                done.append(p.title)
+    return done
 
 
 def backends_for(method: str, backends: Backends) -> Backends:

@@ -28,10 +28,18 @@ FAULT_TEXT = {
 
 
 def _flags() -> set[str]:
-    """Every option of every `egx` subcommand."""
-    parser = build_parser()
-    sub = next(a for a in parser._actions if a.dest == "command")
-    return {opt for p in sub.choices.values() for a in p._actions for opt in a.option_strings}
+    """Every option of every `egx` subcommand, nested ones (`egx samples build`) too."""
+    import argparse
+
+    def walk(parser: argparse.ArgumentParser) -> set[str]:
+        out = {opt for a in parser._actions for opt in a.option_strings}
+        for a in parser._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                for p in a.choices.values():
+                    out |= walk(p)
+        return out
+
+    return walk(build_parser())
 
 
 def assert_named_flags_exist(text: str) -> None:

@@ -30,11 +30,13 @@ def test_samples_build_draws_a_bar_and_is_quick_once_built(demo_only: Path, caps
     out, err = capsys.readouterr()
     assert "sample demo: ready (87 nodes, 90 edges, 23 chunks, index: hashing)" in out
     assert "sample demo: 100%|" in err and "Embedded 23 chunks" in err  # the terminal bar, with its ETA slot
+    # and what the methods keep in the workspace, so no page starts a long job nobody asked for
+    assert "prepared" in out and "dominance model" in out and "FastInsight" in out
     manifest = demo_only / "demo" / "manifest.json"
     first = manifest.stat().st_mtime_ns
     assert cli.main(["samples", "build", "demo"]) == 0
     out, err = capsys.readouterr()
-    assert "sample demo: ready" in out and "100%" not in err  # nothing to build: no bar
+    assert "sample demo: ready" in out and "100%" not in err and "prepared" not in out  # nothing to build: no bar
     assert manifest.stat().st_mtime_ns == first
 
 
@@ -60,3 +62,17 @@ def test_app_no_prebuild_starts_at_once(demo_only: Path, monkeypatch: pytest.Mon
                         lambda cmd, env=None: seen.append((demo_only / "demo").exists()) or 0)
     assert cli.main(["app", "--no-prebuild"]) == 0
     assert seen == [False]
+
+
+def test_samples_build_no_prepare_leaves_the_preparations_to_first_use(demo_only: Path, capsys) -> None:
+    from core.backends.registry import get_embedder
+    from core.index.workspace import Workspace
+    from core.methods.registry import METHODS
+    from core.methods.run import prepare_workspace
+
+    assert cli.main(["samples", "build", "--no-prepare"]) == 0
+    assert "prepared" not in capsys.readouterr().out
+    ws = Workspace.open(demo_only / "demo")
+    titles = prepare_workspace(ws, get_embedder("hashing"))
+    assert titles and len(titles) == len(set(titles)) and len(titles) <= len(METHODS)
+    assert prepare_workspace(ws, get_embedder("hashing")) == []  # kept in the workspace: nothing twice
