@@ -242,3 +242,8 @@ def test_cli_add(tmp_path, hashing, capsys):
             main(["index", str(b), "--add", "--workspace", w, *extra])
     with pytest.raises(SystemExit, match="--add needs --workspace DIR"):
         main(["index", str(b), "--add"])
+    capsys.readouterr()
+    triples = tmp_path / "in" / "t.csv"
+    triples.write_text("head,relation,tail\nKeanu Reeves,starred in,John Wick\n")
+    assert main(["index", str(triples), "--add", "--workspace", w]) == 2
+    assert "egx: error: t.csv: this is a triples file" in capsys.readouterr().err
