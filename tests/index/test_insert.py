@@ -247,3 +247,21 @@ def test_cli_add(tmp_path, hashing, capsys):
     triples.write_text("head,relation,tail\nKeanu Reeves,starred in,John Wick\n")
     assert main(["index", str(triples), "--add", "--workspace", w]) == 2
     assert "egx: error: t.csv: this is a triples file" in capsys.readouterr().err
+
+
+def test_an_insert_in_a_child_process_and_a_killed_one_leaves_the_workspace_as_it_was(tmp_path, hashing):
+    from core.index.isolated import BuildLimits, BuildSpec, build_isolated
+
+    a, b = corpus(tmp_path / "in" / "a.jsonl", A), corpus(tmp_path / "in" / "b.jsonl", B)
+    old = create_workspace([a], tmp_path / "w", embedder=hashing, extractor=get_extractor("rules"))
+    spec = BuildSpec.insert(tmp_path / "w", [b])
+    with pytest.raises(WorkspaceError, match=r"used more than 30 MB of memory"):
+        build_isolated(spec, limits=BuildLimits(memory_mb=30))
+    _answers(tmp_path / "w", hashing, old.graph.content_hash)
+    seen: list[float] = []
+    figures = build_isolated(spec, limits=BuildLimits(), progress=lambda m, f: seen.append(f))
+    assert figures["result"]["added"] == ["b1", "b2", "b3"] and "Added 3 passage(s)" in figures["result"]["summary"]
+    assert seen and seen[-1] == 1.0 and Workspace.open(tmp_path / "w").graph.n_chunks == 7
+    with pytest.raises(EgxError, match="this is a triples file"):
+        build_isolated(BuildSpec.insert(tmp_path / "w", [SAMPLE_DATA / "demo" / "triples.csv"]),
+                       limits=BuildLimits())
