@@ -14,7 +14,8 @@ rows come out in the same order and the graph's content hash is the same. Derive
 graph (FastInsight's node vectors in ``index/extra``, SG-RAG's dominance models, a trained ReG retriever)
 are not carried over: they are recomputed, or retrained, for the new graph.
 
-:func:`add_documents` is the one public function.
+:func:`add_documents` is the one public function; :func:`insert_problem` says beforehand why a workspace
+cannot take more documents (the app shows it in place of the upload).
 """
 
 from __future__ import annotations
@@ -150,7 +151,9 @@ def add_documents(workspace: str | Path, inputs: Sequence[str | Path], *, embedd
         recover(path, locked=True)
         manifest = read_manifest(path)
         meta = Manifest(manifest)
-        _check_workspace(path, meta)
+        problem = insert_problem(path, meta)
+        if problem is not None:
+            raise WorkspaceError(problem)
         ext = _recorded_extractor(path, meta, extractor, llm)
         emb = _recorded_embedder(path, meta, embedder)
         loaded = load_inputs(inputs, name=meta.name or path.name, progress=_slice(progress, 0.0, LOAD_SHARE))
@@ -198,26 +201,26 @@ def _rebuild(path: Path, meta: Manifest, what: str = "") -> str:
     return f"`egx index {sources} {what or 'NEW_FILES'} --workspace {path} --overwrite`"
 
 
-def _check_workspace(path: Path, meta: Manifest) -> None:
-    """Refuse a workspace adding documents cannot extend, naming the way that can."""
+def insert_problem(path: str | Path, meta: Manifest) -> str | None:
+    """Why documents cannot be added to the workspace at ``path`` (with what to do instead), or None when
+    they can: a graph store, a bundled sample, or a workspace not built from a corpus."""
+    path = Path(path)
     if meta.store_url != MEMORY_URL:
-        raise WorkspaceError(
-            f"Workspace {path.name!r} keeps its graph in a graph store ({meta.store_url}); adding documents works on "
-            "workspaces whose graph is in their folder, since the store's graph and the folder's index could not be "
-            f"replaced together atomically. Rebuild it with all the files: {_rebuild(path, meta)} --store "
-            f"{meta.store_url}.")
+        return (f"Workspace {path.name!r} keeps its graph in a graph store ({meta.store_url}); adding documents works "
+                "on workspaces whose graph is in their folder, since the store's graph and the folder's index could "
+                f"not be replaced together atomically. Rebuild it with all the files: {_rebuild(path, meta)} --store "
+                f"{meta.store_url}.")
     if meta.data.get("sample"):
-        raise WorkspaceError(
-            f"Workspace {path.name!r} is a bundled sample: it is rebuilt from its recipe whenever that changes, which "
-            "would drop what you add. Build a workspace of your own from the sample's files and yours: "
-            f"{_rebuild(path, meta)}.")
+        return (f"Workspace {path.name!r} is a bundled sample: it is rebuilt from its recipe whenever that changes, "
+                "which would drop what you add. Build a workspace of your own from the sample's files and yours: "
+                f"{_rebuild(path, meta)}.")
     kind = str((meta.data.get("graph") or {}).get("kind") or "kg")
     if kind != "kg" or meta.extraction is None:
         built = "a corpus graph (nodes are passages)" if kind != "kg" else "triples or a graph file"
-        raise WorkspaceError(
-            f"Workspace {path.name!r} was built from {built}, not from a corpus whose triples egx extracted; "
-            "documents can only be added to a corpus workspace. Rebuild it with all the files instead: "
-            f"{_rebuild(path, meta)}.")
+        return (f"Workspace {path.name!r} was built from {built}, not from a corpus whose triples egx extracted; "
+                "documents can only be added to a corpus workspace. Rebuild it with all the files instead: "
+                f"{_rebuild(path, meta)}.")
+    return None
 
 
 def _recorded_extractor(path: Path, meta: Manifest, extractor: TripleExtractor | None,
