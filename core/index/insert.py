@@ -328,7 +328,9 @@ def _index(tmp: Path, old: Workspace, graph: KnowledgeGraph, emb: Embedder | Non
         raise WorkspaceError(f"Workspace {old.name!r} stores synonym edges computed with {syn.get('embedder')!r} but "
                              f"is indexed with {emb.name!r}; rebuild it: {_rebuild(old.path, old.meta)}.")
     (tmp / "index").mkdir()
-    builds, embedded, n_syn = [], {}, None
+    builds: list[IndexBuild] = []
+    embedded: dict[str, int] = {}
+    n_syn: int | None = None
     for i, kind in enumerate(ITEM_KINDS):  # nodes first: the synonym edges are computed from their vectors
         t0 = time.perf_counter()
         index, n = _reused_rows(old, kind, texts[kind], graph, emb, reuse=reuse, runner=runner,
