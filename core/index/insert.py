@@ -33,6 +33,7 @@ import numpy as np
 from core.errors import InputFormatError, WorkspaceError
 from core.fsio import atomic_write_json, temp_sibling
 from core.graph.builder import ExtractionResult, add_extracted, extract_triples
+from core.graph.chunking import chunking_settings
 from core.graph.graph_builder import GraphBuilder
 from core.graph.loaders import LoadedGraph, load_inputs
 from core.graph.model import Chunk, KnowledgeGraph
@@ -154,6 +155,7 @@ def add_documents(workspace: str | Path, inputs: Sequence[str | Path], *, embedd
         problem = insert_problem(path, meta)
         if problem is not None:
             raise WorkspaceError(problem)
+        chunk_note = _check_chunking(path, meta)
         ext = _recorded_extractor(path, meta, extractor, llm)
         emb = _recorded_embedder(path, meta, embedder)
         loaded = load_inputs(inputs, name=meta.name or path.name, progress=_slice(progress, 0.0, LOAD_SHARE))
@@ -178,7 +180,7 @@ def add_documents(workspace: str | Path, inputs: Sequence[str | Path], *, embedd
             result = InsertResult(None, tuple(c.id for c in fresh), tuple(dups),
                                   graph.n_nodes - old.graph.n_nodes,
                                   graph.n_edges - old.graph.n_edges, res.n_triples, res.failed, embedded,
-                                  notes=_notes(path, old, res))
+                                  notes=_notes(path, old, res) + chunk_note)
             new = _manifest(manifest, loaded, graph, res, index, n_syn, result, seconds=time.perf_counter() - t0)
             atomic_write_json(tmp / MANIFEST, new)
             if progress:
@@ -221,6 +223,20 @@ def insert_problem(path: str | Path, meta: Manifest) -> str | None:
                 "documents can only be added to a corpus workspace. Rebuild it with all the files instead: "
                 f"{_rebuild(path, meta)}.")
     return None
+
+
+def _check_chunking(path: Path, meta: Manifest) -> tuple[str, ...]:
+    """Refuse when this egx would split documents otherwise than the workspace's build did; a note when the
+    workspace (built before the chunker's sizes were recorded) cannot say."""
+    rec = meta.chunking
+    if rec is None:
+        return (f"Workspace {path.name!r} does not record how its documents were split (an older egx built it); the "
+                f"added ones were split with today's sizes {chunking_settings()}.",)
+    if dict(rec) != chunking_settings():
+        raise WorkspaceError(f"Workspace {path.name!r} split its documents with {dict(rec)}, this egx splits them with "
+                             f"{chunking_settings()}: added passages would not match. Rebuild it with all the files: "
+                             f"{_rebuild(path, meta)}.")
+    return ()
 
 
 def _recorded_extractor(path: Path, meta: Manifest, extractor: TripleExtractor | None,
@@ -403,6 +419,7 @@ def _manifest(manifest: Mapping[str, Any], loaded: LoadedGraph, graph: Knowledge
               "added": len(result.added), "duplicates": len(result.duplicates), "new_nodes": result.new_nodes,
               "new_edges": result.new_edges, "embedded": dict(result.embedded), "seconds": round(seconds, 3)}
     m["inserts"] = [*(m.get("inserts") or []), record][-KEEP_INSERTS:]
+    m.setdefault("chunking", chunking_settings())  # how the added passages were split
     return m
 
 

@@ -265,3 +265,20 @@ def test_an_insert_in_a_child_process_and_a_killed_one_leaves_the_workspace_as_i
     with pytest.raises(EgxError, match="this is a triples file"):
         build_isolated(BuildSpec.insert(tmp_path / "w", [SAMPLE_DATA / "demo" / "triples.csv"]),
                        limits=BuildLimits())
+
+
+def test_the_chunking_is_recorded_and_checked(tmp_path, hashing):
+    import core.index.insert as insert_mod
+    from core.fsio import atomic_write_json
+
+    a, b = corpus(tmp_path / "in" / "a.jsonl", A), corpus(tmp_path / "in" / "b.jsonl", B)
+    ws = create_workspace([a], tmp_path / "w", embedder=hashing, extractor=get_extractor("rules"))
+    assert ws.meta.chunking == {"chunk_chars": 1200, "passage_split_chars": 4800}
+    atomic_write_json(tmp_path / "w" / "manifest.json", {**ws.manifest, "chunking": {"chunk_chars": 900}})
+    with pytest.raises(WorkspaceError, match=r"split its documents with \{'chunk_chars': 900\}, this egx splits"):
+        add_documents(tmp_path / "w", [b])
+    old = {k: v for k, v in ws.manifest.items() if k != "chunking"}  # as an older egx wrote it
+    atomic_write_json(tmp_path / "w" / "manifest.json", old)
+    res = add_documents(tmp_path / "w", [b])
+    assert any("does not record how its documents were split" in n for n in res.notes)
+    assert Workspace.open(tmp_path / "w").meta.chunking == insert_mod.chunking_settings()
