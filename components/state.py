@@ -67,6 +67,9 @@ DATA_DL_HTML = "egx.data.download_html"
 DATA_EXTRACTOR = "egx.data.extractor"  #: triple extractor for an uploaded corpus
 DATA_SAMPLE_SEED = "egx.data.sample_seed"  #: which sample of extracted triples the Statistics tab shows
 DATA_UPLOAD_JOB = "egx.data.upload_job"  #: key of this session's upload build (a background job)
+DATA_ADD_UPLOADS = "egx.data.add_uploads"  #: documents to add to the active workspace
+DATA_ADD = "egx.data.add"  #: the "Add documents" button
+DATA_ADD_JOB = "egx.data.add_job"  #: key of this session's insert into the active workspace (a background job)
 
 # ---------------------------------------------------------------- BubbleRAG pages (shared by all four)
 BUBBLE_QUESTION = "egx.bubble.question"  #: the question, shared by the four BubbleRAG pages

@@ -1,5 +1,5 @@
-"""Data: upload a corpus or KG, read the graph's statistics, search and draw it, inspect a node with
-its source passages, and export the graph.
+"""Data: upload a corpus or KG (or add documents to the active corpus workspace), read the graph's
+statistics, search and draw it, inspect a node with its source passages, and export the graph.
 
 Thin by design: each panel reads its widgets, calls a cached core function through
 ``components.resources`` and renders the result.
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -17,6 +16,7 @@ import streamlit as st
 
 from components import graph_view, jobs_view, resources
 from components import state as S
+from components.add_documents import create_add_documents_ui, save_uploads
 from components.sidebar import Active, active
 from components.ui import md_escape
 from core.errors import EgxError
@@ -285,22 +285,6 @@ def create_extraction_ui(g: KnowledgeGraph, ex: Mapping[str, Any]) -> None:
 
 
 # -------------------------------------------------------------------------------------- upload
-def _save_uploads(files: list, folder: Path) -> list[Path]:
-    """Write uploaded files under ``folder`` with harmless, unique names (the browser's file name is
-    user data: ``..``, separators and device names never reach the file system)."""
-    paths: list[Path] = []
-    for f in files:
-        name = clean_filename(f.name)
-        target = folder / name
-        i = 1
-        while target.exists():
-            target = folder / f"{i}-{name}"
-            i += 1
-        target.write_bytes(f.getvalue())
-        paths.append(target)
-    return paths
-
-
 def _suggest_name(files: list) -> str:
     if not files:
         return ""
@@ -363,11 +347,11 @@ def create_upload_ui(act: Active) -> None:
         tmp_lock.release()
 
     try:
-        paths = _save_uploads(list(files), tmp)
+        paths = save_uploads(list(files), tmp)
         qpath = None
         if questions is not None:
             (tmp / "questions").mkdir()
-            qpath = _save_uploads([questions], tmp / "questions")[0]
+            qpath = save_uploads([questions], tmp / "questions")[0]
     except BaseException:
         drop_uploads()
         raise
@@ -476,5 +460,7 @@ with tab_stats:
         create_stats_ui(act, full)
 with tab_upload:
     create_upload_ui(act)
+    st.divider()
+    create_add_documents_ui(act)
 with tab_export:
     create_export_ui(act, act.graph, shown, shown_is_whole, drawing)

@@ -1,5 +1,6 @@
 """``egx index``: build a workspace (graph + FAISS indexes) from input files, a bundled sample, or
-re-index an existing workspace (optionally moving its graph into FalkorDB, optionally on Ray)."""
+re-index an existing workspace (optionally moving its graph into FalkorDB, optionally on Ray); with
+``--add``, add documents to an existing corpus workspace without rebuilding it."""
 
 from __future__ import annotations
 
@@ -29,8 +30,8 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
     i.add_argument("--sample", help="build/refresh a bundled sample workspace by name (demo, musique)")
     i.add_argument("--name", help="display name (default: folder name)")
     i.add_argument("--questions", help="questions file with gold evidence to keep in the workspace")
-    i.add_argument("--embedder", default=DEFAULT_EMBEDDER,
-                   help="embedder name (bge-small, minilm, hashing, st:<path-or-id>)")
+    i.add_argument("--embedder", help=f"embedder name (bge-small, minilm, hashing, st:<path-or-id>); default: "
+                                      f"{DEFAULT_EMBEDDER}, with --add the workspace's own")
     i.add_argument("--llm", default="none", help="LLM for triple extraction from a plain corpus (none, local, local-small, openai)")
     i.add_argument("--extractor", help="triple extractor (llm, spacy, rules); default: llm if an LLM is set, else spacy")
     i.add_argument("--synonyms", type=float, metavar="COSINE",
@@ -46,6 +47,10 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
                         "FastInsight's node vectors, PPR's synonymy edges, SG-RAG's dominance model — so no "
                         "question waits on them")
     i.add_argument("--overwrite", action="store_true", help="replace an existing workspace (and its store graph)")
+    i.add_argument("--add", action="store_true",
+                   help="add the input documents to the existing corpus workspace --workspace DIR without rebuilding "
+                        "it: only the new passages are extracted and embedded, with the extractor and embedder the "
+                        "workspace recorded; passages it already holds are skipped")
     add_ray(i, "embed the nodes, edges and chunks and extract triples")
     i.add_argument("--rebuild", action="store_true", help="rebuild the index even if it is up to date (with --sample: "
                                                           "rebuild the whole sample workspace)")
@@ -57,7 +62,9 @@ def run(args: argparse.Namespace) -> int:
 
     from core.backends.registry import get_embedder
 
-    embedder = get_embedder(args.embedder)
+    if args.add:
+        return _add(args)
+    embedder = get_embedder(args.embedder or DEFAULT_EMBEDDER)
     if args.store and args.sample:
         raise SystemExit("egx index: --store applies to a workspace of yours, not a bundled sample: build it from the "
                          "sample's inputs with `egx index INPUTS --workspace DIR --store URL`")
@@ -122,6 +129,40 @@ def _build(args: argparse.Namespace, embedder: Embedder, runner: RayRunner | Non
                               progress=progress_bar("index"), synonym_threshold=args.synonyms, store=args.store,
                               runner=runner)
     return ws
+
+
+def _add(args: argparse.Namespace) -> int:
+    """``egx index MORE... --add --workspace W``: the workspace's recorded settings, the new files only."""
+    from contextlib import nullcontext
+
+    from core.backends.registry import get_embedder, get_extractor
+    from core.index.insert import add_documents
+
+    if not args.workspace:
+        raise SystemExit("egx index: --add needs --workspace DIR, the corpus workspace to add the documents to")
+    if not args.inputs:
+        raise SystemExit("egx index: --add needs the documents to add (.txt/.md files or JSON(L) passages)")
+    if args.overwrite or args.sample or args.store or args.rebuild:
+        raise SystemExit("egx index: --add extends a workspace in place; it takes no --overwrite, --sample, --store "
+                         "or --rebuild (to rebuild, leave --add out)")
+    if args.synonyms is not None or args.questions or args.name:
+        raise SystemExit("egx index: --add uses the workspace's recorded settings; --synonyms, --questions and --name "
+                         "belong to a build (leave --add out and pass --overwrite to rebuild with them)")
+    llm = llm_from_args(args) if args.llm != "none" or args.extractor == "llm" else None
+    embedder = get_embedder(args.embedder) if args.embedder else None
+    extractor = get_extractor(args.extractor, llm=llm) if args.extractor else None
+    runner = ray_runner(args)
+    with runner if runner is not None else nullcontext():
+        res = add_documents(args.workspace, args.inputs, embedder=embedder, extractor=extractor, llm=llm,
+                            progress=progress_bar("add"), runner=runner)
+    print(res.summary())
+    for note in res.notes:
+        print(f"  note: {note}")
+    if res.workspace is not None:
+        g = res.workspace.meta.data.get("graph", {})
+        print(f"Workspace {res.workspace.name!r} at {res.workspace.path}: {g.get('nodes')} nodes, {g.get('edges')} "
+              f"edges, {g.get('chunks')} chunks.")
+    return 0
 
 
 def _report(args: argparse.Namespace, ws: Workspace) -> int:

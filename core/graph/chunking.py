@@ -60,3 +60,9 @@ def chunk_text(text: str, *, max_chars: int = CHUNK_CHARS) -> list[str]:
     if cur:
         chunks.append(cur)
     return chunks
+
+
+def chunking_settings() -> dict[str, int]:
+    """What a workspace's manifest records of the chunker (``chunking``), so documents added later are
+    split alike or refused when this egx would split them otherwise."""
+    return {"chunk_chars": CHUNK_CHARS, "passage_split_chars": PASSAGE_SPLIT_CHARS}

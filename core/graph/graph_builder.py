@@ -61,16 +61,18 @@ class GraphBuilder:
         self._rel_keys: dict[str, tuple[str, str]] = {}
 
     @classmethod
-    def of(cls, graph: KnowledgeGraph) -> GraphBuilder:
+    def of(cls, graph: KnowledgeGraph, *, edges: Iterable[int] | None = None) -> GraphBuilder:
         """A builder holding everything of ``graph`` (chunks, nodes with their ids, descriptions and
-        provenance, edges), to which more can be added: extraction results, synonym edges."""
+        provenance, edges), to which more can be added: extraction results, synonym edges. ``edges``
+        keeps only those edge ids, in graph order (all by default): adding documents drops the synonym
+        edges it then computes again over the merged nodes."""
         b = cls(kind=graph.kind, name=graph.name)
         for c in graph.chunks:
             b.add_chunk(c.title, c.text, chunk_id=c.id)
         for v in range(graph.n_nodes):
             b.add_node(graph.node_names[v], node_id=graph.node_ids[v], description=graph.node_descriptions[v],
                        chunk_ids=graph.node_chunks[v])
-        for e in range(graph.n_edges):
+        for e in range(graph.n_edges) if edges is None else sorted(set(edges)):
             b.add_edge(graph.node_ids[int(graph.edge_head[e])], graph.edge_relation[e],
                        graph.node_ids[int(graph.edge_tail[e])], chunk_ids=graph.edge_chunks[e])
         return b

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from core.errors import WorkspaceError
 from core.fsio import atomic_write_bytes, atomic_write_json, temp_sibling
 from core.graph.builder import build_kg_from_corpus
+from core.graph.chunking import chunking_settings
 from core.graph.loaders import LoadedGraph, load_inputs
 from core.graph.model import KnowledgeGraph
 from core.graph.store import StoreURL, parse_store_url
@@ -221,6 +222,7 @@ def _manifest(path: Path, loaded: LoadedGraph, graph: KnowledgeGraph, *, name: s
                   "nodes": graph.n_nodes, "edges": graph.n_edges, "chunks": graph.n_chunks,
                   "provenance_hash": graph.provenance_hash},
         "warnings": warnings,
+        "chunking": chunking_settings(),
     }
     if extraction:
         manifest["extraction"] = extraction

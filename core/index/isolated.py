@@ -3,8 +3,9 @@
 A build started from the app (an upload, a sample, a re-index) used to run in the server's own process:
 one hostile upload (a single 10 MB passage) took the server from 71 MB to 4.1 GB, and every user with it.
 :func:`build_isolated` runs the build (:func:`~core.index.create.create_workspace` for an upload,
-:func:`~core.index.samples.ensure_sample_workspace` for a sample, ``Workspace.ensure_index`` for a re-index:
-:class:`BuildSpec`'s ``kind``) in a child Python process instead and watches it:
+:func:`~core.index.samples.ensure_sample_workspace` for a sample, ``Workspace.ensure_index`` for a re-index,
+:func:`~core.index.insert.add_documents` for documents added to a workspace: :class:`BuildSpec`'s ``kind``)
+in a child Python process instead and watches it:
 
 * **memory**: the resident memory of the child and its own children, sampled every 0.1 s, must stay under
   ``EGX_BUILD_MEMORY_MB`` (default 4096); past it the child is killed;
@@ -74,9 +75,9 @@ def isolated_builds() -> bool:
     return os.environ.get("EGX_BUILD_ISOLATED", "1").strip().lower() not in ("0", "false", "no", "off")
 
 
-#: what a child can build: a workspace from uploaded files, a bundled sample from its recipe, or the index of
-#: an existing workspace for another embedder
-BUILD_KINDS = ("create", "sample", "index")
+#: what a child can build: a workspace from uploaded files, a bundled sample from its recipe, the index of
+#: an existing workspace for another embedder, or an existing corpus workspace with more documents
+BUILD_KINDS = ("create", "sample", "index", "insert")
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,8 @@ class BuildSpec:
     """What the child builds, models by registry name. ``kind="create"``: ``create_workspace`` on ``inputs``
     into ``target``; ``"sample"``: the bundled sample ``name`` into ``target`` (``ensure_sample_workspace``,
     built only when missing or stale); ``"index"``: the workspace at ``target`` indexed for ``embedder``
-    (``Workspace.ensure_index``)."""
+    (``Workspace.ensure_index``); ``"insert"``: ``inputs`` added to the corpus workspace at ``target``
+    (:func:`~core.index.insert.add_documents`; an empty ``embedder`` / ``extractor`` means the recorded one)."""
 
     inputs: tuple[str, ...]
     target: str
@@ -103,6 +105,12 @@ class BuildSpec:
     @classmethod
     def index(cls, target: str | Path, embedder: str) -> BuildSpec:
         return cls(inputs=(), target=str(target), name=Path(target).name, embedder=embedder, kind="index")
+
+    @classmethod
+    def insert(cls, target: str | Path, inputs: Sequence[str | Path], *, embedder: str = "", extractor: str = "",
+               llm: str = "none") -> BuildSpec:
+        return cls(inputs=tuple(str(p) for p in inputs), target=str(target), name=Path(target).name,
+                   embedder=embedder, extractor=extractor, llm=llm, kind="insert")
 
 
 def _rss_mb(proc: Any) -> float:
@@ -126,7 +134,8 @@ def build_isolated(spec: BuildSpec, *, limits: BuildLimits | None = None,
                    progress: Callable[[str, float], None] | None = None,
                    cancel: threading.Event | None = None) -> dict[str, Any]:
     """Build ``spec.target`` in a child process within ``limits``; returns the build's figures
-    (``{"peak_mb": …, "seconds": …}``).
+    (``{"peak_mb": …, "seconds": …}``; an ``insert`` adds ``"result"``, :meth:`InsertResult.to_dict
+    <core.index.insert.InsertResult.to_dict>`).
 
     Raises
     ------
@@ -204,7 +213,10 @@ def build_isolated(spec: BuildSpec, *, limits: BuildLimits | None = None,
         tail = "".join(err_tail).strip().splitlines()[-1:] or ["no message"]
         raise WorkspaceError(f"The build of “{name}” ended without finishing (exit status {child.returncode}: "
                              f"{tail[0][:300]}). Nothing was saved; try again, or build it with `egx index`.")
-    return {"peak_mb": round(peak, 1), "seconds": round(time.monotonic() - t0, 2)}
+    figures: dict[str, Any] = {"peak_mb": round(peak, 1), "seconds": round(time.monotonic() - t0, 2)}
+    if isinstance(outcome.get("result"), dict):
+        figures["result"] = outcome["result"]
+    return figures
 
 
 # ------------------------------------------------------------------------------------ upload folders
@@ -263,6 +275,7 @@ def _child(spec: BuildSpec) -> None:
     """The child's side: build, reporting progress and the outcome as JSON lines."""
     from core.backends.registry import get_embedder, get_extractor, get_llm
     from core.index.create import create_workspace
+    from core.index.insert import add_documents
     from core.index.samples import ensure_sample_workspace
     from core.index.workspace import Workspace
 
@@ -273,24 +286,30 @@ def _child(spec: BuildSpec) -> None:
     def progress(m: str, f: float) -> None:
         emit({"m": m, "p": f})
 
+    done: dict[str, Any] = {"done": True}
     try:
         if spec.kind not in BUILD_KINDS:
             raise EgxError(f"unknown build kind {spec.kind!r}; one of {', '.join(BUILD_KINDS)}")
-        emb = get_embedder(spec.embedder)
         target = Path(spec.target)
-        if spec.kind == "sample":
-            ensure_sample_workspace(spec.name, emb, progress=progress, root=target.parent)
+        if spec.kind == "insert":  # the workspace's recorded models unless named
+            llm = get_llm(spec.llm) if spec.llm and spec.llm != "none" else None
+            res = add_documents(target, list(spec.inputs), progress=progress, llm=llm,
+                                embedder=get_embedder(spec.embedder) if spec.embedder else None,
+                                extractor=get_extractor(spec.extractor, llm=llm) if spec.extractor else None)
+            done["result"] = res.to_dict()
+        elif spec.kind == "sample":
+            ensure_sample_workspace(spec.name, get_embedder(spec.embedder), progress=progress, root=target.parent)
         elif spec.kind == "index":
-            Workspace.open(target).ensure_index(emb, progress=progress)
+            Workspace.open(target).ensure_index(get_embedder(spec.embedder), progress=progress)
         else:
             llm = get_llm(spec.llm) if spec.extractor == "llm" else None
             create_workspace(list(spec.inputs), target, name=spec.name, title=spec.title or spec.name,
-                             embedder=emb, extractor=get_extractor(spec.extractor, llm=llm),
+                             embedder=get_embedder(spec.embedder), extractor=get_extractor(spec.extractor, llm=llm),
                              questions=spec.questions, progress=progress)
     except EgxError as exc:
         emit({"error": str(exc)})
         raise SystemExit(2) from None
-    emit({"done": True})
+    emit(done)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -85,6 +85,12 @@ class Manifest:
         return v if isinstance(v, dict) else None
 
     @property
+    def chunking(self) -> Mapping[str, Any] | None:
+        """The chunker's sizes the passages were split with (None: an older egx did not record them)."""
+        v = self.data.get("chunking")
+        return v if isinstance(v, dict) else None
+
+    @property
     def synonyms(self) -> Mapping[str, Any] | None:
         v = self.data.get("synonyms")
         return v if isinstance(v, dict) else None

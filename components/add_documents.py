@@ -1,0 +1,129 @@
+"""The Data page's "Add documents" panel: more passages into the active corpus workspace without a rebuild
+(:func:`core.index.insert.add_documents`), as a background job of the server that runs in a capped child
+process like a build (:mod:`core.index.isolated`), with its progress, and its outcome once it ends.
+
+Also home to :func:`save_uploads`, which both upload panels of the page use.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import streamlit as st
+
+from components import jobs_view, resources
+from components import state as S
+from components.ui import md_escape
+from core.errors import EgxError
+from core.fsio import clean_filename
+from core.index.insert import insert_problem
+from core.index.isolated import BuildSpec, build_isolated, isolated_builds, new_upload_dir
+from core.jobs import JobBusyError
+
+if TYPE_CHECKING:
+    from components.sidebar import Active
+    from core.jobs import Job
+
+#: what the corpus loaders read (documents and JSON(L) passages, gzip-compressed too)
+ADD_TYPES = ["txt", "md", "json", "jsonl", "gz"]
+
+
+def save_uploads(files: list, folder: Path) -> list[Path]:
+    """Write uploaded files under ``folder`` with harmless, unique names (the browser's file name is
+    user data: ``..``, separators and device names never reach the file system)."""
+    paths: list[Path] = []
+    for f in files:
+        name = clean_filename(f.name)
+        target = folder / name
+        i = 1
+        while target.exists():
+            target = folder / f"{i}-{name}"
+            i += 1
+        target.write_bytes(f.getvalue())
+        paths.append(target)
+    return paths
+
+
+def create_add_documents_ui(act: Active) -> None:
+    """Upload more documents into the active workspace; or say why this workspace cannot take them."""
+    ws = act.workspace
+    st.subheader(f"Add documents to “{md_escape(ws.title)}”")
+    problem = insert_problem(ws.path, ws.meta)
+    if problem is not None:
+        st.caption(md_escape(problem))
+        return
+    st.markdown("Only the new passages are read, turned into triples (with the extractor this workspace was built "
+                "with) and embedded; entities already in the graph get the new edges and passages. Passages the "
+                "workspace already holds are skipped. The workspace is replaced only when everything is done.")
+    files = st.file_uploader("Documents to add (.txt / .md, or JSON(L) {title, text} passages)", type=ADD_TYPES,
+                             accept_multiple_files=True, key=S.DATA_ADD_UPLOADS)
+    if not st.button("Add documents", key=S.DATA_ADD, icon=":material/note_add:"):
+        show_add_job()
+        return
+    if not files:
+        st.error("Choose at least one document to add.")
+        return
+    tmp, tmp_lock = new_upload_dir()
+
+    def drop_uploads() -> None:
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp_lock.release()
+
+    try:
+        paths = save_uploads(list(files), tmp)
+    except BaseException:
+        drop_uploads()
+        raise
+    llm = act.llm if act.llm.available else None
+    spec = BuildSpec.insert(ws.path, paths, embedder=act.embedder_name, llm=act.llm_name if llm else "none")
+
+    def work(job: Job) -> dict[str, Any]:
+        from core.index.insert import add_documents
+
+        try:
+            if not isolated_builds():  # EGX_BUILD_ISOLATED=0: in this process, uncapped
+                return add_documents(ws.path, paths, embedder=act.embedder, llm=llm, progress=job.progress).to_dict()
+            figures = build_isolated(spec, progress=job.progress, cancel=job.cancel_event)
+            job.extra["build"] = {k: v for k, v in figures.items() if k != "result"}
+            return dict(figures.get("result") or {})
+        finally:
+            drop_uploads()
+
+    key = f"insert:{ws.path}"
+    try:  # one insert into a workspace at a time; another session's files are not these
+        job = resources.jobs().submit(key, f"Adding documents to “{ws.title}”", work, kind="workspace", join=False)
+    except JobBusyError as exc:
+        drop_uploads()
+        st.error(md_escape(exc))
+        return
+    st.session_state[S.DATA_ADD_JOB] = key
+    job.wait(jobs_view.inline_wait(8.0))
+    show_add_job()
+
+
+def show_add_job() -> None:
+    """This session's insert: live while it runs; when it ended, its outcome (once)."""
+    key = st.session_state.get(S.DATA_ADD_JOB)
+    job = resources.jobs().get(key) if key else None
+    if job is None:
+        st.session_state.pop(S.DATA_ADD_JOB, None)
+        return
+    s = job.status()
+    if s.running:
+        jobs_view.watch(job)
+        return
+    st.session_state.pop(S.DATA_ADD_JOB, None)
+    if s.state == "cancelled":
+        st.warning("Adding the documents was cancelled. The workspace is as it was.")
+        return
+    try:
+        result = job.result()
+    except EgxError as exc:
+        st.error(f"**Could not add the documents.** {md_escape(exc)}\n\nThe workspace is as it was. Fix the input "
+                 "and add it again.")
+        return
+    # shown by the page above its tabs, after the rerun that opens the new workspace
+    st.session_state[S.DATA_BUILT_MESSAGE] = " ".join([str(result.get("summary", "")), *result.get("notes", [])])
+    st.rerun()

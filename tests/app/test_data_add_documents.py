@@ -1,0 +1,56 @@
+"""The Data page's "Add documents": more passages go into the active corpus workspace as a background job
+(in a capped child process), the page then opens the new workspace and says what was added; bad input is a
+message and leaves the workspace as it was; a workspace that cannot take documents says why."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from components import state as S
+from core.index.workspace import Workspace
+from tests.app.helpers import plain, run_page
+
+A = [{"id": "a1", "title": "The Matrix", "text": "Keanu Reeves starred in The Matrix with Laurence Fishburne."},
+     {"id": "a2", "title": "Speed", "text": "Keanu Reeves starred in Speed with Sandra Bullock."}]
+B = [{"id": "b1", "title": "John Wick", "text": "Keanu Reeves starred in John Wick, directed by Chad Stahelski."}]
+
+
+def _corpus_workspace(home: Path, tmp_path: Path, monkeypatch) -> Path:
+    from core.backends.registry import get_embedder, get_extractor
+    from core.index.create import create_workspace
+
+    monkeypatch.setenv("EGX_CACHE_DIR", str(tmp_path / "cache"))
+    src = tmp_path / "a.jsonl"
+    src.write_text("\n".join(json.dumps(r) for r in A))
+    target = home / "workspaces" / "films"
+    create_workspace([src], target, title="Films *of* <b>Keanu</b>", embedder=get_embedder("hashing"),
+                     extractor=get_extractor("rules"))
+    return target
+
+
+def test_add_documents_to_the_active_corpus_workspace(home: Path, tmp_path: Path, monkeypatch) -> None:
+    target = _corpus_workspace(home, tmp_path, monkeypatch)
+    at = run_page("pages/data.py")
+    assert any("is a bundled sample" in plain(c.value) for c in at.caption)  # the demo cannot take documents
+    at.sidebar.selectbox(key=S.widget_key(S.WORKSPACE)).set_value("films").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(plain(h.value) == "Add documents to “Films *of* <b>Keanu</b>”" for h in at.subheader)  # escaped
+
+    empty = ("empty.txt", b"  \n", "text/plain")
+    at.file_uploader(key=S.DATA_ADD_UPLOADS).set_value(empty)
+    at.button(key=S.DATA_ADD).click().run()
+    assert not at.exception
+    errors = [plain(e.value) for e in at.error]
+    assert any("Could not add the documents." in e and "the document is empty" in e for e in errors), errors
+    assert Workspace.open(target).graph.n_chunks == 2
+
+    at.file_uploader(key=S.DATA_ADD_UPLOADS).set_value(("b.jsonl", "\n".join(map(json.dumps, B)).encode(),
+                                                         "application/json"))
+    at.button(key=S.DATA_ADD).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("Added 1 passage(s)" in plain(s.value) for s in at.success), [s.value for s in at.success]
+    ws = Workspace.open(target)
+    assert [c.id for c in ws.graph.chunks] == ["a1", "a2", "b1"]
+    assert "b1" in ws.graph.node_chunks[ws.graph.node("Keanu Reeves")]
+    assert [p for p in (home / "uploads").iterdir() if p.is_dir()] == []  # the upload folder went with the job

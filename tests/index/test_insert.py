@@ -1,0 +1,284 @@
+"""Adding documents to a corpus workspace: the same workspace as building everything at once, duplicates
+skipped, bad input refused with the workspace untouched, a failure or a kill at any moment leaving the
+previous workspace usable, and the ``egx index --add`` path."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.backends.registry import get_embedder, get_extractor, get_llm
+from core.errors import EgxError, InputFormatError, WorkspaceError
+from core.index.create import create_workspace
+from core.index.insert import add_documents
+from core.index.workspace import Workspace
+from core.methods.base import Backends
+from core.methods.run import run_method
+from tests.conftest import ROOT, SAMPLE_DATA
+
+A = [
+    {"id": "a1", "title": "The Matrix", "text": "Keanu Reeves starred in The Matrix with Laurence Fishburne."},
+    {"id": "a2", "title": "Agent Smith", "text": "Agent Smith is played by Hugo Weaving in The Matrix."},
+    {"id": "a3", "title": "Speed", "text": "Keanu Reeves starred in Speed with Sandra Bullock."},
+    {"id": "a4", "title": "Lothair II", "text": "Lothair II was the son of Emperor Lothair I and Ermengarde of Tours."},
+]
+B = [
+    {"id": "b1", "title": "John Wick", "text": "Keanu Reeves starred in John Wick, directed by Chad Stahelski."},
+    {"id": "b2", "title": "Ermengarde", "text": "Ermengarde of Tours married Lothair I in Thionville."},
+    {"id": "b3", "title": "Hugo Weaving", "text": "Hugo Weaving was born in Nigeria and played Elrond."},
+]
+QUESTIONS = ["Who starred in John Wick?", "Whom did Ermengarde of Tours marry?", "Which film had Hugo Weaving?"]
+#: A reused index row is the old row normalized once more when the new index is built, and float32
+#: normalization of a unit vector moves it by a few ulp (~1e-7): far below any score gap that ranks.
+ATOL = 1e-6
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("EGX_CACHE_DIR", str(tmp_path / "cache"))  # no extraction cached by another test
+
+
+@pytest.fixture
+def hashing():
+    return get_embedder("hashing")
+
+
+def corpus(path: Path, records: list[dict]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    return path
+
+
+def graph_rows(ws: Workspace) -> dict:
+    g = ws.graph
+    return {"nodes": [(g.node_ids[v], g.node_names[v], g.node_chunks[v]) for v in range(g.n_nodes)],
+            "edges": [(g.edge_texts[e], g.edge_chunks[e]) for e in range(g.n_edges)],
+            "chunks": [(c.id, c.title, c.text) for c in g.chunks]}
+
+
+def ranked(ws: Workspace, emb, kind: str, query: str, k: int = 5) -> list[int]:
+    return ws.index(kind).search(emb.embed([query]), k)[1][0].tolist()
+
+
+@pytest.mark.parametrize("synonyms", [None, 0.5])
+def test_build_then_add_equals_building_everything_at_once(tmp_path, hashing, synonyms):
+    a, b = corpus(tmp_path / "in" / "a.jsonl", A), corpus(tmp_path / "in" / "b.jsonl", B)
+    rules = get_extractor("rules")
+    create_workspace([a], tmp_path / "inc", embedder=hashing, extractor=rules, synonym_threshold=synonyms)
+    res = add_documents(tmp_path / "inc", [b])
+    full = create_workspace([a, b], tmp_path / "full", embedder=hashing, extractor=rules, synonym_threshold=synonyms)
+    inc = Workspace.open(tmp_path / "inc")
+    assert res.added == ("b1", "b2", "b3") and res.duplicates == () and res.changed
+    assert graph_rows(inc) == graph_rows(full)  # same nodes, edges, provenance and chunks, in the same order
+    assert inc.graph.content_hash == full.graph.content_hash
+    assert inc.meta.provenance_hash == full.meta.provenance_hash == full.graph.provenance_hash
+    assert inc.index_problem(hashing) is None
+    assert inc.meta.sources == full.meta.sources
+    assert inc.manifest["extraction"]["triples"] == full.manifest["extraction"]["triples"]
+    if synonyms is not None:
+        assert inc.manifest["synonyms"]["edges"] == full.manifest["synonyms"]["edges"] > 0
+    # "Keanu Reeves" merged: one node, with the new passage in its provenance
+    keanu = inc.graph.node("Keanu Reeves")
+    assert "b1" in inc.graph.node_chunks[keanu] and "a1" in inc.graph.node_chunks[keanu]
+    assert inc.graph.search_nodes("Keanu Reeves") == ["Keanu Reeves"]
+    # only what is new was embedded; the vectors equal a full build's
+    assert res.embedded["chunks"] == 3 and res.embedded["nodes"] == res.new_nodes
+    for kind in ("nodes", "edges", "chunks"):
+        np.testing.assert_allclose(inc.index(kind).vectors, full.index(kind).vectors, rtol=0, atol=ATOL)
+        for q in QUESTIONS:
+            assert ranked(inc, hashing, kind, q) == ranked(full, hashing, kind, q)
+    backends = Backends(hashing, get_llm("none"), None)
+    for method in ("dense", "ppr", "bubblerag"):
+        for q in QUESTIONS:
+            got = [r.chunk_id for r in run_method(method, q, inc, backends).ranked_chunks]
+            want = [r.chunk_id for r in run_method(method, q, full, backends).ranked_chunks]
+            assert got == want, (method, q)
+
+
+def test_duplicate_passages_are_skipped_and_reported(tmp_path, hashing):
+    a = corpus(tmp_path / "in" / "a.jsonl", A)
+    create_workspace([a], tmp_path / "w", embedder=hashing, extractor=get_extractor("rules"))
+    before = Workspace.open(tmp_path / "w").manifest
+    again = add_documents(tmp_path / "w", [a])  # the same file: every passage is there already
+    assert not again.changed and again.duplicates == ("a1", "a2", "a3", "a4")
+    assert "Nothing was added" in again.summary()
+    assert Workspace.open(tmp_path / "w").manifest == before  # not rewritten
+    # same text under another id (the file uploaded under another name), and a repeat within the insert
+    copy = corpus(tmp_path / "in" / "copy.jsonl", [{**A[0], "id": "x1"}, B[0], {**B[0], "id": "x2"}])
+    res = add_documents(tmp_path / "w", [copy])
+    assert res.added == ("b1",) and res.duplicates == ("x1", "x2")
+    assert "2 duplicate passage(s) skipped (x1, x2)" in res.summary()
+    assert [c.id for c in Workspace.open(tmp_path / "w").graph.chunks] == ["a1", "a2", "a3", "a4", "b1"]
+
+
+def test_bad_input_is_refused_and_the_workspace_is_untouched(tmp_path, hashing):
+    a = corpus(tmp_path / "in" / "a.jsonl", A)
+    create_workspace([a], tmp_path / "w", embedder=hashing, extractor=get_extractor("rules"))
+    snapshot = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "w").rglob("*")}
+    empty = tmp_path / "in" / "empty.txt"
+    empty.write_text("  \n")
+    triples = tmp_path / "in" / "t.csv"
+    triples.write_text("head,relation,tail\nKeanu Reeves,starred in,John Wick\n")
+    clash = corpus(tmp_path / "in" / "clash.jsonl", [{"id": "a1", "title": "Other", "text": "Another text."}])
+    cases = [
+        ([empty], InputFormatError, r"empty\.txt: the document is empty"),
+        ([triples], InputFormatError, r"t\.csv: this is a triples file, and workspace 'w' was built from a corpus.*"
+                                      r"Expected \.txt / \.md documents or JSON\(L\)"),
+        ([clash], InputFormatError, r"passage 'a1': the workspace already holds another passage under this id"),
+        ([], EgxError, "No input files were given"),
+    ]
+    for inputs, err, pattern in cases:
+        with pytest.raises(err, match=pattern):
+            add_documents(tmp_path / "w", inputs)
+    with pytest.raises(WorkspaceError, match=r"nowhere is not a workspace \(no manifest\.json\)"):
+        add_documents(tmp_path / "nowhere", [a])
+    assert not (tmp_path / "nowhere").exists()
+    with pytest.raises(WorkspaceError, match=r"indexed with 'hashing-.*', not 'hashing-.*'.*leave --embedder out"):
+        add_documents(tmp_path / "w", [a], embedder=get_embedder("hashing", dim=64))
+    with pytest.raises(WorkspaceError, match=r"was extracted with 'rules:.*', not 'spacy:.*'"):
+        add_documents(tmp_path / "w", [a], extractor=get_extractor("spacy"))
+    assert {p.name: p.stat().st_mtime_ns for p in (tmp_path / "w").rglob("*")} == snapshot
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(".lock")) == ["cache", "in", "w"]
+
+
+def test_workspaces_it_cannot_extend_say_why_and_what_to_do(tmp_path, hashing):
+    a = corpus(tmp_path / "in" / "a.jsonl", A)
+    create_workspace([SAMPLE_DATA / "demo" / "triples.csv"], tmp_path / "kg", embedder=hashing)
+    with pytest.raises(WorkspaceError, match=r"was built from triples or a graph file, not from a corpus.*"
+                                             r"egx index triples\.csv NEW_FILES --workspace .*kg --overwrite"):
+        add_documents(tmp_path / "kg", [a])
+    create_workspace([a], tmp_path / "s", embedder=hashing, extractor=get_extractor("rules"),
+                     extra_manifest={"sample": True})
+    with pytest.raises(WorkspaceError, match="is a bundled sample"):
+        add_documents(tmp_path / "s", [a])
+
+
+def _answers(path: Path, emb, content_hash: str) -> None:
+    ws = Workspace.open(path)
+    assert ws.graph.content_hash == content_hash and ws.index_problem(emb) is None
+    hits = [ws.graph.chunks[i].id for i in ranked(ws, emb, "chunks", "Keanu Reeves Speed Sandra Bullock", 1)]
+    assert hits == ["a3"]
+
+
+@pytest.mark.parametrize("at", [0.2, 0.6, 0.98])
+def test_a_failure_midway_leaves_the_previous_workspace(tmp_path, hashing, at):
+    a, b = corpus(tmp_path / "in" / "a.jsonl", A), corpus(tmp_path / "in" / "b.jsonl", B)
+    old = create_workspace([a], tmp_path / "w", embedder=hashing, extractor=get_extractor("rules"))
+
+    def fail(msg: str, frac: float) -> None:
+        if frac >= at:
+            raise RuntimeError(f"simulated failure at {msg!r}")
+
+    with pytest.raises(RuntimeError, match="simulated failure"):
+        add_documents(tmp_path / "w", [b], progress=fail)
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(".lock")) == ["cache", "in", "w"]
+    _answers(tmp_path / "w", hashing, old.graph.content_hash)
+
+
+KILL_DURING_INSERT = """
+import os, sys
+from core.index.insert import add_documents
+def die(msg, frac):
+    if frac >= float(sys.argv[3]):
+        os._exit(137)
+add_documents(sys.argv[1], [sys.argv[2]], progress=die)
+"""
+
+
+@pytest.mark.parametrize("at", [0.5, 0.99])
+def test_a_kill_midway_leaves_the_previous_workspace(tmp_path, hashing, at):
+    a, b = corpus(tmp_path / "in" / "a.jsonl", A), corpus(tmp_path / "in" / "b.jsonl", B)
+    old = create_workspace([a], tmp_path / "w", embedder=hashing, extractor=get_extractor("rules"))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    code = subprocess.run([sys.executable, "-c", KILL_DURING_INSERT, str(tmp_path / "w"), str(b), str(at)],
+                          env=env, cwd=ROOT, timeout=120).returncode
+    assert code == 137
+    assert any(".building-" in p.name for p in tmp_path.iterdir())  # the half-built sibling, frozen
+    _answers(tmp_path / "w", hashing, old.graph.content_hash)  # opening recovers
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(".lock")) == ["cache", "in", "w"]
+    assert add_documents(tmp_path / "w", [b]).added == ("b1", "b2", "b3")  # and a second try succeeds
+
+
+def test_derived_caches_of_the_old_graph_are_not_carried_over(tmp_path, hashing):
+    a, b = corpus(tmp_path / "in" / "a.jsonl", A), corpus(tmp_path / "in" / "b.jsonl", B)
+    ws = create_workspace([a], tmp_path / "w", embedder=hashing, extractor=get_extractor("rules"))
+    from core.methods.fastinsight.node_vectors import node_vectors
+
+    node_vectors(ws, hashing)
+    assert (ws.index_dir / "extra").is_dir()
+    (tmp_path / "w" / "sgrag").mkdir()
+    (tmp_path / "w" / "sgrag" / "dominance-old.pt").write_bytes(b"x")
+    res = add_documents(tmp_path / "w", [b])
+    assert any("FastInsight's node vectors" in n and "SG-RAG" in n for n in res.notes)
+    new = Workspace.open(tmp_path / "w")
+    assert not (new.index_dir / "extra").exists() and not (tmp_path / "w" / "sgrag").exists()
+    _, vecs = node_vectors(new, hashing)
+    assert vecs.built and vecs.vectors.shape[0] == new.graph.n_nodes  # embedded again for the new graph
+    assert new.manifest["inserts"][-1]["added"] == 3
+
+
+def test_cli_add(tmp_path, hashing, capsys):
+    from core.cli import main
+
+    a, b = corpus(tmp_path / "in" / "a.jsonl", A), corpus(tmp_path / "in" / "b.jsonl", B)
+    w = str(tmp_path / "w")
+    assert main(["index", str(a), "--workspace", w, "--embedder", "hashing", "--extractor", "rules"]) == 0
+    capsys.readouterr()
+    assert main(["index", str(b), "--add", "--workspace", w]) == 0
+    out = capsys.readouterr().out
+    assert "Added 3 passage(s)" in out and "embedded" in out
+    assert "7 chunks" in out
+    assert main(["index", str(b), "--add", "--workspace", w]) == 0
+    assert "Nothing was added" in capsys.readouterr().out
+    for extra, message in ((["--overwrite"], "--add extends a workspace in place"),
+                           (["--synonyms", "0.8"], "--add uses the workspace's recorded settings")):
+        with pytest.raises(SystemExit, match=message):
+            main(["index", str(b), "--add", "--workspace", w, *extra])
+    with pytest.raises(SystemExit, match="--add needs --workspace DIR"):
+        main(["index", str(b), "--add"])
+    capsys.readouterr()
+    triples = tmp_path / "in" / "t.csv"
+    triples.write_text("head,relation,tail\nKeanu Reeves,starred in,John Wick\n")
+    assert main(["index", str(triples), "--add", "--workspace", w]) == 2
+    assert "egx: error: t.csv: this is a triples file" in capsys.readouterr().err
+
+
+def test_an_insert_in_a_child_process_and_a_killed_one_leaves_the_workspace_as_it_was(tmp_path, hashing):
+    from core.index.isolated import BuildLimits, BuildSpec, build_isolated
+
+    a, b = corpus(tmp_path / "in" / "a.jsonl", A), corpus(tmp_path / "in" / "b.jsonl", B)
+    old = create_workspace([a], tmp_path / "w", embedder=hashing, extractor=get_extractor("rules"))
+    spec = BuildSpec.insert(tmp_path / "w", [b])
+    with pytest.raises(WorkspaceError, match=r"used more than 30 MB of memory"):
+        build_isolated(spec, limits=BuildLimits(memory_mb=30))
+    _answers(tmp_path / "w", hashing, old.graph.content_hash)
+    seen: list[float] = []
+    figures = build_isolated(spec, limits=BuildLimits(), progress=lambda m, f: seen.append(f))
+    assert figures["result"]["added"] == ["b1", "b2", "b3"] and "Added 3 passage(s)" in figures["result"]["summary"]
+    assert seen and seen[-1] == 1.0 and Workspace.open(tmp_path / "w").graph.n_chunks == 7
+    with pytest.raises(EgxError, match="this is a triples file"):
+        build_isolated(BuildSpec.insert(tmp_path / "w", [SAMPLE_DATA / "demo" / "triples.csv"]),
+                       limits=BuildLimits())
+
+
+def test_the_chunking_is_recorded_and_checked(tmp_path, hashing):
+    import core.index.insert as insert_mod
+    from core.fsio import atomic_write_json
+
+    a, b = corpus(tmp_path / "in" / "a.jsonl", A), corpus(tmp_path / "in" / "b.jsonl", B)
+    ws = create_workspace([a], tmp_path / "w", embedder=hashing, extractor=get_extractor("rules"))
+    assert ws.meta.chunking == {"chunk_chars": 1200, "passage_split_chars": 4800}
+    atomic_write_json(tmp_path / "w" / "manifest.json", {**ws.manifest, "chunking": {"chunk_chars": 900}})
+    with pytest.raises(WorkspaceError, match=r"split its documents with \{'chunk_chars': 900\}, this egx splits"):
+        add_documents(tmp_path / "w", [b])
+    old = {k: v for k, v in ws.manifest.items() if k != "chunking"}  # as an older egx wrote it
+    atomic_write_json(tmp_path / "w" / "manifest.json", old)
+    res = add_documents(tmp_path / "w", [b])
+    assert any("does not record how its documents were split" in n for n in res.notes)
+    assert Workspace.open(tmp_path / "w").meta.chunking == insert_mod.chunking_settings()
