@@ -5,7 +5,8 @@ holds), which times its phases:
 
 * ``import`` — importing the engine;
 * ``models`` — loading the embedder and the reranker (onnxruntime sessions) and the spaCy pipeline the
-  extractive answer reads (``none`` mode has no LLM to load): "model loading";
+  extractive answer reads (``none`` mode has no LLM to load), and for SG-RAG torch_geometric, which its
+  dominance GNN needs (3-5 s of imports): "model loading";
 * ``open`` — opening the workspace: manifest, graph, vector indexes;
 * ``prepare`` — what the method would still build before a run (its :class:`~core.methods.base.Preparation`,
   e.g. FastInsight's node vectors): 0 when the workspace already holds it. Timed apart because the app runs it
@@ -53,6 +54,8 @@ def child(method: str, workspace: str, q1: int, q2: int) -> dict[str, float | st
     from core.methods.extractive import ner_available
 
     ner_available()  # the extractive answer's spaCy pipeline (no LLM): a model too
+    if method == "sgrag":  # SG-RAG's dominance model is a GNN: loading it is importing torch_geometric
+        import torch_geometric.nn  # noqa: F401
     out["models"] = time.perf_counter() - t
     t = time.perf_counter()
     ws = resolve_workspace(workspace, embedder)

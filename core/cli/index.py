@@ -62,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
 
     from core.backends.registry import get_embedder
 
+    _prepare_names(args)  # an unknown method fails before anything is built
     if args.add:
         return _add(args)
     embedder = get_embedder(args.embedder or DEFAULT_EMBEDDER)
@@ -82,16 +83,26 @@ def run(args: argparse.Namespace) -> int:
     return _report(args, ws)
 
 
+def _prepare_names(args: argparse.Namespace) -> list[str]:
+    """The methods named by ``--prepare`` (``all``: every registered one); an unknown name is an error."""
+    from core.methods.registry import METHODS, get_method
+
+    if not args.prepare:
+        return []
+    names = list(METHODS) if args.prepare.strip() == "all" else [m.strip() for m in args.prepare.split(",") if m.strip()]
+    for m in names:
+        get_method(m)
+    return names
+
+
 def _prepare(args: argparse.Namespace, ws: Workspace, embedder: Embedder) -> None:
     """``--prepare``: the methods' preparations, now, each with a terminal bar; without it, say which
     methods will prepare on first use."""
     from core.methods.registry import METHODS, get_method
     from core.methods.run import pending_preparations, prepare_workspace
 
-    if args.prepare:
-        names = list(METHODS) if args.prepare.strip() == "all" else [m.strip() for m in args.prepare.split(",") if m.strip()]
-        for m in names:
-            get_method(m)  # an unknown name fails before anything is computed
+    names = _prepare_names(args)
+    if names:
         for title in prepare_workspace(ws, embedder, names, progress=lambda title: progress_bar(title[:40])):
             print(f"Prepared: {title}")
         return
@@ -162,6 +173,8 @@ def _add(args: argparse.Namespace) -> int:
         g = res.workspace.meta.data.get("graph", {})
         print(f"Workspace {res.workspace.name!r} at {res.workspace.path}: {g.get('nodes')} nodes, {g.get('edges')} "
               f"edges, {g.get('chunks')} chunks.")
+        if args.prepare:  # with the embedder the add used: the one given, else the workspace's own
+            _prepare(args, res.workspace, embedder or get_embedder(str(res.workspace.manifest["index"]["embedder"])))
     return 0
 
 

@@ -36,6 +36,22 @@ def test_index_then_workspaces(tmp_path, capsys):
     assert rows["demo"]["sample"] is True
 
 
+def test_index_prepare_computes_what_the_methods_keep_and_says_so_otherwise(tmp_path, capsys):
+    """Without --prepare the build names the methods that will prepare on first use; with it they are done
+    now (PPR's synonymy pairs here) and a second --prepare has nothing left to do; an unknown method fails
+    before anything is built."""
+    demo = str(SAMPLE_DATA / "demo" / "triples.csv")
+    assert main(["index", demo, "--workspace", str(tmp_path / "w"), "--embedder", "hashing"]) == 0
+    out = capsys.readouterr().out
+    assert "On first use, " in out and "ppr" in out and "--prepare all" in out
+    assert main(["index", "--workspace", str(tmp_path / "w"), "--embedder", "hashing", "--prepare", "ppr"]) == 0
+    assert "Prepared: Finding synonymy edges" in capsys.readouterr().out
+    assert main(["index", "--workspace", str(tmp_path / "w"), "--embedder", "hashing", "--prepare", "ppr"]) == 0
+    assert "Prepared:" not in capsys.readouterr().out
+    assert main(["index", demo, "--workspace", str(tmp_path / "v"), "--embedder", "hashing", "--prepare", "nope"]) == 2
+    assert "Unknown method 'nope'" in capsys.readouterr().err and not (tmp_path / "v").exists()
+
+
 def test_index_bad_input_exits_2_with_message(tmp_path, capsys):
     bad = tmp_path / "t.csv"
     bad.write_text("head,relation,tail\nx,y\n")
