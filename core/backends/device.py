@@ -148,35 +148,38 @@ def onnx_providers(prefer: str | None = None, available: list[str] | None = None
 
 
 def cpu_threads(env_var: str | None = None, *, affinity: int | None = None, load: float | None = None,
-                machine_cpus: int | None = None, own_load: float | None = None) -> int:
+                running: float | None = None, machine_cpus: int | None = None, own_load: float | None = None) -> int:
     """CPU threads one process may use for a backend's kernels (llama.cpp, onnxruntime).
 
     Order: the backend's own variable ``env_var`` (e.g. ``EGX_ONNX_THREADS``), else ``EGX_THREADS``
     (all backends; set it when several processes share a machine — the test suite sets it per
     pytest-xdist worker), else the CPUs this process may use that other processes leave free
-    (:func:`free_cpus`): the CPUs in the affinity mask minus the 1-minute load average of the *other*
-    processes, scaled to the mask's share of the machine, rounded, clamped to ``1 … affinity``.
+    (:func:`free_cpus`): the CPUs in the affinity mask minus the load of the *other* processes,
+    scaled to the mask's share of the machine, rounded, clamped to ``1 … affinity``.
 
     Why the free cores and not all of them: a thread pool that outnumbers the free cores runs far
     slower than a smaller one, since every operator waits for its slowest thread and a thread that
     shares a core with another process is the slowest (the cross-encoder over 100 MuSiQue pairs on 2
     cores beside other work: 27–34 s with 2 threads against 11.9 s with 1; for llama.cpp and the
-    ONNX models, ``benchmarks/README.md``). The 1-minute average, not an instant's run queue, because a
-    session keeps its threads for its life and a build or test run comes in bursts of seconds.
+    ONNX models, ``benchmarks/README.md``).
 
-    The load average counts this process too; its own part is taken out (its CPU rate since the
-    backends were imported, weighted as the kernel's 1-minute average weighs it), so a process that
-    has been computing on its own does not read as a busy machine. The threads are fixed when a
-    backend opens its model (onnxruntime sessions are shared for the process's life); set a
-    variable to pin them.
+    The other processes' load is the smaller of two readings: the 1-minute load average less this
+    process's own part (its CPU rate since the backends were imported, weighted as the kernel's
+    average weighs it), which smooths bursts but still counts, for a minute or more, a job that
+    has just finished; and the tasks runnable right now less the one reading them, which does not
+    lag but is a snapshot. Taking the smaller errs towards more threads, the cheaper mistake once
+    idle threads sleep rather than spin (measured with the cross-encoder on 2 cores: one thread
+    too many cost 1.2×, one too few 1.35×). The threads are fixed when a backend opens its model
+    (onnxruntime sessions are shared for the process's life); set a variable to pin them.
 
     Parameters
     ----------
     env_var : str or None
         The backend's own variable, read first.
-    affinity, load, machine_cpus, own_load : int, float or None
-        CPUs this process may use, the 1-minute load average, the machine's CPUs and this process's
-        own part of the load; None reads them from the system (tests inject them).
+    affinity, load, running, machine_cpus, own_load : int, float or None
+        CPUs this process may use, the 1-minute load average, the tasks runnable now (this one
+        included), the machine's CPUs and this process's own part of the load average; None reads
+        them from the system (tests inject them).
 
     Raises
     ------
@@ -185,10 +188,10 @@ def cpu_threads(env_var: str | None = None, *, affinity: int | None = None, load
 
     Examples
     --------
-    >>> cpu_threads(affinity=2, load=1.1, machine_cpus=2, own_load=0.0)
+    >>> cpu_threads(affinity=2, load=1.1, running=2, machine_cpus=2, own_load=0.0)
     1
-    >>> cpu_threads(affinity=8, load=0.3, machine_cpus=8, own_load=0.0)
-    8
+    >>> cpu_threads(affinity=2, load=3.0, running=1, machine_cpus=2, own_load=0.0)  # the others just ended
+    2
     """
     for name in (env_var, "EGX_THREADS"):
         if not name:
@@ -208,8 +211,11 @@ def cpu_threads(env_var: str | None = None, *, affinity: int | None = None, load
             load = os.getloadavg()[0]
         except (AttributeError, OSError):  # Windows has no load average: every CPU counts as free
             load = 0.0
-    return free_cpus(affinity, load, machine_cpus if machine_cpus is not None else (os.cpu_count() or affinity),
-                     _own_load() if own_load is None else own_load)
+    others = max(0.0, load - (_own_load() if own_load is None else own_load))
+    now = _running_now() if running is None else running
+    if now is not None:
+        others = min(others, max(0.0, now - 1))
+    return free_cpus(affinity, others, machine_cpus if machine_cpus is not None else (os.cpu_count() or affinity))
 
 
 def free_cpus(affinity: int, load: float, machine_cpus: int, own_load: float = 0.0) -> int:
@@ -230,6 +236,21 @@ def free_cpus(affinity: int, load: float, machine_cpus: int, own_load: float = 0
     cpus = max(1, int(affinity))
     others = max(0.0, float(load) - max(0.0, float(own_load))) * cpus / max(cpus, int(machine_cpus))
     return max(1, min(cpus, math.floor(cpus - others + 0.5)))
+
+
+def _running_now(samples: int = 5, spacing: float = 0.004) -> float | None:
+    """Mean count of runnable tasks over a few milliseconds (``procs_running`` of ``/proc/stat``, which
+    counts the reader too); None where there is no such file."""
+    counts = []
+    for i in range(samples):
+        try:
+            with open("/proc/stat", encoding="ascii") as fh:
+                counts += [int(line.split()[1]) for line in fh if line.startswith("procs_running")]
+        except (OSError, ValueError, IndexError):
+            return None
+        if i + 1 < samples:
+            time.sleep(spacing)
+    return sum(counts) / len(counts) if counts else None
 
 
 def _own_load() -> float:

@@ -195,7 +195,7 @@ def test_batch_token_default_follows_the_device_and_rejects_negatives() -> None:
     assert onnx_models._batch_tokens(None, "cpu") == onnx_models.CPU_BATCH_TOKENS
     assert onnx_models._batch_tokens(None, "cuda") == 0
     assert onnx_models._batch_tokens(0, "cpu") == 0 and onnx_models._batch_tokens(64, "cuda") == 64
-    with pytest.raises(BackendError, match="batch_tokens must be 0 .* got -1"):
+    with pytest.raises(BackendError, match=r"batch_tokens must be 0 \(no cap\) or a positive number of tokens, got -1\."):
         onnx_models._batch_tokens(-1, "cpu")
 
 
