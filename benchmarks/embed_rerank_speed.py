@@ -12,9 +12,10 @@ On the MuSiQue sample's real texts, in one process (ratios are measured in the s
   with the previous settings (all CPUs of the affinity mask, spinning pool, batches of 16 with no
   token cap) and the current ones (threads from the cores other processes leave free, no spinning,
   batches capped at ``CPU_BATCH_TOKENS`` padded tokens), plus the pairs' token lengths;
-* **methods** — seconds per question of Re2 (``rerank``) and FastInsight, their reranker share, and
-  how many passages FastInsight sent through the cross-encoder (each once: features are cached
-  per question). Target: within 2 s per question on 2 free cores.
+* **methods** — seconds per question of Re2 (``rerank``) and FastInsight with the previous and the
+  current cross-encoder settings (alternating), their reranker share, and how many passages
+  FastInsight sent through the cross-encoder (each once: features are cached per question).
+  Target: within 2 s per question on 2 cores.
 
 Usage: python benchmarks/embed_rerank_speed.py [--limit 1000] [--questions 10] [--repeat 2] [--out f.json]
        (the workspace comes from $EGX_HOME, built on first use; --skip-methods for the model figures only)
@@ -55,9 +56,9 @@ def main() -> None:
     print(f"onnxruntime threads {res['onnx_threads']} of {res['cpus_in_mask']} CPUs "
           f"(1-min load {res['loadavg_at_start'][0]:.2f}); batches capped at {CPU_BATCH_TOKENS} padded tokens")
     res["embedding"] = _embedding(args)
-    res["cross_encoder"], pairs = _cross_encoder(args)
+    res["cross_encoder"], inputs = _cross_encoder(args)
     if not args.skip_methods:
-        res["methods"] = _methods(args, pairs)
+        res["methods"] = _methods(args, inputs)
     if args.out:
         Path(args.out).write_text(json.dumps(res, indent=2))
 
@@ -203,44 +204,52 @@ def _cross_encoder(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
     print(f"  before (all CPUs, spinning, batches of 16): {t['before']:.2f} s/question")
     print(f"  after  (free CPUs, no spinning, {after.batch_tokens}-token batches): {t['after']:.2f} s/question "
           f"= {out['speedup']:.2f}x faster; largest logit change {out['max_logit_change']:.3f} (int8 batch noise)")
-    return out, (ws, questions)
+    return out, (ws, questions, before)
 
 
-def _methods(args: argparse.Namespace, pairs: Any) -> dict[str, Any]:
+def _methods(args: argparse.Namespace, inputs: Any) -> dict[str, Any]:
+    """Re2 and FastInsight per question with the cross-encoder's previous and current settings,
+    alternating question by question so both see the same machine."""
     import numpy as np
 
     from core.backends.llm import NoLLM
-    from core.backends.registry import get_embedder, get_reranker
+    from core.backends.onnx_models import BundledCrossEncoder
+    from core.backends.registry import get_embedder
     from core.methods.base import Backends
     from core.methods.baselines import rerank
     from core.methods.fastinsight import pipeline as fastinsight
 
-    ws, questions = pairs
+    ws, questions, before = inputs
     emb = get_embedder("bge-small")
-    backends = Backends(emb, NoLLM(), get_reranker("ms-marco-minilm"))
-    runs = {"rerank": lambda q: rerank.run(q, ws, backends=backends),
-            "fastinsight": lambda q: fastinsight.run(q, ws, backends=backends)}
-    stage = {"rerank": "rerank", "fastinsight": "granker"}
+    backends = {"before": Backends(emb, NoLLM(), before), "after": Backends(emb, NoLLM(), BundledCrossEncoder(device="cpu"))}
+    methods = {"rerank": (rerank.run, "rerank"), "fastinsight": (fastinsight.run, "granker")}
     out: dict[str, Any] = {}
-    print(f"\nmethods, {len(questions) - 1} questions (the `none` answer step included):")
-    for name, fn in runs.items():
-        fn(questions[0].question)  # warm-up
-        secs, model, encoded = [], [], []
+    print(f"\nmethods, {len(questions) - 1} questions (the `none` answer step included), previous vs current settings:")
+    for name, (run, stage) in methods.items():
+        for b in backends.values():
+            run(questions[0].question, ws, backends=b)  # warm-up
+        secs: dict[str, list[float]] = {"before": [], "after": []}
+        model, encoded = [], []
         for q in questions[1:]:
-            t0 = time.perf_counter()
-            r = fn(q.question)
-            secs.append(time.perf_counter() - t0)
-            model.append(sum(s.seconds for s in r.trace.steps if s.stage == stage[name]))
-            if name == "fastinsight":
-                encoded.append(r.engine.encoded)
-        out[name] = {"questions": len(secs), "mean_s": round(float(np.mean(secs)), 3),
-                     "p90_s": round(float(np.percentile(secs, 90)), 3),
-                     f"{stage[name]}_share": round(float(np.sum(model) / np.sum(secs)), 3), "target_s": 2.0}
+            for label, b in backends.items():
+                t0 = time.perf_counter()
+                r = run(q.question, ws, backends=b)
+                secs[label].append(time.perf_counter() - t0)
+                if label == "after":
+                    model.append(sum(s.seconds for s in r.trace.steps if s.stage == stage))
+                    if name == "fastinsight":
+                        encoded.append(r.engine.encoded)
+        row = {"questions": len(secs["after"]), "before_mean_s": round(float(np.mean(secs["before"])), 3),
+               "after_mean_s": round(float(np.mean(secs["after"])), 3),
+               "after_p90_s": round(float(np.percentile(secs["after"], 90)), 3),
+               "speedup": round(float(np.mean(secs["before"]) / np.mean(secs["after"])), 2),
+               f"{stage}_share": round(float(np.sum(model) / np.sum(secs["after"])), 3), "target_s": 2.0}
         if encoded:
-            out[name]["passages_encoded_per_question"] = round(float(np.mean(encoded)), 1)
-        print(f"{name:<12} {out[name]['mean_s']:.2f} s/question (p90 {out[name]['p90_s']:.2f}; "
-              f"{stage[name]} {100 * out[name][stage[name] + '_share']:.0f} %)"
-              + (f"; {out[name]['passages_encoded_per_question']} passages cross-encoded per question" if encoded else ""))
+            row["passages_encoded_per_question"] = round(float(np.mean(encoded)), 1)
+        out[name] = row
+        print(f"  {name:<12} before {row['before_mean_s']:.2f} s/question, after {row['after_mean_s']:.2f} "
+              f"(p90 {row['after_p90_s']:.2f}; {row['speedup']:.2f}x; {stage} {100 * row[stage + '_share']:.0f} %)"
+              + (f"; {row['passages_encoded_per_question']} passages cross-encoded per question" if encoded else ""))
     return out
 
 
