@@ -54,6 +54,16 @@ def _cuda_summary() -> dict[str, Any]:
     return out
 
 
+def _batching(backend: Any) -> str:
+    """How an onnxruntime backend batches on its device: whole batches on a GPU, a token cap on the CPU."""
+    if not hasattr(backend, "batch_tokens"):
+        return ""
+    from core.backends.onnx_models import onnx_threads
+
+    cap = f"at most {backend.batch_tokens} padded tokens" if backend.batch_tokens else "no token cap"
+    return f"; batches of {backend.batch_size}, {cap}, {onnx_threads()} onnxruntime CPU threads"
+
+
 def _timed(rows: list[dict[str, Any]], stage: str, fn: Callable[[], tuple[str, str]]) -> None:
     """Run ``fn`` (returns ``(device, detail)``) and append a row; a failure is a row too, never a crash."""
     t0 = time.perf_counter()
@@ -104,7 +114,8 @@ def main() -> int:
             t0 = time.perf_counter()
             v = e.embed(texts)
             dt = time.perf_counter() - t0
-            return str(getattr(e, "device", "?")), f"{len(texts)} texts, {v.shape[1]}-d, {len(texts) / dt:.0f} texts/s"
+            return str(getattr(e, "device", "?")), (f"{len(texts)} texts, {v.shape[1]}-d, {len(texts) / dt:.0f} texts/s"
+                                                    + _batching(e))
         return run
 
     _timed(rows, "embedder bge-small (onnxruntime)", embed("bge-small"))
@@ -116,7 +127,7 @@ def main() -> int:
         t0 = time.perf_counter()
         scores = rr.head(rr.features("When did Lothair II's mother die?", ps))
         dt = time.perf_counter() - t0
-        return str(getattr(rr, "device", "?")), f"{len(scores)} pairs, {len(scores) / dt:.0f} pairs/s"
+        return str(getattr(rr, "device", "?")), f"{len(scores)} pairs, {len(scores) / dt:.0f} pairs/s" + _batching(rr)
 
     _timed(rows, "cross-encoder ms-marco-minilm", cross)
 

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import math
 import os
+import time
 
 from core.errors import BackendError
+
+#: This process's clocks when it first imported the backends: its own share of the load average is
+#: measured from here (see :func:`cpu_threads`).
+_START = (time.monotonic(), time.process_time())
 
 _VALID = ("auto", "cpu", "cuda", "mps")
 
@@ -141,18 +147,51 @@ def onnx_providers(prefer: str | None = None, available: list[str] | None = None
     return [CPU_EP]
 
 
-def cpu_threads(env_var: str | None = None) -> int:
+def cpu_threads(env_var: str | None = None, *, affinity: int | None = None, load: float | None = None,
+                running: float | None = None, machine_cpus: int | None = None, own_load: float | None = None) -> int:
     """CPU threads one process may use for a backend's kernels (llama.cpp, onnxruntime).
 
     Order: the backend's own variable ``env_var`` (e.g. ``EGX_ONNX_THREADS``), else ``EGX_THREADS``
     (all backends; set it when several processes share a machine — the test suite sets it per
-    pytest-xdist worker), else the CPUs this process may use. Spinning thread pools that outnumber the
-    free cores run far slower than fewer threads (measured for llama.cpp in ``benchmarks/README.md``).
+    pytest-xdist worker), else the CPUs this process may use that other processes leave free
+    (:func:`free_cpus`): the CPUs in the affinity mask minus the load of the *other* processes,
+    scaled to the mask's share of the machine, rounded, clamped to ``1 … affinity``.
+
+    Why the free cores and not all of them: a thread pool that outnumbers the free cores runs far
+    slower than a smaller one, since every operator waits for its slowest thread and a thread that
+    shares a core with another process is the slowest (the cross-encoder over 100 MuSiQue pairs on 2
+    cores beside other work: 27–34 s with 2 threads against 11.9 s with 1; for llama.cpp and the
+    ONNX models, ``benchmarks/README.md``).
+
+    The other processes' load is the smaller of two readings: the 1-minute load average less this
+    process's own part (its CPU rate since the backends were imported, weighted as the kernel's
+    average weighs it), which smooths bursts but still counts, for a minute or more, a job that
+    has just finished; and the tasks runnable right now less the one reading them, which does not
+    lag but is a snapshot. Taking the smaller errs towards more threads, the cheaper mistake once
+    idle threads sleep rather than spin (measured with the cross-encoder on 2 cores: one thread
+    too many cost 1.2×, one too few 1.35×). The threads are fixed when a backend opens its model
+    (onnxruntime sessions are shared for the process's life); set a variable to pin them.
+
+    Parameters
+    ----------
+    env_var : str or None
+        The backend's own variable, read first.
+    affinity, load, running, machine_cpus, own_load : int, float or None
+        CPUs this process may use, the 1-minute load average, the tasks runnable now (this one
+        included), the machine's CPUs and this process's own part of the load average; None reads
+        them from the system (tests inject them).
 
     Raises
     ------
     BackendError
         A variable that is set but is not a positive integer.
+
+    Examples
+    --------
+    >>> cpu_threads(affinity=2, load=1.1, running=2, machine_cpus=2, own_load=0.0)
+    1
+    >>> cpu_threads(affinity=2, load=3.0, running=1, machine_cpus=2, own_load=0.0)  # the others just ended
+    2
     """
     for name in (env_var, "EGX_THREADS"):
         if not name:
@@ -162,7 +201,63 @@ def cpu_threads(env_var: str | None = None) -> int:
             if not raw.isdigit() or int(raw) < 1:
                 raise BackendError(f"{name} must be a positive integer, got {raw!r}.")
             return int(raw)
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
+    if affinity is None:
+        try:
+            affinity = len(os.sched_getaffinity(0))
+        except AttributeError:  # not on Linux
+            affinity = os.cpu_count() or 1
+    if load is None:
+        try:
+            load = os.getloadavg()[0]
+        except (AttributeError, OSError):  # Windows has no load average: every CPU counts as free
+            load = 0.0
+    others = max(0.0, load - (_own_load() if own_load is None else own_load))
+    now = _running_now() if running is None else running
+    if now is not None:
+        others = min(others, max(0.0, now - 1))
+    return free_cpus(affinity, others, machine_cpus if machine_cpus is not None else (os.cpu_count() or affinity))
+
+
+def free_cpus(affinity: int, load: float, machine_cpus: int, own_load: float = 0.0) -> int:
+    """The CPUs of the affinity mask that other processes leave free, at least 1 (see :func:`cpu_threads`).
+
+    ``load - own_load`` is what the other processes keep runnable over the whole machine; spread
+    evenly over ``machine_cpus``, the mask's ``affinity`` CPUs carry ``affinity / machine_cpus`` of
+    it. The free count is rounded to the nearest integer (a core that others use less than half the
+    time still gives a thread more work than it loses) and clamped to ``1 … affinity``.
+
+    Examples
+    --------
+    >>> free_cpus(2, 0.4, 2), free_cpus(2, 0.6, 2), free_cpus(2, 5.0, 2)
+    (2, 1, 1)
+    >>> free_cpus(4, 32.0, 64)  # a 4-CPU mask on a 64-CPU machine running 32 threads elsewhere
+    2
+    """
+    cpus = max(1, int(affinity))
+    others = max(0.0, float(load) - max(0.0, float(own_load))) * cpus / max(cpus, int(machine_cpus))
+    return max(1, min(cpus, math.floor(cpus - others + 0.5)))
+
+
+def _running_now(samples: int = 5, spacing: float = 0.004) -> float | None:
+    """Mean count of runnable tasks over a few milliseconds (``procs_running`` of ``/proc/stat``, which
+    counts the reader too); None where there is no such file."""
+    counts = []
+    for i in range(samples):
+        try:
+            with open("/proc/stat", encoding="ascii") as fh:
+                counts += [int(line.split()[1]) for line in fh if line.startswith("procs_running")]
+        except (OSError, ValueError, IndexError):
+            return None
+        if i + 1 < samples:
+            time.sleep(spacing)
+    return sum(counts) / len(counts) if counts else None
+
+
+def _own_load() -> float:
+    """This process's part of the 1-minute load average: its CPU rate since :data:`_START`, weighted
+    as the kernel's exponential average weighs a load that began then (``1 - exp(-t / 60)``)."""
+    wall = time.monotonic() - _START[0]
+    if wall <= 0:
+        return 0.0
+    rate = (time.process_time() - _START[1]) / wall
+    return rate * (1.0 - math.exp(-wall / 60.0))

