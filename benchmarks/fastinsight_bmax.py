@@ -37,7 +37,7 @@ def main() -> None:
 
     from core.backends.registry import get_reranker
     from core.eval.metrics import recall_at_k
-    from core.graph import passage_graph
+    from core.graph.passage_graph import passage_graph
     from core.methods.fastinsight.loop import fastinsight
     from core.methods.reranking import rank_order
 

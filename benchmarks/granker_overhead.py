@@ -39,7 +39,7 @@ def main() -> None:
     import numpy as np
 
     from core.backends.registry import DEFAULT_EMBEDDER, get_reranker
-    from core.graph import passage_graph
+    from core.graph.passage_graph import passage_graph
     from core.methods.fastinsight.granker import granker_scores, propagation_matrix
 
     ws, backends, questions = setup(args.embedder or DEFAULT_EMBEDDER)
