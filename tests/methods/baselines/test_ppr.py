@@ -215,9 +215,9 @@ def test_a_damaged_synonymy_file_is_found_again_and_said(own_demo, hashing):
 def test_ppr_prepares_its_synonyms_and_a_new_process_reads_them(own_demo, backends):
     """The preparation is pending on a fresh workspace and not after it ran; a run in a "new process" (the
     graph's in-memory cache dropped) reads the pairs from the workspace instead of searching again."""
+    from core.methods.baselines.ppr_synonyms import PREPARATION
     from core.methods.registry import get_method
     from core.methods.run import pending_preparations, prepare_method
-    from core.methods.baselines.ppr_synonyms import PREPARATION
 
     spec, cfg = get_method("ppr"), ppr.PPRConfig(synonym_threshold=0.5)
     assert spec.prepare is PREPARATION
