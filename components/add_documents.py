@@ -13,14 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from components import jobs_view, resources
+from components import session_jobs
 from components import state as S
 from components.ui import md_escape
 from core.errors import EgxError
 from core.fsio import clean_filename
 from core.index.insert import insert_problem
 from core.index.isolated import BuildSpec, build_isolated, isolated_builds, new_upload_dir
-from core.jobs import JobBusyError
 
 if TYPE_CHECKING:
     from components.sidebar import Active
@@ -91,30 +90,17 @@ def create_add_documents_ui(act: Active) -> None:
         finally:
             drop_uploads()
 
-    key = f"insert:{ws.path}"
-    try:  # one insert into a workspace at a time; another session's files are not these
-        job = resources.jobs().submit(key, f"Adding documents to “{ws.title}”", work, kind="workspace", join=False)
-    except JobBusyError as exc:
-        drop_uploads()
-        st.error(md_escape(exc))
-        return
-    st.session_state[S.DATA_ADD_JOB] = key
-    job.wait(jobs_view.inline_wait(8.0))
-    show_add_job()
+    if session_jobs.start(S.DATA_ADD_JOB, f"insert:{ws.path}", f"Adding documents to “{ws.title}”", work,
+                          on_busy=drop_uploads):  # one insert into a workspace at a time
+        show_add_job()
 
 
 def show_add_job() -> None:
     """This session's insert: live while it runs; when it ended, its outcome (once)."""
-    key = st.session_state.get(S.DATA_ADD_JOB)
-    job = resources.jobs().get(key) if key else None
+    job = session_jobs.finished(S.DATA_ADD_JOB)
     if job is None:
-        st.session_state.pop(S.DATA_ADD_JOB, None)
         return
     s = job.status()
-    if s.running:
-        jobs_view.watch(job)
-        return
-    st.session_state.pop(S.DATA_ADD_JOB, None)
     if s.state == "cancelled":
         st.warning("Adding the documents was cancelled. The workspace is as it was.")
         return

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 import streamlit as st
 
-from components import graph_view, jobs_view, resources
+from components import graph_view, resources, session_jobs
 from components import state as S
 from components.add_documents import create_add_documents_ui, save_uploads
 from components.sidebar import Active, active
@@ -24,7 +24,6 @@ from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
 from core.graph.model import KnowledgeGraph
 from core.graph.reader import GraphLike, whole_graph
 from core.index.isolated import BuildSpec, build_isolated, isolated_builds, new_upload_dir
-from core.jobs import JobBusyError
 from core.text import normalize_name
 
 if TYPE_CHECKING:
@@ -372,31 +371,18 @@ def create_upload_ui(act: Active) -> None:
         finally:
             drop_uploads()
 
-    key = f"upload:{name}"
-    try:  # never join another session's build under the same name: its files are not these
-        job = resources.jobs().submit(key, f"Building “{name}” from an upload", work, kind="workspace", join=False)
-    except JobBusyError as exc:
-        drop_uploads()
-        st.error(md_escape(exc))
-        return
-    st.session_state[S.DATA_UPLOAD_JOB] = key
-    job.wait(jobs_view.inline_wait(8.0))
-    show_upload_job()
+    if session_jobs.start(S.DATA_UPLOAD_JOB, f"upload:{name}", f"Building “{name}” from an upload", work,
+                          on_busy=drop_uploads):
+        show_upload_job()
 
 
 def show_upload_job() -> None:
     """This session's upload build: live while it runs; when it ended, its outcome (once)."""
-    key = st.session_state.get(S.DATA_UPLOAD_JOB)
-    job = resources.jobs().get(key) if key else None
+    job = session_jobs.finished(S.DATA_UPLOAD_JOB)
     if job is None:
-        st.session_state.pop(S.DATA_UPLOAD_JOB, None)
         return
     s = job.status()
-    if s.running:
-        jobs_view.watch(job)
-        return
-    st.session_state.pop(S.DATA_UPLOAD_JOB, None)
-    name = key.split(":", 1)[1]
+    name = job.key.split(":", 1)[1]
     if s.state == "cancelled":
         st.warning(f"The build of “{md_escape(name)}” was cancelled. Nothing was saved.")
         return

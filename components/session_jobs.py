@@ -1,0 +1,47 @@
+"""A server job that belongs to one browser session: started from a page (an upload's build, an insert),
+watched live while it runs, its outcome shown once when it ended — the shape the Data page's two
+workspace jobs share."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import streamlit as st
+
+from components import jobs_view, resources
+from components.ui import md_escape
+from core.jobs import JobBusyError
+
+if TYPE_CHECKING:
+    from core.jobs import Job
+
+
+def start(state_key: str, key: str, title: str, work: Callable[[Job], Any], *, on_busy: Callable[[], None]) -> bool:
+    """Submit ``work`` as a workspace job keyed ``key`` for this session — never joining another session's job
+    under the same key (its files are not these): when one runs, ``on_busy()`` cleans up, the page says so and
+    False is returned. Otherwise the session remembers the job under ``state_key`` and waits for it briefly."""
+    try:
+        job = resources.jobs().submit(key, title, work, kind="workspace", join=False)
+    except JobBusyError as exc:
+        on_busy()
+        st.error(md_escape(exc))
+        return False
+    st.session_state[state_key] = key
+    job.wait(jobs_view.inline_wait(8.0))
+    return True
+
+
+def finished(state_key: str) -> Job | None:
+    """This session's job under ``state_key`` once it has ended (and forgotten, so its outcome shows once);
+    None while it runs (then it is shown live) or when there is none."""
+    key = st.session_state.get(state_key)
+    job = resources.jobs().get(key) if key else None
+    if job is None:
+        st.session_state.pop(state_key, None)
+        return None
+    if job.status().running:
+        jobs_view.watch(job)
+        return None
+    st.session_state.pop(state_key, None)
+    return job
