@@ -14,9 +14,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from core.errors import StoreError
-from core.graph.falkor_conn import QUERY_TIMEOUT_MS, STAGING, batches, connect, read_meta, short_error, split_ids
+from core.graph import falkor_region
+from core.graph.falkor_conn import QUERY_TIMEOUT_MS, STAGING, Ids, batches, connect, read_meta, short_error, split_ids
 from core.graph.model import KnowledgeGraph
 from core.graph.store import (
+    EdgeColumns,
     Region,
     StoreURL,
     hop_of,
@@ -58,6 +60,7 @@ class FalkorStore:
         self._g: Graph = db.select_graph(url.graph)
         self.meta = meta
         self._full: KnowledgeGraph | None = None
+        self._ids = Ids.of(meta)
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -131,10 +134,11 @@ class FalkorStore:
     def _node_table(self, nodes: Iterable[int]) -> dict[int, tuple[str, str, str, tuple[str, ...]]]:
         ids = sorted({int(v) for v in nodes})
         out: dict[int, tuple[str, str, str, tuple[str, ...]]] = {}
+        qids = self._ids.qids(ids)
         for lo, hi in batches(len(ids)):
             for i, nid, name, desc, chunks in self._q(
-                    "UNWIND $ids AS x MATCH (n:Node {i: x}) RETURN n.i, n.id, n.name, n.description, n.chunks",
-                    {"ids": ids[lo:hi]}):
+                    f"UNWIND $ids AS x {self._ids.match('n')} RETURN n.i, n.id, n.name, n.description, n.chunks",
+                    {"ids": qids[lo:hi]}):
                 out[int(i)] = (nid, name, desc or "", split_ids(chunks))
         missing = [v for v in ids if v not in out]
         if missing:
@@ -189,15 +193,18 @@ class FalkorStore:
         return out
 
     def neighbors(self, v: int) -> np.ndarray:
-        rows = self._q("MATCH (n:Node {i: $v})-[:REL]-(m:Node) RETURN DISTINCT m.i", {"v": int(v)})
+        rows = self._q(f"{self._ids.match('n', '$v')} MATCH (n)-[:REL]-(m:Node) RETURN DISTINCT m.i",
+                       {"v": self._ids.qids([v])[0]})
         return np.sort(np.asarray([int(r[0]) for r in rows], dtype=np.int64))
 
     def incident_edges(self, nodes: Sequence[int]) -> np.ndarray:
         ids = sorted({int(v) for v in nodes})
         got: set[int] = set()
+        qids = self._ids.qids(ids)
         for lo, hi in batches(len(ids), 1000):
             got.update(int(r[0]) for r in self._q(
-                "UNWIND $ids AS x MATCH (n:Node {i: x})-[e:REL]-() RETURN DISTINCT e.i", {"ids": ids[lo:hi]}))
+                f"UNWIND $ids AS x {self._ids.match('n')} MATCH (n)-[e:REL]-() RETURN DISTINCT e.i",
+                {"ids": qids[lo:hi]}))
         return np.asarray(sorted(got), dtype=np.int64)
 
     def node_chunks(self, nodes: Sequence[int]) -> list[tuple[str, ...]]:
@@ -211,9 +218,10 @@ class FalkorStore:
     def degrees(self, nodes: Sequence[int]) -> np.ndarray:
         ids = [int(v) for v in nodes]
         got: dict[int, int] = {}
+        qids = self._ids.qids(ids)
         for lo, hi in batches(len(ids)):
             got.update((int(i), int(d)) for i, d in self._q(
-                "UNWIND $ids AS x MATCH (n:Node {i: x}) RETURN n.i, n.deg", {"ids": ids[lo:hi]}))
+                f"UNWIND $ids AS x {self._ids.match('n')} RETURN n.i, n.deg", {"ids": qids[lo:hi]}))
         return np.asarray([got[v] for v in ids], dtype=np.int64)
 
     def node_table(self, nodes: Sequence[int]) -> list[tuple[str, str, str, tuple[str, ...]]]:
@@ -223,76 +231,35 @@ class FalkorStore:
     def _neighbor_rows(self, nodes: Sequence[int], cypher: str) -> dict[int, list[Any]]:
         ids = sorted({int(v) for v in nodes})
         got: dict[int, list[Any]] = {v: [] for v in ids}
+        qids = self._ids.qids(ids)
         for lo, hi in batches(len(ids), 1000):
-            for x, m in self._q(cypher, {"ids": ids[lo:hi]}):
-                got[int(x)].append(m)
+            for i, m in self._q(f"UNWIND $ids AS x {self._ids.match('n')} " + cypher, {"ids": qids[lo:hi]}):
+                got[int(i)].append(m)
         return got
 
     def neighbor_lists(self, nodes: Sequence[int]) -> list[np.ndarray]:
-        got = self._neighbor_rows(nodes, "UNWIND $ids AS x MATCH (n:Node {i: x})-[:REL]-(m:Node) WHERE m.i <> x "
-                                         "RETURN DISTINCT x, m.i")
+        got = self._neighbor_rows(nodes, "MATCH (n)-[:REL]-(m:Node) WHERE m.i <> n.i RETURN DISTINCT n.i, m.i")
         return [np.asarray(sorted(int(m) for m in got[int(v)]), dtype=np.int64) for v in nodes]
 
     def neighbor_counts(self, nodes: Sequence[int]) -> np.ndarray:
-        got = self._neighbor_rows(nodes, "UNWIND $ids AS x MATCH (n:Node {i: x})-[:REL]-(m:Node) WHERE m.i <> x "
-                                         "RETURN x, count(DISTINCT m.i)")
+        got = self._neighbor_rows(nodes, "MATCH (n)-[:REL]-(m:Node) WHERE m.i <> n.i RETURN n.i, count(DISTINCT m.i)")
         return np.asarray([int(got[int(v)][0]) if got[int(v)] else 0 for v in nodes], dtype=np.int64)
 
-    def _next_layer(self, frontier: np.ndarray, visited: set[int], limit: int) -> np.ndarray | None:
-        """The nodes adjacent to ``frontier`` not in ``visited``, or None as soon as there are more
-        than ``limit`` of them (the layer would pass the cap: the rest of it is never fetched, which
-        is what keeps a hub-anchored question cheap)."""
-        found: set[int] = set()
-        ids = frontier.tolist()
-        for lo, hi in batches(len(ids), 1000):
-            for (m,) in self._q("UNWIND $ids AS x MATCH (n:Node {i: x})-[:REL]-(m:Node) RETURN DISTINCT m.i",
-                                {"ids": ids[lo:hi]}):
-                if m not in visited:
-                    found.add(int(m))
-            if len(found) > limit:
-                return None
-        return np.asarray(sorted(found), dtype=np.int64)
-
-    def _layers(self, seeds: np.ndarray, hops: int, cap: int) -> tuple[list[np.ndarray], bool]:
-        """Hop layers with :func:`~core.graph.store.expand_layers`' cap rule."""
-        if seeds.size == 0:
-            return [], False
-        layers, size, visited = [seeds], int(seeds.size), set(seeds.tolist())
-        for _ in range(hops):
-            layer = self._next_layer(layers[-1], visited, cap - size)
-            if layer is None:
-                return layers, True
-            if layer.size == 0:
-                break
-            layers.append(layer)
-            size += int(layer.size)
-            visited.update(layer.tolist())
-        return layers, False
-
     def region(self, seeds: Iterable[int], *, hops: int, max_nodes: int, with_chunks: bool = False) -> Region:
-        """The capped ``hops``-hop region of ``seeds`` (one read query per hop layer and batch, then
-        the region's nodes and edges), as an in-memory :class:`Region` with the store's ids."""
+        """The capped ``hops``-hop region of ``seeds`` (:mod:`core.graph.falkor_region`: one read query per
+        hop layer and batch, then the region's nodes and edges), as an in-memory :class:`Region` with the
+        store's ids."""
         seeds_a = np.unique(np.asarray(list(seeds), dtype=np.int64))
-        layers, capped = self._layers(seeds_a, hops, max(max_nodes, int(seeds_a.size)))
+        layers, capped = falkor_region.layers(self._q, self._ids, seeds_a, hops, max(max_nodes, int(seeds_a.size)))
         nodes = np.sort(np.concatenate(layers)) if layers else np.zeros(0, np.int64)
         table = self._node_table(nodes.tolist())
         node_rows = [table[v] for v in nodes.tolist()]
-        inside = set(nodes.tolist())
-        erows: dict[int, tuple[int, str, int, tuple[str, ...]]] = {}
-        ids = nodes.tolist()
-        for lo, hi in batches(len(ids), 1000):
-            for i, h, rel, t, cids in self._q(
-                    "UNWIND $ids AS x MATCH (a:Node {i: x})-[e:REL]->(b:Node) RETURN e.i, a.i, e.rel, b.i, e.chunks",
-                    {"ids": ids[lo:hi]}):
-                if int(t) in inside:
-                    erows[int(i)] = (int(h), rel, int(t), split_ids(cids))
-        edges = np.asarray(sorted(erows), dtype=np.int64)
+        edges, cols = falkor_region.induced_edges(self._q, self._ids, nodes)
         chunks: list[tuple[str, str, str]] = []
         if with_chunks:
-            cited = list(dict.fromkeys([c for r in node_rows for c in r[3]] +
-                                       [c for e in edges.tolist() for c in erows[e][3]]))
+            cited = list(dict.fromkeys([c for r in node_rows for c in r[3]] + [c for r in cols.chunks for c in r]))
             chunks = self.chunks(cited)
-        g = region_graph(nodes, node_rows, edges, [erows[e] for e in edges.tolist()], chunks,
+        g = region_graph(nodes, node_rows, edges, cols, chunks,
                          kind=str(self.meta.get("kind", "kg")), name=str(self.meta.get("name", "")))
         return Region(g, nodes, edges, hop_of(nodes, layers), len(layers) - 1 if layers else 0, hops, capped)
 
@@ -373,7 +340,7 @@ class FalkorStore:
                              "it was changed outside egx. Rebuild it with `egx index ... --store URL --overwrite`.")
         nodes = np.arange(n, dtype=np.int64)
         g = region_graph(nodes, [node_rows[v] for v in range(n)], np.arange(m, dtype=np.int64),
-                         [edge_rows[e] for e in range(m)], [chunk_rows[c] for c in range(len(chunk_rows))],
+                         EdgeColumns.of_rows([edge_rows[e] for e in range(m)]), [chunk_rows[c] for c in range(len(chunk_rows))],
                          kind=str(self.meta.get("kind", "kg")), name=str(self.meta.get("name", "")))
         object.__setattr__(g, "meta", dict(json.loads(self.meta.get("meta") or "{}")))
         if self.content_hash and g.content_hash != self.content_hash:

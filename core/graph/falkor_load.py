@@ -21,6 +21,8 @@ from typing import Any
 from core.errors import StoreError
 from core.graph.falkor_conn import (
     BATCH,
+    EDGE_ID_BASE,
+    NODE_ID_BASE,
     SCHEMA,
     SCHEMA_VERSION,
     SEP,
@@ -126,9 +128,11 @@ def load_graph_into(graph: KnowledgeGraph, url: StoreURL, *, overwrite: bool = F
             stage.query("UNWIND $rows AS r MATCH (a:Node {i: r.h}), (b:Node {i: r.t}) "
                         "CREATE (a)-[:REL {i: r.i, rel: r.r, chunks: r.c}]->(b)", {"rows": rows})
             tick(hi - lo, "edges")
+        bases = id_bases(stage)
         stage.query("CREATE (:EgxMeta {format: $f, version: $v, kind: $kind, name: $name, meta: $meta, "
-                    "content_hash: $hash, n_nodes: $n, n_edges: $m, n_chunks: $c, owner: $owner})",
-                    {"f": SCHEMA, "v": SCHEMA_VERSION, "kind": graph.kind, "name": graph.name, "owner": owner,
+                    f"content_hash: $hash, n_nodes: $n, n_edges: $m, n_chunks: $c, owner: $owner, "
+                    f"{NODE_ID_BASE}: $nb, {EDGE_ID_BASE}: $eb}})",
+                    {"nb": bases[0], "eb": bases[1], "f": SCHEMA, "v": SCHEMA_VERSION, "kind": graph.kind, "name": graph.name, "owner": owner,
                      "meta": json.dumps(graph.meta, ensure_ascii=False, default=str), "hash": graph.content_hash,
                      "n": graph.n_nodes, "m": graph.n_edges, "c": graph.n_chunks})
         db.connection.execute_command("RENAME", stage_name, url.graph)
@@ -144,3 +148,15 @@ def load_graph_into(graph: KnowledgeGraph, url: StoreURL, *, overwrite: bool = F
         raise
     return {"nodes": graph.n_nodes, "edges": graph.n_edges, "chunks": graph.n_chunks,
             "seconds": round(time.perf_counter() - t0, 3)}
+
+
+def id_bases(stage: Any) -> tuple[int | None, int | None]:
+    """``(node_base, edge_base)`` with ``ID(node v) = node_base + v`` for every node and likewise for every
+    edge (see :class:`~core.graph.falkor_conn.Ids`), each None where the server's ids do not line up
+    that way (then the reader looks nodes up through the index). One scan of the nodes and one of the edges."""
+    def base(cypher: str) -> int | None:
+        lo, hi = stage.ro_query(cypher).result_set[0]
+        return int(lo) if lo is not None and lo == hi else None
+
+    return (base("MATCH (n:Node) RETURN min(ID(n) - n.i), max(ID(n) - n.i)"),
+            base("MATCH ()-[e:REL]->() RETURN min(ID(e) - e.i), max(ID(e) - e.i)"))

@@ -23,7 +23,7 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -204,24 +204,38 @@ def expand_layers(layers_of: Iterable[np.ndarray], cap: int) -> tuple[list[np.nd
     return kept, capped
 
 
+class EdgeColumns(NamedTuple):
+    """Edges as columns, in edge order: global head and tail indices, relations, provenance chunk ids
+    (a region's hundreds of thousands of edges never become one tuple each)."""
+
+    head: np.ndarray
+    relation: Sequence[str]
+    tail: np.ndarray
+    chunks: Sequence[tuple[str, ...]]
+
+    @classmethod
+    def of_rows(cls, rows: Sequence[tuple[int, str, int, tuple[str, ...]]]) -> EdgeColumns:
+        """From ``(global head, relation, global tail, chunks)`` rows."""
+        return cls(np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)), [r[1] for r in rows],
+                   np.fromiter((r[2] for r in rows), dtype=np.int64, count=len(rows)), [r[3] for r in rows])
+
+
 def region_graph(nodes: np.ndarray, node_rows: Sequence[tuple[str, str, str, tuple[str, ...]]],
-                 edges: np.ndarray, edge_rows: Sequence[tuple[int, str, int, tuple[str, ...]]],
+                 edges: np.ndarray, edge_cols: EdgeColumns,
                  chunks: Sequence[tuple[str, str, str]] = (), *, kind: str = "kg", name: str = "") -> KnowledgeGraph:
-    """A :class:`KnowledgeGraph` over sorted global ``nodes`` / ``edges`` (rows in the same order:
-    node ``(id, name, description, chunks)``, edge ``(global head, relation, global tail, chunks)``)."""
+    """A :class:`KnowledgeGraph` over sorted global ``nodes`` / ``edges`` (node rows in the same order:
+    ``(id, name, description, chunks)``; the edges' columns in the order of ``edges``)."""
     from core.graph.model import Chunk
 
-    heads = np.fromiter((r[0] for r in edge_rows), dtype=np.int64, count=len(edge_rows))
-    tails = np.fromiter((r[2] for r in edge_rows), dtype=np.int64, count=len(edge_rows))
     return KnowledgeGraph(
         node_ids=tuple(r[0] for r in node_rows),
         node_names=tuple(r[1] for r in node_rows),
         node_descriptions=tuple(r[2] for r in node_rows),
         node_chunks=tuple(tuple(r[3]) for r in node_rows),
-        edge_head=np.searchsorted(nodes, heads).astype(np.int32),
-        edge_tail=np.searchsorted(nodes, tails).astype(np.int32),
-        edge_relation=tuple(r[1] for r in edge_rows),
-        edge_chunks=tuple(tuple(r[3]) for r in edge_rows),
+        edge_head=np.searchsorted(nodes, np.asarray(edge_cols.head, dtype=np.int64)).astype(np.int32),
+        edge_tail=np.searchsorted(nodes, np.asarray(edge_cols.tail, dtype=np.int64)).astype(np.int32),
+        edge_relation=tuple(edge_cols.relation),
+        edge_chunks=tuple(tuple(c) for c in edge_cols.chunks),
         chunks=tuple(Chunk(*c) for c in chunks),
         kind="corpus_graph" if kind == "corpus_graph" else "kg",
         name=name,
@@ -332,13 +346,14 @@ class MemoryStore:
         nodes = np.sort(np.concatenate(layers)) if layers else np.zeros(0, np.int64)
         edges = g.induced_edges(nodes.tolist()).astype(np.int64) if nodes.size else np.zeros(0, np.int64)
         node_rows = [(g.node_ids[v], g.node_names[v], g.node_descriptions[v], g.node_chunks[v]) for v in nodes.tolist()]
-        edge_rows = [(int(g.edge_head[e]), g.edge_relation[e], int(g.edge_tail[e]), g.edge_chunks[e])
-                     for e in edges.tolist()]
+        ix = edges.tolist()
+        cols = EdgeColumns(g.edge_head[edges], [g.edge_relation[e] for e in ix], g.edge_tail[edges],
+                           [g.edge_chunks[e] for e in ix])
         chunks: list[tuple[str, str, str]] = []
         if with_chunks:
-            cited = dict.fromkeys(c for r in node_rows for c in r[3]) | dict.fromkeys(c for r in edge_rows for c in r[3])
+            cited = dict.fromkeys(c for r in node_rows for c in r[3]) | dict.fromkeys(c for r in cols.chunks for c in r)
             chunks = [(c.id, c.title, c.text) for c in (g.chunks[g.chunk_index[c]] for c in cited if c in g.chunk_index)]
-        return Region(region_graph(nodes, node_rows, edges, edge_rows, chunks, kind=g.kind, name=g.name),
+        return Region(region_graph(nodes, node_rows, edges, cols, chunks, kind=g.kind, name=g.name),
                       nodes, edges, hop_of(nodes, layers), len(layers) - 1 if layers else 0, hops, capped)
 
     def chunk_provenance(self, chunk_id: str) -> tuple[list[int], list[int]]:

@@ -8,6 +8,7 @@ import pytest
 
 from core.errors import StoreError
 from core.graph.falkor import FalkorStore
+from core.graph.falkor_conn import EDGE_ID_BASE, NODE_ID_BASE, Ids
 from core.graph.falkor_load import load_graph_into
 from core.graph.falkor_server import FalkorServer, free_port
 from core.graph.graph_builder import GraphBuilder
@@ -102,6 +103,57 @@ def test_region_matches_memory_and_khop(loaded, seeds, hops, cap):
     for e in range(r.n_edges):
         assert r.edge_text(e) == g.edge_text(int(b.edges[e]))
     assert b.local_nodes(s).tolist() == [int(np.searchsorted(b.nodes, v)) for v in s]
+
+
+REGION_CASES = [(["Keanu Reeves"], 3, 100), (["Laurence Fishburne", "Film 3"], 2, 100), (["Keanu Reeves"], 3, 8),
+                (["Film 0"], 4, 5), (["Lonely"], 2, 10)]
+
+
+def test_the_load_records_how_falkordb_ids_map_to_indices(loaded):
+    """The loader checks ID(node v) = base + v over the whole graph (likewise edges) and records the bases,
+    which is what lets the reader find nodes by id seek instead of the range index."""
+    g, fs = loaded
+    ids = Ids.of(fs.meta)
+    assert ids.node_base is not None and ids.edge_base is not None
+    got = fs._q(f"UNWIND $ids AS x {ids.match('n')} RETURN n.i", {"ids": ids.qids(range(g.n_nodes))})
+    assert sorted(int(r[0]) for r in got) == list(range(g.n_nodes))
+    assert fs._q("MATCH ()-[e:REL]->() WHERE ID(e) - e.i <> $b RETURN count(e)", {"b": ids.edge_base}) == [[0]]
+
+
+def test_a_store_without_id_bases_reads_through_the_index(loaded, falkordb_server):
+    """A graph loaded before the bases were recorded: every lookup and region goes through ``Node.i``'s index
+    and still equals memory."""
+    g, fs = loaded
+    meta = {k: v for k, v in fs.meta.items() if k not in (NODE_ID_BASE, EDGE_ID_BASE)}
+    old = FalkorStore(parse_store_url(falkordb_server.url("toy")), fs._db, meta)
+    mem, every = MemoryStore(g), list(range(g.n_nodes))
+    assert old.node_table(every) == mem.node_table(every)
+    assert old.degrees(every).tolist() == mem.degrees(every).tolist()
+    assert [a.tolist() for a in old.neighbor_lists(every)] == [a.tolist() for a in mem.neighbor_lists(every)]
+    assert old.neighbor_counts(every).tolist() == mem.neighbor_counts(every).tolist()
+    assert old.incident_edges([0, 3]).tolist() == mem.incident_edges([0, 3]).tolist()
+    for seeds, hops, cap in REGION_CASES:
+        s = [g.node(x) for x in seeds]
+        a, b = mem.region(s, hops=hops, max_nodes=cap), old.region(s, hops=hops, max_nodes=cap)
+        assert (a.nodes.tolist(), a.edges.tolist(), a.hop.tolist(), a.capped) == (
+            b.nodes.tolist(), b.edges.tolist(), b.hop.tolist(), b.capped)
+        assert a.graph.to_dict() == b.graph.to_dict()
+
+
+def test_region_values_holding_the_reply_separator_are_read_row_by_row(falkordb_server):
+    """Relations and provenance come back joined by U+001E in one cell per batch; a value that holds
+    U+001E itself makes the pieces not line up, and that batch is read again row by row."""
+    b = GraphBuilder(name="rs")
+    c = b.add_chunk("t", "x", chunk_id="odd\x1eid")
+    b.add_triple("a", "is\x1ea", "b", chunk_id=c)
+    b.add_triple("b", "r", "c")
+    b.add_triple("c", "r\x1e", "a", chunk_id=c)
+    g = b.build()
+    url = parse_store_url(falkordb_server.url("rs"))
+    load_graph_into(g, url, overwrite=True)
+    a, r = MemoryStore(g).region([0], hops=2, max_nodes=10), FalkorStore.open(url).region([0], hops=2, max_nodes=10)
+    assert a.edges.tolist() == r.edges.tolist() == [0, 1, 2]
+    assert a.graph.to_dict() == r.graph.to_dict()
 
 
 def test_chunk_id_with_the_separator_is_refused(falkordb_server):
