@@ -2,12 +2,13 @@
 (:func:`core.index.insert.add_documents`), as a background job of the server that runs in a capped child
 process like a build (:mod:`core.index.isolated`), with its progress, and its outcome once it ends.
 
-Also home to :func:`save_uploads`, which both upload panels of the page use.
+Also home to :func:`stage_uploads` (with :func:`save_uploads`), which both upload panels of the page use.
 """
 
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +46,28 @@ def save_uploads(files: list, folder: Path) -> list[Path]:
     return paths
 
 
+def stage_uploads(files: list, questions: Any = None) -> tuple[list[Path], Path | None, Callable[[], None]]:
+    """The uploads saved in a fresh folder under ``$EGX_HOME/uploads`` that a build job holds (a killed server's
+    are swept at the next start): their paths, the questions file's (in its own subfolder) and ``drop()``,
+    which deletes the folder and releases it — called at once when saving fails, else when the job ends."""
+    tmp, tmp_lock = new_upload_dir()
+
+    def drop() -> None:
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp_lock.release()
+
+    try:
+        paths = save_uploads(list(files), tmp)
+        qpath = None
+        if questions is not None:
+            (tmp / "questions").mkdir()
+            qpath = save_uploads([questions], tmp / "questions")[0]
+    except BaseException:
+        drop()
+        raise
+    return paths, qpath, drop
+
+
 def create_add_documents_ui(act: Active) -> None:
     """Upload more documents into the active workspace; or say why this workspace cannot take them."""
     ws = act.workspace
@@ -64,17 +87,7 @@ def create_add_documents_ui(act: Active) -> None:
     if not files:
         st.error("Choose at least one document to add.")
         return
-    tmp, tmp_lock = new_upload_dir()
-
-    def drop_uploads() -> None:
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp_lock.release()
-
-    try:
-        paths = save_uploads(list(files), tmp)
-    except BaseException:
-        drop_uploads()
-        raise
+    paths, _, drop_uploads = stage_uploads(list(files))
     llm = act.llm if act.llm.available else None
     spec = BuildSpec.insert(ws.path, paths, embedder=act.embedder_name, llm=act.llm_name if llm else "none")
 

@@ -7,7 +7,6 @@ Thin by design: each panel reads its widgets, calls a cached core function throu
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -16,14 +15,14 @@ import streamlit as st
 
 from components import graph_view, resources, session_jobs
 from components import state as S
-from components.add_documents import create_add_documents_ui, save_uploads
+from components.add_documents import create_add_documents_ui, stage_uploads
 from components.sidebar import Active, active
 from components.ui import md_escape
 from core.errors import EgxError
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
 from core.graph.model import KnowledgeGraph
 from core.graph.reader import GraphLike, whole_graph
-from core.index.isolated import BuildSpec, build_isolated, isolated_builds, new_upload_dir
+from core.index.isolated import BuildSpec, build_isolated, isolated_builds
 from core.text import normalize_name
 
 if TYPE_CHECKING:
@@ -336,24 +335,8 @@ def create_upload_ui(act: Active) -> None:
         return
 
     # The build is a background job of the server (it survives page switches; the sidebar shows it) that
-    # runs in a child process within the memory and time caps (core.index.isolated); the uploads go to a
-    # folder under $EGX_HOME/uploads that the job holds and deletes when it ends (a killed server's are swept
-    # at the next start).
-    tmp, tmp_lock = new_upload_dir()
-
-    def drop_uploads() -> None:
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp_lock.release()
-
-    try:
-        paths = save_uploads(list(files), tmp)
-        qpath = None
-        if questions is not None:
-            (tmp / "questions").mkdir()
-            qpath = save_uploads([questions], tmp / "questions")[0]
-    except BaseException:
-        drop_uploads()
-        raise
+    # runs in a child process within the memory and time caps (core.index.isolated), on uploads the job holds
+    paths, qpath, drop_uploads = stage_uploads(list(files), questions)
     spec = BuildSpec(tuple(str(p) for p in paths), str(target), name, act.embedder_name, ex_name, act.llm_name,
                      str(qpath) if qpath else None)
 
