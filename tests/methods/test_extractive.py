@@ -84,8 +84,8 @@ def test_showcase_questions_get_the_sentence_that_answers(demo_default, method):
 def test_fastinsight_on_kg_nodes_answers_lothair_and_says_what_it_found_for_the_matrix(demo_default):
     """FastInsight's default (KG nodes, §4.2.2) with the cross-encoder: the Lothair question is answered;
     on the Matrix question the cross-encoder puts John Wick's nodes first, "Michael Nyqvist" (John Wick's
-    "main villain") among them, so the extractive answer names him — node texts are short and that node's
-    text says "main villain" literally, which the passage graph's whole passages dilute."""
+    "main villain") among them, so the extractive answer names him or the Matrix's villain — node texts are
+    short and that node's text says "main villain" literally, which the passage graph's whole passages dilute."""
     ws, b = demo_default
     r = run_method("fastinsight", LOTHAIR, ws, b)
     assert r.searched == "kg_nodes" and "20 March 851" in r.answer, r.answer
@@ -95,8 +95,11 @@ def test_fastinsight_on_kg_nodes_answers_lothair_and_says_what_it_found_for_the_
     # depends on the CPU's int8 kernels (it flips under tests/perturb.py-sized noise). The fifth node
     # scores 6.36, 0.84 below Nyqvist: membership in the top 4 holds on any CPU.
     assert r.searched == "kg_nodes" and "michael nyqvist" in r.node_ranking[:4], r.node_ranking[:6]
-    # the sentence naming him outscores every other person-naming sentence by 0.74 logit (measured)
-    assert "Michael Nyqvist" in r.answer, r.answer
+    # The answer sentence is the best-scored person-naming sentence of the retrieved passages: the one naming
+    # Nyqvist led the one naming Hugo Weaving (the Matrix's villain) by 0.74 logit with batches of 16, but how
+    # pairs are batched moves int8 logits by up to ~1 (0.96 over 1,000 MuSiQue pairs when CPU batches became
+    # token-capped), so either villain may come first; a sentence naming neither is the failure.
+    assert "Michael Nyqvist" in r.answer or "Hugo Weaving" in r.answer, r.answer
 
 
 @pytest.mark.model
