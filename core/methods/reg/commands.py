@@ -28,8 +28,14 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
     tr.add_argument("--workspace", required=True, help="workspace folder, name, or sample (e.g. musique)")
     tr.add_argument("--questions", help="questions with answers (JSON list; MuSiQue format works); default: the "
                                         "workspace's own questions file")
-    tr.add_argument("--supervision", choices=("weak", "refined"), default="weak")
+    tr.add_argument("--supervision", choices=("weak", "refined"),
+                    help="'refined' = ReG's S(I): the LLM selects the supervision (§4.1); 'weak' = query→answer "
+                         "shortest paths, the paper's 'w/o S(I)' ablation. Default: refined when --llm names an "
+                         "LLM, else weak")
     tr.add_argument("--llm", default="none", help="LLM for refined supervision (local, local-small, openai)")
+    tr.add_argument("--selection", choices=("auto", "stepwise", "one-shot"), default="auto",
+                    help="how refined supervision asks the LLM: 'one-shot' = App. F's single prompt; 'stepwise' = two "
+                         "grammar-constrained choices for small local models; 'auto' = stepwise for local models")
     add_llm_limits(tr)
     tr.add_argument("--embedder", default=DEFAULT_EMBEDDER)
     tr.add_argument("--out", help="model folder (default <workspace>/reg/retriever, which `egx ask --method reg` uses)")
@@ -48,6 +54,8 @@ def run(args: argparse.Namespace) -> int:
 
     embedder = get_embedder(args.embedder)
     llm = llm_from_args(args)
+    if args.supervision is None:
+        args.supervision = "refined" if llm.available else "weak"
     if args.supervision == "refined" and not llm.available:
         from core.errors import ConfigError
 
@@ -58,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     questions = args.questions or ws.questions_path
     if questions is None:
         raise SystemExit(f"egx train-reg: workspace {ws.name!r} has no questions file; pass --questions FILE")
-    cfg = TrainConfig(supervision=args.supervision, seed=args.seed, epochs=args.epochs)
+    cfg = TrainConfig(supervision=args.supervision, selection=args.selection, seed=args.seed, epochs=args.epochs)
     res = train_reg(ws, questions, backends=Backends(embedder, llm), cfg=cfg, out=args.out, limit=args.limit,
                     progress=progress_bar("train-reg"))
     if args.json:

@@ -60,6 +60,11 @@ class TrainConfig(MethodConfig):
 
     supervision: Literal["weak", "refined"] = _f("weak", "Labels: 'weak' = query→answer shortest paths; 'refined' "
                                                          "= the LLM-selected subset of the candidate pool (§4.1).")
+    selection: Literal["auto", "stepwise", "one-shot"] = _f(
+        "auto", "How refined supervision asks the LLM (§4.1): 'one-shot' = App. F's single prompt listing every "
+                "candidate; 'stepwise' = two grammar-constrained choices (the query→answer chain, then at most two "
+                "constraint facts), made for small local models whose one-shot replies select everything; 'auto' = "
+                "stepwise for the bundled local models, one-shot for an API model.")
     epochs: int = _f(80, "Training epochs (App. E: a fixed 80; the best epoch on the validation split is kept).")
     hidden: int = _f(256, "MLP hidden width.")
     lr: float = _f(1e-3, "Adam learning rate.")

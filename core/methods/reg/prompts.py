@@ -55,3 +55,53 @@ def select_schema(n_candidates: int) -> dict[str, Any]:
 def select_prompt(query: str, answers: Sequence[str], candidates: Sequence[str]) -> str:
     body = "\n".join(f"{i}. {c}" for i, c in enumerate(candidates))  # numbered: the LLM answers with ids
     return _SELECT_USER.format(query=query.strip(), answers="; ".join(answers), candidates=body)
+
+
+# --- stepwise selection: the same §4.1 decision asked as two constrained choices --------------------------------
+# The shipped 1.5B model answers App. F's one-shot selection degenerately: it lists every candidate in order
+# ("selected": [0, 1, ..., 11]) or a subset that no longer reaches the answer. Asked one narrow choice at a
+# time — which query→answer chain, then which (if any) extra facts — under a grammar that only admits the
+# offered numbers, its replies are always well-formed and usually discriminate.
+
+_STEP_CHAIN_USER = """Given a question, its answer and numbered reasoning paths from a knowledge graph that each \
+lead from an entity of the question to the answer, choose the path whose relations are the steps the question \
+asks about. A path that reaches the answer through relations the question does not ask about is spurious.
+
+Question: {query}
+Answer: {answers}
+Paths:
+{candidates}
+Answer with JSON {{"path": <path number>}}."""
+
+_STEP_CONTEXT_USER = """Given a question, its answer and the reasoning path chosen as evidence, choose the numbered \
+facts the question also needs because it names them as a constraint or property (a date, a place, a type, a \
+comparison). Choose at most {most}; choose none when the path is enough.
+
+Question: {query}
+Answer: {answers}
+Chosen path: {chain}
+Facts:
+{candidates}
+Answer with JSON {{"selected": [<fact numbers>]}}."""
+
+
+def chain_prompt(query: str, answers: Sequence[str], candidates: Sequence[tuple[int, str]]) -> str:
+    body = "\n".join(f"{i}. {c}" for i, c in candidates)
+    return _STEP_CHAIN_USER.format(query=query.strip(), answers="; ".join(answers), candidates=body)
+
+
+def chain_schema(ids: Sequence[int]) -> dict[str, Any]:
+    return {"type": "object", "properties": {"path": {"enum": list(ids)}}, "required": ["path"]}
+
+
+def context_prompt(query: str, answers: Sequence[str], chain: str, candidates: Sequence[tuple[int, str]],
+                   most: int) -> str:
+    body = "\n".join(f"{i}. {c}" for i, c in candidates)
+    return _STEP_CONTEXT_USER.format(query=query.strip(), answers="; ".join(answers), chain=chain, candidates=body,
+                                     most=most)
+
+
+def context_schema(ids: Sequence[int], most: int) -> dict[str, Any]:
+    return {"type": "object", "properties": {"selected": {"type": "array", "items": {"enum": list(ids)},
+                                                          "maxItems": most}},
+            "required": ["selected"]}

@@ -1,7 +1,18 @@
 """LLM-guided candidate refinement (ReG §4.1, Appendix D.3, Appendix F Fig. 6 prompt style).
 
-The compressed candidates are textualized as directed chains and numbered; the LLM, with an
-explanation-based in-context demonstration, returns ``{"explanation": ..., "selected": [ids]}``.
+The compressed candidates are textualized as directed chains and numbered. Two ways to ask the LLM for
+the "sufficient and logically coherent" subset (§4.1):
+
+* ``one-shot`` — App. F's form: one prompt, ``{"explanation": ..., "selected": [ids]}``. Replies are
+  checked against §4.1's own criteria: the subset must hold a query→answer chain (sufficient) and must
+  not be every candidate of a pool larger than three (that drops nothing: no refinement); a reply that
+  fails is sent back once with the reason, then the question keeps the weak signal.
+* ``stepwise`` — the same decision as two grammar-constrained choices, made for the small local model
+  (its one-shot replies list every candidate in order, or a subset that no longer reaches the answer):
+  (1) which query→answer chain follows the relations the question asks about (skipped when there is
+  one), (2) which of the 1-hop facts, at most ``context_most``, the question names as a constraint or
+  property (none allowed). Sufficiency holds by construction: a chain is always kept.
+
 The triples of every selected candidate (all the paths it stands for) are the **refined**
 supervision ``P*``.
 
@@ -19,12 +30,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from core.methods.reg import prompts
 from core.methods.reg.candidates import CandidatePool
-from core.methods.reg.compression import Compression
+from core.methods.reg.compression import Compression, MergedCandidate
 
 if TYPE_CHECKING:
     from core.backends.base import LLM
     from core.graph.model import KnowledgeGraph
-    from core.trace import Trace
+    from core.trace import Step, Trace
 
 WEAK_LABEL = "weak signal: query→answer shortest paths only (no LLM refinement)"
 
@@ -40,6 +51,7 @@ class Selection:
     prompt: str = ""
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    how: str = "one-shot"  #: "one-shot" (App. F's single prompt) or "stepwise" (two constrained choices)
 
 
 def _parse_ids(data: Any, n: int) -> tuple[list[int], str]:
@@ -53,10 +65,16 @@ def _parse_ids(data: Any, n: int) -> tuple[list[int], str]:
     return ids, ""
 
 
+SelectHow = Literal["one-shot", "stepwise"]
+
+
 def select_candidates(query: str, answers: Sequence[str], comp: Compression, pool: CandidatePool,
-                      graph: KnowledgeGraph, llm: LLM, *, max_candidates: int = 40, max_tokens: int = 256,
-                      trace: Trace | None = None) -> Selection:
+                      graph: KnowledgeGraph, llm: LLM, *, how: SelectHow = "one-shot", max_candidates: int = 40,
+                      max_tokens: int = 256, context_most: int = 2, trace: Trace | None = None) -> Selection:
     """Ask the LLM for the sufficient, coherent subset of the compressed candidates (§4.1).
+
+    ``how`` picks the form of the question (module docstring); both fall back to the weak signal,
+    visibly, when the LLM is absent or its reply unusable.
 
     Returns
     -------
@@ -64,43 +82,125 @@ def select_candidates(query: str, answers: Sequence[str], comp: Compression, poo
         ``mode="llm"`` with the selected candidates' triples, or ``mode="weak"`` with the
         shortest-path triples and the reason in ``fallback``.
     """
-    from core.methods.llm_steps import ask_json
     from core.trace import Step
 
     t0 = time.perf_counter()
     weak = pool.shortest_edges
     cands = comp.candidates[:max_candidates]
     step = Step("selection", "LLM selection of supervision paths", section="ReG §4.1, Appendix D.3, Appendix F")
-    user = prompts.select_prompt(query, list(answers), [c.text(graph) for c in cands])
     if not cands:
-        sel = Selection("weak", (), weak, weak, fallback="the candidate pool is empty; " + WEAK_LABEL)
+        sel = Selection("weak", (), weak, weak, fallback="the candidate pool is empty; " + WEAK_LABEL, how=how)
+    elif how == "stepwise":
+        sel = _stepwise(query, answers, cands, weak, graph, llm, step, context_most=context_most)
     else:
-        res = ask_json(llm, prompts.SELECT_SYSTEM, user, prompts.select_schema(len(cands)), max_tokens=max_tokens,
-                       step=step)
-        if res.data is None:
-            sel = Selection("weak", (), weak, weak, fallback=f"{res.fallback}; {WEAK_LABEL}", prompt=user,
-                            prompt_tokens=res.prompt_tokens, completion_tokens=res.completion_tokens)
-        else:
-            ids, problem = _parse_ids(res.data, len(cands))
-            if problem:
-                sel = Selection("weak", (), weak, weak, str(res.data.get("explanation", ""))
-                                if isinstance(res.data, dict) else "", f"LLM output unusable: {problem}; {WEAK_LABEL}",
-                                user, res.prompt_tokens, res.completion_tokens)
-            else:
-                edges = tuple(sorted({e for i in ids for e in cands[i].edges}))
-                sel = Selection("llm", tuple(ids), edges, weak, str(res.data.get("explanation", "")), "", user,
-                                res.prompt_tokens, res.completion_tokens)
+        sel = _one_shot(query, answers, cands, weak, graph, llm, step, max_tokens=max_tokens)
     if trace is not None:
         step.data = {
-            "mode": sel.mode, "label": "refined (LLM-selected)" if sel.mode == "llm" else WEAK_LABEL,
+            "mode": sel.mode, "how": sel.how,
+            "label": "refined (LLM-selected)" if sel.mode == "llm" else WEAK_LABEL,
             "selected": list(sel.selected), "explanation": sel.explanation,
             "kept": [cands[i].text(graph) for i in sel.selected],
             "shortest_path_signal": [graph.edge_text(e) for e in weak[:100]],
             "positive_triples": [graph.edge_text(e) for e in sel.edges[:100]],
             "added_vs_weak": [graph.edge_text(e) for e in sorted(set(sel.edges) - set(weak))[:100]],
             "dropped_vs_weak": [graph.edge_text(e) for e in sorted(set(weak) - set(sel.edges))[:100]],
-            "prompt": user[:12000], "candidates_shown": len(cands), "candidates_total": len(comp.candidates)}
+            "prompt": sel.prompt[:12000], "candidates_shown": len(cands), "candidates_total": len(comp.candidates)}
         step.fallback = sel.fallback
         step.seconds = time.perf_counter() - t0
         trace.steps.append(step)
     return sel
+
+
+def _edges_of(cands: Sequence[MergedCandidate], ids: Sequence[int]) -> tuple[int, ...]:
+    return tuple(sorted({e for i in ids for e in cands[i].edges}))
+
+
+def _one_shot(query: str, answers: Sequence[str], cands: Sequence[MergedCandidate], weak: tuple[int, ...],
+              graph: KnowledgeGraph, llm: LLM, step: Step, *, max_tokens: int) -> Selection:
+    """App. F's single prompt, with the reply checked against §4.1's criteria (module docstring)."""
+    from core.methods.llm_steps import ask_json
+
+    user = prompts.select_prompt(query, list(answers), [c.text(graph) for c in cands])
+    chains = {i for i, c in enumerate(cands) if c.kind == "shortest"}
+
+    def check(data: Any) -> None:
+        ids, problem = _parse_ids(data, len(cands))
+        if problem:
+            raise ValueError(problem)
+        if chains and not chains.intersection(ids):
+            raise ValueError("the selection holds no path that leads from the question to the answer (numbers "
+                             f"{sorted(chains)[:8]}); it is not sufficient evidence")
+        if len(cands) > 3 and len(ids) == len(cands):
+            raise ValueError("every candidate was selected; keep only the paths the question needs")
+
+    res = ask_json(llm, prompts.SELECT_SYSTEM, user, prompts.select_schema(len(cands)), max_tokens=max_tokens,
+                   validate=check, step=step)
+    if res.data is None:
+        return Selection("weak", (), weak, weak, fallback=f"{res.fallback}; {WEAK_LABEL}", prompt=user,
+                         prompt_tokens=res.prompt_tokens, completion_tokens=res.completion_tokens)
+    ids, _ = _parse_ids(res.data, len(cands))
+    return Selection("llm", tuple(ids), _edges_of(cands, ids), weak, str(res.data.get("explanation", "")), "", user,
+                     res.prompt_tokens, res.completion_tokens)
+
+
+def _stepwise(query: str, answers: Sequence[str], cands: Sequence[MergedCandidate], weak: tuple[int, ...],
+              graph: KnowledgeGraph, llm: LLM, step: Step, *, context_most: int) -> Selection:
+    """Two constrained choices: the chain, then at most ``context_most`` constraint facts (module docstring)."""
+    from core.methods.llm_steps import ask_json
+
+    chains = [i for i, c in enumerate(cands) if c.kind == "shortest"]
+    facts = [i for i, c in enumerate(cands) if c.kind != "shortest"]
+    if not chains:
+        return Selection("weak", (), weak, weak, fallback="no query→answer chain among the candidates; " + WEAK_LABEL,
+                         how="stepwise")
+    if not llm.available:
+        return Selection("weak", (), weak, weak, fallback="no LLM configured (`none` mode); " + WEAK_LABEL,
+                         how="stepwise")
+    shown, ptok, ctok, notes = [], 0, 0, []
+    if len(chains) == 1:
+        chosen = chains[0]
+        notes.append("one query→answer chain: kept without asking")
+    else:
+        user = prompts.chain_prompt(query, answers, [(k, cands[i].text(graph)) for k, i in enumerate(chains)])
+        res = ask_json(llm, prompts.SELECT_SYSTEM, user, prompts.chain_schema(range(len(chains))), max_tokens=16,
+                       validate=_field_in("path", range(len(chains))), step=step)
+        shown.append(user)
+        ptok, ctok = ptok + res.prompt_tokens, ctok + res.completion_tokens
+        if res.data is None:
+            return Selection("weak", (), weak, weak, fallback=f"{res.fallback}; {WEAK_LABEL}", prompt=user,
+                             prompt_tokens=ptok, completion_tokens=ctok, how="stepwise")
+        chosen = chains[int(res.data["path"])]
+        notes.append(f"chain {chains.index(chosen)} of {len(chains)} chosen")
+    picked: list[int] = []
+    if facts and context_most > 0:
+        most = min(context_most, len(facts))
+        user = prompts.context_prompt(query, answers, cands[chosen].text(graph),
+                                      [(k, cands[i].text(graph)) for k, i in enumerate(facts)], most)
+        res = ask_json(llm, prompts.SELECT_SYSTEM, user, prompts.context_schema(range(len(facts)), most),
+                       max_tokens=32, validate=_ids_in(len(facts)), step=step)
+        shown.append(user)
+        ptok, ctok = ptok + res.prompt_tokens, ctok + res.completion_tokens
+        if res.data is None:  # the chain stands; only the extra facts are missing
+            notes.append(f"no constraint facts ({res.fallback})")
+        else:
+            picked = [facts[k] for k in dict.fromkeys(int(x) for x in res.data["selected"])][:most]
+            notes.append(f"{len(picked)} of {len(facts)} facts chosen" if picked else "no extra fact needed")
+    ids = (chosen, *picked)
+    return Selection("llm", ids, _edges_of(cands, ids), weak, "; ".join(notes), "", "\n\n---\n\n".join(shown),
+                     ptok, ctok, how="stepwise")
+
+
+def _field_in(key: str, allowed: range) -> Any:
+    def check(data: Any) -> None:
+        if not isinstance(data, dict) or not isinstance(data.get(key), int) or data[key] not in allowed:
+            raise ValueError(f'"{key}" must be one of the numbers {allowed.start}..{allowed.stop - 1}')
+    return check
+
+
+def _ids_in(n: int) -> Any:
+    def check(data: Any) -> None:
+        if not isinstance(data, dict) or not isinstance(data.get("selected"), list):
+            raise ValueError('the output has no "selected" list')
+        if any(not isinstance(x, int) or not 0 <= x < n for x in data["selected"]):
+            raise ValueError(f'"selected" may hold only the fact numbers 0..{n - 1}')
+    return check

@@ -21,7 +21,7 @@ from core.errors import InputFormatError
 from core.methods.evidence.linking import Linked, link_answers, link_query_entities
 from core.methods.reg.candidates import CandidatePool, candidate_pool
 from core.methods.reg.compression import Compression, compress
-from core.methods.reg.selection import Selection, select_candidates
+from core.methods.reg.selection import SelectHow, Selection, select_candidates
 
 if TYPE_CHECKING:
     import numpy as np
@@ -102,8 +102,9 @@ class Supervision:
     def to_dict(self) -> dict[str, Any]:
         """The cacheable part (what an LLM call produced)."""
         s = self.selection
-        return {"mode": s.mode, "selected": list(s.selected), "edges": list(s.edges), "explanation": s.explanation,
-                "fallback": s.fallback, "prompt_tokens": s.prompt_tokens, "completion_tokens": s.completion_tokens}
+        return {"mode": s.mode, "how": s.how, "selected": list(s.selected), "edges": list(s.edges),
+                "explanation": s.explanation, "fallback": s.fallback, "prompt_tokens": s.prompt_tokens,
+                "completion_tokens": s.completion_tokens}
 
 
 def link_item(item: QAItem, graph: KnowledgeGraph, *, embedder: Embedder | None = None,
@@ -121,11 +122,13 @@ def link_item(item: QAItem, graph: KnowledgeGraph, *, embedder: Embedder | None 
 
 def build_supervision(item: QAItem, graph: KnowledgeGraph, llm: LLM, *, embedder: Embedder | None = None,
                       node_vectors: np.ndarray | None = None, refine: bool = True, max_len: int = 4,
-                      cached: dict[str, Any] | None = None, trace: Trace | None = None) -> Supervision:
+                      how: SelectHow = "one-shot", cached: dict[str, Any] | None = None,
+                      trace: Trace | None = None) -> Supervision:
     """Candidate pool → compression → selection for one question (ReG §4.1).
 
     ``refine=False`` (or ``none`` LLM) yields the weak signal only; so does a question whose answer is
-    not reachable within ``max_len`` hops (ReG's datasets drop such questions; the LLM is not asked). ``cached`` — a previous
+    not reachable within ``max_len`` hops (ReG's datasets drop such questions; the LLM is not asked). ``how`` —
+    App. F's one-shot prompt or the stepwise choices (:mod:`.selection`). ``cached`` — a previous
     :meth:`Supervision.to_dict` for the same question — replaces the LLM call.
     """
     q, a = link_item(item, graph, embedder=embedder, node_vectors=node_vectors)
@@ -135,7 +138,8 @@ def build_supervision(item: QAItem, graph: KnowledgeGraph, llm: LLM, *, embedder
     if cached is not None:
         sel = Selection(cached["mode"], tuple(cached["selected"]), tuple(cached["edges"]), weak,
                         cached.get("explanation", ""), cached.get("fallback", ""), "",
-                        int(cached.get("prompt_tokens", 0)), int(cached.get("completion_tokens", 0)))
+                        int(cached.get("prompt_tokens", 0)), int(cached.get("completion_tokens", 0)),
+                        str(cached.get("how", "one-shot")))
     elif not refine or not weak:
         from core.methods.reg.selection import WEAK_LABEL
 
@@ -143,5 +147,5 @@ def build_supervision(item: QAItem, graph: KnowledgeGraph, llm: LLM, *, embedder
                f"no query→answer path within {max_len} hops (answer not linked or not connected); nothing to refine")
         sel = Selection("weak", (), weak, weak, fallback=f"{why}; {WEAK_LABEL}")
     else:
-        sel = select_candidates(item.question, item.answers[:1], comp, pool, graph, llm, trace=trace)
+        sel = select_candidates(item.question, item.answers[:1], comp, pool, graph, llm, how=how, trace=trace)
     return Supervision(item, q, a, pool, comp, sel)

@@ -34,6 +34,7 @@ from core.methods.reg.retriever import TripleRetriever, build_mlp, neighbourhood
 
 if TYPE_CHECKING:
     from core.graph.model import KnowledgeGraph
+    from core.methods.reg.selection import SelectHow
     from core.methods.reg.supervision import Supervision
 
 Progress = Callable[[str, float], None]
@@ -258,14 +259,16 @@ def train_reg(workspace: Any, questions: str | Path, *, backends: Any, cfg: Trai
     llm = backends.llm
     if refine and not llm.available:
         _check_refined({"questions": len(items), "refined_by_llm": 0})
-    cache_path = workspace.path / "reg" / f"selections-{_slug(llm.model_id)}.json"
+    how = selection_how(cfg.selection, llm)
+    cache_path = workspace.path / "reg" / selections_file(llm.model_id, how)
     store: dict[str, Any] = {}
     if refine and cache and cache_path.exists():
         store = json.loads(cache_path.read_text(encoding="utf-8"))
     sups = []
     for i, it in enumerate(items):
         sup = build_supervision(it, graph, llm, embedder=backends.embedder, node_vectors=node_vecs,
-                                refine=refine, max_len=cfg.max_path_len, cached=store.get(it.qid) if refine else None)
+                                refine=refine, max_len=cfg.max_path_len, how=how,
+                                cached=store.get(it.qid) if refine else None)
         if refine and it.qid not in store and sup.compression.candidates and llm.available:
             store[it.qid] = sup.to_dict()
             if cache:
@@ -283,11 +286,24 @@ def train_reg(workspace: Any, questions: str | Path, *, backends: Any, cfg: Trai
     ret, res = train_retriever(sups, graph, qvecs, node_vecs, edge_vecs, cfg, embedder_id=backends.embedder.model_id,
                                graph_hash=graph.content_hash, progress=sub)
     ret.manifest["llm"] = llm.model_id if refine else ""
+    ret.manifest["selection"] = how if refine else ""
     folder = Path(out) if out else default_model_dir(workspace)
     ret.save(folder)
     res.model_dir = str(folder)
     atomic_write_json(folder / "result.json", res.to_dict())
     return res
+
+
+def selection_how(setting: str, llm: Any) -> SelectHow:
+    """``TrainConfig.selection`` resolved: ``auto`` asks the bundled local models stepwise, API models one-shot."""
+    if setting in ("stepwise", "one-shot"):
+        return setting  # type: ignore[return-value]
+    return "stepwise" if getattr(llm, "name", "") in ("local", "local-small") else "one-shot"
+
+
+def selections_file(model_id: str, how: str) -> str:
+    """The cache of one model's selections in one form (App. F's one-shot keeps the older file name)."""
+    return f"selections-{_slug(model_id)}.json" if how == "one-shot" else f"selections-{_slug(model_id)}-{how}.json"
 
 
 def _slug(s: str) -> str:

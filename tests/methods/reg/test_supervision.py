@@ -121,3 +121,76 @@ def test_dde_on_a_toy_graph_by_hand() -> None:
     b2 = [[1, 0], [0, 1], [1, 0], [1, 0]]
     want = np.concatenate([np.array(x, dtype=np.float32) for x in (one_hot, f1, f2, b1, b2)], axis=1)
     np.testing.assert_allclose(enc, want)
+
+
+def _by_schema(path: int = 0, selected: tuple[int, ...] = (0,)):
+    """Stepwise replies chosen by what the grammar asks for: the chain (``path``) or the facts (``selected``)."""
+    def reply(messages):
+        return json.dumps({"path": path}) if "Paths:" in messages[-1].content else json.dumps({"selected": list(selected)})
+    return reply
+
+
+def test_stepwise_selection_keeps_a_chain_and_the_chosen_facts(matrix_graph) -> None:
+    llm = ScriptedLLM(_by_schema(0, (0,)), repeat_last=True)
+    tr = Trace("reg", "q")
+    s = _sup(llm, matrix_graph, how="stepwise", trace=tr)
+    cands = s.compression.candidates
+    chains = [i for i, c in enumerate(cands) if c.kind == "shortest"]
+    facts = [i for i, c in enumerate(cands) if c.kind != "shortest"]
+    assert s.selection.mode == "llm" and s.selection.how == "stepwise"
+    assert s.selection.selected == (chains[0], facts[0])
+    assert set(s.refined) == set(cands[chains[0]].edges) | set(cands[facts[0]].edges)
+    asked = [c.messages[-1].content for c in llm.calls]
+    assert len(asked) == (2 if len(chains) > 1 else 1)  # one chain: kept without asking
+    if len(chains) > 1:  # the chain question lists only query→answer chains, numbered from 0
+        listed = [ln.split(". ", 1)[1] for ln in asked[0].split("Paths:\n", 1)[1].splitlines() if ". " in ln[:4]]
+        assert listed == [cands[i].text(matrix_graph) for i in chains]
+        assert llm.calls[0].json_schema["properties"]["path"]["enum"] == list(range(len(chains)))
+    facts_call = llm.calls[-1]
+    assert facts_call.json_schema["properties"]["selected"]["maxItems"] == 2
+    assert tr.stage("selection")[0].data["how"] == "stepwise"
+
+
+def test_stepwise_keeps_the_chain_when_the_fact_reply_is_unusable(matrix_graph) -> None:
+    def reply(messages):
+        return json.dumps({"path": 0}) if "Paths:" in messages[-1].content else "no <<<"
+    s = _sup(ScriptedLLM(reply, repeat_last=True), matrix_graph, how="stepwise")
+    chains = [i for i, c in enumerate(s.compression.candidates) if c.kind == "shortest"]
+    assert s.selection.mode == "llm" and s.selection.selected == (chains[0],)
+    assert "no constraint facts" in s.selection.explanation
+
+
+def test_stepwise_without_llm_is_the_weak_signal(matrix_graph) -> None:
+    s = _sup(NoLLM(), matrix_graph, how="stepwise")
+    assert s.selection.mode == "weak" and s.refined == s.weak
+
+
+def test_one_shot_reply_selecting_everything_is_sent_back_then_weak(matrix_graph) -> None:
+    n = len(_sup(NoLLM(), matrix_graph).compression.candidates)
+    assert n > 3
+    llm = ScriptedLLM(json.dumps({"explanation": "all", "selected": list(range(n))}), repeat_last=True)
+    s = _sup(llm, matrix_graph)
+    assert s.selection.mode == "weak" and "every candidate was selected" in s.selection.fallback
+    assert len(llm.calls) > 1 and "every candidate" in llm.calls[1].messages[-1].content
+
+
+def test_one_shot_reply_without_a_chain_is_not_sufficient(matrix_graph) -> None:
+    sup = _sup(NoLLM(), matrix_graph)
+    fact = next(i for i, c in enumerate(sup.compression.candidates) if c.kind != "shortest")
+    llm = ScriptedLLM(json.dumps({"explanation": "x", "selected": [fact]}), repeat_last=True)
+    s = _sup(llm, matrix_graph)
+    assert s.selection.mode == "weak" and "not sufficient" in s.selection.fallback
+
+
+def test_auto_selection_is_stepwise_for_the_bundled_models() -> None:
+    from core.methods.reg.train import selection_how, selections_file
+
+    class Named:
+        def __init__(self, name):
+            self.name = name
+
+    assert selection_how("auto", Named("local")) == selection_how("auto", Named("local-small")) == "stepwise"
+    assert selection_how("auto", Named("openai")) == "one-shot"
+    assert selection_how("one-shot", Named("local")) == "one-shot"
+    assert selections_file("m", "one-shot") == "selections-m.json"  # the older cache keeps its name
+    assert selections_file("m", "stepwise") == "selections-m-stepwise.json"
