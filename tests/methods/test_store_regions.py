@@ -93,7 +93,7 @@ def test_reg_demo_same_results_from_region(demo_pair, backends, tmp_path, monkey
     regions = _compare_reg(mem, remote, questions, backends, [untrained, trained])
     assert regions >= len(questions)  # most runs score a real region, not an empty one
     b = run_method("reg", questions[0], remote, backends)  # the entry `egx ask`, bench and the pages use
-    assert b.scorer.startswith("trained") and "graph" not in remote.__dict__  # type: ignore[attr-defined]
+    assert b.scorer.startswith("ReG@Triple") and "graph" not in remote.__dict__  # type: ignore[attr-defined]
 
 
 def test_reg_region_cap_is_visible_and_valid(demo_pair, backends, monkeypatch):

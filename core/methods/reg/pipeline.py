@@ -28,7 +28,6 @@ already loaded and its CSR arrays are read directly, as before.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -64,7 +63,7 @@ class RegResult:
     trace: Trace
     config: RegConfig
     linked: Linked
-    scorer: str  #: "trained (weak|refined)" or "cosine (untrained fallback)"
+    scorer: str  #: :func:`~core.methods.reg.retriever.scorer_label`: S(I)-trained, w/o S(I), or cosine fallback
     candidates: int  #: triples scored
     kept: tuple[Triple, ...]  #: top-K triples, best first
     reorganization: Reorganization
@@ -96,7 +95,7 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
     WorkspaceError
         With ``untrained="error"`` when no trained retriever exists (names ``egx train-reg``).
     """
-    from core.methods.reg.retriever import default_model_dir, load_retriever, neighbourhood
+    from core.methods.reg.retriever import find_model_dir, load_retriever, neighbourhood, scorer_label
 
     cfg = RegConfig() if config is None else config
     if not isinstance(cfg, RegConfig):
@@ -134,7 +133,7 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
             notes.append(f"{n_all} triples exceed max_candidates={cfg.max_candidates}; the most query-similar were kept")
         step.fallback = "; ".join(notes)
 
-    folder = Path(cfg.model) if cfg.model else default_model_dir(workspace)
+    folder = find_model_dir(workspace, cfg.model)
     with trace.timed("score", "Score triples and keep the top-K", section="ReG D.3 Eq. 33, App. E") as step:
         try:
             ret = load_retriever(folder, workspace=workspace, embedder_id=backends.embedder.model_id)
@@ -146,10 +145,10 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
                              "set untrained='error' to require a trained retriever).")
         if ret is not None:
             scores = ret.score(qvec, edges, graph, node_rows, edge_rows, topic)
-            scorer = f"trained ({ret.manifest.get('supervision', '?')} supervision)"
+            scorer = scorer_label(ret.manifest)
         else:
             scores = edge_rows[edges] @ qvec if edges.size else np.zeros(0, np.float32)
-            scorer = "cosine (untrained fallback)"
+            scorer = scorer_label(None)
             step.data["notice"] = NOT_TRAINED_NOTICE
         scores = pin("reg.score.triples", scores, ids=edges)
         order = np.argsort(-scores, kind="stable")[:cfg.top_k]

@@ -12,9 +12,14 @@ is ours: with about a hundred training questions it gives the MLP the query–tr
 directly instead of having to learn it. The scorer is ``Linear → ReLU → Linear → 1``, trained with
 binary cross-entropy (:mod:`.train`).
 
-A trained model is saved per workspace (default ``<workspace>/reg/retriever/``): ``model.pt``
-(state dict) + ``manifest.json`` (embedder, dims, DDE rounds, supervision, metrics, graph hash).
-Loading checks the manifest against the workspace and embedder and says how to retrain on a mismatch.
+A trained model is saved per workspace (default ``<workspace>/reg/retriever/``): ``model.safetensors``
+(tensors only: nothing in it can run) + ``manifest.json`` (embedder, dims, DDE rounds, supervision, metrics,
+graph hash). Older folders hold ``model.pt``, read with ``torch.load(weights_only=True)``. Loading checks
+the manifest against the workspace and embedder and says how to retrain on a mismatch.
+
+Which retriever ``reg`` uses (:func:`find_model_dir`): the configured folder, else the one trained in the
+workspace, else — for a bundled sample — the retriever shipped with it (``sample_data/<name>/reg/retriever``,
+trained on LLM-refined supervision S(I) whose selections ship beside it), else none (cosine fallback).
 """
 
 from __future__ import annotations
@@ -34,13 +39,52 @@ if TYPE_CHECKING:
     from core.graph.model import KnowledgeGraph
     from core.index.workspace import Workspace
 
-MODEL_FILE = "model.pt"
+MODEL_FILE = "model.safetensors"
+LEGACY_MODEL_FILE = "model.pt"  #: a torch state dict, from before safetensors
 MANIFEST_FILE = "manifest.json"
 FORMAT = "egx-reg-retriever"
 
 
 def default_model_dir(workspace: Workspace) -> Path:
     return workspace.path / "reg" / "retriever"
+
+
+def shipped_model_dir(workspace: Workspace) -> Path | None:
+    """The retriever shipped with a bundled sample workspace (None for any other workspace)."""
+    if not workspace.manifest.get("sample"):
+        return None
+    from core.index.samples import sample_recipes
+
+    for r in sample_recipes():
+        if r.name == workspace.name:
+            folder = r.folder / "reg" / "retriever"
+            return folder if (folder / MANIFEST_FILE).exists() else None
+    return None
+
+
+def find_model_dir(workspace: Workspace, configured: str = "") -> Path:
+    """The folder ``reg`` loads: ``configured``, else the workspace's own, else a sample's shipped one."""
+    if configured:
+        return Path(configured)
+    own = default_model_dir(workspace)
+    if (own / MANIFEST_FILE).exists():
+        return own
+    return shipped_model_dir(workspace) or own
+
+
+def scorer_label(manifest: dict[str, Any] | None) -> str:
+    """What scored the triples, in the words the pages and reports use: ReG's retriever trained on S(I),
+    the paper's "w/o S(I)" ablation (weak labels), or the untrained cosine fallback."""
+    if manifest is None:
+        return "cosine (untrained fallback — not ReG's retriever)"
+    unit = "ReG@Entity" if manifest.get("unit") == "entity" else "ReG@Triple"
+    if manifest.get("supervision") == "refined":
+        how = f", {manifest['selection']}" if manifest.get("selection") else ""
+        label = f"{unit} trained on S(I) (LLM-refined supervision by {manifest.get('llm') or '?'}{how})"
+    else:
+        label = f"{unit} w/o S(I) (trained on weak shortest-path labels)"
+    shipped = manifest.get("shipped")
+    return f"{label}; {shipped}" if shipped else label
 
 
 def neighbourhood(graph: KnowledgeGraph, topic: tuple[int, ...] | list[int], hops: int, *,
@@ -127,17 +171,15 @@ class TripleRetriever:
                                                    rounds=r, reverse_rounds=rr))
 
     def save(self, folder: Path) -> Path:
-        import torch
+        from safetensors.torch import save
 
         from core.fsio import atomic_write_bytes, atomic_write_json
 
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
-        import io
-
-        buf = io.BytesIO()
-        torch.save({k: v.detach().cpu() for k, v in self.model.state_dict().items()}, buf)
-        atomic_write_bytes(folder / MODEL_FILE, buf.getvalue())
+        atomic_write_bytes(folder / MODEL_FILE,
+                           save({k: v.detach().cpu().contiguous() for k, v in self.model.state_dict().items()}))
+        (folder / LEGACY_MODEL_FILE).unlink(missing_ok=True)  # one set of weights per folder
         atomic_write_json(folder / MANIFEST_FILE, {"format": FORMAT, "version": 1, **self.manifest})
         return folder
 
@@ -158,6 +200,8 @@ def load_retriever(folder: Path, *, workspace: Workspace | None = None, embedder
 
     folder = Path(folder)
     mf, mp = folder / MANIFEST_FILE, folder / MODEL_FILE
+    if not mp.exists() and (folder / LEGACY_MODEL_FILE).exists():
+        mp = folder / LEGACY_MODEL_FILE
     ws_arg = workspace.name if workspace is not None else "W"
     fix = f"train one with `egx train-reg --workspace {ws_arg} --questions FILE`"
     if not mf.exists() or not mp.exists():
@@ -179,8 +223,13 @@ def load_retriever(folder: Path, *, workspace: Workspace | None = None, embedder
     dev = select_device(device)
     try:
         model = build_mlp(int(manifest["in_dim"]), int(manifest["hidden"]))
-        # weights_only: tensors and plain values, never code (a pickle in a workspace could run anything)
-        model.load_state_dict(torch.load(mp, map_location="cpu", weights_only=True))
+        if mp.name == MODEL_FILE:  # safetensors: a header and raw tensors, nothing that can run
+            from safetensors.torch import load
+
+            state = load(mp.read_bytes())
+        else:  # weights_only: tensors and plain values, never code (a pickle in a workspace could run anything)
+            state = torch.load(mp, map_location="cpu", weights_only=True)
+        model.load_state_dict(state)
     except Exception as exc:  # a damaged or foreign file: refuse it visibly, never run or half-load it
         why = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
         raise WorkspaceError(f"The ReG retriever file {mp} was rejected ({type(exc).__name__}: {why}); "

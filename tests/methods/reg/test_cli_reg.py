@@ -38,7 +38,7 @@ def test_train_reg_then_ask_uses_the_trained_model(demo_path, capsys) -> None:
     res = json.loads(capsys.readouterr().out)
     assert res["supervision"] == "weak" and len(res["curves"]["val_recall"]) == 3
     assert not set(res["split"]["test"]) & set(res["split"]["train"])
-    assert (ws / "reg" / "retriever" / "model.pt").exists()
+    assert (ws / "reg" / "retriever" / "model.safetensors").exists()
     manifest = json.loads((ws / "reg" / "retriever" / "manifest.json").read_text())
     assert manifest["embedder"] == HashingEmbedder().model_id and manifest["supervision"] == "weak"
     assert main(["ask", "Who played Agent Smith?", "--workspace", str(ws), "--method", "reg", "--embedder", "hashing",

@@ -73,8 +73,32 @@ def test_tiny_training_learns_a_separable_signal(tmp_path) -> None:
                                rtol=1e-5, atol=1e-6)
     with pytest.raises(WorkspaceError, match=r"trained with embedder 'hashing'.*egx train-reg"):
         load_retriever(tmp_path / "m", embedder_id="minilm")
+    assert not (tmp_path / "m" / "model.pt").exists()  # safetensors only: a file of tensors, nothing that runs
+    # a folder from before safetensors (a torch state dict in model.pt) still loads, with the same scores
+    import torch
+    from safetensors.torch import load_file
+
+    legacy = tmp_path / "legacy"
+    legacy.mkdir()
+    (legacy / "manifest.json").write_bytes((tmp_path / "m" / "manifest.json").read_bytes())
+    torch.save(load_file(tmp_path / "m" / "model.safetensors"), legacy / "model.pt")
+    old = load_retriever(legacy, embedder_id="hashing", device="cpu")
+    np.testing.assert_allclose(old.score(test[0].qvec, test[0].edges, g, nv, ev, test[0].topic), scores[0],
+                               rtol=1e-5, atol=1e-6)
 
 
 def test_missing_model_names_the_command(tmp_path) -> None:
     with pytest.raises(WorkspaceError, match=r"No trained ReG retriever in .*egx train-reg --workspace W"):
         load_retriever(tmp_path / "none")
+
+
+def test_scorer_label_names_the_supervision() -> None:
+    from core.methods.reg.retriever import scorer_label
+
+    assert scorer_label(None).startswith("cosine") and "not ReG's retriever" in scorer_label(None)
+    assert scorer_label({"supervision": "weak"}) == "ReG@Triple w/o S(I) (trained on weak shortest-path labels)"
+    refined = scorer_label({"supervision": "refined", "llm": "llama.cpp:q", "selection": "stepwise",
+                            "shipped": "shipped with the sample"})
+    assert refined.startswith("ReG@Triple trained on S(I)") and "llama.cpp:q, stepwise" in refined
+    assert refined.endswith("shipped with the sample")
+    assert scorer_label({"supervision": "refined", "unit": "entity"}).startswith("ReG@Entity trained on S(I)")
