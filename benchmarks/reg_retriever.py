@@ -7,7 +7,10 @@ the ReG@Triple retriever is trained on weak labels and, with ``--llm``, on refin
 same seeded split, and both are evaluated on the same held-out test questions together with the
 untrained cosine scorer (the baseline of the same run).
 
-Usage: python benchmarks/reg_retriever.py [--llm local] [--limit N] [--seeds 0 1 2] [--out f.json]
+Each trained model and the cosine scorer are also run as the ``reg`` method (retrieval only, ``none`` LLM)
+on the held-out test questions: passage R@5 against the gold supporting passages.
+
+Usage: python benchmarks/reg_retriever.py [--llm local] [--selection auto] [--limit N] [--seeds 0 1 2] [--out f.json]
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ def main() -> None:
     ap.add_argument("--questions", default=str(ROOT.parent / "shared" / "data" / "hipporag_musique_train100" /
                                                "musique_train.json"))
     ap.add_argument("--llm", default="none", help="LLM for refined supervision (none = weak only)")
+    ap.add_argument("--selection", default="auto", choices=("auto", "stepwise", "one-shot"),
+                    help="how refined supervision asks the LLM (TrainConfig.selection)")
     ap.add_argument("--embedder", default="minilm")
     ap.add_argument("--limit", type=int)
     ap.add_argument("--epochs", type=int, default=80, help="training epochs (default: App. E's 80, as TrainConfig)")
@@ -52,7 +57,7 @@ def main() -> None:
     from core.methods.base import Backends
     from core.methods.reg.config import TrainConfig
     from core.methods.reg.supervision import build_supervision, load_qa
-    from core.methods.reg.train import _slug, train_reg
+    from core.methods.reg.train import selection_how, selections_file, train_reg
 
     ws = Workspace.open(bench_workspace(Path(args.workspace)))
     emb = get_embedder(args.embedder)
@@ -63,13 +68,15 @@ def main() -> None:
     out: dict = {"workspace": ws.name, "questions": len(items), "llm": llm.model_id, "embedder": emb.model_id}
 
     # ---- supervision: Table 1 analogue + weak vs refined label sets
-    cache_path = ws.path / "reg" / f"selections-{_slug(llm.model_id)}.json"
+    how = selection_how(args.selection, llm)
+    out["selection"] = how if llm.available else ""
+    cache_path = ws.path / "reg" / selections_file(llm.model_id, how)
     store = json.loads(cache_path.read_text()) if cache_path.exists() else {}
     raw, comp, t_llm, n_llm, n_fb, sizes, jacc, fb_why = [], [], 0.0, 0, 0, [], [], {}
     node_vecs = ws.index("nodes").vectors
     for i, it in enumerate(items):
         t0 = time.perf_counter()
-        s = build_supervision(it, g, llm, embedder=emb, node_vectors=node_vecs, refine=llm.available,
+        s = build_supervision(it, g, llm, embedder=emb, node_vectors=node_vecs, refine=llm.available, how=how,
                               cached=store.get(it.qid))
         if llm.available and it.qid not in store and s.compression.candidates:
             store[it.qid] = s.to_dict()
@@ -109,24 +116,50 @@ def main() -> None:
         return
 
     # ---- training: weak (and refined) with the same split per seed
-    runs = []
+    runs, cos_r5 = [], {}
     kinds = ["weak"] + (["refined"] if llm.available else [])
     for seed in args.seeds:
         for kind in kinds:
-            cfg = TrainConfig(supervision=kind, seed=seed, epochs=args.epochs)
+            cfg = TrainConfig(supervision=kind, selection=args.selection, seed=seed, epochs=args.epochs)
             res = train_reg(ws, args.questions, backends=Backends(emb, llm), cfg=cfg, limit=args.limit,
                             out=ws.path / "reg" / f"{kind}-seed{seed}")
+            test_items = [it for it in items if it.qid in set(res.split["test"])]
+            r5 = passage_recall(ws, emb, test_items, ws.path / "reg" / f"{kind}-seed{seed}")
+            if seed not in cos_r5:  # the split is the seed's: one cosine figure per seed
+                cos_r5[seed] = passage_recall(ws, emb, test_items, ws.path / "reg" / "no-model")
+            r5_cos = cos_r5[seed]
             runs.append({"supervision": kind, "seed": seed, "best_epoch": res.best_epoch, "test": res.test,
-                         "cosine_baseline_test": res.baseline_test, "counts": res.counts, "device": res.device,
+                         "cosine_baseline_test": res.baseline_test, "passage_r5": r5, "cosine_passage_r5": r5_cos,
+                         "counts": res.counts, "device": res.device,
                          "seconds": round(res.seconds, 1), "curves": res.curves})
             t, b = res.test, res.baseline_test
             print(f"{kind:<8} seed {seed}: test gold-passage recall@{cfg.recall_k} {t['gold_passage_recall']:.3f} "
                   f"(cosine {b['gold_passage_recall']:.3f}), answer hit {t['answer_hit']:.3f} "
                   f"(cosine {b['answer_hit']:.3f}), own-label recall {t['label_recall']:.3f} "
-                  f"(cosine {b['label_recall']:.3f}); {res.counts['train_examples']} train / "
+                  f"(cosine {b['label_recall']:.3f}), passage R@5 {r5:.3f} (cosine {r5_cos:.3f}); "
+                  f"{res.counts['train_examples']} train / "
                   f"{res.counts['val_examples']} val / {res.counts['test_examples']} test questions")
     out["runs"] = runs
     _write(out, args.out)
+
+
+def passage_recall(ws, emb, items, model_dir: Path, k: int = 5) -> float:
+    """Mean passage R@k of the ``reg`` method (retrieval only, no LLM) with the model in ``model_dir`` (a folder
+    without one: the cosine fallback) over the questions that have gold passages."""
+    from core.backends.llm import NoLLM
+    from core.eval.metrics import recall_at_k
+    from core.methods.base import Backends
+    from core.methods.reg.config import RegConfig
+    from core.methods.run import run_method
+
+    cfg = RegConfig(model=str(model_dir))
+    vals = []
+    for it in items:
+        if not it.gold_chunks:
+            continue
+        res = run_method("reg", it.question, ws, Backends(emb, NoLLM()), config=cfg)
+        vals.append(recall_at_k([c.chunk_id for c in res.ranked_chunks], it.gold_chunks, k))
+    return statistics.mean(vals) if vals else float("nan")
 
 
 def _write(out: dict, path: str | None) -> None:

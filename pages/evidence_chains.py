@@ -188,14 +188,15 @@ elif full is not None:
 
 # ------------------------------------------------------------------------------ training
 st.header("Trained retriever (ReG@Triple)")
+from core.methods.reg.retriever import shipped_model_dir  # noqa: E402
 from core.methods.reg.train import training_runs  # noqa: E402 — light module; kept next to its only use
 
-runs = training_runs(ws.path)
+runs = training_runs(ws.path, shipped_model_dir(ws))
 if not runs:
     st.info("No trained retriever for this workspace yet. Train one from the command line:\n\n"
-            f"`egx train-reg --workspace {ws.name} --supervision weak` (and `--supervision refined --llm local "
-            "--out <workspace>/reg/refined` for the LLM-refined labels). Runs saved under "
-            "`<workspace>/reg/<run>/` appear here.")
+            f"`egx train-reg --workspace {ws.name} --llm local` (ReG's S(I): the LLM refines the supervision) or "
+            f"`egx train-reg --workspace {ws.name} --supervision weak` (the paper's \"w/o S(I)\": shortest paths). "
+            "Runs saved under `<workspace>/reg/<run>/` appear here.")
 else:
     k = int(next(iter(runs.values())).get("config", {}).get("recall_k", 30))
     metric = S.keep(S.REG_CURVE, st.radio("Curve", ["val_recall", "train_loss", "val_loss"], horizontal=True,

@@ -264,6 +264,8 @@ def train_reg(workspace: Any, questions: str | Path, *, backends: Any, cfg: Trai
     store: dict[str, Any] = {}
     if refine and cache and cache_path.exists():
         store = json.loads(cache_path.read_text(encoding="utf-8"))
+    elif refine and cache:  # a sample's shipped selections: S(I) of this model and form, without the LLM calls
+        store = shipped_selections(workspace, llm.model_id, how)
     sups = []
     for i, it in enumerate(items):
         sup = build_supervision(it, graph, llm, embedder=backends.embedder, node_vectors=node_vecs,
@@ -294,6 +296,29 @@ def train_reg(workspace: Any, questions: str | Path, *, backends: Any, cfg: Trai
     return res
 
 
+SELECTIONS_FORMAT = "egx-reg-selections"
+
+
+def shipped_selections(workspace: Any, model_id: str, how: str) -> dict[str, Any]:
+    """The S(I) selections shipped with a bundled sample (``sample_data/<name>/reg/selections.json``) when
+    they were made by ``model_id`` in form ``how``; else ``{}``."""
+    import json
+
+    if not workspace.manifest.get("sample"):
+        return {}
+    from core.index.samples import sample_recipes
+
+    for r in sample_recipes():
+        f = r.folder / "reg" / "selections.json"
+        if r.name == workspace.name and f.exists():
+            data = json.loads(f.read_text(encoding="utf-8"))
+            prov = data.get("provenance", {})
+            if (data.get("format") == SELECTIONS_FORMAT and prov.get("model_id") == model_id
+                    and prov.get("selection") == how and prov.get("graph_hash") == workspace.content_hash):
+                return dict(data.get("selections", {}))
+    return {}
+
+
 def selection_how(setting: str, llm: Any) -> SelectHow:
     """``TrainConfig.selection`` resolved: ``auto`` asks the bundled local models stepwise, API models one-shot."""
     if setting in ("stepwise", "one-shot"):
@@ -312,16 +337,21 @@ def _slug(s: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", s)[:80] or "llm"
 
 
-def training_runs(workspace_path: str | Path) -> dict[str, dict[str, Any]]:
-    """Saved training results ``<workspace>/reg/<run>/result.json``, keyed ``"<run> (<supervision>)"``."""
+def training_runs(workspace_path: str | Path, shipped: Path | None = None) -> dict[str, dict[str, Any]]:
+    """Saved training results ``<workspace>/reg/<run>/result.json``, keyed ``"<run> (<supervision>)"``, and
+    the one of a sample's ``shipped`` retriever (keyed ``"shipped (<supervision>)"``)."""
     import json
 
     out: dict[str, dict[str, Any]] = {}
     root = Path(workspace_path) / "reg"
-    for p in sorted(root.glob("*/result.json")) if root.exists() else []:
+    found = sorted(root.glob("*/result.json")) if root.exists() else []
+    if shipped is not None and (shipped / "result.json").exists():
+        found.insert(0, shipped / "result.json")
+    for p in found:
         try:
             res = json.loads(p.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        out[f"{p.parent.name} ({res.get('supervision', '?')})"] = res
+        run = "shipped" if shipped is not None and p.parent == shipped else p.parent.name
+        out[f"{run} ({res.get('supervision', '?')})"] = res
     return out

@@ -1,0 +1,101 @@
+"""Ship ReG's retriever with the samples: S(I) selections + a ReG@Triple model trained on them.
+
+ReG's retriever is trained on LLM-refined supervision S(I) (§4.1); without a shipped model, ``reg`` on the
+samples would be the untrained cosine scorer. This script, run once by a maintainer with the local model,
+
+1. makes (or reads from the workspace's cache) the S(I) selections of every MuSiQue-sample question with a
+   query→answer path — ``egx train-reg``'s supervision step, resumable — and writes them with their
+   provenance (model, GGUF hash, selection form, prompt hash, graph hash, date, machine) to
+   ``sample_data/musique/reg/selections.json``, so ``egx train-reg`` on the sample reuses them without an LLM;
+2. trains ReG@Triple on them with the paper's defaults (App. E: 80 epochs, best validation epoch; split
+   seed 0, 60/20/20) into ``sample_data/musique/reg/retriever/`` (safetensors + manifest + curves);
+3. ships the same weights for the demo sample (``sample_data/demo/reg/retriever/``): its five questions are
+   too few to train on, and the scorer's features (query, entity and triple embeddings, DDE) do not depend
+   on the graph it was trained on; the manifest says where it was trained.
+
+Usage (EGX_HOME pointing at the built samples): python scripts/ship_reg_retriever.py [--llm local]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import shutil
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def prompt_hash() -> str:
+    """sha256 of every selection prompt template, so a reader can tell which prompts made the selections."""
+    from core.methods.reg import prompts
+
+    text = "\n".join([prompts.SELECT_SYSTEM, prompts._SELECT_USER, prompts._STEP_CHAIN_USER,
+                      prompts._STEP_CONTEXT_USER])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--llm", default="local")
+    ap.add_argument("--embedder", default="bge-small")
+    ap.add_argument("--selection", default="auto", choices=("auto", "stepwise", "one-shot"))
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+
+    from core.backends.llm import LLMSettings
+    from core.backends.registry import get_embedder, get_llm
+    from core.cli_support import progress_bar
+    from core.fsio import atomic_write_json
+    from core.index.samples import ensure_sample_workspace
+    from core.methods.base import Backends
+    from core.methods.reg.config import TrainConfig
+    from core.methods.reg.retriever import MANIFEST_FILE
+    from core.methods.reg.train import SELECTIONS_FORMAT, selection_how, selections_file, train_reg
+    from core.recording import provenance
+
+    emb = get_embedder(args.embedder)
+    llm = get_llm(args.llm)
+    how = selection_how(args.selection, llm)
+    ws = ensure_sample_workspace("musique", emb)
+    demo = ensure_sample_workspace("demo", emb)
+    dest = ROOT / "sample_data" / "musique" / "reg"
+    cfg = TrainConfig(supervision="refined", selection=how, seed=args.seed)
+    staging = ws.path / "reg" / "ship"
+    res = train_reg(ws, ws.questions_path, backends=Backends(emb, llm), cfg=cfg, out=staging,
+                    progress=progress_bar("S(I) + training"))
+    cache = json.loads((ws.path / "reg" / selections_file(llm.model_id, how)).read_text(encoding="utf-8"))
+    prov = {**provenance(llm, embedder=args.embedder, reranker="", settings=LLMSettings()), "selection": how,
+            "prompts_sha256": prompt_hash(), "graph_hash": ws.content_hash, "workspace": ws.name}
+    dest.mkdir(parents=True, exist_ok=True)
+    atomic_write_json(dest / "selections.json", {"format": SELECTIONS_FORMAT, "version": 1, "provenance": prov,
+                                                 "selections": cache})
+    n = res.counts
+    trained_on = (f"trained on S(I) of {n.get('train_examples', 0)} MuSiQue-sample questions "
+                  f"(split seed {args.seed}; {n.get('val_examples', 0)} validation and the test split held out)")
+    for name, target, graph_hash, note in (
+            ("musique", dest / "retriever", ws.content_hash, f"shipped with the MuSiQue sample, {trained_on}"),
+            ("demo", ROOT / "sample_data" / "demo" / "reg" / "retriever", demo.content_hash,
+             f"shipped with the demo sample, {trained_on} (the demo's five questions are too few to train on)")):
+        if target.exists():
+            shutil.rmtree(target)
+        shutil.copytree(staging, target)
+        mf = target / MANIFEST_FILE
+        manifest = json.loads(mf.read_text(encoding="utf-8"))
+        manifest.update({"graph_hash": graph_hash, "trained_on_graph": ws.content_hash, "shipped": note})
+        atomic_write_json(mf, manifest)
+        result = json.loads((target / "result.json").read_text(encoding="utf-8"))
+        result["model_dir"] = str(target.relative_to(ROOT))  # no path of this machine in a shipped file
+        atomic_write_json(target / "result.json", result)
+        print(f"{name}: {target.relative_to(ROOT)}")
+    shutil.rmtree(staging)
+    t, b = res.test, res.baseline_test
+    print(f"held-out test: gold-passage triple recall@30 {t['gold_passage_recall']:.3f} (cosine "
+          f"{b['gold_passage_recall']:.3f}); {n}")
+
+
+if __name__ == "__main__":
+    main()

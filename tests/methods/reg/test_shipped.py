@@ -1,0 +1,83 @@
+"""The ReG retriever shipped with the samples (scripts/ship_reg_retriever.py): found, fitting, labelled, and
+its S(I) selections reused by `egx train-reg` on the sample without an LLM."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from core.methods.reg.retriever import MANIFEST_FILE, MODEL_FILE, find_model_dir, load_retriever
+
+ROOT = Path(__file__).resolve().parents[3]
+SHIPPED = {name: ROOT / "sample_data" / name / "reg" / "retriever" for name in ("musique", "demo")}
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_shipped_files_are_tensors_and_a_manifest_saying_what_trained_them(name) -> None:
+    folder = SHIPPED[name]
+    assert (folder / MODEL_FILE).exists() and not (folder / "model.pt").exists()
+    m = json.loads((folder / MANIFEST_FILE).read_text())
+    assert m["supervision"] == "refined" and m["llm"].startswith("llama.cpp:qwen2.5-coder-1.5b")
+    assert m["selection"] in ("stepwise", "one-shot") and m["embedder"].startswith("BAAI/bge-small-en-v1.5")
+    assert m["counts"]["refined_by_llm"] > 0 and "shipped with the" in m["shipped"]
+    result = json.loads((folder / "result.json").read_text())
+    assert len(result["curves"]["val_recall"]) == m["config"]["epochs"] == 80  # App. E's 80 epochs, curve kept
+    assert not any(str(Path.home()) in json.dumps(x) or "/work/" in json.dumps(x) for x in (m, result))
+
+
+def test_the_shipped_selections_carry_their_provenance() -> None:
+    from core.methods.reg.train import SELECTIONS_FORMAT
+
+    data = json.loads((ROOT / "sample_data" / "musique" / "reg" / "selections.json").read_text())
+    prov = data["provenance"]
+    assert data["format"] == SELECTIONS_FORMAT and prov["gguf_sha256"] and prov["selection"]
+    assert prov["graph_hash"] == json.loads((SHIPPED["musique"] / MANIFEST_FILE).read_text())["trained_on_graph"]
+    llm = [s for s in data["selections"].values() if s["mode"] == "llm"]
+    assert llm and all(s["edges"] for s in llm)
+
+
+def test_reg_on_the_demo_sample_is_reg_trained_on_s_i(real_sample) -> None:
+    from core.backends.llm import NoLLM
+    from core.backends.registry import get_embedder
+    from core.methods.base import Backends
+    from core.methods.run import run_method
+
+    emb = get_embedder("bge-small")
+    ws = real_sample("demo", emb)
+    assert find_model_dir(ws) == SHIPPED["demo"]  # nothing trained in the workspace: the shipped one
+    load_retriever(SHIPPED["demo"], workspace=ws, embedder_id=emb.model_id)  # fits this graph and embedder
+    res = run_method("reg", "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne "
+                     "starred together?", ws, Backends(emb, NoLLM()))
+    assert res.scorer.startswith("ReG@Triple trained on S(I)") and "shipped with the demo sample" in res.scorer
+    step = next(s for s in res.trace.steps if s.stage == "score")
+    assert not step.fallback and "notice" not in step.data
+
+
+def test_another_embedder_takes_the_visible_cosine_fallback(real_sample) -> None:
+    from core.backends.llm import NoLLM
+    from core.backends.registry import get_embedder
+    from core.methods.base import Backends
+    from core.methods.run import run_method
+
+    emb = get_embedder("minilm")
+    ws = real_sample("demo", emb)
+    res = run_method("reg", "Who played Agent Smith?", ws, Backends(emb, NoLLM()))
+    assert res.scorer.startswith("cosine")
+    step = next(s for s in res.trace.steps if s.stage == "score")
+    assert "trained with embedder" in step.fallback and "egx train-reg" in step.fallback
+
+
+def test_the_musique_model_fits_the_sample_graph(real_sample) -> None:
+    from core.backends.registry import get_embedder
+
+    ws = real_sample("musique", get_embedder("minilm"))  # the graph hash does not depend on the embedder
+    assert json.loads((SHIPPED["musique"] / MANIFEST_FILE).read_text())["graph_hash"] == ws.content_hash
+    from core.methods.reg.train import shipped_selections
+
+    prov = json.loads((ROOT / "sample_data" / "musique" / "reg" / "selections.json").read_text())["provenance"]
+    got = shipped_selections(ws, prov["model_id"], prov["selection"])
+    assert got and all("mode" in v for v in got.values())  # egx train-reg reuses them: no LLM call needed
+    assert shipped_selections(ws, "fake:other", prov["selection"]) == {}  # another model's S(I) is its own
+    assert shipped_selections(ws, prov["model_id"], "other-form") == {}
