@@ -44,6 +44,8 @@ def main() -> None:
     ap.add_argument("--selection", default="auto", choices=("auto", "stepwise", "one-shot"),
                     help="how refined supervision asks the LLM (TrainConfig.selection)")
     ap.add_argument("--embedder", default="minilm")
+    ap.add_argument("--cosine-residual", action="store_true",
+                    help="also train each supervision with TrainConfig.cosine_residual (ours)")
     ap.add_argument("--limit", type=int)
     ap.add_argument("--epochs", type=int, default=80, help="training epochs (default: App. E's 80, as TrainConfig)")
     ap.add_argument("--seeds", type=int, nargs="+", default=[0])
@@ -118,22 +120,25 @@ def main() -> None:
     # ---- training: weak (and refined) with the same split per seed
     runs, cos_r5 = [], {}
     kinds = ["weak"] + (["refined"] if llm.available else [])
+    variants = [(k, False) for k in kinds] + ([(k, True) for k in kinds] if args.cosine_residual else [])
     for seed in args.seeds:
-        for kind in kinds:
-            cfg = TrainConfig(supervision=kind, selection=args.selection, seed=seed, epochs=args.epochs)
+        for kind, residual in variants:
+            cfg = TrainConfig(supervision=kind, selection=args.selection, seed=seed, epochs=args.epochs,
+                              cosine_residual=residual)
+            name = f"{kind}{'-residual' if residual else ''}-seed{seed}"
             res = train_reg(ws, args.questions, backends=Backends(emb, llm), cfg=cfg, limit=args.limit,
-                            out=ws.path / "reg" / f"{kind}-seed{seed}")
+                            out=ws.path / "reg" / name)
             test_items = [it for it in items if it.qid in set(res.split["test"])]
-            r5 = passage_recall(ws, emb, test_items, ws.path / "reg" / f"{kind}-seed{seed}")
+            r5 = passage_recall(ws, emb, test_items, ws.path / "reg" / name)
             if seed not in cos_r5:  # the split is the seed's: one cosine figure per seed
                 cos_r5[seed] = passage_recall(ws, emb, test_items, ws.path / "reg" / "no-model")
             r5_cos = cos_r5[seed]
-            runs.append({"supervision": kind, "seed": seed, "best_epoch": res.best_epoch, "test": res.test,
+            runs.append({"supervision": kind, "cosine_residual": residual, "seed": seed, "best_epoch": res.best_epoch, "test": res.test,
                          "cosine_baseline_test": res.baseline_test, "passage_r5": r5, "cosine_passage_r5": r5_cos,
                          "counts": res.counts, "device": res.device,
                          "seconds": round(res.seconds, 1), "curves": res.curves})
             t, b = res.test, res.baseline_test
-            print(f"{kind:<8} seed {seed}: test gold-passage recall@{cfg.recall_k} {t['gold_passage_recall']:.3f} "
+            print(f"{kind + (' +res' if residual else ''):<12} seed {seed}: test gold-passage recall@{cfg.recall_k} {t['gold_passage_recall']:.3f} "
                   f"(cosine {b['gold_passage_recall']:.3f}), answer hit {t['answer_hit']:.3f} "
                   f"(cosine {b['answer_hit']:.3f}), own-label recall {t['label_recall']:.3f} "
                   f"(cosine {b['label_recall']:.3f}), passage R@5 {r5:.3f} (cosine {r5_cos:.3f}); "

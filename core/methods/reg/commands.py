@@ -37,6 +37,9 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
                     help="how refined supervision asks the LLM: 'one-shot' = App. F's single prompt; 'stepwise' = two "
                          "grammar-constrained choices for small local models; 'auto' = stepwise for local models")
     add_llm_limits(tr)
+    tr.add_argument("--cosine-residual", action="store_true",
+                    help="ours, not the paper's: learn a correction to the query–triple cosine instead of the "
+                         "whole score (TrainConfig.cosine_residual)")
     tr.add_argument("--embedder", default=DEFAULT_EMBEDDER)
     tr.add_argument("--out", help="model folder (default <workspace>/reg/retriever, which `egx ask --method reg` uses)")
     tr.add_argument("--seed", type=int, default=0)
@@ -66,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
     questions = args.questions or ws.questions_path
     if questions is None:
         raise SystemExit(f"egx train-reg: workspace {ws.name!r} has no questions file; pass --questions FILE")
-    cfg = TrainConfig(supervision=args.supervision, selection=args.selection, seed=args.seed, epochs=args.epochs)
+    cfg = TrainConfig(supervision=args.supervision, selection=args.selection, seed=args.seed, epochs=args.epochs,
+                      cosine_residual=args.cosine_residual)
     res = train_reg(ws, questions, backends=Backends(embedder, llm), cfg=cfg, out=args.out, limit=args.limit,
                     progress=progress_bar("train-reg"))
     if args.json:

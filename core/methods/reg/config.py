@@ -65,6 +65,9 @@ class TrainConfig(MethodConfig):
                 "candidate; 'stepwise' = two grammar-constrained choices (the query→answer chain, then at most two "
                 "constraint facts), made for small local models whose one-shot replies select everything; 'auto' = "
                 "stepwise for the bundled local models, one-shot for an API model.")
+    cosine_residual: bool = _f(False, "Ours, not the paper's: score = scale·cosine(query, triple) + the MLP, the MLP's "
+                                      "output starting at zero, so training learns a correction to the cosine "
+                                      "ranking (a sample's hundred questions cannot teach the whole ranking).")
     epochs: int = _f(80, "Training epochs (App. E: a fixed 80; the best epoch on the validation split is kept).")
     hidden: int = _f(256, "MLP hidden width.")
     lr: float = _f(1e-3, "Adam learning rate.")

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 MODEL_FILE = "model.safetensors"
 LEGACY_MODEL_FILE = "model.pt"  #: a torch state dict, from before safetensors
 MANIFEST_FILE = "manifest.json"
+
 FORMAT = "egx-reg-retriever"
 
 
@@ -134,11 +135,40 @@ def triple_features(qvec: np.ndarray, edges: np.ndarray, graph: KnowledgeGraph, 
                            enc[lh], enc[lt]], axis=1).astype(np.float32)
 
 
-def build_mlp(in_dim: int, hidden: int) -> Any:
+def build_mlp(in_dim: int, hidden: int, *, cosine_residual: bool = False, dim: int = 0) -> Any:
+    """The paper's scorer (``Linear → ReLU → Linear``), or with ``cosine_residual`` (ours) the query–triple
+    cosine plus that MLP, whose output layer starts near zero: training starts from the cosine ranking and
+    learns a correction, which a hundred training questions can afford where learning the whole ranking
+    from scratch cannot (benchmarks/README.md, ReG supervision)."""
     import torch
 
-    return torch.nn.Sequential(torch.nn.Linear(in_dim, hidden), torch.nn.ReLU(), torch.nn.Dropout(0.1),
-                               torch.nn.Linear(hidden, 1))
+    mlp = torch.nn.Sequential(torch.nn.Linear(in_dim, hidden), torch.nn.ReLU(), torch.nn.Dropout(0.1),
+                              torch.nn.Linear(hidden, 1))
+    if not cosine_residual:
+        return mlp
+    out = mlp[3]
+    assert isinstance(out, torch.nn.Linear)
+    with torch.no_grad():  # small, not zero: a zero layer passes no gradient to the hidden one and learns slowly
+        out.weight.mul_(0.1)
+        out.bias.zero_()
+    return _residual_module()(mlp, dim)
+
+
+def _residual_module() -> Any:
+    """The cosine-residual scorer's class (defined on first use, so importing this module needs no torch)."""
+    import torch
+
+    class _CosineResidual(torch.nn.Module):
+        def __init__(self, mlp: Any, dim: int) -> None:
+            super().__init__()
+            self.mlp, self.dim = mlp, dim
+            self.scale = torch.nn.Parameter(torch.tensor(10.0))  # cosines span ~0.5; logits want more
+
+        def forward(self, x: Any) -> Any:
+            cos = x[:, 4 * self.dim:5 * self.dim].sum(-1, keepdim=True)  # the z_q ⊙ z_(h r t) block, unit vectors
+            return self.scale * cos + self.mlp(x)
+
+    return _CosineResidual
 
 
 @dataclass
@@ -222,7 +252,8 @@ def load_retriever(folder: Path, *, workspace: Workspace | None = None, embedder
                              f"the active one is {embedder_id!r}; switch embedders or {fix}.")
     dev = select_device(device)
     try:
-        model = build_mlp(int(manifest["in_dim"]), int(manifest["hidden"]))
+        model = build_mlp(int(manifest["in_dim"]), int(manifest["hidden"]),
+                          cosine_residual=bool(manifest.get("cosine_residual")), dim=int(manifest.get("dim", 0)))
         if mp.name == MODEL_FILE:  # safetensors: a header and raw tensors, nothing that can run
             from safetensors.torch import load
 

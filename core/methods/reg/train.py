@@ -134,14 +134,20 @@ def fit(train: Sequence[Example], val: Sequence[Example], graph: KnowledgeGraph,
     val_feats = [triple_features(ex.qvec, ex.edges, graph, node_vectors, edge_vectors, ex.topic,
                                  rounds=cfg.dde_rounds, reverse_rounds=cfg.dde_reverse_rounds) for ex in val]
     in_dim = int(X.shape[1])
-    model = build_mlp(in_dim, cfg.hidden).to(device)
+    dim = int(node_vectors.shape[1])
+    model = build_mlp(in_dim, cfg.hidden, cosine_residual=cfg.cosine_residual, dim=dim).to(device)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     lossf = torch.nn.BCEWithLogitsLoss()
     gen = torch.Generator(device="cpu").manual_seed(cfg.seed)
     ret = TripleRetriever(model, {"in_dim": in_dim, "hidden": cfg.hidden, "dde_rounds": cfg.dde_rounds,
-                                  "dde_reverse_rounds": cfg.dde_reverse_rounds}, device)
+                                  "dde_reverse_rounds": cfg.dde_reverse_rounds, "dim": dim,
+                                  "cosine_residual": cfg.cosine_residual}, device)
     curves: dict[str, list[float]] = {"epoch": [], "train_loss": [], "val_loss": [], "val_recall": []}
     best, best_epoch, best_state = -1.0, 0, None
+    if cfg.cosine_residual:  # epoch 0 is the cosine ranking itself: a candidate checkpoint like any other
+        best = evaluate([ret.score_features(f) for f in val_feats], val, graph, cfg.recall_k)["label_recall"]
+        best = -1.0 if np.isnan(best) else best
+        best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
     batch = 256
     for epoch in range(1, cfg.epochs + 1):
         model.train()

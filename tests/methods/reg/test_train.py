@@ -102,3 +102,31 @@ def test_scorer_label_names_the_supervision() -> None:
     assert refined.startswith("ReG@Triple trained on S(I)") and "llama.cpp:q, stepwise" in refined
     assert refined.endswith("shipped with the sample")
     assert scorer_label({"supervision": "refined", "unit": "entity"}).startswith("ReG@Entity trained on S(I)")
+
+
+def test_cosine_residual_starts_as_cosine_and_never_picks_worse_on_validation(tmp_path) -> None:
+    from core.methods.reg.retriever import TripleRetriever, build_mlp, triple_features
+
+    g, nv, ev, ex = _toy()
+    e = ex[0]
+    x = triple_features(e.qvec, e.edges, g, nv, ev, e.topic)
+    untrained = TripleRetriever(build_mlp(x.shape[1], 16, cosine_residual=True, dim=nv.shape[1]))
+    # the MLP's output layer starts at a tenth of torch's default init: a correction of a few hundredths of a logit
+    # on 10 x cosine, whose gaps here are tenths
+    assert np.abs(untrained.score_features(x) - 10.0 * (ev[e.edges] @ e.qvec)).max() < 0.05
+    split = split_ids([e.qid for e in ex], val_fraction=0.2, test_fraction=0.25, seed=0)
+    part = {q: k for k, ids in split.items() for q in ids}
+    cfg = TrainConfig(epochs=15, hidden=32, recall_k=1, seed=0, device="cpu", cosine_residual=True)
+    ret, _curves, best = fit([e for e in ex if part[e.qid] == "train"], [e for e in ex if part[e.qid] == "val"],
+                            g, nv, ev, cfg, neg_per_question=50)
+    val = [e for e in ex if part[e.qid] == "val"]
+    cos_val = evaluate([ev[v.edges] @ v.qvec for v in val], val, g, 1)["label_recall"]
+    kept = evaluate([ret.score(v.qvec, v.edges, g, nv, ev, v.topic) for v in val], val, g, 1)["label_recall"]
+    assert 0 <= best <= 15 and kept >= cos_val  # epoch 0 (the cosine ranking) is a checkpoint candidate
+    test = [e for e in ex if part[e.qid] == "test"]
+    scores = [ret.score(t.qvec, t.edges, g, nv, ev, t.topic) for t in test]
+    ret.manifest.update({"embedder": "hashing"})
+    ret.save(tmp_path / "r")
+    back = load_retriever(tmp_path / "r", embedder_id="hashing", device="cpu")
+    np.testing.assert_allclose(back.score(test[0].qvec, test[0].edges, g, nv, ev, test[0].topic), scores[0],
+                               rtol=1e-5, atol=1e-6)
