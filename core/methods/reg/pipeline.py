@@ -52,6 +52,9 @@ if TYPE_CHECKING:
 #: Shown by every page, `egx ask` and `egx bench` whenever ``reg`` ran without a trained retriever.
 NOT_TRAINED_NOTICE = ("Not ReG's trained retriever: no ReG@Triple model is trained for this workspace, so triples were "
                       "scored by query–triple cosine (the untrained fallback). Train one with `egx train-reg`.")
+#: Shown the same way when the retriever was trained on weak labels: the paper's "w/o S(I)" ablation, not ReG.
+WEAK_NOTICE = ("ReG w/o S(I): the retriever was trained on weak query→answer shortest-path labels (the paper's "
+               "ablation), not on LLM-refined supervision. Train on S(I) with `egx train-reg --llm local`.")
 
 
 @dataclass(frozen=True, eq=False)
@@ -146,6 +149,8 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
         if ret is not None:
             scores = ret.score(qvec, edges, graph, node_rows, edge_rows, topic)
             scorer = scorer_label(ret.manifest)
+            if ret.manifest.get("supervision") != "refined":
+                step.data["notice"] = WEAK_NOTICE
         else:
             scores = edge_rows[edges] @ qvec if edges.size else np.zeros(0, np.float32)
             scorer = scorer_label(None)

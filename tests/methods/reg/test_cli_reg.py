@@ -24,7 +24,7 @@ def demo_path(tmp_path):
 
 
 def test_train_reg_then_ask_uses_the_trained_model(demo_path, capsys) -> None:
-    from core.methods.reg.pipeline import NOT_TRAINED_NOTICE
+    from core.methods.reg.pipeline import NOT_TRAINED_NOTICE, WEAK_NOTICE
 
     ws, qa = demo_path
     ask = ["ask", "Who played Agent Smith?", "--workspace", str(ws), "--method", "reg", "--embedder", "hashing"]
@@ -46,7 +46,7 @@ def test_train_reg_then_ask_uses_the_trained_model(demo_path, capsys) -> None:
     out = json.loads(capsys.readouterr().out)
     assert out["method"] == "reg" and out["chunks"]
     assert not any("egx train-reg" in f for f in out["fallbacks"])  # the trained model was found
-    assert out["notices"] == []
+    assert out["notices"] == [WEAK_NOTICE]  # trained without an LLM: the paper's "w/o S(I)", and it says so
 
 
 def test_refined_without_llm_is_refused_and_nothing_is_saved(demo_path, capsys) -> None:
