@@ -190,11 +190,12 @@ def train_retriever(sups: Sequence[Supervision], graph: KnowledgeGraph, qvecs: d
                       seed=cfg.seed)
     part = {qid: name for name, ids in split.items() for qid in ids}
     ex: dict[str, list[Example]] = {"train": [], "val": [], "test": []}
-    counts = {"questions": len(sups), "refined_by_llm": 0, "weak_fallback": 0, "skipped_no_positive": 0}
+    counts = {"questions": len(sups), "refined_by_llm": 0, "weak_fallback": 0, "no_path": 0, "skipped_no_positive": 0}
     for s in sups:
         if cfg.supervision == "refined":
             labels = s.refined if s.selection.mode == "llm" else s.weak
-            counts["refined_by_llm" if s.selection.mode == "llm" else "weak_fallback"] += 1
+            kind = "refined_by_llm" if s.selection.mode == "llm" else "weak_fallback" if s.weak else "no_path"
+            counts[kind] += 1
         else:
             labels = s.weak
         e = make_example(s, labels, graph, qvecs[s.item.qid], edge_vectors, hops=cfg.hops,
@@ -210,7 +211,10 @@ def train_retriever(sups: Sequence[Supervision], graph: KnowledgeGraph, qvecs: d
         _check_refined(counts)
         if counts["weak_fallback"]:
             notes.append(f"{counts['weak_fallback']} of {counts['questions']} questions kept the weak shortest-path "
-                         "labels (no usable LLM selection for them); the rest are refined.")
+                         "labels (no usable LLM selection for them).")
+        if counts["no_path"]:
+            notes.append(f"{counts['no_path']} of {counts['questions']} questions have no query→answer path within "
+                         f"{cfg.max_path_len} hops, so no supervision at all (ReG's datasets drop such questions).")
     if not ex["train"] or not ex["val"]:
         from core.errors import ConfigError
 
