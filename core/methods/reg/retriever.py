@@ -138,7 +138,7 @@ class TripleRetriever:
         buf = io.BytesIO()
         torch.save({k: v.detach().cpu() for k, v in self.model.state_dict().items()}, buf)
         atomic_write_bytes(folder / MODEL_FILE, buf.getvalue())
-        atomic_write_json(folder / MANIFEST_FILE, {"format": FORMAT, "version": 1, **self.manifest})
+        atomic_write_json(folder / MANIFEST_FILE, {"format": FORMAT, "version": 1, **self.manifest, "unit": "triple"})
         return folder
 
 
@@ -168,6 +168,9 @@ def load_retriever(folder: Path, *, workspace: Workspace | None = None, embedder
         raise WorkspaceError(f"The ReG retriever manifest {mf} was rejected ({exc}); {fix}.") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise WorkspaceError(f"{mf} is not a ReG retriever manifest; {fix}.")
+    if manifest.get("unit", "triple") != "triple":  # files from before the entity unit have no "unit"
+        raise WorkspaceError(f"{folder} holds a ReG@{str(manifest.get('unit')).title()} retriever, not ReG@Triple; "
+                             f"set retriever='{manifest.get('unit')}' or {fix}.")
     if workspace is not None:
         want = workspace.content_hash
         if manifest.get("graph_hash") and manifest["graph_hash"] != want:
