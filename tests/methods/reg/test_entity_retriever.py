@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -63,11 +64,13 @@ def trained():
     train, val, test = _parts(ex)
     cfg = TrainConfig(epochs=12, hidden=32, lr=5e-3, recall_k=1, seed=0, device="cpu")
     ret, curves, best = fit_entity(train, val, g, nv, cfg)
-    return g, nv, ev, (train, val, test), cfg, ret, curves, best
+    return SimpleNamespace(g=g, nv=nv, ev=ev, train=train, val=val, test=test, cfg=cfg, ret=ret, curves=curves,
+                           best=best)
 
 
 def test_pna_learns_the_planted_entities_and_ranks_their_triple_first(trained) -> None:
-    g, nv, ev, (train, val, test), cfg, ret, curves, best = trained
+    g, nv, ev, test, ret, curves, best = (trained.g, trained.nv, trained.ev, trained.test, trained.ret,
+                                          trained.curves, trained.best)
     assert len(curves["train_loss"]) == 12 and curves["train_loss"][-1] < curves["train_loss"][0]
     assert 1 <= best <= 12
     scores = [ret.score(e.qvec, e.edges, g, nv, ev, e.topic) for e in test]
@@ -84,14 +87,14 @@ def test_pna_learns_the_planted_entities_and_ranks_their_triple_first(trained) -
 
 
 def test_training_is_reproducible_under_the_seed(trained) -> None:
-    g, nv, ev, (train, val, test), cfg, ret, curves, best = trained
-    _, curves2, best2 = fit_entity(train, val, g, nv, cfg)
-    np.testing.assert_allclose(curves["train_loss"], curves2["train_loss"], rtol=1e-5)
-    assert best2 == best
+    t = trained
+    _, curves2, best2 = fit_entity(t.train, t.val, t.g, t.nv, t.cfg)
+    np.testing.assert_allclose(t.curves["train_loss"], curves2["train_loss"], rtol=1e-5)
+    assert best2 == t.best
 
 
 def test_save_load_round_trip_and_foreign_files_refused(trained, tmp_path) -> None:
-    g, nv, ev, (train, val, test), cfg, ret, curves, best = trained
+    g, nv, ev, test, ret = trained.g, trained.nv, trained.ev, trained.test, trained.ret
     ret.manifest.update({"embedder": "hashing", "graph_hash": g.content_hash, "supervision": "weak"})
     ret.save(tmp_path / "m")
     manifest = json.loads((tmp_path / "m" / "manifest.json").read_text())
@@ -158,7 +161,7 @@ def test_degree_histogram_matches_pyg() -> None:
     from torch_geometric.data import Data
     from torch_geometric.nn import PNAConv
 
-    g, nv, ev, ex = _toy(n_q=3)
+    g, nv, _, ex = _toy(n_q=3)
     sgs = [subgraph_inputs(e.qvec, e.edges, g, nv, e.topic) for e in ex]
     import torch
 
