@@ -59,6 +59,11 @@ class Manifest:
         return self._section("sources")
 
     @property
+    def sample(self) -> bool:
+        """Built from a bundled sample's recipe (``sample_data/<name>``)."""
+        return bool(self.data.get("sample"))
+
+    @property
     def recipe_hash(self) -> str | None:
         """A bundled sample's recipe hash (None for a workspace built from uploads)."""
         v = self.data.get("recipe_hash")

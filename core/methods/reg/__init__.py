@@ -1,19 +1,21 @@
 """ReG: weak-to-strong graph RAG (reg_weak_to_strong_graphrag.txt §4, Appendices D–F).
 
-==================  ==========================================================================
-module              paper
-==================  ==========================================================================
-``candidates``      §4.1, D.1 candidate pool (shortest paths + query-/answer-centric 1-hop)
-``compression``     §4.1, D.2 answer merging + relation-chain merging (Table 1 ratio)
-``selection``       §4.1, D.3 / App. F LLM selection of the sufficient, coherent subset
-``supervision``     weak vs refined labels per question (D.1–D.3 end to end)
-``dde``             App. E / SubgraphRAG directional distance encoding
-``retriever``       D.3 Eq. 33 ReG@Triple MLP scorer (saved per workspace with a manifest)
-``train``           App. E training loop with held-out splits and curves
-``pipeline``        the ``reg`` method: score the neighbourhood, keep top-K, reorganize, answer
-``config``          RegConfig (the method's knobs) and TrainConfig (ReG@Triple training)
-``diagnosis``       where a question's gold evidence was lost
-==================  ==========================================================================
+====================  ========================================================================
+module                paper
+====================  ========================================================================
+``candidates``        §4.1, D.1 candidate pool (shortest paths + query-/answer-centric 1-hop)
+``compression``       §4.1, D.2 answer merging + relation-chain merging (Table 1 ratio)
+``selection``         §4.1, D.3 / App. F LLM selection of the sufficient, coherent subset
+``supervision``       weak vs refined labels per question (D.1–D.3 end to end)
+``dde``               App. E / SubgraphRAG directional distance encoding
+``retriever``         D.3 Eq. 33 ReG@Triple MLP scorer (saved per workspace with a manifest)
+``entity_retriever``  D.3 Eq. 34 / App. E ReG@Entity: PNA entity scorer, entity→triple scores, parallel merge
+``train``             App. E training loop with held-out splits and curves
+``train_entity``      App. E ReG@Entity training on the same split, examples and metrics
+``pipeline``          the ``reg`` method: score the neighbourhood, keep top-K, reorganize, answer
+``config``            RegConfig (the method's knobs) and TrainConfig (ReG@Triple training)
+``diagnosis``         where a question's gold evidence was lost
+====================  ========================================================================
 
 ReG's structure-aware reorganization (§4.2, D.4), its evidence formats and the entity linking are
 shared by every method's answer step, so they live beside the methods, not in this package:

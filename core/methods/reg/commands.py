@@ -1,4 +1,4 @@
-"""``egx train-reg``: train ReG's triple retriever (ReG@Triple) on a workspace's questions.
+"""``egx train-reg``: train ReG's retriever (ReG@Triple, or ReG@Entity with ``--unit entity``) on a workspace's questions.
 
 A method package's ``commands`` module is found by :func:`core.methods.registry.method_commands`,
 which adds it to ``egx``: ``NAME``, ``add_parser(subparsers)`` returning its parser and
@@ -32,6 +32,9 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
                     help="'refined' = ReG's S(I): the LLM selects the supervision (§4.1); 'weak' = query→answer "
                          "shortest paths, the paper's 'w/o S(I)' ablation. Default: refined when --llm names an "
                          "LLM, else weak")
+    tr.add_argument("--unit", choices=("triple", "entity"), default="triple",
+                    help="retrieval unit (ReG App. E): 'triple' = ReG@Triple (MLP), 'entity' = ReG@Entity (PNA GNN; "
+                         "default folder <workspace>/reg/retriever-entity, used with the method's retriever='entity')")
     tr.add_argument("--llm", default="none", help="LLM for refined supervision (local, local-small, openai)")
     tr.add_argument("--selection", choices=("auto", "stepwise", "one-shot"), default="auto",
                     help="how refined supervision asks the LLM: 'one-shot' = App. F's single prompt; 'stepwise' = two "
@@ -54,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
     from core.methods.base import Backends
     from core.methods.reg.config import TrainConfig
     from core.methods.reg.train import train_reg
+    from core.methods.reg.train_entity import train_reg_entity
 
     embedder = get_embedder(args.embedder)
     llm = llm_from_args(args)
@@ -71,14 +75,15 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit(f"egx train-reg: workspace {ws.name!r} has no questions file; pass --questions FILE")
     cfg = TrainConfig(supervision=args.supervision, selection=args.selection, seed=args.seed, epochs=args.epochs,
                       cosine_residual=args.cosine_residual)
-    res = train_reg(ws, questions, backends=Backends(embedder, llm), cfg=cfg, out=args.out, limit=args.limit,
-                    progress=progress_bar("train-reg"))
+    train = train_reg_entity if args.unit == "entity" else train_reg
+    res = train(ws, questions, backends=Backends(embedder, llm), cfg=cfg, out=args.out, limit=args.limit,
+                progress=progress_bar("train-reg"))
     if args.json:
         print(json.dumps(res.to_dict(), indent=2, default=str))
         return 0
     k = cfg.recall_k
-    print(f"Trained ReG@Triple ({res.supervision} supervision) on {res.counts.get('train_examples', 0)} questions "
-          f"({res.counts.get('val_examples', 0)} validation, {res.counts.get('test_examples', 0)} test held out); "
+    print(f"Trained ReG@{args.unit.title()} ({res.supervision} supervision) on {res.counts.get('train_examples', 0)} "
+          f"questions ({res.counts.get('val_examples', 0)} validation, {res.counts.get('test_examples', 0)} test held out); "
           f"best epoch {res.best_epoch}, {res.seconds:.1f} s on {res.device}.")
     for name, m in (("trained", res.test), ("cosine baseline", res.baseline_test)):
         print(f"  test {name:<16} label recall@{k} {m['label_recall']:.3f}  gold-passage triple recall@{k} "

@@ -37,7 +37,12 @@ class RegConfig(MethodConfig):
                   "provenance passages.")
     max_chunks: int = _f(10, "ranked_chunks: at most this many provenance passages of the kept triples.")
     answer_passages: int = _f(5, "Passages in the prompt when evidence_format='passages'.")
-    model: str = _f("", "Trained retriever folder; empty = <workspace>/reg/retriever (written by `egx train-reg`).")
+    retriever: Literal["triple", "entity"] = _f(
+        "triple", "Retrieval unit (App. E): 'triple' = ReG@Triple (an MLP scores each triple); 'entity' = ReG@Entity "
+                  "(a PNA GNN scores entities, a triple scores by its two ends, parallel relations are merged into "
+                  "one triple and K grows by 200), trained by `egx train-reg --unit entity`.")
+    model: str = _f("", "Trained retriever folder; empty = <workspace>/reg/retriever, or reg/retriever-entity for "
+                        "retriever='entity' (written by `egx train-reg`).")
     untrained: Literal["cosine", "error"] = _f(
         "cosine", "Without a trained retriever: 'cosine' scores triples by query–triple cosine (a recorded "
                   "fallback); 'error' raises, naming `egx train-reg`.")

@@ -6,6 +6,7 @@ stage                     module               paper
 query entity linking      linking.py           topic entities (given in ReG's datasets)
 neighbourhood             retriever.py         App. E (score every triple of the subgraph)
 triple scoring (top-K)    retriever.py, dde    D.3 Eq. 33, App. E (MLP + DDE), K
+  or, retriever='entity'  entity_retriever.py  D.3 Eq. 34, App. E (PNA entities, K + 200)
 reorganization            chains.py            §4.2, D.4 (BFS chains, both merges)
 answer                    evidence.py          §4.2, App. F (chains prompt)
 ========================  ===================  ==============================================
@@ -28,6 +29,7 @@ already loaded and its CSR arrays are read directly, as before.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -98,7 +100,15 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
     WorkspaceError
         With ``untrained="error"`` when no trained retriever exists (names ``egx train-reg``).
     """
-    from core.methods.reg.retriever import find_model_dir, load_retriever, neighbourhood, scorer_label
+    from core.methods.reg.entity_retriever import (
+        EXTRA_K,
+        EntityRetriever,
+        default_entity_model_dir,
+        load_entity_retriever,
+        merge_parallel,
+        merged_relation,
+    )
+    from core.methods.reg.retriever import TripleRetriever, find_model_dir, load_retriever, neighbourhood, scorer_label
 
     cfg = RegConfig() if config is None else config
     if not isinstance(cfg, RegConfig):
@@ -136,10 +146,17 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
             notes.append(f"{n_all} triples exceed max_candidates={cfg.max_candidates}; the most query-similar were kept")
         step.fallback = "; ".join(notes)
 
-    folder = find_model_dir(workspace, cfg.model)
-    with trace.timed("score", "Score triples and keep the top-K", section="ReG D.3 Eq. 33, App. E") as step:
+    entity = cfg.retriever == "entity"  # ReG@Entity (App. E): a PNA scores entities, triples score by their ends
+    folder = (Path(cfg.model) if cfg.model else default_entity_model_dir(workspace)) if entity \
+        else find_model_dir(workspace, cfg.model)
+    with trace.timed("score", "Score triples and keep the top-K",
+                     section="ReG D.3 Eq. 34, App. E" if entity else "ReG D.3 Eq. 33, App. E") as step:
+        ret: TripleRetriever | EntityRetriever | None
         try:
-            ret = load_retriever(folder, workspace=workspace, embedder_id=backends.embedder.model_id)
+            if entity:
+                ret = load_entity_retriever(folder, workspace=workspace, embedder_id=backends.embedder.model_id)
+            else:
+                ret = load_retriever(folder, workspace=workspace, embedder_id=backends.embedder.model_id)
         except WorkspaceError as exc:
             if cfg.untrained == "error":
                 raise
@@ -148,23 +165,37 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
                              "set untrained='error' to require a trained retriever).")
         if ret is not None:
             scores = ret.score(qvec, edges, graph, node_rows, edge_rows, topic)
+            name = "ReG@Entity" if entity else "ReG@Triple"
             scorer = scorer_label(ret.manifest)
             if ret.manifest.get("supervision") != "refined":
                 step.data["notice"] = WEAK_NOTICE
         else:
             scores = edge_rows[edges] @ qvec if edges.size else np.zeros(0, np.float32)
-            scorer = scorer_label(None)
+            name, scorer = "cosine", scorer_label(None)
             step.data["notice"] = NOT_TRAINED_NOTICE
         scores = pin("reg.score.triples", scores, ids=edges)
-        order = np.argsort(-scores, kind="stable")[:cfg.top_k]
-        local = triples_from_edges(graph, edges[order], scores[order].tolist())
+        top_k = cfg.top_k
+        if entity and ret is not None:  # App. E: parallel relations merged into one triple, K + 200
+            top_k += EXTRA_K
+            units = merge_parallel(graph, edges, scores, top_k)
+            at = {int(e): i for i, e in enumerate(edges.tolist())}
+            local = [replace(t, relation=merged_relation(graph, u)) for t, u in
+                     zip(triples_from_edges(graph, [u[0] for u in units], [float(scores[at[u[0]]]) for u in units]),
+                         units)]
+        else:
+            order = np.argsort(-scores, kind="stable")[:top_k]
+            local = triples_from_edges(graph, edges[order], scores[order].tolist())
+            units = [(t.edge,) for t in local]
         kept = [replace(t, edge=region.global_edge(t.edge)) for t in local]
-        step.data = {**step.data, "scorer": scorer, "model_dir": str(folder), "scored": int(edges.size), "top_k": cfg.top_k,
+        step.data = {**step.data, "retriever": name, "scorer": scorer, "model_dir": str(folder),
+                     "scored": int(edges.size), "top_k": top_k,
                      "kept": [{"triple": t.text(), "score": round(t.score, 4), "edge": t.edge} for t in kept]}
+        if entity and ret is not None:
+            step.data["merged_parallel"] = sum(len(u) - 1 for u in units)
 
     from core.graph.synonyms import synonym_edges_walked
 
-    syn = synonym_edges_walked(graph, [t.edge for t in local], stored=None if whole_graph(qgraph) is not None
+    syn = synonym_edges_walked(graph, [e for u in units for e in u], stored=None if whole_graph(qgraph) is not None
                                else workspace.meta.synonym_edges)
     if syn is not None:
         trace.add("synonym_edges", "Synonym edges among the kept triples", syn,
@@ -178,12 +209,12 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
         step.data = {**r.stats, "chains": [c.text() for c in r.chains], "truncated": r.truncated,
                      "evidence_tokens": ev.tokens, "tokenizer": ev.tokenizer}
 
-    cited = list(dict.fromkeys(c for t in local for c in graph.edge_chunks[t.edge]))
+    cited = list(dict.fromkeys(c for u in units for e in u for c in graph.edge_chunks[e]))
     read_ahead(qgraph, chunk_ids=cited)
     chunks = {c: (qgraph.chunk(c).title, qgraph.chunk(c).text) for c in cited if c in qgraph.chunk_index}
     best: dict[str, float] = {}
-    for t in local:
-        for c in graph.edge_chunks[t.edge]:
+    for t, u in zip(local, units):
+        for c in (c for e in u for c in graph.edge_chunks[e]):
             if c in chunks and c not in best:
                 best[c] = t.score
     ranked = tuple(RankedChunk(c, s) for c, s in list(best.items())[:cfg.max_chunks])

@@ -52,7 +52,7 @@ def default_model_dir(workspace: Workspace) -> Path:
 
 def shipped_model_dir(workspace: Workspace) -> Path | None:
     """The retriever shipped with a bundled sample workspace (None for any other workspace)."""
-    if not workspace.manifest.get("sample"):
+    if not workspace.meta.sample:
         return None
     from core.index.samples import sample_recipes
 
@@ -210,7 +210,7 @@ class TripleRetriever:
         atomic_write_bytes(folder / MODEL_FILE,
                            save({k: v.detach().cpu().contiguous() for k, v in self.model.state_dict().items()}))
         (folder / LEGACY_MODEL_FILE).unlink(missing_ok=True)  # one set of weights per folder
-        atomic_write_json(folder / MANIFEST_FILE, {"format": FORMAT, "version": 1, **self.manifest})
+        atomic_write_json(folder / MANIFEST_FILE, {"format": FORMAT, "version": 1, **self.manifest, "unit": "triple"})
         return folder
 
 
@@ -242,6 +242,9 @@ def load_retriever(folder: Path, *, workspace: Workspace | None = None, embedder
         raise WorkspaceError(f"The ReG retriever manifest {mf} was rejected ({exc}); {fix}.") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise WorkspaceError(f"{mf} is not a ReG retriever manifest; {fix}.")
+    if manifest.get("unit", "triple") != "triple":  # files from before the entity unit have no "unit"
+        raise WorkspaceError(f"{folder} holds a ReG@{str(manifest.get('unit')).title()} retriever, not ReG@Triple; "
+                             f"set retriever='{manifest.get('unit')}' or {fix}.")
     if workspace is not None:
         want = workspace.content_hash
         if manifest.get("graph_hash") and manifest["graph_hash"] != want:

@@ -180,12 +180,17 @@ def fit(train: Sequence[Example], val: Sequence[Example], graph: KnowledgeGraph,
     return ret, curves, best_epoch
 
 
-def train_retriever(sups: Sequence[Supervision], graph: KnowledgeGraph, qvecs: dict[str, np.ndarray],
-                    node_vectors: np.ndarray, edge_vectors: np.ndarray, cfg: TrainConfig, *,
-                    embedder_id: str = "", graph_hash: str = "", progress: Progress | None = None,
-                    neg_per_question: int = 300) -> tuple[TripleRetriever, TrainResult]:
-    """Split, build examples, fit, evaluate on the held-out test split (module docstring)."""
-    t0 = time.perf_counter()
+def split_examples(sups: Sequence[Supervision], graph: KnowledgeGraph, qvecs: dict[str, np.ndarray],
+                   edge_vectors: np.ndarray, cfg: TrainConfig) -> tuple[dict[str, list[str]], dict[str, list[Example]],
+                                                                       dict[str, int], list[str]]:
+    """The seeded split and each part's examples, counts and notes (module docstring); shared by every
+    retrieval unit, so ReG@Triple and ReG@Entity runs with one seed are tested on the same questions.
+
+    Raises
+    ------
+    ConfigError
+        If no training or no validation question has a positive triple in its neighbourhood.
+    """
     split = split_ids([s.item.qid for s in sups], val_fraction=cfg.val_fraction, test_fraction=cfg.test_fraction,
                       seed=cfg.seed)
     part = {qid: name for name, ids in split.items() for qid in ids}
@@ -221,6 +226,16 @@ def train_retriever(sups: Sequence[Supervision], graph: KnowledgeGraph, qvecs: d
         raise ConfigError(f"Only {len(ex['train'])} training and {len(ex['val'])} validation questions have a "
                           "positive triple in their neighbourhood; add questions, raise TrainConfig.hops, or check "
                           "that answers and question entities link to KG nodes.")
+    return split, ex, counts, notes
+
+
+def train_retriever(sups: Sequence[Supervision], graph: KnowledgeGraph, qvecs: dict[str, np.ndarray],
+                    node_vectors: np.ndarray, edge_vectors: np.ndarray, cfg: TrainConfig, *,
+                    embedder_id: str = "", graph_hash: str = "", progress: Progress | None = None,
+                    neg_per_question: int = 300) -> tuple[TripleRetriever, TrainResult]:
+    """Split, build examples, fit, evaluate on the held-out test split (module docstring)."""
+    t0 = time.perf_counter()
+    split, ex, counts, notes = split_examples(sups, graph, qvecs, edge_vectors, cfg)
     ret, curves, best_epoch = fit(ex["train"], ex["val"], graph, node_vectors, edge_vectors, cfg,
                                   neg_per_question=neg_per_question, progress=progress)
     test_scores = [ret.score(e.qvec, e.edges, graph, node_vectors, edge_vectors, e.topic) for e in ex["test"]]
@@ -247,8 +262,13 @@ def _check_refined(counts: dict[str, int]) -> None:
 
 def train_reg(workspace: Any, questions: str | Path, *, backends: Any, cfg: TrainConfig | None = None,
               out: str | Path | None = None, limit: int | None = None, cache: bool = True,
-              progress: Progress | None = None) -> TrainResult:
+              progress: Progress | None = None, trainer: Callable[..., tuple[Any, TrainResult]] | None = None,
+              model_dir: Callable[[Any], Path] | None = None) -> TrainResult:
     """End to end (``egx train-reg``): supervision for every question, training, saving.
+
+    ``trainer`` / ``model_dir`` default to ReG@Triple (:func:`train_retriever`, ``<workspace>/reg/retriever``);
+    :func:`core.methods.reg.train_entity.train_reg_entity` passes ReG@Entity's, so both units train on
+    the same supervision and split.
 
     Refined supervision calls ``backends.llm`` once per question with a usable candidate pool; the
     selections are cached in ``<workspace>/reg/selections-<model>.json`` so retraining reuses them.
@@ -295,11 +315,12 @@ def train_reg(workspace: Any, questions: str | Path, *, backends: Any, cfg: Trai
         if progress is not None:
             progress(msg, 0.5 + 0.5 * frac)
 
-    ret, res = train_retriever(sups, graph, qvecs, node_vecs, edge_vecs, cfg, embedder_id=backends.embedder.model_id,
-                               graph_hash=graph.content_hash, progress=sub)
+    ret, res = (trainer or train_retriever)(sups, graph, qvecs, node_vecs, edge_vecs, cfg,
+                                            embedder_id=backends.embedder.model_id, graph_hash=graph.content_hash,
+                                            progress=sub)
     ret.manifest["llm"] = llm.model_id if refine else ""
     ret.manifest["selection"] = how if refine else ""
-    folder = Path(out) if out else default_model_dir(workspace)
+    folder = Path(out) if out else (model_dir or default_model_dir)(workspace)
     ret.save(folder)
     res.model_dir = str(folder)
     atomic_write_json(folder / "result.json", res.to_dict())
@@ -314,7 +335,7 @@ def shipped_selections(workspace: Any, model_id: str, how: str) -> dict[str, Any
     they were made by ``model_id`` in form ``how``; else ``{}``."""
     import json
 
-    if not workspace.manifest.get("sample"):
+    if not workspace.meta.sample:
         return {}
     from core.index.samples import sample_recipes
 
