@@ -24,6 +24,7 @@ from core.errors import Cancelled, EgxError
 from core.eval.diagnosis import STAGE_LABELS
 from core.eval.report import (
     METRIC_ORDER,
+    NODE_METRICS_NOTE,
     RESULTS,
     failure_figure,
     latency_recall_figure,
@@ -188,6 +189,8 @@ for m, s in summary["methods"].items():
     rows.append(row)
 st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
              column_config={"method": st.column_config.TextColumn("method", width="small")})
+if any("node R@10" in row for row in rows):  # a run retrieved KG nodes: say what the node columns score
+    st.caption(NODE_METRICS_NOTE)
 for m, s in summary["methods"].items():  # e.g. reg without a trained retriever is not ReG's retriever
     if replay_summary_note(s):  # records of the recorded LLM that are not the recorded runs
         st.warning(f"**{md_escape(m)}**: {md_escape(replay_summary_note(s))}", icon=":material/report:")

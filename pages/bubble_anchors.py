@@ -30,8 +30,12 @@ def create_question_ui(result) -> None:
     groups = result.groups.groups if result.groups is not None else ()
     st.html(bubble.highlighted_question(result.query, groups))
     g = act.graph
-    st.caption(f"Dense pre-retrieval fetched the top {len(result.pre.chunk_ids)} passages (§3.2): they suggest "
-               "latent keywords and justify schema relaxations below.")
+    if not getattr(result.config, "pre_retrieval", True):
+        st.caption("No pre-retrieval: no passage was retrieved before anchor selection (the §4.3 ablation "
+                   "'w/o Schema Relaxation'), so the keywords see no preview and nothing is relaxed.")
+    else:
+        st.caption(f"Dense pre-retrieval fetched the top {len(result.pre.chunk_ids)} passages (§3.2): they suggest "
+                   "latent keywords and justify schema relaxations below.")
     rows = [{"passage": g.chunk(c).title if c in g.chunk_index else c, "chunk id": c, "similarity": round(s, 3)}
             for c, s in zip(result.pre.chunk_ids, result.pre.scores)]
     if rows:
@@ -42,9 +46,11 @@ def create_question_ui(result) -> None:
 def create_keywords_ui(result) -> None:
     st.subheader("2 · Explicit and inferred keywords")
     kws = result.keywords
-    st.caption(f"Extracted by {'the LLM' if kws.source == 'llm' else 'the query-text heuristic (no LLM)'}: "
-               "explicit keywords appear in the question; implicit ones are inferred from the passages "
-               "(Example 3: the entity the question only describes).")
+    by = {"llm": "the LLM", "ner": "a standard NER extractor (spaCy; the §4.3 ablation 'w/o Anchor "
+                                  "Specialization': no LLM, nothing inferred)"}.get(kws.source,
+                                                                                   "the query-text heuristic (no LLM)")
+    st.caption(f"Extracted by {by}: explicit keywords appear in the question; implicit ones are inferred from the "
+               "passages (Example 3: the entity the question only describes).")
     rows = [{"keyword": k.text, "kind": "explicit" if k.kind == "explicit" else "inferred (implicit)",
              "entity-like": "✓" if k.entity else ""} for k in kws.items]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")

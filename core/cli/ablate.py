@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import textwrap
 from typing import TYPE_CHECKING
 
 from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER
@@ -18,11 +19,12 @@ NAME = "ablate"
 
 def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
     a = subparsers.add_parser(NAME, help="run a paper's ablation rows of one method and write one table",
-                              description="BubbleRAG §4.3 (w/o specialization, relaxation, CEG ranking, reasoning "
+                              description=textwrap.fill("BubbleRAG §4.3 (w/o specialization, relaxation, CEG ranking, reasoning "
                                           "expansion), FastInsight (w/o GRanker, w/o STeX), ReG (weak vs refined "
                                           "supervision, chains vs triples), SG-RAG (w/o dominance filter, Alg. 5 as "
                                           "printed, NaiveRAG): every row is a resumable `egx bench` run in "
-                                          "OUT/<row>/; the table goes to OUT/ablation.md.")
+                                          "OUT/<row>/; the table goes to OUT/ablation.md.", 100),
+                              epilog=_rows_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     from core.methods.registry import METHODS
 
     # the methods whose package declares ablation rows (Method.ablations)
@@ -40,6 +42,18 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
     a.add_argument("--out", required=True, help="output folder (each row's sub-folder resumes)")
     a.add_argument("--json", action="store_true", help="print the rows as JSON instead of the markdown table")
     return a
+
+
+def _rows_epilog() -> str:
+    """Every method's rows, each with the paper's definition (what the row changes, in the paper's words)."""
+    from core.methods.registry import METHODS
+
+    lines = ["rows (--rows), as the papers define them:"]
+    for m, spec in sorted(METHODS.items()):
+        for r in spec.ablation_rows():
+            text = f"{m} {r.name} — {r.label}" + (f": {r.definition}" if r.definition else "")
+            lines += textwrap.wrap(text, 100, initial_indent="  ", subsequent_indent="      ")
+    return "\n".join(lines)
 
 
 def run(args: argparse.Namespace) -> int:

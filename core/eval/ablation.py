@@ -6,8 +6,9 @@ declares its own (``Method.ablations``, in its ``ablations`` module):
 =============  ==========================================================================================
 method         rows
 =============  ==========================================================================================
-bubblerag      full; w/o anchor specialization, w/o schema relaxation, w/o CEG ranking (§4.3, Table 3);
-               w/o reasoning-aware expansion (d = 0, §3.5)
+bubblerag      full; w/o anchor specialization (keywords by a standard NER extractor, none rewritten), w/o
+               schema relaxation (no chunk retrieved before anchor selection), w/o CEG ranking (§4.3,
+               Table 3); w/o reasoning-aware expansion (d = 0, §3.5)
 fastinsight    full; w/o GRanker (α = 0: plain reranking, §3.3); w/o STeX's structural score (β = 0:
                expansion by similarity only, §3.4)
 reg            weak vs refined supervision (§4.1, Table 5), each with evidence chains vs raw triples (§4.2);
@@ -21,7 +22,9 @@ Every row runs in its own folder ``OUT/<row>/`` with :func:`core.eval.runner.run
 resumes like ``egx bench``: a rerun skips finished question × row pairs, and ``run.json`` pins the row's
 configuration); the rows' summaries are then written as one table, ``OUT/ablation.md`` and
 ``OUT/ablation.json``. Columns: R@2/R@5/R@10 and the papers' answer metrics (:mod:`core.eval.paper_metrics`),
-with each row's delta to the full method.
+with each row's delta to the full method; under the table, each row's definition in the paper's words
+(``AblationRow.definition``), and, with the ``recorded`` LLM, which rows are not the recorded runs (a row
+that changes a prompt asks what no recording holds: its stages take their fallbacks, and the note says so).
 """
 
 from __future__ import annotations
@@ -96,6 +99,7 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
     ConfigError
         For a method without rows, an unknown row name, or what :func:`run_benchmark` refuses.
     """
+    from core.eval.report import replay_summary_note
     from core.eval.runner import run_benchmark
     from core.methods.registry import get_method
 
@@ -112,7 +116,7 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
     todo = [r for r in all_rows if r.name in wanted]
     for i, row in enumerate(todo):
         entry: dict[str, Any] = {"name": row.name, "label": row.label, "method": row.method,
-                                 "overrides": dict(row.overrides)}
+                                 "overrides": dict(row.overrides), "definition": row.definition}
         overrides = dict(row.overrides)
         if "model" in overrides:
             overrides["model"] = str(Path(workspace.path) / overrides["model"])
@@ -137,6 +141,8 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
                       "metrics": {k: s["metrics"].get(k) for k in COLUMNS},
                       "paper": {k: s.get("paper", {}).get(k) for k in PAPER},
                       "notices": s.get("notices", {}), "mean_s": s["latency"]["mean_s"]})
+        if replay_summary_note(s):  # the recorded LLM: a changed row asks prompts no recording holds
+            entry["replay"] = replay_summary_note(s)
         table.append(entry)
     base = next((r for r in table if r["status"] == "ok"), None)
     for r in table:
@@ -176,10 +182,15 @@ def ablation_markdown(method: str, table: Sequence[dict[str, Any]], base: str, *
         secs = "–" if r["mean_s"] is None else f"{r['mean_s']:.2f}"
         lines.append(f"| {r['label']} | {r['n']} | " + " | ".join(_pct(r["metrics"][k]) for k in COLUMNS)
                      + f" | {delta} | " + " | ".join(_pct(r["paper"][k]) for k in PAPER) + f" | {secs} |")
+        if r.get("replay"):
+            notes.append(f"- **{r['label']} — not the recorded runs**: {r['replay']}")
         for text, n in r.get("notices", {}).items():
             notes.append(f"- {r['label']} ({n} questions): {text}")
     if note:
         notes.append(f"- {note}")
     if notes:
         lines += ["", *notes]
+    defined = [f"- {r['label']}: {r['definition']}" for r in table if r.get("definition")]
+    if defined:
+        lines += ["", "Rows as the paper defines them:", "", *defined]
     return "\n".join(lines) + "\n"

@@ -10,7 +10,7 @@ from core.errors import Cancelled, EgxError, QueryError
 from core.eval.diagnosis import Diagnosis, Gold, diagnose
 from core.eval.metrics import llm_tokens, stage_latency
 from core.eval.paper_metrics import answer_set_scores, empowerment_score, judge_accuracy
-from core.eval.result_metrics import retrieval_metrics, topological_metrics
+from core.eval.result_metrics import node_metrics, retrieval_metrics, topological_metrics
 from core.methods.run import run_method
 from core.trace import to_jsonable
 
@@ -38,7 +38,8 @@ def evaluate_result(result: MethodResult, workspace: Workspace, gold: Gold, *, c
         "gold": list(gold.chunk_ids), "answers": list(gold.answers),
         "ranked": ranked, "scores": [round(float(c.score), 6) for c in result.ranked_chunks],
         "metrics": {**retrieval_metrics(ranked, gold.chunk_ids),
-                    **topological_metrics(workspace, ranked, gold.chunk_ids, result=result)},
+                    **topological_metrics(workspace, ranked, gold.chunk_ids, result=result),
+                    **node_metrics(workspace, gold.chunk_ids, result=result)},
         "answer": result.answer, "answer_judged": j.judged,
         "em": j.em if j.judged else None, "f1": round(j.f1, 4) if j.judged else None,
         "seconds": round(result.trace.seconds, 6),

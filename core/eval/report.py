@@ -5,7 +5,8 @@ page draws the same figures with ``st.plotly_chart``).
 
     {"settings": {...}, "questions": N, "methods": {name: {
         "n": questions run, "errors": pairs that raised,
-        "metrics": {"R@2": mean in [0, 1], ..., "AR@5", "nDCG@10", "TR", "MissTR"},
+        "metrics": {"R@2": mean in [0, 1], ..., "AR@5", "nDCG@10", "TR", "MissTR",
+                    "node R@10", "node nDCG@10" (only a method that retrieved KG nodes)},
         "answers": {"judged": n, "EM": mean or null, "F1": mean or null},
         "diagnosis": {verdict: count},
         "latency": {"mean_s", "median_s", "p90_s", "stages": {stage: mean seconds}},
@@ -46,7 +47,12 @@ if TYPE_CHECKING:
     import plotly.graph_objects as go
 
 _SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star", "cross", "pentagon")
-METRIC_ORDER = ("R@2", "R@5", "R@10", "AR@2", "AR@5", "nDCG@10", "TR", "MissTR")
+METRIC_ORDER = ("R@2", "R@5", "R@10", "AR@2", "AR@5", "nDCG@10", "node R@10", "node nDCG@10", "TR", "MissTR")
+#: under a table with node-level columns: what they are, and why other methods have none
+NODE_METRICS_NOTE = ("node R@10 / node nDCG@10 (FastInsight §4.3.1 on KG corpora): the top 10 KG nodes a run "
+                     "retrieved against the gold nodes, every node extracted from a gold passage (§4.2.2), over the "
+                     "questions with a gold node; blank for runs that retrieved passages. R@10 and nDCG@10 beside "
+                     "them score the passages those nodes map to.")
 #: Colours per verdict (loss stages warm → cold along the pipeline; ok green).
 VERDICT_COLOURS = {"not_in_graph": "#7f7f7f", "no_anchor": "#d62728", "not_connected": "#ff7f0e",
                    "ranked_out": "#bcbd22", "not_expanded": "#9467bd", "answer_wrong": "#8c564b",
@@ -197,6 +203,8 @@ def markdown_report(summary: dict[str, Any]) -> str:
         a = s["answers"]
         lines.append(f"| {m} | {s['n']} | " + " | ".join(_pct(s["metrics"].get(k)) for k in cols)
                      + f" | {_pct(a['EM'])} | {_pct(a['F1'])} |")
+    if "node R@10" in cols:
+        lines += ["", NODE_METRICS_NOTE]
     lines += ["", "## The papers' answer metrics", "",
               "Answer-set Precision / Recall / F1 / Hit / Hit@1 (SG-RAG §5, ReG §5), Macro-F1 and Micro-F1 (ReG), "
               "over every answer with a gold answer (extractive answers included); ACC_L (BubbleRAG §4.1) and "

@@ -1,5 +1,6 @@
 """The retrieval metrics of one method result against its gold passages: R@{2,5,10}, AR@{2,5}, nDCG@10
-(FastInsight §4.3.1) and TR / MissTR of the top 10 (FastInsight §4.3.2) on the graph the method searched."""
+(FastInsight §4.3.1), TR / MissTR of the top 10 (FastInsight §4.3.2) on the graph the method searched, and,
+for a method that retrieved KG nodes, node-level R@10 / nDCG@10 against the gold nodes (§4.3.1)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,39 @@ class SearchesItsOwnGraph(Protocol):
         """The graph searched, the node indices of the top ``k`` retrieved and those of the oracle; None when
         that graph cannot be read (no TR then)."""
         ...
+
+
+@runtime_checkable
+class RetrievesNodes(Protocol):
+    """A result whose method may have retrieved KG nodes rather than passages (FastInsight on ``kg_nodes``), so
+    R@10 / nDCG@10 can also be scored node by node, as FastInsight §4.3.1 scores its KG corpora. The method
+    package implements it on its result (it never imports this module)."""
+
+    def node_sets(self, workspace: Workspace, gold: Sequence[str], k: int) -> tuple[Sequence[int], Sequence[int]] | None:
+        """The node indices of the top ``k`` nodes retrieved (best first) and those of the gold nodes; None when
+        the run retrieved no node."""
+        ...
+
+
+#: the node-level figures' keys in a record's ``metrics`` (beside the passage-level R@10 and nDCG@10)
+NODE_METRICS = (f"node R@{NDCG_K}", f"node nDCG@{NDCG_K}")
+
+
+def node_metrics(workspace: Workspace, gold: Iterable[str], *, result: object | None = None) -> dict[str, float]:
+    """Node-level R@10 and nDCG@10 (FastInsight §4.3.1) of a result that retrieved KG nodes
+    (:class:`RetrievesNodes`): its top 10 nodes against the gold nodes, capped recall and binary nDCG exactly
+    as for passages (:func:`~core.eval.metrics.recall_at_k`, :func:`~core.eval.metrics.ndcg_at_k`).
+
+    Empty — no figure rather than a zero — for a result that retrieved passages, and when no gold passage
+    has a node (the gold node set is empty, so neither figure is defined)."""
+    g = list(gold)
+    if not g or not isinstance(result, RetrievesNodes):
+        return {}
+    sets = result.node_sets(workspace, g, NDCG_K)
+    if sets is None or not len(sets[1]):
+        return {}
+    top, gold_nodes = [str(v) for v in sets[0]], {str(v) for v in sets[1]}  # node indices, keyed as ids
+    return {NODE_METRICS[0]: recall_at_k(top, gold_nodes, NDCG_K), NODE_METRICS[1]: ndcg_at_k(top, gold_nodes, NDCG_K)}
 
 
 def retrieval_metrics(ranked: Sequence[str], gold: Iterable[str]) -> dict[str, float]:

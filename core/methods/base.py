@@ -213,6 +213,7 @@ class AblationRow:
     overrides: dict[str, Any] = field(default_factory=dict)
     needs_model: str = ""  #: ReG: a model folder (relative to the workspace) that must exist
     train_hint: str = ""  #: the command that makes it
+    definition: str = ""  #: the paper's definition of the row, quoted with its section (`egx ablate --help`, the table)
 
 
 @dataclass(frozen=True)

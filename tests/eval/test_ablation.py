@@ -72,3 +72,29 @@ def test_ablate_reg_skips_rows_without_a_model_and_says_how_to_train(tmp_path, c
     assert list(rows["untrained"]["notices"].values()) == [2]  # the cosine floor says it is not ReG's retriever
     md = (out / "ablation.md").read_text()
     assert "| refined supervision, evidence chains | – |" in md
+
+
+def test_the_table_quotes_each_rows_definition_and_names_rows_that_are_not_the_recorded_runs(tmp_path):
+    """With the ``recorded`` LLM a changed row asks prompts and settings no recording holds: the table must say
+    so, not show its fallback figures as if they were the recorded model's."""
+    from core.backends.embedders import HashingEmbedder
+    from core.backends.llm_recorded import RecordedLLM
+    from core.eval.ablation import run_ablation
+    from core.eval.datasets import load_questions
+    from core.index.samples import ensure_sample_workspace
+    from core.methods.base import Backends
+
+    emb = HashingEmbedder(dim=64)
+    ws = ensure_sample_workspace("demo", emb, root=tmp_path / "ws")
+    llm = RecordedLLM(strict=False)
+    rep = run_ablation(ws, load_questions(ws), "bubblerag", Backends(emb, llm), out_dir=tmp_path / "abl", limit=1,
+                       rows=["no-relaxation"])
+    row = rep.rows[0]
+    assert "removed the retrieval of text chunks prior to anchor selection" in row["definition"]
+    assert "have no recorded run with these settings" in row["replay"]
+    md = (tmp_path / "abl" / "ablation.md").read_text()
+    assert "- **w/o schema relaxation — not the recorded runs**: 1 of 1 questions have no recorded run" in md
+    assert "Rows as the paper defines them:" in md and "- w/o schema relaxation: §4.3: 'we retained" in md
+    recs = [json.loads(x) for x in (tmp_path / "abl" / "no-relaxation" / "results.jsonl").read_text().splitlines()]
+    assert recs[0]["replay"]["matched"] is False
+    assert any("was not recorded" in f for f in recs[0]["fallbacks"])  # each LLM stage says it took its fallback

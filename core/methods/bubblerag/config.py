@@ -21,14 +21,32 @@ class BubbleConfig(MethodConfig):
     """
 
     k_chunks: int = _f(5, "Pre-retrieval: top-k chunks fetched before graph search (§3.2; paper gives no k).")
+    pre_retrieval: bool = _f(True, "Pre-retrieval (§3.2 ¶2): the top-k chunks retrieved before anchor selection — "
+                                   "the sufficiency check's input and the preview that keyword extraction and "
+                                   "schema relaxation read. Off = no chunk is retrieved before anchor selection "
+                                   "(no early exit, keywords from the question alone, nothing to relax by): with "
+                                   "relaxation off, the §4.3 ablation 'w/o Schema Relaxation', which 'removed the "
+                                   "retrieval of text chunks prior to anchor selection'.")
     sufficiency_check: bool = _f(True, "Ask the LLM whether the pre-retrieved chunks already answer the query; "
                                        "if so, exit early (§3.2). Skipped in `none` mode.")
     none_implicit: int = _f(2, "`none` mode: how many titles of the top pre-retrieved chunks that the query does not "
                                "mention become implicit keywords (the LLM-free stand-in for latent inference, §3.2 "
                                "Example 3); 0 = none. The LLM path is unchanged.")
+    keyword_extraction: Literal["latent", "ner"] = _f(
+        "latent", "How the keywords are found. 'latent' (§3.2, Example 3): the LLM lists the question's explicit "
+                  "keywords and infers implicit ones from the question and the preview (`none` mode: the "
+                  "heuristic rule). 'ner': a standard extractor, no LLM and no implicit keyword — spaCy "
+                  "en_core_web_sm's named entities, then the question's other noun runs searched as written. With "
+                  "specialization off, the §4.3 ablation 'w/o Anchor Specialization': 'we extract explicit "
+                  "entities from the query using a standard extractor and map them to graph nodes without "
+                  "refining generic terms'.")
     specialization: bool = _f(True, "Anchor specialization: rewrite under-specified keywords into "
-                                    "query-conditioned constraints (§3.2, Example 4).")
-    relaxation: bool = _f(True, "Schema relaxation guided by the pre-retrieved chunks (§3.2, Example 5).")
+                                    "query-conditioned constraints (§3.2, Example 4). Off skips the rewrite only; "
+                                    "the §4.3 ablation also sets keyword_extraction='ner' (`egx ablate` row "
+                                    "no-specialization).")
+    relaxation: bool = _f(True, "Schema relaxation guided by the pre-retrieved chunks (§3.2, Example 5). Off skips "
+                                "this stage only; the §4.3 ablation also sets pre_retrieval off (`egx ablate` row "
+                                "no-relaxation).")
     none_entity_share: float = _f(0.0, "Ours, `none` mode (default off): when > 0, the entity groups (capitalised "
                                        "mentions, numbers) share this fraction of the importance weights and the concept "
                                        "and implicit groups the rest, each side keeping the keyword rule's proportions — so "

@@ -54,7 +54,7 @@ def _validate(data: Any) -> None:
         raise ValueError("no explicit keywords were given")
 
 
-def extract_keywords(query: str, pre: PreRetrieval, graph: GraphLike, llm: LLM, *, max_keywords: int = 8,
+def extract_keywords(query: str, pre: PreRetrieval | None, graph: GraphLike, llm: LLM, *, max_keywords: int = 8,
                      max_implicit: int = prompts.MAX_IMPLICIT, none_implicit: int | None = 2, tight_json: bool = True,
                      trace: Trace | None = None) -> Keywords:
     """Explicit + implicit keywords for ``query``.
@@ -63,7 +63,8 @@ def extract_keywords(query: str, pre: PreRetrieval, graph: GraphLike, llm: LLM, 
     ----------
     pre
         The pre-retrieval result; its chunks are the preview shown to the LLM (and, in `none`
-        mode, the source of implicit concepts).
+        mode, the source of implicit concepts). None: no pre-retrieval (the §4.3 ablation "w/o
+        Schema Relaxation"): the prompt has no preview block at all.
     max_keywords
         Upper bound on explicit keywords kept (the first ones in query order).
     none_implicit
@@ -71,8 +72,8 @@ def extract_keywords(query: str, pre: PreRetrieval, graph: GraphLike, llm: LLM, 
     """
     t0 = time.perf_counter()
     step = Step("keywords", "Keyword extraction with latent inference", section="BubbleRAG §3.2, Example 3")
-    preview = [(graph.chunk(c).title, graph.chunk(c).text) for c in pre.chunk_ids]
-    prompt = prompts.keywords_prompt(query, preview)
+    preview = [(graph.chunk(c).title, graph.chunk(c).text) for c in pre.chunk_ids] if pre is not None else []
+    prompt = prompts.keywords_prompt(query, preview if pre is not None else None)
     out = ask_json(llm, prompts.SYSTEM, prompt, prompts.keywords_schema(tight_json),
                    max_tokens=prompts.STAGE_MAX_TOKENS["keywords"], validate=_validate, step=step)
     copied = prompts.template_copies(out.data, prompt) if out.data is not None else []
@@ -122,6 +123,8 @@ def extract_keywords(query: str, pre: PreRetrieval, graph: GraphLike, llm: LLM, 
                  "implicit": [k.text for k in items if k.kind == "implicit"]}
     if moved:
         step.data["moved_to_implicit"] = moved  # listed as explicit, not written in the question
+    if pre is None:
+        step.data["preview"] = "none: no chunk was retrieved before anchor selection (BubbleRAG §4.3)"
     if source == "heuristic":
         step.data["rule"] = ("explicit = capitalised mentions, numbers and concept words of the query; "
                              "implicit = titles of the top pre-retrieved chunks the query does not mention")

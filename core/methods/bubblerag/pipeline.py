@@ -5,6 +5,7 @@ stage                     module                          paper
 ========================  ==============================  ==========================
 pre-retrieval + check     preretrieval.py                 §3.2 ¶2
 keywords (+ latent)       keywords.py                     §3.2, Example 3
+  (standard NER)          ner_keywords.py                 §4.3 ablation w/o Anchor Specialization
 anchor specialization     specialization.py               §3.2, Example 4
 schema relaxation         relaxation.py                   §3.2, Example 5
 candidates (nodes+edges)  candidates.py                   §3.2
@@ -38,6 +39,7 @@ from core.methods.bubblerag.expansion import BubbleExpansion, ExpansionFrame, bu
 from core.methods.bubblerag.grouping import AnchorGroups, group_anchors
 from core.methods.bubblerag.keywords import Keywords, extract_keywords
 from core.methods.bubblerag.localize import LocalGraph, localized_graph
+from core.methods.bubblerag.ner_keywords import ner_keywords
 from core.methods.bubblerag.preretrieval import PreRetrieval, pre_retrieve
 from core.methods.bubblerag.ranking import RankedCEG, first_valid_ceg, rank_cegs
 from core.methods.bubblerag.reasoning import ReasoningExpansion, reasoning_expansion
@@ -151,7 +153,7 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
     llm = backends.llm
 
     pre = pre_retrieve(query, qvec, workspace, llm, k=cfg.k_chunks, check=cfg.sufficiency_check,
-                       tight_json=cfg.tight_json, trace=trace, graph=graph)
+                       tight_json=cfg.tight_json, trace=trace, graph=graph, enabled=cfg.pre_retrieval)
     if pre.sufficient:
         chunks = tuple(EvidenceChunk(c, s, "preview", 0.0, s) for c, s in zip(pre.chunk_ids, pre.scores))
         trace.add("early_exit", "Pre-retrieved chunks were sufficient: graph traversal skipped",
@@ -161,7 +163,11 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
                             pre.answer, "early exit", True, trace)
 
     tight = cfg.tight_json
-    kws = extract_keywords(query, pre, graph, llm, none_implicit=cfg.none_implicit, tight_json=tight, trace=trace)
+    if cfg.keyword_extraction == "ner":  # §4.3, w/o Anchor Specialization: a standard extractor, no LLM
+        kws = ner_keywords(query, trace=trace)
+    else:  # without pre-retrieval (§4.3, w/o Schema Relaxation) the keywords see no preview at all
+        kws = extract_keywords(query, pre if cfg.pre_retrieval else None, graph, llm,
+                               none_implicit=cfg.none_implicit, tight_json=tight, trace=trace)
     spec = specialize_keywords(query, kws, llm, enabled=cfg.specialization, tight_json=tight, trace=trace)
     relax = relax_schema(query, spec, pre, graph, llm, enabled=cfg.relaxation, tight_json=tight, trace=trace)
     cands = retrieve_candidates(relax.terms, workspace, backends.embedder, k=cfg.k_candidates,

@@ -8,6 +8,10 @@ schema relaxation reads).
 
 `none` mode cannot judge sufficiency, so it never exits early (recorded as a fallback).
 
+Disabled (``enabled=False``, the §4.3 ablation "w/o Schema Relaxation", which "removed the retrieval
+of text chunks prior to anchor selection"): no chunk is retrieved, nothing is checked, and the empty
+result leaves keyword extraction and schema relaxation without a preview.
+
 Guard (ours): an early exit also needs the LLM's answer to occur in one of the preview passages
 (case-insensitive). Small local models tend to call any preview "sufficient" and answer from
 memory; an ungrounded answer would skip the whole graph search, so it is treated as "insufficient"
@@ -47,16 +51,24 @@ def _grounded(answer: str, chunks: list[tuple[str, str]]) -> bool:
 
 def pre_retrieve(query: str, qvec: np.ndarray, workspace: Workspace, llm: LLM, *, k: int = 5,
                  check: bool = True, tight_json: bool = True, trace: Trace | None = None,
-                 graph: GraphLike | None = None) -> PreRetrieval:
+                 graph: GraphLike | None = None, enabled: bool = True) -> PreRetrieval:
     """Top-``k`` chunks by cosine to the query, then (optionally) the LLM sufficiency check.
 
     Returns
     -------
     PreRetrieval
-        ``sufficient=True`` with an ``answer`` means BubbleRAG exits early (§3.2).
+        ``sufficient=True`` with an ``answer`` means BubbleRAG exits early (§3.2); with ``enabled=False``
+        no chunk (nothing is retrieved: the §4.3 ablation "w/o Schema Relaxation").
 
     ``graph``: the question's graph (default the workspace's; a store view reads only the chunks it needs).
     """
+    if not enabled:
+        reason = "pre-retrieval off: no chunk is retrieved before anchor selection (BubbleRAG §4.3, w/o Schema Relaxation)"
+        if trace is not None:
+            trace.add("preretrieval", "No pre-retrieval (w/o Schema Relaxation)", {
+                "chunks": [], "sufficient": False, "answer": "", "reason": reason, "checked": False, "enabled": False},
+                section="BubbleRAG §4.3")
+        return PreRetrieval((), (), False, "", reason, False)
     t0 = time.perf_counter()
     step = Step("preretrieval", "Pre-retrieval and sufficiency check", section="BubbleRAG §3.2")
     g = workspace.graph if graph is None else graph

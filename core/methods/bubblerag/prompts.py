@@ -55,12 +55,16 @@ def sufficiency_prompt(query: str, chunks: Sequence[tuple[str, str]]) -> str:
 
 
 # ---------------------------------------------------------------- §3.2 keywords + latent inference
-def keywords_prompt(query: str, chunks: Sequence[tuple[str, str]]) -> str:
-    return (preview_block(query, chunks) +
+def keywords_prompt(query: str, chunks: Sequence[tuple[str, str]] | None) -> str:
+    """``chunks`` None: no pre-retrieval (§4.3, w/o Schema Relaxation), so no preview block and the
+    implicit keywords are inferred from the question alone."""
+    head, source = (preview_block(query, chunks), "the question and the passages") if chunks is not None \
+        else (f"Question: {query}\n\n", "the question")
+    return (head +
             "Task: list the keywords needed to find the evidence in a knowledge graph.\n"
             "- explicit: the entities, relations and attributes written in the question, in its own words;\n"
-            "- implicit: concepts the question needs but does not name, inferred from the question and the "
-            "passages, such as the entity that a description in the question refers to. Leave it empty when "
+            f"- implicit: concepts the question needs but does not name, inferred from {source}, "
+            "such as the entity that a description in the question refers to. Leave it empty when "
             "nothing is implied.\n"
             f"Give each keyword once; at most {MAX_KEYWORDS} explicit and {MAX_IMPLICIT} implicit.\n"
             'Format: {"explicit": ["<words of the question>", ...], "implicit": ["<an inferred concept>", ...]}')

@@ -81,13 +81,31 @@ class FastInsightRun:
         if self.searched == "kg_nodes":
             ng = self.search_graph(workspace)
             assert isinstance(ng, KGNodeGraph)
-            return ng, [ng.index_of(n) for n in self.node_ranking[:k]], ng.gold_nodes(gold).tolist()
+            return ng, *self._node_sets(ng, gold, k)
         try:
             pg = self.search_graph(workspace)
         except EgxError:
             return None
         idx = {c: i for i, c in enumerate(pg.chunk_ids)}
         return pg, [idx[c] for c in list(ranked)[:k] if c in idx], [idx[c] for c in gold if c in idx]
+
+    def node_sets(self, workspace: Workspace, gold: Sequence[str], k: int) -> tuple[list[int], list[int]] | None:
+        """What node-level R@k / nDCG@k are measured on (FastInsight §4.3.1 on its KG corpora): the KG node
+        indices of the top ``k`` nodes this run retrieved, best first, and those of the gold nodes; None for a
+        run that retrieved passages (it has no node ranking, so no node-level figure rather than a zero).
+
+        The gold nodes are the paper's (§4.2.2): "we define all nodes constructed from the original gold
+        documents as gold nodes" — here every KG node whose provenance includes a gold passage
+        (:meth:`~core.methods.fastinsight.node_graph.KGNodeGraph.gold_nodes`), the node extracted from that
+        passage in our OpenIE / spaCy KGs as in the paper's LightRAG-built ones."""
+        if self.searched != "kg_nodes":
+            return None
+        ng = self.search_graph(workspace)
+        assert isinstance(ng, KGNodeGraph)
+        return self._node_sets(ng, gold, k)
+
+    def _node_sets(self, ng: KGNodeGraph, gold: Sequence[str], k: int) -> tuple[list[int], list[int]]:
+        return [ng.index_of(n) for n in self.node_ranking[:k]], ng.gold_nodes(gold).tolist()
 
     @property
     def evidence_nodes(self) -> tuple[int, ...]:
