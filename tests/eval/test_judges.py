@@ -118,7 +118,11 @@ def test_self_judging_only_when_asked_and_labelled(demo, tmp_path):
     from core.eval.bench_report import load_report
     from core.eval.report import markdown_report
 
-    gen = ScriptedLLM(lambda m: _judge(m) if "Short answer:" not in m[1].content else "Agent Smith", name="gen")
+    def both(messages):  # the generator's answers, and its own verdicts on them
+        asks = messages[1].content
+        return _judge(messages) if "Gold answer(s):" in asks or "Answer List:" in asks else "Agent Smith"
+
+    gen = ScriptedLLM(both, name="gen")
     rep = _bench(demo, tmp_path / "b", gen, choose_judge(SAME, gen))
     assert rep.summary["judge"]["self_judged"] and rep.summary["judge"]["llm"] == SAME
     assert json.loads((tmp_path / "b" / "run.json").read_text())["settings"]["judge"]["self_judged"] is True
