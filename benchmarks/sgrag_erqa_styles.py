@@ -114,7 +114,7 @@ def main() -> None:
         qs = load_questions_file(path, g)
         t = time.perf_counter()
         rep = run_benchmark(ws, qs, methods, backends, out_dir=work / f"run-{style}", seed=0, cut=5,
-                            meta={"questions_file": str(path)}, judge=False)
+                            meta={"questions_file": str(path)})
         row: dict = {"questions": len(qs), "file": str(path), "run_s": round(time.perf_counter() - t, 1),
                      "sgrag_query_graph": _linking(g, raw), "methods": {}}
         for m, s in rep.summary["methods"].items():

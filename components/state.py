@@ -156,6 +156,7 @@ BENCH_RECALL_CHART = "egx.bench.fig.recall"
 BENCH_LATENCY_CHART = "egx.bench.fig.latency"
 BENCH_FAILURE_CHART = "egx.bench.fig.failure"
 BENCH_JOB = "egx.bench.job"  #: key of this session's benchmark run (a background job)
+BENCH_JUDGE = "egx.bench.judge"  #: the judge LLM's backend name ("none", "same" or a registry name)
 
 # ---------------------------------------------------------------- per-workspace values (follow_workspace)
 WORKSPACE_OF = "egx.workspace_of"  #: value key → the workspace its current value belongs to

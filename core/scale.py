@@ -208,12 +208,11 @@ class _BenchWorker:
         self.workspace = Workspace.open(spec["path"])
         self.backends = Backends(embedder, llm, reranker)
 
-    def run(self, q: Question, method: str, config: object | None, seed: int, cut: int, judge: bool,
+    def run(self, q: Question, method: str, config: object | None, seed: int, cut: int,
             trace: bool) -> tuple[dict[str, Any], str | None]:
         from core.eval.pair import run_pair
 
-        return run_pair(self.workspace, q, method, self.backends, config=config, seed=seed, cut=cut, judge=judge,
-                        trace=trace)
+        return run_pair(self.workspace, q, method, self.backends, config=config, seed=seed, cut=cut, trace=trace)
 
 
 class RayRunner:
@@ -407,7 +406,7 @@ class RayRunner:
 
     # ---------------------------------------------------------------- bench
     def run_pairs(self, workspace: Workspace, pairs: Sequence[tuple[Question, str]], backends: Backends, *,
-                  configs: dict[str, object], seed: int, cut: int, judge: bool,
+                  configs: dict[str, object], seed: int, cut: int,
                   traces: bool) -> Iterator[tuple[Question, str, dict[str, Any], str | None]]:
         """Run benchmark pairs on ``workers`` actors (each opens ``workspace`` and the backends once)
         and yield ``(question, method, record, trace JSON)`` as each finishes. Two pairs per actor are
@@ -427,7 +426,7 @@ class RayRunner:
         def submit(actor: Any) -> None:
             k = queue.popleft()
             q, m = pairs[k]
-            ref = actor.run.remote(q, m, configs.get(m), seed, cut, judge, traces)
+            ref = actor.run.remote(q, m, configs.get(m), seed, cut, traces)
             inflight[ref] = (actor, k)
 
         try:

@@ -20,8 +20,10 @@ from components import state as S
 from components.navigation import page_path
 from components.sidebar import active
 from components.ui import md_escape
+from core.backends.registry import LLMS
 from core.errors import Cancelled, EgxError
 from core.eval.diagnosis import STAGE_LABELS
+from core.eval.judge import SAME, choose_judge
 from core.eval.report import (
     METRIC_ORDER,
     NODE_METRICS_NOTE,
@@ -55,6 +57,11 @@ PER_QUESTION_COLUMNS = {
     "seconds": st.column_config.NumberColumn("seconds", width="small"),
     "id": st.column_config.TextColumn("id", width="small"),
 }
+
+#: The Judge LLM choices: none, every LLM backend, or the generator itself.
+JUDGE_CHOICES = ["none", *[n for n in LLMS if n != "none"], SAME]
+JUDGE_LABELS = {"none": "none — judged metrics not computed",
+                SAME: "same — the sidebar's LLM judges itself (self-judged)"}
 
 act = active()
 ws = act.workspace
@@ -109,6 +116,12 @@ with run_tab:
              f"{NAME_RULE}. A run with finished pairs resumes."))
     st.caption(f"Backends: {act.embedder_name} embedder, {act.llm_name} LLM, {act.reranker_name} reranker "
                "(the sidebar's). Answers are judged (EM / F1) only when an LLM writes them.")
+    jkey = S.bind(S.BENCH_JUDGE, "none", scope="bench")
+    judge_name = S.keep(S.BENCH_JUDGE, st.selectbox(
+        "Judge LLM", JUDGE_CHOICES, key=jkey, format_func=lambda n: JUDGE_LABELS.get(n, n),
+        help="The LLM that judges the answers for ACC_L (BubbleRAG), Emp.S (SG-RAG) and FastInsight's pairwise "
+             "win rate. The papers use a judge separate from the model that answers; `same` lets the sidebar's "
+             "LLM judge its own answers and labels the run self-judged. None: those metrics are not computed."))
     if st.button("Run benchmark", key=S.BENCH_RUN, type="primary",
                  disabled=not (methods and n_gold and run_name.strip()), icon=":material/play_arrow:"):
         try:
@@ -117,13 +130,18 @@ with run_tab:
             st.error(md_escape(exc))
         else:
             backends = Backends(act.embedder, act.llm, act.reranker)
+            try:
+                judge = choose_judge(judge_name, act.llm, build=resources.llm)
+            except EgxError as exc:
+                st.error(md_escape(exc))
+                st.stop()
 
             def work(job: Job) -> BenchReport:
                 def progress(done: int, total: int, msg: str) -> None:
                     job.report(f"{done}/{total} · {msg}", done / max(total, 1))
 
                 return run_benchmark(ws, questions, methods, backends, out_dir=out_dir, limit=limit,
-                                     progress=progress, meta={"questions_file": str(ws.questions_path)})
+                                     progress=progress, meta={"questions_file": str(ws.questions_path)}, judge=judge)
 
             # A server job: it survives page switches (the sidebar and this page show it). A run name that
             # is running already is refused, never joined: its settings may not be these.
@@ -203,7 +221,12 @@ judge = summary.get("judge", {})
 if "not_computed" in judge:
     st.caption(f"ACC_L, Emp.S and FastInsight's pairwise win rate: {judge['not_computed']}.")  # our own text
 else:
-    st.caption(f"Judge: {md_escape(judge.get('model', '?'))}; its prompts are in the run's summary.json.")
+    st.caption(f"Judge: {md_escape(judge.get('label') or judge.get('model', '?'))}"
+               + ("; its prompts are in the run's summary.json." if judge.get("prompts") else "."))
+    if judge.get("self_judged"):
+        st.warning("**Self-judged**: the LLM that wrote these answers also judged them. The papers use a separate "
+                   "judge: pick one under *Judge LLM* (e.g. local-small) and run again under a new name.",
+                   icon=":material/gavel:")
 c1, c2 = st.columns(2)
 c1.plotly_chart(recall_figure(summary), use_container_width=True, key=S.BENCH_RECALL_CHART)
 c2.plotly_chart(latency_recall_figure(summary), use_container_width=True, key=S.BENCH_LATENCY_CHART)

@@ -8,7 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER
-from core.cli.options import add_ray, bench_inputs, method_configs, ray_runner
+from core.cli.options import add_judge, add_ray, bench_inputs, judge_from_args, method_configs, ray_runner
 from core.cli_support import add_llm_limits, close_bars, run_bar
 
 if TYPE_CHECKING:
@@ -37,9 +37,7 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
     b.add_argument("--cut", type=int, default=5, help="rank cut of the failure diagnosis (default 5)")
     b.add_argument("--out", required=True, help="output folder (resumed if it holds a run with the same settings)")
     b.add_argument("--traces", action="store_true", help="also write every run's trace to OUT/traces/")
-    b.add_argument("--no-judge", action="store_true",
-                   help="with an LLM, skip the papers' LLM-judged metrics (ACC_L, Emp.S, the pairwise win rate): "
-                        "they add 2 LLM calls per answer and 2 per pair of methods")
+    add_judge(b)
     b.add_argument("--set", action="append", metavar="METHOD.NAME=VALUE",
                    help="change one method's setting for this run (repeatable), e.g. --set fastinsight.graph=passages "
                         "--set fastinsight.b_max=50 (VALUE read as JSON when it is)")
@@ -64,10 +62,11 @@ def run(args: argparse.Namespace) -> int:
     runner = ray_runner(args)
     with runner if runner is not None else nullcontext():  # Ray first: a missing Ray or bad address fails at once
         ws, qs, backends = bench_inputs(args, specs, "bench")
+        judge = judge_from_args(args, backends.llm)
         rep = run_benchmark(ws, qs, methods, backends, out_dir=args.out, limit=args.limit,
                             seed=args.seed, cut=args.cut, progress=run_bar("bench"), save_traces=args.traces,
                             meta={"questions_file": str(args.questions or ws.questions_path), **meta},
-                            configs=configs, runner=runner, judge=not args.no_judge)
+                            configs=configs, runner=runner, judge=judge)
     close_bars(clear=False)
     for w in rep.warnings:
         print(f"egx bench: warning: {w}", file=sys.stderr)

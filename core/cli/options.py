@@ -123,3 +123,31 @@ def bench_inputs(args: argparse.Namespace, specs: Sequence[Any],
     if not qs:
         raise SystemExit(f"egx {command}: no questions; give --questions FILE or a workspace that has a questions file")
     return ws, qs, Backends(embedder, llm, reranker)
+
+
+def add_judge(p: argparse.ArgumentParser) -> None:
+    """``--judge-llm`` and ``--no-judge`` (one or the other) of `egx bench` / `egx ablate`."""
+    from core.backends.registry import LLMS
+
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--judge-llm", metavar="NAME", choices=[n for n in LLMS if n != "none"] + ["same"],
+                   help="the LLM that judges the answers for the papers' LLM-judged metrics (ACC_L, Emp.S, "
+                        "FastInsight's pairwise win rate): " + ", ".join(n for n in LLMS if n != "none")
+                        + ", or `same` (the generator judges itself; the run is labelled self-judged). "
+                          "Default: no judge, and those metrics are not computed")
+    g.add_argument("--no-judge", action="store_true",
+                   help="no judge (the default): the LLM-judged metrics are not computed")
+
+
+def judge_from_args(args: argparse.Namespace, generator: Any) -> Any:
+    """The run's :class:`~core.eval.judge.Judge` (None without ``--judge-llm``), under the same
+    ``--llm-timeout`` / ``--llm-retries`` / ``--llm-budget`` limits as the generator."""
+    from core.backends.llm import LLMSettings
+    from core.backends.registry import get_llm
+    from core.eval.judge import choose_judge
+
+    if getattr(args, "no_judge", False) or not getattr(args, "judge_llm", None):
+        return None
+    settings = LLMSettings.from_env(timeout=args.llm_timeout, retries=args.llm_retries, budget=args.llm_budget)
+    return choose_judge(args.judge_llm, generator, build=lambda n: get_llm(
+        n, settings=settings, cache=False if getattr(args, "no_cache", False) else None))

@@ -9,7 +9,9 @@
 * :mod:`core.eval.runner` — the benchmark runner behind ``egx bench``; its parts: :mod:`~core.eval.selection`
   (which questions), :mod:`~core.eval.pair` (one question × method and its record),
   :mod:`~core.eval.result_metrics` (R@k, nDCG, TR of one result), :mod:`~core.eval.bench_files`
-  (``results.jsonl``, ``run.json``), :mod:`~core.eval.pairwise` (LLM-judged pairwise wins) and
+  (``results.jsonl``, ``run.json``), :mod:`~core.eval.judge` (which LLM judges the run),
+  :mod:`~core.eval.judging` (ACC_L and Emp.S by that judge), :mod:`~core.eval.pairwise`
+  (FastInsight's pairwise wins on long-form answers) and
   :mod:`~core.eval.bench_report` (a benchmark folder read back).
 """
 

@@ -41,6 +41,7 @@ from core.methods.base import AblationRow
 
 if TYPE_CHECKING:
     from core.eval.datasets import Question
+    from core.eval.judge import Judge
     from core.index.workspace import Workspace
     from core.methods.base import Backends
 
@@ -76,7 +77,8 @@ PAPER = ("F1", "Hit", "Hit@1", "Micro-F1", "ACC_L")
 def run_ablation(workspace: Workspace, questions: Sequence[Question], method: str, backends: Backends, *,
                  out_dir: str | Path, limit: int | None = None, seed: int | None = None, cut: int = 5,
                  rows: Sequence[str] | None = None, meta: dict[str, Any] | None = None,
-                 progress: Callable[[int, int, str], None] | None = None) -> AblationReport:
+                 progress: Callable[[int, int, str], None] | None = None,
+                 judge: Judge | None = None) -> AblationReport:
     """Run the paper's ablation rows of ``method`` on ``questions`` and write one table.
 
     Parameters
@@ -89,6 +91,8 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
         One sub-folder per row (each resumable), plus ``ablation.md`` and ``ablation.json``.
     rows
         Row names to run (default: all of the method's rows).
+    judge
+        The LLM that judges ACC_L (:func:`core.eval.judge.choose_judge`); None: not computed.
 
     Returns
     -------
@@ -133,7 +137,7 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
 
         rep = run_benchmark(workspace, questions, [row.method], backends, out_dir=out / row.name, limit=limit,
                             seed=seed, cut=cut, configs={row.method: cfg}, progress=sub,
-                            meta={**(meta or {}), "ablation": row.name, "overrides": row.overrides})
+                            meta={**(meta or {}), "ablation": row.name, "overrides": row.overrides}, judge=judge)
         ran += rep.ran
         skipped += rep.skipped
         s = rep.summary["methods"][row.method]
@@ -149,11 +153,11 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
         if r["status"] == "ok" and base is not None:
             r["delta"] = {k: None if r["metrics"][k] is None or base["metrics"][k] is None
                           else r["metrics"][k] - base["metrics"][k] for k in COLUMNS}
-    from core.eval.paper_metrics import NOT_COMPUTED
+    from core.eval.judge import judge_label
+    from core.eval.paper_metrics import NO_JUDGE
 
-    judged = backends.llm is not None and getattr(backends.llm, "available", False)
-    md = ablation_markdown(method, table, base["name"] if base else "",
-                           note="" if judged else f"ACC_L: {NOT_COMPUTED}.")
+    note = f"ACC_L: {NO_JUDGE}." if judge is None else f"ACC_L judged by {judge_label(judge.settings())}."
+    md = ablation_markdown(method, table, base["name"] if base else "", note=note)
     atomic_write_text(out / ABLATION_JSON, json.dumps({"method": method, "rows": table}, indent=1, ensure_ascii=False))
     atomic_write_text(out / ABLATION_MD, md)
     return AblationReport(out, method, tuple(table), ran, skipped, md)

@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from core.eval.bench_files import RUN, dedupe, read_records, read_run
-from core.eval.pairwise import pairwise_judgements
+from core.eval.judge import run_judge
+from core.eval.judging import apply_judgements, read_judgements
+from core.eval.pairwise import read_pairwise
 from core.eval.report import CHARTS, REPORT, RESULTS, SUMMARY
 
 
@@ -42,7 +44,10 @@ def load_report(out_dir: str | Path) -> BenchReport:
         run = read_run(out / RUN)
         settings = run.get("settings", {})
         methods = [m for m in run.get("methods", methods) if m in methods] or methods
-    summary = summarize(records, methods=methods, settings=settings, pairwise=pairwise_judgements(out, records, None))
+    judge = run_judge(settings)  # a folder without run.json reads as an older run: its records' own verdicts
+    records = apply_judgements(records, read_judgements(out), judge)
+    pairs = [] if judge is None else read_pairwise(out, None if judge.get("older") else str(judge.get("model")))
+    summary = summarize(records, methods=methods, settings=settings, pairwise=pairs)
     return BenchReport(out, tuple(records), summary, 0, len(records),
                        {k: out / v for k, v in (("results", RESULTS), ("summary", SUMMARY), ("report", REPORT),
                                                 ("charts", CHARTS)) if (out / v).exists()})

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from core.errors import Cancelled, EgxError, QueryError
 from core.eval.diagnosis import Diagnosis, Gold, diagnose
 from core.eval.metrics import llm_tokens, stage_latency
-from core.eval.paper_metrics import answer_set_scores, empowerment_score, judge_accuracy
+from core.eval.paper_metrics import answer_set_scores
 from core.eval.result_metrics import node_metrics, retrieval_metrics, topological_metrics
 from core.methods.run import run_method
 from core.trace import to_jsonable
@@ -21,11 +21,12 @@ if TYPE_CHECKING:
 
 
 def evaluate_result(result: MethodResult, workspace: Workspace, gold: Gold, *, cut: int = 5,
-                    question: str = "", judge: Any = None) -> tuple[dict[str, Any], Diagnosis]:
+                    question: str = "") -> tuple[dict[str, Any], Diagnosis]:
     """The JSON record (metrics, latency, tokens, diagnosis) of one method result.
 
-    With gold answers, ``paper`` holds the papers' answer-set scores (:mod:`core.eval.paper_metrics`);
-    with a ``judge`` LLM that is available, ``judge`` holds ACC_L and Emp.S and the judge model."""
+    With gold answers, ``paper`` holds the papers' answer-set scores (:mod:`core.eval.paper_metrics`).
+    The judged metrics are not here: a separate judge scores the run's answers once its pairs have run
+    (:mod:`core.eval.judging`)."""
     from core.eval.diagnosis import judge_answer
     from core.methods.answering import method_notices
 
@@ -55,15 +56,6 @@ def evaluate_result(result: MethodResult, workspace: Workspace, gold: Gold, *, c
         sc = answer_set_scores(result.answer, gold.answers)
         rec["paper"] = {"precision": sc.precision, "recall": sc.recall, "f1": sc.f1, "hit": sc.hit, "hit1": sc.hit1,
                         "matched": sc.matched, "predicted": sc.predicted, "gold": sc.gold}
-        if judge is not None and getattr(judge, "available", False):
-            from core.backends.llm import question_scope
-
-            q = question or result.query
-            with question_scope(judge):
-                acc = judge_accuracy(q, result.answer, gold.answers, judge)
-                emp = empowerment_score(q, result.answer, judge)
-            rec["judge"] = {"model": judge.model_id, "ACC_L": acc.value, "Emp.S": emp.value,
-                            "why": "; ".join(w for w in (acc.why, emp.why) if w), "tokens": acc.tokens + emp.tokens}
     return to_jsonable(rec), diag
 
 
@@ -77,8 +69,7 @@ def error_record(method: str, q: Question, gold: Gold, exc: Exception) -> dict[s
 
 
 def run_pair(workspace: Workspace, q: Question, method: str, backends: Backends, *, config: object | None = None,
-             seed: int = 0, cut: int = 5, judge: bool = True,
-             trace: bool = False) -> tuple[dict[str, Any], str | None]:
+             seed: int = 0, cut: int = 5, trace: bool = False) -> tuple[dict[str, Any], str | None]:
     """One question × method of a benchmark: its JSON record (an :func:`error_record` when the method
     raised an :class:`EgxError`) and, with ``trace``, the trace as JSON. What every runner does per
     pair, in this process or on a Ray worker (:meth:`core.scale.RayRunner.run_pairs`).
@@ -93,8 +84,7 @@ def run_pair(workspace: Workspace, q: Question, method: str, backends: Backends,
         if not q.question.strip():  # recorded as failed, never retried or fatal on resume
             raise QueryError(f"Question {q.id!r} is empty; there is nothing to retrieve evidence for.")
         result = run_method(method, q.question, workspace, backends, config=config, seed=seed)
-        rec, _ = evaluate_result(result, workspace, gold, question=q.question, cut=cut,
-                                 judge=backends.llm if judge else None)
+        rec, _ = evaluate_result(result, workspace, gold, question=q.question, cut=cut)
         return rec, (result.trace.to_json() if trace else None)
     except Cancelled:
         raise
@@ -108,5 +98,5 @@ class PairRunner(Protocol):
     as it finishes, in any order; ``None`` wherever one is accepted means this process, in order."""
 
     def run_pairs(self, workspace: Workspace, pairs: Sequence[tuple[Question, str]], backends: Backends, *,
-                  configs: dict[str, object], seed: int, cut: int, judge: bool,
+                  configs: dict[str, object], seed: int, cut: int,
                   traces: bool) -> Iterator[tuple[Question, str, dict[str, Any], str | None]]: ...

@@ -14,8 +14,10 @@ page draws the same figures with ``st.plotly_chart``).
         "notices": {text: questions},
         "paper": {"n": questions with gold answers, "Precision", "Recall", "F1", "Hit", "Hit@1",
                   "Macro-F1", "Micro-F1", "ACC_L": mean or null, "Emp.S": mean or null},
-        "pairwise": {"vs": reference method, "win_rate": reference's mean win, "n": pairs} or absent}},
-     "judge": {"model": id, "prompts": {...}} or {"not_computed": why}}
+        "pairwise": {"vs": reference method, "n": pairs, "win_rate": reference's wins / n,
+                     "loss_rate": this method's wins / n, "tie_rate": split verdicts / n} or absent}},
+     "judge": {"model": id, "llm": name, "self_judged": bool, "label": text, "prompts": {...},
+               "missing": {"ACC_L": n, "Emp.S": n, "why": {reason: n}}} or {"not_computed": why}}
 
 The papers' metrics are defined in :mod:`core.eval.paper_metrics`.
 
@@ -81,15 +83,9 @@ def summarize(records: Sequence[dict[str, Any]], *, methods: Sequence[str] | Non
               settings: dict[str, Any] | None = None, pairwise: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
     """Per-method means of every metric, answer EM/F1, the papers' answer metrics, verdict counts,
     latency and tokens; ``pairwise`` are the lines of ``pairwise.jsonl`` (FastInsight's win rate)."""
-    from core.eval.paper_metrics import JUDGE_OFF, NOT_COMPUTED, judge_prompts
-
     methods = list(methods or dict.fromkeys(r["method"] for r in records))
-    models = sorted({str(r["judge"]["model"]) for r in records if isinstance(r.get("judge"), dict)}
-                    | {str(p.get("model", "")) for p in pairwise if p.get("model")})
     out: dict[str, Any] = {"settings": settings or {}, "questions": len({r["question_id"] for r in records}),
-                           "methods": {},
-                           "judge": {"model": ", ".join(models), "prompts": judge_prompts()} if models
-                           else {"not_computed": JUDGE_OFF if (settings or {}).get("judge") is False else NOT_COMPUTED}}
+                           "methods": {}, "judge": _judge_summary(records, settings or {}, pairwise)}
     for m in methods:
         rs = [r for r in records if r["method"] == m]
         names = [k for k in METRIC_ORDER if any(k in r["metrics"] for r in rs)]
@@ -129,11 +125,52 @@ def summarize(records: Sequence[dict[str, Any]], *, methods: Sequence[str] | Non
                 "partial": [str(r["question_id"]) for r in replayed if r["replay"].get("matched")
                             and not r["replay"].get("complete")],
                 "unmatched": [str(r["question_id"]) for r in replayed if not r["replay"].get("matched")]}
-        wins = [float(p["win"]) for p in pairwise if p.get("method") == m]
-        if wins:
-            out["methods"][m]["pairwise"] = {"vs": str(pairwise[0].get("reference", "")), "n": len(wins),
-                                             "win_rate": _mean(wins)}
+        pw = _pairwise(m, pairwise)
+        if pw:
+            out["methods"][m]["pairwise"] = pw
     return out
+
+
+def _pairwise(method: str, pairwise: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """FastInsight Table 4's two columns for one method: the reference's wins and this method's, as
+    shares of the judged questions (a tie, the placements disagreeing, is in neither)."""
+    from core.eval.paper_metrics import pair_outcome
+
+    got = [o for o in (pair_outcome(p) for p in pairwise if p.get("method") == method) if o is not None]
+    if not got:
+        return None
+    ref = next(str(p.get("reference", "")) for p in pairwise if p.get("method") == method)
+    n = len(got)
+    return {"vs": ref, "n": n, "win_rate": got.count("win") / n, "loss_rate": got.count("loss") / n,
+            "tie_rate": got.count("tie") / n}
+
+
+def _judge_summary(records: Sequence[dict[str, Any]], settings: dict[str, Any],
+                   pairwise: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Who judged the run (:mod:`core.eval.judge`), its prompts, and the verdicts missing and why; or why
+    nothing was judged."""
+    from core.eval.judge import OLDER_RUN, judge_label, run_judge
+    from core.eval.paper_metrics import NO_JUDGE, NOT_COMPUTED, judge_prompts
+
+    judge = run_judge(settings)
+    if judge is None:
+        return {"not_computed": NO_JUDGE}
+    verdicts = [r["judge"] for r in records if isinstance(r.get("judge"), dict)]
+    if judge.get("older"):  # its generator judged its own answers, one by one, with the older prompts
+        models = sorted({str(v.get("model", "")) for v in verdicts} | {str(p.get("model", "")) for p in pairwise}
+                        - {""})
+        return {"model": ", ".join(models), "llm": "same", "self_judged": True, "label": OLDER_RUN} if models \
+            else {"not_computed": NOT_COMPUTED}
+    why: dict[str, int] = {}
+    for v in verdicts:
+        for part in str(v.get("why") or "").split("; "):
+            if part and ((part.startswith("ACC_L") and v.get("ACC_L") is None)
+                         or (part.startswith("Emp.S") and v.get("Emp.S") is None)):
+                why[part] = why.get(part, 0) + 1
+    return {"model": str(judge.get("model", "")), "llm": str(judge.get("llm", "")),
+            "self_judged": bool(judge.get("self_judged")), "label": judge_label(judge), "prompts": judge_prompts(),
+            "missing": {"ACC_L": sum(1 for v in verdicts if v.get("ACC_L") is None),
+                        "Emp.S": sum(1 for v in verdicts if v.get("Emp.S") is None), "why": why}}
 
 
 def replay_summary_note(method_summary: dict[str, Any]) -> str:
@@ -166,6 +203,7 @@ def paper_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
         row["Emp.S"] = None if p.get("Emp.S") is None else round(float(p["Emp.S"]), 2)
         pw = s.get("pairwise")
         row["win rate vs this"] = None if not pw else round(100 * float(pw["win_rate"]), 1)
+        row["its win rate"] = None if not pw or pw.get("loss_rate") is None else round(100 * float(pw["loss_rate"]), 1)
         rows.append(row)
     return rows
 
@@ -208,7 +246,8 @@ def markdown_report(summary: dict[str, Any]) -> str:
     lines += ["", "## The papers' answer metrics", "",
               "Answer-set Precision / Recall / F1 / Hit / Hit@1 (SG-RAG §5, ReG §5), Macro-F1 and Micro-F1 (ReG), "
               "over every answer with a gold answer (extractive answers included); ACC_L (BubbleRAG §4.1) and "
-              "Emp.S (SG-RAG App. L, 0–3) by the LLM judge.", "",
+              "Emp.S (SG-RAG App. L, Table 17, 0–3; all methods' answers and the gold answer in one call per "
+              "question) by the judge LLM.", "",
               "| method | n | Precision | Recall | F1 | Hit | Hit@1 | Macro-F1 | Micro-F1 | ACC_L | Emp.S |",
               "|---|---:|" + "---:|" * 9]
     for m, s in ms.items():
@@ -217,17 +256,7 @@ def markdown_report(summary: dict[str, Any]) -> str:
         lines.append(f"| {m} | {p.get('n', 0)} | " + " | ".join(_pct(p.get(k)) for k in
                      ("Precision", "Recall", "F1", "Hit", "Hit@1", "Macro-F1", "Micro-F1", "ACC_L"))
                      + f" | {'–' if emp is None else f'{emp:.2f}'} |")
-    judge = summary.get("judge", {})
-    if "not_computed" in judge:
-        lines += ["", f"ACC_L, Emp.S and the pairwise win rate: {judge['not_computed']}."]
-    else:
-        lines += ["", f"Judge: {judge.get('model', '?')} (prompts in summary.json, `judge.prompts`)."]
-        pw = {m: s["pairwise"] for m, s in ms.items() if "pairwise" in s}
-        if pw:
-            ref = next(iter(pw.values()))["vs"]
-            lines += ["", f"Pairwise win rate of {ref} against each method (FastInsight §4.3.1; both orders, "
-                          "a split verdict counts ½):", "", "| vs method | pairs | win rate |", "|---|---:|---:|"]
-            lines += [f"| {m} | {p['n']} | {_pct(p['win_rate'])} |" for m, p in pw.items()]
+    lines += judge_lines(summary)
     lines += ["", "## Where the gold evidence was lost (first stage, per question)", ""]
     verdicts = [v for v in [*VERDICTS, "error"] if any(v in s["diagnosis"] for s in ms.values())]
     lines.append("| method | " + " | ".join(STAGE_LABELS.get(v, v) for v in verdicts) + " |")
@@ -243,6 +272,37 @@ def markdown_report(summary: dict[str, Any]) -> str:
                      f"{0 if s['tokens']['mean'] is None else s['tokens']['mean']:.0f} | "
                      + ", ".join(f"{k} {v:.3f}" for k, v in top) + " |")
     return "\n".join(lines) + "\n"
+
+
+def judge_lines(summary: dict[str, Any]) -> list[str]:
+    """The report's lines on the judge: who judged (self-judged said plainly), what is missing and why,
+    and FastInsight's pairwise win rates (Table 4's two columns); or why nothing was judged."""
+    judge = summary.get("judge", {})
+    ms = summary["methods"]
+    if "not_computed" in judge:
+        return ["", f"ACC_L, Emp.S and the pairwise win rate: {judge['not_computed']}."]
+    lines = ["", f"Judge: {judge.get('label') or judge.get('model', '?')}"
+             + (" (prompts in summary.json, `judge.prompts`)." if judge.get("prompts") else ".")]
+    if judge.get("self_judged"):
+        lines += ["", "> **Self-judged**: the LLM that wrote the answers also judged them; the papers use a separate "
+                      "judge (pass --judge-llm local-small or another backend)."]
+    miss = judge.get("missing") or {}
+    if miss.get("ACC_L") or miss.get("Emp.S"):
+        lines += ["", f"Missing verdicts: ACC_L {miss.get('ACC_L', 0)}, Emp.S {miss.get('Emp.S', 0)} answers — "
+                  + "; ".join(f"{w} ({n})" for w, n in list(miss.get("why", {}).items())[:5]) + "."]
+    pw = {m: s["pairwise"] for m, s in ms.items() if "pairwise" in s}
+    if pw:
+        ref = next(iter(pw.values()))["vs"]
+        lines += ["", f"Pairwise win rates, each method vs {ref} (FastInsight §4.3.1, Table 4): long-form answers "
+                      "the generator wrote from each method's top-10 passages, judged in both placements; a question "
+                      "whose placements disagree is a tie, in neither column.", "",
+                  f"| method | pairs | method wins | {ref} wins | ties |", "|---|---:|---:|---:|---:|"]
+        lines += [f"| {m} | {p['n']} | {_pct(p.get('loss_rate'))} | {_pct(p['win_rate'])} | "
+                  f"{_pct(p.get('tie_rate'))} |" for m, p in pw.items()]
+    elif judge.get("prompts"):
+        lines += ["", "FastInsight's pairwise win rate: not computed — it needs `fastinsight` and another method in "
+                      "the run and an LLM generator (--llm) to write the long-form answers it compares (§4.1.2)."]
+    return lines
 
 
 # ------------------------------------------------------------------------------------ figures

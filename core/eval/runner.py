@@ -19,7 +19,9 @@ failure :class:`~core.eval.diagnosis.Diagnosis`. Then ``summary.json``, ``report
 
 The parts, one module each: :mod:`~core.eval.selection` (which questions), :mod:`~core.eval.pair` (one
 question × method and its record, with :mod:`~core.eval.result_metrics`), :mod:`~core.eval.bench_files`
-(``results.jsonl`` and ``run.json``), :mod:`~core.eval.pairwise` (the LLM-judged pairwise comparison) and
+(``results.jsonl`` and ``run.json``), :mod:`~core.eval.judge` (which LLM judges: a separate one, the generator
+only when asked, or none), :mod:`~core.eval.judging` (ACC_L and Emp.S, after the pairs),
+:mod:`~core.eval.pairwise` (FastInsight's pairwise comparison of long-form answers) and
 :mod:`~core.eval.bench_report` (the :class:`BenchReport`, and a folder read back).
 """
 
@@ -33,6 +35,8 @@ from typing import TYPE_CHECKING, Any
 from core.errors import ConfigError
 from core.eval.bench_files import RUN, append_record, dedupe, read_records, read_run
 from core.eval.bench_report import BenchReport
+from core.eval.judge import Judge, judge_label, run_judge
+from core.eval.judging import apply_judgements, judge_answers, read_judgements
 from core.eval.pair import PairRunner, run_pair
 from core.eval.pairwise import PAIRWISE_REFERENCE, pairwise_judgements
 from core.eval.report import RESULTS
@@ -54,7 +58,8 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
                   *, out_dir: str | Path, limit: int | None = None, seed: int | None = None, cut: int = 5,
                   configs: dict[str, object] | None = None, progress: Progress | None = None,
                   meta: dict[str, Any] | None = None, save_traces: bool = False,
-                  write_outputs: bool = True, judge: bool = True, runner: PairRunner | None = None) -> BenchReport:
+                  write_outputs: bool = True, judge: Judge | None = None,
+                  runner: PairRunner | None = None) -> BenchReport:
     """Run ``methods`` on ``questions`` and write the per-question JSONL, summary, report and charts.
 
     Parameters
@@ -82,9 +87,11 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
     save_traces
         Also write each pair's full trace to ``traces/<method>/<question id>.json``.
     judge
-        With an available ``backends.llm``: the papers' LLM-judged metrics (ACC_L, Emp.S per answer; the
-        pairwise win rate of FastInsight against every other method, in ``pairwise.jsonl``). Without an
-        LLM they are reported as not computed.
+        The LLM that judges the answers (:func:`core.eval.judge.choose_judge`): the papers' LLM-judged
+        metrics (ACC_L per answer and Emp.S per question, in ``judgements.jsonl``; FastInsight's pairwise
+        win rate against every other method on long-form answers the generator writes, in
+        ``pairwise.jsonl``). ``None`` (default): they are not computed and the report says how to get
+        them. Recorded in ``run.json``; a run judged by one judge is not resumed with another.
     runner
         Runs the pending pairs elsewhere (:class:`PairRunner`; ``egx bench --ray``): each line is
         written here as its pair finishes, under the same lock, so resume works the same. The records
@@ -143,18 +150,20 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
 def _run_locked(workspace: Workspace, questions: Sequence[Question], methods: list[str], backends: Backends, *,
                 out: Path, limit: int | None, seed: int | None, cut: int, configs: dict[str, object] | None,
                 progress: Progress | None, meta: dict[str, Any] | None, save_traces: bool,
-                write_outputs: bool, warnings: list[str], judge: bool = True,
+                write_outputs: bool, warnings: list[str], judge: Judge | None = None,
                 runner: PairRunner | None = None) -> BenchReport:
     from core.eval.report import summarize
     from core.eval.report import write_outputs as _write
 
     settings = {"workspace": workspace.name, "backends": backends.names(), "cut": cut,
                 "seed": seed, **to_jsonable(meta or {})}
-    if not judge:  # recorded only when off, so runs from before the switch resume unchanged
-        settings["judge"] = False
+    settings["judge"] = judge.settings() if judge is not None else False
     run_path = out / RUN
     if run_path.exists():
         old = read_run(run_path)
+        _check_judge(old["settings"], settings, out)
+        if old["settings"].get("judge", False) is False:  # an older run, or one not judged yet: a judge may join
+            old["settings"]["judge"] = settings["judge"]
         diff = sorted(k for k in set(old["settings"]) | set(settings) if old["settings"].get(k) != settings.get(k))
         if diff:
             raise ConfigError(f"{out} holds a benchmark run with other settings ({', '.join(diff)}: "
@@ -189,7 +198,7 @@ def _run_locked(workspace: Workspace, questions: Sequence[Question], methods: li
             if progress and skipped:
                 progress(n_done, total, f"{skipped} pairs done before")
             for q, m, rec, trace in runner.run_pairs(workspace, pending, backends, configs=cfgs, seed=s, cut=cut,
-                                                     judge=judge, traces=save_traces):
+                                                     traces=save_traces):
                 save(fh, q, m, rec, trace)
                 ran += 1
                 n_done += 1
@@ -203,7 +212,7 @@ def _run_locked(workspace: Workspace, questions: Sequence[Question], methods: li
                     if progress:
                         progress(n_done, total, f"{m} · {q.id} (done before)")
                     continue
-                rec, trace = run_pair(workspace, q, m, backends, config=cfgs.get(m), seed=s, cut=cut, judge=judge,
+                rec, trace = run_pair(workspace, q, m, backends, config=cfgs.get(m), seed=s, cut=cut,
                                       trace=save_traces)
                 save(fh, q, m, rec, trace)
                 ran += 1
@@ -214,10 +223,27 @@ def _run_locked(workspace: Workspace, questions: Sequence[Question], methods: li
     mine = dedupe([r for r in records if (str(r["question_id"]), str(r["method"])) in wanted])
     order = {q.id: i for i, q in enumerate(selected)}
     mine.sort(key=lambda r: (methods.index(r["method"]), order[str(r["question_id"])]))
-    pairs = pairwise_judgements(out, mine, backends.llm if judge else None, reference=PAIRWISE_REFERENCE)
-    summary = summarize(mine, methods=methods, settings=settings, pairwise=pairs)
-    files = _write(out, mine, summary) if write_outputs else {}
-    return BenchReport(out, tuple(mine), summary, ran, skipped, files, tuple(warnings))
+    lines = judge_answers(out, mine, judge) if judge is not None else read_judgements(out)
+    judged = apply_judgements(mine, lines, run_judge(settings))
+    pairs = pairwise_judgements(out, mine, judge, generator=backends.llm, workspace=workspace,
+                                reference=PAIRWISE_REFERENCE) if judge is not None else []
+    summary = summarize(judged, methods=methods, settings=settings, pairwise=pairs)
+    files = _write(out, judged, summary) if write_outputs else {}
+    return BenchReport(out, tuple(judged), summary, ran, skipped, files, tuple(warnings))
+
+
+def _check_judge(old: dict[str, Any], new: dict[str, Any], out: Path) -> None:
+    """Refuse to resume a run with another judge than the one its verdicts are by (every verdict line
+    also names its judge's model, and only the run's judge's lines are read, so they never mix)."""
+    if "judge" not in old or old["judge"] is False:  # older run, or no judge yet: a judge may be added
+        return
+    was, now = run_judge(old), run_judge(new)
+    if was is not None and now is not None and (was.get("llm"), was.get("model")) == (now.get("llm"), now.get("model")):
+        return
+    flag = f"--judge-llm {was['llm']}" if was is not None else "no --judge-llm"
+    raise ConfigError(f"{out} holds a benchmark run judged by {judge_label(was)}; this run asks for judge "
+                      f"{judge_label(now)}. One run folder holds one judge's verdicts: resume it with {flag}, "
+                      "or use another --out folder.")
 
 
 def _safe(name: str) -> str:

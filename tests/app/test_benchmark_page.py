@@ -29,7 +29,7 @@ def test_benchmark_page_runs_and_shows_report(home, tmp_path):
     assert list(paper["method"]) == ["dense", "ppr"]
     assert {"Precision", "Recall", "F1", "Hit", "Hit@1", "Macro-F1", "Micro-F1", "ACC_L", "Emp.S"} <= set(paper.columns)
     assert paper["ACC_L"].isna().all() and paper["Hit"].notna().all()
-    assert any("not computed: no LLM is configured" in c.value for c in at.caption)
+    assert any("not computed: no judge LLM was chosen" in c.value for c in at.caption)
     table = at.dataframe[2].value
     assert len(table) == 4 and {"question", "method", "verdict", "why"} <= set(table.columns)
     at.multiselect(key=S.widget_key(S.BENCH_FILTER_METHOD)).set_value(["ppr"]).run()
@@ -69,3 +69,20 @@ def test_benchmark_page_never_writes_outside_the_runs_folder(home, tmp_path):
     at.session_state[S.BENCH_LOADED] = str(tmp_path)
     at.run()
     assert any("there is no results.jsonl in this folder" in e.value.replace("\\", "") for e in at.error)
+
+
+def test_benchmark_page_offers_a_judge_separate_from_the_generator(home, tmp_path):
+    """The judge is a choice (default none: the judged metrics are not computed); `same` is the sidebar's LLM
+    judging itself, refused when there is no LLM to judge with."""
+    at = run_page(PAGE)
+    judge = at.selectbox(key=S.widget_key(S.BENCH_JUDGE, "bench"))
+    assert judge.value == "none"
+    opts = judge.options  # as shown
+    assert opts[0].startswith("none") and {"local", "local-small", "openai", "recorded"} <= set(opts)
+    assert opts[-1].startswith("same") and "self-judged" in opts[-1]
+    at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).set_value("self").run()
+    at.selectbox(key=S.widget_key(S.BENCH_JUDGE, "bench")).set_value("same").run()
+    at.button(key=S.BENCH_RUN).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("asks the generator to judge itself, but the generator is" in e.value.replace("\\", "") for e in at.error)
+    assert not (home / "runs" / "self").exists()

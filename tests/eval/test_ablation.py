@@ -33,7 +33,7 @@ def test_ablate_bubblerag_on_demo_writes_one_table_and_resumes(tmp_path, capsys)
     for label in ("BubbleRAG (full method)", "w/o anchor specialization", "w/o schema relaxation",
                   "w/o CEG ranking (first valid CEG)", "w/o reasoning-aware expansion (d = 0)"):
         assert f"| {label} | 2 |" in text
-    assert "ACC_L: not computed: no LLM is configured" in text
+    assert "ACC_L: not computed: no judge LLM was chosen — pass --judge-llm local-small" in text
     table = json.loads((out / "ablation.json").read_text())
     assert [r["status"] for r in table["rows"]] == ["ok"] * 5 and table["rows"][0]["delta"]["R@5"] == 0.0
     # each row ran with its own configuration, pinned in its run.json
