@@ -129,7 +129,7 @@ def test_bad_input_is_refused_and_the_workspace_is_untouched(tmp_path, hashing):
     cases = [
         ([empty], InputFormatError, r"empty\.txt: the document is empty"),
         ([triples], InputFormatError, r"t\.csv: this is a triples file, and workspace 'w' was built from a corpus.*"
-                                      r"Expected \.txt / \.md documents or JSON\(L\)"),
+                                      r"Expected documents \(\.txt / \.md / \.pdf / \.html / \.docx\) or JSON\(L\)"),
         ([clash], InputFormatError, r"passage 'a1': the workspace already holds another passage under this id"),
         ([], EgxError, "No input files were given"),
     ]
