@@ -380,7 +380,7 @@ def show_upload_job() -> None:
     st.session_state[S.PENDING_WORKSPACE] = name
     st.session_state[S.DATA_BUILT_MESSAGE] = (f"Built workspace “{name}”: {g.n_nodes:,} nodes, {g.n_edges:,} edges, "
                                               f"{g.n_chunks:,} chunks. It is now the active workspace.")
-    st.session_state[S.DATA_BUILT_FILES] = list(new_ws.meta.data.get("files") or [])
+    st.session_state[S.DATA_BUILT_FILES] = new_ws.meta.files
     st.rerun()
 
 

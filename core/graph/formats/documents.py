@@ -82,9 +82,10 @@ def document_passages(path: Path, *, limits: InputLimits | None = None,
     path = Path(path)
     name = display_name(path)
     warnings: list[str] = []
+    title = ""
     suffix = base_suffix(path)
     if suffix == ".pdf":
-        title, text, warnings = "", *pdf_text(path, lim)
+        text, warnings = pdf_text(path, lim)
     elif suffix in HTML_SUFFIXES:
         title, text = html_text(decode_html(read_bytes(path, lim), name))
     elif suffix == ".docx":
@@ -92,7 +93,7 @@ def document_passages(path: Path, *, limits: InputLimits | None = None,
     elif suffix in MARKDOWN_SUFFIXES:
         title, text = markdown_text(read_text(path, lim))
     else:
-        title, text = "", read_text(path, lim)
+        text = read_text(path, lim)
         m = re.match(r"\s*#\s+(.+)", text)
         if m:
             title, text = m.group(1).strip(), text[m.end():]

@@ -34,8 +34,8 @@ from typing import Any
 from core.errors import InputFormatError
 from core.graph.formats.bounds import InputLimits, base_suffix, display_name, resolve_limits
 from core.graph.formats.corpus import read_corpus_json
-from core.graph.formats.documents import HTML_SUFFIXES, MARKDOWN_SUFFIXES, read_document
 from core.graph.formats.corpus_graph import read_corpus_graph
+from core.graph.formats.documents import HTML_SUFFIXES, MARKDOWN_SUFFIXES, read_document
 from core.graph.formats.graphml import read_graphml
 from core.graph.formats.named_kg import read_named_kg
 from core.graph.formats.openie import read_openie
