@@ -19,6 +19,7 @@ from components import state as S
 from components.ui import md_escape
 from core.errors import EgxError
 from core.fsio import clean_filename
+from core.graph.formats.documents import DOCUMENT_KINDS
 from core.index.insert import insert_problem
 from core.index.isolated import BuildSpec, build_isolated, isolated_builds, new_upload_dir
 
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from core.jobs import Job
 
 #: what the corpus loaders read (documents and JSON(L) passages, gzip-compressed too)
-ADD_TYPES = ["txt", "md", "json", "jsonl", "gz"]
+ADD_TYPES = ["pdf", "html", "htm", "docx", "md", "markdown", "txt", "json", "jsonl", "gz"]
 
 
 def save_uploads(files: list, folder: Path) -> list[Path]:
@@ -79,8 +80,11 @@ def create_add_documents_ui(act: Active) -> None:
     st.markdown("Only the new passages are read, turned into triples (with the extractor this workspace was built "
                 "with) and embedded; entities already in the graph get the new edges and passages. Passages the "
                 "workspace already holds are skipped. The workspace is replaced only when everything is done.")
-    files = st.file_uploader("Documents to add (.txt / .md, or JSON(L) {title, text} passages)", type=ADD_TYPES,
-                             accept_multiple_files=True, key=S.DATA_ADD_UPLOADS)
+    files = st.file_uploader("Documents to add (PDF, HTML, Word .docx, Markdown, text, or JSON(L) {title, text} "
+                             "passages)", type=ADD_TYPES, accept_multiple_files=True, key=S.DATA_ADD_UPLOADS,
+                             help="Each file is one document, split into passages. A file that cannot be read (a "
+                                  "scanned or encrypted PDF, a damaged file) is left out and the table afterwards "
+                                  "says why; the others are added.")
     if not st.button("Add documents", key=S.DATA_ADD, icon=":material/note_add:"):
         show_add_job()
         return
@@ -125,4 +129,34 @@ def show_add_job() -> None:
         return
     # shown by the page above its tabs, after the rerun that opens the new workspace
     st.session_state[S.DATA_BUILT_MESSAGE] = " ".join([str(result.get("summary", "")), *result.get("notes", [])])
+    st.session_state[S.DATA_BUILT_FILES] = list(result.get("files") or [])
     st.rerun()
+
+
+def file_status_rows(files: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per uploaded file for the status table: its name, its kind, its passages, or why it was left
+    out (the reader's message without the file name it starts with)."""
+    rows = []
+    for f in files:
+        error = str(f.get("error") or "")
+        name = str(f.get("file") or "")
+        if error.startswith(name + ": "):
+            error = error[len(name) + 2:]
+        fmt = str(f.get("format") or "")
+        rows.append({"File": name, "Format": DOCUMENT_KINDS.get(fmt, fmt.replace("_", " ")),
+                     "Passages": f.get("passages"), "Status": f"left out: {error}" if error else "read"})
+    return rows
+
+
+def show_file_status() -> None:
+    """The last build's or insert's per-file table (once, after the rerun that shows its outcome)."""
+    files = st.session_state.pop(S.DATA_BUILT_FILES, None)
+    if not files:
+        return
+    rows = file_status_rows(files)
+    bad = sum(r["Status"] != "read" for r in rows)
+    st.caption(f"{len(rows)} file(s) read" if not bad else f"{len(rows) - bad} of {len(rows)} file(s) read; "
+               f"{bad} left out (see Status)")
+    st.dataframe(rows, hide_index=True, width="stretch",
+                 column_config={"Passages": st.column_config.NumberColumn(format="%d"),
+                                "Status": st.column_config.TextColumn(width="large")})

@@ -54,6 +54,7 @@ DATA_UPLOADS = "egx.data.uploads"
 DATA_NEW_NAME = "egx.data.new_name"
 DATA_BUILD = "egx.data.build"
 DATA_BUILT_MESSAGE = "egx.data.built_message"
+DATA_BUILT_FILES = "egx.data.built_files"  #: what became of each uploaded file in the last build or insert
 DATA_SEARCH = "egx.data.search"
 DATA_HOPS = "egx.data.hops"
 DATA_VIEW_MODE = "egx.data.view_mode"

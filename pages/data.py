@@ -15,7 +15,7 @@ import streamlit as st
 
 from components import graph_view, resources, session_jobs
 from components import state as S
-from components.add_documents import create_add_documents_ui, stage_uploads
+from components.add_documents import create_add_documents_ui, show_file_status, stage_uploads
 from components.sidebar import Active, active
 from components.ui import md_escape
 from core.errors import EgxError
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from core.index.workspace import Workspace
     from core.jobs import Job
 
-UPLOAD_TYPES = ["csv", "tsv", "json", "jsonl", "txt", "md", "graphml", "gz"]
+UPLOAD_TYPES = ["csv", "tsv", "json", "jsonl", "txt", "md", "markdown", "pdf", "html", "htm", "docx", "graphml", "gz"]
 MAX_NODES = graph_view.DEFAULT_MAX_NODES
 MAX_CHOICES = 100  # node picker entries (a 16k-entry selectbox is slow to send and to use)
 MAX_CHUNKS_SHOWN = 12
@@ -296,7 +296,8 @@ def create_upload_ui(act: Active) -> None:
 
     st.markdown(
         "Upload **triples** (CSV / TSV / JSON / JSONL: head, relation, tail, optional source chunk), a "
-        "**GraphML** graph, a **corpus** (.txt / .md files or JSON(L) `{title, text}`), a HippoRAG corpus + "
+        "**GraphML** graph, a **corpus** (documents — PDF, HTML, Word .docx, Markdown, text — or JSON(L) "
+        "`{title, text}` passages), a HippoRAG corpus + "
         "OpenIE file, or a corpus graph (nodes JSONL + edges CSV). Files may be gzip-compressed. A corpus "
         "without triples is turned into a KG by the extractor chosen below."
     )
@@ -370,7 +371,8 @@ def show_upload_job() -> None:
         st.warning(f"The build of “{md_escape(name)}” was cancelled. Nothing was saved.")
         return
     try:
-        g = job.result().graph
+        new_ws = job.result()
+        g = new_ws.graph
     except EgxError as exc:
         st.error(f"**Could not build workspace “{md_escape(name)}”.** {md_escape(exc)}\n\n"
                  "Nothing was saved. Fix the input and build again.")
@@ -378,6 +380,7 @@ def show_upload_job() -> None:
     st.session_state[S.PENDING_WORKSPACE] = name
     st.session_state[S.DATA_BUILT_MESSAGE] = (f"Built workspace “{name}”: {g.n_nodes:,} nodes, {g.n_edges:,} edges, "
                                               f"{g.n_chunks:,} chunks. It is now the active workspace.")
+    st.session_state[S.DATA_BUILT_FILES] = new_ws.meta.files
     st.rerun()
 
 
@@ -417,6 +420,7 @@ st.markdown(f"**{md_escape(ws.title)}**" + (f" — {md_escape(ws.description)}" 
 built = st.session_state.pop(S.DATA_BUILT_MESSAGE, None)
 if built:
     st.success(md_escape(built), icon=":material/check_circle:")
+show_file_status()
 
 # On a graph store the Graph tab reads neighbourhoods through the page's view; the statistics and a
 # whole-graph export read the whole graph (under the app's limit; above it they say why not)

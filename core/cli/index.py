@@ -22,7 +22,9 @@ NAME = "index"
 
 def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
     i = subparsers.add_parser(NAME, help="build a workspace (graph + FAISS indexes) from input files",
-                              description="Inputs: triples CSV/TSV/JSON/JSONL, GraphML, .txt/.md documents, JSON(L) "
+                              description="Inputs: triples CSV/TSV/JSON/JSONL, GraphML, documents (.txt, .md, .pdf, "
+                                          ".html, .docx; one that cannot be read is left out, with a warning), "
+                                          "JSON(L) "
                                           "corpora, HippoRAG corpus + OpenIE file, corpus graph (nodes JSONL + edges "
                                           "CSV), or a named-KG folder (UMLS / FB15k-237 layout).")
     i.add_argument("inputs", nargs="*", help="input files or folders")

@@ -223,6 +223,7 @@ def _manifest(path: Path, loaded: LoadedGraph, graph: KnowledgeGraph, *, name: s
                   "provenance_hash": graph.provenance_hash},
         "warnings": warnings,
         "chunking": chunking_settings(),
+        "files": [f.to_dict() for f in loaded.files],  # what became of each input file (the app's table)
     }
     if extraction:
         manifest["extraction"] = extraction

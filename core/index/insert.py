@@ -34,6 +34,7 @@ from core.errors import InputFormatError, WorkspaceError
 from core.fsio import atomic_write_json, temp_sibling
 from core.graph.builder import ExtractionResult, add_extracted, extract_triples
 from core.graph.chunking import chunking_settings
+from core.graph.formats.documents import DOCUMENT_FORMATS
 from core.graph.graph_builder import GraphBuilder
 from core.graph.loaders import LoadedGraph, load_inputs
 from core.graph.model import Chunk, KnowledgeGraph
@@ -52,9 +53,10 @@ if TYPE_CHECKING:
     from core.backends.base import LLM, BatchRunner, Embedder, TripleExtractor
 
 #: the formats that hold passages only: what a corpus workspace can take more of
-CORPUS_FORMATS = ("corpus", "document", "corpus_nodes")
+CORPUS_FORMATS = ("corpus", "corpus_nodes", *DOCUMENT_FORMATS)
 #: what the loaders call those files, for the messages
-CORPUS_FILES = ".txt / .md documents or JSON(L) {title, text} passages (gzip-compressed too)"
+CORPUS_FILES = ("documents (.txt / .md / .pdf / .html / .docx) or JSON(L) {title, text} passages "
+                "(gzip-compressed too)")
 #: derived artifacts of a workspace that belong to its old graph (the index's own ``extra/`` caches are
 #: dropped with the old index folder)
 DERIVED = {"sgrag": "SG-RAG's dominance models (trained again on first use)",
@@ -82,6 +84,7 @@ class InsertResult:
     embedded: Mapping[str, int] = field(default_factory=dict)
     seconds: float = 0.0
     notes: tuple[str, ...] = ()
+    files: tuple[dict[str, Any], ...] = ()  #: per input file: its format, its passages, or why it was left out
 
     @property
     def changed(self) -> bool:
@@ -107,7 +110,7 @@ class InsertResult:
         return {"added": list(self.added), "duplicates": list(self.duplicates), "new_nodes": self.new_nodes,
                 "new_edges": self.new_edges, "triples": self.triples, "failed": list(self.failed),
                 "embedded": dict(self.embedded), "seconds": round(self.seconds, 3), "notes": list(self.notes),
-                "summary": self.summary()}
+                "files": list(self.files), "summary": self.summary()}
 
 
 def add_documents(workspace: str | Path, inputs: Sequence[str | Path], *, embedder: Embedder | None = None,
@@ -162,8 +165,10 @@ def add_documents(workspace: str | Path, inputs: Sequence[str | Path], *, embedd
         _check_inputs(path, loaded)
         old = Workspace(path, manifest)
         fresh, dups = _new_passages(old.graph, loaded.graph)
+        files = tuple(f.to_dict() for f in loaded.files)
         if not fresh:
-            return InsertResult(old, (), tuple(dups), seconds=time.perf_counter() - t0)
+            return InsertResult(old, (), tuple(dups), seconds=time.perf_counter() - t0, notes=tuple(loaded.warnings),
+                                files=files)
         split = _extraction_share(fresh, ext, emb)
         res = extract_triples(fresh, ext, cache_dir=cache_dir() / "extraction",
                               progress=_slice(progress, LOAD_SHARE, split), runner=runner)
@@ -180,7 +185,7 @@ def add_documents(workspace: str | Path, inputs: Sequence[str | Path], *, embedd
             result = InsertResult(None, tuple(c.id for c in fresh), tuple(dups),
                                   graph.n_nodes - old.graph.n_nodes,
                                   graph.n_edges - old.graph.n_edges, res.n_triples, res.failed, embedded,
-                                  notes=_notes(path, old, res) + chunk_note)
+                                  notes=tuple(loaded.warnings) + _notes(path, old, res) + chunk_note, files=files)
             new = _manifest(manifest, loaded, graph, res, index, n_syn, result, seconds=time.perf_counter() - t0)
             atomic_write_json(tmp / MANIFEST, new)
             if progress:
@@ -194,7 +199,7 @@ def add_documents(workspace: str | Path, inputs: Sequence[str | Path], *, embedd
     ws = Workspace(path, new)
     ws.__dict__["graph"] = graph
     return InsertResult(ws, result.added, result.duplicates, result.new_nodes, result.new_edges, result.triples,
-                        result.failed, embedded, time.perf_counter() - t0, result.notes)
+                        result.failed, embedded, time.perf_counter() - t0, result.notes, files)
 
 
 # ------------------------------------------------------------------------------------------- checks
@@ -414,11 +419,13 @@ def _manifest(manifest: Mapping[str, Any], loaded: LoadedGraph, graph: Knowledge
     else:
         m.pop("index", None)
     if res.failed:
-        m["warnings"] = [*(m.get("warnings") or []), result.notes[0]]
+        m["warnings"] = [*(m.get("warnings") or []),
+                         *(n for n in result.notes if n.startswith("Triple extraction failed"))]
     record = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "sources": added,
               "added": len(result.added), "duplicates": len(result.duplicates), "new_nodes": result.new_nodes,
               "new_edges": result.new_edges, "embedded": dict(result.embedded), "seconds": round(seconds, 3)}
     m["inserts"] = [*(m.get("inserts") or []), record][-KEEP_INSERTS:]
+    m["files"] = [*(m.get("files") or []), *result.files]  # what became of each file, as a build of all of them says
     m.setdefault("chunking", chunking_settings())  # how the added passages were split
     return m
 

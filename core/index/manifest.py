@@ -64,6 +64,12 @@ class Manifest:
         return bool(self.data.get("sample"))
 
     @property
+    def files(self) -> list[dict[str, Any]]:
+        """What became of each input file (``{file, format, passages, error}``; a build's, then each insert's)."""
+        files = self.data.get("files")
+        return [dict(f) for f in files if isinstance(f, Mapping)] if isinstance(files, list) else []
+
+    @property
     def recipe_hash(self) -> str | None:
         """A bundled sample's recipe hash (None for a workspace built from uploads)."""
         v = self.data.get("recipe_hash")

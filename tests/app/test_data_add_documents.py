@@ -54,3 +54,32 @@ def test_add_documents_to_the_active_corpus_workspace(home: Path, tmp_path: Path
     assert [c.id for c in ws.graph.chunks] == ["a1", "a2", "b1"]
     assert "b1" in ws.graph.node_chunks[ws.graph.node("Keanu Reeves")]
     assert [p for p in (home / "uploads").iterdir() if p.is_dir()] == []  # the upload folder went with the job
+
+
+def test_add_a_folder_of_mixed_documents_reports_each_file(home: Path, tmp_path: Path, monkeypatch) -> None:
+    """A PDF, a Word file, an HTML page and a scanned PDF: the three readable ones are added, and the table
+    says what became of each file, the scan with the reason and the fix."""
+    from tests.graph.test_documents import docx_file, pdf_bytes
+
+    target = _corpus_workspace(home, tmp_path, monkeypatch)
+    at = run_page("pages/data.py")
+    at.sidebar.selectbox(key=S.widget_key(S.WORKSPACE)).set_value("films").run()
+    word = docx_file(tmp_path / "wick.docx").read_bytes()
+    uploads = [("speed2.pdf", pdf_bytes(["Keanu Reeves did not star in Speed 2."]), "application/pdf"),
+               ("wick.docx", word, "application/vnd.openxmlformats-officedocument.wordprocessingml.document"),
+               ("scan.pdf", pdf_bytes([None]), "application/pdf"),
+               ("point.html", b"<h1>Point Break</h1><p>Keanu Reeves starred in Point Break.</p>", "text/html")]
+    at.file_uploader(key=S.DATA_ADD_UPLOADS).set_value(uploads)
+    at.button(key=S.DATA_ADD).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("Added 3 passage(s)" in plain(s.value) and "1 of 4 files could not be read" in plain(s.value)
+               for s in at.success), [s.value for s in at.success]
+    table = at.dataframe[0].value
+    assert list(table["File"]) == ["speed2.pdf", "wick.docx", "scan.pdf", "point.html"]
+    assert list(table["Format"]) == ["PDF", "Word", "PDF", "HTML"]
+    assert list(table["Status"])[:2] == ["read", "read"] and table["Status"][3] == "read"
+    assert table["Status"][2].startswith("left out: none of its 1 page(s) has a text layer: it looks scanned")
+    assert "run OCR first" in table["Status"][2]
+    assert any("3 of 4 file(s) read; 1 left out" in plain(c.value) for c in at.caption)
+    ws = Workspace.open(target)
+    assert [c.id for c in ws.graph.chunks] == ["a1", "a2", "speed2", "wick", "point"]

@@ -163,8 +163,8 @@ BAD_CASES = [
      'Expected {"passage": ..., "extracted_triples": [[s, p, o], ...]}.'),
     ("g.graphml", "<graphml><graph><node", "g.graphml: not readable as GraphML"),
     ("d.md", "   \n", "d.md: the document is empty. Expected some text."),
-    ("x.pdf", "%PDF", "x.pdf: unsupported file type '.pdf'. Expected .csv/.tsv/.json/.jsonl triples, .graphml, "
-     ".txt/.md documents, JSON(L) corpora, a HippoRAG OpenIE file, or a named-KG folder."),
+    ("x.xlsx", "PK", "x.xlsx: unsupported file type '.xlsx'. Expected .csv/.tsv/.json/.jsonl triples, .graphml, "
+     "documents (.txt, .md, .pdf, .html, .docx), JSON(L) corpora, a HippoRAG OpenIE file, or a named-KG folder."),
     ("bin.csv", b"\x00\x01\x02", "bin.csv, line 1: the file looks binary (it contains NUL bytes). Expected a UTF-8 text file."),
     ("latin.csv", "h,r,t\ncaf\xe9,r,b\n".encode("latin-1"), "latin.csv, line 2: byte 9 is not valid UTF-8. Expected UTF-8 encoded text (re-save the file as UTF-8)."),
     ("q.json", '[{"question": "Who?", "answer": "x"}]', "q.json: this is a questions file, not a graph or corpus. "

@@ -129,7 +129,7 @@ def test_bad_input_is_refused_and_the_workspace_is_untouched(tmp_path, hashing):
     cases = [
         ([empty], InputFormatError, r"empty\.txt: the document is empty"),
         ([triples], InputFormatError, r"t\.csv: this is a triples file, and workspace 'w' was built from a corpus.*"
-                                      r"Expected \.txt / \.md documents or JSON\(L\)"),
+                                      r"Expected documents \(\.txt / \.md / \.pdf / \.html / \.docx\) or JSON\(L\)"),
         ([clash], InputFormatError, r"passage 'a1': the workspace already holds another passage under this id"),
         ([], EgxError, "No input files were given"),
     ]
@@ -282,3 +282,28 @@ def test_the_chunking_is_recorded_and_checked(tmp_path, hashing):
     res = add_documents(tmp_path / "w", [b])
     assert any("does not record how its documents were split" in n for n in res.notes)
     assert Workspace.open(tmp_path / "w").meta.chunking == insert_mod.chunking_settings()
+
+
+def test_each_files_status_is_kept_by_the_build_and_by_an_insert(tmp_path, hashing):
+    """A scanned PDF among readable documents is left out of the build and of an insert alike; the manifest
+    (and the insert's result) say what became of every file, which the app's table shows."""
+    from tests.graph.test_documents import pdf_bytes
+
+    (tmp_path / "in").mkdir()
+    md = tmp_path / "in" / "matrix.md"
+    md.write_text("# The Matrix\n\nKeanu Reeves starred in The Matrix.")
+    scan = tmp_path / "in" / "scan.pdf"
+    scan.write_bytes(pdf_bytes([None]))
+    ws = create_workspace([md, scan], tmp_path / "w", embedder=hashing, extractor=get_extractor("rules"))
+    assert [(f["file"], f["passages"], bool(f["error"])) for f in ws.meta.files] == [("matrix.md", 1, False),
+                                                                                     ("scan.pdf", None, True)]
+    assert any("1 of 2 files could not be read" in w for w in ws.warnings)
+    pdf = tmp_path / "in" / "speed.pdf"
+    pdf.write_bytes(pdf_bytes(["Keanu Reeves starred in Speed."]))
+    res = add_documents(tmp_path / "w", [pdf, scan])
+    assert res.added == ("speed",)
+    assert [(f["file"], f["format"], f["passages"]) for f in res.files] == [("speed.pdf", "pdf", 1),
+                                                                            ("scan.pdf", "pdf", None)]
+    assert "run OCR first" in res.files[1]["error"] and any("could not be read" in n for n in res.notes)
+    assert [f["file"] for f in Workspace.open(tmp_path / "w").meta.files] == ["matrix.md", "scan.pdf", "speed.pdf",
+                                                                              "scan.pdf"]

@@ -11,7 +11,9 @@ Supported inputs
 * triples: CSV / TSV (header optional; columns head, relation, tail and an optional source chunk
   column), JSON (list of objects or of ``[h, r, t]`` lists), JSONL
 * GraphML (node attribute ``name``/``label``, edge attribute ``relation``/``label``)
-* a text corpus: ``.txt`` / ``.md`` files (one document each, chunked), JSON / JSONL ``{title, text}``
+* documents: PDF (its text layer), HTML (the visible text), Word ``.docx``, Markdown, plain text (one
+  document each, chunked; one that cannot be read is left out of a load of several files, with a warning)
+* a text corpus as JSON / JSONL ``{title, text}`` passages
 * HippoRAG: a corpus JSON plus its OpenIE results file (``docs[].extracted_triples``)
 * a corpus graph (FastInsight §2.1): nodes JSONL ``{id, title?, text}`` + edges CSV ``source,target``
 * a named KG folder (UMLS / FB15k-237 style): id-form triples plus ``entity2text`` / ``relation2text``
@@ -27,7 +29,9 @@ Modules
 ``sniff``         telling formats apart by content where they share an extension
 ``triples``       CSV / TSV / JSON / JSONL triples
 ``graphml``       GraphML
-``corpus``        ``.txt`` / ``.md`` documents, JSON / JSONL passages
+``corpus``        JSON / JSONL passages
+``documents``     PDF / HTML / DOCX / Markdown / text documents as passages (bounded: pages, zip members)
+``markup``        the reading text of HTML and Markdown
 ``openie``        HippoRAG OpenIE results
 ``corpus_graph``  a corpus graph's nodes and edges
 ``named_kg``      a named KG folder

@@ -41,6 +41,11 @@ class InputLimits:
         Characters per entity name or relation (``EGX_MAX_NAME_CHARS``, default 1000).
     max_line_bytes
         Bytes per line of a line-based file (64 MiB; a JSON document is not line-based).
+    max_pages
+        Pages per PDF (``EGX_MAX_PDF_PAGES``, default 5000: a book is a few hundred; every page's text
+        extraction costs time, so a file of a million empty pages is refused before it starts).
+    max_members
+        Files inside one zip-based document (a ``.docx``: 10,000; a real one has a few dozen).
     """
 
     max_bytes: int = 2048 * 1024 * 1024
@@ -48,22 +53,25 @@ class InputLimits:
     ratio_floor: int = 16 * 1024 * 1024
     max_name_chars: int = 1000
     max_line_bytes: int = 64 * 1024 * 1024
+    max_pages: int = 5000
+    max_members: int = 10_000
 
     @classmethod
     def from_env(cls) -> InputLimits:
-        """The defaults, overridden by ``EGX_MAX_INPUT_MB``, ``EGX_MAX_COMPRESSION_RATIO`` and
-        ``EGX_MAX_NAME_CHARS`` when set."""
+        """The defaults, overridden by ``EGX_MAX_INPUT_MB``, ``EGX_MAX_COMPRESSION_RATIO``,
+        ``EGX_MAX_NAME_CHARS`` and ``EGX_MAX_PDF_PAGES`` when set."""
         d = cls()
         try:
             mb = float(os.environ.get("EGX_MAX_INPUT_MB") or d.max_bytes / 2**20)
             ratio = float(os.environ.get("EGX_MAX_COMPRESSION_RATIO") or d.max_ratio)
             names = int(os.environ.get("EGX_MAX_NAME_CHARS") or d.max_name_chars)
+            pages = int(os.environ.get("EGX_MAX_PDF_PAGES") or d.max_pages)
         except ValueError as exc:
             raise ConfigError(f"An EGX_MAX_* environment variable is not a number ({exc}).") from None
-        if mb <= 0 or ratio <= 1 or names < 1:
-            raise ConfigError(f"EGX_MAX_INPUT_MB={mb}, EGX_MAX_COMPRESSION_RATIO={ratio}, EGX_MAX_NAME_CHARS={names}: "
-                              "use positive values (a ratio above 1).")
-        return cls(max_bytes=int(mb * 2**20), max_ratio=ratio, max_name_chars=names)
+        if mb <= 0 or ratio <= 1 or names < 1 or pages < 1:
+            raise ConfigError(f"EGX_MAX_INPUT_MB={mb}, EGX_MAX_COMPRESSION_RATIO={ratio}, EGX_MAX_NAME_CHARS={names}, "
+                              f"EGX_MAX_PDF_PAGES={pages}: use positive values (a ratio above 1).")
+        return cls(max_bytes=int(mb * 2**20), max_ratio=ratio, max_name_chars=names, max_pages=pages)
 
 
 def resolve_limits(limits: InputLimits | None) -> InputLimits:
@@ -182,3 +190,21 @@ def open_input(path: Path, limits: InputLimits | None = None) -> Iterator[Any]:
                                "a valid, readable file") from None
     finally:
         fh.close()
+
+
+def read_bytes(path: Path, limits: InputLimits | None = None) -> bytes:
+    """The whole of ``path`` (gunzipped, within ``limits``): what a reader gets that needs random access to its
+    file (a PDF, a zip-based document).
+
+    Raises
+    ------
+    InputFormatError
+        As :func:`open_input`, and when the (uncompressed) content is over ``max_bytes``.
+    """
+    lim = resolve_limits(limits)
+    with open_input(path, lim) as raw:
+        data: bytes = raw.read(lim.max_bytes + 1)
+    if len(data) > lim.max_bytes:
+        raise InputFormatError(display_name(Path(path)), f"the file is over the input size limit of "
+                               f"{size_text(lim.max_bytes)}", "a smaller file, or a higher limit: EGX_MAX_INPUT_MB=<megabytes>")
+    return data

@@ -1,8 +1,8 @@
-"""A text corpus: ``.txt`` / ``.md`` documents (one each, chunked) and JSON / JSONL ``{title, text}`` passages."""
+"""A text corpus: documents (one each, chunked; :mod:`~core.graph.formats.documents`) and JSON / JSONL
+``{title, text}`` passages."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -10,31 +10,17 @@ from typing import Any
 from core.errors import InputFormatError
 from core.graph.chunking import CHUNK_CHARS, PASSAGE_SPLIT_CHARS, chunk_text
 from core.graph.formats.bounds import InputLimits, base_suffix, display_name, file_stem
+from core.graph.formats.documents import read_document
 from core.graph.formats.jsonio import iter_jsonl, load_json
 from core.graph.formats.records import as_name, json_type
-from core.graph.formats.textio import read_text
 from core.graph.graph_builder import GraphBuilder
 
 
 def read_text_document(path: Path, builder: GraphBuilder, *, max_chars: int = CHUNK_CHARS,
                        limits: InputLimits | None = None) -> list[str]:
-    """A ``.txt`` / ``.md`` file as one document, split into chunks (see :func:`chunk_text`).
-
-    The title is the first Markdown heading when there is one, else the file name."""
-    path = Path(path)
-    text = read_text(path, limits)
-    if not text.strip():
-        raise InputFormatError(display_name(path), "the document is empty", "some text")
-    title = file_stem(path).replace("_", " ")
-    m = re.match(r"\s*#\s+(.+)", text)
-    if m:
-        title = m.group(1).strip()
-        text = text[m.end():]
-    pieces = chunk_text(text, max_chars=max_chars)
-    for i, piece in enumerate(pieces):
-        builder.add_chunk(title, piece,
-                          chunk_id=f"{file_stem(path)}#{i}" if len(pieces) > 1 else file_stem(path))
-    return []
+    """A document (``.txt``, ``.md``, ``.pdf``, ``.html``, ``.docx``) as passages: see
+    :func:`~core.graph.formats.documents.read_document`."""
+    return read_document(path, builder, limits=limits, max_chars=max_chars)
 
 
 def read_corpus_json(path: Path, builder: GraphBuilder, *, text: str | None = None, data: Any = None,

@@ -12,21 +12,45 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from core.errors import EmptyGraphError, InputFormatError
 from core.graph.formats.bounds import InputLimits, display_name, resolve_limits
+from core.graph.formats.documents import DOCUMENT_FORMATS
 from core.graph.formats.registry import FORMATS, ReadContext, detect
 from core.graph.graph_builder import GraphBuilder, graph_from_dict
 from core.graph.model import GraphKind, KnowledgeGraph
 
+#: formats whose files hold passages (the file-status table counts them)
+PASSAGE_FORMATS = ("corpus", "corpus_nodes", *DOCUMENT_FORMATS)
+
+
+@dataclass(frozen=True)
+class FileStatus:
+    """What became of one input file: its format, the passages it gave (None for a file of triples or a
+    graph), or why it could not be read (``error``; the file was left out)."""
+
+    file: str
+    format: str
+    passages: int | None = None
+    error: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.error
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "format": self.format, "passages": self.passages, "error": self.error}
+
 
 @dataclass
 class LoadedGraph:
-    """A merged graph plus what the loaders noticed but tolerated."""
+    """A merged graph plus what the loaders noticed but tolerated, and each file's :class:`FileStatus`."""
 
     graph: KnowledgeGraph
     warnings: list[str] = field(default_factory=list)
     formats: dict[str, str] = field(default_factory=dict)  # path -> detected format
+    files: list[FileStatus] = field(default_factory=list)  # in the order the paths were given
 
 
 def load_inputs(paths: Sequence[str | Path], *, name: str = "",
@@ -35,14 +59,17 @@ def load_inputs(paths: Sequence[str | Path], *, name: str = "",
     """Detect and load any mix of supported inputs into one merged graph.
 
     Corpora load before triples so provenance ids resolve; a corpus-graph edges file needs a nodes
-    file (``*.jsonl`` with ``id`` and ``text``) among the inputs. Every file is read within
+    file (``*.jsonl`` with ``id`` and ``text``) among the inputs. A document (PDF, HTML, Word, Markdown,
+    text) that cannot be read is left out when other files were read, so that one scanned PDF in a folder
+    does not stop the rest: the result's ``files`` says what became of each file and a warning names it. Every file is read within
     ``limits`` (default :meth:`~core.graph.formats.bounds.InputLimits.from_env`): bounded decompression,
     no NUL bytes, names of bounded length; line-based files are streamed.
 
     Raises
     ------
     InputFormatError
-        For the first malformed input (nothing is returned, nothing written).
+        For a malformed input other than a document, or when no file could be read (nothing is returned,
+        nothing written).
     EmptyGraphError
         When the inputs hold no content at all.
     """
@@ -69,17 +96,38 @@ def load_inputs(paths: Sequence[str | Path], *, name: str = "",
             raise InputFormatError(display_name(paths[0]), "an egx graph export must be loaded on its own",
                                    "one egx-graph JSON file")
         g = graph_from_dict(parsed[paths[0]], source=display_name(paths[0]))
-        return LoadedGraph(g, [], {str(paths[0]): "egx_graph"})
+        return LoadedGraph(g, [], {str(paths[0]): "egx_graph"}, [FileStatus(display_name(paths[0]), "egx_graph")])
     builder = GraphBuilder(kind=kind, name=name)
     warnings: list[str] = []
+    status: dict[Path, FileStatus] = {}
+    failed: list[InputFormatError] = []
     ordered = sorted(paths, key=lambda p: FORMATS[fmts[p]].rank)
     for i, p in enumerate(ordered):
         fmt = fmts[p]
         data = parsed.pop(p, None)  # dropped as soon as it is read: peak memory holds one document
         if progress:
             progress(f"Reading {p.name} ({fmt})", i / len(ordered))
-        warnings += FORMATS[fmt].read(p, builder, ReadContext(data, lim, fmts))
-        del data
+        before = builder.n_chunks
+        try:
+            warnings += FORMATS[fmt].read(p, builder, ReadContext(data, lim, fmts))
+        except InputFormatError as exc:
+            if fmt not in DOCUMENT_FORMATS:  # read as it streams: what it added cannot be taken back
+                raise
+            failed.append(exc)  # a document adds nothing until it is read whole
+            status[p] = FileStatus(display_name(p), fmt, error=str(exc))
+            continue
+        finally:
+            del data
+        status[p] = FileStatus(display_name(p), fmt, builder.n_chunks - before if fmt in PASSAGE_FORMATS else None)
+    files = [status[p] for p in paths]
+    if failed and len(failed) == len(paths):
+        if len(failed) == 1:
+            raise failed[0]
+        raise InputFormatError(f"{len(failed)} files", "none of them could be read (" + "; ".join(
+            str(e).rstrip(".") for e in failed) + ")", "at least one readable file")
+    if failed:
+        warnings.append(f"{len(failed)} of {len(paths)} files could not be read and were left out: "
+                        + "; ".join(str(e).rstrip(".") for e in failed) + ".")
     if progress:
         progress("Merging", 1.0)
     graph = builder.build()
@@ -93,4 +141,4 @@ def load_inputs(paths: Sequence[str | Path], *, name: str = "",
             + ": they are kept as empty stand-in passages (the provenance stays, the text is missing). "
             + ("Check the ids against the corpus's passage ids." if corpus
                else "Load the corpus with the triples to give them text."))
-    return LoadedGraph(graph, warnings, {str(p): fmts[p] for p in paths})
+    return LoadedGraph(graph, warnings, {str(p): fmts[p] for p in paths if status[p].ok}, files)

@@ -33,8 +33,9 @@ from typing import Any
 
 from core.errors import InputFormatError
 from core.graph.formats.bounds import InputLimits, base_suffix, display_name, resolve_limits
-from core.graph.formats.corpus import read_corpus_json, read_text_document
+from core.graph.formats.corpus import read_corpus_json
 from core.graph.formats.corpus_graph import read_corpus_graph
+from core.graph.formats.documents import HTML_SUFFIXES, MARKDOWN_SUFFIXES, read_document
 from core.graph.formats.graphml import read_graphml
 from core.graph.formats.named_kg import read_named_kg
 from core.graph.formats.openie import read_openie
@@ -75,6 +76,10 @@ class Format:
     suffixes: tuple[str, ...] = ()
 
 
+def _document(path: Path, builder: GraphBuilder, ctx: ReadContext) -> list[str]:
+    return read_document(path, builder, limits=ctx.limits)
+
+
 def _corpus_nodes(path: Path, builder: GraphBuilder, ctx: ReadContext) -> list[str]:
     # loaded with an edges file, the nodes are read by the edges file's reader; alone they are a corpus
     return [] if ctx.paths("corpus_edges") else read_corpus_json(path, builder, limits=ctx.limits)
@@ -82,7 +87,11 @@ def _corpus_nodes(path: Path, builder: GraphBuilder, ctx: ReadContext) -> list[s
 
 FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("corpus", 0, lambda p, b, c: read_corpus_json(p, b, data=c.data, limits=c.limits)),
-    Format("document", 0, lambda p, b, c: read_text_document(p, b, limits=c.limits), suffixes=(".md", ".markdown")),
+    Format("document", 0, _document),  # plain text (a .txt that is not triples)
+    Format("markdown", 0, _document, suffixes=MARKDOWN_SUFFIXES),
+    Format("pdf", 0, _document, suffixes=(".pdf",)),
+    Format("html", 0, _document, suffixes=HTML_SUFFIXES),
+    Format("docx", 0, _document, suffixes=(".docx",)),
     Format("corpus_nodes", 0, _corpus_nodes),
     Format("openie", 1, lambda p, b, c: read_openie(p, b, data=c.data, limits=c.limits)),
     Format("corpus_edges", 2, lambda p, b, c: read_corpus_graph(c.paths("corpus_nodes")[0], p, b, limits=c.limits)),
@@ -96,15 +105,15 @@ SNIFFERS: dict[str, Sniffer] = {".csv": sniff_delimited, ".tsv": sniff_delimited
                                 ".json": sniff_json, ".jsonl": sniff_jsonl}
 
 #: what an unsupported file is told the loader accepts
-SUPPORTED = (".csv/.tsv/.json/.jsonl triples, .graphml, .txt/.md documents, "
+SUPPORTED = (".csv/.tsv/.json/.jsonl triples, .graphml, documents (.txt, .md, .pdf, .html, .docx), "
              "JSON(L) corpora, a HippoRAG OpenIE file, or a named-KG folder")
 
 _BY_SUFFIX = {s: f.name for f in FORMATS.values() for s in f.suffixes}
 
 
 def detect_format(path: Path, *, limits: InputLimits | None = None) -> str:
-    """One of ``triples``, ``graphml``, ``corpus``, ``document``, ``openie``, ``corpus_nodes``,
-    ``corpus_edges``, ``named_kg``, ``egx_graph``, ``questions``."""
+    """One of ``triples``, ``graphml``, ``corpus``, ``document`` (plain text), ``markdown``, ``pdf``, ``html``,
+    ``docx``, ``openie``, ``corpus_nodes``, ``corpus_edges``, ``named_kg``, ``egx_graph``, ``questions``."""
     return detect(Path(path), resolve_limits(limits))[0]
 
 

@@ -1,0 +1,211 @@
+"""Documents as people have them — PDF, HTML, Word (``.docx``), Markdown and plain text — as passages.
+
+Each file is one document: its text is read by a well-kept parser (pypdf, the standard library's HTML parser,
+python-docx, markdown-it-py), then split by :func:`~core.graph.chunking.chunk_text` exactly as a text
+document always was (ids ``<file stem>`` or ``<file stem>#<i>``; the title is the document's first heading,
+else its file name). :func:`document_passages` does all the reading before anything enters a
+:class:`~core.graph.graph_builder.GraphBuilder`, so a file that fails adds nothing and a load can go on
+without it (:func:`~core.graph.formats.load.load_inputs`).
+
+Every file is read whole through :func:`~core.graph.formats.bounds.read_bytes` (size limit, bounded gzip).
+Beyond that: a PDF's page count is capped (``InputLimits.max_pages``) and pypdf caps each stream's
+decompression itself; a ``.docx`` is a zip, whose members' declared sizes are checked against the size and
+compression-ratio limits before any is read (Python's zip reader never inflates a member past its declared
+size), and python-docx parses its XML with entity resolution off.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from pathlib import Path
+
+from core.errors import InputFormatError
+from core.graph.chunking import CHUNK_CHARS, chunk_text
+from core.graph.formats.bounds import (
+    InputLimits,
+    base_suffix,
+    display_name,
+    file_stem,
+    read_bytes,
+    resolve_limits,
+    size_text,
+)
+from core.graph.formats.markup import decode_html, html_text, markdown_text
+from core.graph.formats.textio import read_text
+from core.graph.graph_builder import GraphBuilder
+
+#: document format name -> what a person calls it (the file-status table shows it)
+DOCUMENT_KINDS = {"pdf": "PDF", "html": "HTML", "docx": "Word", "markdown": "Markdown", "document": "text"}
+#: the formats read whole before they touch the builder (so a load can skip one that fails)
+DOCUMENT_FORMATS = tuple(DOCUMENT_KINDS)
+HTML_SUFFIXES = (".html", ".htm", ".xhtml")
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+
+#: one passage of a document: (chunk id, title, text)
+Passage = tuple[str, str, str]
+
+
+def read_document(path: Path, builder: GraphBuilder, *, limits: InputLimits | None = None,
+                  max_chars: int = CHUNK_CHARS) -> list[str]:
+    """Add the passages of one document (any kind :func:`document_passages` reads) to ``builder``; return the
+    warnings (e.g. PDF pages without a text layer)."""
+    passages, warnings = document_passages(path, limits=limits, max_chars=max_chars)
+    name = display_name(Path(path))
+    for cid, title, text in passages:  # checked before adding, so a clash leaves the builder as it was
+        if builder.has_chunk(cid) and builder.find_chunk(title, text) != cid:
+            raise InputFormatError(name, f"passage id {cid!r} is already taken by another file's passage (ids come "
+                                   "from file names: two files named alike, e.g. report.pdf and report.docx)",
+                                   "files whose names differ before the extension")
+    for cid, title, text in passages:
+        builder.add_chunk(title, text, chunk_id=cid)
+    return warnings
+
+
+def document_passages(path: Path, *, limits: InputLimits | None = None,
+                      max_chars: int = CHUNK_CHARS) -> tuple[list[Passage], list[str]]:
+    """The passages of one document and the warnings its reading gave.
+
+    The kind is the file's extension (``.gz`` ignored): ``.pdf``, ``.html``/``.htm``/``.xhtml``, ``.docx``,
+    ``.md``/``.markdown``; anything else is plain text (whose first line, when it is a ``# heading``, is
+    its title).
+
+    Raises
+    ------
+    InputFormatError
+        Naming the file: an encrypted PDF (decrypt it first), a PDF without a text layer (run OCR first), a
+        PDF over the page limit, a malformed PDF or ``.docx``, a ``.docx`` whose zip would inflate past the
+        limits, undecodable text, or a document without text.
+    """
+    lim = resolve_limits(limits)
+    path = Path(path)
+    name = display_name(path)
+    warnings: list[str] = []
+    title = ""
+    suffix = base_suffix(path)
+    if suffix == ".pdf":
+        text, warnings = pdf_text(path, lim)
+    elif suffix in HTML_SUFFIXES:
+        title, text = html_text(decode_html(read_bytes(path, lim), name))
+    elif suffix == ".docx":
+        title, text = docx_text(path, lim)
+    elif suffix in MARKDOWN_SUFFIXES:
+        title, text = markdown_text(read_text(path, lim))
+    else:
+        text = read_text(path, lim)
+        m = re.match(r"\s*#\s+(.+)", text)
+        if m:
+            title, text = m.group(1).strip(), text[m.end():]
+    if not text.strip():
+        raise InputFormatError(name, "the document is empty", "some text")
+    title = title or file_stem(path).replace("_", " ")
+    pieces = chunk_text(text, max_chars=max_chars)
+    stem = file_stem(path)
+    return [(f"{stem}#{i}" if len(pieces) > 1 else stem, title, p) for i, p in enumerate(pieces)], warnings
+
+
+# ------------------------------------------------------------------------------------------------ PDF
+def pdf_text(path: Path, lim: InputLimits) -> tuple[str, list[str]]:
+    """The text layer of a PDF, page by page (a blank line between pages), and a warning naming the pages
+    that have none."""
+    from pypdf import PdfReader
+    from pypdf.errors import DependencyError, FileNotDecryptedError, PyPdfError
+
+    name = display_name(path)
+    data = read_bytes(path, lim)
+    encrypted = (name, "it is encrypted (password-protected)",
+                 "an unencrypted PDF: decrypt it first (e.g. qpdf --decrypt --password=PASSWORD in.pdf out.pdf, or "
+                 "print it to a new PDF) and upload that")
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted and not reader.decrypt(""):  # an owner password alone still lets anyone read it
+            raise InputFormatError(*encrypted)
+        n = len(reader.pages)
+        if n > lim.max_pages:
+            raise InputFormatError(name, f"it has {n:,} pages, over the limit of {lim.max_pages:,}",
+                                   "a shorter PDF (split it), or a higher limit: EGX_MAX_PDF_PAGES=<pages>")
+        pages: list[str] = []
+        total = 0
+        for page in reader.pages:
+            text = page.extract_text() or ""
+            total += len(text)
+            if total > lim.max_bytes:
+                raise InputFormatError(name, f"its text is over the input size limit of {size_text(lim.max_bytes)}",
+                                       "a smaller PDF, or a higher limit: EGX_MAX_INPUT_MB=<megabytes>")
+            pages.append(text.strip())
+    except InputFormatError:
+        raise
+    except (FileNotDecryptedError, DependencyError):  # DependencyError: AES, whose decryption needs a crypto package
+        raise InputFormatError(*encrypted) from None
+    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError) as exc:
+        # a damaged PDF makes the parser fail anywhere inside; the cause is what a person can act on
+        raise InputFormatError(name, f"it is not a readable PDF ({type(exc).__name__}: {exc})",
+                               "a valid PDF file (re-save or re-export it)") from None
+    empty = [i for i, t in enumerate(pages, start=1) if not t]
+    if len(empty) == len(pages):
+        raise InputFormatError(name, f"none of its {len(pages):,} page(s) has a text layer: it looks scanned",
+                               "a PDF with text: run OCR first (e.g. ocrmypdf in.pdf out.pdf) and upload the result")
+    warnings = []
+    if empty:
+        shown = ", ".join(map(str, empty[:10])) + (", ..." if len(empty) > 10 else "")
+        warnings.append(f"{name}: {len(empty)} of {len(pages)} pages have no text layer (scanned?) and were left out "
+                        f"(pages {shown}); run OCR on the PDF to include them.")
+    return "\n\n".join(t for t in pages if t), warnings
+
+
+# ----------------------------------------------------------------------------------------------- DOCX
+def docx_text(path: Path, lim: InputLimits) -> tuple[str, str]:
+    """``(title, text)`` of a Word document: its paragraphs and tables in order (a row per line, cells
+    separated by ``|``), the first Title- or Heading-styled paragraph as the title."""
+    import docx
+    from docx.opc.exceptions import OpcError
+
+    name = display_name(path)
+    data = read_bytes(path, lim)
+    check_zip(data, name, lim)
+    try:
+        doc = docx.Document(io.BytesIO(data))
+        title = ""
+        blocks: list[str] = []
+        for item in doc.iter_inner_content():
+            if isinstance(item, docx.table.Table):
+                rows = [" | ".join(c.text.strip() for c in row.cells) for row in item.rows]
+                blocks.append("\n".join(r for r in rows if r.strip(" |")))
+                continue
+            text = item.text.strip()
+            style = (item.style.name if item.style is not None else "") or ""
+            if text and not title and (style == "Title" or style.startswith("Heading")):
+                title = text
+                if not blocks:
+                    continue  # the title opens the document: it is the passages' title, not their text
+            blocks.append(text)
+    except (OpcError, zipfile.BadZipFile, KeyError, ValueError, TypeError, AttributeError, SyntaxError) as exc:
+        # a damaged package fails anywhere inside python-docx (lxml's XMLSyntaxError is a SyntaxError)
+        raise InputFormatError(name, f"it is not a readable Word document ({type(exc).__name__}: {exc})",
+                               "a .docx saved by Word, LibreOffice or Google Docs (an old .doc: save it as .docx)"
+                               ) from None
+    return title, "\n\n".join(b for b in blocks if b)
+
+
+def check_zip(data: bytes, name: str, lim: InputLimits) -> None:
+    """Refuse a zip-based document before any member is inflated: not a zip, too many members, or declared
+    sizes over the size limit or the compression-ratio limit (a zip bomb)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            infos = zf.infolist()
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError) as exc:
+        raise InputFormatError(name, f"it is not a .docx (not a zip archive: {exc})",
+                               "a Word document saved as .docx (an old .doc: open it and save it as .docx)") from None
+    if len(infos) > lim.max_members:
+        raise InputFormatError(name, f"it holds {len(infos):,} files, over the limit of {lim.max_members:,}",
+                               "a real Word document (a few dozen parts)")
+    total = sum(i.file_size for i in infos)
+    if total > lim.max_bytes:
+        raise InputFormatError(name, f"it unpacks to {size_text(total)}, over the input size limit of "
+                               f"{size_text(lim.max_bytes)}", "a smaller file, or a higher limit: EGX_MAX_INPUT_MB=<megabytes>")
+    if total > max(lim.ratio_floor, lim.max_ratio * max(len(data), 1)):
+        raise InputFormatError(name, f"it unpacks to {size_text(total)} from {size_text(len(data))} (a compression "
+                               f"ratio above {lim.max_ratio:g}:1 — a zip bomb, or extremely repetitive data)",
+                               "a real document, which compresses 3-10x (raise the limit with "
+                               "EGX_MAX_COMPRESSION_RATIO if this file is genuine)")

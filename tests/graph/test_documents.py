@@ -1,0 +1,234 @@
+"""Documents as people have them (PDF, HTML, Word, Markdown, text) become passages the way a text document
+always did; a scanned, encrypted, damaged or bomb-like file is refused with a message naming it and the fix,
+and a folder with one bad file still loads the others, saying what became of each."""
+
+from __future__ import annotations
+
+import io
+import re
+import struct
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from core.errors import InputFormatError
+from core.graph.formats.bounds import InputLimits
+from core.graph.formats.documents import document_passages
+from core.graph.loaders import detect_format, load_inputs
+
+
+def pdf_bytes(pages: list[str | None]) -> bytes:
+    """A minimal valid PDF: one page per entry, with a text object (a string) or only a drawn line (None, a
+    page without a text layer, as a scan has)."""
+    n = len(pages)
+    kids = " ".join(f"{4 + 2 * i} 0 R" for i in range(n))
+    objs = [b"<< /Type /Catalog /Pages 2 0 R >>",
+            f"<< /Type /Pages /Kids [{kids}] /Count {n} >>".encode(),
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    for i, text in enumerate(pages):
+        stream = (f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET" if text is not None else "0 0 m 200 200 l S").encode()
+        objs.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {5 + 2 * i} 0 R "
+                    "/Resources << /Font << /F1 3 0 R >> >> >>".encode())
+        objs.append(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for k, body in enumerate(objs, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % k + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
+    return bytes(out)
+
+
+def encrypted_pdf(user_password: str) -> bytes:
+    from pypdf import PdfReader, PdfWriter
+
+    w = PdfWriter(clone_from=PdfReader(io.BytesIO(pdf_bytes(["Secret text of Lothair."]))))
+    w.encrypt(user_password=user_password, owner_password="owner", algorithm="RC4-128")
+    buf = io.BytesIO()
+    w.write(buf)
+    return buf.getvalue()
+
+
+def docx_file(path: Path) -> Path:
+    import docx
+
+    d = docx.Document()
+    d.add_heading("Lothair II", 0)
+    d.add_paragraph("Lothair II was king of Lotharingia.")
+    d.add_heading("Family", 1)
+    d.add_paragraph("His mother was Ermengarde of Tours.")
+    t = d.add_table(rows=2, cols=2)
+    for r, row in enumerate([("Name", "Role"), ("Ermengarde", "mother")]):
+        for c, v in enumerate(row):
+            t.cell(r, c).text = v
+    d.save(str(path))
+    return path
+
+
+def write(tmp_path: Path, name: str, content: str | bytes) -> Path:
+    p = tmp_path / name
+    p.write_bytes(content if isinstance(content, bytes) else content.encode())
+    return p
+
+
+# ------------------------------------------------------------------------------------------ good documents
+def test_pdf_text_layer_becomes_passages(tmp_path):
+    p = write(tmp_path, "lothair_ii.pdf", pdf_bytes(["Lothair II was king of Lotharingia.", "He died in 869."]))
+    assert detect_format(p) == "pdf"
+    g = load_inputs([p]).graph
+    assert [(c.id, c.title) for c in g.chunks] == [("lothair_ii", "lothair ii")]
+    assert g.chunks[0].text == "Lothair II was king of Lotharingia.\n\nHe died in 869."
+
+
+def test_pdf_with_an_owner_password_only_is_read(tmp_path):
+    p = write(tmp_path, "open.pdf", encrypted_pdf(""))
+    assert load_inputs([p]).graph.chunks[0].text == "Secret text of Lothair."
+
+
+def test_pdf_pages_without_text_are_named_in_a_warning(tmp_path):
+    p = write(tmp_path, "mixed.pdf", pdf_bytes(["Page one has text.", None, "Page three too."]))
+    passages, warnings = document_passages(p)
+    assert passages[0][2] == "Page one has text.\n\nPage three too."
+    assert warnings == ["mixed.pdf: 1 of 3 pages have no text layer (scanned?) and were left out (pages 2); run OCR "
+                        "on the PDF to include them."]
+
+
+def test_html_keeps_the_visible_text_only(tmp_path):
+    html = ("<!doctype html><html><head><title>Lothair II - Wikipedia</title><style>p {color: red}</style>"
+            "<script>var hidden = 'script text';</script></head><body><nav><a href='/'>Home</a> | Menu</nav>"
+            "<h1>Lothair <i>II</i></h1><p>Lothair II was king of <b>Lotharingia</b> &amp; more.</p>"
+            "<div hidden><p>Not shown</p></div><ul><li>Born 835</li><li>Died 869</li></ul>"
+            "<table><tr><th>Mother</th><td>Ermengarde</td></tr></table></body></html>")
+    g = load_inputs([write(tmp_path, "page.html", html)]).graph
+    (c,) = g.chunks
+    assert c.title == "Lothair II"
+    assert c.text == ("Lothair II\n\nLothair II was king of Lotharingia & more.\n\nBorn 835\n\nDied 869\n\n"
+                      "Mother | Ermengarde")
+    for hidden in ("script text", "color", "Home", "Menu", "Not shown", "Wikipedia"):
+        assert hidden not in c.text
+
+
+def test_html_title_falls_back_to_title_then_file_name_and_decodes_its_charset(tmp_path):
+    latin = '<html><head><meta charset="iso-8859-1"><title>Caf\xe9</title></head><body><p>Caf\xe9 au lait.</p>'
+    g = load_inputs([write(tmp_path, "cafe.htm", latin.encode("latin-1"))]).graph
+    assert (g.chunks[0].title, g.chunks[0].text) == ("Café", "Café au lait.")
+    g = load_inputs([write(tmp_path, "no_title.html", "<p>Just text.</p>")]).graph
+    assert g.chunks[0].title == "no title"
+
+
+def test_docx_paragraphs_headings_and_tables(tmp_path):
+    p = docx_file(tmp_path / "lothair.docx")
+    assert detect_format(p) == "docx"
+    (c,) = load_inputs([p]).graph.chunks
+    assert c.title == "Lothair II"
+    assert c.text == ("Lothair II was king of Lotharingia.\n\nFamily\n\nHis mother was Ermengarde of Tours.\n\n"
+                      "Name | Role\nErmengarde | mother")
+
+
+def test_markdown_markup_is_stripped_and_the_first_heading_is_the_title(tmp_path):
+    md = ("# Lothair *II*\n\nHe was **king** of [Lotharingia](https://example.org).\n\n## Family\n\n"
+          "- mother: `Ermengarde`\n- father: Lothair I\n\n| who | role |\n|---|---|\n| Ermengarde | mother |\n")
+    (c,) = load_inputs([write(tmp_path, "lothair.md", md)]).graph.chunks
+    assert c.title == "Lothair II"
+    assert c.text == ("He was king of Lotharingia.\n\nFamily\n\nmother: Ermengarde\n\nfather: Lothair I\n\n"
+                      "who | role\n\nErmengarde | mother")
+
+
+def test_long_documents_are_chunked_like_text(tmp_path):
+    body = "\n\n".join(f"Paragraph {i} about the king of Lotharingia. " * 8 for i in range(6))
+    html = write(tmp_path, "long.html", "<h1>Lothair II</h1>" + "".join(f"<p>{p}</p>" for p in body.split("\n\n")))
+    md = write(tmp_path, "long.md", "# Lothair II\n\n" + body)
+    for p in (html, md):
+        chunks = load_inputs([p]).graph.chunks
+        assert len(chunks) > 1 and all(len(c.text) <= 1200 for c in chunks) and chunks[0].id == "long#0"
+        assert all(c.title == "Lothair II" for c in chunks)
+
+
+# ------------------------------------------------------------------------------------------- bad documents
+def _zip_claiming(size: int) -> bytes:
+    """A small zip whose central directory says its document.xml unpacks to ``size`` bytes."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("word/document.xml", "<w:document/>")
+    data = bytearray(buf.getvalue())
+    cd = data.index(b"PK\x01\x02")
+    data[cd + 24:cd + 28] = struct.pack("<I", size)
+    return bytes(data)
+
+
+def _repetitive_docx() -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("word/document.xml", b" " * (20 * 2**20))
+    return buf.getvalue()
+
+
+BAD = [
+    ("scan.pdf", pdf_bytes([None, None]), "scan.pdf: none of its 2 page(s) has a text layer: it looks scanned. "
+     "Expected a PDF with text: run OCR first (e.g. ocrmypdf in.pdf out.pdf) and upload the result."),
+    ("locked.pdf", encrypted_pdf("secret"), "locked.pdf: it is encrypted (password-protected). Expected an "
+     "unencrypted PDF: decrypt it first"),
+    ("broken.pdf", b"%PDF-1.4\nthis is not a PDF body", "broken.pdf: it is not a readable PDF ("),
+    ("notzip.docx", b"plain text, not a zip", "notzip.docx: it is not a .docx (not a zip archive"),
+    ("bomb.docx", _zip_claiming(0xFFFFFFF0), "bomb.docx: it unpacks to 4,096.0 MB, over the input size limit of "
+     "2,048.0 MB"),
+    ("ratio.docx", _repetitive_docx(), "ratio.docx: it unpacks to 20.0 MB from"),
+    ("empty.docx", _zip_claiming(13), "empty.docx: it is not a readable Word document ("),
+    ("blank.html", "<html><head><title>Only a title</title><script>x()</script></head></html>",
+     "blank.html: the document is empty. Expected some text."),
+    ("latin.html", "<p>caf\xe9</p>".encode("latin-1"), "latin.html: byte 6 is not valid utf-8. Expected an HTML "
+     "page saved as UTF-8, or one whose <meta charset> names its encoding."),
+    ("heading.md", "# Only a heading\n", "heading.md: the document is empty. Expected some text."),
+]
+
+
+@pytest.mark.parametrize(("name", "content", "message"), BAD, ids=[b[0] for b in BAD])
+def test_bad_documents_are_refused_naming_the_file_and_the_fix(tmp_path, name, content, message):
+    with pytest.raises(InputFormatError, match="^" + re.escape(message)):
+        load_inputs([write(tmp_path, name, content)])
+
+
+def test_page_limit(tmp_path):
+    p = write(tmp_path, "book.pdf", pdf_bytes(["a", "b", "c"]))
+    with pytest.raises(InputFormatError, match=re.escape("book.pdf: it has 3 pages, over the limit of 2. Expected a "
+                                                         "shorter PDF (split it), or a higher limit: EGX_MAX_PDF_PAGES")):
+        load_inputs([p], limits=InputLimits(max_pages=2))
+
+
+# ------------------------------------------------------------------------------------------ per-file status
+def test_one_bad_file_among_good_ones_is_left_out_and_each_file_says_what_became_of_it(tmp_path):
+    good_md = write(tmp_path, "lothair.md", "# Lothair II\n\nKing of Lotharingia.")
+    scan = write(tmp_path, "scan.pdf", pdf_bytes([None]))
+    good_pdf = write(tmp_path, "mother.pdf", pdf_bytes(["Ermengarde of Tours was his mother."]))
+    word = docx_file(tmp_path / "family.docx")
+    twin = write(tmp_path, "lothair.html", "<p>Another text under the same name.</p>")
+    loaded = load_inputs([good_md, scan, good_pdf, word, twin])
+    assert [c.id for c in loaded.graph.chunks] == ["lothair", "mother", "family"]
+    got = [(f.file, f.format, f.passages, f.error.split(":", 2)[1].strip() if f.error else "") for f in loaded.files]
+    assert got == [("lothair.md", "markdown", 1, ""), ("scan.pdf", "pdf", None, "none of its 1 page(s) has a text layer"),
+                   ("mother.pdf", "pdf", 1, ""), ("family.docx", "docx", 1, ""),
+                   ("lothair.html", "html", None, "passage id 'lothair' is already taken by another file's passage "
+                                                  "(ids come from file names")]
+    assert loaded.formats == {str(p): f for p, f in [(good_md, "markdown"), (good_pdf, "pdf"), (word, "docx")]}
+    assert any(w.startswith("2 of 5 files could not be read and were left out: scan.pdf: none of its")
+               for w in loaded.warnings), loaded.warnings
+
+
+def test_when_no_file_can_be_read_every_reason_is_given(tmp_path):
+    scan = write(tmp_path, "scan.pdf", pdf_bytes([None]))
+    empty = write(tmp_path, "empty.txt", "  \n")
+    with pytest.raises(InputFormatError, match=r"^2 files: none of them could be read \(scan\.pdf: none of its 1 "
+                                               r"page\(s\) has a text layer.*; empty\.txt: the document is empty"):
+        load_inputs([scan, empty])
+
+
+def test_a_bad_triples_file_still_fails_the_whole_load(tmp_path):
+    # a triples file is read as it streams, so what it added cannot be taken back: the load stops
+    good = write(tmp_path, "lothair.md", "# Lothair II\n\nKing of Lotharingia.")
+    bad = write(tmp_path, "t.csv", "head,relation,tail\na,r\n")
+    with pytest.raises(InputFormatError, match=r"^t\.csv, line 2"):
+        load_inputs([good, bad])
