@@ -32,7 +32,6 @@ layers need to be rebuilt; default folder ``<workspace>/reg/retriever-entity/``.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,7 +40,7 @@ import numpy as np
 
 from core.errors import WorkspaceError
 from core.methods.reg.dde import dde, dde_dim
-from core.methods.reg.retriever import FORMAT, MANIFEST_FILE, MODEL_FILE
+from core.methods.reg.retriever import MODEL_FILE, load_weights, read_manifest, save_model
 
 if TYPE_CHECKING:
     from core.graph.model import KnowledgeGraph
@@ -204,17 +203,7 @@ class EntityRetriever:
         return triple_scores(self.entity_logits(sg), sg.head, sg.tail)
 
     def save(self, folder: Path) -> Path:
-        from safetensors.torch import save
-
-        from core.fsio import atomic_write_bytes, atomic_write_json
-
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
-        # safetensors: a header and raw tensors, nothing in the file can run
-        atomic_write_bytes(folder / MODEL_FILE,
-                           save({k: v.detach().cpu().contiguous() for k, v in self.model.state_dict().items()}))
-        atomic_write_json(folder / MANIFEST_FILE, {"format": FORMAT, "version": 1, **self.manifest, "unit": UNIT})
-        return folder
+        return save_model(folder, self.model, self.manifest, UNIT)
 
 
 def load_entity_retriever(folder: Path, *, workspace: Workspace | None = None, embedder_id: str | None = None,
@@ -227,39 +216,21 @@ def load_entity_retriever(folder: Path, *, workspace: Workspace | None = None, e
         If the folder holds no entity retriever (or a triple one), it was trained on another graph or
         embedder, or its weights are damaged; the message names ``egx train-reg --unit entity``.
     """
-    from safetensors.torch import load
-
     from core.backends.device import select_device
 
     folder = Path(folder)
-    mf, mp = folder / MANIFEST_FILE, folder / MODEL_FILE
+    mp = folder / MODEL_FILE
     ws_arg = workspace.name if workspace is not None else "W"
     fix = f"train one with `egx train-reg --workspace {ws_arg} --unit entity`"
-    if not mf.exists() or not mp.exists():
-        raise WorkspaceError(f"No trained ReG@Entity retriever in {folder}; {fix}.")
-    try:
-        manifest = json.loads(mf.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise WorkspaceError(f"The ReG@Entity manifest {mf} was rejected ({exc}); {fix}.") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise WorkspaceError(f"{mf} is not a ReG retriever manifest; {fix}.")
-    if manifest.get("unit", "triple") != UNIT:
-        raise WorkspaceError(f"{folder} holds a ReG@{str(manifest.get('unit', 'triple')).title()} retriever, not "
-                             f"ReG@Entity; point `model` at an entity retriever or {fix}.")
-    if workspace is not None and manifest.get("graph_hash") and manifest["graph_hash"] != workspace.content_hash:
-        raise WorkspaceError(f"The ReG@Entity retriever in {folder} was trained on another graph (hash "
-                             f"{manifest['graph_hash']}, this workspace {workspace.content_hash}); {fix}.")
-    if embedder_id is not None and manifest.get("embedder") != embedder_id:
-        raise WorkspaceError(f"The ReG@Entity retriever in {folder} was trained with embedder "
-                             f"{manifest.get('embedder')!r}, the active one is {embedder_id!r}; switch embedders or {fix}.")
+    manifest = read_manifest(folder, mp, unit=UNIT, name="ReG@Entity", fix=fix,
+                             other_unit="point `model` at an entity retriever", workspace=workspace,
+                             embedder_id=embedder_id)
     dev = select_device(device)
     try:
         deg = [int(v) for v in manifest["deg"]]
         model = build_pna(int(manifest["in_dim"]), int(manifest["hidden"]), deg, int(manifest.get("layers", PNA_LAYERS)))
-        model.load_state_dict(load(mp.read_bytes()))
-    except Exception as exc:  # a damaged or foreign file: refuse it visibly, never run or half-load it
-        why = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
-        raise WorkspaceError(f"The ReG@Entity retriever file {mp} was rejected ({type(exc).__name__}: {why}); "
-                             f"{fix}.") from None
+    except (KeyError, TypeError, ValueError) as exc:
+        raise WorkspaceError(f"The ReG@Entity manifest in {folder} lacks its dimensions ({exc}); {fix}.") from None
+    load_weights(model, mp, name="ReG@Entity", fix=fix)
     model.to(dev)
     return EntityRetriever(model, manifest, dev)

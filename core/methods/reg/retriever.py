@@ -201,17 +201,72 @@ class TripleRetriever:
                                                    rounds=r, reverse_rounds=rr))
 
     def save(self, folder: Path) -> Path:
-        from safetensors.torch import save
+        return save_model(folder, self.model, self.manifest, "triple")
 
-        from core.fsio import atomic_write_bytes, atomic_write_json
 
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(folder / MODEL_FILE,
-                           save({k: v.detach().cpu().contiguous() for k, v in self.model.state_dict().items()}))
-        (folder / LEGACY_MODEL_FILE).unlink(missing_ok=True)  # one set of weights per folder
-        atomic_write_json(folder / MANIFEST_FILE, {"format": FORMAT, "version": 1, **self.manifest, "unit": "triple"})
-        return folder
+def save_model(folder: Path, model: Any, manifest: dict[str, Any], unit: str) -> Path:
+    """A trained scorer's folder: safetensors weights (a header and raw tensors, nothing in the file can run) and
+    the manifest, naming the retrieval ``unit`` ("triple" or "entity")."""
+    from safetensors.torch import save
+
+    from core.fsio import atomic_write_bytes, atomic_write_json
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(folder / MODEL_FILE,
+                       save({k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}))
+    (folder / LEGACY_MODEL_FILE).unlink(missing_ok=True)  # one set of weights per folder
+    atomic_write_json(folder / MANIFEST_FILE, {"format": FORMAT, "version": 1, **manifest, "unit": unit})
+    return folder
+
+
+def read_manifest(folder: Path, weights: Path, *, unit: str, name: str, fix: str, other_unit: str,
+                  workspace: Workspace | None = None, embedder_id: str | None = None) -> dict[str, Any]:
+    """A saved scorer's manifest, checked: present, ours, of ``unit``, trained on this graph and embedder.
+
+    ``name`` is what messages call the scorer, ``fix`` how to get a fitting one, ``other_unit`` what to do
+    when the folder holds the other unit. Raises :class:`WorkspaceError` naming the problem and ``fix``.
+    """
+    mf = folder / MANIFEST_FILE
+    if not mf.exists() or not weights.exists():
+        raise WorkspaceError(f"No trained {name} retriever in {folder}; {fix}.")
+    try:
+        manifest = json.loads(mf.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise WorkspaceError(f"The {name} retriever manifest {mf} was rejected ({exc}); {fix}.") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise WorkspaceError(f"{mf} is not a ReG retriever manifest; {fix}.")
+    held = str(manifest.get("unit", "triple"))  # files from before the entity unit have no "unit"
+    if held != unit:
+        raise WorkspaceError(f"{folder} holds a ReG@{held.title()} retriever, not ReG@{unit.title()}; "
+                             f"{other_unit.format(unit=held)} or {fix}.")
+    if workspace is not None and manifest.get("graph_hash") and manifest["graph_hash"] != workspace.content_hash:
+        raise WorkspaceError(f"The {name} retriever in {folder} was trained on another graph (hash "
+                             f"{manifest['graph_hash']}, this workspace {workspace.content_hash}); {fix}.")
+    if embedder_id is not None and manifest.get("embedder") != embedder_id:
+        raise WorkspaceError(f"The {name} retriever in {folder} was trained with embedder {manifest.get('embedder')!r}, "
+                             f"the active one is {embedder_id!r}; switch embedders or {fix}.")
+    return manifest
+
+
+def load_weights(model: Any, weights: Path, *, name: str, fix: str) -> None:
+    """Weights into ``model``: safetensors, or an older ``model.pt`` read with ``weights_only`` (tensors and plain
+    values, never code — a pickle in a workspace could run anything). A damaged or foreign file is refused
+    visibly, never run or half-loaded."""
+    try:
+        if weights.name == MODEL_FILE:
+            from safetensors.torch import load
+
+            state = load(weights.read_bytes())
+        else:
+            import torch
+
+            state = torch.load(weights, map_location="cpu", weights_only=True)
+        model.load_state_dict(state)
+    except Exception as exc:
+        why = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+        raise WorkspaceError(f"The {name} retriever file {weights} was rejected ({type(exc).__name__}: {why}); "
+                             f"{fix}.") from None
 
 
 def load_retriever(folder: Path, *, workspace: Workspace | None = None, embedder_id: str | None = None,
@@ -224,49 +279,22 @@ def load_retriever(folder: Path, *, workspace: Workspace | None = None, embedder
         If the folder holds no retriever, or it was trained on another graph or embedder (the
         message names `egx train-reg` to retrain).
     """
-    import torch
-
     from core.backends.device import select_device
 
     folder = Path(folder)
-    mf, mp = folder / MANIFEST_FILE, folder / MODEL_FILE
+    mp = folder / MODEL_FILE
     if not mp.exists() and (folder / LEGACY_MODEL_FILE).exists():
         mp = folder / LEGACY_MODEL_FILE
     ws_arg = workspace.name if workspace is not None else "W"
     fix = f"train one with `egx train-reg --workspace {ws_arg} --questions FILE`"
-    if not mf.exists() or not mp.exists():
-        raise WorkspaceError(f"No trained ReG retriever in {folder}; {fix}.")
-    try:
-        manifest = json.loads(mf.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise WorkspaceError(f"The ReG retriever manifest {mf} was rejected ({exc}); {fix}.") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise WorkspaceError(f"{mf} is not a ReG retriever manifest; {fix}.")
-    if manifest.get("unit", "triple") != "triple":  # files from before the entity unit have no "unit"
-        raise WorkspaceError(f"{folder} holds a ReG@{str(manifest.get('unit')).title()} retriever, not ReG@Triple; "
-                             f"set retriever='{manifest.get('unit')}' or {fix}.")
-    if workspace is not None:
-        want = workspace.content_hash
-        if manifest.get("graph_hash") and manifest["graph_hash"] != want:
-            raise WorkspaceError(f"The ReG retriever in {folder} was trained on another graph (hash "
-                                 f"{manifest['graph_hash']}, this workspace {want}); {fix}.")
-    if embedder_id is not None and manifest.get("embedder") != embedder_id:
-        raise WorkspaceError(f"The ReG retriever in {folder} was trained with embedder {manifest.get('embedder')!r}, "
-                             f"the active one is {embedder_id!r}; switch embedders or {fix}.")
+    manifest = read_manifest(folder, mp, unit="triple", name="ReG", fix=fix, other_unit="set retriever='{unit}'",
+                             workspace=workspace, embedder_id=embedder_id)
     dev = select_device(device)
     try:
         model = build_mlp(int(manifest["in_dim"]), int(manifest["hidden"]),
                           cosine_residual=bool(manifest.get("cosine_residual")), dim=int(manifest.get("dim", 0)))
-        if mp.name == MODEL_FILE:  # safetensors: a header and raw tensors, nothing that can run
-            from safetensors.torch import load
-
-            state = load(mp.read_bytes())
-        else:  # weights_only: tensors and plain values, never code (a pickle in a workspace could run anything)
-            state = torch.load(mp, map_location="cpu", weights_only=True)
-        model.load_state_dict(state)
-    except Exception as exc:  # a damaged or foreign file: refuse it visibly, never run or half-load it
-        why = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
-        raise WorkspaceError(f"The ReG retriever file {mp} was rejected ({type(exc).__name__}: {why}); "
-                             f"{fix}.") from None
+    except (KeyError, TypeError, ValueError) as exc:
+        raise WorkspaceError(f"The ReG retriever manifest in {folder} lacks its dimensions ({exc}); {fix}.") from None
+    load_weights(model, mp, name="ReG", fix=fix)
     model.to(dev)
     return TripleRetriever(model, manifest, dev)
