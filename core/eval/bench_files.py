@@ -13,8 +13,8 @@ from core.errors import ConfigError
 RUN = "run.json"
 
 
-def read_records(path: Path) -> tuple[list[dict[str, Any]], int]:
-    """Valid JSONL records and the number of torn / invalid lines dropped."""
+def read_records(path: Path, required: tuple[str, ...] = ("question_id", "method")) -> tuple[list[dict[str, Any]], int]:
+    """Valid JSONL records (objects holding every ``required`` key) and the number of torn / invalid lines dropped."""
     if not path.exists():
         return [], 0
     good, bad = [], 0
@@ -26,7 +26,7 @@ def read_records(path: Path) -> tuple[list[dict[str, Any]], int]:
         except (json.JSONDecodeError, RecursionError):
             bad += 1
             continue
-        if isinstance(rec, dict) and "question_id" in rec and "method" in rec:
+        if isinstance(rec, dict) and all(k in rec for k in required):
             good.append(rec)
         else:
             bad += 1

@@ -11,12 +11,11 @@ shape the summary reads (and the shape older runs wrote into ``results.jsonl``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.eval.bench_files import append_record
+from core.eval.bench_files import append_record, read_records
 
 if TYPE_CHECKING:
     from core.eval.judge import Judge
@@ -26,17 +25,7 @@ JUDGEMENTS = "judgements.jsonl"
 
 def read_judgements(out: Path) -> list[dict[str, Any]]:
     """Every readable line of ``judgements.jsonl``, in file order."""
-    path = out / JUDGEMENTS
-    lines = []
-    if path.exists():
-        for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
-            try:
-                rec = json.loads(raw)
-            except ValueError:
-                continue
-            if isinstance(rec, dict) and rec.get("kind") in ("ACC_L", "Emp.S") and "question_id" in rec:
-                lines.append(rec)
-    return lines
+    return [r for r in read_records(out / JUDGEMENTS, ("question_id", "kind"))[0] if r["kind"] in ("ACC_L", "Emp.S")]
 
 
 def _judged(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -19,12 +19,11 @@ win, 0 a loss, ½ a tie.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.eval.bench_files import append_record
+from core.eval.bench_files import append_record, read_records
 from core.eval.report import PAIRWISE
 
 if TYPE_CHECKING:
@@ -43,16 +42,7 @@ LONG_ANSWERS = "long_answers.jsonl"
 
 
 def _read_lines(path: Path) -> list[dict[str, Any]]:
-    out = []
-    if path.exists():
-        for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
-            try:
-                rec = json.loads(raw)
-            except ValueError:
-                continue
-            if isinstance(rec, dict) and "question_id" in rec and "method" in rec:
-                out.append(rec)
-    return out
+    return read_records(path)[0]
 
 
 def read_pairwise(out: Path, judge_model: str | None = None) -> list[dict[str, Any]]:
