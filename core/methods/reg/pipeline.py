@@ -108,7 +108,14 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
         merge_parallel,
         merged_relation,
     )
-    from core.methods.reg.retriever import TripleRetriever, find_model_dir, load_retriever, neighbourhood, scorer_label
+    from core.methods.reg.retriever import (
+        TripleRetriever,
+        find_model_dir,
+        load_retriever,
+        neighbourhood,
+        scorer_identity,
+        scorer_label,
+    )
 
     cfg = RegConfig() if config is None else config
     if not isinstance(cfg, RegConfig):
@@ -173,7 +180,10 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
             scores = edge_rows[edges] @ qvec if edges.size else np.zeros(0, np.float32)
             name, scorer = "cosine", scorer_label(None)
             step.data["notice"] = NOT_TRAINED_NOTICE
-        scores = pin("reg.score.triples", scores, ids=edges)
+        # the scorer is part of what a recording replays: a run recorded with another scorer (e.g. the cosine
+        # fallback, before a trained retriever was there) misses here and says so, instead of replaying the
+        # other scorer's ranking under this scorer's name
+        scores = pin("reg.score.triples", scores, ids=edges, key=scorer_identity(ret.manifest if ret else None))
         top_k = cfg.top_k
         if entity and ret is not None:  # App. E: parallel relations merged into one triple, K + 200
             top_k += EXTRA_K

@@ -73,6 +73,19 @@ def find_model_dir(workspace: Workspace, configured: str = "") -> Path:
     return shipped_model_dir(workspace) or own
 
 
+def scorer_identity(manifest: dict[str, Any] | None) -> str:
+    """A short digest of which trained scorer this is ("" for the cosine fallback): what a recorded run's
+    pinned scores are keyed by, so a replay with another scorer misses instead of borrowing its ranking."""
+    if manifest is None:
+        return ""
+    import hashlib
+
+    keys = ("unit", "supervision", "llm", "selection", "config", "best_epoch", "trained_on_graph", "graph_hash",
+            "embedder", "in_dim", "hidden")
+    blob = json.dumps({k: manifest.get(k) for k in keys}, sort_keys=True, default=str)
+    return "model:" + hashlib.sha256(blob.encode()).hexdigest()[:12]
+
+
 def scorer_label(manifest: dict[str, Any] | None) -> str:
     """What scored the triples, in the words the pages and reports use: ReG's retriever trained on S(I),
     the paper's "w/o S(I)" ablation (weak labels), or the untrained cosine fallback."""
