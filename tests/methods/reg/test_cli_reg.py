@@ -75,3 +75,31 @@ def test_ask_evidence_format_on_a_method_without_the_field(demo_path, capsys) ->
 
     with pytest.raises(ConfigError, match=r"^ToyConfig has no field \['evidence_format'\]; it has \['top_k'\]\.$"):
         TOY_METHOD.make_config(evidence_format="chains")
+
+
+def test_a_recording_made_with_another_scorer_does_not_replay_under_the_new_name(demo_path) -> None:
+    """Pinned scores are keyed by the scorer: a run recorded with the cosine fallback, replayed once a trained
+    retriever is there, misses at the score step (a visible partial replay) instead of borrowing cosine's ranking."""
+    from core.backends.llm import NoLLM
+    from core.index.workspace import Workspace
+    from core.methods.base import Backends
+    from core.methods.reg.pipeline import run
+    from core.replay import StateTape, tape_scope
+
+    ws_path, qa = demo_path
+    b = Backends(HashingEmbedder(), NoLLM())
+    q = "Who played Agent Smith?"
+    tape = StateTape("record")
+    with tape_scope(tape):
+        before = run(q, Workspace.open(ws_path), backends=b)
+    assert before.scorer.startswith("cosine")
+    replay = StateTape("replay", dict(tape.entries))
+    with tape_scope(replay):
+        run(q, Workspace.open(ws_path), backends=b)  # same scorer: every pin found
+    assert not replay.misses
+    assert main(["train-reg", "--workspace", str(ws_path), "--questions", str(qa), "--embedder", "hashing",
+                 "--epochs", "2"]) == 0
+    replay = StateTape("replay", dict(tape.entries))
+    with tape_scope(replay):
+        after = run(q, Workspace.open(ws_path), backends=b)
+    assert after.scorer.startswith("ReG@Triple") and "reg.score.triples (not on the tape)" in replay.misses
