@@ -65,7 +65,10 @@ def test_ablate_reg_skips_rows_without_a_model_and_says_how_to_train(tmp_path, c
                  "--out", str(out), "--json"]) == 0
     rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)["rows"]}
     assert rows["weak-chains"]["status"] == rows["weak-triples"]["status"] == "ok"
-    assert rows["weak-chains"]["notices"] == {}  # the trained model was used
+    from core.methods.reg.pipeline import WEAK_NOTICE
+
+    # the trained model was used, and it says it is the paper's "w/o S(I)" row, not the cosine fallback
+    assert rows["weak-chains"]["notices"] == {WEAK_NOTICE: 2}
     assert rows["refined-chains"]["status"].startswith("skipped: no model in ")
     assert "egx train-reg --workspace" in rows["refined-chains"]["status"] and "--supervision refined" in \
         rows["refined-chains"]["status"]

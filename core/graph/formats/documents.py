@@ -115,8 +115,8 @@ def pdf_text(path: Path, lim: InputLimits) -> tuple[str, list[str]]:
     name = display_name(path)
     data = read_bytes(path, lim)
     encrypted = (name, "it is encrypted (password-protected)",
-                 "an unencrypted PDF: decrypt it first (e.g. qpdf --decrypt --password=PASSWORD in.pdf out.pdf, or "
-                 "print it to a new PDF) and upload that")
+                 "an unencrypted PDF: decrypt it first (open it with its password and save or print it to a new "
+                 "PDF, or use a PDF tool such as qpdf) and upload that")
     try:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):  # an owner password alone still lets anyone read it
