@@ -40,6 +40,40 @@ if TYPE_CHECKING:
 Progress = Callable[[str, float], None]
 
 
+class Checkpoints:
+    """The training curves and the epoch with the best validation recall (App. E: "the checkpoint with the highest
+    retrieval recall on the validation set"), shared by both retrieval units."""
+
+    def __init__(self, recall_k: int, progress: Progress | None, epochs: int) -> None:
+        self.curves: dict[str, list[float]] = {"epoch": [], "train_loss": [], "val_loss": [], "val_recall": []}
+        self.best, self.best_epoch = -1.0, 0
+        self.state: dict[str, Any] | None = None
+        self.k, self.progress, self.epochs = recall_k, progress, epochs
+
+    def keep(self, model: Any, epoch: int, recall: float) -> None:
+        """``model`` as checkpoint ``epoch`` if its validation ``recall`` is the best so far."""
+        if not np.isnan(recall) and recall > self.best:
+            self.best, self.best_epoch = recall, epoch
+            self.state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+    def epoch(self, model: Any, epoch: int, train_loss: float, val_losses: Sequence[float], recall: float) -> None:
+        """Record one epoch's curves, keep it if best, report progress."""
+        self.curves["epoch"].append(epoch)
+        self.curves["train_loss"].append(train_loss)
+        self.curves["val_loss"].append(float(np.mean(val_losses)) if val_losses else float("nan"))
+        self.curves["val_recall"].append(recall)
+        self.keep(model, epoch, recall)
+        if self.progress is not None:
+            self.progress(f"epoch {epoch}/{self.epochs}: val recall@{self.k} {recall:.3f}", epoch / self.epochs)
+
+    def restore(self, model: Any) -> int:
+        """Load the best checkpoint into ``model``; returns its epoch (the last one when none was better)."""
+        if self.state is None:
+            return self.epochs
+        model.load_state_dict(self.state)
+        return self.best_epoch
+
+
 @dataclass(frozen=True)
 class Example:
     qid: str
@@ -142,12 +176,9 @@ def fit(train: Sequence[Example], val: Sequence[Example], graph: KnowledgeGraph,
     ret = TripleRetriever(model, {"in_dim": in_dim, "hidden": cfg.hidden, "dde_rounds": cfg.dde_rounds,
                                   "dde_reverse_rounds": cfg.dde_reverse_rounds, "dim": dim,
                                   "cosine_residual": cfg.cosine_residual}, device)
-    curves: dict[str, list[float]] = {"epoch": [], "train_loss": [], "val_loss": [], "val_recall": []}
-    best, best_epoch, best_state = -1.0, 0, None
+    ck = Checkpoints(cfg.recall_k, progress, cfg.epochs)
     if cfg.cosine_residual:  # epoch 0 is the cosine ranking itself: a candidate checkpoint like any other
-        best = evaluate([ret.score_features(f) for f in val_feats], val, graph, cfg.recall_k)["label_recall"]
-        best = -1.0 if np.isnan(best) else best
-        best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+        ck.keep(model, 0, evaluate([ret.score_features(f) for f in val_feats], val, graph, cfg.recall_k)["label_recall"])
     batch = 256
     for epoch in range(1, cfg.epochs + 1):
         model.train()
@@ -163,21 +194,8 @@ def fit(train: Sequence[Example], val: Sequence[Example], graph: KnowledgeGraph,
         scores = [ret.score_features(f) for f in val_feats]
         vl = [float(lossf(torch.from_numpy(s), torch.from_numpy(ex.labels.astype(np.float32))))
               for s, ex in zip(scores, val) if len(s)]
-        rec = evaluate(scores, val, graph, cfg.recall_k)["label_recall"]
-        curves["epoch"].append(epoch)
-        curves["train_loss"].append(total / max(1, X.shape[0]))
-        curves["val_loss"].append(float(np.mean(vl)) if vl else float("nan"))
-        curves["val_recall"].append(rec)
-        if not np.isnan(rec) and rec > best:
-            best, best_epoch = rec, epoch
-            best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
-        if progress is not None:
-            progress(f"epoch {epoch}/{cfg.epochs}: val recall@{cfg.recall_k} {rec:.3f}", epoch / cfg.epochs)
-    if best_state is not None:
-        model.load_state_dict(best_state)
-    else:
-        best_epoch = cfg.epochs
-    return ret, curves, best_epoch
+        ck.epoch(model, epoch, total / max(1, X.shape[0]), vl, evaluate(scores, val, graph, cfg.recall_k)["label_recall"])
+    return ret, ck.curves, ck.restore(model)
 
 
 def split_examples(sups: Sequence[Supervision], graph: KnowledgeGraph, qvecs: dict[str, np.ndarray],

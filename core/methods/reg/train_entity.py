@@ -41,7 +41,7 @@ from core.methods.reg.entity_retriever import (
     subgraph_inputs,
     triple_scores,
 )
-from core.methods.reg.train import Example, Progress, TrainResult, evaluate, split_examples, train_reg
+from core.methods.reg.train import Checkpoints, Example, Progress, TrainResult, evaluate, split_examples, train_reg
 
 if TYPE_CHECKING:
     from core.graph.model import KnowledgeGraph
@@ -77,8 +77,7 @@ def fit_entity(train: Sequence[Example], val: Sequence[Example], graph: Knowledg
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     lossf = torch.nn.BCEWithLogitsLoss()
     gen = torch.Generator(device="cpu").manual_seed(cfg.seed)
-    curves: dict[str, list[float]] = {"epoch": [], "train_loss": [], "val_loss": [], "val_recall": []}
-    best, best_epoch, best_state = -1.0, 0, None
+    ck = Checkpoints(cfg.recall_k, progress, cfg.epochs)
     n_nodes = sum(int(sg.nodes.size) for sg in tr)
     for epoch in range(1, cfg.epochs + 1):
         model.train()
@@ -99,21 +98,8 @@ def fit_entity(train: Sequence[Example], val: Sequence[Example], graph: Knowledg
                   for lg, sg in zip(logits, val_sg)]
         vl = [float(lossf(torch.from_numpy(lg), torch.from_numpy(entity_labels(e, graph, sg))))
               for lg, e, sg in zip(logits, val, val_sg) if sg.nodes.size]
-        rec = evaluate(scores, val, graph, cfg.recall_k)["label_recall"]
-        curves["epoch"].append(epoch)
-        curves["train_loss"].append(total / max(1, n_nodes))
-        curves["val_loss"].append(float(np.mean(vl)) if vl else float("nan"))
-        curves["val_recall"].append(rec)
-        if not np.isnan(rec) and rec > best:
-            best, best_epoch = rec, epoch
-            best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
-        if progress is not None:
-            progress(f"epoch {epoch}/{cfg.epochs}: val recall@{cfg.recall_k} {rec:.3f}", epoch / cfg.epochs)
-    if best_state is not None:
-        model.load_state_dict(best_state)
-    else:
-        best_epoch = cfg.epochs
-    return ret, curves, best_epoch
+        ck.epoch(model, epoch, total / max(1, n_nodes), vl, evaluate(scores, val, graph, cfg.recall_k)["label_recall"])
+    return ret, ck.curves, ck.restore(model)
 
 
 def _join(sgs: Sequence[Subgraph], ys: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
