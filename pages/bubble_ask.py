@@ -13,6 +13,7 @@ from components import bubble, charts, graph_view
 from components import state as S
 from components.answer_view import answer_note, replay_banner
 from components.sidebar import active
+from components.suggestions import graph_suggestions, suggested_questions_ui
 from components.teaching import page_intro
 from components.ui import md_escape
 from core.errors import EgxError
@@ -184,6 +185,8 @@ act = active()
 st.title("Ask")
 page_intro("pages/bubble_ask.py")  # what you are looking at, and the paper section
 query = bubble.question_ui(act, "ask")
+suggested_questions_ui(graph_suggestions(act), on_pick=lambda q: S.set_value(S.BUBBLE_QUESTION, q),
+                       key=S.BUBBLE_SUGGESTED)
 result = bubble.current_run(act, query)
 doc = ""
 if result is not None:
