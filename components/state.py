@@ -227,7 +227,8 @@ def keep(key: str, value: Any) -> Any:
 def uploader_key(key: str) -> str:
     """The key of the file uploader ``key`` this run: it changes with :func:`clear_uploader`, which is the only
     way to empty a Streamlit uploader (its files are not session state a page may set)."""
-    return sub(key, str(st.session_state.get(sub(key, "round"), 0)))
+    n = int(st.session_state.get(sub(key, "round"), 0))
+    return sub(key, str(n)) if n else key
 
 
 def clear_uploader(key: str) -> None:
