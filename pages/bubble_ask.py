@@ -15,7 +15,7 @@ from components.answer_view import answer_note, replay_banner
 from components.sidebar import active
 from components.suggestions import graph_suggestions, suggested_questions_ui
 from components.teaching import page_intro
-from components.ui import md_escape
+from components.ui import md_escape, public_text
 from core.errors import EgxError
 from core.graph.formats.jsonio import parse_json
 from core.graph.reader import read_ahead
@@ -87,7 +87,7 @@ def create_chunks_ui(result) -> None:
 def trace_table(trace: Trace) -> pd.DataFrame:
     return pd.DataFrame([{"stage": s.stage, "what": s.title, "ms": round(s.seconds * 1000, 2),
                           "prompt tokens": s.prompt_tokens, "completion tokens": s.completion_tokens,
-                          "LLM cache": _cache_cell(s), "fallback": s.fallback, "paper": s.section}
+                          "LLM cache": _cache_cell(s), "fallback": public_text(s.fallback), "paper": s.section}
                          for s in trace.steps])
 
 

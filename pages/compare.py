@@ -18,7 +18,7 @@ from components.answer_view import answer_note, replay_banner
 from components.graph_view import show_graph
 from components.sidebar import active
 from components.suggestions import graph_suggestions, suggested_questions_ui
-from components.ui import md_escape, question_picker
+from components.ui import error_text, md_escape, question_picker
 from core.errors import EgxError
 from core.eval.diagnosis import Gold, diagnose
 from core.eval.metrics import llm_tokens
@@ -87,10 +87,10 @@ for i, m in enumerate(methods):
         if gold.chunk_ids:
             diags[m] = diagnose(results[m], ws, gold, cut=cut)
     except EgxError as exc:
-        errors[m] = str(exc)
+        errors[m] = error_text(exc)
 progress.empty()
 for m, err in errors.items():
-    st.error(f"{m}: {err}")
+    st.error(f"{m}: {md_escape(err)}")
 
 # --------------------------------------------------------------------------- summary table
 rows = []

@@ -16,7 +16,7 @@ from components.knobs import knob_widget
 from components.sgrag_view import UNK_COLOR, qnode_colors, query_graph_kg
 from components.sidebar import active
 from components.teaching import page_intro
-from components.ui import error_text, md_escape, progress_bar, question_picker
+from components.ui import error_text, md_escape, progress_bar, public_text, question_picker
 from core.errors import EgxError
 from core.methods.base import Backends
 from core.methods.sgrag import METHOD, SGRAGConfig
@@ -86,7 +86,7 @@ with left:
                    "(the bridge-star shape of ERQA)."))
     q_fallback = result.trace.fallback("query_graph")
     if q_fallback and act.llm.available:
-        st.warning(f"Query-graph fallback: {q_fallback}")
+        st.warning(f"Query-graph fallback: {md_escape(public_text(q_fallback))}")
     q_data = QueryGraphData.of(result.trace)
     repairs = q_data.repairs() if q_data is not None else []
     if repairs:
