@@ -16,7 +16,7 @@ import streamlit as st
 from components import deep_link, graph_view, resources
 from components import state as S
 from components.sidebar import Active
-from components.ui import md_escape, public_text
+from components.ui import error_text, md_escape, public_text
 from core.errors import EgxError
 from core.graph.reader import read_ahead
 from core.methods.base import Backends
@@ -104,7 +104,7 @@ def current_run(act: Active, query: str) -> BubbleResult | None:
     try:
         return resources.method_run(METHOD, act.workspace, act.key, Backends(act.embedder, act.llm, act.reranker), query, cfg)
     except EgxError as exc:
-        st.error(f"**BubbleRAG could not run.** {md_escape(exc)}")
+        st.error(f"**BubbleRAG could not run.** {md_escape(error_text(exc))}")
         return None
 
 

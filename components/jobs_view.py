@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from components.ui import md_escape
+from components.ui import md_escape, public_text
 from core.jobs import format_seconds
 
 if TYPE_CHECKING:
@@ -84,10 +84,10 @@ def _draw(job: Job, *, where: str) -> None:
     elif s.state == "done":
         st.success(f"**{md_escape(s.title)}** — done ({status_line(s)})", icon=":material/check_circle:")
     elif s.state == "cancelled":
-        st.warning(f"**{md_escape(s.title)}** — cancelled ({status_line(s)}). {md_escape(s.error)}",
+        st.warning(f"**{md_escape(s.title)}** — cancelled ({status_line(s)}). {md_escape(public_text(s.error))}",
                    icon=":material/stop_circle:")
     else:
-        st.error(f"**{md_escape(s.title)}** — failed: {md_escape(s.error)}", icon=":material/error:")
+        st.error(f"**{md_escape(s.title)}** — failed: {md_escape(public_text(s.error))}", icon=":material/error:")
 
 
 def _answer_so_far(s: JobStatus) -> None:

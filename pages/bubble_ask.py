@@ -15,7 +15,7 @@ from components.answer_view import answer_note, replay_banner
 from components.sidebar import active
 from components.suggestions import graph_suggestions, suggested_questions_ui
 from components.teaching import page_intro
-from components.ui import md_escape, public_text
+from components.ui import error_text, md_escape, public_text
 from core.errors import EgxError
 from core.graph.formats.jsonio import parse_json
 from core.graph.reader import read_ahead
@@ -154,7 +154,7 @@ def create_trace_upload_ui(result) -> None:
         st.error(f"{md_escape(up.name)} is not valid JSON ({md_escape(exc)}). Load a trace exported by this page.")
         return
     except EgxError as exc:
-        st.error(md_escape(exc))
+        st.error(md_escape(error_text(exc)))
         return
     st.markdown(f"**Saved trace** · method `{md_escape(trace.method)}` · workspace `{md_escape(trace.workspace)}` · "
                 f"question: {md_escape(trace.query)}")

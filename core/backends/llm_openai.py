@@ -332,6 +332,10 @@ class OpenAILLM:
         import httpx2
         import openai
 
+        response = getattr(stream, "response", None)
+        ctype = str(response.headers.get("content-type", "")) if response is not None else "text/event-stream"
+        if "event-stream" not in ctype:  # no event stream: a server that ignored `stream`, or not an LLM at all
+            return self._unstreamed(stream, response, sink)
         pieces: list[str] = []
         finish: str | None = None
         usage: Any = None
@@ -366,7 +370,33 @@ class OpenAILLM:
             close = getattr(stream, "close", None)
             if close is not None:
                 close()
+        if not pieces and finish is None:
+            raise LLMReplyError(f"{self._where()} ended the reply stream of model {self.model!r} without any text or "
+                                "finish reason. Check the server's logs.")
         return "".join(pieces), finish, usage, model
+
+    def _unstreamed(self, stream: Any, response: Any, sink: Any) -> tuple[str, str | None, Any, str]:
+        """The body of a reply that came without server-sent events: a whole chat completion (passed to
+        ``sink`` at once), or :class:`LLMReplyError` naming what came back instead (a web page, …)."""
+        import httpx2
+        from openai.types.chat import ChatCompletion
+
+        try:
+            body = response.read().decode("utf-8", "replace")
+        except ReplyTooLarge as exc:
+            raise LLMReplyError(f"{self._where()} {exc}") from None
+        except (httpx2.HTTPError, OSError) as exc:  # the connection broke while the body was read
+            raise LLMReplyError(self._bad_body(exc)) from None
+        finally:
+            stream.close()
+        try:
+            resp: Any = ChatCompletion.model_validate(json.loads(body))
+        except (ValueError, TypeError):
+            resp = body
+        text = self._content(resp)  # raises for a page or a body without choices
+        sink(text)
+        return text, getattr(resp.choices[0], "finish_reason", None), getattr(resp, "usage", None), \
+            str(getattr(resp, "model", "") or "")
 
     def _content(self, resp: Any) -> str:
         """The message text of a parsed reply; :class:`LLMReplyError` when it is no chat completion."""

@@ -140,3 +140,25 @@ def test_a_cancel_stops_a_streaming_reply(tmp_path: Path) -> None:
     with pytest.raises(Cancelled):
         job.result()
     assert len(str(job.status().get("answer_text"))) < len(ANSWER * 5)
+
+
+@pytest.mark.parametrize("action", [{"html": True}, {"json": {"object": "error", "detail": "model is loading"}}])
+def test_a_streamed_request_answered_by_no_event_stream_is_a_bad_reply(tmp_path: Path, action: dict) -> None:
+    """A proxy's web page (or an error object) where events were asked for: the same LLMReplyError as without
+    streaming — never an empty answer, which would keep the circuit breaker closed."""
+    from core.backends.llm_errors import LLMReplyError
+
+    with fake_openai_server(action) as server:
+        with streaming_reply(lambda _: None), pytest.raises(LLMReplyError, match="instead of a chat completion|not a "
+                                                                                 "chat completion"):
+            _llm(server, tmp_path).chat(MSG)
+
+
+def test_a_server_that_ignores_stream_still_answers(tmp_path: Path) -> None:
+    from tests.fake_openai import completion
+
+    with fake_openai_server({"json": completion(ANSWER)}) as server:
+        seen: list[str] = []
+        with streaming_reply(seen.append):
+            r = _llm(server, tmp_path).chat(MSG)
+    assert r.text == ANSWER and seen == [ANSWER] and r.prompt_tokens == 17
