@@ -48,7 +48,6 @@ def suggested_questions_ui(suggestions: tuple[SuggestedQuestion, ...], *, on_pic
         return
     st.caption("This workspace has no questions file. Questions its graph answers (written from its "
                "best-connected entities, no LLM):")
-    cols = st.columns(len(suggestions))
-    for i, (col, s) in enumerate(zip(cols, suggestions)):
-        col.button(md_escape(s.question), key=S.sub(key, str(i)), on_click=on_pick, args=(s.question,),
-                   help=_KIND_HELP.get(s.kind), width="stretch", icon=":material/lightbulb:")
+    for i, s in enumerate(suggestions):  # one per line: a question cut to a column's width cannot be read
+        st.button(md_escape(s.question), key=S.sub(key, str(i)), on_click=on_pick, args=(s.question,),
+                  help=_KIND_HELP.get(s.kind), width="content", icon=":material/lightbulb:", type="tertiary")

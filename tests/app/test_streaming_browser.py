@@ -49,6 +49,8 @@ def test_ask_streams_the_answer_as_the_llm_writes_it(tmp_path: Path) -> None:
                 while time.monotonic() - t_first < 20 and growing.count():
                     try:
                         seen.append(growing.inner_text(timeout=1_000).replace("▌", "").strip())
+                        if len(seen) == 4:
+                            page.screenshot(path=str(tmp_path / "ask_streaming.png"))
                     except Exception:  # the panel went away between count() and the read: the run ended
                         break
                     time.sleep(0.2)
@@ -104,11 +106,12 @@ def test_a_suggested_question_runs_on_a_workspace_without_questions(tmp_path: Pa
                 page.get_by_role("option", name=re.compile("films")).click()
             hint = page.get_by_text("Questions its graph answers", exact=False).filter(visible=True).first
             expect(hint).to_be_visible(timeout=120_000)
+            page.screenshot(path=str(tmp_path / "ask_suggested.png"))
             button = page.locator("[data-testid='stButton'] button").filter(has_text="?").first
-            question = button.inner_text().strip()
+            question = button.inner_text().strip().splitlines()[-1].strip()  # after the icon's ligature name
             assert question.endswith("?") and len(question) > 10
             button.click()
-            field = page.get_by_label("Question").first
+            field = page.locator("input[aria-label='Question']").first
             expect(field).to_have_value(question, timeout=60_000)
             expect(page.get_by_text("Answer", exact=True).filter(visible=True).first).to_be_visible(timeout=120_000)
         finally:
