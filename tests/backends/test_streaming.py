@@ -149,8 +149,8 @@ def test_a_streamed_request_answered_by_no_event_stream_is_a_bad_reply(tmp_path:
     from core.backends.llm_errors import LLMReplyError
 
     with fake_openai_server(action) as server:
-        with streaming_reply(lambda _: None), pytest.raises(LLMReplyError, match="instead of a chat completion|not a "
-                                                                                 "chat completion"):
+        with streaming_reply(lambda _: None), \
+                pytest.raises(LLMReplyError, match=r"instead of a chat completion|not a chat completion"):
             _llm(server, tmp_path).chat(MSG)
 
 
@@ -162,3 +162,36 @@ def test_a_server_that_ignores_stream_still_answers(tmp_path: Path) -> None:
         with streaming_reply(seen.append):
             r = _llm(server, tmp_path).chat(MSG)
     assert r.text == ANSWER and seen == [ANSWER] and r.prompt_tokens == 17
+
+
+class _WordsLlama:
+    """A stand-in for ``llama_cpp.Llama`` that streams ``text`` one word per chunk (no model is loaded)."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.calls = text, []
+
+    def create_chat_completion(self, **kw):  # type: ignore[no-untyped-def]
+        self.calls.append(kw)
+        words = [w + " " for w in self.text.split(" ")]
+        words[-1] = words[-1].rstrip()
+        return iter([{"choices": [{"delta": {"content": w}, "finish_reason": None}]} for w in words]
+                    + [{"choices": [{"delta": {}, "finish_reason": "stop"}]}])
+
+    def tokenize(self, b: bytes, add_bos: bool = False) -> list[int]:
+        return list(range(len(b.split())))
+
+
+def test_the_local_backend_feeds_the_sink_but_not_for_json() -> None:
+    import threading
+
+    from core.backends.llm import LlamaCppLLM
+
+    fake = _WordsLlama(ANSWER)
+    llm = LlamaCppLLM(size="0.5b", timeout=30)
+    llm._load = lambda: (fake, threading.Lock())  # type: ignore[method-assign]
+    seen: list[str] = []
+    with streaming_reply(seen.append):
+        r = llm.chat(MSG)
+        llm.chat(MSG, json_schema={"type": "object"})  # constrained decoding: no partial text
+    assert r.text == ANSWER and seen[-1] == ANSWER and len(seen) == len(ANSWER.split())
+    assert all(ANSWER.startswith(s) for s in seen)
