@@ -130,7 +130,7 @@ def test_benchmark_records_carry_titles_and_rows_match_the_ranking(demo, tmp_pat
         assert rec["gold_titles"] == [g.chunk(c).title for c in rec["gold"]]
         assert row[RETRIEVED] == [g.chunk(c).title for c in rec["ranked"][:RETRIEVED_K]]
         for cid, rank in zip(rec["gold"], row["gold ranks"]):
-            assert rank is None or rec["ranked"][rank - 1] == cid and cid not in rec["ranked"][:rank - 1]
+            assert rank is None or (rec["ranked"][rank - 1] == cid and cid not in rec["ranked"][:rank - 1])
             assert rank is not None or cid not in rec["ranked"]
         assert row["verdict key"] in {"ok", "ranked_out", "not_in_graph", "answer_wrong", "answer_partial", "no_anchor"}
         assert row["gold answer"] == rec["answers"][0]
