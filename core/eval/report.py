@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from core.eval.verdicts import VERDICT_KEYS, record_verdict, verdict_label
-from core.fsio import atomic_write_text
+from core.fsio import atomic_write_bytes, atomic_write_text
 
 #: The files of a benchmark folder (the runner appends RESULTS; :func:`write_outputs` writes the rest).
 RESULTS = "results.jsonl"
@@ -44,6 +44,7 @@ SUMMARY = "summary.json"
 REPORT = "report.md"
 CHARTS = "charts.html"
 PAIRWISE = "pairwise.jsonl"
+TRIAGE = "triage.csv"
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -366,11 +367,16 @@ def charts_html(summary: dict[str, Any]) -> str:
 
 
 def write_outputs(out: Path, records: Sequence[dict[str, Any]], summary: dict[str, Any]) -> dict[str, Path]:
-    """Write summary.json, report.md and charts.html atomically; the JSONL is the runner's."""
+    """Write summary.json, report.md, charts.html and the per-question triage table (triage.csv: every
+    question × method, :mod:`core.eval.triage`) atomically; the JSONL is the runner's."""
+    from core.eval.triage import benchmark_rows, to_csv
+
     files = {"results": out / RESULTS}
     for key, name, text in (("summary", SUMMARY, json.dumps(summary, indent=1, ensure_ascii=False)),
                             ("report", REPORT, markdown_report(summary)),
                             ("charts", CHARTS, charts_html(summary))):
         atomic_write_text(out / name, text)
         files[key] = out / name
+    atomic_write_bytes(out / TRIAGE, to_csv(benchmark_rows(records)))
+    files["triage"] = out / TRIAGE
     return files
