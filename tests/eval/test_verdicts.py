@@ -121,3 +121,22 @@ def test_verdict_labels_are_made_only_by_the_vocabulary():
     for rel in ("pages/benchmark.py", "pages/compare.py", "components/compare_view.py", "core/eval/report.py",
                 "core/eval/triage.py"):
         assert "core.eval.verdicts import" in (ROOT / rel).read_text(encoding="utf-8"), rel
+
+
+def test_a_surname_from_the_llm_reads_partly_right_through_the_diagnosis():
+    """Every gold passage retrieved and the LLM answers "Weaving": the diagnosis keeps SQuAD's answer_wrong (EM 0),
+    the vocabulary words it "partly right (F1 0.67)"; an alias of the dataset is an exact match (ok)."""
+    from core.eval.diagnosis import Gold, diagnose
+    from tests.eval.test_diagnosis import fake, toy_workspace
+
+    ws = toy_workspace()
+    gold = Gold("q", ("c1", "c2"), ("Hugo Weaving",))
+    d = diagnose(fake("dense", ["c1", "c2"], "Weaving", llm=True), ws, gold)
+    assert d.stage == "answer_wrong" and "not an exact match" in d.summary and "F1 0.67" in d.summary
+    v = diagnosis_verdict(d)
+    assert (v.key, v.label, v.tone) == (ANSWER_PARTIAL, "retrieved, answer partly right (F1 0.67)", "partial")
+    d = diagnose(fake("dense", ["c1", "c2"], "Keanu Reeves", llm=True), ws, gold)
+    assert diagnosis_verdict(d).label == "retrieved, answer wrong"
+    aliased = Gold("q", ("c1", "c2"), ("Hugo Wallace Weaving", "Hugo Weaving"))
+    d = diagnose(fake("dense", ["c1", "c2"], "Hugo Weaving", llm=True), ws, aliased)
+    assert d.stage == "ok" and diagnosis_verdict(d).label == "ok (alias match)"
