@@ -4,7 +4,7 @@ method's step-through page (``Method.page``, with the question and workspace in 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -143,10 +143,19 @@ def summary_columns() -> dict[str, Any]:
     return out
 
 
-def chunk_title(graph: KnowledgeGraph) -> Any:
-    """Chunk id -> its passage title (None for an id the graph lacks): the triage rows' title lookup."""
-    known = graph.chunk_index
-    return lambda cid: (graph.chunk(cid).title or None) if cid in known else None
+def chunk_title(graph: KnowledgeGraph | Callable[[], Any]) -> Callable[[str], str | None]:
+    """Chunk id -> its passage title (None for an id the graph lacks): the triage rows' title lookup. ``graph``
+    may be a function that returns it, called on the first lookup only (a run whose records carry their
+    titles never opens the graph)."""
+    got: list[Any] = []
+
+    def title(cid: str) -> str | None:
+        if not got:
+            got.append(graph() if callable(graph) else graph)
+        g = got[0]
+        return (g.chunk(cid).title or None) if cid in g.chunk_index else None
+
+    return title
 
 
 def verdict_badge(diag: Diagnosis) -> None:

@@ -250,8 +250,9 @@ st.plotly_chart(failure_figure(summary), use_container_width=True, key=S.BENCH_F
 st.subheader("Per question")
 records = list(rep.records)
 run_ws = str(summary.get("settings", {}).get("workspace") or "")
-# titles: a record carries its own; an older one is looked up in the active workspace when the run was made on it
-all_rows = benchmark_rows(records, title_of=cv.chunk_title(act.graph) if run_ws in ("", ws.name) else None)
+# a record carries its passage titles; an older one's are looked up in the active workspace when the run was made
+# on it (the graph is opened on the first lookup only), else its chunk ids are shown
+all_rows = benchmark_rows(records, title_of=cv.chunk_title(lambda: act.graph) if run_ws in ("", ws.name) else None)
 present = {r["verdict key"] for r in all_rows}
 verdicts = [v for v in VERDICT_KEYS if v in present] + sorted(present - set(VERDICT_KEYS))
 f1, f2, f3 = st.columns([2, 2, 1], vertical_alignment="bottom")
