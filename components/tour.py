@@ -259,10 +259,10 @@ def bar(page: str) -> None:
     """The tour's step on ``page`` ("pages/x.py"), drawn under the page title: what the stage does, what to
     look at, Back / Next / Leave. On a page that is not the current step's: a way back to it. Nothing when
     no tour runs (only the note of a tour just left, once)."""
+    _follow()  # a tour button of this run asked for another page: open it before drawing anything here
     _note()
     t = current()
     if t is None:
-        _follow()
         return
     step = STEPS[t.step]
     n = len(STEPS)
@@ -301,11 +301,11 @@ def bar(page: str) -> None:
                           width="stretch")
             c3.button("Leave tour", icon=":material/logout:", key=S.sub(S.TOUR, "leave"), on_click=leave,
                       width="stretch")
-    _follow()
 
 
 def home_panel() -> None:
     """Home's "Guided demo" box: start the tour (or resume / leave a running one)."""
+    _follow()
     _note()
     t = current()
     with st.container(border=True, key=S.sub(S.TOUR, "home")):
@@ -326,4 +326,3 @@ def home_panel() -> None:
                       on_click=goto, args=(t.step,), type="primary", width="stretch")
             c2.button("Leave tour", icon=":material/logout:", key=S.sub(S.TOUR, "leave"), on_click=leave,
                       width="stretch")
-    _follow()
