@@ -33,18 +33,23 @@ def stage_times(llm: Any, trace: Any) -> tuple[tuple[StageTime, ...], str] | Non
     return _pair(run, trace), recorded_setup(rec.provenance, run)
 
 
+#: Marks the time lines (a Material icon: an emoji needs a font the offline browser may lack).
+TIMER = ":material/timer:"
+
+
 def _seconds(s: float) -> str:
     return f"{s:.1f} s" if s >= 0.95 else f"{s:.2f} s" if s >= 0.005 else f"{s * 1000:.1f} ms"
 
 
 def stage_line(t: StageTime, setup: str) -> str:
-    """``Keyword extraction: LLM 8.5 s when recorded (…) · replay 0.02 s`` (Markdown, escaped)."""
+    """``Keyword extraction: 8.5 s when recorded live (LLM stage, …; model …) · this replay 0.2 ms``
+    (Markdown, user text escaped)."""
     title = md_escape(t.title or t.stage)
     if t.recorded_s is None:
-        return f"⏱ {title}: not in the recording · replay {_seconds(t.replay_s)}"
+        return f"{TIMER} {title}: not in the recording · replay {_seconds(t.replay_s)}"
     what = "LLM stage" if t.llm else "no LLM call"
     tokens = f", {t.prompt_tokens:,} + {t.completion_tokens:,} tokens" if t.llm else ""
-    return (f"⏱ {title}: **{_seconds(t.recorded_s)}** when recorded live ({what}{tokens}; {md_escape(setup)}) · "
+    return (f"{TIMER} {title}: **{_seconds(t.recorded_s)}** when recorded live ({what}{tokens}; {md_escape(setup)}) · "
             f"this replay **{_seconds(t.replay_s)}**")
 
 

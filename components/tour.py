@@ -63,7 +63,7 @@ STEPS: tuple[TourStep, ...] = (
              "groups (weights sum to 1).",
              "Click **Next stage** through the six stages: which keywords the model inferred, what “movie” became, "
              "and at stage 6 the groups with their weights. Each group keeps its colour on the following pages. "
-             "The ⏱ lines give each stage's time with the real model beside this replay's."),
+             "The lines with a timer give each stage's time with the real model beside this replay's."),
     TourStep("pages/bubble_expansion.py", KEANU, "§3.3, Algorithm 1",
              "From every anchor a bubble grows over the localized graph G′ — a multi-source Dijkstra whose cost "
              "per node is 1 − cos(q, v), cheapest first, one bubble per group. Where bubbles of different groups "
