@@ -281,7 +281,7 @@ def bar(page: str) -> None:
             st.markdown(f"**What this stage does** ({md_escape(step.section)}): {md_escape(step.what)}")
             st.markdown(f"**Look at:** {step.look}")  # the tour's own text: its bold marks are meant
             st.caption(f"Question: {md_escape(step.question)} · replayed from recorded runs of the real local "
-                       f"model, so every step opens at once · paper: [{md_escape(p.key)} {md_escape(step.section)}]"
+                       f"model (no model runs now) · paper: [{md_escape(p.key)} {md_escape(step.section)}]"
                        f"({p.url})")
             off = _off_course()
             if off:

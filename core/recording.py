@@ -409,7 +409,8 @@ def recorded_setup(provenance: dict[str, Any], run: dict[str, Any]) -> str:
         runtime += f", {threads} thread{'s' if threads != 1 else ''}"
     if runtime:
         parts.append(runtime)
-    source = run.get("state_source") if isinstance(run.get("state_source"), dict) else {}
+    raw = run.get("state_source")
+    source: dict[str, Any] = raw if isinstance(raw, dict) else {}
     # a re-taped run kept the seconds of the machine it was first recorded on, which the bundle does not name
     if str(source.get("how", "")).startswith("recorded live") and source.get("machine"):
         parts.append(str(source["machine"]))
