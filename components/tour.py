@@ -121,6 +121,7 @@ class TourState:
     step: int = 0
     saved: dict[str, Any] = field(default_factory=dict)  #: session key → its value before the tour
     before: dict[str, str] = field(default_factory=dict)  #: the sidebar choices before the tour, for the note
+    models: dict[str, str] = field(default_factory=dict)  #: the recording's embedder and reranker (read once)
 
 
 def current() -> TourState | None:
@@ -151,11 +152,10 @@ def _tour_models() -> dict[str, str]:
         return {}
 
 
-def _choose_backends() -> None:
+def _choose_backends(models: dict[str, str]) -> None:
     """The demo workspace, the recorded LLM and the recording's models in the sidebar."""
     S.set_value(S.WORKSPACE, WORKSPACE)
     S.set_value(S.LLM, LLM)
-    models = _tour_models()
     if "embedder" in models:
         S.set_value(S.EMBEDDER, models["embedder"])
     if "reranker" in models:
@@ -169,7 +169,7 @@ def _enter(t: TourState, i: int) -> None:
     ss = st.session_state
     t.step = i
     step = STEPS[i]
-    _choose_backends()  # again: the sidebar may have been changed since
+    _choose_backends(t.models)  # again: the sidebar may have been changed since
     for key in RESET:
         _drop(key)
     S.follow_workspace(WORKSPACE, S.BUBBLE_QUESTION)  # the question of the workspace left is kept for it
@@ -191,7 +191,7 @@ def start() -> None:
     saved = {k: copy.deepcopy(ss[k]) for key in SAVED for k in _family(key)}
     before = {"workspace": str(ss.get(S.WORKSPACE) or ""), "LLM": str(ss.get(S.LLM) or ""),
               "embedder": str(ss.get(S.EMBEDDER) or ""), "reranker": str(ss.get(S.RERANKER) or "")}
-    t = TourState(0, saved, before)
+    t = TourState(0, saved, before, _tour_models())
     ss[S.TOUR] = t
     _enter(t, 0)
 
@@ -234,7 +234,7 @@ def _note() -> None:
         st.success(md_escape(note), icon=":material/tour:")
 
 
-def _off_course() -> list[str]:
+def _off_course(t: TourState) -> list[str]:
     """What in the sidebar differs from the tour's choices (someone changed it during the tour)."""
     ss = st.session_state
     out = []
@@ -243,7 +243,7 @@ def _off_course() -> list[str]:
     if ss.get(S.LLM) != LLM:
         out.append("LLM")
     for kind, key in (("embedder", S.EMBEDDER), ("reranker", S.RERANKER)):
-        want = _tour_models().get(kind)
+        want = t.models.get(kind)
         if want and ss.get(key) != want:
             out.append(kind)
     return out
@@ -283,7 +283,7 @@ def bar(page: str) -> None:
             st.caption(f"Question: {md_escape(step.question)} · replayed from recorded runs of the real local "
                        f"model (no model runs now) · paper: [{md_escape(p.key)} {md_escape(step.section)}]"
                        f"({p.url})")
-            off = _off_course()
+            off = _off_course(t)
             if off:
                 st.warning(f"The sidebar's {', '.join(off)} changed since this step opened, so this page may not "
                            "show the recorded run; Next (or Back) puts the tour's choices back.",

@@ -105,8 +105,13 @@ def test_back_leave_and_a_page_off_the_tour(home: Path) -> None:
     _ok(_button(at, "start").click().run())
     assert S.BUBBLE_H not in at.session_state  # reset: the recorded run's settings
     assert at.session_state[S.BUBBLE_QUESTION] == tour.KEANU
+    # the LLM changed in the sidebar mid-tour: the bar says so, and Next puts the recorded LLM back
+    _ok(at.sidebar.selectbox(key=S.widget_key(S.LLM)).set_value("none").run())
+    assert any("The sidebar's LLM changed since this step opened" in plain(w.value) for w in at.warning)
     _ok(_button(at, "next").click().run())
     assert at.title[0].value == "Bubble expansion" and at.session_state[S.TOUR].step == 1
+    assert at.session_state[S.LLM] == "recorded"
+    assert not any("changed since this step opened" in plain(w.value) for w in at.warning)
     _ok(_button(at, "back").click().run())
     assert at.title[0].value == "Anchor grouping" and at.session_state[S.TOUR].step == 0
     assert _button(at, "back").disabled  # no step before the first

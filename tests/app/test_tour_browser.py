@@ -39,6 +39,8 @@ def test_the_guided_demo_from_home_through_every_next(server: tuple[str, float],
                 expect(page.get_by_role("heading", name=HEADINGS[step.page], exact=True)).to_be_visible(
                     timeout=TIMEOUT)
                 assert f"/{Path(step.page).stem}" in page.url, (i, page.url)
+                if step.page != "pages/compare.py":  # the step's question, not the one the address bar held
+                    expect(page.get_by_label("Question", exact=True)).to_have_value(step.question, timeout=TIMEOUT)
                 if i == 0:  # the recorded run: each stage's live seconds beside the replay's
                     expect(page.get_by_text(re.compile(r"when recorded live \(LLM stage")).first).to_be_visible(
                         timeout=TIMEOUT)
