@@ -162,6 +162,9 @@ BENCH_FAILURE_CHART = "egx.bench.fig.failure"
 BENCH_JOB = "egx.bench.job"  #: key of this session's benchmark run (a background job)
 BENCH_JUDGE = "egx.bench.judge"  #: the judge LLM's backend name ("none", "same" or a registry name)
 
+# ---------------------------------------------------------------- guided demo (components/tour.py)
+TOUR = "egx.tour"  #: the running tour (a components.tour.TourState); its buttons and notes are sub(TOUR, ...)
+
 # ---------------------------------------------------------------- per-workspace values (follow_workspace)
 WORKSPACE_OF = "egx.workspace_of"  #: value key → the workspace its current value belongs to
 PER_WORKSPACE = "egx.per_workspace"  #: (workspace, value key) → the values it had there

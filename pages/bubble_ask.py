@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import bubble, charts, graph_view, resources
+from components import bubble, charts, graph_view, replay_time, resources, tour
 from components import state as S
 from components.answer_view import answer_note, gold_answer, question_answers, replay_banner
 from components.sidebar import active
@@ -111,6 +111,7 @@ def create_latency_ui(trace: Trace, key: str) -> None:
     c3.metric("Stages with a fallback", sum(1 for s in trace.steps if s.fallback))
     st.plotly_chart(charts.stage_latency_figure(trace), key=key)
     st.dataframe(trace_table(trace), hide_index=True, width="stretch")
+    replay_time.stage_time_table(act.llm, trace)  # a replayed run: the recorded live seconds beside the replay's
 
 
 def create_export_ui(result, doc: str) -> None:
@@ -190,6 +191,7 @@ def create_trace_upload_ui(result) -> None:
 
 act = active()
 st.title("Ask")
+tour.bar("pages/bubble_ask.py")  # the guided demo's step, when one runs
 page_intro("pages/bubble_ask.py")  # what you are looking at, and the paper section
 query = bubble.question_ui(act, "ask")
 result = bubble.current_run(act, query)

@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from components import compare_view as cv
-from components import resources
+from components import resources, tour
 from components import state as S
 from components.answer_view import answer_note, gold_answer, replay_banner
 from components.graph_view import show_graph
@@ -32,6 +32,7 @@ DEMO_QUESTION = "Who played the main villain in the movie where Keanu Reeves and
 act = active()
 ws = act.workspace
 st.title("Compare methods")
+tour.bar("pages/compare.py")  # the guided demo's step, when one runs
 graph = resources.whole_graph(ws, "the side-by-side evidence graphs and the failure diagnosis")
 st.caption("One question, every retrieval method on the same workspace and backends. For each method: its "
            "ranked passages (✓ = gold), where the gold evidence was lost (the failure diagnosis reads the "
