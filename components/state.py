@@ -139,6 +139,7 @@ COMPARE_CUSTOM = "egx.compare.custom"  #: text of a typed question
 COMPARE_METHODS = "egx.compare.methods"  #: methods shown side by side
 COMPARE_CUT = "egx.compare.cut"  #: rank cut of the diagnosis
 COMPARE_OPEN = "egx.compare.open"  #: the step-through buttons, one per method: sub(COMPARE_OPEN, name)
+COMPARE_DOWNLOAD = "egx.compare.download"  #: the comparison's CSV / JSON buttons: sub(COMPARE_DOWNLOAD, "csv")
 #: the :class:`Handoff` (question, workspace, method) a page hands to the page it opens; see take_handoff
 HANDOFF_QUESTION = "egx.handoff.question"
 BENCH_METHODS = "egx.bench.methods"
@@ -148,6 +149,8 @@ BENCH_RUN = "egx.bench.run"  #: the run button
 BENCH_LOADED = "egx.bench.loaded"  #: run name of the report shown
 BENCH_FILTER_METHOD = "egx.bench.filter_method"
 BENCH_FILTER_STAGE = "egx.bench.filter_stage"
+BENCH_FAILURES_ONLY = "egx.bench.failures_only"  #: the per-question table shows failures only (default on)
+BENCH_DOWNLOAD = "egx.bench.download"  #: the per-question table's CSV / JSON buttons: sub(BENCH_DOWNLOAD, "csv")
 BENCH_TABLE = "egx.bench.table"  #: the per-question dataframe (row selection opens the comparison)
 BENCH_LOAD = "egx.bench.load"  #: the load button
 BENCH_LOAD_PICK = "egx.bench.load_pick"  #: the finished run to load

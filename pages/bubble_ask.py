@@ -9,9 +9,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import bubble, charts, graph_view, replay_time, tour
+from components import bubble, charts, graph_view, replay_time, resources, tour
 from components import state as S
-from components.answer_view import answer_note, replay_banner
+from components.answer_view import answer_note, gold_answer, question_answers, replay_banner
 from components.sidebar import active
 from components.teaching import page_intro
 from components.ui import md_escape
@@ -31,9 +31,17 @@ def create_answer_ui(result) -> None:
         st.markdown("**Answer**")
         replay_banner(result)  # a partial replay says so before the answer
         st.markdown(md_escape(result.answer) if result.answer else "_(no answer)_")
+        gold_answer(result.answer, _gold_answers(result.query))  # a workspace question's gold answer, EM / F1
         answer_note(result)  # extractive or generated, and what none mode could not do
         st.caption(f"α = {result.config.alpha:g}, n = {result.config.n}, h = {result.config.h}, B = {result.config.B}")
         bubble.fallback_notes(result, ("answer",))  # why the LLM's answer was not used, if it was not
+
+
+def _gold_answers(query: str) -> tuple[str, ...]:
+    try:
+        return question_answers(resources.workspace_questions(act.workspace, act.key), query)
+    except EgxError:  # an unreadable questions file: the Data page says why; the answer stands alone
+        return ()
 
 
 def create_evidence_ui(result) -> str:
