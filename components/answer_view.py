@@ -1,15 +1,20 @@
 """How an answer was made, shown next to it on every page that shows one: "Extractive
 answer (no LLM)" with what that means, and what ``none`` mode could not do for this question.
-The words come from :func:`core.methods.answering.describe_answer` (the CLI prints the same)."""
+The words come from :func:`core.methods.answering.describe_answer` (the CLI prints the same).
+Beside it, when the question comes with one, the gold answer with EM, F1 and the kind of match
+(:func:`core.eval.verdicts.match_answer`), so a surname is seen as a partial match, not only as wrong."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import streamlit as st
 
 from components.ui import md_escape
+from core.eval.verdicts import AnswerMatch, match_answer
 from core.methods.answering import AnswerNote, describe_answer, method_notices
+from core.methods.base import Gold
 from core.replay import replay_notice
 
 
@@ -61,3 +66,34 @@ def llm_cache_line(trace: Any) -> str:
         return f"LLM: {total} {replies} generated now (none from the LLM cache)."
     return (f"LLM cache: {hits} of {total} LLM {replies} answered from the cache (no LLM time; "
             "the sidebar's “Reuse cached LLM replies” switch asks the LLM again).")
+
+
+def gold_answer_text(answer: str, golds: Sequence[str]) -> tuple[str, AnswerMatch]:
+    """The gold-answer line as escaped markdown ("" when the question has no gold answer) and the match:
+    ``Gold answer: **Hugo Weaving** · EM 0 · F1 0.67 · partial match (part of the gold answer)``."""
+    m = match_answer(answer, golds)
+    if m.kind == "no_gold":
+        return "", m
+    gs = [g for g in golds if g]
+    text = f"Gold answer: **{md_escape(gs[0])}**"
+    if len(gs) > 1:
+        more = f" … (+{len(gs) - 5})" if len(gs) > 5 else ""
+        text += f" (aliases: {md_escape(', '.join(gs[1:5]))}{more})"
+    return text + f" · EM {m.em or 0:g} · F1 {m.f1 or 0:.2f} · {md_escape(m.label)}", m
+
+
+def gold_answer(answer: str, golds: Sequence[str]) -> AnswerMatch:
+    """The gold answer beside a method's answer, with EM, F1 and the kind of match (nothing when the
+    question has no gold answer)."""
+    text, m = gold_answer_text(answer, golds)
+    if text:
+        st.markdown(text)
+    return m
+
+
+def question_answers(questions: Sequence[Any], query: str) -> tuple[str, ...]:
+    """The gold answer and its aliases of the workspace question whose text is ``query`` (() for a typed one)."""
+    for q in questions:
+        if getattr(q, "question", None) == query:
+            return Gold.from_question(q).answers
+    return ()

@@ -36,6 +36,9 @@ CEG_COLOR = "#e41a1c"
 UNVISITED_COLOR = "#e4e4e4"
 UNVISITED_BORDER = "#b8b8b8"
 CURRENT_BORDER = "#111111"
+#: The node shape of the anchors (the terminals every bubble starts from) on the expansion drawing.
+ANCHOR_SHAPE = "diamond"
+ANCHOR_LEGEND = graph_view.LegendItem("diamond: anchor, where a bubble starts", "#555555", ANCHOR_SHAPE)
 
 
 # ------------------------------------------------------------------------------------- question
@@ -190,6 +193,13 @@ def terminal_groups(result: BubbleResult, graph: GraphLike) -> dict[int, list[in
     return out
 
 
+def anchor_shapes(result: BubbleResult, graph: GraphLike, nodes: Iterable[int]) -> tuple[tuple[int, str], ...]:
+    """(node, :data:`ANCHOR_SHAPE`) for each drawn node that is an anchor (a terminal of some group:
+    node anchors and both ends of edge anchors, §3.2), so a drawing shows where the bubbles start."""
+    terminals = terminal_groups(result, graph)
+    return tuple((int(v), ANCHOR_SHAPE) for v in sorted({int(v) for v in nodes}) if int(v) in terminals)
+
+
 def group_name(result: BubbleResult, gid: int) -> str:
     assert result.groups is not None
     return result.groups.groups[gid].concept
@@ -240,10 +250,12 @@ def drawing_labels(result: BubbleResult, graph: GraphLike, nodes: Iterable[int],
 
 def subgraph_html(act: Active, result: BubbleResult, nodes: Sequence[int], edges: Sequence[int] | None, *,
                   outline_nodes: Iterable[int] = (), outline_edges: Iterable[int] = (), height: int = 520,
-                  extra_legend: Sequence[graph_view.LegendItem] = (), show_legend: bool = True) -> str:
+                  extra_legend: Sequence[graph_view.LegendItem] = (), show_legend: bool = True,
+                  mark_anchors: bool = False) -> str:
     """A CEG / evidence graph: anchors in their group colour (mixed when a node anchors several
     groups; :func:`anchor_colour_groups`), size by cost, ``outline_*`` in red. Labels: the outlined
-    nodes, the anchors and the CEG's own nodes; the rest on hover."""
+    nodes, the anchors and the CEG's own nodes; the rest on hover. ``mark_anchors``: anchors drawn as
+    diamonds too (:func:`anchor_shapes`)."""
     g = act.graph
     by_colour = anchor_colour_groups(result, g)
     colors = tuple((v, blend([group_color(x) for x in by_colour[v]])) for v in nodes if v in by_colour)
@@ -255,12 +267,14 @@ def subgraph_html(act: Active, result: BubbleResult, nodes: Sequence[int], edges
     ceg_nodes = sorted({int(x) for e in oe for x in (g.edge_head[e], g.edge_tail[e])})
     labels = tuple(drawing_labels(result, g, nodes, first=[*sorted(on), *ceg_nodes]))
     groups = result.groups.groups if result.groups is not None else ()
-    legend = drawing_legend(groups, extra_legend) if show_legend else ()
+    shapes = anchor_shapes(result, g, nodes) if mark_anchors else ()
+    legend = drawing_legend(groups, (*((ANCHOR_LEGEND,) if shapes else ()), *extra_legend)) if show_legend else ()
     notes = tuple((v, f"semantic cost 1 − cos(q, v) = {result.node_cost[v]:.3f}") for v in nodes if v in result.node_cost)
     return resources.styled_network_html(
         g, act.key, tuple(sorted(nodes)), colors=colors, sizes=tuple(sorted(cost_sizes(result, nodes).items())),
         borders=borders, edges=None if edges is None else tuple(sorted(edges)), edge_colors=edge_colors,
-        edge_widths=widths, notes=notes, legend=legend, edge_labels=True, height=height, labels=labels)
+        edge_widths=widths, notes=notes, legend=legend, edge_labels=True, height=height, labels=labels,
+        shapes=shapes)
 
 
 def drawing_legend(groups: Sequence[AnchorGroup],

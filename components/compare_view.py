@@ -4,7 +4,7 @@ method's step-through page (``Method.page``, with the question and workspace in 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +15,9 @@ from components import state as S
 from components.graph_view import LegendItem
 from components.navigation import page_path
 from components.ui import md_escape
-from core.eval.diagnosis import STAGE_LABELS, Diagnosis, stages_for
+from core.eval.diagnosis import Diagnosis, stages_for
+from core.eval.triage import to_csv, to_json
+from core.eval.verdicts import diagnosis_verdict
 from core.graph.model import KnowledgeGraph
 from core.methods.base import Method, MethodResult
 
@@ -122,7 +124,8 @@ def ranked_table(result: Any, graph: KnowledgeGraph, gold: Sequence[str], *, top
 
 
 #: The Compare page's summary: method and verdict first, then the recall that matters, then cost.
-SUMMARY_ORDER = ("method", "verdict", "R@5", "R@10", "R@2", "AR@5", "nDCG@10", "seconds", "LLM tokens", "fallbacks")
+SUMMARY_ORDER = ("method", "verdict", "EM", "F1", "answer match", "R@5", "R@10", "R@2", "AR@5", "nDCG@10", "seconds",
+                 "LLM tokens", "fallbacks")
 
 
 def summary_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
@@ -136,22 +139,54 @@ def summary_columns() -> dict[str, Any]:
                            "verdict": st.column_config.TextColumn("verdict", width=260, pinned=True)}
     for c in SUMMARY_ORDER[2:]:
         out[c] = st.column_config.NumberColumn(c, width=72)
+    out["answer match"] = st.column_config.TextColumn("answer match", width=150)
     return out
 
 
+def chunk_title(graph: KnowledgeGraph | Callable[[], Any]) -> Callable[[str], str | None]:
+    """Chunk id -> its passage title (None for an id the graph lacks): the triage rows' title lookup. ``graph``
+    may be a function that returns it, called on the first lookup only (a run whose records carry their
+    titles never opens the graph)."""
+    got: list[Any] = []
+
+    def title(cid: str) -> str | None:
+        if not got:
+            got.append(graph() if callable(graph) else graph)
+        g = got[0]
+        return (g.chunk(cid).title or None) if cid in g.chunk_index else None
+
+    return title
+
+
 def verdict_badge(diag: Diagnosis) -> None:
-    """The verdict as a coloured box with the one-sentence summary."""
-    label = STAGE_LABELS.get(diag.stage, diag.stage)
-    declared = {s.key: s for s in stages_for(diag.method)} if diag.stage in STAGE_LABELS else {}
-    if diag.stage in declared:
-        label = declared[diag.stage].label
-    text = f"**{md_escape(label)}** — {md_escape(diag.summary)}"
-    if diag.stage == "ok":
+    """The verdict as a coloured box with the one-sentence summary: the label is the one every table,
+    download and report uses (:mod:`core.eval.verdicts`); a method's own name for the stage follows it."""
+    v = diagnosis_verdict(diag)
+    text = f"**{md_escape(v.label)}** — {md_escape(diag.summary)}"
+    declared = {s.key: s for s in stages_for(diag.method)}.get(diag.stage)
+    if declared is not None and declared.label != v.label and v.tone != "partial":
+        text += f"  \n{md_escape(diag.method)}'s stage: {md_escape(declared.label)}"
+    if v.tone == "ok":
         st.success(text, icon=":material/check_circle:")
-    elif diag.stage == "no_gold":
+    elif v.tone == "info":
         st.info(text, icon=":material/help:")
+    elif v.tone == "partial":
+        st.warning(text, icon=":material/rule:")
     else:
         st.error(text, icon=":material/report:")
+
+
+def triage_downloads(rows: Sequence[Mapping[str, Any]], *, stem: str, key: str, what: str, **meta: Any) -> None:
+    """Two download buttons, CSV and JSON, for triage rows (:mod:`core.eval.triage`); ``what`` names them
+    ("these 12 rows", "this comparison")."""
+    c1, c2 = st.columns(2)
+    c1.download_button(f"Download {what} (CSV)", data=to_csv(rows), file_name=f"{stem}.csv", mime="text/csv",
+                       key=S.sub(key, "csv"), on_click="ignore", icon=":material/download:",
+                       disabled=not rows, help="UTF-8; a cell that starts with = + - or @ gets a leading "
+                                               "apostrophe so a spreadsheet shows it as text, never as a formula.")
+    c2.download_button(f"Download {what} (JSON)", data=to_json(rows, **meta), file_name=f"{stem}.json",
+                       mime="application/json", key=S.sub(key, "json"), on_click="ignore", icon=":material/download:",
+                       disabled=not rows)
 
 
 # ------------------------------------------------------------------------------ diagnosis evidence

@@ -71,7 +71,7 @@ class LegendItem:
 
     label: str
     color: str
-    shape: str = "dot"  # "dot" or "line"
+    shape: str = "dot"  # "dot", "line" or "diamond" (the node shape of a drawing's anchors)
 
 
 def escape(text: object) -> str:
@@ -235,7 +235,8 @@ def network_html(graph: GraphLike, nodes: Iterable[int], *,
                  borders: Mapping[int, tuple[str, int]] | None = None,
                  edge_widths: Mapping[int, float] | None = None,
                  notes: Mapping[int, str] | None = None,
-                 labels: Iterable[int] | None = None) -> str:
+                 labels: Iterable[int] | None = None,
+                 shapes: Mapping[int, str] | None = None) -> str:
     """Self-contained HTML drawing of ``nodes`` (and the edges among them) with pyvis.
 
     Parameters
@@ -274,6 +275,9 @@ def network_html(graph: GraphLike, nodes: Iterable[int], *,
         ``LABEL_ALL_UP_TO`` nodes only these carry a canvas label (:func:`label_choice`, no
         filling). Default: the highlighted and bordered nodes, then those with their own colour,
         filled up with the best connected.
+    shapes
+        Per-node vis-network shape instead of the dot (e.g. ``"diamond"``: where BubbleRAG's bubbles
+        start); give it a legend row of the same ``shape``.
     """
     from pyvis.network import Network
 
@@ -307,6 +311,8 @@ def network_html(graph: GraphLike, nodes: Iterable[int], *,
         border = borders.get(v) if borders else None
         if v in shown:
             kw["label"] = escape(short_label(name))
+        if shapes and v in shapes:
+            kw["shape"] = shapes[v]
         net.add_node(
             v,
             label=kw.pop("label", " "),
@@ -449,7 +455,10 @@ _INLINE = {"egx-legend": "display:flex;flex-wrap:wrap;gap:2px 14px;align-items:c
            "egx-item": "display:inline-flex;align-items:center;gap:5px;white-space:nowrap",
            "egx-dot": "width:11px;height:11px;border-radius:50%;display:inline-block;"
                       "box-shadow:inset 0 0 0 1px rgba(0,0,0,.25)",
-           "egx-line": "width:16px;height:3px;display:inline-block"}
+           "egx-line": "width:16px;height:3px;display:inline-block",
+           "egx-diamond": "width:9px;height:9px;display:inline-block;margin:0 1px;transform:rotate(45deg);"
+                          "box-shadow:inset 0 0 0 1px rgba(0,0,0,.45)"}
+_SWATCH = {"line": "egx-line", "diamond": "egx-diamond"}  #: legend swatch class per LegendItem.shape
 
 
 def legend_html(legend: Sequence[LegendItem], *, inline: bool = False) -> str:
@@ -464,7 +473,7 @@ def legend_html(legend: Sequence[LegendItem], *, inline: bool = False) -> str:
 
     rows = []
     for item in legend:
-        swatch = style("egx-line" if item.shape == "line" else "egx-dot", f"background:{escape(item.color)}")
+        swatch = style(_SWATCH.get(item.shape, "egx-dot"), f"background:{escape(item.color)}")
         rows.append(f'<span{style("egx-item")}><span{swatch}></span>{escape(item.label)}</span>')
     return f'<div{style("egx-legend")} role="note" aria-label="Legend">{"".join(rows)}</div>'
 

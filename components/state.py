@@ -146,6 +146,7 @@ COMPARE_METHODS = "egx.compare.methods"  #: methods shown side by side
 COMPARE_CUT = "egx.compare.cut"  #: rank cut of the diagnosis
 COMPARE_SUGGESTED = "egx.compare.suggested"  #: the suggested-question buttons (sub(..., i))
 COMPARE_OPEN = "egx.compare.open"  #: the step-through buttons, one per method: sub(COMPARE_OPEN, name)
+COMPARE_DOWNLOAD = "egx.compare.download"  #: the comparison's CSV / JSON buttons: sub(COMPARE_DOWNLOAD, "csv")
 #: the :class:`Handoff` (question, workspace, method) a page hands to the page it opens; see take_handoff
 HANDOFF_QUESTION = "egx.handoff.question"
 BENCH_METHODS = "egx.bench.methods"
@@ -155,6 +156,8 @@ BENCH_RUN = "egx.bench.run"  #: the run button
 BENCH_LOADED = "egx.bench.loaded"  #: run name of the report shown
 BENCH_FILTER_METHOD = "egx.bench.filter_method"
 BENCH_FILTER_STAGE = "egx.bench.filter_stage"
+BENCH_FAILURES_ONLY = "egx.bench.failures_only"  #: the per-question table shows failures only (default on)
+BENCH_DOWNLOAD = "egx.bench.download"  #: the per-question table's CSV / JSON buttons: sub(BENCH_DOWNLOAD, "csv")
 BENCH_TABLE = "egx.bench.table"  #: the per-question dataframe (row selection opens the comparison)
 BENCH_LOAD = "egx.bench.load"  #: the load button
 BENCH_LOAD_PICK = "egx.bench.load_pick"  #: the finished run to load
@@ -165,6 +168,9 @@ BENCH_LATENCY_CHART = "egx.bench.fig.latency"
 BENCH_FAILURE_CHART = "egx.bench.fig.failure"
 BENCH_JOB = "egx.bench.job"  #: key of this session's benchmark run (a background job)
 BENCH_JUDGE = "egx.bench.judge"  #: the judge LLM's backend name ("none", "same" or a registry name)
+
+# ---------------------------------------------------------------- guided demo (components/tour.py)
+TOUR = "egx.tour"  #: the running tour (a components.tour.TourState); its buttons and notes are sub(TOUR, ...)
 
 # ---------------------------------------------------------------- per-workspace values (follow_workspace)
 WORKSPACE_OF = "egx.workspace_of"  #: value key → the workspace its current value belongs to

@@ -327,3 +327,107 @@ def _write_tapes(path: Path, tapes: dict[tuple[str, str, str], dict[str, str]]) 
                 run["state"] = tapes[ident]
                 run["state_source"] = src
         write_bundle(path, data)
+
+
+# ------------------------------------------------------------------ recorded time beside the replay's
+@dataclass(frozen=True)
+class StageTime:
+    """One stage of a replayed run: the seconds it took in the recorded live run and in this replay."""
+
+    stage: str
+    title: str
+    replay_s: float  #: this replay's seconds (no LLM: the replies come from the recording)
+    recorded_s: float | None  #: the live run's seconds, as the recording stores them (None: not recorded)
+    prompt_tokens: int = 0  #: of the live run's LLM calls in this stage
+    completion_tokens: int = 0
+
+    @property
+    def llm(self) -> bool:
+        """The live run asked the LLM in this stage (its recorded tokens; a call that failed counts none)."""
+        return self.prompt_tokens + self.completion_tokens > 0
+
+
+def stage_times(run: dict[str, Any], trace: Any) -> tuple[StageTime, ...]:
+    """Pair the stages of a replayed ``trace`` with the stages of its recorded ``run`` (a bundle's run
+    record, whose ``stages`` list each stage's seconds and tokens as measured live by :func:`record`).
+
+    A stage is matched by its name and occurrence (the second ``reasoning`` step with the second one),
+    never by position, so a replay that skipped a stage does not shift the rest.
+
+    Parameters
+    ----------
+    run : dict
+        A run of a recording bundle (:attr:`core.backends.llm_bundles.Recording.runs`).
+    trace : Trace
+        The replay's trace.
+
+    Returns
+    -------
+    tuple of StageTime
+        One per step of ``trace``, in its order; ``recorded_s`` is None for a step the run did not record.
+
+    Examples
+    --------
+    >>> from core.trace import Trace
+    >>> t = Trace("bubblerag", "q"); _ = t.add("keywords", "Keywords", seconds=0.01)
+    >>> stage_times({"stages": [{"stage": "keywords", "seconds": 8.5, "prompt_tokens": 487}]}, t)[0].recorded_s
+    8.5
+    """
+    recorded: dict[tuple[str, int], dict[str, Any]] = {}
+    seen: dict[str, int] = {}
+    for s in run.get("stages") or ():
+        if not isinstance(s, dict):
+            continue
+        name = str(s.get("stage", ""))
+        recorded[(name, seen.get(name, 0))] = s
+        seen[name] = seen.get(name, 0) + 1
+    out: list[StageTime] = []
+    seen = {}
+    for step in trace.steps:
+        i = seen.get(step.stage, 0)
+        seen[step.stage] = i + 1
+        rec = recorded.get((step.stage, i))
+        secs = rec.get("seconds") if rec is not None else None
+        out.append(StageTime(step.stage, step.title, float(step.seconds),
+                             float(secs) if isinstance(secs, int | float) else None,
+                             int(rec.get("prompt_tokens") or 0) if rec is not None else 0,
+                             int(rec.get("completion_tokens") or 0) if rec is not None else 0))
+    return tuple(out)
+
+
+def recorded_setup(provenance: dict[str, Any], run: dict[str, Any]) -> str:
+    """What the recorded seconds were measured with, in one line: model, runtime, threads, the machine
+    (where the run itself says it was recorded live there) and the date, e.g. ``Qwen2.5-Coder-1.5B-Instruct
+    Q4_K_M · llama.cpp, 1 thread · x86_64, 2 CPU core(s), Linux, AVX-512 VNNI · 2026-11-26``."""
+    model = f"{provenance.get('model') or provenance.get('model_id') or '?'} {provenance.get('quantization') or ''}"
+    parts = [model.replace("(server side)", "").strip()]
+    backend = str(provenance.get("backend") or "")
+    runtime = {"local": "llama.cpp", "local-small": "llama.cpp", "openai": "OpenAI-compatible server"}.get(backend,
+                                                                                                        backend)
+    threads = provenance.get("n_threads")
+    if isinstance(threads, int) and threads > 0:
+        runtime += f", {threads} thread{'s' if threads != 1 else ''}"
+    if runtime:
+        parts.append(runtime)
+    raw = run.get("state_source")
+    source: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    # a re-taped run kept the seconds of the machine it was first recorded on, which the bundle does not name
+    if str(source.get("how", "")).startswith("recorded live") and source.get("machine"):
+        parts.append(str(source["machine"]))
+    date = str(run.get("date") or provenance.get("date") or "")[:10]
+    if date:
+        parts.append(date)
+    return " · ".join(parts)
+
+
+def recorded_models(workspace: str, question: str, paths: Sequence[str | Path] | None = None) -> dict[str, str]:
+    """The embedder and reranker of the recording that holds runs of ``question`` on ``workspace``
+    (``{"embedder": …, "reranker": …}``; empty when no bundle holds one): a replay matches its recorded
+    run only with these models, so the guided demo switches to them."""
+    from core.backends.llm_bundles import recording_paths
+
+    for path in (paths if paths is not None else recording_paths()):
+        rec = load_recording(path)
+        if any(r.get("workspace") == workspace and r.get("question") == question for r in rec.runs):
+            return {k: str(rec.provenance[k]) for k in ("embedder", "reranker") if rec.provenance.get(k)}
+    return {}

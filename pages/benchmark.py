@@ -3,8 +3,10 @@
 A browser user picks a run *name*, never a path: runs live in ``$EGX_HOME/runs/<name>``, so the page
 cannot write outside the project's folders. The run is `egx bench` in the page (same runner, same files
 in the run folder, resumable), with a progress bar. Charts: Recall@k by method, latency vs recall, and
-where each method lost the gold evidence (failure-stage stacked bars). The per-question table filters by
-method and verdict; a selected row (or the "Open" button) opens the question on the Compare-methods page.
+where each method lost the gold evidence (failure-stage stacked bars). The per-question table (verdict, gold
+ranks and titles, retrieved titles, the answer beside the gold answer, EM / F1 / answer match) shows the
+failures by default, filters by method and verdict, and downloads as CSV or JSON; a selected row (or the
+"Open" button) opens the question on the Compare-methods page.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 import streamlit as st
 
+from components import compare_view as cv
 from components import jobs_view, resources
 from components import state as S
 from components.navigation import page_path
@@ -22,7 +25,6 @@ from components.sidebar import active
 from components.ui import error_text, md_escape
 from core.backends.registry import LLMS
 from core.errors import Cancelled, EgxError
-from core.eval.diagnosis import STAGE_LABELS
 from core.eval.judge import SAME, choose_judge
 from core.eval.report import (
     METRIC_ORDER,
@@ -35,6 +37,8 @@ from core.eval.report import (
     replay_summary_note,
 )
 from core.eval.runner import run_benchmark
+from core.eval.triage import RETRIEVED, benchmark_rows, failures, flat
+from core.eval.verdicts import VERDICT_KEYS, verdict_label
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
 from core.index.paths import runs_root
 from core.jobs import JobBusyError
@@ -45,11 +49,21 @@ if TYPE_CHECKING:
     from core.eval.bench_report import BenchReport
     from core.jobs import Job
 
-#: The per-question table's columns: the question and the verdict readable, numbers narrow, "why" last.
+#: The per-question table's columns (core.eval.triage.TRIAGE_COLUMNS): the question, verdict and answer check
+#: readable, numbers narrow, the long "why" late.
 PER_QUESTION_COLUMNS = {
     "question": st.column_config.TextColumn("question", width="medium"),
     "method": st.column_config.TextColumn("method", width="small"),
     "verdict": st.column_config.TextColumn("verdict", width="medium"),
+    "EM": st.column_config.NumberColumn("EM", width="small", help="SQuAD exact match (best over the aliases)"),
+    "F1": st.column_config.NumberColumn("F1", width="small", help="SQuAD token F1 (best over the aliases)"),
+    "answer match": st.column_config.TextColumn("answer match", width="medium"),
+    "answer": st.column_config.TextColumn("answer", width="medium"),
+    "gold answer": st.column_config.TextColumn("gold answer", width="small"),
+    "gold ranks": st.column_config.TextColumn("gold ranks", width="small",
+                                              help="Rank of each gold passage in the method's ranking"),
+    "gold passages": st.column_config.TextColumn("gold passages", width="medium"),
+    RETRIEVED: st.column_config.TextColumn(RETRIEVED, width="medium"),
     "R@5": st.column_config.NumberColumn("R@5", width="small"),
     "R@10": st.column_config.NumberColumn("R@10", width="small"),
     "R@2": st.column_config.NumberColumn("R@2", width="small"),
@@ -238,34 +252,42 @@ st.plotly_chart(failure_figure(summary), use_container_width=True, key=S.BENCH_F
 # --------------------------------------------------------------------------- per-question table
 st.subheader("Per question")
 records = list(rep.records)
-f1, f2 = st.columns(2)
-verdicts = sorted({(r.get("diagnosis") or {}).get("stage", "error") for r in records})
+run_ws = str(summary.get("settings", {}).get("workspace") or "")
+# a record carries its passage titles; an older one's are looked up in the active workspace when the run was made
+# on it (the graph is opened on the first lookup only), else its chunk ids are shown
+all_rows = benchmark_rows(records, title_of=cv.chunk_title(lambda: act.graph) if run_ws in ("", ws.name) else None)
+present = {r["verdict key"] for r in all_rows}
+verdicts = [v for v in VERDICT_KEYS if v in present] + sorted(present - set(VERDICT_KEYS))
+f1, f2, f3 = st.columns([2, 2, 1], vertical_alignment="bottom")
 fkeys = {S.BENCH_FILTER_METHOD: list(summary["methods"]), S.BENCH_FILTER_STAGE: verdicts}
 for k, opts in fkeys.items():  # the filters stick; values another report lacks are dropped
     wk = S.bind(k, [])
     st.session_state[wk] = [v for v in st.session_state[wk] if v in opts]
 fm = S.keep(S.BENCH_FILTER_METHOD, f1.multiselect("Method", fkeys[S.BENCH_FILTER_METHOD],
                                                   key=S.widget_key(S.BENCH_FILTER_METHOD)))
-fs = S.keep(S.BENCH_FILTER_STAGE, f2.multiselect("Verdict", verdicts, format_func=lambda v: STAGE_LABELS.get(v, v),
+fs = S.keep(S.BENCH_FILTER_STAGE, f2.multiselect("Verdict", verdicts, format_func=verdict_label,
                                                  key=S.widget_key(S.BENCH_FILTER_STAGE)))
-table = []
-for r in records:
-    v = (r.get("diagnosis") or {}).get("stage", "error")
-    if (fm and r["method"] not in fm) or (fs and v not in fs):
-        continue
-    # the verdict and the recall next to the question, the long "why" after them: at 1280 px nothing that
-    # matters is cut off
-    table.append({"question": r["question"], "method": r["method"], "verdict": STAGE_LABELS.get(v, v),
-                  **{k: round(100 * r["metrics"].get(k, 0.0), 1) for k in ("R@5", "R@10", "R@2")},
-                  "why": (r.get("diagnosis") or {}).get("summary", r.get("error") or ""),
-                  "seconds": round(float(r["seconds"]), 3), "id": r["question_id"]})
-    if any(x.get("replay") for x in records):  # the recorded LLM: is this row the recorded run?
-        rp = r.get("replay") or {}
-        table[-1]["replay"] = "full" if rp.get("complete") else "partial" if rp.get("matched") else "not recorded"
-df = pd.DataFrame(table)
-st.caption(f"{len(df)} of {len(records)} rows. Select a row to open its question on the Compare-methods page.")
+only_failures = S.keep(S.BENCH_FAILURES_ONLY, f3.toggle(
+    "Failures only", key=S.bind(S.BENCH_FAILURES_ONLY, True),
+    help="Rows whose verdict is not ok (a partly right answer is a failure: EM is the metric). Off: every row."))
+matching = [r for r in all_rows if (not fm or r["method"] in fm) and (not fs or r["verdict key"] in fs)]
+failed = failures(matching)
+shown = failed if only_failures else matching
+scope = "rows" if not (fm or fs) else "rows matching the filters"
+if only_failures:
+    st.caption(f"Showing {len(failed)} failures of {len(matching)} {scope}"
+               + (" — none failed." if matching and not failed else ".")
+               + " Select a row to open its question on the Compare-methods page.")
+else:
+    st.caption(f"Showing all {len(matching)} {scope} ({len(failed)} failures). Select a row to open its question "
+               "on the Compare-methods page.")
+df = pd.DataFrame([{k: flat(v) for k, v in r.items()} for r in shown])
 event = st.dataframe(df, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
-                     key=S.BENCH_TABLE, column_config=PER_QUESTION_COLUMNS)
+                     key=S.BENCH_TABLE, column_config=PER_QUESTION_COLUMNS,
+                     column_order=[c for c in df.columns if c != "verdict key"])
+cv.triage_downloads(shown, stem=f"{loaded_dir.name}-{'failures' if only_failures else 'questions'}",
+                    key=S.BENCH_DOWNLOAD, what=f"these {len(shown)} rows", run=loaded_dir.name,
+                    workspace=run_ws, failures_only=bool(only_failures))
 
 
 def _run_workspace(name: str) -> str:

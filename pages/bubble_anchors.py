@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import bubble, charts
+from components import bubble, charts, replay_time, tour
 from components import state as S
 from components.sidebar import active
 from components.teaching import page_intro
@@ -41,6 +41,7 @@ def create_question_ui(result) -> None:
     if rows:
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     bubble.fallback_notes(result, ("preretrieval",))
+    replay_time.stage_time_captions(act.llm, result.trace, ("preretrieval",))
 
 
 def create_keywords_ui(result) -> None:
@@ -55,6 +56,7 @@ def create_keywords_ui(result) -> None:
              "entity-like": "✓" if k.entity else ""} for k in kws.items]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     bubble.fallback_notes(result, ("keywords",))
+    replay_time.stage_time_captions(act.llm, result.trace, ("keywords",))
 
 
 def create_specialization_ui(result) -> None:
@@ -66,6 +68,7 @@ def create_specialization_ui(result) -> None:
              "kind": t.kind} for t in spec.terms]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     bubble.fallback_notes(result, ("specialization",))
+    replay_time.stage_time_captions(act.llm, result.trace, ("specialization",))
 
 
 def create_relaxation_ui(result) -> None:
@@ -86,6 +89,7 @@ def create_relaxation_ui(result) -> None:
             else:
                 st.caption(f"Justifying passage {md_escape(r.chunk_id)} is not in this workspace.")
     bubble.fallback_notes(result, ("relaxation",))
+    replay_time.stage_time_captions(act.llm, result.trace, ("relaxation",))
 
 
 def create_candidates_ui(result) -> None:
@@ -106,6 +110,7 @@ def create_candidates_ui(result) -> None:
                              width="stretch")
             else:
                 st.caption("No candidate above the similarity threshold.")
+    replay_time.stage_time_captions(act.llm, result.trace, ("candidates",))
 
 
 def graph_label(text: str) -> str:
@@ -130,10 +135,12 @@ def create_groups_ui(result) -> None:
     for note in result.groups.notes:
         st.caption("↪ " + md_escape(note))
     bubble.fallback_notes(result, ("grouping",))
+    replay_time.stage_time_captions(act.llm, result.trace, ("grouping",))
 
 
 act = active()
 st.title("Anchor grouping")
+tour.bar("pages/bubble_anchors.py")  # the guided demo's step, when one runs
 page_intro("pages/bubble_anchors.py")  # what you are looking at, and the paper section
 query = bubble.question_ui(act, "anchors")
 result = bubble.current_run(act, query)

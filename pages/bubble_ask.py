@@ -9,9 +9,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import bubble, charts, graph_view
+from components import bubble, charts, graph_view, replay_time, resources, tour
 from components import state as S
-from components.answer_view import answer_note, replay_banner
+from components.answer_view import answer_note, gold_answer, question_answers, replay_banner
 from components.sidebar import active
 from components.suggestions import graph_suggestions, suggested_questions_ui
 from components.teaching import page_intro
@@ -32,9 +32,17 @@ def create_answer_ui(result) -> None:
         st.markdown("**Answer**")
         replay_banner(result)  # a partial replay says so before the answer
         st.markdown(md_escape(result.answer) if result.answer else "_(no answer)_")
+        gold_answer(result.answer, _gold_answers(result.query))  # a workspace question's gold answer, EM / F1
         answer_note(result)  # extractive or generated, and what none mode could not do
         st.caption(f"α = {result.config.alpha:g}, n = {result.config.n}, h = {result.config.h}, B = {result.config.B}")
         bubble.fallback_notes(result, ("answer",))  # why the LLM's answer was not used, if it was not
+
+
+def _gold_answers(query: str) -> tuple[str, ...]:
+    try:
+        return question_answers(resources.workspace_questions(act.workspace, act.key), query)
+    except EgxError:  # an unreadable questions file: the Data page says why; the answer stands alone
+        return ()
 
 
 def create_evidence_ui(result) -> str:
@@ -104,6 +112,7 @@ def create_latency_ui(trace: Trace, key: str) -> None:
     c3.metric("Stages with a fallback", sum(1 for s in trace.steps if s.fallback))
     st.plotly_chart(charts.stage_latency_figure(trace), key=key)
     st.dataframe(trace_table(trace), hide_index=True, width="stretch")
+    replay_time.stage_time_table(act.llm, trace)  # a replayed run: the recorded live seconds beside the replay's
 
 
 def create_export_ui(result, doc: str) -> None:
@@ -183,6 +192,7 @@ def create_trace_upload_ui(result) -> None:
 
 act = active()
 st.title("Ask")
+tour.bar("pages/bubble_ask.py")  # the guided demo's step, when one runs
 page_intro("pages/bubble_ask.py")  # what you are looking at, and the paper section
 query = bubble.question_ui(act, "ask")
 suggested_questions_ui(graph_suggestions(act), on_pick=lambda q: S.set_value(S.BUBBLE_QUESTION, q),

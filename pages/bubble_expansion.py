@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import bubble, graph_view, resources, trace_player
+from components import bubble, graph_view, replay_time, resources, tour, trace_player
 from components import state as S
 from components.knobs import knob_widget
 from components.sidebar import active
@@ -43,6 +43,7 @@ def frame_drawing(result, replay, frame: int, nodes: list[int], positions) -> tu
     f = replay.frames[frame]
     state = replay.state_at(frame, nodes)
     colors, borders, notes = [], [], []
+    terminals = bubble.terminal_groups(result, g)
     flash_nodes = {v for c in f.new_cegs for v in c.nodes}
     flash_edges = {e for c in f.new_cegs for e in c.edges}
     older_edges = {e for c in replay.result.cegs if c.found_at < f.step and c.kind == "collision" for e in c.edges}
@@ -65,8 +66,10 @@ def frame_drawing(result, replay, frame: int, nodes: list[int], positions) -> tu
             borders.append((v, bubble.UNVISITED_BORDER, 1))
         lines = [f"{bubble.group_name(result, gid)}: {state.costs[gid][v]:.3f}"
                  for gid in sorted(state.costs) if v in state.costs[gid]]
-        if lines:
-            notes.append((v, "accumulated cost per group:\n" + "\n".join(lines)))
+        anchor = ("anchor of " + ", ".join(bubble.group_name(result, x) for x in terminals[v]) + "\n"
+                  if v in terminals else "")
+        if lines or anchor:
+            notes.append((v, anchor + ("accumulated cost per group:\n" + "\n".join(lines) if lines else "")))
     edges = g.induced_edges(nodes).tolist()
     edge_colors = tuple((e, bubble.CEG_COLOR if e in flash_edges else "#444444")
                         for e in edges if e in flash_edges or e in older_edges)
@@ -74,8 +77,10 @@ def frame_drawing(result, replay, frame: int, nodes: list[int], positions) -> tu
     # labels: the node settled now, the CEG found now, the meeting nodes so far, then the anchors
     meetings = [c.meeting for c in replay.result.cegs if c.found_at <= f.step and c.meeting >= 0]
     labels = tuple(bubble.drawing_labels(result, g, nodes, first=[f.node, *sorted(flash_nodes), *meetings]))
+    shapes = bubble.anchor_shapes(result, g, nodes)
     legend = (
         *bubble.group_legend(result.groups.groups),
+        *((bubble.ANCHOR_LEGEND,) if shapes else ()),
         graph_view.LegendItem("mixed colour: reached by several groups", bubble.blend(bubble.GROUP_COLORS[:2])),
         graph_view.LegendItem("white, coloured ring: frontier (in the queue)", "#ffffff"),
         graph_view.LegendItem("black ring: settled at this step", bubble.CURRENT_BORDER),
@@ -85,7 +90,7 @@ def frame_drawing(result, replay, frame: int, nodes: list[int], positions) -> tu
     doc = resources.styled_network_html(
         g, act.key, tuple(nodes), colors=tuple(colors), sizes=tuple(sorted(bubble.cost_sizes(result, nodes).items())),
         borders=tuple(borders), edge_colors=edge_colors, edge_widths=widths, notes=tuple(notes), positions=positions,
-        legend=legend, edge_labels=True, height=HEIGHT, labels=labels)
+        legend=legend, edge_labels=True, height=HEIGHT, labels=labels, shapes=shapes)
     return doc, state
 
 
@@ -155,7 +160,7 @@ def create_final_state_ui(result) -> None:
     ceg_nodes = {v for c in result.expansion.cegs for v in c.nodes}
     ceg_edges = {e for c in result.expansion.cegs for e in c.edges}
     doc = bubble.subgraph_html(act, result, nodes, g.induced_edges(nodes).tolist(), outline_nodes=ceg_nodes,
-                               outline_edges=ceg_edges, height=HEIGHT)
+                               outline_edges=ceg_edges, height=HEIGHT, mark_anchors=True)
     graph_view.render_html(doc, height=HEIGHT)
 
 
@@ -173,6 +178,7 @@ def hop_note(realized: int, requested: int, capped: bool, max_nodes: int) -> str
 act = active()
 HEIGHT = 600
 st.title("Bubble expansion")
+tour.bar("pages/bubble_expansion.py")  # the guided demo's step, when one runs
 page_intro("pages/bubble_expansion.py")  # what you are looking at, and the paper section
 query = bubble.question_ui(act, "expansion")
 h_col, b_col = st.columns(2)
@@ -187,6 +193,7 @@ if result is not None and not bubble.early_exit_note(result):
                f"{local.n_nodes:,} nodes, {local.n_edges:,} edges · {hop_note(local.h, local.h_requested, local.capped, result.config.max_local_nodes)}"
                f" · {exp.steps} settle steps · {len(exp.cegs)} CEGs.")
     st.html(bubble.group_chips(result.groups.groups))
+    replay_time.stage_time_captions(act.llm, result.trace, ("localize", "expansion"))
     work = local.n_nodes * (exp.steps + 2)
     if work > MAX_REPLAY_WORK:
         st.warning(f"G' has {local.n_nodes:,} nodes and the search took {exp.steps:,} steps: too much to record "
@@ -212,8 +219,8 @@ if result is not None and not bubble.early_exit_note(result):
                 "Pause when bubbles of different groups collide", key=S.bind(S.BUBBLE_PAUSE_AT_COLLISION, True)))
             doc, _ = frame_drawing(result, replay, frame, nodes, positions)
             graph_view.render_html(doc, height=HEIGHT)
-            st.caption("Node size grows as its semantic cost 1 − cos(q, v) falls; hover a node for its accumulated "
-                       "cost per group.")
+            st.caption("Diamonds are the anchors, where the bubbles start. Node size grows as its semantic cost "
+                       "1 − cos(q, v) falls; hover a node for its accumulated cost per group.")
         with right:
             create_side_panel(result, replay, frame)
         trace_player.continue_playing(S.BUBBLE_FRAME, S.BUBBLE_PLAYING, len(replay), collisions if pause else ())

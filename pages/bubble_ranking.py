@@ -13,7 +13,7 @@ import time
 import pandas as pd
 import streamlit as st
 
-from components import bubble, graph_view
+from components import bubble, graph_view, replay_time, tour
 from components import state as S
 from components.knobs import knob_widget
 from components.sidebar import active
@@ -120,10 +120,12 @@ def create_reasoning_ui(result) -> None:
     if rex.not_expanded:
         st.caption(f"Not expanded (time budget spent): CEGs {', '.join(f'#{i}' for i in rex.not_expanded)}.")
     bubble.fallback_notes(result, ("reasoning",))
+    replay_time.stage_time_captions(act.llm, result.trace, ("reasoning",))
 
 
 act = active()
 st.title("Ranking and reasoning expansion")
+tour.bar("pages/bubble_ranking.py")  # the guided demo's step, when one runs
 page_intro("pages/bubble_ranking.py")  # what you are looking at, and the paper section
 query = bubble.question_ui(act, "ranking")
 result = bubble.current_run(act, query)
@@ -144,6 +146,7 @@ if result is not None and not bubble.early_exit_note(result):
     baseline = {r.ceg.index: r.rank for r in result.ranked}
     st.caption(f"Re-ranked {n_cegs} CEGs in {rerank_ms:.2f} ms (no search re-run). “shift” compares with the "
                f"run's ranking at α = {cfg.alpha:g}.")
+    replay_time.stage_time_captions(act.llm, result.trace, ("ranking",))
     st.dataframe(ranking_table(result, ranked, n, baseline), hide_index=True, width="stretch",
                  column_config=ranking_columns())
     best = ranked[0]

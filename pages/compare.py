@@ -12,9 +12,9 @@ import pandas as pd
 import streamlit as st
 
 from components import compare_view as cv
-from components import resources
+from components import resources, tour
 from components import state as S
-from components.answer_view import answer_note, replay_banner
+from components.answer_view import answer_note, gold_answer, replay_banner
 from components.graph_view import show_graph
 from components.sidebar import active
 from components.suggestions import graph_suggestions, suggested_questions_ui
@@ -23,6 +23,8 @@ from core.errors import EgxError
 from core.eval.diagnosis import Gold, diagnose
 from core.eval.metrics import llm_tokens
 from core.eval.result_metrics import retrieval_metrics
+from core.eval.triage import result_row
+from core.eval.verdicts import diagnosis_verdict, match_answer
 from core.methods.base import Backends
 from core.methods.registry import METHODS, method_names
 
@@ -37,6 +39,7 @@ def _ask_suggested(question: str) -> None:
 act = active()
 ws = act.workspace
 st.title("Compare methods")
+tour.bar("pages/compare.py")  # the guided demo's step, when one runs
 graph = resources.whole_graph(ws, "the side-by-side evidence graphs and the failure diagnosis")
 st.caption("One question, every retrieval method on the same workspace and backends. For each method: its "
            "ranked passages (✓ = gold), where the gold evidence was lost (the failure diagnosis reads the "
@@ -93,19 +96,25 @@ for m, err in errors.items():
     st.error(f"{m}: {md_escape(err)}")
 
 # --------------------------------------------------------------------------- summary table
-rows = []
+rows, triage = [], []
 for m, r in results.items():
     row: dict[str, object] = {"method": m}
+    met = retrieval_metrics([c.chunk_id for c in r.ranked_chunks], gold.chunk_ids) if gold.chunk_ids else {}
     if gold.chunk_ids:
-        met = retrieval_metrics([c.chunk_id for c in r.ranked_chunks], gold.chunk_ids)
         row.update({k: round(100 * met[k], 1) for k in ("R@2", "R@5", "R@10", "AR@5", "nDCG@10")})
-        row["verdict"] = diags[m].label
+        row["verdict"] = diagnosis_verdict(diags[m]).label if m in diags else ""
+    if gold.answers:  # EM / F1 and the kind of match beside the verdict
+        am = match_answer(r.answer, gold.answers)
+        row.update({"EM": am.em, "F1": round(am.f1 or 0.0, 2), "answer match": am.label})
+    triage.append(result_row(r, gold, diags.get(m), question=query, title_of=cv.chunk_title(graph), metrics=met))
     row["seconds"] = round(r.trace.seconds, 3)
     row["LLM tokens"] = llm_tokens(r.trace)["total"]
     row["fallbacks"] = sum(1 for s in r.trace.steps if s.fallback)
     rows.append(row)
 if rows:
     st.dataframe(cv.summary_frame(rows), hide_index=True, width="stretch", column_config=cv.summary_columns())
+    cv.triage_downloads(triage, stem=f"{ws.name}-compare", key=S.COMPARE_DOWNLOAD, what="this comparison",
+                        workspace=ws.name, question=query, cut=cut)
 
 # --------------------------------------------------------------------------- overlaid evidence
 if graph.n_nodes and results:
@@ -142,6 +151,7 @@ for start in range(0, len(shown), per_row):
             replay_banner(r)  # a partial replay says so before the answer
             st.caption(f"{r.trace.seconds:.3f} s · {tok['total']} LLM tokens · answer: "
                        f"{md_escape(r.answer[:160]) or '(none)'}")
+            gold_answer(r.answer, gold.answers)  # the question's gold answer, EM / F1 and the kind of match
             answer_note(r, compact=True)
             if m in diags:
                 with st.expander("Evidence for the verdict"):

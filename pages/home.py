@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import resources
+from components import resources, tour
 from components.navigation import SECTIONS, page_path
 from components.sidebar import active
 from components.ui import md_escape
@@ -63,6 +63,7 @@ st.markdown(
     "method comparable on the same question, and when retrieval fails, the stage where the gold "
     "evidence was lost."
 )
+tour.home_panel()  # the guided demo for a class
 
 left, right = st.columns([3, 2], gap="large")
 with left:

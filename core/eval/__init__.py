@@ -6,6 +6,8 @@
   and MissTR (FastInsight §4.3.2), all-recall AR@k, answer EM / token F1 (SQuAD), per-stage latency
   and LLM tokens from traces.
 * :mod:`core.eval.diagnosis` — the failure-diagnosis contract (where the gold evidence was lost).
+* :mod:`core.eval.verdicts` — the one verdict vocabulary and the answer match (EM / F1 / alias / partial).
+* :mod:`core.eval.triage` — per-question triage rows and their CSV / JSON downloads.
 * :mod:`core.eval.runner` — the benchmark runner behind ``egx bench``; its parts: :mod:`~core.eval.selection`
   (which questions), :mod:`~core.eval.pair` (one question × method and its record),
   :mod:`~core.eval.result_metrics` (R@k, nDCG, TR of one result), :mod:`~core.eval.bench_files`

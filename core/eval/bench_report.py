@@ -10,7 +10,7 @@ from core.eval.bench_files import RUN, dedupe, read_records, read_run
 from core.eval.judge import run_judge
 from core.eval.judging import apply_judgements, read_judgements
 from core.eval.pairwise import read_pairwise
-from core.eval.report import CHARTS, REPORT, RESULTS, SUMMARY
+from core.eval.report import CHARTS, REPORT, RESULTS, SUMMARY, TRIAGE
 
 
 @dataclass(frozen=True)
@@ -50,4 +50,4 @@ def load_report(out_dir: str | Path) -> BenchReport:
     summary = summarize(records, methods=methods, settings=settings, pairwise=pairs)
     return BenchReport(out, tuple(records), summary, 0, len(records),
                        {k: out / v for k, v in (("results", RESULTS), ("summary", SUMMARY), ("report", REPORT),
-                                                ("charts", CHARTS)) if (out / v).exists()})
+                                                ("charts", CHARTS), ("triage", TRIAGE)) if (out / v).exists()})

@@ -11,6 +11,7 @@ from core.eval.diagnosis import Diagnosis, Gold, diagnose
 from core.eval.metrics import llm_tokens, stage_latency
 from core.eval.paper_metrics import answer_set_scores
 from core.eval.result_metrics import node_metrics, retrieval_metrics, topological_metrics
+from core.eval.triage import RETRIEVED_K
 from core.methods.run import run_method
 from core.trace import to_jsonable
 
@@ -37,6 +38,7 @@ def evaluate_result(result: MethodResult, workspace: Workspace, gold: Gold, *, c
     rec: dict[str, Any] = {
         "question_id": gold.question_id, "method": result.method, "question": question or result.query,
         "gold": list(gold.chunk_ids), "answers": list(gold.answers),
+        "gold_titles": chunk_titles(workspace, gold.chunk_ids), "ranked_titles": chunk_titles(workspace, ranked[:RETRIEVED_K]),
         "ranked": ranked, "scores": [round(float(c.score), 6) for c in result.ranked_chunks],
         "metrics": {**retrieval_metrics(ranked, gold.chunk_ids),
                     **topological_metrics(workspace, ranked, gold.chunk_ids, result=result),
@@ -66,6 +68,14 @@ def error_record(method: str, q: Question, gold: Gold, exc: Exception) -> dict[s
             "metrics": retrieval_metrics([], gold.chunk_ids), "answer": "", "answer_judged": False, "em": None,
             "f1": None, "seconds": 0.0, "stages": {}, "tokens": {"prompt": 0, "completion": 0, "total": 0},
             "fallbacks": [], "diagnosis": None, "error": f"{type(exc).__name__}: {exc}"}
+
+
+def chunk_titles(workspace: Workspace, ids: Sequence[str]) -> list[str]:
+    """The titles of the passages ``ids`` (the id itself for one the workspace lacks), so a record's triage
+    row (:mod:`core.eval.triage`) reads without the workspace."""
+    g = workspace.graph
+    known = g.chunk_index
+    return [(g.chunk(c).title or c) if c in known else c for c in ids]
 
 
 def run_pair(workspace: Workspace, q: Question, method: str, backends: Backends, *, config: object | None = None,

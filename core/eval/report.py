@@ -35,8 +35,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core.eval.diagnosis import STAGE_LABELS, VERDICTS
-from core.fsio import atomic_write_text
+from core.eval.verdicts import VERDICT_KEYS, record_verdict, verdict_label
+from core.fsio import atomic_write_bytes, atomic_write_text
 
 #: The files of a benchmark folder (the runner appends RESULTS; :func:`write_outputs` writes the rest).
 RESULTS = "results.jsonl"
@@ -44,6 +44,7 @@ SUMMARY = "summary.json"
 REPORT = "report.md"
 CHARTS = "charts.html"
 PAIRWISE = "pairwise.jsonl"
+TRIAGE = "triage.csv"
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -58,7 +59,7 @@ NODE_METRICS_NOTE = ("node R@10 / node nDCG@10 (FastInsight §4.3.1 on KG corpor
 #: Colours per verdict (loss stages warm → cold along the pipeline; ok green).
 VERDICT_COLOURS = {"not_in_graph": "#7f7f7f", "no_anchor": "#d62728", "not_connected": "#ff7f0e",
                    "ranked_out": "#bcbd22", "not_expanded": "#9467bd", "answer_wrong": "#8c564b",
-                   "ok": "#2ca02c", "no_gold": "#c7c7c7", "error": "#000000"}
+                   "answer_partial": "#e7ba52", "ok": "#2ca02c", "no_gold": "#c7c7c7", "error": "#000000"}
 
 
 def _mean(xs: Sequence[float]) -> float | None:
@@ -92,8 +93,8 @@ def summarize(records: Sequence[dict[str, Any]], *, methods: Sequence[str] | Non
         metrics = {k: _mean([float(r["metrics"][k]) for r in rs if k in r["metrics"]]) for k in names}
         judged = [r for r in rs if r.get("answer_judged")]
         verdicts: dict[str, int] = {}
-        for r in rs:
-            v = (r.get("diagnosis") or {}).get("stage") or "error"
+        for r in rs:  # the one vocabulary: a partly right answer is counted apart from a wrong one
+            v = record_verdict(r).key
             verdicts[v] = verdicts.get(v, 0) + 1
         secs = [float(r["seconds"]) for r in rs if not r.get("error")]
         stages: dict[str, list[float]] = {}
@@ -111,7 +112,7 @@ def summarize(records: Sequence[dict[str, Any]], *, methods: Sequence[str] | Non
             "metrics": metrics,
             "answers": {"judged": len(judged), "EM": _mean([float(r["em"]) for r in judged]),
                         "F1": _mean([float(r["f1"]) for r in judged])},
-            "diagnosis": {v: verdicts[v] for v in [*VERDICTS, "error"] if v in verdicts},
+            "diagnosis": {v: verdicts[v] for v in [*VERDICT_KEYS, *sorted(verdicts)] if v in verdicts},
             "latency": {"mean_s": _mean(secs), "median_s": float(np.median(secs)) if secs else None,
                         "p90_s": float(np.percentile(secs, 90)) if secs else None,
                         "stages": {k: float(np.mean(v)) for k, v in stages.items()}},
@@ -212,6 +213,11 @@ def _pct(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.1f}"
 
 
+def _verdict_order(ms: dict[str, Any]) -> list[str]:
+    """The verdict keys in pipeline order, then any unknown key a summary holds."""
+    return list(dict.fromkeys([*VERDICT_KEYS, *sorted(v for s in ms.values() for v in s["diagnosis"])]))
+
+
 def _sec(x: float | None) -> str:
     return "–" if x is None else f"{x:.3f}"
 
@@ -258,8 +264,8 @@ def markdown_report(summary: dict[str, Any]) -> str:
                      + f" | {'–' if emp is None else f'{emp:.2f}'} |")
     lines += judge_lines(summary)
     lines += ["", "## Where the gold evidence was lost (first stage, per question)", ""]
-    verdicts = [v for v in [*VERDICTS, "error"] if any(v in s["diagnosis"] for s in ms.values())]
-    lines.append("| method | " + " | ".join(STAGE_LABELS.get(v, v) for v in verdicts) + " |")
+    verdicts = [v for v in _verdict_order(ms) if any(v in s["diagnosis"] for s in ms.values())]
+    lines.append("| method | " + " | ".join(verdict_label(v) for v in verdicts) + " |")
     lines.append("|---|" + "---:|" * len(verdicts))
     for m, s in ms.items():
         lines.append(f"| {m} | " + " | ".join(str(s["diagnosis"].get(v, 0)) for v in verdicts) + " |")
@@ -342,10 +348,10 @@ def failure_figure(summary: dict[str, Any]) -> go.Figure:
 
     ms = summary["methods"]
     fig = go.Figure()
-    for v in [*VERDICTS, "error"]:
+    for v in _verdict_order(ms):
         ys = [s["diagnosis"].get(v, 0) for s in ms.values()]
         if any(ys):
-            fig.add_bar(name=STAGE_LABELS.get(v, v), x=list(ms), y=ys, marker_color=VERDICT_COLOURS.get(v))
+            fig.add_bar(name=verdict_label(v), x=list(ms), y=ys, marker_color=VERDICT_COLOURS.get(v))
     fig.update_layout(title="Where the gold evidence was lost (first stage)", barmode="stack",
                       yaxis_title="questions", legend_title="verdict", margin={"t": 50, "b": 40})
     return fig
@@ -361,11 +367,16 @@ def charts_html(summary: dict[str, Any]) -> str:
 
 
 def write_outputs(out: Path, records: Sequence[dict[str, Any]], summary: dict[str, Any]) -> dict[str, Path]:
-    """Write summary.json, report.md and charts.html atomically; the JSONL is the runner's."""
+    """Write summary.json, report.md, charts.html and the per-question triage table (triage.csv: every
+    question × method, :mod:`core.eval.triage`) atomically; the JSONL is the runner's."""
+    from core.eval.triage import benchmark_rows, to_csv
+
     files = {"results": out / RESULTS}
     for key, name, text in (("summary", SUMMARY, json.dumps(summary, indent=1, ensure_ascii=False)),
                             ("report", REPORT, markdown_report(summary)),
                             ("charts", CHARTS, charts_html(summary))):
         atomic_write_text(out / name, text)
         files[key] = out / name
+    atomic_write_bytes(out / TRIAGE, to_csv(benchmark_rows(records)))
+    files["triage"] = out / TRIAGE
     return files

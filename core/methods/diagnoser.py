@@ -149,9 +149,11 @@ def answer_verdict(method: str, result: MethodResult, gold: Gold, ranks: dict[st
     ev["answer"] = {"judged": j.judged, "em": j.em, "f1": round(j.f1, 4), "why": j.why, "text": result.answer,
                     "gold": list(gold.answers)}
     if j.judged and not j.correct:
+        # "not an exact match" rather than "wrong": a surname scores F1 0.67, and core.eval.verdicts words
+        # such an answer "partly right" beside the same EM / F1
         return Diagnosis(method, "answer_wrong",
-                         f"Every gold passage is in the top {cut}, but the answer is wrong (token F1 {j.f1:.2f}).",
-                         ev, ranks)
+                         f"Every gold passage is in the top {cut}, but the answer is not an exact match of the gold "
+                         f"answer (EM 0, token F1 {j.f1:.2f}).", ev, ranks)
     if not j.judged and gold.answers and result.answer.strip() and not answer_by_llm(result):
         holds = extract_contains(result.answer, gold.answers)
         ev["answer"].update({"judged": True, "by": "containment", "contains_gold": holds})

@@ -43,8 +43,10 @@ def test_compare_page_labels_answers_orders_columns_and_renders_evidence(home):
     assert "Extractive answer (no LLM)" in _texts(at)
     summary = at.dataframe[0]
     cols = list(summary.value.columns)
-    assert cols[:3] == ["method", "verdict", "R@5"], cols
+    # EM / F1 and the kind of answer match beside the verdict (the demo question has a gold answer), then recall
+    assert cols[:6] == ["method", "verdict", "EM", "F1", "answer match", "R@5"], cols
     assert _widths(summary).get("verdict") == 260 and _widths(summary).get("R@5") == 72
+    assert _widths(summary).get("EM") == 72 and _widths(summary).get("answer match") == 150
     ranked = next(d for d in at.dataframe if "passage" in d.value.columns and "#" in d.value.columns)
     assert list(ranked.value.columns)[:3] == ["#", "gold", "passage"]
     # the verdict's evidence: sentences and tables, never st.json ("{...}")

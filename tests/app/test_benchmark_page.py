@@ -30,8 +30,21 @@ def test_benchmark_page_runs_and_shows_report(home, tmp_path):
     assert {"Precision", "Recall", "F1", "Hit", "Hit@1", "Macro-F1", "Micro-F1", "ACC_L", "Emp.S"} <= set(paper.columns)
     assert paper["ACC_L"].isna().all() and paper["Hit"].notna().all()
     assert any("not computed: no judge LLM was chosen" in c.value for c in at.caption)
+    # failures only by default, with the count said; switched off, every row (the behaviour this test pins changed:
+    # the table used to show every row)
     table = at.dataframe[2].value
-    assert len(table) == 4 and {"question", "method", "verdict", "why"} <= set(table.columns)
+    assert {"question", "method", "verdict", "EM", "F1", "answer match", "gold answer", "gold ranks", "gold passages",
+            "retrieved (top 10)", "why"} <= set(table.columns)
+    ok = {"ok", "no gold evidence"}
+    assert not set(table["verdict"]) & ok
+    assert any(c.value.startswith(f"Showing {len(table)} failures of 4 rows") for c in at.caption)
+    assert at.toggle(key=S.widget_key(S.BENCH_FAILURES_ONLY)).value is True
+    assert {b.label for b in at.get("download_button")} >= {f"Download these {len(table)} rows (CSV)",
+                                                             f"Download these {len(table)} rows (JSON)"}
+    at.toggle(key=S.widget_key(S.BENCH_FAILURES_ONLY)).set_value(False).run()
+    table = at.dataframe[2].value
+    assert len(table) == 4
+    assert any(c.value.startswith("Showing all 4 rows (") for c in at.caption)
     at.multiselect(key=S.widget_key(S.BENCH_FILTER_METHOD)).set_value(["ppr"]).run()
     assert set(at.dataframe[2].value["method"]) == {"ppr"}
     # open a question on the Compare page

@@ -158,6 +158,9 @@ def test_ask_page_trace_roundtrip_and_escaping(home: Path) -> None:
     assert "Agent Smith" in texts or "Hugo Weaving" in texts
     code = at.code[0].value
     assert "The Matrix starring Hugo Weaving" in code
+    # the demo question comes with its gold answer: shown beside the answer with EM / F1 and the kind of match
+    gold = [m.value for m in at.markdown if m.value.startswith("Gold answer: **Hugo Weaving**")]
+    assert len(gold) == 1 and " · EM " in gold[0] and " · F1 " in gold[0], gold
     from core.trace import Trace
 
     # a trace as the download produces it: the run's trace JSON
@@ -166,6 +169,7 @@ def test_ask_page_trace_roundtrip_and_escaping(home: Path) -> None:
     at.text_input(key=_q("ask")).input("<b>Keanu</b> *Reeves* Matrix?").run()
     _ok(at)
     assert "<b>Keanu</b>" not in "".join(m.value for m in at.markdown)  # shown escaped, never as markup
+    assert not [m.value for m in at.markdown if m.value.startswith("Gold answer:")]  # a typed question has none
     # load a trace back and replay it
     trace = Trace("bubblerag", DEMO_QUESTION, workspace="demo", config={"h": 6, "B": 10, "alpha": 10.0, "n": 3})
     at.file_uploader(key=S.BUBBLE_TRACE_UPLOAD).upload("t.json", trace.to_json().encode(), "application/json").run()

@@ -26,8 +26,8 @@ def test_compare_page_runs_every_method_with_diagnosis(home):
     summary = at.dataframe[0].value
     assert list(summary["method"]) == method_names()
     assert {"R@5", "verdict", "seconds", "LLM tokens"} <= set(summary.columns)
-    # a verdict box per method (success / error / info)
-    boxes = len(at.success) + len(at.error) + len(at.info)
+    # a verdict box per method (success / warning for a partly right answer / error / info)
+    boxes = len(at.success) + len(at.warning) + len(at.error) + len(at.info)
     assert boxes >= len(method_names())
     assert len(at.get("iframe")) == 1  # one overlaid evidence drawing
     doc = at.get("iframe")[0].proto.srcdoc
@@ -39,6 +39,23 @@ def test_compare_page_runs_every_method_with_diagnosis(home):
                                                                                      if m.page}
 
 
+def test_compare_page_triage_gold_answer_verdicts_and_download(home):
+    """Every answer has the gold answer beside it with EM / F1 and the kind of match; the summary's verdict is
+    worded as the badge words it; the comparison downloads as CSV and JSON."""
+    at = run_page(PAGE)
+    at.multiselect(key=S.widget_key(S.COMPARE_METHODS, "compare")).set_value(["dense", "ppr"]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    summary = at.dataframe[0].value
+    assert {"verdict", "EM", "F1", "answer match"} <= set(summary.columns)
+    gold_lines = [m.value for m in at.markdown if m.value.startswith("Gold answer: **")]
+    assert len(gold_lines) == 2 and all(" · EM " in g and " · F1 " in g for g in gold_lines)
+    badges = [b.value for b in [*at.success, *at.warning, *at.error]]
+    for verdict in summary["verdict"]:
+        assert any(b.startswith(f"**{verdict}** — ") for b in badges), (verdict, badges)
+    assert {b.label for b in at.get("download_button")} >= {"Download this comparison (CSV)",
+                                                             "Download this comparison (JSON)"}
+
+
 def test_compare_page_custom_question_and_method_subset(home):
     at = run_page(PAGE)
     at.selectbox(key=S.widget_key(S.COMPARE_QUESTION, "compare")).set_value("(type your own question)").run()
@@ -48,6 +65,7 @@ def test_compare_page_custom_question_and_method_subset(home):
     assert list(at.dataframe[0].value["method"]) == ["dense", "ppr"]
     assert "verdict" not in at.dataframe[0].value.columns  # no gold for a typed question
     assert any("no gold evidence" in i.value for i in at.info)
+    assert not [m.value for m in at.markdown if m.value.startswith("Gold answer:")]  # none to show
 
 
 def test_open_in_step_page_hands_the_question_over(home):

@@ -109,3 +109,16 @@ def test_short_label_and_sizes(star_graph: KnowledgeGraph) -> None:
     assert gv.short_label("  a \n b ") == "a b"
     sizes = gv.degree_sizes(star_graph, range(star_graph.n_nodes))
     assert sizes[star_graph.node("hub")] == max(sizes.values())
+
+
+def test_per_node_shapes_and_their_legend_swatch(hostile_graph: KnowledgeGraph) -> None:
+    """A shape overrides the dot for the nodes named (the BubbleRAG expansion's anchors); its legend row
+    draws the same shape."""
+    v = hostile_graph.node("AT&T")
+    doc = gv.network_html(hostile_graph, range(hostile_graph.n_nodes), shapes={v: "diamond"},
+                          legend=[gv.LegendItem("diamond: anchor", "#555555", "diamond")])
+    shapes = {n["id"]: n.get("shape") for n in _vis_data(doc, "nodes")}
+    assert shapes[v] == "diamond"
+    assert all(s == "dot" for k, s in shapes.items() if k != v)  # the rest keep the dot
+    assert 'class="egx-diamond"' in doc and ".egx-diamond" in doc  # the swatch and its style
+    assert 'style="' in gv.legend_html([gv.LegendItem("a", "#000", "diamond")], inline=True)

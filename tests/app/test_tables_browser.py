@@ -52,7 +52,7 @@ def _shot(page, tmp_path: Path, name: str) -> Path:
 
 
 @pytest.mark.parametrize("page_file,table_key,columns,shot", [
-    ("pages/compare.py", "R@5", ("method", "verdict", "R@5", "R@10"), "compare-1280.png"),
+    ("pages/compare.py", "R@5", ("method", "verdict", "EM", "F1", "answer match", "R@5", "R@10"), "compare-1280.png"),
     ("pages/bubble_ranking.py", "Cost_sem", ("rank", "Score", "Cost_sem", "r_miss", "top-n"), "ranking-1280.png"),
     ("pages/granker.py", None, (), "granker-1280.png"),
 ])

@@ -14,7 +14,19 @@ def test_bench_demo_writes_report_and_resumes(tmp_path, capsys):
     assert main(args) == 0
     text = capsys.readouterr().out
     assert "| dense | 2 |" in text and "4 runs now, 0 already done" in text
-    assert {p.name for p in out.iterdir()} >= {"results.jsonl", "summary.json", "report.md", "charts.html", "run.json"}
+    assert {p.name for p in out.iterdir()} >= {"results.jsonl", "summary.json", "report.md", "charts.html", "run.json",
+                                               "triage.csv"}
+    # the per-question triage table beside the report, its verdicts worded as the report's (one vocabulary)
+    import csv
+
+    from core.eval.triage import TRIAGE_COLUMNS
+    from core.eval.verdicts import VERDICT_LABELS
+
+    rows = list(csv.DictReader((out / "triage.csv").read_text(encoding="utf-8-sig").splitlines()))
+    assert len(rows) == 4 and list(rows[0]) == list(TRIAGE_COLUMNS) and "triage.csv" in text
+    report = (out / "report.md").read_text(encoding="utf-8")
+    for r in rows:
+        assert VERDICT_LABELS[r["verdict key"]] in report and r["verdict"].startswith(VERDICT_LABELS[r["verdict key"]])
     assert main([*args, "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert set(summary["methods"]) == {"dense", "ppr"} and summary["questions"] == 2

@@ -1,0 +1,76 @@
+"""Click to page for every step of the guided demo, in a real browser.
+
+Starts ``streamlit run`` as a fresh machine would (hashing embedder, bi-encoder reranker, LLM ``none``:
+the tour itself switches to the demo workspace, the ``recorded`` LLM and the models the recording names,
+bge-small and the bundled cross-encoder, whose demo index is built on the first step). Clicks "Start the
+guided demo" on Home, then Next through all steps and Finish, twice; each figure is the wall-clock
+seconds from the click until the step's heading and tour bar are on screen and Streamlit is no longer
+running (Compare: every method's column drawn). Run under the CPU lock.
+
+Usage: python benchmarks/tour_clicks.py [--rounds N] [--out results.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from components import tour  # noqa: E402
+from tests.app.browser_support import app_server, launch_chromium  # noqa: E402
+
+HEADINGS = {"pages/bubble_anchors.py": "Anchor grouping", "pages/bubble_expansion.py": "Bubble expansion",
+            "pages/bubble_ranking.py": "Ranking and reasoning expansion", "pages/bubble_ask.py": "Ask",
+            "pages/compare.py": "Side by side"}
+
+
+def _settled(page, texts: list[str], timeout_s: float = 600) -> float:
+    """Seconds until every one of ``texts`` is on the page and Streamlit is no longer running."""
+    t0 = time.monotonic()
+    page.wait_for_function(
+        """(ts) => ts.every(t => document.body.innerText.includes(t))
+                 && !(document.querySelector('[data-testid="stStatusWidget"]')?.innerText || '').includes('Running')
+                 && !document.querySelector('[data-testid="stSpinner"]')""",
+        arg=texts, timeout=timeout_s * 1000, polling=100)
+    return time.monotonic() - t0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--out", default="")
+    args = ap.parse_args(argv)
+    from playwright.sync_api import sync_playwright
+
+    n = len(tour.STEPS)
+    rows: list[dict[str, object]] = []
+    with tempfile.TemporaryDirectory() as tmp, app_server(Path(tmp)) as (base, _), sync_playwright() as p:
+        browser = launch_chromium(p)
+        page = browser.new_page(viewport={"width": 1440, "height": 900})
+        page.goto(base, wait_until="domcontentloaded")
+        _settled(page, ["Start the guided demo"])
+        for rnd in range(1, args.rounds + 1):
+            page.get_by_role("button", name="Start the guided demo").click()
+            for i, step in enumerate(tour.STEPS):
+                s = _settled(page, [f"Guided demo · step {i + 1} of {n}", HEADINGS[step.page]])
+                rows.append({"round": rnd, "step": i + 1, "page": step.page, "seconds": round(s, 2)})
+                print(f"round {rnd} · step {i + 1:2d} · {step.page:28s} {s:6.2f} s", flush=True)
+                name = "Finish the tour" if i == n - 1 else f"Next: {tour._TITLES[tour.STEPS[i + 1].page]}"
+                page.get_by_role("button", name=name).click()
+            s = _settled(page, ["your own choices are back", "Start the guided demo"])
+            rows.append({"round": rnd, "step": "finish", "page": "pages/home.py", "seconds": round(s, 2)})
+            print(f"round {rnd} · finish  · pages/home.py                 {s:6.2f} s", flush=True)
+        browser.close()
+    if args.out:
+        Path(args.out).write_text(json.dumps({"rows": rows}, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,88 @@
+"""How long the real LLM run took, beside this replay's time, for a run replayed from a recording.
+
+With the ``recorded`` LLM a run takes milliseconds, which hides what the method costs with a real
+model. The recording bundles keep the seconds and tokens of every stage as measured live
+(:func:`core.recording.record`); :func:`stage_times` pairs them with the replay's stages
+(:func:`core.recording.stage_times`), and the pages show them per stage
+(:func:`stage_time_captions`) or as a table (:func:`stage_time_table`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from components.ui import md_escape
+from core.recording import StageTime, recorded_setup
+from core.recording import stage_times as _pair
+
+
+def stage_times(llm: Any, trace: Any) -> tuple[tuple[StageTime, ...], str] | None:
+    """(the stages with their recorded and replay seconds, what the recording was made with) for a
+    trace the ``recorded`` LLM replayed from a matching recorded run; None for any other run."""
+    find = getattr(llm, "find_run", None)
+    if find is None or not (trace.replay or {}).get("matched"):
+        return None
+    found = find(trace.workspace, trace.method, trace.query, trace.config, trace.backends)
+    if found is None:
+        return None
+    rec, run = found
+    return _pair(run, trace), recorded_setup(rec.provenance, run)
+
+
+#: Marks the time lines (a Material icon: an emoji needs a font the offline browser may lack).
+TIMER = ":material/timer:"
+
+
+def _seconds(s: float) -> str:
+    return f"{s:.1f} s" if s >= 0.95 else f"{s:.2f} s" if s >= 0.005 else f"{s * 1000:.1f} ms"
+
+
+def stage_line(t: StageTime, setup: str) -> str:
+    """``Keyword extraction: 8.5 s when recorded live (LLM stage, …; model …) · this replay 0.2 ms``
+    (Markdown, user text escaped)."""
+    title = md_escape(t.title or t.stage)
+    if t.recorded_s is None:
+        return f"{TIMER} {title}: not in the recording · replay {_seconds(t.replay_s)}"
+    what = "LLM stage" if t.llm else "no LLM call"
+    tokens = f", {t.prompt_tokens:,} + {t.completion_tokens:,} tokens" if t.llm else ""
+    return (f"{TIMER} {title}: **{_seconds(t.recorded_s)}** when recorded live ({what}{tokens}; {md_escape(setup)}) · "
+            f"this replay **{_seconds(t.replay_s)}**")
+
+
+def stage_time_captions(llm: Any, trace: Any, stages: Sequence[str]) -> None:
+    """A caption per stage of ``stages`` (trace stage names): its recorded live seconds beside this
+    replay's. Nothing for a run that is not a replay of a recording."""
+    got = stage_times(llm, trace)
+    if got is None:
+        return
+    times, setup = got
+    for t in times:
+        if t.stage in stages:
+            st.caption(stage_line(t, setup))
+
+
+def stage_time_frame(times: Sequence[StageTime]) -> pd.DataFrame:
+    """The table of :func:`stage_time_table`: one row per stage, recorded seconds beside the replay's."""
+    return pd.DataFrame([{"stage": t.stage, "what": t.title,
+                          "recorded live (s)": None if t.recorded_s is None else round(t.recorded_s, 3),
+                          "LLM when recorded": "✓" if t.llm else "",
+                          "recorded tokens": t.prompt_tokens + t.completion_tokens,
+                          "this replay (s)": round(t.replay_s, 4)} for t in times])
+
+
+def stage_time_table(llm: Any, trace: Any) -> None:
+    """For a replayed run: every stage's seconds in the recorded live run beside this replay's, with
+    the totals and what the recording was made with."""
+    got = stage_times(llm, trace)
+    if got is None:
+        return
+    times, setup = got
+    recorded = sum(t.recorded_s or 0.0 for t in times)
+    replay = sum(t.replay_s for t in times)
+    st.markdown(f"**Recorded live run vs this replay** — {_seconds(recorded)} when recorded "
+                f"({md_escape(setup)}), {_seconds(replay)} replayed.")
+    st.dataframe(stage_time_frame(times), hide_index=True, width="stretch")

@@ -1,0 +1,328 @@
+"""The guided demo: one click on Home walks a class through BubbleRAG on the demo workspace.
+
+:func:`home_panel` (on Home) starts it: the demo workspace, the ``recorded`` LLM (real runs of the
+local 1.5B model, replayed) with the embedder and reranker those runs were recorded with, and the
+paper's Keanu Reeves question. Each step (:data:`STEPS`) is one page of the BubbleRAG pipeline —
+anchor grouping → bubble expansion → ranking and reasoning → answer → Compare — first for the Keanu
+question, then for the Lothair II question; :func:`bar`, drawn under each of those pages' titles,
+says what the stage does (with its paper section) and what to look at, with Back, Next and Leave.
+
+Everything the tour changes (sidebar choices, the pages' questions and knobs) is put aside when it
+starts and put back when the person leaves or finishes it (:func:`leave`), so afterwards every page
+behaves as before. The tour's own state is one :class:`TourState` under :data:`state.TOUR`.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+import streamlit as st
+
+from components import state as S
+from components.navigation import HOME, SECTIONS, page_path
+from components.ui import md_escape
+from core.papers import get_paper
+
+WORKSPACE = "demo"
+LLM = "recorded"
+KEANU = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
+LOTHAIR = "When did Lothair II's mother die?"
+
+#: Values the tour sets or resets; each is kept with its widgets' keys (:func:`state.bind`) and put back
+#: on leaving. The per-workspace memory of questions goes with them, so no workspace inherits the tour's.
+SAVED = (S.WORKSPACE, S.LLM, S.EMBEDDER, S.EMBEDDER_MODEL, S.RERANKER, S.RERANKER_MODEL,
+         S.BUBBLE_QUESTION, S.BUBBLE_H, S.BUBBLE_B, S.BUBBLE_RUN_ALPHA, S.BUBBLE_RUN_N, S.BUBBLE_STAGE,
+         S.BUBBLE_FRAME, S.BUBBLE_PLAYING, S.BUBBLE_ALPHA, S.BUBBLE_N, S.BUBBLE_PRESET, S.BUBBLE_CEG,
+         S.COMPARE_QUESTION, S.COMPARE_CUSTOM, S.COMPARE_METHODS, S.WORKSPACE_OF, S.PER_WORKSPACE)
+#: Reset on entering every step: the run at the paper's defaults (the settings the recording was made
+#: with; another h, B, α or n is not a recorded run) and each page's player at its start.
+RESET = (S.BUBBLE_H, S.BUBBLE_B, S.BUBBLE_RUN_ALPHA, S.BUBBLE_RUN_N, S.BUBBLE_STAGE, S.BUBBLE_FRAME,
+         S.BUBBLE_PLAYING, S.BUBBLE_ALPHA, S.BUBBLE_N, S.BUBBLE_PRESET, S.BUBBLE_CEG)
+
+GO = S.sub(S.TOUR, "go")  #: the page a tour button asked for, opened once the page runs
+NOTE = S.sub(S.TOUR, "note")  #: what leaving the tour put back, shown once
+
+
+@dataclass(frozen=True)
+class TourStep:
+    page: str  #: "pages/x.py"
+    question: str
+    section: str  #: the BubbleRAG section the stage implements
+    what: str  #: what the stage does
+    look: str  #: what to look at on the screen
+
+
+STEPS: tuple[TourStep, ...] = (
+    TourStep("pages/bubble_anchors.py", KEANU, "§3.2",
+             "Dense search first fetches the top passages; if they already answer the question BubbleRAG stops. "
+             "Otherwise the LLM extracts the question's keywords (and infers ones it only implies), rewrites vague "
+             "ones into query-specific search terms, relaxes them to the graph's own wording, and each term "
+             "retrieves candidate nodes and edges. The candidates are grouped by concept into weighted anchor "
+             "groups (weights sum to 1).",
+             "Click **Next stage** through the six stages: which keywords the model inferred, what “movie” became, "
+             "and at stage 6 the groups with their weights. Each group keeps its colour on the following pages. "
+             "The lines with a timer give each stage's time with the real model beside this replay's."),
+    TourStep("pages/bubble_expansion.py", KEANU, "§3.3, Algorithm 1",
+             "From every anchor a bubble grows over the localized graph G′ — a multi-source Dijkstra whose cost "
+             "per node is 1 − cos(q, v), cheapest first, one bubble per group. Where bubbles of different groups "
+             "meet, the paths back to their anchors form a candidate evidence graph (CEG); the search stops "
+             "after B CEGs.",
+             "The diamonds are the anchors, where the bubbles start. Press **Play**: it pauses at each collision, "
+             "outlines the new CEG in red, and the side panel names the meeting node and the queue."),
+    TourStep("pages/bubble_ranking.py", KEANU, "§3.4–3.5",
+             "Each CEG is scored 1 / (Cost_sem · e^(α·r_miss) + ε): its semantic cost against the weight of the "
+             "groups it misses. The top-n are then grown hop by hop: the LLM picks neighbouring edges until it "
+             "judges the evidence sufficient (reasoning-aware expansion).",
+             "Try the **AND** and **OR** presets and watch the “shift” column; open the rank-1 CEG's hops at the "
+             "bottom to see which edges the model added and why it stopped."),
+    TourStep("pages/bubble_ask.py", KEANU, "§3.6",
+             "The expanded top-n CEGs are merged into one evidence graph; its triples and their source passages "
+             "(at most 15) go to the LLM, which writes the answer.",
+             "The answer box, then the tabs: the evidence graph, the triples the model read, and **Latency and "
+             "tokens** — every stage's recorded live time beside this replay's."),
+    TourStep("pages/compare.py", KEANU, "§4 (baselines)",
+             "Every method of the app runs the same question on the same graph and backends, and the failure "
+             "diagnosis reads each method's trace to say where the gold evidence was lost.",
+             "The summary table: recall, the verdict per method and the seconds; ✓ marks gold passages in each "
+             "ranking. Next repeats the path with a question whose key entity is never named."),
+    TourStep("pages/bubble_anchors.py", LOTHAIR, "§3.2, Examples 2 and 4",
+             "“Lothair II's mother” is never named: the paper's Example 4 rewrites the vague keyword “mother” "
+             "into “Lothair II's mother”, so candidates near Lothair II win over every other mother in the graph, "
+             "and expects weights of about 0.5 for Lothair II, 0.3 for mother and 0.2 for the death date.",
+             "Stages 2 and 3: did the model infer or specialize “mother”? Stage 6: the weights it gave, against "
+             "the paper's expectation."),
+    TourStep("pages/bubble_expansion.py", LOTHAIR, "§3.3",
+             "The bubbles start from Lothair II and from the mother and death-date anchors; the answer path runs "
+             "through the mother, an entity no keyword names.",
+             "Play to the first collision: is the meeting node the mother (Ermengarde of Tours in the demo graph)?"),
+    TourStep("pages/bubble_ranking.py", LOTHAIR, "§3.5",
+             "A death date is a property one hop beyond the backbone that connects the anchors: this is the case "
+             "reasoning-aware expansion is for.",
+             "Open the hops of the rank-1 CEG: did the model add the edge that holds the date, and did it stop "
+             "because the evidence sufficed?"),
+    TourStep("pages/bubble_ask.py", LOTHAIR, "§3.6",
+             "The answer from the unified evidence graph and its passages.",
+             "Check the answer against the triples tab: is the date there, and is it the mother's?"),
+    TourStep("pages/compare.py", LOTHAIR, "§4 (baselines)",
+             "The same question through every method.",
+             "Which methods found both gold passages (Lothair II and his mother), and where did the others lose "
+             "them? **Finish** puts your own workspace and LLM back."),
+)
+
+_TITLES = {path: title for pages in SECTIONS.values() for path, title, _icon in pages}
+
+
+@dataclass
+class TourState:
+    """The running tour: its step, and what the session held before it started."""
+
+    step: int = 0
+    saved: dict[str, Any] = field(default_factory=dict)  #: session key → its value before the tour
+    before: dict[str, str] = field(default_factory=dict)  #: the sidebar choices before the tour, for the note
+    models: dict[str, str] = field(default_factory=dict)  #: the recording's embedder and reranker (read once)
+
+
+def current() -> TourState | None:
+    """The running tour, or None."""
+    t = st.session_state.get(S.TOUR)
+    return t if isinstance(t, TourState) else None
+
+
+def _family(key: str) -> list[str]:
+    """``key`` and its widgets' keys (:func:`state.widget_key`), as they are in the session now."""
+    prefix = S.widget_key(key)
+    return [k for k in st.session_state if isinstance(k, str) and (k == key or k == prefix or k.startswith(prefix + "."))]
+
+
+def _drop(key: str) -> None:
+    for k in _family(key):
+        del st.session_state[k]
+
+
+def _tour_models() -> dict[str, str]:
+    """The embedder and reranker the demo's recorded runs were made with ({} when none is shipped)."""
+    from core.errors import EgxError
+    from core.recording import recorded_models
+
+    try:
+        return recorded_models(WORKSPACE, KEANU)
+    except EgxError:
+        return {}
+
+
+def _choose_backends(models: dict[str, str]) -> None:
+    """The demo workspace, the recorded LLM and the recording's models in the sidebar."""
+    S.set_value(S.WORKSPACE, WORKSPACE)
+    S.set_value(S.LLM, LLM)
+    if "embedder" in models:
+        S.set_value(S.EMBEDDER, models["embedder"])
+    if "reranker" in models:
+        S.set_value(S.RERANKER, models["reranker"])
+
+
+def _enter(t: TourState, i: int) -> None:
+    """Make step ``i`` current: its question on the BubbleRAG pages and on Compare, the defaults, its page."""
+    from core.methods.registry import method_names
+
+    ss = st.session_state
+    t.step = i
+    step = STEPS[i]
+    _choose_backends(t.models)  # again: the sidebar may have been changed since
+    for key in RESET:
+        _drop(key)
+    S.follow_workspace(WORKSPACE, S.BUBBLE_QUESTION)  # the question of the workspace left is kept for it
+    S.set_value(S.BUBBLE_QUESTION, step.question)
+    S.follow_workspace(WORKSPACE, S.COMPARE_QUESTION, S.COMPARE_CUSTOM)
+    S.set_value(S.COMPARE_QUESTION, step.question)
+    if not ss.get(S.COMPARE_METHODS):
+        S.set_value(S.COMPARE_METHODS, method_names())
+    ss[GO] = step.page
+
+
+def start() -> None:
+    """Start the tour at its first step (a button callback): what it changes is put aside first."""
+    ss = st.session_state
+    running = current()
+    if running is not None:  # a second click (another tab): the tour goes on, its saved choices stay
+        _enter(running, running.step)
+        return
+    saved = {k: copy.deepcopy(ss[k]) for key in SAVED for k in _family(key)}
+    before = {"workspace": str(ss.get(S.WORKSPACE) or ""), "LLM": str(ss.get(S.LLM) or ""),
+              "embedder": str(ss.get(S.EMBEDDER) or ""), "reranker": str(ss.get(S.RERANKER) or "")}
+    t = TourState(0, saved, before, _tour_models())
+    ss[S.TOUR] = t
+    _enter(t, 0)
+
+
+def goto(i: int) -> None:
+    """Open step ``i`` (Next, Back, Resume)."""
+    t = current()
+    if t is not None:
+        _enter(t, max(0, min(i, len(STEPS) - 1)))
+
+
+def leave(*, home: bool = False) -> None:
+    """End the tour and put back everything it changed; ``home``: then open Home (Finish)."""
+    ss = st.session_state
+    t = current()
+    ss.pop(S.TOUR, None)
+    if t is None:
+        return
+    for key in SAVED:
+        _drop(key)
+    for k, v in t.saved.items():
+        ss[k] = v
+    back = ", ".join(f"{what} “{name}”" for what, name in t.before.items() if name)
+    ss[NOTE] = (f"You left the guided demo; your own choices are back: {back}." if back else
+                "You left the guided demo; the sidebar is back to its defaults.")
+    if home:
+        ss[GO] = HOME
+
+
+def _follow() -> None:
+    """Open the page a tour button asked for (after the callback: ``st.switch_page`` needs a script run)."""
+    target = st.session_state.pop(GO, None)
+    if target:
+        st.switch_page(page_path(target))
+
+
+def _note() -> None:
+    note = st.session_state.pop(NOTE, None)
+    if note:
+        st.success(md_escape(note), icon=":material/tour:")
+
+
+def _off_course(t: TourState) -> list[str]:
+    """What in the sidebar differs from the tour's choices (someone changed it during the tour)."""
+    ss = st.session_state
+    out = []
+    if ss.get(S.WORKSPACE) != WORKSPACE:
+        out.append("workspace")
+    if ss.get(S.LLM) != LLM:
+        out.append("LLM")
+    for kind, key in (("embedder", S.EMBEDDER), ("reranker", S.RERANKER)):
+        want = t.models.get(kind)
+        if want and ss.get(key) != want:
+            out.append(kind)
+    return out
+
+
+def step_label(i: int) -> str:
+    step = STEPS[i]
+    which = "Keanu Reeves question" if step.question == KEANU else "Lothair II question"
+    return f"{_TITLES.get(step.page, step.page)} · {which}"
+
+
+def bar(page: str) -> None:
+    """The tour's step on ``page`` ("pages/x.py"), drawn under the page title: what the stage does, what to
+    look at, Back / Next / Leave. On a page that is not the current step's: a way back to it. Nothing when
+    no tour runs (only the note of a tour just left, once)."""
+    _follow()  # a tour button of this run asked for another page: open it before drawing anything here
+    _note()
+    t = current()
+    if t is None:
+        return
+    step = STEPS[t.step]
+    n = len(STEPS)
+    with st.container(border=True, key=S.sub(S.TOUR, "bar")):
+        if step.page != page:
+            st.markdown(f"**Guided demo** — paused at step {t.step + 1} of {n}: {md_escape(step_label(t.step))}.")
+            c1, c2, _ = st.columns([2, 1, 3])
+            c1.button(f"Back to step {t.step + 1}", icon=":material/undo:", key=S.sub(S.TOUR, "resume"),
+                      on_click=goto, args=(t.step,), type="primary", width="stretch")
+            c2.button("Leave tour", icon=":material/logout:", key=S.sub(S.TOUR, "leave"), on_click=leave,
+                      width="stretch")
+        else:
+            p = get_paper("BubbleRAG")
+            st.markdown(f"**Guided demo · step {t.step + 1} of {n}: {md_escape(step_label(t.step))}**")
+            st.progress((t.step + 1) / n)
+            st.markdown(f"**What this stage does** ({md_escape(step.section)}): {md_escape(step.what)}")
+            st.markdown(f"**Look at:** {step.look}")  # the tour's own text: its bold marks are meant
+            st.caption(f"Question: {md_escape(step.question)} · replayed from recorded runs of the real local "
+                       f"model (no model runs now) · paper: [{md_escape(p.key)} {md_escape(step.section)}]"
+                       f"({p.url})")
+            off = _off_course(t)
+            if off:
+                st.warning(f"The sidebar's {', '.join(off)} changed since this step opened, so this page may not "
+                           "show the recorded run; Next (or Back) puts the tour's choices back.",
+                           icon=":material/warning:")
+            last = t.step == n - 1
+            c1, c2, c3, _ = st.columns([1, 2, 1, 2])
+            c1.button("Back", icon=":material/arrow_back:", key=S.sub(S.TOUR, "back"), on_click=goto,
+                      args=(t.step - 1,), disabled=t.step == 0, width="stretch")
+            if last:
+                c2.button("Finish the tour", icon=":material/flag:", key=S.sub(S.TOUR, "next"), on_click=leave,
+                          kwargs={"home": True}, type="primary", width="stretch")
+            else:
+                c2.button(f"Next: {_TITLES.get(STEPS[t.step + 1].page, '')}", icon=":material/arrow_forward:",
+                          key=S.sub(S.TOUR, "next"), on_click=goto, args=(t.step + 1,), type="primary",
+                          width="stretch")
+            c3.button("Leave tour", icon=":material/logout:", key=S.sub(S.TOUR, "leave"), on_click=leave,
+                      width="stretch")
+
+
+def home_panel() -> None:
+    """Home's "Guided demo" box: start the tour (or resume / leave a running one)."""
+    _follow()
+    _note()
+    t = current()
+    with st.container(border=True, key=S.sub(S.TOUR, "home")):
+        st.subheader("Guided demo")
+        st.markdown("For a class: BubbleRAG's pipeline one stage per click — anchor grouping, bubble expansion, "
+                    "ranking and reasoning, the answer, then every method compared — on the paper's Keanu Reeves "
+                    "question, then on “When did Lothair II's mother die?”.")
+        st.caption("It switches to the demo workspace and the recorded LLM (real runs of the local "
+                   "Qwen2.5-Coder-1.5B model, replayed instantly, with the models they were recorded with). "
+                   "Leaving the tour puts your workspace, LLM and models back.")
+        if t is None:
+            st.button("Start the guided demo", icon=":material/tour:", key=S.sub(S.TOUR, "start"), on_click=start,
+                      type="primary")
+        else:
+            st.markdown(f"Running: step {t.step + 1} of {len(STEPS)} — {md_escape(step_label(t.step))}.")
+            c1, c2 = st.columns(2)
+            c1.button(f"Resume at step {t.step + 1}", icon=":material/play_arrow:", key=S.sub(S.TOUR, "resume"),
+                      on_click=goto, args=(t.step,), type="primary", width="stretch")
+            c2.button("Leave tour", icon=":material/logout:", key=S.sub(S.TOUR, "leave"), on_click=leave,
+                      width="stretch")

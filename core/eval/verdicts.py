@@ -1,0 +1,182 @@
+"""The one verdict vocabulary, and how an answer compares with the gold answer.
+
+Every place that names the outcome of one question × method — the Benchmark page's per-question table,
+the verdict badges on Compare, the triage downloads, the failure chart and ``egx bench``'s report — asks
+this module for its words, so a verdict reads the same wherever it is shown.
+
+A *verdict* is the diagnosis stage (:data:`core.methods.base.VERDICTS`: where the gold evidence was lost,
+``ok`` or ``no_gold``) with two additions:
+
+* ``answer_partial`` — every gold passage retrieved and the answer is not an exact match, but it is part
+  of the gold answer (a surname: "Weaving" for "Hugo Weaving") or holds it ("Hugo Weaving played Agent
+  Smith"). The diagnosis calls it ``answer_wrong``, as SQuAD exact match does; the vocabulary splits it
+  off, so the user sees "partly right (F1 0.67)" instead of "answer wrong". It still counts as a failure
+  (EM is the metric; a partial answer is not counted correct).
+* ``error`` — the method raised an error on the question (a benchmark pair recorded as failed).
+
+The answer's comparison (:func:`match_answer`) is SQuAD EM and token F1 (lower-case, punctuation, articles
+and extra whitespace removed; :func:`core.text.normalize_answer`), each the best over the gold answer and
+its aliases (MuSiQue's ``answer_aliases``), and the *kind* of match: exact, alias, holds the gold answer,
+part of it, some words shared, none.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from core.methods.base import NO_GOLD, OK, STAGE_LABELS, STAGE_ORDER
+from core.text import exact_match, normalize_answer, token_f1
+
+__all__ = ["ANSWER_PARTIAL", "ERROR", "MATCH_LABELS", "VERDICT_KEYS", "VERDICT_LABELS", "AnswerMatch", "MatchKind",
+           "Tone", "Verdict", "diagnosis_verdict", "is_failure", "match_answer", "record_match", "record_verdict",
+           "verdict", "verdict_label"]
+
+ANSWER_PARTIAL = "answer_partial"
+ERROR = "error"
+#: Every verdict key, pipeline order first (the order of the failure chart and the report's columns).
+VERDICT_KEYS: tuple[str, ...] = (*STAGE_ORDER, ANSWER_PARTIAL, OK, NO_GOLD, ERROR)
+#: The label of every verdict key: the stage words of the diagnosis contract plus the two keys above.
+VERDICT_LABELS: dict[str, str] = {**STAGE_LABELS, ANSWER_PARTIAL: "retrieved, answer partly right",
+                                  ERROR: "method failed"}
+
+MatchKind = Literal["exact", "alias", "contains", "part", "overlap", "none", "no_answer", "no_gold"]
+#: How each kind of answer match is worded (beside EM and F1).
+MATCH_LABELS: dict[str, str] = {
+    "exact": "exact match",
+    "alias": "alias match",
+    "contains": "holds the gold answer",
+    "part": "partial match (part of the gold answer)",
+    "overlap": "some words shared",
+    "none": "no match",
+    "no_answer": "no answer",
+    "no_gold": "no gold answer",
+}
+Tone = Literal["ok", "partial", "failure", "info"]
+
+
+@dataclass(frozen=True)
+class AnswerMatch:
+    """How an answer compares with the gold answers: SQuAD EM / F1 (best over the aliases) and the kind."""
+
+    kind: MatchKind
+    em: float | None = None  #: None without a gold answer
+    f1: float | None = None
+    gold: str = ""  #: the gold answer or alias the kind refers to (the primary answer when none matched)
+
+    @property
+    def partly_right(self) -> bool:
+        """Not an exact match, but part of a gold answer or holding one."""
+        return self.kind in ("contains", "part")
+
+    @property
+    def label(self) -> str:
+        """E.g. ``"alias match (Stanley Hall)"``, ``"partial match (part of the gold answer)"``."""
+        text = MATCH_LABELS[self.kind]
+        return f"{text} ({self.gold})" if self.kind == "alias" else text
+
+
+def match_answer(answer: str, golds: Sequence[str]) -> AnswerMatch:
+    """Compare ``answer`` with the gold answers ``golds`` (the primary answer first, then its aliases).
+
+    The kind, checked in this order on SQuAD-normalised text: ``exact`` (EM with the primary answer),
+    ``alias`` (EM with an alias only), ``contains`` (a gold answer occurs in the answer as whole words),
+    ``part`` (every word of the answer is a word of one gold answer: a surname, a year of a date),
+    ``overlap`` (F1 > 0 otherwise: "26 March 851" for "20 March 851" is not partly right), ``none``;
+    ``no_answer`` for an empty answer, ``no_gold`` when there is no gold answer (EM and F1 are then None).
+
+    Examples
+    --------
+    >>> m = match_answer("Weaving", ["Hugo Weaving"])
+    >>> m.kind, m.em, round(m.f1, 2)
+    ('part', 0.0, 0.67)
+    >>> match_answer("Stanley Hall", ["G. Stanley Hall", "Stanley Hall"]).label
+    'alias match (Stanley Hall)'
+    """
+    gs = [str(g) for g in golds if g is not None and normalize_answer(str(g))]
+    if not gs:
+        return AnswerMatch("no_gold")
+    em = max(exact_match(answer, g) for g in gs)
+    f1 = max(token_f1(answer, g) for g in gs)
+    a = normalize_answer(answer or "")
+    if not a:
+        return AnswerMatch("no_answer", 0.0, 0.0, gs[0])
+    if exact_match(answer, gs[0]):
+        return AnswerMatch("exact", em, f1, gs[0])
+    for g in gs[1:]:
+        if exact_match(answer, g):
+            return AnswerMatch("alias", em, f1, g)
+    for g in gs:
+        if f" {normalize_answer(g)} " in f" {a} ":
+            return AnswerMatch("contains", em, f1, g)
+    words = Counter(a.split())
+    for g in gs:
+        if not words - Counter(normalize_answer(g).split()):
+            return AnswerMatch("part", em, f1, g)
+    return AnswerMatch("overlap" if f1 > 0 else "none", em, f1, gs[0])
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One question × method's verdict as every page, download and report words it."""
+
+    key: str  #: one of :data:`VERDICT_KEYS` (an unknown stage of a future record passes through)
+    label: str  #: e.g. "ranked below the cut", "retrieved, answer partly right (F1 0.67)", "ok (alias match)"
+    tone: Tone
+
+    @property
+    def failure(self) -> bool:
+        """Whether the pair failed: anything but ``ok`` and ``no_gold`` (a partly right answer is a failure)."""
+        return self.tone in ("failure", "partial")
+
+
+def verdict_label(key: str) -> str:
+    """The label of a verdict key (the key itself for an unknown one)."""
+    return VERDICT_LABELS.get(key, key)
+
+
+def verdict(stage: str | None, match: AnswerMatch | None = None) -> Verdict:
+    """The verdict of a diagnosis ``stage`` (None: the method failed) and the answer's ``match``.
+
+    ``answer_wrong`` with a partly right answer becomes ``answer_partial`` with its F1 in the label; ``ok``
+    reached through an alias says so.
+    """
+    key = ERROR if not stage else str(stage)
+    m = match or AnswerMatch("no_gold")
+    if key == "answer_wrong" and m.partly_right:
+        return Verdict(ANSWER_PARTIAL, f"{VERDICT_LABELS[ANSWER_PARTIAL]} (F1 {m.f1 or 0.0:.2f})", "partial")
+    if key == OK:
+        return Verdict(OK, VERDICT_LABELS[OK] + (" (alias match)" if m.kind == "alias" else ""), "ok")
+    if key == NO_GOLD:
+        return Verdict(NO_GOLD, VERDICT_LABELS[NO_GOLD], "info")
+    return Verdict(key, verdict_label(key), "failure")
+
+
+def diagnosis_verdict(diag: Any, answer: str = "", golds: Sequence[str] = ()) -> Verdict:
+    """The verdict of a :class:`~core.methods.base.Diagnosis` (``None``: the method failed). The answer is
+    matched against the gold answers the diagnosis recorded, else against ``golds``."""
+    if diag is None:
+        return verdict(None)
+    ev = diag.evidence.get("answer") if isinstance(diag.evidence, Mapping) else None
+    if isinstance(ev, Mapping) and ev.get("gold"):
+        return verdict(diag.stage, match_answer(str(ev.get("text", answer) or ""), [str(g) for g in ev["gold"]]))
+    return verdict(diag.stage, match_answer(answer, golds))
+
+
+def record_match(rec: Mapping[str, Any]) -> AnswerMatch:
+    """The answer match of a benchmark record (``results.jsonl``: its ``answer`` against its ``answers``)."""
+    return match_answer(str(rec.get("answer") or ""), [str(a) for a in rec.get("answers") or ()])
+
+
+def record_verdict(rec: Mapping[str, Any]) -> Verdict:
+    """The verdict of a benchmark record (``error`` when the pair raised)."""
+    diag = rec.get("diagnosis")
+    stage = diag.get("stage") if isinstance(diag, Mapping) else None
+    return verdict(stage, record_match(rec))
+
+
+def is_failure(key: str) -> bool:
+    """Whether a verdict key is a failure (everything but ``ok`` and ``no_gold``)."""
+    return key not in (OK, NO_GOLD)

@@ -1,0 +1,23 @@
+"""The gold answer beside an answer (components/answer_view.py): EM / F1 / match, user text escaped."""
+
+from __future__ import annotations
+
+from components.answer_view import gold_answer_text, question_answers
+from core.index.questions import Question
+
+
+def test_gold_answer_line_scores_and_escapes():
+    text, m = gold_answer_text("Weaving", ["Hugo Weaving"])
+    assert text == ("Gold answer: **Hugo Weaving** · EM 0 · F1 0.67 · partial match (part of the gold answer)")
+    assert m.kind == "part"
+    text, _ = gold_answer_text("x", ["<b>Hugo</b> *W*", "a_b", "https://evil.example"])
+    assert "<b>" not in text and "\\<b\\>" in text and "\\*W\\*" in text and "a\\_b" in text
+    assert "https://evil.example" not in text  # no autolink: md_escape breaks the URL
+    assert gold_answer_text("Hugo Weaving", []) == ("", gold_answer_text("Hugo Weaving", [])[1])  # nothing to show
+
+
+def test_question_answers_finds_the_workspace_question_with_its_aliases():
+    qs = [Question("1", "Who founded it?", "G. Stanley Hall", ("c1",), aliases=("Stanley Hall",)),
+          Question("2", "Where?", "", ("c2",))]
+    assert question_answers(qs, "Who founded it?") == ("G. Stanley Hall", "Stanley Hall")
+    assert question_answers(qs, "Where?") == () and question_answers(qs, "typed") == ()

@@ -1,0 +1,146 @@
+"""The guided demo (components/tour.py) in AppTest: started from Home it opens each step's page with the
+step's question on the demo workspace and the recorded LLM, Back and Next move one step, every page of the
+walk replays the recorded run (its stages' live seconds are shown), the expansion drawing marks the anchors,
+and Leave or Finish put the session's own workspace, LLM, models and question back."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from components import state as S
+from components import tour
+from components.bubble import ANCHOR_SHAPE
+from tests.app.helpers import drawn_nodes, plain
+
+pytestmark = pytest.mark.model  # the recorded runs replay with the models they were recorded with
+
+TITLES = {"pages/bubble_anchors.py": "Anchor grouping", "pages/bubble_expansion.py": "Bubble expansion",
+          "pages/bubble_ranking.py": "Ranking and reasoning expansion", "pages/bubble_ask.py": "Ask",
+          "pages/compare.py": "Compare methods"}
+OWN_QUESTION = "Which company makes the Tarn 4?"
+
+
+def _ok(at):  # type: ignore[no-untyped-def]
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _button(at, part: str):  # type: ignore[no-untyped-def]
+    return at.button(key=S.sub(S.TOUR, part))
+
+
+def _texts(at) -> list[str]:  # type: ignore[no-untyped-def]
+    """The page's Markdown and captions as read (escapes undone, no bold marks)."""
+    return [plain(str(e.value)).replace("**", "") for kind in ("markdown", "caption") for e in at.get(kind)]
+
+
+def _own_home():  # type: ignore[no-untyped-def]
+    """Home, on the person's own choices: the MuSiQue sample, no LLM, the hashing embedder, a typed question."""
+    from tests.app.helpers import app
+
+    at = app()
+    at.session_state[S.WORKSPACE] = "musique"
+    at.run()
+    return _ok(at)
+
+
+def _choices(at) -> tuple:  # type: ignore[no-untyped-def]
+    ss = at.session_state
+    return tuple(ss[k] if k in ss else None for k in (S.WORKSPACE, S.LLM, S.EMBEDDER, S.RERANKER))
+
+
+@pytest.mark.slow
+def test_the_tour_walks_every_step_and_finish_restores_the_own_choices(home: Path) -> None:
+    at = _own_home()
+    before = _choices(at)
+    assert before == ("musique", "none", "hashing", "biencoder")
+    assert at.title[0].value == "Evidence Graph Explorer"
+    _ok(_button(at, "start").click().run())
+    models = tour._tour_models()
+    assert models == {"embedder": "bge-small", "reranker": "ms-marco-minilm"}
+    for i, step in enumerate(tour.STEPS):
+        assert at.title[0].value == TITLES[step.page], (i, step.page)
+        ss = at.session_state
+        assert ss[S.TOUR].step == i
+        assert _choices(at) == ("demo", "recorded", models["embedder"], models["reranker"])
+        texts = _texts(at)
+        assert any(t.startswith(f"Guided demo · step {i + 1} of {len(tour.STEPS)}") for t in texts), texts[:5]
+        assert any(t.startswith("What this stage does") for t in texts)
+        if step.page == "pages/compare.py":
+            assert ss[S.COMPARE_QUESTION] == step.question
+        else:
+            assert ss[S.BUBBLE_QUESTION] == step.question
+            # the run is the recorded one: no partial-replay warning, and the live seconds per stage are shown
+            assert not [w for w in at.warning if "replayed" in str(w.value) or "Not a recorded run" in str(w.value)]
+        if step.page == "pages/bubble_anchors.py":
+            assert any(re.match(r":material/timer: Pre-retrieval and sufficiency check: \d+\.\d s when recorded live "
+                                r"\(LLM stage", t) for t in texts), [t for t in texts if "timer" in t]
+        if step.page == "pages/bubble_expansion.py":
+            nodes = drawn_nodes(at)
+            anchors = [n for n in nodes if n.get("shape") == ANCHOR_SHAPE]
+            assert anchors and len(anchors) < len(nodes)  # anchors marked, the rest are not
+            assert "diamond: anchor, where a bubble starts" in at.get("iframe")[0].proto.srcdoc
+        if step.page == "pages/bubble_ask.py":
+            assert any(t.startswith("Recorded live run vs this replay") for t in texts)
+        nxt = _button(at, "next")
+        assert nxt.label == ("Finish the tour" if i == len(tour.STEPS) - 1 else
+                             f"Next: {tour._TITLES[tour.STEPS[i + 1].page]}")
+        _ok(nxt.click().run())
+    assert at.title[0].value == "Evidence Graph Explorer"  # Finish opens Home
+    assert S.TOUR not in at.session_state
+    assert _choices(at) == before
+    assert any("your own choices are back" in plain(s.value) and "“musique”" in plain(s.value) for s in at.success)
+    assert not [b for b in at.button if b.key == S.sub(S.TOUR, "resume")]  # no tour left running
+
+
+@pytest.mark.slow
+def test_back_leave_and_a_page_off_the_tour(home: Path) -> None:
+    at = _own_home()
+    at.session_state[S.BUBBLE_QUESTION] = OWN_QUESTION  # typed on a BubbleRAG page before the tour
+    at.session_state[S.BUBBLE_H] = 2  # and a knob of the person's own: the tour runs at the defaults
+    before = _choices(at)
+    _ok(_button(at, "start").click().run())
+    assert S.BUBBLE_H not in at.session_state  # reset: the recorded run's settings
+    assert at.session_state[S.BUBBLE_QUESTION] == tour.KEANU
+    # the LLM changed in the sidebar mid-tour: the bar says so, and Next puts the recorded LLM back
+    _ok(at.sidebar.selectbox(key=S.widget_key(S.LLM)).set_value("none").run())
+    assert any("The sidebar's LLM changed since this step opened" in plain(w.value) for w in at.warning)
+    _ok(_button(at, "next").click().run())
+    assert at.title[0].value == "Bubble expansion" and at.session_state[S.TOUR].step == 1
+    assert at.session_state[S.LLM] == "recorded"
+    assert not any("changed since this step opened" in plain(w.value) for w in at.warning)
+    _ok(_button(at, "back").click().run())
+    assert at.title[0].value == "Anchor grouping" and at.session_state[S.TOUR].step == 0
+    assert _button(at, "back").disabled  # no step before the first
+    _ok(_button(at, "leave").click().run())
+    assert at.title[0].value == "Anchor grouping"  # Leave stays on the page, with the own choices back
+    assert S.TOUR not in at.session_state
+    assert _choices(at) == before
+    assert at.session_state[S.BUBBLE_H] == 2
+    assert any("your own choices are back" in plain(s.value) for s in at.success)
+    assert not [b for b in at.button if b.key and b.key.startswith(S.TOUR + ".")]  # the page is itself again
+    _ok(at.run())
+    assert not any("your own choices are back" in plain(s.value) for s in at.success)  # said once
+    assert at.session_state[S.WORKSPACE] == "musique"
+    # the own question comes back with its workspace: MuSiQue's pages never inherit the tour's demo question
+    assert at.session_state[S.BUBBLE_QUESTION] != tour.KEANU
+
+
+@pytest.mark.slow
+def test_a_page_off_the_tour_offers_the_way_back(home: Path) -> None:
+    from tests.app.helpers import switch
+
+    at = _own_home()
+    _ok(_button(at, "start").click().run())
+    _ok(switch(at, "pages/bubble_ranking.py"))  # through the navigation, not the tour's Next
+    texts = _texts(at)
+    assert any(t.startswith("Guided demo — paused at step 1 of") for t in texts), texts[:4]
+    assert _button(at, "resume").label == "Back to step 1"
+    _ok(switch(at, "pages/home.py"))
+    assert _button(at, "resume").label == "Resume at step 1"
+    assert not [b for b in at.button if b.key == S.sub(S.TOUR, "start")]  # one tour at a time
+    _ok(_button(at, "resume").click().run())
+    assert at.title[0].value == "Anchor grouping" and at.session_state[S.TOUR].step == 0

@@ -1,0 +1,66 @@
+"""The guided demo in a real browser (headless Debian chromium via Playwright): started from Home, Next
+opens every step's page — anchor grouping, bubble expansion, ranking, Ask, Compare, for the Keanu Reeves
+question and then the Lothair II question — each with its heading and its step; the expansion drawing
+marks the anchors; Finish returns Home with the person's own choices. The server starts on the hashing
+embedder and no LLM: the tour itself switches to the demo, the recorded LLM and the recording's models."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from components import tour
+from tests.app.browser_support import launch_chromium
+
+pytestmark = [pytest.mark.browser, pytest.mark.model, pytest.mark.slow]
+
+HEADINGS = {"pages/bubble_anchors.py": "Anchor grouping", "pages/bubble_expansion.py": "Bubble expansion",
+            "pages/bubble_ranking.py": "Ranking and reasoning expansion", "pages/bubble_ask.py": "Ask",
+            "pages/compare.py": "Compare methods"}
+TIMEOUT = 180_000
+
+
+def test_the_guided_demo_from_home_through_every_next(server: tuple[str, float], tmp_path: Path) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    base, _ = server
+    n = len(tour.STEPS)
+    with sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            page = browser.new_page(viewport={"width": 1440, "height": 900})
+            page.goto(base, wait_until="domcontentloaded")
+            expect(page.get_by_role("heading", name="Guided demo")).to_be_visible(timeout=TIMEOUT)
+            page.get_by_role("button", name="Start the guided demo").click()
+            for i, step in enumerate(tour.STEPS):
+                expect(page.get_by_text(f"Guided demo · step {i + 1} of {n}")).to_be_visible(timeout=TIMEOUT)
+                expect(page.get_by_role("heading", name=HEADINGS[step.page], exact=True)).to_be_visible(
+                    timeout=TIMEOUT)
+                assert f"/{Path(step.page).stem}" in page.url, (i, page.url)
+                if step.page != "pages/compare.py":  # the step's question, not the one the address bar held
+                    expect(page.get_by_label("Question", exact=True)).to_have_value(step.question, timeout=TIMEOUT)
+                if i == 0:  # the recorded run: each stage's live seconds beside the replay's
+                    expect(page.get_by_text(re.compile(r"when recorded live \(LLM stage")).first).to_be_visible(
+                        timeout=TIMEOUT)
+                    page.screenshot(path=str(tmp_path / "tour_1_anchors.png"), full_page=True)
+                if step.page == "pages/bubble_expansion.py":
+                    frame = page.locator("iframe").first
+                    expect(frame).to_be_attached(timeout=TIMEOUT)
+                    expect(page.frame_locator("iframe").first.get_by_text("diamond: anchor, where a bubble starts")
+                           ).to_be_visible(timeout=TIMEOUT)
+                    assert '"shape": "diamond"' in (frame.get_attribute("srcdoc") or "")
+                    frame.scroll_into_view_if_needed()
+                    page.wait_for_timeout(1500)
+                    page.screenshot(path=str(tmp_path / f"tour_{i + 1}_expansion.png"))
+                if step.page == "pages/compare.py":
+                    expect(page.get_by_text("Side by side")).to_be_visible(timeout=TIMEOUT)  # every method ran
+                if i < n - 1:
+                    page.get_by_role("button", name=re.compile(r"^Next: ")).click()
+            page.get_by_role("button", name="Finish the tour").click()
+            expect(page.get_by_role("heading", name="Evidence Graph Explorer")).to_be_visible(timeout=TIMEOUT)
+            expect(page.get_by_text(re.compile("your own choices are back"))).to_be_visible(timeout=TIMEOUT)
+            expect(page.get_by_role("button", name="Start the guided demo")).to_be_visible(timeout=TIMEOUT)
+        finally:
+            browser.close()
