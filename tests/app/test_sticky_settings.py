@@ -171,8 +171,9 @@ def _all_text(at: AppTest) -> str:
     return "\n".join(out)
 
 
-MAIN_PAGES = ("pages/home.py", "pages/data.py", "pages/benchmark.py", "pages/bubble_ask.py", "pages/compare.py",
-              "pages/subgraph.py", "pages/granker.py", "pages/evidence_chains.py", "pages/bubble_ranking.py")
+MAIN_PAGES = ("pages/home.py", "pages/data.py", "pages/benchmark.py", "pages/bubble_anchors.py",
+              "pages/bubble_expansion.py", "pages/bubble_ranking.py", "pages/bubble_ask.py", "pages/compare.py",
+              "pages/subgraph.py", "pages/granker.py", "pages/evidence_chains.py")
 
 
 def test_no_server_path_in_any_rendered_element(home: Path, tmp_path: Path) -> None:
@@ -190,6 +191,19 @@ def test_no_server_path_in_any_rendered_element(home: Path, tmp_path: Path) -> N
             text = _all_text(at)
             found = sorted(p for p in banned if p in text)
             assert not found, (workspace, page, found)
+    # a finished benchmark's report (its settings name the questions file) and a refused run
+    _use(at, "demo")
+    switch(at, "pages/benchmark.py")
+    at.multiselect(key=S.widget_key(S.BENCH_METHODS, "bench")).set_value(["dense"])
+    at.number_input(key=S.widget_key(S.BENCH_LIMIT, "bench")).set_value(1)
+    at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).set_value("scan").run()
+    _ok(at.button(key=S.BENCH_RUN).click().run())
+    assert any("1 runs now" in plain(x.value) for x in at.success), [x.value for x in at.success]
+    _use(at, "tiny")
+    switch(at, "pages/benchmark.py")
+    at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).set_value("scan").run()
+    text = _all_text(at)
+    assert not sorted(p for p in banned if p in text)
     # the Data page still names the folder, as the browser may see it
     _use(at, "demo")
     switch(at, "pages/data.py")
