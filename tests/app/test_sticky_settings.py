@@ -139,6 +139,21 @@ def test_the_ceg_drawn_starts_over_for_a_new_question(home: Path) -> None:
 LOTHAIR = "When did Lothair II's mother die?"
 
 
+def test_the_anchor_stage_starts_over_for_a_new_question(home: Path) -> None:
+    stage = S.widget_key(S.BUBBLE_STAGE)
+    at = _ok(run_page("pages/bubble_anchors.py"))
+    first = at.select_slider(key=stage).value
+    at.button(key=S.sub(S.BUBBLE_STAGE, "next")).click().run()
+    at.button(key=S.sub(S.BUBBLE_STAGE, "next")).click().run()
+    assert at.select_slider(key=stage).value != first
+    walked = at.select_slider(key=stage).value
+    _ok(switch(at, "pages/bubble_ranking.py"))  # another page, the same question: the stage stays
+    _ok(switch(at, "pages/bubble_anchors.py"))
+    assert at.select_slider(key=stage).value == walked
+    at.text_input(key=S.widget_key(S.BUBBLE_QUESTION, "anchors")).input(LOTHAIR).run()
+    assert _ok(at).select_slider(key=stage).value == first
+
+
 def _indexes(at: AppTest) -> list[object]:
     from tests.app.test_bubblerag_pages import _ranking
 
