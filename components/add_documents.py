@@ -16,7 +16,7 @@ import streamlit as st
 
 from components import session_jobs
 from components import state as S
-from components.ui import md_escape
+from components.ui import error_text, md_escape, public_text
 from core.errors import EgxError
 from core.fsio import clean_filename
 from core.graph.formats.documents import DOCUMENT_KINDS
@@ -73,7 +73,7 @@ def create_add_documents_ui(act: Active) -> None:
     """Upload more documents into the active workspace; or say why this workspace cannot take them."""
     ws = act.workspace
     st.subheader(f"Add documents to “{md_escape(ws.title)}”")
-    problem = insert_problem(ws.path, ws.meta)
+    problem = insert_problem(ws.path, ws.meta, app=True)
     if problem is not None:
         st.caption(md_escape(problem))
         return
@@ -81,7 +81,8 @@ def create_add_documents_ui(act: Active) -> None:
                 "with) and embedded; entities already in the graph get the new edges and passages. Passages the "
                 "workspace already holds are skipped. The workspace is replaced only when everything is done.")
     files = st.file_uploader("Documents to add (PDF, HTML, Word .docx, Markdown, text, or JSON(L) {title, text} "
-                             "passages)", type=ADD_TYPES, accept_multiple_files=True, key=S.DATA_ADD_UPLOADS,
+                             "passages)", type=ADD_TYPES, accept_multiple_files=True,
+                             key=S.uploader_key(S.DATA_ADD_UPLOADS),
                              help="Each file is one document, split into passages. A file that cannot be read (a "
                                   "scanned or encrypted PDF, a damaged file) is left out and the table afterwards "
                                   "says why; the others are added.")
@@ -124,9 +125,10 @@ def show_add_job() -> None:
     try:
         result = job.result()
     except EgxError as exc:
-        st.error(f"**Could not add the documents.** {md_escape(exc)}\n\nThe workspace is as it was. Fix the input "
-                 "and add it again.")
+        st.error(f"**Could not add the documents.** {md_escape(error_text(exc))}\n\nThe workspace is as it was. "
+                 "Fix the input and add it again.")
         return
+    S.clear_uploader(S.DATA_ADD_UPLOADS)  # they are in the workspace now: the next upload starts empty
     # shown by the page above its tabs, after the rerun that opens the new workspace
     st.session_state[S.DATA_BUILT_MESSAGE] = " ".join([str(result.get("summary", "")), *result.get("notes", [])])
     st.session_state[S.DATA_BUILT_FILES] = list(result.get("files") or [])
@@ -138,7 +140,7 @@ def file_status_rows(files: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out (the reader's message without the file name it starts with)."""
     rows = []
     for f in files:
-        error = str(f.get("error") or "")
+        error = public_text(f.get("error") or "")
         name = str(f.get("file") or "")
         if error.startswith(name + ": "):
             error = error[len(name) + 2:]

@@ -16,7 +16,7 @@ import streamlit as st
 from components import deep_link, graph_view, resources
 from components import state as S
 from components.sidebar import Active
-from components.ui import md_escape
+from components.ui import error_text, md_escape, public_text
 from core.errors import EgxError
 from core.graph.reader import read_ahead
 from core.methods.base import Backends
@@ -107,7 +107,7 @@ def current_run(act: Active, query: str) -> BubbleResult | None:
     try:
         return resources.method_run(METHOD, act.workspace, act.key, Backends(act.embedder, act.llm, act.reranker), query, cfg)
     except EgxError as exc:
-        st.error(f"**BubbleRAG could not run.** {md_escape(exc)}")
+        st.error(f"**BubbleRAG could not run.** {md_escape(error_text(exc))}")
         return None
 
 
@@ -124,7 +124,7 @@ def fallback_notes(result: BubbleResult, stages: Sequence[str]) -> None:
     """Show the trace's fallback reasons of ``stages`` (fallbacks are always visible)."""
     for s in result.trace.steps:
         if s.stage in stages and s.fallback:
-            st.caption(f"↪ {md_escape(s.title)}: fallback — {md_escape(s.fallback)}")
+            st.caption(f"↪ {md_escape(s.title)}: fallback — {md_escape(public_text(s.fallback))}")
 
 
 # -------------------------------------------------------------------------------------- colours

@@ -21,7 +21,7 @@ def run_app(default: str = HOME) -> None:
     from components import deep_link
     from components import state as S
     from components.sidebar import render_sidebar
-    from components.ui import md_escape
+    from components.ui import error_text, md_escape
     from core.errors import EgxError
 
     page_config()
@@ -31,7 +31,7 @@ def run_app(default: str = HOME) -> None:
         render_sidebar()
         nav.run()
     except EgxError as exc:  # one net for every page: the project's errors are messages, never tracebacks
-        st.error(md_escape(exc))
+        st.error(md_escape(error_text(exc)))
     # Anything else is a bug: client.showErrorDetails = "none" (.streamlit/config.toml, `egx app`) keeps its
     # traceback and the server's paths out of the browser and in the server log.
     finally:

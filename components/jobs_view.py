@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from components.ui import md_escape
+from components.ui import md_escape, public_text
 from core.jobs import format_seconds
 
 if TYPE_CHECKING:
@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 SHOW_FINISHED_S = 600.0
 #: Live panels redraw this often while a job runs.
 POLL_S = 1.0
+#: A method run's live panel redraws this often: its answer streams in while the LLM writes it.
+STREAM_POLL_S = 0.4
 
 
 @st.cache_resource(show_spinner=False)
@@ -77,13 +79,24 @@ def _draw(job: Job, *, where: str) -> None:
         st.button("Cancel", key=f"egx.job.cancel.{where}.{s.id}", on_click=job.cancel, icon=":material/stop_circle:",
                   disabled=s.cancel_requested, help="Stop this job at its next step. What was finished before is "
                   "kept: the previous workspace stays usable, finished benchmark lines and cached extractions stay.")
+        if where == "page" and s.get("answer_text"):
+            _answer_so_far(s)
     elif s.state == "done":
         st.success(f"**{md_escape(s.title)}** — done ({status_line(s)})", icon=":material/check_circle:")
     elif s.state == "cancelled":
-        st.warning(f"**{md_escape(s.title)}** — cancelled ({status_line(s)}). {md_escape(s.error)}",
+        st.warning(f"**{md_escape(s.title)}** — cancelled ({status_line(s)}). {md_escape(public_text(s.error))}",
                    icon=":material/stop_circle:")
     else:
-        st.error(f"**{md_escape(s.title)}** — failed: {md_escape(s.error)}", icon=":material/error:")
+        st.error(f"**{md_escape(s.title)}** — failed: {md_escape(public_text(s.error))}", icon=":material/error:")
+
+
+def _answer_so_far(s: JobStatus) -> None:
+    """The answer a method run's live LLM is writing, as it grows (:mod:`core.backends.streaming`), under the
+    run's title and the stage writing it."""
+    with st.container(border=True):
+        st.caption(f"{md_escape(s.title)} · {md_escape(s.get('answer_stage') or 'answer')} — the answer as the LLM "
+                   "writes it …")
+        st.markdown(md_escape(s.get("answer_text")) + " ▌")
 
 
 def sidebar_panel() -> None:
@@ -121,8 +134,9 @@ def _sidebar_jobs(polling: bool = False) -> None:
 
 
 def watch(job: Job) -> None:
-    """Draw ``job``'s live panel here; it redraws every second and reruns the page when the job ends."""
-    st.fragment(_live, run_every=POLL_S)(job.key)
+    """Draw ``job``'s live panel here; it redraws every second (a method run, whose answer may stream, more
+    often) and reruns the page when the job ends."""
+    st.fragment(_live, run_every=STREAM_POLL_S if job.kind == "method" else POLL_S)(job.key)
 
 
 def wait_for(job: Job, *, note: str) -> None:

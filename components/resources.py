@@ -24,7 +24,7 @@ import streamlit as st
 
 from components import graph_view, jobs_view
 from components.jobs_view import jobs as jobs  # the server's job manager lives with the panels that draw it
-from components.ui import md_escape
+from components.ui import error_text, md_escape
 from core.backends import registry
 from core.errors import WorkspaceError
 
@@ -237,7 +237,7 @@ def whole_graph_if_it_fits(ws: Workspace, purpose: str) -> KnowledgeGraph | None
     try:
         limit = whole_graph_limit()
     except WorkspaceError as exc:
-        st.error(md_escape(exc))
+        st.error(md_escape(error_text(exc)))
         limit = WHOLE_GRAPH_MAX_EDGES
     if store.n_edges > limit:
         st.warning(f"This page needs the whole graph ({md_escape(purpose)}), and the graph store of this workspace holds "

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from components import jobs_view, resources
-from components.ui import md_escape
+from components.ui import error_text, md_escape
 from core.jobs import JobBusyError
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ def start(state_key: str, key: str, title: str, work: Callable[[Job], Any], *, o
         job = resources.jobs().submit(key, title, work, kind="workspace", join=False)
     except JobBusyError as exc:
         on_busy()
-        st.error(md_escape(exc))
+        st.error(md_escape(error_text(exc)))
         return False
     st.session_state[state_key] = key
     job.wait(jobs_view.inline_wait(8.0))

@@ -16,7 +16,7 @@ import streamlit as st
 
 from components import jobs_view, resources
 from components import state as S
-from components.ui import md_escape
+from components.ui import error_text, md_escape
 from core.backends import registry
 from core.backends.hub import check_app_model
 from core.errors import BackendError, EgxError
@@ -127,7 +127,7 @@ def _backend_picker(kind: str, label: str, key: str, model_key: str | None, defa
         try:  # typed in a browser: a hub id or a folder under the model folders only
             return f"{prefix}:{check_app_model(model)}"
         except BackendError as exc:
-            st.sidebar.error(md_escape(exc))
+            st.sidebar.error(md_escape(error_text(exc)))
             fallback = {"embedder": registry.DEFAULT_EMBEDDER, "reranker": registry.DEFAULT_RERANKER}.get(kind)
             return fallback or default
     return str(choice)
@@ -215,7 +215,7 @@ def render_sidebar() -> Active:
     try:
         emb = resources.embedder(emb_name)
     except EgxError as exc:
-        sb.error(f"Embedder “{md_escape(emb_name)}” could not be loaded: {md_escape(exc)}")
+        sb.error(f"Embedder “{md_escape(emb_name)}” could not be loaded: {md_escape(error_text(exc))}")
         st.error(f"The embedder “{md_escape(emb_name)}” could not be loaded, so the workspace cannot be indexed. "
                  "Pick another embedder in the sidebar (hashing always works, for testing).")
         st.stop()
@@ -227,7 +227,7 @@ def render_sidebar() -> Active:
     try:
         ws = resources.open_workspace(info, emb_name)
     except EgxError as exc:
-        st.error(f"Workspace “{md_escape(ws_name)}” could not be opened: {md_escape(exc)}")
+        st.error(f"Workspace “{md_escape(ws_name)}” could not be opened: {md_escape(error_text(exc))}")
         st.stop()
     rec = Active(info=info, workspace=ws, key=resources.workspace_key(ws), embedder_name=emb_name,
                  embedder=emb, reranker_name=rr_name if rr is not None else "", reranker=rr,
@@ -249,7 +249,7 @@ def _llm_limits() -> tuple[float | None, int, float]:
         try:
             env = LLMSettings.from_env()
         except EgxError as exc:
-            st.sidebar.error(f"LLM limits from the environment ignored: {exc}")
+            st.sidebar.error(f"LLM limits from the environment ignored: {md_escape(error_text(exc))}")
             env = LLMSettings()
         ss[S.LLM_TIMEOUT], ss[S.LLM_RETRIES], ss[S.LLM_BUDGET] = float(env.timeout or 0), env.retries, float(env.budget)
     with st.sidebar.expander("LLM limits"):
@@ -277,7 +277,7 @@ def _llm_cache_switch() -> bool:
         try:
             st.session_state[S.LLM_CACHE] = cache_enabled_from_env()
         except EgxError as exc:
-            st.sidebar.error(f"EGX_LLM_CACHE ignored: {exc}")
+            st.sidebar.error(f"EGX_LLM_CACHE ignored: {md_escape(error_text(exc))}")
             st.session_state[S.LLM_CACHE] = True
     return bool(S.keep(S.LLM_CACHE, st.sidebar.checkbox(
         "Reuse cached LLM replies", key=S.bind(S.LLM_CACHE, st.session_state[S.LLM_CACHE]),
@@ -290,7 +290,7 @@ def _resolve_llm(name: str, notes: list[str], limits: tuple[float | None, int, f
     try:
         return resources.llm(name, limits, cache)
     except EgxError as exc:
-        st.sidebar.error(f"LLM {name!r} is not usable: {exc}")
+        st.sidebar.error(f"LLM {name!r} is not usable: {md_escape(error_text(exc))}")
         notes.append(f"LLM {name!r} is not usable, so the deterministic LLM-free mode ('none') is active.")
         return resources.llm("none")
 
@@ -302,7 +302,7 @@ def _resolve_reranker(name: str, emb_name: str, llm_name: str, llm: LLM, notes: 
     try:
         return resources.reranker(name, emb_name, llm.name)
     except EgxError as exc:
-        st.sidebar.error(f"Reranker {name!r} could not be loaded: {exc}")
+        st.sidebar.error(f"Reranker {name!r} could not be loaded: {md_escape(error_text(exc))}")
         if name == S.FALLBACK_RERANKER:
             return None
         notes.append(f"Reranker {name!r} could not be loaded; the bi-encoder stand-in is used instead.")

@@ -21,6 +21,9 @@ with :func:`take_handoff` (:func:`peek_handoff` reads the whole :class:`Handoff`
 
 A question belongs to a workspace: :func:`follow_workspace` keeps a page's question per workspace, so
 switching from the demo to MuSiQue shows a MuSiQue question and switching back restores the demo's.
+A default made of the context (a run name made of the workspace and the backends) follows the context
+while the user has not typed over it (:func:`follow_default`), and a choice among one question's results
+(a CEG, a matched subgraph, a frame) starts over when the question changes (:func:`reset_on_change`).
 """
 
 from __future__ import annotations
@@ -71,6 +74,8 @@ DATA_UPLOAD_JOB = "egx.data.upload_job"  #: key of this session's upload build (
 DATA_ADD_UPLOADS = "egx.data.add_uploads"  #: documents to add to the active workspace
 DATA_ADD = "egx.data.add"  #: the "Add documents" button
 DATA_ADD_JOB = "egx.data.add_job"  #: key of this session's insert into the active workspace (a background job)
+DATA_UPLOAD_DONE = "egx.data.upload_done"  #: an upload build ended: clear the upload form on the next run
+DATA_UPLOAD_OUTCOME = "egx.data.upload_outcome"  #: (level, text) of a build that failed, shown after that rerun
 
 # ---------------------------------------------------------------- BubbleRAG pages (shared by all four)
 BUBBLE_QUESTION = "egx.bubble.question"  #: the question, shared by the four BubbleRAG pages
@@ -87,6 +92,7 @@ BUBBLE_N = "egx.bubble.n"  #: ranking page: live n (re-rank only)
 BUBBLE_PRESET = "egx.bubble.preset"  #: ranking page: AND / balanced / OR / compare
 BUBBLE_CEG = "egx.bubble.ceg"  #: ranking page: CEG drawn
 BUBBLE_TRACE_UPLOAD = "egx.bubble.trace_upload"  #: ask page: a trace JSON to load back
+BUBBLE_SUGGESTED = "egx.bubble.suggested"  #: ask page: the suggested-question buttons (sub(..., i))
 BUBBLE_DL_JSON = "egx.bubble.download_json"
 BUBBLE_DL_GRAPHML = "egx.bubble.download_graphml"
 BUBBLE_DL_HTML = "egx.bubble.download_html"
@@ -138,6 +144,7 @@ COMPARE_QUESTION = "egx.compare.question"  #: the question compared (the benchma
 COMPARE_CUSTOM = "egx.compare.custom"  #: text of a typed question
 COMPARE_METHODS = "egx.compare.methods"  #: methods shown side by side
 COMPARE_CUT = "egx.compare.cut"  #: rank cut of the diagnosis
+COMPARE_SUGGESTED = "egx.compare.suggested"  #: the suggested-question buttons (sub(..., i))
 COMPARE_OPEN = "egx.compare.open"  #: the step-through buttons, one per method: sub(COMPARE_OPEN, name)
 COMPARE_DOWNLOAD = "egx.compare.download"  #: the comparison's CSV / JSON buttons: sub(COMPARE_DOWNLOAD, "csv")
 #: the :class:`Handoff` (question, workspace, method) a page hands to the page it opens; see take_handoff
@@ -168,6 +175,8 @@ TOUR = "egx.tour"  #: the running tour (a components.tour.TourState); its button
 # ---------------------------------------------------------------- per-workspace values (follow_workspace)
 WORKSPACE_OF = "egx.workspace_of"  #: value key → the workspace its current value belongs to
 PER_WORKSPACE = "egx.per_workspace"  #: (workspace, value key) → the values it had there
+DEFAULT_OF = "egx.default_of"  #: value key → the default it was last seeded with (follow_default)
+CHOSEN_FOR = "egx.chosen_for"  #: value key → what its choice was made for, e.g. the question (reset_on_change)
 
 # ---------------------------------------------------------------- defaults
 CUSTOM_QUESTION = "(type your own question)"  #: the option of a question picker that opens a text box
@@ -219,6 +228,19 @@ def keep(key: str, value: Any) -> Any:
     """Store the value a bound widget returned (and return it)."""
     st.session_state[key] = value
     return value
+
+
+def uploader_key(key: str) -> str:
+    """The key of the file uploader ``key`` this run: it changes with :func:`clear_uploader`, which is the only
+    way to empty a Streamlit uploader (its files are not session state a page may set)."""
+    n = int(st.session_state.get(sub(key, "round"), 0))
+    return sub(key, str(n)) if n else key
+
+
+def clear_uploader(key: str) -> None:
+    """Empty the uploader ``key`` from the next run on (after a build, its files are spent)."""
+    rk = sub(key, "round")
+    st.session_state[rk] = int(st.session_state.get(rk, 0)) + 1
 
 
 def set_value(key: str, value: Any) -> None:
@@ -293,4 +315,38 @@ def follow_workspace(workspace: str, *keys: str) -> bool:
             del ss[wk]
     for k, v in saved.get((workspace, tag), {}).items():
         ss[k] = v
+    return True
+
+
+def follow_default(key: str, default: Any) -> None:
+    """Let the value ``key`` follow its ``default`` while the user has not changed it.
+
+    For a default made of the context (``demo-bge-small-none`` for a run name): when the context changes,
+    a value still equal to the default it was seeded with takes the new default; a value the user typed
+    stays. Call it before the widget is drawn (with :func:`bind`'s usual default after it).
+    """
+    ss = st.session_state
+    seeded: dict[str, Any] = ss.setdefault(DEFAULT_OF, {})
+    if key in seeded and key in ss and ss[key] == seeded[key] and default != seeded[key]:
+        set_value(key, default)
+    seeded[key] = default
+
+
+def reset_on_change(key: str, context: object) -> bool:
+    """Forget the value ``key`` (and its widgets) when ``context`` — what the choice was made for, e.g. the
+    question whose CEGs it picks from — differs from the last run's; :func:`bind` then seeds its default.
+
+    A choice among one question's results means nothing for the next question, even where the same
+    index exists there (CEG #3 of another question is another CEG). Call it before the widget is drawn.
+    Returns whether the value was forgotten.
+    """
+    ss = st.session_state
+    chosen: dict[str, object] = ss.setdefault(CHOSEN_FOR, {})
+    old = chosen.get(key, context)
+    chosen[key] = context
+    if old == context:
+        return False
+    prefix = widget_key(key)
+    for k in [k for k in ss if isinstance(k, str) and (k == key or k == prefix or k.startswith(prefix + "."))]:
+        del ss[k]
     return True

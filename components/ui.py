@@ -1,11 +1,13 @@
-"""Small Streamlit helpers: progress bars for core callbacks, safe rendering of user text, the
-question picker of the pages that offer the workspace's questions."""
+"""Small Streamlit helpers: progress bars for core callbacks, safe rendering of user text, server paths and
+errors made fit for the browser, the question picker of the pages that offer the workspace's questions."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import streamlit as st
@@ -37,6 +39,59 @@ def md_escape(text: object) -> str:
 def _escape_marker(m: re.Match[str]) -> str:
     marker = m.group(2)
     return m.group(1) + ("\\" + marker if marker in "-+" else marker[:-1] + "\\.")
+
+
+# An absolute POSIX path of two parts or more (a lone "/" or "tok/s" is not one): what follows "/" up to a space,
+# a quote, a bracket or a separator of prose. Preceded by neither a word character nor ":" or "/", so a URL's
+# path and "and/or" stay as they are.
+_ABS_PATH = re.compile(r"(?<![\w:/~.\\])(?:/[^\s/'\"“”‘’()\[\]{}<>,;|*?`]+){2,}/?")
+
+
+def _public_roots() -> list[tuple[str, str]]:
+    """(server folder, what the browser shows for it): the app's own folders, longest first."""
+    from core.fsio import egx_home
+    from core.index.paths import cache_dir, sample_data_dir
+
+    roots = [(egx_home(), ""), (sample_data_dir(), "sample_data"), (cache_dir(), "cache"),
+             (Path(__file__).resolve().parents[1], ""), (Path.home(), "")]
+    out = []
+    for root, shown in roots:
+        for r in {str(root), os.path.realpath(root)}:
+            if len(r) > 1:
+                out.append((r.rstrip("/"), shown))
+    return sorted(out, key=lambda rs: -len(rs[0]))
+
+
+def public_path(path: object) -> str:
+    """What the browser may show of a server path: its part under one of the app's folders
+    (``$EGX_HOME/runs/x`` → ``runs/x``, a bundled sample → ``sample_data/demo``), else its last part."""
+    text = str(path)
+    for root, shown in _public_roots():
+        if text == root or text.startswith(root + "/"):
+            rest = text[len(root):].strip("/")
+            return "/".join(p for p in (shown, rest) if p) or "the app's folder"
+    return PurePosixPath(text).name or text
+
+
+def public_text(text: object) -> str:
+    """``text`` with every absolute server path in it replaced by :func:`public_path` (for messages that
+    carry paths: errors, a job's failure, notes from loading). Plain text; escape it for Markdown."""
+    def sub(m: re.Match[str]) -> str:
+        found = m.group(0)
+        tail = ""
+        while found and found[-1] in ".:":  # the end of a sentence, not of the path
+            found, tail = found[:-1], found[-1] + tail
+        return public_path(found.rstrip("/")) + tail
+
+    return _ABS_PATH.sub(sub, str(text))
+
+
+def error_text(exc: BaseException) -> str:
+    """An error as the app shows it: in the app's words when the raise site gave them
+    (:meth:`core.errors.EgxError.in_app`: no command-line flags), without server paths. Plain text."""
+    from core.errors import EgxError
+
+    return public_text(exc.in_app() if isinstance(exc, EgxError) else str(exc))
 
 
 @contextmanager

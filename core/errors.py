@@ -1,13 +1,34 @@
 """One small error hierarchy. Pages catch only :class:`EgxError` and show its message.
 
-Every message says what was wrong, the offending value, and how to fix it.
+Every message says what was wrong, the offending value, and how to fix it. The fix is often a command-line
+flag or a file path (``use another --out folder``), which means nothing in a browser: a raise site whose fix
+reads differently in the app passes it as ``app=`` too, and the app shows :meth:`EgxError.in_app` — the
+same refusal in the app's words (a run *name*, a tab, a button) — while the CLI prints ``str(error)``.
 """
 
 from __future__ import annotations
 
 
 class EgxError(Exception):
-    """Base class of every error this engine raises on purpose."""
+    """Base class of every error this engine raises on purpose.
+
+    Parameters
+    ----------
+    *args
+        The message (what was wrong + the value + the fix, as the command line reads it).
+    app
+        The same message in the app's words, when they differ: no command-line flags, no file paths.
+    """
+
+    app_message: str | None = None  #: for subclasses whose own ``__init__`` never reaches this one
+
+    def __init__(self, *args: object, app: str | None = None) -> None:
+        super().__init__(*args)
+        self.app_message = app
+
+    def in_app(self) -> str:
+        """What the app shows: the app's wording when the raise site gave one, else the message."""
+        return self.app_message or str(self)
 
 
 class InputFormatError(EgxError, ValueError):

@@ -22,7 +22,7 @@ from components import jobs_view, resources
 from components import state as S
 from components.navigation import page_path
 from components.sidebar import active
-from components.ui import md_escape
+from components.ui import error_text, md_escape
 from core.backends.registry import LLMS
 from core.errors import Cancelled, EgxError
 from core.eval.judge import SAME, choose_judge
@@ -110,7 +110,7 @@ with run_tab:
     try:
         questions = resources.workspace_questions(ws, act.key) if fits else []
     except EgxError as exc:
-        st.warning(f"The workspace's questions file could not be read: {exc}")
+        st.warning(f"The workspace's questions file could not be read: {md_escape(error_text(exc))}")
         questions = []
     n_gold = sum(1 for q in questions if q.gold_chunks)
     if not n_gold and fits:
@@ -123,11 +123,15 @@ with run_tab:
     lkey = S.bind(S.BENCH_LIMIT, min(3, max(n_gold, 1)), scope="bench")
     limit = int(S.keep(S.BENCH_LIMIT, c1.number_input("Questions", 1, max(n_gold, 1), key=lkey,
                                                      help="The first N questions with gold evidence.")))
+    # a run name belongs to its workspace: another workspace starts on its own default (a run of the demo is no
+    # place for MuSiQue's results), and the default follows the backends until the user types a name
+    S.follow_workspace(ws.name, S.BENCH_OUT)
+    S.follow_default(S.BENCH_OUT, _default_run())
     okey = S.bind(S.BENCH_OUT, _default_run(), scope="bench")
     run_name = S.keep(S.BENCH_OUT, c2.text_input(
         "Run name", key=okey, max_chars=MAX_NAME_CHARS,
-        help=f"The run's folder under {runs_root()} (results.jsonl, summary.json, report.md, charts.html); "
-             f"{NAME_RULE}. A run with finished pairs resumes."))
+        help="The name the run is saved under (results, summary, report and charts), to load it later on the "
+             f"“Load a report” tab; {NAME_RULE}. A run with finished pairs resumes."))
     st.caption(f"Backends: {act.embedder_name} embedder, {act.llm_name} LLM, {act.reranker_name} reranker "
                "(the sidebar's). Answers are judged (EM / F1) only when an LLM writes them.")
     jkey = S.bind(S.BENCH_JUDGE, "none", scope="bench")
@@ -141,13 +145,13 @@ with run_tab:
         try:
             out_dir = child_path(runs_root(), run_name.strip(), kind="run name")  # a name, never a path
         except EgxError as exc:
-            st.error(md_escape(exc))
+            st.error(md_escape(error_text(exc)))
         else:
             backends = Backends(act.embedder, act.llm, act.reranker)
             try:
                 judge = choose_judge(judge_name, act.llm, build=resources.llm)
             except EgxError as exc:
-                st.error(md_escape(exc))
+                st.error(md_escape(error_text(exc)))
                 st.stop()
 
             def work(job: Job) -> BenchReport:
@@ -164,7 +168,7 @@ with run_tab:
                 resources.jobs().submit(key, f"Benchmark “{out_dir.name}”", work, kind="bench", join=False).wait(
                     jobs_view.inline_wait(3.0))
             except JobBusyError as exc:
-                st.error(md_escape(exc))
+                st.error(md_escape(error_text(exc)))
             else:
                 st.session_state[S.BENCH_JOB] = key
     bench_key = st.session_state.get(S.BENCH_JOB)
@@ -179,10 +183,10 @@ with run_tab:
             st.warning(f"{md_escape(bench_job.title)} was cancelled. The question × method pairs finished before "
                        "are kept in the run folder: run it again under the same name to resume.")
         except EgxError as exc:
-            st.error(md_escape(exc))
+            st.error(md_escape(error_text(exc)))
         else:
             for w in rep.warnings:
-                st.warning(md_escape(w))
+                st.warning(md_escape(error_text(w)))
             st.success(f"{rep.ran} runs now, {rep.skipped} already done → run “{md_escape(rep.out_dir.name)}”")
             st.session_state[S.BENCH_LOADED] = rep.out_dir.name
     elif bench_key:
@@ -191,10 +195,9 @@ with run_tab:
 with load_tab:
     runs = _runs()
     if not runs:
-        st.info(f"No finished runs under {md_escape(runs_root())} yet. Runs from `egx bench --out "
-                f"{md_escape(runs_root())}/NAME` appear here too.")
+        st.info("No finished runs yet. Runs made on the “Run” tab appear here, under their names.")
     else:
-        pick = st.selectbox("Run", runs, key=S.BENCH_LOAD_PICK, help=f"Runs under {runs_root()}, newest first.")
+        pick = st.selectbox("Run", runs, key=S.BENCH_LOAD_PICK, help="The finished runs, newest first.")
         if st.button("Load", key=S.BENCH_LOAD, icon=":material/folder_open:"):
             st.session_state[S.BENCH_LOADED] = pick
 
@@ -205,7 +208,7 @@ try:
     loaded_dir = child_path(runs_root(), Path(str(loaded)).name, kind="run name")  # only runs under the root
     rep = resources.bench_report(str(loaded_dir), _mtime(loaded_dir))
 except EgxError as exc:
-    st.error(md_escape(exc))
+    st.error(md_escape(error_text(exc)))
     st.stop()
 summary = rep.summary
 st.divider()

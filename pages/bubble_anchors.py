@@ -145,6 +145,7 @@ page_intro("pages/bubble_anchors.py")  # what you are looking at, and the paper 
 query = bubble.question_ui(act, "anchors")
 result = bubble.current_run(act, query)
 if result is not None and not bubble.early_exit_note(result):
+    S.reset_on_change(S.BUBBLE_STAGE, (act.info.name, query))  # a new question is walked from its first stage
     wkey = S.bind(S.BUBBLE_STAGE, STAGES[0])
     c1, c2 = st.columns([5, 1])
     stage = c1.select_slider("Stage", STAGES, key=wkey, help="Walk through anchor grouping one stage at a time.")

@@ -13,8 +13,9 @@ from components import bubble, charts, graph_view, replay_time, resources, tour
 from components import state as S
 from components.answer_view import answer_note, gold_answer, question_answers, replay_banner
 from components.sidebar import active
+from components.suggestions import graph_suggestions, suggested_questions_ui
 from components.teaching import page_intro
-from components.ui import md_escape
+from components.ui import error_text, md_escape, public_text
 from core.errors import EgxError
 from core.graph.formats.jsonio import parse_json
 from core.graph.reader import read_ahead
@@ -94,7 +95,7 @@ def create_chunks_ui(result) -> None:
 def trace_table(trace: Trace) -> pd.DataFrame:
     return pd.DataFrame([{"stage": s.stage, "what": s.title, "ms": round(s.seconds * 1000, 2),
                           "prompt tokens": s.prompt_tokens, "completion tokens": s.completion_tokens,
-                          "LLM cache": _cache_cell(s), "fallback": s.fallback, "paper": s.section}
+                          "LLM cache": _cache_cell(s), "fallback": public_text(s.fallback), "paper": s.section}
                          for s in trace.steps])
 
 
@@ -162,7 +163,7 @@ def create_trace_upload_ui(result) -> None:
         st.error(f"{md_escape(up.name)} is not valid JSON ({md_escape(exc)}). Load a trace exported by this page.")
         return
     except EgxError as exc:
-        st.error(md_escape(exc))
+        st.error(md_escape(error_text(exc)))
         return
     st.markdown(f"**Saved trace** · method `{md_escape(trace.method)}` · workspace `{md_escape(trace.workspace)}` · "
                 f"question: {md_escape(trace.query)}")
@@ -194,6 +195,8 @@ st.title("Ask")
 tour.bar("pages/bubble_ask.py")  # the guided demo's step, when one runs
 page_intro("pages/bubble_ask.py")  # what you are looking at, and the paper section
 query = bubble.question_ui(act, "ask")
+suggested_questions_ui(graph_suggestions(act), on_pick=lambda q: S.set_value(S.BUBBLE_QUESTION, q),
+                       key=S.BUBBLE_SUGGESTED)
 result = bubble.current_run(act, query)
 doc = ""
 if result is not None:

@@ -211,6 +211,8 @@ if result is not None and not bubble.early_exit_note(result):
         collisions = replay.collision_frames()
         left, right = st.columns([5, 2])
         with left:
+            if S.reset_on_change(S.BUBBLE_FRAME, (act.info.name, query)):  # a new question replays from frame 0
+                st.session_state[S.BUBBLE_PLAYING] = False
             frame = trace_player.frame_controls(S.BUBBLE_FRAME, S.BUBBLE_PLAYING, len(replay), collisions,
                                                 help_text="Frame k = the state after k settle steps.")
             pause = S.keep(S.BUBBLE_PAUSE_AT_COLLISION, st.checkbox(

@@ -167,8 +167,10 @@ if result is not None and not bubble.early_exit_note(result):
     else:
         st.subheader("Draw a CEG")
         labels = {r.ceg.index: _ceg_label(result, r) for r in ranked}
+        # CEG #3 of another question is another CEG: a new question starts on its best one
+        S.reset_on_change(S.BUBBLE_CEG, (act.info.name, query))
         ckey = S.bind(S.BUBBLE_CEG, next(iter(labels)))
-        if st.session_state[ckey] not in labels:  # another run's CEG
+        if st.session_state[ckey] not in labels:  # a run with other knobs found fewer CEGs
             st.session_state[ckey] = next(iter(labels))
         pick = S.keep(S.BUBBLE_CEG, st.selectbox(
             "CEG", list(labels), format_func=labels.__getitem__, key=ckey,

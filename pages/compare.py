@@ -17,7 +17,8 @@ from components import state as S
 from components.answer_view import answer_note, gold_answer, replay_banner
 from components.graph_view import show_graph
 from components.sidebar import active
-from components.ui import md_escape, question_picker
+from components.suggestions import graph_suggestions, suggested_questions_ui
+from components.ui import error_text, md_escape, question_picker
 from core.errors import EgxError
 from core.eval.diagnosis import Gold, diagnose
 from core.eval.metrics import llm_tokens
@@ -28,6 +29,12 @@ from core.methods.base import Backends
 from core.methods.registry import METHODS, method_names
 
 DEMO_QUESTION = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
+
+
+def _ask_suggested(question: str) -> None:
+    S.set_value(S.COMPARE_QUESTION, S.CUSTOM_QUESTION)
+    S.set_value(S.COMPARE_CUSTOM, question)
+
 
 act = active()
 ws = act.workspace
@@ -45,9 +52,12 @@ except EgxError as exc:
     questions = []
 by_text = {q.question: q for q in questions if q.gold_chunks}
 handed = S.peek_handoff()  # a Benchmark row: its question, workspace (the sidebar switched to it) and method
+suggested = graph_suggestions(act)  # a workspace without questions: questions its graph answers
 query = question_picker(list(by_text), key=S.COMPARE_QUESTION, custom_key=S.COMPARE_CUSTOM, scope="compare",
-                        default_custom=DEMO_QUESTION if graph.name == "demo" or not by_text else "",
+                        default_custom=DEMO_QUESTION if graph.name == "demo" else
+                        suggested[0].question if suggested and not by_text else "",
                         help="Questions of this workspace with gold evidence, or your own.")
+suggested_questions_ui(suggested, on_pick=_ask_suggested, key=S.COMPARE_SUGGESTED)
 q = by_text.get(query)
 gold = Gold.from_question(q) if q else Gold("custom", ())
 
@@ -80,10 +90,10 @@ for i, m in enumerate(methods):
         if gold.chunk_ids:
             diags[m] = diagnose(results[m], ws, gold, cut=cut)
     except EgxError as exc:
-        errors[m] = str(exc)
+        errors[m] = error_text(exc)
 progress.empty()
 for m, err in errors.items():
-    st.error(f"{m}: {err}")
+    st.error(f"{m}: {md_escape(err)}")
 
 # --------------------------------------------------------------------------- summary table
 rows, triage = [], []

@@ -17,7 +17,7 @@ from components import graph_view, resources, session_jobs
 from components import state as S
 from components.add_documents import create_add_documents_ui, show_file_status, stage_uploads
 from components.sidebar import Active, active
-from components.ui import md_escape
+from components.ui import error_text, md_escape, public_path, public_text
 from core.errors import EgxError
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
 from core.graph.model import KnowledgeGraph
@@ -212,12 +212,12 @@ def create_stats_ui(act: Active, g: KnowledgeGraph) -> None:
         cols[len(metrics) % 5].metric("Hub", stats["hub"] if len(stats["hub"]) <= 24 else stats["hub"][:23] + "…",
                                       help=stats["hub"])
     st.caption(f"Graph kind: {'corpus graph (nodes are passages)' if g.kind == 'corpus_graph' else 'knowledge graph'}"
-               f" · workspace folder: {md_escape(ws.path)}")
+               f" · workspace folder: {md_escape(public_path(ws.path))}")
 
     if ws.warnings:
         st.markdown("**Notes from loading**")
         for w in ws.warnings:
-            st.warning(md_escape(w))
+            st.warning(md_escape(public_text(w)))
     sources = ws.meta.sources
     if sources:
         st.markdown("**Sources**")
@@ -258,6 +258,7 @@ def create_extraction_ui(g: KnowledgeGraph, ex: Mapping[str, Any]) -> None:
         about = describe("extractor", name)
     except EgxError:
         about = ""
+    full = public_text(full)  # an extractor named by a model folder
     st.markdown(f"Built by the **{md_escape(name)}** extractor (`{md_escape(full)}`). {md_escape(about)}")
     st.dataframe(pd.DataFrame([{k: v for k, v in ex.items() if k != "failed_chunk_ids"}]), hide_index=True)
     if ex.get("failed_chunks"):
@@ -301,10 +302,14 @@ def create_upload_ui(act: Active) -> None:
         "OpenIE file, or a corpus graph (nodes JSONL + edges CSV). Files may be gzip-compressed. A corpus "
         "without triples is turned into a KG by the extractor chosen below."
     )
+    if st.session_state.pop(S.DATA_UPLOAD_DONE, False):  # the last build's files and name are spent
+        S.clear_uploader(S.DATA_UPLOADS)
+        S.clear_uploader(S.DATA_QUESTIONS)
+        S.set_value(S.DATA_NEW_NAME, "")
     files = st.file_uploader("Graph or corpus files", type=UPLOAD_TYPES, accept_multiple_files=True,
-                             key=S.DATA_UPLOADS)
+                             key=S.uploader_key(S.DATA_UPLOADS))
     questions = st.file_uploader("Questions with gold evidence (optional, HippoRAG format JSON)",
-                                 type=["json", "gz"], key=S.DATA_QUESTIONS)
+                                 type=["json", "gz"], key=S.uploader_key(S.DATA_QUESTIONS))
     from core.backends.registry import EXTRACTORS, describe
 
     choices = [e for e in EXTRACTORS if e != "llm" or act.llm.available]
@@ -329,7 +334,7 @@ def create_upload_ui(act: Active) -> None:
     try:
         target = child_path(workspaces_root(), name, kind="workspace name")
     except EgxError as exc:
-        st.error(md_escape(exc))
+        st.error(md_escape(error_text(exc)))
         return
     if name in {i.name for i in list_workspaces()}:
         st.error(f"A workspace named “{md_escape(name)}” already exists. Pick another name.")
@@ -361,22 +366,30 @@ def create_upload_ui(act: Active) -> None:
 
 
 def show_upload_job() -> None:
-    """This session's upload build: live while it runs; when it ended, its outcome (once)."""
+    """This session's upload build: live while it runs; when it ended, its outcome (once). Whatever the
+    outcome, the form starts empty on the rerun that shows it: a failed build's files and name must not
+    name the next upload."""
+    ss = st.session_state
+    outcome = ss.pop(S.DATA_UPLOAD_OUTCOME, None)
+    if outcome is not None:
+        (st.warning if outcome[0] == "warning" else st.error)(outcome[1])
     job = session_jobs.finished(S.DATA_UPLOAD_JOB)
     if job is None:
         return
     s = job.status()
     name = job.key.split(":", 1)[1]
+    ss[S.DATA_UPLOAD_DONE] = True
     if s.state == "cancelled":
-        st.warning(f"The build of “{md_escape(name)}” was cancelled. Nothing was saved.")
-        return
+        ss[S.DATA_UPLOAD_OUTCOME] = ("warning", f"The build of “{md_escape(name)}” was cancelled. Nothing was saved.")
+        st.rerun()
     try:
         new_ws = job.result()
         g = new_ws.graph
     except EgxError as exc:
-        st.error(f"**Could not build workspace “{md_escape(name)}”.** {md_escape(exc)}\n\n"
-                 "Nothing was saved. Fix the input and build again.")
-        return
+        ss[S.DATA_UPLOAD_OUTCOME] = ("error", f"**Could not build workspace “{md_escape(name)}”.** "
+                                              f"{md_escape(error_text(exc))}\n\nNothing was saved. Choose the "
+                                              "corrected files and build again.")
+        st.rerun()
     st.session_state[S.PENDING_WORKSPACE] = name
     st.session_state[S.DATA_BUILT_MESSAGE] = (f"Built workspace “{name}”: {g.n_nodes:,} nodes, {g.n_edges:,} edges, "
                                               f"{g.n_chunks:,} chunks. It is now the active workspace.")

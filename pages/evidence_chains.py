@@ -17,7 +17,7 @@ from components import state as S
 from components.answer_view import replay_banner
 from components.sidebar import active
 from components.teaching import page_intro
-from components.ui import md_escape, question_picker
+from components.ui import md_escape, public_text, question_picker
 from core.errors import EgxError
 from core.methods.answering import method_notices
 from core.methods.base import Backends
@@ -78,7 +78,7 @@ for notice in method_notices(res):  # e.g. reg without a trained retriever is no
 data = AnswerStepData.of(res.trace, last=True)  # the answer step's evidence in the three formats
 for s in res.trace.steps:
     if s.fallback:
-        st.caption(f"Fallback — {md_escape(s.stage)}: {md_escape(s.fallback)}")
+        st.caption(f"Fallback — {md_escape(s.stage)}: {md_escape(public_text(s.fallback))}")
 if data is None or data.evidence_tokens is None:
     st.info(f"{method} answered without KG evidence on this question (e.g. an early exit), so there are no triples "
             "to reorganize.")

@@ -159,6 +159,7 @@ with tab_graph:
 with tab_rounds:
     rounds = res.engine.rounds
     if len(rounds) > 1:
+        S.reset_on_change(S.GRANKER_ROUND, (ws.name, query))  # a new question opens on its last round
         if st.session_state.get(S.GRANKER_ROUND, 0) > len(rounds) - 1:  # a shorter run than the last one
             S.set_value(S.GRANKER_ROUND, len(rounds) - 1)
         r_idx = S.keep(S.GRANKER_ROUND, st.slider(

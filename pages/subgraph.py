@@ -16,7 +16,7 @@ from components.knobs import knob_widget
 from components.sgrag_view import UNK_COLOR, qnode_colors, query_graph_kg
 from components.sidebar import active
 from components.teaching import page_intro
-from components.ui import md_escape, progress_bar, question_picker
+from components.ui import error_text, md_escape, progress_bar, public_text, question_picker
 from core.errors import EgxError
 from core.methods.base import Backends
 from core.methods.sgrag import METHOD, SGRAGConfig
@@ -34,8 +34,7 @@ page_intro("pages/subgraph.py")  # what you are looking at, and the paper sectio
 graph = resources.whole_graph(ws, "SG-RAG's matching, drawings and dominance model")
 if graph.kind != "kg" or graph.n_edges == 0:
     st.warning("This workspace is not an entity graph with edges, so there is nothing to match against. Pick the "
-               "demo sample, or create a workspace from a KG folder (e.g. `egx index ../shared/data/umls_named "
-               "--workspace ~/kg/umls`).")
+               "demo sample, or build a workspace from triples or a corpus on the Data page (Upload tab).")
     st.stop()
 
 try:
@@ -70,7 +69,7 @@ try:
                          max_subgraphs=int(max_sub), doubtful_below=float(doubt), dominance_filter=bool(dom))
     result = resources.method_run(METHOD, ws, act.key, backends, query, cfg)
 except EgxError as exc:
-    st.error(str(exc))
+    st.error(md_escape(error_text(exc)))
     st.stop()
 
 qg = result.query_graph
@@ -87,7 +86,7 @@ with left:
                    "(the bridge-star shape of ERQA)."))
     q_fallback = result.trace.fallback("query_graph")
     if q_fallback and act.llm.available:
-        st.warning(f"Query-graph fallback: {q_fallback}")
+        st.warning(f"Query-graph fallback: {md_escape(public_text(q_fallback))}")
     q_data = QueryGraphData.of(result.trace)
     repairs = q_data.repairs() if q_data is not None else []
     if repairs:
@@ -161,8 +160,9 @@ else:
     st.markdown(f"{asm.found} exact subgraph(s) found" + (f", showing the best {len(asm.subgraphs)}" if
                                                            asm.capped_subgraphs else "")
                 + (" — enumeration capped" if asm.capped_combinations else "") + ".")
+    S.reset_on_change(S.SGRAG_PICK, (ws.name, query))  # subgraph #2 of another question is another one
     pkey = S.bind(S.SGRAG_PICK, 0)
-    if st.session_state[pkey] not in range(len(asm.subgraphs)):  # another question's subgraph
+    if st.session_state[pkey] not in range(len(asm.subgraphs)):  # fewer subgraphs under other knobs
         st.session_state[pkey] = 0
     pick = S.keep(S.SGRAG_PICK, st.selectbox(
         "Subgraph", list(range(len(asm.subgraphs))), key=pkey,

@@ -25,12 +25,18 @@ repeats); every request is recorded. Actions:
 ``{"no_length": True, "content": str}``
     The body without a ``Content-Length`` header, ended by closing the connection (a streamed body).
 
+A request with ``"stream": true`` gets any content action as server-sent events: one ``chat.completion.chunk``
+per word (``"stream_delay": seconds`` apart), the finish reason, the usage when ``stream_options.include_usage``
+asks for it, then ``data: [DONE]``. ``{"reject_stream_options": True, ...}`` answers HTTP 400 to a request
+that carries ``stream_options`` (an older server).
+
 :data:`FAULTS` names one action per fault for parametrized tests.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -119,6 +125,36 @@ def _make_handler(state: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (a timeout test)
 
+        def _stream(self, content: str, body: dict[str, Any], action: dict[str, Any]) -> None:
+            model = body.get("model", "fake-model")
+
+            def event(choices: list[dict[str, Any]], **extra: Any) -> bytes:
+                chunk = {"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 0, "model": model,
+                         "choices": choices, **extra}
+                return f"data: {json.dumps(chunk)}\n\n".encode()
+
+            pieces = re.findall(r"\s*\S+|\s+", content)
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.close_connection = True  # no Content-Length: the body ends when the connection closes
+                self.end_headers()
+                self.wfile.write(event([{"index": 0, "delta": {"role": "assistant", "content": ""},
+                                         "finish_reason": None}]))
+                for piece in pieces:
+                    if state.stop.wait(float(action.get("stream_delay", 0.0))):
+                        return
+                    self.wfile.write(event([{"index": 0, "delta": {"content": piece}, "finish_reason": None}]))
+                    self.wfile.flush()
+                self.wfile.write(event([{"index": 0, "delta": {}, "finish_reason": action.get("finish", "stop")}]))
+                if (body.get("stream_options") or {}).get("include_usage") and action.get("usage", True):
+                    self.wfile.write(event([], usage={"prompt_tokens": 17, "completion_tokens": len(pieces),
+                                                      "total_tokens": 17 + len(pieces)}))
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", 0))
             try:
@@ -150,6 +186,14 @@ def _make_handler(state: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             content = action.get("content", "")
             if callable(content):
                 content = content(body)
+            if body.get("stream") and not action.get("truncated"):
+                if action.get("reject_stream_options") and "stream_options" in body:
+                    self._send(400, json.dumps({"error": {"message": "Unrecognized request argument supplied: "
+                                                                    "stream_options", "type": "invalid_request_error"}
+                                                }).encode())
+                    return
+                self._stream(str(content), body, action)
+                return
             data = json.dumps(completion(str(content), body.get("model", "fake-model"),
                                          action.get("usage", True), action.get("finish", "stop"))).encode()
             if action.get("truncated"):

@@ -15,6 +15,7 @@ from core.backends.device import cpu_threads, select_device
 from core.backends.gguf import MODELS, ensure_model, missing_packages
 from core.backends.llm_errors import TIMEOUT_HINT
 from core.backends.llm_guard import attempt_timeout
+from core.backends.streaming import reply_sink
 from core.errors import BackendError, Cancelled, ConfigError, LLMError, UnknownNameError
 
 _LLAMA_CACHE: dict[tuple[str, int, int, int], tuple[Any, threading.Lock]] = {}
@@ -171,6 +172,7 @@ class LlamaCppLLM:
         from core.jobs import current_job
 
         job = current_job()  # the app's background run, if any: a cancel stops the generation between tokens
+        sink = reply_sink() if json_schema is None else None  # the answer a page shows as it is written
         cancel = job.cancel_event if job is not None else None
         t0 = time.perf_counter()
         with lock:
@@ -182,6 +184,8 @@ class LlamaCppLLM:
                         piece = choice.get("delta", {}).get("content")
                         if piece:
                             pieces.append(piece)
+                            if sink is not None:
+                                sink("".join(pieces))
                         finish = choice.get("finish_reason") or finish
                         usage = chunk.get("usage") or usage
                         if cancel is not None and cancel.is_set():

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit, urlunsplit
 from core.backends.base import TRUNCATED_NOTE, ChatMessage, LLMResponse
 from core.backends.llm_errors import TIMEOUT_HINT, LLMReplyError, LLMTransportError, _looks_like_html, _short
 from core.backends.llm_guard import attempt_timeout
+from core.backends.streaming import reply_sink
 from core.errors import BackendError, LLMError
 from core.text import approx_tokens
 
@@ -242,6 +243,8 @@ class OpenAILLM:
         token_param = "max_tokens"
         notes: list[str] = []
         attempt = 0
+        sink = reply_sink() if json_schema is None else None  # a constrained (JSON) reply is not worth reading early
+        usage_in_stream = sink is not None
         t0 = time.perf_counter()
         while True:
             attempt += 1
@@ -249,10 +252,18 @@ class OpenAILLM:
                                       "temperature": temperature, token_param: max_tokens}
             if formats[fmt_i] is not None:
                 kwargs["response_format"] = formats[fmt_i]
+            if sink is not None:
+                kwargs["stream"] = True
+                if usage_in_stream:
+                    kwargs["stream_options"] = {"include_usage": True}
             try:
                 resp = client.chat.completions.create(**kwargs, timeout=timeout)
             except openai.BadRequestError as exc:
                 msg = self._scrub(str(exc))
+                if usage_in_stream and "stream_options" in msg:  # an older server: stream without the usage
+                    usage_in_stream = False
+                    notes.append("server rejected stream_options; retried without them")
+                    continue
                 if token_param == "max_tokens" and "max_completion_tokens" in msg:
                     token_param = "max_completion_tokens"
                     notes.append("server wants max_completion_tokens; retried with it")
@@ -296,12 +307,15 @@ class OpenAILLM:
                 # The client could not parse the body (truncated JSON, wrong shape).
                 raise LLMReplyError(self._bad_body(exc)) from None
             break
-        text = self._content(resp)
-        finish = getattr(resp.choices[0], "finish_reason", None)
+        if sink is not None:
+            text, finish, usage, model = self._read_stream(resp, sink)
+        else:
+            text = self._content(resp)
+            finish = getattr(resp.choices[0], "finish_reason", None)
+            usage, model = getattr(resp, "usage", None), str(getattr(resp, "model", "") or "")
         if finish == "length":
             notes.append(TRUNCATED_NOTE)
         latency = time.perf_counter() - t0
-        usage = getattr(resp, "usage", None)
         p_tok = int(getattr(usage, "prompt_tokens", 0) or 0) if usage else 0
         c_tok = int(getattr(usage, "completion_tokens", 0) or 0) if usage else 0
         if not usage:
@@ -309,8 +323,80 @@ class OpenAILLM:
             c_tok = approx_tokens(text)
             notes.append("server reported no token usage; counts are estimates")
         return LLMResponse(text=text, prompt_tokens=p_tok, completion_tokens=c_tok,
-                           model=str(getattr(resp, "model", "") or self.model), latency_s=latency,
+                           model=model or self.model, latency_s=latency,
                            attempts=attempt, notes=tuple(notes), truncated=finish == "length")
+
+    def _read_stream(self, stream: Any, sink: Any) -> tuple[str, str | None, Any, str]:
+        """Read a streamed completion (server-sent events), passing ``sink`` the text so far after every
+        piece: the whole text, its finish reason, the usage (when the server sent it) and the model name."""
+        import httpx2
+        import openai
+
+        response = getattr(stream, "response", None)
+        ctype = str(response.headers.get("content-type", "")) if response is not None else "text/event-stream"
+        if "event-stream" not in ctype:  # no event stream: a server that ignored `stream`, or not an LLM at all
+            return self._unstreamed(stream, response, sink)
+        pieces: list[str] = []
+        finish: str | None = None
+        usage: Any = None
+        model = ""
+        try:
+            for chunk in stream:
+                model = str(getattr(chunk, "model", "") or model)
+                usage = getattr(chunk, "usage", None) or usage
+                choices = getattr(chunk, "choices", None) or []
+                if not choices:
+                    continue
+                piece = getattr(getattr(choices[0], "delta", None), "content", None)
+                finish = getattr(choices[0], "finish_reason", None) or finish
+                if isinstance(piece, str) and piece:
+                    pieces.append(piece)
+                    sink("".join(pieces))
+        except ReplyTooLarge as exc:
+            raise LLMReplyError(f"{self._where()} {exc}") from None
+        except httpx2.TimeoutException:
+            raise LLMTransportError(f"{self._where()} stopped sending the reply of model {self.model!r} after "
+                                    f"{len(pieces)} pieces (read timeout); raise the LLM timeout ({TIMEOUT_HINT}) "
+                                    "or check the server's load.") from None
+        except httpx2.TransportError as exc:
+            cause = exc.__cause__ or exc.__context__
+            if isinstance(cause, ReplyTooLarge):
+                raise LLMReplyError(f"{self._where()} {cause}") from None
+            raise LLMTransportError(f"{self._where()} broke off the reply of model {self.model!r} after "
+                                    f"{len(pieces)} pieces ({self._scrub(_short(str(exc)))}); try again.") from None
+        except (ValueError, TypeError, AttributeError, openai.APIError) as exc:
+            raise LLMReplyError(self._bad_body(exc)) from None
+        finally:
+            close = getattr(stream, "close", None)
+            if close is not None:
+                close()
+        if not pieces and finish is None:
+            raise LLMReplyError(f"{self._where()} ended the reply stream of model {self.model!r} without any text or "
+                                "finish reason. Check the server's logs.")
+        return "".join(pieces), finish, usage, model
+
+    def _unstreamed(self, stream: Any, response: Any, sink: Any) -> tuple[str, str | None, Any, str]:
+        """The body of a reply that came without server-sent events: a whole chat completion (passed to
+        ``sink`` at once), or :class:`LLMReplyError` naming what came back instead (a web page, …)."""
+        import httpx2
+        from openai.types.chat import ChatCompletion
+
+        try:
+            body = response.read().decode("utf-8", "replace")
+        except ReplyTooLarge as exc:
+            raise LLMReplyError(f"{self._where()} {exc}") from None
+        except (httpx2.HTTPError, OSError) as exc:  # the connection broke while the body was read
+            raise LLMReplyError(self._bad_body(exc)) from None
+        finally:
+            stream.close()
+        try:
+            resp: Any = ChatCompletion.model_validate(json.loads(body))
+        except (ValueError, TypeError):
+            resp = body
+        text = self._content(resp)  # raises for a page or a body without choices
+        sink(text)
+        return text, getattr(resp.choices[0], "finish_reason", None), getattr(resp, "usage", None), \
+            str(getattr(resp, "model", "") or "")
 
     def _content(self, resp: Any) -> str:
         """The message text of a parsed reply; :class:`LLMReplyError` when it is no chat completion."""

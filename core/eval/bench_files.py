@@ -11,6 +11,7 @@ from typing import Any
 from core.errors import ConfigError
 
 RUN = "run.json"
+_UNREADABLE = "The run “{name}” has unreadable settings, so it cannot be resumed; pick another run name."
 
 
 def read_records(path: Path, required: tuple[str, ...] = ("question_id", "method")) -> tuple[list[dict[str, Any]], int]:
@@ -45,11 +46,12 @@ def read_run(path: Path) -> dict[str, Any]:
     try:
         run = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise ConfigError(f"{path} is damaged ({exc}); delete that benchmark folder or use another one.") from None
+        raise ConfigError(f"{path} is damaged ({exc}); delete that benchmark folder or use another one.",
+                          app=_UNREADABLE.format(name=path.parent.name)) from None
     if not isinstance(run, dict) or not isinstance(run.get("settings"), dict) or \
             not isinstance(run.get("methods", []), list):
         raise ConfigError(f"{path} is not a run.json written by `egx bench`; delete that benchmark folder or use "
-                          "another one.")
+                          "another one.", app=_UNREADABLE.format(name=path.parent.name))
     return run
 
 

@@ -126,11 +126,13 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise ConfigError(f"The output folder {out} is a file; give a folder for results.jsonl, summary.json and "
-                          "the report (it is created when missing).")
+                          "the report (it is created when missing).",
+                          app=f"The run name “{out.name}” is taken by a file, not a run; pick another run name.")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise ConfigError(f"The output folder {out} cannot be created ({exc.strerror}); pick another one.") from None
+        raise ConfigError(f"The output folder {out} cannot be created ({exc.strerror}); pick another one.",
+                          app=f"The run “{out.name}” cannot be saved ({exc.strerror}); pick another run name.") from None
     from filelock import Timeout
 
     lock = path_lock(out / RESULTS)
@@ -138,7 +140,9 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
         lock.acquire(timeout=0)
     except Timeout:
         raise ConfigError(f"Another benchmark run is writing to {out} right now; wait for it to finish, or use "
-                          "another output folder.") from None
+                          "another output folder.",
+                          app=f"Another benchmark is writing the run “{out.name}” right now; wait for it to finish, or "
+                              "pick another run name.") from None
     try:
         return _run_locked(workspace, questions, methods, backends, out=out, limit=limit, seed=seed, cut=cut,
                            configs=configs, progress=progress, meta=meta, save_traces=save_traces,
@@ -168,7 +172,10 @@ def _run_locked(workspace: Workspace, questions: Sequence[Question], methods: li
         if diff:
             raise ConfigError(f"{out} holds a benchmark run with other settings ({', '.join(diff)}: "
                               f"{[old['settings'].get(k) for k in diff]} vs {[settings.get(k) for k in diff]}); "
-                              "use another --out folder or delete that one.")
+                              "use another --out folder or delete that one.",
+                              app=f"The run “{out.name}” was made with other settings "
+                                  f"({_settings_diff(old['settings'], settings, diff)}), so these results cannot join "
+                                  "it. Pick another run name, or open that run on the “Load a report” tab.")
     selected = select_questions(questions, limit=limit, seed=seed)
     path = out / RESULTS
     existing, torn = read_records(path)
@@ -241,9 +248,31 @@ def _check_judge(old: dict[str, Any], new: dict[str, Any], out: Path) -> None:
     if was is not None and now is not None and (was.get("llm"), was.get("model")) == (now.get("llm"), now.get("model")):
         return
     flag = f"--judge-llm {was['llm']}" if was is not None else "no --judge-llm"
+    pick = f"“{was['llm']}”" if was is not None else "“none”"
     raise ConfigError(f"{out} holds a benchmark run judged by {judge_label(was)}; this run asks for judge "
                       f"{judge_label(now)}. One run folder holds one judge's verdicts: resume it with {flag}, "
-                      "or use another --out folder.")
+                      "or use another --out folder.",
+                      app=f"The run “{out.name}” was judged by {judge_label(was)}; this run asks for judge "
+                          f"{judge_label(now)}. One run holds one judge's verdicts: pick {pick} as Judge LLM to "
+                          "resume it, or pick another run name.")
+
+
+def _settings_diff(old: dict[str, Any], new: dict[str, Any], keys: list[str]) -> str:
+    """``workspace: demo → musique; backends.llm: none → recorded`` — the settings a resumed run would change,
+    named without the run's files (paths in the values are cut to their last part)."""
+    def show(v: Any) -> str:
+        text = json.dumps(v, ensure_ascii=False, sort_keys=True) if isinstance(v, (dict, list)) else str(v)
+        return Path(text).name if text.startswith("/") else text
+
+    parts = []
+    for k in keys:
+        a, b = old.get(k), new.get(k)
+        if isinstance(a, dict) and isinstance(b, dict):
+            parts += [f"{k}.{s}: {show(a.get(s))} → {show(b.get(s))}" for s in sorted(set(a) | set(b))
+                      if a.get(s) != b.get(s)]
+        else:
+            parts.append(f"{k}: {show(a)} → {show(b)}")
+    return "; ".join(parts[:4]) + (f"; and {len(parts) - 4} more" if len(parts) > 4 else "")
 
 
 def _safe(name: str) -> str:

@@ -157,7 +157,7 @@ def add_documents(workspace: str | Path, inputs: Sequence[str | Path], *, embedd
         meta = Manifest(manifest)
         problem = insert_problem(path, meta)
         if problem is not None:
-            raise WorkspaceError(problem)
+            raise WorkspaceError(problem, app=insert_problem(path, meta, app=True))
         chunk_note = _check_chunking(path, meta)
         ext = _recorded_extractor(path, meta, extractor, llm)
         emb = _recorded_embedder(path, meta, embedder)
@@ -208,25 +208,29 @@ def _rebuild(path: Path, meta: Manifest, what: str = "") -> str:
     return f"`egx index {sources} {what or 'NEW_FILES'} --workspace {path} --overwrite`"
 
 
-def insert_problem(path: str | Path, meta: Manifest) -> str | None:
+def insert_problem(path: str | Path, meta: Manifest, *, app: bool = False) -> str | None:
     """Why documents cannot be added to the workspace at ``path`` (with what to do instead), or None when
-    they can: a graph store, a bundled sample, or a workspace not built from a corpus."""
+    they can: a graph store, a bundled sample, or a workspace not built from a corpus. With ``app`` the fix
+    is the app's (build a new workspace on the Upload tab) instead of an ``egx index`` command line."""
     path = Path(path)
+    upload = "Build a new workspace from all the files on the Upload tab instead."
     if meta.store_url != MEMORY_URL:
-        return (f"Workspace {path.name!r} keeps its graph in a graph store ({meta.store_url}); adding documents works "
-                "on workspaces whose graph is in their folder, since the store's graph and the folder's index could "
-                f"not be replaced together atomically. Rebuild it with all the files: {_rebuild(path, meta)} --store "
-                f"{meta.store_url}.")
+        why = (f"Workspace {path.name!r} keeps its graph in a graph store; adding documents works on workspaces "
+               "whose graph is in their folder, since the store's graph and the folder's index could not be "
+               "replaced together atomically.")
+        return f"{why} {upload}" if app else (f"{why[:-1]} ({meta.store_url}). Rebuild it with all the files: "
+                                              f"{_rebuild(path, meta)} --store {meta.store_url}.")
     if meta.data.get("sample"):
-        return (f"Workspace {path.name!r} is a bundled sample: it is rebuilt from its recipe whenever that changes, "
-                "which would drop what you add. Build a workspace of your own from the sample's files and yours: "
-                f"{_rebuild(path, meta)}.")
+        why = (f"Workspace {path.name!r} is a bundled sample: it is rebuilt from its recipe whenever that changes, "
+               "which would drop what you add.")
+        return (f"{why} Build a workspace of your own from the sample's files and yours on the Upload tab." if app else
+                f"{why} Build a workspace of your own from the sample's files and yours: {_rebuild(path, meta)}.")
     kind = str((meta.data.get("graph") or {}).get("kind") or "kg")
     if kind != "kg" or meta.extraction is None:
         built = "a corpus graph (nodes are passages)" if kind != "kg" else "triples or a graph file"
-        return (f"Workspace {path.name!r} was built from {built}, not from a corpus whose triples egx extracted; "
-                "documents can only be added to a corpus workspace. Rebuild it with all the files instead: "
-                f"{_rebuild(path, meta)}.")
+        why = (f"Workspace {path.name!r} was built from {built}, not from a corpus whose triples egx extracted; "
+               "documents can only be added to a corpus workspace.")
+        return f"{why} {upload}" if app else f"{why} Rebuild it with all the files instead: {_rebuild(path, meta)}."
     return None
 
 

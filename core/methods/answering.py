@@ -30,6 +30,7 @@ from typing import Any, Literal, Protocol
 from core.backends import prompts
 from core.backends.base import ChatMessage
 from core.backends.llm import check_answer
+from core.backends.streaming import answer_sink, streaming_reply
 from core.errors import LLMError
 from core.methods.base import Backends
 from core.methods.extractive import SentencePick, pick_sentence
@@ -128,12 +129,14 @@ def passages_prompt(query: str, passages: Sequence[tuple[str, str, str]], *, max
 
 
 def answer_question(query: str, passages: Sequence[tuple[str, str, str]], backends: Backends, *,
-                    max_passages: int = 5, prompt: tuple[str, str] | None = None) -> PassageAnswer:
+                    max_passages: int = 5, prompt: tuple[str, str] | None = None,
+                    stage: str = "Answer from the top passages") -> PassageAnswer:
     """Answer ``query`` from ranked ``(chunk_id, title, text)`` passages (best first).
 
     Uses the LLM when ``backends.llm.available``; otherwise, or if the LLM call fails, the
     extractive answer from the top passages (``fallback`` says why). ``prompt`` = ``(system, user)``
-    replaces the passage prompt (the triple / chain evidence formats).
+    replaces the passage prompt (the triple / chain evidence formats). A live LLM's reply streams to
+    :func:`core.backends.streaming.answer_sink` under ``stage`` as it is written.
     """
     if not passages:
         return PassageAnswer("", "empty", fallback="no passage was retrieved")
@@ -142,7 +145,8 @@ def answer_question(query: str, passages: Sequence[tuple[str, str, str]], backen
     system, user = prompt or (prompts.ANSWER_SYSTEM, passages_prompt(query, passages, max_passages=max_passages))
     msgs = [ChatMessage("system", system), ChatMessage("user", user)]
     try:
-        resp = backends.llm.chat(msgs, max_tokens=ANSWER_MAX_TOKENS)
+        with streaming_reply(answer_sink(stage)):
+            resp = backends.llm.chat(msgs, max_tokens=ANSWER_MAX_TOKENS)
     except LLMError as exc:
         ans = extractive_answer(query, passages, backends)
         return PassageAnswer(ans.text, ans.mode, ans.chunk_id, fallback=f"the LLM failed ({exc}); extractive answer",
@@ -181,8 +185,9 @@ def record_answer(trace: Trace, query: str, passages: Sequence[tuple[str, str, s
         from core.errors import ConfigError
 
         raise ConfigError(f"evidence_format = {evidence_format!r} is not valid; use 'passages', 'triples' or 'chains'.")
-    with trace.timed("answer", "Answer from the top passages" if evidence_format == "passages"
-                     else f"Answer from the evidence {evidence_format}") as step:
+    title = ("Answer from the top passages" if evidence_format == "passages"
+             else f"Answer from the evidence {evidence_format}")
+    with trace.timed("answer", title) as step:
         ev = evidence() if callable(evidence) else evidence
         fmt: str = evidence_format
         fmt_fallback = ""
@@ -192,7 +197,7 @@ def record_answer(trace: Trace, query: str, passages: Sequence[tuple[str, str, s
                                "the retrieved passages cite no triple") + "; the passages were used instead")
             fmt = "passages"
         prompt = (ev.system, ev.prompts[fmt]) if fmt != "passages" and ev is not None else None
-        ans = answer_question(query, passages, backends, max_passages=max_passages, prompt=prompt)
+        ans = answer_question(query, passages, backends, max_passages=max_passages, prompt=prompt, stage=title)
         step.prompt_tokens, step.completion_tokens = ans.prompt_tokens, ans.completion_tokens
         if ans.mode == "extractive":
             how = (f"Extractive answer (no LLM generation): the sentence of the top {EXTRACTIVE_PASSAGES} passages "

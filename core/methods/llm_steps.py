@@ -14,6 +14,7 @@ from typing import Any
 
 from core.backends.base import LLM, ChatMessage
 from core.backends.llm import LLMOutputError, LLMReplyError, LLMSkippedError, chat_json
+from core.backends.streaming import answer_sink, streaming_reply
 from core.errors import LLMError, LLMUnavailableError
 from core.jobs import current_job
 from core.trace import Step
@@ -73,14 +74,19 @@ def ask_json(llm: LLM, system: str, user: str, schema: dict[str, Any], *, max_to
     return out
 
 
-def ask_text(llm: LLM, system: str, user: str, *, max_tokens: int = 256, step: Step | None = None) -> LLMOutcome:
-    """Plain-text completion with the same fallback contract (``data`` is the text)."""
+def ask_text(llm: LLM, system: str, user: str, *, max_tokens: int = 256, step: Step | None = None,
+             stream: bool = False) -> LLMOutcome:
+    """Plain-text completion with the same fallback contract (``data`` is the text). With ``stream`` (a stage
+    that writes the answer a person reads), a live LLM's reply goes to
+    :func:`core.backends.streaming.answer_sink` as it is written."""
     if not llm.available:
         out = LLMOutcome(None, "no LLM configured (`none` mode)")
     else:
         _announce(step)
+        sink = answer_sink(step.title if step is not None and step.title else "Answer") if stream else None
         try:
-            r = llm.chat([ChatMessage("system", system), ChatMessage("user", user)], max_tokens=max_tokens)
+            with streaming_reply(sink):
+                r = llm.chat([ChatMessage("system", system), ChatMessage("user", user)], max_tokens=max_tokens)
             text = r.text.strip()
             out = LLMOutcome(text, "" if text else "LLM returned an empty answer", r.prompt_tokens,
                              r.completion_tokens, r.cached)

@@ -94,7 +94,7 @@ def test_bad_upload_shows_the_error_and_writes_nothing(home: Path) -> None:
     at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("bad")
     at.button(key=S.DATA_BUILD).click().run()
     assert not at.exception
-    errors = [plain(e.value) for e in at.error]
+    errors = [plain(e.value) for e in at.main.error]  # (the sidebar's jobs panel lists the failed build too)
     assert len(errors) == 1 and BAD_CSV_ERROR in errors[0] and "Nothing was saved" in errors[0]
     root = home / "workspaces"
     # no "bad", no hidden half-built folder (only the hidden lock file of the demo sample's build)

@@ -224,7 +224,8 @@ def generate_answer(query: str, evidence: EvidenceGraph, graph: GraphLike, chunk
     triples = evidence.triples(graph)
     ctx = [(graph.chunk(c.chunk_id).title, graph.chunk(c.chunk_id).text) for c in chunks]
     variants, fmt_data = evidence_format_prompts(query, evidence, graph, ctx, llm)
-    res = ask_text(llm, prompts.ANSWER_SYSTEM, variants[evidence_format], max_tokens=max_tokens, step=step)
+    res = ask_text(llm, prompts.ANSWER_SYSTEM, variants[evidence_format], max_tokens=max_tokens, step=step,
+                   stream=True)
     rejected = ""
     check = check_answer(str(res.data)) if res.data is not None else None
     pick: SentencePick | None = None
