@@ -214,3 +214,64 @@ def train_dominance_job(spec: dict[str, Any], *, progress: Progress | None = Non
     if after is not None:
         after()
     return dict(figures.get("result") or {})
+
+
+# ------------------------------------------------------------------------------------ estimates and model stamps
+#: Rough costs on a 2-core machine without a GPU, used only when no earlier run in the workspace says better:
+#: starting a worker (interpreter, torch, the workspace and embedder), weak supervision per question, one
+#: epoch per training question, and one LLM selection per question (a small local model; an API is faster).
+WORKER_START_S = 8.0
+WEAK_S_PER_QUESTION = 0.05
+EPOCH_S_PER_QUESTION = 0.01
+LLM_S_PER_QUESTION = 12.0
+
+
+def estimate_reg_seconds(n_questions: int, epochs: int, *, refined: bool, uncached: int = 0,
+                         previous: dict[str, Any] | None = None) -> tuple[float, str]:
+    """Seconds a ReG training will take, and what the figure rests on: an earlier run in this workspace
+    (its seconds scaled to ``epochs``) when there is one, else the rough rates above. ``uncached`` questions
+    need an LLM selection (refined supervision; the others are in the selections cache)."""
+    llm = LLM_S_PER_QUESTION * uncached if refined else 0.0
+    prev_epochs = int(((previous or {}).get("config") or {}).get("epochs") or 0)
+    if previous and prev_epochs and float(previous.get("seconds") or 0) > 0:
+        fit = float(previous["seconds"]) * epochs / prev_epochs
+        return WORKER_START_S + WEAK_S_PER_QUESTION * n_questions + fit + llm, "scaled from the last run here"
+    fit = EPOCH_S_PER_QUESTION * n_questions * epochs
+    return WORKER_START_S + WEAK_S_PER_QUESTION * n_questions + fit + llm, "a rough rate (no earlier run here)"
+
+
+def model_stamp(workspace: Any, method: str) -> str:
+    """What a method's trained models in ``workspace`` look like on disk right now (names, sizes, mtimes of
+    ReG's retriever manifests, SG-RAG's dominance files; "" for other methods): part of a cached run's key,
+    so a model trained since — in the app's worker or by the CLI — is a new run, never the old result."""
+    root = Path(workspace.path)
+    if method == "reg":
+        files = [root / "reg" / d / "manifest.json" for d in ("retriever", "retriever-entity")]
+    elif method == "sgrag":
+        files = sorted((root / "sgrag").glob("dominance-*.pt")) if (root / "sgrag").is_dir() else []
+    else:
+        return ""
+    parts = []
+    for f in files:
+        try:
+            st = f.stat()
+        except OSError:
+            continue
+        parts.append(f"{f.parent.name}/{f.name}:{st.st_size}:{st.st_mtime_ns}")
+    return ";".join(parts)
+
+
+def cached_selections(workspace: Any, llm: Any, selection: str) -> set[str]:
+    """Question ids whose S(I) selection by ``llm`` (in form ``selection``) is cached in the workspace or
+    shipped with its sample: refined training asks the LLM only for the others."""
+    import json
+
+    from core.methods.reg.train import selection_how, selections_file, shipped_selections
+
+    how = selection_how(selection, llm)
+    path = Path(workspace.path) / "reg" / selections_file(llm.model_id, how)
+    try:
+        return set(json.loads(path.read_text(encoding="utf-8"))) if path.exists() else \
+            set(shipped_selections(workspace, llm.model_id, how))
+    except (OSError, ValueError):
+        return set()
