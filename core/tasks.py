@@ -237,7 +237,7 @@ def estimate_reg_seconds(n_questions: int, epochs: int, *, refined: bool, uncach
         fit = float(previous["seconds"]) * epochs / prev_epochs
         return WORKER_START_S + WEAK_S_PER_QUESTION * n_questions + fit + llm, "scaled from the last run here"
     fit = EPOCH_S_PER_QUESTION * n_questions * epochs
-    return WORKER_START_S + WEAK_S_PER_QUESTION * n_questions + fit + llm, "a rough rate (no earlier run here)"
+    return WORKER_START_S + WEAK_S_PER_QUESTION * n_questions + fit + llm, "rough rates: no earlier run here"
 
 
 def model_stamp(workspace: Any, method: str) -> str:
