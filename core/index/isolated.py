@@ -36,9 +36,9 @@ BuildLimits = WorkerLimits
 
 
 def isolated_builds() -> bool:
-    """Whether the app builds (uploads, samples, re-indexes) in a child process (``EGX_BUILD_ISOLATED``, default
-    on; ``0`` builds in the server's process, without the caps: for a debugger, or a test that reaches into the
-    build)."""
+    """Whether the app runs its heavy jobs — builds (uploads, samples, re-indexes), benchmarks, training — in a
+    worker process (``EGX_BUILD_ISOLATED``, default on; ``0`` runs them in the server's process, without the caps
+    or the lower priority: for a debugger, or a test that reaches into the work)."""
     return os.environ.get("EGX_BUILD_ISOLATED", "1").strip().lower() not in ("0", "false", "no", "off")
 
 
