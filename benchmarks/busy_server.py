@@ -35,8 +35,19 @@ PAGES = {"ask": "pages/bubble_ask.py", "compare": "pages/compare.py"}
 BANNER = "runs on the server"
 
 
-def _ask(page, page_file: str) -> float:
-    """Ask the second question; seconds until its answer is on screen and the page settled."""
+def _shown(page, text: str, timeout_s: float = 600) -> float:
+    """Seconds until ``text`` is on the page (Streamlit may still be running: a fragment's redraw)."""
+    t0 = time.monotonic()
+    page.wait_for_function(
+        """(t) => document.body.innerText.replace(/[\u2060\u200b\u00ad]/g, '').includes(t)""",
+        arg=text, timeout=timeout_s * 1000, polling=100)
+    return time.monotonic() - t0
+
+
+def _ask(page, page_file: str) -> tuple[float, float]:
+    """Ask the second question; seconds until its answer is on screen, and until the page also settled
+    (Streamlit's "running" indicator gone: while a job runs, the banner's and the sidebar's redraws show it
+    every few seconds, so this one measures the redraws as well as the click)."""
     if page_file.endswith("bubble_ask.py"):
         box = page.locator("input[aria-label='Question']").first
         box.fill(LOTHAIR)
@@ -48,7 +59,8 @@ def _ask(page, page_file: str) -> float:
         t1 = time.monotonic()
         option.click()
     page.wait_for_timeout(50)
-    return (time.monotonic() - t1) + _settled(page, EXPECT[LOTHAIR])
+    shown = (time.monotonic() - t1) + _shown(page, EXPECT[LOTHAIR])
+    return shown, (time.monotonic() - t1) + _settled(page, EXPECT[LOTHAIR])
 
 
 def _start_benchmark(tab, base: str) -> None:
@@ -84,7 +96,9 @@ def measure(page_file: str, busy: bool, tmp: Path, env: dict[str, str]) -> dict[
                 expect(tab.get_by_text(re.compile(r"elapsed")).first).to_be_visible(timeout=120_000)
                 page.bring_to_front()
                 page.wait_for_timeout(3000)  # past the worker's start: it is loading models and running pairs
-            out["click_to_result_s"] = round(_ask(page, page_file), 2)
+            shown, settled = _ask(page, page_file)
+            out["click_to_result_s"] = round(shown, 2)
+            out["click_to_settled_s"] = round(settled, 2)
             if busy:
                 out["job_running_after"] = page.get_by_text(re.compile(BANNER)).count() > 0
             return out

@@ -120,6 +120,12 @@ def worker_nice() -> int:
     return _int_setting("EGX_WORKER_NICE", DEFAULT_NICE, 0, 19)
 
 
+def worker_idle() -> bool:
+    """Whether workers run in Linux's ``SCHED_IDLE`` class besides their nice value (``EGX_WORKER_SCHED``:
+    ``idle`` or ``nice``)."""
+    return os.environ.get("EGX_WORKER_SCHED", "nice").strip().lower() == "idle"
+
+
 def worker_threads() -> int:
     """Kernel threads of a worker (``EGX_WORKER_THREADS``; default the server's usable CPUs less one, at
     least 1), so that the server keeps a core for the pages while a job runs."""
@@ -223,7 +229,7 @@ def run_worker(kind: str, spec: Mapping[str, Any], *, words: Words, limits: Work
     if kind not in KINDS:
         raise EgxError(f"unknown worker kind {kind!r}; one of {', '.join(KINDS)}")
     lim = limits or WorkerLimits.for_kind(kind)
-    payload = json.dumps({"kind": kind, "spec": dict(spec), "nice": worker_nice()})
+    payload = json.dumps({"kind": kind, "spec": dict(spec), "nice": worker_nice(), "idle": worker_idle()})
     child = subprocess.Popen([sys.executable, "-m", "core.workers"], cwd=str(ROOT), env=child_env(worker_threads()),
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True, encoding="utf-8", start_new_session=True)
@@ -318,13 +324,17 @@ def emit(msg: Mapping[str, Any]) -> None:
     sys.stdout.flush()
 
 
-def lower_priority(nice: int) -> int:
+def lower_priority(nice: int, *, idle: bool = False) -> int:
     """Lower this process's CPU priority to ``nice`` (never raise it: a server started at nice 15 keeps its
-    workers at 15); returns the priority now in force."""
+    workers at 15) and, with ``idle``, move it to Linux's ``SCHED_IDLE`` class (it runs only on a core no
+    normal task wants). Called before any thread starts: the kernel's pools inherit it. Returns the nice
+    value now in force."""
     try:
         now = os.getpriority(os.PRIO_PROCESS, 0)
         if nice > now:
             os.setpriority(os.PRIO_PROCESS, 0, nice)
+        if idle and hasattr(os, "SCHED_IDLE"):
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
         return os.getpriority(os.PRIO_PROCESS, 0)
     except (AttributeError, OSError):  # no priorities here (not POSIX): run at the server's
         return 0
@@ -349,13 +359,14 @@ def probe_task(spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
         raise EgxError(str(spec["fail"]))
     if spec.get("crash"):
         raise RuntimeError(str(spec["crash"]))
+    idle = hasattr(os, "SCHED_IDLE") and os.sched_getscheduler(0) == os.SCHED_IDLE
     return {"nice": os.getpriority(os.PRIO_PROCESS, 0) if hasattr(os, "getpriority") else 0,
-            "threads": {v: os.environ.get(v, "") for v in THREAD_VARS}}
+            "sched": "idle" if idle else "normal", "threads": {v: os.environ.get(v, "") for v in THREAD_VARS}}
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     raw = json.loads(sys.stdin.read())
-    lower_priority(int(raw.get("nice", DEFAULT_NICE)))
+    lower_priority(int(raw.get("nice", DEFAULT_NICE)), idle=bool(raw.get("idle", False)))
     kind = str(raw.get("kind", ""))
     try:
         if kind not in KINDS:

@@ -24,6 +24,9 @@ def test_the_worker_runs_at_the_lower_priority_with_the_thread_caps(monkeypatch)
     assert out["result"]["nice"] == max(12, os.getpriority(os.PRIO_PROCESS, 0))
     assert set(out["result"]["threads"].values()) == {"1"}  # OpenMP, MKL, BLAS, EGX_THREADS (onnx, llama.cpp)
     assert os.getpriority(os.PRIO_PROCESS, 0) < 12  # the server's own priority is untouched
+    assert out["result"]["sched"] == "normal"
+    monkeypatch.setenv("EGX_WORKER_SCHED", "idle")  # Linux's idle class: only cores no normal task wants
+    assert run_worker("probe", {}, words=WORDS)["result"]["sched"] == "idle"
 
 
 def test_defaults_leave_the_server_a_core(monkeypatch):
