@@ -131,7 +131,10 @@ def banner() -> None:
 def _banner() -> None:
     running = jobs().running()
     if not running:
-        st.rerun(scope="app")  # the last job ended: the page runs once more without the banner and its timer
+        # the last job ended: draw nothing. No app rerun from here: the sidebar's panel (made under the same
+        # condition) reruns the app once, which also stops this timer, and a second rerun would wipe the
+        # outcome a page shows once ("… runs now")
+        return
     with st.container(border=True, key="egx-jobs-banner"):
         for job in running[:3]:
             s = job.status()
