@@ -18,7 +18,7 @@ def run_app(default: str = HOME) -> None:
     of the page, which is how a page knows that it runs inside this frame
     (:func:`components.sidebar.active`). ``default`` replaces the home page (tests open one page).
     """
-    from components import deep_link
+    from components import deep_link, jobs_view
     from components import state as S
     from components.sidebar import render_sidebar
     from components.ui import error_text, md_escape
@@ -29,6 +29,7 @@ def run_app(default: str = HOME) -> None:
     try:
         deep_link.apply()  # a shared link's workspace and question, before the sidebar opens the workspace
         render_sidebar()
+        jobs_view.banner()  # "a benchmark runs: 40 %, about 2 min left" above every page while a job runs
         nav.run()
     except EgxError as exc:  # one net for every page: the project's errors are messages, never tracebacks
         st.error(md_escape(error_text(exc)))

@@ -133,6 +133,38 @@ def _sidebar_jobs(polling: bool = False) -> None:
             _draw(job, where="sidebar")
 
 
+def banner() -> None:
+    """A line at the top of every page while a server job runs: what runs, its progress and ETA, and a link to
+    the page that shows it (where its live panel and Cancel are; the sidebar's panel has them too). Redraws
+    itself every few seconds while a job runs; an idle server draws and sends nothing."""
+    if jobs().running():
+        st.fragment(_banner, run_every=POLL_S * 3)()
+
+
+def _banner() -> None:
+    running = jobs().running()
+    if not running:
+        # the last job ended: draw nothing. No app rerun from here: the sidebar's panel (made under the same
+        # condition) reruns the app once, which also stops this timer, and a second rerun would wipe the
+        # outcome a page shows once ("… runs now")
+        return
+    with st.container(border=True, key="egx-jobs-banner"):
+        for job in running[:3]:
+            s = job.status()
+            left, right = st.columns([5, 1], vertical_alignment="center")
+            left.markdown(f":material/hourglass_top: **{md_escape(s.title)}** runs on the server — "
+                          f"{status_line(s)}. Pages stay usable meanwhile.")
+            page = s.get("page")
+            if isinstance(page, str) and page:
+                from components.navigation import page_path
+
+                right.page_link(str(page_path(page)), label="Open its page", icon=":material/open_in_new:")
+            else:
+                right.caption("Progress and Cancel: **Background jobs** in the sidebar.")
+        if len(running) > 3:
+            st.caption(f"and {len(running) - 3} more — see **Background jobs** in the sidebar.")
+
+
 def watch(job: Job) -> None:
     """Draw ``job``'s live panel here; it redraws every second (a method run, whose answer may stream, more
     often) and reruns the page when the job ends."""

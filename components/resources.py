@@ -330,6 +330,11 @@ def method_run(spec: Method[Any, R], workspace: Workspace, key: str, backends: B
     names = used.names()
     if used.llm is not None and getattr(used.llm, "enabled", True) is False:
         names["llm_cache"] = "off"  # the sidebar's switch is off: a fresh run, not the one that used the cache
+    from core.tasks import model_stamp
+
+    stamp = model_stamp(workspace, spec.name)  # a model trained since (Train panel, CLI) makes this a new run
+    if stamp:
+        names["models"] = stamp
     backends_key = json.dumps(names, sort_keys=True)
     if used.llm is not None and used.llm.available:  # it waits on an LLM: a job you can watch and stop
         return _method_job(spec, workspace, used, key, backends_key, query, params)  # type: ignore[no-any-return]

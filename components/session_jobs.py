@@ -1,6 +1,6 @@
 """A server job that belongs to one browser session: started from a page (an upload's build, an insert),
 watched live while it runs, its outcome shown once when it ended — the shape the Data page's two
-workspace jobs share."""
+workspace jobs and the Train panels share."""
 
 from __future__ import annotations
 
@@ -17,12 +17,13 @@ if TYPE_CHECKING:
     from core.jobs import Job
 
 
-def start(state_key: str, key: str, title: str, work: Callable[[Job], Any], *, on_busy: Callable[[], None]) -> bool:
+def start(state_key: str, key: str, title: str, work: Callable[[Job], Any], *, on_busy: Callable[[], None],
+          kind: str = "workspace") -> bool:
     """Submit ``work`` as a workspace job keyed ``key`` for this session — never joining another session's job
     under the same key (its files are not these): when one runs, ``on_busy()`` cleans up, the page says so and
     False is returned. Otherwise the session remembers the job under ``state_key`` and waits for it briefly."""
     try:
-        job = resources.jobs().submit(key, title, work, kind="workspace", join=False)
+        job = resources.jobs().submit(key, title, work, kind=kind, join=False)
     except JobBusyError as exc:
         on_busy()
         st.error(md_escape(error_text(exc)))

@@ -139,6 +139,15 @@ REG_TOKENS_CHART = "egx.reg.tokens"
 REG_CURVES_CHART = "egx.reg.curves"
 REG_HELDOUT_CHART = "egx.reg.heldout"
 
+# ---------------------------------------------------------------- Train panels (ReG retriever, SG-RAG dominance model)
+TRAIN_REG_SUPERVISION = "egx.train.reg.supervision"  #: "refined" (S(I), needs an LLM) or "weak" (w/o S(I))
+TRAIN_REG_SELECTION = "egx.train.reg.selection"  #: how refined supervision asks the LLM
+TRAIN_REG_UNIT = "egx.train.reg.unit"  #: retrieval unit: triple (ReG@Triple) or entity (ReG@Entity)
+TRAIN_REG_EPOCHS = "egx.train.reg.epochs"
+TRAIN_REG_START = "egx.train.reg.start"
+TRAIN_REG_JOB = "egx.train.reg.job"  #: key of this session's ReG training (a background job)
+TRAIN_DOM_JOB = "egx.train.dominance.job"  #: key of this session's dominance training (a background job)
+
 # ---------------------------------------------------------------- Evaluate pages
 COMPARE_QUESTION = "egx.compare.question"  #: the question compared (the benchmark table's rows set it too)
 COMPARE_CUSTOM = "egx.compare.custom"  #: text of a typed question

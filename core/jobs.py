@@ -7,6 +7,12 @@ a page switch, a closed tab); every session sees it (progress fraction, message,
 ETA from the measured rate) and may cancel it. A second request for the same *key* (the same
 workspace build, the same benchmark run) joins the running job instead of starting another.
 
+A job's thread only *watches* heavy work: builds, benchmarks and training run in a worker process
+(:mod:`core.workers`) at a lower CPU priority and with one core left to the server, which the thread
+kills on cancel. Method runs that wait on an LLM stay threads: they mostly wait (on an HTTP server or the
+local model's own native threads, outside the GIL), and their result is a large object graph the page
+reads in place — sending it back from another process would cost more than the run.
+
 Cancelling is cooperative: :meth:`Job.cancel` sets an event, and the job's next progress report
 (:meth:`Job.progress`, or :meth:`Job.check`) raises :class:`~core.errors.Cancelled`, which unwinds
 through the work's own cleanup (a workspace build deletes its temporary folder; a benchmark keeps

@@ -40,10 +40,12 @@ from core.eval.runner import run_benchmark
 from core.eval.triage import RETRIEVED, benchmark_rows, failures, flat
 from core.eval.verdicts import VERDICT_KEYS, verdict_label
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
+from core.index.isolated import isolated_builds
 from core.index.paths import runs_root
 from core.jobs import JobBusyError
 from core.methods.base import Backends
 from core.methods.registry import METHODS, method_names
+from core.tasks import bench_job, bench_spec
 
 if TYPE_CHECKING:
     from core.eval.bench_report import BenchReport
@@ -154,7 +156,15 @@ with run_tab:
                 st.error(md_escape(error_text(exc)))
                 st.stop()
 
+            spec = bench_spec(ws, methods, embedder=act.embedder_name, llm=act.llm, reranker=act.reranker_name,
+                              out_dir=out_dir, limit=limit, judge=judge_name,
+                              meta={"questions_file": str(ws.questions_path)})
+
             def work(job: Job) -> BenchReport:
+                job.report(page="pages/benchmark.py")  # the banner on every page links back here
+                if isolated_builds():  # a worker process at a lower priority: the pages stay responsive
+                    return bench_job(spec, progress=job.progress, cancel=job.cancel_event)
+
                 def progress(done: int, total: int, msg: str) -> None:
                     job.report(f"{done}/{total} · {msg}", done / max(total, 1))
 

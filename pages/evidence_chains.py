@@ -12,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import charts, deep_link, graph_view, reg_chains, resources
+from components import charts, deep_link, graph_view, reg_chains, resources, train_view
 from components import state as S
 from components.answer_view import replay_banner
 from components.sidebar import active
@@ -191,12 +191,11 @@ st.header("Trained retriever (ReG@Triple)")
 from core.methods.reg.retriever import shipped_model_dir  # noqa: E402
 from core.methods.reg.train import training_runs  # noqa: E402 — light module; kept next to its only use
 
+train_view.reg_panel(act, [it.qid for it in items])  # Start → a background job in a worker process
 runs = training_runs(ws.path, shipped_model_dir(ws))
 if not runs:
-    st.info("No trained retriever for this workspace yet. Train one from the command line:\n\n"
-            f"`egx train-reg --workspace {ws.name} --llm local` (ReG's S(I): the LLM refines the supervision) or "
-            f"`egx train-reg --workspace {ws.name} --supervision weak` (the paper's \"w/o S(I)\": shortest paths). "
-            "Runs saved under `<workspace>/reg/<run>/` appear here.")
+    st.info("No trained retriever for this workspace yet: train one above. Its curves and held-out recall "
+            "appear here.")
 else:
     k = int(next(iter(runs.values())).get("config", {}).get("recall_k", 30))
     metric = S.keep(S.REG_CURVE, st.radio("Curve", ["val_recall", "train_loss", "val_loss"], horizontal=True,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import charts, graph_view, resources
+from components import charts, graph_view, resources, train_view
 from components import state as S
 from components.answer_view import answer_note, replay_banner
 from components.knobs import knob_widget
@@ -208,12 +208,6 @@ with st.expander("Dominance model ℳ (GAT over 1-hop stars, Appendix C)", expan
                     f"in {md.train_seconds} s.")
         if md.losses:
             st.plotly_chart(charts.dominance_loss_figure(md.losses), width="stretch")
-    if st.button("Retrain dominance model", key=S.SGRAG_RETRAIN):
-        try:
-            with progress_bar("Retraining the dominance model") as cb:
-                resources.sgrag_prepare(ws, act.embedder, act.key, act.embedder_name, retrain=True, progress=cb)
-        except EgxError as exc:
-            st.error(str(exc))
-        else:
-            resources.clear_method_runs()
-            st.rerun()
+
+# ------------------------------------------------------------------ train ℳ again (a background job in a worker)
+train_view.dominance_panel(act, md.train_seconds if md is not None else None)

@@ -1,77 +1,44 @@
-"""Workspace builds in a child process with a memory cap and a time cap.
+"""Workspace builds in a worker process with a memory cap and a time cap (:mod:`core.workers`).
 
 A build started from the app (an upload, a sample, a re-index) used to run in the server's own process:
 one hostile upload (a single 10 MB passage) took the server from 71 MB to 4.1 GB, and every user with it.
 :func:`build_isolated` runs the build (:func:`~core.index.create.create_workspace` for an upload,
 :func:`~core.index.samples.ensure_sample_workspace` for a sample, ``Workspace.ensure_index`` for a re-index,
 :func:`~core.index.insert.add_documents` for documents added to a workspace: :class:`BuildSpec`'s ``kind``)
-in a child Python process instead and watches it:
+as the ``build`` task of a worker process (:func:`core.workers.run_worker`: lower CPU priority, fewer
+kernel threads) and watches it:
 
-* **memory**: the resident memory of the child and its own children, sampled every 0.1 s, must stay under
+* **memory**: the resident memory of the child and its own children must stay under
   ``EGX_BUILD_MEMORY_MB`` (default 4096); past it the child is killed;
 * **time**: the whole build must end within ``EGX_BUILD_TIMEOUT_S`` (default 3600 s);
 * **cancel**: a cancelled app job kills the child at once.
 
 A killed child leaves nothing behind: ``create_workspace`` builds into a hidden sibling folder and renames
 it into place only when complete, and :func:`~core.index.commit.recover` removes that folder here. The
-previous workspace of that name (if any) and the server are untouched. The child reports progress as JSON
-lines on its stdout; its models are loaded by registry name (objects cannot cross a process boundary).
-
-Run as ``python -m core.index.isolated`` with the build spec as JSON on stdin (what the parent does).
+previous workspace of that name (if any) and the server are untouched. Models travel by registry name
+(objects cannot cross a process boundary).
 """
 
 from __future__ import annotations
 
-import json
 import os
-import signal
-import subprocess
-import sys
 import threading
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from core.errors import Cancelled, EgxError, WorkspaceError
+from core.errors import EgxError
+from core.workers import Words, WorkerLimits, run_worker
 
-ROOT = Path(__file__).resolve().parents[2]
-#: seconds between two memory samples of the child
-POLL_S = 0.1
-
-
-@dataclass(frozen=True)
-class BuildLimits:
-    """The caps of one isolated build (settings: ``EGX_BUILD_MEMORY_MB``, ``EGX_BUILD_TIMEOUT_S``)."""
-
-    memory_mb: float = 4096.0
-    timeout_s: float = 3600.0
-
-    @classmethod
-    def from_env(cls) -> BuildLimits:
-        """The caps from the environment; a value that is not a positive number is a :class:`WorkspaceError`
-        naming the variable."""
-        out = {}
-        for field, var in (("memory_mb", "EGX_BUILD_MEMORY_MB"), ("timeout_s", "EGX_BUILD_TIMEOUT_S")):
-            raw = os.environ.get(var, "").strip()
-            if not raw:
-                continue
-            try:
-                value = float(raw)
-            except ValueError:
-                value = -1.0
-            if not value > 0 or value != value:
-                raise WorkspaceError(f"{var}={raw!r} is not a positive number; set it to e.g. "
-                                     f"{getattr(cls(), field):g}, or unset it.")
-            out[field] = value
-        return cls(**out)
+#: the caps of one isolated build (settings ``EGX_BUILD_MEMORY_MB``, ``EGX_BUILD_TIMEOUT_S``): a worker's caps
+BuildLimits = WorkerLimits
 
 
 def isolated_builds() -> bool:
-    """Whether the app builds (uploads, samples, re-indexes) in a child process (``EGX_BUILD_ISOLATED``, default
-    on; ``0`` builds in the server's process, without the caps: for a debugger, or a test that reaches into the
-    build)."""
+    """Whether the app runs its heavy jobs — builds (uploads, samples, re-indexes), benchmarks, training — in a
+    worker process (``EGX_BUILD_ISOLATED``, default on; ``0`` runs them in the server's process, without the caps
+    or the lower priority: for a debugger, or a test that reaches into the work)."""
     return os.environ.get("EGX_BUILD_ISOLATED", "1").strip().lower() not in ("0", "false", "no", "off")
 
 
@@ -113,27 +80,10 @@ class BuildSpec:
                    embedder=embedder, extractor=extractor, llm=llm, kind="insert")
 
 
-def _rss_mb(proc: Any) -> float:
-    """Resident memory of ``proc`` and all its descendants, in MB (0 when it is gone)."""
-    import psutil
-
-    total = 0
-    try:
-        procs = [proc, *proc.children(recursive=True)]
-    except psutil.Error:
-        return 0.0
-    for p in procs:
-        try:
-            total += p.memory_info().rss
-        except psutil.Error:
-            pass
-    return total / 2**20
-
-
-def build_isolated(spec: BuildSpec, *, limits: BuildLimits | None = None,
+def build_isolated(spec: BuildSpec, *, limits: WorkerLimits | None = None,
                    progress: Callable[[str, float], None] | None = None,
                    cancel: threading.Event | None = None) -> dict[str, Any]:
-    """Build ``spec.target`` in a child process within ``limits``; returns the build's figures
+    """Build ``spec.target`` in a worker process within ``limits``; returns the build's figures
     (``{"peak_mb": …, "seconds": …}``; an ``insert`` adds ``"result"``, :meth:`InsertResult.to_dict
     <core.index.insert.InsertResult.to_dict>`).
 
@@ -146,76 +96,15 @@ def build_isolated(spec: BuildSpec, *, limits: BuildLimits | None = None,
     Cancelled
         ``cancel`` was set.
     """
-    import psutil
-
     from core.index.commit import recover
 
-    lim = limits or BuildLimits.from_env()
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)}
-    child = subprocess.Popen([sys.executable, "-m", "core.index.isolated"], cwd=str(ROOT), env=env,
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True, encoding="utf-8", start_new_session=True)
-    assert child.stdin is not None and child.stdout is not None and child.stderr is not None
-    child.stdin.write(json.dumps(asdict(spec)))
-    child.stdin.close()
-    outcome: dict[str, Any] = {}
-    err_tail: list[str] = []
-
-    def read_stdout() -> None:
-        for line in child.stdout:  # type: ignore[union-attr]
-            try:
-                msg = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if "p" in msg and progress is not None:
-                progress(str(msg.get("m", "")), float(msg["p"]))
-            elif "error" in msg or "done" in msg:
-                outcome.update(msg)
-
-    def read_stderr() -> None:
-        for line in child.stderr:  # type: ignore[union-attr]
-            err_tail.append(line)
-            del err_tail[:-20]
-
-    readers = [threading.Thread(target=f, daemon=True) for f in (read_stdout, read_stderr)]
-    for t in readers:
-        t.start()
-    proc = psutil.Process(child.pid)
-    t0, peak, stop = time.monotonic(), 0.0, ""
-    while child.poll() is None:
-        peak = max(peak, _rss_mb(proc))
-        took = time.monotonic() - t0
-        if peak > lim.memory_mb:
-            stop = (f"used more than {lim.memory_mb:,.0f} MB of memory (EGX_BUILD_MEMORY_MB) and was stopped; "
-                    "split the input into smaller files, or raise EGX_BUILD_MEMORY_MB")
-        elif took > lim.timeout_s:
-            stop = (f"ran past {lim.timeout_s:g} s (EGX_BUILD_TIMEOUT_S) and was stopped; build a smaller "
-                    "input, or raise EGX_BUILD_TIMEOUT_S")
-        elif cancel is not None and cancel.is_set():
-            stop = "cancelled"
-        if stop:
-            _kill(child)
-            break
-        time.sleep(POLL_S)
-    child.wait()
-    for t in readers:
-        t.join(5)
-    recover(Path(spec.target))  # a killed child's half-built sibling folder goes; a finished one is in place
     name = spec.name or Path(spec.target).name
-    if stop == "cancelled":
-        raise Cancelled(f"The build of “{name}” was cancelled; nothing was saved.")
-    if stop:
-        raise WorkspaceError(f"The build of “{name}” {stop}. Nothing was saved; the server and any "
-                             "previous workspace are untouched.")
-    if "error" in outcome:
-        raise EgxError(str(outcome["error"]))
-    if child.returncode != 0 or not outcome.get("done"):
-        tail = "".join(err_tail).strip().splitlines()[-1:] or ["no message"]
-        raise WorkspaceError(f"The build of “{name}” ended without finishing (exit status {child.returncode}: "
-                             f"{tail[0][:300]}). Nothing was saved; try again, or build it with `egx index`.")
-    figures: dict[str, Any] = {"peak_mb": round(peak, 1), "seconds": round(time.monotonic() - t0, 2)}
-    if isinstance(outcome.get("result"), dict):
-        figures["result"] = outcome["result"]
+    words = Words(f"The build of “{name}”", "Nothing was saved; the server and any previous workspace are untouched.")
+    # a killed child's half-built sibling folder goes; a finished one is in place
+    figures = run_worker("build", asdict(spec), words=words, limits=limits or BuildLimits.from_env("EGX_BUILD"),
+                         progress=progress, cancel=cancel, cleanup=lambda: recover(Path(spec.target)))
+    if not figures.get("result"):
+        figures.pop("result", None)
     return figures
 
 
@@ -263,60 +152,32 @@ def sweep_uploads() -> list[str]:
     return removed
 
 
-def _kill(child: subprocess.Popen[str]) -> None:
-    """End the child and anything it started (its own process group)."""
-    try:
-        os.killpg(child.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        child.kill()
-
-
-def _child(spec: BuildSpec) -> None:
-    """The child's side: build, reporting progress and the outcome as JSON lines."""
+def build_task(raw: dict[str, Any], progress: Callable[[str, float], None]) -> dict[str, Any]:
+    """The worker's side (:data:`core.workers.KINDS` ``"build"``): build what ``raw`` (a :class:`BuildSpec` as
+    JSON) says; returns an insert's :meth:`~core.index.insert.InsertResult.to_dict`, else ``{}``."""
     from core.backends.registry import get_embedder, get_extractor, get_llm
     from core.index.create import create_workspace
     from core.index.insert import add_documents
     from core.index.samples import ensure_sample_workspace
     from core.index.workspace import Workspace
 
-    def emit(msg: dict[str, Any]) -> None:
-        sys.stdout.write(json.dumps(msg) + "\n")
-        sys.stdout.flush()
-
-    def progress(m: str, f: float) -> None:
-        emit({"m": m, "p": f})
-
-    done: dict[str, Any] = {"done": True}
-    try:
-        if spec.kind not in BUILD_KINDS:
-            raise EgxError(f"unknown build kind {spec.kind!r}; one of {', '.join(BUILD_KINDS)}")
-        target = Path(spec.target)
-        if spec.kind == "insert":  # the workspace's recorded models unless named
-            llm = get_llm(spec.llm) if spec.llm and spec.llm != "none" else None
-            res = add_documents(target, list(spec.inputs), progress=progress, llm=llm,
-                                embedder=get_embedder(spec.embedder) if spec.embedder else None,
-                                extractor=get_extractor(spec.extractor, llm=llm) if spec.extractor else None)
-            done["result"] = res.to_dict()
-        elif spec.kind == "sample":
-            ensure_sample_workspace(spec.name, get_embedder(spec.embedder), progress=progress, root=target.parent)
-        elif spec.kind == "index":
-            Workspace.open(target).ensure_index(get_embedder(spec.embedder), progress=progress)
-        else:
-            llm = get_llm(spec.llm) if spec.extractor == "llm" else None
-            create_workspace(list(spec.inputs), target, name=spec.name, title=spec.title or spec.name,
-                             embedder=get_embedder(spec.embedder), extractor=get_extractor(spec.extractor, llm=llm),
-                             questions=spec.questions, progress=progress)
-    except EgxError as exc:
-        emit({"error": str(exc)})
-        raise SystemExit(2) from None
-    emit(done)
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    raw = json.loads(sys.stdin.read())
-    raw["inputs"] = tuple(raw["inputs"])
-    _child(BuildSpec(**raw))
-
-
-if __name__ == "__main__":
-    main()
+    spec = BuildSpec(**{**raw, "inputs": tuple(raw.get("inputs", ()))})
+    if spec.kind not in BUILD_KINDS:
+        raise EgxError(f"unknown build kind {spec.kind!r}; one of {', '.join(BUILD_KINDS)}")
+    target = Path(spec.target)
+    if spec.kind == "insert":  # the workspace's recorded models unless named
+        llm = get_llm(spec.llm) if spec.llm and spec.llm != "none" else None
+        res = add_documents(target, list(spec.inputs), progress=progress, llm=llm,
+                            embedder=get_embedder(spec.embedder) if spec.embedder else None,
+                            extractor=get_extractor(spec.extractor, llm=llm) if spec.extractor else None)
+        return res.to_dict()
+    if spec.kind == "sample":
+        ensure_sample_workspace(spec.name, get_embedder(spec.embedder), progress=progress, root=target.parent)
+    elif spec.kind == "index":
+        Workspace.open(target).ensure_index(get_embedder(spec.embedder), progress=progress)
+    else:
+        llm = get_llm(spec.llm) if spec.extractor == "llm" else None
+        create_workspace(list(spec.inputs), target, name=spec.name, title=spec.title or spec.name,
+                         embedder=get_embedder(spec.embedder), extractor=get_extractor(spec.extractor, llm=llm),
+                         questions=spec.questions, progress=progress)
+    return {}

@@ -82,10 +82,11 @@ _PREP_LOCK = threading.Lock()  # training writes the model file: one build at a 
 
 
 def prepare(workspace: Workspace, embedder: Embedder, *, config: SGRAGConfig | None = None,
-            dominance: DominanceConfig | None = None, retrain: bool = False,
+            dominance: DominanceConfig | None = None, retrain: bool = False, reload: bool = False,
             progress: Progress | None = None) -> Prepared:
     """Labels, label embeddings and the (cached or freshly trained) dominance model for ``workspace``
-    (kept on the workspace graph, :meth:`~core.graph.model.KnowledgeGraph.derived`)."""
+    (kept on the workspace graph, :meth:`~core.graph.model.KnowledgeGraph.derived`). ``reload`` reads the
+    model file again (another process trained it since, e.g. the app's training worker)."""
     cfg = config or SGRAGConfig()
     dcfg = dominance or DominanceConfig(seed=cfg.seed)
     workspace.ensure_index(embedder)
@@ -101,7 +102,7 @@ def prepare(workspace: Workspace, embedder: Embedder, *, config: SGRAGConfig | N
         return Prepared(labels, lv, model, simple_adjacency(graph), cfg.sem_dims, cfg.seed, cfg.max_index_paths)
 
     with _PREP_LOCK:
-        return graph.derived(key, build, rebuild=retrain)
+        return graph.derived(key, build, rebuild=retrain or reload)
 
 
 def is_prepared(workspace: Workspace, embedder: Embedder, *, config: SGRAGConfig | None = None,

@@ -1,0 +1,129 @@
+"""Click to result on Ask and Compare while a benchmark job runs on the server, against the same click idle.
+
+For each page and each condition a fresh ``streamlit run`` (the default models, as ``page_latency.py``) is
+started and the page's first question (the Matrix one) is loaded. Then:
+
+* ``idle`` — the second question (Lothair II's mother) is asked and timed from the key press / click until its
+  answer is on screen and Streamlit is no longer running;
+* ``busy`` — a second tab opens the Benchmark page and starts a run of every method on the demo's questions;
+  once the job runs (the banner above the page names it), the same second question is asked in the first tab
+  and timed the same way. The figure counts only if the job was still running when the answer arrived.
+
+``--in-process`` runs the benchmark job as a thread of the server instead of a worker process
+(``EGX_BUILD_ISOLATED=0``, how it ran before), for the comparison. Wall-clock seconds on this machine.
+
+Usage: python benchmarks/busy_server.py [--pages ask,compare] [--in-process] [--out results.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.page_latency import DEFAULTS, EXPECT, LOTHAIR, MATRIX, _settled  # noqa: E402
+from tests.app.browser_support import launch_chromium, page_server  # noqa: E402
+
+PAGES = {"ask": "pages/bubble_ask.py", "compare": "pages/compare.py"}
+BANNER = "runs on the server"
+
+
+def _shown(page, text: str, timeout_s: float = 600) -> float:
+    """Seconds until ``text`` is on the page (Streamlit may still be running: a fragment's redraw)."""
+    t0 = time.monotonic()
+    page.wait_for_function(
+        """(t) => document.body.innerText.replace(/[\u2060\u200b\u00ad]/g, '').includes(t)""",
+        arg=text, timeout=timeout_s * 1000, polling=100)
+    return time.monotonic() - t0
+
+
+def _ask(page, page_file: str) -> tuple[float, float]:
+    """Ask the second question; seconds until its answer is on screen, and until the page also settled
+    (Streamlit's "running" indicator gone: while a job runs, the banner's and the sidebar's redraws show it
+    every few seconds, so this one measures the redraws as well as the click)."""
+    if page_file.endswith("bubble_ask.py"):
+        box = page.locator("input[aria-label='Question']").first
+        box.fill(LOTHAIR)
+        t1 = time.monotonic()
+        box.press("Enter")
+    else:
+        page.locator("[data-testid='stSelectbox']").filter(has_text="Question").first.click()
+        option = page.get_by_role("option", name=LOTHAIR)
+        t1 = time.monotonic()
+        option.click()
+    page.wait_for_timeout(50)
+    shown = (time.monotonic() - t1) + _shown(page, EXPECT[LOTHAIR])
+    return shown, (time.monotonic() - t1) + _settled(page, EXPECT[LOTHAIR])
+
+
+def _start_benchmark(tab, base: str) -> None:
+    from playwright.sync_api import expect
+
+    tab.goto(f"{base}/benchmark", wait_until="domcontentloaded")
+    expect(tab.get_by_role("heading", name="Benchmark")).to_be_visible(timeout=600_000)
+    name = tab.get_by_label("Run name", exact=True)
+    name.fill(f"busy-{int(time.time())}")
+    name.press("Enter")
+    n = tab.get_by_label("Questions", exact=True)
+    n.fill("5")
+    n.press("Enter")
+    tab.wait_for_timeout(500)
+    tab.get_by_role("button", name="Run benchmark").click()
+
+
+def measure(page_file: str, busy: bool, tmp: Path, env: dict[str, str]) -> dict[str, object]:
+    from playwright.sync_api import expect, sync_playwright
+
+    with page_server(tmp, page_file, **DEFAULTS, **env) as base, sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+            page = ctx.new_page()
+            page.goto(base, wait_until="domcontentloaded")
+            _settled(page, EXPECT[MATRIX])
+            out: dict[str, object] = {"condition": "busy" if busy else "idle"}
+            if busy:
+                tab = ctx.new_page()
+                _start_benchmark(tab, base)
+                # the job's live panel on the Benchmark tab (an idle tab draws the banner on its next run)
+                expect(tab.get_by_text(re.compile(r"elapsed")).first).to_be_visible(timeout=120_000)
+                page.bring_to_front()
+                page.wait_for_timeout(3000)  # past the worker's start: it is loading models and running pairs
+            shown, settled = _ask(page, page_file)
+            out["click_to_result_s"] = round(shown, 2)
+            out["click_to_settled_s"] = round(settled, 2)
+            if busy:
+                out["job_running_after"] = page.get_by_text(re.compile(BANNER)).count() > 0
+            return out
+        finally:
+            browser.close()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pages", default="ask,compare")
+    ap.add_argument("--in-process", action="store_true", help="the benchmark as a server thread (before)")
+    ap.add_argument("--out", type=Path)
+    args = ap.parse_args()
+    env = {"EGX_BUILD_ISOLATED": "0"} if args.in_process else {}
+    out: dict[str, list[dict[str, object]]] = {}
+    for key in args.pages.split(","):
+        for busy in (False, True):
+            with tempfile.TemporaryDirectory(prefix="egx-busy-") as d:
+                r = measure(PAGES[key], busy, Path(d), env)
+            r["jobs"] = "server thread" if args.in_process else "worker process"
+            out.setdefault(PAGES[key], []).append(r)
+            print(PAGES[key], r, flush=True)
+    if args.out:
+        args.out.write_text(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,216 @@
+"""The Train panels: ReG's retriever (Evidence chains page) and SG-RAG's dominance model (Subgraph page),
+trained from the browser as background jobs in a worker process (:mod:`core.tasks`, :mod:`core.workers`).
+
+Each panel says what it will train, on what, with which LLM (or plainly that there is none), and about how
+long it takes; Start submits the job (one per workspace and model, per server), whose live panel shows its
+epochs and selections and offers Cancel; when it ends, the outcome is shown once. A finished model is in
+the workspace's own folder, and cached method runs are keyed by the models on disk
+(:func:`core.tasks.model_stamp`), so the page's next run uses it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import streamlit as st
+
+from components import session_jobs
+from components import state as S
+from components.ui import md_escape
+from core.jobs import format_seconds
+
+if TYPE_CHECKING:
+    from components.sidebar import Active
+    from core.jobs import Job
+
+REG_PAGE = "pages/evidence_chains.py"
+SGRAG_PAGE = "pages/subgraph.py"
+UNITS = {"triple": "ReG@Triple (MLP triple scorer)", "entity": "ReG@Entity (PNA GNN entity scorer, App. E)"}
+SUPERVISION = {"refined": "refined — ReG's S(I): the LLM selects the supervision (§4.1)",
+               "weak": "weak — shortest paths only: the paper's “w/o S(I)” ablation"}
+SELECTIONS = ("auto", "stepwise", "one-shot")
+
+
+def _in_worker() -> bool:
+    from core.index.isolated import isolated_builds
+
+    return isolated_builds()
+
+
+def _outcome(job: Job, done: str) -> None:
+    s = job.status()
+    if s.state == "done":
+        st.success(done, icon=":material/check_circle:")
+    elif s.state == "cancelled":
+        st.warning(md_escape(s.error), icon=":material/stop_circle:")
+    else:
+        st.error(md_escape(s.error), icon=":material/error:")
+
+
+def _ended(state_key: str, describe: Callable[[dict[str, Any]], str]) -> None:
+    """Show this session's training job under ``state_key``: live while it runs; once it ended, its outcome —
+    after one more run of the page when it succeeded, so that everything above the panel (the method's run,
+    the curves) already uses the new model."""
+    shown = st.session_state.pop(state_key + ".outcome", None)
+    if shown is not None:
+        kind, text = shown
+        getattr(st, kind)(text, icon=":material/check_circle:" if kind == "success" else None)
+    job = session_jobs.finished(state_key)
+    if job is None:
+        return
+    if job.status().state == "done":
+        st.session_state[state_key + ".outcome"] = ("success", describe(job.result() or {}))
+        st.rerun()
+    _outcome(job, "")
+
+
+def _figure(value: Any) -> str:
+    v = float(value) if value is not None else float("nan")
+    return "n/a" if math.isnan(v) else f"{v:.3f}"
+
+
+# ------------------------------------------------------------------------------------ ReG
+def _previous(ws_path: Path, unit: str) -> dict[str, Any] | None:
+    f = ws_path / "reg" / ("retriever-entity" if unit == "entity" else "retriever") / "result.json"
+    try:
+        return json.loads(f.read_text(encoding="utf-8")) if f.exists() else None
+    except (OSError, ValueError):
+        return None
+
+
+def reg_panel(act: Active, qids: list[str]) -> None:
+    """Train ReG's retriever on the workspace's questions with answers (``qids``)."""
+    from core import tasks
+    from core.methods.reg.config import TrainConfig
+
+    ws = act.workspace
+    llm_ok = bool(act.llm.available)
+    with st.container(border=True, key="egx-train-reg"):
+        st.markdown("**Train the retriever**")
+        options = ["refined", "weak"] if llm_ok else ["weak"]
+        skey = S.bind(S.TRAIN_REG_SUPERVISION, options[0])
+        if st.session_state[skey] not in options:
+            st.session_state[skey] = options[0]
+        c1, c2, c3 = st.columns([3, 2, 1])
+        sup = S.keep(S.TRAIN_REG_SUPERVISION, c1.radio("Supervision", options, key=skey,
+                                                          format_func=SUPERVISION.__getitem__))
+        unit = S.keep(S.TRAIN_REG_UNIT, c2.radio("Retrieval unit", list(UNITS), key=S.bind(S.TRAIN_REG_UNIT, "triple"),
+                                                 format_func=UNITS.__getitem__))
+        epochs = int(S.keep(S.TRAIN_REG_EPOCHS, c3.number_input(
+            "Epochs", 1, 500, key=S.bind(S.TRAIN_REG_EPOCHS, TrainConfig().epochs),
+            help="ReG App. E trains a fixed 80 epochs and keeps the one with the best validation recall.")))
+        selection = "auto"
+        if sup == "refined":
+            selection = S.keep(S.TRAIN_REG_SELECTION, st.selectbox(
+                "How the LLM selects", SELECTIONS, key=S.bind(S.TRAIN_REG_SELECTION, "auto"),
+                help=TrainConfig.__dataclass_fields__["selection"].metadata.get("help", "")))
+        if not llm_ok:
+            st.info("No LLM is active (the sidebar's LLM is “none”), so the retriever trains on **weak labels**: "
+                    "query→answer shortest paths, the paper's **“w/o S(I)”** ablation. Pick an LLM in the sidebar to "
+                    "train on ReG's S(I), the LLM-refined supervision.", icon=":material/info:")
+        n = len(qids)
+        cfg = TrainConfig()
+        n_val, n_test = round(n * cfg.val_fraction), round(n * cfg.test_fraction)
+        uncached = n - len(set(qids) & tasks.cached_selections(ws, act.llm, selection)) if sup == "refined" else 0
+        est, basis = tasks.estimate_reg_seconds(n, epochs, refined=sup == "refined", uncached=uncached,
+                                                previous=_previous(ws.path, unit))
+        llm_words = (f"S(I) by the LLM **{md_escape(act.llm_name)}**: one request per question, {uncached} of {n} not "
+                     "yet cached" if sup == "refined" else "no LLM (weak labels, “w/o S(I)”)")
+        st.markdown(f"Trains **{UNITS[unit]}** on the **{n} questions with answers** of “{md_escape(ws.title)}” "
+                    f"(about {n - n_val - n_test} to train on, {n_val} to pick the best epoch, {n_test} held out for "
+                    f"the test recall), {epochs} epochs, {llm_words}. Estimate: about **{format_seconds(est)}** "
+                    f"({basis}).")
+        st.caption("It runs in a worker process at a lower priority, so the pages stay responsive. The model is "
+                   "written to this workspace's own folder when complete; until then the previous one stays in use.")
+        if n < 10:
+            st.warning(f"{n} question(s) with answers is too few to split into training, validation and test "
+                       "questions; add a questions file with more on the Data page.", icon=":material/warning:")
+        key = f"train-reg:{ws.path}:{unit}"
+        running = _running(S.TRAIN_REG_JOB)
+        if st.button("Start training", key=S.TRAIN_REG_START, type="primary", icon=":material/model_training:",
+                     disabled=running or n == 0):
+            spec = tasks.train_reg_spec(ws, embedder=act.embedder_name, llm=act.llm, supervision=sup,
+                                        selection=selection, unit=unit, epochs=epochs)
+            label = "S(I)" if sup == "refined" else "w/o S(I)"
+            title = f"Training {UNITS[unit].split(' ')[0]} ({label}) on “{ws.title}”"
+
+            def work(job: Job) -> dict[str, Any]:
+                job.report("Starting the training worker…", page=REG_PAGE)
+                if _in_worker():
+                    return tasks.train_reg_job(spec, progress=job.progress, cancel=job.cancel_event)
+                return tasks.train_reg_task(spec, job.progress)  # EGX_BUILD_ISOLATED=0: in the server's process
+
+            session_jobs.start(S.TRAIN_REG_JOB, key, title, work, kind="train",
+                               on_busy=lambda: None)
+        _ended(S.TRAIN_REG_JOB, lambda res: _reg_done(res, cfg.recall_k))
+
+
+def _reg_done(res: dict[str, Any], k: int) -> str:
+    test, base = res.get("test", {}), res.get("baseline_test", {})
+    # gold-passage recall needs gold passages; questions without them are judged by whether an answer is reached
+    metric = "gold_passage_recall" if not math.isnan(float(test.get("gold_passage_recall", "nan"))) else "answer_hit"
+    name = {"gold_passage_recall": "gold-passage triple recall", "answer_hit": "answer hit"}[metric]
+    return (f"Trained: best epoch {res.get('best_epoch')}, held-out {name}@{k} {_figure(test.get(metric))} "
+            f"(untrained cosine {_figure(base.get(metric))}), {float(res.get('seconds', 0)):.0f} s on "
+            f"{md_escape(res.get('device', '?'))}. The page now uses it; its curves are below.")
+
+
+# ------------------------------------------------------------------------------------ SG-RAG
+def dominance_panel(act: Active, last_seconds: float | None) -> None:
+    """Retrain SG-RAG's dominance model ℳ for the workspace and the active embedder."""
+    from core import tasks
+    from core.methods.sgrag import DominanceConfig
+
+    ws = act.workspace
+    dcfg = DominanceConfig()
+    with st.container(border=True, key="egx-train-dominance"):
+        st.markdown("**Train the dominance model**")
+        n = ws.graph.n_nodes
+        est = tasks.WORKER_START_S + (last_seconds if last_seconds else 0.002 * n * dcfg.max_epochs)
+        basis = "the last training took " + format_seconds(last_seconds) if last_seconds else "rough rates"
+        st.markdown(f"Trains **ℳ** (App. C: a GAT layer over each node's 1-hop star, Alg. 2's dominance loss) on the "
+                    f"**{n:,} stars** of “{md_escape(ws.title)}” with the {md_escape(act.embedder_name)} embedder, up "
+                    f"to {dcfg.max_epochs} epochs (it stops at loss 0). It learns from the graph itself: **no questions "
+                    f"and no LLM**. Estimate: about **{format_seconds(est)}** ({basis}).")
+        st.caption("It runs in a worker process at a lower priority; the model file is replaced in one step when "
+                   "complete, so until then the previous model stays in use.")
+        running = _running(S.TRAIN_DOM_JOB)
+        if st.button("Retrain dominance model", key=S.SGRAG_RETRAIN, icon=":material/model_training:",
+                     disabled=running):
+            spec = tasks.train_dominance_spec(ws, embedder=act.embedder_name)
+            emb = act.embedder
+
+            def reload() -> None:
+                from core.methods.sgrag import prepare
+
+                prepare(ws, emb, reload=True)  # the new file into this process's prepared indexes
+
+            def work(job: Job) -> dict[str, Any]:
+                job.report("Starting the training worker…", page=SGRAG_PAGE)
+                if _in_worker():
+                    return tasks.train_dominance_job(spec, progress=job.progress, cancel=job.cancel_event,
+                                                     after=reload)
+                from core.methods.sgrag import prepare
+
+                m = prepare(ws, emb, retrain=True, progress=job.progress).model
+                return {"epochs": m.epochs, "converged": m.converged, "seconds": round(m.seconds, 2)}
+
+            session_jobs.start(S.TRAIN_DOM_JOB, f"train-dominance:{ws.path}:{act.embedder_name}",
+                               f"Training SG-RAG's dominance model on “{ws.title}”", work, kind="train",
+                               on_busy=lambda: None)
+        _ended(S.TRAIN_DOM_JOB, lambda res: (
+            f"Trained: {res.get('epochs')} epoch(s), "
+            f"{'converged to loss 0' if res.get('converged') else 'max epochs reached'}, "
+            f"{float(res.get('seconds', 0)):.1f} s. The page now uses it."))
+
+
+def _running(state_key: str) -> bool:
+    from components import resources
+
+    key = st.session_state.get(state_key)
+    job = resources.jobs().get(key) if key else None
+    return job is not None and not job.finished

@@ -1,0 +1,46 @@
+"""The jobs banner in a real browser: a benchmark started on the Benchmark page runs in a worker process, and
+while it runs every other page shows a banner naming it, with its progress and a link back to its page."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.app.browser_support import launch_chromium
+
+pytestmark = pytest.mark.browser
+TIMEOUT = 120_000
+
+
+def test_a_running_benchmark_is_named_on_another_page_with_a_link_back(server: tuple[str, float],
+                                                                       tmp_path: Path) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    base, _ = server
+    with sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            page = browser.new_page(viewport={"width": 1440, "height": 1000})
+            page.goto(f"{base}/benchmark", wait_until="domcontentloaded")
+            expect(page.get_by_role("heading", name="Benchmark")).to_be_visible(timeout=TIMEOUT)
+            name = page.get_by_label("Run name", exact=True)
+            name.fill("banner-run")
+            name.press("Enter")
+            n = page.get_by_label("Questions", exact=True)
+            n.fill("5")
+            n.press("Enter")
+            page.wait_for_timeout(500)
+            page.get_by_role("button", name="Run benchmark").click()
+            page.get_by_test_id("stSidebarNav").get_by_role("link", name="Home").click()
+            banner = page.locator(".st-key-egx-jobs-banner")
+            expect(banner).to_contain_text(re.compile(r"Benchmark “banner-run” runs on the server — .*elapsed"),
+                                           timeout=TIMEOUT)
+            page.screenshot(path=str(tmp_path / "jobs_banner.png"), full_page=True)
+            banner.get_by_role("link", name="Open its page").click()
+            expect(page.get_by_role("heading", name="Benchmark")).to_be_visible(timeout=TIMEOUT)
+            expect(page.locator(".st-key-egx-jobs-banner")).to_have_count(0, timeout=TIMEOUT)  # gone once done
+            assert (tmp_path / "home" / "runs" / "banner-run" / "results.jsonl").read_text().count("\n") >= 5
+        finally:
+            browser.close()

@@ -1,0 +1,112 @@
+"""The Train panels: ReG's retriever on the Evidence chains page and SG-RAG's dominance model on the Subgraph
+page, trained from the browser as background jobs in a worker process — started, watched, cancelled, failing
+in the app's words, and used by the page once done. No LLM here: weak supervision, few epochs."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from components import state as S
+from tests.app.browser_support import open_app_page
+from tests.app.helpers import plain
+
+RUN_TIMEOUT = 60
+
+
+def _text(at: AppTest) -> str:
+    parts = [m.value for m in [*at.main.markdown, *at.main.caption, *at.main.info, *at.main.success,
+                               *at.main.warning, *at.main.error]]
+    parts += [p.proto.text for p in at.main.get("progress")]
+    return plain(" ".join(parts))
+
+
+def _until(at: AppTest, ok: Callable[[AppTest], bool], timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        at.run(timeout=RUN_TIMEOUT)
+        assert not at.exception, [e.value for e in at.exception]
+        if ok(at):
+            return
+        assert time.monotonic() < deadline, _text(at)
+        time.sleep(0.5)
+
+
+def _cancel(at: AppTest) -> None:
+    button = next(b for b in at.main.button if str(b.key).startswith("egx.job.cancel.page."))
+    button.click().run(timeout=RUN_TIMEOUT)
+
+
+def _more_questions(home: Path) -> None:
+    """Forty one-hop questions on the demo KG (answer = the tail of a real triple): enough to split into
+    training, validation and test questions."""
+    from core.index.workspace import Workspace
+
+    ws = Workspace.open(home / "workspaces" / "demo")
+    g = ws.graph
+    qs = [{"id": f"q{e}", "question": f"What is {g.node_names[int(g.edge_head[e])]} {g.edge_relation[e]}?",
+           "answer": g.node_names[int(g.edge_tail[e])]} for e in range(0, min(g.n_edges, 80), 2)]
+    (ws.path / "questions.json").write_text(json.dumps(qs), encoding="utf-8")
+
+
+def test_reg_panel_without_an_llm_trains_on_weak_labels_and_the_page_uses_the_model(home: Path) -> None:
+    at = open_app_page("pages/evidence_chains.py", timeout=RUN_TIMEOUT)
+    text = _text(at)
+    assert "weak labels" in text and "“w/o S(I)”" in text and "No LLM is active" in text
+    assert at.radio(key=S.widget_key(S.TRAIN_REG_SUPERVISION)).options == ["weak — shortest paths only: the "
+                                                                           "paper's “w/o S(I)” ablation"]
+    assert "Estimate: about" in text
+    _more_questions(home)
+    import streamlit as st
+
+    st.cache_data.clear()  # the workspace's questions changed on disk behind the app's back
+    at.number_input(key=S.widget_key(S.TRAIN_REG_EPOCHS)).set_value(3)
+    at.button(key=S.TRAIN_REG_START).click().run(timeout=RUN_TIMEOUT)  # the home fixture waits for the job
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(s.value.startswith("Trained: best epoch") for s in at.success), _text(at)
+    model = home / "workspaces" / "demo" / "reg" / "retriever"
+    assert json.loads((model / "manifest.json").read_text())["supervision"] == "weak"
+    assert not [p for p in model.parent.iterdir() if p.name.startswith(".retriever.")]  # no half-written folder
+    runs = [df.value for df in at.dataframe if "run" in getattr(df.value, "columns", ())]
+    assert "retriever (weak)" in list(runs[-1]["run"])  # its curves and held-out recall are shown
+    # the question's run was keyed by the models on disk: it now scores with the trained retriever
+    assert any("Scorer: ReG@Triple w/o S(I)" in c.value for c in at.caption), _text(at)
+
+
+def test_reg_training_failure_is_shown_in_the_apps_words(home: Path) -> None:
+    at = open_app_page("pages/evidence_chains.py", timeout=RUN_TIMEOUT)
+    assert any("too few to split" in w.value for w in at.warning)  # the demo's five questions
+    at.number_input(key=S.widget_key(S.TRAIN_REG_EPOCHS)).set_value(2)
+    at.button(key=S.TRAIN_REG_START).click().run(timeout=RUN_TIMEOUT)
+    errors = [plain(e.value) for e in at.error]
+    assert any("training and 0 validation questions have a positive triple" in e for e in errors), _text(at)
+    assert not any("/" + "tmp" in e or "Traceback" in e for e in errors)
+    assert not (home / "workspaces" / "demo" / "reg" / "retriever").exists()
+
+
+@pytest.mark.parametrize("page, start", [("pages/evidence_chains.py", S.TRAIN_REG_START),
+                                         ("pages/subgraph.py", S.SGRAG_RETRAIN)])
+def test_a_training_job_shows_progress_and_cancel_stops_it(home: Path, monkeypatch: pytest.MonkeyPatch, page: str,
+                                                           start: str) -> None:
+    at = open_app_page(page, timeout=RUN_TIMEOUT)
+    monkeypatch.setenv("EGX_JOB_INLINE_WAIT", "0")  # the live panel at once
+    at.button(key=start).click().run(timeout=RUN_TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    text = _text(at)
+    assert "Training " in text and "elapsed" in text, text  # the live panel: title, progress, elapsed time
+    assert any(str(b.key).startswith("egx.job.cancel.page.") for b in at.main.button)
+    at.run(timeout=RUN_TIMEOUT)  # the next run (the live panel's own redraw) while the worker still starts
+    assert at.button(key=start).disabled  # one training at a time
+    _cancel(at)  # the worker is killed within a tenth of a second: often already in this run's outcome
+    if "was cancelled" not in _text(at):
+        _until(at, lambda a: "was cancelled" in _text(a))
+    assert "was cancelled; the previous model is kept and still used." in _text(at)
+    if page.endswith("evidence_chains.py"):
+        assert not (home / "workspaces" / "demo" / "reg").exists() or not [
+            p for p in (home / "workspaces" / "demo" / "reg").iterdir() if p.name.startswith(".retriever.")]
+    assert not at.button(key=start).disabled
