@@ -31,7 +31,7 @@ def answer_note(result: Any, *, compact: bool = False) -> AnswerNote:
 
     ``compact`` (narrow columns): the label alone and the limits in one caption."""
     note = describe_answer(result)
-    for notice in method_notices(result):  # e.g. reg without a trained retriever is not ReG's retriever
+    for notice in method_notices(result, app=True):  # e.g. reg without a trained retriever is not ReG's retriever
         st.warning(md_escape(notice), icon=":material/warning:")
     if compact:
         text = f"**{md_escape(note.label)}**"

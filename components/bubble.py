@@ -19,6 +19,7 @@ from components.sidebar import Active
 from components.ui import error_text, md_escape, public_text
 from core.errors import EgxError
 from core.graph.reader import read_ahead
+from core.methods.answering import step_fallback
 from core.methods.base import Backends
 from core.methods.bubblerag import METHOD, BubbleConfig
 
@@ -124,7 +125,7 @@ def fallback_notes(result: BubbleResult, stages: Sequence[str]) -> None:
     """Show the trace's fallback reasons of ``stages`` (fallbacks are always visible)."""
     for s in result.trace.steps:
         if s.stage in stages and s.fallback:
-            st.caption(f"↪ {md_escape(s.title)}: fallback — {md_escape(public_text(s.fallback))}")
+            st.caption(f"↪ {md_escape(s.title)}: fallback — {md_escape(public_text(step_fallback(s, app=True)))}")
 
 
 # -------------------------------------------------------------------------------------- colours

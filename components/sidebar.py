@@ -282,7 +282,7 @@ def _llm_cache_switch() -> bool:
     return bool(S.keep(S.LLM_CACHE, st.sidebar.checkbox(
         "Reuse cached LLM replies", key=S.bind(S.LLM_CACHE, st.session_state[S.LLM_CACHE]),
         help="A request the LLM answered before (same model, prompt, schema and settings) is answered from the "
-             "cache at once, and the trace marks it “cached”. Off: ask the LLM again (like --no-cache).")))
+             "cache at once, and the trace marks it “cached”. Off: ask the LLM again.")))
 
 
 def _resolve_llm(name: str, notes: list[str], limits: tuple[float | None, int, float] | None = None,

@@ -19,6 +19,7 @@ from components.ui import error_text, md_escape, public_text
 from core.errors import EgxError
 from core.graph.formats.jsonio import parse_json
 from core.graph.reader import read_ahead
+from core.methods.answering import step_fallback
 from core.methods.evidence.formats import AnswerStepData
 from core.trace import Trace
 
@@ -95,7 +96,7 @@ def create_chunks_ui(result) -> None:
 def trace_table(trace: Trace) -> pd.DataFrame:
     return pd.DataFrame([{"stage": s.stage, "what": s.title, "ms": round(s.seconds * 1000, 2),
                           "prompt tokens": s.prompt_tokens, "completion tokens": s.completion_tokens,
-                          "LLM cache": _cache_cell(s), "fallback": public_text(s.fallback), "paper": s.section}
+                          "LLM cache": _cache_cell(s), "fallback": public_text(step_fallback(s, app=True)), "paper": s.section}
                          for s in trace.steps])
 
 

@@ -19,7 +19,7 @@ from components.sidebar import active
 from components.teaching import page_intro
 from components.ui import md_escape, public_text, question_picker
 from core.errors import EgxError
-from core.methods.answering import method_notices
+from core.methods.answering import method_notices, step_fallback
 from core.methods.base import Backends
 from core.methods.evidence.formats import AnswerStepData
 from core.methods.registry import METHODS
@@ -73,12 +73,12 @@ except EgxError as exc:
     st.error(str(exc))
     st.stop()
 replay_banner(res)  # a partial replay says so before anything else
-for notice in method_notices(res):  # e.g. reg without a trained retriever is not ReG's retriever
+for notice in method_notices(res, app=True):  # e.g. reg without a trained retriever is not ReG's retriever
     st.warning(md_escape(notice), icon=":material/warning:")
 data = AnswerStepData.of(res.trace, last=True)  # the answer step's evidence in the three formats
 for s in res.trace.steps:
     if s.fallback:
-        st.caption(f"Fallback — {md_escape(s.stage)}: {md_escape(public_text(s.fallback))}")
+        st.caption(f"Fallback — {md_escape(s.stage)}: {md_escape(public_text(step_fallback(s, app=True)))}")
 if data is None or data.evidence_tokens is None:
     st.info(f"{method} answered without KG evidence on this question (e.g. an early exit), so there are no triples "
             "to reorganize.")

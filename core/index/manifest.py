@@ -142,13 +142,17 @@ def read_manifest(path: Path) -> dict[str, Any]:
     mf = path / MANIFEST
     if not mf.is_file():
         raise WorkspaceError(f"{path} is not a workspace (no {MANIFEST}). "
-                             f"Create one with `egx index <inputs...> --workspace {path}`.")
+                             f"Create one with `egx index <inputs...> --workspace {path}`.",
+                             app=f"Workspace {path.name!r} is not a workspace (its manifest is missing). Build it "
+                                 "again on the Data page (Upload tab).")
     try:
         manifest = json.loads(mf.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise WorkspaceError(f"This workspace is damaged: {mf} cannot be read ({exc}). Delete the folder and "
                              "build it again with `egx index <your input files> --workspace "
-                             f"{path}`.") from None
+                             f"{path}`.",
+                             app=f"Workspace {path.name!r} is damaged: its manifest cannot be read. Build it again "
+                                 "on the Data page (Upload tab) under the same name.") from None
     if not isinstance(manifest, dict) or manifest.get("format") != "egx-workspace" \
             or manifest.get("version") != FORMAT_VERSION:
         got = manifest if not isinstance(manifest, dict) else manifest.get("format")

@@ -259,15 +259,26 @@ _LIMIT = ("Without an LLM this is the best-scoring evidence sentence, not a gene
           "question it may name the answer without stating the chain. Pick an LLM in the sidebar for a generated one.")
 
 
-def method_notices(result: Any) -> tuple[str, ...]:
+def method_notices(result: Any, *, app: bool = False) -> tuple[str, ...]:
     """Notices a method's trace asks every view to show (a step's ``data["notice"]``), e.g. that the
-    ``reg`` method ran without ReG's trained retriever. Pages, ``egx ask`` and ``egx bench`` show them."""
+    ``reg`` method ran without ReG's trained retriever. Pages, ``egx ask`` and ``egx bench`` show them;
+    with ``app`` a step's ``data["notice_app"]`` (the same notice in the app's words) where it has one."""
     out: list[str] = []
     for s in result.trace.steps:
-        n = s.data.get("notice") if isinstance(s.data, dict) else None
+        d = s.data if isinstance(s.data, dict) else {}
+        n = (app and d.get("notice_app")) or d.get("notice")
         if n and str(n) not in out:
             out.append(str(n))
     return tuple(out)
+
+
+def step_fallback(step: Any, *, app: bool = False) -> str:
+    """Why ``step`` took its fallback ("" when it took none); with ``app`` in the app's words where the
+    stage gave them (``data["fallback_app"]``: no command line, no folder)."""
+    if not step.fallback:
+        return ""
+    d = step.data if isinstance(step.data, dict) else {}
+    return str((app and d.get("fallback_app")) or step.fallback)
 
 
 def describe_answer(result: Any) -> AnswerNote:

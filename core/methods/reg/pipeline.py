@@ -57,6 +57,12 @@ NOT_TRAINED_NOTICE = ("Not ReG's trained retriever: no ReG@Triple model is train
 #: Shown the same way when the retriever was trained on weak labels: the paper's "w/o S(I)" ablation, not ReG.
 WEAK_NOTICE = ("ReG w/o S(I): the retriever was trained on weak query→answer shortest-path labels (the paper's "
                "ablation), not on LLM-refined supervision. Train on S(I) with `egx train-reg --llm local`.")
+#: The two notices in the app's words (``data["notice_app"]``; :func:`core.methods.answering.method_notices`).
+NOT_TRAINED_NOTICE_APP = NOT_TRAINED_NOTICE.replace(
+    "Train one with `egx train-reg`.", "Train one in the Train panel of the Evidence chains page.")
+WEAK_NOTICE_APP = WEAK_NOTICE.replace(
+    "Train on S(I) with `egx train-reg --llm local`.",
+    "Train on S(I) in the Train panel of the Evidence chains page, with an LLM chosen in the sidebar.")
 
 
 @dataclass(frozen=True, eq=False)
@@ -170,16 +176,17 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
             ret = None
             step.fallback = (f"{exc} Scoring by query–triple cosine instead (the untrained fallback; "
                              "set untrained='error' to require a trained retriever).")
+            step.data["fallback_app"] = f"{exc.in_app()} Scoring by query–triple cosine instead (the untrained fallback)."
         if ret is not None:
             scores = ret.score(qvec, edges, graph, node_rows, edge_rows, topic)
             name = "ReG@Entity" if entity else "ReG@Triple"
             scorer = scorer_label(ret.manifest)
             if ret.manifest.get("supervision") != "refined":
-                step.data["notice"] = WEAK_NOTICE
+                step.data["notice"], step.data["notice_app"] = WEAK_NOTICE, WEAK_NOTICE_APP
         else:
             scores = edge_rows[edges] @ qvec if edges.size else np.zeros(0, np.float32)
             name, scorer = "cosine", scorer_label(None)
-            step.data["notice"] = NOT_TRAINED_NOTICE
+            step.data["notice"], step.data["notice_app"] = NOT_TRAINED_NOTICE, NOT_TRAINED_NOTICE_APP
         # the scorer is part of what a recording replays: a run recorded with another scorer (e.g. the cosine
         # fallback, before a trained retriever was there) misses here and says so, instead of replaying the
         # other scorer's ranking under this scorer's name

@@ -233,6 +233,10 @@ def save_model(folder: Path, model: Any, manifest: dict[str, Any], unit: str) ->
     return folder
 
 
+#: How the app says to get a fitting retriever (the CLI's ``fix`` names ``egx train-reg``).
+APP_FIX = "train ReG@{unit} in the Train panel of the Evidence chains page"
+
+
 def read_manifest(folder: Path, weights: Path, *, unit: str, name: str, fix: str, other_unit: str,
                   workspace: Workspace | None = None, embedder_id: str | None = None) -> dict[str, Any]:
     """A saved scorer's manifest, checked: present, ours, of ``unit``, trained on this graph and embedder.
@@ -241,24 +245,34 @@ def read_manifest(folder: Path, weights: Path, *, unit: str, name: str, fix: str
     when the folder holds the other unit. Raises :class:`WorkspaceError` naming the problem and ``fix``.
     """
     mf = folder / MANIFEST_FILE
+    # the app's words (EgxError.in_app): no folder, and the Train panel instead of the command line
+    app_fix = APP_FIX.format(unit=unit.title())
     if not mf.exists() or not weights.exists():
-        raise WorkspaceError(f"No trained {name} retriever in {folder}; {fix}.")
+        raise WorkspaceError(f"No trained {name} retriever in {folder}; {fix}.",
+                             app=f"No trained {name} retriever for this workspace; {app_fix}.")
     try:
         manifest = json.loads(mf.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise WorkspaceError(f"The {name} retriever manifest {mf} was rejected ({exc}); {fix}.") from None
+        raise WorkspaceError(f"The {name} retriever manifest {mf} was rejected ({exc}); {fix}.",
+                             app=f"The {name} retriever's manifest could not be read; {app_fix}.") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise WorkspaceError(f"{mf} is not a ReG retriever manifest; {fix}.")
+        raise WorkspaceError(f"{mf} is not a ReG retriever manifest; {fix}.",
+                             app=f"The {name} retriever's manifest is not one of ours; {app_fix}.")
     held = str(manifest.get("unit", "triple"))  # files from before the entity unit have no "unit"
     if held != unit:
         raise WorkspaceError(f"{folder} holds a ReG@{held.title()} retriever, not ReG@{unit.title()}; "
-                             f"{other_unit.format(unit=held)} or {fix}.")
+                             f"{other_unit.format(unit=held)} or {fix}.",
+                             app=f"The trained retriever is ReG@{held.title()}, not ReG@{unit.title()}; pick the "
+                                 f"{held} unit or {app_fix}.")
     if workspace is not None and manifest.get("graph_hash") and manifest["graph_hash"] != workspace.content_hash:
         raise WorkspaceError(f"The {name} retriever in {folder} was trained on another graph (hash "
-                             f"{manifest['graph_hash']}, this workspace {workspace.content_hash}); {fix}.")
+                             f"{manifest['graph_hash']}, this workspace {workspace.content_hash}); {fix}.",
+                             app=f"The {name} retriever was trained on another graph; {app_fix}.")
     if embedder_id is not None and manifest.get("embedder") != embedder_id:
         raise WorkspaceError(f"The {name} retriever in {folder} was trained with embedder {manifest.get('embedder')!r}, "
-                             f"the active one is {embedder_id!r}; switch embedders or {fix}.")
+                             f"the active one is {embedder_id!r}; switch embedders or {fix}.",
+                             app=f"The {name} retriever was trained with the embedder {manifest.get('embedder')!r}, "
+                                 f"the active one is {embedder_id!r}; switch embedders in the sidebar or {app_fix}.")
     return manifest
 
 

@@ -67,6 +67,16 @@ def test_another_embedder_takes_the_visible_cosine_fallback(real_sample) -> None
     assert res.scorer.startswith("cosine")
     step = next(s for s in res.trace.steps if s.stage == "score")
     assert "trained with embedder" in step.fallback and "egx train-reg" in step.fallback
+    # the app says it in its own words: no command line, no folder, the Train panel and the sidebar instead
+    from core.methods.answering import method_notices, step_fallback
+
+    app = step_fallback(step, app=True)
+    assert "trained with the embedder" in app and "Train panel" in app and "sidebar" in app
+    assert "egx" not in app and str(ROOT) not in app and "sample_data" not in app
+    assert step_fallback(step) == step.fallback  # the CLI's words stay
+    (notice,) = method_notices(res, app=True)
+    assert "Train panel" in notice and "egx" not in notice
+    assert "egx train-reg" in method_notices(res)[0]
 
 
 def test_the_musique_model_fits_the_sample_graph(real_sample) -> None:
