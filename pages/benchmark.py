@@ -126,7 +126,7 @@ with run_tab:
     okey = S.bind(S.BENCH_OUT, _default_run(), scope="bench")
     run_name = S.keep(S.BENCH_OUT, c2.text_input(
         "Run name", key=okey, max_chars=MAX_NAME_CHARS,
-        help=f"The run's folder under {runs_root()} (results.jsonl, summary.json, report.md, charts.html); "
+        help="The run's folder in the app's runs folder (results.jsonl, summary.json, report.md, charts.html); "
              f"{NAME_RULE}. A run with finished pairs resumes."))
     st.caption(f"Backends: {act.embedder_name} embedder, {act.llm_name} LLM, {act.reranker_name} reranker "
                "(the sidebar's). Answers are judged (EM / F1) only when an LLM writes them.")
@@ -191,10 +191,10 @@ with run_tab:
 with load_tab:
     runs = _runs()
     if not runs:
-        st.info(f"No finished runs under {md_escape(runs_root())} yet. Runs from `egx bench --out "
-                f"{md_escape(runs_root())}/NAME` appear here too.")
+        st.info("No finished runs yet: run one on the Run tab. Runs the command line writes into the app's runs "
+                "folder appear here too.")
     else:
-        pick = st.selectbox("Run", runs, key=S.BENCH_LOAD_PICK, help=f"Runs under {runs_root()}, newest first.")
+        pick = st.selectbox("Run", runs, key=S.BENCH_LOAD_PICK, help="The runs in the app's runs folder, newest first.")
         if st.button("Load", key=S.BENCH_LOAD, icon=":material/folder_open:"):
             st.session_state[S.BENCH_LOADED] = pick
 
