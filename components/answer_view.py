@@ -60,6 +60,13 @@ def llm_cache_line(trace: Any) -> str:
         return ""
     replies = "reply" if total == 1 else "replies"
     if str(trace.backends.get("llm", "")).startswith("recorded"):
+        # a stage whose prompt was not recorded raised (no reply to count): name those stages, or "4 of 4
+        # replayed" would pass a run that lost three stages off as a complete replay
+        replay = trace.replay if isinstance(getattr(trace, "replay", None), dict) else {}
+        missed = [str(m) for m in replay.get("missed_stages") or []]
+        if missed:
+            return (f"Recorded LLM run, in part: {hits} LLM {replies} replayed from the shipped recording (not "
+                    f"generated now); not recorded, so these stages ran without the LLM: {'; '.join(missed)}.")
         return (f"Recorded LLM run: {hits} of {total} LLM {replies} replayed from the shipped recording "
                 "(not generated now; see the provenance in the sidebar).")
     if not hits:
