@@ -80,13 +80,17 @@ STEPS: tuple[TourStep, ...] = (
     TourStep("pages/bubble_ask.py", KEANU, "§3.6",
              "The expanded top-n CEGs are merged into one evidence graph; its triples and their source passages "
              "(at most 15) go to the LLM, which writes the answer.",
-             "The answer box, then the tabs: the evidence graph, the triples the model read, and **Latency and "
-             "tokens** — every stage's recorded live time beside this replay's."),
+             "The answer box and the **Gold answer** line under it (EM, F1): the recorded model is a 1.5B one, "
+             "and with the right edge in its evidence it may still name the wrong villain. Then the tabs: the "
+             "evidence graph, the triples the model read, and **Latency and tokens** — every stage's recorded "
+             "live time beside this replay's."),
     TourStep("pages/compare.py", KEANU, "§4 (baselines)",
              "Every method of the app runs the same question on the same graph and backends, and the failure "
              "diagnosis reads each method's trace to say where the gold evidence was lost.",
              "The summary table: recall, the verdict per method and the seconds; ✓ marks gold passages in each "
-             "ranking. Next repeats the path with a question whose key entity is never named."),
+             "ranking. The verdict separates the two ways to fail: “ranked below the cut” and the like lost the "
+             "evidence in retrieval, “retrieved, answer wrong” found it and the small model still answered "
+             "wrongly. Next repeats the path with a question whose key entity is never named."),
     TourStep("pages/bubble_anchors.py", LOTHAIR, "§3.2, Examples 2 and 4",
              "“Lothair II's mother” is never named: the paper's Example 4 rewrites the vague keyword “mother” "
              "into “Lothair II's mother”, so candidates near Lothair II win over every other mother in the graph, "
@@ -104,11 +108,13 @@ STEPS: tuple[TourStep, ...] = (
              "because the evidence sufficed?"),
     TourStep("pages/bubble_ask.py", LOTHAIR, "§3.6",
              "The answer from the unified evidence graph and its passages.",
-             "Check the answer against the triples tab: is the date there, and is it the mother's?"),
+             "Check the answer against the triples tab: is the date there, and is it the mother's? A wrong date "
+             "is often the other mother's: Ermengarde of Hesbaye, Lothair I's mother, died on 3 October 818."),
     TourStep("pages/compare.py", LOTHAIR, "§4 (baselines)",
              "The same question through every method.",
              "Which methods found both gold passages (Lothair II and his mother), and where did the others lose "
-             "them? **Finish** puts your own workspace and LLM back."),
+             "them? Where both were found and the answer is still wrong, retrieval did its part and the small "
+             "model's reading did not. **Finish** puts your own workspace and LLM back."),
 )
 
 _TITLES = {path: title for pages in SECTIONS.values() for path, title, _icon in pages}

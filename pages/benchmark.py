@@ -31,10 +31,10 @@ from core.eval.report import (
     NODE_METRICS_NOTE,
     RESULTS,
     failure_figure,
+    grouped_replay_notes,
     latency_recall_figure,
     paper_rows,
     recall_figure,
-    replay_summary_note,
 )
 from core.eval.runner import run_benchmark
 from core.eval.triage import RETRIEVED, benchmark_rows, failures, flat
@@ -236,9 +236,9 @@ st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
              column_config={"method": st.column_config.TextColumn("method", width="small")})
 if any("node R@10" in row for row in rows):  # a run retrieved KG nodes: say what the node columns score
     st.caption(NODE_METRICS_NOTE)
+for methods, note in grouped_replay_notes(summary):  # records of the recorded LLM that are not the recorded runs
+    st.warning(f"**{md_escape(', '.join(methods))}**: {md_escape(note)}", icon=":material/report:")
 for m, s in summary["methods"].items():  # e.g. reg without a trained retriever is not ReG's retriever
-    if replay_summary_note(s):  # records of the recorded LLM that are not the recorded runs
-        st.warning(f"**{md_escape(m)}**: {md_escape(replay_summary_note(s))}", icon=":material/report:")
     for text, n in s.get("notices", {}).items():
         st.warning(f"**{md_escape(m)}** ({n} of {s['n']} questions): {md_escape(text)}", icon=":material/warning:")
 st.markdown("**The papers' answer metrics** — answer-set Precision / Recall / F1 / Hit / Hit@1 (SG-RAG, ReG), "

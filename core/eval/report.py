@@ -186,8 +186,21 @@ def replay_summary_note(method_summary: dict[str, Any]) -> str:
                      f"without its recorded LLM reply or retrieval state): {', '.join(rp['partial'][:10])}")
     if rp.get("unmatched"):
         parts.append(f"{len(rp['unmatched'])} of {rp['replayed']} questions have no recorded run with these "
-                     f"settings (every LLM stage took its fallback): {', '.join(rp['unmatched'][:10])}")
+                     f"settings (a stage's LLM reply is replayed only where a recording holds its exact prompt; the "
+                     f"other stages took their fallback): {', '.join(rp['unmatched'][:10])}")
     return "; ".join(parts) + ". Their figures are not the recorded runs'."
+
+
+def grouped_replay_notes(summary: dict[str, Any]) -> list[tuple[list[str], str]]:
+    """:func:`replay_summary_note` of every method, one entry per distinct note with the methods it is
+    about (in the summary's order): a run of seven methods on questions no recording holds says it once,
+    not seven times with the same list of question ids."""
+    out: dict[str, list[str]] = {}
+    for m, s in summary["methods"].items():
+        note = replay_summary_note(s)
+        if note:
+            out.setdefault(note, []).append(m)
+    return [(ms, note) for note, ms in out.items()]
 
 
 PAPER_COLUMNS = ("Precision", "Recall", "F1", "Hit", "Hit@1", "Macro-F1", "Micro-F1", "ACC_L")
@@ -232,10 +245,9 @@ def markdown_report(summary: dict[str, Any]) -> str:
                   for k, v in st.items()]
         lines.append("")
     lines += [f"{summary['questions']} questions; figures are percentages (mean over questions).", ""]
+    for methods, note in grouped_replay_notes(summary):
+        lines += [f"> **Replay — {', '.join(methods)}**: {note}", ""]
     for m, s in ms.items():
-        note = replay_summary_note(s)
-        if note:
-            lines += [f"> **Replay — {m}**: {note}", ""]
         for text, n in s.get("notices", {}).items():
             lines.append(f"> **Note — {m}** ({n} of {s['n']} questions): {text}")
             lines.append("")

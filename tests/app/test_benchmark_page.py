@@ -99,3 +99,26 @@ def test_benchmark_page_offers_a_judge_separate_from_the_generator(home, tmp_pat
     assert not at.exception, [e.value for e in at.exception]
     assert any("asks the generator to judge itself, but the generator is" in e.value.replace("\\", "") for e in at.error)
     assert not (home / "runs" / "self").exists()
+
+
+def test_benchmark_page_shows_no_server_path(home, tmp_path):
+    """The run name's help, the empty Load tab and the run picker speak of the app's runs folder, never of
+    the server's path to it (issue 34: server paths appeared in the browser)."""
+    def texts(at):
+        out = [e.value for kind in ("info", "caption", "markdown", "warning", "error", "success")
+               for e in at.get(kind)]
+        out += [w.help or "" for w in at.text_input] + [w.help or "" for w in at.selectbox]
+        return out
+
+    at = run_page(PAGE)
+    assert any("No finished runs yet" in i.value for i in at.info)
+    assert at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).help.startswith(
+        "The run's folder in the app's runs folder")
+    seen = texts(at)
+    at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).set_value("b").run()
+    at.button(key=S.BENCH_RUN).click().run()
+    at2 = run_page(PAGE)
+    assert at2.selectbox(key=S.BENCH_LOAD_PICK).help == "The runs in the app's runs folder, newest first."
+    seen += texts(at2)
+    leaks = [t for t in seen if str(home) in t or str(tmp_path) in t or "--out" in t]
+    assert not leaks, leaks
