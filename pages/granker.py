@@ -25,7 +25,14 @@ from core.graph.reader import whole_graph_read
 from core.methods.base import Backends
 from core.methods.fastinsight import METHOD, FastInsightConfig
 from core.methods.fastinsight.stages import NodeGraphData, PassageGraphData
-from core.methods.fastinsight.views import RankRow, is_gold, item_title, rank_comparison, stex_table
+from core.methods.fastinsight.views import (
+    RankRow,
+    is_gold,
+    item_title,
+    rank_comparison,
+    reranker_inputs,
+    stex_table,
+)
 
 DEFAULT_QUESTION = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
 TOP = 10
@@ -118,7 +125,7 @@ if NODES:
                f"§4.2.2): {ng_data.nodes:,} nodes, {ng_data.edges:,} edges; a node's text is its name, "
                f"description and linked passage text (≤ {cfg.node_text_chars} characters). The ranked nodes are "
                f"mapped to their passages for the answer and R@10; gold nodes are the nodes of gold passages. "
-               f"Reranker inputs: {res.engine.encoded}. Reranker in use: {md_escape(res.reranker)}.")
+               f"Reranker inputs: {reranker_inputs(res.engine)}. Reranker in use: {md_escape(res.reranker)}.")
 else:
     pg_data = PassageGraphData.of(res.trace)
     assert pg_data is not None  # a passage-mode run records its passage graph
@@ -126,7 +133,7 @@ else:
            f"a passage graph derived from the KG (passages sharing an entity; entities in more than "
            f"{pg_data.params.get('max_entity_passages')} passages are hubs and skipped)")
     st.caption(f"{len(rows)} candidates after {len(res.engine.rounds)} rounds on {md_escape(src)}: "
-               f"{pg_data.passages:,} passages, {pg_data.edges:,} edges. Reranker inputs: {res.engine.encoded}. "
+               f"{pg_data.passages:,} passages, {pg_data.edges:,} edges. Reranker inputs: {reranker_inputs(res.engine)}. "
                f"Reranker in use: {md_escape(res.reranker)}.")
 
 left, right = st.columns(2, gap="large")
