@@ -426,7 +426,8 @@ def prepare_in_background(spec: Method[Any, Any], workspace: Workspace, backends
     for p in pending_preparations(spec, workspace, backends, config):
         job = manager.get(p.key)
         running = job is not None and not job.finished
-        if not running and p.estimate_s is not None and p.estimate_s > ask_before_s():
+        long = p.estimate_s is not None and p.estimate_s > ask_before_s()
+        if not running and long:
             exc = PreparationPending(spec.title, p, None)
             if defer:
                 raise exc
@@ -435,7 +436,7 @@ def prepare_in_background(spec: Method[Any, Any], workspace: Workspace, backends
         job = manager.submit(p.key, p.title, _prep_work(p), kind="workspace", restart=False)
         if job.finished and job.status().state in ("failed", "cancelled"):
             job = manager.submit(p.key, p.title, _prep_work(p), kind="workspace")
-        job.wait(0.0 if defer else jobs_view.inline_wait(8.0))
+        job.wait(0.0 if defer and long else jobs_view.inline_wait(8.0))  # a short one is waited for, as before
         s = job.status()
         if s.state == "done":
             continue

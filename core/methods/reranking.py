@@ -16,11 +16,37 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from core.backends.base import Reranker
 from core.methods.base import Backends
+
+_BLAS: Any = None
+_BLAS_LOCK = threading.Lock()
+
+
+@contextmanager
+def small_products() -> Iterator[None]:
+    """Run the small dense products of a FastInsight loop (a reranker head on ~100 × 384 features, the STeX
+    scores) with one BLAS thread.
+
+    A (100 × 384) @ (384 × 384) product takes 0.4 ms on one thread; with OpenBLAS's threads on a busy
+    machine (two cores, a background job, other sessions) the same product measured 23 ms, its threads
+    spinning for cores — and a loop calls the head twice per round. The limit is process-wide
+    (threadpoolctl), for the ~second a loop takes; without threadpoolctl nothing changes."""
+    global _BLAS
+    try:
+        import threadpoolctl
+    except ImportError:  # pragma: no cover - installed with scikit-learn / the declared dependency
+        yield
+        return
+    with _BLAS_LOCK:
+        if _BLAS is None:
+            _BLAS = threadpoolctl.ThreadpoolController()
+    with _BLAS.limit(limits=1, user_api="blas"):
+        yield
 
 
 def rank_order(scores: np.ndarray) -> np.ndarray:
