@@ -492,14 +492,22 @@ def _method_run(method: str, _workspace: Workspace, _backends: Backends, key: st
 
 
 @st.cache_resource(show_spinner=False)
-def reranker_features() -> FeatureStore:
+def reranker_features() -> FeatureStore | None:
     """The server's one store of reranker features ``H`` (:class:`core.methods.reranking.FeatureStore`, a
     bounded LRU keyed by reranker, question, graph mode and text), shared by every session: moving the GRanker
     page's α or β re-runs FastInsight's loop on the features earlier runs computed, encoding only candidates
-    no earlier run reached."""
+    no earlier run reached. ``$EGX_FEATURE_STORE_ROWS`` bounds it (default 50,000 rows, ~75 MB with the
+    bundled cross-encoder; 0: no store, every run encodes its candidates — the benchmark's baseline)."""
+    import os
+
     from core.methods.reranking import FeatureStore
 
-    return FeatureStore()
+    raw = os.environ.get("EGX_FEATURE_STORE_ROWS", "").strip()
+    try:
+        rows = int(raw) if raw else 50_000
+    except ValueError:
+        rows = 50_000
+    return FeatureStore(max_rows=rows) if rows > 0 else None
 
 
 def clear_method_runs() -> None:
