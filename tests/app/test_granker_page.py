@@ -215,9 +215,17 @@ def test_browser_alpha_steps_rerank_from_stored_cross_encoder_features(tmp_path:
     from playwright.sync_api import expect, sync_playwright
 
     def settled(page, heading: str) -> None:  # type: ignore[no-untyped-def]
+        """The heading is shown and the page has been idle, both tables drawn, for half a second (the app may
+        rerun once more right after a run, e.g. when the address bar is rewritten)."""
         expect(page.get_by_role("heading", name=heading)).to_be_visible(timeout=120_000)
-        expect(page.locator("[data-testid='stApp']")).to_have_attribute("data-test-script-state", "notRunning",
-                                                                         timeout=120_000)
+        page.wait_for_function("""() => {
+            const idle = document.querySelector('[data-testid="stApp"]')?.getAttribute('data-test-script-state')
+                === 'notRunning' && document.querySelectorAll('[data-testid="stTable"] tbody tr').length >= 20;
+            if (!idle) { window.__egxIdleSince = null; return false; }
+            window.__egxIdleSince = window.__egxIdleSince || performance.now();
+            return performance.now() - window.__egxIdleSince > 500;
+        }""", timeout=120_000, polling=100)
+        expect(page.get_by_role("heading", name=heading)).to_be_visible()
 
     def inputs(page) -> str:  # type: ignore[no-untyped-def]
         return next(t for t in page.locator("[data-testid='stCaptionContainer']").all_inner_texts()
