@@ -27,6 +27,7 @@ from components.jobs_view import jobs as jobs  # the server's job manager lives 
 from components.ui import error_text, md_escape
 from core.backends import registry
 from core.errors import WorkspaceError
+from core.methods.reranking import feature_store
 
 if TYPE_CHECKING:
     from core.backends.base import LLM, Embedder, Reranker
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from core.index.workspace import Workspace
     from core.jobs import Job
     from core.methods.base import Backends, Method, MethodConfig
+    from core.methods.reranking import FeatureStore
 
 R = TypeVar("R")
 
@@ -306,7 +308,7 @@ def layout_positions(_graph: GraphLike, key: str, nodes: tuple[int, ...],
 
 # ============================================================================ method runs
 def method_run(spec: Method[Any, R], workspace: Workspace, key: str, backends: Backends, query: str,
-               config: MethodConfig | None = None) -> R:
+               config: MethodConfig | None = None, *, defer: bool = False) -> R:
     """``spec.run`` on ``query`` (``config`` None: the paper defaults; generators seeded with 0), cached.
 
     The one way every page runs a retrieval method. A run is keyed by the workspace key, the method,
@@ -316,16 +318,22 @@ def method_run(spec: Method[Any, R], workspace: Workspace, key: str, backends: B
     are frozen dataclasses, and pickling them on every access (cache_data) would cost more than a
     `none`-mode run itself.
 
+    What the method needs built first runs as a background job (:func:`prepare_in_background`); a long one
+    waits for the user's click. ``defer``: raise :class:`PreparationPending` instead of drawing that offer
+    and stopping the page (Compare runs the other methods meanwhile).
+
     Raises
     ------
     core.errors.EgxError
-        What the method raises (bad question, bad config, unusable workspace).
+        What the method raises (bad question, bad config, unusable workspace); :class:`PreparationPending`
+        with ``defer``.
     """
     from core.methods.run import backends_for
 
     used = backends_for(spec.name, backends)
     cfg = config if config is not None else spec.config()
-    prepare_in_background(spec, workspace, used, cfg)  # e.g. FastInsight's node vectors on first use of a KG
+    # e.g. FastInsight's node vectors on first use of a KG (a long one only when asked for; ``defer``: see there)
+    prepare_in_background(spec, workspace, used, cfg, defer=defer)
     params = tuple(sorted(cfg.overrides().items()))
     names = used.names()
     if used.llm is not None and getattr(used.llm, "enabled", True) is False:
@@ -342,28 +350,105 @@ def method_run(spec: Method[Any, R], workspace: Workspace, key: str, backends: B
                        params)
 
 
-def prepare_in_background(spec: Method[Any, Any], workspace: Workspace, backends: Backends, config: Any) -> None:
+#: A preparation expected to take longer than this many seconds waits for the user's click
+#: (``$EGX_ASK_BEFORE_S`` overrides it; 0 asks before every estimated one).
+ASK_BEFORE_S = 30.0
+
+
+def ask_before_s() -> float:
+    """:data:`ASK_BEFORE_S`, or ``$EGX_ASK_BEFORE_S`` when set to a number of seconds."""
+    import os
+
+    try:
+        return max(0.0, float(os.environ.get("EGX_ASK_BEFORE_S", ASK_BEFORE_S)))
+    except ValueError:
+        return ASK_BEFORE_S
+
+
+class PreparationPending(WorkspaceError):
+    """A method cannot run yet: what it needs first is a long build that waits for the user's click
+    (``job`` None) or is running as a background job (``job``). :func:`offer_preparation` draws either."""
+
+    def __init__(self, method: str, pending: Any, job: Job | None) -> None:
+        self.method, self.pending, self.job = method, pending, job
+        when = ("is being built on the server" if job is not None else
+                "has to be built first" + (f" (about {_about(pending.estimate_s)})" if pending.estimate_s else ""))
+        super().__init__(f"{method} is waiting: {pending.title} {when}.")
+
+
+def _about(seconds: float | None) -> str:
+    from core.jobs import format_seconds
+
+    return format_seconds(max(1.0, float(seconds or 0.0)))
+
+
+def _prep_work(p: Any) -> Any:
+    def work(job: Job) -> None:
+        p.work(job.progress)
+
+    return work
+
+
+def offer_preparation(exc: PreparationPending, *, compact: bool = False) -> None:
+    """Draw what a waiting method needs: the running build's live panel (progress, ETA, Cancel), or what
+    would be built, how long it is expected to take and why, with the button that starts it as a
+    background job of the server (the page reruns when it is done)."""
+    p = exc.pending
+    if exc.job is not None and not exc.job.finished:
+        st.info(f"**{md_escape(exc.method)}** waits for: {md_escape(p.title)}. It runs once in the background on "
+                "the server and is then kept with the workspace; the rest of the app stays usable meanwhile.",
+                icon=":material/hourglass_top:")
+        jobs_view.watch(exc.job)
+        return
+    est = f" It is expected to take **about {_about(p.estimate_s)}** ({md_escape(p.estimate_how)})." \
+        if p.estimate_s else ""
+    st.info(f"**{md_escape(exc.method)}** needs something built first: {md_escape(p.title)}.{est} "
+            + ("" if compact else "It runs once, in the background on the server (you can switch pages or close the "
+               "tab), and is then kept with the workspace, so later runs start at once. ")
+            + "Nothing is started until you ask.", icon=":material/build:")
+    if st.button("Build it now", key=f"egx.prep.start.{p.key}", icon=":material/play_arrow:",
+                 help="Start this build as a background job; its progress, ETA and Cancel appear here and in "
+                      "the sidebar."):
+        jobs().submit(p.key, p.title, _prep_work(p), kind="workspace")
+        st.rerun()
+
+
+def prepare_in_background(spec: Method[Any, Any], workspace: Workspace, backends: Backends, config: Any, *,
+                          defer: bool = False) -> None:
     """Compute what ``spec`` needs in ``workspace`` before it runs (:func:`core.methods.run.pending_preparations`:
     the indexes, then the method's own preparation — FastInsight's KG node vectors, SG-RAG's dominance
     model), each as a background job of the server with a live progress bar and ETA, keyed so that pages
-    asking for the same preparation share it; the page waits for it, like an index build, instead of a run
-    that seems to hang. Returns at once when everything is in the workspace already."""
+    asking for the same preparation share it. Returns at once when everything is in the workspace already.
+
+    A preparation expected to take longer than :func:`ask_before_s` (its estimate from a measured or stated
+    rate) is not started unasked: the page says what it would build and how long that should take, with a
+    button that starts it (:func:`offer_preparation`), and stops there. With ``defer`` (a page running
+    several methods, such as Compare) nothing is drawn and nothing stops: :class:`PreparationPending` is
+    raised for the page to draw in the method's place while the other methods run."""
     from core.methods.run import pending_preparations
 
+    manager = jobs()
     for p in pending_preparations(spec, workspace, backends, config):
-        def work(job: Job, p: Any = p) -> None:
-            p.work(job.progress)
-
-        manager = jobs()
-        job = manager.submit(p.key, p.title, work, kind="workspace", restart=False)
+        job = manager.get(p.key)
+        running = job is not None and not job.finished
+        long = p.estimate_s is not None and p.estimate_s > ask_before_s()
+        if not running and long:
+            exc = PreparationPending(spec.title, p, None)
+            if defer:
+                raise exc
+            offer_preparation(exc)
+            st.stop()
+        job = manager.submit(p.key, p.title, _prep_work(p), kind="workspace", restart=False)
         if job.finished and job.status().state in ("failed", "cancelled"):
-            job = manager.submit(p.key, p.title, work, kind="workspace")
-        job.wait(jobs_view.inline_wait(8.0))
+            job = manager.submit(p.key, p.title, _prep_work(p), kind="workspace")
+        job.wait(0.0 if defer and long else jobs_view.inline_wait(8.0))  # a short one is waited for, as before
         s = job.status()
         if s.state == "done":
             continue
         if s.state in ("failed", "cancelled"):
             job.result()  # raises the error (or Cancelled), which the page shows
+        if defer:
+            raise PreparationPending(spec.title, p, job)
         jobs_view.wait_for(job, note=f"{s.title} runs once on the server and is then kept in the workspace folder; "
                                      f"{spec.title} continues when it is done.")
         raise AssertionError("unreachable: wait_for stops the page")
@@ -380,7 +465,8 @@ def _method_job(spec: Method[Any, Any], workspace: Workspace, backends: Backends
     jkey = "method:" + json.dumps([spec.name, key, backends_key, query, params], default=str)
 
     def work(job: Job) -> Any:
-        return run_method(spec.name, query, workspace, backends, config=config, seed=0)
+        with feature_store(reranker_features()):
+            return run_method(spec.name, query, workspace, backends, config=config, seed=0)
 
     manager = jobs()
     job = manager.submit(jkey, f"{spec.title} with LLM {backends.llm.name}", work, kind="method", restart=False)
@@ -406,7 +492,27 @@ def _method_run(method: str, _workspace: Workspace, _backends: Backends, key: st
 
     spec = get_method(method)
     config = spec.config(**dict(params)) if params else None
-    return run_method(method, query, _workspace, _backends, config=config, seed=0)
+    with feature_store(reranker_features()):  # GRanker's H of earlier runs (another α / β): not encoded again
+        return run_method(method, query, _workspace, _backends, config=config, seed=0)
+
+
+@st.cache_resource(show_spinner=False)
+def reranker_features() -> FeatureStore | None:
+    """The server's one store of reranker features ``H`` (:class:`core.methods.reranking.FeatureStore`, a
+    bounded LRU keyed by reranker, question, graph mode and text), shared by every session: moving the GRanker
+    page's α or β re-runs FastInsight's loop on the features earlier runs computed, encoding only candidates
+    no earlier run reached. ``$EGX_FEATURE_STORE_ROWS`` bounds it (default 50,000 rows, ~75 MB with the
+    bundled cross-encoder; 0: no store, every run encodes its candidates — the benchmark's baseline)."""
+    import os
+
+    from core.methods.reranking import FeatureStore
+
+    raw = os.environ.get("EGX_FEATURE_STORE_ROWS", "").strip()
+    try:
+        rows = int(raw) if raw else 50_000
+    except ValueError:
+        rows = 50_000
+    return FeatureStore(max_rows=rows) if rows > 0 else None
 
 
 def clear_method_runs() -> None:

@@ -114,6 +114,7 @@ GRANKER_ROUND = "egx.granker.round"
 GRANKER_SHIFT_CHART = "egx.granker.shift_chart"
 GRANKER_STEX_CHART = "egx.granker.stex_chart"
 GRANKER_METRICS_CHART = "egx.granker.metrics_chart"
+GRANKER_TAB = "egx.granker.tab"  #: the open tab below the rankings (only it is computed: on_change="rerun")
 
 # ---------------------------------------------------------------- Subgraph matching page (SG-RAG)
 SGRAG_QUESTION = "egx.sgrag.question"

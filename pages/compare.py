@@ -82,18 +82,23 @@ if not gold.chunk_ids:
 
 backends = Backends(act.embedder, act.llm, act.reranker)
 results, diags, errors = {}, {}, {}
+waiting: dict[str, resources.PreparationPending] = {}  # a method whose long build waits for a click / runs
 progress = st.progress(0.0, text="Running the methods…")
 for i, m in enumerate(methods):
     progress.progress(i / len(methods), text=f"Running {m}…")
     try:
-        results[m] = resources.method_run(METHODS[m], ws, act.key, backends, query)
+        results[m] = resources.method_run(METHODS[m], ws, act.key, backends, query, defer=True)
         if gold.chunk_ids:
             diags[m] = diagnose(results[m], ws, gold, cut=cut)
+    except resources.PreparationPending as pending:
+        waiting[m] = pending
     except EgxError as exc:
         errors[m] = error_text(exc)
 progress.empty()
 for m, err in errors.items():
     st.error(f"{m}: {md_escape(err)}")
+for pending in waiting.values():
+    resources.offer_preparation(pending)  # what it needs, its estimate, the button (or the running build)
 
 # --------------------------------------------------------------------------- summary table
 rows, triage = [], []
@@ -134,15 +139,21 @@ if graph.n_nodes and results:
 # --------------------------------------------------------------------------- side by side
 st.subheader("Side by side")
 per_row = 3
-shown = list(results)
+shown = [m for m in methods if m in results or m in waiting]
 for start in range(0, len(shown), per_row):
     cols = st.columns(per_row)
     for col, m in zip(cols, shown[start:start + per_row]):
-        r = results[m]
         with col:
             colour = cv.method_colour(m, method_names())
             st.markdown(f"<span style='color:{colour}'>●</span> **{md_escape(METHODS[m].title)}**",
                         unsafe_allow_html=True)
+            if m in waiting:
+                job = waiting[m].job
+                st.info(f"Waiting for the build: {md_escape(waiting[m].pending.title)}"
+                        + (" (running on the server, see above)." if job is not None else
+                           " (not started; the button above starts it)."), icon=":material/hourglass_top:")
+                continue
+            r = results[m]
             if m in diags:
                 cv.verdict_badge(diags[m])
             st.dataframe(cv.ranked_table(r, graph, gold.chunk_ids), hide_index=True, width="stretch",

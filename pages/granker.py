@@ -25,7 +25,14 @@ from core.graph.reader import whole_graph_read
 from core.methods.base import Backends
 from core.methods.fastinsight import METHOD, FastInsightConfig
 from core.methods.fastinsight.stages import NodeGraphData, PassageGraphData
-from core.methods.fastinsight.views import RankRow, is_gold, item_title, rank_comparison, stex_table
+from core.methods.fastinsight.views import (
+    RankRow,
+    is_gold,
+    item_title,
+    rank_comparison,
+    reranker_inputs,
+    stex_table,
+)
 
 DEFAULT_QUESTION = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
 TOP = 10
@@ -118,7 +125,7 @@ if NODES:
                f"§4.2.2): {ng_data.nodes:,} nodes, {ng_data.edges:,} edges; a node's text is its name, "
                f"description and linked passage text (≤ {cfg.node_text_chars} characters). The ranked nodes are "
                f"mapped to their passages for the answer and R@10; gold nodes are the nodes of gold passages. "
-               f"Reranker inputs: {res.engine.encoded}. Reranker in use: {md_escape(res.reranker)}.")
+               f"Reranker inputs: {reranker_inputs(res.engine)}. Reranker in use: {md_escape(res.reranker)}.")
 else:
     pg_data = PassageGraphData.of(res.trace)
     assert pg_data is not None  # a passage-mode run records its passage graph
@@ -126,7 +133,7 @@ else:
            f"a passage graph derived from the KG (passages sharing an entity; entities in more than "
            f"{pg_data.params.get('max_entity_passages')} passages are hubs and skipped)")
     st.caption(f"{len(rows)} candidates after {len(res.engine.rounds)} rounds on {md_escape(src)}: "
-               f"{pg_data.passages:,} passages, {pg_data.edges:,} edges. Reranker inputs: {res.engine.encoded}. "
+               f"{pg_data.passages:,} passages, {pg_data.edges:,} edges. Reranker inputs: {reranker_inputs(res.engine)}. "
                f"Reranker in use: {md_escape(res.reranker)}.")
 
 left, right = st.columns(2, gap="large")
@@ -142,75 +149,82 @@ if NODES:
 moved = sum(1 for r in rows if r.shift != 0)
 st.caption(f"{moved} of {len(rows)} candidates change rank under GRanker.")
 
-tab_shift, tab_graph, tab_rounds, tab_metrics = st.tabs(["Rank shifts", "Candidate subgraph (P)", "STeX rounds",
-                                                         "Metrics per round"])
+# Only the open tab is computed and sent: an α or β step redraws one chart, not also a 700 KB vis-network
+# drawing, the STeX replay and the metrics of every round in tabs nobody is looking at.
+TABS = ("Rank shifts", "Candidate subgraph (P)", "STeX rounds", "Metrics per round")
+tab_shift, tab_graph, tab_rounds, tab_metrics = st.tabs(TABS, key=S.GRANKER_TAB, on_change="rerun")
 with tab_shift:
-    st.plotly_chart(charts.rank_shift_figure(rows, TOP), key=S.GRANKER_SHIFT_CHART)
-    st.caption(f"Each line joins a {UNIT}'s plain rank (left) to its GRanker rank (right): blue moved up, "
-               "orange moved down, green is gold evidence.")
+    if tab_shift.open:
+        st.plotly_chart(charts.rank_shift_figure(rows, TOP), key=S.GRANKER_SHIFT_CHART)
+        st.caption(f"Each line joins a {UNIT}'s plain rank (left) to its GRanker rank (right): blue moved up, "
+                   "orange moved down, green is gold evidence.")
 with tab_graph:
-    limit = min(30, len(rows))
-    html = resources.smoothing_graph_html(res, pg, graph, f"{act.key}|{query}|{backends.names()}|{cfg.overrides()}", limit,
-                                          tuple(gold))
-    graph_view.render_html(html, height=540)
-    st.caption(f"The top {limit} candidate {UNITS} by GRanker. An edge i → j carries P_ij = (1/deg j) / Σ_k (1/deg k) "
-               f"over i's retrieved neighbours k (degrees in the full {'KG' if NODES else 'passage graph'}): the share "
-               "of j's features that flows into i's. Candidates without a retrieved neighbour keep their own features.")
+    if tab_graph.open:
+        limit = min(30, len(rows))
+        html = resources.smoothing_graph_html(res, pg, graph, f"{act.key}|{query}|{backends.names()}|{cfg.overrides()}",
+                                              limit, tuple(gold))
+        graph_view.render_html(html, height=540)
+        st.caption(f"The top {limit} candidate {UNITS} by GRanker. An edge i → j carries P_ij = (1/deg j) / "
+                   f"Σ_k (1/deg k) over i's retrieved neighbours k (degrees in the full "
+                   f"{'KG' if NODES else 'passage graph'}): the share of j's features that flows into i's. Candidates "
+                   "without a retrieved neighbour keep their own features.")
 with tab_rounds:
-    rounds = res.engine.rounds
-    if len(rounds) > 1:
-        S.reset_on_change(S.GRANKER_ROUND, (ws.name, query))  # a new question opens on its last round
-        if st.session_state.get(S.GRANKER_ROUND, 0) > len(rounds) - 1:  # a shorter run than the last one
-            S.set_value(S.GRANKER_ROUND, len(rounds) - 1)
-        r_idx = S.keep(S.GRANKER_ROUND, st.slider(
-            "Round", 0, len(rounds) - 1, key=S.bind(S.GRANKER_ROUND, len(rounds) - 1),
-            help="Round 0 is the initial vector search + GRanker; each later round is one STeX expansion followed "
-                 "by GRanker over the grown N_ret."))
-    else:
-        r_idx = 0
-    rnd = rounds[r_idx]
-    if rnd.index == 0:
-        st.markdown(f"**Round 0** — initial vector search: the top {rnd.added.size} {UNITS} by dot product, "
-                    "then GRanker.")
-    else:
-        assert rnd.proposed is not None
-        st.markdown(f"**Round {rnd.index}** — STeX proposed {len(rnd.proposed)} unretrieved neighbours of the "
-                    f"{rnd.proposed.r_max} retrieved {UNITS}; the best {rnd.added.size} were added (✚), "
-                    f"giving |N_ret| = {rnd.size}.")
-        if rnd.fallback:
-            st.warning(rnd.fallback)
-        table = stex_table(rnd, pg, graph, limit=20)
-        if table:
-            st.plotly_chart(charts.stex_figure(table, rnd.proposed.beta), key=S.GRANKER_STEX_CHART)
-            st.dataframe(pd.DataFrame([{UNIT: t.title, "added": "✚" if t.added else "", "S_n": round(t.score, 4),
-                                        "I_Sim": round(t.i_sim, 4), "I_Struct": round(t.i_struct, 4),
-                                        "rank term": round(t.rank_term, 4), "bridging term": round(t.bridge_term, 4),
-                                        "r_best": t.r_best, "|A(n)|": t.adjacent} for t in table]),
-                         hide_index=True, width="stretch", column_config={
-                             UNIT: st.column_config.TextColumn(UNIT, width="medium"),
-                             **{c: st.column_config.NumberColumn(c, width="small") for c in
-                                ("S_n", "I_Sim", "I_Struct", "rank term", "bridging term", "r_best", "|A(n)|")},
-                             "added": st.column_config.TextColumn("added", width="small")})
-    st.caption("Ranking after this round's GRanker:")
-    st.dataframe(pd.DataFrame([{"rank": i + 1, UNIT: item_title(pg, graph, int(v)),
-                                "gold": "✓" if is_gold(pg, int(v), gold) else ""}
-                               for i, v in enumerate(rnd.ranking[:TOP].tolist())]), hide_index=True)
+    if tab_rounds.open:
+        rounds = res.engine.rounds
+        if len(rounds) > 1:
+            S.reset_on_change(S.GRANKER_ROUND, (ws.name, query))  # a new question opens on its last round
+            if st.session_state.get(S.GRANKER_ROUND, 0) > len(rounds) - 1:  # a shorter run than the last one
+                S.set_value(S.GRANKER_ROUND, len(rounds) - 1)
+            r_idx = S.keep(S.GRANKER_ROUND, st.slider(
+                "Round", 0, len(rounds) - 1, key=S.bind(S.GRANKER_ROUND, len(rounds) - 1),
+                help="Round 0 is the initial vector search + GRanker; each later round is one STeX expansion followed "
+                     "by GRanker over the grown N_ret."))
+        else:
+            r_idx = 0
+        rnd = rounds[r_idx]
+        if rnd.index == 0:
+            st.markdown(f"**Round 0** — initial vector search: the top {rnd.added.size} {UNITS} by dot product, "
+                        "then GRanker.")
+        else:
+            assert rnd.proposed is not None
+            st.markdown(f"**Round {rnd.index}** — STeX proposed {len(rnd.proposed)} unretrieved neighbours of the "
+                        f"{rnd.proposed.r_max} retrieved {UNITS}; the best {rnd.added.size} were added (✚), "
+                        f"giving |N_ret| = {rnd.size}.")
+            if rnd.fallback:
+                st.warning(rnd.fallback)
+            table = stex_table(rnd, pg, graph, limit=20)
+            if table:
+                st.plotly_chart(charts.stex_figure(table, rnd.proposed.beta), key=S.GRANKER_STEX_CHART)
+                st.dataframe(pd.DataFrame([{UNIT: t.title, "added": "✚" if t.added else "", "S_n": round(t.score, 4),
+                                            "I_Sim": round(t.i_sim, 4), "I_Struct": round(t.i_struct, 4),
+                                            "rank term": round(t.rank_term, 4), "bridging term": round(t.bridge_term, 4),
+                                            "r_best": t.r_best, "|A(n)|": t.adjacent} for t in table]),
+                             hide_index=True, width="stretch", column_config={
+                                 UNIT: st.column_config.TextColumn(UNIT, width="medium"),
+                                 **{c: st.column_config.NumberColumn(c, width="small") for c in
+                                    ("S_n", "I_Sim", "I_Struct", "rank term", "bridging term", "r_best", "|A(n)|")},
+                                 "added": st.column_config.TextColumn("added", width="small")})
+        st.caption("Ranking after this round's GRanker:")
+        st.dataframe(pd.DataFrame([{"rank": i + 1, UNIT: item_title(pg, graph, int(v)),
+                                    "gold": "✓" if is_gold(pg, int(v), gold) else ""}
+                                   for i, v in enumerate(rnd.ranking[:TOP].tolist())]), hide_index=True)
 with tab_metrics:
-    if not gold:
-        st.info("No gold evidence for this question (it is not one of the workspace's questions, or the workspace "
-                "has none), so R@10, nDCG@10, TR and MissTR cannot be computed.")
-    else:
-        mets = round_metrics(res.engine, pg, gold, k=TOP)
-        df = pd.DataFrame([{"round": m.round, "retrieved": m.retrieved, "ranking": m.ranking, "R@10": m.recall,
-                            "nDCG@10": m.ndcg, "TR": m.tr, "MissTR": m.miss_tr} for m in mets])
-        st.plotly_chart(charts.fastinsight_metrics_figure(df), key=S.GRANKER_METRICS_CHART)
-        st.caption("After every round: solid lines rank N_ret with GRanker, dotted lines with the plain reranker. "
-                   + ("R@10 and nDCG@10 are of the passages the node ranking maps to. TR and MissTR (FastInsight "
-                      "§4.3.2) are over KG nodes, the top 10 nodes against the gold nodes (every node of a gold "
-                      "passage): TR = (share of gold nodes in the top 10) + MissTR, the partial credit for gold nodes "
-                      "close to the top 10 in the KG." if NODES else
-                      "TR and MissTR (FastInsight §4.3.2) are taken on the top 10: TR = (share of gold passages in the "
-                      "top 10) + MissTR, the partial credit for gold passages that are close to the top 10 in the "
-                      "passage graph."))
-        last = df[df["round"] == df["round"].max()].set_index("ranking")[["R@10", "nDCG@10", "TR", "MissTR"]]
-        st.dataframe(last.round(3))
+    if tab_metrics.open:
+        if not gold:
+            st.info("No gold evidence for this question (it is not one of the workspace's questions, or the workspace "
+                    "has none), so R@10, nDCG@10, TR and MissTR cannot be computed.")
+        else:
+            mets = round_metrics(res.engine, pg, gold, k=TOP)
+            df = pd.DataFrame([{"round": m.round, "retrieved": m.retrieved, "ranking": m.ranking, "R@10": m.recall,
+                                "nDCG@10": m.ndcg, "TR": m.tr, "MissTR": m.miss_tr} for m in mets])
+            st.plotly_chart(charts.fastinsight_metrics_figure(df), key=S.GRANKER_METRICS_CHART)
+            st.caption("After every round: solid lines rank N_ret with GRanker, dotted lines with the plain reranker. "
+                       + ("R@10 and nDCG@10 are of the passages the node ranking maps to. TR and MissTR (FastInsight "
+                          "§4.3.2) are over KG nodes, the top 10 nodes against the gold nodes (every node of a gold "
+                          "passage): TR = (share of gold nodes in the top 10) + MissTR, the partial credit for gold nodes "
+                          "close to the top 10 in the KG." if NODES else
+                          "TR and MissTR (FastInsight §4.3.2) are taken on the top 10: TR = (share of gold passages in the "
+                          "top 10) + MissTR, the partial credit for gold passages that are close to the top 10 in the "
+                          "passage graph."))
+            last = df[df["round"] == df["round"].max()].set_index("ranking")[["R@10", "nDCG@10", "TR", "MissTR"]]
+            st.dataframe(last.round(3))

@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from core.methods.base import Backends
+from core.methods.reranking import FeatureCache, active_feature_store
 from core.replay import pin
 from core.text import normalize_name, split_sentences
 
@@ -107,6 +108,17 @@ _SPACY_LABELS = {"person": ("PERSON",), "place": ("GPE", "LOC", "FAC")}
 
 def typed_mentions(sentence: str, kind: str) -> list[str]:
     """The mentions of answer type ``kind`` in ``sentence`` (see the module docstring, rule 4)."""
+    return list(_typed_mentions(sentence, kind))
+
+
+@lru_cache(maxsize=8192)
+def _typed_mentions(sentence: str, kind: str) -> tuple[str, ...]:
+    """:func:`typed_mentions`, kept per sentence: a GRanker slider step re-answers from mostly the same
+    top passages, and spaCy takes ~6 ms a sentence."""
+    return tuple(_find_mentions(sentence, kind))
+
+
+def _find_mentions(sentence: str, kind: str) -> list[str]:
     if kind == "date":
         return [m.group(0) for m in _DATE.finditer(sentence)]
     if kind == "number":
@@ -212,7 +224,9 @@ def _score(backends: Backends, scorer: Any, questions: Sequence[str], texts: Seq
     vecs = backends.embedder.embed(list(texts)) if scorer is None else None
     for q in questions:
         if scorer is not None:
-            s = np.asarray(scorer.head(scorer.features(q, list(texts))), dtype=np.float64).reshape(-1)
+            # in the app, sentences an earlier run scored for the same question are read back (FeatureStore)
+            feats = FeatureCache(scorer, q, list(texts), store=active_feature_store(), scope="sentences")
+            s = np.asarray(scorer.head(feats.get(np.arange(len(texts)))), dtype=np.float64).reshape(-1)
         else:
             assert vecs is not None
             s = np.asarray(vecs @ np.asarray(backends.embedder.embed_queries([q])[0]), dtype=np.float64).reshape(-1)

@@ -46,6 +46,8 @@ class PendingPreparation:
     key: str  #: the same for two runs that need the same preparation (one job serves both)
     title: str
     work: Callable[[Progress | None], Any]
+    estimate_s: float | None = None  #: how long it is expected to take (None: not estimated)
+    estimate_how: str = ""  #: what the estimate rests on, in a sentence
 
 
 def pending_preparations(spec: Method[Any, Any], workspace: Workspace, backends: Backends,
@@ -66,7 +68,11 @@ def pending_preparations(spec: Method[Any, Any], workspace: Workspace, backends:
             if not recheck or prep.needed(workspace, backends, cfg):
                 prep.run(workspace, backends, cfg, progress)
 
-        out.append(PendingPreparation(prep.key(workspace, backends, cfg), prep.title(workspace, cfg), work))
+        seconds, how = (None, "")
+        if prep.estimate is not None and not recheck:
+            seconds, how = prep.estimate(workspace, backends, cfg)
+        out.append(PendingPreparation(prep.key(workspace, backends, cfg), prep.title(workspace, cfg), work,
+                                      seconds, how))
     return out
 
 

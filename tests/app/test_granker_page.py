@@ -25,6 +25,14 @@ def open_page(**state: object) -> AppTest:
     return open_app_page("pages/granker.py", timeout=TIMEOUT, **state)
 
 
+def open_tab(at: AppTest, label: str) -> AppTest:
+    """Open one of the tabs below the rankings (only the open one is computed: ``on_change="rerun"``)."""
+    at.session_state[S.GRANKER_TAB] = label
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
 def tables(at: AppTest, unit: str = "node") -> tuple[list[str], list[str]]:
     """Item columns ("node" on KG nodes, the default; "passage" on passages) of the left (plain) and
     right (GRanker) ranking tables."""
@@ -44,11 +52,14 @@ def test_page_compares_rankings_on_the_demo(home: Path) -> None:
     left, right = tables(at)
     assert len(left) == len(right) == 10
     assert "gold" in at.table[1].value.columns and "shift" in at.table[1].value.columns
+    # only the open tab (rank shifts) is computed and sent: a slider step redraws one chart
+    assert {c.key for c in at.get("plotly_chart")} == {S.GRANKER_SHIFT_CHART} and not at.get("iframe")
     # the candidate subgraph is drawn with the smoothing weights on its edges
-    frames = at.get("iframe")
+    frames = open_tab(at, "Candidate subgraph (P)").get("iframe")
     assert len(frames) == 1 and "P=0." in frames[0].proto.srcdoc
-    charts = {c.key for c in at.get("plotly_chart")}
-    assert {S.GRANKER_SHIFT_CHART, S.GRANKER_METRICS_CHART} <= charts
+    assert not at.get("plotly_chart")
+    open_tab(at, "Metrics per round")
+    assert {c.key for c in at.get("plotly_chart")} == {S.GRANKER_METRICS_CHART}
     metrics = at.dataframe[-1].value
     assert list(metrics.index) == ["GRanker", "plain reranking"] and list(metrics.columns) == ["R@10", "nDCG@10", "TR",
                                                                                              "MissTR"]
@@ -68,6 +79,7 @@ def test_passage_graph_option_on_the_page(home: Path) -> None:
     at = open_page()
     at.radio(key=GRAPH).set_value("passages").run()
     assert not at.exception
+    open_tab(at, "Metrics per round")
     left, right = tables(at, "passage")
     assert len(left) == len(right) == 10 and set(right) <= {md_escape(c.title) for c in _demo_graph().chunks}
     assert any("passage graph derived from the KG" in c.value for c in at.caption)
@@ -94,6 +106,8 @@ def test_alpha_zero_collapses_to_plain_and_alpha_one_changes_the_right_side(home
 
 def test_round_replay_shows_proposed_and_added(home: Path) -> None:
     at = open_page()
+    assert not [s for s in at.slider if s.key == ROUND]  # the replay is computed only in its tab
+    open_tab(at, "STeX rounds")
     rounds = at.slider(key=ROUND)
     assert rounds.value == rounds.max >= 1
     at.slider(key=ROUND).set_value(1).run()
@@ -118,6 +132,7 @@ def test_custom_question_without_gold_and_user_text(home: Path) -> None:
     at.selectbox(key=QUESTION).set_value("(type your own question)").run()
     at.text_input(key=CUSTOM_Q).input("<b>Keanu</b> *Reeves* [x](javascript:alert(1))?").run()
     assert not at.exception
+    open_tab(at, "Metrics per round")
     assert any("No gold evidence for this question" in i.value for i in at.info)
     assert all("<b>Keanu</b>" not in m.value for m in at.markdown)
     left, right = tables(at)
@@ -189,6 +204,57 @@ def test_browser_moving_alpha_changes_the_right_hand_ranking(server: str, tmp_pa
     # the demo's KG has 87 nodes, all retrieved at b_max = 100: the candidates, and so the plain
     # ranking on the left, stay the same while α changes only the right-hand side
     assert left_after == left and len(left) == 10
+
+
+@pytest.mark.browser
+@pytest.mark.model
+def test_browser_alpha_steps_rerank_from_stored_cross_encoder_features(tmp_path: Path) -> None:
+    """With the bundled cross-encoder (non-linear head), one α step (→) re-runs GRanker and STeX on the
+    features the first run encoded: the GRanker scores change, the page says every input was read back
+    (none encoded again), the plain column stays; α = 0 (Home) then gives exactly the plain ranking."""
+    from playwright.sync_api import expect, sync_playwright
+
+    def settled(page, heading: str) -> None:  # type: ignore[no-untyped-def]
+        """The heading is shown and the page has been idle, both tables drawn, for half a second (the app may
+        rerun once more right after a run, e.g. when the address bar is rewritten)."""
+        expect(page.get_by_role("heading", name=heading)).to_be_visible(timeout=120_000)
+        page.wait_for_function("""() => {
+            const idle = document.querySelector('[data-testid="stApp"]')?.getAttribute('data-test-script-state')
+                === 'notRunning' && document.querySelectorAll('[data-testid="stTable"] tbody tr').length >= 20;
+            if (!idle) { window.__egxIdleSince = null; return false; }
+            window.__egxIdleSince = window.__egxIdleSince || performance.now();
+            return performance.now() - window.__egxIdleSince > 500;
+        }""", timeout=120_000, polling=100)
+        expect(page.get_by_role("heading", name=heading)).to_be_visible()
+
+    def inputs(page) -> str:  # type: ignore[no-untyped-def]
+        return next(t for t in page.locator("[data-testid='stCaptionContainer']").all_inner_texts()
+                    if "Reranker inputs" in t)
+
+    with page_server(tmp_path, "pages/granker.py", EGX_RERANKER="ms-marco-minilm") as url, sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            page = browser.new_page(viewport={"width": 1440, "height": 900})
+            page.goto(url, wait_until="domcontentloaded")
+            settled(page, "GRanker (α = 0.2)")
+            assert "Reranker inputs: 87." in inputs(page)  # the first run encodes every node it reaches
+            left, right, scores = _column(page, 0, "node"), _column(page, 1, "node"), _column(page, 1, "score")
+            alpha = page.locator("[data-testid='stSlider']").filter(has_text="α (GRanker smoothing)").get_by_role(
+                "slider")
+            alpha.focus()
+            alpha.press("ArrowRight")
+            settled(page, "GRanker (α = 0.25)")
+            assert "Reranker inputs: 87 (87 encoded by an earlier run and read back)" in inputs(page)
+            assert _column(page, 0, "node") == left  # same candidates (all 87 nodes), same plain scores
+            assert _column(page, 1, "score") != scores and len(_column(page, 1, "node")) == 10
+            alpha.focus()
+            alpha.press("Home")
+            settled(page, "GRanker (α = 0)")
+            assert _column(page, 1, "node") == _column(page, 0, "node") == left
+            assert _column(page, 1, "score") == _column(page, 0, "score")
+        finally:
+            browser.close()
+    assert left != right  # α = 0.2 had moved nodes: the step above started from a real GRanker ranking
 
 
 def _column(page, table: int, name: str) -> list[str]:  # type: ignore[no-untyped-def]

@@ -126,4 +126,15 @@ PREPARATION = Preparation(
     run=lambda ws, backends, cfg, progress: workspace_synonyms(ws, backends.embedder, cfg.synonym_threshold,
                                                                progress=progress),
     key=lambda ws, backends, cfg: f"ppr-synonyms:{ws.path}:{backends.embedder.model_id}:{cfg.synonym_threshold}",
+    estimate=lambda ws, backends, cfg: _estimate(question_graph(ws).n_nodes, backends.embedder.dim),
 )
+
+
+#: Multiply-adds per second assumed for the exact all-pairs search (FAISS flat inner product on a CPU).
+STATED_FLOPS = 1e10
+
+
+def _estimate(n: int, dim: int) -> tuple[float, str]:
+    """Seconds for the exact search over ``n`` entity vectors of ``dim`` dimensions (``n² · dim`` products)."""
+    return n * n * dim / STATED_FLOPS, (f"{n:,} × {n:,} entity pairs of {dim} dimensions at an assumed "
+                                        f"{STATED_FLOPS:.0e} multiply-adds per second")

@@ -67,6 +67,7 @@ class FastInsightResult:
     rounds: tuple[FastInsightRound, ...]
     params: dict[str, Any] = field(default_factory=dict)
     encoded: int = 0  #: passages whose reranker features were computed (= |N_ret|)
+    reused: int = 0  #: of those, read back from rows an earlier run computed (the app's shared feature store)
 
     @property
     def final(self) -> FastInsightRound:

@@ -78,6 +78,38 @@ def _searches_nodes(workspace: Workspace, config: FastInsightConfig) -> bool:
     return config.graph == "kg_nodes" and graph.kind == "kg" and graph.n_nodes > 0
 
 
+#: Seconds per text assumed when the workspace records no index build by the embedder (a sentence-transformer
+#: of bge-small's size on two CPU cores, texts of about 512 characters); measured rates replace it.
+STATED_SECONDS_PER_TEXT = 0.05
+
+
+def embedding_rate(workspace: Workspace, embedder: Embedder) -> tuple[float, str]:
+    """Seconds per node text for ``embedder``, and what the figure rests on.
+
+    The workspace's manifest records how long its index build took per kind
+    (:class:`~core.index.indexing.IndexBuild`), on the machine that built it (for the bundled samples: this
+    one, at ``egx app``'s start). Node texts are name + linked passage text cut at 512 characters, so the
+    passages' rate is the one that fits (the node *names* of the node index are a few words each). Without a
+    recorded build by this embedder, :data:`STATED_SECONDS_PER_TEXT`."""
+    if workspace.meta.index_model_id == embedder.model_id:
+        builds = {str(b.get("kind")): b for b in workspace.meta.index_builds}
+        for kind, what in (("chunks", "passages"), ("nodes", "node names")):
+            b = builds.get(kind) or {}
+            items, seconds = int(b.get("items") or 0), float(b.get("seconds") or 0.0)
+            if items >= 10 and seconds > 0:
+                return seconds / items, (f"{embedder.name} embedded this workspace's {items:,} {what} at "
+                                         f"{1000 * seconds / items:.1f} ms each when its index was built")
+    return STATED_SECONDS_PER_TEXT, (f"no index build by {embedder.name} is recorded here, so "
+                                     f"{1000 * STATED_SECONDS_PER_TEXT:.0f} ms per text is assumed")
+
+
+def node_vectors_estimate(workspace: Workspace, embedder: Embedder) -> tuple[float, str]:
+    """Expected seconds to embed the node texts of ``workspace`` with ``embedder``, and why."""
+    n = question_graph(workspace).n_nodes
+    rate, how = embedding_rate(workspace, embedder)
+    return n * rate, f"{n:,} node texts; {how}"
+
+
 #: FastInsight's preparation: the first run on a KG embeds every node text (on MuSiQue 16k texts, minutes on a
 #: CPU with a real embedder), kept in the workspace folder; the app runs it as a job with a progress bar.
 PREPARATION = Preparation(
@@ -88,4 +120,5 @@ PREPARATION = Preparation(
     run=lambda ws, backends, cfg, progress: node_vectors(ws, backends.embedder, max_chars=cfg.node_text_chars,
                                                          progress=progress),
     key=lambda ws, backends, cfg: f"fastinsight-nodes:{ws.path}:{backends.embedder.model_id}:{cfg.node_text_chars}",
+    estimate=lambda ws, backends, cfg: node_vectors_estimate(ws, backends.embedder),
 )

@@ -39,7 +39,13 @@ from core.methods.fastinsight.node_vectors import node_vectors
 from core.methods.fastinsight.stages import NodeGraphData, PassageGraphData
 from core.methods.fastinsight.store_graph import open_node_graph
 from core.methods.passages import PassageSource
-from core.methods.reranking import FeatureCache, index_feature_source, resolve_reranker
+from core.methods.reranking import (
+    FeatureCache,
+    active_feature_store,
+    index_feature_source,
+    resolve_reranker,
+    small_products,
+)
 from core.replay import pin
 from core.trace import Trace
 
@@ -257,19 +263,24 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
                                  f"graph has {pg.n}; rebuild the index (`egx index --workspace ... --rebuild`).")
     q = backends.embed_query(query)
     source = index_feature_source(reranker, workspace.meta.index_model_id, vectors, query)
-    cache = FeatureCache(reranker, query, pg.passages, precomputed=source)
+    # in the app, rows computed by an earlier run of the same question (another α or β) are read back
+    # (core.methods.reranking.FeatureStore); the loop below still runs GRanker and STeX in full
+    scope = f"kg_nodes:{cfg.node_text_chars}" if use_nodes else f"passages:{pg.source}"
+    cache = FeatureCache(reranker, query, pg.passages, precomputed=source, store=active_feature_store(), scope=scope)
     trace.add("reranker", f"Reranker: {reranker.name}", {
         "reranker": reranker.name, "model_id": reranker.model_id, "linear_head": reranker.linear_head,
         "description": reranker.description,
-        "features_from_index": source is not None})
+        "features_from_index": source is not None, "features_shared_across_runs": cache.store is not None})
 
     rounds: list[FastInsightRound] = []
-    for rnd in iter_fastinsight(pg, query, q, vectors, reranker, batch=cfg.batch, b_max=cfg.b_max,
-                                alpha=cfg.alpha, beta=cfg.beta, on_exhausted=cfg.on_exhausted, features=cache):
-        rounds.append(rnd)
-        _record_round(trace, pg, rnd)
+    with small_products():  # the head and STeX on ~100 rows: one BLAS thread is 50× faster on a busy CPU
+        for rnd in iter_fastinsight(pg, query, q, vectors, reranker, batch=cfg.batch, b_max=cfg.b_max,
+                                    alpha=cfg.alpha, beta=cfg.beta, on_exhausted=cfg.on_exhausted, features=cache):
+            rounds.append(rnd)
+            _record_round(trace, pg, rnd)
     engine = FastInsightResult(tuple(rounds), {"batch": cfg.batch, "b_max": cfg.b_max, "alpha": cfg.alpha,
-                                               "beta": cfg.beta, "on_exhausted": cfg.on_exhausted}, cache.encoded)
+                                               "beta": cfg.beta, "on_exhausted": cfg.on_exhausted}, cache.encoded,
+                               cache.reused)
     ranking, scores = engine.ranking, engine.scores
     passages_src = PassageSource(workspace)  # the question's graph: in memory, or a graph store's view
     if isinstance(pg, KGNodeGraph):
@@ -303,6 +314,7 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
     trace.add("retrieved", f"{len(ranking)} {unit} retrieved in {len(rounds)} rounds", {
         "graph": "kg_nodes" if use_nodes else "passages",
         "rounds": len(rounds), "retrieved": len(ranking), "reranker_inputs": cache.encoded,
+        "features_computed": cache.computed, "features_reused": cache.reused,
         "seconds": time.perf_counter() - t_start}, section="FastInsight §3.2")
     top = passages_src.passages(ranked)
     ans = record_answer(trace, query, top, backends, max_passages=cfg.answer_passages,

@@ -5,7 +5,8 @@
 * :func:`smoothing_graph` — the candidate subgraph as a small graph whose directed edges carry the
   GRanker propagation weights ``P_ij`` (FastInsight Algorithm 2 line 5);
 * :func:`stex_table` — one round's STeX proposals with the similarity and structural parts of
-  their scores and whether they were added (Algorithm 3, Algorithm 1 line 6).
+  their scores and whether they were added (Algorithm 3, Algorithm 1 line 6);
+* :func:`reranker_inputs` — how many candidates were encoded, and how many read back from an earlier run.
 
 The per-round metrics the page plots are evaluation: :func:`core.eval.metrics.round_metrics`.
 """
@@ -21,7 +22,7 @@ from core.graph.graph_builder import GraphBuilder
 from core.graph.model import KnowledgeGraph
 from core.graph.passage_graph import PassageGraph
 from core.methods.fastinsight.granker import GRankerResult
-from core.methods.fastinsight.loop import FastInsightRound
+from core.methods.fastinsight.loop import FastInsightResult, FastInsightRound
 from core.methods.fastinsight.node_graph import KGNodeGraph
 
 
@@ -132,3 +133,9 @@ def stex_table(rnd: FastInsightRound, pg: PassageGraph, graph: KnowledgeGraph, *
                                 float(p.i_struct[i]), float(p.beta * p.i_struct[i]), float(p.rank_term[i]),
                                 float(p.bridge_term[i]), int(p.r_best[i]), int(p.n_adjacent[i]), v in added))
     return rows
+
+
+def reranker_inputs(engine: FastInsightResult) -> str:
+    """``|N_ret|`` reranker inputs of a run, and how many an earlier run (another α or β) had encoded already
+    (read back from the app's feature store, :class:`~core.methods.reranking.FeatureStore`)."""
+    return f"{engine.encoded}" + (f" ({engine.reused} encoded by an earlier run and read back)" if engine.reused else "")

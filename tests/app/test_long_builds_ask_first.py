@@ -1,0 +1,129 @@
+"""No hidden long job (issue 34): a build expected to take longer than ``EGX_ASK_BEFORE_S`` (30 s by default)
+starts only when the user asks. Compare says what FastInsight needs, its estimate and why, offers the button,
+and shows the other methods meanwhile; the GRanker page stops at the same offer; the click starts a
+background job, after which FastInsight runs.
+
+The demo (87 KG nodes, hashing embedder) is the tiny KG here: ``EGX_ASK_BEFORE_S=0`` makes its
+sub-second node embedding count as long, so the test exercises the same path as MuSiQue's 16k texts.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from components import state as S
+from tests.app.helpers import run_page, switch
+
+PAGE = "pages/compare.py"
+
+
+def _has_node_vectors(home: Path) -> bool:
+    from core.backends.registry import get_embedder
+    from core.index.workspace import Workspace
+    from core.methods.fastinsight.node_vectors import has_node_vectors
+
+    return has_node_vectors(Workspace.open(home / "workspaces" / "demo"), get_embedder("hashing"))
+
+
+def _text(at: AppTest) -> str:
+    return " ".join(x.value for x in [*at.main.info, *at.main.markdown, *at.main.caption, *at.main.error])
+
+
+@pytest.fixture
+def ask_first(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("EGX_ASK_BEFORE_S", "0")
+    return home
+
+
+def test_compare_offers_the_node_vectors_build_and_runs_the_other_methods(ask_first: Path) -> None:
+    at = run_page(PAGE)
+    at.multiselect(key=S.widget_key(S.COMPARE_METHODS, "compare")).set_value(["dense", "fastinsight"]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert list(at.dataframe[0].value["method"]) == ["dense"]  # dense ran; FastInsight waits
+    shown = _text(at)
+    assert "needs something built first: Embedding 87 KG node texts for FastInsight" in shown
+    assert "expected to take" in shown and "87 node texts" in shown and "hashing" in shown  # estimate and basis
+    assert "Nothing is started until you ask" in shown
+    assert "Waiting for the build: Embedding 87 KG node texts" in shown  # FastInsight's column
+    assert not any(e.value.startswith("fastinsight:") for e in at.error)
+    assert not _has_node_vectors(ask_first)  # nothing was built unasked
+    at.run()  # a rerun (another widget, a page switch) does not start it either
+    assert not _has_node_vectors(ask_first) and "Build it now" in [b.label for b in at.button]
+
+    next(b for b in at.button if b.label == "Build it now").click().run()
+    deadline = time.monotonic() + 120
+    while list(at.dataframe[0].value["method"]) != ["dense", "fastinsight"] and time.monotonic() < deadline:
+        time.sleep(0.3)  # the build is a background job: the page shows its panel, then runs FastInsight
+        at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert list(at.dataframe[0].value["method"]) == ["dense", "fastinsight"]
+    assert _has_node_vectors(ask_first)
+    assert "Waiting for the build" not in _text(at)
+
+
+def test_granker_page_stops_at_the_offer_until_asked(ask_first: Path) -> None:
+    at = run_page()
+    switch(at, "pages/granker.py")
+    assert not at.exception, [e.value for e in at.exception]
+    assert "needs something built first: Embedding 87 KG node texts" in _text(at)
+    assert not at.table and not _has_node_vectors(ask_first)
+    next(b for b in at.button if b.label == "Build it now").click().run()
+    deadline = time.monotonic() + 120
+    while not at.table and time.monotonic() < deadline:
+        time.sleep(0.3)
+        at.run()
+    assert not at.exception and len(at.table) >= 2 and _has_node_vectors(ask_first)
+
+
+def test_a_short_build_starts_without_asking(home: Path) -> None:
+    """Under the threshold (the default 30 s; the demo's 87 texts take well under a second) nothing is
+    offered: the build runs as before and the page shows its result."""
+    at = run_page(PAGE)
+    at.multiselect(key=S.widget_key(S.COMPARE_METHODS, "compare")).set_value(["fastinsight"]).run()
+    assert not at.exception and list(at.dataframe[0].value["method"]) == ["fastinsight"]
+    assert "Build it now" not in [b.label for b in at.button] and _has_node_vectors(home)
+
+
+def test_the_estimate_rests_on_the_recorded_build_rate(home: Path) -> None:
+    """The estimate is the workspace's recorded passage-embedding rate times the node count (a stated rate
+    when the manifest records no build by this embedder)."""
+    from core.backends.registry import get_embedder
+    from core.index.samples import ensure_sample_workspace
+    from core.methods.fastinsight import node_vectors as NV
+
+    emb = get_embedder("hashing")
+    ws = ensure_sample_workspace("demo", emb)
+    chunks = next(b for b in ws.meta.index_builds if b["kind"] == "chunks")
+    seconds, how = NV.node_vectors_estimate(ws, emb)
+    assert seconds == pytest.approx(87 * chunks["seconds"] / chunks["items"])
+    assert how.startswith("87 node texts; hashing embedded this workspace's 23 passages at")
+
+    class Other:
+        name, model_id, dim = "other", "other-model", 8
+
+    seconds, how = NV.node_vectors_estimate(ws, Other())  # type: ignore[arg-type]
+    assert seconds == pytest.approx(87 * NV.STATED_SECONDS_PER_TEXT) and "is assumed" in how
+
+
+def test_samples_build_prebuilds_the_node_vectors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """`egx samples build` (what `egx app` runs before the server starts) embeds FastInsight's node texts for
+    the app's embedder, with a progress bar, so no page has anything of it left to offer or build."""
+    import shutil
+
+    from core import cli
+    from tests.conftest import SAMPLE_DATA
+
+    sd = tmp_path / "sample_data"
+    shutil.copytree(SAMPLE_DATA / "demo", sd / "demo")
+    monkeypatch.setenv("EGX_SAMPLE_DATA", str(sd))
+    monkeypatch.setenv("EGX_EMBEDDER", "hashing")
+    home = tmp_path / "home"
+    monkeypatch.setenv("EGX_HOME", str(home))
+    assert cli.main(["samples", "build", "demo"]) == 0
+    out, err = capsys.readouterr()
+    assert "Embedding 87 KG node texts for FastInsight" in out and "sample demo: Embedding 87 KG node" in err
+    assert _has_node_vectors(home)
