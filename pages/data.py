@@ -313,9 +313,12 @@ def create_upload_ui(act: Active) -> None:
     from core.backends.registry import EXTRACTORS, describe
 
     choices = [e for e in EXTRACTORS if e != "llm" or act.llm.available]
+    # the recorded LLM replays the shipped runs only: a new corpus's passages were never recorded, so it is
+    # offered but never the default (every passage would take the extractor's fallback)
+    live_llm = act.llm.available and act.llm.name != "recorded"
     ex_name = S.keep(S.DATA_EXTRACTOR, st.selectbox(
         "Triple extractor (for a corpus without triples)", choices,
-        key=S.bind(S.DATA_EXTRACTOR, "llm" if act.llm.available else "spacy"),
+        key=S.bind(S.DATA_EXTRACTOR, "llm" if live_llm else "spacy"),
         format_func=lambda n: {"llm": f"llm ({act.llm.name})", "spacy": "spacy (no LLM needed)",
                                "rules": "rules (capitalized names)"}.get(n, n),
         help="How a plain corpus becomes a KG. " + " ".join(f"{n}: {describe('extractor', n)}" for n in choices)))

@@ -53,3 +53,12 @@ def test_the_rules_extractor_stays_a_named_choice(home: Path) -> None:
     assert ws.manifest["extraction"]["extractor"] == "rules:rules-v3"
     at.run()
     assert any("Built by the **rules** extractor (`rules:rules-v3`)" in plain(m.value) for m in at.markdown)
+
+
+def test_the_recorded_llm_is_offered_but_never_the_default_extractor(home: Path, monkeypatch) -> None:
+    """The recorded LLM replays the shipped runs only: a new corpus was never recorded, so the default stays
+    spaCy (an 'llm (recorded)' default sent every passage to the extractor's fallback)."""
+    monkeypatch.setenv("EGX_LLM", "recorded")
+    at = run_page("pages/data.py")
+    box = at.selectbox(key=S.widget_key(S.DATA_EXTRACTOR))
+    assert "llm (recorded)" in box.options and box.value == "spacy"
