@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from components.ui import md_escape, public_text
-from core.jobs import format_seconds
+from core.jobs import STARTING, format_seconds
 
 if TYPE_CHECKING:
     from core.jobs import Job, JobManager, JobStatus
@@ -50,17 +50,19 @@ def inline_wait(default: float) -> float:
 
 def status_line(s: JobStatus) -> str:
     """``"Embedding edges: 4,096/17,234 · 41 % · 1 min 02 s elapsed · about 1 min 30 s left"``."""
-    parts = [md_escape(s.message)] if s.message else []
+    # a job that ended before it reported anything keeps the manager's "Starting…": not worth saying once done
+    parts = [md_escape(s.message)] if s.message and (s.running or s.message != STARTING) else []
     if s.fraction is not None and s.running:
         parts.append(f"{100 * s.fraction:.0f} %")
     stage = s.get("stage")
-    if stage and s.kind == "method":
+    if stage and s.kind == "method" and s.running:  # the stage it is in; once done, it is in none
         parts.append(f"stage: {md_escape(stage)}" + (" (waiting for the LLM)" if s.get("waiting") == "LLM" else ""))
     calls = int(s.get("llm_calls", 0) or 0)  # type: ignore[call-overload]
     if calls:
         tokens = int(s.get("prompt_tokens", 0) or 0) + int(s.get("completion_tokens", 0) or 0)  # type: ignore[call-overload]
         parts.append(f"{calls} LLM request{'s' if calls != 1 else ''}, {tokens:,} tokens")
-    parts.append(f"{format_seconds(s.elapsed)} elapsed" if s.running else f"took {format_seconds(s.elapsed)}")
+    parts.append(f"{format_seconds(s.elapsed)} elapsed" if s.running else
+                 "took under a second" if s.elapsed < 1 else f"took {format_seconds(s.elapsed)}")
     if s.running and s.eta is not None:
         parts.append(f"about {format_seconds(s.eta)} left")
     if s.running and s.cancel_requested:

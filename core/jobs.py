@@ -42,6 +42,8 @@ ETA_MIN_SECONDS = 2.0
 ETA_MIN_FRACTION = 0.01
 
 _ids = itertools.count(1)
+#: A new job's message until it reports its first step.
+STARTING = "Starting…"
 
 
 class JobBusyError(EgxError):
@@ -106,7 +108,7 @@ class Job:
         self._done = threading.Event()
         self._state: JobState = "running"
         self._fraction: float | None = None
-        self._message = "Starting…"
+        self._message = STARTING
         self._started = clock()
         self._finished: float | None = None
         self._rate_from: tuple[float, float] | None = None  # (time, fraction) of the first measured report

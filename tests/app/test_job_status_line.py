@@ -1,0 +1,29 @@
+"""The one-line status of a job in the sidebar and the banner: a finished job says what it did and how long it
+took, not the manager's "Starting…" or the stage it was in (the audit read "done (Starting… · stage: … · took
+0 s)")."""
+
+from __future__ import annotations
+
+from components.jobs_view import status_line
+from core.jobs import STARTING, JobStatus
+
+
+def _status(state: str, message: str, elapsed: float, **extra: object) -> JobStatus:
+    return JobStatus(id=1, key="k", title="BubbleRAG", kind="method", state=state,  # type: ignore[arg-type]
+                     fraction=None, message=message, elapsed=elapsed, eta=None, error="", cancel_requested=False,
+                     extra=tuple(extra.items()))
+
+
+def test_a_finished_job_drops_starting_and_its_stage() -> None:
+    line = status_line(_status("done", STARTING, 0.2, stage="answer"))
+    assert line == "took under a second"
+
+
+def test_a_running_job_says_its_message_and_stage() -> None:
+    line = status_line(_status("running", STARTING, 3.0, stage="answer"))
+    assert line.startswith(STARTING) and "stage: answer" in line and "elapsed" in line
+
+
+def test_a_finished_job_keeps_a_message_it_reported() -> None:
+    line = status_line(_status("done", "Answered 5 questions", 75.0, stage="answer"))
+    assert line.startswith("Answered 5 questions") and "stage" not in line and line.endswith("took 1 min 15 s")
