@@ -213,7 +213,11 @@ def _scorer(backends: Backends) -> tuple[Any, str]:
     rr = backends.reranker
     if rr is not None and rr.name != "llm":
         return rr, f"the reranker {rr.name} ({rr.model_id})"
-    why = "the LLM reranker needs the LLM" if rr is not None else "no reranker given"
+    # no reranker: none is configured, or the method does not rerank and was set to answer with an LLM
+    # (core.methods.run.backends_for keeps the reranker only for the extractive answer of LLM-free runs)
+    why = ("the LLM reranker needs the LLM" if rr is not None else
+           "no reranker: this method answers with the LLM and keeps no reranker for its fallback"
+           if backends.llm is not None and backends.llm.available else "no reranker given")
     return None, f"embedding cosine under {backends.embedder.name} ({why})"
 
 

@@ -152,3 +152,18 @@ def test_triples_only_workspace_says_why(tmp_path):
     r = run_method("bubblerag", LOTHAIR, ws, b)
     assert r.answer.endswith(".") and any(r.answer[:-1] == ws.graph.edge_text(e) for e in range(ws.graph.n_edges))
     assert any("triples-only" in x for x in describe_answer(r).limits)
+
+
+def test_the_scorer_note_says_why_no_reranker_scored_the_sentences() -> None:
+    """With an LLM the non-reranking methods get no reranker (backends_for), so an extractive fallback scores by
+    cosine: the note says so instead of 'no reranker given' beside a sidebar that names one (audit)."""
+    from core.backends.embedders import HashingEmbedder
+    from core.methods.extractive import _scorer
+
+    class _LLM:
+        available = True
+
+    emb = HashingEmbedder()
+    assert _scorer(Backends(emb, get_llm("none")))[1].endswith("(no reranker given)")
+    scorer, note = _scorer(Backends(emb, _LLM()))  # type: ignore[arg-type]
+    assert scorer is None and "answers with the LLM" in note
