@@ -54,7 +54,7 @@ METRIC_ORDER = ("R@2", "R@5", "R@10", "AR@2", "AR@5", "nDCG@10", "node R@10", "n
 #: under a table with node-level columns: what they are, and why other methods have none
 NODE_METRICS_NOTE = ("node R@10 / node nDCG@10 (FastInsight §4.3.1 on KG corpora): the top 10 KG nodes a run "
                      "retrieved against the gold nodes, every node extracted from a gold passage (§4.2.2), over the "
-                     "questions with a gold node; blank for runs that retrieved passages. R@10 and nDCG@10 beside "
+                     "questions with a gold node; empty (None) for runs that retrieved passages. R@10 and nDCG@10 beside "
                      "them score the passages those nodes map to.")
 #: Colours per verdict (loss stages warm → cold along the pipeline; ok green).
 VERDICT_COLOURS = {"not_in_graph": "#7f7f7f", "no_anchor": "#d62728", "not_connected": "#ff7f0e",
