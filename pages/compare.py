@@ -68,6 +68,8 @@ if handed is not None and handed.method in METHODS and handed.method not in st.s
     st.session_state[mkey] = [*st.session_state[mkey], handed.method]  # the Benchmark row's method is compared
 methods = S.keep(S.COMPARE_METHODS, c1.multiselect("Methods", method_names(), key=mkey,
                                                  format_func=lambda m: f"{m} — {METHODS[m].title}"))
+# the box shows as many chips as fit: say how many are chosen, and which
+c1.caption(f"{len(methods)} of {len(method_names())} methods: {', '.join(methods) if methods else 'none'}")
 ckey = S.bind(S.COMPARE_CUT, 5, scope="compare")
 cut = int(S.keep(S.COMPARE_CUT, c2.number_input("Diagnosis cut (top-k)", 1, 50, key=ckey,
                                                 help="Gold passages below this rank count as lost.")))

@@ -63,6 +63,7 @@ def test_compare_page_custom_question_and_method_subset(home):
     at.multiselect(key=S.widget_key(S.COMPARE_METHODS, "compare")).set_value(["dense", "ppr"]).run()
     assert not at.exception, [e.value for e in at.exception]
     assert list(at.dataframe[0].value["method"]) == ["dense", "ppr"]
+    assert any(c.value.startswith("2 of ") and c.value.endswith("methods: dense, ppr") for c in at.caption)
     assert "verdict" not in at.dataframe[0].value.columns  # no gold for a typed question
     assert any("no gold evidence" in i.value for i in at.info)
     assert not [m.value for m in at.markdown if m.value.startswith("Gold answer:")]  # none to show
