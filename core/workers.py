@@ -293,8 +293,8 @@ def run_worker(kind: str, spec: Mapping[str, Any], *, words: Words, limits: Work
         raise Cancelled(words.cancelled())
     if stop:
         raise WorkspaceError(f"{words.subject} {stop}. {words.kept}")
-    if "error" in outcome:
-        raise EgxError(str(outcome["error"]))
+    if "error" in outcome:  # the task's own refusal, in both wordings (the app shows EgxError.in_app)
+        raise EgxError(str(outcome["error"]), app=str(outcome["app"]) if outcome.get("app") else None)
     if child.returncode != 0 or not outcome.get("done"):
         tail = "".join(err_tail).strip().splitlines()[-1:] or ["no message"]
         log.warning("worker %s (%s) ended with status %s: %s", kind, words.subject, child.returncode,
@@ -373,7 +373,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             raise EgxError(f"unknown worker kind {kind!r}; one of {', '.join(KINDS)}")
         result = task_function(kind)(raw.get("spec") or {}, lambda m, f: emit({"m": m, "p": f}))
     except EgxError as exc:
-        emit({"error": str(exc)})
+        emit({"error": str(exc), **({"app": exc.app_message} if exc.app_message else {})})
         raise SystemExit(2) from None
     emit({"done": True, "result": result})
 

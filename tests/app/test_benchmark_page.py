@@ -103,7 +103,7 @@ def test_benchmark_page_offers_a_judge_separate_from_the_generator(home, tmp_pat
 
 def test_benchmark_page_shows_no_server_path(home, tmp_path):
     """The run name's help, the empty Load tab and the run picker speak of the app's runs folder, never of
-    the server's path to it (issue 34: server paths appeared in the browser)."""
+    the server's path to it (a browser audit found server paths shown in three places)."""
     def texts(at):
         out = [e.value for kind in ("info", "caption", "markdown", "warning", "error", "success")
                for e in at.get(kind)]
@@ -113,12 +113,12 @@ def test_benchmark_page_shows_no_server_path(home, tmp_path):
     at = run_page(PAGE)
     assert any("No finished runs yet" in i.value for i in at.info)
     assert at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).help.startswith(
-        "The run's folder in the app's runs folder")
+        "The name the run is saved under")
     seen = texts(at)
     at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).set_value("b").run()
     at.button(key=S.BENCH_RUN).click().run()
     at2 = run_page(PAGE)
-    assert at2.selectbox(key=S.BENCH_LOAD_PICK).help == "The runs in the app's runs folder, newest first."
+    assert at2.selectbox(key=S.BENCH_LOAD_PICK).help == "The finished runs, newest first."
     seen += texts(at2)
     leaks = [t for t in seen if str(home) in t or str(tmp_path) in t or "--out" in t]
     assert not leaks, leaks

@@ -1,4 +1,4 @@
-"""No hidden long job (issue 34): a build expected to take longer than ``EGX_ASK_BEFORE_S`` (30 s by default)
+"""No hidden long job (a 20-minute embedding once started unasked on Compare): a build expected to take longer than ``EGX_ASK_BEFORE_S`` (30 s by default)
 starts only when the user asks. Compare says what FastInsight needs, its estimate and why, offers the button,
 and shows the other methods meanwhile; the GRanker page stops at the same offer; the click starts a
 background job, after which FastInsight runs.
