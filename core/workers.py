@@ -356,7 +356,7 @@ def probe_task(spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
         time.sleep(float(spec.get("sleep", 0.0)))
         progress(f"step {i + 1}", (i + 1) / int(spec["steps"]))
     if spec.get("fail"):
-        raise EgxError(str(spec["fail"]))
+        raise EgxError(str(spec["fail"]), app=str(spec["fail_app"]) if spec.get("fail_app") else None)
     if spec.get("crash"):
         raise RuntimeError(str(spec["crash"]))
     idle = hasattr(os, "SCHED_IDLE") and os.sched_getscheduler(0) == os.SCHED_IDLE

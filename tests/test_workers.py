@@ -91,6 +91,12 @@ def test_the_tasks_own_error_comes_back_as_it_was():
         run_worker("probe", {"fail": "The workspace has no questions with answers."}, words=WORDS)
 
 
+def test_the_tasks_own_error_keeps_its_app_wording():
+    with pytest.raises(EgxError) as ei:
+        run_worker("probe", {"fail": "use another --out folder", "fail_app": "pick another run name"}, words=WORDS)
+    assert str(ei.value) == "use another --out folder" and ei.value.in_app() == "pick another run name"
+
+
 def test_a_crash_is_told_in_the_apps_words_without_server_paths():
     with pytest.raises(WorkspaceError) as ei:
         run_worker("probe", {"crash": "cannot open /srv/egx/secret/model.bin"}, words=WORDS)
