@@ -33,6 +33,9 @@ def test_a_running_benchmark_is_named_on_another_page_with_a_link_back(server: t
             n.press("Enter")
             page.wait_for_timeout(500)
             page.get_by_role("button", name="Run benchmark").click()
+            # the job is submitted once the page shows its live panel: a page switch before that would stop the
+            # script run that handles the click (on a busy machine it had not reached the submit yet)
+            expect(page.get_by_role("button", name="Cancel").first).to_be_visible(timeout=TIMEOUT)
             page.get_by_test_id("stSidebarNav").get_by_role("link", name="Home").click()
             banner = page.locator(".st-key-egx-jobs-banner")
             expect(banner).to_contain_text(re.compile(r"Benchmark “banner-run” runs on the server — .*elapsed"),
