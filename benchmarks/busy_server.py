@@ -9,6 +9,9 @@ started and the page's first question (the Matrix one) is loaded. Then:
   once the job runs (the banner above the page names it), the same second question is asked in the first tab
   and timed the same way. The figure counts only if the job was still running when the answer arrived.
 
+On Compare each method's own seconds (the caption under it, ``method_s``) are kept too: a job that slows
+the click shows in which methods' time grows, not only in the total.
+
 ``--in-process`` runs the benchmark job as a thread of the server instead of a worker process
 (``EGX_BUILD_ISOLATED=0``, how it ran before), for the comparison. Wall-clock seconds on this machine.
 
@@ -99,6 +102,9 @@ def measure(page_file: str, busy: bool, tmp: Path, env: dict[str, str]) -> dict[
             shown, settled = _ask(page, page_file)
             out["click_to_result_s"] = round(shown, 2)
             out["click_to_settled_s"] = round(settled, 2)
+            if page_file.endswith("compare.py"):  # each method's own time, from the caption under it
+                text = page.evaluate("document.body.innerText")
+                out["method_s"] = [float(x) for x in re.findall(r"(\d+\.\d{3}) s · \d+ LLM tokens", text)]
             if busy:
                 out["job_running_after"] = page.get_by_text(re.compile(BANNER)).count() > 0
             return out

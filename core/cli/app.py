@@ -50,6 +50,9 @@ def run(args: argparse.Namespace) -> int:
            # file watching off: a lecture's server log once filled with tens of thousands of "Inotify queue
            # overflowed" lines from watching .venv/.egx/.cache
            "--server.fileWatcherType", "none",
+           # no gc.collect(2) after every script run: each timed redraw of the job banner and panels is one,
+           # and while a job ran they held the GIL a third of a second each (benchmarks/README.md)
+           "--runner.postScriptGC", "false",
            # tracebacks (with server paths) go to this console, never to the browser
            "--client.showErrorDetails", os.environ.get("EGX_SHOW_ERROR_DETAILS", "none")]
     print(f"Starting Evidence Graph Explorer on http://{args.address}:{args.port}", file=sys.stderr)

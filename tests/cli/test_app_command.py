@@ -36,3 +36,22 @@ def test_config_file_turns_file_watching_off() -> None:
     assert out.returncode == 0, out.stderr
     block = out.stdout.split("[server]", 1)[1]
     assert 'fileWatcherType = "none"' in block.split("\n[", 1)[0]
+
+
+def test_no_full_collection_after_every_script_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Streamlit's ``gc.collect(2)`` after every run held the GIL ~0.3 s per timed redraw of the job banner and
+    panels; while a job ran, a Compare click waited for them (benchmarks/README.md, "A page while a server
+    job runs"). Off in ``egx app``, in .streamlit/config.toml, and in Streamlit's effective configuration."""
+    seen: list[list[str]] = []
+    monkeypatch.setattr(subprocess, "call", lambda cmd, **kw: seen.append(list(cmd)) or 0)
+    assert cli.main(["app", "--port", "8765", "--no-prebuild"]) == 0
+    (cmd,) = seen
+    assert cmd[cmd.index("--runner.postScriptGC") + 1] == "false"
+    conf = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert conf["runner"]["postScriptGC"] is False
+    # Streamlit reads it so from the checkout root (`config show` leaves this option out)
+    code = ("from streamlit import config as c; c.get_config_options(force_reparse=True); "
+            "print(c.get_option('runner.postScriptGC'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
