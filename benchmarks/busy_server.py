@@ -31,39 +31,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.page_latency import DEFAULTS, EXPECT, LOTHAIR, MATRIX, _settled  # noqa: E402
-from tests.app.browser_support import launch_chromium, page_server  # noqa: E402
+from benchmarks.page_latency import DEFAULTS, EXPECT, LOTHAIR, MATRIX  # noqa: E402
+from tests.app.browser_support import ask_again, launch_chromium, page_server, wait_text  # noqa: E402
 
 PAGES = {"ask": "pages/bubble_ask.py", "compare": "pages/compare.py"}
 BANNER = "runs on the server"
-
-
-def _shown(page, text: str, timeout_s: float = 600) -> float:
-    """Seconds until ``text`` is on the page (Streamlit may still be running: a fragment's redraw)."""
-    t0 = time.monotonic()
-    page.wait_for_function(
-        """(t) => document.body.innerText.replace(/[\u2060\u200b\u00ad]/g, '').includes(t)""",
-        arg=text, timeout=timeout_s * 1000, polling=100)
-    return time.monotonic() - t0
 
 
 def _ask(page, page_file: str) -> tuple[float, float]:
     """Ask the second question; seconds until its answer is on screen, and until the page also settled
     (Streamlit's "running" indicator gone: while a job runs, the banner's and the sidebar's redraws show it
     every few seconds, so this one measures the redraws as well as the click)."""
-    if page_file.endswith("bubble_ask.py"):
-        box = page.locator("input[aria-label='Question']").first
-        box.fill(LOTHAIR)
-        t1 = time.monotonic()
-        box.press("Enter")
-    else:
-        page.locator("[data-testid='stSelectbox']").filter(has_text="Question").first.click()
-        option = page.get_by_role("option", name=LOTHAIR)
-        t1 = time.monotonic()
-        option.click()
-    page.wait_for_timeout(50)
-    shown = (time.monotonic() - t1) + _shown(page, EXPECT[LOTHAIR])
-    return shown, (time.monotonic() - t1) + _settled(page, EXPECT[LOTHAIR])
+    t1 = ask_again(page, page_file, LOTHAIR)
+    shown = (time.monotonic() - t1) + wait_text(page, EXPECT[LOTHAIR], settled=False)
+    return shown, (time.monotonic() - t1) + wait_text(page, EXPECT[LOTHAIR])
 
 
 def _start_benchmark(tab, base: str) -> None:
@@ -90,7 +71,7 @@ def measure(page_file: str, busy: bool, tmp: Path, env: dict[str, str]) -> dict[
             ctx = browser.new_context(viewport={"width": 1280, "height": 800})
             page = ctx.new_page()
             page.goto(base, wait_until="domcontentloaded")
-            _settled(page, EXPECT[MATRIX])
+            wait_text(page, EXPECT[MATRIX])
             out: dict[str, object] = {"condition": "busy" if busy else "idle"}
             if busy:
                 tab = ctx.new_page()

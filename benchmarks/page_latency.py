@@ -22,23 +22,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.app.browser_support import launch_chromium, page_server  # noqa: E402
+from tests.app.browser_support import ask_again, launch_chromium, page_server, wait_text  # noqa: E402
 
 DEFAULTS = {"EGX_EMBEDDER": "bge-small", "EGX_RERANKER": "ms-marco-minilm", "EGX_LLM": "none"}
 LOTHAIR = "When did Lothair II's mother die?"
 MATRIX = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
 EXPECT = {LOTHAIR: "20 March 851", MATRIX: "Hugo Weaving as Agent Smith"}
-
-
-def _settled(page, text: str, timeout_s: float = 600) -> float:
-    """Seconds until ``text`` is on the page and Streamlit is no longer running."""
-    t0 = time.monotonic()
-    page.wait_for_function(
-        """(t) => document.body.innerText.replace(/[\u2060\u200b\u00ad]/g, '').includes(t)
-                 && !(document.querySelector('[data-testid="stStatusWidget"]')?.innerText || '').includes('Running')
-                 && !document.querySelector('[data-testid="stSpinner"]')""",
-        arg=text, timeout=timeout_s * 1000, polling=100)
-    return time.monotonic() - t0
 
 
 def measure(page_file: str, tmp: Path) -> dict[str, float]:
@@ -50,20 +39,10 @@ def measure(page_file: str, tmp: Path) -> dict[str, float]:
             page = browser.new_page(viewport={"width": 1280, "height": 800})
             t0 = time.monotonic()
             page.goto(base, wait_until="domcontentloaded")
-            _settled(page, EXPECT[MATRIX])
+            wait_text(page, EXPECT[MATRIX])
             first = time.monotonic() - t0
-            if page_file.endswith("bubble_ask.py"):
-                box = page.locator("input[aria-label='Question']").first
-                box.fill(LOTHAIR)
-                t1 = time.monotonic()
-                box.press("Enter")
-            else:
-                page.locator("[data-testid='stSelectbox']").filter(has_text="Question").first.click()
-                option = page.get_by_role("option", name=LOTHAIR)
-                t1 = time.monotonic()
-                option.click()
-            page.wait_for_timeout(50)
-            click = (time.monotonic() - t1) + _settled(page, EXPECT[LOTHAIR])
+            t1 = ask_again(page, page_file, LOTHAIR)
+            click = (time.monotonic() - t1) + wait_text(page, EXPECT[LOTHAIR])
             return {"first_page_s": round(first, 2), "click_to_result_s": round(click, 2)}
         finally:
             browser.close()

@@ -16,29 +16,17 @@ import argparse
 import json
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from components import tour  # noqa: E402
-from tests.app.browser_support import app_server, launch_chromium  # noqa: E402
+from tests.app.browser_support import app_server, launch_chromium, wait_text  # noqa: E402
 
 HEADINGS = {"pages/bubble_anchors.py": "Anchor grouping", "pages/bubble_expansion.py": "Bubble expansion",
             "pages/bubble_ranking.py": "Ranking and reasoning expansion", "pages/bubble_ask.py": "Ask",
             "pages/compare.py": "Side by side"}
-
-
-def _settled(page, texts: list[str], timeout_s: float = 600) -> float:
-    """Seconds until every one of ``texts`` is on the page and Streamlit is no longer running."""
-    t0 = time.monotonic()
-    page.wait_for_function(
-        """(ts) => ts.every(t => document.body.innerText.includes(t))
-                 && !(document.querySelector('[data-testid="stStatusWidget"]')?.innerText || '').includes('Running')
-                 && !document.querySelector('[data-testid="stSpinner"]')""",
-        arg=texts, timeout=timeout_s * 1000, polling=100)
-    return time.monotonic() - t0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -54,16 +42,16 @@ def main(argv: list[str] | None = None) -> int:
         browser = launch_chromium(p)
         page = browser.new_page(viewport={"width": 1440, "height": 900})
         page.goto(base, wait_until="domcontentloaded")
-        _settled(page, ["Start the guided demo"])
+        wait_text(page, ["Start the guided demo"])
         for rnd in range(1, args.rounds + 1):
             page.get_by_role("button", name="Start the guided demo").click()
             for i, step in enumerate(tour.STEPS):
-                s = _settled(page, [f"Guided demo · step {i + 1} of {n}", HEADINGS[step.page]])
+                s = wait_text(page, [f"Guided demo · step {i + 1} of {n}", HEADINGS[step.page]])
                 rows.append({"round": rnd, "step": i + 1, "page": step.page, "seconds": round(s, 2)})
                 print(f"round {rnd} · step {i + 1:2d} · {step.page:28s} {s:6.2f} s", flush=True)
                 name = "Finish the tour" if i == n - 1 else f"Next: {tour._TITLES[tour.STEPS[i + 1].page]}"
                 page.get_by_role("button", name=name).click()
-            s = _settled(page, ["your own choices are back", "Start the guided demo"])
+            s = wait_text(page, ["your own choices are back", "Start the guided demo"])
             rows.append({"round": rnd, "step": "finish", "page": "pages/home.py", "seconds": round(s, 2)})
             print(f"round {rnd} · finish  · pages/home.py                 {s:6.2f} s", flush=True)
         browser.close()

@@ -129,3 +129,43 @@ def page_server(tmp_path: Path, page: str, **env_overrides: str) -> Iterator[str
 def launch_chromium(playwright: Any) -> Any:
     """Debian's headless chromium through Playwright's sync API."""
     return playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+
+
+#: characters Streamlit's Markdown may put inside words (word joiners, soft hyphens): ignored when matching text
+_INVISIBLE = r"/[\u2060\u200b\u00ad]/g"
+
+
+def wait_text(page: Any, texts: str | list[str], *, settled: bool = True, timeout_s: float = 600) -> float:
+    """Seconds until every one of ``texts`` is on ``page`` and — with ``settled`` — Streamlit is no longer
+    running (no "Running" status, no spinner). Without ``settled`` a fragment's redraw may still be going on.
+    For click → result timings in ``benchmarks/`` and waits in the browser tests."""
+    import time
+
+    want = [texts] if isinstance(texts, str) else list(texts)
+    idle = ("""&& !(document.querySelector('[data-testid="stStatusWidget"]')?.innerText || '').includes('Running')
+               && !document.querySelector('[data-testid="stSpinner"]')""" if settled else "")
+    t0 = time.monotonic()
+    page.wait_for_function(
+        f"""(ts) => ts.every(t => document.body.innerText.replace({_INVISIBLE}, '').includes(t)) {idle}""",
+        arg=want, timeout=timeout_s * 1000, polling=100)
+    return time.monotonic() - t0
+
+
+def ask_again(page: Any, page_file: str, question: str) -> float:
+    """Ask ``question`` on the Ask page (typed + Enter) or pick it in Compare's Question box; returns the
+    monotonic time of the key press / click, to time from."""
+    import time
+
+    if page_file.endswith("bubble_ask.py"):
+        box = page.locator("input[aria-label='Question']").first
+        box.fill(question)
+        t1 = time.monotonic()
+        box.press("Enter")
+    else:
+        page.locator("[data-testid='stSelectbox']").filter(has_text="Question").first.click()
+        option = page.get_by_role("option", name=question)
+        t1 = time.monotonic()
+        option.click()
+    page.wait_for_timeout(50)
+    return t1
+
