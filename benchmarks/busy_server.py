@@ -32,7 +32,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.page_latency import DEFAULTS, EXPECT, LOTHAIR, MATRIX  # noqa: E402
-from tests.app.browser_support import ask_again, launch_chromium, page_server, wait_text  # noqa: E402
+from tests.app.browser_support import (  # noqa: E402
+    ask_again,
+    launch_chromium,
+    page_server,
+    start_benchmark,
+    wait_text,
+)
 
 PAGES = {"ask": "pages/bubble_ask.py", "compare": "pages/compare.py"}
 BANNER = "runs on the server"
@@ -45,21 +51,6 @@ def _ask(page, page_file: str) -> tuple[float, float]:
     t1 = ask_again(page, page_file, LOTHAIR)
     shown = (time.monotonic() - t1) + wait_text(page, EXPECT[LOTHAIR], settled=False)
     return shown, (time.monotonic() - t1) + wait_text(page, EXPECT[LOTHAIR])
-
-
-def _start_benchmark(tab, base: str) -> None:
-    from playwright.sync_api import expect
-
-    tab.goto(f"{base}/benchmark", wait_until="domcontentloaded")
-    expect(tab.get_by_role("heading", name="Benchmark")).to_be_visible(timeout=600_000)
-    name = tab.get_by_label("Run name", exact=True)
-    name.fill(f"busy-{int(time.time())}")
-    name.press("Enter")
-    n = tab.get_by_label("Questions", exact=True)
-    n.fill("5")
-    n.press("Enter")
-    tab.wait_for_timeout(500)
-    tab.get_by_role("button", name="Run benchmark").click()
 
 
 def measure(page_file: str, busy: bool, tmp: Path, env: dict[str, str]) -> dict[str, object]:
@@ -75,7 +66,7 @@ def measure(page_file: str, busy: bool, tmp: Path, env: dict[str, str]) -> dict[
             out: dict[str, object] = {"condition": "busy" if busy else "idle"}
             if busy:
                 tab = ctx.new_page()
-                _start_benchmark(tab, base)
+                start_benchmark(tab, base, f"busy-{int(time.time())}", 5, timeout_s=600)
                 # the job's live panel on the Benchmark tab (an idle tab draws the banner on its next run)
                 expect(tab.get_by_text(re.compile(r"elapsed")).first).to_be_visible(timeout=120_000)
                 page.bring_to_front()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app.browser_support import launch_chromium
+from tests.app.browser_support import launch_chromium, start_benchmark
 
 pytestmark = pytest.mark.browser
 TIMEOUT = 120_000
@@ -29,16 +29,7 @@ def test_run_benchmark_then_open_a_comparison(server: tuple[str, float], tmp_pat
         browser = launch_chromium(p)
         try:
             page = browser.new_page(viewport={"width": 1440, "height": 1400})
-            page.goto(f"{base}/benchmark", wait_until="domcontentloaded")
-            expect(page.get_by_role("heading", name="Benchmark")).to_be_visible(timeout=TIMEOUT)
-            folder = page.get_by_label("Run name", exact=True)
-            folder.fill(out.name)
-            folder.press("Enter")
-            n = page.get_by_label("Questions", exact=True)
-            n.fill("3")
-            n.press("Enter")
-            page.wait_for_timeout(500)
-            page.get_by_role("button", name="Run benchmark").click()
+            start_benchmark(page, base, out.name, 3)
             expect(page.get_by_text(re.compile(r"runs now, 0 already done"))).to_be_visible(timeout=TIMEOUT)
             expect(page.locator(".js-plotly-plot")).to_have_count(3, timeout=TIMEOUT)
             assert len((out / "results.jsonl").read_text().splitlines()) % 3 == 0

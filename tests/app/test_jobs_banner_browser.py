@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app.browser_support import launch_chromium
+from tests.app.browser_support import launch_chromium, start_benchmark
 
 pytestmark = pytest.mark.browser
 TIMEOUT = 120_000
@@ -23,16 +23,7 @@ def test_a_running_benchmark_is_named_on_another_page_with_a_link_back(server: t
         browser = launch_chromium(p)
         try:
             page = browser.new_page(viewport={"width": 1440, "height": 1000})
-            page.goto(f"{base}/benchmark", wait_until="domcontentloaded")
-            expect(page.get_by_role("heading", name="Benchmark")).to_be_visible(timeout=TIMEOUT)
-            name = page.get_by_label("Run name", exact=True)
-            name.fill("banner-run")
-            name.press("Enter")
-            n = page.get_by_label("Questions", exact=True)
-            n.fill("5")
-            n.press("Enter")
-            page.wait_for_timeout(500)
-            page.get_by_role("button", name="Run benchmark").click()
+            start_benchmark(page, base, "banner-run", 5)
             # the job is submitted once the page shows its live panel: a page switch before that would stop the
             # script run that handles the click (on a busy machine it had not reached the submit yet)
             expect(page.get_by_role("button", name="Cancel").first).to_be_visible(timeout=TIMEOUT)
