@@ -88,7 +88,11 @@ def reg_panel(act: Active, qids: list[str]) -> None:
     from core.methods.reg.config import TrainConfig
 
     ws = act.workspace
-    llm_ok = bool(act.llm.available)
+    # the recorded LLM replays the shipped runs only: it can refine the supervision of questions whose
+    # selections were recorded (the MuSiQue sample ships them), of no others
+    recorded = bool(act.llm.available) and act.llm.name == "recorded"
+    llm_ok = bool(act.llm.available) and (
+        not recorded or not set(qids) - tasks.cached_selections(ws, act.llm, "auto"))
     with st.container(border=True, key="egx-train-reg"):
         st.markdown("**Train the retriever**")
         options = ["refined", "weak"] if llm_ok else ["weak"]
@@ -109,9 +113,11 @@ def reg_panel(act: Active, qids: list[str]) -> None:
                 "How the LLM selects", SELECTIONS, key=S.bind(S.TRAIN_REG_SELECTION, "auto"),
                 help=TrainConfig.__dataclass_fields__["selection"].metadata.get("help", "")))
         if not llm_ok:
-            st.info("No LLM is active (the sidebar's LLM is “none”), so the retriever trains on **weak labels**: "
-                    "query→answer shortest paths, the paper's **“w/o S(I)”** ablation. Pick an LLM in the sidebar to "
-                    "train on ReG's S(I), the LLM-refined supervision.", icon=":material/info:")
+            why = ("The recorded LLM replays the shipped runs only, and no S(I) selection was recorded for these "
+                   "questions" if recorded else "No LLM is active (the sidebar's LLM is “none”)")
+            st.info(f"{why}, so the retriever trains on **weak labels**: query→answer shortest paths, the paper's "
+                    "**“w/o S(I)”** ablation. Pick a live LLM (local or openai) in the sidebar to train on ReG's S(I), "
+                    "the LLM-refined supervision.", icon=":material/info:")
         n = len(qids)
         cfg = TrainConfig()
         n_val, n_test = round(n * cfg.val_fraction), round(n * cfg.test_fraction)

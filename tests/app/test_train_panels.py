@@ -110,3 +110,17 @@ def test_a_training_job_shows_progress_and_cancel_stops_it(home: Path, monkeypat
         assert not (home / "workspaces" / "demo" / "reg").exists() or not [
             p for p in (home / "workspaces" / "demo" / "reg").iterdir() if p.name.startswith(".retriever.")]
     assert not at.button(key=start).disabled
+
+
+def test_reg_panel_with_the_recorded_llm_offers_weak_labels_only(home: Path, monkeypatch) -> None:
+    """The recorded LLM replays the shipped runs only: with no S(I) selection recorded for the workspace's
+    questions, refined training would fail after a few seconds (a browser audit hit that), so the panel offers
+    weak labels and says why."""
+    monkeypatch.setenv("EGX_LLM", "recorded")
+    at = open_app_page("pages/evidence_chains.py", timeout=RUN_TIMEOUT)
+    radio = at.radio(key=S.widget_key(S.TRAIN_REG_SUPERVISION))
+    from components.train_view import SUPERVISION
+
+    assert radio.options == [SUPERVISION["weak"]] and radio.value == "weak"
+    text = _text(at)
+    assert "The recorded LLM replays the shipped runs only" in text and "“w/o S(I)”" in text

@@ -275,7 +275,11 @@ def _check_refined(counts: dict[str, int]) -> None:
 
         raise ConfigError(f"Refined supervision (ReG §4.1) needs the LLM's selections, but none of the "
                           f"{counts.get('questions', 0)} questions got one (the LLM is 'none' or every call failed). "
-                          "Nothing was saved. Pass --llm local, local-small or openai, or train with --supervision weak.")
+                          "Nothing was saved. Pass --llm local, local-small or openai, or train with --supervision weak.",
+                          app=f"Refined supervision (ReG §4.1) needs the LLM's selections, but none of the "
+                              f"{counts.get('questions', 0)} questions got one (the LLM is “none”, the recorded LLM "
+                              "has none recorded for them, or every call failed). Nothing was saved. Pick a live LLM "
+                              "(local or openai) in the sidebar, or train on weak labels.")
 
 
 def train_reg(workspace: Any, questions: str | Path, *, backends: Any, cfg: TrainConfig | None = None,
