@@ -26,6 +26,7 @@ from components.ui import error_text, md_escape
 from core.backends.registry import LLMS
 from core.errors import Cancelled, EgxError
 from core.eval.judge import SAME, choose_judge
+from core.eval.paper_metrics import APP_WORDING as JUDGE_APP_WORDING
 from core.eval.report import (
     METRIC_ORDER,
     NODE_METRICS_NOTE,
@@ -44,6 +45,7 @@ from core.index.isolated import isolated_builds
 from core.index.paths import runs_root
 from core.jobs import JobBusyError
 from core.methods.base import Backends
+from core.methods.reg.pipeline import APP_WORDING as REG_APP_WORDING
 from core.methods.registry import METHODS, method_names
 from core.tasks import bench_job, bench_spec
 
@@ -239,14 +241,16 @@ if any("node R@10" in row for row in rows):  # a run retrieved KG nodes: say wha
 for methods, note in grouped_replay_notes(summary):  # records of the recorded LLM that are not the recorded runs
     st.warning(f"**{md_escape(', '.join(methods))}**: {md_escape(note)}", icon=":material/report:")
 for m, s in summary["methods"].items():  # e.g. reg without a trained retriever is not ReG's retriever
-    for text, n in s.get("notices", {}).items():
-        st.warning(f"**{md_escape(m)}** ({n} of {s['n']} questions): {md_escape(text)}", icon=":material/warning:")
+    for text, n in s.get("notices", {}).items():  # saved in the command line's words: shown in the app's
+        st.warning(f"**{md_escape(m)}** ({n} of {s['n']} questions): {md_escape(REG_APP_WORDING.get(text, text))}",
+                   icon=":material/warning:")
 st.markdown("**The papers' answer metrics** — answer-set Precision / Recall / F1 / Hit / Hit@1 (SG-RAG, ReG), "
             "Macro-/Micro-F1 (ReG), ACC_L (BubbleRAG) and Emp.S (SG-RAG, 0–3) by the LLM judge")
 st.dataframe(pd.DataFrame(paper_rows(summary)), hide_index=True, width="stretch")
 judge = summary.get("judge", {})
 if "not_computed" in judge:
-    st.caption(f"ACC_L, Emp.S and FastInsight's pairwise win rate: {judge['not_computed']}.")  # our own text
+    why = str(judge["not_computed"])
+    st.caption(f"ACC_L, Emp.S and FastInsight's pairwise win rate: {md_escape(JUDGE_APP_WORDING.get(why, why))}.")
 else:
     st.caption(f"Judge: {md_escape(judge.get('label') or judge.get('model', '?'))}"
                + ("; its prompts are in the run's summary.json." if judge.get("prompts") else "."))

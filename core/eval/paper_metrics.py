@@ -426,3 +426,10 @@ NOT_COMPUTED = "not computed: no LLM is configured (run with --llm local, local-
 JUDGE_OFF = "not computed: the LLM judge was turned off for this run (egx bench --no-judge)"
 NO_JUDGE = ("not computed: no judge LLM was chosen — pass --judge-llm local-small (or local, openai; on the "
             "Benchmark page pick a judge). The generator never judges itself unless asked with --judge-llm same")
+#: The three above in the app's words (the Benchmark page's controls instead of the command line's flags).
+APP_WORDING = {
+    NOT_COMPUTED: "not computed: no LLM is configured (pick local, local-small or openai as the sidebar's LLM)",
+    JUDGE_OFF: "not computed: the LLM judge was turned off for this run",
+    NO_JUDGE: ("not computed: no judge LLM was chosen — pick one under “Judge LLM” (e.g. local-small) and run "
+               "again under a new name. The generator never judges itself unless “same” is chosen there"),
+}

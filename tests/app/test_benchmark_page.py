@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from components import state as S
 from core.eval.report import RESULTS
-from tests.app.helpers import run_page
+from tests.app.helpers import plain, run_page
 
 PAGE = "pages/benchmark.py"
 
@@ -29,7 +29,8 @@ def test_benchmark_page_runs_and_shows_report(home, tmp_path):
     assert list(paper["method"]) == ["dense", "ppr"]
     assert {"Precision", "Recall", "F1", "Hit", "Hit@1", "Macro-F1", "Micro-F1", "ACC_L", "Emp.S"} <= set(paper.columns)
     assert paper["ACC_L"].isna().all() and paper["Hit"].notna().all()
-    assert any("not computed: no judge LLM was chosen" in c.value for c in at.caption)
+    assert any("not computed: no judge LLM was chosen — pick one under “Judge LLM”" in plain(c.value) for c in at.caption)
+    assert not [c.value for c in at.caption if "--judge-llm" in c.value]  # the app's words, not the CLI's flags
     # failures only by default, with the count said; switched off, every row (the behaviour this test pins changed:
     # the table used to show every row)
     table = at.dataframe[2].value
@@ -122,3 +123,18 @@ def test_benchmark_page_shows_no_server_path(home, tmp_path):
     seen += texts(at2)
     leaks = [t for t in seen if str(home) in t or str(tmp_path) in t or "--out" in t]
     assert not leaks, leaks
+
+
+def test_a_saved_runs_notices_are_shown_in_the_apps_words(home):
+    """reg without a fitting trained retriever notes it in every record in the command line's words (``egx
+    train-reg``); the page shows the same notice naming the Train panel instead."""
+    at = run_page(PAGE)
+    at.multiselect(key=S.widget_key(S.BENCH_METHODS, "bench")).set_value(["reg"])
+    at.number_input(key=S.widget_key(S.BENCH_LIMIT, "bench")).set_value(1)
+    at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).set_value("reg-run").run()
+    at.button(key=S.BENCH_RUN).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "egx train-reg" in (home / "runs" / "reg-run" / RESULTS).read_text()  # what the CLI shows
+    shown = [w.value for w in at.warning if "reg" in w.value and "retriever" in w.value]
+    assert shown and all("Train panel" in w and "egx" not in w for w in shown), shown
+

@@ -63,6 +63,8 @@ NOT_TRAINED_NOTICE_APP = NOT_TRAINED_NOTICE.replace(
 WEAK_NOTICE_APP = WEAK_NOTICE.replace(
     "Train on S(I) with `egx train-reg --llm local`.",
     "Train on S(I) in the Train panel of the Evidence chains page, with an LLM chosen in the sidebar.")
+#: Each notice in the app's words, for views that read a notice's CLI text back (a saved benchmark run).
+APP_WORDING = {NOT_TRAINED_NOTICE: NOT_TRAINED_NOTICE_APP, WEAK_NOTICE: WEAK_NOTICE_APP}
 
 
 @dataclass(frozen=True, eq=False)
