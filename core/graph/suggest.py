@@ -33,6 +33,10 @@ _PREPOSITIONS = {"by", "in", "of", "on", "at", "to", "from", "with", "for", "int
 # participles that read as a state without "was" ("born in", "located in"): they need one
 _STATE_PARTICIPLES = {"born", "based", "located", "married", "known", "named", "made", "released", "published",
                       "founded", "written", "buried", "situated", "headquartered", "set", "held"}
+#: relation phrases that are a bare auxiliary or light verb: no question can be worded from them
+_BARE_VERBS = {"was", "were", "are", "be", "been", "being", "am", "has", "had", "have", "having", "do", "does", "did",
+               "became", "become", "becomes", "got", "get", "gets", "includes", "included", "include", "contains",
+               "contain", "contained", "can", "could", "will", "would", "may", "might", "must", "should", "shall"}
 _IS = {"is a", "is an", "is", "instance of", "type", "is type of", "subclass of"}
 # a year, a date, a number: an answer, not a subject
 _NOT_A_NAME = re.compile(r"(?i)^(?:[\d.,:/\-–]+|jan\w*|feb\w*|mar\w*|apr\w*|may|june?|july?|aug\w*|sep\w*|oct\w*|"
@@ -219,6 +223,8 @@ def relation_question(head: str, relation: str, tail: str) -> tuple[str, str, st
     first, last = words[0], words[-1]
     if rel.lower() in _IS:
         return f"What is {head}?", head, tail
+    if rel.lower() in _BARE_VERBS:  # "was", "has": an OpenIE relation too bare to word ("What is the was of X?")
+        return None
     if last == "by" and len(words) >= 2 and words[-2].endswith(("ed", "en", "wn")):  # "directed by": ask the agent
         return f"Who {' '.join(rel.split()[:-1])} {head}?", head, tail
     if first in _STATE_PARTICIPLES:  # "born in": "Who or what was born in X?"

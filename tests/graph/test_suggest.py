@@ -90,6 +90,9 @@ def test_relation_wording_follows_the_phrase(triple: tuple[str, str, str], quest
 def test_relation_phrases_without_a_wording_are_skipped() -> None:
     assert relation_question("m.0abc", "/film/film/genre", "m.0xyz") is None  # a Freebase path
     assert relation_question("A", "", "B") is None
+    # a bare auxiliary or light verb (OpenIE's "Alan Turing — was — a mathematician"): no "What is the was of …?"
+    for bare in ("was", "has", "Became", "includes"):
+        assert relation_question("Alan Turing", bare, "a mathematician") is None, bare
 
 
 def test_nothing_to_suggest_without_edges() -> None:
