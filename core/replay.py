@@ -271,9 +271,11 @@ def replay_notice(replay: dict[str, Any] | None) -> str:
     if st.complete:
         return ""
     if not st.matched:
-        return ("Not a recorded run: no recording holds this question with these settings and models, so every "
-                "LLM stage ran without the LLM (its fallback). Pick a recorded sample question at the default "
-                "settings, or a live LLM.")
+        # an LLM reply may still have been replayed (the same prompt in another recorded run, or the LLM cache),
+        # so the notice says what holds for every stage: a prompt not recorded ran without the LLM
+        return ("Not a recorded run: no recording holds this question with these settings and models, so each "
+                "LLM stage whose exact prompt was not recorded ran without the LLM (its fallback). Pick a recorded "
+                "sample question at the default settings, or a live LLM.")
     parts = []
     if st.missed_stages:
         parts.append(f"stages {', '.join(st.missed_stages)} ran without the LLM because their prompts were not "

@@ -159,5 +159,8 @@ def test_status_and_notice_of_a_full_a_partial_and_an_unmatched_replay():
     assert "retrieval state at fastinsight.granker (not on the tape) was not on the recording" in text
     unmatched = replay_status(_trace("x was not recorded"), None, "r")
     assert not unmatched.matched and replay_notice(unmatched.to_dict()).startswith("Not a recorded run")
+    # an unmatched run may still have had a reply replayed (the same prompt elsewhere, the cache): the notice
+    # does not claim every stage ran without the LLM (a browser audit saw it beside "1 of 1 replayed")
+    assert "every LLM stage" not in replay_notice(unmatched.to_dict())
     assert ReplayStatus.from_dict(partial.to_dict()) == partial
     assert replay_notice({}) == "" and replay_notice(None) == ""
