@@ -26,9 +26,14 @@ INTROS: dict[str, Intro] = _intros()
 
 def page_intro(page: str) -> Intro:
     """Draw the intro of ``page`` ("pages/x.py") and return it."""
+    from components import tour
+
     intro = INTROS[page]
     p = intro.cited
-    st.markdown(md_escape(" ".join(intro.text)))
-    st.caption(f"Paper: [{md_escape(f'{p.key} {intro.section} — {p.title}')}]({p.url}) · "
-               f"{md_escape(f'{p.short_authors}, {p.year}, {p.venue}, arXiv {p.arxiv}')}.")
+    # during the guided demo the step's bar says what the stage does: the intro stays one click away
+    where = st.expander("About this page", icon=":material/info:") if tour.on_step_page(page) else st.container()
+    with where:
+        st.markdown(md_escape(" ".join(intro.text)))
+        st.caption(f"Paper: [{md_escape(f'{p.key} {intro.section} — {p.title}')}]({p.url}) · "
+                   f"{md_escape(f'{p.short_authors}, {p.year}, {p.venue}, arXiv {p.arxiv}')}.")
     return intro

@@ -136,6 +136,14 @@ def current() -> TourState | None:
     return t if isinstance(t, TourState) else None
 
 
+def on_step_page(page: str) -> bool:
+    """Whether a tour runs and its current step is on ``page`` ("pages/x.py"): the step's bar then says what
+    the stage does, so the page keeps its own intro folded (on a 900-px projector the two pushed the drawing
+    below the fold)."""
+    t = current()
+    return t is not None and STEPS[t.step].page == page
+
+
 def _family(key: str) -> list[str]:
     """``key`` and its widgets' keys (:func:`state.widget_key`), as they are in the session now."""
     prefix = S.widget_key(key)
