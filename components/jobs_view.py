@@ -22,6 +22,10 @@ if TYPE_CHECKING:
 
 #: Seconds the sidebar keeps showing a finished job (done, failed or cancelled).
 SHOW_FINISHED_S = 600.0
+#: A job done (not failed) within this many seconds is shown for SHOW_QUICK_S only: Compare's quick method runs
+#: piled up in the panel as "FastInsight … done (took under a second)" for ten minutes.
+QUICK_JOB_S = 5.0
+SHOW_QUICK_S = 20.0
 #: Live panels redraw this often while a job runs.
 POLL_S = 1.0
 #: A method run's live panel redraws this often: its answer streams in while the LLM writes it.
@@ -115,7 +119,8 @@ def _shown(jobs: list[Job]) -> list[Job]:
     out = []
     for j in jobs:
         s = j.status()
-        if s.running or (s.since_finished or 0.0) < SHOW_FINISHED_S:
+        keep = SHOW_QUICK_S if s.state == "done" and s.elapsed < QUICK_JOB_S else SHOW_FINISHED_S
+        if s.running or (s.since_finished or 0.0) < keep:
             out.append(j)
     return out[:6]
 

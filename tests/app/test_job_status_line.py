@@ -27,3 +27,22 @@ def test_a_running_job_says_its_message_and_stage() -> None:
 def test_a_finished_job_keeps_a_message_it_reported() -> None:
     line = status_line(_status("done", "Answered 5 questions", 75.0, stage="answer"))
     assert line.startswith("Answered 5 questions") and "stage" not in line and line.endswith("took 1 min 15 s")
+
+
+def test_quick_finished_jobs_leave_the_panel_soon_failures_stay() -> None:
+    from dataclasses import replace
+
+    from components import jobs_view
+
+    class _Job:
+        def __init__(self, st: JobStatus) -> None:
+            self.st = st
+
+        def status(self) -> JobStatus:
+            return self.st
+
+    quick = replace(_status("done", "", 0.3), since_finished=jobs_view.SHOW_QUICK_S + 1)
+    slow = replace(_status("done", "", 60.0), since_finished=jobs_view.SHOW_QUICK_S + 1)
+    failed = replace(_status("failed", "", 0.3), since_finished=jobs_view.SHOW_QUICK_S + 1)
+    shown = jobs_view._shown([_Job(quick), _Job(slow), _Job(failed)])  # type: ignore[list-item]
+    assert [j.st for j in shown] == [slow, failed]
