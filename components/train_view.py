@@ -134,7 +134,9 @@ def reg_panel(act: Active, qids: list[str]) -> None:
                    "written to this workspace's own folder when complete; until then the previous one stays in use.")
         if n < 10:
             st.warning(f"{n} question(s) with answers is too few to split into training, validation and test "
-                       "questions; add a questions file with more on the Data page.", icon=":material/warning:")
+                       f"questions: with {n_val} to pick the best epoch and {n_test} held out, the chosen epoch and "
+                       "the recall figures are noise. Add a questions file with more on the Data page.",
+                       icon=":material/warning:")
         key = f"train-reg:{ws.path}:{unit}"
         running = _running(S.TRAIN_REG_JOB)
         if st.button("Start training", key=S.TRAIN_REG_START, type="primary", icon=":material/model_training:",

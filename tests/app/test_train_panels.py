@@ -80,7 +80,7 @@ def test_reg_panel_without_an_llm_trains_on_weak_labels_and_the_page_uses_the_mo
 
 def test_reg_training_failure_is_shown_in_the_apps_words(home: Path) -> None:
     at = open_app_page("pages/evidence_chains.py", timeout=RUN_TIMEOUT)
-    assert any("too few to split" in w.value for w in at.warning)  # the demo's five questions
+    assert any("too few to split" in w.value and "are noise" in w.value for w in at.warning)  # the demo's five questions
     at.number_input(key=S.widget_key(S.TRAIN_REG_EPOCHS)).set_value(2)
     at.button(key=S.TRAIN_REG_START).click().run(timeout=RUN_TIMEOUT)
     errors = [plain(e.value) for e in at.error]
