@@ -82,6 +82,10 @@ def _previous(ws_path: Path, unit: str) -> dict[str, Any] | None:
         return None
 
 
+#: The anchor of ReG's Train panel: the top of the Evidence chains page links to it (the panel is at the bottom).
+REG_ANCHOR = "train-the-retriever"
+
+
 def reg_panel(act: Active, qids: list[str]) -> None:
     """Train ReG's retriever on the workspace's questions with answers (``qids``)."""
     from core import tasks
@@ -94,7 +98,7 @@ def reg_panel(act: Active, qids: list[str]) -> None:
     llm_ok = bool(act.llm.available) and (
         not recorded or not set(qids) - tasks.cached_selections(ws, act.llm, "auto"))
     with st.container(border=True, key="egx-train-reg"):
-        st.markdown("**Train the retriever**")
+        st.subheader("Train the retriever", anchor=REG_ANCHOR)
         options = ["refined", "weak"] if llm_ok else ["weak"]
         skey = S.bind(S.TRAIN_REG_SUPERVISION, options[0])
         if st.session_state[skey] not in options:

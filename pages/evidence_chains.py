@@ -17,7 +17,7 @@ from components import state as S
 from components.answer_view import replay_banner
 from components.sidebar import active
 from components.teaching import page_intro
-from components.ui import md_escape, public_text, question_picker
+from components.ui import error_text, md_escape, public_text, question_picker
 from core.errors import EgxError
 from core.methods.answering import method_notices, step_fallback
 from core.methods.base import Backends
@@ -70,11 +70,12 @@ spec = METHODS[method]
 try:
     res = resources.method_run(spec, ws, act.key, backends, query, spec.make_config(evidence_format=fmt))
 except EgxError as exc:
-    st.error(str(exc))
+    st.error(md_escape(error_text(exc)))
     st.stop()
 replay_banner(res)  # a partial replay says so before anything else
 for notice in method_notices(res, app=True):  # e.g. reg without a trained retriever is not ReG's retriever
     st.warning(md_escape(notice), icon=":material/warning:")
+st.caption(f"[(Re)train ReG's retriever ↓](#{train_view.REG_ANCHOR}): the Train panel is at the bottom of this page.")
 data = AnswerStepData.of(res.trace, last=True)  # the answer step's evidence in the three formats
 for s in res.trace.steps:
     if s.fallback:

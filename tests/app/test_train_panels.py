@@ -124,3 +124,8 @@ def test_reg_panel_with_the_recorded_llm_offers_weak_labels_only(home: Path, mon
     assert radio.options == [SUPERVISION["weak"]] and radio.value == "weak"
     text = _text(at)
     assert "The recorded LLM replays the shipped runs only" in text and "“w/o S(I)”" in text
+    # the panel is at the bottom of a long page: the top links to it
+    from components.train_view import REG_ANCHOR
+
+    assert any(h.proto.anchor == REG_ANCHOR for h in at.subheader)
+    assert any(f"](#{REG_ANCHOR})" in c.value for c in at.caption)
