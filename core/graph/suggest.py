@@ -225,6 +225,8 @@ def relation_question(head: str, relation: str, tail: str) -> tuple[str, str, st
         return f"What is {head}?", head, tail
     if rel.lower() in _BARE_VERBS:  # "was", "has": an OpenIE relation too bare to word ("What is the was of X?")
         return None
+    if first in ("not", "never", "no", "cannot") or "not" in words[:2]:  # a negation ("not have", "does not own")
+        return None
     if last == "by" and len(words) >= 2 and words[-2].endswith(("ed", "en", "wn")):  # "directed by": ask the agent
         return f"Who {' '.join(rel.split()[:-1])} {head}?", head, tail
     if first in _STATE_PARTICIPLES:  # "born in": "Who or what was born in X?"
