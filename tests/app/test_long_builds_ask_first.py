@@ -107,23 +107,3 @@ def test_the_estimate_rests_on_the_recorded_build_rate(home: Path) -> None:
 
     seconds, how = NV.node_vectors_estimate(ws, Other())  # type: ignore[arg-type]
     assert seconds == pytest.approx(87 * NV.STATED_SECONDS_PER_TEXT) and "is assumed" in how
-
-
-def test_samples_build_prebuilds_the_node_vectors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
-    """`egx samples build` (what `egx app` runs before the server starts) embeds FastInsight's node texts for
-    the app's embedder, with a progress bar, so no page has anything of it left to offer or build."""
-    import shutil
-
-    from core import cli
-    from tests.conftest import SAMPLE_DATA
-
-    sd = tmp_path / "sample_data"
-    shutil.copytree(SAMPLE_DATA / "demo", sd / "demo")
-    monkeypatch.setenv("EGX_SAMPLE_DATA", str(sd))
-    monkeypatch.setenv("EGX_EMBEDDER", "hashing")
-    home = tmp_path / "home"
-    monkeypatch.setenv("EGX_HOME", str(home))
-    assert cli.main(["samples", "build", "demo"]) == 0
-    out, err = capsys.readouterr()
-    assert "Embedding 87 KG node texts for FastInsight" in out and "sample demo: Embedding 87 KG node" in err
-    assert _has_node_vectors(home)

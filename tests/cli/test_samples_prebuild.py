@@ -40,6 +40,19 @@ def test_samples_build_draws_a_bar_and_is_quick_once_built(demo_only: Path, caps
     assert manifest.stat().st_mtime_ns == first
 
 
+def test_samples_build_prebuilds_the_node_vectors(demo_only: Path, capsys) -> None:
+    """`egx samples build` (what `egx app` runs before the server starts) embeds FastInsight's node texts for
+    the app's embedder, with a progress bar, so no page has anything of it left to offer or build."""
+    from core.backends.registry import get_embedder
+    from core.index.workspace import Workspace
+    from core.methods.fastinsight.node_vectors import has_node_vectors
+
+    assert cli.main(["samples", "build", "demo"]) == 0
+    out, err = capsys.readouterr()
+    assert "Embedding 87 KG node texts for FastInsight" in out and "sample demo: Embedding 87 KG node" in err
+    assert has_node_vectors(Workspace.open(demo_only / "demo"), get_embedder("hashing"))
+
+
 def test_samples_build_unknown_name(demo_only: Path, capsys) -> None:
     assert cli.main(["samples", "build", "nope"]) == 2
     assert "Unknown sample workspace 'nope'. Valid sample workspaces: 'demo'." in capsys.readouterr().err
