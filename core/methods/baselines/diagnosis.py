@@ -96,7 +96,7 @@ def diagnose_rerank(result: BaselineResult, workspace: Workspace, gold: Gold, *,
 @diagnoser()
 def diagnose_ppr(result: BaselineResult, workspace: Workspace, gold: Gold, lost: list[str],
                  ranks: dict[str, int | None], cut: int, ev: dict[str, Any]) -> Diagnosis | None:
-    """HippoRAG-style PPR: not_in_graph / no_anchor (seeds) / ranked_out / answer_wrong."""
+    """HippoRAG (v1) PPR: not_in_graph / no_anchor (seeds) / ranked_out / answer_wrong."""
     graph = workspace.graph
     method = result.method
     seeds = result.details.get("seeds", [])
