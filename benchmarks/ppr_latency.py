@@ -1,6 +1,6 @@
 """PPR query latency on MuSiQue vs BubbleRAG's expansion on the same queries.
 
-HippoRAG-style PPR (query entities → seeds → sparse power iteration → passage scores) runs through
+HippoRAG (v1) PPR (query entities → seeds → sparse power iteration → passage scores) runs through
 the method registry; dense retrieval on the same questions is the in-process baseline (ratio =
 PPR / dense). BubbleRAG (``none`` LLM mode) runs on the same questions and we read the wall time
 of its localized-graph and bubble-expansion stages from its trace (the part that competes with

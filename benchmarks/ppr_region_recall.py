@@ -1,5 +1,5 @@
 """What PPR on the seeds' region costs in recall: on a graph store (FalkorDB) the
-whole graph is not in the app's process, so HippoRAG-style PPR runs on the region within
+whole graph is not in the app's process, so HippoRAG (v1) PPR runs on the region within
 ``region_hops`` hops of its seed entities (default 3, capped at 50,000 nodes). This runs the MuSiQue
 sample's questions through whole-graph PPR and region PPR in memory — the region PPR's ranking is
 the remote store's, exactly (``tests/methods/test_store_same_results.py``) — and reports R@2/5/10,

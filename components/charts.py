@@ -15,6 +15,7 @@ from components.reg_chains import GROUP_COLORS
 if TYPE_CHECKING:
     import pandas as pd
 
+    from core.methods.baselines.hipporag2_stages import WalkData
     from core.methods.bubblerag import AnchorGroup
     from core.methods.fastinsight.views import RankRow
     from core.trace import Trace
@@ -133,4 +134,24 @@ def heldout_figure(runs: Mapping[str, Mapping[str, Any]], k: int) -> go.Figure:
                              marker_color=GROUP_COLORS[i % len(GROUP_COLORS)]))
     fig.update_layout(barmode="group", height=300, margin={"l": 40, "r": 10, "t": 30, "b": 30},
                       yaxis={"range": [0, 1.02], "title": "test split"}, legend={"orientation": "h", "y": 1.15})
+    return fig
+
+
+def ppr_mass_figure(walk: WalkData, gold: Sequence[str] = ()) -> go.Figure:
+    """HippoRAG 2's PPR mass: the top phrase nodes and the top passage nodes by PPR score (two bar groups), the
+    mass each kind of node holds in the legend; gold passages drawn green."""
+    # a phrase and a passage may share a name ("The Matrix"): the prefix keeps their bars apart
+    phrases = [("phrase · " + _label(str(n["name"])), float(n["score"])) for n in walk.top_phrases]
+    passages = [("passage · " + _label(str(p["title"] or p["chunk_id"])), float(p["score"]), p["chunk_id"] in gold)
+                for p in walk.top_passages]
+    fig = go.Figure([
+        go.Bar(name=f"phrase nodes (mass {walk.phrase_mass:.3f})", y=[n for n, _ in phrases],
+               x=[s for _, s in phrases], orientation="h", marker_color="#0072b2"),
+        go.Bar(name=f"passage nodes (mass {walk.passage_mass:.3f})", y=[n for n, _, _ in passages],
+               x=[s for _, s, _ in passages], orientation="h",
+               marker_color=["#009e73" if g else "#e69f00" for _, _, g in passages]),
+    ])
+    fig.update_layout(height=max(260, 22 * (len(phrases) + len(passages)) + 80),
+                      margin={"l": 10, "r": 20, "t": 30, "b": 40}, xaxis={"title": "PPR score"},
+                      yaxis={"autorange": "reversed"}, legend={"orientation": "h", "y": 1.08})
     return fig

@@ -29,6 +29,7 @@ SECTIONS: dict[str, tuple[tuple[str, str, str], ...]] = {
     "FastInsight": (("pages/granker.py", "GRanker vs plain reranking", ":material/swap_vert:"),),
     "SG-RAG": (("pages/subgraph.py", "Subgraph matching", ":material/account_tree:"),),
     "ReG": (("pages/evidence_chains.py", "Evidence chains", ":material/linear_scale:"),),
+    "Baselines": (("pages/hipporag2.py", "HippoRAG 2", ":material/psychology:"),),
     "Evaluate": (("pages/compare.py", "Compare methods", ":material/compare:"),
                  ("pages/benchmark.py", "Benchmark", ":material/analytics:")),
 }

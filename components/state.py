@@ -140,6 +140,15 @@ REG_TOKENS_CHART = "egx.reg.tokens"
 REG_CURVES_CHART = "egx.reg.curves"
 REG_HELDOUT_CHART = "egx.reg.heldout"
 
+# ---------------------------------------------------------------- HippoRAG 2 page (baseline)
+HIPPORAG2_QUESTION = "egx.hipporag2.question"  #: picked question (a workspace question or CUSTOM_QUESTION)
+HIPPORAG2_CUSTOM = "egx.hipporag2.custom_question"  #: text of a typed question
+HIPPORAG2_LINKING = "egx.hipporag2.linking_top_k"
+HIPPORAG2_PASSAGE_WEIGHT = "egx.hipporag2.passage_node_weight"
+HIPPORAG2_DAMPING = "egx.hipporag2.damping"
+HIPPORAG2_MEMORY = "egx.hipporag2.recognition_memory"
+HIPPORAG2_MASS_CHART = "egx.hipporag2.mass_chart"
+
 # ---------------------------------------------------------------- Train panels (ReG retriever, SG-RAG dominance model)
 TRAIN_REG_SUPERVISION = "egx.train.reg.supervision"  #: "refined" (S(I), needs an LLM) or "weak" (w/o S(I))
 TRAIN_REG_SELECTION = "egx.train.reg.selection"  #: how refined supervision asks the LLM

@@ -1,5 +1,6 @@
-"""The four papers this project implements: one citation each, used by the Home page, every method page
-and anything else that names a paper, so no page cites a paper by a bare file name.
+"""The four papers this project implements, and HippoRAG 2, the baseline two of them compare against: one
+citation each, used by the Home page, every method page and anything else that names a paper, so no page cites
+a paper by a bare file name.
 
 Titles and authors are as printed in the papers (``../shared/papers/``); venues and arXiv ids are those
 of the papers' public records (arXiv abstract pages; the ACL Anthology for SG-RAG). A method names its
@@ -61,6 +62,11 @@ PAPERS: dict[str, Paper] = {p.key: p for p in (
                  "Retrieval Augmented Generation",
           ("Deyu Zou", "Yongqiang Chen", "Mufei Li", "Siqi Miao", "Chenxi Liu", "Bo Han", "James Cheng", "Pan Li"),
           2025, "arXiv preprint", "2506.22518"),
+    # the baseline BubbleRAG (Table 2) and FastInsight (Table 3) compare against; its code is public
+    # (OSU-NLP-Group/HippoRAG), which the ``hipporag2`` method follows
+    Paper("HippoRAG 2", "From RAG to Memory: Non-Parametric Continual Learning for Large Language Models",
+          ("Bernal Jiménez Gutiérrez", "Yiheng Shu", "Weijian Qi", "Sizhe Zhou", "Yu Su"), 2025,
+          "Proceedings of ICML 2025", "2502.14802"),
 )}
 
 
@@ -78,7 +84,7 @@ class Intro:
 
 
 def get_paper(key: str) -> Paper:
-    """The paper named ``key`` ("BubbleRAG", "FastInsight", "SG-RAG", "ReG").
+    """The paper named ``key`` ("BubbleRAG", "FastInsight", "SG-RAG", "ReG", "HippoRAG 2").
 
     Raises
     ------
@@ -94,7 +100,7 @@ def get_paper(key: str) -> Paper:
 def paper_of(reference: str) -> tuple[Paper, str] | None:
     """The paper a method's ``paper`` text names first, and the rest of that text (its sections):
     ``"FastInsight §3, Algorithms 1-3"`` → (FastInsight, "§3, Algorithms 1-3"); None for another paper
-    (e.g. HippoRAG, which this project does not implement)."""
+    (e.g. HippoRAG (v1), whose PPR the ``ppr`` baseline follows without a citation entry of its own)."""
     for key, paper in PAPERS.items():
         if reference == key or reference.startswith(key + " "):
             return paper, reference[len(key):].strip()

@@ -1,4 +1,4 @@
-"""Home: what the app is, the four methods, which pages exist, and the active workspace at a glance."""
+"""Home: what the app is, the four methods and the baseline they compare against, which pages exist, and the active workspace at a glance."""
 
 from __future__ import annotations
 
@@ -28,6 +28,10 @@ METHODS = [
      "step sees reasoning paths instead of a bag of facts."),
 ]
 
+#: The baseline BubbleRAG (Table 2) and FastInsight (Table 3) compare against (paper key "HippoRAG 2").
+BASELINE = ("Links the question to KG facts, lets the LLM keep the relevant ones and runs personalized PageRank over "
+            "phrases and passages together; beside it, dense retrieval, Re2 and HippoRAG (v1) PPR.")
+
 #: What each page of the navigation (components/navigation.SECTIONS) shows; every page is listed, and
 #: every one works (a test checks both).
 PAGES = {
@@ -47,6 +51,8 @@ PAGES = {
                          "dominance model",
     "pages/evidence_chains.py": "raw triples vs ReG evidence chains with token counts, the supervision pool and the "
                                 "training curves",
+    "pages/hipporag2.py": "step through HippoRAG 2, the baseline the papers compare against: linked facts, the LLM's "
+                          "fact filter, seeds, where the PageRank mass goes, ranked passages and the answer",
     "pages/compare.py": "every method on one question side by side, with where each one lost the gold evidence",
     "pages/benchmark.py": "run every method on the workspace's questions: Recall@k charts and the failure diagnosis "
                           "per question",
@@ -73,6 +79,10 @@ with left:
         st.markdown(f"**{key}** — {summary}  \n"
                     f"[{md_escape(p.title)}]({p.url}) · {md_escape(p.short_authors)}, {p.year}, "
                     f"{md_escape(p.venue)}, arXiv {p.arxiv}, {section}")
+    base = get_paper("HippoRAG 2")
+    st.markdown(f"**Baseline: HippoRAG 2** — {BASELINE}  \n"
+                f"[{md_escape(base.title)}]({base.url}) · {md_escape(base.short_authors)}, {base.year}, "
+                f"{md_escape(base.venue)}, arXiv {base.arxiv}, §3")
     st.subheader("Pages")
     for section, pages in SECTIONS.items():
         for path, title, _icon in pages:

@@ -333,7 +333,7 @@ def _mentions(tokens: list[str]) -> list[tuple[int, int]]:
 
 def mentions(text: str) -> list[str]:
     """Entity mentions of ``text``, sentence by sentence, verbatim and in order, by the mention rules
-    of :class:`RuleBasedExtractor` (step 3). HippoRAG-style PPR finds query entities with it, so that
+    of :class:`RuleBasedExtractor` (step 3). HippoRAG (v1) PPR finds query entities with it, so that
     query entities and `none`-mode KG entities follow the same rules.
 
     >>> mentions("Keanu Reeves starred in The Matrix in 1999.")

@@ -137,7 +137,7 @@ def answer_prompt(query: str, passages: list[str]) -> str:
     return ANSWER_USER.format(passages=body, query=query.strip())
 
 
-# --- query entities (HippoRAG-style PPR seeds) ------------------------------------------------
+# --- query entities (HippoRAG (v1) PPR seeds) -----------------------------------------------
 
 QUERY_NER_VERSION = "query-ner-v1"
 

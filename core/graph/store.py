@@ -1,7 +1,7 @@
 """The graph-store contract: what the methods read from a knowledge graph, wherever it lives.
 
 Every seed method (BubbleRAG's h-hop G', FastInsight's neighbour expansion, SG-RAG's matched
-paths, ReG's 3-hop triples, HippoRAG-style PPR) is *local* after its first step, so the one
+paths, ReG's 3-hop triples, HippoRAG (v1) PPR) is *local* after its first step, so the one
 structural question a store must answer quickly is "the region within ``h`` hops of these seed
 nodes, capped at ``max_nodes``" (:meth:`GraphStore.region`). A region is an ordinary in-memory
 :class:`~core.graph.model.KnowledgeGraph` with the store's node and edge ids, plus the maps from

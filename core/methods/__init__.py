@@ -7,7 +7,7 @@ bubblerag/     BubbleRAG §3 (anchor grouping, bubble expansion, CEG ranking, ..
 fastinsight/   FastInsight §3 (GRanker, STeX, Algorithm 1 loop), §4.3.2 metrics
 sgrag/         SG-RAG §4 (query graph, path index, exact subgraph matching)
 reg/           ReG §4 (evidence chains for every method, ReG@Triple retriever)
-baselines/     dense (NaiveRAG), retrieve-then-rerank (Re2), HippoRAG-style PPR
+baselines/     dense (NaiveRAG), retrieve-then-rerank (Re2), HippoRAG (v1) PPR
 =============  =====================================================================
 
 Shared by the methods, below every package: :mod:`~core.methods.base` (the :class:`Method` and

@@ -44,11 +44,12 @@ def test_citation_matches_the_paper(key: str) -> None:
 
 
 def test_every_method_names_its_paper_through_the_table() -> None:
-    for name in ("bubblerag", "fastinsight", "sgrag", "reg"):
+    for name in ("bubblerag", "fastinsight", "sgrag", "reg", "hipporag2"):
         found = paper_of(METHODS[name].paper)
         assert found is not None and found[1].startswith("§"), METHODS[name].paper
     assert paper_of("HippoRAG (Gutiérrez et al., 2024) §3") is None
-    with pytest.raises(ConfigError, match=r"No paper named 'Foo'; known papers: BubbleRAG, FastInsight, SG-RAG, ReG\."):
+    with pytest.raises(ConfigError, match=r"No paper named 'Foo'; known papers: BubbleRAG, FastInsight, SG-RAG, ReG, "
+                                          r"HippoRAG 2\."):
         get_paper("Foo")
 
 

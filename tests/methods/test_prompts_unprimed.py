@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from core.backends import prompts as backend_prompts
+from core.methods.baselines import hipporag2_prompts as hipporag2
 from core.methods.bubblerag import prompts as bubble
 from core.methods.reg import prompts as reg
 from core.methods.sgrag import prompts as sgrag
@@ -37,6 +38,7 @@ def rendered_prompts() -> dict[str, str]:
         "sgrag.query_graph": sgrag.QUERY_GRAPH_SYSTEM, "sgrag.answer_system": sgrag.ANSWER_SYSTEM,
         "sgrag.answer": sgrag.answer_user(EMPTY, EMPTY, []),
         "extraction": backend_prompts.TRIPLES_INSTRUCTIONS,
+        "hipporag2.filter_system": hipporag2.FILTER_SYSTEM, "hipporag2.filter": hipporag2.filter_prompt(EMPTY, []),
     }
 
 

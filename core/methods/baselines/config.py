@@ -1,4 +1,4 @@
-"""Configuration of the baselines: dense retrieval, retrieve-then-rerank (Re2) and HippoRAG-style PPR."""
+"""Configuration of the baselines: dense retrieval, retrieve-then-rerank (Re2) and HippoRAG (v1) PPR."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ class RerankConfig(MethodConfig):
 
 @dataclass(frozen=True)
 class PPRConfig(MethodConfig):
-    """HippoRAG-style PPR knobs (HippoRAG §3.2 and its released defaults)."""
+    """HippoRAG (v1) PPR knobs (HippoRAG §3.2 and its released defaults)."""
 
     damping: float = field(default=HIPPORAG_DAMPING, metadata={
         "help": "Probability of following an edge at each step (1 − restart probability). HippoRAG uses 0.5."})

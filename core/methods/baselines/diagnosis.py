@@ -11,6 +11,12 @@
   the seeds) / ``ranked_out`` (seeded, or reached by the walk, but ranked below the cut) /
   ``answer_wrong``. On a corpus graph the seeds are passages, so ``no_anchor`` means the passage was
   not a seed.
+* **hipporag2** (HippoRAG 2) — ``not_in_graph`` (not a passage of the workspace) / ``no_anchor`` (no kept fact
+  names an entity of the passage: either no linked fact does — *not linked* — or recognition memory dropped the
+  ones that did — *filtered out*; the evidence says which) / ``ranked_out`` (a phrase seed lies in the passage,
+  or HippoRAG 2 returned dense retrieval, and the passage still ranked below the cut) / ``answer_wrong``.
+  Filtering is a kind of losing the anchor here, because the diagnosis words are shared by every method
+  (:data:`core.methods.base.STAGE_ORDER`).
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from core.methods.diagnoser import diagnoser, generic_diagnosis
 if TYPE_CHECKING:
     from core.index.workspace import Workspace
     from core.methods.baselines.common import BaselineResult
+    from core.methods.baselines.hipporag2 import HippoRAG2Result
 
 _ANSWER = StageDecl("answer_wrong", "retrieved, answer wrong", "all gold passages in the top chunks; the LLM answer is wrong, or (no LLM) the answer holds no gold answer")
 DENSE_STAGES: tuple[StageDecl, ...] = (
@@ -40,6 +47,18 @@ PPR_STAGES: tuple[StageDecl, ...] = (
     StageDecl("not_in_graph", "gold passage not in the graph", "no KG entity comes from the gold passage"),
     StageDecl("no_anchor", "no seed in a gold passage", "no seed entity of the question is an entity of the passage"),
     StageDecl("ranked_out", "ranked below the cut", "the walk scored it below the cut"),
+    _ANSWER,
+)
+
+
+HIPPORAG2_STAGES: tuple[StageDecl, ...] = (
+    StageDecl("not_in_graph", "gold passage not indexed", "the gold passage is not a passage of this workspace"),
+    StageDecl("no_anchor", "no kept fact in a gold passage",
+              "no fact linked to the question names an entity of the passage (not linked), or recognition memory "
+              "dropped the ones that did (filtered out)"),
+    StageDecl("ranked_out", "ranked below the cut",
+              "a phrase seed lies in the passage (or HippoRAG 2 fell back to dense retrieval), but the walk ranked it "
+              "below the cut"),
     _ANSWER,
 )
 
@@ -77,7 +96,7 @@ def diagnose_rerank(result: BaselineResult, workspace: Workspace, gold: Gold, *,
 @diagnoser()
 def diagnose_ppr(result: BaselineResult, workspace: Workspace, gold: Gold, lost: list[str],
                  ranks: dict[str, int | None], cut: int, ev: dict[str, Any]) -> Diagnosis | None:
-    """HippoRAG-style PPR: not_in_graph / no_anchor (seeds) / ranked_out / answer_wrong."""
+    """HippoRAG (v1) PPR: not_in_graph / no_anchor (seeds) / ranked_out / answer_wrong."""
     graph = workspace.graph
     method = result.method
     seeds = result.details.get("seeds", [])
@@ -115,3 +134,51 @@ def diagnose_ppr(result: BaselineResult, workspace: Workspace, gold: Gold, lost:
     title = graph.chunk(first).title if first in graph.chunk_index else first
     return Diagnosis(method, stage, f"Gold passage “{title}”: {per[first]['why']}.",
                      {"lost": per, "seeds": seed_view, "cut": cut}, ranks)
+
+
+@diagnoser()
+def diagnose_hipporag2(result: HippoRAG2Result, workspace: Workspace, gold: Gold, lost: list[str],
+                       ranks: dict[str, int | None], cut: int, ev: dict[str, Any]) -> Diagnosis | None:
+    """HippoRAG 2: not_in_graph / no_anchor (not linked, or filtered out by recognition memory) / ranked_out /
+    answer_wrong."""
+    graph = workspace.graph
+    kept_edges = {f.edge for f in result.kept}
+    seeds = {s.node: s.name for s in result.phrase_seeds}
+    linked: list[dict[str, Any]] = [{"fact": f.text, "score": round(f.score, 4), "kept": f.edge in kept_edges}
+                                    for f in result.linked]
+    order = [s.key for s in HIPPORAG2_STAGES]
+    per: dict[str, dict[str, Any]] = {}
+    for cid in lost:
+        info: dict[str, Any] = {"rank": ranks[cid]}
+        where = f"ranked it {ranks[cid]}" if ranks[cid] else f"left it outside the top {len(result.ranked_chunks)}"
+        if cid not in graph.chunk_index:
+            info.update(stage="not_in_graph", why="it is not a passage of this workspace")
+        elif result.dense_fallback is not None:
+            info.update(stage="ranked_out", why=f"HippoRAG 2 returned dense retrieval ({result.dense_fallback.why}), "
+                                                f"which {where}")
+        else:
+            ents = set(graph.chunk_entities(cid))
+            hit = [seeds[v] for v in seeds if v in ents]
+            from_it = [f for f in result.linked if f.head in ents or f.tail in ents]
+            if hit:
+                info.update(stage="ranked_out", seeds_in_passage=hit,
+                            why=f"seeded through {', '.join(hit[:3])}, but the walk {where}")
+            elif any(f.edge not in kept_edges for f in from_it):
+                dropped = [f.text for f in from_it if f.edge not in kept_edges]
+                info.update(stage="no_anchor", lost_at="recognition_memory", filtered_out=dropped,
+                            why="recognition memory filtered out the linked fact(s) naming its entities: "
+                                + "; ".join(dropped[:3]))
+            elif from_it:  # kept, but its phrases fell past linking_top_k
+                info.update(stage="no_anchor", lost_at="seeds",
+                            why="a kept fact names its entities, but those phrases were not among the top "
+                                f"{len(result.phrase_seeds)} phrase seeds")
+            else:
+                info.update(stage="no_anchor", lost_at="linking",
+                            why="no linked fact names an entity of this passage (linked: "
+                                + "; ".join(f["fact"] for f in linked[:3]) + ")")
+        per[cid] = info
+    stage = min((p["stage"] for p in per.values()), key=order.index)
+    first = next(c for c, p in per.items() if p["stage"] == stage)
+    title = graph.chunk(first).title if first in graph.chunk_index else first
+    return Diagnosis(result.method, stage, f"Gold passage “{title}”: {per[first]['why']}.",
+                     {"lost": per, "linked": linked, "seeds": list(seeds.values()), "cut": cut}, ranks)

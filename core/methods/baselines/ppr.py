@@ -1,4 +1,4 @@
-"""HippoRAG-style personalized PageRank retrieval (HippoRAG, Gutiérrez et al. 2024, §3.2).
+"""HippoRAG (v1) personalized PageRank retrieval (HippoRAG, Gutiérrez et al. 2024, §3.2).
 
 HippoRAG's online retrieval, on the workspace KG:
 
@@ -73,7 +73,7 @@ if TYPE_CHECKING:
 
 
 def run(query: str, workspace: Workspace, *, config: PPRConfig | None = None, backends: Backends) -> BaselineResult:
-    """Retrieve passages with HippoRAG-style personalized PageRank (HippoRAG §3.2).
+    """Retrieve passages with HippoRAG (v1) personalized PageRank (HippoRAG §3.2).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""HippoRAG-style PPR: the power iteration against networkx.pagerank, seeds and passage scores."""
+"""HippoRAG (v1) PPR: the power iteration against networkx.pagerank, seeds and passage scores."""
 
 from __future__ import annotations
 

@@ -1,0 +1,109 @@
+"""The HippoRAG 2 page's panels, one per stage of :mod:`core.methods.baselines.hipporag2`: linked facts → kept
+facts (recognition memory's verdict, or its fallback) → seeds → PPR mass → ranked passages → answer. Each takes
+the run's result and what else it shows as arguments; user text reaches the page escaped (tables are dataframes,
+which show text as it is)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+import streamlit as st
+
+from components import charts
+from components import state as S
+from components.answer_view import answer_note, gold_answer
+from components.ui import md_escape, public_text
+from core.methods.baselines.hipporag2 import HippoRAG2Result
+
+#: Ranked passages the page lists.
+TOP = 10
+
+
+def linked_facts(res: HippoRAG2Result) -> None:
+    """1 · the facts linked to the question, with recognition memory's verdict on each."""
+    st.subheader("1 · Query-to-triple linking")
+    st.caption("Every fact of the KG (its “head relation tail” text) is scored against the question; the scores are "
+               "min-max normalised over all facts and the best linking_top_k are linked.")
+    kept = {f.edge for f in res.kept}
+    filtered = res.recognition is not None and res.recognition.by == "llm"
+    st.dataframe(pd.DataFrame([{"rank": i, "subject": f.subject, "relation": f.relation, "object": f.object,
+                                "score (min-max)": round(f.score, 4), "cosine": round(f.cosine, 4),
+                                "kept": ("✓" if f.edge in kept else "✗") if filtered else "(unfiltered)"}
+                               for i, f in enumerate(res.linked, start=1)]), hide_index=True, width="stretch")
+
+
+def recognition(res: HippoRAG2Result) -> None:
+    """2 · recognition memory: the LLM's verdict, or the fallback the trace names."""
+    st.subheader("2 · Recognition memory")
+    rec = res.recognition
+    if rec is None:
+        return
+    if rec.by == "llm":
+        st.success(md_escape(rec.verdict[:1].upper() + rec.verdict[1:]) + ".")
+    else:
+        st.warning("Not filtered — " + md_escape(public_text(rec.verdict)) + ".", icon=":material/filter_alt_off:")
+
+
+def seeds(res: HippoRAG2Result) -> None:
+    """3 · the walk's reset weights: phrase seeds and the passage seeds' mass."""
+    st.subheader("3 · Seeds")
+    data = res.seeds
+    if data is None:
+        return
+    st.caption("A phrase seed weighs the mean, over the kept facts naming it, of the fact's score divided by the "
+               "passages the phrase appears in; the linking_top_k heaviest keep their weight. Every passage is "
+               f"seeded too: its min-max dense score × {data.passage_node_weight:g}.")
+    left, right = st.columns([3, 2])
+    left.dataframe(pd.DataFrame([{"phrase": s.name, "weight": round(s.weight, 4), "kept facts": s.facts,
+                                  "passages": s.passages} for s in res.phrase_seeds]), hide_index=True, width="stretch")
+    if data.phrase_dropped:
+        left.caption("Past linking_top_k (weight 0): " + md_escape(", ".join(str(d["name"]) for d in data.phrase_dropped)))
+    total = data.phrase_seed_mass + data.passage_seed_mass
+    right.metric("Phrase seed mass", f"{data.phrase_seed_mass:.3f}",
+                 help="Σ of the phrase seeds' weights, before the walk normalises the reset vector.")
+    right.metric("Passage seed mass", f"{data.passage_seed_mass:.3f}",
+                 delta=f"{data.passage_seed_mass / total:.0%} of the reset" if total > 0 else None, delta_color="off",
+                 help="Σ over every passage of its min-max dense score × the passage node weight.")
+
+
+def mass(res: HippoRAG2Result, gold: Sequence[str]) -> None:
+    """4 · where the personalized PageRank's mass went: phrase nodes vs passage nodes, the top of each."""
+    st.subheader("4 · PPR mass")
+    walk, graph = res.walk, res.walked_graph
+    if walk is None or graph is None:
+        return
+    st.caption(f"Personalized PageRank, damping {walk.damping:g}, over {graph.phrases:,} phrase and {graph.passages:,} "
+               f"passage nodes ({graph.fact_pairs:,} fact pairs, {graph.synonym_edges:,} synonym edges, "
+               f"{graph.passage_edges:,} passage–phrase edges); {walk.iterations} iterations"
+               + ("" if walk.converged else ", not converged") + f". Weights — {md_escape(graph.weights)}.")
+    if graph.region:
+        st.info(md_escape(f"The walk covered a region of {graph.phrases:,} of {graph.region.get('of_phrases', 0):,} "
+                          f"phrases, within {graph.region.get('hops')} hops of the phrase seeds."))
+    st.plotly_chart(charts.ppr_mass_figure(walk, gold), key=S.HIPPORAG2_MASS_CHART)
+
+
+def ranked(res: HippoRAG2Result, titles: dict[str, str], gold: Sequence[str]) -> None:
+    """5 · the passages by the PPR score of their passage node, gold marked (or dense retrieval, when HippoRAG 2
+    fell back to it)."""
+    st.subheader("5 · Ranked passages")
+    if res.dense_fallback is not None:
+        st.warning("Dense passage retrieval — " + md_escape(public_text(res.dense_fallback.why)) + ".",
+                   icon=":material/alt_route:")
+    rows = [{"rank": i, "passage": titles.get(c.chunk_id, c.chunk_id), "score": round(c.score, 6)}
+            | ({"gold": "✓" if c.chunk_id in gold else ""} if gold else {})
+            for i, c in enumerate(res.ranked_chunks[:TOP], start=1)]
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    if gold:
+        ranks = {c.chunk_id: i for i, c in enumerate(res.ranked_chunks, start=1)}
+        st.caption("Gold passages: " + md_escape("; ".join(
+            f"{titles.get(g, g)} — rank {ranks[g]}" if g in ranks else f"{titles.get(g, g)} — not retrieved"
+            for g in gold)) + f" (of {len(res.ranked_chunks)} returned).")
+
+
+def answer(res: HippoRAG2Result, golds: Sequence[str]) -> None:
+    """6 · the answer from the top passages, how it was made, and the gold answer beside it."""
+    st.subheader("6 · Answer")
+    st.markdown(f"**{md_escape(res.answer or '(no answer)')}**")
+    answer_note(res)
+    gold_answer(res.answer, golds)
