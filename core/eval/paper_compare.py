@@ -62,7 +62,8 @@ class ComparedRow:
     method: str  #: the method of ours for it ("" = not implemented here)
     paper: tuple[str, ...]
     ours: tuple[OurCell, ...]
-    note: str = ""
+    note: str = ""  #: what the row is, or how ours relates to it (the table's words)
+    run_notes: tuple[str, ...] = ()  #: this run's ``--set`` changes and its notices for the row's method
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,7 @@ class Comparison:
 
         t, g = self.table, self.group
         paper = get_paper(t.paper)
-        where = g.header + (f", {g.llm}" if g.llm else "") + (f", the {t.closest_llm} rows" if t.closest_llm else "")
+        where = g.header + (f", {g.llm.split(' (')[0]}" if g.llm else "") + (f", the {t.closest_llm} rows" if t.closest_llm else "")
         lines = [f"## {t.id} ({t.section}): {where}", "",
                  f"*{paper.title}* — {paper.short_authors}, {paper.year}, arXiv:{paper.arxiv}.", "",
                  f"> {t.caption}", "",
@@ -127,6 +128,9 @@ class Comparison:
                       "its 0-3 scale."]
         if notes:
             lines += ["", "Blank or marked cells:", ""] + [f"{i}. {_cell_text(w)}" for w, i in notes.items()]
+        noted = [r for r in self.rows if r.run_notes and r.ours and r.ours[0].blank == ""]
+        if noted:
+            lines += ["", "This run's rows:", ""] + [f"- {_cell_text(r.name)}: {'; '.join(r.run_notes)}" for r in noted]
         lines += ["", "### Every difference of setting", ""] + [f"- {d.sentence}" for d in self.differences]
         return "\n".join(lines) + "\n"
 
@@ -192,6 +196,15 @@ def _our_cell(metric: PaperMetric, s: Mapping[str, Any], summary: Mapping[str, A
         n, at_most = _count(s, section, key)
     return OurCell(float(value) * scale, None if iv is None else float(iv["low"]) * scale,
                    None if iv is None else float(iv["high"]) * scale, n, at_most, basis)
+
+
+def _run_notes(method: str, s: Mapping[str, Any], summary: Mapping[str, Any]) -> tuple[str, ...]:
+    """The run's ``--set`` changes of ``method`` and the notices its records carry (e.g. ReG without its
+    trained retriever), with how many questions each concerns."""
+    changes = (summary.get("settings", {}).get("config_changes") or {}).get(method) or {}
+    out = [f"run with {', '.join(f'{k}={v}' for k, v in changes.items())}"] if changes else []
+    out += [f"{text} ({n} of {s.get('n', '?')} questions)" for text, n in (s.get("notices") or {}).items()]
+    return tuple(out)
 
 
 def _identity_keys(table: PaperTable) -> dict[str, set[str]]:
@@ -266,10 +279,8 @@ def compose(table: PaperTable, summary: Mapping[str, Any], manifest: Manifest | 
         blank = _row_blank(table, r, summary, keys.get(r.method, set()))
         s = summary.get("methods", {}).get(r.method, {})
         cells = tuple(OurCell(blank=blank) if blank else _our_cell(m, s, summary) for m in metrics)
-        changes = (summary.get("settings", {}).get("config_changes") or {}).get(r.method) if r.method else None
-        ran = f"this run: {', '.join(f'{k}={v}' for k, v in changes.items())}" if changes and not blank else ""
-        rows.append(ComparedRow(r, table.row_name(r), r.method, table.cells(r, g), cells,
-                                "; ".join(x for x in (r.note, ran) if x)))
+        rows.append(ComparedRow(r, table.row_name(r), r.method, table.cells(r, g), cells, r.note,
+                                () if blank else _run_notes(r.method, s, summary)))
     methods = [r.method for r in table.rows if r.method and r.method in summary.get("methods", {})]
     settings = summary.get("settings") or {}
     ours = our_settings(settings, manifest, questions=summary.get("questions"), methods=methods)

@@ -315,8 +315,10 @@ def _norm(text: str) -> str:
 
 
 def _names_in(names: Iterable[str], text: str) -> bool:
+    """Whether one of the model ``names`` stands in ``text`` (case, dashes and spaces aside), as a whole name:
+    GPT-4o is not found in gpt-4o-mini, the one model name here that another one extends."""
     t = _norm(text)
-    return any(_norm(n) and _norm(n) in t for n in names)
+    return any(_norm(n) and re.search(re.escape(_norm(n)) + r"(?!mini)", t) for n in names)
 
 
 def _paper_llm(protocol: PaperProtocol, table: PaperTable | None, group: ColumnGroup | None) -> tuple[str, tuple[str, ...]]:
@@ -350,7 +352,7 @@ def differences(protocol: PaperProtocol, ours: OurSettings, *, table: PaperTable
     dataset = group.dataset if group is not None else protocol.datasets
     header = group.header if group is not None else ""
     if not (header and _names_in([header], ours.dataset)):
-        out.append(Difference("dataset", dataset, ours.dataset, "not the same questions: read the paper's figures "
+        out.append(Difference("dataset", dataset, ours.dataset, "Not the same questions: read the paper's figures "
                                                                 "beside ours as orientation, not as a reproduction."))
     out.append(Difference("question split", protocol.split, ours.split))
     paper_n = group.questions if group is not None else None
@@ -358,7 +360,7 @@ def differences(protocol: PaperProtocol, ours: OurSettings, *, table: PaperTable
         small = (ours.questions is not None and ours.questions <= 200)
         out.append(Difference("questions", f"{paper_n:,}" if paper_n else protocol.questions,
                               f"{ours.questions}" if ours.questions is not None else "not recorded",
-                              "at this many questions a 95 % interval spans about ±8-10 points." if small else ""))
+                              "At this many questions a 95 % interval spans about ±8-10 points." if small else ""))
     out.append(Difference("corpus", protocol.corpus, ours.corpus))
     out.append(Difference("KG builder", protocol.kg_builder, ours.kg_builder))
     if protocol.needs_llm:
@@ -368,8 +370,8 @@ def differences(protocol: PaperProtocol, ours: OurSettings, *, table: PaperTable
     judged = table is None or any(m.needs == "judge" for m in table.metrics)
     if judged and not _names_in(protocol.judge_names, ours.judge) and protocol.judge_names:
         out.append(Difference("judge", protocol.judge, ours.judge,
-                              "the LLM-judged metrics are blank (run with --judge-llm)." if ours.judge == "none" else
-                              "a different judge model scores the answers."))
+                              "The LLM-judged metrics are blank (run with --judge-llm)." if ours.judge == "none" else
+                              "A different judge model scores the answers."))
     if not _names_in(protocol.embedder_names, ours.embedder):
         out.append(Difference("embedder", protocol.embedder, ours.embedder))
     if protocol.reranker_names and not _names_in(protocol.reranker_names, ours.reranker):
@@ -385,10 +387,10 @@ def differences(protocol: PaperProtocol, ours: OurSettings, *, table: PaperTable
 
 def _llm_consequence(backend: str) -> str:
     if backend == "none":
-        return ("answers are extracted sentences: EM/F1 are blank and the answer-set metrics score a sentence by "
+        return ("Answers are extracted sentences: EM/F1 are blank and the answer-set metrics score a sentence by "
                 "containment.")
     if backend == "recorded":
-        return "replies of a small local model, replayed only for the questions and settings it was recorded with."
+        return "Replies of a small local model, replayed only for the questions and settings it was recorded with."
     return ""
 
 
@@ -401,7 +403,7 @@ def _budget_differences(paper: Budget, ours: OurSettings) -> list[Difference]:
     fixes = {m: budget_overrides(paper, m, ours.changes.get(m)) for m in differ}
     sets = " ".join(f"--set {m}.{k}={v}" for m, ch in fixes.items() for k, v in ch.items())
     return [Difference("answer budget", paper.text, "; ".join(b.text for b in differ.values()),
-                       f"the paper's budget is applied by {sets}." if sets else "")]
+                       f"The paper's budget is applied by {sets}." if sets else "")]
 
 
 def _knob_value(method: str, knob: str, changes: Mapping[str, Any] | None) -> Any:

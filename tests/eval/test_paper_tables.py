@@ -297,6 +297,19 @@ def test_differences_name_the_llm_the_judge_and_the_budget() -> None:
     assert sdiffs["answer budget"].consequence == ""  # dense has no token knob to set
     assert sdiffs["judge"].paper.startswith("GPT-5.2")
 
+    def aspects_with(llm: str, judge: dict | bool = False) -> set[str]:
+        run = our_settings({**settings, "backends": {**_BACKENDS, "llm": llm}, "judge": judge}, _MANIFEST,
+                           questions=100, methods=["sgrag"])
+        return {d.aspect for d in differences(paper_protocol("sgrag"), run, table=main_table("sgrag"))}
+
+    assert "LLM" not in aspects_with("openai (openai:gpt-4o@api.openai.com)")
+    assert "LLM" in aspects_with("openai (openai:gpt-4o-mini@api.openai.com)")  # not the paper's GPT-4o
+    judged = our_settings({**settings, "judge": {"llm": "local-small", "model": "llama.cpp:qwen2.5-coder-0.5b",
+                                                 "self_judged": False}}, _MANIFEST, questions=100, methods=["sgrag"])
+    jd = next(d for d in differences(paper_protocol("sgrag"), judged, table=main_table("sgrag")) if d.aspect == "judge")
+    assert jd.ours == "llama.cpp:qwen2.5-coder-0.5b (`local-small`, separate from the generator)"
+    assert jd.consequence == "A different judge model scores the answers."
+
 
 # ------------------------------------------------------------------------------------------ composing
 def _summary() -> dict:
@@ -376,8 +389,14 @@ def test_compose_fills_a_reg_row_only_for_the_settings_and_llm_it_names() -> Non
                                                                 "evidence_format": "triples"}}}}
     rows = {r.name: r for r in compose(main_table("reg"), weak).rows}
     assert rows["SubgraphRAG (Llama3.1-8B)"].ours[1].value == pytest.approx(60.0)
-    assert "this run: model=reg/weak" in rows["SubgraphRAG (Llama3.1-8B)"].note
+    assert rows["SubgraphRAG (Llama3.1-8B)"].run_notes == (
+        "run with model=reg/weak, untrained=error, evidence_format=triples",)
     assert rows["ReG@Triple: ReG (Llama3.1-8B)"].ours[0].blank.startswith("this run's `reg` had other settings")
+    untrained = {**summary, "methods": {"reg": {**base, "notices": {"Not ReG's trained retriever": 50}}}}
+    c = compose(main_table("reg"), untrained)
+    assert next(r for r in c.rows if r.name == "ReG@Triple: ReG (Llama3.1-8B)").run_notes == (
+        "Not ReG's trained retriever (50 of 50 questions)",)
+    assert "- ReG@Triple: ReG (Llama3.1-8B): Not ReG's trained retriever (50 of 50 questions)" in c.markdown()
     sub = compose(get_table("ReG Table 2"), summary)
     avg_rank = next(r for r in sub.rows if r.name == "ReG@Triple (GPT-4o-mini)").ours[-1]
     assert sub.metrics[-1].id == "Avg.Rank" and avg_rank.blank == "a rank among the paper's rows, not a figure of one run."
