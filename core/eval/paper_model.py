@@ -216,12 +216,16 @@ class PaperTable:
         raise UnknownNameError(f"column group of {self.id}", group.key, [g.key for g in self.groups])
 
 
+#: What an answer budget counts.
+BudgetUnit = Literal["chunks", "passages", "nodes", "tokens", "triples", "unknown"]
+
+
 @dataclass(frozen=True)
 class Budget:
     """What the answer step may read: ``amount`` ``unit`` (None: the paper gives no number) and, in words,
     where that comes from."""
 
-    unit: Literal["chunks", "passages", "nodes", "tokens", "triples", "unknown"]
+    unit: BudgetUnit
     amount: int | None
     text: str
 

@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from core.eval.paper_model import Budget, ColumnGroup, PaperProtocol, PaperTable, resolve_paper
+from core.eval.paper_model import Budget, BudgetUnit, ColumnGroup, PaperProtocol, PaperTable, resolve_paper
 
 if TYPE_CHECKING:
     from core.index.manifest import Manifest
@@ -127,7 +127,8 @@ def paper_protocol(paper: str) -> PaperProtocol:
 SAMPLE_SPLITS = {"musique": "MuSiQue's train split: the 100 questions HippoRAG tuned on (sample_data/musique/SOURCE.md)",
                  "demo": "the papers' worked examples, not a benchmark split"}
 #: Methods whose answer budget is a knob other than ``answer_passages``: (what it counts, the knob).
-_BUDGET_KNOBS = {"bubblerag": ("chunks", "max_chunks"), "sgrag": ("tokens", "context_tokens"), "reg": ("triples", "top_k")}
+_BUDGET_KNOBS: dict[str, tuple[BudgetUnit, str]] = {
+    "bubblerag": ("chunks", "max_chunks"), "sgrag": ("tokens", "context_tokens"), "reg": ("triples", "top_k")}
 
 
 @dataclass(frozen=True)
@@ -199,20 +200,26 @@ def method_budget(method: str, changes: Mapping[str, Any] | None = None) -> Budg
         return Budget("unknown", None, f"`{method}` is not registered in this build")
     cfg = spec.make_config(**dict(changes or {}))
     fmt = str(getattr(cfg, "evidence_format", "passages"))
-    unit, knob = _BUDGET_KNOBS.get(method, ("passages", "answer_passages"))
-    if unit == "triples" and fmt == "passages":
-        unit, knob = "passages", "answer_passages"
+    unit, knob = _budget_knob(method, cfg)
     amount = getattr(cfg, knob, None)
     if amount is None:
         return Budget("unknown", None, f"`{method}` has no answer-budget knob this comparison knows")
     n = int(amount)
-    top = getattr(cfg, "top_k", None)
+    top = getattr(cfg, "top_k", None) if method not in _BUDGET_KNOBS else None  # ReG's top_k counts triples
     if knob == "answer_passages" and isinstance(top, int) and top < n:
         n, knob = top, "top_k"
     words = {"chunks": f"at most {n} source chunks ({knob}) with the evidence graph's triples",
              "tokens": f"{n} prompt tokens ({knob})", "triples": f"the top {n} triples ({knob}) as {fmt}",
              "passages": f"{n} passages ({knob})" + ("" if fmt == "passages" else f", shown as their KG {fmt}")}
-    return Budget(unit, n, f"{method}: {words[unit]}")  # type: ignore[arg-type]
+    return Budget(unit, n, f"{method}: {words[unit]}")
+
+
+def _budget_knob(method: str, cfg: Any) -> tuple[BudgetUnit, str]:
+    """What ``method``'s answer budget counts and the knob that sets it, for its config ``cfg``."""
+    unit, knob = _BUDGET_KNOBS.get(method, ("passages", "answer_passages"))
+    if unit == "triples" and getattr(cfg, "evidence_format", "") == "passages":  # ReG showing passages
+        return "passages", "answer_passages"
+    return unit, knob
 
 
 def budget_overrides(budget: Budget, method: str, changes: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -230,12 +237,12 @@ def budget_overrides(budget: Budget, method: str, changes: Mapping[str, Any] | N
     if spec is None or budget.amount is None:
         return {}
     cfg = spec.make_config(**dict(changes or {}))
-    unit, knob = _BUDGET_KNOBS.get(method, ("passages", "answer_passages"))
+    unit, knob = _budget_knob(method, cfg)
     wanted = {"chunks": "passages"}.get(budget.unit, budget.unit)
     out: dict[str, Any] = {}
     if wanted == {"chunks": "passages"}.get(unit, unit) and getattr(cfg, knob, None) != budget.amount:
         out[knob] = budget.amount
-        top = getattr(cfg, "top_k", None)
+        top = getattr(cfg, "top_k", None) if method not in _BUDGET_KNOBS else None
         if knob == "answer_passages" and isinstance(top, int) and top < budget.amount:
             out["top_k"] = budget.amount
     return out

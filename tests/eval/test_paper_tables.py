@@ -234,6 +234,8 @@ def test_budgets_are_read_from_each_methods_config_and_the_papers_budget_is_one_
     assert budget_overrides(fifteen, "dense") == {"answer_passages": 15, "top_k": 15}
     assert budget_overrides(fifteen, "rerank", {"top_k": 20}) == {"answer_passages": 15}
     assert budget_overrides(fifteen, "bubblerag") == {} and budget_overrides(fifteen, "sgrag") == {}
+    assert budget_overrides(fifteen, "reg") == {}  # triples: no chunk knob
+    assert budget_overrides(fifteen, "reg", {"evidence_format": "passages"}) == {"answer_passages": 15}
     tokens = PROTOCOLS["SG-RAG"].budget
     assert budget_overrides(tokens, "sgrag", {"context_tokens": 800}) == {"context_tokens": 1200}
     assert budget_overrides(tokens, "dense") == {}  # no token knob: the difference stays listed
