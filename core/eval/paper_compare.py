@@ -199,12 +199,16 @@ def _our_cell(metric: PaperMetric, s: Mapping[str, Any], summary: Mapping[str, A
 
 
 def _run_notes(method: str, s: Mapping[str, Any], summary: Mapping[str, Any]) -> tuple[str, ...]:
-    """The run's ``--set`` changes of ``method`` and the notices its records carry (e.g. ReG without its
-    trained retriever), with how many questions each concerns."""
+    """The run's ``--set`` changes of ``method``, the notices its records carry (e.g. ReG without its
+    trained retriever) with how many questions each concerns, and, with the recorded LLM, which questions
+    are not the recorded runs."""
+    from core.eval.report import replay_summary_note
+
     changes = (summary.get("settings", {}).get("config_changes") or {}).get(method) or {}
     out = [f"run with {', '.join(f'{k}={v}' for k, v in changes.items())}"] if changes else []
     out += [f"{text} ({n} of {s.get('n', '?')} questions)" for text, n in (s.get("notices") or {}).items()]
-    return tuple(out)
+    replay = replay_summary_note(dict(s))
+    return tuple([*out, replay] if replay else out)
 
 
 def _identity_keys(table: PaperTable) -> dict[str, set[str]]:

@@ -399,6 +399,9 @@ def test_compose_fills_a_reg_row_only_for_the_settings_and_llm_it_names() -> Non
     assert next(r for r in c.rows if r.name == "ReG@Triple: ReG (Llama3.1-8B)").run_notes == (
         "Not ReG's trained retriever (50 of 50 questions)",)
     assert "- ReG@Triple: ReG (Llama3.1-8B): Not ReG's trained retriever (50 of 50 questions)" in c.markdown()
+    replayed = {**summary, "methods": {"reg": {**base, "replay": {"replayed": 50, "partial": [], "unmatched": ["q7"]}}}}
+    row = next(r for r in compose(main_table("reg"), replayed).rows if r.name == "ReG@Triple: ReG (Llama3.1-8B)")
+    assert row.run_notes[0].startswith("1 of 50 questions have no recorded run with these settings")
     sub = compose(get_table("ReG Table 2"), summary)
     avg_rank = next(r for r in sub.rows if r.name == "ReG@Triple (GPT-4o-mini)").ours[-1]
     assert sub.metrics[-1].id == "Avg.Rank" and avg_rank.blank == "a rank among the paper's rows, not a figure of one run."
