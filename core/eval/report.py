@@ -228,9 +228,9 @@ def grouped_replay_notes(summary: dict[str, Any]) -> list[tuple[list[str], str]]
 
 
 PAPER_COLUMNS = ("Precision", "Recall", "F1", "Hit", "Hit@1", "Macro-F1", "Micro-F1", "ACC_L")
-#: A paper column → its interval's key in a method summary (Macro-F1 is the mean F1; Micro-F1, pooled, has none).
+#: A paper column → its interval's key in a method summary (Micro-F1 pools counts over questions: none).
 PAPER_INTERVALS = {"Precision": "paper Precision", "Recall": "paper Recall", "F1": "paper F1", "Hit": "paper Hit",
-                   "Hit@1": "paper Hit@1", "Macro-F1": "paper F1", "Micro-F1": "", "ACC_L": "ACC_L"}
+                   "Hit@1": "paper Hit@1", "Macro-F1": "paper Macro-F1", "Micro-F1": "", "ACC_L": "ACC_L"}
 
 
 def paper_rows(summary: dict[str, Any], *, intervals: bool = False) -> list[dict[str, Any]]:
@@ -266,7 +266,8 @@ def metric_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
                     if k in METRIC_ORDER and v is not None})
         a = s["answers"]
         if a["judged"]:
-            row.update({k: with_interval(a[k], interval_of(s, k)) for k in ("EM", "F1") if a.get(k) is not None})
+            row.update({k: with_interval(a[k], interval_of(s, f"answers {k}")) for k in ("EM", "F1")
+                        if a.get(k) is not None})
         row["mean s"] = round(s["latency"]["mean_s"] or 0.0, 3)
         row["tokens/q"] = round(s["tokens"]["mean"] or 0.0, 1)
         rows.append(row)
@@ -309,7 +310,7 @@ def markdown_report(summary: dict[str, Any]) -> str:
     lines.append("|---|---:|" + "---:|" * (len(cols) + 2))
     for m, s in ms.items():
         cells = [with_interval(s["metrics"].get(k), interval_of(s, k)) for k in cols]
-        cells += [with_interval(s["answers"][k], interval_of(s, k)) for k in ("EM", "F1")]
+        cells += [with_interval(s["answers"][k], interval_of(s, f"answers {k}")) for k in ("EM", "F1")]
         lines.append(f"| {m} | {s['n']} | " + " | ".join(cells) + " |")
     lines += ["", intervals_note(summary)]
     if "node R@10" in cols:

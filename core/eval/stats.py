@@ -329,11 +329,18 @@ class PairedComparison:
         return {"a": self.a, "b": self.b}.get(self.verdict)
 
     def conclusion(self) -> str:
-        """The verdict alone: "within noise (the interval holds 0)", "X is better", or too few questions."""
+        """The verdict alone: "within noise (the interval holds 0)", "X is better", or too few questions.
+
+        "X is better" says "tentatively" when the Wilcoxon test does not agree at the same level: on a few dozen
+        questions with few decided ones the percentile interval can exclude 0 while a rank test cannot."""
         if self.verdict == "too_few":
             return f"too few questions to tell (a verdict needs at least {MIN_VERDICT_QUESTIONS})"
         if self.verdict == "noise":
             return "within noise (the interval holds 0)"
+        alpha = 1.0 - self.difference.level
+        if self.wilcoxon_p is None or self.wilcoxon_p >= alpha:
+            return (f"{self.better} is better, tentatively (the interval excludes 0 but the Wilcoxon test gives "
+                    f"{_p(self.wilcoxon_p)})")
         return f"{self.better} is better"
 
     def sentence(self, *, scale: float = 100.0, unit: str = "points") -> str:

@@ -11,8 +11,10 @@ both have a value for (:mod:`core.eval.stats`). :func:`core.eval.report.summariz
                          "tests"}, ...]
     summary["stats"] = {"level", "n_resamples", "seed", "interval", "min_verdict_questions"}
 
-Scores are fractions (Emp.S: its 0–3 scale), as the means beside them. The papers' answer-set metrics are
-keyed ``paper Precision`` … ``paper Hit@1`` (``F1`` is SQuAD's token F1 of the short answer); Micro-F1
+Scores are fractions (Emp.S: its 0–3 scale), as the means beside them. Keys are the metric's name, qualified
+by the summary section its mean lives in where two would clash: ``answers EM`` / ``answers F1`` (SQuAD EM and
+token F1 of the short answer, ``summary["methods"][m]["answers"]``) and ``paper Precision`` … ``paper Hit@1``,
+``paper Macro-F1`` (the papers' answer-set metrics, ``["paper"]``); a pair calls them EM and F1. Micro-F1
 pools counts over questions, so it is no per-question mean and gets no interval. The helpers at the end
 print a figure with its interval (``62.0 [52.0, 71.0]``) for the report, the ablation table and the page, and
 draw the error bars of the report's charts and the paired differences (plotly, imported when drawn).
@@ -41,10 +43,13 @@ if TYPE_CHECKING:
     import plotly.graph_objects as go
 
 #: The metrics every two methods are compared on (answer EM / F1 only where both methods' answers were judged).
-PAIR_METRICS = ("R@2", "R@5", "nDCG@10", "EM", "F1")
-#: The papers' per-question answer-set scores (a record's ``paper`` keys) → their interval keys.
-PAPER_SCORES = {"precision": "paper Precision", "recall": "paper Recall", "f1": "paper F1", "hit": "paper Hit",
-                "hit1": "paper Hit@1"}
+PAIR_METRICS = ("R@2", "R@5", "nDCG@10", "answers EM", "answers F1")
+#: What a comparison calls a metric whose key is qualified (the answers' EM and SQuAD F1).
+PAIR_LABELS = {"answers EM": "EM", "answers F1": "F1"}
+#: The papers' per-question answer-set scores (a record's ``paper`` keys) → their interval keys; ReG's Macro-F1 is
+#: the mean of the same per-question F1, so it has the same interval under its own name.
+PAPER_SCORES = {"precision": ("paper Precision",), "recall": ("paper Recall",), "f1": ("paper F1", "paper Macro-F1"),
+                "hit": ("paper Hit",), "hit1": ("paper Hit@1",)}
 #: The judge's per-question verdicts (a record's ``judge`` keys), keyed as in the summary.
 JUDGED_SCORES = ("ACC_L", "Emp.S")
 #: An interval needs two questions: the bootstrap of one value is that value, which is no error bar.
@@ -63,8 +68,8 @@ def stats_settings() -> dict[str, Any]:
 def record_scores(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
     """One method's per-question scores by metric: ``{metric: {question id: score}}``.
 
-    A question has a metric only where its record has a value: retrieval metrics from ``metrics``, ``EM`` /
-    ``F1`` only for a judged answer, the papers' answer-set scores only with gold answers, ``ACC_L`` /
+    A question has a metric only where its record has a value: retrieval metrics from ``metrics``, ``answers
+    EM`` / ``answers F1`` only for a judged answer, the papers' answer-set scores only with gold answers, ``ACC_L`` /
     ``Emp.S`` only where the judge gave one — the same questions the summary's means are taken over.
     """
     out: dict[str, dict[str, float]] = {}
@@ -78,12 +83,13 @@ def record_scores(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, f
         for k, v in (r.get("metrics") or {}).items():
             put(k, qid, v)
         if r.get("answer_judged"):
-            put("EM", qid, r.get("em"))
-            put("F1", qid, r.get("f1"))
+            put("answers EM", qid, r.get("em"))
+            put("answers F1", qid, r.get("f1"))
         paper = r.get("paper")
         if isinstance(paper, Mapping):
-            for k, name in PAPER_SCORES.items():
-                put(name, qid, paper.get(k))
+            for k, names in PAPER_SCORES.items():
+                for name in names:
+                    put(name, qid, paper.get(k))
         judge = r.get("judge")
         if isinstance(judge, Mapping):
             for k in JUDGED_SCORES:
@@ -109,7 +115,8 @@ def method_pairs(scores: Mapping[str, Mapping[str, Mapping[str, float]]], *,
     out = []
     for a, b in combinations(list(scores), 2):
         for metric in metrics:
-            got = compare_paired(a, scores[a].get(metric, {}), b, scores[b].get(metric, {}), metric=metric, seed=seed)
+            got = compare_paired(a, scores[a].get(metric, {}), b, scores[b].get(metric, {}),
+                                 metric=PAIR_LABELS.get(metric, metric), seed=seed)
             if got is not None:
                 out.append(got.to_dict(scale=scale_of(metric)))
     return out

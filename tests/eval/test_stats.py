@@ -158,6 +158,14 @@ def test_a_difference_whose_interval_excludes_zero_names_the_better_method():
     assert flipped.verdict == "a" and flipped.better == "ppr" and flipped.sentence().endswith(": ppr is better")
 
 
+def test_a_winner_the_rank_test_does_not_confirm_is_called_tentative():
+    a, b = _scores([-0.5] * 5 + [0.0] * 7)  # 5 of 12 questions decided, all for b: the bootstrap is sure, ranks are not
+    c = compare_paired("dense", a, "ppr", b, metric="EM")
+    assert c.verdict == "b" and c.wilcoxon_p == pytest.approx(0.0625)
+    assert c.sentence().endswith(": ppr is better, tentatively (the interval excludes 0 but the Wilcoxon test gives "
+                                 "p = 0.062)")
+
+
 def test_too_few_questions_name_no_winner():
     a, b = _scores([0.5] * (MIN_VERDICT_QUESTIONS - 1))
     c = compare_paired("x", a, "y", b, metric="R@2")

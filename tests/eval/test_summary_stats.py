@@ -45,14 +45,16 @@ def records():
 def test_every_mean_has_the_interval_of_its_per_question_scores(records):
     s = summarize(records)
     dense = s["methods"]["dense"]
-    want = {"R@2", "R@5", "R@10", "nDCG@10", "EM", "F1", "paper Precision", "paper Recall", "paper F1", "paper Hit",
-            "paper Hit@1", "ACC_L", "Emp.S"}
+    want = {"R@2", "R@5", "R@10", "nDCG@10", "answers EM", "answers F1", "paper Precision", "paper Recall",
+            "paper F1", "paper Macro-F1", "paper Hit", "paper Hit@1", "ACC_L", "Emp.S"}
     assert want <= set(dense["intervals"])
     r5 = [r["metrics"]["R@5"] for r in sorted(records, key=lambda r: r["question_id"]) if r["method"] == "dense"]
     iv = bootstrap_interval(r5)  # oracle: the module's own bootstrap of the same questions' scores
     assert dense["intervals"]["R@5"] == {"low": iv.low, "high": iv.high, "n": N}
     assert dense["intervals"]["R@5"]["low"] <= dense["metrics"]["R@5"] <= dense["intervals"]["R@5"]["high"]
-    assert dense["intervals"]["EM"]["low"] <= dense["answers"]["EM"] <= dense["intervals"]["EM"]["high"]
+    em = dense["intervals"]["answers EM"]
+    assert em["low"] <= dense["answers"]["EM"] <= em["high"] and em["n"] == N
+    assert dense["intervals"]["paper Macro-F1"] == dense["intervals"]["paper F1"]  # the mean of the same F1s
     assert s["stats"]["n_resamples"] == 10_000 and s["stats"]["level"] == 0.95
     assert json.loads(json.dumps(s)) == s  # summary.json keeps it as it is
 
@@ -75,7 +77,7 @@ def test_unjudged_answers_are_not_compared():
     recs = _records("dense", [0.0, 1.0] * 6) + _records("ppr", [1.0, 1.0] * 6)
     s = summarize(recs)
     assert {p["metric"] for p in s["pairs"]} == {"R@2", "R@5", "nDCG@10"}
-    assert "EM" not in s["methods"]["dense"]["intervals"] and "ACC_L" not in s["methods"]["dense"]["intervals"]
+    assert not {"answers EM", "answers F1", "ACC_L"} & set(s["methods"]["dense"]["intervals"])
 
 
 def test_one_question_gets_no_interval_and_no_verdict():
