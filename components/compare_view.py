@@ -143,6 +143,19 @@ def summary_columns() -> dict[str, Any]:
     return out
 
 
+#: Under the Compare page's figures: one question ranks nothing (a benchmark's ±10 points at 50 questions).
+ONE_QUESTION_NOTE = ("One question is no comparison: these figures are this question's alone, and a method that "
+                     "wins here may lose on the next. Whether one method is really better takes many questions — the "
+                     "Benchmark page shows each figure with its 95 % interval and says which differences are real.")
+
+
+def one_question_note() -> None:
+    """Say plainly that one question compares nothing, with the way to the Benchmark page's intervals."""
+    c1, c2 = st.columns([4, 1], vertical_alignment="center")
+    c1.caption(ONE_QUESTION_NOTE)
+    c2.page_link(page_path("pages/benchmark.py"), label="Benchmark", icon=":material/leaderboard:")
+
+
 def chunk_title(graph: KnowledgeGraph | Callable[[], Any]) -> Callable[[str], str | None]:
     """Chunk id -> its passage title (None for an id the graph lacks): the triage rows' title lookup. ``graph``
     may be a function that returns it, called on the first lookup only (a run whose records carry their

@@ -187,6 +187,9 @@ BENCH_LATENCY_CHART = "egx.bench.fig.latency"
 BENCH_FAILURE_CHART = "egx.bench.fig.failure"
 BENCH_JOB = "egx.bench.job"  #: key of this session's benchmark run (a background job)
 BENCH_JUDGE = "egx.bench.judge"  #: the judge LLM's backend name ("none", "same" or a registry name)
+BENCH_PAIR_A = "egx.bench.pair_a"  #: "which differences are real": the first method compared (A in A − B)
+BENCH_PAIR_B = "egx.bench.pair_b"  #: … and the second
+BENCH_DIFF_CHART = "egx.bench.fig.differences"  #: the paired differences of A and B, with their intervals
 
 # ---------------------------------------------------------------- guided demo (components/tour.py)
 TOUR = "egx.tour"  #: the running tour (a components.tour.TourState); its buttons and notes are sub(TOUR, ...)

@@ -2,8 +2,10 @@
 
 A browser user picks a run *name*, never a path: runs live in ``$EGX_HOME/runs/<name>``, so the page
 cannot write outside the project's folders. The run is `egx bench` in the page (same runner, same files
-in the run folder, resumable), with a progress bar. Charts: Recall@k by method, latency vs recall, and
-where each method lost the gold evidence (failure-stage stacked bars). The per-question table (verdict, gold
+in the run folder, resumable), with a progress bar. Every figure shows its 95 % bootstrap interval and the
+question count; charts: Recall@k by method and latency vs recall (with error bars), and where each method
+lost the gold evidence (failure-stage stacked bars); "which differences are real" compares two methods
+paired, in words (within noise, or which is better). The per-question table (verdict, gold
 ranks and titles, retrieved titles, the answer beside the gold answer, EM / F1 / answer match) shows the
 failures by default, filters by method and verdict, and downloads as CSV or JSON; a selected row (or the
 "Open" button) opens the question on the Compare-methods page.
@@ -17,8 +19,8 @@ from typing import TYPE_CHECKING
 import pandas as pd
 import streamlit as st
 
+from components import bench_view, jobs_view, resources
 from components import compare_view as cv
-from components import jobs_view, resources
 from components import state as S
 from components.navigation import page_path
 from components.sidebar import active
@@ -28,13 +30,11 @@ from core.errors import Cancelled, EgxError
 from core.eval.judge import SAME, choose_judge
 from core.eval.paper_metrics import APP_WORDING as JUDGE_APP_WORDING
 from core.eval.report import (
-    METRIC_ORDER,
     NODE_METRICS_NOTE,
     RESULTS,
     failure_figure,
     grouped_replay_notes,
     latency_recall_figure,
-    paper_rows,
     recall_figure,
 )
 from core.eval.runner import run_benchmark
@@ -225,18 +225,8 @@ except EgxError as exc:
 summary = rep.summary
 st.divider()
 st.subheader(f"Report: {md_escape(loaded_dir.name)}")
-rows = []
-for m, s in summary["methods"].items():
-    row: dict[str, object] = {"method": m, "n": s["n"]}
-    row.update({k: round(100 * v, 1) for k, v in s["metrics"].items() if k in METRIC_ORDER and v is not None})
-    if s["answers"]["judged"]:
-        row.update({"EM": round(100 * (s["answers"]["EM"] or 0), 1), "F1": round(100 * (s["answers"]["F1"] or 0), 1)})
-    row["mean s"] = round(s["latency"]["mean_s"] or 0.0, 3)
-    row["tokens/q"] = round(s["tokens"]["mean"] or 0.0, 1)
-    rows.append(row)
-st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
-             column_config={"method": st.column_config.TextColumn("method", width="small")})
-if any("node R@10" in row for row in rows):  # a run retrieved KG nodes: say what the node columns score
+metrics_df = bench_view.metric_table(summary)  # every figure with its 95 % interval, and the question count
+if "node R@10" in metrics_df.columns:  # a run retrieved KG nodes: say what the node columns score
     st.caption(NODE_METRICS_NOTE)
 for methods, note in grouped_replay_notes(summary):  # records of the recorded LLM that are not the recorded runs
     st.warning(f"**{md_escape(', '.join(methods))}**: {md_escape(note)}", icon=":material/report:")
@@ -246,7 +236,7 @@ for m, s in summary["methods"].items():  # e.g. reg without a trained retriever 
                    icon=":material/warning:")
 st.markdown("**The papers' answer metrics** — answer-set Precision / Recall / F1 / Hit / Hit@1 (SG-RAG, ReG), "
             "Macro-/Micro-F1 (ReG), ACC_L (BubbleRAG) and Emp.S (SG-RAG, 0–3) by the LLM judge")
-st.dataframe(pd.DataFrame(paper_rows(summary)), hide_index=True, width="stretch")
+bench_view.paper_table(summary)
 judge = summary.get("judge", {})
 if "not_computed" in judge:
     why = str(judge["not_computed"])
@@ -262,6 +252,7 @@ c1, c2 = st.columns(2)
 c1.plotly_chart(recall_figure(summary), use_container_width=True, key=S.BENCH_RECALL_CHART)
 c2.plotly_chart(latency_recall_figure(summary), use_container_width=True, key=S.BENCH_LATENCY_CHART)
 st.plotly_chart(failure_figure(summary), use_container_width=True, key=S.BENCH_FAILURE_CHART)
+bench_view.differences_panel(summary)  # pick two methods: which of their differences are real
 
 # --------------------------------------------------------------------------- per-question table
 st.subheader("Per question")

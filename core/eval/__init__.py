@@ -8,6 +8,9 @@
 * :mod:`core.eval.diagnosis` — the failure-diagnosis contract (where the gold evidence was lost).
 * :mod:`core.eval.verdicts` — the one verdict vocabulary and the answer match (EM / F1 / alias / partial).
 * :mod:`core.eval.triage` — per-question triage rows and their CSV / JSON downloads.
+* :mod:`core.eval.stats` — 95 % bootstrap intervals of a mean, paired intervals of a difference, the sign
+  and Wilcoxon signed-rank tests, and the verdict in words ("within noise" or which method is better);
+  :mod:`core.eval.summary_stats` applies them to a benchmark's records (every figure's interval, every pair).
 * :mod:`core.eval.runner` — the benchmark runner behind ``egx bench``; its parts: :mod:`~core.eval.selection`
   (which questions), :mod:`~core.eval.pair` (one question × method and its record),
   :mod:`~core.eval.result_metrics` (R@k, nDCG, TR of one result), :mod:`~core.eval.bench_files`

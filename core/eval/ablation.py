@@ -21,8 +21,10 @@ sgrag          full; w/o the dominance filter (label-only exact matching, §4.3)
 Every row runs in its own folder ``OUT/<row>/`` with :func:`core.eval.runner.run_benchmark` (so each row
 resumes like ``egx bench``: a rerun skips finished question × row pairs, and ``run.json`` pins the row's
 configuration); the rows' summaries are then written as one table, ``OUT/ablation.md`` and
-``OUT/ablation.json``. Columns: R@2/R@5/R@10 and the papers' answer metrics (:mod:`core.eval.paper_metrics`),
-with each row's delta to the full method; under the table, each row's definition in the paper's words
+``OUT/ablation.json``. Columns: R@2/R@5/R@10 with their 95 % bootstrap intervals and the papers' answer metrics
+(:mod:`core.eval.paper_metrics`), with each row's delta to the full method and its paired 95 % interval; each
+row is compared with the full method on the questions both ran (:mod:`core.eval.stats`: paired bootstrap, sign
+test, Wilcoxon), in words under the table ("within noise" when the interval holds 0); under that, each row's definition in the paper's words
 (``AblationRow.definition``), and, with the ``recorded`` LLM, which rows are not the recorded runs (a row
 that changes a prompt asks what no recording holds: its stages take their fallbacks, and the note says so).
 """
@@ -36,6 +38,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.errors import ConfigError
+from core.eval.stats import compare_paired, signed
+from core.eval.summary_stats import comparison_from_dict, record_scores, with_interval
 from core.fsio import atomic_write_text
 from core.methods.base import AblationRow
 
@@ -64,7 +68,8 @@ def ablation_rows(method: str) -> tuple[AblationRow, ...]:
 class AblationReport:
     out_dir: Path
     method: str
-    rows: tuple[dict[str, Any], ...]  #: one per row: name, label, status, metrics, paper metrics, deltas
+    rows: tuple[dict[str, Any], ...]  #: one per row: name, label, status, metrics, intervals, paper metrics, deltas,
+    #: and ``paired``: {metric: the row vs the first row that ran (core.eval.stats.PairedComparison.to_dict)}
     ran: int
     skipped: int
     markdown: str
@@ -116,6 +121,7 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     table: list[dict[str, Any]] = []
+    scores: dict[str, dict[str, dict[str, float]]] = {}  # row name -> metric -> question id -> score
     ran = skipped = 0
     todo = [r for r in all_rows if r.name in wanted]
     for i, row in enumerate(todo):
@@ -141,8 +147,10 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
         ran += rep.ran
         skipped += rep.skipped
         s = rep.summary["methods"][row.method]
+        scores[row.name] = record_scores(r for r in rep.records if r["method"] == row.method)
         entry.update({"status": "ok", "n": s["n"], "errors": s["errors"],
                       "metrics": {k: s["metrics"].get(k) for k in COLUMNS},
+                      "intervals": {k: v for k, v in (s.get("intervals") or {}).items() if k in COLUMNS},
                       "paper": {k: s.get("paper", {}).get(k) for k in PAPER},
                       "notices": s.get("notices", {}), "mean_s": s["latency"]["mean_s"]})
         if replay_summary_note(s):  # the recorded LLM: a changed row asks prompts no recording holds
@@ -153,6 +161,8 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
         if r["status"] == "ok" and base is not None:
             r["delta"] = {k: None if r["metrics"][k] is None or base["metrics"][k] is None
                           else r["metrics"][k] - base["metrics"][k] for k in COLUMNS}
+            if r is not base:
+                r["paired"] = paired_with_base(r, base, scores)
     from core.eval.judge import judge_label
     from core.eval.paper_metrics import NO_JUDGE
 
@@ -163,15 +173,38 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
     return AblationReport(out, method, tuple(table), ran, skipped, md)
 
 
+def paired_with_base(row: dict[str, Any], base: dict[str, Any],
+                     scores: dict[str, dict[str, dict[str, float]]]) -> dict[str, dict[str, Any]]:
+    """``row`` vs the ``base`` row on each of :data:`COLUMNS`, paired on the questions both ran
+    (:func:`core.eval.stats.compare_paired`; a positive difference: the row scored higher)."""
+    out = {}
+    for k in COLUMNS:
+        got = compare_paired(row["label"], scores[row["name"]].get(k, {}), base["label"],
+                             scores[base["name"]].get(k, {}), metric=k)
+        if got is not None:
+            out[k] = got.to_dict()
+    return out
+
+
 def _pct(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.1f}"
+
+
+def _delta(r: dict[str, Any]) -> str:
+    """Δ R@5 with its paired interval (``−4.0 [−10.0, +2.0]``); the plain delta for a row run before pairs."""
+    p = (r.get("paired") or {}).get("R@5")
+    if p:
+        return f"{signed(100 * p['difference'])} [{signed(100 * p['low'])}, {signed(100 * p['high'])}]"
+    d = r.get("delta", {}).get("R@5")
+    return "–" if d is None else signed(100 * d)
 
 
 def ablation_markdown(method: str, table: Sequence[dict[str, Any]], base: str, *, note: str = "") -> str:
     """The ablation as one markdown table (figures in %, Δ against the first row that ran); ``note``
     follows the table (e.g. that the LLM-judged column was not computed)."""
     lines = [f"# Ablation: {method}", "",
-             f"Figures are percentages (mean over questions); Δ R@5 is against the row `{base}`."
+             f"Figures are percentages (mean over questions) with their 95 % bootstrap intervals in brackets; Δ R@5 "
+             f"is against the row `{base}` on the questions both ran, with its paired 95 % interval."
              if base else "No row ran.", "",
              "| row | n | " + " | ".join(COLUMNS) + " | Δ R@5 | " + " | ".join(PAPER) + " | mean s |",
              "|---|---:|" + "---:|" * (len(COLUMNS) + len(PAPER) + 2)]
@@ -181,17 +214,25 @@ def ablation_markdown(method: str, table: Sequence[dict[str, Any]], base: str, *
             lines.append(f"| {r['label']} | – |" + " – |" * (len(COLUMNS) + len(PAPER) + 2))
             notes.append(f"- {r['label']}: {r['status']}")
             continue
-        d = r.get("delta", {}).get("R@5")
-        delta = "–" if d is None else f"{100 * d:+.1f}"
         secs = "–" if r["mean_s"] is None else f"{r['mean_s']:.2f}"
-        lines.append(f"| {r['label']} | {r['n']} | " + " | ".join(_pct(r["metrics"][k]) for k in COLUMNS)
-                     + f" | {delta} | " + " | ".join(_pct(r["paper"][k]) for k in PAPER) + f" | {secs} |")
+        ivs = r.get("intervals") or {}
+        lines.append(f"| {r['label']} | {r['n']} | " + " | ".join(with_interval(r["metrics"][k], ivs.get(k))
+                                                                  for k in COLUMNS)
+                     + f" | {_delta(r)} | " + " | ".join(_pct(r["paper"][k]) for k in PAPER) + f" | {secs} |")
         if r.get("replay"):
             notes.append(f"- **{r['label']} — not the recorded runs**: {r['replay']}")
         for text, n in r.get("notices", {}).items():
             notes.append(f"- {r['label']} ({n} questions): {text}")
     if note:
         notes.append(f"- {note}")
+    paired = [r for r in table if r.get("paired")]
+    if paired:
+        lines += ["", f"Each row vs `{base}` on R@5, paired on the questions both ran (bootstrap interval, sign test, "
+                      "Wilcoxon signed-rank; R@2 and R@10 are in ablation.json):", ""]
+        for r in paired:
+            if "R@5" in r["paired"]:
+                c = comparison_from_dict(r["paired"]["R@5"])
+                lines.append(f"- {c.sentence()}. {c.tests_sentence()}.")
     if notes:
         lines += ["", *notes]
     defined = [f"- {r['label']}: {r['definition']}" for r in table if r.get("definition")]

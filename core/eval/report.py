@@ -15,11 +15,15 @@ page draws the same figures with ``st.plotly_chart``).
         "paper": {"n": questions with gold answers, "Precision", "Recall", "F1", "Hit", "Hit@1",
                   "Macro-F1", "Micro-F1", "ACC_L": mean or null, "Emp.S": mean or null},
         "pairwise": {"vs": reference method, "n": pairs, "win_rate": reference's wins / n,
-                     "loss_rate": this method's wins / n, "tie_rate": split verdicts / n} or absent}},
+                     "loss_rate": this method's wins / n, "tie_rate": split verdicts / n} or absent,
+        "intervals": {metric: {"low", "high", "n"}: 95 % bootstrap interval of each per-question mean}}},
+     "pairs": [every two methods on R@2, R@5, nDCG@10 (EM, F1 where judged): paired interval, wins / ties /
+               losses, sign-test and Wilcoxon p, the verdict in words], "stats": {how they were computed},
      "judge": {"model": id, "llm": name, "self_judged": bool, "label": text, "prompts": {...},
                "missing": {"ACC_L": n, "Emp.S": n, "why": {reason: n}}} or {"not_computed": why}}
 
-The papers' metrics are defined in :mod:`core.eval.paper_metrics`.
+The papers' metrics are defined in :mod:`core.eval.paper_metrics`; the intervals and pairs in
+:mod:`core.eval.summary_stats` (summaries without them, written before, still render).
 
 Quality figures depend only on the records, so a resumed run summarizes exactly like an
 uninterrupted one; latency is whatever each pair measured when it ran.
@@ -35,6 +39,19 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from core.eval.summary_stats import (
+    differences_figure,
+    error_bars,
+    hover_text,
+    interval_of,
+    intervals_note,
+    method_intervals,
+    method_pairs,
+    pair_lines,
+    record_scores,
+    stats_settings,
+    with_interval,
+)
 from core.eval.verdicts import VERDICT_KEYS, record_verdict, verdict_label
 from core.fsio import atomic_write_bytes, atomic_write_text
 
@@ -83,12 +100,16 @@ def _paper(rs: Sequence[dict[str, Any]]) -> dict[str, Any]:
 def summarize(records: Sequence[dict[str, Any]], *, methods: Sequence[str] | None = None,
               settings: dict[str, Any] | None = None, pairwise: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
     """Per-method means of every metric, answer EM/F1, the papers' answer metrics, verdict counts,
-    latency and tokens; ``pairwise`` are the lines of ``pairwise.jsonl`` (FastInsight's win rate)."""
+    latency and tokens, each mean's 95 % bootstrap interval, and every two methods compared paired
+    (:mod:`core.eval.summary_stats`); ``pairwise`` are the lines of ``pairwise.jsonl`` (FastInsight's
+    win rate)."""
     methods = list(methods or dict.fromkeys(r["method"] for r in records))
     out: dict[str, Any] = {"settings": settings or {}, "questions": len({r["question_id"] for r in records}),
                            "methods": {}, "judge": _judge_summary(records, settings or {}, pairwise)}
+    scores: dict[str, dict[str, dict[str, float]]] = {}
     for m in methods:
         rs = [r for r in records if r["method"] == m]
+        scores[m] = record_scores(rs)
         names = [k for k in METRIC_ORDER if any(k in r["metrics"] for r in rs)]
         metrics = {k: _mean([float(r["metrics"][k]) for r in rs if k in r["metrics"]]) for k in names}
         judged = [r for r in rs if r.get("answer_judged")]
@@ -129,6 +150,9 @@ def summarize(records: Sequence[dict[str, Any]], *, methods: Sequence[str] | Non
         pw = _pairwise(m, pairwise)
         if pw:
             out["methods"][m]["pairwise"] = pw
+        out["methods"][m]["intervals"] = method_intervals(scores[m])
+    out["pairs"] = method_pairs(scores)
+    out["stats"] = stats_settings()
     return out
 
 
@@ -204,20 +228,48 @@ def grouped_replay_notes(summary: dict[str, Any]) -> list[tuple[list[str], str]]
 
 
 PAPER_COLUMNS = ("Precision", "Recall", "F1", "Hit", "Hit@1", "Macro-F1", "Micro-F1", "ACC_L")
+#: A paper column → its interval's key in a method summary (Micro-F1 pools counts over questions: none).
+PAPER_INTERVALS = {"Precision": "paper Precision", "Recall": "paper Recall", "F1": "paper F1", "Hit": "paper Hit",
+                   "Hit@1": "paper Hit@1", "Macro-F1": "paper Macro-F1", "Micro-F1": "", "ACC_L": "ACC_L"}
 
 
-def paper_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
+def paper_rows(summary: dict[str, Any], *, intervals: bool = False) -> list[dict[str, Any]]:
     """One row per method of the papers' answer metrics (percentages; Emp.S on its 0–3 scale; None =
-    not computed), plus FastInsight's pairwise win rate against the method when it was judged."""
+    not computed), plus FastInsight's pairwise win rate against the method when it was judged. With
+    ``intervals`` each figure is text with its 95 % interval (``62.0 [52.0, 71.0]``) where it has one."""
     rows = []
     for m, s in summary["methods"].items():
         p = s.get("paper", {})
         row: dict[str, Any] = {"method": m, "n": p.get("n", 0)}
         row.update({k: None if p.get(k) is None else round(100 * float(p[k]), 1) for k in PAPER_COLUMNS})
         row["Emp.S"] = None if p.get("Emp.S") is None else round(float(p["Emp.S"]), 2)
+        if intervals:
+            row.update({k: with_interval(p[k], interval_of(s, PAPER_INTERVALS[k])) for k in PAPER_COLUMNS
+                        if p.get(k) is not None})
+            if p.get("Emp.S") is not None:
+                row["Emp.S"] = with_interval(p["Emp.S"], interval_of(s, "Emp.S"), metric="Emp.S")
         pw = s.get("pairwise")
         row["win rate vs this"] = None if not pw else round(100 * float(pw["win_rate"]), 1)
         row["its win rate"] = None if not pw or pw.get("loss_rate") is None else round(100 * float(pw["loss_rate"]), 1)
+        rows.append(row)
+    return rows
+
+
+def metric_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per method of the retrieval metrics and answer EM / F1, each as text with its 95 % interval
+    (``62.0 [52.0, 71.0]``; None where the method has no such figure), then latency and tokens: the
+    Benchmark page's metrics table."""
+    rows = []
+    for m, s in summary["methods"].items():
+        row: dict[str, Any] = {"method": m, "n": s["n"]}
+        row.update({k: with_interval(v, interval_of(s, k)) for k, v in s["metrics"].items()
+                    if k in METRIC_ORDER and v is not None})
+        a = s["answers"]
+        if a["judged"]:
+            row.update({k: with_interval(a[k], interval_of(s, f"answers {k}")) for k in ("EM", "F1")
+                        if a.get(k) is not None})
+        row["mean s"] = round(s["latency"]["mean_s"] or 0.0, 3)
+        row["tokens/q"] = round(s["tokens"]["mean"] or 0.0, 1)
         rows.append(row)
     return rows
 
@@ -244,7 +296,8 @@ def markdown_report(summary: dict[str, Any]) -> str:
         lines += [f"- **{k}**: {json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else v}"
                   for k, v in st.items()]
         lines.append("")
-    lines += [f"{summary['questions']} questions; figures are percentages (mean over questions).", ""]
+    lines += [f"{summary['questions']} questions; figures are percentages (mean over questions)"
+              + (", each with its 95 % interval in brackets." if summary.get("stats") else "."), ""]
     for methods, note in grouped_replay_notes(summary):
         lines += [f"> **Replay — {', '.join(methods)}**: {note}", ""]
     for m, s in ms.items():
@@ -256,11 +309,13 @@ def markdown_report(summary: dict[str, Any]) -> str:
     lines.append("| method | n | " + " | ".join(cols) + " | EM | F1 |")
     lines.append("|---|---:|" + "---:|" * (len(cols) + 2))
     for m, s in ms.items():
-        a = s["answers"]
-        lines.append(f"| {m} | {s['n']} | " + " | ".join(_pct(s["metrics"].get(k)) for k in cols)
-                     + f" | {_pct(a['EM'])} | {_pct(a['F1'])} |")
+        cells = [with_interval(s["metrics"].get(k), interval_of(s, k)) for k in cols]
+        cells += [with_interval(s["answers"][k], interval_of(s, f"answers {k}")) for k in ("EM", "F1")]
+        lines.append(f"| {m} | {s['n']} | " + " | ".join(cells) + " |")
+    lines += ["", intervals_note(summary)]
     if "node R@10" in cols:
         lines += ["", NODE_METRICS_NOTE]
+    lines += pair_lines(summary)
     lines += ["", "## The papers' answer metrics", "",
               "Answer-set Precision / Recall / F1 / Hit / Hit@1 (SG-RAG §5, ReG §5), Macro-F1 and Micro-F1 (ReG), "
               "over every answer with a gold answer (extractive answers included); ACC_L (BubbleRAG §4.1) and "
@@ -270,10 +325,9 @@ def markdown_report(summary: dict[str, Any]) -> str:
               "|---|---:|" + "---:|" * 9]
     for m, s in ms.items():
         p = s.get("paper", {})
-        emp = p.get("Emp.S")
-        lines.append(f"| {m} | {p.get('n', 0)} | " + " | ".join(_pct(p.get(k)) for k in
-                     ("Precision", "Recall", "F1", "Hit", "Hit@1", "Macro-F1", "Micro-F1", "ACC_L"))
-                     + f" | {'–' if emp is None else f'{emp:.2f}'} |")
+        cells = [with_interval(p.get(k), interval_of(s, PAPER_INTERVALS[k])) for k in PAPER_COLUMNS]
+        cells.append(with_interval(p.get("Emp.S"), interval_of(s, "Emp.S"), metric="Emp.S"))
+        lines.append(f"| {m} | {p.get('n', 0)} | " + " | ".join(cells) + " |")
     lines += judge_lines(summary)
     lines += ["", "## Where the gold evidence was lost (first stage, per question)", ""]
     verdicts = [v for v in _verdict_order(ms) if any(v in s["diagnosis"] for s in ms.values())]
@@ -325,16 +379,21 @@ def judge_lines(summary: dict[str, Any]) -> list[str]:
 
 # ------------------------------------------------------------------------------------ figures
 def recall_figure(summary: dict[str, Any]) -> go.Figure:
-    """Grouped bars: R@2 / R@5 / R@10 / AR@5 / nDCG@10 per method."""
+    """Grouped bars: R@2 / R@5 / R@10 / AR@5 / nDCG@10 per method, each with its 95 % interval as an error bar."""
     import plotly.graph_objects as go
 
     fig = go.Figure()
     ms = summary["methods"]
     for k in ("R@2", "R@5", "R@10", "AR@5", "nDCG@10"):
+        err = error_bars(summary, k)
         fig.add_bar(name=k, x=list(ms), y=[100 * (s["metrics"].get(k) or 0.0) for s in ms.values()],
-                    text=[_pct(s["metrics"].get(k)) for s in ms.values()], textposition="outside")
-    fig.update_layout(title="Recall@k by method (%)", barmode="group", yaxis_title="%", yaxis_range=[0, 105],
-                      legend_title="metric", margin={"t": 50, "b": 40})
+                    error_y=err, hovertext=[hover_text(s, k) for s in ms.values()], hoverinfo="x+text",
+                    # the value above the bar would sit on its error bar: the hover and the table carry it then
+                    text=None if err else [_pct(s["metrics"].get(k)) for s in ms.values()],
+                    textposition="outside" if not err else None)
+    with_iv = any(s.get("intervals") for s in ms.values())
+    fig.update_layout(title="Recall@k by method (%)" + (", with 95 % intervals" if with_iv else ""), barmode="group",
+                      yaxis_title="%", yaxis_range=[0, 105], legend_title="metric", margin={"t": 50, "b": 40})
     return fig
 
 
@@ -347,8 +406,12 @@ def latency_recall_figure(summary: dict[str, Any], *, k: str = "R@5") -> go.Figu
     for i, (m, s) in enumerate(ms.items()):  # one trace per method: a legend entry even when points overlap
         x = max(s["latency"]["mean_s"] or 0.0, 1e-4)
         y = 100 * (s["metrics"].get(k) or 0.0)
+        iv = interval_of(s, k)
+        err = None if iv is None else {"type": "data", "symmetric": False, "array": [100 * float(iv["high"]) - y],
+                                       "arrayminus": [y - 100 * float(iv["low"])], "thickness": 1.2, "width": 4}
         fig.add_scatter(x=[x], y=[y], mode="markers", name=m, marker={"size": 14, "symbol": _SYMBOLS[i % len(_SYMBOLS)]},
-                        hovertemplate=f"{html.escape(m)}<br>%{{x:.3f}} s<br>{k} %{{y:.1f}}<extra></extra>")
+                        error_y=err, hovertemplate=f"{html.escape(m)}<br>%{{x:.3f}} s<br>"
+                        f"{html.escape(hover_text(s, k))}<extra></extra>")
     fig.update_layout(title=f"Latency vs {k}", xaxis_title="mean seconds per question (log)", xaxis_type="log",
                       yaxis_title=f"{k} (%)", legend_title="method", margin={"t": 50, "b": 40})
     return fig
@@ -370,8 +433,15 @@ def failure_figure(summary: dict[str, Any]) -> go.Figure:
 
 
 def charts_html(summary: dict[str, Any]) -> str:
-    """One standalone HTML page with the three charts (plotly.js inlined once; works offline)."""
+    """One standalone HTML page with the charts (plotly.js inlined once; works offline): recall with error bars,
+    latency vs R@5, every pair's paired R@5 difference (when the summary has pairs), and the failure stages."""
+    from core.eval.summary_stats import comparison_from_dict
+
     figs = [recall_figure(summary), latency_recall_figure(summary), failure_figure(summary)]
+    r5 = [comparison_from_dict(d) for d in summary.get("pairs") or () if d.get("metric") == "R@5"]
+    if r5:
+        figs.insert(2, differences_figure(r5, title="Paired R@5 differences with 95 % intervals (crossing 0: "
+                                                    "within noise)"))
     parts = [f.to_html(full_html=False, include_plotlyjs=(i == 0)) for i, f in enumerate(figs)]
     title = html.escape(f"Benchmark — {summary.get('settings', {}).get('workspace', '')}")
     return ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>" + title + "</title></head><body>"

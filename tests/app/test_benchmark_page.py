@@ -23,8 +23,11 @@ def test_benchmark_page_runs_and_shows_report(home, tmp_path):
     assert any("4 runs now" in s.value for s in at.success)
     summary = at.dataframe[0].value
     assert list(summary["method"]) == ["dense", "ppr"] and "R@5" in summary.columns
+    assert all("[" in str(v) for v in summary["R@5"])  # two questions: each figure with its interval
     charts = at.get("plotly_chart")
-    assert len(charts) == 3
+    assert len(charts) == 4  # recall, latency, failures, and the paired differences of the two methods
+    words = [plain(m.value) for m in at.markdown if "dense − ppr = " in plain(m.value)]
+    assert words and all("on 2 questions: too few questions to tell" in w for w in words)
     paper = at.dataframe[1].value  # the papers' own answer metrics; no LLM: the judged ones are not computed
     assert list(paper["method"]) == ["dense", "ppr"]
     assert {"Precision", "Recall", "F1", "Hit", "Hit@1", "Macro-F1", "Micro-F1", "ACC_L", "Emp.S"} <= set(paper.columns)
@@ -64,7 +67,7 @@ def test_benchmark_page_loads_a_run_by_name(home, tmp_path):
     pick = at2.selectbox(key=S.BENCH_LOAD_PICK)
     assert pick.options == ["b"]
     at2.button(key=S.BENCH_LOAD).click().run()
-    assert not at2.exception and len(at2.get("plotly_chart")) == 3
+    assert not at2.exception and len(at2.get("plotly_chart")) == 4
 
 
 def test_benchmark_page_never_writes_outside_the_runs_folder(home, tmp_path):

@@ -54,6 +54,10 @@ def test_compare_page_triage_gold_answer_verdicts_and_download(home):
         assert any(b.startswith(f"**{verdict}** — ") for b in badges), (verdict, badges)
     assert {b.label for b in at.get("download_button")} >= {"Download this comparison (CSV)",
                                                              "Download this comparison (JSON)"}
+    # figures of several methods side by side: one question is said to be no comparison, with the way to intervals
+    assert any(c.value.startswith("One question is no comparison") and "95 % interval" in c.value for c in at.caption)
+    assert "[" not in " ".join(str(v) for v in summary.get("R@5", []))  # no interval made up from one question
+    assert any(p.proto.label == "Benchmark" and p.proto.page == "benchmark" for p in at.get("page_link"))
 
 
 def test_compare_page_custom_question_and_method_subset(home):

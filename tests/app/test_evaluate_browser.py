@@ -31,7 +31,11 @@ def test_run_benchmark_then_open_a_comparison(server: tuple[str, float], tmp_pat
             page = browser.new_page(viewport={"width": 1440, "height": 1400})
             start_benchmark(page, base, out.name, 3)
             expect(page.get_by_text(re.compile(r"runs now, 0 already done"))).to_be_visible(timeout=TIMEOUT)
-            expect(page.locator(".js-plotly-plot")).to_have_count(3, timeout=TIMEOUT)
+            # recall and latency with error bars, the failure stages, and the paired differences of the best two
+            expect(page.locator(".js-plotly-plot")).to_have_count(4, timeout=TIMEOUT)
+            expect(page.get_by_role("heading", name="Which differences are real")).to_be_visible(timeout=TIMEOUT)
+            expect(page.get_by_text(re.compile(r"on 3 questions: too few questions to tell")).first).to_be_visible(
+                timeout=TIMEOUT)
             assert len((out / "results.jsonl").read_text().splitlines()) % 3 == 0
             page.wait_for_timeout(800)
             path = tmp_path / "evaluate_1_benchmark.png"

@@ -36,6 +36,13 @@ def test_ablate_bubblerag_on_demo_writes_one_table_and_resumes(tmp_path, capsys)
     assert "ACC_L: not computed: no judge LLM was chosen — pass --judge-llm local-small" in text
     table = json.loads((out / "ablation.json").read_text())
     assert [r["status"] for r in table["rows"]] == ["ok"] * 5 and table["rows"][0]["delta"]["R@5"] == 0.0
+    # every row vs the full method, paired on the same 2 questions: too few to name a winner, and the table says so
+    paired = table["rows"][1]["paired"]["R@5"]
+    assert paired["n"] == 2 and paired["b"] == "BubbleRAG (full method)" and paired["verdict"] == "too_few"
+    assert paired["wins"] + paired["ties"] + paired["losses"] == 2 and "paired" not in table["rows"][0]
+    assert "Each row vs `full` on R@5, paired on the questions both ran" in text
+    assert "- w/o schema relaxation − BubbleRAG (full method) = " in text and "too few questions to tell" in text
+    assert set(table["rows"][1]["paired"]) == {"R@2", "R@5", "R@10"}
     # each row ran with its own configuration, pinned in its run.json
     run = json.loads((out / "no-ceg-ranking" / "run.json").read_text())
     assert run["settings"]["overrides"] == {"ceg_ranking": False}
