@@ -37,8 +37,10 @@ from core.eval.report import (
     paper_rows,
     recall_figure,
 )
+from core.eval.run_notes import run_note_items
 from core.eval.runner import run_benchmark
-from core.eval.triage import RETRIEVED, benchmark_rows, failures, flat
+from core.eval.selection import gold_coverage
+from core.eval.triage import RETRIEVED, UNMATCHED, benchmark_rows, failures, flat
 from core.eval.verdicts import VERDICT_KEYS, verdict_label
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
 from core.index.isolated import isolated_builds
@@ -67,6 +69,8 @@ PER_QUESTION_COLUMNS = {
     "gold ranks": st.column_config.TextColumn("gold ranks", width="small",
                                               help="Rank of each gold passage in the method's ranking"),
     "gold passages": st.column_config.TextColumn("gold passages", width="medium"),
+    UNMATCHED: st.column_config.TextColumn(UNMATCHED, width="medium", help="Gold passages the question names but "
+                                           "the workspace lacks: each counts as a gold passage never retrieved"),
     RETRIEVED: st.column_config.TextColumn(RETRIEVED, width="medium"),
     "R@5": st.column_config.NumberColumn("R@5", width="small"),
     "R@10": st.column_config.NumberColumn("R@10", width="small"),
@@ -120,6 +124,8 @@ with run_tab:
     if not n_gold and fits:
         st.info("This workspace has no questions with gold evidence. Pick the `musique` or `demo` sample, or "
                 "upload a questions file on the Data page.")
+    elif gold_coverage(questions).note():  # a misspelt gold title stays in, counted as missed: say so before a run
+        st.warning(md_escape(gold_coverage(questions).note()), icon=":material/report:")
     mkey = S.bind(S.BENCH_METHODS, method_names(), scope="bench")
     st.session_state[mkey] = [m for m in st.session_state[mkey] if m in METHODS]
     methods = S.keep(S.BENCH_METHODS, st.multiselect("Methods", method_names(), key=mkey))
@@ -240,6 +246,8 @@ if any("node R@10" in row for row in rows):  # a run retrieved KG nodes: say wha
     st.caption(NODE_METRICS_NOTE)
 for methods, note in grouped_replay_notes(summary):  # records of the recorded LLM that are not the recorded runs
     st.warning(f"**{md_escape(', '.join(methods))}**: {md_escape(note)}", icon=":material/report:")
+for title, text in run_note_items(summary):  # questions left out, rows trained on, gold the workspace lacks
+    st.warning(f"**{md_escape(title)}**: {md_escape(text)}", icon=":material/report:")
 for m, s in summary["methods"].items():  # e.g. reg without a trained retriever is not ReG's retriever
     for text, n in s.get("notices", {}).items():  # saved in the command line's words: shown in the app's
         st.warning(f"**{md_escape(m)}** ({n} of {s['n']} questions): {md_escape(REG_APP_WORDING.get(text, text))}",

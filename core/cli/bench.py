@@ -51,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
     from contextlib import nullcontext
 
     from core.eval.runner import run_benchmark
+    from core.eval.selection import gold_coverage
     from core.methods.registry import get_method
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
@@ -62,6 +63,9 @@ def run(args: argparse.Namespace) -> int:
     runner = ray_runner(args)
     with runner if runner is not None else nullcontext():  # Ray first: a missing Ray or bad address fails at once
         ws, qs, backends = bench_inputs(args, specs, "bench")
+        coverage = gold_coverage(qs).note()
+        if coverage:  # said before the run, not first under its report
+            print(f"egx bench: note: {coverage}", file=sys.stderr)
         judge = judge_from_args(args, backends.llm)
         rep = run_benchmark(ws, qs, methods, backends, out_dir=args.out, limit=args.limit,
                             seed=args.seed, cut=args.cut, progress=run_bar("bench"), save_traces=args.traces,
@@ -69,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
                             configs=configs, runner=runner, judge=judge)
     close_bars(clear=False)
     for w in rep.warnings:
-        print(f"egx bench: warning: {w}", file=sys.stderr)
+        if w != coverage:
+            print(f"egx bench: warning: {w}", file=sys.stderr)
     for m, ms in rep.summary.get("methods", {}).items():
         for text, n in ms.get("notices", {}).items():
             print(f"egx bench: note: {m} ({n} of {ms['n']} questions): {text}", file=sys.stderr)

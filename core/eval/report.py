@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from core.eval.run_notes import run_note_lines
 from core.eval.verdicts import VERDICT_KEYS, record_verdict, verdict_label
 from core.fsio import atomic_write_bytes, atomic_write_text
 
@@ -245,6 +246,7 @@ def markdown_report(summary: dict[str, Any]) -> str:
                   for k, v in st.items()]
         lines.append("")
     lines += [f"{summary['questions']} questions; figures are percentages (mean over questions).", ""]
+    lines += run_note_lines(summary)  # questions left out, rows trained on, gold passages the workspace lacks
     for methods, note in grouped_replay_notes(summary):
         lines += [f"> **Replay — {', '.join(methods)}**: {note}", ""]
     for m, s in ms.items():

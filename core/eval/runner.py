@@ -40,7 +40,8 @@ from core.eval.judging import apply_judgements, judge_answers, read_judgements
 from core.eval.pair import PairRunner, run_pair
 from core.eval.pairwise import PAIRWISE_REFERENCE, pairwise_judgements
 from core.eval.report import RESULTS
-from core.eval.selection import check_questions, select_questions
+from core.eval.run_notes import add_run_notes
+from core.eval.selection import check_questions, gold_coverage, select_questions
 from core.fsio import atomic_write_text, path_lock
 from core.trace import to_jsonable
 
@@ -121,7 +122,7 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
         get_method(m)
     if not methods:
         raise ConfigError("No method to benchmark; name at least one registered method (e.g. dense).")
-    warnings = check_questions(questions, workspace.name)
+    warnings = [w for w in (gold_coverage(questions).note(), *check_questions(questions, workspace.name)) if w]
     select_questions(questions, limit=limit, seed=seed)  # checks limit before anything is written
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
@@ -234,7 +235,8 @@ def _run_locked(workspace: Workspace, questions: Sequence[Question], methods: li
     judged = apply_judgements(mine, lines, run_judge(settings))
     pairs = pairwise_judgements(out, mine, judge, generator=backends.llm, workspace=workspace,
                                 reference=PAIRWISE_REFERENCE) if judge is not None else []
-    summary = summarize(judged, methods=methods, settings=settings, pairwise=pairs)
+    summary = add_run_notes(summarize(judged, methods=methods, settings=settings, pairwise=pairs), judged,
+                            read_run(run_path))
     files = _write(out, judged, summary) if write_outputs else {}
     return BenchReport(out, tuple(judged), summary, ran, skipped, files, tuple(warnings))
 

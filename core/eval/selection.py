@@ -1,10 +1,12 @@
 """Which questions a benchmark runs: those with gold evidence in the workspace, in file order or shuffled with a
-seed, cut to a limit, with every question left out reported."""
+seed, cut to a limit, with every question left out reported; and how well a questions file's gold passages
+match the workspace (:func:`gold_coverage`), said wherever a questions file is read for a workspace."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.errors import ConfigError
@@ -14,9 +16,10 @@ if TYPE_CHECKING:
 
 
 def select_questions(questions: Sequence[Question], *, limit: int | None = None, seed: int | None = None,
-                     only_gold: bool = True) -> list[Question]:
-    """Questions to run: those with gold passages in this workspace (``only_gold``), in file
-    order or shuffled with ``seed``, cut to ``limit``.
+                     only_gold: bool = True, exclude: Collection[str] = ()) -> list[Question]:
+    """Questions to run: those with gold passages in this workspace (``only_gold``) and not in ``exclude``
+    (ids: e.g. the questions a benchmarked method's model was trained on), in file order or shuffled with
+    ``seed``, cut to ``limit``.
 
     Raises
     ------
@@ -26,7 +29,7 @@ def select_questions(questions: Sequence[Question], *, limit: int | None = None,
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
         raise ConfigError(f"limit = {limit!r} is out of range; use a positive number of questions "
                           "(or no limit for all of them).")
-    qs = [q for q in questions if q.gold_chunks or not only_gold]
+    qs = [q for q in questions if (q.gold_chunks or not only_gold) and q.id not in exclude]
     if seed is not None:
         random.Random(seed).shuffle(qs)
     return qs[:limit] if limit is not None else qs
@@ -61,3 +64,42 @@ def check_questions(questions: Sequence[Question], workspace_name: str = "") -> 
         out.append(f"{len(no_gold)} of {len(questions)} questions are left out: their gold passages match no chunk "
                    f"of this workspace ({ids}).")
     return out
+
+
+@dataclass(frozen=True)
+class GoldCoverage:
+    """How a questions file's gold passages match a workspace: the questions naming a gold passage the
+    workspace lacks (``partial``: some matched; ``none``: nothing matched) among ``questions``."""
+
+    questions: int
+    partial: tuple[Question, ...]
+    none: tuple[Question, ...]
+
+    @property
+    def unmatched_passages(self) -> int:
+        """Gold passages of the ``partial`` questions that match no passage."""
+        return sum(len(q.unmatched) for q in self.partial)
+
+    def note(self, *, left_out: bool = False) -> str:
+        """One sentence on the ``partial`` questions ("" when there are none): they stay in, and each missing
+        passage counts as gold never retrieved. With ``left_out``, one more on the ``none`` questions, which a
+        benchmark leaves out (:func:`check_questions` warns about those itself)."""
+        out = []
+        if self.partial:
+            n, k = len(self.partial), self.unmatched_passages
+            eg = ", ".join(f"'{t}'" for t in list(dict.fromkeys(t for q in self.partial for t in q.unmatched))[:3])
+            out.append(f"{n} of {self.questions} question{'s' if self.questions != 1 else ''} "
+                       f"name{'s' if n == 1 else ''} gold passages this workspace lacks ({k} passage{'s' if k != 1 else ''}"
+                       f", e.g. {eg}): each counts as a gold passage never retrieved, so such a question scores R@k "
+                       "below 100 and is never “ok”.")
+        if left_out and self.none:
+            n = len(self.none)
+            out.append(f"{n} of {self.questions} question{'s' if self.questions != 1 else ''} match{'es' if n == 1 else ''}"
+                       " no passage of this workspace at all and will be left out of a benchmark.")
+        return " ".join(out)
+
+
+def gold_coverage(questions: Sequence[Question]) -> GoldCoverage:
+    """Which ``questions`` name gold passages the workspace lacks (their titles are ``Question.unmatched``)."""
+    return GoldCoverage(len(questions), tuple(q for q in questions if q.unmatched and q.gold_chunks),
+                        tuple(q for q in questions if not q.gold_chunks))
