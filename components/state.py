@@ -178,6 +178,10 @@ BENCH_LATENCY_CHART = "egx.bench.fig.latency"
 BENCH_FAILURE_CHART = "egx.bench.fig.failure"
 BENCH_JOB = "egx.bench.job"  #: key of this session's benchmark run (a background job)
 BENCH_JUDGE = "egx.bench.judge"  #: the judge LLM's backend name ("none", "same" or a registry name)
+BENCH_REFUSED = "egx.bench.refused"  #: why the run name cannot take this run ({name, state, text}), with its buttons
+BENCH_LAUNCH = "egx.bench.launch"  #: a run asked for by a refusal's button ({name, resume_unverified})
+BENCH_NEW_RUN = "egx.bench.new_run"  #: "Start a new run" (a fresh run name) under a refusal
+BENCH_RESUME_ANYWAY = "egx.bench.resume_anyway"  #: resume a run saved before runs kept their identity
 
 # ---------------------------------------------------------------- guided demo (components/tour.py)
 TOUR = "egx.tour"  #: the running tour (a components.tour.TourState); its buttons and notes are sub(TOUR, ...)

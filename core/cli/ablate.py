@@ -8,7 +8,7 @@ import textwrap
 from typing import TYPE_CHECKING
 
 from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER
-from core.cli.options import add_judge, bench_inputs, judge_from_args
+from core.cli.options import add_judge, add_resume, bench_inputs, judge_from_args
 from core.cli_support import add_llm_limits, close_bars, run_bar
 
 if TYPE_CHECKING:
@@ -40,6 +40,7 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
     a.add_argument("--seed", type=int, help="shuffle the questions with this seed and seed every generator")
     a.add_argument("--cut", type=int, default=5, help="rank cut of the failure diagnosis (default 5)")
     a.add_argument("--out", required=True, help="output folder (each row's sub-folder resumes)")
+    add_resume(a, "a row's sub-folder")
     add_judge(a)
     a.add_argument("--json", action="store_true", help="print the rows as JSON instead of the markdown table")
     return a
@@ -69,7 +70,8 @@ def run(args: argparse.Namespace) -> int:
     names = [n.strip() for n in args.rows.split(",") if n.strip()] if args.rows else None
     rep = run_ablation(ws, qs, args.method, backends, out_dir=args.out, limit=args.limit,
                        seed=args.seed, cut=args.cut, rows=names, progress=progress, judge=judge,
-                       meta={"questions_file": str(args.questions or ws.questions_path)})
+                       meta={"questions_file": str(args.questions or ws.questions_path)},
+                       restart=args.restart, resume_unverified=args.resume_unverified)
     close_bars(clear=False)
     if args.json:
         print(json.dumps({"method": rep.method, "rows": list(rep.rows)}, indent=1, ensure_ascii=False, default=str))

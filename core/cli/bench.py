@@ -8,7 +8,15 @@ import sys
 from typing import TYPE_CHECKING
 
 from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER
-from core.cli.options import add_judge, add_ray, bench_inputs, judge_from_args, method_configs, ray_runner
+from core.cli.options import (
+    add_judge,
+    add_ray,
+    add_resume,
+    bench_inputs,
+    judge_from_args,
+    method_configs,
+    ray_runner,
+)
 from core.cli_support import add_llm_limits, close_bars, run_bar
 
 if TYPE_CHECKING:
@@ -35,7 +43,9 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
     b.add_argument("--limit", type=int, help="run only the first N questions (after the seeded shuffle, if --seed)")
     b.add_argument("--seed", type=int, help="shuffle the questions with this seed and seed every generator")
     b.add_argument("--cut", type=int, default=5, help="rank cut of the failure diagnosis (default 5)")
-    b.add_argument("--out", required=True, help="output folder (resumed if it holds a run with the same settings)")
+    b.add_argument("--out", required=True, help="output folder (resumed if it holds a run with the same settings, "
+                                                 "workspace content and trained models)")
+    add_resume(b)
     b.add_argument("--traces", action="store_true", help="also write every run's trace to OUT/traces/")
     add_judge(b)
     b.add_argument("--set", action="append", metavar="METHOD.NAME=VALUE",
@@ -70,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
         rep = run_benchmark(ws, qs, methods, backends, out_dir=args.out, limit=args.limit,
                             seed=args.seed, cut=args.cut, progress=run_bar("bench"), save_traces=args.traces,
                             meta={"questions_file": str(args.questions or ws.questions_path), **meta},
-                            configs=configs, runner=runner, judge=judge)
+                            configs=configs, runner=runner, judge=judge, restart=args.restart,
+                            resume_unverified=args.resume_unverified)
     close_bars(clear=False)
     for w in rep.warnings:
         if w != coverage:

@@ -78,7 +78,8 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
                  out_dir: str | Path, limit: int | None = None, seed: int | None = None, cut: int = 5,
                  rows: Sequence[str] | None = None, meta: dict[str, Any] | None = None,
                  progress: Callable[[int, int, str], None] | None = None,
-                 judge: Judge | None = None) -> AblationReport:
+                 judge: Judge | None = None, restart: bool = False,
+                 resume_unverified: bool = False) -> AblationReport:
     """Run the paper's ablation rows of ``method`` on ``questions`` and write one table.
 
     Parameters
@@ -93,6 +94,8 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
         Row names to run (default: all of the method's rows).
     judge
         The LLM that judges ACC_L (:func:`core.eval.judge.choose_judge`); None: not computed.
+    restart, resume_unverified
+        What each row's folder does with a run it cannot simply resume (:func:`run_benchmark`).
 
     Returns
     -------
@@ -137,7 +140,8 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
 
         rep = run_benchmark(workspace, questions, [row.method], backends, out_dir=out / row.name, limit=limit,
                             seed=seed, cut=cut, configs={row.method: cfg}, progress=sub,
-                            meta={**(meta or {}), "ablation": row.name, "overrides": row.overrides}, judge=judge)
+                            meta={**(meta or {}), "ablation": row.name, "overrides": row.overrides}, judge=judge,
+                            restart=restart, resume_unverified=resume_unverified)
         ran += rep.ran
         skipped += rep.skipped
         s = rep.summary["methods"][row.method]
