@@ -182,6 +182,7 @@ BENCH_REFUSED = "egx.bench.refused"  #: why the run name cannot take this run ({
 BENCH_LAUNCH = "egx.bench.launch"  #: a run asked for by a refusal's button ({name, resume_unverified})
 BENCH_NEW_RUN = "egx.bench.new_run"  #: "Start a new run" (a fresh run name) under a refusal
 BENCH_RESUME_ANYWAY = "egx.bench.resume_anyway"  #: resume a run saved before runs kept their identity
+BENCH_KEEP_TRAINED = "egx.bench.keep_trained"  #: keep the questions a benchmarked method's model was trained on
 
 # ---------------------------------------------------------------- guided demo (components/tour.py)
 TOUR = "egx.tour"  #: the running tour (a components.tour.TourState); its buttons and notes are sub(TOUR, ...)

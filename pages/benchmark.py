@@ -38,9 +38,9 @@ from core.eval.report import (
     recall_figure,
 )
 from core.eval.run_notes import run_note_items
-from core.eval.runner import check_run, run_benchmark
+from core.eval.runner import check_run, questions_left_out, run_benchmark
 from core.eval.selection import gold_coverage
-from core.eval.triage import RETRIEVED, UNMATCHED, benchmark_rows, failures, flat
+from core.eval.triage import RETRIEVED, TRAINED_ON, UNMATCHED, benchmark_rows, failures, flat
 from core.eval.verdicts import VERDICT_KEYS, verdict_label
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
 from core.index.isolated import isolated_builds
@@ -77,6 +77,8 @@ PER_QUESTION_COLUMNS = {
     "R@2": st.column_config.NumberColumn("R@2", width="small"),
     "why": st.column_config.TextColumn("why", width="large"),
     "seconds": st.column_config.NumberColumn("seconds", width="small"),
+    TRAINED_ON: st.column_config.TextColumn(TRAINED_ON, width="small", help="Kept on request: the method's trained "
+                                            "model was trained or validated on this question"),
     "id": st.column_config.TextColumn("id", width="small"),
 }
 
@@ -139,10 +141,11 @@ def _refusal(refused: dict[str, str]) -> None:
 
 
 def _launch(out_dir: Path, backends: Backends, judge: Any, meta: dict[str, Any], *,
-            resume_unverified: bool = False) -> None:
+            resume_unverified: bool = False, keep_trained: bool = False) -> None:
     """Start the benchmark as a server job (it survives page switches; the sidebar and this page show it)."""
     spec = bench_spec(ws, methods, embedder=act.embedder_name, llm=act.llm, reranker=act.reranker_name,
-                      out_dir=out_dir, limit=limit, judge=judge_name, meta=meta, resume_unverified=resume_unverified)
+                      out_dir=out_dir, limit=limit, judge=judge_name, meta=meta, resume_unverified=resume_unverified,
+                      keep_trained=keep_trained)
 
     def work(job: Job) -> BenchReport:
         job.report(page="pages/benchmark.py")  # the banner on every page links back here
@@ -153,7 +156,7 @@ def _launch(out_dir: Path, backends: Backends, judge: Any, meta: dict[str, Any],
             job.report(f"{done}/{total} · {msg}", done / max(total, 1))
 
         return run_benchmark(ws, questions, methods, backends, out_dir=out_dir, limit=limit, progress=progress,
-                             meta=meta, judge=judge, resume_unverified=resume_unverified)
+                             meta=meta, judge=judge, resume_unverified=resume_unverified, keep_trained=keep_trained)
 
     # A run name that is running already is refused, never joined: its settings may not be these.
     key = f"bench:{out_dir.name}"
@@ -206,6 +209,24 @@ with run_tab:
         help="The LLM that judges the answers for ACC_L (BubbleRAG), Emp.S (SG-RAG) and FastInsight's pairwise "
              "win rate. The papers use a judge separate from the model that answers; `same` lets the sidebar's "
              "LLM judge its own answers and labels the run self-judged. None: those metrics are not computed."))
+    keep_trained = bool(S.keep(S.BENCH_KEEP_TRAINED, st.checkbox(
+        "Keep questions a model was trained on", key=S.bind(S.BENCH_KEEP_TRAINED, False, scope="bench"),
+        help="A method's trained model (ReG's retriever) scores inflated on the questions it was trained or "
+             "validated on, so they are left out by default. Kept, each such row is flagged “trained on”.")))
+    if methods and questions:
+        try:  # which questions the benchmarked methods' models learned from: said before the button
+            left = questions_left_out(ws, questions, methods, Backends(act.embedder, act.llm, act.reranker),
+                                      keep_trained=keep_trained)
+        except EgxError as exc:
+            st.error(md_escape(error_text(exc)))
+            st.stop()
+        if left.note():
+            st.info(md_escape(left.note()) + " Tick *Keep questions a model was trained on* to keep them, flagged.",
+                    icon=":material/school:")
+        elif left.trained_on:
+            st.warning(f"{len(left.trained_on)} of these questions are kept although a benchmarked method's model was "
+                       "trained or validated on them: their rows are flagged “trained on”, their figures inflated.",
+                       icon=":material/school:")
     clicked = st.button("Run benchmark", key=S.BENCH_RUN, type="primary",
                         disabled=not (methods and n_gold and run_name.strip()), icon=":material/play_arrow:")
     asked = st.session_state.pop(S.BENCH_LAUNCH, None)  # "Start a new run" / "Resume anyway" below
@@ -221,7 +242,8 @@ with run_tab:
                 judge = choose_judge(judge_name, act.llm, build=resources.llm)
                 meta = {"questions_file": str(ws.questions_path)}
                 # never a silent resume: a run of an older workspace or model is refused here, with what changed
-                check = check_run(ws, questions, methods, backends, out_dir=out_dir, meta=meta, judge=judge)
+                check = check_run(ws, questions, methods, backends, out_dir=out_dir, meta=meta, judge=judge,
+                                  keep_trained=keep_trained)
             except EgxError as exc:
                 st.error(md_escape(error_text(exc)))
                 st.stop()
@@ -230,7 +252,7 @@ with run_tab:
             if not (check.ok or unverified):
                 st.session_state[S.BENCH_REFUSED] = {"name": out_dir.name, "state": check.state, "text": check.app}
             else:
-                _launch(out_dir, backends, judge, meta, resume_unverified=unverified)
+                _launch(out_dir, backends, judge, meta, resume_unverified=unverified, keep_trained=keep_trained)
     refused = st.session_state.get(S.BENCH_REFUSED)
     if refused and refused["name"] == run_name.strip():
         _refusal(refused)

@@ -138,6 +138,17 @@ def add_resume(p: argparse.ArgumentParser, what: str = "--out") -> None:
                         "stale)")
 
 
+def add_keep_trained(p: argparse.ArgumentParser) -> None:
+    """``--keep-trained``: keep the questions a method's trained model learned from (left out by default)."""
+    p.add_argument("--keep-trained", action="store_true",
+                   help="keep the questions a method's trained model (ReG's retriever) was trained or validated on; "
+                        "by default they are left out, since a model's figures on its own training questions are "
+                        "inflated. Kept, each such row is flagged 'trained on' in the report, summary and triage")
+
+
+KEEP_TRAINED_HINT = "(--keep-trained keeps them, each row flagged)"
+
+
 def add_judge(p: argparse.ArgumentParser) -> None:
     """``--judge-llm`` and ``--no-judge`` (one or the other) of `egx bench` / `egx ablate`."""
     from core.backends.registry import LLMS

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from core.methods.base import Backends
 
 __all__ = ["IDENTITY_KEYS", "ResumeCheck", "content_change", "model_change", "model_stamps", "questions_hash",
-           "resume_check", "workspace_identity"]
+           "resume_check", "trained_questions", "workspace_identity"]
 
 #: the settings keys a run's identity lives in (compared by :func:`resume_check` with their own messages)
 IDENTITY_KEYS = ("content", "models")
@@ -68,6 +68,22 @@ def model_stamps(methods: Sequence[str], workspace: Workspace, backends: Backend
         if spec.stamp is not None:
             cfg = (configs or {}).get(m) or spec.make_config()
             out[m] = dict(spec.stamp(workspace, backends, cfg))
+    return out
+
+
+def trained_questions(methods: Sequence[str], workspace: Workspace, backends: Backends,
+                      configs: Mapping[str, object] | None = None) -> dict[str, frozenset[str]]:
+    """``{method: question ids}``: the questions the trained models of each method in ``methods`` were trained or
+    validated on (``Method.trained_on``; methods without trained models are absent)."""
+    from core.methods.registry import get_method
+
+    out: dict[str, frozenset[str]] = {}
+    for m in methods:
+        spec = get_method(m)
+        if spec.trained_on is not None:
+            ids = frozenset(spec.trained_on(workspace, backends, (configs or {}).get(m) or spec.make_config()))
+            if ids:
+                out[m] = ids
     return out
 
 

@@ -39,14 +39,14 @@ from typing import TYPE_CHECKING, Any
 from core.errors import ConfigError
 from core.eval.bench_files import RUN, append_record, dedupe, read_records, read_run, swap_in_fresh
 from core.eval.bench_report import BenchReport
-from core.eval.identity import ResumeCheck, model_stamps, resume_check, workspace_identity
+from core.eval.identity import ResumeCheck, model_stamps, resume_check, trained_questions, workspace_identity
 from core.eval.judge import Judge, run_judge
 from core.eval.judging import apply_judgements, judge_answers, read_judgements
 from core.eval.pair import PairRunner, run_pair
 from core.eval.pairwise import PAIRWISE_REFERENCE, pairwise_judgements
 from core.eval.report import RESULTS
 from core.eval.run_notes import add_run_notes
-from core.eval.selection import check_questions, gold_coverage, select_questions
+from core.eval.selection import LeftOut, check_questions, gold_coverage, left_out, select_questions
 from core.fsio import atomic_write_text, path_lock
 from core.trace import to_jsonable
 
@@ -55,7 +55,8 @@ if TYPE_CHECKING:
     from core.index.workspace import Workspace
     from core.methods.base import Backends
 
-__all__ = ["BenchReport", "PairRunner", "Progress", "check_run", "run_benchmark", "run_settings"]
+__all__ = ["BenchReport", "PairRunner", "Progress", "check_run", "questions_left_out", "run_benchmark",
+           "run_settings"]
 
 Progress = Callable[[int, int, str], None]
 
@@ -66,7 +67,7 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
                   meta: dict[str, Any] | None = None, save_traces: bool = False,
                   write_outputs: bool = True, judge: Judge | None = None,
                   runner: PairRunner | None = None, restart: bool = False,
-                  resume_unverified: bool = False) -> BenchReport:
+                  resume_unverified: bool = False, keep_trained: bool = False) -> BenchReport:
     """Run ``methods`` on ``questions`` and write the per-question JSONL, summary, report and charts.
 
     Parameters
@@ -109,6 +110,11 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
     resume_unverified
         Resume a ``run.json`` written before runs recorded their workspace content and models (which cannot
         tell whether they changed since), on the user's word (``--resume-unverified``).
+    keep_trained
+        Keep the questions a benchmarked method's trained model was trained or validated on
+        (``Method.trained_on``; ``--keep-trained``), each such record flagged ``"trained_on": true``. By default
+        they are left out — a model scores inflated on its own training questions — and ``BenchReport.warnings``,
+        ``run.json`` and the report say how many and why.
 
     Returns
     -------
@@ -163,7 +169,8 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
         return _run_locked(workspace, questions, methods, backends, out=out, limit=limit, seed=seed, cut=cut,
                            configs=configs, progress=progress, meta=meta, save_traces=save_traces,
                            write_outputs=write_outputs, warnings=warnings, judge=judge, runner=runner,
-                           restart=restart, resume_unverified=resume_unverified, held=held)
+                           restart=restart, resume_unverified=resume_unverified, held=held,
+                           keep_trained=keep_trained)
     finally:
         for h in held:
             h.release()
@@ -171,7 +178,8 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
 
 def run_settings(workspace: Workspace, questions: Sequence[Question], methods: Sequence[str], backends: Backends, *,
                  cut: int = 5, seed: int | None = None, configs: dict[str, object] | None = None,
-                 meta: dict[str, Any] | None = None, judge: Judge | None = None) -> dict[str, Any]:
+                 meta: dict[str, Any] | None = None, judge: Judge | None = None,
+                 keep_trained: bool = False) -> dict[str, Any]:
     """The settings ``run.json`` keeps for a run, its identity included (:mod:`core.eval.identity`): what a
     rerun into the same folder must match to resume. Ensures the workspace's index for ``backends.embedder``
     first, so the identity a first run records is the one its resume reads."""
@@ -181,18 +189,30 @@ def run_settings(workspace: Workspace, questions: Sequence[Question], methods: S
     settings["judge"] = judge.settings() if judge is not None else False
     settings["content"] = workspace_identity(workspace, questions)
     settings["models"] = model_stamps(methods, workspace, backends, configs)
+    settings["keep_trained"] = bool(keep_trained)
     return settings
 
 
 def check_run(workspace: Workspace, questions: Sequence[Question], methods: Sequence[str], backends: Backends, *,
               out_dir: str | Path, cut: int = 5, seed: int | None = None, configs: dict[str, object] | None = None,
-              meta: dict[str, Any] | None = None, judge: Judge | None = None) -> ResumeCheck:
+              meta: dict[str, Any] | None = None, judge: Judge | None = None,
+              keep_trained: bool = False) -> ResumeCheck:
     """Whether :func:`run_benchmark` with these arguments would start, resume or refuse the run in ``out_dir``,
     and why (:class:`~core.eval.identity.ResumeCheck`): the Benchmark page asks before it starts a run, so a
     stale run is never resumed and the page can offer a new run instead."""
     settings = run_settings(workspace, questions, methods, backends, cut=cut, seed=seed, configs=configs, meta=meta,
-                            judge=judge)
+                            judge=judge, keep_trained=keep_trained)
     return resume_check(Path(out_dir), settings, workspace)
+
+
+def questions_left_out(workspace: Workspace, questions: Sequence[Question], methods: Sequence[str],
+                       backends: Backends, *, configs: dict[str, object] | None = None,
+                       keep_trained: bool = False) -> LeftOut:
+    """The questions a benchmark of ``methods`` leaves out and why (:class:`~core.eval.selection.LeftOut`): no
+    gold passage in the workspace, or a trained model of a benchmarked method learned from them (kept and flagged
+    with ``keep_trained``). ``egx bench`` says it before the run, the Benchmark page before the button."""
+    trained = trained_questions(methods, workspace, backends, configs)
+    return left_out(questions, trained, keep_trained=keep_trained)
 
 
 def _run_locked(workspace: Workspace, questions: Sequence[Question], methods: list[str], backends: Backends, *,
@@ -200,12 +220,12 @@ def _run_locked(workspace: Workspace, questions: Sequence[Question], methods: li
                 progress: Progress | None, meta: dict[str, Any] | None, save_traces: bool,
                 write_outputs: bool, warnings: list[str], judge: Judge | None = None,
                 runner: PairRunner | None = None, restart: bool = False, resume_unverified: bool = False,
-                held: list[Any] | None = None) -> BenchReport:
+                held: list[Any] | None = None, keep_trained: bool = False) -> BenchReport:
     from core.eval.report import summarize
     from core.eval.report import write_outputs as _write
 
     settings = run_settings(workspace, questions, methods, backends, cut=cut, seed=seed, configs=configs, meta=meta,
-                            judge=judge)
+                            judge=judge, keep_trained=keep_trained)
     run_path = out / RUN
     check = resume_check(out, settings, workspace)
     fresh = restart and check.state != "new"
@@ -213,11 +233,19 @@ def _run_locked(workspace: Workspace, questions: Sequence[Question], methods: li
         raise ConfigError(check.message, app=check.app)
     if check.old is not None and not fresh:  # the models of methods this rerun does not run stay recorded
         settings["models"] = {**dict(check.old["settings"].get("models") or {}), **settings["models"]}
-    selected = select_questions(questions, limit=limit, seed=seed)
+    left = questions_left_out(workspace, questions, methods, backends, configs=configs, keep_trained=keep_trained)
+    if left.note():
+        warnings.append(left.note())
+    selected = select_questions(questions, limit=limit, seed=seed, exclude=left.excluded)
+    if not selected:
+        raise ConfigError(f"No question is left to benchmark: {left.note()} Run with --keep-trained to keep them "
+                          "(flagged), or benchmark other questions.",
+                          app=f"No question is left to benchmark: {left.note()} Tick “Keep questions a model was "
+                              "trained on” to keep them (flagged), or benchmark other questions.")
     path = out / RESULTS
     prev_methods = [] if fresh or check.old is None else list(check.old.get("methods", []))
     run_json = json.dumps({"settings": settings, "methods": list(dict.fromkeys([*prev_methods, *methods])),
-                           "questions": [q.id for q in selected]}, indent=1)
+                           "questions": [q.id for q in selected], "left_out": left.to_json()}, indent=1)
     if fresh:  # the old run stays in place until the new folder, run.json written, is swapped in
         if held is not None:
             held.append(swap_in_fresh(out, {RUN: run_json}))
@@ -235,6 +263,8 @@ def _run_locked(workspace: Workspace, questions: Sequence[Question], methods: li
     cfgs = configs or {}
 
     def save(fh: Any, q: Question, m: str, rec: dict[str, Any], trace: str | None) -> None:
+        if m in left.trained_on.get(q.id, ()):  # kept on request: its figures are inflated, and say so
+            rec["trained_on"] = True
         if trace is not None:
             tdir = out / "traces" / m
             tdir.mkdir(parents=True, exist_ok=True)

@@ -1,12 +1,13 @@
-"""Which questions a benchmark runs: those with gold evidence in the workspace, in file order or shuffled with a
-seed, cut to a limit, with every question left out reported; and how well a questions file's gold passages
-match the workspace (:func:`gold_coverage`), said wherever a questions file is read for a workspace."""
+"""Which questions a benchmark runs: those with gold evidence in the workspace and none that a benchmarked
+method's trained model was trained or validated on (:func:`left_out`, unless kept on request), in file order or
+shuffled with a seed, cut to a limit, with every question left out reported; and how well a questions file's gold
+passages match the workspace (:func:`gold_coverage`), said wherever a questions file is read for a workspace."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from core.errors import ConfigError
@@ -103,3 +104,44 @@ def gold_coverage(questions: Sequence[Question]) -> GoldCoverage:
     """Which ``questions`` name gold passages the workspace lacks (their titles are ``Question.unmatched``)."""
     return GoldCoverage(len(questions), tuple(q for q in questions if q.unmatched and q.gold_chunks),
                         tuple(q for q in questions if not q.gold_chunks))
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """The questions a benchmark leaves out of ``of`` and why: ``no_gold`` (none of their gold passages is in the
+    workspace) and ``trained_on`` (question id → the methods whose trained model was trained or validated on it;
+    left out unless ``keep_trained``, then kept and their rows flagged)."""
+
+    of: int
+    no_gold: tuple[str, ...] = ()
+    trained_on: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    keep_trained: bool = False
+
+    @property
+    def excluded(self) -> frozenset[str]:
+        """The question ids left out for a trained model (none when they are kept)."""
+        return frozenset() if self.keep_trained else frozenset(self.trained_on)
+
+    def note(self) -> str:
+        """Why questions a model trained on are left out ("" when none are, or they are kept): the CLI and the
+        page each add how to keep them. (The ``no_gold`` ones have :func:`check_questions`' own warning.)"""
+        from core.eval.run_notes import left_out_note
+
+        return left_out_note(0, {} if self.keep_trained else self.trained_on, self.of)
+
+    def to_json(self) -> dict[str, object]:
+        """What ``run.json`` keeps (``left_out``; read back into a summary by :mod:`core.eval.run_notes`)."""
+        return {"of": self.of, "no_gold": list(self.no_gold), "trained_on": {q: list(m) for q, m in self.trained_on.items()},
+                "keep_trained": self.keep_trained}
+
+
+def left_out(questions: Sequence[Question], trained: Mapping[str, Collection[str]], *,
+             keep_trained: bool = False) -> LeftOut:
+    """What a benchmark of ``questions`` leaves out, given ``trained`` (method → the question ids its trained model
+    was trained or validated on, :func:`core.eval.identity.trained_questions`)."""
+    by_q: dict[str, tuple[str, ...]] = {}
+    for q in questions:
+        ms = tuple(m for m, ids in trained.items() if q.id in ids)
+        if ms and q.gold_chunks:
+            by_q[q.id] = ms
+    return LeftOut(len(questions), tuple(q.id for q in questions if not q.gold_chunks), by_q, keep_trained)

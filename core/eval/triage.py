@@ -39,7 +39,7 @@ from core.methods.base import NO_GOLD
 if TYPE_CHECKING:
     from core.methods.base import Diagnosis, Gold, MethodResult
 
-__all__ = ["RETRIEVED", "RETRIEVED_K", "TRIAGE_COLUMNS", "UNMATCHED", "TitleOf", "benchmark_rows", "csv_cell", "failures", "flat",
+__all__ = ["RETRIEVED", "RETRIEVED_K", "TRAINED_ON", "TRIAGE_COLUMNS", "UNMATCHED", "TitleOf", "benchmark_rows", "csv_cell", "failures", "flat",
            "result_row",
            "to_csv", "to_json", "triage_row"]
 
@@ -55,6 +55,9 @@ RETRIEVED = f"retrieved (top {RETRIEVED_K})"
 #: the gold passages a question names but the workspace lacks, worded as every view words them
 #: (:func:`~core.eval.verdicts.unmatched_note`); each is counted as a gold passage never retrieved
 UNMATCHED = "gold not in workspace"
+#: a row of a run kept with ``--keep-trained`` whose question the method's trained model was trained or validated
+#: on (only such rows have it)
+TRAINED_ON = "trained on"
 
 #: Chunk id -> passage title (None when unknown: the chunk id is shown instead).
 TitleOf = Callable[[str], "str | None"]
@@ -115,6 +118,8 @@ def benchmark_rows(records: Iterable[Mapping[str, Any]], *, title_of: TitleOf | 
             retrieved_titles=_titles(ranked[:RETRIEVED_K], r.get("ranked_titles"), title_of),
             metrics=r.get("metrics") or {}, why=str((diag or {}).get("summary") or r.get("error") or ""),
             seconds=r.get("seconds"), unmatched=[str(t) for t in r.get("gold_unmatched") or ()])
+        if r.get("trained_on"):  # kept with --keep-trained: the method's model learned from this question
+            row[TRAINED_ON] = "yes — its figures are inflated"
         rp = r.get("replay")
         if isinstance(rp, Mapping):  # the recorded LLM: is this row the recorded run?
             row["replay"] = "full" if rp.get("complete") else "partial" if rp.get("matched") else "not recorded"

@@ -247,6 +247,15 @@ class Stamper(Protocol):
     def __call__(self, workspace: Workspace, backends: Backends, config: Any) -> dict[str, str]: ...
 
 
+class TrainedOn(Protocol):
+    """``trained_on(workspace, backends, config) -> question ids``: the questions the trained models the method
+    would use were trained or validated on (ReG: its retriever manifest's ``split.train`` and ``split.val``). A
+    benchmark or recording leaves them out by default — a model's figures on its own training questions are
+    inflated — and says how many and why; kept on request, their rows are flagged "trained on"."""
+
+    def __call__(self, workspace: Workspace, backends: Backends, config: Any) -> frozenset[str]: ...
+
+
 class Highlighter(Protocol):
     """``highlights(result, workspace, *, top) -> dict``: JSON-ready fields of the method's own that
     ``egx ask`` adds to its summary of ``result`` (BubbleRAG: its ``top`` ranked CEGs)."""
@@ -289,6 +298,9 @@ class Method(Generic[C, R]):
     stamp
         The identity of every trained model it would use (:class:`Stamper`; None: it uses none beyond what the
         workspace's content, the backends and its config already name).
+    trained_on
+        The questions those models were trained or validated on (:class:`TrainedOn`; None: no model of it
+        learned from questions).
     """
 
     name: str
@@ -305,6 +317,7 @@ class Method(Generic[C, R]):
     intros: dict[str, Intro] = field(default_factory=dict)
     highlights: Highlighter | None = None
     stamp: Stamper | None = None
+    trained_on: TrainedOn | None = None
 
     NAME_CHARS: ClassVar[frozenset[str]] = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 

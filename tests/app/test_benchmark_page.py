@@ -192,3 +192,32 @@ def test_a_run_saved_before_runs_kept_their_identity_resumes_on_request(home):
     assert not at.exception, [e.value for e in at.exception]
     assert any("Nothing new to run: 0 runs now, 1 already done" in plain(i.value) for i in at.info)
     assert "content" in json.loads(run_json.read_text())["settings"]
+
+
+def test_questions_a_model_learned_from_are_left_out_unless_kept(home):
+    """The page says, before its button, which questions a benchmarked method's trained model learned from and
+    leaves them out; the checkbox keeps them, each row flagged "trained on"."""
+    from core.backends.registry import get_embedder
+    from core.index.workspace import Workspace
+    from tests.eval.test_trained_on import _save_retriever
+
+    at = run_page(PAGE)
+    ws = Workspace.open(home / "workspaces" / "demo")
+    _save_retriever(ws.path / "reg" / "retriever", ws, get_embedder("hashing"),
+                    {"train": ["matrix-villain"], "val": [], "test": []})
+    at.multiselect(key=S.widget_key(S.BENCH_METHODS, "bench")).set_value(["reg"])
+    at.number_input(key=S.widget_key(S.BENCH_LIMIT, "bench")).set_value(5)
+    at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).set_value("leak").run()
+    assert any("1 of 5 questions are left out because reg's model (1) was trained or validated on them"
+               in plain(i.value) for i in at.info), [i.value for i in at.info]
+    _rerun_same_name(at)
+    assert "matrix-villain" not in (home / "runs" / "leak" / RESULTS).read_text()
+    at.checkbox(key=S.widget_key(S.BENCH_KEEP_TRAINED, "bench")).check().run()
+    assert any("1 of these questions are kept although" in plain(w.value) for w in at.warning)
+    at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).set_value("kept").run()
+    _rerun_same_name(at)
+    table = at.dataframe[2].value if len(at.dataframe) > 2 else None
+    lines = (home / "runs" / "kept" / RESULTS).read_text().splitlines()
+    assert len(lines) == 5 and sum('"trained_on": true' in x for x in lines) == 1
+    assert table is not None and "trained on" in table.columns
+    assert any("Trained on — reg" in plain(w.value) for w in at.warning)

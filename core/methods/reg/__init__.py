@@ -40,7 +40,7 @@ from core.methods.reg.ablations import ABLATIONS
 from core.methods.reg.config import RegConfig, TrainConfig
 from core.methods.reg.diagnosis import STAGES, diagnose
 from core.methods.reg.intros import INTROS
-from core.methods.reg.models import stamp
+from core.methods.reg.models import stamp, trained_on
 from core.methods.reg.pipeline import RegResult, run
 
 __all__ = ["METHOD", "EvidenceChain", "RegConfig", "RegResult", "Reorganization", "TrainConfig", "Triple", "reorganize",
@@ -49,4 +49,4 @@ __all__ = ["METHOD", "EvidenceChain", "RegConfig", "RegResult", "Reorganization"
 METHOD: Method[RegConfig, RegResult] = Method(
     "reg", "ReG triple retriever + evidence chains", "ReG §4, Appendix D", run=run, config=RegConfig, stages=STAGES,
     diagnose=diagnose, page="pages/evidence_chains.py",
-    ablations=ABLATIONS, intros=INTROS, stamp=stamp)
+    ablations=ABLATIONS, intros=INTROS, stamp=stamp, trained_on=trained_on)
