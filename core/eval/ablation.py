@@ -167,6 +167,8 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
     from core.eval.paper_metrics import NO_JUDGE
 
     note = f"ACC_L: {NO_JUDGE}." if judge is None else f"ACC_L judged by {judge_label(judge.settings())}."
+    for w in warnings:  # the questions the rows left out (a row's trained model learned from them), said here too
+        note += f"\n- {w}"
     md = ablation_markdown(method, table, base["name"] if base else "", note=note)
     atomic_write_text(out / ABLATION_JSON, json.dumps({"method": method, "rows": table}, indent=1, ensure_ascii=False))
     atomic_write_text(out / ABLATION_MD, md)

@@ -130,6 +130,7 @@ def test_regs_retriever_split_is_the_contract(tmp_path, capsys):
                  "hashing", "--out", str(tmp_path / "abl")]) == 0
     cap = capsys.readouterr()
     assert f"egx ablate: note: {note}" in cap.err and "| weak supervision, evidence chains | 3 |" in cap.out
+    assert f"- {note}" in (tmp_path / "abl" / "ablation.md").read_text(encoding="utf-8")
 
 
 def test_record_leaves_out_a_pair_whose_model_learned_from_the_question(tmp_path, capsys, monkeypatch):
