@@ -190,6 +190,11 @@ BENCH_JUDGE = "egx.bench.judge"  #: the judge LLM's backend name ("none", "same"
 BENCH_PAIR_A = "egx.bench.pair_a"  #: "which differences are real": the first method compared (A in A − B)
 BENCH_PAIR_B = "egx.bench.pair_b"  #: … and the second
 BENCH_DIFF_CHART = "egx.bench.fig.differences"  #: the paired differences of A and B, with their intervals
+BENCH_REFUSED = "egx.bench.refused"  #: why the run name cannot take this run ({name, state, text}), with its buttons
+BENCH_LAUNCH = "egx.bench.launch"  #: a run asked for by a refusal's button ({name, resume_unverified})
+BENCH_NEW_RUN = "egx.bench.new_run"  #: "Start a new run" (a fresh run name) under a refusal
+BENCH_RESUME_ANYWAY = "egx.bench.resume_anyway"  #: resume a run saved before runs kept their identity
+BENCH_KEEP_TRAINED = "egx.bench.keep_trained"  #: keep the questions a benchmarked method's model was trained on
 
 # ---------------------------------------------------------------- guided demo (components/tour.py)
 TOUR = "egx.tour"  #: the running tour (a components.tour.TourState); its buttons and notes are sub(TOUR, ...)

@@ -41,7 +41,8 @@ class RecordedRun:
     method: str
     question: str
     seconds: float
-    skipped: bool  #: already in the bundle
+    skipped: bool  #: already in the bundle, or left out (``trained_on``)
+    trained_on: bool = False  #: the method's trained model learned from this question: left out, or kept and flagged
 
 
 def state_source(how: str) -> dict[str, str]:
@@ -99,7 +100,7 @@ def provenance(llm: Any, *, embedder: str, reranker: str, settings: LLMSettings)
 def record(workspace: Any, questions: Sequence[Any], methods: Sequence[str], backends: Any, out: str | Path, *,
            settings: LLMSettings, embedder_name: str, reranker_name: str, redo: bool = False,
            config_changes: dict[str, Any] | None = None,
-           progress: Callable[[int, int, str], None] | None = None) -> list[RecordedRun]:
+           progress: Callable[[int, int, str], None] | None = None, keep_trained: bool = False) -> list[RecordedRun]:
     """Record ``methods`` on ``questions`` with the live LLM of ``backends`` into the bundle ``out``.
 
     Parameters
@@ -121,6 +122,11 @@ def record(workspace: Any, questions: Sequence[Any], methods: Sequence[str], bac
         :data:`UNBOUNDED_S`: a live run cut short by it asks fewer LLM calls than the instant
         replay would, so the replay would ask for hops that were never recorded. The recorded run
         is the full expansion (the paper's behaviour); replayed at the default budget, it is never cut.
+    keep_trained : bool
+        Record a method on a question its trained model was trained or validated on (``Method.trained_on``:
+        ReG's retriever split), the run flagged ``"trained_on": true`` in the bundle. Default: such a pair is
+        left out (``RecordedRun.trained_on``), since a recording shown as the method's behaviour would show it
+        on a question it learned from.
 
     Returns
     -------
@@ -147,6 +153,7 @@ def record(workspace: Any, questions: Sequence[Any], methods: Sequence[str], bac
         done = {(str(r.get("workspace")), str(r.get("method")), str(r.get("question"))) for r in rec.runs}
     prov = provenance(llm, embedder=embedder_name, reranker=reranker_name, settings=settings)
     results: list[RecordedRun] = []
+    seen_by: dict[str, frozenset[str]] = {}
     total = len(questions) * len(specs)
     i = 0
     for q in questions:
@@ -162,6 +169,13 @@ def record(workspace: Any, questions: Sequence[Any], methods: Sequence[str], bac
             if spec.has_option("time_budget_s"):
                 own["time_budget_s"] = UNBOUNDED_S
             config = spec.make_config(**own) if own else None
+            if spec.name not in seen_by:  # the questions its trained model learned from, read once per method
+                seen_by[spec.name] = (frozenset() if spec.trained_on is None
+                                      else spec.trained_on(workspace, backends, config or spec.make_config()))
+            trained = q.id in seen_by[spec.name]
+            if trained and not keep_trained:
+                results.append(RecordedRun(*key, 0.0, True, trained_on=True))
+                continue
             recorder = Recorder()
             llm.recorder = recorder
             tape = StateTape("record")  # the retrieval state every decision read: the replay reads it back
@@ -183,8 +197,10 @@ def record(workspace: Any, questions: Sequence[Any], methods: Sequence[str], bac
                                "prompt_tokens": s.prompt_tokens, "completion_tokens": s.completion_tokens,
                                "cached": s.cached, "fallback": s.fallback} for s in trace.steps],
                    "state": tape.entries, "state_source": state_source("recorded live")}
+            if trained:  # kept on request: the method's model learned from this question
+                run["trained_on"] = True
             save_recording(out, prov, run, entries)
-            results.append(RecordedRun(*key, seconds, False))
+            results.append(RecordedRun(*key, seconds, False, trained_on=trained))
     if progress is not None:
         progress(total, total, "done")
     return results

@@ -75,11 +75,12 @@ def _open(spec: dict[str, Any]) -> Workspace:
 
 # ------------------------------------------------------------------------------------ benchmark
 def bench_spec(workspace: Workspace, methods: list[str], *, embedder: str, llm: Any, reranker: str, out_dir: Path,
-               limit: int, judge: str = "none", meta: dict[str, Any] | None = None) -> dict[str, Any]:
+               limit: int, judge: str = "none", meta: dict[str, Any] | None = None,
+               resume_unverified: bool = False, keep_trained: bool = False) -> dict[str, Any]:
     """What :func:`bench_task` needs: the page's choices, backends by name."""
     return {"workspace": str(workspace.path), "methods": list(methods), "embedder": embedder, "llm": llm_spec(llm),
             "reranker": reranker, "out_dir": str(out_dir), "limit": int(limit), "judge": judge or "none",
-            "meta": dict(meta or {})}
+            "meta": dict(meta or {}), "resume_unverified": bool(resume_unverified), "keep_trained": bool(keep_trained)}
 
 
 def bench_task(spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
@@ -97,7 +98,9 @@ def bench_task(spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
         progress(f"{done}/{total} · {msg}", done / max(total, 1))
 
     rep = run_benchmark(ws, load_questions(ws), spec["methods"], backends, out_dir=spec["out_dir"],
-                        limit=spec.get("limit"), progress=each, meta=spec.get("meta"), judge=judge)
+                        limit=spec.get("limit"), progress=each, meta=spec.get("meta"), judge=judge,
+                        resume_unverified=bool(spec.get("resume_unverified")),
+                        keep_trained=bool(spec.get("keep_trained")))
     return {"ran": rep.ran, "skipped": rep.skipped, "warnings": list(rep.warnings)}
 
 

@@ -14,7 +14,7 @@ failures by default, filters by method and verdict, and downloads as CSV or JSON
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import streamlit as st
@@ -37,8 +37,10 @@ from core.eval.report import (
     latency_recall_figure,
     recall_figure,
 )
-from core.eval.runner import run_benchmark
-from core.eval.triage import RETRIEVED, benchmark_rows, failures, flat
+from core.eval.run_notes import run_note_items
+from core.eval.runner import check_run, questions_left_out, run_benchmark
+from core.eval.selection import gold_coverage
+from core.eval.triage import RETRIEVED, TRAINED_ON, UNMATCHED, benchmark_rows, failures, flat
 from core.eval.verdicts import VERDICT_KEYS, verdict_label
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
 from core.index.isolated import isolated_builds
@@ -67,12 +69,16 @@ PER_QUESTION_COLUMNS = {
     "gold ranks": st.column_config.TextColumn("gold ranks", width="small",
                                               help="Rank of each gold passage in the method's ranking"),
     "gold passages": st.column_config.TextColumn("gold passages", width="medium"),
+    UNMATCHED: st.column_config.TextColumn(UNMATCHED, width="medium", help="Gold passages the question names but "
+                                           "the workspace lacks: each counts as a gold passage never retrieved"),
     RETRIEVED: st.column_config.TextColumn(RETRIEVED, width="medium"),
     "R@5": st.column_config.NumberColumn("R@5", width="small"),
     "R@10": st.column_config.NumberColumn("R@10", width="small"),
     "R@2": st.column_config.NumberColumn("R@2", width="small"),
     "why": st.column_config.TextColumn("why", width="large"),
     "seconds": st.column_config.NumberColumn("seconds", width="small"),
+    TRAINED_ON: st.column_config.TextColumn(TRAINED_ON, width="small", help="Kept on request: the method's trained "
+                                            "model was trained or validated on this question"),
     "id": st.column_config.TextColumn("id", width="small"),
 }
 
@@ -106,6 +112,63 @@ def _mtime(path: Path) -> float:
     return p.stat().st_mtime if p.exists() else 0.0
 
 
+def _fresh_name(name: str) -> str:
+    """``name-2``, ``name-3``, ...: the first run name not taken under the runs folder."""
+    stem = name[:MAX_NAME_CHARS - 4]
+    for i in range(2, 1000):
+        if not (runs_root() / f"{stem}-{i}").exists():
+            return f"{stem}-{i}"
+    return f"{stem}-{len(_runs()) + 1000}"
+
+
+def _ask(name: str, resume_unverified: bool = False) -> None:
+    """The refusal's buttons: run under ``name`` on the next script run (the run-name box shows it)."""
+    S.set_value(S.BENCH_OUT, name)
+    st.session_state[S.BENCH_LAUNCH] = {"name": name, "resume_unverified": resume_unverified}
+    st.session_state.pop(S.BENCH_REFUSED, None)
+
+
+def _refusal(refused: dict[str, str]) -> None:
+    """Why the run name cannot take this run (a stale or unverifiable run, other settings), and what to do."""
+    st.warning(md_escape(refused["text"]), icon=":material/history:")
+    fresh = _fresh_name(refused["name"])
+    c1, c2 = st.columns(2)
+    c1.button(f"Start a new run “{fresh}”", key=S.BENCH_NEW_RUN, on_click=_ask, args=(fresh,), type="primary",
+              icon=":material/add:", help="The old run stays as it is, to open on the “Load a report” tab.")
+    if refused["state"] == "unverified":
+        c2.button("Resume it anyway", key=S.BENCH_RESUME_ANYWAY, on_click=_ask, args=(refused["name"], True),
+                  help="Its results may be stale: nothing recorded what workspace content or models made them.")
+
+
+def _launch(out_dir: Path, backends: Backends, judge: Any, meta: dict[str, Any], *,
+            resume_unverified: bool = False, keep_trained: bool = False) -> None:
+    """Start the benchmark as a server job (it survives page switches; the sidebar and this page show it)."""
+    spec = bench_spec(ws, methods, embedder=act.embedder_name, llm=act.llm, reranker=act.reranker_name,
+                      out_dir=out_dir, limit=limit, judge=judge_name, meta=meta, resume_unverified=resume_unverified,
+                      keep_trained=keep_trained)
+
+    def work(job: Job) -> BenchReport:
+        job.report(page="pages/benchmark.py")  # the banner on every page links back here
+        if isolated_builds():  # a worker process at a lower priority: the pages stay responsive
+            return bench_job(spec, progress=job.progress, cancel=job.cancel_event)
+
+        def progress(done: int, total: int, msg: str) -> None:
+            job.report(f"{done}/{total} · {msg}", done / max(total, 1))
+
+        return run_benchmark(ws, questions, methods, backends, out_dir=out_dir, limit=limit, progress=progress,
+                             meta=meta, judge=judge, resume_unverified=resume_unverified, keep_trained=keep_trained)
+
+    # A run name that is running already is refused, never joined: its settings may not be these.
+    key = f"bench:{out_dir.name}"
+    try:
+        resources.jobs().submit(key, f"Benchmark “{out_dir.name}”", work, kind="bench", join=False).wait(
+            jobs_view.inline_wait(3.0))
+    except JobBusyError as exc:
+        st.error(md_escape(error_text(exc)))
+    else:
+        st.session_state[S.BENCH_JOB] = key
+
+
 run_tab, load_tab = st.tabs(["Run", "Load a report"])
 with run_tab:
     # the failure diagnosis of every record reads the whole graph: on a graph store too big for the app, the
@@ -120,6 +183,8 @@ with run_tab:
     if not n_gold and fits:
         st.info("This workspace has no questions with gold evidence. Pick the `musique` or `demo` sample, or "
                 "upload a questions file on the Data page.")
+    elif gold_coverage(questions).note():  # a misspelt gold title stays in, counted as missed: say so before a run
+        st.warning(md_escape(gold_coverage(questions).note()), icon=":material/report:")
     mkey = S.bind(S.BENCH_METHODS, method_names(), scope="bench")
     st.session_state[mkey] = [m for m in st.session_state[mkey] if m in METHODS]
     methods = S.keep(S.BENCH_METHODS, st.multiselect("Methods", method_names(), key=mkey))
@@ -144,45 +209,53 @@ with run_tab:
         help="The LLM that judges the answers for ACC_L (BubbleRAG), Emp.S (SG-RAG) and FastInsight's pairwise "
              "win rate. The papers use a judge separate from the model that answers; `same` lets the sidebar's "
              "LLM judge its own answers and labels the run self-judged. None: those metrics are not computed."))
-    if st.button("Run benchmark", key=S.BENCH_RUN, type="primary",
-                 disabled=not (methods and n_gold and run_name.strip()), icon=":material/play_arrow:"):
+    keep_trained = bool(S.keep(S.BENCH_KEEP_TRAINED, st.checkbox(
+        "Keep questions a model was trained on", key=S.bind(S.BENCH_KEEP_TRAINED, False, scope="bench"),
+        help="A method's trained model (ReG's retriever) scores inflated on the questions it was trained or "
+             "validated on, so they are left out by default. Kept, each such row is flagged “trained on”.")))
+    if methods and questions:
+        try:  # which questions the benchmarked methods' models learned from: said before the button
+            left = questions_left_out(ws, questions, methods, Backends(act.embedder, act.llm, act.reranker),
+                                      keep_trained=keep_trained)
+        except EgxError as exc:
+            st.error(md_escape(error_text(exc)))
+            st.stop()
+        if left.note():
+            st.info(md_escape(left.note()) + " Tick *Keep questions a model was trained on* to keep them, flagged.",
+                    icon=":material/school:")
+        elif left.trained_on:
+            st.warning(f"{len(left.trained_on)} of these questions are kept although a benchmarked method's model was "
+                       "trained or validated on them: their rows are flagged “trained on”, their figures inflated.",
+                       icon=":material/school:")
+    clicked = st.button("Run benchmark", key=S.BENCH_RUN, type="primary",
+                        disabled=not (methods and n_gold and run_name.strip()), icon=":material/play_arrow:")
+    asked = st.session_state.pop(S.BENCH_LAUNCH, None)  # "Start a new run" / "Resume anyway" below
+    if clicked or asked:
+        name = str(asked["name"]) if asked else run_name.strip()
         try:
-            out_dir = child_path(runs_root(), run_name.strip(), kind="run name")  # a name, never a path
+            out_dir = child_path(runs_root(), name, kind="run name")  # a name, never a path
         except EgxError as exc:
             st.error(md_escape(error_text(exc)))
         else:
             backends = Backends(act.embedder, act.llm, act.reranker)
             try:
                 judge = choose_judge(judge_name, act.llm, build=resources.llm)
+                meta = {"questions_file": str(ws.questions_path)}
+                # never a silent resume: a run of an older workspace or model is refused here, with what changed
+                check = check_run(ws, questions, methods, backends, out_dir=out_dir, meta=meta, judge=judge,
+                                  keep_trained=keep_trained)
             except EgxError as exc:
                 st.error(md_escape(error_text(exc)))
                 st.stop()
-
-            spec = bench_spec(ws, methods, embedder=act.embedder_name, llm=act.llm, reranker=act.reranker_name,
-                              out_dir=out_dir, limit=limit, judge=judge_name,
-                              meta={"questions_file": str(ws.questions_path)})
-
-            def work(job: Job) -> BenchReport:
-                job.report(page="pages/benchmark.py")  # the banner on every page links back here
-                if isolated_builds():  # a worker process at a lower priority: the pages stay responsive
-                    return bench_job(spec, progress=job.progress, cancel=job.cancel_event)
-
-                def progress(done: int, total: int, msg: str) -> None:
-                    job.report(f"{done}/{total} · {msg}", done / max(total, 1))
-
-                return run_benchmark(ws, questions, methods, backends, out_dir=out_dir, limit=limit,
-                                     progress=progress, meta={"questions_file": str(ws.questions_path)}, judge=judge)
-
-            # A server job: it survives page switches (the sidebar and this page show it). A run name that
-            # is running already is refused, never joined: its settings may not be these.
-            key = f"bench:{out_dir.name}"
-            try:
-                resources.jobs().submit(key, f"Benchmark “{out_dir.name}”", work, kind="bench", join=False).wait(
-                    jobs_view.inline_wait(3.0))
-            except JobBusyError as exc:
-                st.error(md_escape(error_text(exc)))
+            unverified = bool(asked and asked.get("resume_unverified")) and check.state == "unverified"
+            st.session_state.pop(S.BENCH_REFUSED, None)
+            if not (check.ok or unverified):
+                st.session_state[S.BENCH_REFUSED] = {"name": out_dir.name, "state": check.state, "text": check.app}
             else:
-                st.session_state[S.BENCH_JOB] = key
+                _launch(out_dir, backends, judge, meta, resume_unverified=unverified, keep_trained=keep_trained)
+    refused = st.session_state.get(S.BENCH_REFUSED)
+    if refused and refused["name"] == run_name.strip():
+        _refusal(refused)
     bench_key = st.session_state.get(S.BENCH_JOB)
     bench_job = resources.jobs().get(bench_key) if bench_key else None
     if bench_job is not None and not bench_job.finished:
@@ -199,7 +272,10 @@ with run_tab:
         else:
             for w in rep.warnings:
                 st.warning(md_escape(error_text(w)))
-            st.success(f"{rep.ran} runs now, {rep.skipped} already done → run “{md_escape(rep.out_dir.name)}”")
+            done = f"{rep.ran} runs now, {rep.skipped} already done → run “{md_escape(rep.out_dir.name)}”"
+            # a resume is only ever of the same workspace content and models (core.eval.identity)
+            (st.success if rep.ran else st.info)(done if rep.ran else f"Nothing new to run: {done}, computed on this "
+                                                 "same workspace content and models.")
             st.session_state[S.BENCH_LOADED] = rep.out_dir.name
     elif bench_key:
         st.session_state.pop(S.BENCH_JOB, None)
@@ -230,6 +306,8 @@ if "node R@10" in metrics_df.columns:  # a run retrieved KG nodes: say what the 
     st.caption(NODE_METRICS_NOTE)
 for methods, note in grouped_replay_notes(summary):  # records of the recorded LLM that are not the recorded runs
     st.warning(f"**{md_escape(', '.join(methods))}**: {md_escape(note)}", icon=":material/report:")
+for title, text in run_note_items(summary):  # questions left out, rows trained on, gold the workspace lacks
+    st.warning(f"**{md_escape(title)}**: {md_escape(text)}", icon=":material/report:")
 for m, s in summary["methods"].items():  # e.g. reg without a trained retriever is not ReG's retriever
     for text, n in s.get("notices", {}).items():  # saved in the command line's words: shown in the app's
         st.warning(f"**{md_escape(m)}** ({n} of {s['n']} questions): {md_escape(REG_APP_WORDING.get(text, text))}",

@@ -24,7 +24,7 @@ from core.eval.diagnosis import Gold, diagnose
 from core.eval.metrics import llm_tokens
 from core.eval.result_metrics import retrieval_metrics
 from core.eval.triage import result_row
-from core.eval.verdicts import diagnosis_verdict, match_answer
+from core.eval.verdicts import diagnosis_verdict, match_answer, unmatched_note
 from core.methods.base import Backends
 from core.methods.registry import METHODS, method_names
 
@@ -81,6 +81,10 @@ if not methods:
     st.stop()
 if not gold.chunk_ids:
     st.info("This question has no gold evidence in the workspace: rankings are shown, the diagnosis is not.")
+elif gold.unmatched:  # counted as gold never retrieved: a misspelt gold title must not raise recall
+    st.warning(f"{md_escape(unmatched_note(gold.unmatched, len(gold.chunk_ids) + len(gold.unmatched)))}: it counts "
+               "as a gold passage never retrieved in R@k, nDCG and the verdicts, so no method can reach 100 or “ok”.",
+               icon=":material/report:")
 
 backends = Backends(act.embedder, act.llm, act.reranker)
 results, diags, errors = {}, {}, {}
@@ -106,7 +110,8 @@ for pending in waiting.values():
 rows, triage = [], []
 for m, r in results.items():
     row: dict[str, object] = {"method": m}
-    met = retrieval_metrics([c.chunk_id for c in r.ranked_chunks], gold.chunk_ids) if gold.chunk_ids else {}
+    met = retrieval_metrics([c.chunk_id for c in r.ranked_chunks], gold.chunk_ids,
+                            unmatched=gold.unmatched) if gold.chunk_ids else {}
     if gold.chunk_ids:
         row.update({k: round(100 * met[k], 1) for k in ("R@2", "R@5", "R@10", "AR@5", "nDCG@10")})
         row["verdict"] = diagnosis_verdict(diags[m]).label if m in diags else ""

@@ -395,9 +395,22 @@ def show_upload_job() -> None:
         st.rerun()
     st.session_state[S.PENDING_WORKSPACE] = name
     st.session_state[S.DATA_BUILT_MESSAGE] = (f"Built workspace “{name}”: {g.n_nodes:,} nodes, {g.n_edges:,} edges, "
-                                              f"{g.n_chunks:,} chunks. It is now the active workspace.")
+                                              f"{g.n_chunks:,} chunks. It is now the active workspace. "
+                                              + _gold_note(new_ws)).strip()
     st.session_state[S.DATA_BUILT_FILES] = new_ws.meta.files
     st.rerun()
+
+
+def _gold_note(ws: Workspace) -> str:
+    """What a new workspace's questions file says about its gold passages (at upload, not first at a benchmark):
+    the gold titles that match no passage are counted as never retrieved."""
+    from core.eval.datasets import load_questions
+    from core.eval.selection import gold_coverage
+
+    try:
+        return gold_coverage(load_questions(ws)).note(left_out=True)
+    except EgxError as exc:
+        return f"Its questions file could not be read: {error_text(exc)}"
 
 
 # -------------------------------------------------------------------------------------- export

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import textwrap
 from typing import TYPE_CHECKING
 
 from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER
-from core.cli.options import add_judge, bench_inputs, judge_from_args
+from core.cli.options import KEEP_TRAINED_HINT, add_judge, add_keep_trained, add_resume, bench_inputs, judge_from_args
 from core.cli_support import add_llm_limits, close_bars, run_bar
 
 if TYPE_CHECKING:
@@ -40,6 +41,8 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
     a.add_argument("--seed", type=int, help="shuffle the questions with this seed and seed every generator")
     a.add_argument("--cut", type=int, default=5, help="rank cut of the failure diagnosis (default 5)")
     a.add_argument("--out", required=True, help="output folder (each row's sub-folder resumes)")
+    add_resume(a, "a row's sub-folder")
+    add_keep_trained(a)
     add_judge(a)
     a.add_argument("--json", action="store_true", help="print the rows as JSON instead of the markdown table")
     return a
@@ -69,8 +72,13 @@ def run(args: argparse.Namespace) -> int:
     names = [n.strip() for n in args.rows.split(",") if n.strip()] if args.rows else None
     rep = run_ablation(ws, qs, args.method, backends, out_dir=args.out, limit=args.limit,
                        seed=args.seed, cut=args.cut, rows=names, progress=progress, judge=judge,
-                       meta={"questions_file": str(args.questions or ws.questions_path)})
+                       meta={"questions_file": str(args.questions or ws.questions_path)},
+                       restart=args.restart, resume_unverified=args.resume_unverified,
+                       keep_trained=args.keep_trained)
     close_bars(clear=False)
+    for w in rep.warnings:  # e.g. the questions a row's trained model learned from, left out
+        print(f"egx ablate: note: {w}" + (f" {KEEP_TRAINED_HINT}" if "trained or validated on" in w else ""),
+              file=sys.stderr)
     if args.json:
         print(json.dumps({"method": rep.method, "rows": list(rep.rows)}, indent=1, ensure_ascii=False, default=str))
         return 0

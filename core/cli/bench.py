@@ -8,7 +8,17 @@ import sys
 from typing import TYPE_CHECKING
 
 from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER
-from core.cli.options import add_judge, add_ray, bench_inputs, judge_from_args, method_configs, ray_runner
+from core.cli.options import (
+    KEEP_TRAINED_HINT,
+    add_judge,
+    add_keep_trained,
+    add_ray,
+    add_resume,
+    bench_inputs,
+    judge_from_args,
+    method_configs,
+    ray_runner,
+)
 from core.cli_support import add_llm_limits, close_bars, run_bar
 
 if TYPE_CHECKING:
@@ -35,7 +45,10 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
     b.add_argument("--limit", type=int, help="run only the first N questions (after the seeded shuffle, if --seed)")
     b.add_argument("--seed", type=int, help="shuffle the questions with this seed and seed every generator")
     b.add_argument("--cut", type=int, default=5, help="rank cut of the failure diagnosis (default 5)")
-    b.add_argument("--out", required=True, help="output folder (resumed if it holds a run with the same settings)")
+    b.add_argument("--out", required=True, help="output folder (resumed if it holds a run with the same settings, "
+                                                 "workspace content and trained models)")
+    add_resume(b)
+    add_keep_trained(b)
     b.add_argument("--traces", action="store_true", help="also write every run's trace to OUT/traces/")
     add_judge(b)
     b.add_argument("--set", action="append", metavar="METHOD.NAME=VALUE",
@@ -50,7 +63,8 @@ def run(args: argparse.Namespace) -> int:
     """Every method on every question; JSONL + summary + report + charts in --out."""
     from contextlib import nullcontext
 
-    from core.eval.runner import run_benchmark
+    from core.eval.runner import questions_left_out, run_benchmark
+    from core.eval.selection import gold_coverage
     from core.methods.registry import get_method
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
@@ -62,14 +76,22 @@ def run(args: argparse.Namespace) -> int:
     runner = ray_runner(args)
     with runner if runner is not None else nullcontext():  # Ray first: a missing Ray or bad address fails at once
         ws, qs, backends = bench_inputs(args, specs, "bench")
+        coverage = gold_coverage(qs).note()
+        if coverage:  # said before the run, not first under its report
+            print(f"egx bench: note: {coverage}", file=sys.stderr)
+        left = questions_left_out(ws, qs, methods, backends, configs=configs, keep_trained=args.keep_trained).note()
+        if left:
+            print(f"egx bench: note: {left} {KEEP_TRAINED_HINT}", file=sys.stderr)
         judge = judge_from_args(args, backends.llm)
         rep = run_benchmark(ws, qs, methods, backends, out_dir=args.out, limit=args.limit,
                             seed=args.seed, cut=args.cut, progress=run_bar("bench"), save_traces=args.traces,
                             meta={"questions_file": str(args.questions or ws.questions_path), **meta},
-                            configs=configs, runner=runner, judge=judge)
+                            configs=configs, runner=runner, judge=judge, restart=args.restart,
+                            resume_unverified=args.resume_unverified, keep_trained=args.keep_trained)
     close_bars(clear=False)
     for w in rep.warnings:
-        print(f"egx bench: warning: {w}", file=sys.stderr)
+        if w not in (coverage, left):
+            print(f"egx bench: warning: {w}", file=sys.stderr)
     for m, ms in rep.summary.get("methods", {}).items():
         for text, n in ms.get("notices", {}).items():
             print(f"egx bench: note: {m} ({n} of {ms['n']} questions): {text}", file=sys.stderr)

@@ -125,6 +125,30 @@ def bench_inputs(args: argparse.Namespace, specs: Sequence[Any],
     return ws, qs, Backends(embedder, llm, reranker)
 
 
+def add_resume(p: argparse.ArgumentParser, what: str = "--out") -> None:
+    """``--restart`` and ``--resume-unverified`` of `egx bench` / `egx ablate`: what to do with a run folder
+    whose run cannot simply be resumed (:mod:`core.eval.identity`)."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--restart", action="store_true",
+                   help=f"replace the run {what} holds (when the workspace, a trained model or a setting changed "
+                        "since) with a fresh one; the old results stay in place until the new run.json is written")
+    g.add_argument("--resume-unverified", action="store_true",
+                   help=f"resume a run {what} holds that was saved before runs recorded the workspace's content and "
+                        "trained models, although nothing can tell whether they changed since (its results may be "
+                        "stale)")
+
+
+def add_keep_trained(p: argparse.ArgumentParser) -> None:
+    """``--keep-trained``: keep the questions a method's trained model learned from (left out by default)."""
+    p.add_argument("--keep-trained", action="store_true",
+                   help="keep the questions a method's trained model (ReG's retriever) was trained or validated on; "
+                        "by default they are left out, since a model's figures on its own training questions are "
+                        "inflated. Kept, each such row is flagged 'trained on' in the report, summary and triage")
+
+
+KEEP_TRAINED_HINT = "(--keep-trained keeps them, each row flagged)"
+
+
 def add_judge(p: argparse.ArgumentParser) -> None:
     """``--judge-llm`` and ``--no-judge`` (one or the other) of `egx bench` / `egx ablate`."""
     from core.backends.registry import LLMS

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER
-from core.cli.options import config_changes
+from core.cli.options import KEEP_TRAINED_HINT, add_keep_trained, config_changes
 from core.cli_support import add_llm_limits, resolve_workspace
 
 if TYPE_CHECKING:
@@ -37,6 +37,7 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
     rc.add_argument("--limit", type=int, help="record only the first N questions")
     rc.add_argument("--out", help="bundle file (default: sample_data/llm_recordings/<workspace>-<llm>.json)")
     rc.add_argument("--redo", action="store_true", help="record runs already in the bundle again")
+    add_keep_trained(rc)
     rc.add_argument("--set", action="append", metavar="NAME=VALUE",
                     help="change a method setting (repeatable; applied to the methods that have it). BubbleRAG's "
                          "wall-clock time_budget_s is always lifted while recording, so the replay is never cut short")
@@ -74,9 +75,16 @@ def run(args: argparse.Namespace) -> int:
 
     runs = record(ws, qs, methods, Backends(embedder, llm, reranker), out, settings=settings,
                   embedder_name=args.embedder, reranker_name=args.reranker, redo=args.redo, progress=progress,
-                  config_changes=config_changes(args.set or []))
+                  config_changes=config_changes(args.set or []), keep_trained=args.keep_trained)
     new = [r for r in runs if not r.skipped]
+    left = [r for r in runs if r.skipped and r.trained_on]
+    if left:
+        by = {m: sum(1 for r in left if r.method == m) for m in dict.fromkeys(r.method for r in left)}
+        print("egx record: note: " + "; ".join(f"{n} {m} run(s) left out: {m}'s trained model was trained or "
+                                                f"validated on their questions" for m, n in by.items())
+              + f" {KEEP_TRAINED_HINT}", file=sys.stderr)
     for r in new:
         print(f"recorded {r.method:<10} {r.seconds:7.1f} s  {r.question}")
-    print(f"{len(new)} run(s) recorded, {len(runs) - len(new)} already in {out}")
+    print(f"{len(new)} run(s) recorded, {len(runs) - len(new) - len(left)} already in {out}"
+          + (f", {len(left)} left out (trained on)" if left else ""))
     return 0

@@ -73,6 +73,7 @@ class AblationReport:
     ran: int
     skipped: int
     markdown: str
+    warnings: tuple[str, ...] = ()  #: the rows' questions left out, and why (each row's report says it too)
 
 
 COLUMNS = ("R@2", "R@5", "R@10")
@@ -83,7 +84,8 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
                  out_dir: str | Path, limit: int | None = None, seed: int | None = None, cut: int = 5,
                  rows: Sequence[str] | None = None, meta: dict[str, Any] | None = None,
                  progress: Callable[[int, int, str], None] | None = None,
-                 judge: Judge | None = None) -> AblationReport:
+                 judge: Judge | None = None, restart: bool = False,
+                 resume_unverified: bool = False, keep_trained: bool = False) -> AblationReport:
     """Run the paper's ablation rows of ``method`` on ``questions`` and write one table.
 
     Parameters
@@ -98,6 +100,11 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
         Row names to run (default: all of the method's rows).
     judge
         The LLM that judges ACC_L (:func:`core.eval.judge.choose_judge`); None: not computed.
+    restart, resume_unverified
+        What each row's folder does with a run it cannot simply resume (:func:`run_benchmark`).
+    keep_trained
+        Keep the questions a row's trained model learned from, flagged (default: left out, and said in
+        ``AblationReport.warnings`` and each row's report).
 
     Returns
     -------
@@ -122,6 +129,7 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
     out.mkdir(parents=True, exist_ok=True)
     table: list[dict[str, Any]] = []
     scores: dict[str, dict[str, dict[str, float]]] = {}  # row name -> metric -> question id -> score
+    warnings: list[str] = []
     ran = skipped = 0
     todo = [r for r in all_rows if r.name in wanted]
     for i, row in enumerate(todo):
@@ -143,7 +151,9 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
 
         rep = run_benchmark(workspace, questions, [row.method], backends, out_dir=out / row.name, limit=limit,
                             seed=seed, cut=cut, configs={row.method: cfg}, progress=sub,
-                            meta={**(meta or {}), "ablation": row.name, "overrides": row.overrides}, judge=judge)
+                            meta={**(meta or {}), "ablation": row.name, "overrides": row.overrides}, judge=judge,
+                            restart=restart, resume_unverified=resume_unverified, keep_trained=keep_trained)
+        warnings += [w for w in rep.warnings if w not in warnings]
         ran += rep.ran
         skipped += rep.skipped
         s = rep.summary["methods"][row.method]
@@ -167,10 +177,12 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
     from core.eval.paper_metrics import NO_JUDGE
 
     note = f"ACC_L: {NO_JUDGE}." if judge is None else f"ACC_L judged by {judge_label(judge.settings())}."
+    for w in warnings:  # the questions the rows left out (a row's trained model learned from them), said here too
+        note += f"\n- {w}"
     md = ablation_markdown(method, table, base["name"] if base else "", note=note)
     atomic_write_text(out / ABLATION_JSON, json.dumps({"method": method, "rows": table}, indent=1, ensure_ascii=False))
     atomic_write_text(out / ABLATION_MD, md)
-    return AblationReport(out, method, tuple(table), ran, skipped, md)
+    return AblationReport(out, method, tuple(table), ran, skipped, md, tuple(warnings))
 
 
 def paired_with_base(row: dict[str, Any], base: dict[str, Any],

@@ -1,10 +1,13 @@
 """The files of a benchmark folder, line by line: ``results.jsonl`` read back (a torn line dropped) and
-appended durably, and ``run.json`` (the settings a resumed run must match)."""
+appended durably, ``run.json`` (the settings a resumed run must match), and a folder's run replaced by a fresh
+one (:func:`swap_in_fresh`)."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -61,3 +64,44 @@ def dedupe(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for r in records:
         seen.setdefault((str(r["question_id"]), str(r["method"])), r)
     return list(seen.values())
+
+
+def swap_in_fresh(out: Path, files: Mapping[str, str]) -> Any:
+    """Replace the run folder ``out`` by a fresh one holding only ``files`` (name → text, e.g. the new
+    ``run.json``), atomically: the fresh folder is written beside it and swapped in by one rename exchange, so the
+    old run stays whole in place until the new one is complete; the old folder is removed afterwards.
+
+    The caller holds the lock of ``out/results.jsonl``; its lock file travels with the old folder, so the fresh
+    folder's lock is taken before the swap and returned, held: the caller releases it when its run ends.
+    Where the file system cannot exchange two folders, the old one is renamed aside for the instant before the
+    fresh one takes its name.
+    """
+    from core.fsio import atomic_write_text, exchange, fsync_dir, path_lock, temp_sibling
+
+    out = Path(out)
+    tmp = temp_sibling(out, "restart")
+    tmp.mkdir()
+    lock = path_lock(tmp / "results.jsonl")
+    lock.acquire()
+    try:
+        for name, text in files.items():
+            atomic_write_text(tmp / name, text)
+        swapped = exchange(tmp, out)
+    except BaseException:  # nothing was swapped: the old run is as it was
+        lock.release()
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    old = tmp
+    if not swapped:
+        old = temp_sibling(out, "replaced")
+        out.rename(old)
+        try:
+            tmp.rename(out)
+        except BaseException:
+            old.rename(out)
+            lock.release()
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+    fsync_dir(out.parent)
+    shutil.rmtree(old, ignore_errors=True)  # the old run, under its hidden name
+    return lock

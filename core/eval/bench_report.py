@@ -11,6 +11,7 @@ from core.eval.judge import run_judge
 from core.eval.judging import apply_judgements, read_judgements
 from core.eval.pairwise import read_pairwise
 from core.eval.report import CHARTS, REPORT, RESULTS, SUMMARY, TRIAGE
+from core.eval.run_notes import add_run_notes
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ def load_report(out_dir: str | Path) -> BenchReport:
     records = dedupe(records)
     settings: dict[str, Any] = {}
     methods: list[str] = list(dict.fromkeys(r["method"] for r in records))
+    run: dict[str, Any] = {}
     if (out / RUN).exists():
         run = read_run(out / RUN)
         settings = run.get("settings", {})
@@ -47,7 +49,7 @@ def load_report(out_dir: str | Path) -> BenchReport:
     judge = run_judge(settings)  # a folder without run.json reads as an older run: its records' own verdicts
     records = apply_judgements(records, read_judgements(out), judge)
     pairs = [] if judge is None else read_pairwise(out, None if judge.get("older") else str(judge.get("model")))
-    summary = summarize(records, methods=methods, settings=settings, pairwise=pairs)
+    summary = add_run_notes(summarize(records, methods=methods, settings=settings, pairwise=pairs), records, run)
     return BenchReport(out, tuple(records), summary, 0, len(records),
                        {k: out / v for k, v in (("results", RESULTS), ("summary", SUMMARY), ("report", REPORT),
                                                 ("charts", CHARTS), ("triage", TRIAGE)) if (out / v).exists()})

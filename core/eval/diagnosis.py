@@ -10,6 +10,7 @@ entry point for evaluation code.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from core.methods.base import (
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
 __all__ = ["GENERIC_STAGES", "NO_GOLD", "OK", "STAGE_LABELS", "STAGE_ORDER", "VERDICTS", "AnswerJudgement", "Diagnoser",
            "Diagnosis", "Gold", "StageDecl", "answer_by_llm", "answer_verdict", "diagnose", "diagnoser_for", "finish",
            "generic_diagnosis", "gold_ranks", "judge_answer", "lost_gold", "missing_from_graph", "no_gold",
-           "retrieval_summary", "stages_for"]
+           "retrieval_summary", "stages_for", "with_unmatched_gold"]
 
 
 def stages_for(method: str) -> tuple[StageDecl, ...]:
@@ -86,4 +87,27 @@ def diagnose(result: MethodResult, workspace: Workspace, gold: Gold, *, cut: int
     """
     if cut < 1:
         raise ValueError(f"cut must be at least 1, got {cut}")
-    return diagnoser_for(result.method)(result, workspace, gold, cut=cut)
+    return with_unmatched_gold(diagnoser_for(result.method)(result, workspace, gold, cut=cut), gold, cut=cut)
+
+
+def with_unmatched_gold(diag: Diagnosis, gold: Gold, *, cut: int = 5) -> Diagnosis:
+    """The verdict once the gold passages the workspace lacks (``gold.unmatched``) count as gold never retrieved.
+
+    A method's diagnoser sees the matched gold only. When it found every one of them within the cut (``ok``,
+    or ``answer_wrong``), the missing passage is what fails the question: the verdict becomes ``not_in_graph``
+    (the first stage of :data:`~core.methods.base.STAGE_ORDER`), never ``ok``. When it lost a matched passage
+    itself, its own verdict stands and its summary also names the missing ones. ``no_gold`` (nothing matched:
+    the question is left out of a benchmark) is unchanged. Applied here, once, so no method's diagnoser
+    needs to know about unmatched gold.
+    """
+    from core.eval.verdicts import unmatched_note
+
+    if not gold.unmatched or not gold.chunk_ids or diag.stage == NO_GOLD:
+        return diag
+    note = unmatched_note(gold.unmatched, len(gold.chunk_ids) + len(gold.unmatched))
+    ev = {**diag.evidence, "unmatched": list(gold.unmatched)}
+    if diag.stage in (OK, "answer_wrong"):
+        return Diagnosis(diag.method, "not_in_graph",
+                         f"Every gold passage the workspace holds is in the top {cut}, but {note}, so the gold "
+                         "evidence cannot all be retrieved.", ev, diag.gold_ranks)
+    return replace(diag, summary=f"{diag.summary} Besides, {note}.", evidence=ev)

@@ -26,6 +26,8 @@ def evaluate_result(result: MethodResult, workspace: Workspace, gold: Gold, *, c
     """The JSON record (metrics, latency, tokens, diagnosis) of one method result.
 
     With gold answers, ``paper`` holds the papers' answer-set scores (:mod:`core.eval.paper_metrics`).
+    ``gold_unmatched`` lists the gold passages the question names but the workspace lacks: the metrics and the
+    verdict count each as a gold passage never retrieved.
     The judged metrics are not here: a separate judge scores the run's answers once its pairs have run
     (:mod:`core.eval.judging`)."""
     from core.eval.diagnosis import judge_answer
@@ -40,7 +42,8 @@ def evaluate_result(result: MethodResult, workspace: Workspace, gold: Gold, *, c
         "gold": list(gold.chunk_ids), "answers": list(gold.answers),
         "gold_titles": chunk_titles(workspace, gold.chunk_ids), "ranked_titles": chunk_titles(workspace, ranked[:RETRIEVED_K]),
         "ranked": ranked, "scores": [round(float(c.score), 6) for c in result.ranked_chunks],
-        "metrics": {**retrieval_metrics(ranked, gold.chunk_ids),
+        "gold_unmatched": list(gold.unmatched),
+        "metrics": {**retrieval_metrics(ranked, gold.chunk_ids, unmatched=gold.unmatched),
                     **topological_metrics(workspace, ranked, gold.chunk_ids, result=result),
                     **node_metrics(workspace, gold.chunk_ids, result=result)},
         "answer": result.answer, "answer_judged": j.judged,
@@ -64,8 +67,8 @@ def evaluate_result(result: MethodResult, workspace: Workspace, gold: Gold, *, c
 def error_record(method: str, q: Question, gold: Gold, exc: Exception) -> dict[str, Any]:
     """The record of a pair whose method raised an :class:`EgxError` (counted as retrieving nothing)."""
     return {"question_id": q.id, "method": method, "question": q.question, "gold": list(gold.chunk_ids),
-            "answers": list(gold.answers), "ranked": [], "scores": [],
-            "metrics": retrieval_metrics([], gold.chunk_ids), "answer": "", "answer_judged": False, "em": None,
+            "gold_unmatched": list(gold.unmatched), "answers": list(gold.answers), "ranked": [], "scores": [],
+            "metrics": retrieval_metrics([], gold.chunk_ids, unmatched=gold.unmatched), "answer": "", "answer_judged": False, "em": None,
             "f1": None, "seconds": 0.0, "stages": {}, "tokens": {"prompt": 0, "completion": 0, "total": 0},
             "fallbacks": [], "diagnosis": None, "error": f"{type(exc).__name__}: {exc}"}
 

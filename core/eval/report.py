@@ -52,6 +52,7 @@ from core.eval.summary_stats import (
     stats_settings,
     with_interval,
 )
+from core.eval.run_notes import run_note_lines
 from core.eval.verdicts import VERDICT_KEYS, record_verdict, verdict_label
 from core.fsio import atomic_write_bytes, atomic_write_text
 
@@ -298,6 +299,7 @@ def markdown_report(summary: dict[str, Any]) -> str:
         lines.append("")
     lines += [f"{summary['questions']} questions; figures are percentages (mean over questions)"
               + (", each with its 95 % interval in brackets." if summary.get("stats") else "."), ""]
+    lines += run_note_lines(summary)  # questions left out, rows trained on, gold passages the workspace lacks
     for methods, note in grouped_replay_notes(summary):
         lines += [f"> **Replay — {', '.join(methods)}**: {note}", ""]
     for m, s in ms.items():

@@ -65,11 +65,31 @@ def node_metrics(workspace: Workspace, gold: Iterable[str], *, result: object | 
     return {NODE_METRICS[0]: recall_at_k(top, gold_nodes, NDCG_K), NODE_METRICS[1]: ndcg_at_k(top, gold_nodes, NDCG_K)}
 
 
-def retrieval_metrics(ranked: Sequence[str], gold: Iterable[str]) -> dict[str, float]:
-    """R@{2,5,10}, AR@{2,5} and nDCG@10 of one ranking (empty dict without gold)."""
-    g = set(gold)
-    if not g:
+#: What a gold passage the workspace lacks is scored as: an id no ranking holds (a chunk id of this engine
+#: never starts with a NUL), so it counts in |gold| and is never a hit.
+_UNMATCHED = "\x00not in workspace: "
+
+
+def scored_gold(gold: Iterable[str], unmatched: Iterable[str] = ()) -> set[str]:
+    """The gold set a ranking is scored against: the matched passages' chunk ids, plus one stand-in per gold
+    passage the question names but the workspace lacks (``Gold.unmatched``), counted as never retrieved."""
+    return set(gold) | {_UNMATCHED + str(t) for t in unmatched}
+
+
+def retrieval_metrics(ranked: Sequence[str], gold: Iterable[str], *, unmatched: Iterable[str] = ()) -> dict[str, float]:
+    """R@{2,5,10}, AR@{2,5} and nDCG@10 of one ranking.
+
+    ``unmatched`` are the gold passages the question names but the workspace lacks
+    (:attr:`core.methods.base.Gold.unmatched`): each counts as a gold passage never retrieved, so a question
+    with one of its two gold titles misspelt scores at most R@k = 50, never 100 on the one passage that
+    matched. Empty dict when no gold passage matched (the question is left out of a benchmark, and counted).
+
+    >>> retrieval_metrics(["a", "x"], ["a"], unmatched=["Titel of B"])["R@2"]
+    0.5
+    """
+    if not set(gold):
         return {}
+    g = scored_gold(gold, unmatched)
     out = {f"R@{k}": recall_at_k(ranked, g, k) for k in RECALL_KS}
     out.update({f"AR@{k}": all_recall_at_k(ranked, g, k) for k in ALL_RECALL_KS})
     out[f"nDCG@{NDCG_K}"] = ndcg_at_k(ranked, g, NDCG_K)

@@ -10,7 +10,11 @@ failure :class:`~core.eval.diagnosis.Diagnosis`. Then ``summary.json``, ``report
 * **Resumable**: a rerun into the same folder skips question × method pairs already in the JSONL;
   each line is written with one ``write`` + ``flush`` + ``fsync``, so an interruption loses at most
   the line in flight, and a torn last line is dropped on resume. ``run.json`` pins the settings
-  (workspace, backends, cut, seed); resuming with different settings is refused.
+  (workspace, backends, cut, seed) and what the figures were computed on — the workspace's content and every
+  trained model a method uses (:mod:`~core.eval.identity`); resuming when any of it differs is refused, saying
+  what changed. ``restart`` replaces the folder's run instead, atomically (the old folder stays until the new
+  ``run.json`` is in place); ``resume_unverified`` resumes a ``run.json`` written before runs kept their
+  identity, on the user's word.
 * **Deterministic**: questions are taken in file order, or shuffled with ``seed`` when one is given,
   then cut to ``limit``; the Python, numpy (and torch, when loaded) generators are seeded with
   ``seed`` before each method call.
@@ -33,14 +37,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.errors import ConfigError
-from core.eval.bench_files import RUN, append_record, dedupe, read_records, read_run
+from core.eval.bench_files import RUN, append_record, dedupe, read_records, read_run, swap_in_fresh
 from core.eval.bench_report import BenchReport
-from core.eval.judge import Judge, judge_label, run_judge
+from core.eval.identity import ResumeCheck, model_stamps, resume_check, trained_questions, workspace_identity
+from core.eval.judge import Judge, run_judge
 from core.eval.judging import apply_judgements, judge_answers, read_judgements
 from core.eval.pair import PairRunner, run_pair
 from core.eval.pairwise import PAIRWISE_REFERENCE, pairwise_judgements
 from core.eval.report import RESULTS
-from core.eval.selection import check_questions, select_questions
+from core.eval.run_notes import add_run_notes
+from core.eval.selection import LeftOut, check_questions, gold_coverage, left_out, select_questions
 from core.fsio import atomic_write_text, path_lock
 from core.trace import to_jsonable
 
@@ -49,7 +55,8 @@ if TYPE_CHECKING:
     from core.index.workspace import Workspace
     from core.methods.base import Backends
 
-__all__ = ["BenchReport", "PairRunner", "Progress", "run_benchmark"]
+__all__ = ["BenchReport", "PairRunner", "Progress", "check_run", "questions_left_out", "run_benchmark",
+           "run_settings"]
 
 Progress = Callable[[int, int, str], None]
 
@@ -59,7 +66,8 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
                   configs: dict[str, object] | None = None, progress: Progress | None = None,
                   meta: dict[str, Any] | None = None, save_traces: bool = False,
                   write_outputs: bool = True, judge: Judge | None = None,
-                  runner: PairRunner | None = None) -> BenchReport:
+                  runner: PairRunner | None = None, restart: bool = False,
+                  resume_unverified: bool = False, keep_trained: bool = False) -> BenchReport:
     """Run ``methods`` on ``questions`` and write the per-question JSONL, summary, report and charts.
 
     Parameters
@@ -96,6 +104,17 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
         Runs the pending pairs elsewhere (:class:`PairRunner`; ``egx bench --ray``): each line is
         written here as its pair finishes, under the same lock, so resume works the same. The records
         equal this process's apart from timings; the JSONL's line order is the finishing order.
+    restart
+        Replace whatever run ``out_dir`` holds with this one (``egx bench --restart``), atomically: the new
+        folder holding the new ``run.json`` is swapped in, then the old one removed.
+    resume_unverified
+        Resume a ``run.json`` written before runs recorded their workspace content and models (which cannot
+        tell whether they changed since), on the user's word (``--resume-unverified``).
+    keep_trained
+        Keep the questions a benchmarked method's trained model was trained or validated on
+        (``Method.trained_on``; ``--keep-trained``), each such record flagged ``"trained_on": true``. By default
+        they are left out — a model scores inflated on its own training questions — and ``BenchReport.warnings``,
+        ``run.json`` and the report say how many and why.
 
     Returns
     -------
@@ -106,7 +125,9 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
     UnknownNameError
         For an unregistered method.
     ConfigError
-        When ``out_dir`` holds a run with other settings, is a file, or another run is writing to it
+        When ``out_dir`` holds a run with other settings, of an older workspace content or trained model, or
+        from before runs recorded those (:func:`check_run` says which, and the fix), is a file, or another
+        run is writing to it
         (a lock: two runs would append duplicate lines); when ``cut < 1`` or ``limit < 1``; when
         two questions share an id or none has gold evidence in the workspace. Questions left out
         because their gold matches no chunk are listed in ``BenchReport.warnings``. An empty
@@ -121,7 +142,7 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
         get_method(m)
     if not methods:
         raise ConfigError("No method to benchmark; name at least one registered method (e.g. dense).")
-    warnings = check_questions(questions, workspace.name)
+    warnings = [w for w in (gold_coverage(questions).note(), *check_questions(questions, workspace.name)) if w]
     select_questions(questions, limit=limit, seed=seed)  # checks limit before anything is written
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
@@ -143,54 +164,107 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
                           "another output folder.",
                           app=f"Another benchmark is writing the run “{out.name}” right now; wait for it to finish, or "
                               "pick another run name.") from None
+    held = [lock]  # a restart adds the lock of the fresh folder it swaps in
     try:
         return _run_locked(workspace, questions, methods, backends, out=out, limit=limit, seed=seed, cut=cut,
                            configs=configs, progress=progress, meta=meta, save_traces=save_traces,
-                           write_outputs=write_outputs, warnings=warnings, judge=judge, runner=runner)
+                           write_outputs=write_outputs, warnings=warnings, judge=judge, runner=runner,
+                           restart=restart, resume_unverified=resume_unverified, held=held,
+                           keep_trained=keep_trained)
     finally:
-        lock.release()
+        for h in held:
+            h.release()
+
+
+def run_settings(workspace: Workspace, questions: Sequence[Question], methods: Sequence[str], backends: Backends, *,
+                 cut: int = 5, seed: int | None = None, configs: dict[str, object] | None = None,
+                 meta: dict[str, Any] | None = None, judge: Judge | None = None,
+                 keep_trained: bool = False) -> dict[str, Any]:
+    """The settings ``run.json`` keeps for a run, its identity included (:mod:`core.eval.identity`): what a
+    rerun into the same folder must match to resume. Ensures the workspace's index for ``backends.embedder``
+    first, so the identity a first run records is the one its resume reads."""
+    workspace.ensure_index(backends.embedder)
+    settings = {"workspace": workspace.name, "backends": backends.names(), "cut": cut,
+                "seed": seed, **to_jsonable(meta or {})}
+    settings["judge"] = judge.settings() if judge is not None else False
+    settings["content"] = workspace_identity(workspace, questions)
+    settings["models"] = model_stamps(methods, workspace, backends, configs)
+    settings["keep_trained"] = bool(keep_trained)
+    return settings
+
+
+def check_run(workspace: Workspace, questions: Sequence[Question], methods: Sequence[str], backends: Backends, *,
+              out_dir: str | Path, cut: int = 5, seed: int | None = None, configs: dict[str, object] | None = None,
+              meta: dict[str, Any] | None = None, judge: Judge | None = None,
+              keep_trained: bool = False) -> ResumeCheck:
+    """Whether :func:`run_benchmark` with these arguments would start, resume or refuse the run in ``out_dir``,
+    and why (:class:`~core.eval.identity.ResumeCheck`): the Benchmark page asks before it starts a run, so a
+    stale run is never resumed and the page can offer a new run instead."""
+    settings = run_settings(workspace, questions, methods, backends, cut=cut, seed=seed, configs=configs, meta=meta,
+                            judge=judge, keep_trained=keep_trained)
+    return resume_check(Path(out_dir), settings, workspace)
+
+
+def questions_left_out(workspace: Workspace, questions: Sequence[Question], methods: Sequence[str],
+                       backends: Backends, *, configs: dict[str, object] | None = None,
+                       keep_trained: bool = False) -> LeftOut:
+    """The questions a benchmark of ``methods`` leaves out and why (:class:`~core.eval.selection.LeftOut`): no
+    gold passage in the workspace, or a trained model of a benchmarked method learned from them (kept and flagged
+    with ``keep_trained``). ``egx bench`` says it before the run, the Benchmark page before the button."""
+    trained = trained_questions(methods, workspace, backends, configs)
+    return left_out(questions, trained, keep_trained=keep_trained)
 
 
 def _run_locked(workspace: Workspace, questions: Sequence[Question], methods: list[str], backends: Backends, *,
                 out: Path, limit: int | None, seed: int | None, cut: int, configs: dict[str, object] | None,
                 progress: Progress | None, meta: dict[str, Any] | None, save_traces: bool,
                 write_outputs: bool, warnings: list[str], judge: Judge | None = None,
-                runner: PairRunner | None = None) -> BenchReport:
+                runner: PairRunner | None = None, restart: bool = False, resume_unverified: bool = False,
+                held: list[Any] | None = None, keep_trained: bool = False) -> BenchReport:
     from core.eval.report import summarize
     from core.eval.report import write_outputs as _write
 
-    settings = {"workspace": workspace.name, "backends": backends.names(), "cut": cut,
-                "seed": seed, **to_jsonable(meta or {})}
-    settings["judge"] = judge.settings() if judge is not None else False
+    settings = run_settings(workspace, questions, methods, backends, cut=cut, seed=seed, configs=configs, meta=meta,
+                            judge=judge, keep_trained=keep_trained)
     run_path = out / RUN
-    if run_path.exists():
-        old = read_run(run_path)
-        _check_judge(old["settings"], settings, out)
-        if old["settings"].get("judge", False) is False:  # an older run, or one not judged yet: a judge may join
-            old["settings"]["judge"] = settings["judge"]
-        diff = sorted(k for k in set(old["settings"]) | set(settings) if old["settings"].get(k) != settings.get(k))
-        if diff:
-            raise ConfigError(f"{out} holds a benchmark run with other settings ({', '.join(diff)}: "
-                              f"{[old['settings'].get(k) for k in diff]} vs {[settings.get(k) for k in diff]}); "
-                              "use another --out folder or delete that one.",
-                              app=f"The run “{out.name}” was made with other settings "
-                                  f"({_settings_diff(old['settings'], settings, diff)}), so these results cannot join "
-                                  "it. Pick another run name, or open that run on the “Load a report” tab.")
-    selected = select_questions(questions, limit=limit, seed=seed)
+    check = resume_check(out, settings, workspace)
+    fresh = restart and check.state != "new"
+    if not (check.ok or fresh or (check.state == "unverified" and resume_unverified)):
+        raise ConfigError(check.message, app=check.app)
+    if check.old is not None and not fresh:  # the models of methods this rerun does not run stay recorded
+        settings["models"] = {**dict(check.old["settings"].get("models") or {}), **settings["models"]}
+    left = questions_left_out(workspace, questions, methods, backends, configs=configs, keep_trained=keep_trained)
+    if left.note():
+        warnings.append(left.note())
+    selected = select_questions(questions, limit=limit, seed=seed, exclude=left.excluded)
+    if not selected:
+        raise ConfigError(f"No question is left to benchmark: {left.note()} Run with --keep-trained to keep them "
+                          "(flagged), or benchmark other questions.",
+                          app=f"No question is left to benchmark: {left.note()} Tick “Keep questions a model was "
+                              "trained on” to keep them (flagged), or benchmark other questions.")
     path = out / RESULTS
+    prev_methods = [] if fresh or check.old is None else list(check.old.get("methods", []))
+    run_json = json.dumps({"settings": settings, "methods": list(dict.fromkeys([*prev_methods, *methods])),
+                           "questions": [q.id for q in selected], "left_out": left.to_json()}, indent=1)
+    if fresh:  # the old run stays in place until the new folder, run.json written, is swapped in
+        if held is not None:
+            held.append(swap_in_fresh(out, {RUN: run_json}))
+        else:
+            swap_in_fresh(out, {RUN: run_json}).release()
     existing, torn = read_records(path)
     if torn:  # drop the line an interruption tore, so appends start on a clean line
         atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in existing))
     done = {(str(r["question_id"]), str(r["method"])) for r in existing}
-    prev_methods = read_run(run_path).get("methods", []) if run_path.exists() else []
-    atomic_write_text(run_path, json.dumps({"settings": settings, "methods": list(dict.fromkeys([*prev_methods, *methods])),
-                                        "questions": [q.id for q in selected]}, indent=1))
+    if not fresh:
+        atomic_write_text(run_path, run_json)
     total = len(selected) * len(methods)
     n_done = ran = skipped = 0
     s = 0 if seed is None else int(seed)
     cfgs = configs or {}
 
     def save(fh: Any, q: Question, m: str, rec: dict[str, Any], trace: str | None) -> None:
+        if m in left.trained_on.get(q.id, ()):  # kept on request: its figures are inflated, and say so
+            rec["trained_on"] = True
         if trace is not None:
             tdir = out / "traces" / m
             tdir.mkdir(parents=True, exist_ok=True)
@@ -234,45 +308,10 @@ def _run_locked(workspace: Workspace, questions: Sequence[Question], methods: li
     judged = apply_judgements(mine, lines, run_judge(settings))
     pairs = pairwise_judgements(out, mine, judge, generator=backends.llm, workspace=workspace,
                                 reference=PAIRWISE_REFERENCE) if judge is not None else []
-    summary = summarize(judged, methods=methods, settings=settings, pairwise=pairs)
+    summary = add_run_notes(summarize(judged, methods=methods, settings=settings, pairwise=pairs), judged,
+                            read_run(run_path))
     files = _write(out, judged, summary) if write_outputs else {}
     return BenchReport(out, tuple(judged), summary, ran, skipped, files, tuple(warnings))
-
-
-def _check_judge(old: dict[str, Any], new: dict[str, Any], out: Path) -> None:
-    """Refuse to resume a run with another judge than the one its verdicts are by (every verdict line
-    also names its judge's model, and only the run's judge's lines are read, so they never mix)."""
-    if "judge" not in old or old["judge"] is False:  # older run, or no judge yet: a judge may be added
-        return
-    was, now = run_judge(old), run_judge(new)
-    if was is not None and now is not None and (was.get("llm"), was.get("model")) == (now.get("llm"), now.get("model")):
-        return
-    flag = f"--judge-llm {was['llm']}" if was is not None else "no --judge-llm"
-    pick = f"“{was['llm']}”" if was is not None else "“none”"
-    raise ConfigError(f"{out} holds a benchmark run judged by {judge_label(was)}; this run asks for judge "
-                      f"{judge_label(now)}. One run folder holds one judge's verdicts: resume it with {flag}, "
-                      "or use another --out folder.",
-                      app=f"The run “{out.name}” was judged by {judge_label(was)}; this run asks for judge "
-                          f"{judge_label(now)}. One run holds one judge's verdicts: pick {pick} as Judge LLM to "
-                          "resume it, or pick another run name.")
-
-
-def _settings_diff(old: dict[str, Any], new: dict[str, Any], keys: list[str]) -> str:
-    """``workspace: demo → musique; backends.llm: none → recorded`` — the settings a resumed run would change,
-    named without the run's files (paths in the values are cut to their last part)."""
-    def show(v: Any) -> str:
-        text = json.dumps(v, ensure_ascii=False, sort_keys=True) if isinstance(v, (dict, list)) else str(v)
-        return Path(text).name if text.startswith("/") else text
-
-    parts = []
-    for k in keys:
-        a, b = old.get(k), new.get(k)
-        if isinstance(a, dict) and isinstance(b, dict):
-            parts += [f"{k}.{s}: {show(a.get(s))} → {show(b.get(s))}" for s in sorted(set(a) | set(b))
-                      if a.get(s) != b.get(s)]
-        else:
-            parts.append(f"{k}: {show(a)} → {show(b)}")
-    return "; ".join(parts[:4]) + (f"; and {len(parts) - 4} more" if len(parts) > 4 else "")
 
 
 def _safe(name: str) -> str:

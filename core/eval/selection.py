@@ -1,10 +1,13 @@
-"""Which questions a benchmark runs: those with gold evidence in the workspace, in file order or shuffled with a
-seed, cut to a limit, with every question left out reported."""
+"""Which questions a benchmark runs: those with gold evidence in the workspace and none that a benchmarked
+method's trained model was trained or validated on (:func:`left_out`, unless kept on request), in file order or
+shuffled with a seed, cut to a limit, with every question left out reported; and how well a questions file's gold
+passages match the workspace (:func:`gold_coverage`), said wherever a questions file is read for a workspace."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from core.errors import ConfigError
@@ -14,9 +17,10 @@ if TYPE_CHECKING:
 
 
 def select_questions(questions: Sequence[Question], *, limit: int | None = None, seed: int | None = None,
-                     only_gold: bool = True) -> list[Question]:
-    """Questions to run: those with gold passages in this workspace (``only_gold``), in file
-    order or shuffled with ``seed``, cut to ``limit``.
+                     only_gold: bool = True, exclude: Collection[str] = ()) -> list[Question]:
+    """Questions to run: those with gold passages in this workspace (``only_gold``) and not in ``exclude``
+    (ids: e.g. the questions a benchmarked method's model was trained on), in file order or shuffled with
+    ``seed``, cut to ``limit``.
 
     Raises
     ------
@@ -26,7 +30,7 @@ def select_questions(questions: Sequence[Question], *, limit: int | None = None,
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
         raise ConfigError(f"limit = {limit!r} is out of range; use a positive number of questions "
                           "(or no limit for all of them).")
-    qs = [q for q in questions if q.gold_chunks or not only_gold]
+    qs = [q for q in questions if (q.gold_chunks or not only_gold) and q.id not in exclude]
     if seed is not None:
         random.Random(seed).shuffle(qs)
     return qs[:limit] if limit is not None else qs
@@ -61,3 +65,83 @@ def check_questions(questions: Sequence[Question], workspace_name: str = "") -> 
         out.append(f"{len(no_gold)} of {len(questions)} questions are left out: their gold passages match no chunk "
                    f"of this workspace ({ids}).")
     return out
+
+
+@dataclass(frozen=True)
+class GoldCoverage:
+    """How a questions file's gold passages match a workspace: the questions naming a gold passage the
+    workspace lacks (``partial``: some matched; ``none``: nothing matched) among ``questions``."""
+
+    questions: int
+    partial: tuple[Question, ...]
+    none: tuple[Question, ...]
+
+    @property
+    def unmatched_passages(self) -> int:
+        """Gold passages of the ``partial`` questions that match no passage."""
+        return sum(len(q.unmatched) for q in self.partial)
+
+    def note(self, *, left_out: bool = False) -> str:
+        """One sentence on the ``partial`` questions ("" when there are none): they stay in, and each missing
+        passage counts as gold never retrieved. With ``left_out``, one more on the ``none`` questions, which a
+        benchmark leaves out (:func:`check_questions` warns about those itself)."""
+        out = []
+        if self.partial:
+            n, k = len(self.partial), self.unmatched_passages
+            eg = ", ".join(f"'{t}'" for t in list(dict.fromkeys(t for q in self.partial for t in q.unmatched))[:3])
+            out.append(f"{n} of {self.questions} question{'s' if self.questions != 1 else ''} "
+                       f"name{'s' if n == 1 else ''} gold passages this workspace lacks ({k} passage{'s' if k != 1 else ''}"
+                       f", e.g. {eg}): each counts as a gold passage never retrieved, so such a question scores R@k "
+                       "below 100 and is never “ok”.")
+        if left_out and self.none:
+            n = len(self.none)
+            out.append(f"{n} of {self.questions} question{'s' if self.questions != 1 else ''} match{'es' if n == 1 else ''}"
+                       " no passage of this workspace at all and will be left out of a benchmark.")
+        return " ".join(out)
+
+
+def gold_coverage(questions: Sequence[Question]) -> GoldCoverage:
+    """Which ``questions`` name gold passages the workspace lacks (their titles are ``Question.unmatched``)."""
+    return GoldCoverage(len(questions), tuple(q for q in questions if q.unmatched and q.gold_chunks),
+                        tuple(q for q in questions if not q.gold_chunks))
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """The questions a benchmark leaves out of ``of`` and why: ``no_gold`` (none of their gold passages is in the
+    workspace) and ``trained_on`` (question id → the methods whose trained model was trained or validated on it;
+    left out unless ``keep_trained``, then kept and their rows flagged)."""
+
+    of: int
+    no_gold: tuple[str, ...] = ()
+    trained_on: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    keep_trained: bool = False
+
+    @property
+    def excluded(self) -> frozenset[str]:
+        """The question ids left out for a trained model (none when they are kept)."""
+        return frozenset() if self.keep_trained else frozenset(self.trained_on)
+
+    def note(self) -> str:
+        """Why questions a model trained on are left out ("" when none are, or they are kept): the CLI and the
+        page each add how to keep them. (The ``no_gold`` ones have :func:`check_questions`' own warning.)"""
+        from core.eval.run_notes import left_out_note
+
+        return left_out_note(0, {} if self.keep_trained else self.trained_on, self.of)
+
+    def to_json(self) -> dict[str, object]:
+        """What ``run.json`` keeps (``left_out``; read back into a summary by :mod:`core.eval.run_notes`)."""
+        return {"of": self.of, "no_gold": list(self.no_gold), "trained_on": {q: list(m) for q, m in self.trained_on.items()},
+                "keep_trained": self.keep_trained}
+
+
+def left_out(questions: Sequence[Question], trained: Mapping[str, Collection[str]], *,
+             keep_trained: bool = False) -> LeftOut:
+    """What a benchmark of ``questions`` leaves out, given ``trained`` (method → the question ids its trained model
+    was trained or validated on, :func:`core.eval.identity.trained_questions`)."""
+    by_q: dict[str, tuple[str, ...]] = {}
+    for q in questions:
+        ms = tuple(m for m, ids in trained.items() if q.id in ids)
+        if ms and q.gold_chunks:
+            by_q[q.id] = ms
+    return LeftOut(len(questions), tuple(q.id for q in questions if not q.gold_chunks), by_q, keep_trained)

@@ -1,8 +1,8 @@
 """Triage tables: one row per question × method with everything needed to see why it failed, and their
 CSV / JSON downloads.
 
-A row holds the verdict (:mod:`core.eval.verdicts`), the rank of every gold passage, the gold titles, the
-top retrieved titles, the answer beside the gold answer and its aliases, EM / F1 and the kind of answer
+A row holds the verdict (:mod:`core.eval.verdicts`), the rank of every gold passage, the gold titles, the gold
+passages the question names but the workspace lacks (counted as never retrieved), the top retrieved titles, the answer beside the gold answer and its aliases, EM / F1 and the kind of answer
 match, the recall figures and the diagnosis's one-sentence reason. :func:`benchmark_rows` makes them from
 a benchmark's ``results.jsonl`` records (the Benchmark page's per-question table), :func:`result_row` from
 a live method result (the Compare page), so both downloads have the same columns (:data:`TRIAGE_COLUMNS`).
@@ -31,6 +31,7 @@ from core.eval.verdicts import (
     match_answer,
     record_match,
     record_verdict,
+    unmatched_note,
     verdict,
 )
 from core.methods.base import NO_GOLD
@@ -38,7 +39,7 @@ from core.methods.base import NO_GOLD
 if TYPE_CHECKING:
     from core.methods.base import Diagnosis, Gold, MethodResult
 
-__all__ = ["RETRIEVED", "RETRIEVED_K", "TRIAGE_COLUMNS", "TitleOf", "benchmark_rows", "csv_cell", "failures", "flat",
+__all__ = ["RETRIEVED", "RETRIEVED_K", "TRAINED_ON", "TRIAGE_COLUMNS", "UNMATCHED", "TitleOf", "benchmark_rows", "csv_cell", "failures", "flat",
            "result_row",
            "to_csv", "to_json", "triage_row"]
 
@@ -47,10 +48,16 @@ RETRIEVED_K = 10
 #: The columns of a triage row, in order (the on-screen table, the CSV header and the JSON keys).
 TRIAGE_COLUMNS: tuple[str, ...] = (
     "question", "method", "verdict", "EM", "F1", "answer match", "answer", "gold answer", "aliases",
-    "gold ranks", "gold passages", f"retrieved (top {RETRIEVED_K})", "R@2", "R@5", "R@10", "why", "seconds",
-    "verdict key", "id",
+    "gold ranks", "gold passages", "gold not in workspace", f"retrieved (top {RETRIEVED_K})", "R@2", "R@5", "R@10",
+    "why", "seconds", "verdict key", "id",
 )
-RETRIEVED = TRIAGE_COLUMNS[11]
+RETRIEVED = f"retrieved (top {RETRIEVED_K})"
+#: the gold passages a question names but the workspace lacks, worded as every view words them
+#: (:func:`~core.eval.verdicts.unmatched_note`); each is counted as a gold passage never retrieved
+UNMATCHED = "gold not in workspace"
+#: a row of a run kept with ``--keep-trained`` whose question the method's trained model was trained or validated
+#: on (only such rows have it)
+TRAINED_ON = "trained on"
 
 #: Chunk id -> passage title (None when unknown: the chunk id is shown instead).
 TitleOf = Callable[[str], "str | None"]
@@ -72,14 +79,16 @@ def _pct(x: Any) -> float | None:
 def triage_row(*, question: str, question_id: str, method: str, verdict: Verdict, match: AnswerMatch,
                answer: str, answers: Sequence[str], gold_ranks: Sequence[int | None], gold_titles: Sequence[str],
                retrieved_titles: Sequence[str], metrics: Mapping[str, float], why: str,
-               seconds: float | None) -> dict[str, Any]:
-    """One triage row (:data:`TRIAGE_COLUMNS`); lists stay lists (:func:`to_csv` joins them)."""
+               seconds: float | None, unmatched: Sequence[str] = ()) -> dict[str, Any]:
+    """One triage row (:data:`TRIAGE_COLUMNS`); lists stay lists (:func:`to_csv` joins them). ``unmatched``: the
+    gold passages the question names but the workspace lacks (the ranks and titles are the matched ones')."""
     return {
         "question": question, "method": method, "verdict": verdict.label,
         "EM": None if match.em is None else round(match.em, 2), "F1": None if match.f1 is None else round(match.f1, 2),
         "answer match": "" if match.kind == "no_gold" else match.label, "answer": answer,
         "gold answer": answers[0] if answers else "", "aliases": list(answers[1:]),
         "gold ranks": list(gold_ranks), "gold passages": list(gold_titles),
+        UNMATCHED: unmatched_note(unmatched, len(gold_titles) + len(unmatched)),
         RETRIEVED: list(retrieved_titles)[:RETRIEVED_K],
         "R@2": _pct(metrics.get("R@2")), "R@5": _pct(metrics.get("R@5")), "R@10": _pct(metrics.get("R@10")),
         "why": why, "seconds": None if seconds is None else round(float(seconds), 3),
@@ -108,7 +117,9 @@ def benchmark_rows(records: Iterable[Mapping[str, Any]], *, title_of: TitleOf | 
             gold_ranks=[pos.get(c) for c in gold], gold_titles=_titles(gold, r.get("gold_titles"), title_of),
             retrieved_titles=_titles(ranked[:RETRIEVED_K], r.get("ranked_titles"), title_of),
             metrics=r.get("metrics") or {}, why=str((diag or {}).get("summary") or r.get("error") or ""),
-            seconds=r.get("seconds"))
+            seconds=r.get("seconds"), unmatched=[str(t) for t in r.get("gold_unmatched") or ()])
+        if r.get("trained_on"):  # kept with --keep-trained: the method's model learned from this question
+            row[TRAINED_ON] = "yes — its figures are inflated"
         rp = r.get("replay")
         if isinstance(rp, Mapping):  # the recorded LLM: is this row the recorded run?
             row["replay"] = "full" if rp.get("complete") else "partial" if rp.get("matched") else "not recorded"
@@ -130,7 +141,8 @@ def result_row(result: MethodResult, gold: Gold, diagnosis: Diagnosis | None, *,
                      answers=list(gold.answers), gold_ranks=[pos.get(c) for c in gold.chunk_ids],
                      gold_titles=_titles(gold.chunk_ids, None, title_of),
                      retrieved_titles=_titles(ranked[:RETRIEVED_K], None, title_of), metrics=metrics or {},
-                     why=diagnosis.summary if diagnosis is not None else "", seconds=result.trace.seconds)
+                     why=diagnosis.summary if diagnosis is not None else "", seconds=result.trace.seconds,
+                     unmatched=gold.unmatched)
     row["scores"] = [round(float(c.score), 4) for c in list(result.ranked_chunks)[:RETRIEVED_K]]
     return row
 

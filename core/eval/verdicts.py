@@ -32,7 +32,7 @@ from core.text import exact_match, normalize_answer, token_f1
 
 __all__ = ["ANSWER_PARTIAL", "ERROR", "MATCH_LABELS", "VERDICT_KEYS", "VERDICT_LABELS", "AnswerMatch", "MatchKind",
            "Tone", "Verdict", "diagnosis_verdict", "is_failure", "match_answer", "record_match", "record_verdict",
-           "verdict", "verdict_label"]
+           "unmatched_note", "verdict", "verdict_label"]
 
 ANSWER_PARTIAL = "answer_partial"
 ERROR = "error"
@@ -180,3 +180,19 @@ def record_verdict(rec: Mapping[str, Any]) -> Verdict:
 def is_failure(key: str) -> bool:
     """Whether a verdict key is a failure (everything but ``ok`` and ``no_gold``)."""
     return key not in (OK, NO_GOLD)
+
+
+def unmatched_note(unmatched: Sequence[str], total: int) -> str:
+    """How every view words the gold passages a question names that the workspace lacks, each counted as a
+    gold passage never retrieved: ``"1 of 2 gold passages is not in the workspace ('Titel of X')"``; ""
+    when there is none. ``total`` counts every gold passage of the question, matched or not.
+
+    >>> unmatched_note(["Titel of X"], 2)
+    "1 of 2 gold passages is not in the workspace ('Titel of X')"
+    """
+    n = len(unmatched)
+    if not n:
+        return ""
+    shown = ", ".join(f"'{t}'" for t in list(unmatched)[:3]) + (f" and {n - 3} more" if n > 3 else "")
+    return (f"{n} of {max(total, n)} gold passage{'s' if max(total, n) != 1 else ''} {'is' if n == 1 else 'are'} "
+            f"not in the workspace ({shown})")

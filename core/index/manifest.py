@@ -70,6 +70,13 @@ class Manifest:
         return [dict(f) for f in files if isinstance(f, Mapping)] if isinstance(files, list) else []
 
     @property
+    def inserts(self) -> list[dict[str, Any]]:
+        """One record per "Add documents" (``{at, sources: {file: format}, added, duplicates, ...}``, oldest first;
+        the last 50 are kept)."""
+        v = self.data.get("inserts")
+        return [dict(r) for r in v if isinstance(r, Mapping)] if isinstance(v, list) else []
+
+    @property
     def recipe_hash(self) -> str | None:
         """A bundled sample's recipe hash (None for a workspace built from uploads)."""
         v = self.data.get("recipe_hash")

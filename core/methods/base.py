@@ -237,6 +237,25 @@ class Preparation:
     estimate: Any = None  # Callable[[Workspace, Backends, MethodConfig], tuple[float, str]] | None
 
 
+class Stamper(Protocol):
+    """``stamp(workspace, backends, config) -> {model: identity}``: every trained model the method would use on
+    ``workspace`` with ``backends`` and ``config``, keyed by what a message calls it ("ReG@Triple retriever"),
+    valued by a short identity that changes whenever the model does (a digest of its files, or the cache key
+    that names all its inputs). A benchmark keeps it in ``run.json`` and resumes only while it is unchanged
+    (:mod:`core.eval.identity`). Cheap: it reads files, it loads and trains nothing."""
+
+    def __call__(self, workspace: Workspace, backends: Backends, config: Any) -> dict[str, str]: ...
+
+
+class TrainedOn(Protocol):
+    """``trained_on(workspace, backends, config) -> question ids``: the questions the trained models the method
+    would use were trained or validated on (ReG: its retriever manifest's ``split.train`` and ``split.val``). A
+    benchmark or recording leaves them out by default — a model's figures on its own training questions are
+    inflated — and says how many and why; kept on request, their rows are flagged "trained on"."""
+
+    def __call__(self, workspace: Workspace, backends: Backends, config: Any) -> frozenset[str]: ...
+
+
 class Highlighter(Protocol):
     """``highlights(result, workspace, *, top) -> dict``: JSON-ready fields of the method's own that
     ``egx ask`` adds to its summary of ``result`` (BubbleRAG: its ``top`` ranked CEGs)."""
@@ -276,6 +295,12 @@ class Method(Generic[C, R]):
         What each of its pages opens with (page file → :class:`~core.papers.Intro`).
     highlights
         What ``egx ask`` shows of this method's own result beside the answer and chunks (None: nothing).
+    stamp
+        The identity of every trained model it would use (:class:`Stamper`; None: it uses none beyond what the
+        workspace's content, the backends and its config already name).
+    trained_on
+        The questions those models were trained or validated on (:class:`TrainedOn`; None: no model of it
+        learned from questions).
     """
 
     name: str
@@ -291,6 +316,8 @@ class Method(Generic[C, R]):
     ablations: tuple[AblationRow, ...] = ()
     intros: dict[str, Intro] = field(default_factory=dict)
     highlights: Highlighter | None = None
+    stamp: Stamper | None = None
+    trained_on: TrainedOn | None = None
 
     NAME_CHARS: ClassVar[frozenset[str]] = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 

@@ -141,3 +141,86 @@ def test_a_saved_runs_notices_are_shown_in_the_apps_words(home):
     shown = [w.value for w in at.warning if "reg" in w.value and "retriever" in w.value]
     assert shown and all("Train panel" in w and "egx" not in w for w in shown), shown
 
+
+
+def _rerun_same_name(at):
+    at.button(key=S.BENCH_RUN).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_a_stale_run_is_never_resumed_and_a_new_run_is_offered(home):
+    """A run name whose run was computed on an older workspace content is refused before any job starts, saying
+    what changed, with a "Start a new run" button (a fresh run name) — never the old report in a green box."""
+    import json
+
+    at = run_page(PAGE)
+    at.multiselect(key=S.widget_key(S.BENCH_METHODS, "bench")).set_value(["dense"])
+    at.number_input(key=S.widget_key(S.BENCH_LIMIT, "bench")).set_value(2)
+    at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).set_value("old").run()
+    _rerun_same_name(at)
+    run_json = home / "runs" / "old" / "run.json"
+    run = json.loads(run_json.read_text())
+    run["settings"]["content"].update(content_hash="0123456789abcdef", passages=20)  # as if documents came since
+    run_json.write_text(json.dumps(run))
+    results = (home / "runs" / "old" / RESULTS).read_text()
+    _rerun_same_name(at)
+    shown = [plain(w.value) for w in at.warning]
+    assert any("The run “old” is out of date — the workspace changed since this run:" in w and "20 → 23" in w
+               and "so it is not resumed: start a new run" in w for w in shown), shown
+    assert not [s.value for s in at.success if "already done" in s.value]  # no green box: nothing was resumed
+    assert (home / "runs" / "old" / RESULTS).read_text() == results
+    at.button(key=S.BENCH_NEW_RUN).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).value == "old-2"
+    assert len((home / "runs" / "old-2" / RESULTS).read_text().splitlines()) == 2
+    assert any("2 runs now, 0 already done" in s.value for s in at.success)
+
+
+def test_a_run_saved_before_runs_kept_their_identity_resumes_on_request(home):
+    import json
+
+    at = run_page(PAGE)
+    at.multiselect(key=S.widget_key(S.BENCH_METHODS, "bench")).set_value(["dense"])
+    at.number_input(key=S.widget_key(S.BENCH_LIMIT, "bench")).set_value(1)
+    at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).set_value("legacy").run()
+    _rerun_same_name(at)
+    run_json = home / "runs" / "legacy" / "run.json"
+    run = json.loads(run_json.read_text())
+    del run["settings"]["content"], run["settings"]["models"]
+    run_json.write_text(json.dumps(run))
+    _rerun_same_name(at)
+    assert any("was saved before runs recorded what they were computed on" in plain(w.value) for w in at.warning)
+    at.button(key=S.BENCH_RESUME_ANYWAY).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("Nothing new to run: 0 runs now, 1 already done" in plain(i.value) for i in at.info)
+    assert "content" in json.loads(run_json.read_text())["settings"]
+
+
+def test_questions_a_model_learned_from_are_left_out_unless_kept(home):
+    """The page says, before its button, which questions a benchmarked method's trained model learned from and
+    leaves them out; the checkbox keeps them, each row flagged "trained on"."""
+    from core.backends.registry import get_embedder
+    from core.index.workspace import Workspace
+    from tests.eval.test_trained_on import _save_retriever
+
+    at = run_page(PAGE)
+    ws = Workspace.open(home / "workspaces" / "demo")
+    _save_retriever(ws.path / "reg" / "retriever", ws, get_embedder("hashing"),
+                    {"train": ["matrix-villain"], "val": [], "test": []})
+    at.multiselect(key=S.widget_key(S.BENCH_METHODS, "bench")).set_value(["reg"])
+    at.number_input(key=S.widget_key(S.BENCH_LIMIT, "bench")).set_value(5)
+    at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).set_value("leak").run()
+    assert any("1 of 5 questions are left out because reg's model (1) was trained or validated on them"
+               in plain(i.value) for i in at.info), [i.value for i in at.info]
+    _rerun_same_name(at)
+    assert "matrix-villain" not in (home / "runs" / "leak" / RESULTS).read_text()
+    at.checkbox(key=S.widget_key(S.BENCH_KEEP_TRAINED, "bench")).check().run()
+    assert any("1 of these questions are kept although" in plain(w.value) for w in at.warning)
+    at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).set_value("kept").run()
+    _rerun_same_name(at)
+    table = at.dataframe[2].value if len(at.dataframe) > 2 else None
+    lines = (home / "runs" / "kept" / RESULTS).read_text().splitlines()
+    assert len(lines) == 5 and sum('"trained_on": true' in x for x in lines) == 1
+    assert table is not None and "trained on" in table.columns
+    assert any("Trained on — reg" in plain(w.value) for w in at.warning)

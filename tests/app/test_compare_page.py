@@ -129,3 +129,24 @@ def test_a_new_method_page_joins_the_navigation(home, monkeypatch) -> None:
         switch(at, "pages/subgraph.py")  # fails unless st.navigation lists the page
         assert not at.exception, [e.value for e in at.exception]
         assert at.title[0].value == "Subgraph matching"
+
+
+def test_a_gold_passage_the_workspace_lacks_is_said_and_counted_as_missed(home):
+    """A question naming a gold title the workspace lacks (a typo) is compared with that passage counted as never
+    retrieved: the page says so, R@k stays below 100 and no verdict reads "ok"."""
+    import json
+
+    from core.backends.registry import get_embedder
+    from core.index.samples import ensure_sample_workspace
+
+    ws = ensure_sample_workspace("demo", get_embedder("hashing"), root=home / "workspaces")
+    qs = json.loads(ws.questions_path.read_text())
+    qs[0]["supporting_facts"].append(["Teh Matrix", 0])  # the first question, which the page opens on
+    ws.questions_path.write_text(json.dumps(qs))
+    at = run_page(PAGE)
+    at.multiselect(key=S.widget_key(S.COMPARE_METHODS, "compare")).set_value(["dense", "ppr"]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("1 of 3 gold passages is not in the workspace ('Teh Matrix'): it counts as a gold passage never "
+               "retrieved" in w.value.replace("\\", "") for w in at.warning), [w.value for w in at.warning]
+    summary = at.dataframe[0].value
+    assert (summary["R@10"] <= 66.7).all() and not (summary["verdict"] == "ok").any()

@@ -12,6 +12,7 @@ module                paper
 ``entity_retriever``  D.3 Eq. 34 / App. E ReG@Entity: PNA entity scorer, entity→triple scores, parallel merge
 ``train``             App. E training loop with held-out splits and curves
 ``train_entity``      App. E ReG@Entity training on the same split, examples and metrics
+``models``            which trained retriever a run uses, its identity and the questions it was trained on
 ``pipeline``          the ``reg`` method: score the neighbourhood, keep top-K, reorganize, answer
 ``config``            RegConfig (the method's knobs) and TrainConfig (ReG@Triple training)
 ``diagnosis``         where a question's gold evidence was lost
@@ -39,6 +40,7 @@ from core.methods.reg.ablations import ABLATIONS
 from core.methods.reg.config import RegConfig, TrainConfig
 from core.methods.reg.diagnosis import STAGES, diagnose
 from core.methods.reg.intros import INTROS
+from core.methods.reg.models import stamp, trained_on
 from core.methods.reg.pipeline import RegResult, run
 
 __all__ = ["METHOD", "EvidenceChain", "RegConfig", "RegResult", "Reorganization", "TrainConfig", "Triple", "reorganize",
@@ -47,4 +49,4 @@ __all__ = ["METHOD", "EvidenceChain", "RegConfig", "RegResult", "Reorganization"
 METHOD: Method[RegConfig, RegResult] = Method(
     "reg", "ReG triple retriever + evidence chains", "ReG §4, Appendix D", run=run, config=RegConfig, stages=STAGES,
     diagnose=diagnose, page="pages/evidence_chains.py",
-    ablations=ABLATIONS, intros=INTROS)
+    ablations=ABLATIONS, intros=INTROS, stamp=stamp, trained_on=trained_on)

@@ -46,6 +46,11 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
     tr.add_argument("--embedder", default=DEFAULT_EMBEDDER)
     tr.add_argument("--out", help="model folder (default <workspace>/reg/retriever, which `egx ask --method reg` uses)")
     tr.add_argument("--seed", type=int, default=0)
+    tr.add_argument("--hold-out-first", type=int, default=0, metavar="N",
+                    help="hold the first N questions (file order) out as the test split, never trained or validated "
+                         "on, and draw train / validation from the rest — so `egx bench --limit N` and recordings "
+                         "of those questions test the model on questions it never saw (default 0: a seeded "
+                         "60/20/20 split of all questions)")
     tr.add_argument("--epochs", type=int, default=80, help="training epochs (ReG App. E: 80)")
     tr.add_argument("--limit", type=int, help="use only the first N questions")
     tr.add_argument("--json", action="store_true", help="print the result (curves, held-out metrics) as JSON")
@@ -74,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     if questions is None:
         raise SystemExit(f"egx train-reg: workspace {ws.name!r} has no questions file; pass --questions FILE")
     cfg = TrainConfig(supervision=args.supervision, selection=args.selection, seed=args.seed, epochs=args.epochs,
-                      cosine_residual=args.cosine_residual)
+                      cosine_residual=args.cosine_residual, hold_out_first=args.hold_out_first)
     train = train_reg_entity if args.unit == "entity" else train_reg
     res = train(ws, questions, backends=Backends(embedder, llm), cfg=cfg, out=args.out, limit=args.limit,
                 progress=progress_bar("train-reg"))

@@ -83,6 +83,10 @@ class TrainConfig(MethodConfig):
     max_candidates: int = _f(3000, "Cap on triples per training question (most query-similar kept).")
     val_fraction: float = _f(0.2, "Share of questions held out for checkpoint selection.")
     test_fraction: float = _f(0.2, "Share of questions held out for the reported recall (never trained on).")
+    hold_out_first: int = _f(0, "Ours: the first N questions (file order) are the test split, never trained or "
+                                "validated on, and train / validation are drawn (seeded, App. E's sizes) from the "
+                                "rest — so a benchmark or recording of the first N questions (`egx bench --limit "
+                                "N`) tests the model on questions it never saw. 0 = the seeded split of all questions.")
     recall_k: int = _f(30, "K of the held-out triple recall@K.")
     max_path_len: int = _f(4, "Longest query→answer shortest path used as a candidate (D.1).")
     seed: int = _f(0, "Seed for the split, initialization and batch order.")
@@ -97,4 +101,5 @@ class TrainConfig(MethodConfig):
             ("test_fraction", 0 < self.test_fraction < 1 and self.val_fraction + self.test_fraction < 1,
              "a number in (0, 1) with val_fraction + test_fraction < 1"),
             ("recall_k", self.recall_k >= 1, "an integer >= 1"),
+            ("hold_out_first", self.hold_out_first >= 0, "an integer >= 0 (0: no fixed test questions)"),
         ]

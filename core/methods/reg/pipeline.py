@@ -29,7 +29,6 @@ already loaded and its CSR arrays are read directly, as before.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -111,14 +110,13 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
     from core.methods.reg.entity_retriever import (
         EXTRA_K,
         EntityRetriever,
-        default_entity_model_dir,
         load_entity_retriever,
         merge_parallel,
         merged_relation,
     )
+    from core.methods.reg.models import model_folder
     from core.methods.reg.retriever import (
         TripleRetriever,
-        find_model_dir,
         load_retriever,
         neighbourhood,
         scorer_identity,
@@ -162,8 +160,7 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
         step.fallback = "; ".join(notes)
 
     entity = cfg.retriever == "entity"  # ReG@Entity (App. E): a PNA scores entities, triples score by their ends
-    folder = (Path(cfg.model) if cfg.model else default_entity_model_dir(workspace)) if entity \
-        else find_model_dir(workspace, cfg.model)
+    folder = model_folder(workspace, cfg)
     with trace.timed("score", "Score triples and keep the top-K",
                      section="ReG D.3 Eq. 34, App. E" if entity else "ReG D.3 Eq. 33, App. E") as step:
         ret: TripleRetriever | EntityRetriever | None

@@ -2,9 +2,13 @@
 
 * **Split** — questions are split once, by a seeded permutation of *all* question ids, into train /
   validation / test (default 60/20/20), so weak and refined runs with the same seed see the same
-  test questions. Training never sees validation or test questions; the best epoch is chosen on
-  validation recall (Appendix E: "the checkpoint with the highest retrieval recall on the validation
-  set"); the reported numbers are on the test split.
+  test questions; or, with ``hold_out_first=N`` (ours), the first N questions in file order are the test
+  split and train / validation (the same sizes) are drawn from the rest, so the questions a benchmark's
+  ``--limit N`` and the shipped recordings take are never trained on. Training never sees validation or test
+  questions; the best epoch is chosen on validation recall (Appendix E: "the checkpoint with the highest
+  retrieval recall on the validation set"); the reported numbers are on the test split. The split is saved in
+  the model's manifest (``split``: train / val / test ids), the contract a benchmark reads to leave the
+  questions a model saw out of its figures (:mod:`core.methods.reg.models`).
 * **Examples** — per question, every triple of the ``hops``-hop neighbourhood of its query entities
   is a candidate; labels are the chosen supervision's triples. Questions without a positive in
   their neighbourhood are skipped (counted). Training uses every positive and ``neg_per_question``
@@ -104,12 +108,32 @@ class TrainResult:
         return asdict(self)
 
 
-def split_ids(qids: Sequence[str], *, val_fraction: float, test_fraction: float, seed: int) -> dict[str, list[str]]:
-    """Seeded train/val/test split of question ids (disjoint, covering all)."""
+def split_ids(qids: Sequence[str], *, val_fraction: float, test_fraction: float, seed: int,
+              hold_out_first: int = 0) -> dict[str, list[str]]:
+    """Seeded train/val/test split of question ids (disjoint, covering all). With ``hold_out_first=N`` the test
+    split is the first N ids as given (file order) and validation (``val_fraction`` of all) and train are a
+    seeded permutation of the rest.
+
+    Raises
+    ------
+    ConfigError
+        When ``hold_out_first`` leaves fewer than two questions to train and validate on.
+    """
     order = list(qids)
+    n_val = max(1, round(len(order) * val_fraction))
+    if hold_out_first:
+        from core.errors import ConfigError
+
+        if len(order) - hold_out_first < n_val + 1:
+            raise ConfigError(f"hold_out_first = {hold_out_first} holds out too many of the {len(order)} questions: "
+                              f"only {max(len(order) - hold_out_first, 0)} would be left to train and validate on ({n_val} "
+                              "validation + at least 1 training question needed); hold out fewer, or add questions.")
+        rest = order[hold_out_first:]
+        perm = np.random.default_rng(seed).permutation(len(rest))
+        ids = [rest[i] for i in perm]
+        return {"test": order[:hold_out_first], "val": ids[:n_val], "train": ids[n_val:]}
     perm = np.random.default_rng(seed).permutation(len(order))
     n_test = max(1, round(len(order) * test_fraction))
-    n_val = max(1, round(len(order) * val_fraction))
     ids = [order[i] for i in perm]
     return {"test": ids[:n_test], "val": ids[n_test:n_test + n_val], "train": ids[n_test + n_val:]}
 
@@ -210,7 +234,7 @@ def split_examples(sups: Sequence[Supervision], graph: KnowledgeGraph, qvecs: di
         If no training or no validation question has a positive triple in its neighbourhood.
     """
     split = split_ids([s.item.qid for s in sups], val_fraction=cfg.val_fraction, test_fraction=cfg.test_fraction,
-                      seed=cfg.seed)
+                      seed=cfg.seed, hold_out_first=cfg.hold_out_first)
     part = {qid: name for name, ids in split.items() for qid in ids}
     ex: dict[str, list[Example]] = {"train": [], "val": [], "test": []}
     counts = {"questions": len(sups), "refined_by_llm": 0, "weak_fallback": 0, "no_path": 0, "skipped_no_positive": 0}

@@ -12,7 +12,7 @@ from core.methods.sgrag.ablations import ABLATIONS
 from core.methods.sgrag.config import DominanceConfig, SGRAGConfig
 from core.methods.sgrag.diagnosis import STAGES, diagnose
 from core.methods.sgrag.intros import INTROS
-from core.methods.sgrag.pipeline import PREPARATION, SGRAGResult, prepare, run
+from core.methods.sgrag.pipeline import PREPARATION, SGRAGResult, prepare, run, stamp
 from core.methods.sgrag.query_graph import QNode, QueryGraph, bridge_star
 
 __all__ = ["METHOD", "DominanceConfig", "QNode", "QueryGraph", "SGRAGConfig", "SGRAGResult", "bridge_star", "prepare",
@@ -21,4 +21,4 @@ __all__ = ["METHOD", "DominanceConfig", "QNode", "QueryGraph", "SGRAGConfig", "S
 METHOD: Method[SGRAGConfig, SGRAGResult] = Method(
     "sgrag", "SG-RAG (structure-guided subgraph matching)", "SG-RAG §4, Appendices C-F, K, M", run=run,
     config=SGRAGConfig, stages=STAGES, diagnose=diagnose, page="pages/subgraph.py",
-    ablations=ABLATIONS, intros=INTROS, prepare=PREPARATION)
+    ablations=ABLATIONS, intros=INTROS, prepare=PREPARATION, stamp=stamp)

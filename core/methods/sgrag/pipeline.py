@@ -118,6 +118,17 @@ def is_prepared(workspace: Workspace, embedder: Embedder, *, config: SGRAGConfig
     return (Path(workspace.path) / "sgrag" / f"dominance-{key}.pt").exists()
 
 
+def stamp(workspace: Workspace, backends: Backends, config: object) -> dict[str, str]:
+    """``{"dominance model": key}`` (``Method.stamp``): the cache key of the dominance model ℳ a run uses, which
+    names everything it is trained from (the graph's content, the embedder, its config and seed), so a
+    benchmark resumes only with the same ℳ. Its training is seeded, so one key is one model."""
+    from core.methods.sgrag.dominance import model_key
+
+    cfg = config if isinstance(config, SGRAGConfig) else SGRAGConfig()
+    return {"dominance model": model_key(workspace.graph, backends.embedder.model_id, DominanceConfig(seed=cfg.seed),
+                                         cfg.max_train_stars)}
+
+
 #: SG-RAG's preparation: the labels and the dominance model ℳ (§4.2, App. C), trained once per graph and
 #: embedder and kept in the workspace folder (``sgrag/``); the Subgraph page shows its training curve.
 PREPARATION = Preparation(

@@ -91,3 +91,22 @@ def test_the_musique_model_fits_the_sample_graph(real_sample) -> None:
     assert got and all("mode" in v for v in got.values())  # egx train-reg reuses them: no LLM call needed
     assert shipped_selections(ws, "fake:other", prov["selection"]) == {}  # another model's S(I) is its own
     assert shipped_selections(ws, prov["model_id"], "other-form") == {}
+
+
+def test_the_shipped_model_never_saw_a_benchmarked_or_recorded_question() -> None:
+    """No train/test leak: the first 20 MuSiQue-sample questions (file order: what `egx bench --limit 20` and the
+    recordings evaluate) are the shipped model's test split, and no question of the MuSiQue recording is in its
+    train or validation split (the manifest's ``split``, which benchmarks read to leave such questions out)."""
+    import gzip
+
+    m = json.loads((SHIPPED["musique"] / MANIFEST_FILE).read_text())
+    seen = set(m["split"]["train"]) | set(m["split"]["val"])
+    with gzip.open(ROOT / "sample_data" / "musique" / "musique_train.json.gz", "rt", encoding="utf-8") as fh:
+        first = [str(q["id"]) for q in json.load(fh)[:20]]
+    assert m["split"]["test"] == first and not seen & set(first)
+    assert m["config"]["hold_out_first"] == 20 and len(seen) == 80
+    recorded = {str(r["question_id"]) for f in (ROOT / "sample_data" / "llm_recordings").glob("musique-*.json")
+                for r in json.loads(f.read_text())["runs"] if r["workspace"] == "musique"}
+    assert recorded and not seen & recorded
+    assert "the first 20 questions" in m["shipped"] and "held out as the test split" in m["shipped"]
+    assert json.loads((SHIPPED["demo"] / MANIFEST_FILE).read_text())["split"] == m["split"]  # the same weights

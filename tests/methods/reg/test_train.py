@@ -46,6 +46,25 @@ def test_split_is_disjoint_seeded_and_covering() -> None:
     assert s != split_ids(ids, val_fraction=0.2, test_fraction=0.2, seed=1)
 
 
+def test_the_first_questions_can_be_held_out_as_the_test_split() -> None:
+    """``hold_out_first``: the questions a benchmark's ``--limit N`` (and the recordings) take are the test split,
+    never trained or validated on; train and validation keep App. E's sizes and come from the rest."""
+    import re
+
+    from core.errors import ConfigError
+
+    ids = [f"q{i}" for i in range(100)]
+    s = split_ids(ids, val_fraction=0.2, test_fraction=0.2, seed=0, hold_out_first=20)
+    assert s["test"] == ids[:20] and (len(s["val"]), len(s["train"])) == (20, 60)
+    assert set(s["val"]) | set(s["train"]) == set(ids[20:]) and not set(s["val"]) & set(s["train"])
+    assert s == split_ids(ids, val_fraction=0.2, test_fraction=0.2, seed=0, hold_out_first=20)
+    assert s["train"] != split_ids(ids, val_fraction=0.2, test_fraction=0.2, seed=1, hold_out_first=20)["train"]
+    with pytest.raises(ConfigError, match=re.escape("hold_out_first = 99 holds out too many of the 100 questions: only "
+                                                    "1 would be left to train and validate on (20 validation + at least 1 "
+                                                    "training question needed)")):
+        split_ids(ids, val_fraction=0.2, test_fraction=0.2, seed=0, hold_out_first=99)
+
+
 def test_tiny_training_learns_a_separable_signal(tmp_path) -> None:
     g, nv, ev, ex = _toy()
     split = split_ids([e.qid for e in ex], val_fraction=0.2, test_fraction=0.25, seed=0)

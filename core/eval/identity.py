@@ -1,0 +1,234 @@
+"""What a benchmark run's figures were computed on beyond its settings, and whether a folder's run may be resumed.
+
+A run's ``run.json`` settings (:mod:`core.eval.bench_files`) keep, besides the workspace's *name*, the backends
+and the cut:
+
+* ``content`` — the workspace's content identity (:func:`workspace_identity`): the graph's content and
+  provenance hashes, its size, how many times documents were added, the index's embedder, and a hash of the
+  questions with their gold passages (a gold title fixed in the questions file changes it);
+* ``models`` — every trained model a benchmarked method uses, as the method declares it through
+  ``Method.stamp`` (ReG's retriever: a digest of its files; SG-RAG's dominance model: its cache key).
+  FastInsight's node vectors and PPR's synonymy edges declare none: their cache keys are made of the graph's
+  content, the embedder and the method's config, which the settings already hold.
+
+A rerun into the same folder resumes only when both are unchanged (:func:`resume_check`); otherwise it is
+refused with what changed ("3 documents added (content hash a1b2c3d4 → e5f6a7b8)") and how to start a new run —
+never a silent resume that puts an older workspace's rows beside new ones. A ``run.json`` written before runs
+kept their identity cannot say whether anything changed: it resumes only when the user says so.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from core.eval.bench_files import RUN, read_run
+from core.text import content_hash
+
+if TYPE_CHECKING:
+    from core.eval.datasets import Question
+    from core.index.workspace import Workspace
+    from core.methods.base import Backends
+
+__all__ = ["IDENTITY_KEYS", "ResumeCheck", "content_change", "model_change", "model_stamps", "questions_hash",
+           "resume_check", "trained_questions", "workspace_identity"]
+
+#: the settings keys a run's identity lives in (compared by :func:`resume_check` with their own messages)
+IDENTITY_KEYS = ("content", "models")
+
+
+def questions_hash(questions: Sequence[Question]) -> str:
+    """A digest of the questions as a benchmark scores them: ids, text, matched and unmatched gold, answers."""
+    rows = [[q.id, q.question, list(q.gold_chunks), list(q.unmatched), q.answer, list(q.aliases)] for q in questions]
+    return content_hash(json.dumps(rows, ensure_ascii=False))
+
+
+def workspace_identity(workspace: Workspace, questions: Sequence[Question]) -> dict[str, Any]:
+    """The content a run's figures were computed on (module docstring). Read after the index is ensured, so a
+    first run that builds the index and its resume agree."""
+    g = workspace.graph
+    meta = workspace.meta
+    return {"content_hash": workspace.content_hash, "provenance_hash": workspace.provenance_hash,
+            "passages": g.n_chunks, "nodes": g.n_nodes, "edges": g.n_edges, "inserts": len(meta.inserts),
+            "index": meta.index_model_id, "questions": questions_hash(questions)}
+
+
+def model_stamps(methods: Sequence[str], workspace: Workspace, backends: Backends,
+                 configs: Mapping[str, object] | None = None) -> dict[str, dict[str, str]]:
+    """``{method: {model: identity}}`` of every method in ``methods`` that declares trained models
+    (``Method.stamp``), with its config from ``configs`` (else its defaults)."""
+    from core.methods.registry import get_method
+
+    out: dict[str, dict[str, str]] = {}
+    for m in methods:
+        spec = get_method(m)
+        if spec.stamp is not None:
+            cfg = (configs or {}).get(m) or spec.make_config()
+            out[m] = dict(spec.stamp(workspace, backends, cfg))
+    return out
+
+
+def trained_questions(methods: Sequence[str], workspace: Workspace, backends: Backends,
+                      configs: Mapping[str, object] | None = None) -> dict[str, frozenset[str]]:
+    """``{method: question ids}``: the questions the trained models of each method in ``methods`` were trained or
+    validated on (``Method.trained_on``; methods without trained models are absent)."""
+    from core.methods.registry import get_method
+
+    out: dict[str, frozenset[str]] = {}
+    for m in methods:
+        spec = get_method(m)
+        if spec.trained_on is not None:
+            ids = frozenset(spec.trained_on(workspace, backends, (configs or {}).get(m) or spec.make_config()))
+            if ids:
+                out[m] = ids
+    return out
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if abs(n) == 1 else 's'}"
+
+
+def content_change(old: Mapping[str, Any], new: Mapping[str, Any], workspace: Workspace | None = None) -> str:
+    """What changed between two :func:`workspace_identity` values, in words ("" when nothing did), e.g. ``3
+    documents added (a.md, b.md, c.md; 5 passages) (content hash a1b2c3d4 → e5f6a7b8)``."""
+    parts: list[str] = []
+    added = int(new.get("inserts") or 0) - int(old.get("inserts") or 0)
+    if added > 0 and workspace is not None:
+        recs = workspace.meta.inserts[-added:]
+        docs = [str(name) for r in recs for name in (r.get("sources") or {})]
+        passages = sum(int(r.get("added") or 0) for r in recs)
+        shown = ", ".join(docs[:3]) + (f" and {len(docs) - 3} more" if len(docs) > 3 else "")
+        parts.append(f"{_plural(len(docs), 'document')} added ({shown}; {_plural(passages, 'passage')})" if docs
+                     else f"documents added {added} time(s)")
+    elif old.get("passages") != new.get("passages"):
+        d = int(new.get("passages") or 0) - int(old.get("passages") or 0)
+        parts.append(f"{_plural(abs(d), 'passage')} {'added' if d > 0 else 'removed'} "
+                     f"({old.get('passages')} → {new.get('passages')})")
+    for key, word in (("nodes", "node"), ("edges", "triple")):
+        if old.get(key) != new.get(key) and not parts:
+            parts.append(f"{word}s {old.get(key)} → {new.get(key)}")
+    if old.get("content_hash") != new.get("content_hash") and not parts:
+        parts.append("the graph was rebuilt with other content")
+    if old.get("index") != new.get("index"):
+        parts.append(f"the index was rebuilt with {new.get('index') or 'another embedder'}")
+    if old.get("questions") != new.get("questions"):
+        parts.append("the questions changed (their text, gold passages or answers)")
+    if not parts:
+        return ""
+    text = "; ".join(parts)
+    a, b = str(old.get("content_hash") or "?")[:8], str(new.get("content_hash") or "?")[:8]
+    return text + (f" (content hash {a} → {b})" if a != b else "")
+
+
+def model_change(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
+    """Which trained models differ between two :func:`model_stamps` values, for the methods both hold ("" when
+    none), e.g. ``reg's ReG@Triple retriever sha256:3f2a… → sha256:9c1d…``."""
+    parts = []
+    for m in [m for m in new if m in old]:
+        a, b = old.get(m) or {}, new.get(m) or {}
+        parts += [f"{m}'s {name} {a.get(name, 'none')} → {b.get(name, 'none')}" for name in sorted(set(a) | set(b))
+                  if a.get(name) != b.get(name)]
+    return "; ".join(parts)
+
+
+@dataclass(frozen=True)
+class ResumeCheck:
+    """Whether a run folder can take a run with these settings.
+
+    ``state``: ``new`` (no run there), ``resume`` (the same settings, content and models: its finished pairs are
+    kept), ``stale`` (the workspace or a trained model changed since), ``unverified`` (a ``run.json`` from before
+    runs kept their identity), ``other`` (other settings, or another judge). ``message`` says it with the
+    command line's fixes, ``app`` in the app's words."""
+
+    state: Literal["new", "resume", "stale", "unverified", "other"]
+    message: str = ""
+    app: str = ""
+    old: Mapping[str, Any] | None = None  #: the folder's run.json (None when there is none)
+
+    @property
+    def ok(self) -> bool:
+        return self.state in ("new", "resume")
+
+
+def resume_check(out: Path, settings: Mapping[str, Any], workspace: Workspace | None = None) -> ResumeCheck:
+    """Compare the run in ``out`` (its ``run.json``) with a run of ``settings`` on ``workspace`` (which names the
+    documents added since, when it is given; module docstring)."""
+    from core.eval.judge import judge_label, run_judge
+
+    path = Path(out) / RUN
+    if not path.exists():
+        return ResumeCheck("new")
+    run = read_run(path)
+    old = dict(run["settings"])
+    name = Path(out).name
+    if "judge" in old and old["judge"] is not False:  # a run not judged yet (or older) may take a judge
+        was, now = run_judge(old), run_judge(dict(settings))
+        if not (was is not None and now is not None
+                and (was.get("llm"), was.get("model")) == (now.get("llm"), now.get("model"))):
+            flag = f"--judge-llm {was['llm']}" if was is not None else "no --judge-llm"
+            pick = f"“{was['llm']}”" if was is not None else "“none”"
+            return ResumeCheck(
+                "other", f"{out} holds a benchmark run judged by {judge_label(was)}; this run asks for judge "
+                         f"{judge_label(now)}. One run folder holds one judge's verdicts: resume it with {flag}, "
+                         "or use another --out folder.",
+                f"The run “{name}” was judged by {judge_label(was)}; this run asks for judge {judge_label(now)}. "
+                f"One run holds one judge's verdicts: pick {pick} as Judge LLM to resume it, or pick another run "
+                "name.", run)
+    old["judge"] = settings.get("judge", False) if old.get("judge", False) is False else old["judge"]
+    legacy = "content" not in old
+    if legacy:  # nothing to compare the identity with: the user decides (module docstring)
+        old.update({k: settings.get(k) for k in ("content", "models", "keep_trained") if k in settings})
+    diff = sorted(k for k in set(old) | set(settings) if k not in IDENTITY_KEYS and old.get(k) != settings.get(k))
+    if diff:
+        return ResumeCheck(
+            "other", f"{out} holds a benchmark run with other settings ({', '.join(diff)}: "
+                     f"{[old.get(k) for k in diff]} vs {[settings.get(k) for k in diff]}); use another --out folder, "
+                     "pass --restart to replace its results, or delete that folder.",
+            f"The run “{name}” was made with other settings ({settings_diff(old, settings, diff)}), so these results "
+            "cannot join it. Start a new run (a new run name), or open that run on the “Load a report” tab.", run)
+    if legacy:
+        return ResumeCheck(
+            "unverified", f"{out} holds a benchmark run from before runs recorded what they were computed on (the "
+                          "workspace's content and the trained models), so nothing can tell whether the workspace or "
+                          "a model changed since; resuming could put stale results beside new ones. Resume it anyway "
+                          "with --resume-unverified, pass --restart to replace its results, or use another --out "
+                          "folder.",
+            f"The run “{name}” was saved before runs recorded what they were computed on (the workspace's content and "
+            "the trained models), so nothing can tell whether the workspace or a model changed since; resuming could "
+            "put stale results beside new ones. Resume it anyway, or start a new run.", run)
+    changed = content_change(old.get("content") or {}, settings.get("content") or {}, workspace)
+    retrained = model_change(old.get("models") or {}, settings.get("models") or {})
+    what = ([f"the workspace changed since this run: {changed}"] if changed else []) + \
+        ([f"the trained models changed since this run: {retrained}"] if retrained else [])
+    return ResumeCheck("resume", old=run) if not what else _stale(out, what, run)
+
+
+def _stale(out: Path, what: list[str], run: Mapping[str, Any]) -> ResumeCheck:
+    text = "; ".join(what)
+    return ResumeCheck(
+        "stale", f"{out} holds a benchmark run that is out of date — {text}. Its results would be stale beside new "
+                 f"ones, so it is not resumed; start a new run with another --out folder, or pass --restart to "
+                 f"replace the old results in {out}.",
+        f"The run “{Path(out).name}” is out of date — {text}. Its results would be stale beside new ones, so it is "
+        "not resumed: start a new run (a new run name), or open the old one on the “Load a report” tab.", run)
+
+
+def settings_diff(old: Mapping[str, Any], new: Mapping[str, Any], keys: list[str]) -> str:
+    """``workspace: demo → musique; backends.llm: none → recorded`` — the settings a resumed run would change,
+    named without the run's files (paths in the values are cut to their last part)."""
+    def show(v: Any) -> str:
+        text = json.dumps(v, ensure_ascii=False, sort_keys=True) if isinstance(v, (dict, list)) else str(v)
+        return Path(text).name if text.startswith("/") else text
+
+    parts = []
+    for k in keys:
+        a, b = old.get(k), new.get(k)
+        if isinstance(a, dict) and isinstance(b, dict):
+            parts += [f"{k}.{s}: {show(a.get(s))} → {show(b.get(s))}" for s in sorted(set(a) | set(b))
+                      if a.get(s) != b.get(s)]
+        else:
+            parts.append(f"{k}: {show(a)} → {show(b)}")
+    return "; ".join(parts[:4]) + (f"; and {len(parts) - 4} more" if len(parts) > 4 else "")
