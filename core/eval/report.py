@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from core.eval.run_notes import run_note_lines
 from core.eval.summary_stats import (
     differences_figure,
     error_bars,
@@ -52,7 +53,6 @@ from core.eval.summary_stats import (
     stats_settings,
     with_interval,
 )
-from core.eval.run_notes import run_note_lines
 from core.eval.verdicts import VERDICT_KEYS, record_verdict, verdict_label
 from core.fsio import atomic_write_bytes, atomic_write_text
 
