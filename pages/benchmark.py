@@ -29,11 +29,13 @@ from core.eval.judge import SAME, choose_judge
 from core.eval.paper_metrics import APP_WORDING as JUDGE_APP_WORDING
 from core.eval.report import (
     METRIC_ORDER,
+    NODE_METRIC_KEYS,
     NODE_METRICS_NOTE,
     RESULTS,
     failure_figure,
     grouped_replay_notes,
     latency_recall_figure,
+    node_rows,
     paper_rows,
     recall_figure,
 )
@@ -228,7 +230,8 @@ st.subheader(f"Report: {md_escape(loaded_dir.name)}")
 rows = []
 for m, s in summary["methods"].items():
     row: dict[str, object] = {"method": m, "n": s["n"]}
-    row.update({k: round(100 * v, 1) for k, v in s["metrics"].items() if k in METRIC_ORDER and v is not None})
+    row.update({k: round(100 * v, 1) for k, v in s["metrics"].items()
+                if k in METRIC_ORDER and k not in NODE_METRIC_KEYS and v is not None})
     if s["answers"]["judged"]:
         row.update({"EM": round(100 * (s["answers"]["EM"] or 0), 1), "F1": round(100 * (s["answers"]["F1"] or 0), 1)})
     row["mean s"] = round(s["latency"]["mean_s"] or 0.0, 3)
@@ -236,7 +239,11 @@ for m, s in summary["methods"].items():
     rows.append(row)
 st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
              column_config={"method": st.column_config.TextColumn("method", width="small")})
-if any("node R@10" in row for row in rows):  # a run retrieved KG nodes: say what the node columns score
+node_table = node_rows(summary)
+if node_table:  # FastInsight's Table 3: every method on the same KG nodes, each figure with its count or why blank
+    st.markdown("**Node level** (FastInsight §4.3.1, Table 3)")
+    st.dataframe(pd.DataFrame(node_table), hide_index=True, width="stretch",
+                 column_config={"why blank": st.column_config.TextColumn("why blank", width="large")})
     st.caption(NODE_METRICS_NOTE)
 for methods, note in grouped_replay_notes(summary):  # records of the recorded LLM that are not the recorded runs
     st.warning(f"**{md_escape(', '.join(methods))}**: {md_escape(note)}", icon=":material/report:")
