@@ -278,3 +278,31 @@ def test_bench_on_the_demo_kg_scores_every_method_on_nodes_with_node_level(demo,
         if scored:
             assert summary["methods"][m]["metrics"][NODE_R] == pytest.approx(sum(scored) / len(scored))
     assert "## Node level" in (out / "report.md").read_text()
+
+
+def test_a_new_method_with_a_node_ranking_is_scored_with_no_other_change(demo, tmp_path):
+    """The contract is the attribute alone: a method registered from outside (as HippoRAG 2 will be) whose result
+    has ``node_ranking`` gets node figures in a benchmark without any change to the evaluation."""
+    import dataclasses
+
+    from core.methods.registry import registered
+    from tests.fakes import TOY_METHOD, ToyResult, toy_run
+
+    @dataclasses.dataclass(frozen=True, eq=False)
+    class NodeToyResult(ToyResult):
+        node_ranking: tuple[int, ...] = ()
+
+    def run(query, workspace, *, config=None, backends):  # type: ignore[no-untyped-def]
+        r = toy_run(query, workspace, config=config, backends=backends)
+        first = workspace.graph.chunks[-1].id  # the toy's first passage: hand over the nodes extracted from it
+        nodes = tuple(gold_nodes(workspace.graph, [first]).tolist())
+        fields = {f.name: getattr(r, f.name) for f in dataclasses.fields(r)}
+        return NodeToyResult(**{**fields, "method": "toynodes"}, node_ranking=nodes)
+
+    ws, b = demo
+    with registered(dataclasses.replace(TOY_METHOD, name="toynodes", run=run)):
+        rep = run_benchmark(ws, load_questions(ws), ["toynodes"], b, out_dir=tmp_path / "out", limit=5)
+    assert len(rep.records) == 5
+    for r in rep.records:  # a figure wherever the question has a gold node
+        assert (NODE_R in r["metrics"]) == bool(gold_nodes(ws.graph, r["gold"]).size), r["question_id"]
+    assert rep.summary["methods"]["toynodes"]["node_level"]["n"] == 5
