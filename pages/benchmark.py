@@ -35,6 +35,7 @@ from core.eval.report import (
     failure_figure,
     grouped_replay_notes,
     latency_recall_figure,
+    node_rows,
     recall_figure,
 )
 from core.eval.run_notes import run_note_items
@@ -301,8 +302,12 @@ except EgxError as exc:
 summary = rep.summary
 st.divider()
 st.subheader(f"Report: {md_escape(loaded_dir.name)}")
-metrics_df = bench_view.metric_table(summary)  # every figure with its 95 % interval, and the question count
-if "node R@10" in metrics_df.columns:  # a run retrieved KG nodes: say what the node columns score
+bench_view.metric_table(summary)  # every figure with its 95 % interval, and the question count
+node_table = node_rows(summary)
+if node_table:  # FastInsight's Table 3: every method on the same KG nodes, each figure with its count or why blank
+    st.markdown("**Node level** (FastInsight §4.3.1, Table 3)")
+    st.dataframe(pd.DataFrame(node_table), hide_index=True, width="stretch",
+                 column_config={"why blank": st.column_config.TextColumn("why blank", width="large")})
     st.caption(NODE_METRICS_NOTE)
 for methods, note in grouped_replay_notes(summary):  # records of the recorded LLM that are not the recorded runs
     st.warning(f"**{md_escape(', '.join(methods))}**: {md_escape(note)}", icon=":material/report:")

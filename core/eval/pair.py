@@ -10,7 +10,7 @@ from core.errors import Cancelled, EgxError, QueryError
 from core.eval.diagnosis import Diagnosis, Gold, diagnose
 from core.eval.metrics import llm_tokens, stage_latency
 from core.eval.paper_metrics import answer_set_scores
-from core.eval.result_metrics import node_metrics, retrieval_metrics, topological_metrics
+from core.eval.result_metrics import node_scores, retrieval_metrics, topological_metrics
 from core.eval.triage import RETRIEVED_K
 from core.methods.run import run_method
 from core.trace import to_jsonable
@@ -37,6 +37,7 @@ def evaluate_result(result: MethodResult, workspace: Workspace, gold: Gold, *, c
     diag = diagnose(result, workspace, gold, cut=cut)
     j = judge_answer(result, gold)
     tokens = llm_tokens(result.trace)
+    nodes = node_scores(workspace, gold.chunk_ids, result=result)  # FastInsight §4.3.1 node level, or why not
     rec: dict[str, Any] = {
         "question_id": gold.question_id, "method": result.method, "question": question or result.query,
         "gold": list(gold.chunk_ids), "answers": list(gold.answers),
@@ -45,7 +46,7 @@ def evaluate_result(result: MethodResult, workspace: Workspace, gold: Gold, *, c
         "gold_unmatched": list(gold.unmatched),
         "metrics": {**retrieval_metrics(ranked, gold.chunk_ids, unmatched=gold.unmatched),
                     **topological_metrics(workspace, ranked, gold.chunk_ids, result=result),
-                    **node_metrics(workspace, gold.chunk_ids, result=result)},
+                    **nodes.metrics},
         "answer": result.answer, "answer_judged": j.judged,
         "em": j.em if j.judged else None, "f1": round(j.f1, 4) if j.judged else None,
         "seconds": round(result.trace.seconds, 6),
@@ -55,6 +56,8 @@ def evaluate_result(result: MethodResult, workspace: Workspace, gold: Gold, *, c
         "notices": list(method_notices(result)),
         "diagnosis": diag.to_dict(), "error": None,
     }
+    if nodes.notes():  # a blank node-level figure keeps its reason (the report and the Benchmark page show it)
+        rec["metrics_notes"] = nodes.notes()
     if result.trace.replay:  # the recorded LLM: whether this record is the recorded run (core.replay)
         rec["replay"] = result.trace.replay
     if gold.answers:

@@ -6,7 +6,9 @@ page draws the same figures with ``st.plotly_chart``).
     {"settings": {...}, "questions": N, "methods": {name: {
         "n": questions run, "errors": pairs that raised,
         "metrics": {"R@2": mean in [0, 1], ..., "AR@5", "nDCG@10", "TR", "MissTR",
-                    "node R@10", "node nDCG@10" (only a method that retrieved KG nodes)},
+                    "node R@10", "node nDCG@10" (over the questions where the method ranked KG nodes)},
+        "node_level": {"n": questions with node figures, "passage_n": questions with R@10,
+                       "blank": {why a node figure is blank: questions}} (when any record is about nodes),
         "answers": {"judged": n, "EM": mean or null, "F1": mean or null},
         "diagnosis": {verdict: count},
         "latency": {"mean_s", "median_s", "p90_s", "stages": {stage: mean seconds}},
@@ -69,11 +71,14 @@ if TYPE_CHECKING:
 
 _SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star", "cross", "pentagon")
 METRIC_ORDER = ("R@2", "R@5", "R@10", "AR@2", "AR@5", "nDCG@10", "node R@10", "node nDCG@10", "TR", "MissTR")
-#: under a table with node-level columns: what they are, and why other methods have none
-NODE_METRICS_NOTE = ("node R@10 / node nDCG@10 (FastInsight §4.3.1 on KG corpora): the top 10 KG nodes a run "
-                     "retrieved against the gold nodes, every node extracted from a gold passage (§4.2.2), over the "
-                     "questions with a gold node; empty (None) for runs that retrieved passages. R@10 and nDCG@10 beside "
-                     "them score the passages those nodes map to.")
+#: the node-level figures (FastInsight §4.3.1, Table 3): shown in a table of their own, each with its count
+NODE_METRIC_KEYS = ("node R@10", "node nDCG@10")
+#: under the node-level table: what its figures are, and why some are blank
+NODE_METRICS_NOTE = ("node R@10 / node nDCG@10 (FastInsight §4.3.1, Table 3 on KG corpora): the top 10 KG nodes a "
+                     "run ranked against the gold nodes, every node extracted from a gold passage (§4.2.2), over the "
+                     "questions with a gold node (n); every method on the same nodes (dense retrieval and Re2 search "
+                     "FastInsight's node texts with `egx bench --node-level`). Blank, never 0, where a method ranked "
+                     "no node, with the reason. R@10 beside them scores passages, over its own n.")
 #: Colours per verdict (loss stages warm → cold along the pipeline; ok green).
 VERDICT_COLOURS = {"not_in_graph": "#7f7f7f", "no_anchor": "#d62728", "not_connected": "#ff7f0e",
                    "ranked_out": "#bcbd22", "not_expanded": "#9467bd", "answer_wrong": "#8c564b",
@@ -129,6 +134,7 @@ def summarize(records: Sequence[dict[str, Any]], *, methods: Sequence[str] | Non
             for text in r.get("notices") or ():
                 notices[text] = notices.get(text, 0) + 1
         replayed = [r for r in rs if r.get("replay")]
+        node_level = _node_level(rs)
         out["methods"][m] = {
             "n": len(rs), "errors": sum(1 for r in rs if r.get("error")),
             "metrics": metrics,
@@ -142,6 +148,8 @@ def summarize(records: Sequence[dict[str, Any]], *, methods: Sequence[str] | Non
             "notices": notices,
             "paper": _paper(rs),
         }
+        if node_level:
+            out["methods"][m]["node_level"] = node_level
         if replayed:  # with the recorded LLM: which records are not the recorded runs (core.replay)
             out["methods"][m]["replay"] = {
                 "replayed": len(replayed),
@@ -155,6 +163,55 @@ def summarize(records: Sequence[dict[str, Any]], *, methods: Sequence[str] | Non
     out["pairs"] = method_pairs(scores)
     out["stats"] = stats_settings()
     return out
+
+
+def _node_level(rs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """How many of one method's records have node-level figures, and why the others' are blank ({} when no
+    record is about nodes: a run from before node-level metrics, or without gold)."""
+    scored = sum(1 for r in rs if NODE_METRIC_KEYS[0] in r["metrics"])
+    blank: dict[str, int] = {}
+    for r in rs:
+        why = (r.get("metrics_notes") or {}).get(NODE_METRIC_KEYS[0])
+        if why and NODE_METRIC_KEYS[0] not in r["metrics"]:
+            blank[str(why)] = blank.get(str(why), 0) + 1
+    if not scored and not blank:
+        return {}
+    return {"n": scored, "passage_n": sum(1 for r in rs if "R@10" in r["metrics"]), "blank": blank}
+
+
+def node_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per method of the node-level figures (FastInsight §4.3.1, Table 3; percentages with their 95 %
+    interval, None = blank)
+    with their question count, the passage-level R@10 beside them with its own, and why the figures are blank
+    (each reason with its question count); [] when no method's records are about nodes."""
+    ms = summary["methods"]
+    if not any(s.get("node_level") or any(k in s["metrics"] for k in NODE_METRIC_KEYS) for s in ms.values()):
+        return []
+    rows = []
+    for m, s in ms.items():
+        nl = s.get("node_level") or {}
+        row: dict[str, Any] = {"method": m, "n (nodes)": nl.get("n")}
+        row.update({k: with_interval(s["metrics"].get(k), interval_of(s, k)) for k in NODE_METRIC_KEYS})
+        row["R@10 (passages)"] = with_interval(s["metrics"].get("R@10"), interval_of(s, "R@10"))
+        row["n (passages)"] = nl.get("passage_n", s["n"])
+        row["why blank"] = "; ".join(f"{why} ({n} q.)" for why, n in (nl.get("blank") or {}).items())
+        rows.append(row)
+    return rows
+
+
+def node_lines(summary: dict[str, Any]) -> list[str]:
+    """The report's node-level section ([] when no method's records are about nodes)."""
+    rows = node_rows(summary)
+    if not rows:
+        return []
+    lines = ["", "## Node level (FastInsight §4.3.1, Table 3)", "",
+             "| method | n | node R@10 | node nDCG@10 | R@10 (passages) | n (passages) | why blank |",
+             "|---|---:|---:|---:|---:|---:|---|"]
+    for r in rows:
+        n = "–" if r["n (nodes)"] is None else str(r["n (nodes)"])
+        figs = " | ".join(r[k] or "–" for k in (*NODE_METRIC_KEYS, "R@10 (passages)"))
+        lines.append(f"| {r['method']} | {n} | {figs} | {r['n (passages)']} | {r['why blank'] or ''} |")
+    return [*lines, "", NODE_METRICS_NOTE]
 
 
 def _pairwise(method: str, pairwise: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
@@ -264,7 +321,7 @@ def metric_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
     for m, s in summary["methods"].items():
         row: dict[str, Any] = {"method": m, "n": s["n"]}
         row.update({k: with_interval(v, interval_of(s, k)) for k, v in s["metrics"].items()
-                    if k in METRIC_ORDER and v is not None})
+                    if k in METRIC_ORDER and k not in NODE_METRIC_KEYS and v is not None})
         a = s["answers"]
         if a["judged"]:
             row.update({k: with_interval(a[k], interval_of(s, f"answers {k}")) for k in ("EM", "F1")
@@ -307,7 +364,7 @@ def markdown_report(summary: dict[str, Any]) -> str:
             lines.append(f"> **Note — {m}** ({n} of {s['n']} questions): {text}")
             lines.append("")
     lines += ["## Retrieval", ""]
-    cols = [k for k in METRIC_ORDER if any(k in s["metrics"] for s in ms.values())]
+    cols = [k for k in METRIC_ORDER if k not in NODE_METRIC_KEYS and any(k in s["metrics"] for s in ms.values())]
     lines.append("| method | n | " + " | ".join(cols) + " | EM | F1 |")
     lines.append("|---|---:|" + "---:|" * (len(cols) + 2))
     for m, s in ms.items():
@@ -315,8 +372,7 @@ def markdown_report(summary: dict[str, Any]) -> str:
         cells += [with_interval(s["answers"][k], interval_of(s, f"answers {k}")) for k in ("EM", "F1")]
         lines.append(f"| {m} | {s['n']} | " + " | ".join(cells) + " |")
     lines += ["", intervals_note(summary)]
-    if "node R@10" in cols:
-        lines += ["", NODE_METRICS_NOTE]
+    lines += node_lines(summary)
     lines += pair_lines(summary)
     lines += ["", "## The papers' answer metrics", "",
               "Answer-set Precision / Recall / F1 / Hit / Hit@1 (SG-RAG §5, ReG §5), Macro-F1 and Micro-F1 (ReG), "

@@ -1,10 +1,12 @@
 """The retrieval metrics of one method result against its gold passages: R@{2,5,10}, AR@{2,5}, nDCG@10
 (FastInsight §4.3.1), TR / MissTR of the top 10 (FastInsight §4.3.2) on the graph the method searched, and,
-for a method that retrieved KG nodes, node-level R@10 / nDCG@10 against the gold nodes (§4.3.1)."""
+for any result that ranked KG nodes (:class:`RanksNodes`), node-level R@10 / nDCG@10 against the gold nodes
+(§4.3.1, Table 3), or why there is none."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from core.errors import EgxError
@@ -33,36 +35,83 @@ class SearchesItsOwnGraph(Protocol):
 
 
 @runtime_checkable
-class RetrievesNodes(Protocol):
-    """A result whose method may have retrieved KG nodes rather than passages (FastInsight on ``kg_nodes``), so
-    R@10 / nDCG@10 can also be scored node by node, as FastInsight §4.3.1 scores its KG corpora. The method
-    package implements it on its result (it never imports this module)."""
+class RanksNodes(Protocol):
+    """A result that ranked KG nodes (FastInsight §4.3.1 scores its KG corpora node by node, Table 3 every
+    retriever on the same nodes). The method-neutral contract: any result may carry
 
-    def node_sets(self, workspace: Workspace, gold: Sequence[str], k: int) -> tuple[Sequence[int], Sequence[int]] | None:
-        """The node indices of the top ``k`` nodes retrieved (best first) and those of the gold nodes; None when
-        the run retrieved no node."""
-        ...
+    ``node_ranking: tuple[int, ...]``
+        KG node indices — rows of ``workspace.graph`` (a graph store's node indices) — best first; empty when
+        the run ranked no node;
+    ``node_ranking_note: str`` (optional)
+        why the ranking is empty (e.g. "node_level is off"), which the record, the report and the Benchmark
+        page show instead of a figure.
+
+    The gold nodes are computed here from provenance (:func:`~core.methods.kg_nodes.gold_nodes`), never taken
+    from the method. A method package implements the contract on its result (it never imports this module)."""
+
+    @property
+    def node_ranking(self) -> tuple[int, ...]: ...
 
 
 #: the node-level figures' keys in a record's ``metrics`` (beside the passage-level R@10 and nDCG@10)
 NODE_METRICS = (f"node R@{NDCG_K}", f"node nDCG@{NDCG_K}")
+#: why a result has no node-level figure when its method does not implement :class:`RanksNodes`
+NO_NODE_RANKING = "this method does not rank KG nodes (its result has no node_ranking)"
+#: why a result with an empty node ranking and no note of its own has no node-level figure
+EMPTY_NODE_RANKING = "the run ranked no KG node"
+#: why no result has a node-level figure on a question whose gold passages no KG node was extracted from
+NO_GOLD_NODE = ("no KG node was extracted from the question's gold passages, so its gold node set (§4.2.2) is "
+                "empty and node-level recall is undefined")
+
+
+@dataclass(frozen=True)
+class NodeScores:
+    """Node-level R@10 and nDCG@10 of one result (:data:`NODE_METRICS` → value), or why there are none."""
+
+    metrics: dict[str, float]
+    note: str = ""  #: why ``metrics`` is empty ("" when it is not, or when the question has no gold passage)
+
+    def notes(self) -> dict[str, str]:
+        """The record's ``metrics_notes``: each node-level metric → why it is blank ({} when scored)."""
+        return {k: self.note for k in NODE_METRICS} if self.note and not self.metrics else {}
+
+
+def node_scores(workspace: Workspace, gold: Iterable[str], *, result: object | None = None) -> NodeScores:
+    """Node-level R@10 and nDCG@10 (FastInsight §4.3.1) of any result with a non-empty
+    :attr:`RanksNodes.node_ranking`: its top 10 distinct nodes against the gold nodes — every KG node whose
+    provenance includes a gold passage (§4.2.2, :func:`~core.methods.kg_nodes.gold_nodes`) — capped recall
+    and binary nDCG exactly as for passages (:func:`~core.eval.metrics.recall_at_k`,
+    :func:`~core.eval.metrics.ndcg_at_k`).
+
+    Blank — no figure, never a zero — with the reason in :attr:`NodeScores.note` when the workspace has no KG
+    node (a corpus graph), the method ranks no node or ranked none (its ``node_ranking_note``), or no node was
+    extracted from the gold passages (the gold node set is empty, so neither figure is defined). Without any
+    gold passage there is no figure and no note, as for the passage metrics."""
+    from core.graph.reader import question_graph
+    from core.methods.kg_nodes import gold_nodes, no_kg_nodes_reason
+
+    g = list(gold)
+    if not g:
+        return NodeScores({})
+    why = no_kg_nodes_reason(workspace)
+    if why:
+        return NodeScores({}, why)
+    if not isinstance(result, RanksNodes):
+        return NodeScores({}, NO_NODE_RANKING)
+    ranking = list(dict.fromkeys(int(v) for v in result.node_ranking))  # a node counts once, at its best rank
+    if not ranking:
+        return NodeScores({}, str(getattr(result, "node_ranking_note", "") or EMPTY_NODE_RANKING))
+    gold_set = {str(v) for v in gold_nodes(question_graph(workspace), g).tolist()}
+    if not gold_set:
+        return NodeScores({}, NO_GOLD_NODE)
+    top = [str(v) for v in ranking[:NDCG_K]]  # node indices, keyed as ids
+    return NodeScores({NODE_METRICS[0]: recall_at_k(top, gold_set, NDCG_K),
+                       NODE_METRICS[1]: ndcg_at_k(top, gold_set, NDCG_K)})
 
 
 def node_metrics(workspace: Workspace, gold: Iterable[str], *, result: object | None = None) -> dict[str, float]:
-    """Node-level R@10 and nDCG@10 (FastInsight §4.3.1) of a result that retrieved KG nodes
-    (:class:`RetrievesNodes`): its top 10 nodes against the gold nodes, capped recall and binary nDCG exactly
-    as for passages (:func:`~core.eval.metrics.recall_at_k`, :func:`~core.eval.metrics.ndcg_at_k`).
-
-    Empty — no figure rather than a zero — for a result that retrieved passages, and when no gold passage
-    has a node (the gold node set is empty, so neither figure is defined)."""
-    g = list(gold)
-    if not g or not isinstance(result, RetrievesNodes):
-        return {}
-    sets = result.node_sets(workspace, g, NDCG_K)
-    if sets is None or not len(sets[1]):
-        return {}
-    top, gold_nodes = [str(v) for v in sets[0]], {str(v) for v in sets[1]}  # node indices, keyed as ids
-    return {NODE_METRICS[0]: recall_at_k(top, gold_nodes, NDCG_K), NODE_METRICS[1]: ndcg_at_k(top, gold_nodes, NDCG_K)}
+    """The figures of :func:`node_scores` alone (empty when blank)."""
+    return node_scores(workspace, gold, result=result).metrics
 
 
 #: What a gold passage the workspace lacks is scored as: an id no ranking holds (a chunk id of this engine

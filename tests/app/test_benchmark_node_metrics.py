@@ -1,5 +1,6 @@
-"""The Benchmark page shows FastInsight's node-level R@10 / nDCG@10 (§4.3.1) beside the passage-level figures,
-and nothing (not zeros) for a method that retrieved passages (AppTest)."""
+"""The Benchmark page shows node-level R@10 / nDCG@10 (FastInsight §4.3.1, Table 3) in a table of their own, each
+method's figures with their question count, and for a method that ranked no KG node a blank (not a zero) with
+the reason (AppTest)."""
 
 from __future__ import annotations
 
@@ -11,20 +12,27 @@ from core.eval.datasets import load_questions
 from core.eval.runner import run_benchmark
 from core.index.samples import ensure_sample_workspace
 from core.methods.base import Backends
+from core.methods.baselines import RerankConfig
+from core.methods.baselines.common import NODE_LEVEL_OFF
 from tests.app.helpers import run_page
 
 
-def test_node_columns_for_the_node_run_only(home):
+def test_node_table_with_counts_and_the_reason_for_a_blank(home):
     emb = HashingEmbedder(dim=64)
     ws = ensure_sample_workspace("demo", emb, root=home / "ws")
-    run_benchmark(ws, load_questions(ws), ["dense", "fastinsight"], Backends(emb, NoLLM(), BiEncoderReranker(emb)),
-                  out_dir=home / "runs" / "nodes", limit=2)
+    run_benchmark(ws, load_questions(ws), ["dense", "rerank", "fastinsight"],
+                  Backends(emb, NoLLM(), BiEncoderReranker(emb)), out_dir=home / "runs" / "nodes", limit=2,
+                  configs={"rerank": RerankConfig(node_level=True)})
     at = run_page("pages/benchmark.py")
     at.selectbox(key=S.BENCH_LOAD_PICK).set_value("nodes")
     at.button(key=S.BENCH_LOAD).click().run()
     assert not at.exception, [e.value for e in at.exception]
     summary = at.dataframe[0].value.set_index("method")
-    assert {"R@10", "nDCG@10", "node R@10", "node nDCG@10"} <= set(summary.columns)
-    assert summary.loc["fastinsight", ["node R@10", "node nDCG@10"]].notna().all()
-    assert summary.loc["dense", ["node R@10", "node nDCG@10"]].isna().all()  # blank, not 0
+    assert {"R@10", "nDCG@10"} <= set(summary.columns) and "node R@10" not in summary.columns
+    nodes = next(d.value for d in at.dataframe if "node R@10" in d.value.columns).set_index("method")
+    assert nodes.loc["fastinsight", ["node R@10", "node nDCG@10"]].notna().all()
+    assert nodes.loc["rerank", "n (nodes)"] == 2 and nodes.loc["fastinsight", "n (nodes)"] == 2
+    assert nodes.loc["dense", ["node R@10", "node nDCG@10"]].isna().all()  # blank, not 0
+    assert nodes.loc["dense", "n (nodes)"] == 0 and nodes.loc["dense", "why blank"] == f"{NODE_LEVEL_OFF} (2 q.)"
+    assert nodes.loc["dense", "R@10 (passages)"] == summary.loc["dense", "R@10"]
     assert any("node R@10 / node nDCG@10 (FastInsight §4.3.1" in c.value for c in at.caption)

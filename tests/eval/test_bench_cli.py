@@ -105,3 +105,25 @@ def test_bench_set_errors_name_the_field(tmp_path, capsys):
         assert main([*base, pair]) == 2
         assert capsys.readouterr().err.startswith(msg), pair
     assert not (tmp_path / "x").exists()  # nothing ran, nothing written
+
+
+def test_bench_node_level_turns_on_every_methods_node_ranking(tmp_path, capsys):
+    """`--node-level`: dense and rerank rank the KG nodes too (FastInsight §4.3.1, Table 3), recorded like a --set
+    (so a resume keeps it, and a resume without it is refused); a method without the knob is left alone."""
+    out = tmp_path / "nl"
+    base = ["bench", "--workspace", "demo", "--embedder", "hashing", "--reranker", "biencoder", "--methods",
+            "dense,rerank,ppr", "--limit", "2", "--out", str(out)]
+    assert main([*base, "--node-level", "--set", "dense.node_level=false", "--set", "dense.top_k=5"]) == 0
+    report = capsys.readouterr().out
+    run = json.loads((out / "run.json").read_text())
+    assert run["settings"]["config_changes"] == {"dense": {"node_level": True, "top_k": 5},
+                                                 "rerank": {"node_level": True}}
+    recs = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert len(recs) == 6 and all("node R@10" in r["metrics"] for r in recs)
+    assert "## Node level (FastInsight §4.3.1, Table 3)" in report and "| dense | 2 |" in report
+    assert main(base) == 2  # the same folder without --node-level: other settings
+    assert "holds a benchmark run with other settings" in capsys.readouterr().err
+    plain = tmp_path / "plain"
+    assert main([*base[:-1], str(plain)]) == 0
+    summary = json.loads((plain / "summary.json").read_text())
+    assert summary["methods"]["dense"]["node_level"]["n"] == 0 and summary["methods"]["ppr"]["node_level"]["n"] == 2

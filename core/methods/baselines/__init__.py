@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from core.methods.base import Method
 from core.methods.baselines import dense, hipporag2, ppr, rerank
-from core.methods.baselines.common import BaselineResult
+from core.methods.baselines.common import BaselineResult, node_level_preparation
 from core.methods.baselines.config import DenseConfig, PPRConfig, RerankConfig
 from core.methods.baselines.diagnosis import (
     DENSE_STAGES,
@@ -45,10 +45,12 @@ from core.methods.baselines.ppr_walk import personalized_pagerank
 
 DENSE: Method[DenseConfig, BaselineResult] = Method(
     "dense", "Dense passage retrieval (NaiveRAG)", "FastInsight §4 baselines; BubbleRAG §4.1 NaiveRAG",
-    run=dense.run, config=DenseConfig, stages=DENSE_STAGES, diagnose=diagnose_dense)
+    run=dense.run, config=DenseConfig, stages=DENSE_STAGES, diagnose=diagnose_dense,
+    prepare=node_level_preparation("dense retrieval"))
 RERANK: Method[RerankConfig, BaselineResult] = Method(
     "rerank", "Retrieve-then-rerank (Re2)", "FastInsight §4 (Re2)", run=rerank.run, config=RerankConfig,
-    stages=RERANK_STAGES, diagnose=diagnose_rerank, needs_reranker=True, page="pages/granker.py")
+    stages=RERANK_STAGES, diagnose=diagnose_rerank, needs_reranker=True, page="pages/granker.py",
+    prepare=node_level_preparation("Re2"))
 PPR: Method[PPRConfig, BaselineResult] = Method(
     "ppr", "HippoRAG (v1) PPR", "HippoRAG (Gutiérrez et al., 2024) §3", run=ppr.run,
     config=PPRConfig, stages=PPR_STAGES, diagnose=diagnose_ppr, prepare=PPR_SYNONYMS)

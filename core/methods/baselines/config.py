@@ -10,6 +10,12 @@ from core.methods.base import Check, MethodConfig
 #: HippoRAG's damping (probability of following an edge), HippoRAG §3.2 and its released code.
 HIPPORAG_DAMPING = 0.5
 
+#: what ``node_level`` does, for dense retrieval and Re2 alike (the second sentence is each one's own)
+NODE_LEVEL_HELP = ("Also rank the KG's nodes, for node-level R@10 / nDCG@10 (FastInsight §4.3.1, Table 3: every "
+                   "retriever scored on the same nodes): vector search over the node texts and vectors FastInsight "
+                   "searches (embedded once per workspace). {own} The passages retrieved do not change. "
+                   "`egx bench --node-level` turns it on.")
+
 
 @dataclass(frozen=True)
 class DenseConfig(MethodConfig):
@@ -20,6 +26,8 @@ class DenseConfig(MethodConfig):
     evidence_format: Literal["passages", "triples", "chains"] = field(default="passages", metadata={
         "help": "Answer prompt evidence (ReG §4.2): the passages, the KG triples of those passages as a raw list, "
                 "or the same triples as ReG evidence chains. Token counts of every format are recorded."})
+    node_level: bool = field(default=False, metadata={"help": NODE_LEVEL_HELP.format(
+        own="The top_k nodes by cosine similarity are the node ranking.")})
 
     def checks(self) -> list[Check]:
         return [(name, getattr(self, name) >= 1, "an integer >= 1") for name in ("top_k", "answer_passages")]
@@ -36,6 +44,9 @@ class RerankConfig(MethodConfig):
     evidence_format: Literal["passages", "triples", "chains"] = field(default="passages", metadata={
         "help": "Answer prompt evidence (ReG §4.2): the passages, the KG triples of those passages as a raw list, "
                 "or the same triples as ReG evidence chains. Token counts of every format are recorded."})
+    node_level: bool = field(default=False, metadata={"help": NODE_LEVEL_HELP.format(
+        own="The reranker then scores the top `candidates` nodes (FastInsight §4.1.1: Re2 reranks the top-100), "
+            "a second reranker pass per question, and its top_k are the node ranking.")})
 
     def checks(self) -> list[Check]:
         return [(name, getattr(self, name) >= 1, "an integer >= 1") for name in ("candidates", "top_k", "answer_passages")]

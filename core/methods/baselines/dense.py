@@ -3,6 +3,10 @@
 The question is embedded and the ``top_k`` passages with the highest cosine similarity (inner
 product of unit vectors in the FAISS chunk index) are returned: ``O_vs`` of FastInsight
 Definition 2 on its own.
+
+With ``node_level`` the same search also runs over the KG's nodes — the node texts and vectors FastInsight
+searches (:mod:`core.methods.kg_nodes`) — and its ``top_k`` nodes are the result's ``node_ranking``: FastInsight's
+"Vector Search" row of Table 3, scored node by node (§4.3.1). The passages retrieved do not change.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from typing import TYPE_CHECKING
 from core.errors import ConfigError, EmptyGraphError
 from core.methods.answering import record_answer
 from core.methods.base import Backends, RankedChunk
-from core.methods.baselines.common import BaselineResult, check_query
+from core.methods.baselines.common import NODE_LEVEL_OFF, BaselineResult, check_query, search_nodes
 from core.methods.baselines.config import DenseConfig
 from core.methods.passages import PassageSource
 from core.replay import pin_search
@@ -39,7 +43,8 @@ def run(query: str, workspace: Workspace, *, config: DenseConfig | None = None, 
     Returns
     -------
     BaselineResult
-        ``ranked_chunks`` with cosine scores, best first.
+        ``ranked_chunks`` with cosine scores, best first; with ``config.node_level`` on a KG, ``node_ranking``
+        holds the ``top_k`` KG nodes by cosine (else it is empty and ``node_ranking_note`` says why).
 
     Raises
     ------
@@ -64,9 +69,17 @@ def run(query: str, workspace: Workspace, *, config: DenseConfig | None = None, 
         scores, ids = pin_search("dense.vector_search", *workspace.index("chunks", backends.embedder).search(q, cfg.top_k))
         ranked = tuple(RankedChunk(c, float(s)) for s, c in zip(scores[0], source.ids(ids[0].tolist())))
         step.data = {"chunk_ids": [c.chunk_id for c in ranked], "scores": [round(c.score, 6) for c in ranked]}
+    nodes: tuple[int, ...] = ()
+    note = NODE_LEVEL_OFF
+    if cfg.node_level:
+        found = search_nodes(trace, workspace, backends, q, cfg.top_k)
+        if isinstance(found, str):
+            note = found
+        else:
+            nodes, note = tuple(found.nodes.tolist()), ""
     passages = source.passages(ranked)
     ans = record_answer(trace, query, passages, backends, max_passages=cfg.answer_passages,
                         evidence_format=cfg.evidence_format,
                         evidence=partial(source.evidence, query, passages, backends.llm,
                                          max_passages=cfg.answer_passages))
-    return BaselineResult("dense", query, ranked, ans.text, trace)
+    return BaselineResult("dense", query, ranked, ans.text, trace, node_ranking=nodes, node_ranking_note=note)

@@ -36,6 +36,10 @@ the region within ``region_hops`` (default 3) hops of the seed entities, capped 
 The power iteration (:func:`~core.methods.baselines.ppr_walk.personalized_pagerank`) is scipy sparse
 and is tested against ``networkx.pagerank`` with the same personalization.
 
+What PPR would hand over as KG nodes (its result's ``node_ranking``, scored node by node as FastInsight §4.3.1
+scores HippoRAG 2 in Table 3) are the entities the walk scored highest: the trace's top nodes with a positive
+probability, best first. On a corpus graph the walk ranks passages, so there is none (and the note says why).
+
 ================  =========================================================================
 module            job
 ================  =========================================================================
@@ -64,6 +68,7 @@ from core.methods.baselines.common import BaselineResult, check_query
 from core.methods.baselines.config import PPRConfig
 from core.methods.baselines.ppr_seeds import SeedLink, corpus_seeds, kg_seeds, node_names
 from core.methods.baselines.ppr_walk import personalized_pagerank
+from core.methods.kg_nodes import no_kg_nodes_reason
 from core.methods.passages import PassageSource
 from core.replay import pin, pin_search
 from core.trace import Trace
@@ -152,7 +157,13 @@ def run(query: str, workspace: Workspace, *, config: PPRConfig | None = None, ba
                                          max_passages=cfg.answer_passages))
     details = {"seeds": [asdict(s) for s in seeds], "iterations": res.iterations, "converged": res.converged,
                "graph": "corpus graph" if corpus else "entity graph"}
-    return BaselineResult("ppr", query, ranked, ans.text, trace, details=details)
+    # the pinned top nodes, so a replay hands over the recorded ones; a node the walk never reached is no ranking
+    nodes = () if corpus else tuple(v for v, s in zip(top_global, top_scores.tolist()) if s > 0)
+    note = "" if nodes else (no_kg_nodes_reason(workspace) or (
+        "the KG has no edges, so PPR walked the passage graph and ranked no KG node" if corpus
+        else "the walk gave no KG node a positive score"))
+    return BaselineResult("ppr", query, ranked, ans.text, trace, details=details, node_ranking=nodes,
+                          node_ranking_note=note)
 
 
 def _synonyms_walked(workspace: Workspace, graph: GraphLike, backends: Backends, seeds: list[SeedLink],

@@ -3,6 +3,11 @@
 ``O_vs`` retrieves the top-``candidates`` passages (paper: 100) by vector similarity, then the
 reranker (``O_m``) scores each (query, passage) pair as ``head(features(q, p))`` and the best
 ``top_k`` are kept. This is exactly GRanker with α = 0 on the same candidates (a test checks it).
+
+With ``node_level`` Re2 also runs on the KG's nodes, as FastInsight's Table 3 runs it on its KG corpora
+(§4.3.1): vector search over the node texts and vectors FastInsight searches (:mod:`core.methods.kg_nodes`)
+proposes the top-``candidates`` nodes, the reranker scores each (query, node text) pair, and the best ``top_k``
+are the result's ``node_ranking``. The passages retrieved do not change.
 """
 
 from __future__ import annotations
@@ -17,8 +22,16 @@ from core.backends.base import Reranker
 from core.errors import ConfigError, EmptyGraphError
 from core.methods.answering import record_answer
 from core.methods.base import Backends, RankedChunk
-from core.methods.baselines.common import BaselineResult, check_query
+from core.methods.baselines.common import (
+    NODE_LEVEL_OFF,
+    BaselineResult,
+    NodeSearch,
+    check_query,
+    node_names_of,
+    search_nodes,
+)
 from core.methods.baselines.config import RerankConfig
+from core.methods.kg_nodes import texts_of_nodes
 from core.methods.passages import PassageSource
 from core.methods.reranking import FeatureCache, index_feature_source, rank_order, resolve_reranker
 from core.replay import pin, pin_search
@@ -51,7 +64,8 @@ def run(query: str, workspace: Workspace, *, config: RerankConfig | None = None,
     -------
     BaselineResult
         ``reranker`` names the reranker in use; ``details["vector_rank"]`` maps every kept chunk
-        to its rank before reranking.
+        to its rank before reranking. With ``config.node_level`` on a KG, ``node_ranking`` holds the
+        ``top_k`` reranked KG nodes (else it is empty and ``node_ranking_note`` says why).
 
     Raises
     ------
@@ -94,10 +108,38 @@ def run(query: str, workspace: Workspace, *, config: RerankConfig | None = None,
                      "description": reranker.description, "features_from_index": features is not None,
                      "ranking": [cand_ids[int(i)] for i in order], "scores": np.round(scores[order], 6),
                      "vector_rank": [int(i) + 1 for i in order]}
+    nodes: tuple[int, ...] = ()
+    note = NODE_LEVEL_OFF
+    if cfg.node_level:
+        found = search_nodes(trace, workspace, backends, q, cfg.candidates)
+        if isinstance(found, str):
+            note = found
+        else:
+            nodes, note = rerank_nodes(trace, query, found, reranker, workspace, cfg.top_k), ""
     top = source.passages(ranked)
     ans = record_answer(trace, query, top, backends, max_passages=cfg.answer_passages,
                         evidence_format=cfg.evidence_format,
                         evidence=partial(source.evidence, query, top, backends.llm,
                                          max_passages=cfg.answer_passages))
     return BaselineResult("rerank", query, ranked, ans.text, trace, f"{reranker.name} ({reranker.model_id})",
-                          reranker.description, {"vector_rank": vector_rank, "candidates": int(ids.size)})
+                          reranker.description, {"vector_rank": vector_rank, "candidates": int(ids.size)},
+                          node_ranking=nodes, node_ranking_note=note)
+
+
+def rerank_nodes(trace: Trace, query: str, found: NodeSearch, reranker: Reranker, workspace: Workspace,
+                 top_k: int) -> tuple[int, ...]:
+    """Re2 on KG nodes (FastInsight §4.1.1 on its KG corpora, §4.3.1): the reranker scores the node texts of the
+    vector search's candidates and the best ``top_k`` node rows are kept, traced as ``node_rerank``. Not pinned
+    for replay: no prompt reads the node ranking."""
+    with trace.timed("node_rerank", f"Rerank {found.nodes.size} candidate KG nodes with {reranker.name} (node level)",
+                     section="FastInsight §4.3.1 (node level), §3.1.3 Example 3 (O_m)") as step:
+        rows = found.nodes.tolist()
+        texts = texts_of_nodes(found.graph, rows)
+        features = index_feature_source(reranker, workspace.meta.index_model_id, found.index.vectors, query)
+        cache = FeatureCache(reranker, query, dict(zip(rows, texts)), precomputed=features)  # type: ignore[arg-type]
+        scores = rerank_scores(query, texts, reranker, features=cache, nodes=found.nodes)
+        order = rank_order(scores)
+        keep = [rows[int(i)] for i in order[:top_k]]
+        step.data = {"reranker": reranker.name, "nodes": keep, "names": node_names_of(found.graph, keep),
+                     "scores": np.round(scores[order[:top_k]], 6), "vector_rank": [int(i) + 1 for i in order[:top_k]]}
+    return tuple(keep)

@@ -101,6 +101,28 @@ class BubbleResult:
         """The nodes of the unified evidence graph G_final (none after an early exit)."""
         return tuple(int(v) for v in self.evidence.nodes) if self.evidence is not None else ()
 
+    @property
+    def node_ranking(self) -> tuple[int, ...]:
+        """What BubbleRAG would hand over as KG nodes, best first (scored node by node as FastInsight §4.3.1
+        scores its KG corpora): the nodes of the ranked CEGs in CEG rank order (§3.4), each CEG's in its own
+        order, then the rest of G_final (§3.5's reasoning-aware expansion) by the best CEG rank that holds each,
+        then by node index; a node counts once. Empty after an early exit (:attr:`node_ranking_note`)."""
+        order = [int(v) for r in self.ranked for v in r.ceg.nodes]
+        if self.evidence is not None:
+            rank = self.evidence.node_rank
+            order += sorted((int(v) for v in self.evidence.nodes), key=lambda v: (rank.get(v, len(self.ranked) + 1), v))
+        return tuple(dict.fromkeys(order))
+
+    @property
+    def node_ranking_note(self) -> str:
+        """Why :attr:`node_ranking` is empty ("" when it is not)."""
+        if self.node_ranking:
+            return ""
+        if self.early_exit:
+            return ("BubbleRAG exited early (§3.2: the pre-retrieved passages were judged sufficient), so it handed "
+                    "over passages and no KG node")
+        return "BubbleRAG found no candidate evidence graph, so it handed over no KG node"
+
 
 def highlights(result: BubbleResult, workspace: Workspace, *, top: int = 5) -> dict[str, Any]:
     """The ``top`` ranked CEGs with their score breakdown (§3.4), as ``egx ask`` prints them beside the

@@ -106,7 +106,7 @@ def _lost_on_nodes(result: FastInsightRun, workspace: Workspace, lost: list[str]
     ng = node_graph(workspace.graph, max_chars=result.config.node_text_chars)
     chunks = workspace.graph.chunk_index
     n_ret = {c: i for i, c in enumerate(result.retrieved, start=1)}
-    node_rank = {ng.index_of(n): r for r, n in enumerate(result.node_ranking, start=1)}
+    node_rank = {int(v): r for r, v in enumerate(result.node_ranking, start=1)}  # node rows of the graph
     initial = set(result.engine.rounds[0].added.tolist()) if result.engine.rounds else set()
     ret_nodes = np.asarray(sorted(node_rank), dtype=np.int64)
     layers = list(bfs_layers(ng.indptr, ng.nbr, ret_nodes, max_hops=6))  # one BFS for every lost passage

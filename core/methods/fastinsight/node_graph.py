@@ -7,7 +7,8 @@ from the original gold documents" are the gold nodes. FastInsight retrieves thos
 graph (Definition 1) has a key ``k_n`` and a content ``c_n`` per node.
 
 Our KGs come from OpenIE or spaCy extraction and rarely carry descriptions, so the node content
-``c_n`` is the text a LightRAG description would be written from:
+``c_n`` is the text a LightRAG description would be written from (the recipe lives in
+:mod:`core.methods.kg_nodes`, which dense retrieval and Re2 read too for their node-level pass):
 
     c_n = name [": " description] "\\n" text of the linked passage(s)   — cut to ``max_chars`` (512)
 
@@ -32,11 +33,12 @@ import numpy as np
 
 from core.errors import ConfigError, EmptyGraphError
 from core.graph.passage_graph import PassageGraph, _symmetric_csr
+from core.methods.kg_nodes import NODE_TEXT_CHARS, kg_node_texts, nodes_citing
+from core.methods.kg_nodes import compose_node_text as compose_node_text
+from core.methods.kg_nodes import node_text as node_text
 
 if TYPE_CHECKING:
     from core.graph.model import KnowledgeGraph
-
-NODE_TEXT_CHARS = 512
 
 
 @dataclass(frozen=True, eq=False)
@@ -51,9 +53,9 @@ class KGNodeGraph(PassageGraph):
     linked: tuple[tuple[str, ...], ...] = ()
 
     def gold_nodes(self, gold_chunks: Collection[str]) -> np.ndarray:
-        """The paper's gold nodes (§4.2.2): every node linked to a gold passage, sorted."""
-        g = set(gold_chunks)
-        return np.asarray([i for i, cids in enumerate(self.linked) if g.intersection(cids)], dtype=np.int64)
+        """The paper's gold nodes (§4.2.2): every node linked to a gold passage, sorted
+        (:func:`~core.methods.kg_nodes.nodes_citing`, the rule the evaluation applies too)."""
+        return nodes_citing(self.linked, gold_chunks)
 
     def nodes_of_chunk(self, chunk_id: str) -> np.ndarray:
         """Nodes linked to one passage (through which that passage is reached)."""
@@ -73,22 +75,6 @@ class KGNodeGraph(PassageGraph):
     def reads(self) -> dict[str, int]:
         """How many rows this graph read from a graph store ({} in memory)."""
         return {}
-
-
-def node_text(graph: KnowledgeGraph, v: int, *, max_chars: int = NODE_TEXT_CHARS) -> str:
-    """``c_n`` of node ``v``: name, description, text of the linked passages, cut to ``max_chars``."""
-    texts = [graph.chunks[graph.chunk_index[c]].text for c in graph.node_chunks[v] if c in graph.chunk_index]
-    return compose_node_text(graph.node_names[v], graph.node_descriptions[v], texts, max_chars=max_chars)
-
-
-def compose_node_text(name: str, description: str, passage_texts: Sequence[str], *,
-                      max_chars: int = NODE_TEXT_CHARS) -> str:
-    """``c_n`` from its parts (the one definition, in memory and on a graph store): ``name`` (with
-    ``": description"`` when there is one, as :meth:`~core.graph.model.KnowledgeGraph.node_text`),
-    a newline, the linked passages' texts joined by a space; cut to ``max_chars``."""
-    head = f"{name}: {description}" if description else name
-    body = " ".join(t for t in passage_texts if t)
-    return (f"{head}\n{body}" if body else head)[:max_chars]
 
 
 def node_graph(graph: KnowledgeGraph, *, max_chars: int = NODE_TEXT_CHARS) -> KGNodeGraph:
@@ -137,7 +123,7 @@ def _build(graph: KnowledgeGraph, max_chars: int) -> KGNodeGraph:
     n = graph.n_nodes
     pairs = np.stack([graph.edge_head.astype(np.int64), graph.edge_tail.astype(np.int64)], axis=1)
     indptr, nbr = _symmetric_csr(n, pairs)
-    texts = tuple(node_text(graph, v, max_chars=max_chars) for v in range(n))
+    texts = kg_node_texts(graph, max_chars=max_chars)  # the shared recipe, computed once per graph
     return KGNodeGraph(tuple(graph.node_ids), texts, indptr, nbr, "kg_nodes",
                        {"edges": "KG edges (undirected)", "node_text_chars": max_chars}, (),
                        names=tuple(graph.node_names), linked=tuple(tuple(c) for c in graph.node_chunks))

@@ -69,7 +69,10 @@ class FastInsightRun:
     retrieved: tuple[str, ...]  #: the whole final N_ret (chunk ids, best first; in node mode its passages)
     config: FastInsightConfig
     searched: str = "passages"  #: the graph searched: "kg_nodes" (KG nodes and edges) or "passages"
-    node_ranking: tuple[str, ...] = ()  #: node mode: the whole final N_ret as node ids, best first
+    #: node mode: the whole final N_ret as KG node indices (rows of the workspace's graph), best first — what
+    #: node-level R@10 / nDCG@10 score (FastInsight §4.3.1); empty when the run searched passages
+    node_ranking: tuple[int, ...] = ()
+    node_ranking_note: str = ""  #: why the node ranking is empty (the run searched passages)
 
     def search_graph(self, workspace: Workspace) -> PassageGraph:
         """The graph this run searched (its node indices are those of ``engine``)."""
@@ -95,23 +98,8 @@ class FastInsightRun:
         idx = {c: i for i, c in enumerate(pg.chunk_ids)}
         return pg, [idx[c] for c in list(ranked)[:k] if c in idx], [idx[c] for c in gold if c in idx]
 
-    def node_sets(self, workspace: Workspace, gold: Sequence[str], k: int) -> tuple[list[int], list[int]] | None:
-        """What node-level R@k / nDCG@k are measured on (FastInsight §4.3.1 on its KG corpora): the KG node
-        indices of the top ``k`` nodes this run retrieved, best first, and those of the gold nodes; None for a
-        run that retrieved passages (it has no node ranking, so no node-level figure rather than a zero).
-
-        The gold nodes are the paper's (§4.2.2): "we define all nodes constructed from the original gold
-        documents as gold nodes" — here every KG node whose provenance includes a gold passage
-        (:meth:`~core.methods.fastinsight.node_graph.KGNodeGraph.gold_nodes`), the node extracted from that
-        passage in our OpenIE / spaCy KGs as in the paper's LightRAG-built ones."""
-        if self.searched != "kg_nodes":
-            return None
-        ng = self.search_graph(workspace)
-        assert isinstance(ng, KGNodeGraph)
-        return self._node_sets(ng, gold, k)
-
     def _node_sets(self, ng: KGNodeGraph, gold: Sequence[str], k: int) -> tuple[list[int], list[int]]:
-        return [ng.index_of(n) for n in self.node_ranking[:k]], ng.gold_nodes(gold).tolist()
+        return list(self.node_ranking[:k]), ng.gold_nodes(gold).tolist()
 
     @property
     def evidence_nodes(self) -> tuple[int, ...]:
@@ -229,6 +217,8 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
                   fallback=rr_fallback)
 
     use_nodes, why_not = _searches_nodes(workspace, cfg)
+    node_note = "" if use_nodes else (why_not or "FastInsight searched passages (graph='passages'), so it ranked no "
+                                      "KG node")
     pg: PassageGraph
     if use_nodes:
         with trace.timed("node_graph", "KG node graph", section="FastInsight §4.2.2 (text-rich KG)") as step:
@@ -295,9 +285,9 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
         mapped = passages_of_nodes(pg, ranking, scores, passage_scores=passage_scores)
         retrieved = tuple(c for c, _, _ in mapped)
         ranked = tuple(RankedChunk(c, s) for c, s, _ in mapped[:cfg.top_k])
-        node_ids = tuple(pg.chunk_ids[int(v)] for v in ranking)
+        node_ids = tuple(pg.chunk_ids[int(v)] for v in ranking[:50])
         trace.add("node_passages", f"{len(ranking)} nodes → {len(retrieved)} passages (rank order, repeats dropped)", {
-            "graph": "kg_nodes", "node_ranking": list(node_ids[:50]),
+            "graph": "kg_nodes", "node_ranking": list(node_ids),
             "node_names": [pg.names[int(v)] for v in ranking[:50]],
             "passages": [{"chunk_id": c, "score": round(s, 6), "from_node_rank": r} for c, s, r in mapped[:cfg.top_k]],
             "nodes_without_passage": sum(1 for v in ranking.tolist() if not pg.linked[int(v)]),
@@ -309,7 +299,6 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
         retrieved = tuple(pg.chunk_ids[int(v)] for v in ranking)
         ranked = tuple(RankedChunk(pg.chunk_ids[int(v)], float(s))
                        for v, s in zip(ranking[:cfg.top_k], scores[:cfg.top_k]))
-        node_ids = ()
         unit = "passages"
     trace.add("retrieved", f"{len(ranking)} {unit} retrieved in {len(rounds)} rounds", {
         "graph": "kg_nodes" if use_nodes else "passages",
@@ -320,6 +309,7 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
     ans = record_answer(trace, query, top, backends, max_passages=cfg.answer_passages,
                         evidence_format=cfg.evidence_format,
                         evidence=partial(passages_src.evidence, query, top, backends.llm, max_passages=cfg.answer_passages))
+    node_ranking = tuple(int(v) for v in ranking) if use_nodes else ()
     return FastInsightRun("fastinsight", query, ranked, ans.text, trace, f"{reranker.name} ({reranker.model_id})",
                           reranker.description, bool(reranker.linear_head), engine, retrieved, cfg,
-                          "kg_nodes" if use_nodes else "passages", node_ids)
+                          "kg_nodes" if use_nodes else "passages", node_ranking, node_note)

@@ -30,12 +30,11 @@ import numpy as np
 from core.errors import EmptyGraphError, StoreError, UnknownNameError
 from core.graph.model import KnowledgeGraph
 from core.graph.view import StoreGraphView
-from core.methods.fastinsight.node_graph import NODE_TEXT_CHARS, KGNodeGraph, compose_node_text, node_graph
+from core.methods.fastinsight.node_graph import KGNodeGraph, node_graph
+from core.methods.kg_nodes import NODE_TEXT_CHARS, PAGE, compose_node_text, store_gold_nodes
 
 if TYPE_CHECKING:
     from core.graph.store import GraphStore
-
-PAGE = 5000  #: node rows per store read when the node texts are embedded (first use)
 
 
 @dataclass(eq=False)
@@ -201,11 +200,9 @@ class StoreNodeGraph(KGNodeGraph):
         return self.adjacent([int(i)])[1]
 
     def gold_nodes(self, gold_chunks: Collection[str]) -> np.ndarray:
-        """The nodes whose provenance lists a gold passage (the store's chunk provenance), sorted."""
-        found: set[int] = set()
-        for c in gold_chunks:
-            found.update(int(v) for v in self.store.chunk_provenance(c)[0])
-        return np.asarray(sorted(found), dtype=np.int64)
+        """The nodes whose provenance lists a gold passage (the store's chunk provenance), sorted
+        (:func:`~core.methods.kg_nodes.store_gold_nodes`, the rule the evaluation applies too)."""
+        return store_gold_nodes(self.store, gold_chunks)
 
     def index_of(self, chunk_id: str) -> int:
         """Index of the node with id ``chunk_id`` (a node id here)."""
@@ -219,25 +216,6 @@ class StoreNodeGraph(KGNodeGraph):
             raise StoreError("A graph store's node graph is not turned into one networkx graph (that would read "
                              "the whole graph); pass the nodes to draw.")
         return super().to_networkx(nodes)
-
-
-class StoreNodeTexts:
-    """Every node text ``c_n`` of a store, page by page in node order: what the first use embeds
-    (:class:`~core.index.indexing.TextPages`)."""
-
-    def __init__(self, store: GraphStore, *, max_chars: int = NODE_TEXT_CHARS) -> None:
-        self.store, self.max_chars = store, int(max_chars)
-
-    def __len__(self) -> int:
-        return int(self.store.n_nodes)
-
-    def pages(self) -> Iterator[list[str]]:
-        n = len(self)
-        for lo in range(0, n, PAGE):
-            rows = _Rows(self.store, self.max_chars)  # a page's rows only: memory stays flat
-            idx = list(range(lo, min(lo + PAGE, n)))
-            rows.load(idx, texts=True)
-            yield [rows.text[v] for v in idx]
 
 
 # ---------------------------------------------------------------------------------- which node graph
@@ -260,19 +238,3 @@ def _(graph: StoreGraphView, *, max_chars: int = NODE_TEXT_CHARS) -> KGNodeGraph
         raise EmptyGraphError(f"The graph store {graph.store.url} has no nodes, so FastInsight has no KG node to "
                               "retrieve; use graph='passages' or upload triples.")
     return StoreNodeGraph.open(graph.store, max_chars=max_chars)
-
-
-@singledispatch
-def node_texts(graph: Any, *, max_chars: int = NODE_TEXT_CHARS) -> Sequence[str] | StoreNodeTexts:
-    """The node texts ``c_n`` to embed, in node order: the in-memory node graph's, or a store's page by page."""
-    raise TypeError(f"not a graph: {type(graph).__name__}")
-
-
-@node_texts.register
-def _(graph: KnowledgeGraph, *, max_chars: int = NODE_TEXT_CHARS) -> Sequence[str] | StoreNodeTexts:
-    return node_graph(graph, max_chars=max_chars).passages
-
-
-@node_texts.register
-def _(graph: StoreGraphView, *, max_chars: int = NODE_TEXT_CHARS) -> Sequence[str] | StoreNodeTexts:
-    return StoreNodeTexts(graph.store, max_chars=max_chars)

@@ -79,6 +79,14 @@ class RegResult:
     candidates: int  #: triples scored
     kept: tuple[Triple, ...]  #: top-K triples, best first
     reorganization: Reorganization
+    #: what ReG would hand over as KG nodes, best first (scored node by node as FastInsight §4.3.1 scores its KG
+    #: corpora): the head and tail entities of the kept triples in triple-score order (node rows; a node counts once)
+    node_ranking: tuple[int, ...] = ()
+
+    @property
+    def node_ranking_note(self) -> str:
+        """Why :attr:`node_ranking` is empty ("" when it is not)."""
+        return "" if self.node_ranking else "ReG kept no triple, so it handed over no KG node"
 
     @property
     def evidence_nodes(self) -> tuple[int, ...]:
@@ -243,4 +251,7 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
         ev.tokens["passages"] = count_tokens([bprompts.ANSWER_SYSTEM + "\n" + ptxt], backends.llm)[0][0]
     ans = record_answer(trace, query, passages, backends, max_passages=cfg.answer_passages,
                         evidence_format=cfg.evidence_format, evidence=ev)
-    return RegResult("reg", query, ranked, ans.text, trace, cfg, linked, scorer, int(edges.size), tuple(kept), ev.reorg)
+    ends = [int(x) for t in local for x in (graph.edge_head[t.edge], graph.edge_tail[t.edge])]  # triple-score order
+    nodes = tuple(dict.fromkeys(int(v) for v in region.global_nodes(np.asarray(ends, dtype=np.int64)).tolist()))
+    return RegResult("reg", query, ranked, ans.text, trace, cfg, linked, scorer, int(edges.size), tuple(kept), ev.reorg,
+                     nodes)

@@ -173,6 +173,24 @@ class SGRAGResult:
         """None besides its passages (:attr:`~core.methods.base.MethodResult.evidence_nodes`)."""
         return ()
 
+    @property
+    def node_ranking(self) -> tuple[int, ...]:
+        """What SG-RAG would hand over as KG nodes, best first (scored node by node as FastInsight §4.3.1 scores
+        its KG corpora): the KG nodes the matched subgraphs bind, in match rank order (Alg. 8's assembly, best
+        first), each subgraph's in query-node order; a node counts once. Empty when no subgraph matched (the 1-hop
+        fallback's neighbourhood is no ranking: :attr:`node_ranking_note`)."""
+        return tuple(dict.fromkeys(int(v) for sg in self.assembly.subgraphs for _, v in sg.mapping))
+
+    @property
+    def node_ranking_note(self) -> str:
+        """Why :attr:`node_ranking` is empty ("" when it is not)."""
+        if self.node_ranking:
+            return ""
+        if self.assembly.fallback:
+            return ("no subgraph matched the query graph, so SG-RAG fell back to the 1-hop neighbourhood of its known "
+                    "entities, which ranks no KG node")
+        return "SG-RAG matched no subgraph, so it handed over no KG node"
+
 
 def run(query: str, workspace: Workspace, *, config: SGRAGConfig | None = None, backends: Backends,
         dominance: DominanceConfig | None = None) -> SGRAGResult:

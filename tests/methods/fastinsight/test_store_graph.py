@@ -29,7 +29,8 @@ from core.methods.fastinsight import FastInsightConfig
 from core.methods.fastinsight.node_graph import node_graph
 from core.methods.fastinsight.node_vectors import has_node_vectors
 from core.methods.fastinsight.pipeline import run
-from core.methods.fastinsight.store_graph import StoreNodeGraph, StoreNodeTexts
+from core.methods.fastinsight.store_graph import StoreNodeGraph
+from core.methods.kg_nodes import StoreNodeTexts
 from tests.methods.store_helpers import no_whole_graph, store_pair
 
 
