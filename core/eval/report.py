@@ -191,8 +191,9 @@ def node_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
     for m, s in ms.items():
         nl = s.get("node_level") or {}
         row: dict[str, Any] = {"method": m, "n (nodes)": nl.get("n")}
-        row.update({k: with_interval(s["metrics"].get(k), interval_of(s, k)) for k in NODE_METRIC_KEYS})
-        row["R@10 (passages)"] = with_interval(s["metrics"].get("R@10"), interval_of(s, "R@10"))
+        for col, k in [*((k, k) for k in NODE_METRIC_KEYS), ("R@10 (passages)", "R@10")]:
+            v = s["metrics"].get(k)  # blank (None) where there is no figure, never a made-up 0
+            row[col] = None if v is None else with_interval(v, interval_of(s, k))
         row["n (passages)"] = nl.get("passage_n", s["n"])
         row["why blank"] = "; ".join(f"{why} ({n} q.)" for why, n in (nl.get("blank") or {}).items())
         rows.append(row)
