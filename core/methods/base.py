@@ -31,6 +31,7 @@ import numpy as np
 
 from core.backends.base import LLM, Embedder, Reranker
 from core.errors import ConfigError
+from core.methods.budget import BudgetHook
 
 # the configuration words (core/methods/configuration.py) are part of the contract every method imports from here
 from core.methods.configuration import Bounds as Bounds
@@ -276,6 +277,10 @@ class Method(Generic[C, R]):
         What each of its pages opens with (page file → :class:`~core.papers.Intro`).
     highlights
         What ``egx ask`` shows of this method's own result beside the answer and chunks (None: nothing).
+    budget
+        How a comparison's answer budget maps onto its own knobs: ``hook(config, budget) -> config``
+        (:mod:`core.methods.budget`; :func:`~core.methods.budget.passage_budget` for a method that answers from
+        its top passages). None: it runs only under the budget ``own`` (any other is refused, naming the hook).
     """
 
     name: str
@@ -291,6 +296,7 @@ class Method(Generic[C, R]):
     ablations: tuple[AblationRow, ...] = ()
     intros: dict[str, Intro] = field(default_factory=dict)
     highlights: Highlighter | None = None
+    budget: BudgetHook | None = None
 
     NAME_CHARS: ClassVar[frozenset[str]] = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 

@@ -33,16 +33,18 @@ from core.methods.baselines.diagnosis import (
 )
 from core.methods.baselines.ppr_synonyms import PREPARATION as PPR_SYNONYMS
 from core.methods.baselines.ppr_walk import personalized_pagerank
+from core.methods.budget import passage_budget
 
 DENSE: Method[DenseConfig, BaselineResult] = Method(
     "dense", "Dense passage retrieval (NaiveRAG)", "FastInsight §4 baselines; BubbleRAG §4.1 NaiveRAG",
-    run=dense.run, config=DenseConfig, stages=DENSE_STAGES, diagnose=diagnose_dense)
+    run=dense.run, config=DenseConfig, stages=DENSE_STAGES, diagnose=diagnose_dense, budget=passage_budget)
 RERANK: Method[RerankConfig, BaselineResult] = Method(
     "rerank", "Retrieve-then-rerank (Re2)", "FastInsight §4 (Re2)", run=rerank.run, config=RerankConfig,
-    stages=RERANK_STAGES, diagnose=diagnose_rerank, needs_reranker=True, page="pages/granker.py")
+    stages=RERANK_STAGES, diagnose=diagnose_rerank, needs_reranker=True, page="pages/granker.py",
+    budget=passage_budget)
 PPR: Method[PPRConfig, BaselineResult] = Method(
     "ppr", "HippoRAG-style personalized PageRank", "HippoRAG (Gutiérrez et al., 2024) §3", run=ppr.run,
-    config=PPRConfig, stages=PPR_STAGES, diagnose=diagnose_ppr, prepare=PPR_SYNONYMS)
+    config=PPRConfig, stages=PPR_STAGES, diagnose=diagnose_ppr, prepare=PPR_SYNONYMS, budget=passage_budget)
 
 METHODS: tuple[Method[DenseConfig, BaselineResult] | Method[RerankConfig, BaselineResult]
                | Method[PPRConfig, BaselineResult], ...] = (DENSE, RERANK, PPR)

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from core.methods.base import Check, MethodConfig
+from core.methods.budget import answer_budget_knob, answer_tokens_knob, budget_checks
 
 #: HippoRAG's damping (probability of following an edge), HippoRAG §3.2 and its released code.
 HIPPORAG_DAMPING = 0.5
@@ -20,9 +21,12 @@ class DenseConfig(MethodConfig):
     evidence_format: Literal["passages", "triples", "chains"] = field(default="passages", metadata={
         "help": "Answer prompt evidence (ReG §4.2): the passages, the KG triples of those passages as a raw list, "
                 "or the same triples as ReG evidence chains. Token counts of every format are recorded."})
+    answer_tokens: int | None = answer_tokens_knob()
+    answer_budget: str = answer_budget_knob()
 
     def checks(self) -> list[Check]:
-        return [(name, getattr(self, name) >= 1, "an integer >= 1") for name in ("top_k", "answer_passages")]
+        return [*((name, getattr(self, name) >= 1, "an integer >= 1") for name in ("top_k", "answer_passages")),
+                *budget_checks(self)]
 
 
 @dataclass(frozen=True)
@@ -36,9 +40,12 @@ class RerankConfig(MethodConfig):
     evidence_format: Literal["passages", "triples", "chains"] = field(default="passages", metadata={
         "help": "Answer prompt evidence (ReG §4.2): the passages, the KG triples of those passages as a raw list, "
                 "or the same triples as ReG evidence chains. Token counts of every format are recorded."})
+    answer_tokens: int | None = answer_tokens_knob()
+    answer_budget: str = answer_budget_knob()
 
     def checks(self) -> list[Check]:
-        return [(name, getattr(self, name) >= 1, "an integer >= 1") for name in ("candidates", "top_k", "answer_passages")]
+        return [*((name, getattr(self, name) >= 1, "an integer >= 1") for name in ("candidates", "top_k", "answer_passages")),
+                *budget_checks(self)]
 
 
 @dataclass(frozen=True)
@@ -67,6 +74,8 @@ class PPRConfig(MethodConfig):
                 "(FalkorDB), where the whole graph is not in this process."})
     region_max_nodes: int = field(default=50_000, metadata={
         "help": "Node cap of the PPR region: hop layers stop before the region passes this many nodes."})
+    answer_tokens: int | None = answer_tokens_knob()
+    answer_budget: str = answer_budget_knob()
 
     def checks(self) -> list[Check]:
         return [
@@ -80,4 +89,5 @@ class PPRConfig(MethodConfig):
             ("tol", self.tol > 0, "a number > 0"),
             ("max_iter", self.max_iter >= 1, "an integer >= 1"),
             ("answer_passages", self.answer_passages >= 1, "an integer >= 1"),
+            *budget_checks(self),
         ]

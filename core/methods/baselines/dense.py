@@ -8,7 +8,6 @@ Definition 2 on its own.
 from __future__ import annotations
 
 from dataclasses import asdict
-from functools import partial
 from typing import TYPE_CHECKING
 
 from core.errors import ConfigError, EmptyGraphError
@@ -67,6 +66,6 @@ def run(query: str, workspace: Workspace, *, config: DenseConfig | None = None, 
     passages = source.passages(ranked)
     ans = record_answer(trace, query, passages, backends, max_passages=cfg.answer_passages,
                         evidence_format=cfg.evidence_format,
-                        evidence=partial(source.evidence, query, passages, backends.llm,
-                                         max_passages=cfg.answer_passages))
+                        evidence=source.evidence_for(query, backends.llm),
+                        max_tokens=cfg.answer_tokens, budget=cfg.answer_budget)
     return BaselineResult("dense", query, ranked, ans.text, trace)

@@ -8,7 +8,6 @@ reranker (``O_m``) scores each (query, passage) pair as ``head(features(q, p))``
 from __future__ import annotations
 
 from dataclasses import asdict
-from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -97,7 +96,7 @@ def run(query: str, workspace: Workspace, *, config: RerankConfig | None = None,
     top = source.passages(ranked)
     ans = record_answer(trace, query, top, backends, max_passages=cfg.answer_passages,
                         evidence_format=cfg.evidence_format,
-                        evidence=partial(source.evidence, query, top, backends.llm,
-                                         max_passages=cfg.answer_passages))
+                        evidence=source.evidence_for(query, backends.llm),
+                        max_tokens=cfg.answer_tokens, budget=cfg.answer_budget)
     return BaselineResult("rerank", query, ranked, ans.text, trace, f"{reranker.name} ({reranker.model_id})",
                           reranker.description, {"vector_rank": vector_rank, "candidates": int(ids.size)})
