@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 import pandas as pd
 import streamlit as st
 
+from components import budget_view, jobs_view, resources
 from components import compare_view as cv
-from components import jobs_view, resources
 from components import state as S
 from components.navigation import page_path
 from components.sidebar import active
@@ -47,7 +47,7 @@ from core.jobs import JobBusyError
 from core.methods.base import Backends
 from core.methods.reg.pipeline import APP_WORDING as REG_APP_WORDING
 from core.methods.registry import METHODS, method_names
-from core.tasks import bench_job, bench_spec
+from core.tasks import bench_job, bench_spec, budget_run
 
 if TYPE_CHECKING:
     from core.eval.bench_report import BenchReport
@@ -88,8 +88,9 @@ st.caption("Every method on the workspace's questions with gold evidence: Recall
            "failure diagnosis per question, latency and LLM tokens. Same runner and files as `egx bench`.")
 
 
-def _default_run() -> str:
-    return clean_filename(f"{ws.name}-{act.embedder_name}-{act.llm_name}", default="run")[:MAX_NAME_CHARS]
+def _default_run(budget: str = "own") -> str:
+    tail = "" if budget == "own" else f"-{budget}"  # a run under another budget never resumes this one's
+    return clean_filename(f"{ws.name}-{act.embedder_name}-{act.llm_name}{tail}", default="run")[:MAX_NAME_CHARS]
 
 
 def _runs() -> list[str]:
@@ -122,7 +123,9 @@ with run_tab:
                 "upload a questions file on the Data page.")
     mkey = S.bind(S.BENCH_METHODS, method_names(), scope="bench")
     st.session_state[mkey] = [m for m in st.session_state[mkey] if m in METHODS]
-    methods = S.keep(S.BENCH_METHODS, st.multiselect("Methods", method_names(), key=mkey))
+    cm, cb = st.columns([3, 1])
+    methods = S.keep(S.BENCH_METHODS, cm.multiselect("Methods", method_names(), key=mkey))
+    budget = budget_view.budget_select(cb, scope="bench", key=S.BENCH_BUDGET, custom_key=S.BENCH_BUDGET_CUSTOM)
     c1, c2 = st.columns([1, 3])
     lkey = S.bind(S.BENCH_LIMIT, min(3, max(n_gold, 1)), scope="bench")
     limit = int(S.keep(S.BENCH_LIMIT, c1.number_input("Questions", 1, max(n_gold, 1), key=lkey,
@@ -130,8 +133,8 @@ with run_tab:
     # a run name belongs to its workspace: another workspace starts on its own default (a run of the demo is no
     # place for MuSiQue's results), and the default follows the backends until the user types a name
     S.follow_workspace(ws.name, S.BENCH_OUT)
-    S.follow_default(S.BENCH_OUT, _default_run())
-    okey = S.bind(S.BENCH_OUT, _default_run(), scope="bench")
+    S.follow_default(S.BENCH_OUT, _default_run(budget.name if budget else "own"))
+    okey = S.bind(S.BENCH_OUT, _default_run(budget.name if budget else "own"), scope="bench")
     run_name = S.keep(S.BENCH_OUT, c2.text_input(
         "Run name", key=okey, max_chars=MAX_NAME_CHARS,
         help="The name the run is saved under (results, summary, report and charts), to load it later on the "
@@ -145,7 +148,7 @@ with run_tab:
              "win rate. The papers use a judge separate from the model that answers; `same` lets the sidebar's "
              "LLM judge its own answers and labels the run self-judged. None: those metrics are not computed."))
     if st.button("Run benchmark", key=S.BENCH_RUN, type="primary",
-                 disabled=not (methods and n_gold and run_name.strip()), icon=":material/play_arrow:"):
+                 disabled=not (methods and n_gold and run_name.strip() and budget), icon=":material/play_arrow:"):
         try:
             out_dir = child_path(runs_root(), run_name.strip(), kind="run name")  # a name, never a path
         except EgxError as exc:
@@ -154,13 +157,15 @@ with run_tab:
             backends = Backends(act.embedder, act.llm, act.reranker)
             try:
                 judge = choose_judge(judge_name, act.llm, build=resources.llm)
+                # each method under the budget (a method without a budget hook is refused here, before the run)
+                budgeted = budget_run(methods, budget, {"questions_file": str(ws.questions_path)})
             except EgxError as exc:
                 st.error(md_escape(error_text(exc)))
                 st.stop()
 
             spec = bench_spec(ws, methods, embedder=act.embedder_name, llm=act.llm, reranker=act.reranker_name,
                               out_dir=out_dir, limit=limit, judge=judge_name,
-                              meta={"questions_file": str(ws.questions_path)})
+                              meta={"questions_file": str(ws.questions_path)}, budget=budget.name if budget else "own")
 
             def work(job: Job) -> BenchReport:
                 job.report(page="pages/benchmark.py")  # the banner on every page links back here
@@ -171,7 +176,7 @@ with run_tab:
                     job.report(f"{done}/{total} · {msg}", done / max(total, 1))
 
                 return run_benchmark(ws, questions, methods, backends, out_dir=out_dir, limit=limit,
-                                     progress=progress, meta={"questions_file": str(ws.questions_path)}, judge=judge)
+                                     progress=progress, judge=judge, **budgeted)
 
             # A server job: it survives page switches (the sidebar and this page show it). A run name that
             # is running already is refused, never joined: its settings may not be these.
@@ -231,6 +236,7 @@ for m, s in summary["methods"].items():
     row.update({k: round(100 * v, 1) for k, v in s["metrics"].items() if k in METRIC_ORDER and v is not None})
     if s["answers"]["judged"]:
         row.update({"EM": round(100 * (s["answers"]["EM"] or 0), 1), "F1": round(100 * (s["answers"]["F1"] or 0), 1)})
+    row.update(budget_view.run_context_cells(s))  # what each method handed its answer
     row["mean s"] = round(s["latency"]["mean_s"] or 0.0, 3)
     row["tokens/q"] = round(s["tokens"]["mean"] or 0.0, 1)
     rows.append(row)
@@ -238,6 +244,7 @@ st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
              column_config={"method": st.column_config.TextColumn("method", width="small")})
 if any("node R@10" in row for row in rows):  # a run retrieved KG nodes: say what the node columns score
     st.caption(NODE_METRICS_NOTE)
+budget_view.run_caption(summary)  # the run's budget, and what its context columns say
 for methods, note in grouped_replay_notes(summary):  # records of the recorded LLM that are not the recorded runs
     st.warning(f"**{md_escape(', '.join(methods))}**: {md_escape(note)}", icon=":material/report:")
 for m, s in summary["methods"].items():  # e.g. reg without a trained retriever is not ReG's retriever
@@ -301,7 +308,8 @@ event = st.dataframe(df, hide_index=True, width="stretch", on_select="rerun", se
                      column_order=[c for c in df.columns if c != "verdict key"])
 cv.triage_downloads(shown, stem=f"{loaded_dir.name}-{'failures' if only_failures else 'questions'}",
                     key=S.BENCH_DOWNLOAD, what=f"these {len(shown)} rows", run=loaded_dir.name,
-                    workspace=run_ws, failures_only=bool(only_failures))
+                    workspace=run_ws, failures_only=bool(only_failures),
+                    budget=summary.get("settings", {}).get("budget") or "own")
 
 
 def _run_workspace(name: str) -> str:

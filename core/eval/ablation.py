@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from core.errors import ConfigError
 from core.fsio import atomic_write_text
 from core.methods.base import AblationRow
+from core.methods.budget import Budget, apply_budget, budget_settings
 
 if TYPE_CHECKING:
     from core.eval.datasets import Question
@@ -78,7 +79,7 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
                  out_dir: str | Path, limit: int | None = None, seed: int | None = None, cut: int = 5,
                  rows: Sequence[str] | None = None, meta: dict[str, Any] | None = None,
                  progress: Callable[[int, int, str], None] | None = None,
-                 judge: Judge | None = None) -> AblationReport:
+                 judge: Judge | None = None, budget: Budget | str | None = None) -> AblationReport:
     """Run the paper's ablation rows of ``method`` on ``questions`` and write one table.
 
     Parameters
@@ -93,6 +94,9 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
         Row names to run (default: all of the method's rows).
     judge
         The LLM that judges ACC_L (:func:`core.eval.judge.choose_judge`); None: not computed.
+    budget
+        The answer budget every row runs under (:mod:`core.methods.budget`; None: ``own``), applied after the
+        row's overrides and recorded in each row's ``run.json``.
 
     Returns
     -------
@@ -129,7 +133,8 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
                                f"`{row.train_hint.replace('WS', str(workspace.path))}`")
             table.append(entry)
             continue
-        cfg = get_method(row.method).make_config(**overrides)
+        spec = get_method(row.method)
+        cfg = apply_budget(spec, spec.make_config(**overrides), budget)
 
         def sub(done: int, total: int, msg: str, _i: int = i, _name: str = row.name) -> None:
             if progress is not None:
@@ -137,7 +142,8 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
 
         rep = run_benchmark(workspace, questions, [row.method], backends, out_dir=out / row.name, limit=limit,
                             seed=seed, cut=cut, configs={row.method: cfg}, progress=sub,
-                            meta={**(meta or {}), "ablation": row.name, "overrides": row.overrides}, judge=judge)
+                            meta={**(meta or {}), "ablation": row.name, "overrides": row.overrides,
+                                  **budget_settings(budget)}, judge=judge)
         ran += rep.ran
         skipped += rep.skipped
         s = rep.summary["methods"][row.method]

@@ -6,7 +6,9 @@ page draws the same figures with ``st.plotly_chart``).
     {"settings": {...}, "questions": N, "methods": {name: {
         "n": questions run, "errors": pairs that raised,
         "metrics": {"R@2": mean in [0, 1], ..., "AR@5", "nDCG@10", "TR", "MissTR",
-                    "node R@10", "node nDCG@10" (only a method that retrieved KG nodes)},
+                    "node R@10", "node nDCG@10" (only a method that retrieved KG nodes),
+                    "ctx recall", "ctx all gold" (of what the answer was handed: core.eval.context)},
+        "context": {"n", "budget", "chunks": {"median", "max"}, "tokens": {"median", "max"}} or absent,
         "answers": {"judged": n, "EM": mean or null, "F1": mean or null},
         "diagnosis": {verdict: count},
         "latency": {"mean_s", "median_s", "p90_s", "stages": {stage: mean seconds}},
@@ -35,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from core.eval.context import CTX_METRICS, context_lines, summarize_context
 from core.eval.verdicts import VERDICT_KEYS, record_verdict, verdict_label
 from core.fsio import atomic_write_bytes, atomic_write_text
 
@@ -50,7 +53,8 @@ if TYPE_CHECKING:
     import plotly.graph_objects as go
 
 _SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star", "cross", "pentagon")
-METRIC_ORDER = ("R@2", "R@5", "R@10", "AR@2", "AR@5", "nDCG@10", "node R@10", "node nDCG@10", "TR", "MissTR")
+METRIC_ORDER = ("R@2", "R@5", "R@10", "AR@2", "AR@5", "nDCG@10", "node R@10", "node nDCG@10", "TR", "MissTR",
+                *CTX_METRICS)
 #: under a table with node-level columns: what they are, and why other methods have none
 NODE_METRICS_NOTE = ("node R@10 / node nDCG@10 (FastInsight §4.3.1 on KG corpora): the top 10 KG nodes a run "
                      "retrieved against the gold nodes, every node extracted from a gold passage (§4.2.2), over the "
@@ -126,6 +130,9 @@ def summarize(records: Sequence[dict[str, Any]], *, methods: Sequence[str] | Non
                 "partial": [str(r["question_id"]) for r in replayed if r["replay"].get("matched")
                             and not r["replay"].get("complete")],
                 "unmatched": [str(r["question_id"]) for r in replayed if not r["replay"].get("matched")]}
+        ctx = summarize_context(rs)
+        if ctx is not None:  # what the answers were handed (the run's answer budget)
+            out["methods"][m]["context"] = ctx
         pw = _pairwise(m, pairwise)
         if pw:
             out["methods"][m]["pairwise"] = pw
@@ -261,6 +268,7 @@ def markdown_report(summary: dict[str, Any]) -> str:
                      + f" | {_pct(a['EM'])} | {_pct(a['F1'])} |")
     if "node R@10" in cols:
         lines += ["", NODE_METRICS_NOTE]
+    lines += context_lines(summary)
     lines += ["", "## The papers' answer metrics", "",
               "Answer-set Precision / Recall / F1 / Hit / Hit@1 (SG-RAG §5, ReG §5), Macro-F1 and Micro-F1 (ReG), "
               "over every answer with a gold answer (extractive answers included); ACC_L (BubbleRAG §4.1) and "
