@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, cast
 
 from core.backends import prompts
 from core.backends.base import ChatMessage
@@ -296,7 +296,8 @@ def record_answer(trace: Trace, query: str, passages: Sequence[tuple[str, str, s
         The triples behind the answer as raw list and ReG chains, with the token counts of every
         prompt (recorded as ``evidence_tokens``). A function is called inside the answer step with the
         passages handed to the answer, so building the evidence counts as answer time; None (or a
-        function returning None: a corpus graph has no triples) falls back to the passages.
+        function returning None: a corpus graph has no triples) falls back to the passages. A function of
+        no argument (the evidence of passages its caller chose) is called once and used as it is.
     max_tokens : int or None
         A comparison budget's tokens (:mod:`core.methods.budget`): passages are handed best first while
         their WordPiece tokens fit; with triple / chain evidence built from passages, the most passages
@@ -314,6 +315,8 @@ def record_answer(trace: Trace, query: str, passages: Sequence[tuple[str, str, s
     title = ("Answer from the top passages" if evidence_format == "passages"
              else f"Answer from the evidence {evidence_format}")
     with trace.timed("answer", title) as step:
+        if callable(evidence) and _takes_no_passages(evidence):
+            evidence = cast("Callable[[], Evidence | None]", evidence)()
         top = list(passages[:max_passages])
         fmt: str = evidence_format
         handed, ev, ev_tokens, no_room = _hand_over(top, fmt, evidence, max_tokens)
@@ -376,6 +379,17 @@ def record_answer(trace: Trace, query: str, passages: Sequence[tuple[str, str, s
             fallbacks.append(fmt_fallback)
         step.fallback = "; ".join(fallbacks)
     return ans
+
+
+def _takes_no_passages(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn`` is called without the handed passages (an evidence function made before budgets)."""
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return not any(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL) for p in params)
 
 
 def _hand_over(top: list[tuple[str, str, str]], fmt: str,

@@ -242,9 +242,11 @@ def passage_budget(config: Any, budget: Budget) -> Any:
     Raises
     ------
     ConfigError
-        When the config lacks ``answer_passages`` (or, for a token budget, ``answer_tokens``).
+        When the config lacks ``answer_passages`` or ``answer_budget`` (the name its answer records; without
+        it a budgeted run would say ``own``), or, for a token budget, ``answer_tokens``.
     """
-    _needs(config, ["answer_passages", *(["answer_tokens"] if budget.tokens is not None else [])], budget)
+    _needs(config, ["answer_passages", "answer_budget", *(["answer_tokens"] if budget.tokens is not None else [])],
+           budget)
     changes: dict[str, Any] = {}
     if budget.chunks is not None:
         changes["answer_passages"] = budget.chunks

@@ -120,21 +120,48 @@ class _PassageConfig(MethodConfig):
     answer_passages: int = knob(5, "Passages handed to the answer.")
 
 
-def test_a_passage_method_hook_is_one_line_and_a_token_budget_names_the_missing_knob():
+def test_a_passage_method_hook_is_one_line_and_names_the_knobs_its_config_lacks():
     m = Method("newpass", "A new passage method", "none", run=TOY_METHOD.run, config=_PassageConfig,
                budget=passage_budget)  # the whole hook
-    assert apply_budget(m, None, "bubblerag").answer_passages == 15
-    with pytest.raises(ConfigError, match=r"_PassageConfig has no answer_tokens, which the budget 'sgrag' "
-                                          r"\(≤ 1,200 tokens\) sets; add the knob"):
-        apply_budget(m, None, "sgrag")
+    # without the budget's name its answer would record "own" under a budget: refused, naming the knob
+    with pytest.raises(ConfigError, match=r"_PassageConfig has no answer_budget, which the budget 'bubblerag' "
+                                          r"\(≤ 15 chunks\) sets; add the knob"):
+        apply_budget(m, None, "bubblerag")
 
     @dataclass(frozen=True)
-    class WithKnobs(_PassageConfig):
-        answer_tokens: int | None = answer_tokens_knob()
+    class Named(_PassageConfig):
         answer_budget: str = answer_budget_knob()
+
+    named = dataclasses.replace(m, config=Named)
+    assert apply_budget(named, None, "bubblerag").answer_passages == 15
+    with pytest.raises(ConfigError, match=r"Named has no answer_tokens, which the budget 'sgrag' \(≤ 1,200 tokens\)"):
+        apply_budget(named, None, "sgrag")
+
+    @dataclass(frozen=True)
+    class WithKnobs(Named):
+        answer_tokens: int | None = answer_tokens_knob()
 
     cfg = apply_budget(dataclasses.replace(m, config=WithKnobs), None, "sgrag")
     assert (cfg.answer_tokens, cfg.answer_budget) == (1200, "sgrag")
+
+
+def test_an_evidence_function_of_no_argument_is_still_used_as_it_is(demo_ws, backends, demo_questions):
+    """A passage method written before budgets hands record_answer a function of no argument (functools.partial
+    of its passages): it is called once, as before."""
+    from functools import partial
+
+    from core.methods.passages import PassageSource
+
+    source = PassageSource(demo_ws)
+    r = run_method("dense", demo_questions[0], demo_ws, backends)
+    passages = source.passages(r.ranked_chunks)
+    for fn in (partial(source.evidence, demo_questions[0], passages, backends.llm, max_passages=5),
+               source.evidence_for(demo_questions[0], backends.llm)):
+        tr = Trace("x", demo_questions[0])
+        record_answer(tr, demo_questions[0], passages, backends, evidence_format="chains", evidence=fn)
+        step = tr.steps[-1]
+        assert step.data["evidence_format"] == "chains" and step.data["context"]["tokens"] > 0
+        assert step.data["context"]["chunk_ids"] == [p[0] for p in passages[:5]]
 
 
 # ------------------------------------------------------------------------------------------ fitting
