@@ -282,7 +282,7 @@ def record_answer(trace: Trace, query: str, passages: Sequence[tuple[str, str, s
                   max_passages: int = 5, evidence_format: EvidenceFormat = "passages",
                   evidence: Evidence | Callable[[Sequence[tuple[str, str, str]]], Evidence | None] | None = None,
                   max_tokens: int | None = None, budget: str = "own",
-                  evidence_chunks: Sequence[str] | None = None) -> PassageAnswer:
+                  evidence_chunks: Sequence[str] | None = None, evidence_max_chunks: int | None = None) -> PassageAnswer:
     """:func:`answer_question` recorded as the ``answer`` trace step, with what it was handed
     (:class:`AnswerContext`, in ``data["context"]``).
 
@@ -307,6 +307,8 @@ def record_answer(trace: Trace, query: str, passages: Sequence[tuple[str, str, s
     evidence_chunks : sequence of str or None
         The passages a ready-made ``evidence`` (not a function) comes from (ReG: its kept triples'); None:
         the handed passages.
+    evidence_max_chunks : int or None
+        The limit on ``evidence_chunks`` the caller applied (ReG's ``answer_chunks``), recorded with them.
     """
     if evidence_format not in ("passages", "triples", "chains"):
         from core.errors import ConfigError
@@ -362,11 +364,12 @@ def record_answer(trace: Trace, query: str, passages: Sequence[tuple[str, str, s
         if ev is not None:
             step.data.update(ev.trace_data())
             step.section = "ReG §4.2 (evidence format)"
-        ids = [p[0] for p in handed]
+        ids: list[str] = [p[0] for p in handed]
+        limit: int | None = max_passages
         if fmt != "passages" and evidence_chunks is not None and not callable(evidence):
-            ids = list(evidence_chunks)
+            ids, limit = list(evidence_chunks), evidence_max_chunks
         step.data["context"] = AnswerContext(
-            tuple(dict.fromkeys(c for c in ids if c)), ev_tokens, budget, max_passages, max_tokens,
+            tuple(dict.fromkeys(c for c in ids if c)), ev_tokens, budget, limit, max_tokens,
             fmt, (len(top) - len(handed)) if fmt == "passages" or callable(evidence) else 0).data()
         fallbacks = []
         if ans.mode == "extractive" and not backends.llm.available:

@@ -261,7 +261,8 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
     ans = record_answer(trace, query, passages, backends, max_passages=cfg.answer_passages,
                         evidence_format=cfg.evidence_format, evidence=ev, max_tokens=cfg.answer_tokens,
                         budget=cfg.answer_budget,
-                        evidence_chunks=list(dict.fromkeys(c for i in chosen for c in sources[i])))
+                        evidence_chunks=list(dict.fromkeys(c for i in chosen for c in sources[i])),
+                        evidence_max_chunks=cfg.answer_chunks)
     return RegResult("reg", query, ranked, ans.text, trace, cfg, linked, scorer, int(edges.size), tuple(kept), ev.reorg)
 
 
