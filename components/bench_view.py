@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from components import budget_view
 from components import state as S
 from components.ui import md_escape
 from core.eval.report import metric_rows, paper_rows
@@ -23,7 +24,10 @@ _MARK = {"a": ":material/arrow_upward:", "b": ":material/arrow_downward:", "nois
 
 def metric_table(summary: Mapping[str, Any]) -> pd.DataFrame:
     """The retrieval metrics and EM / F1 of every method, each with its interval, and what the brackets are."""
-    df = pd.DataFrame(metric_rows(dict(summary)))
+    rows = metric_rows(dict(summary))
+    for row in rows:  # what each method handed its answer, under the run's budget (median and max)
+        row.update(budget_view.run_context_cells(summary["methods"][row["method"]]))
+    df = pd.DataFrame(rows)
     st.dataframe(df, hide_index=True, width="stretch",
                  column_config={"method": st.column_config.TextColumn("method", width="small")})
     st.caption(md_escape(intervals_note(summary)))

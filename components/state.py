@@ -163,12 +163,16 @@ COMPARE_QUESTION = "egx.compare.question"  #: the question compared (the benchma
 COMPARE_CUSTOM = "egx.compare.custom"  #: text of a typed question
 COMPARE_METHODS = "egx.compare.methods"  #: methods shown side by side
 COMPARE_CUT = "egx.compare.cut"  #: rank cut of the diagnosis
+COMPARE_BUDGET = "egx.compare.budget"  #: the answer budget every method runs under (a preset's name or "custom")
+COMPARE_BUDGET_CUSTOM = "egx.compare.budget_custom"  #: a custom budget's text ("10", "1500tok", "10,1500tok")
 COMPARE_SUGGESTED = "egx.compare.suggested"  #: the suggested-question buttons (sub(..., i))
 COMPARE_OPEN = "egx.compare.open"  #: the step-through buttons, one per method: sub(COMPARE_OPEN, name)
 COMPARE_DOWNLOAD = "egx.compare.download"  #: the comparison's CSV / JSON buttons: sub(COMPARE_DOWNLOAD, "csv")
 #: the :class:`Handoff` (question, workspace, method) a page hands to the page it opens; see take_handoff
 HANDOFF_QUESTION = "egx.handoff.question"
 BENCH_METHODS = "egx.bench.methods"
+BENCH_BUDGET = "egx.bench.budget"  #: the answer budget of the run (a preset's name or "custom")
+BENCH_BUDGET_CUSTOM = "egx.bench.budget_custom"  #: a custom budget's text
 BENCH_LIMIT = "egx.bench.limit"
 BENCH_OUT = "egx.bench.out"  #: run name (a folder under $EGX_HOME/runs)
 BENCH_RUN = "egx.bench.run"  #: the run button

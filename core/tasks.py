@@ -76,11 +76,30 @@ def _open(spec: dict[str, Any]) -> Workspace:
 # ------------------------------------------------------------------------------------ benchmark
 def bench_spec(workspace: Workspace, methods: list[str], *, embedder: str, llm: Any, reranker: str, out_dir: Path,
                limit: int, judge: str = "none", meta: dict[str, Any] | None = None,
-               resume_unverified: bool = False, keep_trained: bool = False) -> dict[str, Any]:
-    """What :func:`bench_task` needs: the page's choices, backends by name."""
+               resume_unverified: bool = False, keep_trained: bool = False, budget: str = "own") -> dict[str, Any]:
+    """What :func:`bench_task` needs: the page's choices, backends by name, the answer budget by its text."""
     return {"workspace": str(workspace.path), "methods": list(methods), "embedder": embedder, "llm": llm_spec(llm),
             "reranker": reranker, "out_dir": str(out_dir), "limit": int(limit), "judge": judge or "none",
-            "meta": dict(meta or {}), "resume_unverified": bool(resume_unverified), "keep_trained": bool(keep_trained)}
+            "meta": dict(meta or {}), "resume_unverified": bool(resume_unverified), "keep_trained": bool(keep_trained),
+            "budget": str(budget or "own")}
+
+
+def budget_run(methods: list[str], budget: Any, meta: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The :func:`~core.eval.runner.run_benchmark` arguments an answer budget sets (:mod:`core.methods.budget`):
+    each method's ``configs`` under it, the diagnosis ``cut`` (its chunk count, else 5) and the ``meta`` that
+    records it in ``run.json`` (so a run is never resumed under another budget).
+
+    Raises
+    ------
+    ConfigError
+        For a budget that is not one, or a method without a budget hook under a budget other than ``own``.
+    """
+    from core.methods.budget import budget_configs, budget_settings, parse_budget
+    from core.methods.registry import get_method
+
+    b = parse_budget(budget)
+    return {"configs": budget_configs([get_method(m) for m in methods], b) or None, "cut": b.chunks or 5,
+            "meta": {**(meta or {}), **budget_settings(b)}}
 
 
 def bench_task(spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
@@ -98,9 +117,10 @@ def bench_task(spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
         progress(f"{done}/{total} · {msg}", done / max(total, 1))
 
     rep = run_benchmark(ws, load_questions(ws), spec["methods"], backends, out_dir=spec["out_dir"],
-                        limit=spec.get("limit"), progress=each, meta=spec.get("meta"), judge=judge,
+                        limit=spec.get("limit"), progress=each, judge=judge,
                         resume_unverified=bool(spec.get("resume_unverified")),
-                        keep_trained=bool(spec.get("keep_trained")))
+                        keep_trained=bool(spec.get("keep_trained")),
+                        **budget_run(spec["methods"], spec.get("budget"), spec.get("meta")))
     return {"ran": rep.ran, "skipped": rep.skipped, "warnings": list(rep.warnings)}
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 import streamlit as st
 
-from components import bench_view, jobs_view, resources
+from components import bench_view, budget_view, jobs_view, resources
 from components import compare_view as cv
 from components import state as S
 from components.navigation import page_path
@@ -50,7 +50,7 @@ from core.jobs import JobBusyError
 from core.methods.base import Backends
 from core.methods.reg.pipeline import APP_WORDING as REG_APP_WORDING
 from core.methods.registry import METHODS, method_names
-from core.tasks import bench_job, bench_spec
+from core.tasks import bench_job, bench_spec, budget_run
 
 if TYPE_CHECKING:
     from core.eval.bench_report import BenchReport
@@ -95,8 +95,9 @@ st.caption("Every method on the workspace's questions with gold evidence: Recall
            "failure diagnosis per question, latency and LLM tokens. Same runner and files as `egx bench`.")
 
 
-def _default_run() -> str:
-    return clean_filename(f"{ws.name}-{act.embedder_name}-{act.llm_name}", default="run")[:MAX_NAME_CHARS]
+def _default_run(budget: str = "own") -> str:
+    tail = "" if budget == "own" else f"-{budget}"  # a run under another budget never resumes this one's
+    return clean_filename(f"{ws.name}-{act.embedder_name}-{act.llm_name}{tail}", default="run")[:MAX_NAME_CHARS]
 
 
 def _runs() -> list[str]:
@@ -141,12 +142,14 @@ def _refusal(refused: dict[str, str]) -> None:
                   help="Its results may be stale: nothing recorded what workspace content or models made them.")
 
 
-def _launch(out_dir: Path, backends: Backends, judge: Any, meta: dict[str, Any], *,
+def _launch(out_dir: Path, backends: Backends, judge: Any, budgeted: dict[str, Any], *,
             resume_unverified: bool = False, keep_trained: bool = False) -> None:
-    """Start the benchmark as a server job (it survives page switches; the sidebar and this page show it)."""
+    """Start the benchmark as a server job (it survives page switches; the sidebar and this page show it), each
+    method under the answer budget (``budgeted``: :func:`core.tasks.budget_run`'s configs, cut and meta)."""
     spec = bench_spec(ws, methods, embedder=act.embedder_name, llm=act.llm, reranker=act.reranker_name,
-                      out_dir=out_dir, limit=limit, judge=judge_name, meta=meta, resume_unverified=resume_unverified,
-                      keep_trained=keep_trained)
+                      out_dir=out_dir, limit=limit, judge=judge_name, meta={"questions_file": str(ws.questions_path)},
+                      resume_unverified=resume_unverified, keep_trained=keep_trained,
+                      budget=budget.name if budget else "own")
 
     def work(job: Job) -> BenchReport:
         job.report(page="pages/benchmark.py")  # the banner on every page links back here
@@ -157,7 +160,7 @@ def _launch(out_dir: Path, backends: Backends, judge: Any, meta: dict[str, Any],
             job.report(f"{done}/{total} · {msg}", done / max(total, 1))
 
         return run_benchmark(ws, questions, methods, backends, out_dir=out_dir, limit=limit, progress=progress,
-                             meta=meta, judge=judge, resume_unverified=resume_unverified, keep_trained=keep_trained)
+                             judge=judge, resume_unverified=resume_unverified, keep_trained=keep_trained, **budgeted)
 
     # A run name that is running already is refused, never joined: its settings may not be these.
     key = f"bench:{out_dir.name}"
@@ -188,7 +191,9 @@ with run_tab:
         st.warning(md_escape(gold_coverage(questions).note()), icon=":material/report:")
     mkey = S.bind(S.BENCH_METHODS, method_names(), scope="bench")
     st.session_state[mkey] = [m for m in st.session_state[mkey] if m in METHODS]
-    methods = S.keep(S.BENCH_METHODS, st.multiselect("Methods", method_names(), key=mkey))
+    cm, cb = st.columns([3, 1])
+    methods = S.keep(S.BENCH_METHODS, cm.multiselect("Methods", method_names(), key=mkey))
+    budget = budget_view.budget_select(cb, scope="bench", key=S.BENCH_BUDGET, custom_key=S.BENCH_BUDGET_CUSTOM)
     c1, c2 = st.columns([1, 3])
     lkey = S.bind(S.BENCH_LIMIT, min(3, max(n_gold, 1)), scope="bench")
     limit = int(S.keep(S.BENCH_LIMIT, c1.number_input("Questions", 1, max(n_gold, 1), key=lkey,
@@ -196,8 +201,8 @@ with run_tab:
     # a run name belongs to its workspace: another workspace starts on its own default (a run of the demo is no
     # place for MuSiQue's results), and the default follows the backends until the user types a name
     S.follow_workspace(ws.name, S.BENCH_OUT)
-    S.follow_default(S.BENCH_OUT, _default_run())
-    okey = S.bind(S.BENCH_OUT, _default_run(), scope="bench")
+    S.follow_default(S.BENCH_OUT, _default_run(budget.name if budget else "own"))
+    okey = S.bind(S.BENCH_OUT, _default_run(budget.name if budget else "own"), scope="bench")
     run_name = S.keep(S.BENCH_OUT, c2.text_input(
         "Run name", key=okey, max_chars=MAX_NAME_CHARS,
         help="The name the run is saved under (results, summary, report and charts), to load it later on the "
@@ -229,7 +234,7 @@ with run_tab:
                        "trained or validated on them: their rows are flagged “trained on”, their figures inflated.",
                        icon=":material/school:")
     clicked = st.button("Run benchmark", key=S.BENCH_RUN, type="primary",
-                        disabled=not (methods and n_gold and run_name.strip()), icon=":material/play_arrow:")
+                        disabled=not (methods and n_gold and run_name.strip() and budget), icon=":material/play_arrow:")
     asked = st.session_state.pop(S.BENCH_LAUNCH, None)  # "Start a new run" / "Resume anyway" below
     if clicked or asked:
         name = str(asked["name"]) if asked else run_name.strip()
@@ -241,10 +246,11 @@ with run_tab:
             backends = Backends(act.embedder, act.llm, act.reranker)
             try:
                 judge = choose_judge(judge_name, act.llm, build=resources.llm)
-                meta = {"questions_file": str(ws.questions_path)}
+                # each method under the budget (a method without a budget hook is refused here, before the run)
+                budgeted = budget_run(methods, budget, {"questions_file": str(ws.questions_path)})
                 # never a silent resume: a run of an older workspace or model is refused here, with what changed
-                check = check_run(ws, questions, methods, backends, out_dir=out_dir, meta=meta, judge=judge,
-                                  keep_trained=keep_trained)
+                check = check_run(ws, questions, methods, backends, out_dir=out_dir, judge=judge,
+                                  keep_trained=keep_trained, **budgeted)
             except EgxError as exc:
                 st.error(md_escape(error_text(exc)))
                 st.stop()
@@ -253,7 +259,7 @@ with run_tab:
             if not (check.ok or unverified):
                 st.session_state[S.BENCH_REFUSED] = {"name": out_dir.name, "state": check.state, "text": check.app}
             else:
-                _launch(out_dir, backends, judge, meta, resume_unverified=unverified, keep_trained=keep_trained)
+                _launch(out_dir, backends, judge, budgeted, resume_unverified=unverified, keep_trained=keep_trained)
     refused = st.session_state.get(S.BENCH_REFUSED)
     if refused and refused["name"] == run_name.strip():
         _refusal(refused)
@@ -309,6 +315,7 @@ if node_table:  # FastInsight's Table 3: every method on the same KG nodes, each
     st.dataframe(pd.DataFrame(node_table), hide_index=True, width="stretch",
                  column_config={"why blank": st.column_config.TextColumn("why blank", width="large")})
     st.caption(NODE_METRICS_NOTE)
+budget_view.run_caption(summary)  # the run's budget, and what its context columns say
 for methods, note in grouped_replay_notes(summary):  # records of the recorded LLM that are not the recorded runs
     st.warning(f"**{md_escape(', '.join(methods))}**: {md_escape(note)}", icon=":material/report:")
 for title, text in run_note_items(summary):  # questions left out, rows trained on, gold the workspace lacks
@@ -375,7 +382,8 @@ event = st.dataframe(df, hide_index=True, width="stretch", on_select="rerun", se
                      column_order=[c for c in df.columns if c != "verdict key"])
 cv.triage_downloads(shown, stem=f"{loaded_dir.name}-{'failures' if only_failures else 'questions'}",
                     key=S.BENCH_DOWNLOAD, what=f"these {len(shown)} rows", run=loaded_dir.name,
-                    workspace=run_ws, failures_only=bool(only_failures))
+                    workspace=run_ws, failures_only=bool(only_failures),
+                    budget=summary.get("settings", {}).get("budget") or "own")
 
 
 def _run_workspace(name: str) -> str:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from components import budget_view, resources, tour
 from components import compare_view as cv
-from components import resources, tour
 from components import state as S
 from components.answer_view import answer_note, gold_answer, replay_banner
 from components.graph_view import show_graph
@@ -26,6 +26,7 @@ from core.eval.result_metrics import retrieval_metrics
 from core.eval.triage import result_row
 from core.eval.verdicts import diagnosis_verdict, match_answer, unmatched_note
 from core.methods.base import Backends
+from core.methods.budget import apply_budget
 from core.methods.registry import METHODS, method_names
 
 DEMO_QUESTION = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
@@ -61,7 +62,7 @@ suggested_questions_ui(suggested, on_pick=_ask_suggested, key=S.COMPARE_SUGGESTE
 q = by_text.get(query)
 gold = Gold.from_question(q) if q else Gold("custom", ())
 
-c1, c2 = st.columns([4, 1])
+c1, cb, c2 = st.columns([4, 2, 1])
 mkey = S.bind(S.COMPARE_METHODS, method_names(), scope="compare")
 st.session_state[mkey] = [m for m in st.session_state[mkey] if m in METHODS]
 if handed is not None and handed.method in METHODS and handed.method not in st.session_state[mkey]:
@@ -70,7 +71,11 @@ methods = S.keep(S.COMPARE_METHODS, c1.multiselect("Methods", method_names(), ke
                                                  format_func=lambda m: f"{m} — {METHODS[m].title}"))
 # the box shows as many chips as fit: say how many are chosen, and which
 c1.caption(f"{len(methods)} of {len(method_names())} methods: {', '.join(methods) if methods else 'none'}")
-ckey = S.bind(S.COMPARE_CUT, 5, scope="compare")
+budget = budget_view.budget_select(cb, scope="compare", key=S.COMPARE_BUDGET, custom_key=S.COMPARE_BUDGET_CUSTOM)
+if budget is None:
+    st.stop()
+S.follow_default(S.COMPARE_CUT, budget.chunks or 5)  # "all gold within the budget": the cut follows its chunks
+ckey = S.bind(S.COMPARE_CUT, budget.chunks or 5, scope="compare")
 cut = int(S.keep(S.COMPARE_CUT, c2.number_input("Diagnosis cut (top-k)", 1, 50, key=ckey,
                                                 help="Gold passages below this rank count as lost.")))
 if not query:
@@ -93,7 +98,8 @@ progress = st.progress(0.0, text="Running the methods…")
 for i, m in enumerate(methods):
     progress.progress(i / len(methods), text=f"Running {m}…")
     try:
-        results[m] = resources.method_run(METHODS[m], ws, act.key, backends, query, defer=True)
+        results[m] = resources.method_run(METHODS[m], ws, act.key, backends, query,
+                                          apply_budget(METHODS[m], None, budget), defer=True)
         if gold.chunk_ids:
             diags[m] = diagnose(results[m], ws, gold, cut=cut)
     except resources.PreparationPending as pending:
@@ -122,13 +128,15 @@ for m, r in results.items():
     row["seconds"] = round(r.trace.seconds, 3)
     row["LLM tokens"] = llm_tokens(r.trace)["total"]
     row["fallbacks"] = sum(1 for s in r.trace.steps if s.fallback)
+    row.update(budget_view.context_columns(r))
     rows.append(row)
 if rows:
     st.dataframe(cv.summary_frame(rows), hide_index=True, width="stretch", column_config=cv.summary_columns())
     if len(rows) > 1:  # figures side by side invite a ranking that one question cannot support
         cv.one_question_note()
     cv.triage_downloads(triage, stem=f"{ws.name}-compare", key=S.COMPARE_DOWNLOAD, what="this comparison",
-                        workspace=ws.name, question=query, cut=cut)
+                        workspace=ws.name, question=query, cut=cut, budget=budget.to_dict())
+budget_view.context_caption(budget, results)
 
 # --------------------------------------------------------------------------- overlaid evidence
 if graph.n_nodes and results:

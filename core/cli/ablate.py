@@ -9,7 +9,16 @@ import textwrap
 from typing import TYPE_CHECKING
 
 from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER
-from core.cli.options import KEEP_TRAINED_HINT, add_judge, add_keep_trained, add_resume, bench_inputs, judge_from_args
+from core.cli.options import (
+    KEEP_TRAINED_HINT,
+    add_budget,
+    add_judge,
+    add_keep_trained,
+    add_resume,
+    bench_inputs,
+    budget_cut,
+    judge_from_args,
+)
 from core.cli_support import add_llm_limits, close_bars, run_bar
 
 if TYPE_CHECKING:
@@ -39,7 +48,9 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
     a.add_argument("--reranker", default=DEFAULT_RERANKER)
     a.add_argument("--limit", type=int, help="run only the first N questions (after the seeded shuffle, if --seed)")
     a.add_argument("--seed", type=int, help="shuffle the questions with this seed and seed every generator")
-    a.add_argument("--cut", type=int, default=5, help="rank cut of the failure diagnosis (default 5)")
+    add_budget(a)
+    a.add_argument("--cut", type=int, help="rank cut of the failure diagnosis (default: the budget's chunk count, "
+                                           "else 5)")
     a.add_argument("--out", required=True, help="output folder (each row's sub-folder resumes)")
     add_resume(a, "a row's sub-folder")
     add_keep_trained(a)
@@ -62,16 +73,19 @@ def _rows_epilog() -> str:
 
 def run(args: argparse.Namespace) -> int:
     from core.eval.ablation import ablation_rows, run_ablation
+    from core.methods.budget import parse_budget
     from core.methods.registry import get_method
 
     rows = ablation_rows(args.method)  # an unknown method fails before any model loads
+    budget = parse_budget(args.budget)
     ws, qs, backends = bench_inputs(args, [get_method(r.method) for r in rows], "ablate")
     judge = judge_from_args(args, backends.llm)
     progress = run_bar("ablate")
 
     names = [n.strip() for n in args.rows.split(",") if n.strip()] if args.rows else None
     rep = run_ablation(ws, qs, args.method, backends, out_dir=args.out, limit=args.limit,
-                       seed=args.seed, cut=args.cut, rows=names, progress=progress, judge=judge,
+                       seed=args.seed, cut=budget_cut(args, budget.chunks), rows=names, progress=progress,
+                       judge=judge, budget=budget,
                        meta={"questions_file": str(args.questions or ws.questions_path)},
                        restart=args.restart, resume_unverified=args.resume_unverified,
                        keep_trained=args.keep_trained)

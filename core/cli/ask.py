@@ -7,7 +7,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER
-from core.cli.options import config_changes, writable_file
+from core.cli.options import add_budget, config_changes, writable_file
 from core.cli_support import add_llm_limits, llm_from_args, progress_bar, resolve_workspace
 
 if TYPE_CHECKING:
@@ -35,6 +35,7 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
                    help="change a method setting for this question (repeatable), e.g. --set d=2 --set n=1")
     k.add_argument("--evidence-format", choices=("passages", "triples", "chains"),
                    help="answer prompt evidence: passages, raw KG triples, or ReG evidence chains (ReG §4.2)")
+    add_budget(k, alone=True)
     return k
 
 
@@ -53,6 +54,11 @@ def summarize(result: Any, workspace: Workspace, *, top: int = 5, method: AnyMet
         "fallbacks": [f"{s.stage}: {s.fallback}" for s in result.trace.steps if s.fallback],
     }
     out["notices"] = list(method_notices(result))
+    from core.eval.context import context_record
+
+    ctx = context_record(result)
+    if ctx is not None:  # what the answer was handed, and under which budget
+        out["context"] = ctx
     if result.trace.replay:  # the recorded LLM: how completely this run replayed its recording
         from core.replay import replay_notice
 
@@ -70,10 +76,12 @@ def run(args: argparse.Namespace) -> int:
     from core.backends.llm import question_scope
     from core.backends.registry import get_embedder, get_reranker
     from core.methods.base import Backends
+    from core.methods.budget import apply_budget, parse_budget
     from core.methods.registry import get_method
     from core.methods.run import backends_for, pending_preparations, run_method
 
     spec = get_method(args.method)
+    budget = parse_budget(args.budget)  # a bad budget fails before any model loads
     embedder = get_embedder(args.embedder)
     llm = llm_from_args(args)
     # the extractive answer (no LLM) scores sentences with the reranker, whatever the method
@@ -84,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     changes = config_changes(getattr(args, "set", None) or [])
     if getattr(args, "evidence_format", None):
         changes["evidence_format"] = args.evidence_format
-    config = spec.make_config(**changes) if changes else None
+    config = apply_budget(spec, spec.make_config(**changes) if changes else None, budget)
     # what the method keeps in the workspace is computed first, with a bar (once per workspace)
     for p in pending_preparations(spec, ws, backends_for(spec.name, Backends(embedder, llm, reranker)), config):
         p.work(progress_bar(p.title[:40]))
@@ -127,6 +135,10 @@ def _print(s: dict[str, Any], *, top: int) -> None:
         print(f"  {i:>2}. {c['title']}  ({c['score']:.3f})")
     for f in s["fallbacks"]:
         print(f"  fallback — {f}")
+    ctx = s.get("context")
+    if ctx:
+        print(f"  answer context — {ctx['chunks']} chunk(s), {ctx['tokens']:,} WordPiece tokens of evidence "
+              f"(budget {ctx['budget']})")
     if s.get("llm", {}).get("failed_attempts") or s.get("llm", {}).get("skipped_calls"):
         u = s["llm"]
         print(f"  LLM: {u['calls']} call(s), {u['failed_attempts']} failed attempt(s), {u['skipped_calls']} "

@@ -10,11 +10,13 @@ from typing import TYPE_CHECKING, Any
 from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER
 from core.cli.options import (
     KEEP_TRAINED_HINT,
+    add_budget,
     add_judge,
     add_keep_trained,
     add_ray,
     add_resume,
     bench_inputs,
+    budget_cut,
     judge_from_args,
     method_configs,
     ray_runner,
@@ -44,7 +46,9 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
                    help="for methods that rerank (ms-marco-minilm, biencoder, llm, cross-encoder:<path-or-id>)")
     b.add_argument("--limit", type=int, help="run only the first N questions (after the seeded shuffle, if --seed)")
     b.add_argument("--seed", type=int, help="shuffle the questions with this seed and seed every generator")
-    b.add_argument("--cut", type=int, default=5, help="rank cut of the failure diagnosis (default 5)")
+    add_budget(b)
+    b.add_argument("--cut", type=int, help="rank cut of the failure diagnosis (default: the budget's chunk count, "
+                                           "else 5)")
     b.add_argument("--out", required=True, help="output folder (resumed if it holds a run with the same settings, "
                                                  "workspace content and trained models)")
     add_resume(b)
@@ -69,16 +73,21 @@ def run(args: argparse.Namespace) -> int:
 
     from core.eval.runner import questions_left_out, run_benchmark
     from core.eval.selection import gold_coverage
+    from core.methods.budget import budget_configs, budget_settings, parse_budget
     from core.methods.registry import get_method
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     specs = [get_method(m) for m in methods]
+    budget = parse_budget(args.budget)  # a bad budget, or a method without a budget hook, fails before any model loads
     configs = method_configs(args.set or [], methods)  # a bad --set fails before any model loads
     if args.node_level:
         configs = node_level_configs(configs, methods)
     meta: dict[str, object] = {}
     if configs:  # recorded in run.json: a resumed run must use the same settings
         meta["config_changes"] = {m: c.overrides() for m, c in configs.items()}
+    configs = budget_configs(specs, budget, configs)
+    meta.update(budget_settings(budget))  # likewise: a run is never resumed under another budget
+    cut = budget_cut(args, budget.chunks)
     runner = ray_runner(args)
     with runner if runner is not None else nullcontext():  # Ray first: a missing Ray or bad address fails at once
         ws, qs, backends = bench_inputs(args, specs, "bench")
@@ -90,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"egx bench: note: {left} {KEEP_TRAINED_HINT}", file=sys.stderr)
         judge = judge_from_args(args, backends.llm)
         rep = run_benchmark(ws, qs, methods, backends, out_dir=args.out, limit=args.limit,
-                            seed=args.seed, cut=args.cut, progress=run_bar("bench"), save_traces=args.traces,
+                            seed=args.seed, cut=cut, progress=run_bar("bench"), save_traces=args.traces,
                             meta={"questions_file": str(args.questions or ws.questions_path), **meta},
                             configs=configs, runner=runner, judge=judge, restart=args.restart,
                             resume_unverified=args.resume_unverified, keep_trained=args.keep_trained)

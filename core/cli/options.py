@@ -45,6 +45,25 @@ def ray_runner(args: argparse.Namespace) -> RayRunner | None:
     return RayRunner(args.ray or None, workers=args.ray_workers, llm=llm)
 
 
+def add_budget(p: argparse.ArgumentParser, *, alone: bool = False) -> None:
+    """``--budget NAME|N|Ntok|N,Ntok``: the answer budget every method runs under (:mod:`core.methods.budget`)."""
+    from core.methods.budget import BUDGETS
+
+    presets = "; ".join(f"{b.name}: {b.label}" for b in BUDGETS.values())
+    p.add_argument("--budget", default="own", metavar="NAME|N|Ntok",
+                   help="answer budget: how much evidence " + ("the method hands" if alone else "every method hands")
+                        + f" to its answer. Presets ({presets}); or N chunks (10), N tokens (1500tok), or both "
+                          "(10,1500tok). Default own: each method's paper default"
+                        + ("" if alone else "; the failure diagnosis' cut follows the budget's chunk count"))
+
+
+def budget_cut(args: argparse.Namespace, chunks: int | None) -> int:
+    """``--cut``, or when not given the budget's chunk count (the gold must be within what the answer may
+    see), else 5."""
+    cut = getattr(args, "cut", None)
+    return int(cut) if cut is not None else (chunks or 5)
+
+
 def config_changes(pairs: Sequence[str]) -> dict[str, object]:
     """``--set NAME=VALUE`` pairs as config changes (VALUE read as JSON when it is: 2, 0.5, true, "x")."""
     out: dict[str, object] = {}

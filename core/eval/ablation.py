@@ -42,6 +42,7 @@ from core.eval.stats import compare_paired, signed
 from core.eval.summary_stats import comparison_from_dict, record_scores, with_interval
 from core.fsio import atomic_write_text
 from core.methods.base import AblationRow
+from core.methods.budget import Budget, apply_budget, budget_settings
 
 if TYPE_CHECKING:
     from core.eval.datasets import Question
@@ -84,7 +85,7 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
                  out_dir: str | Path, limit: int | None = None, seed: int | None = None, cut: int = 5,
                  rows: Sequence[str] | None = None, meta: dict[str, Any] | None = None,
                  progress: Callable[[int, int, str], None] | None = None,
-                 judge: Judge | None = None, restart: bool = False,
+                 judge: Judge | None = None, budget: Budget | str | None = None, restart: bool = False,
                  resume_unverified: bool = False, keep_trained: bool = False) -> AblationReport:
     """Run the paper's ablation rows of ``method`` on ``questions`` and write one table.
 
@@ -100,6 +101,9 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
         Row names to run (default: all of the method's rows).
     judge
         The LLM that judges ACC_L (:func:`core.eval.judge.choose_judge`); None: not computed.
+    budget
+        The answer budget every row runs under (:mod:`core.methods.budget`; None: ``own``), applied after the
+        row's overrides and recorded in each row's ``run.json``.
     restart, resume_unverified
         What each row's folder does with a run it cannot simply resume (:func:`run_benchmark`).
     keep_trained
@@ -143,7 +147,8 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
                                f"`{row.train_hint.replace('WS', str(workspace.path))}`")
             table.append(entry)
             continue
-        cfg = get_method(row.method).make_config(**overrides)
+        spec = get_method(row.method)
+        cfg = apply_budget(spec, spec.make_config(**overrides), budget)
 
         def sub(done: int, total: int, msg: str, _i: int = i, _name: str = row.name) -> None:
             if progress is not None:
@@ -151,7 +156,8 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
 
         rep = run_benchmark(workspace, questions, [row.method], backends, out_dir=out / row.name, limit=limit,
                             seed=seed, cut=cut, configs={row.method: cfg}, progress=sub,
-                            meta={**(meta or {}), "ablation": row.name, "overrides": row.overrides}, judge=judge,
+                            meta={**(meta or {}), "ablation": row.name, "overrides": row.overrides,
+                                  **budget_settings(budget)}, judge=judge,
                             restart=restart, resume_unverified=resume_unverified, keep_trained=keep_trained)
         warnings += [w for w in rep.warnings if w not in warnings]
         ran += rep.ran

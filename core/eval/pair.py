@@ -1,5 +1,6 @@
 """One question × method of a benchmark: run the method, and turn its result into the JSON record of
-``results.jsonl`` (metrics, latency, tokens, the papers' answer scores, the failure diagnosis)."""
+``results.jsonl`` (metrics, latency, tokens, the papers' answer scores, the failure diagnosis, and the
+``context`` its answer was handed with the metrics over it: :mod:`core.eval.context`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from core.errors import Cancelled, EgxError, QueryError
+from core.eval.context import context_metrics, context_record
 from core.eval.diagnosis import Diagnosis, Gold, diagnose
 from core.eval.metrics import llm_tokens, stage_latency
 from core.eval.paper_metrics import answer_set_scores
@@ -35,6 +37,7 @@ def evaluate_result(result: MethodResult, workspace: Workspace, gold: Gold, *, c
 
     ranked = [c.chunk_id for c in result.ranked_chunks]
     diag = diagnose(result, workspace, gold, cut=cut)
+    context = context_record(result)
     j = judge_answer(result, gold)
     tokens = llm_tokens(result.trace)
     nodes = node_scores(workspace, gold.chunk_ids, result=result)  # FastInsight §4.3.1 node level, or why not
@@ -46,7 +49,9 @@ def evaluate_result(result: MethodResult, workspace: Workspace, gold: Gold, *, c
         "gold_unmatched": list(gold.unmatched),
         "metrics": {**retrieval_metrics(ranked, gold.chunk_ids, unmatched=gold.unmatched),
                     **topological_metrics(workspace, ranked, gold.chunk_ids, result=result),
-                    **nodes.metrics},
+                    **nodes.metrics,
+                    **(context_metrics(context["chunk_ids"], gold.chunk_ids, unmatched=gold.unmatched)
+                       if context is not None else {})},
         "answer": result.answer, "answer_judged": j.judged,
         "em": j.em if j.judged else None, "f1": round(j.f1, 4) if j.judged else None,
         "seconds": round(result.trace.seconds, 6),
@@ -58,6 +63,8 @@ def evaluate_result(result: MethodResult, workspace: Workspace, gold: Gold, *, c
     }
     if nodes.notes():  # a blank node-level figure keeps its reason (the report and the Benchmark page show it)
         rec["metrics_notes"] = nodes.notes()
+    if context is not None:  # what the answer was handed, under the run's budget
+        rec["context"] = context
     if result.trace.replay:  # the recorded LLM: whether this record is the recorded run (core.replay)
         rec["replay"] = result.trace.replay
     if gold.answers:

@@ -6,9 +6,11 @@ page draws the same figures with ``st.plotly_chart``).
     {"settings": {...}, "questions": N, "methods": {name: {
         "n": questions run, "errors": pairs that raised,
         "metrics": {"R@2": mean in [0, 1], ..., "AR@5", "nDCG@10", "TR", "MissTR",
-                    "node R@10", "node nDCG@10" (over the questions where the method ranked KG nodes)},
+                    "node R@10", "node nDCG@10" (over the questions where the method ranked KG nodes),
+                    "ctx recall", "ctx all gold" (of what the answer was handed: core.eval.context)},
         "node_level": {"n": questions with node figures, "passage_n": questions with R@10,
                        "blank": {why a node figure is blank: questions}} (when any record is about nodes),
+        "context": {"n", "budget", "chunks": {"median", "max"}, "tokens": {"median", "max"}} or absent,
         "answers": {"judged": n, "EM": mean or null, "F1": mean or null},
         "diagnosis": {verdict: count},
         "latency": {"mean_s", "median_s", "p90_s", "stages": {stage: mean seconds}},
@@ -41,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from core.eval.context import CTX_METRICS, context_lines, summarize_context
 from core.eval.run_notes import run_note_lines
 from core.eval.summary_stats import (
     differences_figure,
@@ -70,7 +73,8 @@ if TYPE_CHECKING:
     import plotly.graph_objects as go
 
 _SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star", "cross", "pentagon")
-METRIC_ORDER = ("R@2", "R@5", "R@10", "AR@2", "AR@5", "nDCG@10", "node R@10", "node nDCG@10", "TR", "MissTR")
+METRIC_ORDER = ("R@2", "R@5", "R@10", "AR@2", "AR@5", "nDCG@10", "node R@10", "node nDCG@10", "TR", "MissTR",
+                *CTX_METRICS)
 #: the node-level figures (FastInsight §4.3.1, Table 3): shown in a table of their own, each with its count
 NODE_METRIC_KEYS = ("node R@10", "node nDCG@10")
 #: under the node-level table: what its figures are, and why some are blank
@@ -156,6 +160,9 @@ def summarize(records: Sequence[dict[str, Any]], *, methods: Sequence[str] | Non
                 "partial": [str(r["question_id"]) for r in replayed if r["replay"].get("matched")
                             and not r["replay"].get("complete")],
                 "unmatched": [str(r["question_id"]) for r in replayed if not r["replay"].get("matched")]}
+        ctx = summarize_context(rs)
+        if ctx is not None:  # what the answers were handed (the run's answer budget)
+            out["methods"][m]["context"] = ctx
         pw = _pairwise(m, pairwise)
         if pw:
             out["methods"][m]["pairwise"] = pw
@@ -374,6 +381,7 @@ def markdown_report(summary: dict[str, Any]) -> str:
         lines.append(f"| {m} | {s['n']} | " + " | ".join(cells) + " |")
     lines += ["", intervals_note(summary)]
     lines += node_lines(summary)
+    lines += context_lines(summary)
     lines += pair_lines(summary)
     lines += ["", "## The papers' answer metrics", "",
               "Answer-set Precision / Recall / F1 / Hit / Hit@1 (SG-RAG §5, ReG §5), Macro-F1 and Micro-F1 (ReG), "

@@ -2,8 +2,11 @@
 CSV / JSON downloads.
 
 A row holds the verdict (:mod:`core.eval.verdicts`), the rank of every gold passage, the gold titles, the gold
-passages the question names but the workspace lacks (counted as never retrieved), the top retrieved titles, the answer beside the gold answer and its aliases, EM / F1 and the kind of answer
-match, the recall figures and the diagnosis's one-sentence reason. :func:`benchmark_rows` makes them from
+passages the question names but the workspace lacks (counted as never retrieved), the top retrieved titles, the
+answer beside the gold answer and its aliases, EM / F1 and the kind of answer match, the recall figures and the
+diagnosis's one-sentence reason, and what the answer was handed (the run's answer budget, the context's chunks and
+tokens, and its ctx recall: :data:`CONTEXT_COLUMNS`, for records and results that recorded it).
+:func:`benchmark_rows` makes them from
 a benchmark's ``results.jsonl`` records (the Benchmark page's per-question table), :func:`result_row` from
 a live method result (the Compare page), so both downloads have the same columns (:data:`TRIAGE_COLUMNS`).
 
@@ -23,6 +26,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from core.eval.context import CTX_RECALL, context_metrics, context_record
 from core.eval.verdicts import (
     AnswerMatch,
     Verdict,
@@ -39,7 +43,7 @@ from core.methods.base import NO_GOLD
 if TYPE_CHECKING:
     from core.methods.base import Diagnosis, Gold, MethodResult
 
-__all__ = ["RETRIEVED", "RETRIEVED_K", "TRAINED_ON", "TRIAGE_COLUMNS", "UNMATCHED", "TitleOf", "benchmark_rows", "csv_cell", "failures", "flat",
+__all__ = ["CONTEXT_COLUMNS", "RETRIEVED", "RETRIEVED_K", "TRAINED_ON", "TRIAGE_COLUMNS", "UNMATCHED", "TitleOf", "benchmark_rows", "csv_cell", "failures", "flat",
            "result_row",
            "to_csv", "to_json", "triage_row"]
 
@@ -58,6 +62,9 @@ UNMATCHED = "gold not in workspace"
 #: a row of a run kept with ``--keep-trained`` whose question the method's trained model was trained or validated
 #: on (only such rows have it)
 TRAINED_ON = "trained on"
+#: What the answer was handed, after :data:`TRIAGE_COLUMNS` (core.eval.context; a row without a recorded context
+#: has none of them).
+CONTEXT_COLUMNS: tuple[str, ...] = ("budget", "context chunks", "context tokens", CTX_RECALL)
 
 #: Chunk id -> passage title (None when unknown: the chunk id is shown instead).
 TitleOf = Callable[[str], "str | None"]
@@ -118,6 +125,7 @@ def benchmark_rows(records: Iterable[Mapping[str, Any]], *, title_of: TitleOf | 
             retrieved_titles=_titles(ranked[:RETRIEVED_K], r.get("ranked_titles"), title_of),
             metrics=r.get("metrics") or {}, why=str((diag or {}).get("summary") or r.get("error") or ""),
             seconds=r.get("seconds"), unmatched=[str(t) for t in r.get("gold_unmatched") or ()])
+        _add_context(row, r.get("context"), gold)
         if r.get("trained_on"):  # kept with --keep-trained: the method's model learned from this question
             row[TRAINED_ON] = "yes — its figures are inflated"
         rp = r.get("replay")
@@ -144,7 +152,18 @@ def result_row(result: MethodResult, gold: Gold, diagnosis: Diagnosis | None, *,
                      why=diagnosis.summary if diagnosis is not None else "", seconds=result.trace.seconds,
                      unmatched=gold.unmatched)
     row["scores"] = [round(float(c.score), 4) for c in list(result.ranked_chunks)[:RETRIEVED_K]]
+    _add_context(row, context_record(result), gold.chunk_ids)
     return row
+
+
+def _add_context(row: dict[str, Any], context: Any, gold: Iterable[str]) -> None:
+    """The :data:`CONTEXT_COLUMNS` of a row whose record (or result) holds its answer's context."""
+    if not isinstance(context, Mapping):
+        return
+    row["budget"] = str(context.get("budget") or "own")
+    row["context chunks"] = int(context.get("chunks") or 0)
+    row["context tokens"] = int(context.get("tokens") or 0)
+    row[CTX_RECALL] = _pct(context_metrics(context.get("chunk_ids") or (), gold).get(CTX_RECALL))
 
 
 def failures(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:

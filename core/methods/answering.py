@@ -18,6 +18,12 @@ reorganized into ReG evidence chains. The caller hands that evidence over (ReG's
 given, the answer step records the token counts of the passage, triple and chain prompts, whichever
 one was sent. This module imports no method package (the evidence is whatever has the fields of
 :class:`Evidence`).
+
+What the answer is handed (:class:`AnswerContext`): every method's answer step records the chunk ids and
+the WordPiece tokens of the evidence it hands to its answer, and the budget it was handed under
+(:mod:`core.methods.budget`), in its step's ``data["context"]``; :func:`context_of` reads it back from any
+result. Here, the top ``max_passages`` passages, then, under a token budget (``max_tokens``), those that fit,
+best first (:func:`fit_passages`); with triple or chain evidence, the passages whose triples fit.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, cast
 
 from core.backends import prompts
 from core.backends.base import ChatMessage
@@ -53,6 +59,112 @@ class Evidence(Protocol):
     def prompts(self) -> dict[str, str]: ...
 
     def trace_data(self) -> dict[str, Any]: ...
+
+    def evidence_text(self, fmt: str) -> str:
+        """The evidence block of format ``fmt`` as the prompt shows it (the triple lines, or the chains)."""
+        ...
+
+
+# ------------------------------------------------------------------------------------ what the answer is handed
+#: The counter of every context's tokens: the offline WordPiece tokenizer (core.backends.tokens), the same for
+#: every method, LLM and machine, so one budget means the same amount of evidence everywhere.
+CONTEXT_TOKENIZER = "wordpiece"
+
+
+@dataclass(frozen=True)
+class AnswerContext:
+    """What a method handed to its answer step: the passages of its evidence and their tokens.
+
+    ``chunk_ids`` are the passages the answer was given, best first — for a method whose evidence is triples
+    (SG-RAG, ReG's chains, a passage method's triple format) the passages those triples come from; for
+    BubbleRAG its source chunks beside the triples. ``tokens`` counts the evidence as the prompt shows it
+    (passage titles and texts, triple or chain lines; not the instructions or the question) with the offline
+    WordPiece counter. With an LLM this is the prompt's evidence; in ``none`` mode the extractive answer picks
+    its sentence from the top passages of this same context. ``budget`` names the comparison budget the
+    method ran under (``own``: its paper default), ``max_chunks`` / ``max_tokens`` the limits its answer
+    step applied (None: none), ``dropped`` how many evidence pieces (passages, triples, sentences) those
+    limits left out.
+    """
+
+    chunk_ids: tuple[str, ...]
+    tokens: int
+    budget: str = "own"
+    max_chunks: int | None = None
+    max_tokens: int | None = None
+    evidence: str = "passages"  #: what the pieces were: "passages", "triples", "chains", "subgraph triples"
+    dropped: int = 0
+    tokenizer: str = CONTEXT_TOKENIZER
+
+    @property
+    def chunks(self) -> int:
+        return len(self.chunk_ids)
+
+    def data(self) -> dict[str, Any]:
+        """The JSON-ready value an answer step keeps under ``data["context"]``."""
+        return {"chunk_ids": list(self.chunk_ids), "chunks": self.chunks, "tokens": int(self.tokens),
+                "budget": self.budget, "max_chunks": self.max_chunks, "max_tokens": self.max_tokens,
+                "evidence": self.evidence, "dropped": int(self.dropped), "tokenizer": self.tokenizer}
+
+    @classmethod
+    def from_data(cls, d: dict[str, Any]) -> AnswerContext:
+        return cls(tuple(str(c) for c in d.get("chunk_ids") or ()), int(d.get("tokens") or 0),
+                   str(d.get("budget") or "own"), d.get("max_chunks"), d.get("max_tokens"),
+                   str(d.get("evidence") or "passages"), int(d.get("dropped") or 0),
+                   str(d.get("tokenizer") or CONTEXT_TOKENIZER))
+
+
+def context_of(result: Any) -> AnswerContext | None:
+    """What ``result``'s answer step was handed (the last ``answer`` or ``early_exit`` step that recorded
+    it); None for a run that recorded none (a method from elsewhere, a trace older than budgets)."""
+    for s in reversed(result.trace.steps):
+        d = s.data if isinstance(s.data, dict) else {}
+        if s.stage in ("answer", "early_exit") and isinstance(d.get("context"), dict):
+            return AnswerContext.from_data(d["context"])
+    return None
+
+
+def count_evidence(texts: Sequence[str]) -> list[int]:
+    """WordPiece tokens of each evidence text (:data:`CONTEXT_TOKENIZER`)."""
+    from core.backends.tokens import count_tokens
+
+    return count_tokens(list(texts), None)[0]
+
+
+def fit_count(sizes: Sequence[int], max_tokens: int | None, *, used: int = 0) -> int:
+    """How many of the pieces of ``sizes`` tokens, best first, fit in ``max_tokens`` (after ``used``):
+    the first that does not fit ends the context, so a shorter, worse piece never jumps a better one.
+
+    >>> fit_count([100, 50, 500, 10], 200), fit_count([100, 50], None), fit_count([300], 200)
+    (2, 2, 0)
+    """
+    if max_tokens is None:
+        return len(sizes)
+    k, total = 0, used
+    for n in sizes:
+        if total + n > max_tokens:
+            break
+        total += n
+        k += 1
+    return k
+
+
+def passage_text(title: str, text: str) -> str:
+    """A passage as the answer prompt shows it (title line, then text)."""
+    return f"{title}\n{text}" if title else text
+
+
+def fit_passages(passages: Sequence[tuple[str, str, str]], max_tokens: int | None) -> tuple[list[tuple[str, str, str]], int]:
+    """The ``(chunk_id, title, text)`` passages, best first, that fit in ``max_tokens`` (all of them with None)
+    and their tokens (:func:`fit_count`)."""
+    sizes = count_evidence([passage_text(t, x) for _, t, x in passages])
+    k = fit_count(sizes, max_tokens)
+    return list(passages[:k]), int(sum(sizes[:k]))
+
+
+def no_fit(max_tokens: int, what: str, tokens: int) -> str:
+    """Why a budget left the answer nothing (an empty answer's fallback)."""
+    return (f"the answer budget of {max_tokens:,} tokens holds no {what}: the best one takes {tokens:,} tokens; "
+            "raise the budget's tokens")
 
 
 @dataclass(frozen=True)
@@ -168,18 +280,35 @@ def answer_question(query: str, passages: Sequence[tuple[str, str, str]], backen
 
 def record_answer(trace: Trace, query: str, passages: Sequence[tuple[str, str, str]], backends: Backends, *,
                   max_passages: int = 5, evidence_format: EvidenceFormat = "passages",
-                  evidence: Evidence | Callable[[], Evidence | None] | None = None) -> PassageAnswer:
-    """:func:`answer_question` recorded as the ``answer`` trace step.
+                  evidence: Evidence | Callable[[Sequence[tuple[str, str, str]]], Evidence | None] | None = None,
+                  max_tokens: int | None = None, budget: str = "own",
+                  evidence_chunks: Sequence[str] | None = None, evidence_max_chunks: int | None = None) -> PassageAnswer:
+    """:func:`answer_question` recorded as the ``answer`` trace step, with what it was handed
+    (:class:`AnswerContext`, in ``data["context"]``).
 
     Parameters
     ----------
+    max_passages : int
+        The top passages handed to the answer (a comparison budget's chunk count lands here).
     evidence_format : {"passages", "triples", "chains"}
         What the prompt shows (see the module docstring). "triples" / "chains" need ``evidence``.
-    evidence : Evidence, a function returning one (or None), or None
+    evidence : Evidence, a function of the handed passages returning one (or None), or None
         The triples behind the answer as raw list and ReG chains, with the token counts of every
-        prompt (recorded as ``evidence_tokens``). A function is called inside the answer step, so
-        building the evidence counts as answer time; None (or a function returning None: a corpus
-        graph has no triples) falls back to the passages.
+        prompt (recorded as ``evidence_tokens``). A function is called inside the answer step with the
+        passages handed to the answer, so building the evidence counts as answer time; None (or a
+        function returning None: a corpus graph has no triples) falls back to the passages. A function of
+        no argument (the evidence of passages its caller chose) is called once and used as it is.
+    max_tokens : int or None
+        A comparison budget's tokens (:mod:`core.methods.budget`): passages are handed best first while
+        their WordPiece tokens fit; with triple / chain evidence built from passages, the most passages
+        whose triples (chains) fit. None: no token limit (every method's paper default).
+    budget : str
+        The budget's name, recorded with the context.
+    evidence_chunks : sequence of str or None
+        The passages a ready-made ``evidence`` (not a function) comes from (ReG: its kept triples'); None:
+        the handed passages.
+    evidence_max_chunks : int or None
+        The limit on ``evidence_chunks`` the caller applied (ReG's ``answer_chunks``), recorded with them.
     """
     if evidence_format not in ("passages", "triples", "chains"):
         from core.errors import ConfigError
@@ -188,16 +317,23 @@ def record_answer(trace: Trace, query: str, passages: Sequence[tuple[str, str, s
     title = ("Answer from the top passages" if evidence_format == "passages"
              else f"Answer from the evidence {evidence_format}")
     with trace.timed("answer", title) as step:
-        ev = evidence() if callable(evidence) else evidence
+        if callable(evidence) and _takes_no_passages(evidence):
+            evidence = cast("Callable[[], Evidence | None]", evidence)()
+        top = list(passages[:max_passages])
         fmt: str = evidence_format
+        handed, ev, ev_tokens, no_room = _hand_over(top, fmt, evidence, max_tokens)
         fmt_fallback = ""
         if fmt != "passages" and (ev is None or not ev.triples):
             fmt_fallback = (f"evidence format {fmt!r} needs KG triples, but "
                             + ("this workspace has none (a corpus graph)" if ev is None else
                                "the retrieved passages cite no triple") + "; the passages were used instead")
             fmt = "passages"
+            handed, ev, ev_tokens, no_room = _hand_over(top, fmt, evidence, max_tokens)
         prompt = (ev.system, ev.prompts[fmt]) if fmt != "passages" and ev is not None else None
-        ans = answer_question(query, passages, backends, max_passages=max_passages, prompt=prompt, stage=title)
+        if no_room:
+            ans = PassageAnswer("", "empty", fallback=no_room)
+        else:
+            ans = answer_question(query, handed, backends, max_passages=len(handed), prompt=prompt, stage=title)
         step.prompt_tokens, step.completion_tokens = ans.prompt_tokens, ans.completion_tokens
         if ans.mode == "extractive":
             how = (f"Extractive answer (no LLM generation): the sentence of the top {EXTRACTIVE_PASSAGES} passages "
@@ -206,7 +342,7 @@ def record_answer(trace: Trace, query: str, passages: Sequence[tuple[str, str, s
                    "it does not reason across passages.")
         elif ans.mode == "llm":
             assert fmt == "passages" or ev is not None  # a triple format without evidence fell back above
-            src = (f"the top {min(max_passages, len(passages))} passages" if fmt == "passages" or ev is None else
+            src = (f"the top {len(handed)} passages" if fmt == "passages" or ev is None else
                    f"{len(ev.triples)} KG triples as " + ("ReG evidence chains" if fmt == "chains" else "a raw triple list"))
             how = f"Generated by the LLM {backends.llm.model_id} from {src}."
         else:
@@ -228,6 +364,13 @@ def record_answer(trace: Trace, query: str, passages: Sequence[tuple[str, str, s
         if ev is not None:
             step.data.update(ev.trace_data())
             step.section = "ReG §4.2 (evidence format)"
+        ids: list[str] = [p[0] for p in handed]
+        limit: int | None = max_passages
+        if fmt != "passages" and evidence_chunks is not None and not callable(evidence):
+            ids, limit = list(evidence_chunks), evidence_max_chunks
+        step.data["context"] = AnswerContext(
+            tuple(dict.fromkeys(c for c in ids if c)), ev_tokens, budget, limit, max_tokens,
+            fmt, (len(top) - len(handed)) if fmt == "passages" or callable(evidence) else 0).data()
         fallbacks = []
         if ans.mode == "extractive" and not backends.llm.available:
             fallbacks.append("no LLM configured (backend 'none'): extractive answer")
@@ -239,6 +382,54 @@ def record_answer(trace: Trace, query: str, passages: Sequence[tuple[str, str, s
             fallbacks.append(fmt_fallback)
         step.fallback = "; ".join(fallbacks)
     return ans
+
+
+def _takes_no_passages(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn`` is called without the handed passages (an evidence function made before budgets)."""
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return not any(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL) for p in params)
+
+
+def _hand_over(top: list[tuple[str, str, str]], fmt: str,
+               evidence: Evidence | Callable[[Sequence[tuple[str, str, str]]], Evidence | None] | None,
+               max_tokens: int | None) -> tuple[list[tuple[str, str, str]], Evidence | None, int, str]:
+    """What the answer is handed from the ``top`` passages in format ``fmt``: the passages, the evidence
+    built from them, its WordPiece tokens, and why nothing fits the budget ("" when something does)."""
+    if fmt == "passages" or not callable(evidence):
+        ev = evidence(top) if callable(evidence) else evidence
+        if fmt != "passages" and ev is not None and ev.triples:  # ready-made triples: the caller budgeted them
+            return top, ev, count_evidence([ev.evidence_text(fmt)])[0], ""
+        handed, tokens = fit_passages(top, max_tokens)
+        if len(handed) < len(top) and callable(evidence):  # the other formats' counts: of what is handed
+            ev = evidence(handed) if handed else None
+        why = "" if handed or not top or max_tokens is None else \
+            no_fit(max_tokens, "passage", count_evidence([passage_text(top[0][1], top[0][2])])[0])
+        return handed, ev, tokens, why
+    # triples / chains built from the passages: the most top passages whose evidence fits
+    ev = evidence(top)
+    if ev is None or not ev.triples:
+        return top, ev, 0, ""
+    tokens = count_evidence([ev.evidence_text(fmt)])[0]
+    if max_tokens is None or tokens <= max_tokens:
+        return top, ev, tokens, ""
+    best: tuple[int, Evidence | None, int] = (0, None, 0)
+    first = 0
+    for n in range(1, len(top)):
+        e = evidence(top[:n])
+        t = count_evidence([e.evidence_text(fmt)])[0] if e is not None and e.triples else 0
+        first = first or t
+        if t > max_tokens:
+            break
+        best = (n, e, t)
+    n, e, t = best
+    if n == 0:
+        return [], None, 0, no_fit(max_tokens, f"passage's {fmt}", first or tokens)
+    return top[:n], e, t, ""
 
 
 @dataclass(frozen=True)

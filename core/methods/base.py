@@ -31,6 +31,7 @@ import numpy as np
 
 from core.backends.base import LLM, Embedder, Reranker
 from core.errors import ConfigError
+from core.methods.budget import BudgetHook
 
 # the configuration words (core/methods/configuration.py) are part of the contract every method imports from here
 from core.methods.configuration import Bounds as Bounds
@@ -301,6 +302,10 @@ class Method(Generic[C, R]):
     trained_on
         The questions those models were trained or validated on (:class:`TrainedOn`; None: no model of it
         learned from questions).
+    budget
+        How a comparison's answer budget maps onto its own knobs: ``hook(config, budget) -> config``
+        (:mod:`core.methods.budget`; :func:`~core.methods.budget.passage_budget` for a method that answers from
+        its top passages). None: it runs only under the budget ``own`` (any other is refused, naming the hook).
     """
 
     name: str
@@ -318,6 +323,7 @@ class Method(Generic[C, R]):
     highlights: Highlighter | None = None
     stamp: Stamper | None = None
     trained_on: TrainedOn | None = None
+    budget: BudgetHook | None = None
 
     NAME_CHARS: ClassVar[frozenset[str]] = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 

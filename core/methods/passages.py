@@ -10,7 +10,7 @@ a read-through view, so a question costs a few batched reads and the whole graph
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from core.graph.reader import GraphLike, question_graph, read_ahead
@@ -77,3 +77,8 @@ class PassageSource:
         from core.methods.evidence.formats import passage_evidence
 
         return passage_evidence(query, passages, self.graph, llm, max_passages=max_passages)
+
+    def evidence_for(self, query: str, llm: Any) -> Callable[[Sequence[Passage]], EvidencePrompts | None]:
+        """:meth:`evidence` of whichever passages the answer step hands over (all of them), for
+        :func:`core.methods.answering.record_answer`, which picks them under a comparison budget."""
+        return lambda handed: self.evidence(query, handed, llm, max_passages=len(handed))

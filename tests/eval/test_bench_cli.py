@@ -19,11 +19,13 @@ def test_bench_demo_writes_report_and_resumes(tmp_path, capsys):
     # the per-question triage table beside the report, its verdicts worded as the report's (one vocabulary)
     import csv
 
-    from core.eval.triage import TRIAGE_COLUMNS
+    from core.eval.triage import CONTEXT_COLUMNS, TRIAGE_COLUMNS
     from core.eval.verdicts import VERDICT_LABELS
 
     rows = list(csv.DictReader((out / "triage.csv").read_text(encoding="utf-8-sig").splitlines()))
-    assert len(rows) == 4 and list(rows[0]) == list(TRIAGE_COLUMNS) and "triage.csv" in text
+    # the triage columns, then what each answer was handed (the run's budget, the context's size and ctx recall)
+    assert len(rows) == 4 and list(rows[0]) == [*TRIAGE_COLUMNS, *CONTEXT_COLUMNS] and "triage.csv" in text
+    assert {r["budget"] for r in rows} == {"own"} and {r["context chunks"] for r in rows} == {"5"}
     report = (out / "report.md").read_text(encoding="utf-8")
     for r in rows:
         assert VERDICT_LABELS[r["verdict key"]] in report and r["verdict"].startswith(VERDICT_LABELS[r["verdict key"]])

@@ -42,24 +42,25 @@ from core.methods.baselines.hipporag2_config import HippoRAG2Config
 from core.methods.baselines.hipporag2_intros import INTROS as HIPPORAG2_INTROS
 from core.methods.baselines.ppr_synonyms import PREPARATION as PPR_SYNONYMS
 from core.methods.baselines.ppr_walk import personalized_pagerank
+from core.methods.budget import passage_budget
 
 DENSE: Method[DenseConfig, BaselineResult] = Method(
     "dense", "Dense passage retrieval (NaiveRAG)", "FastInsight §4 baselines; BubbleRAG §4.1 NaiveRAG",
     run=dense.run, config=DenseConfig, stages=DENSE_STAGES, diagnose=diagnose_dense,
-    prepare=node_level_preparation("dense retrieval"))
+    prepare=node_level_preparation("dense retrieval"), budget=passage_budget)
 RERANK: Method[RerankConfig, BaselineResult] = Method(
     "rerank", "Retrieve-then-rerank (Re2)", "FastInsight §4 (Re2)", run=rerank.run, config=RerankConfig,
     stages=RERANK_STAGES, diagnose=diagnose_rerank, needs_reranker=True, page="pages/granker.py",
-    prepare=node_level_preparation("Re2"))
+    prepare=node_level_preparation("Re2"), budget=passage_budget)
 PPR: Method[PPRConfig, BaselineResult] = Method(
     "ppr", "HippoRAG (v1) PPR", "HippoRAG (Gutiérrez et al., 2024) §3", run=ppr.run,
-    config=PPRConfig, stages=PPR_STAGES, diagnose=diagnose_ppr, prepare=PPR_SYNONYMS)
+    config=PPRConfig, stages=PPR_STAGES, diagnose=diagnose_ppr, prepare=PPR_SYNONYMS, budget=passage_budget)
 # HippoRAG 2's config has ppr's synonym_threshold and region_hops, so it shares ppr's preparation (one job, one
 # file: the synonymy pairs of the whole graph at 0.8)
 HIPPORAG2: Method[HippoRAG2Config, HippoRAG2Result] = Method(
     "hipporag2", "HippoRAG 2", "HippoRAG 2 §3.2 (Gutiérrez et al., 2025; the released code's retrieve)",
     run=hipporag2.run, config=HippoRAG2Config, stages=HIPPORAG2_STAGES, diagnose=diagnose_hipporag2,
-    prepare=PPR_SYNONYMS, page="pages/hipporag2.py", intros=HIPPORAG2_INTROS)
+    prepare=PPR_SYNONYMS, page="pages/hipporag2.py", intros=HIPPORAG2_INTROS, budget=passage_budget)
 
 METHODS: tuple[Method[DenseConfig, BaselineResult] | Method[RerankConfig, BaselineResult]
                | Method[PPRConfig, BaselineResult] | Method[HippoRAG2Config, HippoRAG2Result], ...] = (

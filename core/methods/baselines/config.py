@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from core.methods.base import Check, MethodConfig
+from core.methods.budget import answer_budget_knob, answer_tokens_knob, budget_checks
 
 #: HippoRAG's damping (probability of following an edge), HippoRAG §3.2 and its released code.
 HIPPORAG_DAMPING = 0.5
@@ -28,9 +29,12 @@ class DenseConfig(MethodConfig):
                 "or the same triples as ReG evidence chains. Token counts of every format are recorded."})
     node_level: bool = field(default=False, metadata={"help": NODE_LEVEL_HELP.format(
         own="The top_k nodes by cosine similarity are the node ranking.")})
+    answer_tokens: int | None = answer_tokens_knob()
+    answer_budget: str = answer_budget_knob()
 
     def checks(self) -> list[Check]:
-        return [(name, getattr(self, name) >= 1, "an integer >= 1") for name in ("top_k", "answer_passages")]
+        return [*((name, getattr(self, name) >= 1, "an integer >= 1") for name in ("top_k", "answer_passages")),
+                *budget_checks(self)]
 
 
 @dataclass(frozen=True)
@@ -47,9 +51,12 @@ class RerankConfig(MethodConfig):
     node_level: bool = field(default=False, metadata={"help": NODE_LEVEL_HELP.format(
         own="The reranker then scores the top `candidates` nodes (FastInsight §4.1.1: Re2 reranks the top-100), "
             "a second reranker pass per question, and its top_k are the node ranking.")})
+    answer_tokens: int | None = answer_tokens_knob()
+    answer_budget: str = answer_budget_knob()
 
     def checks(self) -> list[Check]:
-        return [(name, getattr(self, name) >= 1, "an integer >= 1") for name in ("candidates", "top_k", "answer_passages")]
+        return [*((name, getattr(self, name) >= 1, "an integer >= 1") for name in ("candidates", "top_k", "answer_passages")),
+                *budget_checks(self)]
 
 
 @dataclass(frozen=True)
@@ -78,6 +85,8 @@ class PPRConfig(MethodConfig):
                 "(FalkorDB), where the whole graph is not in this process."})
     region_max_nodes: int = field(default=50_000, metadata={
         "help": "Node cap of the PPR region: hop layers stop before the region passes this many nodes."})
+    answer_tokens: int | None = answer_tokens_knob()
+    answer_budget: str = answer_budget_knob()
 
     def checks(self) -> list[Check]:
         return [
@@ -91,4 +100,5 @@ class PPRConfig(MethodConfig):
             ("tol", self.tol > 0, "a number > 0"),
             ("max_iter", self.max_iter >= 1, "an integer >= 1"),
             ("answer_passages", self.answer_passages >= 1, "an integer >= 1"),
+            *budget_checks(self),
         ]

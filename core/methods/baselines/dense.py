@@ -12,7 +12,6 @@ searches (:mod:`core.methods.kg_nodes`) — and its ``top_k`` nodes are the resu
 from __future__ import annotations
 
 from dataclasses import asdict
-from functools import partial
 from typing import TYPE_CHECKING
 
 from core.errors import ConfigError, EmptyGraphError
@@ -80,6 +79,6 @@ def run(query: str, workspace: Workspace, *, config: DenseConfig | None = None, 
     passages = source.passages(ranked)
     ans = record_answer(trace, query, passages, backends, max_passages=cfg.answer_passages,
                         evidence_format=cfg.evidence_format,
-                        evidence=partial(source.evidence, query, passages, backends.llm,
-                                         max_passages=cfg.answer_passages))
+                        evidence=source.evidence_for(query, backends.llm),
+                        max_tokens=cfg.answer_tokens, budget=cfg.answer_budget)
     return BaselineResult("dense", query, ranked, ans.text, trace, node_ranking=nodes, node_ranking_note=note)

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass
-from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -163,8 +162,8 @@ def run(query: str, workspace: Workspace, *, config: HippoRAG2Config | None = No
     passages = source.passages(ranked)
     ans = record_answer(trace, query, passages, backends, max_passages=cfg.answer_passages,
                         evidence_format=cfg.evidence_format,
-                        evidence=partial(source.evidence, query, passages, backends.llm,
-                                         max_passages=cfg.answer_passages))
+                        evidence=source.evidence_for(query, backends.llm),
+                        max_tokens=cfg.answer_tokens, budget=cfg.answer_budget)
     return HippoRAG2Result(METHOD, query, ranked, ans.text, trace, linked, kept, recognition, search.phrase_seeds,
                            search.seeds, search.walked_graph, search.walk, fallback, search.node_ranking)
 

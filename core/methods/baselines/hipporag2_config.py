@@ -9,6 +9,7 @@ from typing import Literal
 
 from core.methods.base import Bounds, Check, MethodConfig, knob
 from core.methods.baselines.config import HIPPORAG_DAMPING
+from core.methods.budget import answer_budget_knob, answer_tokens_knob, budget_checks
 
 #: HippoRAG 2's ``passage_node_weight``: the share of a passage's min-max-normalised dense score that seeds
 #: its passage node, against 1 for a phrase seed (Gutiérrez et al. 2025, §3.2 and config_utils.py).
@@ -41,6 +42,8 @@ class HippoRAG2Config(MethodConfig):
     top_k: int = knob(RETRIEVAL_TOP_K, "Passages returned, highest PPR score of their passage node first "
                       "(HippoRAG 2's retrieval_top_k: 200).")
     answer_passages: int = knob(5, "Top passages given to the LLM for the answer (HippoRAG 2's qa_top_k: 5).")
+    answer_tokens: int | None = answer_tokens_knob()
+    answer_budget: str = answer_budget_knob()
     evidence_format: Literal["passages", "triples", "chains"] = knob(
         "passages", "Answer prompt evidence (ReG §4.2): the passages, the KG triples of those passages as a raw list, "
                     "or the same triples as ReG evidence chains. Token counts of every format are recorded.")
@@ -65,4 +68,5 @@ class HippoRAG2Config(MethodConfig):
             ("max_iter", self.max_iter >= 1, "an integer >= 1"),
             ("region_hops", self.region_hops is None or self.region_hops >= 1, "an integer >= 1 or None"),
             ("region_max_nodes", self.region_max_nodes >= 1, "an integer >= 1"),
+            *budget_checks(self),
         ]

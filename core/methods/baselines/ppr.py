@@ -55,7 +55,6 @@ module            job
 from __future__ import annotations
 
 from dataclasses import asdict
-from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -153,8 +152,8 @@ def run(query: str, workspace: Workspace, *, config: PPRConfig | None = None, ba
     passages = source.passages(ranked)
     ans = record_answer(trace, query, passages, backends, max_passages=cfg.answer_passages,
                         evidence_format=cfg.evidence_format,
-                        evidence=partial(source.evidence, query, passages, backends.llm,
-                                         max_passages=cfg.answer_passages))
+                        evidence=source.evidence_for(query, backends.llm),
+                        max_tokens=cfg.answer_tokens, budget=cfg.answer_budget)
     details = {"seeds": [asdict(s) for s in seeds], "iterations": res.iterations, "converged": res.converged,
                "graph": "corpus graph" if corpus else "entity graph"}
     # the pinned top nodes, so a replay hands over the recorded ones; a node the walk never reached is no ranking

@@ -13,7 +13,6 @@ are the result's ``node_ranking``. The passages retrieved do not change.
 from __future__ import annotations
 
 from dataclasses import asdict
-from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -119,8 +118,8 @@ def run(query: str, workspace: Workspace, *, config: RerankConfig | None = None,
     top = source.passages(ranked)
     ans = record_answer(trace, query, top, backends, max_passages=cfg.answer_passages,
                         evidence_format=cfg.evidence_format,
-                        evidence=partial(source.evidence, query, top, backends.llm,
-                                         max_passages=cfg.answer_passages))
+                        evidence=source.evidence_for(query, backends.llm),
+                        max_tokens=cfg.answer_tokens, budget=cfg.answer_budget)
     return BaselineResult("rerank", query, ranked, ans.text, trace, f"{reranker.name} ({reranker.model_id})",
                           reranker.description, {"vector_rank": vector_rank, "candidates": int(ids.size)},
                           node_ranking=nodes, node_ranking_note=note)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from core.methods.base import Method
 from core.methods.bubblerag.ablations import ABLATIONS
-from core.methods.bubblerag.config import ALPHA_PRESETS, BubbleConfig
+from core.methods.bubblerag.config import ALPHA_PRESETS, BubbleConfig, bubble_budget
 from core.methods.bubblerag.diagnosis import STAGES, diagnose
 from core.methods.bubblerag.expansion import (
            CEG,
@@ -32,4 +32,4 @@ __all__ = ["ALPHA_PRESETS", "CEG", "METHOD", "AnchorGroup", "AnchorGroups", "Bub
 METHOD: Method[BubbleConfig, BubbleResult] = Method(
     "bubblerag", "BubbleRAG", "BubbleRAG §3, Algorithm 1", run=run, config=BubbleConfig, stages=STAGES,
     diagnose=diagnose, page="pages/bubble_anchors.py",
-    ablations=ABLATIONS, intros=INTROS, highlights=highlights)
+    ablations=ABLATIONS, intros=INTROS, highlights=highlights, budget=bubble_budget)

@@ -35,6 +35,12 @@ Evidence format (ReG §4.2): ``evidence_format="triples"`` is the paper's prompt
 serialized as a triple list + passages); ``"chains"`` replaces the triple list with the same triples
 reorganized into ReG evidence chains; ``"passages"`` drops the skeleton. The passages are the same in
 all three, and the answer step records the token counts of every variant.
+
+What the answer is handed (:class:`core.methods.answering.AnswerContext`, recorded in the step's
+``data["context"]``): the source chunks (its chunks) and the WordPiece tokens of the skeleton and the
+chunks as the prompt shows them. Under a comparison budget's tokens (``max_tokens``,
+:mod:`core.methods.budget`) the skeleton's triples, best CEG first, then the chunks, best first, go in while
+they fit (:func:`budget_context`); without one, all of them (the paper's context).
 """
 
 from __future__ import annotations
@@ -48,6 +54,7 @@ import numpy as np
 from core.backends.base import LLM, Embedder, Reranker
 from core.backends.llm import check_answer
 from core.graph.reader import GraphLike, read_ahead
+from core.methods.answering import AnswerContext, count_evidence, fit_count
 from core.methods.base import Backends, RankedChunk
 from core.methods.bubblerag import prompts
 from core.methods.bubblerag.reasoning import ReasoningExpansion
@@ -171,14 +178,63 @@ _SKELETON = "Reasoning skeleton (triples from the evidence graph):"
 _CHAIN_SKELETON = "Reasoning skeleton (evidence chains from the evidence graph, entity → [relation] → entity):"
 
 
+def skeleton_order(evidence: EvidenceGraph) -> list[int]:
+    """G_final's edges as the skeleton lists them: best CEG first, then by edge id."""
+    return sorted(evidence.edges, key=lambda e: (evidence.edge_rank.get(e, 99), e))
+
+
+def _chain_lines(query: str, evidence: EvidenceGraph, graph: GraphLike, edges: Sequence[int]) -> list[str]:
+    from core.methods.evidence.chains import reorganize, triples_from_edges
+    from core.methods.evidence.linking import link_query_entities
+
+    ts = triples_from_edges(graph, list(edges), [1.0 / evidence.edge_rank.get(e, 99) for e in edges])
+    return reorganize(ts, link_query_entities(query, graph).names).lines()
+
+
+@dataclass(frozen=True)
+class BudgetedContext:
+    """The part of the §3.6 context a comparison budget leaves: the skeleton's edges and the chunks."""
+
+    edges: tuple[int, ...]  #: skeleton edges, in skeleton order
+    chunks: tuple[EvidenceChunk, ...]  #: source chunks, best first
+    tokens: int  #: WordPiece tokens of the skeleton lines and the chunk lines as the prompt shows them
+    dropped: int  #: triples and chunks the budget left out
+
+
+def budget_context(query: str, evidence: EvidenceGraph, graph: GraphLike, chunks: Sequence[EvidenceChunk], *,
+                   evidence_format: str = "triples", max_tokens: int | None = None) -> BudgetedContext:
+    """The skeleton triples (best CEG first) and the source chunks (best first) that fit in ``max_tokens``
+    WordPiece tokens, skeleton first as the prompt orders them, each part ending at its first piece that
+    does not fit; everything with ``max_tokens=None`` (the paper's context). With ``"chains"`` the kept
+    triples' chains are counted (fewer triples while they do not fit); with ``"passages"`` there is no
+    skeleton."""
+    order = skeleton_order(evidence) if evidence_format != "passages" else []
+    lines = [f"- {graph.edge_text(e)}" for e in order]
+    sizes = count_evidence(lines)
+    k = fit_count(sizes, max_tokens)
+    used = int(sum(sizes[:k]))
+    if evidence_format == "chains" and order:
+        used = int(sum(count_evidence([f"- {x}" for x in _chain_lines(query, evidence, graph, order[:k])])))
+        while max_tokens is not None and k > 0 and used > max_tokens:
+            k -= 1
+            used = int(sum(count_evidence([f"- {x}" for x in _chain_lines(query, evidence, graph, order[:k])])))
+    text = [(graph.chunk(c.chunk_id).title, graph.chunk(c.chunk_id).text) for c in chunks]
+    csizes = count_evidence(prompts.passage_lines(text, prompts.ANSWER_PASSAGE_CHARS))
+    n = fit_count(csizes, max_tokens, used=used)
+    return BudgetedContext(tuple(order[:k]), tuple(chunks[:n]), used + int(sum(csizes[:n])),
+                           (len(order) - k) + (len(chunks) - n))
+
+
 def evidence_format_prompts(query: str, evidence: EvidenceGraph, graph: GraphLike,
-                            ctx: Sequence[tuple[str, str]], llm: LLM) -> tuple[dict[str, str], dict[str, object]]:
-    """The §3.6 prompt in the three evidence formats, and the trace data (token counts, chains)."""
+                            ctx: Sequence[tuple[str, str]], llm: LLM, *,
+                            edges: Sequence[int] | None = None) -> tuple[dict[str, str], dict[str, object]]:
+    """The §3.6 prompt in the three evidence formats, and the trace data (token counts, chains); ``edges``:
+    the skeleton's edges in order (default all of G_final's, :func:`skeleton_order`)."""
     from core.backends.tokens import count_tokens
     from core.methods.evidence.chains import reorganize, triples_from_edges
     from core.methods.evidence.linking import link_query_entities
 
-    order = sorted(evidence.edges, key=lambda e: (evidence.edge_rank.get(e, 99), e))
+    order = list(edges) if edges is not None else skeleton_order(evidence)
     ts = triples_from_edges(graph, order, [1.0 / evidence.edge_rank.get(e, 99) for e in order])
     linked = link_query_entities(query, graph).names
     reorg = reorganize(ts, linked)
@@ -205,12 +261,14 @@ def generate_answer(query: str, evidence: EvidenceGraph, graph: GraphLike, chunk
                     qvec: np.ndarray, preview: Sequence[str], llm: LLM, embedder: Embedder, *, max_chunks: int = 15,
                     fill_with_preview: bool = False, max_tokens: int = 256, trace: Trace | None = None,
                     evidence_format: str = "triples", chunk_ranking: str = "support",
-                    reranker: Reranker | None = None) -> EvidenceAnswer:
+                    reranker: Reranker | None = None, answer_tokens: int | None = None,
+                    budget: str = "own") -> EvidenceAnswer:
     """Serialize G_final + its chunks into the hybrid context and answer (§3.6).
 
     ``evidence_format`` picks the skeleton: "triples" (paper), "chains" (ReG §4.2) or "passages".
     ``reranker`` scores the sentences of an extractive answer (``none`` mode or an unusable LLM
-    answer); without one they are scored by the embedder's cosine.
+    answer); without one they are scored by the embedder's cosine. ``max_tokens`` / ``budget``: a
+    comparison budget's tokens and name (:func:`budget_context`; the chunk count is ``max_chunks``).
     """
     if evidence_format not in ("passages", "triples", "chains"):
         from core.errors import ConfigError
@@ -222,8 +280,11 @@ def generate_answer(query: str, evidence: EvidenceGraph, graph: GraphLike, chunk
                                   fill_with_preview=fill_with_preview, ranking=chunk_ranking)
     read_ahead(graph, edges=evidence.edges, chunk_ids=[c.chunk_id for c in chunks])
     triples = evidence.triples(graph)
-    ctx = [(graph.chunk(c.chunk_id).title, graph.chunk(c.chunk_id).text) for c in chunks]
-    variants, fmt_data = evidence_format_prompts(query, evidence, graph, ctx, llm)
+    fit = budget_context(query, evidence, graph, chunks, evidence_format=evidence_format, max_tokens=answer_tokens)
+    handed = fit.chunks
+    ctx = [(graph.chunk(c.chunk_id).title, graph.chunk(c.chunk_id).text) for c in handed]
+    variants, fmt_data = evidence_format_prompts(query, evidence, graph, ctx, llm,
+                                                 edges=fit.edges if answer_tokens is not None else None)
     res = ask_text(llm, prompts.ANSWER_SYSTEM, variants[evidence_format], max_tokens=max_tokens, step=step,
                    stream=True)
     rejected = ""
@@ -232,7 +293,7 @@ def generate_answer(query: str, evidence: EvidenceGraph, graph: GraphLike, chunk
     if check is not None and check.ok:
         text, by = check.text, "llm"
     else:
-        pick = extractive_pick(query, evidence, graph, chunks, Backends(embedder, llm, reranker))
+        pick = extractive_pick(query, evidence, graph, handed, Backends(embedder, llm, reranker))
         text, by = pick.text, "extractive"
         if check is not None:
             rejected = str(res.data)[:2000]
@@ -241,7 +302,14 @@ def generate_answer(query: str, evidence: EvidenceGraph, graph: GraphLike, chunk
                  "triples": triples[:50], "evidence_format": evidence_format, "chunk_ranking": chunk_ranking,
                  **fmt_data,
                  "chunks": [{"id": c.chunk_id, "title": graph.chunk(c.chunk_id).title, "source": c.source,
-                             "support": round(c.support, 4), "similarity": round(c.similarity, 4)} for c in chunks]}
+                             "support": round(c.support, 4), "similarity": round(c.similarity, 4)} for c in chunks],
+                 "context": AnswerContext(tuple(c.chunk_id for c in handed), fit.tokens, budget, max_chunks, answer_tokens,
+                                          evidence_format if evidence_format == "passages" else
+                                          f"{evidence_format} + passages", fit.dropped).data()}
+    if answer_tokens is not None and fit.dropped:
+        step.data["budget_note"] = (f"the answer budget of {answer_tokens:,} tokens held {len(fit.edges)} of "
+                                    f"{len(evidence.edges) if evidence_format != 'passages' else 0} skeleton triples "
+                                    f"and {len(handed)} of {len(chunks)} source chunks")
     if rejected:
         step.data["rejected_answer"] = rejected
     if pick is not None:

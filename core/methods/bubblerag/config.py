@@ -7,6 +7,7 @@ from typing import Literal
 
 from core.methods.base import Bounds, Check, MethodConfig
 from core.methods.base import knob as _f
+from core.methods.budget import Budget, answer_budget_knob, answer_tokens_knob, budget_checks
 
 #: α presets for the query semantics of §3.4 ("Supporting Diverse Query Semantics").
 ALPHA_PRESETS: dict[str, float] = {"AND": 10.0, "balanced": 1.0, "OR": 0.0}
@@ -107,6 +108,8 @@ class BubbleConfig(MethodConfig):
                                      "not stand for it, names groups that are one concept, and weighs them. Off = the "
                                      "paper's free grouping of all candidates, which a 1.5B model collapses into one "
                                      "group (benchmarks/README.md, 'LLM stages on the 1.5B model').")
+    answer_tokens: int | None = answer_tokens_knob()
+    answer_budget: str = answer_budget_knob()
 
     def checks(self) -> list[Check]:
         at_least_1 = "an integer >= 1"
@@ -129,4 +132,25 @@ class BubbleConfig(MethodConfig):
             ("time_budget_s", self.time_budget_s > 0, "a number of seconds > 0"),
             ("max_chunks", self.max_chunks >= 1, at_least_1),
             ("answer_max_tokens", self.answer_max_tokens >= 1, at_least_1),
+            *budget_checks(self),
         ]
+
+
+def bubble_budget(config: BubbleConfig, budget: Budget) -> BubbleConfig:
+    """How a comparison's answer budget (:mod:`core.methods.budget`) applies to BubbleRAG (§3.6: G_final's
+    triples and its source chunks go to the answer).
+
+    ``chunks`` → ``max_chunks`` (§4.1's own knob: 15), and the pre-retrieved ``k_chunks`` cut to it where
+    larger, since an early exit (§3.2) answers from those. ``tokens`` → ``answer_tokens``: the reasoning
+    skeleton's triples, best CEG first, then the source chunks, best first, while they fit (an early exit's
+    pre-retrieved chunks the same way). The triples are not counted as chunks: they come from the graph,
+    and the chunks beside them are the text the answer observes (§4.1's "text chunks").
+    """
+    changes: dict[str, object] = {}
+    if budget.chunks is not None:
+        changes["max_chunks"] = budget.chunks
+        if config.k_chunks > budget.chunks:
+            changes["k_chunks"] = budget.chunks
+    if budget.tokens is not None:
+        changes["answer_tokens"] = budget.tokens
+    return config.with_(**changes)

@@ -31,6 +31,7 @@ from core.errors import ConfigError, QueryError
 from core.graph.model import KnowledgeGraph
 from core.graph.reader import GraphLike, question_graph, read_ahead, whole_graph
 from core.index.workspace import Workspace
+from core.methods.answering import AnswerContext
 from core.methods.base import Backends, RankedChunk
 from core.methods.bubblerag.answer import EvidenceAnswer, EvidenceChunk, EvidenceGraph, generate_answer, unify
 from core.methods.bubblerag.candidates import Candidates, retrieve_candidates
@@ -175,11 +176,16 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
     llm = backends.llm
 
     pre = pre_retrieve(query, qvec, workspace, llm, k=cfg.k_chunks, check=cfg.sufficiency_check,
-                       tight_json=cfg.tight_json, trace=trace, graph=graph, enabled=cfg.pre_retrieval)
+                       tight_json=cfg.tight_json, trace=trace, graph=graph, enabled=cfg.pre_retrieval,
+                       max_tokens=cfg.answer_tokens)
     if pre.sufficient:
         chunks = tuple(EvidenceChunk(c, s, "preview", 0.0, s) for c, s in zip(pre.chunk_ids, pre.scores))
+        # what the answer was handed: the chunks the sufficiency check saw and answered from
+        context = AnswerContext(pre.context_ids, pre.shown_tokens, cfg.answer_budget, cfg.k_chunks, cfg.answer_tokens,
+                                "passages", len(pre.chunk_ids) - len(pre.context_ids))
         trace.add("early_exit", "Pre-retrieved chunks were sufficient: graph traversal skipped",
-                  {"answer": pre.answer, "reason": pre.reason, "by": "llm" if llm.available else "heuristic"},
+                  {"answer": pre.answer, "reason": pre.reason, "by": "llm" if llm.available else "heuristic",
+                   "context": context.data()},
                   section="BubbleRAG §3.2")  # the sufficiency check's answer: judged as an LLM answer
         return BubbleResult(query, cfg, pre, None, None, None, None, None, None, None, (), None, None, chunks,
                             pre.answer, "early exit", True, trace)
@@ -229,7 +235,7 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
                                   max_chunks=cfg.max_chunks, fill_with_preview=cfg.fill_with_preview,
                                   max_tokens=cfg.answer_max_tokens, trace=trace,
                                   evidence_format=cfg.evidence_format, chunk_ranking=cfg.chunk_ranking,
-                                  reranker=backends.reranker)
+                                  reranker=backends.reranker, answer_tokens=cfg.answer_tokens, budget=cfg.answer_budget)
     return BubbleResult(query, cfg, pre, kws, spec, relax, cands, groups, local, expansion, ranked, reasoning, evidence,
                         ans.chunks, ans.text, ans.by, False, trace, node_cost=node_cost)
 

@@ -28,6 +28,7 @@ import numpy as np
 from core.backends.base import LLM
 from core.graph.reader import GraphLike, read_ahead
 from core.index.workspace import Workspace
+from core.methods.answering import count_evidence, fit_count
 from core.methods.bubblerag import prompts
 from core.methods.llm_steps import ask_json
 from core.replay import pin_search
@@ -42,6 +43,14 @@ class PreRetrieval:
     answer: str
     reason: str
     checked: bool  #: whether an LLM judged sufficiency
+    #: the chunks the sufficiency check was shown (an early exit answers from them): all of ``chunk_ids``
+    #: unless a comparison budget's tokens cut them; None: every one of ``chunk_ids``
+    shown: tuple[str, ...] | None = None
+    shown_tokens: int = 0  #: their WordPiece tokens as the check's prompt shows them
+
+    @property
+    def context_ids(self) -> tuple[str, ...]:
+        return self.chunk_ids if self.shown is None else self.shown
 
 
 def _grounded(answer: str, chunks: list[tuple[str, str]]) -> bool:
@@ -51,7 +60,7 @@ def _grounded(answer: str, chunks: list[tuple[str, str]]) -> bool:
 
 def pre_retrieve(query: str, qvec: np.ndarray, workspace: Workspace, llm: LLM, *, k: int = 5,
                  check: bool = True, tight_json: bool = True, trace: Trace | None = None,
-                 graph: GraphLike | None = None, enabled: bool = True) -> PreRetrieval:
+                 graph: GraphLike | None = None, enabled: bool = True, max_tokens: int | None = None) -> PreRetrieval:
     """Top-``k`` chunks by cosine to the query, then (optionally) the LLM sufficiency check.
 
     Returns
@@ -61,6 +70,9 @@ def pre_retrieve(query: str, qvec: np.ndarray, workspace: Workspace, llm: LLM, *
         no chunk (nothing is retrieved: the §4.3 ablation "w/o Schema Relaxation").
 
     ``graph``: the question's graph (default the workspace's; a store view reads only the chunks it needs).
+    ``max_tokens`` (a comparison budget's tokens, :mod:`core.methods.budget`): the check is shown the top
+    chunks, best first, while their WordPiece tokens fit, since an early exit answers from them; the later
+    stages still read every pre-retrieved chunk as their preview.
     """
     if not enabled:
         reason = "pre-retrieval off: no chunk is retrieved before anchor selection (BubbleRAG §4.3, w/o Schema Relaxation)"
@@ -80,8 +92,12 @@ def pre_retrieve(query: str, qvec: np.ndarray, workspace: Workspace, llm: LLM, *
         ids = tuple(g.chunks[int(j)].id for j in i[0])
         scores = tuple(float(x) for x in s[0])
     sufficient, answer, reason, checked = False, "", "", False
-    if check and ids:
-        chunks = [(g.chunk(c).title, g.chunk(c).text) for c in ids]
+    every = [(g.chunk(c).title, g.chunk(c).text) for c in ids]
+    sizes = count_evidence(prompts.passage_lines(every))
+    k = fit_count(sizes, max_tokens)
+    shown, shown_tokens = ids[:k], int(sum(sizes[:k]))
+    if check and shown:
+        chunks = every[:k]
         out = ask_json(llm, prompts.SYSTEM, prompts.sufficiency_prompt(query, chunks),
                        prompts.sufficiency_schema(tight_json), max_tokens=prompts.STAGE_MAX_TOKENS["preretrieval"],
                        step=step)
@@ -102,7 +118,11 @@ def pre_retrieve(query: str, qvec: np.ndarray, workspace: Workspace, llm: LLM, *
         reason = "sufficiency check disabled"
     step.data = {"chunks": [{"id": c, "title": g.chunk(c).title, "score": sc} for c, sc in zip(ids, scores)],
                  "sufficient": sufficient, "answer": answer, "reason": reason, "checked": checked}
+    if k < len(ids):
+        step.data["shown_to_check"] = list(shown)
+        step.data["budget_note"] = (f"the answer budget of {max_tokens:,} tokens showed the sufficiency check "
+                                    f"{k} of {len(ids)} pre-retrieved chunks")
     step.seconds = time.perf_counter() - t0
     if trace is not None:
         trace.steps.append(step)
-    return PreRetrieval(ids, scores, sufficient, answer, reason, checked)
+    return PreRetrieval(ids, scores, sufficient, answer, reason, checked, shown, shown_tokens)

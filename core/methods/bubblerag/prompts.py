@@ -38,6 +38,16 @@ def _passages(chunks: Sequence[tuple[str, str]], limit: int = PREVIEW_CHARS) -> 
     return "\n".join(f"[{i + 1}] {t}: {' '.join(x.split())[:limit]}" for i, (t, x) in enumerate(chunks))
 
 
+def passage_lines(chunks: Sequence[tuple[str, str]], limit: int = PREVIEW_CHARS) -> list[str]:
+    """Each ``(title, text)`` passage as a prompt line shows it (without its ``[i]`` number): what a comparison
+    budget counts of it (:mod:`core.methods.budget`)."""
+    return [f"{t}: {' '.join(x.split())[:limit]}" for t, x in chunks]
+
+
+#: Characters of a source passage the answer prompt shows (§3.6).
+ANSWER_PASSAGE_CHARS = 900
+
+
 def preview_block(query: str, chunks: Sequence[tuple[str, str]]) -> str:
     """The opening every preview-reading stage shares: the question, then the preview passages."""
     return (f"Question: {query}\n\nPreview passages (retrieved by similarity; they may or may not be relevant):\n"
@@ -181,7 +191,7 @@ ANSWER_SYSTEM = ("You answer questions from retrieved evidence: a knowledge-grap
 
 def answer_prompt(query: str, triples: Sequence[str], chunks: Sequence[tuple[str, str]]) -> str:
     sk = "\n".join(f"- {t}" for t in triples) or "- (none)"
-    return (f"Reasoning skeleton (triples from the evidence graph):\n{sk}\n\nSource passages:\n{_passages(chunks, 900)}\n\n"
+    return (f"Reasoning skeleton (triples from the evidence graph):\n{sk}\n\nSource passages:\n{_passages(chunks, ANSWER_PASSAGE_CHARS)}\n\n"
             f"Question: {query}\nAnswer:")
 
 

@@ -68,6 +68,11 @@ class EvidencePrompts:
     linked: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
 
+    def evidence_text(self, fmt: str) -> str:
+        """The evidence block of ``fmt`` as its prompt shows it: the triple lines ("triples"), the chain lines
+        ("chains"); what a comparison budget counts (:class:`core.methods.answering.AnswerContext`)."""
+        return self.reorg.text() if fmt == "chains" else render_triples(self.triples)
+
     def trace_data(self) -> dict[str, Any]:
         """What the answer step records (JSON-ready)."""
         t, c = self.tokens.get("triples", 0), self.tokens.get("chains", 0)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from core.graph.passage_graph import PassageGraph, passage_graph
 from core.methods.base import Method
 from core.methods.fastinsight.ablations import ABLATIONS
-from core.methods.fastinsight.config import FastInsightConfig
+from core.methods.fastinsight.config import FastInsightConfig, fastinsight_budget
 from core.methods.fastinsight.diagnosis import STAGES, diagnose
 from core.methods.fastinsight.granker import GRankerResult, granker, granker_scores, propagation_matrix
 from core.methods.fastinsight.intros import INTROS
@@ -41,4 +41,4 @@ __all__ = [
 METHOD: Method[FastInsightConfig, FastInsightRun] = Method(
     "fastinsight", "FastInsight (GRanker + STeX)", "FastInsight §3, Algorithms 1-3", run=run, config=FastInsightConfig,
     stages=STAGES, diagnose=diagnose, needs_reranker=True, page="pages/granker.py",
-    ablations=ABLATIONS, intros=INTROS, prepare=PREPARATION)
+    ablations=ABLATIONS, intros=INTROS, prepare=PREPARATION, budget=fastinsight_budget)

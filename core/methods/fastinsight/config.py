@@ -9,6 +9,7 @@ import numpy as np
 
 from core.graph.passage_graph import DEFAULT_MAX_ENTITY_PASSAGES
 from core.methods.base import Bounds, Check, MethodConfig
+from core.methods.budget import Budget, answer_budget_knob, answer_tokens_knob, budget_checks, passage_budget
 from core.methods.fastinsight.loop import OnExhausted
 from core.methods.fastinsight.node_graph import NODE_TEXT_CHARS
 
@@ -55,6 +56,8 @@ class FastInsightConfig(MethodConfig):
     evidence_format: Literal["passages", "triples", "chains"] = field(default="passages", metadata={
         "help": "Answer prompt evidence (ReG §4.2): the passages, the KG triples of those passages as a raw list, "
                 "or the same triples as ReG evidence chains. Token counts of every format are recorded."})
+    answer_tokens: int | None = answer_tokens_knob()
+    answer_budget: str = answer_budget_knob()
 
     def checks(self) -> list[Check]:
         return [
@@ -66,4 +69,14 @@ class FastInsightConfig(MethodConfig):
             ("max_entity_passages", self.max_entity_passages >= 2, "an integer >= 2"),
             ("node_text_chars", self.node_text_chars >= 16, "an integer >= 16"),
             ("answer_passages", self.answer_passages >= 1, "an integer >= 1"),
+            *budget_checks(self),
         ]
+
+
+def fastinsight_budget(config: FastInsightConfig, budget: Budget) -> FastInsightConfig:
+    """How a comparison's answer budget (:mod:`core.methods.budget`) applies to FastInsight: like every
+    passage method (:func:`~core.methods.budget.passage_budget`: ``chunks`` → ``answer_passages`` and the
+    ranked list's ``top_k``; ``tokens`` → ``answer_tokens``), with the node budget ``b_max`` raised to
+    ``top_k`` where lower, so the loop retrieves that many passages (§3.2)."""
+    out = passage_budget(config, budget)
+    return out.with_(b_max=out.top_k) if out.top_k > out.b_max else out

@@ -21,7 +21,6 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -308,7 +307,8 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
     top = passages_src.passages(ranked)
     ans = record_answer(trace, query, top, backends, max_passages=cfg.answer_passages,
                         evidence_format=cfg.evidence_format,
-                        evidence=partial(passages_src.evidence, query, top, backends.llm, max_passages=cfg.answer_passages))
+                        evidence=passages_src.evidence_for(query, backends.llm),
+                        max_tokens=cfg.answer_tokens, budget=cfg.answer_budget)
     node_ranking = tuple(int(v) for v in ranking) if use_nodes else ()
     return FastInsightRun("fastinsight", query, ranked, ans.text, trace, f"{reranker.name} ({reranker.model_id})",
                           reranker.description, bool(reranker.linear_head), engine, retrieved, cfg,

@@ -37,7 +37,7 @@ from __future__ import annotations
 from core.methods.base import Method
 from core.methods.evidence.chains import EvidenceChain, Reorganization, Triple, reorganize
 from core.methods.reg.ablations import ABLATIONS
-from core.methods.reg.config import RegConfig, TrainConfig
+from core.methods.reg.config import RegConfig, TrainConfig, reg_budget
 from core.methods.reg.diagnosis import STAGES, diagnose
 from core.methods.reg.intros import INTROS
 from core.methods.reg.models import stamp, trained_on
@@ -49,4 +49,4 @@ __all__ = ["METHOD", "EvidenceChain", "RegConfig", "RegResult", "Reorganization"
 METHOD: Method[RegConfig, RegResult] = Method(
     "reg", "ReG triple retriever + evidence chains", "ReG §4, Appendix D", run=run, config=RegConfig, stages=STAGES,
     diagnose=diagnose, page="pages/evidence_chains.py",
-    ablations=ABLATIONS, intros=INTROS, stamp=stamp, trained_on=trained_on)
+    ablations=ABLATIONS, intros=INTROS, stamp=stamp, trained_on=trained_on, budget=reg_budget)

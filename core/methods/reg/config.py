@@ -7,6 +7,7 @@ from typing import Literal
 
 from core.methods.base import Check, MethodConfig
 from core.methods.base import knob as _f
+from core.methods.budget import Budget, answer_budget_knob, answer_chunks_knob, answer_tokens_knob, budget_checks
 
 
 @dataclass(frozen=True)
@@ -46,9 +47,13 @@ class RegConfig(MethodConfig):
     untrained: Literal["cosine", "error"] = _f(
         "cosine", "Without a trained retriever: 'cosine' scores triples by query–triple cosine (a recorded "
                   "fallback); 'error' raises, naming `egx train-reg`.")
+    answer_chunks: int | None = answer_chunks_knob()
+    answer_tokens: int | None = answer_tokens_knob()
+    answer_budget: str = answer_budget_knob()
 
     def checks(self) -> list[Check]:
         return [
+            *budget_checks(self),
             ("hops", 1 <= self.hops <= 6, "an integer in [1, 6]"),
             ("region_max_nodes", self.region_max_nodes >= 1, "an integer >= 1"),
             ("max_candidates", self.max_candidates >= 1, "an integer >= 1"),
@@ -57,6 +62,26 @@ class RegConfig(MethodConfig):
             ("max_chunks", self.max_chunks >= 1, "an integer >= 1"),
             ("answer_passages", self.answer_passages >= 1, "an integer >= 1"),
         ]
+
+
+def reg_budget(config: RegConfig, budget: Budget) -> RegConfig:
+    """How a comparison's answer budget (:mod:`core.methods.budget`) applies to ``reg``, by its evidence format.
+
+    Chains or triples (the default; App. E hands the answer its top-K triples): ``chunks`` → ``answer_chunks``,
+    the kept triples, best first, come from at most that many passages (the passages its triples come from are
+    its chunks); ``tokens`` → ``answer_tokens``, the most top triples whose chains (or triple lines) fit.
+    Passages: ``chunks`` → ``answer_passages``; ``tokens`` → ``answer_tokens`` over the provenance passages,
+    best first. Either way ``max_chunks`` (the provenance list retrieval metrics read, and the passages the
+    passage format draws from) becomes the chunk count. Both knobs are set, so the format can change after.
+    """
+    changes: dict[str, object] = {}
+    if budget.chunks is not None:
+        changes.update(answer_chunks=budget.chunks, answer_passages=budget.chunks, max_chunks=budget.chunks)
+    elif budget.tokens is not None:
+        changes["answer_passages"] = config.max_chunks  # every provenance passage may go in while the tokens last
+    if budget.tokens is not None:
+        changes["answer_tokens"] = budget.tokens
+    return config.with_(**changes)
 
 
 @dataclass(frozen=True)

@@ -28,8 +28,9 @@ already loaded and its CSR arrays are read directly, as before.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -225,17 +226,30 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
         trace.add("synonym_edges", "Synonym edges among the kept triples", syn,
                   section="HippoRAG §3.1 (synonymy edges)")
 
-    with trace.timed("reorganize", f"ReG reorganization of {len(kept)} triples", section="ReG §4.2, App. D.4") as step:
-        ev = evidence_prompts(query, kept, graph=graph, query_entities=linked.names, max_length=cfg.max_length,
-                              answer_merge=cfg.answer_merge, entity_merge=cfg.entity_merge,
-                              keep_unanchored=cfg.keep_unanchored, llm=backends.llm)
-        r = ev.reorg
-        step.data = {**r.stats, "chains": [c.text() for c in r.chains], "truncated": r.truncated,
-                     "evidence_tokens": ev.tokens, "tokenizer": ev.tokenizer}
-
     cited = list(dict.fromkeys(c for u in units for e in u for c in graph.edge_chunks[e]))
     read_ahead(qgraph, chunk_ids=cited)
     chunks = {c: (qgraph.chunk(c).title, qgraph.chunk(c).text) for c in cited if c in qgraph.chunk_index}
+    sources = [list(dict.fromkeys(c for e in u for c in graph.edge_chunks[e] if c in chunks)) for u in units]
+    reorg_kw = dict(graph=graph, query_entities=linked.names, max_length=cfg.max_length, answer_merge=cfg.answer_merge,
+                    entity_merge=cfg.entity_merge, keep_unanchored=cfg.keep_unanchored, llm=backends.llm)
+    chosen = list(range(len(kept)))
+    if cfg.evidence_format != "passages" and (cfg.answer_chunks is not None or cfg.answer_tokens is not None):
+        chosen = budget_triples(query, kept, sources, cfg, reorg_kw)
+    given = [kept[i] for i in chosen]
+
+    title = f"ReG reorganization of {len(given)} triples" + (f" (of {len(kept)}, the answer budget)"
+                                                                 if len(given) < len(kept) else "")
+    with trace.timed("reorganize", title, section="ReG §4.2, App. D.4") as step:
+        ev = evidence_prompts(query, given, **reorg_kw)  # type: ignore[arg-type]
+        r = ev.reorg
+        step.data = {**r.stats, "chains": [c.text() for c in r.chains], "truncated": r.truncated,
+                     "evidence_tokens": ev.tokens, "tokenizer": ev.tokenizer}
+        if len(given) < len(kept):
+            step.data["budget_note"] = (f"the answer budget ({cfg.answer_budget}) kept the top {len(given)} of "
+                                        f"{len(kept)} triples (" + ", ".join(
+                                            [*([f"from at most {cfg.answer_chunks} passages"] if cfg.answer_chunks else []),
+                                             *([f"{cfg.answer_tokens:,} tokens of {cfg.evidence_format}"]
+                                               if cfg.answer_tokens else [])]) + ")")
     best: dict[str, float] = {}
     for t, u in zip(local, units):
         for c in (c for e in u for c in graph.edge_chunks[e]):
@@ -250,8 +264,54 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
         ev.prompts["passages"] = ptxt
         ev.tokens["passages"] = count_tokens([bprompts.ANSWER_SYSTEM + "\n" + ptxt], backends.llm)[0][0]
     ans = record_answer(trace, query, passages, backends, max_passages=cfg.answer_passages,
-                        evidence_format=cfg.evidence_format, evidence=ev)
+                        evidence_format=cfg.evidence_format, evidence=ev, max_tokens=cfg.answer_tokens,
+                        budget=cfg.answer_budget,
+                        evidence_chunks=list(dict.fromkeys(c for i in chosen for c in sources[i])),
+                        evidence_max_chunks=cfg.answer_chunks)
     ends = [int(x) for t in local for x in (graph.edge_head[t.edge], graph.edge_tail[t.edge])]  # triple-score order
     nodes = tuple(dict.fromkeys(int(v) for v in region.global_nodes(np.asarray(ends, dtype=np.int64)).tolist()))
     return RegResult("reg", query, ranked, ans.text, trace, cfg, linked, scorer, int(edges.size), tuple(kept), ev.reorg,
                      nodes)
+
+
+def budget_triples(query: str, kept: Sequence[Triple], sources: Sequence[Sequence[str]], cfg: RegConfig,
+                   reorg_kw: dict[str, Any]) -> list[int]:
+    """The kept triples (indices, best first) a comparison budget (:mod:`core.methods.budget`) hands the answer
+    in the triple or chain format.
+
+    ``answer_chunks``: triples best first while the passages they come from (``sources``) stay within that
+    many — a triple that would add one past it is left out, a later one from passages already in still goes
+    in (its chunks are the passages its triples come from). ``answer_tokens``: then the most top triples
+    whose evidence — the triple lines, or their reorganized chains — fits in that many WordPiece tokens.
+    """
+    from core.methods.answering import count_evidence, fit_count
+
+    chosen = list(range(len(kept)))
+    if cfg.answer_chunks is not None:
+        inside: list[str] = []
+        chosen = []
+        for i, src in enumerate(sources):
+            new = [c for c in src if c not in inside]
+            if len(inside) + len(new) <= cfg.answer_chunks:
+                inside += new
+                chosen.append(i)
+    if cfg.answer_tokens is None or not chosen:
+        return chosen
+    budget = cfg.answer_tokens
+    if cfg.evidence_format != "chains":
+        return chosen[:fit_count(count_evidence([kept[i].text() for i in chosen]), budget)]
+
+    def tokens(n: int) -> int:
+        ev = evidence_prompts(query, [kept[i] for i in chosen[:n]], **reorg_kw)
+        return count_evidence([ev.evidence_text("chains")])[0]
+
+    # chains of more triples take more tokens (nearly always: merging can shorten them), so bisect for the
+    # largest prefix that fits; every prefix kept was counted, so the handed chains never pass the budget
+    lo, hi = 0, len(chosen)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if tokens(mid) <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    return chosen[:lo]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from core.methods.base import Method
 from core.methods.sgrag.ablations import ABLATIONS
-from core.methods.sgrag.config import DominanceConfig, SGRAGConfig
+from core.methods.sgrag.config import DominanceConfig, SGRAGConfig, sgrag_budget
 from core.methods.sgrag.diagnosis import STAGES, diagnose
 from core.methods.sgrag.intros import INTROS
 from core.methods.sgrag.pipeline import PREPARATION, SGRAGResult, prepare, run, stamp
@@ -21,4 +21,4 @@ __all__ = ["METHOD", "DominanceConfig", "QNode", "QueryGraph", "SGRAGConfig", "S
 METHOD: Method[SGRAGConfig, SGRAGResult] = Method(
     "sgrag", "SG-RAG (structure-guided subgraph matching)", "SG-RAG §4, Appendices C-F, K, M", run=run,
     config=SGRAGConfig, stages=STAGES, diagnose=diagnose, page="pages/subgraph.py",
-    ablations=ABLATIONS, intros=INTROS, prepare=PREPARATION, stamp=stamp)
+    ablations=ABLATIONS, intros=INTROS, prepare=PREPARATION, stamp=stamp, budget=sgrag_budget)

@@ -13,6 +13,13 @@ asked again) and the stage falls back visibly.
 the best-ranked subgraph (all distinct bindings are kept in ``bindings``); after the 1-hop
 fallback, the neighbour adjacent to the most known entities (ties: most query-similar), or "Unable to
 determine" when there is none.
+
+What the answer is handed (:class:`core.methods.answering.AnswerContext`, the step's ``data["context"]``):
+the passages its context's triples come from (each edge's provenance chunks) and the WordPiece tokens of
+its sentences. A comparison budget (:mod:`core.methods.budget`) adds two limits: ``answer_chunks`` — an
+edge whose passages would take the context past that many is left out (with its nodes' descriptions,
+unless another edge brings them) — and ``answer_tokens``, the sentences' WordPiece tokens, next to the
+paper's whole-prompt ``context_tokens``.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ import numpy as np
 from core.backends.base import LLM
 from core.backends.llm import check_answer
 from core.graph.model import KnowledgeGraph
+from core.methods.answering import AnswerContext
 from core.methods.llm_steps import ask_json
 from core.methods.sgrag import prompts
 from core.methods.sgrag.assembly import Assembly
@@ -73,6 +81,33 @@ class Context:
     dropped_pieces: int
     tokenizer: str
     descriptions: int  #: node-description sentences in the context
+    chunk_ids: tuple[str, ...] = ()  #: the passages the context's edges come from, in context order
+    evidence_tokens: int = 0  #: WordPiece tokens of the sentences (what a comparison budget counts)
+    dropped_edges: int = 0  #: edges a comparison budget's chunk count left out
+
+
+def edge_passages(graph: KnowledgeGraph, e: int) -> list[str]:
+    """The passages edge ``e`` comes from (its provenance chunks the workspace holds)."""
+    return [c for c in graph.edge_chunks[e] if c in graph.chunk_index]
+
+
+def _within_chunks(groups: list[tuple[int, ...]], graph: KnowledgeGraph, max_chunks: int) -> tuple[list[tuple[int, ...]], int]:
+    """The groups' edges, best first, whose passages keep the context within ``max_chunks`` passages (an edge
+    that would pass it is left out; a later one from passages already in still goes in)."""
+    kept: list[str] = []
+    left_out: set[int] = set()
+    seen: set[int] = set()
+    for eids in groups:
+        for e in eids:
+            if e in seen:
+                continue
+            seen.add(e)
+            new = [c for c in dict.fromkeys(edge_passages(graph, e)) if c not in kept]
+            if len(kept) + len(new) > max_chunks:
+                left_out.add(e)
+            else:
+                kept += new
+    return [tuple(e for e in eids if e not in left_out) for eids in groups], len(left_out)
 
 
 def _groups(assembly: Assembly) -> list[tuple[int, ...]]:
@@ -82,7 +117,7 @@ def _groups(assembly: Assembly) -> list[tuple[int, ...]]:
 
 
 def build_context(query: str, assembly: Assembly, graph: KnowledgeGraph, *, budget: int = 1200,
-                  llm: LLM | None = None) -> Context:
+                  llm: LLM | None = None, max_chunks: int | None = None, max_tokens: int | None = None) -> Context:
     """Relation sentences and node descriptions of all matched subgraphs under ``budget`` tokens (§4.4, §5).
 
     SG-RAG §4.4: γ "extracts semantic labels and descriptions from all subgraphs g ∈ S"; §5 fixes the
@@ -92,13 +127,20 @@ def build_context(query: str, assembly: Assembly, graph: KnowledgeGraph, *, budg
     labels the answer may use, the question — stays within ``budget`` tokens, counted with the answering
     model's tokenizer when it has one (:func:`core.backends.tokens.count_tokens`); the first piece that
     does not fit ends the context, and the final prompt is re-counted and cut until it fits.
+
+    A comparison budget (:mod:`core.methods.budget`) adds ``max_chunks`` — the context's edges come from at
+    most that many passages (:func:`_within_chunks`) — and ``max_tokens``, the sentences' WordPiece tokens
+    (the evidence every method's budget counts), checked with the whole prompt's.
     """
-    from core.backends.tokens import count_tokens
+    from core.backends.tokens import WORDPIECE, count_tokens
 
     pieces: list[tuple[str, int | None, int | None]] = []  # (sentence, edge or None, subgraph index)
     seen_e: set[int] = set()
     seen_v: set[int] = set()
     groups = _groups(assembly)
+    dropped_edges = 0
+    if max_chunks is not None:
+        groups, dropped_edges = _within_chunks(groups, graph, max_chunks)
     for gi, eids in enumerate(groups):
         nodes: list[int] = []
         for e in eids:
@@ -124,12 +166,14 @@ def build_context(query: str, assembly: Assembly, graph: KnowledgeGraph, *, budg
 
     counts, tokenizer = count_tokens([prompt(0), *(p for p, _, _ in pieces)], llm)
     base, sizes = counts[0], counts[1:]
-    k, used = 0, base
-    for size, (_, edge, _) in zip(sizes, pieces):
+    wp = sizes if tokenizer == WORDPIECE else count_tokens([p for p, _, _ in pieces], None)[0]
+    k, used, ev_used = 0, base, 0
+    for size, wsize, (_, edge, _) in zip(sizes, wp, pieces):
         extra = size + (_label_tokens(graph, edge) if edge is not None else 0)
-        if used + extra > budget:
+        if used + extra > budget or (max_tokens is not None and ev_used + wsize > max_tokens):
             break
         used += extra
+        ev_used += wsize
         k += 1
     total = count_tokens([prompt(k)], llm)[0][0]
     while k > 0 and total > budget:  # the sum of parts is an estimate; the whole prompt is what counts
@@ -137,8 +181,10 @@ def build_context(query: str, assembly: Assembly, graph: KnowledgeGraph, *, budg
         total = count_tokens([prompt(k)], llm)[0][0]
     kept = pieces[:k]
     complete = sum(1 for gi in range(len(groups)) if all(i < k for i, p in enumerate(pieces) if p[2] == gi))
-    return Context(tuple(e for _, e, _ in kept if e is not None), tuple(p for p, _, _ in kept), total, budget,
-                   len(groups), complete, len(pieces) - k, tokenizer, sum(1 for _, e, _ in kept if e is None))
+    edges = tuple(e for _, e, _ in kept if e is not None)
+    passages = tuple(dict.fromkeys(c for e in edges for c in edge_passages(graph, e)))
+    return Context(edges, tuple(p for p, _, _ in kept), total, budget, len(groups), complete, len(pieces) - k,
+                   tokenizer, sum(1 for _, e, _ in kept if e is None), passages, int(sum(wp[:k])), dropped_edges)
 
 
 def _labels(graph: KnowledgeGraph, eids: list[int]) -> list[str]:
@@ -157,7 +203,8 @@ def _label_tokens(graph: KnowledgeGraph, e: int) -> int:
 
 def generate_answer(query: str, qg: QueryGraph, assembly: Assembly, graph: KnowledgeGraph, llm: LLM, *,
                     node_vecs: np.ndarray | None = None, qvec: np.ndarray | None = None, max_tokens: int = 128,
-                    context_tokens: int = 1200, trace: Trace | None = None) -> SubgraphAnswer:
+                    context_tokens: int = 1200, trace: Trace | None = None, answer_chunks: int | None = None,
+                    answer_tokens: int | None = None, budget: str = "own") -> SubgraphAnswer:
     """γ: Table 15 prompt over the matched subgraphs (or g''), restricted to their entity labels.
 
     Parameters
@@ -170,18 +217,27 @@ def generate_answer(query: str, qg: QueryGraph, assembly: Assembly, graph: Knowl
         The KG.
     llm
         ``none`` → the UNK binding (exact) or the fallback heuristic.
+    answer_chunks, answer_tokens, budget
+        A comparison budget's limits and name (:func:`build_context`; None: the paper's context).
     """
     tr = trace if trace is not None else Trace("sgrag", query)
     with tr.timed("answer", "Answer (Table 15 prompt, restricted to matched entity labels)",
                   section="SG-RAG §4.4, App. I, Table 15") as step:
-        ctx = build_context(query, assembly, graph, budget=context_tokens, llm=llm)
+        ctx = build_context(query, assembly, graph, budget=context_tokens, llm=llm, max_chunks=answer_chunks,
+                            max_tokens=answer_tokens)
         eids = list(ctx.edges)
         paragraph = prompts.relation_paragraph(list(ctx.pieces))
         allowed = _labels(graph, eids)
         step.data.update({"context_tokens": ctx.tokens, "context_budget": ctx.budget, "tokenizer": ctx.tokenizer,
                           "subgraphs_total": ctx.subgraphs_total, "subgraphs_in_context": ctx.subgraphs_used,
                           "pieces_dropped": ctx.dropped_pieces,
-                          "descriptions": ctx.descriptions})
+                          "descriptions": ctx.descriptions,
+                          "context": AnswerContext(ctx.chunk_ids, ctx.evidence_tokens, budget, answer_chunks,
+                                                   answer_tokens, "subgraph triples",
+                                                   ctx.dropped_pieces + ctx.dropped_edges).data()})
+        if ctx.dropped_edges:
+            step.data["budget_note"] = (f"the answer budget of {answer_chunks} passages left out {ctx.dropped_edges} "
+                                        "matched edges whose passages did not fit")
         if ctx.dropped_pieces:
             step.data["context_note"] = (f"the context budget of {ctx.budget} tokens (SG-RAG §5) held {len(ctx.pieces)} of "
                              f"{len(ctx.pieces) + ctx.dropped_pieces} relation/description sentences "

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from core.errors import ConfigError
 from core.methods.base import Bounds, Check, MethodConfig
 from core.methods.base import knob as _f
+from core.methods.budget import Budget, answer_budget_knob, answer_chunks_knob, answer_tokens_knob, budget_checks
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,9 @@ class SGRAGConfig(MethodConfig):
                                    "tokens per query'): relation sentences and node descriptions of all matched "
                                    "subgraphs, best first, until it is full (enforced, recorded in the trace).")
     seed: int = _f(0, "Seed of the dominance model, the semantic projection and sampled substructures.")
+    answer_chunks: int | None = answer_chunks_knob()
+    answer_tokens: int | None = answer_tokens_knob()
+    answer_budget: str = answer_budget_knob()
 
     def validate(self) -> None:
         """The rules of :class:`MethodConfig`, worded the way the SG-RAG page and its tests know them."""
@@ -79,7 +83,26 @@ class SGRAGConfig(MethodConfig):
             ("answer_max_tokens", self.answer_max_tokens >= 1, "an integer >= 1"),
             ("context_tokens", self.context_tokens >= 100, "an integer >= 100 (the prompt's instructions alone "
                                                            "take ~100 tokens)"),
+            *budget_checks(self),
         ]
+
+
+def sgrag_budget(config: SGRAGConfig, budget: Budget) -> SGRAGConfig:
+    """How a comparison's answer budget (:mod:`core.methods.budget`) applies to SG-RAG, whose answer reads
+    the matched subgraphs' triples (§4.4, Table 15).
+
+    ``chunks`` → ``answer_chunks``: the context's triples come from at most that many passages (the passages
+    its triples come from are its chunks), and ``max_chunks`` (the provenance list retrieval metrics read).
+    ``tokens`` → ``context_tokens``, the paper's own whole-prompt window (§5: 1,200 tokens; instructions and
+    question included, so SG-RAG's evidence is under the budget by their size), and ``answer_tokens``, the
+    evidence cap every method shares (WordPiece), so its context's tokens are counted as every other's.
+    """
+    changes: dict[str, object] = {}
+    if budget.chunks is not None:
+        changes.update(answer_chunks=budget.chunks, max_chunks=budget.chunks)
+    if budget.tokens is not None:
+        changes.update(context_tokens=budget.tokens, answer_tokens=budget.tokens)
+    return config.with_(**changes)
 
 
 @dataclass(frozen=True)

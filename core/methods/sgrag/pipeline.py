@@ -295,7 +295,8 @@ def run(query: str, workspace: Workspace, *, config: SGRAGConfig | None = None, 
         asm = fallback_neighbourhood(graph, known_nodes, edge_vecs, qvec, max_edges=cfg.max_fallback_edges,
                                      reason=reason, trace=trace)
     ans = generate_answer(query, qg, asm, graph, backends.llm, node_vecs=node_vecs, qvec=qvec,
-                          max_tokens=cfg.answer_max_tokens, context_tokens=cfg.context_tokens, trace=trace)
+                          max_tokens=cfg.answer_max_tokens, context_tokens=cfg.context_tokens, trace=trace,
+                          answer_chunks=cfg.answer_chunks, answer_tokens=cfg.answer_tokens, budget=cfg.answer_budget)
     chunks = _ranked_chunks(graph, asm, edge_vecs, qvec, cfg.max_chunks)
     return SGRAGResult(query, cfg, qg, norm, dec, comp, matches, asm, ans, chunks, trace)
 

@@ -1,0 +1,88 @@
+"""The answer budget on the pages that compare methods (Compare, Benchmark): its select and what each method
+handed its answer under it (:mod:`core.methods.budget`, :mod:`core.eval.context`).
+
+A budget is one setting for every method of a comparison: a preset quoting its paper's protocol, or a
+custom chunk / token count. Each method maps it onto its own knobs (its package's hook), so a page only
+passes the chosen budget on; a method page (one method, alone) never offers it and runs the paper default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import streamlit as st
+
+from components import state as S
+from components.ui import error_text, md_escape
+from core.errors import EgxError
+from core.eval.context import budget_line
+from core.methods.answering import AnswerContext, context_of
+from core.methods.budget import BUDGETS, FORMS, Budget, parse_budget
+
+CUSTOM = "custom"
+
+#: The select's help: every preset's protocol, quoted from its paper.
+BUDGET_HELP = ("How much evidence every method may hand to its answer, so the comparison is like for like. "
+               + " ".join(f"**{b.name}** — {b.source}" for b in BUDGETS.values())
+               + " **custom** — your own: N chunks (10), N tokens (1500tok) or both (10,1500tok). Tokens are "
+               "counted offline with WordPiece; a method whose evidence is triples counts the passages they come "
+               "from as its chunks.")
+
+
+def _label(name: str) -> str:
+    return f"{name} — {BUDGETS[name].label}" if name in BUDGETS else "custom…"
+
+
+def budget_select(container: Any, *, scope: str, key: str, custom_key: str) -> Budget | None:
+    """The "Budget" select (presets and custom) drawn in ``container``; the chosen budget, or None (with the
+    error shown) when the custom text is not a budget."""
+    choice = S.keep(key, container.selectbox("Budget", [*BUDGETS, CUSTOM], key=S.bind(key, "own", scope=scope),
+                                             format_func=_label, help=BUDGET_HELP))
+    if choice != CUSTOM:
+        return BUDGETS[str(choice)]
+    text = S.keep(custom_key, container.text_input("Custom budget", key=S.bind(custom_key, "10", scope=scope),
+                                                   help=f"Use {FORMS}."))
+    try:
+        return parse_budget(str(text))
+    except EgxError as exc:
+        container.error(md_escape(error_text(exc)))
+        return None
+
+
+def _handed(ctx: AnswerContext | None) -> str:
+    return "not recorded" if ctx is None else f"{ctx.chunks} chunk{'s' if ctx.chunks != 1 else ''} / {ctx.tokens:,} tok"
+
+
+def context_caption(budget: Budget, results: Mapping[str, Any]) -> None:
+    """The comparison's budget and, per method, the chunks and tokens its answer was handed."""
+    per = " · ".join(f"{md_escape(m)} {_handed(context_of(r))}" for m, r in results.items())
+    own = ("each method's own paper default — not a like-for-like context; pick a budget to give every method the "
+           "same" if budget.own else f"{md_escape(budget.label)} ({budget.limits()}) for every method")
+    st.caption(f"**Answer budget: {md_escape(budget.name)}** — {own}. Handed to the answer (WordPiece tokens of "
+               f"evidence): {per or 'no method ran'}.")
+
+
+def context_columns(result: Any) -> dict[str, Any]:
+    """The Compare summary row's context cells: chunks and tokens handed to the answer."""
+    ctx = context_of(result)
+    return {} if ctx is None else {"ctx chunks": ctx.chunks, "ctx tokens": ctx.tokens}
+
+
+def run_context_cells(method_summary: Mapping[str, Any]) -> dict[str, Any]:
+    """A loaded benchmark's summary row cells of what one method handed its answer (median and max over the
+    questions); none for a run made before contexts were recorded."""
+    c = method_summary.get("context")
+    if not c:
+        return {}
+    return {"ctx chunks (median)": c["chunks"]["median"], "ctx chunks (max)": c["chunks"]["max"],
+            "ctx tokens (median)": c["tokens"]["median"], "ctx tokens (max)": c["tokens"]["max"]}
+
+
+def run_caption(summary: Mapping[str, Any]) -> None:
+    """A loaded benchmark's budget in one caption, with what its context columns mean."""
+    note = (" ctx chunks / ctx tokens: what each method handed its answer (median and max over the questions; "
+            "WordPiece tokens of evidence); ctx recall / ctx all gold: the gold passages in it."
+            if any(s.get("context") for s in summary.get("methods", {}).values()) else
+            " This run recorded no answer contexts (made before they were recorded).")
+    st.caption(md_escape(budget_line(summary)) + note)

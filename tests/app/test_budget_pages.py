@@ -1,0 +1,57 @@
+"""The answer budget on the Compare and Benchmark pages: chosen next to the methods, shown with what each method
+handed its answer (AppTest)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from components import state as S
+from core.eval.report import RESULTS
+from tests.app.helpers import plain, run_page
+
+
+def test_compare_page_runs_every_method_under_the_chosen_budget(home):
+    at = run_page("pages/compare.py")
+    at.multiselect(key=S.widget_key(S.COMPARE_METHODS, "compare")).set_value(["dense", "sgrag", "reg"]).run()
+    own = at.dataframe[0].value.set_index("method")
+    assert (own["ctx chunks"] > 0).all() and own.loc["dense", "ctx chunks"] == 5  # each method's paper default
+    assert any(plain(c.value).startswith("**Answer budget: own** — each method's own paper default") for c in at.caption)
+    assert at.number_input(key=S.widget_key(S.COMPARE_CUT, "compare")).value == 5
+    box = at.selectbox(key=S.widget_key(S.COMPARE_BUDGET, "compare"))
+    assert "bubblerag" in box.options[1] and "§4.1" in (box.help or "")  # the help quotes each paper's protocol
+    box.set_value("fastinsight").run()
+    assert not at.exception, [e.value for e in at.exception]
+    budgeted = at.dataframe[0].value.set_index("method")
+    assert (budgeted["ctx chunks"] <= 10).all() and budgeted.loc["dense", "ctx chunks"] == 10
+    caption = next(plain(c.value) for c in at.caption if plain(c.value).startswith("**Answer budget: fastinsight**"))
+    assert "dense 10 chunks /" in caption and "reg " in caption and "sgrag " in caption
+    assert at.number_input(key=S.widget_key(S.COMPARE_CUT, "compare")).value == 10  # the cut follows the budget
+    at.selectbox(key=S.widget_key(S.COMPARE_BUDGET, "compare")).set_value("custom").run()
+    at.text_input(key=S.widget_key(S.COMPARE_BUDGET_CUSTOM, "compare")).set_value("many").run()
+    assert any("Budget 'many' is not a budget" in e.value for e in at.error)
+
+
+@pytest.mark.parametrize("isolated", ["1", "0"])  # in a worker process (the default), and in the server's
+def test_benchmark_page_runs_under_a_budget_and_shows_what_was_handed(home, monkeypatch, isolated):
+    monkeypatch.setenv("EGX_BUILD_ISOLATED", isolated)
+    at = run_page("pages/benchmark.py")
+    at.multiselect(key=S.widget_key(S.BENCH_METHODS, "bench")).set_value(["dense", "ppr"])
+    at.number_input(key=S.widget_key(S.BENCH_LIMIT, "bench")).set_value(2)
+    at.selectbox(key=S.widget_key(S.BENCH_BUDGET, "bench")).set_value("custom").run()
+    at.text_input(key=S.widget_key(S.BENCH_BUDGET_CUSTOM, "bench")).set_value("3,300tok").run()
+    name = at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).value
+    assert name == "demo-hashing-none-3-300tok"  # its own run name: never resumed under another budget
+    at.button(key=S.BENCH_RUN).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    out = home / "runs" / name
+    assert json.loads((out / "run.json").read_text())["settings"]["budget"] == "3,300tok"
+    recs = [json.loads(x) for x in (out / RESULTS).read_text().splitlines()]
+    assert len(recs) == 4 and all(r["context"]["chunks"] <= 3 and r["context"]["tokens"] <= 300 for r in recs)
+    summary = at.dataframe[0].value.set_index("method")
+    assert (summary["ctx chunks (max)"] <= 3).all() and (summary["ctx tokens (max)"] <= 300).all()
+    assert "ctx recall" in summary.columns
+    assert any(plain(c.value).startswith("Answer budget: 3,300tok — custom: ≤ 3 chunks, ≤ 300 tokens") for c in at.caption)
+    table = at.dataframe[2].value  # the per-question table says the budget and the context of every row
+    assert set(table["budget"]) == {"3,300tok"} and (table["context chunks"] <= 3).all()
