@@ -19,14 +19,21 @@ through the work's own cleanup (a workspace build deletes its temporary folder; 
 the JSONL lines already written). Work that waits on something slow without reporting (an LLM
 attempt) reads :attr:`Job.cancel_event` itself (:func:`core.backends.llm.question_scope`).
 
+When the process exits normally (the server's Ctrl-C or SIGTERM: Streamlit stops and the interpreter
+exits), every manager's running jobs are cancelled and waited for, up to :data:`EXIT_WAIT_S` seconds, so
+each worker process is killed and its half-written output removed the way the Cancel button does; a
+process killed outright takes its workers along through their parent-death signal (:mod:`core.workers`).
+
 Pure Python: no Streamlit here (``components/resources.py`` holds the per-server instance).
 """
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -40,6 +47,10 @@ KEEP_FINISHED = 32
 #: An ETA is shown once this many seconds of progress were measured, and this much of the work done.
 ETA_MIN_SECONDS = 2.0
 ETA_MIN_FRACTION = 0.01
+
+#: Seconds an exiting process waits for its cancelled jobs to end (a worker is killed within its poll, 0.1 s;
+#: a method run stops at its next progress report or LLM poll).
+EXIT_WAIT_S = 10.0
 
 _ids = itertools.count(1)
 #: A new job's message until it reports its first step.
@@ -238,6 +249,7 @@ class JobManager:
         self._lock = threading.Lock()
         self._jobs: dict[str, Job] = {}  # newest job per key
         self._keep = keep_finished
+        _MANAGERS.add(self)
 
     def submit(self, key: str, title: str, fn: Callable[[Job], Any], *, kind: str = "job",
                restart: bool = True, join: bool = True) -> Job:
@@ -313,6 +325,20 @@ class JobManager:
         done = sorted((j for j in self._jobs.values() if j.finished), key=lambda j: j.id)
         for j in done[:max(0, len(done) - self._keep)]:
             del self._jobs[j.key]
+
+
+#: every live manager of this process, for the exit below (weakly: a manager dropped by its owner goes)
+_MANAGERS: weakref.WeakSet[JobManager] = weakref.WeakSet()
+
+
+@atexit.register
+def _cancel_at_exit() -> None:
+    """Cancel the running jobs of every manager when the process exits, and wait for them (bounded): job
+    threads are daemons, which the interpreter would otherwise freeze mid-work, leaving their workers'
+    temporary output behind."""
+    deadline = time.monotonic() + EXIT_WAIT_S
+    for manager in list(_MANAGERS):
+        manager.shutdown(max(0.0, deadline - time.monotonic()))
 
 
 def format_seconds(seconds: float | None) -> str:
