@@ -20,7 +20,7 @@ the JSONL lines already written). Work that waits on something slow without repo
 attempt) reads :attr:`Job.cancel_event` itself (:func:`core.backends.llm.question_scope`).
 
 When the process exits normally (the server's Ctrl-C or SIGTERM: Streamlit stops and the interpreter
-exits), every manager's running jobs are cancelled and waited for, up to :data:`EXIT_WAIT_S` seconds, so
+exits), every job still running is cancelled and waited for, up to :data:`EXIT_WAIT_S` seconds, so
 each worker process is killed and its half-written output removed the way the Cancel button does; a
 process killed outright takes its workers along through their parent-death signal (:mod:`core.workers`).
 
@@ -131,6 +131,7 @@ class Job:
 
     # ------------------------------------------------------------------ running
     def start(self) -> Job:
+        _STARTED.add(self)
         self._thread.start()
         return self
 
@@ -249,7 +250,6 @@ class JobManager:
         self._lock = threading.Lock()
         self._jobs: dict[str, Job] = {}  # newest job per key
         self._keep = keep_finished
-        _MANAGERS.add(self)
 
     def submit(self, key: str, title: str, fn: Callable[[Job], Any], *, kind: str = "job",
                restart: bool = True, join: bool = True) -> Job:
@@ -327,18 +327,22 @@ class JobManager:
             del self._jobs[j.key]
 
 
-#: every live manager of this process, for the exit below (weakly: a manager dropped by its owner goes)
-_MANAGERS: weakref.WeakSet[JobManager] = weakref.WeakSet()
+#: every job this process started that still exists (weakly: a finished job nobody keeps goes); a running
+#: job is held by its own thread
+_STARTED: weakref.WeakSet[Job] = weakref.WeakSet()
 
 
 @atexit.register
 def _cancel_at_exit() -> None:
-    """Cancel the running jobs of every manager when the process exits, and wait for them (bounded): job
-    threads are daemons, which the interpreter would otherwise freeze mid-work, leaving their workers'
-    temporary output behind."""
+    """Cancel the jobs still running when the process exits, and wait for them (bounded): job threads are
+    daemons, which the interpreter would otherwise freeze mid-work, their workers' half-written output left
+    behind."""
+    running = [j for j in list(_STARTED) if not j.finished]
+    for j in running:
+        j.cancel()
     deadline = time.monotonic() + EXIT_WAIT_S
-    for manager in list(_MANAGERS):
-        manager.shutdown(max(0.0, deadline - time.monotonic()))
+    for j in running:
+        j.wait(max(0.0, deadline - time.monotonic()))
 
 
 def format_seconds(seconds: float | None) -> str:

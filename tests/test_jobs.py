@@ -169,3 +169,38 @@ def test_finished_jobs_are_pruned_running_ones_kept() -> None:
 
 def test_format_seconds() -> None:
     assert [format_seconds(x) for x in (None, 4.4, 75.2, 3725)] == ["", "4 s", "1 min 15 s", "1 h 02 min"]
+
+
+#: A process whose job runs until cancelled (its cleanup writes argv[1]); the main thread leaves at once.
+EXITS_WITH_A_RUNNING_JOB = """
+import sys, time
+from pathlib import Path
+from core.jobs import JobManager
+
+def work(job):
+    try:
+        while True:
+            job.check()
+            time.sleep(0.05)
+    finally:
+        Path(sys.argv[1]).write_text(job.status().title)
+
+JobManager().submit("k", "Long work", work)
+print("running", flush=True)
+"""
+
+
+def test_a_process_that_exits_cancels_its_running_jobs_and_lets_them_clean_up(tmp_path) -> None:
+    """Job threads are daemons: without the exit hook the interpreter froze them mid-work, and a job's cleanup
+    (a worker killed, a half-built folder removed) never ran when the server stopped."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.procs_support import ROOT
+
+    marker = tmp_path / "cleaned"
+    out = subprocess.run([sys.executable, "-c", EXITS_WITH_A_RUNNING_JOB, str(marker)], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 0 and out.stdout.strip() == "running", out.stderr
+    assert marker.read_text() == "Long work"
