@@ -191,7 +191,8 @@ def descendants(pid: int | None = None) -> list[Any]:
 
 def tagged(tag: str) -> list[Any]:
     """The live processes whose environment holds ``EGX_PROC_TAG=<tag>`` (:data:`TAG_VAR`), this one left
-    out: a command started with the tag, and whatever it left behind wherever it was re-parented."""
+    out: a command started with the tag, and whatever it left behind wherever it was re-parented. (Not a
+    program that writes its process title over its environment, as ``redis-server`` does.)"""
     import psutil
 
     out = []

@@ -3,7 +3,9 @@ never a fixed sleep) until it has started what the test is about, end it one way
 is left of it.
 
 A child that outlived its owner is re-parented (to init or a subreaper) and is nobody's descendant any
-more, so what a command started is found by its tag (:func:`core.procs.tagged`), wherever it ended up.
+more, so what a command started is found by its tag (:func:`core.procs.tagged`), wherever it ended up. A
+program that writes its process title over its environment (``redis-server``) loses the tag: it is found by
+its working folder instead (:func:`working_in`).
 """
 
 from __future__ import annotations
@@ -83,9 +85,13 @@ class Owner:
     log: Path
     seen: Counter[str] = field(default_factory=Counter)  #: the kinds of process seen while it ran
     peak_mb: float = 0.0  #: their resident memory together, at the look that found the most
+    also: Callable[[], list[Any]] | None = None  #: finds those of its processes the tag misses
 
     def ours(self) -> list[Any]:
-        return tagged(self.tag)
+        found = {p.pid: p for p in tagged(self.tag)}
+        if self.also is not None:
+            found.update((p.pid, p) for p in self.also())
+        return list(found.values())
 
     def look(self) -> list[Any]:
         procs = self.ours()
@@ -129,7 +135,24 @@ class Owner:
         self.proc.wait(30)
 
 
-def start(cmd: Sequence[str], tmp: Path, env: dict[str, str] | None = None, *, name: str = "owner") -> Owner:
+def working_in(folder: Path) -> Callable[[], list[Any]]:
+    """A finder of the live processes whose working folder is ``folder`` or inside it."""
+    import psutil
+
+    def find() -> list[Any]:
+        out = []
+        for p in psutil.process_iter():
+            try:
+                if Path(p.cwd()).is_relative_to(folder) and p.status() != psutil.STATUS_ZOMBIE:
+                    out.append(p)
+            except (psutil.Error, OSError):
+                continue
+        return out
+    return find
+
+
+def start(cmd: Sequence[str], tmp: Path, env: dict[str, str] | None = None, *, name: str = "owner",
+          also: Callable[[], list[Any]] | None = None) -> Owner:
     """Start ``cmd`` from the repository root, tagged, in a new process group, its output in ``tmp/NAME.log``."""
     tag = new_tag()
     log = tmp / f"{name}.log"
@@ -137,7 +160,7 @@ def start(cmd: Sequence[str], tmp: Path, env: dict[str, str] | None = None, *, n
     with open(log, "wb") as out:
         proc = subprocess.Popen(list(cmd), cwd=ROOT, env=full, stdout=out, stderr=subprocess.STDOUT,
                                 start_new_session=True)
-    return Owner(proc, tag, log)
+    return Owner(proc, tag, log, also=also)
 
 
 def egx(*args: str) -> list[str]:
