@@ -17,7 +17,9 @@ spaCy pool workers and multiprocessing a parent watcher thread only (:func:`die_
 foreign programs (FalkorDB's           a tie (:func:`tied`): a small Python prelude arms
 ``redis-server``, the test servers)    ``PR_SET_PDEATHSIG`` and then ``exec``s the program, which keeps it
 local Ray                              Ray's own fate sharing (its head processes arm ``PR_SET_PDEATHSIG``;
-                                       its workers end with the raylet)
+                                       its workers end with the raylet), and a :class:`Sweeper` for its
+                                       agents, which outlived their raylet by a minute and more: a process
+                                       that kills them once its pipe from the owner closes
 =====================================  ======================================================================
 
 Why two mechanisms: the kernel's parent-death signal is immediate and needs nothing from the child, but
@@ -151,6 +153,80 @@ def tied(cmd: Sequence[str], *, sig: int = signal.SIGKILL) -> list[str]:
     if not can_tie():
         return list(cmd)
     return [sys.executable, "-I", "-c", _TIE, str(os.getpid()), str(int(sig)), *cmd]
+
+
+# The sweeper: every half second it looks at the owner's children whose command line holds the mark, and at
+# all their descendants, remembering each process it saw, until its input ends — the owner closed the pipe,
+# or ended however it ended, the kernel closing its end — then kills those still running (the same processes:
+# a process id may have been reused since). It remembers rather than looks at the end: by then the owner's
+# children may be gone and theirs re-parented out of the tree.
+_SWEEP = """\
+import os, select, sys
+import psutil
+owner, mark = int(sys.argv[1]), sys.argv[2]
+seen, fd = {}, sys.stdin.fileno()
+
+def look():
+    try:
+        kids = psutil.Process(owner).children()
+    except psutil.Error:
+        return
+    for kid in kids:
+        try:
+            if kid.pid == os.getpid() or mark not in " ".join(kid.cmdline()):
+                continue
+            for p in [kid, *kid.children(recursive=True)]:
+                seen.setdefault(p.pid, p.create_time())
+        except psutil.Error:
+            pass
+
+while not (select.select([fd], [], [], 0.5)[0] and not os.read(fd, 4096)):
+    look()
+look()
+killed = []
+for pid, created in seen.items():
+    try:
+        p = psutil.Process(pid)
+        if abs(p.create_time() - created) < 0.01:
+            p.kill()
+            killed.append(p)
+    except psutil.Error:
+        pass
+psutil.wait_procs(killed, timeout=5)
+"""
+
+
+class Sweeper:
+    """A small process that kills what this process started running ``mark`` (a program's folder: its command
+    line holds it) and everything those started in turn, once this process is gone — however it ended,
+    SIGKILL included — or when :meth:`close` is called: for processes the kernel cannot tie to this one
+    because another program starts them (local Ray's agents and workers, started by its raylet).
+
+    Start it before the program: it looks at this process's children every half second from then on,
+    remembering each process it saw in their trees. It waits on a pipe from this process (end of file: this
+    process closed it or ended), in a session of its own (a terminal's Ctrl-C must not take it first), and
+    ends once it has swept.
+    """
+
+    def __init__(self, mark: str) -> None:
+        import subprocess
+
+        self.mark = mark
+        self._proc: Any = subprocess.Popen([sys.executable, "-I", "-c", _SWEEP, str(os.getpid()), mark],
+                                           stdin=subprocess.PIPE, start_new_session=True)
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Sweep now: kill what is still running of it, and wait (bounded) for the sweeper to end."""
+        import subprocess
+
+        if self._proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                self._proc.stdin.close()
+        try:
+            self._proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
 
 
 def kill_tree(pid: int, *, include_self: bool = True, timeout: float = 5.0) -> list[int]:

@@ -151,6 +151,25 @@ def working_in(folder: Path) -> Callable[[], list[Any]]:
     return find
 
 
+def holding_files_in(folder: Path) -> Callable[[], list[Any]]:
+    """A finder of the live processes (other than this one) with a file open under ``folder``: Ray's, whose
+    titles replace their environment and command line, by their session folder (``RAY_TMPDIR``)."""
+    import psutil
+
+    def find() -> list[Any]:
+        out = []
+        for p in psutil.process_iter():
+            if p.pid == os.getpid():
+                continue
+            try:
+                if any(Path(f.path).is_relative_to(folder) for f in p.open_files()):
+                    out.append(p)
+            except (psutil.Error, OSError):
+                continue
+        return out
+    return find
+
+
 def start(cmd: Sequence[str], tmp: Path, env: dict[str, str] | None = None, *, name: str = "owner",
           also: Callable[[], list[Any]] | None = None) -> Owner:
     """Start ``cmd`` from the repository root, tagged, in a new process group, its output in ``tmp/NAME.log``."""
