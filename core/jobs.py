@@ -140,11 +140,11 @@ class Job:
         try:
             result = self._fn(self)
         except Cancelled as exc:
-            self._finish("cancelled", error=str(exc) or "Cancelled.", exc=exc)
+            self._finish("cancelled", error=str(exc) or "Cancelled.", exc=_released(exc))
         except EgxError as exc:
-            self._finish("failed", error=str(exc), exc=exc)
+            self._finish("failed", error=str(exc), exc=_released(exc))
         except BaseException as exc:  # a job thread must record its failure, never die silently
-            self._finish("failed", error=f"{type(exc).__name__}: {exc}", exc=exc)
+            self._finish("failed", error=f"{type(exc).__name__}: {exc}", exc=_released(exc))
         else:
             self._finish("done", result=result)
 
@@ -325,6 +325,22 @@ class JobManager:
         done = sorted((j for j in self._jobs.values() if j.finished), key=lambda j: j.id)
         for j in done[:max(0, len(done) - self._keep)]:
             del self._jobs[j.key]
+
+
+def _released(exc: BaseException) -> BaseException:
+    """``exc`` with the local variables of its traceback's frames (and its causes') cleared: a finished job keeps
+    its exception to re-raise, and the frames would keep what the work held alive as long as the job is listed —
+    an in-process build's spaCy pool (two workers, ~660 MB) for each of the last 32 jobs. File and line stay."""
+    import traceback
+
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if e.__traceback__ is not None:
+            traceback.clear_frames(e.__traceback__)
+        e = e.__cause__ or e.__context__
+    return exc
 
 
 #: every job this process started that still exists (weakly: a finished job nobody keeps goes); a running

@@ -204,3 +204,32 @@ def test_a_process_that_exits_cancels_its_running_jobs_and_lets_them_clean_up(tm
                          text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert out.returncode == 0 and out.stdout.strip() == "running", out.stderr
     assert marker.read_text() == "Long work"
+
+
+@pytest.mark.parametrize("ending", ["cancelled", "failed"])
+def test_a_finished_job_keeps_its_error_but_not_what_its_work_held(ending: str) -> None:
+    """The exception a finished job keeps (to re-raise) held its traceback's frames, and with them what the work
+    held: an in-process build's spaCy pool stayed running for as long as the job was listed."""
+    import gc
+    import weakref
+
+    class Held:
+        pass
+
+    refs: list[weakref.ref[Held]] = []
+
+    def work(job: Job) -> None:
+        held = Held()
+        refs.append(weakref.ref(held))
+        if ending == "cancelled":
+            job.cancel()
+            job.check()
+        raise WorkspaceError("the build stopped")
+
+    jobs = JobManager()
+    job = jobs.submit("k", "Work", work)
+    assert job.wait(5) and job.status().state == ending
+    gc.collect()
+    assert refs[0]() is None
+    with pytest.raises(Cancelled if ending == "cancelled" else WorkspaceError):
+        job.result()

@@ -151,8 +151,8 @@ class SpacyExtractor:
         extractor (:meth:`close`). The result equals the one-process result (tested).
 
         The workers end with this process however it ends (:func:`_start_worker`), and an interrupted
-        call (Ctrl-C, a ``kill`` turned into an interrupt, a cancelled job) kills them at once rather than
-        waiting for the batches they hold.
+        call (Ctrl-C, a ``kill`` turned into an interrupt, the Cancel of the app job it runs in) kills them at
+        once rather than waiting for the batches they hold.
         """
         from concurrent.futures import ProcessPoolExecutor
         from multiprocessing import get_context
@@ -169,6 +169,7 @@ class SpacyExtractor:
         notes: list[str] = []
         try:
             futures = [self._pool.submit(_extract_here, part, self.pipe_batch) for part in parts]
+            _wait_or_cancel(futures)
             results = [f.result() for f in futures]
         except BrokenProcessPool as exc:  # a worker died (killed, out of memory): do it here instead
             self.close(kill=True)  # the pool's other workers and its queues go too
@@ -183,6 +184,23 @@ class SpacyExtractor:
             triples.extend(res.triples)
             notes.extend(_renumber(n, k * step) for n in res.notes)
         return ExtractionResult(triples=triples, notes=tuple(notes))
+
+
+def _wait_or_cancel(futures: list[Any]) -> None:
+    """Wait for ``futures``; inside an app job (a build in the server's process), raise its
+    :class:`~core.errors.Cancelled` within a fifth of a second of its Cancel instead of after the batch."""
+    from concurrent.futures import FIRST_EXCEPTION, wait
+
+    from core.jobs import current_job
+
+    job = current_job()
+    pending = set(futures)
+    while pending:
+        _, pending = wait(pending, timeout=None if job is None else 0.2, return_when=FIRST_EXCEPTION)
+        if job is not None:
+            job.check()
+        if any(f.done() and f.exception() is not None for f in futures):
+            return  # the caller's f.result() raises it
 
 
 def _start_worker(parent_pid: int) -> None:

@@ -79,3 +79,19 @@ def test_workers_leave_ctrl_c_to_the_extracting_process() -> None:
         assert sorted(p.pid for p in _pool()) == sorted(p.pid for p in workers)
     finally:
         two.close()
+
+
+def test_cancel_of_an_app_job_stops_an_extraction_in_its_thread_at_once() -> None:
+    """A build in the server's own process (``EGX_BUILD_ISOLATED=0``) used to see its Cancel only after the
+    batch its pool was parsing; the wait for the pool now reads the job's cancel."""
+    from core.errors import Cancelled
+    from core.jobs import JobManager
+
+    two = SpacyExtractor(batch_size=2, n_process=2)
+    job = JobManager().submit("x", "Extract", lambda j: two.extract([PASSAGE] * 4000))
+    wait_until(lambda: len(_pool()) == 2, START_S, "two pool workers")
+    job.cancel()
+    assert job.wait(30) and job.status().state == "cancelled"
+    with pytest.raises(Cancelled):
+        job.result()
+    _gone("the Cancel of the job it ran in")
