@@ -177,3 +177,44 @@ def test_tagged_finds_what_a_command_started_and_counts_its_memory():
         p.kill()
         p.wait(10)
     assert wait_gone(lambda: tagged(tag), 10) == []
+
+
+#: An owner that starts a sweeper for programs run from a folder named "sweepme", then one such program, which
+#: starts a grandchild in a session of its own (as Ray's raylet starts its agents); prints both pids.
+OWNER_OF_A_SWEPT_TREE = """
+import subprocess, sys, time
+from core.procs import Sweeper
+sweeper = Sweeper("/sweepme/")
+time.sleep(0.2)
+code = "import subprocess, time; g = subprocess.Popen(['sleep', '300'], start_new_session=True); print(g.pid, flush=True); time.sleep(300)"
+child = subprocess.Popen([sys.executable, "-c", code, "/sweepme/"], stdout=subprocess.PIPE, text=True)
+grandchild = int(child.stdout.readline())
+other = subprocess.Popen(["sleep", "300"])
+time.sleep(1.5)  # three looks of the sweeper
+print(child.pid, grandchild, other.pid, flush=True)
+if sys.argv[1] == "close":
+    sweeper.close()
+    print("closed", flush=True)
+time.sleep(300)
+"""
+
+
+@pytest.mark.parametrize("how", ["owner killed", "close"])
+def test_a_sweeper_kills_the_marked_programs_and_what_they_started(how: str):
+    owner, (child, grandchild, other) = _owner(OWNER_OF_A_SWEPT_TREE, "close" if how == "close" else "kill")
+    try:
+        if how == "close":
+            assert owner.stdout is not None and owner.stdout.readline().strip() == "closed"
+        else:
+            owner.kill()
+            owner.wait(30)
+        assert not wait_gone(lambda: [p for p in (child, grandchild) if _alive(p)], 30)
+        if how == "close":
+            assert _alive(other)  # not a marked program: left to its owner
+    finally:
+        for pid in (child, grandchild, other):
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        if owner.poll() is None:
+            owner.kill()
+        owner.wait(30)
