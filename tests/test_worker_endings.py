@@ -101,12 +101,23 @@ def test_past_the_memory_cap_the_build_worker_and_its_pool_are_killed(tag: str, 
 
 def test_past_the_time_cap_a_benchmark_worker_is_killed(tag: str, tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("EGX_BENCH_TIMEOUT_S", "1")  # the worker is still importing by then
-    spec = {"workspace": str(tmp_path / "ws"), "methods": ["dense"], "embedder": "hashing", "llm": {"name": "none"},
-            "reranker": "", "out_dir": str(tmp_path / "run"), "limit": 5}
+    """The benchmark waits on an LLM endpoint that never answers, so it is still running at its 3 s cap however
+    fast this machine is."""
+    from core.backends.registry import get_embedder
+    from core.index.samples import ensure_sample_workspace
+    from tests.fake_openai import fake_openai_server, openai_env
+
+    ws = ensure_sample_workspace("demo", get_embedder("hashing"), root=tmp_path / "workspaces")
+    monkeypatch.setenv("EGX_BENCH_TIMEOUT_S", "3")
+    spec = {"workspace": str(ws.path), "methods": ["dense"], "embedder": "hashing",
+            "llm": {"name": "openai", "settings": None, "cache": False}, "reranker": "",
+            "out_dir": str(tmp_path / "run"), "limit": 5}
     pids: list[int] = []
-    with pytest.raises(WorkspaceError, match=r"ran past 1 s \(EGX_BENCH_TIMEOUT_S\) and was stopped"):
-        run_worker("bench", spec, words=Words("The benchmark", "Finished pairs are kept."), on_start=pids.append)
+    with fake_openai_server({"hang": True}) as server:
+        for k, v in openai_env(server).items():
+            monkeypatch.setenv(k, v)
+        with pytest.raises(WorkspaceError, match=r"ran past 3 s \(EGX_BENCH_TIMEOUT_S\) and was stopped"):
+            run_worker("bench", spec, words=Words("The benchmark", "Finished pairs are kept."), on_start=pids.append)
     assert pids
     _nothing_left(tag, "the time cap")
 
