@@ -15,17 +15,26 @@ functions, so ``import core`` and the default install never pull it in.
   line into ``results.jsonl`` as it arrives, under the benchmark's lock, so a kill keeps the finished
   pairs and a rerun resumes (:func:`core.eval.runner.run_benchmark`).
 * **Where**: no address starts a local Ray (``ray.init(num_cpus=…)``; session files under Ray's default
-  ``/tmp/ray``), shut down afterwards; ``HOST:PORT`` (the cluster's GCS, from ``ray status`` on the head
+  ``/tmp/ray``), shut down afterwards, its processes ending with this one however it ends (below);
+  ``HOST:PORT`` (the cluster's GCS, from ``ray status`` on the head
   node), ``auto`` (the cluster this machine belongs to) or ``ray://HOST:10001`` (Ray Client) connects to
   a running cluster, whose nodes need this project installed (same version) and the workspace folder at
   the same path. A Ray already initialized in this process (the tests) is used as it is.
 * **GPU-aware**: when the cluster has GPUs, every actor asks for one (``num_gpus=1``) and there are as
   many actors as GPUs by default; the embedders then pick CUDA (:mod:`core.backends.device`). Without
   GPUs, one CPU per actor and one actor per CPU.
+* **Lifecycle of a local Ray**: its head processes (GCS, raylet, monitors) end with this process through
+  Ray's own parent-death signal, and its workers with the raylet; its dashboard and runtime-env agents only
+  noticed their raylet's end and then waited a minute and more on the dead GCS. A :class:`core.procs.Sweeper`,
+  started before ``ray.init``, watches what Ray starts and kills every process it saw as soon as
+  :meth:`RayRunner.close` has shut Ray down, or this process is gone, SIGKILL included. ``ray.init``
+  replaces the SIGTERM handler with its own ``sys.exit``; a handler the command had installed (``egx``'s:
+  SIGTERM cleans up like Ctrl-C) is put back.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -59,6 +68,23 @@ CONNECT_TIMEOUT_S = 5.0
 _ENV_PREFIXES = ("EGX_", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
 _SECRET = re.compile(r"KEY|PASSWORD|TOKEN|SECRET", re.I)
 _HOST_PORT = re.compile(r"^(?:ray://)?(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(\d{1,5})$")
+
+
+@contextlib.contextmanager
+def _keep_sigterm_handler() -> Iterator[None]:
+    """Put back a SIGTERM handler of the command's own (a Python function) that ``ray.init`` replaced."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        yield
+    finally:
+        if callable(before):
+            signal.signal(signal.SIGTERM, before)
 
 
 def ray_module() -> Any:
@@ -255,6 +281,7 @@ class RayRunner:
         self._num_cpus = num_cpus
         self._ray: Any = None
         self._started = False
+        self._sweeper: Any = None
         self.workers = 0
         self.gpus_per_worker = 0.0
 
@@ -275,20 +302,22 @@ class RayRunner:
             env = {k: v for k, v in os.environ.items() if k.startswith(_ENV_PREFIXES) and not _SECRET.search(k)}
             common: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
                                       "logging_level": logging.WARNING, "runtime_env": {"env_vars": env}}
+            if self.address is None:  # before Ray starts anything: what the local Ray starts goes with this process
+                from core.procs import Sweeper
+
+                # every program of Ray's runs from its package folder (gcs_server, raylet, its Python scripts)
+                self._sweeper = Sweeper(f"{os.sep}ray{os.sep}")
             try:
-                if self.address is None:
-                    mb = int(os.environ.get("EGX_RAY_OBJECT_STORE_MB", DEFAULT_OBJECT_STORE_MB))
-                    ray.init(address="local", num_cpus=self._num_cpus or os.cpu_count() or 1,
-                             object_store_memory=mb * 1024 * 1024, **common)
-                else:
-                    ray.init(address=self.address, **common)
-            except ValueError as exc:
-                raise ScaleError(f"Ray could not start with these settings: {exc}") from None
-            except (ConnectionError, RuntimeError, TimeoutError) as exc:
-                where = f"the Ray cluster at {self.address!r}" if self.address else "a local Ray"
-                raise ScaleError(f"Could not connect to {where}: {exc}. Check the address (HOST:PORT of the head "
-                                 "node's GCS, ray://HOST:10001, or 'auto') and that the cluster runs the same Ray "
-                                 "version; or leave the address out to start a local Ray.") from None
+                with _keep_sigterm_handler():
+                    if self.address is None:
+                        mb = int(os.environ.get("EGX_RAY_OBJECT_STORE_MB", DEFAULT_OBJECT_STORE_MB))
+                        ray.init(address="local", num_cpus=self._num_cpus or os.cpu_count() or 1,
+                                 object_store_memory=mb * 1024 * 1024, **common)
+                    else:
+                        ray.init(address=self.address, **common)
+            except BaseException as exc:
+                self.close()  # what a failed start began
+                raise self._start_error(exc) from None
             self._started = True
         self._ray = ray
         ctx = ray.data.DataContext.get_current()
@@ -301,11 +330,28 @@ class RayRunner:
         self.gpus_per_worker = 1.0 if gpus >= 1 else 0.0
         self.workers = self._want_workers or max(1, gpus if gpus >= 1 else cpus)
 
+    def _start_error(self, exc: BaseException) -> BaseException:
+        """What a failed ``ray.init`` raises here: a :class:`ScaleError` in words a user can act on, else ``exc``."""
+        if isinstance(exc, ValueError):
+            return ScaleError(f"Ray could not start with these settings: {exc}")
+        if isinstance(exc, (ConnectionError, RuntimeError, TimeoutError)):
+            where = f"the Ray cluster at {self.address!r}" if self.address else "a local Ray"
+            return ScaleError(f"Could not connect to {where}: {exc}. Check the address (HOST:PORT of the head node's "
+                              "GCS, ray://HOST:10001, or 'auto') and that the cluster runs the same Ray version; or "
+                              "leave the address out to start a local Ray.")
+        return exc
+
     def close(self) -> None:
-        """Shut down the Ray this runner started (a Ray it found running is left as it was)."""
-        if self._started and self._ray is not None:
-            self._ray.shutdown()
-        self._started = False
+        """Shut down the Ray this runner started (a Ray it found running is left as it was); of a local Ray,
+        every process is gone when this returns."""
+        sweeper, self._sweeper = self._sweeper, None
+        try:
+            if self._started and self._ray is not None:
+                self._ray.shutdown()
+        finally:
+            self._started = False
+            if sweeper is not None:
+                sweeper.close()
 
     def _need(self) -> Any:
         if self._ray is None:

@@ -13,7 +13,11 @@ runs such work in a child Python process instead and watches it:
   the kind's cap (``EGX_BUILD_MEMORY_MB``, ``EGX_BENCH_MEMORY_MB``, ``EGX_TRAIN_MEMORY_MB``; default 4096);
 * **time**: the whole run must end within the kind's time cap (``…_TIMEOUT_S``; default 3600 s, a
   benchmark 6 h);
-* **cancel**: a set ``cancel`` event kills the child (and what it started) at once.
+* **cancel**: a set ``cancel`` event kills the child (and what it started) at once;
+* **owner gone**: the child ends with the thread that started it — the kernel's parent-death signal and a
+  parent watcher (:func:`core.procs.die_with_parent`), armed first thing in the child — so a server killed
+  outright (SIGKILL, the out-of-memory killer) leaves no worker behind. A cancel, a cap or an interrupt of the
+  watching thread kills the child's whole tree (its process group and any descendant outside it).
 
 What a kind does lives with its code and is found by name in :data:`KINDS` (``"module:function"``, imported
 in the child only): ``task(spec, progress) -> dict`` gets the JSON spec and a ``progress(message, fraction)``
@@ -140,6 +144,8 @@ def worker_threads() -> int:
 #: onnxruntime and llama.cpp via the project's own ``EGX_THREADS``, :func:`core.backends.device.cpu_threads`)
 THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS",
                "VECLIB_MAXIMUM_THREADS", "EGX_THREADS")
+#: the variable that tells a worker which process started it (:func:`core.procs.die_with_parent`)
+PARENT_VAR = "EGX_WORKER_PARENT"
 
 
 def child_env(threads: int) -> dict[str, str]:
@@ -149,6 +155,7 @@ def child_env(threads: int) -> dict[str, str]:
     for var in THREAD_VARS:
         env[var] = str(threads)
     env["TOKENIZERS_PARALLELISM"] = "false"  # HF tokenizers would start a pool of their own
+    env[PARENT_VAR] = str(os.getpid())  # the child watches this process and ends with it
     return env
 
 
@@ -310,7 +317,11 @@ def run_worker(kind: str, spec: Mapping[str, Any], *, words: Words, limits: Work
 
 
 def kill(child: subprocess.Popen[str]) -> None:
-    """End the child and anything it started (its own process group)."""
+    """End the child and anything it started: its descendants (found first, so none escapes by being
+    re-parented, even one that left the group) and its own process group."""
+    from core.procs import kill_tree
+
+    kill_tree(child.pid, include_self=False, timeout=0.0)  # the child itself: below, and reaped by its Popen
     try:
         os.killpg(child.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -365,6 +376,11 @@ def probe_task(spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    from core.procs import die_with_parent
+
+    parent = os.environ.get(PARENT_VAR, "")
+    if parent.isdigit():  # before anything slow: a server killed while this starts leaves nothing running
+        die_with_parent(int(parent))
     raw = json.loads(sys.stdin.read())
     lower_priority(int(raw.get("nice", DEFAULT_NICE)), idle=bool(raw.get("idle", False)))
     kind = str(raw.get("kind", ""))

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from core.procs import tied
+
 MODEL_ALIAS = "qwen2.5-coder-0.5b-instruct"
 START_TIMEOUT_S = 90.0  #: loading the 0.5B model takes ~3 s alone; a loaded 2-core machine takes longer
 
@@ -69,7 +71,8 @@ def llama_server(tmp: Path, *, n_ctx: int = 4096, threads: int | None = None) ->
            "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", str(threads),
            "--verbose", "False"]
     with open(log, "wb") as fh:
-        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, start_new_session=True)
+        # tied: ends with the test run even when that is killed outright (its 1.7 GB would stay otherwise)
+        proc = subprocess.Popen(tied(cmd), stdout=fh, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + START_TIMEOUT_S

@@ -169,3 +169,67 @@ def test_finished_jobs_are_pruned_running_ones_kept() -> None:
 
 def test_format_seconds() -> None:
     assert [format_seconds(x) for x in (None, 4.4, 75.2, 3725)] == ["", "4 s", "1 min 15 s", "1 h 02 min"]
+
+
+#: A process whose job runs until cancelled (its cleanup writes argv[1]); the main thread leaves at once.
+EXITS_WITH_A_RUNNING_JOB = """
+import sys, time
+from pathlib import Path
+from core.jobs import JobManager
+
+def work(job):
+    try:
+        while True:
+            job.check()
+            time.sleep(0.05)
+    finally:
+        Path(sys.argv[1]).write_text(job.status().title)
+
+JobManager().submit("k", "Long work", work)
+print("running", flush=True)
+"""
+
+
+def test_a_process_that_exits_cancels_its_running_jobs_and_lets_them_clean_up(tmp_path) -> None:
+    """Job threads are daemons: without the exit hook the interpreter froze them mid-work, and a job's cleanup
+    (a worker killed, a half-built folder removed) never ran when the server stopped."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.procs_support import ROOT
+
+    marker = tmp_path / "cleaned"
+    out = subprocess.run([sys.executable, "-c", EXITS_WITH_A_RUNNING_JOB, str(marker)], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 0 and out.stdout.strip() == "running", out.stderr
+    assert marker.read_text() == "Long work"
+
+
+@pytest.mark.parametrize("ending", ["cancelled", "failed"])
+def test_a_finished_job_keeps_its_error_but_not_what_its_work_held(ending: str) -> None:
+    """The exception a finished job keeps (to re-raise) held its traceback's frames, and with them what the work
+    held: an in-process build's spaCy pool stayed running for as long as the job was listed."""
+    import gc
+    import weakref
+
+    class Held:
+        pass
+
+    refs: list[weakref.ref[Held]] = []
+
+    def work(job: Job) -> None:
+        held = Held()
+        refs.append(weakref.ref(held))
+        if ending == "cancelled":
+            job.cancel()
+            job.check()
+        raise WorkspaceError("the build stopped")
+
+    jobs = JobManager()
+    job = jobs.submit("k", "Work", work)
+    assert job.wait(5) and job.status().state == ending
+    gc.collect()
+    assert refs[0]() is None
+    with pytest.raises(Cancelled if ending == "cancelled" else WorkspaceError):
+        job.result()

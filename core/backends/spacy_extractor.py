@@ -96,17 +96,25 @@ class SpacyExtractor:
     def __repr__(self) -> str:
         return f"SpacyExtractor(batch_size={self.pipe_batch}, n_process={self.n_process})"
 
-    def close(self) -> None:
-        """Stop the worker processes (started on the first large batch); the next call restarts them."""
+    def close(self, *, kill: bool = False) -> None:
+        """Stop the worker processes (started on the first large batch); the next call restarts them.
+
+        ``kill``: at once, dropping the batches they hold (an interrupted extraction), instead of letting
+        them finish theirs first."""
         pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+        if pool is None:
+            return
+        if kill:  # the pool's own thread then finds them gone and releases its queues; nothing to wait for
+            _kill_workers(pool)
+        pool.shutdown(wait=not kill, cancel_futures=True)
 
     def __del__(self) -> None:  # a pool left running holds processes until the interpreter exits
-        try:
-            self.close()
-        except Exception:
-            pass
+        pool, self._pool = getattr(self, "_pool", None), None
+        if pool is not None:
+            try:  # never block a garbage collection: the pool's own thread stops the idle workers
+                pool.shutdown(wait=False, cancel_futures=True)
+            except Exception:
+                pass
 
     @property
     def nlp(self) -> Any:
@@ -141,6 +149,10 @@ class SpacyExtractor:
         costs more than the parse on 2 cores (``benchmarks/spacy_extraction.py``); a worker returns
         only its passages' triples. Workers load the pinned pipeline once and live as long as the
         extractor (:meth:`close`). The result equals the one-process result (tested).
+
+        The workers end with this process however it ends (:func:`_start_worker`), and an interrupted
+        call (Ctrl-C, a ``kill`` turned into an interrupt, the Cancel of the app job it runs in) kills them at
+        once rather than waiting for the batches they hold.
         """
         from concurrent.futures import ProcessPoolExecutor
         from multiprocessing import get_context
@@ -148,7 +160,7 @@ class SpacyExtractor:
         if self._pool is None:
             # spawn, not fork: the app and the tests have threads (and torch) that fork would copy
             self._pool = ProcessPoolExecutor(self.n_process, mp_context=get_context("spawn"),
-                                             initializer=load_pipeline)
+                                             initializer=_start_worker, initargs=(os.getpid(),))
         from concurrent.futures.process import BrokenProcessPool
 
         step = -(-len(passages) // (self.n_process * 2))
@@ -157,17 +169,68 @@ class SpacyExtractor:
         notes: list[str] = []
         try:
             futures = [self._pool.submit(_extract_here, part, self.pipe_batch) for part in parts]
+            _wait_or_cancel(futures)
             results = [f.result() for f in futures]
         except BrokenProcessPool as exc:  # a worker died (killed, out of memory): do it here instead
-            self._pool = None
+            self.close(kill=True)  # the pool's other workers and its queues go too
             res = _extract_here(passages, self.pipe_batch)
             return ExtractionResult(triples=res.triples, notes=(
                 *res.notes, f"the spaCy worker processes stopped ({exc}); these passages were parsed in "
                             "the main process"))
+        except BaseException:  # interrupted: nobody waits for these batches any more
+            self.close(kill=True)
+            raise
         for k, res in enumerate(results):
             triples.extend(res.triples)
             notes.extend(_renumber(n, k * step) for n in res.notes)
         return ExtractionResult(triples=triples, notes=tuple(notes))
+
+
+def _wait_or_cancel(futures: list[Any]) -> None:
+    """Wait for ``futures``; inside an app job (a build in the server's process), raise its
+    :class:`~core.errors.Cancelled` within a fifth of a second of its Cancel instead of after the batch."""
+    from concurrent.futures import FIRST_EXCEPTION, wait
+
+    from core.jobs import current_job
+
+    job = current_job()
+    pending = set(futures)
+    while pending:
+        _, pending = wait(pending, timeout=None if job is None else 0.2, return_when=FIRST_EXCEPTION)
+        if job is not None:
+            job.check()
+        if any(f.done() and f.exception() is not None for f in futures):
+            return  # the caller's f.result() raises it
+
+
+def _start_worker(parent_pid: int) -> None:
+    """A pool worker's start: end with the extracting process, leave Ctrl-C to it, load the pipeline once.
+
+    Ctrl-C in a terminal reaches the whole process group; the extracting process stops the pool itself
+    (:meth:`SpacyExtractor.close`), so a worker ignores SIGINT rather than dying mid-batch with a traceback
+    of its own. It watches its parent process instead of using the kernel's parent-death signal, which
+    follows the *thread* that started it: an app job's thread may end while the pool is still in use.
+    """
+    import signal
+
+    from core.procs import die_with_parent
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(parent_pid, kernel=False)
+    load_pipeline()
+
+
+def _kill_workers(pool: Any) -> None:
+    """SIGKILL a ``ProcessPoolExecutor``'s worker processes (its own method where Python has one, 3.14+)."""
+    kill = getattr(pool, "kill_workers", None)
+    if kill is not None:
+        kill()
+        return
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        try:
+            proc.kill()
+        except (OSError, ValueError):  # ended already, or closed
+            pass
 
 
 def default_processes() -> int:

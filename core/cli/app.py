@@ -1,4 +1,11 @@
-"""``egx app``: build the bundled samples (unless ``--no-prebuild``), then start the Streamlit app."""
+"""``egx app``: build the bundled samples (unless ``--no-prebuild``), then become the Streamlit app's server.
+
+The server replaces the ``egx`` process (``exec``) instead of running as its child: Ctrl-C, SIGTERM and a
+supervisor's stop reach the server itself, which stops and, on its way out, cancels its background jobs
+(:mod:`core.jobs`: their worker processes killed, their half-written output removed); nothing of the
+prebuild (its models, a worker pool) stays in memory beside it; and no parent is left to be killed while
+its child serves on.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +19,7 @@ from typing import TYPE_CHECKING
 from core.cli.samples import app_embedder, build_samples
 from core.cli_support import close_bars
 from core.errors import EgxError
+from core.procs import interruptible
 
 if TYPE_CHECKING:
     from core.cli_support import Subparsers
@@ -33,6 +41,7 @@ def app_path() -> Path:
     return Path(__file__).resolve().parents[2] / "app.py"
 
 
+@interruptible  # a `kill` during the prebuild cleans up like Ctrl-C
 def run(args: argparse.Namespace) -> int:
     if args.prebuild:  # build the samples now, with a terminal bar, so nobody waits in the browser
         print(f"Preparing the bundled samples for the {app_embedder()} embedder "
@@ -58,6 +67,21 @@ def run(args: argparse.Namespace) -> int:
     print(f"Starting Evidence Graph Explorer on http://{args.address}:{args.port}", file=sys.stderr)
     # Offline mode is not forced: the bundled models never touch the hub, and an explicit hub id
     # (st:<id>, cross-encoder:<id>) may download when the network allows (core/backends/hub.py).
+    return serve(cmd)
+
+
+def serve(cmd: list[str]) -> int:
+    """Run the server command ``cmd`` in place of this process (POSIX ``exec``: never returns), after ending
+    what this process started (the prebuild's worker pool, its resource tracker), which would otherwise live
+    on as the server's unknown children. Where there is no ``exec`` (Windows), run it as a child and return
+    its exit status."""
+    from core.procs import kill_tree
+
+    kill_tree(os.getpid(), include_self=False)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if os.name == "posix":
+        os.execv(cmd[0], cmd)
     return subprocess.call(cmd, env=dict(os.environ))
 
 

@@ -22,6 +22,7 @@ from core.cli.options import (
     ray_runner,
 )
 from core.cli_support import add_llm_limits, close_bars, run_bar
+from core.procs import interruptible
 
 if TYPE_CHECKING:
     from core.cli_support import Subparsers
@@ -67,6 +68,7 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
     return b
 
 
+@interruptible  # a `kill` stops a run the way Ctrl-C does: finished lines kept, local Ray shut down
 def run(args: argparse.Namespace) -> int:
     """Every method on every question; JSONL + summary + report + charts in --out."""
     from contextlib import nullcontext

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from core.backends.registry import DEFAULT_EMBEDDER
 from core.cli.options import add_ray, ray_runner
 from core.cli_support import add_llm_limits, llm_from_args, progress_bar
+from core.procs import interruptible
 
 if TYPE_CHECKING:
     from core.backends.base import Embedder
@@ -59,6 +60,7 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
     return i
 
 
+@interruptible  # a `kill` stops a build the way Ctrl-C does: temporary folder and worker pool removed
 def run(args: argparse.Namespace) -> int:
     from contextlib import nullcontext
 

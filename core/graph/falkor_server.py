@@ -3,6 +3,11 @@
 
 ``python -m core.graph.falkor_server [--port P] [--data-dir DIR]`` runs one until Ctrl-C and prints
 its store URL prefix; :class:`FalkorServer` is the context manager the pytest fixture uses.
+
+The server ends with whoever started it: :meth:`FalkorServer.stop` (the ``with`` block's end, an exception,
+Ctrl-C; SIGTERM too for the command, :func:`core.procs.terminate_as_interrupt`), and the kernel's
+parent-death signal when the owner is killed outright (:func:`core.procs.tied`), so a killed test run or
+terminal leaves no ``redis-server`` holding its port.
 """
 
 from __future__ import annotations
@@ -14,8 +19,10 @@ import tempfile
 import time
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from core.errors import StoreError
+from core.procs import terminate_as_interrupt, tied
 
 
 def binaries() -> tuple[Path, Path]:
@@ -59,6 +66,8 @@ class FalkorServer:
         return f"{self.url_prefix}/{graph}"
 
     def start(self) -> FalkorServer:
+        """Start the server and wait until it answers. Call it from a thread that lives as long as the server
+        (the main thread, or the one that stops it): the server is tied to that thread (:func:`core.procs.tied`)."""
         import redis
 
         server, module = binaries()
@@ -71,29 +80,44 @@ class FalkorServer:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         log = open(self.data_dir / "falkordb.log", "wb")  # the server writes it while it runs
         self.proc = subprocess.Popen(
-            [str(server), "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.data_dir),
-             "--save", "", "--appendonly", "no", "--protected-mode", "yes", "--loadmodule", str(module)],
+            tied([str(server), "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.data_dir),
+                  "--save", "", "--appendonly", "no", "--protected-mode", "yes", "--loadmodule", str(module)]),
             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         log.close()
-        deadline = time.monotonic() + self.ready_timeout
         client = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=1, socket_timeout=2)
+        try:
+            self._wait_ready(client)
+        except BaseException:  # not ready, or interrupted while waiting: the server must not outlive this call
+            self.stop()
+            raise
+        finally:
+            client.close()
+        return self
+
+    def _wait_ready(self, client: Any) -> None:
+        import redis
+
+        assert self.proc is not None
+        deadline = time.monotonic() + self.ready_timeout
         while True:
             if self.proc.poll() is not None:
-                tail = (self.data_dir / "falkordb.log").read_text(errors="replace")[-800:]
                 raise StoreError(f"The FalkorDB server on port {self.port} exited at start (code "
-                                 f"{self.proc.returncode}): {tail.strip()}")
+                                 f"{self.proc.returncode}): {self._log_tail()}")
             try:
                 if client.ping() and self.proc.poll() is None:
-                    break
+                    return
             except redis.exceptions.RedisError:
                 pass
             if time.monotonic() > deadline:
-                self.stop()
                 raise StoreError(f"The FalkorDB server on port {self.port} did not answer within "
-                                 f"{self.ready_timeout:.0f} s; see {self.data_dir / 'falkordb.log'}.")
+                                 f"{self.ready_timeout:.0f} s: {self._log_tail()}")
             time.sleep(0.05)
-        client.close()
-        return self
+
+    def _log_tail(self) -> str:
+        try:
+            return (self.data_dir / "falkordb.log").read_text(errors="replace")[-800:].strip() or "(no output)"
+        except OSError:
+            return "(no log)"
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -121,13 +145,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--port", type=int, default=None, help="port on 127.0.0.1 (default: a free one)")
     p.add_argument("--data-dir", default=None, help="data folder (default: a temporary one)")
     a = p.parse_args(argv)
-    with FalkorServer(a.data_dir, port=a.port) as srv:
-        print(f"FalkorDB ready: use --store {srv.url_prefix}/GRAPH (Ctrl-C stops it)", flush=True)
-        try:
+    try:
+        with terminate_as_interrupt(), FalkorServer(a.data_dir, port=a.port) as srv:
+            print(f"FalkorDB ready: use --store {srv.url_prefix}/GRAPH (Ctrl-C stops it)", flush=True)
             while srv.proc is not None and srv.proc.poll() is None:
                 time.sleep(0.5)
-        except KeyboardInterrupt:
-            pass
+    except KeyboardInterrupt:  # Ctrl-C or a kill: the server was stopped on the way out of the block
+        pass
     return 0
 
 

@@ -27,6 +27,8 @@ from typing import Any
 
 import pytest
 
+from core.procs import tied
+
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -76,10 +78,11 @@ def app_server(tmp_path: Path, script: Path | str = "app.py", **env_overrides: s
     log = tmp_path / "streamlit.log"
     started = time.monotonic()
     with open(log, "wb") as out:
+        # tied: a test run killed outright (a CI timeout, Ctrl-C twice) takes the server and its jobs along
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
-             "--server.address", "127.0.0.1", "--server.port", str(port),
-             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+            tied([sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
+                  "--server.address", "127.0.0.1", "--server.port", str(port),
+                  "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]),
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     try:
         wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", proc, log)

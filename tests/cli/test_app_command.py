@@ -3,6 +3,7 @@ server log of a lecture filled with 64,934 "Inotify queue overflowed" lines)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tomllib
@@ -10,12 +11,13 @@ import tomllib
 import pytest
 
 from core import cli
+from core.cli import app as app_command
 from tests.conftest import ROOT
 
 
 def test_egx_app_turns_file_watching_off(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[list[str]] = []
-    monkeypatch.setattr(subprocess, "call", lambda cmd, **kw: seen.append(list(cmd)) or 0)
+    monkeypatch.setattr(app_command, "serve", lambda cmd: seen.append(list(cmd)) or 0)
     # the prebuild has its own tests (test_samples_prebuild.py); here it would embed both samples with
     # bge-small into this test's fresh home, about 4.5 minutes of a CI run
     assert cli.main(["app", "--port", "8765", "--no-prebuild"]) == 0
@@ -43,7 +45,7 @@ def test_no_full_collection_after_every_script_run(monkeypatch: pytest.MonkeyPat
     panels; while a job ran, a Compare click waited for them (benchmarks/README.md, "A page while a server
     job runs"). Off in ``egx app``, in .streamlit/config.toml, and in Streamlit's effective configuration."""
     seen: list[list[str]] = []
-    monkeypatch.setattr(subprocess, "call", lambda cmd, **kw: seen.append(list(cmd)) or 0)
+    monkeypatch.setattr(app_command, "serve", lambda cmd: seen.append(list(cmd)) or 0)
     assert cli.main(["app", "--port", "8765", "--no-prebuild"]) == 0
     (cmd,) = seen
     assert cmd[cmd.index("--runner.postScriptGC") + 1] == "false"
@@ -55,3 +57,28 @@ def test_no_full_collection_after_every_script_run(monkeypatch: pytest.MonkeyPat
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+#: Starts a child (as the prebuild's worker pool would be), prints its pid, then serves a "server" that prints
+#: its own process id and how many children it has.
+SERVES = """
+import subprocess, sys
+from core.cli.app import serve
+left = subprocess.Popen(["sleep", "300"])
+print(left.pid, flush=True)
+serve([sys.executable, "-c", "import os, psutil; print(os.getpid(), len(psutil.Process().children()))"])
+"""
+
+
+@pytest.mark.skipif(os.name != "posix", reason="exec replaces the process on POSIX only")
+def test_egx_app_becomes_the_server_and_leaves_no_child_of_the_prebuild() -> None:
+    """Ctrl-C and SIGTERM reach the server itself (no egx parent to die and leave it serving), and what the
+    prebuild started does not live on as the server's unknown child."""
+    import psutil
+
+    p = subprocess.Popen([sys.executable, "-c", SERVES], cwd=ROOT, stdout=subprocess.PIPE, text=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    out, _ = p.communicate(timeout=120)
+    left, (pid, children) = int(out.split()[0]), map(int, out.split()[1:])
+    assert pid == p.pid and children == 0
+    assert not psutil.pid_exists(left) or psutil.Process(left).status() == psutil.STATUS_ZOMBIE

@@ -4,12 +4,12 @@ with a terminal progress bar before the browser opens, so a lecture never waits 
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from core import cli
+from core.cli import app as app_command
 from tests.conftest import SAMPLE_DATA
 
 
@@ -61,8 +61,7 @@ def test_samples_build_unknown_name(demo_only: Path, capsys) -> None:
 def test_app_builds_the_samples_before_the_server_starts(demo_only: Path, monkeypatch: pytest.MonkeyPatch,
                                                          capsys) -> None:
     seen: list[bool] = []
-    monkeypatch.setattr(subprocess, "call",
-                        lambda cmd, env=None: seen.append((demo_only / "demo" / "manifest.json").is_file()) or 0)
+    monkeypatch.setattr(app_command, "serve", lambda cmd: seen.append((demo_only / "demo" / "manifest.json").is_file()) or 0)
     assert cli.main(["app", "--port", "8999"]) == 0
     assert seen == [True]  # built before streamlit was started
     err = capsys.readouterr().err
@@ -71,8 +70,7 @@ def test_app_builds_the_samples_before_the_server_starts(demo_only: Path, monkey
 
 def test_app_no_prebuild_starts_at_once(demo_only: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[bool] = []
-    monkeypatch.setattr(subprocess, "call",
-                        lambda cmd, env=None: seen.append((demo_only / "demo").exists()) or 0)
+    monkeypatch.setattr(app_command, "serve", lambda cmd: seen.append((demo_only / "demo").exists()) or 0)
     assert cli.main(["app", "--no-prebuild"]) == 0
     assert seen == [False]
 
