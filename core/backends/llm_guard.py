@@ -147,6 +147,61 @@ class LLMScope:
 _SCOPE: ContextVar[LLMScope | None] = ContextVar("egx_llm_scope", default=None)
 _ATTEMPT_LIMIT: ContextVar[float | None] = ContextVar("egx_llm_attempt_limit", default=None)
 
+#: Seconds the guard waits, after abandoning an attempt, for its thread to end: it ends in milliseconds once
+#: its connection is shut, a local model at its next token (tens of ms; later only while it still reads the
+#: prompt). A backend that cannot be stopped is left to its own deadline after this short wait.
+ABANDON_JOIN_S = 0.5
+
+
+class Attempt:
+    """One attempt of a :class:`GuardedLLM` call, as the backend running it sees it
+    (:func:`current_attempt`).
+
+    When the guard stops waiting for it — its deadline passed, or the run was cancelled — the attempt is
+    *abandoned*: :attr:`abandoned` is set and every release the backend registered with
+    :meth:`on_abandon` runs (the ``openai`` backend shuts its connection's socket, so a read blocked on a
+    server that trickles bytes returns at once; the local model checks :attr:`abandoned` between tokens).
+    So an abandoned attempt's thread and connection end with it, instead of running on in the background.
+    """
+
+    def __init__(self) -> None:
+        self.abandoned = threading.Event()
+        self._lock = threading.Lock()
+        self._releases: dict[int, Callable[[], None]] = {}
+
+    def on_abandon(self, key: int, release: Callable[[], None]) -> None:
+        """Run ``release()`` when this attempt is abandoned (at once if it already was); ``key`` names the
+        resource, so registering one twice keeps one release."""
+        with self._lock:
+            if not self.abandoned.is_set():
+                self._releases[key] = release
+                return
+        _release(release)
+
+    def abandon(self) -> None:
+        """Mark the attempt abandoned and run every registered release (each one's failure is ignored:
+        the resource may already be gone)."""
+        with self._lock:
+            self.abandoned.set()
+            releases, self._releases = list(self._releases.values()), {}
+        for release in releases:
+            _release(release)
+
+
+def _release(release: Callable[[], None]) -> None:
+    try:
+        release()
+    except (OSError, ValueError, RuntimeError):  # already closed, or never opened
+        pass
+
+
+_ATTEMPT: ContextVar[Attempt | None] = ContextVar("egx_llm_attempt", default=None)
+
+
+def current_attempt() -> Attempt | None:
+    """The :class:`GuardedLLM` attempt this backend call runs in (None outside a guard)."""
+    return _ATTEMPT.get()
+
 
 def attempt_timeout(default: float) -> float:
     """The wall-clock limit of the attempt being made: ``default``, lowered by a guard's deadline."""
@@ -203,7 +258,7 @@ def _count(**increments: int) -> None:
 def _wait_or_cancel(done: threading.Event, seconds: float) -> bool:
     """Wait for ``done`` like ``done.wait(seconds)``, but raise :class:`~core.errors.Cancelled` as soon
     as the job running this (the app's background run) is cancelled: its user stops a slow LLM
-    reply at once, not after the timeout. The abandoned attempt ends on its own deadline."""
+    reply at once, not after the timeout. The caller abandons the attempt (:class:`Attempt`)."""
     from core.jobs import current_job
 
     job = current_job()
@@ -219,6 +274,13 @@ def _wait_or_cancel(done: threading.Event, seconds: float) -> bool:
             return True
 
 
+def _abandon(attempt: Attempt, thread: threading.Thread) -> None:
+    """Stop waiting for ``attempt``: release what its backend holds and let its thread end
+    (waited for up to :data:`ABANDON_JOIN_S`)."""
+    attempt.abandon()
+    thread.join(ABANDON_JOIN_S)
+
+
 class GuardedLLM(LLMWrapper):
     """Any LLM backend under :class:`LLMSettings` — the one mechanism that bounds LLM waits.
 
@@ -226,7 +288,9 @@ class GuardedLLM(LLMWrapper):
     waits at most ``min(timeout, what is left of the question's budget)`` seconds of wall clock,
     whatever the backend does (an endpoint that never answers, or one whose reply trickles in
     byte by byte; the backend is also told the limit, so its own HTTP or token timeout fires
-    first when it can). A timeout, a connection error, HTTP 429 / 5xx or a reply that is no
+    first when it can). An attempt the guard stops waiting for (a timeout, a cancel; before a retry)
+    is abandoned (:class:`Attempt`): its connection is shut and its thread ends, so nothing of it
+    runs on in the background. A timeout, a connection error, HTTP 429 / 5xx or a reply that is no
     chat completion is retried up to ``retries`` times with exponential backoff. ``breaker``
     failed attempts in a row open the circuit breaker: the rest of the question's LLM calls are
     refused at once, and so is every call until ``cooldown`` has passed (then one probe goes
@@ -365,9 +429,11 @@ class GuardedLLM(LLMWrapper):
                  json_schema: dict[str, Any] | None, limit: float) -> LLMResponse:
         box: dict[str, Any] = {}
         done = threading.Event()
+        attempt = Attempt()
 
         def work() -> None:
             _ATTEMPT_LIMIT.set(limit)  # inside the copied context: the backend sees its deadline
+            _ATTEMPT.set(attempt)  # ... and what to release when the guard abandons it
             try:
                 box["r"] = self.inner.chat(messages, max_tokens=max_tokens, temperature=temperature,
                                            json_schema=json_schema)
@@ -376,11 +442,18 @@ class GuardedLLM(LLMWrapper):
             finally:
                 done.set()
 
-        # A daemon thread: a backend stuck in a read neither blocks this caller past the deadline
-        # nor the process's exit; it ends when its own HTTP / token timeout fires.
-        threading.Thread(target=contextvars.copy_context().run, args=(work,), daemon=True,
-                         name="egx-llm-attempt").start()
-        if not _wait_or_cancel(done, limit + min(2.0, 0.25 + 0.1 * limit)):
+        # A daemon thread, so a backend stuck where nothing can reach it (a TCP connect, a local model
+        # reading its prompt) neither blocks this caller past the deadline nor the process's exit.
+        thread = threading.Thread(target=contextvars.copy_context().run, args=(work,), daemon=True,
+                                  name="egx-llm-attempt")
+        thread.start()
+        try:
+            finished = _wait_or_cancel(done, limit + min(2.0, 0.25 + 0.1 * limit))
+        except BaseException:  # the run was cancelled: its attempt ends too
+            _abandon(attempt, thread)
+            raise
+        if not finished:
+            _abandon(attempt, thread)
             raise LLMTransportError(
                 f"{self.model_id} did not finish its reply within {limit:g} s (a hung or very slow "
                 f"server); raise the LLM timeout ({TIMEOUT_HINT}), or check the server.")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import threading
 import time
 from collections.abc import Sequence
@@ -12,7 +13,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from core.backends.base import TRUNCATED_NOTE, ChatMessage, LLMResponse
 from core.backends.llm_errors import TIMEOUT_HINT, LLMReplyError, LLMTransportError, _looks_like_html, _short
-from core.backends.llm_guard import attempt_timeout
+from core.backends.llm_guard import attempt_timeout, current_attempt
 from core.backends.streaming import reply_sink
 from core.errors import BackendError, LLMError
 from core.text import approx_tokens
@@ -75,16 +76,79 @@ class _CappedStream:
         self._inner.close()
 
 
+def _attempt_backend_class() -> type:
+    import httpcore2  # the connection layer of httpx2
+
+    class AttemptStream(httpcore2.NetworkStream):
+        """A connection that the guard's attempt using it can shut: every read and write registers it with
+        the attempt it runs in (:func:`~core.backends.llm_guard.current_attempt`: a kept-alive connection
+        serves several), so an abandoned attempt's blocked read returns at once and its thread ends."""
+
+        def __init__(self, inner: Any) -> None:
+            self._inner = inner
+
+        def _watch(self) -> None:
+            attempt = current_attempt()
+            if attempt is not None:
+                attempt.on_abandon(id(self), self._shut)
+
+        def _shut(self) -> None:
+            sock = self._inner.get_extra_info("socket")
+            if sock is not None:  # a shutdown wakes a read blocked in another thread; a close would not
+                sock.shutdown(socket.SHUT_RDWR)
+
+        def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+            self._watch()
+            return bytes(self._inner.read(max_bytes, timeout))
+
+        def write(self, buffer: bytes, timeout: float | None = None) -> None:
+            self._watch()
+            self._inner.write(buffer, timeout)
+
+        def close(self) -> None:
+            self._inner.close()
+
+        def start_tls(self, ssl_context: Any, server_hostname: str | None = None,
+                      timeout: float | None = None) -> Any:
+            return AttemptStream(self._inner.start_tls(ssl_context, server_hostname, timeout))
+
+        def get_extra_info(self, info: str) -> Any:
+            return self._inner.get_extra_info(info)
+
+    class AttemptBackend(httpcore2.NetworkBackend):
+        """``httpcore2``'s network backend whose connections are :class:`AttemptStream` s."""
+
+        def __init__(self, inner: Any) -> None:
+            self._inner = inner
+
+        def connect_tcp(self, *args: Any, **kw: Any) -> Any:
+            return AttemptStream(self._inner.connect_tcp(*args, **kw))
+
+        def connect_unix_socket(self, *args: Any, **kw: Any) -> Any:
+            return AttemptStream(self._inner.connect_unix_socket(*args, **kw))
+
+        def sleep(self, seconds: float) -> None:
+            self._inner.sleep(seconds)
+
+    return AttemptBackend
+
+
 def _capped_transport_class() -> type:
     import httpx2 as httpx  # the HTTP package the pinned openai client (3.x) is built on
 
+    attempt_backend = _attempt_backend_class()
+
     class CappedTransport(httpx.HTTPTransport):
         """``httpx.HTTPTransport`` whose response bodies are read at most ``cap`` bytes (a declared
-        Content-Length over it is refused before any byte is read)."""
+        Content-Length over it is refused before any byte is read), and whose connections an abandoned
+        guard attempt shuts."""
 
         def __init__(self, cap: int, **kw: Any) -> None:
             super().__init__(**kw)
             self.cap = cap
+            pool = getattr(self, "_pool", None)  # every httpcore2 pool makes its connections with this backend
+            if pool is not None and hasattr(pool, "_network_backend"):
+                pool._network_backend = attempt_backend(pool._network_backend)
 
         def handle_request(self, request: Any) -> Any:
             resp = super().handle_request(request)
@@ -340,8 +404,11 @@ class OpenAILLM:
         finish: str | None = None
         usage: Any = None
         model = ""
+        attempt = current_attempt()
         try:
             for chunk in stream:
+                if attempt is not None and attempt.abandoned.is_set():  # the guard gave up: feed no one
+                    raise LLMTransportError(f"{self._where()}: the reply was abandoned after {len(pieces)} pieces.")
                 model = str(getattr(chunk, "model", "") or model)
                 usage = getattr(chunk, "usage", None) or usage
                 choices = getattr(chunk, "choices", None) or []
@@ -373,6 +440,10 @@ class OpenAILLM:
         if not pieces and finish is None:
             raise LLMReplyError(f"{self._where()} ended the reply stream of model {self.model!r} without any text or "
                                 "finish reason. Check the server's logs.")
+        if finish is None:  # the connection ended before the reply did: a part of a reply is no reply
+            raise LLMTransportError(f"{self._where()} broke off the reply stream of model {self.model!r} after "
+                                    f"{len(pieces)} pieces, without a finish reason; the partial reply is not used. "
+                                    "Try again, or check the server's logs.")
         return "".join(pieces), finish, usage, model
 
     def _unstreamed(self, stream: Any, response: Any, sink: Any) -> tuple[str, str | None, Any, str]:
