@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from core.backends.base import ChatMessage, LLMResponse, LLMWrapper
+from core.backends.llm_attempt import _ATTEMPT, _ATTEMPT_LIMIT, Attempt, abandon
 from core.backends.llm_errors import (
     BUDGET_HINT,
     RETRIES_HINT,
@@ -145,70 +146,6 @@ class LLMScope:
 
 
 _SCOPE: ContextVar[LLMScope | None] = ContextVar("egx_llm_scope", default=None)
-_ATTEMPT_LIMIT: ContextVar[float | None] = ContextVar("egx_llm_attempt_limit", default=None)
-
-#: Seconds the guard waits, after abandoning an attempt, for its thread to end: it ends in milliseconds once
-#: its connection is shut, a local model at its next token (tens of ms; later only while it still reads the
-#: prompt). A backend that cannot be stopped is left to its own deadline after this short wait.
-ABANDON_JOIN_S = 0.5
-
-
-class Attempt:
-    """One attempt of a :class:`GuardedLLM` call, as the backend running it sees it
-    (:func:`current_attempt`).
-
-    When the guard stops waiting for it — its deadline passed, or the run was cancelled — the attempt is
-    *abandoned*: :attr:`abandoned` is set and every release the backend registered with
-    :meth:`on_abandon` runs (the ``openai`` backend shuts its connection's socket, so a read blocked on a
-    server that trickles bytes returns at once; the local model checks :attr:`abandoned` between tokens).
-    So an abandoned attempt's thread and connection end with it, instead of running on in the background.
-    """
-
-    def __init__(self) -> None:
-        self.abandoned = threading.Event()
-        self._lock = threading.Lock()
-        self._releases: dict[int, Callable[[], None]] = {}
-
-    def on_abandon(self, key: int, release: Callable[[], None]) -> None:
-        """Run ``release()`` when this attempt is abandoned (at once if it already was); ``key`` names the
-        resource, so registering one twice keeps one release."""
-        with self._lock:
-            if not self.abandoned.is_set():
-                self._releases[key] = release
-                return
-        _release(release)
-
-    def abandon(self) -> None:
-        """Mark the attempt abandoned and run every registered release (each one's failure is ignored:
-        the resource may already be gone)."""
-        with self._lock:
-            self.abandoned.set()
-            releases, self._releases = list(self._releases.values()), {}
-        for release in releases:
-            _release(release)
-
-
-def _release(release: Callable[[], None]) -> None:
-    try:
-        release()
-    except (OSError, ValueError, RuntimeError):  # already closed, or never opened
-        pass
-
-
-_ATTEMPT: ContextVar[Attempt | None] = ContextVar("egx_llm_attempt", default=None)
-
-
-def current_attempt() -> Attempt | None:
-    """The :class:`GuardedLLM` attempt this backend call runs in (None outside a guard)."""
-    return _ATTEMPT.get()
-
-
-def attempt_timeout(default: float) -> float:
-    """The wall-clock limit of the attempt being made: ``default``, lowered by a guard's deadline."""
-    limit = _ATTEMPT_LIMIT.get()
-    return default if limit is None else min(default, limit)
-
-
 def current_scope() -> LLMScope | None:
     """The question scope open in this thread / context, if any."""
     return _SCOPE.get()
@@ -272,13 +209,6 @@ def _wait_or_cancel(done: threading.Event, seconds: float) -> bool:
             return done.is_set()
         if done.wait(min(left, 0.1)):
             return True
-
-
-def _abandon(attempt: Attempt, thread: threading.Thread) -> None:
-    """Stop waiting for ``attempt``: release what its backend holds and let its thread end
-    (waited for up to :data:`ABANDON_JOIN_S`)."""
-    attempt.abandon()
-    thread.join(ABANDON_JOIN_S)
 
 
 class GuardedLLM(LLMWrapper):
@@ -450,10 +380,10 @@ class GuardedLLM(LLMWrapper):
         try:
             finished = _wait_or_cancel(done, limit + min(2.0, 0.25 + 0.1 * limit))
         except BaseException:  # the run was cancelled: its attempt ends too
-            _abandon(attempt, thread)
+            abandon(attempt, thread)
             raise
         if not finished:
-            _abandon(attempt, thread)
+            abandon(attempt, thread)
             raise LLMTransportError(
                 f"{self.model_id} did not finish its reply within {limit:g} s (a hung or very slow "
                 f"server); raise the LLM timeout ({TIMEOUT_HINT}), or check the server.")

@@ -13,8 +13,8 @@ from typing import Any
 from core.backends.base import TRUNCATED_NOTE, ChatMessage, LLMResponse
 from core.backends.device import cpu_threads, select_device
 from core.backends.gguf import MODELS, ensure_model, missing_packages
+from core.backends.llm_attempt import attempt_timeout, current_attempt
 from core.backends.llm_errors import TIMEOUT_HINT
-from core.backends.llm_guard import attempt_timeout, current_attempt
 from core.backends.streaming import reply_sink
 from core.errors import BackendError, Cancelled, ConfigError, LLMError, UnknownNameError
 

@@ -3,8 +3,8 @@
 The audit's reproducer: against a server that trickles a few bytes at a time (each read well within the
 read timeout, the whole reply far past the attempt's limit), one question left 3 threads and 3 connections
 open after its answer (one per attempt: 1 + 2 retries) — 130 s later they still ran, and an app server
-accumulated them. The server runs in a child process here, so every socket and thread counted is the
-client's (this process's).
+accumulated them. The server runs in a child process here, so every connection to it counted is the
+client's (this process's); threads are the guard's attempt threads started during the test.
 """
 
 from __future__ import annotations
@@ -34,28 +34,26 @@ TRICKLE = {"trickle": 0.3, "content": "Hugo Weaving " * 40}
 GONE_S = 10.0
 
 
-def sockets() -> int:
-    """Open sockets of this process."""
-    n = 0
-    for fd in os.listdir("/proc/self/fd"):
-        try:
-            n += os.readlink(f"/proc/self/fd/{fd}").startswith("socket:")
-        except OSError:  # closed while listed
-            pass
-    return n
+def open_to(url: str) -> int:
+    """This process's TCP connections to the server at ``url`` (other tests' sockets are not counted)."""
+    import psutil
+
+    port = int(url.rsplit(":", 1)[1].split("/", 1)[0])
+    return sum(1 for c in psutil.Process().net_connections(kind="tcp") if c.raddr and c.raddr.port == port)
 
 
-def attempt_threads() -> int:
-    return sum(1 for t in threading.enumerate() if t.name == "egx-llm-attempt")
+def new_attempt_threads(before: set[threading.Thread]) -> list[threading.Thread]:
+    """Attempt threads alive now that were not before (another test's may still end meanwhile)."""
+    return [t for t in threading.enumerate() if t.name == "egx-llm-attempt" and t not in before]
 
 
-def settled(before: tuple[int, int]) -> tuple[int, int]:
-    """(sockets, attempt threads) once they are back to ``before``, or as they are after :data:`GONE_S`."""
+def settled(url: str, before: set[threading.Thread]) -> tuple[int, int]:
+    """(connections to ``url``, new attempt threads) once both are 0, or as they are after :data:`GONE_S`."""
     deadline = time.monotonic() + GONE_S
-    now = (sockets(), attempt_threads())
-    while now != before and time.monotonic() < deadline:
+    now = (open_to(url), len(new_attempt_threads(before)))
+    while now != (0, 0) and time.monotonic() < deadline:
         time.sleep(0.05)
-        now = (sockets(), attempt_threads())
+        now = (open_to(url), len(new_attempt_threads(before)))
     return now
 
 
@@ -87,23 +85,25 @@ def guarded(url: str, retries: int = 2) -> GuardedLLM:
 
 def test_timed_out_attempts_leave_no_socket_and_no_thread(trickling):
     llm = guarded(trickling)
-    before = (sockets(), attempt_threads())
+    before = set(threading.enumerate())
+    assert open_to(trickling) == 0
     with question_scope(llm) as scope, pytest.raises(LLMTransportError, match=r"did not finish its reply within 1 s"):
         llm.chat(MSG)
     assert scope.attempts == 3  # 1 + 2 retries, each abandoned at its deadline
-    assert settled(before) == before
+    assert settled(trickling, before) == (0, 0)
 
 
 def test_a_cancelled_attempt_leaves_no_socket_and_no_thread(trickling):
     llm = guarded(trickling, retries=0)
     llm.settings = LLMSettings(timeout=60.0, retries=0)  # only the cancel can end this attempt
-    before = (sockets(), attempt_threads())
+    before = set(threading.enumerate())
     job = JobManager().submit("c", "Run", lambda job: llm.chat(MSG), kind="method")
     deadline = time.monotonic() + GONE_S
-    while attempt_threads() == before[1] and time.monotonic() < deadline:  # the attempt is waiting on the server
+    while not open_to(trickling) and time.monotonic() < deadline:  # the attempt is reading the trickle
         time.sleep(0.02)
+    assert open_to(trickling) == 1 and len(new_attempt_threads(before)) == 1
     job.cancel()
     assert job.wait(GONE_S)
     with pytest.raises(Cancelled):
         job.result()
-    assert settled(before) == before
+    assert settled(trickling, before) == (0, 0)
