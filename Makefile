@@ -11,7 +11,7 @@ PORT    ?= 8501
 TEST_WORKERS ?= 2
 PYTEST_ARGS ?=
 
-.PHONY: app test setup lint bench clean-workspaces record-llm check-recordings gpu-check
+.PHONY: app test setup lint bench clean-workspaces record-llm check-recordings stamp-recordings gpu-check
 
 # `egx app` first builds the bundled samples for the app's embedder (a terminal progress bar with an
 # ETA; instant once built), so nobody waits for a build in the browser.
@@ -43,6 +43,9 @@ record-llm: setup  ## record real-LLM runs for the 'recorded' LLM (resumable; on
 
 check-recordings: setup  ## replay the shipped LLM recordings; list any run that no longer replays
 	$(PY) scripts/check_recordings.py
+
+stamp-recordings: setup  ## list every shipped LLM recording's content hash in its MANIFEST.txt (after a merge)
+	$(PY) scripts/check_recordings.py --stamp --no-replay
 
 gpu-check: setup  ## embedder, cross-encoder, GAT + ReG training, llama.cpp on the device each picks (CUDA if visible)
 	$(PY) benchmarks/gpu_check.py --out benchmarks/results/gpu_check_$$(date +%F).json

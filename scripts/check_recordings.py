@@ -16,6 +16,11 @@ where that state rebuilds every recorded prompt and the recorded answer (core.re
 ``--prune`` drops, from a bundle whose every run replays, the entries no run was answered from: the replies
 of runs since re-recorded (`egx record --redo` adds a run's new replies and leaves its old ones).
 
+``--stamp [BUNDLE ...]`` (default: every shipped bundle) trusts the bundles as they are now, then replays them:
+a shipped bundle's content hash goes into ``sample_data/llm_recordings/MANIFEST.txt`` (commit it with the
+bundle), any other bundle is signed with this machine's key (core/backends/llm_integrity.py). ``--stamp
+--no-replay`` only stamps: the one command after bundles re-recorded elsewhere were merged.
+
 Exit status 1 when any run fails.
 """
 
@@ -39,7 +44,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--method", action="append", help="only the runs of this method (repeatable)")
     ap.add_argument("--lenient", action="store_true", help="go on past a miss (its fallback) and list every miss")
     ap.add_argument("--stamp", action="store_true",
-                    help="give the named bundles a new content hash (after an edit checked by hand), then check them")
+                    help="trust the named bundles (default: every shipped one) as they are now: a new content hash, "
+                         "their line in the shipped MANIFEST.txt or this machine's signature; then check them")
+    ap.add_argument("--no-replay", action="store_true", help="with --stamp: stamp only, replay nothing")
     ap.add_argument("--retape", action="store_true",
                     help="keep this machine's retrieval state for every run that replays in full (see above)")
     ap.add_argument("--prune", action="store_true",
@@ -48,14 +55,16 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     if a.prune and (a.workspace or a.method or a.lenient or a.retape):
         ap.error("--prune replays every run strictly: drop --workspace, --method, --lenient and --retape")
+    if a.no_replay and not a.stamp:
+        ap.error("--no-replay goes with --stamp")
     if a.stamp:
-        from core.backends.llm_bundles import stamp_bundle
+        from core.backends.llm_bundles import shipped, stamp_bundle
 
-        if not a.bundles:
-            ap.error("--stamp needs the bundle files to stamp")
-        for b in a.bundles:
+        for b in a.bundles or [str(p) for p in recording_paths()]:
             stamp_bundle(b)
-            print(f"{b}: content hash written")
+            print(f"{b}: " + ("content hash listed in MANIFEST.txt" if shipped(b) else "signed for this machine"))
+        if a.no_replay:
+            return 0
     bad = 0
     for path in [Path(b) for b in a.bundles] or recording_paths():
         if a.retape:

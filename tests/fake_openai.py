@@ -24,6 +24,9 @@ repeats); every request is recorded. Actions:
     The completion with that ``finish_reason`` (a reply cut at ``max_tokens``).
 ``{"no_length": True, "content": str}``
     The body without a ``Content-Length`` header, ended by closing the connection (a streamed body).
+``{"break_after": n, "content": str}``
+    Streamed: the first ``n`` pieces, then the connection closes — no finish reason, no ``data: [DONE]``
+    (a server that broke off mid-reply).
 
 A request with ``"stream": true`` gets any content action as server-sent events: one ``chat.completion.chunk``
 per word (``"stream_delay": seconds`` apart), the finish reason, the usage when ``stream_options.include_usage``
@@ -134,6 +137,7 @@ def _make_handler(state: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 return f"data: {json.dumps(chunk)}\n\n".encode()
 
             pieces = re.findall(r"\s*\S+|\s+", content)
+            broken = action.get("break_after")
             try:
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
@@ -141,7 +145,10 @@ def _make_handler(state: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 self.end_headers()
                 self.wfile.write(event([{"index": 0, "delta": {"role": "assistant", "content": ""},
                                          "finish_reason": None}]))
-                for piece in pieces:
+                for i, piece in enumerate(pieces):
+                    if broken is not None and i >= int(broken):
+                        self.wfile.flush()
+                        return  # the connection closes here (close_connection): the reply broke off
                     if state.stop.wait(float(action.get("stream_delay", 0.0))):
                         return
                     self.wfile.write(event([{"index": 0, "delta": {"content": piece}, "finish_reason": None}]))
@@ -244,3 +251,18 @@ def extraction_reply(body: dict[str, Any]) -> str:
     if m:
         return json.dumps({"passages": [{"index": i, "triples": [t]} for i, t in enumerate(triples, start=1)]})
     return json.dumps({"triples": triples[:1]})
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve the script of actions given as JSON on the command line until stdin closes (a test's child
+    process: its sockets and threads are not the test process's), printing the base URL first."""
+    import sys
+
+    actions = json.loads((argv if argv is not None else sys.argv[1:])[0])
+    with fake_openai_server(*actions) as server:
+        print(server.base_url, flush=True)
+        sys.stdin.read()
+
+
+if __name__ == "__main__":
+    main()

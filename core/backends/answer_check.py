@@ -57,7 +57,7 @@ def _title_like(text: str) -> bool:
 
 
 #: a format line's placeholder ("<an entity, date or number>"); a tag with attributes ("<a href='…'>") is markup,
-#: which the answer's flags name (core.methods.answering.answer_flags), not a placeholder
+#: which the answer's flags name (core.methods.answer_gate.answer_flags), not a placeholder
 _PLACEHOLDER = re.compile(r"<(?:an?|the|one)\s[^<>=\"']{3,}>", re.I)
 
 

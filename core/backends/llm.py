@@ -20,9 +20,11 @@ This module is the package's face: each job lives in a module of its own and is 
 
 =======================  =========================================================
 ``llm_errors``           the errors every backend raises; where each limit is set
-``llm_openai``           :class:`OpenAILLM`, its reply size cap
+``llm_openai``           :class:`OpenAILLM`
+``llm_transport``        its HTTP transport: the reply size cap, connections an abandoned attempt shuts
 ``llm_local``            :class:`LlamaCppLLM`, its prompt-state cache, decoding options
 ``llm_guard``            :class:`LLMSettings`, :func:`question_scope`, :class:`GuardedLLM`
+``llm_attempt``          what a backend sees of the guard's attempt: its deadline, its abandonment
 ``llm_json``             :func:`chat_json`
 ``answer_check``         :func:`check_answer`, :func:`answer_problem`
 =======================  =========================================================
@@ -35,6 +37,7 @@ from typing import Any
 
 from core.backends.answer_check import AnswerCheck, answer_problem, check_answer
 from core.backends.base import ChatMessage, LLMResponse
+from core.backends.llm_attempt import attempt_timeout
 from core.backends.llm_errors import (
     BUDGET_HINT,
     NO_LLM_MESSAGE,
@@ -45,10 +48,11 @@ from core.backends.llm_errors import (
     LLMSkippedError,
     LLMTransportError,
 )
-from core.backends.llm_guard import GuardedLLM, LLMScope, LLMSettings, attempt_timeout, current_scope, question_scope
+from core.backends.llm_guard import GuardedLLM, LLMScope, LLMSettings, current_scope, question_scope
 from core.backends.llm_json import chat_json
 from core.backends.llm_local import _LLAMA_CACHE, DEFAULT_LOOKUP_TOKENS, LlamaCppLLM, lookup_tokens, prompt_cache_bytes
-from core.backends.llm_openai import DEFAULT_MAX_REPLY_MB, OpenAILLM, ReplyTooLarge, capped_transport, max_reply_bytes
+from core.backends.llm_openai import OpenAILLM
+from core.backends.llm_transport import DEFAULT_MAX_REPLY_MB, ReplyTooLarge, capped_transport, max_reply_bytes
 from core.errors import LLMUnavailableError
 
 __all__ = [

@@ -4,13 +4,17 @@ A bundle (``format: egx-llm-recording``, ``sample_data/llm_recordings/*.json`` f
 holds the provenance of the recording (model, quantization, date, settings), its runs (workspace,
 method, question, config, seconds per stage, retrieval state) and one entry per LLM request, keyed
 by :func:`core.backends.llm_keys.cache_key`. Every bundle carries a content hash; one changed after
-egx wrote it is refused (:func:`load_recording`).
+egx wrote it is refused (:func:`load_recording`). A hash alone is no protection against a bundle forged with
+a recomputed hash, so a bundle also has to be trusted (:mod:`core.backends.llm_integrity`): a shipped one by
+its content hash in the committed manifest (``sample_data/llm_recordings/MANIFEST.txt``), one made on this
+machine by its HMAC under the local key. Every writer here keeps that up to date.
 
 * :class:`Recorder` — collects what a live run asked and got (also failures, to replay them as they
   happened); :func:`save_recording` merges it into a bundle (``egx record``, ``make record-llm``).
 * :func:`load_recording`, :func:`recording_paths` — what the ``recorded`` backend
   (:mod:`core.backends.llm_recorded`) answers from.
-* :func:`write_bundle`, :func:`prune_bundle`, :func:`stamp_bundle` — every writer of a bundle.
+* :func:`write_bundle`, :func:`prune_bundle`, :func:`stamp_bundle` — every writer of a bundle (a shipped
+  bundle's manifest line, another bundle's HMAC).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from core.backends.base import LLMResponse
+from core.backends.llm_integrity import MANIFEST_NAME, shipped_hashes, sign, verify, write_manifest_line
 from core.backends.llm_keys import FORMAT_VERSION, content_sha256
 from core.errors import ConfigError, EgxError, InputFormatError
 from core.fsio import atomic_write_json, path_lock
@@ -75,6 +80,14 @@ def load_recording(path: str | Path) -> Recording:
                                "cannot be replayed as the model's", "a bundle as `egx record` wrote it: restore it "
                                "(git checkout for a shipped one) or record it again; after checking an edit by "
                                "hand, `scripts/check_recordings.py --stamp FILE` gives it a new hash")
+    problem = _untrusted(data)
+    if problem:
+        raise InputFormatError(p.name, f"the LLM recording is neither a shipped one nor one made on this machine "
+                               f"({problem}), so its replies cannot be trusted as the model's",
+                               "a bundle `egx record` wrote on this machine, or a shipped one: restore it (git checkout) "
+                               "or record it again; after checking it by hand, `scripts/check_recordings.py --stamp "
+                               "FILE` signs it for this machine (in the shipped folder: lists it in "
+                               f"{MANIFEST_NAME}, to commit with it)")
     raw = data.get("provenance")
     prov: dict[str, Any] = raw if isinstance(raw, dict) else {}
     runs = tuple(r for r in data.get("runs", []) if isinstance(r, dict))
@@ -83,15 +96,50 @@ def load_recording(path: str | Path) -> Recording:
 
 
 def bundle_sha256(data: dict[str, Any]) -> str:
-    """The content hash of a recording bundle: :func:`content_sha256` of everything but its ``sha256``."""
-    return content_sha256({k: v for k, v in data.items() if k != "sha256"})
+    """The content hash of a recording bundle: :func:`content_sha256` of everything but its ``sha256`` and
+    ``hmac``."""
+    return content_sha256({k: v for k, v in data.items() if k not in ("sha256", "hmac")})
+
+
+def _untrusted(data: dict[str, Any]) -> str:
+    """Why a bundle whose content hash is right is still not trusted ("" when it is): its hash is not in the
+    shipped manifest and it carries no valid HMAC of this machine's key."""
+    content = str(data.get("sha256"))
+    if content in shipped_hashes(RECORDINGS_DIR):
+        return ""
+    listed = f"its content hash {content[:12]}… is not in {MANIFEST_NAME} of {RECORDINGS_DIR.name}/"
+    if "hmac" not in data:
+        return f"{listed}, and it carries no signature of this machine's key"
+    try:
+        if verify("recording", content, data["hmac"]):
+            return ""
+    except ConfigError as exc:
+        return f"{listed}, and its signature cannot be checked: {exc}"
+    return f"{listed}, and its signature is not this machine's key's (made elsewhere, or forged)"
+
+
+def shipped(path: str | Path) -> bool:
+    """Whether ``path`` is a bundle of the shipped folder (trusted by the committed manifest)."""
+    return Path(path).resolve().parent == RECORDINGS_DIR.resolve()
 
 
 def write_bundle(path: str | Path, data: dict[str, Any]) -> None:
-    """Write a recording bundle atomically with its content hash (every writer goes through here)."""
-    data = {k: v for k, v in data.items() if k != "sha256"}
+    """Write a recording bundle atomically with its content hash, and make it trusted: a shipped bundle's
+    hash goes into the manifest (committed with it), any other bundle is signed with this machine's key.
+    Every writer goes through here.
+
+    Raises
+    ------
+    ConfigError
+        When a bundle outside the shipped folder cannot be signed (no usable local key).
+    """
+    data = {k: v for k, v in data.items() if k not in ("sha256", "hmac")}
     data["sha256"] = bundle_sha256(data)
+    if not shipped(path):
+        data["hmac"] = sign("recording", data["sha256"])
     atomic_write_json(path, data, indent=1)
+    if shipped(path):
+        write_manifest_line(Path(path), data["sha256"])
 
 
 def prune_bundle(path: str | Path, keep: set[str]) -> int:
@@ -109,13 +157,19 @@ def prune_bundle(path: str | Path, keep: set[str]) -> int:
 
 
 def stamp_bundle(path: str | Path) -> None:
-    """Give the bundle at ``path`` a new content hash (after an edit checked by hand), under its lock."""
+    """Trust the bundle at ``path`` as it is now (after an edit checked by hand, or a shipped bundle re-recorded
+    elsewhere), under its lock: a new content hash, and the manifest line (shipped) or this machine's
+    signature (any other). A shipped bundle whose content hash is right is not rewritten: only its
+    manifest line is."""
     p = Path(path)
     with path_lock(p):
         data = json.loads(p.read_text(encoding="utf-8"))
         if not isinstance(data, dict) or data.get("format") != RECORDING_FORMAT:
             raise InputFormatError(p.name, "this is not an egx LLM recording", f'"format": "{RECORDING_FORMAT}"')
-        write_bundle(p, data)
+        if shipped(p) and "hmac" not in data and data.get("sha256") == bundle_sha256(data):
+            write_manifest_line(p, str(data["sha256"]))
+        else:
+            write_bundle(p, data)
 
 
 def recording_paths(folder: str | Path | None = None) -> list[Path]:

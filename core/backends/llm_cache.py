@@ -10,6 +10,10 @@ threads and processes share it safely (identical keys hold identical content; th
 wins). A call that failed, returned invalid JSON, a refusal or garbage is never written; an entry
 that a caller's validation rejects afterwards is removed (:meth:`CachedLLM.reject`).
 
+Every entry carries an HMAC under this machine's secret (:mod:`core.backends.llm_integrity`); one whose
+HMAC is missing or wrong — edited after it was written, forged with a recomputed hash, written on another
+machine or by an egx before keyed entries — is never served: the LLM is asked again and the reply says why.
+
 Recorded runs (the ``recorded`` backend, :mod:`core.backends.llm_recorded`) answer from recording
 bundles (:mod:`core.backends.llm_bundles`) whose entries have the shape of a cache entry.
 
@@ -28,7 +32,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.backends.base import TRUNCATED_NOTE, ChatMessage, LLMResponse, LLMWrapper
-from core.backends.llm_keys import FORMAT_VERSION, cache_key, content_sha256, model_key
+from core.backends.llm_integrity import sign, verify
+from core.backends.llm_keys import FORMAT_VERSION, cache_key, model_key
 from core.errors import ConfigError, LLMError
 from core.fsio import atomic_write_json
 
@@ -79,18 +84,18 @@ def usable_reply(text: str, json_schema: dict[str, Any] | None) -> str:
     return check_answer(text).problem
 
 
-def _entry_hash(entry: dict[str, Any]) -> str:
-    return content_sha256({k: v for k, v in entry.items() if k != "sha256"})
-
-
 def _entry(key: str, model: str, resp: LLMResponse) -> dict[str, Any]:
     e: dict[str, Any] = {"format": CACHE_FORMAT, "version": FORMAT_VERSION, "key": key, "model_key": model,
                          "text": resp.text, "prompt_tokens": resp.prompt_tokens,
                          "completion_tokens": resp.completion_tokens, "model": resp.model,
                          "latency_s": round(resp.latency_s, 4),
                          "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")}
-    e["sha256"] = _entry_hash(e)
     return e
+
+
+def _body(entry: dict[str, Any]) -> dict[str, Any]:
+    """What an entry's HMAC covers: everything but the HMAC (and the plain hash older entries carried)."""
+    return {k: v for k, v in entry.items() if k not in ("hmac", "sha256")}
 
 
 def response_from_entry(entry: dict[str, Any], note: str) -> LLMResponse:
@@ -102,7 +107,8 @@ def response_from_entry(entry: dict[str, Any], note: str) -> LLMResponse:
 
 
 class DiskCache:
-    """One JSON file per key under ``root/<key[:2]>/<key>.json``; atomic writes, tolerant reads."""
+    """One JSON file per key under ``root/<key[:2]>/<key>.json``; atomic writes, tolerant reads, every entry
+    signed with this machine's key (:mod:`core.backends.llm_integrity`)."""
 
     def __init__(self, root: str | Path | None = None) -> None:
         self.root = Path(root) if root is not None else llm_cache_dir()
@@ -110,10 +116,18 @@ class DiskCache:
     def path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
 
+    def key_problem(self) -> str:
+        """Why entries can be neither signed nor checked ("" when they can): the key is unusable."""
+        try:
+            sign("cache", {})
+        except ConfigError as exc:
+            return str(exc)
+        return ""
+
     def get(self, key: str) -> dict[str, Any] | None:
         """The entry, or None when absent or unreadable (a damaged file is a miss, never an error). An entry
-        whose content hash is missing or wrong (edited after it was written) is returned with
-        ``"tampered": True``; :class:`CachedLLM` asks the LLM again instead of using it."""
+        whose HMAC is missing or wrong (edited or forged after it was written, or written elsewhere) is
+        returned with ``"tampered": True``; :class:`CachedLLM` asks the LLM again instead of using it."""
         p = self.path(key)
         try:
             data = json.loads(p.read_text(encoding="utf-8"))
@@ -122,15 +136,21 @@ class DiskCache:
         if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT or data.get("key") != key \
                 or not isinstance(data.get("text"), str):
             return None
-        if data.get("sha256") != _entry_hash(data):
+        try:
+            trusted = verify("cache", _body(data), data.get("hmac"))
+        except ConfigError:  # no usable key: nothing can be trusted
+            trusted = False
+        if not trusted:
             data["tampered"] = True
         return data
 
     def put(self, key: str, entry: dict[str, Any]) -> None:
-        """Write ``entry`` atomically; a full disk or a read-only folder only costs the cache."""
+        """Sign ``entry`` and write it atomically; a full disk, a read-only folder or an unusable key only
+        costs the cache."""
         try:
-            atomic_write_json(self.path(key), entry, indent=None)
-        except OSError:
+            signed = {**_body(entry), "hmac": sign("cache", _body(entry))}
+            atomic_write_json(self.path(key), signed, indent=None)
+        except (OSError, ConfigError):
             pass
 
     def delete(self, key: str) -> None:
@@ -145,7 +165,7 @@ class CacheStats:
     hits: int = 0
     misses: int = 0
     writes: int = 0
-    tampered: int = 0  #: entries refused for a wrong or missing content hash (asked again)
+    tampered: int = 0  #: entries refused for a wrong or missing HMAC (asked again)
 
 
 class CachedLLM(LLMWrapper):
@@ -194,12 +214,16 @@ class CachedLLM(LLMWrapper):
         key = cache_key(self.model_key, messages, max_tokens=max_tokens, temperature=temperature,
                         json_schema=json_schema)
         refused = ""
-        if self.enabled:
+        off = self.cache.key_problem() if self.enabled else ""  # without a usable key nothing is read or kept
+        if off:
+            refused = f"the LLM cache is not used: {off}"
+        elif self.enabled:
             hit = self.cache.get(key)
             if hit is not None and hit.get("tampered"):
                 self.stats.tampered += 1
-                refused = ("a cached reply for this request failed its content hash (edited after it was written, "
-                           "or written by an egx without content hashes): not used, the LLM was asked again")
+                refused = ("a cached reply for this request is not signed with this machine's key (edited or forged "
+                           "after it was written, or written elsewhere or by an older egx): not used, the LLM was "
+                           "asked again")
                 hit = None
             if hit is not None:
                 self.stats.hits += 1
@@ -214,7 +238,7 @@ class CachedLLM(LLMWrapper):
             if self.recorder is not None:
                 self.recorder.note_error(key, exc)
             raise
-        if self.enabled:
+        if self.enabled and not off:
             self.stats.misses += 1
             _count_scope(hit=False)
             if not resp.truncated and not usable_reply(resp.text, json_schema):  # a cut reply is never kept

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from core.backends.base import ChatMessage, LLMResponse, LLMWrapper
+from core.backends.llm_attempt import _ATTEMPT, _ATTEMPT_LIMIT, Attempt, abandon
 from core.backends.llm_errors import (
     BUDGET_HINT,
     RETRIES_HINT,
@@ -145,15 +146,6 @@ class LLMScope:
 
 
 _SCOPE: ContextVar[LLMScope | None] = ContextVar("egx_llm_scope", default=None)
-_ATTEMPT_LIMIT: ContextVar[float | None] = ContextVar("egx_llm_attempt_limit", default=None)
-
-
-def attempt_timeout(default: float) -> float:
-    """The wall-clock limit of the attempt being made: ``default``, lowered by a guard's deadline."""
-    limit = _ATTEMPT_LIMIT.get()
-    return default if limit is None else min(default, limit)
-
-
 def current_scope() -> LLMScope | None:
     """The question scope open in this thread / context, if any."""
     return _SCOPE.get()
@@ -203,7 +195,7 @@ def _count(**increments: int) -> None:
 def _wait_or_cancel(done: threading.Event, seconds: float) -> bool:
     """Wait for ``done`` like ``done.wait(seconds)``, but raise :class:`~core.errors.Cancelled` as soon
     as the job running this (the app's background run) is cancelled: its user stops a slow LLM
-    reply at once, not after the timeout. The abandoned attempt ends on its own deadline."""
+    reply at once, not after the timeout. The caller abandons the attempt (:class:`Attempt`)."""
     from core.jobs import current_job
 
     job = current_job()
@@ -226,7 +218,9 @@ class GuardedLLM(LLMWrapper):
     waits at most ``min(timeout, what is left of the question's budget)`` seconds of wall clock,
     whatever the backend does (an endpoint that never answers, or one whose reply trickles in
     byte by byte; the backend is also told the limit, so its own HTTP or token timeout fires
-    first when it can). A timeout, a connection error, HTTP 429 / 5xx or a reply that is no
+    first when it can). An attempt the guard stops waiting for (a timeout, a cancel; before a retry)
+    is abandoned (:class:`Attempt`): its connection is shut and its thread ends, so nothing of it
+    runs on in the background. A timeout, a connection error, HTTP 429 / 5xx or a reply that is no
     chat completion is retried up to ``retries`` times with exponential backoff. ``breaker``
     failed attempts in a row open the circuit breaker: the rest of the question's LLM calls are
     refused at once, and so is every call until ``cooldown`` has passed (then one probe goes
@@ -365,9 +359,11 @@ class GuardedLLM(LLMWrapper):
                  json_schema: dict[str, Any] | None, limit: float) -> LLMResponse:
         box: dict[str, Any] = {}
         done = threading.Event()
+        attempt = Attempt()
 
         def work() -> None:
             _ATTEMPT_LIMIT.set(limit)  # inside the copied context: the backend sees its deadline
+            _ATTEMPT.set(attempt)  # ... and what to release when the guard abandons it
             try:
                 box["r"] = self.inner.chat(messages, max_tokens=max_tokens, temperature=temperature,
                                            json_schema=json_schema)
@@ -376,11 +372,18 @@ class GuardedLLM(LLMWrapper):
             finally:
                 done.set()
 
-        # A daemon thread: a backend stuck in a read neither blocks this caller past the deadline
-        # nor the process's exit; it ends when its own HTTP / token timeout fires.
-        threading.Thread(target=contextvars.copy_context().run, args=(work,), daemon=True,
-                         name="egx-llm-attempt").start()
-        if not _wait_or_cancel(done, limit + min(2.0, 0.25 + 0.1 * limit)):
+        # A daemon thread, so a backend stuck where nothing can reach it (a TCP connect, a local model
+        # reading its prompt) neither blocks this caller past the deadline nor the process's exit.
+        thread = threading.Thread(target=contextvars.copy_context().run, args=(work,), daemon=True,
+                                  name="egx-llm-attempt")
+        thread.start()
+        try:
+            finished = _wait_or_cancel(done, limit + min(2.0, 0.25 + 0.1 * limit))
+        except BaseException:  # the run was cancelled: its attempt ends too
+            abandon(attempt, thread)
+            raise
+        if not finished:
+            abandon(attempt, thread)
             raise LLMTransportError(
                 f"{self.model_id} did not finish its reply within {limit:g} s (a hung or very slow "
                 f"server); raise the LLM timeout ({TIMEOUT_HINT}), or check the server.")

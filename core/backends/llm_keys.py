@@ -3,7 +3,8 @@
 :func:`cache_key` addresses one request (model key, messages, schema, sampling parameters); the
 cache (:mod:`core.backends.llm_cache`) stores a reply under it and a recording bundle
 (:mod:`core.backends.llm_bundles`) keeps it as an entry's key. :func:`model_key` is what names the
-model in that key. :func:`content_sha256` is the content hash a cache entry and a bundle carry.
+model in that key. :func:`content_sha256` is the content hash a bundle carries (what the shipped
+recordings' manifest lists; :mod:`core.backends.llm_integrity` keys what a hash alone cannot protect).
 """
 
 from __future__ import annotations
@@ -81,9 +82,9 @@ def cache_key(model: str, messages: Sequence[ChatMessage], *, max_tokens: int, t
 
 
 def content_sha256(obj: Any) -> str:
-    """SHA-256 of ``obj`` as canonical JSON (sorted keys, no spaces): the content hash that cache entries and
-    recording bundles carry, so one edited after it was written is refused. It detects a change; it is no
-    signature (whoever edits a file can also recompute the hash), so trust still comes from where a file is
-    kept (the project's own folders, git for the shipped bundles)."""
+    """SHA-256 of ``obj`` as canonical JSON (sorted keys, no spaces): the content hash a recording bundle
+    carries, so one edited after it was written is refused. It detects a change; it is no signature (whoever
+    edits a file can also recompute the hash): a bundle is trusted when the committed manifest lists this hash
+    or this machine's key signed it, a cache entry by its HMAC (:mod:`core.backends.llm_integrity`)."""
     raw = json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()

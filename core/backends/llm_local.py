@@ -13,8 +13,8 @@ from typing import Any
 from core.backends.base import TRUNCATED_NOTE, ChatMessage, LLMResponse
 from core.backends.device import cpu_threads, select_device
 from core.backends.gguf import MODELS, ensure_model, missing_packages
+from core.backends.llm_attempt import attempt_timeout, current_attempt
 from core.backends.llm_errors import TIMEOUT_HINT
-from core.backends.llm_guard import attempt_timeout
 from core.backends.streaming import reply_sink
 from core.errors import BackendError, Cancelled, ConfigError, LLMError, UnknownNameError
 
@@ -174,6 +174,7 @@ class LlamaCppLLM:
         job = current_job()  # the app's background run, if any: a cancel stops the generation between tokens
         sink = reply_sink() if json_schema is None else None  # the answer a page shows as it is written
         cancel = job.cancel_event if job is not None else None
+        attempt = current_attempt()  # a guard that gives up on this attempt stops it at the next token
         t0 = time.perf_counter()
         with lock:
             try:
@@ -191,6 +192,9 @@ class LlamaCppLLM:
                         if cancel is not None and cancel.is_set():
                             raise Cancelled(f"The local model {self.model_id} stopped generating: the run was "
                                             f"cancelled ({len(pieces)} tokens generated).")
+                        if attempt is not None and attempt.abandoned.is_set():  # the guard stopped waiting
+                            raise LLMError(f"The local model {self.model_id} stopped generating: its attempt was "
+                                           f"abandoned ({len(pieces)} tokens generated).")
                         if time.perf_counter() - t0 > timeout:
                             raise LLMError(
                                 f"The local model {self.model_id} timed out after {timeout:g} s "

@@ -1,4 +1,5 @@
-"""The ``openai`` backend: any OpenAI-compatible endpoint, with every reply read under a size cap."""
+"""The ``openai`` backend: any OpenAI-compatible endpoint, with every reply read under a size cap
+(:mod:`core.backends.llm_transport`)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from core.backends.base import TRUNCATED_NOTE, ChatMessage, LLMResponse
+from core.backends.llm_attempt import attempt_timeout, current_attempt
 from core.backends.llm_errors import TIMEOUT_HINT, LLMReplyError, LLMTransportError, _looks_like_html, _short
-from core.backends.llm_guard import attempt_timeout
+from core.backends.llm_transport import ReplyTooLarge, capped_transport, max_reply_bytes
 from core.backends.streaming import reply_sink
 from core.errors import BackendError, LLMError
 from core.text import approx_tokens
@@ -33,79 +35,6 @@ def _public_url(url: str) -> str:
     if parts.port:
         host = f"{host}:{parts.port}"
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
-
-
-#: bytes of one HTTP reply read at most (``EGX_LLM_MAX_REPLY_MB``): a chat completion of a few hundred tokens is
-#: a few kB, so 2 MB leaves room for any server's metadata while a runaway or hostile body stops at once
-DEFAULT_MAX_REPLY_MB = 2.0
-
-
-def max_reply_bytes() -> int:
-    """The byte cap of one LLM server reply, from ``EGX_LLM_MAX_REPLY_MB`` (default 2)."""
-    raw = os.environ.get("EGX_LLM_MAX_REPLY_MB", "").strip()
-    try:
-        mb = float(raw) if raw else DEFAULT_MAX_REPLY_MB
-    except ValueError:
-        mb = DEFAULT_MAX_REPLY_MB
-    return int(max(mb, 0.01) * 1024 * 1024)
-
-
-class ReplyTooLarge(ValueError):
-    """An LLM server's reply body passed :func:`max_reply_bytes` (raised while it is read, so no more of
-    it is kept or parsed)."""
-
-
-class _CappedStream:
-    """An ``httpx`` response stream that stops at ``cap`` bytes."""
-
-    def __init__(self, inner: Any, cap: int) -> None:
-        self._inner, self._cap = inner, cap
-
-    def __iter__(self) -> Any:
-        n = 0
-        for chunk in self._inner:
-            n += len(chunk)
-            if n > self._cap:
-                raise ReplyTooLarge(f"sent a reply of more than {self._cap / 2**20:.3g} MB; it was cut there and "
-                                    "not parsed. Check the server (a runaway generation?), or raise "
-                                    "EGX_LLM_MAX_REPLY_MB.")
-            yield chunk
-
-    def close(self) -> None:
-        self._inner.close()
-
-
-def _capped_transport_class() -> type:
-    import httpx2 as httpx  # the HTTP package the pinned openai client (3.x) is built on
-
-    class CappedTransport(httpx.HTTPTransport):
-        """``httpx.HTTPTransport`` whose response bodies are read at most ``cap`` bytes (a declared
-        Content-Length over it is refused before any byte is read)."""
-
-        def __init__(self, cap: int, **kw: Any) -> None:
-            super().__init__(**kw)
-            self.cap = cap
-
-        def handle_request(self, request: Any) -> Any:
-            resp = super().handle_request(request)
-            declared = resp.headers.get("content-length", "")
-            if declared.isdigit() and int(declared) > self.cap:
-                resp.close()
-                raise ReplyTooLarge(f"announced a reply of {int(declared) / 2**20:.1f} MB, over the "
-                                    f"{self.cap / 2**20:.3g} MB cap; nothing of it was read. Check the server, or "
-                                    "raise EGX_LLM_MAX_REPLY_MB.")
-            resp.stream = httpx.ByteStream(b"") if resp.stream is None else _Sync(resp.stream, self.cap)
-            return resp
-
-    class _Sync(_CappedStream, httpx.SyncByteStream):
-        pass
-
-    return CappedTransport
-
-
-def capped_transport(cap: int) -> Any:
-    """An ``httpx`` transport that reads at most ``cap`` bytes of each response body."""
-    return _capped_transport_class()(cap)
 
 
 class OpenAILLM:
@@ -340,8 +269,11 @@ class OpenAILLM:
         finish: str | None = None
         usage: Any = None
         model = ""
+        attempt = current_attempt()
         try:
             for chunk in stream:
+                if attempt is not None and attempt.abandoned.is_set():  # the guard gave up: feed no one
+                    raise LLMTransportError(f"{self._where()}: the reply was abandoned after {len(pieces)} pieces.")
                 model = str(getattr(chunk, "model", "") or model)
                 usage = getattr(chunk, "usage", None) or usage
                 choices = getattr(chunk, "choices", None) or []
@@ -373,6 +305,10 @@ class OpenAILLM:
         if not pieces and finish is None:
             raise LLMReplyError(f"{self._where()} ended the reply stream of model {self.model!r} without any text or "
                                 "finish reason. Check the server's logs.")
+        if finish is None:  # the connection ended before the reply did: a part of a reply is no reply
+            raise LLMTransportError(f"{self._where()} broke off the reply stream of model {self.model!r} after "
+                                    f"{len(pieces)} pieces, without a finish reason; the partial reply is not used. "
+                                    "Try again, or check the server's logs.")
         return "".join(pieces), finish, usage, model
 
     def _unstreamed(self, stream: Any, response: Any, sink: Any) -> tuple[str, str | None, Any, str]:

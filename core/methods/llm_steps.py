@@ -30,6 +30,8 @@ class LLMOutcome:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached: bool | None = None  #: the reply came from the LLM cache / a recording (None: no reply)
+    truncated: bool = False  #: the reply stopped at its token limit (an answer shown from it is cut)
+    repaired: bool = False  #: the JSON reply had to be repaired to be read
 
 
 def failure_reason(exc: LLMError) -> str:
@@ -57,7 +59,7 @@ def ask_json(llm: LLM, system: str, user: str, schema: dict[str, Any], *, max_to
         try:
             r = chat_json(llm, [ChatMessage("system", system), ChatMessage("user", user)], schema,
                           max_tokens=max_tokens, validate=validate, parse=parse)
-            out = LLMOutcome(r.data, "", r.prompt_tokens, r.completion_tokens, r.cached)
+            out = LLMOutcome(r.data, "", r.prompt_tokens, r.completion_tokens, r.cached, r.truncated, r.repaired)
             rejected = sum(1 for n in r.notes if n.startswith("try "))
             first_bad = any(n.startswith("try 1:") for n in r.notes) or r.repaired
         except LLMUnavailableError:
@@ -89,7 +91,7 @@ def ask_text(llm: LLM, system: str, user: str, *, max_tokens: int = 256, step: S
                 r = llm.chat([ChatMessage("system", system), ChatMessage("user", user)], max_tokens=max_tokens)
             text = r.text.strip()
             out = LLMOutcome(text, "" if text else "LLM returned an empty answer", r.prompt_tokens,
-                             r.completion_tokens, r.cached)
+                             r.completion_tokens, r.cached, r.truncated)
             if not text:
                 out = LLMOutcome(None, out.fallback, r.prompt_tokens, r.completion_tokens)
         except LLMError as exc:

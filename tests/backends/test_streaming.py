@@ -195,3 +195,62 @@ def test_the_local_backend_feeds_the_sink_but_not_for_json() -> None:
         llm.chat(MSG, json_schema={"type": "object"})  # constrained decoding: no partial text
     assert r.text == ANSWER and seen[-1] == ANSWER and len(seen) == len(ANSWER.split())
     assert all(ANSWER.startswith(s) for s in seen)
+
+
+# --- a stream that breaks off is no answer ------------------------------------------------------------
+# Before: a stream that stopped mid-reply (no finish reason, no [DONE]) was taken as the whole answer,
+# shown unflagged and cached, and the cache kept serving it after the server recovered.
+
+BROKEN = {"content": ANSWER, "break_after": 3}
+
+
+def test_a_stream_that_breaks_off_is_an_error_not_an_answer(tmp_path: Path) -> None:
+    from core.backends.llm_errors import LLMTransportError
+
+    with fake_openai_server(BROKEN) as server:
+        seen: list[str] = []
+        with streaming_reply(seen.append), pytest.raises(
+                LLMTransportError, match=r"broke off the reply stream of model 'fake' after 3 pieces, without a "
+                                         r"finish reason; the partial reply is not used\. Try again"):
+            _llm(server, tmp_path).chat(MSG)
+    assert seen and seen[-1] != ANSWER  # the partial text was shown while it came, never returned
+
+
+def test_a_broken_stream_is_retried_and_the_whole_reply_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EGX_LLM_CACHE_DIR", str(tmp_path / "llm-cache"))
+    monkeypatch.setenv("EGX_LLM_RETRIES", "1")
+    with fake_openai_server(BROKEN, {"content": ANSWER}) as server:
+        monkeypatch.setenv("EGX_OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("EGX_OPENAI_MODEL", "fake")
+        monkeypatch.setenv("EGX_OPENAI_API_KEY", "sk-fake")
+        llm = get_llm("openai", cache=True)
+        with streaming_reply(lambda _: None):
+            r = llm.chat(MSG)
+        assert server.chat_requests == 2
+    assert r.text == ANSWER and r.attempts == 2 and "broke off the reply stream" in r.notes[0]
+
+
+def test_a_broken_stream_is_never_cached_and_the_recovered_server_is_asked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.backends.embedders import HashingEmbedder
+    from core.methods.answering import answer_question
+    from core.methods.base import Backends
+
+    cache = tmp_path / "llm-cache"
+    monkeypatch.setenv("EGX_LLM_CACHE_DIR", str(cache))
+    monkeypatch.setenv("EGX_LLM_RETRIES", "1")
+    with fake_openai_server(BROKEN) as server:
+        monkeypatch.setenv("EGX_OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("EGX_OPENAI_MODEL", "fake")
+        monkeypatch.setenv("EGX_OPENAI_API_KEY", "sk-fake")
+        llm = get_llm("openai", cache=True)
+        passages = [("c1", "The Matrix", "Hugo Weaving played Agent Smith, the villain.")]
+        with stream_answers(lambda stage, text: None):
+            broken = answer_question("Who played the villain?", passages, Backends(HashingEmbedder(dim=64), llm))
+        assert broken.mode == "extractive" and "broke off the reply stream" in broken.fallback
+        assert not list(cache.rglob("*.json"))  # nothing of it kept
+        server.reply({"content": ANSWER})  # the server recovered
+        with stream_answers(lambda stage, text: None):
+            fixed = answer_question("Who played the villain?", passages, Backends(HashingEmbedder(dim=64), llm))
+        assert server.chat_requests == 3  # 1 + 1 retry of the broken one, then the recovered server
+    assert fixed.mode == "llm" and fixed.text == ANSWER and not fixed.fallback and fixed.cached is False

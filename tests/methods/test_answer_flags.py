@@ -7,7 +7,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from core.methods.answering import answer_flags, describe_answer, record_answer
+from core.methods.answer_gate import answer_flags
+from core.methods.answering import describe_answer, record_answer
 from core.methods.base import Backends
 from core.trace import Trace
 from tests.fakes import ScriptedLLM

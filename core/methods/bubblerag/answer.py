@@ -27,9 +27,11 @@ sentence of the top 3 evidence chunks that answers the question — scored by th
 backends carry (else the embedding cosine), sentences naming the asked-for answer type first,
 possessive bridges resolved. A workspace whose chunks hold no text (a triples-only upload) offers the
 evidence graph's triples as the candidate sentences instead ("Ermengarde of Tours died on 20 March
-851"), and the trace says so. So does a failed LLM call, and an LLM text that is no answer — a refusal or a truncated JSON fragment
-(:func:`core.backends.llm.check_answer`): the rejected text is kept in ``EvidenceAnswer.rejected`` and the
-trace step's fallback says why.
+851"), and the trace says so. So does a failed LLM call, and an LLM text that is no answer — a refusal or a truncated JSON
+fragment: the LLM's answer goes through every method's one answer check
+(:func:`core.methods.answer_gate.check_llm_answer`), the rejected text is kept in ``EvidenceAnswer.rejected`` and
+the trace step's fallback says why; an answer cut at its token limit is shown cut and flagged, one that addresses
+the system or carries markup is flagged beside it.
 
 Evidence format (ReG §4.2): ``evidence_format="triples"`` is the paper's prompt (G_final
 serialized as a triple list + passages); ``"chains"`` replaces the triple list with the same triples
@@ -52,8 +54,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.backends.base import LLM, Embedder, Reranker
-from core.backends.llm import check_answer
 from core.graph.reader import GraphLike, read_ahead
+from core.methods.answer_gate import check_llm_answer
 from core.methods.answering import AnswerContext, count_evidence, fit_count
 from core.methods.base import Backends, RankedChunk
 from core.methods.bubblerag import prompts
@@ -288,10 +290,13 @@ def generate_answer(query: str, evidence: EvidenceGraph, graph: GraphLike, chunk
     res = ask_text(llm, prompts.ANSWER_SYSTEM, variants[evidence_format], max_tokens=max_tokens, step=step,
                    stream=True)
     rejected = ""
-    check = check_answer(str(res.data)) if res.data is not None else None
+    # the one answer check of every method: no answer, cut at the token limit, injection or markup
+    check = check_llm_answer(str(res.data), truncated=res.truncated) if res.data is not None else None
     pick: SentencePick | None = None
     if check is not None and check.ok:
         text, by = check.text, "llm"
+        if check.cut:
+            step.fallback = f"the LLM's answer stopped at its {max_tokens}-token limit: shown cut (…)"
     else:
         pick = extractive_pick(query, evidence, graph, handed, Backends(embedder, llm, reranker))
         text, by = pick.text, "extractive"
@@ -310,6 +315,8 @@ def generate_answer(query: str, evidence: EvidenceGraph, graph: GraphLike, chunk
         step.data["budget_note"] = (f"the answer budget of {answer_tokens:,} tokens held {len(fit.edges)} of "
                                     f"{len(evidence.edges) if evidence_format != 'passages' else 0} skeleton triples "
                                     f"and {len(handed)} of {len(chunks)} source chunks")
+    if check is not None:
+        check.record(step)
     if rejected:
         step.data["rejected_answer"] = rejected
     if pick is not None:

@@ -13,13 +13,20 @@ of text chunks prior to anchor selection"): no chunk is retrieved, nothing is ch
 result leaves keyword extraction and schema relaxation without a preview.
 
 Guard (ours): an early exit also needs the LLM's answer to occur in one of the preview passages
-(case-insensitive). Small local models tend to call any preview "sufficient" and answer from
-memory; an ungrounded answer would skip the whole graph search, so it is treated as "insufficient"
+(case-insensitive, as whole words). Small local models tend to call any preview "sufficient" and answer
+from memory; an ungrounded answer would skip the whole graph search, so it is treated as "insufficient"
 and the trace says why.
+
+The early exit's answer is an answer a person reads, so it goes through every method's one answer check
+(:func:`core.methods.answer_gate.check_llm_answer`, recorded in ``PreRetrieval.check``): a reply that is no
+answer (a refusal, garbage), or one cut at its token limit or repaired from broken JSON, never exits early
+— a verdict ``{"sufficient": true, "answer": "E`` cut at its limit would otherwise be repaired into the
+answer ``"E"`` — and an answer that addresses the system or carries markup is flagged beside it.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 
@@ -28,6 +35,7 @@ import numpy as np
 from core.backends.base import LLM
 from core.graph.reader import GraphLike, read_ahead
 from core.index.workspace import Workspace
+from core.methods.answer_gate import CheckedAnswer, check_llm_answer
 from core.methods.answering import count_evidence, fit_count
 from core.methods.bubblerag import prompts
 from core.methods.llm_steps import ask_json
@@ -47,6 +55,7 @@ class PreRetrieval:
     #: unless a comparison budget's tokens cut them; None: every one of ``chunk_ids``
     shown: tuple[str, ...] | None = None
     shown_tokens: int = 0  #: their WordPiece tokens as the check's prompt shows them
+    check: CheckedAnswer | None = None  #: what the answer check found in the claimed answer (None: none claimed)
 
     @property
     def context_ids(self) -> tuple[str, ...]:
@@ -54,8 +63,12 @@ class PreRetrieval:
 
 
 def _grounded(answer: str, chunks: list[tuple[str, str]]) -> bool:
+    """Whether ``answer`` occurs in a chunk as whole words ("E" is not grounded by every "e" of a passage)."""
     a = " ".join(answer.lower().split()).strip(" .")
-    return bool(a) and any(a in " ".join(f"{t} {x}".lower().split()) for t, x in chunks)
+    if not a:
+        return False
+    pattern = re.compile(rf"(?<!\w){re.escape(a)}(?!\w)")
+    return any(pattern.search(" ".join(f"{t} {x}".lower().split())) for t, x in chunks)
 
 
 def pre_retrieve(query: str, qvec: np.ndarray, workspace: Workspace, llm: LLM, *, k: int = 5,
@@ -92,6 +105,7 @@ def pre_retrieve(query: str, qvec: np.ndarray, workspace: Workspace, llm: LLM, *
         ids = tuple(g.chunks[int(j)].id for j in i[0])
         scores = tuple(float(x) for x in s[0])
     sufficient, answer, reason, checked = False, "", "", False
+    gate: CheckedAnswer | None = None
     every = [(g.chunk(c).title, g.chunk(c).text) for c in ids]
     sizes = count_evidence(prompts.passage_lines(every))
     k = fit_count(sizes, max_tokens)
@@ -107,17 +121,25 @@ def pre_retrieve(query: str, qvec: np.ndarray, workspace: Workspace, llm: LLM, *
             sufficient = bool(out.data.get("sufficient")) and bool(claimed)
             reason = str(out.data.get("reason", "")) or ("the LLM judged the passages sufficient" if sufficient
                                                          else "the LLM judged the passages insufficient")
-            if sufficient and not _grounded(claimed, chunks):
+            if sufficient:  # an early exit shows this answer: the one answer check of every method
+                gate = check_llm_answer(claimed, truncated=out.truncated, repaired=out.repaired, whole=True)
+            if gate is not None and not gate.ok:
+                sufficient = False
+                reason = (f"LLM said sufficient, but its answer is unusable ({gate.problem}); continuing with "
+                          "graph retrieval")
+            elif sufficient and not _grounded(claimed, chunks):
                 sufficient = False
                 reason = (f"LLM said sufficient with answer {claimed[:80]!r}, but that answer does not occur in "
                           "any preview passage; continuing with graph retrieval")
-            answer = claimed if sufficient else ""
+            answer = gate.text if sufficient and gate is not None else ""
         else:
             step.fallback = f"{step.fallback}; no early exit, graph retrieval continues"
     elif not check:
         reason = "sufficiency check disabled"
     step.data = {"chunks": [{"id": c, "title": g.chunk(c).title, "score": sc} for c, sc in zip(ids, scores)],
                  "sufficient": sufficient, "answer": answer, "reason": reason, "checked": checked}
+    if gate is not None:
+        gate.record(step)
     if k < len(ids):
         step.data["shown_to_check"] = list(shown)
         step.data["budget_note"] = (f"the answer budget of {max_tokens:,} tokens showed the sufficiency check "
@@ -125,4 +147,4 @@ def pre_retrieve(query: str, qvec: np.ndarray, workspace: Workspace, llm: LLM, *
     step.seconds = time.perf_counter() - t0
     if trace is not None:
         trace.steps.append(step)
-    return PreRetrieval(ids, scores, sufficient, answer, reason, checked, shown, shown_tokens)
+    return PreRetrieval(ids, scores, sufficient, answer, reason, checked, shown, shown_tokens, gate)

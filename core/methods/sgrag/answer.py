@@ -7,7 +7,9 @@ pass the §5 budget of 1,200 tokens (:func:`build_context`; the trace records to
 and sentences dropped); the LLM must answer with one of the entity labels mentioned (Step 3) — an answer
 outside that set, or one that is no answer at all (a refusal, a JSON fragment:
 :func:`core.backends.llm.check_answer`), is rejected (JSON validation, the model is told why and
-asked again) and the stage falls back visibly.
+asked again) and the stage falls back visibly. The answer taken then goes through every method's one
+answer check (:func:`core.methods.answer_gate.check_llm_answer`): a label that addresses the system or
+carries markup (graph labels are user data) is flagged beside it, a reply cut at its token limit too.
 
 ``none`` mode (or an unusable LLM output): with exact matches, the answer is the ``UNK`` binding of
 the best-ranked subgraph (all distinct bindings are kept in ``bindings``); after the 1-hop
@@ -32,6 +34,7 @@ import numpy as np
 from core.backends.base import LLM
 from core.backends.llm import check_answer
 from core.graph.model import KnowledgeGraph
+from core.methods.answer_gate import check_llm_answer
 from core.methods.answering import AnswerContext
 from core.methods.llm_steps import ask_json
 from core.methods.sgrag import prompts
@@ -263,8 +266,14 @@ def generate_answer(query: str, qg: QueryGraph, assembly: Assembly, graph: Knowl
 
             out = ask_json(llm, prompts.ANSWER_SYSTEM, prompts.answer_user(query, paragraph, allowed),
                            prompts.answer_schema(allowed), max_tokens=max_tokens, validate=validate, step=step)
-            if out.data is not None:
-                text, by = str(out.data["answer"]).strip(), "llm"
+            if out.data is not None:  # the one answer check of every method (the label may carry an injection)
+                gate = check_llm_answer(str(out.data["answer"]), truncated=out.truncated, repaired=out.repaired)
+                gate.record(step)
+                if gate.ok:
+                    text, by = gate.text, "llm"
+                else:
+                    step.data["rejected_answer"] = gate.raw[:2000]
+                    step.fallback = f"the LLM's answer was unusable ({gate.problem}); heuristic answer instead"
         if not text:
             if bindings:
                 text, by = bindings[0], "unk-binding"
