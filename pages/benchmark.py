@@ -32,12 +32,10 @@ from core.eval.paper_metrics import APP_WORDING as JUDGE_APP_WORDING
 from core.eval.report import (
     NODE_METRICS_NOTE,
     RESULTS,
-    failure_figure,
     grouped_replay_notes,
-    latency_recall_figure,
     node_rows,
-    recall_figure,
 )
+from core.eval.report_charts import failure_figure, latency_recall_figure, recall_figure
 from core.eval.run_notes import run_note_items
 from core.eval.runner import check_run, questions_left_out, run_benchmark
 from core.eval.selection import gold_coverage

@@ -8,7 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from core.eval.report import charts_html, markdown_report, metric_rows, paper_rows, recall_figure, summarize
+from core.eval.report import markdown_report, metric_rows, paper_rows, summarize
+from core.eval.report_charts import charts_html, recall_figure
 from core.eval.stats import bootstrap_interval, compare_paired
 from core.eval.summary_stats import best_two, pairs_between, record_scores, with_interval
 

@@ -1,0 +1,102 @@
+"""The benchmark's plotly figures: recall with 95 % error bars, latency against recall, where the gold evidence was
+lost, and the paired differences — drawn by the Benchmark page with ``st.plotly_chart`` and written into
+``charts.html`` (one standalone page, plotly.js inlined once: it opens offline) by
+:func:`core.eval.report.write_outputs`. No streamlit here; a summary is the dict of
+:func:`core.eval.report.summarize`."""
+
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING, Any
+
+from core.eval.summary_stats import differences_figure, error_bars, hover_text, interval_of
+from core.eval.verdicts import VERDICT_KEYS, verdict_label
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
+_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star", "cross", "pentagon")
+#: Colours per verdict (loss stages warm → cold along the pipeline; ok green).
+VERDICT_COLOURS = {"not_in_graph": "#7f7f7f", "no_anchor": "#d62728", "not_connected": "#ff7f0e",
+                   "ranked_out": "#bcbd22", "not_expanded": "#9467bd", "answer_wrong": "#8c564b",
+                   "answer_partial": "#e7ba52", "ok": "#2ca02c", "no_gold": "#c7c7c7", "error": "#000000"}
+
+
+def pct(x: float | None) -> str:
+    """A share as the reports print it: ``62.5``, or ``–`` without a value."""
+    return "–" if x is None else f"{100 * x:.1f}"
+
+
+def verdict_order(ms: dict[str, Any]) -> list[str]:
+    """The verdict keys in pipeline order, then any unknown key a summary holds."""
+    return list(dict.fromkeys([*VERDICT_KEYS, *sorted(v for s in ms.values() for v in s["diagnosis"])]))
+
+
+def recall_figure(summary: dict[str, Any]) -> go.Figure:
+    """Grouped bars: R@2 / R@5 / R@10 / AR@5 / nDCG@10 per method, each with its 95 % interval as an error bar."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    ms = summary["methods"]
+    for k in ("R@2", "R@5", "R@10", "AR@5", "nDCG@10"):
+        err = error_bars(summary, k)
+        fig.add_bar(name=k, x=list(ms), y=[100 * (s["metrics"].get(k) or 0.0) for s in ms.values()],
+                    error_y=err, hovertext=[hover_text(s, k) for s in ms.values()], hoverinfo="x+text",
+                    # the value above the bar would sit on its error bar: the hover and the table carry it then
+                    text=None if err else [pct(s["metrics"].get(k)) for s in ms.values()],
+                    textposition="outside" if not err else None)
+    with_iv = any(s.get("intervals") for s in ms.values())
+    fig.update_layout(title="Recall@k by method (%)" + (", with 95 % intervals" if with_iv else ""), barmode="group",
+                      yaxis_title="%", yaxis_range=[0, 105], legend_title="metric", margin={"t": 50, "b": 40})
+    return fig
+
+
+def latency_recall_figure(summary: dict[str, Any], *, k: str = "R@5") -> go.Figure:
+    """Scatter: mean seconds per question (x, log) against recall (y), one point per method."""
+    import plotly.graph_objects as go
+
+    ms = summary["methods"]
+    fig = go.Figure()
+    for i, (m, s) in enumerate(ms.items()):  # one trace per method: a legend entry even when points overlap
+        x = max(s["latency"]["mean_s"] or 0.0, 1e-4)
+        y = 100 * (s["metrics"].get(k) or 0.0)
+        iv = interval_of(s, k)
+        err = None if iv is None else {"type": "data", "symmetric": False, "array": [100 * float(iv["high"]) - y],
+                                       "arrayminus": [y - 100 * float(iv["low"])], "thickness": 1.2, "width": 4}
+        fig.add_scatter(x=[x], y=[y], mode="markers", name=m, marker={"size": 14, "symbol": _SYMBOLS[i % len(_SYMBOLS)]},
+                        error_y=err, hovertemplate=f"{html.escape(m)}<br>%{{x:.3f}} s<br>"
+                        f"{html.escape(hover_text(s, k))}<extra></extra>")
+    fig.update_layout(title=f"Latency vs {k}", xaxis_title="mean seconds per question (log)", xaxis_type="log",
+                      yaxis_title=f"{k} (%)", legend_title="method", margin={"t": 50, "b": 40})
+    return fig
+
+
+def failure_figure(summary: dict[str, Any]) -> go.Figure:
+    """Stacked bars: per method, how many questions ended at each diagnosis verdict."""
+    import plotly.graph_objects as go
+
+    ms = summary["methods"]
+    fig = go.Figure()
+    for v in verdict_order(ms):
+        ys = [s["diagnosis"].get(v, 0) for s in ms.values()]
+        if any(ys):
+            fig.add_bar(name=verdict_label(v), x=list(ms), y=ys, marker_color=VERDICT_COLOURS.get(v))
+    fig.update_layout(title="Where the gold evidence was lost (first stage)", barmode="stack",
+                      yaxis_title="questions", legend_title="verdict", margin={"t": 50, "b": 40})
+    return fig
+
+
+def charts_html(summary: dict[str, Any]) -> str:
+    """One standalone HTML page with the charts (plotly.js inlined once; works offline): recall with error bars,
+    latency vs R@5, every pair's paired R@5 difference (when the summary has pairs), and the failure stages."""
+    from core.eval.summary_stats import comparison_from_dict
+
+    figs = [recall_figure(summary), latency_recall_figure(summary), failure_figure(summary)]
+    r5 = [comparison_from_dict(d) for d in summary.get("pairs") or () if d.get("metric") == "R@5"]
+    if r5:
+        figs.insert(2, differences_figure(r5, title="Paired R@5 differences with 95 % intervals (crossing 0: "
+                                                    "within noise)"))
+    parts = [f.to_html(full_html=False, include_plotlyjs=(i == 0)) for i, f in enumerate(figs)]
+    title = html.escape(f"Benchmark — {summary.get('settings', {}).get('workspace', '')}")
+    return ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>" + title + "</title></head><body>"
+            + f"<h1>{title}</h1>" + "".join(f"<div>{p}</div>" for p in parts) + "</body></html>")
