@@ -46,6 +46,7 @@ from core.eval.reproduce_record import (
     reproduction_record,
     stored_path,
     stored_reproduction,
+    with_micro_f1,
 )
 from core.fsio import atomic_write_text
 from core.methods.budget import budget_configs, budget_settings
@@ -256,7 +257,8 @@ def run_reproduction(workspace: Workspace, questions: Sequence[Question], paper:
         warnings += [w for w in rep.warnings if w not in warnings]
         done_before += len(selected) * len(p.methods)
     left = LeftOut(len(questions), tuple(no_gold), {q: tuple(ms) for q, ms in trained.items()})
-    comparisons = compare_reproduction(plan, {n: r.summary for n, r in reports.items()}, skipped, workspace.meta)
+    summaries = {n: with_micro_f1(r.summary, r.records) for n, r in reports.items()}
+    comparisons = compare_reproduction(plan, summaries, skipped, workspace.meta)
     seconds = round(time.monotonic() - start, 1)
     cmd = command or reproduce_command(plan.paper, workspace.name, llm, limit=limit)
     record = reproduction_record(plan, comparisons, reports, skipped, workspace=workspace, left_out=left,

@@ -67,6 +67,39 @@ def compare_reproduction(plan: ReproductionPlan, summaries: Mapping[str, Mapping
     return tuple(out)
 
 
+def micro_f1_interval(records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """The 95 % percentile bootstrap interval of ReG's Micro-F1 (the F1 of the answer counts pooled over the
+    questions, :func:`core.eval.paper_metrics.aggregate_answer_sets`): each resample pools the matched,
+    predicted and gold counts of the same resampled questions (:func:`core.eval.stats.resampled_means` draws the
+    same indices for the same seed). None below two questions with gold answers."""
+    import numpy as np
+
+    from core.eval.stats import LEVEL, SEED, resampled_means
+
+    counts = [r["paper"] for r in records if isinstance(r.get("paper"), Mapping)]
+    if len(counts) < 2:
+        return None
+    matched, predicted, gold = (resampled_means([float(c[k]) for c in counts], seed=SEED)
+                                for k in ("matched", "predicted", "gold"))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mp = np.where(predicted > 0, matched / predicted, 0.0)
+        mr = np.where(gold > 0, matched / gold, 0.0)
+        f1 = np.where(mp + mr > 0, 2 * mp * mr / (mp + mr), 0.0)
+    low, high = np.quantile(f1, [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
+    return {"low": float(low), "high": float(high), "n": len(counts)}
+
+
+def with_micro_f1(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """``summary`` with each method's Micro-F1 interval beside its others (``intervals["paper Micro-F1"]``): the
+    benchmark summary gives pooled figures none, and a reproduction shows every figure with one."""
+    out = dict(summary)
+    out["methods"] = {}
+    for m, s in (summary.get("methods") or {}).items():
+        iv = micro_f1_interval([r for r in records if r.get("method") == m])
+        out["methods"][m] = {**s, "intervals": {**(s.get("intervals") or {}), "paper Micro-F1": iv}} if iv else s
+    return out
+
+
 def _score_key(metric: PaperMetric) -> str | None:
     """The key of a metric's per-question scores (:func:`core.eval.summary_stats.record_scores`); None for a
     figure that is no per-question mean (Micro-F1 pools counts) or none of ours."""
@@ -185,6 +218,11 @@ def recording_coverage(workspace: str, methods: Sequence[str], question_ids: Seq
     return out
 
 
+def _compute_s(report: BenchReport) -> float:
+    """The seconds the run's question × method pairs took when they ran (a resume does not reset it)."""
+    return round(sum(float(r.get("seconds") or 0.0) for r in report.records), 1)
+
+
 def reproduction_record(plan: ReproductionPlan, comparisons: Sequence[Comparison],
                         reports: Mapping[str, BenchReport], skipped: Mapping[tuple[str, str], str], *,
                         workspace: Workspace, left_out: Any, selected: Sequence[str], limit: int | None,
@@ -233,7 +271,8 @@ def reproduction_record(plan: ReproductionPlan, comparisons: Sequence[Comparison
                       "note": left_out_note(len(left_out.no_gold), left_out.trained_on, left_out.of)},
         "runs": [{"name": n, "methods": list(r.summary.get("methods", {})),
                   "config_changes": (r.summary.get("settings") or {}).get("config_changes") or {},
-                  "ran": r.ran, "done_before": r.skipped, "seconds": timing.get(n)} for n, r in reports.items()],
+                  "ran": r.ran, "done_before": r.skipped, "seconds": timing.get(n), "compute_s": _compute_s(r)}
+                 for n, r in reports.items()],
         "not_run": [{"run": run, "method": m, "why": why} for (run, m), why in skipped.items()],
         "methods": methods,
         "tables": [_table_record(plan, c, table_pairs(plan, c, records)) for c in comparisons],
@@ -263,7 +302,7 @@ def reproduction_markdown(record: Mapping[str, Any], comparisons: Sequence[Compa
              + (f". {q['note']}" if q.get("note") else "")]
     for r in record["runs"]:
         lines.append(f"- Run `{r['name']}` ({', '.join(r['methods'])}): {r['ran']} pairs now, {r['done_before']} done "
-                     f"before, {r['seconds']} s")
+                     f"before, {r['seconds']} s now; its pairs took {r['compute_s']} s when they ran")
     lines += [f"- `{x['method']}` of the run `{x['run']}`: {x['why']}" for x in record["not_run"]]
     lines.append("")
     for c, t in zip(comparisons, record["tables"]):

@@ -153,3 +153,33 @@ def test_a_file_that_is_no_reproduction_is_refused_naming_it(tmp_path):
     bad.write_text("{not json", encoding="utf-8")
     with pytest.raises(InputFormatError, match=r"x\.json: the reproduction could not be read"):
         load_reproduction(bad)
+
+
+def test_micro_f1_gets_a_bootstrap_interval_of_the_pooled_counts():
+    """The oracle: the same resampled questions drawn one by one (core.eval.stats.resampled_means' documented
+    draw), their counts pooled, F1 taken, the percentiles read: the same interval."""
+    from core.eval.paper_metrics import AnswerSetScores, aggregate_answer_sets
+    from core.eval.reproduce_record import micro_f1_interval, with_micro_f1
+    from core.eval.stats import N_RESAMPLES, SEED
+
+    rng = np.random.default_rng(1)
+    counts = [(int(m), int(m + rng.integers(0, 3)), int(m + rng.integers(1, 3))) for m in rng.integers(0, 3, 15)]
+    recs = [{"question_id": f"q{i}", "method": "reg", "paper": {"matched": m, "predicted": p, "gold": g}}
+            for i, (m, p, g) in enumerate(counts)]
+    draw = np.random.default_rng(SEED)
+    f1s = []
+    for _ in range(N_RESAMPLES):
+        idx = draw.integers(0, len(counts), size=len(counts))
+        m, p, g = (sum(counts[i][k] for i in idx) for k in range(3))
+        mp, mr = (m / p if p else 0.0), (m / g if g else 0.0)
+        f1s.append(2 * mp * mr / (mp + mr) if mp + mr else 0.0)
+    iv = micro_f1_interval(recs)
+    assert iv is not None and iv["n"] == 15
+    assert (iv["low"], iv["high"]) == pytest.approx(tuple(np.quantile(f1s, [0.025, 0.975])))
+    micro = aggregate_answer_sets(AnswerSetScores(0, 0, 0, 0, 0, m, p, g) for m, p, g in counts)["Micro-F1"]
+    assert iv["low"] <= micro <= iv["high"]
+    assert micro_f1_interval(recs[:1]) is None  # one question: no interval
+    summary = {"methods": {"reg": {"intervals": {"R@5": {"low": 0, "high": 1, "n": 15}}}, "dense": {"n": 0}}}
+    out = with_micro_f1(summary, recs)
+    assert out["methods"]["reg"]["intervals"] == {"R@5": {"low": 0, "high": 1, "n": 15}, "paper Micro-F1": iv}
+    assert out["methods"]["dense"] == {"n": 0} and "paper Micro-F1" not in summary["methods"]["reg"]["intervals"]
