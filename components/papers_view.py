@@ -21,6 +21,7 @@ from core.errors import Cancelled, EgxError
 from core.eval.paper_compare import OurCell
 from core.eval.paper_model import PAPER_IDS
 from core.eval.reproduce import REPRODUCE_JSON, load_reproduction, reproduce_root, stored_reproduction
+from core.eval.reproduce_record import RETRIEVAL_KEYS
 
 if TYPE_CHECKING:
     from components.sidebar import Active
@@ -123,7 +124,8 @@ def comparison(table_id: str, shown: list[tuple[str, dict[str, Any]]]) -> None:
             row = rows.setdefault(rec["row"], {"row": rec["row"], "ours": "—"})
             row[f"{name} · paper"] = rec["paper_printed"]
             row[f"{name} · {label}"] = _cell(rec, units.get(rec["metric_id"], "%"), mark)
-    st.dataframe(pd.DataFrame(list(rows.values())), hide_index=True, width="stretch")
+    st.dataframe(pd.DataFrame(list(rows.values())), hide_index=True, width="stretch",
+                 height=35 * (len(rows) + 1) + 3)  # every row of the paper's table at once, no inner scrolling
     st.caption(f"Ours: mean [95 % interval] n (n≤: over those of the n questions with gold for it); {NOISE_MARK} = "
                "the paper's figure lies inside our interval (within noise, below). Percentages as the paper prints "
                "them.")
@@ -146,14 +148,36 @@ def pairs(table_id: str, shown: list[tuple[str, dict[str, Any]]]) -> None:
             st.markdown("\n".join(f"- {md_escape(p['words'])}" for p in t["pairs"]))
 
 
+def retrieval(shown: list[tuple[str, dict[str, Any]]]) -> None:
+    """What each method ranked and handed its answer in the same runs (not a column of the paper's table, but
+    there with every LLM mode, ``none`` included): R@k, nDCG@10, node figures, ctx recall, each with its interval
+    and n."""
+    rows = []
+    for label, r in shown:
+        for name, m in r["methods"].items():
+            row: dict[str, Any] = {"reproduction": label, "method": name}
+            for k in RETRIEVAL_KEYS:
+                f = m.get("retrieval", {}).get(k)
+                row[k] = None if f is None else OurCell(100 * f["value"], None if f["low"] is None else 100 * f["low"],
+                                                        None if f["high"] is None else 100 * f["high"],
+                                                        f["n"]).text("%")
+            rows.append(row)
+    if rows:
+        with st.expander("Our retrieval in the same runs (not a column of the paper's table)"):
+            st.dataframe(pd.DataFrame(rows).dropna(axis=1, how="all"), hide_index=True, width="stretch")
+            st.caption("In %: mean [95 % interval] n. ctx recall: the share of the gold passages in what the answer "
+                       "was handed, under the paper's budget.")
+
+
 def facts(label: str, record: dict[str, Any]) -> None:
     """How a reproduction was made: workspace, LLM, budget, questions (and those left out), time; with the
     recorded LLM, what the recordings hold and which records did not replay."""
     q, b = record["questions"], record["budget"]
     st.caption(f"**{md_escape(label)}**: {md_escape(record['dataset'])} · LLM "
                f"{md_escape(record['backends'].get('llm', record['llm']))} · budget `{md_escape(b['name'])}` "
-               f"({md_escape(b['limits'])}) · {q['n']} of {q['of']} questions · {md_escape(record['date'])}, "
-               f"{record['seconds']:.0f} s" + (f" · {md_escape(q['note'])}" if q.get("note") else ""))
+               f"({md_escape(b['limits'])}) · {q['n']} of {q['of']} questions · made {md_escape(record['date'])}; "
+               f"its question × method pairs took {sum(r.get('compute_s') or 0 for r in record['runs']):,.0f} s"
+               + (f" · {md_escape(q['note'])}" if q.get("note") else ""))
     for x in record.get("not_run", ()):
         st.caption(f"`{md_escape(x['method'])}` ({md_escape(x['run'])}): {md_escape(x['why'])}")
     rec = record.get("recordings")

@@ -30,6 +30,7 @@ with body:
     table = pv.table_choice([r for _, r in shown])
     pv.citation(shown[0][1], table)
     pv.comparison(table, shown)
+    pv.retrieval(shown)
     for label, r in shown:
         pv.facts(label, r)
     pv.pairs(table, shown)

@@ -101,16 +101,18 @@ def reproduce_root(workspace: str) -> Path:
 
 def reproduce_command(paper: str, workspace: str, llm: str, *, limit: int | None = None, judge: str | None = None,
                       embedder: str | None = None, reranker: str | None = None) -> str:
-    """The ``egx reproduce`` command that reruns a reproduction (defaults left out)."""
+    """The ``egx reproduce`` command that reruns a reproduction (defaults left out; values quoted for a shell)."""
+    from shlex import quote
+
     from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER
 
-    parts = ["egx reproduce", f"--paper {paper}", f"--workspace {workspace}", f"--llm {llm}"]
+    parts = ["egx reproduce", f"--paper {quote(paper)}", f"--workspace {quote(workspace)}", f"--llm {quote(llm)}"]
     if embedder and embedder != DEFAULT_EMBEDDER:
-        parts.append(f"--embedder {embedder}")
+        parts.append(f"--embedder {quote(embedder)}")
     if reranker and reranker != DEFAULT_RERANKER:
-        parts.append(f"--reranker {reranker}")
+        parts.append(f"--reranker {quote(reranker)}")
     if judge and judge != "none":
-        parts.append(f"--judge-llm {judge}")
+        parts.append(f"--judge-llm {quote(judge)}")
     if limit is not None:
         parts.append(f"--limit {limit}")
     return " ".join(parts)

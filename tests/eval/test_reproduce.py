@@ -48,6 +48,7 @@ def test_the_command_and_the_default_folder():
     assert reproduce_command("sgrag", "musique", "none") == "egx reproduce --paper sgrag --workspace musique --llm none"
     assert reproduce_command("reg", "demo", "recorded", limit=3, judge="local-small", embedder="hashing") == (
         "egx reproduce --paper reg --workspace demo --llm recorded --embedder hashing --judge-llm local-small --limit 3")
+    assert reproduce_command("bubblerag", "my ws", "none").endswith("--workspace 'my ws' --llm none")
     assert reproduce_root("../my ws").name == "my-ws" and reproduce_root("demo").parent.name == "reproduce"
 
 
