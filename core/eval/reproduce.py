@@ -264,7 +264,7 @@ def run_reproduction(workspace: Workspace, questions: Sequence[Question], paper:
     seconds = round(time.monotonic() - start, 1)
     cmd = command or reproduce_command(plan.paper, workspace.name, llm, limit=limit)
     record = reproduction_record(plan, comparisons, reports, skipped, workspace=workspace, left_out=left,
-                                 selected=[q.id for q in selected], limit=limit, command=cmd, seconds=seconds,
+                                 selected=selected, limit=limit, command=cmd, seconds=seconds,
                                  timing=timing)
     md = reproduction_markdown(record, comparisons)
     folder.mkdir(parents=True, exist_ok=True)

@@ -24,6 +24,7 @@ from core.eval.reproduce_plan import MAIN_RUN, ReproductionPlan
 
 if TYPE_CHECKING:
     from core.eval.bench_report import BenchReport
+    from core.eval.datasets import Question
     from core.index.workspace import Workspace
 
 #: ``reproduce.json``'s ``format``, and that of the shipped files, which hold one per LLM mode.
@@ -62,9 +63,35 @@ def compare_reproduction(plan: ReproductionPlan, summaries: Mapping[str, Mapping
                     cr = replace(cr, ours=tuple(OurCell(blank=why) for _ in cr.ours), run_notes=())
                 elif run != MAIN_RUN and run in others:
                     cr = others[run].rows[i]
+                if run in summaries:
+                    cr = replace(cr, ours=tuple(_answer_blank(m, c, summaries[run], row.method)
+                                                for m, c in zip(base.metrics, cr.ours)))
             rows.append(cr)
         out.append(replace(base, rows=tuple(rows)))
     return tuple(out)
+
+
+#: How the comparison words a blank answer figure (it assumes LLM ``none``, the one mode that writes no answer).
+_NO_ANSWER = "no LLM-written answer was scored"
+
+
+def _answer_blank(metric: PaperMetric, cell: OurCell, summary: Mapping[str, Any], method: str) -> OurCell:
+    """``cell``, its reason said right where a run with an LLM scored no written answer: with ``recorded``, every
+    answer the recordings do not hold (another question, or a prompt the paper's budget changed) is the
+    extractive fallback."""
+    backend = str((summary.get("settings") or {}).get("backends", {}).get("llm", "")).split(" ", 1)[0]
+    if cell.value is not None or metric.needs != "generated answer" or backend in ("", "none") \
+            or not cell.blank.startswith(_NO_ANSWER):
+        return cell
+    s = (summary.get("methods") or {}).get(method) or {}
+    if backend == "recorded":
+        n = len((s.get("replay") or {}).get("unmatched") or ())
+        why = (f"{_NO_ANSWER}: the recordings hold no run of `{method}` with these settings for {n} of {s.get('n', '?')} "
+               "questions (the paper's budget preset changes its answer prompt; a question never recorded has none), "
+               "so each of its answers is the extractive fallback")
+    else:
+        why = f"{_NO_ANSWER}: every answer of `{method}` took the extractive fallback (the run's notices say why)"
+    return replace(cell, blank=why)
 
 
 def micro_f1_interval(records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
@@ -202,9 +229,10 @@ def retrieval_figures(method_summary: Mapping[str, Any]) -> dict[str, dict[str, 
     return out
 
 
-def recording_coverage(workspace: str, methods: Sequence[str], question_ids: Sequence[str]) -> dict[str, Any]:
+def recording_coverage(workspace: str, methods: Sequence[str], questions: Sequence[Question]) -> dict[str, Any]:
     """What the shipped LLM recordings hold for these questions: per method, how many have a recorded run (of
-    any setting) and which do not; and the bundles by label."""
+    any setting; a recorded run names its question by its text) and the ids of those that have none; and the
+    bundles by label."""
     from core.backends.llm_bundles import load_recording, recording_paths
 
     bundles = [load_recording(p) for p in recording_paths()]
@@ -212,9 +240,8 @@ def recording_coverage(workspace: str, methods: Sequence[str], question_ids: Seq
     for m in dict.fromkeys(methods):
         have = {str(r.get("question")) for b in bundles for r in b.runs
                 if r.get("workspace") == workspace and r.get("method") == m}
-        missing = [q for q in question_ids if q not in have]
-        out["methods"][m] = {"recorded": len(question_ids) - len(missing), "of": len(question_ids),
-                             "missing": missing}
+        missing = [q.id for q in questions if q.question not in have and q.id not in have]
+        out["methods"][m] = {"recorded": len(questions) - len(missing), "of": len(questions), "missing": missing}
     return out
 
 
@@ -225,7 +252,7 @@ def _compute_s(report: BenchReport) -> float:
 
 def reproduction_record(plan: ReproductionPlan, comparisons: Sequence[Comparison],
                         reports: Mapping[str, BenchReport], skipped: Mapping[tuple[str, str], str], *,
-                        workspace: Workspace, left_out: Any, selected: Sequence[str], limit: int | None,
+                        workspace: Workspace, left_out: Any, selected: Sequence[Question], limit: int | None,
                         command: str, seconds: float, timing: Mapping[str, float]) -> dict[str, Any]:
     """What ``reproduce.json`` holds (module docstring): the paper and its citation, how the runs were made (LLM,
     backends, budget, node level, command, date, seconds), the questions and which were left out and why, every
@@ -265,7 +292,7 @@ def reproduction_record(plan: ReproductionPlan, comparisons: Sequence[Comparison
                    "chunks": plan.budget.chunks, "tokens": plan.budget.tokens, "source": plan.budget.source},
         "node_level": plan.node_level, "command": command,
         "date": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "seconds": seconds,
-        "questions": {"n": len(selected), "of": left_out.of, "limit": limit, "ids": list(selected),
+        "questions": {"n": len(selected), "of": left_out.of, "limit": limit, "ids": [q.id for q in selected],
                       "left_out": {"no_gold": list(left_out.no_gold),
                                    "trained_on": {q: list(ms) for q, ms in left_out.trained_on.items()}},
                       "note": left_out_note(len(left_out.no_gold), left_out.trained_on, left_out.of)},

@@ -184,3 +184,20 @@ def test_micro_f1_gets_a_bootstrap_interval_of_the_pooled_counts():
     out = with_micro_f1(summary, recs)
     assert out["methods"]["reg"]["intervals"] == {"R@5": {"low": 0, "high": 1, "n": 15}, "paper Micro-F1": iv}
     assert out["methods"]["dense"] == {"n": 0} and "paper Micro-F1" not in summary["methods"]["reg"]["intervals"]
+
+
+def test_a_blank_answer_figure_of_a_recorded_run_says_the_recordings_lack_it():
+    """The comparison words a missing written answer for LLM none; with the recorded LLM the reason is that the
+    recordings hold no run with these settings (the budget preset changed the answer prompt)."""
+    plan = reproduction_plan("bubblerag")
+    dense = {"n": 3, "metrics": {}, "answers": {"judged": 0}, "paper": {"n": 3},
+             "replay": {"replayed": 3, "partial": [], "unmatched": ["a", "b", "c"]}}
+    summary = {"questions": 3, "methods": {"dense": dense},
+               "settings": {"budget": "bubblerag", "backends": {"llm": "recorded (recorded:qwen)"}}}
+    (c,) = compare_reproduction(plan, {MAIN_RUN: summary}, {})
+    f1 = next(r for r in c.rows if r.name == "Naive RAG").ours[0]
+    assert f1.blank.startswith("no LLM-written answer was scored: the recordings hold no run of `dense` with these "
+                               "settings for 3 of 3 questions")
+    none = {**summary, "settings": {"budget": "bubblerag", "backends": {"llm": "none (none)"}}}
+    (c,) = compare_reproduction(plan, {MAIN_RUN: none}, {})
+    assert "LLM `none`" in next(r for r in c.rows if r.name == "Naive RAG").ours[0].blank
