@@ -31,7 +31,8 @@ SECTIONS: dict[str, tuple[tuple[str, str, str], ...]] = {
     "ReG": (("pages/evidence_chains.py", "Evidence chains", ":material/linear_scale:"),),
     "Baselines": (("pages/hipporag2.py", "HippoRAG 2", ":material/psychology:"),),
     "Evaluate": (("pages/compare.py", "Compare methods", ":material/compare:"),
-                 ("pages/benchmark.py", "Benchmark", ":material/analytics:")),
+                 ("pages/benchmark.py", "Benchmark", ":material/analytics:"),
+                 ("pages/papers.py", "Papers", ":material/menu_book:")),
 }
 HOME = "pages/home.py"
 #: The browser tab's icon, served by the app itself: a ``:material/…:`` page icon makes the browser fetch

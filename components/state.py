@@ -200,6 +200,14 @@ BENCH_NEW_RUN = "egx.bench.new_run"  #: "Start a new run" (a fresh run name) und
 BENCH_RESUME_ANYWAY = "egx.bench.resume_anyway"  #: resume a run saved before runs kept their identity
 BENCH_KEEP_TRAINED = "egx.bench.keep_trained"  #: keep the questions a benchmarked method's model was trained on
 
+# ---------------------------------------------------------------- Papers page (components/papers_view.py)
+PAPERS_PAPER = "egx.papers.paper"  #: the paper shown (an egx reproduce --paper id)
+PAPERS_TABLE = "egx.papers.table"  #: its table shown, when it has several ("SG-RAG Table 5")
+PAPERS_MODE = "egx.papers.mode"  #: the LLM mode of the figures shown ("none" or "recorded")
+PAPERS_LIMIT = "egx.papers.limit"  #: the questions a re-run on the active workspace takes
+PAPERS_RUN = "egx.papers.run"  #: the "Re-run on this workspace" button
+PAPERS_JOB = "egx.papers.job"  #: key of this session's reproduction (a background job)
+
 # ---------------------------------------------------------------- guided demo (components/tour.py)
 TOUR = "egx.tour"  #: the running tour (a components.tour.TourState); its buttons and notes are sub(TOUR, ...)
 

@@ -1,5 +1,5 @@
-"""The heavy jobs the app starts, as worker tasks (:mod:`core.workers`): a benchmark run, ReG retriever
-training, SG-RAG dominance-model training.
+"""The heavy jobs the app starts, as worker tasks (:mod:`core.workers`): a benchmark run, a paper's reproduction,
+ReG retriever training, SG-RAG dominance-model training.
 
 Each comes in two halves. The server's half (``*_spec``, ``*_job``) turns the page's objects into a JSON spec
 — backends by registry name, the LLM with its limits and cache switch, the workspace by folder — and reads
@@ -8,6 +8,7 @@ workspace and models again in the child and runs the same core function the CLI 
 
 * **benchmark** — the ``results.jsonl`` lines of the pairs finished so far (one line per finished pair), so a
   rerun under the same name resumes;
+* **reproduction** — the same, in each of its run folders (:mod:`core.eval.reproduce`): a rerun resumes them;
 * **ReG training** — nothing: the model is trained into a hidden sibling of its folder and swapped into place
   when complete (:func:`core.index.commit.commit`); the previous model stays usable until then. The LLM's S(I)
   selections made so far stay cached (``reg/selections-*.json``), so a rerun does not ask again;
@@ -137,6 +138,54 @@ def bench_job(spec: dict[str, Any], *, progress: Progress | None = None,
     res = figures.get("result") or {}
     return replace(load_report(out), ran=int(res.get("ran", 0)), skipped=int(res.get("skipped", 0)),
                    warnings=tuple(res.get("warnings", ())))
+
+
+# ------------------------------------------------------------------------------------ a paper's reproduction
+def reproduce_spec(workspace: Workspace, paper: str, *, embedder: str, llm: Any, reranker: str, out_dir: Path,
+                   limit: int | None = None, judge: str = "none") -> dict[str, Any]:
+    """What :func:`reproduce_task` needs: ``egx reproduce``'s options, backends by name."""
+    return {"workspace": str(workspace.path), "paper": paper, "embedder": embedder, "llm": llm_spec(llm),
+            "reranker": reranker, "out_dir": str(out_dir), "limit": None if limit is None else int(limit),
+            "judge": judge or "none"}
+
+
+def reproduce_task(spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    """Worker side of a reproduction: :func:`core.eval.reproduce.run_reproduction` as ``egx reproduce`` runs it."""
+    from core.eval.datasets import load_questions
+    from core.eval.judge import choose_judge
+    from core.eval.reproduce import REPRODUCE_JSON, reproduce_command, run_reproduction
+
+    ws = _open(spec)
+    backends = _backends(spec)
+    judge = choose_judge(spec.get("judge") or "none", backends.llm,
+                         build=lambda name: llm_from_spec({**(spec.get("llm") or {}), "name": name}))
+
+    def each(done: int, total: int, msg: str) -> None:
+        progress(f"{done}/{total} · {msg}", done / max(total, 1))
+
+    llm = str((spec.get("llm") or {}).get("name") or "none")
+    command = reproduce_command(spec["paper"], ws.name, llm, limit=spec.get("limit"), judge=spec.get("judge"),
+                                embedder=spec["embedder"], reranker=spec.get("reranker"))
+    rep = run_reproduction(ws, load_questions(ws), spec["paper"], backends, out_dir=spec["out_dir"],
+                           limit=spec.get("limit"), judge=judge, progress=each, command=command,
+                           meta={"questions_file": str(ws.questions_path)})
+    return {"paper": rep.paper, "file": str(rep.out_dir / REPRODUCE_JSON), "ran": rep.ran, "skipped": rep.skipped,
+            "seconds": rep.seconds, "warnings": list(rep.warnings)}
+
+
+def reproduce_job(spec: dict[str, Any], *, progress: Progress | None = None,
+                  cancel: threading.Event | None = None) -> dict[str, Any]:
+    """Run :func:`reproduce_task` in a worker; the fresh ``reproduce.json`` it wrote, with ``ran`` / ``skipped``
+    (the question × method pairs run now and done before) and the runs' warnings beside it."""
+    from core.eval.reproduce import load_reproduction
+
+    figures = run_worker("reproduce", spec, words=Words(f"The reproduction of {spec['paper']}", "The question × "
+                                                        "method pairs finished before are kept: run it again to "
+                                                        "resume."),
+                         progress=progress, cancel=cancel)
+    res = figures.get("result") or {}
+    return {"record": load_reproduction(res["file"]), "ran": int(res.get("ran", 0)),
+            "skipped": int(res.get("skipped", 0)), "warnings": list(res.get("warnings", ()))}
 
 
 # ------------------------------------------------------------------------------------ ReG training

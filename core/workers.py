@@ -58,14 +58,16 @@ DEFAULT_NICE = 10
 KINDS: dict[str, str] = {
     "build": "core.index.isolated:build_task",
     "bench": "core.tasks:bench_task",
+    "reproduce": "core.tasks:reproduce_task",
     "train-reg": "core.tasks:train_reg_task",
     "train-dominance": "core.tasks:train_dominance_task",
     "probe": "core.workers:probe_task",
 }
 #: The settings prefix of each kind's caps (``<PREFIX>_MEMORY_MB``, ``<PREFIX>_TIMEOUT_S``).
-LIMIT_PREFIX = {"build": "EGX_BUILD", "bench": "EGX_BENCH", "train-reg": "EGX_TRAIN", "train-dominance": "EGX_TRAIN"}
+LIMIT_PREFIX = {"build": "EGX_BUILD", "bench": "EGX_BENCH", "reproduce": "EGX_BENCH", "train-reg": "EGX_TRAIN",
+                "train-dominance": "EGX_TRAIN"}
 #: Time caps that differ from :class:`WorkerLimits`' default: a benchmark of many questions may run for hours.
-DEFAULT_TIMEOUT_S = {"bench": 6 * 3600.0}
+DEFAULT_TIMEOUT_S = {"bench": 6 * 3600.0, "reproduce": 6 * 3600.0}
 
 Progress = Callable[[str, float], None]
 

@@ -56,6 +56,8 @@ PAGES = {
     "pages/compare.py": "every method on one question side by side, with where each one lost the gold evidence",
     "pages/benchmark.py": "run every method on the workspace's questions: Recall@k charts and the failure diagnosis "
                           "per question",
+    "pages/papers.py": "each paper's main table as it prints it, beside our figures under its protocol, with "
+                       "intervals, blanks' reasons and every difference of setting; re-run it on your workspace",
 }
 
 act = active()

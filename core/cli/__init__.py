@@ -12,9 +12,10 @@ Examples
     egx make-erqa --style paraphrase --kg ../shared/data/fb15k237_named --n 200 --out fb_para.json
     egx bench --workspace musique --methods dense,ppr,bubblerag --limit 20 --out runs/musique
     egx ablate --method bubblerag --workspace musique --limit 20 --out runs/ablate-bubblerag
+    egx reproduce --paper bubblerag --workspace musique --llm recorded
     egx app --port 8501
 
-One module per command (``workspaces``, ``index``, ``ask``, ``bench``, ``ablate``, ``record``,
+One module per command (``workspaces``, ``index``, ``ask``, ``bench``, ``ablate``, ``reproduce``, ``record``,
 ``make_erqa``, ``samples``, ``app``), each with ``NAME``, ``add_parser(subparsers)`` (its arguments;
 returns its parser) and ``run(args) -> int`` (the exit status). A method package's own commands
 (ReG's ``train-reg``) live in that package and come from
@@ -33,7 +34,7 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from core.cli import ablate, app, ask, bench, index, make_erqa, record, samples, workspaces
+from core.cli import ablate, app, ask, bench, index, make_erqa, record, reproduce, samples, workspaces
 from core.cli.app import app_path
 from core.cli.ask import summarize
 from core.cli.samples import app_embedder, build_samples
@@ -43,10 +44,11 @@ from core.errors import EgxError
 __all__ = ["app_embedder", "app_path", "build_parser", "build_samples", "main", "resolve_workspace", "summarize"]
 
 #: The CLI's own commands.
-COMMANDS: tuple[ModuleType, ...] = (workspaces, index, ask, bench, ablate, record, make_erqa, samples, app)
+COMMANDS: tuple[ModuleType, ...] = (workspaces, index, ask, bench, ablate, reproduce, record, make_erqa, samples, app)
 
 #: The order ``egx --help`` lists the commands in; a method's command not named here comes last.
-HELP_ORDER = ("workspaces", "index", "ask", "train-reg", "bench", "ablate", "record", "make-erqa", "samples", "app")
+HELP_ORDER = ("workspaces", "index", "ask", "train-reg", "bench", "ablate", "reproduce", "record", "make-erqa", "samples",
+              "app")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -287,7 +287,8 @@ def compose(table: PaperTable, summary: Mapping[str, Any], manifest: Manifest | 
                                 () if blank else _run_notes(r.method, s, summary)))
     methods = [r.method for r in table.rows if r.method and r.method in summary.get("methods", {})]
     settings = summary.get("settings") or {}
-    ours = our_settings(settings, manifest, questions=summary.get("questions"), methods=methods)
+    ours = our_settings(settings, manifest, questions=summary.get("questions"), methods=methods,
+                        contexts={m: summary["methods"][m].get("context") for m in methods})
     diffs = differences(paper_protocol(table.paper), ours, table=table, group=g)
     return Comparison(table, g, metrics, tuple(rows), summary.get("questions"), ours, tuple(diffs))
 

@@ -7,7 +7,8 @@ produced it where the table splits by model), each a run of :class:`PaperMetric`
 :class:`PaperRow` s, each naming the method of ours that reproduces it (a name of
 :mod:`core.methods.registry`) with the configuration changes that row needs, or saying it is not
 implemented here. :class:`PaperProtocol` is how the paper evaluated (datasets, split, question counts,
-corpus, KG builder, LLMs, judge, embedder, answer budget), in plain words with its sections.
+corpus, KG builder, LLMs, judge, embedder, answer budget: a preset of :mod:`core.methods.budget`), in plain
+words with its sections.
 
 The tables themselves are in :mod:`core.eval.paper_tables`, the protocols in
 :mod:`core.eval.paper_protocols`, the side-by-side comparison with a benchmark summary in
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from core.errors import UnknownNameError
+from core.methods.budget import BUDGETS, Budget
 
 #: What a row of a paper's table says when no method of ours reproduces it.
 NOT_IMPLEMENTED = "not implemented here"
@@ -216,27 +218,6 @@ class PaperTable:
         raise UnknownNameError(f"column group of {self.id}", group.key, [g.key for g in self.groups])
 
 
-#: What an answer budget counts.
-BudgetUnit = Literal["chunks", "passages", "nodes", "tokens", "triples", "unknown"]
-
-
-@dataclass(frozen=True)
-class Budget:
-    """What the answer step may read: ``amount`` ``unit`` (None: the paper gives no number) and, in words,
-    where that comes from."""
-
-    unit: BudgetUnit
-    amount: int | None
-    text: str
-
-    def same_as(self, other: Budget) -> bool:
-        """Whether two budgets allow the same: same amount of the same thing (chunks and passages are one
-        thing here: a workspace's passages are its chunks)."""
-        kinds = {"chunks": "passages"}
-        return (self.amount is not None and self.amount == other.amount
-                and kinds.get(self.unit, self.unit) == kinds.get(other.unit, other.unit))
-
-
 @dataclass(frozen=True)
 class PaperProtocol:
     """How a paper evaluated its main table, in plain words with the sections that say so.
@@ -254,7 +235,9 @@ class PaperProtocol:
     judge: str
     embedder: str
     reranker: str
-    budget: Budget
+    #: the preset of :data:`core.methods.budget.BUDGETS` that stands for the paper's answer budget
+    budget: str
+    budget_text: str  #: the paper's answer budget in its own words, with its section
     metrics: str
     other: tuple[str, ...] = ()
     #: the knobs of our methods whose value the paper states: (method, field, value, where it says so)
@@ -264,3 +247,10 @@ class PaperProtocol:
     judge_names: tuple[str, ...] = ()
     embedder_names: tuple[str, ...] = ()
     reranker_names: tuple[str, ...] = ()
+    #: how the preset falls short of the paper's budget ("" when it is the paper's budget itself)
+    budget_note: str = ""
+
+    @property
+    def budget_preset(self) -> Budget:
+        """The :class:`~core.methods.budget.Budget` every method of a reproduction runs under."""
+        return BUDGETS[self.budget]

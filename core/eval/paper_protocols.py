@@ -3,25 +3,25 @@
 :data:`PROTOCOLS` holds how each paper evaluated its main table (datasets, split, question counts,
 corpus, KG builder, LLMs, judge, embedder, reranker, answer budget, metrics, the knob values it states),
 each with the section that says so. :func:`our_settings` reads the same things of one of our runs from
-its benchmark settings (``summary.json``'s ``settings``: backends, judge, ``--set`` changes) and its
-workspace's manifest; :func:`differences` lists, in plain words, every way the two differ.
+its benchmark settings (``summary.json``'s ``settings``: backends, judge, budget, ``--set`` changes), what
+each method's answer was handed (the summary's ``context``) and its workspace's manifest;
+:func:`differences` lists, in plain words, every way the two differ.
 
-The answer budgets (what the answer step may read):
+The answer budget is the one concept of :mod:`core.methods.budget`: each protocol names the preset of
+:data:`~core.methods.budget.BUDGETS` that stands for its paper's budget (``egx bench --budget NAME``,
+``egx reproduce``), and quotes the paper's own words beside it:
 
-=============  ======================================================================================
-paper          budget
-=============  ======================================================================================
-BubbleRAG      at most 15 text chunks per query for every method (§4.1)
-FastInsight    the top 10 retrieved nodes are scored (R@10, nDCG@10; §4.3.1)
-SG-RAG         a context window fixed at 1,200 tokens per query (§5.2)
-ReG            the top-K triples by retriever score, K set per reasoner (App. E; the values of K did not
-               survive in the stored text of the paper)
-=============  ======================================================================================
-
-Ours differ per method (:func:`method_budget`): dense, Re2, PPR and FastInsight give the LLM
-``answer_passages`` = 5 passages, BubbleRAG ``max_chunks`` = 15 chunks, SG-RAG ``context_tokens`` = 1,200
-tokens, ReG its ``top_k`` = 100 triples; :func:`budget_overrides` gives the ``--set`` changes that apply a
-paper's budget to a method.
+=============  ======  ==================================================================================
+paper          preset  the paper's budget
+=============  ======  ==================================================================================
+BubbleRAG      15      at most 15 text chunks per query for every method (§4.1)
+               chunks
+FastInsight    top 10  the top 10 retrieved nodes are scored (R@10, nDCG@10; §4.3.1)
+SG-RAG         1,200   a context window fixed at 1,200 tokens per query (§5.2)
+               tokens
+ReG            1,300   the top-K triples by retriever score, K set per reasoner (App. E; the values of K did
+               tokens  not survive in the stored text of the paper): the preset stands for K = 100 triples
+=============  ======  ==================================================================================
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from core.eval.paper_model import Budget, BudgetUnit, ColumnGroup, PaperProtocol, PaperTable, resolve_paper
+from core.eval.paper_model import ColumnGroup, PaperProtocol, PaperTable, resolve_paper
+from core.methods.budget import OWN, Budget, run_budget
 
 if TYPE_CHECKING:
     from core.index.manifest import Manifest
@@ -49,7 +50,7 @@ PROTOCOLS: dict[str, PaperProtocol] = {p.paper: p for p in (
         judge="Qwen-3-7B judges ACC_L (§4.1)",
         embedder="Qwen3-Embedding-8B, for every method (§4.1)",
         reranker="none named",
-        budget=Budget("chunks", 15, "each method observes at most 15 text chunks per query (§4.1)"),
+        budget="bubblerag", budget_text="each method observes at most 15 text chunks per query (§4.1)",
         metrics="F1 and LLM-as-a-Judge Accuracy (ACC_L) (§4.1)",
         other=("every other hyperparameter at the default of the method's original implementation (§4.1)",),
         knobs=(("bubblerag", "B", 10, "Table 4"), ("bubblerag", "h", 6, "Table 4"), ("bubblerag", "d", 6, "Table 4"),
@@ -70,7 +71,7 @@ PROTOCOLS: dict[str, PaperProtocol] = {p.paper: p for p in (
         embedder="OpenAI text-embedding-3-small (§4)",
         reranker="bge-reranker-v2-m3; FastInsight reads its frozen [CLS] features and its head's last two layers "
                  "(§4, §4.1.1)",
-        budget=Budget("nodes", 10, "the top 10 retrieved nodes are scored (R@10, nDCG@10; §4.3.1)"),
+        budget="fastinsight", budget_text="the top 10 retrieved nodes are scored (R@10, nDCG@10; §4.3.1)",
         metrics="capped R@10 and nDCG@10 (§4.3.1)",
         knobs=(("fastinsight", "b_max", 100, "§4.1.1"), ("fastinsight", "batch", 10, "§4.1.1"),
                ("fastinsight", "alpha", 0.2, "§4.1.1"), ("fastinsight", "beta", 1.0, "§4.1.1"),
@@ -90,7 +91,7 @@ PROTOCOLS: dict[str, PaperProtocol] = {p.paper: p for p in (
         judge="GPT-5.2 scores Emp.S (§5.3)",
         embedder="text-embedding-3-small (§5.2)",
         reranker="none named",
-        budget=Budget("tokens", 1200, "a context window fixed at 1,200 tokens per query (§5.2)"),
+        budget="sgrag", budget_text="a context window fixed at 1,200 tokens per query (§5.2)",
         metrics="Hit@1, Precision, Recall, F1 and Emp.S (§5.2, App. L)",
         knobs=(("sgrag", "context_tokens", 1200, "§5.2"),),
         llm_names=("GPT-4o",), judge_names=("GPT-5.2",), embedder_names=("text-embedding-3-small",)),
@@ -108,8 +109,11 @@ PROTOCOLS: dict[str, PaperProtocol] = {p.paper: p for p in (
         judge="none: every metric compares the answers with the gold answers (§5.1)",
         embedder="gte-large-en-v1.5, frozen (App. E)",
         reranker="none: a trained retriever (ReG@Triple: an MLP over DDE features; App. E)",
-        budget=Budget("triples", None, "the top-K triples by retriever score, K set per reasoner, a smaller one for "
-                                       "LLaMA-3.1-8B (App. E; the values of K did not survive in the stored text)"),
+        budget="reg", budget_text="the top-K triples by retriever score, K set per reasoner, a smaller one for LLaMA-3.1-8B "
+                    "(App. E; the values of K did not survive in the stored text)",
+        budget_note="triples are not passages, so the `reg` preset is the tokens K = 100 triples take (about 1,300 "
+                    "WordPiece tokens of triple lines on the MuSiQue sample's KG; SubgraphRAG's K for GPT-4o(-mini), "
+                    "which ReG follows) for every method",
         metrics="Macro-F1, Micro-F1, Hit and Hit@1 (§5.1)",
         other=("retrievers trained for 80 epochs, the best validation recall kept (App. E)",
                "evidence chains without a length limit on CWQ (App. E)"),
@@ -126,11 +130,6 @@ def paper_protocol(paper: str) -> PaperProtocol:
 #: The bundled samples' question splits, which a manifest does not record (sample_data/<name>/SOURCE.md).
 SAMPLE_SPLITS = {"musique": "MuSiQue's train split: the 100 questions HippoRAG tuned on (sample_data/musique/SOURCE.md)",
                  "demo": "the papers' worked examples, not a benchmark split"}
-#: Methods whose answer budget is a knob other than ``answer_passages``: (what it counts, the knob).
-_BUDGET_KNOBS: dict[str, tuple[BudgetUnit, str]] = {
-    "bubblerag": ("chunks", "max_chunks"), "sgrag": ("tokens", "context_tokens"), "reg": ("triples", "top_k")}
-
-
 @dataclass(frozen=True)
 class OurSettings:
     """One run of ours in the words of :class:`~core.eval.paper_model.PaperProtocol` (:func:`our_settings`)."""
@@ -146,7 +145,10 @@ class OurSettings:
     judge: str
     embedder: str
     reranker: str
-    budgets: dict[str, Budget] = field(default_factory=dict)  #: method → its answer budget in this run
+    budget: Budget = OWN  #: the answer budget the run was made under (:mod:`core.methods.budget`)
+    methods: tuple[str, ...] = ()  #: the compared methods of the run
+    #: method → what its answers were handed, in words ("5 chunks, 690 tokens (medians over 100 answers)")
+    handed: dict[str, str] = field(default_factory=dict)
     changes: dict[str, dict[str, Any]] = field(default_factory=dict)  #: method → the run's ``--set`` changes
 
 
@@ -186,83 +188,23 @@ def _llm_words(text: str) -> tuple[str, str]:
     return backend, text or "not recorded"
 
 
-def method_budget(method: str, changes: Mapping[str, Any] | None = None) -> Budget:
-    """What ``method``'s answer step reads with its paper-default config plus ``changes``.
+def _handed(context: Mapping[str, Any] | None) -> str:
+    """What a method's answers were handed (a summary's ``context``, :func:`core.eval.context.summarize_context`),
+    in words; "" when the run recorded none."""
+    if not context or not context.get("n"):
+        return ""
 
-    BubbleRAG: ``max_chunks`` chunks (with its evidence graph's triples); SG-RAG: ``context_tokens`` prompt
-    tokens; ReG: its ``top_k`` triples (or ``answer_passages`` passages with ``evidence_format='passages'``);
-    every other method: ``answer_passages`` passages, at most its ``top_k``.
-    """
-    from core.methods.registry import METHODS
+    def num(x: Any) -> str:
+        return f"{float(x):,.0f}" if float(x).is_integer() else f"{float(x):,.1f}"
 
-    spec = METHODS.get(method)
-    if spec is None:
-        return Budget("unknown", None, f"`{method}` is not registered in this build")
-    cfg = spec.make_config(**dict(changes or {}))
-    fmt = str(getattr(cfg, "evidence_format", "passages"))
-    unit, knob = _budget_knob(method, cfg)
-    amount = getattr(cfg, knob, None)
-    if amount is None:
-        return Budget("unknown", None, f"`{method}` has no answer-budget knob this comparison knows")
-    n = int(amount)
-    top = getattr(cfg, "top_k", None) if method not in _BUDGET_KNOBS else None  # ReG's top_k counts triples
-    if knob == "answer_passages" and isinstance(top, int) and top < n:
-        n, knob = top, "top_k"
-    words = {"chunks": f"at most {n} source chunks ({knob}) with the evidence graph's triples",
-             "tokens": f"{n} prompt tokens ({knob})", "triples": f"the top {n} triples ({knob}) as {fmt}",
-             "passages": f"{n} passages ({knob})" + ("" if fmt == "passages" else f", shown as their KG {fmt}")}
-    return Budget(unit, n, f"{method}: {words[unit]}")
-
-
-def _budget_knob(method: str, cfg: Any) -> tuple[BudgetUnit, str]:
-    """What ``method``'s answer budget counts and the knob that sets it, for its config ``cfg``."""
-    unit, knob = _BUDGET_KNOBS.get(method, ("passages", "answer_passages"))
-    if unit == "triples" and getattr(cfg, "evidence_format", "") == "passages":  # ReG showing passages
-        return "passages", "answer_passages"
-    return unit, knob
-
-
-def budget_overrides(budget: Budget, method: str, changes: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The ``--set`` changes that give ``method`` the paper's ``budget`` ({} when it has it already, or when
-    none of its knobs counts that unit: a token budget for a passage method, a number the paper omits).
-
-    >>> budget_overrides(Budget("chunks", 15, "BubbleRAG §4.1"), "dense")
-    {'answer_passages': 15, 'top_k': 15}
-    >>> budget_overrides(Budget("chunks", 15, "BubbleRAG §4.1"), "bubblerag")
-    {}
-    """
-    from core.methods.registry import METHODS
-
-    spec = METHODS.get(method)
-    if spec is None or budget.amount is None:
-        return {}
-    cfg = spec.make_config(**dict(changes or {}))
-    unit, knob = _budget_knob(method, cfg)
-    wanted = {"chunks": "passages"}.get(budget.unit, budget.unit)
-    out: dict[str, Any] = {}
-    if wanted == {"chunks": "passages"}.get(unit, unit) and getattr(cfg, knob, None) != budget.amount:
-        out[knob] = budget.amount
-        top = getattr(cfg, "top_k", None) if method not in _BUDGET_KNOBS else None
-        if knob == "answer_passages" and isinstance(top, int) and top < budget.amount:
-            out["top_k"] = budget.amount
-    return out
-
-
-def paper_overrides(paper: str, methods: Iterable[str]) -> dict[str, dict[str, Any]]:
-    """Per method, the ``--set`` changes that run it under ``paper``'s answer budget (methods that have it
-    already, or no knob for it, are left out). A run with them asks the LLM with other prompts than the
-    shipped recordings hold, so with ``--llm recorded`` those methods do not replay.
-
-    >>> paper_overrides("bubblerag", ["dense", "bubblerag"])
-    {'dense': {'answer_passages': 15, 'top_k': 15}}
-    """
-    budget = paper_protocol(paper).budget
-    out = {m: budget_overrides(budget, m) for m in dict.fromkeys(methods)}
-    return {m: ch for m, ch in out.items() if ch}
+    c, t = context.get("chunks") or {}, context.get("tokens") or {}
+    return (f"{num(c.get('median', 0))} chunks, {num(t.get('median', 0))} tokens (medians over {context['n']} "
+            f"answers; at most {c.get('max', 0)} chunks, {int(t.get('max', 0)):,} tokens)")
 
 
 def our_settings(settings: Mapping[str, Any], manifest: Manifest | Mapping[str, Any] | None = None, *,
-                 questions: int | None = None, methods: Iterable[str] = ()) -> OurSettings:
+                 questions: int | None = None, methods: Iterable[str] = (),
+                 contexts: Mapping[str, Mapping[str, Any] | None] | None = None) -> OurSettings:
     """A run of ours in the terms of a paper's protocol.
 
     Parameters
@@ -276,7 +218,10 @@ def our_settings(settings: Mapping[str, Any], manifest: Manifest | Mapping[str, 
     questions
         How many questions the run scored (``summary["questions"]``).
     methods
-        The methods whose answer budget to read (with the run's ``--set`` changes).
+        The compared methods (whose ``--set`` changes and stated knobs are compared).
+    contexts
+        Per method, what its answers were handed (the summary's ``methods[m]["context"]``), said beside the
+        run's budget.
     """
     from core.eval.judge import judge_label, run_judge
 
@@ -295,7 +240,8 @@ def our_settings(settings: Mapping[str, Any], manifest: Manifest | Mapping[str, 
         llm=llm, llm_backend=backend, judge=judge,
         embedder=str(backends.get("embedder") or "not recorded"),
         reranker=str(backends.get("reranker") or "none"),
-        budgets={m: method_budget(m, changes.get(m)) for m in dict.fromkeys(methods)},
+        budget=run_budget(settings), methods=tuple(dict.fromkeys(methods)),
+        handed={m: h for m in dict.fromkeys(methods) if (h := _handed((contexts or {}).get(m)))},
         changes=changes)
 
 
@@ -342,11 +288,12 @@ def differences(protocol: PaperProtocol, ours: OurSettings, *, table: PaperTable
                 group: ColumnGroup | None = None) -> list[Difference]:
     """Every difference of setting between ``protocol`` (seen from ``table``'s column ``group``, by default
     its closest) and our run, in plain words: dataset, question split, question count, corpus, KG builder,
-    LLM, judge, embedder, reranker, each method's answer budget, and the knobs the paper states.
+    LLM, judge, embedder, reranker, the answer budget (the run's preset against the paper's, with what each
+    method was handed), and the knobs the paper states.
 
     Texts cannot be compared for meaning, so an aspect counts as the same only where that is certain: a
     model the paper names appears in our backend's model id, a dataset's name in our workspace's title, a
-    budget of the same amount and unit, a knob of the same value.
+    budget of the same limits, a knob of the same value.
 
     >>> ours = OurSettings("musique", "MuSiQue (100 questions)", "train", 100, "1,890 passages", "OpenIE",
     ...                    "none: no LLM", "none", "none", "bge-small", "none")
@@ -383,9 +330,9 @@ def differences(protocol: PaperProtocol, ours: OurSettings, *, table: PaperTable
         out.append(Difference("embedder", protocol.embedder, ours.embedder))
     if protocol.reranker_names and not _names_in(protocol.reranker_names, ours.reranker):
         out.append(Difference("reranker", protocol.reranker, ours.reranker))
-    out += _budget_differences(protocol.budget, ours)
+    out += _budget_differences(protocol, ours)
     for method, knob, value, where in protocol.knobs:
-        if method in ours.budgets:
+        if method in ours.methods:
             mine = _knob_value(method, knob, ours.changes.get(method))
             if mine is not None and mine != value:
                 out.append(Difference("setting", f"{method}.{knob} = {value} ({where})", f"{method}.{knob} = {mine}"))
@@ -401,16 +348,25 @@ def _llm_consequence(backend: str) -> str:
     return ""
 
 
-def _budget_differences(paper: Budget, ours: OurSettings) -> list[Difference]:
-    if paper.unit == "nodes":  # a cut of the ranked list, which our R@10 / nDCG@10 share
+def _budget_differences(protocol: PaperProtocol, ours: OurSettings) -> list[Difference]:
+    """The paper's answer budget (its words, and the preset that stands for it) against the run's, with what
+    each method's answers were handed. A retrieval-only table (FastInsight Table 3) scores a cut of the ranking,
+    which no answer budget changes: nothing to say there."""
+    if not protocol.needs_llm:
         return []
-    differ = {m: b for m, b in ours.budgets.items() if not paper.same_as(b)}
-    if not differ:
-        return []
-    fixes = {m: budget_overrides(paper, m, ours.changes.get(m)) for m in differ}
-    sets = " ".join(f"--set {m}.{k}={v}" for m, ch in fixes.items() for k, v in ch.items())
-    return [Difference("answer budget", paper.text, "; ".join(b.text for b in differ.values()),
-                       f"The paper's budget is applied by {sets}." if sets else "")]
+    preset = protocol.budget_preset
+    paper = f"{protocol.budget_text}; the preset `{preset.name}`: {preset.limits()}"
+    run = "`own`: each method's own paper default" if ours.budget.own else \
+        f"`{ours.budget.name}`: {ours.budget.limits()}"
+    handed = "; ".join(f"{m} {h}" for m, h in ours.handed.items())
+    words = run + (f" — handed: {handed}" if handed else "")
+    if (ours.budget.chunks, ours.budget.tokens) != (preset.chunks, preset.tokens):
+        return [Difference("answer budget", paper, words,
+                           f"Not a like-for-like context: `--budget {preset.name}` gives every method the paper's "
+                           "budget.")]
+    if protocol.budget_note:
+        return [Difference("answer budget", paper, words, f"The preset stands in for it: {protocol.budget_note}.")]
+    return []
 
 
 def _knob_value(method: str, knob: str, changes: Mapping[str, Any] | None) -> Any:

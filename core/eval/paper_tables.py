@@ -17,7 +17,8 @@ ReG            Table 3 (§5.2): Macro-F1, Hit on WebQSP / CWQ;         CWQ, Llam
 SG-RAG is "Structure Guided Retrieval-Augmented Generation for Factual Queries" (Xie et al., 2026).
 Every number is the string the paper prints (``tests/eval/test_paper_tables.py`` finds each row in the
 paper's text). A row names the registered method of ours that reproduces it and the configuration changes
-that row needs (the paper's answer budget is separate: :func:`core.eval.paper_protocols.budget_overrides`),
+that row needs (the paper's answer budget is separate: a preset of :mod:`core.methods.budget`, named by
+:data:`core.eval.paper_protocols.PROTOCOLS`),
 or says :data:`~core.eval.paper_model.NOT_IMPLEMENTED`; no number of ours is ever put in a table here.
 """
 

@@ -10,16 +10,8 @@ import pytest
 
 from core.errors import UnknownNameError
 from core.eval.paper_compare import compare_paper, compose, paper_table_markdown
-from core.eval.paper_model import NOT_IMPLEMENTED, Budget, PaperTable, printed_value, resolve_paper
-from core.eval.paper_protocols import (
-    PROTOCOLS,
-    budget_overrides,
-    differences,
-    method_budget,
-    our_settings,
-    paper_overrides,
-    paper_protocol,
-)
+from core.eval.paper_model import NOT_IMPLEMENTED, PaperTable, printed_value, resolve_paper
+from core.eval.paper_protocols import PROTOCOLS, differences, our_settings, paper_protocol
 from core.eval.paper_tables import TABLES, get_table, main_table, main_tables, tables_of
 from core.eval.report import METRIC_ORDER, PAPER_COLUMNS, summarize
 from core.methods.registry import get_method, method_names
@@ -222,42 +214,42 @@ _MANIFEST = {"format": "egx-workspace", "version": 1, "name": "musique", "sample
              "graph": {"kind": "kg", "nodes": 16243, "edges": 17037, "chunks": 1890}}
 
 
-def test_budgets_are_read_from_each_methods_config_and_the_papers_budget_is_one_set_away() -> None:
-    assert method_budget("dense") == Budget("passages", 5, "dense: 5 passages (answer_passages)")
-    assert method_budget("bubblerag").amount == 15 and method_budget("bubblerag").unit == "chunks"
-    assert method_budget("sgrag") == Budget("tokens", 1200, "sgrag: 1200 prompt tokens (context_tokens)")
-    assert method_budget("reg").text == "reg: the top 100 triples (top_k) as chains"
-    assert method_budget("reg", {"evidence_format": "passages"}).unit == "passages"
-    assert method_budget("dense", {"answer_passages": 20}).text == "dense: 10 passages (top_k)"  # top_k caps it
-    assert method_budget("no-such-method").unit == "unknown"
-    fifteen = PROTOCOLS["BubbleRAG"].budget
-    assert budget_overrides(fifteen, "dense") == {"answer_passages": 15, "top_k": 15}
-    assert budget_overrides(fifteen, "rerank", {"top_k": 20}) == {"answer_passages": 15}
-    assert budget_overrides(fifteen, "bubblerag") == {} and budget_overrides(fifteen, "sgrag") == {}
-    assert budget_overrides(fifteen, "reg") == {}  # triples: no chunk knob
-    assert budget_overrides(fifteen, "reg", {"evidence_format": "passages"}) == {"answer_passages": 15}
-    tokens = PROTOCOLS["SG-RAG"].budget
-    assert budget_overrides(tokens, "sgrag", {"context_tokens": 800}) == {"context_tokens": 1200}
-    assert budget_overrides(tokens, "dense") == {}  # no token knob: the difference stays listed
-    assert budget_overrides(PROTOCOLS["ReG"].budget, "reg") == {}  # the paper's K is not in its text
-    assert paper_overrides("bubblerag", ["dense", "rerank", "bubblerag"]) == {
-        "dense": {"answer_passages": 15, "top_k": 15}, "rerank": {"answer_passages": 15, "top_k": 15}}
-    assert paper_overrides("fastinsight", ["dense", "fastinsight"]) == {}  # a cut of the ranking, not a prompt
-    assert paper_overrides("sgrag", ["dense", "sgrag"]) == {}
+def test_each_papers_budget_is_a_preset_of_the_one_budget_mechanism() -> None:
+    """One budget concept: a protocol names a preset of core.methods.budget, whose limits are the paper's numbers
+    where the paper gives one in a unit we have (chunks, tokens), and says how it falls short where not."""
+    from core.methods.budget import BUDGETS
+
+    presets = {p.paper: p.budget_preset for p in PROTOCOLS.values()}
+    assert {k: b.name for k, b in presets.items()} == {"BubbleRAG": "bubblerag", "FastInsight": "fastinsight",
+                                                      "SG-RAG": "sgrag", "ReG": "reg"}
+    assert all(b is BUDGETS[b.name] for b in presets.values())
+    assert (presets["BubbleRAG"].chunks, presets["BubbleRAG"].tokens) == (15, None)
+    assert "15 text chunks" in PROTOCOLS["BubbleRAG"].budget_text
+    assert presets["FastInsight"].chunks == 10 and "top 10" in PROTOCOLS["FastInsight"].budget_text
+    assert (presets["SG-RAG"].chunks, presets["SG-RAG"].tokens) == (None, 1200)
+    assert "1,200 tokens" in PROTOCOLS["SG-RAG"].budget_text
+    # the paper's K is lost and triples are not passages: the preset stands in for it, and says so
+    assert PROTOCOLS["ReG"].budget_note and not PROTOCOLS["BubbleRAG"].budget_note
     for p in PROTOCOLS.values():
         for method, knob, value, _ in p.knobs:
             assert getattr(get_method(method).make_config(), knob) == value, (p.paper, method, knob)
 
 
 def test_our_settings_come_from_the_run_and_the_manifest() -> None:
-    ours = our_settings({"workspace": "musique", "backends": _BACKENDS, "judge": False,
-                         "config_changes": {"dense": {"answer_passages": 15, "top_k": 15}}},
-                        _MANIFEST, questions=100, methods=["dense", "bubblerag"])
+    ctx = {"n": 100, "budget": "bubblerag", "chunks": {"median": 15.0, "max": 15},
+           "tokens": {"median": 2144.5, "max": 3012}}
+    ours = our_settings({"workspace": "musique", "backends": _BACKENDS, "judge": False, "budget": "bubblerag",
+                         "config_changes": {"dense": {"node_level": True}}},
+                        _MANIFEST, questions=100, methods=["dense", "bubblerag"], contexts={"dense": ctx})
     assert ours.dataset.startswith("MuSiQue") and ours.questions == 100 and ours.llm_backend == "none"
     assert ours.corpus == "1,890 passages; a KG of 16,243 nodes and 17,037 edges"
     assert ours.kg_builder.endswith("openie_musique_train_results_ner_gpt-3.5-turbo-1106_1890.json.gz")
     assert "train split" in ours.split and ours.judge == "none"
-    assert ours.budgets["dense"].amount == 15 and ours.budgets["bubblerag"].amount == 15
+    assert ours.budget.name == "bubblerag" and ours.budget.chunks == 15 and ours.methods == ("dense", "bubblerag")
+    assert ours.handed == {"dense": "15 chunks, 2,144.5 tokens (medians over 100 answers; at most 15 chunks, "
+                                    "3,012 tokens)"}  # bubblerag's run recorded no context: nothing said
+    assert ours.changes == {"dense": {"node_level": True}}
+    assert our_settings({}, None).budget.own  # a run made before budgets: each method's own
     built = our_settings({"backends": _BACKENDS}, {**_MANIFEST, "sample": False, "sources": {"c.jsonl": "corpus"},
                                                     "extraction": {"extractor": "spacy-v4"}})
     assert built.kg_builder == "triples extracted from the passages by `spacy-v4`" and built.split.startswith("not")
@@ -272,14 +264,15 @@ def test_differences_name_the_llm_the_judge_and_the_budget() -> None:
     assert {"question split", "questions", "corpus", "KG builder", "LLM", "judge", "embedder", "answer budget"} <= set(diffs)
     assert diffs["LLM"].paper.startswith("an 8B model") and diffs["LLM"].ours.startswith("none: no LLM")
     assert "EM/F1 are blank" in diffs["LLM"].consequence
-    assert diffs["answer budget"].ours == "dense: 5 passages (answer_passages)"
-    assert "--set dense.answer_passages=15 --set dense.top_k=15" in diffs["answer budget"].sentence
+    assert diffs["answer budget"].ours == "`own`: each method's own paper default"
+    assert diffs["answer budget"].paper == ("each method observes at most 15 text chunks per query (§4.1); the preset "
+                                            "`bubblerag`: ≤ 15 chunks")
+    assert "`--budget bubblerag` gives every method the paper's budget" in diffs["answer budget"].sentence
     assert diffs["questions"].paper == "1,000" and diffs["questions"].ours == "100"
     assert diffs["judge"].paper == "Qwen-3-7B judges ACC_L (§4.1)"
 
     matched = our_settings({**settings, "backends": {**_BACKENDS, "llm": "openai (openai:Qwen3-8B@vllm)"},
-                            "config_changes": {"dense": {"answer_passages": 15, "top_k": 15}}},
-                           _MANIFEST, questions=1000, methods=["dense", "bubblerag"])
+                            "budget": "bubblerag"}, _MANIFEST, questions=1000, methods=["dense", "bubblerag"])
     aspects = {d.aspect for d in differences(paper_protocol("bubblerag"), matched, table=table)}
     assert not aspects & {"LLM", "answer budget", "questions"}
     assert "LLM" in {d.aspect for d in differences(paper_protocol("bubblerag"), matched, table=table,
@@ -295,8 +288,19 @@ def test_differences_name_the_llm_the_judge_and_the_budget() -> None:
 
     sg = our_settings(settings, _MANIFEST, questions=100, methods=["dense", "sgrag"])
     sdiffs = {d.aspect: d for d in differences(paper_protocol("sgrag"), sg, table=main_table("sgrag"))}
-    assert sdiffs["answer budget"].ours == "dense: 5 passages (answer_passages)"  # sgrag has the 1,200 tokens
-    assert sdiffs["answer budget"].consequence == ""  # dense has no token knob to set
+    assert sdiffs["answer budget"].ours == "`own`: each method's own paper default"
+    assert "`--budget sgrag`" in sdiffs["answer budget"].consequence
+    ctx = {"n": 100, "chunks": {"median": 3.0, "max": 6}, "tokens": {"median": 1180.0, "max": 1200}}
+    sg = our_settings({**settings, "budget": "sgrag"}, _MANIFEST, questions=100, methods=["dense", "sgrag"],
+                      contexts={"sgrag": ctx})
+    assert "answer budget" not in {d.aspect for d in differences(paper_protocol("sgrag"), sg, table=main_table("sgrag"))}
+    # ReG's K is lost and triples are no passages: under its own preset the difference is still said, and why
+    reg = our_settings({**settings, "budget": "reg"}, _MANIFEST, questions=20, methods=["reg"],
+                       contexts={"reg": ctx})
+    rd = next(d for d in differences(paper_protocol("reg"), reg, table=main_table("reg")) if d.aspect == "answer budget")
+    assert rd.ours == ("`reg`: ≤ 1,300 tokens — handed: reg 3 chunks, 1,180 tokens (medians over 100 answers; at "
+                       "most 6 chunks, 1,200 tokens)")
+    assert rd.consequence.startswith("The preset stands in for it: triples are not passages")
     assert sdiffs["judge"].paper.startswith("GPT-5.2")
 
     def aspects_with(llm: str, judge: dict | bool = False) -> set[str]:

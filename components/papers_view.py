@@ -1,0 +1,286 @@
+"""The Papers page's panels: a paper's quoted table beside our reproduction of it (the one shipped for the MuSiQue
+sample, and a fresh one of the active workspace), its citation, our rows compared paired, every difference of
+setting, what "within noise" means, the command that reruns it, and the "Re-run on this workspace" job.
+
+The figures come from :mod:`core.eval.reproduce` (``reproduce.json``); nothing here computes one. Every text that
+comes from a file (workspace names, reasons, settings) is escaped before it is drawn as Markdown.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+import streamlit as st
+
+from components import jobs_view, resources
+from components import state as S
+from components.ui import error_text, md_escape
+from core.errors import Cancelled, EgxError
+from core.eval.paper_compare import OurCell
+from core.eval.paper_model import PAPER_IDS
+from core.eval.reproduce import REPRODUCE_JSON, load_reproduction, reproduce_root, stored_reproduction
+from core.eval.reproduce_record import RETRIEVAL_KEYS
+
+if TYPE_CHECKING:
+    from components.sidebar import Active
+    from core.jobs import Job
+
+#: The LLM modes a reproduction is shipped in, as the picker names them.
+MODES = {"none": "none — no LLM: extracted answers", "recorded": "recorded — the shipped real-LLM runs, replayed"}
+#: Marks a figure of ours whose 95 % interval holds the paper's figure.
+NOISE_MARK = "≈"
+
+
+def choose() -> tuple[str, str]:
+    """The paper and the LLM mode of the figures shown."""
+    c1, c2 = st.columns([2, 3])
+    paper = S.keep(S.PAPERS_PAPER, c1.selectbox("Paper", list(PAPER_IDS), key=S.bind(S.PAPERS_PAPER, "bubblerag"),
+                                                format_func=PAPER_IDS.get))
+    mode = S.keep(S.PAPERS_MODE, c2.radio("LLM", list(MODES), key=S.bind(S.PAPERS_MODE, "none"),
+                                          format_func=MODES.get, horizontal=True,
+                                          help="none: no LLM, every method's answer is the passage sentence that "
+                                               "answers (answer metrics that need a written answer are blank). "
+                                               "recorded: the real runs of a 1.5B local model shipped with the "
+                                               "samples, replayed where a recording holds the run."))
+    return str(paper), str(mode)
+
+
+def stored(paper: str, mode: str) -> dict[str, Any] | None:
+    """The reproduction shipped with the samples for ``paper`` in ``mode`` (None, said, when there is none)."""
+    try:
+        modes = stored_reproduction(paper)["modes"]
+    except EgxError as exc:
+        st.warning(md_escape(error_text(exc)), icon=":material/report:")
+        return None
+    if mode not in modes:
+        st.info(f"No stored reproduction with the LLM `{md_escape(mode)}`; re-run it on a workspace below.")
+    return modes.get(mode)
+
+
+def fresh(act: Active, paper: str, mode: str) -> dict[str, Any] | None:
+    """The last re-run of ``paper`` on the active workspace in ``mode`` (what ``reproduce.json`` holds), if any."""
+    path = reproduce_root(act.workspace.name) / paper / mode / REPRODUCE_JSON
+    try:
+        return load_reproduction(path) if path.exists() else None
+    except EgxError as exc:
+        st.warning(md_escape(error_text(exc)))
+        return None
+
+
+def table_choice(records: list[dict[str, Any]]) -> str:
+    """The table shown, when the paper has several (its main table first)."""
+    ids = list(dict.fromkeys(t["id"] for r in records for t in r["tables"]))
+    if len(ids) == 1:
+        return ids[0]
+    return str(S.keep(S.PAPERS_TABLE, st.selectbox("Table", ids, key=S.bind(S.PAPERS_TABLE, ids[0]),
+                                                   help="The paper's main table first.")))
+
+
+def _table(record: dict[str, Any] | None, table_id: str) -> dict[str, Any] | None:
+    return next((t for t in (record or {}).get("tables", ()) if t["id"] == table_id), None)
+
+
+def citation(record: dict[str, Any], table_id: str) -> None:
+    """The table's section, the paper's full citation, its caption and the column group compared."""
+    t = _table(record, table_id)
+    c = record["citation"]
+    if t is None:
+        return
+    st.subheader(f"{t['id']} ({t['section']})")
+    st.markdown(f"*{md_escape(c['title'])}* — {md_escape(', '.join(c['authors']))} ({c['year']}). "
+                f"{md_escape(c['venue'])}, arXiv:{md_escape(c['arxiv'])}.")
+    st.caption(f"“{md_escape(t['caption'])}” Compared column group: **{md_escape(t['header'])}**"
+               + (f", {md_escape(t['group_llm'])}" if t["group_llm"] else "")
+               + (f", the {md_escape(t['closest_llm'])} rows" if t["closest_llm"] else "")
+               + f" — {md_escape(t['dataset'])}. Why this one: {md_escape(t['closest_why'])}")
+
+
+def _cell(rec: dict[str, Any], unit: str, mark: Any) -> str:
+    if rec["ours"] is None:
+        return f"– [{mark(rec['blank'])}]"
+    text = OurCell(rec["ours"], rec["low"], rec["high"], rec["n"], rec["n_at_most"]).text(unit)
+    return text + (" (passages)" if rec["basis"] else "") + (f" {NOISE_MARK}" if rec.get("paper_in_interval") else "")
+
+
+def comparison(table_id: str, shown: list[tuple[str, dict[str, Any]]]) -> None:
+    """The quoted table with our figures of each reproduction in ``shown`` ((column label, record)) beside the
+    paper's: mean [95 % interval] n, blanks numbered with their reasons below."""
+    tables = [(label, t) for label, r in shown if (t := _table(r, table_id)) is not None]
+    if not tables:
+        return
+    first = tables[0][1]
+    notes: dict[str, int] = {}
+
+    def mark(reason: str) -> int:
+        return notes.setdefault(reason, len(notes) + 1)
+
+    units = {m["id"]: m["unit"] for m in first["metrics"]}
+    rows: dict[str, dict[str, Any]] = {r["row"]: {"row": r["row"], "ours": r["method"] or "—"} for r in first["rows"]}
+    for label, t in tables:
+        for rec in t["records"]:
+            name = next(m["name"] for m in t["metrics"] if m["id"] == rec["metric_id"])
+            row = rows.setdefault(rec["row"], {"row": rec["row"], "ours": "—"})
+            row[f"{name} · paper"] = rec["paper_printed"]
+            row[f"{name} · {label}"] = _cell(rec, units.get(rec["metric_id"], "%"), mark)
+    st.dataframe(pd.DataFrame(list(rows.values())), hide_index=True, width="stretch",
+                 height=35 * (len(rows) + 1) + 3)  # every row of the paper's table at once, no inner scrolling
+    st.caption(f"Ours: mean [95 % interval] n (n≤: over those of the n questions with gold for it); {NOISE_MARK} = "
+               "the paper's figure lies inside our interval (within noise, below). Percentages as the paper prints "
+               "them.")
+    if notes:
+        with st.expander(f"Why {len(notes)} kind{'s' if len(notes) != 1 else ''} of cell are blank", expanded=False):
+            st.markdown("\n".join(f"{i}. {md_escape(why)}" for why, i in notes.items()))
+    with st.expander("What each row is, and how this run made it"):
+        for r in first["rows"]:
+            extra = "; ".join(r["run_notes"])
+            st.markdown(f"- **{md_escape(r['row'])}**: {md_escape(r['note'] or 'the paper’s own row')}"
+                        + (f" — {md_escape(extra)}" if extra else ""))
+
+
+def pairs(table_id: str, shown: list[tuple[str, dict[str, Any]]]) -> None:
+    """Our rows against each other, paired on the same questions (each reproduction shown)."""
+    for label, r in shown:
+        t = _table(r, table_id)
+        if t is not None and t["pairs"]:
+            st.markdown(f"**Our rows compared, paired** ({md_escape(label)})")
+            st.markdown("\n".join(f"- {md_escape(p['words'])}" for p in t["pairs"]))
+
+
+def retrieval(shown: list[tuple[str, dict[str, Any]]]) -> None:
+    """What each method ranked and handed its answer in the same runs (not a column of the paper's table, but
+    there with every LLM mode, ``none`` included): R@k, nDCG@10, node figures, ctx recall, each with its interval
+    and n."""
+    rows = []
+    for label, r in shown:
+        for name, m in r["methods"].items():
+            row: dict[str, Any] = {"reproduction": label, "method": name}
+            for k in RETRIEVAL_KEYS:
+                f = m.get("retrieval", {}).get(k)
+                row[k] = None if f is None else OurCell(100 * f["value"], None if f["low"] is None else 100 * f["low"],
+                                                        None if f["high"] is None else 100 * f["high"],
+                                                        f["n"]).text("%")
+            rows.append(row)
+    if rows:
+        with st.expander("Our retrieval in the same runs (not a column of the paper's table)"):
+            st.dataframe(pd.DataFrame(rows).dropna(axis=1, how="all"), hide_index=True, width="stretch")
+            st.caption("In %: mean [95 % interval] n. ctx recall: the share of the gold passages in what the answer "
+                       "was handed, under the paper's budget.")
+
+
+def facts(label: str, record: dict[str, Any]) -> None:
+    """How a reproduction was made: workspace, LLM, budget, questions (and those left out), time; with the
+    recorded LLM, what the recordings hold and which records did not replay."""
+    q, b = record["questions"], record["budget"]
+    st.caption(f"**{md_escape(label)}**: {md_escape(record['dataset'])} · LLM "
+               f"{md_escape(record['backends'].get('llm', record['llm']))} · budget `{md_escape(b['name'])}` "
+               f"({md_escape(b['limits'])}) · {q['n']} of {q['of']} questions · made {md_escape(record['date'])}; "
+               f"its question × method pairs took {sum(r.get('compute_s') or 0 for r in record['runs']):,.0f} s"
+               + (f" · {md_escape(q['note'])}" if q.get("note") else ""))
+    for x in record.get("not_run", ()):
+        st.caption(f"`{md_escape(x['method'])}` ({md_escape(x['run'])}): {md_escape(x['why'])}")
+    rec = record.get("recordings")
+    if rec:
+        lacking = [f"{md_escape(m)} {c['recorded']} of {c['of']}" for m, c in rec["methods"].items()
+                   if c["recorded"] < c["of"]]
+        if lacking:
+            st.warning("Questions with a recorded run, per method: " + ", ".join(lacking) + ". The others took "
+                       "each LLM stage's fallback.", icon=":material/report:")
+        for name, m in record["methods"].items():
+            if m.get("replay_note"):
+                st.warning(f"**{md_escape(name)}**: {md_escape(m['replay_note'])}", icon=":material/report:")
+
+
+def differences(table_id: str, shown: list[tuple[str, dict[str, Any]]]) -> None:
+    """Every difference of setting between the paper and each reproduction shown, as a list."""
+    for i, (label, r) in enumerate(shown):
+        t = _table(r, table_id)
+        if t is None:
+            continue
+        text = "\n".join(f"- {md_escape(d['sentence'])}" for d in t["differences"])
+        if i == 0:
+            st.markdown(f"**Every difference of setting** ({md_escape(label)})")
+            st.markdown(text)
+        else:
+            with st.expander(f"Every difference of setting ({label})"):
+                st.markdown(text)
+
+
+def noise_and_command(record: dict[str, Any]) -> None:
+    """What "within noise" means, and the command that reruns the reproduction."""
+    st.markdown("**What “within noise” means**")
+    st.markdown(md_escape(record["within_noise"]))
+    st.markdown("**Rerun it**")
+    st.code(record["command"], language="bash")
+
+
+# ------------------------------------------------------------------------------------------ the re-run job
+def rerun(act: Active, paper: str, mode: str) -> None:
+    """The "Re-run on this workspace" panel: the paper's protocol on the active workspace with the chosen LLM
+    mode, as a background job of the server (progress in the sidebar and here); a resumed run does only the
+    question × method pairs it has not done."""
+    n = max(1, len(resources.workspace_questions(act.workspace, act.key)))
+    c1, c2 = st.columns([1, 3])
+    limit = int(S.keep(S.PAPERS_LIMIT, c1.number_input("Questions", 1, n, key=S.bind(S.PAPERS_LIMIT, min(3, n)),
+                                                       help="The first N questions every run of the paper may "
+                                                            "use (with gold, and no trained model saw them).")))
+    c2.caption(f"Runs {md_escape(PAPER_IDS[paper])}'s protocol on **{md_escape(act.workspace.name)}** with the "
+               f"sidebar's {md_escape(act.embedder_name)} embedder and {md_escape(act.reranker_name)} reranker and "
+               f"the LLM `{md_escape(mode)}`; the result is shown beside the stored one.")
+    if st.button("Re-run on this workspace", key=S.PAPERS_RUN, icon=":material/play_arrow:"):
+        _launch(act, paper, mode, limit)
+    key = st.session_state.get(S.PAPERS_JOB)
+    job = resources.jobs().get(key) if key else None
+    if job is not None and not job.finished:
+        jobs_view.watch(job)
+    elif job is not None:
+        st.session_state.pop(S.PAPERS_JOB, None)
+        try:
+            res = job.result()
+        except Cancelled:
+            st.warning(f"{md_escape(job.title)} was cancelled; what finished is kept: re-run to resume.")
+        except EgxError as exc:
+            st.error(md_escape(error_text(exc)))
+        else:
+            for w in res.get("warnings", ()):
+                st.info(md_escape(error_text(w)))
+            st.success(f"{res['ran']} runs now, {res['skipped']} done before.")
+
+
+def _launch(act: Active, paper: str, mode: str, limit: int) -> None:
+    from core.eval.datasets import load_questions
+    from core.eval.reproduce import reproduce_command, run_reproduction
+    from core.index.isolated import isolated_builds
+    from core.jobs import JobBusyError
+    from core.methods.base import Backends
+    from core.tasks import reproduce_job, reproduce_spec
+
+    ws = act.workspace
+    out: Path = reproduce_root(ws.name)
+    llm = resources.llm(mode)
+    spec = reproduce_spec(ws, paper, embedder=act.embedder_name, llm=llm, reranker=act.reranker_name, out_dir=out,
+                          limit=limit)
+
+    def work(job: Job) -> dict[str, Any]:
+        job.report(page="pages/papers.py")  # the banner on every page links back here
+        if isolated_builds():  # a worker process at a lower priority: the pages stay responsive
+            return reproduce_job(spec, progress=job.progress, cancel=job.cancel_event)
+
+        def progress(done: int, total: int, msg: str) -> None:
+            job.report(f"{done}/{total} · {msg}", done / max(total, 1))
+
+        rep = run_reproduction(ws, load_questions(ws), paper, Backends(act.embedder, llm, act.reranker), out_dir=out,
+                               limit=limit, progress=progress, meta={"questions_file": str(ws.questions_path)},
+                               command=reproduce_command(paper, ws.name, mode, limit=limit, embedder=act.embedder_name,
+                                                         reranker=act.reranker_name))
+        return {"record": rep.record, "ran": rep.ran, "skipped": rep.skipped, "warnings": list(rep.warnings)}
+
+    key = f"reproduce:{ws.name}:{paper}:{mode}"
+    try:
+        resources.jobs().submit(key, f"Reproducing {PAPER_IDS[paper]} on “{ws.name}” ({mode})", work,
+                                kind="reproduce", join=False).wait(jobs_view.inline_wait(3.0))
+    except JobBusyError as exc:
+        st.error(md_escape(error_text(exc)))
+    else:
+        st.session_state[S.PAPERS_JOB] = key

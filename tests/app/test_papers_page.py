@@ -1,0 +1,93 @@
+"""The Papers page (AppTest): a paper's quoted table beside the stored reproduction of the MuSiQue sample, with its
+citation, blanks and their reasons, differences of setting and the command; "Re-run on this workspace" as a
+background job on the demo (hashing embedder), its figures shown beside the stored ones; text from a file escaped."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from components import state as S
+from core.eval.reproduce import WITHIN_NOISE, stored_reproduction
+from tests.app.helpers import plain, run_page
+
+PAGE = "pages/papers.py"
+
+
+def _markdown(at) -> str:
+    return "\n".join(plain(m.value) for m in at.markdown)
+
+
+def test_the_page_opens_each_papers_stored_table_with_its_citation_and_reasons(home):
+    at = run_page(PAGE)
+    assert at.title[0].value == "Papers"
+    table = at.dataframe[0].value
+    assert list(table["row"])[:3] == ["Vanilla LLM", "CoT + LLM", "Naive RAG"]
+    assert set(table.columns) >= {"row", "ours", "F1 · paper", "F1 · ours, stored (musique)"}
+    assert table.set_index("row").loc["BubbleRAG", "F1 · paper"] == "45.15"
+    # with LLM none no answer is written: the F1 cell is blank, numbered, and its reason is said
+    assert table.set_index("row").loc["BubbleRAG", "F1 · ours, stored (musique)"].startswith("– [")
+    text = _markdown(at)
+    assert "no LLM-written answer was scored" in text and "Every difference of setting" in text
+    assert WITHIN_NOISE in text
+    assert at.code[0].value == "egx reproduce --paper bubblerag --workspace musique --llm none"
+    n = stored_reproduction("bubblerag")["modes"]["none"]["questions"]["n"]
+    assert any(f"{n} of 100 questions" in plain(c.value) for c in at.caption)
+
+    at.selectbox(key=S.widget_key(S.PAPERS_PAPER)).set_value("sgrag").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key=S.widget_key(S.PAPERS_TABLE)).options == ["SG-RAG Table 2", "SG-RAG Table 5"]
+    assert "Structure Guided Retrieval-Augmented Generation for Factual Queries" in _markdown(at)
+    at.selectbox(key=S.widget_key(S.PAPERS_TABLE)).set_value("SG-RAG Table 5").run()
+    assert list(at.dataframe[0].value["row"]) == ["NaiveRAG", "Entity-based Retrieval", "LightRAG (1-hop)",
+                                                  "2-hop Graph Retrieval", "SG-RAG"]
+
+    at.selectbox(key=S.widget_key(S.PAPERS_PAPER)).set_value("fastinsight").run()
+    fi = at.dataframe[0].value.set_index("row")
+    cell = fi.loc["FastInsight (Ours)", "R@10 · ours, stored (musique)"]
+    assert "[" in cell and " n=" in cell  # a figure with its interval and question count
+
+
+def test_the_recorded_mode_says_what_the_recordings_hold(home):
+    at = run_page(PAGE)
+    at.radio(key=S.widget_key(S.PAPERS_MODE)).set_value("recorded").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.code[0].value == "egx reproduce --paper bubblerag --workspace musique --llm recorded"
+    rec = stored_reproduction("bubblerag")["modes"]["recorded"]
+    lacking = [m for m, c in rec["recordings"]["methods"].items() if c["recorded"] < c["of"]]
+    if lacking:
+        assert any("Questions with a recorded run, per method" in plain(w.value) for w in at.warning)
+
+
+@pytest.mark.parametrize("isolated", ["1", "0"])  # in a worker process (the default), and in the server's
+def test_re_run_on_this_workspace_is_a_job_whose_figures_stand_beside_the_stored_ones(home, monkeypatch, isolated):
+    monkeypatch.setenv("EGX_BUILD_ISOLATED", isolated)
+    at = run_page(PAGE)
+    at.number_input(key=S.widget_key(S.PAPERS_LIMIT)).set_value(1)
+    at.button(key=S.PAPERS_RUN).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("3 runs now, 0 done before" in s.value for s in at.success)
+    folder = home / "reproduce" / "demo" / "bubblerag" / "none"
+    assert json.loads((folder / "main" / "run.json").read_text())["settings"]["budget"] == "bubblerag"
+    at.run()  # the next run reads it from disk, as any later visit does
+    table = at.dataframe[0].value
+    assert {"F1 · ours, stored (musique)", "F1 · ours, this workspace (demo)"} <= set(table.columns)
+    assert any("ours, this workspace (demo)" in plain(c.value) and "1 of 5 questions" in plain(c.value)
+               for c in at.caption)
+
+
+def test_text_from_a_reproduction_file_is_escaped(home):
+    run_page(PAGE)  # builds the demo workspace
+    rec = stored_reproduction("bubblerag")["modes"]["none"]
+    rec["not_run"] = [{"run": "main", "method": "dense", "why": "<img src=x onerror=alert(1)> **bold** [a](b)"}]
+    rec["tables"][0]["differences"][0]["sentence"] = "<script>alert(1)</script>"
+    folder = home / "reproduce" / "demo" / "bubblerag" / "none"
+    folder.mkdir(parents=True)
+    (folder / "reproduce.json").write_text(json.dumps(rec), encoding="utf-8")
+    at = run_page(PAGE)
+    raw = [c.value for c in at.caption] + [m.value for m in at.markdown]
+    assert any("\\<img src=x onerror=alert(1)\\> \\*\\*bold\\*\\* \\[a\\](b)" in t for t in raw)
+    assert any("\\<script\\>alert(1)\\</script\\>" in t for t in raw)
+    assert not any(re.search(r"(?<!\\)<(?:script|img)", t) for t in raw)  # never a tag left unescaped
