@@ -98,8 +98,8 @@ def add_llm_limits(p: argparse.ArgumentParser) -> None:
 
 class OutputPath:
     """The argparse ``type=`` of an option naming a path egx writes to: the path is checked while the arguments
-    are parsed, before any model loads, and returned as given (:func:`core.fsio.check_output_file` /
-    :func:`core.fsio.check_output_folder`; nothing is created yet). A refusal is an
+    are parsed, before any model loads, and returned as given (:func:`core.outputs.check_output_file` /
+    :func:`core.outputs.check_output_folder`; nothing is created yet). A refusal is an
     :class:`~core.errors.OutputPathError`, which :func:`core.cli.main` prints as ``egx: error: ...``.
 
     Declare such options with :func:`output_file_arg` / :func:`output_folder_arg`: a test walks every
@@ -113,7 +113,7 @@ class OutputPath:
         self.__name__ = f"output {kind}"  # what argparse calls the type in its own messages
 
     def __call__(self, text: str) -> str:
-        from core.fsio import check_output_file, check_output_folder
+        from core.outputs import check_output_file, check_output_folder
 
         if self.kind == "file":
             check_output_file(text, flag=self.flag, example=self.example)
@@ -125,14 +125,14 @@ class OutputPath:
 def output_file_arg(p: argparse.ArgumentParser, flag: str, *, help: str, example: str = "out.json",
                     **kw: Any) -> None:
     """Add ``flag`` naming an output file (checked when parsed: :class:`OutputPath`); write it with
-    :func:`core.fsio.write_output_text` and friends."""
+    :func:`core.outputs.write_output_text` and friends."""
     p.add_argument(flag, type=OutputPath(flag, "file", example=example), metavar="FILE", help=help, **kw)
 
 
 def output_folder_arg(p: argparse.ArgumentParser, flag: str, *, help: str, what: str = "output folder",
                       ours: Callable[[Path], bool] | None = None, **kw: Any) -> None:
     """Add ``flag`` naming an output folder (checked when parsed: :class:`OutputPath`): missing, empty, or one
-    egx made (its marker file, or ``ours(folder)``); claim it with :func:`core.fsio.output_folder`."""
+    egx made (its marker file, or ``ours(folder)``); claim it with :func:`core.outputs.output_folder`."""
     p.add_argument(flag, type=OutputPath(flag, "folder", what=what, ours=ours), metavar="DIR", help=help, **kw)
 
 

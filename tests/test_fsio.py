@@ -258,7 +258,7 @@ def test_an_atomic_write_never_renames_over_a_symlink_a_fifo_or_a_device(tmp_pat
 
 def test_write_output_text_refuses_dev_full_and_writes_a_new_file_in_new_folders(tmp_path):
     from core.errors import OutputPathError
-    from core.fsio import write_output_text
+    from core.outputs import write_output_text
 
     with pytest.raises(OutputPathError, match=r"^--out /dev/full is a character device; "):
         write_output_text("/dev/full", "x", flag="--out")
@@ -272,7 +272,7 @@ def test_write_output_text_refuses_dev_full_and_writes_a_new_file_in_new_folders
 
 
 def test_output_folder_is_created_marked_and_taken_again(tmp_path):
-    from core.fsio import OUTPUT_MARKER, is_output_folder, output_folder
+    from core.outputs import OUTPUT_MARKER, is_output_folder, output_folder
 
     out = output_folder(tmp_path / "runs" / "one", what="benchmark folder")
     assert is_output_folder(out) and json.loads((out / OUTPUT_MARKER).read_text())["format"] == "egx-output"
@@ -286,7 +286,7 @@ def test_output_folder_is_created_marked_and_taken_again(tmp_path):
 
 def test_output_folder_refuses_a_folder_of_someone_elses_files_unless_it_is_ours(tmp_path):
     from core.errors import OutputPathError
-    from core.fsio import OUTPUT_MARKER, check_output_folder, output_folder
+    from core.outputs import OUTPUT_MARKER, check_output_folder, output_folder
 
     home = tmp_path / "home"
     home.mkdir()
@@ -314,7 +314,7 @@ def test_output_folder_refuses_a_folder_of_someone_elses_files_unless_it_is_ours
 
 def test_open_append_does_not_follow_a_planted_symlink(tmp_path):
     from core.errors import OutputPathError
-    from core.fsio import open_append
+    from core.outputs import open_append
 
     victim = tmp_path / "victim"
     victim.write_text("keep\n")

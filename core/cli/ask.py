@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     if llm.available:
         s["llm"] = scope.summary()
     if args.trace:  # checked when the arguments were parsed; again now, in case it changed meanwhile
-        from core.fsio import write_output_text
+        from core.outputs import write_output_text
 
         write_output_text(args.trace, result.trace.to_json(indent=1), flag="--trace")
     if args.json:

@@ -105,7 +105,7 @@ def method_configs(pairs: Sequence[str], methods: Sequence[str]) -> dict[str, An
 
 
 def writable_file(name: str, flag: str) -> Path:
-    """``name`` as an output file path, checked now (:func:`core.fsio.check_output_file`), so a long computation
+    """``name`` as an output file path, checked now (:func:`core.outputs.check_output_file`), so a long computation
     is never lost to a path that cannot take its output. A new option declares its path with
     :func:`core.cli_support.output_file_arg` instead, which checks it while the arguments are parsed.
 
@@ -115,7 +115,7 @@ def writable_file(name: str, flag: str) -> Path:
         When the path is a folder, a device, a named pipe, a socket or a symbolic link, or its folder
         cannot be written to.
     """
-    from core.fsio import check_output_file
+    from core.outputs import check_output_file
 
     return check_output_file(name, flag=flag, example="trace.json")
 

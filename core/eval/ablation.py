@@ -40,9 +40,10 @@ from typing import TYPE_CHECKING, Any
 from core.errors import ConfigError
 from core.eval.stats import compare_paired, signed
 from core.eval.summary_stats import comparison_from_dict, record_scores, with_interval
-from core.fsio import atomic_write_text, output_folder
+from core.fsio import atomic_write_text
 from core.methods.base import AblationRow
 from core.methods.budget import Budget, apply_budget, budget_settings
+from core.outputs import output_folder
 
 if TYPE_CHECKING:
     from core.eval.datasets import Question

@@ -60,7 +60,7 @@ def read_run(path: Path) -> dict[str, Any]:
 
 def is_bench_folder(folder: Path) -> bool:
     """Whether ``folder`` holds a benchmark run of egx's (a ``run.json`` :func:`read_run` accepts): a folder from
-    before egx marked its output folders (:func:`core.fsio.output_folder`) is still taken as its own."""
+    before egx marked its output folders (:func:`core.outputs.output_folder`) is still taken as its own."""
     path = Path(folder) / RUN
     if not path.is_file():
         return False
@@ -89,7 +89,8 @@ def swap_in_fresh(out: Path, files: Mapping[str, str]) -> Any:
     Where the file system cannot exchange two folders, the old one is renamed aside for the instant before the
     fresh one takes its name.
     """
-    from core.fsio import atomic_write_text, exchange, fsync_dir, output_folder, path_lock, temp_sibling
+    from core.fsio import atomic_write_text, exchange, fsync_dir, path_lock, temp_sibling
+    from core.outputs import output_folder
 
     out = Path(out)
     tmp = temp_sibling(out, "restart")

@@ -214,7 +214,7 @@ def _polish(llm: Any, template: str, names: list[str]) -> tuple[str, bool]:
 
 def write_erqa(questions: Sequence[ERQAQuestion], path: str | Path, *, flag: str = "") -> Path:
     """Write the questions JSON atomically (a list of HotpotQA-like records) to the user-named ``path``
-    (:func:`core.fsio.write_output_json`: a regular file only; ``flag`` names the option in a refusal)."""
-    from core.fsio import write_output_json
+    (:func:`core.outputs.write_output_json`: a regular file only; ``flag`` names the option in a refusal)."""
+    from core.outputs import write_output_json
 
     return write_output_json(path, [q.to_record() for q in questions], flag=flag)

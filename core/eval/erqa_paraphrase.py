@@ -359,7 +359,7 @@ def _edge_labels(graph: KnowledgeGraph, a: int, b: int, labels: Sequence[str]) -
 
 def write_paraphrased(questions: Sequence[ParaphraseQuestion], path: str | Path, *, flag: str = "") -> Path:
     """Write the questions JSON atomically (a list of HotpotQA-like records with their construction) to the
-    user-named ``path`` (:func:`core.fsio.write_output_json`: a regular file only)."""
-    from core.fsio import write_output_json
+    user-named ``path`` (:func:`core.outputs.write_output_json`: a regular file only)."""
+    from core.outputs import write_output_json
 
     return write_output_json(path, [q.to_record() for q in questions], flag=flag)

@@ -47,7 +47,8 @@ from core.eval.pairwise import PAIRWISE_REFERENCE, pairwise_judgements
 from core.eval.report import RESULTS
 from core.eval.run_notes import add_run_notes
 from core.eval.selection import LeftOut, check_questions, gold_coverage, left_out, select_questions
-from core.fsio import atomic_write_text, open_append, output_folder, path_lock
+from core.fsio import atomic_write_text, path_lock
+from core.outputs import open_append, output_folder
 from core.trace import to_jsonable
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
     backends
         Embedder, LLM and reranker (the reranker goes to methods that declare ``needs_reranker``, and to every method when answers are extractive).
     out_dir
-        Output folder: missing (created), empty, or a benchmark folder of egx's (:func:`core.fsio.output_folder`:
+        Output folder: missing (created), empty, or a benchmark folder of egx's (:func:`core.outputs.output_folder`:
         its marker, or a valid ``run.json``); existing ``results.jsonl`` there is resumed.
     limit, seed
         See :func:`select_questions`; ``seed`` (default 0 when None) also seeds the generators.

@@ -1,4 +1,4 @@
-"""Every path an `egx` command writes to goes through the one safe writer (core/fsio.py): a file option never
+"""Every path an `egx` command writes to goes through the one safe writer (core/outputs.py): a file option never
 renames over a device, a named pipe or a symbolic link, and a folder option writes only into a new, empty or
 egx-made folder. The options are found by walking the parser, so a new command or option is covered (or the
 enumeration test fails until it is declared)."""
@@ -14,7 +14,7 @@ import pytest
 
 from core.cli import build_parser, main
 from core.cli_support import OutputPath
-from core.fsio import OUTPUT_MARKER
+from core.outputs import OUTPUT_MARKER
 
 #: value-taking options that are not output paths, by what they are. Inputs are only read; `--workspace` of
 #: `egx index` is built by core.index.create, which refuses a file, a device or a folder that is not a

@@ -21,7 +21,7 @@ A model folder is data, possibly someone else's: its files are read only when th
 a size bound (:func:`core.fsio.read_data_file`; a manifest of at most :data:`MAX_MANIFEST_BYTES`, weights of
 at most the size the manifest's dimensions give), and the manifest's dimensions and DDE rounds are checked
 against :data:`BOUNDS` before any tensor is allocated. Saving goes only into a folder that is new, empty or
-a model folder of egx's (:func:`is_model_folder`; :func:`core.fsio.output_folder`).
+a model folder of egx's (:func:`is_model_folder`; :func:`core.outputs.output_folder`).
 
 Which retriever ``reg`` uses (:func:`find_model_dir`): the configured folder, else the one trained in the
 workspace, else — for a bundled sample — the retriever shipped with it (``sample_data/<name>/reg/retriever``,
@@ -97,10 +97,10 @@ def is_model_folder(folder: Path) -> bool:
 
 
 def model_output_folder(folder: str | Path, *, flag: str = "") -> Path:
-    """``folder`` claimed for a trained retriever (:func:`core.fsio.output_folder`): new, empty, or a model
+    """``folder`` claimed for a trained retriever (:func:`core.outputs.output_folder`): new, empty, or a model
     folder of egx's — never a folder of someone's files, whose ``model.pt`` would be deleted and whose
     ``manifest.json`` / ``result.json`` replaced."""
-    from core.fsio import output_folder
+    from core.outputs import output_folder
 
     return output_folder(folder, flag=flag, what="model folder", ours=is_model_folder,
                          app="The model folder is taken by files that are not a trained retriever; pick another "

@@ -325,9 +325,10 @@ def train_reg(workspace: Any, questions: str | Path, *, backends: Any, cfg: Trai
     """
     import json
 
-    from core.fsio import atomic_write_json, check_output_folder
+    from core.fsio import atomic_write_json
     from core.methods.reg.retriever import default_model_dir, is_model_folder
     from core.methods.reg.supervision import build_supervision, load_qa
+    from core.outputs import check_output_folder
 
     cfg = cfg or TrainConfig()
     folder = Path(out) if out else (model_dir or default_model_dir)(workspace)
