@@ -833,6 +833,286 @@ def _(ctx: Ctx) -> Outcome:
     return Outcome(out.cls, out.why, [a, b, still])
 
 
+# --- outputs a user names: one safe writer (core/fsio.py)
+def run_py(ctx: Ctx, code: str, *, cwd: Path | None = None, env: dict[str, str] | None = None) -> Run:
+    """``python -c code`` under the checkout ``--code`` (its own EGX_HOME), classified like an egx call."""
+    e = dict(os.environ)
+    e.update({"PYTHONPATH": str(ctx.code), "EGX_HOME": str(ctx.sb / "home"), "EGX_CACHE_DIR": str(ctx.sb / "cache"),
+              "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1"})
+    e.update(env or {})
+    out_f, err_f = tempfile.TemporaryFile(mode="w+"), tempfile.TemporaryFile(mode="w+")
+    p = subprocess.Popen([PY, "-c", code], cwd=cwd or ctx.sb, env=e, stdout=out_f, stderr=err_f,
+                         start_new_session=True)
+    p._egx = (out_f, err_f, time.perf_counter(), [PY, "-c", "<snippet>", code[:60]])  # type: ignore[attr-defined]
+    return finish(ctx, p)
+
+
+def _device_twin(ctx: Ctx) -> Path | None:
+    """A private character device like /dev/null (1, 3) inside the sandbox, so replacing it harms nothing;
+    None when this user may not make one."""
+    p = ctx.sb / "null"
+    try:
+        os.mknod(p, 0o666 | 0o020000, os.makedev(1, 3))
+    except OSError:
+        return None
+    return p
+
+
+def _kind(p: Path) -> str:
+    import stat as st
+
+    m = os.lstat(p).st_mode
+    return "chr" if st.S_ISCHR(m) else "fifo" if st.S_ISFIFO(m) else "link" if st.S_ISLNK(m) else \
+        "dir" if st.S_ISDIR(m) else "file"
+
+
+def _kept(r: Run, target: Path, kind: str, extra: str = "") -> Outcome:
+    if _kind(target) != kind:
+        return Outcome("data lost", f"the {kind} at {target.name} was replaced by a {_kind(target)}", [r])
+    return expect_error(r, extra or r"regular file")
+
+
+@case("O1", "outputs", "ask --trace onto a character device (a private twin of /dev/null)")
+def _(ctx: Ctx) -> Outcome:
+    dev = _device_twin(ctx)
+    if dev is None:
+        return Outcome("handled", "skipped: this user cannot make a device node")
+    return _kept(ask(ctx, demo_ws(ctx), "--method", "dense", "--trace", str(dev)), dev, "chr")
+
+
+@case("O2", "outputs", "ask --trace onto a named pipe")
+def _(ctx: Ctx) -> Outcome:
+    ws = demo_ws(ctx)
+    os.mkfifo(ctx.sb / "pipe")
+    return _kept(ask(ctx, ws, "--method", "dense", "--trace", str(ctx.sb / "pipe")), ctx.sb / "pipe", "fifo")
+
+
+@case("O3", "outputs", "make-erqa --out onto a symbolic link to someone's file")
+def _(ctx: Ctx) -> Outcome:
+    write(ctx.sb / "precious.txt", "keep me")
+    (ctx.sb / "q.json").symlink_to(ctx.sb / "precious.txt")
+    r = run_egx(ctx, "make-erqa", "--kg", str(DEMO / "triples.csv"), "--n", "2", "--min-degree", "2",
+                "--max-answers", "3", "--out", "q.json")
+    assert isinstance(r, Run)
+    if (ctx.sb / "precious.txt").read_text() != "keep me":
+        return Outcome("data lost", "the link's target was overwritten", [r])
+    return _kept(r, ctx.sb / "q.json", "link")
+
+
+def _thesis(ctx: Ctx) -> Path:
+    write(ctx.sb / "thesis" / "chapter1.tex", "four years")
+    return ctx.sb / "thesis"
+
+
+def _untouched(r: Run, folder: Path, before: list[str]) -> Outcome:
+    now = sorted(p.name for p in folder.iterdir())
+    if now != before:
+        return Outcome("data lost", f"files written into {folder.name}: {sorted(set(now) - set(before))[:5]}", [r])
+    return expect_error(r, r"not empty and egx did not make it")
+
+
+@case("O4", "outputs", "bench --out onto a folder of someone's files (as --out / or --out ~/thesis)")
+def _(ctx: Ctx) -> Outcome:
+    ws, home = demo_ws(ctx), _thesis(ctx)
+    return _untouched(bench(ctx, ws, out=str(home)), home, ["chapter1.tex"])
+
+
+@case("O5", "outputs", "ablate --out onto a folder of someone's files")
+def _(ctx: Ctx) -> Outcome:
+    ws, home = demo_ws(ctx), _thesis(ctx)
+    r = run_egx(ctx, "ablate", "--method", "fastinsight", "--workspace", str(ws), "--embedder", "hashing",
+                "--rows", "full", "--out", str(home))
+    assert isinstance(r, Run)
+    return _untouched(r, home, ["chapter1.tex"])
+
+
+@case("O6", "outputs", "train-reg --out onto a folder holding someone's model.pt and manifest.json")
+def _(ctx: Ctx) -> Outcome:
+    ws = demo_ws(ctx)
+    write(ctx.sb / "project" / "model.pt", "their weights")
+    write(ctx.sb / "project" / "manifest.json", '{"format": "their-tool"}')
+    r = run_egx(ctx, "train-reg", "--workspace", str(ws), "--embedder", "hashing", "--epochs", "1",
+                "--out", str(ctx.sb / "project"))
+    assert isinstance(r, Run)
+    if not (ctx.sb / "project" / "model.pt").exists() or "their-tool" not in (ctx.sb / "project" / "manifest.json").read_text():
+        return Outcome("data lost", "model.pt deleted or manifest.json replaced", [r])
+    return expect_error(r, r"not empty and egx did not make it")
+
+
+# --- model folders read as data
+def _reg_folder(ctx: Ctx, ws: Path, **manifest: object) -> Path:
+    folder = ws / "reg" / "retriever"
+    write(folder / "manifest.json", json.dumps({"format": "egx-reg-retriever", "version": 1, "unit": "triple",
+                                                "embedder": "hashing-v1-d256-s0", "in_dim": 1292, "hidden": 8,
+                                                **manifest}))
+    return folder
+
+
+@case("M1", "models", "ReG weights file symlinked to /dev/zero")
+def _(ctx: Ctx) -> Outcome:
+    ws = demo_ws(ctx)
+    (_reg_folder(ctx, ws) / "model.safetensors").symlink_to("/dev/zero")
+    return expect_ok(ask(ctx, ws, "--method", "reg"), r"character device|rejected")
+
+
+@case("M2", "models", "ReG manifest with huge dims (in_dim 10^6, hidden 10^5)")
+def _(ctx: Ctx) -> Outcome:
+    ws = demo_ws(ctx)
+    write(_reg_folder(ctx, ws, in_dim=10**6, hidden=10**5) / "model.safetensors", b"x")
+    return expect_ok(ask(ctx, ws, "--method", "reg"), r"in_dim|rejected")
+
+
+@case("M3", "models", "ReG manifest asking 3,000,000 DDE rounds (weights of the right shape)")
+def _(ctx: Ctx) -> Outcome:
+    ws = demo_ws(ctx)
+    folder = _reg_folder(ctx, ws)
+    import torch  # the weights a 1292 → 8 MLP has, written with safetensors
+    from safetensors.torch import save_file
+
+    net = torch.nn.Sequential(torch.nn.Linear(1292, 8), torch.nn.ReLU(), torch.nn.Dropout(0.1), torch.nn.Linear(8, 1))
+    save_file({k: v.contiguous() for k, v in net.state_dict().items()}, str(folder / "model.safetensors"))
+    m = json.loads((folder / "manifest.json").read_text())
+    m.update({"dde_rounds": 3_000_000, "dde_reverse_rounds": 3_000_000})
+    (folder / "manifest.json").write_text(json.dumps(m))
+    return expect_ok(ask(ctx, ws, "--method", "reg"), r"dde_rounds|rejected")
+
+
+@case("M4", "models", "SG-RAG dominance cache symlinked to /dev/zero")
+def _(ctx: Ctx) -> Outcome:
+    ws = demo_ws(ctx)
+    first = ask(ctx, ws, "--method", "sgrag")
+    if first.rc != 0:
+        return Outcome("crash", "could not train the cache: " + _msg(first), [first])
+    for f in (ws / "sgrag").glob("dominance-*"):
+        f.unlink()
+        f.symlink_to("/dev/zero")
+    return expect_ok(ask(ctx, ws, "--method", "sgrag"), r"character device|rejected")
+
+
+# --- the lows about files and inputs
+@case("L1", "lows", "a 10 MB one-line HTML page (`<a b` repeated, no `>`)")
+def _(ctx: Ctx) -> Outcome:
+    p = write(ctx.sb / "page.html", "<p>Start of the page.</p>" + "<a b" * 2_500_000)
+    return expect_ok(index(ctx, p))
+
+
+@case("L2", "lows", "Markdown of 50,000 nested `>`")
+def _(ctx: Ctx) -> Outcome:
+    return expect_error(index(ctx, write(ctx.sb / "deep.md", ">" * 50_000 + " text")), r"nests blockquotes")
+
+
+@case("L3", "lows", "`index --add` of a good .txt and one with a NUL byte")
+def _(ctx: Ctx) -> Outcome:
+    first = index(ctx, write(ctx.sb / "a.txt", "Keanu Reeves starred in The Matrix."), extra=("--extractor", "rules"))
+    if first.rc != 0:
+        return Outcome("crash", "could not build: " + _msg(first), [first])
+    good = write(ctx.sb / "b.txt", "Keanu Reeves starred in Speed.")
+    bad = write(ctx.sb / "nul.txt", b"Hugo\x00 Weaving\n")
+    r = run_egx(ctx, "index", str(good), str(bad), "--add", "--workspace", "w")
+    assert isinstance(r, Run)
+    return expect_ok(r, r"could not be read and were left out: nul\.txt")
+
+
+def _chunk_texts(ws: Path) -> str:
+    return json.dumps(json.loads(gzip.decompress((ws / "graph.json.gz").read_bytes()))["chunks"])
+
+
+@case("L4", "lows", "Markdown with inline and block <script> text, bidi override characters")
+def _(ctx: Ctx) -> Outcome:
+    p = write(ctx.sb / "notes.md", "# Notes\n\nBefore <script>inline secret</script> after \u202efdp.exe.\n\n"
+                                   "<script>\nblock secret\n</script>\n\nEnd.")
+    r = index(ctx, p, extra=("--extractor", "rules"))
+    if r.rc != 0:
+        return expect_ok(r)
+    text = _chunk_texts(ctx.sb / "w")
+    if "secret" in text or "\\u202e" in text:
+        return Outcome("silent", "hidden text or a bidi override kept in the passage", [r])
+    return expect_ok(r)
+
+
+SNIPPETS = {
+    "L5": """
+from core.backends.registry import get_extractor
+from core.graph.builder import build_kg_from_corpus, extract_triples
+from core.graph.graph_builder import GraphBuilder
+b = GraphBuilder(kind="kg")
+for t, x in [("A", "Lothair II ruled Lotharingia."), ("B", "Ermengarde of Tours married Lothair I."),
+             ("C", "Charles the Bald ruled West Francia."), ("D", "Ermengarde of Tours founded Erstein Abbey.")]:
+    b.add_chunk(t, x)
+g = b.build(); rules = get_extractor("rules")
+cold, _ = build_kg_from_corpus(g, rules, cache_dir=None)
+from pathlib import Path
+extract_triples([c for i, c in enumerate(g.chunks) if i % 2], rules, cache_dir=Path("cache-half"))
+warm, _ = build_kg_from_corpus(g, rules, cache_dir=Path("cache-half"))
+print("same hash" if warm.content_hash == cold.content_hash else "hash differs")
+""",
+    "L6": """
+import os, threading
+from core.backends.registry import get_embedder
+from core.index.create import create_workspace
+from core.index.workspace import Workspace
+from core.index.commit import workspace_lock
+from core.fsio import temp_sibling
+e = get_embedder("hashing")
+create_workspace([DEMO + "/triples.csv"], "w", embedder=e)
+create_workspace([DEMO + "/corpus.json", DEMO + "/triples.csv"], "new", embedder=e)
+ws = Workspace.open("w"); away = threading.Event()
+def commit():
+    with workspace_lock(ws.path):
+        os.rename("w", temp_sibling(ws.path, "old")); away.set(); threading.Event().wait(0.5); os.rename("new", "w")
+t = threading.Thread(target=commit); t.start(); away.wait(10)
+g = ws.graph; t.join()
+print("consistent" if g.content_hash == ws.meta.content_hash else "mixed")
+""",
+    "L7": """
+import shutil
+from core.index.isolated import new_upload_dir, uploads_root
+try:
+    from core.index.isolated import drop_upload_dir
+except ImportError:  # what the app's panel did before
+    def drop_upload_dir(folder, lock):
+        shutil.rmtree(folder, ignore_errors=True); lock.release()
+for _ in range(3):
+    folder, lock = new_upload_dir(); drop_upload_dir(folder, lock)
+print(len(list(uploads_root().glob(".upload-*.lock"))), "lock files left")
+""",
+    "L8": """
+import os
+from pathlib import Path
+from core.backends.hub import check_app_model, load_model
+os.makedirs("org/name", exist_ok=True)
+seen = []
+try:
+    load_model(check_app_model("org/name"), lambda s, lo: seen.append(s) or s, what="Model", spec="st",
+               folder_hint="", bundled="")
+except Exception as exc:
+    print("refused:", type(exc).__name__)
+print("loaded the working folder's org/name" if any(Path(s).resolve() == Path("org/name").resolve() for s in seen)
+      else "never the working folder")
+""",
+}
+SNIPPET_TITLES = {"L5": ("the graph's content hash after a build with a half-filled extraction cache", "same hash"),
+                  "L6": ("a reader loading the graph while a commit renames twice", "consistent"),
+                  "L7": ("`.upload-*.lock` files left after 3 uploads", "0 lock files left"),
+                  "L8": ("the app's model field given `org/name` with ./org/name in the server's folder",
+                         "never the working folder")}
+
+
+def _snippet_case(cid: str) -> None:
+    title, want = SNIPPET_TITLES[cid]
+
+    @case(cid, "lows", title)
+    def _(ctx: Ctx) -> Outcome:
+        r = run_py(ctx, f"DEMO = {str(DEMO)!r}\n" + SNIPPETS[cid])
+        if r.traceback and r.rc != 0:
+            return Outcome("unhelpful", _last(r), [r])
+        return Outcome("handled", r.out.strip(), [r]) if want in r.out else Outcome("silent", r.out.strip()[:150], [r])
+
+
+for _cid in SNIPPETS:
+    _snippet_case(_cid)
+
+
 # ----------------------------------------------------------------------------------- main
 def compare(before: Path, after: Path) -> str:
     """A Markdown table of two runs (``--out`` files): counts per class, then every case."""

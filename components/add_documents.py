@@ -7,7 +7,6 @@ Also home to :func:`stage_uploads` (with :func:`save_uploads`), which both uploa
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,7 +20,7 @@ from core.errors import EgxError
 from core.fsio import clean_filename
 from core.graph.formats.documents import DOCUMENT_KINDS
 from core.index.insert import insert_problem
-from core.index.isolated import BuildSpec, build_isolated, isolated_builds, new_upload_dir
+from core.index.isolated import BuildSpec, build_isolated, drop_upload_dir, isolated_builds, new_upload_dir
 
 if TYPE_CHECKING:
     from components.sidebar import Active
@@ -53,9 +52,8 @@ def stage_uploads(files: list, questions: Any = None) -> tuple[list[Path], Path 
     which deletes the folder and releases it — called at once when saving fails, else when the job ends."""
     tmp, tmp_lock = new_upload_dir()
 
-    def drop() -> None:
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp_lock.release()
+    def drop() -> None:  # the folder, its lock and the lock's file
+        drop_upload_dir(tmp, tmp_lock)
 
     try:
         paths = save_uploads(list(files), tmp)

@@ -96,6 +96,46 @@ def add_llm_limits(p: argparse.ArgumentParser) -> None:
                         "(default: $EGX_LLM_BUDGET, else 300; 0 = no limit)")
 
 
+class OutputPath:
+    """The argparse ``type=`` of an option naming a path egx writes to: the path is checked while the arguments
+    are parsed, before any model loads, and returned as given (:func:`core.outputs.check_output_file` /
+    :func:`core.outputs.check_output_folder`; nothing is created yet). A refusal is an
+    :class:`~core.errors.OutputPathError`, which :func:`core.cli.main` prints as ``egx: error: ...``.
+
+    Declare such options with :func:`output_file_arg` / :func:`output_folder_arg`: a test walks every
+    command's options and fails on a path option declared without one."""
+
+    def __init__(self, flag: str, kind: str, *, what: str = "output folder", example: str = "out.json",
+                 ours: Callable[[Path], bool] | None = None) -> None:
+        if kind not in ("file", "folder"):
+            raise ValueError(f"OutputPath kind must be 'file' or 'folder', got {kind!r}")
+        self.flag, self.kind, self.what, self.example, self.ours = flag, kind, what, example, ours
+        self.__name__ = f"output {kind}"  # what argparse calls the type in its own messages
+
+    def __call__(self, text: str) -> str:
+        from core.outputs import check_output_file, check_output_folder
+
+        if self.kind == "file":
+            check_output_file(text, flag=self.flag, example=self.example)
+        else:
+            check_output_folder(text, flag=self.flag, what=self.what, ours=self.ours)
+        return text
+
+
+def output_file_arg(p: argparse.ArgumentParser, flag: str, *, help: str, example: str = "out.json",
+                    **kw: Any) -> None:
+    """Add ``flag`` naming an output file (checked when parsed: :class:`OutputPath`); write it with
+    :func:`core.outputs.write_output_text` and friends."""
+    p.add_argument(flag, type=OutputPath(flag, "file", example=example), metavar="FILE", help=help, **kw)
+
+
+def output_folder_arg(p: argparse.ArgumentParser, flag: str, *, help: str, what: str = "output folder",
+                      ours: Callable[[Path], bool] | None = None, **kw: Any) -> None:
+    """Add ``flag`` naming an output folder (checked when parsed: :class:`OutputPath`): missing, empty, or one
+    egx made (its marker file, or ``ours(folder)``); claim it with :func:`core.outputs.output_folder`."""
+    p.add_argument(flag, type=OutputPath(flag, "folder", what=what, ours=ours), metavar="DIR", help=help, **kw)
+
+
 def llm_from_args(args: argparse.Namespace) -> LLM:
     """The ``--llm`` backend under the ``--llm-timeout`` / ``--llm-retries`` / ``--llm-budget`` limits."""
     from core.backends.llm import LLMSettings

@@ -103,6 +103,20 @@ class NameNotAllowedError(EgxError, ValueError):
     project's roots (a path, ``..``, a hidden or reserved name, too long, ...)."""
 
 
+class OutputPathError(EgxError):
+    """A path a user named for egx to write to cannot take its output: a device, a named pipe, a socket or a
+    symbolic link where a file goes (egx writes files whole and renames them into place, which would replace
+    the device or the link), a file where a folder goes, or a folder that is neither empty nor one egx made.
+    Nothing was written. Not a ``ValueError``: raised while ``egx`` parses its arguments, it must reach
+    :func:`core.cli.main` (which prints it as ``egx: error: ...``) instead of becoming an argparse usage line."""
+
+
+class DataFileError(EgxError, ValueError):
+    """A file egx reads as data (a trained model's weights or manifest, a cached model) is not a regular file,
+    or is larger than any file of its kind can be; it was not read. The message names the file, what it is and
+    the bound."""
+
+
 class Cancelled(EgxError):
     """Work was stopped on request (a job's cancel button, :meth:`core.jobs.Job.cancel`).
 

@@ -15,6 +15,16 @@
 * **Names a user may choose** — :func:`safe_name` accepts a run or workspace *name* (never a path)
   and :func:`child_path` joins it under a root folder; :func:`clean_filename` turns an uploaded
   file's name into a harmless one. One rule for every page and for the CLI where names are meant.
+* **Outputs a user names** (``--trace FILE``, ``--out FILE``, ``--out DIR``): the one writer for those is
+  :mod:`core.outputs` (``write_output_text``, ``output_folder`` ...), built on the atomic writes here: a
+  device, named pipe or symbolic link is never renamed over, and an output folder must be new, empty or
+  egx-made (its ``.egx-output`` marker).
+* **Every atomic write** refuses to rename over anything but a regular file (:func:`atomic_path`), so
+  even a path egx chose itself never replaces a device, a named pipe or a symbolic link.
+* **Files read as data** — :func:`read_data_file`: a trained model, its manifest, a cached model are
+  read only when they are regular files (a symbolic link to one is followed) no larger than a bound the
+  caller gives, checked before the first byte is read (a weights file linked to ``/dev/zero`` is
+  refused, not read until memory runs out).
 """
 
 from __future__ import annotations
@@ -24,13 +34,14 @@ import ctypes
 import json
 import os
 import re
+import stat
 import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from core.errors import NameNotAllowedError
+from core.errors import DataFileError, NameNotAllowedError, OutputPathError
 
 MAX_NAME_CHARS = 64
 _NAME_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -72,7 +83,9 @@ def atomic_path(path: str | Path, *, durable: bool = True) -> Iterator[Path]:
     (``durable=False``: renamed without the fsyncs, see :func:`atomic_writer`).
 
     For writers that take a file name (``faiss.write_index``, ``torch.save``). On an exception the
-    temporary file is removed and ``path`` is untouched.
+    temporary file is removed and ``path`` is untouched. A ``path`` that exists and is not a regular file
+    (a folder, a device, a named pipe, a socket, a symbolic link) is refused with
+    :class:`~core.errors.OutputPathError` before anything is written: renaming onto it would replace it.
 
     Example
     -------
@@ -80,6 +93,7 @@ def atomic_path(path: str | Path, *, durable: bool = True) -> Iterator[Path]:
     ...     faiss.write_index(index, str(tmp))
     """
     path = Path(path)
+    refuse_special(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = temp_sibling(path)
     try:
@@ -87,6 +101,7 @@ def atomic_path(path: str | Path, *, durable: bool = True) -> Iterator[Path]:
         if durable:
             with open(tmp, "rb+") as fh:
                 os.fsync(fh.fileno())
+        refuse_special(path)  # again: it may have appeared while the data was written
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -133,6 +148,98 @@ def atomic_write_json(path: str | Path, obj: Any, *, indent: int | None = 2) -> 
 def egx_home() -> Path:
     """Where egx keeps its data (workspaces, uploads, model folders): ``$EGX_HOME`` or ``~/.local/share/egx``."""
     return Path(os.environ.get("EGX_HOME") or Path.home() / ".local" / "share" / "egx")
+
+
+# ------------------------------------------------------------------------------------ what a path is
+def file_kind(mode: int) -> str:
+    """What a file of ``mode`` is, in words (for the messages)."""
+    if stat.S_ISREG(mode):
+        return "a file"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def special_file(path: Path) -> str:
+    """What ``path`` is when it exists and is not a regular file (a symbolic link counts as itself, even one
+    to a regular file: renaming onto it replaces the link), else ``""``."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:  # missing, or a parent is no folder: the write itself says so
+        return ""
+    if stat.S_ISREG(mode):
+        return ""
+    kind = file_kind(mode)
+    if stat.S_ISLNK(mode):
+        with contextlib.suppress(OSError):
+            kind += f" (to {os.readlink(path)})"
+    return kind
+
+
+def refuse_special(path: Path) -> None:
+    """Raise :class:`~core.errors.OutputPathError` when ``path`` exists and is not a regular file (renaming onto it
+    would replace it)."""
+    kind = special_file(path)
+    if kind:
+        raise OutputPathError(f"{path} is {kind}; egx writes a file whole beside its target and renames it into "
+                              f"place, which would replace {'the link' if kind.startswith('a symbolic') else 'it'}, "
+                              "so it writes only to regular files. Nothing was written. Give the path of a regular "
+                              "file (or of one to create).")
+
+
+# ------------------------------------------------------------------------------------ files read as data
+def read_data_file(path: str | Path, *, max_bytes: int, what: str = "file") -> bytes:
+    """The bytes of a file egx reads as data, checked before the first byte is read: a regular file (a
+    symbolic link to one is followed) of at most ``max_bytes``.
+
+    Opened without blocking (a named pipe put in its place cannot hang the reader) and checked again on the
+    open file, so a swap between the check and the read is caught too.
+
+    Raises
+    ------
+    FileNotFoundError
+        When it does not exist.
+    DataFileError
+        When it is a device, a named pipe, a socket or a folder, or larger than ``max_bytes`` — naming
+        ``what``, the path and the bound.
+    """
+    p = Path(path)
+    st = os.stat(p)
+    _data_check(p, st.st_mode, st.st_size, max_bytes, what)
+    fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fd)
+        _data_check(p, st.st_mode, st.st_size, max_bytes, what)
+        data = fh.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        _data_check(p, stat.S_IFREG, len(data), max_bytes, what)
+    return data
+
+
+def check_data_file(path: str | Path, *, max_bytes: int, what: str = "file") -> None:
+    """Raise :class:`~core.errors.DataFileError` unless ``path`` is a regular file (a symbolic link to one is
+    followed) of at most ``max_bytes``; reads nothing (:func:`read_data_file` checks again when it reads).
+    ``FileNotFoundError`` when it does not exist."""
+    st = os.stat(path)
+    _data_check(Path(path), st.st_mode, st.st_size, max_bytes, what)
+
+
+def _data_check(p: Path, mode: int, size: int, max_bytes: int, what: str) -> None:
+    if not stat.S_ISREG(mode):
+        raise DataFileError(f"The {what} {p} is {file_kind(mode)}, not a regular file; it was not read.")
+    if size > max_bytes:
+        raise DataFileError(f"The {what} {p} is {size:,} bytes, more than any {what} can be ({max_bytes:,}); it was "
+                            "not read.")
 
 
 # ------------------------------------------------------------------------------------ locks

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -234,3 +236,113 @@ def test_lock_files_of_gone_paths_are_removed_and_held_ones_kept(tmp_path):
     assert lock_file(tmp_path / "alive").exists() and lock_file(tmp_path / "held").exists()
     assert not lock_file(tmp_path / "gone").exists()
     assert remove_stale_locks(tmp_path / "missing") == []
+
+
+# ------------------------------------------------------------------------------------ outputs a user names
+def test_an_atomic_write_never_renames_over_a_symlink_a_fifo_or_a_device(tmp_path):
+    from core.errors import OutputPathError
+
+    target = tmp_path / "precious"
+    target.write_text("keep")
+    link = tmp_path / "link"
+    link.symlink_to(target)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for p in (link, fifo, Path("/dev/null")):
+        with pytest.raises(OutputPathError, match=re.escape(f"{p} is a ")):
+            atomic_write_text(p, "x")
+    assert link.is_symlink() and target.read_text() == "keep" and stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert stat.S_ISCHR(os.lstat("/dev/null").st_mode)
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["fifo", "link", "precious"]  # no temporary left
+
+
+def test_write_output_text_refuses_dev_full_and_writes_a_new_file_in_new_folders(tmp_path):
+    from core.errors import OutputPathError
+    from core.outputs import write_output_text
+
+    with pytest.raises(OutputPathError, match=r"^--out /dev/full is a character device; "):
+        write_output_text("/dev/full", "x", flag="--out")
+    p = write_output_text(tmp_path / "a" / "b" / "t.json", "{}", flag="--out")
+    assert p.read_text() == "{}"
+    with pytest.raises(OutputPathError, match=r"is a folder; give a file name, e.g. --out .*/a/out\.json\.$"):
+        write_output_text(tmp_path / "a", "x", flag="--out")
+    (tmp_path / "f").write_text("file")
+    with pytest.raises(OutputPathError, match=r"/f is a file, not a folder; pick another path\.$"):
+        write_output_text(tmp_path / "f" / "t.json", "x")
+
+
+def test_output_folder_is_created_marked_and_taken_again(tmp_path):
+    from core.outputs import OUTPUT_MARKER, is_output_folder, output_folder
+
+    out = output_folder(tmp_path / "runs" / "one", what="benchmark folder")
+    assert is_output_folder(out) and json.loads((out / OUTPUT_MARKER).read_text())["format"] == "egx-output"
+    (out / "results.jsonl").write_text("{}\n")
+    assert output_folder(out) == out  # marked: taken again, whatever it holds
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / ".results.jsonl.lock").write_text("")  # a lock file holds no data
+    assert is_output_folder(output_folder(empty))
+
+
+def test_output_folder_refuses_a_folder_of_someone_elses_files_unless_it_is_ours(tmp_path):
+    from core.errors import OutputPathError
+    from core.outputs import OUTPUT_MARKER, check_output_folder, output_folder
+
+    home = tmp_path / "home"
+    home.mkdir()
+    for i in range(5):
+        (home / f"f{i}.txt").write_text("mine")
+    with pytest.raises(OutputPathError, match=re.escape(f"The output folder {home} is not empty and egx did not "
+                                                        "make it (it holds 'f0.txt', 'f1.txt', 'f2.txt' and 2 "
+                                                        "more and no .egx-output)")):
+        output_folder(home)
+    assert sorted(os.listdir(home)) == [f"f{i}.txt" for i in range(5)]
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "run.json").write_text("{}")
+    assert check_output_folder(old, ours=lambda p: (p / "run.json").exists()) == old
+    assert not (old / OUTPUT_MARKER).exists()  # the check creates nothing
+    output_folder(old, ours=lambda p: (p / "run.json").exists())
+    assert (old / OUTPUT_MARKER).exists()
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    (planted / "data.csv").write_text("x")
+    (planted / OUTPUT_MARKER).symlink_to(tmp_path / "old" / OUTPUT_MARKER)  # a link is no marker
+    with pytest.raises(OutputPathError, match="is not empty and egx did not make it"):
+        output_folder(planted)
+
+
+def test_open_append_does_not_follow_a_planted_symlink(tmp_path):
+    from core.errors import OutputPathError
+    from core.outputs import open_append
+
+    victim = tmp_path / "victim"
+    victim.write_text("keep\n")
+    (tmp_path / "results.jsonl").symlink_to(victim)
+    with pytest.raises(OutputPathError, match="is a symbolic link"):
+        open_append(tmp_path / "results.jsonl")
+    assert victim.read_text() == "keep\n"
+    with open_append(tmp_path / "new.jsonl") as fh:
+        fh.write("a\n")
+    assert (tmp_path / "new.jsonl").read_text() == "a\n"
+
+
+# ------------------------------------------------------------------------------------ files read as data
+def test_read_data_file_refuses_a_link_to_dev_zero_without_reading_it(tmp_path):
+    from core.errors import DataFileError
+    from core.fsio import read_data_file
+
+    link = tmp_path / "model.safetensors"
+    link.symlink_to("/dev/zero")
+    with pytest.raises(DataFileError, match=re.escape(f"The weights file {link} is a character device, not a "
+                                                      "regular file; it was not read.")):
+        read_data_file(link, max_bytes=2**30, what="weights file")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # a reader that opened it would wait for a writer forever
+    with pytest.raises(DataFileError, match="is a named pipe"):
+        read_data_file(fifo, max_bytes=10)
+    big = tmp_path / "big"
+    big.write_bytes(b"x" * 11)
+    with pytest.raises(DataFileError, match=re.escape(f"The file {big} is 11 bytes, more than any file can be (10)")):
+        read_data_file(big, max_bytes=10)
+    assert read_data_file(big, max_bytes=11) == b"x" * 11

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from core.backends.device import select_device
-from core.backends.hub import load_model
+from core.backends.hub import hub_id, load_model
 from core.errors import BackendError
 
 MINILM_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
@@ -89,7 +89,7 @@ class SentenceTransformerEmbedder:
                  model_id: str | None = None) -> None:
         self.device = select_device(device)
         self.name = name or f"st:{model}"
-        self.model_id = model_id or model
+        self.model_id = model_id or hub_id(model) or model  # hf:org/name is the model org/name
         self._model = _load_sentence_transformer(model, self.device)
         self.dim = int(self._model.get_embedding_dimension())
 

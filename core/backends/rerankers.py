@@ -28,7 +28,7 @@ import numpy as np
 from core.backends import prompts
 from core.backends.base import ChatMessage, Embedder
 from core.backends.device import select_device
-from core.backends.hub import load_model
+from core.backends.hub import hub_id, load_model
 from core.backends.llm import LLMOutputError, chat_json
 from core.errors import BackendError, LLMUnavailableError
 
@@ -177,7 +177,7 @@ class HFCrossEncoderReranker:
         # pooler/dense + tanh, then a linear layer: non-linear
         self.linear_head = False
         self.name = f"cross-encoder:{model}"
-        self.model_id = f"cross-encoder:{model}"
+        self.model_id = f"cross-encoder:{hub_id(model) or model}"  # hf:org/name is the model org/name
         parts = "pooler (dense + tanh) + classifier" if self.head_style == "pooler" else \
             "classification head (dense + tanh + out_proj)"
         self.description = (f"Cross-encoder {model} ({type(net).__name__}, on {self.device}) reads query and "

@@ -65,8 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
     try:
+        # output paths are checked while parsing (core.cli_support.OutputPath): a refusal is an EgxError
+        args = build_parser().parse_args(argv)
         return int(args.func(args))
     except EgxError as exc:
         close_bars(clear=True)  # the message starts its own line, not after a progress bar

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 import textwrap
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER
@@ -19,7 +20,7 @@ from core.cli.options import (
     budget_cut,
     judge_from_args,
 )
-from core.cli_support import add_llm_limits, close_bars, run_bar
+from core.cli_support import add_llm_limits, close_bars, output_folder_arg, run_bar
 
 if TYPE_CHECKING:
     from core.cli_support import Subparsers
@@ -51,12 +52,19 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
     add_budget(a)
     a.add_argument("--cut", type=int, help="rank cut of the failure diagnosis (default: the budget's chunk count, "
                                            "else 5)")
-    a.add_argument("--out", required=True, help="output folder (each row's sub-folder resumes)")
+    output_folder_arg(a, "--out", required=True, what="ablation folder", ours=_ablation_folder,
+                      help="output folder: new, empty, or one egx ablate wrote (each row's sub-folder resumes)")
     add_resume(a, "a row's sub-folder")
     add_keep_trained(a)
     add_judge(a)
     a.add_argument("--json", action="store_true", help="print the rows as JSON instead of the markdown table")
     return a
+
+
+def _ablation_folder(folder: Path) -> bool:
+    from core.eval.ablation import is_ablation_folder
+
+    return is_ablation_folder(folder)
 
 
 def _rows_epilog() -> str:

@@ -7,8 +7,8 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER
-from core.cli.options import add_budget, config_changes, writable_file
-from core.cli_support import add_llm_limits, llm_from_args, progress_bar, resolve_workspace
+from core.cli.options import add_budget, config_changes
+from core.cli_support import add_llm_limits, llm_from_args, output_file_arg, progress_bar, resolve_workspace
 
 if TYPE_CHECKING:
     from core.cli_support import Subparsers
@@ -30,7 +30,9 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
                    help="for methods that rerank (ms-marco-minilm, biencoder, llm, cross-encoder:<path-or-id>)")
     k.add_argument("--top", type=int, default=5, help="how many CEGs / chunks to print")
     k.add_argument("--json", action="store_true", help="print the answer, CEGs and chunks as JSON")
-    k.add_argument("--trace", help="also write the full trace (JSON, reloadable) to this file")
+    output_file_arg(k, "--trace", example="trace.json",
+                    help="also write the full trace (JSON, reloadable) to this file (a regular file: a device, pipe "
+                         "or symbolic link is refused)")
     k.add_argument("--set", action="append", metavar="NAME=VALUE",
                    help="change a method setting for this question (repeatable), e.g. --set d=2 --set n=1")
     k.add_argument("--evidence-format", choices=("passages", "triples", "chains"),
@@ -87,7 +89,6 @@ def run(args: argparse.Namespace) -> int:
     # the extractive answer (no LLM) scores sentences with the reranker, whatever the method
     wants = spec.needs_reranker or (not llm.available and args.reranker != "llm")
     reranker = get_reranker(args.reranker, embedder=embedder, llm=llm) if wants else None
-    trace_path = writable_file(args.trace, "--trace") if args.trace else None  # before computing anything
     ws = resolve_workspace(args.workspace, embedder)
     changes = config_changes(getattr(args, "set", None) or [])
     if getattr(args, "evidence_format", None):
@@ -102,10 +103,10 @@ def run(args: argparse.Namespace) -> int:
     s = summarize(result, ws, top=args.top, method=spec)
     if llm.available:
         s["llm"] = scope.summary()
-    if trace_path is not None:
-        from core.fsio import atomic_write_text
+    if args.trace:  # checked when the arguments were parsed; again now, in case it changed meanwhile
+        from core.outputs import write_output_text
 
-        atomic_write_text(trace_path, result.trace.to_json(indent=1))
+        write_output_text(args.trace, result.trace.to_json(indent=1), flag="--trace")
     if args.json:
         print(json.dumps(s, indent=2, ensure_ascii=False))
         return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER
@@ -21,7 +22,7 @@ from core.cli.options import (
     method_configs,
     ray_runner,
 )
-from core.cli_support import add_llm_limits, close_bars, run_bar
+from core.cli_support import add_llm_limits, close_bars, output_folder_arg, run_bar
 from core.procs import interruptible
 
 if TYPE_CHECKING:
@@ -50,8 +51,9 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
     add_budget(b)
     b.add_argument("--cut", type=int, help="rank cut of the failure diagnosis (default: the budget's chunk count, "
                                            "else 5)")
-    b.add_argument("--out", required=True, help="output folder (resumed if it holds a run with the same settings, "
-                                                 "workspace content and trained models)")
+    output_folder_arg(b, "--out", required=True, what="benchmark folder", ours=_bench_folder,
+                      help="output folder: new, empty, or one egx bench wrote (resumed if it holds a run with the "
+                           "same settings, workspace content and trained models)")
     add_resume(b)
     add_keep_trained(b)
     b.add_argument("--traces", action="store_true", help="also write every run's trace to OUT/traces/")
@@ -66,6 +68,12 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
     b.add_argument("--json", action="store_true", help="print the summary JSON instead of the markdown report")
     add_ray(b, "run the question x method pairs")
     return b
+
+
+def _bench_folder(folder: Path) -> bool:
+    from core.eval.bench_files import is_bench_folder
+
+    return is_bench_folder(folder)
 
 
 @interruptible  # a `kill` stops a run the way Ctrl-C does: finished lines kept, local Ray shut down

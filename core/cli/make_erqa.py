@@ -9,7 +9,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.cli_support import add_llm_limits, llm_from_args
+from core.cli_support import add_llm_limits, llm_from_args, output_file_arg
 
 if TYPE_CHECKING:
     from core.cli_support import Subparsers
@@ -34,7 +34,7 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
                                        "(default: every relation of the lexicon)")
     e.add_argument("--llm", default="none", help="none (template text) or an LLM to polish the template questions")
     add_llm_limits(e)
-    e.add_argument("--out", required=True, help="output questions JSON")
+    output_file_arg(e, "--out", required=True, example="questions.json", help="output questions JSON")
     return e
 
 
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
 
         rels = [r.strip() for r in args.relations.split(",") if r.strip()] if args.relations else None
         pq = build_paraphrased(graph, args.n, seed=args.seed, max_answers=args.max_answers or 10, relations=rels)
-        out = write_paraphrased(pq, args.out)
+        out = write_paraphrased(pq, args.out, flag="--out")
         sizes = [len(q.answers) for q in pq]
         print(f"Wrote {len(pq)} paraphrased questions (seed {args.seed}) {kg} to {out}; answer sets of "
               f"{min(sizes, default=0)}-{max(sizes, default=0)} answers, {sum(s > 1 for s in sizes)} with more than one"
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     llm = llm_from_args(args) if args.llm != "none" else None
     qs = build_erqa(graph, args.n, seed=args.seed, min_degree=args.min_degree, max_answers=args.max_answers or 1,
                     llm=llm)
-    out = write_erqa(qs, args.out)
+    out = write_erqa(qs, args.out, flag="--out")
     print(f"Wrote {len(qs)} bridge-star questions (seed {args.seed}) {kg} to {out}"
           + ("" if len(qs) == args.n else f" — only {len(qs)} of {args.n} could be built; lower --min-degree"))
     return 0

@@ -105,24 +105,19 @@ def method_configs(pairs: Sequence[str], methods: Sequence[str]) -> dict[str, An
 
 
 def writable_file(name: str, flag: str) -> Path:
-    """``name`` as an output file path, its folder created now, so a long computation is never
-    lost to a missing folder at the end.
+    """``name`` as an output file path, checked now (:func:`core.outputs.check_output_file`), so a long computation
+    is never lost to a path that cannot take its output. A new option declares its path with
+    :func:`core.cli_support.output_file_arg` instead, which checks it while the arguments are parsed.
 
     Raises
     ------
-    ConfigError
-        When the path is a folder or its folder cannot be created.
+    OutputPathError
+        When the path is a folder, a device, a named pipe, a socket or a symbolic link, or its folder
+        cannot be written to.
     """
-    from core.errors import ConfigError
+    from core.outputs import check_output_file
 
-    p = Path(name)
-    if p.is_dir():
-        raise ConfigError(f"{flag} {name} is a folder; give a file name, e.g. {flag} {p / 'trace.json'}.")
-    try:
-        p.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ConfigError(f"{flag} {name}: its folder cannot be created ({exc.strerror}); pick another path.") from None
-    return p
+    return check_output_file(name, flag=flag, example="trace.json")
 
 
 def bench_inputs(args: argparse.Namespace, specs: Sequence[Any],

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER
 from core.cli.options import KEEP_TRAINED_HINT, add_keep_trained, config_changes
-from core.cli_support import add_llm_limits, resolve_workspace
+from core.cli_support import add_llm_limits, output_file_arg, resolve_workspace
 
 if TYPE_CHECKING:
     from core.cli_support import Subparsers
@@ -35,7 +35,8 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
     rc.add_argument("--questions", help="questions file (default: the workspace's own)")
     rc.add_argument("--only", help="comma-separated question ids to record")
     rc.add_argument("--limit", type=int, help="record only the first N questions")
-    rc.add_argument("--out", help="bundle file (default: sample_data/llm_recordings/<workspace>-<llm>.json)")
+    output_file_arg(rc, "--out", example="bundle.json",
+                    help="bundle file (default: sample_data/llm_recordings/<workspace>-<llm>.json)")
     rc.add_argument("--redo", action="store_true", help="record runs already in the bundle again")
     add_keep_trained(rc)
     rc.add_argument("--set", action="append", metavar="NAME=VALUE",

@@ -43,6 +43,7 @@ from core.eval.summary_stats import comparison_from_dict, record_scores, with_in
 from core.fsio import atomic_write_text
 from core.methods.base import AblationRow
 from core.methods.budget import Budget, apply_budget, budget_settings
+from core.outputs import output_folder
 
 if TYPE_CHECKING:
     from core.eval.datasets import Question
@@ -79,6 +80,20 @@ class AblationReport:
 
 COLUMNS = ("R@2", "R@5", "R@10")
 PAPER = ("F1", "Hit", "Hit@1", "Micro-F1", "ACC_L")
+
+
+def is_ablation_folder(folder: Path) -> bool:
+    """Whether ``folder`` holds an ablation of egx's from before it marked its output folders: its table
+    (``ablation.json``), or a row's benchmark folder."""
+    from core.eval.bench_files import is_bench_folder
+
+    folder = Path(folder)
+    if (folder / ABLATION_JSON).is_file():
+        return True
+    try:
+        return any(is_bench_folder(p) for p in folder.iterdir() if p.is_dir())
+    except OSError:
+        return False
 
 
 def run_ablation(workspace: Workspace, questions: Sequence[Question], method: str, backends: Backends, *,
@@ -129,8 +144,7 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
     if unknown:
         raise ConfigError(f"Unknown ablation row(s) {unknown} for {method}; the rows are "
                           f"{[r.name for r in all_rows]}.")
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_folder(out_dir, what="ablation folder", ours=is_ablation_folder)  # never `/` or a thesis
     table: list[dict[str, Any]] = []
     scores: dict[str, dict[str, dict[str, float]]] = {}  # row name -> metric -> question id -> score
     warnings: list[str] = []

@@ -58,6 +58,19 @@ def read_run(path: Path) -> dict[str, Any]:
     return run
 
 
+def is_bench_folder(folder: Path) -> bool:
+    """Whether ``folder`` holds a benchmark run of egx's (a ``run.json`` :func:`read_run` accepts): a folder from
+    before egx marked its output folders (:func:`core.outputs.output_folder`) is still taken as its own."""
+    path = Path(folder) / RUN
+    if not path.is_file():
+        return False
+    try:
+        read_run(path)
+    except ConfigError:
+        return False
+    return True
+
+
 def dedupe(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The first record of each question × method."""
     seen: dict[tuple[str, str], dict[str, Any]] = {}
@@ -77,6 +90,7 @@ def swap_in_fresh(out: Path, files: Mapping[str, str]) -> Any:
     fresh one takes its name.
     """
     from core.fsio import atomic_write_text, exchange, fsync_dir, path_lock, temp_sibling
+    from core.outputs import output_folder
 
     out = Path(out)
     tmp = temp_sibling(out, "restart")
@@ -84,6 +98,7 @@ def swap_in_fresh(out: Path, files: Mapping[str, str]) -> Any:
     lock = path_lock(tmp / "results.jsonl")
     lock.acquire()
     try:
+        output_folder(tmp, what="benchmark folder")  # the fresh folder carries egx's marker like the one it replaces
         for name, text in files.items():
             atomic_write_text(tmp / name, text)
         swapped = exchange(tmp, out)

@@ -212,11 +212,9 @@ def _polish(llm: Any, template: str, names: list[str]) -> tuple[str, bool]:
     return text, True
 
 
-def write_erqa(questions: Sequence[ERQAQuestion], path: str | Path) -> Path:
-    """Write the questions JSON atomically (a list of HotpotQA-like records)."""
-    from core.fsio import atomic_write_json
+def write_erqa(questions: Sequence[ERQAQuestion], path: str | Path, *, flag: str = "") -> Path:
+    """Write the questions JSON atomically (a list of HotpotQA-like records) to the user-named ``path``
+    (:func:`core.outputs.write_output_json`: a regular file only; ``flag`` names the option in a refusal)."""
+    from core.outputs import write_output_json
 
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_json(p, [q.to_record() for q in questions])
-    return p
+    return write_output_json(path, [q.to_record() for q in questions], flag=flag)

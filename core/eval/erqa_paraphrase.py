@@ -357,11 +357,9 @@ def _edge_labels(graph: KnowledgeGraph, a: int, b: int, labels: Sequence[str]) -
             if n == b and graph.edge_relation[int(e)] in labels}
 
 
-def write_paraphrased(questions: Sequence[ParaphraseQuestion], path: str | Path) -> Path:
-    """Write the questions JSON atomically (a list of HotpotQA-like records with their construction)."""
-    from core.fsio import atomic_write_json
+def write_paraphrased(questions: Sequence[ParaphraseQuestion], path: str | Path, *, flag: str = "") -> Path:
+    """Write the questions JSON atomically (a list of HotpotQA-like records with their construction) to the
+    user-named ``path`` (:func:`core.outputs.write_output_json`: a regular file only)."""
+    from core.outputs import write_output_json
 
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_json(p, [q.to_record() for q in questions])
-    return p
+    return write_output_json(path, [q.to_record() for q in questions], flag=flag)

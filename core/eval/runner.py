@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.errors import ConfigError
-from core.eval.bench_files import RUN, append_record, dedupe, read_records, read_run, swap_in_fresh
+from core.eval.bench_files import RUN, append_record, dedupe, is_bench_folder, read_records, read_run, swap_in_fresh
 from core.eval.bench_report import BenchReport
 from core.eval.identity import ResumeCheck, model_stamps, resume_check, trained_questions, workspace_identity
 from core.eval.judge import Judge, run_judge
@@ -48,6 +48,7 @@ from core.eval.report import RESULTS
 from core.eval.run_notes import add_run_notes
 from core.eval.selection import LeftOut, check_questions, gold_coverage, left_out, select_questions
 from core.fsio import atomic_write_text, path_lock
+from core.outputs import open_append, output_folder
 from core.trace import to_jsonable
 
 if TYPE_CHECKING:
@@ -81,7 +82,8 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
     backends
         Embedder, LLM and reranker (the reranker goes to methods that declare ``needs_reranker``, and to every method when answers are extractive).
     out_dir
-        Output folder; existing ``results.jsonl`` there is resumed.
+        Output folder: missing (created), empty, or a benchmark folder of egx's (:func:`core.outputs.output_folder`:
+        its marker, or a valid ``run.json``); existing ``results.jsonl`` there is resumed.
     limit, seed
         See :func:`select_questions`; ``seed`` (default 0 when None) also seeds the generators.
     cut
@@ -126,12 +128,14 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
         For an unregistered method.
     ConfigError
         When ``out_dir`` holds a run with other settings, of an older workspace content or trained model, or
-        from before runs recorded those (:func:`check_run` says which, and the fix), is a file, or another
+        from before runs recorded those (:func:`check_run` says which, and the fix), or another
         run is writing to it
         (a lock: two runs would append duplicate lines); when ``cut < 1`` or ``limit < 1``; when
         two questions share an id or none has gold evidence in the workspace. Questions left out
         because their gold matches no chunk are listed in ``BenchReport.warnings``. An empty
         question is recorded as a failed pair (``QueryError``), never fatal.
+    OutputPathError
+        When ``out_dir`` is a file or a device, or a folder neither empty nor egx's (nothing is written there).
     """
     from core.methods.registry import get_method
 
@@ -144,16 +148,10 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
         raise ConfigError("No method to benchmark; name at least one registered method (e.g. dense).")
     warnings = [w for w in (gold_coverage(questions).note(), *check_questions(questions, workspace.name)) if w]
     select_questions(questions, limit=limit, seed=seed)  # checks limit before anything is written
-    out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"The output folder {out} is a file; give a folder for results.jsonl, summary.json and "
-                          "the report (it is created when missing).",
-                          app=f"The run name “{out.name}” is taken by a file, not a run; pick another run name.")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ConfigError(f"The output folder {out} cannot be created ({exc.strerror}); pick another one.",
-                          app=f"The run “{out.name}” cannot be saved ({exc.strerror}); pick another run name.") from None
+    # missing (created), empty, or a benchmark folder of egx's: never `/`, a home folder or a thesis
+    out = output_folder(out_dir, what="benchmark folder", ours=is_bench_folder,
+                        app=f"The run “{Path(out_dir).name}” cannot be saved there: the name is taken by a file or "
+                            "by a folder that is not a run; pick another run name.")
     from filelock import Timeout
 
     lock = path_lock(out / RESULTS)
@@ -272,7 +270,7 @@ def _run_locked(workspace: Workspace, questions: Sequence[Question], methods: li
         append_record(fh, rec)
         done.add((q.id, m))
 
-    with path.open("a", encoding="utf-8") as fh:
+    with open_append(path) as fh:
         if runner is not None:
             pending = [(q, m) for q in selected for m in methods if (q.id, m) not in done]
             skipped = n_done = total - len(pending)

@@ -117,16 +117,16 @@ def extract_triples(chunks: Sequence[Chunk], extractor: TripleExtractor, *, cach
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
     ext_id = f"{extractor.name}:{extractor.model_id}"
-    out: dict[str, tuple[ExtractedTriple, ...]] = {}
+    hits: dict[str, tuple[ExtractedTriple, ...]] = {}
     todo: list[Chunk] = []
     for c in chunks:
         f = _cache_file(cache_dir, ext_id, c) if cache_dir else None
         hit = _read_cache(f) if f is not None and f.exists() else None
         if hit is not None:
-            out[c.id] = hit
+            hits[c.id] = hit
         else:
             todo.append(c)
-    cached = len(out)
+    cached = len(hits)
     n = len(chunks)
     if spread and runner is not None:  # spaCy's triples do not depend on the batch: give every actor work
         workers = max(1, int(runner.describe().get("workers", 1)))
@@ -172,7 +172,9 @@ def extract_triples(chunks: Sequence[Chunk], extractor: TripleExtractor, *, cach
                 atomic_write_text(_cache_file(cache_dir, ext_id, c), json.dumps(
                     {"v": _CACHE_VERSION, "triples": [[t.head, t.relation, t.tail] for t in triples]}), durable=False)
         finished += len(batch)
-    out.update((c.id, fresh[c.id]) for c in todo)  # cached first, then the rest in chunk order (as ever)
+    # in chunk order whichever came from the cache: the graph merges in this order, so a build with a warm,
+    # a cold or a half-filled cache gives the same nodes and edges in the same order (the same content hash)
+    out = {c.id: hits[c.id] if c.id in hits else fresh[c.id] for c in chunks}
     failed_ids = [cid for k in sorted(failed) for cid in failed[k]]
     all_notes = [note for k in sorted(notes) for note in notes[k]]
     if progress:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,9 @@ from core.index.manifest import GRAPH_FILE, MANIFEST, index_dirname, is_workspac
 def workspace_lock(path: Path) -> Any:
     """The lock of the workspace at ``path`` (a hidden sibling ``.NAME.lock``), shared by processes
     and threads, re-entrant within a thread. Builds and index rebuilds hold it; readers never need
-    it (a commit is atomic)."""
+    it: a commit is atomic, or, where the file system cannot swap two folders, a reader waits out its
+    two renames (:func:`wait_for_commit`) and reads the old workspace or the new one, never a mix
+    (:class:`~core.index.workspace.Workspace`)."""
     return path_lock(Path(path))
 
 
@@ -52,6 +55,24 @@ def check_target(path: Path, overwrite: bool) -> None:
     shown = ", ".join(repr(n) for n in items[:3]) + (f" and {len(items) - 3} more" if len(items) > 3 else "")
     raise WorkspaceError(f"{path} is not an egx workspace (it has no {MANIFEST} written by egx; it holds {shown}), "
                          "so --overwrite will not replace it. Nothing was deleted. Pick another --workspace folder.")
+
+
+#: the longest a reader waits for a commit by two renames to put the new workspace in place (the gap between
+#: the renames is microseconds; a kill inside it is undone by the next :func:`recover`)
+COMMIT_WAIT_S = 10.0
+
+
+def wait_for_commit(path: Path, timeout: float = COMMIT_WAIT_S) -> bool:
+    """Whether a workspace manifest is at ``path``, waiting while a commit by two renames has the workspace away
+    (nothing at ``NAME``, its ``.NAME.old-*`` beside it) for at most ``timeout`` s. Returns at once when no such
+    commit is in flight: a reader waits only on evidence that a new workspace is about to appear."""
+    path = Path(path)
+    deadline = time.monotonic() + timeout
+    while not (path / MANIFEST).is_file():
+        if time.monotonic() > deadline or not _debris(path, "old"):
+            return (path / MANIFEST).is_file()
+        time.sleep(0.02)
+    return True
 
 
 def commit(tmp: Path, path: Path) -> None:

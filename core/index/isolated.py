@@ -118,8 +118,8 @@ def uploads_root() -> Path:
 
 
 def new_upload_dir() -> tuple[Path, Any]:
-    """A fresh upload folder and its held lock (release it, then delete the folder, when the build ends;
-    while it is held, :func:`sweep_uploads` leaves the folder alone)."""
+    """A fresh upload folder and its held lock (:func:`drop_upload_dir` deletes the folder and releases the lock
+    when the build ends; while it is held, :func:`sweep_uploads` leaves the folder alone)."""
     import tempfile
 
     from core.fsio import path_lock
@@ -130,6 +130,22 @@ def new_upload_dir() -> tuple[Path, Any]:
     lock = path_lock(folder)
     lock.acquire()
     return folder, lock
+
+
+def drop_upload_dir(folder: Path, lock: Any) -> None:
+    """Delete an upload folder :func:`new_upload_dir` made and release its lock, then remove the lock file too:
+    ``filelock`` leaves it on release, and one ``.upload-*.lock`` stayed in ``$EGX_HOME/uploads`` per upload until
+    the server restarted. Removed only while held, with the folder gone (the sweep's rule,
+    :func:`~core.fsio.remove_stale_locks`): nothing waits on the lock of an upload that no longer exists."""
+    import shutil
+
+    from core.fsio import held_if_free, lock_file
+
+    shutil.rmtree(folder, ignore_errors=True)
+    lock.release()
+    with held_if_free(folder) as held:
+        if held and not folder.exists():
+            lock_file(folder).unlink(missing_ok=True)
 
 
 def sweep_uploads() -> list[str]:

@@ -41,7 +41,7 @@ from core.fsio import atomic_write_json, path_lock, unique_suffix
 from core.graph.model import KnowledgeGraph
 from core.graph.store import MEMORY_URL, GraphStore, MemoryStore, parse_store_url
 from core.graph.stores import open_store
-from core.index.commit import recover, workspace_lock
+from core.index.commit import recover, wait_for_commit, workspace_lock
 from core.index.graph_files import load_graph, rebuild_hint
 from core.index.indexing import (
     ITEM_KINDS,
@@ -96,7 +96,12 @@ class Workspace:
         """
         path = Path(path)
         recover(path)
-        return cls(path, read_manifest(path))
+        try:
+            return cls(path, read_manifest(path))
+        except WorkspaceError:
+            if not wait_for_commit(path):  # no commit in flight: the error stands
+                raise
+            return cls(path, read_manifest(path))
 
     @property
     def meta(self) -> Manifest:
@@ -155,7 +160,45 @@ class Workspace:
         (same node and edge order, so the FAISS rows line up)."""
         if self.store_url != MEMORY_URL:
             return self.store.graph()
+        return self._read_graph()
+
+    #: reads of a graph another process kept replacing, before the reader gives up
+    _GRAPH_ATTEMPTS = 3
+
+    def _read_graph(self) -> KnowledgeGraph:
+        """``graph.json.gz`` of the workspace version this object's manifest describes, or of a newer one whose
+        manifest it then adopts — never a graph of one build with the manifest (and index) of another.
+
+        Another process may replace the workspace while this one reads (a rebuild's commit): the graph section
+        of the manifest is read again after the graph, and when it changed the graph is read again under the
+        new manifest; a file missing while a commit by two renames has the folder away is waited for
+        (:func:`~core.index.commit.wait_for_commit`). "This workspace is damaged" is said only when the
+        workspace did not change meanwhile.
+        """
+        for attempt in range(self._GRAPH_ATTEMPTS):
+            try:
+                g = load_graph(self.path / GRAPH_FILE, manifest=self.manifest)
+            except WorkspaceError:
+                if attempt + 1 == self._GRAPH_ATTEMPTS or not self._adopt_replaced():
+                    raise
+                continue
+            if not self._adopt_replaced():
+                return g
         return load_graph(self.path / GRAPH_FILE, manifest=self.manifest)
+
+    def _adopt_replaced(self) -> bool:
+        """Whether the workspace at :attr:`path` was replaced since this object read its manifest (waiting out a
+        commit in flight); if so, its manifest is adopted and the indexes read under the old one are dropped."""
+        wait_for_commit(self.path)
+        try:
+            fresh = read_manifest(self.path)
+        except WorkspaceError:
+            return False
+        if fresh.get("graph") == self.manifest.get("graph") and index_dirname(fresh) == index_dirname(self.manifest):
+            return False
+        self.manifest = fresh
+        self._indexes.clear()
+        return True
 
     @property
     def questions_path(self) -> Path | None:
@@ -246,10 +289,18 @@ class Workspace:
             if not (self.index_dir / f"{kind}.faiss").exists():
                 self._follow_replaced_index(info)
                 info = self.manifest["index"]
-            size = self._size(kind)
-            self._indexes[kind] = VectorIndex.load(self.index_dir / f"{kind}.faiss", dim=info["dim"], size=size,
-                                                   rebuild=f"`egx index --workspace {self.path} --rebuild`")
+            try:
+                self._indexes[kind] = self._load_index(kind, info)
+            except WorkspaceError:  # removed while it was read: a rebuild replaced it meanwhile
+                self._follow_replaced_index(info)
+                if self.manifest.get("index") == info:
+                    raise
+                self._indexes[kind] = self._load_index(kind, self.manifest["index"])
         return self._indexes[kind]
+
+    def _load_index(self, kind: ItemKind, info: dict[str, Any]) -> VectorIndex:
+        return VectorIndex.load(self.index_dir / f"{kind}.faiss", dim=info["dim"], size=self._size(kind),
+                                rebuild=f"`egx index --workspace {self.path} --rebuild`")
 
     def _follow_replaced_index(self, info: dict[str, Any]) -> None:
         """The index folder this object names has gone: another session or process may have rebuilt the

@@ -106,7 +106,7 @@ def test_bench_out_file_and_negative_limit(tmp_path, capsys):
     f.write_text("keep me")
     base = ["bench", "--workspace", "demo", "--embedder", "hashing", "--methods", "dense"]
     assert main([*base, "--out", str(f)]) == 2
-    assert re.search(r"egx: error: The output folder .*file\.txt is a file", capsys.readouterr().err)
+    assert re.search(r"egx: error: The benchmark folder .*file\.txt \(--out\) is a file", capsys.readouterr().err)
     assert f.read_text() == "keep me"
     assert main([*base, "--out", str(tmp_path / "o"), "--limit", "-1"]) == 2
     assert "egx: error: limit = -1 is out of range" in capsys.readouterr().err

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from core.backends.registry import get_embedder, get_llm
-from core.errors import ConfigError, InputFormatError
+from core.errors import ConfigError, InputFormatError, OutputPathError
 from core.eval.datasets import load_questions_file, parse_questions
 from core.eval.report import RESULTS
 from core.eval.runner import run_benchmark
@@ -96,9 +96,8 @@ def test_out_pointing_at_a_file_is_refused_and_the_file_kept(demo, tmp_path):
     ws, b = demo
     f = tmp_path / "file.txt"
     f.write_text("keep me")
-    with pytest.raises(ConfigError, match=re.escape(f"The output folder {f} is a file; give a folder for "
-                                                    "results.jsonl, summary.json and the report (it is created when "
-                                                    "missing).")):
+    with pytest.raises(OutputPathError, match=re.escape(f"The benchmark folder {f} is a file; give a folder (it is "
+                                                        "created when missing).")):
         run_benchmark(ws, qs(ws, [MATRIX]), ["dense"], b, out_dir=f)
     assert f.read_text() == "keep me"
 

@@ -232,3 +232,50 @@ def test_a_bad_triples_file_still_fails_the_whole_load(tmp_path):
     bad = write(tmp_path, "t.csv", "head,relation,tail\na,r\n")
     with pytest.raises(InputFormatError, match=r"^t\.csv, line 2"):
         load_inputs([good, bad])
+
+
+# ------------------------------------------------------------------------------ what a reader never sees
+def test_hidden_markdown_script_text_is_left_out(tmp_path):
+    """Before: the text between an inline <script> and </script> (and inside a hidden block) was kept."""
+    md = ("# Notes\n\nBefore <script>steal('inline secret')</script> after.\n\n<script>\nvar x = 'block secret';\n"
+          "</script>\n\nShown <span hidden>span secret</span> too.\n\n<div hidden>\n\nparagraph secret\n\n</div>\n\n"
+          "<style>p { color: red }</style>\n\nEnd.")
+    (c,) = load_inputs([write(tmp_path, "notes.md", md)]).graph.chunks
+    assert c.text == "Before after.\n\nShown too.\n\nEnd."
+    for secret in ("secret", "steal", "color"):
+        assert secret not in c.text
+
+
+def test_bidi_override_characters_are_dropped_from_every_document(tmp_path):
+    """U+202E shows "invoice_\u202efdp.exe" as "invoice_exe.pdf": a passage keeps the text in reading order."""
+    rlo = "Pay invoice_\u202efdp.exe now \u2066isolated\u2069 \u202aembedded\u202c."
+    want = "Pay invoice_fdp.exe now isolated embedded."
+    for name, content in (("t.txt", rlo), ("m.md", f"# Title\u202e\n\n{rlo}"),
+                          ("h.html", f"<h1>Title\u202e</h1><p>{rlo}</p>")):
+        (c,) = load_inputs([write(tmp_path, name, content)]).graph.chunks
+        assert c.text.endswith(want) and not any(ch in c.text + c.title for ch in "\u202a\u202c\u202e\u2066\u2069")
+
+
+def test_50000_nested_blockquotes_say_what_they_are(tmp_path):
+    """Before: "the document is empty"."""
+    p = write(tmp_path, "deep.md", ">" * 50_000 + " text")
+    with pytest.raises(InputFormatError, match=re.escape(
+            "deep.md: its Markdown nests blockquotes ('>') or lists more than 19 levels deep, and a Markdown reader "
+            "stops there, so none of its text can be read. Expected Markdown nested at most a few levels deep (or "
+            "save it as plain .txt).")):
+        document_passages(p)
+    passages, warnings = document_passages(write(tmp_path, "some.md", "Top text.\n\n" + "> " * 30 + "deep"))
+    assert [t for _, _, t in passages] == ["Top text."]
+    assert warnings == ["some.md: its Markdown nests blockquotes ('>') or lists more than 19 levels deep, and a "
+                        "Markdown reader stops there; the text nested deeper was left out."]
+
+
+@pytest.mark.parametrize("piece", ["a<", "<a b='", "<a/", "<!--", "<div hidden><span>", "<td>x"])
+def test_a_one_line_html_of_a_pathological_pattern_is_read(tmp_path, piece):
+    """Before: the standard library's parser rescanned the rest of the page at each `<` opening no complete tag,
+    so a 10 MB one-line page took over 10 minutes (40 KB of `<a/` took 52 s), and a row of many cells rescanned
+    the row at each cell. Now linear: 2 MB of each pattern is read here (the time is measured in
+    benchmarks/hostile_files.py, not asserted; before, each of these ran past the test timeout)."""
+    p = write(tmp_path, "one_line.html", "<p>Start.</p>" + piece * (2_000_000 // len(piece)))  # no `>` after it
+    passages, _ = document_passages(p)
+    assert passages[0][2].startswith("Start.")

@@ -307,3 +307,21 @@ def test_each_files_status_is_kept_by_the_build_and_by_an_insert(tmp_path, hashi
     assert "run OCR first" in res.files[1]["error"] and any("could not be read" in n for n in res.notes)
     assert [f["file"] for f in Workspace.open(tmp_path / "w").meta.files] == ["matrix.md", "scan.pdf", "speed.pdf",
                                                                               "scan.pdf"]
+
+
+def test_a_txt_with_a_nul_byte_is_left_out_of_a_multi_file_add_like_a_bad_pdf(tmp_path, hashing):
+    """Before: one .txt holding a NUL byte stopped the whole add (its first line was sniffed for triples and the
+    error escaped), while a damaged PDF in the same add was left out with a warning."""
+    create_workspace([corpus(tmp_path / "a.jsonl", A)], tmp_path / "w", embedder=hashing,
+                     extractor=get_extractor("rules"))
+    good = tmp_path / "in" / "wick.txt"
+    good.parent.mkdir()
+    good.write_text("Keanu Reeves starred in John Wick.")
+    nul = tmp_path / "in" / "binary.txt"
+    nul.write_bytes(b"Hugo Weaving\x00 played Elrond.\n")
+    res = add_documents(tmp_path / "w", [good, nul])
+    assert res.added == ("wick",)
+    assert [(f["file"], f["passages"]) for f in res.files] == [("wick.txt", 1), ("binary.txt", None)]
+    assert res.files[1]["error"] == ("binary.txt, line 1: the file looks binary (it contains NUL bytes). Expected a "
+                                     "UTF-8 text file.")
+    assert any("1 of 2 files could not be read and were left out: binary.txt" in n for n in res.notes)

@@ -10,7 +10,15 @@ import pytest
 
 from core.backends.registry import get_embedder
 from core.errors import Cancelled, EgxError, WorkspaceError
-from core.index.isolated import BuildLimits, BuildSpec, build_isolated, new_upload_dir, sweep_uploads, uploads_root
+from core.index.isolated import (
+    BuildLimits,
+    BuildSpec,
+    build_isolated,
+    drop_upload_dir,
+    new_upload_dir,
+    sweep_uploads,
+    uploads_root,
+)
 from core.index.workspace import Workspace
 from tests.conftest import SAMPLE_DATA
 
@@ -83,6 +91,18 @@ def test_uploads_a_killed_server_left_are_swept_and_held_ones_kept(tmp_path, mon
     assert result == [["upload-orphan"]] and held.exists() and not orphan.exists()
     lock.release()
     assert sweep_uploads() == [held.name] and not held.exists()
+
+
+def test_a_dropped_upload_leaves_no_upload_lock_file(tmp_path, monkeypatch):
+    """Before: every upload of a running `egx app` left its `.upload-*.lock` in $EGX_HOME/uploads."""
+    monkeypatch.setenv("EGX_HOME", str(tmp_path / "home"))
+    folders = [new_upload_dir() for _ in range(3)]
+    for folder, _ in folders:
+        (folder / "doc.txt").write_text("text")
+    assert len(list(uploads_root().glob(".upload-*.lock"))) == 3
+    for folder, lock in folders:
+        drop_upload_dir(folder, lock)
+    assert sorted(p.name for p in uploads_root().iterdir()) == []
 
 
 def test_a_sample_builds_in_a_child_process_once(tmp_path):

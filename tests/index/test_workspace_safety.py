@@ -337,3 +337,64 @@ def test_an_index_built_in_place_equals_one_built_from_an_array():
     np.testing.assert_array_equal(a.search(q, 5)[1], b.search(q, 5)[1])
     assert not b.vectors.flags.writeable and not b.vectors.flags.owndata  # a view of FAISS's storage
     del a, b  # the view keeps its index alive
+
+
+# ----------------------------------------------------------------------------- readers during a rebuild
+def _two_builds(tmp_path: Path, hashing) -> tuple[Path, Path]:
+    """The workspace at ``w`` (the demo triples) and a finished rebuild of it with other content beside it."""
+    create_workspace([SMALL], tmp_path / "w", embedder=hashing)
+    rows = SMALL.read_text().splitlines()
+    other = tmp_path / "other.csv"
+    other.write_text("\n".join(rows[: max(3, len(rows) // 2)]) + "\n")
+    create_workspace([other], tmp_path / "new", embedder=hashing)
+    return tmp_path / "w", tmp_path / "new"
+
+
+def test_a_reader_sees_the_old_or_the_new_workspace_while_a_commit_renames_twice(tmp_path, hashing):
+    """Where folders cannot be swapped atomically a commit is two renames; a reader that loaded its graph
+    between them once failed with "This workspace is damaged". It now waits them out and reads the new one."""
+    from core.fsio import temp_sibling
+    from core.index.commit import workspace_lock
+
+    path, new = _two_builds(tmp_path, hashing)
+    want = Workspace.open(new).graph.content_hash
+    ws = Workspace.open(path)  # its manifest read; the graph not yet
+    away, done = threading.Event(), threading.Event()
+
+    def commit_by_two_renames() -> None:
+        with workspace_lock(path):
+            trash = temp_sibling(path, "old")
+            os.rename(path, trash)
+            away.set()
+            threading.Event().wait(0.5)  # the gap, stretched
+            os.rename(new, path)
+        done.set()
+
+    t = threading.Thread(target=commit_by_two_renames)
+    t.start()
+    away.wait(10)
+    try:
+        g = ws.graph
+    finally:
+        t.join()
+    assert done.is_set() and g.content_hash == want == ws.meta.content_hash
+    assert ws.index("nodes").size == g.n_nodes
+
+
+def test_a_reader_never_pairs_the_old_manifest_with_the_new_graph(tmp_path, hashing):
+    from core.index.commit import commit
+
+    path, new = _two_builds(tmp_path, hashing)
+    ws = Workspace.open(path)
+    old_hash = ws.meta.content_hash
+    commit(new, path)  # atomic swap, after this reader read its manifest
+    assert ws.graph.content_hash == ws.meta.content_hash != old_hash
+    assert ws.index("edges").size == ws.graph.n_edges
+
+
+def test_a_missing_graph_file_of_an_unchanged_workspace_is_still_damaged(tmp_path, hashing):
+    path, _ = _two_builds(tmp_path, hashing)
+    ws = Workspace.open(path)
+    (path / "graph.json.gz").unlink()
+    with pytest.raises(WorkspaceError, match=r"^This workspace is damaged: .*graph\.json\.gz is missing"):
+        ws.graph  # noqa: B018

@@ -7,6 +7,9 @@ else its file name). :func:`document_passages` does all the reading before anyth
 :class:`~core.graph.graph_builder.GraphBuilder`, so a file that fails adds nothing and a load can go on
 without it (:func:`~core.graph.formats.load.load_inputs`).
 
+Whatever the kind, the bidirectional override and isolate controls are dropped from the text and title
+(:func:`~core.graph.formats.markup.strip_bidi`): a passage is the text a reader reads, in the order it is read.
+
 Every file is read whole through :func:`~core.graph.formats.bounds.read_bytes` (size limit, bounded gzip).
 Beyond that: a PDF's page count is capped (``InputLimits.max_pages``) and pypdf caps each stream's
 decompression itself; a ``.docx`` is a zip, whose members' declared sizes are checked against the size and
@@ -32,7 +35,7 @@ from core.graph.formats.bounds import (
     resolve_limits,
     size_text,
 )
-from core.graph.formats.markup import decode_html, html_text, markdown_text
+from core.graph.formats.markup import decode_html, html_text, markdown_text, strip_bidi
 from core.graph.formats.textio import read_text
 from core.graph.graph_builder import GraphBuilder
 
@@ -91,12 +94,13 @@ def document_passages(path: Path, *, limits: InputLimits | None = None,
     elif suffix == ".docx":
         title, text = docx_text(path, lim)
     elif suffix in MARKDOWN_SUFFIXES:
-        title, text = markdown_text(read_text(path, lim))
+        title, text = markdown_text(read_text(path, lim), name=name, warnings=warnings)
     else:
         text = read_text(path, lim)
         m = re.match(r"\s*#\s+(.+)", text)
         if m:
             title, text = m.group(1).strip(), text[m.end():]
+    title, text = strip_bidi(title), strip_bidi(text)  # what a reader reads, never text shown reordered
     if not text.strip():
         raise InputFormatError(name, "the document is empty", "some text")
     title = title or file_stem(path).replace("_", " ")

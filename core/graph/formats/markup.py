@@ -2,16 +2,25 @@
 and Markdown (the text without its markup), each with its title and its paragraphs separated by blank lines,
 so that :func:`~core.graph.chunking.chunk_text` keeps sections and paragraphs together.
 
-Both parsers are well kept and bounded by the input size alone: the standard library's :mod:`html.parser`
-(no network, no entity expansion beyond HTML's own character references) and markdown-it-py (CommonMark,
-linear time by design).
+Both parsers are well kept and run in time linear in the input: lxml's HTML parser (libxml2, as a stream of
+start / end / text events into :class:`_VisibleText`; no network, no entities beyond HTML's own character
+references, no tree built) and markdown-it-py (CommonMark, linear time by design). The standard library's
+:mod:`html.parser`, used before, rescans the rest of the page at every ``<`` that opens no complete tag
+(``a<a<a…``, ``<a b='…``): a 10 MB one-line page took over ten minutes.
+
+What a reader never sees is left out of Markdown too: the text inside a hidden element opened by inline or
+block HTML (``<script>``, ``<style>``, ``<template>``, an element with ``hidden``), and, in every document,
+the Unicode bidirectional embedding, override and isolate controls (U+202A-U+202E, U+2066-U+2069), which
+reorder how the text around them is displayed (:func:`strip_bidi`). Markdown nested deeper than
+markdown-it's limit (blockquotes ``>`` or lists 20 levels deep) is not read below it: a document that has
+nothing else is refused saying so, one that has is read with a warning.
 """
 
 from __future__ import annotations
 
 import codecs
 import re
-from html.parser import HTMLParser
+from typing import Any
 
 from core.errors import InputFormatError
 
@@ -25,33 +34,62 @@ _BLOCKS = frozenset({"p", "div", "section", "article", "main", "header", "footer
                      "caption", "figure", "figcaption", "form", "fieldset", "address", "details", "summary", "hr",
                      "body", "html"})
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+#: the bidirectional embedding, override and isolate controls: invisible, they reorder the text shown around them
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
 
-class _VisibleText(HTMLParser):
-    """Collects the visible text of an HTML page by paragraph, its <title> and its first <h1>."""
+def strip_bidi(text: str) -> str:
+    """``text`` without the Unicode bidirectional embedding / override / isolate controls (U+202A-U+202E,
+    U+2066-U+2069): a passage's stored text is what a reader reads, never text displayed in another order.
 
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
+    >>> strip_bidi("abc\u202edcba\u202c")
+    'abcdcba'
+    """
+    return _BIDI.sub("", text) if _BIDI.search(text) else text
+
+
+class _VisibleText:
+    """Collects the visible text of an HTML page by paragraph, its <title> and its first <h1>, from the events of
+    lxml's parser (its ``target`` interface: :meth:`start`, :meth:`end`, :meth:`data`, :meth:`close`).
+
+    Every event costs O(1) amortized, whatever the page: the open hidden elements are a stack with each tag's
+    positions in it (closing one drops it and whatever was left open inside it), and a table cell's separator
+    asks a flag, not the paragraph so far."""
+
+    def __init__(self, hidden: frozenset[str] = _HIDDEN) -> None:
+        self._hidden = hidden
         self.blocks: list[str] = []
         self._cur: list[str] = []
+        self._cur_text = False  # whether _cur holds more than whitespace
         self._hidden_stack: list[str] = []  # the open tags from the outermost hidden element inwards
+        self._open_at: dict[str, list[int]] = {}  # tag -> its positions in _hidden_stack
         self._in: str | None = None  # "title" or "h1" while collecting one
         self._grab: list[str] = []
         self.title = ""
         self.h1 = ""
 
     def _flush(self) -> None:
-        text = " ".join("".join(self._cur).split())
-        if text:
-            self.blocks.append(text)
-        self._cur = []
+        if self._cur:
+            text = " ".join("".join(self._cur).split())
+            if text:
+                self.blocks.append(text)
+            self._cur = []
+            self._cur_text = False
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+    def _add(self, text: str) -> None:
+        self._cur.append(text)
+        if not self._cur_text and not text.isspace():
+            self._cur_text = True
+
+    def start(self, tag: Any, attrib: Any) -> None:
+        if not isinstance(tag, str):  # a comment or processing instruction has a factory for its tag: skipped
+            return
         if tag == "title" and not self.title:
             self._in, self._grab = "title", []
-        if self._hidden_stack or tag in _HIDDEN or any(k == "hidden" or (k == "aria-hidden" and v == "true")
-                                                       for k, v in attrs):
+        if self._hidden_stack or tag in self._hidden or (
+                attrib and ("hidden" in attrib or attrib.get("aria-hidden") == "true")):
             if tag not in _VOID:  # inside a hidden element every open tag is counted, to find where it ends
+                self._open_at.setdefault(tag, []).append(len(self._hidden_stack))
                 self._hidden_stack.append(tag)
             return
         if tag == "h1" and not self.h1:
@@ -59,20 +97,17 @@ class _VisibleText(HTMLParser):
         if tag in _BLOCKS:
             self._flush()
         elif tag == "br":
-            self._cur.append("\n")
+            self._add("\n")
         elif tag == "img":
-            alt = dict(attrs).get("alt")
+            alt = attrib.get("alt") if attrib else None
             if alt:
-                self._cur.append(f" {alt} ")
-        elif tag in ("td", "th"):
-            self._cur.append(" | " if "".join(self._cur).strip() else "")
+                self._add(f" {alt} ")
+        elif tag in ("td", "th") and self._cur_text:
+            self._add(" | ")
 
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.handle_starttag(tag, attrs)
-        if tag not in _VOID:
-            self.handle_endtag(tag)
-
-    def handle_endtag(self, tag: str) -> None:
+    def end(self, tag: Any) -> None:  # a void element gets an end event too, which closes nothing here
+        if not isinstance(tag, str):
+            return
         if self._in == tag:
             text = " ".join("".join(self._grab).split())
             if tag == "title":
@@ -81,21 +116,35 @@ class _VisibleText(HTMLParser):
                 self.h1 = text
             self._in = None
         if self._hidden_stack:
-            if tag in self._hidden_stack:  # closes it and whatever was left open inside it
-                del self._hidden_stack[len(self._hidden_stack) - 1 - self._hidden_stack[::-1].index(tag):]
+            at = self._open_at.get(tag)
+            if at:  # closes it and whatever was left open inside it
+                i = at[-1]
+                for t in reversed(self._hidden_stack[i:]):
+                    self._open_at[t].pop()
+                del self._hidden_stack[i:]
             return
         if tag in _BLOCKS:
             self._flush()
 
-    def handle_data(self, data: str) -> None:
+    def data(self, data: str) -> None:
         if self._in is not None:
             self._grab.append(data)
         if not self._hidden_stack:
-            self._cur.append(data)
+            self._add(data)
 
     def close(self) -> None:
-        super().close()
         self._flush()
+
+    @property
+    def hidden(self) -> bool:
+        """Whether the text that would come now is inside a hidden element."""
+        return bool(self._hidden_stack)
+
+
+def _parser(target: _VisibleText) -> Any:
+    from lxml import etree
+
+    return etree.HTMLParser(target=target, recover=True, no_network=True, remove_comments=True, remove_pis=True)
 
 
 _VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
@@ -129,22 +178,36 @@ def html_text(html: str) -> tuple[str, str]:
     """``(title, text)`` of an HTML page: the visible text by paragraph (scripts, styles, navigation, the head
     and hidden elements dropped) and the first ``<h1>``, else the ``<title>``, else ``""``."""
     p = _VisibleText()
-    p.feed(html)
-    p.close()
+    parser = _parser(p)
+    parser.feed(html)
+    parser.close()
     return p.h1 or p.title, "\n\n".join(p.blocks)
 
 
-def markdown_text(source: str) -> tuple[str, str]:
+def markdown_text(source: str, *, name: str = "", warnings: list[str] | None = None) -> tuple[str, str]:
     """``(title, text)`` of a Markdown document: the text without markup, one paragraph per block (headings,
     paragraphs, list items, code blocks, table rows with ``|`` between cells), and the first heading as the
-    title (left out of the text when it opens the document)."""
+    title (left out of the text when it opens the document). Text inside hidden HTML elements (``<script>``
+    … ``</script>`` inline or as blocks, an element with ``hidden``) is left out, as a browser hides it.
+
+    Raises
+    ------
+    InputFormatError
+        Naming ``name``, when the document has text only below markdown-it's nesting limit (e.g. 50,000 ``>``);
+        with text above it too, the deeper text is left out and ``warnings`` says so.
+    """
     from markdown_it import MarkdownIt
 
-    tokens = MarkdownIt("commonmark").enable("table").parse(source)
+    md = MarkdownIt("commonmark").enable("table")
+    tokens = md.parse(source)
     blocks: list[str] = []
     title = ""
     row: list[str] | None = None
     heading = False
+    # follows the hidden elements HTML tokens open and close across the document ("head" aside: lxml opens one
+    # around a leading <script> and closes it only at the next visible element)
+    hidden = _VisibleText(_HIDDEN - {"head"})
+    html = _parser(hidden)
     for tok in tokens:
         if tok.type == "heading_open":
             heading = True
@@ -154,11 +217,14 @@ def markdown_text(source: str) -> tuple[str, str]:
             blocks.append(" | ".join(row))
             row = None
         elif tok.type in ("fence", "code_block"):
-            blocks.append(tok.content.strip("\n"))
+            if not hidden.hidden:
+                blocks.append(tok.content.strip("\n"))
         elif tok.type == "html_block":
-            blocks.append(html_text(tok.content)[1])
+            if not hidden.hidden:  # inside a hidden element (opened by an earlier block) nothing is shown
+                blocks.append(html_text(tok.content)[1])
+            html.feed(tok.content)
         elif tok.type == "inline":
-            text = _inline_text(tok.children or [])
+            text = _inline_text(tok.children or [], hidden, html)
             if row is not None:
                 row.append(text)
             elif heading and not title:
@@ -168,20 +234,32 @@ def markdown_text(source: str) -> tuple[str, str]:
             else:
                 blocks.append(text)
             heading = False
-    return title, "\n\n".join(b for b in blocks if b.strip())
+    text = "\n\n".join(b for b in blocks if b.strip())
+    limit = int(md.options["maxNesting"])
+    if any(t.level >= limit - 1 for t in tokens):  # markdown-it stopped reading below its nesting limit
+        what = (f"its Markdown nests blockquotes ('>') or lists more than {limit - 1} levels deep, and a Markdown "
+                "reader stops there")
+        if not text.strip():
+            raise InputFormatError(name or "the document", f"{what}, so none of its text can be read",
+                                   "Markdown nested at most a few levels deep (or save it as plain .txt)")
+        if warnings is not None:
+            warnings.append(f"{name or 'the document'}: {what}; the text nested deeper was left out.")
+    return title, text
 
 
-def _inline_text(children: list) -> str:  # list[markdown_it.token.Token]
+def _inline_text(children: list, hidden: _VisibleText, html: Any) -> str:  # list[markdown_it.token.Token]
     out: list[str] = []
     for c in children:
-        if c.type in ("text", "code_inline"):
+        if c.type == "html_inline":
+            html.feed(c.content)  # a <script> or <span hidden> hides the text up to its closing tag
+        elif hidden.hidden:
+            continue
+        elif c.type in ("text", "code_inline"):
             out.append(c.content)
         elif c.type == "softbreak":
             out.append(" ")
         elif c.type == "hardbreak":
             out.append("\n")
         elif c.type == "image":
-            out.append(_inline_text(c.children or []))
-        elif c.type == "html_inline":
-            continue
+            out.append(_inline_text(c.children or [], hidden, html))
     return "".join(out).strip()

@@ -38,8 +38,13 @@ def sniff_delimited(path: Path, lim: InputLimits) -> tuple[str, Any]:
 
 
 def sniff_txt(path: Path, lim: InputLimits) -> tuple[str, Any]:
-    """Triples when the first line has three or four TAB-separated fields, else a document."""
-    first = _first_line(path, lim)
+    """Triples when the first line has three or four TAB-separated fields, else a document — also when the first
+    line cannot be read (a NUL byte, bytes that are not UTF-8): such a file is no triples file either, and as a
+    document the loader leaves it out with a warning, as it does a damaged PDF, instead of stopping the load."""
+    try:
+        first = _first_line(path, lim)
+    except InputFormatError:
+        return "document", None
     return ("triples" if first.count("\t") in (2, 3) else "document"), None
 
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.backends.registry import DEFAULT_EMBEDDER
-from core.cli_support import add_llm_limits, llm_from_args, progress_bar, resolve_workspace
+from core.cli_support import add_llm_limits, llm_from_args, output_folder_arg, progress_bar, resolve_workspace
 
 if TYPE_CHECKING:
     from core.cli_support import Subparsers
@@ -44,7 +45,9 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
                     help="ours, not the paper's: learn a correction to the query–triple cosine instead of the "
                          "whole score (TrainConfig.cosine_residual)")
     tr.add_argument("--embedder", default=DEFAULT_EMBEDDER)
-    tr.add_argument("--out", help="model folder (default <workspace>/reg/retriever, which `egx ask --method reg` uses)")
+    output_folder_arg(tr, "--out", what="model folder", ours=_model_folder,
+                      help="model folder: new, empty, or one egx train-reg wrote (default <workspace>/reg/retriever, "
+                           "which `egx ask --method reg` uses)")
     tr.add_argument("--seed", type=int, default=0)
     tr.add_argument("--hold-out-first", type=int, default=0, metavar="N",
                     help="hold the first N questions (file order) out as the test split, never trained or validated "
@@ -55,6 +58,12 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
     tr.add_argument("--limit", type=int, help="use only the first N questions")
     tr.add_argument("--json", action="store_true", help="print the result (curves, held-out metrics) as JSON")
     return tr
+
+
+def _model_folder(folder: Path) -> bool:
+    from core.methods.reg.retriever import is_model_folder
+
+    return is_model_folder(folder)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -22,7 +22,15 @@ from typing import TYPE_CHECKING, Any
 from core.errors import WorkspaceError
 from core.methods.reg.config import RegConfig
 from core.methods.reg.entity_retriever import default_entity_model_dir
-from core.methods.reg.retriever import LEGACY_MODEL_FILE, MANIFEST_FILE, MODEL_FILE, find_model_dir, read_manifest
+from core.methods.reg.retriever import (
+    LEGACY_MODEL_FILE,
+    MANIFEST_FILE,
+    MAX_MANIFEST_BYTES,
+    MAX_WEIGHTS_BYTES,
+    MODEL_FILE,
+    find_model_dir,
+    read_manifest,
+)
 
 if TYPE_CHECKING:
     from core.index.workspace import Workspace
@@ -62,9 +70,16 @@ def stamp(workspace: Workspace, backends: Backends, config: object) -> dict[str,
     if used is None:
         return {name: "none (the untrained cosine fallback)"}
     weights, _ = used
+    from core.errors import DataFileError
+    from core.fsio import read_data_file
+
     h = hashlib.sha256()
-    for f in (weights.parent / MANIFEST_FILE, weights):
-        h.update(f.read_bytes())
+    try:  # read within bounds: the files are data, and may have changed since read_manifest looked
+        for f, cap in ((weights.parent / MANIFEST_FILE, MAX_MANIFEST_BYTES), (weights, MAX_WEIGHTS_BYTES)):
+            h.update(read_data_file(f, max_bytes=cap, what=f"{name} file"))
+    except (OSError, DataFileError) as exc:
+        raise WorkspaceError(f"The {name} in {weights.parent} cannot be read ({exc}); retrain it with "
+                             "`egx train-reg`.") from None
     return {name: "sha256:" + h.hexdigest()[:16]}
 
 

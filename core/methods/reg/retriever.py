@@ -17,6 +17,12 @@ A trained model is saved per workspace (default ``<workspace>/reg/retriever/``):
 graph hash). Older folders hold ``model.pt``, read with ``torch.load(weights_only=True)``. Loading checks
 the manifest against the workspace and embedder and says how to retrain on a mismatch.
 
+A model folder is data, possibly someone else's: its files are read only when they are regular files within
+a size bound (:func:`core.fsio.read_data_file`; a manifest of at most :data:`MAX_MANIFEST_BYTES`, weights of
+at most the size the manifest's dimensions give), and the manifest's dimensions and DDE rounds are checked
+against :data:`BOUNDS` before any tensor is allocated. Saving goes only into a folder that is new, empty or
+a model folder of egx's (:func:`is_model_folder`; :func:`core.outputs.output_folder`).
+
 Which retriever ``reg`` uses (:func:`find_model_dir`): the configured folder, else the one trained in the
 workspace, else — for a bundled sample — the retriever shipped with it (``sample_data/<name>/reg/retriever``,
 trained on LLM-refined supervision S(I) whose selections ship beside it), else none (cosine fallback).
@@ -45,6 +51,19 @@ MANIFEST_FILE = "manifest.json"
 
 FORMAT = "egx-reg-retriever"
 
+#: the largest manifest read (its split lists every training question id; a few MB for 100k questions)
+MAX_MANIFEST_BYTES = 32 * 2**20
+#: the largest weights file looked at before the manifest says how large it should be (every weights file is
+#: then read within the size of the model its dimensions build, plus :data:`WEIGHTS_SLACK`)
+MAX_WEIGHTS_BYTES = 2 * 2**30
+WEIGHTS_SLACK = 16 * 2**20  #: a safetensors header or an older ``model.pt``'s pickle framing
+#: manifest field -> (smallest, largest): checked before a model is built, so a tampered manifest cannot make
+#: a scorer allocate gigabytes or run a million DDE rounds per question (the defaults: 2 rounds, width 256)
+BOUNDS = {"dim": (0, 16_384), "in_dim": (1, 100_000), "hidden": (1, 16_384), "dde_rounds": (0, 32),
+          "dde_reverse_rounds": (0, 32), "layers": (1, 16)}
+MAX_PARAMS = 2**27  #: in_dim × hidden at most (a 512 MB first layer; the default model has 0.5 M)
+MAX_DEG_BINS = 100_000  #: ReG@Entity's degree histogram (one bin per in-degree; the candidate cap is 3,000 edges)
+
 
 def default_model_dir(workspace: Workspace) -> Path:
     return workspace.path / "reg" / "retriever"
@@ -61,6 +80,31 @@ def shipped_model_dir(workspace: Workspace) -> Path | None:
             folder = r.folder / "reg" / "retriever"
             return folder if (folder / MANIFEST_FILE).exists() else None
     return None
+
+
+def is_model_folder(folder: Path) -> bool:
+    """Whether ``folder`` holds a ReG retriever of egx's (a ``manifest.json`` of :data:`FORMAT`): a model folder
+    from before egx marked its output folders is still its own to retrain into."""
+    from core.errors import DataFileError
+    from core.fsio import read_data_file
+
+    try:
+        data = json.loads(read_data_file(Path(folder) / MANIFEST_FILE, max_bytes=MAX_MANIFEST_BYTES,
+                                         what="ReG retriever manifest"))
+    except (OSError, DataFileError, UnicodeDecodeError, ValueError, RecursionError):
+        return False
+    return isinstance(data, dict) and data.get("format") == FORMAT
+
+
+def model_output_folder(folder: str | Path, *, flag: str = "") -> Path:
+    """``folder`` claimed for a trained retriever (:func:`core.outputs.output_folder`): new, empty, or a model
+    folder of egx's — never a folder of someone's files, whose ``model.pt`` would be deleted and whose
+    ``manifest.json`` / ``result.json`` replaced."""
+    from core.outputs import output_folder
+
+    return output_folder(folder, flag=flag, what="model folder", ours=is_model_folder,
+                         app="The model folder is taken by files that are not a trained retriever; pick another "
+                             "model name.")
 
 
 def find_model_dir(workspace: Workspace, configured: str = "") -> Path:
@@ -224,8 +268,7 @@ def save_model(folder: Path, model: Any, manifest: dict[str, Any], unit: str) ->
 
     from core.fsio import atomic_write_bytes, atomic_write_json
 
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = model_output_folder(folder)  # a folder of someone else's files is refused, nothing deleted
     atomic_write_bytes(folder / MODEL_FILE,
                        save({k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}))
     (folder / LEGACY_MODEL_FILE).unlink(missing_ok=True)  # one set of weights per folder
@@ -247,17 +290,29 @@ def read_manifest(folder: Path, weights: Path, *, unit: str, name: str, fix: str
     mf = folder / MANIFEST_FILE
     # the app's words (EgxError.in_app): no folder, and the Train panel instead of the command line
     app_fix = APP_FIX.format(unit=unit.title())
+    from core.errors import DataFileError
+    from core.fsio import check_data_file, read_data_file
+
     if not mf.exists() or not weights.exists():
         raise WorkspaceError(f"No trained {name} retriever in {folder}; {fix}.",
                              app=f"No trained {name} retriever for this workspace; {app_fix}.")
     try:
-        manifest = json.loads(mf.read_text(encoding="utf-8"))
+        # files checked before a byte is read: a weights file linked to /dev/zero is refused, not read to 4 GB
+        check_data_file(weights, max_bytes=MAX_WEIGHTS_BYTES, what=f"{name} weights file")
+        manifest = json.loads(read_data_file(mf, max_bytes=MAX_MANIFEST_BYTES, what=f"{name} retriever manifest"))
+    except DataFileError as exc:
+        raise WorkspaceError(f"{exc} {fix[:1].upper()}{fix[1:]}.",
+                             app=f"The {name} retriever's files are not ones egx reads; {app_fix}.") from None
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise WorkspaceError(f"The {name} retriever manifest {mf} was rejected ({exc}); {fix}.",
                              app=f"The {name} retriever's manifest could not be read; {app_fix}.") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise WorkspaceError(f"{mf} is not a ReG retriever manifest; {fix}.",
                              app=f"The {name} retriever's manifest is not one of ours; {app_fix}.")
+    problem = manifest_problem(manifest)
+    if problem:
+        raise WorkspaceError(f"The {name} retriever manifest {mf} was rejected: {problem}; {fix}.",
+                             app=f"The {name} retriever's manifest is out of bounds ({problem}); {app_fix}.")
     held = str(manifest.get("unit", "triple"))  # files from before the entity unit have no "unit"
     if held != unit:
         raise WorkspaceError(f"{folder} holds a ReG@{held.title()} retriever, not ReG@{unit.title()}; "
@@ -276,19 +331,48 @@ def read_manifest(folder: Path, weights: Path, *, unit: str, name: str, fix: str
     return manifest
 
 
+def manifest_problem(manifest: dict[str, Any]) -> str:
+    """What is out of bounds in a retriever manifest's dimensions and rounds (:data:`BOUNDS`,
+    :data:`MAX_PARAMS`, :data:`MAX_DEG_BINS`), or ``""``: checked before anything is allocated from them."""
+    for key, (lo, hi) in BOUNDS.items():
+        if key not in manifest:
+            continue
+        v = manifest[key]
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            shown = repr(v) if len(repr(v)) <= 40 else repr(v)[:37] + "..."
+            return f"{key} = {shown} is not an integer in [{lo:,}, {hi:,}]"
+    in_dim, hidden = manifest.get("in_dim"), manifest.get("hidden")
+    if isinstance(in_dim, int) and isinstance(hidden, int) and in_dim * hidden > MAX_PARAMS:
+        return f"in_dim × hidden = {in_dim * hidden:,} is over {MAX_PARAMS:,} weights"
+    deg = manifest.get("deg")
+    if deg is not None:
+        if not isinstance(deg, list) or len(deg) > MAX_DEG_BINS:
+            return f"deg is not a list of at most {MAX_DEG_BINS:,} counts"
+        if not all(isinstance(d, int) and not isinstance(d, bool) and 0 <= d < 2**53 for d in deg):
+            return "deg holds something other than counts"
+    return ""
+
+
 def load_weights(model: Any, weights: Path, *, name: str, fix: str) -> None:
     """Weights into ``model``: safetensors, or an older ``model.pt`` read with ``weights_only`` (tensors and plain
     values, never code — a pickle in a workspace could run anything). A damaged or foreign file is refused
-    visibly, never run or half-loaded."""
+    visibly, never run or half-loaded; one larger than ``model``'s tensors (plus :data:`WEIGHTS_SLACK`), a
+    device or a named pipe is not read at all."""
+    import io
+
+    size = sum(v.numel() * v.element_size() for v in model.state_dict().values()) + WEIGHTS_SLACK
     try:
+        from core.fsio import read_data_file
+
+        data = read_data_file(weights, max_bytes=size, what=f"{name} weights file")
         if weights.name == MODEL_FILE:
             from safetensors.torch import load
 
-            state = load(weights.read_bytes())
+            state = load(data)
         else:
             import torch
 
-            state = torch.load(weights, map_location="cpu", weights_only=True)
+            state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
         model.load_state_dict(state)
     except Exception as exc:
         why = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__

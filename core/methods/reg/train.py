@@ -318,14 +318,21 @@ def train_reg(workspace: Any, questions: str | Path, *, backends: Any, cfg: Trai
 
     Refined supervision calls ``backends.llm`` once per question with a usable candidate pool; the
     selections are cached in ``<workspace>/reg/selections-<model>.json`` so retraining reuses them.
+
+    ``out`` (default: the unit's folder in the workspace) must be new, empty or a model folder of egx's
+    (:func:`~core.methods.reg.retriever.is_model_folder`); anything else is refused before any work, with
+    :class:`~core.errors.OutputPathError`, and nothing in it is touched.
     """
     import json
 
     from core.fsio import atomic_write_json
-    from core.methods.reg.retriever import default_model_dir
+    from core.methods.reg.retriever import default_model_dir, is_model_folder
     from core.methods.reg.supervision import build_supervision, load_qa
+    from core.outputs import check_output_folder
 
     cfg = cfg or TrainConfig()
+    folder = Path(out) if out else (model_dir or default_model_dir)(workspace)
+    check_output_folder(folder, what="model folder", ours=is_model_folder)  # before hours of training
     graph = workspace.graph
     workspace.ensure_index(backends.embedder)
     node_vecs = workspace.index("nodes").vectors
@@ -339,7 +346,9 @@ def train_reg(workspace: Any, questions: str | Path, *, backends: Any, cfg: Trai
     cache_path = workspace.path / "reg" / selections_file(llm.model_id, how)
     store: dict[str, Any] = {}
     if refine and cache and cache_path.exists():
-        store = json.loads(cache_path.read_text(encoding="utf-8"))
+        from core.fsio import read_data_file
+
+        store = json.loads(read_data_file(cache_path, max_bytes=MAX_SELECTIONS_BYTES, what="selections cache"))
     elif refine and cache:  # a sample's shipped selections: S(I) of this model and form, without the LLM calls
         store = shipped_selections(workspace, llm.model_id, how)
     sups = []
@@ -366,7 +375,6 @@ def train_reg(workspace: Any, questions: str | Path, *, backends: Any, cfg: Trai
                                             progress=sub)
     ret.manifest["llm"] = llm.model_id if refine else ""
     ret.manifest["selection"] = how if refine else ""
-    folder = Path(out) if out else (model_dir or default_model_dir)(workspace)
     ret.save(folder)
     res.model_dir = str(folder)
     atomic_write_json(folder / "result.json", res.to_dict())
@@ -374,6 +382,8 @@ def train_reg(workspace: Any, questions: str | Path, *, backends: Any, cfg: Trai
 
 
 SELECTIONS_FORMAT = "egx-reg-selections"
+MAX_SELECTIONS_BYTES = 256 * 2**20  #: the LLM's selections for every question of a workspace (~10 KB each)
+MAX_RESULT_BYTES = 32 * 2**20  #: a training run's result.json (curves and metrics)
 
 
 def shipped_selections(workspace: Any, model_id: str, how: str) -> dict[str, Any]:
@@ -424,10 +434,12 @@ def training_runs(workspace_path: str | Path, shipped: Path | None = None) -> di
     found = sorted(root.glob("*/result.json")) if root.exists() else []
     if shipped is not None and (shipped / "result.json").exists():
         found.insert(0, shipped / "result.json")
+    from core.fsio import read_data_file
+
     for p in found:
         try:
-            res = json.loads(p.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            res = json.loads(read_data_file(p, max_bytes=MAX_RESULT_BYTES, what="training result"))
+        except (OSError, ValueError, RecursionError):  # DataFileError is a ValueError: a file not to read
             continue
         run = "shipped" if shipped is not None and p.parent == shipped else p.parent.name
         out[f"{run} ({res.get('supervision', '?')})"] = res

@@ -300,9 +300,12 @@ def load_or_train(graph: KnowledgeGraph, features: np.ndarray, cache_dir: Path |
     """The cached model for this graph + embedder + config, training (and caching) it when missing.
 
     The cache file is read with ``torch.load(weights_only=True)``: tensors and plain values only,
-    never code (a workspace folder is user data; a pickle there could run anything). A file that
-    does not load — damaged, of an older layout, or not a weights file — is retrained and
-    replaced, and ``DominanceModel.note`` says so (the pipeline records it as a trace fallback).
+    never code (a workspace folder is user data; a pickle there could run anything). It is read only
+    when it is a regular file no larger than this model and its node embeddings can be (a file linked
+    to ``/dev/zero`` is not read), and its input width and embedding shape must be this graph's and
+    config's. A file that does not load — damaged, of an older layout, or not a weights file — is
+    retrained and replaced, and ``DominanceModel.note`` says so (the pipeline records it as a trace
+    fallback).
     """
     cfg = config or DominanceConfig()
     key = model_key(graph, embedder_id, cfg, max_train_stars)
@@ -310,7 +313,7 @@ def load_or_train(graph: KnowledgeGraph, features: np.ndarray, cache_dir: Path |
     note = ""
     if path is not None and path.exists() and not retrain:
         try:
-            return _load_cached(path, cfg, key, n_nodes=graph.n_nodes)
+            return _load_cached(path, cfg, key, n_nodes=graph.n_nodes, in_dim=int(features.shape[1]))
         except Exception as exc:  # any failure to read it: say so, retrain, replace the file
             why = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
             note = (f"the cached dominance model {path.name} was rejected ({type(exc).__name__}: {why}); "
@@ -328,6 +331,11 @@ def _save_cached(path: Path, m: DominanceModel) -> None:
 
     from core.fsio import atomic_path
 
+    if path.is_symlink() or (path.exists() and not path.is_file() and not path.is_dir()):
+        # this name in the workspace's own cache folder is egx's: a link or a device planted there is removed
+        # (the entry, never what it points to), since every write refuses to rename over one
+        path.unlink()
+
     blob = {"format": "egx-sgrag-dominance", "version": 2, "state": dict(m.state), "in_dim": m.in_dim,
             "node_emb": torch.from_numpy(np.ascontiguousarray(m.node_emb, dtype=np.float32)),
             "losses": [float(x) for x in m.losses], "epochs": int(m.epochs), "converged": bool(m.converged),
@@ -336,15 +344,31 @@ def _save_cached(path: Path, m: DominanceModel) -> None:
         torch.save(blob, tmp)
 
 
-def _load_cached(path: Path, cfg: DominanceConfig, key: str, *, n_nodes: int) -> DominanceModel:
+_CACHE_SLACK = 16 * 2**20  #: a cache file's framing, its loss curve and the rest beyond its tensors
+
+
+def _load_cached(path: Path, cfg: DominanceConfig, key: str, *, n_nodes: int, in_dim: int) -> DominanceModel:
+    import io
+
     import torch
 
-    d = torch.load(path, map_location="cpu", weights_only=True)  # never unpickles code
+    from core.fsio import read_data_file
+
+    # the most this model can take: its parameters (built from this config, not from the file; _net seeds
+    # torch, so the caller's generator state is kept) and the node embeddings, float32 each
+    with torch.random.fork_rng(devices=[]):
+        params = sum(p.numel() * p.element_size() for p in _net(in_dim, cfg).state_dict().values())
+    cap = params + 4 * n_nodes * cfg.dim + _CACHE_SLACK
+    data = read_data_file(path, max_bytes=cap, what="cached dominance model")
+    d = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)  # never unpickles code
     if not isinstance(d, dict) or d.get("format") != "egx-sgrag-dominance" or d.get("version") != 2:
         raise ValueError("not a dominance model written by this egx")
+    if d.get("in_dim") != in_dim:
+        raise ValueError(f"input width {str(d.get('in_dim'))[:20]} for node features of width {in_dim}")
     emb = d["node_emb"]
-    if not isinstance(emb, torch.Tensor) or emb.ndim != 2 or emb.shape[0] != n_nodes:
-        raise ValueError(f"node embeddings of shape {getattr(emb, 'shape', None)} for {n_nodes} nodes")
+    if not isinstance(emb, torch.Tensor) or emb.ndim != 2 or emb.shape != (n_nodes, cfg.dim):
+        raise ValueError(f"node embeddings of shape {getattr(emb, 'shape', None)} for {n_nodes} nodes of dimension "
+                         f"{cfg.dim}")
     state = d["state"]
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise ValueError("the model state is not a dict of tensors")
