@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER
 from core.cli.options import add_judge, add_resume, bench_inputs, judge_from_args
-from core.cli_support import add_llm_limits, close_bars, run_bar
+from core.cli_support import add_llm_limits, close_bars, output_folder_arg, run_bar
+from core.eval.reproduce import is_reproduction_folder
 
 if TYPE_CHECKING:
     from core.cli_support import Subparsers
@@ -44,7 +45,8 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
     r.add_argument("--reranker", default=DEFAULT_RERANKER,
                    help="for methods that rerank, and the extractive answer without an LLM")
     r.add_argument("--limit", type=int, help="only the first N questions (of those every run may use)")
-    r.add_argument("--out", help="output folder (default: $EGX_HOME/reproduce/<workspace>); each run in it resumes")
+    output_folder_arg(r, "--out", help="output folder (default: $EGX_HOME/reproduce/<workspace>); each run in it "
+                                       "resumes", what="reproduction folder", ours=is_reproduction_folder)
     add_resume(r, "a run folder")
     add_judge(r)
     r.add_argument("--json", action="store_true", help="print reproduce.json instead of the markdown")

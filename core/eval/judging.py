@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.eval.bench_files import append_record, read_records
+from core.outputs import open_append
 
 if TYPE_CHECKING:
     from core.eval.judge import Judge
@@ -65,7 +66,7 @@ def judge_answers(out: Path, records: Sequence[dict[str, Any]], judge: Judge) ->
     by_q: dict[str, list[dict[str, Any]]] = {}
     for r in _judged(records):
         by_q.setdefault(str(r["question_id"]), []).append(r)
-    with (out / JUDGEMENTS).open("a", encoding="utf-8") as fh:
+    with open_append(out / JUDGEMENTS) as fh:
         def put(line: dict[str, Any]) -> None:
             append_record(fh, line)
             lines.append(line)

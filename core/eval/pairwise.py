@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.eval.bench_files import append_record, read_records
 from core.eval.report import PAIRWISE
+from core.outputs import open_append
 
 if TYPE_CHECKING:
     from core.eval.judge import Judge
@@ -69,7 +70,7 @@ def long_form_answers(out: Path, records: Sequence[dict[str, Any]], generator: A
     path = out / LONG_ANSWERS
     have = {(str(r["question_id"]), str(r["method"])): r for r in _read_lines(path)
             if r.get("generator") == model and r.get("text")}
-    with path.open("a", encoding="utf-8") as fh:
+    with open_append(path) as fh:
         for r in records:
             key = (str(r["question_id"]), str(r["method"]))
             if key not in wanted or key in have or r.get("error"):
@@ -123,7 +124,7 @@ def pairwise_judgements(out: Path, records: Sequence[dict[str, Any]], judge: Jud
     from core.backends.llm import question_scope
     from core.eval.paper_metrics import PAIR_WIN, pairwise_verdict
 
-    with (out / PAIRWISE).open("a", encoding="utf-8") as fh:
+    with open_append(out / PAIRWISE) as fh:
         for qid, m in todo:
             ref, other = answers.get((qid, reference), {}), answers.get((qid, m), {})
             if not ref.get("text") or not other.get("text"):

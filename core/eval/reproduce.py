@@ -50,6 +50,7 @@ from core.eval.reproduce_record import (
 )
 from core.fsio import atomic_write_text
 from core.methods.budget import budget_configs, budget_settings
+from core.outputs import output_folder
 
 if TYPE_CHECKING:
     from core.eval.bench_report import BenchReport
@@ -69,6 +70,12 @@ Progress = Callable[[int, int, str], None]
 
 
 # ------------------------------------------------------------------------------------------ running it
+def is_reproduction_folder(path: Path) -> bool:
+    """Whether ``path`` holds reproductions ``egx reproduce`` wrote (``<paper>/<llm>/reproduce.json``), from before
+    output folders carried their marker: such a folder may take more."""
+    return any(Path(path).glob(f"*/*/{REPRODUCE_JSON}"))
+
+
 @dataclass(frozen=True)
 class Reproduction:
     """A finished reproduction: where it is, its tables beside ours, and what ``reproduce.json`` holds."""
@@ -223,7 +230,8 @@ def run_reproduction(workspace: Workspace, questions: Sequence[Question], paper:
     start = time.monotonic()
     plan = reproduction_plan(paper)
     llm = llm_folder(backends.llm)
-    folder = Path(out_dir) / plan.paper / llm
+    # the root is an output folder of egx's (new, empty, or one it made): never a home folder or a thesis
+    folder = output_folder(out_dir, what="reproduction folder", ours=is_reproduction_folder) / plan.paper / llm
     prepared, skipped = _prepare(plan, workspace)
     if not prepared:
         raise ConfigError(f"Nothing of {plan.key} can run on {workspace.name!r}: "

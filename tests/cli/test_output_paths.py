@@ -61,7 +61,8 @@ def test_every_value_option_is_an_output_path_an_input_or_no_path():
 def test_the_known_output_options_are_all_declared():
     assert OUTPUTS == [(("ablate",), "--out", "folder"), (("ask",), "--trace", "file"),
                        (("bench",), "--out", "folder"), (("make-erqa",), "--out", "file"),
-                       (("record",), "--out", "file"), (("train-reg",), "--out", "folder")]
+                       (("record",), "--out", "file"), (("reproduce",), "--out", "folder"),
+                       (("train-reg",), "--out", "folder")]
 
 
 # ------------------------------------------------------------------------------------------- hostile targets

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from core.outputs import OUTPUT_MARKER
 from tests.conftest import ROOT
 
 FAST = ["--workspace", "demo", "--llm", "none", "--embedder", "hashing", "--reranker", "biencoder"]
@@ -81,7 +82,8 @@ def test_reproduce_all_runs_the_four_papers_and_says_which_rows_could_not_run(tm
     out = _egx(home, "--paper", "all", "--limit", "1", *FAST)
     assert out.returncode == 0, out.stderr
     root = home / "reproduce" / "demo"
-    assert {p.name for p in root.iterdir()} == {"bubblerag", "fastinsight", "sgrag", "reg"}
+    # one folder a paper, and the marker that makes the root an output folder of egx's (core/outputs.py)
+    assert {p.name for p in root.iterdir()} == {"bubblerag", "fastinsight", "sgrag", "reg", OUTPUT_MARKER}
     budgets = {p: _run_json(root / p / "none" / "main")["settings"]["budget"] for p in ("bubblerag", "fastinsight",
                                                                                        "sgrag", "reg")}
     assert budgets == {"bubblerag": "bubblerag", "fastinsight": "fastinsight", "sgrag": "sgrag", "reg": "reg"}
