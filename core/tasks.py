@@ -28,7 +28,9 @@ from core.workers import Progress, Words, run_worker
 
 if TYPE_CHECKING:
     from core.eval.bench_report import BenchReport
+    from core.eval.judge import Judge
     from core.index.workspace import Workspace
+    from core.methods.base import Backends
 
 
 # ------------------------------------------------------------------------------------ backends by name
@@ -103,19 +105,30 @@ def budget_run(methods: list[str], budget: Any, meta: dict[str, Any] | None = No
             "meta": {**(meta or {}), **budget_settings(b)}}
 
 
+def _judge(spec: dict[str, Any], backends: Backends) -> Judge | None:
+    """The judge the page chose (by name), built with the run's own LLM settings."""
+    from core.eval.judge import choose_judge
+
+    return choose_judge(spec.get("judge") or "none", backends.llm,
+                        build=lambda name: llm_from_spec({**(spec.get("llm") or {}), "name": name}))
+
+
+def _pairs_progress(progress: Progress) -> Callable[[int, int, str], None]:
+    """A runner's ``progress(done, total, message)`` as the worker's ``progress(text, fraction)``."""
+    def each(done: int, total: int, msg: str) -> None:
+        progress(f"{done}/{total} · {msg}", done / max(total, 1))
+    return each
+
+
 def bench_task(spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
     """Worker side of a benchmark: :func:`core.eval.runner.run_benchmark` as the page configured it."""
     from core.eval.datasets import load_questions
-    from core.eval.judge import choose_judge
     from core.eval.runner import run_benchmark
 
     ws = _open(spec)
     backends = _backends(spec)
-    judge = choose_judge(spec.get("judge") or "none", backends.llm,
-                         build=lambda name: llm_from_spec({**(spec.get("llm") or {}), "name": name}))
-
-    def each(done: int, total: int, msg: str) -> None:
-        progress(f"{done}/{total} · {msg}", done / max(total, 1))
+    judge = _judge(spec, backends)
+    each = _pairs_progress(progress)
 
     rep = run_benchmark(ws, load_questions(ws), spec["methods"], backends, out_dir=spec["out_dir"],
                         limit=spec.get("limit"), progress=each, judge=judge,
@@ -152,16 +165,12 @@ def reproduce_spec(workspace: Workspace, paper: str, *, embedder: str, llm: Any,
 def reproduce_task(spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
     """Worker side of a reproduction: :func:`core.eval.reproduce.run_reproduction` as ``egx reproduce`` runs it."""
     from core.eval.datasets import load_questions
-    from core.eval.judge import choose_judge
     from core.eval.reproduce import REPRODUCE_JSON, reproduce_command, run_reproduction
 
     ws = _open(spec)
     backends = _backends(spec)
-    judge = choose_judge(spec.get("judge") or "none", backends.llm,
-                         build=lambda name: llm_from_spec({**(spec.get("llm") or {}), "name": name}))
-
-    def each(done: int, total: int, msg: str) -> None:
-        progress(f"{done}/{total} · {msg}", done / max(total, 1))
+    judge = _judge(spec, backends)
+    each = _pairs_progress(progress)
 
     llm = str((spec.get("llm") or {}).get("name") or "none")
     command = reproduce_command(spec["paper"], ws.name, llm, limit=spec.get("limit"), judge=spec.get("judge"),
