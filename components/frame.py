@@ -25,7 +25,7 @@ def run_app(default: str = HOME) -> None:
     from core.errors import EgxError
 
     page_config()
-    nav = st.navigation(app_pages(default))
+    nav = st.navigation(app_pages(default), expanded=True)  # every page listed: no "View more" past 10
     try:
         deep_link.apply()  # a shared link's workspace and question, before the sidebar opens the workspace
         render_sidebar()

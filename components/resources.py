@@ -389,20 +389,33 @@ def _prep_work(p: Any) -> Any:
     return work
 
 
-def offer_preparation(exc: PreparationPending, *, compact: bool = False) -> None:
+def offer_preparations(waiting: Mapping[str, PreparationPending], *, compact: bool = False) -> None:
+    """:func:`offer_preparation` once per build, naming every method that waits for it (``ppr`` and
+    ``hipporag2`` share the synonym edges: one panel, one button)."""
+    by_build: dict[str, list[PreparationPending]] = {}
+    for exc in waiting.values():
+        by_build.setdefault(exc.pending.key, []).append(exc)
+    for group in by_build.values():
+        offer_preparation(group[0], compact=compact, methods=[e.method for e in group])
+
+
+def offer_preparation(exc: PreparationPending, *, compact: bool = False, methods: list[str] | None = None) -> None:
     """Draw what a waiting method needs: the running build's live panel (progress, ETA, Cancel), or what
     would be built, how long it is expected to take and why, with the button that starts it as a
-    background job of the server (the page reruns when it is done)."""
+    background job of the server (the page reruns when it is done). ``methods``: every method waiting for this
+    build (default: ``exc.method``)."""
     p = exc.pending
+    who = " and ".join(f"**{md_escape(m)}**" for m in (methods or [exc.method]))
+    one = len(methods or [exc.method]) == 1
     if exc.job is not None and not exc.job.finished:
-        st.info(f"**{md_escape(exc.method)}** waits for: {md_escape(p.title)}. It runs once in the background on "
+        st.info(f"{who} {'waits' if one else 'wait'} for: {md_escape(p.title)}. It runs once in the background on "
                 "the server and is then kept with the workspace; the rest of the app stays usable meanwhile.",
                 icon=":material/hourglass_top:")
         jobs_view.watch(exc.job)
         return
     est = f" It is expected to take **about {_about(p.estimate_s)}** ({md_escape(p.estimate_how)})." \
         if p.estimate_s else ""
-    st.info(f"**{md_escape(exc.method)}** needs something built first: {md_escape(p.title)}.{est} "
+    st.info(f"{who} {'needs' if one else 'need'} something built first: {md_escape(p.title)}.{est} "
             + ("" if compact else "It runs once, in the background on the server (you can switch pages or close the "
                "tab), and is then kept with the workspace, so later runs start at once. ")
             + "Nothing is started until you ask.", icon=":material/build:")

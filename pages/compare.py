@@ -109,8 +109,8 @@ for i, m in enumerate(methods):
 progress.empty()
 for m, err in errors.items():
     st.error(f"{m}: {md_escape(err)}")
-for pending in waiting.values():
-    resources.offer_preparation(pending)  # what it needs, its estimate, the button (or the running build)
+# what each build needs, its estimate, the button (or the running build): once per build, naming its methods
+resources.offer_preparations(waiting)
 
 # --------------------------------------------------------------------------- summary table
 rows, triage = [], []

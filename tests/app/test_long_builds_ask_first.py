@@ -65,6 +65,17 @@ def test_compare_offers_the_node_vectors_build_and_runs_the_other_methods(ask_fi
     assert "Waiting for the build" not in _text(at)
 
 
+def test_two_methods_waiting_for_one_build_get_one_offer(ask_first: Path) -> None:
+    """PPR and HippoRAG 2 share the synonym edges: one panel names both, one button builds it (two buttons
+    with one key crashed the page)."""
+    at = run_page(PAGE)
+    at.multiselect(key=S.widget_key(S.COMPARE_METHODS, "compare")).set_value(["ppr", "hipporag2"]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    offers = [b for b in at.button if b.label == "Build it now"]
+    assert len(offers) == 1, [b.label for b in at.button]
+    assert "**HippoRAG (v1) PPR** and **HippoRAG 2** need something built first: Finding synonymy edges" in _text(at)
+
+
 def test_granker_page_stops_at_the_offer_until_asked(ask_first: Path) -> None:
     at = run_page()
     switch(at, "pages/granker.py")

@@ -29,7 +29,7 @@ PAGES = [("Home", "Evidence Graph Explorer"), ("Data", None), ("Anchor grouping"
          ("Bubble expansion", "Bubble expansion"), ("Ranking and reasoning", "Ranking and reasoning expansion"),
          ("Ask", None), ("GRanker vs plain reranking", "GRanker vs plain reranking"),
          ("Subgraph matching", "Subgraph matching"), ("Evidence chains", "Evidence chains"), ("HippoRAG 2", "HippoRAG 2"),
-         ("Compare methods", "Compare methods"), ("Benchmark", "Benchmark")]
+         ("Compare methods", "Compare methods"), ("Benchmark", "Benchmark"), ("Papers", "Papers")]
 
 
 def _keep(shots: list[Path]) -> None:

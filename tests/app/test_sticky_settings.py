@@ -83,9 +83,10 @@ def test_a_refused_run_speaks_the_apps_words(home: Path) -> None:
     at.number_input(key=S.widget_key(S.BENCH_LIMIT, "bench")).set_value(1)
     at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).set_value("clash").run()
     _ok(at.button(key=S.BENCH_RUN).click().run())
-    shown = " ".join(plain(e.value) for e in at.error)
+    shown = " ".join(plain(e.value) for e in at.warning)  # a refusal with its way out, not a failure
     assert "The run “clash” was made with other settings (" in shown and "workspace: elsewhere → demo" in shown
-    assert "Pick another run name" in shown
+    assert "Start a new run (a new run name)" in shown and "Load a report" in shown
+    assert at.button(key=S.BENCH_NEW_RUN).label.startswith("Start a new run “clash")
     assert "--" not in shown and str(home) not in shown and "/" not in shown.replace("→", ""), shown
     # the same refusal on the command line
     from core.backends.registry import get_embedder, get_llm

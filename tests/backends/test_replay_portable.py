@@ -59,20 +59,20 @@ def musique_sample(real_sample):  # type: ignore[no-untyped-def]
     return ws
 
 
-MUSIQUE_METHODS = ("bubblerag", "dense", "fastinsight", "ppr", "reg", "rerank", "sgrag")
+MUSIQUE_METHODS = ("bubblerag", "dense", "fastinsight", "hipporag2", "ppr", "reg", "rerank", "sgrag")
 
 
 def test_the_musique_bundle_holds_every_method_tested_below():
     runs = load_recording(MUSIQUE).runs
     assert {r["method"] for r in runs} == set(MUSIQUE_METHODS)
-    assert len(runs) >= 140
+    assert len(runs) >= 160
 
 
 @pytest.mark.slow
 @pytest.mark.model
 @pytest.mark.parametrize("method", MUSIQUE_METHODS)
 def test_every_musique_run_replays_on_another_cpu(method, musique_sample, real_sample, tmp_path):
-    """All 140 MuSiQue runs (20 questions x 7 methods; BubbleRAG's, SG-RAG's, ReG's and PPR's recorded with
+    """All 160 MuSiQue runs (20 questions x 8 methods; BubbleRAG's, SG-RAG's, ReG's and PPR's recorded with
     the small-model prompts), one test per method so each has its own time limit (all in one test passed 900 s in CI,
     where the other worker runs llama.cpp on the same 2 cores). Each method replays under one of the
     three seeds, taken in turn, so all three seeds are used; the demo test above replays every run under
