@@ -19,8 +19,8 @@ below are ours, documented here and recorded in the trace (``extractive`` in the
    its title is the bridge entity and the question is also scored as rewritten ("When did Ermengarde
    of Tours die?"); a sentence's score is the better of the two. This is the first hop of a
    question decomposition, done by string rules.
-4. **Answer type** — "when" asks for a date, "who"/"whom" for a person, "where" for a place,
-   "how many"/"how much" for a number. A sentence that names such a thing *not already named in the
+4. **Answer type** — "when" asks for a date, "who"/"whom" for a person, "where" or "which/what
+   city, country, county, river ..." for a place, "how many"/"how much"/"what percentage" for a number. A sentence that names such a thing *not already named in the
    question* is preferred over every sentence that does not ("Laurence Fishburne is an American
    actor." names only a person of the question, so it cannot answer "who played ..."). Dates and
    numbers are found by patterns; persons and places by spaCy's ``en_core_web_sm`` NER (the pinned
@@ -60,6 +60,10 @@ _DATE = re.compile(
 _NUMBER = re.compile(r"\b\d[\d,\.]*\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
                      r"twenty|thirty|forty|fifty|hundred|thousand|million|billion)\b", re.I)
 _CAPS = re.compile(r"\b[A-Z][\w'\-]*(?:\s+(?:of|the|de|von|van|da|di|[A-Z][\w'\-]*|[IVX]+))*")
+#: Nouns that make "which/what NOUN" a question for a place (the kinds of place spaCy tags GPE, LOC or FAC).
+_PLACE_NOUNS = ("city|cities|town|village|country|countries|nation|state|county|counties|province|region|district|"
+                "territory|continent|island|river|lake|sea|ocean|body of water|mountain range|capital|place|"
+                "municipality|borough|neighborhood|neighbourhood")
 _PRONOUN = re.compile(r"^(?:He|She|It|They|His|Her|Its|Their)\b")
 _OPENERS = {"the", "a", "an", "he", "she", "it", "they", "his", "her", "its", "their", "this", "that", "in", "on",
             "at", "after", "before", "during", "when", "who", "what", "where", "which", "how"}
@@ -76,8 +80,12 @@ def expected_answer_type(query: str) -> str:
     q = " " + " ".join(query.lower().split()) + " "
     if re.search(r"\b(?:when|what year|which year|in what year|what date|which date|what century)\b", q):
         return "date"
-    if re.search(r"\bhow (?:many|much|long|old|far|tall|big)\b", q):
+    if re.search(r"\bhow (?:many|much|long|old|far|tall|big)\b|\b(?:what|which) (?:percentage|number|amount)\b", q):
         return "number"
+    # "In which city was he born?" names its type in the noun after "which"/"what": checked before "who",
+    # which in "which country was the man who ... born in" only opens a relative clause
+    if re.search(rf"\b(?:which|what) (?:{_PLACE_NOUNS})\b", q):
+        return "place"
     if re.search(r"\b(?:who|whom|whose)\b", q):
         return "person"
     if re.search(r"\bwhere\b", q):
