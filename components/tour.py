@@ -4,8 +4,10 @@
 local 1.5B model, replayed) with the embedder and reranker those runs were recorded with, and the
 paper's Keanu Reeves question. Each step (:data:`STEPS`) is one page of the BubbleRAG pipeline —
 anchor grouping → bubble expansion → ranking and reasoning → answer → Compare — first for the Keanu
-question, then for the Lothair II question; :func:`bar`, drawn under each of those pages' titles,
-says what the stage does (with its paper section) and what to look at, with Back, Next and Leave.
+question, then for the Lothair II question, then Compare on a third question; :func:`bar`, drawn under each
+of those pages' titles, is one sticky line (step, Back, Next, More with what the stage does and what to look
+at, Leave), and :func:`lesson_ui`, under Ask's answer and Compare's table, says what the runs shown teach
+(:mod:`core.eval.lesson`: computed from them, never written by hand).
 
 Everything the tour changes (sidebar choices, the pages' questions and knobs) is put aside when it
 starts and put back when the person leaves or finishes it (:func:`leave`), so afterwards every page
@@ -414,7 +416,9 @@ def home_panel() -> None:
         st.subheader("Guided demo")
         st.markdown("For a class: BubbleRAG's pipeline one stage per click — anchor grouping, bubble expansion, "
                     "ranking and reasoning, the answer, then every method compared — on the paper's Keanu Reeves "
-                    "question, then on “When did Lothair II's mother die?”.")
+                    "question, then on “When did Lothair II's mother die?”, and last every method on a third "
+                    "question; under each answer, what the runs teach: where the gold passages ranked, where a "
+                    "wrong answer came from, what none mode (no LLM) quotes.")
         st.caption("It switches to the demo workspace and the recorded LLM (real runs of the local "
                    "Qwen2.5-Coder-1.5B model, replayed instantly, with the models they were recorded with). "
                    "Leaving the tour puts your workspace, LLM and models back.")
