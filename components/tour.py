@@ -290,9 +290,11 @@ def step_label(i: int) -> str:
     return f"{_TITLES.get(step.page, step.page)} · {which}"
 
 
-#: The bar stays under the app's header while the page scrolls, so Next is always in reach on a projector.
+#: The bar stays under the app's header while the page scrolls, so Next is always in reach on a projector. The
+#: sticky element is the bar's layout wrapper: the bar alone is its wrapper's only child, with nowhere to stick.
 _BAR_CSS = """<style>
-.st-key-egx-tour-bar { position: sticky; top: 3.75rem; z-index: 999; background-color: white; }
+[data-testid="stLayoutWrapper"]:has(> .st-key-egx-tour-bar) { position: sticky; top: 3.75rem; z-index: 999; }
+.st-key-egx-tour-bar { background-color: white; padding: 0.35rem 0.75rem; }
 .st-key-egx-tour-bar p { margin-bottom: 0; }
 </style>"""
 
@@ -309,6 +311,8 @@ def bar(page: str) -> None:
         return
     step = STEPS[t.step]
     n = len(STEPS)
+    from components.teaching import INTROS, intro_body
+
     st.html(_BAR_CSS)
     with st.container(border=True, key=S.sub(S.TOUR, "bar")):
         if step.page != page:
@@ -320,7 +324,7 @@ def bar(page: str) -> None:
                       width="stretch")
             return
         last = t.step == n - 1
-        c0, c1, c2, c3, c4 = st.columns([5, 1, 3, 1.3, 1.3], vertical_alignment="center")
+        c0, c1, c2, c3, c4 = st.columns([4.6, 1.4, 3, 1.4, 1.3], vertical_alignment="center")
         c0.markdown(f"**Guided demo · step {t.step + 1} of {n}: {md_escape(step_label(t.step))}**")
         c1.button("Back", icon=":material/arrow_back:", key=S.sub(S.TOUR, "back"), on_click=goto,
                   args=(t.step - 1,), disabled=t.step == 0, width="stretch")
@@ -338,6 +342,9 @@ def bar(page: str) -> None:
             st.caption(f"Question: {md_escape(step.question)} · replayed from recorded runs of the real local "
                        f"model (no model runs now) · paper: [{md_escape(p.key)} {md_escape(step.section)}]"
                        f"({p.url})")
+            if page in INTROS:  # the page's own intro, which it leaves to this bar during the tour
+                st.markdown("**About this page**")
+                intro_body(page)
         c4.button("Leave", icon=":material/logout:", key=S.sub(S.TOUR, "leave"), on_click=leave,
                   width="stretch", help="Leave the tour: your own workspace, LLM and models come back")
         off = _off_course(t)

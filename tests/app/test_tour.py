@@ -69,8 +69,12 @@ def test_the_tour_walks_every_step_and_finish_restores_the_own_choices(home: Pat
         texts = _texts(at)
         assert any(t.startswith(f"Guided demo · step {i + 1} of {len(tour.STEPS)}") for t in texts), texts[:5]
         assert any(t.startswith("What this stage does") for t in texts)
-        if step.page != "pages/compare.py":  # the page's own intro is folded under the step's bar
-            assert [e for e in at.expander if e.label == "About this page"], i
+        if step.page != "pages/compare.py":  # the page's own intro is in the bar's "More", not above the stage
+            from components.teaching import INTROS
+
+            assert "About this page" in texts, i
+            assert " ".join(INTROS[step.page].text) in texts, i
+            assert not [e for e in at.expander if e.label == "About this page"], i
         if step.page == "pages/compare.py":
             assert ss[S.COMPARE_QUESTION] == step.question
         else:
