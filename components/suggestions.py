@@ -1,6 +1,7 @@
 """Suggested questions for a workspace without a questions file (Ask and Compare): a few questions the graph
-answers, written from it by :func:`core.graph.suggest.suggest_questions` (no LLM), one button each; a click
-puts the question in the page's question box."""
+answers, each worded from one of its relations and checked against it by
+:func:`core.graph.suggest.answerable_questions` (no LLM), one button each; a click puts the question in the
+page's question box."""
 
 from __future__ import annotations
 
@@ -14,15 +15,14 @@ from components import state as S
 from components.ui import md_escape
 from core.errors import EgxError
 from core.graph.reader import whole_graph
-from core.graph.suggest import SuggestedQuestion, suggest_questions
+from core.graph.suggest import SuggestedQuestion, answerable_questions
 
 if TYPE_CHECKING:
     from components.sidebar import Active
 
 N_SUGGESTIONS = 4
-_KIND_HELP = {"shared": "Two entities that share one neighbour: the answer is the entity that links them.",
-              "relation": "One edge of the graph, asked from its known end.",
-              "path": "Two entities two hops apart: the answer is the path through the middle entity."}
+_KIND_HELP = {"relation": "One relation of the graph, asked from its known end: the graph holds one answer, and a "
+                          "passage of the workspace states it."}
 
 
 def graph_suggestions(act: Active) -> tuple[SuggestedQuestion, ...]:
@@ -37,7 +37,7 @@ def graph_suggestions(act: Active) -> tuple[SuggestedQuestion, ...]:
     g = whole_graph(act.graph)
     if g is None:
         return ()
-    return g.derived(("suggested_questions", N_SUGGESTIONS), lambda: suggest_questions(g, k=N_SUGGESTIONS))
+    return g.derived(("answerable_questions", N_SUGGESTIONS), lambda: answerable_questions(g, k=N_SUGGESTIONS))
 
 
 def suggested_questions_ui(suggestions: tuple[SuggestedQuestion, ...], *, on_pick: Callable[[str], None],
@@ -46,8 +46,8 @@ def suggested_questions_ui(suggestions: tuple[SuggestedQuestion, ...], *, on_pic
     box shows it). Nothing is drawn without suggestions."""
     if not suggestions:
         return
-    st.caption("This workspace has no questions file. Questions its graph answers (written from its "
-               "best-connected entities, no LLM):")
+    st.caption("This workspace has no questions file. Questions its graph answers (each worded from one relation "
+               "of its best-connected entities, whose answer a passage states; no LLM):")
     for i, s in enumerate(suggestions):  # one per line: a question cut to a column's width cannot be read
         st.button(md_escape(s.question), key=S.sub(key, str(i)), on_click=on_pick, args=(s.question,),
                   help=_KIND_HELP.get(s.kind), width="content", icon=":material/lightbulb:", type="tertiary")

@@ -24,16 +24,22 @@ def _intros() -> dict[str, Intro]:
 INTROS: dict[str, Intro] = _intros()
 
 
-def page_intro(page: str) -> Intro:
-    """Draw the intro of ``page`` ("pages/x.py") and return it."""
-    from components import tour
-
+def intro_body(page: str) -> None:
+    """The intro of ``page`` ("pages/x.py"): its sentences and the paper it cites."""
     intro = INTROS[page]
     p = intro.cited
-    # during the guided demo the step's bar says what the stage does: the intro stays one click away
-    where = st.expander("About this page", icon=":material/info:") if tour.on_step_page(page) else st.container()
-    with where:
-        st.markdown(md_escape(" ".join(intro.text)))
-        st.caption(f"Paper: [{md_escape(f'{p.key} {intro.section} — {p.title}')}]({p.url}) · "
-                   f"{md_escape(f'{p.short_authors}, {p.year}, {p.venue}, arXiv {p.arxiv}')}.")
-    return intro
+    st.markdown(md_escape(" ".join(intro.text)))
+    st.caption(f"Paper: [{md_escape(f'{p.key} {intro.section} — {p.title}')}]({p.url}) · "
+               f"{md_escape(f'{p.short_authors}, {p.year}, {p.venue}, arXiv {p.arxiv}')}.")
+
+
+def page_intro(page: str) -> Intro:
+    """Draw the intro of ``page`` ("pages/x.py") and return it. On the current step of the guided demo it is
+    not drawn here: the step's bar holds it under "More" (:func:`components.tour.bar`), so the stage starts
+    above the fold of a 900-px projector."""
+    from components import tour
+
+    if not tour.on_step_page(page):
+        with st.container():
+            intro_body(page)
+    return INTROS[page]

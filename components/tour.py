@@ -4,8 +4,10 @@
 local 1.5B model, replayed) with the embedder and reranker those runs were recorded with, and the
 paper's Keanu Reeves question. Each step (:data:`STEPS`) is one page of the BubbleRAG pipeline —
 anchor grouping → bubble expansion → ranking and reasoning → answer → Compare — first for the Keanu
-question, then for the Lothair II question; :func:`bar`, drawn under each of those pages' titles,
-says what the stage does (with its paper section) and what to look at, with Back, Next and Leave.
+question, then for the Lothair II question, then Compare on a third question; :func:`bar`, drawn under each
+of those pages' titles, is one sticky line (step, Back, Next, More with what the stage does and what to look
+at, Leave), and :func:`lesson_ui`, under Ask's answer and Compare's table, says what the runs shown teach
+(:mod:`core.eval.lesson`: computed from them, never written by hand).
 
 Everything the tour changes (sidebar choices, the pages' questions and knobs) is put aside when it
 starts and put back when the person leaves or finishes it (:func:`leave`), so afterwards every page
@@ -15,8 +17,9 @@ behaves as before. The tour's own state is one :class:`TourState` under :data:`s
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
@@ -25,10 +28,17 @@ from components.navigation import HOME, SECTIONS, page_path
 from components.ui import md_escape
 from core.papers import get_paper
 
+if TYPE_CHECKING:
+    from core.eval.lesson import Lesson
+
 WORKSPACE = "demo"
 LLM = "recorded"
 KEANU = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
 LOTHAIR = "When did Lothair II's mother die?"
+#: A question the recorded 1.5B model answers right in most methods: the lesson of a run that works.
+JUDITH = "Find the second-married woman whose son started a war."
+#: The method whose ``none``-mode answer a lesson shows beside the recorded model's (the tour's method).
+EXTRACTIVE_METHOD = "bubblerag"
 
 #: Values the tour sets or resets; each is kept with its widgets' keys (:func:`state.bind`) and put back
 #: on leaving. The per-workspace memory of questions goes with them, so no workspace inherits the tour's.
@@ -52,6 +62,7 @@ class TourStep:
     section: str  #: the BubbleRAG section the stage implements
     what: str  #: what the stage does
     look: str  #: what to look at on the screen
+    lesson: bool = False  #: under the page's main element: what the runs shown teach (:func:`lesson_ui`)
 
 
 STEPS: tuple[TourStep, ...] = (
@@ -80,17 +91,19 @@ STEPS: tuple[TourStep, ...] = (
     TourStep("pages/bubble_ask.py", KEANU, "§3.6",
              "The expanded top-n CEGs are merged into one evidence graph; its triples and their source passages "
              "(at most 15) go to the LLM, which writes the answer.",
-             "The answer box and the **Gold answer** line under it (EM, F1): the recorded model is a 1.5B one, "
-             "and with the right edge in its evidence it may still name the wrong villain. Then the tabs: the "
-             "evidence graph, the triples the model read, and **Latency and tokens** — every stage's recorded "
-             "live time beside this replay's."),
+             "The answer box and the **Gold answer** line under it (EM, F1), then the lesson under it, read from "
+             "this run: the rank of each gold passage, the passage the recorded 1.5B model's answer came from, "
+             "and what none mode (no LLM) quotes instead. Then the tabs: the evidence graph, the triples the "
+             "model read, and **Latency and tokens** — every stage's recorded live time beside this replay's.",
+             lesson=True),
     TourStep("pages/compare.py", KEANU, "§4 (baselines)",
              "Every method of the app runs the same question on the same graph and backends, and the failure "
              "diagnosis reads each method's trace to say where the gold evidence was lost.",
              "The summary table: recall, the verdict per method and the seconds; ✓ marks gold passages in each "
              "ranking. The verdict separates the two ways to fail: “ranked below the cut” and the like lost the "
              "evidence in retrieval, “retrieved, answer wrong” found it and the small model still answered "
-             "wrongly. Next repeats the path with a question whose key entity is never named."),
+             "wrongly. The lesson under the table reads every method's run. Next repeats the path with a question "
+             "whose key entity is never named.", lesson=True),
     TourStep("pages/bubble_anchors.py", LOTHAIR, "§3.2, Examples 2 and 4",
              "“Lothair II's mother” is never named: the paper's Example 4 rewrites the vague keyword “mother” "
              "into “Lothair II's mother”, so candidates near Lothair II win over every other mother in the graph, "
@@ -108,13 +121,20 @@ STEPS: tuple[TourStep, ...] = (
              "because the evidence sufficed?"),
     TourStep("pages/bubble_ask.py", LOTHAIR, "§3.6",
              "The answer from the unified evidence graph and its passages.",
-             "Check the answer against the triples tab: is the date there, and is it the mother's? A wrong date "
-             "is often the other mother's: Ermengarde of Hesbaye, Lothair I's mother, died on 3 October 818."),
+             "The lesson under the answer: did the gold passages rank high, and which passage holds the date the "
+             "model gave — the mother's, or another passage's? Then check it against the triples tab.",
+             lesson=True),
     TourStep("pages/compare.py", LOTHAIR, "§4 (baselines)",
              "The same question through every method.",
              "Which methods found both gold passages (Lothair II and his mother), and where did the others lose "
              "them? Where both were found and the answer is still wrong, retrieval did its part and the small "
-             "model's reading did not. **Finish** puts your own workspace and LLM back."),
+             "model's reading did not: the lesson under the table says where each wrong date came from.",
+             lesson=True),
+    TourStep("pages/compare.py", JUDITH, "§4 (baselines)",
+             "A third question of the demo through every method, with the same recorded 1.5B model: set what "
+             "differs when its answers are right against the two questions before.",
+             "The lesson under the table: where the gold passages ranked in the methods that answered right, and "
+             "what the others answered instead. **Finish** puts your own workspace and LLM back.", lesson=True),
 )
 
 _TITLES = {path: title for pages in SECTIONS.values() for path, title, _icon in pages}
@@ -265,14 +285,25 @@ def _off_course(t: TourState) -> list[str]:
 
 def step_label(i: int) -> str:
     step = STEPS[i]
-    which = "Keanu Reeves question" if step.question == KEANU else "Lothair II question"
+    which = {KEANU: "Keanu Reeves question", LOTHAIR: "Lothair II question"}.get(step.question,
+                                                                                  "second-wife question")
     return f"{_TITLES.get(step.page, step.page)} · {which}"
 
 
+#: The bar stays under the app's header while the page scrolls, so Next is always in reach on a projector. The
+#: sticky element is the bar's layout wrapper: the bar alone is its wrapper's only child, with nowhere to stick.
+_BAR_CSS = """<style>
+[data-testid="stLayoutWrapper"]:has(> .st-key-egx-tour-bar) { position: sticky; top: 3.75rem; z-index: 999; }
+.st-key-egx-tour-bar { background-color: white; padding: 0.35rem 0.75rem; }
+.st-key-egx-tour-bar p { margin-bottom: 0; }
+</style>"""
+
+
 def bar(page: str) -> None:
-    """The tour's step on ``page`` ("pages/x.py"), drawn under the page title: what the stage does, what to
-    look at, Back / Next / Leave. On a page that is not the current step's: a way back to it. Nothing when
-    no tour runs (only the note of a tour just left, once)."""
+    """The tour's step on ``page`` ("pages/x.py"), drawn under the page title as one line for a projector:
+    step n of N with its title, Back, Next, Leave and a "More" popover with what the stage does and what to
+    look at; it sticks under the header while the page scrolls. On a page that is not the current step's: a
+    way back to it. Nothing when no tour runs (only the note of a tour just left, once)."""
     _follow()  # a tour button of this run asked for another page: open it before drawing anything here
     _note()
     t = current()
@@ -280,41 +311,107 @@ def bar(page: str) -> None:
         return
     step = STEPS[t.step]
     n = len(STEPS)
+    from components.teaching import INTROS, intro_body
+
+    st.html(_BAR_CSS)
     with st.container(border=True, key=S.sub(S.TOUR, "bar")):
         if step.page != page:
-            st.markdown(f"**Guided demo** — paused at step {t.step + 1} of {n}: {md_escape(step_label(t.step))}.")
-            c1, c2, _ = st.columns([2, 1, 3])
+            c0, c1, c2 = st.columns([4, 2, 1], vertical_alignment="center")
+            c0.markdown(f"**Guided demo** — paused at step {t.step + 1} of {n}: {md_escape(step_label(t.step))}.")
             c1.button(f"Back to step {t.step + 1}", icon=":material/undo:", key=S.sub(S.TOUR, "resume"),
                       on_click=goto, args=(t.step,), type="primary", width="stretch")
             c2.button("Leave tour", icon=":material/logout:", key=S.sub(S.TOUR, "leave"), on_click=leave,
                       width="stretch")
+            return
+        last = t.step == n - 1
+        c0, c1, c2, c3, c4 = st.columns([4.6, 1.4, 3, 1.4, 1.3], vertical_alignment="center")
+        c0.markdown(f"**Guided demo · step {t.step + 1} of {n}: {md_escape(step_label(t.step))}**")
+        c1.button("Back", icon=":material/arrow_back:", key=S.sub(S.TOUR, "back"), on_click=goto,
+                  args=(t.step - 1,), disabled=t.step == 0, width="stretch")
+        if last:
+            c2.button("Finish the tour", icon=":material/flag:", key=S.sub(S.TOUR, "next"), on_click=leave,
+                      kwargs={"home": True}, type="primary", width="stretch")
         else:
+            c2.button(f"Next: {_TITLES.get(STEPS[t.step + 1].page, '')}", icon=":material/arrow_forward:",
+                      key=S.sub(S.TOUR, "next"), on_click=goto, args=(t.step + 1,), type="primary",
+                      width="stretch")
+        with c3.popover("More", icon=":material/menu_book:", width="stretch"):
             p = get_paper("BubbleRAG")
-            st.markdown(f"**Guided demo · step {t.step + 1} of {n}: {md_escape(step_label(t.step))}**")
-            st.progress((t.step + 1) / n)
             st.markdown(f"**What this stage does** ({md_escape(step.section)}): {md_escape(step.what)}")
             st.markdown(f"**Look at:** {step.look}")  # the tour's own text: its bold marks are meant
             st.caption(f"Question: {md_escape(step.question)} · replayed from recorded runs of the real local "
                        f"model (no model runs now) · paper: [{md_escape(p.key)} {md_escape(step.section)}]"
                        f"({p.url})")
-            off = _off_course(t)
-            if off:
-                st.warning(f"The sidebar's {', '.join(off)} changed since this step opened, so this page may not "
-                           "show the recorded run; Next (or Back) puts the tour's choices back.",
-                           icon=":material/warning:")
-            last = t.step == n - 1
-            c1, c2, c3, _ = st.columns([1, 2, 1, 2])
-            c1.button("Back", icon=":material/arrow_back:", key=S.sub(S.TOUR, "back"), on_click=goto,
-                      args=(t.step - 1,), disabled=t.step == 0, width="stretch")
-            if last:
-                c2.button("Finish the tour", icon=":material/flag:", key=S.sub(S.TOUR, "next"), on_click=leave,
-                          kwargs={"home": True}, type="primary", width="stretch")
-            else:
-                c2.button(f"Next: {_TITLES.get(STEPS[t.step + 1].page, '')}", icon=":material/arrow_forward:",
-                          key=S.sub(S.TOUR, "next"), on_click=goto, args=(t.step + 1,), type="primary",
-                          width="stretch")
-            c3.button("Leave tour", icon=":material/logout:", key=S.sub(S.TOUR, "leave"), on_click=leave,
-                      width="stretch")
+            if page in INTROS:  # the page's own intro, which it leaves to this bar during the tour
+                st.markdown("**About this page**")
+                intro_body(page)
+        c4.button("Leave", icon=":material/logout:", key=S.sub(S.TOUR, "leave"), on_click=leave,
+                  width="stretch", help="Leave the tour: your own workspace, LLM and models come back")
+        off = _off_course(t)
+        if off:
+            st.warning(f"The sidebar's {', '.join(off)} changed since this step opened, so this page may not "
+                       "show the recorded run; Next (or Back) puts the tour's choices back.",
+                       icon=":material/warning:")
+
+
+# ------------------------------------------------------------------------------------------ lessons
+def step_lesson(question: str, results: Mapping[str, Any], questions: Sequence[Any], graph: Any,
+                extractive: Any | None = None) -> Lesson | None:
+    """What the runs ``results`` (method → result) of ``question`` teach (:mod:`core.eval.lesson`): None when
+    the workspace's ``questions`` give it no gold answer. ``graph`` gives the passages' titles and texts;
+    ``extractive`` is the ``none``-mode result shown beside them."""
+    from core.eval.lesson import ShownRun, lesson
+    from core.methods.base import Gold
+
+    q = next((x for x in questions if getattr(x, "question", None) == question), None)
+    if q is None:
+        return None
+    gold = Gold.from_question(q)
+    if not gold.answers or not results:
+        return None
+
+    def shown(method: str, r: Any) -> ShownRun:
+        chunks = [graph.chunk(c.chunk_id) for c in r.ranked_chunks if c.chunk_id in graph.chunk_index]
+        return ShownRun(method, str(r.answer or ""), tuple((c.id, c.title, c.text) for c in chunks))
+
+    titles = {c: graph.chunk(c).title for c in gold.chunk_ids if c in graph.chunk_index}
+    return lesson(question, [shown(m, r) for m, r in results.items()], gold.chunk_ids, gold.answers,
+                  extractive=shown(EXTRACTIVE_METHOD, extractive) if extractive is not None else None, titles=titles)
+
+
+def lesson_ui(page: str, act: Any, results: Mapping[str, Any]) -> None:
+    """Under the main element of a lesson step's page (Ask's answer, Compare's table): what its runs teach —
+    where the gold passages ranked, why a wrong answer is wrong, and the ``none``-mode answer beside it, all
+    read from the runs shown (:func:`step_lesson`). Nothing off the tour or on another step."""
+    from components import resources
+    from core.errors import EgxError
+    from core.methods.base import Backends
+    from core.methods.registry import METHODS
+
+    t = current()
+    if t is None or STEPS[t.step].page != page or not STEPS[t.step].lesson or not results:
+        return
+    step = STEPS[t.step]
+    try:
+        questions = resources.workspace_questions(act.workspace, act.key)
+        graph = resources.whole_graph_if_it_fits(act.workspace, "the guided demo's lesson")
+        if graph is None:
+            return
+        try:  # the extractive answer of the tour's method, LLM off: what the passages say without a model
+            none = Backends(act.embedder, resources.llm("none"), act.reranker)
+            ext = resources.method_run(METHODS[EXTRACTIVE_METHOD], act.workspace, act.key, none, step.question,
+                                       defer=True)
+        except EgxError:  # (PreparationPending is one) the lesson stands without it
+            ext = None
+        found = step_lesson(step.question, results, questions, graph, ext)
+    except EgxError as exc:
+        st.caption(f"The lesson of this step could not be read from its runs: {md_escape(str(exc))}")
+        return
+    if found is None:
+        return
+    with st.container(border=True, key=S.sub(S.TOUR, "lesson")):
+        st.markdown("**What these runs teach** (read from the runs on this page)")
+        st.markdown("\n".join(f"- {md_escape(line)}" for line in found.lines()))
 
 
 def home_panel() -> None:
@@ -326,7 +423,9 @@ def home_panel() -> None:
         st.subheader("Guided demo")
         st.markdown("For a class: BubbleRAG's pipeline one stage per click — anchor grouping, bubble expansion, "
                     "ranking and reasoning, the answer, then every method compared — on the paper's Keanu Reeves "
-                    "question, then on “When did Lothair II's mother die?”.")
+                    "question, then on “When did Lothair II's mother die?”, and last every method on a third "
+                    "question; under each answer, what the runs teach: where the gold passages ranked, where a "
+                    "wrong answer came from, what none mode (no LLM) quotes.")
         st.caption("It switches to the demo workspace and the recorded LLM (real runs of the local "
                    "Qwen2.5-Coder-1.5B model, replayed instantly, with the models they were recorded with). "
                    "Leaving the tour puts your workspace, LLM and models back.")

@@ -11,12 +11,14 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import bubble, charts, replay_time, tour
+from components import bubble, charts, graph_view, replay_time, tour
 from components import state as S
 from components.sidebar import active
 from components.teaching import page_intro
 from components.ui import md_escape
 
+HEIGHT = 420  #: the anchors' drawing: shorter than the expansion page's, it sits under the groups' table
+MAX_DRAWN = 200  #: anchors drawn at most (the best connected), as the Ask page caps its evidence graph
 STAGES = ("1 · Question", "2 · Keywords", "3 · Specialized", "4 · Relaxed", "5 · Candidates", "6 · Groups")
 
 
@@ -132,10 +134,28 @@ def create_groups_ui(result) -> None:
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     n_terms = len({v for grp in groups for v in grp.terminals(g)})
     st.caption(f"{n_terms} terminal nodes in all (edge anchors contribute both endpoints).")
+    create_anchor_drawing_ui(result)
     for note in result.groups.notes:
         st.caption("↪ " + md_escape(note))
     bubble.fallback_notes(result, ("grouping",))
     replay_time.stage_time_captions(act.llm, result.trace, ("grouping",))
+
+
+def create_anchor_drawing_ui(result) -> None:
+    """The anchors on the graph, drawn as the expansion page draws them (diamonds in their group's colour,
+    mixed where a node anchors several groups), with the edges among them: where the bubbles will start."""
+    g = act.graph
+    nodes = sorted(bubble.terminal_groups(result, g))
+    if not nodes:
+        st.caption("No anchor to draw: no group has a member in the graph.")
+        return
+    shown, capped = graph_view.limit_nodes(g, nodes, MAX_DRAWN)
+    st.markdown("**The anchors on the graph**: where the bubbles of the next page start.")
+    if capped:
+        st.caption(f"{len(nodes)} anchors; the drawing shows the {len(shown)} best connected.")
+    doc = bubble.subgraph_html(act, result, list(shown), g.induced_edges(list(shown)).tolist(), height=HEIGHT,
+                               mark_anchors=True)
+    graph_view.render_html(doc, height=HEIGHT)
 
 
 act = active()

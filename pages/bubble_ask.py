@@ -202,6 +202,7 @@ result = bubble.current_run(act, query)
 doc = ""
 if result is not None:
     create_answer_ui(result)
+    tour.lesson_ui("pages/bubble_ask.py", act, {"bubblerag": result})  # the guided demo's lesson on this run
     bubble.early_exit_note(result)
     tabs = st.tabs(["Evidence graph", "Triples", "Source passages", "Latency and tokens", "Export and replay"])
     with tabs[0]:

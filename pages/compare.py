@@ -132,6 +132,7 @@ for m, r in results.items():
     rows.append(row)
 if rows:
     st.dataframe(cv.summary_frame(rows), hide_index=True, width="stretch", column_config=cv.summary_columns())
+    tour.lesson_ui("pages/compare.py", act, results)  # the guided demo's lesson on these runs
     if len(rows) > 1:  # figures side by side invite a ranking that one question cannot support
         cv.one_question_note()
     cv.triage_downloads(triage, stem=f"{ws.name}-compare", key=S.COMPARE_DOWNLOAD, what="this comparison",

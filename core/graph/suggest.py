@@ -262,3 +262,82 @@ def _paths(g: KnowledgeGraph, anchors: list[int]) -> Iterator[SuggestedQuestion]
             yield SuggestedQuestion(f"How is {g.node_names[a]} related to {g.node_names[c]}?", "path",
                                     (g.node_names[a], g.node_names[c]),
                                     f"{g.edge_text(e1)}; {g.edge_text(e2)}", (e1, e2))
+
+
+def answerable_questions(g: KnowledgeGraph, *, k: int = 4, max_anchors: int = MAX_ANCHORS) -> tuple[SuggestedQuestion, ...]:
+    """Up to ``k`` questions worded from one real relation of ``g`` whose answer the graph holds and states.
+
+    The suggestions a page offers: a "What connects A and B?" or "How is A related to C?" question names no
+    relation, so neither a reader nor an extractive answer knows what to look for ("How is Church related to
+    American?"). Every relation question (:func:`relation_question`) is checked against the graph instead of
+    trusted to its template:
+
+    * its answer is a node of ``g`` and the only end of that relation from the entity the question names
+      (two films "starring" one actor make "Who or what is X starring?" a question with two answers);
+    * when the graph has passages, one provenance passage of the edge (any passage, for an edge without
+      provenance) names both the entity and the answer (normalised text), so a method that reads passages
+      can find the answer where the graph found it.
+
+    Parameters
+    ----------
+    g
+        A knowledge graph.
+    k
+        How many questions at most.
+    max_anchors
+        How many of the best-connected entities are tried as the named entity.
+
+    Returns
+    -------
+    tuple of SuggestedQuestion
+        Of kind ``"relation"``, at most one per named entity while others are left; empty for a corpus
+        graph or a graph without edges.
+    """
+    if k < 1 or g.kind != "kg" or g.n_edges == 0:
+        return ()
+    out: list[SuggestedQuestion] = []
+    later: list[SuggestedQuestion] = []
+    used: set[str] = set()
+    seen: set[str] = set()
+    for s in _relations(g, _anchors(g, max_anchors)):
+        if s.question.lower() in seen or not _answered(g, s):
+            continue
+        seen.add(s.question.lower())
+        if used & set(s.entities):
+            later.append(s)
+            continue
+        out.append(s)
+        used.update(s.entities)
+        if len(out) >= k:
+            return tuple(out)
+    return tuple([*out, *later][:k])
+
+
+def _answered(g: KnowledgeGraph, s: SuggestedQuestion) -> bool:
+    """Whether ``g`` holds ``s``'s answer as the one end of its relation and, with passages, states it."""
+    from core.text import normalize_name
+
+    (e,) = s.edges
+    head, tail = int(g.edge_head[e]), int(g.edge_tail[e])
+    known = s.entities[0]
+    asks_tail = g.node_names[head] == known
+    a = tail if asks_tail else head
+    if g.node_names[a] != s.answer:
+        return False
+    rel = g.edge_relation[e]
+    ends = {int(g.edge_tail[f]) if asks_tail else int(g.edge_head[f])
+            for f in g.csr.row(head if asks_tail else tail)[1].tolist()
+            if g.edge_relation[f] == rel and int(g.edge_head[f] if asks_tail else g.edge_tail[f]) == (head if asks_tail else tail)}
+    if ends != {a}:
+        return False
+    if not g.chunks:
+        return True
+    names = (normalize_name(known), normalize_name(s.answer))
+    # the edge's own passages; a triple loaded without a source column has none: then any passage that names both
+    cids = [c for c in g.edge_chunks[e] if c in g.chunk_index] or [c.id for c in g.chunks]
+    for cid in cids:
+        c = g.chunk(cid)
+        text = normalize_name(f"{c.title} {c.text}")
+        if all(n and n in text for n in names):
+            return True
+    return False

@@ -19,8 +19,9 @@ below are ours, documented here and recorded in the trace (``extractive`` in the
    its title is the bridge entity and the question is also scored as rewritten ("When did Ermengarde
    of Tours die?"); a sentence's score is the better of the two. This is the first hop of a
    question decomposition, done by string rules.
-4. **Answer type** — "when" asks for a date, "who"/"whom" for a person, "where" for a place,
-   "how many"/"how much" for a number. A sentence that names such a thing *not already named in the
+4. **Answer type** — "when" asks for a date, "who"/"whom" for a person, "where" or "which/what
+   city, country, county, river ..." for a place, "how many"/"how much"/"what percentage" for a number
+   (:func:`expected_answer_type` with ``nouns``). A sentence that names such a thing *not already named in the
    question* is preferred over every sentence that does not ("Laurence Fishburne is an American
    actor." names only a person of the question, so it cannot answer "who played ..."). Dates and
    numbers are found by patterns; persons and places by spaCy's ``en_core_web_sm`` NER (the pinned
@@ -60,24 +61,40 @@ _DATE = re.compile(
 _NUMBER = re.compile(r"\b\d[\d,\.]*\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
                      r"twenty|thirty|forty|fifty|hundred|thousand|million|billion)\b", re.I)
 _CAPS = re.compile(r"\b[A-Z][\w'\-]*(?:\s+(?:of|the|de|von|van|da|di|[A-Z][\w'\-]*|[IVX]+))*")
+#: Nouns that make "which/what NOUN" a question for a place (the kinds of place spaCy tags GPE, LOC or FAC).
+_PLACE_NOUNS = ("city|cities|town|village|country|countries|nation|state|county|counties|province|region|district|"
+                "territory|continent|island|river|lake|sea|ocean|body of water|mountain range|capital|place|"
+                "municipality|borough|neighborhood|neighbourhood")
 _PRONOUN = re.compile(r"^(?:He|She|It|They|His|Her|Its|Their)\b")
 _OPENERS = {"the", "a", "an", "he", "she", "it", "they", "his", "her", "its", "their", "this", "that", "in", "on",
             "at", "after", "before", "during", "when", "who", "what", "where", "which", "how"}
 
 
-def expected_answer_type(query: str) -> str:
+def expected_answer_type(query: str, *, nouns: bool = False) -> str:
     """The answer type the question asks for: "date", "person", "place", "number" or "" (none).
+
+    ``nouns``: also read the type from the noun after "which"/"what" ("In which city ...": a place; "what
+    percentage": a number). The extractive answer reads it; BubbleRAG's sufficiency check
+    (:func:`core.methods.bubblerag.checks.sufficiency_problem`) keeps the question words only, since what it
+    accepts decides LLM-mode expansions that recorded runs replay.
 
     >>> expected_answer_type("When did Lothair II's mother die?")
     'date'
     >>> expected_answer_type("Who played the main villain?")
     'person'
+    >>> expected_answer_type("In which city was he born?"), expected_answer_type("In which city was he born?", nouns=True)
+    ('', 'place')
     """
     q = " " + " ".join(query.lower().split()) + " "
     if re.search(r"\b(?:when|what year|which year|in what year|what date|which date|what century)\b", q):
         return "date"
-    if re.search(r"\bhow (?:many|much|long|old|far|tall|big)\b", q):
+    if re.search(r"\bhow (?:many|much|long|old|far|tall|big)\b", q) or (
+            nouns and re.search(r"\b(?:what|which) (?:percentage|number|amount)\b", q)):
         return "number"
+    # "In which city was he born?" names its type in the noun after "which"/"what": checked before "who",
+    # which in "which country was the man who ... born in" only opens a relative clause
+    if nouns and re.search(rf"\b(?:which|what) (?:{_PLACE_NOUNS})\b", q):
+        return "place"
     if re.search(r"\b(?:who|whom|whose)\b", q):
         return "person"
     if re.search(r"\bwhere\b", q):
@@ -259,7 +276,7 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
         ``text`` is "" only when the passages hold no text.
     """
     scorer, scorer_name = _scorer(backends)
-    atype = expected_answer_type(query)
+    atype = expected_answer_type(query, nouns=True)
     top = [p for p in passages[:max_passages]]
     rows: list[tuple[str, str, str, str]] = []  # (sentence, scored text, chunk id, title)
     for cid, title, text in top:

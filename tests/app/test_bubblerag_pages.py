@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from components import state as S
-from components.bubble import CEG_COLOR, DEMO_QUESTION
+from components.bubble import ANCHOR_SHAPE, CEG_COLOR, DEMO_QUESTION, group_color
 from tests.app.helpers import drawn_nodes, plain, run_page, switch
 
 PAGES = ("pages/bubble_anchors.py", "pages/bubble_expansion.py", "pages/bubble_ranking.py", "pages/bubble_ask.py")
@@ -92,6 +92,14 @@ def test_anchor_stage_control_walks_through_the_stages(home: Path) -> None:
     assert len(at.get("plotly_chart")) == 1  # the weights bar chart
     groups = at.dataframe[0].value
     assert "Keanu Reeves" in " ".join(groups["group"])
+    # the anchors drawn as the expansion page draws them: diamonds, filled with their group's colour
+    nodes = drawn_nodes(at)
+    assert nodes and all(n.get("shape") == ANCHOR_SHAPE for n in nodes)
+    assert "diamond: anchor, where a bubble starts" in at.get("iframe")[0].proto.srcdoc
+    fill = {n.get("label"): n["color"]["background"] if isinstance(n.get("color"), dict) else n.get("color")
+            for n in nodes}
+    # the node anchors of groups 0 and 1 (the table above) in those groups' colours
+    assert fill["Keanu Reeves"] == group_color(0) and fill["Laurence Fishburne"] == group_color(1), fill
 
 
 def test_expansion_frames_collisions_and_controls(home: Path) -> None:

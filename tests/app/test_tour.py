@@ -69,8 +69,12 @@ def test_the_tour_walks_every_step_and_finish_restores_the_own_choices(home: Pat
         texts = _texts(at)
         assert any(t.startswith(f"Guided demo · step {i + 1} of {len(tour.STEPS)}") for t in texts), texts[:5]
         assert any(t.startswith("What this stage does") for t in texts)
-        if step.page != "pages/compare.py":  # the page's own intro is folded under the step's bar
-            assert [e for e in at.expander if e.label == "About this page"], i
+        if step.page != "pages/compare.py":  # the page's own intro is in the bar's "More", not above the stage
+            from components.teaching import INTROS
+
+            assert "About this page" in texts, i
+            assert " ".join(INTROS[step.page].text) in texts, i
+            assert not [e for e in at.expander if e.label == "About this page"], i
         if step.page == "pages/compare.py":
             assert ss[S.COMPARE_QUESTION] == step.question
         else:
@@ -87,6 +91,12 @@ def test_the_tour_walks_every_step_and_finish_restores_the_own_choices(home: Pat
             assert "diamond: anchor, where a bubble starts" in at.get("iframe")[0].proto.srcdoc
         if step.page == "pages/bubble_ask.py":
             assert any(t.startswith("Recorded live run vs this replay") for t in texts)
+        lesson = [t for t in texts if t.startswith("- Where the evidence is: ")]
+        if step.lesson:  # read from the runs on the page: the gold passages' ranks and the none-mode answer
+            assert any(t.startswith("What these runs teach") for t in texts), i
+            assert lesson and "rank" in lesson[0] and "Without an LLM (none mode) bubblerag quotes" in lesson[0], i
+        else:
+            assert not lesson, i
         nxt = _button(at, "next")
         assert nxt.label == ("Finish the tour" if i == len(tour.STEPS) - 1 else
                              f"Next: {tour._TITLES[tour.STEPS[i + 1].page]}")

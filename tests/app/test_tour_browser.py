@@ -1,7 +1,9 @@
 """The guided demo in a real browser (headless Debian chromium via Playwright): started from Home, Next
 opens every step's page — anchor grouping, bubble expansion, ranking, Ask, Compare, for the Keanu Reeves
-question and then the Lothair II question — each with its heading and its step; the expansion drawing
-marks the anchors; Finish returns Home with the person's own choices. The server starts on the hashing
+question and then the Lothair II question, then Compare on a question the recorded model answers — each with
+its heading and its step, the step's stage above the fold of a 1440×900 projector (the one-line bar), Next in
+reach on a page scrolled down (the bar sticks) and the lesson under Ask's answer and Compare's table; the
+expansion drawing marks the anchors; Finish returns Home with the person's own choices. The server starts on the hashing
 embedder and no LLM: the tour itself switches to the demo, the recorded LLM and the recording's models."""
 
 from __future__ import annotations
@@ -20,6 +22,17 @@ HEADINGS = {"pages/bubble_anchors.py": "Anchor grouping", "pages/bubble_expansio
             "pages/bubble_ranking.py": "Ranking and reasoning expansion", "pages/bubble_ask.py": "Ask",
             "pages/compare.py": "Compare methods"}
 TIMEOUT = 180_000
+FOLD = 900  #: a projector's 1440×900: each step's stage must start above it
+
+
+def _main(page, step: tour.TourStep):  # type: ignore[no-untyped-def]
+    """The element a step is about: the stage the anchor page opens on, the expansion drawing, the CEG ranking,
+    the answer box, Compare's summary table."""
+    return {"pages/bubble_anchors.py": lambda: page.get_by_text("1 · The question and the pre-retrieved passages"),
+            "pages/bubble_expansion.py": lambda: page.locator("iframe").first,
+            "pages/bubble_ranking.py": lambda: page.locator("[data-testid='stDataFrame']").first,
+            "pages/bubble_ask.py": lambda: page.get_by_text("Answer", exact=True).first,
+            "pages/compare.py": lambda: page.locator("[data-testid='stDataFrame']").first}[step.page]()
 
 
 def test_the_guided_demo_from_home_through_every_next(server: tuple[str, float], tmp_path: Path) -> None:
@@ -41,6 +54,23 @@ def test_the_guided_demo_from_home_through_every_next(server: tuple[str, float],
                 assert f"/{Path(step.page).stem}" in page.url, (i, page.url)
                 if step.page != "pages/compare.py":  # the step's question, not the one the address bar held
                     expect(page.get_by_label("Question", exact=True)).to_have_value(step.question, timeout=TIMEOUT)
+                # the one-line bar leaves the stage above the fold of a 1440×900 projector
+                main = _main(page, step)
+                expect(main).to_be_visible(timeout=TIMEOUT)
+                box = main.bounding_box()
+                assert box is not None and box["y"] < FOLD, (i, step.page, box)
+                if step.lesson:  # the lesson read from the runs, under the main element
+                    expect(page.get_by_text("What these runs teach")).to_be_visible(timeout=TIMEOUT)
+                    expect(page.get_by_text(re.compile(r"^Where the evidence is: ")).first).to_be_visible(
+                        timeout=TIMEOUT)
+                if step.page == "pages/bubble_ask.py" and step.question == tour.KEANU:
+                    # scrolled to the bottom of a long page, Next is still in reach: the bar sticks under the header
+                    page.mouse.move(900, 600)
+                    page.mouse.wheel(0, 4000)
+                    page.wait_for_timeout(800)
+                    nb = page.get_by_role("button", name=re.compile(r"^Next: ")).bounding_box()
+                    assert nb is not None and 0 <= nb["y"] < FOLD - nb["height"], nb
+                    page.screenshot(path=str(tmp_path / f"tour_{i + 1}_scrolled.png"))
                 if i == 0:  # the recorded run: each stage's live seconds beside the replay's
                     expect(page.get_by_text(re.compile(r"when recorded live \(LLM stage")).first).to_be_visible(
                         timeout=TIMEOUT)

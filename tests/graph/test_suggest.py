@@ -7,7 +7,7 @@ import pytest
 
 from core.graph.graph_builder import graph_from_triples
 from core.graph.model import KnowledgeGraph
-from core.graph.suggest import relation_question, suggest_questions
+from core.graph.suggest import answerable_questions, relation_question, suggest_questions
 from tests.conftest import SAMPLE_DATA
 
 
@@ -104,3 +104,48 @@ def test_nothing_to_suggest_without_edges() -> None:
     b = GraphBuilder(name="corpus")
     b.add_chunk("T", "text", chunk_id="c1")
     assert suggest_questions(b.build(), k=3) == ()  # no edge, no question
+
+
+def _passages_graph(rows: list[tuple[str, str, str, str]], texts: dict[str, str]) -> KnowledgeGraph:
+    from core.graph.graph_builder import GraphBuilder
+
+    b = GraphBuilder(name="films")
+    ids = {cid: b.add_chunk(cid.title(), text, chunk_id=cid) for cid, text in texts.items()}
+    for h, r, t, cid in rows:
+        b.add_triple(h, r, t, chunk_id=ids[cid])
+    return b.build()
+
+
+def test_answerable_questions_are_worded_from_one_relation_and_checked_against_the_graph() -> None:
+    g = _demo()
+    out = answerable_questions(g, k=4)
+    assert len(out) == 4 and {s.kind for s in out} == {"relation"}  # no "What connects" / "How is … related"
+    norm = " ".join
+    for s in out:
+        _check_answered(g, s)
+        (e,) = s.edges
+        # the one answer: no other edge of the relation has the named entity at the same end
+        known = g.node(s.entities[0])
+        end = g.edge_head if int(g.edge_head[e]) == known else g.edge_tail
+        same = [f for f in range(g.n_edges) if g.edge_relation[f] == g.edge_relation[e] and int(end[f]) == known]
+        assert set(same) == {e}, s
+        # a provenance passage names the entity and the answer
+        texts = [norm((g.chunk(c).title, g.chunk(c).text)).lower() for c in g.edge_chunks[e]]
+        assert any(s.entities[0].lower() in t and s.answer.lower() in t for t in texts), s
+
+
+def test_a_relation_with_two_answers_or_a_passage_that_does_not_state_it_is_not_suggested() -> None:
+    texts = {"m": "The Matrix, directed by the Wachowskis, stars Keanu Reeves.",
+             "k": "Keanu Reeves is Canadian and Lebanese by birth.",
+             "x": "A page about something else entirely."}
+    rows = [("The Matrix", "directed by", "The Wachowskis", "m"),  # stated in its passage: suggested
+            ("Keanu Reeves", "nationality", "Canadian", "k"),  # two nationalities: two answers
+            ("Keanu Reeves", "nationality", "Lebanese", "k"),
+            ("John Wick", "directed by", "Chad Stahelski", "x")]  # its passage never names the film or director
+    g = _passages_graph(rows, texts)
+    got = {s.question: s.answer for s in answerable_questions(g, k=8)}
+    assert got == {"Who directed The Matrix?": "The Wachowskis"}
+    # the templates alone offer the ambiguous and the unstated ones
+    templated = {s.question for s in suggest_questions(g, k=8)}
+    assert {"Who directed John Wick?", "What is the nationality of Keanu Reeves?"} <= templated
+    assert answerable_questions(g, k=0) == ()

@@ -41,6 +41,29 @@ def test_answer_types_and_mentions():
     assert new_mentions("Laurence Fishburne is an American actor.", "person", MATRIX) == []
 
 
+def test_which_city_asks_for_a_place_and_gets_the_sentence_that_names_one():
+    """A "which city / what country" question names its answer type in its noun (issue: none mode quoted a
+    sentence without the city while "He was born in Budapest" was in the same passage)."""
+    from core.backends.embedders import HashingEmbedder
+    from core.methods.extractive import pick_sentence
+
+    for q in ("In which city was Peter Kovacs born?", "What country was the author of Brand a citizen of?",
+              "Which river flows through the city Kevin Durant played for?"):
+        assert expected_answer_type(q, nouns=True) == "place", q
+        assert expected_answer_type(q) == ""  # BubbleRAG's sufficiency check reads the question words only
+    # "who" inside a relative clause does not make it a person question
+    assert expected_answer_type("In which country was the man who wrote Brand born?", nouns=True) == "place"
+    assert expected_answer_type("What percentage of the vote did Peter Kovacs win?", nouns=True) == "number"
+    assert expected_answer_type("Which film did Peter Kovacs direct?", nouns=True) == ""
+    q = "In which city was Peter Kovacs born?"
+    text = ("Peter Kovacs was born into a family of city musicians and was the city's best known violinist. "
+            "He was born in Budapest.")
+    pick = pick_sentence(q, [("c1", "Peter Kovacs", text)], Backends(HashingEmbedder(), get_llm("none")))
+    assert pick.answer_type == "place"
+    assert pick.text == "He was born in Budapest."
+    assert "Budapest" in pick.candidates[0].typed
+
+
 def test_pronouns_and_possessive_bridges():
     assert resolve_pronoun("She died on 20 March 851.", "Ermengarde of Tours") == \
         "Ermengarde of Tours died on 20 March 851."

@@ -1,0 +1,82 @@
+"""The guided demo's lessons (core.eval.lesson): every line is read from the runs, so changing a run changes
+the text — the gold passages' ranks, the passage a wrong answer came from, the count of right answers, the
+extractive answer beside them — and a lesson without runs or without a gold answer says what is missing."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.errors import ConfigError
+from core.eval.lesson import ShownRun, lesson, run_lesson
+
+SPEED = ("speed", "Speed (1994 film)", "Speed stars Keanu Reeves, with Dennis Hopper as Howard Payne.")
+MATRIX = ("matrix", "The Matrix", "It stars Keanu Reeves as Neo and Hugo Weaving as Agent Smith.")
+SMITH = ("smith", "Agent Smith", "Agent Smith is the main antagonist of The Matrix.")
+WICK = ("wick", "John Wick (film)", "Viggo Tarasov is the villain of John Wick.")
+GOLD = ["matrix", "smith"]
+Q = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
+
+
+def test_a_wrong_answer_is_traced_to_the_passage_that_holds_it_and_its_rank_follows_the_run():
+    run = ShownRun("bubblerag", "Howard Payne", (MATRIX, SPEED, SMITH))
+    lines = lesson(Q, [run], GOLD, ["Hugo Weaving"]).lines()
+    assert lines[0] == ("Where the evidence is: “The Matrix” at rank 1 of bubblerag's ranking; “Agent Smith” at rank 3 "
+                        "of bubblerag's ranking.")
+    assert lines[1] == "The recorded 1.5B model answered “Howard Payne”: wrong (gold: “Hugo Weaving”, no match)."
+    assert lines[2].startswith("“Howard Payne” (bubblerag) comes from “Speed (1994 film)” (rank 2), a passage that is "
+                               "not gold") and lines[2].endswith("it had every gold passage in its ranking.")
+    # another run: the ranks in the text move with it, and a gold passage it lost is named as lost
+    moved = lesson(Q, [ShownRun("bubblerag", "Howard Payne", (SPEED, MATRIX))], GOLD, ["Hugo Weaving"],
+                   titles={"smith": "Agent Smith"}).lines()
+    assert "“The Matrix” at rank 2" in moved[0] and "“Agent Smith” not retrieved by bubblerag" in moved[0]
+    assert "(rank 1)" in moved[2] and "it did not have every gold passage" in moved[2]
+
+
+def test_a_right_answer_has_no_why_line_and_a_name_from_a_gold_passage_is_the_wrong_name_in_it():
+    right = lesson(Q, [ShownRun("dense", "Hugo Weaving", (MATRIX, SMITH))], GOLD, ["Hugo Weaving"])
+    assert right.why_lines() == []
+    assert right.answer_line().endswith("right (gold: “Hugo Weaving”, exact match).")
+    character = lesson(Q, [ShownRun("sgrag", "Agent Smith", (SPEED, MATRIX, SMITH))], GOLD, ["Hugo Weaving"])
+    assert character.why_lines()[0].startswith("“Agent Smith” (sgrag) is in the gold passage “The Matrix” (rank 2): "
+                                               "the right passage, the wrong name in it")
+
+
+def test_many_runs_are_counted_and_grouped_by_answer():
+    runs = [ShownRun("dense", "Viggo Tarasov", (MATRIX, WICK, SMITH)),
+            ShownRun("rerank", "Howard Payne", (SPEED, MATRIX, SMITH)),
+            ShownRun("ppr", "Howard Payne", (MATRIX, SMITH, SPEED, WICK)),
+            ShownRun("sgrag", "Unable to determine", (MATRIX,)),
+            ShownRun("reg", "Hugo Weaving", (SMITH, MATRIX))]
+    le = lesson(Q, runs, GOLD, ["Hugo Weaving"], extractive=ShownRun("bubblerag", MATRIX[2], (MATRIX,)))
+    assert le.evidence_line() == ("Where the evidence is: “The Matrix” at ranks 1–2 in 5 of 5 methods' rankings; "
+                                  "“Agent Smith” at ranks 1–3 in 4 of 5 methods' rankings (not retrieved by sgrag).")
+    assert le.answer_line() == ("The recorded 1.5B model answered “Howard Payne” ×2, “Viggo Tarasov”, "
+                                "“Unable to determine”, “Hugo Weaving”: 1 of 5 right (gold: “Hugo Weaving”).")
+    why = le.why_lines()
+    assert len(why) == 3  # one per distinct wrong answer
+    assert why[1].startswith("“Howard Payne” (2 methods) comes from “Speed (1994 film)” (ranks 1–3)")
+    assert "2 of them had every gold passage in their ranking" in why[1]
+    assert why[2].startswith("“Unable to determine” (sgrag) is in none of the passages retrieved")
+    assert le.extractive_line() == (f"Without an LLM (none mode) bubblerag quotes: “{MATRIX[2]}” — it holds the gold "
+                                    "answer.")
+    assert le.lines()[-1] == le.extractive_line()
+
+
+def test_part_of_the_gold_answer_is_partly_right():
+    r = lesson("When did Lothair II's mother die?",
+               [ShownRun("ppr", "851", (("tours", "Ermengarde of Tours", "She died on 20 March 851."),))],
+               ["tours"], ["20 March 851"])
+    assert r.why_lines() == ["“851” (ppr) is part of the gold answer “20 March 851”: partly right, not an exact "
+                             "match; it had every gold passage in its ranking."]
+
+
+def test_gold_titles_of_passages_no_run_retrieved_come_from_titles():
+    r = run_lesson(ShownRun("dense", "x", (SPEED,)), GOLD, ["Hugo Weaving"], {"matrix": "The Matrix"})
+    assert r.gold_ranks == (("The Matrix", None), ("smith", None)) and not r.all_gold_retrieved
+
+
+def test_a_lesson_needs_runs_and_a_gold_answer():
+    with pytest.raises(ConfigError, match=r"needs at least one run, got none: run a method on it first"):
+        lesson(Q, [], GOLD, ["Hugo Weaving"])
+    with pytest.raises(ConfigError, match=r"the lesson on dense's answer needs a gold answer, got \['', ' '\]"):
+        lesson(Q, [ShownRun("dense", "x", (MATRIX,))], GOLD, ["", " "])
