@@ -2,12 +2,23 @@
 
 Both put the evidence into the prompt, as a triple list or as directional evidence chains
 ``e0 → [r1] → e1 → [r2] → e2`` (Appendix F). The two share their instructions, so their token
-difference is the evidence format alone. Appendix F's in-context example is replaced by a format line
-with placeholders: the small local model we ship copied the example's names into its replies, and a
-placeholder cannot be an answer.
+difference is the evidence format alone.
+
+Appendix F puts an in-context demonstration before the question ("a structured prompt template with
+in-context demonstrations", §4.2). ReG's own answer step (:func:`qa_prompt` with ``demonstration=True``)
+has one, written about made-up entities that no sample or public benchmark names, and without the
+explanation (App. F: "the explanation component in the ICL example is optional"; our answer step asks
+for the answer alone). The small local model we ship has copied a demonstration's names into its
+replies before, so :func:`demonstration_copies` finds a reply that names a demonstration entity the
+real question and evidence do not, and the answer step treats it as an unusable reply (BubbleRAG's
+template-copy check, :func:`core.methods.bubblerag.prompts.template_copies`, treats a copied format line
+the same way). The other methods' evidence prompts stay without it.
 """
 
 from __future__ import annotations
+
+import re
+from collections.abc import Iterable
 
 QA_SYSTEM = ("You answer questions from knowledge-graph evidence. Reply with the short answer alone (a name, "
              "date, number or short phrase), no explanation.")
@@ -32,7 +43,80 @@ Reply with the answer alone (<an entity, date or number from the triples>).
 Answer:"""
 
 
-def qa_prompt(query: str, evidence: str, fmt: str) -> str:
-    """User message for ``fmt`` "chains" (numbered chains) or "triples" (one triple a line)."""
+#: The made-up entities of the demonstrations (QA and ReG's selection): none is a name of ``sample_data/``
+#: or of a public benchmark (a test checks this); a reply naming one that its own question and evidence do
+#: not name copied the demonstration.
+DEMO_NAMES: tuple[str, ...] = ("Marrowfield Ledger", "Ilse Varnholt", "Quellstad", "Ober Tamm", "Oren Caskey",
+                               "Brindlewick Press", "Tolvane")
+
+_QA_DEMO_CHAINS = """Example (made-up entities, not part of your evidence):
+Reasoning paths:
+1. Marrowfield Ledger → [founded by] → Ilse Varnholt → [born in] → Quellstad
+2. Ilse Varnholt → [worked in] → Tolvane
+Question: In which town was the founder of the Marrowfield Ledger born?
+Answer: Quellstad
+
+Now the real task.
+"""
+
+_QA_DEMO_TRIPLES = """Example (made-up entities, not part of your evidence):
+Triples:
+(Marrowfield Ledger, founded by, Ilse Varnholt)
+(Ilse Varnholt, born in, Quellstad)
+(Ilse Varnholt, worked in, Tolvane)
+Question: In which town was the founder of the Marrowfield Ledger born?
+Answer: Quellstad
+
+Now the real task.
+"""
+
+
+def qa_demonstration(fmt: str) -> str:
+    """The demonstration block ReG's answer prompt opens with, in the evidence format ``fmt``."""
+    return _QA_DEMO_CHAINS if fmt == "chains" else _QA_DEMO_TRIPLES
+
+
+def qa_prompt(query: str, evidence: str, fmt: str, *, demonstration: bool = False) -> str:
+    """User message for ``fmt`` "chains" (numbered chains) or "triples" (one triple a line); ``demonstration``
+    opens it with App. F's in-context example (ReG's answer step)."""
     tpl = _QA_CHAINS if fmt == "chains" else _QA_TRIPLES
-    return tpl.format(evidence=evidence.strip() or "(none)", query=query.strip())
+    body = tpl.format(evidence=evidence.strip() or "(none)", query=query.strip())
+    return qa_demonstration(fmt) + body if demonstration else body
+
+
+def _names_in(name: str, text: str) -> bool:
+    return re.search(r"(?<!\w)" + re.escape(name.lower()) + r"(?!\w)", text.lower()) is not None
+
+
+def demonstration_copies(reply: object, prompt: str, demonstration: str,
+                         names: Iterable[str] = DEMO_NAMES) -> list[str]:
+    """What ``reply`` copied from the ``demonstration`` block ``prompt`` opens with, instead of answering its own
+    question: the demonstration entities it names that the rest of ``prompt`` does not, and any of its strings
+    written in the demonstration word for word but not in the rest of the prompt (40 characters or more: a short
+    phrase such as "no fact is needed" may be the reply's own).
+
+    ``reply`` is a string or a parsed JSON reply (every string in it is read).
+    """
+    texts: list[str] = []
+
+    def walk(x: object) -> None:
+        if isinstance(x, str):
+            texts.append(x)
+        elif isinstance(x, dict):
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+
+    walk(reply)
+    said = "\n".join(texts)
+    real = prompt.replace(demonstration, "") if demonstration else prompt
+    found = [n for n in names if _names_in(n, said) and not _names_in(n, real)]
+
+    def norm(t: str) -> str:
+        return " ".join(t.lower().split())
+
+    demo, rest = norm(demonstration), norm(real)
+    found += [t[:60] for t in texts if len(norm(t)) >= 40 and norm(t) in demo and norm(t) not in rest]
+    return list(dict.fromkeys(found))

@@ -231,7 +231,8 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
     chunks = {c: (qgraph.chunk(c).title, qgraph.chunk(c).text) for c in cited if c in qgraph.chunk_index}
     sources = [list(dict.fromkeys(c for e in u for c in graph.edge_chunks[e] if c in chunks)) for u in units]
     reorg_kw = dict(graph=graph, query_entities=linked.names, max_length=cfg.max_length, answer_merge=cfg.answer_merge,
-                    entity_merge=cfg.entity_merge, keep_unanchored=cfg.keep_unanchored, llm=backends.llm)
+                    entity_merge=cfg.entity_merge, keep_unanchored=cfg.keep_unanchored, llm=backends.llm,
+                    demonstration=True)  # App. F: ReG's answer prompt opens with an in-context example
     chosen = list(range(len(kept)))
     if cfg.evidence_format != "passages" and (cfg.answer_chunks is not None or cfg.answer_tokens is not None):
         chosen = budget_triples(query, kept, sources, cfg, reorg_kw)
