@@ -15,6 +15,7 @@ treated as a failed check (:func:`demo_copied`), as BubbleRAG treats a reply tha
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -184,3 +185,11 @@ def context_schema(ids: Sequence[int], most: int) -> dict[str, Any]:
                            "needed": {"enum": ["none", "some"]},
                            "selected": {"type": "array", "items": {"enum": list(ids)}, "maxItems": most}},
             "required": ["explanation", "needed", "selected"]}
+
+
+def selection_prompts_sha256() -> str:
+    """sha256 of every selection prompt template and demonstration: selections made under other prompts (a cache,
+    a sample's shipped ``selections.json``) are not reused as if these prompts had made them."""
+    text = "\n".join([SELECT_SYSTEM, SELECT_DEMO, _SELECT_USER, CHAIN_DEMO, _STEP_CHAIN_USER, CONTEXT_DEMO,
+                      _STEP_CONTEXT_USER])
+    return hashlib.sha256(text.encode()).hexdigest()

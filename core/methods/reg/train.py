@@ -317,7 +317,7 @@ def train_reg(workspace: Any, questions: str | Path, *, backends: Any, cfg: Trai
     the same supervision and split.
 
     Refined supervision calls ``backends.llm`` once per question with a usable candidate pool; the
-    selections are cached in ``<workspace>/reg/selections-<model>.json`` so retraining reuses them.
+    selections are cached in ``<workspace>/reg/selections-<model>-<form>-<prompts>.json`` so retraining reuses them.
 
     ``out`` (default: the unit's folder in the workspace) must be new, empty or a model folder of egx's
     (:func:`~core.methods.reg.retriever.is_model_folder`); anything else is refused before any work, with
@@ -388,8 +388,10 @@ MAX_RESULT_BYTES = 32 * 2**20  #: a training run's result.json (curves and metri
 
 def shipped_selections(workspace: Any, model_id: str, how: str) -> dict[str, Any]:
     """The S(I) selections shipped with a bundled sample (``sample_data/<name>/reg/selections.json``) when
-    they were made by ``model_id`` in form ``how``; else ``{}``."""
+    they were made by ``model_id`` in form ``how`` under the current selection prompts; else ``{}``."""
     import json
+
+    from core.methods.reg.prompts import selection_prompts_sha256
 
     if not workspace.meta.sample:
         return {}
@@ -401,7 +403,8 @@ def shipped_selections(workspace: Any, model_id: str, how: str) -> dict[str, Any
             data = json.loads(f.read_text(encoding="utf-8"))
             prov = data.get("provenance", {})
             if (data.get("format") == SELECTIONS_FORMAT and prov.get("model_id") == model_id
-                    and prov.get("selection") == how and prov.get("graph_hash") == workspace.content_hash):
+                    and prov.get("selection") == how and prov.get("graph_hash") == workspace.content_hash
+                    and prov.get("prompts_sha256") == selection_prompts_sha256()):
                 return dict(data.get("selections", {}))
     return {}
 
@@ -414,8 +417,11 @@ def selection_how(setting: str, llm: Any) -> SelectHow:
 
 
 def selections_file(model_id: str, how: str) -> str:
-    """The cache of one model's selections in one form (App. F's one-shot keeps the older file name)."""
-    return f"selections-{_slug(model_id)}.json" if how == "one-shot" else f"selections-{_slug(model_id)}-{how}.json"
+    """The cache of one model's selections in one form under the current selection prompts (the first 8 hex digits
+    of :func:`~core.methods.reg.prompts.selection_prompts_sha256`): a prompt change starts a new cache."""
+    from core.methods.reg.prompts import selection_prompts_sha256
+
+    return f"selections-{_slug(model_id)}-{how}-{selection_prompts_sha256()[:8]}.json"
 
 
 def _slug(s: str) -> str:
