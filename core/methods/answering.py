@@ -433,15 +433,18 @@ _LIMIT = ("Without an LLM this is the best-scoring evidence sentence, not a gene
 
 
 def method_notices(result: Any, *, app: bool = False) -> tuple[str, ...]:
-    """Notices a method's trace asks every view to show (a step's ``data["notice"]``), e.g. that the
-    ``reg`` method ran without ReG's trained retriever. Pages, ``egx ask`` and ``egx bench`` show them;
-    with ``app`` a step's ``data["notice_app"]`` (the same notice in the app's words) where it has one."""
+    """Notices a method's trace asks every view to show (a step's ``data["notice"]``, then any of its
+    ``data["more_notices"]``), e.g. that the ``reg`` method ran without ReG's trained retriever. Pages, ``egx ask``
+    and ``egx bench`` show them; with ``app`` a step's ``data["notice_app"]`` (the same notice in the app's words)
+    where it has one."""
     out: list[str] = []
     for s in result.trace.steps:
         d = s.data if isinstance(s.data, dict) else {}
         n = (app and d.get("notice_app")) or d.get("notice")
-        if n and str(n) not in out:
-            out.append(str(n))
+        more = d.get("more_notices")
+        for text in [n, *(more if isinstance(more, list) else [])]:
+            if text and str(text) not in out:
+                out.append(str(text))
     return tuple(out)
 
 

@@ -191,6 +191,11 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
             scorer = scorer_label(ret.manifest)
             if ret.manifest.get("supervision") != "refined":
                 step.data["notice"], step.data["notice_app"] = WEAK_NOTICE, WEAK_NOTICE_APP
+            from core.methods.reg.train import below_cosine
+
+            worse = below_cosine(ret.manifest)  # said wherever the run is shown, with its held-out figures
+            if worse:
+                step.data["more_notices"] = [worse]
         else:
             scores = edge_rows[edges] @ qvec if edges.size else np.zeros(0, np.float32)
             name, scorer = "cosine", scorer_label(None)

@@ -103,9 +103,84 @@ class TrainResult:
     seconds: float
     model_dir: str = ""
     notes: list[str] = field(default_factory=list)
+    #: the retriever that was active when training started, scored on the same held-out questions ({} when none)
+    current_test: dict[str, float] = field(default_factory=dict)
+    kept_aside: bool = False  #: True: it lost on the held-out split and was saved aside, not installed
+    verdict: str = ""  #: the comparison that decided it (:func:`judge`), in words
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+#: The held-out figure a new model must not lose on, in order of preference: gold-passage triple recall is the same
+#: target whatever the supervision (label recall is each run's own labels); answer hit when no question has gold.
+JUDGED = (("gold_passage_recall", "gold-passage triple recall", "with_gold"), ("answer_hit", "answer hit", "questions"))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether a newly trained retriever replaces the active scorer: it must not lose, on the held-out split, to
+    the untrained cosine scorer nor to the retriever active now (both scored on the same questions)."""
+
+    install: bool
+    metric: str  #: the :data:`JUDGED` key compared
+    new: float
+    rivals: dict[str, float]  #: "untrained cosine" / "the current retriever" → its figure
+    questions: int  #: held-out questions behind the figure
+    text: str
+
+
+def held_out_metric(test: dict[str, Any]) -> tuple[str, str, int]:
+    """``(key, words, questions)`` of the held-out figure :func:`judge` and the pages compare (:data:`JUDGED`)."""
+    for key, words, n in JUDGED:
+        v = test.get(key)
+        if v is not None and not np.isnan(float(v)):
+            return key, words, int(test.get(n, 0) or 0)
+    return JUDGED[0][0], JUDGED[0][1], 0
+
+
+def judge(res: TrainResult) -> Verdict:
+    """The new model against the untrained cosine and the current retriever on the held-out split, at ``recall_k``.
+
+    A tie keeps the new model (it is no worse); a split without a question to judge on cannot show it is worse, so
+    it is installed and the verdict says so.
+    """
+    key, words, n = held_out_metric(res.test)
+    k = res.config.get("recall_k", 30)
+    new = float(res.test.get(key, float("nan")))
+    rivals = {"untrained cosine": float(res.baseline_test.get(key, float("nan")))}
+    if res.current_test:
+        rivals["the current retriever"] = float(res.current_test.get(key, float("nan")))
+    if n == 0 or np.isnan(new):
+        return Verdict(True, key, new, rivals, 0, f"no held-out question to compare {words}@{k} on; installed")
+    beaten = {name: v for name, v in rivals.items() if not np.isnan(v) and v > new}
+    vs = ", ".join(f"{name} {v:.3f}" for name, v in rivals.items() if not np.isnan(v))
+    figures = f"held-out {words}@{k} {new:.3f} vs {vs} ({n} questions)"
+    if beaten:
+        return Verdict(False, key, new, rivals, n, f"it loses to {' and '.join(beaten)}: {figures}")
+    return Verdict(True, key, new, rivals, n, f"no worse than {' and '.join(rivals)}: {figures}")
+
+
+def below_cosine(figures: dict[str, Any]) -> str:
+    """A sentence saying that a trained retriever (its manifest or ``result.json``: ``test`` and ``baseline_test``)
+    scores below the untrained cosine scorer on its held-out split, with the figures; "" when it does not (or
+    there is nothing to compare)."""
+    test, base = figures.get("test") or {}, figures.get("baseline_test") or {}
+    if not isinstance(test, dict) or not isinstance(base, dict):
+        return ""
+    key, words, n = held_out_metric(test)
+    new, cos = float(test.get(key, float("nan"))), float(base.get(key, float("nan")))
+    if n == 0 or np.isnan(new) or np.isnan(cos) or new >= cos:
+        return ""
+    k = (figures.get("config") or {}).get("recall_k", 30)
+    return (f"The active ReG@Triple retriever scores below the untrained cosine scorer on its held-out split: "
+            f"{words}@{k} {new:.3f} vs cosine {cos:.3f} ({n} questions).")
+
+
+def aside_dir(folder: Path) -> Path:
+    """Where a retriever that lost on the held-out split is kept, next to the active ``folder`` and never loaded
+    by ``reg`` (``<folder>-kept-aside``)."""
+    return folder.with_name(folder.name + "-kept-aside")
 
 
 def split_ids(qids: Sequence[str], *, val_fraction: float, test_fraction: float, seed: int,
@@ -274,8 +349,10 @@ def split_examples(sups: Sequence[Supervision], graph: KnowledgeGraph, qvecs: di
 def train_retriever(sups: Sequence[Supervision], graph: KnowledgeGraph, qvecs: dict[str, np.ndarray],
                     node_vectors: np.ndarray, edge_vectors: np.ndarray, cfg: TrainConfig, *,
                     embedder_id: str = "", graph_hash: str = "", progress: Progress | None = None,
-                    neg_per_question: int = 300) -> tuple[TripleRetriever, TrainResult]:
-    """Split, build examples, fit, evaluate on the held-out test split (module docstring)."""
+                    neg_per_question: int = 300,
+                    current: TripleRetriever | None = None) -> tuple[TripleRetriever, TrainResult]:
+    """Split, build examples, fit, evaluate on the held-out test split (module docstring); ``current`` — the
+    retriever active now — is scored on the same test questions (``TrainResult.current_test``)."""
     t0 = time.perf_counter()
     split, ex, counts, notes = split_examples(sups, graph, qvecs, edge_vectors, cfg)
     ret, curves, best_epoch = fit(ex["train"], ex["val"], graph, node_vectors, edge_vectors, cfg,
@@ -287,8 +364,13 @@ def train_retriever(sups: Sequence[Supervision], graph: KnowledgeGraph, qvecs: d
     ret.manifest.update({"embedder": embedder_id, "graph_hash": graph_hash, "supervision": cfg.supervision,
                          "hops": cfg.hops, "best_epoch": best_epoch, "test": test, "baseline_test": base,
                          "split": split, "config": asdict(cfg), "counts": counts, "notes": notes})
+    cur: dict[str, float] = {}
+    if current is not None:
+        cur = evaluate([current.score(e.qvec, e.edges, graph, node_vectors, edge_vectors, e.topic) for e in ex["test"]],
+                       ex["test"], graph, cfg.recall_k)
+        ret.manifest["current_test"] = cur
     res = TrainResult(cfg.supervision, asdict(cfg), curves, best_epoch, split, test, base, counts, ret.device,
-                      time.perf_counter() - t0, notes=notes)
+                      time.perf_counter() - t0, notes=notes, current_test=cur)
     return ret, res
 
 
@@ -309,7 +391,7 @@ def _check_refined(counts: dict[str, int]) -> None:
 def train_reg(workspace: Any, questions: str | Path, *, backends: Any, cfg: TrainConfig | None = None,
               out: str | Path | None = None, limit: int | None = None, cache: bool = True,
               progress: Progress | None = None, trainer: Callable[..., tuple[Any, TrainResult]] | None = None,
-              model_dir: Callable[[Any], Path] | None = None) -> TrainResult:
+              model_dir: Callable[[Any], Path] | None = None, use_anyway: bool = False) -> TrainResult:
     """End to end (``egx train-reg``): supervision for every question, training, saving.
 
     ``trainer`` / ``model_dir`` default to ReG@Triple (:func:`train_retriever`, ``<workspace>/reg/retriever``);
@@ -322,6 +404,11 @@ def train_reg(workspace: Any, questions: str | Path, *, backends: Any, cfg: Trai
     ``out`` (default: the unit's folder in the workspace) must be new, empty or a model folder of egx's
     (:func:`~core.methods.reg.retriever.is_model_folder`); anything else is refused before any work, with
     :class:`~core.errors.OutputPathError`, and nothing in it is touched.
+
+    Training keeps the better scorer: into the workspace's own folder (no ``out``), a model that loses on the
+    held-out split to the untrained cosine or to the retriever active now (:func:`judge`) is saved in
+    :func:`aside_dir` instead and the active scorer stays (``TrainResult.kept_aside``); ``use_anyway`` installs
+    it regardless. A named ``out`` is not the active folder: the model is written there either way.
     """
     import json
 
@@ -370,15 +457,36 @@ def train_reg(workspace: Any, questions: str | Path, *, backends: Any, cfg: Trai
         if progress is not None:
             progress(msg, 0.5 + 0.5 * frac)
 
+    kw: dict[str, Any] = {}
+    if trainer is None:  # ReG@Triple: the retriever active now is scored on the same held-out questions
+        kw["current"] = active_retriever(workspace, backends.embedder.model_id)
     ret, res = (trainer or train_retriever)(sups, graph, qvecs, node_vecs, edge_vecs, cfg,
                                             embedder_id=backends.embedder.model_id, graph_hash=graph.content_hash,
-                                            progress=sub)
+                                            progress=sub, **kw)
     ret.manifest["llm"] = llm.model_id if refine else ""
     ret.manifest["selection"] = how if refine else ""
+    verdict = judge(res)
+    res.verdict = verdict.text
+    if out is None and not verdict.install and not use_anyway:
+        folder = aside_dir(folder)
+        check_output_folder(folder, what="model folder", ours=is_model_folder)
+        res.kept_aside = True
     ret.save(folder)
     res.model_dir = str(folder)
     atomic_write_json(folder / "result.json", res.to_dict())
     return res
+
+
+def active_retriever(workspace: Any, embedder_id: str) -> TripleRetriever | None:
+    """The ReG@Triple retriever ``reg`` loads on ``workspace`` now (its own, else a sample's shipped one); None when
+    it scores by cosine (no model, or one that does not fit the graph or the embedder)."""
+    from core.errors import WorkspaceError
+    from core.methods.reg.retriever import find_model_dir, load_retriever
+
+    try:
+        return load_retriever(find_model_dir(workspace), workspace=workspace, embedder_id=embedder_id)
+    except (WorkspaceError, OSError):
+        return None
 
 
 SELECTIONS_FORMAT = "egx-reg-selections"
