@@ -173,9 +173,9 @@ def _active_and_aside(act: Active, unit: str) -> None:
     from core import tasks
     from core.methods.base import Backends
     from core.methods.reg.config import RegConfig
+    from core.methods.reg.keep import aside_dir, below_cosine
     from core.methods.reg.models import used_model
     from core.methods.reg.retriever import is_model_folder
-    from core.methods.reg.train import aside_dir, below_cosine
 
     ws = act.workspace
     if unit == "triple":

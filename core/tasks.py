@@ -232,7 +232,8 @@ def train_reg_task(spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
     from core.index.commit import commit
     from core.methods.base import Backends
     from core.methods.reg.config import TrainConfig
-    from core.methods.reg.train import aside_dir, judge, train_reg
+    from core.methods.reg.keep import aside_dir, judge
+    from core.methods.reg.train import train_reg
     from core.methods.reg.train_entity import train_reg_entity
 
     ws = _open(spec)
@@ -277,8 +278,8 @@ def use_kept_aside(workspace: Workspace, unit: str = "triple") -> Path:
     from core.errors import WorkspaceError
     from core.fsio import atomic_write_json, temp_sibling
     from core.index.commit import commit
+    from core.methods.reg.keep import aside_dir
     from core.methods.reg.retriever import is_model_folder
-    from core.methods.reg.train import aside_dir
 
     folder = reg_model_dir(workspace, unit)
     aside = aside_dir(folder)

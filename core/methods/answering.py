@@ -218,7 +218,7 @@ def answer_question(query: str, passages: Sequence[tuple[str, str, str]], backen
     replaces the passage prompt (the triple / chain evidence formats). A live LLM's reply streams to
     :func:`core.backends.streaming.answer_sink` under ``stage`` as it is written. ``demonstration``: the
     in-context example the prompt opens with (ReG's); a reply naming its made-up entities, not the real
-    evidence's, copied it and is unusable (:func:`core.methods.evidence.prompts.demonstration_copies`).
+    evidence's, copied it and is unusable (:func:`core.methods.copy_check.demonstration_copies`).
     """
     if not passages:
         return PassageAnswer("", "empty", fallback="no passage was retrieved")
@@ -235,7 +235,7 @@ def answer_question(query: str, passages: Sequence[tuple[str, str, str]], backen
                       pick=ans.pick)
     check = check_llm_answer(resp.text, truncated=resp.truncated)
     if check.ok and demonstration:
-        from core.methods.evidence.prompts import demonstration_copies
+        from core.methods.copy_check import demonstration_copies
 
         copied = demonstration_copies(check.text, user, demonstration)
         if copied:  # the example's answer, not one from this question's evidence

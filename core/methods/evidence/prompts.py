@@ -17,8 +17,8 @@ the same way). The other methods' evidence prompts stay without it.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
+from core.methods.copy_check import DEMO_NAMES as DEMO_NAMES
+from core.methods.copy_check import demonstration_copies as demonstration_copies
 
 QA_SYSTEM = ("You answer questions from knowledge-graph evidence. Reply with the short answer alone (a name, "
              "date, number or short phrase), no explanation.")
@@ -42,12 +42,6 @@ Question: {query}
 Reply with the answer alone (<an entity, date or number from the triples>).
 Answer:"""
 
-
-#: The made-up entities of the demonstrations (QA and ReG's selection): none is a name of ``sample_data/``
-#: or of a public benchmark (a test checks this); a reply naming one that its own question and evidence do
-#: not name copied the demonstration.
-DEMO_NAMES: tuple[str, ...] = ("Marrowfield Ledger", "Ilse Varnholt", "Quellstad", "Ober Tamm", "Oren Caskey",
-                               "Brindlewick Press", "Tolvane")
 
 _QA_DEMO_CHAINS = """Example (made-up entities, not part of your evidence):
 Reasoning paths:
@@ -82,41 +76,3 @@ def qa_prompt(query: str, evidence: str, fmt: str, *, demonstration: bool = Fals
     tpl = _QA_CHAINS if fmt == "chains" else _QA_TRIPLES
     body = tpl.format(evidence=evidence.strip() or "(none)", query=query.strip())
     return qa_demonstration(fmt) + body if demonstration else body
-
-
-def _names_in(name: str, text: str) -> bool:
-    return re.search(r"(?<!\w)" + re.escape(name.lower()) + r"(?!\w)", text.lower()) is not None
-
-
-def demonstration_copies(reply: object, prompt: str, demonstration: str,
-                         names: Iterable[str] = DEMO_NAMES) -> list[str]:
-    """What ``reply`` copied from the ``demonstration`` block ``prompt`` opens with, instead of answering its own
-    question: the demonstration entities it names that the rest of ``prompt`` does not, and any of its strings
-    written in the demonstration word for word but not in the rest of the prompt (40 characters or more: a short
-    phrase such as "no fact is needed" may be the reply's own).
-
-    ``reply`` is a string or a parsed JSON reply (every string in it is read).
-    """
-    texts: list[str] = []
-
-    def walk(x: object) -> None:
-        if isinstance(x, str):
-            texts.append(x)
-        elif isinstance(x, dict):
-            for v in x.values():
-                walk(v)
-        elif isinstance(x, list):
-            for v in x:
-                walk(v)
-
-    walk(reply)
-    said = "\n".join(texts)
-    real = prompt.replace(demonstration, "") if demonstration else prompt
-    found = [n for n in names if _names_in(n, said) and not _names_in(n, real)]
-
-    def norm(t: str) -> str:
-        return " ".join(t.lower().split())
-
-    demo, rest = norm(demonstration), norm(real)
-    found += [t[:60] for t in texts if len(norm(t)) >= 40 and norm(t) in demo and norm(t) not in rest]
-    return list(dict.fromkeys(found))

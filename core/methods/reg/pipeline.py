@@ -191,7 +191,7 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
             scorer = scorer_label(ret.manifest)
             if ret.manifest.get("supervision") != "refined":
                 step.data["notice"], step.data["notice_app"] = WEAK_NOTICE, WEAK_NOTICE_APP
-            from core.methods.reg.train import below_cosine
+            from core.methods.reg.keep import below_cosine
 
             worse = below_cosine(ret.manifest)  # said wherever the run is shown, with its held-out figures
             if worse:

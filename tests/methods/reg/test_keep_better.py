@@ -15,7 +15,8 @@ from core.cli import main
 from core.errors import WorkspaceError
 from core.index.samples import ensure_sample_workspace
 from core.methods.reg import train as reg_train
-from core.methods.reg.train import TrainResult, Verdict, aside_dir, below_cosine, judge
+from core.methods.reg.keep import Verdict, aside_dir, below_cosine, judge
+from core.methods.reg.train import TrainResult
 
 
 def _res(new: float, cos: float, current: float | None = None, n: int = 17) -> TrainResult:

@@ -126,8 +126,8 @@ def test_the_docs_name_the_scorer_the_samples_ship(doc, marker) -> None:
     """The method descriptions say what ``reg`` scores with on the samples, read from the shipped model's
     manifest: its unit and supervision, its held-out figure against cosine with the question count, and whether
     it is below cosine — so a retrained or removed model makes this fail until the docs follow."""
+    from core.methods.reg.keep import below_cosine, held_out_metric
     from core.methods.reg.retriever import scorer_label
-    from core.methods.reg.train import below_cosine, held_out_metric
 
     m = json.loads((SHIPPED["musique"] / MANIFEST_FILE).read_text())
     text = _paragraph((ROOT / doc).read_text(encoding="utf-8"), marker)
