@@ -79,7 +79,7 @@ def test_another_embedder_takes_the_visible_cosine_fallback(real_sample) -> None
     assert "egx train-reg" in method_notices(res)[0]
 
 
-def test_the_musique_model_fits_the_sample_graph(real_sample) -> None:
+def test_the_musique_model_fits_the_sample_graph(real_sample, monkeypatch) -> None:
     from core.backends.registry import get_embedder
 
     ws = real_sample("musique", get_embedder("minilm"))  # the graph hash does not depend on the embedder
@@ -91,6 +91,11 @@ def test_the_musique_model_fits_the_sample_graph(real_sample) -> None:
     assert got and all("mode" in v for v in got.values())  # egx train-reg reuses them: no LLM call needed
     assert shipped_selections(ws, "fake:other", prov["selection"]) == {}  # another model's S(I) is its own
     assert shipped_selections(ws, prov["model_id"], "other-form") == {}
+    from core.methods.reg import prompts
+
+    assert prov["prompts_sha256"] == prompts.selection_prompts_sha256()  # made under the prompts of this code
+    monkeypatch.setattr(prompts, "selection_prompts_sha256", lambda: "0" * 64)
+    assert shipped_selections(ws, prov["model_id"], prov["selection"]) == {}  # other prompts: not reused
 
 
 def test_the_shipped_model_never_saw_a_benchmarked_or_recorded_question() -> None:
