@@ -84,9 +84,8 @@ def test_the_musique_model_fits_the_sample_graph(real_sample, monkeypatch) -> No
 
     ws = real_sample("musique", get_embedder("minilm"))  # the graph hash does not depend on the embedder
     assert json.loads((SHIPPED["musique"] / MANIFEST_FILE).read_text())["graph_hash"] == ws.content_hash
-    from core.methods.reg.train import shipped_selections
-
     from core.methods.reg import prompts
+    from core.methods.reg.train import shipped_selections
 
     prov = json.loads((ROOT / "sample_data" / "musique" / "reg" / "selections.json").read_text())["provenance"]
     # the selections are reused only under the prompts that made them (their sha256 is in the provenance)
