@@ -170,5 +170,5 @@ def test_the_reg_column_says_when_its_retriever_is_below_cosine(home):
     mf.write_text(json.dumps(manifest))
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    assert any("The active ReG@Triple retriever " + said + ": answer hit@30 0.250 vs cosine 0.500 (8 questions)."
+    assert any("The ReG@Triple retriever used here " + said + ": answer hit@30 0.250 vs cosine 0.500 (8 questions)."
                in plain(w.value) for w in at.warning), [w.value for w in at.warning]

@@ -194,7 +194,7 @@ def test_the_page_says_when_the_active_retriever_is_below_cosine(home: Path) -> 
     mf.write_text(json.dumps(manifest))
     at.run(timeout=RUN_TIMEOUT)
     assert not at.exception, [e.value for e in at.exception]
-    said = ("The active ReG@Triple retriever scores below the untrained cosine scorer on its held-out split: "
+    said = ("The ReG@Triple retriever used here scores below the untrained cosine scorer on its held-out split: "
             "answer hit@30 0.250 vs cosine 0.500 (8 questions).")
     warnings = [plain(w.value) for w in at.warning]
     assert sum(said in w for w in warnings) == 2, warnings  # the run's notice at the top, and the Train panel

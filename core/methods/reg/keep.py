@@ -88,7 +88,8 @@ def below_cosine(figures: dict[str, Any]) -> str:
     if n == 0 or np.isnan(new) or np.isnan(cos) or new >= cos:
         return ""
     k = (figures.get("config") or {}).get("recall_k", 30)
-    return (f"The active ReG@Triple retriever scores below the untrained cosine scorer on its held-out split: "
+    unit = "ReG@Entity" if figures.get("unit") == "entity" else "ReG@Triple"
+    return (f"The {unit} retriever used here scores below the untrained cosine scorer on its held-out split: "
             f"{words}@{k} {new:.3f} vs cosine {cos:.3f} ({n} questions).")
 
 

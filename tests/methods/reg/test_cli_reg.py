@@ -49,7 +49,7 @@ def test_train_reg_then_ask_uses_the_trained_model(demo_path, capsys) -> None:
     assert not any("egx train-reg" in f for f in out["fallbacks"])  # the trained model was found
     assert out["notices"][0] == WEAK_NOTICE  # trained without an LLM: the paper's "w/o S(I)", and it says so
     # installed with --use-anyway: when it is below cosine on its held-out split, the run says that too
-    assert all(n.startswith("The active ReG@Triple retriever scores below") for n in out["notices"][1:])
+    assert all(n.startswith("The ReG@Triple retriever used here scores below") for n in out["notices"][1:])
 
 
 def test_refined_without_llm_is_refused_and_nothing_is_saved(demo_path, capsys) -> None:

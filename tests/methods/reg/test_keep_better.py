@@ -51,7 +51,7 @@ def test_judge_falls_back_to_answer_hit_and_cannot_judge_an_empty_split() -> Non
 
 def test_below_cosine_reads_a_manifest() -> None:
     r = _res(0.667, 0.692).to_dict()
-    assert below_cosine(r) == ("The active ReG@Triple retriever scores below the untrained cosine scorer on its "
+    assert below_cosine(r) == ("The ReG@Triple retriever used here scores below the untrained cosine scorer on its "
                                "held-out split: gold-passage triple recall@30 0.667 vs cosine 0.692 (17 questions).")
     assert below_cosine(_res(0.7, 0.692).to_dict()) == "" and below_cosine({}) == ""
 
@@ -133,5 +133,5 @@ def test_a_run_with_an_active_retriever_below_cosine_says_so(demo_path, capsys) 
     assert main(["ask", "Who played Agent Smith?", "--workspace", str(ws), "--method", "reg", "--embedder", "hashing",
                  "--json"]) == 0
     notices = json.loads(capsys.readouterr().out)["notices"]
-    assert ("The active ReG@Triple retriever scores below the untrained cosine scorer on its held-out split: "
+    assert ("The ReG@Triple retriever used here scores below the untrained cosine scorer on its held-out split: "
             "gold-passage triple recall@30 0.250 vs cosine 0.500 (9 questions).") in notices
