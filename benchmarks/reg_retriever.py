@@ -2,7 +2,7 @@
 
 For every question with an answer: the candidate pool (D.1), its compression (D.2, reported like the
 paper's Table 1: mean / max candidates before and after, ratio) and, with ``--llm``, the LLM
-selection (D.3; cached in ``<workspace>/reg/selections-<model>.json``, so a rerun reuses it). Then
+selection (D.3; cached in ``<workspace>/reg/selections-<model>-<form>-<prompts>.json``, so a rerun reuses it). Then
 the ReG@Triple retriever is trained on weak labels and, with ``--llm``, on refined labels with the
 same seeded split, and both are evaluated on the same held-out test questions together with the
 untrained cosine scorer (the baseline of the same run).

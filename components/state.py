@@ -156,6 +156,7 @@ TRAIN_REG_UNIT = "egx.train.reg.unit"  #: retrieval unit: triple (ReG@Triple) or
 TRAIN_REG_EPOCHS = "egx.train.reg.epochs"
 TRAIN_REG_START = "egx.train.reg.start"
 TRAIN_REG_JOB = "egx.train.reg.job"  #: key of this session's ReG training (a background job)
+TRAIN_REG_USE_ANYWAY = "egx.train.reg.use_anyway"  #: installs the retriever training kept aside (it lost)
 TRAIN_DOM_JOB = "egx.train.dominance.job"  #: key of this session's dominance training (a background job)
 
 # ---------------------------------------------------------------- Evaluate pages

@@ -5,7 +5,9 @@ Each panel says what it will train, on what, with which LLM (or plainly that the
 long it takes; Start submits the job (one per workspace and model, per server), whose live panel shows its
 epochs and selections and offers Cancel; when it ends, the outcome is shown once. A finished model is in
 the workspace's own folder, and cached method runs are keyed by the models on disk
-(:func:`core.tasks.model_stamp`), so the page's next run uses it.
+(:func:`core.tasks.model_stamp`), so the page's next run uses it. A ReG retriever that loses on the held-out
+split is kept aside instead (:func:`core.methods.reg.train.judge`), with a "Use it anyway" button; the panel
+says when the active retriever scores below cosine, with the figures.
 """
 
 from __future__ import annotations
@@ -51,19 +53,20 @@ def _outcome(job: Job, done: str) -> None:
         st.error(md_escape(s.error), icon=":material/error:")
 
 
-def _ended(state_key: str, describe: Callable[[dict[str, Any]], str]) -> None:
+def _ended(state_key: str, describe: Callable[[dict[str, Any]], str | tuple[str, str]]) -> None:
     """Show this session's training job under ``state_key``: live while it runs; once it ended, its outcome —
     after one more run of the page when it succeeded, so that everything above the panel (the method's run,
     the curves) already uses the new model."""
     shown = st.session_state.pop(state_key + ".outcome", None)
     if shown is not None:
         kind, text = shown
-        getattr(st, kind)(text, icon=":material/check_circle:" if kind == "success" else None)
+        getattr(st, kind)(text, icon=":material/check_circle:" if kind == "success" else ":material/warning:")
     job = session_jobs.finished(state_key)
     if job is None:
         return
     if job.status().state == "done":
-        st.session_state[state_key + ".outcome"] = ("success", describe(job.result() or {}))
+        said = describe(job.result() or {})  # the text, or (kind, text) for an outcome that is not a success
+        st.session_state[state_key + ".outcome"] = said if isinstance(said, tuple) else ("success", said)
         st.rerun()
     _outcome(job, "")
 
@@ -135,7 +138,9 @@ def reg_panel(act: Active, qids: list[str]) -> None:
                     f"the test recall), {epochs} epochs, {llm_words}. Estimate: about **{format_seconds(est)}** "
                     f"({basis}).")
         st.caption("It runs in a worker process at a lower priority, so the pages stay responsive. The model is "
-                   "written to this workspace's own folder when complete; until then the previous one stays in use.")
+                   "written to this workspace's own folder when complete; until then the previous one stays in use. "
+                   "A model that scores below the untrained cosine or the current retriever on the held-out "
+                   "questions is kept aside instead, and the better scorer stays.")
         if n < 10:
             st.warning(f"{n} question(s) with answers is too few to split into training, validation and test "
                        f"questions: with {n_val} to pick the best epoch and {n_test} held out, the chosen epoch and "
@@ -159,10 +164,60 @@ def reg_panel(act: Active, qids: list[str]) -> None:
             session_jobs.start(S.TRAIN_REG_JOB, key, title, work, kind="train",
                                on_busy=lambda: None)
         _ended(S.TRAIN_REG_JOB, lambda res: _reg_done(res, cfg.recall_k))
+        _active_and_aside(act, unit)
 
 
-def _reg_done(res: dict[str, Any], k: int) -> str:
+def _active_and_aside(act: Active, unit: str) -> None:
+    """Say when the active retriever scores below cosine (with its figures), and offer the one training kept aside
+    because it lost on the held-out split ("Use it anyway")."""
+    from core import tasks
+    from core.methods.base import Backends
+    from core.methods.reg.config import RegConfig
+    from core.methods.reg.keep import aside_dir, below_cosine
+    from core.methods.reg.models import used_model
+    from core.methods.reg.retriever import is_model_folder
+
+    ws = act.workspace
+    if unit == "triple":
+        used = used_model(ws, Backends(act.embedder, act.llm), RegConfig())  # None: reg scores by cosine
+        worse = below_cosine(used[1]) if used is not None else ""
+        if worse:
+            st.warning(f"{md_escape(worse)} It is still the scorer `reg` uses here; retrain, or compare it with the "
+                       "cosine fallback on the Compare page.", icon=":material/trending_down:")
+    aside = aside_dir(tasks.reg_model_dir(ws, unit))
+    if not is_model_folder(aside):
+        return
+    verdict = str((_read_json(aside / "result.json") or {}).get("verdict", "it lost on the held-out split"))
+    st.warning(f"A newly trained {UNITS[unit].split(' ')[0]} retriever was **kept aside, not installed**: "
+               f"{md_escape(verdict)}. The active scorer is unchanged.", icon=":material/inventory_2:")
+    if st.button("Use it anyway", key=S.TRAIN_REG_USE_ANYWAY, icon=":material/swap_horiz:",
+                 help="Install the kept-aside retriever as this workspace's active one (`egx train-reg --use-anyway` "
+                      "does the same when training)."):
+        from core.errors import EgxError
+
+        try:
+            tasks.use_kept_aside(ws, unit)
+        except EgxError as exc:
+            st.error(md_escape(exc.in_app()))
+            return
+        st.session_state[S.TRAIN_REG_JOB + ".outcome"] = (
+            "success", "The kept-aside retriever is now the active one; the page uses it.")
+        st.rerun()
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _reg_done(res: dict[str, Any], k: int) -> str | tuple[str, str]:
     test, base = res.get("test", {}), res.get("baseline_test", {})
+    if res.get("kept_aside"):  # it lost: the active scorer stays, and the panel below offers "Use it anyway"
+        return ("warning", f"Trained, but not installed: {md_escape(str(res.get('verdict', '')))}. The active scorer "
+                           "is unchanged; the new retriever is kept aside (see “Use it anyway” below).")
     # gold-passage recall needs gold passages; questions without them are judged by whether an answer is reached
     metric = "gold_passage_recall" if not math.isnan(float(test.get("gold_passage_recall", "nan"))) else "answer_hit"
     name = {"gold_passage_recall": "gold-passage triple recall", "answer_hit": "answer hit"}[metric]

@@ -208,27 +208,31 @@ def reg_model_dir(workspace: Workspace, unit: str) -> Path:
 
 def train_reg_spec(workspace: Workspace, *, embedder: str, llm: Any, supervision: str, selection: str = "auto",
                    unit: str = "triple", epochs: int = 80, seed: int = 0, limit: int | None = None,
-                   cosine_residual: bool = False) -> dict[str, Any]:
+                   cosine_residual: bool = False, use_anyway: bool = False) -> dict[str, Any]:
     """What :func:`train_reg_task` needs (the options of ``egx train-reg``); the model goes to a hidden sibling
-    of the workspace's model folder first (``tmp``), which the server removes if the worker dies."""
+    of the workspace's model folder first (``tmp``), which the server removes if the worker dies. ``use_anyway``:
+    install it even when it loses on the held-out split (``egx train-reg --use-anyway``)."""
     from core.fsio import temp_sibling
 
     folder = reg_model_dir(workspace, unit)
     return {"workspace": str(workspace.path), "embedder": embedder, "llm": llm_spec(llm), "supervision": supervision,
             "selection": selection, "unit": unit, "epochs": int(epochs), "seed": int(seed),
             "limit": None if limit is None else int(limit), "cosine_residual": bool(cosine_residual),
-            "folder": str(folder), "tmp": str(temp_sibling(folder, "building"))}
+            "use_anyway": bool(use_anyway), "folder": str(folder), "tmp": str(temp_sibling(folder, "building"))}
 
 
 def train_reg_task(spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
     """Worker side of ReG training: :func:`core.methods.reg.train.train_reg` (or ReG@Entity's) into ``tmp``,
-    then swapped into the model folder in one step."""
+    then swapped into the model folder in one step — or, when it loses on the held-out split to the untrained
+    cosine or the retriever active now (:func:`core.methods.reg.train.judge`), into the kept-aside folder
+    (:func:`core.methods.reg.train.aside_dir`), the active scorer unchanged, unless the spec says ``use_anyway``."""
     from core.backends.registry import get_embedder
     from core.errors import ConfigError
     from core.fsio import atomic_write_json
     from core.index.commit import commit
     from core.methods.base import Backends
     from core.methods.reg.config import TrainConfig
+    from core.methods.reg.keep import aside_dir, judge
     from core.methods.reg.train import train_reg
     from core.methods.reg.train_entity import train_reg_entity
 
@@ -244,13 +248,57 @@ def train_reg_task(spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
     folder, tmp = Path(spec["folder"]), Path(spec["tmp"])
     res = train(ws, ws.questions_path, backends=Backends(get_embedder(spec["embedder"]), llm), cfg=cfg, out=tmp,
                 limit=spec.get("limit"), progress=progress)
+    verdict = judge(res)  # train_reg wrote to tmp (a named folder): the choice of folder is made here
+    res.verdict = verdict.text
+    if not verdict.install and not spec.get("use_anyway"):
+        folder = aside_dir(folder)
+        res.kept_aside = True
     res.model_dir = str(folder)
     atomic_write_json(tmp / "result.json", res.to_dict())
     folder.parent.mkdir(parents=True, exist_ok=True)
     commit(tmp, folder)  # one rename (or an atomic exchange): the previous model until here, the new one after
     return {"supervision": res.supervision, "best_epoch": res.best_epoch, "test": res.test,
-            "baseline_test": res.baseline_test, "counts": res.counts, "seconds": res.seconds, "device": res.device,
-            "run": folder.name}
+            "baseline_test": res.baseline_test, "current_test": res.current_test, "counts": res.counts,
+            "seconds": res.seconds, "device": res.device, "run": folder.name, "kept_aside": res.kept_aside,
+            "verdict": res.verdict, "model_dir": str(folder)}
+
+
+def use_kept_aside(workspace: Workspace, unit: str = "triple") -> Path:
+    """Install the retriever training kept aside (the page's "Use it anyway"): it replaces the workspace's active
+    one in one step (:func:`core.index.commit.commit`), and its ``result.json`` says so.
+
+    Raises
+    ------
+    WorkspaceError
+        When no retriever is kept aside for ``unit``.
+    """
+    import json
+    import shutil
+
+    from core.errors import WorkspaceError
+    from core.fsio import atomic_write_json, temp_sibling
+    from core.index.commit import commit
+    from core.methods.reg.keep import aside_dir
+    from core.methods.reg.retriever import is_model_folder
+
+    folder = reg_model_dir(workspace, unit)
+    aside = aside_dir(folder)
+    if not is_model_folder(aside):
+        raise WorkspaceError(f"No retriever is kept aside in {aside}: there is nothing to use. Train one first "
+                             "(`egx train-reg`, or the Train panel).",
+                             app="No retriever is kept aside: there is nothing to use. Train one first.")
+    tmp = temp_sibling(folder, "building")
+    shutil.copytree(aside, tmp)  # a copy: the kept-aside model stays whole until the new one is in place
+    result = tmp / "result.json"
+    if result.exists():
+        data = json.loads(result.read_text(encoding="utf-8"))
+        data.update({"kept_aside": False, "model_dir": str(folder),
+                     "verdict": f"{data.get('verdict', '')}; installed anyway by the user"})
+        atomic_write_json(result, data)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    commit(tmp, folder)
+    shutil.rmtree(aside, ignore_errors=True)
+    return folder
 
 
 def train_reg_job(spec: dict[str, Any], *, progress: Progress | None = None,

@@ -24,7 +24,6 @@ Usage (EGX_HOME pointing at the built samples): python scripts/ship_reg_retrieve
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import shutil
 import sys
@@ -32,15 +31,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-
-
-def prompt_hash() -> str:
-    """sha256 of every selection prompt template, so a reader can tell which prompts made the selections."""
-    from core.methods.reg import prompts
-
-    text = "\n".join([prompts.SELECT_SYSTEM, prompts._SELECT_USER, prompts._STEP_CHAIN_USER,
-                      prompts._STEP_CONTEXT_USER])
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def main() -> None:
@@ -60,6 +50,7 @@ def main() -> None:
     from core.index.samples import ensure_sample_workspace
     from core.methods.base import Backends
     from core.methods.reg.config import TrainConfig
+    from core.methods.reg.prompts import selection_prompts_sha256
     from core.methods.reg.retriever import MANIFEST_FILE
     from core.methods.reg.train import SELECTIONS_FORMAT, selection_how, selections_file, train_reg
     from core.recording import provenance
@@ -83,7 +74,7 @@ def main() -> None:
     if made.exists():  # new selections were made here: ship them with this machine's provenance
         cache = json.loads(made.read_text(encoding="utf-8"))
         prov = {**provenance(llm, embedder=args.embedder, reranker="", settings=LLMSettings()), "selection": how,
-                "prompts_sha256": prompt_hash(), "graph_hash": ws.content_hash, "workspace": ws.name}
+                "prompts_sha256": selection_prompts_sha256(), "graph_hash": ws.content_hash, "workspace": ws.name}
         dest.mkdir(parents=True, exist_ok=True)
         atomic_write_json(dest / "selections.json", {"format": SELECTIONS_FORMAT, "version": 1, "provenance": prov,
                                                      "selections": cache})

@@ -210,13 +210,15 @@ def passages_prompt(query: str, passages: Sequence[tuple[str, str, str]], *, max
 
 def answer_question(query: str, passages: Sequence[tuple[str, str, str]], backends: Backends, *,
                     max_passages: int = 5, prompt: tuple[str, str] | None = None,
-                    stage: str = "Answer from the top passages") -> PassageAnswer:
+                    stage: str = "Answer from the top passages", demonstration: str = "") -> PassageAnswer:
     """Answer ``query`` from ranked ``(chunk_id, title, text)`` passages (best first).
 
     Uses the LLM when ``backends.llm.available``; otherwise, or if the LLM call fails, the
     extractive answer from the top passages (``fallback`` says why). ``prompt`` = ``(system, user)``
     replaces the passage prompt (the triple / chain evidence formats). A live LLM's reply streams to
-    :func:`core.backends.streaming.answer_sink` under ``stage`` as it is written.
+    :func:`core.backends.streaming.answer_sink` under ``stage`` as it is written. ``demonstration``: the
+    in-context example the prompt opens with (ReG's); a reply naming its made-up entities, not the real
+    evidence's, copied it and is unusable (:func:`core.methods.copy_check.demonstration_copies`).
     """
     if not passages:
         return PassageAnswer("", "empty", fallback="no passage was retrieved")
@@ -232,6 +234,17 @@ def answer_question(query: str, passages: Sequence[tuple[str, str, str]], backen
         return PassageAnswer(ans.text, ans.mode, ans.chunk_id, fallback=f"the LLM failed ({exc}); extractive answer",
                       pick=ans.pick)
     check = check_llm_answer(resp.text, truncated=resp.truncated)
+    if check.ok and demonstration:
+        from core.methods.copy_check import demonstration_copies
+
+        copied = demonstration_copies(check.text, user, demonstration)
+        if copied:  # the example's answer, not one from this question's evidence
+            ans = extractive_answer(query, passages, backends)
+            return PassageAnswer(ans.text, ans.mode, ans.chunk_id,
+                                 fallback=("the LLM's answer copies the prompt's demonstration ("
+                                           + ", ".join(map(repr, copied[:3])) + "); extractive answer instead"),
+                                 prompt_tokens=resp.prompt_tokens, completion_tokens=resp.completion_tokens,
+                                 rejected=resp.text[:2000], pick=ans.pick, check=check)
     if not check.ok:
         ans = extractive_answer(query, passages, backends)
         return PassageAnswer(ans.text, ans.mode, ans.chunk_id,
@@ -302,7 +315,11 @@ def record_answer(trace: Trace, query: str, passages: Sequence[tuple[str, str, s
         if no_room:
             ans = PassageAnswer("", "empty", fallback=no_room)
         else:
-            ans = answer_question(query, handed, backends, max_passages=len(handed), prompt=prompt, stage=title)
+            # ReG's evidence prompts open with a demonstration (EvidencePrompts.demonstrations); the protocol
+            # leaves it out so other evidence types need not carry one
+            demo = getattr(ev, "demonstrations", {}).get(fmt, "") if prompt is not None else ""
+            ans = answer_question(query, handed, backends, max_passages=len(handed), prompt=prompt, stage=title,
+                                  demonstration=demo)
         step.prompt_tokens, step.completion_tokens = ans.prompt_tokens, ans.completion_tokens
         if ans.mode == "extractive":
             how = (f"Extractive answer (no LLM generation): the sentence of the top {EXTRACTIVE_PASSAGES} passages "
@@ -416,15 +433,18 @@ _LIMIT = ("Without an LLM this is the best-scoring evidence sentence, not a gene
 
 
 def method_notices(result: Any, *, app: bool = False) -> tuple[str, ...]:
-    """Notices a method's trace asks every view to show (a step's ``data["notice"]``), e.g. that the
-    ``reg`` method ran without ReG's trained retriever. Pages, ``egx ask`` and ``egx bench`` show them;
-    with ``app`` a step's ``data["notice_app"]`` (the same notice in the app's words) where it has one."""
+    """Notices a method's trace asks every view to show (a step's ``data["notice"]``, then any of its
+    ``data["more_notices"]``), e.g. that the ``reg`` method ran without ReG's trained retriever. Pages, ``egx ask``
+    and ``egx bench`` show them; with ``app`` a step's ``data["notice_app"]`` (the same notice in the app's words)
+    where it has one."""
     out: list[str] = []
     for s in result.trace.steps:
         d = s.data if isinstance(s.data, dict) else {}
         n = (app and d.get("notice_app")) or d.get("notice")
-        if n and str(n) not in out:
-            out.append(str(n))
+        more = d.get("more_notices")
+        for text in [n, *(more if isinstance(more, list) else [])]:
+            if text and str(text) not in out:
+                out.append(str(text))
     return tuple(out)
 
 

@@ -150,3 +150,25 @@ def test_a_gold_passage_the_workspace_lacks_is_said_and_counted_as_missed(home):
                "retrieved" in w.value.replace("\\", "") for w in at.warning), [w.value for w in at.warning]
     summary = at.dataframe[0].value
     assert (summary["R@10"] <= 66.7).all() and not (summary["verdict"] == "ok").any()
+
+
+def test_the_reg_column_says_when_its_retriever_is_below_cosine(home):
+    """Compare's reg column carries the run's notice: the active retriever scores below cosine, with the figures."""
+    import json
+
+    from tests.app.helpers import plain
+    from tests.app.test_train_panels import _train_into
+
+    at = run_page(PAGE)  # builds the demo workspace
+    at.multiselect(key=S.widget_key(S.COMPARE_METHODS, "compare")).set_value(["reg"]).run()
+    said = "scores below the untrained cosine scorer on its held-out split"
+    assert not any(said in w.value for w in at.warning)  # the cosine fallback: nothing to compare with
+    mf = _train_into(home, "retriever") / "manifest.json"
+    manifest = json.loads(mf.read_text())
+    manifest["test"] = {**manifest["test"], "answer_hit": 0.25, "questions": 8, "gold_passage_recall": None}
+    manifest["baseline_test"] = {**manifest["baseline_test"], "answer_hit": 0.5}
+    mf.write_text(json.dumps(manifest))
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("The ReG@Triple retriever used here " + said + ": answer hit@30 0.250 vs cosine 0.500 (8 questions)."
+               in plain(w.value) for w in at.warning), [w.value for w in at.warning]

@@ -68,8 +68,15 @@ def test_reg_panel_without_an_llm_trains_on_weak_labels_and_the_page_uses_the_mo
     at.number_input(key=S.widget_key(S.TRAIN_REG_EPOCHS)).set_value(3)
     at.button(key=S.TRAIN_REG_START).click().run(timeout=RUN_TIMEOUT)  # the home fixture waits for the job
     assert not at.exception, [e.value for e in at.exception]
-    assert any(s.value.startswith("Trained: best epoch") for s in at.success), _text(at)
     model = home / "workspaces" / "demo" / "reg" / "retriever"
+    aside = model.with_name("retriever-kept-aside")
+    if aside.exists():  # this 3-epoch model lost to cosine on its held-out questions: kept aside, then installed
+        assert any(w.value.startswith("Trained, but not installed: it loses to") for w in at.warning), _text(at)
+        assert not model.exists()
+        at.button(key=S.TRAIN_REG_USE_ANYWAY).click().run(timeout=RUN_TIMEOUT)
+        assert any("now the active one" in s.value for s in at.success), _text(at)
+    else:
+        assert any(s.value.startswith("Trained: best epoch") for s in at.success), _text(at)
     assert json.loads((model / "manifest.json").read_text())["supervision"] == "weak"
     assert not [p for p in model.parent.iterdir() if p.name.startswith(".retriever.")]  # no half-written folder
     runs = [df.value for df in at.dataframe if "run" in getattr(df.value, "columns", ())]
@@ -129,3 +136,66 @@ def test_reg_panel_with_the_recorded_llm_offers_weak_labels_only(home: Path, mon
 
     assert any(h.proto.anchor == REG_ANCHOR for h in at.subheader)
     assert any(f"](#{REG_ANCHOR})" in c.value for c in at.caption)
+
+
+# ------------------------------------------------------------------------------------ keeping the better scorer
+def _train_into(home: Path, folder_name: str, *, verdict: str = "") -> Path:
+    """A small weak-label ReG@Triple (hashing embedder, as the app runs here) written straight into
+    ``reg/<folder_name>`` of the demo workspace: a named folder, so nothing judges it on the way."""
+    from core.backends.embedders import HashingEmbedder
+    from core.backends.llm import NoLLM
+    from core.index.workspace import Workspace
+    from core.methods.base import Backends
+    from core.methods.reg.config import TrainConfig
+    from core.methods.reg.train import train_reg
+
+    _more_questions(home)
+    ws = Workspace.open(home / "workspaces" / "demo")
+    folder = ws.path / "reg" / folder_name
+    train_reg(ws, ws.questions_path, backends=Backends(HashingEmbedder(), NoLLM()),
+              cfg=TrainConfig(supervision="weak", epochs=2), out=folder)
+    if verdict:
+        result = json.loads((folder / "result.json").read_text())
+        (folder / "result.json").write_text(json.dumps({**result, "kept_aside": True, "verdict": verdict}))
+    import streamlit as st
+
+    st.cache_data.clear()  # models and questions changed on disk behind the app's back
+    return folder
+
+
+def test_a_kept_aside_retriever_is_offered_and_use_it_anyway_installs_it(home: Path) -> None:
+    at = open_app_page("pages/evidence_chains.py", timeout=RUN_TIMEOUT)  # builds the demo workspace
+    assert not [b for b in at.main.button if b.key == S.TRAIN_REG_USE_ANYWAY]  # nothing kept aside yet
+    verdict = ("it loses to untrained cosine: held-out answer hit@30 0.350 vs untrained cosine 0.700 "
+               "(20 questions)")
+    aside = _train_into(home, "retriever-kept-aside", verdict=verdict)
+    at.run(timeout=RUN_TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    text = _text(at)
+    assert f"was **kept aside, not installed**: {verdict}. The active scorer is unchanged." in text
+    assert not any("Scorer: ReG@Triple" in c.value for c in at.caption)  # the page still scores by cosine
+    at.button(key=S.TRAIN_REG_USE_ANYWAY).click().run(timeout=RUN_TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("now the active one" in s.value for s in at.success), _text(at)
+    active = aside.with_name("retriever")
+    assert (active / "model.safetensors").exists() and not aside.exists()
+    assert any("Scorer: ReG@Triple w/o S(I)" in c.value for c in at.caption), _text(at)
+    assert not [b for b in at.main.button if b.key == S.TRAIN_REG_USE_ANYWAY]
+
+
+def test_the_page_says_when_the_active_retriever_is_below_cosine(home: Path) -> None:
+    at = open_app_page("pages/evidence_chains.py", timeout=RUN_TIMEOUT)
+    assert "scores below the untrained cosine scorer" not in _text(at)  # the cosine fallback: nothing to compare
+    folder = _train_into(home, "retriever")
+    mf = folder / "manifest.json"
+    manifest = json.loads(mf.read_text())
+    manifest["test"] = {**manifest["test"], "answer_hit": 0.25, "questions": 8, "gold_passage_recall": None}
+    manifest["baseline_test"] = {**manifest["baseline_test"], "answer_hit": 0.5}
+    mf.write_text(json.dumps(manifest))
+    at.run(timeout=RUN_TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    said = ("The ReG@Triple retriever used here scores below the untrained cosine scorer on its held-out split: "
+            "answer hit@30 0.250 vs cosine 0.500 (8 questions).")
+    warnings = [plain(w.value) for w in at.warning]
+    assert sum(said in w for w in warnings) == 2, warnings  # the run's notice at the top, and the Train panel
+    assert any(said in w and "still the scorer `reg` uses here" in w for w in warnings)

@@ -75,7 +75,10 @@ def test_ablate_reg_skips_rows_without_a_model_and_says_how_to_train(tmp_path, c
     from core.methods.reg.pipeline import WEAK_NOTICE
 
     # the trained model was used, and it says it is the paper's "w/o S(I)" row, not the cosine fallback
-    assert rows["weak-chains"]["notices"] == {WEAK_NOTICE: 2}
+    notices = dict(rows["weak-chains"]["notices"])
+    assert notices.pop(WEAK_NOTICE) == 2
+    # this 2-epoch model may score below cosine on its held-out questions: then every run says that too
+    assert all(n.startswith("The ReG@Triple retriever used here scores below") and c == 2 for n, c in notices.items())
     assert rows["refined-chains"]["status"].startswith("skipped: no model in ")
     assert "egx train-reg --workspace" in rows["refined-chains"]["status"] and "--supervision refined" in \
         rows["refined-chains"]["status"]

@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Literal
 from core.backends.tokens import count_tokens
 from core.graph.reader import GraphLike, chunk_provenance
 from core.methods.evidence.chains import Reorganization, Triple, render_triples, reorganize, triples_from_edges
-from core.methods.evidence.prompts import QA_SYSTEM, qa_prompt
+from core.methods.evidence.prompts import QA_SYSTEM, qa_demonstration, qa_prompt
 from core.trace import StageData
 
 
@@ -67,6 +67,9 @@ class EvidencePrompts:
     tokenizer: str
     linked: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
+    #: format → the in-context demonstration its prompt opens with (ReG's answer step; empty: none), which the
+    #: answer step's copy check removes before asking whether a reply's names come from the real evidence
+    demonstrations: dict[str, str] = field(default_factory=dict)
 
     def evidence_text(self, fmt: str) -> str:
         """The evidence block of ``fmt`` as its prompt shows it: the triple lines ("triples"), the chain lines
@@ -124,11 +127,13 @@ def evidence_prompts(query: str, triples: Sequence[Triple], *, graph: GraphLike 
                      query_entities: Sequence[str] | None = None, passages_prompt: str | None = None,
                      passages_system: str = "", max_length: int = 3, answer_merge: str = "relation_path",
                      entity_merge: bool = True, keep_unanchored: bool = False, llm: Any = None,
-                     chains_prefix: str = "", triples_prefix: str = "") -> EvidencePrompts:
+                     chains_prefix: str = "", triples_prefix: str = "",
+                     demonstration: bool = False) -> EvidencePrompts:
     """Both evidence prompts (raw triples vs ReG chains) for ``triples`` and their token counts.
 
     ``query_entities`` default to the nodes linked in ``query`` by name (:mod:`.linking`).
     ``*_prefix`` lets a caller keep extra context (BubbleRAG's passages) identical in both prompts.
+    ``demonstration`` opens both with App. F's in-context example (ReG's own answer step; :mod:`.prompts`).
     """
     linked: tuple[str, ...] = ()
     if query_entities is None:
@@ -139,13 +144,15 @@ def evidence_prompts(query: str, triples: Sequence[Triple], *, graph: GraphLike 
         query_entities = linked
     reorg = reorganize(triples, query_entities, max_length=max_length, answer_merge=answer_merge,  # type: ignore[arg-type]
                        entity_merge=entity_merge, keep_unanchored=keep_unanchored)
-    prompts = {"triples": triples_prefix + qa_prompt(query, render_triples(triples), "triples"),
-               "chains": chains_prefix + qa_prompt(query, reorg.text(), "chains")}
+    prompts = {"triples": triples_prefix + qa_prompt(query, render_triples(triples), "triples",
+                                                     demonstration=demonstration),
+               "chains": chains_prefix + qa_prompt(query, reorg.text(), "chains", demonstration=demonstration)}
     systems = {"triples": QA_SYSTEM, "chains": QA_SYSTEM}
     if passages_prompt is not None:
         prompts = {"passages": passages_prompt, **prompts}
         systems["passages"] = passages_system
     keys = list(prompts)
     counts, tokenizer = count_tokens([systems[k] + "\n" + prompts[k] for k in keys], llm)
+    demos = {f: qa_demonstration(f) for f in ("triples", "chains")} if demonstration else {}
     return EvidencePrompts(tuple(triples), reorg, QA_SYSTEM, prompts, dict(zip(keys, counts)), tokenizer,
-                           tuple(linked))
+                           tuple(linked), demonstrations=demos)

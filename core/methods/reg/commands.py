@@ -54,6 +54,10 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
                          "on, and draw train / validation from the rest — so `egx bench --limit N` and recordings "
                          "of those questions test the model on questions it never saw (default 0: a seeded "
                          "60/20/20 split of all questions)")
+    tr.add_argument("--use-anyway", action="store_true",
+                    help="install the new model even when it loses on the held-out split to the untrained cosine "
+                         "scorer or to the retriever active now (default: such a model is kept aside in "
+                         "<folder>-kept-aside and the active scorer stays)")
     tr.add_argument("--epochs", type=int, default=80, help="training epochs (ReG App. E: 80)")
     tr.add_argument("--limit", type=int, help="use only the first N questions")
     tr.add_argument("--json", action="store_true", help="print the result (curves, held-out metrics) as JSON")
@@ -91,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
                       cosine_residual=args.cosine_residual, hold_out_first=args.hold_out_first)
     train = train_reg_entity if args.unit == "entity" else train_reg
     res = train(ws, questions, backends=Backends(embedder, llm), cfg=cfg, out=args.out, limit=args.limit,
-                progress=progress_bar("train-reg"))
+                progress=progress_bar("train-reg"), use_anyway=args.use_anyway)
     if args.json:
         print(json.dumps(res.to_dict(), indent=2, default=str))
         return 0
@@ -99,8 +103,16 @@ def run(args: argparse.Namespace) -> int:
     print(f"Trained ReG@{args.unit.title()} ({res.supervision} supervision) on {res.counts.get('train_examples', 0)} "
           f"questions ({res.counts.get('val_examples', 0)} validation, {res.counts.get('test_examples', 0)} test held out); "
           f"best epoch {res.best_epoch}, {res.seconds:.1f} s on {res.device}.")
-    for name, m in (("trained", res.test), ("cosine baseline", res.baseline_test)):
-        print(f"  test {name:<16} label recall@{k} {m['label_recall']:.3f}  gold-passage triple recall@{k} "
+    rows = [("trained", res.test), ("cosine baseline", res.baseline_test)]
+    if res.current_test:
+        rows.append(("current retriever", res.current_test))
+    for name, m in rows:
+        print(f"  test {name:<17} label recall@{k} {m['label_recall']:.3f}  gold-passage triple recall@{k} "
               f"{m['gold_passage_recall']:.3f}  answer hit@{k} {m['answer_hit']:.3f}")
-    print(f"Saved to {res.model_dir}")
+    if res.kept_aside:
+        print(f"Not installed: {res.verdict}. The active scorer is unchanged; the new model is kept aside in "
+              f"{res.model_dir}. To install it anyway, rerun with --use-anyway (or use the \"Use it anyway\" button "
+              "in the Train panel of the Evidence chains page).")
+        return 0
+    print(f"Saved to {res.model_dir} ({res.verdict}).")
     return 0

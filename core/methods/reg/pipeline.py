@@ -191,6 +191,11 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
             scorer = scorer_label(ret.manifest)
             if ret.manifest.get("supervision") != "refined":
                 step.data["notice"], step.data["notice_app"] = WEAK_NOTICE, WEAK_NOTICE_APP
+            from core.methods.reg.keep import below_cosine
+
+            worse = below_cosine(ret.manifest)  # said wherever the run is shown, with its held-out figures
+            if worse:
+                step.data["more_notices"] = [worse]
         else:
             scores = edge_rows[edges] @ qvec if edges.size else np.zeros(0, np.float32)
             name, scorer = "cosine", scorer_label(None)
@@ -231,7 +236,8 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
     chunks = {c: (qgraph.chunk(c).title, qgraph.chunk(c).text) for c in cited if c in qgraph.chunk_index}
     sources = [list(dict.fromkeys(c for e in u for c in graph.edge_chunks[e] if c in chunks)) for u in units]
     reorg_kw = dict(graph=graph, query_entities=linked.names, max_length=cfg.max_length, answer_merge=cfg.answer_merge,
-                    entity_merge=cfg.entity_merge, keep_unanchored=cfg.keep_unanchored, llm=backends.llm)
+                    entity_merge=cfg.entity_merge, keep_unanchored=cfg.keep_unanchored, llm=backends.llm,
+                    demonstration=True)  # App. F: ReG's answer prompt opens with an in-context example
     chosen = list(range(len(kept)))
     if cfg.evidence_format != "passages" and (cfg.answer_chunks is not None or cfg.answer_tokens is not None):
         chosen = budget_triples(query, kept, sources, cfg, reorg_kw)

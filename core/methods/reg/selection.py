@@ -9,9 +9,16 @@ the "sufficient and logically coherent" subset (§4.1):
   fails is sent back once with the reason, then the question keeps the weak signal.
 * ``stepwise`` — the same decision as two grammar-constrained choices, made for the small local model
   (its one-shot replies list every candidate in order, or a subset that no longer reaches the answer):
-  (1) which query→answer chain follows the relations the question asks about (skipped when there is
-  one), (2) which of the 1-hop facts, at most ``context_most``, the question names as a constraint or
-  property (none allowed). Sufficiency holds by construction: a chain is always kept.
+  (1) which query→answer chains follow the relations the question asks about — one, or one per entity of a
+  multi-entity question (skipped when there is one chain), (2) whether the question needs any 1-hop fact
+  beyond them ("none" is a choice of its own: §4.1 asks for a *sufficient* subset, and App. D.1 adds facts
+  only for a constraint, comparison or count the chains do not state) and, if so, which, at most
+  ``context_most``. Sufficiency holds by construction: a chain is always kept.
+
+Every prompt opens with App. F's explanation-based demonstration about made-up entities
+(:mod:`.prompts`); a reply that names the demonstration's entities instead of its own question's copied it:
+the check fails as BubbleRAG's template-copy check does — the one-shot reply and a chain reply fall back to
+the weak signal, a copied fact reply keeps the chains without extra facts — and the fallback says so.
 
 The triples of every selected candidate (all the paths it stands for) are the **refined**
 supervision ``P*``.
@@ -105,7 +112,7 @@ def select_candidates(query: str, answers: Sequence[str], comp: Compression, poo
             "added_vs_weak": [graph.edge_text(e) for e in sorted(set(sel.edges) - set(weak))[:100]],
             "dropped_vs_weak": [graph.edge_text(e) for e in sorted(set(weak) - set(sel.edges))[:100]],
             "prompt": sel.prompt[:12000], "candidates_shown": len(cands), "candidates_total": len(comp.candidates)}
-        step.fallback = sel.fallback
+        step.fallback = sel.fallback or step.fallback  # a failed check of the fact step keeps the chains
         step.seconds = time.perf_counter() - t0
         trace.steps.append(step)
     return sel
@@ -135,8 +142,10 @@ def _one_shot(query: str, answers: Sequence[str], cands: Sequence[MergedCandidat
 
     res = ask_json(llm, prompts.SELECT_SYSTEM, user, prompts.select_schema(len(cands)), max_tokens=max_tokens,
                    validate=check, step=step)
-    if res.data is None:
-        return Selection("weak", (), weak, weak, fallback=f"{res.fallback}; {WEAK_LABEL}", prompt=user,
+    copied = prompts.demo_copied(res.data, user, prompts.SELECT_DEMO) if res.data is not None else []
+    if res.data is None or copied:  # a copied demonstration is not sent back (BubbleRAG's rule): the weak signal
+        why = f"check failed: {_copy_problem(copied)}" if copied else res.fallback
+        return Selection("weak", (), weak, weak, fallback=f"{why}; {WEAK_LABEL}", prompt=user,
                          prompt_tokens=res.prompt_tokens, completion_tokens=res.completion_tokens)
     ids, _ = _parse_ids(res.data, len(cands))
     return Selection("llm", tuple(ids), _edges_of(cands, ids), weak, str(res.data.get("explanation", "")), "", user,
@@ -158,42 +167,58 @@ def _stepwise(query: str, answers: Sequence[str], cands: Sequence[MergedCandidat
                          how="stepwise")
     shown, ptok, ctok, notes = [], 0, 0, []
     if len(chains) == 1:
-        chosen = chains[0]
+        chosen = [chains[0]]
         notes.append("one query→answer chain: kept without asking")
     else:
         user = prompts.chain_prompt(query, answers, [(k, cands[i].text(graph)) for k, i in enumerate(chains)])
-        res = ask_json(llm, prompts.SELECT_SYSTEM, user, prompts.chain_schema(range(len(chains))), max_tokens=16,
-                       validate=_field_in("path", range(len(chains))), step=step)
+        res = ask_json(llm, prompts.SELECT_SYSTEM, user, prompts.chain_schema(range(len(chains))), max_tokens=96,
+                       validate=_paths_in(len(chains)), step=step)
         shown.append(user)
         ptok, ctok = ptok + res.prompt_tokens, ctok + res.completion_tokens
-        if res.data is None:
-            return Selection("weak", (), weak, weak, fallback=f"{res.fallback}; {WEAK_LABEL}", prompt=user,
+        copied = prompts.demo_copied(res.data, user, prompts.CHAIN_DEMO) if res.data is not None else []
+        if res.data is None or copied:  # a copied demonstration is not sent back (BubbleRAG's rule)
+            why = f"check failed: {_copy_problem(copied)}" if copied else res.fallback
+            return Selection("weak", (), weak, weak, fallback=f"{why}; {WEAK_LABEL}", prompt=user,
                              prompt_tokens=ptok, completion_tokens=ctok, how="stepwise")
-        chosen = chains[int(res.data["path"])]
-        notes.append(f"chain {chains.index(chosen)} of {len(chains)} chosen")
+        chosen = [chains[k] for k in dict.fromkeys(int(x) for x in res.data["paths"])]
+        notes.append(f"{len(chosen)} of {len(chains)} chains chosen")
     picked: list[int] = []
     if facts and context_most > 0:
         most = min(context_most, len(facts))
-        user = prompts.context_prompt(query, answers, cands[chosen].text(graph),
+        user = prompts.context_prompt(query, answers, "; ".join(cands[i].text(graph) for i in chosen),
                                       [(k, cands[i].text(graph)) for k, i in enumerate(facts)], most)
         res = ask_json(llm, prompts.SELECT_SYSTEM, user, prompts.context_schema(range(len(facts)), most),
-                       max_tokens=32, validate=_ids_in(len(facts)), step=step)
+                       max_tokens=96, validate=_ids_in(len(facts)), step=step)
         shown.append(user)
         ptok, ctok = ptok + res.prompt_tokens, ctok + res.completion_tokens
-        if res.data is None:  # the chain stands; only the extra facts are missing
+        copied = prompts.demo_copied(res.data, user, prompts.CONTEXT_DEMO) if res.data is not None else []
+        if res.data is None:  # the chains stand; only the extra facts are missing
             notes.append(f"no constraint facts ({res.fallback})")
+        elif copied:
+            notes.append(f"no constraint facts (check failed: {_copy_problem(copied)})")
+            step.fallback = f"check failed: {_copy_problem(copied)}; the chosen chains kept without extra facts"
+        elif res.data["needed"] == "none":
+            notes.append("no extra fact needed")
         else:
             picked = [facts[k] for k in dict.fromkeys(int(x) for x in res.data["selected"])][:most]
             notes.append(f"{len(picked)} of {len(facts)} facts chosen" if picked else "no extra fact needed")
-    ids = (chosen, *picked)
+    ids = (*chosen, *picked)
     return Selection("llm", ids, _edges_of(cands, ids), weak, "; ".join(notes), "", "\n\n---\n\n".join(shown),
                      ptok, ctok, how="stepwise")
 
 
-def _field_in(key: str, allowed: range) -> Any:
+def _copy_problem(copied: Sequence[str]) -> str:
+    return ("the reply copies the prompt's demonstration (" + ", ".join(map(repr, copied[:3]))
+            + "), not this question's candidates")
+
+
+def _paths_in(n: int) -> Any:
+    """The chain reply: one or more of the offered chain numbers."""
     def check(data: Any) -> None:
-        if not isinstance(data, dict) or not isinstance(data.get(key), int) or data[key] not in allowed:
-            raise ValueError(f'"{key}" must be one of the numbers {allowed.start}..{allowed.stop - 1}')
+        if not isinstance(data, dict) or not isinstance(data.get("paths"), list) or not data["paths"]:
+            raise ValueError('the output has no non-empty "paths" list')
+        if any(not isinstance(x, int) or not 0 <= x < n for x in data["paths"]):
+            raise ValueError(f'"paths" may hold only the path numbers 0..{n - 1}')
     return check
 
 
@@ -201,6 +226,8 @@ def _ids_in(n: int) -> Any:
     def check(data: Any) -> None:
         if not isinstance(data, dict) or not isinstance(data.get("selected"), list):
             raise ValueError('the output has no "selected" list')
+        if data.get("needed") not in ("none", "some"):
+            raise ValueError('"needed" must be "none" or "some"')
         if any(not isinstance(x, int) or not 0 <= x < n for x in data["selected"]):
             raise ValueError(f'"selected" may hold only the fact numbers 0..{n - 1}')
     return check

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from core.methods.reg.config import TrainConfig
+from core.methods.reg.keep import active_retriever, aside_dir, judge
 from core.methods.reg.retriever import TripleRetriever, build_mlp, neighbourhood, triple_features
 
 if TYPE_CHECKING:
@@ -103,6 +104,10 @@ class TrainResult:
     seconds: float
     model_dir: str = ""
     notes: list[str] = field(default_factory=list)
+    #: the retriever that was active when training started, scored on the same held-out questions ({} when none)
+    current_test: dict[str, float] = field(default_factory=dict)
+    kept_aside: bool = False  #: True: it lost on the held-out split and was saved aside, not installed
+    verdict: str = ""  #: the comparison that decided it (:func:`judge`), in words
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -274,8 +279,10 @@ def split_examples(sups: Sequence[Supervision], graph: KnowledgeGraph, qvecs: di
 def train_retriever(sups: Sequence[Supervision], graph: KnowledgeGraph, qvecs: dict[str, np.ndarray],
                     node_vectors: np.ndarray, edge_vectors: np.ndarray, cfg: TrainConfig, *,
                     embedder_id: str = "", graph_hash: str = "", progress: Progress | None = None,
-                    neg_per_question: int = 300) -> tuple[TripleRetriever, TrainResult]:
-    """Split, build examples, fit, evaluate on the held-out test split (module docstring)."""
+                    neg_per_question: int = 300,
+                    current: TripleRetriever | None = None) -> tuple[TripleRetriever, TrainResult]:
+    """Split, build examples, fit, evaluate on the held-out test split (module docstring); ``current`` — the
+    retriever active now — is scored on the same test questions (``TrainResult.current_test``)."""
     t0 = time.perf_counter()
     split, ex, counts, notes = split_examples(sups, graph, qvecs, edge_vectors, cfg)
     ret, curves, best_epoch = fit(ex["train"], ex["val"], graph, node_vectors, edge_vectors, cfg,
@@ -287,8 +294,13 @@ def train_retriever(sups: Sequence[Supervision], graph: KnowledgeGraph, qvecs: d
     ret.manifest.update({"embedder": embedder_id, "graph_hash": graph_hash, "supervision": cfg.supervision,
                          "hops": cfg.hops, "best_epoch": best_epoch, "test": test, "baseline_test": base,
                          "split": split, "config": asdict(cfg), "counts": counts, "notes": notes})
+    cur: dict[str, float] = {}
+    if current is not None:
+        cur = evaluate([current.score(e.qvec, e.edges, graph, node_vectors, edge_vectors, e.topic) for e in ex["test"]],
+                       ex["test"], graph, cfg.recall_k)
+        ret.manifest["current_test"] = cur
     res = TrainResult(cfg.supervision, asdict(cfg), curves, best_epoch, split, test, base, counts, ret.device,
-                      time.perf_counter() - t0, notes=notes)
+                      time.perf_counter() - t0, notes=notes, current_test=cur)
     return ret, res
 
 
@@ -309,7 +321,7 @@ def _check_refined(counts: dict[str, int]) -> None:
 def train_reg(workspace: Any, questions: str | Path, *, backends: Any, cfg: TrainConfig | None = None,
               out: str | Path | None = None, limit: int | None = None, cache: bool = True,
               progress: Progress | None = None, trainer: Callable[..., tuple[Any, TrainResult]] | None = None,
-              model_dir: Callable[[Any], Path] | None = None) -> TrainResult:
+              model_dir: Callable[[Any], Path] | None = None, use_anyway: bool = False) -> TrainResult:
     """End to end (``egx train-reg``): supervision for every question, training, saving.
 
     ``trainer`` / ``model_dir`` default to ReG@Triple (:func:`train_retriever`, ``<workspace>/reg/retriever``);
@@ -317,11 +329,16 @@ def train_reg(workspace: Any, questions: str | Path, *, backends: Any, cfg: Trai
     the same supervision and split.
 
     Refined supervision calls ``backends.llm`` once per question with a usable candidate pool; the
-    selections are cached in ``<workspace>/reg/selections-<model>.json`` so retraining reuses them.
+    selections are cached in ``<workspace>/reg/selections-<model>-<form>-<prompts>.json`` so retraining reuses them.
 
     ``out`` (default: the unit's folder in the workspace) must be new, empty or a model folder of egx's
     (:func:`~core.methods.reg.retriever.is_model_folder`); anything else is refused before any work, with
     :class:`~core.errors.OutputPathError`, and nothing in it is touched.
+
+    Training keeps the better scorer: into the workspace's own folder (no ``out``), a model that loses on the
+    held-out split to the untrained cosine or to the retriever active now (:func:`judge`) is saved in
+    :func:`aside_dir` instead and the active scorer stays (``TrainResult.kept_aside``); ``use_anyway`` installs
+    it regardless. A named ``out`` is not the active folder: the model is written there either way.
     """
     import json
 
@@ -370,11 +387,20 @@ def train_reg(workspace: Any, questions: str | Path, *, backends: Any, cfg: Trai
         if progress is not None:
             progress(msg, 0.5 + 0.5 * frac)
 
+    kw: dict[str, Any] = {}
+    if trainer is None:  # ReG@Triple: the retriever active now is scored on the same held-out questions
+        kw["current"] = active_retriever(workspace, backends.embedder.model_id)
     ret, res = (trainer or train_retriever)(sups, graph, qvecs, node_vecs, edge_vecs, cfg,
                                             embedder_id=backends.embedder.model_id, graph_hash=graph.content_hash,
-                                            progress=sub)
+                                            progress=sub, **kw)
     ret.manifest["llm"] = llm.model_id if refine else ""
     ret.manifest["selection"] = how if refine else ""
+    verdict = judge(res)
+    res.verdict = verdict.text
+    if out is None and not verdict.install and not use_anyway:
+        folder = aside_dir(folder)
+        check_output_folder(folder, what="model folder", ours=is_model_folder)
+        res.kept_aside = True
     ret.save(folder)
     res.model_dir = str(folder)
     atomic_write_json(folder / "result.json", res.to_dict())
@@ -388,8 +414,10 @@ MAX_RESULT_BYTES = 32 * 2**20  #: a training run's result.json (curves and metri
 
 def shipped_selections(workspace: Any, model_id: str, how: str) -> dict[str, Any]:
     """The S(I) selections shipped with a bundled sample (``sample_data/<name>/reg/selections.json``) when
-    they were made by ``model_id`` in form ``how``; else ``{}``."""
+    they were made by ``model_id`` in form ``how`` under the current selection prompts; else ``{}``."""
     import json
+
+    from core.methods.reg.prompts import selection_prompts_sha256
 
     if not workspace.meta.sample:
         return {}
@@ -401,7 +429,8 @@ def shipped_selections(workspace: Any, model_id: str, how: str) -> dict[str, Any
             data = json.loads(f.read_text(encoding="utf-8"))
             prov = data.get("provenance", {})
             if (data.get("format") == SELECTIONS_FORMAT and prov.get("model_id") == model_id
-                    and prov.get("selection") == how and prov.get("graph_hash") == workspace.content_hash):
+                    and prov.get("selection") == how and prov.get("graph_hash") == workspace.content_hash
+                    and prov.get("prompts_sha256") == selection_prompts_sha256()):
                 return dict(data.get("selections", {}))
     return {}
 
@@ -414,8 +443,11 @@ def selection_how(setting: str, llm: Any) -> SelectHow:
 
 
 def selections_file(model_id: str, how: str) -> str:
-    """The cache of one model's selections in one form (App. F's one-shot keeps the older file name)."""
-    return f"selections-{_slug(model_id)}.json" if how == "one-shot" else f"selections-{_slug(model_id)}-{how}.json"
+    """The cache of one model's selections in one form under the current selection prompts (the first 8 hex digits
+    of :func:`~core.methods.reg.prompts.selection_prompts_sha256`): a prompt change starts a new cache."""
+    from core.methods.reg.prompts import selection_prompts_sha256
+
+    return f"selections-{_slug(model_id)}-{how}-{selection_prompts_sha256()[:8]}.json"
 
 
 def _slug(s: str) -> str:

@@ -79,18 +79,23 @@ def test_another_embedder_takes_the_visible_cosine_fallback(real_sample) -> None
     assert "egx train-reg" in method_notices(res)[0]
 
 
-def test_the_musique_model_fits_the_sample_graph(real_sample) -> None:
+def test_the_musique_model_fits_the_sample_graph(real_sample, monkeypatch) -> None:
     from core.backends.registry import get_embedder
 
     ws = real_sample("musique", get_embedder("minilm"))  # the graph hash does not depend on the embedder
     assert json.loads((SHIPPED["musique"] / MANIFEST_FILE).read_text())["graph_hash"] == ws.content_hash
+    from core.methods.reg import prompts
     from core.methods.reg.train import shipped_selections
 
     prov = json.loads((ROOT / "sample_data" / "musique" / "reg" / "selections.json").read_text())["provenance"]
+    # the selections are reused only under the prompts that made them (their sha256 is in the provenance)
+    monkeypatch.setattr(prompts, "selection_prompts_sha256", lambda: prov["prompts_sha256"])
     got = shipped_selections(ws, prov["model_id"], prov["selection"])
     assert got and all("mode" in v for v in got.values())  # egx train-reg reuses them: no LLM call needed
     assert shipped_selections(ws, "fake:other", prov["selection"]) == {}  # another model's S(I) is its own
     assert shipped_selections(ws, prov["model_id"], "other-form") == {}
+    monkeypatch.setattr(prompts, "selection_prompts_sha256", lambda: "0" * 64)
+    assert shipped_selections(ws, prov["model_id"], prov["selection"]) == {}  # other prompts: not reused
 
 
 def test_the_shipped_model_never_saw_a_benchmarked_or_recorded_question() -> None:
@@ -110,3 +115,32 @@ def test_the_shipped_model_never_saw_a_benchmarked_or_recorded_question() -> Non
     assert recorded and not seen & recorded
     assert "the first 20 questions" in m["shipped"] and "held out as the test split" in m["shipped"]
     assert json.loads((SHIPPED["demo"] / MANIFEST_FILE).read_text())["split"] == m["split"]  # the same weights
+
+
+def _paragraph(text: str, marker: str) -> str:
+    """The paragraph (or list item) of ``text`` holding ``marker``, on one line."""
+    at = text.index(marker)
+    start = max(text.rfind("\n\n", 0, at), text.rfind("\n- ", 0, at)) + 1
+    end = min(i for i in (text.find("\n\n", at), text.find("\n- ", at), len(text)) if i >= 0)
+    return " ".join(text[start:end].split())
+
+
+@pytest.mark.parametrize("doc, marker", [("README.md", "The samples ship"),
+                                         ("benchmarks/README.md", "**What `reg` scores with on the samples.**")])
+def test_the_docs_name_the_scorer_the_samples_ship(doc, marker) -> None:
+    """The method descriptions say what ``reg`` scores with on the samples, read from the shipped model's
+    manifest: its unit and supervision, its held-out figure against cosine with the question count, and whether
+    it is below cosine — so a retrained or removed model makes this fail until the docs follow."""
+    from core.methods.reg.keep import below_cosine, held_out_metric
+    from core.methods.reg.retriever import scorer_label
+
+    m = json.loads((SHIPPED["musique"] / MANIFEST_FILE).read_text())
+    text = _paragraph((ROOT / doc).read_text(encoding="utf-8"), marker)
+    scorer = scorer_label(m).split(" (", 1)[0]  # "ReG@Triple trained on S(I)" / "ReG@Triple w/o S(I)"
+    assert scorer in text, f"{doc} does not name the shipped scorer {scorer!r}: {text[:300]}"
+    key, words, n = held_out_metric(m["test"])
+    figures = f"{words}@{m['config']['recall_k']} {m['test'][key]:.3f} vs the untrained cosine scorer's " \
+              f"{m['baseline_test'][key]:.3f} ({n} questions"
+    assert figures in text, f"{doc} does not give the shipped model's held-out figures ({figures!r})"
+    assert ("below the untrained cosine scorer" in text) == bool(below_cosine(m))
+    assert "uses the untrained cosine" not in text and "reg (cosine scorer, untrained) |" not in text

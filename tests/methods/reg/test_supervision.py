@@ -126,7 +126,9 @@ def test_dde_on_a_toy_graph_by_hand() -> None:
 def _by_schema(path: int = 0, selected: tuple[int, ...] = (0,)):
     """Stepwise replies chosen by what the grammar asks for: the chain (``path``) or the facts (``selected``)."""
     def reply(messages):
-        return json.dumps({"path": path}) if "Paths:" in messages[-1].content else json.dumps({"selected": list(selected)})
+        if "Paths:" in messages[-1].content:
+            return json.dumps({"explanation": "x", "paths": [path]})
+        return json.dumps({"explanation": "x", "needed": "some" if selected else "none", "selected": list(selected)})
     return reply
 
 
@@ -143,9 +145,10 @@ def test_stepwise_selection_keeps_a_chain_and_the_chosen_facts(matrix_graph) -> 
     asked = [c.messages[-1].content for c in llm.calls]
     assert len(asked) == (2 if len(chains) > 1 else 1)  # one chain: kept without asking
     if len(chains) > 1:  # the chain question lists only query→answer chains, numbered from 0
-        listed = [ln.split(". ", 1)[1] for ln in asked[0].split("Paths:\n", 1)[1].splitlines() if ". " in ln[:4]]
+        # the real paths follow the demonstration's (the last "Paths:" block)
+        listed = [ln.split(". ", 1)[1] for ln in asked[0].rsplit("Paths:\n", 1)[1].splitlines() if ". " in ln[:4]]
         assert listed == [cands[i].text(matrix_graph) for i in chains]
-        assert llm.calls[0].json_schema["properties"]["path"]["enum"] == list(range(len(chains)))
+        assert llm.calls[0].json_schema["properties"]["paths"]["items"]["enum"] == list(range(len(chains)))
     facts_call = llm.calls[-1]
     assert facts_call.json_schema["properties"]["selected"]["maxItems"] == 2
     assert tr.stage("selection")[0].data["how"] == "stepwise"
@@ -153,7 +156,7 @@ def test_stepwise_selection_keeps_a_chain_and_the_chosen_facts(matrix_graph) -> 
 
 def test_stepwise_keeps_the_chain_when_the_fact_reply_is_unusable(matrix_graph) -> None:
     def reply(messages):
-        return json.dumps({"path": 0}) if "Paths:" in messages[-1].content else "no <<<"
+        return json.dumps({"explanation": "x", "paths": [0]}) if "Paths:" in messages[-1].content else "no <<<"
     s = _sup(ScriptedLLM(reply, repeat_last=True), matrix_graph, how="stepwise")
     chains = [i for i, c in enumerate(s.compression.candidates) if c.kind == "shortest"]
     assert s.selection.mode == "llm" and s.selection.selected == (chains[0],)
@@ -192,5 +195,8 @@ def test_auto_selection_is_stepwise_for_the_bundled_models() -> None:
     assert selection_how("auto", Named("local")) == selection_how("auto", Named("local-small")) == "stepwise"
     assert selection_how("auto", Named("openai")) == "one-shot"
     assert selection_how("one-shot", Named("local")) == "one-shot"
-    assert selections_file("m", "one-shot") == "selections-m.json"  # the older cache keeps its name
-    assert selections_file("m", "stepwise") == "selections-m-stepwise.json"
+    from core.methods.reg.prompts import selection_prompts_sha256
+
+    tag = selection_prompts_sha256()[:8]  # selections made under other prompts are another cache
+    assert selections_file("m", "one-shot") == f"selections-m-one-shot-{tag}.json"
+    assert selections_file("m", "stepwise") == f"selections-m-stepwise-{tag}.json"

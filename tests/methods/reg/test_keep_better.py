@@ -1,0 +1,137 @@
+"""Training keeps the better scorer: a ReG retriever that loses on the held-out split to the untrained cosine or to
+the active retriever is kept aside, not installed; ``--use-anyway`` and :func:`core.tasks.use_kept_aside` install
+it; a run with an active retriever below cosine says so, with the figures."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from core.backends.embedders import HashingEmbedder
+from core.cli import main
+from core.errors import WorkspaceError
+from core.index.samples import ensure_sample_workspace
+from core.methods.reg import train as reg_train
+from core.methods.reg.keep import Verdict, aside_dir, below_cosine, judge
+from core.methods.reg.train import TrainResult
+
+
+def _res(new: float, cos: float, current: float | None = None, n: int = 17) -> TrainResult:
+    fig = lambda v: {"label_recall": v, "gold_passage_recall": v, "answer_hit": v, "questions": 20,  # noqa: E731
+                     "with_labels": 13, "with_gold": n}
+    return TrainResult("refined", {"recall_k": 30}, {}, 3, {}, fig(new), fig(cos), {}, "cpu", 1.0,
+                       current_test=fig(current) if current is not None else {})
+
+
+def test_judge_installs_only_a_model_that_loses_to_neither_rival() -> None:
+    v = judge(_res(0.367, 0.733))
+    assert not v.install and v.questions == 17
+    assert v.text == ("it loses to untrained cosine: held-out gold-passage triple recall@30 0.367 vs untrained "
+                      "cosine 0.733 (17 questions)")
+    lost_to_current = judge(_res(0.70, 0.60, current=0.75))
+    assert not lost_to_current.install and "loses to the current retriever" in lost_to_current.text
+    assert "the current retriever 0.750" in lost_to_current.text
+    assert judge(_res(0.70, 0.70, current=0.70)).install  # a tie is no worse
+    better = judge(_res(0.80, 0.70, current=0.75))
+    assert better.install and better.text.startswith("no worse than untrained cosine and the current retriever")
+
+
+def test_judge_falls_back_to_answer_hit_and_cannot_judge_an_empty_split() -> None:
+    r = _res(0.5, 0.6, n=0)  # no question with gold passages: answer hit is compared
+    r.test["gold_passage_recall"] = r.baseline_test["gold_passage_recall"] = math.nan
+    v = judge(r)
+    assert v.metric == "answer_hit" and not v.install and "answer hit@30 0.500 vs untrained cosine 0.600 (20" in v.text
+    empty = _res(math.nan, math.nan, n=0)
+    empty.test.update(answer_hit=math.nan, questions=0)
+    assert judge(empty).install and "no held-out question" in judge(empty).text
+
+
+def test_below_cosine_reads_a_manifest() -> None:
+    r = _res(0.667, 0.692).to_dict()
+    assert below_cosine(r) == ("The ReG@Triple retriever used here scores below the untrained cosine scorer on its "
+                               "held-out split: gold-passage triple recall@30 0.667 vs cosine 0.692 (17 questions).")
+    assert below_cosine(_res(0.7, 0.692).to_dict()) == "" and below_cosine({}) == ""
+
+
+@pytest.fixture
+def demo_path(tmp_path):
+    ws = ensure_sample_workspace("demo", HashingEmbedder(), root=tmp_path / "ws")
+    g = ws.graph
+    qs = [{"id": f"q{e}", "question": f"What is {g.node_names[int(g.edge_head[e])]} {g.edge_relation[e]}?",
+           "answer": g.node_names[int(g.edge_tail[e])]} for e in range(0, g.n_edges, 2)]
+    (tmp_path / "qa.json").write_text(json.dumps(qs), encoding="utf-8")
+    return ws.path, tmp_path / "qa.json"
+
+
+def _losing(res: TrainResult) -> Verdict:
+    return Verdict(False, "gold_passage_recall", 0.367, {"untrained cosine": 0.733}, 13,
+                   "it loses to untrained cosine: held-out gold-passage triple recall@30 0.367 vs untrained cosine "
+                   "0.733 (13 questions)")
+
+
+def test_a_losing_model_is_kept_aside_and_use_anyway_installs_it(demo_path, capsys, monkeypatch) -> None:
+    ws, qa = demo_path
+    monkeypatch.setattr(reg_train, "judge", _losing)  # the wiring under test, whatever this tiny model scores
+    args = ["train-reg", "--workspace", str(ws), "--questions", str(qa), "--embedder", "hashing", "--epochs", "2"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    active, aside = ws / "reg" / "retriever", ws / "reg" / "retriever-kept-aside"
+    assert "Not installed: it loses to untrained cosine: held-out gold-passage triple recall@30 0.367" in out
+    assert "--use-anyway" in out and "Use it anyway" in out
+    assert not active.exists() and (aside / "model.safetensors").exists()
+    result = json.loads((aside / "result.json").read_text())
+    assert result["kept_aside"] is True and result["verdict"].startswith("it loses to untrained cosine")
+    assert main([*args, "--use-anyway"]) == 0
+    assert (active / "model.safetensors").exists() and "Saved to" in capsys.readouterr().out
+
+
+def test_use_kept_aside_installs_it_once(demo_path, monkeypatch) -> None:
+    from core import tasks
+    from core.index.workspace import Workspace
+
+    ws_path, qa = demo_path
+    monkeypatch.setattr(reg_train, "judge", _losing)
+    assert main(["train-reg", "--workspace", str(ws_path), "--questions", str(qa), "--embedder", "hashing",
+                 "--epochs", "2"]) == 0
+    ws = Workspace.open(ws_path)
+    folder = tasks.use_kept_aside(ws)
+    assert folder == ws_path / "reg" / "retriever" and (folder / "model.safetensors").exists()
+    assert not aside_dir(folder).exists()
+    assert json.loads((folder / "result.json").read_text())["verdict"].endswith("installed anyway by the user")
+    with pytest.raises(WorkspaceError, match=r"No retriever is kept aside in .*retriever-kept-aside: there is nothing"):
+        tasks.use_kept_aside(ws)
+
+
+def test_the_current_retriever_is_scored_on_the_same_held_out_questions(demo_path, capsys) -> None:
+    ws, qa = demo_path
+    args = ["train-reg", "--workspace", str(ws), "--questions", str(qa), "--embedder", "hashing", "--epochs", "2",
+            "--use-anyway", "--json"]
+    assert main(args) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert first["current_test"] == {}  # nothing was active: only cosine to beat
+    assert main(args) == 0
+    second = json.loads(capsys.readouterr().out)
+    # the same seed and questions: the current retriever is the first run's model, scored on the same split
+    assert second["current_test"]["questions"] == second["test"]["questions"]
+    # the same model on the same examples and labels; float32 scores may tie-break differently across machines
+    assert second["current_test"]["label_recall"] == pytest.approx(first["test"]["label_recall"], abs=0.05)
+
+
+def test_a_run_with_an_active_retriever_below_cosine_says_so(demo_path, capsys) -> None:
+    ws, qa = demo_path
+    assert main(["train-reg", "--workspace", str(ws), "--questions", str(qa), "--embedder", "hashing", "--epochs",
+                 "2", "--use-anyway"]) == 0
+    mf = Path(ws) / "reg" / "retriever" / "manifest.json"
+    manifest = json.loads(mf.read_text())
+    manifest["test"] = {**manifest["test"], "gold_passage_recall": 0.25, "with_gold": 9}
+    manifest["baseline_test"] = {**manifest["baseline_test"], "gold_passage_recall": 0.5}
+    mf.write_text(json.dumps(manifest))
+    capsys.readouterr()
+    assert main(["ask", "Who played Agent Smith?", "--workspace", str(ws), "--method", "reg", "--embedder", "hashing",
+                 "--json"]) == 0
+    notices = json.loads(capsys.readouterr().out)["notices"]
+    assert ("The ReG@Triple retriever used here scores below the untrained cosine scorer on its held-out split: "
+            "gold-passage triple recall@30 0.250 vs cosine 0.500 (9 questions).") in notices
