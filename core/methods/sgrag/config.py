@@ -53,6 +53,11 @@ class SGRAGConfig(MethodConfig):
                                      "the most query-similar first.")
     max_chunks: int = _f(15, "Provenance chunks returned as ranked_chunks.")
     answer_max_tokens: int = _f(128, "Token limit for the answer (Table 15 prompt).")
+    answer_reasoning: bool = _f(False, "Ask the answer for one line of reasoning besides the label (Table 14's "
+                                       "'Answer: X. Reasoning: ...'), for an LLM judge of reasoning (Emp.S, "
+                                       "Table 17); `egx bench`/`egx reproduce` turn it on when they judge. The "
+                                       "answer scored by EM/F1 stays the bare label.",
+                                label="one line of reasoning (Emp.S)", bounds=Bounds())
     context_tokens: int = _f(1200, "Token budget of the whole answer prompt (§5: 'a context window fixed at 1,200 "
                                    "tokens per query'): relation sentences and node descriptions of all matched "
                                    "subgraphs, best first, until it is full (enforced, recorded in the trace).")

@@ -165,6 +165,12 @@ class SGRAGResult:
         return self.chunks
 
     @property
+    def answer_reasoning(self) -> str:
+        """Table 14's one line of reasoning ("" unless ``answer_reasoning`` asked for it): what an Emp.S
+        judge reads after the answer (:func:`core.eval.judging.judge_answers`)."""
+        return self.answer_detail.reasoning
+
+    @property
     def fallback(self) -> bool:
         return self.assembly.fallback
 
@@ -296,7 +302,8 @@ def run(query: str, workspace: Workspace, *, config: SGRAGConfig | None = None, 
                                      reason=reason, trace=trace)
     ans = generate_answer(query, qg, asm, graph, backends.llm, node_vecs=node_vecs, qvec=qvec,
                           max_tokens=cfg.answer_max_tokens, context_tokens=cfg.context_tokens, trace=trace,
-                          answer_chunks=cfg.answer_chunks, answer_tokens=cfg.answer_tokens, budget=cfg.answer_budget)
+                          answer_chunks=cfg.answer_chunks, answer_tokens=cfg.answer_tokens, budget=cfg.answer_budget,
+                          reasoning=cfg.answer_reasoning)
     chunks = _ranked_chunks(graph, asm, edge_vecs, qvec, cfg.max_chunks)
     return SGRAGResult(query, cfg, qg, norm, dec, comp, matches, asm, ans, chunks, trace)
 
