@@ -7,12 +7,16 @@ and each help text says so.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Literal
 
 from core.errors import ConfigError
 from core.methods.base import Bounds, Check, MethodConfig
 from core.methods.base import knob as _f
 from core.methods.budget import Budget, answer_budget_knob, answer_chunks_knob, answer_tokens_knob, budget_checks
+
+#: SG-RAG's retrieval, or one of Table 5's naive baselines in its place (core.methods.sgrag.baselines)
+Retrieval = Literal["subgraph", "entity", "1-hop", "2-hop"]
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,10 @@ class SGRAGConfig(MethodConfig):
                                    "tokens per query'): relation sentences and node descriptions of all matched "
                                    "subgraphs, best first, until it is full (enforced, recorded in the trace).")
     seed: int = _f(0, "Seed of the dominance model, the semantic projection and sampled substructures.")
+    retrieval: Retrieval = field(default="subgraph", metadata={
+        "help": "What retrieves the answer's triples: 'subgraph' is SG-RAG's structure-guided exact matching; "
+                "'entity', '1-hop' and '2-hop' are Table 5's naive baselines (Entity-based Retrieval, LightRAG "
+                "(1-hop), 2-hop Graph Retrieval, §5.2-5.3) on the same query entities and answer prompt."})
     answer_chunks: int | None = answer_chunks_knob()
     answer_tokens: int | None = answer_tokens_knob()
     answer_budget: str = answer_budget_knob()

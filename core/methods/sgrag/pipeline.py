@@ -37,6 +37,7 @@ from core.index.workspace import Workspace
 from core.methods.base import Backends, Preparation, RankedChunk
 from core.methods.sgrag.answer import SubgraphAnswer, generate_answer
 from core.methods.sgrag.assembly import Assembly, assemble, fallback_neighbourhood
+from core.methods.sgrag.baselines import RETRIEVALS, baseline_retrieval
 from core.methods.sgrag.completion import Completion, complete_labels
 from core.methods.sgrag.config import DominanceConfig, SGRAGConfig
 from core.methods.sgrag.decomposition import Decomposition, decompose
@@ -192,6 +193,9 @@ class SGRAGResult:
         """Why :attr:`node_ranking` is empty ("" when it is not)."""
         if self.node_ranking:
             return ""
+        if self.config.retrieval != "subgraph":
+            return (f"{RETRIEVALS[self.config.retrieval]} (a Table 5 baseline) retrieves a neighbourhood of the query "
+                    "entities, which ranks no KG node")
         if self.assembly.fallback:
             return ("no subgraph matched the query graph, so SG-RAG fell back to the 1-hop neighbourhood of its known "
                     "entities, which ranks no KG node")
@@ -271,7 +275,11 @@ def run(query: str, workspace: Workspace, *, config: SGRAGConfig | None = None, 
     comp: Completion | None = None
     matches: tuple[PathMatches, ...] = ()
     reason = ""
-    if not qg.edges:
+    baseline: Assembly | None = None
+    if cfg.retrieval != "subgraph":  # a Table 5 baseline: the same query entities, no exact matching
+        baseline = baseline_retrieval(graph, [mp.node for mp in norm.mappings if mp.node >= 0], cfg.retrieval,
+                                      edge_vecs, qvec, trace=trace)
+    elif not qg.edges:
         reason = "the query graph has no edges (no entity of the question was found in the graph)"
     else:
         try:
@@ -296,7 +304,9 @@ def run(query: str, workspace: Workspace, *, config: SGRAGConfig | None = None, 
             if cfg.l:
                 raise
             reason = f"exact matching not possible at automatic l: {exc}"
-    if reason:
+    if baseline is not None:
+        asm = baseline
+    elif reason:
         known_nodes = [mp.node for mp in norm.mappings if mp.node >= 0]
         asm = fallback_neighbourhood(graph, known_nodes, edge_vecs, qvec, max_edges=cfg.max_fallback_edges,
                                      reason=reason, trace=trace)
