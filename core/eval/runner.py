@@ -185,7 +185,7 @@ def reasoning_configs(methods: Sequence[str], configs: dict[str, object] | None)
     for m in methods:
         cfg = out.get(m) or get_method(m).config()
         if getattr(cfg, "answer_reasoning", True) is False:
-            out[m] = cfg.with_(answer_reasoning=True)  # type: ignore[attr-defined]
+            out[m] = cfg.with_(answer_reasoning=True)  # type: ignore[union-attr]
     return out
 
 def run_settings(workspace: Workspace, questions: Sequence[Question], methods: Sequence[str], backends: Backends, *,
