@@ -21,8 +21,8 @@ METHODS = [
      "Vector search, then GRanker re-scores passages with reranker features smoothed over the graph, "
      "and STeX adds structurally important neighbours in batches."),
     ("SG-RAG", "§4",
-     "Turns the question into a small query graph with unknown targets and matches it into the KG path "
-     "by path with an R*-tree over learned dominance embeddings."),
+     "Structure Guided RAG for Factual Queries: turns the question into a small query graph with unknown "
+     "targets and matches it into the KG path by path with an R*-tree over learned dominance embeddings."),
     ("ReG", "§4",
      "Reorganizes any retrieved set of triples into evidence chains an LLM can follow, so the answer "
      "step sees reasoning paths instead of a bag of facts."),

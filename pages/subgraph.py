@@ -1,4 +1,4 @@
-"""Subgraph matching (SG-RAG, sg_rag.txt §4): query graph → normalization → decomposition →
+"""Subgraph matching (SG-RAG, "Structure Guided Retrieval-Augmented Generation for Factual Queries", sg_rag.txt §4): query graph → normalization → decomposition →
 completion → matched subgraphs next to the query graph → answer, plus the dominance model (App. C).
 
 Thin view: widgets → ``resources.method_run`` (cached core call) → tables and drawings.

@@ -32,8 +32,9 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
     a = subparsers.add_parser(NAME, help="run a paper's ablation rows of one method and write one table",
                               description=textwrap.fill("BubbleRAG §4.3 (w/o specialization, relaxation, CEG ranking, reasoning "
                                           "expansion), FastInsight (w/o GRanker, w/o STeX), ReG (weak vs refined "
-                                          "supervision, chains vs triples), SG-RAG (w/o dominance filter, Alg. 5 as "
-                                          "printed, NaiveRAG): every row is a resumable `egx bench` run in "
+                                          "supervision, chains vs triples), SG-RAG (Table 5's naive baselines: "
+                                          "NaiveRAG, Entity-based Retrieval, LightRAG (1-hop), 2-hop Graph Retrieval; "
+                                          "then our variants: w/o dominance filter, Alg. 5 as printed): every row is a resumable `egx bench` run in "
                                           "OUT/<row>/; the table goes to OUT/ablation.md.", 100),
                               epilog=_rows_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     from core.methods.registry import METHODS

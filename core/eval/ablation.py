@@ -14,8 +14,9 @@ fastinsight    full; w/o GRanker (α = 0: plain reranking, §3.3); w/o STeX's st
 reg            weak vs refined supervision (§4.1, Table 5), each with evidence chains vs raw triples (§4.2);
                the untrained cosine scorer as the floor. A row whose model folder is missing is skipped,
                and the table says which ``egx train-reg`` command makes it.
-sgrag          full; w/o the dominance filter (label-only exact matching, §4.3); Algorithm 5 as printed
-               (no candidate intersection); NaiveRAG (dense retrieval, the first row of Table 5)
+sgrag          Table 5 (§5.3): SG-RAG, NaiveRAG (dense retrieval), Entity-based Retrieval, LightRAG (1-hop),
+               2-hop Graph Retrieval; then our variants: w/o the dominance filter (label-only exact matching),
+               Algorithm 5 as printed (no candidate intersection)
 =============  ==========================================================================================
 
 Every row runs in its own folder ``OUT/<row>/`` with :func:`core.eval.runner.run_benchmark` (so each row
@@ -152,7 +153,7 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
     todo = [r for r in all_rows if r.name in wanted]
     for i, row in enumerate(todo):
         entry: dict[str, Any] = {"name": row.name, "label": row.label, "method": row.method,
-                                 "overrides": dict(row.overrides), "definition": row.definition}
+                                 "overrides": dict(row.overrides), "definition": row.definition, "group": row.group}
         overrides = dict(row.overrides)
         if "model" in overrides:
             overrides["model"] = str(Path(workspace.path) / overrides["model"])
@@ -241,7 +242,11 @@ def ablation_markdown(method: str, table: Sequence[dict[str, Any]], base: str, *
              "| row | n | " + " | ".join(COLUMNS) + " | Δ R@5 | " + " | ".join(PAPER) + " | mean s |",
              "|---|---:|" + "---:|" * (len(COLUMNS) + len(PAPER) + 2)]
     notes = []
+    group = ""
     for r in table:
+        if r.get("group") and r["group"] != group:  # a group heading: the paper's table, or our variants
+            group = r["group"]
+            lines.append(f"| **{group}** |" + " |" * (len(COLUMNS) + len(PAPER) + 3))
         if r["status"] != "ok":
             lines.append(f"| {r['label']} | – |" + " – |" * (len(COLUMNS) + len(PAPER) + 2))
             notes.append(f"- {r['label']}: {r['status']}")

@@ -49,6 +49,13 @@ def _latest(lines: Sequence[dict[str, Any]], model: str) -> tuple[dict[tuple[str
     return acc, emp
 
 
+def shown_answer(record: dict[str, Any]) -> str:
+    """The answer as Emp.S shows it: with the record's one line of reasoning when its method gave one
+    (SG-RAG Table 14's "Answer: X. Reasoning: ..."), else the answer alone."""
+    answer, why = str(record.get("answer", "")), str(record.get("reasoning", "") or "").strip()
+    return f"Answer: {answer}. Reasoning: {why}" if why else answer
+
+
 def judge_answers(out: Path, records: Sequence[dict[str, Any]], judge: Judge) -> list[dict[str, Any]]:
     """ACC_L of every answered record with gold answers and Emp.S of every such question, by ``judge``;
     what ``judgements.jsonl`` lacks (or holds only as a failure) is judged now and appended. Returns
@@ -81,7 +88,7 @@ def judge_answers(out: Path, records: Sequence[dict[str, Any]], judge: Judge) ->
                     j = judge_accuracy(question, str(r.get("answer", "")), golds, judge.llm)
                     put({"kind": "ACC_L", "question_id": qid, "method": r["method"], "judge": model,
                          "value": j.value, "why": j.why, "tokens": j.tokens})
-                shown = [(str(r["method"]), str(r.get("answer", ""))) for r in rs if str(r.get("answer", "")).strip()]
+                shown = [(str(r["method"]), shown_answer(r)) for r in rs if str(r.get("answer", "")).strip()]
                 old = emp.get(qid)
                 if old is not None and old.get("scores") is not None and old.get("methods") == [m for m, _ in shown]:
                     continue

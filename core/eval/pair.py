@@ -65,6 +65,9 @@ def evaluate_result(result: MethodResult, workspace: Workspace, gold: Gold, *, c
         rec["metrics_notes"] = nodes.notes()
     if context is not None:  # what the answer was handed, under the run's budget
         rec["context"] = context
+    reasoning = str(getattr(result, "answer_reasoning", "") or "")
+    if reasoning:  # SG-RAG's Table 14 line, asked for by a judged run: Emp.S reads it after the answer
+        rec["reasoning"] = reasoning
     if result.trace.replay:  # the recorded LLM: whether this record is the recorded run (core.replay)
         rec["replay"] = result.trace.replay
     if gold.answers:

@@ -163,6 +163,7 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
                           app=f"Another benchmark is writing the run “{out.name}” right now; wait for it to finish, or "
                               "pick another run name.") from None
     held = [lock]  # a restart adds the lock of the fresh folder it swaps in
+    configs = reasoning_configs(methods, configs) if judge is not None else configs
     try:
         return _run_locked(workspace, questions, methods, backends, out=out, limit=limit, seed=seed, cut=cut,
                            configs=configs, progress=progress, meta=meta, save_traces=save_traces,
@@ -173,6 +174,19 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
         for h in held:
             h.release()
 
+
+
+def reasoning_configs(methods: Sequence[str], configs: dict[str, object] | None) -> dict[str, object]:
+    """``configs`` with ``answer_reasoning`` on for every method whose configuration has that knob (SG-RAG):
+    a judged run scores reasoning (Emp.S, SG-RAG Table 17), and the paper's answers carry it (Table 14)."""
+    from core.methods.registry import get_method
+
+    out = dict(configs or {})
+    for m in methods:
+        cfg = out.get(m) or get_method(m).config()
+        if getattr(cfg, "answer_reasoning", True) is False:
+            out[m] = cfg.with_(answer_reasoning=True)  # type: ignore[union-attr]
+    return out
 
 def run_settings(workspace: Workspace, questions: Sequence[Question], methods: Sequence[str], backends: Backends, *,
                  cut: int = 5, seed: int | None = None, configs: dict[str, object] | None = None,

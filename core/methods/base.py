@@ -215,6 +215,7 @@ class AblationRow:
     needs_model: str = ""  #: ReG: a model folder (relative to the workspace) that must exist
     train_hint: str = ""  #: the command that makes it
     definition: str = ""  #: the paper's definition of the row, quoted with its section (`egx ablate --help`, the table)
+    group: str = ""  #: the group the report lists it under: the paper's table ("Table 5"), or "our variants"
 
 
 @dataclass(frozen=True)

@@ -321,3 +321,33 @@ def test_bench_no_judge_with_an_llm_makes_no_judge_call(tmp_path, monkeypatch, o
     assert summary["methods"]["dense"]["paper"]["ACC_L"] is None
     capsys.readouterr()
     assert main(args) == 0 and "4 already done" in capsys.readouterr().out
+
+
+def test_a_judged_run_asks_sgrag_for_one_line_of_reasoning_and_emp_s_reads_it(demo, tmp_path):
+    """SG-RAG Table 14: the paper's answers carry their reasoning, which Emp.S (Table 17) scores; ACC_L and
+    EM still see the bare label."""
+    from core.eval.judge import Judge
+    from core.eval.runner import reasoning_configs
+    from core.methods.sgrag import SGRAGConfig
+
+    def gen(messages):
+        user = messages[-1].content
+        if "UNK" in messages[0].content:
+            return "not a query graph"  # Table 12: the bridge star takes over
+        line = next((ln for ln in user.splitlines() if ln.startswith(("— Candidate answers", "— Entity labels"))), "")
+        label = line.split(": ", 1)[1].replace(";", ",").split(", ")[0] if line else "Unable to determine"
+        if "reasoning" not in messages[0].content:
+            return json.dumps({"answer": label})
+        return json.dumps({"answer": label, "reasoning": "because the graph relates it to every entity named"})
+
+    assert reasoning_configs(["sgrag", "dense"], None) == {"sgrag": SGRAGConfig(answer_reasoning=True)}
+    judge = ScriptedLLM(_judge, name="judge")
+    rep = _bench(demo, tmp_path / "j", ScriptedLLM(gen, name="gen"), Judge(judge, "local-small", False),
+                 methods=("sgrag",))
+    recs = [json.loads(x) for x in (tmp_path / "j" / "results.jsonl").read_text().splitlines()]
+    assert all(r["reasoning"] == "because the graph relates it to every entity named" for r in recs if r["answer"])
+    emp = [p for p in judge.prompts if "Answer List:" in p]
+    assert emp and all(f"Answer: {r['answer']}. Reasoning: because" in " ".join(emp) for r in recs if r["answer"])
+    acc = [p for p in judge.prompts if "Gold answer(s):" in p]
+    assert acc and not any("Reasoning:" in p for p in acc)  # ACC_L judges the answer alone
+    assert rep.summary["methods"]["sgrag"]["paper"]["Emp.S"] == 3.0

@@ -30,7 +30,9 @@ def test_each_plan_runs_the_rows_we_implement_under_the_papers_budget():
         "bubblerag": [(MAIN_RUN, ("dense", "hipporag2", "bubblerag"))],
         "fastinsight": [(MAIN_RUN, ("dense", "rerank", "hipporag2", "fastinsight"))],
         # SG-RAG's SubgraphRAG row is reg with a weakly supervised retriever: its only reg, so in the main run
-        "sgrag": [(MAIN_RUN, ("dense", "reg", "sgrag"))],
+        # ... and its Table 5 baselines are SG-RAG with `retrieval` set: one run each
+        "sgrag": [(MAIN_RUN, ("dense", "reg", "sgrag")), ("sgrag-retrieval-entity", ("sgrag",)),
+                  ("sgrag-retrieval-1-hop", ("sgrag",)), ("sgrag-retrieval-2-hop", ("sgrag",))],
         "reg": [(MAIN_RUN, ("reg",)), (_WEAK, ("reg",)), ("reg-retriever-entity", ("reg",))]}
     assert {p: plan.budget for p, plan in plans.items()} == {p: BUDGETS[p] for p in plans}  # one budget concept
     assert [p for p, plan in plans.items() if plan.node_level] == ["fastinsight"]  # Table 3 scores KG nodes

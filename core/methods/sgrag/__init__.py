@@ -1,4 +1,5 @@
-"""SG-RAG (sg_rag.txt §4): structure-guided exact subgraph matching for multi-constraint questions.
+"""SG-RAG, "Structure Guided Retrieval-Augmented Generation for Factual Queries" (Xie et al., 2026;
+sg_rag.txt §4): structure-guided exact subgraph matching for multi-constraint questions.
 
 Start at :func:`run` (pipeline.py, whose docstring maps every module to its paper section); the
 knobs are in config.py, the failure diagnosis in diagnosis.py. :func:`prepare` builds/caches the
@@ -19,6 +20,6 @@ __all__ = ["METHOD", "DominanceConfig", "QNode", "QueryGraph", "SGRAGConfig", "S
            "run"]
 
 METHOD: Method[SGRAGConfig, SGRAGResult] = Method(
-    "sgrag", "SG-RAG (structure-guided subgraph matching)", "SG-RAG §4, Appendices C-F, K, M", run=run,
+    "sgrag", "SG-RAG (Structure Guided RAG for Factual Queries)", "SG-RAG §4, Appendices C-F, K, M", run=run,
     config=SGRAGConfig, stages=STAGES, diagnose=diagnose, page="pages/subgraph.py",
     ablations=ABLATIONS, intros=INTROS, prepare=PREPARATION, stamp=stamp, budget=sgrag_budget)

@@ -11,6 +11,15 @@ asked again) and the stage falls back visibly. The answer taken then goes throug
 answer check (:func:`core.methods.answer_gate.check_llm_answer`): a label that addresses the system or
 carries markup (graph labels are user data) is flagged beside it, a reply cut at its token limit too.
 
+With exact matches the answer is chosen among them (:func:`candidates`): §4.4 builds the prompt from S
+"ensuring all constraints are satisfied", so every UNK binding of an exact match already satisfies each
+relation of q*. The prompt lists those bindings first as the candidates and the answer must be one of them
+(Table 15's "Unable to determine" stays for the fallback context g'', where nothing is known to satisfy
+the question): a 1.5B model otherwise answered "Unable to determine" in 6 of the 11 recorded runs that
+had exact matches, throwing the matches away. With ``reasoning`` (on for runs an LLM judge scores by
+Emp.S, Table 17) the reply adds one line of reasoning, Table 14's "Answer: X. Reasoning: ..." shape; the
+answer itself stays the bare label, so EM/F1 are unchanged by it.
+
 ``none`` mode (or an unusable LLM output): with exact matches, the answer is the ``UNK`` binding of
 the best-ranked subgraph (all distinct bindings are kept in ``bindings``); after the 1-hop
 fallback, the neighbour adjacent to the most known entities (ties: most query-similar), or "Unable to
@@ -52,6 +61,13 @@ class SubgraphAnswer:
     bindings: tuple[str, ...]  #: UNK bindings in subgraph rank order (exact matches only)
     allowed: tuple[str, ...]  #: entity labels the answer may use
     paragraph: str
+    candidates: tuple[str, ...] = ()  #: the exact matches' UNK-bound labels, best first (the answer's choices)
+    reasoning: str = ""  #: Table 14's one line of reasoning (only when asked for, and only from the LLM)
+
+    @property
+    def shown(self) -> str:
+        """The answer as a judge of reasoning sees it (Table 14: "Answer: X. Reasoning: ...")."""
+        return f"Answer: {self.text}. Reasoning: {self.reasoning}" if self.reasoning else self.text
 
 
 #: Characters of one node description in the context (ours: one long description must not eat the budget).
@@ -119,8 +135,23 @@ def _groups(assembly: Assembly) -> list[tuple[int, ...]]:
     return [tuple(s.edges) for s in assembly.subgraphs]
 
 
+def candidates(qg: QueryGraph, assembly: Assembly, graph: KnowledgeGraph) -> list[str]:
+    """The labels the exact matches bind to the query graph's ``UNK`` nodes, in subgraph rank order, each
+    once (empty after the fallback): what the answer chooses among (§4.4)."""
+    if assembly.fallback:
+        return []
+    unk = set(qg.unknown_ids)
+    out: list[str] = []
+    for s in assembly.subgraphs:
+        for q, v in s.mapping:
+            if q in unk and graph.node_names[v] not in out:
+                out.append(graph.node_names[v])
+    return out
+
+
 def build_context(query: str, assembly: Assembly, graph: KnowledgeGraph, *, budget: int = 1200,
-                  llm: LLM | None = None, max_chunks: int | None = None, max_tokens: int | None = None) -> Context:
+                  llm: LLM | None = None, max_chunks: int | None = None, max_tokens: int | None = None,
+                  choices: list[str] | None = None, reasoning: bool = False) -> Context:
     """Relation sentences and node descriptions of all matched subgraphs under ``budget`` tokens (§4.4, §5).
 
     SG-RAG §4.4: γ "extracts semantic labels and descriptions from all subgraphs g ∈ S"; §5 fixes the
@@ -133,7 +164,8 @@ def build_context(query: str, assembly: Assembly, graph: KnowledgeGraph, *, budg
 
     A comparison budget (:mod:`core.methods.budget`) adds ``max_chunks`` — the context's edges come from at
     most that many passages (:func:`_within_chunks`) — and ``max_tokens``, the sentences' WordPiece tokens
-    (the evidence every method's budget counts), checked with the whole prompt's.
+    (the evidence every method's budget counts), checked with the whole prompt's. ``choices`` (the exact
+    matches' candidates) and ``reasoning`` select the prompt that is counted (:func:`generate_answer`).
     """
     from core.backends.tokens import WORDPIECE, count_tokens
 
@@ -164,8 +196,8 @@ def build_context(query: str, assembly: Assembly, graph: KnowledgeGraph, *, budg
     def prompt(k: int) -> str:
         kept = pieces[:k]
         labels = _labels(graph, [e for _, e, _ in kept if e is not None])
-        return prompts.ANSWER_SYSTEM + "\n" + prompts.answer_user(query, prompts.relation_paragraph(
-            [p for p, _, _ in kept]), labels)
+        return prompts.answer_system(matched=bool(choices), reasoning=reasoning) + "\n" + prompts.answer_user(
+            query, prompts.relation_paragraph([p for p, _, _ in kept]), labels, choices)
 
     counts, tokenizer = count_tokens([prompt(0), *(p for p, _, _ in pieces)], llm)
     base, sizes = counts[0], counts[1:]
@@ -207,7 +239,7 @@ def _label_tokens(graph: KnowledgeGraph, e: int) -> int:
 def generate_answer(query: str, qg: QueryGraph, assembly: Assembly, graph: KnowledgeGraph, llm: LLM, *,
                     node_vecs: np.ndarray | None = None, qvec: np.ndarray | None = None, max_tokens: int = 128,
                     context_tokens: int = 1200, trace: Trace | None = None, answer_chunks: int | None = None,
-                    answer_tokens: int | None = None, budget: str = "own") -> SubgraphAnswer:
+                    answer_tokens: int | None = None, budget: str = "own", reasoning: bool = False) -> SubgraphAnswer:
     """γ: Table 15 prompt over the matched subgraphs (or g''), restricted to their entity labels.
 
     Parameters
@@ -222,12 +254,15 @@ def generate_answer(query: str, qg: QueryGraph, assembly: Assembly, graph: Knowl
         ``none`` → the UNK binding (exact) or the fallback heuristic.
     answer_chunks, answer_tokens, budget
         A comparison budget's limits and name (:func:`build_context`; None: the paper's context).
+    reasoning
+        Ask for Table 14's one line of reasoning besides the answer (for an Emp.S judge).
     """
     tr = trace if trace is not None else Trace("sgrag", query)
     with tr.timed("answer", "Answer (Table 15 prompt, restricted to matched entity labels)",
                   section="SG-RAG §4.4, App. I, Table 15") as step:
+        choices = candidates(qg, assembly, graph)
         ctx = build_context(query, assembly, graph, budget=context_tokens, llm=llm, max_chunks=answer_chunks,
-                            max_tokens=answer_tokens)
+                            max_tokens=answer_tokens, choices=choices, reasoning=reasoning)
         eids = list(ctx.edges)
         paragraph = prompts.relation_paragraph(list(ctx.pieces))
         allowed = _labels(graph, eids)
@@ -252,25 +287,33 @@ def generate_answer(query: str, qg: QueryGraph, assembly: Assembly, graph: Knowl
                 ", ".join(graph.node_names[v] for _, v in s.mapping)
             if b not in bindings:
                 bindings.append(b)
-        text, by = "", "none"
+        if choices:
+            step.data["candidates"] = choices[:50]
+        text, by, why = "", "none", ""
         if eids:
-            keys = {normalize_name(a) for a in allowed} | {normalize_name(prompts.UNDETERMINED)}
+            keys = ({normalize_name(c) for c in choices} if choices else
+                    {normalize_name(a) for a in allowed} | {normalize_name(prompts.UNDETERMINED)})
+            listed = "candidates" if choices else "entity labels"
 
             def validate(d: object) -> None:
                 got = str(d.get("answer", "")) if isinstance(d, dict) else ""
                 if normalize_name(got) in keys:
                     return
                 problem = check_answer(got).problem if isinstance(d, dict) else ""
-                raise ValueError(f"the answer is unusable ({problem}); reply with one of the listed entity labels"
-                                 if problem else "the answer must be one of the listed entity labels")
+                raise ValueError(f"the answer is unusable ({problem}); reply with one of the listed {listed}"
+                                 if problem else f"the answer must be one of the listed {listed}")
 
-            out = ask_json(llm, prompts.ANSWER_SYSTEM, prompts.answer_user(query, paragraph, allowed),
-                           prompts.answer_schema(allowed), max_tokens=max_tokens, validate=validate, step=step)
+            out = ask_json(llm, prompts.answer_system(matched=bool(choices), reasoning=reasoning),
+                           prompts.answer_user(query, paragraph, allowed, choices),
+                           prompts.answer_schema(allowed, candidates=choices, reasoning=reasoning),
+                           max_tokens=max_tokens, validate=validate, step=step)
             if out.data is not None:  # the one answer check of every method (the label may carry an injection)
                 gate = check_llm_answer(str(out.data["answer"]), truncated=out.truncated, repaired=out.repaired)
                 gate.record(step)
                 if gate.ok:
                     text, by = gate.text, "llm"
+                    why = " ".join(str(out.data.get("reasoning", "") or "").split())[:prompts.REASONING_CHARS] \
+                        if reasoning else ""
                 else:
                     step.data["rejected_answer"] = gate.raw[:2000]
                     step.fallback = f"the LLM's answer was unusable ({gate.problem}); heuristic answer instead"
@@ -283,7 +326,9 @@ def generate_answer(query: str, qg: QueryGraph, assembly: Assembly, graph: Knowl
                 text, by = prompts.UNDETERMINED, "none"
         step.data.update({"answer": text, "by": by, "bindings": bindings[:20], "allowed": allowed[:200],
                           "paragraph": paragraph[:4000], "context_edges": eids})
-    return SubgraphAnswer(text, by, tuple(bindings), tuple(allowed), paragraph)
+        if why:
+            step.data["reasoning"] = why
+    return SubgraphAnswer(text, by, tuple(bindings), tuple(allowed), paragraph, tuple(choices), why)
 
 
 def _fallback_guess(graph: KnowledgeGraph, assembly: Assembly, node_vecs: np.ndarray | None,

@@ -7,12 +7,16 @@ and each help text says so.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Literal
 
 from core.errors import ConfigError
 from core.methods.base import Bounds, Check, MethodConfig
 from core.methods.base import knob as _f
 from core.methods.budget import Budget, answer_budget_knob, answer_chunks_knob, answer_tokens_knob, budget_checks
+
+#: SG-RAG's retrieval, or one of Table 5's naive baselines in its place (core.methods.sgrag.baselines)
+Retrieval = Literal["subgraph", "entity", "1-hop", "2-hop"]
 
 
 @dataclass(frozen=True)
@@ -53,10 +57,19 @@ class SGRAGConfig(MethodConfig):
                                      "the most query-similar first.")
     max_chunks: int = _f(15, "Provenance chunks returned as ranked_chunks.")
     answer_max_tokens: int = _f(128, "Token limit for the answer (Table 15 prompt).")
+    answer_reasoning: bool = _f(False, "Ask the answer for one line of reasoning besides the label (Table 14's "
+                                       "'Answer: X. Reasoning: ...'), for an LLM judge of reasoning (Emp.S, "
+                                       "Table 17); `egx bench`/`egx reproduce` turn it on when they judge. The "
+                                       "answer scored by EM/F1 stays the bare label.",
+                                label="one line of reasoning (Emp.S)", bounds=Bounds())
     context_tokens: int = _f(1200, "Token budget of the whole answer prompt (§5: 'a context window fixed at 1,200 "
                                    "tokens per query'): relation sentences and node descriptions of all matched "
                                    "subgraphs, best first, until it is full (enforced, recorded in the trace).")
     seed: int = _f(0, "Seed of the dominance model, the semantic projection and sampled substructures.")
+    retrieval: Retrieval = field(default="subgraph", metadata={
+        "help": "What retrieves the answer's triples: 'subgraph' is SG-RAG's structure-guided exact matching; "
+                "'entity', '1-hop' and '2-hop' are Table 5's naive baselines (Entity-based Retrieval, LightRAG "
+                "(1-hop), 2-hop Graph Retrieval, §5.2-5.3) on the same query entities and answer prompt."})
     answer_chunks: int | None = answer_chunks_knob()
     answer_tokens: int | None = answer_tokens_knob()
     answer_budget: str = answer_budget_knob()

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.methods.base import Diagnosis, Gold, StageDecl
 from core.methods.diagnoser import diagnoser, missing_from_graph
+from core.methods.sgrag.baselines import RETRIEVALS
 
 if TYPE_CHECKING:
     from core.index.workspace import Workspace
@@ -63,6 +64,12 @@ def diagnose(result: SGRAGResult, workspace: Workspace, gold: Gold, lost: list[s
                     if unresolved else "the question named no entity of the graph")
             return Diagnosis(method, "no_anchor", f"Query entities were not normalized confidently: {what}.",
                              {**ev, "gold": cid}, ranks)
+    if lost and result.config.retrieval != "subgraph":  # a Table 5 baseline: no matching to blame
+        name = RETRIEVALS[result.config.retrieval]
+        return Diagnosis(method, "not_connected",
+                         f"{name} (a Table 5 baseline, no structure-guided matching) did not bring the gold passage "
+                         f"{lost[0]} within the top {cut}: it ranks the query entities' neighbourhood by similarity to "
+                         "the question.", {**ev, "baseline": name, "gold": lost[0]}, ranks)
     if lost and (result.fallback or not result.assembly.subgraphs):
         empty = []
         for pm in result.matches[:1]:

@@ -37,6 +37,7 @@ from core.index.workspace import Workspace
 from core.methods.base import Backends, Preparation, RankedChunk
 from core.methods.sgrag.answer import SubgraphAnswer, generate_answer
 from core.methods.sgrag.assembly import Assembly, assemble, fallback_neighbourhood
+from core.methods.sgrag.baselines import RETRIEVALS, baseline_retrieval
 from core.methods.sgrag.completion import Completion, complete_labels
 from core.methods.sgrag.config import DominanceConfig, SGRAGConfig
 from core.methods.sgrag.decomposition import Decomposition, decompose
@@ -165,6 +166,12 @@ class SGRAGResult:
         return self.chunks
 
     @property
+    def answer_reasoning(self) -> str:
+        """Table 14's one line of reasoning ("" unless ``answer_reasoning`` asked for it): what an Emp.S
+        judge reads after the answer (:func:`core.eval.judging.judge_answers`)."""
+        return self.answer_detail.reasoning
+
+    @property
     def fallback(self) -> bool:
         return self.assembly.fallback
 
@@ -186,6 +193,9 @@ class SGRAGResult:
         """Why :attr:`node_ranking` is empty ("" when it is not)."""
         if self.node_ranking:
             return ""
+        if self.config.retrieval != "subgraph":
+            return (f"{RETRIEVALS[self.config.retrieval]} (a Table 5 baseline) retrieves a neighbourhood of the query "
+                    "entities, which ranks no KG node")
         if self.assembly.fallback:
             return ("no subgraph matched the query graph, so SG-RAG fell back to the 1-hop neighbourhood of its known "
                     "entities, which ranks no KG node")
@@ -265,7 +275,11 @@ def run(query: str, workspace: Workspace, *, config: SGRAGConfig | None = None, 
     comp: Completion | None = None
     matches: tuple[PathMatches, ...] = ()
     reason = ""
-    if not qg.edges:
+    baseline: Assembly | None = None
+    if cfg.retrieval != "subgraph":  # a Table 5 baseline: the same query entities, no exact matching
+        baseline = baseline_retrieval(graph, [mp.node for mp in norm.mappings if mp.node >= 0], cfg.retrieval,
+                                      edge_vecs, qvec, trace=trace)
+    elif not qg.edges:
         reason = "the query graph has no edges (no entity of the question was found in the graph)"
     else:
         try:
@@ -290,13 +304,16 @@ def run(query: str, workspace: Workspace, *, config: SGRAGConfig | None = None, 
             if cfg.l:
                 raise
             reason = f"exact matching not possible at automatic l: {exc}"
-    if reason:
+    if baseline is not None:
+        asm = baseline
+    elif reason:
         known_nodes = [mp.node for mp in norm.mappings if mp.node >= 0]
         asm = fallback_neighbourhood(graph, known_nodes, edge_vecs, qvec, max_edges=cfg.max_fallback_edges,
                                      reason=reason, trace=trace)
     ans = generate_answer(query, qg, asm, graph, backends.llm, node_vecs=node_vecs, qvec=qvec,
                           max_tokens=cfg.answer_max_tokens, context_tokens=cfg.context_tokens, trace=trace,
-                          answer_chunks=cfg.answer_chunks, answer_tokens=cfg.answer_tokens, budget=cfg.answer_budget)
+                          answer_chunks=cfg.answer_chunks, answer_tokens=cfg.answer_tokens, budget=cfg.answer_budget,
+                          reasoning=cfg.answer_reasoning)
     chunks = _ranked_chunks(graph, asm, edge_vecs, qvec, cfg.max_chunks)
     return SGRAGResult(query, cfg, qg, norm, dec, comp, matches, asm, ans, chunks, trace)
 

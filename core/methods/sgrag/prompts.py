@@ -2,7 +2,8 @@
 subgraph). Wording follows the paper's tables; the JSON output replaces the '#'-separated format so
 llama.cpp's JSON-schema decoding can be used (a reply in the paper's '#' format is still read:
 :func:`core.methods.sgrag.query_graph.parse_hash_format`). The format line shows placeholders, not an
-example a small model could copy; the schema bounds the graph to Table 13's sizes."""
+example a small model could copy; the schema bounds the graph (:data:`MAX_QUERY_NODES`) well above Table 13's
+averages and the largest question ``egx make-erqa`` builds, so only a runaway reply is refused."""
 
 from __future__ import annotations
 
@@ -21,11 +22,15 @@ QUERY_GRAPH_SYSTEM = (
     "\"target\": \"<node id>\"}, ...]}."
 )
 
-#: query nodes and edges a query graph may have (Table 13: at most 5 entities and 6 relations a query)
-MAX_QUERY_NODES, MAX_QUERY_EDGES = 6, 8
+#: Query nodes and edges a query graph may have. Table 13 gives *averages* (up to 6.1 entities and 5.7
+#: relations a query, so single queries go above them), and ``egx make-erqa`` builds questions of up to
+#: 7 nodes (``max_constraints`` = 6 constraint entities around the asked-for star, 6 edges). Twelve nodes
+#: and sixteen edges hold those with margin, while a runaway reply (a model looping over ids) is still
+#: refused, with the bound in the message (:func:`core.methods.sgrag.query_graph.query_graph_size_problem`).
+MAX_QUERY_NODES, MAX_QUERY_EDGES = 12, 16
 _QIDS = [f"q{i}" for i in range(1, MAX_QUERY_NODES + 1)]
 
-#: Table 12's output as a bounded schema: ids q1..q6, short labels, every edge between listed ids
+#: Table 12's output as a bounded schema: ids q1..q12, short labels, every edge between listed ids
 QUERY_GRAPH_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -54,6 +59,29 @@ ANSWER_SYSTEM = (
     "Return JSON only: {\"answer\": \"<entity label or Unable to determine>\"}."
 )
 
+#: With exact matches (§4.4: the prompt then "ensur[es] all constraints are satisfied"), the candidates are
+#: listed first and the answer is one of them: each satisfies every relation of the question's graph.
+ANSWER_SYSTEM_MATCHED = (
+    "Below is a paragraph describing the relationships among entities in a structured graph, and the candidate "
+    "answers: the entities that satisfy every relation the question asks about (exact matches of the question's "
+    "graph, best match first). Read and reason carefully, and choose the candidate the question asks for. Note: "
+    "the final answer must be one of the candidates. "
+    "Return JSON only: {\"answer\": \"<candidate>\"}."
+)
+
+#: Table 14's shape, for a run whose answers an LLM judge scores for their reasoning (Emp.S, Table 17)
+REASONING_LINE = (" Add one line of reasoning that names the relations the answer satisfies: "
+                  "{\"answer\": \"...\", \"reasoning\": \"<one sentence>\"}.")
+#: characters of that line (one sentence; the answer's token limit must hold it)
+REASONING_CHARS = 240
+
+
+def answer_system(*, matched: bool, reasoning: bool) -> str:
+    """The answer stage's instruction: Table 15's, or with exact matches the candidates-first one, each
+    with Table 14's reasoning line when ``reasoning``."""
+    return (ANSWER_SYSTEM_MATCHED if matched else ANSWER_SYSTEM) + (REASONING_LINE if reasoning else "")
+
+
 ANSWER_SCHEMA: dict[str, Any] = {
     "type": "object", "properties": {"answer": {"type": "string", "maxLength": 120}}, "required": ["answer"],
 }
@@ -62,13 +90,21 @@ ANSWER_SCHEMA: dict[str, Any] = {
 MAX_ENUM_LABELS = 200
 
 
-def answer_schema(labels: list[str]) -> dict[str, Any]:
+def answer_schema(labels: list[str], *, candidates: list[str] | None = None, reasoning: bool = False) -> dict[str, Any]:
     """Table 15's constraint as the schema: the answer is one of the paragraph's entity labels or
-    "Unable to determine" (an enum), so a reply cannot name anything else."""
-    if not labels or len(labels) > MAX_ENUM_LABELS:
-        return ANSWER_SCHEMA
-    return {"type": "object", "properties": {"answer": {"enum": list(dict.fromkeys([*labels, UNDETERMINED]))}},
-            "required": ["answer"]}
+    "Unable to determine" (an enum), so a reply cannot name anything else. With exact matches
+    (``candidates``: their UNK bindings, best first) the enum is the candidates alone; ``reasoning`` adds
+    Table 14's one line of reasoning (a bounded string)."""
+    if candidates:
+        answer: dict[str, Any] = {"enum": list(dict.fromkeys(candidates))}
+    elif not labels or len(labels) > MAX_ENUM_LABELS:
+        answer = dict(ANSWER_SCHEMA["properties"]["answer"])
+    else:
+        answer = {"enum": list(dict.fromkeys([*labels, UNDETERMINED]))}
+    props: dict[str, Any] = {"answer": answer}
+    if reasoning:
+        props["reasoning"] = {"type": "string", "maxLength": REASONING_CHARS}
+    return {"type": "object", "properties": props, "required": list(props)}
 
 UNDETERMINED = "Unable to determine"
 
@@ -77,6 +113,10 @@ def relation_paragraph(sentences: list[str]) -> str:
     return " ".join(sentences)
 
 
-def answer_user(query: str, paragraph: str, labels: list[str]) -> str:
+def answer_user(query: str, paragraph: str, labels: list[str], candidates: list[str] | None = None) -> str:
+    """Table 15's user prompt; with exact matches, their candidates come first and the answer is one of them."""
+    if candidates:
+        return (f"— Candidate answers (exact matches, best first): {'; '.join(candidates)}\n"
+                f"— Known Relations: {paragraph}\n— User Question: {query}\nAnswer: [one candidate]")
     return (f"— Known Relations: {paragraph}\n— Entity labels you may answer with: {', '.join(labels)}\n"
             f"— User Question: {query}\nAnswer: [Entity] or \"{UNDETERMINED}\"")

@@ -215,8 +215,9 @@ def extract_query_graph(query: str, graph: KnowledgeGraph, llm: LLM, *, trace: T
     return qg
 
 
-#: Table 12's reply at the schema's bounds (6 nodes with short labels and descriptions, 8 edges) fits
-QUERY_GRAPH_MAX_TOKENS = 320
+#: Table 12's reply at the schema's bounds (12 nodes with short labels and descriptions, 16 edges) fits: about
+#: 40 tokens a node and 10 an edge
+QUERY_GRAPH_MAX_TOKENS = 640
 
 
 _ARTICLE = re.compile(r"^(the|a|an|its|his|her|their)\s+", re.I)
@@ -326,7 +327,28 @@ def merge_repeated_unknowns(qg: QueryGraph) -> tuple[QueryGraph, list[list[str]]
     return QueryGraph(nodes, edges, qg.by), merged
 
 
+def query_graph_size_problem(data: Any) -> str:
+    """Why a Table 12 reply is larger than a query graph may be ("" when it is not): more than
+    :data:`~core.methods.sgrag.prompts.MAX_QUERY_NODES` nodes or
+    :data:`~core.methods.sgrag.prompts.MAX_QUERY_EDGES` edges (a runaway reply, not a question).
+
+    >>> query_graph_size_problem({"nodes": [{"id": f"q{i}", "label": "x"} for i in range(13)], "edges": []})
+    'the query graph has 13 nodes, more than the 12 a question may have; reply with the entities of the question only'
+    """
+    if not isinstance(data, dict):
+        return ""
+    for key, bound in (("nodes", prompts.MAX_QUERY_NODES), ("edges", prompts.MAX_QUERY_EDGES)):
+        items = data.get(key)
+        if isinstance(items, list) and len(items) > bound:
+            return (f"the query graph has {len(items)} {key}, more than the {bound} a question may have; reply "
+                    "with the entities of the question only")
+    return ""
+
+
 def _validate(data: Any) -> None:
+    too_big = query_graph_size_problem(data)
+    if too_big:
+        raise ValueError(too_big)
     if _from_llm(data) is None:
         raise ValueError("the query graph needs ≥ 1 node and edges between listed node ids")
 

@@ -42,3 +42,14 @@ def test_not_in_graph(demo_ws, backends: Backends) -> None:
 def test_no_gold(demo_ws, backends: Backends) -> None:
     r = run("Which film starred Keanu Reeves and Laurence Fishburne?", demo_ws, backends=backends)
     assert diagnose(r, demo_ws, Gold("q5", (), ())).stage == "no_gold"
+
+
+def test_a_table5_baseline_is_diagnosed_as_its_own_retrieval_not_as_a_failed_match(demo_ws, backends: Backends) -> None:
+    from core.methods.sgrag import SGRAGConfig
+
+    r = run("Which film starred Keanu Reeves and Geoffrey Hinton?", demo_ws, backends=backends,
+            config=SGRAGConfig(retrieval="entity"))
+    assert r.fallback and not r.trace.stage("fallback")  # the baseline's own context, not g''
+    d = diagnose(r, demo_ws, Gold("q6", ("backpropagation",), ()), cut=1)
+    assert d.stage == "not_connected" and d.evidence["baseline"] == "Entity-based Retrieval", d
+    assert d.summary.startswith("Entity-based Retrieval (a Table 5 baseline, no structure-guided matching)")

@@ -13,6 +13,7 @@ from core.index.create import create_workspace
 from core.index.workspace import Workspace
 from core.methods.base import Backends
 from core.methods.sgrag import run
+from core.trace import Trace
 from tests.fakes import ScriptedLLM
 from tests.methods.sgrag.conftest import MAGNESIUM_TRIPLES, write_triples
 
@@ -55,7 +56,7 @@ def test_llm_query_graph_and_answer(ws: Workspace) -> None:
 def test_answer_outside_the_matched_labels_falls_back(ws: Workspace) -> None:
     r = run(QUESTION, ws, backends=Backends(HashingEmbedder(dim=128), table12_llm(GRAPH, "Zinc")))
     assert r.answer == "Magnesium" and r.answer_detail.by == "unk-binding"
-    assert "must be one of the listed entity labels" in r.trace.stage("answer")[0].fallback
+    assert "must be one of the listed candidates" in r.trace.stage("answer")[0].fallback
 
 
 def test_unusable_query_graph_falls_back_to_the_heuristic(ws: Workspace) -> None:
@@ -73,9 +74,9 @@ def test_the_schemas_bound_the_query_graph_and_the_answer_to_what_the_prompt_off
 
     jsonschema.validate({"nodes": [{"id": "q1", "label": "Lothair II"}, {"id": "q2", "label": "UNK"}],
                          "edges": [{"source": "q1", "target": "q2"}]}, prompts.QUERY_GRAPH_SCHEMA)
-    for runaway in ({"nodes": [{"id": f"q{i % 6 + 1}", "label": "x"} for i in range(40)], "edges": []},
-                    {"nodes": [{"id": "q1", "label": "a"}, {"id": "q9", "label": "UNK"}],
-                     "edges": [{"source": "q1", "target": "q9"}]}):
+    for runaway in ({"nodes": [{"id": f"q{i % 12 + 1}", "label": "x"} for i in range(40)], "edges": []},
+                    {"nodes": [{"id": "q1", "label": "a"}, {"id": "q13", "label": "UNK"}],
+                     "edges": [{"source": "q1", "target": "q13"}]}):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(runaway, prompts.QUERY_GRAPH_SCHEMA)
     enum = prompts.answer_schema(["Magnesium", "Zinc"])["properties"]["answer"]["enum"]
@@ -187,3 +188,80 @@ def test_none_mode_does_not_link_a_kind_written_after_a_determiner(ws: Workspace
     step = r.trace.stage("query_graph")[0]
     assert r.query_graph.by == "heuristic" and step.data["described_not_linked"] == ["Bone formation"]
     assert [n.label for n in r.query_graph.nodes] == ["UNK", "Thyroid health"]
+
+
+def test_a_seven_node_make_erqa_question_passes_the_llm_path(fb_slice) -> None:
+    """`egx make-erqa` builds up to 6 constraints around the asked-for star (7 nodes): the schema, the
+    validator and the checks take its query graph as the model writes it; only a runaway reply is refused."""
+    import jsonschema
+
+    from core.eval.erqa import build_erqa
+    from core.methods.sgrag import prompts
+    from core.methods.sgrag.query_graph import extract_query_graph
+
+    q = build_erqa(fb_slice, 1, seed=0, n_unique=(5, 5), n_bridge=(1, 1))[0]
+    assert len(q.query_entities) == 6
+    reply = {"nodes": [{"id": "q1", "label": "UNK", "description": "entity"}]
+             + [{"id": f"q{i + 2}", "label": e} for i, e in enumerate(q.query_entities)],
+             "edges": [{"source": "q1", "target": f"q{i + 2}"} for i in range(len(q.query_entities))]}
+    jsonschema.validate(reply, prompts.QUERY_GRAPH_SCHEMA)  # what llama.cpp's grammar lets the model write
+    qg = extract_query_graph(q.question, fb_slice, ScriptedLLM(json.dumps(reply)))
+    assert qg.by == "llm" and len(qg.nodes) == 7 and len(qg.edges) == 6
+    assert [n.label for n in qg.nodes[1:]] == list(q.query_entities)
+
+    runaway = {"nodes": [{"id": f"q{i}", "label": f"x{i}"} for i in range(1, 14)],
+               "edges": [{"source": "q1", "target": f"q{i}"} for i in range(2, 14)]}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(runaway, prompts.QUERY_GRAPH_SCHEMA)
+    tr = Trace("sgrag", q.question)
+    qg = extract_query_graph(q.question, fb_slice, ScriptedLLM(json.dumps(runaway)), trace=tr)
+    assert qg.by == "heuristic"
+    assert "the query graph has 13 nodes, more than the 12 a question may have" in json.dumps(
+        tr.stage("query_graph")[0].data, ensure_ascii=False) + tr.stage("query_graph")[0].fallback
+
+
+def test_exact_matches_are_the_candidates_listed_first_and_the_answer_is_one_of_them(ws: Workspace) -> None:
+    llm = table12_llm(GRAPH, "Unable to determine")
+    r = run(QUESTION, ws, backends=Backends(HashingEmbedder(dim=128), llm))
+    assert r.answer_detail.candidates == ("Magnesium",)
+    call = next(c for c in llm.calls if "UNK" not in c.messages[0].content)  # the answer's first ask
+    assert call.messages[1].content.startswith("— Candidate answers (exact matches, best first): Magnesium\n")
+    assert call.json_schema["properties"]["answer"] == {"enum": ["Magnesium"]}  # §4.4: every constraint holds
+    # "Unable to determine" is no candidate: refused, and the best match's binding answers instead
+    assert r.answer == "Magnesium" and r.answer_detail.by == "unk-binding"
+    assert "must be one of the listed candidates" in r.trace.stage("answer")[0].fallback
+
+
+def test_without_exact_matches_table15_still_allows_unable_to_determine(ws: Workspace) -> None:
+    graph = {"nodes": [{"id": "a", "label": "UNK"}, {"id": "b", "label": "bone formation"},
+                       {"id": "c", "label": "immune system"}, {"id": "d", "label": "UNK"}],
+             "edges": [{"source": "a", "target": "b"}, {"source": "a", "target": "c"}, {"source": "b", "target": "d"},
+                       {"source": "c", "target": "d"}]}
+    llm = table12_llm(graph, "Unable to determine")
+    r = run(QUESTION, ws, backends=Backends(HashingEmbedder(dim=128), llm))
+    assert r.assembly.fallback and not r.answer_detail.candidates
+    assert "Candidate answers" not in llm.prompts[-1]
+    assert "Unable to determine" in llm.calls[-1].json_schema["properties"]["answer"]["enum"]
+    assert r.answer == "Unable to determine" and r.answer_detail.by == "llm"
+
+
+def test_one_line_of_reasoning_when_asked_and_the_answer_stays_the_label(ws: Workspace) -> None:
+    from core.eval.judging import shown_answer
+    from core.methods.sgrag import SGRAGConfig
+
+    def reply(messages):
+        if "UNK" in messages[0].content:
+            return LLMResponse(json.dumps(GRAPH), 20, 30)
+        return LLMResponse(json.dumps({"answer": "Magnesium", "reasoning": "It promotes bone formation and "
+                                       "influences thyroid health, hormone metabolism and the immune system."}), 40, 5)
+
+    llm = ScriptedLLM(reply)
+    r = run(QUESTION, ws, config=SGRAGConfig(answer_reasoning=True), backends=Backends(HashingEmbedder(dim=128), llm))
+    assert r.answer == "Magnesium" and r.answer_reasoning.startswith("It promotes bone formation")
+    assert llm.calls[-1].json_schema["required"] == ["answer", "reasoning"] and "one line of reasoning" in \
+        llm.calls[-1].messages[0].content
+    assert r.answer_detail.shown == f"Answer: Magnesium. Reasoning: {r.answer_reasoning}"  # Table 14's shape
+    assert shown_answer({"answer": "Magnesium", "reasoning": r.answer_reasoning}) == r.answer_detail.shown
+    assert shown_answer({"answer": "Magnesium"}) == "Magnesium"
+    plain = run(QUESTION, ws, backends=Backends(HashingEmbedder(dim=128), table12_llm(GRAPH, "Magnesium")))
+    assert plain.answer_reasoning == "" and "reasoning" not in str(plain.trace.stage("answer")[0].data.get("reasoning", ""))
