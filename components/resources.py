@@ -482,14 +482,17 @@ def _method_job(spec: Method[Any, Any], workspace: Workspace, backends: Backends
             return run_method(spec.name, query, workspace, backends, config=config, seed=0)
 
     manager = jobs()
-    job = manager.submit(jkey, f"{spec.title} with LLM {backends.llm.name}", work, kind="method", restart=False)
+    # a recorded run replays at once: the sidebar does not list it once done (components.jobs_view)
+    extra = {"replay": True} if backends.llm.name == "recorded" else None
+    job = manager.submit(jkey, f"{spec.title} with LLM {backends.llm.name}", work, kind="method", restart=False,
+                         extra=extra)
     job.wait(jobs_view.inline_wait(3.0))
     s = job.status()
     if s.state == "done":
         return job.result()
     if s.state in ("failed", "cancelled"):
         if jobs_view.again_button("Run again", jkey):
-            manager.submit(jkey, s.title, work, kind="method")
+            manager.submit(jkey, s.title, work, kind="method", extra=extra)
             st.rerun()
         job.result()  # raises: Cancelled ("… cancelled. …") or the run's error; the page shows it
     jobs_view.wait_for(job, note=f"{s.title} is running on the server: its stages, LLM requests and tokens "
