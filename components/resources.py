@@ -151,6 +151,12 @@ def open_workspace(info: WorkspaceInfo, embedder_name: str) -> Workspace:
 
     manager = jobs()
     key = f"workspace:{path}:{embedder_name}"
+    last = manager.get(key)
+    if not building and current is not None and (last is None or last.finished):
+        # an embedder switch re-indexes the whole workspace (MuSiQue with MiniLM: ~7 min): a long one is asked for
+        seconds, how = reindex_estimate(current, workspace_key(current), emb, embedder_name)
+        if seconds > ask_before_s() and not _offer_reindex(info, current, embedder_name, seconds, how, key):
+            st.stop()
     job = manager.submit(key, title, work, kind="workspace", restart=False)
     if job.finished and job.status().state == "done":
         # the build may have finished between ready() above and submit(): then it is ready now, and
@@ -180,6 +186,39 @@ def open_workspace(info: WorkspaceInfo, embedder_name: str) -> Workspace:
     jobs_view.wait_for(job, note=f"{s.title} runs in the background on the server. You can switch pages or close "
                                  "this tab: it keeps going, and this page continues when it is done.")
     raise AssertionError("unreachable: wait_for stops the page")
+
+
+@st.cache_data(show_spinner="Estimating how long indexing with this embedder takes…", max_entries=32)
+def reindex_estimate(_workspace: Workspace, key: str, _embedder: Embedder, embedder_name: str) -> tuple[float, str]:
+    """Cached :func:`core.index.estimate.reindex_estimate` (it may embed a few texts to measure the rate), keyed by
+    the workspace key and the embedder's name."""
+    from core.index.estimate import reindex_estimate as estimate
+
+    return estimate(_workspace, _embedder)
+
+
+def _offer_reindex(info: WorkspaceInfo, ws: Workspace, embedder_name: str, seconds: float, how: str,
+                   key: str) -> bool:
+    """The ask-first offer of an embedder switch's re-index that is expected to take longer than
+    :func:`ask_before_s`: the sidebar says what would be built, how long it should take and why, with the button
+    that starts it; the page says the workspace is not ready for this embedder and that switching back needs
+    nothing. True when the button was clicked in this run (then the caller starts the job)."""
+    built = ws.meta.index_embedder or ws.meta.index_model_id or "another embedder"
+    sb = st.sidebar
+    sb.info(f"**Not indexed for {md_escape(embedder_name)} yet.** Re-indexing “{md_escape(info.title)}” is expected "
+            f"to take **about {_about(seconds)}** ({md_escape(how)}). Nothing is started until you ask.",
+            icon=":material/build:")
+    if sb.button("Build it now", key=f"egx.reindex.start.{key}", icon=":material/play_arrow:",
+                 help="Re-index the workspace with this embedder as a background job of the server: its progress, "
+                      "ETA and Cancel appear on the page and in the sidebar. The new index replaces the current "
+                      "one when it is complete (a cancelled build leaves the current one as it is)."):
+        return True
+    st.info(f"The workspace “{md_escape(info.title)}” is **not ready for the embedder {md_escape(embedder_name)}**: "
+            f"its vector indexes were built with {md_escape(built)}. Re-indexing it takes about {_about(seconds)} "
+            "on this server, so it waits for you: **Build it now** in the sidebar starts it. Switching the embedder "
+            f"back to {md_escape(built)} needs nothing; the workspace works with it as it is.",
+            icon=":material/hourglass_empty:")
+    return False
 
 
 #: The most edges a page part that needs the *whole* graph (the Data page's statistics, SG-RAG, Compare,
