@@ -7,7 +7,7 @@ on MuSiQue with MiniLM about seven minutes on two cores. The app starts no job o
 * the manifest's record of an index build by the same model here (seconds per text, per kind), or
 * a measurement: the embedder encodes a few of the workspace's own texts of each kind now (well under a
   second for the bundled models; the texts' lengths differ per kind, and so does the rate), or
-* for a graph store, whose texts are not in memory, :data:`~core.methods.kg_nodes.STATED_SECONDS_PER_TEXT`.
+* for a graph store, whose texts are not in memory, :data:`STATED_SECONDS_PER_TEXT`.
 """
 
 from __future__ import annotations
@@ -21,6 +21,11 @@ from core.index.indexing import ITEM_KINDS
 if TYPE_CHECKING:
     from core.backends.base import Embedder
     from core.index.workspace import Workspace
+
+#: Seconds per text assumed where nothing was recorded or measured (a sentence-transformer of bge-small's size on
+#: two CPU cores, texts of about 512 characters); recorded and measured rates replace it. FastInsight's node
+#: vector estimate (:mod:`core.methods.kg_nodes`) assumes the same.
+STATED_SECONDS_PER_TEXT = 0.05
 
 #: Texts of each kind the measurement embeds (after one warm-up text): enough to average the per-batch cost
 #: out, few enough to stay under a second with a sentence-transformer on two cores.
@@ -42,7 +47,6 @@ def reindex_estimate(workspace: Workspace, embedder: Embedder, *, sample: int = 
     ``clock``: what it is timed with.
     """
     from core.graph.reader import whole_graph_read
-    from core.methods.kg_nodes import STATED_SECONDS_PER_TEXT
 
     counts = index_counts(workspace)
     total = sum(counts.values())
