@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from components import state as S
 from components.ui import md_escape, public_text
 from core.jobs import STARTING, format_seconds
 
@@ -36,7 +37,7 @@ SHOW_QUICK_S = 20.0
 #: that finished at once added a sidebar entry.
 INSTANT_REPLAY_S = QUICK_JOB_S
 #: This browser session's id in ``st.session_state`` (its jobs are the ones it started or joined).
-SESSION_KEY = "egx.jobs.session"
+SESSION_KEY = S.JOBS_SESSION
 #: What another session's job is called in the folded count (its title stays with its session).
 KIND_LABEL = {"workspace": "a workspace build or preparation", "method": "a method run", "bench": "a benchmark",
               "train": "a training run", "reproduce": "a paper reproduction"}
