@@ -14,6 +14,7 @@ names) or errors. A recorded run replayed at once is no job worth listing.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import uuid
 from typing import TYPE_CHECKING
@@ -38,6 +39,9 @@ SHOW_QUICK_S = 20.0
 INSTANT_REPLAY_S = QUICK_JOB_S
 #: This browser session's id in ``st.session_state`` (its jobs are the ones it started or joined).
 SESSION_KEY = S.JOBS_SESSION
+#: The cookie that tells one browser from another: Streamlit's XSRF token (set on the first page load, kept
+#: across reloads and tabs of that browser).
+BROWSER_COOKIE = "_streamlit_xsrf"
 #: What another session's job is called in the folded count (its title stays with its session).
 KIND_LABEL = {"workspace": "a workspace build or preparation", "method": "a method run", "bench": "a benchmark",
               "train": "a training run", "reproduce": "a paper reproduction"}
@@ -48,16 +52,52 @@ STREAM_POLL_S = 0.4
 
 
 def session_id() -> str:
-    """This browser session's id (made on first use, kept in its session state); ``""`` outside a script run
-    (a job's own thread), which makes a job submitted there the server's own."""
+    """Whose jobs this session's are: the browser's (a digest of the XSRF cookie Streamlit keeps in it), so a
+    reloaded or reopened tab still finds the benchmark it started; without that cookie (AppTest, XSRF
+    protection off) a random id kept in this session's state. ``""`` outside a script run (a job's own
+    thread), which makes a job submitted there the server's own."""
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
     if get_script_run_ctx(suppress_warning=True) is None:
         return ""
     sid = st.session_state.get(SESSION_KEY)
     if not isinstance(sid, str) or not sid:
-        sid = st.session_state[SESSION_KEY] = uuid.uuid4().hex
+        try:
+            cookie = st.context.cookies.get(BROWSER_COOKIE)
+        except Exception:  # no request to read (a bare script run): a session of its own
+            cookie = None
+        if not isinstance(cookie, str):  # AppTest has no browser: its context hands back stand-ins
+            cookie = ""
+        sid = browser_id(cookie) or uuid.uuid4().hex
+        st.session_state[SESSION_KEY] = sid
     return sid
+
+
+def browser_id(cookie: str) -> str:
+    """A browser's id from its XSRF cookie: the digest of the token inside it, never the token (a secret). The
+    cookie is written again on every page load with a fresh mask (``2|mask|masked token|time``, Tornado's format,
+    which Streamlit keeps), so the token is unmasked first: a reload keeps the id. ``""`` for no cookie.
+
+    Examples
+    --------
+    >>> a = browser_id("2|00000000|0a0b0c0d|1700000000")
+    >>> a == browser_id("2|ffffffff|f5f4f3f2|1700000099") and a != browser_id("2|00000000|0a0b0c0e|1700000000")
+    True
+    """
+    import binascii
+
+    value = cookie.strip("\"'")
+    if not value:
+        return ""
+    token = value.encode()
+    parts = value.split("|")
+    if len(parts) == 4 and parts[0] == "2":
+        try:
+            mask, masked = binascii.a2b_hex(parts[1]), binascii.a2b_hex(parts[2])
+            token = bytes(m ^ mask[i % len(mask)] for i, m in enumerate(masked)) if mask else masked
+        except (binascii.Error, ValueError):
+            pass  # not the format above: the whole value identifies the browser
+    return hashlib.sha256(b"egx-browser:" + token).hexdigest()[:32]
 
 
 @st.cache_resource(show_spinner=False)

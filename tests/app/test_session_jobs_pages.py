@@ -112,3 +112,16 @@ def test_a_newcomer_sees_none_of_the_jobs_others_started(home: Path) -> None:
         assert SECRET not in text and "homework" not in text and "runs on the server" not in text  # no banner
     finally:
         hold.set()
+
+
+def test_a_browser_keeps_its_id_across_reloads_another_browser_gets_another() -> None:
+    """Streamlit writes its XSRF cookie again on each page load with a fresh mask: the id comes from the token
+    inside, so a reloaded tab still finds the jobs it started; the id is a digest, never the token."""
+    from streamlit.web.server.starlette.starlette_app_utils import generate_xsrf_token_string
+
+    token, other = b"\x01" * 16, b"\x02" * 16
+    first, reload = generate_xsrf_token_string(token, 1_700_000_000), generate_xsrf_token_string(token, 1_700_000_000)
+    assert first != reload  # masked differently each time
+    assert jobs_view.browser_id(first) == jobs_view.browser_id(reload) != ""
+    assert jobs_view.browser_id(generate_xsrf_token_string(other, 1_700_000_000)) != jobs_view.browser_id(first)
+    assert token.hex() not in jobs_view.browser_id(first) and jobs_view.browser_id("") == ""
