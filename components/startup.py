@@ -39,8 +39,9 @@ def enabled() -> bool:
 @st.cache_resource(show_spinner=False)
 def start_sample_builds() -> threading.Thread | None:
     """Start, once per server, the thread that submits the sample builds and preparations one after another as
-    the server's jobs (:func:`build_samples`); None when :func:`enabled` is off. Called by every page run
-    (:func:`components.frame.run_app`): the first session's first run starts it."""
+    the server's jobs (:func:`build_samples`); None when :func:`enabled` is off. :mod:`components.serve` calls it
+    as soon as the server runs (before any browser connects); every page run calls it too
+    (:func:`components.frame.run_app`), which finds it started (or starts it, under plain ``streamlit run``)."""
     if not enabled():
         return None
     from components.state import default_embedder
