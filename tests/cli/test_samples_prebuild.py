@@ -22,6 +22,8 @@ def demo_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     shutil.copytree(SAMPLE_DATA / "demo", sd / "demo")
     monkeypatch.setenv("EGX_SAMPLE_DATA", str(sd))
     monkeypatch.setenv("EGX_EMBEDDER", "hashing")
+    # `egx app` sets it in this process for the server it would exec: put back as it was after each test
+    monkeypatch.setenv(BUILD_SAMPLES_ENV, "0")
     home = tmp_path / "home"
     monkeypatch.setenv("EGX_HOME", str(home))
     return home / "workspaces"
