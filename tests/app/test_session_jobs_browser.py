@@ -27,7 +27,7 @@ def test_another_session_sees_a_count_not_the_run(server: tuple[str, float], tmp
             alice = browser.new_context(viewport={"width": 1440, "height": 1000}).new_page()
             bob = browser.new_context(viewport={"width": 1440, "height": 1000}).new_page()
             bob.goto(base, wait_until="domcontentloaded")  # Bob is in before the run starts
-            wait_text(bob, "Background jobs", timeout_s=120)  # the demo build he waited on, listed as his
+            wait_text(bob, "87 nodes · 90 edges", timeout_s=120)  # the demo is open (built in his first run)
 
             start_benchmark(alice, base, RUN, 23)
             expect(alice.get_by_role("button", name="Cancel").first).to_be_visible(timeout=TIMEOUT)
