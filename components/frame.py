@@ -18,7 +18,7 @@ def run_app(default: str = HOME) -> None:
     of the page, which is how a page knows that it runs inside this frame
     (:func:`components.sidebar.active`). ``default`` replaces the home page (tests open one page).
     """
-    from components import deep_link, jobs_view
+    from components import deep_link, jobs_view, startup
     from components import state as S
     from components.sidebar import render_sidebar
     from components.ui import error_text, md_escape
@@ -26,6 +26,7 @@ def run_app(default: str = HOME) -> None:
 
     page_config()
     nav = st.navigation(app_pages(default), expanded=True)  # every page listed: no "View more" past 10
+    startup.start_sample_builds()  # `egx app`: the server builds the bundled samples itself, once, after it started
     try:
         deep_link.apply()  # a shared link's workspace and question, before the sidebar opens the workspace
         render_sidebar()

@@ -5,15 +5,23 @@ The jobs themselves are :class:`core.jobs.Job` objects of the one per-server man
 (:func:`jobs`): they run in their own threads, so a click, a page switch or a
 closed tab never stops them. These panels only *watch* them — an ``st.fragment`` that redraws every
 second while a job runs — and offer its Cancel button.
+
+A server is shared (a classroom): each browser session sees its own jobs — those it started, those it waits on
+(a workspace build another session started first) and the server's own (the samples built at start) — and of
+the other sessions' jobs only how many run and of what kind, never their titles (questions, run and upload
+names) or errors. A recorded run replayed at once is no job worth listing.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import uuid
 from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from components import state as S
 from components.ui import md_escape, public_text
 from core.jobs import STARTING, format_seconds
 
@@ -26,21 +34,93 @@ SHOW_FINISHED_S = 600.0
 #: piled up in the panel as "FastInsight … done (took under a second)" for ten minutes.
 QUICK_JOB_S = 5.0
 SHOW_QUICK_S = 20.0
+#: A recorded LLM run (replayed, not generated) done within this many seconds is not listed at all: each replay
+#: that finished at once added a sidebar entry.
+INSTANT_REPLAY_S = QUICK_JOB_S
+#: This browser session's id in ``st.session_state`` (its jobs are the ones it started or joined).
+SESSION_KEY = S.JOBS_SESSION
+#: The cookie that tells one browser from another: Streamlit's XSRF token (set on the first page load, kept
+#: across reloads and tabs of that browser).
+BROWSER_COOKIE = "_streamlit_xsrf"
+#: What another session's job is called in the folded count (its title stays with its session).
+KIND_LABEL = {"workspace": "a workspace build or preparation", "method": "a method run", "bench": "a benchmark",
+              "train": "a training run", "reproduce": "a paper reproduction"}
 #: Live panels redraw this often while a job runs.
 POLL_S = 1.0
 #: A method run's live panel redraws this often: its answer streams in while the LLM writes it.
 STREAM_POLL_S = 0.4
 
 
+def session_id() -> str:
+    """Whose jobs this session's are: the browser's (a digest of the XSRF cookie Streamlit keeps in it), so a
+    reloaded or reopened tab still finds the benchmark it started; without that cookie (AppTest, XSRF
+    protection off) a random id kept in this session's state. ``""`` outside a script run (a job's own
+    thread), which makes a job submitted there the server's own."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    if get_script_run_ctx(suppress_warning=True) is None:
+        return ""
+    sid = st.session_state.get(SESSION_KEY)
+    if not isinstance(sid, str) or not sid:
+        try:
+            cookie = st.context.cookies.get(BROWSER_COOKIE)
+        except Exception:  # no request to read (a bare script run): a session of its own
+            cookie = None
+        if not isinstance(cookie, str):  # AppTest has no browser: its context hands back stand-ins
+            cookie = ""
+        sid = browser_id(cookie) or uuid.uuid4().hex
+        st.session_state[SESSION_KEY] = sid
+    return sid
+
+
+def browser_id(cookie: str) -> str:
+    """A browser's id from its XSRF cookie: the digest of the token inside it, never the token (a secret). The
+    cookie is written again on every page load with a fresh mask (``2|mask|masked token|time``, Tornado's format,
+    which Streamlit keeps), so the token is unmasked first: a reload keeps the id. ``""`` for no cookie.
+
+    Examples
+    --------
+    >>> a = browser_id("2|00000000|0a0b0c0d|1700000000")
+    >>> a == browser_id("2|ffffffff|f5f4f3f2|1700000099") and a != browser_id("2|00000000|0a0b0c0e|1700000000")
+    True
+    """
+    import binascii
+
+    value = cookie.strip("\"'")
+    if not value:
+        return ""
+    token = value.encode()
+    parts = value.split("|")
+    if len(parts) == 4 and parts[0] == "2":
+        try:
+            mask, masked = binascii.a2b_hex(parts[1]), binascii.a2b_hex(parts[2])
+            token = bytes(m ^ mask[i % len(mask)] for i, m in enumerate(masked)) if mask else masked
+        except (binascii.Error, ValueError):
+            pass  # not the format above: the whole value identifies the browser
+    return hashlib.sha256(b"egx-browser:" + token).hexdigest()[:32]
+
+
 @st.cache_resource(show_spinner=False)
 def jobs() -> JobManager:
     """The server's one :class:`core.jobs.JobManager`: long work outlives the script run that asked. Made
-    once per server start, which is when the uploads a killed server left behind are swept."""
+    once per server start, which is when the uploads a killed server left behind are swept. A job belongs to
+    the session that submits or joins it (:func:`session_id`)."""
     from core.index.isolated import sweep_uploads
     from core.jobs import JobManager
 
     sweep_uploads()
-    return JobManager()
+    return JobManager(session=session_id)
+
+
+def my_jobs() -> tuple[list[Job], list[Job]]:
+    """(this session's jobs, the running jobs of the other sessions): see :meth:`core.jobs.JobManager.split`."""
+    mine, others = jobs().split(session_id())
+    return mine, [j for j in others if not j.finished]
+
+
+def my_running() -> list[Job]:
+    """This session's running jobs (those it started or waits on, and the server's own)."""
+    return [j for j in my_jobs()[0] if not j.finished]
 
 
 def inline_wait(default: float) -> float:
@@ -106,11 +186,12 @@ def _answer_so_far(s: JobStatus) -> None:
 
 
 def sidebar_panel() -> None:
-    """The "Background jobs" panel at the top of the sidebar: every running job of this server and the
-    ones finished in the last minutes, with progress, ETA and Cancel. Redraws itself while one runs."""
+    """The "Background jobs" panel at the top of the sidebar: this session's running jobs and the ones finished
+    in the last minutes, with progress, ETA and Cancel, then how many jobs other sessions run (folded, no
+    details). Redraws itself while one of this session's jobs runs."""
     # It redraws itself only while a job runs (an idle app sends nothing); a job started later in this
     # run (the page's own build) appears from the next rerun on — its live panel is on the page.
-    running = bool(jobs().running())
+    running = bool(my_running())
     with st.sidebar:
         st.fragment(_sidebar_jobs, run_every=POLL_S * 2 if running else None)(running)
 
@@ -119,6 +200,8 @@ def _shown(jobs: list[Job]) -> list[Job]:
     out = []
     for j in jobs:
         s = j.status()
+        if s.state == "done" and s.get("replay") and s.elapsed < INSTANT_REPLAY_S:
+            continue  # a recorded run replayed at once: its result is on the page, nothing ran worth listing
         keep = SHOW_QUICK_S if s.state == "done" and s.elapsed < QUICK_JOB_S else SHOW_FINISHED_S
         if s.running or (s.since_finished or 0.0) < keep:
             out.append(j)
@@ -126,30 +209,50 @@ def _shown(jobs: list[Job]) -> list[Job]:
 
 
 def _sidebar_jobs(polling: bool = False) -> None:
-    if polling and not jobs().running():
+    mine, others = my_jobs()
+    if polling and not any(not j.finished for j in mine):
         # the last job ended: one full rerun draws the panel again without the timer (run_every is fixed
         # when a fragment is made), so an idle tab stops polling the server
         st.rerun(scope="app")
-    shown = _shown(jobs().jobs())
-    if not shown:
+    shown = _shown(mine)
+    if not shown and not others:
         return
     with st.container(border=True, key="egx-jobs-panel"):
         st.markdown("**Background jobs**")
-        st.caption("They run on the server: switch pages or close the tab, they keep going.")
+        if shown:
+            st.caption("They run on the server: switch pages or close the tab, they keep going.")
         for job in shown:
             _draw(job, where="sidebar")
+        if others:
+            _others(others)
+
+
+def others_label(others: list[Job]) -> str:
+    """``"3 jobs of other sessions"``: the folded count of the jobs other browser sessions run."""
+    return f"{len(others)} job{'s' if len(others) != 1 else ''} of other sessions"
+
+
+def _others(others: list[Job]) -> None:
+    """The other sessions' running jobs, folded and anonymous: their kind and how long they have run, never
+    their titles (questions, run and upload names) or errors, and no Cancel (they are not this session's)."""
+    with st.expander(others_label(others), icon=":material/group:"):
+        st.caption("Other people use this server too. Their work shares its CPU, so yours may run slower "
+                   "meanwhile; what they run stays theirs.")
+        for j in others:
+            s = j.status()
+            st.caption(f"{KIND_LABEL.get(s.kind, 'a job')} · running for {format_seconds(s.elapsed)}")
 
 
 def banner() -> None:
-    """A line at the top of every page while a server job runs: what runs, its progress and ETA, and a link to
+    """A line at the top of every page while one of this session's jobs runs (:func:`my_running`): what runs, its progress and ETA, and a link to
     the page that shows it (where its live panel and Cancel are; the sidebar's panel has them too). Redraws
     itself every few seconds while a job runs; an idle server draws and sends nothing."""
-    if jobs().running():
+    if my_running():
         st.fragment(_banner, run_every=POLL_S * 3)()
 
 
 def _banner() -> None:
-    running = jobs().running()
+    running = my_running()
     if not running:
         # the last job ended: draw nothing. No app rerun from here: the sidebar's panel (made under the same
         # condition) reruns the app once, which also stops this timer, and a second rerun would wipe the

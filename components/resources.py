@@ -16,7 +16,7 @@ through the cache. A method run that waits on an LLM is such a job too (:func:`m
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -113,9 +113,6 @@ def open_workspace(info: WorkspaceInfo, embedder_name: str) -> Workspace:
     core.errors.EgxError
         When the workspace cannot be built, opened or indexed.
     """
-    from core.index.isolated import BuildSpec, build_isolated, isolated_builds
-    from core.index.samples import ensure_sample_workspace
-
     emb = embedder(embedder_name)
     path = Path(info.path)
 
@@ -138,19 +135,15 @@ def open_workspace(info: WorkspaceInfo, embedder_name: str) -> Workspace:
     title = (f"Building workspace “{info.title}”" if building
              else f"Indexing “{info.title}” with {embedder_name}")
 
-    def work(job: Job) -> None:
-        if isolated_builds():  # in a child process within the memory and time caps, as uploads are
-            spec = (BuildSpec.sample(info.name, path, embedder_name) if info.sample
-                    else BuildSpec.index(path, embedder_name))
-            job.extra["build"] = build_isolated(spec, progress=job.progress, cancel=job.cancel_event)
-        elif info.sample:
-            ensure_sample_workspace(info.name, emb, progress=job.progress, root=path.parent)
-        else:
-            assert current is not None
-            current.ensure_index(emb, progress=job.progress)
-
+    work = workspace_build_work(info, embedder_name, current)
     manager = jobs()
-    key = f"workspace:{path}:{embedder_name}"
+    key = workspace_job_key(info, embedder_name)
+    last = manager.get(key)
+    if not building and current is not None and (last is None or last.finished):
+        # an embedder switch re-indexes the whole workspace (MuSiQue with MiniLM: ~7 min): a long one is asked for
+        seconds, how = reindex_estimate(current, workspace_key(current), emb, embedder_name)
+        if seconds > ask_before_s() and not _offer_reindex(info, current, embedder_name, seconds, how, key):
+            st.stop()
     job = manager.submit(key, title, work, kind="workspace", restart=False)
     if job.finished and job.status().state == "done":
         # the build may have finished between ready() above and submit(): then it is ready now, and
@@ -180,6 +173,80 @@ def open_workspace(info: WorkspaceInfo, embedder_name: str) -> Workspace:
     jobs_view.wait_for(job, note=f"{s.title} runs in the background on the server. You can switch pages or close "
                                  "this tab: it keeps going, and this page continues when it is done.")
     raise AssertionError("unreachable: wait_for stops the page")
+
+
+def workspace_job_key(info: WorkspaceInfo, embedder_name: str) -> str:
+    """The job key of building or re-indexing workspace ``info`` for ``embedder_name``: a page that opens it and
+    the samples built at the server's start (:mod:`components.startup`) share one job."""
+    return f"workspace:{Path(info.path)}:{embedder_name}"
+
+
+def workspace_ready(info: WorkspaceInfo, embedder_name: str) -> bool:
+    """Whether ``info`` is built (a sample: from its current recipe) and indexed for ``embedder_name``, so opening
+    it starts no job."""
+    path = Path(info.path)
+    if not manifest_mtime(path):
+        return False
+    ws = _opened(str(path), manifest_mtime(path))
+    if info.sample and ws.meta.recipe_hash != _recipe_hashes().get(info.name):
+        return False
+    return ws.index_problem(embedder(embedder_name)) is None
+
+
+def workspace_build_work(info: WorkspaceInfo, embedder_name: str, current: Workspace | None) -> Callable[[Job], None]:
+    """The job that builds sample ``info`` (from its recipe) or re-indexes workspace ``current`` for
+    ``embedder_name``: in a child process within the memory and time caps (:mod:`core.index.isolated`;
+    ``EGX_BUILD_ISOLATED=0``: in this process). It commits atomically: a kill leaves the previous state."""
+    from core.index.isolated import BuildSpec, build_isolated, isolated_builds
+    from core.index.samples import ensure_sample_workspace
+
+    path = Path(info.path)
+
+    def work(job: Job) -> None:
+        if isolated_builds():  # in a child process within the memory and time caps, as uploads are
+            spec = (BuildSpec.sample(info.name, path, embedder_name) if info.sample
+                    else BuildSpec.index(path, embedder_name))
+            job.extra["build"] = build_isolated(spec, progress=job.progress, cancel=job.cancel_event)
+        elif info.sample:
+            ensure_sample_workspace(info.name, embedder(embedder_name), progress=job.progress, root=path.parent)
+        else:
+            assert current is not None
+            current.ensure_index(embedder(embedder_name), progress=job.progress)
+
+    return work
+
+
+@st.cache_data(show_spinner="Estimating how long indexing with this embedder takes…", max_entries=32)
+def reindex_estimate(_workspace: Workspace, key: str, _embedder: Embedder, embedder_name: str) -> tuple[float, str]:
+    """Cached :func:`core.index.estimate.reindex_estimate` (it may embed a few texts to measure the rate), keyed by
+    the workspace key and the embedder's name."""
+    from core.index.estimate import reindex_estimate as estimate
+
+    return estimate(_workspace, _embedder)
+
+
+def _offer_reindex(info: WorkspaceInfo, ws: Workspace, embedder_name: str, seconds: float, how: str,
+                   key: str) -> bool:
+    """The ask-first offer of an embedder switch's re-index that is expected to take longer than
+    :func:`ask_before_s`: the sidebar says what would be built, how long it should take and why, with the button
+    that starts it; the page says the workspace is not ready for this embedder and that switching back needs
+    nothing. True when the button was clicked in this run (then the caller starts the job)."""
+    built = ws.meta.index_embedder or ws.meta.index_model_id or "another embedder"
+    sb = st.sidebar
+    sb.info(f"**Not indexed for {md_escape(embedder_name)} yet.** Re-indexing “{md_escape(info.title)}” is expected "
+            f"to take **about {_about(seconds)}** ({md_escape(how)}). Nothing is started until you ask.",
+            icon=":material/build:")
+    if sb.button("Build it now", key=f"egx.reindex.start.{key}", icon=":material/play_arrow:",
+                 help="Re-index the workspace with this embedder as a background job of the server: its progress, "
+                      "ETA and Cancel appear on the page and in the sidebar. The new index replaces the current "
+                      "one when it is complete (a cancelled build leaves the current one as it is)."):
+        return True
+    st.info(f"The workspace “{md_escape(info.title)}” is **not ready for the embedder {md_escape(embedder_name)}**: "
+            f"its vector indexes were built with {md_escape(built)}. Re-indexing it takes about {_about(seconds)} "
+            "on this server, so it waits for you: **Build it now** in the sidebar starts it. Switching the embedder "
+            f"back to {md_escape(built)} needs nothing; the workspace works with it as it is.",
+            icon=":material/hourglass_empty:")
+    return False
 
 
 #: The most edges a page part that needs the *whole* graph (the Data page's statistics, SG-RAG, Compare,
@@ -382,7 +449,8 @@ def _about(seconds: float | None) -> str:
     return format_seconds(max(1.0, float(seconds or 0.0)))
 
 
-def _prep_work(p: Any) -> Any:
+def preparation_work(p: Any) -> Callable[[Job], None]:
+    """The job that computes preparation ``p`` (a :class:`core.methods.run.PendingPreparation`)."""
     def work(job: Job) -> None:
         p.work(job.progress)
 
@@ -422,7 +490,7 @@ def offer_preparation(exc: PreparationPending, *, compact: bool = False, methods
     if st.button("Build it now", key=f"egx.prep.start.{p.key}", icon=":material/play_arrow:",
                  help="Start this build as a background job; its progress, ETA and Cancel appear here and in "
                       "the sidebar."):
-        jobs().submit(p.key, p.title, _prep_work(p), kind="workspace")
+        jobs().submit(p.key, p.title, preparation_work(p), kind="workspace")
         st.rerun()
 
 
@@ -451,9 +519,9 @@ def prepare_in_background(spec: Method[Any, Any], workspace: Workspace, backends
                 raise exc
             offer_preparation(exc)
             st.stop()
-        job = manager.submit(p.key, p.title, _prep_work(p), kind="workspace", restart=False)
+        job = manager.submit(p.key, p.title, preparation_work(p), kind="workspace", restart=False)
         if job.finished and job.status().state in ("failed", "cancelled"):
-            job = manager.submit(p.key, p.title, _prep_work(p), kind="workspace")
+            job = manager.submit(p.key, p.title, preparation_work(p), kind="workspace")
         job.wait(0.0 if defer and long else jobs_view.inline_wait(8.0))  # a short one is waited for, as before
         s = job.status()
         if s.state == "done":
@@ -482,14 +550,17 @@ def _method_job(spec: Method[Any, Any], workspace: Workspace, backends: Backends
             return run_method(spec.name, query, workspace, backends, config=config, seed=0)
 
     manager = jobs()
-    job = manager.submit(jkey, f"{spec.title} with LLM {backends.llm.name}", work, kind="method", restart=False)
+    # a recorded run replays at once: the sidebar does not list it once done (components.jobs_view)
+    extra = {"replay": True} if backends.llm.name == "recorded" else None
+    job = manager.submit(jkey, f"{spec.title} with LLM {backends.llm.name}", work, kind="method", restart=False,
+                         extra=extra)
     job.wait(jobs_view.inline_wait(3.0))
     s = job.status()
     if s.state == "done":
         return job.result()
     if s.state in ("failed", "cancelled"):
         if jobs_view.again_button("Run again", jkey):
-            manager.submit(jkey, s.title, work, kind="method")
+            manager.submit(jkey, s.title, work, kind="method", extra=extra)
             st.rerun()
         job.result()  # raises: Cancelled ("… cancelled. …") or the run's error; the page shows it
     jobs_view.wait_for(job, note=f"{s.title} is running on the server: its stages, LLM requests and tokens "

@@ -158,10 +158,15 @@ def _openai_settings() -> str:
 
 
 def _workspace_label(infos: dict[str, WorkspaceInfo]):  # -> Callable[[str], str]
+    building = {j.key.removeprefix("workspace:").rsplit(":", 1)[0] for j in jobs_view.jobs().running()
+                if j.key.startswith("workspace:")}
+
     def fmt(name: str) -> str:
         info = infos[name]
         title = info.title if len(info.title) <= 48 else info.title[:47] + "…"
-        suffix = "" if info.built else "  (sample, built on first use)"
+        # a build the server runs (its own at start, or one this session waits on) is named, never its owner
+        suffix = ("  (being built on the server…)" if str(info.path) in building else
+                  "" if info.built else "  (sample, built on first use)")
         return f"{title}{suffix}"
 
     return fmt

@@ -49,6 +49,9 @@ LLM_RETRIES = "egx.llm_retries"  #: extra attempts after a transport failure or 
 LLM_BUDGET = "egx.llm_budget"  #: LLM seconds per question (0 = no limit)
 LLM_CACHE = "egx.llm_cache"  #: reuse cached LLM replies (the sidebar's switch; off = --no-cache)
 
+#: this browser session's id: its jobs are those it started or joined (components/jobs_view.py)
+JOBS_SESSION = "egx.jobs.session"
+
 # What the sidebar resolved this run (read by pages; written only by components/sidebar.py).
 ACTIVE = "egx.active"  #: an :class:`components.sidebar.Active` record
 

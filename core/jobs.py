@@ -3,9 +3,15 @@
 The app runs long work — building a sample or uploaded workspace, re-indexing, a benchmark, a
 method run that waits on an LLM — as a :class:`Job` of one :class:`JobManager` per server
 process. A job runs in its own thread, so it survives what ends a Streamlit script run (a click,
-a page switch, a closed tab); every session sees it (progress fraction, message, elapsed time, an
-ETA from the measured rate) and may cancel it. A second request for the same *key* (the same
+a page switch, a closed tab); the sessions it belongs to see it (progress fraction, message, elapsed time,
+an ETA from the measured rate) and may cancel it. A second request for the same *key* (the same
 workspace build, the same benchmark run) joins the running job instead of starting another.
+
+Each job remembers the browser sessions it belongs to (:attr:`Job.sessions`): the one that started it and
+every one that joined it by asking for the same key (a workspace build two students wait on). Jobs the server
+started itself (no session: the samples built at ``egx app``'s start) belong to every session. A session is
+shown its own jobs in full and only the number of the others (:meth:`JobManager.split`): on a shared classroom
+server nobody reads another student's questions, run names or errors.
 
 A job's thread only *watches* heavy work: builds, benchmarks and training run in a worker process
 (:mod:`core.workers`) at a lower CPU priority and with one core left to the server, which the thread
@@ -34,7 +40,7 @@ import itertools
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -90,6 +96,11 @@ class JobStatus:
     cancel_requested: bool
     since_finished: float | None = None  #: seconds since it finished (None while running)
     extra: tuple[tuple[str, object], ...] = ()  #: the job's counters and labels (stage, tokens, …)
+    sessions: frozenset[str] = frozenset()  #: the sessions it belongs to (empty: the server's own, everyone's)
+
+    def belongs_to(self, session: str) -> bool:
+        """Whether ``session`` started or joined this job, or it is the server's own (no session)."""
+        return not self.sessions or session in self.sessions
 
     def get(self, name: str, default: object = None) -> object:
         return dict(self.extra).get(name, default)
@@ -107,7 +118,8 @@ class Job:
     """
 
     def __init__(self, key: str, title: str, fn: Callable[[Job], Any], *, kind: str = "job",
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, session: str = "",
+                 extra: Mapping[str, Any] | None = None) -> None:
         self.id = next(_ids)
         self.key = key
         self.title = title
@@ -126,7 +138,8 @@ class Job:
         self._result: Any = None
         self._error = ""
         self._exc: BaseException | None = None
-        self.extra: dict[str, Any] = {}  #: what the owner wants to show next to the job (stage, tokens, …)
+        self.extra: dict[str, Any] = dict(extra or {})  #: what the owner shows next to the job (stage, tokens, …)
+        self._sessions: set[str] = {session} if session else set()
         self._thread = threading.Thread(target=self._run, name=f"egx-job-{self.id}", daemon=True)
 
     # ------------------------------------------------------------------ running
@@ -191,6 +204,18 @@ class Job:
         self.report(message, fraction)
 
     # ------------------------------------------------------------------ control and reading (any thread)
+    def add_session(self, session: str) -> None:
+        """``session`` waits on this job too (it asked for the same key): it is listed as its job from now on.
+        A server's own job (no session) stays everyone's."""
+        with self._lock:
+            if session and self._sessions:
+                self._sessions.add(session)
+
+    @property
+    def sessions(self) -> frozenset[str]:
+        with self._lock:
+            return frozenset(self._sessions)
+
     def cancel(self) -> None:
         """Ask the job to stop at its next progress report."""
         self.cancel_event.set()
@@ -228,7 +253,7 @@ class Job:
             return JobStatus(self.id, self.key, self.title, self.kind, self._state, f, self._message,
                              end - self._started, eta, self._error, self.cancel_event.is_set(),
                              None if self._finished is None else now - self._finished,
-                             tuple(sorted(self.extra.items())))
+                             tuple(sorted(self.extra.items())), frozenset(self._sessions))
 
     def __repr__(self) -> str:
         s = self.status()
@@ -246,14 +271,20 @@ class JobManager:
     45
     """
 
-    def __init__(self, *, keep_finished: int = KEEP_FINISHED) -> None:
+    def __init__(self, *, keep_finished: int = KEEP_FINISHED, session: Callable[[], str] = lambda: "") -> None:
         self._lock = threading.Lock()
         self._jobs: dict[str, Job] = {}  # newest job per key
         self._keep = keep_finished
+        self._session = session
 
     def submit(self, key: str, title: str, fn: Callable[[Job], Any], *, kind: str = "job",
-               restart: bool = True, join: bool = True) -> Job:
+               restart: bool = True, join: bool = True, session: str | None = None,
+               extra: Mapping[str, Any] | None = None) -> Job:
         """Start ``fn`` as job ``key`` — or return the job running under ``key`` (joining it).
+
+        The job belongs to ``session`` (None: the manager's ``session()``, the asking browser session; ``""``:
+        the server's own job, everyone's); a session that joins a job (or is handed a finished one back) is
+        added to the sessions it belongs to, so a shared build stays visible to everyone who waits on it.
 
         Parameters
         ----------
@@ -270,13 +301,15 @@ class JobManager:
         JobBusyError
             ``join=False`` and a job runs under ``key``.
         """
+        who = self._session() if session is None else session
         with self._lock:
             job = self._jobs.get(key)
             if job is not None and not job.finished and not join:
                 raise JobBusyError(job.title)
             if job is not None and (not job.finished or not restart):
+                job.add_session(who)
                 return job
-            job = Job(key, title, fn, kind=kind)
+            job = Job(key, title, fn, kind=kind, session=who, extra=extra)
             self._jobs.pop(key, None)
             self._jobs[key] = job
             self._prune()
@@ -312,6 +345,15 @@ class JobManager:
 
     def running(self) -> list[Job]:
         return [j for j in self.jobs() if not j.finished]
+
+    def split(self, session: str) -> tuple[list[Job], list[Job]]:
+        """(the jobs ``session`` started or joined plus the server's own, the other sessions' jobs), each in
+        :meth:`jobs` order. A display shows the first in full and of the second only how many there are."""
+        mine: list[Job] = []
+        others: list[Job] = []
+        for j in self.jobs():
+            (mine if not j.sessions or session in j.sessions else others).append(j)
+        return mine, others
 
     def shutdown(self, timeout: float = 10.0) -> bool:
         """Cancel every running job and wait up to ``timeout`` s for them; True when all ended."""

@@ -233,3 +233,47 @@ def test_a_finished_job_keeps_its_error_but_not_what_its_work_held(ending: str) 
     assert refs[0]() is None
     with pytest.raises(Cancelled if ending == "cancelled" else WorkspaceError):
         job.result()
+
+
+def test_a_job_belongs_to_the_session_that_started_it_and_those_that_joined() -> None:
+    """Per-session jobs on a shared server: the starter and every session that asked for the same key see it;
+    the others count it only; the server's own jobs (no session) are everyone's."""
+    who = ["alice"]
+    jobs = JobManager(session=lambda: who[0])
+    gate = threading.Event()
+    try:
+        build = jobs.submit("workspace:musique", "Build MuSiQue", _gated(gate))
+        question = jobs.submit("method:q1", "BubbleRAG on a private question", _gated(gate))
+        server = jobs.submit("workspace:demo", "Build the demo", _gated(gate), session="")
+        assert build.sessions == {"alice"} and not server.sessions
+        who[0] = "bob"
+        assert jobs.submit("workspace:musique", "Build MuSiQue", _gated(gate)) is build  # bob waits on it too
+        assert build.sessions == {"alice", "bob"} and question.sessions == {"alice"}
+        mine, others = jobs.split("bob")
+        assert [j.key for j in mine] == ["workspace:musique", "workspace:demo"]
+        assert [j.key for j in others] == ["method:q1"]
+        assert [j.key for j in jobs.split("alice")[0]] == ["workspace:musique", "method:q1", "workspace:demo"]
+        assert jobs.split("carol") == ([server], [build, question])
+        assert server.status().belongs_to("carol") and not question.status().belongs_to("bob")
+        jobs.submit("workspace:demo", "Build the demo", _gated(gate))  # joining the server's job keeps it everyone's
+        assert not server.sessions
+    finally:
+        gate.set()
+        assert jobs.shutdown(5)
+
+
+def test_a_restart_belongs_to_the_session_that_restarted() -> None:
+    who = ["alice"]
+    jobs = JobManager(session=lambda: who[0])
+    first = jobs.submit("bench", "Benchmark", lambda j: 1)
+    assert first.wait(5)
+    who[0] = "bob"
+    second = jobs.submit("bench", "Benchmark", lambda j: 2)
+    assert second is not first and second.wait(5) and second.sessions == {"bob"}
+    assert jobs.split("alice") == ([], [second])
+
+
+def test_extra_labels_are_there_from_the_start() -> None:
+    jobs = JobManager()
+    job = jobs.submit("m", "Replay", lambda j: None, extra={"replay": True})
+    assert job.wait(5) and job.status().get("replay") is True

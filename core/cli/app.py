@@ -1,4 +1,10 @@
-"""``egx app``: build the bundled samples (unless ``--no-prebuild``), then become the Streamlit app's server.
+"""``egx app``: become the Streamlit app's server at once; the server then builds the bundled samples itself.
+
+The port answers within seconds on any machine: the samples (the demo first, then MuSiQue and what each
+method keeps in them) are built by the server as background jobs that every page shows
+(:mod:`components.startup`), instead of before the server starts — which kept the port closed for 9½ minutes
+on a fresh machine. ``--no-prebuild`` builds nothing until a sample is picked; ``--build-first`` builds them
+here first with terminal progress bars, as before (a script that wants them ready before the port opens).
 
 The server replaces the ``egx`` process (``exec``) instead of running as its child: Ctrl-C, SIGTERM and a
 supervisor's stop reach the server itself, which stops and, on its way out, cancels its background jobs
@@ -25,14 +31,21 @@ if TYPE_CHECKING:
     from core.cli_support import Subparsers
 
 NAME = "app"
+#: Set to 1 for the server `egx app` starts: the server builds the bundled samples itself (components/startup.py).
+BUILD_SAMPLES_ENV = "EGX_APP_BUILD_SAMPLES"
 
 
 def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
     a = subparsers.add_parser(NAME, help="start the Streamlit app")
     a.add_argument("--port", type=_port, default=8501, help="TCP port, 1-65535 (default 8501)")
     a.add_argument("--address", default="127.0.0.1")
-    a.add_argument("--no-prebuild", dest="prebuild", action="store_false",
-                   help="start at once; the samples are built when first picked in the app (a background job)")
+    when = a.add_mutually_exclusive_group()
+    when.add_argument("--no-prebuild", dest="prebuild", action="store_false",
+                      help="build nothing at start; a sample is built when first picked in the app (a background job)")
+    when.add_argument("--build-first", action="store_true",
+                      help="build the samples here with terminal progress bars before the server starts (the port "
+                           "stays closed meanwhile); default: the server starts at once and builds them in the "
+                           "background, shown in the app")
     return a
 
 
@@ -43,9 +56,15 @@ def app_path() -> Path:
 
 @interruptible  # a `kill` during the prebuild cleans up like Ctrl-C
 def run(args: argparse.Namespace) -> int:
-    if args.prebuild:  # build the samples now, with a terminal bar, so nobody waits in the browser
-        print(f"Preparing the bundled samples for the {app_embedder()} embedder "
-              "(once; later starts only check them; --no-prebuild skips this)", file=sys.stderr)
+    os.environ.pop(BUILD_SAMPLES_ENV, None)
+    if args.prebuild and not args.build_first:  # the server builds them, after it has started
+        os.environ[BUILD_SAMPLES_ENV] = "1"
+        print(f"The bundled samples are built for the {app_embedder()} embedder by the server, in the background, "
+              "the demo first (the app shows their progress; later starts only check them; --no-prebuild skips "
+              "this, --build-first builds them here before the server starts)", file=sys.stderr)
+    elif args.build_first:  # build the samples now, with a terminal bar, before the port opens
+        print(f"Preparing the bundled samples for the {app_embedder()} embedder before the server starts "
+              "(once; later starts only check them)", file=sys.stderr)
         try:
             for line in build_samples():
                 print(line, file=sys.stderr)
@@ -53,7 +72,10 @@ def run(args: argparse.Namespace) -> int:
             close_bars(clear=True)
             print(f"egx: warning: the samples could not be prepared ({exc}); the app starts anyway and "
                   "builds them when they are picked.", file=sys.stderr)
-    cmd = [sys.executable, "-m", "streamlit", "run", str(app_path()), "--server.port", str(args.port),
+    # the server that builds the samples itself starts them as soon as it runs, before any browser connects
+    # (components/serve.py: Streamlit's own command line plus that); otherwise plain `streamlit run`
+    runner = "components.serve" if os.environ.get(BUILD_SAMPLES_ENV) == "1" else "streamlit"
+    cmd = [sys.executable, "-m", runner, "run", str(app_path()), "--server.port", str(args.port),
            "--server.address", args.address, "--browser.gatherUsageStats", "false",
            "--server.headless", "true",
            # file watching off: a lecture's server log once filled with tens of thousands of "Inotify queue

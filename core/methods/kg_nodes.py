@@ -39,6 +39,7 @@ import numpy as np
 from core.graph.model import KnowledgeGraph
 from core.graph.reader import question_graph
 from core.graph.view import StoreGraphView
+from core.index.estimate import STATED_SECONDS_PER_TEXT as STATED_SECONDS_PER_TEXT  # the one stated rate
 from core.methods.base import Preparation
 
 if TYPE_CHECKING:
@@ -198,9 +199,6 @@ def kg_node_vectors(workspace: Workspace, embedder: Embedder, *, max_chars: int 
                                   embedder, progress=progress, texts_key=node_texts_key(workspace, max_chars))
 
 
-#: Seconds per text assumed when the workspace records no index build by the embedder (a sentence-transformer
-#: of bge-small's size on two CPU cores, texts of about 512 characters); measured rates replace it.
-STATED_SECONDS_PER_TEXT = 0.05
 
 
 def embedding_rate(workspace: Workspace, embedder: Embedder) -> tuple[float, str]:

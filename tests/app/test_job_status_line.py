@@ -46,3 +46,24 @@ def test_quick_finished_jobs_leave_the_panel_soon_failures_stay() -> None:
     failed = replace(_status("failed", "", 0.3), since_finished=jobs_view.SHOW_QUICK_S + 1)
     shown = jobs_view._shown([_Job(quick), _Job(slow), _Job(failed)])  # type: ignore[list-item]
     assert [j.st for j in shown] == [slow, failed]
+
+
+def test_an_instant_replay_is_not_listed_a_slow_or_failed_one_is() -> None:
+    """Each recorded run replayed at once added a sidebar entry; one that took a while, or failed, still shows."""
+    from dataclasses import replace
+
+    from components import jobs_view
+
+    class _Job:
+        def __init__(self, st: JobStatus) -> None:
+            self.st = st
+
+        def status(self) -> JobStatus:
+            return self.st
+
+    instant = replace(_status("done", "", 0.2, replay=True), since_finished=0.5)
+    slow = replace(_status("done", "", jobs_view.INSTANT_REPLAY_S + 10, replay=True), since_finished=0.5)
+    failed = replace(_status("failed", "", 0.2, replay=True), since_finished=0.5)
+    live = replace(_status("done", "", 0.2), since_finished=0.5)  # a live LLM's quick run: listed briefly
+    shown = jobs_view._shown([_Job(instant), _Job(slow), _Job(failed), _Job(live)])  # type: ignore[list-item]
+    assert [j.st for j in shown] == [slow, failed, live]

@@ -1,0 +1,127 @@
+"""Per-session jobs on a shared server (a classroom): each browser session sees its own jobs in full, the
+builds it waits on too, and of the other sessions' jobs only how many run — no titles (questions, run and
+upload names), no errors, no Cancel. Each AppTest is one browser session (its own session state)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from components import jobs_view
+from tests.app.helpers import app, plain
+
+RUN_TIMEOUT = 30
+SECRET = "who wrote my secret thesis"
+
+
+def _sidebar_text(at: AppTest) -> str:
+    sb = at.sidebar
+    parts = [m.value for m in [*sb.markdown, *sb.caption, *sb.success, *sb.warning, *sb.error]]
+    parts += [p.proto.text for p in sb.get("progress")] + [e.label for e in sb.expander]
+    return plain(" ".join(parts))
+
+
+def _main_text(at: AppTest) -> str:
+    parts = [m.value for m in [*at.main.markdown, *at.main.caption, *at.main.info, *at.main.error]]
+    return plain(" ".join(parts))
+
+
+@pytest.fixture
+def gate(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
+    """The demo's index build waits for the returned event, so "still building" is a fact, not a race."""
+    import core.index.create
+    import core.index.indexing
+
+    monkeypatch.setenv("EGX_JOB_INLINE_WAIT", "0")
+    monkeypatch.setenv("EGX_BUILD_ISOLATED", "0")  # the gate reaches into the build: keep it in this process
+    event = threading.Event()
+    orig = core.index.indexing.build_indexes
+
+    def gated(path, graph, embedder, *, progress=None, **kw):  # type: ignore[no-untyped-def]
+        if progress:
+            progress("Embedding nodes (gated by the test)", 0.0)
+        event.wait(60)
+        return orig(path, graph, embedder, progress=progress, **kw)
+
+    monkeypatch.setattr(core.index.create, "build_indexes", gated)
+    yield event
+    event.set()
+
+
+def _session(at: AppTest) -> str:
+    return str(at.session_state[jobs_view.SESSION_KEY])
+
+
+def test_each_session_sees_its_jobs_and_only_a_count_of_the_others(gate: threading.Event) -> None:
+    alice, bob = app(), app()
+    alice.run(timeout=RUN_TIMEOUT)
+    bob.run(timeout=RUN_TIMEOUT)  # bob opens the demo too: he waits on the build alice started
+    assert _session(alice) != _session(bob)
+    for at in (alice, bob):
+        assert not at.exception, [e.value for e in at.exception]
+        assert "Building workspace “Demo" in _main_text(at)  # the shared build's live panel
+    build = next(j for j in jobs_view.jobs().jobs() if j.key.startswith("workspace:"))
+    assert build.sessions == {_session(alice), _session(bob)}
+
+    # alice's own question run, and one of hers that failed with a message naming her question
+    hold = threading.Event()
+    manager = jobs_view.jobs()
+    manager.submit("method:alice", f"BubbleRAG on “{SECRET}”", lambda j: hold.wait(30), kind="method",
+                   session=_session(alice))
+
+    def fails(job: object) -> None:
+        raise RuntimeError(f"the LLM refused “{SECRET}”")
+
+    failed = manager.submit("method:alice-2", "HippoRAG 2 on a private run", fails, kind="method",
+                            session=_session(alice))
+    assert failed.wait(5)
+    try:
+        alice.run(timeout=RUN_TIMEOUT)
+        bob.run(timeout=RUN_TIMEOUT)
+        mine, theirs = _sidebar_text(alice), _sidebar_text(bob)
+        assert SECRET in mine and "private run" in mine and "Building workspace “Demo" in mine
+        assert "Building workspace “Demo" in theirs  # the build bob waits on stays listed for him
+        assert "1 job of other sessions" in theirs  # alice's running question, folded and counted
+        assert SECRET not in theirs and "private run" not in theirs and "refused" not in theirs
+        assert SECRET not in _main_text(bob)  # nor in his banner
+        assert "1 job of other sessions" not in mine
+        expander = next(e for e in bob.sidebar.expander if e.label == "1 job of other sessions")
+        assert "a method run · running for" in plain(" ".join(c.value for c in expander.caption))
+        cancels = [b for b in bob.sidebar.button if b.label == "Cancel"]
+        assert len(cancels) == 1  # the shared build's; none for alice's run
+    finally:
+        hold.set()
+        gate.set()
+
+
+def test_a_newcomer_sees_none_of_the_jobs_others_started(home: Path) -> None:
+    hold = threading.Event()
+    manager = jobs_view.jobs()
+    manager.submit("method:x", f"ReG on “{SECRET}”", lambda j: hold.wait(30), kind="method", session="someone")
+    manager.submit("bench:x", "Benchmark “alice-homework”", lambda j: hold.wait(30), kind="bench", session="another")
+    try:
+        at = app()
+        at.run(timeout=RUN_TIMEOUT)
+        assert not at.exception, [e.value for e in at.exception]
+        text = _sidebar_text(at) + _main_text(at)
+        assert "2 jobs of other sessions" in text
+        assert SECRET not in text and "homework" not in text and "runs on the server" not in text  # no banner
+    finally:
+        hold.set()
+
+
+def test_a_browser_keeps_its_id_across_reloads_another_browser_gets_another() -> None:
+    """Streamlit writes its XSRF cookie again on each page load with a fresh mask: the id comes from the token
+    inside, so a reloaded tab still finds the jobs it started; the id is a digest, never the token."""
+    from streamlit.web.server.starlette.starlette_app_utils import generate_xsrf_token_string
+
+    token, other = b"\x01" * 16, b"\x02" * 16
+    first, reload = generate_xsrf_token_string(token, 1_700_000_000), generate_xsrf_token_string(token, 1_700_000_000)
+    assert first != reload  # masked differently each time
+    assert jobs_view.browser_id(first) == jobs_view.browser_id(reload) != ""
+    assert jobs_view.browser_id(generate_xsrf_token_string(other, 1_700_000_000)) != jobs_view.browser_id(first)
+    assert token.hex() not in jobs_view.browser_id(first) and jobs_view.browser_id("") == ""
