@@ -40,8 +40,11 @@ LOAD_SHARE = 0.03
 #: the bar read 99 % ("6 s left") when minutes of embedding were still to come.
 EXTRACT_SECONDS = {"rules": 0.002, "spacy": 1 / 68}
 LLM_EXTRACT_SECONDS = 3.0
-EMBED_SECONDS_PER_CHAR = 2e-5
-EMBED_SECONDS_PER_ITEM = 1e-3
+#: The embedding figures are bge-small's (the default embedder) on 2 shared cores: the three indexes of 1,000
+#: MuSiQue passages (9,123 nodes, 11,631 edges) took 45.3 s (benchmarks/build_stages.py), twice what the
+#: earlier 2e-5 s a character and 1 ms an item said, which put the bar at 42 % when 26 % of the time was spent.
+EMBED_SECONDS_PER_CHAR = 4e-5
+EMBED_SECONDS_PER_ITEM = 2e-3
 
 
 def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: str | None = None,
