@@ -244,6 +244,13 @@ def create_stats_ui(act: Active, g: KnowledgeGraph) -> None:
         rows = [{"index": b["kind"], "items": b["items"], "seconds": b["seconds"],
                  "items per second": round(b["items"] / b["seconds"]) if b["seconds"] else None} for b in builds]
         st.dataframe(pd.DataFrame(rows), hide_index=True)
+    stages = ws.meta.build_stages
+    if stages:
+        total = sum(float(r.get("seconds") or 0.0) for r in stages)
+        st.markdown(f"**Build time per stage** ({total:.1f} s in all)")
+        st.dataframe(pd.DataFrame([{"stage": r.get("stage"), "seconds": r.get("seconds"),
+                                    "share": f"{100 * float(r.get('seconds') or 0.0) / total:.1f} %" if total else "–",
+                                    "items": r.get("items")} for r in stages]), hide_index=True)
 
 
 def create_extraction_ui(g: KnowledgeGraph, ex: Mapping[str, Any]) -> None:

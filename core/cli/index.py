@@ -5,7 +5,7 @@ re-index an existing workspace (optionally moving its graph into FalkorDB, optio
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core.backends.registry import DEFAULT_EMBEDDER
 from core.cli.options import add_ray, ray_runner
@@ -13,8 +13,11 @@ from core.cli_support import add_llm_limits, llm_from_args, progress_bar
 from core.procs import interruptible
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
     from core.backends.base import Embedder
     from core.cli_support import Subparsers
+    from core.index.stages import StageTimes
     from core.index.workspace import Workspace
     from core.scale import RayRunner
 
@@ -83,8 +86,8 @@ def run(args: argparse.Namespace) -> int:
     if runner is not None:
         print(f"Ray: {runner.workers} worker(s) at {runner.describe()['address']}"
               + (f", {runner.gpus_per_worker:g} GPU each" if runner.gpus_per_worker else "") + ".")
-    _prepare(args, ws, embedder)
-    return _report(args, ws)
+    prepared = _prepare(args, ws, embedder)
+    return _report(args, ws, prepared)
 
 
 def _prepare_names(args: argparse.Namespace) -> list[str]:
@@ -99,17 +102,19 @@ def _prepare_names(args: argparse.Namespace) -> list[str]:
     return names
 
 
-def _prepare(args: argparse.Namespace, ws: Workspace, embedder: Embedder) -> None:
-    """``--prepare``: the methods' preparations, now, each with a terminal bar; without it, say which
-    methods will prepare on first use."""
+def _prepare(args: argparse.Namespace, ws: Workspace, embedder: Embedder) -> StageTimes | None:
+    """``--prepare``: the methods' preparations, now, on one terminal bar whose shares are their estimated
+    seconds; returns how long each took. Without it, say which methods will prepare on first use."""
+    from core.index.stages import StageTimes
     from core.methods.registry import METHODS, get_method
     from core.methods.run import pending_preparations, prepare_workspace
 
     names = _prepare_names(args)
     if names:
-        for title in prepare_workspace(ws, embedder, names, progress=lambda title: progress_bar(title[:40])):
+        times = StageTimes()
+        for title in prepare_workspace(ws, embedder, names, overall=progress_bar("prepare"), times=times):
             print(f"Prepared: {title}")
-        return
+        return times
     from core.backends.registry import get_llm
     from core.methods.base import Backends
 
@@ -118,6 +123,7 @@ def _prepare(args: argparse.Namespace, ws: Workspace, embedder: Embedder) -> Non
     if later:
         print(f"On first use, {', '.join(later)} will prepare what they keep in the workspace; "
               f"`egx index --workspace {ws.path} --prepare all` does it now.")
+    return None
 
 
 def _build(args: argparse.Namespace, embedder: Embedder, runner: RayRunner | None) -> Workspace:
@@ -182,7 +188,7 @@ def _add(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report(args: argparse.Namespace, ws: Workspace) -> int:
+def _report(args: argparse.Namespace, ws: Workspace, prepared: StageTimes | None = None) -> int:
     g = ws.manifest.get("graph", {})
     print(f"Workspace {ws.name!r} at {ws.path}: {g.get('nodes')} nodes, {g.get('edges')} edges, {g.get('chunks')} chunks"
           f"; graph store: {ws.store_url}.")
@@ -200,4 +206,19 @@ def _report(args: argparse.Namespace, ws: Workspace) -> int:
         print(f"  index/{b['kind']}: {b['items']} items in {b['seconds']:.2f} s ({rate:.0f} items/s)")
     for w in ws.warnings:
         print(f"  note: {w}")
+    _print_stages(ws.meta.build_stages if args.inputs else [], prepared)
     return 0
+
+
+def _print_stages(built: Sequence[Mapping[str, Any]], prepared: StageTimes | None) -> None:
+    """The time per stage of what this command did: the build's stages (a build from inputs records them in
+    the manifest), then each preparation."""
+    from core.index.stages import format_seconds, stage_lines
+
+    rows = [dict(r) for r in built] + (prepared.to_list() if prepared is not None else [])
+    if not rows:
+        return
+    total = sum(float(r.get("seconds") or 0.0) for r in rows)
+    print(f"Time per stage ({format_seconds(total)} in all):")
+    for line in stage_lines(rows):
+        print(f"  {line}")

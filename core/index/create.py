@@ -22,8 +22,9 @@ from core.graph.store import StoreURL, parse_store_url
 from core.index.commit import check_target, commit, recover, workspace_lock
 from core.index.graph_files import save_graph
 from core.index.indexing import Progress, build_indexes, index_manifest
-from core.index.manifest import FORMAT_VERSION, GRAPH_FILE, MANIFEST
+from core.index.manifest import BUILD_STAGES, FORMAT_VERSION, GRAPH_FILE, MANIFEST
 from core.index.paths import cache_dir
+from core.index.stages import StageTimes
 from core.index.vector_index import embed_texts
 from core.index.workspace import Workspace
 
@@ -34,10 +35,16 @@ if TYPE_CHECKING:
 LOAD_SHARE = 0.03
 #: Estimated seconds per chunk of triple extraction, and per character / item of embedding: only the
 #: *split* of the progress bar between the two stages depends on them (the ETA is measured).
-EXTRACT_SECONDS = {"rules": 0.002}
+#: spaCy's figure is its measured rate on the MuSiQue passages, one process (68 passages/s, benchmarks/README.md
+#: "Corpus → KG without an LLM"); counted at the LLM's 3 s a chunk it held 99 % of a 6k-passage build's bar, so
+#: the bar read 99 % ("6 s left") when minutes of embedding were still to come.
+EXTRACT_SECONDS = {"rules": 0.002, "spacy": 1 / 68}
 LLM_EXTRACT_SECONDS = 3.0
-EMBED_SECONDS_PER_CHAR = 2e-5
-EMBED_SECONDS_PER_ITEM = 1e-3
+#: The embedding figures are bge-small's (the default embedder) on 2 shared cores: the three indexes of 1,000
+#: MuSiQue passages (9,123 nodes, 11,631 edges) took 45.3 s (benchmarks/build_stages.py), twice what the
+#: earlier 2e-5 s a character and 1 ms an item said, which put the bar at 42 % when 26 % of the time was spent.
+EMBED_SECONDS_PER_CHAR = 4e-5
+EMBED_SECONDS_PER_ITEM = 2e-3
 
 
 def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: str | None = None,
@@ -102,29 +109,34 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
     store_url = parse_store_url(store) if store else None  # a bad URL fails before any work
     check_target(path, overwrite)
     step = _Stepper(progress)
+    times = StageTimes()
     path.parent.mkdir(parents=True, exist_ok=True)
     with workspace_lock(path):
         recover(path, locked=True)
         check_target(path, overwrite)  # again, under the lock: another build may have finished
-        loaded = load_inputs(inputs, name=name or path.name, progress=step.sub(0.0, LOAD_SHARE))
+        with times.stage("read inputs"):
+            loaded = load_inputs(inputs, name=name or path.name, progress=step.sub(0.0, LOAD_SHARE))
         graph = loaded.graph
         warnings = list(loaded.warnings)
         extraction: dict[str, Any] | None = None
         extract = graph.kind == "kg" and graph.n_edges == 0 and graph.n_chunks > 0
         split = _extraction_share(graph, extractor if extract else None, embedder, extract=extract)
         if extract:
-            graph, extraction, notes = _extract_triples(graph, extractor, progress=step.sub(LOAD_SHARE, split),
-                                                        runner=runner)
+            with times.stage(f"triple extraction ({getattr(extractor, 'name', 'spacy')})", graph.n_chunks):
+                graph, extraction, notes = _extract_triples(graph, extractor, progress=step.sub(LOAD_SHARE, split),
+                                                            runner=runner)
             warnings += notes
         synonyms: dict[str, Any] | None = None
         if synonym_threshold is not None and graph.n_nodes > 1:
-            graph, synonyms = _add_synonyms(graph, embedder, synonym_threshold, progress=step.sub(0.5, 0.55),
-                                            runner=runner)
+            with times.stage("synonym edges", graph.n_nodes):
+                graph, synonyms = _add_synonyms(graph, embedder, synonym_threshold, progress=step.sub(0.5, 0.55),
+                                                runner=runner)
         tmp = temp_sibling(path, "building")
         try:
             tmp.mkdir()
             if store_url is None:
-                save_graph(graph, tmp / GRAPH_FILE)
+                with times.stage("graph file"):
+                    save_graph(graph, tmp / GRAPH_FILE)
             if questions is not None:
                 _copy_questions(Path(questions), tmp / "questions.json")
             manifest = _manifest(path, loaded, graph, name=name, title=title, description=description,
@@ -133,8 +145,12 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
             if embedder is not None:
                 builds = build_indexes(tmp, graph, embedder, progress=step.sub(split, 1.0), runner=runner)
                 manifest["index"] = index_manifest(embedder, graph, builds, reason="new workspace", runner=runner)
+                for b in builds:
+                    times.add(f"index/{b.kind}", b.seconds, b.items)
             if store_url is not None:  # last: a failed build never touches the store's graph
-                _load_into_store(manifest, graph, store_url, overwrite=overwrite, owner=path)
+                with times.stage("graph store"):
+                    _load_into_store(manifest, graph, store_url, overwrite=overwrite, owner=path)
+            manifest[BUILD_STAGES] = times.to_list()
             atomic_write_json(tmp / MANIFEST, manifest)
             commit(tmp, path)
         except BaseException:
@@ -253,7 +269,7 @@ def _extraction_share(graph: KnowledgeGraph, extractor: TripleExtractor | None, 
         return LOAD_SHARE
     if embedder is None:
         return 1.0
-    name = getattr(extractor, "name", "rules") if extractor is not None else "rules"
+    name = getattr(extractor, "name", "rules") if extractor is not None else "spacy"  # _extract_triples' default
     per_chunk = EXTRACT_SECONDS.get(str(name), LLM_EXTRACT_SECONDS)
     ext = graph.n_chunks * per_chunk
     # the edges are not known before extraction: estimate them as ~5 short triples per chunk

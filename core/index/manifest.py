@@ -18,6 +18,8 @@ from core.graph.store import MEMORY_URL
 MANIFEST = "manifest.json"
 GRAPH_FILE = "graph.json.gz"
 FORMAT_VERSION = 1
+#: the manifest key of a build's stage times: ``[{"stage", "seconds"[, "items"]}]`` (:mod:`core.index.stages`)
+BUILD_STAGES = "build_stages"
 
 
 @dataclass(frozen=True)
@@ -117,6 +119,12 @@ class Manifest:
     def synonym_edges(self) -> bool:
         """Whether the graph stores HippoRAG synonymy edges."""
         return bool((self.synonyms or {}).get("edges"))
+
+    @property
+    def build_stages(self) -> list[Mapping[str, Any]]:
+        """Wall seconds of each stage of the build that made the workspace, in order (empty: an older egx
+        did not record them)."""
+        return [r for r in self.data.get(BUILD_STAGES) or [] if isinstance(r, dict)]
 
     # ------------------------------------------------------------------ the index
     @property

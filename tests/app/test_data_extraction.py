@@ -45,6 +45,11 @@ def test_uploaded_corpus_names_its_extractor_and_shows_sample_triples(home: Path
     assert ("Alessandro Blasetti", "born in", "Rome") in rows
     passages = [t.value for t in at.text]
     assert any(p.startswith("The Countess of Parma (Italian: La contessa di Parma) is a 1936") for p in passages)
+    # the build's time per stage, from the manifest, in the order the stages ran
+    assert any(m.startswith("**Build time per stage** (") for m in text.splitlines())
+    stages = [df.value for df in at.dataframe if list(df.value.columns) == ["stage", "seconds", "share", "items"]]
+    assert len(stages) == 1 and list(stages[0]["stage"])[:2] == ["read inputs", "triple extraction (spacy)"]
+    assert list(stages[0]["stage"])[-1] == "index/chunks"
 
 
 def test_the_rules_extractor_stays_a_named_choice(home: Path) -> None:

@@ -52,6 +52,19 @@ def test_index_prepare_computes_what_the_methods_keep_and_says_so_otherwise(tmp_
     assert "Unknown method 'nope'" in capsys.readouterr().err and not (tmp_path / "v").exists()
 
 
+def test_index_prepare_prints_the_time_of_every_stage(tmp_path, capsys):
+    """A build from inputs with --prepare ends with the time of each stage — the build's (also kept in the
+    manifest) and each preparation's — so a slow build says where its time went."""
+    demo = str(SAMPLE_DATA / "demo" / "triples.csv")
+    assert main(["index", demo, "--workspace", str(tmp_path / "w"), "--embedder", "hashing", "--prepare", "ppr"]) == 0
+    out = capsys.readouterr().out
+    table = out[out.index("Time per stage ("):].splitlines()[1:]
+    stages = [line.split("  ")[1].strip() for line in table]
+    assert stages[:2] == ["read inputs", "graph file"] and "index/chunks" in stages
+    assert stages[-1].startswith("Finding synonymy edges")
+    assert all(line.rstrip().endswith("%") or "/s)" in line for line in table)
+
+
 def test_index_bad_input_exits_2_with_message(tmp_path, capsys):
     bad = tmp_path / "t.csv"
     bad.write_text("head,relation,tail\nx,y\n")
