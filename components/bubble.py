@@ -16,7 +16,7 @@ import streamlit as st
 from components import deep_link, graph_view, resources
 from components import state as S
 from components.sidebar import Active
-from components.ui import error_text, md_escape, public_text
+from components.ui import error_text, md_escape, own_question_toggle, public_text
 from core.errors import EgxError
 from core.graph.reader import read_ahead
 from core.methods.answering import step_fallback
@@ -54,21 +54,33 @@ def _examples(act: Active) -> list[str]:
 
 
 def question_ui(act: Active, page: str) -> str:
-    """The shared question box (same value on all four pages) with example questions."""
+    """The shared question box (same value on all four pages) with example questions.
+
+    The four pages show the workspace's question, the one every method page shares
+    (:func:`state.workspace_question`), unless their "use another question on this page only" switch is on
+    (one switch for the four: they step through one run)."""
     examples = _examples(act)
-    S.follow_workspace(act.info.name, S.BUBBLE_QUESTION)  # each workspace keeps its own question
+    ws = act.info.name
+    S.follow_workspace(ws, S.BUBBLE_QUESTION)  # each workspace keeps its own question
     handed = S.take_handoff()  # the Compare page's "Step through" button
     if handed is not None:
         S.set_value(S.BUBBLE_QUESTION, handed)
+    own = st.session_state.get(S.BUBBLE_QUESTION)
+    shared = S.workspace_question(ws, S.BUBBLE_QUESTION, None if own is None else str(own).strip())
+    if shared is not None:
+        S.set_value(S.BUBBLE_QUESTION, shared)
     wkey = S.bind(S.BUBBLE_QUESTION, examples[0] if examples else "", scope=page)
     left, right = st.columns([3, 1])
     q = left.text_input("Question", key=wkey, placeholder="Ask something the graph can answer",
-                        help="Shared by the four BubbleRAG pages. Press Enter to run.")
+                        help="Shared by the four BubbleRAG pages and, unless the switch below is on, by every "
+                             "method page. Press Enter to run.")
     S.keep(S.BUBBLE_QUESTION, q)
     if examples:
         right.selectbox("Example questions", examples, index=None, key=S.sub(S.BUBBLE_EXAMPLE, page),
                         placeholder="Pick an example…", on_change=_use_example, args=(page,),
                         help="Questions from the workspace (MuSiQue: the dev questions with gold evidence).")
+    own_question_toggle(S.BUBBLE_QUESTION, scope=page, container=left)
+    S.share_question(ws, S.BUBBLE_QUESTION, q.strip())
     deep_link.publish(q.strip())  # the address bar links to this view
     return q.strip()
 
