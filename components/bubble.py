@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import streamlit as st
@@ -22,10 +23,12 @@ from core.graph.reader import read_ahead
 from core.methods.answering import step_fallback
 from core.methods.base import Backends
 from core.methods.bubblerag import METHOD, BubbleConfig
+from core.methods.bubblerag.expansion import budget_place, budget_tally, counts_toward_budget
 
 if TYPE_CHECKING:
     from core.graph.reader import GraphLike
     from core.methods.bubblerag import AnchorGroup, BubbleResult
+    from core.methods.bubblerag.expansion import CEG, ExpansionFrame
 
 DEMO_QUESTION = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
 DEFAULTS = BubbleConfig()
@@ -138,6 +141,34 @@ def fallback_notes(result: BubbleResult, stages: Sequence[str]) -> None:
     for s in result.trace.steps:
         if s.stage in stages and s.fallback:
             st.caption(f"↪ {md_escape(s.title)}: fallback — {md_escape(public_text(step_fallback(s, app=True)))}")
+
+
+# ------------------------------------------------------------------------------ expansion budget
+@dataclass(frozen=True)
+class BudgetText:
+    """What the expansion page says of the CEGs against the budget B at one frame (§3.3)."""
+
+    metric: str  #: "counted / B"
+    caption: str  #: every CEG so far, their numbers, and which of them count toward B
+    lines: tuple[str, ...]  #: one per CEG found at this frame: its number and its place against B
+
+
+def budget_text(cegs: Sequence[CEG], frame: ExpansionFrame, cfg: BubbleConfig) -> BudgetText:
+    """The expansion page's budget metric, caption and CEG lines at ``frame``, all read from one
+    :func:`~core.methods.bubblerag.expansion.budget_tally` of the run's CEG list ``cegs``, so that they agree
+    (a collision said "→ CEG #11" under "2 / 10": #11 numbers every CEG, intra-group ones too, while B counts
+    only those that consume it)."""
+    tally = budget_tally(cegs, cfg.B, intra_counts=cfg.intra_counts, until_step=None if frame.done else frame.step)
+    numbered = f" (#0–#{tally.total - 1})" if tally.total > 1 else " (#0)" if tally.total else ""
+    caption = (f"{tally.total} CEG{'' if tally.total == 1 else 's'} so far{numbered}: {tally.counted} count toward B"
+               + (" (intra-group ones included)" if cfg.intra_counts else
+                  f", {tally.uncounted} intra-group do not (at most B of them)") + ".")
+    lines = []
+    for c in frame.new_cegs:
+        place = budget_place(cegs, c, intra_counts=cfg.intra_counts)
+        lines.append(f"CEG #{c.index}, {place} of B = {cfg.B}" if counts_toward_budget(c, cfg.intra_counts) else
+                     f"CEG #{c.index}, intra-group {place} of at most {cfg.B}, not counted toward B")
+    return BudgetText(f"{tally.counted} / {cfg.B}", caption, tuple(lines))
 
 
 # -------------------------------------------------------------------------------------- colours
