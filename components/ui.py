@@ -36,6 +36,17 @@ def md_escape(text: object) -> str:
     return _MD_LINE_START.sub(_escape_marker, out)
 
 
+def md_code(text: object) -> str:
+    """User text as inline code for ``st.markdown``, shown exactly as it is. Backslash escapes are not
+    processed inside a code span, so :func:`md_escape` there showed its backslashes ("Alonzo\\_Church"):
+    the span's fence is one backtick longer than any run of backticks in the text instead, and a line
+    break becomes a space (a code span is one line)."""
+    body = " ".join(str(text).splitlines()) or " "
+    fence = "`" * (max((len(r) for r in re.findall(r"`+", body)), default=0) + 1)
+    pad = " " if body[0] == "`" or body[-1] == "`" else ""
+    return f"{fence}{pad}{body}{pad}{fence}"
+
+
 def _escape_marker(m: re.Match[str]) -> str:
     marker = m.group(2)
     return m.group(1) + ("\\" + marker if marker in "-+" else marker[:-1] + "\\.")

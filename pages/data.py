@@ -17,7 +17,7 @@ from components import graph_view, resources, session_jobs
 from components import state as S
 from components.add_documents import create_add_documents_ui, show_file_status, stage_uploads
 from components.sidebar import Active, active
-from components.ui import error_text, md_escape, public_path, public_text
+from components.ui import error_text, md_code, md_escape, public_path, public_text
 from core.errors import EgxError
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
 from core.graph.model import KnowledgeGraph
@@ -189,7 +189,7 @@ def create_node_detail_ui(g: GraphLike, v: int) -> None:
             continue
         c = g.chunk(cid)
         with st.container(border=True):
-            st.markdown(f"**{md_escape(c.title) if c.title else '(untitled)'}** · `{md_escape(c.id)}`")
+            st.markdown(f"**{md_escape(c.title) if c.title else '(untitled)'}** · {md_code(c.id)}")
             st.text(c.text if c.text else "(the triples file names this chunk id but no corpus gives its text)")
     if len(chunk_ids) > MAX_CHUNKS_SHOWN:
         st.caption(f"… and {len(chunk_ids) - MAX_CHUNKS_SHOWN} more passages (see the export for all).")
@@ -259,7 +259,7 @@ def create_extraction_ui(g: KnowledgeGraph, ex: Mapping[str, Any]) -> None:
     except EgxError:
         about = ""
     full = public_text(full)  # an extractor named by a model folder
-    st.markdown(f"Built by the **{md_escape(name)}** extractor (`{md_escape(full)}`). {md_escape(about)}")
+    st.markdown(f"Built by the **{md_escape(name)}** extractor ({md_code(full)}). {md_escape(about)}")
     st.dataframe(pd.DataFrame([{k: v for k, v in ex.items() if k != "failed_chunk_ids"}]), hide_index=True)
     if ex.get("failed_chunks"):
         ids = ", ".join(md_escape(str(c)) for c in ex.get("failed_chunk_ids", [])[:20])
@@ -275,7 +275,7 @@ def create_extraction_ui(g: KnowledgeGraph, ex: Mapping[str, Any]) -> None:
     for sample in samples:
         c = sample.chunk
         with st.container(border=True):
-            st.markdown(f"**{md_escape(c.title) if c.title else '(untitled)'}** · `{md_escape(c.id)}` · "
+            st.markdown(f"**{md_escape(c.title) if c.title else '(untitled)'}** · {md_code(c.id)} · "
                         f"{sample.total} triple{'s' if sample.total != 1 else ''}"
                         + (f" (first {len(sample.triples)} shown)" if sample.total > len(sample.triples) else ""))
             st.text(c.text if len(c.text) <= 2000 else c.text[:2000] + " …")
