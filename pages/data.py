@@ -34,6 +34,8 @@ MAX_NODES = graph_view.DEFAULT_MAX_NODES
 MAX_CHOICES = 100  # node picker entries (a 16k-entry selectbox is slow to send and to use)
 MAX_CHUNKS_SHOWN = 12
 STORE_REGION_CAP = 5_000  #: the most nodes a neighbourhood reads from a graph store (whole hop layers)
+#: The longest value a metric shows whole in a fifth of a 1440 px page (its large type); longer text is a caption.
+METRIC_CHARS = 12
 
 
 def _node_label(g: GraphLike):  # -> Callable[[int], str]
@@ -208,9 +210,8 @@ def create_stats_ui(act: Active, g: KnowledgeGraph) -> None:
                ("Max degree", f"{stats['max_degree']:,}")]
     for i, (label, value) in enumerate(metrics):
         cols[i % 5].metric(label, value)
-    if stats["hub"]:
-        cols[len(metrics) % 5].metric("Hub", stats["hub"] if len(stats["hub"]) <= 24 else stats["hub"][:23] + "…",
-                                      help=stats["hub"])
+    if stats["hub"]:  # a name, not a number: a metric's large type cut it to a few letters in a fifth of the page
+        st.caption(f"Hub (the node of max degree): **{md_escape(stats['hub'])}**")
     st.caption(f"Graph kind: {'corpus graph (nodes are passages)' if g.kind == 'corpus_graph' else 'knowledge graph'}"
                f" · workspace folder: {md_escape(public_path(ws.path))}")
 
@@ -234,7 +235,11 @@ def create_stats_ui(act: Active, g: KnowledgeGraph) -> None:
         return
     builds = ws.meta.index_builds
     c = st.columns(4)
-    c[0].metric("Embedder", idx.get("embedder", "?"))
+    emb = str(idx.get("embedder", "?"))
+    if len(emb) <= METRIC_CHARS:
+        c[0].metric("Embedder", emb)
+    else:  # a model path or hub id: the metric's large type would cut it
+        c[0].caption(f"**Embedder**  \n{md_escape(emb)}")
     c[1].metric("Dimension", idx.get("dim", "?"))
     c[2].metric("Items indexed", f"{sum(b['items'] for b in builds):,}")
     c[3].metric("Build time", f"{sum(b['seconds'] for b in builds):.1f} s")

@@ -56,6 +56,10 @@ def test_data_page_on_demo(home: Path) -> None:
     assert "Keanu Reeves" in at.get("iframe")[0].proto.srcdoc
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Nodes"] == f"{g.n_nodes:,}" and metrics["Embedder"] == "hashing"
+    # a metric's large type shows about 12 characters in a fifth of a 1440 px page: the hub's name was cut
+    assert all(len(v) <= 12 for v in metrics.values()), metrics
+    hub = g.stats()["hub"]
+    assert any(plain(c.value) == f"Hub (the node of max degree): **{hub}**" for c in at.caption)
     assert "Sources" in " ".join(m.value for m in at.markdown)
     assert not at.warning  # nothing capped
 
