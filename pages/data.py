@@ -91,6 +91,9 @@ def create_explore_ui(act: Active, g: GraphLike) -> tuple[list[int], bool, str]:
         return [], True, ""
     big = g.n_nodes > MAX_NODES or whole_graph(g) is None
     left, mid, right = st.columns([3, 3, 2])
+    # the picked node is a node id of this workspace's graph: on another workspace the same id is another node
+    # (the picker kept it), so each workspace keeps its own search and node
+    S.follow_workspace(act.info.name, S.DATA_NODE, S.DATA_SEARCH)
     query = S.keep(S.DATA_SEARCH, left.text_input(
         "Search nodes by name", key=S.bind(S.DATA_SEARCH, ""), placeholder="e.g. Keanu",
         help="Case-insensitive substring search over node names (shortest names first)."))
