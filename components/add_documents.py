@@ -135,7 +135,8 @@ def show_add_job() -> None:
 
 def file_status_rows(files: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One row per uploaded file for the status table: its name, its kind, its passages, or why it was left
-    out (the reader's message without the file name it starts with)."""
+    out (the reader's message without the file name it starts with). A file without passages says why in
+    words: the table showed "None" for a file left out."""
     rows = []
     for f in files:
         error = public_text(f.get("error") or "")
@@ -143,20 +144,27 @@ def file_status_rows(files: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if error.startswith(name + ": "):
             error = error[len(name) + 2:]
         fmt = str(f.get("format") or "")
+        n = f.get("passages")
+        passages = (str(n) if n is not None else "none: left out (see Status)" if error else
+                    "none: triples or a graph, no passages")
         rows.append({"File": name, "Format": DOCUMENT_KINDS.get(fmt, fmt.replace("_", " ")),
-                     "Passages": f.get("passages"), "Status": f"left out: {error}" if error else "read"})
+                     "Passages": passages, "Status": f"left out: {error}" if error else "read"})
     return rows
 
 
 def show_file_status() -> None:
-    """The last build's or insert's per-file table (once, after the rerun that shows its outcome)."""
+    """The last build's or insert's per-file table (once, after the rerun that shows its outcome); the files
+    left out are named with their reason above it, so the reason is read even where the table cuts it."""
     files = st.session_state.pop(S.DATA_BUILT_FILES, None)
     if not files:
         return
     rows = file_status_rows(files)
-    bad = sum(r["Status"] != "read" for r in rows)
-    st.caption(f"{len(rows)} file(s) read" if not bad else f"{len(rows) - bad} of {len(rows)} file(s) read; "
-               f"{bad} left out (see Status)")
+    bad = [r for r in rows if r["Status"] != "read"]
+    if bad:
+        why = "; ".join(f"{r['File']} ({r['Status'][len('left out: '):]})" for r in bad)
+        st.caption(md_escape(f"{len(rows) - len(bad)} of {len(rows)} file(s) read; {len(bad)} left out: {why}"))
+    else:
+        st.caption(f"{len(rows)} file(s) read")
     st.dataframe(rows, hide_index=True, width="stretch",
-                 column_config={"Passages": st.column_config.NumberColumn(format="%d"),
+                 column_config={"Passages": st.column_config.TextColumn(width="small"),
                                 "Status": st.column_config.TextColumn(width="large")})

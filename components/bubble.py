@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import streamlit as st
@@ -16,16 +17,18 @@ import streamlit as st
 from components import deep_link, graph_view, resources
 from components import state as S
 from components.sidebar import Active
-from components.ui import error_text, md_escape, public_text
+from components.ui import error_text, md_escape, own_question_toggle, public_text
 from core.errors import EgxError
 from core.graph.reader import read_ahead
 from core.methods.answering import step_fallback
 from core.methods.base import Backends
 from core.methods.bubblerag import METHOD, BubbleConfig
+from core.methods.bubblerag.expansion import budget_place, budget_tally, counts_toward_budget
 
 if TYPE_CHECKING:
     from core.graph.reader import GraphLike
     from core.methods.bubblerag import AnchorGroup, BubbleResult
+    from core.methods.bubblerag.expansion import CEG, ExpansionFrame
 
 DEMO_QUESTION = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
 DEFAULTS = BubbleConfig()
@@ -54,21 +57,33 @@ def _examples(act: Active) -> list[str]:
 
 
 def question_ui(act: Active, page: str) -> str:
-    """The shared question box (same value on all four pages) with example questions."""
+    """The shared question box (same value on all four pages) with example questions.
+
+    The four pages show the workspace's question, the one every method page shares
+    (:func:`state.workspace_question`), unless their "use another question on this page only" switch is on
+    (one switch for the four: they step through one run)."""
     examples = _examples(act)
-    S.follow_workspace(act.info.name, S.BUBBLE_QUESTION)  # each workspace keeps its own question
+    ws = act.info.name
+    S.follow_workspace(ws, S.BUBBLE_QUESTION)  # each workspace keeps its own question
     handed = S.take_handoff()  # the Compare page's "Step through" button
     if handed is not None:
         S.set_value(S.BUBBLE_QUESTION, handed)
+    own = st.session_state.get(S.BUBBLE_QUESTION)
+    shared = S.workspace_question(ws, S.BUBBLE_QUESTION, None if own is None else str(own).strip())
+    if shared is not None:
+        S.set_value(S.BUBBLE_QUESTION, shared)
     wkey = S.bind(S.BUBBLE_QUESTION, examples[0] if examples else "", scope=page)
     left, right = st.columns([3, 1])
     q = left.text_input("Question", key=wkey, placeholder="Ask something the graph can answer",
-                        help="Shared by the four BubbleRAG pages. Press Enter to run.")
+                        help="Shared by the four BubbleRAG pages and, unless the switch below is on, by every "
+                             "method page. Press Enter to run.")
     S.keep(S.BUBBLE_QUESTION, q)
     if examples:
         right.selectbox("Example questions", examples, index=None, key=S.sub(S.BUBBLE_EXAMPLE, page),
                         placeholder="Pick an example…", on_change=_use_example, args=(page,),
                         help="Questions from the workspace (MuSiQue: the dev questions with gold evidence).")
+    own_question_toggle(S.BUBBLE_QUESTION, scope=page, container=left)
+    S.share_question(ws, S.BUBBLE_QUESTION, q.strip())
     deep_link.publish(q.strip())  # the address bar links to this view
     return q.strip()
 
@@ -126,6 +141,34 @@ def fallback_notes(result: BubbleResult, stages: Sequence[str]) -> None:
     for s in result.trace.steps:
         if s.stage in stages and s.fallback:
             st.caption(f"↪ {md_escape(s.title)}: fallback — {md_escape(public_text(step_fallback(s, app=True)))}")
+
+
+# ------------------------------------------------------------------------------ expansion budget
+@dataclass(frozen=True)
+class BudgetText:
+    """What the expansion page says of the CEGs against the budget B at one frame (§3.3)."""
+
+    metric: str  #: "counted / B"
+    caption: str  #: every CEG so far, their numbers, and which of them count toward B
+    lines: tuple[str, ...]  #: one per CEG found at this frame: its number and its place against B
+
+
+def budget_text(cegs: Sequence[CEG], frame: ExpansionFrame, cfg: BubbleConfig) -> BudgetText:
+    """The expansion page's budget metric, caption and CEG lines at ``frame``, all read from one
+    :func:`~core.methods.bubblerag.expansion.budget_tally` of the run's CEG list ``cegs``, so that they agree
+    (a collision said "→ CEG #11" under "2 / 10": #11 numbers every CEG, intra-group ones too, while B counts
+    only those that consume it)."""
+    tally = budget_tally(cegs, cfg.B, intra_counts=cfg.intra_counts, until_step=None if frame.done else frame.step)
+    numbered = f" (#0–#{tally.total - 1})" if tally.total > 1 else " (#0)" if tally.total else ""
+    caption = (f"{tally.total} CEG{'' if tally.total == 1 else 's'} so far{numbered}: {tally.counted} count toward B"
+               + (" (intra-group ones included)" if cfg.intra_counts else
+                  f", {tally.uncounted} intra-group do not (at most B of them)") + ".")
+    lines = []
+    for c in frame.new_cegs:
+        place = budget_place(cegs, c, intra_counts=cfg.intra_counts)
+        lines.append(f"CEG #{c.index}, {place} of B = {cfg.B}" if counts_toward_budget(c, cfg.intra_counts) else
+                     f"CEG #{c.index}, intra-group {place} of at most {cfg.B}, not counted toward B")
+    return BudgetText(f"{tally.counted} / {cfg.B}", caption, tuple(lines))
 
 
 # -------------------------------------------------------------------------------------- colours

@@ -123,24 +123,54 @@ def ranked_table(result: Any, graph: KnowledgeGraph, gold: Sequence[str], *, top
     return pd.DataFrame(rows)
 
 
-#: The Compare page's summary: method and verdict first, then the recall that matters, then cost.
-SUMMARY_ORDER = ("method", "verdict", "EM", "F1", "answer match", "R@5", "R@10", "R@2", "AR@5", "nDCG@10", "seconds",
-                 "LLM tokens", "fallbacks")
+#: The Compare page's summary: method and verdict first, then the recall that matters, then cost. It fits the
+#: page at 1440 px (:data:`SUMMARY_WIDTH`); the other figures go to :data:`MORE_ORDER`'s table below it (all
+#: fourteen in one table hid the right-hand columns at 1440 px, behind a scroll bar nobody saw).
+SUMMARY_ORDER = ("method", "verdict", "EM", "F1", "answer match", "R@5", "R@10", "seconds", "LLM tokens", "ctx chunks")
+#: The second table: the rest of the figures (also in the comparison's CSV / JSON download).
+MORE_ORDER = ("method", "R@2", "AR@5", "nDCG@10", "fallbacks", "ctx tokens")
+#: Each column's width in pixels (a width Streamlit names, "small", is 75 px).
+_WIDTHS = {"method": 75, "verdict": 220, "EM": 56, "F1": 56, "answer match": 130, "R@5": 64, "R@10": 64, "seconds": 72,
+           "LLM tokens": 88, "ctx chunks": 88, "R@2": 64, "AR@5": 64, "nDCG@10": 80, "fallbacks": 80, "ctx tokens": 88}
+#: The most pixels the summary's columns may take: the main column of the wide layout at a 1440 px window with the
+#: sidebar open is about 960 px (1440 − the sidebar's ~300 − the page's padding of 2 × 5 rem), less a margin.
+SUMMARY_WIDTH = 920
+
+
+def _frame(rows: Sequence[Mapping[str, Any]], order: Sequence[str]) -> pd.DataFrame:
+    df = pd.DataFrame(list(rows))
+    return df[[c for c in order if c in df.columns]]
 
 
 def summary_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     """The summary rows in :data:`SUMMARY_ORDER` (columns a run lacks, e.g. metrics without gold, left out)."""
+    return _frame(rows, SUMMARY_ORDER)
+
+
+def more_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """The other figures of the summary rows, in :data:`MORE_ORDER`, and any column neither order names."""
     df = pd.DataFrame(list(rows))
-    return df[[c for c in SUMMARY_ORDER if c in df.columns] + [c for c in df.columns if c not in SUMMARY_ORDER]]
+    known = set(SUMMARY_ORDER) | set(MORE_ORDER)
+    return df[[c for c in MORE_ORDER if c in df.columns] + [c for c in df.columns if c not in known]]
+
+
+def answer_markdown(answer: str) -> str:
+    """A method's answer as the Compare page shows it under its passages: whole, wrapped by the column, escaped."""
+    return f"**Answer:** {md_escape(answer) if answer.strip() else '(none)'}"
 
 
 def summary_columns() -> dict[str, Any]:
-    out: dict[str, Any] = {"method": st.column_config.TextColumn("method", width="small", pinned=True),
-                           "verdict": st.column_config.TextColumn("verdict", width=260, pinned=True)}
-    for c in SUMMARY_ORDER[2:]:
-        out[c] = st.column_config.NumberColumn(c, width=72)
-    out["answer match"] = st.column_config.TextColumn("answer match", width=150)
+    """Column configs of both tables: every column has a width in pixels (:data:`_WIDTHS`), the method pinned."""
+    out: dict[str, Any] = {c: st.column_config.NumberColumn(c, width=w) for c, w in _WIDTHS.items()}
+    out["method"] = st.column_config.TextColumn("method", width=_WIDTHS["method"], pinned=True)
+    out["verdict"] = st.column_config.TextColumn("verdict", width=_WIDTHS["verdict"], pinned=True)
+    out["answer match"] = st.column_config.TextColumn("answer match", width=_WIDTHS["answer match"])
     return out
+
+
+def column_width(name: str) -> int:
+    """The width in pixels the summary tables give the column ``name``."""
+    return _WIDTHS[name]
 
 
 #: Under the Compare page's figures: one question ranks nothing (a benchmark's ±10 points at 50 questions).

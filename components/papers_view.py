@@ -16,7 +16,7 @@ import streamlit as st
 
 from components import jobs_view, resources
 from components import state as S
-from components.ui import error_text, md_escape
+from components.ui import error_text, md_code, md_escape
 from core.errors import Cancelled, EgxError
 from core.eval.paper_compare import OurCell
 from core.eval.paper_model import PAPER_IDS
@@ -55,7 +55,7 @@ def stored(paper: str, mode: str) -> dict[str, Any] | None:
         st.warning(md_escape(error_text(exc)), icon=":material/report:")
         return None
     if mode not in modes:
-        st.info(f"No stored reproduction with the LLM `{md_escape(mode)}`; re-run it on a workspace below.")
+        st.info(f"No stored reproduction with the LLM {md_code(mode)}; re-run it on a workspace below.")
     return modes.get(mode)
 
 
@@ -174,12 +174,12 @@ def facts(label: str, record: dict[str, Any]) -> None:
     recorded LLM, what the recordings hold and which records did not replay."""
     q, b = record["questions"], record["budget"]
     st.caption(f"**{md_escape(label)}**: {md_escape(record['dataset'])} · LLM "
-               f"{md_escape(record['backends'].get('llm', record['llm']))} · budget `{md_escape(b['name'])}` "
+               f"{md_escape(record['backends'].get('llm', record['llm']))} · budget {md_code(b['name'])} "
                f"({md_escape(b['limits'])}) · {q['n']} of {q['of']} questions · made {md_escape(record['date'])}; "
                f"its question × method pairs took {sum(r.get('compute_s') or 0 for r in record['runs']):,.0f} s"
                + (f" · {md_escape(q['note'])}" if q.get("note") else ""))
     for x in record.get("not_run", ()):
-        st.caption(f"`{md_escape(x['method'])}` ({md_escape(x['run'])}): {md_escape(x['why'])}")
+        st.caption(f"{md_code(x['method'])} ({md_escape(x['run'])}): {md_escape(x['why'])}")
     rec = record.get("recordings")
     if rec:
         lacking = [f"{md_escape(m)} {c['recorded']} of {c['of']}" for m, c in rec["methods"].items()
@@ -227,7 +227,7 @@ def rerun(act: Active, paper: str, mode: str) -> None:
                                                             "use (with gold, and no trained model saw them).")))
     c2.caption(f"Runs {md_escape(PAPER_IDS[paper])}'s protocol on **{md_escape(act.workspace.name)}** with the "
                f"sidebar's {md_escape(act.embedder_name)} embedder and {md_escape(act.reranker_name)} reranker and "
-               f"the LLM `{md_escape(mode)}`; the result is shown beside the stored one.")
+               f"the LLM {md_code(mode)}; the result is shown beside the stored one.")
     if st.button("Re-run on this workspace", key=S.PAPERS_RUN, icon=":material/play_arrow:"):
         _launch(act, paper, mode, limit)
     key = st.session_state.get(S.PAPERS_JOB)

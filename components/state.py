@@ -19,6 +19,11 @@ step-through page) hands over the question *with its workspace and method* (:fun
 sidebar switches to that workspace before the next page runs, and the page takes the question once
 with :func:`take_handoff` (:func:`peek_handoff` reads the whole :class:`Handoff` without taking it).
 
+One question follows the user across the method pages: :data:`QUESTION` is the workspace's question,
+which Ask, the four paper pages, HippoRAG 2 and Compare all show (:func:`workspace_question` before the
+page's question widget is drawn, :func:`share_question` after), unless the page's "use another question on
+this page only" switch (:data:`QUESTION_OWN`) keeps a question of its own there.
+
 A question belongs to a workspace: :func:`follow_workspace` keeps a page's question per workspace, so
 switching from the demo to MuSiQue shows a MuSiQue question and switching back restores the demo's.
 A default made of the context (a run name made of the workspace and the backends) follows the context
@@ -215,6 +220,13 @@ PAPERS_JOB = "egx.papers.job"  #: key of this session's reproduction (a backgrou
 # ---------------------------------------------------------------- guided demo (components/tour.py)
 TOUR = "egx.tour"  #: the running tour (a components.tour.TourState); its buttons and notes are sub(TOUR, ...)
 
+# ---------------------------------------------------------------- the question every method page shares
+QUESTION = "egx.question"  #: the workspace's question: what every method page shows (workspace_question)
+#: sub(QUESTION_OWN, page key): the page keeps a question of its own ("use another question on this page only")
+QUESTION_OWN = "egx.question.own"
+#: (workspace, page key) → (workspace's question, page's question) when the page last showed the shared one
+QUESTION_SYNCED = "egx.question.synced"
+
 # ---------------------------------------------------------------- per-workspace values (follow_workspace)
 WORKSPACE_OF = "egx.workspace_of"  #: value key → the workspace its current value belongs to
 PER_WORKSPACE = "egx.per_workspace"  #: (workspace, value key) → the values it had there
@@ -393,3 +405,53 @@ def reset_on_change(key: str, context: object) -> bool:
     for k in [k for k in ss if isinstance(k, str) and (k == key or k == prefix or k.startswith(prefix + "."))]:
         del ss[k]
     return True
+
+
+# ---------------------------------------------------------------- the question every method page shares
+#: What :func:`release_own_question` records as the questions last seen: the page takes the workspace's
+#: question on its next run, whatever its own is.
+_NOT_SEEN = "\x00"
+
+
+def own_question(page: str) -> bool:
+    """Whether the page whose question is the value ``page`` keeps a question of its own (its switch is on)."""
+    return bool(st.session_state.get(sub(QUESTION_OWN, page), False))
+
+
+def release_own_question(workspace: str, page: str) -> None:
+    """The page's switch was turned off (a callback): its next run shows the workspace's question again."""
+    synced: dict[tuple[str, str], tuple[str, str]] = st.session_state.setdefault(QUESTION_SYNCED, {})
+    synced[(workspace, page)] = (_NOT_SEEN, _NOT_SEEN)
+
+
+def workspace_question(workspace: str, page: str, own: str | None) -> str | None:
+    """The workspace's question for the page whose question is the value ``page`` to take before it draws its
+    question widget, or None when the page's own question ``own`` (None: not set yet) stands.
+
+    The page's question stands when its switch keeps one of its own, when no page has shown a question on
+    this workspace yet, and when it was set from outside the page's widget since the page last showed the
+    shared one (a hand-off, a deep link, a suggestion's button, the guided demo): :func:`share_question` then
+    makes it the workspace's question. Otherwise the page takes the workspace's question when it changed
+    elsewhere (typed on Ask, picked on Compare) since the page last showed it.
+    """
+    ss = st.session_state
+    follow_workspace(workspace, QUESTION)  # each workspace has its own question
+    shared = ss.get(QUESTION)
+    if own_question(page) or not shared:
+        return None
+    if own is None:
+        return str(shared)
+    last = ss.get(QUESTION_SYNCED, {}).get((workspace, page))
+    if last is not None and (last[0] == _NOT_SEEN or (own == last[1] and shared != last[0])):
+        return str(shared)
+    return None
+
+
+def share_question(workspace: str, page: str, question: str) -> None:
+    """After the page drew its question widget: its ``question`` becomes the workspace's question (unless
+    the page keeps one of its own), and the page remembers having shown it."""
+    if own_question(page):
+        return
+    ss = st.session_state
+    ss[QUESTION] = question
+    ss.setdefault(QUESTION_SYNCED, {})[(workspace, page)] = (question, question)

@@ -15,7 +15,7 @@ from components import bubble, charts, graph_view, replay_time, tour
 from components import state as S
 from components.sidebar import active
 from components.teaching import page_intro
-from components.ui import md_escape
+from components.ui import md_code, md_escape
 
 HEIGHT = 420  #: the anchors' drawing: shorter than the expansion page's, it sits under the groups' table
 MAX_DRAWN = 200  #: anchors drawn at most (the best connected), as the Ask page caps its evidence graph
@@ -86,7 +86,7 @@ def create_relaxation_ui(result) -> None:
             st.markdown(f"**{md_escape(r.keyword)}** → **{md_escape(r.relaxed)}** — {md_escape(r.reason)}")
             if r.chunk_id in g.chunk_index:
                 c = g.chunk(r.chunk_id)
-                st.caption(f"Justifying passage: {md_escape(c.title or '(untitled)')} · `{md_escape(c.id)}`")
+                st.caption(f"Justifying passage: {md_escape(c.title or '(untitled)')} · {md_code(c.id)}")
                 st.text(c.text)
             else:
                 st.caption(f"Justifying passage {md_escape(r.chunk_id)} is not in this workspace.")

@@ -15,7 +15,7 @@ from components.answer_view import answer_note, gold_answer, question_answers, r
 from components.sidebar import active
 from components.suggestions import graph_suggestions, suggested_questions_ui
 from components.teaching import page_intro
-from components.ui import error_text, md_escape, public_text
+from components.ui import error_text, md_code, md_escape, public_text
 from core.errors import EgxError
 from core.graph.formats.jsonio import parse_json
 from core.graph.reader import read_ahead
@@ -166,7 +166,7 @@ def create_trace_upload_ui(result) -> None:
     except EgxError as exc:
         st.error(md_escape(error_text(exc)))
         return
-    st.markdown(f"**Saved trace** · method `{md_escape(trace.method)}` · workspace `{md_escape(trace.workspace)}` · "
+    st.markdown(f"**Saved trace** · method {md_code(trace.method)} · workspace {md_code(trace.workspace)} · "
                 f"question: {md_escape(trace.query)}")
     st.caption("Backends: " + md_escape(", ".join(f"{k}: {v}" for k, v in trace.backends.items())))
     saved = AnswerStepData.of(trace)

@@ -18,6 +18,7 @@ from components.sidebar import active
 from components.teaching import page_intro
 from components.ui import md_escape
 from core.methods.bubblerag import BubbleConfig
+from core.methods.bubblerag.expansion import budget_tally
 
 MAX_DRAWN = 250  #: nodes drawn per frame (the expansion region of a bigger G')
 MAX_REPLAY_WORK = 30_000_000  #: |V'| × settle steps above which frames are not recorded
@@ -94,35 +95,46 @@ def frame_drawing(result, replay, frame: int, nodes: list[int], positions) -> tu
     return doc, state
 
 
+def run_tally_text(result) -> str:
+    """The run's CEGs against B, for the caption above the replay (the side panel's numbers at the last frame)."""
+    cfg, exp = result.config, result.expansion
+    tally = budget_tally(exp.cegs, cfg.B, intra_counts=cfg.intra_counts)  # the last frame's numbers
+    return (f"{tally.total} CEG{'' if tally.total == 1 else 's'}, {tally.counted} toward B = {cfg.B}"
+            + (f" + {tally.uncounted} intra-group" if tally.uncounted else ""))
+
+
 def create_side_panel(result, replay, frame: int) -> None:
     g = act.graph
     f = replay.frames[frame]
     cfg = result.config
-    counted = [c for c in replay.result.cegs if c.found_at <= f.step and (c.kind == "collision" or cfg.intra_counts)]
-    n_found = sum(1 for c in replay.result.cegs if c.found_at <= f.step) if not f.done else len(replay.result.cegs)
+    said = bubble.budget_text(replay.result.cegs, f, cfg)
     c1, c2 = st.columns(2)
     c1.metric("Step", f"{frame} / {len(replay) - 1}")
-    c2.metric("CEGs vs budget B", f"{len(counted)} / {cfg.B}", help=f"{n_found} CEGs in all; "
-              + ("intra-group CEGs count toward B." if cfg.intra_counts else "intra-group CEGs do not count toward B."))
+    c2.metric("Toward budget B", said.metric,
+              help="CEGs that consume B: the search stops when B of them exist (§3.3, Algorithm 1 line 8). "
+              + ("Intra-group CEGs count toward B." if cfg.intra_counts else
+                 "Intra-group CEGs do not (same-group anchors meeting early would crowd out the collisions); "
+                 "they are capped at B on their own."))
+    st.caption(said.caption)
     if f.done:
         res = replay.result
-        why = ("budget B reached" if res.budget_reached else
+        why = (f"budget B = {cfg.B} reached" if res.budget_reached else
                "no collision: the anchors form the fallback CEG (Alg. 1 lines 23-24)" if res.fallback else
                "the queue ran empty (G' exhausted)")
-        st.success(f"Done after {res.steps} settle steps: {len(res.cegs)} CEGs — {why}.")
+        st.success(f"Done after {res.steps} settle steps — {why}.")
     elif f.node < 0:
         st.info("Start: every anchor is in the queue at cost 0, one bubble per group.")
     else:
         st.markdown(f"Group **{md_escape(bubble.group_name(result, f.group))}** settled "
                     f"**{md_escape(g.node_names[f.node])}** at accumulated cost **{f.cost:.3f}**; "
                     f"{len(f.relaxed)} neighbour label{'s' if len(f.relaxed) != 1 else ''} improved.")
-    for c in f.new_cegs:
+    for c, line in zip(f.new_cegs, said.lines, strict=True):
         groups = ", ".join(bubble.group_name(result, x) for x in c.involved)
         meet = g.node_names[c.meeting] if c.meeting >= 0 else "—"
-        text = (f"**Collision**: the bubbles of {md_escape(groups)} met at **{md_escape(meet)}** → CEG #{c.index} "
+        text = (f"**Collision**: the bubbles of {md_escape(groups)} met at **{md_escape(meet)}** → {line} "
                 f"({len(c.nodes)} nodes, {len(c.edges)} edges), backtracked and outlined in red."
                 if c.kind == "collision" else
-                f"Intra-group connection in **{md_escape(groups)}** at **{md_escape(meet)}** → CEG #{c.index} "
+                f"Intra-group connection in **{md_escape(groups)}** at **{md_escape(meet)}** → {line} "
                 f"({len(c.nodes)} nodes; mildly penalized in ranking).")
         if c.kind == "collision":
             st.error(text, icon=":material/flare:")
@@ -191,7 +203,7 @@ if result is not None and not bubble.early_exit_note(result):
     g = act.graph
     st.caption(f"G' = the neighbourhood of the {len(bubble.terminal_groups(result, g))} anchors: "
                f"{local.n_nodes:,} nodes, {local.n_edges:,} edges · {hop_note(local.h, local.h_requested, local.capped, result.config.max_local_nodes)}"
-               f" · {exp.steps} settle steps · {len(exp.cegs)} CEGs.")
+               f" · {exp.steps} settle steps · {run_tally_text(result)}.")
     st.html(bubble.group_chips(result.groups.groups))
     replay_time.stage_time_captions(act.llm, result.trace, ("localize", "expansion"))
     work = local.n_nodes * (exp.steps + 2)

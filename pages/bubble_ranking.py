@@ -133,11 +133,13 @@ if result is not None and not bubble.early_exit_note(result):
     cfg = result.config
     n_cegs = len(result.expansion.cegs)
     st.html(bubble.group_chips(result.groups.groups))
-    c1, c2, c3 = st.columns([2, 3, 2])
-    S.keep(S.BUBBLE_PRESET, c1.segmented_control(
+    # the presets get a row of their own: in a column of 2/7 of the page its four buttons overflowed and "AND"
+    # showed as "ND" at 1440 px
+    S.keep(S.BUBBLE_PRESET, st.segmented_control(
         "Preset", list(PRESETS), key=S.bind(S.BUBBLE_PRESET, None), on_change=_apply_preset,
         help="AND: α = 10 (every concept required) · balanced: α = 1 · OR: α = 0 (coverage "
              "ignored) · compare: balanced α with the top-n drawn side by side."))
+    c2, c3 = st.columns([3, 2])
     alpha = knob_widget(BubbleConfig, "alpha", S.BUBBLE_ALPHA, where=c2, default=float(cfg.alpha))
     n = knob_widget(BubbleConfig, "n", S.BUBBLE_N, where=c3, default=cfg.n, hi=max(n_cegs, 2))  # at most the CEGs found
     t0 = time.perf_counter()

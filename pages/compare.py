@@ -132,6 +132,11 @@ for m, r in results.items():
     rows.append(row)
 if rows:
     st.dataframe(cv.summary_frame(rows), hide_index=True, width="stretch", column_config=cv.summary_columns())
+    more = cv.more_frame(rows)
+    if len(more.columns) > 1:
+        st.caption("More figures: R@2, AR@5 (all gold within the top 5), nDCG@10, the stages that fell back, and the "
+                   "tokens of evidence handed to the answer.")
+        st.dataframe(more, hide_index=True, width="stretch", column_config=cv.summary_columns())
     tour.lesson_ui("pages/compare.py", act, results)  # the guided demo's lesson on these runs
     if len(rows) > 1:  # figures side by side invite a ranking that one question cannot support
         cv.one_question_note()
@@ -178,8 +183,8 @@ for start in range(0, len(shown), per_row):
                          column_config=cv.RANKED_COLUMNS)
             tok = llm_tokens(r.trace)
             replay_banner(r)  # a partial replay says so before the answer
-            st.caption(f"{r.trace.seconds:.3f} s · {tok['total']} LLM tokens · answer: "
-                       f"{md_escape(r.answer[:160]) or '(none)'}")
+            st.caption(f"{r.trace.seconds:.3f} s · {tok['total']} LLM tokens")
+            st.markdown(cv.answer_markdown(r.answer))  # the whole answer, wrapped (it was cut at 160 characters)
             gold_answer(r.answer, gold.answers)  # the question's gold answer, EM / F1 and the kind of match
             answer_note(r, compact=True)
             if m in diags:

@@ -17,7 +17,7 @@ from components import graph_view, resources, session_jobs
 from components import state as S
 from components.add_documents import create_add_documents_ui, show_file_status, stage_uploads
 from components.sidebar import Active, active
-from components.ui import error_text, md_escape, public_path, public_text
+from components.ui import error_text, md_code, md_escape, public_path, public_text
 from core.errors import EgxError
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
 from core.graph.model import KnowledgeGraph
@@ -34,6 +34,8 @@ MAX_NODES = graph_view.DEFAULT_MAX_NODES
 MAX_CHOICES = 100  # node picker entries (a 16k-entry selectbox is slow to send and to use)
 MAX_CHUNKS_SHOWN = 12
 STORE_REGION_CAP = 5_000  #: the most nodes a neighbourhood reads from a graph store (whole hop layers)
+#: The longest value a metric shows whole in a fifth of a 1440 px page (its large type); longer text is a caption.
+METRIC_CHARS = 12
 
 
 def _node_label(g: GraphLike):  # -> Callable[[int], str]
@@ -89,6 +91,9 @@ def create_explore_ui(act: Active, g: GraphLike) -> tuple[list[int], bool, str]:
         return [], True, ""
     big = g.n_nodes > MAX_NODES or whole_graph(g) is None
     left, mid, right = st.columns([3, 3, 2])
+    # the picked node is a node id of this workspace's graph: on another workspace the same id is another node
+    # (the picker kept it), so each workspace keeps its own search and node
+    S.follow_workspace(act.info.name, S.DATA_NODE, S.DATA_SEARCH)
     query = S.keep(S.DATA_SEARCH, left.text_input(
         "Search nodes by name", key=S.bind(S.DATA_SEARCH, ""), placeholder="e.g. Keanu",
         help="Case-insensitive substring search over node names (shortest names first)."))
@@ -189,7 +194,7 @@ def create_node_detail_ui(g: GraphLike, v: int) -> None:
             continue
         c = g.chunk(cid)
         with st.container(border=True):
-            st.markdown(f"**{md_escape(c.title) if c.title else '(untitled)'}** · `{md_escape(c.id)}`")
+            st.markdown(f"**{md_escape(c.title) if c.title else '(untitled)'}** · {md_code(c.id)}")
             st.text(c.text if c.text else "(the triples file names this chunk id but no corpus gives its text)")
     if len(chunk_ids) > MAX_CHUNKS_SHOWN:
         st.caption(f"… and {len(chunk_ids) - MAX_CHUNKS_SHOWN} more passages (see the export for all).")
@@ -208,9 +213,8 @@ def create_stats_ui(act: Active, g: KnowledgeGraph) -> None:
                ("Max degree", f"{stats['max_degree']:,}")]
     for i, (label, value) in enumerate(metrics):
         cols[i % 5].metric(label, value)
-    if stats["hub"]:
-        cols[len(metrics) % 5].metric("Hub", stats["hub"] if len(stats["hub"]) <= 24 else stats["hub"][:23] + "…",
-                                      help=stats["hub"])
+    if stats["hub"]:  # a name, not a number: a metric's large type cut it to a few letters in a fifth of the page
+        st.caption(f"Hub (the node of max degree): **{md_escape(stats['hub'])}**")
     st.caption(f"Graph kind: {'corpus graph (nodes are passages)' if g.kind == 'corpus_graph' else 'knowledge graph'}"
                f" · workspace folder: {md_escape(public_path(ws.path))}")
 
@@ -234,7 +238,11 @@ def create_stats_ui(act: Active, g: KnowledgeGraph) -> None:
         return
     builds = ws.meta.index_builds
     c = st.columns(4)
-    c[0].metric("Embedder", idx.get("embedder", "?"))
+    emb = str(idx.get("embedder", "?"))
+    if len(emb) <= METRIC_CHARS:
+        c[0].metric("Embedder", emb)
+    else:  # a model path or hub id: the metric's large type would cut it
+        c[0].caption(f"**Embedder**  \n{md_escape(emb)}")
     c[1].metric("Dimension", idx.get("dim", "?"))
     c[2].metric("Items indexed", f"{sum(b['items'] for b in builds):,}")
     c[3].metric("Build time", f"{sum(b['seconds'] for b in builds):.1f} s")
@@ -266,7 +274,7 @@ def create_extraction_ui(g: KnowledgeGraph, ex: Mapping[str, Any]) -> None:
     except EgxError:
         about = ""
     full = public_text(full)  # an extractor named by a model folder
-    st.markdown(f"Built by the **{md_escape(name)}** extractor (`{md_escape(full)}`). {md_escape(about)}")
+    st.markdown(f"Built by the **{md_escape(name)}** extractor ({md_code(full)}). {md_escape(about)}")
     st.dataframe(pd.DataFrame([{k: v for k, v in ex.items() if k != "failed_chunk_ids"}]), hide_index=True)
     if ex.get("failed_chunks"):
         ids = ", ".join(md_escape(str(c)) for c in ex.get("failed_chunk_ids", [])[:20])
@@ -282,7 +290,7 @@ def create_extraction_ui(g: KnowledgeGraph, ex: Mapping[str, Any]) -> None:
     for sample in samples:
         c = sample.chunk
         with st.container(border=True):
-            st.markdown(f"**{md_escape(c.title) if c.title else '(untitled)'}** · `{md_escape(c.id)}` · "
+            st.markdown(f"**{md_escape(c.title) if c.title else '(untitled)'}** · {md_code(c.id)} · "
                         f"{sample.total} triple{'s' if sample.total != 1 else ''}"
                         + (f" (first {len(sample.triples)} shown)" if sample.total > len(sample.triples) else ""))
             st.text(c.text if len(c.text) <= 2000 else c.text[:2000] + " …")

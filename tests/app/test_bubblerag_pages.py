@@ -127,11 +127,11 @@ def test_expansion_frames_collisions_and_controls(home: Path) -> None:
     # B re-runs the search: with B = 1 the search stops at the first collision
     at.slider(key=S.widget_key(S.BUBBLE_B)).set_value(1).run()
     _ok(at)
-    assert {m.label: m.value for m in at.metric}["CEGs vs budget B"].endswith("/ 1")
+    assert {m.label: m.value for m in at.metric}["Toward budget B"].endswith("/ 1")
     at.button(key=S.sub(S.BUBBLE_FRAME, "last")).click().run()
     _ok(at)
-    assert {m.label: m.value for m in at.metric}["CEGs vs budget B"] == "1 / 1"
-    assert "budget B reached" in " ".join(plain(s.value) for s in at.success)
+    assert {m.label: m.value for m in at.metric}["Toward budget B"] == "1 / 1"
+    assert "budget B = 1 reached" in " ".join(plain(s.value) for s in at.success)
 
 
 def test_alpha_presets_rerank_without_rerunning(home: Path) -> None:

@@ -56,6 +56,10 @@ def test_data_page_on_demo(home: Path) -> None:
     assert "Keanu Reeves" in at.get("iframe")[0].proto.srcdoc
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Nodes"] == f"{g.n_nodes:,}" and metrics["Embedder"] == "hashing"
+    # a metric's large type shows about 12 characters in a fifth of a 1440 px page: the hub's name was cut
+    assert all(len(v) <= 12 for v in metrics.values()), metrics
+    hub = g.stats()["hub"]
+    assert any(plain(c.value) == f"Hub (the node of max degree): **{hub}**" for c in at.caption)
     assert "Sources" in " ".join(m.value for m in at.markdown)
     assert not at.warning  # nothing capped
 
@@ -151,3 +155,22 @@ def test_default_backends_are_bge_small_and_the_bundled_cross_encoder(home: Path
     assert "Embedder: bge-small" in info and "bge-small-en-v1.5" in info
     assert "Reranker: ms-marco-minilm" in info and "non-linear" in info
     assert Workspace.open(home / "workspaces" / "demo").manifest["index"]["embedder"] == "bge-small"
+
+
+def test_the_node_picker_follows_the_workspace(home: Path) -> None:
+    """The picked node is an id of one workspace's graph: after a switch the picker showed the old pick (the
+    same id, another node) and the old search; each workspace keeps its own."""
+    at = run_page("pages/data.py")
+    at.text_input(key=S.widget_key(S.DATA_SEARCH)).input("keanu").run()
+    demo = Workspace.open(home / "workspaces" / "demo").graph
+    picked = at.selectbox(key=S.widget_key(S.DATA_NODE)).value
+    assert "keanu" in demo.node_names[picked].lower()
+    at.sidebar.selectbox(key=S.widget_key(S.WORKSPACE)).set_value("musique").run()
+    assert not at.exception, [e.value for e in at.exception]
+    mq = Workspace.open(home / "workspaces" / "musique").graph
+    assert at.text_input(key=S.widget_key(S.DATA_SEARCH)).value == ""
+    box = at.selectbox(key=S.widget_key(S.DATA_NODE))
+    assert mq.node_names[box.value] == box.options[0] == mq.stats()["hub"]  # MuSiQue's own best-connected node
+    at.sidebar.selectbox(key=S.widget_key(S.WORKSPACE)).set_value("demo").run()
+    assert at.text_input(key=S.widget_key(S.DATA_SEARCH)).value == "keanu"
+    assert at.selectbox(key=S.widget_key(S.DATA_NODE)).value == picked

@@ -107,6 +107,48 @@ class BubbleExpansion:
     meta: dict[str, object] = field(default_factory=dict)
 
 
+def counts_toward_budget(ceg: CEG, intra_counts: bool = False) -> bool:
+    """Whether ``ceg`` consumes the expansion budget B (§3.3, Algorithm 1 line 8: the search stops once B
+    CEGs that count exist).
+
+    Collision CEGs and the fallback count; intra-group CEGs count only with ``intra_counts`` (the module
+    docstring says why they do not by default: they are capped at B on their own instead).
+    """
+    return ceg.kind != "intra" or intra_counts
+
+
+@dataclass(frozen=True)
+class BudgetTally:
+    """How the CEGs found so far stand against the budget B (§3.3): the numbers every counter and caption
+    of the expansion's replay reads, so that they agree with each other and with the CEG list."""
+
+    budget: int  #: B
+    counted: int  #: CEGs that consume B (:func:`counts_toward_budget`)
+    uncounted: int  #: intra-group CEGs that do not (at most B of them; 0 with ``intra_counts``)
+    total: int  #: every CEG found: counted + uncounted; they are numbered #0 … #total − 1 in discovery order
+
+    @property
+    def reached(self) -> bool:
+        """Whether the search stops here for the budget: B CEGs that count exist."""
+        return self.counted >= self.budget
+
+
+def budget_tally(cegs: Sequence[CEG], budget: int, *, intra_counts: bool = False,
+                 until_step: int | None = None) -> BudgetTally:
+    """The :class:`BudgetTally` of ``cegs`` (those found at or before the settle step ``until_step``; None:
+    all of them)."""
+    found = [c for c in cegs if until_step is None or c.found_at <= until_step]
+    counted = sum(1 for c in found if counts_toward_budget(c, intra_counts))
+    return BudgetTally(budget, counted, len(found) - counted, len(found))
+
+
+def budget_place(cegs: Sequence[CEG], ceg: CEG, *, intra_counts: bool = False) -> int:
+    """``ceg``'s place (1, 2, …) among the CEGs of ``cegs`` that, like it, count toward B, or among those that,
+    like it, do not: the collision that reaches B = 10 is the 10th that counts, whatever its number #index."""
+    counts = counts_toward_budget(ceg, intra_counts)
+    return sum(1 for c in cegs if c.index <= ceg.index and counts_toward_budget(c, intra_counts) == counts)
+
+
 class _Search:
     def __init__(self, graph: GraphLike, local: LocalGraph, groups: Sequence[AnchorGroup], *, budget: int,
                  intra_group: bool, intra_counts: bool = False) -> None:
@@ -208,7 +250,7 @@ class _Search:
         self.cegs.append(ceg)
         if kind == "intra":
             self.n_intra += 1
-        if kind != "intra" or self.intra_counts:
+        if counts_toward_budget(ceg, self.intra_counts):  # the one rule the replay's counters read too
             self.n_counted += 1
         return ceg
 
@@ -367,4 +409,5 @@ def bubble_expansion(graph: GraphLike, local: LocalGraph, groups: Sequence[Ancho
     return result
 
 
-__all__ = ["CEG", "BubbleExpansion", "ExpansionFrame", "bubble_expansion", "iter_bubble_expansion"]
+__all__ = ["CEG", "BubbleExpansion", "BudgetTally", "ExpansionFrame", "bubble_expansion", "budget_place", "budget_tally",
+           "counts_toward_budget", "iter_bubble_expansion"]

@@ -1,0 +1,58 @@
+"""The expansion page's budget counters and CEG captions, walked over every frame of a search: each number
+they show is checked against the CEG list (a collision once said "→ CEG #11" under "2 / 10", and the end
+"20 CEGs — budget B reached" at B = 10)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from components.bubble import budget_text
+from core.methods.bubblerag import BubbleConfig
+from core.methods.bubblerag.localize import localized_graph
+from core.methods.bubblerag.replay import expansion_replay
+from tests.methods.bubblerag.test_expansion import make_groups, random_graph, unit
+
+
+@pytest.mark.parametrize("intra_counts", [False, True])
+def test_every_counter_and_caption_agrees_with_the_ceg_list(intra_counts: bool) -> None:
+    cfg = BubbleConfig().with_(B=4, intra_counts=intra_counts)
+    walked_intra = False
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        g = random_graph(seed, n=60, m=200)
+        groups = make_groups(g, rng, m=3, per=4)
+        local = localized_graph(g, {v for grp in groups for v in grp.terminals(g)}, unit(rng, g.n_nodes),
+                                unit(rng, 1)[0], h=6)
+        replay = expansion_replay(g, local, groups, budget=cfg.B, intra_counts=intra_counts)
+        cegs = replay.result.cegs
+        places = {True: 0, False: 0}
+        for f in replay.frames:
+            said = budget_text(cegs, f, cfg)
+            found = [c for c in cegs if f.done or c.found_at <= f.step]
+            counted = [c for c in found if c.kind != "intra" or intra_counts]
+            assert said.metric == f"{len(counted)} / {cfg.B}"
+            assert len(counted) <= cfg.B  # the counter never passes B
+            total = re.match(r"(\d+) CEGs? so far", said.caption)
+            assert total and int(total.group(1)) == len(found)
+            if len(found) > 1:
+                assert f"(#0–#{len(found) - 1})" in said.caption
+            assert f"{len(counted)} count toward B" in said.caption
+            if not intra_counts:
+                assert f"{len(found) - len(counted)} intra-group do not" in said.caption
+            assert len(said.lines) == len(f.new_cegs)
+            for c, line in zip(f.new_cegs, said.lines, strict=True):
+                assert line.startswith(f"CEG #{c.index},")
+                counts = c.kind != "intra" or intra_counts
+                places[counts] += 1
+                walked_intra |= c.kind == "intra"
+                if counts:  # the n-th CEG that counts says "n of B", and n never passes the counter
+                    assert f", {places[True]} of B = {cfg.B}" in line and places[True] <= len(counted)
+                else:
+                    assert f"intra-group {places[False]} of at most {cfg.B}, not counted toward B" in line
+        assert places[True] == sum(1 for c in cegs if c.kind != "intra" or intra_counts) - (
+            1 if replay.result.fallback else 0)  # the fallback is made after the last frame's step
+    if not intra_counts:
+        assert walked_intra
