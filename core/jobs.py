@@ -154,8 +154,8 @@ class Job:
             result = self._fn(self)
         except Cancelled as exc:
             self._finish("cancelled", error=str(exc) or "Cancelled.", exc=_released(exc))
-        except EgxError as exc:
-            self._finish("failed", error=str(exc), exc=_released(exc))
+        except EgxError as exc:  # jobs are the app's: their status speaks its words (no flags, no paths)
+            self._finish("failed", error=exc.in_app(), exc=_released(exc))
         except BaseException as exc:  # a job thread must record its failure, never die silently
             self._finish("failed", error=f"{type(exc).__name__}: {exc}", exc=_released(exc))
         else:

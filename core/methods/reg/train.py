@@ -270,9 +270,15 @@ def split_examples(sups: Sequence[Supervision], graph: KnowledgeGraph, qvecs: di
     if not ex["train"] or not ex["val"]:
         from core.errors import ConfigError
 
-        raise ConfigError(f"Only {len(ex['train'])} training and {len(ex['val'])} validation questions have a "
-                          "positive triple in their neighbourhood; add questions, raise TrainConfig.hops, or check "
-                          "that answers and question entities link to KG nodes.")
+        # the neighbourhood radius must match the method's query-time one (RegConfig.hops), so it is no training knob:
+        # the fixes are more questions, or questions whose entities and answers the KG holds
+        what = (f"Only {len(ex['train'])} training and {len(ex['val'])} validation questions have a positive triple "
+                f"within {cfg.hops} hops of their question entities")
+        raise ConfigError(f"{what}; add questions with answers (--questions), or check that the answers and the "
+                          "question entities link to nodes of the workspace's graph.",
+                          app=f"{what}, too few to train a retriever. Add questions with answers to the workspace, "
+                              "or check on the Data page that the questions' entities and answers are nodes of "
+                              "its graph.")
     return split, ex, counts, notes
 
 
