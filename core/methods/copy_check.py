@@ -15,6 +15,18 @@ DEMO_NAMES: tuple[str, ...] = ("Marrowfield Ledger", "Ilse Varnholt", "Quellstad
                                "Brindlewick Press", "Tolvane")
 
 
+def reply_strings(reply: object) -> list[str]:
+    """Every string of a parsed JSON reply (a string, or dicts and lists of them), in order: what a copy check
+    reads (BubbleRAG's template check and the demonstration check below)."""
+    if isinstance(reply, str):
+        return [reply]
+    if isinstance(reply, dict):
+        return [t for v in reply.values() for t in reply_strings(v)]
+    if isinstance(reply, list):
+        return [t for v in reply for t in reply_strings(v)]
+    return []
+
+
 def _names_in(name: str, text: str) -> bool:
     return re.search(r"(?<!\w)" + re.escape(name.lower()) + r"(?!\w)", text.lower()) is not None
 
@@ -29,19 +41,7 @@ def demonstration_copies(reply: object, prompt: str, demonstration: str,
     ``reply`` is a string or a parsed JSON reply (every string in it is read); ``names``: the demonstration's
     made-up entities (:data:`DEMO_NAMES`).
     """
-    texts: list[str] = []
-
-    def walk(x: object) -> None:
-        if isinstance(x, str):
-            texts.append(x)
-        elif isinstance(x, dict):
-            for v in x.values():
-                walk(v)
-        elif isinstance(x, list):
-            for v in x:
-                walk(v)
-
-    walk(reply)
+    texts = reply_strings(reply)
     said = "\n".join(texts)
     real = prompt.replace(demonstration, "") if demonstration else prompt
     found = [n for n in names if _names_in(n, said) and not _names_in(n, real)]

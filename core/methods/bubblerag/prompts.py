@@ -207,23 +207,11 @@ def placeholders(prompt: str) -> tuple[str, ...]:
 def template_copies(reply: Any, prompt: str) -> list[str]:
     """Strings of ``reply`` that copy a placeholder of ``prompt`` (e.g. ``"<a query concept>"`` or
     ``"a query concept"`` returned as a concept): the model filled the template with itself."""
+    from core.methods.copy_check import reply_strings
+
     marks = {p.lower() for p in placeholders(prompt)}
-    out: list[str] = []
-
-    def walk(x: Any) -> None:
-        if isinstance(x, str):
-            s = x.strip().strip("<>").strip().lower()
-            if s in marks or ("<" in x and ">" in x):
-                out.append(x)
-        elif isinstance(x, dict):
-            for v in x.values():
-                walk(v)
-        elif isinstance(x, list):
-            for v in x:
-                walk(v)
-
-    walk(reply)
-    return out
+    return [x for x in reply_strings(reply)
+            if x.strip().strip("<>").strip().lower() in marks or ("<" in x and ">" in x)]
 
 
 # ---------------------------------------------------------------- bounded JSON (tight_json, the default)
