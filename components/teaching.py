@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from components import state as S
 from components.ui import md_escape
 from core.papers import Intro
 
@@ -37,9 +38,8 @@ def page_intro(page: str) -> Intro:
     """Draw the intro of ``page`` ("pages/x.py") and return it. On the current step of the guided demo it is
     not drawn here: the step's bar holds it under "More" (:func:`components.tour.bar`), so the stage starts
     above the fold of a 900-px projector."""
-    from components import tour
-
-    if not tour.on_step_page(page):
+    tour = st.session_state.get(S.TOUR)  # components.tour.TourState, read without importing the tour
+    if getattr(tour, "page", None) != page:
         with st.container():
             intro_body(page)
     return INTROS[page]

@@ -148,6 +148,9 @@ class TourState:
     saved: dict[str, Any] = field(default_factory=dict)  #: session key → its value before the tour
     before: dict[str, str] = field(default_factory=dict)  #: the sidebar choices before the tour, for the note
     models: dict[str, str] = field(default_factory=dict)  #: the recording's embedder and reranker (read once)
+    #: the current step's page ("pages/x.py"), kept here so that components.teaching reads it from the session
+    #: without importing this module (which imports teaching)
+    page: str = ""
 
 
 def current() -> TourState | None:
@@ -161,7 +164,7 @@ def on_step_page(page: str) -> bool:
     the stage does, so the page keeps its own intro folded (on a 900-px projector the two pushed the drawing
     below the fold)."""
     t = current()
-    return t is not None and STEPS[t.step].page == page
+    return t is not None and t.page == page
 
 
 def _family(key: str) -> list[str]:
@@ -203,6 +206,7 @@ def _enter(t: TourState, i: int) -> None:
     ss = st.session_state
     t.step = i
     step = STEPS[i]
+    t.page = step.page
     _choose_backends(t.models)  # again: the sidebar may have been changed since
     for key in RESET:
         _drop(key)

@@ -127,7 +127,8 @@ def _same_workspace(a_path: Path, b_path: Path, *, atol: float) -> None:
         assert (np.abs(sa - sb) <= bound + 1e-7).all(), (kind, np.abs(sa - sb).max())
         b_in_a = np.stack([a.index(kind).scores(q[r], ib[r]) for r in range(len(q))])
         assert (np.abs(b_in_a - sa) <= bound + 1e-6).all(), (kind, ia, ib)
-    volatile = {"created_at", "built_at", "builds", "runner", "seconds", "name", "title", "dir", "reason"}
+    volatile = {"created_at", "built_at", "builds", "runner", "seconds", "name", "title", "dir", "reason",
+                "build_stages"}  # wall seconds per build stage: a timing, not content
     assert _without(a.manifest, volatile) == _without(b.manifest, volatile)
     assert b.manifest["index"]["runner"]["backend"] == "ray" and "runner" not in a.manifest["index"]
 
