@@ -41,9 +41,11 @@ JUDITH = "Find the second-married woman whose son started a war."
 EXTRACTIVE_METHOD = "bubblerag"
 
 #: Values the tour sets or resets; each is kept with its widgets' keys (:func:`state.bind`) and put back
-#: on leaving. The per-workspace memory of questions goes with them, so no workspace inherits the tour's.
+#: on leaving. The per-workspace memory of questions goes with them, so no workspace inherits the tour's; so
+#: does the workspace's shared question (and what each page last showed of it): the tour's steps make their
+#: question the demo's shared one, which every page off the tour (GRanker, SG-RAG, …) would otherwise take.
 SAVED = (S.WORKSPACE, S.LLM, S.EMBEDDER, S.EMBEDDER_MODEL, S.RERANKER, S.RERANKER_MODEL,
-         S.BUBBLE_QUESTION, S.BUBBLE_H, S.BUBBLE_B, S.BUBBLE_RUN_ALPHA, S.BUBBLE_RUN_N, S.BUBBLE_STAGE,
+         S.QUESTION, S.QUESTION_SYNCED, S.BUBBLE_QUESTION, S.BUBBLE_H, S.BUBBLE_B, S.BUBBLE_RUN_ALPHA, S.BUBBLE_RUN_N, S.BUBBLE_STAGE,
          S.BUBBLE_FRAME, S.BUBBLE_PLAYING, S.BUBBLE_ALPHA, S.BUBBLE_N, S.BUBBLE_PRESET, S.BUBBLE_CEG,
          S.COMPARE_QUESTION, S.COMPARE_CUSTOM, S.COMPARE_METHODS, S.WORKSPACE_OF, S.PER_WORKSPACE, S.CHOSEN_FOR)
 #: Reset on entering every step: the run at the paper's defaults (the settings the recording was made

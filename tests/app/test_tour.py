@@ -156,3 +156,25 @@ def test_a_page_off_the_tour_offers_the_way_back(home: Path) -> None:
     assert not [b for b in at.button if b.key == S.sub(S.TOUR, "start")]  # one tour at a time
     _ok(_button(at, "resume").click().run())
     assert at.title[0].value == "Anchor grouping" and at.session_state[S.TOUR].step == 0
+
+
+@pytest.mark.slow
+def test_leaving_the_tour_gives_every_page_its_own_question_back(home: Path) -> None:
+    """The tour makes each step's question the demo's shared question; after Leave, the pages the tour never
+    opened (SG-RAG here) and the ones it did (Ask) show the question the person had before, not the tour's."""
+    from tests.app.helpers import run_page, switch
+
+    typed = "Who directed The Matrix?"  # not one of the demo's questions: SG-RAG shows it typed
+    at = run_page("pages/bubble_ask.py")
+    _ok(at.text_input(key=S.widget_key(S.BUBBLE_QUESTION, "ask")).input(typed).run())
+    assert at.session_state[S.QUESTION] == typed
+    _ok(switch(at, "pages/home.py"))
+    _ok(_button(at, "start").click().run())
+    assert at.session_state[S.QUESTION] == tour.KEANU  # the step's question is the demo's shared one now
+    _ok(_button(at, "leave").click().run())
+    assert at.session_state[S.QUESTION] == typed
+    _ok(switch(at, "pages/subgraph.py"))
+    assert at.selectbox(key=S.widget_key(S.SGRAG_QUESTION)).value == S.CUSTOM_QUESTION
+    assert at.text_input(key=S.widget_key(S.SGRAG_CUSTOM)).value == typed
+    _ok(switch(at, "pages/bubble_ask.py"))
+    assert at.text_input(key=S.widget_key(S.BUBBLE_QUESTION, "ask")).value == typed
