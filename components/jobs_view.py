@@ -10,6 +10,10 @@ A server is shared (a classroom): each browser session sees its own jobs — tho
 (a workspace build another session started first) and the server's own (the samples built at start) — and of
 the other sessions' jobs only how many run and of what kind, never their titles (questions, run and upload
 names) or errors. A recorded run replayed at once is no job worth listing.
+
+Cancel stops only what is this session's alone; on a shared job (a build another session waits on too, the server's
+own sample builds) the button reads "Stop waiting": the job runs on for the others, this session's lists drop it
+and the page that waited says so, with a way to wait for it again (:meth:`core.jobs.Job.stop_for`).
 """
 
 from __future__ import annotations
@@ -154,6 +158,12 @@ def status_line(s: JobStatus) -> str:
     return " · ".join(parts)
 
 
+#: The help of a shared job's "Stop waiting" button (it is not this session's to cancel).
+STOP_WAITING_HELP = ("Other sessions wait on this job too (or the server runs it for everyone), so it is not yours "
+                     "to cancel: it runs on for them, and this session stops waiting for it. You can wait for it "
+                     "again from the page that needs it.")
+
+
 def _draw(job: Job, *, where: str) -> None:
     s = job.status()
     if s.running:
@@ -162,9 +172,15 @@ def _draw(job: Job, *, where: str) -> None:
         else:
             st.markdown(f"**{md_escape(s.title)}**")
         st.caption(status_line(s))
-        st.button("Cancel", key=f"egx.job.cancel.{where}.{s.id}", on_click=job.cancel, icon=":material/stop_circle:",
-                  disabled=s.cancel_requested, help="Stop this job at its next step. What was finished before is "
-                  "kept: the previous workspace stays usable, finished benchmark lines and cached extractions stay.")
+        sid = session_id()
+        if s.shared_for(sid):
+            st.button("Stop waiting", key=f"egx.job.cancel.{where}.{s.id}", on_click=job.stop_for, args=(sid,),
+                      icon=":material/visibility_off:", help=STOP_WAITING_HELP)
+        else:
+            st.button("Cancel", key=f"egx.job.cancel.{where}.{s.id}", on_click=job.stop_for, args=(sid,),
+                      icon=":material/stop_circle:", disabled=s.cancel_requested,
+                      help="Stop this job at its next step. What was finished before is kept: the previous "
+                      "workspace stays usable, finished benchmark lines and cached extractions stay.")
         if where == "page" and s.get("answer_text"):
             _answer_so_far(s)
     elif s.state == "done":
@@ -277,22 +293,46 @@ def _banner() -> None:
 
 def watch(job: Job) -> None:
     """Draw ``job``'s live panel here; it redraws every second (a method run, whose answer may stream, more
-    often) and reruns the page when the job ends."""
+    often) and reruns the page when the job ends. Once this session stopped waiting on it (a shared job,
+    :data:`STOP_WAITING_HELP`): what :func:`stopped_waiting` says instead."""
+    sid = session_id()
+    if not job.status().belongs_to(sid):
+        stopped_waiting(job, sid)
+        return
     st.fragment(_live, run_every=STREAM_POLL_S if job.kind == "method" else POLL_S)(job.key)
+
+
+def waits_on(job: Job) -> bool:
+    """Whether this session waits on ``job`` (it has not stopped waiting on it): a page waits a few seconds
+    inline for a job only then."""
+    return job.status().belongs_to(session_id())
 
 
 def wait_for(job: Job, *, note: str) -> None:
     """Show ``job``'s live panel in the page (rerunning the whole page when it finishes), then stop
-    the page here: what follows needs the job's result."""
-    st.info(note, icon=":material/hourglass_top:")
+    the page here: what follows needs the job's result (or, once this session stopped waiting on it, say so
+    with a button that waits for it again)."""
+    if waits_on(job):
+        st.info(note, icon=":material/hourglass_top:")
     watch(job)
     st.stop()
 
 
+def stopped_waiting(job: Job, sid: str) -> None:
+    """What a page that needs ``job`` shows once session ``sid`` stopped waiting on it: it runs on for the other
+    sessions, and a button waits for it again."""
+    s = job.status()
+    st.info(f"You stopped waiting for **{md_escape(s.title)}**. It keeps running on the server for the other "
+            "sessions that need it; this page needs it too, so it continues once you wait for it again (or pick "
+            "another workspace in the sidebar).", icon=":material/visibility_off:")
+    st.button("Wait for it again", key=f"egx.job.rejoin.{s.id}", on_click=job.rejoin, args=(sid,),
+              icon=":material/hourglass_top:")
+
+
 def _live(key: str) -> None:
     job = jobs().get(key)
-    if job is None or job.finished:
-        st.rerun(scope="app")  # the page can go on now (or show what went wrong)
+    if job is None or job.finished or not job.status().belongs_to(session_id()):
+        st.rerun(scope="app")  # the page can go on now (or show what went wrong, or that it stopped waiting)
     assert job is not None
     _draw(job, where="page")
 

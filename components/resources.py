@@ -152,7 +152,7 @@ def open_workspace(info: WorkspaceInfo, embedder_name: str) -> Workspace:
         if ws is not None:
             return ws
         job = manager.submit(key, title, work, kind="workspace")  # an earlier build, yet not ready (deleted since?)
-    job.wait(jobs_view.inline_wait(8.0))
+    job.wait(jobs_view.inline_wait(8.0) if jobs_view.waits_on(job) else 0.0)  # stopped waiting: no pause
     s = job.status()
     if s.state == "done":
         ws = ready()
@@ -522,7 +522,7 @@ def prepare_in_background(spec: Method[Any, Any], workspace: Workspace, backends
         job = manager.submit(p.key, p.title, preparation_work(p), kind="workspace", restart=False)
         if job.finished and job.status().state in ("failed", "cancelled"):
             job = manager.submit(p.key, p.title, preparation_work(p), kind="workspace")
-        job.wait(0.0 if defer and long else jobs_view.inline_wait(8.0))  # a short one is waited for, as before
+        job.wait(0.0 if (defer and long) or not jobs_view.waits_on(job) else jobs_view.inline_wait(8.0))
         s = job.status()
         if s.state == "done":
             continue
@@ -554,7 +554,7 @@ def _method_job(spec: Method[Any, Any], workspace: Workspace, backends: Backends
     extra = {"replay": True} if backends.llm.name == "recorded" else None
     job = manager.submit(jkey, f"{spec.title} with LLM {backends.llm.name}", work, kind="method", restart=False,
                          extra=extra)
-    job.wait(jobs_view.inline_wait(3.0))
+    job.wait(jobs_view.inline_wait(3.0) if jobs_view.waits_on(job) else 0.0)
     s = job.status()
     if s.state == "done":
         return job.result()

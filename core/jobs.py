@@ -13,6 +13,11 @@ started itself (no session: the samples built at ``egx app``'s start) belong to 
 shown its own jobs in full and only the number of the others (:meth:`JobManager.split`): on a shared classroom
 server nobody reads another student's questions, run names or errors.
 
+A session cancels only what is its alone (:meth:`Job.stop_for`): a job it started and nobody else waits on. On
+a shared job (another session waits on it too, or the server started it) it *stops waiting* instead: the job
+runs on for the others and leaves this session's list, and asking for the same key again does not pull the
+session back in (a page rerun would otherwise re-join at once); :meth:`Job.rejoin` does.
+
 A job's thread only *watches* heavy work: builds, benchmarks and training run in a worker process
 (:mod:`core.workers`) at a lower CPU priority and with one core left to the server, which the thread
 kills on cancel. Method runs that wait on an LLM stay threads: they mostly wait (on an HTTP server or the
@@ -48,6 +53,8 @@ from typing import Any, Literal
 from core.errors import Cancelled, EgxError
 
 JobState = Literal["running", "done", "failed", "cancelled"]
+#: What :meth:`Job.stop_for` did: cancelled the job (the session's alone) or detached the session (a shared job).
+StopOutcome = Literal["cancelled", "detached"]
 #: How many finished jobs a manager remembers (newest first); running jobs are never dropped.
 KEEP_FINISHED = 32
 #: An ETA is shown once this many seconds of progress were measured, and this much of the work done.
@@ -97,10 +104,17 @@ class JobStatus:
     since_finished: float | None = None  #: seconds since it finished (None while running)
     extra: tuple[tuple[str, object], ...] = ()  #: the job's counters and labels (stage, tokens, …)
     sessions: frozenset[str] = frozenset()  #: the sessions it belongs to (empty: the server's own, everyone's)
+    detached: frozenset[str] = frozenset()  #: the sessions that stopped waiting on it (:meth:`Job.stop_for`)
 
     def belongs_to(self, session: str) -> bool:
-        """Whether ``session`` started or joined this job, or it is the server's own (no session)."""
-        return not self.sessions or session in self.sessions
+        """Whether ``session`` started or joined this job, or it is the server's own (no session), and has not
+        stopped waiting on it."""
+        return session not in self.detached and (not self.sessions or session in self.sessions)
+
+    def shared_for(self, session: str) -> bool:
+        """Whether the job is not ``session``'s alone (the server's own, or another session waits on it too):
+        then ``session`` may only stop waiting on it, never cancel it (:meth:`Job.stop_for`)."""
+        return not self.sessions or bool(self.sessions - {session})
 
     def get(self, name: str, default: object = None) -> object:
         return dict(self.extra).get(name, default)
@@ -140,6 +154,7 @@ class Job:
         self._exc: BaseException | None = None
         self.extra: dict[str, Any] = dict(extra or {})  #: what the owner shows next to the job (stage, tokens, …)
         self._sessions: set[str] = {session} if session else set()
+        self._detached: set[str] = set()  # sessions that stopped waiting on this job (it ran on for others)
         self._thread = threading.Thread(target=self._run, name=f"egx-job-{self.id}", daemon=True)
 
     # ------------------------------------------------------------------ running
@@ -206,10 +221,37 @@ class Job:
     # ------------------------------------------------------------------ control and reading (any thread)
     def add_session(self, session: str) -> None:
         """``session`` waits on this job too (it asked for the same key): it is listed as its job from now on.
-        A server's own job (no session) stays everyone's."""
+        A server's own job (no session) stays everyone's. A session that stopped waiting (:meth:`stop_for`) is
+        not added back by asking again: a rerun of the page it stopped waiting on asks at once; :meth:`rejoin`
+        adds it back."""
         with self._lock:
+            if session and self._sessions and session not in self._detached:
+                self._sessions.add(session)
+
+    def rejoin(self, session: str) -> None:
+        """``session`` waits on this job again after it stopped waiting (its "wait for it again")."""
+        with self._lock:
+            self._detached.discard(session)
             if session and self._sessions:
                 self._sessions.add(session)
+
+    def stop_for(self, session: str) -> StopOutcome:
+        """What ``session``'s Cancel does: cancel the job when it is ``session``'s alone (it started or joined it
+        and nobody else waits on it), else detach ``session`` from it (a build another session waits on too, or
+        the server's own sample build), so it runs on for the others and leaves ``session``'s list.
+
+        Returns
+        -------
+        "cancelled" or "detached"
+        """
+        with self._lock:
+            shared = not self._sessions or bool(self._sessions - {session})
+            if shared:
+                self._sessions.discard(session)
+                self._detached.add(session)
+                return "detached"
+        self.cancel()
+        return "cancelled"
 
     @property
     def sessions(self) -> frozenset[str]:
@@ -217,7 +259,8 @@ class Job:
             return frozenset(self._sessions)
 
     def cancel(self) -> None:
-        """Ask the job to stop at its next progress report."""
+        """Ask the job to stop at its next progress report, for everyone who waits on it (the server's exit, a
+        job's own owner; a session's Cancel button goes through :meth:`stop_for`)."""
         self.cancel_event.set()
 
     def wait(self, timeout: float | None = None) -> bool:
@@ -253,7 +296,8 @@ class Job:
             return JobStatus(self.id, self.key, self.title, self.kind, self._state, f, self._message,
                              end - self._started, eta, self._error, self.cancel_event.is_set(),
                              None if self._finished is None else now - self._finished,
-                             tuple(sorted(self.extra.items())), frozenset(self._sessions))
+                             tuple(sorted(self.extra.items())), frozenset(self._sessions),
+                             frozenset(self._detached))
 
     def __repr__(self) -> str:
         s = self.status()
@@ -347,12 +391,13 @@ class JobManager:
         return [j for j in self.jobs() if not j.finished]
 
     def split(self, session: str) -> tuple[list[Job], list[Job]]:
-        """(the jobs ``session`` started or joined plus the server's own, the other sessions' jobs), each in
-        :meth:`jobs` order. A display shows the first in full and of the second only how many there are."""
+        """(the jobs ``session`` started or joined plus the server's own, less those it stopped waiting on; the
+        other jobs), each in :meth:`jobs` order. A display shows the first in full and of the second only how
+        many there are."""
         mine: list[Job] = []
         others: list[Job] = []
         for j in self.jobs():
-            (mine if not j.sessions or session in j.sessions else others).append(j)
+            (mine if j.status().belongs_to(session) else others).append(j)
         return mine, others
 
     def shutdown(self, timeout: float = 10.0) -> bool:

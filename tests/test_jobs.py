@@ -262,6 +262,44 @@ def test_a_job_belongs_to_the_session_that_started_it_and_those_that_joined() ->
         assert jobs.shutdown(5)
 
 
+def test_a_session_cancels_only_its_own_job_and_stops_waiting_on_a_shared_one() -> None:
+    """Cancel on a shared build (one two sessions wait on, or the server's own) once cancelled it for everyone;
+    now the session stops waiting: the job runs on for the others and leaves its list, asking for the same key
+    again does not pull it back (its page reruns at once), rejoin does; the last waiter's Cancel cancels."""
+    who = ["alice"]
+    jobs = JobManager(session=lambda: who[0])
+    gate = threading.Event()
+    try:
+        build = jobs.submit("workspace:musique", "Build MuSiQue", _gated(gate))
+        server = jobs.submit("workspace:demo", "Build the demo", _gated(gate), session="")
+        assert not build.status().shared_for("alice") and server.status().shared_for("alice")
+        who[0] = "bob"
+        assert jobs.submit("workspace:musique", "Build MuSiQue", _gated(gate)) is build
+        assert build.status().shared_for("alice") and build.status().shared_for("bob")
+        # alice started it, but bob waits on it too: her Cancel detaches her
+        assert build.stop_for("alice") == "detached"
+        assert not build.cancel_event.is_set() and not build.finished and build.sessions == {"bob"}
+        assert build not in jobs.split("alice")[0] and build in jobs.split("alice")[1]
+        who[0] = "alice"
+        assert jobs.submit("workspace:musique", "Build MuSiQue", _gated(gate)) is build  # her page reruns
+        assert build.sessions == {"bob"} and not build.status().belongs_to("alice")
+        build.rejoin("alice")
+        assert build.sessions == {"alice", "bob"} and build.status().belongs_to("alice")
+        # the server's own build: nobody cancels it from a page; stopping to wait hides it from that session only
+        assert server.stop_for("bob") == "detached" and not server.cancel_event.is_set()
+        assert server not in jobs.split("bob")[0] and server in jobs.split("carol")[0]
+        assert not server.sessions  # still everyone else's
+        # bob stops waiting too; alice is the last one: her Cancel cancels it
+        assert build.stop_for("bob") == "detached" and build.sessions == {"alice"}
+        assert build.stop_for("alice") == "cancelled"
+        gate.set()
+        assert build.wait(5) and build.status().state == "cancelled"
+        assert server.wait(5) and server.status().state == "done"
+    finally:
+        gate.set()
+        assert jobs.shutdown(5)
+
+
 def test_a_restart_belongs_to_the_session_that_restarted() -> None:
     who = ["alice"]
     jobs = JobManager(session=lambda: who[0])

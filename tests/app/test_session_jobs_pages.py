@@ -27,7 +27,7 @@ def _sidebar_text(at: AppTest) -> str:
 
 def _main_text(at: AppTest) -> str:
     parts = [m.value for m in [*at.main.markdown, *at.main.caption, *at.main.info, *at.main.error]]
-    return plain(" ".join(parts))
+    return plain(" ".join(parts)).replace("**", "")
 
 
 @pytest.fixture
@@ -91,11 +91,52 @@ def test_each_session_sees_its_jobs_and_only_a_count_of_the_others(gate: threadi
         assert "1 job of other sessions" not in mine
         expander = next(e for e in bob.sidebar.expander if e.label == "1 job of other sessions")
         assert "a method run · running for" in plain(" ".join(c.value for c in expander.caption))
-        cancels = [b for b in bob.sidebar.button if b.label == "Cancel"]
-        assert len(cancels) == 1  # the shared build's; none for alice's run
+        # the shared build is not bob's to cancel: he may stop waiting on it; alice's run has no button at all
+        assert [b.label for b in bob.sidebar.button if b.key.startswith("egx.job.cancel.")] == ["Stop waiting"]
     finally:
         hold.set()
         gate.set()
+
+
+def _job_button(at: AppTest, label: str, where: str = "page"):  # type: ignore[no-untyped-def]
+    found = [b for b in at.button if b.label == label and b.key.startswith(f"egx.job.cancel.{where}.")]
+    assert len(found) == 1, [(b.label, b.key) for b in at.button]
+    return found[0]
+
+
+def test_cancel_on_a_shared_build_stops_waiting_and_the_build_runs_on(gate: threading.Event) -> None:
+    """Two sessions wait on the demo's build: the Cancel of either once cancelled it for both. Now each may only
+    stop waiting (the build runs on for the other, the page says so and offers to wait again); the last session
+    still waiting cancels it, and the other session's page then shows the cancellation."""
+    alice, bob = app(), app()
+    alice.run(timeout=RUN_TIMEOUT)
+    bob.run(timeout=RUN_TIMEOUT)
+    build = next(j for j in jobs_view.jobs().jobs() if j.key.startswith("workspace:"))
+    assert build.sessions == {_session(alice), _session(bob)}
+    alice.run(timeout=RUN_TIMEOUT)  # her page redrawn now that bob waits too (it redraws every second live)
+    assert not [b for b in alice.button if b.label == "Cancel"]  # shared: nobody's Cancel
+
+    _job_button(alice, "Stop waiting").click().run(timeout=RUN_TIMEOUT)  # alice started it; bob waits too
+    assert not alice.exception, [e.value for e in alice.exception]
+    assert not build.cancel_event.is_set() and not build.finished and build.sessions == {_session(bob)}
+    assert "You stopped waiting for Building workspace “Demo" in _main_text(alice)
+    assert "Building workspace “Demo" not in _sidebar_text(alice)  # no longer hers to list
+    alice.run(timeout=RUN_TIMEOUT)  # a rerun asks for the workspace again, without waiting on it again
+    assert "You stopped waiting" in _main_text(alice) and build.sessions == {_session(bob)}
+    bob.run(timeout=RUN_TIMEOUT)
+    assert "Building workspace “Demo" in _main_text(bob) and "You stopped waiting" not in _main_text(bob)
+
+    next(b for b in alice.button if b.label == "Wait for it again").click().run(timeout=RUN_TIMEOUT)
+    assert build.sessions == {_session(alice), _session(bob)}
+    assert "You stopped waiting" not in _main_text(alice) and "Building workspace “Demo" in _main_text(alice)
+
+    bob.run(timeout=RUN_TIMEOUT)  # alone on it a moment ago, bob had Cancel; alice waits again: Stop waiting
+    _job_button(bob, "Stop waiting").click().run(timeout=RUN_TIMEOUT)
+    alice.run(timeout=RUN_TIMEOUT)  # she is the only one waiting now: hers to cancel
+    _job_button(alice, "Cancel").click().run(timeout=RUN_TIMEOUT)
+    assert build.cancel_event.is_set()
+    gate.set()
+    assert build.wait(30) and build.status().state == "cancelled"
 
 
 def test_a_newcomer_sees_none_of_the_jobs_others_started(home: Path) -> None:
