@@ -144,6 +144,12 @@ def open_workspace(info: WorkspaceInfo, embedder_name: str) -> Workspace:
         seconds, how = reindex_estimate(current, workspace_key(current), emb, embedder_name)
         if seconds > ask_before_s() and not _offer_reindex(info, current, embedder_name, seconds, how, key):
             st.stop()
+    if building and (last is None or last.finished) and not _server_builds(embedder_name):
+        # a sample never built for this embedder is read and embedded whole (MuSiQue with MiniLM: ~7 min), so it
+        # is asked for like a re-index; the server's own builds (make app, the default embedder) were asked for
+        seconds, how = sample_build_estimate(info.name, _recipe_hashes().get(info.name, ""), emb, embedder_name)
+        if seconds > ask_before_s() and not _offer_sample_build(info, embedder_name, seconds, how, key):
+            st.stop()
     job = manager.submit(key, title, work, kind="workspace", restart=False)
     if job.finished and job.status().state == "done":
         # the build may have finished between ready() above and submit(): then it is ready now, and
@@ -223,6 +229,44 @@ def reindex_estimate(_workspace: Workspace, key: str, _embedder: Embedder, embed
     from core.index.estimate import reindex_estimate as estimate
 
     return estimate(_workspace, _embedder)
+
+
+def _server_builds(embedder_name: str) -> bool:
+    """Whether this server builds the samples for ``embedder_name`` itself (:mod:`components.startup`: ``egx app``
+    builds them for the default embedder as its own jobs), so a page that opens one first need not ask."""
+    from components import startup
+    from components.state import default_embedder
+
+    return startup.enabled() and embedder_name == default_embedder()
+
+
+@st.cache_data(show_spinner="Estimating how long building this sample takes…", max_entries=32)
+def sample_build_estimate(name: str, recipe_hash: str, _embedder: Embedder, embedder_name: str) -> tuple[float, str]:
+    """Cached :func:`core.index.estimate.sample_build_estimate` (it reads the recipe's inputs and embeds a few of
+    their texts), keyed by the sample, its recipe's hash and the embedder's name."""
+    from core.index.estimate import sample_build_estimate as estimate
+
+    return estimate(name, _embedder)
+
+
+def _offer_sample_build(info: WorkspaceInfo, embedder_name: str, seconds: float, how: str, key: str) -> bool:
+    """The ask-first offer of building a sample that is not built for ``embedder_name`` (never built here, or its
+    recipe changed), expected to take longer than :func:`ask_before_s`: the sidebar says what would be built, how
+    long it should take and why, with the button; the page says what is missing. True when the button was
+    clicked in this run (then the caller starts the job)."""
+    sb = st.sidebar
+    sb.info(f"**“{md_escape(info.title)}” is not built for {md_escape(embedder_name)} yet.** Building it from its "
+            f"files (its graph, then every node, edge and passage embedded) is expected to take **about "
+            f"{_about(seconds)}** ({md_escape(how)}). Nothing is started until you ask.", icon=":material/build:")
+    if sb.button("Build it now", key=f"egx.samplebuild.start.{key}", icon=":material/play_arrow:",
+                 help="Build the sample with this embedder as a background job of the server: its progress, ETA "
+                      "and Cancel appear on the page and in the sidebar. It is written whole or not at all."):
+        return True
+    st.info(f"The sample workspace “{md_escape(info.title)}” is **not built for the embedder "
+            f"{md_escape(embedder_name)}** on this server yet. Building it takes about {_about(seconds)}, so it "
+            "waits for you: **Build it now** in the sidebar starts it. Meanwhile any other workspace in the sidebar "
+            "works as it is.", icon=":material/hourglass_empty:")
+    return False
 
 
 def _offer_reindex(info: WorkspaceInfo, ws: Workspace, embedder_name: str, seconds: float, how: str,

@@ -8,18 +8,23 @@ on MuSiQue with MiniLM about seven minutes on two cores. The app starts no job o
 * a measurement: the embedder encodes a few of the workspace's own texts of each kind now (well under a
   second for the bundled models; the texts' lengths differ per kind, and so does the rate), or
 * for a graph store, whose texts are not in memory, :data:`STATED_SECONDS_PER_TEXT`.
+
+A bundled sample that was never built (or whose recipe changed) is built from its recipe, indexes included
+(:func:`sample_build_estimate`): MuSiQue with MiniLM is the same seven minutes, so it asks first too. Its
+texts are read from the recipe's inputs (half a second for MuSiQue) and the rate is measured on them.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from core.index.indexing import ITEM_KINDS
 
 if TYPE_CHECKING:
     from core.backends.base import Embedder
+    from core.graph.model import KnowledgeGraph
     from core.index.workspace import Workspace
 
 #: Seconds per text assumed where nothing was recorded or measured (a sentence-transformer of bge-small's size on
@@ -30,6 +35,10 @@ STATED_SECONDS_PER_TEXT = 0.05
 #: Texts of each kind the measurement embeds (after one warm-up text): enough to average the per-batch cost
 #: out, few enough to stay under a second with a sentence-transformer on two cores.
 SAMPLE_TEXTS = 16
+
+#: Node and edge texts an extracted passage yields, for a corpus whose triples are not extracted yet (the
+#: build's own progress split assumes the same: about five short triples per passage).
+ITEMS_PER_EXTRACTED_CHUNK = 8
 
 
 def index_counts(workspace: Workspace) -> dict[str, int]:
@@ -50,8 +59,7 @@ def reindex_estimate(workspace: Workspace, embedder: Embedder, *, sample: int = 
 
     counts = index_counts(workspace)
     total = sum(counts.values())
-    what = (f"{total:,} texts ({counts['nodes']:,} nodes, {counts['edges']:,} edges, "
-            f"{counts['chunks']:,} passages)")
+    what = _what(counts)
     recorded = _recorded_rates(workspace, embedder)
     if recorded is not None:
         return (sum(counts[k] * recorded[k] for k in ITEM_KINDS),
@@ -59,20 +67,88 @@ def reindex_estimate(workspace: Workspace, embedder: Embedder, *, sample: int = 
     if whole_graph_read(workspace):
         return total * STATED_SECONDS_PER_TEXT, (f"{what}; a graph store's texts are not measured here, so "
                                                  f"{1000 * STATED_SECONDS_PER_TEXT:.0f} ms per text is assumed")
+    rates = _measured_rates({k: workspace.texts(k)[:sample + 1] for k in ITEM_KINDS}, embedder, clock)
+    seconds = sum(counts[k] * rates[k] for k in ITEM_KINDS)
+    return seconds, f"{what}; {_measured(embedder, sample, seconds, total)}"
+
+
+def sample_build_estimate(name: str, embedder: Embedder, *, sample: int = SAMPLE_TEXTS,
+                          clock: Callable[[], float] = time.perf_counter) -> tuple[float, str]:
+    """Expected seconds to build the bundled sample ``name`` from its recipe (:mod:`core.index.samples`) with
+    ``embedder``'s indexes, and what the figure rests on (a sentence to show next to it).
+
+    The recipe's inputs are read (no graph is written) and ``embedder`` embeds ``sample`` of their texts of each
+    kind now, timed with ``clock``. A corpus without triples is extracted first (spaCy, the build's default
+    without an LLM: :data:`core.index.create.EXTRACT_SECONDS`), its node and edge texts estimated at
+    :data:`ITEMS_PER_EXTRACTED_CHUNK` a passage at the passages' rate.
+
+    Raises
+    ------
+    core.errors.UnknownNameError
+        ``name`` is not a bundled sample.
+    """
+    from core.errors import UnknownNameError
+    from core.graph.loaders import load_inputs
+    from core.index.create import EXTRACT_SECONDS
+    from core.index.samples import sample_recipes
+
+    recipes = {r.name: r for r in sample_recipes()}
+    if name not in recipes:
+        raise UnknownNameError("sample workspace", name, sorted(recipes))
+    graph = load_inputs(recipes[name].inputs, name=name).graph
+    texts = _graph_texts(graph)
+    rates = _measured_rates({k: v[:sample + 1] for k, v in texts.items()}, embedder, clock)
+    if graph.kind == "kg" and graph.n_edges == 0 and graph.n_chunks > 0:  # create_workspace extracts these
+        chunks = graph.n_chunks
+        extract = chunks * EXTRACT_SECONDS["spacy"]
+        seconds = extract + chunks * (1 + ITEMS_PER_EXTRACTED_CHUNK) * rates["chunks"]
+        return seconds, (f"{chunks:,} passages whose triples spaCy extracts first (about "
+                         f"{1000 * EXTRACT_SECONDS['spacy']:.0f} ms each), then about "
+                         f"{ITEMS_PER_EXTRACTED_CHUNK} node and edge texts a passage to embed; "
+                         f"{_measured(embedder, sample, seconds - extract, chunks)}")
+    counts = {k: len(v) for k, v in texts.items()}
+    seconds = sum(counts[k] * rates[k] for k in ITEM_KINDS)
+    return seconds, f"{_what(counts)}; {_measured(embedder, sample, seconds, sum(counts.values()))}"
+
+
+def _graph_texts(graph: KnowledgeGraph) -> dict[str, list[str]]:
+    """The texts an index build embeds, by kind (:meth:`core.index.workspace.Workspace.texts`)."""
+    return {"nodes": list(graph.node_texts), "edges": list(graph.edge_texts),
+            "chunks": [c.passage for c in graph.chunks]}
+
+
+def _what(counts: Mapping[str, int]) -> str:
+    total = sum(counts.values())
+    return (f"{total:,} texts ({counts['nodes']:,} nodes, {counts['edges']:,} edges, "
+            f"{counts['chunks']:,} passages)")
+
+
+def _measured(embedder: Embedder, sample: int, seconds: float, total: int) -> str:
+    per = 1000 * seconds / max(1, total)
+    return (f"{embedder.name} embedded {sample} texts of each kind just now on this machine, "
+            f"{per:.2f} ms per text on average")
+
+
+def _measured_rates(texts: Mapping[str, Sequence[str]], embedder: Embedder,
+                    clock: Callable[[], float]) -> dict[str, float]:
+    """Seconds per text by kind, ``embedder`` timed on the given texts of each kind: the first one embedded
+    untimed (the first call may load or compile what later calls reuse), the rest twice, the faster time kept
+    (the first batch once ran 30 times slower than the next: MuSiQue's half-second build with the hashing
+    embedder was estimated at 12 s, near enough to the 30-s question on a busy machine)."""
     rates: dict[str, float] = {}
     for kind in ITEM_KINDS:
-        texts = [t for t in workspace.texts(kind)[:sample + 1] if t]
-        if len(texts) < 2:
+        some = [t for t in texts.get(kind, ()) if t]
+        if len(some) < 2:
             rates[kind] = 0.0
             continue
-        embedder.embed(texts[:1])  # the first call may load or compile what later calls reuse
-        t0 = clock()
-        embedder.embed(texts[1:])
-        rates[kind] = max(0.0, clock() - t0) / (len(texts) - 1)
-    seconds = sum(counts[k] * rates[k] for k in ITEM_KINDS)
-    per = 1000 * seconds / max(1, total)
-    return seconds, (f"{what}; {embedder.name} embedded {sample} texts of each kind just now on this machine, "
-                     f"{per:.2f} ms per text on average")
+        embedder.embed(some[:1])
+        times = []
+        for _ in range(2):
+            t0 = clock()
+            embedder.embed(some[1:])
+            times.append(max(0.0, clock() - t0))
+        rates[kind] = min(times) / (len(some) - 1)
+    return rates
 
 
 def _recorded_rates(workspace: Workspace, embedder: Embedder) -> dict[str, float] | None:

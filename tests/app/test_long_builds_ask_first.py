@@ -35,6 +35,11 @@ def _text(at: AppTest) -> str:
 
 @pytest.fixture
 def ask_first(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    from core.backends.registry import get_embedder
+    from core.index.samples import ensure_sample_workspace
+
+    # the demo is built first: at 0 s its own build would wait for a click too (tests/app/test_reindex_asks_first)
+    ensure_sample_workspace("demo", get_embedder("hashing"), root=home / "workspaces")
     monkeypatch.setenv("EGX_ASK_BEFORE_S", "0")
     return home
 

@@ -93,3 +93,46 @@ def test_a_short_reindex_starts_without_asking(other_embedder: Path) -> None:
     _switch(at, "minilm")
     assert "Not indexed" not in _sidebar(at) and "not ready" not in _page(at)
     assert _index_model(other_embedder) == "hashing-v1-d96-s0"
+
+
+def test_an_unbuilt_sample_opened_with_another_embedder_waits_for_the_click(
+        other_embedder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """MuSiQue opened with MiniLM before anything had built it started its whole build (~7 min) unasked. Now
+    the sidebar says what would be built, its estimate (the recipe's texts, measured) and the button; the
+    page says what is missing; a rerun starts nothing; the click builds it. The demo stands in for MuSiQue
+    (``EGX_ASK_BEFORE_S=0``: its second-long build counts as long)."""
+    from tests.app.helpers import app
+
+    monkeypatch.setenv("EGX_ASK_BEFORE_S", "0")
+    at = app()
+    at.session_state[S.EMBEDDER] = "minilm"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "is not built for minilm yet" in _sidebar(at) and "expected to take **about" in _sidebar(at)
+    assert "200 texts (87 nodes, 90 edges, 23 passages)" in _sidebar(at) and "just now on this machine" in _sidebar(at)
+    assert "not built for the embedder minilm" in _page(at)
+    assert "Build it now" in [b.label for b in at.sidebar.button]
+    manifest = other_embedder / "workspaces" / "demo" / "manifest.json"
+    at.run()  # a rerun (another widget, a page switch) starts nothing either
+    assert not _workspace_jobs() and not manifest.exists()
+
+    next(b for b in at.sidebar.button if b.label == "Build it now").click().run()
+    deadline = time.monotonic() + 120
+    while not manifest.exists() and time.monotonic() < deadline:
+        time.sleep(0.3)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert _index_model(other_embedder) == "hashing-v1-d96-s0"
+    assert "not built" not in _page(at) and "87 nodes · 90 edges" in _sidebar(at)
+
+
+def test_the_samples_the_server_builds_itself_are_not_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``make app`` builds the samples for the default embedder as the server's own jobs: a page that opens one
+    before its turn waits on it without asking; with another embedder, or without those builds, it asks."""
+    from components import resources, startup
+
+    monkeypatch.setenv("EGX_EMBEDDER", "hashing")
+    monkeypatch.setenv(startup.ENV, "1")
+    assert resources._server_builds("hashing") and not resources._server_builds("minilm")
+    monkeypatch.setenv(startup.ENV, "0")
+    assert not resources._server_builds("hashing")

@@ -43,3 +43,47 @@ def test_another_model_is_measured_on_the_workspace_s_own_texts(demo) -> None:  
     total = sum(counts.values())
     assert how.startswith(f"{total:,} texts ({counts['nodes']} nodes, {counts['edges']} edges, "
                           f"{counts['chunks']} passages); hashing embedded 4 texts of each kind just now")
+
+
+def test_an_unbuilt_sample_is_estimated_from_its_recipe_s_own_texts(tmp_path: Path) -> None:
+    """Before a sample is built (nothing over 30 s starts unasked) its texts come from the recipe's inputs: the
+    same counts the built workspace then has (oracle: build it), each kind timed on ``sample`` texts (the fake
+    clock makes each timed batch 1 s, so the estimate is Σ count / sample)."""
+    from core.index.estimate import sample_build_estimate
+
+    ticks = itertools.count()
+    seconds, how = sample_build_estimate("demo", get_embedder("hashing"), sample=4,
+                                         clock=lambda: float(next(ticks)))
+    counts = index_counts(ensure_sample_workspace("demo", get_embedder("hashing"), root=tmp_path))
+    assert seconds == pytest.approx(sum(counts.values()) / 4)
+    assert how.startswith(f"{sum(counts.values())} texts ({counts['nodes']} nodes, {counts['edges']} edges, "
+                          f"{counts['chunks']} passages); hashing embedded 4 texts of each kind just now")
+
+
+def test_a_sample_of_plain_passages_counts_their_extraction_first(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from core.index.create import EXTRACT_SECONDS
+    from core.index.estimate import ITEMS_PER_EXTRACTED_CHUNK, sample_build_estimate
+
+    folder = tmp_path / "samples" / "notes"
+    folder.mkdir(parents=True)
+    passages = [{"title": f"Note {i}", "text": f"Ada Lovelace wrote note {i} in London."} for i in range(6)]
+    (folder / "corpus.json").write_text(json.dumps(passages), encoding="utf-8")
+    (folder / "workspace.json").write_text(json.dumps({"name": "notes", "inputs": ["corpus.json"]}), encoding="utf-8")
+    monkeypatch.setenv("EGX_SAMPLE_DATA", str(tmp_path / "samples"))
+    ticks = itertools.count()
+    seconds, how = sample_build_estimate("notes", get_embedder("hashing"), sample=4,
+                                         clock=lambda: float(next(ticks)))
+    # 6 passages: their extraction, then the passages and ~8 node and edge texts each at the passages' 1/4 s
+    assert seconds == pytest.approx(6 * EXTRACT_SECONDS["spacy"] + 6 * (1 + ITEMS_PER_EXTRACTED_CHUNK) / 4)
+    assert how.startswith("6 passages whose triples spaCy extracts first")
+
+
+def test_an_unknown_sample_names_the_bundled_ones() -> None:
+    from core.errors import UnknownNameError
+    from core.index.estimate import sample_build_estimate
+
+    with pytest.raises(UnknownNameError, match=r"Unknown sample workspace 'nope'\. Valid sample workspaces: 'demo'"):
+        sample_build_estimate("nope", get_embedder("hashing"))
