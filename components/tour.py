@@ -298,10 +298,16 @@ def step_label(i: int) -> str:
 
 #: The bar stays under the app's header while the page scrolls, so Next is always in reach on a projector. The
 #: sticky element is the bar's layout wrapper: the bar alone is its wrapper's only child, with nowhere to stick.
+#: It needs an opaque background, the app's own in either theme (a fixed white made it a glaring white strip
+#: with light text in the dark theme). Streamlit sets that colour on ``.stApp`` and exposes no CSS variable for
+#: it, so the bar's ancestors inside ``.stApp`` (transparent containers) inherit it down to the bar: the same
+#: colour they showed through, now opaque where the page scrolls under the bar. Its paragraphs keep Streamlit's
+#: own margins, which the Markdown container's negative margin cancels: with them zeroed, a title wrapped to two
+#: lines (1440 px, "… · Keanu Reeves question") spilled over the bar's border onto the question below.
 _BAR_CSS = """<style>
 [data-testid="stLayoutWrapper"]:has(> .st-key-egx-tour-bar) { position: sticky; top: 3.75rem; z-index: 999; }
-.st-key-egx-tour-bar { background-color: white; padding: 0.35rem 0.75rem; }
-.st-key-egx-tour-bar p { margin-bottom: 0; }
+.stApp *:has(.st-key-egx-tour-bar), .st-key-egx-tour-bar { background-color: inherit; }
+.st-key-egx-tour-bar { padding: 0.35rem 0.75rem; }
 </style>"""
 
 

@@ -94,3 +94,40 @@ def test_the_guided_demo_from_home_through_every_next(server: tuple[str, float],
             expect(page.get_by_role("button", name="Start the guided demo")).to_be_visible(timeout=TIMEOUT)
         finally:
             browser.close()
+
+
+def test_the_tour_bar_takes_the_theme_s_background(server: tuple[str, float], tmp_path: Path) -> None:
+    """The sticky bar was white in the dark theme (light text on white): its background is now the app's own in
+    either theme (opaque, so the page scrolls under it unseen), and its title, wrapped to two lines at 1440 px,
+    stays inside its border instead of spilling onto the question below."""
+    from playwright.sync_api import expect, sync_playwright
+
+    base, _ = server
+    with sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            for scheme in ("dark", "light"):
+                ctx = browser.new_context(viewport={"width": 1440, "height": 900}, color_scheme=scheme)
+                page = ctx.new_page()
+                page.goto(base, wait_until="domcontentloaded")
+                page.get_by_role("button", name="Start the guided demo").click(timeout=TIMEOUT)
+                expect(page.get_by_text("Guided demo · step 1 of")).to_be_visible(timeout=TIMEOUT)
+                # the bar's style element may arrive a moment after the bar itself
+                page.wait_for_function("""() => [...document.querySelectorAll('style')].some(
+                    s => s.textContent.includes('egx-tour-bar'))""", timeout=TIMEOUT)
+                got = page.evaluate("""() => {
+                  const bar = document.querySelector('.st-key-egx-tour-bar');
+                  const title = bar.querySelector('[data-testid="stMarkdownContainer"] p');  // the text itself
+                  const cs = e => getComputedStyle(e);
+                  return {bar: cs(bar).backgroundColor, app: cs(document.querySelector('.stApp')).backgroundColor,
+                          text: cs(bar).color, barBottom: bar.getBoundingClientRect().bottom,
+                          titleBottom: title.getBoundingClientRect().bottom};
+                }""")
+                page.screenshot(path=str(tmp_path / f"tour_bar_{scheme}.png"))
+                ctx.close()
+                assert got["bar"] == got["app"] and got["bar"] not in ("rgba(0, 0, 0, 0)", "transparent"), got
+                assert (got["bar"] == "rgb(255, 255, 255)") == (scheme == "light"), got
+                assert got["text"] != got["bar"], got
+                assert got["titleBottom"] <= got["barBottom"], got
+        finally:
+            browser.close()
