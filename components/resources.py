@@ -233,11 +233,14 @@ def reindex_estimate(_workspace: Workspace, key: str, _embedder: Embedder, embed
 
 def _server_builds(embedder_name: str) -> bool:
     """Whether this server builds the samples for ``embedder_name`` itself (:mod:`components.startup`: ``egx app``
-    builds them for the default embedder as its own jobs), so a page that opens one first need not ask."""
-    from components import startup
-    from components.state import default_embedder
+    builds them for the default embedder as its own jobs), so a page that opens one first need not ask. Read from
+    the variable :func:`components.startup.enabled` reads (startup imports this module: no import of it here)."""
+    import os
 
-    return startup.enabled() and embedder_name == default_embedder()
+    from components.state import default_embedder
+    from core.cli.app import BUILD_SAMPLES_ENV
+
+    return os.environ.get(BUILD_SAMPLES_ENV, "").strip() == "1" and embedder_name == default_embedder()
 
 
 @st.cache_data(show_spinner="Estimating how long building this sample takes…", max_entries=32)
