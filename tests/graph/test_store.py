@@ -7,14 +7,14 @@ import numpy as np
 import pytest
 
 from core.errors import StoreError
-from core.graph.falkor import FalkorStore
-from core.graph.falkor_conn import EDGE_ID_BASE, NODE_ID_BASE, Ids
-from core.graph.falkor_load import load_graph_into
-from core.graph.falkor_server import FalkorServer, free_port
 from core.graph.graph_builder import GraphBuilder
 from core.graph.model import KnowledgeGraph
-from core.graph.store import GraphStore, MemoryStore, parse_store_url
 from core.graph.stores import open_store
+from core.graph.stores.falkor import FalkorStore
+from core.graph.stores.falkor_conn import EDGE_ID_BASE, NODE_ID_BASE, Ids
+from core.graph.stores.falkor_load import load_graph_into
+from core.graph.stores.falkor_server import FalkorServer, free_port
+from core.graph.stores.store import GraphStore, MemoryStore, parse_store_url
 
 
 def _graph() -> KnowledgeGraph:

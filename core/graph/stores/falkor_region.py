@@ -3,14 +3,14 @@
 What a region read costs on a graph store is mostly per-row work: finding each node through the range
 index (~25 µs a node), and the client turning every reply cell into a Python object. So the reader
 
-* finds nodes by FalkorDB id where the store records how ids map to indices (:class:`~core.graph.falkor_conn.Ids`);
+* finds nodes by FalkorDB id where the store records how ids map to indices (:class:`~core.graph.stores.falkor_conn.Ids`);
 * asks for a hop layer as one ``collect()`` of neighbour ids per batch of frontier nodes, parsed in C
-  (:func:`~core.graph.falkor_conn.int_list`), and stops reading a layer as soon as it passes the cap;
+  (:func:`~core.graph.stores.falkor_conn.int_list`), and stops reading a layer as soon as it passes the cap;
 * reads the region's edges as the out-edges of its nodes, one reply row per batch: ids as ``collect()``
   lists, relations and provenance as one ``string.join`` string each, split here (a batch where a value
   contains the separator, so that the pieces do not line up, is read again row by row).
 
-The cap rule is :func:`~core.graph.store.expand_layers`' (the in-memory store's), so both stores give
+The cap rule is :func:`~core.graph.stores.store.expand_layers`' (the in-memory store's), so both stores give
 the same region.
 """
 
@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from core.graph.falkor_conn import Ids, batches, int_list, split_ids
-from core.graph.store import EdgeColumns
+from core.graph.stores.falkor_conn import Ids, batches, int_list, split_ids
+from core.graph.stores.store import EdgeColumns
 
 Query = Callable[[str, dict[str, Any]], list[list[Any]]]
 RS = "\x1e"  #: joins the relations (and the provenance strings) of a batch of edges in one reply cell
@@ -51,7 +51,7 @@ def next_layer(q: Query, ids: Ids, frontier: np.ndarray, visited: np.ndarray, li
 
 
 def layers(q: Query, ids: Ids, seeds: np.ndarray, hops: int, cap: int) -> tuple[list[np.ndarray], bool]:
-    """Hop layers with :func:`~core.graph.store.expand_layers`' cap rule (``seeds`` sorted and distinct)."""
+    """Hop layers with :func:`~core.graph.stores.store.expand_layers`' cap rule (``seeds`` sorted and distinct)."""
     if seeds.size == 0:
         return [], False
     kept, visited = [seeds], seeds

@@ -1,5 +1,5 @@
-"""Connecting to a FalkorDB server, and the store format that the reader (:mod:`core.graph.falkor`) and the
-writer (:mod:`core.graph.falkor_load`) share: the schema's name and version, the ``EgxMeta`` check, how lists
+"""Connecting to a FalkorDB server, and the store format that the reader (:mod:`core.graph.stores.falkor`) and the
+writer (:mod:`core.graph.stores.falkor_load`) share: the schema's name and version, the ``EgxMeta`` check, how lists
 are stored, the batch size.
 
 Schema (one FalkorDB graph per workspace)::
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from core.errors import StoreError
-from core.graph.store import StoreURL
+from core.graph.stores.store import StoreURL
 
 if TYPE_CHECKING:
     from falkordb import FalkorDB
@@ -52,7 +52,7 @@ def connect(url: StoreURL) -> FalkorDB:
                          "EGX_FALKORDB_USER for an ACL user) to the server's password.") from None
     except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as exc:
         raise StoreError(f"Cannot reach the graph store {url} ({short_error(exc)}). Start the server (for a local one: "
-                         f"`python -m core.graph.falkor_server --port {url.port}`) or fix the --store URL.") from None
+                         f"`python -m core.graph.stores.falkor_server --port {url.port}`) or fix the --store URL.") from None
     except redis.exceptions.ResponseError as exc:
         raise StoreError(f"The server at {url} answered {exc!s} — is it a Redis server with the FalkorDB "
                          "module loaded (`redis-server --loadmodule falkordb.so`)?") from None

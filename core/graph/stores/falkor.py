@@ -1,8 +1,8 @@
-"""FalkorDB as a :class:`~core.graph.store.GraphStore`: the KG lives in a graph database and each
+"""FalkorDB as a :class:`~core.graph.stores.store.GraphStore`: the KG lives in a graph database and each
 question pulls only the region it needs.
 
-:class:`FalkorStore` reads a graph that :func:`core.graph.falkor_load.load_graph_into` wrote; the schema, the
-connection and the checks both share are in :mod:`core.graph.falkor_conn`. Every query is read-only.
+:class:`FalkorStore` reads a graph that :func:`core.graph.stores.falkor_load.load_graph_into` wrote; the schema, the
+connection and the checks both share are in :mod:`core.graph.stores.falkor_conn`. Every query is read-only.
 """
 
 from __future__ import annotations
@@ -14,10 +14,19 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from core.errors import StoreError
-from core.graph import falkor_region
-from core.graph.falkor_conn import QUERY_TIMEOUT_MS, STAGING, Ids, batches, connect, read_meta, short_error, split_ids
 from core.graph.model import KnowledgeGraph
-from core.graph.store import (
+from core.graph.stores import falkor_region
+from core.graph.stores.falkor_conn import (
+    QUERY_TIMEOUT_MS,
+    STAGING,
+    Ids,
+    batches,
+    connect,
+    read_meta,
+    short_error,
+    split_ids,
+)
+from core.graph.stores.store import (
     EdgeColumns,
     Region,
     StoreURL,
@@ -45,8 +54,8 @@ def _params_header(params: dict[str, Any] | None) -> str:
 
 
 class FalkorStore:
-    """A KG in a FalkorDB graph written by :func:`~core.graph.falkor_load.load_graph_into` (schema:
-    :mod:`core.graph.falkor_conn`).
+    """A KG in a FalkorDB graph written by :func:`~core.graph.stores.falkor_load.load_graph_into` (schema:
+    :mod:`core.graph.stores.falkor_conn`).
 
     Open one with :meth:`open`, which checks that the server answers, the graph exists and is ours.
     All queries are read-only (``GRAPH.RO_QUERY``) with a timeout.
@@ -112,7 +121,7 @@ class FalkorStore:
     def _q(self, cypher: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
         """Rows of a read-only query. Sent as a raw ``GRAPH.RO_QUERY`` in the server's non-compact
         form: the client's per-cell result parsing costs more than the query itself on large
-        regions (lists are stored as joined strings for that reason: see :data:`~core.graph.falkor_conn.SEP`)."""
+        regions (lists are stored as joined strings for that reason: see :data:`~core.graph.stores.falkor_conn.SEP`)."""
         import redis
 
         query = _params_header(params) + cypher
@@ -246,7 +255,7 @@ class FalkorStore:
         return np.asarray([int(got[int(v)][0]) if got[int(v)] else 0 for v in nodes], dtype=np.int64)
 
     def region(self, seeds: Iterable[int], *, hops: int, max_nodes: int, with_chunks: bool = False) -> Region:
-        """The capped ``hops``-hop region of ``seeds`` (:mod:`core.graph.falkor_region`: one read query per
+        """The capped ``hops``-hop region of ``seeds`` (:mod:`core.graph.stores.falkor_region`: one read query per
         hop layer and batch, then the region's nodes and edges), as an in-memory :class:`Region` with the
         store's ids."""
         seeds_a = np.unique(np.asarray(list(seeds), dtype=np.int64))

@@ -1,4 +1,4 @@
-"""Writing a KnowledgeGraph into FalkorDB, so that a :class:`~core.graph.falkor.FalkorStore` can serve it.
+"""Writing a KnowledgeGraph into FalkorDB, so that a :class:`~core.graph.stores.falkor.FalkorStore` can serve it.
 
 Loading (:func:`load_graph_into`) writes a *staging* graph with batched ``UNWIND`` inserts and
 range indexes on ``Node.i``, ``Node.id``, ``Node.key``, ``Chunk.i``, ``Chunk.id`` and ``REL.i``,
@@ -6,7 +6,7 @@ writes the ``EgxMeta`` node last, and only then renames the staging graph to its
 ``RENAME``: atomic, replacing an older egx graph of that name). A failed or interrupted load
 deletes its staging graph; a killed one leaves a ``GRAPH__egx_staging_*`` graph that the next load
 of GRAPH removes. The target is never half-written. The schema it writes is described in
-:mod:`core.graph.falkor_conn`.
+:mod:`core.graph.stores.falkor_conn`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from collections.abc import Callable
 from typing import Any
 
 from core.errors import StoreError
-from core.graph.falkor_conn import (
+from core.graph.model import KnowledgeGraph
+from core.graph.stores.falkor_conn import (
     BATCH,
     EDGE_ID_BASE,
     NODE_ID_BASE,
@@ -33,8 +34,7 @@ from core.graph.falkor_conn import (
     read_meta,
     short_error,
 )
-from core.graph.model import KnowledgeGraph
-from core.graph.store import StoreURL
+from core.graph.stores.store import StoreURL
 from core.text import normalize_name
 
 Progress = Callable[[str, float], None]
@@ -152,7 +152,7 @@ def load_graph_into(graph: KnowledgeGraph, url: StoreURL, *, overwrite: bool = F
 
 def id_bases(stage: Any) -> tuple[int | None, int | None]:
     """``(node_base, edge_base)`` with ``ID(node v) = node_base + v`` for every node and likewise for every
-    edge (see :class:`~core.graph.falkor_conn.Ids`), each None where the server's ids do not line up
+    edge (see :class:`~core.graph.stores.falkor_conn.Ids`), each None where the server's ids do not line up
     that way (then the reader looks nodes up through the index). One scan of the nodes and one of the edges."""
     def base(cypher: str) -> int | None:
         lo, hi = stage.ro_query(cypher).result_set[0]
