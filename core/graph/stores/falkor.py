@@ -17,8 +17,11 @@ from core.errors import StoreError
 from core.graph.model import KnowledgeGraph
 from core.graph.stores import falkor_region
 from core.graph.stores.falkor_conn import (
+    PROVENANCE,
     QUERY_TIMEOUT_MS,
+    RELATIONS,
     STAGING,
+    Codes,
     Ids,
     batches,
     connect,
@@ -70,6 +73,8 @@ class FalkorStore:
         self.meta = meta
         self._full: KnowledgeGraph | None = None
         self._ids = Ids.of(meta)
+        self._relations = Codes(self._q, RELATIONS, "text", str, str(url))
+        self._provenance = Codes(self._q, PROVENANCE, "chunks", split_ids, str(url))
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -190,16 +195,21 @@ class FalkorStore:
 
     def _edge_table(self, edges: Iterable[int]) -> dict[int, tuple[int, str, int, tuple[str, ...]]]:
         ids = sorted({int(e) for e in edges})
-        out: dict[int, tuple[int, str, int, tuple[str, ...]]] = {}
+        rows: list[list[Any]] = []
         for lo, hi in batches(len(ids)):
-            for i, h, rel, t, chunks in self._q(
-                    # endpoints unlabelled: with `(a:Node)` FalkorDB scans every node and probes the edge
-                    # index from each (20-40 s for 300 edges of MuSiQue's 16k nodes), without it one
-                    # index scan (14 ms); REL edges only ever join Node nodes
-                    "UNWIND $ids AS x MATCH (a)-[e:REL]->(b) WHERE e.i = x RETURN e.i, a.i, e.rel, b.i, e.chunks",
-                    {"ids": ids[lo:hi]}):
-                out[int(i)] = (int(h), rel, int(t), split_ids(chunks))
-        return out
+            rows += self._q(
+                # endpoints unlabelled: with `(a:Node)` FalkorDB scans every node and probes the edge
+                # index from each (20-40 s for 300 edges of MuSiQue's 16k nodes), without it one
+                # index scan (14 ms); REL edges only ever join Node nodes
+                "UNWIND $ids AS x MATCH (a)-[e:REL]->(b) WHERE e.i = x RETURN e.i, a.i, e.r, b.i, e.p",
+                {"ids": ids[lo:hi]})
+        return self._decoded(rows)
+
+    def _decoded(self, rows: Sequence[Sequence[Any]]) -> dict[int, tuple[int, str, int, tuple[str, ...]]]:
+        """``(edge index, head, relation code, tail, provenance code)`` rows as edge index → decoded row."""
+        rels = self._relations.decode(np.asarray([int(r[2]) for r in rows], dtype=np.int64))
+        provs = self._provenance.decode(np.asarray([int(r[4]) for r in rows], dtype=np.int64))
+        return {int(r[0]): (int(r[1]), rel, int(r[3]), prov) for r, rel, prov in zip(rows, rels, provs)}
 
     def neighbors(self, v: int) -> np.ndarray:
         rows = self._q(f"{self._ids.match('n', '$v')} MATCH (n)-[:REL]-(m:Node) RETURN DISTINCT m.i",
@@ -263,7 +273,7 @@ class FalkorStore:
         nodes = np.sort(np.concatenate(layers)) if layers else np.zeros(0, np.int64)
         table = self._node_table(nodes.tolist())
         node_rows = [table[v] for v in nodes.tolist()]
-        edges, cols = falkor_region.induced_edges(self._q, self._ids, nodes)
+        edges, cols = falkor_region.induced_edges(self._q, self._ids, nodes, self._relations, self._provenance)
         chunks: list[tuple[str, str, str]] = []
         if with_chunks:
             cited = list(dict.fromkeys([c for r in node_rows for c in r[3]] + [c for r in cols.chunks for c in r]))
@@ -333,10 +343,9 @@ class FalkorStore:
                 node_rows[int(i)] = (nid, name, desc or "", split_ids(chunks))
         edge_rows: dict[int, tuple[int, str, int, tuple[str, ...]]] = {}
         for lo, hi in batches(m, 20_000):
-            for i, h, rel, t, chunks in self._q(
-                    "MATCH (a)-[e:REL]->(b) WHERE e.i >= $lo AND e.i < $hi "  # one index scan (see _edge_table)
-                    "RETURN e.i, a.i, e.rel, b.i, e.chunks", {"lo": lo, "hi": hi}):
-                edge_rows[int(i)] = (int(h), rel, int(t), split_ids(chunks))
+            edge_rows.update(self._decoded(self._q(
+                "MATCH (a)-[e:REL]->(b) WHERE e.i >= $lo AND e.i < $hi "  # one index scan (see _edge_table)
+                "RETURN e.i, a.i, e.r, b.i, e.p", {"lo": lo, "hi": hi})))
         chunk_rows: dict[int, tuple[str, str, str]] = {}
         for lo, hi in batches(int(self.meta.get("n_chunks", 0)), 20_000):
             for i, cid, title, text in self._q(

@@ -6,9 +6,11 @@ index (~25 µs a node), and the client turning every reply cell into a Python ob
 * finds nodes by FalkorDB id where the store records how ids map to indices (:class:`~core.graph.stores.falkor_conn.Ids`);
 * asks for a hop layer as one ``collect()`` of neighbour ids per batch of frontier nodes, parsed in C
   (:func:`~core.graph.stores.falkor_conn.int_list`), and stops reading a layer as soon as it passes the cap;
-* reads the region's edges as the out-edges of its nodes, one reply row per batch: ids as ``collect()``
-  lists, relations and provenance as one ``string.join`` string each, split here (a batch where a value
-  contains the separator, so that the pieces do not line up, is read again row by row).
+* reads the region's edges as the out-edges of its nodes, one reply row per batch of ``collect()`` lists
+  of integers only: edge and end ids, and the relation and provenance *codes* (store format 3), which
+  the client decodes for the edges it keeps (:class:`~core.graph.stores.falkor_conn.Codes`). The server
+  reads every out-edge of the region's nodes, those leaving the region too (it cannot test region
+  membership cheaply), so what it reads per edge is what a region read costs.
 
 The cap rule is :func:`~core.graph.stores.store.expand_layers`' (the in-memory store's), so both stores give
 the same region.
@@ -16,17 +18,13 @@ the same region.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
 
 import numpy as np
 
-from core.graph.stores.falkor_conn import Ids, batches, int_list, split_ids
+from core.graph.stores.falkor_conn import Codes, Ids, Query, batches, int_list
 from core.graph.stores.store import EdgeColumns
 
-Query = Callable[[str, dict[str, Any]], list[list[Any]]]
-RS = "\x1e"  #: joins the relations (and the provenance strings) of a batch of edges in one reply cell
 LAYER_BATCH = 1000  #: frontier nodes per layer query: the over-cap layer stops after the batch that passes the cap
 EDGE_BATCH = 2000  #: region nodes per edge query
 READERS = 2  #: edge queries in flight at once
@@ -66,45 +64,29 @@ def layers(q: Query, ids: Ids, seeds: np.ndarray, hops: int, cap: int) -> tuple[
     return kept, False
 
 
-def induced_edges(q: Query, ids: Ids, nodes: np.ndarray) -> tuple[np.ndarray, EdgeColumns]:
-    """Every edge with both ends in ``nodes`` (sorted): their indices (sorted) and columns in that order."""
-    heads, eids, tails = [], [], []
-    rels: list[str] = []
-    chunks: list[str] = []
+def induced_edges(q: Query, ids: Ids, nodes: np.ndarray, relations: Codes,
+                  provenance: Codes) -> tuple[np.ndarray, EdgeColumns]:
+    """Every edge with both ends in ``nodes`` (sorted): their indices (sorted) and columns in that order,
+    relations and provenance decoded through the code tables."""
+    parts: list[tuple[np.ndarray, ...]] = []
     qids = ids.qids(nodes.tolist())
     spans = [qids[lo:hi] for lo, hi in batches(len(qids), EDGE_BATCH)]
     with ThreadPoolExecutor(READERS) as pool:  # the server works on one batch while this process decodes another
-        for h, e, t, r, c in pool.map(lambda span: _out_edges(q, ids, span), spans):
-            keep = np.flatnonzero(np.isin(t, nodes))
-            heads.append(h[keep])
-            eids.append(e[keep])
-            tails.append(t[keep])
-            pick = keep.tolist()
-            rels.extend([r[k] for k in pick])
-            chunks.extend([c[k] for k in pick])
-    if not eids:
+        for cols in pool.map(lambda span: _out_edges(q, ids, span), spans):
+            keep = np.isin(cols[2], nodes)
+            parts.append(tuple(c[keep] for c in cols))
+    if not parts:
         return np.zeros(0, np.int64), EdgeColumns(np.zeros(0, np.int64), [], np.zeros(0, np.int64), [])
-    e_all = np.concatenate(eids)
-    order = np.argsort(e_all, kind="stable")
-    split = {c: split_ids(c) for c in set(chunks)}  # provenance strings repeat: split each once
-    pick = order.tolist()
-    return e_all[order], EdgeColumns(np.concatenate(heads)[order], [rels[k] for k in pick],
-                                     np.concatenate(tails)[order], [split[chunks[k]] for k in pick])
+    h, e, t, r, p = (np.concatenate([part[k] for part in parts]) for k in range(5))
+    order = np.argsort(e, kind="stable")
+    return e[order], EdgeColumns(h[order], relations.decode(r[order]), t[order], provenance.decode(p[order]))
 
 
-def _out_edges(q: Query, ids: Ids, qids: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[Any], list[Any]]:
-    """(heads, edge indices, tails, relations, joined provenance) of every out-edge of these nodes."""
-    batch = {"ids": qids}
+def _out_edges(q: Query, ids: Ids, qids: list[int]) -> tuple[np.ndarray, ...]:
+    """(heads, edge indices, tails, relation codes, provenance codes) of every out-edge of these nodes."""
     row = q(f"UNWIND $ids AS x {ids.match('a')} MATCH (a)-[e:REL]->(b:Node) RETURN collect(x), "
-            f"collect({ids.edge('e')}), collect({ids.node('b')}), string.join(collect(e.rel), '{RS}'), "
-            f"string.join(collect(e.chunks), '{RS}')", batch)
+            f"collect({ids.edge('e')}), collect({ids.node('b')}), collect(e.r), collect(e.p)", {"ids": qids})
     if not row:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), [], []
-    h, e, t = (int_list(v) for v in row[0][:3])
-    r, c = (str(row[0][3]).split(RS), str(row[0][4]).split(RS)) if e.size else ([], [])
-    if not len(r) == len(c) == e.size == h.size == t.size:  # a value holds RS: read this batch row by row
-        got = q(f"UNWIND $ids AS x {ids.match('a')} MATCH (a)-[e:REL]->(b:Node) RETURN x, {ids.edge('e')}, "
-                f"{ids.node('b')}, e.rel, e.chunks", batch)
-        h, e, t = (np.asarray([int(g[k]) for g in got], dtype=np.int64) for k in range(3))
-        r, c = [g[3] for g in got], [g[4] or "" for g in got]
-    return ids.nodes(h), ids.edges(e), ids.nodes(t), r, c
+        return tuple(np.zeros(0, np.int64) for _ in range(5))
+    h, e, t, r, p = (int_list(v) for v in row[0][:5])
+    return ids.nodes(h), ids.edges(e), ids.nodes(t), r, p
