@@ -22,7 +22,9 @@ from core.graph.stores.falkor_conn import (
     RELATIONS,
     SCHEMA_VERSION,
     Ids,
+    pack_codes,
     split_ids,
+    unpack_codes,
 )
 from core.graph.stores.falkor_load import edge_codes, load_graph_into
 from core.graph.stores.falkor_server import FalkorServer, free_port
@@ -156,7 +158,7 @@ def test_edges_carry_relation_and_provenance_as_codes_into_the_tables(loaded):
     """Store format 3: an edge holds only integers (its index and two codes); the code tables hold each
     distinct relation and provenance list once, numbered by first appearance (brute force over the graph)."""
     g, fs = loaded
-    assert fs._q("MATCH ()-[e:REL]->() RETURN DISTINCT keys(e)", {}) in ([["[i, r, p]"]], [["[i, p, r]"]])
+    assert fs._q("MATCH ()-[e:REL]->() RETURN DISTINCT keys(e)", {}) in ([["[i, c]"]], [["[c, i]"]])
     rels = dict(fs._q(f"MATCH (t:{RELATIONS}) RETURN t.c, t.text", {}))
     provs = {c: split_ids(v) for c, v in fs._q(f"MATCH (t:{PROVENANCE}) RETURN t.c, t.chunks", {})}
     want_rels = list(dict.fromkeys(g.edge_relation))
@@ -164,10 +166,24 @@ def test_edges_carry_relation_and_provenance_as_codes_into_the_tables(loaded):
     assert [rels[c] for c in range(len(rels))] == want_rels and len(rels) < g.n_edges
     assert [provs[c] for c in range(len(provs))] == want_provs
     assert (fs.meta["n_relations"], fs.meta["n_provenance"]) == (len(want_rels), len(want_provs))
-    for i, r, p in fs._q("MATCH ()-[e:REL]->() RETURN e.i, e.r, e.p", {}):
-        assert (rels[r], provs[p]) == (g.edge_relation[i], tuple(g.edge_chunks[i]))
+    for i, c in fs._q("MATCH ()-[e:REL]->() RETURN e.i, e.c", {}):
+        assert (rels[c // 2**32], provs[c % 2**32]) == (g.edge_relation[i], tuple(g.edge_chunks[i]))
     assert edge_codes(g)[:2] == ([want_rels.index(r) for r in g.edge_relation],
                                  [want_provs.index(tuple(c)) for c in g.edge_chunks])
+
+
+def test_packed_codes_round_trip_and_their_limits_are_refused(monkeypatch):
+    from core.graph.stores import falkor_load
+
+    r = np.array([0, 1, 5, 2**31 - 1], dtype=np.int64)
+    p = np.array([0, 2**32 - 1, 7, 123_456_789], dtype=np.int64)
+    packed = np.array([pack_codes(int(a), int(b)) for a, b in zip(r, p)], dtype=np.int64)
+    assert [x.tolist() for x in unpack_codes(packed)] == [r.tolist(), p.tolist()]
+    monkeypatch.setattr(falkor_load, "CODE_BITS", 1)  # room for 2 provenance lists; the toy graph has more
+    with pytest.raises(StoreError, match=r"has 5 distinct relations and 4 distinct provenance lists; the graph "
+                                         r"store packs both codes into one integer and holds at most \d+ and 2\. "
+                                         r"Keep this graph in memory"):
+        falkor_load.edge_codes(_graph())
 
 
 def test_a_region_read_sends_only_integers_and_decodes_each_code_once(falkordb_server):

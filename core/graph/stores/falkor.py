@@ -28,6 +28,7 @@ from core.graph.stores.falkor_conn import (
     read_meta,
     short_error,
     split_ids,
+    unpack_codes,
 )
 from core.graph.stores.store import (
     EdgeColumns,
@@ -201,15 +202,15 @@ class FalkorStore:
                 # endpoints unlabelled: with `(a:Node)` FalkorDB scans every node and probes the edge
                 # index from each (20-40 s for 300 edges of MuSiQue's 16k nodes), without it one
                 # index scan (14 ms); REL edges only ever join Node nodes
-                "UNWIND $ids AS x MATCH (a)-[e:REL]->(b) WHERE e.i = x RETURN e.i, a.i, e.r, b.i, e.p",
+                "UNWIND $ids AS x MATCH (a)-[e:REL]->(b) WHERE e.i = x RETURN e.i, a.i, b.i, e.c",
                 {"ids": ids[lo:hi]})
         return self._decoded(rows)
 
     def _decoded(self, rows: Sequence[Sequence[Any]]) -> dict[int, tuple[int, str, int, tuple[str, ...]]]:
-        """``(edge index, head, relation code, tail, provenance code)`` rows as edge index → decoded row."""
-        rels = self._relations.decode(np.asarray([int(r[2]) for r in rows], dtype=np.int64))
-        provs = self._provenance.decode(np.asarray([int(r[4]) for r in rows], dtype=np.int64))
-        return {int(r[0]): (int(r[1]), rel, int(r[3]), prov) for r, rel, prov in zip(rows, rels, provs)}
+        """``(edge index, head, tail, packed codes)`` rows as edge index → ``(head, relation, tail, chunks)``."""
+        r, p = unpack_codes(np.asarray([int(row[3]) for row in rows], dtype=np.int64))
+        rels, provs = self._relations.decode(r), self._provenance.decode(p)
+        return {int(row[0]): (int(row[1]), rel, int(row[2]), prov) for row, rel, prov in zip(rows, rels, provs)}
 
     def neighbors(self, v: int) -> np.ndarray:
         rows = self._q(f"{self._ids.match('n', '$v')} MATCH (n)-[:REL]-(m:Node) RETURN DISTINCT m.i",
@@ -345,7 +346,7 @@ class FalkorStore:
         for lo, hi in batches(m, 20_000):
             edge_rows.update(self._decoded(self._q(
                 "MATCH (a)-[e:REL]->(b) WHERE e.i >= $lo AND e.i < $hi "  # one index scan (see _edge_table)
-                "RETURN e.i, a.i, e.r, b.i, e.p", {"lo": lo, "hi": hi})))
+                "RETURN e.i, a.i, b.i, e.c", {"lo": lo, "hi": hi})))
         chunk_rows: dict[int, tuple[str, str, str]] = {}
         for lo, hi in batches(int(self.meta.get("n_chunks", 0)), 20_000):
             for i, cid, title, text in self._q(

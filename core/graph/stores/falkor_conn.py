@@ -8,20 +8,22 @@ Schema (one FalkorDB graph per workspace), format version :data:`SCHEMA_VERSION`
                n_relations, n_provenance, node_id_base, edge_id_base})   the id bases optional: see :class:`Ids`
     (:Node  {i, id, key, name, description, chunks, deg})        i = the node's FAISS row, key = normalized name
     (:Chunk {i, id, title, text, nodes, edges})                  nodes/edges = provenance (indices)
-    (:Node)-[:REL {i, r, p}]->(:Node)                            i = the edge's FAISS row, r / p = codes
+    (:Node)-[:REL {i, c}]->(:Node)                               i = the edge's FAISS row, c = codes (below)
     (:EgxRelation {c, text})                                     the relation of code c
     (:EgxProvenance {c, chunks})                                 the provenance chunk ids of code c
 
 An edge carries its relation and its provenance as integer codes into the two code tables (codes
-numbered by first appearance in edge order): a region read is per-edge work on the server, for every
-out-edge of the region's nodes, and integers cost it far less than strings; the client decodes the
-few distinct codes a read meets through :class:`Codes`, which keeps what it has read.
+numbered by first appearance in edge order), packed into one property ``c = relation code * 2**32 +
+provenance code`` (:func:`pack_codes`): a region read is per-edge work on the server, for every
+out-edge of the region's nodes, and one integer property costs it far less than two strings (or two
+integers: each property read is a lookup in the edge's attribute set); the client decodes the few
+distinct codes a read meets through :class:`Codes`, which keeps what it has read.
 
 List-valued properties (chunk ids, provenance indices) are strings joined by ``SEP`` (U+001F):
 reading them back as strings is several times faster than the client's per-element array parsing.
 
 Version history: 2 stored each edge's relation and provenance strings on the edge (``rel``, ``chunks``);
-3 stores codes. An older graph is refused with the command that reloads it (:func:`read_meta`).
+3 stores their codes (``c``). An older graph is refused with the command that reloads it (:func:`read_meta`).
 """
 
 from __future__ import annotations
@@ -156,6 +158,18 @@ def int_list(value: Any) -> np.ndarray:
 
 
 Query = Callable[[str, dict[str, Any]], list[list[Any]]]
+CODE_BITS = 32  #: the provenance code's share of an edge's packed code ``c``
+
+
+def pack_codes(relation: int, provenance: int) -> int:
+    """An edge's ``c`` property: both codes in one integer (FalkorDB integers are signed 64-bit)."""
+    return (relation << CODE_BITS) | provenance
+
+
+def unpack_codes(packed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(relation codes, provenance codes)`` of packed ``c`` values (:func:`pack_codes`)."""
+    packed = np.asarray(packed, dtype=np.int64)
+    return packed >> CODE_BITS, packed & ((1 << CODE_BITS) - 1)
 
 
 class Codes:

@@ -23,6 +23,7 @@ from core.errors import StoreError
 from core.graph.model import KnowledgeGraph
 from core.graph.stores.falkor_conn import (
     BATCH,
+    CODE_BITS,
     EDGE_ID_BASE,
     NODE_ID_BASE,
     PROVENANCE,
@@ -34,6 +35,7 @@ from core.graph.stores.falkor_conn import (
     batches,
     connect,
     join_ids,
+    pack_codes,
     read_meta,
     short_error,
 )
@@ -129,10 +131,10 @@ def load_graph_into(graph: KnowledgeGraph, url: StoreURL, *, overwrite: bool = F
             tick(hi - lo, "nodes")
         rel_codes, prov_codes, relations, provenance = edge_codes(graph)
         for lo, hi in batches(graph.n_edges, batch):
-            rows = [{"i": e, "h": int(graph.edge_head[e]), "t": int(graph.edge_tail[e]), "r": rel_codes[e],
-                     "p": prov_codes[e]} for e in range(lo, hi)]
+            rows = [{"i": e, "h": int(graph.edge_head[e]), "t": int(graph.edge_tail[e]),
+                     "c": pack_codes(rel_codes[e], prov_codes[e])} for e in range(lo, hi)]
             stage.query("UNWIND $rows AS r MATCH (a:Node {i: r.h}), (b:Node {i: r.t}) "
-                        "CREATE (a)-[:REL {i: r.i, r: r.r, p: r.p}]->(b)", {"rows": rows})
+                        "CREATE (a)-[:REL {i: r.i, c: r.c}]->(b)", {"rows": rows})
             tick(hi - lo, "edges")
         for lo, hi in batches(len(relations), batch):
             stage.query(f"UNWIND $rows AS r CREATE (:{RELATIONS} {{c: r.c, text: r.t}})",
@@ -183,4 +185,8 @@ def edge_codes(graph: KnowledgeGraph) -> tuple[list[int], list[int], list[str], 
     prov_of: dict[tuple[str, ...], int] = {}
     rel_codes = [rel_of.setdefault(r, len(rel_of)) for r in graph.edge_relation]
     prov_codes = [prov_of.setdefault(tuple(c), len(prov_of)) for c in graph.edge_chunks]
+    if len(rel_of) >= 1 << (63 - CODE_BITS) or len(prov_of) >= 1 << CODE_BITS:
+        raise StoreError(f"The graph has {len(rel_of)} distinct relations and {len(prov_of)} distinct provenance "
+                         f"lists; the graph store packs both codes into one integer and holds at most "
+                         f"{1 << (63 - CODE_BITS)} and {1 << CODE_BITS}. Keep this graph in memory (no --store).")
     return rel_codes, prov_codes, list(rel_of), [join_ids(c) for c in prov_of]

@@ -7,8 +7,8 @@ index (~25 µs a node), and the client turning every reply cell into a Python ob
 * asks for a hop layer as one ``collect()`` of neighbour ids per batch of frontier nodes, parsed in C
   (:func:`~core.graph.stores.falkor_conn.int_list`), and stops reading a layer as soon as it passes the cap;
 * reads the region's edges as the out-edges of its nodes, one reply row per batch of ``collect()`` lists
-  of integers only: edge and end ids, and the relation and provenance *codes* (store format 3), which
-  the client decodes for the edges it keeps (:class:`~core.graph.stores.falkor_conn.Codes`). The server
+  of integers only: edge and end ids, and the relation and provenance *codes* (store format 3, packed
+  in one property), which the client decodes for the edges it keeps (:class:`~core.graph.stores.falkor_conn.Codes`). The server
   reads every out-edge of the region's nodes, those leaving the region too (it cannot test region
   membership cheaply), so what it reads per edge is what a region read costs.
 
@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from core.graph.stores.falkor_conn import Codes, Ids, Query, batches, int_list
+from core.graph.stores.falkor_conn import Codes, Ids, Query, batches, int_list, unpack_codes
 from core.graph.stores.store import EdgeColumns
 
 LAYER_BATCH = 1000  #: frontier nodes per layer query: the over-cap layer stops after the batch that passes the cap
@@ -77,16 +77,18 @@ def induced_edges(q: Query, ids: Ids, nodes: np.ndarray, relations: Codes,
             parts.append(tuple(c[keep] for c in cols))
     if not parts:
         return np.zeros(0, np.int64), EdgeColumns(np.zeros(0, np.int64), [], np.zeros(0, np.int64), [])
-    h, e, t, r, p = (np.concatenate([part[k] for part in parts]) for k in range(5))
+    h, e, t, c = (np.concatenate([part[k] for part in parts]) for k in range(4))
     order = np.argsort(e, kind="stable")
-    return e[order], EdgeColumns(h[order], relations.decode(r[order]), t[order], provenance.decode(p[order]))
+    r, p = unpack_codes(c[order])
+    return e[order], EdgeColumns(h[order], relations.decode(r), t[order], provenance.decode(p))
 
 
 def _out_edges(q: Query, ids: Ids, qids: list[int]) -> tuple[np.ndarray, ...]:
-    """(heads, edge indices, tails, relation codes, provenance codes) of every out-edge of these nodes."""
-    row = q(f"UNWIND $ids AS x {ids.match('a')} MATCH (a)-[e:REL]->(b:Node) RETURN collect(x), "
-            f"collect({ids.edge('e')}), collect({ids.node('b')}), collect(e.r), collect(e.p)", {"ids": qids})
+    """(heads, edge indices, tails, packed codes) of every out-edge of these nodes. The far end is not
+    matched as ``(b:Node)``: REL edges only ever join Node nodes, and the label test is per-edge work."""
+    row = q(f"UNWIND $ids AS x {ids.match('a')} MATCH (a)-[e:REL]->(b) RETURN collect(x), "
+            f"collect({ids.edge('e')}), collect({ids.node('b')}), collect(e.c)", {"ids": qids})
     if not row:
-        return tuple(np.zeros(0, np.int64) for _ in range(5))
-    h, e, t, r, p = (int_list(v) for v in row[0][:5])
-    return ids.nodes(h), ids.edges(e), ids.nodes(t), r, p
+        return tuple(np.zeros(0, np.int64) for _ in range(4))
+    h, e, t, c = (int_list(v) for v in row[0][:4])
+    return ids.nodes(h), ids.edges(e), ids.nodes(t), c
