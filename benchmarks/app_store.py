@@ -47,7 +47,7 @@ def child(home: str, workspace: str, n: int) -> dict:
     from streamlit.testing.v1 import AppTest
 
     from components import state as S
-    from core.graph.falkor import FalkorStore
+    from core.graph.stores.falkor import FalkorStore
     from core.index.workspace import Workspace
     from tests.app.helpers import APP
 
@@ -108,7 +108,7 @@ def main() -> None:
     from core.backends.registry import get_embedder
     from core.eval.datasets import load_questions
     from core.fsio import egx_home
-    from core.graph.falkor_server import FalkorServer
+    from core.graph.stores.falkor_server import FalkorServer
     from core.index.manifest import MANIFEST
     from core.index.samples import ensure_sample_workspace
     from core.index.workspace import Workspace

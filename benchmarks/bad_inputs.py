@@ -815,7 +815,7 @@ def _(ctx: Ctx) -> Outcome:
 
 @case("A30p", "30.4", "--store falkordb://…/g1 --overwrite for workspace B over workspace A's graph")
 def _(ctx: Ctx) -> Outcome:
-    from core.graph.falkor_server import FalkorServer
+    from core.graph.stores.falkor_server import FalkorServer
 
     with FalkorServer(ctx.sb / "falkordb") as server:
         url = server.url("g1")

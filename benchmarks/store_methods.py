@@ -116,7 +116,7 @@ def main() -> None:
 
     from core.backends.embedders import HashingEmbedder
     from core.eval.datasets import load_questions
-    from core.graph.falkor_server import FalkorServer
+    from core.graph.stores.falkor_server import FalkorServer
     from core.index.samples import ensure_sample_workspace
     from core.index.workspace import Workspace
 

@@ -170,9 +170,9 @@ def main() -> None:
         remote_child(args)
         return
 
-    from core.graph.falkor_load import load_graph_into
-    from core.graph.falkor_server import FalkorServer
-    from core.graph.store import parse_store_url
+    from core.graph.stores.falkor_load import load_graph_into
+    from core.graph.stores.falkor_server import FalkorServer
+    from core.graph.stores.store import parse_store_url
 
     out: dict = {"nodes": args.nodes, "edges": args.edges, "skew": args.skew, "h": args.h, "cap": args.cap}
     t0 = time.perf_counter()

@@ -30,9 +30,9 @@ _share_cores_between_workers()
 
 import pytest  # noqa: E402
 
-from core.graph.falkor_server import FalkorServer  # noqa: E402
 from core.graph.graph_builder import GraphBuilder, graph_from_triples  # noqa: E402
 from core.graph.model import KnowledgeGraph  # noqa: E402
+from core.graph.stores.falkor_server import FalkorServer  # noqa: E402
 from tests.fake_openai import FakeOpenAIServer, fake_openai_server  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

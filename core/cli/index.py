@@ -46,7 +46,7 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
     add_llm_limits(i)
     i.add_argument("--store", metavar="URL",
                    help="keep the graph in FalkorDB: falkordb://HOST:PORT/GRAPH (password from $EGX_FALKORDB_PASSWORD; "
-                        "a local server: python -m core.graph.falkor_server); with --workspace DIR and no inputs, "
+                        "a local server: python -m core.graph.stores.falkor_server); with --workspace DIR and no inputs, "
                         "moves that workspace's graph there. Default: in the workspace folder, loaded into memory")
     i.add_argument("--prepare", metavar="METHODS", default="",
                    help="also compute now what these methods build on first use (comma-separated, or 'all'): "

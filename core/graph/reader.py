@@ -22,8 +22,8 @@ function                  what a stage gets
 :func:`store_url`         where the graph lives, for the trace
 ========================  ==========================================================================
 
-The store implementations stand side by side under ``core/graph/`` (:data:`core.graph.store.STORES`
-maps a URL scheme to one); adding one means a :class:`~core.graph.store.GraphStore`, which
+The store implementations stand side by side in the package :mod:`core.graph.stores` (its
+:data:`~core.graph.stores.STORES` maps a URL scheme to one); adding one means a :class:`~core.graph.stores.store.GraphStore`, which
 :class:`~core.graph.view.StoreGraphView` then serves to every method unchanged.
 """
 
@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from core.graph.model import KnowledgeGraph
-from core.graph.store import MEMORY_URL, MemoryStore, Region, expand_layers, hop_of, name_index
+from core.graph.stores.store import MEMORY_URL, MemoryStore, Region, expand_layers, hop_of, name_index
 from core.graph.view import StoreGraphView
 
 #: What the per-question stages of a method accept as "the graph": the whole graph in memory, or a
@@ -227,7 +227,7 @@ class Reach:
 @singledispatch
 def reach(graph: Any, seeds: Iterable[int], *, hops: int, max_nodes: int, walk: bool = True) -> Reach:
     """The nodes within ``hops`` of ``seeds``, hop layer by hop layer, stopping before a layer that would
-    take their number past ``max(max_nodes, len(seeds))`` (:func:`~core.graph.store.expand_layers`, the one
+    take their number past ``max(max_nodes, len(seeds))`` (:func:`~core.graph.stores.store.expand_layers`, the one
     cap rule of every store). In memory nothing is copied; a store reads the region (one query per layer).
 
     ``walk=False``: the caller walks the graph itself and wants only a graph holding the region — the
@@ -259,7 +259,7 @@ def _(graph: StoreGraphView, seeds: Iterable[int], *, hops: int, max_nodes: int,
 
 @singledispatch
 def read_region(graph: Any, seeds: Iterable[int], *, hops: int, max_nodes: int, with_chunks: bool = False) -> Region:
-    """The region of :func:`reach` as a graph of its own (:class:`~core.graph.store.Region`: local ids,
+    """The region of :func:`reach` as a graph of its own (:class:`~core.graph.stores.store.Region`: local ids,
     the global ones beside), with the chunks its nodes and edges cite when ``with_chunks``: what code
     written for a whole graph (a PPR, an entity graph) runs on when it is to see only a region."""
     raise TypeError(f"not a graph: {type(graph).__name__}")

@@ -2,7 +2,7 @@
 
 :class:`StoreGraphView` answers the parts of :class:`~core.graph.model.KnowledgeGraph` that a
 method's per-question stages read (names, edge endpoints and relations, enriched edge texts,
-provenance, chunks, incident edges) by asking the :class:`~core.graph.store.GraphStore`, and keeps
+provenance, chunks, incident edges) by asking the :class:`~core.graph.stores.store.GraphStore`, and keeps
 what it read for the rest of the question. Nothing is read up front and the whole graph is never
 loaded, so a question costs the store reads of the region it touches; the view is dropped with the
 question, so the process's memory does not grow with the KG.
@@ -22,7 +22,7 @@ import numpy as np
 
 from core.errors import UnknownNameError
 from core.graph.model import Chunk
-from core.graph.store import GraphStore, Region
+from core.graph.stores.store import GraphStore, Region
 
 T = TypeVar("T")
 
@@ -109,7 +109,7 @@ class _ChunkRows:
 
 class _Degrees:
     """``view.degree[v]`` (an int) or ``view.degree[array]`` (an int64 array), read through from the
-    store's :meth:`~core.graph.store.GraphStore.degrees`: the per-item reads of
+    store's :meth:`~core.graph.stores.store.GraphStore.degrees`: the per-item reads of
     :attr:`KnowledgeGraph.degree` that a drawing makes (sizes, tooltips, which nodes get a label).
     The whole degree array is deliberately not offered."""
 

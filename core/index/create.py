@@ -18,7 +18,7 @@ from core.graph.builder import build_kg_from_corpus
 from core.graph.chunking import chunking_settings
 from core.graph.loaders import LoadedGraph, load_inputs
 from core.graph.model import KnowledgeGraph
-from core.graph.store import StoreURL, parse_store_url
+from core.graph.stores.store import StoreURL, parse_store_url
 from core.index.commit import check_target, commit, recover, workspace_lock
 from core.index.graph_files import save_graph
 from core.index.indexing import Progress, build_indexes, index_manifest
@@ -76,7 +76,7 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
         (:mod:`core.graph.synonyms`). ``None`` (default) stores none. Needs ``embedder``.
     store
         ``falkordb://HOST:PORT/GRAPH``: write the graph into that FalkorDB graph (staging graph +
-        rename, :func:`core.graph.falkor_load.load_graph_into`) instead of ``graph.json.gz``; the vectors
+        rename, :func:`core.graph.stores.falkor_load.load_graph_into`) instead of ``graph.json.gz``; the vectors
         stay in the workspace's FAISS files. The password comes from ``EGX_FALKORDB_PASSWORD``.
         ``None``: the graph is kept in the workspace folder (the default).
     runner
@@ -254,7 +254,7 @@ def _load_into_store(manifest: dict[str, Any], graph: KnowledgeGraph, url: Store
                      owner: Path) -> None:
     """Write the graph into the FalkorDB graph ``url`` and name it in ``manifest`` in place of
     ``graph.json.gz``."""
-    from core.graph.falkor_load import load_graph_into
+    from core.graph.stores.falkor_load import load_graph_into
 
     manifest["graph"] = {**manifest["graph"], "file": None, "store": str(url)}
     manifest["store"] = {"kind": "falkordb", "url": str(url),

@@ -13,7 +13,7 @@ from core.fsio import atomic_writer
 from core.graph.graph_builder import graph_from_dict
 from core.graph.loaders import InputLimits, open_input
 from core.graph.model import KnowledgeGraph
-from core.graph.store import MEMORY_URL
+from core.graph.stores.store import MEMORY_URL
 from core.index.manifest import Manifest
 
 

@@ -38,7 +38,7 @@ from core.graph.formats.documents import DOCUMENT_FORMATS
 from core.graph.graph_builder import GraphBuilder
 from core.graph.loaders import LoadedGraph, load_inputs
 from core.graph.model import Chunk, KnowledgeGraph
-from core.graph.store import MEMORY_URL
+from core.graph.stores.store import MEMORY_URL
 from core.graph.synonyms import SYNONYM_RELATION, add_synonym_edges
 from core.index.commit import commit, recover, workspace_lock
 from core.index.create import EMBED_SECONDS_PER_CHAR, EMBED_SECONDS_PER_ITEM, EXTRACT_SECONDS, LLM_EXTRACT_SECONDS

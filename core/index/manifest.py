@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import WorkspaceError
-from core.graph.store import MEMORY_URL
+from core.graph.stores.store import MEMORY_URL
 
 MANIFEST = "manifest.json"
 GRAPH_FILE = "graph.json.gz"

@@ -220,7 +220,7 @@ CHUNK_PAGE = 20_000
 def chunk_table(workspace: Workspace) -> KnowledgeGraph | ChunkTable:
     """The chunks questions are matched against: the graph in memory, or a graph store's chunk rows."""
     from core.graph.model import Chunk
-    from core.graph.store import remote_store
+    from core.graph.stores.store import remote_store
 
     if not remote_store(workspace):
         return workspace.graph

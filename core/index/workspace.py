@@ -39,8 +39,8 @@ import numpy as np
 from core.errors import EgxError, StoreError, UnknownNameError, WorkspaceError
 from core.fsio import atomic_write_json, path_lock, unique_suffix
 from core.graph.model import KnowledgeGraph
-from core.graph.store import MEMORY_URL, GraphStore, MemoryStore, parse_store_url
 from core.graph.stores import open_store
+from core.graph.stores.store import MEMORY_URL, GraphStore, MemoryStore, parse_store_url
 from core.index.commit import recover, wait_for_commit, workspace_lock
 from core.index.graph_files import load_graph, rebuild_hint
 from core.index.indexing import (
@@ -132,7 +132,7 @@ class Workspace:
 
     @cached_property
     def store(self) -> GraphStore:
-        """The workspace's :class:`~core.graph.store.GraphStore`: the in-memory graph, or the FalkorDB
+        """The workspace's :class:`~core.graph.stores.store.GraphStore`: the in-memory graph, or the FalkorDB
         graph the manifest names (checked: reachable, written by egx, the content this index was
         built from).
 
@@ -429,7 +429,7 @@ class Workspace:
             A bad URL, an unreachable store, or a graph of that name that is not ours (or is, without
             ``overwrite``).
         """
-        from core.graph.falkor_load import load_graph_into
+        from core.graph.stores.falkor_load import load_graph_into
 
         target = parse_store_url(url)
         with workspace_lock(self.path):

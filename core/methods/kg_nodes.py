@@ -44,7 +44,7 @@ from core.methods.base import Preparation
 
 if TYPE_CHECKING:
     from core.backends.base import Embedder
-    from core.graph.store import GraphStore
+    from core.graph.stores.store import GraphStore
     from core.index.indexing import Progress
     from core.index.workspace import CachedVectors, Workspace
     from core.methods.configuration import MethodConfig

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from core.cli import main
-from core.graph.falkor_server import free_port
+from core.graph.stores.falkor_server import free_port
 from core.index.workspace import Workspace
 from tests.conftest import SAMPLE_DATA
 

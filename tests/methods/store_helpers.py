@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from core.graph.falkor import FalkorStore
+from core.graph.stores.falkor import FalkorStore
 from core.index.samples import ensure_sample_workspace
 from core.index.workspace import Workspace
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from core.eval.datasets import load_questions
-from core.graph.store import MemoryStore
+from core.graph.stores.store import MemoryStore
 from core.graph.view import StoreGraphView
 from core.index.workspace import Workspace
 from core.methods.base import Backends

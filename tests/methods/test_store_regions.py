@@ -14,7 +14,7 @@ import pytest
 
 from core.backends.embedders import HashingEmbedder
 from core.eval.datasets import load_questions
-from core.graph.falkor import FalkorStore
+from core.graph.stores.falkor import FalkorStore
 from core.index.samples import ensure_sample_workspace
 from core.index.workspace import Workspace
 from core.methods.base import Backends
@@ -129,7 +129,7 @@ def test_reg_musique_same_results_from_region(tmp_path_factory, falkordb_server,
 
 def test_store_name_lookup_and_chunks_agree(demo_pair):
     """The two contract methods ReG's store path adds: batch name lookup and chunk rows."""
-    from core.graph.store import MemoryStore
+    from core.graph.stores.store import MemoryStore
     from core.text import normalize_name
 
     mem, remote = demo_pair
@@ -143,7 +143,7 @@ def test_store_name_lookup_and_chunks_agree(demo_pair):
 
 def test_reg_in_memory_reads_the_graph_directly(demo_pair, backends, monkeypatch):
     """The default store adds nothing: no region query, no store name lookup, no store step data."""
-    from core.graph.store import MemoryStore
+    from core.graph.stores.store import MemoryStore
 
     def refuse(*_a: object, **_k: object) -> None:
         raise AssertionError("the in-memory path went through the store contract")

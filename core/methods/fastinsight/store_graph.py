@@ -10,7 +10,7 @@ initial vector search over the node vectors (the workspace's FAISS file), Algori
 * the provenance of the ranked nodes (the passages they map to).
 
 :class:`StoreNodeGraph` is a :class:`~core.methods.fastinsight.node_graph.KGNodeGraph` that reads
-exactly these from the :class:`~core.graph.store.GraphStore`, in batches (one read per GRanker or
+exactly these from the :class:`~core.graph.stores.store.GraphStore`, in batches (one read per GRanker or
 STeX call), and keeps what it read for the rest of the question. Its items are the store's node
 indices, which are the rows of the node FAISS file, so the loop, GRanker and STeX run on it
 unchanged and return what they return on the in-memory node graph (tested item for item).
@@ -34,7 +34,7 @@ from core.methods.fastinsight.node_graph import KGNodeGraph, node_graph
 from core.methods.kg_nodes import NODE_TEXT_CHARS, PAGE, compose_node_text, store_gold_nodes
 
 if TYPE_CHECKING:
-    from core.graph.store import GraphStore
+    from core.graph.stores.store import GraphStore
 
 
 @dataclass(eq=False)

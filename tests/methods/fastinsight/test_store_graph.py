@@ -17,10 +17,10 @@ from core.backends.embedders import HashingEmbedder
 from core.backends.llm import NoLLM
 from core.backends.rerankers import BiEncoderReranker
 from core.eval.datasets import load_questions
-from core.graph.falkor import FalkorStore
-from core.graph.falkor_load import load_graph_into
 from core.graph.graph_builder import GraphBuilder
-from core.graph.store import MemoryStore, parse_store_url
+from core.graph.stores.falkor import FalkorStore
+from core.graph.stores.falkor_load import load_graph_into
+from core.graph.stores.store import MemoryStore, parse_store_url
 from core.graph.view import StoreGraphView
 from core.index.samples import ensure_sample_workspace
 from core.index.workspace import Workspace

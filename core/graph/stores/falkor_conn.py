@@ -1,35 +1,49 @@
-"""Connecting to a FalkorDB server, and the store format that the reader (:mod:`core.graph.falkor`) and the
-writer (:mod:`core.graph.falkor_load`) share: the schema's name and version, the ``EgxMeta`` check, how lists
+"""Connecting to a FalkorDB server, and the store format that the reader (:mod:`core.graph.stores.falkor`) and the
+writer (:mod:`core.graph.stores.falkor_load`) share: the schema's name and version, the ``EgxMeta`` check, how lists
 are stored, the batch size.
 
-Schema (one FalkorDB graph per workspace)::
+Schema (one FalkorDB graph per workspace), format version :data:`SCHEMA_VERSION`::
 
     (:EgxMeta {format: "egx-graph-store", version, kind, name, meta, content_hash, n_nodes, n_edges, n_chunks,
-               node_id_base, edge_id_base})                  the last two optional: see :class:`Ids`
+               n_relations, n_provenance, node_id_base, edge_id_base})   the id bases optional: see :class:`Ids`
     (:Node  {i, id, key, name, description, chunks, deg})        i = the node's FAISS row, key = normalized name
     (:Chunk {i, id, title, text, nodes, edges})                  nodes/edges = provenance (indices)
-    (:Node)-[:REL {i, rel, chunks}]->(:Node)                     i = the edge's FAISS row
+    (:Node)-[:REL {i, c}]->(:Node)                               i = the edge's FAISS row, c = codes (below)
+    (:EgxRelation {c, text})                                     the relation of code c
+    (:EgxProvenance {c, chunks})                                 the provenance chunk ids of code c
+
+An edge carries its relation and its provenance as integer codes into the two code tables (codes
+numbered by first appearance in edge order), packed into one property ``c = relation code * 2**32 +
+provenance code`` (:func:`pack_codes`): a region read is per-edge work on the server, for every
+out-edge of the region's nodes, and one integer property costs it far less than two strings (or two
+integers: each property read is a lookup in the edge's attribute set); the client decodes the few
+distinct codes a read meets through :class:`Codes`, which keeps what it has read.
 
 List-valued properties (chunk ids, provenance indices) are strings joined by ``SEP`` (U+001F):
 reading them back as strings is several times faster than the client's per-element array parsing.
+
+Version history: 2 stored each edge's relation and provenance strings on the edge (``rel``, ``chunks``);
+3 stores their codes (``c``). An older graph is refused with the command that reloads it (:func:`read_meta`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from core.errors import StoreError
-from core.graph.store import StoreURL
+from core.graph.stores.store import StoreURL
 
 if TYPE_CHECKING:
     from falkordb import FalkorDB
 
 SCHEMA = "egx-graph-store"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+RELATIONS = "EgxRelation"  #: the relation code table's label
+PROVENANCE = "EgxProvenance"  #: the provenance code table's label
 STAGING = "__egx_staging_"
 BATCH = 5000
 QUERY_TIMEOUT_MS = 120_000
@@ -52,7 +66,7 @@ def connect(url: StoreURL) -> FalkorDB:
                          "EGX_FALKORDB_USER for an ACL user) to the server's password.") from None
     except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as exc:
         raise StoreError(f"Cannot reach the graph store {url} ({short_error(exc)}). Start the server (for a local one: "
-                         f"`python -m core.graph.falkor_server --port {url.port}`) or fix the --store URL.") from None
+                         f"`python -m core.graph.stores.falkor_server --port {url.port}`) or fix the --store URL.") from None
     except redis.exceptions.ResponseError as exc:
         raise StoreError(f"The server at {url} answered {exc!s} — is it a Redis server with the FalkorDB "
                          "module loaded (`redis-server --loadmodule falkordb.so`)?") from None
@@ -143,14 +157,74 @@ def int_list(value: Any) -> np.ndarray:
     return np.fromstring(text[1:-1], dtype=np.int64, sep=",") if len(text) > 2 else np.zeros(0, np.int64)
 
 
+Query = Callable[[str, dict[str, Any]], list[list[Any]]]
+CODE_BITS = 32  #: the provenance code's share of an edge's packed code ``c``
+
+
+def pack_codes(relation: int, provenance: int) -> int:
+    """An edge's ``c`` property: both codes in one integer (FalkorDB integers are signed 64-bit)."""
+    return (relation << CODE_BITS) | provenance
+
+
+def unpack_codes(packed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(relation codes, provenance codes)`` of packed ``c`` values (:func:`pack_codes`)."""
+    packed = np.asarray(packed, dtype=np.int64)
+    return packed >> CODE_BITS, packed & ((1 << CODE_BITS) - 1)
+
+
+class Codes:
+    """One code table as the client knows it: code → value, read from the server on first need.
+
+    Parameters
+    ----------
+    q
+        Runs a read query (the store's).
+    label, prop
+        The table's node label and value property (``EgxRelation.text``, ``EgxProvenance.chunks``).
+    parse
+        Turns a stored value into the decoded one (provenance: :func:`split_ids`).
+    where
+        What the store is called in an error message.
+    """
+
+    def __init__(self, q: Query, label: str, prop: str, parse: Callable[[Any], Any], where: str) -> None:
+        self._q, self._label, self._prop, self._parse, self._where = q, label, prop, parse, where
+        self._known: dict[int, Any] = {}
+
+    def decode(self, codes: np.ndarray) -> list[Any]:
+        """The value of each code, in order (one query per :data:`BATCH` codes not read before).
+
+        Raises
+        ------
+        StoreError
+            A code the table does not hold (the graph was changed outside egx).
+        """
+        uniq, inverse = np.unique(np.asarray(codes, dtype=np.int64), return_inverse=True)
+        missing = [c for c in uniq.tolist() if c not in self._known]
+        for lo, hi in batches(len(missing)):
+            for c, value in self._q(f"UNWIND $ids AS x MATCH (t:{self._label} {{c: x}}) RETURN t.c, t.{self._prop}",
+                                    {"ids": missing[lo:hi]}):
+                self._known[int(c)] = self._parse(value)
+        lost = [c for c in missing if c not in self._known]
+        if lost:
+            raise StoreError(f"The graph store {self._where} has no {self._label} row for code {lost[0]} (its edges "
+                             "name it): the graph was changed outside egx. Rebuild it with "
+                             f"`egx index INPUTS --workspace DIR --store {self._where} --overwrite`.")
+        values = np.empty(uniq.size, dtype=object)
+        for k, c in enumerate(uniq.tolist()):  # element-wise: a tuple value must stay one cell
+            values[k] = self._known[c]
+        return values[inverse.reshape(-1)].tolist()
+
+
 def batches(n: int, size: int = BATCH) -> Iterator[tuple[int, int]]:
     """``(lo, hi)`` ranges of at most ``size`` that cover ``range(n)``."""
     for lo in range(0, n, size):
         yield lo, min(n, lo + size)
 
 
-def read_meta(db: FalkorDB, url: StoreURL) -> dict[str, Any]:
-    """The ``EgxMeta`` properties of ``url.graph``; a :class:`StoreError` when it is not ours."""
+def read_meta(db: FalkorDB, url: StoreURL, *, any_version: bool = False) -> dict[str, Any]:
+    """The ``EgxMeta`` properties of ``url.graph``; a :class:`StoreError` when it is not ours, or (unless
+    ``any_version``: the loader, which replaces it) when it is in another store format version."""
     import redis
 
     fix = (f"Name another graph in the URL, or write this one with `egx index INPUTS --workspace DIR --store {url}` "
@@ -164,7 +238,20 @@ def read_meta(db: FalkorDB, url: StoreURL) -> dict[str, Any]:
         raise StoreError(f"The graph {url.graph!r} at {url} was not written by egx (no EgxMeta node of format "
                          f"{SCHEMA!r}). {fix}")
     meta = dict(rows[0][0])
-    if int(meta.get("version", 0)) != SCHEMA_VERSION:
-        raise StoreError(f"The graph {url.graph!r} at {url} uses egx store format version {meta.get('version')}, "
-                         f"this egx reads version {SCHEMA_VERSION}. Rebuild it with `egx index ... --store {url} --overwrite`.")
+    if not any_version and meta.get("version") != SCHEMA_VERSION:
+        raise StoreError(version_error(url, meta))
     return meta
+
+
+def version_error(url: StoreURL, meta: Mapping[str, Any]) -> str:
+    """Why a graph in another store format version cannot be read, and the command that reloads it.
+
+    The store holds the workspace's only copy of the graph (``graph.json.gz`` is removed once it is in
+    the store), so the graph is rebuilt from the files the workspace was built from."""
+    folder = str(meta.get("owner") or "") or "DIR"
+    newer = isinstance(meta.get("version"), int) and int(meta["version"]) > SCHEMA_VERSION
+    fix = ("Upgrade egx to read it, or reload it" if newer else "Reload it") + \
+        f" in this version's format: `egx index INPUTS --workspace {folder} --store {url} --overwrite` " \
+        "(INPUTS: the files the workspace was built from)."
+    return (f"The graph {url.graph!r} at {url} is in egx store format version {meta.get('version')}; this egx reads "
+            f"version {SCHEMA_VERSION} (relations and provenance as integer codes). {fix}")

@@ -1,8 +1,8 @@
-"""FalkorDB as a :class:`~core.graph.store.GraphStore`: the KG lives in a graph database and each
+"""FalkorDB as a :class:`~core.graph.stores.store.GraphStore`: the KG lives in a graph database and each
 question pulls only the region it needs.
 
-:class:`FalkorStore` reads a graph that :func:`core.graph.falkor_load.load_graph_into` wrote; the schema, the
-connection and the checks both share are in :mod:`core.graph.falkor_conn`. Every query is read-only.
+:class:`FalkorStore` reads a graph that :func:`core.graph.stores.falkor_load.load_graph_into` wrote; the schema, the
+connection and the checks both share are in :mod:`core.graph.stores.falkor_conn`. Every query is read-only.
 """
 
 from __future__ import annotations
@@ -14,10 +14,23 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from core.errors import StoreError
-from core.graph import falkor_region
-from core.graph.falkor_conn import QUERY_TIMEOUT_MS, STAGING, Ids, batches, connect, read_meta, short_error, split_ids
 from core.graph.model import KnowledgeGraph
-from core.graph.store import (
+from core.graph.stores import falkor_region
+from core.graph.stores.falkor_conn import (
+    PROVENANCE,
+    QUERY_TIMEOUT_MS,
+    RELATIONS,
+    STAGING,
+    Codes,
+    Ids,
+    batches,
+    connect,
+    read_meta,
+    short_error,
+    split_ids,
+    unpack_codes,
+)
+from core.graph.stores.store import (
     EdgeColumns,
     Region,
     StoreURL,
@@ -45,8 +58,8 @@ def _params_header(params: dict[str, Any] | None) -> str:
 
 
 class FalkorStore:
-    """A KG in a FalkorDB graph written by :func:`~core.graph.falkor_load.load_graph_into` (schema:
-    :mod:`core.graph.falkor_conn`).
+    """A KG in a FalkorDB graph written by :func:`~core.graph.stores.falkor_load.load_graph_into` (schema:
+    :mod:`core.graph.stores.falkor_conn`).
 
     Open one with :meth:`open`, which checks that the server answers, the graph exists and is ours.
     All queries are read-only (``GRAPH.RO_QUERY``) with a timeout.
@@ -61,6 +74,8 @@ class FalkorStore:
         self.meta = meta
         self._full: KnowledgeGraph | None = None
         self._ids = Ids.of(meta)
+        self._relations = Codes(self._q, RELATIONS, "text", str, str(url))
+        self._provenance = Codes(self._q, PROVENANCE, "chunks", split_ids, str(url))
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -112,7 +127,7 @@ class FalkorStore:
     def _q(self, cypher: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
         """Rows of a read-only query. Sent as a raw ``GRAPH.RO_QUERY`` in the server's non-compact
         form: the client's per-cell result parsing costs more than the query itself on large
-        regions (lists are stored as joined strings for that reason: see :data:`~core.graph.falkor_conn.SEP`)."""
+        regions (lists are stored as joined strings for that reason: see :data:`~core.graph.stores.falkor_conn.SEP`)."""
         import redis
 
         query = _params_header(params) + cypher
@@ -181,16 +196,21 @@ class FalkorStore:
 
     def _edge_table(self, edges: Iterable[int]) -> dict[int, tuple[int, str, int, tuple[str, ...]]]:
         ids = sorted({int(e) for e in edges})
-        out: dict[int, tuple[int, str, int, tuple[str, ...]]] = {}
+        rows: list[list[Any]] = []
         for lo, hi in batches(len(ids)):
-            for i, h, rel, t, chunks in self._q(
-                    # endpoints unlabelled: with `(a:Node)` FalkorDB scans every node and probes the edge
-                    # index from each (20-40 s for 300 edges of MuSiQue's 16k nodes), without it one
-                    # index scan (14 ms); REL edges only ever join Node nodes
-                    "UNWIND $ids AS x MATCH (a)-[e:REL]->(b) WHERE e.i = x RETURN e.i, a.i, e.rel, b.i, e.chunks",
-                    {"ids": ids[lo:hi]}):
-                out[int(i)] = (int(h), rel, int(t), split_ids(chunks))
-        return out
+            rows += self._q(
+                # endpoints unlabelled: with `(a:Node)` FalkorDB scans every node and probes the edge
+                # index from each (20-40 s for 300 edges of MuSiQue's 16k nodes), without it one
+                # index scan (14 ms); REL edges only ever join Node nodes
+                "UNWIND $ids AS x MATCH (a)-[e:REL]->(b) WHERE e.i = x RETURN e.i, a.i, b.i, e.c",
+                {"ids": ids[lo:hi]})
+        return self._decoded(rows)
+
+    def _decoded(self, rows: Sequence[Sequence[Any]]) -> dict[int, tuple[int, str, int, tuple[str, ...]]]:
+        """``(edge index, head, tail, packed codes)`` rows as edge index → ``(head, relation, tail, chunks)``."""
+        r, p = unpack_codes(np.asarray([int(row[3]) for row in rows], dtype=np.int64))
+        rels, provs = self._relations.decode(r), self._provenance.decode(p)
+        return {int(row[0]): (int(row[1]), rel, int(row[2]), prov) for row, rel, prov in zip(rows, rels, provs)}
 
     def neighbors(self, v: int) -> np.ndarray:
         rows = self._q(f"{self._ids.match('n', '$v')} MATCH (n)-[:REL]-(m:Node) RETURN DISTINCT m.i",
@@ -246,7 +266,7 @@ class FalkorStore:
         return np.asarray([int(got[int(v)][0]) if got[int(v)] else 0 for v in nodes], dtype=np.int64)
 
     def region(self, seeds: Iterable[int], *, hops: int, max_nodes: int, with_chunks: bool = False) -> Region:
-        """The capped ``hops``-hop region of ``seeds`` (:mod:`core.graph.falkor_region`: one read query per
+        """The capped ``hops``-hop region of ``seeds`` (:mod:`core.graph.stores.falkor_region`: one read query per
         hop layer and batch, then the region's nodes and edges), as an in-memory :class:`Region` with the
         store's ids."""
         seeds_a = np.unique(np.asarray(list(seeds), dtype=np.int64))
@@ -254,7 +274,7 @@ class FalkorStore:
         nodes = np.sort(np.concatenate(layers)) if layers else np.zeros(0, np.int64)
         table = self._node_table(nodes.tolist())
         node_rows = [table[v] for v in nodes.tolist()]
-        edges, cols = falkor_region.induced_edges(self._q, self._ids, nodes)
+        edges, cols = falkor_region.induced_edges(self._q, self._ids, nodes, self._relations, self._provenance)
         chunks: list[tuple[str, str, str]] = []
         if with_chunks:
             cited = list(dict.fromkeys([c for r in node_rows for c in r[3]] + [c for r in cols.chunks for c in r]))
@@ -324,10 +344,9 @@ class FalkorStore:
                 node_rows[int(i)] = (nid, name, desc or "", split_ids(chunks))
         edge_rows: dict[int, tuple[int, str, int, tuple[str, ...]]] = {}
         for lo, hi in batches(m, 20_000):
-            for i, h, rel, t, chunks in self._q(
-                    "MATCH (a)-[e:REL]->(b) WHERE e.i >= $lo AND e.i < $hi "  # one index scan (see _edge_table)
-                    "RETURN e.i, a.i, e.rel, b.i, e.chunks", {"lo": lo, "hi": hi}):
-                edge_rows[int(i)] = (int(h), rel, int(t), split_ids(chunks))
+            edge_rows.update(self._decoded(self._q(
+                "MATCH (a)-[e:REL]->(b) WHERE e.i >= $lo AND e.i < $hi "  # one index scan (see _edge_table)
+                "RETURN e.i, a.i, b.i, e.c", {"lo": lo, "hi": hi})))
         chunk_rows: dict[int, tuple[str, str, str]] = {}
         for lo, hi in batches(int(self.meta.get("n_chunks", 0)), 20_000):
             for i, cid, title, text in self._q(

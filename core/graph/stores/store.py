@@ -12,7 +12,7 @@ Two stores implement the contract:
 
 * :class:`MemoryStore` — the workspace's :class:`KnowledgeGraph` in this process (the default; it
   adds nothing to the methods' cost: they keep reading the graph's CSR arrays directly);
-* :class:`core.graph.falkor.FalkorStore` (opened by :func:`core.graph.stores.open_store`, the URL scheme → store map) — a FalkorDB graph (openCypher over the Redis protocol),
+* :class:`core.graph.stores.falkor.FalkorStore` (opened by :func:`core.graph.stores.open_store`, the URL scheme → store map) — a FalkorDB graph (openCypher over the Redis protocol),
   named by a URL ``falkordb://HOST:PORT/GRAPH``; the password, if any, comes from the environment
   (``EGX_FALKORDB_PASSWORD``) and is never part of the URL, the manifest or a message.
 """

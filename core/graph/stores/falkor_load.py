@@ -1,12 +1,13 @@
-"""Writing a KnowledgeGraph into FalkorDB, so that a :class:`~core.graph.falkor.FalkorStore` can serve it.
+"""Writing a KnowledgeGraph into FalkorDB, so that a :class:`~core.graph.stores.falkor.FalkorStore` can serve it.
 
 Loading (:func:`load_graph_into`) writes a *staging* graph with batched ``UNWIND`` inserts and
-range indexes on ``Node.i``, ``Node.id``, ``Node.key``, ``Chunk.i``, ``Chunk.id`` and ``REL.i``,
+range indexes on ``Node.i``, ``Node.id``, ``Node.key``, ``Chunk.i``, ``Chunk.id``, ``REL.i`` and the code
+tables' ``c`` (each edge's relation and provenance become integer codes into those tables),
 writes the ``EgxMeta`` node last, and only then renames the staging graph to its name (Redis
 ``RENAME``: atomic, replacing an older egx graph of that name). A failed or interrupted load
 deletes its staging graph; a killed one leaves a ``GRAPH__egx_staging_*`` graph that the next load
 of GRAPH removes. The target is never half-written. The schema it writes is described in
-:mod:`core.graph.falkor_conn`.
+:mod:`core.graph.stores.falkor_conn`.
 """
 
 from __future__ import annotations
@@ -19,10 +20,14 @@ from collections.abc import Callable
 from typing import Any
 
 from core.errors import StoreError
-from core.graph.falkor_conn import (
+from core.graph.model import KnowledgeGraph
+from core.graph.stores.falkor_conn import (
     BATCH,
+    CODE_BITS,
     EDGE_ID_BASE,
     NODE_ID_BASE,
+    PROVENANCE,
+    RELATIONS,
     SCHEMA,
     SCHEMA_VERSION,
     SEP,
@@ -30,11 +35,11 @@ from core.graph.falkor_conn import (
     batches,
     connect,
     join_ids,
+    pack_codes,
     read_meta,
     short_error,
 )
-from core.graph.model import KnowledgeGraph
-from core.graph.store import StoreURL
+from core.graph.stores.store import StoreURL
 from core.text import normalize_name
 
 Progress = Callable[[str, float], None]
@@ -75,7 +80,8 @@ def load_graph_into(graph: KnowledgeGraph, url: StoreURL, *, overwrite: bool = F
     db = connect(url)
     existing = db.list_graphs()
     if url.graph in existing:
-        held_by = str(read_meta(db, url).get("owner") or "")  # read_meta refuses a graph that is not ours
+        # read_meta refuses a graph that is not ours; one in an older format is what --overwrite replaces
+        held_by = str(read_meta(db, url, any_version=True).get("owner") or "")
         if held_by and owner and held_by != owner:
             raise StoreError(f"The graph store {url} already holds the egx graph {url.graph!r} of the workspace "
                              f"{held_by}; --overwrite replaces only a graph this workspace wrote. Name another "
@@ -103,7 +109,8 @@ def load_graph_into(graph: KnowledgeGraph, url: StoreURL, *, overwrite: bool = F
     try:
         for cypher in ("CREATE INDEX FOR (n:Node) ON (n.i)", "CREATE INDEX FOR (n:Node) ON (n.id)",
                        "CREATE INDEX FOR (n:Node) ON (n.key)", "CREATE INDEX FOR (c:Chunk) ON (c.i)",
-                       "CREATE INDEX FOR (c:Chunk) ON (c.id)", "CREATE INDEX FOR ()-[e:REL]-() ON (e.i)"):
+                       "CREATE INDEX FOR (c:Chunk) ON (c.id)", "CREATE INDEX FOR ()-[e:REL]-() ON (e.i)",
+                       f"CREATE INDEX FOR (t:{RELATIONS}) ON (t.c)", f"CREATE INDEX FOR (t:{PROVENANCE}) ON (t.c)"):
             stage.query(cypher)
         prov = graph.chunk_provenance()
         for lo, hi in batches(graph.n_chunks, batch):
@@ -122,19 +129,27 @@ def load_graph_into(graph: KnowledgeGraph, url: StoreURL, *, overwrite: bool = F
             stage.query("UNWIND $rows AS r CREATE (:Node {i: r.i, id: r.id, key: r.key, name: r.name, "
                         "description: r.d, chunks: r.c, deg: r.deg})", {"rows": rows})
             tick(hi - lo, "nodes")
+        rel_codes, prov_codes, relations, provenance = edge_codes(graph)
         for lo, hi in batches(graph.n_edges, batch):
-            rows = [{"i": e, "h": int(graph.edge_head[e]), "t": int(graph.edge_tail[e]), "r": graph.edge_relation[e],
-                     "c": join_ids(graph.edge_chunks[e])} for e in range(lo, hi)]
+            rows = [{"i": e, "h": int(graph.edge_head[e]), "t": int(graph.edge_tail[e]),
+                     "c": pack_codes(rel_codes[e], prov_codes[e])} for e in range(lo, hi)]
             stage.query("UNWIND $rows AS r MATCH (a:Node {i: r.h}), (b:Node {i: r.t}) "
-                        "CREATE (a)-[:REL {i: r.i, rel: r.r, chunks: r.c}]->(b)", {"rows": rows})
+                        "CREATE (a)-[:REL {i: r.i, c: r.c}]->(b)", {"rows": rows})
             tick(hi - lo, "edges")
+        for lo, hi in batches(len(relations), batch):
+            stage.query(f"UNWIND $rows AS r CREATE (:{RELATIONS} {{c: r.c, text: r.t}})",
+                        {"rows": [{"c": c, "t": relations[c]} for c in range(lo, hi)]})
+        for lo, hi in batches(len(provenance), batch):
+            stage.query(f"UNWIND $rows AS r CREATE (:{PROVENANCE} {{c: r.c, chunks: r.t}})",
+                        {"rows": [{"c": c, "t": provenance[c]} for c in range(lo, hi)]})
         bases = id_bases(stage)
         stage.query("CREATE (:EgxMeta {format: $f, version: $v, kind: $kind, name: $name, meta: $meta, "
                     f"content_hash: $hash, n_nodes: $n, n_edges: $m, n_chunks: $c, owner: $owner, "
-                    f"{NODE_ID_BASE}: $nb, {EDGE_ID_BASE}: $eb}})",
+                    f"n_relations: $nr, n_provenance: $np, {NODE_ID_BASE}: $nb, {EDGE_ID_BASE}: $eb}})",
                     {"nb": bases[0], "eb": bases[1], "f": SCHEMA, "v": SCHEMA_VERSION, "kind": graph.kind, "name": graph.name, "owner": owner,
                      "meta": json.dumps(graph.meta, ensure_ascii=False, default=str), "hash": graph.content_hash,
-                     "n": graph.n_nodes, "m": graph.n_edges, "c": graph.n_chunks})
+                     "n": graph.n_nodes, "m": graph.n_edges, "c": graph.n_chunks, "nr": len(relations),
+                     "np": len(provenance)})
         db.connection.execute_command("RENAME", stage_name, url.graph)
     except BaseException as exc:
         try:
@@ -152,7 +167,7 @@ def load_graph_into(graph: KnowledgeGraph, url: StoreURL, *, overwrite: bool = F
 
 def id_bases(stage: Any) -> tuple[int | None, int | None]:
     """``(node_base, edge_base)`` with ``ID(node v) = node_base + v`` for every node and likewise for every
-    edge (see :class:`~core.graph.falkor_conn.Ids`), each None where the server's ids do not line up
+    edge (see :class:`~core.graph.stores.falkor_conn.Ids`), each None where the server's ids do not line up
     that way (then the reader looks nodes up through the index). One scan of the nodes and one of the edges."""
     def base(cypher: str) -> int | None:
         lo, hi = stage.ro_query(cypher).result_set[0]
@@ -160,3 +175,18 @@ def id_bases(stage: Any) -> tuple[int | None, int | None]:
 
     return (base("MATCH (n:Node) RETURN min(ID(n) - n.i), max(ID(n) - n.i)"),
             base("MATCH ()-[e:REL]->() RETURN min(ID(e) - e.i), max(ID(e) - e.i)"))
+
+
+def edge_codes(graph: KnowledgeGraph) -> tuple[list[int], list[int], list[str], list[str]]:
+    """``(relation code of each edge, provenance code of each edge, relation of each code, joined provenance
+    of each code)``: codes numbered by first appearance in edge order (the store format's code tables,
+    :mod:`core.graph.stores.falkor_conn`). Raises :class:`StoreError` for a chunk id holding ``SEP``."""
+    rel_of: dict[str, int] = {}
+    prov_of: dict[tuple[str, ...], int] = {}
+    rel_codes = [rel_of.setdefault(r, len(rel_of)) for r in graph.edge_relation]
+    prov_codes = [prov_of.setdefault(tuple(c), len(prov_of)) for c in graph.edge_chunks]
+    if len(rel_of) >= 1 << (63 - CODE_BITS) or len(prov_of) >= 1 << CODE_BITS:
+        raise StoreError(f"The graph has {len(rel_of)} distinct relations and {len(prov_of)} distinct provenance "
+                         f"lists; the graph store packs both codes into one integer and holds at most "
+                         f"{1 << (63 - CODE_BITS)} and {1 << CODE_BITS}. Keep this graph in memory (no --store).")
+    return rel_codes, prov_codes, list(rel_of), [join_ids(c) for c in prov_of]
