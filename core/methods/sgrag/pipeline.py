@@ -132,11 +132,25 @@ def stamp(workspace: Workspace, backends: Backends, config: object) -> dict[str,
 
 #: SG-RAG's preparation: the labels and the dominance model ℳ (§4.2, App. C), trained once per graph and
 #: embedder and kept in the workspace folder (``sgrag/``); the Subgraph page shows its training curve.
+#: seconds of dominance training per KG edge on 2 CPU cores, from benchmarks/README.md (sgrag_matching.py:
+#: 74 s for FB15k-237's 272k triples, 19 s for 100k), so the app asks before a long first training
+TRAIN_S_PER_EDGE = 74 / 272_115
+
+
+def training_estimate(workspace: Workspace) -> tuple[float, str]:
+    """``(seconds, how)`` for :data:`PREPARATION` on ``workspace``: its edges at the measured rate, at least 5 s
+    (loading torch_geometric and the label vectors)."""
+    n = workspace.graph.n_edges
+    return max(5.0, n * TRAIN_S_PER_EDGE), (f"{n:,} KG edges at the measured {1 / TRAIN_S_PER_EDGE:,.0f} edges/s "
+                                           "of dominance training on 2 cores (benchmarks/README.md)")
+
+
 PREPARATION = Preparation(
     title=lambda ws, cfg: f"Training SG-RAG's dominance model for “{ws.title}” (first use)",
     needed=lambda ws, backends, cfg: not is_prepared(ws, backends.embedder, config=cfg),
     run=lambda ws, backends, cfg, progress: prepare(ws, backends.embedder, config=cfg, progress=progress),
     key=lambda ws, backends, cfg: f"sgrag-prepare:{ws.path}:{backends.embedder.model_id}:{cfg.seed}",
+    estimate=lambda ws, backends, cfg: training_estimate(ws),
 )
 
 

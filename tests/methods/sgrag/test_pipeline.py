@@ -186,3 +186,20 @@ def test_link_mentions_ignores_stopwords(mg_ws) -> None:
 def test_quoted_names_are_the_only_mentions(mg_ws) -> None:
     q = 'Which element is related to "Thyroid health" (like Zinc) and "Taste perception" (affects)?'
     assert link_mentions(q, mg_ws.graph) == ["Thyroid health", "Taste perception"]
+
+
+def test_the_first_training_has_an_estimate_so_the_app_asks_before_a_long_one(fb_slice):
+    """SG-RAG's dominance training is a preparation over 30 s on a large KG: it states its estimate (the measured
+    edges/s), which grows with the graph, so the app asks first instead of starting it on a page visit."""
+    from types import SimpleNamespace
+
+    from core.methods.registry import get_method
+    from core.methods.sgrag.pipeline import PREPARATION, TRAIN_S_PER_EDGE
+
+    assert get_method("sgrag").prepare is PREPARATION
+    small, how = PREPARATION.estimate(SimpleNamespace(graph=SimpleNamespace(n_edges=100)), None, None)
+    assert small == 5.0 and "100 KG edges" in how  # the floor: imports and label vectors
+    big, _ = PREPARATION.estimate(SimpleNamespace(graph=fb_slice), None, None)
+    assert big == max(5.0, fb_slice.n_edges * TRAIN_S_PER_EDGE)
+    huge, _ = PREPARATION.estimate(SimpleNamespace(graph=SimpleNamespace(n_edges=272_115)), None, None)
+    assert huge > 30  # FB15k-237 train: asked first
