@@ -1,11 +1,11 @@
 """The Train panels: ReG's retriever (Evidence chains page) and SG-RAG's dominance model (Subgraph page),
-trained from the browser as background jobs in a worker process (:mod:`core.tasks`, :mod:`core.workers`).
+trained from the browser as background jobs in a worker process (:mod:`core.batch.tasks`, :mod:`core.background.workers`).
 
 Each panel says what it will train, on what, with which LLM (or plainly that there is none), and about how
 long it takes; Start submits the job (one per workspace and model, per server), whose live panel shows its
 epochs and selections and offers Cancel; when it ends, the outcome is shown once. A finished model is in
 the workspace's own folder, and cached method runs are keyed by the models on disk
-(:func:`core.tasks.model_stamp`), so the page's next run uses it. A ReG retriever that loses on the held-out
+(:func:`core.batch.tasks.model_stamp`), so the page's next run uses it. A ReG retriever that loses on the held-out
 split is kept aside instead (:func:`core.methods.reg.train.judge`), with a "Use it anyway" button; the panel
 says when the active retriever scores below cosine, with the figures.
 """
@@ -23,11 +23,11 @@ import streamlit as st
 from components import session_jobs
 from components import state as S
 from components.ui import md_escape
-from core.jobs import format_seconds
+from core.background.jobs import format_seconds
 
 if TYPE_CHECKING:
     from components.sidebar import Active
-    from core.jobs import Job
+    from core.background.jobs import Job
 
 REG_PAGE = "pages/evidence_chains.py"
 SGRAG_PAGE = "pages/subgraph.py"
@@ -91,7 +91,7 @@ REG_ANCHOR = "train-the-retriever"
 
 def reg_panel(act: Active, qids: list[str]) -> None:
     """Train ReG's retriever on the workspace's questions with answers (``qids``)."""
-    from core import tasks
+    from core.batch import tasks
     from core.methods.reg.config import TrainConfig
 
     ws = act.workspace
@@ -170,7 +170,7 @@ def reg_panel(act: Active, qids: list[str]) -> None:
 def _active_and_aside(act: Active, unit: str) -> None:
     """Say when the active retriever scores below cosine (with its figures), and offer the one training kept aside
     because it lost on the held-out split ("Use it anyway")."""
-    from core import tasks
+    from core.batch import tasks
     from core.methods.base import Backends
     from core.methods.reg.config import RegConfig
     from core.methods.reg.keep import aside_dir, below_cosine
@@ -229,7 +229,7 @@ def _reg_done(res: dict[str, Any], k: int) -> str | tuple[str, str]:
 # ------------------------------------------------------------------------------------ SG-RAG
 def dominance_panel(act: Active, last_seconds: float | None) -> None:
     """Retrain SG-RAG's dominance model ℳ for the workspace and the active embedder."""
-    from core import tasks
+    from core.batch import tasks
     from core.methods.sgrag import DominanceConfig
 
     ws = act.workspace

@@ -18,8 +18,8 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
+from core.background.jobs import current_job
 from core.errors import InputFormatError
-from core.jobs import current_job
 
 TRACE_FORMAT = "egx-trace"
 TRACE_VERSION = 1
@@ -120,7 +120,7 @@ class Trace:
     backends: dict[str, str] = field(default_factory=dict)
     steps: list[Step] = field(default_factory=list)
     #: with the ``recorded`` LLM: how completely the run replayed its recording
-    #: (:class:`core.replay.ReplayStatus`); empty for any other LLM
+    #: (:class:`core.pinning.ReplayStatus`); empty for any other LLM
     replay: dict[str, Any] = field(default_factory=dict)
 
     def add(self, stage: str, title: str, data: dict[str, Any] | StageData | None = None, **kw: Any) -> Step:

@@ -35,8 +35,8 @@ from core.fsio import atomic_write_json, temp_sibling
 from core.graph.builder import ExtractionResult, add_extracted, extract_triples
 from core.graph.chunking import chunking_settings
 from core.graph.formats.documents import DOCUMENT_FORMATS
+from core.graph.formats.load import LoadedGraph, load_inputs
 from core.graph.graph_builder import GraphBuilder
-from core.graph.loaders import LoadedGraph, load_inputs
 from core.graph.model import Chunk, KnowledgeGraph
 from core.graph.store import MEMORY_URL
 from core.graph.synonyms import SYNONYM_RELATION, add_synonym_edges

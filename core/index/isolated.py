@@ -1,11 +1,11 @@
-"""Workspace builds in a worker process with a memory cap and a time cap (:mod:`core.workers`).
+"""Workspace builds in a worker process with a memory cap and a time cap (:mod:`core.background.workers`).
 
 A build started from the app (an upload, a sample, a re-index) used to run in the server's own process:
 one hostile upload (a single 10 MB passage) took the server from 71 MB to 4.1 GB, and every user with it.
 :func:`build_isolated` runs the build (:func:`~core.index.create.create_workspace` for an upload,
 :func:`~core.index.samples.ensure_sample_workspace` for a sample, ``Workspace.ensure_index`` for a re-index,
 :func:`~core.index.insert.add_documents` for documents added to a workspace: :class:`BuildSpec`'s ``kind``)
-as the ``build`` task of a worker process (:func:`core.workers.run_worker`: lower CPU priority, fewer
+as the ``build`` task of a worker process (:func:`core.background.workers.run_worker`: lower CPU priority, fewer
 kernel threads) and watches it:
 
 * **memory**: the resident memory of the child and its own children must stay under
@@ -28,8 +28,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from core.background.workers import Words, WorkerLimits, run_worker
 from core.errors import EgxError
-from core.workers import Words, WorkerLimits, run_worker
 
 #: the caps of one isolated build (settings ``EGX_BUILD_MEMORY_MB``, ``EGX_BUILD_TIMEOUT_S``): a worker's caps
 BuildLimits = WorkerLimits
@@ -169,7 +169,7 @@ def sweep_uploads() -> list[str]:
 
 
 def build_task(raw: dict[str, Any], progress: Callable[[str, float], None]) -> dict[str, Any]:
-    """The worker's side (:data:`core.workers.KINDS` ``"build"``): build what ``raw`` (a :class:`BuildSpec` as
+    """The worker's side (:data:`core.background.workers.KINDS` ``"build"``): build what ``raw`` (a :class:`BuildSpec` as
     JSON) says; returns an insert's :meth:`~core.index.insert.InsertResult.to_dict`, else ``{}``."""
     from core.backends.registry import get_embedder, get_extractor, get_llm
     from core.index.create import create_workspace

@@ -6,7 +6,7 @@ pipeline order) and a diagnoser ``(result, workspace, gold, *, cut) -> Diagnosis
 :class:`~core.methods.base.Method`; the diagnoser reads its own result and trace and ends with
 :func:`finish` once retrieval losses are ruled out. A method without a diagnoser gets
 :func:`generic_diagnosis` (``not_in_graph`` / ``ranked_out`` / ``answer_wrong`` from the ranked
-chunks, the answer and the graph). :func:`core.eval.diagnosis.diagnose` picks the diagnoser.
+chunks, the answer and the graph). :func:`core.eval.diagnose.diagnose` picks the diagnoser.
 
 Verdicts besides the stage keys: ``"ok"`` — every gold passage retrieved within the cut and the
 answer right or not judged; ``"no_gold"`` — the question has no gold passage in this workspace.

@@ -79,7 +79,7 @@ def search_nodes(trace: Trace, workspace: Workspace, backends: Backends, q: np.n
     FastInsight searches (:func:`~core.methods.kg_nodes.kg_node_vectors`: the same file, embedded once per
     workspace), traced as ``node_search``; or, on a workspace without KG nodes, why not.
 
-    Not pinned for replay (:mod:`core.replay`): no prompt reads the node ranking, so a recorded run replays
+    Not pinned for replay (:mod:`core.pinning`): no prompt reads the node ranking, so a recorded run replays
     the same with the node-level pass on or off."""
     why = no_kg_nodes_reason(workspace)
     if why:

@@ -20,7 +20,7 @@ from core.methods.base import Backends, RankedChunk
 from core.methods.baselines.common import NODE_LEVEL_OFF, BaselineResult, check_query, search_nodes
 from core.methods.baselines.config import DenseConfig
 from core.methods.passages import PassageSource
-from core.replay import pin_search
+from core.pinning import pin_search
 from core.trace import Trace
 
 if TYPE_CHECKING:

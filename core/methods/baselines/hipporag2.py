@@ -29,7 +29,7 @@ Online retrieval, one traced step each:
    step.
 
 Every score-driven decision — the linked facts, the phrases of the walk's ranking, the passage ranking — is pinned
-(:mod:`core.replay`), so a recorded run replays the same on any CPU.
+(:mod:`core.pinning`), so a recorded run replays the same on any CPU.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ from core.methods.baselines.ppr_seeds import REMOTE_REGION_HOPS
 from core.methods.baselines.ppr_synonyms import workspace_synonyms
 from core.methods.baselines.ppr_walk import personalized_pagerank
 from core.methods.passages import PassageSource
-from core.replay import pin_search
+from core.pinning import pin_search
 from core.trace import Trace
 
 if TYPE_CHECKING:

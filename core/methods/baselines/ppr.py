@@ -69,7 +69,7 @@ from core.methods.baselines.ppr_seeds import SeedLink, corpus_seeds, kg_seeds, n
 from core.methods.baselines.ppr_walk import personalized_pagerank
 from core.methods.kg_nodes import no_kg_nodes_reason
 from core.methods.passages import PassageSource
-from core.replay import pin, pin_search
+from core.pinning import pin, pin_search
 from core.trace import Trace
 
 if TYPE_CHECKING:

@@ -33,7 +33,7 @@ from core.methods.baselines.config import RerankConfig
 from core.methods.kg_nodes import texts_of_nodes
 from core.methods.passages import PassageSource
 from core.methods.reranking import FeatureCache, index_feature_source, rank_order, resolve_reranker
-from core.replay import pin, pin_search
+from core.pinning import pin, pin_search
 from core.trace import Trace
 
 if TYPE_CHECKING:

@@ -62,7 +62,7 @@ from core.methods.bubblerag import prompts
 from core.methods.bubblerag.reasoning import ReasoningExpansion
 from core.methods.extractive import SentencePick, pick_sentence
 from core.methods.llm_steps import ask_text
-from core.replay import pin
+from core.pinning import pin
 from core.trace import Step, Trace
 
 

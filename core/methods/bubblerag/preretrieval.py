@@ -39,7 +39,7 @@ from core.methods.answer_gate import CheckedAnswer, check_llm_answer
 from core.methods.answering import count_evidence, fit_count
 from core.methods.bubblerag import prompts
 from core.methods.llm_steps import ask_json
-from core.replay import pin_search
+from core.pinning import pin_search
 from core.trace import Step, Trace
 
 

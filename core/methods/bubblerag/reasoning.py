@@ -34,7 +34,7 @@ from core.graph.reader import GraphLike, read_ahead
 from core.methods.bubblerag import checks, prompts
 from core.methods.bubblerag.ranking import RankedCEG
 from core.methods.llm_steps import ask_json
-from core.replay import pin, pin_flag
+from core.pinning import pin, pin_flag
 from core.trace import Step, Trace
 
 

@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from core.background.jobs import current_job
 from core.errors import ConfigError, EgxError, QueryError, WorkspaceError
 from core.graph.passage_graph import PassageGraph, passage_graph
 from core.graph.reader import question_graph, read_ahead, whole_graph_read
-from core.jobs import current_job
 from core.methods.answering import record_answer
 from core.methods.base import Backends, RankedChunk
 from core.methods.fastinsight.config import FastInsightConfig
@@ -45,7 +45,7 @@ from core.methods.reranking import (
     resolve_reranker,
     small_products,
 )
-from core.replay import pin
+from core.pinning import pin
 from core.trace import Trace
 
 if TYPE_CHECKING:

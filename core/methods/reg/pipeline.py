@@ -44,7 +44,7 @@ from core.methods.evidence.chains import Reorganization, Triple, triples_from_ed
 from core.methods.evidence.formats import evidence_prompts
 from core.methods.evidence.linking import Linked, link_query_entities
 from core.methods.reg.config import RegConfig
-from core.replay import pin
+from core.pinning import pin
 from core.trace import Trace
 
 if TYPE_CHECKING:

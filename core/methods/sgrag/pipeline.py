@@ -48,7 +48,7 @@ from core.methods.sgrag.matching import PathMatches, retrieve
 from core.methods.sgrag.normalization import Normalized, normalize_entities
 from core.methods.sgrag.query_graph import QueryGraph, extract_query_graph
 from core.methods.sgrag.stages import DominanceModelData, PathIndexData
-from core.replay import pin_flag
+from core.pinning import pin_flag
 from core.trace import Trace
 
 Progress = Callable[[str, float], None]
@@ -168,7 +168,7 @@ class SGRAGResult:
     @property
     def answer_reasoning(self) -> str:
         """Table 14's one line of reasoning ("" unless ``answer_reasoning`` asked for it): what an Emp.S
-        judge reads after the answer (:func:`core.eval.judging.judge_answers`)."""
+        judge reads after the answer (:func:`core.eval.judgements.judge_answers`)."""
         return self.answer_detail.reasoning
 
     @property

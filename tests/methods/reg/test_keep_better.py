@@ -1,5 +1,5 @@
 """Training keeps the better scorer: a ReG retriever that loses on the held-out split to the untrained cosine or to
-the active retriever is kept aside, not installed; ``--use-anyway`` and :func:`core.tasks.use_kept_aside` install
+the active retriever is kept aside, not installed; ``--use-anyway`` and :func:`core.batch.tasks.use_kept_aside` install
 it; a run with an active retriever below cosine says so, with the figures."""
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def test_a_losing_model_is_kept_aside_and_use_anyway_installs_it(demo_path, caps
 
 
 def test_use_kept_aside_installs_it_once(demo_path, monkeypatch) -> None:
-    from core import tasks
+    from core.batch import tasks
     from core.index.workspace import Workspace
 
     ws_path, qa = demo_path

@@ -14,7 +14,7 @@ shown its own jobs in full and only the number of the others (:meth:`JobManager.
 server nobody reads another student's questions, run names or errors.
 
 A job's thread only *watches* heavy work: builds, benchmarks and training run in a worker process
-(:mod:`core.workers`) at a lower CPU priority and with one core left to the server, which the thread
+(:mod:`core.background.workers`) at a lower CPU priority and with one core left to the server, which the thread
 kills on cancel. Method runs that wait on an LLM stay threads: they mostly wait (on an HTTP server or the
 local model's own native threads, outside the GIL), and their result is a large object graph the page
 reads in place — sending it back from another process would cost more than the run.
@@ -28,7 +28,7 @@ attempt) reads :attr:`Job.cancel_event` itself (:func:`core.backends.llm.questio
 When the process exits normally (the server's Ctrl-C or SIGTERM: Streamlit stops and the interpreter
 exits), every job still running is cancelled and waited for, up to :data:`EXIT_WAIT_S` seconds, so
 each worker process is killed and its half-written output removed the way the Cancel button does; a
-process killed outright takes its workers along through their parent-death signal (:mod:`core.workers`).
+process killed outright takes its workers along through their parent-death signal (:mod:`core.background.workers`).
 
 Pure Python: no Streamlit here (``components/resources.py`` holds the per-server instance).
 """

@@ -1,9 +1,9 @@
-"""The heavy jobs the app starts, as worker tasks (:mod:`core.workers`): a benchmark run, a paper's reproduction,
+"""The heavy jobs the app starts, as worker tasks (:mod:`core.background.workers`): a benchmark run, a paper's reproduction,
 ReG retriever training, SG-RAG dominance-model training.
 
 Each comes in two halves. The server's half (``*_spec``, ``*_job``) turns the page's objects into a JSON spec
 — backends by registry name, the LLM with its limits and cache switch, the workspace by folder — and reads
-the worker's result back; the worker's half (``*_task``, named in :data:`core.workers.KINDS`) opens the
+the worker's result back; the worker's half (``*_task``, named in :data:`core.background.workers.KINDS`) opens the
 workspace and models again in the child and runs the same core function the CLI runs. What a kill leaves:
 
 * **benchmark** — the ``results.jsonl`` lines of the pairs finished so far (one line per finished pair), so a
@@ -24,11 +24,11 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.workers import Progress, Words, run_worker
+from core.background.workers import Progress, Words, run_worker
 
 if TYPE_CHECKING:
     from core.eval.bench_report import BenchReport
-    from core.eval.judge import Judge
+    from core.eval.judge_choice import Judge
     from core.index.workspace import Workspace
     from core.methods.base import Backends
 
@@ -107,7 +107,7 @@ def budget_run(methods: list[str], budget: Any, meta: dict[str, Any] | None = No
 
 def _judge(spec: dict[str, Any], backends: Backends) -> Judge | None:
     """The judge the page chose (by name), built with the run's own LLM settings."""
-    from core.eval.judge import choose_judge
+    from core.eval.judge_choice import choose_judge
 
     return choose_judge(spec.get("judge") or "none", backends.llm,
                         build=lambda name: llm_from_spec({**(spec.get("llm") or {}), "name": name}))
@@ -122,8 +122,8 @@ def _pairs_progress(progress: Progress) -> Callable[[int, int, str], None]:
 
 def bench_task(spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
     """Worker side of a benchmark: :func:`core.eval.runner.run_benchmark` as the page configured it."""
-    from core.eval.datasets import load_questions
     from core.eval.runner import run_benchmark
+    from core.index.questions import load_questions
 
     ws = _open(spec)
     backends = _backends(spec)
@@ -164,8 +164,8 @@ def reproduce_spec(workspace: Workspace, paper: str, *, embedder: str, llm: Any,
 
 def reproduce_task(spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
     """Worker side of a reproduction: :func:`core.eval.reproduce.run_reproduction` as ``egx reproduce`` runs it."""
-    from core.eval.datasets import load_questions
     from core.eval.reproduce import REPRODUCE_JSON, reproduce_command, run_reproduction
+    from core.index.questions import load_questions
 
     ws = _open(spec)
     backends = _backends(spec)

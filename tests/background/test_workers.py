@@ -10,9 +10,9 @@ import time
 import psutil
 import pytest
 
+from core.background.jobs import JobManager
+from core.background.workers import KINDS, Words, WorkerLimits, parse_line, run_worker, worker_nice, worker_threads
 from core.errors import Cancelled, EgxError, WorkspaceError
-from core.jobs import JobManager
-from core.workers import KINDS, Words, WorkerLimits, parse_line, run_worker, worker_nice, worker_threads
 
 WORDS = Words("The probe", "Nothing was saved.")
 
@@ -112,7 +112,7 @@ def test_past_the_memory_cap_the_worker_is_stopped_naming_the_setting():
 
 
 def test_every_kind_names_an_importable_task_and_an_unknown_kind_is_refused():
-    from core.workers import task_function
+    from core.background.workers import task_function
 
     for kind in KINDS:
         assert callable(task_function(kind))

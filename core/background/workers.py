@@ -15,7 +15,7 @@ runs such work in a child Python process instead and watches it:
   benchmark 6 h);
 * **cancel**: a set ``cancel`` event kills the child (and what it started) at once;
 * **owner gone**: the child ends with the thread that started it — the kernel's parent-death signal and a
-  parent watcher (:func:`core.procs.die_with_parent`), armed first thing in the child — so a server killed
+  parent watcher (:func:`core.background.procs.die_with_parent`), armed first thing in the child — so a server killed
   outright (SIGKILL, the out-of-memory killer) leaves no worker behind. A cancel, a cap or an interrupt of the
   watching thread kills the child's whole tree (its process group and any descendant outside it).
 
@@ -26,7 +26,7 @@ trained model are written to a hidden sibling and renamed into place when comple
 finished JSONL line at a time (a rerun resumes). The child reports progress and its outcome as JSON lines on
 stdout; objects cannot cross the process boundary, so models travel by registry name.
 
-Run as ``python -m core.workers`` with ``{"kind": …, "spec": …}`` as JSON on stdin (what the parent does).
+Run as ``python -m core.background.workers`` with ``{"kind": …, "spec": …}`` as JSON on stdin (what the parent does).
 """
 
 from __future__ import annotations
@@ -57,11 +57,11 @@ DEFAULT_NICE = 10
 #: What a worker can run: kind → ``"module:function"`` (imported in the child only, so this table costs nothing).
 KINDS: dict[str, str] = {
     "build": "core.index.isolated:build_task",
-    "bench": "core.tasks:bench_task",
-    "reproduce": "core.tasks:reproduce_task",
-    "train-reg": "core.tasks:train_reg_task",
-    "train-dominance": "core.tasks:train_dominance_task",
-    "probe": "core.workers:probe_task",
+    "bench": "core.batch.tasks:bench_task",
+    "reproduce": "core.batch.tasks:reproduce_task",
+    "train-reg": "core.batch.tasks:train_reg_task",
+    "train-dominance": "core.batch.tasks:train_dominance_task",
+    "probe": "core.background.workers:probe_task",
 }
 #: The settings prefix of each kind's caps (``<PREFIX>_MEMORY_MB``, ``<PREFIX>_TIMEOUT_S``).
 LIMIT_PREFIX = {"build": "EGX_BUILD", "bench": "EGX_BENCH", "reproduce": "EGX_BENCH", "train-reg": "EGX_TRAIN",
@@ -146,7 +146,7 @@ def worker_threads() -> int:
 #: onnxruntime and llama.cpp via the project's own ``EGX_THREADS``, :func:`core.backends.device.cpu_threads`)
 THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS",
                "VECLIB_MAXIMUM_THREADS", "EGX_THREADS")
-#: the variable that tells a worker which process started it (:func:`core.procs.die_with_parent`)
+#: the variable that tells a worker which process started it (:func:`core.background.procs.die_with_parent`)
 PARENT_VAR = "EGX_WORKER_PARENT"
 
 
@@ -239,7 +239,7 @@ def run_worker(kind: str, spec: Mapping[str, Any], *, words: Words, limits: Work
         raise EgxError(f"unknown worker kind {kind!r}; one of {', '.join(KINDS)}")
     lim = limits or WorkerLimits.for_kind(kind)
     payload = json.dumps({"kind": kind, "spec": dict(spec), "nice": worker_nice(), "idle": worker_idle()})
-    child = subprocess.Popen([sys.executable, "-m", "core.workers"], cwd=str(ROOT), env=child_env(worker_threads()),
+    child = subprocess.Popen([sys.executable, "-m", "core.background.workers"], cwd=str(ROOT), env=child_env(worker_threads()),
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True, encoding="utf-8", start_new_session=True)
     assert child.stdin is not None and child.stdout is not None and child.stderr is not None
@@ -321,7 +321,7 @@ def run_worker(kind: str, spec: Mapping[str, Any], *, words: Words, limits: Work
 def kill(child: subprocess.Popen[str]) -> None:
     """End the child and anything it started: its descendants (found first, so none escapes by being
     re-parented, even one that left the group) and its own process group."""
-    from core.procs import kill_tree
+    from core.background.procs import kill_tree
 
     kill_tree(child.pid, include_self=False, timeout=0.0)  # the child itself: below, and reaped by its Popen
     try:
@@ -378,7 +378,7 @@ def probe_task(spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    from core.procs import die_with_parent
+    from core.background.procs import die_with_parent
 
     parent = os.environ.get(PARENT_VAR, "")
     if parent.isdigit():  # before anything slow: a server killed while this starts leaves nothing running
