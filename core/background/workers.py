@@ -48,7 +48,7 @@ from core.errors import Cancelled, EgxError, WorkspaceError
 
 log = logging.getLogger(__name__)
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: seconds between two memory samples of the child
 POLL_S = 0.1
 #: the CPU priority a worker runs at unless ``EGX_WORKER_NICE`` says otherwise (0 = the server's, 19 = lowest)
