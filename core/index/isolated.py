@@ -97,11 +97,14 @@ def build_isolated(spec: BuildSpec, *, limits: WorkerLimits | None = None,
         ``cancel`` was set.
     """
     from core.index.commit import recover
+    from core.index.paths import method_folders
 
     name = spec.name or Path(spec.target).name
     words = Words(f"The build of “{name}”", "Nothing was saved; the server and any previous workspace are untouched.")
     # a killed child's half-built sibling folder goes; a finished one is in place
-    figures = run_worker("build", asdict(spec), words=words, limits=limits or BuildLimits.from_env("EGX_BUILD"),
+    # the methods' own workspace folders travel with the spec: the child does not import the methods
+    payload = {**asdict(spec), "method_folders": dict(method_folders())}
+    figures = run_worker("build", payload, words=words, limits=limits or BuildLimits.from_env("EGX_BUILD"),
                          progress=progress, cancel=cancel, cleanup=lambda: recover(Path(spec.target)))
     if not figures.get("result"):
         figures.pop("result", None)
@@ -174,9 +177,13 @@ def build_task(raw: dict[str, Any], progress: Callable[[str, float], None]) -> d
     from core.backends.registry import get_embedder, get_extractor, get_llm
     from core.index.create import create_workspace
     from core.index.insert import add_documents
+    from core.index.paths import declare_method_folder
     from core.index.samples import ensure_sample_workspace
     from core.index.workspace import Workspace
 
+    raw = dict(raw)
+    for folder, on_insert in (raw.pop("method_folders", None) or {}).items():
+        declare_method_folder(str(folder), str(on_insert))
     spec = BuildSpec(**{**raw, "inputs": tuple(raw.get("inputs", ()))})
     if spec.kind not in BUILD_KINDS:
         raise EgxError(f"unknown build kind {spec.kind!r}; one of {', '.join(BUILD_KINDS)}")

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, run
 import numpy as np
 
 from core.backends.base import LLM, Embedder, Reranker
+from core.background.workers import WorkerTask
 from core.errors import ConfigError
 from core.methods.budget import BudgetHook
 
@@ -265,6 +266,43 @@ class Highlighter(Protocol):
     def __call__(self, result: Any, workspace: Workspace, *, top: int = 5) -> dict[str, Any]: ...
 
 
+@dataclass(frozen=True)
+class Artifacts:
+    """The files a method keeps in a workspace beside the indexes (its trained models, cached selections).
+
+    Parameters
+    ----------
+    folder
+        Its folder in the workspace (``reg``, ``sgrag``): a name of one path part. The index layer knows it
+        through :func:`core.index.paths.method_folders` (an interrupted commit's leftovers holding it are egx's).
+    on_insert
+        What documents added to the workspace make stale, in words: the folder belongs to the old graph, so an
+        insert does not carry it over and its notes say so ("SG-RAG's dominance models (trained again on first
+        use)").
+    stamp_files
+        Glob patterns under ``folder`` whose names, sizes and modification times identify the trained models on
+        disk (:func:`core.batch.tasks.model_stamp`: part of a cached run's key), in the order they are read.
+    """
+
+    folder: str
+    on_insert: str
+    stamp_files: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.folder or "/" in self.folder or self.folder.startswith(".") or self.folder in {"index", "."}:
+            raise ConfigError(f"Artifacts folder {self.folder!r} must be one plain folder name of the workspace, "
+                              "not hidden and not 'index', e.g. 'reg'.")
+
+    def stamp_paths(self, workspace_path: Any) -> list[Any]:
+        """The files :attr:`stamp_files` names in the workspace at ``workspace_path`` now (each pattern sorted)."""
+        from pathlib import Path
+
+        root = Path(workspace_path) / self.folder
+        if not root.is_dir():
+            return []
+        return [f for pattern in self.stamp_files for f in sorted(root.glob(pattern))]
+
+
 @dataclass(frozen=True, eq=False)
 class Method(Generic[C, R]):
     """A retrieval method, as the registry, CLI, benchmark runner, diagnosis and UI see it.
@@ -307,6 +345,12 @@ class Method(Generic[C, R]):
         How a comparison's answer budget maps onto its own knobs: ``hook(config, budget) -> config``
         (:mod:`core.methods.budget`; :func:`~core.methods.budget.passage_budget` for a method that answers from
         its top passages). None: it runs only under the budget ``own`` (any other is refused, naming the hook).
+    tasks
+        Its heavy work that runs in a worker process (:class:`~core.background.workers.WorkerTask`: ReG's
+        retriever training, SG-RAG's dominance model), each found by its kind (:meth:`task`).
+    artifacts
+        Its own files in the workspace (:class:`Artifacts`: folder, what an insert makes stale, model stamp);
+        None: it keeps nothing beside the indexes.
     """
 
     name: str
@@ -325,6 +369,8 @@ class Method(Generic[C, R]):
     stamp: Stamper | None = None
     trained_on: TrainedOn | None = None
     budget: BudgetHook | None = None
+    tasks: tuple[WorkerTask, ...] = ()
+    artifacts: Artifacts | None = None
 
     NAME_CHARS: ClassVar[frozenset[str]] = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 
@@ -339,6 +385,14 @@ class Method(Generic[C, R]):
                               "in the method's pipeline order.")
         if self.page and not (self.page.startswith("pages/") and self.page.endswith(".py")):
             raise ConfigError(f"Method {self.name!r}: page {self.page!r} must be a file under pages/, e.g. 'pages/x.py'.")
+
+    def task(self, kind: str) -> WorkerTask:
+        """Its worker task ``kind``; an unknown kind lists the ones it declares."""
+        for t in self.tasks:
+            if t.kind == kind:
+                return t
+        raise ConfigError(f"Method {self.name!r} has no worker task {kind!r}; it declares "
+                          f"{', '.join(t.kind for t in self.tasks) or 'none'}.")
 
     def ablation_rows(self) -> tuple[AblationRow, ...]:
         """:attr:`ablations` with each row's method filled in (the declaring method unless it names another)."""

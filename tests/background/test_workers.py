@@ -123,4 +123,6 @@ def test_every_kind_names_an_importable_task_and_an_unknown_kind_is_refused():
 def test_limits_per_kind_come_from_their_own_settings(monkeypatch):
     monkeypatch.setenv("EGX_BENCH_MEMORY_MB", "2048")
     assert WorkerLimits.for_kind("bench") == WorkerLimits(2048.0, 6 * 3600.0, "EGX_BENCH")
-    assert WorkerLimits.for_kind("train-reg").prefix == "EGX_TRAIN"
+    from core.methods.registry import get_method  # training is the method's own task, with the training caps
+
+    assert WorkerLimits.for_kind(get_method("reg").task("train-reg")).prefix == "EGX_TRAIN"
