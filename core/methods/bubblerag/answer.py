@@ -325,7 +325,7 @@ def generate_answer(query: str, evidence: EvidenceGraph, graph: GraphLike, chunk
                             + ". It quotes the evidence; it does not reason across passages.")
     step.seconds = time.perf_counter() - t0
     if trace is not None:
-        trace.steps.append(step)
+        trace.record(step)
     return EvidenceAnswer(text, by, evidence, chunks, tuple(triples), rejected)
 
 

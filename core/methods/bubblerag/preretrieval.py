@@ -146,5 +146,5 @@ def pre_retrieve(query: str, qvec: np.ndarray, workspace: Workspace, llm: LLM, *
                                     f"{k} of {len(ids)} pre-retrieved chunks")
     step.seconds = time.perf_counter() - t0
     if trace is not None:
-        trace.steps.append(step)
+        trace.record(step)
     return PreRetrieval(ids, scores, sufficient, answer, reason, checked, shown, shown_tokens, gate)

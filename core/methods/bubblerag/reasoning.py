@@ -179,5 +179,5 @@ def reasoning_expansion(query: str, ranked: Sequence[RankedCEG], graph: GraphLik
                               for x in out]}
     step.seconds = time.perf_counter() - t0
     if trace is not None:
-        trace.steps.append(step)
+        trace.record(step)
     return ReasoningExpansion(tuple(out), tuple(skipped), source, step.prompt_tokens, step.completion_tokens)
