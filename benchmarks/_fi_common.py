@@ -20,7 +20,7 @@ def setup(embedder: str = "minilm", workspace: str = "musique") -> tuple[Any, An
     """(workspace, Backends with the bi-encoder stand-in, questions with gold chunks)."""
     from core.backends.llm import NoLLM
     from core.backends.registry import get_embedder, get_reranker
-    from core.eval.datasets import load_questions
+    from core.index.questions import load_questions
     from core.index.samples import ensure_sample_workspace
     from core.methods.base import Backends
 

@@ -106,10 +106,10 @@ def main() -> None:
         return
 
     from core.backends.registry import get_embedder
-    from core.eval.datasets import load_questions
     from core.fsio import egx_home
     from core.graph.stores.falkor_server import FalkorServer
     from core.index.manifest import MANIFEST
+    from core.index.questions import load_questions
     from core.index.samples import ensure_sample_workspace
     from core.index.workspace import Workspace
 

@@ -77,7 +77,7 @@ def main() -> None:
     build_s = time.perf_counter() - t0
     g = ws.graph
     # the old split, from this run's graph and the old figures
-    from core.graph.loaders import load_inputs
+    from core.graph.formats.load import load_inputs
 
     loaded = load_inputs([corpus]).graph
     new_split = create._extraction_share(loaded, None, emb, extract=True)

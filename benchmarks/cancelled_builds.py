@@ -2,8 +2,8 @@
 
 Ten workspace builds of the MuSiQue corpus (1,890 passages, the default spaCy extractor with a pool of two
 workers, ``EGX_SPACY_PROCESSES=2``; the hashing embedder) are started one after another as jobs of a
-:class:`core.jobs.JobManager`, the way the app's Data page starts an upload's build — this process stands in
-for the server and runs the same job code (``core/jobs.py``, ``core/index/isolated.py``, ``core/workers.py``).
+:class:`core.background.jobs.JobManager`, the way the app's Data page starts an upload's build — this process stands in
+for the server and runs the same job code (``core/background/jobs.py``, ``core/index/isolated.py``, ``core/background/workers.py``).
 Each is cancelled once its spaCy pool has loaded the pipeline (the pool's memory past 200 MB), as a user
 clicking Cancel mid-extraction. Each build gets an extraction cache of its own, so each starts its pool.
 
@@ -41,7 +41,7 @@ WAIT_S = 300.0
 
 
 def _pool_mb(tag: str) -> float:
-    from core.procs import descendants, rss_mb, tagged
+    from core.background.procs import descendants, rss_mb, tagged
 
     procs = {p.pid: p for p in [*tagged(tag), *descendants()]}.values()
     return rss_mb(p for p in procs if "multiprocessing.spawn" in " ".join(_cmd(p)))
@@ -57,7 +57,7 @@ def _cmd(p: object) -> list[str]:
 def _left(tag: str) -> list[object]:
     """What of this run still runs: tagged processes (wherever re-parented) and this process's descendants,
     multiprocessing's resource tracker left out in-process (one per process, for its whole life)."""
-    from core.procs import descendants, tagged
+    from core.background.procs import descendants, tagged
 
     procs = {p.pid: p for p in [*tagged(tag), *descendants()]}
     return [p for p in procs.values() if "resource_tracker" not in " ".join(_cmd(p))]
@@ -81,10 +81,10 @@ def main() -> None:
     import psutil
 
     from core.backends.registry import get_embedder, get_extractor
+    from core.background.jobs import Job, JobManager
+    from core.background.procs import describe, rss_mb, wait_gone
     from core.index.create import create_workspace
     from core.index.isolated import BuildSpec, build_isolated
-    from core.jobs import Job, JobManager
-    from core.procs import describe, rss_mb, wait_gone
 
     me = psutil.Process()
     jobs = JobManager()

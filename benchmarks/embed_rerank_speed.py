@@ -75,7 +75,7 @@ def _best_of(repeat: int, fns: dict[str, Callable[[], object]]) -> dict[str, flo
 
 
 def _sample_texts(limit: int) -> dict[str, list[str]]:
-    from core.graph.loaders import load_inputs
+    from core.graph.formats.load import load_inputs
     from core.index.paths import sample_data_dir
 
     sample = sample_data_dir() / "musique"

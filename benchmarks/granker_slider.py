@@ -74,7 +74,7 @@ def question_of(home: Path, workspace: str) -> str:
     """The question the benchmark asks: the demo's Matrix question, else the workspace's first gold question."""
     if workspace == "demo":
         return MATRIX
-    from core.eval.datasets import load_questions
+    from core.index.questions import load_questions
     from core.index.workspace import Workspace
 
     return next(q.question for q in load_questions(Workspace.open(home / "workspaces" / workspace)) if q.gold_chunks)

@@ -33,8 +33,8 @@ def main() -> None:
     args = ap.parse_args()
 
     from core.backends.registry import get_embedder
+    from core.graph.formats.load import load_inputs
     from core.graph.graph_builder import GraphBuilder
-    from core.graph.loaders import load_inputs
     from core.index.indexing import build_indexes
     from core.index.paths import sample_data_dir
 

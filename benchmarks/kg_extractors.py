@@ -82,12 +82,12 @@ def main() -> None:
     args = ap.parse_args()
 
     from core.backends.registry import DEFAULT_EMBEDDER, get_embedder, get_extractor, get_llm
-    from core.eval.datasets import load_questions
     from core.eval.runner import run_benchmark
     from core.graph.builder import extract_triples
-    from core.graph.loaders import load_inputs
+    from core.graph.formats.load import load_inputs
     from core.index.create import create_workspace
     from core.index.paths import sample_data_dir
+    from core.index.questions import load_questions
     from core.index.workspace import Workspace
     from core.methods.base import Backends
 

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from core.backends.registry import get_embedder, get_llm, get_reranker
-from core.eval.datasets import load_questions
+from core.index.questions import load_questions
 from core.index.samples import ensure_sample_workspace
 from core.methods.base import Backends
 from core.methods.run import run_method

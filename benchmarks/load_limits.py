@@ -80,7 +80,7 @@ def py(ctx: Ctx, code: str, *args: str) -> Run:
 
 LOAD = """
 import sys, time
-from core.graph.loaders import load_inputs
+from core.graph.formats.load import load_inputs
 t = time.perf_counter()
 g = load_inputs([sys.argv[1]]).graph
 print(f"RESULT {time.perf_counter() - t:.2f} s, {g.n_nodes} nodes, {g.n_edges} edges")

@@ -33,8 +33,8 @@ def main() -> None:
 
     from core.backends.llm import NoLLM
     from core.backends.registry import DEFAULT_EMBEDDER, get_embedder
-    from core.eval.datasets import load_questions
     from core.eval.metrics import recall_at_k
+    from core.index.questions import load_questions
     from core.index.samples import ensure_sample_workspace
     from core.methods.base import Backends
     from core.methods.baselines.config import PPRConfig

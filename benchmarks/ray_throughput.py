@@ -1,7 +1,7 @@
 """Ray throughput, 1 vs 2 workers, against one process (``egx index --ray``, ``egx bench --ray``).
 
 Three pieces of batch work, each run in this process (egx's default path) and on a local Ray
-(``ray.init(num_cpus=2)``) with 1 and with 2 model-holding actors (:class:`core.scale.RayRunner`):
+(``ray.init(num_cpus=2)``) with 1 and with 2 model-holding actors (:class:`core.batch.ray_runner.RayRunner`):
 
 * ``embed`` — N MuSiQue passages ("title\\ntext") with the default embedder (bge-small, int8 ONNX):
   :func:`core.index.vector_index.embed_texts` here (onnxruntime on all cores), ``RayRunner.embed`` there
@@ -53,15 +53,15 @@ def main() -> None:
 
     from core.backends.llm import NoLLM
     from core.backends.registry import get_embedder, get_extractor, get_reranker
-    from core.eval.datasets import load_questions
+    from core.batch.ray_runner import RayRunner
     from core.eval.runner import run_benchmark
     from core.graph.builder import extract_triples
-    from core.graph.loaders import load_inputs
+    from core.graph.formats.load import load_inputs
     from core.index.paths import sample_data_dir
+    from core.index.questions import load_questions
     from core.index.samples import ensure_sample_workspace
     from core.index.vector_index import embed_texts
     from core.methods.base import Backends
-    from core.scale import RayRunner
 
     sample = sample_data_dir() / "musique"
     recipe = json.loads((sample / "workspace.json").read_text())

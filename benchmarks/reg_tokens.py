@@ -47,7 +47,7 @@ def main() -> None:
     from core.backends.prompts import ANSWER_SYSTEM
     from core.backends.registry import get_embedder, get_reranker
     from core.errors import ConfigError
-    from core.eval.datasets import load_questions
+    from core.index.questions import load_questions
     from core.index.workspace import Workspace
     from core.methods.base import Backends
     from core.methods.reg.prompts import QA_SYSTEM

@@ -75,11 +75,11 @@ def main() -> None:
     args = ap.parse_args()
 
     from core.backends.registry import DEFAULT_RERANKER, get_embedder, get_llm, get_reranker
-    from core.eval.datasets import load_questions_file
     from core.eval.erqa import build_erqa, write_erqa
     from core.eval.erqa_paraphrase import build_paraphrased, write_paraphrased
     from core.eval.runner import run_benchmark
     from core.index.create import create_workspace
+    from core.index.questions import load_questions_file
     from core.index.workspace import Workspace
     from core.methods.base import Backends
 

@@ -59,7 +59,7 @@ def main() -> None:
     from core.backends.spacy_extractor import SpacyExtractor
     from core.backends.spacy_model import load_pipeline
     from core.graph.builder import extract_triples
-    from core.graph.loaders import load_inputs
+    from core.graph.formats.load import load_inputs
     from core.index.paths import sample_data_dir
 
     sample = sample_data_dir() / "musique"

@@ -115,8 +115,8 @@ def main() -> None:
         return
 
     from core.backends.embedders import HashingEmbedder
-    from core.eval.datasets import load_questions
     from core.graph.stores.falkor_server import FalkorServer
+    from core.index.questions import load_questions
     from core.index.samples import ensure_sample_workspace
     from core.index.workspace import Workspace
 

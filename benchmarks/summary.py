@@ -60,8 +60,8 @@ def bench_index(sample: str) -> dict:
 
 def bench_methods(sample: str, methods: list[str], limit: int | None, llm_name: str, root: str | None) -> dict:
     from core.backends.registry import get_embedder, get_llm, get_reranker
-    from core.eval.datasets import load_questions
     from core.eval.runner import run_benchmark
+    from core.index.questions import load_questions
     from core.index.samples import ensure_sample_workspace
     from core.methods.base import Backends
 

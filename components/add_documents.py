@@ -24,7 +24,7 @@ from core.index.isolated import BuildSpec, build_isolated, drop_upload_dir, isol
 
 if TYPE_CHECKING:
     from components.sidebar import Active
-    from core.jobs import Job
+    from core.background.jobs import Job
 
 #: what the corpus loaders read (documents and JSON(L) passages, gzip-compressed too)
 ADD_TYPES = ["pdf", "html", "htm", "docx", "md", "markdown", "txt", "json", "jsonl", "gz"]

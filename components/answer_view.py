@@ -15,7 +15,7 @@ from components.ui import md_escape
 from core.eval.verdicts import AnswerMatch, match_answer
 from core.methods.answering import AnswerNote, describe_answer, method_notices
 from core.methods.base import Gold
-from core.replay import replay_notice
+from core.pinning import replay_notice
 
 
 def replay_banner(result: Any) -> None:

@@ -15,11 +15,11 @@ from components import state as S
 from components.graph_view import LegendItem
 from components.navigation import page_path
 from components.ui import md_escape
-from core.eval.diagnosis import Diagnosis, stages_for
+from core.eval.diagnose import stages_for
 from core.eval.triage import to_csv, to_json
 from core.eval.verdicts import diagnosis_verdict
 from core.graph.model import KnowledgeGraph
-from core.methods.base import Method, MethodResult
+from core.methods.base import Diagnosis, Method, MethodResult
 
 #: Okabe–Ito colours (colour-blind safe), one per method in registry order, with brown for the 7th (Okabe–Ito yellow
 #: is too close to the gold-passage border); overlap is black.

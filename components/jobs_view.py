@@ -1,7 +1,7 @@
 """Background jobs on screen: the sidebar's jobs panel (every page) and the live panel of the job a
 page waits for (a workspace build, a benchmark, a method run waiting on an LLM).
 
-The jobs themselves are :class:`core.jobs.Job` objects of the one per-server manager
+The jobs themselves are :class:`core.background.jobs.Job` objects of the one per-server manager
 (:func:`jobs`): they run in their own threads, so a click, a page switch or a
 closed tab never stops them. These panels only *watch* them — an ``st.fragment`` that redraws every
 second while a job runs — and offer its Cancel button.
@@ -27,10 +27,10 @@ import streamlit as st
 
 from components import state as S
 from components.ui import md_escape, public_text
-from core.jobs import STARTING, format_seconds
+from core.background.jobs import STARTING, format_seconds
 
 if TYPE_CHECKING:
-    from core.jobs import Job, JobManager, JobStatus
+    from core.background.jobs import Job, JobManager, JobStatus
 
 #: Seconds the sidebar keeps showing a finished job (done, failed or cancelled).
 SHOW_FINISHED_S = 600.0
@@ -106,18 +106,18 @@ def browser_id(cookie: str) -> str:
 
 @st.cache_resource(show_spinner=False)
 def jobs() -> JobManager:
-    """The server's one :class:`core.jobs.JobManager`: long work outlives the script run that asked. Made
+    """The server's one :class:`core.background.jobs.JobManager`: long work outlives the script run that asked. Made
     once per server start, which is when the uploads a killed server left behind are swept. A job belongs to
     the session that submits or joins it (:func:`session_id`)."""
+    from core.background.jobs import JobManager
     from core.index.isolated import sweep_uploads
-    from core.jobs import JobManager
 
     sweep_uploads()
     return JobManager(session=session_id)
 
 
 def my_jobs() -> tuple[list[Job], list[Job]]:
-    """(this session's jobs, the running jobs of the other sessions): see :meth:`core.jobs.JobManager.split`."""
+    """(this session's jobs, the running jobs of the other sessions): see :meth:`core.background.jobs.JobManager.split`."""
     mine, others = jobs().split(session_id())
     return mine, [j for j in others if not j.finished]
 

@@ -25,7 +25,7 @@ from core.eval.reproduce_record import RETRIEVAL_KEYS
 
 if TYPE_CHECKING:
     from components.sidebar import Active
-    from core.jobs import Job
+    from core.background.jobs import Job
 
 #: The LLM modes a reproduction is shipped in, as the picker names them.
 MODES = {"none": "none — no LLM: extracted answers", "recorded": "recorded — the shipped real-LLM runs, replayed"}
@@ -249,12 +249,12 @@ def rerun(act: Active, paper: str, mode: str) -> None:
 
 
 def _launch(act: Active, paper: str, mode: str, limit: int) -> None:
-    from core.eval.datasets import load_questions
+    from core.background.jobs import JobBusyError
+    from core.batch.tasks import reproduce_job, reproduce_spec
     from core.eval.reproduce import reproduce_command, run_reproduction
     from core.index.isolated import isolated_builds
-    from core.jobs import JobBusyError
+    from core.index.questions import load_questions
     from core.methods.base import Backends
-    from core.tasks import reproduce_job, reproduce_spec
 
     ws = act.workspace
     out: Path = reproduce_root(ws.name)

@@ -2,8 +2,8 @@
 
 With the ``recorded`` LLM a run takes milliseconds, which hides what the method costs with a real
 model. The recording bundles keep the seconds and tokens of every stage as measured live
-(:func:`core.recording.record`); :func:`stage_times` pairs them with the replay's stages
-(:func:`core.recording.stage_times`), and the pages show them per stage
+(:func:`core.batch.recording.record`); :func:`stage_times` pairs them with the replay's stages
+(:func:`core.batch.recording.stage_times`), and the pages show them per stage
 (:func:`stage_time_captions`) or as a table (:func:`stage_time_table`).
 """
 
@@ -16,8 +16,8 @@ import pandas as pd
 import streamlit as st
 
 from components.ui import md_escape
-from core.recording import StageTime, recorded_setup
-from core.recording import stage_times as _pair
+from core.batch.recording import StageTime, recorded_setup
+from core.batch.recording import stage_times as _pair
 
 
 def stage_times(llm: Any, trace: Any) -> tuple[tuple[StageTime, ...], str] | None:

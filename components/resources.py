@@ -31,11 +31,11 @@ from core.methods.reranking import feature_store
 
 if TYPE_CHECKING:
     from core.backends.base import LLM, Embedder, Reranker
+    from core.background.jobs import Job
     from core.graph.model import KnowledgeGraph
     from core.graph.reader import GraphLike
     from core.index.listing import WorkspaceInfo
     from core.index.workspace import Workspace
-    from core.jobs import Job
     from core.methods.base import Backends, Method, MethodConfig
     from core.methods.reranking import FeatureStore
 
@@ -452,7 +452,7 @@ def method_run(spec: Method[Any, R], workspace: Workspace, key: str, backends: B
     names = used.names()
     if used.llm is not None and getattr(used.llm, "enabled", True) is False:
         names["llm_cache"] = "off"  # the sidebar's switch is off: a fresh run, not the one that used the cache
-    from core.tasks import model_stamp
+    from core.batch.tasks import model_stamp
 
     stamp = model_stamp(workspace, spec.name)  # a model trained since (Train panel, CLI) makes this a new run
     if stamp:
@@ -491,7 +491,7 @@ class PreparationPending(WorkspaceError):
 
 
 def _about(seconds: float | None) -> str:
-    from core.jobs import format_seconds
+    from core.background.jobs import format_seconds
 
     return format_seconds(max(1.0, float(seconds or 0.0)))
 
@@ -655,8 +655,8 @@ def clear_method_runs() -> None:
 # ============================================================================ FastInsight (GRanker page)
 @st.cache_data(show_spinner=False, max_entries=16)
 def workspace_questions(_workspace: Workspace, key: str) -> list[Any]:
-    """The workspace's questions with gold chunk ids (``core.eval.datasets.Question``; [] if none)."""
-    from core.eval.datasets import load_questions
+    """The workspace's questions with gold chunk ids (``core.index.questions.Question``; [] if none)."""
+    from core.index.questions import load_questions
 
     return load_questions(_workspace)
 

@@ -11,10 +11,10 @@ import streamlit as st
 
 from components import jobs_view, resources
 from components.ui import error_text, md_escape
-from core.jobs import JobBusyError
+from core.background.jobs import JobBusyError
 
 if TYPE_CHECKING:
-    from core.jobs import Job
+    from core.background.jobs import Job
 
 
 def start(state_key: str, key: str, title: str, work: Callable[[Job], Any], *, on_busy: Callable[[], None],

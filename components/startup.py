@@ -2,7 +2,7 @@
 
 ``make app`` used to build them before the server started: on a fresh machine the port stayed closed for
 9½ minutes (MuSiQue, with 6 min 49 s of FastInsight's node vectors) and a newcomer saw "connection refused".
-Now the server answers at once and builds them as its own background jobs (:mod:`core.jobs`, every session's:
+Now the server answers at once and builds them as its own background jobs (:mod:`core.background.jobs`, every session's:
 the sidebar lists them and the banner shows them on every page): the demo first (it is small), then the other
 samples, then what each method keeps in each workspace (:func:`core.methods.run.pending_preparations`). The
 jobs carry the keys a page would use for the same work, so a page that needs one of them waits on it (its live
@@ -46,7 +46,7 @@ def start_sample_builds() -> threading.Thread | None:
         return None
     from components.state import default_embedder
 
-    atexit.register(_stop.set)  # runs before core.jobs cancels the running jobs (atexit is last-in, first-out)
+    atexit.register(_stop.set)  # runs before core.background.jobs cancels the running jobs (atexit is last-in, first-out)
     thread = threading.Thread(target=build_samples, args=(default_embedder(),), name="egx-sample-builds", daemon=True)
     thread.start()
     return thread

@@ -182,8 +182,8 @@ def _drop(key: str) -> None:
 
 def _tour_models() -> dict[str, str]:
     """The embedder and reranker the demo's recorded runs were made with ({} when none is shipped)."""
+    from core.batch.recording import recorded_models
     from core.errors import EgxError
-    from core.recording import recorded_models
 
     try:
         return recorded_models(WORKSPACE, KEANU)

@@ -1,11 +1,11 @@
 """The Train panels: ReG's retriever (Evidence chains page) and SG-RAG's dominance model (Subgraph page),
-trained from the browser as background jobs in a worker process (:mod:`core.tasks`, :mod:`core.workers`).
+trained from the browser as background jobs in a worker process (:mod:`core.batch.tasks`, :mod:`core.background.workers`).
 
 Each panel says what it will train, on what, with which LLM (or plainly that there is none), and about how
 long it takes; Start submits the job (one per workspace and model, per server), whose live panel shows its
 epochs and selections and offers Cancel; when it ends, the outcome is shown once. A finished model is in
 the workspace's own folder, and cached method runs are keyed by the models on disk
-(:func:`core.tasks.model_stamp`), so the page's next run uses it. A ReG retriever that loses on the held-out
+(:func:`core.batch.tasks.model_stamp`), so the page's next run uses it. A ReG retriever that loses on the held-out
 split is kept aside instead (:func:`core.methods.reg.train.judge`), with a "Use it anyway" button; the panel
 says when the active retriever scores below cosine, with the figures.
 """
@@ -23,11 +23,11 @@ import streamlit as st
 from components import session_jobs
 from components import state as S
 from components.ui import md_escape
-from core.jobs import format_seconds
+from core.background.jobs import format_seconds
 
 if TYPE_CHECKING:
     from components.sidebar import Active
-    from core.jobs import Job
+    from core.background.jobs import Job
 
 REG_PAGE = "pages/evidence_chains.py"
 SGRAG_PAGE = "pages/subgraph.py"
@@ -91,7 +91,7 @@ REG_ANCHOR = "train-the-retriever"
 
 def reg_panel(act: Active, qids: list[str]) -> None:
     """Train ReG's retriever on the workspace's questions with answers (``qids``)."""
-    from core import tasks
+    from core.methods.reg import training_jobs as reg_jobs
     from core.methods.reg.config import TrainConfig
 
     ws = act.workspace
@@ -99,7 +99,7 @@ def reg_panel(act: Active, qids: list[str]) -> None:
     # selections were recorded (the MuSiQue sample ships them), of no others
     recorded = bool(act.llm.available) and act.llm.name == "recorded"
     llm_ok = bool(act.llm.available) and (
-        not recorded or not set(qids) - tasks.cached_selections(ws, act.llm, "auto"))
+        not recorded or not set(qids) - reg_jobs.cached_selections(ws, act.llm, "auto"))
     with st.container(border=True, key="egx-train-reg"):
         st.subheader("Train the retriever", anchor=REG_ANCHOR)
         options = ["refined", "weak"] if llm_ok else ["weak"]
@@ -128,8 +128,8 @@ def reg_panel(act: Active, qids: list[str]) -> None:
         n = len(qids)
         cfg = TrainConfig()
         n_val, n_test = round(n * cfg.val_fraction), round(n * cfg.test_fraction)
-        uncached = n - len(set(qids) & tasks.cached_selections(ws, act.llm, selection)) if sup == "refined" else 0
-        est, basis = tasks.estimate_reg_seconds(n, epochs, refined=sup == "refined", uncached=uncached,
+        uncached = n - len(set(qids) & reg_jobs.cached_selections(ws, act.llm, selection)) if sup == "refined" else 0
+        est, basis = reg_jobs.estimate_reg_seconds(n, epochs, refined=sup == "refined", uncached=uncached,
                                                 previous=_previous(ws.path, unit))
         llm_words = (f"S(I) by the LLM **{md_escape(act.llm_name)}**: one request per question, {uncached} of {n} not "
                      "yet cached" if sup == "refined" else "no LLM (weak labels, “w/o S(I)”)")
@@ -150,7 +150,7 @@ def reg_panel(act: Active, qids: list[str]) -> None:
         running = _running(S.TRAIN_REG_JOB)
         if st.button("Start training", key=S.TRAIN_REG_START, type="primary", icon=":material/model_training:",
                      disabled=running or n == 0):
-            spec = tasks.train_reg_spec(ws, embedder=act.embedder_name, llm=act.llm, supervision=sup,
+            spec = reg_jobs.train_reg_spec(ws, embedder=act.embedder_name, llm=act.llm, supervision=sup,
                                         selection=selection, unit=unit, epochs=epochs)
             label = "S(I)" if sup == "refined" else "w/o S(I)"
             title = f"Training {UNITS[unit].split(' ')[0]} ({label}) on “{ws.title}”"
@@ -158,8 +158,8 @@ def reg_panel(act: Active, qids: list[str]) -> None:
             def work(job: Job) -> dict[str, Any]:
                 job.report("Starting the training worker…", page=REG_PAGE)
                 if _in_worker():
-                    return tasks.train_reg_job(spec, progress=job.progress, cancel=job.cancel_event)
-                return tasks.train_reg_task(spec, job.progress)  # EGX_BUILD_ISOLATED=0: in the server's process
+                    return reg_jobs.train_reg_job(spec, progress=job.progress, cancel=job.cancel_event)
+                return reg_jobs.train_reg_task(spec, job.progress)  # EGX_BUILD_ISOLATED=0: in the server's process
 
             session_jobs.start(S.TRAIN_REG_JOB, key, title, work, kind="train",
                                on_busy=lambda: None)
@@ -170,8 +170,8 @@ def reg_panel(act: Active, qids: list[str]) -> None:
 def _active_and_aside(act: Active, unit: str) -> None:
     """Say when the active retriever scores below cosine (with its figures), and offer the one training kept aside
     because it lost on the held-out split ("Use it anyway")."""
-    from core import tasks
     from core.methods.base import Backends
+    from core.methods.reg import training_jobs as reg_jobs
     from core.methods.reg.config import RegConfig
     from core.methods.reg.keep import aside_dir, below_cosine
     from core.methods.reg.models import used_model
@@ -184,7 +184,7 @@ def _active_and_aside(act: Active, unit: str) -> None:
         if worse:
             st.warning(f"{md_escape(worse)} It is still the scorer `reg` uses here; retrain, or compare it with the "
                        "cosine fallback on the Compare page.", icon=":material/trending_down:")
-    aside = aside_dir(tasks.reg_model_dir(ws, unit))
+    aside = aside_dir(reg_jobs.reg_model_dir(ws, unit))
     if not is_model_folder(aside):
         return
     verdict = str((_read_json(aside / "result.json") or {}).get("verdict", "it lost on the held-out split"))
@@ -196,7 +196,7 @@ def _active_and_aside(act: Active, unit: str) -> None:
         from core.errors import EgxError
 
         try:
-            tasks.use_kept_aside(ws, unit)
+            reg_jobs.use_kept_aside(ws, unit)
         except EgxError as exc:
             st.error(md_escape(exc.in_app()))
             return
@@ -229,15 +229,16 @@ def _reg_done(res: dict[str, Any], k: int) -> str | tuple[str, str]:
 # ------------------------------------------------------------------------------------ SG-RAG
 def dominance_panel(act: Active, last_seconds: float | None) -> None:
     """Retrain SG-RAG's dominance model ℳ for the workspace and the active embedder."""
-    from core import tasks
+    from core.background import workers
     from core.methods.sgrag import DominanceConfig
+    from core.methods.sgrag import training_jobs as sgrag_jobs
 
     ws = act.workspace
     dcfg = DominanceConfig()
     with st.container(border=True, key="egx-train-dominance"):
         st.markdown("**Train the dominance model**")
         n = ws.graph.n_nodes
-        est = tasks.WORKER_START_S + (last_seconds if last_seconds else 0.002 * n * dcfg.max_epochs)
+        est = workers.WORKER_START_S + (last_seconds if last_seconds else 0.002 * n * dcfg.max_epochs)
         basis = "the last training took " + format_seconds(last_seconds) if last_seconds else "rough rates"
         st.markdown(f"Trains **ℳ** (App. C: a GAT layer over each node's 1-hop star, Alg. 2's dominance loss) on the "
                     f"**{n:,} stars** of “{md_escape(ws.title)}” with the {md_escape(act.embedder_name)} embedder, up "
@@ -248,7 +249,7 @@ def dominance_panel(act: Active, last_seconds: float | None) -> None:
         running = _running(S.TRAIN_DOM_JOB)
         if st.button("Retrain dominance model", key=S.SGRAG_RETRAIN, icon=":material/model_training:",
                      disabled=running):
-            spec = tasks.train_dominance_spec(ws, embedder=act.embedder_name)
+            spec = sgrag_jobs.train_dominance_spec(ws, embedder=act.embedder_name)
             emb = act.embedder
 
             def reload() -> None:
@@ -259,7 +260,7 @@ def dominance_panel(act: Active, last_seconds: float | None) -> None:
             def work(job: Job) -> dict[str, Any]:
                 job.report("Starting the training worker…", page=SGRAG_PAGE)
                 if _in_worker():
-                    return tasks.train_dominance_job(spec, progress=job.progress, cancel=job.cancel_event,
+                    return sgrag_jobs.train_dominance_job(spec, progress=job.progress, cancel=job.cancel_event,
                                                      after=reload)
                 from core.methods.sgrag import prepare
 

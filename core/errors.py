@@ -118,7 +118,7 @@ class DataFileError(EgxError, ValueError):
 
 
 class Cancelled(EgxError):
-    """Work was stopped on request (a job's cancel button, :meth:`core.jobs.Job.cancel`).
+    """Work was stopped on request (a job's cancel button, :meth:`core.background.jobs.Job.cancel`).
 
     Not an :class:`LLMError`: a method stage never turns it into its fallback, so a cancel
     unwinds the whole run; what was committed before (a workspace, benchmark lines) is kept.

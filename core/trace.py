@@ -18,8 +18,8 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
+from core.background.jobs import current_job
 from core.errors import InputFormatError
-from core.jobs import current_job
 
 TRACE_FORMAT = "egx-trace"
 TRACE_VERSION = 1
@@ -120,35 +120,43 @@ class Trace:
     backends: dict[str, str] = field(default_factory=dict)
     steps: list[Step] = field(default_factory=list)
     #: with the ``recorded`` LLM: how completely the run replayed its recording
-    #: (:class:`core.replay.ReplayStatus`); empty for any other LLM
+    #: (:class:`core.pinning.ReplayStatus`); empty for any other LLM
     replay: dict[str, Any] = field(default_factory=dict)
 
-    def add(self, stage: str, title: str, data: dict[str, Any] | StageData | None = None, **kw: Any) -> Step:
-        """Record a finished step; ``data`` is a plain dict or the stage's typed :class:`StageData`."""
-        step = Step(stage, title, data.data() if isinstance(data, StageData) else to_jsonable(data or {}), **kw)
+    def record(self, step: Step, *, check: bool = True) -> Step:
+        """The one way a step enters the trace: append ``step`` (its data made JSON-ready, a :class:`StageData`
+        value turned into its fields), count the stage for the run's job, and stop here when that job was
+        cancelled (``check=False``: only while an exception already unwinds the stage). :meth:`add` and
+        :meth:`timed` are built on it; a stage that times itself builds a :class:`Step` and records it here."""
+        step.data = step.data.data() if isinstance(step.data, StageData) else to_jsonable(step.data)
         self.steps.append(step)
         job = current_job()
         if job is not None:  # a stage finished: count it, and stop here when the run was cancelled
             job.count(stages_done=1)
-            job.check()
+            if check:
+                job.check()
         return step
+
+    def add(self, stage: str, title: str, data: dict[str, Any] | StageData | None = None, **kw: Any) -> Step:
+        """Record a finished step; ``data`` is a plain dict or the stage's typed :class:`StageData`."""
+        return self.record(Step(stage, title, data.data() if isinstance(data, StageData) else dict(data or {}), **kw))
 
     @contextmanager
     def timed(self, stage: str, title: str, *, section: str = "") -> Iterator[Step]:
-        """Record a step and its wall time: ``with trace.timed("x", "X") as step: step.data[...] = ...``."""
+        """Record a step and its wall time: ``with trace.timed("x", "X") as step: step.data[...] = ...`` (a typed
+        stage: ``step.data = SomeStageData(...).data()``)."""
         step = Step(stage, title, {}, section=section)
         job = current_job()
         if job is not None:  # a run in the app's background: say which stage runs, stop if cancelled
             job.report(stage=title)
         t0 = time.perf_counter()
+        failed = True
         try:
             yield step
+            failed = False
         finally:
             step.seconds = time.perf_counter() - t0
-            step.data = to_jsonable(step.data)
-            self.steps.append(step)
-            if job is not None:
-                job.count(stages_done=1)
+            self.record(step, check=not failed)
 
     def stage(self, stage: str) -> list[Step]:
         return [s for s in self.steps if s.stage == stage]

@@ -26,8 +26,10 @@ from components.navigation import page_path
 from components.sidebar import active
 from components.ui import error_text, md_escape
 from core.backends.registry import LLMS
+from core.background.jobs import JobBusyError
+from core.batch.tasks import bench_job, bench_spec, budget_run
 from core.errors import Cancelled, EgxError
-from core.eval.judge import SAME, choose_judge
+from core.eval.judge_choice import SAME, choose_judge
 from core.eval.paper_metrics import APP_WORDING as JUDGE_APP_WORDING
 from core.eval.report import (
     NODE_METRICS_NOTE,
@@ -44,15 +46,13 @@ from core.eval.verdicts import VERDICT_KEYS, verdict_label
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
 from core.index.isolated import isolated_builds
 from core.index.paths import runs_root
-from core.jobs import JobBusyError
 from core.methods.base import Backends
 from core.methods.reg.pipeline import APP_WORDING as REG_APP_WORDING
 from core.methods.registry import METHODS, method_names
-from core.tasks import bench_job, bench_spec, budget_run
 
 if TYPE_CHECKING:
+    from core.background.jobs import Job
     from core.eval.bench_report import BenchReport
-    from core.jobs import Job
 
 #: The per-question table's columns (core.eval.triage.TRIAGE_COLUMNS): the question, verdict and answer check
 #: readable, numbers narrow, the long "why" late.
@@ -143,7 +143,7 @@ def _refusal(refused: dict[str, str]) -> None:
 def _launch(out_dir: Path, backends: Backends, judge: Any, budgeted: dict[str, Any], *,
             resume_unverified: bool = False, keep_trained: bool = False) -> None:
     """Start the benchmark as a server job (it survives page switches; the sidebar and this page show it), each
-    method under the answer budget (``budgeted``: :func:`core.tasks.budget_run`'s configs, cut and meta)."""
+    method under the answer budget (``budgeted``: :func:`core.batch.tasks.budget_run`'s configs, cut and meta)."""
     spec = bench_spec(ws, methods, embedder=act.embedder_name, llm=act.llm, reranker=act.reranker_name,
                       out_dir=out_dir, limit=limit, judge=judge_name, meta={"questions_file": str(ws.questions_path)},
                       resume_unverified=resume_unverified, keep_trained=keep_trained,

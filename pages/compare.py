@@ -20,12 +20,12 @@ from components.sidebar import active
 from components.suggestions import graph_suggestions, suggested_questions_ui
 from components.ui import error_text, md_escape, question_picker
 from core.errors import EgxError
-from core.eval.diagnosis import Gold, diagnose
+from core.eval.diagnose import diagnose
 from core.eval.metrics import llm_tokens
 from core.eval.result_metrics import retrieval_metrics
 from core.eval.triage import result_row
 from core.eval.verdicts import diagnosis_verdict, match_answer, unmatched_note
-from core.methods.base import Backends
+from core.methods.base import Backends, Gold
 from core.methods.budget import apply_budget
 from core.methods.registry import METHODS, method_names
 

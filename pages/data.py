@@ -26,8 +26,8 @@ from core.index.isolated import BuildSpec, build_isolated, isolated_builds
 from core.text import normalize_name
 
 if TYPE_CHECKING:
+    from core.background.jobs import Job
     from core.index.workspace import Workspace
-    from core.jobs import Job
 
 UPLOAD_TYPES = ["csv", "tsv", "json", "jsonl", "txt", "md", "markdown", "pdf", "html", "htm", "docx", "graphml", "gz"]
 MAX_NODES = graph_view.DEFAULT_MAX_NODES
@@ -419,8 +419,8 @@ def show_upload_job() -> None:
 def _gold_note(ws: Workspace) -> str:
     """What a new workspace's questions file says about its gold passages (at upload, not first at a benchmark):
     the gold titles that match no passage are counted as never retrieved."""
-    from core.eval.datasets import load_questions
     from core.eval.selection import gold_coverage
+    from core.index.questions import load_questions
 
     try:
         return gold_coverage(load_questions(ws)).note(left_out=True)

@@ -5,13 +5,13 @@
     make check-recordings
 
 Each recorded run is run again with the ``recorded`` LLM on the embedder and reranker the bundle names,
-at the methods' defaults, strictly: a run stops at the first LLM request or retrieval state (core/replay.py)
+at the methods' defaults, strictly: a run stops at the first LLM request or retrieval state (core/pinning.py)
 the bundle does not hold (a prompt, a retrieval stage or a default changed since the recording), and that
 miss is listed. ``--lenient`` lets each run go on with its fallbacks and lists every miss. Re-record
 failing runs with ``RECORD_ARGS=--redo scripts/record_llm.sh WORKSPACE local METHOD ID``.
 
 ``--retape`` gives runs recorded before runs kept their retrieval state the state this machine computes,
-where that state rebuilds every recorded prompt and the recorded answer (core.recording.retape).
+where that state rebuilds every recorded prompt and the recorded answer (core.batch.recording.retape).
 
 ``--prune`` drops, from a bundle whose every run replays, the entries no run was answered from: the replies
 of runs since re-recorded (`egx record --redo` adds a run's new replies and leaves its old ones).
@@ -35,8 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 def main(argv: list[str] | None = None) -> int:
     from core.backends.llm_bundles import prune_bundle, recording_paths
+    from core.batch.recording import check_replay, retape
     from core.cli import resolve_workspace
-    from core.recording import check_replay, retape
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("bundles", nargs="*", help="bundle files (default: every shipped one)")

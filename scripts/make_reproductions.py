@@ -42,7 +42,6 @@ def _portable(record: dict, workspace: Path) -> dict:
 def main(argv: list[str] | None = None) -> int:
     from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER, get_embedder, get_llm, get_reranker
     from core.cli_support import close_bars, resolve_workspace, run_bar
-    from core.eval.datasets import load_questions
     from core.eval.paper_model import PAPER_IDS
     from core.eval.reproduce import (
         STORED_FORMAT,
@@ -53,6 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         stored_path,
     )
     from core.fsio import atomic_write_text
+    from core.index.questions import load_questions
     from core.methods.base import Backends
     from core.methods.registry import get_method
 

@@ -20,7 +20,7 @@ if [ ${#IDS[@]} -eq 0 ]; then
 import sys
 from core.backends.registry import DEFAULT_EMBEDDER, get_embedder
 from core.cli import resolve_workspace
-from core.eval.datasets import load_questions
+from core.index.questions import load_questions
 for q in load_questions(resolve_workspace(sys.argv[1], get_embedder(DEFAULT_EMBEDDER))):
     print(q.id)
 PYEOF

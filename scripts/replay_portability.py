@@ -7,10 +7,10 @@ Opens each sample workspace the bundle's runs name with the bundle's embedder (a
 ``.cache/test-samples``), copies it once per seed with its stored vectors perturbed, and replays the
 runs strictly with an embedder and a reranker whose scores are perturbed the same way. Every run must
 replay with 0 misses and its recorded answer on every seed: its prompts and decisions may not depend on
-the last digits of a score (core/replay.py). Prints one line per run and seed; exit status 1 when any
+the last digits of a score (core/pinning.py). Prints one line per run and seed; exit status 1 when any
 run fails. ``tests/backends/test_replay_portable.py`` asserts the same for the shipped bundles.
 
-``--retape`` first gives the runs this machine's retrieval state (``core.recording.retape``, unperturbed,
+``--retape`` first gives the runs this machine's retrieval state (``core.batch.recording.retape``, unperturbed,
 on the same sample folders), writing it into ``--bundle``: work on a copy of a shipped bundle.
 """
 
@@ -40,7 +40,7 @@ def sample_opener(root: Path):  # type: ignore[no-untyped-def]
 
 def main(argv: list[str] | None = None) -> int:
     from core.backends.llm_bundles import RECORDINGS_DIR
-    from core.recording import check_replay
+    from core.batch.recording import check_replay
     from tests.perturb import EPS, noisy_backends, perturbed_workspace
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     opener = sample_opener(ROOT / ".cache" / "test-samples")
     bad = 0
     if a.retape:
-        from core.recording import retape
+        from core.batch.recording import retape
 
         for c in retape(a.bundle, opener, workspaces=a.workspace, methods=a.method):
             print(f"retape  {c.workspace:<8} {c.method:<11} {c.question_id:<12} "

@@ -45,6 +45,7 @@ def main() -> None:
 
     from core.backends.llm import LLMSettings
     from core.backends.registry import get_embedder, get_llm
+    from core.batch.recording import provenance
     from core.cli_support import progress_bar
     from core.fsio import atomic_write_json
     from core.index.samples import ensure_sample_workspace
@@ -53,7 +54,6 @@ def main() -> None:
     from core.methods.reg.prompts import selection_prompts_sha256
     from core.methods.reg.retriever import MANIFEST_FILE
     from core.methods.reg.train import SELECTIONS_FORMAT, selection_how, selections_file, train_reg
-    from core.recording import provenance
 
     emb = get_embedder(args.embedder)
     llm = get_llm(args.llm)

@@ -1,8 +1,8 @@
-"""A stand-in for the app's server in the process tests: one :class:`~core.jobs.JobManager` whose job runs in a
+"""A stand-in for the app's server in the process tests: one :class:`~core.background.jobs.JobManager` whose job runs in a
 worker process, waited on by the main thread.
 
-Like Streamlit's server it stops on Ctrl-C and on SIGTERM (:func:`core.procs.terminate_as_interrupt`) and
-then exits normally, which is when the jobs still running are cancelled (:mod:`core.jobs`); SIGKILL ends it
+Like Streamlit's server it stops on Ctrl-C and on SIGTERM (:func:`core.background.procs.terminate_as_interrupt`) and
+then exits normally, which is when the jobs still running are cancelled (:mod:`core.background.jobs`); SIGKILL ends it
 with no cleanup at all.
 
 ``python -m tests.job_owner build INPUT TARGET`` builds a workspace (:func:`core.index.isolated.build_isolated`);
@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import sys
 
+from core.background.jobs import Job, JobManager
+from core.background.procs import terminate_as_interrupt
+from core.background.workers import Words, run_worker
 from core.index.isolated import BuildSpec, build_isolated
-from core.jobs import Job, JobManager
-from core.procs import terminate_as_interrupt
-from core.workers import Words, run_worker
 
 
 def main(argv: list[str]) -> int:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from core.procs import tied
+from core.background.procs import tied
 
 MODEL_ALIAS = "qwen2.5-coder-0.5b-instruct"
 START_TIMEOUT_S = 90.0  #: loading the 0.5B model takes ~3 s alone; a loaded 2-core machine takes longer

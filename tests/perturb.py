@@ -2,7 +2,7 @@
 
 int8 ONNX and BLAS kernels give scores whose last digits differ from one CPU to the next (AVX2 against
 AVX-512 VNNI, other thread counts, a GPU). The replay of a recorded LLM run must not depend on them
-(:mod:`core.replay`). These wrappers multiply every embedding component and every reranker output by
+(:mod:`core.pinning`). These wrappers multiply every embedding component and every reranker output by
 ``1 + eps * u`` with ``u`` uniform in [-1, 1], seeded by the text (the same text gets the same vector
 within one run, as on a real machine); :func:`perturbed_workspace` does the same to a copy of a
 workspace's stored vectors (what another CPU would have built).

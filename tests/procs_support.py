@@ -3,7 +3,7 @@ never a fixed sleep) until it has started what the test is about, end it one way
 is left of it.
 
 A child that outlived its owner is re-parented (to init or a subreaper) and is nobody's descendant any
-more, so what a command started is found by its tag (:func:`core.procs.tagged`), wherever it ended up. A
+more, so what a command started is found by its tag (:func:`core.background.procs.tagged`), wherever it ended up. A
 program that writes its process title over its environment (``redis-server``) loses the tag: it is found by
 its working folder instead (:func:`working_in`).
 """
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.procs import TAG_VAR, describe, rss_mb, tagged, wait_gone
+from core.background.procs import TAG_VAR, describe, rss_mb, tagged, wait_gone
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Seconds a command may take to start what a test waits for (a spaCy pool, a worker): generous, a loaded
@@ -42,13 +42,13 @@ def new_tag() -> str:
 
 def kind(p: Any) -> str:
     """What a process of ours is: ``pool`` (a spaCy pool worker), ``tracker`` (multiprocessing's resource
-    tracker), ``worker`` (an app worker, ``core.workers``), ``redis``, ``ray``, ``streamlit``, else ``other``."""
+    tracker), ``worker`` (an app worker, ``core.background.workers``), ``redis``, ``ray``, ``streamlit``, else ``other``."""
     try:
         cmd = " ".join(p.cmdline())
     except Exception:
         return "gone"
     for needle, name in (("multiprocessing.spawn", "pool"), ("resource_tracker", "tracker"),
-                         ("core.workers", "worker"), ("redis-server", "redis"), ("raylet", "ray"),
+                         ("core.background.workers", "worker"), ("redis-server", "redis"), ("raylet", "ray"),
                          ("gcs_server", "ray"), ("ray::", "ray"), ("/ray/", "ray"), ("streamlit", "streamlit")):
         if needle in cmd:
             return name

@@ -10,9 +10,9 @@ import json
 import pytest
 
 from core.cli import main
-from core.eval.diagnosis import Gold, diagnose, stages_for
+from core.eval.diagnose import diagnose, stages_for
 from core.index.samples import ensure_sample_workspace
-from core.methods.base import Backends
+from core.methods.base import Backends, Gold
 from core.methods.registry import METHODS, get_method, method_names, register, registered, unregister
 from tests.fakes import TOY_METHOD, ScriptedLLM, ToyConfig
 

@@ -216,7 +216,7 @@ class BatchRunner(Protocol):
     """Where the heavy batch work of a workspace build runs: embedding and triple extraction.
 
     ``None`` wherever a runner is accepted means this process (the default). The Ray runner
-    (:class:`core.scale.RayRunner`, ``egx index --ray``) spreads the same batches over model-holding
+    (:class:`core.batch.ray_runner.RayRunner`, ``egx index --ray``) spreads the same batches over model-holding
     actors and returns the same vectors and triples.
     """
 

@@ -185,7 +185,7 @@ def question_scope(llm: Any) -> Iterator[LLMScope]:
 
 def _count(**increments: int) -> None:
     """Add to the counters of the job running this (requests and tokens shown live in the app)."""
-    from core.jobs import current_job
+    from core.background.jobs import current_job
 
     job = current_job()
     if job is not None:
@@ -196,7 +196,7 @@ def _wait_or_cancel(done: threading.Event, seconds: float) -> bool:
     """Wait for ``done`` like ``done.wait(seconds)``, but raise :class:`~core.errors.Cancelled` as soon
     as the job running this (the app's background run) is cancelled: its user stops a slow LLM
     reply at once, not after the timeout. The caller abandons the attempt (:class:`Attempt`)."""
-    from core.jobs import current_job
+    from core.background.jobs import current_job
 
     job = current_job()
     if job is None:

@@ -169,7 +169,7 @@ class LlamaCppLLM:
         pieces: list[str] = []
         usage: dict[str, Any] | None = None
         finish = None
-        from core.jobs import current_job
+        from core.background.jobs import current_job
 
         job = current_job()  # the app's background run, if any: a cancel stops the generation between tokens
         sink = reply_sink() if json_schema is None else None  # the answer a page shows as it is written

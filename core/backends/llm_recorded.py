@@ -3,9 +3,9 @@
 :class:`RecordedLLM` answers a request from the bundles (:mod:`core.backends.llm_bundles`,
 ``sample_data/llm_recordings/*.json``) with their provenance (model, quantization, date, settings,
 seconds per stage). A request that is not in any bundle raises :class:`LLMNotRecordedError`, and the
-stage takes its visible fallback (or, strict, :class:`~core.replay.ReplayMissError`).
+stage takes its visible fallback (or, strict, :class:`~core.pinning.ReplayMissError`).
 :meth:`RecordedLLM.tape_for` finds the recorded run of a question and hands its retrieval state to
-the replay (:class:`~core.replay.StateTape`), so the replay is the same on every CPU.
+the replay (:class:`~core.pinning.StateTape`), so the replay is the same on every CPU.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from core.backends.llm_bundles import RECORDINGS_DIR, Recording, load_recording,
 from core.backends.llm_cache import response_from_entry
 from core.backends.llm_keys import cache_key
 from core.errors import ConfigError, LLMError
-from core.replay import NOT_RECORDED
+from core.pinning import NOT_RECORDED
 
 
 class LLMNotRecordedError(LLMError):
@@ -43,7 +43,7 @@ class RecordedLLM:
     paths : sequence of path or None
         Bundles to answer from; default :func:`recording_paths`.
     strict : bool or None
-        Raise :class:`~core.replay.ReplayMissError` at the first request (or retrieval state) that is
+        Raise :class:`~core.pinning.ReplayMissError` at the first request (or retrieval state) that is
         not recorded, instead of letting the stage take its fallback: what the tests and ``make
         check-recordings`` use. None: ``$EGX_REPLAY_STRICT`` (``1`` turns it on).
 
@@ -139,7 +139,7 @@ class RecordedLLM:
             resp = response_from_entry(e, f"recorded run: {rec.label}")
             return replace(resp, cache_key=key)
         if self.strict:
-            from core.replay import ReplayMissError
+            from core.pinning import ReplayMissError
 
             first = next((m.content for m in messages if m.role == "user"), "")[:160]
             raise ReplayMissError(f"Strict replay: this LLM request {NOT_RECORDED} (its prompt differs from every "
@@ -170,9 +170,9 @@ class RecordedLLM:
 
     def tape_for(self, workspace: str, method: str, question: str, config: dict[str, Any],
                  backends: dict[str, str]) -> tuple[Any, str] | None:
-        """A replay :class:`~core.replay.StateTape` holding the retrieval state of the matching recorded
+        """A replay :class:`~core.pinning.StateTape` holding the retrieval state of the matching recorded
         run (:meth:`find_run`) and the recording's label, or None when no recorded run matches."""
-        from core.replay import StateTape
+        from core.pinning import StateTape
 
         found = self.find_run(workspace, method, question, config, backends)
         if found is None:

@@ -8,6 +8,7 @@ registered ones.
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from core.backends.base import LLM, Embedder, Reranker, TripleExtractor
@@ -323,3 +324,27 @@ def describe(kind: str, name: str) -> str:
         if (kind, prefix) in _DESCRIPTIONS and arg.strip():
             return _DESCRIPTIONS[(kind, prefix)].format(arg=arg.strip())
     raise UnknownNameError(label, name, names)
+
+
+def llm_spec(llm: Any) -> dict[str, Any]:
+    """An LLM backend as JSON, to build it again in another process (a worker, a Ray actor): its registry name, its limits (:class:`~core.backends.llm.LLMSettings`, found on
+    the guard inside the cache wrapper) and whether the response cache is on."""
+    settings = None
+    node, seen = llm, 0
+    while node is not None and seen < 8:  # CachedLLM → GuardedLLM → the backend
+        if getattr(node, "settings", None) is not None:
+            settings = asdict(node.settings)
+            break
+        node, seen = getattr(node, "inner", None), seen + 1
+    enabled = getattr(llm, "enabled", None)
+    return {"name": str(getattr(llm, "name", "none") or "none"), "settings": settings,
+            "cache": None if enabled is None else bool(enabled)}
+
+
+def llm_from_spec(spec: dict[str, Any] | None) -> Any:
+    """The LLM :func:`llm_spec` describes, built again (in the worker)."""
+    from core.backends.llm import LLMSettings
+
+    spec = spec or {"name": "none"}
+    settings = LLMSettings(**spec["settings"]) if spec.get("settings") else None
+    return get_llm(spec.get("name") or "none", settings=settings, cache=spec.get("cache"))

@@ -191,7 +191,7 @@ def _wait_or_cancel(futures: list[Any]) -> None:
     :class:`~core.errors.Cancelled` within a fifth of a second of its Cancel instead of after the batch."""
     from concurrent.futures import FIRST_EXCEPTION, wait
 
-    from core.jobs import current_job
+    from core.background.jobs import current_job
 
     job = current_job()
     pending = set(futures)
@@ -213,7 +213,7 @@ def _start_worker(parent_pid: int) -> None:
     """
     import signal
 
-    from core.procs import die_with_parent
+    from core.background.procs import die_with_parent
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_parent(parent_pid, kernel=False)

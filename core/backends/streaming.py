@@ -62,7 +62,7 @@ def answer_sink(stage: str) -> TextSink | None:
     own = _ANSWERS.get()
     if own is not None:
         return lambda text: own(stage, text)
-    from core.jobs import current_job
+    from core.background.jobs import current_job
 
     job = current_job()
     if job is None:

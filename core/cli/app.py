@@ -8,7 +8,7 @@ here first with terminal progress bars, as before (a script that wants them read
 
 The server replaces the ``egx`` process (``exec``) instead of running as its child: Ctrl-C, SIGTERM and a
 supervisor's stop reach the server itself, which stops and, on its way out, cancels its background jobs
-(:mod:`core.jobs`: their worker processes killed, their half-written output removed); nothing of the
+(:mod:`core.background.jobs`: their worker processes killed, their half-written output removed); nothing of the
 prebuild (its models, a worker pool) stays in memory beside it; and no parent is left to be killed while
 its child serves on.
 """
@@ -22,10 +22,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core.background.procs import interruptible
 from core.cli.samples import app_embedder, build_samples
 from core.cli_support import close_bars
 from core.errors import EgxError
-from core.procs import interruptible
 
 if TYPE_CHECKING:
     from core.cli_support import Subparsers
@@ -97,7 +97,7 @@ def serve(cmd: list[str]) -> int:
     what this process started (the prebuild's worker pool, its resource tracker), which would otherwise live
     on as the server's unknown children. Where there is no ``exec`` (Windows), run it as a child and return
     its exit status."""
-    from core.procs import kill_tree
+    from core.background.procs import kill_tree
 
     kill_tree(os.getpid(), include_self=False)
     sys.stdout.flush()

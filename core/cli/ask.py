@@ -62,7 +62,7 @@ def summarize(result: Any, workspace: Workspace, *, top: int = 5, method: AnyMet
     if ctx is not None:  # what the answer was handed, and under which budget
         out["context"] = ctx
     if result.trace.replay:  # the recorded LLM: how completely this run replayed its recording
-        from core.replay import replay_notice
+        from core.pinning import replay_notice
 
         out["replay"] = result.trace.replay
         out["replay_notice"] = replay_notice(result.trace.replay)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER
+from core.background.procs import interruptible
 from core.cli.options import (
     KEEP_TRAINED_HINT,
     add_budget,
@@ -23,7 +24,6 @@ from core.cli.options import (
     ray_runner,
 )
 from core.cli_support import add_llm_limits, close_bars, output_folder_arg, run_bar
-from core.procs import interruptible
 
 if TYPE_CHECKING:
     from core.cli_support import Subparsers

@@ -8,18 +8,18 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from core.backends.registry import DEFAULT_EMBEDDER
+from core.background.procs import interruptible
 from core.cli.options import add_ray, ray_runner
 from core.cli_support import add_llm_limits, llm_from_args, progress_bar
-from core.procs import interruptible
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from core.backends.base import Embedder
+    from core.batch.ray_runner import RayRunner
     from core.cli_support import Subparsers
     from core.index.stages import StageTimes
     from core.index.workspace import Workspace
-    from core.scale import RayRunner
 
 NAME = "index"
 

@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     (``--style template``), or paraphrased questions with oracle answer sets (``--style paraphrase``,
     :mod:`core.eval.erqa_paraphrase`): template questions quote exact KG names and have one answer by
     construction, so they cannot test how a method links natural wording to the graph."""
-    from core.graph.loaders import load_inputs
+    from core.graph.formats.load import load_inputs
 
     if args.style == "paraphrase" and args.llm != "none":
         raise SystemExit("egx make-erqa: --llm polishes template questions only; paraphrased questions are worded "

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 from core.cli_support import llm_from_args, resolve_workspace
 
 if TYPE_CHECKING:
-    from core.eval.datasets import Question
+    from core.batch.ray_runner import RayRunner
+    from core.index.questions import Question
     from core.index.workspace import Workspace
     from core.methods.base import Backends
-    from core.scale import RayRunner
 
 
 def add_ray(p: argparse.ArgumentParser, what: str) -> None:
@@ -31,13 +31,13 @@ def add_ray(p: argparse.ArgumentParser, what: str) -> None:
 
 def ray_runner(args: argparse.Namespace) -> RayRunner | None:
     """The Ray runner of ``--ray [ADDRESS]`` / ``--ray-workers N`` (None without --ray); Ray is imported
-    only when it starts (:mod:`core.scale`)."""
+    only when it starts (:mod:`core.batch.ray_runner`)."""
     if args.ray is None:
         if args.ray_workers is not None:
             raise SystemExit("egx: --ray-workers applies with --ray [ADDRESS] only")
         return None
     from core.backends.llm import LLMSettings
-    from core.scale import LLMSpec, RayRunner
+    from core.batch.ray_runner import LLMSpec, RayRunner
 
     llm = LLMSpec(args.llm, LLMSettings.from_env(timeout=args.llm_timeout, retries=args.llm_retries,
                                                  budget=args.llm_budget),
@@ -125,7 +125,7 @@ def bench_inputs(args: argparse.Namespace, specs: Sequence[Any],
     """The workspace, questions and backends of `egx bench` / `egx ablate` (the reranker only when a
     method needs it, or as the no-LLM answer's extractive scorer)."""
     from core.backends.registry import get_embedder, get_reranker
-    from core.eval.datasets import load_questions, load_questions_file
+    from core.index.questions import load_questions, load_questions_file
     from core.methods.base import Backends
 
     embedder = get_embedder(args.embedder)
@@ -178,11 +178,11 @@ def add_judge(p: argparse.ArgumentParser) -> None:
 
 
 def judge_from_args(args: argparse.Namespace, generator: Any) -> Any:
-    """The run's :class:`~core.eval.judge.Judge` (None without ``--judge-llm``), under the same
+    """The run's :class:`~core.eval.judge_choice.Judge` (None without ``--judge-llm``), under the same
     ``--llm-timeout`` / ``--llm-retries`` / ``--llm-budget`` limits as the generator."""
     from core.backends.llm import LLMSettings
     from core.backends.registry import get_llm
-    from core.eval.judge import choose_judge
+    from core.eval.judge_choice import choose_judge
 
     if getattr(args, "no_judge", False) or not getattr(args, "judge_llm", None):
         return None

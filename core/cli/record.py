@@ -49,9 +49,9 @@ def run(args: argparse.Namespace) -> int:
     from core.backends.llm import LLMSettings
     from core.backends.llm_bundles import RECORDINGS_DIR
     from core.backends.registry import get_embedder, get_llm, get_reranker
-    from core.eval.datasets import load_questions, load_questions_file
+    from core.batch.recording import record
+    from core.index.questions import load_questions, load_questions_file
     from core.methods.base import Backends
-    from core.recording import record
 
     if args.llm in ("none", "recorded"):
         raise SystemExit(f"egx record: --llm {args.llm} generates nothing to record; use local, local-small or openai")

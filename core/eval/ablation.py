@@ -47,8 +47,8 @@ from core.methods.budget import Budget, apply_budget, budget_settings
 from core.outputs import output_folder
 
 if TYPE_CHECKING:
-    from core.eval.datasets import Question
-    from core.eval.judge import Judge
+    from core.eval.judge_choice import Judge
+    from core.index.questions import Question
     from core.index.workspace import Workspace
     from core.methods.base import Backends
 
@@ -116,7 +116,7 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
     rows
         Row names to run (default: all of the method's rows).
     judge
-        The LLM that judges ACC_L (:func:`core.eval.judge.choose_judge`); None: not computed.
+        The LLM that judges ACC_L (:func:`core.eval.judge_choice.choose_judge`); None: not computed.
     budget
         The answer budget every row runs under (:mod:`core.methods.budget`; None: ``own``), applied after the
         row's overrides and recorded in each row's ``run.json``.
@@ -194,7 +194,7 @@ def run_ablation(workspace: Workspace, questions: Sequence[Question], method: st
                           else r["metrics"][k] - base["metrics"][k] for k in COLUMNS}
             if r is not base:
                 r["paired"] = paired_with_base(r, base, scores)
-    from core.eval.judge import judge_label
+    from core.eval.judge_choice import judge_label
     from core.eval.paper_metrics import NO_JUDGE
 
     note = f"ACC_L: {NO_JUDGE}." if judge is None else f"ACC_L judged by {judge_label(judge.settings())}."

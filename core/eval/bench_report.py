@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from core.eval.bench_files import RUN, dedupe, read_records, read_run
-from core.eval.judge import run_judge
-from core.eval.judging import apply_judgements, read_judgements
+from core.eval.judge_choice import run_judge
+from core.eval.judgements import apply_judgements, read_judgements
 from core.eval.pairwise import read_pairwise
 from core.eval.report import CHARTS, REPORT, RESULTS, SUMMARY, TRIAGE
 from core.eval.run_notes import add_run_notes

@@ -29,7 +29,7 @@ from core.eval.bench_files import RUN, read_run
 from core.text import content_hash
 
 if TYPE_CHECKING:
-    from core.eval.datasets import Question
+    from core.index.questions import Question
     from core.index.workspace import Workspace
     from core.methods.base import Backends
 
@@ -156,7 +156,7 @@ class ResumeCheck:
 def resume_check(out: Path, settings: Mapping[str, Any], workspace: Workspace | None = None) -> ResumeCheck:
     """Compare the run in ``out`` (its ``run.json``) with a run of ``settings`` on ``workspace`` (which names the
     documents added since, when it is given; module docstring)."""
-    from core.eval.judge import judge_label, run_judge
+    from core.eval.judge_choice import judge_label, run_judge
 
     path = Path(out) / RUN
     if not path.exists():

@@ -9,16 +9,17 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from core.errors import Cancelled, EgxError, QueryError
 from core.eval.context import context_metrics, context_record
-from core.eval.diagnosis import Diagnosis, Gold, diagnose
+from core.eval.diagnose import diagnose
 from core.eval.metrics import llm_tokens, stage_latency
 from core.eval.paper_metrics import answer_set_scores
 from core.eval.result_metrics import node_scores, retrieval_metrics, topological_metrics
 from core.eval.triage import RETRIEVED_K
+from core.methods.base import Diagnosis, Gold
 from core.methods.run import run_method
 from core.trace import to_jsonable
 
 if TYPE_CHECKING:
-    from core.eval.datasets import Question
+    from core.index.questions import Question
     from core.index.workspace import Workspace
     from core.methods.base import Backends, MethodResult
 
@@ -31,9 +32,9 @@ def evaluate_result(result: MethodResult, workspace: Workspace, gold: Gold, *, c
     ``gold_unmatched`` lists the gold passages the question names but the workspace lacks: the metrics and the
     verdict count each as a gold passage never retrieved.
     The judged metrics are not here: a separate judge scores the run's answers once its pairs have run
-    (:mod:`core.eval.judging`)."""
-    from core.eval.diagnosis import judge_answer
+    (:mod:`core.eval.judgements`)."""
     from core.methods.answering import method_notices
+    from core.methods.diagnoser import judge_answer
 
     ranked = [c.chunk_id for c in result.ranked_chunks]
     diag = diagnose(result, workspace, gold, cut=cut)
@@ -68,7 +69,7 @@ def evaluate_result(result: MethodResult, workspace: Workspace, gold: Gold, *, c
     reasoning = str(getattr(result, "answer_reasoning", "") or "")
     if reasoning:  # SG-RAG's Table 14 line, asked for by a judged run: Emp.S reads it after the answer
         rec["reasoning"] = reasoning
-    if result.trace.replay:  # the recorded LLM: whether this record is the recorded run (core.replay)
+    if result.trace.replay:  # the recorded LLM: whether this record is the recorded run (core.pinning)
         rec["replay"] = result.trace.replay
     if gold.answers:
         sc = answer_set_scores(result.answer, gold.answers)
@@ -98,7 +99,7 @@ def run_pair(workspace: Workspace, q: Question, method: str, backends: Backends,
              seed: int = 0, cut: int = 5, trace: bool = False) -> tuple[dict[str, Any], str | None]:
     """One question × method of a benchmark: its JSON record (an :func:`error_record` when the method
     raised an :class:`EgxError`) and, with ``trace``, the trace as JSON. What every runner does per
-    pair, in this process or on a Ray worker (:meth:`core.scale.RayRunner.run_pairs`).
+    pair, in this process or on a Ray worker (:meth:`core.batch.ray_runner.RayRunner.run_pairs`).
 
     Raises
     ------
@@ -120,7 +121,7 @@ def run_pair(workspace: Workspace, q: Question, method: str, backends: Backends,
 
 class PairRunner(Protocol):
     """Runs a benchmark's pending question × method pairs elsewhere (``egx bench --ray``:
-    :class:`core.scale.RayRunner`) and yields each ``(question, method, record, trace JSON or None)``
+    :class:`core.batch.ray_runner.RayRunner`) and yields each ``(question, method, record, trace JSON or None)``
     as it finishes, in any order; ``None`` wherever one is accepted means this process, in order."""
 
     def run_pairs(self, workspace: Workspace, pairs: Sequence[tuple[Question, str]], backends: Backends, *,

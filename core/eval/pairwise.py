@@ -28,7 +28,7 @@ from core.eval.report import PAIRWISE
 from core.outputs import open_append
 
 if TYPE_CHECKING:
-    from core.eval.judge import Judge
+    from core.eval.judge_choice import Judge
     from core.index.workspace import Workspace
 
 #: The method whose pairwise win rate against every other method is judged (FastInsight §4.3.1, Table 4).

@@ -19,7 +19,7 @@ answer), but a dataset's *aliases* of one answer (MuSiQue) lower Recall — comp
 dataset, not these figures with the papers'.
 
 LLM-judged metrics, only with a judge LLM chosen for the run (``egx bench --judge-llm NAME``, a choice on
-the Benchmark page; :mod:`core.eval.judge`). The judge is a separate LLM from the generator, as in the
+the Benchmark page; :mod:`core.eval.judge_choice`). The judge is a separate LLM from the generator, as in the
 papers (BubbleRAG's ACC_L: Qwen-3-7B judging other models' answers); the generator judges itself only when
 asked (``--judge-llm same``) and the run is then labelled *self-judged*. Without a judge they are reported
 as *not computed*, never as 0. The prompts are module constants; the run records them and the judge model

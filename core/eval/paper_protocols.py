@@ -212,7 +212,7 @@ def our_settings(settings: Mapping[str, Any], manifest: Manifest | Mapping[str, 
     settings
         The run's settings (``summary.json``'s ``settings`` / ``run.json``'s): ``workspace``, ``backends``
         (``embedder``, ``llm``, ``reranker`` as :meth:`Backends.names` writes them), ``judge``
-        (:mod:`core.eval.judge`) and ``config_changes`` (``egx bench --set``).
+        (:mod:`core.eval.judge_choice`) and ``config_changes`` (``egx bench --set``).
     manifest
         The workspace's manifest (``workspace.meta``, or the dict): dataset, corpus size, KG builder.
     questions
@@ -223,7 +223,7 @@ def our_settings(settings: Mapping[str, Any], manifest: Manifest | Mapping[str, 
         Per method, what its answers were handed (the summary's ``methods[m]["context"]``), said beside the
         run's budget.
     """
-    from core.eval.judge import judge_label, run_judge
+    from core.eval.judge_choice import judge_label, run_judge
 
     meta = _manifest(manifest)
     backends = settings.get("backends") or {}

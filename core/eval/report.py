@@ -145,7 +145,7 @@ def summarize(records: Sequence[dict[str, Any]], *, methods: Sequence[str] | Non
         }
         if node_level:
             out["methods"][m]["node_level"] = node_level
-        if replayed:  # with the recorded LLM: which records are not the recorded runs (core.replay)
+        if replayed:  # with the recorded LLM: which records are not the recorded runs (core.pinning)
             out["methods"][m]["replay"] = {
                 "replayed": len(replayed),
                 "partial": [str(r["question_id"]) for r in replayed if r["replay"].get("matched")
@@ -229,9 +229,9 @@ def _pairwise(method: str, pairwise: Sequence[dict[str, Any]]) -> dict[str, Any]
 
 def _judge_summary(records: Sequence[dict[str, Any]], settings: dict[str, Any],
                    pairwise: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Who judged the run (:mod:`core.eval.judge`), its prompts, and the verdicts missing and why; or why
+    """Who judged the run (:mod:`core.eval.judge_choice`), its prompts, and the verdicts missing and why; or why
     nothing was judged."""
-    from core.eval.judge import OLDER_RUN, judge_label, run_judge
+    from core.eval.judge_choice import OLDER_RUN, judge_label, run_judge
     from core.eval.paper_metrics import NO_JUDGE, NOT_COMPUTED, judge_prompts
 
     judge = run_judge(settings)

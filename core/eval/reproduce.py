@@ -54,8 +54,8 @@ from core.outputs import output_folder
 
 if TYPE_CHECKING:
     from core.eval.bench_report import BenchReport
-    from core.eval.datasets import Question
-    from core.eval.judge import Judge
+    from core.eval.judge_choice import Judge
+    from core.index.questions import Question
     from core.index.workspace import Workspace
     from core.methods.base import Backends
 
@@ -202,7 +202,7 @@ def run_reproduction(workspace: Workspace, questions: Sequence[Question], paper:
     limit
         Only the first ``limit`` questions (of those every run may use).
     judge
-        The LLM that judges ACC_L and Emp.S (:func:`core.eval.judge.choose_judge`); None: those cells are blank,
+        The LLM that judges ACC_L and Emp.S (:func:`core.eval.judge_choice.choose_judge`); None: those cells are blank,
         saying why.
     progress
         ``progress(done, total, message)`` after every question × method pair of every run.

@@ -24,7 +24,7 @@ from core.eval.reproduce_plan import MAIN_RUN, ReproductionPlan
 
 if TYPE_CHECKING:
     from core.eval.bench_report import BenchReport
-    from core.eval.datasets import Question
+    from core.index.questions import Question
     from core.index.workspace import Workspace
 
 #: ``reproduce.json``'s ``format``, and that of the shipped files, which hold one per LLM mode.

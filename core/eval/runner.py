@@ -4,7 +4,7 @@ Every registered method (``core.methods.registry.METHODS``) is run on every ques
 process, with the same backends. For each question × method one JSON line is appended to
 ``results.jsonl`` — retrieved chunk ids, R@{2,5,10}, AR@{2,5}, nDCG@10, TR / MissTR of the top 10,
 EM / token F1 when an LLM answered, seconds per trace stage, LLM tokens, the fallbacks taken and the
-failure :class:`~core.eval.diagnosis.Diagnosis`. Then ``summary.json``, ``report.md`` and
+failure :class:`~core.methods.base.Diagnosis`. Then ``summary.json``, ``report.md`` and
 ``charts.html`` (standalone plotly) are written from the JSONL (see :mod:`core.eval.report`).
 
 * **Resumable**: a rerun into the same folder skips question × method pairs already in the JSONL;
@@ -23,8 +23,8 @@ failure :class:`~core.eval.diagnosis.Diagnosis`. Then ``summary.json``, ``report
 
 The parts, one module each: :mod:`~core.eval.selection` (which questions), :mod:`~core.eval.pair` (one
 question × method and its record, with :mod:`~core.eval.result_metrics`), :mod:`~core.eval.bench_files`
-(``results.jsonl`` and ``run.json``), :mod:`~core.eval.judge` (which LLM judges: a separate one, the generator
-only when asked, or none), :mod:`~core.eval.judging` (ACC_L and Emp.S, after the pairs),
+(``results.jsonl`` and ``run.json``), :mod:`~core.eval.judge_choice` (which LLM judges: a separate one, the generator
+only when asked, or none), :mod:`~core.eval.judgements` (ACC_L and Emp.S, after the pairs),
 :mod:`~core.eval.pairwise` (FastInsight's pairwise comparison of long-form answers) and
 :mod:`~core.eval.bench_report` (the :class:`BenchReport`, and a folder read back).
 """
@@ -40,8 +40,8 @@ from core.errors import ConfigError
 from core.eval.bench_files import RUN, append_record, dedupe, is_bench_folder, read_records, read_run, swap_in_fresh
 from core.eval.bench_report import BenchReport
 from core.eval.identity import ResumeCheck, model_stamps, resume_check, trained_questions, workspace_identity
-from core.eval.judge import Judge, run_judge
-from core.eval.judging import apply_judgements, judge_answers, read_judgements
+from core.eval.judge_choice import Judge, run_judge
+from core.eval.judgements import apply_judgements, judge_answers, read_judgements
 from core.eval.pair import PairRunner, run_pair
 from core.eval.pairwise import PAIRWISE_REFERENCE, pairwise_judgements
 from core.eval.report import RESULTS
@@ -52,7 +52,7 @@ from core.outputs import open_append, output_folder
 from core.trace import to_jsonable
 
 if TYPE_CHECKING:
-    from core.eval.datasets import Question
+    from core.index.questions import Question
     from core.index.workspace import Workspace
     from core.methods.base import Backends
 
@@ -76,7 +76,7 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
     workspace
         An opened workspace, indexed with ``backends.embedder``.
     questions
-        Questions with gold chunk ids (:func:`core.eval.datasets.load_questions`).
+        Questions with gold chunk ids (:func:`core.index.questions.load_questions`).
     methods
         Registered method names (unknown names raise before anything runs).
     backends
@@ -97,7 +97,7 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
     save_traces
         Also write each pair's full trace to ``traces/<method>/<question id>.json``.
     judge
-        The LLM that judges the answers (:func:`core.eval.judge.choose_judge`): the papers' LLM-judged
+        The LLM that judges the answers (:func:`core.eval.judge_choice.choose_judge`): the papers' LLM-judged
         metrics (ACC_L per answer and Emp.S per question, in ``judgements.jsonl``; FastInsight's pairwise
         win rate against every other method on long-form answers the generator writes, in
         ``pairwise.jsonl``). ``None`` (default): they are not computed and the report says how to get

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from core.errors import ConfigError
 
 if TYPE_CHECKING:
-    from core.eval.datasets import Question
+    from core.index.questions import Question
 
 
 def select_questions(questions: Sequence[Question], *, limit: int | None = None, seed: int | None = None,

@@ -20,6 +20,7 @@ from typing import Any
 from core.errors import WorkspaceError
 from core.fsio import exchange, fsync_dir, path_lock, remove_stale_locks, temp_sibling
 from core.index.manifest import GRAPH_FILE, MANIFEST, index_dirname, is_workspace, read_manifest
+from core.index.paths import method_folders
 
 
 def workspace_lock(path: Path) -> Any:
@@ -91,7 +92,7 @@ def commit(tmp: Path, path: Path) -> None:
 
 
 _SUFFIX = r"\d+-\d+-[0-9a-f]{10}"  # core.fsio.unique_suffix(); the alternatives are older egx versions
-_OUR_FILES = {MANIFEST, GRAPH_FILE, "questions.json", "index", "sgrag", "reg"}
+_OUR_FILES = {MANIFEST, GRAPH_FILE, "questions.json", "index"}  # and the methods' own folders (method_folders)
 
 
 def _debris(path: Path, tag: str) -> list[Path]:
@@ -112,7 +113,8 @@ def _debris(path: Path, tag: str) -> list[Path]:
 
 def _only_ours(folder: Path) -> bool:
     try:
-        return all(p.name in _OUR_FILES or p.name.startswith((".", "index.")) for p in folder.iterdir())
+        ours = _OUR_FILES | set(method_folders())
+        return all(p.name in ours or p.name.startswith((".", "index.")) for p in folder.iterdir())
     except OSError:
         return False
 

@@ -16,7 +16,7 @@ from core.errors import WorkspaceError
 from core.fsio import atomic_write_bytes, atomic_write_json, temp_sibling
 from core.graph.builder import build_kg_from_corpus
 from core.graph.chunking import chunking_settings
-from core.graph.loaders import LoadedGraph, load_inputs
+from core.graph.formats.load import LoadedGraph, load_inputs
 from core.graph.model import KnowledgeGraph
 from core.graph.stores.store import StoreURL, parse_store_url
 from core.index.commit import check_target, commit, recover, workspace_lock
@@ -60,7 +60,7 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
     Parameters
     ----------
     inputs
-        Files/folders in any format :func:`core.graph.loaders.load_inputs` accepts.
+        Files/folders in any format :func:`core.graph.formats.load.load_inputs` accepts.
     path
         The workspace folder to create.
     embedder
@@ -81,7 +81,7 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
         ``None``: the graph is kept in the workspace folder (the default).
     runner
         Where embedding and triple extraction run (:class:`~core.backends.base.BatchRunner`; ``egx index
-        --ray`` passes :class:`core.scale.RayRunner`). ``None``: in this process. The workspace is the
+        --ray`` passes :class:`core.batch.ray_runner.RayRunner`). ``None``: in this process. The workspace is the
         same either way; the manifest's ``index.runner`` / ``extraction.runner`` record where it ran.
     overwrite
         Replace an existing workspace (the old one is removed only after the new one is complete).
@@ -215,7 +215,8 @@ def _add_synonyms(graph: KnowledgeGraph, embedder: Embedder | None, threshold: f
 
 def _copy_questions(source: Path, target: Path) -> None:
     """Copy a questions file in, once it has been read as JSON (a bad one fails the build)."""
-    from core.graph.loaders import parse_json, read_text
+    from core.graph.formats.jsonio import parse_json
+    from core.graph.formats.textio import read_text
 
     text = read_text(source)
     parse_json(text, source.name, expected="a JSON questions file")

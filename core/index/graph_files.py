@@ -10,8 +10,8 @@ from typing import Any
 
 from core.errors import EgxError, WorkspaceError
 from core.fsio import atomic_writer
+from core.graph.formats.bounds import InputLimits, open_input
 from core.graph.graph_builder import graph_from_dict
-from core.graph.loaders import InputLimits, open_input
 from core.graph.model import KnowledgeGraph
 from core.graph.stores.store import MEMORY_URL
 from core.index.manifest import Manifest

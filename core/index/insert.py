@@ -35,8 +35,8 @@ from core.fsio import atomic_write_json, temp_sibling
 from core.graph.builder import ExtractionResult, add_extracted, extract_triples
 from core.graph.chunking import chunking_settings
 from core.graph.formats.documents import DOCUMENT_FORMATS
+from core.graph.formats.load import LoadedGraph, load_inputs
 from core.graph.graph_builder import GraphBuilder
-from core.graph.loaders import LoadedGraph, load_inputs
 from core.graph.model import Chunk, KnowledgeGraph
 from core.graph.stores.store import MEMORY_URL
 from core.graph.synonyms import SYNONYM_RELATION, add_synonym_edges
@@ -45,7 +45,7 @@ from core.index.create import EMBED_SECONDS_PER_CHAR, EMBED_SECONDS_PER_ITEM, EX
 from core.index.graph_files import save_graph
 from core.index.indexing import ITEM_KINDS, IndexBuild, ItemKind, Progress, index_manifest
 from core.index.manifest import GRAPH_FILE, MANIFEST, Manifest, read_manifest
-from core.index.paths import cache_dir
+from core.index.paths import cache_dir, method_folders
 from core.index.vector_index import VectorIndex, embed_texts
 from core.index.workspace import Workspace
 
@@ -57,10 +57,6 @@ CORPUS_FORMATS = ("corpus", "corpus_nodes", *DOCUMENT_FORMATS)
 #: what the loaders call those files, for the messages
 CORPUS_FILES = ("documents (.txt / .md / .pdf / .html / .docx) or JSON(L) {title, text} passages "
                 "(gzip-compressed too)")
-#: derived artifacts of a workspace that belong to its old graph (the index's own ``extra/`` caches are
-#: dropped with the old index folder)
-DERIVED = {"sgrag": "SG-RAG's dominance models (trained again on first use)",
-           "reg": "ReG's trained retriever and selections (train again: egx train-reg)"}
 LOAD_SHARE = 0.03
 KEEP_INSERTS = 50  #: the most insert records a manifest keeps
 
@@ -440,7 +436,9 @@ def _notes(path: Path, old: Workspace, res: ExtractionResult) -> tuple[str, ...]
         notes.append(f"Triple extraction failed for {len(res.failed)} added passage(s) (the extractor's output stayed "
                      "unusable), so they have no triples. Failures are not cached: rebuild the workspace with all its "
                      "files (egx index ... --overwrite) to retry just those.")
-    dropped = [why for name, why in DERIVED.items() if (old.path / name).exists()]
+    # the methods' own folders belong to the old graph (Method.artifacts); the index's own ``extra/`` caches are
+    # dropped with the old index folder
+    dropped = [why for name, why in method_folders().items() if (old.path / name).exists()]
     if (old.index_dir / "extra").exists():
         dropped.append("the methods' cached vectors (FastInsight's node vectors; embedded again on first use)")
     if dropped:

@@ -1,11 +1,11 @@
-"""Workspace builds in a worker process with a memory cap and a time cap (:mod:`core.workers`).
+"""Workspace builds in a worker process with a memory cap and a time cap (:mod:`core.background.workers`).
 
 A build started from the app (an upload, a sample, a re-index) used to run in the server's own process:
 one hostile upload (a single 10 MB passage) took the server from 71 MB to 4.1 GB, and every user with it.
 :func:`build_isolated` runs the build (:func:`~core.index.create.create_workspace` for an upload,
 :func:`~core.index.samples.ensure_sample_workspace` for a sample, ``Workspace.ensure_index`` for a re-index,
 :func:`~core.index.insert.add_documents` for documents added to a workspace: :class:`BuildSpec`'s ``kind``)
-as the ``build`` task of a worker process (:func:`core.workers.run_worker`: lower CPU priority, fewer
+as the ``build`` task of a worker process (:func:`core.background.workers.run_worker`: lower CPU priority, fewer
 kernel threads) and watches it:
 
 * **memory**: the resident memory of the child and its own children must stay under
@@ -28,8 +28,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from core.background.workers import Words, WorkerLimits, run_worker
 from core.errors import EgxError
-from core.workers import Words, WorkerLimits, run_worker
 
 #: the caps of one isolated build (settings ``EGX_BUILD_MEMORY_MB``, ``EGX_BUILD_TIMEOUT_S``): a worker's caps
 BuildLimits = WorkerLimits
@@ -97,11 +97,14 @@ def build_isolated(spec: BuildSpec, *, limits: WorkerLimits | None = None,
         ``cancel`` was set.
     """
     from core.index.commit import recover
+    from core.index.paths import method_folders
 
     name = spec.name or Path(spec.target).name
     words = Words(f"The build of “{name}”", "Nothing was saved; the server and any previous workspace are untouched.")
     # a killed child's half-built sibling folder goes; a finished one is in place
-    figures = run_worker("build", asdict(spec), words=words, limits=limits or BuildLimits.from_env("EGX_BUILD"),
+    # the methods' own workspace folders travel with the spec: the child does not import the methods
+    payload = {**asdict(spec), "method_folders": dict(method_folders())}
+    figures = run_worker("build", payload, words=words, limits=limits or BuildLimits.from_env("EGX_BUILD"),
                          progress=progress, cancel=cancel, cleanup=lambda: recover(Path(spec.target)))
     if not figures.get("result"):
         figures.pop("result", None)
@@ -169,14 +172,18 @@ def sweep_uploads() -> list[str]:
 
 
 def build_task(raw: dict[str, Any], progress: Callable[[str, float], None]) -> dict[str, Any]:
-    """The worker's side (:data:`core.workers.KINDS` ``"build"``): build what ``raw`` (a :class:`BuildSpec` as
+    """The worker's side (:data:`core.background.workers.KINDS` ``"build"``): build what ``raw`` (a :class:`BuildSpec` as
     JSON) says; returns an insert's :meth:`~core.index.insert.InsertResult.to_dict`, else ``{}``."""
     from core.backends.registry import get_embedder, get_extractor, get_llm
     from core.index.create import create_workspace
     from core.index.insert import add_documents
+    from core.index.paths import declare_method_folder
     from core.index.samples import ensure_sample_workspace
     from core.index.workspace import Workspace
 
+    raw = dict(raw)
+    for folder, on_insert in (raw.pop("method_folders", None) or {}).items():
+        declare_method_folder(str(folder), str(on_insert))
     spec = BuildSpec(**{**raw, "inputs": tuple(raw.get("inputs", ()))})
     if spec.kind not in BUILD_KINDS:
         raise EgxError(f"unknown build kind {spec.kind!r}; one of {', '.join(BUILD_KINDS)}")

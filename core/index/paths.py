@@ -7,6 +7,7 @@ set after import still count.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from core.fsio import egx_home
@@ -30,3 +31,20 @@ def sample_data_dir() -> Path:
     """The bundled ``sample_data/`` (override with ``$EGX_SAMPLE_DATA``)."""
     env = os.environ.get("EGX_SAMPLE_DATA")
     return Path(env) if env else Path(__file__).resolve().parents[2] / "sample_data"
+
+
+#: folder → what an insert makes stale, for every method that keeps files in a workspace
+#: (:attr:`core.methods.base.Method.artifacts`). The methods sit above this layer, so the registry declares them
+#: here as it collects them (:func:`declare_method_folder`), and a build in a worker process gets them in its spec.
+_METHOD_FOLDERS: dict[str, str] = {}
+
+
+def declare_method_folder(folder: str, on_insert: str) -> None:
+    """Record that a method keeps its files in the workspace folder ``folder`` (``on_insert``: what documents
+    added to the workspace make stale, in words)."""
+    _METHOD_FOLDERS[folder] = on_insert
+
+
+def method_folders() -> Mapping[str, str]:
+    """The workspace folders the registered methods keep their files in → what an insert makes stale."""
+    return dict(_METHOD_FOLDERS)

@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, run
 import numpy as np
 
 from core.backends.base import LLM, Embedder, Reranker
-from core.errors import ConfigError
+from core.background.workers import WorkerTask
+from core.errors import ConfigError, QueryError
 from core.methods.budget import BudgetHook
 
 # the configuration words (core/methods/configuration.py) are part of the contract every method imports from here
@@ -266,6 +267,124 @@ class Highlighter(Protocol):
 
 
 @dataclass(frozen=True, eq=False)
+class RunResult:
+    """The fields of :class:`MethodResult` as a base for a result that stores them (the baselines, HippoRAG 2,
+    ReG), so each declares only its own intermediates after them. (BubbleRAG, SG-RAG and FastInsight derive
+    their passages and answer from their stages instead, as properties.)"""
+
+    method: str
+    query: str
+    ranked_chunks: tuple[RankedChunk, ...]  #: retrieved passages, best first
+    answer: str  #: the generated (or, in ``none`` mode, extractive) answer; may be empty
+    trace: Trace
+
+
+#: What an empty question is told by a method that retrieves passages (the others say what they retrieve).
+EMPTY_QUERY = "The question is empty. Type a question to retrieve passages for."
+#: The title of the step a method records when it had to take the bi-encoder stand-in for a missing reranker.
+NO_RERANKER_TITLE = "No reranker configured: using the bi-encoder stand-in"
+
+
+@dataclass(frozen=True)
+class RunStart(Generic[C]):
+    """What :func:`begin_run` hands a method's ``run``: its checked config, its trace with the header filled in
+    (method, question, workspace, config, backends), and — when asked for — the reranker to use."""
+
+    config: C
+    trace: Trace
+    reranker: Reranker | None = None
+
+
+def resolve_reranker(backends: Backends) -> tuple[Reranker, str]:
+    """The reranker to use and, when none is configured, why the bi-encoder stand-in was taken."""
+    if backends.reranker is not None:
+        return backends.reranker, ""
+    from core.backends.rerankers import BiEncoderReranker
+
+    return BiEncoderReranker(backends.embedder), ("no reranker configured; using the bi-encoder stand-in over "
+                                                  f"the embedder {backends.embedder.model_id}")
+
+
+def begin_run(method: str, query: str, workspace: Workspace, config: C | None, config_type: type[C],
+              backends: Backends, *, empty_query: str = EMPTY_QUERY, article: str = "a",
+              reranker: bool = False) -> RunStart[C]:
+    """The preamble every method's ``run`` shares: the config checked (its paper defaults when None), the question
+    checked, the trace begun, and for a method that reranks the reranker chosen, the bi-encoder stand-in's use
+    recorded as a visible fallback step (``reranker``) when none is configured.
+
+    Parameters
+    ----------
+    method
+        The method's registry name (what the trace and the messages call it).
+    config, config_type
+        The config given (None: ``config_type()``) and the type it must have.
+    empty_query
+        What an empty question is told (the method says what it retrieves).
+    article
+        The article before the config type's name in the message (``an SGRAGConfig``).
+    reranker
+        Whether the method reranks: the trace's backends then name the reranker actually used.
+
+    Raises
+    ------
+    ConfigError
+        If ``config`` is not a ``config_type``.
+    QueryError
+        If the question is empty.
+    """
+    cfg = config_type() if config is None else config
+    if not isinstance(cfg, config_type):
+        raise ConfigError(f"{method} takes {article} {config_type.__name__}, got {type(cfg).__name__}.")
+    if not query or not query.strip():
+        raise QueryError(empty_query)
+    if not reranker:
+        return RunStart(cfg, Trace(method, query, workspace.name, config=cfg.to_dict(), backends=backends.names()))
+    rr, fallback = resolve_reranker(backends)
+    trace = Trace(method, query, workspace.name, config=cfg.to_dict(),
+                  backends={**backends.names(), "reranker": f"{rr.name} ({rr.model_id})"})
+    if fallback:
+        trace.add("reranker", NO_RERANKER_TITLE, {"reranker": rr.name}, fallback=fallback)
+    return RunStart(cfg, trace, rr)
+
+
+@dataclass(frozen=True)
+class Artifacts:
+    """The files a method keeps in a workspace beside the indexes (its trained models, cached selections).
+
+    Parameters
+    ----------
+    folder
+        Its folder in the workspace (``reg``, ``sgrag``): a name of one path part. The index layer knows it
+        through :func:`core.index.paths.method_folders` (an interrupted commit's leftovers holding it are egx's).
+    on_insert
+        What documents added to the workspace make stale, in words: the folder belongs to the old graph, so an
+        insert does not carry it over and its notes say so ("SG-RAG's dominance models (trained again on first
+        use)").
+    stamp_files
+        Glob patterns under ``folder`` whose names, sizes and modification times identify the trained models on
+        disk (:func:`core.batch.tasks.model_stamp`: part of a cached run's key), in the order they are read.
+    """
+
+    folder: str
+    on_insert: str
+    stamp_files: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.folder or "/" in self.folder or self.folder.startswith(".") or self.folder in {"index", "."}:
+            raise ConfigError(f"Artifacts folder {self.folder!r} must be one plain folder name of the workspace, "
+                              "not hidden and not 'index', e.g. 'reg'.")
+
+    def stamp_paths(self, workspace_path: Any) -> list[Any]:
+        """The files :attr:`stamp_files` names in the workspace at ``workspace_path`` now (each pattern sorted)."""
+        from pathlib import Path
+
+        root = Path(workspace_path) / self.folder
+        if not root.is_dir():
+            return []
+        return [f for pattern in self.stamp_files for f in sorted(root.glob(pattern))]
+
+
+@dataclass(frozen=True, eq=False)
 class Method(Generic[C, R]):
     """A retrieval method, as the registry, CLI, benchmark runner, diagnosis and UI see it.
 
@@ -307,6 +426,12 @@ class Method(Generic[C, R]):
         How a comparison's answer budget maps onto its own knobs: ``hook(config, budget) -> config``
         (:mod:`core.methods.budget`; :func:`~core.methods.budget.passage_budget` for a method that answers from
         its top passages). None: it runs only under the budget ``own`` (any other is refused, naming the hook).
+    tasks
+        Its heavy work that runs in a worker process (:class:`~core.background.workers.WorkerTask`: ReG's
+        retriever training, SG-RAG's dominance model), each found by its kind (:meth:`task`).
+    artifacts
+        Its own files in the workspace (:class:`Artifacts`: folder, what an insert makes stale, model stamp);
+        None: it keeps nothing beside the indexes.
     """
 
     name: str
@@ -325,6 +450,8 @@ class Method(Generic[C, R]):
     stamp: Stamper | None = None
     trained_on: TrainedOn | None = None
     budget: BudgetHook | None = None
+    tasks: tuple[WorkerTask, ...] = ()
+    artifacts: Artifacts | None = None
 
     NAME_CHARS: ClassVar[frozenset[str]] = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 
@@ -339,6 +466,14 @@ class Method(Generic[C, R]):
                               "in the method's pipeline order.")
         if self.page and not (self.page.startswith("pages/") and self.page.endswith(".py")):
             raise ConfigError(f"Method {self.name!r}: page {self.page!r} must be a file under pages/, e.g. 'pages/x.py'.")
+
+    def task(self, kind: str) -> WorkerTask:
+        """Its worker task ``kind``; an unknown kind lists the ones it declares."""
+        for t in self.tasks:
+            if t.kind == kind:
+                return t
+        raise ConfigError(f"Method {self.name!r} has no worker task {kind!r}; it declares "
+                          f"{', '.join(t.kind for t in self.tasks) or 'none'}.")
 
     def ablation_rows(self) -> tuple[AblationRow, ...]:
         """:attr:`ablations` with each row's method filled in (the declaring method unless it names another)."""

@@ -6,7 +6,7 @@ pipeline order) and a diagnoser ``(result, workspace, gold, *, cut) -> Diagnosis
 :class:`~core.methods.base.Method`; the diagnoser reads its own result and trace and ends with
 :func:`finish` once retrieval losses are ruled out. A method without a diagnoser gets
 :func:`generic_diagnosis` (``not_in_graph`` / ``ranked_out`` / ``answer_wrong`` from the ranked
-chunks, the answer and the graph). :func:`core.eval.diagnosis.diagnose` picks the diagnoser.
+chunks, the answer and the graph). :func:`core.eval.diagnose.diagnose` picks the diagnoser.
 
 Verdicts besides the stage keys: ``"ok"`` — every gold passage retrieved within the cut and the
 answer right or not judged; ``"no_gold"`` — the question has no gold passage in this workspace.
@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from core.methods.base import NO_GOLD, OK, Diagnosis, Gold, MethodResult, StageDecl
+from core.methods.evidence.formats import AnswerStepData
 from core.text import answer_scores, normalize_answer
 
 if TYPE_CHECKING:
@@ -62,9 +63,10 @@ def missing_from_graph(workspace: Workspace, gold: Gold, *, needs_entities: bool
     return out
 
 
-def _answer_step(result: MethodResult) -> dict[str, Any] | None:
+def _answer_step(result: MethodResult) -> AnswerStepData | None:
+    """The run's last answer step (or BubbleRAG's early exit, which answers too), typed."""
     steps = [s for s in result.trace.steps if s.stage in ("answer", "early_exit")]
-    return steps[-1].data if steps else None
+    return AnswerStepData.from_data(steps[-1].data, source=f"{result.method} trace") if steps else None
 
 
 def answer_by_llm(result: MethodResult) -> bool:
@@ -72,7 +74,7 @@ def answer_by_llm(result: MethodResult) -> bool:
     data = _answer_step(result)
     if data is None:
         return False
-    if data.get("mode") == "llm" or data.get("by") == "llm":
+    if data.mode == "llm" or data.by == "llm":
         return True
     return getattr(result, "answer_by", "") == "llm"
 

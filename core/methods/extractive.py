@@ -44,7 +44,7 @@ import numpy as np
 
 from core.methods.base import Backends
 from core.methods.reranking import FeatureCache, active_feature_store
-from core.replay import pin
+from core.pinning import pin
 from core.text import normalize_name, split_sentences
 
 #: What each answer type is called in the trace and on the pages.

@@ -15,8 +15,8 @@ from typing import Any
 from core.backends.base import LLM, ChatMessage
 from core.backends.llm import LLMOutputError, LLMReplyError, LLMSkippedError, chat_json
 from core.backends.streaming import answer_sink, streaming_reply
+from core.background.jobs import current_job
 from core.errors import LLMError, LLMUnavailableError
-from core.jobs import current_job
 from core.trace import Step
 
 #: replies :func:`~core.backends.llm.chat_json` asks for before it gives up (1 + its default 2 retries)

@@ -22,6 +22,7 @@ from types import ModuleType
 from typing import Any
 
 from core.errors import ConfigError, UnknownNameError
+from core.index.paths import declare_method_folder
 from core.methods import baselines, bubblerag, fastinsight, reg, sgrag
 from core.methods.base import Method
 
@@ -60,6 +61,16 @@ BUILTIN: tuple[AnyMethod, ...] = tuple(m for p in _PACKAGES for m in _exported(p
 METHODS: dict[str, AnyMethod] = {m.name: m for m in BUILTIN}
 
 
+def _declare_artifacts(method: AnyMethod) -> None:
+    """Tell the index layer (below the methods) which workspace folder ``method`` keeps its files in."""
+    if method.artifacts is not None:
+        declare_method_folder(method.artifacts.folder, method.artifacts.on_insert)
+
+
+for _m in BUILTIN:
+    _declare_artifacts(_m)
+
+
 def get_method(name: str) -> AnyMethod:
     """The registered method ``name``; an unknown name lists the valid ones."""
     if name not in METHODS:
@@ -86,6 +97,7 @@ def register(method: AnyMethod, *, replace: bool = False) -> AnyMethod:
         raise ConfigError(f"A method named {method.name!r} is already registered; pick another name "
                           "or pass replace=True.")
     METHODS[method.name] = method
+    _declare_artifacts(method)
     return method
 
 

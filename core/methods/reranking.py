@@ -21,7 +21,6 @@ from typing import Any
 import numpy as np
 
 from core.backends.base import Reranker
-from core.methods.base import Backends
 
 _BLAS: Any = None
 _BLAS_LOCK = threading.Lock()
@@ -253,16 +252,6 @@ class FeatureCache:
             dim = next(iter(self._rows.values())).shape[0] if self._rows else 0
             return np.zeros((0, dim), dtype=np.float32)
         return np.stack([self._rows[int(v)] for v in nodes])
-
-
-def resolve_reranker(backends: Backends) -> tuple[Reranker, str]:
-    """The reranker to use and, when none is configured, why the bi-encoder stand-in was taken."""
-    if backends.reranker is not None:
-        return backends.reranker, ""
-    from core.backends.rerankers import BiEncoderReranker
-
-    return BiEncoderReranker(backends.embedder), ("no reranker configured; using the bi-encoder stand-in over "
-                                                  f"the embedder {backends.embedder.model_id}")
 
 
 def index_feature_source(reranker: Reranker, index_model_id: str, node_vectors: np.ndarray,

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from core.index.stages import StageTimes
     from core.index.workspace import Workspace
     from core.methods.base import Backends, Method, MethodResult, Preparation
-    from core.replay import StateTape
+    from core.pinning import StateTape
 
 
 def seed_everything(seed: int) -> None:
@@ -151,13 +151,13 @@ def run_method(method: str, query: str, workspace: Workspace, backends: Backends
     LLM scope (its budget and circuit breaker: :func:`core.backends.llm.question_scope`).
 
     With the ``recorded`` LLM, the recorded run of this question and these settings (if any) hands
-    its retrieval state back to the run (:mod:`core.replay`), so it replays the same on any hardware,
+    its retrieval state back to the run (:mod:`core.pinning`), so it replays the same on any hardware,
     and ``result.trace.replay`` says how completely it replayed. ``tape`` (a ``record`` tape) keeps
-    the run's retrieval state instead (:func:`core.recording.record`). ``in_scope``: the caller has opened
+    the run's retrieval state instead (:func:`core.batch.recording.record`). ``in_scope``: the caller has opened
     the question's LLM scope itself (to read its summary afterwards), so no second one is opened."""
     from core.backends.llm import question_scope
     from core.methods.registry import get_method
-    from core.replay import replay_status, tape_scope
+    from core.pinning import replay_status, tape_scope
 
     spec = get_method(method)
     own = backends_for(method, backends)

@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from core.procs import tied
+from core.background.procs import tied
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")

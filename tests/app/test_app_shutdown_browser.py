@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from core.procs import describe, rss_mb
+from core.background.procs import describe, rss_mb
 from tests.app.browser_support import free_port, launch_chromium, require_chromium
 from tests.procs_support import ENDINGS, START_S, egx, start, wait_until
 

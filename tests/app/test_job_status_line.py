@@ -5,7 +5,7 @@ took, not the manager's "Starting…" or the stage it was in (the audit read "do
 from __future__ import annotations
 
 from components.jobs_view import status_line
-from core.jobs import STARTING, JobStatus
+from core.background.jobs import STARTING, JobStatus
 
 
 def _status(state: str, message: str, elapsed: float, **extra: object) -> JobStatus:

@@ -61,8 +61,8 @@ def _musique_run(home: Path, monkeypatch: pytest.MonkeyPatch, run: str) -> None:
     """Build the MuSiQue sample in the server's EGX_HOME (hashing embedder, like the server) and write a
     one-question dense benchmark run of it, as `egx bench` would."""
     from core.backends.registry import get_embedder, get_llm
-    from core.eval.datasets import load_questions
     from core.eval.runner import run_benchmark
+    from core.index.questions import load_questions
     from core.index.samples import ensure_sample_workspace
     from core.methods.base import Backends
 

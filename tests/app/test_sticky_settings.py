@@ -90,8 +90,8 @@ def test_a_refused_run_speaks_the_apps_words(home: Path) -> None:
     assert "--" not in shown and str(home) not in shown and "/" not in shown.replace("→", ""), shown
     # the same refusal on the command line
     from core.backends.registry import get_embedder, get_llm
-    from core.eval.datasets import load_questions
     from core.eval.runner import run_benchmark
+    from core.index.questions import load_questions
     from core.methods.base import Backends
 
     ws = Workspace.open(home / "workspaces" / "demo")

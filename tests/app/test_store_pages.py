@@ -20,9 +20,9 @@ from components.bubble import DEMO_QUESTION
 from core.backends.llm import NoLLM
 from core.backends.registry import get_embedder
 from core.backends.rerankers import BiEncoderReranker
-from core.eval.datasets import load_questions
 from core.graph.stores.falkor import FalkorStore
 from core.graph.view import StoreGraphView
+from core.index.questions import load_questions
 from core.index.workspace import Workspace
 from core.methods.base import Backends
 from core.methods.bubblerag import run

@@ -55,7 +55,7 @@ def test_the_lessons_are_read_from_the_recorded_runs_and_follow_them(real_sample
     import dataclasses
 
     from core.backends.registry import get_embedder, get_llm, get_reranker
-    from core.eval.datasets import load_questions
+    from core.index.questions import load_questions
     from core.methods.base import Backends
     from core.methods.run import run_method
 

@@ -28,9 +28,9 @@ def _prepare_run(runs: Path) -> tuple[int, int]:
     from core.backends.embedders import HashingEmbedder
     from core.backends.llm import NoLLM
     from core.backends.rerankers import BiEncoderReranker
-    from core.eval.datasets import load_questions
     from core.eval.runner import run_benchmark
     from core.eval.triage import benchmark_rows, failures
+    from core.index.questions import load_questions
     from core.index.samples import ensure_sample_workspace
     from core.methods.base import Backends
 

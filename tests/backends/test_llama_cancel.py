@@ -10,8 +10,8 @@ import pytest
 
 from core.backends.base import ChatMessage
 from core.backends.llm import LlamaCppLLM
+from core.background.jobs import Job
 from core.errors import Cancelled, LLMError
-from core.jobs import Job
 
 
 class EndlessLlama:

@@ -22,8 +22,8 @@ import pytest
 
 from core.backends.base import ChatMessage
 from core.backends.llm import GuardedLLM, LLMSettings, LLMTransportError, OpenAILLM, question_scope
+from core.background.jobs import JobManager
 from core.errors import Cancelled
-from core.jobs import JobManager
 
 ROOT = Path(__file__).resolve().parents[2]
 MSG = [ChatMessage("user", "Who played Agent Smith?")]

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from core.backends.registry import get_embedder, get_llm, get_reranker
+from core.background.jobs import JobManager
 from core.errors import Cancelled
 from core.index.samples import ensure_sample_workspace
-from core.jobs import JobManager
 from core.methods.base import Backends
 from core.methods.run import run_method
 from tests.fake_openai import FakeOpenAIServer, openai_env

@@ -2,7 +2,7 @@
 stored vector perturbed (``tests/perturb.py``, a stand-in for another CPU's int8 / BLAS kernels), every
 recorded run of every method, demo and MuSiQue, replays strictly with 0 misses and its recorded answer.
 
-What makes it hold is the retrieval state each recording keeps (:mod:`core.replay`); the last test shows
+What makes it hold is the retrieval state each recording keeps (:mod:`core.pinning`); the last test shows
 the perturbation is strong enough to break a replay that ignores that state (the code before it)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from core.backends.llm_bundles import RECORDINGS_DIR, load_recording
-from core.recording import ReplayCheck, check_replay
+from core.batch.recording import ReplayCheck, check_replay
 from tests.perturb import noisy_backends, perturbed_workspace
 
 SEEDS = (1, 2, 3)
@@ -87,7 +87,7 @@ def test_every_musique_run_replays_on_another_cpu(method, musique_sample, real_s
 def test_the_perturbation_breaks_a_replay_that_ignores_the_recorded_state(real_sample, tmp_path, monkeypatch):
     """Without the state tape (each pin keeps the score computed now, as before this fix), the same
     perturbation changes some prompt of the demo runs on every seed: the tests above can fail."""
-    from core.replay import StateTape
+    from core.pinning import StateTape
 
     monkeypatch.setattr(StateTape, "take", lambda self, site, key, ids, values, **kw: values)
     for seed in SEEDS:

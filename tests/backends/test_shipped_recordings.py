@@ -1,6 +1,6 @@
 """The shipped demo recording replays: every recorded run, run again strictly with the
 ``recorded`` LLM on the embedder and reranker the bundle names, asks nothing the bundle does not hold, reads
-only retrieval state its recording kept (core/replay.py) and gives the recorded answer. A prompt, retrieval
+only retrieval state its recording kept (core/pinning.py) and gives the recorded answer. A prompt, retrieval
 stage or default that changed since a recording would make the app's "recorded LLM run" only partly replay;
 this test names the run to re-record. ``test_replay_portable.py`` replays every bundle, demo and MuSiQue,
 as machines with other scores would."""
@@ -12,7 +12,7 @@ import json
 import pytest
 
 from core.backends.llm_bundles import RECORDINGS_DIR, load_recording
-from core.recording import check_replay
+from core.batch.recording import check_replay
 
 BUNDLE = RECORDINGS_DIR / "demo-local.json"
 
@@ -38,7 +38,7 @@ def test_every_demo_run_replays_with_its_recorded_answer(checks):
 
 
 def test_every_recorded_run_keeps_the_retrieval_state_it_read():
-    """What makes a replay portable (core/replay.py): each run's state, and where it was taken."""
+    """What makes a replay portable (core/pinning.py): each run's state, and where it was taken."""
     for path in sorted(RECORDINGS_DIR.glob("*.json")):
         for r in load_recording(path).runs:
             assert r.get("state"), (path.name, r["method"], r["question_id"])

@@ -18,7 +18,7 @@ import threading
 import pytest
 
 from core.backends.spacy_extractor import SpacyExtractor
-from core.procs import descendants, describe, wait_gone
+from core.background.procs import descendants, describe, wait_gone
 from tests.procs_support import GONE_S, START_S, kind, wait_until
 
 pytestmark = pytest.mark.slow
@@ -84,8 +84,8 @@ def test_workers_leave_ctrl_c_to_the_extracting_process() -> None:
 def test_cancel_of_an_app_job_stops_an_extraction_in_its_thread_at_once() -> None:
     """A build in the server's own process (``EGX_BUILD_ISOLATED=0``) used to see its Cancel only after the
     batch its pool was parsing; the wait for the pool now reads the job's cancel."""
+    from core.background.jobs import JobManager
     from core.errors import Cancelled
-    from core.jobs import JobManager
 
     two = SpacyExtractor(batch_size=2, n_process=2)
     job = JobManager().submit("x", "Extract", lambda j: two.extract([PASSAGE] * 4000))

@@ -12,7 +12,7 @@ import pytest
 from core.backends.base import ChatMessage
 from core.backends.registry import get_llm
 from core.backends.streaming import answer_sink, reply_sink, stream_answers, streaming_reply
-from core.jobs import JobManager
+from core.background.jobs import JobManager
 from core.methods.llm_steps import ask_json, ask_text
 from core.trace import Step
 from tests.fake_openai import fake_openai_server

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from core.procs import rss_mb
+from core.background.procs import rss_mb
 from tests.conftest import MUSIQUE
 from tests.procs_support import ENDINGS, ROOT, START_S, Owner, assert_nothing_left, egx, kind, start, wait_until
 

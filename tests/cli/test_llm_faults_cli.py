@@ -182,7 +182,7 @@ def test_every_limit_flag_exists_on_every_llm_command():
 OTHER_TOOLS_FLAGS = {"--force-reinstall", "--no-deps", "--server", "--browser", "--client", "--runner",
                      # redis-server (core/graph/stores/falkor_server.py starts FalkorDB) and that script's own options
                      "--loadmodule", "--save", "--bind", "--dir", "--appendonly", "--protected-mode", "--data-dir",
-                     # `ray start --head`, named in core/scale.py's message about joining a Ray cluster
+                     # `ray start --head`, named in core/batch/ray_runner.py's message about joining a Ray cluster
                      "--head",
                      }
 

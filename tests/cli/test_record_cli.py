@@ -42,7 +42,7 @@ def test_record_then_replay_without_any_llm(server, capsys, tmp_path, monkeypatc
     assert bubble["stages"] and all({"stage", "seconds", "cached", "fallback"} <= set(s) for s in bubble["stages"])
     # the rejected (invalid) replies are recorded as they came, marked, and replay as invalid again
     assert any(e.get("invalid") for e in rec.entries.values())
-    # every run keeps the retrieval state its decisions read (core/replay.py), taken while it ran live
+    # every run keeps the retrieval state its decisions read (core/pinning.py), taken while it ran live
     for run in rec.runs:
         assert run["state"] and run["state_source"]["how"] == "recorded live"
     assert any(k.startswith("dense.vector_search|") for k in rec.runs[1]["state"])
@@ -117,8 +117,8 @@ def test_prune_drops_only_the_entries_no_run_uses(server, capsys, tmp_path):
     leaves the old ones, so a bundle collects replies no run asks for (the shipped MuSiQue one held 787 entries
     for 140 runs). Pruning keeps exactly what the strict replay of every run was answered from."""
     from core.backends.llm_bundles import prune_bundle
+    from core.batch.recording import check_replay
     from core.cli import resolve_workspace
-    from core.recording import check_replay
 
     out = tmp_path / "rec.json"
     assert main(["record", "--workspace", "demo", "--embedder", "hashing", "--reranker", "biencoder", "--llm",

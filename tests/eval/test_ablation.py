@@ -93,7 +93,7 @@ def test_the_table_quotes_each_rows_definition_and_names_rows_that_are_not_the_r
     from core.backends.embedders import HashingEmbedder
     from core.backends.llm_recorded import RecordedLLM
     from core.eval.ablation import run_ablation
-    from core.eval.datasets import load_questions
+    from core.index.questions import load_questions
     from core.index.samples import ensure_sample_workspace
     from core.methods.base import Backends
 
@@ -117,7 +117,7 @@ def test_sgrag_rows_are_table5_by_the_papers_names_then_our_variants_under_our_o
     from core.backends.embedders import HashingEmbedder
     from core.backends.llm import NoLLM
     from core.eval.ablation import run_ablation
-    from core.eval.datasets import load_questions
+    from core.index.questions import load_questions
     from core.index.samples import ensure_sample_workspace
     from core.methods.base import Backends
 

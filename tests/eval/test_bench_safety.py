@@ -14,10 +14,10 @@ import pytest
 
 from core.backends.registry import get_embedder, get_llm
 from core.errors import ConfigError, InputFormatError, OutputPathError
-from core.eval.datasets import load_questions_file, parse_questions
 from core.eval.report import RESULTS
 from core.eval.runner import run_benchmark
 from core.fsio import path_lock
+from core.index.questions import load_questions_file, parse_questions
 from core.index.samples import ensure_sample_workspace
 from core.methods.base import Backends
 from tests.conftest import ROOT

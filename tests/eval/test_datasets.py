@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.errors import InputFormatError
-from core.eval.datasets import load_questions, parse_questions
+from core.index.questions import load_questions, parse_questions
 from core.index.samples import ensure_sample_workspace
 
 
@@ -67,7 +67,7 @@ def _beir(tmp_path, qrels: str, queries: str):
 
 
 def test_beir_qrels_by_chunk_id_and_title(tmp_path):
-    from core.eval.datasets import load_questions_file
+    from core.index.questions import load_questions_file
 
     g = ensure_sample_workspace("demo", None, root=tmp_path / "ws").graph
     cid = g.chunks[0].id
@@ -84,7 +84,7 @@ def test_beir_qrels_by_chunk_id_and_title(tmp_path):
 
 
 def test_bad_beir_files(tmp_path):
-    from core.eval.datasets import load_beir, load_questions_file
+    from core.index.questions import load_beir, load_questions_file
 
     g = ensure_sample_workspace("demo", None, root=tmp_path / "ws").graph
     path = _beir(tmp_path, "q1\tc1\tmany\n", '{"_id": "q1", "text": "x"}\n')
@@ -105,7 +105,7 @@ def test_bad_beir_files(tmp_path):
 
 
 def test_questions_jsonl(tmp_path):
-    from core.eval.datasets import load_questions_file
+    from core.index.questions import load_questions_file
 
     g = ensure_sample_workspace("demo", None, root=tmp_path / "ws").graph
     p = tmp_path / "q.jsonl"

@@ -11,7 +11,6 @@ import pytest
 
 from core.cli import main
 from core.errors import ConfigError, EmptyGraphError
-from core.eval.datasets import parse_questions
 from core.eval.erqa_lexicon import ALIASES, LEXICON, last_step, relation_phrase
 from core.eval.erqa_paraphrase import (
     answer_set,
@@ -24,6 +23,7 @@ from core.eval.erqa_paraphrase import (
 from core.graph.formats.named_kg import read_named_kg
 from core.graph.graph_builder import GraphBuilder, graph_from_triples
 from core.graph.model import KnowledgeGraph
+from core.index.questions import parse_questions
 from core.text import normalize_name
 from tests.conftest import SAMPLE_DATA, SHARED_DATA
 

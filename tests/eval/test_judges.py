@@ -10,7 +10,7 @@ import pytest
 
 from core.backends.llm import NoLLM
 from core.errors import ConfigError
-from core.eval.judge import OLDER_RUN, SAME, choose_judge, judge_label, run_judge
+from core.eval.judge_choice import OLDER_RUN, SAME, choose_judge, judge_label, run_judge
 from core.eval.paper_metrics import NO_JUDGE, empowerment_scores, pairwise_verdict
 from tests.fakes import ScriptedLLM
 
@@ -45,7 +45,7 @@ def _judge(messages):
 def demo(tmp_path):
     from core.backends.embedders import HashingEmbedder
     from core.backends.rerankers import BiEncoderReranker
-    from core.eval.datasets import load_questions
+    from core.index.questions import load_questions
     from core.index.samples import ensure_sample_workspace
 
     emb = HashingEmbedder(dim=128)
@@ -91,7 +91,7 @@ def test_run_json_without_a_judge_reads_as_an_older_self_judged_run():
 
 # ------------------------------------------------------------------------------------ the runner
 def test_a_separate_judge_is_the_one_called_and_the_run_names_it(demo, tmp_path):
-    from core.eval.judge import Judge
+    from core.eval.judge_choice import Judge
     from core.eval.report import markdown_report
 
     gen, judge = ScriptedLLM(_generator, name="gen"), ScriptedLLM(_judge, name="judge")
@@ -145,7 +145,7 @@ def test_no_judge_by_default_the_metrics_are_absent_with_the_fix(demo, tmp_path)
 
 
 def test_resuming_with_another_judge_is_refused_and_a_judge_may_join_an_unjudged_run(demo, tmp_path):
-    from core.eval.judge import Judge
+    from core.eval.judge_choice import Judge
 
     gen = ScriptedLLM(_generator, name="gen")
     _bench(demo, tmp_path / "b", gen, None)
@@ -194,7 +194,7 @@ def test_a_malformed_emp_s_reply_leaves_the_question_missing_with_the_reason(rep
 
 
 def test_a_failed_emp_s_is_missing_in_the_summary_with_its_reason(demo, tmp_path):
-    from core.eval.judge import Judge
+    from core.eval.judge_choice import Judge
 
     def judge_fn(messages):
         return '{"Method_A": {"logic": 9}}' if "Answer List:" in messages[1].content else _judge(messages)
@@ -220,7 +220,7 @@ def test_pairwise_verdict_judges_both_placements_and_splits_are_ties():
 
 
 def test_pairwise_compares_long_form_answers_with_the_judge(demo, tmp_path):
-    from core.eval.judge import Judge
+    from core.eval.judge_choice import Judge
     from core.eval.pairwise import LONG_ANSWERS, pairwise_judgements
     from core.eval.report import markdown_report, paper_rows, summarize
 
@@ -246,7 +246,7 @@ def test_pairwise_compares_long_form_answers_with_the_judge(demo, tmp_path):
 
 
 def test_pairwise_without_a_generator_llm_writes_no_long_answers(demo, tmp_path):
-    from core.eval.judge import Judge
+    from core.eval.judge_choice import Judge
     from core.eval.pairwise import pairwise_judgements
 
     judge_llm = ScriptedLLM(_judge, name="judge")
@@ -326,7 +326,7 @@ def test_bench_no_judge_with_an_llm_makes_no_judge_call(tmp_path, monkeypatch, o
 def test_a_judged_run_asks_sgrag_for_one_line_of_reasoning_and_emp_s_reads_it(demo, tmp_path):
     """SG-RAG Table 14: the paper's answers carry their reasoning, which Emp.S (Table 17) scores; ACC_L and
     EM still see the bare label."""
-    from core.eval.judge import Judge
+    from core.eval.judge_choice import Judge
     from core.eval.runner import reasoning_configs
     from core.methods.sgrag import SGRAGConfig
 

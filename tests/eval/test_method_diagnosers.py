@@ -10,9 +10,9 @@ import pytest
 from core.backends.embedders import HashingEmbedder
 from core.backends.llm import NoLLM
 from core.backends.rerankers import BiEncoderReranker
-from core.eval.diagnosis import Gold, diagnose
+from core.eval.diagnose import diagnose
 from core.index.samples import ensure_sample_workspace
-from core.methods.base import Backends
+from core.methods.base import Backends, Gold
 from core.methods.bubblerag import BubbleConfig, run
 from core.methods.run import run_method
 

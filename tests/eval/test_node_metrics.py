@@ -17,8 +17,6 @@ import pytest
 from core.backends.embedders import HashingEmbedder
 from core.backends.llm import NoLLM
 from core.backends.rerankers import BiEncoderReranker
-from core.eval.datasets import load_questions
-from core.eval.diagnosis import Gold
 from core.eval.metrics import ndcg_at_k, recall_at_k
 from core.eval.pair import evaluate_result
 from core.eval.report import NODE_METRICS_NOTE, markdown_report, node_rows, summarize
@@ -32,8 +30,9 @@ from core.eval.result_metrics import (
 )
 from core.eval.runner import run_benchmark
 from core.graph.graph_builder import GraphBuilder
+from core.index.questions import load_questions
 from core.index.samples import ensure_sample_workspace
-from core.methods.base import Backends
+from core.methods.base import Backends, Gold
 from core.methods.baselines.common import NODE_LEVEL_OFF
 from core.methods.fastinsight import FastInsightConfig
 from core.methods.fastinsight import run as fastinsight

@@ -85,8 +85,8 @@ def test_each_row_stands_on_the_run_made_for_it_and_a_row_not_run_says_why():
 def test_a_reproduction_of_the_demo_writes_tables_with_intervals_pairs_and_blanks(tmp_path):
     from core.backends.registry import get_embedder, get_llm, get_reranker
     from core.cli_support import resolve_workspace
-    from core.eval.datasets import load_questions
     from core.eval.reproduce import run_reproduction
+    from core.index.questions import load_questions
     from core.methods.base import Backends
 
     emb = get_embedder("hashing")

@@ -15,11 +15,11 @@ from core.backends.registry import get_embedder, get_extractor, get_llm
 from core.cli import main
 from core.errors import ConfigError
 from core.eval.bench_files import RUN, read_records
-from core.eval.datasets import load_questions
 from core.eval.report import RESULTS
 from core.eval.runner import check_run, run_benchmark
 from core.index.create import create_workspace
 from core.index.insert import add_documents
+from core.index.questions import load_questions
 from core.index.workspace import Workspace
 from core.methods.base import Backends
 from core.methods.registry import registered

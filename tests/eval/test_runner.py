@@ -13,10 +13,10 @@ from core.backends.rerankers import BiEncoderReranker
 from core.errors import ConfigError, UnknownNameError
 from core.eval.bench_files import read_records
 from core.eval.bench_report import load_report
-from core.eval.datasets import load_questions
 from core.eval.report import RESULTS
 from core.eval.runner import run_benchmark
 from core.eval.selection import select_questions
+from core.index.questions import load_questions
 from core.index.samples import ensure_sample_workspace
 from core.methods.base import Backends
 from core.methods.registry import registered

@@ -15,10 +15,10 @@ from core.backends.embedders import HashingEmbedder
 from core.backends.llm import NoLLM
 from core.cli import main
 from core.errors import ConfigError
-from core.eval.datasets import load_questions
 from core.eval.report import REPORT, TRIAGE
 from core.eval.runner import questions_left_out, run_benchmark
 from core.eval.triage import TRAINED_ON
+from core.index.questions import load_questions
 from core.index.samples import ensure_sample_workspace
 from core.methods.base import Backends
 from core.methods.registry import registered

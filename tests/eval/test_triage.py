@@ -11,8 +11,7 @@ import pytest
 from core.backends.embedders import HashingEmbedder
 from core.backends.llm import NoLLM
 from core.backends.rerankers import BiEncoderReranker
-from core.eval.datasets import load_questions
-from core.eval.diagnosis import Gold, diagnose
+from core.eval.diagnose import diagnose
 from core.eval.result_metrics import retrieval_metrics
 from core.eval.runner import run_benchmark
 from core.eval.triage import (
@@ -26,8 +25,9 @@ from core.eval.triage import (
     to_csv,
     to_json,
 )
+from core.index.questions import load_questions
 from core.index.samples import ensure_sample_workspace
-from core.methods.base import Backends, Diagnosis
+from core.methods.base import Backends, Diagnosis, Gold
 from core.methods.run import run_method
 
 

@@ -12,16 +12,16 @@ import pytest
 
 from core.backends.embedders import HashingEmbedder
 from core.backends.llm import NoLLM
-from core.eval.datasets import parse_questions
-from core.eval.diagnosis import Gold, diagnose
+from core.eval.diagnose import diagnose
 from core.eval.metrics import ndcg_at_k
 from core.eval.report import REPORT, TRIAGE
 from core.eval.result_metrics import retrieval_metrics
 from core.eval.runner import run_benchmark
 from core.eval.selection import gold_coverage
 from core.eval.triage import UNMATCHED, result_row
+from core.index.questions import parse_questions
 from core.index.samples import ensure_sample_workspace
-from core.methods.base import Backends
+from core.methods.base import Backends, Gold
 from core.methods.registry import registered
 from core.methods.run import run_method
 from tests.fakes import TOY_METHOD

@@ -126,7 +126,8 @@ def test_verdict_labels_are_made_only_by_the_vocabulary():
 def test_a_surname_from_the_llm_reads_partly_right_through_the_diagnosis():
     """Every gold passage retrieved and the LLM answers "Weaving": the diagnosis keeps SQuAD's answer_wrong (EM 0),
     the vocabulary words it "partly right (F1 0.67)"; an alias of the dataset is an exact match (ok)."""
-    from core.eval.diagnosis import Gold, diagnose
+    from core.eval.diagnose import diagnose
+    from core.methods.base import Gold
     from tests.eval.test_diagnosis import fake, toy_workspace
 
     ws = toy_workspace()

@@ -11,8 +11,8 @@ import pytest
 from core.backends.base import ExtractedTriple
 from core.errors import WorkspaceError
 from core.graph.builder import ExtractionResult, add_extracted, sample_passage_triples
+from core.graph.formats.load import load_inputs
 from core.graph.graph_builder import GraphBuilder
-from core.graph.loaders import load_inputs
 from core.graph.synonyms import SYNONYM_RELATION, add_synonym_edges, synonym_pairs
 from core.text import canonical_entity, normalize_name
 

@@ -15,7 +15,8 @@ import pytest
 from core.errors import InputFormatError
 from core.graph.formats.bounds import InputLimits
 from core.graph.formats.documents import document_passages
-from core.graph.loaders import detect_format, load_inputs
+from core.graph.formats.load import load_inputs
+from core.graph.formats.registry import detect_format
 
 
 def pdf_bytes(pages: list[str | None]) -> bytes:

@@ -10,8 +10,8 @@ from pathlib import Path
 import psutil
 import pytest
 
+from core.background.procs import descendants, describe, wait_gone
 from core.graph.stores.falkor_server import FalkorServer
-from core.procs import descendants, describe, wait_gone
 from tests.procs_support import ENDINGS, GONE_S, START_S, kind, start, wait_until, working_in
 
 

@@ -10,8 +10,8 @@ import threading
 import pytest
 
 from core.errors import InputFormatError
+from core.graph.formats.load import load_inputs
 from core.graph.graph_builder import GraphBuilder
-from core.graph.loaders import load_inputs
 from core.text import clean_text, safe_text
 
 

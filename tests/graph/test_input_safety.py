@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 
 from core.errors import InputFormatError
+from core.graph.formats.bounds import InputLimits
+from core.graph.formats.load import load_inputs
 from core.graph.formats.textio import iter_lines, read_text
 from core.graph.graph_builder import BadNameError, GraphBuilder, graph_from_dict
-from core.graph.loaders import InputLimits, load_inputs
 
 
 def write(tmp_path: Path, name: str, content: str | bytes) -> Path:

@@ -9,7 +9,8 @@ import pytest
 
 from core.errors import EmptyGraphError, InputFormatError
 from core.graph.chunking import chunk_text
-from core.graph.loaders import detect_format, load_inputs
+from core.graph.formats.load import load_inputs
+from core.graph.formats.registry import detect_format
 from tests.conftest import MUSIQUE, SHARED_DATA
 
 

@@ -227,7 +227,7 @@ def test_two_uploads_under_one_name_never_replace_each_other(tmp_path, hashing):
     assert len(won) == 1 and len(lost) == 1, res
     assert re.fullmatch(rf"{re.escape(str(tmp_path / 'w'))} already exists\. Pick another name, or pass "
                         r"overwrite=True / --overwrite\.", str(lost[0]))
-    from core.graph.loaders import load_inputs
+    from core.graph.formats.load import load_inputs
 
     assert Workspace.open(tmp_path / "w").graph.content_hash == load_inputs(inputs[won[0]]).graph.content_hash
 

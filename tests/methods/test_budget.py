@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import pytest
 
 from core.errors import ConfigError
-from core.eval.datasets import load_questions
+from core.index.questions import load_questions
 from core.methods.answering import AnswerContext, context_of, count_evidence, fit_count, passage_text, record_answer
 from core.methods.base import Method, MethodConfig, knob
 from core.methods.budget import (

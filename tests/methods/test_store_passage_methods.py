@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.eval.datasets import load_questions
 from core.graph.stores.store import MemoryStore
 from core.graph.view import StoreGraphView
+from core.index.questions import load_questions
 from core.index.workspace import Workspace
 from core.methods.base import Backends
 from core.methods.baselines.config import DenseConfig, PPRConfig, RerankConfig

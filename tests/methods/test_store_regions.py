@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from core.backends.embedders import HashingEmbedder
-from core.eval.datasets import load_questions
 from core.graph.stores.falkor import FalkorStore
+from core.index.questions import load_questions
 from core.index.samples import ensure_sample_workspace
 from core.index.workspace import Workspace
 from core.methods.base import Backends

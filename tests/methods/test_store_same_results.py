@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from core.eval.datasets import load_questions
+from core.index.questions import load_questions
 from core.index.samples import ensure_sample_workspace
 from core.index.workspace import Workspace
 from core.methods.base import Backends

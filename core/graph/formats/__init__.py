@@ -4,7 +4,7 @@ Each ``read_*`` function adds what it reads to a :class:`~core.graph.graph_build
 returns the non-fatal warnings (e.g. LLM noise skipped in an OpenIE file). A malformed input raises
 one :class:`~core.errors.InputFormatError` naming the file, the line or record, what is wrong and
 what was expected. :func:`core.graph.formats.load.load_inputs` detects the format of each path and
-returns one merged graph; :mod:`core.graph.loaders` re-exports the public names.
+returns one merged graph.
 
 Supported inputs
 ----------------

@@ -5,8 +5,8 @@
 its store URL prefix; :class:`FalkorServer` is the context manager the pytest fixture uses.
 
 The server ends with whoever started it: :meth:`FalkorServer.stop` (the ``with`` block's end, an exception,
-Ctrl-C; SIGTERM too for the command, :func:`core.procs.terminate_as_interrupt`), and the kernel's
-parent-death signal when the owner is killed outright (:func:`core.procs.tied`), so a killed test run or
+Ctrl-C; SIGTERM too for the command, :func:`core.background.procs.terminate_as_interrupt`), and the kernel's
+parent-death signal when the owner is killed outright (:func:`core.background.procs.tied`), so a killed test run or
 terminal leaves no ``redis-server`` holding its port.
 """
 
@@ -21,8 +21,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from core.background.procs import terminate_as_interrupt, tied
 from core.errors import StoreError
-from core.procs import terminate_as_interrupt, tied
 
 
 def binaries() -> tuple[Path, Path]:
@@ -67,7 +67,7 @@ class FalkorServer:
 
     def start(self) -> FalkorServer:
         """Start the server and wait until it answers. Call it from a thread that lives as long as the server
-        (the main thread, or the one that stops it): the server is tied to that thread (:func:`core.procs.tied`)."""
+        (the main thread, or the one that stops it): the server is tied to that thread (:func:`core.background.procs.tied`)."""
         import redis
 
         server, module = binaries()

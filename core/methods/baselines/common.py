@@ -8,9 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core.errors import QueryError
 from core.graph.reader import question_graph, read_ahead
-from core.methods.base import Backends, Preparation, RankedChunk
+from core.methods.base import Backends, Preparation, RunResult
 from core.methods.kg_nodes import kg_node_vectors, no_kg_nodes_reason, node_vectors_preparation
 from core.trace import Trace
 
@@ -26,18 +25,13 @@ NODE_LEVEL_OFF = ("node_level is off, so this run ranked no KG node; `egx bench 
 
 
 @dataclass(frozen=True, eq=False)
-class BaselineResult:
+class BaselineResult(RunResult):
     """A baseline's answer: the method contract plus the reranker in use and method details.
 
     ``node_ranking`` is what the method would hand over as KG nodes (node rows, best first; FastInsight §4.3.1
     scores it node by node): PPR's best-scored entities, dense retrieval's and Re2's node-level pass
     (``node_level``); empty with ``node_ranking_note`` saying why when there is none."""
 
-    method: str
-    query: str
-    ranked_chunks: tuple[RankedChunk, ...]
-    answer: str
-    trace: Trace
     reranker: str = NO_RERANKER  #: registry name and model id of the reranker, or that none was used
     reranker_description: str = ""
     details: dict[str, Any] = field(default_factory=dict)
@@ -50,11 +44,6 @@ class BaselineResult:
         if self.details.get("graph") == "corpus graph":
             return ()
         return tuple(int(s["node"]) for s in self.details.get("seeds", []))
-
-
-def check_query(query: str) -> None:
-    if not query or not query.strip():
-        raise QueryError("The question is empty. Type a question to retrieve passages for.")
 
 
 # ---------------------------------------------------------------------------------- node level
@@ -79,7 +68,7 @@ def search_nodes(trace: Trace, workspace: Workspace, backends: Backends, q: np.n
     FastInsight searches (:func:`~core.methods.kg_nodes.kg_node_vectors`: the same file, embedded once per
     workspace), traced as ``node_search``; or, on a workspace without KG nodes, why not.
 
-    Not pinned for replay (:mod:`core.replay`): no prompt reads the node ranking, so a recorded run replays
+    Not pinned for replay (:mod:`core.pinning`): no prompt reads the node ranking, so a recorded run replays
     the same with the node-level pass on or off."""
     why = no_kg_nodes_reason(workspace)
     if why:

@@ -11,17 +11,15 @@ searches (:mod:`core.methods.kg_nodes`) — and its ``top_k`` nodes are the resu
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import TYPE_CHECKING
 
-from core.errors import ConfigError, EmptyGraphError
+from core.errors import EmptyGraphError
 from core.methods.answering import record_answer
-from core.methods.base import Backends, RankedChunk
-from core.methods.baselines.common import NODE_LEVEL_OFF, BaselineResult, check_query, search_nodes
+from core.methods.base import Backends, RankedChunk, begin_run
+from core.methods.baselines.common import NODE_LEVEL_OFF, BaselineResult, search_nodes
 from core.methods.baselines.config import DenseConfig
 from core.methods.passages import PassageSource
-from core.replay import pin_search
-from core.trace import Trace
+from core.pinning import pin_search
 
 if TYPE_CHECKING:
     from core.index.workspace import Workspace
@@ -54,14 +52,11 @@ def run(query: str, workspace: Workspace, *, config: DenseConfig | None = None, 
     ConfigError
         If ``config`` has the wrong type.
     """
-    cfg = DenseConfig() if config is None else config
-    if not isinstance(cfg, DenseConfig):
-        raise ConfigError(f"dense takes a DenseConfig, got {type(cfg).__name__}.")
-    check_query(query)
+    start = begin_run("dense", query, workspace, config, DenseConfig, backends)
+    cfg, trace = start.config, start.trace
     source = PassageSource(workspace)  # the graph in memory, or row reads from a graph store (never loaded whole)
     if source.n_chunks == 0:
         raise EmptyGraphError(f"Workspace {workspace.name!r} has no passages to retrieve; upload a corpus.")
-    trace = Trace("dense", query, workspace.name, config=asdict(cfg), backends=backends.names())
     with trace.timed("vector_search", f"Top-{cfg.top_k} passages by cosine similarity",
                      section="FastInsight §3.1.1 (O_vs)") as step:
         q = backends.embed_query(query)

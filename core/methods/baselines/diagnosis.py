@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from core.methods.base import Diagnosis, Gold, StageDecl
+from core.methods.baselines.stages import RerankData
 from core.methods.diagnoser import diagnoser, generic_diagnosis
 
 if TYPE_CHECKING:
@@ -73,12 +74,11 @@ def diagnose_rerank(result: BaselineResult, workspace: Workspace, gold: Gold, *,
     d = generic_diagnosis(result, workspace, gold, cut=cut)
     if d.stage != "ranked_out":
         return d
-    steps = result.trace.stage("rerank")
+    data = RerankData.of(result.trace, last=True)
     vec: dict[str, int] = {}
     final: dict[str, int] = {}
-    if steps:
-        data = steps[-1].data
-        for pos, (cid, vr) in enumerate(zip(data.get("ranking", []), data.get("vector_rank", [])), start=1):
+    if data is not None:
+        for pos, (cid, vr) in enumerate(zip(data.ranking, data.vector_rank), start=1):
             vec[cid], final[cid] = int(vr), pos
     lost = {c: {"rank": r, "vector_rank": vec.get(c), "rerank_rank": final.get(c)}
             for c, r in d.gold_ranks.items() if r is None or r > cut}

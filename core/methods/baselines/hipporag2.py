@@ -29,23 +29,23 @@ Online retrieval, one traced step each:
    step.
 
 Every score-driven decision — the linked facts, the phrases of the walk's ranking, the passage ranking — is pinned
-(:mod:`core.replay`), so a recorded run replays the same on any CPU.
+(:mod:`core.pinning`), so a recorded run replays the same on any CPU.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.errors import ConfigError, EmptyGraphError
+from core.errors import EmptyGraphError
 from core.graph.reader import GraphLike, read_ahead, read_region, store_url, whole_graph
 from core.graph.synonyms import synonym_pairs
 from core.methods.answering import record_answer
-from core.methods.base import Backends, RankedChunk
-from core.methods.baselines.common import NO_RERANKER, check_query
+from core.methods.base import Backends, RankedChunk, RunResult, begin_run
+from core.methods.baselines.common import NO_RERANKER
 from core.methods.baselines.hipporag2_config import HippoRAG2Config
 from core.methods.baselines.hipporag2_graph import WEIGHTS, JointGraph, joint_graph
 from core.methods.baselines.hipporag2_linking import LinkedFact, link_facts, min_max, recognize
@@ -62,7 +62,7 @@ from core.methods.baselines.ppr_seeds import REMOTE_REGION_HOPS
 from core.methods.baselines.ppr_synonyms import workspace_synonyms
 from core.methods.baselines.ppr_walk import personalized_pagerank
 from core.methods.passages import PassageSource
-from core.replay import pin_search
+from core.pinning import pin_search
 from core.trace import Trace
 
 if TYPE_CHECKING:
@@ -76,14 +76,9 @@ TOP_NODES = 10
 
 
 @dataclass(frozen=True, eq=False)
-class HippoRAG2Result:
+class HippoRAG2Result(RunResult):
     """A HippoRAG 2 run: the method contract plus every intermediate its page shows."""
 
-    method: str
-    query: str
-    ranked_chunks: tuple[RankedChunk, ...]
-    answer: str
-    trace: Trace
     linked: tuple[LinkedFact, ...] = ()  #: facts linked to the question, best first
     kept: tuple[LinkedFact, ...] = ()  #: the facts recognition memory kept (or all linked ones, unfiltered)
     recognition: RecognitionData | None = None
@@ -130,14 +125,11 @@ def run(query: str, workspace: Workspace, *, config: HippoRAG2Config | None = No
     ConfigError
         If ``config`` is not a :class:`HippoRAG2Config`.
     """
-    cfg = HippoRAG2Config() if config is None else config
-    if not isinstance(cfg, HippoRAG2Config):
-        raise ConfigError(f"hipporag2 takes a HippoRAG2Config, got {type(cfg).__name__}.")
-    check_query(query)
+    start = begin_run(METHOD, query, workspace, config, HippoRAG2Config, backends)
+    cfg, trace = start.config, start.trace
     source = PassageSource(workspace)
     if source.n_chunks == 0:
         raise EmptyGraphError(f"Workspace {workspace.name!r} has no passages to retrieve; upload a corpus.")
-    trace = Trace(METHOD, query, workspace.name, config=asdict(cfg), backends=backends.names())
     q = backends.embed_query(query)
     dense = workspace.index("chunks", backends.embedder).scores(q).astype(np.float64)
     graph = source.graph

@@ -22,7 +22,7 @@ from core.graph.reader import GraphLike, read_ahead
 from core.methods.baselines import hipporag2_prompts as prompts
 from core.methods.baselines.hipporag2_config import HippoRAG2Config
 from core.methods.baselines.hipporag2_stages import FactLinkingData, RecognitionData
-from core.replay import pin_search
+from core.pinning import pin_search
 from core.trace import Trace
 
 if TYPE_CHECKING:

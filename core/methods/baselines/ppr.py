@@ -59,18 +59,17 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.errors import ConfigError, EmptyGraphError
+from core.errors import EmptyGraphError
 from core.graph.reader import GraphLike, whole_graph_read
 from core.methods.answering import record_answer
-from core.methods.base import Backends, RankedChunk
-from core.methods.baselines.common import BaselineResult, check_query
+from core.methods.base import Backends, RankedChunk, begin_run
+from core.methods.baselines.common import BaselineResult
 from core.methods.baselines.config import PPRConfig
 from core.methods.baselines.ppr_seeds import SeedLink, corpus_seeds, kg_seeds, node_names
 from core.methods.baselines.ppr_walk import personalized_pagerank
 from core.methods.kg_nodes import no_kg_nodes_reason
 from core.methods.passages import PassageSource
-from core.replay import pin, pin_search
-from core.trace import Trace
+from core.pinning import pin, pin_search
 
 if TYPE_CHECKING:
     from core.index.workspace import Workspace
@@ -98,14 +97,11 @@ def run(query: str, workspace: Workspace, *, config: PPRConfig | None = None, ba
     ------
     QueryError, EmptyGraphError, ConfigError
     """
-    cfg = PPRConfig() if config is None else config
-    if not isinstance(cfg, PPRConfig):
-        raise ConfigError(f"ppr takes a PPRConfig, got {type(cfg).__name__}.")
-    check_query(query)
+    start = begin_run("ppr", query, workspace, config, PPRConfig, backends)
+    cfg, trace = start.config, start.trace
     source = PassageSource(workspace)  # the question's graph: in memory, or a graph store's read-through view
     if source.n_chunks == 0:
         raise EmptyGraphError(f"Workspace {workspace.name!r} has no passages to retrieve; upload a corpus.")
-    trace = Trace("ppr", query, workspace.name, config=asdict(cfg), backends=backends.names())
     chunk_index = workspace.index("chunks", backends.embedder)
     q = backends.embed_query(query)
     dense = chunk_index.scores(q).astype(np.float64)  # seeds (corpus) and tie order: both pinned where decided

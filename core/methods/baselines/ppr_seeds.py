@@ -17,7 +17,7 @@ from core.methods.baselines.config import PPRConfig
 from core.methods.baselines.ppr_entities import query_entities
 from core.methods.baselines.ppr_graph import entity_graph, passage_incidence, region_incidence
 from core.methods.baselines.ppr_synonyms import Synonyms, workspace_synonyms
-from core.replay import pin_search
+from core.pinning import pin_search
 from core.trace import Trace
 
 if TYPE_CHECKING:

@@ -12,28 +12,27 @@ are the result's ``node_ranking``. The passages retrieved do not change.
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from core.backends.base import Reranker
-from core.errors import ConfigError, EmptyGraphError
+from core.errors import EmptyGraphError
 from core.methods.answering import record_answer
-from core.methods.base import Backends, RankedChunk
+from core.methods.base import Backends, RankedChunk, begin_run
 from core.methods.baselines.common import (
     NODE_LEVEL_OFF,
     BaselineResult,
     NodeSearch,
-    check_query,
     node_names_of,
     search_nodes,
 )
 from core.methods.baselines.config import RerankConfig
+from core.methods.baselines.stages import RerankData
 from core.methods.kg_nodes import texts_of_nodes
 from core.methods.passages import PassageSource
-from core.methods.reranking import FeatureCache, index_feature_source, rank_order, resolve_reranker
-from core.replay import pin, pin_search
+from core.methods.reranking import FeatureCache, index_feature_source, rank_order
+from core.pinning import pin, pin_search
 from core.trace import Trace
 
 if TYPE_CHECKING:
@@ -70,19 +69,12 @@ def run(query: str, workspace: Workspace, *, config: RerankConfig | None = None,
     ------
     QueryError, EmptyGraphError, ConfigError
     """
-    cfg = RerankConfig() if config is None else config
-    if not isinstance(cfg, RerankConfig):
-        raise ConfigError(f"rerank takes a RerankConfig, got {type(cfg).__name__}.")
-    check_query(query)
+    start = begin_run("rerank", query, workspace, config, RerankConfig, backends, reranker=True)
+    cfg, trace, reranker = start.config, start.trace, start.reranker
+    assert reranker is not None  # asked for: the configured one or the stand-in
     source = PassageSource(workspace)  # the graph in memory, or row reads from a graph store (never loaded whole)
     if source.n_chunks == 0:
         raise EmptyGraphError(f"Workspace {workspace.name!r} has no passages to retrieve; upload a corpus.")
-    reranker, fallback = resolve_reranker(backends)
-    trace = Trace("rerank", query, workspace.name, config=asdict(cfg),
-                  backends={**backends.names(), "reranker": f"{reranker.name} ({reranker.model_id})"})
-    if fallback:
-        trace.add("reranker", "No reranker configured: using the bi-encoder stand-in", {"reranker": reranker.name},
-                  fallback=fallback)
     index = workspace.index("chunks", backends.embedder)
     with trace.timed("vector_search", f"Top-{cfg.candidates} candidates by cosine similarity",
                      section="FastInsight §3.1.3 Example 3 (O_vs)") as step:
@@ -103,10 +95,9 @@ def run(query: str, workspace: Workspace, *, config: RerankConfig | None = None,
         keep = order[:cfg.top_k]
         ranked = tuple(RankedChunk(cand_ids[int(i)], float(scores[i])) for i in keep)
         vector_rank = {cand_ids[int(i)]: int(i) + 1 for i in keep}
-        step.data = {"reranker": reranker.name, "model_id": reranker.model_id, "linear_head": reranker.linear_head,
-                     "description": reranker.description, "features_from_index": features is not None,
-                     "ranking": [cand_ids[int(i)] for i in order], "scores": np.round(scores[order], 6),
-                     "vector_rank": [int(i) + 1 for i in order]}
+        step.data = RerankData(reranker.name, reranker.model_id, reranker.linear_head, reranker.description,
+                               features is not None, [cand_ids[int(i)] for i in order],
+                               np.round(scores[order], 6).tolist(), [int(i) + 1 for i in order]).data()
     nodes: tuple[int, ...] = ()
     note = NODE_LEVEL_OFF
     if cfg.node_level:

@@ -62,7 +62,7 @@ from core.methods.bubblerag import prompts
 from core.methods.bubblerag.reasoning import ReasoningExpansion
 from core.methods.extractive import SentencePick, pick_sentence
 from core.methods.llm_steps import ask_text
-from core.replay import pin
+from core.pinning import pin
 from core.trace import Step, Trace
 
 
@@ -325,7 +325,7 @@ def generate_answer(query: str, evidence: EvidenceGraph, graph: GraphLike, chunk
                             + ". It quotes the evidence; it does not reason across passages.")
     step.seconds = time.perf_counter() - t0
     if trace is not None:
-        trace.steps.append(step)
+        trace.record(step)
     return EvidenceAnswer(text, by, evidence, chunks, tuple(triples), rejected)
 
 

@@ -20,7 +20,7 @@ from core.graph.reader import GraphLike, read_ahead
 from core.index.workspace import Workspace
 from core.methods.bubblerag import heuristics
 from core.methods.bubblerag.specialization import SearchTerm
-from core.replay import pin_search
+from core.pinning import pin_search
 from core.trace import Step, Trace
 
 

@@ -28,7 +28,7 @@ from core.graph.reader import GraphLike
 from core.methods.bubblerag import checks, prompts
 from core.methods.bubblerag.candidates import Candidate, Candidates
 from core.methods.llm_steps import ask_json
-from core.replay import pin
+from core.pinning import pin
 from core.trace import Step, Trace
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from core.graph.csr import csr_ranges
 from core.graph.reader import GraphLike, reach
-from core.replay import pin
+from core.pinning import pin
 from core.trace import Trace
 
 

@@ -92,5 +92,5 @@ def ner_keywords(query: str, *, max_keywords: int = 8, trace: Trace | None = Non
                          "no implicit keyword (no latent inference) and no LLM"}
     step.seconds = time.perf_counter() - t0
     if trace is not None:
-        trace.steps.append(step)
+        trace.record(step)
     return Keywords(tuple(items), "ner")

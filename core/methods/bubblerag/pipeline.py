@@ -27,12 +27,11 @@ from typing import Any
 
 import numpy as np
 
-from core.errors import ConfigError, QueryError
 from core.graph.model import KnowledgeGraph
 from core.graph.reader import GraphLike, question_graph, read_ahead, whole_graph
 from core.index.workspace import Workspace
 from core.methods.answering import AnswerContext
-from core.methods.base import Backends, RankedChunk
+from core.methods.base import Backends, RankedChunk, begin_run
 from core.methods.bubblerag.answer import EvidenceAnswer, EvidenceChunk, EvidenceGraph, generate_answer, unify
 from core.methods.bubblerag.candidates import Candidates, retrieve_candidates
 from core.methods.bubblerag.config import BubbleConfig
@@ -162,12 +161,9 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
     ConfigError
         If ``config`` is not a :class:`BubbleConfig`.
     """
-    cfg = BubbleConfig() if config is None else config
-    if not isinstance(cfg, BubbleConfig):
-        raise ConfigError(f"bubblerag takes a BubbleConfig, got {type(cfg).__name__}.")
-    if not query or not query.strip():
-        raise QueryError("The question is empty. Type a question to retrieve evidence for.")
-    trace = Trace("bubblerag", query, workspace=workspace.name, config=cfg.to_dict(), backends=backends.names())
+    start = begin_run("bubblerag", query, workspace, config, BubbleConfig, backends,
+                      empty_query="The question is empty. Type a question to retrieve evidence for.")
+    cfg, trace = start.config, start.trace
     graph = question_graph(workspace)  # on a graph store a read-through view: the whole graph is never loaded
     workspace.ensure_index(backends.embedder)
     t0 = time.perf_counter()

@@ -39,7 +39,7 @@ from core.methods.answer_gate import CheckedAnswer, check_llm_answer
 from core.methods.answering import count_evidence, fit_count
 from core.methods.bubblerag import prompts
 from core.methods.llm_steps import ask_json
-from core.replay import pin_search
+from core.pinning import pin_search
 from core.trace import Step, Trace
 
 
@@ -146,5 +146,5 @@ def pre_retrieve(query: str, qvec: np.ndarray, workspace: Workspace, llm: LLM, *
                                     f"{k} of {len(ids)} pre-retrieved chunks")
     step.seconds = time.perf_counter() - t0
     if trace is not None:
-        trace.steps.append(step)
+        trace.record(step)
     return PreRetrieval(ids, scores, sufficient, answer, reason, checked, shown, shown_tokens, gate)

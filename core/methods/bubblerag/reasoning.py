@@ -34,7 +34,7 @@ from core.graph.reader import GraphLike, read_ahead
 from core.methods.bubblerag import checks, prompts
 from core.methods.bubblerag.ranking import RankedCEG
 from core.methods.llm_steps import ask_json
-from core.replay import pin, pin_flag
+from core.pinning import pin, pin_flag
 from core.trace import Step, Trace
 
 
@@ -179,5 +179,5 @@ def reasoning_expansion(query: str, ranked: Sequence[RankedCEG], graph: GraphLik
                               for x in out]}
     step.seconds = time.perf_counter() - t0
     if trace is not None:
-        trace.steps.append(step)
+        trace.record(step)
     return ReasoningExpansion(tuple(out), tuple(skipped), source, step.prompt_tokens, step.completion_tokens)

@@ -108,7 +108,7 @@ def specialize_keywords(query: str, keywords: Keywords, llm: LLM, *, enabled: bo
         step.data["rejected"] = rejected
     step.seconds = time.perf_counter() - t0
     if trace is not None:
-        trace.steps.append(step)
+        trace.record(step)
     return Specialization(terms, source)
 
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from core.graph.reader import GraphLike, nodes_named, read_ahead
-from core.replay import pin_search
+from core.pinning import pin_search
 from core.text import FUNCTION_WORDS, normalize_name
 
 if TYPE_CHECKING:

@@ -28,7 +28,7 @@ from core.backends.base import Reranker
 from core.errors import ConfigError
 from core.graph.passage_graph import PassageGraph
 from core.methods.reranking import FeatureCache, rank_order
-from core.replay import pin
+from core.pinning import pin
 
 Head = Callable[[np.ndarray], np.ndarray]
 

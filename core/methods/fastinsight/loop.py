@@ -32,7 +32,7 @@ from core.graph.passage_graph import PassageGraph
 from core.methods.fastinsight.granker import GRankerResult, granker
 from core.methods.fastinsight.stex import STeXResult, stex
 from core.methods.reranking import FeatureCache
-from core.replay import pin_search
+from core.pinning import pin_search
 
 OnExhausted = Literal["vector", "stop"]
 

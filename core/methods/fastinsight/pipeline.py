@@ -20,17 +20,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.errors import ConfigError, EgxError, QueryError, WorkspaceError
+from core.background.jobs import current_job
+from core.errors import EgxError, WorkspaceError
 from core.graph.passage_graph import PassageGraph, passage_graph
 from core.graph.reader import question_graph, read_ahead, whole_graph_read
-from core.jobs import current_job
 from core.methods.answering import record_answer
-from core.methods.base import Backends, RankedChunk
+from core.methods.base import Backends, RankedChunk, begin_run
 from core.methods.fastinsight.config import FastInsightConfig
 from core.methods.fastinsight.loop import FastInsightResult, FastInsightRound, iter_fastinsight
 from core.methods.fastinsight.node_graph import KGNodeGraph, passages_of_nodes
@@ -42,10 +42,9 @@ from core.methods.reranking import (
     FeatureCache,
     active_feature_store,
     index_feature_source,
-    resolve_reranker,
     small_products,
 )
-from core.replay import pin
+from core.pinning import pin
 from core.trace import Trace
 
 if TYPE_CHECKING:
@@ -202,18 +201,10 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
     EmptyGraphError, WorkspaceError
         If the workspace has no passages or its index does not match the graph.
     """
-    cfg = FastInsightConfig() if config is None else config
-    if not isinstance(cfg, FastInsightConfig):
-        raise ConfigError(f"fastinsight takes a FastInsightConfig, got {type(cfg).__name__}.")
-    if not query or not query.strip():
-        raise QueryError("The question is empty. Type a question to retrieve passages for.")
     t_start = time.perf_counter()
-    reranker, rr_fallback = resolve_reranker(backends)
-    trace = Trace("fastinsight", query, workspace.name, config=asdict(cfg),
-                  backends={**backends.names(), "reranker": f"{reranker.name} ({reranker.model_id})"})
-    if rr_fallback:
-        trace.add("reranker", "No reranker configured: using the bi-encoder stand-in", {"reranker": reranker.name},
-                  fallback=rr_fallback)
+    start = begin_run("fastinsight", query, workspace, config, FastInsightConfig, backends, reranker=True)
+    cfg, trace, reranker = start.config, start.trace, start.reranker
+    assert reranker is not None  # asked for: the configured one or the stand-in
 
     use_nodes, why_not = _searches_nodes(workspace, cfg)
     node_note = "" if use_nodes else (why_not or "FastInsight searched passages (graph='passages'), so it ranked no "

@@ -21,7 +21,7 @@ import numpy as np
 
 from core.errors import ConfigError
 from core.graph.passage_graph import PassageGraph
-from core.replay import pin
+from core.pinning import pin
 
 
 @dataclass(frozen=True, eq=False)

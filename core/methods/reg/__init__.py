@@ -34,7 +34,7 @@ shared by every method's answer step, so they live beside the methods, not in th
 
 from __future__ import annotations
 
-from core.methods.base import Method
+from core.methods.base import Artifacts, Method
 from core.methods.evidence.chains import EvidenceChain, Reorganization, Triple, reorganize
 from core.methods.reg.ablations import ABLATIONS
 from core.methods.reg.config import RegConfig, TrainConfig, reg_budget
@@ -42,6 +42,7 @@ from core.methods.reg.diagnosis import STAGES, diagnose
 from core.methods.reg.intros import INTROS
 from core.methods.reg.models import stamp, trained_on
 from core.methods.reg.pipeline import RegResult, run
+from core.methods.reg.training_jobs import TRAIN_REG
 
 __all__ = ["METHOD", "EvidenceChain", "RegConfig", "RegResult", "Reorganization", "TrainConfig", "Triple", "reorganize",
            "run"]
@@ -49,4 +50,6 @@ __all__ = ["METHOD", "EvidenceChain", "RegConfig", "RegResult", "Reorganization"
 METHOD: Method[RegConfig, RegResult] = Method(
     "reg", "ReG triple retriever + evidence chains", "ReG §4, Appendix D", run=run, config=RegConfig, stages=STAGES,
     diagnose=diagnose, page="pages/evidence_chains.py",
-    ablations=ABLATIONS, intros=INTROS, stamp=stamp, trained_on=trained_on, budget=reg_budget)
+    ablations=ABLATIONS, intros=INTROS, stamp=stamp, trained_on=trained_on, budget=reg_budget, tasks=(TRAIN_REG,),
+    artifacts=Artifacts("reg", "ReG's trained retriever and selections (train again: egx train-reg)",
+                        stamp_files=("retriever/manifest.json", "retriever-entity/manifest.json")))

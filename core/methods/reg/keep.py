@@ -2,7 +2,7 @@
 replaces the active one only when it does not lose on the held-out split to the untrained cosine scorer nor to
 the retriever active now, both scored on the same questions (:func:`judge`). One that loses is kept aside
 (:func:`aside_dir`), never loaded by ``reg``; ``egx train-reg --use-anyway`` and the Evidence chains page's
-"Use it anyway" (:func:`core.tasks.use_kept_aside`) install it. :func:`below_cosine` words the case of an
+"Use it anyway" (:func:`core.methods.reg.training_jobs.use_kept_aside`) install it. :func:`below_cosine` words the case of an
 active retriever (e.g. a sample's shipped one) that scores below cosine, for every view of a ``reg`` run.
 """
 

@@ -29,23 +29,22 @@ already loaded and its CSR arrays are read directly, as before.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from core.backends import prompts as bprompts
 from core.backends.tokens import count_tokens
-from core.errors import ConfigError, EmptyGraphError, QueryError, WorkspaceError
+from core.errors import EmptyGraphError, WorkspaceError
 from core.graph.reader import question_graph, reach, read_ahead, whole_graph
 from core.methods.answering import passages_prompt, record_answer
-from core.methods.base import Backends, RankedChunk
+from core.methods.base import Backends, RankedChunk, RunResult, begin_run
 from core.methods.evidence.chains import Reorganization, Triple, triples_from_edges
 from core.methods.evidence.formats import evidence_prompts
 from core.methods.evidence.linking import Linked, link_query_entities
 from core.methods.reg.config import RegConfig
-from core.replay import pin
-from core.trace import Trace
+from core.pinning import pin
 
 if TYPE_CHECKING:
     from core.index.workspace import Workspace
@@ -68,12 +67,7 @@ APP_WORDING = {NOT_TRAINED_NOTICE: NOT_TRAINED_NOTICE_APP, WEAK_NOTICE: WEAK_NOT
 
 
 @dataclass(frozen=True, eq=False)
-class RegResult:
-    method: str
-    query: str
-    ranked_chunks: tuple[RankedChunk, ...]
-    answer: str
-    trace: Trace
+class RegResult(RunResult):
     config: RegConfig
     linked: Linked
     scorer: str  #: :func:`~core.methods.reg.retriever.scorer_label`: S(I)-trained, w/o S(I), or cosine fallback
@@ -132,15 +126,12 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
         scorer_label,
     )
 
-    cfg = RegConfig() if config is None else config
-    if not isinstance(cfg, RegConfig):
-        raise ConfigError(f"reg takes a RegConfig, got {type(cfg).__name__}.")
-    if not query or not query.strip():
-        raise QueryError("The question is empty. Type a question to retrieve evidence for.")
+    start = begin_run("reg", query, workspace, config, RegConfig, backends,
+                      empty_query="The question is empty. Type a question to retrieve evidence for.")
+    cfg, trace = start.config, start.trace
     qgraph = question_graph(workspace)
     if qgraph.n_edges == 0:
         raise EmptyGraphError(f"Workspace {workspace.name!r} has no triples; ReG retrieves triples from a KG.")
-    trace = Trace("reg", query, workspace.name, config=asdict(cfg), backends=backends.names())
     node_vecs = workspace.index("nodes", backends.embedder).vectors
     edge_vecs = workspace.index("edges").vectors
     qvec = backends.embed_query(query)

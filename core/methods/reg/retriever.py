@@ -39,7 +39,7 @@ import numpy as np
 
 from core.errors import WorkspaceError
 from core.methods.reg.dde import dde, dde_dim
-from core.replay import pin
+from core.pinning import pin
 
 if TYPE_CHECKING:
     from core.graph.model import KnowledgeGraph

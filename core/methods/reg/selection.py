@@ -114,7 +114,7 @@ def select_candidates(query: str, answers: Sequence[str], comp: Compression, poo
             "prompt": sel.prompt[:12000], "candidates_shown": len(cands), "candidates_total": len(comp.candidates)}
         step.fallback = sel.fallback or step.fallback  # a failed check of the fact step keeps the chains
         step.seconds = time.perf_counter() - t0
-        trace.steps.append(step)
+        trace.record(step)
     return sel
 
 

@@ -49,7 +49,7 @@ from core.methods.llm_steps import ask_json
 from core.methods.sgrag import prompts
 from core.methods.sgrag.assembly import Assembly
 from core.methods.sgrag.query_graph import QueryGraph
-from core.replay import pin
+from core.pinning import pin
 from core.text import normalize_name
 from core.trace import Trace
 

@@ -12,7 +12,7 @@ edge; extra data edges among the matched nodes are allowed, as in path-based mat
 
 Subgraphs are ranked by the mean cosine between the query and their edges' enriched texts (the
 paper does not rank exact matches; a rank is needed for ``ranked_chunks`` and the answer), read
-through :func:`core.replay.pin`, as are the fallback's edge similarities.
+through :func:`core.pinning.pin`, as are the fallback's edge similarities.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from core.graph.model import KnowledgeGraph
 from core.methods.sgrag.index import PathIndex
 from core.methods.sgrag.matching import PathMatches
 from core.methods.sgrag.query_graph import QueryGraph
-from core.replay import pin
+from core.pinning import pin
 from core.trace import Trace
 
 

@@ -34,7 +34,7 @@ import numpy as np
 
 from core.graph.model import KnowledgeGraph
 from core.methods.sgrag.assembly import Assembly
-from core.replay import pin
+from core.pinning import pin
 from core.trace import Trace
 
 #: ``retrieval`` values: SG-RAG itself, then the Table 5 baselines by the paper's names

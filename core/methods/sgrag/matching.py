@@ -16,7 +16,7 @@ import numpy as np
 from core.methods.sgrag.dominance import DominanceModel
 from core.methods.sgrag.index import PathIndex, brute_force_match
 from core.methods.sgrag.query_graph import QueryGraph
-from core.replay import pin_ids
+from core.pinning import pin_ids
 from core.trace import Trace
 
 

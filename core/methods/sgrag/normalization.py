@@ -18,7 +18,7 @@ from core.backends.base import Embedder
 from core.index.workspace import Workspace
 from core.methods.sgrag.labels import GraphLabels
 from core.methods.sgrag.query_graph import QueryGraph
-from core.replay import pin_search
+from core.pinning import pin_search
 from core.text import normalize_name
 from core.trace import Trace
 

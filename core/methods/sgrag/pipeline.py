@@ -31,10 +31,10 @@ from typing import Any
 import numpy as np
 
 from core.backends.base import Embedder
-from core.errors import ConfigError, QueryError
+from core.errors import ConfigError
 from core.graph.reader import whole_graph_read
 from core.index.workspace import Workspace
-from core.methods.base import Backends, Preparation, RankedChunk
+from core.methods.base import Backends, Preparation, RankedChunk, begin_run
 from core.methods.sgrag.answer import SubgraphAnswer, generate_answer
 from core.methods.sgrag.assembly import Assembly, assemble, fallback_neighbourhood
 from core.methods.sgrag.baselines import RETRIEVALS, baseline_retrieval
@@ -48,7 +48,7 @@ from core.methods.sgrag.matching import PathMatches, retrieve
 from core.methods.sgrag.normalization import Normalized, normalize_entities
 from core.methods.sgrag.query_graph import QueryGraph, extract_query_graph
 from core.methods.sgrag.stages import DominanceModelData, PathIndexData
-from core.replay import pin_flag
+from core.pinning import pin_flag
 from core.trace import Trace
 
 Progress = Callable[[str, float], None]
@@ -182,7 +182,7 @@ class SGRAGResult:
     @property
     def answer_reasoning(self) -> str:
         """Table 14's one line of reasoning ("" unless ``answer_reasoning`` asked for it): what an Emp.S
-        judge reads after the answer (:func:`core.eval.judging.judge_answers`)."""
+        judge reads after the answer (:func:`core.eval.judgements.judge_answers`)."""
         return self.answer_detail.reasoning
 
     @property
@@ -245,12 +245,9 @@ def run(query: str, workspace: Workspace, *, config: SGRAGConfig | None = None, 
         For a config that is not an :class:`SGRAGConfig` or an explicit l outside [⌈d_q/2⌉, d_q]
         (out-of-range values are refused when the config is built).
     """
-    cfg = SGRAGConfig() if config is None else config
-    if not isinstance(cfg, SGRAGConfig):
-        raise ConfigError(f"sgrag takes an SGRAGConfig, got {type(cfg).__name__}.")
-    if not query or not query.strip():
-        raise QueryError("The question is empty; type a question to match against the graph.")
-    trace = Trace("sgrag", query, workspace=workspace.name, config=asdict(cfg), backends=backends.names())
+    start = begin_run("sgrag", query, workspace, config, SGRAGConfig, backends, article="an",
+                      empty_query="The question is empty; type a question to match against the graph.")
+    cfg, trace = start.config, start.trace
     store = whole_graph_read(workspace)
     if store:  # said on every run, since it is what the method costs on a graph store
         trace.add("store", "Graph read from the graph store for SG-RAG's whole-KG indexes", {

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.eval.datasets import load_questions
+from core.index.questions import load_questions
 from core.index.workspace import Workspace
 from core.methods.baselines import hipporag2
 from core.methods.baselines.hipporag2_config import HippoRAG2Config

@@ -15,11 +15,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.eval.datasets import load_questions
 from core.graph.model import KnowledgeGraph
 from core.graph.stores.falkor import FalkorStore
 from core.graph.stores.store import MemoryStore
 from core.graph.view import StoreGraphView
+from core.index.questions import load_questions
 from core.index.samples import ensure_sample_workspace
 from core.index.workspace import Workspace
 from core.methods.bubblerag import BubbleConfig, run

@@ -6,8 +6,8 @@ import pytest
 
 from core.backends.llm import NoLLM
 from core.backends.registry import get_embedder, get_reranker
-from core.eval.datasets import load_questions
 from core.eval.metrics import recall_at_k
+from core.index.questions import load_questions
 from core.index.samples import ensure_sample_workspace
 from core.methods.base import Backends
 from core.methods.registry import get_method

@@ -17,9 +17,9 @@ from core.backends.embedders import HashingEmbedder
 from core.backends.llm import NoLLM
 from core.backends.rerankers import BiEncoderReranker
 from core.errors import ConfigError, EmptyGraphError
-from core.eval.datasets import load_questions
 from core.eval.metrics import round_metrics
 from core.eval.result_metrics import topological_metrics
+from core.index.questions import load_questions
 from core.index.samples import ensure_sample_workspace
 from core.index.workspace import Workspace
 from core.methods.base import Backends, Gold

@@ -16,12 +16,12 @@ import pytest
 from core.backends.embedders import HashingEmbedder
 from core.backends.llm import NoLLM
 from core.backends.rerankers import BiEncoderReranker
-from core.eval.datasets import load_questions
 from core.graph.graph_builder import GraphBuilder
 from core.graph.stores.falkor import FalkorStore
 from core.graph.stores.falkor_load import load_graph_into
 from core.graph.stores.store import MemoryStore, parse_store_url
 from core.graph.view import StoreGraphView
+from core.index.questions import load_questions
 from core.index.samples import ensure_sample_workspace
 from core.index.workspace import Workspace
 from core.methods.base import Backends
@@ -208,7 +208,7 @@ def test_tr_and_the_granker_views_read_the_store_layer_by_layer(demo_pair, backe
 def test_the_failure_diagnosis_on_a_store_equals_memory(demo_pair, backends):
     """The diagnosis walks the whole node graph (BFS from N_ret, by definition): on a store it reads it
     once and gives the in-memory verdicts (the store's node graph has no CSR to walk)."""
-    from core.eval.diagnosis import diagnose
+    from core.eval.diagnose import diagnose
     from core.methods.base import Gold
 
     mem, remote = demo_pair

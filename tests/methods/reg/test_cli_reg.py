@@ -87,7 +87,7 @@ def test_a_recording_made_with_another_scorer_does_not_replay_under_the_new_name
     from core.index.workspace import Workspace
     from core.methods.base import Backends
     from core.methods.reg.pipeline import run
-    from core.replay import StateTape, tape_scope
+    from core.pinning import StateTape, tape_scope
 
     ws_path, qa = demo_path
     b = Backends(HashingEmbedder(), NoLLM())

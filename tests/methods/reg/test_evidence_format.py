@@ -98,7 +98,8 @@ def test_bad_evidence_format(demo_ws, backends) -> None:
 
 
 def test_reg_diagnosis_reads_the_result(demo_ws, backends) -> None:
-    from core.eval.diagnosis import Gold, diagnose, stages_for
+    from core.eval.diagnose import diagnose, stages_for
+    from core.methods.base import Gold
 
     assert [s.key for s in stages_for("reg")] == ["not_in_graph", "no_anchor", "not_connected", "ranked_out",
                                                   "answer_wrong"]

@@ -1,5 +1,5 @@
 """Training keeps the better scorer: a ReG retriever that loses on the held-out split to the untrained cosine or to
-the active retriever is kept aside, not installed; ``--use-anyway`` and :func:`core.tasks.use_kept_aside` install
+the active retriever is kept aside, not installed; ``--use-anyway`` and :func:`core.methods.reg.training_jobs.use_kept_aside` install
 it; a run with an active retriever below cosine says so, with the figures."""
 
 from __future__ import annotations
@@ -89,20 +89,20 @@ def test_a_losing_model_is_kept_aside_and_use_anyway_installs_it(demo_path, caps
 
 
 def test_use_kept_aside_installs_it_once(demo_path, monkeypatch) -> None:
-    from core import tasks
     from core.index.workspace import Workspace
+    from core.methods.reg import training_jobs as reg_jobs
 
     ws_path, qa = demo_path
     monkeypatch.setattr(reg_train, "judge", _losing)
     assert main(["train-reg", "--workspace", str(ws_path), "--questions", str(qa), "--embedder", "hashing",
                  "--epochs", "2"]) == 0
     ws = Workspace.open(ws_path)
-    folder = tasks.use_kept_aside(ws)
+    folder = reg_jobs.use_kept_aside(ws)
     assert folder == ws_path / "reg" / "retriever" and (folder / "model.safetensors").exists()
     assert not aside_dir(folder).exists()
     assert json.loads((folder / "result.json").read_text())["verdict"].endswith("installed anyway by the user")
     with pytest.raises(WorkspaceError, match=r"No retriever is kept aside in .*retriever-kept-aside: there is nothing"):
-        tasks.use_kept_aside(ws)
+        reg_jobs.use_kept_aside(ws)
 
 
 def test_the_current_retriever_is_scored_on_the_same_held_out_questions(demo_path, capsys) -> None:

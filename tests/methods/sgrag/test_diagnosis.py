@@ -3,8 +3,8 @@ result, with evidence."""
 
 from __future__ import annotations
 
-from core.eval.diagnosis import Gold, diagnose, stages_for
-from core.methods.base import Backends
+from core.eval.diagnose import diagnose, stages_for
+from core.methods.base import Backends, Gold
 from core.methods.sgrag import run
 
 

@@ -11,11 +11,11 @@ from core.backends.embedders import HashingEmbedder
 from core.backends.llm import NoLLM
 from core.cli import main
 from core.errors import ConfigError, EmptyGraphError
-from core.eval.datasets import parse_questions
 from core.eval.erqa import build_erqa, template_question, write_erqa
 from core.graph.graph_builder import graph_from_triples
 from core.graph.model import KnowledgeGraph
 from core.index.create import create_workspace
+from core.index.questions import parse_questions
 from core.methods.base import Backends
 from core.methods.sgrag import run
 from core.text import normalize_name

@@ -246,7 +246,7 @@ def test_without_exact_matches_table15_still_allows_unable_to_determine(ws: Work
 
 
 def test_one_line_of_reasoning_when_asked_and_the_answer_stays_the_label(ws: Workspace) -> None:
-    from core.eval.judging import shown_answer
+    from core.eval.judgements import shown_answer
     from core.methods.sgrag import SGRAGConfig
 
     def reply(messages):

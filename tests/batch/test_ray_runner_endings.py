@@ -3,7 +3,7 @@
 A local Ray is a dozen processes: GCS, raylet, monitors, a dashboard and a runtime-env agent, the actors'
 workers. Ray ties its head processes to the driver and its workers to the raylet, but its two agents
 outlived a stopped or killed driver by a minute and more (waiting on the dead GCS); the runner's sweeper
-(:class:`core.procs.Sweeper`) now takes them along. Ray's processes write their titles over their
+(:class:`core.background.procs.Sweeper`) now takes them along. Ray's processes write their titles over their
 environment, so each test gives its Ray a session folder of its own (``RAY_TMPDIR``) and finds them by
 the files they hold open there, besides the tag.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from core.procs import describe, rss_mb
+from core.background.procs import describe, rss_mb
 from tests.procs_support import ENDINGS, START_S, egx, holding_files_in, start, wait_until
 
 pytest.importorskip("ray")

@@ -1,4 +1,4 @@
-"""core.jobs: background jobs with progress, ETA, cancel, join-by-key, errors, and no leaked threads."""
+"""core.background.jobs: background jobs with progress, ETA, cancel, join-by-key, errors, and no leaked threads."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import threading
 
 import pytest
 
+from core.background.jobs import Job, JobBusyError, JobManager, format_seconds
 from core.errors import Cancelled, EgxError, WorkspaceError
-from core.jobs import Job, JobBusyError, JobManager, format_seconds
 
 
 def _gated(gate: threading.Event, steps: int = 4):
@@ -175,7 +175,7 @@ def test_format_seconds() -> None:
 EXITS_WITH_A_RUNNING_JOB = """
 import sys, time
 from pathlib import Path
-from core.jobs import JobManager
+from core.background.jobs import JobManager
 
 def work(job):
     try:

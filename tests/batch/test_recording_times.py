@@ -1,10 +1,10 @@
-"""core.recording.stage_times / recorded_setup: a replayed run's stages beside the seconds its recording
+"""core.batch.recording.stage_times / recorded_setup: a replayed run's stages beside the seconds its recording
 kept for them (the live run's), matched by stage name and occurrence, and what they were measured with."""
 
 from __future__ import annotations
 
 from core.backends.llm_bundles import RECORDINGS_DIR, load_recording
-from core.recording import recorded_models, recorded_setup, stage_times
+from core.batch.recording import recorded_models, recorded_setup, stage_times
 from core.trace import Trace
 
 RUN = {"stages": [{"stage": "keywords", "title": "Keywords", "seconds": 8.527, "prompt_tokens": 487,

@@ -3,7 +3,7 @@ per question (all methods' answers in one judge call), kept in ``judgements.json
 
 They are judged after the pairs, in the process that writes the folder, because Emp.S shows the judge
 every method's answer to a question at once (SG-RAG Table 17), and because the judge is its own LLM
-(:mod:`core.eval.judge`), not the generator the pairs ran with. Every line names the judge's model; a
+(:mod:`core.eval.judge_choice`), not the generator the pairs ran with. Every line names the judge's model; a
 resumed run reads only its judge's lines and judges what is missing or failed before, so two judges'
 verdicts never mix. :func:`apply_judgements` puts them into each record as ``record["judge"]``, the
 shape the summary reads (and the shape older runs wrote into ``results.jsonl``).
@@ -19,7 +19,7 @@ from core.eval.bench_files import append_record, read_records
 from core.outputs import open_append
 
 if TYPE_CHECKING:
-    from core.eval.judge import Judge
+    from core.eval.judge_choice import Judge
 
 JUDGEMENTS = "judgements.jsonl"
 
@@ -103,7 +103,7 @@ def judge_answers(out: Path, records: Sequence[dict[str, Any]], judge: Judge) ->
 def apply_judgements(records: Sequence[dict[str, Any]], lines: Sequence[dict[str, Any]],
                      judge: dict[str, Any] | None) -> list[dict[str, Any]]:
     """The records with ``record["judge"]`` = ``{"model", "ACC_L", "Emp.S", "emps", "why", "tokens"}`` from
-    the run's judge's lines (``judge`` as :func:`core.eval.judge.run_judge` reads it).
+    the run's judge's lines (``judge`` as :func:`core.eval.judge_choice.run_judge` reads it).
 
     No judge: no record carries a judgement. A run written before the judge was a choice keeps the
     judgements its records hold (self-judged by its generator). An answer with no line, or whose

@@ -1,4 +1,4 @@
-"""Ray for the batch work (``core/scale.py``): ``egx index --ray`` and ``egx bench --ray``
+"""Ray for the batch work (``core/batch/ray_runner.py``): ``egx index --ray`` and ``egx bench --ray``
 give the single-process outputs, a killed Ray benchmark resumes, Ray stays out of ``import core``, and
 a missing Ray or a bad address is one clear error.
 
@@ -48,14 +48,14 @@ def ray_session() -> Iterator[object]:
 
 # ----------------------------------------------------------------------------- no Ray needed
 def test_import_core_does_not_import_ray():
-    code = ("import sys, core, core.cli, core.scale, core.index.workspace, core.eval.runner, core.graph.builder; "
+    code = ("import sys, core, core.cli, core.batch.ray_runner, core.index.workspace, core.eval.runner, core.graph.builder; "
             "core.cli.build_parser(); print(sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.')))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
 
 def test_without_ray_installed_the_error_names_the_extra(monkeypatch, capsys, tmp_path):
-    from core.scale import RayRunner
+    from core.batch.ray_runner import RayRunner
 
     monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` raises ImportError, as when not installed
     with pytest.raises(ScaleError, match=r"--ray needs Ray, which is not installed .* run `pip install '\.\[scale\]'`"):
@@ -73,7 +73,7 @@ def _free_port() -> int:
 
 
 def test_bad_addresses_are_named(capsys, tmp_path):
-    from core.scale import RayRunner
+    from core.batch.ray_runner import RayRunner
 
     with pytest.raises(ScaleError, match=r"The Ray address 'http://x y' is not one Ray takes\. Give HOST:PORT"):
         RayRunner("http://x y").start()
@@ -176,9 +176,9 @@ def test_extraction_on_ray_keeps_chunk_order_and_notes(ray_session, tmp_path):
     """Batches finish in any order on Ray; the triples come back in chunk order with the extractor's notes
     (a passage not in a Latin script is skipped with a note) in batch order, as in one process."""
     from core.backends.registry import get_extractor
+    from core.batch.ray_runner import RayRunner
     from core.graph.builder import extract_triples
     from core.graph.model import Chunk
-    from core.scale import RayRunner
 
     chunks = [Chunk(id=f"c{i}", title=f"Town {i}", text=f"Alice Moreau{i} met Bob Stone{i} in Paris. " * (i % 3 + 1))
               for i in range(30)]
@@ -226,11 +226,11 @@ def test_killed_ray_bench_keeps_finished_pairs_and_resumes(ray_session, tmp_path
     fifth is dropped), the actors are stopped, and a second run (on Ray) does exactly the rest."""
     from core.backends.llm import NoLLM
     from core.backends.registry import get_embedder
-    from core.eval.datasets import load_questions
+    from core.batch.ray_runner import RayRunner
     from core.eval.runner import run_benchmark
+    from core.index.questions import load_questions
     from core.index.samples import ensure_sample_workspace
     from core.methods.base import Backends
-    from core.scale import RayRunner
 
     emb = get_embedder("hashing")
     ws = ensure_sample_workspace("demo", emb, root=tmp_path / "ws")

@@ -1,4 +1,4 @@
-"""The app's worker jobs (:mod:`core.workers`) leave nothing running however they end: the Cancel button, a
+"""The app's worker jobs (:mod:`core.background.workers`) leave nothing running however they end: the Cancel button, a
 memory or a time cap, or their owner — the server — stopped by Ctrl-C or SIGTERM, or killed outright.
 
 A build's worker starts a spaCy pool of its own (``EGX_SPACY_PROCESSES=2``) and with it multiprocessing's
@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from core.background.jobs import Job, JobManager
+from core.background.procs import TAG_VAR, describe, rss_mb, tagged, wait_gone
+from core.background.workers import Words, run_worker
 from core.errors import WorkspaceError
 from core.index.isolated import BuildSpec, build_isolated
-from core.jobs import Job, JobManager
-from core.procs import TAG_VAR, describe, rss_mb, tagged, wait_gone
-from core.workers import Words, run_worker
 from tests.conftest import MUSIQUE
 from tests.procs_support import ENDINGS, GONE_S, START_S, kinds, new_tag, start, wait_until
 

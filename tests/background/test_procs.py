@@ -1,4 +1,4 @@
-"""core/procs.py: a child tied to its owner ends when the owner is killed outright, a watching child ends when
+"""core/background/procs.py: a child tied to its owner ends when the owner is killed outright, a watching child ends when
 re-parented (even ignoring SIGINT), a process tree dies whole, SIGTERM cleans up like Ctrl-C, and what a
 command started is found by its tag wherever it was re-parented."""
 
@@ -14,8 +14,8 @@ import time
 import psutil
 import pytest
 
-from core import procs
-from core.procs import (
+from core.background import procs
+from core.background.procs import (
     ORPHANED_EXIT,
     TAG_VAR,
     Terminated,
@@ -34,7 +34,7 @@ linux_only = pytest.mark.skipif(not procs.can_tie(), reason="the kernel's parent
 #: An owner that starts ``sleep 300`` twice, the first tied to it, and prints both process ids.
 OWNER_OF_SLEEPS = """
 import subprocess, sys, time
-from core.procs import tied
+from core.background.procs import tied
 a = subprocess.Popen(tied(["sleep", "300"]))
 b = subprocess.Popen(["sleep", "300"])
 print(a.pid, b.pid, flush=True)
@@ -46,7 +46,7 @@ OWNER_OF_A_WATCHER = """
 import subprocess, sys, time
 child = subprocess.Popen([sys.executable, "-c", '''
 import os, signal, sys, time
-from core.procs import die_with_parent
+from core.background.procs import die_with_parent
 signal.signal(signal.SIGINT, signal.SIG_IGN)
 die_with_parent(int(sys.argv[1]), kernel=sys.argv[2] == "1")
 print("watching", flush=True)
@@ -103,7 +103,7 @@ def test_a_watching_child_that_ignores_sigint_still_ends_with_its_owner(kernel: 
 
 
 def test_a_child_whose_owner_is_gone_before_it_watches_ends_at_once():
-    code = "import sys; from core.procs import die_with_parent; die_with_parent(1, kernel=False); print('ran')"
+    code = "import sys; from core.background.procs import die_with_parent; die_with_parent(1, kernel=False); print('ran')"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert out.returncode == ORPHANED_EXIT and "ran" not in out.stdout
@@ -183,7 +183,7 @@ def test_tagged_finds_what_a_command_started_and_counts_its_memory():
 #: starts a grandchild in a session of its own (as Ray's raylet starts its agents); prints both pids.
 OWNER_OF_A_SWEPT_TREE = """
 import subprocess, sys, time
-from core.procs import Sweeper
+from core.background.procs import Sweeper
 sweeper = Sweeper("/sweepme/")
 time.sleep(0.2)
 code = "import subprocess, time; g = subprocess.Popen(['sleep', '300'], start_new_session=True); print(g.pid, flush=True); time.sleep(300)"

@@ -25,7 +25,7 @@ from core.backends.llm import LLMSettings, question_scope
 from core.backends.llm_bundles import Recorder, load_recording, save_recording
 from core.backends.llm_cache import CachedLLM
 from core.errors import ConfigError
-from core.replay import NOT_RECORDED, StateTape
+from core.pinning import NOT_RECORDED, StateTape
 
 #: Methods recorded by default: the three with LLM stages of their own (answers of the others are
 #: a single LLM call each; name them with ``--methods``).
@@ -46,7 +46,7 @@ class RecordedRun:
 
 
 def state_source(how: str) -> dict[str, str]:
-    """Where a run's retrieval state (:mod:`core.replay`) was taken: how, on what machine, when."""
+    """Where a run's retrieval state (:mod:`core.pinning`) was taken: how, on what machine, when."""
     return {"how": how, "machine": _machine(), "date": _dt.date.today().isoformat()}
 
 
@@ -252,7 +252,7 @@ def check_replay(bundle: str | Path, open_workspace: Callable[[str, Any], Any], 
     Parameters
     ----------
     strict : bool
-        Stop each run at its first miss (:class:`~core.replay.ReplayMissError`, in ``error``); False
+        Stop each run at its first miss (:class:`~core.pinning.ReplayMissError`, in ``error``); False
         lets the run go on with its fallbacks and lists every miss.
     wrap : callable or None
         ``wrap(backends) -> backends``: e.g. models whose scores are perturbed, standing in for another
@@ -269,7 +269,7 @@ def check_replay(bundle: str | Path, open_workspace: Callable[[str, Any], Any], 
     from core.backends.registry import get_embedder, get_reranker
     from core.methods.base import Backends
     from core.methods.run import run_method
-    from core.replay import ReplayMissError
+    from core.pinning import ReplayMissError
 
     rec = load_recording(bundle)
     names = {k: str(rec.provenance.get(k) or "") for k in ("embedder", "reranker")}
@@ -317,7 +317,7 @@ def check_replay(bundle: str | Path, open_workspace: Callable[[str, Any], Any], 
 
 def retape(bundle: str | Path, open_workspace: Callable[[str, Any], Any], *,
            workspaces: Sequence[str] | None = None, methods: Sequence[str] | None = None) -> list[ReplayCheck]:
-    """Give the runs of a bundle recorded before runs kept their retrieval state (:mod:`core.replay`)
+    """Give the runs of a bundle recorded before runs kept their retrieval state (:mod:`core.pinning`)
     the state this machine computes, wherever it rebuilds every recorded prompt and the recorded answer.
 
     Each run is replayed with a ``record`` tape; a run whose every LLM request was in the bundle (so each

@@ -19,7 +19,7 @@ runs on for the others and leaves this session's list, and asking for the same k
 session back in (a page rerun would otherwise re-join at once); :meth:`Job.rejoin` does.
 
 A job's thread only *watches* heavy work: builds, benchmarks and training run in a worker process
-(:mod:`core.workers`) at a lower CPU priority and with one core left to the server, which the thread
+(:mod:`core.background.workers`) at a lower CPU priority and with one core left to the server, which the thread
 kills on cancel. Method runs that wait on an LLM stay threads: they mostly wait (on an HTTP server or the
 local model's own native threads, outside the GIL), and their result is a large object graph the page
 reads in place — sending it back from another process would cost more than the run.
@@ -33,7 +33,7 @@ attempt) reads :attr:`Job.cancel_event` itself (:func:`core.backends.llm.questio
 When the process exits normally (the server's Ctrl-C or SIGTERM: Streamlit stops and the interpreter
 exits), every job still running is cancelled and waited for, up to :data:`EXIT_WAIT_S` seconds, so
 each worker process is killed and its half-written output removed the way the Cancel button does; a
-process killed outright takes its workers along through their parent-death signal (:mod:`core.workers`).
+process killed outright takes its workers along through their parent-death signal (:mod:`core.background.workers`).
 
 Pure Python: no Streamlit here (``components/resources.py`` holds the per-server instance).
 """

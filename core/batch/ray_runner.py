@@ -25,7 +25,7 @@ functions, so ``import core`` and the default install never pull it in.
   GPUs, one CPU per actor and one actor per CPU.
 * **Lifecycle of a local Ray**: its head processes (GCS, raylet, monitors) end with this process through
   Ray's own parent-death signal, and its workers with the raylet; its dashboard and runtime-env agents only
-  noticed their raylet's end and then waited a minute and more on the dead GCS. A :class:`core.procs.Sweeper`,
+  noticed their raylet's end and then waited a minute and more on the dead GCS. A :class:`core.background.procs.Sweeper`,
   started before ``ray.init``, watches what Ray starts and kills every process it saw as soon as
   :meth:`RayRunner.close` has shut Ray down, or this process is gone, SIGKILL included. ``ray.init``
   replaces the SIGTERM handler with its own ``sys.exit``; a handler the command had installed (``egx``'s:
@@ -51,7 +51,7 @@ from core.errors import EgxError, ScaleError
 
 if TYPE_CHECKING:
     from core.backends.base import BatchExtraction, Embedder, TripleExtractor
-    from core.eval.datasets import Question
+    from core.index.questions import Question
     from core.index.workspace import Workspace
     from core.methods.base import Backends
 
@@ -303,7 +303,7 @@ class RayRunner:
             common: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
                                       "logging_level": logging.WARNING, "runtime_env": {"env_vars": env}}
             if self.address is None:  # before Ray starts anything: what the local Ray starts goes with this process
-                from core.procs import Sweeper
+                from core.background.procs import Sweeper
 
                 # every program of Ray's runs from its package folder (gcs_server, raylet, its Python scripts)
                 self._sweeper = Sweeper(f"{os.sep}ray{os.sep}")

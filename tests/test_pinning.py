@@ -1,4 +1,4 @@
-"""The state tape of :mod:`core.replay`: what a recorded run's decisions read is handed back, bit for bit,
+"""The state tape of :mod:`core.pinning`: what a recorded run's decisions read is handed back, bit for bit,
 when that run is replayed; a live run is untouched; a miss is listed (or, strict, raised) and never hidden."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.replay import (
+from core.pinning import (
     ReplayMissError,
     ReplayStatus,
     StateTape,

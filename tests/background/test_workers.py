@@ -10,9 +10,9 @@ import time
 import psutil
 import pytest
 
+from core.background.jobs import JobManager
+from core.background.workers import KINDS, Words, WorkerLimits, parse_line, run_worker, worker_nice, worker_threads
 from core.errors import Cancelled, EgxError, WorkspaceError
-from core.jobs import JobManager
-from core.workers import KINDS, Words, WorkerLimits, parse_line, run_worker, worker_nice, worker_threads
 
 WORDS = Words("The probe", "Nothing was saved.")
 
@@ -112,7 +112,7 @@ def test_past_the_memory_cap_the_worker_is_stopped_naming_the_setting():
 
 
 def test_every_kind_names_an_importable_task_and_an_unknown_kind_is_refused():
-    from core.workers import task_function
+    from core.background.workers import task_function
 
     for kind in KINDS:
         assert callable(task_function(kind))
@@ -123,4 +123,6 @@ def test_every_kind_names_an_importable_task_and_an_unknown_kind_is_refused():
 def test_limits_per_kind_come_from_their_own_settings(monkeypatch):
     monkeypatch.setenv("EGX_BENCH_MEMORY_MB", "2048")
     assert WorkerLimits.for_kind("bench") == WorkerLimits(2048.0, 6 * 3600.0, "EGX_BENCH")
-    assert WorkerLimits.for_kind("train-reg").prefix == "EGX_TRAIN"
+    from core.methods.registry import get_method  # training is the method's own task, with the training caps
+
+    assert WorkerLimits.for_kind(get_method("reg").task("train-reg")).prefix == "EGX_TRAIN"

@@ -15,18 +15,20 @@ runs such work in a child Python process instead and watches it:
   benchmark 6 h);
 * **cancel**: a set ``cancel`` event kills the child (and what it started) at once;
 * **owner gone**: the child ends with the thread that started it — the kernel's parent-death signal and a
-  parent watcher (:func:`core.procs.die_with_parent`), armed first thing in the child — so a server killed
+  parent watcher (:func:`core.background.procs.die_with_parent`), armed first thing in the child — so a server killed
   outright (SIGKILL, the out-of-memory killer) leaves no worker behind. A cancel, a cap or an interrupt of the
   watching thread kills the child's whole tree (its process group and any descendant outside it).
 
-What a kind does lives with its code and is found by name in :data:`KINDS` (``"module:function"``, imported
-in the child only): ``task(spec, progress) -> dict`` gets the JSON spec and a ``progress(message, fraction)``
+What a kind does lives with its code: the engine's kinds are found by name in :data:`KINDS`
+(``"module:function"``, imported in the child only), and a method's heavy work (ReG's retriever training, SG-RAG's
+dominance model) is a :class:`WorkerTask` its package declares (:attr:`core.methods.base.Method.tasks`), whose
+function travels to the child with the spec. Either way ``task(spec, progress) -> dict`` gets the JSON spec and a ``progress(message, fraction)``
 callback, and returns a JSON-able result. Each task leaves nothing half-written when killed: a build and a
 trained model are written to a hidden sibling and renamed into place when complete; a benchmark appends one
 finished JSONL line at a time (a rerun resumes). The child reports progress and its outcome as JSON lines on
 stdout; objects cannot cross the process boundary, so models travel by registry name.
 
-Run as ``python -m core.workers`` with ``{"kind": …, "spec": …}`` as JSON on stdin (what the parent does).
+Run as ``python -m core.background.workers`` with ``{"kind": …, "spec": …}`` as JSON on stdin (what the parent does).
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ from core.errors import Cancelled, EgxError, WorkspaceError
 
 log = logging.getLogger(__name__)
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: seconds between two memory samples of the child
 POLL_S = 0.1
 #: the CPU priority a worker runs at unless ``EGX_WORKER_NICE`` says otherwise (0 = the server's, 19 = lowest)
@@ -57,19 +59,41 @@ DEFAULT_NICE = 10
 #: What a worker can run: kind → ``"module:function"`` (imported in the child only, so this table costs nothing).
 KINDS: dict[str, str] = {
     "build": "core.index.isolated:build_task",
-    "bench": "core.tasks:bench_task",
-    "reproduce": "core.tasks:reproduce_task",
-    "train-reg": "core.tasks:train_reg_task",
-    "train-dominance": "core.tasks:train_dominance_task",
-    "probe": "core.workers:probe_task",
+    "bench": "core.batch.tasks:bench_task",
+    "reproduce": "core.batch.tasks:reproduce_task",
+    "probe": "core.background.workers:probe_task",
 }
 #: The settings prefix of each kind's caps (``<PREFIX>_MEMORY_MB``, ``<PREFIX>_TIMEOUT_S``).
-LIMIT_PREFIX = {"build": "EGX_BUILD", "bench": "EGX_BENCH", "reproduce": "EGX_BENCH", "train-reg": "EGX_TRAIN",
-                "train-dominance": "EGX_TRAIN"}
+LIMIT_PREFIX = {"build": "EGX_BUILD", "bench": "EGX_BENCH", "reproduce": "EGX_BENCH"}
 #: Time caps that differ from :class:`WorkerLimits`' default: a benchmark of many questions may run for hours.
 DEFAULT_TIMEOUT_S = {"bench": 6 * 3600.0, "reproduce": 6 * 3600.0}
 
 Progress = Callable[[str, float], None]
+#: Seconds to start a worker (interpreter, torch, the workspace and embedder) on a 2-core machine without a GPU:
+#: the fixed part of every estimate of a worker's run.
+WORKER_START_S = 8.0
+
+
+@dataclass(frozen=True)
+class WorkerTask:
+    """Heavy work a method package runs in a worker (:attr:`core.methods.base.Method.tasks`).
+
+    ``kind`` names it in messages and logs; ``function`` (``"module:function"`` under ``core.methods``) is imported
+    in the child only, as a :data:`KINDS` entry is; ``limit_prefix`` names the settings of its caps
+    (``<PREFIX>_MEMORY_MB``, ``<PREFIX>_TIMEOUT_S``; training: ``EGX_TRAIN``); ``timeout_s`` is its time cap when
+    the setting is unset (None: :class:`WorkerLimits`' default).
+    """
+
+    kind: str
+    function: str
+    limit_prefix: str = "EGX_WORKER"
+    timeout_s: float | None = None
+
+    def __post_init__(self) -> None:
+        module, sep, name = self.function.partition(":")
+        if not (sep and name and module.startswith("core.methods.")):
+            raise EgxError(f"worker task {self.kind!r}: function {self.function!r} must be 'module:function' in a "
+                           "method package, e.g. 'core.methods.reg.training_jobs:train_reg_task'")
 
 
 @dataclass(frozen=True)
@@ -103,7 +127,10 @@ class WorkerLimits:
         return cls(**out)
 
     @classmethod
-    def for_kind(cls, kind: str) -> WorkerLimits:
+    def for_kind(cls, kind: str | WorkerTask) -> WorkerLimits:
+        """The caps of a :data:`KINDS` name, or of a method's :class:`WorkerTask` (its own prefix and time cap)."""
+        if isinstance(kind, WorkerTask):
+            return cls.from_env(kind.limit_prefix, timeout_s=kind.timeout_s)
         return cls.from_env(LIMIT_PREFIX.get(kind, "EGX_WORKER"), timeout_s=DEFAULT_TIMEOUT_S.get(kind))
 
 
@@ -146,7 +173,7 @@ def worker_threads() -> int:
 #: onnxruntime and llama.cpp via the project's own ``EGX_THREADS``, :func:`core.backends.device.cpu_threads`)
 THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS",
                "VECLIB_MAXIMUM_THREADS", "EGX_THREADS")
-#: the variable that tells a worker which process started it (:func:`core.procs.die_with_parent`)
+#: the variable that tells a worker which process started it (:func:`core.background.procs.die_with_parent`)
 PARENT_VAR = "EGX_WORKER_PARENT"
 
 
@@ -200,7 +227,7 @@ def parse_line(line: str) -> dict[str, Any] | None:
     return msg if isinstance(msg, dict) else None
 
 
-def run_worker(kind: str, spec: Mapping[str, Any], *, words: Words, limits: WorkerLimits | None = None,
+def run_worker(kind: str | WorkerTask, spec: Mapping[str, Any], *, words: Words, limits: WorkerLimits | None = None,
                progress: Progress | None = None, cancel: threading.Event | None = None,
                on_start: Callable[[int], None] | None = None,
                cleanup: Callable[[], object] | None = None) -> dict[str, Any]:
@@ -210,7 +237,7 @@ def run_worker(kind: str, spec: Mapping[str, Any], *, words: Words, limits: Work
     Parameters
     ----------
     kind
-        A name of :data:`KINDS`.
+        A name of :data:`KINDS`, or a method's :class:`WorkerTask`.
     spec
         The task's JSON-able input.
     words
@@ -235,11 +262,18 @@ def run_worker(kind: str, spec: Mapping[str, Any], *, words: Words, limits: Work
     """
     import psutil
 
-    if kind not in KINDS:
-        raise EgxError(f"unknown worker kind {kind!r}; one of {', '.join(KINDS)}")
-    lim = limits or WorkerLimits.for_kind(kind)
-    payload = json.dumps({"kind": kind, "spec": dict(spec), "nice": worker_nice(), "idle": worker_idle()})
-    child = subprocess.Popen([sys.executable, "-m", "core.workers"], cwd=str(ROOT), env=child_env(worker_threads()),
+    if isinstance(kind, WorkerTask):
+        task = kind
+        kind = task.kind
+        lim = limits or WorkerLimits.for_kind(task)
+        extra = {"function": task.function}
+    else:
+        if kind not in KINDS:
+            raise EgxError(f"unknown worker kind {kind!r}; one of {', '.join(KINDS)}")
+        lim = limits or WorkerLimits.for_kind(kind)
+        extra = {}
+    payload = json.dumps({"kind": kind, "spec": dict(spec), "nice": worker_nice(), "idle": worker_idle(), **extra})
+    child = subprocess.Popen([sys.executable, "-m", "core.background.workers"], cwd=str(ROOT), env=child_env(worker_threads()),
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True, encoding="utf-8", start_new_session=True)
     assert child.stdin is not None and child.stdout is not None and child.stderr is not None
@@ -321,7 +355,7 @@ def run_worker(kind: str, spec: Mapping[str, Any], *, words: Words, limits: Work
 def kill(child: subprocess.Popen[str]) -> None:
     """End the child and anything it started: its descendants (found first, so none escapes by being
     re-parented, even one that left the group) and its own process group."""
-    from core.procs import kill_tree
+    from core.background.procs import kill_tree
 
     kill_tree(child.pid, include_self=False, timeout=0.0)  # the child itself: below, and reaped by its Popen
     try:
@@ -353,11 +387,13 @@ def lower_priority(nice: int, *, idle: bool = False) -> int:
         return 0
 
 
-def task_function(kind: str) -> Callable[[dict[str, Any], Progress], dict[str, Any]]:
-    """The function of ``kind`` (:data:`KINDS`), imported."""
+def task_function(kind: str, function: str = "") -> Callable[[dict[str, Any], Progress], dict[str, Any]]:
+    """The function of ``kind`` (:data:`KINDS`), or a method's ``function`` (:attr:`WorkerTask.function`), imported."""
     import importlib
 
-    module, _, name = KINDS[kind].partition(":")
+    if function:
+        WorkerTask(kind, function)  # the same check as the parent's: only a method package's function runs
+    module, _, name = (function or KINDS[kind]).partition(":")
     return getattr(importlib.import_module(module), name)  # type: ignore[no-any-return]
 
 
@@ -378,7 +414,7 @@ def probe_task(spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    from core.procs import die_with_parent
+    from core.background.procs import die_with_parent
 
     parent = os.environ.get(PARENT_VAR, "")
     if parent.isdigit():  # before anything slow: a server killed while this starts leaves nothing running
@@ -386,10 +422,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     raw = json.loads(sys.stdin.read())
     lower_priority(int(raw.get("nice", DEFAULT_NICE)), idle=bool(raw.get("idle", False)))
     kind = str(raw.get("kind", ""))
+    function = str(raw.get("function", ""))
     try:
-        if kind not in KINDS:
+        if not function and kind not in KINDS:
             raise EgxError(f"unknown worker kind {kind!r}; one of {', '.join(KINDS)}")
-        result = task_function(kind)(raw.get("spec") or {}, lambda m, f: emit({"m": m, "p": f}))
+        result = task_function(kind, function)(raw.get("spec") or {}, lambda m, f: emit({"m": m, "p": f}))
     except EgxError as exc:
         emit({"error": str(exc), **({"app": exc.app_message} if exc.app_message else {})})
         raise SystemExit(2) from None

@@ -13,41 +13,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from core.methods.base import (
-    NO_GOLD,
-    OK,
-    STAGE_LABELS,
-    STAGE_ORDER,
-    VERDICTS,
-    Diagnoser,
-    Diagnosis,
-    Gold,
-    StageDecl,
-)
-from core.methods.diagnoser import (
-    GENERIC_STAGES,
-    AnswerJudgement,
-    answer_by_llm,
-    answer_verdict,
-    finish,
-    generic_diagnosis,
-    gold_ranks,
-    judge_answer,
-    lost_gold,
-    missing_from_graph,
-    no_gold,
-    retrieval_summary,
-)
+from core.methods.base import NO_GOLD, OK, Diagnoser, Diagnosis, Gold, StageDecl
+from core.methods.diagnoser import GENERIC_STAGES, generic_diagnosis
 from core.methods.registry import METHODS, get_method
 
 if TYPE_CHECKING:
     from core.index.workspace import Workspace
     from core.methods.base import MethodResult
-
-__all__ = ["GENERIC_STAGES", "NO_GOLD", "OK", "STAGE_LABELS", "STAGE_ORDER", "VERDICTS", "AnswerJudgement", "Diagnoser",
-           "Diagnosis", "Gold", "StageDecl", "answer_by_llm", "answer_verdict", "diagnose", "diagnoser_for", "finish",
-           "generic_diagnosis", "gold_ranks", "judge_answer", "lost_gold", "missing_from_graph", "no_gold",
-           "retrieval_summary", "stages_for", "with_unmatched_gold"]
 
 
 def stages_for(method: str) -> tuple[StageDecl, ...]:

@@ -8,7 +8,7 @@ exception, Ctrl-C (SIGINT), SIGTERM, the app's Cancel, a memory or time cap, or 
 =====================================  ======================================================================
 the child                              how it notices that its owner is gone
 =====================================  ======================================================================
-app workers (:mod:`core.workers`)      Linux ``PR_SET_PDEATHSIG`` (SIGKILL) plus a parent watcher thread,
+app workers (:mod:`core.background.workers`)      Linux ``PR_SET_PDEATHSIG`` (SIGKILL) plus a parent watcher thread,
                                        both armed by the child itself (:func:`die_with_parent`); its own
                                        process group, which cancel and the caps kill whole
 spaCy pool workers and multiprocessing a parent watcher thread only (:func:`die_with_parent` with
@@ -306,7 +306,7 @@ def rss_mb(procs: Iterable[Any]) -> float:
 
 
 def describe(procs: Iterable[Any]) -> list[str]:
-    """``"pid 123 (python -m core.workers, 312 MB)"`` per process: what a test failure or a report names."""
+    """``"pid 123 (python -m core.background.workers, 312 MB)"`` per process: what a test failure or a report names."""
     import psutil
 
     out = []

@@ -7,18 +7,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from core.eval.diagnosis import (
-    STAGE_ORDER,
-    Diagnosis,
-    Gold,
-    StageDecl,
-    diagnose,
-    generic_diagnosis,
-    judge_answer,
-    stages_for,
-)
+from core.eval.diagnose import diagnose, stages_for
 from core.graph.graph_builder import GraphBuilder
-from core.methods.base import RankedChunk
+from core.methods.base import STAGE_ORDER, Diagnosis, Gold, RankedChunk, StageDecl
+from core.methods.diagnoser import generic_diagnosis, judge_answer
 from core.methods.registry import METHODS
 from core.trace import Trace
 

@@ -1,6 +1,6 @@
 """Pinned retrieval state: what makes a recorded LLM run replay the same on every CPU and GPU.
 
-A recorded run (:mod:`core.recording`) is replayed by the ``recorded`` LLM, which answers a request
+A recorded run (:mod:`core.batch.recording`) is replayed by the ``recorded`` LLM, which answers a request
 only when its exact prompt was recorded (:func:`core.backends.llm_keys.cache_key`). Prompts list
 passages, candidates, triples and subgraphs in score order, and the scores come from int8 ONNX and
 BLAS kernels whose last digits differ from one CPU to the next (AVX2 against AVX-512 VNNI, other
