@@ -13,7 +13,7 @@ names) or errors. A recorded run replayed at once is no job worth listing.
 
 Cancel stops only what is this session's alone; on a shared job (a build another session waits on too, the server's
 own sample builds) the button reads "Stop waiting": the job runs on for the others, this session's lists drop it
-and the page that waited says so, with a way to wait for it again (:meth:`core.jobs.Job.stop_for`).
+and the page that waited says so, with a way to wait for it again (:meth:`core.background.jobs.Job.stop_for`).
 """
 
 from __future__ import annotations

@@ -88,7 +88,7 @@ def sample_build_estimate(name: str, embedder: Embedder, *, sample: int = SAMPLE
         ``name`` is not a bundled sample.
     """
     from core.errors import UnknownNameError
-    from core.graph.loaders import load_inputs
+    from core.graph.formats.load import load_inputs
     from core.index.create import EXTRACT_SECONDS
     from core.index.samples import sample_recipes
 
