@@ -7,6 +7,7 @@ stage                    module                      paper
 search graph             node_graph.py               §4.2.2: KG nodes of a text-rich KG (default)
                          store_graph.py              the same, read item by item from a graph store
 node vectors             node_vectors.py             §3.1.1 on KG nodes (embedded once, cached)
+                         lazy_vectors.py             the same rows, embedded as a question reaches them (option)
                          passage_graph.py            §2.1 (Definition 1); corpus graph, or derived for KGs
 initial vector search    loop.py                     §3.2, Algorithm 1 line 1 (``O_vs``)
 GRanker                  granker.py                  §3.3, Algorithm 2 (``O_gm``)
@@ -177,7 +178,8 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
         Any workspace. A KG is searched node by node (``config.graph == "kg_nodes"``, the default,
         FastInsight §4.2.2: :func:`~core.methods.fastinsight.node_graph.node_graph`; node vectors are
         embedded on first use and cached in the workspace) and the ranked nodes are mapped to their
-        passages, or through its derived passage graph (``"passages"``,
+        passages (with ``config.node_vectors == "lazy"`` only the nodes the question reaches are embedded,
+        :mod:`~core.methods.fastinsight.lazy_vectors`), or through its derived passage graph (``"passages"``,
         :func:`~core.graph.passage_graph.passage_graph`). A corpus graph is used as it
         is; a KG without nodes falls back to passages (a recorded fallback).
     config : FastInsightConfig or None
