@@ -42,7 +42,8 @@ class FastInsightConfig(MethodConfig):
     lazy_pool_passages: int = field(default=20, metadata={
         "help": "node_vectors='lazy' only: the initial vector search runs over the nodes linked to this many "
                 "passages nearest the question (chunk index); on MuSiQue 20 passages give about 200 nodes and "
-                "held the precompute's initial top 10 for 20 of 20 questions (10 passages: 16 of 20)."})
+                "held the precompute's initial top 10 for 89 of 100 questions (10 passages: 79; 40: 95), at "
+                "-1.5 R@5 [-4.0, +0.8] (benchmarks/README.md)."})
     batch: int = field(default=10, metadata={"help": "BATCH: passages STeX adds per round, and the size of the "
                                                     "initial vector search (FastInsight §3.2; paper: 10).",
                                                     "label": "BATCH", "bounds": Bounds(choices=(5, 10, 20))})
