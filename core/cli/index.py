@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.backends.registry import DEFAULT_EMBEDDER
 from core.background.procs import interruptible
-from core.cli.options import add_ray, ray_runner
+from core.cli.options import add_ray, method_configs, ray_runner
 from core.cli_support import add_llm_limits, llm_from_args, progress_bar
 
 if TYPE_CHECKING:
@@ -52,6 +52,10 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
                    help="also compute now what these methods build on first use (comma-separated, or 'all'): "
                         "FastInsight's node vectors, PPR's synonymy edges, SG-RAG's dominance model — so no "
                         "question waits on them")
+    i.add_argument("--set", action="append", metavar="METHOD.NAME=VALUE",
+                   help="with --prepare: prepare for this setting instead of the method's default (repeatable), "
+                        "e.g. --set fastinsight.node_vectors=lazy, which embeds no node text now (each question "
+                        "embeds the nodes it reaches) and so skips FastInsight's node vectors")
     i.add_argument("--overwrite", action="store_true", help="replace an existing workspace (and its store graph)")
     i.add_argument("--add", action="store_true",
                    help="add the input documents to the existing corpus workspace --workspace DIR without rebuilding "
@@ -69,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
 
     from core.backends.registry import get_embedder
 
-    _prepare_names(args)  # an unknown method fails before anything is built
+    _prepare_configs(args)  # an unknown method or a bad --set fails before anything is built
     if args.add:
         return _add(args)
     embedder = get_embedder(args.embedder or DEFAULT_EMBEDDER)
@@ -102,6 +106,21 @@ def _prepare_names(args: argparse.Namespace) -> list[str]:
     return names
 
 
+def _prepare_configs(args: argparse.Namespace) -> dict[str, Any]:
+    """``--set METHOD.NAME=VALUE`` as one config per method of ``--prepare`` (the others prepare for their
+    defaults); a pair for a method ``--prepare`` does not name, or without ``--prepare``, is an error."""
+    from core.errors import ConfigError
+
+    names = _prepare_names(args)
+    pairs = args.set or []
+    for pair in pairs:
+        method = pair.partition("=")[0].partition(".")[0].strip()
+        if method and method not in names:
+            raise ConfigError(f"--set {pair!r} names the method {method!r}, which is not prepared here; "
+                              f"add it to --prepare (now {args.prepare or 'empty'!r}).")
+    return method_configs(pairs, names)
+
+
 def _prepare(args: argparse.Namespace, ws: Workspace, embedder: Embedder) -> StageTimes | None:
     """``--prepare``: the methods' preparations, now, on one terminal bar whose shares are their estimated
     seconds; returns how long each took. Without it, say which methods will prepare on first use."""
@@ -112,7 +131,9 @@ def _prepare(args: argparse.Namespace, ws: Workspace, embedder: Embedder) -> Sta
     names = _prepare_names(args)
     if names:
         times = StageTimes()
-        for title in prepare_workspace(ws, embedder, names, overall=progress_bar("prepare"), times=times):
+        configs = _prepare_configs(args)
+        for title in prepare_workspace(ws, embedder, names, overall=progress_bar("prepare"), times=times,
+                                       configs=configs):
             print(f"Prepared: {title}")
         return times
     from core.backends.registry import get_llm

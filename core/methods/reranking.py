@@ -254,14 +254,15 @@ class FeatureCache:
         return np.stack([self._rows[int(v)] for v in nodes])
 
 
-def index_feature_source(reranker: Reranker, index_model_id: str, node_vectors: np.ndarray,
+def index_feature_source(reranker: Reranker, index_model_id: str, node_vectors: Any,
                          query: str) -> Callable[[np.ndarray], np.ndarray] | None:
     """Features of the bi-encoder stand-in read from the chunk index, when that is exact.
 
     The stand-in's features are ``q ⊙ p`` with ``p`` the passage embedding; when the index was
     built by the same embedder, ``p`` is already row ``i`` of the index, so embedding the passage
     again would only cost time. Returns None for every other reranker (cross-encoders must read
-    the text).
+    the text). ``node_vectors`` is an ``(n, d)`` array or rows read on demand (FastInsight's lazy node
+    vectors: ``shape``, ``ndim`` and ``v[ids]``).
     """
     from core.backends.rerankers import BiEncoderReranker
 

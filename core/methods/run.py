@@ -12,7 +12,7 @@ import importlib
 import random
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -87,10 +87,13 @@ def prepare_method(spec: Method[Any, Any], workspace: Workspace, backends: Backe
 
 def prepare_workspace(workspace: Workspace, embedder: Any, methods: Sequence[str] | None = None, *,
                       progress: Callable[[str], Progress | None] | None = None,
-                      overall: Progress | None = None, times: StageTimes | None = None) -> list[str]:
+                      overall: Progress | None = None, times: StageTimes | None = None,
+                      configs: Mapping[str, MethodConfig] | None = None) -> list[str]:
     """Compute now, one after another, what ``methods`` (default: every registered method) would prepare
-    before their first run on ``workspace`` with ``embedder``, each with its default settings — what
-    ``egx index --prepare`` and ``egx samples build`` do, so no question (and no new process) waits on it.
+    before their first run on ``workspace`` with ``embedder``, each with its default settings or its config
+    in ``configs`` (method name → config, e.g. FastInsight with ``node_vectors="lazy"``, which prepares
+    nothing) — what ``egx index --prepare`` and ``egx samples build`` do, so no question (and no new process)
+    waits on it.
 
     ``progress(title)`` gives the progress callback for one preparation (e.g. a terminal bar named after
     it). ``overall`` instead reports all of them on one bar, each preparation's share its estimated seconds
@@ -108,7 +111,7 @@ def prepare_workspace(workspace: Workspace, embedder: Any, methods: Sequence[str
     pending: list[PendingPreparation] = []
     seen: set[str] = set()
     for name in (list(methods) if methods is not None else list(METHODS)):
-        for p in pending_preparations(get_method(name), workspace, backends):
+        for p in pending_preparations(get_method(name), workspace, backends, (configs or {}).get(name)):
             if p.key not in seen:
                 seen.add(p.key)
                 pending.append(p)

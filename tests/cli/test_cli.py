@@ -52,6 +52,27 @@ def test_index_prepare_computes_what_the_methods_keep_and_says_so_otherwise(tmp_
     assert "Unknown method 'nope'" in capsys.readouterr().err and not (tmp_path / "v").exists()
 
 
+def test_index_prepare_with_lazy_node_vectors_skips_fastinsight_node_embedding(tmp_path, capsys):
+    """``--set fastinsight.node_vectors=lazy`` prepares FastInsight for its lazy node vectors: nothing to embed
+    now (the default would embed every node text); a --set for a method not prepared, or a bad value, fails
+    before anything is built."""
+    demo = str(SAMPLE_DATA / "demo" / "triples.csv")
+    w = tmp_path / "w"
+    assert main(["index", demo, "--workspace", str(w), "--embedder", "hashing", "--prepare", "fastinsight",
+                 "--set", "fastinsight.node_vectors=lazy"]) == 0
+    assert "Prepared:" not in capsys.readouterr().out and not list(w.glob("index*/extra/fastinsight_nodes_*"))
+    assert main(["index", "--workspace", str(w), "--embedder", "hashing", "--prepare", "fastinsight"]) == 0
+    assert "Prepared: Embedding " in capsys.readouterr().out  # the default: every node text, now
+    assert main(["index", demo, "--workspace", str(tmp_path / "v"), "--embedder", "hashing", "--prepare", "ppr",
+                 "--set", "fastinsight.node_vectors=lazy"]) == 2
+    assert ("--set 'fastinsight.node_vectors=lazy' names the method 'fastinsight', which is not prepared here; add "
+            "it to --prepare (now 'ppr').") in capsys.readouterr().err
+    assert main(["index", demo, "--workspace", str(tmp_path / "v"), "--embedder", "hashing", "--prepare", "all",
+                 "--set", "fastinsight.node_vectors=eager"]) == 2
+    assert "FastInsightConfig.node_vectors = 'eager' is out of range" in capsys.readouterr().err
+    assert not (tmp_path / "v").exists()
+
+
 def test_index_prepare_prints_the_time_of_every_stage(tmp_path, capsys):
     """A build from inputs with --prepare ends with the time of each stage — the build's (also kept in the
     manifest) and each preparation's — so a slow build says where its time went."""

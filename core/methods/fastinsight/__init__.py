@@ -10,6 +10,7 @@ module                   paper
 ``loop``                 §3.2 the FastInsight loop, Algorithm 1 (``O_vs → (O_gm, O_vgs)*``)
 ``diagnosis``            where a question's gold passages were lost
 ``views``                display-ready views of a run for the GRanker page
+``lazy_vectors``         the ``node_vectors="lazy"`` option: node vectors embedded as a question reaches them
 =======================  =====================================================================
 
 The corpus graph of §2.1 (Definition 1) and the passage graph derived from a KG live in

@@ -14,6 +14,7 @@ from core.methods.fastinsight.loop import OnExhausted
 from core.methods.fastinsight.node_graph import NODE_TEXT_CHARS
 
 SearchGraph = Literal["kg_nodes", "passages"]
+NodeVectorsMode = Literal["precomputed", "lazy"]
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,18 @@ class FastInsightConfig(MethodConfig):
                 "characters before it is embedded and reranked. Embedding every node's text is FastInsight's "
                 "one-off preparation on a KG: 256 embeds them 1.9x faster than 512 (a 48k-node KG: about 4 "
                 "instead of 8 minutes on 2 cores) at -3.8 R@5 / -0.3 R@10 on MuSiQue (benchmarks/README.md)."})
+    node_vectors: NodeVectorsMode = field(default="precomputed", metadata={
+        "help": "kg_nodes only: 'precomputed' embeds every node text once per workspace before the first question "
+                "(the paper's search over all nodes; on a 6k-passage corpus the largest stage of "
+                "`egx index --prepare all`); 'lazy' embeds only the nodes a question reaches, kept in the workspace "
+                "for later questions, and runs the initial vector search over the nodes of the chunk index's top "
+                "lazy_pool_passages passages instead of every node (an approximation; its R@5 against the "
+                "precompute is in benchmarks/README.md)."})
+    lazy_pool_passages: int = field(default=20, metadata={
+        "help": "node_vectors='lazy' only: the initial vector search runs over the nodes linked to this many "
+                "passages nearest the question (chunk index); on MuSiQue 20 passages give about 200 nodes and "
+                "held the precompute's initial top 10 for 89 of 100 questions (10 passages: 79; 40: 95), at "
+                "-1.5 R@5 [-4.0, +0.8] (benchmarks/README.md)."})
     batch: int = field(default=10, metadata={"help": "BATCH: passages STeX adds per round, and the size of the "
                                                     "initial vector search (FastInsight §3.2; paper: 10).",
                                                     "label": "BATCH", "bounds": Bounds(choices=(5, 10, 20))})
@@ -68,6 +81,8 @@ class FastInsightConfig(MethodConfig):
             ("top_k", self.top_k >= 1, "an integer >= 1"),
             ("max_entity_passages", self.max_entity_passages >= 2, "an integer >= 2"),
             ("node_text_chars", self.node_text_chars >= 16, "an integer >= 16"),
+            ("node_vectors", self.node_vectors in ("precomputed", "lazy"), "'precomputed' or 'lazy'"),
+            ("lazy_pool_passages", self.lazy_pool_passages >= 1, "an integer >= 1"),
             ("answer_passages", self.answer_passages >= 1, "an integer >= 1"),
             *budget_checks(self),
         ]

@@ -30,7 +30,7 @@ from core.backends.base import Reranker
 from core.errors import ConfigError
 from core.graph.passage_graph import PassageGraph
 from core.methods.fastinsight.granker import GRankerResult, granker
-from core.methods.fastinsight.stex import STeXResult, stex
+from core.methods.fastinsight.stex import NodeRows, STeXResult, as_rows, stex
 from core.methods.reranking import FeatureCache
 from core.pinning import pin_search
 
@@ -85,13 +85,16 @@ class FastInsightResult:
         return g.scores[g.order]
 
 
-def vector_search(query_vector: np.ndarray, node_vectors: np.ndarray, k: int, *,
+def vector_search(query_vector: np.ndarray, node_vectors: np.ndarray | NodeRows, k: int, *,
                   exclude: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``O_vs`` (FastInsight §3.1.1, Definition 2): top-``k`` nodes by dot product ``v_q · V_n``.
 
     Returns ``(ids, scores)`` best first; ties go to the lower index. Nodes flagged in the
-    boolean mask ``exclude`` are skipped.
+    boolean mask ``exclude`` are skipped. Vectors read on demand (:class:`~.stex.NodeRows`, the
+    ``node_vectors="lazy"`` option) search the nodes they can reach (their :meth:`~.stex.NodeRows.search`).
     """
+    if isinstance(node_vectors, NodeRows):
+        return node_vectors.search(query_vector, k, exclude=exclude)
     sims = np.asarray(node_vectors, dtype=np.float32) @ np.asarray(query_vector, dtype=np.float32).reshape(-1)
     sims = sims.astype(np.float64)
     if exclude is not None:
@@ -121,7 +124,7 @@ def _check(batch: int, b_max: int, alpha: float, beta: float, on_exhausted: str)
         raise ConfigError(f"on_exhausted must be 'vector' or 'stop', got {on_exhausted!r}.")
 
 
-def iter_fastinsight(graph: PassageGraph, query: str, query_vector: np.ndarray, node_vectors: np.ndarray,
+def iter_fastinsight(graph: PassageGraph, query: str, query_vector: np.ndarray, node_vectors: np.ndarray | NodeRows,
                      reranker: Reranker, *, batch: int = 10, b_max: int = 100, alpha: float = 0.2,
                      beta: float = 1.0, on_exhausted: OnExhausted = "vector",
                      features: FeatureCache | None = None) -> Iterator[FastInsightRound]:
@@ -135,8 +138,8 @@ def iter_fastinsight(graph: PassageGraph, query: str, query_vector: np.ndarray, 
         ``q``, read by the reranker.
     query_vector : ndarray, shape (d,)
         ``v_q = Enc_Q(q)``.
-    node_vectors : ndarray, shape (n, d)
-        ``V``: row ``i`` is passage-graph node ``i``.
+    node_vectors : ndarray, shape (n, d), or NodeRows
+        ``V``: row ``i`` is passage-graph node ``i`` (or rows read on demand: ``node_vectors="lazy"``).
     reranker : Reranker
         Encoder and head of GRanker.
     batch : int
@@ -169,7 +172,7 @@ def iter_fastinsight(graph: PassageGraph, query: str, query_vector: np.ndarray, 
         If the vectors do not match the graph.
     """
     _check(batch, b_max, alpha, beta, on_exhausted)
-    v = np.asarray(node_vectors)
+    v = as_rows(node_vectors)
     if v.ndim != 2 or v.shape[0] != graph.n:
         raise ValueError(f"node_vectors must have one row per passage ({graph.n}), got shape {v.shape}")
     cache = features if features is not None else FeatureCache(reranker, query, graph.passages)
@@ -198,6 +201,8 @@ def iter_fastinsight(graph: PassageGraph, query: str, query_vector: np.ndarray, 
             mask[ranking] = True
             add, add_scores = vector_search(query_vector, v, k_remain, exclude=mask)
             add_scores, add = pin_search("fastinsight.vector_search.fill", add_scores, add)
+            if add.size == 0:  # lazy vectors reach only the question's nodes, and every one is retrieved
+                return
             fallback = (f"STeX found no unretrieved neighbour of the {ranking.size} retrieved passages; "
                         f"added the next {add.size} by vector similarity instead.")
         t0 = time.perf_counter()

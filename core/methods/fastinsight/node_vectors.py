@@ -45,7 +45,9 @@ def node_vectors(workspace: Workspace, embedder: Embedder, *, max_chars: int = N
 
 
 def _uses_nodes(config: MethodConfig) -> bool:
-    return getattr(config, "graph", "") == "kg_nodes"
+    """Whether a run with ``config`` reads every node's vector: on KG nodes with ``node_vectors="precomputed"``
+    (the lazy option embeds the nodes each question reaches as it runs, so there is nothing to prepare)."""
+    return getattr(config, "graph", "") == "kg_nodes" and getattr(config, "node_vectors", "precomputed") == "precomputed"
 
 
 def _embed(workspace: Workspace, embedder: Embedder, *, max_chars: int, progress: Progress | None) -> None:
@@ -54,7 +56,8 @@ def _embed(workspace: Workspace, embedder: Embedder, *, max_chars: int, progress
 
 #: FastInsight's preparation: the first run on a KG embeds every node text (on MuSiQue 16k texts, minutes on a
 #: CPU with a real embedder), kept in the workspace folder; the app runs it as a job with a progress bar. Its key
-#: is the node vectors' own, so dense retrieval's and Re2's node-level pass share the job and the file.
+#: is the node vectors' own, so dense retrieval's and Re2's node-level pass share the job and the file. None with
+#: ``node_vectors="lazy"`` (:mod:`~core.methods.fastinsight.lazy_vectors`).
 PREPARATION = node_vectors_preparation("FastInsight", _uses_nodes,
                                        max_chars=lambda cfg: int(getattr(cfg, "node_text_chars", NODE_TEXT_CHARS)),
                                        run=_embed)

@@ -7,6 +7,7 @@ stage                    module                      paper
 search graph             node_graph.py               §4.2.2: KG nodes of a text-rich KG (default)
                          store_graph.py              the same, read item by item from a graph store
 node vectors             node_vectors.py             §3.1.1 on KG nodes (embedded once, cached)
+                         lazy_vectors.py             the same rows, embedded as a question reaches them (option)
                          passage_graph.py            §2.1 (Definition 1); corpus graph, or derived for KGs
 initial vector search    loop.py                     §3.2, Algorithm 1 line 1 (``O_vs``)
 GRanker                  granker.py                  §3.3, Algorithm 2 (``O_gm``)
@@ -32,6 +33,7 @@ from core.graph.reader import question_graph, read_ahead, whole_graph_read
 from core.methods.answering import record_answer
 from core.methods.base import Backends, RankedChunk, begin_run
 from core.methods.fastinsight.config import FastInsightConfig
+from core.methods.fastinsight.lazy_vectors import LazyNodeVectors, lazy_node_vectors
 from core.methods.fastinsight.loop import FastInsightResult, FastInsightRound, iter_fastinsight
 from core.methods.fastinsight.node_graph import KGNodeGraph, passages_of_nodes
 from core.methods.fastinsight.node_vectors import node_vectors
@@ -175,7 +177,8 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
         Any workspace. A KG is searched node by node (``config.graph == "kg_nodes"``, the default,
         FastInsight §4.2.2: :func:`~core.methods.fastinsight.node_graph.node_graph`; node vectors are
         embedded on first use and cached in the workspace) and the ranked nodes are mapped to their
-        passages, or through its derived passage graph (``"passages"``,
+        passages (with ``config.node_vectors == "lazy"`` only the nodes the question reaches are embedded,
+        :mod:`~core.methods.fastinsight.lazy_vectors`), or through its derived passage graph (``"passages"``,
         :func:`~core.graph.passage_graph.passage_graph`). A corpus graph is used as it
         is; a KG without nodes falls back to passages (a recorded fallback).
     config : FastInsightConfig or None
@@ -210,7 +213,19 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
     node_note = "" if use_nodes else (why_not or "FastInsight searched passages (graph='passages'), so it ranked no "
                                       "KG node")
     pg: PassageGraph
-    if use_nodes:
+    vectors: np.ndarray | LazyNodeVectors
+    q = backends.embed_query(query)
+    if use_nodes and cfg.node_vectors == "lazy":
+        with trace.timed("node_graph", "KG node graph", section="FastInsight §4.2.2 (text-rich KG)") as step:
+            pg = open_node_graph(question_graph(workspace), max_chars=cfg.node_text_chars)
+            vectors = lazy_node_vectors(workspace, pg, backends.embedder, q, max_chars=cfg.node_text_chars,
+                                        pool_passages=cfg.lazy_pool_passages)
+            step.data = NodeGraphData(
+                source=pg.source, nodes=pg.n, edges=pg.n_edges, params=pg.params,
+                node_vectors=(f"lazy: embedded as the question reaches them; the initial search runs over the "
+                              f"{vectors.stats.pool} nodes of the top {cfg.lazy_pool_passages} passages"),
+                embedding_seconds=0.0, **pg.describe()).data()
+    elif use_nodes:
         with trace.timed("node_graph", "KG node graph", section="FastInsight §4.2.2 (text-rich KG)") as step:
             job = current_job()  # in the app's background: the first-use embedding shows its progress
             pg, cached = node_vectors(workspace, backends.embedder, max_chars=cfg.node_text_chars,
@@ -241,7 +256,6 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
         if vectors.shape[0] != pg.n:
             raise WorkspaceError(f"The chunk index of {workspace.name!r} holds {vectors.shape[0]} passages but the "
                                  f"graph has {pg.n}; rebuild the index (`egx index --workspace ... --rebuild`).")
-    q = backends.embed_query(query)
     source = index_feature_source(reranker, workspace.meta.index_model_id, vectors, query)
     # in the app, rows computed by an earlier run of the same question (another α or β) are read back
     # (core.methods.reranking.FeatureStore); the loop below still runs GRanker and STeX in full
@@ -258,6 +272,13 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
                                     alpha=cfg.alpha, beta=cfg.beta, on_exhausted=cfg.on_exhausted, features=cache):
             rounds.append(rnd)
             _record_round(trace, pg, rnd)
+    if isinstance(vectors, LazyNodeVectors):
+        st = vectors.stats
+        trace.add("node_vectors", f"Lazy node vectors: {st.reached} nodes reached, {st.embedded} embedded now", {
+            "node_vectors": "lazy", "pool_passages": cfg.lazy_pool_passages, "pool_nodes": st.pool,
+            "reached": st.reached, "embedded_now": st.embedded, "from_workspace_cache": st.reached - st.embedded,
+            "kept_in_workspace": len(vectors.cache)}, seconds=st.seconds,
+            section="FastInsight §3.1.1 (V on KG nodes), read row by row")
     engine = FastInsightResult(tuple(rounds), {"batch": cfg.batch, "b_max": cfg.b_max, "alpha": cfg.alpha,
                                                "beta": cfg.beta, "on_exhausted": cfg.on_exhausted}, cache.encoded,
                                cache.reused)

@@ -16,12 +16,33 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 from core.errors import ConfigError
 from core.graph.passage_graph import PassageGraph
 from core.pinning import pin
+
+
+@runtime_checkable
+class NodeRows(Protocol):
+    """``V`` read row by row instead of held whole: what ``node_vectors="lazy"`` passes
+    (:class:`~core.methods.fastinsight.lazy_vectors.LazyNodeVectors`). ``v[ids]`` gives those rows;
+    :meth:`search` is the vector search ``O_vs`` over the nodes it can reach."""
+
+    shape: tuple[int, int]
+    ndim: int
+
+    def __getitem__(self, ids: np.ndarray) -> np.ndarray: ...
+
+    def search(self, query_vector: np.ndarray, k: int, *,
+               exclude: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+def as_rows(node_vectors: np.ndarray | NodeRows) -> np.ndarray | NodeRows:
+    """``node_vectors`` as an array, or as it is when it reads its rows on demand (:class:`NodeRows`)."""
+    return node_vectors if isinstance(node_vectors, NodeRows) else np.asarray(node_vectors)
 
 
 @dataclass(frozen=True, eq=False)
@@ -47,7 +68,7 @@ class STeXResult:
         return int(self.candidates.size)
 
 
-def stex(query_vector: np.ndarray, node_vectors: np.ndarray, graph: PassageGraph,
+def stex(query_vector: np.ndarray, node_vectors: np.ndarray | NodeRows, graph: PassageGraph,
          retrieved: Sequence[int] | np.ndarray, *, beta: float = 1.0) -> STeXResult:
     """Propose passages to add next (FastInsight §3.4, Algorithm 3).
 
@@ -55,9 +76,9 @@ def stex(query_vector: np.ndarray, node_vectors: np.ndarray, graph: PassageGraph
     ----------
     query_vector : ndarray, shape (d,)
         ``v_q``.
-    node_vectors : ndarray, shape (n, d)
+    node_vectors : ndarray, shape (n, d), or NodeRows
         ``V``: one row per passage-graph node. ``I_Sim`` is the plain dot product, as written
-        (with the unit vectors of our indexes it is the cosine).
+        (with the unit vectors of our indexes it is the cosine). Only the candidates' rows are read.
     graph : PassageGraph
         ``E`` and ``deg_E``.
     retrieved : sequence of int
@@ -91,7 +112,7 @@ def stex(query_vector: np.ndarray, node_vectors: np.ndarray, graph: PassageGraph
     """
     if not np.isfinite(beta) or beta < 0:
         raise ConfigError(f"beta (STeX score ratio) must be a finite number >= 0, got {beta}.")
-    v = np.asarray(node_vectors)
+    v = as_rows(node_vectors)
     q = np.asarray(query_vector, dtype=np.float32).reshape(-1)
     if v.ndim != 2 or v.shape[0] != graph.n or v.shape[1] != q.size:
         raise ValueError(f"node_vectors must be ({graph.n}, {q.size}), got {v.shape}")
@@ -126,7 +147,7 @@ def stex(query_vector: np.ndarray, node_vectors: np.ndarray, graph: PassageGraph
     ok = c_max > 1  # lines 9–12
     bridge_term[ok] = (n_adj[ok] - 1) / (c_max[ok] - 1)
     i_struct = rank_term + bridge_term
-    i_sim = pin("fastinsight.stex.i_sim", (v[cand].astype(np.float32) @ q).astype(np.float64), ids=cand)  # line 13
+    i_sim = pin("fastinsight.stex.i_sim", (np.asarray(v[cand], dtype=np.float32) @ q).astype(np.float64), ids=cand)  # line 13
     scores = i_sim + float(beta) * i_struct  # line 14
     order = np.lexsort((cand, r_best, -scores))  # line 16: argsort by S, best first
     return STeXResult(cand[order], scores[order], i_sim[order], i_struct[order], rank_term[order],

@@ -221,3 +221,12 @@ def test_the_failure_diagnosis_on_a_store_equals_memory(demo_pair, backends):
             assert a == b, (q.id, cut)
             lost += a.stage not in ("ok", "answer_wrong", "no_gold")
     assert lost >= 1  # some verdict walked the node graph
+
+
+def test_lazy_node_vectors_on_the_store_equal_memory_without_a_whole_graph_read(demo_pair, backends, monkeypatch):
+    """``node_vectors="lazy"`` on a graph store: the pool's passages, their nodes and the reached node texts
+    are read row by row, and every round is the in-memory lazy run's."""
+    mem, remote = demo_pair
+    no_whole_graph(monkeypatch)
+    lazy = [FastInsightConfig(node_vectors="lazy", lazy_pool_passages=4, batch=3, b_max=20)]
+    _compare(mem, remote, [q.question for q in load_questions(mem)][:3], backends, lazy)  # no_whole_graph guards
