@@ -136,25 +136,36 @@ def grouping_review_prompt(query: str, groups: Sequence[tuple[str, str, Sequence
     return (f"Question: {query}\n\nProposed anchor groups, one per query concept, each holding the graph elements "
             f"its search found (id [node|edge] text):\n\n{blocks}\n\n"
             "Task: review the groups. For each group, keep the elements that stand for its concept (leave out the "
-            "others). Under "
-            '"same", list pairs of groups that name one and the same concept (usually none). Weigh each group by how '
-            "central it is to answering: the question's core subject highest, its relations next, peripheral "
-            "modifiers (dates, attributes) lowest; the weights add up to 1.\n"
-            f'Format: one entry per group ({ids}): {{"<group id>": {{"weight": <0 to 1>, "keep": ["<element id>", ...]}}, '
-            '..., "same": [["<group id>", "<group id>"], ...]}')
+            "others); under \"take\", list elements of other groups that stand for this group's concept instead "
+            '(usually none). Under "same", list pairs of groups that name one and the same concept (usually none). '
+            "Weigh each group by how central its concept is to answering, whatever its place in the list: the "
+            "question's core subject highest, its relations next, peripheral modifiers (dates, attributes) lowest; "
+            "the weights add up to 1.\n"
+            f'Format: one entry per group ({ids}): {{"<group id>": {{"weight": <0 to 1>, "keep": ["<element id>", ...], '
+            '"take": ["<element id of another group>", ...]}, ..., "same": [["<group id>", "<group id>"], ...]}')
 
 
 MAX_SAME = 2  #: pairs of proposed groups one review may merge
 
 
+MAX_TAKE = 3  #: elements of other groups one group may take in a review
+
+
 def grouping_review_schema(groups: Sequence[tuple[str, Sequence[str]]]) -> dict[str, Any]:
-    """Every proposed group, in order, with its weight and the ids it keeps (its own members only, at least one); at most
-    ``min(MAX_SAME, len(groups) - 2)`` pairs of group ids under ``same``."""
+    """Every proposed group, in order, with its weight, the ids it keeps (its own members only, at least one)
+    and the ids it takes from other groups (at most :data:`MAX_TAKE`); at most ``min(MAX_SAME, len(groups) - 2)``
+    pairs of group ids under ``same``."""
     gids = [gid for gid, _ in groups]
-    props: dict[str, Any] = {gid: _obj({"weight": {"type": "number", "minimum": 0, "maximum": 1},
-                                        "keep": {"type": "array", "items": _enum(members), "minItems": 1,
-                                                 "maxItems": len(set(members))}})
-                             for gid, members in groups}
+    every = [m for _, members in groups for m in members]
+    props: dict[str, Any] = {}
+    for gid, members in groups:
+        others = [m for m in dict.fromkeys(every) if m not in set(members)]
+        take = ({"type": "array", "items": _enum(others), "maxItems": min(MAX_TAKE, len(others))} if others
+                else {"type": "array", "maxItems": 0})
+        props[gid] = _obj({"weight": {"type": "number", "minimum": 0, "maximum": 1},
+                           "keep": {"type": "array", "items": _enum(members), "minItems": 1,
+                                    "maxItems": len(set(members))},
+                           "take": take})
     pair = {"type": "array", "items": _enum(gids), "minItems": 2, "maxItems": 2}
     # at most k - 2 merges (and 2): at least two groups remain, so no reply can collapse them (the 1.5B model
     # listed every pair of the Lothair question's four groups as "same")
@@ -165,10 +176,12 @@ def grouping_review_schema(groups: Sequence[tuple[str, Sequence[str]]]) -> dict[
 def grouping_review_max_tokens(groups: Sequence[tuple[str, Sequence[str]]]) -> int:
     """``max_tokens`` for one review: room for the longest reply :func:`grouping_review_schema` allows,
     counted in Qwen2.5 tokens as the 1.5B model writes it (``"g1": {"weight": 0.5, "keep": [`` ≈ 16 tokens a
-    group, ``"c12", `` ≈ 5 a kept id, ``"same": [["g1", "g2"], ...]`` ≈ 12 a pair), never below
-    ``STAGE_MAX_TOKENS["grouping_review"]``. A fixed 200 stopped 16 of the 19 review replies recorded on
-    MuSiQue mid-reply (five to seven groups of five), so all three tries failed and the grouping fell back."""
-    need = 8 + sum(16 + 5 * len(set(members)) for _, members in groups)
+    group, ``"c12", `` ≈ 5 a kept or taken id, ``, "take": [`` ≈ 6, ``"same": [["g1", "g2"], ...]`` ≈ 12 a
+    pair), never below ``STAGE_MAX_TOKENS["grouping_review"]``. A fixed 200 stopped 16 of the 19 review
+    replies recorded on MuSiQue mid-reply (five to seven groups of five), so all three tries failed and the
+    grouping fell back."""
+    n_all = len({m for _, members in groups for m in members})
+    need = 8 + sum(22 + 5 * len(set(members)) + 5 * min(MAX_TAKE, n_all - len(set(members))) for _, members in groups)
     need += 12 * min(MAX_SAME, max(0, len(groups) - 2))
     return max(STAGE_MAX_TOKENS["grouping_review"], need)
 
