@@ -275,7 +275,7 @@ def _review_groups(query: str, candidates: Candidates, llm: LLM, step: Step, *, 
     :func:`_embedding_groups`) is shown, and the LLM does the judging: which elements stand for a group's
     concept (kept; asked as "keep", not "drop": the 1.5B model listed every id under "drop" on the Keanu
     question, emptying every group, while a copied "keep" list changes nothing); an element another group
-    *takes* (it stands for that group's concept) moves there; groups the LLM names as one concept are merged (unless both
+    *takes* (one that group's search also found, and that stands for its concept) moves there; groups the LLM names as one concept are merged (unless both
     are names the question writes, :func:`.checks.merge_problem`); and each group's weight. The schema lists
     every group, alphabetically (:func:`review_order`), and makes each keep at least one of its own elements,
     so a reply cannot collapse the groups; a review that still leaves fewer than two groups where two were
@@ -288,13 +288,16 @@ def _review_groups(query: str, candidates: Candidates, llm: LLM, step: Step, *, 
     gids = [f"g{n + 1}" for n in range(len(proposal))]
     by_gid = {gid: proposal[i] for gid, i in zip(gids, order)}
     place = {gid: i for gid, i in zip(gids, order)}  # the group's place in the proposal (question order)
-    prompt = prompts.grouping_review_prompt(query, [(gid, g.concept, [(c.cid, c.kind, c.text) for c in g.members])
-                                                    for gid, g in by_gid.items()])
-    listed = [(gid, [c.cid for c in g.members]) for gid, g in by_gid.items()]
-    schema = prompts.grouping_review_schema(listed) if tight_json else None
-    every = {c.cid for g in proposal for c in g.members}
     home = {c.cid: gid for gid, g in by_gid.items() for c in g.members}
     cand = {c.cid: c for g in proposal for c in g.members}
+    # a group may take only what its own search also found (a candidate found for two concepts may stand
+    # for either): the 1.5B model, free to take any element, moved the "Keanu Reeves" node to "action film"
+    takeable = {gid: [cid for cid, c in cand.items() if home[cid] != gid and set(c.keywords) & set(g.concept.split(" / "))]
+                for gid, g in by_gid.items()}
+    prompt = prompts.grouping_review_prompt(query, [(gid, g.concept, [(c.cid, c.kind, c.text) for c in g.members])
+                                                    for gid, g in by_gid.items()], takeable)
+    listed = [(gid, [c.cid for c in g.members]) for gid, g in by_gid.items()]
+    schema = prompts.grouping_review_schema(listed, takeable) if tight_json else None
 
     def validate(data: Any) -> None:
         if not isinstance(data, dict):
@@ -308,14 +311,15 @@ def _review_groups(query: str, candidates: Candidates, llm: LLM, step: Step, *, 
             if not isinstance(keep, list) or not keep or any(d not in own for d in keep):
                 raise ValueError(f"group {gid} keeps at least one of its own elements ({', '.join(sorted(own))}), "
                                  f"not {keep!r}")
-            if not isinstance(take, list) or any(d not in every - own for d in take):
-                raise ValueError(f"group {gid} takes only elements of other groups, not {take!r}")
+            if not isinstance(take, list) or any(d not in takeable[gid] for d in take):
+                raise ValueError(f"group {gid} takes only elements of other groups its search also found "
+                                 f"({', '.join(takeable[gid]) or 'none'}), not {take!r}")
         for pair in data.get("same", []) or []:
             if not isinstance(pair, list) or len(pair) != 2 or any(x not in by_gid for x in pair):
                 raise ValueError(f'"same" holds pairs of group ids ({", ".join(gids)}), not {pair!r}')
 
     out = ask_json(llm, prompts.SYSTEM, prompt, schema or {"type": "object"},
-                   max_tokens=prompts.grouping_review_max_tokens(listed), validate=validate, step=step)
+                   max_tokens=prompts.grouping_review_max_tokens(listed, takeable), validate=validate, step=step)
     concepts = [g.concept for g in proposal]
     proposed = [{"gid": gid, "concept": g.concept, "members": [c.cid for c in g.members]} for gid, g in by_gid.items()]
     notes: list[str] = []
