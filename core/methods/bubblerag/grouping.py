@@ -361,7 +361,7 @@ def _review_groups(query: str, candidates: Candidates, llm: LLM, step: Step, *, 
         dropped = {gid: [c.cid for c in by_gid[gid].members if c.cid not in kept_ids[gid] and c.cid not in moved]
                    for gid in gids}
         merged: dict[str, tuple[list[str], float, list[Candidate], int]] = {}
-        for gid in gids:
+        for gid in sorted(gids, key=place.__getitem__):  # a merged group names its concepts in question order
             kept = members_of[gid]
             if not kept:
                 continue
