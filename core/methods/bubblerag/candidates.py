@@ -110,5 +110,5 @@ def retrieve_candidates(terms: tuple[SearchTerm, ...], workspace: Workspace, emb
     }
     step.seconds = time.perf_counter() - t0
     if trace is not None:
-        trace.steps.append(step)
+        trace.record(step)
     return Candidates(items, terms, np.asarray(vecs, dtype=np.float32), tuple(per_term), kw_vecs)

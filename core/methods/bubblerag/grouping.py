@@ -79,7 +79,7 @@ def group_anchors(query: str, candidates: Candidates, llm: LLM, *, entity_share:
         result = _review_groups(query, candidates, llm, step, tight_json=tight_json)
         step.seconds = time.perf_counter() - t0
         if trace is not None:
-            trace.steps.append(step)
+            trace.record(step)
         return result
     by_id = {c.cid: c for c in candidates.items}
     notes: list[str] = []
@@ -154,7 +154,7 @@ def group_anchors(query: str, candidates: Candidates, llm: LLM, *, entity_share:
                              + (f"; entity groups rescaled to a share of {entity_share:g} (ours)" if entity_share > 0 else ""))
     step.seconds = time.perf_counter() - t0
     if trace is not None:
-        trace.steps.append(step)
+        trace.record(step)
     return AnchorGroups(tuple(groups), source, tuple(notes))
 
 

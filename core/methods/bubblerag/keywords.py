@@ -153,5 +153,5 @@ def extract_keywords(query: str, pre: PreRetrieval | None, graph: GraphLike, llm
                              "implicit = titles of the top pre-retrieved chunks the query does not mention")
     step.seconds = time.perf_counter() - t0
     if trace is not None:
-        trace.steps.append(step)
+        trace.record(step)
     return Keywords(tuple(items), source)

@@ -115,7 +115,7 @@ def relax_schema(query: str, spec: Specialization, pre: PreRetrieval, graph: Gra
         step.data["rejected"] = rejected
     step.seconds = time.perf_counter() - t0
     if trace is not None:
-        trace.steps.append(step)
+        trace.record(step)
     return Relaxation(tuple(terms), tuple(relaxed), source)
 
 
