@@ -1,7 +1,7 @@
 """What the four BubbleRAG pages share: the question box, the cached run, group colours, drawings.
 
 Every page calls :func:`question_ui` and :func:`current_run`; the run comes from
-``resources.method_run`` keyed by (workspace, backends, question, config), so the four pages show
+``runs.method_run`` keyed by (workspace, backends, question, config), so the four pages show
 one run. A group keeps one colour (:func:`group_color`) on every page.
 """
 
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from components import deep_link, graph_view, resources
+from components import deep_link, graph_view, resources, runs
 from components import state as S
 from components.sidebar import Active
 from components.ui import error_text, md_escape, own_question_toggle, public_text
@@ -121,7 +121,7 @@ def current_run(act: Active, query: str) -> BubbleResult | None:
         return None
     cfg = run_config()
     try:
-        return resources.method_run(METHOD, act.workspace, act.key, Backends(act.embedder, act.llm, act.reranker), query, cfg)
+        return runs.method_run(METHOD, act.workspace, act.key, Backends(act.embedder, act.llm, act.reranker), query, cfg)
     except EgxError as exc:
         st.error(f"**BubbleRAG could not run.** {md_escape(error_text(exc))}")
         return None
@@ -327,3 +327,15 @@ def drawing_legend(groups: Sequence[AnchorGroup],
     return (*group_legend(groups),
             graph_view.LegendItem("mixed colour: anchor of several groups", blend(GROUP_COLORS[:2])),
             graph_view.LegendItem("other node (name on hover)", graph_view.NODE_COLOR), *extra)
+
+
+# ------------------------------------------------------------------------------------- replay
+@st.cache_resource(show_spinner="Recording the bubble expansion frame by frame…", max_entries=16)
+def bubblerag_replay(_result: Any, _graph: GraphLike, run_key: str) -> Any:
+    """The run's expansion replayed frame by frame (``core.methods.bubblerag.replay.ExpansionReplay``)."""
+    from core.methods.bubblerag.replay import expansion_replay
+
+    cfg = _result.config
+    return expansion_replay(_graph, _result.local, _result.groups.groups, budget=cfg.B,
+                            intra_group=cfg.intra_group, intra_counts=cfg.intra_counts)
+

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import plotly.graph_objects as go
 
 from components import graph_view
-from components.reg_chains import GROUP_COLORS
+from components.reg_view import GROUP_COLORS
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -231,7 +231,7 @@ def rerun(act: Active, paper: str, mode: str) -> None:
     if st.button("Re-run on this workspace", key=S.PAPERS_RUN, icon=":material/play_arrow:"):
         _launch(act, paper, mode, limit)
     key = st.session_state.get(S.PAPERS_JOB)
-    job = resources.jobs().get(key) if key else None
+    job = jobs_view.jobs().get(key) if key else None
     if job is not None and not job.finished:
         jobs_view.watch(job)
     elif job is not None:
@@ -278,7 +278,7 @@ def _launch(act: Active, paper: str, mode: str, limit: int) -> None:
 
     key = f"reproduce:{ws.name}:{paper}:{mode}"
     try:
-        resources.jobs().submit(key, f"Reproducing {PAPER_IDS[paper]} on “{ws.name}” ({mode})", work,
+        jobs_view.jobs().submit(key, f"Reproducing {PAPER_IDS[paper]} on “{ws.name}” ({mode})", work,
                                 kind="reproduce", join=False).wait(jobs_view.inline_wait(3.0))
     except JobBusyError as exc:
         st.error(md_escape(error_text(exc)))

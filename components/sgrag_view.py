@@ -4,9 +4,15 @@ the query graph and every matched subgraph (the node mapping shown by colour).""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from core.graph.graph_builder import GraphBuilder
 from core.graph.model import KnowledgeGraph
 from core.methods.sgrag.query_graph import QueryGraph
+
+if TYPE_CHECKING:
+    from core.backends.base import Embedder
+    from core.index.workspace import Workspace
 
 UNK_COLOR = "#e69f00"
 PALETTE = ("#0072b2", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#7f3c8d", "#11a579", "#3969ac",
@@ -37,3 +43,19 @@ def query_graph_kg(qg: QueryGraph, labels: dict[str, str] | None = None) -> Know
     for a, c in qg.edges:
         b.add_edge(a, "query edge", c)
     return b.build(allow_empty=True)
+
+
+# pages/subgraph.py: the dominance model is trained outside any cache (it writes to disk) under a progress bar,
+# then reused from disk.
+def model_ready(workspace: Workspace, embedder: Embedder) -> bool:
+    """Whether the SG-RAG dominance model for this workspace is already trained (no progress bar needed)."""
+    from core.methods.sgrag.pipeline import is_prepared
+
+    return is_prepared(workspace, embedder)
+
+
+def prepare(workspace: Workspace, embedder: Embedder, *, retrain: bool, progress: Any = None) -> Any:
+    """Train (or load) the dominance model and label tables (``core.methods.sgrag.prepare``)."""
+    from core.methods.sgrag import prepare as sgrag_prepare
+
+    return sgrag_prepare(workspace, embedder, retrain=retrain, progress=progress)

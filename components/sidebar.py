@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
-from components import jobs_view, resources
+from components import jobs_view, resources, workspaces
 from components import state as S
 from components.ui import error_text, md_escape
 from core.backends import registry
@@ -50,9 +50,9 @@ class Active:
 
     @cached_property
     def graph(self) -> GraphLike:
-        """The graph this run's page draws from (:func:`components.resources.page_graph`): the graph in
+        """The graph this run's page draws from (:func:`components.workspaces.page_graph`): the graph in
         memory, or a read-through view of the workspace's graph store that reads only what is shown."""
-        return resources.page_graph(self.workspace)
+        return workspaces.page_graph(self.workspace)
 
 
 def active() -> Active:
@@ -230,11 +230,11 @@ def render_sidebar() -> Active:
     jobs_view.sidebar_panel()  # builds, uploads, benchmarks, LLM runs of this server (before anything may stop)
     info = infos[ws_name]
     try:
-        ws = resources.open_workspace(info, emb_name)
+        ws = workspaces.open_workspace(info, emb_name)
     except EgxError as exc:
         st.error(f"Workspace “{md_escape(ws_name)}” could not be opened: {md_escape(error_text(exc))}")
         st.stop()
-    rec = Active(info=info, workspace=ws, key=resources.workspace_key(ws), embedder_name=emb_name,
+    rec = Active(info=info, workspace=ws, key=workspaces.workspace_key(ws), embedder_name=emb_name,
                  embedder=emb, reranker_name=rr_name if rr is not None else "", reranker=rr,
                  llm_name=llm.name, llm=llm, notes=notes)
     g = question_graph(ws)  # counts only: a store's graph is never loaded here

@@ -276,8 +276,8 @@ def dominance_panel(act: Active, last_seconds: float | None) -> None:
 
 
 def _running(state_key: str) -> bool:
-    from components import resources
+    from components import jobs_view
 
     key = st.session_state.get(state_key)
-    job = resources.jobs().get(key) if key else None
+    job = jobs_view.jobs().get(key) if key else None
     return job is not None and not job.finished

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 import streamlit as st
 
-from components import bench_view, budget_view, jobs_view, resources
+from components import bench_view, budget_view, jobs_view, resources, workspaces
 from components import compare_view as cv
 from components import state as S
 from components.navigation import page_path
@@ -163,7 +163,7 @@ def _launch(out_dir: Path, backends: Backends, judge: Any, budgeted: dict[str, A
     # A run name that is running already is refused, never joined: its settings may not be these.
     key = f"bench:{out_dir.name}"
     try:
-        resources.jobs().submit(key, f"Benchmark “{out_dir.name}”", work, kind="bench", join=False).wait(
+        jobs_view.jobs().submit(key, f"Benchmark “{out_dir.name}”", work, kind="bench", join=False).wait(
             jobs_view.inline_wait(3.0))
     except JobBusyError as exc:
         st.error(md_escape(error_text(exc)))
@@ -175,7 +175,7 @@ run_tab, load_tab = st.tabs(["Run", "Load a report"])
 with run_tab:
     # the failure diagnosis of every record reads the whole graph: on a graph store too big for the app, the
     # run tab says why not (egx bench runs there) and the saved runs stay readable
-    fits = resources.whole_graph_if_it_fits(ws, "the failure diagnosis of every question") is not None
+    fits = workspaces.whole_graph_if_it_fits(ws, "the failure diagnosis of every question") is not None
     try:
         questions = resources.workspace_questions(ws, act.key) if fits else []
     except EgxError as exc:
@@ -262,7 +262,7 @@ with run_tab:
     if refused and refused["name"] == run_name.strip():
         _refusal(refused)
     bench_key = st.session_state.get(S.BENCH_JOB)
-    bench_job = resources.jobs().get(bench_key) if bench_key else None
+    bench_job = jobs_view.jobs().get(bench_key) if bench_key else None
     if bench_job is not None and not bench_job.finished:
         jobs_view.watch(bench_job)
     elif bench_job is not None:

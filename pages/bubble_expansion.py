@@ -213,7 +213,7 @@ if result is not None and not bubble.early_exit_note(result):
                    icon=":material/content_cut:")
         create_final_state_ui(result)
     else:
-        replay = resources.bubblerag_replay(result, g, bubble.run_key(act, query, result.config))
+        replay = bubble.bubblerag_replay(result, g, bubble.run_key(act, query, result.config))
         nodes, capped = drawn_nodes(result, replay)
         if capped:
             st.warning(f"G' has {local.n_nodes:,} nodes; the drawing shows {len(nodes)} of them: the CEG nodes, the "

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import budget_view, resources, tour
+from components import budget_view, resources, runs, tour, workspaces
 from components import compare_view as cv
 from components import state as S
 from components.answer_view import answer_note, gold_answer, replay_banner
@@ -41,7 +41,7 @@ act = active()
 ws = act.workspace
 st.title("Compare methods")
 tour.bar("pages/compare.py")  # the guided demo's step, when one runs
-graph = resources.whole_graph(ws, "the side-by-side evidence graphs and the failure diagnosis")
+graph = workspaces.whole_graph(ws, "the side-by-side evidence graphs and the failure diagnosis")
 st.caption("One question, every retrieval method on the same workspace and backends. For each method: its "
            "ranked passages (✓ = gold), where the gold evidence was lost (the failure diagnosis reads the "
            "method's own trace), latency and LLM tokens. The evidence subgraphs are drawn on one layout.")
@@ -93,16 +93,16 @@ elif gold.unmatched:  # counted as gold never retrieved: a misspelt gold title m
 
 backends = Backends(act.embedder, act.llm, act.reranker)
 results, diags, errors = {}, {}, {}
-waiting: dict[str, resources.PreparationPending] = {}  # a method whose long build waits for a click / runs
+waiting: dict[str, runs.PreparationPending] = {}  # a method whose long build waits for a click / runs
 progress = st.progress(0.0, text="Running the methods…")
 for i, m in enumerate(methods):
     progress.progress(i / len(methods), text=f"Running {m}…")
     try:
-        results[m] = resources.method_run(METHODS[m], ws, act.key, backends, query,
+        results[m] = runs.method_run(METHODS[m], ws, act.key, backends, query,
                                           apply_budget(METHODS[m], None, budget), defer=True)
         if gold.chunk_ids:
             diags[m] = diagnose(results[m], ws, gold, cut=cut)
-    except resources.PreparationPending as pending:
+    except runs.PreparationPending as pending:
         waiting[m] = pending
     except EgxError as exc:
         errors[m] = error_text(exc)
@@ -110,7 +110,7 @@ progress.empty()
 for m, err in errors.items():
     st.error(f"{m}: {md_escape(err)}")
 # what each build needs, its estimate, the button (or the running build): once per build, naming its methods
-resources.offer_preparations(waiting)
+runs.offer_preparations(waiting)
 
 # --------------------------------------------------------------------------- summary table
 rows, triage = [], []

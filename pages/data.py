@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 import streamlit as st
 
-from components import graph_view, resources, session_jobs
+from components import graph_view, resources, session_jobs, workspaces
 from components import state as S
 from components.add_documents import create_add_documents_ui, show_file_status, stage_uploads
 from components.sidebar import Active, active
@@ -438,7 +438,7 @@ def create_export_ui(act: Active, g: GraphLike, shown: list[int], shown_is_whole
             horizontal=True, help="The drawing is the neighbourhood (or capped view) on the Graph tab."))
     nodes = None if scope == "Whole graph" else list(shown)
     if nodes is None and whole_graph(g) is None:  # a graph store: the whole graph is read for it
-        full = resources.whole_graph_if_it_fits(ws, "a whole-graph export")
+        full = workspaces.whole_graph_if_it_fits(ws, "a whole-graph export")
         if full is None:
             return
         g = full
@@ -472,7 +472,7 @@ tab_graph, tab_stats, tab_upload, tab_export = st.tabs(["Graph", "Statistics", "
 with tab_graph:
     shown, shown_is_whole, drawing = create_explore_ui(act, act.graph)
 with tab_stats:
-    full = resources.whole_graph_if_it_fits(ws, "its statistics (components, degrees, relations)")
+    full = workspaces.whole_graph_if_it_fits(ws, "its statistics (components, degrees, relations)")
     if full is not None:
         create_stats_ui(act, full)
 with tab_upload:

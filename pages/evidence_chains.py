@@ -12,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import charts, deep_link, graph_view, reg_chains, resources, train_view
+from components import charts, deep_link, graph_view, reg_view, runs, train_view, workspaces
 from components import state as S
 from components.answer_view import replay_banner
 from components.sidebar import active
@@ -37,7 +37,7 @@ if graph.kind != "kg" or graph.n_edges == 0:
     st.stop()
 
 try:
-    items = resources.reg_questions(ws, act.key)
+    items = reg_view.reg_questions(ws, act.key)
 except EgxError as exc:
     st.warning(f"The workspace's questions could not be read: {exc}")
     items = []
@@ -68,7 +68,7 @@ if not query.strip():
 backends = Backends(act.embedder, act.llm, act.reranker)
 spec = METHODS[method]
 try:
-    res = resources.method_run(spec, ws, act.key, backends, query, spec.make_config(evidence_format=fmt))
+    res = runs.method_run(spec, ws, act.key, backends, query, spec.make_config(evidence_format=fmt))
 except EgxError as exc:
     st.error(md_escape(error_text(exc)))
     st.stop()
@@ -108,7 +108,7 @@ with right:
     st.caption(f"{stats.get('expanded', 0)} chains after BFS expansion → {stats.get('chains', 0)} after merging "
                f"({stats.get('multi_answer_chains', 0)} with merged answers, {stats.get('multi_entity_groups', 0)} "
                f"multi-entity groups, {stats.get('unanchored', 0)} unanchored).")
-    st.html(reg_chains.chains_html(data.chains))
+    st.html(reg_view.chains_html(data.chains))
 
 with st.expander("The two prompts", expanded=False):
     st.plotly_chart(charts.token_figure(tok), key=S.REG_TOKENS_CHART)
@@ -134,7 +134,7 @@ if method == "reg":
 st.header("Supervision (ReG §4.1)")
 item = by_q.get(query)
 # the candidate pool walks the paths between the question's and the answer's entities over the whole KG
-full = (resources.whole_graph_if_it_fits(ws, "ReG's supervision candidate pool (paths over the whole KG, §4.1)")
+full = (workspaces.whole_graph_if_it_fits(ws, "ReG's supervision candidate pool (paths over the whole KG, §4.1)")
         if item is not None else None)
 if item is None:
     st.info("Supervision needs the question's answer: pick one of the workspace's questions.")
@@ -146,7 +146,7 @@ elif full is not None:
                                            help="One LLM call selects the sufficient, coherent candidates."):
         st.session_state[S.REG_REFINE] = refine = True
     try:
-        sup, strace = resources.reg_supervision(ws, item, act.llm, act.key, item.qid, act.llm_name if refine else "none",
+        sup, strace = reg_view.reg_supervision(ws, item, act.llm, act.key, item.qid, act.llm_name if refine else "none",
                                                 refine)
     except EgxError as exc:
         st.error(str(exc))

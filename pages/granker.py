@@ -13,7 +13,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import charts, graph_view, resources
+from components import charts, fastinsight_view, graph_view, resources, runs, workspaces
 from components import state as S
 from components.knobs import knob_widget
 from components.sidebar import active
@@ -99,7 +99,7 @@ if graph.kind == "kg" and graph.n_nodes:
 
 if whole_graph_read(ws) and not (graph.kind == "kg" and graph_choice == "kg_nodes"):
     # the passage graph (or a corpus graph) is derived from the whole graph, in the app's memory
-    resources.whole_graph(ws, "the passage graph FastInsight searches with this option")
+    workspaces.whole_graph(ws, "the passage graph FastInsight searches with this option")
 
 if not query.strip():
     st.info("Type a question to compare the rankings.")
@@ -108,8 +108,8 @@ if not query.strip():
 backends = Backends(act.embedder, act.llm, reranker)
 try:
     cfg = DEFAULTS.with_(alpha=float(alpha), beta=float(beta), b_max=int(b_max), batch=int(batch), graph=graph_choice)
-    res = resources.method_run(METHOD, ws, act.key, backends, query, cfg)
-    pg = resources.fastinsight_search_graph(ws, act.key, res, res.searched, str(cfg.overrides()))
+    res = runs.method_run(METHOD, ws, act.key, backends, query, cfg)
+    pg = fastinsight_view.fastinsight_search_graph(ws, act.key, res, res.searched, str(cfg.overrides()))
 except EgxError as exc:
     st.error(str(exc))
     st.stop()
@@ -161,7 +161,7 @@ with tab_shift:
 with tab_graph:
     if tab_graph.open:
         limit = min(30, len(rows))
-        html = resources.smoothing_graph_html(res, pg, graph, f"{act.key}|{query}|{backends.names()}|{cfg.overrides()}",
+        html = fastinsight_view.smoothing_graph_html(res, pg, graph, f"{act.key}|{query}|{backends.names()}|{cfg.overrides()}",
                                               limit, tuple(gold))
         graph_view.render_html(html, height=540)
         st.caption(f"The top {limit} candidate {UNITS} by GRanker. An edge i → j carries P_ij = (1/deg j) / "

@@ -1,6 +1,6 @@
 """HippoRAG 2 (Gutiérrez et al. 2025, §3.2), the baseline BubbleRAG and FastInsight compare against, step by step:
 linked facts → kept facts → seeds → PPR mass → ranked passages → answer. Thin view: widgets →
-``resources.method_run`` (cached core call) → the panels of ``components/hipporag2_view.py``.
+``runs.method_run`` (cached core call) → the panels of ``components/hipporag2_view.py``.
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from components import hipporag2_view as view
-from components import resources
+from components import resources, runs
 from components import state as S
 from components.answer_view import question_answers, replay_banner
 from components.knobs import knob_widget
@@ -47,7 +47,7 @@ if not query:
 try:
     cfg = HippoRAG2Config().with_(linking_top_k=int(top_k), passage_node_weight=float(weight), damping=float(damping),
                                   recognition_memory=bool(memory))
-    res = resources.method_run(HIPPORAG2, ws, act.key, Backends(act.embedder, act.llm, act.reranker), query, cfg)
+    res = runs.method_run(HIPPORAG2, ws, act.key, Backends(act.embedder, act.llm, act.reranker), query, cfg)
 except EgxError as exc:
     st.error(md_escape(error_text(exc)))
     st.stop()

@@ -1,7 +1,7 @@
 """Subgraph matching (SG-RAG, "Structure Guided Retrieval-Augmented Generation for Factual Queries", sg_rag.txt §4): query graph → normalization → decomposition →
 completion → matched subgraphs next to the query graph → answer, plus the dominance model (App. C).
 
-Thin view: widgets → ``resources.method_run`` (cached core call) → tables and drawings.
+Thin view: widgets → ``runs.method_run`` (cached core call) → tables and drawings.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import charts, graph_view, resources, train_view
+from components import charts, graph_view, resources, runs, sgrag_view, train_view, workspaces
 from components import state as S
 from components.answer_view import answer_note, replay_banner
 from components.knobs import knob_widget
@@ -31,7 +31,7 @@ act = active()
 ws = act.workspace
 st.title("Subgraph matching")
 page_intro("pages/subgraph.py")  # what you are looking at, and the paper section
-graph = resources.whole_graph(ws, "SG-RAG's matching, drawings and dominance model")
+graph = workspaces.whole_graph(ws, "SG-RAG's matching, drawings and dominance model")
 if graph.kind != "kg" or graph.n_edges == 0:
     st.warning("This workspace is not an entity graph with edges, so there is nothing to match against. Pick the "
                "demo sample, or build a workspace from triples or a corpus on the Data page (Upload tab).")
@@ -62,12 +62,12 @@ if not query.strip():
     st.info("Type a question.")
     st.stop()
 try:
-    if not resources.sgrag_model_ready(ws, act.embedder, act.key, act.embedder_name):
+    if not sgrag_view.model_ready(ws, act.embedder):
         with progress_bar("Training the dominance model (first question on this workspace)") as cb:
-            resources.sgrag_prepare(ws, act.embedder, act.key, act.embedder_name, retrain=False, progress=cb)
+            sgrag_view.prepare(ws, act.embedder, retrain=False, progress=cb)
     cfg = DEFAULTS.with_(l=int(l_val), max_candidates=int(max_cand), max_instantiations=int(max_inst),
                          max_subgraphs=int(max_sub), doubtful_below=float(doubt), dominance_filter=bool(dom))
-    result = resources.method_run(METHOD, ws, act.key, backends, query, cfg)
+    result = runs.method_run(METHOD, ws, act.key, backends, query, cfg)
 except EgxError as exc:
     st.error(md_escape(error_text(exc)))
     st.stop()

@@ -10,7 +10,12 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import streamlit as st
+
+if TYPE_CHECKING:
+    from core.index.workspace import Workspace
 
 GROUP_COLORS = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9")
 
@@ -69,3 +74,24 @@ def chains_html(chains: Sequence[Mapping[str, Any]], *, limit: int = 60) -> str:
     return "".join(rows)
 
 
+# ------------------------------------------------------------------------------------- cached views
+@st.cache_resource(show_spinner="Building the supervision candidates…", max_entries=32)
+def reg_supervision(_workspace: Workspace, _item: Any, _llm: Any, key: str, qid: str, llm_key: str,
+                    refine: bool) -> tuple[Any, Any]:
+    """(Supervision, Trace) of one question: candidate pool → compression → selection (ReG §4.1)."""
+    from core.methods.reg.supervision import build_supervision
+    from core.trace import Trace
+
+    trace = Trace("reg-supervision", _item.question, _workspace.name)
+    sup = build_supervision(_item, _workspace.graph, _llm, refine=refine, trace=trace)
+    return sup, trace
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def reg_questions(_workspace: Workspace, key: str) -> list[Any]:
+    """The workspace's questions with answers (``core.methods.reg.supervision.QAItem``; [] if none)."""
+    from core.index.questions import chunk_table
+    from core.methods.reg.supervision import load_qa
+
+    path = _workspace.questions_path
+    return load_qa(path, chunk_table(_workspace)) if path is not None else []  # a store: its chunk rows only
