@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from components import deep_link, graph_view, resources, runs
+from components import colors, deep_link, graph_view, resources, runs
 from components import state as S
 from components.sidebar import Active
 from components.ui import error_text, md_escape, own_question_toggle, public_text
@@ -33,13 +33,6 @@ if TYPE_CHECKING:
 DEMO_QUESTION = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
 DEFAULTS = BubbleConfig()
 
-# Okabe–Ito first, then Tol's muted colours; red is kept out: it marks CEGs and collisions.
-GROUP_COLORS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#f0e442", "#882255", "#44aa99",
-                "#999933", "#aa4499", "#332288", "#117733")
-CEG_COLOR = "#e41a1c"
-UNVISITED_COLOR = "#e4e4e4"
-UNVISITED_BORDER = "#b8b8b8"
-CURRENT_BORDER = "#111111"
 #: The node shape of the anchors (the terminals every bubble starts from) on the expansion drawing.
 ANCHOR_SHAPE = "diamond"
 ANCHOR_LEGEND = graph_view.LegendItem("diamond: anchor, where a bubble starts", "#555555", ANCHOR_SHAPE)
@@ -173,13 +166,13 @@ def budget_text(cegs: Sequence[CEG], frame: ExpansionFrame, cfg: BubbleConfig) -
 
 # -------------------------------------------------------------------------------------- colours
 def group_color(gid: int) -> str:
-    return GROUP_COLORS[gid % len(GROUP_COLORS)]
+    return colors.nth(colors.ANCHOR_GROUPS, gid)
 
 
 def blend(hexes: Sequence[str]) -> str:
     """Mean RGB of ``hexes`` (several bubbles on one node)."""
     if not hexes:
-        return UNVISITED_COLOR
+        return colors.UNVISITED
     rgb = [tuple(int(h[i:i + 2], 16) for i in (1, 3, 5)) for h in hexes]
     return "#" + "".join(f"{round(sum(c[i] for c in rgb) / len(rgb)):02x}" for i in range(3))
 
@@ -304,9 +297,9 @@ def subgraph_html(act: Active, result: BubbleResult, nodes: Sequence[int], edges
     by_colour = anchor_colour_groups(result, g)
     colors = tuple((v, blend([group_color(x) for x in by_colour[v]])) for v in nodes if v in by_colour)
     on = set(outline_nodes)
-    borders = tuple((v, CEG_COLOR, 4) for v in nodes if v in on)
+    borders = tuple((v, colors.CEG, 4) for v in nodes if v in on)
     oe = set(outline_edges)
-    edge_colors = tuple((e, CEG_COLOR) for e in (edges or ()) if e in oe)
+    edge_colors = tuple((e, colors.CEG) for e in (edges or ()) if e in oe)
     widths = tuple((e, 3.0) for e in (edges or ()) if e in oe)
     ceg_nodes = sorted({int(x) for e in oe for x in (g.edge_head[e], g.edge_tail[e])})
     labels = tuple(drawing_labels(result, g, nodes, first=[*sorted(on), *ceg_nodes]))
@@ -325,7 +318,7 @@ def drawing_legend(groups: Sequence[AnchorGroup],
                    extra: Sequence[graph_view.LegendItem] = ()) -> tuple[graph_view.LegendItem, ...]:
     """The legend of :func:`subgraph_html` (also shown once above a row of such drawings)."""
     return (*group_legend(groups),
-            graph_view.LegendItem("mixed colour: anchor of several groups", blend(GROUP_COLORS[:2])),
+            graph_view.LegendItem("mixed colour: anchor of several groups", blend(colors.ANCHOR_GROUPS[:2])),
             graph_view.LegendItem("other node (name on hover)", graph_view.NODE_COLOR), *extra)
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from components import colors
 from components import state as S
 from components.graph_view import LegendItem
 from components.navigation import page_path
@@ -21,16 +22,10 @@ from core.eval.verdicts import diagnosis_verdict
 from core.graph.model import KnowledgeGraph
 from core.methods.base import Method, MethodResult
 
-#: Okabe–Ito colours (colour-blind safe), one per method in registry order, with brown for the 7th (Okabe–Ito yellow
-#: is too close to the gold-passage border); overlap is black.
-METHOD_COLOURS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#d55e00", "#56b4e9", "#8c564b", "#999999")
-OVERLAP_COLOUR = "#222222"
-GOLD_BORDER = "#ffd700"
-
 
 def method_colour(method: str, methods: Sequence[str]) -> str:
     i = list(methods).index(method) if method in methods else len(methods)
-    return METHOD_COLOURS[i % len(METHOD_COLOURS)]
+    return colors.nth(colors.METHODS, i)
 
 
 # ------------------------------------------------------------------------------ step-through pages
@@ -84,14 +79,14 @@ def overlay(graph: KnowledgeGraph, per_method: Mapping[str, Sequence[int]], meth
     colors, borders, notes = {}, {}, {}
     gold_nodes = gold_nodes or set()
     for v, ms in owners.items():
-        colors[v] = method_colour(ms[0], methods) if len(ms) == 1 else OVERLAP_COLOUR
+        colors[v] = method_colour(ms[0], methods) if len(ms) == 1 else colors.SHARED
         notes[v] = "reached by: " + ", ".join(ms) + (" · in a gold passage" if v in gold_nodes else "")
         if v in gold_nodes:
-            borders[v] = (GOLD_BORDER, 5)
+            borders[v] = (colors.GOLD_BORDER, 5)
     legend = [LegendItem(m, method_colour(m, methods)) for m in per_method]
-    legend.append(LegendItem("several methods", OVERLAP_COLOUR))
+    legend.append(LegendItem("several methods", colors.SHARED))
     if gold_nodes & set(owners):
-        legend.append(LegendItem("gold-passage entity (thick border)", GOLD_BORDER, "line"))
+        legend.append(LegendItem("gold-passage entity (thick border)", colors.GOLD_BORDER, "line"))
     labels = [*sorted(v for v in owners if v in gold_nodes),
               *sorted((v for v, ms in owners.items() if len(ms) > 1), key=lambda v: (-len(owners[v]), v)),
               *sorted(owners, key=lambda v: (-int(graph.degree[v]), v))]

@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
+from components import colors
+
 if TYPE_CHECKING:
     from core.index.workspace import Workspace
 
-GROUP_COLORS = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9")
 
 _CSS = """<style>
 .egx-chains{font-family:sans-serif;font-size:13px;line-height:1.25}
@@ -46,7 +47,7 @@ def chains_html(chains: Sequence[Mapping[str, Any]], *, limit: int = 60) -> str:
         ents: list[list[str]] = c.get("entities") or [[c.get("text", "")]]
         rels: list[str] = c.get("relations") or []
         group = int(c.get("group", -1))
-        color = GROUP_COLORS[group % len(GROUP_COLORS)] if group >= 0 else ""
+        color = colors.nth(colors.CHAIN_GROUPS, group) if group >= 0 else ""
         style = f' style="border:2px solid {color}"' if color else ""
         root_pos = len(ents) - 1 if c.get("direction") == "backward" else 0
         parts = [f'<div class="egx-chain"{style}><span class="n">{i}.</span>']

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from components import colors
 from core.graph.graph_builder import GraphBuilder
 from core.graph.model import KnowledgeGraph
 from core.methods.sgrag.query_graph import QueryGraph
@@ -14,9 +15,6 @@ if TYPE_CHECKING:
     from core.backends.base import Embedder
     from core.index.workspace import Workspace
 
-UNK_COLOR = "#e69f00"
-PALETTE = ("#0072b2", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#7f3c8d", "#11a579", "#3969ac",
-           "#e73f74", "#80ba5a", "#008695")
 
 
 def qnode_colors(qg: QueryGraph) -> dict[str, str]:
@@ -25,9 +23,9 @@ def qnode_colors(qg: QueryGraph) -> dict[str, str]:
     i = 0
     for n in qg.nodes:
         if n.unknown:
-            out[n.id] = UNK_COLOR
+            out[n.id] = colors.UNK
         else:
-            out[n.id] = PALETTE[i % len(PALETTE)]
+            out[n.id] = colors.nth(colors.QUERY_NODES, i)
             i += 1
     return out
 

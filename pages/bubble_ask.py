@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import bubble, charts, graph_view, replay_time, resources, tour
+from components import bubble, charts, colors, graph_view, replay_time, resources, tour
 from components import state as S
 from components.answer_view import answer_note, gold_answer, question_answers, replay_banner
 from components.sidebar import active
@@ -60,7 +60,7 @@ def create_evidence_ui(result) -> str:
     ceg_edges = {e for r in result.ranked[:result.config.n] for e in r.ceg.edges}
     doc = bubble.subgraph_html(act, result, nodes, list(ev.edges), outline_edges=ceg_edges, height=HEIGHT,
                                extra_legend=(graph_view.LegendItem("red edges: CEG backbone (before expansion)",
-                                                                   bubble.CEG_COLOR, "line"),))
+                                                                   colors.CEG, "line"),))
     graph_view.render_html(doc, height=HEIGHT)
     st.caption(f"G_final: {len(ev.nodes)} nodes, {len(ev.edges)} edges — the union of the top-{result.config.n} "
                "CEGs after reasoning expansion. Anchors in their group's colour; size grows as the semantic cost falls.")

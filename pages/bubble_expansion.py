@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import bubble, graph_view, replay_time, resources, tour, trace_player
+from components import bubble, colors, graph_view, replay_time, resources, tour, trace_player
 from components import state as S
 from components.knobs import knob_widget
 from components.sidebar import active
@@ -43,7 +43,7 @@ def frame_drawing(result, replay, frame: int, nodes: list[int], positions) -> tu
     g = act.graph
     f = replay.frames[frame]
     state = replay.state_at(frame, nodes)
-    colors, borders, notes = [], [], []
+    fills, borders, notes = [], [], []
     terminals = bubble.terminal_groups(result, g)
     flash_nodes = {v for c in f.new_cegs for v in c.nodes}
     flash_edges = {e for c in f.new_cegs for e in c.edges}
@@ -52,19 +52,19 @@ def frame_drawing(result, replay, frame: int, nodes: list[int], positions) -> tu
         settled = bubble.mask_groups(state.settled.get(v, 0))
         front = bubble.mask_groups(state.frontier.get(v, 0))
         if settled:
-            colors.append((v, bubble.blend([bubble.group_color(x) for x in settled])))
+            fills.append((v, bubble.blend([bubble.group_color(x) for x in settled])))
         elif front:
-            colors.append((v, "#ffffff"))
+            fills.append((v, "#ffffff"))
         else:
-            colors.append((v, bubble.UNVISITED_COLOR))
+            fills.append((v, colors.UNVISITED))
         if v in flash_nodes:
-            borders.append((v, bubble.CEG_COLOR, 6))
+            borders.append((v, colors.CEG, 6))
         elif v == f.node:
-            borders.append((v, bubble.CURRENT_BORDER, 5))
+            borders.append((v, colors.CURRENT_BORDER, 5))
         elif front:
             borders.append((v, bubble.group_color(front[0]), 4))
         elif not settled:
-            borders.append((v, bubble.UNVISITED_BORDER, 1))
+            borders.append((v, colors.UNVISITED_BORDER, 1))
         lines = [f"{bubble.group_name(result, gid)}: {state.costs[gid][v]:.3f}"
                  for gid in sorted(state.costs) if v in state.costs[gid]]
         anchor = ("anchor of " + ", ".join(bubble.group_name(result, x) for x in terminals[v]) + "\n"
@@ -72,7 +72,7 @@ def frame_drawing(result, replay, frame: int, nodes: list[int], positions) -> tu
         if lines or anchor:
             notes.append((v, anchor + ("accumulated cost per group:\n" + "\n".join(lines) if lines else "")))
     edges = g.induced_edges(nodes).tolist()
-    edge_colors = tuple((e, bubble.CEG_COLOR if e in flash_edges else "#444444")
+    edge_colors = tuple((e, colors.CEG if e in flash_edges else "#444444")
                         for e in edges if e in flash_edges or e in older_edges)
     widths = tuple((e, 5.0 if e in flash_edges else 2.5) for e in edges if e in flash_edges or e in older_edges)
     # labels: the node settled now, the CEG found now, the meeting nodes so far, then the anchors
@@ -82,14 +82,14 @@ def frame_drawing(result, replay, frame: int, nodes: list[int], positions) -> tu
     legend = (
         *bubble.group_legend(result.groups.groups),
         *((bubble.ANCHOR_LEGEND,) if shapes else ()),
-        graph_view.LegendItem("mixed colour: reached by several groups", bubble.blend(bubble.GROUP_COLORS[:2])),
+        graph_view.LegendItem("mixed colour: reached by several groups", bubble.blend(colors.ANCHOR_GROUPS[:2])),
         graph_view.LegendItem("white, coloured ring: frontier (in the queue)", "#ffffff"),
-        graph_view.LegendItem("black ring: settled at this step", bubble.CURRENT_BORDER),
-        graph_view.LegendItem("red: CEG found at this step (collision)", bubble.CEG_COLOR),
+        graph_view.LegendItem("black ring: settled at this step", colors.CURRENT_BORDER),
+        graph_view.LegendItem("red: CEG found at this step (collision)", colors.CEG),
         graph_view.LegendItem("dark edges: earlier collision CEGs", "#444444", "line"),
-        graph_view.LegendItem("grey: not reached yet", bubble.UNVISITED_COLOR))
+        graph_view.LegendItem("grey: not reached yet", colors.UNVISITED))
     doc = resources.styled_network_html(
-        g, act.key, tuple(nodes), colors=tuple(colors), sizes=tuple(sorted(bubble.cost_sizes(result, nodes).items())),
+        g, act.key, tuple(nodes), colors=tuple(fills), sizes=tuple(sorted(bubble.cost_sizes(result, nodes).items())),
         borders=tuple(borders), edge_colors=edge_colors, edge_widths=widths, notes=tuple(notes), positions=positions,
         legend=legend, edge_labels=True, height=HEIGHT, labels=labels, shapes=shapes)
     return doc, state

@@ -13,7 +13,7 @@ import time
 import pandas as pd
 import streamlit as st
 
-from components import bubble, graph_view, replay_time, tour
+from components import bubble, colors, graph_view, replay_time, tour
 from components import state as S
 from components.knobs import knob_widget
 from components.sidebar import active
@@ -77,7 +77,7 @@ def ranking_table(result, ranked, n: int, baseline: dict[int, int]) -> pd.DataFr
     return pd.DataFrame(rows, columns=list(RANKING_COLUMNS))
 
 
-MEETING_LEGEND = graph_view.LegendItem("red ring: meeting (Steiner) node", bubble.CEG_COLOR)
+MEETING_LEGEND = graph_view.LegendItem("red ring: meeting (Steiner) node", colors.CEG)
 
 
 def create_ceg_drawing(result, r, *, height: int = 460, show_legend: bool = True) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import charts, deep_link, graph_view, reg_view, runs, train_view, workspaces
+from components import charts, colors, deep_link, graph_view, reg_view, runs, train_view, workspaces
 from components import state as S
 from components.answer_view import replay_banner
 from components.sidebar import active
@@ -126,7 +126,7 @@ if method == "reg":
         nodes = sorted({int(graph.edge_head[e]) for e in edges} | {int(graph.edge_tail[e]) for e in edges})
         root = {v for v in res.linked.nodes}
         graph_view.show_graph(graph, nodes, center=sorted(root & set(nodes)),
-                              colors={v: "#e69f00" for v in root}, edge_labels=True, height=420)
+                              colors={v: colors.ORANGE for v in root}, edge_labels=True, height=420)
         st.caption(f"Scorer: {md_escape(res.scorer)}; {res.candidates} triples scored within {res.config.hops} hops "
                    f"of the linked query entities, top {res.config.top_k} kept. Orange: query entities.")
 

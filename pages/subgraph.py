@@ -9,11 +9,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import charts, graph_view, resources, runs, sgrag_view, train_view, workspaces
+from components import charts, colors, graph_view, resources, runs, sgrag_view, train_view, workspaces
 from components import state as S
 from components.answer_view import answer_note, replay_banner
 from components.knobs import knob_widget
-from components.sgrag_view import UNK_COLOR, qnode_colors, query_graph_kg
+from components.sgrag_view import qnode_colors, query_graph_kg
 from components.sidebar import active
 from components.teaching import page_intro
 from components.ui import error_text, md_escape, progress_bar, public_text, question_picker
@@ -73,7 +73,7 @@ except EgxError as exc:
     st.stop()
 
 qg = result.query_graph
-colors = qnode_colors(qg)
+qcolors = qnode_colors(qg)
 qkg = query_graph_kg(qg)
 mapped = {m.qid: m.node_name for m in result.normalized.mappings if m.node >= 0}
 
@@ -95,9 +95,9 @@ with left:
                                for n in qg.nodes]), hide_index=True, width="stretch")
 with right:
     graph_view.render_html(graph_view.network_html(
-        qkg, range(qkg.n_nodes), colors={i: colors[n.id] for i, n in enumerate(qg.nodes)},
+        qkg, range(qkg.n_nodes), colors={i: qcolors[n.id] for i, n in enumerate(qg.nodes)},
         highlight=[i for i, n in enumerate(qg.nodes) if n.unknown],
-        legend=(graph_view.LegendItem("UNK (asked-for node)", UNK_COLOR),), height=HEIGHT), height=HEIGHT)
+        legend=(graph_view.LegendItem("UNK (asked-for node)", colors.UNK),), height=HEIGHT), height=HEIGHT)
 
 # ------------------------------------------------------------------ 2. normalization
 st.subheader("2 · Entity normalization")
@@ -152,7 +152,7 @@ if asm.fallback:
                f"({next((s.fallback for s in result.trace.steps if s.stage == 'fallback'), '')}).")
     if asm.fallback_edges:
         nodes = sorted({int(v) for e in asm.fallback_edges for v in (graph.edge_head[e], graph.edge_tail[e])})
-        known = {v: colors.get(m.qid, "#0072b2") for m in result.normalized.mappings for v in [m.node] if v >= 0}
+        known = {v: qcolors.get(m.qid, colors.BLUE) for m in result.normalized.mappings for v in [m.node] if v >= 0}
         graph_view.render_html(resources.styled_network_html(
             graph, act.key, tuple(nodes), colors=tuple(known.items()), edges=tuple(asm.fallback_edges),
             edge_labels=True, height=HEIGHT + 60), height=HEIGHT + 60)
@@ -174,13 +174,13 @@ else:
     with a:
         st.markdown("**Query graph**")
         graph_view.render_html(graph_view.network_html(
-            qkg, range(qkg.n_nodes), colors={i: colors[n.id] for i, n in enumerate(qg.nodes)},
+            qkg, range(qkg.n_nodes), colors={i: qcolors[n.id] for i, n in enumerate(qg.nodes)},
             highlight=[i for i, n in enumerate(qg.nodes) if n.unknown], height=HEIGHT), height=HEIGHT)
     with b:
         st.markdown("**Matched subgraph** (same colour = mapped node)")
         graph_view.render_html(resources.styled_network_html(
             graph, act.key, tuple(sorted(v for _, v in sg.mapping)),
-            colors=tuple((v, colors[q]) for q, v in sg.mapping), edges=tuple(sg.edges), edge_labels=True,
+            colors=tuple((v, qcolors[q]) for q, v in sg.mapping), edges=tuple(sg.edges), edge_labels=True,
             height=HEIGHT), height=HEIGHT)
     st.dataframe(pd.DataFrame([{"query node": f"{qg.node(q).label} ({q})", "graph node": graph.node_names[v]}
                                for q, v in sg.mapping]), hide_index=True, width="stretch")
