@@ -8,6 +8,7 @@ comes from a file (workspace names, reasons, settings) is escaped before it is d
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -253,7 +254,6 @@ def _launch(act: Active, paper: str, mode: str, limit: int) -> None:
     from core.eval.reproduce import reproduce_command, run_reproduction
     from core.index.isolated import isolated_builds
     from core.jobs import JobBusyError
-    from core.methods.base import Backends
     from core.tasks import reproduce_job, reproduce_spec
 
     ws = act.workspace
@@ -270,7 +270,7 @@ def _launch(act: Active, paper: str, mode: str, limit: int) -> None:
         def progress(done: int, total: int, msg: str) -> None:
             job.report(f"{done}/{total} · {msg}", done / max(total, 1))
 
-        rep = run_reproduction(ws, load_questions(ws), paper, Backends(act.embedder, llm, act.reranker), out_dir=out,
+        rep = run_reproduction(ws, load_questions(ws), paper, dataclasses.replace(act.backends, llm=llm), out_dir=out,
                                limit=limit, progress=progress, meta={"questions_file": str(ws.questions_path)},
                                command=reproduce_command(paper, ws.name, mode, limit=limit, embedder=act.embedder_name,
                                                          reranker=act.reranker_name))

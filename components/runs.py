@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import streamlit as st
 
 from components import jobs_view, resources
-from components.ui import md_escape
-from core.errors import WorkspaceError
+from components.ui import error_text, md_escape
+from components.workspaces import about, ask_before_s
+from core.errors import EgxError, WorkspaceError
 from core.methods.reranking import feature_store
 
 if TYPE_CHECKING:
+    from components.sidebar import Active
     from core.index.workspace import Workspace
     from core.jobs import Job
     from core.methods.base import Backends, Method, MethodConfig
@@ -70,19 +72,16 @@ def method_run(spec: Method[Any, R], workspace: Workspace, key: str, backends: B
                        params)
 
 
-#: A preparation expected to take longer than this many seconds waits for the user's click
-#: (``$EGX_ASK_BEFORE_S`` overrides it; 0 asks before every estimated one).
-ASK_BEFORE_S = 30.0
-
-
-def ask_before_s() -> float:
-    """:data:`ASK_BEFORE_S`, or ``$EGX_ASK_BEFORE_S`` when set to a number of seconds."""
-    import os
-
+def page_run(act: Active, spec: Method[Any, R], query: str, config: MethodConfig | None = None, *,
+             backends: Backends | None = None) -> R:
+    """A method page's run (:func:`method_run` on the sidebar's workspace and backends, or ``backends``); a run
+    that cannot start (bad question, bad config, unusable workspace) says why and stops the page."""
     try:
-        return max(0.0, float(os.environ.get("EGX_ASK_BEFORE_S", ASK_BEFORE_S)))
-    except ValueError:
-        return ASK_BEFORE_S
+        return method_run(spec, act.workspace, act.key, backends or act.backends, query, config)
+    except EgxError as exc:
+        st.error(md_escape(error_text(exc)))
+        st.stop()
+        raise AssertionError("unreachable: st.stop ends the run") from exc
 
 
 class PreparationPending(WorkspaceError):
@@ -94,12 +93,6 @@ class PreparationPending(WorkspaceError):
         when = ("is being built on the server" if job is not None else
                 "has to be built first" + (f" (about {about(pending.estimate_s)})" if pending.estimate_s else ""))
         super().__init__(f"{method} is waiting: {pending.title} {when}.")
-
-
-def about(seconds: float | None) -> str:
-    from core.jobs import format_seconds
-
-    return format_seconds(max(1.0, float(seconds or 0.0)))
 
 
 def preparation_work(p: Any) -> Callable[[Job], None]:

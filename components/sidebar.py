@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from core.graph.reader import GraphLike
     from core.index.listing import WorkspaceInfo
     from core.index.workspace import Workspace
+    from core.methods.base import Backends
 
 _CUSTOM = {"embedder": "st", "reranker": "cross-encoder"}
 _CUSTOM_LABEL = {"embedder": "sentence-transformers model (path or hub id)…",
@@ -47,6 +48,13 @@ class Active:
     llm_name: str
     llm: LLM
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def backends(self) -> Backends:
+        """The sidebar's embedder, LLM and reranker, as every method run takes them."""
+        from core.methods.base import Backends
+
+        return Backends(self.embedder, self.llm, self.reranker)
 
     @cached_property
     def graph(self) -> GraphLike:

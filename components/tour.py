@@ -17,6 +17,7 @@ behaves as before. The tour's own state is one :class:`TourState` under :data:`s
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -389,7 +390,6 @@ def lesson_ui(page: str, act: Any, results: Mapping[str, Any]) -> None:
     read from the runs shown (:func:`step_lesson`). Nothing off the tour or on another step."""
     from components import resources, runs, workspaces
     from core.errors import EgxError
-    from core.methods.base import Backends
     from core.methods.registry import METHODS
 
     t = current()
@@ -402,7 +402,7 @@ def lesson_ui(page: str, act: Any, results: Mapping[str, Any]) -> None:
         if graph is None:
             return
         try:  # the extractive answer of the tour's method, LLM off: what the passages say without a model
-            none = Backends(act.embedder, resources.llm("none"), act.reranker)
+            none = dataclasses.replace(act.backends, llm=resources.llm("none"))
             ext = runs.method_run(METHODS[EXTRACTIVE_METHOD], act.workspace, act.key, none, step.question,
                                   defer=True)
         except EgxError:  # (PreparationPending is one) the lesson stands without it

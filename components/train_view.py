@@ -12,6 +12,7 @@ says when the active retriever scores below cosine, with the figures.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Callable
@@ -171,7 +172,6 @@ def _active_and_aside(act: Active, unit: str) -> None:
     """Say when the active retriever scores below cosine (with its figures), and offer the one training kept aside
     because it lost on the held-out split ("Use it anyway")."""
     from core import tasks
-    from core.methods.base import Backends
     from core.methods.reg.config import RegConfig
     from core.methods.reg.keep import aside_dir, below_cosine
     from core.methods.reg.models import used_model
@@ -179,7 +179,7 @@ def _active_and_aside(act: Active, unit: str) -> None:
 
     ws = act.workspace
     if unit == "triple":
-        used = used_model(ws, Backends(act.embedder, act.llm), RegConfig())  # None: reg scores by cosine
+        used = used_model(ws, dataclasses.replace(act.backends, reranker=None), RegConfig())  # None: reg scores by cosine
         worse = below_cosine(used[1]) if used is not None else ""
         if worse:
             st.warning(f"{md_escape(worse)} It is still the scorer `reg` uses here; retrain, or compare it with the "

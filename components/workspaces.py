@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from components import jobs_view, resources
-from components.runs import about, ask_before_s
 from components.ui import error_text, md_escape
 from core.errors import WorkspaceError
 
@@ -20,6 +19,28 @@ if TYPE_CHECKING:
     from core.index.listing import WorkspaceInfo
     from core.index.workspace import Workspace
     from core.jobs import Job
+
+
+#: A preparation expected to take longer than this many seconds waits for the user's click
+#: (``$EGX_ASK_BEFORE_S`` overrides it; 0 asks before every estimated one).
+ASK_BEFORE_S = 30.0
+
+
+def ask_before_s() -> float:
+    """:data:`ASK_BEFORE_S`, or ``$EGX_ASK_BEFORE_S`` when set to a number of seconds."""
+    import os
+
+    try:
+        return max(0.0, float(os.environ.get("EGX_ASK_BEFORE_S", ASK_BEFORE_S)))
+    except ValueError:
+        return ASK_BEFORE_S
+
+
+def about(seconds: float | None) -> str:
+    """A build's estimate as the ask-first offers say it ("7 min"; at least a second)."""
+    from core.jobs import format_seconds
+
+    return format_seconds(max(1.0, float(seconds or 0.0)))
 
 
 def open_workspace(info: WorkspaceInfo, embedder_name: str) -> Workspace:

@@ -11,10 +11,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import bubble, charts, graph_view, replay_time, tour
+from components import bubble, charts, graph_view, replay_time
 from components import state as S
-from components.sidebar import active
-from components.teaching import page_intro
+from components.page import header
 from components.ui import md_code, md_escape
 
 HEIGHT = 420  #: the anchors' drawing: shorter than the expansion page's, it sits under the groups' table
@@ -158,10 +157,7 @@ def create_anchor_drawing_ui(result) -> None:
     graph_view.render_html(doc, height=HEIGHT)
 
 
-act = active()
-st.title("Anchor grouping")
-tour.bar("pages/bubble_anchors.py")  # the guided demo's step, when one runs
-page_intro("pages/bubble_anchors.py")  # what you are looking at, and the paper section
+act = header()
 query = bubble.question_ui(act, "anchors")
 result = bubble.current_run(act, query)
 if result is not None and not bubble.early_exit_note(result):

@@ -9,12 +9,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import bubble, charts, colors, graph_view, replay_time, resources, tour
+from components import bubble, charts, colors, graph_view, replay_time, tour
 from components import state as S
 from components.answer_view import answer_note, gold_answer, question_answers, replay_banner
-from components.sidebar import active
+from components.page import current, header
+from components.question import workspace_questions
 from components.suggestions import graph_suggestions, suggested_questions_ui
-from components.teaching import page_intro
 from components.ui import error_text, md_code, md_escape, public_text
 from core.errors import EgxError
 from core.graph.formats.jsonio import parse_json
@@ -40,10 +40,8 @@ def create_answer_ui(result) -> None:
 
 
 def _gold_answers(query: str) -> tuple[str, ...]:
-    try:
-        return question_answers(resources.workspace_questions(act.workspace, act.key), query)
-    except EgxError:  # an unreadable questions file: the Data page says why; the answer stands alone
-        return ()
+    # an unreadable questions file: the question box says why; the answer stands alone
+    return question_answers(workspace_questions(act, warn=False), query)
 
 
 def create_evidence_ui(result) -> str:
@@ -191,10 +189,7 @@ def create_trace_upload_ui(result) -> None:
             "The current run's answer differs from the saved one (other workspace, backends or settings).")
 
 
-act = active()
-st.title("Ask")
-tour.bar("pages/bubble_ask.py")  # the guided demo's step, when one runs
-page_intro("pages/bubble_ask.py")  # what you are looking at, and the paper section
+act = header()
 query = bubble.question_ui(act, "ask")
 suggested_questions_ui(graph_suggestions(act), on_pick=lambda q: S.set_value(S.BUBBLE_QUESTION, q),
                        key=S.BUBBLE_SUGGESTED)
@@ -202,7 +197,7 @@ result = bubble.current_run(act, query)
 doc = ""
 if result is not None:
     create_answer_ui(result)
-    tour.lesson_ui("pages/bubble_ask.py", act, {"bubblerag": result})  # the guided demo's lesson on this run
+    tour.lesson_ui(current(), act, {"bubblerag": result})  # the guided demo's lesson on this run
     bubble.early_exit_note(result)
     tabs = st.tabs(["Evidence graph", "Triples", "Source passages", "Latency and tokens", "Export and replay"])
     with tabs[0]:

@@ -11,11 +11,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import bubble, colors, graph_view, replay_time, resources, tour, trace_player
+from components import bubble, colors, graph_view, replay_time, resources, trace_player
 from components import state as S
 from components.knobs import knob_widget
-from components.sidebar import active
-from components.teaching import page_intro
+from components.page import header
 from components.ui import md_escape
 from core.methods.bubblerag import BubbleConfig
 from core.methods.bubblerag.expansion import budget_tally
@@ -187,11 +186,8 @@ def hop_note(realized: int, requested: int, capped: bool, max_nodes: int) -> str
             f"hop{'' if realized == 1 else 's'} from the anchors")
 
 
-act = active()
 HEIGHT = 600
-st.title("Bubble expansion")
-tour.bar("pages/bubble_expansion.py")  # the guided demo's step, when one runs
-page_intro("pages/bubble_expansion.py")  # what you are looking at, and the paper section
+act = header()
 query = bubble.question_ui(act, "expansion")
 h_col, b_col = st.columns(2)
 h = knob_widget(BubbleConfig, "h", S.BUBBLE_H, where=h_col)

@@ -13,11 +13,10 @@ import time
 import pandas as pd
 import streamlit as st
 
-from components import bubble, colors, graph_view, replay_time, tour
+from components import bubble, colors, graph_view, replay_time
 from components import state as S
 from components.knobs import knob_widget
-from components.sidebar import active
-from components.teaching import page_intro
+from components.page import header
 from components.ui import md_escape
 from core.methods.bubblerag import ALPHA_PRESETS, BubbleConfig
 
@@ -123,10 +122,7 @@ def create_reasoning_ui(result) -> None:
     replay_time.stage_time_captions(act.llm, result.trace, ("reasoning",))
 
 
-act = active()
-st.title("Ranking and reasoning expansion")
-tour.bar("pages/bubble_ranking.py")  # the guided demo's step, when one runs
-page_intro("pages/bubble_ranking.py")  # what you are looking at, and the paper section
+act = header()
 query = bubble.question_ui(act, "ranking")
 result = bubble.current_run(act, query)
 if result is not None and not bubble.early_exit_note(result):

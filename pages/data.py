@@ -16,7 +16,8 @@ import streamlit as st
 from components import graph_view, resources, session_jobs, workspaces
 from components import state as S
 from components.add_documents import create_add_documents_ui, show_file_status, stage_uploads
-from components.sidebar import Active, active
+from components.page import header
+from components.sidebar import Active
 from components.ui import error_text, md_code, md_escape, public_path, public_text
 from core.errors import EgxError
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
@@ -457,9 +458,8 @@ def create_export_ui(act: Active, g: GraphLike, shown: list[int], shown_is_whole
 
 
 # ---------------------------------------------------------------------------------------- page
-act = active()
+act = header()
 ws = act.workspace
-st.title("Data")
 st.markdown(f"**{md_escape(ws.title)}**" + (f" — {md_escape(ws.description)}" if ws.description else ""))
 built = st.session_state.pop(S.DATA_BUILT_MESSAGE, None)
 if built:
