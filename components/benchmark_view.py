@@ -5,6 +5,8 @@ A browser user picks a run *name*, never a path: runs live in ``$EGX_HOME/runs/<
 outside the project's folders. The figures themselves are drawn by :mod:`components.bench_view`.
 """
 
+from __future__ import annotations
+
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path

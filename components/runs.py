@@ -24,9 +24,9 @@ if TYPE_CHECKING:
     from components.sidebar import Active
     from core.index.workspace import Workspace
     from core.jobs import Job
-    from core.methods.base import Backends, Method, MethodConfig
+    from core.methods.base import Backends, Method, MethodConfig, MethodResult
 
-R = TypeVar("R")
+R = TypeVar("R", bound="MethodResult")
 
 
 def method_run(spec: Method[Any, R], workspace: Workspace, key: str, backends: Backends, query: str,
