@@ -7,7 +7,7 @@
 * derived views that cost more than a few milliseconds (graph statistics, graph drawings), keyed by
   the workspace key plus their arguments.
 
-A method's own cached views live in its UI module (``components/bubble.py``, ``fastinsight_view.py``,
+A method's own cached views live in its UI module (``components/bubblerag/``, ``fastinsight_view.py``,
 ``reg_view.py``). Work that writes to disk (building a workspace, an index, a method's preparation) is never
 done inside a cached function: it runs as a background job of the server (:mod:`components.runs`,
 :mod:`components.workspaces`), and its result is then opened through these caches.
