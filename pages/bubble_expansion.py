@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import graph_view, replay_time, resources, trace_player
+from components import replay_time
 from components import state as S
 from components.bubblerag import expansion as panels
 from components.bubblerag import shared as bubble
@@ -24,7 +24,6 @@ h_col, b_col = st.columns(2)
 h = knob_widget(BubbleConfig, "h", S.BUBBLE_H, where=h_col)
 budget = knob_widget(BubbleConfig, "B", S.BUBBLE_B, where=b_col)
 result = bubble.current_run(act, query)
-replay = None
 if result is not None and not bubble.early_exit_note(result):
     local, exp = result.local, result.expansion
     g = act.graph
@@ -40,26 +39,4 @@ if result is not None and not bubble.early_exit_note(result):
                    icon=":material/content_cut:")
         panels.create_final_state_ui(act, result)
     else:
-        replay = bubble.bubblerag_replay(result, g, bubble.run_key(act, query, result.config))
-        nodes, capped = panels.drawn_nodes(act, result, replay)
-        if capped:
-            st.warning(f"G' has {local.n_nodes:,} nodes; the drawing shows {len(nodes)} of them: the CEG nodes, the "
-                       "anchors and the nodes in the order the search settled them. Frontier nodes outside the "
-                       "drawing are counted in the side panel.", icon=":material/content_cut:")
-        positions = resources.layout_positions(g, act.key, tuple(nodes))
-        collisions = replay.collision_frames()
-        left, right = st.columns([5, 2])
-        with left:
-            if S.reset_on_change(S.BUBBLE_FRAME, (act.info.name, query)):  # a new question replays from frame 0
-                st.session_state[S.BUBBLE_PLAYING] = False
-            frame = trace_player.frame_controls(S.BUBBLE_FRAME, S.BUBBLE_PLAYING, len(replay), collisions,
-                                                help_text="Frame k = the state after k settle steps.")
-            pause = S.keep(S.BUBBLE_PAUSE_AT_COLLISION, st.checkbox(
-                "Pause when bubbles of different groups collide", key=S.bind(S.BUBBLE_PAUSE_AT_COLLISION, True)))
-            doc, _ = panels.frame_drawing(act, result, replay, frame, nodes, positions)
-            graph_view.render_html(doc, height=panels.HEIGHT)
-            st.caption("Diamonds are the anchors, where the bubbles start. Node size grows as its semantic cost "
-                       "1 − cos(q, v) falls; hover a node for its accumulated cost per group.")
-        with right:
-            panels.create_side_panel(act, result, replay, frame)
-        trace_player.continue_playing(S.BUBBLE_FRAME, S.BUBBLE_PLAYING, len(replay), collisions if pause else ())
+        panels.create_replay_ui(act, result, query)

@@ -12,7 +12,7 @@ import time
 
 import streamlit as st
 
-from components import graph_view, replay_time
+from components import replay_time
 from components import state as S
 from components.bubblerag import ranking as panels
 from components.bubblerag import shared as bubble
@@ -52,24 +52,5 @@ if result is not None and not bubble.early_exit_note(result):
         st.button(f"Use α = {alpha:g}, n = {n} for reasoning expansion and the answer", key=S.BUBBLE_ALPHA + ".apply",
                   on_click=panels.use_for_answer, args=(alpha, n),
                   help="Re-runs the pipeline with these values (cached); the Ask page then uses them.")
-    top = ranked[:n]
-    if st.session_state.get(S.BUBBLE_PRESET) == "compare" and len(top) > 1:
-        st.subheader(f"Top-{len(top)} CEGs side by side (comparison query)")
-        # one legend for the row: three copies would take most of each narrow drawing
-        st.html(graph_view.legend_html(bubble.drawing_legend(result.groups.groups, (panels.MEETING_LEGEND,)), inline=True))
-        for col, r in zip(st.columns(min(len(top), 3)), top[:3]):
-            with col:
-                panels.create_ceg_drawing(act, result, r, height=380, show_legend=False)
-    else:
-        st.subheader("Draw a CEG")
-        labels = {r.ceg.index: panels.ceg_label(result, r) for r in ranked}
-        # CEG #3 of another question is another CEG: a new question starts on its best one
-        S.reset_on_change(S.BUBBLE_CEG, (act.info.name, query))
-        ckey = S.bind(S.BUBBLE_CEG, next(iter(labels)))
-        if st.session_state[ckey] not in labels:  # a run with other knobs found fewer CEGs
-            st.session_state[ckey] = next(iter(labels))
-        pick = S.keep(S.BUBBLE_CEG, st.selectbox(
-            "CEG", list(labels), format_func=labels.__getitem__, key=ckey,
-            help="In rank order, best first. Anchors take their group's colour; the meeting node is ringed red."))
-        panels.create_ceg_drawing(act, result, next(r for r in ranked if r.ceg.index == pick))
+    panels.create_cegs_ui(act, result, ranked, n, query)
     panels.create_reasoning_ui(act, result)

@@ -3,12 +3,13 @@ sidebar's record as arguments; pages/bubble_expansion.py composes them."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import streamlit as st
 
-from components import colors, graph_view, resources
+from components import colors, graph_view, resources, trace_player
+from components import state as S
 from components.bubblerag import shared as bubble
 from components.ui import md_escape
 from core.methods.bubblerag.expansion import budget_tally
@@ -187,3 +188,32 @@ def hop_note(realized: int, requested: int, capped: bool, max_nodes: int) -> str
 
 
 HEIGHT = 600
+
+
+def create_replay_ui(act: Active, result: Any, query: str) -> None:
+    """The expansion replayed frame by frame on fixed positions: the player, the drawing, and the side panel."""
+    g = act.graph
+    local = result.local
+    replay = bubble.bubblerag_replay(result, g, bubble.run_key(act, query, result.config))
+    nodes, capped = drawn_nodes(act, result, replay)
+    if capped:
+        st.warning(f"G' has {local.n_nodes:,} nodes; the drawing shows {len(nodes)} of them: the CEG nodes, the "
+                   "anchors and the nodes in the order the search settled them. Frontier nodes outside the "
+                   "drawing are counted in the side panel.", icon=":material/content_cut:")
+    positions = resources.layout_positions(g, act.key, tuple(nodes))
+    collisions = replay.collision_frames()
+    left, right = st.columns([5, 2])
+    with left:
+        if S.reset_on_change(S.BUBBLE_FRAME, (act.info.name, query)):  # a new question replays from frame 0
+            st.session_state[S.BUBBLE_PLAYING] = False
+        frame = trace_player.frame_controls(S.BUBBLE_FRAME, S.BUBBLE_PLAYING, len(replay), collisions,
+                                            help_text="Frame k = the state after k settle steps.")
+        pause = S.keep(S.BUBBLE_PAUSE_AT_COLLISION, st.checkbox(
+            "Pause when bubbles of different groups collide", key=S.bind(S.BUBBLE_PAUSE_AT_COLLISION, True)))
+        doc, _ = frame_drawing(act, result, replay, frame, nodes, positions)
+        graph_view.render_html(doc, height=HEIGHT)
+        st.caption("Diamonds are the anchors, where the bubbles start. Node size grows as its semantic cost "
+                   "1 − cos(q, v) falls; hover a node for its accumulated cost per group.")
+    with right:
+        create_side_panel(act, result, replay, frame)
+    trace_player.continue_playing(S.BUBBLE_FRAME, S.BUBBLE_PLAYING, len(replay), collisions if pause else ())

@@ -3,7 +3,7 @@ sidebar's record as arguments; pages/bubble_ranking.py composes them."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import streamlit as st
@@ -118,3 +118,27 @@ def create_reasoning_ui(act: Active, result) -> None:
         st.caption(f"Not expanded (time budget spent): CEGs {', '.join(f'#{i}' for i in rex.not_expanded)}.")
     bubble.fallback_notes(result, ("reasoning",))
     replay_time.stage_time_captions(act.llm, result.trace, ("reasoning",))
+
+
+def create_cegs_ui(act: Active, result: Any, ranked: Any, n: int, query: str) -> None:
+    """The top-n CEGs side by side (the compare preset), or the one CEG picked, drawn."""
+    top = ranked[:n]
+    if st.session_state.get(S.BUBBLE_PRESET) == "compare" and len(top) > 1:
+        st.subheader(f"Top-{len(top)} CEGs side by side (comparison query)")
+        # one legend for the row: three copies would take most of each narrow drawing
+        st.html(graph_view.legend_html(bubble.drawing_legend(result.groups.groups, (MEETING_LEGEND,)), inline=True))
+        for col, r in zip(st.columns(min(len(top), 3)), top[:3]):
+            with col:
+                create_ceg_drawing(act, result, r, height=380, show_legend=False)
+    else:
+        st.subheader("Draw a CEG")
+        labels = {r.ceg.index: ceg_label(result, r) for r in ranked}
+        # CEG #3 of another question is another CEG: a new question starts on its best one
+        S.reset_on_change(S.BUBBLE_CEG, (act.info.name, query))
+        ckey = S.bind(S.BUBBLE_CEG, next(iter(labels)))
+        if st.session_state[ckey] not in labels:  # a run with other knobs found fewer CEGs
+            st.session_state[ckey] = next(iter(labels))
+        pick = S.keep(S.BUBBLE_CEG, st.selectbox(
+            "CEG", list(labels), format_func=labels.__getitem__, key=ckey,
+            help="In rank order, best first. Anchors take their group's colour; the meeting node is ringed red."))
+        create_ceg_drawing(act, result, next(r for r in ranked if r.ceg.index == pick))
