@@ -9,8 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import plotly.graph_objects as go
 
-from components import graph_view
-from components.reg_chains import GROUP_COLORS
+from components import colors, graph_view
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -42,7 +41,7 @@ def stage_latency_figure(trace: Trace) -> go.Figure:
     steps = trace.steps
     fig = go.Figure(go.Bar(
         x=[s.stage for s in steps], y=[s.seconds * 1000 for s in steps],
-        marker_color=["#d55e00" if s.fallback else "#0072b2" for s in steps],
+        marker_color=[colors.VERMILLION if s.fallback else colors.BLUE for s in steps],
         hovertext=[f"{_label(s.title, 60)}: {s.prompt_tokens} prompt + {s.completion_tokens} completion tokens"
                    for s in steps], hoverinfo="text+y"))
     fig.update_layout(height=300, margin={"l": 40, "r": 20, "t": 30, "b": 80}, yaxis={"title": "ms"},
@@ -55,7 +54,8 @@ def rank_shift_figure(rows: list[RankRow], limit: int) -> go.Figure:
     shown = [r for r in rows if r.plain_rank <= limit or r.granker_rank <= limit]
     fig = go.Figure()
     for r in shown:
-        color = "#009e73" if r.gold else "#0072b2" if r.shift > 0 else "#d55e00" if r.shift < 0 else "#a0a0a0"
+        color = (colors.GOLD if r.gold else colors.MOVED_UP if r.shift > 0 else colors.MOVED_DOWN if r.shift < 0
+                 else colors.EDGE)
         fig.add_trace(go.Scatter(x=[0, 1], y=[r.plain_rank, r.granker_rank], mode="lines+markers",
                                  line={"color": color, "width": 3 if r.gold else 1.5}, showlegend=False,
                                  hovertext=f"{r.title}: {r.plain_rank} → {r.granker_rank}", hoverinfo="text"))
@@ -70,8 +70,8 @@ def rank_shift_figure(rows: list[RankRow], limit: int) -> go.Figure:
 def stex_figure(table: list, beta: float) -> go.Figure:
     names = [graph_view.escape(graph_view.short_label(r.title, 30)) + (" ✚" if r.added else "") for r in table]
     fig = go.Figure([
-        go.Bar(name="I_Sim (v_q·V_n)", x=names, y=[r.i_sim for r in table], marker_color="#56b4e9"),
-        go.Bar(name=f"β·I_Struct (β = {beta:g})", x=names, y=[r.beta_struct for r in table], marker_color="#e69f00"),
+        go.Bar(name="I_Sim (v_q·V_n)", x=names, y=[r.i_sim for r in table], marker_color=colors.SKY),
+        go.Bar(name=f"β·I_Struct (β = {beta:g})", x=names, y=[r.beta_struct for r in table], marker_color=colors.ORANGE),
     ])
     fig.update_layout(barmode="relative", height=360, margin={"l": 40, "r": 20, "t": 30, "b": 120},
                       legend={"orientation": "h", "y": 1.12}, yaxis={"title": "S_n = I_Sim + β·I_Struct"})
@@ -80,8 +80,8 @@ def stex_figure(table: list, beta: float) -> go.Figure:
 
 def fastinsight_metrics_figure(df: pd.DataFrame) -> go.Figure:
     fig = go.Figure()
-    colors = {"R@10": "#0072b2", "nDCG@10": "#009e73", "TR": "#e69f00", "MissTR": "#cc79a7"}
-    for metric, color in colors.items():
+    lines = {"R@10": colors.BLUE, "nDCG@10": colors.GREEN, "TR": colors.ORANGE, "MissTR": colors.PINK}
+    for metric, color in lines.items():
         for ranking, dash in (("GRanker", "solid"), ("plain reranking", "dot")):
             part = df[df["ranking"] == ranking]
             fig.add_trace(go.Scatter(x=part["retrieved"], y=part[metric], mode="lines+markers",
@@ -93,7 +93,7 @@ def fastinsight_metrics_figure(df: pd.DataFrame) -> go.Figure:
 
 def dominance_loss_figure(losses: list[float]) -> go.Figure:
     fig = go.Figure(go.Scatter(x=list(range(1, len(losses) + 1)), y=losses, mode="lines+markers",
-                               line={"color": "#0072b2"}))
+                               line={"color": colors.BLUE}))
     fig.update_layout(height=260, margin={"l": 40, "r": 20, "t": 20, "b": 40},
                       xaxis={"title": "epoch"}, yaxis={"title": "dominance loss Σ‖max(0, o(s) − o(g) + m)‖²"})
     return fig
@@ -101,7 +101,7 @@ def dominance_loss_figure(losses: list[float]) -> go.Figure:
 
 def token_figure(tokens: Mapping[str, int]) -> go.Figure:
     keys = [k for k in ("passages", "triples", "chains") if k in tokens]
-    fig = go.Figure(go.Bar(x=keys, y=[tokens[k] for k in keys], marker_color=["#999999", "#0072b2", "#009e73"][:len(keys)],
+    fig = go.Figure(go.Bar(x=keys, y=[tokens[k] for k in keys], marker_color=[colors.GREY, colors.BLUE, colors.GREEN][:len(keys)],
                            text=[tokens[k] for k in keys], textposition="outside"))
     fig.update_layout(height=260, margin={"l": 40, "r": 10, "t": 20, "b": 30}, yaxis={"title": "prompt tokens"})
     return fig
@@ -113,7 +113,7 @@ def curves_figure(runs: Mapping[str, Mapping[str, Any]], metric: str = "val_reca
     for i, (label, res) in enumerate(runs.items()):
         cur = res.get("curves", {})
         fig.add_trace(go.Scatter(x=cur.get("epoch", []), y=cur.get(metric, []), mode="lines+markers", name=label,
-                                 line={"color": GROUP_COLORS[i % len(GROUP_COLORS)]}))
+                                 line={"color": colors.nth(colors.CHAIN_GROUPS, i)}))
     title = {"val_recall": "validation label recall@K", "train_loss": "training BCE loss",
              "val_loss": "validation BCE loss"}.get(metric, metric)
     fig.update_layout(height=300, margin={"l": 40, "r": 10, "t": 30, "b": 30}, xaxis={"title": "epoch"},
@@ -131,7 +131,7 @@ def heldout_figure(runs: Mapping[str, Mapping[str, Any]], k: int) -> go.Figure:
         bars["cosine (untrained)"] = next(iter(runs.values())).get("baseline_test", {})
     for i, (label, m) in enumerate(bars.items()):
         fig.add_trace(go.Bar(name=label, x=[t for _, t in metrics], y=[m.get(key) for key, _ in metrics],
-                             marker_color=GROUP_COLORS[i % len(GROUP_COLORS)]))
+                             marker_color=colors.nth(colors.CHAIN_GROUPS, i)))
     fig.update_layout(barmode="group", height=300, margin={"l": 40, "r": 10, "t": 30, "b": 30},
                       yaxis={"range": [0, 1.02], "title": "test split"}, legend={"orientation": "h", "y": 1.15})
     return fig
@@ -146,10 +146,10 @@ def ppr_mass_figure(walk: WalkData, gold: Sequence[str] = ()) -> go.Figure:
                 for p in walk.top_passages]
     fig = go.Figure([
         go.Bar(name=f"phrase nodes (mass {walk.phrase_mass:.3f})", y=[n for n, _ in phrases],
-               x=[s for _, s in phrases], orientation="h", marker_color="#0072b2"),
+               x=[s for _, s in phrases], orientation="h", marker_color=colors.BLUE),
         go.Bar(name=f"passage nodes (mass {walk.passage_mass:.3f})", y=[n for n, _, _ in passages],
                x=[s for _, s, _ in passages], orientation="h",
-               marker_color=["#009e73" if g else "#e69f00" for _, _, g in passages]),
+               marker_color=[colors.GREEN if g else colors.ORANGE for _, _, g in passages]),
     ])
     fig.update_layout(height=max(260, 22 * (len(phrases) + len(passages)) + 80),
                       margin={"l": 10, "r": 20, "t": 30, "b": 40}, xaxis={"title": "PPR score"},

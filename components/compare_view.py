@@ -11,26 +11,30 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from components import budget_view, colors, runs, tour
 from components import state as S
-from components.graph_view import LegendItem
+from components.answer_view import answer_note, gold_answer, replay_banner
+from components.graph_view import LegendItem, show_graph
 from components.navigation import page_path
-from components.ui import md_escape
-from core.eval.diagnose import stages_for
-from core.eval.triage import to_csv, to_json
-from core.eval.verdicts import diagnosis_verdict
+from components.page import current
+from components.question import question_box, workspace_questions
+from components.suggestions import graph_suggestions, suggested_questions_ui
+from components.ui import error_text, md_escape
+from core.errors import EgxError
+from core.eval.diagnose import diagnose, stages_for
+from core.eval.metrics import llm_tokens, stage_latency
+from core.eval.result_metrics import retrieval_metrics
+from core.eval.triage import result_row, to_csv, to_json
+from core.eval.verdicts import diagnosis_verdict, match_answer, unmatched_note
 from core.graph.model import KnowledgeGraph
-from core.methods.base import Diagnosis, Method, MethodResult
-
-#: Okabe–Ito colours (colour-blind safe), one per method in registry order, with brown for the 7th (Okabe–Ito yellow
-#: is too close to the gold-passage border); overlap is black.
-METHOD_COLOURS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#d55e00", "#56b4e9", "#8c564b", "#999999")
-OVERLAP_COLOUR = "#222222"
-GOLD_BORDER = "#ffd700"
+from core.methods.base import Diagnosis, Gold, Method, MethodResult
+from core.methods.budget import apply_budget
+from core.methods.registry import METHODS, method_names
 
 
 def method_colour(method: str, methods: Sequence[str]) -> str:
     i = list(methods).index(method) if method in methods else len(methods)
-    return METHOD_COLOURS[i % len(METHOD_COLOURS)]
+    return colors.nth(colors.METHODS, i)
 
 
 # ------------------------------------------------------------------------------ step-through pages
@@ -81,21 +85,21 @@ def overlay(graph: KnowledgeGraph, per_method: Mapping[str, Sequence[int]], meth
     for m, nodes in per_method.items():
         for v in nodes:
             owners.setdefault(int(v), []).append(m)
-    colors, borders, notes = {}, {}, {}
+    fills, borders, notes = {}, {}, {}
     gold_nodes = gold_nodes or set()
     for v, ms in owners.items():
-        colors[v] = method_colour(ms[0], methods) if len(ms) == 1 else OVERLAP_COLOUR
+        fills[v] = method_colour(ms[0], methods) if len(ms) == 1 else colors.SHARED
         notes[v] = "reached by: " + ", ".join(ms) + (" · in a gold passage" if v in gold_nodes else "")
         if v in gold_nodes:
-            borders[v] = (GOLD_BORDER, 5)
+            borders[v] = (colors.GOLD_BORDER, 5)
     legend = [LegendItem(m, method_colour(m, methods)) for m in per_method]
-    legend.append(LegendItem("several methods", OVERLAP_COLOUR))
+    legend.append(LegendItem("several methods", colors.SHARED))
     if gold_nodes & set(owners):
-        legend.append(LegendItem("gold-passage entity (thick border)", GOLD_BORDER, "line"))
+        legend.append(LegendItem("gold-passage entity (thick border)", colors.GOLD_BORDER, "line"))
     labels = [*sorted(v for v in owners if v in gold_nodes),
               *sorted((v for v, ms in owners.items() if len(ms) > 1), key=lambda v: (-len(owners[v]), v)),
               *sorted(owners, key=lambda v: (-int(graph.degree[v]), v))]
-    return Overlay(sorted(owners), colors, borders, notes, legend, sum(1 for ms in owners.values() if len(ms) > 1),
+    return Overlay(sorted(owners), fills, borders, notes, legend, sum(1 for ms in owners.values() if len(ms) > 1),
                    tuple(dict.fromkeys(labels)))
 
 
@@ -319,3 +323,207 @@ def evidence_view(diag: Diagnosis, graph: KnowledgeGraph | None = None) -> None:
         st.dataframe(df, hide_index=True, width="stretch")
     if not diag.evidence:
         st.caption("No further evidence recorded for this verdict.")
+
+
+# ------------------------------------------------------------------------------ the Compare page's panels
+DEMO_QUESTION = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
+
+
+@dataclass(frozen=True)
+class Runs:
+    """What one Compare click produced: each method's result and diagnosis, its error, or the build it waits for."""
+
+    results: dict[str, Any]
+    diagnoses: dict[str, Diagnosis]
+    errors: dict[str, str]
+    waiting: dict[str, Any]  #: method → :class:`components.runs.PreparationPending`
+
+
+def intro() -> None:
+    """What the page shows, under its title."""
+    st.caption("One question, every retrieval method on the same workspace and backends. For each method: its "
+               "ranked passages (✓ = gold), where the gold evidence was lost (the failure diagnosis reads the "
+               "method's own trace), latency and LLM tokens. The evidence subgraphs are drawn on one layout.")
+
+
+def _ask_suggested(question: str) -> None:
+    S.set_value(S.COMPARE_QUESTION, S.CUSTOM_QUESTION)
+    S.set_value(S.COMPARE_CUSTOM, question)
+
+
+def question(act: Any, graph: KnowledgeGraph) -> tuple[str, Gold]:
+    """The question box over the workspace's questions with gold evidence (or questions its graph answers), and
+    the question's gold evidence (none for a typed question)."""
+    by_text = {q.question: q for q in workspace_questions(act) if q.gold_chunks}
+    suggested = graph_suggestions(act)  # a workspace without questions: questions its graph answers
+    query = question_box(list(by_text), key=S.COMPARE_QUESTION, custom_key=S.COMPARE_CUSTOM, scope="compare",
+                         default=DEMO_QUESTION if graph.name == "demo" else
+                         suggested[0].question if suggested and not by_text else "",
+                         help="Questions of this workspace with gold evidence, or your own.")
+    suggested_questions_ui(suggested, on_pick=_ask_suggested, key=S.COMPARE_SUGGESTED)
+    q = by_text.get(query)
+    return query, Gold.from_question(q) if q else Gold("custom", ())
+
+
+def choices(handed: Any) -> tuple[list[str], Any, int]:
+    """The methods to compare (a Benchmark row's method added), the answer budget and the diagnosis cut; the page
+    stops while no budget is valid."""
+
+    c1, cb, c2 = st.columns([4, 2, 1])
+    mkey = S.bind(S.COMPARE_METHODS, method_names(), scope="compare")
+    st.session_state[mkey] = [m for m in st.session_state[mkey] if m in METHODS]
+    if handed is not None and handed.method in METHODS and handed.method not in st.session_state[mkey]:
+        st.session_state[mkey] = [*st.session_state[mkey], handed.method]  # the Benchmark row's method is compared
+    methods = S.keep(S.COMPARE_METHODS, c1.multiselect("Methods", method_names(), key=mkey,
+                                                     format_func=lambda m: f"{m} — {METHODS[m].title}"))
+    # the box shows as many chips as fit: say how many are chosen, and which
+    c1.caption(f"{len(methods)} of {len(method_names())} methods: {', '.join(methods) if methods else 'none'}")
+    budget = budget_view.budget_select(cb, scope="compare", key=S.COMPARE_BUDGET, custom_key=S.COMPARE_BUDGET_CUSTOM)
+    if budget is None:
+        st.stop()
+    S.follow_default(S.COMPARE_CUT, budget.chunks or 5)  # "all gold within the budget": the cut follows its chunks
+    ckey = S.bind(S.COMPARE_CUT, budget.chunks or 5, scope="compare")
+    cut = int(S.keep(S.COMPARE_CUT, c2.number_input("Diagnosis cut (top-k)", 1, 50, key=ckey,
+                                                    help="Gold passages below this rank count as lost.")))
+    return list(methods), budget, cut
+
+
+def ready(query: str, methods: Sequence[str], gold: Gold) -> None:
+    """Stop the page until there is a question and a method; say what a question without gold evidence lacks."""
+
+    if not query:
+        st.info("Type a question to compare the methods on it.")
+        st.stop()
+    if not methods:
+        st.info("Pick at least one method.")
+        st.stop()
+    if not gold.chunk_ids:
+        st.info("This question has no gold evidence in the workspace: rankings are shown, the diagnosis is not.")
+    elif gold.unmatched:  # counted as gold never retrieved: a misspelt gold title must not raise recall
+        st.warning(f"{md_escape(unmatched_note(gold.unmatched, len(gold.chunk_ids) + len(gold.unmatched)))}: it "
+                   "counts as a gold passage never retrieved in R@k, nDCG and the verdicts, so no method can reach "
+                   "100 or “ok”.", icon=":material/report:")
+
+
+def run_methods(act: Any, query: str, methods: Sequence[str], budget: Any, gold: Gold, cut: int) -> Runs:
+    """Every method on ``query`` under ``budget`` (:func:`components.runs.method_run`, cached), each diagnosed
+    against ``gold`` at ``cut``; errors are shown, and each long build a method waits for is offered once."""
+
+    out = Runs({}, {}, {}, {})
+    progress = st.progress(0.0, text="Running the methods…")
+    for i, m in enumerate(methods):
+        progress.progress(i / len(methods), text=f"Running {m}…")
+        try:
+            out.results[m] = runs.method_run(METHODS[m], act.workspace, act.key, act.backends, query,
+                                             apply_budget(METHODS[m], None, budget), defer=True)
+            if gold.chunk_ids:
+                out.diagnoses[m] = diagnose(out.results[m], act.workspace, gold, cut=cut)
+        except runs.PreparationPending as pending:
+            out.waiting[m] = pending
+        except EgxError as exc:
+            out.errors[m] = error_text(exc)
+    progress.empty()
+    for m, err in out.errors.items():
+        st.error(f"{m}: {md_escape(err)}")
+    # what each build needs, its estimate, the button (or the running build): once per build, naming its methods
+    runs.offer_preparations(out.waiting)
+    return out
+
+
+def summary(act: Any, graph: KnowledgeGraph, found: Runs, *, query: str, gold: Gold, budget: Any, cut: int) -> None:
+    """The summary table (R@k, verdict, EM / F1, seconds, tokens, fallbacks, the answer's context), the guided
+    demo's lesson, and the comparison's downloads."""
+
+    rows, triage = [], []
+    for m, r in found.results.items():
+        row: dict[str, object] = {"method": m}
+        met = retrieval_metrics([c.chunk_id for c in r.ranked_chunks], gold.chunk_ids,
+                                unmatched=gold.unmatched) if gold.chunk_ids else {}
+        if gold.chunk_ids:
+            row.update({k: round(100 * met[k], 1) for k in ("R@2", "R@5", "R@10", "AR@5", "nDCG@10")})
+            row["verdict"] = diagnosis_verdict(found.diagnoses[m]).label if m in found.diagnoses else ""
+        if gold.answers:  # EM / F1 and the kind of match beside the verdict
+            am = match_answer(r.answer, gold.answers)
+            row.update({"EM": am.em, "F1": round(am.f1 or 0.0, 2), "answer match": am.label})
+        triage.append(result_row(r, gold, found.diagnoses.get(m), question=query, title_of=chunk_title(graph),
+                                 metrics=met))
+        row["seconds"] = round(r.trace.seconds, 3)
+        row["LLM tokens"] = llm_tokens(r.trace)["total"]
+        row["fallbacks"] = sum(1 for s in r.trace.steps if s.fallback)
+        row.update(budget_view.context_columns(r))
+        rows.append(row)
+    if rows:
+        st.dataframe(summary_frame(rows), hide_index=True, width="stretch", column_config=summary_columns())
+        more = more_frame(rows)
+        if len(more.columns) > 1:
+            st.caption("More figures: R@2, AR@5 (all gold within the top 5), nDCG@10, the stages that fell back, and "
+                       "the tokens of evidence handed to the answer.")
+            st.dataframe(more, hide_index=True, width="stretch", column_config=summary_columns())
+        tour.lesson_ui(current(), act, found.results)  # the guided demo's lesson on these runs
+        if len(rows) > 1:  # figures side by side invite a ranking that one question cannot support
+            one_question_note()
+        triage_downloads(triage, stem=f"{act.workspace.name}-compare", key=S.COMPARE_DOWNLOAD, what="this comparison",
+                         workspace=act.workspace.name, question=query, cut=cut, budget=budget.to_dict())
+    budget_view.context_caption(budget, found.results)
+
+
+def overlaid(graph: KnowledgeGraph, found: Runs, gold: Gold) -> None:
+    """The evidence subgraphs of every method on one layout (colour per method, near-black where they overlap)."""
+
+    if not (graph.n_nodes and found.results):
+        return
+    st.subheader("Evidence subgraphs, overlaid")
+    per = {m: evidence_nodes(r, graph) for m, r in found.results.items()}
+    gold_nodes: set[int] = set()
+    for cid in gold.chunk_ids:
+        gold_nodes.update(graph.chunk_entities(cid)[:12])
+    ov = overlay(graph, per, method_names(), gold_nodes)
+    st.caption(f"{len(ov.nodes)} nodes: the entities of each method's top-5 passages (and BubbleRAG's evidence "
+               f"graph, PPR's seeds). {ov.shared} are reached by more than one method (black); golden borders "
+               "mark entities of gold passages. Hover a node to see which methods reached it.")
+    if ov.nodes:
+        show_graph(graph, ov.nodes, max_nodes=150, colors=ov.colors, borders=ov.borders, notes=ov.notes,
+                   legend=ov.legend, height=520, labels=ov.labels)
+
+
+def side_by_side(graph: KnowledgeGraph, methods: Sequence[str], found: Runs, *, query: str, gold: Gold) -> None:
+    """One column per method, three to a row: verdict, ranked passages, answer, the evidence for the verdict,
+    time per stage, and the button into its step-through page."""
+
+    st.subheader("Side by side")
+    per_row = 3
+    shown = [m for m in methods if m in found.results or m in found.waiting]
+    for start in range(0, len(shown), per_row):
+        for col, m in zip(st.columns(per_row), shown[start:start + per_row]):
+            with col:
+                st.markdown(f"<span style='color:{method_colour(m, method_names())}'>●</span> "
+                            f"**{md_escape(METHODS[m].title)}**", unsafe_allow_html=True)
+                if m in found.waiting:
+                    job = found.waiting[m].job
+                    st.info(f"Waiting for the build: {md_escape(found.waiting[m].pending.title)}"
+                            + (" (running on the server, see above)." if job is not None else
+                               " (not started; the button above starts it)."), icon=":material/hourglass_top:")
+                    continue
+                _method_column(METHODS[m], found.results[m], found.diagnoses.get(m), graph, query=query, gold=gold)
+
+
+def _method_column(spec: Method[Any, Any], r: Any, diag: Diagnosis | None, graph: KnowledgeGraph, *, query: str,
+                   gold: Gold) -> None:
+
+    if diag is not None:
+        verdict_badge(diag)
+    st.dataframe(ranked_table(r, graph, gold.chunk_ids), hide_index=True, width="stretch",
+                 column_config=RANKED_COLUMNS)
+    tok = llm_tokens(r.trace)
+    replay_banner(r)  # a partial replay says so before the answer
+    st.caption(f"{r.trace.seconds:.3f} s · {tok['total']} LLM tokens")
+    st.markdown(answer_markdown(r.answer))  # the whole answer, wrapped (it was cut at 160 characters)
+    gold_answer(r.answer, gold.answers)  # the question's gold answer, EM / F1 and the kind of match
+    answer_note(r, compact=True)
+    if diag is not None:
+        with st.expander("Evidence for the verdict"):
+            evidence_view(diag, graph)
+    with st.expander("Time per stage"):
+        st.dataframe(pd.DataFrame([{"stage": k, "seconds": round(v, 4)} for k, v in stage_latency(r.trace).items()]),
+                     hide_index=True)
+    step_link(spec, query)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.navigation import HOME, app_pages, page_config
+from components.navigation import HOME, app_pages, page_config, page_of
 
 
 def run_app(default: str = HOME) -> None:
@@ -31,6 +31,7 @@ def run_app(default: str = HOME) -> None:
         deep_link.apply()  # a shared link's workspace and question, before the sidebar opens the workspace
         render_sidebar()
         jobs_view.banner()  # "a benchmark runs: 40 %, about 2 min left" above every page while a job runs
+        st.session_state[S.PAGE] = page_of(nav.url_path, default)  # the page's header knows its page by it
         nav.run()
     except EgxError as exc:  # one net for every page: the project's errors are messages, never tracebacks
         st.error(md_escape(error_text(exc)))
@@ -38,3 +39,4 @@ def run_app(default: str = HOME) -> None:
     # traceback and the server's paths out of the browser and in the server log.
     finally:
         st.session_state.pop(S.ACTIVE, None)
+        st.session_state.pop(S.PAGE, None)

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from components import colors
 from core.graph.model import KnowledgeGraph
 
 if TYPE_CHECKING:
@@ -52,12 +53,12 @@ if TYPE_CHECKING:
 DEFAULT_MAX_NODES = 300
 DEFAULT_HEIGHT = 620
 
-# Colours (Okabe–Ito based: distinguishable with the common colour-vision deficiencies).
-NODE_COLOR = "#7fa7d9"
-EDGE_COLOR = "#a0a0a0"
-SELECTED_COLOR = "#d55e00"
-CENTER_COLOR = "#e69f00"
-PALETTE = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#000000")
+# Colours: components/colors.py (Okabe–Ito based: distinguishable with the common colour-vision deficiencies).
+NODE_COLOR = colors.NODE
+EDGE_COLOR = colors.EDGE
+SELECTED_COLOR = colors.SELECTED
+CENTER_COLOR = colors.CENTER
+PALETTE = colors.DRAWING
 
 _LABEL_CHARS = 40
 LABEL_ALL_UP_TO = 20  #: drawings with at most this many nodes label every node

@@ -6,18 +6,66 @@ which show text as it is)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import streamlit as st
 
 from components import charts
 from components import state as S
-from components.answer_view import answer_note, gold_answer
+from components.answer_view import answer_note, gold_answer, question_answers, replay_banner
+from components.knobs import knob_widget
+from components.question import question_box, workspace_questions
 from components.ui import md_escape, public_text
+from core.graph.reader import read_ahead
+from core.methods.baselines import HippoRAG2Config
 from core.methods.baselines.hipporag2 import HippoRAG2Result
+
+if TYPE_CHECKING:
+    from components.sidebar import Active
 
 #: Ranked passages the page lists.
 TOP = 10
+DEFAULT_QUESTION = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
+
+
+def question(act: Active) -> tuple[str, dict[str, Any], list[Any]]:
+    """The question box over the workspace's questions with gold evidence; (question, those questions by text, every
+    question of the workspace)."""
+    questions = workspace_questions(act)
+    by_q = {q.question: q for q in questions if q.gold_chunks}
+    query = question_box(list(by_q), key=S.HIPPORAG2_QUESTION, custom_key=S.HIPPORAG2_CUSTOM,
+                         default=DEFAULT_QUESTION if act.graph.name == "demo" or not by_q else "",
+                         help="Questions of this workspace that come with gold evidence, or your own.")
+    return query, by_q, questions
+
+
+def knobs() -> HippoRAG2Config:
+    """The four knobs the page varies, in a row."""
+    c1, c2, c3, c4 = st.columns(4)
+    top_k = knob_widget(HippoRAG2Config, "linking_top_k", S.HIPPORAG2_LINKING, where=c1)
+    weight = knob_widget(HippoRAG2Config, "passage_node_weight", S.HIPPORAG2_PASSAGE_WEIGHT, where=c2)
+    damping = knob_widget(HippoRAG2Config, "damping", S.HIPPORAG2_DAMPING, where=c3)
+    memory = knob_widget(HippoRAG2Config, "recognition_memory", S.HIPPORAG2_MEMORY, where=c4)
+    return HippoRAG2Config().with_(linking_top_k=int(top_k), passage_node_weight=float(weight),
+                                   damping=float(damping), recognition_memory=bool(memory))
+
+
+def stages(act: Active, res: HippoRAG2Result, query: str, by_q: dict[str, Any], questions: list[Any]) -> None:
+    """Every stage's panel, in pipeline order, after the replay notice."""
+    replay_banner(res)  # a partial replay says so before anything else
+    gold = tuple(by_q[query].gold_chunks) if query in by_q else ()
+    shown = [c.chunk_id for c in res.ranked_chunks[:TOP]] + list(gold)
+    read_ahead(act.graph, chunk_ids=shown)  # on a graph store: the titles in one read
+    titles = {c: (act.graph.chunk(c).title or c) for c in dict.fromkeys(shown) if c in act.graph.chunk_index}
+    if res.linked:
+        linked_facts(res)
+        recognition(res)
+    if res.walk is not None:
+        seeds(res)
+        mass(res, gold)
+    ranked(res, titles, gold)
+    answer(res, question_answers(questions, query))
 
 
 def linked_facts(res: HippoRAG2Result) -> None:

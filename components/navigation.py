@@ -35,6 +35,11 @@ SECTIONS: dict[str, tuple[tuple[str, str, str], ...]] = {
                  ("pages/papers.py", "Papers", ":material/menu_book:")),
 }
 HOME = "pages/home.py"
+#: Every page's declared title (it stays the page's heading where the page is reached from elsewhere, e.g. a
+#: method's page that a navigation without its section lists under "Methods").
+TITLES = {path: title for pages in SECTIONS.values() for path, title, _icon in pages}
+#: A page's heading where it says more than its navigation title.
+HEADINGS = {HOME: "Evidence Graph Explorer", "pages/bubble_ranking.py": "Ranking and reasoning expansion"}
 #: The browser tab's icon, served by the app itself: a ``:material/…:`` page icon makes the browser fetch
 #: the favicon from fonts.gstatic.com, which an offline app must never do.
 FAVICON = ROOT / "assets" / "favicon.png"
@@ -52,26 +57,41 @@ def page_path(page: str) -> Path:
     return ROOT / page
 
 
-def app_pages(default: str = HOME) -> dict[str, list[st.Page]]:
-    """The ``st.navigation`` sections: the pages above, then the pages of registered methods not
-    listed (each under "Methods", titled by the method). ``default`` is the page of the bare URL."""
+def entries() -> list[tuple[str, str, str, str]]:
+    """Every page as (section, page path, title, icon): :data:`SECTIONS`, then the pages of registered methods not
+    listed there (each under "Methods", titled by the first method naming it: two methods may share a page)."""
     from core.methods.registry import METHODS
 
-    out: dict[str, list[st.Page]] = {}
-    listed = set()
-    for section, pages in SECTIONS.items():
-        out[section] = []
-        for path, title, icon in pages:
-            listed.add(path)
-            if path == default:
-                out[section].append(st.Page(page_path(path), title=title, icon=icon, default=True))
-            else:
-                out[section].append(st.Page(page_path(path), title=title, icon=icon, url_path=Path(path).stem))
-    extra: dict[str, str] = {}  # page → title of the first method naming it (two methods may share a page)
+    out = [(section, path, title, icon) for section, pages in SECTIONS.items() for path, title, icon in pages]
+    listed = {path for _, path, _, _ in out}
+    extra: dict[str, str] = {}
     for m in METHODS.values():
         if m.page and m.page not in listed:
             extra.setdefault(m.page, m.title)
-    if extra:
-        out["Methods"] = [st.Page(page_path(page), title=title, icon=":material/science:", url_path=Path(page).stem)
-                          for page, title in extra.items()]
+    return out + [("Methods", page, title, ":material/science:") for page, title in extra.items()]
+
+
+def app_pages(default: str = HOME) -> dict[str, list[st.Page]]:
+    """The ``st.navigation`` sections of :func:`entries`. ``default`` is the page of the bare URL."""
+    out: dict[str, list[st.Page]] = {}
+    for section, path, title, icon in entries():
+        page = (st.Page(page_path(path), title=title, icon=icon, default=True) if path == default else
+                st.Page(page_path(path), title=title, icon=icon, url_path=Path(path).stem))
+        out.setdefault(section, []).append(page)
     return out
+
+def page_of(url_path: str, default: str = HOME) -> str:
+    """The page (``"pages/x.py"``) that ``st.navigation`` runs for ``url_path`` (``StreamlitPage.url_path``: the
+    file's stem, or ``""`` for the default page)."""
+    if not url_path:
+        return default
+    return next((path for _, path, _, _ in entries() if Path(path).stem == url_path), f"pages/{url_path}.py")
+
+def heading(page: str) -> str:
+    """The title a page shows: :data:`HEADINGS`, else its declared title (:data:`TITLES`), else its navigation
+    title (:func:`entries`: a registered method's page is titled by the method)."""
+    if page in HEADINGS:
+        return HEADINGS[page]
+    if page in TITLES:
+        return TITLES[page]
+    return next((title for _, path, title, _ in entries() if path == page), Path(page).stem)

@@ -8,6 +8,7 @@ comes from a file (workspace names, reasons, settings) is escaped before it is d
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -231,7 +232,7 @@ def rerun(act: Active, paper: str, mode: str) -> None:
     if st.button("Re-run on this workspace", key=S.PAPERS_RUN, icon=":material/play_arrow:"):
         _launch(act, paper, mode, limit)
     key = st.session_state.get(S.PAPERS_JOB)
-    job = resources.jobs().get(key) if key else None
+    job = jobs_view.jobs().get(key) if key else None
     if job is not None and not job.finished:
         jobs_view.watch(job)
     elif job is not None:
@@ -254,7 +255,6 @@ def _launch(act: Active, paper: str, mode: str, limit: int) -> None:
     from core.eval.reproduce import reproduce_command, run_reproduction
     from core.index.isolated import isolated_builds
     from core.index.questions import load_questions
-    from core.methods.base import Backends
 
     ws = act.workspace
     out: Path = reproduce_root(ws.name)
@@ -270,7 +270,7 @@ def _launch(act: Active, paper: str, mode: str, limit: int) -> None:
         def progress(done: int, total: int, msg: str) -> None:
             job.report(f"{done}/{total} · {msg}", done / max(total, 1))
 
-        rep = run_reproduction(ws, load_questions(ws), paper, Backends(act.embedder, llm, act.reranker), out_dir=out,
+        rep = run_reproduction(ws, load_questions(ws), paper, dataclasses.replace(act.backends, llm=llm), out_dir=out,
                                limit=limit, progress=progress, meta={"questions_file": str(ws.questions_path)},
                                command=reproduce_command(paper, ws.name, mode, limit=limit, embedder=act.embedder_name,
                                                          reranker=act.reranker_name))
@@ -278,7 +278,7 @@ def _launch(act: Active, paper: str, mode: str, limit: int) -> None:
 
     key = f"reproduce:{ws.name}:{paper}:{mode}"
     try:
-        resources.jobs().submit(key, f"Reproducing {PAPER_IDS[paper]} on “{ws.name}” ({mode})", work,
+        jobs_view.jobs().submit(key, f"Reproducing {PAPER_IDS[paper]} on “{ws.name}” ({mode})", work,
                                 kind="reproduce", join=False).wait(jobs_view.inline_wait(3.0))
     except JobBusyError as exc:
         st.error(md_escape(error_text(exc)))

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from components import jobs_view, resources
+from components import jobs_view
 from components.ui import error_text, md_escape
 from core.background.jobs import JobBusyError
 
@@ -23,7 +23,7 @@ def start(state_key: str, key: str, title: str, work: Callable[[Job], Any], *, o
     under the same key (its files are not these): when one runs, ``on_busy()`` cleans up, the page says so and
     False is returned. Otherwise the session remembers the job under ``state_key`` and waits for it briefly."""
     try:
-        job = resources.jobs().submit(key, title, work, kind=kind, join=False)
+        job = jobs_view.jobs().submit(key, title, work, kind=kind, join=False)
     except JobBusyError as exc:
         on_busy()
         st.error(md_escape(error_text(exc)))
@@ -37,7 +37,7 @@ def finished(state_key: str) -> Job | None:
     """This session's job under ``state_key`` once it has ended (and forgotten, so its outcome shows once);
     None while it runs (then it is shown live) or when there is none."""
     key = st.session_state.get(state_key)
-    job = resources.jobs().get(key) if key else None
+    job = jobs_view.jobs().get(key) if key else None
     if job is None:
         st.session_state.pop(state_key, None)
         return None

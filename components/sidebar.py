@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
-from components import jobs_view, resources
+from components import jobs_view, resources, workspaces
 from components import state as S
 from components.ui import error_text, md_escape
 from core.backends import registry
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from core.graph.reader import GraphLike
     from core.index.listing import WorkspaceInfo
     from core.index.workspace import Workspace
+    from core.methods.base import Backends
 
 _CUSTOM = {"embedder": "st", "reranker": "cross-encoder"}
 _CUSTOM_LABEL = {"embedder": "sentence-transformers model (path or hub id)…",
@@ -48,11 +49,18 @@ class Active:
     llm: LLM
     notes: list[str] = field(default_factory=list)
 
+    @property
+    def backends(self) -> Backends:
+        """The sidebar's embedder, LLM and reranker, as every method run takes them."""
+        from core.methods.base import Backends
+
+        return Backends(self.embedder, self.llm, self.reranker)
+
     @cached_property
     def graph(self) -> GraphLike:
-        """The graph this run's page draws from (:func:`components.resources.page_graph`): the graph in
+        """The graph this run's page draws from (:func:`components.workspaces.page_graph`): the graph in
         memory, or a read-through view of the workspace's graph store that reads only what is shown."""
-        return resources.page_graph(self.workspace)
+        return workspaces.page_graph(self.workspace)
 
 
 def active() -> Active:
@@ -230,11 +238,11 @@ def render_sidebar() -> Active:
     jobs_view.sidebar_panel()  # builds, uploads, benchmarks, LLM runs of this server (before anything may stop)
     info = infos[ws_name]
     try:
-        ws = resources.open_workspace(info, emb_name)
+        ws = workspaces.open_workspace(info, emb_name)
     except EgxError as exc:
         st.error(f"Workspace “{md_escape(ws_name)}” could not be opened: {md_escape(error_text(exc))}")
         st.stop()
-    rec = Active(info=info, workspace=ws, key=resources.workspace_key(ws), embedder_name=emb_name,
+    rec = Active(info=info, workspace=ws, key=workspaces.workspace_key(ws), embedder_name=emb_name,
                  embedder=emb, reranker_name=rr_name if rr is not None else "", reranker=rr,
                  llm_name=llm.name, llm=llm, notes=notes)
     g = question_graph(ws)  # counts only: a store's graph is never loaded here

@@ -57,7 +57,7 @@ def build_samples(embedder_name: str) -> list[str]:
     as a job of the server (no session: everyone's), waiting for one before submitting the next so they never
     compete for the cores. A sample already built and prepared submits nothing. A failed or cancelled build
     skips that sample's preparations; the others go on. Returns the keys of the jobs it submitted."""
-    from components import jobs_view, resources
+    from components import jobs_view, workspaces
     from core.index.listing import list_workspaces
 
     infos = sorted((i for i in list_workspaces() if i.sample), key=lambda i: (i.name != _first(), i.name))
@@ -66,12 +66,12 @@ def build_samples(embedder_name: str) -> list[str]:
     for info in infos:
         if _stop.is_set():
             return submitted
-        if resources.workspace_ready(info, embedder_name):
+        if workspaces.workspace_ready(info, embedder_name):
             built.append(info)
             continue
-        key = resources.workspace_job_key(info, embedder_name)
+        key = workspaces.workspace_job_key(info, embedder_name)
         job = jobs_view.jobs().submit(key, f"Building workspace “{info.title}”",
-                                      resources.workspace_build_work(info, embedder_name, None), kind="workspace",
+                                      workspaces.workspace_build_work(info, embedder_name, None), kind="workspace",
                                       restart=False, session="")
         submitted.append(key)
         job.wait()
@@ -90,7 +90,7 @@ def _first() -> str:
 
 def _prepare(info: WorkspaceInfo, embedder_name: str) -> list[str]:
     """What every method keeps in ``info`` (:func:`core.methods.run.prepare_workspace`'s order), one job each."""
-    from components import jobs_view, resources
+    from components import jobs_view, resources, runs
     from core.backends.registry import get_llm
     from core.index.workspace import Workspace
     from core.methods.base import Backends
@@ -106,7 +106,7 @@ def _prepare(info: WorkspaceInfo, embedder_name: str) -> list[str]:
                 return submitted
             if p.key in submitted:
                 continue
-            job = jobs_view.jobs().submit(p.key, p.title, resources.preparation_work(p), kind="workspace",
+            job = jobs_view.jobs().submit(p.key, p.title, runs.preparation_work(p), kind="workspace",
                                           restart=False, session="")
             submitted.append(p.key)
             job.wait()

@@ -59,6 +59,7 @@ JOBS_SESSION = "egx.jobs.session"
 
 # What the sidebar resolved this run (read by pages; written only by components/sidebar.py).
 ACTIVE = "egx.active"  #: an :class:`components.sidebar.Active` record
+PAGE = "egx.page"  #: the page this run shows ("pages/x.py"), set by the frame for exactly that run
 
 # ---------------------------------------------------------------- Data page
 DATA_UPLOADS = "egx.data.uploads"
@@ -105,7 +106,6 @@ BUBBLE_DL_JSON = "egx.bubble.download_json"
 BUBBLE_DL_GRAPHML = "egx.bubble.download_graphml"
 BUBBLE_DL_HTML = "egx.bubble.download_html"
 BUBBLE_DL_TRACE = "egx.bubble.download_trace"
-BUBBLE_EXAMPLE = "egx.bubble.question.example"  #: the example-question picker (one per page: sub(..., page))
 BUBBLE_WEIGHTS_CHART = "egx.bubble.weights_chart"
 BUBBLE_LATENCY = "egx.bubble.latency"
 BUBBLE_SAVED_LATENCY = "egx.bubble.saved_latency"

@@ -10,10 +10,9 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from components import resources
 from components import state as S
+from components.question import workspace_questions
 from components.ui import md_escape
-from core.errors import EgxError
 from core.graph.reader import whole_graph
 from core.graph.suggest import SuggestedQuestion, answerable_questions
 
@@ -29,11 +28,8 @@ def graph_suggestions(act: Active) -> tuple[SuggestedQuestion, ...]:
     """The suggestions for the active workspace when it has no questions of its own (else none): kept on the
     graph, so they are written once per loaded graph. A graph in a graph store gets none (it is not read whole
     for this)."""
-    try:
-        if resources.workspace_questions(act.workspace, act.key):
-            return ()
-    except EgxError:
-        pass  # an unreadable questions file: the page says so; suggestions still help
+    if workspace_questions(act, warn=False):  # an unreadable questions file: the page says so; suggestions help
+        return ()
     g = whole_graph(act.graph)
     if g is None:
         return ()

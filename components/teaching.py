@@ -12,6 +12,7 @@ from core.papers import Intro
 
 
 def _intros() -> dict[str, Intro]:
+    """Page file → its intro, from the methods registered now (one registered later brings its pages' intros)."""
     from core.methods.registry import METHODS
 
     out: dict[str, Intro] = {}
@@ -27,11 +28,16 @@ INTROS: dict[str, Intro] = _intros()
 
 def intro_body(page: str) -> None:
     """The intro of ``page`` ("pages/x.py"): its sentences and the paper it cites."""
-    intro = INTROS[page]
+    intro = _intros()[page]
     p = intro.cited
     st.markdown(md_escape(" ".join(intro.text)))
     st.caption(f"Paper: [{md_escape(f'{p.key} {intro.section} — {p.title}')}]({p.url}) · "
                f"{md_escape(f'{p.short_authors}, {p.year}, {p.venue}, arXiv {p.arxiv}')}.")
+
+
+def has_intro(page: str) -> bool:
+    """Whether ``page`` ("pages/x.py") is a method page with an intro (a registered method's ``Method.intros``)."""
+    return page in _intros()
 
 
 def page_intro(page: str) -> Intro:
@@ -42,4 +48,4 @@ def page_intro(page: str) -> Intro:
     if getattr(tour, "page", None) != page:
         with st.container():
             intro_body(page)
-    return INTROS[page]
+    return _intros()[page]

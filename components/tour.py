@@ -17,6 +17,7 @@ behaves as before. The tour's own state is one :class:`TourState` under :data:`s
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -395,9 +396,8 @@ def lesson_ui(page: str, act: Any, results: Mapping[str, Any]) -> None:
     """Under the main element of a lesson step's page (Ask's answer, Compare's table): what its runs teach —
     where the gold passages ranked, why a wrong answer is wrong, and the ``none``-mode answer beside it, all
     read from the runs shown (:func:`step_lesson`). Nothing off the tour or on another step."""
-    from components import resources
+    from components import resources, runs, workspaces
     from core.errors import EgxError
-    from core.methods.base import Backends
     from core.methods.registry import METHODS
 
     t = current()
@@ -406,13 +406,13 @@ def lesson_ui(page: str, act: Any, results: Mapping[str, Any]) -> None:
     step = STEPS[t.step]
     try:
         questions = resources.workspace_questions(act.workspace, act.key)
-        graph = resources.whole_graph_if_it_fits(act.workspace, "the guided demo's lesson")
+        graph = workspaces.whole_graph_if_it_fits(act.workspace, "the guided demo's lesson")
         if graph is None:
             return
         try:  # the extractive answer of the tour's method, LLM off: what the passages say without a model
-            none = Backends(act.embedder, resources.llm("none"), act.reranker)
-            ext = resources.method_run(METHODS[EXTRACTIVE_METHOD], act.workspace, act.key, none, step.question,
-                                       defer=True)
+            none = dataclasses.replace(act.backends, llm=resources.llm("none"))
+            ext = runs.method_run(METHODS[EXTRACTIVE_METHOD], act.workspace, act.key, none, step.question,
+                                  defer=True)
         except EgxError:  # (PreparationPending is one) the lesson stands without it
             ext = None
         found = step_lesson(step.question, results, questions, graph, ext)

@@ -12,6 +12,7 @@ says when the active retriever scores below cosine, with the figures.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Callable
@@ -170,7 +171,6 @@ def reg_panel(act: Active, qids: list[str]) -> None:
 def _active_and_aside(act: Active, unit: str) -> None:
     """Say when the active retriever scores below cosine (with its figures), and offer the one training kept aside
     because it lost on the held-out split ("Use it anyway")."""
-    from core.methods.base import Backends
     from core.methods.reg import training_jobs as reg_jobs
     from core.methods.reg.config import RegConfig
     from core.methods.reg.keep import aside_dir, below_cosine
@@ -179,7 +179,7 @@ def _active_and_aside(act: Active, unit: str) -> None:
 
     ws = act.workspace
     if unit == "triple":
-        used = used_model(ws, Backends(act.embedder, act.llm), RegConfig())  # None: reg scores by cosine
+        used = used_model(ws, dataclasses.replace(act.backends, reranker=None), RegConfig())  # None: reg scores by cosine
         worse = below_cosine(used[1]) if used is not None else ""
         if worse:
             st.warning(f"{md_escape(worse)} It is still the scorer `reg` uses here; retrain, or compare it with the "
@@ -277,8 +277,8 @@ def dominance_panel(act: Active, last_seconds: float | None) -> None:
 
 
 def _running(state_key: str) -> bool:
-    from components import resources
+    from components import jobs_view
 
     key = st.session_state.get(state_key)
-    job = resources.jobs().get(key) if key else None
+    job = jobs_view.jobs().get(key) if key else None
     return job is not None and not job.finished

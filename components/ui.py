@@ -1,19 +1,15 @@
 """Small Streamlit helpers: progress bars for core callbacks, safe rendering of user text, server paths and
-errors made fit for the browser, the question picker of the pages that offer the workspace's questions."""
+errors made fit for the browser."""
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
-from typing import Any
 
 import streamlit as st
-
-from components import deep_link
-from components import state as S
 
 # Inline Markdown that Streamlit interprets: emphasis, code, links, headings, tables, strikethrough,
 # LaTeX ($), emoji / colour directives (:name:), raw-HTML-looking text; list markers at line start.
@@ -126,79 +122,3 @@ def progress_bar(title: str) -> Iterator[Callable[[str, float], None]]:
         yield cb
     finally:
         slot.empty()
-
-
-OWN_QUESTION_LABEL = "Use another question on this page only"
-OWN_QUESTION_HELP = ("Off: this page shows the workspace's question, the one Ask, the paper pages, HippoRAG 2 and "
-                     "Compare share, and a question picked here becomes theirs. On: this page keeps a question of its "
-                     "own and the other pages keep theirs.")
-
-
-def own_question_toggle(page: str, *, scope: str = "", container: Any = None) -> bool:
-    """The page's "use another question on this page only" switch (``page``: the key of its question value;
-    ``scope``: one per page that draws it, as for :func:`state.bind`); returns whether it is on. Turning it
-    off brings the workspace's question back (:func:`state.release_own_question`)."""
-    where = container if container is not None else st
-    rec = st.session_state.get(S.ACTIVE)
-    workspace = rec.info.name if rec is not None else ""
-    key = S.sub(S.QUESTION_OWN, page)
-    wkey = S.bind(key, False, scope=scope)
-    return bool(S.keep(key, where.toggle(OWN_QUESTION_LABEL, key=wkey, help=OWN_QUESTION_HELP,
-                                         on_change=_own_question_changed, args=(workspace, page, wkey))))
-
-
-def _own_question_changed(workspace: str, page: str, wkey: str) -> None:
-    on = bool(st.session_state.get(wkey))
-    st.session_state[S.sub(S.QUESTION_OWN, page)] = on  # read before the switch is drawn on this run
-    if not on:
-        S.release_own_question(workspace, page)
-
-
-def _picked_question(key: str, custom_key: str) -> str | None:
-    """The question the picker of ``key`` holds now (None: it holds none yet)."""
-    ss = st.session_state
-    if key not in ss:
-        return None
-    choice = ss[key]
-    return str(ss.get(custom_key, "") if choice == S.CUSTOM_QUESTION else choice).strip()
-
-
-def question_picker(questions: Sequence[str], *, key: str, custom_key: str, default_custom: str, scope: str = "",
-                    help: str = "", container: Any = None) -> str:
-    """A "Question" selectbox over ``questions`` plus :data:`state.CUSTOM_QUESTION`, which opens a
-    "Your question" text box; returns the question, stripped.
-
-    The page shows the workspace's question (:func:`state.workspace_question`), the one every method page
-    shares, unless its "use another question on this page only" switch is on; a question picked here becomes
-    the workspace's question. The question is kept per workspace (:func:`state.follow_workspace`): another
-    workspace starts on its own question. A question handed over by another page (:func:`state.take_handoff`)
-    is picked when it is one of ``questions`` and typed otherwise; so is a remembered one this workspace lacks.
-    """
-    where = container if container is not None else st
-    options = [*questions, S.CUSTOM_QUESTION]
-    rec = st.session_state.get(S.ACTIVE)
-    workspace = rec.info.name if rec is not None else ""
-    if rec is not None:
-        S.follow_workspace(workspace, key, custom_key)
-    handed = S.take_handoff()
-    if handed is not None:
-        S.set_value(key, handed)
-    shared = S.workspace_question(workspace, key, _picked_question(key, custom_key))
-    if shared is not None:
-        S.set_value(key, shared)
-    wkey = S.bind(key, options[0], scope=scope)
-    current = st.session_state[wkey]
-    if current not in options:
-        if current:
-            S.set_value(custom_key, str(current))
-        st.session_state[wkey] = S.CUSTOM_QUESTION
-    choice = S.keep(key, where.selectbox("Question", options, key=wkey, help=help))
-    if choice != S.CUSTOM_QUESTION:
-        question = str(choice).strip()
-    else:
-        ckey = S.bind(custom_key, default_custom, scope=scope)
-        question = str(S.keep(custom_key, st.text_input("Your question", key=ckey))).strip()
-    own_question_toggle(key, scope=scope, container=where)
-    S.share_question(workspace, key, question)
-    deep_link.publish(question)  # the address bar links to this view
-    return question

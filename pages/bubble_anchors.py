@@ -8,176 +8,30 @@ group keeps its colour on the later pages.
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
-from components import bubble, charts, graph_view, replay_time, tour
 from components import state as S
-from components.sidebar import active
-from components.teaching import page_intro
-from components.ui import md_code, md_escape
+from components.bubblerag import anchors as panels
+from components.bubblerag import shared as bubble
+from components.page import header
 
-HEIGHT = 420  #: the anchors' drawing: shorter than the expansion page's, it sits under the groups' table
-MAX_DRAWN = 200  #: anchors drawn at most (the best connected), as the Ask page caps its evidence graph
-STAGES = ("1 · Question", "2 · Keywords", "3 · Specialized", "4 · Relaxed", "5 · Candidates", "6 · Groups")
-
-
-def _next_stage() -> None:
-    cur = st.session_state.get(S.BUBBLE_STAGE, STAGES[0])
-    S.set_value(S.BUBBLE_STAGE, STAGES[min(STAGES.index(cur) + 1, len(STAGES) - 1)])
-
-
-def create_question_ui(result) -> None:
-    st.subheader("1 · The question and the pre-retrieved passages")
-    groups = result.groups.groups if result.groups is not None else ()
-    st.html(bubble.highlighted_question(result.query, groups))
-    g = act.graph
-    if not getattr(result.config, "pre_retrieval", True):
-        st.caption("No pre-retrieval: no passage was retrieved before anchor selection (the §4.3 ablation "
-                   "'w/o Schema Relaxation'), so the keywords see no preview and nothing is relaxed.")
-    else:
-        st.caption(f"Dense pre-retrieval fetched the top {len(result.pre.chunk_ids)} passages (§3.2): they suggest "
-                   "latent keywords and justify schema relaxations below.")
-    rows = [{"passage": g.chunk(c).title if c in g.chunk_index else c, "chunk id": c, "similarity": round(s, 3)}
-            for c, s in zip(result.pre.chunk_ids, result.pre.scores)]
-    if rows:
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-    bubble.fallback_notes(result, ("preretrieval",))
-    replay_time.stage_time_captions(act.llm, result.trace, ("preretrieval",))
-
-
-def create_keywords_ui(result) -> None:
-    st.subheader("2 · Explicit and inferred keywords")
-    kws = result.keywords
-    by = {"llm": "the LLM", "ner": "a standard NER extractor (spaCy; the §4.3 ablation 'w/o Anchor "
-                                  "Specialization': no LLM, nothing inferred)"}.get(kws.source,
-                                                                                   "the query-text heuristic (no LLM)")
-    st.caption(f"Extracted by {by}: explicit keywords appear in the question; implicit ones are inferred from the "
-               "passages (Example 3: the entity the question only describes).")
-    rows = [{"keyword": k.text, "kind": "explicit" if k.kind == "explicit" else "inferred (implicit)",
-             "entity-like": "✓" if k.entity else ""} for k in kws.items]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-    bubble.fallback_notes(result, ("keywords",))
-    replay_time.stage_time_captions(act.llm, result.trace, ("keywords",))
-
-
-def create_specialization_ui(result) -> None:
-    st.subheader("3 · Specialized keywords (before → after)")
-    spec = result.specialization
-    st.caption("Under-specified keywords are rewritten into query-conditioned search terms (Example 4), so "
-               "'movie' searches for the movie *of this question*, not any movie.")
-    rows = [{"keyword (before)": t.keyword, "search term (after)": t.search, "changed": "✓" if t.specialized else "",
-             "kind": t.kind} for t in spec.terms]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-    bubble.fallback_notes(result, ("specialization",))
-    replay_time.stage_time_captions(act.llm, result.trace, ("specialization",))
-
-
-def create_relaxation_ui(result) -> None:
-    st.subheader("4 · Schema relaxations and the passages that justify them")
-    relax = result.relaxation
-    st.caption("A KG built by someone else may name a concept differently (Example 5). A keyword is relaxed "
-               "into the wording a pre-retrieved passage uses; each relaxation names its passage.")
-    if not relax.relaxed:
-        st.caption("No relaxation was needed (or the stage is disabled): every keyword is searched as is.")
-    g = act.graph
-    for r in relax.relaxed:
-        with st.container(border=True):
-            st.markdown(f"**{md_escape(r.keyword)}** → **{md_escape(r.relaxed)}** — {md_escape(r.reason)}")
-            if r.chunk_id in g.chunk_index:
-                c = g.chunk(r.chunk_id)
-                st.caption(f"Justifying passage: {md_escape(c.title or '(untitled)')} · {md_code(c.id)}")
-                st.text(c.text)
-            else:
-                st.caption(f"Justifying passage {md_escape(r.chunk_id)} is not in this workspace.")
-    bubble.fallback_notes(result, ("relaxation",))
-    replay_time.stage_time_captions(act.llm, result.trace, ("relaxation",))
-
-
-def create_candidates_ui(result) -> None:
-    st.subheader("5 · Candidate anchors per keyword")
-    cands = result.candidates
-    st.caption(f"Each search term retrieves its top {result.config.k_candidates} nodes **and** enriched edges "
-               "(“head relation tail” text) by cosine similarity.")
-    keywords = list(dict.fromkeys(t.keyword for t in cands.terms))
-    tabs = st.tabs([graph_label(k) for k in keywords]) if keywords else []
-    for tab, kw in zip(tabs, keywords):
-        rows = []
-        for c in cands.by_keyword(kw):
-            sim = dict(zip(c.keywords, c.keyword_scores)).get(kw, c.score)
-            rows.append({"id": c.cid, "kind": c.kind, "text": c.text, "similarity": round(float(sim), 3)})
-        with tab:
-            if rows:
-                st.dataframe(pd.DataFrame(rows).sort_values("similarity", ascending=False), hide_index=True,
-                             width="stretch")
-            else:
-                st.caption("No candidate above the similarity threshold.")
-    replay_time.stage_time_captions(act.llm, result.trace, ("candidates",))
-
-
-def graph_label(text: str) -> str:
-    return text if len(text) <= 24 else text[:23] + "…"
-
-
-def create_groups_ui(result) -> None:
-    st.subheader("6 · Semantic anchor groups and their weights")
-    groups = result.groups.groups
-    st.caption(f"Candidates are grouped by concept ({'LLM' if result.groups.source == 'llm' else 'embedding clustering'}); "
-               "each group S_i gets an importance weight w_i used by the ranking (Eq. 6). Every later page draws a "
-               "group in this colour.")
-    st.html(bubble.group_chips(groups))
-    st.plotly_chart(charts.group_weights_figure(groups, [bubble.group_color(g.gid) for g in groups]),
-                    key=S.BUBBLE_WEIGHTS_CHART)
-    g = act.graph
-    rows = [{"group": f"{grp.gid}: {grp.concept}", "weight": round(grp.weight, 3), "anchor": c.text, "kind": c.kind,
-             "similarity": round(c.score, 3)} for grp in groups for c in grp.members]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-    n_terms = len({v for grp in groups for v in grp.terminals(g)})
-    st.caption(f"{n_terms} terminal nodes in all (edge anchors contribute both endpoints).")
-    create_anchor_drawing_ui(result)
-    for note in result.groups.notes:
-        st.caption("↪ " + md_escape(note))
-    bubble.fallback_notes(result, ("grouping",))
-    replay_time.stage_time_captions(act.llm, result.trace, ("grouping",))
-
-
-def create_anchor_drawing_ui(result) -> None:
-    """The anchors on the graph, drawn as the expansion page draws them (diamonds in their group's colour,
-    mixed where a node anchors several groups), with the edges among them: where the bubbles will start."""
-    g = act.graph
-    nodes = sorted(bubble.terminal_groups(result, g))
-    if not nodes:
-        st.caption("No anchor to draw: no group has a member in the graph.")
-        return
-    shown, capped = graph_view.limit_nodes(g, nodes, MAX_DRAWN)
-    st.markdown("**The anchors on the graph**: where the bubbles of the next page start.")
-    if capped:
-        st.caption(f"{len(nodes)} anchors; the drawing shows the {len(shown)} best connected.")
-    doc = bubble.subgraph_html(act, result, list(shown), g.induced_edges(list(shown)).tolist(), height=HEIGHT,
-                               mark_anchors=True)
-    graph_view.render_html(doc, height=HEIGHT)
-
-
-act = active()
-st.title("Anchor grouping")
-tour.bar("pages/bubble_anchors.py")  # the guided demo's step, when one runs
-page_intro("pages/bubble_anchors.py")  # what you are looking at, and the paper section
+act = header()
 query = bubble.question_ui(act, "anchors")
 result = bubble.current_run(act, query)
 if result is not None and not bubble.early_exit_note(result):
     S.reset_on_change(S.BUBBLE_STAGE, (act.info.name, query))  # a new question is walked from its first stage
-    wkey = S.bind(S.BUBBLE_STAGE, STAGES[0])
+    wkey = S.bind(S.BUBBLE_STAGE, panels.STAGES[0])
     c1, c2 = st.columns([5, 1])
-    stage = c1.select_slider("Stage", STAGES, key=wkey, help="Walk through anchor grouping one stage at a time.")
+    stage = c1.select_slider("Stage", panels.STAGES, key=wkey, help="Walk through anchor grouping one stage at a time.")
     S.keep(S.BUBBLE_STAGE, stage)
-    c2.button("Next stage", icon=":material/arrow_forward:", key=S.sub(S.BUBBLE_STAGE, "next"), on_click=_next_stage, disabled=stage == STAGES[-1],
+    c2.button("Next stage", icon=":material/arrow_forward:", key=S.sub(S.BUBBLE_STAGE, "next"), on_click=panels.next_stage, disabled=stage == panels.STAGES[-1],
               width="stretch")
-    upto = STAGES.index(stage)
-    show = (create_question_ui, create_keywords_ui, create_specialization_ui, create_relaxation_ui,
-            create_candidates_ui, create_groups_ui)
+    upto = panels.STAGES.index(stage)
+    show = (panels.create_question_ui, panels.create_keywords_ui, panels.create_specialization_ui, panels.create_relaxation_ui,
+            panels.create_candidates_ui, panels.create_groups_ui)
     # The current stage first; the earlier ones stay readable below it.
-    show[upto](result)
+    show[upto](act, result)
     if upto:
         with st.expander("Earlier stages", expanded=False):
             for fn in show[:upto]:
-                fn(result)
+                fn(act, result)

@@ -6,215 +6,36 @@ be loaded back: its record is shown, and "Replay" re-runs the same question and 
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
-from components import bubble, charts, graph_view, replay_time, resources, tour
 from components import state as S
-from components.answer_view import answer_note, gold_answer, question_answers, replay_banner
-from components.sidebar import active
+from components import tour
+from components.bubblerag import ask as panels
+from components.bubblerag import shared as bubble
+from components.page import current, header
 from components.suggestions import graph_suggestions, suggested_questions_ui
-from components.teaching import page_intro
-from components.ui import error_text, md_code, md_escape, public_text
-from core.errors import EgxError
-from core.graph.formats.jsonio import parse_json
-from core.graph.reader import read_ahead
-from core.methods.answering import step_fallback
-from core.methods.evidence.formats import AnswerStepData
-from core.trace import Trace
 
-HEIGHT = 560
-MAX_EVIDENCE_NODES = 200
-REPLAYED = ("h", "B", "alpha", "n")
-
-
-def create_answer_ui(result) -> None:
-    with st.container(border=True):
-        st.markdown("**Answer**")
-        replay_banner(result)  # a partial replay says so before the answer
-        st.markdown(md_escape(result.answer) if result.answer else "_(no answer)_")
-        gold_answer(result.answer, _gold_answers(result.query))  # a workspace question's gold answer, EM / F1
-        answer_note(result)  # extractive or generated, and what none mode could not do
-        st.caption(f"α = {result.config.alpha:g}, n = {result.config.n}, h = {result.config.h}, B = {result.config.B}")
-        bubble.fallback_notes(result, ("answer",))  # why the LLM's answer was not used, if it was not
-
-
-def _gold_answers(query: str) -> tuple[str, ...]:
-    try:
-        return question_answers(resources.workspace_questions(act.workspace, act.key), query)
-    except EgxError:  # an unreadable questions file: the Data page says why; the answer stands alone
-        return ()
-
-
-def create_evidence_ui(result) -> str:
-    """The unified evidence graph drawing; returns its standalone HTML (for the export)."""
-    g = act.graph
-    ev = result.evidence
-    if ev is None or not ev.nodes:
-        st.caption("No evidence graph (early exit or nothing retrieved).")
-        return ""
-    nodes, capped = graph_view.limit_nodes(g, ev.nodes, MAX_EVIDENCE_NODES)
-    if capped:
-        st.warning(f"The evidence graph has {len(ev.nodes)} nodes; the drawing shows {len(nodes)} (the best "
-                   "connected). The exports hold all of them.", icon=":material/content_cut:")
-    ceg_edges = {e for r in result.ranked[:result.config.n] for e in r.ceg.edges}
-    doc = bubble.subgraph_html(act, result, nodes, list(ev.edges), outline_edges=ceg_edges, height=HEIGHT,
-                               extra_legend=(graph_view.LegendItem("red edges: CEG backbone (before expansion)",
-                                                                   bubble.CEG_COLOR, "line"),))
-    graph_view.render_html(doc, height=HEIGHT)
-    st.caption(f"G_final: {len(ev.nodes)} nodes, {len(ev.edges)} edges — the union of the top-{result.config.n} "
-               "CEGs after reasoning expansion. Anchors in their group's colour; size grows as the semantic cost falls.")
-    return doc
-
-
-def create_triples_ui(result) -> None:
-    if result.evidence is not None:
-        read_ahead(act.graph, edges=result.evidence.edges)
-    triples = result.evidence.triples(act.graph) if result.evidence is not None else []
-    st.caption(f"{len(triples)} triples, best CEG rank first — what the answer prompt receives with the passages.")
-    st.code("\n".join(triples) or "(none)", language=None)
-
-
-def create_chunks_ui(result) -> None:
-    g = act.graph
-    read_ahead(g, chunk_ids=[c.chunk_id for c in result.chunks])
-    st.caption("“evidence”: cited by a node or edge of G_final (support = how much of G_final cites it); "
-               "“preview”: a pre-retrieved passage filling the remaining slots.")
-    rows = [{"rank": i + 1, "passage": g.chunk(c.chunk_id).title if c.chunk_id in g.chunk_index else c.chunk_id,
-             "chunk id": c.chunk_id, "source": c.source, "score": round(c.score, 3), "support": round(c.support, 3),
-             "similarity": round(c.similarity, 3)} for i, c in enumerate(result.chunks)]
-    if rows:
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-    for c in result.chunks[:8]:
-        if c.chunk_id not in g.chunk_index:
-            continue
-        ch = g.chunk(c.chunk_id)
-        with st.expander(f"{md_escape(ch.title) if ch.title else '(untitled)'} · {md_escape(c.chunk_id)} · {c.source}"):
-            st.text(ch.text)
-
-
-def trace_table(trace: Trace) -> pd.DataFrame:
-    return pd.DataFrame([{"stage": s.stage, "what": s.title, "ms": round(s.seconds * 1000, 2),
-                          "prompt tokens": s.prompt_tokens, "completion tokens": s.completion_tokens,
-                          "LLM cache": _cache_cell(s), "fallback": public_text(step_fallback(s, app=True)), "paper": s.section}
-                         for s in trace.steps])
-
-
-def _cache_cell(s) -> str:
-    """"hit" / "miss" / "2 hit, 1 miss" for a step's LLM replies; "" for a step without one."""
-    h, m = s.llm_cache.get("hits", 0), s.llm_cache.get("misses", 0)
-    return "" if not h + m else "hit" if not m else "miss" if not h else f"{h} hit, {m} miss"
-
-
-def create_latency_ui(trace: Trace, key: str) -> None:
-    c1, c2, c3 = st.columns(3)
-    c1.metric("Total time", f"{trace.seconds * 1000:.0f} ms")
-    c2.metric("LLM tokens", f"{trace.tokens:,}")
-    c3.metric("Stages with a fallback", sum(1 for s in trace.steps if s.fallback))
-    st.plotly_chart(charts.stage_latency_figure(trace), key=key)
-    st.dataframe(trace_table(trace), hide_index=True, width="stretch")
-    replay_time.stage_time_table(act.llm, trace)  # a replayed run: the recorded live seconds beside the replay's
-
-
-def create_export_ui(result, doc: str) -> None:
-    g = act.graph
-    ev = result.evidence
-    stem = f"{act.workspace.name}-bubblerag"
-    c1, c2, c3, c4 = st.columns(4)
-    if ev is not None and ev.nodes:
-        c1.download_button("Evidence graph (egx JSON)", data=lambda: graph_view.graph_json_bytes(g, ev.nodes, ev.edges),
-                           file_name=f"{stem}-evidence.egx.json", mime="application/json", key=S.BUBBLE_DL_JSON,
-                           on_click="ignore")
-        c2.download_button("Evidence graph (GraphML)", data=lambda: graph_view.graphml_bytes(g, ev.nodes, ev.edges),
-                           file_name=f"{stem}-evidence.graphml", mime="application/xml", key=S.BUBBLE_DL_GRAPHML,
-                           on_click="ignore")
-    if doc:
-        c3.download_button("Evidence graph (HTML)", data=doc, file_name=f"{stem}-evidence.html", mime="text/html",
-                           key=S.BUBBLE_DL_HTML, on_click="ignore")
-    c4.download_button("Full trace (JSON)", data=lambda: result.trace.to_json(indent=1).encode("utf-8"),
-                       file_name=f"{stem}-trace.json", mime="application/json", key=S.BUBBLE_DL_TRACE,
-                       on_click="ignore")
-    st.caption("The HTML drawing is standalone (vis-network inlined, works offline). The trace holds every "
-               "stage's intermediates, timings and tokens; load it back below to read it or replay the run.")
-
-
-def _replay(trace: Trace) -> None:
-    cfg = trace.config
-    # the question goes with its workspace (the sidebar switches to it), like every hand-off between pages
-    S.hand_over(trace.query, workspace=trace.workspace or None, method="bubblerag")
-    for key, name in ((S.BUBBLE_H, "h"), (S.BUBBLE_B, "B")):
-        if name in cfg:
-            S.set_value(key, int(cfg[name]))
-    if "alpha" in cfg:
-        st.session_state[S.BUBBLE_RUN_ALPHA] = float(cfg["alpha"])
-        S.set_value(S.BUBBLE_ALPHA, float(cfg["alpha"]))
-    if "n" in cfg:
-        st.session_state[S.BUBBLE_RUN_N] = int(cfg["n"])
-        S.set_value(S.BUBBLE_N, int(cfg["n"]))
-
-
-def create_trace_upload_ui(result) -> None:
-    up = st.file_uploader("Load a saved trace (JSON)", type=["json"], key=S.BUBBLE_TRACE_UPLOAD)
-    if up is None:
-        return
-    try:
-        trace = Trace.from_dict(parse_json(up.getvalue().decode("utf-8"), up.name,  # bounded depth, clean error
-                                           expected="a trace exported by egx"), source=up.name)
-    except UnicodeDecodeError as exc:
-        st.error(f"{md_escape(up.name)} is not valid JSON ({md_escape(exc)}). Load a trace exported by this page.")
-        return
-    except EgxError as exc:
-        st.error(md_escape(error_text(exc)))
-        return
-    st.markdown(f"**Saved trace** · method {md_code(trace.method)} · workspace {md_code(trace.workspace)} · "
-                f"question: {md_escape(trace.query)}")
-    st.caption("Backends: " + md_escape(", ".join(f"{k}: {v}" for k, v in trace.backends.items())))
-    saved = AnswerStepData.of(trace)
-    if saved is not None:
-        st.markdown("Saved answer: " + md_escape(saved.answer or ""))
-    create_latency_ui(trace, key=S.BUBBLE_SAVED_LATENCY)
-    ignored = sorted(k for k, v in trace.config.items()
-                     if k not in REPLAYED and hasattr(bubble.DEFAULTS, k) and getattr(bubble.DEFAULTS, k) != v)
-    if trace.method != "bubblerag":
-        st.caption("This trace is not from BubbleRAG, so it can be read here but not replayed.")
-        return
-    st.button("Replay this run here", key=S.sub(S.BUBBLE_TRACE_UPLOAD, "replay"), on_click=_replay, args=(trace,),
-              type="primary", help="Sets the question, h, B, α and n from the trace; every BubbleRAG page then "
-                                   "shows the re-run (deterministic with the same workspace and backends).")
-    if ignored:
-        st.caption("Replay applies h, B, α and n; these saved settings differ from the defaults and are not "
-                   "applied: " + md_escape(", ".join(ignored)))
-    if result is not None and result.query == trace.query and saved:
-        same = saved.answer == result.answer
-        (st.success if same else st.warning)(
-            "The current run reproduces the saved answer." if same else
-            "The current run's answer differs from the saved one (other workspace, backends or settings).")
-
-
-act = active()
-st.title("Ask")
-tour.bar("pages/bubble_ask.py")  # the guided demo's step, when one runs
-page_intro("pages/bubble_ask.py")  # what you are looking at, and the paper section
+act = header()
 query = bubble.question_ui(act, "ask")
 suggested_questions_ui(graph_suggestions(act), on_pick=lambda q: S.set_value(S.BUBBLE_QUESTION, q),
                        key=S.BUBBLE_SUGGESTED)
 result = bubble.current_run(act, query)
 doc = ""
 if result is not None:
-    create_answer_ui(result)
-    tour.lesson_ui("pages/bubble_ask.py", act, {"bubblerag": result})  # the guided demo's lesson on this run
+    panels.create_answer_ui(act, result)
+    tour.lesson_ui(current(), act, {"bubblerag": result})  # the guided demo's lesson on this run
     bubble.early_exit_note(result)
     tabs = st.tabs(["Evidence graph", "Triples", "Source passages", "Latency and tokens", "Export and replay"])
     with tabs[0]:
-        doc = create_evidence_ui(result)
+        doc = panels.create_evidence_ui(act, result)
     with tabs[1]:
-        create_triples_ui(result)
+        panels.create_triples_ui(act, result)
     with tabs[2]:
-        create_chunks_ui(result)
+        panels.create_chunks_ui(act, result)
     with tabs[3]:
-        create_latency_ui(result.trace, key=S.BUBBLE_LATENCY)
+        panels.create_latency_ui(act, result.trace, key=S.BUBBLE_LATENCY)
     with tabs[4]:
-        create_export_ui(result, doc)
-        create_trace_upload_ui(result)
+        panels.create_export_ui(act, result, doc)
+        panels.create_trace_upload_ui(act, result)
 else:
-    create_trace_upload_ui(None)
+    panels.create_trace_upload_ui(act, None)

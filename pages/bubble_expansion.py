@@ -8,231 +8,35 @@ settled at this step has a black border, and a collision flashes the backtracked
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
-from components import bubble, graph_view, replay_time, resources, tour, trace_player
+from components import replay_time
 from components import state as S
+from components.bubblerag import expansion as panels
+from components.bubblerag import shared as bubble
 from components.knobs import knob_widget
-from components.sidebar import active
-from components.teaching import page_intro
-from components.ui import md_escape
+from components.page import header
 from core.methods.bubblerag import BubbleConfig
-from core.methods.bubblerag.expansion import budget_tally
 
-MAX_DRAWN = 250  #: nodes drawn per frame (the expansion region of a bigger G')
-MAX_REPLAY_WORK = 30_000_000  #: |V'| × settle steps above which frames are not recorded
-
-
-def drawn_nodes(result, replay) -> tuple[list[int], bool]:
-    """All of G' when small; else the CEG nodes, the anchors and the nodes in settle order, capped."""
-    local = [int(v) for v in result.local.nodes.tolist()]
-    if len(local) <= MAX_DRAWN:
-        return local, False
-    g = act.graph
-    order: dict[int, None] = {}
-    for c in replay.result.cegs if replay is not None else result.expansion.cegs:
-        order.update(dict.fromkeys(c.nodes))
-    order.update(dict.fromkeys(sorted(bubble.terminal_groups(result, g))))
-    if replay is not None:
-        order.update(dict.fromkeys(replay.visited))
-    return sorted(list(order)[:MAX_DRAWN]), True
-
-
-def frame_drawing(result, replay, frame: int, nodes: list[int], positions) -> tuple[str, object]:
-    g = act.graph
-    f = replay.frames[frame]
-    state = replay.state_at(frame, nodes)
-    colors, borders, notes = [], [], []
-    terminals = bubble.terminal_groups(result, g)
-    flash_nodes = {v for c in f.new_cegs for v in c.nodes}
-    flash_edges = {e for c in f.new_cegs for e in c.edges}
-    older_edges = {e for c in replay.result.cegs if c.found_at < f.step and c.kind == "collision" for e in c.edges}
-    for v in nodes:
-        settled = bubble.mask_groups(state.settled.get(v, 0))
-        front = bubble.mask_groups(state.frontier.get(v, 0))
-        if settled:
-            colors.append((v, bubble.blend([bubble.group_color(x) for x in settled])))
-        elif front:
-            colors.append((v, "#ffffff"))
-        else:
-            colors.append((v, bubble.UNVISITED_COLOR))
-        if v in flash_nodes:
-            borders.append((v, bubble.CEG_COLOR, 6))
-        elif v == f.node:
-            borders.append((v, bubble.CURRENT_BORDER, 5))
-        elif front:
-            borders.append((v, bubble.group_color(front[0]), 4))
-        elif not settled:
-            borders.append((v, bubble.UNVISITED_BORDER, 1))
-        lines = [f"{bubble.group_name(result, gid)}: {state.costs[gid][v]:.3f}"
-                 for gid in sorted(state.costs) if v in state.costs[gid]]
-        anchor = ("anchor of " + ", ".join(bubble.group_name(result, x) for x in terminals[v]) + "\n"
-                  if v in terminals else "")
-        if lines or anchor:
-            notes.append((v, anchor + ("accumulated cost per group:\n" + "\n".join(lines) if lines else "")))
-    edges = g.induced_edges(nodes).tolist()
-    edge_colors = tuple((e, bubble.CEG_COLOR if e in flash_edges else "#444444")
-                        for e in edges if e in flash_edges or e in older_edges)
-    widths = tuple((e, 5.0 if e in flash_edges else 2.5) for e in edges if e in flash_edges or e in older_edges)
-    # labels: the node settled now, the CEG found now, the meeting nodes so far, then the anchors
-    meetings = [c.meeting for c in replay.result.cegs if c.found_at <= f.step and c.meeting >= 0]
-    labels = tuple(bubble.drawing_labels(result, g, nodes, first=[f.node, *sorted(flash_nodes), *meetings]))
-    shapes = bubble.anchor_shapes(result, g, nodes)
-    legend = (
-        *bubble.group_legend(result.groups.groups),
-        *((bubble.ANCHOR_LEGEND,) if shapes else ()),
-        graph_view.LegendItem("mixed colour: reached by several groups", bubble.blend(bubble.GROUP_COLORS[:2])),
-        graph_view.LegendItem("white, coloured ring: frontier (in the queue)", "#ffffff"),
-        graph_view.LegendItem("black ring: settled at this step", bubble.CURRENT_BORDER),
-        graph_view.LegendItem("red: CEG found at this step (collision)", bubble.CEG_COLOR),
-        graph_view.LegendItem("dark edges: earlier collision CEGs", "#444444", "line"),
-        graph_view.LegendItem("grey: not reached yet", bubble.UNVISITED_COLOR))
-    doc = resources.styled_network_html(
-        g, act.key, tuple(nodes), colors=tuple(colors), sizes=tuple(sorted(bubble.cost_sizes(result, nodes).items())),
-        borders=tuple(borders), edge_colors=edge_colors, edge_widths=widths, notes=tuple(notes), positions=positions,
-        legend=legend, edge_labels=True, height=HEIGHT, labels=labels, shapes=shapes)
-    return doc, state
-
-
-def run_tally_text(result) -> str:
-    """The run's CEGs against B, for the caption above the replay (the side panel's numbers at the last frame)."""
-    cfg, exp = result.config, result.expansion
-    tally = budget_tally(exp.cegs, cfg.B, intra_counts=cfg.intra_counts)  # the last frame's numbers
-    return (f"{tally.total} CEG{'' if tally.total == 1 else 's'}, {tally.counted} toward B = {cfg.B}"
-            + (f" + {tally.uncounted} intra-group" if tally.uncounted else ""))
-
-
-def create_side_panel(result, replay, frame: int) -> None:
-    g = act.graph
-    f = replay.frames[frame]
-    cfg = result.config
-    said = bubble.budget_text(replay.result.cegs, f, cfg)
-    c1, c2 = st.columns(2)
-    c1.metric("Step", f"{frame} / {len(replay) - 1}")
-    c2.metric("Toward budget B", said.metric,
-              help="CEGs that consume B: the search stops when B of them exist (§3.3, Algorithm 1 line 8). "
-              + ("Intra-group CEGs count toward B." if cfg.intra_counts else
-                 "Intra-group CEGs do not (same-group anchors meeting early would crowd out the collisions); "
-                 "they are capped at B on their own."))
-    st.caption(said.caption)
-    if f.done:
-        res = replay.result
-        why = (f"budget B = {cfg.B} reached" if res.budget_reached else
-               "no collision: the anchors form the fallback CEG (Alg. 1 lines 23-24)" if res.fallback else
-               "the queue ran empty (G' exhausted)")
-        st.success(f"Done after {res.steps} settle steps — {why}.")
-    elif f.node < 0:
-        st.info("Start: every anchor is in the queue at cost 0, one bubble per group.")
-    else:
-        st.markdown(f"Group **{md_escape(bubble.group_name(result, f.group))}** settled "
-                    f"**{md_escape(g.node_names[f.node])}** at accumulated cost **{f.cost:.3f}**; "
-                    f"{len(f.relaxed)} neighbour label{'s' if len(f.relaxed) != 1 else ''} improved.")
-    for c, line in zip(f.new_cegs, said.lines, strict=True):
-        groups = ", ".join(bubble.group_name(result, x) for x in c.involved)
-        meet = g.node_names[c.meeting] if c.meeting >= 0 else "—"
-        text = (f"**Collision**: the bubbles of {md_escape(groups)} met at **{md_escape(meet)}** → {line} "
-                f"({len(c.nodes)} nodes, {len(c.edges)} edges), backtracked and outlined in red."
-                if c.kind == "collision" else
-                f"Intra-group connection in **{md_escape(groups)}** at **{md_escape(meet)}** → {line} "
-                f"({len(c.nodes)} nodes; mildly penalized in ranking).")
-        if c.kind == "collision":
-            st.error(text, icon=":material/flare:")
-        else:
-            st.warning(text, icon=":material/join_inner:")
-    left = " left when the search stopped" if f.done else ""
-    st.markdown(f"**Priority-queue head** ({f.queue_size} {'entry' if f.queue_size == 1 else 'entries'}{left})")
-    if f.queue_head:
-        st.dataframe(pd.DataFrame([{"node": g.node_names[v], "group": bubble.group_name(result, gr), "cost": round(c, 3)}
-                                   for v, gr, c in f.queue_head]), hide_index=True, width="stretch")
-    else:
-        st.caption("The queue is empty: every node a bubble reached is settled.")
-    full = replay.state_at(frame)
-    rows = []
-    for grp in result.groups.groups:
-        costs = full.costs.get(grp.gid, {})
-        settled = [v for v, m in full.settled.items() if (m >> grp.gid) & 1]
-        rows.append({"group": grp.concept,
-                     "max settled cost": round(max((costs[v] for v in settled if v in costs), default=0.0), 3),
-                     "settled": len(settled),
-                     "frontier": sum(1 for m in full.frontier.values() if (m >> grp.gid) & 1)})
-    st.markdown("**Bubbles** (accumulated cost = Σ 1 − cos(q, v) along the path)")
-    st.dataframe(pd.DataFrame(rows, columns=["group", "max settled cost", "settled", "frontier"]), hide_index=True,
-                 width="stretch", column_config={
-                     "group": st.column_config.TextColumn("group", width="medium"),
-                     "max settled cost": st.column_config.NumberColumn("max settled cost", width="small"),
-                     "settled": st.column_config.NumberColumn("settled", width="small"),
-                     "frontier": st.column_config.NumberColumn("frontier", width="small")})
-
-
-def create_final_state_ui(result) -> None:
-    """No replay (G' too big to record every frame): the final CEGs on the drawn region."""
-    g = act.graph
-    nodes, _ = drawn_nodes(result, None)
-    ceg_nodes = {v for c in result.expansion.cegs for v in c.nodes}
-    ceg_edges = {e for c in result.expansion.cegs for e in c.edges}
-    doc = bubble.subgraph_html(act, result, nodes, g.induced_edges(nodes).tolist(), outline_nodes=ceg_nodes,
-                               outline_edges=ceg_edges, height=HEIGHT, mark_anchors=True)
-    graph_view.render_html(doc, height=HEIGHT)
-
-
-def hop_note(realized: int, requested: int, capped: bool, max_nodes: int) -> str:
-    """Requested h vs the hops G' really spans (a caption said "3-hop" under an h = 6 slider)."""
-    if realized == requested:
-        return f"h = {requested} hops requested and realized"
-    if capped:
-        return (f"h = {requested} hops requested, {realized} realized: hop {realized + 1} would take G' past "
-                f"{max_nodes:,} nodes")
-    return (f"h = {requested} hops requested, {realized} realized: nothing lies farther than {realized} "
-            f"hop{'' if realized == 1 else 's'} from the anchors")
-
-
-act = active()
-HEIGHT = 600
-st.title("Bubble expansion")
-tour.bar("pages/bubble_expansion.py")  # the guided demo's step, when one runs
-page_intro("pages/bubble_expansion.py")  # what you are looking at, and the paper section
+act = header()
 query = bubble.question_ui(act, "expansion")
 h_col, b_col = st.columns(2)
 h = knob_widget(BubbleConfig, "h", S.BUBBLE_H, where=h_col)
 budget = knob_widget(BubbleConfig, "B", S.BUBBLE_B, where=b_col)
 result = bubble.current_run(act, query)
-replay = None
 if result is not None and not bubble.early_exit_note(result):
     local, exp = result.local, result.expansion
     g = act.graph
     st.caption(f"G' = the neighbourhood of the {len(bubble.terminal_groups(result, g))} anchors: "
-               f"{local.n_nodes:,} nodes, {local.n_edges:,} edges · {hop_note(local.h, local.h_requested, local.capped, result.config.max_local_nodes)}"
-               f" · {exp.steps} settle steps · {run_tally_text(result)}.")
+               f"{local.n_nodes:,} nodes, {local.n_edges:,} edges · {panels.hop_note(local.h, local.h_requested, local.capped, result.config.max_local_nodes)}"
+               f" · {exp.steps} settle steps · {panels.run_tally_text(result)}.")
     st.html(bubble.group_chips(result.groups.groups))
     replay_time.stage_time_captions(act.llm, result.trace, ("localize", "expansion"))
     work = local.n_nodes * (exp.steps + 2)
-    if work > MAX_REPLAY_WORK:
+    if work > panels.MAX_REPLAY_WORK:
         st.warning(f"G' has {local.n_nodes:,} nodes and the search took {exp.steps:,} steps: too much to record "
                    "frame by frame, so the final state is shown (CEGs outlined). Lower h or B to replay it.",
                    icon=":material/content_cut:")
-        create_final_state_ui(result)
+        panels.create_final_state_ui(act, result)
     else:
-        replay = resources.bubblerag_replay(result, g, bubble.run_key(act, query, result.config))
-        nodes, capped = drawn_nodes(result, replay)
-        if capped:
-            st.warning(f"G' has {local.n_nodes:,} nodes; the drawing shows {len(nodes)} of them: the CEG nodes, the "
-                       "anchors and the nodes in the order the search settled them. Frontier nodes outside the "
-                       "drawing are counted in the side panel.", icon=":material/content_cut:")
-        positions = resources.layout_positions(g, act.key, tuple(nodes))
-        collisions = replay.collision_frames()
-        left, right = st.columns([5, 2])
-        with left:
-            if S.reset_on_change(S.BUBBLE_FRAME, (act.info.name, query)):  # a new question replays from frame 0
-                st.session_state[S.BUBBLE_PLAYING] = False
-            frame = trace_player.frame_controls(S.BUBBLE_FRAME, S.BUBBLE_PLAYING, len(replay), collisions,
-                                                help_text="Frame k = the state after k settle steps.")
-            pause = S.keep(S.BUBBLE_PAUSE_AT_COLLISION, st.checkbox(
-                "Pause when bubbles of different groups collide", key=S.bind(S.BUBBLE_PAUSE_AT_COLLISION, True)))
-            doc, _ = frame_drawing(result, replay, frame, nodes, positions)
-            graph_view.render_html(doc, height=HEIGHT)
-            st.caption("Diamonds are the anchors, where the bubbles start. Node size grows as its semantic cost "
-                       "1 − cos(q, v) falls; hover a node for its accumulated cost per group.")
-        with right:
-            create_side_panel(result, replay, frame)
-        trace_player.continue_playing(S.BUBBLE_FRAME, S.BUBBLE_PLAYING, len(replay), collisions if pause else ())
+        panels.create_replay_ui(act, result, query)

@@ -10,13 +10,11 @@ from __future__ import annotations
 import streamlit as st
 
 from components import papers_view as pv
-from components.sidebar import active
+from components.page import header
 
-act = active()
-st.title("Papers")
-st.caption("Each paper's table as it prints it, our figures beside it under the paper's protocol (its methods we "
-           "implement, its answer budget, FastInsight on KG nodes), each with its 95 % interval and question count, "
-           "every blank with its reason and every difference of setting.")
+act = header("Each paper's table as it prints it, our figures beside it under the paper's protocol (its methods we "
+             "implement, its answer budget, FastInsight on KG nodes), each with its 95 % interval and question count, "
+             "every blank with its reason and every difference of setting.")
 paper, mode = pv.choose()
 body = st.container()  # filled after the re-run panel below, so a run that just finished is shown
 with st.expander("Re-run on this workspace", expanded=False):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
 import pytest
 
@@ -117,3 +118,51 @@ def test_a_method_package_owns_its_preparation_ablations_and_intros(tmp_path) ->
             ("full", "toy", {}), ("top-1", "toy", {"top_k": 1})]
         assert _intros()["pages/toy.py"].text == ("One.", "Two.", "Three.")
     assert "pages/toy.py" not in _intros()
+
+
+#: The toy method's page: a page file composing the app's panels (header, question box, run), nothing else.
+TOY_PAGE = "pages/toy.py"
+TOY_PAGE_SOURCE = Path(__file__).parent / "app" / "toy_page.py"
+
+
+def test_a_new_method_page_is_listed_on_home_and_opens_with_no_other_edit(tmp_path, monkeypatch) -> None:
+    """A method with its page file and its intro gets an entry in the navigation and on Home (what the page shows:
+    its intro's first sentence), and its page opens under the method's title with the intro, the shared question
+    box and its run, with no line added to components/ or pages/. The app's pages are linked into a folder of the
+    test's, beside the toy's page file, so the checkout's pages/ stays as it is."""
+    import streamlit as st
+
+    from components import home_view, navigation
+    from core.papers import Intro
+    from tests.app.helpers import run_page
+
+    st.cache_data.clear()  # st.cache_* live in the process: start empty, as every app test does
+    st.cache_resource.clear()
+    monkeypatch.setenv("EGX_HOME", str(tmp_path / "egx_home"))
+    monkeypatch.setenv("EGX_EMBEDDER", "hashing")
+    monkeypatch.setenv("EGX_RERANKER", "biencoder")
+    monkeypatch.setenv("EGX_JOB_INLINE_WAIT", "600")
+    monkeypatch.delenv("EGX_LLM", raising=False)
+    root = tmp_path / "app"
+    (root / "pages").mkdir(parents=True)
+    for page in (navigation.ROOT / "pages").glob("*.py"):
+        (root / "pages" / page.name).symlink_to(page)
+    (root / TOY_PAGE).write_text(TOY_PAGE_SOURCE.read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.setattr(navigation, "ROOT", root)
+    intro = Intro("BubbleRAG", "§1", ("Ranks the workspace's last passages first.", "Two.", "Three."))
+    toy = dataclasses.replace(TOY_METHOD, page=TOY_PAGE, intros={TOY_PAGE: intro})
+    assert TOY_PAGE not in {path for _, path, _, _ in navigation.entries()}
+    with registered(toy):
+        assert ("Methods", TOY_PAGE, toy.title, ":material/science:") in navigation.entries()
+        assert navigation.heading(TOY_PAGE) == toy.title and navigation.page_of("toy") == TOY_PAGE
+        assert home_view.page_summary(TOY_PAGE) == intro.text[0]
+        at = run_page()
+        listed = [m.value for m in at.markdown if "Toy method" in m.value]
+        assert listed and "Ranks the workspace's last passages first" in listed[0]
+        at.switch_page(str(root / TOY_PAGE)).run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert at.title[0].value == toy.title
+        assert any("Ranks the workspace" in m.value for m in at.markdown)  # its intro, from Method.intros
+        assert [s.label for s in at.selectbox][:1] == ["Question"]
+        assert len(at.dataframe) == 1 and len(at.dataframe[0].value) >= 1  # the toy's ranked passages
+    assert TOY_PAGE not in {path for _, path, _, _ in navigation.entries()}

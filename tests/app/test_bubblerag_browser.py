@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from components.bubble import CEG_COLOR
+from components.colors import CEG as CEG_COLOR
 from tests.app.browser_support import launch_chromium
 
 pytestmark = pytest.mark.browser

@@ -13,7 +13,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from components import state as S
-from components.bubble import ANCHOR_SHAPE, CEG_COLOR, DEMO_QUESTION, group_color
+from components.bubblerag.shared import ANCHOR_SHAPE, DEMO_QUESTION, group_color
+from components.colors import CEG as CEG_COLOR
 from tests.app.helpers import drawn_nodes, plain, run_page, switch
 
 PAGES = ("pages/bubble_anchors.py", "pages/bubble_expansion.py", "pages/bubble_ranking.py", "pages/bubble_ask.py")

@@ -9,8 +9,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from components import bubble
 from components import graph_view as gv
+from components.bubblerag import shared as bubble
 from core.graph.graph_builder import graph_from_triples
 from core.graph.model import KnowledgeGraph
 from core.methods.bubblerag.candidates import Candidate

@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from components.bubble import budget_text
+from components.bubblerag.shared import budget_text
 from core.methods.bubblerag import BubbleConfig
 from core.methods.bubblerag.localize import localized_graph
 from core.methods.bubblerag.replay import expansion_replay

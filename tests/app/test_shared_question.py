@@ -13,7 +13,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from components import state as S
-from components.ui import OWN_QUESTION_LABEL
+from components.question import OWN_QUESTION_LABEL
 from tests.app.helpers import run_page, switch
 
 TYPED = "Who directed The Matrix?"  # not one of the demo's questions: the pickers show it typed

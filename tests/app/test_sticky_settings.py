@@ -12,7 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from components import state as S
-from components.bubble import DEMO_QUESTION
+from components.bubblerag.shared import DEMO_QUESTION
 from core.index.workspace import Workspace
 from tests.app.helpers import ROOT, plain, run_page, switch
 

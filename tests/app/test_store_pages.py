@@ -16,7 +16,7 @@ import pytest
 
 from components import graph_view
 from components import state as S
-from components.bubble import DEMO_QUESTION
+from components.bubblerag.shared import DEMO_QUESTION
 from core.backends.llm import NoLLM
 from core.backends.registry import get_embedder
 from core.backends.rerankers import BiEncoderReranker

@@ -27,13 +27,10 @@ def _configured_widths(page_file: str) -> dict[str, int]:
         from components.compare_view import summary_columns
 
         cfg = summary_columns()
-    else:
-        # the page module runs on import; read its two column definitions alone
-        src = (Path(__file__).parents[2] / page_file).read_text()
-        ns: dict = {}
-        exec(compile(src[src.index("RANKING_COLUMNS"):src.index("def ranking_table")], page_file, "exec"),
-             {"st": __import__("streamlit")}, ns)
-        cfg = ns["ranking_columns"]()
+    else:  # the ranking page's panels live in its UI module, importable without running the page
+        from components.bubblerag.ranking import ranking_columns
+
+        cfg = ranking_columns()
     return {k: (NAMED[v["width"]] if isinstance(v["width"], str) else int(v["width"])) for k, v in cfg.items()}
 
 

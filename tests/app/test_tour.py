@@ -12,7 +12,7 @@ import pytest
 
 from components import state as S
 from components import tour
-from components.bubble import ANCHOR_SHAPE
+from components.bubblerag.shared import ANCHOR_SHAPE
 from tests.app.helpers import drawn_nodes, plain
 
 pytestmark = pytest.mark.model  # the recorded runs replay with the models they were recorded with

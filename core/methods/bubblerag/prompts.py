@@ -23,7 +23,7 @@ OpenAI-compatible ``response_format``). They are written for the small local mod
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 SYSTEM = ("You are the retrieval planner of a graph RAG system over a knowledge graph whose schema is unknown. "
@@ -124,7 +124,7 @@ def grouping_prompt(query: str, concepts: Sequence[str], candidates: Sequence[tu
 
 
 def grouping_review_prompt(query: str, groups: Sequence[tuple[str, str, Sequence[tuple[str, str, str]]]],
-                           takeable: dict[str, Sequence[str]] | None = None) -> str:
+                           takeable: Mapping[str, Sequence[str]] | None = None) -> str:
     """§3.2 as a review of a proposed grouping (``BubbleConfig.review_grouping``, the default for small models).
 
     ``groups``: ``(group id, concept, [(candidate id, kind, text), ...])``, one per query concept, holding the
@@ -160,7 +160,7 @@ MAX_TAKE = 3  #: elements of other groups one group may take in a review
 
 
 def grouping_review_schema(groups: Sequence[tuple[str, Sequence[str]]],
-                           takeable: dict[str, Sequence[str]] | None = None) -> dict[str, Any]:
+                           takeable: Mapping[str, Sequence[str]] | None = None) -> dict[str, Any]:
     """Every proposed group, in order, with its weight, the ids it keeps (its own members only, at least one)
     and the ids it takes from other groups (``takeable[gid]`` only, at most :data:`MAX_TAKE`); at most
     ``min(MAX_SAME, len(groups) - 2)`` pairs of group ids under ``same``."""
@@ -183,7 +183,7 @@ def grouping_review_schema(groups: Sequence[tuple[str, Sequence[str]]],
 
 
 def grouping_review_max_tokens(groups: Sequence[tuple[str, Sequence[str]]],
-                               takeable: dict[str, Sequence[str]] | None = None) -> int:
+                               takeable: Mapping[str, Sequence[str]] | None = None) -> int:
     """``max_tokens`` for one review: room for the longest reply :func:`grouping_review_schema` allows,
     counted in Qwen2.5 tokens as the 1.5B model writes it (``"g1": {"weight": 0.5, "keep": [`` ≈ 16 tokens a
     group, ``"c12", `` ≈ 5 a kept or taken id, ``, "take": [`` ≈ 6, ``"same": [["g1", "g2"], ...]`` ≈ 12 a

@@ -1,7 +1,7 @@
 """What the four BubbleRAG pages share: the question box, the cached run, group colours, drawings.
 
 Every page calls :func:`question_ui` and :func:`current_run`; the run comes from
-``resources.method_run`` keyed by (workspace, backends, question, config), so the four pages show
+``runs.method_run`` keyed by (workspace, backends, question, config), so the four pages show
 one run. A group keeps one colour (:func:`group_color`) on every page.
 """
 
@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from components import deep_link, graph_view, resources
+from components import colors, graph_view, resources, runs
 from components import state as S
+from components.question import question_box, workspace_questions
 from components.sidebar import Active
-from components.ui import error_text, md_escape, own_question_toggle, public_text
+from components.ui import error_text, md_escape, public_text
 from core.errors import EgxError
 from core.graph.reader import read_ahead
 from core.methods.answering import step_fallback
-from core.methods.base import Backends
 from core.methods.bubblerag import METHOD, BubbleConfig
 from core.methods.bubblerag.expansion import budget_place, budget_tally, counts_toward_budget
 
@@ -33,65 +33,21 @@ if TYPE_CHECKING:
 DEMO_QUESTION = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
 DEFAULTS = BubbleConfig()
 
-# Okabe–Ito first, then Tol's muted colours; red is kept out: it marks CEGs and collisions.
-GROUP_COLORS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#f0e442", "#882255", "#44aa99",
-                "#999933", "#aa4499", "#332288", "#117733")
-CEG_COLOR = "#e41a1c"
-UNVISITED_COLOR = "#e4e4e4"
-UNVISITED_BORDER = "#b8b8b8"
-CURRENT_BORDER = "#111111"
 #: The node shape of the anchors (the terminals every bubble starts from) on the expansion drawing.
 ANCHOR_SHAPE = "diamond"
 ANCHOR_LEGEND = graph_view.LegendItem("diamond: anchor, where a bubble starts", "#555555", ANCHOR_SHAPE)
 
 
 # ------------------------------------------------------------------------------------- question
-def _examples(act: Active) -> list[str]:
-    out = [DEMO_QUESTION] if act.info.name == "demo" else []
-    try:
-        qs = resources.workspace_questions(act.workspace, act.key)
-    except EgxError:
-        qs = []
-    out += [q.question for q in qs[:40]]
-    return list(dict.fromkeys(out))
-
-
 def question_ui(act: Active, page: str) -> str:
-    """The shared question box (same value on all four pages) with example questions.
-
-    The four pages show the workspace's question, the one every method page shares
-    (:func:`state.workspace_question`), unless their "use another question on this page only" switch is on
-    (one switch for the four: they step through one run)."""
-    examples = _examples(act)
-    ws = act.info.name
-    S.follow_workspace(ws, S.BUBBLE_QUESTION)  # each workspace keeps its own question
-    handed = S.take_handoff()  # the Compare page's "Step through" button
-    if handed is not None:
-        S.set_value(S.BUBBLE_QUESTION, handed)
-    own = st.session_state.get(S.BUBBLE_QUESTION)
-    shared = S.workspace_question(ws, S.BUBBLE_QUESTION, None if own is None else str(own).strip())
-    if shared is not None:
-        S.set_value(S.BUBBLE_QUESTION, shared)
-    wkey = S.bind(S.BUBBLE_QUESTION, examples[0] if examples else "", scope=page)
-    left, right = st.columns([3, 1])
-    q = left.text_input("Question", key=wkey, placeholder="Ask something the graph can answer",
+    """The question box of the four pages (:func:`components.question.question_box`, typed, with example
+    questions: the demo's first, then the workspace's). One "use another question on this page only" switch for
+    the four: they step through one run."""
+    examples = [DEMO_QUESTION] if act.info.name == "demo" else []
+    examples += [q.question for q in workspace_questions(act)[:40]]
+    return question_box(list(dict.fromkeys(examples)), key=S.BUBBLE_QUESTION, scope=page,
                         help="Shared by the four BubbleRAG pages and, unless the switch below is on, by every "
                              "method page. Press Enter to run.")
-    S.keep(S.BUBBLE_QUESTION, q)
-    if examples:
-        right.selectbox("Example questions", examples, index=None, key=S.sub(S.BUBBLE_EXAMPLE, page),
-                        placeholder="Pick an example…", on_change=_use_example, args=(page,),
-                        help="Questions from the workspace (MuSiQue: the dev questions with gold evidence).")
-    own_question_toggle(S.BUBBLE_QUESTION, scope=page, container=left)
-    S.share_question(ws, S.BUBBLE_QUESTION, q.strip())
-    deep_link.publish(q.strip())  # the address bar links to this view
-    return q.strip()
-
-
-def _use_example(page: str) -> None:
-    pick = st.session_state.get(S.sub(S.BUBBLE_EXAMPLE, page))
-    if pick:
-        S.set_value(S.BUBBLE_QUESTION, pick)
 
 
 # ------------------------------------------------------------------------------------------ run
@@ -121,7 +77,7 @@ def current_run(act: Active, query: str) -> BubbleResult | None:
         return None
     cfg = run_config()
     try:
-        return resources.method_run(METHOD, act.workspace, act.key, Backends(act.embedder, act.llm, act.reranker), query, cfg)
+        return runs.method_run(METHOD, act.workspace, act.key, act.backends, query, cfg)
     except EgxError as exc:
         st.error(f"**BubbleRAG could not run.** {md_escape(error_text(exc))}")
         return None
@@ -173,13 +129,13 @@ def budget_text(cegs: Sequence[CEG], frame: ExpansionFrame, cfg: BubbleConfig) -
 
 # -------------------------------------------------------------------------------------- colours
 def group_color(gid: int) -> str:
-    return GROUP_COLORS[gid % len(GROUP_COLORS)]
+    return colors.nth(colors.ANCHOR_GROUPS, gid)
 
 
 def blend(hexes: Sequence[str]) -> str:
     """Mean RGB of ``hexes`` (several bubbles on one node)."""
     if not hexes:
-        return UNVISITED_COLOR
+        return colors.UNVISITED
     rgb = [tuple(int(h[i:i + 2], 16) for i in (1, 3, 5)) for h in hexes]
     return "#" + "".join(f"{round(sum(c[i] for c in rgb) / len(rgb)):02x}" for i in range(3))
 
@@ -302,11 +258,11 @@ def subgraph_html(act: Active, result: BubbleResult, nodes: Sequence[int], edges
     diamonds too (:func:`anchor_shapes`)."""
     g = act.graph
     by_colour = anchor_colour_groups(result, g)
-    colors = tuple((v, blend([group_color(x) for x in by_colour[v]])) for v in nodes if v in by_colour)
+    fills = tuple((v, blend([group_color(x) for x in by_colour[v]])) for v in nodes if v in by_colour)
     on = set(outline_nodes)
-    borders = tuple((v, CEG_COLOR, 4) for v in nodes if v in on)
+    borders = tuple((v, colors.CEG, 4) for v in nodes if v in on)
     oe = set(outline_edges)
-    edge_colors = tuple((e, CEG_COLOR) for e in (edges or ()) if e in oe)
+    edge_colors = tuple((e, colors.CEG) for e in (edges or ()) if e in oe)
     widths = tuple((e, 3.0) for e in (edges or ()) if e in oe)
     ceg_nodes = sorted({int(x) for e in oe for x in (g.edge_head[e], g.edge_tail[e])})
     labels = tuple(drawing_labels(result, g, nodes, first=[*sorted(on), *ceg_nodes]))
@@ -315,7 +271,7 @@ def subgraph_html(act: Active, result: BubbleResult, nodes: Sequence[int], edges
     legend = drawing_legend(groups, (*((ANCHOR_LEGEND,) if shapes else ()), *extra_legend)) if show_legend else ()
     notes = tuple((v, f"semantic cost 1 − cos(q, v) = {result.node_cost[v]:.3f}") for v in nodes if v in result.node_cost)
     return resources.styled_network_html(
-        g, act.key, tuple(sorted(nodes)), colors=colors, sizes=tuple(sorted(cost_sizes(result, nodes).items())),
+        g, act.key, tuple(sorted(nodes)), colors=fills, sizes=tuple(sorted(cost_sizes(result, nodes).items())),
         borders=borders, edges=None if edges is None else tuple(sorted(edges)), edge_colors=edge_colors,
         edge_widths=widths, notes=notes, legend=legend, edge_labels=True, height=height, labels=labels,
         shapes=shapes)
@@ -325,5 +281,17 @@ def drawing_legend(groups: Sequence[AnchorGroup],
                    extra: Sequence[graph_view.LegendItem] = ()) -> tuple[graph_view.LegendItem, ...]:
     """The legend of :func:`subgraph_html` (also shown once above a row of such drawings)."""
     return (*group_legend(groups),
-            graph_view.LegendItem("mixed colour: anchor of several groups", blend(GROUP_COLORS[:2])),
+            graph_view.LegendItem("mixed colour: anchor of several groups", blend(colors.ANCHOR_GROUPS[:2])),
             graph_view.LegendItem("other node (name on hover)", graph_view.NODE_COLOR), *extra)
+
+
+# ------------------------------------------------------------------------------------- replay
+@st.cache_resource(show_spinner="Recording the bubble expansion frame by frame…", max_entries=16)
+def bubblerag_replay(_result: Any, _graph: GraphLike, run_key: str) -> Any:
+    """The run's expansion replayed frame by frame (``core.methods.bubblerag.replay.ExpansionReplay``)."""
+    from core.methods.bubblerag.replay import expansion_replay
+
+    cfg = _result.config
+    return expansion_replay(_graph, _result.local, _result.groups.groups, budget=cfg.B,
+                            intra_group=cfg.intra_group, intra_counts=cfg.intra_counts)
+

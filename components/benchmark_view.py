@@ -1,0 +1,434 @@
+"""The Benchmark page's panels: the Run tab (`egx bench` as a server job, with the refusal of a stale run), the Load
+tab, and a loaded report (tables with intervals, charts, the per-question table that opens a row on Compare).
+
+A browser user picks a run *name*, never a path: runs live in ``$EGX_HOME/runs/<name>``, so the page cannot write
+outside the project's folders. The figures themselves are drawn by :mod:`components.bench_view`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+import streamlit as st
+
+from components import bench_view, budget_view, jobs_view, resources, workspaces
+from components import compare_view as cv
+from components import state as S
+from components.navigation import page_path
+from components.question import workspace_questions
+from components.ui import error_text, md_escape
+from core.backends.registry import LLMS
+from core.background.jobs import JobBusyError
+from core.batch.tasks import bench_job, bench_spec, budget_run
+from core.errors import Cancelled, EgxError
+from core.eval.judge_choice import SAME, choose_judge
+from core.eval.paper_metrics import APP_WORDING as JUDGE_APP_WORDING
+from core.eval.report import (
+    NODE_METRICS_NOTE,
+    RESULTS,
+    grouped_replay_notes,
+    node_rows,
+)
+from core.eval.report_charts import failure_figure, latency_recall_figure, recall_figure
+from core.eval.run_notes import run_note_items
+from core.eval.runner import check_run, questions_left_out, run_benchmark
+from core.eval.selection import gold_coverage
+from core.eval.triage import RETRIEVED, TRAINED_ON, UNMATCHED, benchmark_rows, failures, flat
+from core.eval.verdicts import VERDICT_KEYS, verdict_label
+from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
+from core.index.isolated import isolated_builds
+from core.index.paths import runs_root
+from core.methods.base import Backends
+from core.methods.reg.pipeline import APP_WORDING as REG_APP_WORDING
+from core.methods.registry import METHODS, method_names
+
+if TYPE_CHECKING:
+    from components.sidebar import Active
+    from core.background.jobs import Job
+    from core.eval.bench_report import BenchReport
+
+#: readable, numbers narrow, the long "why" late.
+PER_QUESTION_COLUMNS = {
+    "question": st.column_config.TextColumn("question", width="medium"),
+    "method": st.column_config.TextColumn("method", width="small"),
+    "verdict": st.column_config.TextColumn("verdict", width="medium"),
+    "EM": st.column_config.NumberColumn("EM", width="small", help="SQuAD exact match (best over the aliases)"),
+    "F1": st.column_config.NumberColumn("F1", width="small", help="SQuAD token F1 (best over the aliases)"),
+    "answer match": st.column_config.TextColumn("answer match", width="medium"),
+    "answer": st.column_config.TextColumn("answer", width="medium"),
+    "gold answer": st.column_config.TextColumn("gold answer", width="small"),
+    "gold ranks": st.column_config.TextColumn("gold ranks", width="small",
+                                              help="Rank of each gold passage in the method's ranking"),
+    "gold passages": st.column_config.TextColumn("gold passages", width="medium"),
+    UNMATCHED: st.column_config.TextColumn(UNMATCHED, width="medium", help="Gold passages the question names but "
+                                           "the workspace lacks: each counts as a gold passage never retrieved"),
+    RETRIEVED: st.column_config.TextColumn(RETRIEVED, width="medium"),
+    "R@5": st.column_config.NumberColumn("R@5", width="small"),
+    "R@10": st.column_config.NumberColumn("R@10", width="small"),
+    "R@2": st.column_config.NumberColumn("R@2", width="small"),
+    "why": st.column_config.TextColumn("why", width="large"),
+    "seconds": st.column_config.NumberColumn("seconds", width="small"),
+    TRAINED_ON: st.column_config.TextColumn(TRAINED_ON, width="small", help="Kept on request: the method's trained "
+                                            "model was trained or validated on this question"),
+    "id": st.column_config.TextColumn("id", width="small"),
+}
+
+#: The Judge LLM choices: none, every LLM backend, or the generator itself.
+JUDGE_CHOICES = ["none", *[n for n in LLMS if n != "none"], SAME]
+JUDGE_LABELS = {"none": "none — judged metrics not computed",
+                SAME: "same — the sidebar's LLM judges itself (self-judged)"}
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What the Run tab's widgets chose: the methods, the answer budget, the question count, the judge, whether
+    questions a model was trained on are kept, and the workspace's questions."""
+
+    methods: list[str]
+    budget: Any
+    limit: int
+    judge_name: str
+    keep_trained: bool
+    questions: list[Any]
+
+
+def _default_run(act: Active, budget: str = "own") -> str:
+    """The run name a run of these backends starts on: workspace, embedder, LLM (and a budget not its own)."""
+    tail = "" if budget == "own" else f"-{budget}"  # a run under another budget never resumes this one's
+    return clean_filename(f"{act.workspace.name}-{act.embedder_name}-{act.llm_name}{tail}", default="run")[:MAX_NAME_CHARS]
+
+
+def _runs() -> list[str]:
+    """Run names under $EGX_HOME/runs that hold results (newest first)."""
+    root = runs_root()
+    if not root.exists():
+        return []
+    found = [p for p in root.iterdir() if not p.name.startswith(".") and (p / RESULTS).is_file()]
+    return [p.name for p in sorted(found, key=lambda p: (p / RESULTS).stat().st_mtime, reverse=True)]
+
+
+def _mtime(path: Path) -> float:
+    p = path / RESULTS
+    return p.stat().st_mtime if p.exists() else 0.0
+
+
+def _fresh_name(name: str) -> str:
+    """``name-2``, ``name-3``, ...: the first run name not taken under the runs folder."""
+    stem = name[:MAX_NAME_CHARS - 4]
+    for i in range(2, 1000):
+        if not (runs_root() / f"{stem}-{i}").exists():
+            return f"{stem}-{i}"
+    return f"{stem}-{len(_runs()) + 1000}"
+
+
+def _ask(name: str, resume_unverified: bool = False) -> None:
+    """The refusal's buttons: run under ``name`` on the next script run (the run-name box shows it)."""
+    S.set_value(S.BENCH_OUT, name)
+    st.session_state[S.BENCH_LAUNCH] = {"name": name, "resume_unverified": resume_unverified}
+    st.session_state.pop(S.BENCH_REFUSED, None)
+
+
+def _refusal(refused: dict[str, str]) -> None:
+    """Why the run name cannot take this run (a stale or unverifiable run, other settings), and what to do."""
+    st.warning(md_escape(refused["text"]), icon=":material/history:")
+    fresh = _fresh_name(refused["name"])
+    c1, c2 = st.columns(2)
+    c1.button(f"Start a new run “{fresh}”", key=S.BENCH_NEW_RUN, on_click=_ask, args=(fresh,), type="primary",
+              icon=":material/add:", help="The old run stays as it is, to open on the “Load a report” tab.")
+    if refused["state"] == "unverified":
+        c2.button("Resume it anyway", key=S.BENCH_RESUME_ANYWAY, on_click=_ask, args=(refused["name"], True),
+                  help="Its results may be stale: nothing recorded what workspace content or models made them.")
+
+
+def _launch(act: Active, choice: Choice, out_dir: Path, backends: Backends, judge: Any, budgeted: dict[str, Any], *,
+            resume_unverified: bool = False) -> None:
+    """Start the benchmark as a server job (it survives page switches; the sidebar and this page show it), each
+    method under the answer budget (``budgeted``: :func:`core.batch.tasks.budget_run`'s configs, cut and meta)."""
+    ws, methods, limit, keep_trained = act.workspace, choice.methods, choice.limit, choice.keep_trained
+    spec = bench_spec(ws, methods, embedder=act.embedder_name, llm=act.llm, reranker=act.reranker_name,
+                      out_dir=out_dir, limit=limit, judge=choice.judge_name,
+                      meta={"questions_file": str(ws.questions_path)}, resume_unverified=resume_unverified,
+                      keep_trained=keep_trained, budget=choice.budget.name if choice.budget else "own")
+
+    def work(job: Job) -> BenchReport:
+        job.report(page="pages/benchmark.py")  # the banner on every page links back here
+        if isolated_builds():  # a worker process at a lower priority: the pages stay responsive
+            return bench_job(spec, progress=job.progress, cancel=job.cancel_event)
+
+        def progress(done: int, total: int, msg: str) -> None:
+            job.report(f"{done}/{total} · {msg}", done / max(total, 1))
+
+        return run_benchmark(ws, choice.questions, methods, backends, out_dir=out_dir, limit=limit, progress=progress,
+                             judge=judge, resume_unverified=resume_unverified, keep_trained=keep_trained, **budgeted)
+
+    # A run name that is running already is refused, never joined: its settings may not be these.
+    key = f"bench:{out_dir.name}"
+    try:
+        jobs_view.jobs().submit(key, f"Benchmark “{out_dir.name}”", work, kind="bench", join=False).wait(
+            jobs_view.inline_wait(3.0))
+    except JobBusyError as exc:
+        st.error(md_escape(error_text(exc)))
+    else:
+        st.session_state[S.BENCH_JOB] = key
+
+
+
+def run_panel(act: Active) -> None:
+    """The Run tab: the choices, what the run leaves out, the button, a refusal's choices, and the running or
+    finished job."""
+    ws = act.workspace
+    # the failure diagnosis of every record reads the whole graph: on a graph store too big for the app, the
+    # run tab says why not (egx bench runs there) and the saved runs stay readable
+    fits = workspaces.whole_graph_if_it_fits(ws, "the failure diagnosis of every question") is not None
+    questions = workspace_questions(act) if fits else []
+    n_gold = sum(1 for q in questions if q.gold_chunks)
+    if not n_gold and fits:
+        st.info("This workspace has no questions with gold evidence. Pick the `musique` or `demo` sample, or "
+                "upload a questions file on the Data page.")
+    elif gold_coverage(questions).note():  # a misspelt gold title stays in, counted as missed: say so before a run
+        st.warning(md_escape(gold_coverage(questions).note()), icon=":material/report:")
+    mkey = S.bind(S.BENCH_METHODS, method_names(), scope="bench")
+    st.session_state[mkey] = [m for m in st.session_state[mkey] if m in METHODS]
+    cm, cb = st.columns([3, 1])
+    methods = S.keep(S.BENCH_METHODS, cm.multiselect("Methods", method_names(), key=mkey))
+    budget = budget_view.budget_select(cb, scope="bench", key=S.BENCH_BUDGET, custom_key=S.BENCH_BUDGET_CUSTOM)
+    c1, c2 = st.columns([1, 3])
+    lkey = S.bind(S.BENCH_LIMIT, min(3, max(n_gold, 1)), scope="bench")
+    limit = int(S.keep(S.BENCH_LIMIT, c1.number_input("Questions", 1, max(n_gold, 1), key=lkey,
+                                                     help="The first N questions with gold evidence.")))
+    # a run name belongs to its workspace: another workspace starts on its own default (a run of the demo is no
+    # place for MuSiQue's results), and the default follows the backends until the user types a name
+    S.follow_workspace(ws.name, S.BENCH_OUT)
+    S.follow_default(S.BENCH_OUT, _default_run(act, budget.name if budget else "own"))
+    okey = S.bind(S.BENCH_OUT, _default_run(act, budget.name if budget else "own"), scope="bench")
+    run_name = S.keep(S.BENCH_OUT, c2.text_input(
+        "Run name", key=okey, max_chars=MAX_NAME_CHARS,
+        help="The name the run is saved under (results, summary, report and charts), to load it later on the "
+             f"“Load a report” tab; {NAME_RULE}. A run with finished pairs resumes."))
+    st.caption(f"Backends: {act.embedder_name} embedder, {act.llm_name} LLM, {act.reranker_name} reranker "
+               "(the sidebar's). Answers are judged (EM / F1) only when an LLM writes them.")
+    jkey = S.bind(S.BENCH_JUDGE, "none", scope="bench")
+    judge_name = S.keep(S.BENCH_JUDGE, st.selectbox(
+        "Judge LLM", JUDGE_CHOICES, key=jkey, format_func=lambda n: JUDGE_LABELS.get(n, n),
+        help="The LLM that judges the answers for ACC_L (BubbleRAG), Emp.S (SG-RAG) and FastInsight's pairwise "
+             "win rate. The papers use a judge separate from the model that answers; `same` lets the sidebar's "
+             "LLM judge its own answers and labels the run self-judged. None: those metrics are not computed."))
+    keep_trained = bool(S.keep(S.BENCH_KEEP_TRAINED, st.checkbox(
+        "Keep questions a model was trained on", key=S.bind(S.BENCH_KEEP_TRAINED, False, scope="bench"),
+        help="A method's trained model (ReG's retriever) scores inflated on the questions it was trained or "
+             "validated on, so they are left out by default. Kept, each such row is flagged “trained on”.")))
+    if methods and questions:
+        try:  # which questions the benchmarked methods' models learned from: said before the button
+            left = questions_left_out(ws, questions, methods, act.backends,
+                                      keep_trained=keep_trained)
+        except EgxError as exc:
+            st.error(md_escape(error_text(exc)))
+            st.stop()
+        if left.note():
+            st.info(md_escape(left.note()) + " Tick *Keep questions a model was trained on* to keep them, flagged.",
+                    icon=":material/school:")
+        elif left.trained_on:
+            st.warning(f"{len(left.trained_on)} of these questions are kept although a benchmarked method's model was "
+                       "trained or validated on them: their rows are flagged “trained on”, their figures inflated.",
+                       icon=":material/school:")
+    clicked = st.button("Run benchmark", key=S.BENCH_RUN, type="primary",
+                        disabled=not (methods and n_gold and run_name.strip() and budget), icon=":material/play_arrow:")
+    asked = st.session_state.pop(S.BENCH_LAUNCH, None)  # "Start a new run" / "Resume anyway" below
+    if clicked or asked:
+        name = str(asked["name"]) if asked else run_name.strip()
+        try:
+            out_dir = child_path(runs_root(), name, kind="run name")  # a name, never a path
+        except EgxError as exc:
+            st.error(md_escape(error_text(exc)))
+        else:
+            backends = act.backends
+            try:
+                judge = choose_judge(judge_name, act.llm, build=resources.llm)
+                # each method under the budget (a method without a budget hook is refused here, before the run)
+                budgeted = budget_run(methods, budget, {"questions_file": str(ws.questions_path)})
+                # never a silent resume: a run of an older workspace or model is refused here, with what changed
+                check = check_run(ws, questions, methods, backends, out_dir=out_dir, judge=judge,
+                                  keep_trained=keep_trained, **budgeted)
+            except EgxError as exc:
+                st.error(md_escape(error_text(exc)))
+                st.stop()
+            unverified = bool(asked and asked.get("resume_unverified")) and check.state == "unverified"
+            st.session_state.pop(S.BENCH_REFUSED, None)
+            if not (check.ok or unverified):
+                st.session_state[S.BENCH_REFUSED] = {"name": out_dir.name, "state": check.state, "text": check.app}
+            else:
+                choice = Choice(methods, budget, limit, judge_name, keep_trained, questions)
+                _launch(act, choice, out_dir, backends, judge, budgeted, resume_unverified=unverified)
+    refused = st.session_state.get(S.BENCH_REFUSED)
+    if refused and refused["name"] == run_name.strip():
+        _refusal(refused)
+    bench_key = st.session_state.get(S.BENCH_JOB)
+    bench_job = jobs_view.jobs().get(bench_key) if bench_key else None
+    if bench_job is not None and not bench_job.finished:
+        jobs_view.watch(bench_job)
+    elif bench_job is not None:
+        st.session_state.pop(S.BENCH_JOB, None)
+        try:
+            rep = bench_job.result()
+        except Cancelled:
+            st.warning(f"{md_escape(bench_job.title)} was cancelled. The question × method pairs finished before "
+                       "are kept in the run folder: run it again under the same name to resume.")
+        except EgxError as exc:
+            st.error(md_escape(error_text(exc)))
+        else:
+            for w in rep.warnings:
+                st.warning(md_escape(error_text(w)))
+            done = f"{rep.ran} runs now, {rep.skipped} already done → run “{md_escape(rep.out_dir.name)}”"
+            # a resume is only ever of the same workspace content and models (core.eval.identity)
+            (st.success if rep.ran else st.info)(done if rep.ran else f"Nothing new to run: {done}, computed on this "
+                                                 "same workspace content and models.")
+            st.session_state[S.BENCH_LOADED] = rep.out_dir.name
+    elif bench_key:
+        st.session_state.pop(S.BENCH_JOB, None)
+
+
+def load_panel() -> None:
+    """The Load tab: a finished run picked by name."""
+    runs = _runs()
+    if not runs:
+        st.info("No finished runs yet. Runs made on the “Run” tab appear here, under their names.")
+    else:
+        pick = st.selectbox("Run", runs, key=S.BENCH_LOAD_PICK, help="The finished runs, newest first.")
+        if st.button("Load", key=S.BENCH_LOAD, icon=":material/folder_open:"):
+            st.session_state[S.BENCH_LOADED] = pick
+
+
+def _run_workspace(name: str) -> str:
+    """The sidebar's name of the workspace a run was made on (runs record the workspace's own name,
+    which is its folder name unless it was built with another ``name``)."""
+    from core.index.listing import list_workspaces
+    from core.index.workspace import Workspace
+
+    infos = list_workspaces()
+    if any(i.name == name for i in infos):
+        return name
+    for i in infos:
+        if i.built:
+            try:
+                if Workspace.open(i.path).name == name:
+                    return i.name
+            except EgxError:
+                continue
+    return name  # gone: the sidebar says so and stays where it is
+
+
+def _open(summary: Mapping[str, Any], here: str, question: str, method: str = "") -> None:
+    """Open ``question`` on the Compare page on the run's workspace, with the row's method compared."""
+    S.hand_over(question, workspace=_run_workspace(str(summary.get("settings", {}).get("workspace") or here)),
+                method=method)
+    st.switch_page(page_path("pages/compare.py"))
+
+
+
+def report(act: Active) -> None:
+    """The loaded run's report: tables with intervals, notes, charts, and the per-question table."""
+    ws = act.workspace
+    loaded = st.session_state.get(S.BENCH_LOADED)
+    if not loaded:
+        st.stop()
+    try:
+        loaded_dir = child_path(runs_root(), Path(str(loaded)).name, kind="run name")  # only runs under the root
+        rep = resources.bench_report(str(loaded_dir), _mtime(loaded_dir))
+    except EgxError as exc:
+        st.error(md_escape(error_text(exc)))
+        st.stop()
+    summary = rep.summary
+    st.divider()
+    st.subheader(f"Report: {md_escape(loaded_dir.name)}")
+    bench_view.metric_table(summary)  # every figure with its 95 % interval, and the question count
+    node_table = node_rows(summary)
+    if node_table:  # FastInsight's Table 3: every method on the same KG nodes, each figure with its count or why blank
+        st.markdown("**Node level** (FastInsight §4.3.1, Table 3)")
+        st.dataframe(pd.DataFrame(node_table), hide_index=True, width="stretch",
+                     column_config={"why blank": st.column_config.TextColumn("why blank", width="large")})
+        st.caption(NODE_METRICS_NOTE)
+    budget_view.run_caption(summary)  # the run's budget, and what its context columns say
+    for methods, note in grouped_replay_notes(summary):  # records of the recorded LLM that are not the recorded runs
+        st.warning(f"**{md_escape(', '.join(methods))}**: {md_escape(note)}", icon=":material/report:")
+    for title, text in run_note_items(summary):  # questions left out, rows trained on, gold the workspace lacks
+        st.warning(f"**{md_escape(title)}**: {md_escape(text)}", icon=":material/report:")
+    for m, s in summary["methods"].items():  # e.g. reg without a trained retriever is not ReG's retriever
+        for text, n in s.get("notices", {}).items():  # saved in the command line's words: shown in the app's
+            st.warning(f"**{md_escape(m)}** ({n} of {s['n']} questions): {md_escape(REG_APP_WORDING.get(text, text))}",
+                       icon=":material/warning:")
+    st.markdown("**The papers' answer metrics** — answer-set Precision / Recall / F1 / Hit / Hit@1 (SG-RAG, ReG), "
+                "Macro-/Micro-F1 (ReG), ACC_L (BubbleRAG) and Emp.S (SG-RAG, 0–3) by the LLM judge")
+    bench_view.paper_table(summary)
+    judge = summary.get("judge", {})
+    if "not_computed" in judge:
+        why = str(judge["not_computed"])
+        st.caption(f"ACC_L, Emp.S and FastInsight's pairwise win rate: {md_escape(JUDGE_APP_WORDING.get(why, why))}.")
+    else:
+        st.caption(f"Judge: {md_escape(judge.get('label') or judge.get('model', '?'))}"
+                   + ("; its prompts are in the run's summary.json." if judge.get("prompts") else "."))
+        if judge.get("self_judged"):
+            st.warning("**Self-judged**: the LLM that wrote these answers also judged them. The papers use a separate "
+                       "judge: pick one under *Judge LLM* (e.g. local-small) and run again under a new name.",
+                       icon=":material/gavel:")
+    c1, c2 = st.columns(2)
+    c1.plotly_chart(recall_figure(summary), use_container_width=True, key=S.BENCH_RECALL_CHART)
+    c2.plotly_chart(latency_recall_figure(summary), use_container_width=True, key=S.BENCH_LATENCY_CHART)
+    st.plotly_chart(failure_figure(summary), use_container_width=True, key=S.BENCH_FAILURE_CHART)
+    bench_view.differences_panel(summary)  # pick two methods: which of their differences are real
+
+    # --------------------------------------------------------------------------- per-question table
+    st.subheader("Per question")
+    records = list(rep.records)
+    run_ws = str(summary.get("settings", {}).get("workspace") or "")
+    # a record carries its passage titles; an older one's are looked up in the active workspace when the run was made
+    # on it (the graph is opened on the first lookup only), else its chunk ids are shown
+    all_rows = benchmark_rows(records, title_of=cv.chunk_title(lambda: act.graph) if run_ws in ("", ws.name) else None)
+    present = {r["verdict key"] for r in all_rows}
+    verdicts = [v for v in VERDICT_KEYS if v in present] + sorted(present - set(VERDICT_KEYS))
+    f1, f2, f3 = st.columns([2, 2, 1], vertical_alignment="bottom")
+    fkeys = {S.BENCH_FILTER_METHOD: list(summary["methods"]), S.BENCH_FILTER_STAGE: verdicts}
+    for k, opts in fkeys.items():  # the filters stick; values another report lacks are dropped
+        wk = S.bind(k, [])
+        st.session_state[wk] = [v for v in st.session_state[wk] if v in opts]
+    fm = S.keep(S.BENCH_FILTER_METHOD, f1.multiselect("Method", fkeys[S.BENCH_FILTER_METHOD],
+                                                      key=S.widget_key(S.BENCH_FILTER_METHOD)))
+    fs = S.keep(S.BENCH_FILTER_STAGE, f2.multiselect("Verdict", verdicts, format_func=verdict_label,
+                                                     key=S.widget_key(S.BENCH_FILTER_STAGE)))
+    only_failures = S.keep(S.BENCH_FAILURES_ONLY, f3.toggle(
+        "Failures only", key=S.bind(S.BENCH_FAILURES_ONLY, True),
+        help="Rows whose verdict is not ok (a partly right answer is a failure: EM is the metric). Off: every row."))
+    matching = [r for r in all_rows if (not fm or r["method"] in fm) and (not fs or r["verdict key"] in fs)]
+    failed = failures(matching)
+    shown = failed if only_failures else matching
+    scope = "rows" if not (fm or fs) else "rows matching the filters"
+    if only_failures:
+        st.caption(f"Showing {len(failed)} failures of {len(matching)} {scope}"
+                   + (" — none failed." if matching and not failed else ".")
+                   + " Select a row to open its question on the Compare-methods page.")
+    else:
+        st.caption(f"Showing all {len(matching)} {scope} ({len(failed)} failures). Select a row to open its question "
+                   "on the Compare-methods page.")
+    df = pd.DataFrame([{k: flat(v) for k, v in r.items()} for r in shown])
+    event = st.dataframe(df, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
+                         key=S.BENCH_TABLE, column_config=PER_QUESTION_COLUMNS,
+                         column_order=[c for c in df.columns if c != "verdict key"])
+    cv.triage_downloads(shown, stem=f"{loaded_dir.name}-{'failures' if only_failures else 'questions'}",
+                        key=S.BENCH_DOWNLOAD, what=f"these {len(shown)} rows", run=loaded_dir.name,
+                        workspace=run_ws, failures_only=bool(only_failures),
+                        budget=summary.get("settings", {}).get("budget") or "own")
+
+
+    sel = getattr(getattr(event, "selection", None), "rows", None) or []
+    if sel and len(df):
+        row = df.iloc[int(sel[0])]
+        _open(summary, ws.name, str(row["question"]), str(row["method"]))
+    qs_in_table = list(dict.fromkeys(df["question"])) if len(df) else []
+    if qs_in_table:
+        c1, c2 = st.columns([4, 1])
+        pick = c1.selectbox("Or pick a question", qs_in_table, key=S.BENCH_OPEN_PICK)
+        if c2.button("Open in comparison", key=S.BENCH_OPEN, icon=":material/compare:"):
+            _open(summary, ws.name, pick)

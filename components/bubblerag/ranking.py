@@ -1,0 +1,144 @@
+"""The panels of the Ranking page (pages/bubble_ranking.py), each taking the run and the
+sidebar's record as arguments; pages/bubble_ranking.py composes them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+import streamlit as st
+
+from components import colors, graph_view, replay_time
+from components import state as S
+from components.bubblerag import shared as bubble
+from components.ui import md_escape
+from core.methods.bubblerag import ALPHA_PRESETS
+
+if TYPE_CHECKING:
+    from components.sidebar import Active
+
+
+PRESETS = {"AND": ALPHA_PRESETS["AND"], "balanced": ALPHA_PRESETS["balanced"], "OR": ALPHA_PRESETS["OR"],
+           "compare": ALPHA_PRESETS["balanced"]}
+
+
+def apply_preset() -> None:
+    name = st.session_state.get(S.widget_key(S.BUBBLE_PRESET))
+    if name in PRESETS:
+        S.set_value(S.BUBBLE_ALPHA, PRESETS[name])
+        if name == "compare":
+            S.set_value(S.BUBBLE_N, max(int(st.session_state.get(S.BUBBLE_N, 3)), 3))
+
+
+def use_for_answer(alpha: float, n: int) -> None:
+    st.session_state[S.BUBBLE_RUN_ALPHA] = alpha
+    st.session_state[S.BUBBLE_RUN_N] = n
+
+
+def ceg_label(result, r) -> str:
+    c = r.ceg
+    # No rank in the label: the browser keeps showing a selected option's old label when only the
+    # label changes, and the rank changes with α.
+    return f"CEG #{c.index} · {c.kind} · {len(c.nodes)} nodes · covers {len(c.groups)}/{len(result.groups.groups)}"
+
+
+#: What α changes comes first (Score, Cost_sem, r_miss), so it is visible at 1280 px without scrolling.
+RANKING_COLUMNS = ("rank", "Score", "Cost_sem", "r_miss", "top-n", "shift", "covers", "missing groups",
+                   "Penalty_miss", "intra ×", "CEG", "kind", "nodes")
+
+
+def ranking_columns() -> dict[str, object]:
+    """Widths for the ranking table: numbers narrow, the group lists medium."""
+    num = {c: st.column_config.NumberColumn(c, width=72, pinned=c == "rank") for c in (
+        "rank", "Score", "Cost_sem", "r_miss", "Penalty_miss", "intra ×", "nodes")}
+    return {**num, "top-n": st.column_config.TextColumn("top-n", width="small"),
+            "shift": st.column_config.TextColumn("shift", width="small"),
+            "covers": st.column_config.TextColumn("covers", width="medium"),
+            "missing groups": st.column_config.TextColumn("missing groups", width="medium"),
+            "CEG": st.column_config.TextColumn("CEG", width="small"),
+            "kind": st.column_config.TextColumn("kind", width="small")}
+
+
+def ranking_table(result, ranked, n: int, baseline: dict[int, int]) -> pd.DataFrame:
+    rows = []
+    for r in ranked:
+        c = r.ceg
+        shift = baseline.get(c.index, r.rank) - r.rank
+        rows.append({"rank": r.rank, "shift": f"▲ {shift}" if shift > 0 else f"▼ {-shift}" if shift < 0 else "=",
+                     "CEG": f"#{c.index}", "kind": c.kind, "nodes": len(c.nodes),
+                     "covers": ", ".join(bubble.group_name(result, x) for x in c.groups),
+                     "missing groups": ", ".join(bubble.group_name(result, x) for x in r.missing) or "—",
+                     "Cost_sem": round(r.cost_sem, 4), "r_miss": round(r.r_miss, 3),
+                     "Penalty_miss": round(r.penalty_miss, 3), "intra ×": r.intra_penalty, "Score": round(r.score, 4),
+                     "top-n": "✓" if r.rank <= n else ""})
+    return pd.DataFrame(rows, columns=list(RANKING_COLUMNS))
+
+
+MEETING_LEGEND = graph_view.LegendItem("red ring: meeting (Steiner) node", colors.CEG)
+
+
+def create_ceg_drawing(act: Active, result, r, *, height: int = 460, show_legend: bool = True) -> None:
+    c = r.ceg
+    g = act.graph
+    doc = bubble.subgraph_html(act, result, list(c.nodes), list(c.edges), outline_nodes=[c.meeting] if c.meeting >= 0 else [],
+                               outline_edges=c.edges, height=height, extra_legend=(MEETING_LEGEND,),
+                               show_legend=show_legend)
+    graph_view.render_html(doc, height=height)
+    meet = md_escape(g.node_names[c.meeting]) if c.meeting >= 0 else "— (fallback: the anchors)"
+    st.caption(f"CEG #{c.index} ({c.kind}) met at {meet}; Cost_sem {r.cost_sem:.3f}, r_miss {r.r_miss:.2f}, "
+               f"score {r.score:.3f}.")
+
+
+def create_reasoning_ui(act: Active, result) -> None:
+    g = act.graph
+    rex = result.reasoning
+    st.subheader("Reasoning-aware expansion (§3.5)")
+    if rex is None or not rex.expanded:
+        st.caption("No CEG was expanded.")
+        return
+    by = "the LLM" if rex.source == "llm" else "query similarity (`none` mode: no LLM)"
+    st.caption(f"The top-{result.config.n} CEGs (ranked with the run's α = {result.config.alpha:g}) are grown hop "
+               f"by hop, at most d = {result.config.d} hops: each hop offers the neighbouring edges, most "
+               f"query-similar first, and {by} picks which to add and whether the evidence now suffices.")
+    for ex in rex.expanded:
+        with st.expander(f"CEG #{ex.ceg_index} (rank {ex.rank}): {len(ex.hops)} hop(s), "
+                         f"{len(ex.nodes)} nodes — stopped: {ex.stop}", expanded=ex.rank == 1):
+            for hp in ex.hops:
+                sel = set(hp.selected)
+                st.markdown(f"**Hop {hp.hop}** — {len(hp.offered)} edges offered, {len(hp.selected)} chosen by "
+                            f"{md_escape(hp.by)}" + (" · judged **sufficient**" if hp.sufficient else "")
+                            + (f" · {md_escape(hp.note)}" if hp.note else ""))
+                rows = [{"chosen": "✓" if e in sel else "", "edge": g.edge_text(e), "similarity": round(s, 3)}
+                        for e, s in zip(hp.offered, hp.offered_scores)]
+                if rows:
+                    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
+                                 height=min(36 * len(rows) + 40, 260))
+            st.markdown(f"**Why it stopped:** {md_escape(ex.stop)}")
+    if rex.not_expanded:
+        st.caption(f"Not expanded (time budget spent): CEGs {', '.join(f'#{i}' for i in rex.not_expanded)}.")
+    bubble.fallback_notes(result, ("reasoning",))
+    replay_time.stage_time_captions(act.llm, result.trace, ("reasoning",))
+
+
+def create_cegs_ui(act: Active, result: Any, ranked: Any, n: int, query: str) -> None:
+    """The top-n CEGs side by side (the compare preset), or the one CEG picked, drawn."""
+    top = ranked[:n]
+    if st.session_state.get(S.BUBBLE_PRESET) == "compare" and len(top) > 1:
+        st.subheader(f"Top-{len(top)} CEGs side by side (comparison query)")
+        # one legend for the row: three copies would take most of each narrow drawing
+        st.html(graph_view.legend_html(bubble.drawing_legend(result.groups.groups, (MEETING_LEGEND,)), inline=True))
+        for col, r in zip(st.columns(min(len(top), 3)), top[:3]):
+            with col:
+                create_ceg_drawing(act, result, r, height=380, show_legend=False)
+    else:
+        st.subheader("Draw a CEG")
+        labels = {r.ceg.index: ceg_label(result, r) for r in ranked}
+        # CEG #3 of another question is another CEG: a new question starts on its best one
+        S.reset_on_change(S.BUBBLE_CEG, (act.info.name, query))
+        ckey = S.bind(S.BUBBLE_CEG, next(iter(labels)))
+        if st.session_state[ckey] not in labels:  # a run with other knobs found fewer CEGs
+            st.session_state[ckey] = next(iter(labels))
+        pick = S.keep(S.BUBBLE_CEG, st.selectbox(
+            "CEG", list(labels), format_func=labels.__getitem__, key=ckey,
+            help="In rank order, best first. Anchors take their group's colour; the meeting node is ringed red."))
+        create_ceg_drawing(act, result, next(r for r in ranked if r.ceg.index == pick))

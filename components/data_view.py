@@ -1,0 +1,454 @@
+"""The Data page's panels (pages/data.py): the Graph tab (search, neighbourhood, drawing, a node with its source
+passages), Statistics (with a sample of extracted triples), Upload (a new workspace built as a background job) and
+Export. Each panel reads its widgets, calls a cached core function through ``components.resources`` and renders
+the result; each takes the sidebar's record and the graph it shows as arguments."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+import streamlit as st
+
+from components import graph_view, resources, session_jobs, workspaces
+from components import state as S
+from components.add_documents import stage_uploads
+from components.sidebar import Active
+from components.ui import error_text, md_code, md_escape, public_path, public_text
+from core.errors import EgxError
+from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
+from core.graph.model import KnowledgeGraph
+from core.graph.reader import GraphLike, whole_graph
+from core.index.isolated import BuildSpec, build_isolated, isolated_builds
+from core.text import normalize_name
+
+if TYPE_CHECKING:
+    from core.background.jobs import Job
+    from core.index.workspace import Workspace
+
+UPLOAD_TYPES = ["csv", "tsv", "json", "jsonl", "txt", "md", "markdown", "pdf", "html", "htm", "docx", "graphml", "gz"]
+MAX_NODES = graph_view.DEFAULT_MAX_NODES
+MAX_CHOICES = 100  # node picker entries (a 16k-entry selectbox is slow to send and to use)
+MAX_CHUNKS_SHOWN = 12
+STORE_REGION_CAP = 5_000  #: the most nodes a neighbourhood reads from a graph store (whole hop layers)
+#: The longest value a metric shows whole in a fifth of a 1440 px page (its large type); longer text is a caption.
+METRIC_CHARS = 12
+
+
+def _node_label(g: GraphLike):  # -> Callable[[int], str]
+    def fmt(v: int) -> str:
+        # Show the id only when it carries information (explicit ids, e.g. FB15k-237 MIDs).
+        name = g.node_names[v]
+        return name if g.node_ids[v] == normalize_name(name) else f"{name}  ({g.node_ids[v]})"
+
+    return fmt
+
+
+# ------------------------------------------------------------------------------------ explore
+def _search(g: GraphLike, query: str) -> list[int]:
+    """The nodes whose name contains ``query`` (the first node of each name, shortest names first);
+    on a graph store the server searches."""
+    if whole_graph(g) is None:
+        return g.store.search_nodes(query, MAX_CHOICES)
+    return [g.node(name) for name in g.search_nodes(query, limit=MAX_CHOICES)]
+
+
+def _neighbourhood(g: GraphLike, node: int, hops: int) -> list[int]:
+    """Every node within ``hops`` of ``node``; on a graph store its region, capped at
+    :data:`STORE_REGION_CAP` nodes by whole hop layers (with a note when the cap stopped it)."""
+    if whole_graph(g) is not None:
+        return g.khop([node], hops).tolist()
+    region = g.store.region([node], hops=hops, max_nodes=STORE_REGION_CAP)
+    g.absorb(region)
+    if region.capped:
+        st.caption(f"The graph store's neighbourhood stopped at {region.hops} of {hops} hops: the next hop would "
+                   f"pass {STORE_REGION_CAP:,} nodes.")
+    return region.nodes.tolist()
+
+
+def _incident_edges(g: GraphLike, v: int) -> list[int]:
+    if whole_graph(g) is None:
+        eids = g.incident_edges([v]).tolist()
+        g.prefetch_edges(eids)
+        g.edge_chunks.prefetch(eids)
+        return eids
+    return sorted(set(g.csr.row(v)[1].tolist()))
+
+
+def create_explore_ui(act: Active, g: GraphLike) -> tuple[list[int], bool, str]:
+    """Search box, node picker, whole graph or neighbourhood drawing, then the node detail.
+
+    On a graph store (a read-through view) only neighbourhoods are drawn, and everything shown is read
+    from the store as it is needed. Returns the drawn nodes, whether they are the whole graph, and the
+    drawing's HTML.
+    """
+    if g.n_nodes == 0:
+        st.info("This workspace has no nodes (a corpus from which no triples were extracted). "
+                "Dense retrieval over its chunks still works; upload triples or configure an LLM for a graph.")
+        return [], True, ""
+    big = g.n_nodes > MAX_NODES or whole_graph(g) is None
+    left, mid, right = st.columns([3, 3, 2])
+    # the picked node is a node id of this workspace's graph: on another workspace the same id is another node
+    # (the picker kept it), so each workspace keeps its own search and node
+    S.follow_workspace(act.info.name, S.DATA_NODE, S.DATA_SEARCH)
+    query = S.keep(S.DATA_SEARCH, left.text_input(
+        "Search nodes by name", key=S.bind(S.DATA_SEARCH, ""), placeholder="e.g. Keanu",
+        help="Case-insensitive substring search over node names (shortest names first)."))
+    if query.strip():
+        matches = _search(g, query)
+        if not matches:
+            left.caption(f"No node name contains “{md_escape(query)}”; showing the best-connected nodes.")
+    else:
+        matches = []
+    choices = matches or resources.top_degree_nodes(g, act.key, MAX_CHOICES)
+    if whole_graph(g) is None:
+        g.prefetch_drawing(choices)  # the picker's labels: one read, not one per entry
+    nkey = S.bind(S.DATA_NODE, choices[0] if choices else None)
+    if st.session_state[nkey] not in choices:  # another search, or another workspace
+        st.session_state[nkey] = choices[0] if choices else None
+    node = S.keep(S.DATA_NODE, mid.selectbox("Node", choices, key=nkey, format_func=_node_label(g),
+                                             help=f"{len(choices)} matching nodes" if matches else
+                                             "The best-connected nodes; type in the search box to find others."))
+    if big:
+        mode = "Neighbourhood"
+        right.caption(f"{g.n_nodes:,} nodes: drawn as a neighbourhood")
+    else:
+        mode = S.keep(S.DATA_VIEW_MODE, right.radio("Draw", ["Whole graph", "Neighbourhood"], horizontal=True,
+                                                    key=S.bind(S.DATA_VIEW_MODE, "Whole graph")))
+    whole = mode == "Whole graph"
+    if big:
+        why = ("lives in a graph store" if whole_graph(g) is None else
+               f"has {g.n_nodes:,} nodes, more than the {MAX_NODES} drawn at once")
+        st.info(f"This graph {why}, so it is shown as the **neighbourhood of one node**. Search for a node, pick "
+                "it, and choose how many hops to draw.", icon=":material/travel_explore:")
+    if whole:
+        nodes = list(range(g.n_nodes))
+    else:
+        hops = S.keep(S.DATA_HOPS, st.slider(
+            "Hops around the node", 1, 4, key=S.bind(S.DATA_HOPS, 1 if big else 2),
+            help="Draw every node within this many edges of the selected node (either direction)."))
+        nodes = _neighbourhood(g, node, hops)
+    kept, capped = graph_view.limit_nodes(g, nodes, MAX_NODES, center=() if whole else (node,))
+    if capped:
+        st.warning(f"Showing {len(kept)} of {len(nodes):,} nodes (the drawing is capped at {MAX_NODES}): the "
+                   "closest to the selected node first, then the best connected. Lower the hop count or pick "
+                   "another node to see the rest.", icon=":material/content_cut:")
+    n_edges = len(_drawn_edges(g, kept))
+    labels = S.keep(S.DATA_EDGE_LABELS, st.checkbox("Relation labels on edges", key=S.bind(S.DATA_EDGE_LABELS,
+                                                                                           n_edges <= 60),
+                                                    help="Otherwise hover an edge to read its relation."))
+    kind = "passage" if g.kind == "corpus_graph" else "entity"
+    legend = (graph_view.LegendItem("selected node", graph_view.SELECTED_COLOR),
+              graph_view.LegendItem(kind, graph_view.NODE_COLOR),
+              graph_view.LegendItem("relation (hover for text)", graph_view.EDGE_COLOR, "line"))
+    doc = resources.network_html(g, act.key, tuple(kept), highlight=(node,),
+                                 colors=((node, graph_view.SELECTED_COLOR),), legend=legend,
+                                 edge_labels=labels)
+    st.caption(f"{len(kept):,} nodes and {n_edges:,} edges drawn · size grows with degree · drag to move, "
+               "scroll to zoom, hover for details.")
+    graph_view.render_html(doc, height=graph_view.DEFAULT_HEIGHT)
+    create_node_detail_ui(g, node)
+    return kept, whole and not capped, doc
+
+
+def _drawn_edges(g: GraphLike, nodes: list[int]) -> list[int]:
+    return g.induced_edges(nodes).tolist() if nodes else []
+
+
+def create_node_detail_ui(g: GraphLike, v: int) -> None:
+    """Id, description, degree, incident edges and provenance passages of node ``v``."""
+    if whole_graph(g) is None:
+        g.prefetch_drawing([v])
+    st.subheader("Node: " + md_escape(g.node_names[v]))
+    c1, c2, c3 = st.columns([2, 1, 1])
+    c1.caption("Node id")
+    c1.text(g.node_ids[v])
+    c2.metric("Degree", int(g.degree[v]))
+    c3.metric("Source chunks", len(g.node_chunks[v]))
+    if g.node_descriptions[v]:
+        st.caption("Description")
+        st.text(g.node_descriptions[v])
+    eids = _incident_edges(g, v)
+    st.markdown(f"**Incident edges** ({len(eids)})")
+    if eids:
+        rows = [{"head": g.node_names[int(g.edge_head[e])], "relation": g.edge_relation[e],
+                 "tail": g.node_names[int(g.edge_tail[e])], "chunks": ", ".join(g.edge_chunks[e])} for e in eids]
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    chunk_ids = list(dict.fromkeys(g.node_chunks[v]))
+    source = "node"
+    if not chunk_ids:  # fall back to what its edges cite
+        chunk_ids = list(dict.fromkeys(c for e in eids for c in g.edge_chunks[e]))
+        source = "edges"
+    st.markdown(f"**Provenance** ({len(chunk_ids)} passage{'s' if len(chunk_ids) != 1 else ''}"
+                f"{' cited by its edges' if source == 'edges' and chunk_ids else ''})")
+    if not chunk_ids:
+        st.caption("No source passage is recorded for this node.")
+    if whole_graph(g) is None:
+        g.chunk_index.prefetch(chunk_ids[:MAX_CHUNKS_SHOWN])
+    for cid in chunk_ids[:MAX_CHUNKS_SHOWN]:
+        if cid not in g.chunk_index:
+            st.caption(f"{md_escape(cid)}: not in this workspace")
+            continue
+        c = g.chunk(cid)
+        with st.container(border=True):
+            st.markdown(f"**{md_escape(c.title) if c.title else '(untitled)'}** · {md_code(c.id)}")
+            st.text(c.text if c.text else "(the triples file names this chunk id but no corpus gives its text)")
+    if len(chunk_ids) > MAX_CHUNKS_SHOWN:
+        st.caption(f"… and {len(chunk_ids) - MAX_CHUNKS_SHOWN} more passages (see the export for all).")
+
+
+# ---------------------------------------------------------------------------------- statistics
+def create_stats_ui(act: Active, g: KnowledgeGraph) -> None:
+    ws = act.workspace
+    stats = resources.graph_stats(g, act.key)
+    cols = st.columns(5)
+    metrics = [("Nodes", f"{stats['nodes']:,}"), ("Edges", f"{stats['edges']:,}"), ("Chunks", f"{stats['chunks']:,}"),
+               ("Relations", f"{stats['relations']:,}"), ("Linked pairs", f"{stats['linked_pairs']:,}"),
+               ("Components", f"{stats['components']:,}"), ("Largest component", f"{stats['largest_component']:,}"),
+               ("Isolated nodes", f"{stats['isolated_nodes']:,}"), ("Mean degree", f"{stats['mean_degree']:.2f}"),
+               ("Median degree", f"{stats['median_degree']:g}"), ("p99 degree", f"{stats['p99_degree']:g}"),
+               ("Max degree", f"{stats['max_degree']:,}")]
+    for i, (label, value) in enumerate(metrics):
+        cols[i % 5].metric(label, value)
+    if stats["hub"]:  # a name, not a number: a metric's large type cut it to a few letters in a fifth of the page
+        st.caption(f"Hub (the node of max degree): **{md_escape(stats['hub'])}**")
+    st.caption(f"Graph kind: {'corpus graph (nodes are passages)' if g.kind == 'corpus_graph' else 'knowledge graph'}"
+               f" · workspace folder: {md_escape(public_path(ws.path))}")
+
+    if ws.warnings:
+        st.markdown("**Notes from loading**")
+        for w in ws.warnings:
+            st.warning(md_escape(public_text(w)))
+    sources = ws.meta.sources
+    if sources:
+        st.markdown("**Sources**")
+        st.dataframe(pd.DataFrame([{"file": k, "format": v} for k, v in sources.items()]), hide_index=True)
+    if ws.meta.attribution:
+        st.caption("Attribution: " + md_escape(ws.meta.attribution))
+    ex = ws.meta.extraction
+    if ex:
+        create_extraction_ui(g, ex)
+    idx = ws.meta.index
+    st.markdown("**Vector index**")
+    if not idx:
+        st.caption("No index built yet.")
+        return
+    builds = ws.meta.index_builds
+    c = st.columns(4)
+    emb = str(idx.get("embedder", "?"))
+    if len(emb) <= METRIC_CHARS:
+        c[0].metric("Embedder", emb)
+    else:  # a model path or hub id: the metric's large type would cut it
+        c[0].caption(f"**Embedder**  \n{md_escape(emb)}")
+    c[1].metric("Dimension", idx.get("dim", "?"))
+    c[2].metric("Items indexed", f"{sum(b['items'] for b in builds):,}")
+    c[3].metric("Build time", f"{sum(b['seconds'] for b in builds):.1f} s")
+    st.caption(f"Model: {md_escape(idx.get('model_id', '?'))} · built {md_escape(idx.get('built_at', '?'))} · "
+               f"reason: {md_escape(idx.get('reason', ''))}")
+    if builds:
+        rows = [{"index": b["kind"], "items": b["items"], "seconds": b["seconds"],
+                 "items per second": round(b["items"] / b["seconds"]) if b["seconds"] else None} for b in builds]
+        st.dataframe(pd.DataFrame(rows), hide_index=True)
+    stages = ws.meta.build_stages
+    if stages:
+        total = sum(float(r.get("seconds") or 0.0) for r in stages)
+        st.markdown(f"**Build time per stage** ({total:.1f} s in all)")
+        st.dataframe(pd.DataFrame([{"stage": r.get("stage"), "seconds": r.get("seconds"),
+                                    "share": f"{100 * float(r.get('seconds') or 0.0) / total:.1f} %" if total else "–",
+                                    "items": r.get("items")} for r in stages]), hide_index=True)
+
+
+def create_extraction_ui(g: KnowledgeGraph, ex: Mapping[str, Any]) -> None:
+    """Which extractor built this corpus's KG, its counts, and sample passages with their triples."""
+    from core.backends.registry import describe
+    from core.graph.builder import sample_passage_triples
+
+    st.markdown("**Triple extraction**")
+    full = str(ex.get("extractor", "?"))
+    name = full.split(":", 1)[0]
+    try:
+        about = describe("extractor", name)
+    except EgxError:
+        about = ""
+    full = public_text(full)  # an extractor named by a model folder
+    st.markdown(f"Built by the **{md_escape(name)}** extractor ({md_code(full)}). {md_escape(about)}")
+    st.dataframe(pd.DataFrame([{k: v for k, v in ex.items() if k != "failed_chunk_ids"}]), hide_index=True)
+    if ex.get("failed_chunks"):
+        ids = ", ".join(md_escape(str(c)) for c in ex.get("failed_chunk_ids", [])[:20])
+        st.warning(f"Extraction failed for {ex['failed_chunks']} chunk(s): {ids}. They have no triples; "
+                   "building the workspace again retries them (successes come from the cache).")
+    st.markdown("**Sample: passages and the triples extracted from them**")
+    seed = int(S.keep(S.DATA_SAMPLE_SEED, st.number_input(
+        "Sample number", min_value=0, max_value=1_000_000, step=1, key=S.bind(S.DATA_SAMPLE_SEED, 0),
+        help="Another number draws three other passages. Judge the extractor here before asking questions.")))
+    samples = sample_passage_triples(g, passages=3, seed=seed)
+    if not samples:
+        st.caption("No triple cites a passage of this workspace.")
+    for sample in samples:
+        c = sample.chunk
+        with st.container(border=True):
+            st.markdown(f"**{md_escape(c.title) if c.title else '(untitled)'}** · {md_code(c.id)} · "
+                        f"{sample.total} triple{'s' if sample.total != 1 else ''}"
+                        + (f" (first {len(sample.triples)} shown)" if sample.total > len(sample.triples) else ""))
+            st.text(c.text if len(c.text) <= 2000 else c.text[:2000] + " …")
+            st.dataframe(pd.DataFrame(list(sample.triples), columns=["head", "relation", "tail"]),
+                         hide_index=True, width="stretch")
+
+
+# -------------------------------------------------------------------------------------- upload
+def _suggest_name(files: list) -> str:
+    if not files:
+        return ""
+    stem = clean_filename(files[0].name, default="workspace").split(".", 1)[0]
+    return stem[:MAX_NAME_CHARS].strip("-.") or "workspace"
+
+
+def create_upload_ui(act: Active) -> None:
+    from core.index.listing import list_workspaces
+    from core.index.paths import workspaces_root
+
+    st.markdown(
+        "Upload **triples** (CSV / TSV / JSON / JSONL: head, relation, tail, optional source chunk), a "
+        "**GraphML** graph, a **corpus** (documents — PDF, HTML, Word .docx, Markdown, text — or JSON(L) "
+        "`{title, text}` passages), a HippoRAG corpus + "
+        "OpenIE file, or a corpus graph (nodes JSONL + edges CSV). Files may be gzip-compressed. A corpus "
+        "without triples is turned into a KG by the extractor chosen below."
+    )
+    if st.session_state.pop(S.DATA_UPLOAD_DONE, False):  # the last build's files and name are spent
+        S.clear_uploader(S.DATA_UPLOADS)
+        S.clear_uploader(S.DATA_QUESTIONS)
+        S.set_value(S.DATA_NEW_NAME, "")
+    files = st.file_uploader("Graph or corpus files", type=UPLOAD_TYPES, accept_multiple_files=True,
+                             key=S.uploader_key(S.DATA_UPLOADS))
+    questions = st.file_uploader("Questions with gold evidence (optional, HippoRAG format JSON)",
+                                 type=["json", "gz"], key=S.uploader_key(S.DATA_QUESTIONS))
+    from core.backends.registry import EXTRACTORS, describe
+
+    choices = [e for e in EXTRACTORS if e != "llm" or act.llm.available]
+    # the recorded LLM replays the shipped runs only: a new corpus's passages were never recorded, so it is
+    # offered but never the default (every passage would take the extractor's fallback)
+    live_llm = act.llm.available and act.llm.name != "recorded"
+    ex_name = S.keep(S.DATA_EXTRACTOR, st.selectbox(
+        "Triple extractor (for a corpus without triples)", choices,
+        key=S.bind(S.DATA_EXTRACTOR, "llm" if live_llm else "spacy"),
+        format_func=lambda n: {"llm": f"llm ({act.llm.name})", "spacy": "spacy (no LLM needed)",
+                               "rules": "rules (capitalized names)"}.get(n, n),
+        help="How a plain corpus becomes a KG. " + " ".join(f"{n}: {describe('extractor', n)}" for n in choices)))
+    if ex_name not in choices:  # the LLM was switched off since
+        ex_name = "spacy"
+    suggestion = _suggest_name(files or [])
+    name = S.keep(S.DATA_NEW_NAME, st.text_input(
+        "Workspace name", key=S.bind(S.DATA_NEW_NAME, ""), placeholder=suggestion or "my-graph",
+        max_chars=MAX_NAME_CHARS, help=f"{NAME_RULE}; it becomes the folder name.")).strip() or suggestion
+    if not st.button("Build workspace", key=S.DATA_BUILD, type="primary"):
+        show_upload_job()
+        return
+    if not files:
+        st.error("Choose at least one file to build a workspace from.")
+        return
+    try:
+        target = child_path(workspaces_root(), name, kind="workspace name")
+    except EgxError as exc:
+        st.error(md_escape(error_text(exc)))
+        return
+    if name in {i.name for i in list_workspaces()}:
+        st.error(f"A workspace named “{md_escape(name)}” already exists. Pick another name.")
+        return
+
+    # The build is a background job of the server (it survives page switches; the sidebar shows it) that
+    # runs in a child process within the memory and time caps (core.index.isolated), on uploads the job holds
+    paths, qpath, drop_uploads = stage_uploads(list(files), questions)
+    spec = BuildSpec(tuple(str(p) for p in paths), str(target), name, act.embedder_name, ex_name, act.llm_name,
+                     str(qpath) if qpath else None)
+
+    def work(job: Job) -> Workspace:
+        from core.backends.registry import get_extractor
+        from core.index.create import create_workspace
+        from core.index.workspace import Workspace
+
+        try:  # create_workspace(overwrite=False): a second upload under an existing name fails, never replaces
+            if not isolated_builds():  # EGX_BUILD_ISOLATED=0: in this process, uncapped
+                return create_workspace(paths, target, name=name, embedder=act.embedder, questions=qpath,
+                                        extractor=get_extractor(ex_name, llm=act.llm), progress=job.progress)
+            job.extra["build"] = build_isolated(spec, progress=job.progress, cancel=job.cancel_event)
+            return Workspace.open(target)
+        finally:
+            drop_uploads()
+
+    if session_jobs.start(S.DATA_UPLOAD_JOB, f"upload:{name}", f"Building “{name}” from an upload", work,
+                          on_busy=drop_uploads):
+        show_upload_job()
+
+
+def show_upload_job() -> None:
+    """This session's upload build: live while it runs; when it ended, its outcome (once). Whatever the
+    outcome, the form starts empty on the rerun that shows it: a failed build's files and name must not
+    name the next upload."""
+    ss = st.session_state
+    outcome = ss.pop(S.DATA_UPLOAD_OUTCOME, None)
+    if outcome is not None:
+        (st.warning if outcome[0] == "warning" else st.error)(outcome[1])
+    job = session_jobs.finished(S.DATA_UPLOAD_JOB)
+    if job is None:
+        return
+    s = job.status()
+    name = job.key.split(":", 1)[1]
+    ss[S.DATA_UPLOAD_DONE] = True
+    if s.state == "cancelled":
+        ss[S.DATA_UPLOAD_OUTCOME] = ("warning", f"The build of “{md_escape(name)}” was cancelled. Nothing was saved.")
+        st.rerun()
+    try:
+        new_ws = job.result()
+        g = new_ws.graph
+    except EgxError as exc:
+        ss[S.DATA_UPLOAD_OUTCOME] = ("error", f"**Could not build workspace “{md_escape(name)}”.** "
+                                              f"{md_escape(error_text(exc))}\n\nNothing was saved. Choose the "
+                                              "corrected files and build again.")
+        st.rerun()
+    st.session_state[S.PENDING_WORKSPACE] = name
+    st.session_state[S.DATA_BUILT_MESSAGE] = (f"Built workspace “{name}”: {g.n_nodes:,} nodes, {g.n_edges:,} edges, "
+                                              f"{g.n_chunks:,} chunks. It is now the active workspace. "
+                                              + _gold_note(new_ws)).strip()
+    st.session_state[S.DATA_BUILT_FILES] = new_ws.meta.files
+    st.rerun()
+
+
+def _gold_note(ws: Workspace) -> str:
+    """What a new workspace's questions file says about its gold passages (at upload, not first at a benchmark):
+    the gold titles that match no passage are counted as never retrieved."""
+    from core.eval.selection import gold_coverage
+    from core.index.questions import load_questions
+
+    try:
+        return gold_coverage(load_questions(ws)).note(left_out=True)
+    except EgxError as exc:
+        return f"Its questions file could not be read: {error_text(exc)}"
+
+
+# -------------------------------------------------------------------------------------- export
+def create_export_ui(act: Active, g: GraphLike, shown: list[int], shown_is_whole: bool, doc: str) -> None:
+    ws = act.workspace
+    scope = "Whole graph"
+    if shown and not shown_is_whole:
+        scope = S.keep(S.DATA_EXPORT_SCOPE, st.radio(
+            "What to export", ["Shown drawing", "Whole graph"], key=S.bind(S.DATA_EXPORT_SCOPE, "Shown drawing"),
+            horizontal=True, help="The drawing is the neighbourhood (or capped view) on the Graph tab."))
+    nodes = None if scope == "Whole graph" else list(shown)
+    if nodes is None and whole_graph(g) is None:  # a graph store: the whole graph is read for it
+        full = workspaces.whole_graph_if_it_fits(ws, "a whole-graph export")
+        if full is None:
+            return
+        g = full
+    n = g.n_nodes if nodes is None else len(nodes)
+    stem = ws.name if nodes is None else f"{ws.name}-subgraph-{n}"
+    st.caption(f"{n:,} nodes with the edges among them and the passages they cite. JSON is the egx format "
+               "(loadable on this page); GraphML opens in Gephi, yEd, networkx.")
+    c1, c2, c3 = st.columns(3)
+    c1.download_button("Download egx JSON", data=lambda: graph_view.graph_json_bytes(g, nodes),
+                       file_name=f"{stem}.egx.json", mime="application/json", key=S.DATA_DL_JSON, on_click="ignore")
+    c2.download_button("Download GraphML", data=lambda: graph_view.graphml_bytes(g, nodes),
+                       file_name=f"{stem}.graphml", mime="application/xml", key=S.DATA_DL_GRAPHML, on_click="ignore")
+    if doc:
+        c3.download_button("Download drawing (HTML)", data=doc, file_name=f"{ws.name}-drawing.html",
+                           mime="text/html", key=S.DATA_DL_HTML, on_click="ignore")
