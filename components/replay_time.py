@@ -47,6 +47,9 @@ def stage_line(t: StageTime, setup: str) -> str:
     title = md_escape(t.title or t.stage)
     if t.recorded_s is None:
         return f"{TIMER} {title}: not in the recording · replay {_seconds(t.replay_s)}"
+    if t.cached:  # the recording re-used an earlier run's reply: its seconds are a cache read, not the model's
+        return (f"{TIMER} {title}: answered from the LLM cache when recorded (an earlier run asked the same prompt: "
+                f"no live time) · this replay **{_seconds(t.replay_s)}**")
     what = "LLM stage" if t.llm else "no LLM call"
     tokens = f", {t.prompt_tokens:,} + {t.completion_tokens:,} tokens" if t.llm else ""
     return (f"{TIMER} {title}: **{_seconds(t.recorded_s)}** when recorded live ({what}{tokens}; {md_escape(setup)}) · "

@@ -356,6 +356,7 @@ class StageTime:
     recorded_s: float | None  #: the live run's seconds, as the recording stores them (None: not recorded)
     prompt_tokens: int = 0  #: of the live run's LLM calls in this stage
     completion_tokens: int = 0
+    cached: bool = False  #: the recording answered this stage from the LLM cache (an earlier run's reply): no live time
 
     @property
     def llm(self) -> bool:
@@ -407,7 +408,8 @@ def stage_times(run: dict[str, Any], trace: Any) -> tuple[StageTime, ...]:
         out.append(StageTime(step.stage, step.title, float(step.seconds),
                              float(secs) if isinstance(secs, int | float) else None,
                              int(rec.get("prompt_tokens") or 0) if rec is not None else 0,
-                             int(rec.get("completion_tokens") or 0) if rec is not None else 0))
+                             int(rec.get("completion_tokens") or 0) if rec is not None else 0,
+                             rec is not None and rec.get("cached") is True))
     return tuple(out)
 
 

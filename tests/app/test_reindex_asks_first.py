@@ -129,10 +129,10 @@ def test_an_unbuilt_sample_opened_with_another_embedder_waits_for_the_click(
 def test_the_samples_the_server_builds_itself_are_not_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
     """``make app`` builds the samples for the default embedder as the server's own jobs: a page that opens one
     before its turn waits on it without asking; with another embedder, or without those builds, it asks."""
-    from components import resources, startup
+    from components import startup, workspaces
 
     monkeypatch.setenv("EGX_EMBEDDER", "hashing")
     monkeypatch.setenv(startup.ENV, "1")
-    assert resources._server_builds("hashing") and not resources._server_builds("minilm")
+    assert workspaces._server_builds("hashing") and not workspaces._server_builds("minilm")
     monkeypatch.setenv(startup.ENV, "0")
-    assert not resources._server_builds("hashing")
+    assert not workspaces._server_builds("hashing")
