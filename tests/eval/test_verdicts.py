@@ -111,14 +111,15 @@ def test_verdict_labels_are_made_only_by_the_vocabulary():
     """Pages, components and reports word verdicts through core.eval.verdicts, never STAGE_LABELS directly
     (the table and the badge once used two different wordings)."""
     allowed = {ROOT / "core" / "methods" / "base.py", ROOT / "core" / "eval" / "verdicts.py",
-               ROOT / "core" / "eval" / "diagnosis.py"}  # the definition, the vocabulary, the re-export
+               ROOT / "core" / "eval" / "diagnose.py"}  # the definition, the vocabulary, the re-export
     offenders = []
     for folder in ("core", "components", "pages", "benchmarks"):
         for path in (ROOT / folder).rglob("*.py"):
             if path not in allowed and _uses(path, "STAGE_LABELS"):
                 offenders.append(str(path.relative_to(ROOT)))
     assert not offenders, offenders
-    for rel in ("pages/benchmark.py", "pages/compare.py", "components/compare_view.py", "core/eval/report.py",
+    # the pages compose panels: the Benchmark and Compare panels word the verdicts
+    for rel in ("components/benchmark_view.py", "components/compare_view.py", "core/eval/report.py",
                 "core/eval/triage.py"):
         assert "core.eval.verdicts import" in (ROOT / rel).read_text(encoding="utf-8"), rel
 
@@ -128,7 +129,7 @@ def test_a_surname_from_the_llm_reads_partly_right_through_the_diagnosis():
     the vocabulary words it "partly right (F1 0.67)"; an alias of the dataset is an exact match (ok)."""
     from core.eval.diagnose import diagnose
     from core.methods.base import Gold
-    from tests.eval.test_diagnosis import fake, toy_workspace
+    from tests.eval.test_diagnose import fake, toy_workspace
 
     ws = toy_workspace()
     gold = Gold("q", ("c1", "c2"), ("Hugo Weaving",))
