@@ -369,22 +369,28 @@ def choices(handed: Any) -> tuple[list[str], Any, int]:
     """The methods to compare (a Benchmark row's method added), the answer budget and the diagnosis cut; the page
     stops while no budget is valid."""
 
-    c1, cb, c2 = st.columns([4, 2, 1])
+    # At 1440 px one row of three clipped all three: the chips of eight methods, the budget's preset name and the
+    # cut's label ("top-/k"). The methods take the page's width, as short names whose titles are in the help;
+    # the budget and the cut share the row below, each wide enough for its longest text.
     mkey = S.bind(S.COMPARE_METHODS, method_names(), scope="compare")
     st.session_state[mkey] = [m for m in st.session_state[mkey] if m in METHODS]
     if handed is not None and handed.method in METHODS and handed.method not in st.session_state[mkey]:
         st.session_state[mkey] = [*st.session_state[mkey], handed.method]  # the Benchmark row's method is compared
-    methods = S.keep(S.COMPARE_METHODS, c1.multiselect("Methods", method_names(), key=mkey,
-                                                     format_func=lambda m: f"{m} — {METHODS[m].title}"))
-    # the box shows as many chips as fit: say how many are chosen, and which
-    c1.caption(f"{len(methods)} of {len(method_names())} methods: {', '.join(methods) if methods else 'none'}")
+    methods = S.keep(S.COMPARE_METHODS, st.multiselect(
+        "Methods", method_names(), key=mkey,
+        help="The retrieval methods to run on the question: " + "; ".join(
+            f"**{m}** — {METHODS[m].title}" for m in method_names()) + "."))
+    # a narrower window shows as many chips as fit: say how many are chosen, and which
+    st.caption(f"{len(methods)} of {len(method_names())} methods: {', '.join(methods) if methods else 'none'}")
+    cb, c2, _ = st.columns([4, 1.6, 2.4])
     budget = budget_view.budget_select(cb, scope="compare", key=S.COMPARE_BUDGET, custom_key=S.COMPARE_BUDGET_CUSTOM)
     if budget is None:
         st.stop()
     S.follow_default(S.COMPARE_CUT, budget.chunks or 5)  # "all gold within the budget": the cut follows its chunks
     ckey = S.bind(S.COMPARE_CUT, budget.chunks or 5, scope="compare")
-    cut = int(S.keep(S.COMPARE_CUT, c2.number_input("Diagnosis cut (top-k)", 1, 50, key=ckey,
-                                                    help="Gold passages below this rank count as lost.")))
+    cut = int(S.keep(S.COMPARE_CUT, c2.number_input(
+        "Diagnosis top-k", 1, 50, key=ckey,
+        help="The diagnosis cut: a gold passage ranked below this many counts as lost.")))
     return list(methods), budget, cut
 
 

@@ -359,6 +359,14 @@ def create_upload_ui(act: Active) -> None:
     # The build is a background job of the server (it survives page switches; the sidebar shows it) that
     # runs in a child process within the memory and time caps (core.index.isolated), on uploads the job holds
     paths, qpath, drop_uploads = stage_uploads(list(files), questions)
+    from core.graph.formats.load import refuse_questions_files
+
+    try:  # told now, from the files' first records, not by the build job after a wait (and again in the sidebar)
+        refuse_questions_files(paths)
+    except EgxError as exc:
+        drop_uploads()
+        st.error(md_escape(error_text(exc)))
+        return
     spec = BuildSpec(tuple(str(p) for p in paths), str(target), name, act.embedder_name, ex_name, act.llm_name,
                      str(qpath) if qpath else None)
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -305,11 +306,27 @@ def step_label(i: int) -> str:
 #: colour they showed through, now opaque where the page scrolls under the bar. Its paragraphs keep Streamlit's
 #: own margins, which the Markdown container's negative margin cancels: with them zeroed, a title wrapped to two
 #: lines (1440 px, "… · Keanu Reeves question") spilled over the bar's border onto the question below.
+#: On a projector the bar is one line, so the stage under it starts above the fold of 1440×900: the title leaves out
+#: the page's name (the heading right above says it), is set a little smaller, and never wraps — were it ever too
+#: long for its column (a narrower window), it ends in an ellipsis and its tooltip holds the whole title.
 _BAR_CSS = """<style>
 [data-testid="stLayoutWrapper"]:has(> .st-key-egx-tour-bar) { position: sticky; top: 3.75rem; z-index: 999; }
 .stApp *:has(.st-key-egx-tour-bar), .st-key-egx-tour-bar { background-color: inherit; }
 .st-key-egx-tour-bar { padding: 0.35rem 0.75rem; }
+.st-key-egx-tour-bar .egx-tour-title { font-size: 0.9rem; white-space: nowrap; overflow: hidden;
+  text-overflow: ellipsis; }
+.st-key-egx-tour-bar button p { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 </style>"""
+
+
+def _title_html(t: TourState) -> str:
+    """The bar's one-line title: the step and its question (the page's name is the heading above it), with the
+    whole step label as its tooltip."""
+    i, n = t.step, len(STEPS)
+    which = step_label(i).rsplit(" · ", 1)[-1]
+    full = f"Guided demo · step {i + 1} of {n}: {step_label(i)}"
+    return (f'<div class="egx-tour-title" title="{html.escape(full)}"><b>Guided demo · step {i + 1} of {n}</b> · '
+            f"{html.escape(which)}</div>")
 
 
 def bar(page: str) -> None:
@@ -337,8 +354,8 @@ def bar(page: str) -> None:
                       width="stretch")
             return
         last = t.step == n - 1
-        c0, c1, c2, c3, c4 = st.columns([4.6, 1.4, 3, 1.4, 1.3], vertical_alignment="center")
-        c0.markdown(f"**Guided demo · step {t.step + 1} of {n}: {md_escape(step_label(t.step))}**")
+        c0, c1, c2, c3, c4 = st.columns([4.9, 1.3, 3, 1.4, 1.2], vertical_alignment="center")
+        c0.html(_title_html(t))
         c1.button("Back", icon=":material/arrow_back:", key=S.sub(S.TOUR, "back"), on_click=goto,
                   args=(t.step - 1,), disabled=t.step == 0, width="stretch")
         if last:

@@ -4,6 +4,7 @@ page is shown as a message (app.py's net), never as a traceback."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -92,3 +93,25 @@ def test_an_upload_past_the_build_memory_cap_is_a_message_and_the_server_lives_o
     at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("mine")
     at.button(key=S.DATA_BUILD).click().run()
     assert Workspace.open(home / "workspaces" / "mine").graph.n_edges == 1
+
+
+@pytest.mark.parametrize("name", ["questions.json", "questions.jsonl"])
+def test_a_questions_file_on_the_graph_uploader_is_refused_once_before_any_build(home: Path, name: str) -> None:
+    """A questions file dropped on the graph uploader (beside a good graph file) is told at the click, from its
+    first record, in one message saying where it goes; no build job starts (so the sidebar says nothing) and
+    the staged upload folder is gone."""
+    record = {"question": "Who played Neo?", "answer": "Keanu Reeves", "supporting_facts": [["The Matrix", 0]]}
+    body = json.dumps([record]) if name.endswith(".json") else json.dumps(record) + "\n"
+    at = run_page("pages/data.py")
+    at.file_uploader(key=S.DATA_UPLOADS).set_value([("t.csv", CSV, "text/csv"),
+                                                   (name, body.encode(), "application/json")])
+    at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("mine")
+    at.button(key=S.DATA_BUILD).click().run()
+    assert not at.exception
+    errors = [plain(e.value) for e in at.error]  # the page's and the sidebar's
+    assert len(errors) == 1, errors
+    assert errors[0].startswith(f"{name} looks like a questions file")
+    assert "“Questions with gold evidence” uploader" in errors[0] and "egx" not in errors[0]
+    assert S.DATA_UPLOAD_JOB not in at.session_state
+    assert not (home / "workspaces" / "mine").exists()
+    assert [p for p in (home / "uploads").iterdir() if p.is_dir()] == []

@@ -33,8 +33,9 @@ def _button(at, part: str):  # type: ignore[no-untyped-def]
 
 
 def _texts(at) -> list[str]:  # type: ignore[no-untyped-def]
-    """The page's Markdown and captions as read (escapes undone, no bold marks)."""
-    return [plain(str(e.value)).replace("**", "") for kind in ("markdown", "caption") for e in at.get(kind)]
+    """The page's Markdown, captions and HTML (the tour bar's title) as read (escapes undone, no bold marks or tags)."""
+    html = [re.sub(r"<[^>]+>", "", e.proto.body) for e in at.get("html")]
+    return [plain(str(e.value)).replace("**", "") for kind in ("markdown", "caption") for e in at.get(kind)] + html
 
 
 def _own_home():  # type: ignore[no-untyped-def]

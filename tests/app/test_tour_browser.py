@@ -23,6 +23,30 @@ HEADINGS = {"pages/bubble_anchors.py": "Anchor grouping", "pages/bubble_expansio
             "pages/compare.py": "Compare methods"}
 TIMEOUT = 180_000
 FOLD = 900  #: a projector's 1440×900: each step's stage must start above it
+BAR_HEIGHT = 60  #: the most pixels the one-line bar may take (two lines of title made it 64)
+
+#: The bar as laid out: its height, its title (text, tooltip, cut or not, height in lines) and every button's label
+#: cut or not (a button with a label, not the popover's hidden copy).
+_BAR_JS = """() => { const bar = document.querySelector('.st-key-egx-tour-bar');
+  const title = bar.querySelector('.egx-tour-title');
+  const lines = e => e.getBoundingClientRect().height / parseFloat(getComputedStyle(e).lineHeight);
+  return {height: bar.getBoundingClientRect().height, title: title.innerText, tooltip: title.title,
+          titleCut: title.scrollWidth > title.clientWidth, titleLines: lines(title),
+          buttons: [...bar.querySelectorAll('button p')].filter(p => p.offsetParent && p.innerText.trim())
+                   .map(p => ({text: p.innerText.trim(), cut: p.scrollWidth > p.clientWidth, lines: lines(p)}))}; }"""
+
+
+def _check_bar(page, i: int, step: tour.TourStep) -> None:  # type: ignore[no-untyped-def]
+    """The bar of step ``i`` is one line at 1440×900: its title whole (the page's name in its tooltip), every button
+    label whole, Next among them, and the bar no taller than :data:`BAR_HEIGHT`."""
+    got = page.evaluate(_BAR_JS)
+    n = len(tour.STEPS)
+    assert got["title"].startswith(f"Guided demo · step {i + 1} of {n} · "), got
+    assert got["tooltip"] == f"Guided demo · step {i + 1} of {n}: {tour.step_label(i)}", got
+    assert not got["titleCut"] and got["titleLines"] < 1.5, got
+    assert all(not b["cut"] and b["lines"] < 1.5 for b in got["buttons"]), got
+    assert any(b["text"].startswith("Next: " if i < n - 1 else "Finish") for b in got["buttons"]), got
+    assert got["height"] <= BAR_HEIGHT, (i, step.page, got)
 
 
 def _main(page, step: tour.TourStep):  # type: ignore[no-untyped-def]
@@ -55,6 +79,7 @@ def test_the_guided_demo_from_home_through_every_next(server: tuple[str, float],
                 if step.page != "pages/compare.py":  # the step's question, not the one the address bar held
                     expect(page.get_by_label("Question", exact=True)).to_have_value(step.question, timeout=TIMEOUT)
                 # the one-line bar leaves the stage above the fold of a 1440×900 projector
+                _check_bar(page, i, step)
                 main = _main(page, step)
                 expect(main).to_be_visible(timeout=TIMEOUT)
                 box = main.bounding_box()
@@ -98,8 +123,8 @@ def test_the_guided_demo_from_home_through_every_next(server: tuple[str, float],
 
 def test_the_tour_bar_takes_the_theme_s_background(server: tuple[str, float], tmp_path: Path) -> None:
     """The sticky bar was white in the dark theme (light text on white): its background is now the app's own in
-    either theme (opaque, so the page scrolls under it unseen), and its title, wrapped to two lines at 1440 px,
-    stays inside its border instead of spilling onto the question below."""
+    either theme (opaque, so the page scrolls under it unseen), and its title stays inside its border instead of
+    spilling onto the question below; in either theme it is one line (:func:`_check_bar`)."""
     from playwright.sync_api import expect, sync_playwright
 
     base, _ = server
@@ -117,13 +142,14 @@ def test_the_tour_bar_takes_the_theme_s_background(server: tuple[str, float], tm
                     s => s.textContent.includes('egx-tour-bar'))""", timeout=TIMEOUT)
                 got = page.evaluate("""() => {
                   const bar = document.querySelector('.st-key-egx-tour-bar');
-                  const title = bar.querySelector('[data-testid="stMarkdownContainer"] p');  // the text itself
+                  const title = bar.querySelector('.egx-tour-title');  // the text itself
                   const cs = e => getComputedStyle(e);
                   return {bar: cs(bar).backgroundColor, app: cs(document.querySelector('.stApp')).backgroundColor,
                           text: cs(bar).color, barBottom: bar.getBoundingClientRect().bottom,
                           titleBottom: title.getBoundingClientRect().bottom};
                 }""")
                 page.screenshot(path=str(tmp_path / f"tour_bar_{scheme}.png"))
+                _check_bar(page, 0, tour.STEPS[0])
                 ctx.close()
                 assert got["bar"] == got["app"] and got["bar"] not in ("rgba(0, 0, 0, 0)", "transparent"), got
                 assert (got["bar"] == "rgb(255, 255, 255)") == (scheme == "light"), got

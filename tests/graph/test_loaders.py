@@ -168,8 +168,12 @@ BAD_CASES = [
      "documents (.txt, .md, .pdf, .html, .docx), JSON(L) corpora, a HippoRAG OpenIE file, or a named-KG folder."),
     ("bin.csv", b"\x00\x01\x02", "bin.csv, line 1: the file looks binary (it contains NUL bytes). Expected a UTF-8 text file."),
     ("latin.csv", "h,r,t\ncaf\xe9,r,b\n".encode("latin-1"), "latin.csv, line 2: byte 9 is not valid UTF-8. Expected UTF-8 encoded text (re-save the file as UTF-8)."),
-    ("q.json", '[{"question": "Who?", "answer": "x"}]', "q.json: this is a questions file, not a graph or corpus. "
-     "Expected questions to be given separately (they are used for evaluation)."),
+    ("q.json", '[{"question": "Who?", "answer": "x"}]', 'q.json: this looks like a questions file (its records have '
+     'a "question"), not a graph or corpus. Expected graph or corpus files here, and the questions given separately: '
+     "egx index ... --questions FILE."),
+    ("q.jsonl", '{"question": "Who?", "answer": "x"}\n', 'q.jsonl: this looks like a questions file (its records '
+     'have a "question"), not a graph or corpus. Expected graph or corpus files here, and the questions given '
+     "separately (as one JSON list of question objects): egx index ... --questions FILE."),
     ("bad.csv.gz", b"\x1f\x8bnot really gzip", "bad.csv.gz: the gzip data is corrupt"),
 ]
 
@@ -179,6 +183,52 @@ def test_bad_input_messages_are_pinned(tmp_path, name, content, message):
     p = write(tmp_path, name, content)
     with pytest.raises(InputFormatError, match=re.escape(message)):
         load_inputs([p])
+
+
+# ----------------------------------------------------------------------------- a questions file among the inputs
+QUESTION = {"id": "q1", "question": "Who played Neo?", "answer": "Keanu Reeves",
+            "paragraphs": [{"title": "The Matrix", "paragraph_text": "Keanu Reeves plays Neo.", "is_supporting": True}]}
+
+
+@pytest.mark.parametrize(("name", "content"), [
+    ("questions.json", json.dumps([QUESTION, QUESTION])),
+    ("questions.json", "\ufeff  [\n " + json.dumps(QUESTION) + ",\n"),  # a BOM; the list cut short after one record
+    ("questions.jsonl", json.dumps(QUESTION) + "\n" + json.dumps(QUESTION) + "\n"),
+    ("questions.json.gz", gzip.compress(json.dumps([QUESTION]).encode())),
+    ("Q.JSON", json.dumps([{"Question": "Who?"}])),  # keys are matched as the loader matches them, any case
+])
+def test_a_questions_file_is_refused_before_a_build_from_its_start(tmp_path, name, content):
+    from core.graph.formats.load import refuse_questions_files
+    from core.graph.formats.sniff import looks_like_questions
+
+    q = write(tmp_path, name, content)
+    good = write(tmp_path, "t.csv", "head,relation,tail\na,r,b\n")
+    assert looks_like_questions(q)
+    with pytest.raises(InputFormatError, match=re.escape(f"{name}: this looks like a questions file")) as info:
+        refuse_questions_files([good, q])
+    app = info.value.in_app()
+    assert app.startswith(f"{name} looks like a questions file") and "drop it on the “Questions with gold evidence” uploader" in app
+    assert "egx" not in app and ("as one JSON list" in app) == name.endswith(".jsonl")
+
+
+def test_questions_sniffing_reads_only_the_start_and_never_refuses_a_graph(tmp_path):
+    """Graphs, corpora and OpenIE files pass; so does a questions file whose first record is longer than the
+    head that is read (the loader, which parses the file whole, still refuses it)."""
+    from core.graph.formats import sniff
+    from core.graph.formats.load import refuse_questions_files
+
+    corpus = write(tmp_path, "corpus.jsonl", json.dumps({"title": "x", "text": "the question is"}) + "\n")
+    kinds = [write(tmp_path, "c.json", json.dumps([{"title": "Question", "text": "question?"}])), corpus,
+             write(tmp_path, "t.json", json.dumps([["question", "r", "b"]])),
+             write(tmp_path, "o.json", json.dumps({"docs": [{"question": "x"}]})),
+             write(tmp_path, "t.csv", "question,relation,tail\na,r,b\n"),
+             write(tmp_path, "bad.json.gz", b"\x1f\x8bnot gzip"), write(tmp_path, "e.json", "")]
+    refuse_questions_files(kinds)
+    assert not any(sniff.looks_like_questions(p) for p in kinds)
+    long = write(tmp_path, "long.json", json.dumps([{"question": "x" * sniff.HEAD_BYTES}]))
+    assert not sniff.looks_like_questions(long)
+    with pytest.raises(InputFormatError, match="looks like a questions file"):
+        load_inputs([long])
 
 
 def test_corpus_graph_edge_to_unknown_node(tmp_path):

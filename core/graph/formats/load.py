@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import EmptyGraphError, InputFormatError
-from core.graph.formats.bounds import InputLimits, display_name, resolve_limits
+from core.graph.formats.bounds import InputLimits, base_suffix, display_name, resolve_limits
 from core.graph.formats.documents import DOCUMENT_FORMATS
 from core.graph.formats.registry import FORMATS, ReadContext, detect
+from core.graph.formats.sniff import looks_like_questions
 from core.graph.graph_builder import GraphBuilder, graph_from_dict
 from core.graph.model import GraphKind, KnowledgeGraph
 
@@ -53,6 +54,33 @@ class LoadedGraph:
     files: list[FileStatus] = field(default_factory=list)  # in the order the paths were given
 
 
+def questions_file_error(path: Path) -> InputFormatError:
+    """The refusal of a questions file given as a graph or corpus input, with where it goes instead."""
+    name = display_name(path)
+    as_list = " (as one JSON list of question objects)" if base_suffix(path) == ".jsonl" else ""
+    err = InputFormatError(
+        name, 'this looks like a questions file (its records have a "question"), not a graph or corpus',
+        f"graph or corpus files here, and the questions given separately{as_list}: egx index ... --questions FILE")
+    err.app_message = (f"{name} looks like a questions file (its records have a “question”), not a graph or corpus: "
+                       f"drop it on the “Questions with gold evidence” uploader{as_list}, and the graph or corpus files on "
+                       "this one.")
+    return err
+
+
+def refuse_questions_files(paths: Sequence[str | Path]) -> None:
+    """Refuse a questions file among the inputs of a build before the build starts, from the start of each
+    file only (:func:`~core.graph.formats.sniff.looks_like_questions`); :func:`load_inputs` refuses the rest.
+
+    Raises
+    ------
+    InputFormatError
+        Naming the first questions file and where it goes instead.
+    """
+    for p in map(Path, paths):
+        if looks_like_questions(p):
+            raise questions_file_error(p)
+
+
 def load_inputs(paths: Sequence[str | Path], *, name: str = "",
                 progress: Callable[[str, float], None] | None = None,
                 limits: InputLimits | None = None) -> LoadedGraph:
@@ -82,9 +110,7 @@ def load_inputs(paths: Sequence[str | Path], *, name: str = "",
     fmts = {p: f for p, (f, _) in detected.items()}
     parsed = {p: d for p, (_, d) in detected.items() if d is not None}
     if "questions" in fmts.values():
-        q = next(p for p, f in fmts.items() if f == "questions")
-        raise InputFormatError(display_name(q), "this is a questions file, not a graph or corpus",
-                               "questions to be given separately (they are used for evaluation)")
+        raise questions_file_error(next(p for p, f in fmts.items() if f == "questions"))
     nodes = [p for p, f in fmts.items() if f == "corpus_nodes"]
     edges = [p for p, f in fmts.items() if f == "corpus_edges"]
     if edges and len(nodes) != 1:

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 import time
+import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -65,8 +67,8 @@ def _read(path: Path, meta_path: Path, want: dict[str, object]) -> tuple[np.ndar
             return None
         with np.load(path, allow_pickle=False) as f:
             pairs, sims = np.asarray(f["pairs"], dtype=np.int64), np.asarray(f["sims"], dtype=np.float64)
-    except (OSError, ValueError, KeyError):
-        return None
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error):
+        return None  # a torn or damaged file (not a zip, a bad CRC, a cut member) is found again
     n = int(want["nodes"])  # type: ignore[call-overload]
     ok = (pairs.ndim == 2 and pairs.shape[1:] == (2,) and sims.shape == (pairs.shape[0],)
           and (pairs.size == 0 or (int(pairs.min()) >= 0 and int(pairs.max()) < n and bool((pairs[:, 0] < pairs[:, 1]).all()))))

@@ -212,6 +212,26 @@ def test_a_damaged_synonymy_file_is_found_again_and_said(own_demo, hashing):
     assert np.array_equal(again.pairs, first.pairs)
 
 
+@pytest.mark.parametrize("damage", ["cut", "flipped"])
+def test_a_corrupt_zip_synonymy_file_is_found_again(own_demo, hashing, damage):
+    """A real .npz cut short (a torn write) or with bytes changed inside a member (a bad CRC) is a zip that
+    numpy cannot read: the pairs are found again, never a zipfile.BadZipFile out of the method."""
+    from core.methods.baselines.ppr_synonyms import _paths, workspace_synonyms
+
+    first = workspace_synonyms(own_demo, hashing, 0.5)
+    path, _ = _paths(own_demo, 0.5)
+    raw = bytearray(path.read_bytes())
+    assert raw[:4] == b"PK\x03\x04" and len(raw) > 200
+    if damage == "cut":
+        raw = raw[: len(raw) // 2]
+    else:
+        raw[100:140] = bytes(b ^ 0xFF for b in raw[100:140])
+    path.write_bytes(bytes(raw))
+    again = workspace_synonyms(own_demo, hashing, 0.5)
+    assert again.built and "found again" in again.note
+    assert np.array_equal(again.pairs, first.pairs) and np.array_equal(again.sims, first.sims)
+
+
 def test_ppr_prepares_its_synonyms_and_a_new_process_reads_them(own_demo, backends):
     """The preparation is pending on a fresh workspace and not after it ran; a run in a "new process" (the
     graph's in-memory cache dropped) reads the pairs from the workspace instead of searching again."""
