@@ -52,7 +52,7 @@ def capture(workspace: str, limit: int, out: Path) -> None:
 def one_setting(requests: Path) -> list[dict]:
     """Run in a child process (``EGX_LLAMA_LOOKUP`` read when the model loads)."""
     from core.backends.base import ChatMessage
-    from core.backends.llm import LlamaCppLLM
+    from core.backends.llm_local import LlamaCppLLM
 
     llm = LlamaCppLLM(timeout=600)
     raw = llm.load()

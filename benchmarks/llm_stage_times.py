@@ -78,7 +78,7 @@ def main() -> None:
     def counters() -> dict[str, float]:
         import llama_cpp
 
-        from core.backends.llm import _LLAMA_CACHE
+        from core.backends.llm_local import _LLAMA_CACHE
 
         if not _LLAMA_CACHE:
             return {}

@@ -3,7 +3,7 @@
 For each method and question the method runs once per evidence format (``triples``, ``chains``;
 optionally ``passages``) with the same retrieval (methods are deterministic), and the answer step's
 LLM call is scored against the gold answer and aliases (SQuAD EM / token F1,
-:func:`core.eval.metrics.answer_scores`). Prompt and completion tokens are the LLM's own counts. The
+:func:`core.text.answer_scores`). Prompt and completion tokens are the LLM's own counts. The
 paper's claim (Table 5) concerns reasoning tokens of large reasoning models; a 0.5B/1.5B model
 answering in a few tokens shows mostly the prompt side.
 
@@ -35,11 +35,11 @@ def main() -> None:
     args = ap.parse_args()
 
     from core.backends.registry import get_embedder, get_llm, get_reranker
-    from core.eval.metrics import answer_scores
     from core.index.workspace import Workspace
     from core.methods.base import Backends
     from core.methods.reg.supervision import load_qa
     from core.methods.registry import get_method
+    from core.text import answer_scores
 
     ws = Workspace.open(args.workspace)
     emb = get_embedder(args.embedder)

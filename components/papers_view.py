@@ -21,8 +21,8 @@ from components.ui import error_text, md_code, md_escape
 from core.errors import Cancelled, EgxError
 from core.eval.paper_compare import OurCell
 from core.eval.paper_model import PAPER_IDS
-from core.eval.reproduce import REPRODUCE_JSON, load_reproduction, reproduce_root, stored_reproduction
-from core.eval.reproduce_record import RETRIEVAL_KEYS
+from core.eval.reproduce import REPRODUCE_JSON, reproduce_root
+from core.eval.reproduce_record import RETRIEVAL_KEYS, load_reproduction, stored_reproduction
 
 if TYPE_CHECKING:
     from components.sidebar import Active

@@ -46,7 +46,7 @@ def llm(name: str, limits: tuple[float | None, int, float] | None = None, cache:
     """The LLM backend ``name`` under the sidebar's ``(timeout or None, retries, budget)`` limits (``None``:
     from the environment), with the LLM response cache on or off (``None``: ``$EGX_LLM_CACHE``).
     Construction is cheap; local models load on first use."""
-    from core.backends.llm import LLMSettings
+    from core.backends.llm_guard import LLMSettings
 
     settings = LLMSettings.from_env() if limits is None else LLMSettings(*limits)
     return registry.get_llm(name, settings=settings, cache=cache)

@@ -255,7 +255,7 @@ def render_sidebar() -> Active:
 
 def _llm_limits() -> tuple[float | None, int, float]:
     """The LLM limits widgets (seeded from EGX_LLM_TIMEOUT / _RETRIES / _BUDGET): timeout, retries, budget."""
-    from core.backends.llm import LLMSettings
+    from core.backends.llm_guard import LLMSettings
 
     ss = st.session_state
     if S.LLM_TIMEOUT not in ss:

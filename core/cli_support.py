@@ -138,7 +138,7 @@ def output_folder_arg(p: argparse.ArgumentParser, flag: str, *, help: str, what:
 
 def llm_from_args(args: argparse.Namespace) -> LLM:
     """The ``--llm`` backend under the ``--llm-timeout`` / ``--llm-retries`` / ``--llm-budget`` limits."""
-    from core.backends.llm import LLMSettings
+    from core.backends.llm_guard import LLMSettings
     from core.backends.registry import get_llm
 
     settings = LLMSettings.from_env(timeout=args.llm_timeout, retries=args.llm_retries, budget=args.llm_budget)

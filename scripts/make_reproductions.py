@@ -43,14 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER, get_embedder, get_llm, get_reranker
     from core.cli_support import close_bars, resolve_workspace, run_bar
     from core.eval.paper_model import PAPER_IDS
-    from core.eval.reproduce import (
-        STORED_FORMAT,
-        load_reproduction,
-        reproduce_root,
-        reproduction_plan,
-        run_reproduction,
-        stored_path,
-    )
+    from core.eval.reproduce import reproduce_root, run_reproduction
+    from core.eval.reproduce_plan import reproduction_plan
+    from core.eval.reproduce_record import STORED_FORMAT, load_reproduction, stored_path
     from core.fsio import atomic_write_text
     from core.index.questions import load_questions
     from core.methods.base import Backends

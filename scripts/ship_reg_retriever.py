@@ -43,7 +43,7 @@ def main() -> None:
                     help="the first N questions are the test split (default 20: the recorded and `--limit 20` ones)")
     args = ap.parse_args()
 
-    from core.backends.llm import LLMSettings
+    from core.backends.llm_guard import LLMSettings
     from core.backends.registry import get_embedder, get_llm
     from core.batch.recording import provenance
     from core.cli_support import progress_bar

@@ -86,7 +86,7 @@ def test_no_module_of_core_is_over_500_lines():
              for p in (ROOT / "core").rglob("*.py")}
     too_long = {m: n for m, n in sizes.items() if n > 500}
     assert not too_long, f"split these along their seams: {too_long}"
-    assert sizes["core/backends/llm.py"] <= 150  # a face only
+    assert sizes["core/backends/llm.py"] <= 150  # NoLLM and the map of the LLM modules
 
 
 def _method_packages() -> list[str]:
@@ -163,3 +163,30 @@ def test_figures_are_built_in_one_layer():
     offenders = [f"{f.relative_to(ROOT)}:{i}" for f in (ROOT / "pages").glob("*.py")
                  for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), start=1) if build.search(line)]
     assert offenders == [], f"build figures in components/charts.py: {offenders}"
+
+
+def test_no_module_of_core_re_exports_another_modules_names():
+    """No compatibility faces: a name in a core module's (not a package's) ``__all__`` is defined there (a class, function or
+    assignment), not imported from another module — callers import each name from the module that defines it
+    (``core/backends/llm.py`` was such a face for nine modules)."""
+    faces = {}
+    for p in (ROOT / "core").rglob("*.py"):
+        if p.name == "__init__.py":  # a package's public API, as in networkx: its face by design
+            continue
+        tree = ast.parse(p.read_text(encoding="utf-8"))
+        exported: list[str] = []
+        defined: set[str] = set()
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                defined.add(node.name)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                for t in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                    for n in ast.walk(t):
+                        if isinstance(n, ast.Name):
+                            defined.add(n.id)
+                            if n.id == "__all__" and isinstance(node.value, (ast.List, ast.Tuple)):
+                                exported = [e.value for e in node.value.elts if isinstance(e, ast.Constant)]
+        borrowed = sorted(set(exported) - defined)
+        if borrowed:
+            faces[str(p.relative_to(ROOT))] = borrowed
+    assert not faces, f"import these from where they are defined: {faces}"

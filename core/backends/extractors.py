@@ -17,7 +17,8 @@ from typing import Any
 
 from core.backends import prompts
 from core.backends.base import ChatMessage, ExtractedTriple, split_passage
-from core.backends.llm import LLMOutputError, chat_json
+from core.backends.llm_errors import LLMOutputError
+from core.backends.llm_json import chat_json
 from core.errors import LLMUnavailableError
 from core.text import ABBREVIATIONS, clean_text, normalize_name, split_sentences
 
@@ -93,7 +94,7 @@ class LLMTripleExtractor:
 
     The LLM is asked for ``{"triples": [["subject", "relation", "object"], ...]}`` under a JSON
     schema (constrained decoding on llama.cpp, structured output on OpenAI-compatible servers),
-    through :func:`~core.backends.llm.chat_json` (repair + retries). Malformed triples (not three
+    through :func:`~core.backends.llm_json.chat_json` (repair + retries). Malformed triples (not three
     items, or an empty item) are dropped and counted; ``{"subject", "relation", "object"}``
     objects are accepted too.
 

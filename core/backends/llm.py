@@ -16,7 +16,8 @@
 repair of almost-JSON, validation, and retries with a corrective follow-up message.
 :func:`answer_problem` tells a usable text answer from a refusal or garbage.
 
-This module is the package's face: each job lives in a module of its own and is imported from here.
+This module holds :class:`NoLLM` and this map; each job lives in a module of its own and is imported from it
+(no names are re-exported here).
 
 =======================  =========================================================
 ``llm_errors``           the errors every backend raises; where each limit is set
@@ -35,33 +36,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from core.backends.answer_check import AnswerCheck, answer_problem, check_answer
 from core.backends.base import ChatMessage, LLMResponse
-from core.backends.llm_attempt import attempt_timeout
-from core.backends.llm_errors import (
-    BUDGET_HINT,
-    NO_LLM_MESSAGE,
-    RETRIES_HINT,
-    TIMEOUT_HINT,
-    LLMOutputError,
-    LLMReplyError,
-    LLMSkippedError,
-    LLMTransportError,
-)
-from core.backends.llm_guard import GuardedLLM, LLMScope, LLMSettings, current_scope, question_scope
-from core.backends.llm_json import chat_json
-from core.backends.llm_local import _LLAMA_CACHE, DEFAULT_LOOKUP_TOKENS, LlamaCppLLM, lookup_tokens, prompt_cache_bytes
-from core.backends.llm_openai import OpenAILLM
-from core.backends.llm_transport import DEFAULT_MAX_REPLY_MB, ReplyTooLarge, capped_transport, max_reply_bytes
+from core.backends.llm_errors import NO_LLM_MESSAGE
 from core.errors import LLMUnavailableError
-
-__all__ = [
-    "BUDGET_HINT", "DEFAULT_LOOKUP_TOKENS", "DEFAULT_MAX_REPLY_MB", "NO_LLM_MESSAGE", "RETRIES_HINT", "TIMEOUT_HINT",
-    "_LLAMA_CACHE", "AnswerCheck", "GuardedLLM", "LLMOutputError", "LLMReplyError", "LLMScope", "LLMSettings",
-    "LLMSkippedError", "LLMTransportError", "LlamaCppLLM", "NoLLM", "OpenAILLM", "ReplyTooLarge", "answer_problem",
-    "attempt_timeout", "capped_transport", "chat_json", "check_answer", "current_scope", "lookup_tokens",
-    "max_reply_bytes", "prompt_cache_bytes", "question_scope",
-]
 
 
 class NoLLM:

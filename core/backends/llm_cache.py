@@ -1,7 +1,7 @@
 """LLM response cache, so the same request never costs LLM time twice.
 
 :class:`CachedLLM` is what :func:`core.backends.registry.get_llm` puts around every live LLM (the
-:class:`~core.backends.llm.GuardedLLM`): a request whose answer is in the cache costs no LLM time.
+:class:`~core.backends.llm_guard.GuardedLLM`): a request whose answer is in the cache costs no LLM time.
 Entries are content-addressed by :func:`~core.backends.llm_keys.cache_key` over the backend's model
 key (model id plus the GGUF file's sha256, or the endpoint's model name), the messages, the JSON
 schema and the sampling parameters, and stored one file per key under ``$EGX_LLM_CACHE_DIR``
@@ -72,7 +72,7 @@ def cache_enabled_from_env() -> bool:
 
 def usable_reply(text: str, json_schema: dict[str, Any] | None) -> str:
     """Why ``text`` must not be cached ("" when it may): not strict JSON of the schema's shape for a
-    JSON request (a reply that needed repair is not kept either); empty, a refusal or garbage (:func:`~core.backends.llm.check_answer`) for a text one."""
+    JSON request (a reply that needed repair is not kept either); empty, a refusal or garbage (:func:`~core.backends.answer_check.check_answer`) for a text one."""
     from core.backends.answer_check import check_answer
     from core.backends.llm_json import _parse_json, _schema_problem
 
@@ -174,7 +174,7 @@ class CachedLLM(LLMWrapper):
     Parameters
     ----------
     inner : LLM
-        The live backend, normally a :class:`~core.backends.llm.GuardedLLM`.
+        The live backend, normally a :class:`~core.backends.llm_guard.GuardedLLM`.
     cache : DiskCache or None
         Default: :class:`DiskCache` under :func:`llm_cache_dir`.
     enabled : bool
@@ -259,7 +259,7 @@ class CachedLLM(LLMWrapper):
 
 
 def _count_scope(*, hit: bool) -> None:
-    from core.backends.llm import current_scope
+    from core.backends.llm_guard import current_scope
 
     scope = current_scope()
     if scope is not None:

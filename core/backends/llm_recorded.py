@@ -125,7 +125,7 @@ class RecordedLLM:
     def chat(self, messages: Sequence[ChatMessage], *, max_tokens: int = 512, temperature: float = 0.0,
              json_schema: dict[str, Any] | None = None) -> LLMResponse:
         """The recorded answer, or :class:`LLMNotRecordedError`; a recorded failure is raised again."""
-        from core.backends.llm import LLMOutputError
+        from core.backends.llm_errors import LLMOutputError
 
         for rec in self.recordings:
             key = cache_key(rec.model_key, messages, max_tokens=max_tokens, temperature=temperature,

@@ -153,7 +153,7 @@ def get_llm(name: str = "none", *, settings: Any = None, cache: bool | None = No
         :class:`core.backends.llm_recorded.RecordedLLM`; ``**kw`` may name ``paths=``).
     settings : LLMSettings or None
         Timeout, retries, per-question budget and circuit breaker
-        (:class:`core.backends.llm.LLMSettings`); default: from ``EGX_LLM_TIMEOUT`` /
+        (:class:`core.backends.llm_guard.LLMSettings`); default: from ``EGX_LLM_TIMEOUT`` /
         ``EGX_LLM_RETRIES`` / ``EGX_LLM_BUDGET``, else the defaults.
     cache : bool or None
         Use the LLM response cache (:class:`core.backends.llm_cache.CachedLLM`): a request answered
@@ -165,7 +165,7 @@ def get_llm(name: str = "none", *, settings: Any = None, cache: bool | None = No
     -------
     LLM
         For ``"local"``, ``"local-small"`` and ``"openai"``, the backend inside a
-        :class:`core.backends.llm.GuardedLLM` that applies ``settings``, inside a
+        :class:`core.backends.llm_guard.GuardedLLM` that applies ``settings``, inside a
         :class:`core.backends.llm_cache.CachedLLM` (the one place the cache is applied).
 
     Raises
@@ -177,7 +177,7 @@ def get_llm(name: str = "none", *, settings: Any = None, cache: bool | None = No
     ConfigError
         If a setting (or its environment variable) is out of range.
     """
-    from core.backends import llm
+    from core.backends import llm, llm_guard, llm_local, llm_openai
 
     if name == "none":
         return llm.NoLLM()
@@ -189,15 +189,15 @@ def get_llm(name: str = "none", *, settings: Any = None, cache: bool | None = No
         return RecordedLLM(**kw)
     from core.backends import llm_cache
 
-    limits = settings if settings is not None else llm.LLMSettings.from_env()
+    limits = settings if settings is not None else llm_guard.LLMSettings.from_env()
     if limits.timeout is not None:
         kw.setdefault("timeout", limits.timeout)
     if name == "openai":
-        inner: Any = llm.OpenAILLM(**kw)
+        inner: Any = llm_openai.OpenAILLM(**kw)
     else:
-        inner = llm.LlamaCppLLM(size="1.5b" if name == "local" else "0.5b", **kw)
+        inner = llm_local.LlamaCppLLM(size="1.5b" if name == "local" else "0.5b", **kw)
     enabled = llm_cache.cache_enabled_from_env() if cache is None else bool(cache)
-    return llm_cache.CachedLLM(llm.GuardedLLM(inner, limits), enabled=enabled)
+    return llm_cache.CachedLLM(llm_guard.GuardedLLM(inner, limits), enabled=enabled)
 
 
 def get_extractor(name: str, *, llm: LLM | None = None) -> TripleExtractor:
@@ -327,7 +327,7 @@ def describe(kind: str, name: str) -> str:
 
 
 def llm_spec(llm: Any) -> dict[str, Any]:
-    """An LLM backend as JSON, to build it again in another process (a worker, a Ray actor): its registry name, its limits (:class:`~core.backends.llm.LLMSettings`, found on
+    """An LLM backend as JSON, to build it again in another process (a worker, a Ray actor): its registry name, its limits (:class:`~core.backends.llm_guard.LLMSettings`, found on
     the guard inside the cache wrapper) and whether the response cache is on."""
     settings = None
     node, seen = llm, 0
@@ -343,7 +343,7 @@ def llm_spec(llm: Any) -> dict[str, Any]:
 
 def llm_from_spec(spec: dict[str, Any] | None) -> Any:
     """The LLM :func:`llm_spec` describes, built again (in the worker)."""
-    from core.backends.llm import LLMSettings
+    from core.backends.llm_guard import LLMSettings
 
     spec = spec or {"name": "none"}
     settings = LLMSettings(**spec["settings"]) if spec.get("settings") else None

@@ -29,7 +29,8 @@ from core.backends import prompts
 from core.backends.base import ChatMessage, Embedder
 from core.backends.device import select_device
 from core.backends.hub import hub_id, load_model
-from core.backends.llm import LLMOutputError, chat_json
+from core.backends.llm_errors import LLMOutputError
+from core.backends.llm_json import chat_json
 from core.errors import BackendError, LLMUnavailableError
 
 
@@ -233,7 +234,7 @@ class LLMYesNoReranker:
     The LLM answers ``{"relevant": "yes"|"no", "confidence": 0..1}``; the feature is
     ``p_yes = confidence`` for "yes" and ``1 - confidence`` for "no", so ``H`` has shape
     ``(n, 1)`` and the head (column sum) is linear. A passage whose answer stays unusable after
-    :func:`~core.backends.llm.chat_json`'s retries gets the neutral ``p_yes = 0.5``; how many did
+    :func:`~core.backends.llm_json.chat_json`'s retries gets the neutral ``p_yes = 0.5``; how many did
     is kept in :attr:`last_fallbacks`.
 
     Parameters

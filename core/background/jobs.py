@@ -28,7 +28,7 @@ Cancelling is cooperative: :meth:`Job.cancel` sets an event, and the job's next 
 (:meth:`Job.progress`, or :meth:`Job.check`) raises :class:`~core.errors.Cancelled`, which unwinds
 through the work's own cleanup (a workspace build deletes its temporary folder; a benchmark keeps
 the JSONL lines already written). Work that waits on something slow without reporting (an LLM
-attempt) reads :attr:`Job.cancel_event` itself (:func:`core.backends.llm.question_scope`).
+attempt) reads :attr:`Job.cancel_event` itself (:func:`core.backends.llm_guard.question_scope`).
 
 When the process exits normally (the server's Ctrl-C or SIGTERM: Streamlit stops and the interpreter
 exits), every job still running is cancelled and waited for, up to :data:`EXIT_WAIT_S` seconds, so

@@ -132,7 +132,7 @@ class LLMSpec:
     not sent: every actor builds its own, with the same limits and cache setting)."""
 
     name: str = "none"
-    settings: Any = None  #: :class:`core.backends.llm.LLMSettings` or None (from the environment)
+    settings: Any = None  #: :class:`core.backends.llm_guard.LLMSettings` or None (from the environment)
     cache: bool | None = None
 
     def build(self) -> Any:

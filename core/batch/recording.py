@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.backends.llm import LLMSettings, question_scope
 from core.backends.llm_bundles import Recorder, load_recording, save_recording
 from core.backends.llm_cache import CachedLLM
+from core.backends.llm_guard import LLMSettings, question_scope
 from core.errors import ConfigError
 from core.pinning import NOT_RECORDED, StateTape
 

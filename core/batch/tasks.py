@@ -158,7 +158,7 @@ def reproduce_job(spec: dict[str, Any], *, progress: Progress | None = None,
                   cancel: threading.Event | None = None) -> dict[str, Any]:
     """Run :func:`reproduce_task` in a worker; the fresh ``reproduce.json`` it wrote, with ``ran`` / ``skipped``
     (the question × method pairs run now and done before) and the runs' warnings beside it."""
-    from core.eval.reproduce import load_reproduction
+    from core.eval.reproduce_record import load_reproduction
 
     figures = run_worker("reproduce", spec, words=Words(f"The reproduction of {spec['paper']}", "The question × "
                                                         "method pairs finished before are kept: run it again to "

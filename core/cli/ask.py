@@ -75,7 +75,7 @@ def summarize(result: Any, workspace: Workspace, *, top: int = 5, method: AnyMet
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.backends.llm import question_scope
+    from core.backends.llm_guard import question_scope
     from core.backends.registry import get_embedder, get_reranker
     from core.methods.base import Backends
     from core.methods.budget import apply_budget, parse_budget

@@ -36,7 +36,7 @@ def ray_runner(args: argparse.Namespace) -> RayRunner | None:
         if args.ray_workers is not None:
             raise SystemExit("egx: --ray-workers applies with --ray [ADDRESS] only")
         return None
-    from core.backends.llm import LLMSettings
+    from core.backends.llm_guard import LLMSettings
     from core.batch.ray_runner import LLMSpec, RayRunner
 
     llm = LLMSpec(args.llm, LLMSettings.from_env(timeout=args.llm_timeout, retries=args.llm_retries,
@@ -180,7 +180,7 @@ def add_judge(p: argparse.ArgumentParser) -> None:
 def judge_from_args(args: argparse.Namespace, generator: Any) -> Any:
     """The run's :class:`~core.eval.judge_choice.Judge` (None without ``--judge-llm``), under the same
     ``--llm-timeout`` / ``--llm-retries`` / ``--llm-budget`` limits as the generator."""
-    from core.backends.llm import LLMSettings
+    from core.backends.llm_guard import LLMSettings
     from core.backends.registry import get_llm
     from core.eval.judge_choice import choose_judge
 

@@ -46,8 +46,8 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.backends.llm import LLMSettings
     from core.backends.llm_bundles import RECORDINGS_DIR
+    from core.backends.llm_guard import LLMSettings
     from core.backends.registry import get_embedder, get_llm, get_reranker
     from core.batch.recording import record
     from core.index.questions import load_questions, load_questions_file

@@ -55,7 +55,8 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     from core.eval.paper_model import PAPER_IDS
-    from core.eval.reproduce import reproduce_command, reproduce_root, reproduction_plan, run_reproduction
+    from core.eval.reproduce import reproduce_command, reproduce_root, run_reproduction
+    from core.eval.reproduce_plan import reproduction_plan
     from core.methods.registry import get_method
 
     papers = list(PAPER_IDS) if args.paper == "all" else [args.paper]

@@ -64,7 +64,7 @@ def judge_answers(out: Path, records: Sequence[dict[str, Any]], judge: Judge) ->
     Emp.S makes one call per question with the question's answered methods in the run's order; a
     question whose methods changed since it was judged (a resumed run with more methods) is judged
     again. An empty answer scores 0 without a call, as ACC_L does."""
-    from core.backends.llm import question_scope
+    from core.backends.llm_guard import question_scope
     from core.eval.paper_metrics import empowerment_scores, judge_accuracy
 
     lines = read_judgements(out)

@@ -17,15 +17,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from core.text import answer_scores, exact_match, normalize_answer, token_f1
-
 if TYPE_CHECKING:
     from core.graph.passage_graph import PassageGraph
     from core.methods.fastinsight.loop import FastInsightResult
 
-__all__ = ["CSRGraph", "RankingMetrics", "RoundMetrics", "TopologicalRecall", "all_recall_at_k", "answer_scores", "exact_match",
-           "llm_tokens", "miss_tr", "ndcg_at_k", "normalize_answer", "path_uncertainty", "ranking_metrics",
-           "recall_at_k", "round_metrics", "stage_latency", "token_f1", "topological_recall", "tr_decomposition"]
+__all__ = ["CSRGraph", "RankingMetrics", "RoundMetrics", "TopologicalRecall", "all_recall_at_k", "llm_tokens", "miss_tr", "ndcg_at_k", "path_uncertainty", "ranking_metrics", "recall_at_k", "round_metrics", "stage_latency", "topological_recall", "tr_decomposition"]
 
 
 class CSRGraph(Protocol):

@@ -62,7 +62,7 @@ def long_form_answers(out: Path, records: Sequence[dict[str, Any]], generator: A
     """The generator's long-form answer of each wanted ``(question id, method)``, written now when
     ``long_answers.jsonl`` lacks it (§4.1.2: every method's passages, one prompt). Each value is the
     line: ``{"text": answer or "", "why": why there is none, ...}``; failures are retried next run."""
-    from core.backends.llm import question_scope
+    from core.backends.llm_guard import question_scope
     from core.eval.paper_metrics import LONG_FORM_SYSTEM, long_form_prompt
     from core.methods.llm_steps import ask_text
 
@@ -121,7 +121,7 @@ def pairwise_judgements(out: Path, records: Sequence[dict[str, Any]], judge: Jud
     if not todo:
         return done
     answers = long_form_answers(out, records, generator, workspace, wanted)
-    from core.backends.llm import question_scope
+    from core.backends.llm_guard import question_scope
     from core.eval.paper_metrics import PAIR_WIN, pairwise_verdict
 
     with open_append(out / PAIRWISE) as fh:

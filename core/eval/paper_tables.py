@@ -25,9 +25,9 @@ or says :data:`~core.eval.paper_model.NOT_IMPLEMENTED`; no number of ours is eve
 from __future__ import annotations
 
 from core.errors import UnknownNameError
-from core.eval.paper_model import NOT_IMPLEMENTED, ColumnGroup, PaperMetric, PaperRow, PaperTable, resolve_paper
+from core.eval.paper_model import ColumnGroup, PaperMetric, PaperRow, PaperTable, resolve_paper
 
-__all__ = ["NOT_IMPLEMENTED", "TABLES", "get_table", "main_table", "main_tables", "tables_of"]
+__all__ = ["TABLES", "get_table", "main_table", "main_tables", "tables_of"]
 
 # --------------------------------------------------------------------------------------------- BubbleRAG
 _B_F1 = PaperMetric("F1", "F1", "%", "F1 score: the lexical overlap of the generated answer with the ground truth, the "

@@ -37,15 +37,9 @@ from core.errors import ConfigError
 from core.eval.paper_compare import Comparison
 from core.eval.reproduce_plan import MAIN_RUN, PlannedRun, ReproductionPlan, reproduction_plan
 from core.eval.reproduce_record import (
-    FORMAT,
-    STORED_FORMAT,
-    WITHIN_NOISE,
     compare_reproduction,
-    load_reproduction,
     reproduction_markdown,
     reproduction_record,
-    stored_path,
-    stored_reproduction,
     with_micro_f1,
 )
 from core.fsio import atomic_write_text
@@ -59,9 +53,7 @@ if TYPE_CHECKING:
     from core.index.workspace import Workspace
     from core.methods.base import Backends
 
-__all__ = ["FORMAT", "MAIN_RUN", "REPRODUCE_JSON", "REPRODUCE_MD", "STORED_FORMAT", "WITHIN_NOISE", "PlannedRun",
-           "Reproduction", "ReproductionPlan", "llm_folder", "load_reproduction", "reproduce_command", "reproduce_root",
-           "reproduction_plan", "run_reproduction", "stored_path", "stored_reproduction"]
+__all__ = ["REPRODUCE_JSON", "REPRODUCE_MD", "Reproduction", "llm_folder", "reproduce_command", "reproduce_root", "run_reproduction"]
 
 REPRODUCE_MD = "reproduce.md"
 REPRODUCE_JSON = "reproduce.json"

@@ -56,8 +56,7 @@ if TYPE_CHECKING:
     from core.index.workspace import Workspace
     from core.methods.base import Backends
 
-__all__ = ["BenchReport", "PairRunner", "Progress", "check_run", "questions_left_out", "run_benchmark",
-           "run_settings"]
+__all__ = ["Progress", "check_run", "questions_left_out", "run_benchmark", "run_settings"]
 
 Progress = Callable[[int, int, str], None]
 

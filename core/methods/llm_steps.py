@@ -13,13 +13,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.backends.base import LLM, ChatMessage
-from core.backends.llm import LLMOutputError, LLMReplyError, LLMSkippedError, chat_json
+from core.backends.llm_errors import LLMOutputError, LLMReplyError, LLMSkippedError
+from core.backends.llm_json import chat_json
 from core.backends.streaming import answer_sink, streaming_reply
 from core.background.jobs import current_job
 from core.errors import LLMError, LLMUnavailableError
 from core.trace import Step
 
-#: replies :func:`~core.backends.llm.chat_json` asks for before it gives up (1 + its default 2 retries)
+#: replies :func:`~core.backends.llm_json.chat_json` asks for before it gives up (1 + its default 2 retries)
 JSON_TRIES = 3
 
 
@@ -49,7 +50,7 @@ def ask_json(llm: LLM, system: str, user: str, schema: dict[str, Any], *, max_to
     """Call ``chat_json``; on any LLM failure return ``data=None`` with the reason.
 
     Token counts (also of failed attempts, when the backend reports them) are added to ``step``.
-    ``parse`` reads a reply that is not JSON (:func:`~core.backends.llm.chat_json`).
+    ``parse`` reads a reply that is not JSON (:func:`~core.backends.llm_json.chat_json`).
     """
     if not llm.available:
         out = LLMOutcome(None, "no LLM configured (`none` mode)")

@@ -151,14 +151,14 @@ def backends_for(method: str, backends: Backends) -> Backends:
 def run_method(method: str, query: str, workspace: Workspace, backends: Backends, *, config: object | None = None,
                seed: int = 0, tape: StateTape | None = None, in_scope: bool = False) -> MethodResult:
     """Run one registered method on one question with seeded generators, inside one question's
-    LLM scope (its budget and circuit breaker: :func:`core.backends.llm.question_scope`).
+    LLM scope (its budget and circuit breaker: :func:`core.backends.llm_guard.question_scope`).
 
     With the ``recorded`` LLM, the recorded run of this question and these settings (if any) hands
     its retrieval state back to the run (:mod:`core.pinning`), so it replays the same on any hardware,
     and ``result.trace.replay`` says how completely it replayed. ``tape`` (a ``record`` tape) keeps
     the run's retrieval state instead (:func:`core.batch.recording.record`). ``in_scope``: the caller has opened
     the question's LLM scope itself (to read its summary afterwards), so no second one is opened."""
-    from core.backends.llm import question_scope
+    from core.backends.llm_guard import question_scope
     from core.methods.registry import get_method
     from core.pinning import replay_status, tape_scope
 

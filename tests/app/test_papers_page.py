@@ -10,7 +10,7 @@ import re
 import pytest
 
 from components import state as S
-from core.eval.reproduce import WITHIN_NOISE, stored_reproduction
+from core.eval.reproduce_record import WITHIN_NOISE, stored_reproduction
 from tests.app.helpers import plain, run_page
 
 PAGE = "pages/papers.py"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.backends.llm import answer_problem, check_answer
+from core.backends.answer_check import answer_problem, check_answer
 
 REFUSALS = [
     "I'm sorry, but I can't help with that.",

@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from core.backends.base import ChatMessage
-from core.backends.llm import LlamaCppLLM
+from core.backends.llm_local import LlamaCppLLM
 from core.background.jobs import Job
 from core.errors import Cancelled, LLMError
 

@@ -7,7 +7,11 @@ import json
 import pytest
 
 from core.backends.base import ChatMessage
-from core.backends.llm import NO_LLM_MESSAGE, GuardedLLM, LLMOutputError, LLMSettings, NoLLM, OpenAILLM, chat_json
+from core.backends.llm import NoLLM
+from core.backends.llm_errors import NO_LLM_MESSAGE, LLMOutputError
+from core.backends.llm_guard import GuardedLLM, LLMSettings
+from core.backends.llm_json import chat_json
+from core.backends.llm_openai import OpenAILLM
 from core.errors import BackendError, LLMError, LLMUnavailableError
 from tests.fakes import ScriptedLLM
 

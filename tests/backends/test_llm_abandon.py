@@ -21,7 +21,9 @@ from pathlib import Path
 import pytest
 
 from core.backends.base import ChatMessage
-from core.backends.llm import GuardedLLM, LLMSettings, LLMTransportError, OpenAILLM, question_scope
+from core.backends.llm_errors import LLMTransportError
+from core.backends.llm_guard import GuardedLLM, LLMSettings, question_scope
+from core.backends.llm_openai import OpenAILLM
 from core.background.jobs import JobManager
 from core.errors import Cancelled
 

@@ -8,9 +8,11 @@ import threading
 import pytest
 
 from core.backends.base import ChatMessage, LLMResponse
-from core.backends.llm import GuardedLLM, LLMOutputError, LLMSettings, chat_json, question_scope
 from core.backends.llm_bundles import Recorder, load_recording, save_recording
 from core.backends.llm_cache import CachedLLM, DiskCache
+from core.backends.llm_errors import LLMOutputError
+from core.backends.llm_guard import GuardedLLM, LLMSettings, question_scope
+from core.backends.llm_json import chat_json
 from core.backends.llm_keys import cache_key, model_key
 from core.backends.llm_recorded import LLMNotRecordedError, RecordedLLM
 from core.backends.registry import get_llm
@@ -184,7 +186,7 @@ def test_registry_wraps_the_guard_in_the_cache_once(monkeypatch, openai_server):
 
 def test_local_model_key_pins_the_gguf_hash():
     from core.backends.gguf import MODELS
-    from core.backends.llm import LlamaCppLLM
+    from core.backends.llm_local import LlamaCppLLM
 
     k = model_key(GuardedLLM(LlamaCppLLM(size="0.5b")))
     assert k == f"llama.cpp:qwen2.5-coder-0.5b-instruct-q4_k_m|sha256={MODELS['0.5b'].sha256}|seed=0"
@@ -249,7 +251,7 @@ def test_recorded_llm_counts_tokens_with_the_recorded_models_tokenizer(tmp_path)
     replay must count the same, or a long context is cut elsewhere and the prompt was never recorded
     (MuSiQue questions 12 and 16 missed their recorded SG-RAG answer that way)."""
     from core.backends.gguf import MODELS
-    from core.backends.llm import LlamaCppLLM
+    from core.backends.llm_local import LlamaCppLLM
     from core.backends.tokens import WORDPIECE, count_tokens
 
     texts = ["Lothair II's mother was Ermengarde of Tours, who died on 20 March 851.",

@@ -11,19 +11,12 @@ import time
 import pytest
 
 from core.backends.base import ChatMessage, LLMResponse
-from core.backends.llm import (
-    GuardedLLM,
-    LLMReplyError,
-    LLMSettings,
-    LLMSkippedError,
-    LLMTransportError,
-    NoLLM,
-    OpenAILLM,
-    attempt_timeout,
-    chat_json,
-    current_scope,
-    question_scope,
-)
+from core.backends.llm import NoLLM
+from core.backends.llm_attempt import attempt_timeout
+from core.backends.llm_errors import LLMReplyError, LLMSkippedError, LLMTransportError
+from core.backends.llm_guard import GuardedLLM, LLMSettings, current_scope, question_scope
+from core.backends.llm_json import chat_json
+from core.backends.llm_openai import OpenAILLM
 from core.backends.registry import get_llm
 from core.errors import ConfigError, LLMError
 from tests.fake_openai import FAULTS, fake_openai_server

@@ -8,8 +8,8 @@ import time
 import pytest
 
 from core.backends.base import ChatMessage
-from core.backends.llm import OpenAILLM
 from core.backends.llm_cache import CachedLLM, DiskCache
+from core.backends.llm_openai import OpenAILLM
 from core.errors import LLMError
 from core.methods.answering import answer_question
 from core.methods.base import Backends

@@ -11,7 +11,9 @@ import pytest
 from core.backends import get_embedder, get_llm
 from core.backends.base import ChatMessage
 from core.backends.extractors import LLMTripleExtractor
-from core.backends.llm import GuardedLLM, LlamaCppLLM, LLMSettings, LLMSkippedError, question_scope
+from core.backends.llm_errors import LLMSkippedError
+from core.backends.llm_guard import GuardedLLM, LLMSettings, question_scope
+from core.backends.llm_local import LlamaCppLLM
 from core.errors import BackendError, LLMError
 from core.text import normalize_name
 
@@ -115,7 +117,7 @@ def test_prompt_lookup_decoding_takes_several_tokens_a_step_and_keeps_the_schema
 
 @pytest.mark.parametrize("raw", ["-1", "33", "six"])
 def test_a_bad_lookup_setting_names_the_variable(monkeypatch, raw):
-    from core.backends.llm import lookup_tokens
+    from core.backends.llm_local import lookup_tokens
     from core.errors import ConfigError
 
     monkeypatch.setenv("EGX_LLAMA_LOOKUP", raw)

@@ -184,7 +184,7 @@ class _WordsLlama:
 def test_the_local_backend_feeds_the_sink_but_not_for_json() -> None:
     import threading
 
-    from core.backends.llm import LlamaCppLLM
+    from core.backends.llm_local import LlamaCppLLM
 
     fake = _WordsLlama(ANSWER)
     llm = LlamaCppLLM(size="0.5b", timeout=30)

@@ -4,17 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.eval.metrics import (
-    all_recall_at_k,
-    answer_scores,
-    exact_match,
-    llm_tokens,
-    ndcg_at_k,
-    normalize_answer,
-    recall_at_k,
-    stage_latency,
-    token_f1,
-)
+from core.eval.metrics import all_recall_at_k, llm_tokens, ndcg_at_k, recall_at_k, stage_latency
+from core.text import answer_scores, exact_match, normalize_answer, token_f1
 from core.trace import Trace
 
 

@@ -10,15 +10,9 @@ import pytest
 
 from core.errors import InputFormatError, UnknownNameError
 from core.eval.paper_tables import get_table
-from core.eval.reproduce import (
-    MAIN_RUN,
-    WITHIN_NOISE,
-    load_reproduction,
-    reproduce_command,
-    reproduce_root,
-    reproduction_plan,
-)
-from core.eval.reproduce_record import compare_reproduction, retrieval_figures
+from core.eval.reproduce import reproduce_command, reproduce_root
+from core.eval.reproduce_plan import MAIN_RUN, reproduction_plan
+from core.eval.reproduce_record import WITHIN_NOISE, compare_reproduction, load_reproduction, retrieval_figures
 from core.methods.budget import BUDGETS
 
 _WEAK = "reg-evidence_format-triples-model-weak-untrained-error"

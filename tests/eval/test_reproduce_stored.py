@@ -9,7 +9,7 @@ import pytest
 
 from core.eval.paper_model import PAPER_IDS
 from core.eval.paper_tables import tables_of
-from core.eval.reproduce import FORMAT, stored_path, stored_reproduction
+from core.eval.reproduce_record import FORMAT, stored_path, stored_reproduction
 from core.methods.budget import BUDGETS
 from core.papers import get_paper
 

@@ -11,7 +11,8 @@ import pytest
 
 from core.backends.base import ExtractedTriple
 from core.backends.extractors import LLMTripleExtractor
-from core.backends.llm import GuardedLLM, LLMSettings, OpenAILLM
+from core.backends.llm_guard import GuardedLLM, LLMSettings
+from core.backends.llm_openai import OpenAILLM
 from core.cli import main
 from core.errors import LLMError
 from core.graph.builder import _cache_file, extract_triples

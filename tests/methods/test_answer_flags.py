@@ -41,7 +41,7 @@ def test_a_plain_answer_is_not_flagged(reply):
 
 
 def test_the_format_lines_placeholder_is_still_refused():
-    from core.backends.llm import check_answer
+    from core.backends.answer_check import check_answer
 
     assert "placeholder" in check_answer("<an entity, date or number from the paths>").problem
     assert "placeholder" in check_answer("The answer is <a short phrase>").problem

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from core.backends.base import ChatMessage, LLMResponse
-from core.backends.llm import LLMOutputError
+from core.backends.llm_errors import LLMOutputError
 from core.methods.answer_gate import CHECKED_BY, CUT_FLAG, check_llm_answer
 from core.methods.answering import describe_answer
 from core.methods.base import Backends

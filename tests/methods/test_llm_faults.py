@@ -10,7 +10,8 @@ import time
 
 import pytest
 
-from core.backends.llm import GuardedLLM, LLMSettings, OpenAILLM, question_scope
+from core.backends.llm_guard import GuardedLLM, LLMSettings, question_scope
+from core.backends.llm_openai import OpenAILLM
 from core.methods.base import Backends
 from core.methods.run import run_method
 from tests.fake_openai import FAULTS, fake_openai_server

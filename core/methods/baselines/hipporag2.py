@@ -293,4 +293,4 @@ def _joint_graph(trace: Trace, workspace: Workspace, graph: GraphLike, cfg: Hipp
     return jg, data
 
 
-__all__ = ["METHOD", "HippoRAG2Config", "HippoRAG2Result", "run"]
+__all__ = ["METHOD", "HippoRAG2Result", "run"]

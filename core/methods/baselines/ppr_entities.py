@@ -27,7 +27,7 @@ def query_entities(query: str, backends: Backends) -> tuple[list[str], str, dict
     if backends.llm.available:
         from core.backends import prompts
         from core.backends.base import ChatMessage
-        from core.backends.llm import chat_json
+        from core.backends.llm_json import chat_json
 
         msgs = [ChatMessage("system", prompts.QUERY_NER_SYSTEM), ChatMessage("user", prompts.query_ner_prompt(query))]
         try:

@@ -15,7 +15,7 @@ OpenAI-compatible ``response_format``). They are written for the small local mod
   not exist.
 * **A shared beginning.** The three stages that read the preview passages (sufficiency, keywords,
   relaxation) open with the same block, question first and passages after, and put their own task
-  last, so llama.cpp reads that block once and reuses it (:class:`~core.backends.llm.LlamaCppLLM`
+  last, so llama.cpp reads that block once and reuses it (:class:`~core.backends.llm_local.LlamaCppLLM`
   keeps the prompt states of a question). The paper gives the stages' contents, not their layout:
   this order is ours.
 """

@@ -6,7 +6,7 @@ and each node that has a description as "Node v: <description>.", cut where the 
 pass the §5 budget of 1,200 tokens (:func:`build_context`; the trace records tokens, subgraphs kept
 and sentences dropped); the LLM must answer with one of the entity labels mentioned (Step 3) — an answer
 outside that set, or one that is no answer at all (a refusal, a JSON fragment:
-:func:`core.backends.llm.check_answer`), is rejected (JSON validation, the model is told why and
+:func:`core.backends.answer_check.check_answer`), is rejected (JSON validation, the model is told why and
 asked again) and the stage falls back visibly. The answer taken then goes through every method's one
 answer check (:func:`core.methods.answer_gate.check_llm_answer`): a label that addresses the system or
 carries markup (graph labels are user data) is flagged beside it, a reply cut at its token limit too.
@@ -40,8 +40,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.backends.answer_check import check_answer
 from core.backends.base import LLM
-from core.backends.llm import check_answer
 from core.graph.model import KnowledgeGraph
 from core.methods.answer_gate import check_llm_answer
 from core.methods.answering import AnswerContext
