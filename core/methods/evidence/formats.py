@@ -22,7 +22,7 @@ from core.backends.tokens import count_tokens
 from core.graph.reader import GraphLike, chunk_provenance
 from core.methods.evidence.chains import Reorganization, Triple, render_triples, reorganize, triples_from_edges
 from core.methods.evidence.prompts import QA_SYSTEM, qa_demonstration, qa_prompt
-from core.trace import StageData
+from core.trace import StageData, Step, Trace
 
 
 @dataclass(frozen=True)
@@ -86,6 +86,30 @@ class AnswerStepData(StageData):
     def made_by(self) -> str:
         """"llm", "extractive", … whichever of ``mode`` (passage methods) and ``by`` the method records."""
         return self.mode or self.by or ""
+
+
+#: the stages whose step answers the question: every method's answer step, and BubbleRAG's early exit (§3.2),
+#: which answers from the pre-retrieved passages and records the same fields
+ANSWER_STAGES: tuple[str, ...] = ("answer", "early_exit")
+
+
+@dataclass(frozen=True)
+class AnsweringStep:
+    """A step that answers the question, with its data typed."""
+
+    step: Step
+    data: AnswerStepData
+
+    @property
+    def early_exit(self) -> bool:
+        return self.step.stage == "early_exit"
+
+
+def answering_steps(trace: Trace) -> list[AnsweringStep]:
+    """Every step of ``trace`` that answers the question (:data:`ANSWER_STAGES`), in order, its data read as an
+    :class:`AnswerStepData` (the last one is the run's answer)."""
+    return [AnsweringStep(s, AnswerStepData.from_data(s.data, source=f"{trace.method} trace"))
+            for s in trace.steps if s.stage in ANSWER_STAGES]
 
 
 EvidenceFormat = Literal["passages", "triples", "chains"]
