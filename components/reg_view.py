@@ -174,7 +174,7 @@ def evidence(act: Active, res: Any, method: str) -> None:
                 "to reorganize.")
         st.stop()
 
-    st.markdown(f"**Answer** ({md_escape(data.how)}): {md_escape(res.answer or '(none)')}")
+    st.markdown(f"**Answer** ({md_escape(data.made_by)}): {md_escape(res.answer or '(none)')}")
     tok = data.evidence_tokens
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("Triples", data.evidence_triples)
@@ -183,29 +183,30 @@ def evidence(act: Active, res: Any, method: str) -> None:
     saving = data.chain_token_saving
     m4.metric("Prompt tokens: chains", tok.get("chains", 0),
               delta=None if saving is None else f"{-saving:+.0%} vs triples", delta_color="inverse")
-    st.caption(f"Tokenizer: {md_escape(data.tokenizer)}. Query entities in the evidence: "
-               f"{md_escape(', '.join(data.query_entities) or 'none (all chains are unanchored)')}.")
+    st.caption(f"Tokenizer: {md_escape(data.tokenizer or '?')}. Query entities in the evidence: "
+               f"{md_escape(', '.join(data.query_entities or ()) or 'none (all chains are unanchored)')}.")
 
     left, right = st.columns(2, gap="large")
     with left:
         st.subheader("Retrieved triples (unordered)")
-        triples = data.triples
+        triples = data.triples or []
         st.dataframe(pd.DataFrame({"triple": triples}), hide_index=True, height=min(420, 36 + 35 * max(1, len(triples))))
     with right:
         st.subheader("ReG evidence chains")
-        stats = data.reorganization
+        stats = data.reorganization or {}
         st.caption(f"{stats.get('expanded', 0)} chains after BFS expansion → {stats.get('chains', 0)} after merging "
                    f"({stats.get('multi_answer_chains', 0)} with merged answers, {stats.get('multi_entity_groups', 0)} "
                    f"multi-entity groups, {stats.get('unanchored', 0)} unanchored).")
-        st.html(chains_html(data.chains))
+        st.html(chains_html(data.chains or []))
 
     with st.expander("The two prompts", expanded=False):
         st.plotly_chart(charts.token_figure(tok), key=S.REG_TOKENS_CHART)
         pa, pb = st.columns(2)
         pa.markdown(f"**Raw triples** — {tok.get('triples', 0)} tokens")
-        pa.code(data.prompts.get("triples", ""), language=None)
+        shown = data.prompts or {}
+        pa.code(shown.get("triples", ""), language=None)
         pb.markdown(f"**Evidence chains** — {tok.get('chains', 0)} tokens")
-        pb.code(data.prompts.get("chains", ""), language=None)
+        pb.code(shown.get("chains", ""), language=None)
 
     if method == "reg":
         kept = getattr(res, "kept", ())

@@ -206,7 +206,7 @@ def subgraphs_panel(act: Active, graph: KnowledgeGraph, result: Any, query: str,
     asm = result.assembly
     if asm.fallback:
         st.warning(f"No exact match — fallback to the 1-hop neighbourhood of the known entities "
-                   f"({next((s.fallback for s in result.trace.steps if s.stage == 'fallback'), '')}).")
+                   f"({md_escape(result.trace.fallback('fallback'))}).")
         if asm.fallback_edges:
             nodes = sorted({int(v) for e in asm.fallback_edges for v in (graph.edge_head[e], graph.edge_tail[e])})
             known = {v: qcolors.get(m.qid, colors.BLUE) for m in result.normalized.mappings for v in [m.node] if v >= 0}

@@ -88,6 +88,11 @@ class CheckedAnswer:
         """The JSON-ready record a step keeps under ``data["answer_check"]``."""
         return {"by": CHECKED_BY, "ok": self.ok, "problem": self.problem, "cut": self.cut, "flags": list(self.flags)}
 
+    def step_fields(self) -> dict[str, Any]:
+        """What this check adds to an answer step's data (:class:`~core.methods.evidence.formats.AnswerStepData`):
+        ``answer_check``, and ``flags`` when it raised any."""
+        return {"answer_check": self.data(), **({"flags": list(self.flags)} if self.flags else {})}
+
     def record(self, step: Any) -> None:
         """Keep this check on ``step`` (a :class:`~core.trace.Step`): ``data["answer_check"]``, and the flags
         in ``data["flags"]``, which every view shows beside the answer."""

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from core.methods.base import NO_GOLD, OK, Diagnosis, Gold, MethodResult, StageDecl
-from core.methods.evidence.formats import AnswerStepData
+from core.methods.evidence.formats import AnswerStepData, answering_steps
 from core.text import answer_scores, normalize_answer
 
 if TYPE_CHECKING:
@@ -65,8 +65,8 @@ def missing_from_graph(workspace: Workspace, gold: Gold, *, needs_entities: bool
 
 def _answer_step(result: MethodResult) -> AnswerStepData | None:
     """The run's last answer step (or BubbleRAG's early exit, which answers too), typed."""
-    steps = [s for s in result.trace.steps if s.stage in ("answer", "early_exit")]
-    return AnswerStepData.from_data(steps[-1].data, source=f"{result.method} trace") if steps else None
+    steps = answering_steps(result.trace)
+    return steps[-1].data if steps else None
 
 
 def answer_by_llm(result: MethodResult) -> bool:

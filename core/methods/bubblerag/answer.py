@@ -50,6 +50,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -60,6 +61,7 @@ from core.methods.answering import AnswerContext, count_evidence, fit_count
 from core.methods.base import Backends, RankedChunk
 from core.methods.bubblerag import prompts
 from core.methods.bubblerag.reasoning import ReasoningExpansion
+from core.methods.evidence.formats import AnswerStepData
 from core.methods.extractive import SentencePick, pick_sentence
 from core.methods.llm_steps import ask_text
 from core.pinning import pin
@@ -229,7 +231,7 @@ def budget_context(query: str, evidence: EvidenceGraph, graph: GraphLike, chunks
 
 def evidence_format_prompts(query: str, evidence: EvidenceGraph, graph: GraphLike,
                             ctx: Sequence[tuple[str, str]], llm: LLM, *,
-                            edges: Sequence[int] | None = None) -> tuple[dict[str, str], dict[str, object]]:
+                            edges: Sequence[int] | None = None) -> tuple[dict[str, str], dict[str, Any]]:
     """The §3.6 prompt in the three evidence formats, and the trace data (token counts, chains); ``edges``:
     the skeleton's edges in order (default all of G_final's, :func:`skeleton_order`)."""
     from core.backends.tokens import count_tokens
@@ -247,7 +249,7 @@ def evidence_format_prompts(query: str, evidence: EvidenceGraph, graph: GraphLik
     out = {"passages": bare[cut:] if cut >= 0 else bare, "triples": full, "chains": chains}
     counts, tokenizer = count_tokens([prompts.ANSWER_SYSTEM + "\n" + out[k] for k in out], llm)
     tok = dict(zip(out, counts))
-    data: dict[str, object] = {
+    data: dict[str, Any] = {
         "evidence_tokens": tok, "tokenizer": tokenizer,
         "chain_token_saving": round(1 - tok["chains"] / tok["triples"], 4) if tok["triples"] else None,
         "evidence_triples": len(ts), "evidence_chains": len(reorg.chains), "query_entities": list(reorg.query_entities),
@@ -303,26 +305,26 @@ def generate_answer(query: str, evidence: EvidenceGraph, graph: GraphLike, chunk
         if check is not None:
             rejected = str(res.data)[:2000]
             step.fallback = f"the LLM's answer was unusable ({check.problem}); extractive answer instead"
-    step.data = {"answer": text, "by": by, "evidence_nodes": len(evidence.nodes), "evidence_edges": len(evidence.edges),
-                 "triples": triples[:50], "evidence_format": evidence_format, "chunk_ranking": chunk_ranking,
-                 **fmt_data,
-                 "chunks": [{"id": c.chunk_id, "title": graph.chunk(c.chunk_id).title, "source": c.source,
-                             "support": round(c.support, 4), "similarity": round(c.similarity, 4)} for c in chunks],
-                 "context": AnswerContext(tuple(c.chunk_id for c in handed), fit.tokens, budget, max_chunks, answer_tokens,
-                                          evidence_format if evidence_format == "passages" else
-                                          f"{evidence_format} + passages", fit.dropped).data()}
+    extractive = pick.trace_data() if pick is not None else None
+    budget_note = None
     if answer_tokens is not None and fit.dropped:
-        step.data["budget_note"] = (f"the answer budget of {answer_tokens:,} tokens held {len(fit.edges)} of "
-                                    f"{len(evidence.edges) if evidence_format != 'passages' else 0} skeleton triples "
-                                    f"and {len(handed)} of {len(chunks)} source chunks")
-    if check is not None:
-        check.record(step)
-    if rejected:
-        step.data["rejected_answer"] = rejected
-    if pick is not None:
-        step.data["extractive"] = pick.trace_data()
-        step.data["how"] = ("Extractive answer (no LLM generation): " + step.data["extractive"]["rule"]
-                            + ". It quotes the evidence; it does not reason across passages.")
+        budget_note = (f"the answer budget of {answer_tokens:,} tokens held {len(fit.edges)} of "
+                       f"{len(evidence.edges) if evidence_format != 'passages' else 0} skeleton triples "
+                       f"and {len(handed)} of {len(chunks)} source chunks")
+    step.data = AnswerStepData(
+        answer=text, by=by, evidence_nodes=len(evidence.nodes), evidence_edges=len(evidence.edges),
+        triples=triples[:50], evidence_format=evidence_format, chunk_ranking=chunk_ranking, **fmt_data,
+        chunks=[{"id": c.chunk_id, "title": graph.chunk(c.chunk_id).title, "source": c.source,
+                 "support": round(c.support, 4), "similarity": round(c.similarity, 4)} for c in chunks],
+        context=AnswerContext(tuple(c.chunk_id for c in handed), fit.tokens, budget, max_chunks, answer_tokens,
+                              evidence_format if evidence_format == "passages" else f"{evidence_format} + passages",
+                              fit.dropped).data(),
+        budget_note=budget_note,
+        **(check.step_fields() if check is not None else {}),
+        rejected_answer=rejected or None, extractive=extractive,
+        how=("Extractive answer (no LLM generation): " + extractive["rule"]
+             + ". It quotes the evidence; it does not reason across passages.") if extractive is not None else None,
+    ).data()
     step.seconds = time.perf_counter() - t0
     if trace is not None:
         trace.record(step)

@@ -397,15 +397,14 @@ def bubble_expansion(graph: GraphLike, local: LocalGraph, groups: Sequence[Ancho
         result = frame.result
     assert result is not None
     if trace is not None:
-        step = trace.add("expansion", "Anisotropic bubble expansion and collisions", {
+        trace.add("expansion", "Anisotropic bubble expansion and collisions", {
             "budget": budget, "cegs": len(result.cegs), "settled_steps": result.steps,
             "settled_nodes": result.settled, "local_nodes": result.local_nodes,
             "budget_reached": result.budget_reached, "fallback": result.fallback,
             "by_kind": {k: sum(1 for c in result.cegs if c.kind == k) for k in ("collision", "intra", "fallback")},
-        }, section="BubbleRAG §3.3 Phases 2-3, Algorithm 1")
-        step.seconds = result.seconds
-        if result.fallback:
-            step.fallback = "no bubbles collided within G' and the budget; the CEG is the set of anchors (lines 23-24)"
+        }, section="BubbleRAG §3.3 Phases 2-3, Algorithm 1", seconds=result.seconds,
+            fallback="no bubbles collided within G' and the budget; the CEG is the set of anchors (lines 23-24)"
+            if result.fallback else "")
     return result
 
 

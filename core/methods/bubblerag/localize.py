@@ -97,13 +97,11 @@ def localized_graph(graph: GraphLike, terminals: Iterable[int], node_vectors: np
     lg = LocalGraph(global_nodes, r.hop, indptr, dst.astype(np.int64), r.global_edges(eid.astype(np.int64)), cost,
                     r.hops, h, r.capped)
     if trace is not None:
-        step = trace.add("localize", "Localized graph G' (h-hop union)", {
+        trace.add("localize", "Localized graph G' (h-hop union)", {
             "terminals": int(term.size), "nodes": lg.n_nodes, "edges": lg.n_edges, "h": lg.h, "h_requested": h,
             "capped": lg.capped, "max_nodes": max_nodes,
             "hop_histogram": np.bincount(lg.hop, minlength=lg.h + 1).tolist() if lg.n_nodes else [],
             **r.read,
-        }, section="BubbleRAG §3.3 Phase 1")
-        if lg.capped:
-            step.fallback = f"|V'| would exceed {max_nodes} nodes at hop {lg.h + 1}; G' stops at h={lg.h}"
-        step.seconds = time.perf_counter() - t0
+        }, section="BubbleRAG §3.3 Phase 1", seconds=time.perf_counter() - t0,
+            fallback=f"|V'| would exceed {max_nodes} nodes at hop {lg.h + 1}; G' stops at h={lg.h}" if lg.capped else "")
     return lg

@@ -45,6 +45,7 @@ from core.methods.bubblerag.ranking import RankedCEG, first_valid_ceg, rank_cegs
 from core.methods.bubblerag.reasoning import ReasoningExpansion, reasoning_expansion
 from core.methods.bubblerag.relaxation import Relaxation, relax_schema
 from core.methods.bubblerag.specialization import Specialization, specialize_keywords
+from core.methods.bubblerag.stages import EarlyExitData
 from core.trace import Trace
 
 
@@ -179,12 +180,12 @@ def run(query: str, workspace: Workspace, *, config: BubbleConfig | None = None,
         # what the answer was handed: the chunks the sufficiency check saw and answered from
         context = AnswerContext(pre.context_ids, pre.shown_tokens, cfg.answer_budget, cfg.k_chunks, cfg.answer_tokens,
                                 "passages", len(pre.chunk_ids) - len(pre.context_ids))
-        exit_step = trace.add("early_exit", "Pre-retrieved chunks were sufficient: graph traversal skipped",
-                              {"answer": pre.answer, "reason": pre.reason, "by": "llm" if llm.available else "heuristic",
-                               "context": context.data()},
-                              section="BubbleRAG §3.2")  # the sufficiency check's answer: judged as an LLM answer
-        if pre.check is not None:  # what the one answer check found in it, where every view reads it
-            pre.check.record(exit_step)
+        # the sufficiency check's answer, judged as an LLM answer: what the one answer check found in it is kept
+        # here, where every view reads it
+        trace.add(EarlyExitData.STAGE, "Pre-retrieved chunks were sufficient: graph traversal skipped",
+                  EarlyExitData(answer=pre.answer, reason=pre.reason, by="llm" if llm.available else "heuristic",
+                                context=context.data(), **(pre.check.step_fields() if pre.check is not None else {})),
+                  section="BubbleRAG §3.2")
         return BubbleResult(query, cfg, pre, None, None, None, None, None, None, None, (), None, None, chunks,
                             pre.answer, "early exit", True, trace)
 

@@ -366,15 +366,14 @@ def reorganize(triples: Sequence[Triple], query_entities: Iterable[str], *, max_
              "unanchored": len(unanchored), "triples_covered": len({i for c in chains for i in c.triples})}
     out = Reorganization(triples, q, expanded, chains, max_length, truncated, stats)
     if trace is not None:
-        step = trace.add("reorganize", f"ReG reorganization: {len(triples)} triples → {len(chains)} evidence chains", {
+        trace.add("reorganize", f"ReG reorganization: {len(triples)} triples → {len(chains)} evidence chains", {
             **stats, "max_length": max_length, "answer_merge": answer_merge, "entity_merge": entity_merge,
             "query_entities_in_triples": list(q), "query_entities_given": q_all[:20],
             "chains": [{"text": c.text(), "direction": c.direction, "root": c.root, "merged_answers": c.merged_answers,
                         "group": c.group, "refined_from": list(c.refined_from)} for c in chains[:200]],
-            "truncated": truncated}, section="ReG §4.2, Appendix D.4")
-        step.seconds = time.perf_counter() - t0
-        if truncated:
-            step.fallback = f"chain expansion stopped at max_chains={max_chains}; remaining chains were not built"
+            "truncated": truncated}, section="ReG §4.2, Appendix D.4", seconds=time.perf_counter() - t0,
+            fallback=f"chain expansion stopped at max_chains={max_chains}; remaining chains were not built"
+            if truncated else "")
     return out
 
 

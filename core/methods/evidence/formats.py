@@ -22,34 +22,94 @@ from core.backends.tokens import count_tokens
 from core.graph.reader import GraphLike, chunk_provenance
 from core.methods.evidence.chains import Reorganization, Triple, render_triples, reorganize, triples_from_edges
 from core.methods.evidence.prompts import QA_SYSTEM, qa_demonstration, qa_prompt
-from core.trace import StageData
+from core.trace import StageData, Step, Trace
 
 
 @dataclass(frozen=True)
 class AnswerStepData(StageData):
-    """What an answer step records (the Evidence chains and Ask pages read it): the answer, and its evidence
-    in the three formats — the triples, the ReG chains, their prompts and token counts. Every field is
-    optional: an answer without KG evidence (an early exit, a corpus graph) records none of the evidence."""
+    """What an answer step records, for every method (the Ask, Evidence chains and Compare pages and the
+    diagnosis read it): the answer and how it was made, what it was handed, its answer check, and its
+    evidence in the three formats — the triples, the ReG chains, their prompts and token counts.
+
+    Every field is optional and None unless the writer set it, so the step keeps exactly the keys its
+    method records (:meth:`StageData.data` leaves out None) and an older trace loads back. The evidence
+    fields come together (:meth:`EvidencePrompts.trace_data`) or not at all (an early exit, a corpus graph).
+    """
 
     STAGE: ClassVar[str] = "answer"
     answer: str | None = None
-    mode: str | None = None  #: how the answer was made (passage methods)
-    by: str | None = None  #: how the answer was made (BubbleRAG)
+    mode: str | None = None  #: how the answer was made (passage methods): "llm", "extractive" or "empty"
+    by: str | None = None  #: how the answer was made (BubbleRAG, SG-RAG)
+    how: str | None = None  #: the sentence saying how it was made (shown beside the answer)
+    chunk_id: str | None = None  #: extractive (passage methods): the passage the sentence comes from
+    evidence_format: str | None = None  #: the format the answer was given ("passages", "triples", "chains")
+    evidence_format_requested: str | None = None  #: the format asked for (a triple format without triples falls back)
+    extractive: dict[str, Any] | None = None  #: how the extractive sentence was chosen (SentencePick.trace_data)
+    rejected_answer: str | None = None  #: the LLM's text when it was no usable answer
+    answer_check: dict[str, Any] | None = None  #: what the one answer check found (CheckedAnswer.data)
+    flags: list[str] | None = None  #: why the shown answer should not be taken at face value
+    context: dict[str, Any] | None = None  #: what the answer was handed (AnswerContext.data)
+    budget_note: str | None = None  #: what a comparison budget left out
+    # the evidence in the three formats (ReG §4.2), for every method with KG triples
     evidence_tokens: dict[str, int] | None = None
-    tokenizer: str = "?"
+    tokenizer: str | None = None
     chain_token_saving: float | None = None
-    evidence_triples: int = 0
-    evidence_chains: int = 0
-    query_entities: list[str] = field(default_factory=list)
-    linked_query_entities: list[str] = field(default_factory=list)
-    reorganization: dict[str, Any] = field(default_factory=dict)
-    prompts: dict[str, str] = field(default_factory=dict)
-    triples: list[str] = field(default_factory=list)
-    chains: list[dict[str, Any]] = field(default_factory=list)
+    evidence_triples: int | None = None
+    evidence_chains: int | None = None
+    query_entities: list[str] | None = None
+    linked_query_entities: list[str] | None = None
+    reorganization: dict[str, Any] | None = None
+    prompts: dict[str, str] | None = None
+    triples: list[str] | None = None
+    chains: list[dict[str, Any]] | None = None
+    # BubbleRAG (§3.6): the unified evidence graph and its ranked source chunks
+    evidence_nodes: int | None = None
+    evidence_edges: int | None = None
+    chunk_ranking: str | None = None
+    chunks: list[dict[str, Any]] | None = None
+    # SG-RAG (§4.4, Table 15): the context of matched subgraphs and the labels the answer may take
+    context_tokens: int | None = None
+    context_budget: int | None = None
+    subgraphs_total: int | None = None
+    subgraphs_in_context: int | None = None
+    pieces_dropped: int | None = None
+    descriptions: int | None = None
+    context_note: str | None = None
+    candidates: list[str] | None = None
+    bindings: list[str] | None = None
+    allowed: list[str] | None = None
+    paragraph: str | None = None
+    context_edges: list[int] | None = None
+    reasoning: str | None = None  #: Table 14's one line of reasoning, when asked for
 
     @property
-    def how(self) -> str:
+    def made_by(self) -> str:
+        """"llm", "extractive", … whichever of ``mode`` (passage methods) and ``by`` the method records."""
         return self.mode or self.by or ""
+
+
+#: the stages whose step answers the question: every method's answer step, and BubbleRAG's early exit (§3.2),
+#: which answers from the pre-retrieved passages and records the same fields
+ANSWER_STAGES: tuple[str, ...] = ("answer", "early_exit")
+
+
+@dataclass(frozen=True)
+class AnsweringStep:
+    """A step that answers the question, with its data typed."""
+
+    step: Step
+    data: AnswerStepData
+
+    @property
+    def early_exit(self) -> bool:
+        return self.step.stage == "early_exit"
+
+
+def answering_steps(trace: Trace) -> list[AnsweringStep]:
+    """Every step of ``trace`` that answers the question (:data:`ANSWER_STAGES`), in order, its data read as an
+    :class:`AnswerStepData` (the last one is the run's answer)."""
+    return [AnsweringStep(s, AnswerStepData.from_data(s.data, source=f"{trace.method} trace"))
+            for s in trace.steps if s.stage in ANSWER_STAGES]
 
 
 EvidenceFormat = Literal["passages", "triples", "chains"]

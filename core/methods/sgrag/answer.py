@@ -43,8 +43,9 @@ import numpy as np
 from core.backends.answer_check import check_answer
 from core.backends.base import LLM
 from core.graph.model import KnowledgeGraph
-from core.methods.answer_gate import check_llm_answer
+from core.methods.answer_gate import CheckedAnswer, check_llm_answer
 from core.methods.answering import AnswerContext
+from core.methods.evidence.formats import AnswerStepData
 from core.methods.llm_steps import ask_json
 from core.methods.sgrag import prompts
 from core.methods.sgrag.assembly import Assembly
@@ -266,20 +267,6 @@ def generate_answer(query: str, qg: QueryGraph, assembly: Assembly, graph: Knowl
         eids = list(ctx.edges)
         paragraph = prompts.relation_paragraph(list(ctx.pieces))
         allowed = _labels(graph, eids)
-        step.data.update({"context_tokens": ctx.tokens, "context_budget": ctx.budget, "tokenizer": ctx.tokenizer,
-                          "subgraphs_total": ctx.subgraphs_total, "subgraphs_in_context": ctx.subgraphs_used,
-                          "pieces_dropped": ctx.dropped_pieces,
-                          "descriptions": ctx.descriptions,
-                          "context": AnswerContext(ctx.chunk_ids, ctx.evidence_tokens, budget, answer_chunks,
-                                                   answer_tokens, "subgraph triples",
-                                                   ctx.dropped_pieces + ctx.dropped_edges).data()})
-        if ctx.dropped_edges:
-            step.data["budget_note"] = (f"the answer budget of {answer_chunks} passages left out {ctx.dropped_edges} "
-                                        "matched edges whose passages did not fit")
-        if ctx.dropped_pieces:
-            step.data["context_note"] = (f"the context budget of {ctx.budget} tokens (SG-RAG §5) held {len(ctx.pieces)} of "
-                             f"{len(ctx.pieces) + ctx.dropped_pieces} relation/description sentences "
-                             f"({ctx.subgraphs_used} of {ctx.subgraphs_total} subgraphs complete)")
         unk = set(qg.unknown_ids)
         bindings: list[str] = []
         for s in assembly.subgraphs:
@@ -287,9 +274,9 @@ def generate_answer(query: str, qg: QueryGraph, assembly: Assembly, graph: Knowl
                 ", ".join(graph.node_names[v] for _, v in s.mapping)
             if b not in bindings:
                 bindings.append(b)
-        if choices:
-            step.data["candidates"] = choices[:50]
         text, by, why = "", "none", ""
+        check: CheckedAnswer | None = None
+        rejected = ""
         if eids:
             keys = ({normalize_name(c) for c in choices} if choices else
                     {normalize_name(a) for a in allowed} | {normalize_name(prompts.UNDETERMINED)})
@@ -308,15 +295,14 @@ def generate_answer(query: str, qg: QueryGraph, assembly: Assembly, graph: Knowl
                            prompts.answer_schema(allowed, candidates=choices, reasoning=reasoning),
                            max_tokens=max_tokens, validate=validate, step=step)
             if out.data is not None:  # the one answer check of every method (the label may carry an injection)
-                gate = check_llm_answer(str(out.data["answer"]), truncated=out.truncated, repaired=out.repaired)
-                gate.record(step)
-                if gate.ok:
-                    text, by = gate.text, "llm"
+                check = check_llm_answer(str(out.data["answer"]), truncated=out.truncated, repaired=out.repaired)
+                if check.ok:
+                    text, by = check.text, "llm"
                     why = " ".join(str(out.data.get("reasoning", "") or "").split())[:prompts.REASONING_CHARS] \
                         if reasoning else ""
                 else:
-                    step.data["rejected_answer"] = gate.raw[:2000]
-                    step.fallback = f"the LLM's answer was unusable ({gate.problem}); heuristic answer instead"
+                    rejected = check.raw[:2000]
+                    step.fallback = f"the LLM's answer was unusable ({check.problem}); heuristic answer instead"
         if not text:
             if bindings:
                 text, by = bindings[0], "unk-binding"
@@ -324,10 +310,23 @@ def generate_answer(query: str, qg: QueryGraph, assembly: Assembly, graph: Knowl
                 text, by = _fallback_guess(graph, assembly, node_vecs, qvec), "fallback-heuristic"
             else:
                 text, by = prompts.UNDETERMINED, "none"
-        step.data.update({"answer": text, "by": by, "bindings": bindings[:20], "allowed": allowed[:200],
-                          "paragraph": paragraph[:4000], "context_edges": eids})
-        if why:
-            step.data["reasoning"] = why
+        context_note = None
+        if ctx.dropped_pieces:
+            context_note = (f"the context budget of {ctx.budget} tokens (SG-RAG §5) held {len(ctx.pieces)} of "
+                            f"{len(ctx.pieces) + ctx.dropped_pieces} relation/description sentences "
+                            f"({ctx.subgraphs_used} of {ctx.subgraphs_total} subgraphs complete)")
+        step.data = AnswerStepData(
+            context_tokens=ctx.tokens, context_budget=ctx.budget, tokenizer=ctx.tokenizer,
+            subgraphs_total=ctx.subgraphs_total, subgraphs_in_context=ctx.subgraphs_used,
+            pieces_dropped=ctx.dropped_pieces, descriptions=ctx.descriptions,
+            context=AnswerContext(ctx.chunk_ids, ctx.evidence_tokens, budget, answer_chunks, answer_tokens,
+                                  "subgraph triples", ctx.dropped_pieces + ctx.dropped_edges).data(),
+            budget_note=(f"the answer budget of {answer_chunks} passages left out {ctx.dropped_edges} matched edges "
+                         "whose passages did not fit") if ctx.dropped_edges else None,
+            context_note=context_note, candidates=choices[:50] or None,
+            **(check.step_fields() if check is not None else {}), rejected_answer=rejected or None,
+            answer=text, by=by, bindings=bindings[:20], allowed=allowed[:200], paragraph=paragraph[:4000],
+            context_edges=eids, reasoning=why or None).data()
     return SubgraphAnswer(text, by, tuple(bindings), tuple(allowed), paragraph, tuple(choices), why)
 
 

@@ -77,7 +77,7 @@ def diagnose(result: SGRAGResult, workspace: Workspace, gold: Gold, lost: list[s
         comp = result.completion
         ev.update({"empty_query_paths": empty,
                    "completion_candidates": {u: len(c) for u, c in comp.candidates.items()} if comp else {},
-                   "fallback_reason": next((s.fallback for s in result.trace.steps if s.stage == "fallback"), "")})
+                   "fallback_reason": result.trace.fallback("fallback")})
         return Diagnosis(method, "not_connected",
                          "No subgraph of the graph matched the query graph exactly; the 1-hop fallback was used"
                          + (f" (query paths with no candidate: {empty})." if empty else "."), ev, ranks)

@@ -27,6 +27,7 @@ from core.backends.base import LLM
 from core.graph.model import KnowledgeGraph
 from core.methods.llm_steps import ask_json
 from core.methods.sgrag import prompts
+from core.methods.sgrag.stages import QueryGraphData
 from core.text import STOPWORDS, normalize_name
 from core.trace import Trace
 
@@ -181,37 +182,41 @@ def extract_query_graph(query: str, graph: KnowledgeGraph, llm: LLM, *, trace: T
         out = ask_json(llm, prompts.QUERY_GRAPH_SYSTEM, prompts.query_graph_user(query), prompts.QUERY_GRAPH_SCHEMA,
                        max_tokens=QUERY_GRAPH_MAX_TOKENS, validate=_validate, step=step, parse=parse_hash_format)
         qg = _from_llm(out.data) if out.data is not None else None
+        described: list[str] = []
+        merged: list[list[str]] = []
+        kinds: list[str] = []
+        rejected: dict[str, Any] | None = None
+        heuristic: str | None = None
+        limitation: str | None = None
+        mentions: list[str] | None = None
+        rels: dict[str, str] | None = None
         if qg is not None:
             qg, described = unk_described(qg, graph._name_index, query)
-            if described:
-                step.data["described_as_unk"] = described
             qg, merged = merge_repeated_unknowns(qg)
-            if merged:
-                step.data["merged_unknowns"] = merged
             why = query_graph_problem(qg, query)
             if why:
                 step.fallback = f"check failed: {why}; used the `none`-mode bridge star"
-                step.data["rejected"] = qg.to_dict()
+                rejected = qg.to_dict()
                 qg = None
         if qg is None:
             mentions = link_mentions(query, graph)
             kinds = [m for m in mentions if _written_kind(m, query)]
             if kinds:  # Table 12's rule here too: "the country" describes the asked-for entity, names no node
                 mentions = [m for m in mentions if m not in kinds]
-                step.data["described_not_linked"] = kinds
             rels = possessive_relations(query, mentions)
             qg = bridge_star(mentions)
             step.fallback = step.fallback or "LLM query graph unusable"
-            step.data["heuristic"] = ("bridge star: entities mentioned in the question (linked through the node "
-                                      "name index) each joined to one UNK node")
-            step.data["possessives"] = rels
+            heuristic = ("bridge star: entities mentioned in the question (linked through the node "
+                         "name index) each joined to one UNK node")
             if rels:
-                step.data["limitation"] = (
+                limitation = (
                     "the question asks about " + ", ".join(f"{m}'s {r}" for m, r in rels.items())
                     + ", a relation the bridge star cannot express without an LLM: UNK is matched among the "
                     "neighbours of " + ", ".join(rels) + ", so the answer may be about the entity itself")
-            step.data["mentions"] = mentions
-        step.data["query_graph"] = qg.to_dict()
+        step.data = QueryGraphData(
+            qg.to_dict(), described_as_unk=described or None, merged_unknowns=merged or None,
+            described_not_linked=kinds or None, rejected=rejected, heuristic=heuristic, mentions=mentions,
+            possessives=rels, limitation=limitation).data()
     return qg
 
 

@@ -63,9 +63,9 @@ class QueryGraphData(StageData):
 
     STAGE: ClassVar[str] = "query_graph"
     query_graph: dict[str, Any]
-    described_as_unk: list[str] = field(default_factory=list)  #: labels the question only describes → UNK
-    merged_unknowns: list[list[str]] = field(default_factory=list)  #: UNK leaves on one node, merged
-    described_not_linked: list[str] = field(default_factory=list)  #: bridge star: described words not linked
+    described_as_unk: list[str] | None = None  #: labels the question only describes → UNK (None: none)
+    merged_unknowns: list[list[str]] | None = None  #: UNK leaves on one node, merged (None: none)
+    described_not_linked: list[str] | None = None  #: bridge star: described words not linked (None: none)
     rejected: dict[str, Any] | None = None  #: the LLM's query graph when a check rejected it
     heuristic: str | None = None  #: the `none`-mode bridge star's description, when it was used
     mentions: list[str] | None = None
@@ -77,7 +77,7 @@ class QueryGraphData(StageData):
         out = []
         if self.described_as_unk:
             out.append("made UNK, since the question only describes them: " + ", ".join(map(repr, self.described_as_unk)))
-        for ids in self.merged_unknowns:
+        for ids in self.merged_unknowns or ():
             out.append(f"UNK leaves {', '.join(ids)} on one node merged into {ids[0]} (matching is injective: k leaves "
                        "would need k distinct neighbours)")
         if self.described_not_linked:
