@@ -480,12 +480,12 @@ def describe_answer(result: Any) -> AnswerNote:
         how = str(data.how or "Extractive answer (no LLM generation): a sentence of the top passages.")
         return AnswerNote("extractive", "Extractive answer (no LLM)", how, tuple(limits))
     if by in ("unk-binding", "fallback-heuristic", "none"):
-        from core.methods.sgrag.stages import QueryGraphData  # SG-RAG's heuristic answers: its query graph says why
-
-        qg = QueryGraphData.of(result.trace)
+        # SG-RAG's heuristic answers: its query graph says why. Read by key: this shared module imports no
+        # method package, so not SG-RAG's QueryGraphData (the one untyped stage read left, on purpose)
+        qg: dict[str, Any] = next((s.data for s in result.trace.steps if s.stage == "query_graph"), {})
         limits = []
-        if qg is not None and qg.limitation:
-            limits.append(str(qg.limitation).rstrip(".") + ".")
+        if qg.get("limitation"):
+            limits.append(str(qg["limitation"]).rstrip(".") + ".")
         how = {"unk-binding": "The node bound to UNK in the best-ranked matched subgraph (no LLM reads the subgraph).",
                "fallback-heuristic": "No exact match: the neighbour of the question's entities that touches most of "
                                      "them (no LLM reads the 1-hop context).",

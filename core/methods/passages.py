@@ -74,9 +74,11 @@ class PassageSource:
         """The answer's evidence in the three formats (passages, KG triples, ReG chains) of the top
         ``max_passages`` passages (:func:`core.methods.evidence.formats.passage_evidence`); None for a
         corpus graph."""
+        from core.methods.answering import passages_prompt
         from core.methods.evidence.formats import passage_evidence
 
-        return passage_evidence(query, passages, self.graph, llm, max_passages=max_passages)
+        return passage_evidence(query, passages, self.graph, llm, max_passages=max_passages,
+                                passages_prompt=passages_prompt(query, passages, max_passages=max_passages))
 
     def evidence_for(self, query: str, llm: Any) -> Callable[[Sequence[Passage]], EvidencePrompts | None]:
         """:meth:`evidence` of whichever passages the answer step hands over (all of them), for

@@ -169,18 +169,18 @@ def passage_triples(graph: GraphLike, chunk_ids: Sequence[str], *, max_triples: 
 
 
 def passage_evidence(query: str, passages: Sequence[tuple[str, str, str]], graph: GraphLike, llm: Any, *,
-                     max_passages: int = 5) -> EvidencePrompts | None:
+                     passages_prompt: str, max_passages: int = 5) -> EvidencePrompts | None:
     """The evidence of a passage method's answer (dense, rerank, ppr, fastinsight): the KG triples of
     its top ``max_passages`` ``(chunk_id, title, text)`` passages as a raw list and as ReG chains,
-    with the passage prompt's tokens too; None for a corpus graph (no triples)."""
+    with the passage prompt's tokens too (``passages_prompt``: the answer's prompt of those passages,
+    :func:`core.methods.answering.passages_prompt`, which imports this module); None for a corpus graph
+    (no triples)."""
     if graph.kind != "kg":
         return None
     from core.backends import prompts as bprompts
-    from core.methods.answering import passages_prompt
 
     return evidence_prompts(query, passage_triples(graph, [p[0] for p in passages[:max_passages]]), graph=graph,
-                            passages_prompt=passages_prompt(query, passages, max_passages=max_passages),
-                            passages_system=bprompts.ANSWER_SYSTEM, llm=llm)
+                            passages_prompt=passages_prompt, passages_system=bprompts.ANSWER_SYSTEM, llm=llm)
 
 
 def evidence_prompts(query: str, triples: Sequence[Triple], *, graph: GraphLike | None = None,
