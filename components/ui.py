@@ -43,6 +43,17 @@ def md_code(text: object) -> str:
     return f"{fence}{pad}{body}{pad}{fence}"
 
 
+_CODE_SPAN = re.compile(r"(`[^`\n]+`)")
+
+
+def md_escape_keep_code(text: object) -> str:
+    """:func:`md_escape` for a message of ours that marks names as code (``no LLM configured (`none` mode)``):
+    each single-backtick span is shown as inline code through :func:`md_code` (literal, so user text inside
+    one is as safe as outside), the rest escaped — instead of the raw backticks :func:`md_escape` shows."""
+    parts = _CODE_SPAN.split(str(text))
+    return "".join(md_code(p[1:-1]) if i % 2 else md_escape(p) for i, p in enumerate(parts))
+
+
 def _escape_marker(m: re.Match[str]) -> str:
     marker = m.group(2)
     return m.group(1) + ("\\" + marker if marker in "-+" else marker[:-1] + "\\.")

@@ -18,7 +18,7 @@ from components import colors, graph_view, resources, runs
 from components import state as S
 from components.question import question_box, workspace_questions
 from components.sidebar import Active
-from components.ui import error_text, md_escape, public_text
+from components.ui import error_text, md_escape, md_escape_keep_code, public_text
 from core.errors import EgxError
 from core.graph.reader import read_ahead
 from core.methods.answering import step_fallback
@@ -96,7 +96,7 @@ def fallback_notes(result: BubbleResult, stages: Sequence[str]) -> None:
     """Show the trace's fallback reasons of ``stages`` (fallbacks are always visible)."""
     for s in result.trace.steps:
         if s.stage in stages and s.fallback:
-            st.caption(f"↪ {md_escape(s.title)}: fallback — {md_escape(public_text(step_fallback(s, app=True)))}")
+            st.caption(f"↪ {md_escape(s.title)}: fallback — {md_escape_keep_code(public_text(step_fallback(s, app=True)))}")
 
 
 # ------------------------------------------------------------------------------ expansion budget

@@ -136,11 +136,17 @@ def finish(method: str, result: MethodResult, gold: Gold, ranks: dict[str, int |
     if below or absent:
         best: dict[str, int] = {c: int(ranks[c] or 0) for c in below}
         ev.update({"cut": cut, "below_cut": best, "not_retrieved": absent, "retrieved": len(result.ranked_chunks)})
+        n = len(result.ranked_chunks)
         what = (f"{len(below)} gold passage(s) reached rank {', '.join(str(r) for r in sorted(best.values()))}"
                 if below else "")
         if absent:
-            what += ("; " if what else "") + f"{len(absent)} never appeared in the {len(result.ranked_chunks)} retrieved"
-        return Diagnosis(method, "ranked_out", f"Gold evidence ranked below the top {cut}: {what}.", ev, ranks)
+            what += ("; " if what else "") + f"{len(absent)} never appeared in the {n} retrieved"
+        # the headline says what happened: a gold passage that was never retrieved did not "rank below" anything
+        # (a method may retrieve fewer passages than the cut, as SG-RAG's matched subgraphs often do)
+        head = (f"Gold evidence ranked below the top {cut}" if not absent
+                else f"Gold evidence not retrieved{f' (only {n} passages were, fewer than the top {cut})' if n < cut else ''}"
+                if not below else f"Gold evidence missed the top {cut}")
+        return Diagnosis(method, "ranked_out", f"{head}: {what}.", ev, ranks)
     return answer_verdict(method, result, gold, ranks, cut=cut, evidence=ev)
 
 

@@ -65,3 +65,15 @@ def test_no_page_escapes_text_inside_a_code_span():
              for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
              if re.search(r"`\{md_escape\(|`\"\s*\+\s*md_escape\(", line)]
     assert not found, found
+
+
+def test_our_code_spans_show_as_code_and_everything_else_stays_escaped():
+    """A fallback message of ours marks a name as code ("no LLM configured (`none` mode)"): shown with md_escape
+    its backticks appeared raw on the Ask page; the span becomes inline code, the rest is escaped as before."""
+    from components.ui import md_escape_keep_code
+
+    out = md_escape_keep_code("no LLM configured (`none` mode) for <b>*Keanu*</b>")
+    assert "`none`" in out and "\\`" not in out
+    assert "<b>" not in out and "\\*Keanu\\*" in out
+    # a user's own backticks become a literal code span too: nothing inside it is HTML or Markdown
+    assert md_escape_keep_code("`<script>`") == "`<script>`"

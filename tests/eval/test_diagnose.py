@@ -125,3 +125,22 @@ def test_ppr_no_seed_in_gold_passage():
     seeds.append({"entity": "Smith", "node": smith, "name": g.node_names[smith], "similarity": 0.9, "weight": 1.0})
     d = diagnose_ppr(res, ws, Gold("q", ("c1", "c2")), cut=5)
     assert d.stage == "ranked_out" and d.evidence["lost"]["c2"]["seeds_in_passage"]
+
+
+@pytest.mark.parametrize(("ranks", "retrieved", "head"), [
+    ({"a": 7}, 10, "Gold evidence ranked below the top 5: 1 gold passage(s) reached rank 7."),
+    ({"a": None}, 3, "Gold evidence not retrieved (only 3 passages were, fewer than the top 5): "),
+    ({"a": None}, 10, "Gold evidence not retrieved: 1 never appeared in the 10 retrieved."),
+    ({"a": None, "b": 8}, 10, "Gold evidence missed the top 5: 1 gold passage(s) reached rank 8; 1 never"),
+])
+def test_the_ranked_out_headline_says_whether_gold_ranked_low_or_was_never_retrieved(ranks, retrieved, head):
+    """An audit read "ranked below the top 5: 1 never appeared in the 3 retrieved" on SG-RAG's Compare row: a
+    passage that was never retrieved did not rank below anything."""
+    from types import SimpleNamespace
+
+    from core.methods.base import Gold
+    from core.methods.diagnoser import finish
+
+    result = SimpleNamespace(ranked_chunks=[f"c{i}" for i in range(retrieved)], answer="x")
+    d = finish("sgrag", result, Gold("q", tuple(ranks)), ranks, cut=5)  # type: ignore[arg-type]
+    assert d.stage == "ranked_out" and d.summary.startswith(head), d.summary
