@@ -255,6 +255,23 @@ def _score(backends: Backends, scorer: Any, questions: Sequence[str], texts: Seq
     return best
 
 
+_WORD = re.compile(r"[^\W_]+")
+
+
+def shares_a_word(query: str, texts: Sequence[str], *, prefix: int = 5) -> bool:
+    """True when a content word of ``query`` (not in :data:`core.text.STOPWORDS`, two letters or more) appears in
+    one of ``texts``, compared on its first ``prefix`` characters, case-folded ("died" meets "die", "founded"
+    meets "founder"); True for a question with no content word (nothing to compare)."""
+    from core.text import STOPWORDS
+
+    words = {w[:prefix] for w in _WORD.findall(query.casefold()) if len(w) > 1 and w not in STOPWORDS}
+    if not words:
+        return True
+    # every beginning of a passage word up to ``prefix`` letters: a short question word ("die") meets a longer one
+    seen = {w[:k] for t in texts for w in _WORD.findall(t.casefold()) for k in range(2, min(len(w), prefix) + 1)}
+    return bool(words & seen)
+
+
 def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends: Backends, *,
                   max_passages: int = 3) -> SentencePick:
     """The sentence of the top ``max_passages`` ``(chunk_id, title, text)`` passages that answers ``query``.
@@ -295,5 +312,10 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
     note = ""
     if atype and not ranked[0].typed:
         note = f"no sentence of the top passages names {ANSWER_TYPES[atype]} that the question does not name"
+    if not shares_a_word(query, [f"{title} {text}" for _, title, text in top]):
+        # an audit asked "zzqx vbnm plorf" and got a confident sentence: the nearest sentence by score is no answer
+        # when the passages hold no word of the question
+        note = ("no word of the question appears in the top passages: this sentence is only the nearest by score, "
+                "most likely not an answer" + (f"; {note}" if note else ""))
     return SentencePick(ranked[0].sentence, ranked[0].chunk_id, scorer_name, atype,
                         tuple(f"{t} (question read as: {q})" for q, t in bridges), ranked, note)

@@ -191,3 +191,20 @@ def test_the_scorer_note_says_why_no_reranker_scored_the_sentences() -> None:
     assert _scorer(Backends(emb, get_llm("none")))[1].endswith("(no reranker given)")
     scorer, note = _scorer(Backends(emb, _LLM()))  # type: ignore[arg-type]
     assert scorer is None and "answers with the LLM" in note
+
+
+def test_a_question_no_passage_shares_a_word_with_gets_a_note_not_a_silent_answer():
+    """An audit asked "zzqx vbnm plorf" and read a confident sentence: the pick is still the nearest sentence (the
+    step's rule), but its note, shown under the answer, says that the passages hold no word of the question."""
+    from core.backends.embedders import HashingEmbedder
+    from core.methods.extractive import pick_sentence, shares_a_word
+
+    passages = [("c1", "Eastvale", "Eastvale is a province whose capital is Kelbridge.")]
+    backends = Backends(HashingEmbedder(), get_llm("none"))
+    odd = pick_sentence("zzqx vbnm plorf", passages, backends)
+    assert odd.text and "no word of the question appears in the top passages" in odd.note
+    fine = pick_sentence("What is the capital of Eastvale?", passages, backends)
+    assert "no word of the question" not in fine.note
+    assert shares_a_word("When did she die?", ["She died in 1998."])  # compared on word beginnings
+    assert shares_a_word("Who is it?", ["anything"])  # only function words: nothing to compare
+    assert not shares_a_word("Which glacier melted?", ["A province whose capital is Kelbridge."])
