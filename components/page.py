@@ -17,8 +17,8 @@ from components.navigation import heading
 from components.sidebar import Active, active
 from components.teaching import has_intro, page_intro
 
-#: The pages the guided demo visits: they carry its bar (step n of N, Back / Next, or the way back to the step).
-TOUR_PAGES = frozenset(step.page for step in tour.STEPS)
+#: Home draws the tour's own panel (start, resume): no bar there
+HOME = "pages/home.py"
 
 
 def current() -> str:
@@ -32,8 +32,10 @@ def header(caption: str = "") -> Active:
     act = active()
     page = current()
     st.title(heading(page))
-    if page in TOUR_PAGES:
-        tour.bar(page)  # the guided demo's step, when one runs
+    if page != HOME:
+        # the guided demo's step when one runs; on a page off the tour (GRanker, SG-RAG, ...), the way back to it:
+        # an audit found those pages with no sign of the paused tour
+        tour.bar(page)
     if has_intro(page):
         page_intro(page)  # what you are looking at, and the paper section
     if caption:

@@ -153,6 +153,9 @@ def test_a_page_off_the_tour_offers_the_way_back(home: Path) -> None:
     texts = _texts(at)
     assert any(t.startswith("Guided demo — paused at step 1 of") for t in texts), texts[:4]
     assert _button(at, "resume").label == "Back to step 1"
+    _ok(switch(at, "pages/granker.py"))  # a page no step visits says it too
+    assert any(t.startswith("Guided demo — paused at step 1 of") for t in _texts(at))
+    assert _button(at, "resume").label == "Back to step 1"
     _ok(switch(at, "pages/home.py"))
     assert _button(at, "resume").label == "Resume at step 1"
     assert not [b for b in at.button if b.key == S.sub(S.TOUR, "start")]  # one tour at a time
