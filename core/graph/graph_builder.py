@@ -11,6 +11,7 @@ corpus → KG stage (chunking and triple extraction), which uses this one to ass
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,18 @@ class BadNameError(InputFormatError):
         shown = value if len(value) <= 40 else value[:37] + "..."
         super().__init__(label, f"the {label} {shown!r} has no letter or digit (only punctuation or spaces)",
                          "names with at least one letter or digit")
+
+
+@dataclass
+class SourceNotes:
+    """What the readers of one load noticed about the provenance of triples, for
+    :func:`~core.graph.formats.load.load_inputs` to report once rather than per triple."""
+
+    linked: dict[str, str] = field(default_factory=dict)  # a source naming a passage by its title -> that id
+    n_linked: int = 0  # triples whose source was linked by title
+    ambiguous: dict[str, tuple[str, ...]] = field(default_factory=dict)  # a source titling several passages
+    numbered: list[tuple[str, int, int, str, str]] = field(default_factory=list)  # corpus file, passages
+    # without an id, passages, first and last made-up id
 
 
 class GraphBuilder:
@@ -59,6 +72,8 @@ class GraphBuilder:
         # Unicode normalization is most of the cost of loading a large triples file
         self._name_keys: dict[str, tuple[str, str]] = {}
         self._rel_keys: dict[str, tuple[str, str]] = {}
+        self._titles: tuple[dict[str, list[str]], dict[str, list[str]]] | None = None  # built on first use
+        self.source_notes = SourceNotes()
 
     @classmethod
     def of(cls, graph: KnowledgeGraph, *, edges: Iterable[int] | None = None) -> GraphBuilder:
@@ -95,6 +110,8 @@ class GraphBuilder:
             return chunk_id
         self._chunks[chunk_id] = Chunk(chunk_id, title, text)
         self._chunk_by_content.setdefault(key, chunk_id)
+        if title:
+            self._titles = None
         return chunk_id
 
     def find_chunk(self, title: str, text: str) -> str | None:
@@ -102,6 +119,22 @@ class GraphBuilder:
 
     def has_chunk(self, chunk_id: str) -> bool:
         return chunk_id in self._chunks
+
+    def passages_titled(self, title: str) -> tuple[str, ...]:
+        """Ids of the passages titled ``title``: exactly, else ignoring case and whitespace. A passage split
+        into chunks (``<id>``, ``<id>#2``, ...) counts once, by its first chunk."""
+        if self._titles is None:  # once per run of lookups: passages load before the triples citing them
+            exact: dict[str, list[str]] = {}
+            loose: dict[str, list[str]] = {}
+            for c in self._chunks.values():
+                if c.title:
+                    exact.setdefault(c.title, []).append(c.id)
+                    loose.setdefault(_title_key(c.title), []).append(c.id)
+            self._titles = exact, loose
+        exact, loose = self._titles
+        ids = exact.get(title) or loose.get(_title_key(title), [])
+        within = set(ids)
+        return tuple(i for i in ids if not (i.rpartition("#")[0] in within and i.rpartition("#")[2].isdigit()))
 
     # nodes --------------------------------------------------------------
     def add_node(self, name: str, *, node_id: str | None = None, description: str = "",
@@ -218,6 +251,10 @@ class GraphBuilder:
             kind=self.kind,
             name=self.name,
         )
+
+
+def _title_key(title: str) -> str:
+    return clean_text(title).casefold()
 
 
 def _add_ids(store: list[dict[str, None] | None], pos: int, ids: Iterable[str]) -> None:

@@ -52,6 +52,69 @@ def test_unknown_source_chunk_becomes_placeholder_so_provenance_is_kept(tmp_path
     assert g.edge_chunks[0] == ("doc7",) and g.chunk("doc7").text == ""
 
 
+def _titled_corpus(tmp_path: Path, titles: list[str], **extra: str) -> Path:
+    recs = [{"title": t, "text": f"{t} wrote passage {i}.", **({"id": extra[t]} if t in extra else {})}
+            for i, t in enumerate(titles)]
+    return write(tmp_path, "corpus.json", json.dumps(recs))
+
+
+def test_a_source_naming_a_passage_by_title_links_to_it_when_the_corpus_has_no_ids(tmp_path):
+    """Before: every such source became an empty stand-in and the made-up ids corpus:0... were never named."""
+    corpus = _titled_corpus(tmp_path, ["Orvella Quinn", "Bram Tesk", "Lioma Vey"])
+    triples = write(tmp_path, "t.csv", "head,relation,tail,source\nOrvella,met,Bram,Orvella Quinn\n"
+                    "Orvella,likes,tea,Orvella Quinn\nBram,knows,Lioma,  bram   TESK \n")
+    loaded = load_inputs([corpus, triples])
+    g = loaded.graph
+    assert [c for e in range(g.n_edges) for c in g.edge_chunks[e]] == ["corpus:0", "corpus:0", "corpus:1"]
+    assert all(c.text for c in g.chunks)  # no stand-in passage
+    assert set(g.node_chunks[g.node_ids.index("orvella")]) == {"corpus:0"}
+    linked = [w for w in loaded.warnings if "by title" in w]
+    assert len(linked) == 1 and linked[0].startswith("3 triples name their passage by title")
+    assert "'Orvella Quinn' → 'corpus:0'" in linked[0] and "→ 'corpus:1'" in linked[0]
+    assert len(loaded.warnings) == 1
+
+
+def test_a_source_naming_no_passage_says_which_ids_a_corpus_without_ids_was_numbered_with(tmp_path):
+    corpus = _titled_corpus(tmp_path, ["Orvella Quinn", "Bram Tesk", "Lioma Vey"])
+    triples = write(tmp_path, "t.csv", "head,relation,tail,source\nOrvella,met,Bram,Nobody Known\n")
+    loaded = load_inputs([corpus, triples])
+    assert [c.id for c in loaded.graph.chunks if not c.text] == ["Nobody Known"]
+    (w,) = loaded.warnings
+    assert "('Nobody Known') name no passage of the corpus" in w
+    assert "corpus.json's passages have no 'id' field; they were numbered corpus:0…corpus:2" in w
+    part = _titled_corpus(tmp_path, ["A", "B", "C"], B="b-id")  # only the passages without an id are numbered
+    (w,) = load_inputs([part, triples]).warnings
+    assert "2 of corpus.json's 3 passages have no 'id' field; they were numbered corpus:0…corpus:2" in w
+    ids = _titled_corpus(tmp_path, ["A", "B"], A="a", B="b")
+    (w,) = load_inputs([ids, triples]).warnings
+    assert "numbered" not in w and "Check the ids against the corpus's passage ids" in w
+
+
+def test_a_title_several_passages_share_stays_unlinked_and_the_warning_names_them(tmp_path):
+    corpus = _titled_corpus(tmp_path, ["Orvella Quinn", "Bram Tesk", "orvella  quinn"])
+    triples = write(tmp_path, "t.csv", "head,relation,tail,source\nA,r,B,ORVELLA QUINN\nC,r,D,Bram Tesk\n")
+    loaded = load_inputs([corpus, triples])
+    g = loaded.graph
+    assert g.edge_chunks == (("ORVELLA QUINN",), ("corpus:1",)) and g.chunk("ORVELLA QUINN").text == ""
+    stand_in = next(w for w in loaded.warnings if "stand-in" in w)
+    assert "1 of them is a title that several passages share, so not linked by title: " \
+           "'ORVELLA QUINN' (passages 'corpus:0', 'corpus:2')" in stand_in
+    assert any(w.startswith("1 triple names its passage by title") for w in loaded.warnings)
+    exact = write(tmp_path, "t2.csv", "head,relation,tail,source\nA,r,B,Orvella Quinn\n")  # exact title first
+    assert load_inputs([corpus, exact]).graph.edge_chunks == (("corpus:0",),)
+
+
+def test_a_passage_id_is_preferred_over_a_title_and_a_split_passage_counts_once(tmp_path):
+    corpus = _titled_corpus(tmp_path, ["p2", "Long", "Other"], p2="p1", Long="p2", Other="p3")
+    triples = write(tmp_path, "t.csv", "head,relation,tail,source\nA,r,B,p2\nC,r,D,p1\n")
+    loaded = load_inputs([corpus, triples])
+    assert loaded.graph.edge_chunks == (("p2",), ("p1",)) and not loaded.warnings
+    long_ = write(tmp_path, "long.json", json.dumps([{"id": "L", "title": "Saga", "text": "word " * 2000}]))
+    saga = write(tmp_path, "t3.csv", "head,relation,tail,source\nA,r,B,saga\n")
+    g = load_inputs([long_, saga]).graph
+    assert g.n_chunks > 1 and g.edge_chunks == (("L",),)  # its first chunk, as gold evidence matches it
+
+
 def test_text_documents_are_chunked_with_markdown_title(tmp_path):
     body = "# Lothair II\n\n" + "\n\n".join(f"Paragraph {i} about the king of Lotharingia." * 8 for i in range(6))
     md = write(tmp_path, "lothair.md", body)

@@ -45,6 +45,8 @@ def read_corpus_json(path: Path, builder: GraphBuilder, *, text: str | None = No
         records = (({"record": i}, rec) for i, rec in enumerate(data, start=1))
     stem = file_stem(path)
     n = 0
+    made_up: list[str] = []  # the first and the last id made up for records without one (by position)
+    n_made_up = 0
     split: list[tuple[str, int, int]] = []
     for pos, (where, rec) in enumerate(records):
         if not isinstance(rec, dict):
@@ -58,8 +60,12 @@ def read_corpus_json(path: Path, builder: GraphBuilder, *, text: str | None = No
         if not isinstance(title, str):
             raise InputFormatError(name, f'"title" is a {type(title).__name__}', 'a string title', **where)
         rid = rec.get("id")
-        cid = as_name(rid, '"id"', name, line=where.get("line"), record=where.get("record")) \
-            if rid is not None else f"{stem}:{pos}"
+        if rid is not None:
+            cid = as_name(rid, '"id"', name, line=where.get("line"), record=where.get("record"))
+        else:
+            cid = f"{stem}:{pos}"
+            made_up = [made_up[0] if made_up else cid, cid]
+            n_made_up += 1
         if len(body) > PASSAGE_SPLIT_CHARS:
             pieces = chunk_text(body, max_chars=CHUNK_CHARS)
             for k, piece in enumerate(pieces, start=1):
@@ -71,6 +77,8 @@ def read_corpus_json(path: Path, builder: GraphBuilder, *, text: str | None = No
         n += 1
     if n == 0:
         raise InputFormatError(name, "the corpus has no passages", 'at least one {"title", "text"} record')
+    if made_up:  # said only if a triple's source then names no passage (load_inputs)
+        builder.source_notes.numbered.append((name, n_made_up, n, made_up[0], made_up[1]))
     if not split:
         return []
     shown = ", ".join(f"{cid!r} ({chars:,} characters → {k} chunks)" for cid, chars, k in split[:3])

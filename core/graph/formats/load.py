@@ -19,7 +19,7 @@ from core.graph.formats.bounds import InputLimits, base_suffix, display_name, re
 from core.graph.formats.documents import DOCUMENT_FORMATS
 from core.graph.formats.registry import FORMATS, ReadContext, detect
 from core.graph.formats.sniff import looks_like_questions
-from core.graph.graph_builder import GraphBuilder, graph_from_dict
+from core.graph.graph_builder import GraphBuilder, SourceNotes, graph_from_dict
 from core.graph.model import GraphKind, KnowledgeGraph
 
 #: formats whose files hold passages (the file-status table counts them)
@@ -157,14 +157,38 @@ def load_inputs(paths: Sequence[str | Path], *, name: str = "",
     if progress:
         progress("Merging", 1.0)
     graph = builder.build()
-    stand_ins = [c.id for c in graph.chunks if not c.text.strip() and not c.title]
-    if stand_ins:
-        corpus = len(stand_ins) < len(graph.chunks)
-        warnings.append(
-            f"{len(stand_ins):,} source chunk id{'s' if len(stand_ins) != 1 else ''} "
-            f"({', '.join(map(repr, stand_ins[:5]))}{', ...' if len(stand_ins) > 5 else ''}) "
-            + ("name no passage of the corpus" if corpus else "name passages, but no corpus was loaded")
-            + ": they are kept as empty stand-in passages (the provenance stays, the text is missing). "
-            + ("Check the ids against the corpus's passage ids." if corpus
-               else "Load the corpus with the triples to give them text."))
+    warnings += _source_warnings(graph, builder.source_notes)
     return LoadedGraph(graph, warnings, {str(p): fmts[p] for p in paths if status[p].ok}, files)
+
+
+def _source_warnings(graph: KnowledgeGraph, notes: SourceNotes) -> list[str]:
+    """What became of the triples' source chunk ids that are no passage id: linked to the one passage they
+    name by title, or kept as empty stand-in passages (with why: no such id, a title several passages
+    share, ids the corpus never had)."""
+    out = []
+    if notes.linked:
+        shown = ", ".join(f"{t!r} → {c!r}" for t, c in list(notes.linked.items())[:5])
+        out.append(f"{notes.n_linked:,} triple{' names its' if notes.n_linked == 1 else 's name their'} passage by "
+                   f"title, not by id; linked by title: {shown}{', ...' if len(notes.linked) > 5 else ''}.")
+    stand_ins = [c.id for c in graph.chunks if not c.text.strip() and not c.title]
+    if not stand_ins:
+        return out
+    corpus = len(stand_ins) < len(graph.chunks)
+    msg = (f"{len(stand_ins):,} source chunk id{'s' if len(stand_ins) != 1 else ''} "
+           f"({', '.join(map(repr, stand_ins[:5]))}{', ...' if len(stand_ins) > 5 else ''}) "
+           + ("name no passage of the corpus" if corpus else "name passages, but no corpus was loaded")
+           + ": they are kept as empty stand-in passages (the provenance stays, the text is missing). ")
+    if not corpus:
+        return [*out, msg + "Load the corpus with the triples to give them text."]
+    if notes.ambiguous:
+        shared = list(notes.ambiguous.items())
+        msg += (f"{len(shared):,} of them {'is a title' if len(shared) == 1 else 'are titles'} that several "
+                "passages share, so not linked by title: " + "; ".join(
+                    f"{t!r} (passages {', '.join(map(repr, ids[:5]))}{', ...' if len(ids) > 5 else ''})"
+                    for t, ids in shared[:3]) + ("; ..." if len(shared) > 3 else "") + ". ")
+    msg += "Check the ids against the corpus's passage ids (a source may also name a passage by its exact title)"
+    for file, k, n, first, last in notes.numbered:
+        msg += (f"; {file}'s passages have no 'id' field" if k == n
+                else f"; {k:,} of {file}'s {n:,} passages have no 'id' field")
+        msg += f"; they were numbered {first}" + (f"…{last}" if last != first else "") + " by position"
+    return [*out, msg + "."]

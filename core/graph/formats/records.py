@@ -52,9 +52,11 @@ def short_repr(v: Any, n: int = 40) -> str:
 
 def add_checked_triple(builder: GraphBuilder, h: str, r: str, t: str, src: str, name: str, lim: InputLimits, *,
                        line: int | None = None, record: int | None = None) -> None:
-    """Add one triple once its names are non-empty and within ``lim``; a source chunk id that names no loaded
-    passage becomes an empty stand-in chunk, so the provenance is kept. ``name``, ``line`` and ``record`` are
-    where an error says the triple was."""
+    """Add one triple once its names are non-empty and within ``lim``. A source that is no passage id but the
+    title of exactly one passage is linked to that passage (ids first: a title may repeat, an id may not);
+    one that names no passage, or a title several share, becomes an empty stand-in chunk, so the provenance
+    is kept (``builder.source_notes`` records both). ``name``, ``line`` and ``record`` are where an error
+    says the triple was."""
     for label, val in (("head", h), ("relation", r), ("tail", t)):
         if len(val) > lim.max_name_chars:
             raise InputFormatError(name, f"the {label} is {len(val):,} characters long",
@@ -65,8 +67,23 @@ def add_checked_triple(builder: GraphBuilder, h: str, r: str, t: str, src: str, 
                                    line=line, record=record)
     chunk_id = None
     if src:
-        chunk_id = src if builder.has_chunk(src) else builder.add_chunk("", "", chunk_id=src)
+        chunk_id = src if builder.has_chunk(src) else _by_title(builder, src)
     try:
         builder.add_triple(h, r, t, chunk_id=chunk_id)
     except BadNameError as exc:
         raise InputFormatError(name, exc.problem, exc.expected, line=line, record=record) from None
+
+
+def _by_title(builder: GraphBuilder, src: str) -> str:
+    """The passage a source naming no passage id names by its title, else a stand-in chunk ``src``."""
+    notes = builder.source_notes
+    cid = notes.linked.get(src)
+    if cid is None:
+        ids = builder.passages_titled(src)
+        if len(ids) != 1:
+            if ids:
+                notes.ambiguous[src] = ids
+            return builder.add_chunk("", "", chunk_id=src)
+        cid = notes.linked[src] = ids[0]
+    notes.n_linked += 1
+    return cid

@@ -32,9 +32,10 @@ def read_triples(path: Path, builder: GraphBuilder, *, text: str | None = None, 
 
     CSV/TSV: a header naming the columns (``head,relation,tail[,source]`` or the synonyms
     subject/predicate/object, chunk/chunk_id) is recognised; otherwise the columns are taken
-    positionally. The optional source column holds the id of the chunk the triple came from; an id
-    that is not a known chunk creates an empty stand-in chunk so provenance is never dropped
-    (:func:`~core.graph.formats.load.load_inputs` warns, naming them).
+    positionally. The optional source column holds the id of the chunk the triple came from, or the
+    title of exactly one passage when no passage has that id (linked by title); any other value creates
+    an empty stand-in chunk so provenance is never dropped (:func:`~core.graph.formats.load.load_inputs`
+    warns, naming them).
     CSV/TSV and JSONL are streamed (memory stays at one line plus the graph); ``data`` is an
     already parsed JSON document (:func:`~core.graph.formats.load.load_inputs` parses each file
     once).
