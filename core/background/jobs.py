@@ -64,6 +64,9 @@ ETA_MIN_FRACTION = 0.01
 #: Seconds an exiting process waits for its cancelled jobs to end (a worker is killed within its poll, 0.1 s;
 #: a method run stops at its next progress report or LLM poll).
 EXIT_WAIT_S = 10.0
+#: Seconds between the wakes of a main thread waiting on a job (:meth:`Job.wait`): how late a signal that
+#: another thread took is handled at most.
+WAKE_S = 0.2
 
 _ids = itertools.count(1)
 #: A new job's message until it reports its first step.
@@ -264,8 +267,21 @@ class Job:
         self.cancel_event.set()
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Block until the job finished (True) or ``timeout`` passed (False)."""
-        return self._done.wait(timeout)
+        """Block until the job finished (True) or ``timeout`` passed (False).
+
+        In the main thread it wakes every :data:`WAKE_S` seconds. Linux hands a signal sent to the process
+        to any of its threads; when a job's thread took a SIGTERM or a Ctrl-C, a main thread asleep in one
+        untimed wait never ran the handler, and the process (a script's owner of the job, its worker with
+        it) ran on for the job's whole length."""
+        if threading.current_thread() is not threading.main_thread():
+            return self._done.wait(timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            step = WAKE_S if deadline is None else min(WAKE_S, deadline - time.monotonic())
+            if step <= 0:
+                return self._done.is_set()
+            if self._done.wait(step):
+                return True
 
     @property
     def finished(self) -> bool:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import sys
 import threading
+import time
 
 import pytest
 
@@ -315,3 +317,43 @@ def test_extra_labels_are_there_from_the_start() -> None:
     jobs = JobManager()
     job = jobs.submit("m", "Replay", lambda j: None, extra={"replay": True})
     assert job.wait(5) and job.status().get("replay") is True
+
+
+def test_a_signal_another_thread_took_still_interrupts_a_wait_in_the_main_thread() -> None:
+    """Linux hands a process's SIGTERM or Ctrl-C to any of its threads. One taken by a job's thread (sent here
+    to it alone, ``pthread_kill``) must still run its handler in the main thread while it waits on the job:
+    an untimed wait slept through it, and CI's owner process ran on for its job's ten minutes."""
+    import signal
+
+    class Woken(Exception):
+        pass
+
+    def handler(signum: int, frame: object) -> None:
+        raise Woken
+
+    release = threading.Event()
+
+    def main_waits() -> bool:
+        frame = sys._current_frames().get(threading.main_thread().ident or 0)
+        while frame is not None:
+            if frame.f_code.co_name == "wait" and frame.f_code.co_filename.endswith("jobs.py"):
+                return True
+            frame = frame.f_back
+        return False
+
+    def work(job: Job) -> None:
+        while not main_waits():
+            time.sleep(0.01)
+        signal.pthread_kill(threading.get_ident(), signal.SIGUSR1)  # to this thread only, never the main one
+        release.wait(30)  # a wait that slept through the signal is released here, and the test fails below
+
+    previous = signal.signal(signal.SIGUSR1, handler)
+    try:
+        job = JobManager().submit("quiet", "Quiet", work)
+        with pytest.raises(Woken):
+            job.wait()
+        assert not job.finished, "the wait ended only with the job: the signal waited for it"
+    finally:
+        release.set()
+        signal.signal(signal.SIGUSR1, previous)
+    assert job.wait(10)
