@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import pairwise
 
 from core.methods.extractive import expected_answer_type, new_mentions
 from core.text import FUNCTION_WORDS, normalize_name
@@ -30,6 +31,12 @@ def _words(text: str) -> list[str]:
 
 def _content(text: str) -> set[str]:
     return {w for w in _words(text) if w not in FUNCTION_WORDS}
+
+
+def _parts(text: str) -> set[str]:
+    """Content words with hyphenated compounds split ("second-married" → "second", "married"), as a parser
+    sees them."""
+    return {p for w in _content(text) for p in w.split("-") if p and p not in FUNCTION_WORDS}
 
 
 def _capitalised(text: str) -> dict[str, str]:
@@ -83,18 +90,59 @@ def specialization_problem(keyword: str, specialized: str, query: str) -> str:
 
 
 def relaxation_problem(keyword: str, relaxed: str) -> str:
-    """Why ``relaxed`` is not a generalisation of ``keyword`` ("" when it is): the keyword with a
-    qualifier dropped, i.e. a non-empty, strictly smaller set of the keyword's content words.
+    """Why ``relaxed`` is not a generalisation of ``keyword`` ("" when it is): §3.2's relaxation turns
+    "a strict structural condition ... to a necessary (but not sufficient) one", i.e. drops a qualifier
+    and keeps what is qualified. ``relaxed`` must be a non-empty, strictly smaller set of the keyword's
+    content words that keeps the phrase's syntactic head (spaCy's dependency root,
+    :func:`phrase_head`) and drops only words that modify it from the left ("second marriage" →
+    "marriage"; "second-married woman" → "married woman"). Dropping the head ("public opinion" →
+    "public") or the words after it ("body of water" → "body": the complement carries the meaning) is
+    no relaxation.
 
     >>> relaxation_problem("second marriage", "marriage")
     ''
     >>> relaxation_problem("Albert Einstein", "first employer")
     "'first employer' is not 'Albert Einstein' with a qualifier dropped"
     """
-    kw, rx = _content(keyword), _content(relaxed)
+    kw, rx = _parts(keyword), _parts(relaxed)
     if not rx or not rx < kw:
         return f"{relaxed!r} is not {keyword!r} with a qualifier dropped"
+    head, left = phrase_head(keyword)
+    if head and head not in rx:
+        return f"{relaxed!r} drops {head!r}, the head of {keyword!r}: a relaxation keeps the head and drops a qualifier"
+    if head and not (kw - rx) <= left:
+        extra = ", ".join(sorted((kw - rx) - left))
+        return f"{relaxed!r} drops {extra!r}, which is not a qualifier before the head {head!r} of {keyword!r}"
     return ""
+
+
+_HEADS: dict[str, tuple[str, frozenset[str]]] = {}
+
+
+def phrase_head(phrase: str) -> tuple[str, frozenset[str]]:
+    """The syntactic head of a keyword phrase (lower-cased, as :func:`_content` writes words) and the content
+    words of its left modifiers (the subtrees of the head's children before it), by spaCy's dependency
+    parse (the pinned ``en_core_web_sm``, :mod:`core.backends.spacy_model`). ``("", {})`` for one word.
+
+    >>> phrase_head("second-married woman")
+    ('woman', frozenset({'married', 'second'}))
+    >>> phrase_head("body of water")
+    ('body', frozenset())
+    """
+    if phrase in _HEADS:
+        return _HEADS[phrase]
+    if len(_parts(phrase)) < 2:
+        return "", frozenset()
+    from core.backends.spacy_model import load_pipeline
+
+    doc = load_pipeline()(phrase)
+    root = next((t for t in doc if t.head.i == t.i), doc[-1])
+    left: set[str] = set()
+    for child in root.lefts:
+        left.update(w for t in child.subtree for w in _parts(t.text))
+    head = next(iter(_parts(root.text)), "")
+    _HEADS[phrase] = out = (head, frozenset(left))
+    return out
 
 
 def collapse_problem(groups: Sequence[Sequence[str]], concepts_with_candidates: int) -> str:
@@ -117,20 +165,50 @@ def collapse_problem(groups: Sequence[Sequence[str]], concepts_with_candidates: 
     return ""
 
 
-def merge_problem(concept_a: str, concept_b: str) -> str:
-    """Why a grouping review's "these two groups are one concept" is not accepted ("" when it is): the two
-    concepts share no content word. Paraphrases of one concept do ("villain" / "main villain"); the 1.5B
-    model also merged "mother" into "Lothair II" and "Ermengarde of Tours", one group where §3.3 needs the
-    concepts apart to collide.
+def merge_problem(concept_a: str, concept_b: str, query: str) -> str:
+    """Why a grouping review's "these two groups are one concept" is not accepted ("" when it is): both
+    concepts are names the question writes ("Keanu Reeves", "Laurence Fishburne"). Two names the question
+    writes are two anchors it relates, which §3.3 needs apart to collide; any other pair the LLM says is
+    one concept is merged ("villain" / "main villain", "Lothair I" / "Lothair II's father"). A concept of
+    several keywords ("villain / main villain") is a name when one of them is.
 
-    >>> merge_problem("villain", "main villain")
+    >>> merge_problem("villain", "main villain", "Who played the main villain?")
     ''
-    >>> merge_problem("Lothair II", "mother")
-    "'Lothair II' and 'mother' share no word: two concepts, not one"
+    >>> merge_problem("Keanu Reeves", "Laurence Fishburne", "Who starred with Keanu Reeves and Laurence Fishburne?")
+    "'Keanu Reeves' and 'Laurence Fishburne' are two names the question writes: two anchors, not one"
     """
-    if _content(concept_a) & _content(concept_b):
-        return ""
-    return f"{concept_a!r} and {concept_b!r} share no word: two concepts, not one"
+    def named(concept: str) -> bool:
+        return any(any(ch.isupper() or ch.isdigit() for ch in k) and written_in(k, query) for k in concept.split(" / "))
+
+    if named(concept_a) and named(concept_b):
+        return f"{concept_a!r} and {concept_b!r} are two names the question writes: two anchors, not one"
+    return ""
+
+
+def weights_problem(weights: Sequence[float]) -> str:
+    """Why a reply's group weights are no importance judgement ("" when they may be one), §3.2 / Eq. 6.
+
+    ``weights``: the reply's weight of each group, in the order the prompt listed the groups (alphabetical
+    by concept, :func:`~core.methods.bubblerag.grouping.review_order`, so that the list order says
+    nothing about importance). *Uniform*: every group the same weight — Eq. 6's weighted tolerance then
+    only counts missed groups. *Positional*: three or more groups whose weights never rise along the
+    list and fall at least twice — the weights follow the listing, not the concepts (the 1.5B model's
+    0.5 / 0.3 / 0.2 / 0.1 whatever the groups hold). A real judgement ranks k groups exactly in
+    alphabetical order by chance (1 in k!, ≤ 1 in 6), and is then flagged too.
+
+    >>> weights_problem([0.5, 0.5, 0.5]), weights_problem([0.2, 0.5, 0.3])
+    ('every group has the same weight (0.5): no group was judged more central', '')
+    >>> weights_problem([0.5, 0.3, 0.2, 0.1])
+    'the weights fall with each group\'s place in the list (0.5, 0.3, 0.2, 0.1), whatever the groups hold'
+    """
+    w = [float(x) for x in weights]
+    if len(w) >= 2 and max(w) - min(w) <= 1e-9:
+        return f"every group has the same weight ({w[0]:g}): no group was judged more central"
+    drops = sum(b < a - 1e-9 for a, b in pairwise(w))
+    if len(w) >= 3 and all(b <= a + 1e-9 for a, b in pairwise(w)) and drops >= 2:
+        return (f"the weights fall with each group's place in the list ({', '.join(f'{x:g}' for x in w)}), "
+                "whatever the groups hold")
+    return ""
 
 
 def sufficiency_problem(query: str, added: Sequence[str], question_names: Sequence[str] = ()) -> str:

@@ -105,7 +105,9 @@ class BubbleConfig(MethodConfig):
                                 "is the same the prompts ask for).")
     review_grouping: bool = _f(True, "§3.2 asked as a review (ours, for small models): the LLM gets one proposed group "
                                      "per query concept (the candidates its search found), drops the elements that do "
-                                     "not stand for it, names groups that are one concept, and weighs them. Off = the "
+                                     "not stand for it, takes elements of another group its own search also found, "
+                                     "names groups that are one concept, and weighs them (weights that are no "
+                                     "judgement give way to the none-mode weights, visibly). Off = the "
                                      "paper's free grouping of all candidates, which a 1.5B model collapses into one "
                                      "group (benchmarks/README.md, 'LLM stages on the 1.5B model').")
     answer_tokens: int | None = answer_tokens_knob()

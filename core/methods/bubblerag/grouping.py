@@ -128,12 +128,17 @@ def group_anchors(query: str, candidates: Candidates, llm: LLM, *, entity_share:
                 w0, m0 = merged.get(concept, (0.0, []))
                 merged[concept] = (w0 + w, m0 + members)  # two groups of one concept are one group
         raw = [(c, w, m) for c, (w, m) in merged.items()]
+        # the LLM orders its own groups here, so only uniform weights show that nothing was judged
+        if (uniform := checks.weights_problem([w for _, w, _ in raw])) and len({w for _, w, _ in raw}) == 1:
+            raw = [(c, rule_weight(c.split(" / "), candidates, concepts)[0], m) for c, _, m in raw]
+            step.fallback = (f"check failed: the weights are no judgement: {uniform}; "
+                             f"used the `none`-mode weights ({RULE_WEIGHTS})")
         total = sum(w for _, w, _ in raw)
         if total <= 0:
             notes.append("LLM weights were all zero; using equal weights")
             raw = [(c, 1.0, m) for c, _, m in raw]
             total = float(len(raw))
-        if abs(total - 1.0) > 1e-6:
+        if abs(total - 1.0) > 1e-6 and not step.fallback:
             notes.append(f"LLM weights summed to {total:.3f}; renormalized to 1")
         groups = [AnchorGroup(i, c, w / total, tuple(m)) for i, (c, w, m) in enumerate(raw)]
     else:
@@ -186,7 +191,6 @@ def _embedding_groups(candidates: Candidates, *, entity_share: float = 0.0) -> l
     clusters: dict[str, list[str]] = {}
     for k in keywords:
         clusters.setdefault(find(k), []).append(k)
-    first_entity = next((k for k in keywords if kind_of[k] == "explicit" and any(ch.isupper() or ch.isdigit() for ch in k)), None)
     raw = []
     claimed: set[str] = set()
     for _root, ks in clusters.items():
@@ -194,10 +198,7 @@ def _embedding_groups(candidates: Candidates, *, entity_share: float = 0.0) -> l
         claimed.update(c.cid for c in cids)
         if not cids:
             continue
-        entity = any(any(ch.isupper() or ch.isdigit() for ch in k) and kind_of[k] == "explicit" for k in ks)
-        w = 2.0 if entity else 1.0
-        if first_entity in ks:
-            w *= 1.5
+        w, entity = rule_weight(ks, candidates, keywords)
         raw.append((" / ".join(ks), w, tuple(cids), entity))
     total = sum(w for _, w, _, _ in raw) or 1.0
     ents = sum(w for _, w, _, e in raw if e)
@@ -205,6 +206,30 @@ def _embedding_groups(candidates: Candidates, *, entity_share: float = 0.0) -> l
         return [AnchorGroup(i, c, (entity_share * w / ents) if e else ((1 - entity_share) * w / (total - ents)), m)
                 for i, (c, w, m, e) in enumerate(raw)]
     return [AnchorGroup(i, c, w / total, m) for i, (c, w, m, _) in enumerate(raw)]
+
+
+#: how the `none`-mode weights are set, in the words the trace and the pages show
+RULE_WEIGHTS = "2 an entity group, 1 a concept or implicit group, x1.5 the question's first entity, normalized"
+
+
+def rule_weight(keywords: list[str], candidates: Candidates, active: list[str] | None = None) -> tuple[float, bool]:
+    """The `none`-mode weight of a group standing for ``keywords`` (before normalisation) and whether it is
+    an entity group: 2 when one of them is an explicit entity keyword (a name or number the question
+    writes), else 1; x1.5 when it holds the question's first such keyword among ``active`` (the keywords
+    that have a group; default every keyword) — §3.2: "the core subject entity typically receives the
+    highest weight". Also the fallback for LLM weights that are no judgement
+    (:func:`.checks.weights_problem`)."""
+    kind_of: dict[str, str] = {}
+    for t in candidates.terms:
+        kind_of.setdefault(t.keyword, t.kind)
+
+    def entity(k: str) -> bool:
+        return kind_of.get(k) == "explicit" and any(ch.isupper() or ch.isdigit() for ch in k)
+
+    first = next((k for k in (kind_of if active is None else active) if entity(k)), None)
+    is_entity = any(entity(k) for k in keywords)
+    w = 2.0 if is_entity else 1.0
+    return (w * 1.5 if first is not None and first in keywords else w), is_entity
 
 
 def _keep_every_concept(candidates: Candidates, keywords: list[str], members: dict[str, set[str]],
@@ -234,6 +259,13 @@ def _keep_every_concept(candidates: Candidates, keywords: list[str], members: di
 
 
 
+def review_order(concepts: list[str]) -> list[int]:
+    """The order a review prompt lists the proposed groups in: alphabetical by concept (case aside), so
+    that a group's place in the list says nothing about its importance and a reply whose weights follow
+    the list can be told from a judgement (:func:`.checks.weights_problem`)."""
+    return sorted(range(len(concepts)), key=lambda i: (concepts[i].casefold(), i))
+
+
 def _review_groups(query: str, candidates: Candidates, llm: LLM, step: Step, *, tight_json: bool) -> AnchorGroups:
     """§3.2 as a review of the `none`-mode grouping (ours, ``BubbleConfig.review_grouping``).
 
@@ -242,36 +274,52 @@ def _review_groups(query: str, candidates: Candidates, llm: LLM, step: Step, *, 
     (so no two concepts can collide, §3.3). Here the grouping the searches imply (one group per concept:
     :func:`_embedding_groups`) is shown, and the LLM does the judging: which elements stand for a group's
     concept (kept; asked as "keep", not "drop": the 1.5B model listed every id under "drop" on the Keanu
-    question, emptying every group, while a copied "keep" list changes nothing), which groups name one
-    concept (merged), and each group's weight. The schema lists every group in order and lets a group keep
-    only its own members, at least one, so a reply cannot collapse the groups; a review that still leaves
-    fewer than two groups where two were proposed (all merged) falls back."""
+    question, emptying every group, while a copied "keep" list changes nothing); an element another group
+    *takes* (one that group's search also found, and that stands for its concept) moves there; groups the LLM names as one concept are merged (unless both
+    are names the question writes, :func:`.checks.merge_problem`); and each group's weight. The schema lists
+    every group, alphabetically (:func:`review_order`), and makes each keep at least one of its own elements,
+    so a reply cannot collapse the groups; a review that still leaves fewer than two groups where two were
+    proposed falls back. Weights that are no judgement — every group the same, or falling with the list
+    order (:func:`.checks.weights_problem`: 13 and 12 of the 25 recorded reviews before the list was
+    alphabetical) — are replaced, visibly, by the `none`-mode weights of the reviewed groups
+    (:data:`RULE_WEIGHTS`)."""
     proposal = _embedding_groups(candidates)
-    gids = [f"g{i + 1}" for i in range(len(proposal))]
-    by_gid = dict(zip(gids, proposal))
+    order = review_order([g.concept for g in proposal])
+    gids = [f"g{n + 1}" for n in range(len(proposal))]
+    by_gid = {gid: proposal[i] for gid, i in zip(gids, order)}
+    place = {gid: i for gid, i in zip(gids, order)}  # the group's place in the proposal (question order)
+    home = {c.cid: gid for gid, g in by_gid.items() for c in g.members}
+    cand = {c.cid: c for g in proposal for c in g.members}
+    # a group may take only what its own search also found (a candidate found for two concepts may stand
+    # for either): the 1.5B model, free to take any element, moved the "Keanu Reeves" node to "action film"
+    takeable = {gid: [cid for cid, c in cand.items() if home[cid] != gid and set(c.keywords) & set(g.concept.split(" / "))]
+                for gid, g in by_gid.items()}
     prompt = prompts.grouping_review_prompt(query, [(gid, g.concept, [(c.cid, c.kind, c.text) for c in g.members])
-                                                    for gid, g in by_gid.items()])
+                                                    for gid, g in by_gid.items()], takeable)
     listed = [(gid, [c.cid for c in g.members]) for gid, g in by_gid.items()]
-    schema = prompts.grouping_review_schema(listed) if tight_json else None
+    schema = prompts.grouping_review_schema(listed, takeable) if tight_json else None
 
     def validate(data: Any) -> None:
         if not isinstance(data, dict):
-            raise ValueError('expected {"g1": {"weight": w, "keep": [ids]}, ..., "same": [[g, g], ...]}')
+            raise ValueError('expected {"g1": {"weight": w, "keep": [ids], "take": [ids]}, ..., "same": [[g, g], ...]}')
         for gid, g in by_gid.items():
             entry = data.get(gid)
             if not isinstance(entry, dict) or not isinstance(entry.get("weight"), (int, float)):
-                raise ValueError(f'group {gid} needs {{"weight": <0 to 1>, "keep": [...]}}')
+                raise ValueError(f'group {gid} needs {{"weight": <0 to 1>, "keep": [...], "take": [...]}}')
             own = {c.cid for c in g.members}
-            keep = entry.get("keep")
+            keep, take = entry.get("keep"), entry.get("take", [])
             if not isinstance(keep, list) or not keep or any(d not in own for d in keep):
                 raise ValueError(f"group {gid} keeps at least one of its own elements ({', '.join(sorted(own))}), "
                                  f"not {keep!r}")
+            if not isinstance(take, list) or any(d not in takeable[gid] for d in take):
+                raise ValueError(f"group {gid} takes only elements of other groups its search also found "
+                                 f"({', '.join(takeable[gid]) or 'none'}), not {take!r}")
         for pair in data.get("same", []) or []:
             if not isinstance(pair, list) or len(pair) != 2 or any(x not in by_gid for x in pair):
                 raise ValueError(f'"same" holds pairs of group ids ({", ".join(gids)}), not {pair!r}')
 
     out = ask_json(llm, prompts.SYSTEM, prompt, schema or {"type": "object"},
-                   max_tokens=prompts.grouping_review_max_tokens(listed), validate=validate, step=step)
+                   max_tokens=prompts.grouping_review_max_tokens(listed, takeable), validate=validate, step=step)
     concepts = [g.concept for g in proposal]
     proposed = [{"gid": gid, "concept": g.concept, "members": [c.cid for c in g.members]} for gid, g in by_gid.items()]
     notes: list[str] = []
@@ -290,7 +338,7 @@ def _review_groups(query: str, candidates: Candidates, llm: LLM, step: Step, *, 
 
         same, refused = [], []
         for a, b in (tuple(p) for p in data.get("same", []) or [] if p[0] != p[1]):
-            why = checks.merge_problem(by_gid[a].concept, by_gid[b].concept)
+            why = checks.merge_problem(by_gid[a].concept, by_gid[b].concept, query)
             if why:
                 refused.append({"pair": [a, b], "check": why})
                 continue
@@ -298,30 +346,52 @@ def _review_groups(query: str, candidates: Candidates, llm: LLM, step: Step, *, 
             parent[find(b)] = find(a)
         if refused:
             notes.append("merges refused: " + "; ".join(str(r["check"]) for r in refused))
-        kept_ids = {gid: set(data[gid]["keep"]) for gid in gids}
-        dropped = {gid: [c.cid for c in by_gid[gid].members if c.cid not in kept_ids[gid]] for gid in gids}
-        merged: dict[str, tuple[list[str], float, list[Candidate]]] = {}
+        kept_ids = {gid: list(dict.fromkeys(data[gid]["keep"])) for gid in gids}
+        # an element another group takes moves there (the first taker in list order), unless that would leave
+        # its own group with nothing
+        moved: dict[str, str] = {}
         for gid in gids:
-            kept = [c for c in by_gid[gid].members if c.cid not in dropped[gid]]
+            for cid in dict.fromkeys(data[gid].get("take", []) or []):
+                src = home[cid]
+                if cid in moved or not [x for x in kept_ids[src] if x != cid and x not in moved]:
+                    continue
+                moved[cid] = gid
+        members_of = {gid: [cand[x] for x in kept_ids[gid] if x not in moved] +
+                      [cand[x] for x, to in moved.items() if to == gid] for gid in gids}
+        dropped = {gid: [c.cid for c in by_gid[gid].members if c.cid not in kept_ids[gid] and c.cid not in moved]
+                   for gid in gids}
+        merged: dict[str, tuple[list[str], float, list[Candidate], int]] = {}
+        for gid in sorted(gids, key=place.__getitem__):  # a merged group names its concepts in question order
+            kept = members_of[gid]
             if not kept:
                 continue
-            names, w, mem = merged.get(find(gid), ([], 0.0, []))
-            merged[find(gid)] = ([*names, by_gid[gid].concept], w + max(float(data[gid]["weight"]), 0.0), mem + kept)
-        edits = {"dropped": {g: d for g, d in dropped.items() if d}, "same": [list(p) for p in same], "refused": refused,
-                 "weights": {gid: data[gid]["weight"] for gid in gids}}
+            names, w, mem, first = merged.get(find(gid), ([], 0.0, [], place[gid]))
+            merged[find(gid)] = ([*names, by_gid[gid].concept], w + max(float(data[gid]["weight"]), 0.0), mem + kept,
+                                 min(first, place[gid]))
+        reply_w = {gid: data[gid]["weight"] for gid in gids}
+        edits = {"dropped": {g: d for g, d in dropped.items() if d},
+                 "moved": [{"cid": cid, "from": home[cid], "to": to} for cid, to in moved.items()],
+                 "same": [list(p) for p in same], "refused": refused, "weights": reply_w}
         if len(proposal) >= 2 and len(merged) < 2:
             failed = (f"the review left {len(merged)} group(s) of the {len(proposal)} proposed: with one group no two "
                       "concepts can collide")
         else:
-            raw = list(merged.values())
-            total = sum(w for _, w, _ in raw)
+            raw = sorted(merged.values(), key=lambda r: r[3])  # groups in question order, as proposed
+            weights_check = checks.weights_problem([float(reply_w[gid]) for gid in gids])
+            if weights_check:
+                raw = [(n, rule_weight([k for c in n for k in c.split(" / ")], candidates,
+                                       [k for c in concepts for k in c.split(" / ")])[0], m, f) for n, _, m, f in raw]
+                step.fallback = (f"check failed: the weights are no judgement: {weights_check}; "
+                                 f"used the `none`-mode weights ({RULE_WEIGHTS})")
+            edits["weights_check"] = weights_check or "informative"
+            total = sum(w for _, w, _, _ in raw)
             if total <= 0:
                 notes.append("LLM weights were all zero; using equal weights")
-                raw = [(n, 1.0, m) for n, _, m in raw]
+                raw = [(n, 1.0, m, f) for n, _, m, f in raw]
                 total = float(len(raw))
-            if abs(total - 1.0) > 1e-6:
+            if abs(total - 1.0) > 1e-6 and not weights_check:
                 notes.append(f"LLM weights summed to {total:.3f}; renormalized to 1")
-            groups = [AnchorGroup(i, " / ".join(n), w / total, tuple(m)) for i, (n, w, m) in enumerate(raw)]
+            groups = [AnchorGroup(i, " / ".join(n), w / total, tuple(m)) for i, (n, w, m, _) in enumerate(raw)]
         if failed:
             step.fallback = f"check failed: {failed}; used the `none`-mode grouping"
     source = "llm" if groups else "embedding"
@@ -332,7 +402,7 @@ def _review_groups(query: str, candidates: Candidates, llm: LLM, step: Step, *, 
                      {"gid": g.gid, "concept": g.concept, "weight": round(g.weight, 4),
                       "members": [{"cid": c.cid, "kind": c.kind, "text": c.text, "score": round(c.score, 4)}
                                   for c in g.members]} for g in groups]}
-    if source == "embedding":
+    if source == "embedding" or edits.get("weights_check", "informative") != "informative":
         step.data["rule"] = ("one group per keyword, candidates assigned to their best-matching keyword; merge if keyword "
-                             "cosine >= 0.8; weights 2 (entity) / 1 (concept), x1.5 for the first entity, normalized")
+                             f"cosine >= 0.8; weights {RULE_WEIGHTS}")
     return AnchorGroups(tuple(groups), source, tuple(notes))

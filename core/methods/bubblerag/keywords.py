@@ -2,7 +2,10 @@
 
 The LLM extracts explicit keywords (entities, relations, attributes) and infers implicit concepts
 the query needs but does not name ("the winner of the 1921 Nobel Prize in Physics" → "Albert
-Einstein"). `none` mode: explicit keywords from :mod:`.heuristics` (capitalised mentions, numbers,
+Einstein"). The implicit slots (``max_implicit``, 3) go to inferred names first: a name the reply lists
+as explicit but the question does not write ("The Matrix" on the Keanu question) is such an inference,
+ahead of the reply's implicit concepts; an "implicit" word the question writes ("movie") is an explicit
+keyword, never an inference. `none` mode: explicit keywords from :mod:`.heuristics` (capitalised mentions, numbers,
 concept words); implicit concepts are the titles of the top pre-retrieved chunks that the query
 does not already mention — an LLM-free stand-in for latent inference that reads the same preview
 the LLM would see.
@@ -41,6 +44,12 @@ class Keywords:
     @property
     def implicit(self) -> tuple[str, ...]:
         return tuple(k.text for k in self.items if k.kind == "implicit")
+
+
+def _key(text: str) -> str:
+    """What makes two keywords one: case and a leading article aside ("The Matrix" is "Matrix")."""
+    words = text.lower().split()
+    return " ".join(words[1:] if len(words) > 1 and words[0] in ("the", "a", "an") else words)
 
 
 def _is_entity(text: str) -> bool:
@@ -86,21 +95,29 @@ def extract_keywords(query: str, pre: PreRetrieval | None, graph: GraphLike, llm
 
     def add(text: str, kind: str) -> None:
         t = " ".join(str(text).split()).strip(" .,;:?!")
-        if t and t.lower() not in seen:
-            seen.add(t.lower())
+        if t and _key(t) not in seen:
+            seen.add(_key(t))
             items.append(Keyword(t, kind, _is_entity(t)))
 
     moved: list[str] = []
+    written: list[str] = []
     if out.data is not None:
         source = "llm"
         explicit = [str(k) for k in out.data["explicit"]][:max_keywords]
+        implicit = [str(k) for k in out.data["implicit"]]
         # "explicit" means written in the question; a name the reply lists there but the question does not
-        # write is an inference (from the preview): it is kept as an implicit keyword
+        # write is an inference (from the preview): it is an implicit keyword, and the first kind kept
         moved = [k for k in explicit if not checks.written_in(k, query)]
-        for k in explicit:
-            if k not in moved:
+        # an "implicit" word the question writes ("movie", "villain") is no inference: it is a keyword of
+        # the question, kept as explicit (within the explicit limit), never in an implicit slot
+        written = [k for k in implicit if checks.written_in(k, query)]
+        for k in [*[k for k in explicit if k not in moved], *written]:
+            if len([i for i in items if i.kind == "explicit"]) < max_keywords:
                 add(k, "explicit")
-        for k in [*[str(x) for x in out.data["implicit"]], *moved][:max_implicit]:
+        inferred = [*moved, *[k for k in implicit if k not in written]]
+        for k in inferred:
+            if len([i for i in items if i.kind == "implicit"]) >= max_implicit:
+                break
             add(k, "implicit")
     else:
         source = "heuristic"
@@ -123,6 +140,12 @@ def extract_keywords(query: str, pre: PreRetrieval | None, graph: GraphLike, llm
                  "implicit": [k.text for k in items if k.kind == "implicit"]}
     if moved:
         step.data["moved_to_implicit"] = moved  # listed as explicit, not written in the question
+    if written:
+        step.data["moved_to_explicit"] = written  # listed as implicit, but written in the question
+    if source == "llm":
+        step.data["rule"] = ("implicit = names the reply infers (listed as explicit but not written in the question) "
+                             "first, then its implicit concepts, at most "
+                             f"{max_implicit}; implicit words the question writes count as explicit (§3.2)")
     if pre is None:
         step.data["preview"] = "none: no chunk was retrieved before anchor selection (BubbleRAG §4.3)"
     if source == "heuristic":

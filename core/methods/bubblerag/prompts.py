@@ -23,7 +23,7 @@ OpenAI-compatible ``response_format``). They are written for the small local mod
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 SYSTEM = ("You are the retrieval planner of a graph RAG system over a knowledge graph whose schema is unknown. "
@@ -123,38 +123,58 @@ def grouping_prompt(query: str, concepts: Sequence[str], candidates: Sequence[tu
             '{"concept": "<another query concept>", "weight": <0 to 1>, "members": ["<id>", ...]}, ...]}')
 
 
-def grouping_review_prompt(query: str, groups: Sequence[tuple[str, str, Sequence[tuple[str, str, str]]]]) -> str:
+def grouping_review_prompt(query: str, groups: Sequence[tuple[str, str, Sequence[tuple[str, str, str]]]],
+                           takeable: Mapping[str, Sequence[str]] | None = None) -> str:
     """§3.2 as a review of a proposed grouping (``BubbleConfig.review_grouping``, the default for small models).
 
     ``groups``: ``(group id, concept, [(candidate id, kind, text), ...])``, one per query concept, holding the
-    candidates its search found. The LLM keeps the candidates that stand for a group's concept,
-    names the groups that are one concept, and weighs each group: the paper's grouping and weighting, asked
-    so that a small model cannot put every candidate into one group."""
-    blocks = "\n\n".join(f'{gid}: concept "{concept}"\n' + "\n".join(f"  {cid} [{kind}] {text}" for cid, kind, text in mem)
-                          for gid, concept, mem in groups)
+    candidates its search found; ``takeable``: per group, the elements of other groups its search also found.
+    The LLM keeps the candidates that stand for a group's concept, takes those of another group that stand for
+    it instead, names the groups that are one concept, and weighs each group: the paper's grouping and
+    weighting, asked so that a small model cannot put every candidate into one group."""
+    takeable = takeable or {}
+
+    def block(gid: str, concept: str, mem: Sequence[tuple[str, str, str]]) -> str:
+        also = f"\n  (its search also found: {', '.join(takeable[gid])})" if takeable.get(gid) else ""
+        return f'{gid}: concept "{concept}"\n' + "\n".join(f"  {cid} [{kind}] {text}" for cid, kind, text in mem) + also
+
+    blocks = "\n\n".join(block(gid, concept, mem) for gid, concept, mem in groups)
     ids = ", ".join(gid for gid, _, _ in groups)
     return (f"Question: {query}\n\nProposed anchor groups, one per query concept, each holding the graph elements "
             f"its search found (id [node|edge] text):\n\n{blocks}\n\n"
             "Task: review the groups. For each group, keep the elements that stand for its concept (leave out the "
-            "others). Under "
-            '"same", list pairs of groups that name one and the same concept (usually none). Weigh each group by how '
-            "central it is to answering: the question's core subject highest, its relations next, peripheral "
-            "modifiers (dates, attributes) lowest; the weights add up to 1.\n"
-            f'Format: one entry per group ({ids}): {{"<group id>": {{"weight": <0 to 1>, "keep": ["<element id>", ...]}}, '
-            '..., "same": [["<group id>", "<group id>"], ...]}')
+            "others); under \"take\", list elements of other groups that its search also found and that stand for "
+            "this group's concept rather than their own (usually none). Under \"same\", list pairs of groups that "
+            "name one and the same concept (usually none). "
+            "Weigh each group by how central its concept is to answering, whatever its place in the list: the "
+            "question's core subject highest, its relations next, peripheral modifiers (dates, attributes) lowest; "
+            "the weights add up to 1.\n"
+            f'Format: one entry per group ({ids}): {{"<group id>": {{"weight": <0 to 1>, "keep": ["<element id>", ...], '
+            '"take": ["<element id of another group>", ...]}, ..., "same": [["<group id>", "<group id>"], ...]}')
 
 
 MAX_SAME = 2  #: pairs of proposed groups one review may merge
 
 
-def grouping_review_schema(groups: Sequence[tuple[str, Sequence[str]]]) -> dict[str, Any]:
-    """Every proposed group, in order, with its weight and the ids it keeps (its own members only, at least one); at most
+MAX_TAKE = 3  #: elements of other groups one group may take in a review
+
+
+def grouping_review_schema(groups: Sequence[tuple[str, Sequence[str]]],
+                           takeable: Mapping[str, Sequence[str]] | None = None) -> dict[str, Any]:
+    """Every proposed group, in order, with its weight, the ids it keeps (its own members only, at least one)
+    and the ids it takes from other groups (``takeable[gid]`` only, at most :data:`MAX_TAKE`); at most
     ``min(MAX_SAME, len(groups) - 2)`` pairs of group ids under ``same``."""
     gids = [gid for gid, _ in groups]
-    props: dict[str, Any] = {gid: _obj({"weight": {"type": "number", "minimum": 0, "maximum": 1},
-                                        "keep": {"type": "array", "items": _enum(members), "minItems": 1,
-                                                 "maxItems": len(set(members))}})
-                             for gid, members in groups}
+    takeable = takeable or {}
+    props: dict[str, Any] = {}
+    for gid, members in groups:
+        others = list(dict.fromkeys(takeable.get(gid, ())))
+        take = ({"type": "array", "items": _enum(others), "maxItems": min(MAX_TAKE, len(others))} if others
+                else {"type": "array", "maxItems": 0})
+        props[gid] = _obj({"weight": {"type": "number", "minimum": 0, "maximum": 1},
+                           "keep": {"type": "array", "items": _enum(members), "minItems": 1,
+                                    "maxItems": len(set(members))},
+                           "take": take})
     pair = {"type": "array", "items": _enum(gids), "minItems": 2, "maxItems": 2}
     # at most k - 2 merges (and 2): at least two groups remain, so no reply can collapse them (the 1.5B model
     # listed every pair of the Lothair question's four groups as "same")
@@ -162,13 +182,17 @@ def grouping_review_schema(groups: Sequence[tuple[str, Sequence[str]]]) -> dict[
     return _obj(props)
 
 
-def grouping_review_max_tokens(groups: Sequence[tuple[str, Sequence[str]]]) -> int:
+def grouping_review_max_tokens(groups: Sequence[tuple[str, Sequence[str]]],
+                               takeable: Mapping[str, Sequence[str]] | None = None) -> int:
     """``max_tokens`` for one review: room for the longest reply :func:`grouping_review_schema` allows,
     counted in Qwen2.5 tokens as the 1.5B model writes it (``"g1": {"weight": 0.5, "keep": [`` ≈ 16 tokens a
-    group, ``"c12", `` ≈ 5 a kept id, ``"same": [["g1", "g2"], ...]`` ≈ 12 a pair), never below
-    ``STAGE_MAX_TOKENS["grouping_review"]``. A fixed 200 stopped 16 of the 19 review replies recorded on
-    MuSiQue mid-reply (five to seven groups of five), so all three tries failed and the grouping fell back."""
-    need = 8 + sum(16 + 5 * len(set(members)) for _, members in groups)
+    group, ``"c12", `` ≈ 5 a kept or taken id, ``, "take": [`` ≈ 6, ``"same": [["g1", "g2"], ...]`` ≈ 12 a
+    pair), never below ``STAGE_MAX_TOKENS["grouping_review"]``. A fixed 200 stopped 16 of the 19 review
+    replies recorded on MuSiQue mid-reply (five to seven groups of five), so all three tries failed and the
+    grouping fell back."""
+    takeable = takeable or {}
+    need = 8 + sum(22 + 5 * len(set(members)) + 5 * min(MAX_TAKE, len(set(takeable.get(gid, ()))))
+                   for gid, members in groups)
     need += 12 * min(MAX_SAME, max(0, len(groups) - 2))
     return max(STAGE_MAX_TOKENS["grouping_review"], need)
 

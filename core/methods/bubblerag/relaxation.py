@@ -93,25 +93,17 @@ def relax_schema(query: str, spec: Specialization, pre: PreRetrieval, graph: Gra
                     relaxed.append(Relaxed(known[kw.lower()], rx, c.id, str(r.get("reason", "")) or (
                         f"passage {idx} mentions {', '.join(map(repr, others[:3]))}" if others else f"passage {idx}")))
             if rejected:
+                ruled = _rule_relaxations([r["keyword"] for r in rejected], keywords, chunks)
+                relaxed.extend(ruled)
+                by_rule = {r.keyword for r in ruled}
                 step.fallback = "check failed: " + "; ".join(
-                    f"{r['keyword']!r} -> {r['relaxed']!r}: {r['check']}" for r in rejected[:3]) + " — not relaxed"
+                    f"{r['keyword']!r} -> {r['relaxed']!r}: {r['check']}" for r in rejected[:3]) + (
+                    " — used the `none`-mode rule for " + ", ".join(map(repr, sorted(by_rule))) if by_rule
+                    else " — not relaxed")
         else:
             source = "heuristic"
-            for t in spec.terms:
-                if t.kind != "explicit" or not t.keyword.islower():
-                    continue
-                relaxed_kw = heuristics.relax_keyword(t.keyword)
-                if not relaxed_kw:
-                    continue
-                rx = relaxed_kw
-                others = [k for k in keywords if k != t.keyword]
-                for c in chunks:
-                    body = f"{c.title} {c.text}".lower()
-                    hits = [o for o in others if o.lower() in body]
-                    if rx.lower() in body and hits:
-                        relaxed.append(Relaxed(t.keyword, rx, c.id,
-                                               f"chunk mentions {rx!r} together with {', '.join(map(repr, hits[:3]))}"))
-                        break
+            relaxed.extend(_rule_relaxations([t.keyword for t in spec.terms if t.kind == "explicit" and t.keyword.islower()],
+                                             keywords, chunks))
     elif enabled:
         step.fallback = "no preview chunks to confirm a relaxation"
     terms = list(spec.terms)
@@ -125,3 +117,23 @@ def relax_schema(query: str, spec: Specialization, pre: PreRetrieval, graph: Gra
     if trace is not None:
         trace.record(step)
     return Relaxation(tuple(terms), tuple(relaxed), source)
+
+
+def _rule_relaxations(candidates: list[str], keywords: list[str], chunks: list[Any]) -> list[Relaxed]:
+    """The `none`-mode rule (also what a rejected LLM relaxation falls back on): each keyword of
+    ``candidates`` loses its qualifying modifier (:func:`.heuristics.relax_keyword`, kept only when it is a
+    relaxation by :func:`.checks.relaxation_problem`) where a preview chunk mentions the relaxed form
+    together with another keyword of the query — the co-occurrence Example 5 asks the chunk to confirm."""
+    out: list[Relaxed] = []
+    for kw in dict.fromkeys(candidates):
+        rx = heuristics.relax_keyword(kw)
+        if not rx or checks.relaxation_problem(kw, rx):
+            continue
+        others = [k for k in keywords if k != kw]
+        for c in chunks:
+            body = f"{c.title} {c.text}".lower()
+            hits = [o for o in others if o.lower() in body]
+            if rx.lower() in body and hits:
+                out.append(Relaxed(kw, rx, c.id, f"chunk mentions {rx!r} together with {', '.join(map(repr, hits[:3]))}"))
+                break
+    return out

@@ -68,6 +68,22 @@ def test_keywords_llm_path_keeps_explicit_and_implicit_deduplicated(toy):
     assert tr.steps[0].prompt_tokens == 10 and not tr.steps[0].fallback
 
 
+def test_keywords_inferred_names_fill_the_implicit_slots_first_and_written_words_are_explicit(toy):
+    """§3.2 / Ex. 3: a name the reply lists as explicit but the question does not write is the latent inference
+    ("The Matrix" on the Keanu question) and comes first; an "implicit" word the question writes is a keyword
+    of the question; "The X" and "X" are one keyword."""
+    g, *_ = toy
+    llm = ScriptedLLM(json.dumps({"explicit": ["Tarn 4", "maker", "The Oskel Optics", "Oskel Optics"],
+                                  "implicit": ["camera", "company", "town", "factory", "firm"]}))
+    tr = Trace("bubblerag", Q)
+    kw = extract_keywords(Q, _pre("tarn"), g, llm, trace=tr)
+    assert kw.explicit == ("Tarn 4", "maker", "camera", "town")
+    assert kw.implicit == ("The Oskel Optics", "company", "factory")  # at most 3, the inferred name first
+    data = tr.steps[0].data
+    assert data["moved_to_implicit"] == ["The Oskel Optics", "Oskel Optics"]
+    assert data["moved_to_explicit"] == ["camera", "town"]
+
+
 def test_keywords_without_explicit_ones_fall_back_visibly(toy):
     g, *_ = toy
     kw_steps = Trace("bubblerag", Q)
@@ -157,6 +173,41 @@ def test_a_relaxation_that_is_no_generalisation_is_dropped_and_named(toy):
                                     "'first employer' with a qualifier dropped — not relaxed")
 
 
+@pytest.mark.model  # spaCy's parse of the keyword (the pinned en_core_web_sm)
+@pytest.mark.parametrize(("keyword", "relaxed", "ok"), [
+    ("second marriage", "marriage", True), ("second-married woman", "married woman", True),
+    ("second-married woman", "woman", True), ("main villain", "villain", True),
+    ("public opinion", "public", False),  # the head dropped, the qualifier kept
+    ("body of water", "body", False),  # the complement after the head carries the meaning
+    ("second-married woman", "second wife", False)])  # a paraphrase that keeps the ordinal: as strict as before
+def test_a_relaxation_keeps_the_phrase_head_and_drops_only_a_qualifier_before_it(keyword, relaxed, ok):
+    from core.methods.bubblerag.checks import relaxation_problem
+
+    assert (relaxation_problem(keyword, relaxed) == "") is ok
+
+
+@pytest.mark.model
+def test_example_5_a_rejected_llm_relaxation_falls_back_to_the_rule_where_a_passage_confirms_it():
+    """Ex. 5: "second-married woman" cannot become "second wife" (no qualifier dropped); the `none`-mode rule
+    relaxes it to "married woman" because a passage shows it beside the question's son and war."""
+    q = "Find the second-married woman whose son started a war."
+    b = GraphBuilder(name="ex5")
+    b.add_chunk("Hild of Varn", "Hild of Varn was a married woman twice; her son Oren started a war on Brevik.",
+                chunk_id="hild")
+    b.add_triple("Hild of Varn", "spouse", "Aldo Varn", chunk_id="hild")
+    g = b.build()
+    spec = specialize_keywords(q, _kws(("second-married woman", "explicit", False), ("son", "explicit", False),
+                                       ("war", "explicit", False)), NoLLM())
+    tr = Trace("bubblerag", q)
+    rx = relax_schema(q, spec, _pre("hild"), g, ScriptedLLM(json.dumps({"relaxations": [
+        {"keyword": "second-married woman", "relaxed": "second wife", "passage": 1}]})), trace=tr)
+    assert [(r.keyword, r.relaxed, r.chunk_id) for r in rx.relaxed] == [("second-married woman", "married woman", "hild")]
+    assert tr.steps[0].fallback == ("check failed: 'second-married woman' -> 'second wife': 'second wife' is not "
+                                    "'second-married woman' with a qualifier dropped — used the `none`-mode rule for "
+                                    "'second-married woman'")
+    assert rx.terms[-1].search == "married woman" and rx.terms[-1].relaxed_from == "second-married woman"
+
+
 def test_relaxation_without_preview_chunks_asks_nothing_and_says_so(toy):
     g, *_ = toy
     llm = ScriptedLLM(repeat_last=False)
@@ -212,12 +263,14 @@ def test_a_collapsed_or_template_grouping_falls_back_and_says_which_check_failed
     assert tpl.source == "embedding" and "copies the prompt's template ('<a query concept>')" in tr.steps[0].fallback
 
 
-def test_grouping_with_zero_weights_uses_equal_ones_and_bad_groups_fall_back(toy):
+def test_grouping_with_zero_weights_uses_the_rule_and_bad_groups_fall_back(toy):
     g, *_ = toy
+    tr = Trace("bubblerag", Q)
     gr = group_anchors(Q, _cands(g), ScriptedLLM(json.dumps({"groups": [
         {"concept": "Tarn 4", "weight": 0, "members": ["c1"]}, {"concept": "maker", "weight": 0, "members": ["c2"]},
-        {"concept": "founding town", "weight": 0, "members": ["c3"]}]})))
-    assert gr.weights == pytest.approx([1 / 3] * 3) and "LLM weights were all zero; using equal weights" in gr.notes
+        {"concept": "founding town", "weight": 0, "members": ["c3"]}]})), trace=tr)
+    assert gr.weights == pytest.approx([0.6, 0.2, 0.2])  # all zero is one weight for all: no judgement
+    assert "every group has the same weight (0)" in tr.steps[0].fallback
     tr = Trace("bubblerag", Q)
     bad = group_anchors(Q, _cands(g), ScriptedLLM('{"groups": [{"concept": "a", "weight": 1, "members": ["c7"]}]}'),
                         trace=tr)
@@ -297,46 +350,125 @@ def test_a_failed_llm_hop_uses_similarity_selection_and_says_so(toy):
 
 
 def test_review_grouping_drops_merges_and_weighs_the_proposed_groups(toy):
-    """review_grouping (ours, the default): one proposed group per concept; the reply drops, merges, weighs."""
+    """review_grouping (ours, the default): one proposed group per concept, listed alphabetically (so a weight
+    that follows the list is no judgement); the reply keeps, takes, merges and weighs."""
     g, *_ = toy
-    llm = ScriptedLLM(json.dumps({"g1": {"weight": 0.5, "keep": ["c1"]}, "g2": {"weight": 0.3, "keep": ["c2"]},
-                                  "g3": {"weight": 0.2, "keep": ["c3"]}, "same": []}))
+    # alphabetical: g1 "founding town" (c3), g2 "maker" (c2), g3 "Tarn 4" (c1)
+    llm = ScriptedLLM(json.dumps({"g1": {"weight": 0.2, "keep": ["c3"], "take": []},
+                                  "g2": {"weight": 0.3, "keep": ["c2"], "take": []},
+                                  "g3": {"weight": 0.5, "keep": ["c1"], "take": []}, "same": []}))
     tr = Trace("bubblerag", Q)
     gr = group_anchors(Q, _cands(g), llm, review=True, trace=tr)
     assert gr.source == "llm"
+    # the groups come back in the question's order, with the reply's weights
     assert [(x.concept, [m.cid for m in x.members]) for x in gr.groups] == [
         ("Tarn 4", ["c1"]), ("maker", ["c2"]), ("founding town", ["c3"])]
     assert gr.weights == pytest.approx([0.5, 0.3, 0.2])
-    assert 'g2: concept "maker"\n  c2 [edge] Tarn 4 manufactured by Oskel Optics' in llm.prompts[0]
+    assert 'g1: concept "founding town"\n  c3 [node] Brevik\n\ng2: concept "maker"' in llm.prompts[0]
     schema = llm.calls[0].json_schema
     assert list(schema["properties"]) == ["g1", "g2", "g3", "same"]  # every group, in order: none can vanish
     keep = schema["properties"]["g2"]["properties"]["keep"]
     assert keep["items"] == {"enum": ["c2"]} and keep["minItems"] == 1  # only its own members, at least one
+    assert schema["properties"]["g2"]["properties"]["take"]["maxItems"] == 0  # its search found nothing else
     assert schema["properties"]["same"]["maxItems"] == 1  # 3 groups: one merge at most, two groups remain
-    assert tr.steps[0].data["review"]["dropped"] == {}
+    review = tr.steps[0].data["review"]
+    assert review["dropped"] == {} and review["moved"] == [] and review["weights_check"] == "informative"
+    assert not tr.steps[0].fallback
+    # a merge of a name and a concept word is the LLM's call (§3.2: groups are concepts)
     merged = group_anchors(Q, _cands(g), ScriptedLLM(json.dumps({
-        "g1": {"weight": 0.4, "keep": ["c1"]}, "g2": {"weight": 0.4, "keep": ["c2"]}, "g3": {"weight": 0.2, "keep": ["c3"]},
-        "same": [["g1", "g2"]]})), review=True)
-    assert [x.concept for x in merged.groups] == ["Tarn 4", "maker", "founding town"]  # no shared word: refused
-    assert merged.notes[0] == "merges refused: 'Tarn 4' and 'maker' share no word: two concepts, not one"
+        "g1": {"weight": 0.2, "keep": ["c3"], "take": []}, "g2": {"weight": 0.3, "keep": ["c2"], "take": []},
+        "g3": {"weight": 0.5, "keep": ["c1"], "take": []}, "same": [["g3", "g2"]]})), review=True)
+    assert [(x.concept, [m.cid for m in x.members]) for x in merged.groups] == [
+        ("Tarn 4 / maker", ["c1", "c2"]), ("founding town", ["c3"])]
+    assert merged.weights == pytest.approx([0.8, 0.2])
+
+
+def _shared(g) -> Candidates:
+    """c2 was found for both "maker" and "Tarn 4" (the searches overlap); it matches "maker" best."""
+    base = _cands(g)
+    c2 = Candidate("c2", "edge", 0, "Tarn 4 manufactured by Oskel Optics", 0.8, ("Tarn 4", "maker"), (0.7, 0.8))
+    c4 = Candidate("c4", "node", g.node("Oskel Optics"), "Oskel Optics", 0.6, ("maker",), (0.6,))
+    return Candidates((base.items[0], c2, base.items[2], c4), base.terms, base.term_vectors, ())
+
+
+def test_a_review_group_takes_only_what_its_own_search_found(toy):
+    g, *_ = toy
+    llm = ScriptedLLM(json.dumps({"g1": {"weight": 0.1, "keep": ["c3"], "take": []},
+                                  "g2": {"weight": 0.3, "keep": ["c2", "c4"], "take": []},
+                                  "g3": {"weight": 0.6, "keep": ["c1"], "take": ["c2"]}, "same": []}))
+    tr = Trace("bubblerag", Q)
+    gr = group_anchors(Q, _shared(g), llm, review=True, trace=tr)
+    assert [(x.concept, [m.cid for m in x.members]) for x in gr.groups] == [
+        ("Tarn 4", ["c1", "c2"]), ("maker", ["c4"]), ("founding town", ["c3"])]
+    assert tr.steps[0].data["review"]["moved"] == [{"cid": "c2", "from": "g2", "to": "g3"}]
+    props = llm.calls[0].json_schema["properties"]
+    assert props["g3"]["properties"]["take"]["items"] == {"enum": ["c2"]}  # found by the Tarn 4 search too
+    assert props["g1"]["properties"]["take"]["maxItems"] == 0
+    assert "(its search also found: c2)" in llm.prompts[0]
+    # taking an element the group's search never found is no valid reply (the 1.5B model moved a name node
+    # into an unrelated concept); nor may a take leave the element's own group empty
+    bad = group_anchors(Q, _shared(g), ScriptedLLM(json.dumps({
+        "g1": {"weight": 0.1, "keep": ["c3"], "take": ["c1"]}, "g2": {"weight": 0.3, "keep": ["c2"], "take": []},
+        "g3": {"weight": 0.6, "keep": ["c1"], "take": []}, "same": []})), review=True, trace=(tr := Trace("b", Q)))
+    assert bad.source == "embedding" and "takes only elements of other groups its search also found" in \
+        tr.steps[0].fallback
+    kept = group_anchors(Q, _shared(g), ScriptedLLM(json.dumps({
+        "g1": {"weight": 0.1, "keep": ["c3"], "take": []}, "g2": {"weight": 0.3, "keep": ["c2"], "take": []},
+        "g3": {"weight": 0.6, "keep": ["c1"], "take": ["c2"]}, "same": []})), review=True, trace=(tr := Trace("b", Q)))
+    assert [[m.cid for m in x.members] for x in kept.groups] == [["c1"], ["c2"], ["c3"]]
+    assert tr.steps[0].data["review"]["moved"] == []
+
+
+@pytest.mark.parametrize(("weights", "problem"), [
+    ((0.5, 0.5, 0.5), "every group has the same weight (0.5)"),
+    ((0.5, 0.3, 0.2), "the weights fall with each group's place in the list (0.5, 0.3, 0.2)")])
+def test_review_weights_that_are_no_judgement_are_replaced_by_the_rule_visibly(toy, weights, problem):
+    """§3.2 / Eq. 6: uniform or list-order weights judge nothing; the none-mode weights stand in, and say so."""
+    g, *_ = toy
+    tr = Trace("bubblerag", Q)
+    gr = group_anchors(Q, _cands(g), ScriptedLLM(json.dumps({
+        "g1": {"weight": weights[0], "keep": ["c3"], "take": []}, "g2": {"weight": weights[1], "keep": ["c2"], "take": []},
+        "g3": {"weight": weights[2], "keep": ["c1"], "take": []}, "same": []})), review=True, trace=tr)
+    assert gr.source == "llm"  # the grouping is the LLM's; only its weights are replaced
+    assert gr.weights == pytest.approx([0.6, 0.2, 0.2])  # Tarn 4: 2 × 1.5, maker 1, founding town 1
+    fb = tr.steps[0].fallback
+    assert fb.startswith("check failed: the weights are no judgement: " + problem) and "`none`-mode weights" in fb
+    assert tr.steps[0].data["review"]["weights_check"].startswith(problem.split(" (")[0])
+
+
+def test_free_grouping_with_uniform_weights_uses_the_rule(toy):
+    g, *_ = toy
+    tr = Trace("bubblerag", Q)
+    gr = group_anchors(Q, _cands(g), ScriptedLLM(json.dumps({"groups": [
+        {"concept": "Tarn 4", "weight": 0.3, "members": ["c1"]}, {"concept": "maker", "weight": 0.3, "members": ["c2"]},
+        {"concept": "founding town", "weight": 0.3, "members": ["c3"]}]})), trace=tr)
+    assert gr.source == "llm" and gr.weights == pytest.approx([0.6, 0.2, 0.2])
+    assert tr.steps[0].fallback.startswith("check failed: the weights are no judgement: every group has the same")
+
+
+def test_two_names_the_question_writes_are_never_merged(toy):
+    g, *_ = toy
+    q = "Which firm links Tarn 4 and Brevik?"
+    kws = ("Tarn 4", "Brevik", "firm")
+    c = Candidates(tuple(Candidate(x.cid, x.kind, x.index, x.text, x.score, (k,), (x.score,))
+                         for x, k in zip(_cands(g).items, kws)),
+                   tuple(SearchTerm(k, k, "explicit") for k in kws), _cands(g).term_vectors, ())
+    # alphabetical: g1 Brevik (c2), g2 firm (c3), g3 Tarn 4 (c1)
+    tr = Trace("bubblerag", q)
+    gr = group_anchors(q, c, ScriptedLLM(json.dumps({
+        "g1": {"weight": 0.4, "keep": ["c2"], "take": []}, "g2": {"weight": 0.1, "keep": ["c3"], "take": []},
+        "g3": {"weight": 0.5, "keep": ["c1"], "take": []}, "same": [["g1", "g3"]]})), review=True, trace=tr)
+    assert len(gr.groups) == 3
+    assert gr.notes[0] == ("merges refused: 'Brevik' and 'Tarn 4' are two names the question writes: "
+                           "two anchors, not one")
 
 
 def test_a_review_that_leaves_one_group_falls_back_and_says_so(toy):
     g, *_ = toy
     tr = Trace("bubblerag", Q)
     gr = group_anchors(Q, _cands(g), ScriptedLLM(json.dumps({
-        "g1": {"weight": 1, "keep": ["c1"]}, "g2": {"weight": 0, "keep": ["c2"]}, "g3": {"weight": 0, "keep": ["c3"]},
-        "same": [["g1", "g2"], ["g2", "g3"]]})), review=True, trace=tr)
-    assert gr.source == "llm" and len(gr.groups) == 3  # both merges refused (no shared word)
-    assert [r["pair"] for r in tr.steps[0].data["review"]["refused"]] == [["g1", "g2"], ["g2", "g3"]]
-    tr = Trace("bubblerag", Q)
-    kws = ("Tarn 4", "Tarn 4 maker", "Tarn 4 town")  # concepts sharing a word: the merges are accepted
-    one = Candidates(tuple(Candidate(x.cid, x.kind, x.index, x.text, x.score, (k,), (x.score,))
-                           for x, k in zip(_cands(g).items, kws)),
-                     tuple(SearchTerm(k, k, "explicit") for k in kws), _cands(g).term_vectors, ())
-    gr = group_anchors(Q, one, ScriptedLLM(json.dumps({
-        "g1": {"weight": 1, "keep": ["c1"]}, "g2": {"weight": 0, "keep": ["c2"]}, "g3": {"weight": 0, "keep": ["c3"]},
-        "same": [["g1", "g2"], ["g2", "g3"]]})), review=True, trace=tr)
+        "g1": {"weight": 1, "keep": ["c3"], "take": []}, "g2": {"weight": 0, "keep": ["c2"], "take": []},
+        "g3": {"weight": 0, "keep": ["c1"], "take": []}, "same": [["g1", "g2"], ["g2", "g3"]]})), review=True, trace=tr)
     assert gr.source == "embedding" and len(gr.groups) == 3
     assert tr.steps[0].fallback == ("check failed: the review left 1 group(s) of the 3 proposed: with one group no two "
                                     "concepts can collide; used the `none`-mode grouping")

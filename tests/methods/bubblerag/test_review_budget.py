@@ -11,11 +11,13 @@ import pytest
 from core.methods.bubblerag import prompts
 
 
-def _longest_reply(groups: list[tuple[str, list[str]]]) -> str:
+def _longest_reply(groups: list[tuple[str, list[str]]], takeable: dict[str, list[str]]) -> str:
     """The longest reply :func:`prompts.grouping_review_schema` allows, spaced as the model writes JSON: every
-    member kept, two-digit weights, the most ``same`` pairs."""
-    body = {gid: {"weight": 0.25, "keep": list(dict.fromkeys(members))} for gid, members in groups}
-    n_same = prompts.grouping_review_schema(groups)["properties"]["same"]["maxItems"]
+    member kept, the most elements taken, two-digit weights, the most ``same`` pairs."""
+    schema = prompts.grouping_review_schema(groups, takeable)["properties"]
+    body = {gid: {"weight": 0.25, "keep": list(dict.fromkeys(members)),
+                  "take": takeable.get(gid, [])[:schema[gid]["properties"]["take"]["maxItems"]]} for gid, members in groups}
+    n_same = schema["same"]["maxItems"]
     body["same"] = [["g1", f"g{i + 2}"] for i in range(n_same)]  # type: ignore[assignment]
     return json.dumps(body)
 
@@ -28,17 +30,24 @@ def _groups(sizes: list[int]) -> list[tuple[str, list[str]]]:
     return out
 
 
+def _takeable(groups: list[tuple[str, list[str]]], per: int) -> dict[str, list[str]]:
+    """Each group's search also found ``per`` elements of the next group (a candidate found for two concepts)."""
+    return {gid: groups[(i + 1) % len(groups)][1][:per] for i, (gid, _) in enumerate(groups)}
+
+
+@pytest.mark.parametrize("per", [0, 2, 5])
 @pytest.mark.parametrize("sizes", [[5, 5], [5, 5, 5, 5, 5], [5, 5, 5, 5, 5, 5, 5], [10, 5, 6, 5, 1, 8, 5], [1, 1, 1]])
-def test_the_budget_holds_the_longest_reply_the_schema_allows(sizes):
+def test_the_budget_holds_the_longest_reply_the_schema_allows(sizes, per):
     groups = _groups(sizes)
-    budget = prompts.grouping_review_max_tokens(groups)
+    budget = prompts.grouping_review_max_tokens(groups, _takeable(groups, per))
     assert budget >= prompts.STAGE_MAX_TOKENS["grouping_review"]
     assert budget <= 3 * max(prompts.STAGE_MAX_TOKENS["grouping_review"], 20 * sum(sizes))  # not unbounded
 
 
 @pytest.mark.model
+@pytest.mark.parametrize("per", [0, 3])
 @pytest.mark.parametrize("sizes", [[5, 5], [5, 5, 5, 5, 5], [5, 5, 5, 5, 5, 5, 5], [10, 5, 6, 5, 1, 8, 5]])
-def test_the_budget_counts_qwen_tokens(sizes):
+def test_the_budget_counts_qwen_tokens(sizes, per):
     """Counted with the 1.5B GGUF's vocabulary (loaded alone, no weights): the reply fits, and the budget is not
     far above it (a budget far above the reply lets a runaway reply cost seconds for nothing)."""
     from llama_cpp import Llama
@@ -47,6 +56,7 @@ def test_the_budget_counts_qwen_tokens(sizes):
 
     vocab = Llama(model_path=str(ensure_model("1.5b")), vocab_only=True, verbose=False)
     groups = _groups(sizes)
-    need = len(vocab.tokenize(_longest_reply(groups).encode(), add_bos=False))
-    budget = prompts.grouping_review_max_tokens(groups)
+    takeable = _takeable(groups, per)
+    need = len(vocab.tokenize(_longest_reply(groups, takeable).encode(), add_bos=False))
+    budget = prompts.grouping_review_max_tokens(groups, takeable)
     assert need <= budget <= max(prompts.STAGE_MAX_TOKENS["grouping_review"], int(need * 1.5)), (need, budget)
