@@ -162,19 +162,23 @@ MAX_TAKE = 3  #: elements of other groups one group may take in a review
 def grouping_review_schema(groups: Sequence[tuple[str, Sequence[str]]],
                            takeable: Mapping[str, Sequence[str]] | None = None) -> dict[str, Any]:
     """Every proposed group, in order, with its weight, the ids it keeps (its own members only, at least one)
-    and the ids it takes from other groups (``takeable[gid]`` only, at most :data:`MAX_TAKE`); at most
+    and the ids it takes from other groups (``takeable[gid]`` only, at most :data:`MAX_TAKE`; no ``take`` key
+    for a group with nothing takeable); at most
     ``min(MAX_SAME, len(groups) - 2)`` pairs of group ids under ``same``."""
     gids = [gid for gid, _ in groups]
     takeable = takeable or {}
     props: dict[str, Any] = {}
     for gid, members in groups:
         others = list(dict.fromkeys(takeable.get(gid, ())))
-        take = ({"type": "array", "items": _enum(others), "maxItems": min(MAX_TAKE, len(others))} if others
-                else {"type": "array", "maxItems": 0})
-        props[gid] = _obj({"weight": {"type": "number", "minimum": 0, "maximum": 1},
-                           "keep": {"type": "array", "items": _enum(members), "minItems": 1,
-                                    "maxItems": len(set(members))},
-                           "take": take})
+        entry: dict[str, Any] = {"weight": {"type": "number", "minimum": 0, "maximum": 1},
+                                 "keep": {"type": "array", "items": _enum(members), "minItems": 1,
+                                          "maxItems": len(set(members))}}
+        # a group with nothing to take has no "take" key at all: llama.cpp's grammar builder bounds an array
+        # only when it has "items", so {"maxItems": 0} alone let the 1.5B model write any JSON there (3 of 5
+        # re-recorded demo reviews were unusable)
+        if others:
+            entry["take"] = {"type": "array", "items": _enum(others), "maxItems": min(MAX_TAKE, len(others))}
+        props[gid] = _obj(entry)
     pair = {"type": "array", "items": _enum(gids), "minItems": 2, "maxItems": 2}
     # at most k - 2 merges (and 2): at least two groups remain, so no reply can collapse them (the 1.5B model
     # listed every pair of the Lothair question's four groups as "same")

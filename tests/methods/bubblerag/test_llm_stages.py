@@ -369,7 +369,7 @@ def test_review_grouping_drops_merges_and_weighs_the_proposed_groups(toy):
     assert list(schema["properties"]) == ["g1", "g2", "g3", "same"]  # every group, in order: none can vanish
     keep = schema["properties"]["g2"]["properties"]["keep"]
     assert keep["items"] == {"enum": ["c2"]} and keep["minItems"] == 1  # only its own members, at least one
-    assert schema["properties"]["g2"]["properties"]["take"]["maxItems"] == 0  # its search found nothing else
+    assert "take" not in schema["properties"]["g2"]["properties"]  # its search found nothing else
     assert schema["properties"]["same"]["maxItems"] == 1  # 3 groups: one merge at most, two groups remain
     review = tr.steps[0].data["review"]
     assert review["dropped"] == {} and review["moved"] == [] and review["weights_check"] == "informative"
@@ -403,7 +403,7 @@ def test_a_review_group_takes_only_what_its_own_search_found(toy):
     assert tr.steps[0].data["review"]["moved"] == [{"cid": "c2", "from": "g2", "to": "g3"}]
     props = llm.calls[0].json_schema["properties"]
     assert props["g3"]["properties"]["take"]["items"] == {"enum": ["c2"]}  # found by the Tarn 4 search too
-    assert props["g1"]["properties"]["take"]["maxItems"] == 0
+    assert "take" not in props["g1"]["properties"]
     assert "(its search also found: c2)" in llm.prompts[0]
     # taking an element the group's search never found is no valid reply (the 1.5B model moved a name node
     # into an unrelated concept); nor may a take leave the element's own group empty
@@ -475,3 +475,21 @@ def test_a_review_that_leaves_one_group_falls_back_and_says_so(toy):
     bad = group_anchors(Q, _cands(g), ScriptedLLM(json.dumps({"g1": {"weight": 1, "keep": ["c2"]}})),
                         review=True, trace=(tr := Trace("bubblerag", Q)))
     assert bad.source == "embedding" and tr.steps[0].fallback.startswith("LLM output unusable")
+
+
+@pytest.mark.parametrize("takeable", [{}, {"g1": ["c3"]}, {"g1": ["c3"], "g3": ["c1", "c2"]}])
+def test_the_review_grammar_bounds_every_value(takeable):
+    """llama.cpp turns the review schema into a grammar; an array without "items" becomes its generic
+    "any JSON value" rule (the first bub44 review schema had one: "take": {"maxItems": 0}, and 3 of 5
+    recorded replies wrote free JSON there). Every rule of the review's grammar must come from the schema."""
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    from core.methods.bubblerag import prompts
+
+    schema = prompts.grouping_review_schema([("g1", ["c1", "c2"]), ("g2", ["c3"]), ("g3", ["c4"])], takeable)
+    rules = {line.split("::=")[0].strip() for line in json_schema_to_gbnf(json.dumps(schema)).splitlines()}
+    assert not rules & {"value", "object", "array", "string"}, rules  # no generic JSON anywhere
+    assert {f"{g}-take" for g in takeable} == {r for r in rules if r.endswith("-take")}
+    # and the generic rules are what an items-less array brings in: the check can fail
+    loose = {"type": "object", "properties": {"t": {"type": "array", "maxItems": 0}}, "required": ["t"]}
+    assert "value" in {line.split("::=")[0].strip() for line in json_schema_to_gbnf(json.dumps(loose)).splitlines()}

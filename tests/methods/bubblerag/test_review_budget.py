@@ -15,10 +15,13 @@ def _longest_reply(groups: list[tuple[str, list[str]]], takeable: dict[str, list
     """The longest reply :func:`prompts.grouping_review_schema` allows, spaced as the model writes JSON: every
     member kept, the most elements taken, two-digit weights, the most ``same`` pairs."""
     schema = prompts.grouping_review_schema(groups, takeable)["properties"]
-    body = {gid: {"weight": 0.25, "keep": list(dict.fromkeys(members)),
-                  "take": takeable.get(gid, [])[:schema[gid]["properties"]["take"]["maxItems"]]} for gid, members in groups}
+    body: dict[str, object] = {}
+    for gid, members in groups:
+        body[gid] = entry = {"weight": 0.25, "keep": list(dict.fromkeys(members))}
+        if "take" in (props := schema[gid]["properties"]):  # a group with nothing takeable has no "take"
+            entry["take"] = takeable[gid][:props["take"]["maxItems"]]
     n_same = schema["same"]["maxItems"]
-    body["same"] = [["g1", f"g{i + 2}"] for i in range(n_same)]  # type: ignore[assignment]
+    body["same"] = [["g1", f"g{i + 2}"] for i in range(n_same)]
     return json.dumps(body)
 
 
