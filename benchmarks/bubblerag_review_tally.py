@@ -43,8 +43,9 @@ n = len(rows)
 summ = {"runs": n,
         "reviewed": sum(1 for r in rows if r["weights"]),
         "groups>=2": sum(1 for r in rows if r["groups"] >= 2),
-        "informative_weights": sum(1 for r in rows if r["weights"] and not r["weights_check"]),
-        "degenerate_weights": sum(1 for r in rows if r["weights_check"]),
+        # the grouping stage writes "informative" for weights that passed the check, else the problem it found
+        "informative_weights": sum(1 for r in rows if r["weights_check"] == "informative"),
+        "degenerate_weights": sum(1 for r in rows if r["weights_check"] not in ("", "informative")),
         "review_changed_something": sum(1 for r in rows if r["dropped"] or r["moved"] or r["same"]),
         "moved_any": sum(1 for r in rows if r["moved"]), "merged_any": sum(1 for r in rows if r["same"])}
 print(json.dumps(summ))
