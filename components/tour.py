@@ -391,6 +391,7 @@ def step_lesson(question: str, results: Mapping[str, Any], questions: Sequence[A
     the workspace's ``questions`` give it no gold answer. ``graph`` gives the passages' titles and texts;
     ``extractive`` is the ``none``-mode result shown beside them."""
     from core.eval.lesson import ShownRun, lesson
+    from core.methods.answering import context_of
     from core.methods.base import Gold
 
     q = next((x for x in questions if getattr(x, "question", None) == question), None)
@@ -402,7 +403,9 @@ def step_lesson(question: str, results: Mapping[str, Any], questions: Sequence[A
 
     def shown(method: str, r: Any) -> ShownRun:
         chunks = [graph.chunk(c.chunk_id) for c in r.ranked_chunks if c.chunk_id in graph.chunk_index]
-        return ShownRun(method, str(r.answer or ""), tuple((c.id, c.title, c.text) for c in chunks))
+        ctx = context_of(r)  # the passages the answer was read from: a gold passage at rank 7 may be outside them
+        return ShownRun(method, str(r.answer or ""), tuple((c.id, c.title, c.text) for c in chunks),
+                        None if ctx is None else ctx.chunk_ids)
 
     titles = {c: graph.chunk(c).title for c in gold.chunk_ids if c in graph.chunk_index}
     return lesson(question, [shown(m, r) for m, r in results.items()], gold.chunk_ids, gold.answers,
