@@ -150,7 +150,8 @@ def _check_title_and_toggle(page) -> None:  # type: ignore[no-untyped-def]
 
     title = "[data-testid='stMain'] h1"
     assert page.locator(title).first.bounding_box()["y"] <= TITLE_TOP
-    page.locator("[data-testid='stSidebarCollapseButton'] button").click(force=True)  # shown on hover only
+    page.get_by_test_id("stSidebar").hover()  # the collapse button shows on hover only
+    page.locator("[data-testid='stSidebarCollapseButton'] button").click()
     toggle = page.get_by_test_id("stExpandSidebarButton")
     expect(toggle).to_be_visible(timeout=TIMEOUT)
     page.wait_for_timeout(800)  # the main area widens after the sidebar slides away
