@@ -436,9 +436,11 @@ def run_methods(act: Any, query: str, methods: Sequence[str], budget: Any, gold:
     return out
 
 
-def summary(act: Any, graph: KnowledgeGraph, found: Runs, *, query: str, gold: Gold, budget: Any, cut: int) -> None:
+def summary(act: Any, graph: KnowledgeGraph, found: Runs, *, query: str, gold: Gold, budget: Any, cut: int,
+            lesson_at: Any | None = None) -> None:
     """The summary table (R@k, verdict, EM / F1, seconds, tokens, fallbacks, the answer's context), the guided
-    demo's lesson, and the comparison's downloads."""
+    demo's lesson (in ``lesson_at``, :func:`components.tour.lesson_slot`, when given), and the comparison's
+    downloads."""
 
     rows, triage = [], []
     for m, r in found.results.items():
@@ -465,7 +467,7 @@ def summary(act: Any, graph: KnowledgeGraph, found: Runs, *, query: str, gold: G
             st.caption("More figures: R@2, AR@5 (all gold within the top 5), nDCG@10, the stages that fell back, and "
                        "the tokens of evidence handed to the answer.")
             st.dataframe(more, hide_index=True, width="stretch", column_config=summary_columns())
-        tour.lesson_ui(current(), act, found.results)  # the guided demo's lesson on these runs
+        tour.lesson_ui(current(), act, found.results, where=lesson_at)  # the guided demo's lesson on these runs
         if len(rows) > 1:  # figures side by side invite a ranking that one question cannot support
             one_question_note()
         triage_downloads(triage, stem=f"{act.workspace.name}-compare", key=S.COMPARE_DOWNLOAD, what="this comparison",

@@ -21,10 +21,11 @@ def run_app(default: str = HOME) -> None:
     from components import deep_link, jobs_view, startup
     from components import state as S
     from components.sidebar import render_sidebar
-    from components.ui import error_text, md_escape
+    from components.ui import error_text, house_style, md_escape
     from core.errors import EgxError
 
     page_config()
+    house_style()  # the title near the top, and the header's height kept clear when a control is scrolled to
     nav = st.navigation(app_pages(default), expanded=True)  # every page listed: no "View more" past 10
     startup.start_sample_builds()  # `egx app`: the server builds the bundled samples itself, once, after it started
     try:

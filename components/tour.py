@@ -6,7 +6,7 @@ paper's Keanu Reeves question. Each step (:data:`STEPS`) is one page of the Bubb
 anchor grouping → bubble expansion → ranking and reasoning → answer → Compare — first for the Keanu
 question, then for the Lothair II question, then Compare on a third question; :func:`bar`, drawn under each
 of those pages' titles, is one sticky line (step, Back, Next, More with what the stage does and what to look
-at, Leave), and :func:`lesson_ui`, under Ask's answer and Compare's table, says what the runs shown teach
+at, Leave), and :func:`lesson_ui`, under Ask's answer and atop Compare, says what the runs shown teach
 (:mod:`core.eval.lesson`: computed from them, never written by hand).
 
 Everything the tour changes (sidebar choices, the pages' questions and knobs) is put aside when it
@@ -66,7 +66,7 @@ class TourStep:
     section: str  #: the BubbleRAG section the stage implements
     what: str  #: what the stage does
     look: str  #: what to look at on the screen
-    lesson: bool = False  #: under the page's main element: what the runs shown teach (:func:`lesson_ui`)
+    lesson: bool = False  #: what the runs shown teach (:func:`lesson_ui`): under Ask's answer, atop Compare
 
 
 STEPS: tuple[TourStep, ...] = (
@@ -106,7 +106,7 @@ STEPS: tuple[TourStep, ...] = (
              "The summary table: recall, the verdict per method and the seconds; ✓ marks gold passages in each "
              "ranking. The verdict separates the two ways to fail: “ranked below the cut” and the like lost the "
              "evidence in retrieval, “retrieved, answer wrong” found it and the small model still answered "
-             "wrongly. The lesson under the table reads every method's run. Next repeats the path with a question "
+             "wrongly. The lesson at the top of the page reads every method's run. Next repeats the path with a question "
              "whose key entity is never named.", lesson=True),
     TourStep("pages/bubble_anchors.py", LOTHAIR, "§3.2, Examples 2 and 4",
              "“Lothair II's mother” is never named: the paper's Example 4 rewrites the vague keyword “mother” "
@@ -132,12 +132,13 @@ STEPS: tuple[TourStep, ...] = (
              "The same question through every method.",
              "Which methods found both gold passages (Lothair II and his mother), and where did the others lose "
              "them? Where both were found and the answer is still wrong, retrieval did its part and the small "
-             "model's reading did not: the lesson under the table says where each wrong date came from.",
+             "model's reading did not: the lesson at the top of the page says where each wrong date came from.",
              lesson=True),
     TourStep("pages/compare.py", JUDITH, "§4 (baselines)",
              "A third question of the demo through every method, with the same recorded 1.5B model: set what "
              "differs when its answers are right against the two questions before.",
-             "The lesson under the table: where the gold passages ranked in the methods that answered right, and "
+             "The lesson at the top of the page: where the gold passages ranked in the methods that answered "
+             "right, and "
              "what the others answered instead. **Finish** puts your own workspace and LLM back.", lesson=True),
 )
 
@@ -309,8 +310,12 @@ def step_label(i: int) -> str:
 #: On a projector the bar is one line, so the stage under it starts above the fold of 1440×900: the title leaves out
 #: the page's name (the heading right above says it), is set a little smaller, and never wraps — were it ever too
 #: long for its column (a narrower window), it ends in an ellipsis and its tooltip holds the whole title.
+#: The main area's scroll padding reserves the header and the bar (at most 60 px): a control scrolled into view, by
+#: the keyboard's focus or a link, stops below the bar instead of under it (an audit found the expansion page's step
+#: buttons under the bar).
 _BAR_CSS = """<style>
 [data-testid="stLayoutWrapper"]:has(> .st-key-egx-tour-bar) { position: sticky; top: 3.75rem; z-index: 999; }
+[data-testid="stMain"]:has(.st-key-egx-tour-bar) { scroll-padding-top: 8.5rem; }
 .stApp *:has(.st-key-egx-tour-bar), .st-key-egx-tour-bar { background-color: inherit; }
 .st-key-egx-tour-bar { padding: 0.35rem 0.75rem; }
 .st-key-egx-tour-bar .egx-tour-title { font-size: 0.9rem; white-space: nowrap; overflow: hidden;
@@ -391,6 +396,7 @@ def step_lesson(question: str, results: Mapping[str, Any], questions: Sequence[A
     the workspace's ``questions`` give it no gold answer. ``graph`` gives the passages' titles and texts;
     ``extractive`` is the ``none``-mode result shown beside them."""
     from core.eval.lesson import ShownRun, lesson
+    from core.methods.answering import context_of
     from core.methods.base import Gold
 
     q = next((x for x in questions if getattr(x, "question", None) == question), None)
@@ -402,17 +408,30 @@ def step_lesson(question: str, results: Mapping[str, Any], questions: Sequence[A
 
     def shown(method: str, r: Any) -> ShownRun:
         chunks = [graph.chunk(c.chunk_id) for c in r.ranked_chunks if c.chunk_id in graph.chunk_index]
-        return ShownRun(method, str(r.answer or ""), tuple((c.id, c.title, c.text) for c in chunks))
+        ctx = context_of(r)  # the passages the answer was read from: a gold passage at rank 7 may be outside them
+        return ShownRun(method, str(r.answer or ""), tuple((c.id, c.title, c.text) for c in chunks),
+                        None if ctx is None else ctx.chunk_ids)
 
     titles = {c: graph.chunk(c).title for c in gold.chunk_ids if c in graph.chunk_index}
     return lesson(question, [shown(m, r) for m, r in results.items()], gold.chunk_ids, gold.answers,
                   extractive=shown(EXTRACTIVE_METHOD, extractive) if extractive is not None else None, titles=titles)
 
 
-def lesson_ui(page: str, act: Any, results: Mapping[str, Any]) -> None:
-    """Under the main element of a lesson step's page (Ask's answer, Compare's table): what its runs teach —
-    where the gold passages ranked, why a wrong answer is wrong, and the ``none``-mode answer beside it, all
-    read from the runs shown (:func:`step_lesson`). Nothing off the tour or on another step."""
+def lesson_slot(page: str) -> Any | None:
+    """A place under the bar for the lesson of the current step when it is on ``page`` (None otherwise): Compare's
+    lesson, read from runs that finish further down the page, is shown there, at the top — under its table it lay
+    below the fold of a 1440×900 projector (:func:`lesson_ui` fills it)."""
+    t = current()
+    if t is None or STEPS[t.step].page != page or not STEPS[t.step].lesson:
+        return None
+    return st.container()
+
+
+def lesson_ui(page: str, act: Any, results: Mapping[str, Any], *, where: Any | None = None) -> None:
+    """What the runs of a lesson step's page teach — where the gold passages ranked and whether the answer read
+    them, why a wrong answer is wrong, and the ``none``-mode answer beside it, all read from the runs shown
+    (:func:`step_lesson`) — in ``where`` (a :func:`lesson_slot`) or here, under the page's main element (Ask's
+    answer). Nothing off the tour or on another step."""
     from components import resources, runs, workspaces
     from core.errors import EgxError
     from core.methods.registry import METHODS
@@ -438,7 +457,7 @@ def lesson_ui(page: str, act: Any, results: Mapping[str, Any]) -> None:
         return
     if found is None:
         return
-    with st.container(border=True, key=S.sub(S.TOUR, "lesson")):
+    with (where if where is not None else st).container(border=True, key=S.sub(S.TOUR, "lesson")):
         st.markdown("**What these runs teach** (read from the runs on this page)")
         st.markdown("\n".join(f"- {md_escape(line)}" for line in found.lines()))
 

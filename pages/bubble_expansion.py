@@ -20,18 +20,16 @@ from core.methods.bubblerag import BubbleConfig
 
 act = header()
 query = bubble.question_ui(act, "expansion")
-h_col, b_col = st.columns(2)
-h = knob_widget(BubbleConfig, "h", S.BUBBLE_H, where=h_col)
-budget = knob_widget(BubbleConfig, "B", S.BUBBLE_B, where=b_col)
+# One row above the player: h and B behind a labelled popover, the pause switch beside it. At 1440×900 the two
+# sliders, the G' caption, the group chips and the stage times pushed the drawing to y ≈ 870, below the fold;
+# the caption, chips and times now follow the drawing.
+settings_col, pause_col = st.columns([2, 3], vertical_alignment="center")
+with settings_col.popover(panels.settings_label(), icon=":material/tune:", width="stretch"):
+    knob_widget(BubbleConfig, "h", S.BUBBLE_H)
+    knob_widget(BubbleConfig, "B", S.BUBBLE_B)
 result = bubble.current_run(act, query)
 if result is not None and not bubble.early_exit_note(result):
     local, exp = result.local, result.expansion
-    g = act.graph
-    st.caption(f"G' = the neighbourhood of the {len(bubble.terminal_groups(result, g))} anchors: "
-               f"{local.n_nodes:,} nodes, {local.n_edges:,} edges · {panels.hop_note(local.h, local.h_requested, local.capped, result.config.max_local_nodes)}"
-               f" · {exp.steps} settle steps · {panels.run_tally_text(result)}.")
-    st.html(bubble.group_chips(result.groups.groups))
-    replay_time.stage_time_captions(act.llm, result.trace, ("localize", "expansion"))
     work = local.n_nodes * (exp.steps + 2)
     if work > panels.MAX_REPLAY_WORK:
         st.warning(f"G' has {local.n_nodes:,} nodes and the search took {exp.steps:,} steps: too much to record "
@@ -39,4 +37,6 @@ if result is not None and not bubble.early_exit_note(result):
                    icon=":material/content_cut:")
         panels.create_final_state_ui(act, result)
     else:
-        panels.create_replay_ui(act, result, query)
+        panels.create_replay_ui(act, result, query, pause_at=pause_col)
+    panels.create_run_notes(act, result)
+    replay_time.stage_time_captions(act.llm, result.trace, ("localize", "expansion"))

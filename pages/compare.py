@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from components import compare_view as cv
 from components import state as S
-from components import workspaces
-from components.page import header
+from components import tour, workspaces
+from components.page import current, header
 
 act = header()
+lesson_at = tour.lesson_slot(current())  # on the guided demo's Compare step its lesson opens the page
 graph = workspaces.whole_graph(act.workspace, "the side-by-side evidence graphs and the failure diagnosis")
 cv.intro()
 handed = S.peek_handoff()  # a Benchmark row: its question, workspace (the sidebar switched to it) and method
@@ -21,6 +22,6 @@ query, gold = cv.question(act, graph)
 methods, budget, cut = cv.choices(handed)
 cv.ready(query, methods, gold)
 found = cv.run_methods(act, query, methods, budget, gold, cut)
-cv.summary(act, graph, found, query=query, gold=gold, budget=budget, cut=cut)
+cv.summary(act, graph, found, query=query, gold=gold, budget=budget, cut=cut, lesson_at=lesson_at)
 cv.overlaid(graph, found, gold)
 cv.side_by_side(graph, methods, found, query=query, gold=gold)

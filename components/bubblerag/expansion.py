@@ -190,8 +190,29 @@ def hop_note(realized: int, requested: int, capped: bool, max_nodes: int) -> str
 HEIGHT = 600
 
 
-def create_replay_ui(act: Active, result: Any, query: str) -> None:
-    """The expansion replayed frame by frame on fixed positions: the player, the drawing, and the side panel."""
+def settings_label() -> str:
+    """The label of the popover that holds h and B, with the values the next run uses (the widgets' own, which a
+    change has already updated when this rerun starts)."""
+    ss = st.session_state
+    h = ss.get(S.widget_key(S.BUBBLE_H), ss.get(S.BUBBLE_H, bubble.DEFAULTS.h))
+    b = ss.get(S.widget_key(S.BUBBLE_B), ss.get(S.BUBBLE_B, bubble.DEFAULTS.B))
+    return f"Search settings: h = {h} hops, B = {b} CEGs"
+
+
+def create_run_notes(act: Active, result: Any) -> None:
+    """Under the drawing: what G' is (anchors, size, requested and realized h, settle steps, CEGs) and the anchor
+    groups in their colours."""
+    local, exp = result.local, result.expansion
+    st.caption(f"G' = the neighbourhood of the {len(bubble.terminal_groups(result, act.graph))} anchors: "
+               f"{local.n_nodes:,} nodes, {local.n_edges:,} edges · "
+               f"{hop_note(local.h, local.h_requested, local.capped, result.config.max_local_nodes)}"
+               f" · {exp.steps} settle steps · {run_tally_text(result)}.")
+    st.html(bubble.group_chips(result.groups.groups))
+
+
+def create_replay_ui(act: Active, result: Any, query: str, *, pause_at: Any = None) -> None:
+    """The expansion replayed frame by frame on fixed positions: the player, the drawing, and the side panel;
+    ``pause_at`` holds the "pause at collisions" switch (default: above the drawing)."""
     g = act.graph
     local = result.local
     replay = bubble.bubblerag_replay(result, g, bubble.run_key(act, query, result.config))
@@ -208,7 +229,7 @@ def create_replay_ui(act: Active, result: Any, query: str) -> None:
             st.session_state[S.BUBBLE_PLAYING] = False
         frame = trace_player.frame_controls(S.BUBBLE_FRAME, S.BUBBLE_PLAYING, len(replay), collisions,
                                             help_text="Frame k = the state after k settle steps.")
-        pause = S.keep(S.BUBBLE_PAUSE_AT_COLLISION, st.checkbox(
+        pause = S.keep(S.BUBBLE_PAUSE_AT_COLLISION, (pause_at or st).checkbox(
             "Pause when bubbles of different groups collide", key=S.bind(S.BUBBLE_PAUSE_AT_COLLISION, True)))
         doc, _ = frame_drawing(act, result, replay, frame, nodes, positions)
         graph_view.render_html(doc, height=HEIGHT)

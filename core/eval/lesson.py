@@ -6,7 +6,9 @@ For each run (:class:`ShownRun`: a method's answer and its ranked passages):
 
 * **where the evidence is** — the rank of each gold passage in the method's ranking (1-based; absent when
   the method did not retrieve it): the failure diagnosis' first question (BubbleRAG §4, "retrieved, answer
-  wrong" against the retrieval losses);
+  wrong" against the retrieval losses); and whether it was among the passages the answer was read from (the
+  run's answer context, :class:`core.methods.answering.AnswerContext`): a gold passage at rank 7 is in the
+  ranking, but not in the top 5 the model read;
 * **why a wrong answer is wrong** — the passage of the ranking that holds the wrong answer, as whole words
   on SQuAD-normalised text (:func:`core.text.normalize_answer`): a passage that is not gold (the villain of
   another film, the death date of another mother) means the model read the wrong passage; a gold passage
@@ -37,6 +39,8 @@ class ShownRun:
     method: str
     answer: str
     passages: tuple[tuple[str, str, str], ...]  #: (chunk id, title, text), best first
+    #: the chunk ids the answer was read from (its context); None when the run recorded none
+    context: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,11 @@ class RunLesson:
     source
         ``(title, rank, gold)`` of the best-ranked passage whose text holds the answer (None: no passage
         does, or the answer is right).
+    gold_read
+        Per gold passage (the order of ``gold_ranks``), whether it was in the context the answer was read from;
+        None when the run recorded no context.
+    context_size
+        How many passages that context held (0 when none was recorded).
     """
 
     method: str
@@ -61,6 +70,8 @@ class RunLesson:
     match: AnswerMatch
     gold_ranks: tuple[tuple[str, int | None], ...]
     source: tuple[str, int, bool] | None
+    gold_read: tuple[bool, ...] | None = None
+    context_size: int = 0
 
     @property
     def right(self) -> bool:
@@ -69,6 +80,48 @@ class RunLesson:
     @property
     def all_gold_retrieved(self) -> bool:
         return bool(self.gold_ranks) and all(r is not None for _, r in self.gold_ranks)
+
+    @property
+    def all_gold_read(self) -> bool:
+        """Every gold passage was in the context the answer was read from (without a recorded context: in the
+        ranking)."""
+        if self.gold_read is None:
+            return self.all_gold_retrieved
+        return bool(self.gold_read) and all(self.gold_read)
+
+    def unread(self) -> str:
+        """The gold passages the answer was not read from and where they ranked, e.g. "“Agent Smith” (rank 7) was
+        outside the 5 passages its answer was read from" ("" when there is none)."""
+        read = self.gold_read if self.gold_read is not None else tuple(k is not None for _, k in self.gold_ranks)
+        unread = [(t, k) for (t, k), was in zip(self.gold_ranks, read, strict=True) if not was]
+        outside = [f"“{t}” (rank {k})" for t, k in unread if k is not None]
+        lost = [f"“{t}”" for t, k in unread if k is None]
+        parts = []
+        if outside:
+            parts.append(f"{_and(outside)} {'was' if len(outside) == 1 else 'were'} outside the "
+                         f"{_passages(self.context_size)} its answer was read from")
+        if lost:
+            parts.append(f"{_and(lost)} {'was' if len(lost) == 1 else 'were'} not retrieved")
+        return "; ".join(parts)
+
+    def reading(self) -> str:
+        """Where the gold passages were for this run's answer: in the context it was read from (with their ranks),
+        or which were not and where they ranked."""
+        if not self.gold_ranks:
+            return "the question names no gold passage"
+        if not self.all_gold_read:
+            return self.unread()
+        n = len(self.gold_ranks)
+        ranks = (f"rank {self.gold_ranks[0][1]}" if n == 1 else
+                 "ranks " + ", ".join(str(k) for _, k in self.gold_ranks)
+                 if all(k is not None for _, k in self.gold_ranks) else
+                 ", ".join(f"“{t}” " + (f"rank {k}" if k is not None else "not in its ranking")
+                           for t, k in self.gold_ranks))
+        if self.gold_read is None:
+            return f"every gold passage was in its ranking ({ranks}; the context it read was not recorded)"
+        which = "the gold passage" if n == 1 else "both gold passages" if n == 2 else f"all {n} gold passages"
+        return (f"{which} ({ranks}) {'was' if n == 1 else 'were'} among the {_passages(self.context_size)} its "
+                "answer was read from")
 
 
 def run_lesson(run: ShownRun, gold_chunks: Sequence[str], gold_answers: Sequence[str],
@@ -110,7 +163,8 @@ def run_lesson(run: ShownRun, gold_chunks: Sequence[str], gold_answers: Sequence
             if f" {a} " in f" {normalize_answer(f'{title}. {text}')} ":
                 source = (title or cid, i + 1, cid in gold)
                 break
-    return RunLesson(run.method, run.answer, m, gold_ranks, source)
+    read = None if run.context is None else tuple(c in set(run.context) for c in gold_chunks)
+    return RunLesson(run.method, run.answer, m, gold_ranks, source, read, len(run.context or ()))
 
 
 @dataclass(frozen=True)
@@ -147,7 +201,8 @@ class Lesson:
         return "Where the evidence is: " + "; ".join(parts) + "."
 
     def answer_line(self) -> str:
-        """How many runs answered right, and each distinct answer with its count."""
+        """How many runs answered right (naming them when only some did), and each distinct answer with its
+        count."""
         n = len(self.runs)
         right = sum(r.right for r in self.runs)
         counts = Counter(r.answer.strip() or "(no answer)" for r in self.runs)
@@ -156,7 +211,9 @@ class Lesson:
             r = self.runs[0]
             return (f"The recorded 1.5B model answered “{r.answer.strip() or '(no answer)'}”: "
                     f"{'right' if r.right else 'wrong'} (gold: “{self.gold_answer}”, {r.match.label}).")
-        return f"The recorded 1.5B model answered {said}: {right} of {n} right (gold: “{self.gold_answer}”)."
+        named = f" — {', '.join(r.method for r in self.runs if r.right)}" if 0 < right < n else ""
+        return (f"The recorded 1.5B model answered {said}: {right} of {n} right{named} "
+                f"(gold: “{self.gold_answer}”).")
 
     def why_lines(self) -> list[str]:
         """Why each distinct wrong answer is wrong, from the passage that holds it (one line per answer)."""
@@ -167,15 +224,9 @@ class Lesson:
             if r.right or key in seen:
                 continue
             seen.add(key)
-            who = [x.method for x in self.runs if normalize_answer(x.answer or "") == key]
-            by = who[0] if len(who) == 1 else f"{len(who)} methods"
-            had = sum(x.all_gold_retrieved for x in self.runs if normalize_answer(x.answer or "") == key)
-            one = len(who) == 1
-            held = (("it had every gold passage in its ranking" if one else
-                     f"{had} of them had every gold passage in their ranking") if had else
-                    "it did not have every gold passage in its ranking" if one else
-                    "none of them had every gold passage in its ranking")
             group = [x for x in self.runs if normalize_answer(x.answer or "") == key]
+            by = group[0].method if len(group) == 1 else f"{len(group)} methods: {', '.join(x.method for x in group)}"
+            held = _held(group)
             if r.match.partly_right:
                 out.append(f"“{r.answer.strip()}” ({by}) is part of the gold answer “{r.match.gold}”: partly right, "
                            f"not an exact match; {held}.")
@@ -208,6 +259,28 @@ class Lesson:
         if self.extractive is not None:
             out.append(self.extractive_line())
         return out
+
+
+def _passages(n: int) -> str:
+    return "one passage" if n == 1 else f"{n} passages"
+
+
+def _and(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _held(group: Sequence[RunLesson]) -> str:
+    """Where the gold passages were for the runs of one wrong answer: one run's own reading; for several, how
+    many read every gold passage, and for each of the others which gold passage it did not read and why."""
+    if len(group) == 1:
+        return group[0].reading()
+    full = [x for x in group if x.all_gold_read]
+    rest = [x for x in group if not x.all_gold_read]
+    where = ("in the context their answer was read from" if all(x.gold_read is not None for x in group) else
+             "in the passages their answer was read from (or, where that was not recorded, in their ranking)")
+    head = (f"{'both' if len(group) == 2 else f'all {len(group)}'} had every gold passage {where}" if not rest else
+            f"{len(full)} of {len(group)} had every gold passage {where}")
+    return head + "".join(f"; {x.method}: {x.unread()}" for x in rest)
 
 
 def _ranks(group: Sequence[RunLesson], title: str) -> str:

@@ -48,6 +48,14 @@ def _own_home():  # type: ignore[no-untyped-def]
     return _ok(at)
 
 
+def _in_order(node) -> list:  # type: ignore[no-untyped-def]
+    """The elements under ``node`` in the order the page draws them."""
+    out = []
+    for child in getattr(node, "children", {}).values():
+        out.extend(_in_order(child) if getattr(child, "children", None) else [child])
+    return out
+
+
 def _choices(at) -> tuple:  # type: ignore[no-untyped-def]
     ss = at.session_state
     return tuple(ss[k] if k in ss else None for k in (S.WORKSPACE, S.LLM, S.EMBEDDER, S.RERANKER))
@@ -93,6 +101,12 @@ def test_the_tour_walks_every_step_and_finish_restores_the_own_choices(home: Pat
             assert "diamond: anchor, where a bubble starts" in at.get("iframe")[0].proto.srcdoc
         if step.page == "pages/bubble_ask.py":
             assert any(t.startswith("Recorded live run vs this replay") for t in texts)
+        if step.page == "pages/compare.py":  # the lesson opens the page, above the question (not under the table)
+            order = _in_order(at.main)
+            first = next(i for i, e in enumerate(order) if str(getattr(e, "value", "")).startswith(
+                "**What these runs teach**"))
+            question = next(i for i, e in enumerate(order) if getattr(e, "label", None) == "Question")
+            assert first < question, (i, first, question)
         lesson = [t for t in texts if t.startswith("- Where the evidence is: ")]
         if step.lesson:  # read from the runs on the page: the gold passages' ranks and the none-mode answer
             assert any(t.startswith("What these runs teach") for t in texts), i

@@ -1,9 +1,10 @@
 """The guided demo in a real browser (headless Debian chromium via Playwright): started from Home, Next
 opens every step's page — anchor grouping, bubble expansion, ranking, Ask, Compare, for the Keanu Reeves
 question and then the Lothair II question, then Compare on a question the recorded model answers — each with
-its heading and its step, the step's stage above the fold of a 1440×900 projector (the one-line bar), Next in
-reach on a page scrolled down (the bar sticks) and the lesson under Ask's answer and Compare's table; the
-expansion drawing marks the anchors; Finish returns Home with the person's own choices. The server starts on the hashing
+its heading and its step, the title near the top and the step's stage above the fold of a 1440×900 projector
+(the one-line bar; most of the expansion drawing), Next in reach on a page scrolled down (the bar sticks), no
+control scrolled to under the bar, and the lesson under Ask's answer and at the top of Compare; the expansion
+drawing marks the anchors; Finish returns Home with the person's own choices. The server starts on the hashing
 embedder and no LLM: the tour itself switches to the demo, the recorded LLM and the recording's models."""
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ HEADINGS = {"pages/bubble_anchors.py": "Anchor grouping", "pages/bubble_expansio
             "pages/compare.py": "Compare methods"}
 TIMEOUT = 180_000
 FOLD = 900  #: a projector's 1440×900: each step's stage must start above it
+DRAWING_SHOWN = 300  #: the expansion drawing's pixels above the fold, at least (its top was at y ≈ 870)
+TITLE_TOP = 60  #: the most pixels above a page title's box (Streamlit's padding left a 115-px band)
 BAR_HEIGHT = 60  #: the most pixels the one-line bar may take (two lines of title made it 64)
 
 #: The bar as laid out: its height, its title (text, tooltip, cut or not, height in lines) and every button's label
@@ -49,14 +52,26 @@ def _check_bar(page, i: int, step: tour.TourStep) -> None:  # type: ignore[no-un
     assert got["height"] <= BAR_HEIGHT, (i, step.page, got)
 
 
+#: Every control of the page (not the bar's) scrolled into view, top first, as the keyboard's focus or a link would
+#: scroll it: the ones that end under the sticky bar (the main area's scroll padding reserves the bar's height).
+_UNDER_BAR_JS = """() => { const bar = document.querySelector('.st-key-egx-tour-bar'); const under = [];
+  const main = document.querySelector('[data-testid=stMain]'); const top = main.scrollTop; let n = 0;
+  for (const e of main.querySelectorAll('button, input, [role=slider]')) {
+    if (bar.contains(e) || !e.offsetParent) continue; n++;
+    e.scrollIntoView({block: 'start', behavior: 'instant'});
+    if (e.getBoundingClientRect().top < bar.getBoundingClientRect().bottom)
+      under.push(e.innerText || e.getAttribute('aria-label') || e.tagName); }
+  main.scrollTop = top; return {n, under}; }"""
+
+
 def _main(page, step: tour.TourStep):  # type: ignore[no-untyped-def]
     """The element a step is about: the stage the anchor page opens on, the expansion drawing, the CEG ranking,
-    the answer box, Compare's summary table."""
+    the answer box, Compare's lesson (at the top of the page while the tour is on Compare)."""
     return {"pages/bubble_anchors.py": lambda: page.get_by_text("1 · The question and the pre-retrieved passages"),
             "pages/bubble_expansion.py": lambda: page.locator("iframe").first,
             "pages/bubble_ranking.py": lambda: page.locator("[data-testid='stDataFrame']").first,
             "pages/bubble_ask.py": lambda: page.get_by_text("Answer", exact=True).first,
-            "pages/compare.py": lambda: page.locator("[data-testid='stDataFrame']").first}[step.page]()
+            "pages/compare.py": lambda: page.locator(".st-key-egx-tour-lesson").first}[step.page]()
 
 
 def test_the_guided_demo_from_home_through_every_next(server: tuple[str, float], tmp_path: Path) -> None:
@@ -84,6 +99,13 @@ def test_the_guided_demo_from_home_through_every_next(server: tuple[str, float],
                 expect(main).to_be_visible(timeout=TIMEOUT)
                 box = main.bounding_box()
                 assert box is not None and box["y"] < FOLD, (i, step.page, box)
+                if step.page == "pages/bubble_expansion.py":  # most of the drawing, not its top edge
+                    assert box["y"] < FOLD - DRAWING_SHOWN, (i, box)
+                title = page.locator("[data-testid='stMain'] h1").first.bounding_box()
+                assert title is not None and title["y"] <= TITLE_TOP, (i, title)
+                if step.page in ("pages/bubble_expansion.py", "pages/compare.py"):
+                    under = page.evaluate(_UNDER_BAR_JS)
+                    assert under["n"] > 5 and not under["under"], (i, step.page, under)
                 if step.lesson:  # the lesson read from the runs, under the main element
                     expect(page.get_by_text("What these runs teach")).to_be_visible(timeout=TIMEOUT)
                     expect(page.get_by_text(re.compile(r"^Where the evidence is: ")).first).to_be_visible(
@@ -121,10 +143,32 @@ def test_the_guided_demo_from_home_through_every_next(server: tuple[str, float],
             browser.close()
 
 
+def _check_title_and_toggle(page) -> None:  # type: ignore[no-untyped-def]
+    """The title sits near the top (the house CSS trims Streamlit's padding) yet below the header: with the sidebar
+    collapsed its toggle is in reach and clear of the title's text, and it opens the sidebar again."""
+    from playwright.sync_api import expect
+
+    title = "[data-testid='stMain'] h1"
+    assert page.locator(title).first.bounding_box()["y"] <= TITLE_TOP
+    page.get_by_test_id("stSidebar").hover()  # the collapse button shows on hover only
+    page.locator("[data-testid='stSidebarCollapseButton'] button").click()
+    toggle = page.get_by_test_id("stExpandSidebarButton")
+    expect(toggle).to_be_visible(timeout=TIMEOUT)
+    page.wait_for_timeout(800)  # the main area widens after the sidebar slides away
+    text = page.evaluate("""(s) => { const r = document.createRange(); r.selectNodeContents(document.querySelector(s));
+                                    return r.getBoundingClientRect().toJSON(); }""", title)
+    t = toggle.bounding_box()
+    assert t is not None and (t["x"] + t["width"] <= text["left"] or t["y"] + t["height"] <= text["top"]), (t, text)
+    toggle.click()
+    expect(page.get_by_test_id("stSidebarCollapseButton")).to_be_attached(timeout=TIMEOUT)
+    expect(page.get_by_role("link", name="Bubble expansion")).to_be_visible(timeout=TIMEOUT)
+
+
 def test_the_tour_bar_takes_the_theme_s_background(server: tuple[str, float], tmp_path: Path) -> None:
     """The sticky bar was white in the dark theme (light text on white): its background is now the app's own in
     either theme (opaque, so the page scrolls under it unseen), and its title stays inside its border instead of
-    spilling onto the question below; in either theme it is one line (:func:`_check_bar`)."""
+    spilling onto the question below; in either theme it is one line (:func:`_check_bar`). The page title sits near
+    the top with the sidebar's toggle clear of it (:func:`_check_title_and_toggle`)."""
     from playwright.sync_api import expect, sync_playwright
 
     base, _ = server
@@ -150,6 +194,8 @@ def test_the_tour_bar_takes_the_theme_s_background(server: tuple[str, float], tm
                 }""")
                 page.screenshot(path=str(tmp_path / f"tour_bar_{scheme}.png"))
                 _check_bar(page, 0, tour.STEPS[0])
+                if scheme == "light":
+                    _check_title_and_toggle(page)
                 ctx.close()
                 assert got["bar"] == got["app"] and got["bar"] not in ("rgba(0, 0, 0, 0)", "transparent"), got
                 assert (got["bar"] == "rgb(255, 255, 255)") == (scheme == "light"), got

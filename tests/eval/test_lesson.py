@@ -24,12 +24,13 @@ def test_a_wrong_answer_is_traced_to_the_passage_that_holds_it_and_its_rank_foll
                         "of bubblerag's ranking.")
     assert lines[1] == "The recorded 1.5B model answered “Howard Payne”: wrong (gold: “Hugo Weaving”, no match)."
     assert lines[2].startswith("“Howard Payne” (bubblerag) comes from “Speed (1994 film)” (rank 2), a passage that is "
-                               "not gold") and lines[2].endswith("it had every gold passage in its ranking.")
+                               "not gold") and lines[2].endswith(
+        "every gold passage was in its ranking (ranks 1, 3; the context it read was not recorded).")
     # another run: the ranks in the text move with it, and a gold passage it lost is named as lost
     moved = lesson(Q, [ShownRun("bubblerag", "Howard Payne", (SPEED, MATRIX))], GOLD, ["Hugo Weaving"],
                    titles={"smith": "Agent Smith"}).lines()
     assert "“The Matrix” at rank 2" in moved[0] and "“Agent Smith” not retrieved by bubblerag" in moved[0]
-    assert "(rank 1)" in moved[2] and "it did not have every gold passage" in moved[2]
+    assert "(rank 1)" in moved[2] and moved[2].endswith("“Agent Smith” was not retrieved.")
 
 
 def test_a_right_answer_has_no_why_line_and_a_name_from_a_gold_passage_is_the_wrong_name_in_it():
@@ -51,11 +52,12 @@ def test_many_runs_are_counted_and_grouped_by_answer():
     assert le.evidence_line() == ("Where the evidence is: “The Matrix” at ranks 1–2 in 5 of 5 methods' rankings; "
                                   "“Agent Smith” at ranks 1–3 in 4 of 5 methods' rankings (not retrieved by sgrag).")
     assert le.answer_line() == ("The recorded 1.5B model answered “Howard Payne” ×2, “Viggo Tarasov”, "
-                                "“Unable to determine”, “Hugo Weaving”: 1 of 5 right (gold: “Hugo Weaving”).")
+                                "“Unable to determine”, “Hugo Weaving”: 1 of 5 right — reg (gold: “Hugo Weaving”).")
     why = le.why_lines()
     assert len(why) == 3  # one per distinct wrong answer
-    assert why[1].startswith("“Howard Payne” (2 methods) comes from “Speed (1994 film)” (ranks 1–3)")
-    assert "2 of them had every gold passage in their ranking" in why[1]
+    assert why[1].startswith("“Howard Payne” (2 methods: rerank, ppr) comes from “Speed (1994 film)” (ranks 1–3)")
+    assert "both had every gold passage in the passages their answer was read from (or, where that was not " \
+           "recorded, in their ranking)" in why[1]
     assert why[2].startswith("“Unable to determine” (sgrag) is in none of the passages retrieved")
     assert le.extractive_line() == (f"Without an LLM (none mode) bubblerag quotes: “{MATRIX[2]}” — it holds the gold "
                                     "answer.")
@@ -64,10 +66,37 @@ def test_many_runs_are_counted_and_grouped_by_answer():
 
 def test_part_of_the_gold_answer_is_partly_right():
     r = lesson("When did Lothair II's mother die?",
-               [ShownRun("ppr", "851", (("tours", "Ermengarde of Tours", "She died on 20 March 851."),))],
+               [ShownRun("ppr", "851", (("tours", "Ermengarde of Tours", "She died on 20 March 851."),), ("tours",))],
                ["tours"], ["20 March 851"])
     assert r.why_lines() == ["“851” (ppr) is part of the gold answer “20 March 851”: partly right, not an exact "
-                             "match; it had every gold passage in its ranking."]
+                             "match; the gold passage (rank 1) was among the one passage its answer was read from."]
+
+
+def test_a_gold_passage_ranked_below_the_context_the_answer_read_is_named_with_its_rank():
+    """An audit read "it had every gold passage in its ranking" for a run whose gold passage was at rank 7, outside
+    the 5 passages its answer was read from: the lesson now says where each gold passage ranked and whether the
+    answer read it, from the run's own context."""
+    ranked = (MATRIX, SPEED, WICK, ("w", "w", "w"), ("y", "y", "y"), ("z", "z", "z"), SMITH)
+    top5 = tuple(c for c, _t, _x in ranked[:5])
+    dense = ShownRun("dense", "Howard Payne", ranked, top5)
+    assert lesson(Q, [dense], GOLD, ["Hugo Weaving"]).why_lines()[0].endswith(
+        "“Agent Smith” (rank 7) was outside the 5 passages its answer was read from.")
+    wide = ShownRun("bm25", "Howard Payne", ranked, tuple(c for c, _t, _x in ranked))  # a context of all seven
+    assert lesson(Q, [wide], GOLD, ["Hugo Weaving"]).why_lines()[0].endswith(
+        "both gold passages (ranks 1, 7) were among the 7 passages its answer was read from.")
+    both = lesson(Q, [dense, wide], GOLD, ["Hugo Weaving"]).why_lines()[0]
+    assert both.endswith("1 of 2 had every gold passage in the context their answer was read from; dense: “Agent "
+                         "Smith” (rank 7) was outside the 5 passages its answer was read from.")
+    r = run_lesson(dense, GOLD, ["Hugo Weaving"])
+    assert r.all_gold_retrieved and not r.all_gold_read and r.gold_read == (True, False) and r.context_size == 5
+
+
+def test_the_answer_line_names_the_methods_that_were_right():
+    runs = [ShownRun("dense", "Hugo Weaving", (MATRIX,)), ShownRun("ppr", "Howard Payne", (SPEED,)),
+            ShownRun("bubblerag", "Hugo Weaving", (SMITH,))]
+    assert lesson(Q, runs, GOLD, ["Hugo Weaving"]).answer_line().endswith(
+        ": 2 of 3 right — dense, bubblerag (gold: “Hugo Weaving”).")
+    assert lesson(Q, runs[:1], GOLD, ["Hugo Weaving"]).answer_line().endswith("right (gold: “Hugo Weaving”, exact match).")
 
 
 def test_gold_titles_of_passages_no_run_retrieved_come_from_titles():
