@@ -177,6 +177,21 @@ def _launch(act: Active, choice: Choice, out_dir: Path, backends: Backends, judg
 
 
 
+#: A workspace with at most this many questions with gold evidence is benchmarked whole by default; a bigger one
+#: starts on its first FIRST_RUN_QUESTIONS, a first run of every method that ends in minutes (MuSiQue's 100
+#: questions × 8 methods take hours with an LLM).
+ALL_QUESTIONS_UP_TO = 10
+FIRST_RUN_QUESTIONS = 3
+QUESTION_COUNT_RULE = (f"Default: all of them when there are at most {ALL_QUESTIONS_UP_TO}, else the first "
+                       f"{FIRST_RUN_QUESTIONS} (a first run that ends in minutes).")
+
+
+def default_question_count(n_gold: int) -> int:
+    """The Questions box's default for a workspace with ``n_gold`` questions with gold evidence
+    (:data:`QUESTION_COUNT_RULE`); at least 1, the box's minimum."""
+    return max(1, n_gold if n_gold <= ALL_QUESTIONS_UP_TO else FIRST_RUN_QUESTIONS)
+
+
 def run_panel(act: Active) -> None:
     """The Run tab: the choices, what the run leaves out, the button, a refusal's choices, and the running or
     finished job."""
@@ -197,9 +212,13 @@ def run_panel(act: Active) -> None:
     methods = S.keep(S.BENCH_METHODS, cm.multiselect("Methods", method_names(), key=mkey))
     budget = budget_view.budget_select(cb, scope="bench", key=S.BENCH_BUDGET, custom_key=S.BENCH_BUDGET_CUSTOM)
     c1, c2 = st.columns([1, 3])
-    lkey = S.bind(S.BENCH_LIMIT, min(3, max(n_gold, 1)), scope="bench")
-    limit = int(S.keep(S.BENCH_LIMIT, c1.number_input("Questions", 1, max(n_gold, 1), key=lkey,
-                                                     help="The first N questions with gold evidence.")))
+    S.follow_default(S.BENCH_LIMIT, default_question_count(n_gold))  # another workspace, another default
+    lkey = S.bind(S.BENCH_LIMIT, default_question_count(n_gold), scope="bench")
+    if int(st.session_state[lkey]) > max(n_gold, 1):  # a count kept from a workspace with more questions
+        S.set_value(S.BENCH_LIMIT, max(n_gold, 1))
+    limit = int(S.keep(S.BENCH_LIMIT, c1.number_input(
+        f"Questions (of {n_gold})", 1, max(n_gold, 1), key=lkey,
+        help=f"The first N of the workspace's {n_gold} questions with gold evidence. {QUESTION_COUNT_RULE}")))
     # a run name belongs to its workspace: another workspace starts on its own default (a run of the demo is no
     # place for MuSiQue's results), and the default follows the backends until the user types a name
     S.follow_workspace(ws.name, S.BENCH_OUT)
