@@ -28,6 +28,7 @@ from core.errors import Cancelled, EgxError
 from core.eval.judge_choice import SAME, choose_judge
 from core.eval.paper_metrics import APP_WORDING as JUDGE_APP_WORDING
 from core.eval.report import (
+    ANSWER_METRICS_NOTE,
     NODE_METRICS_NOTE,
     RESULTS,
     grouped_replay_notes,
@@ -229,7 +230,7 @@ def run_panel(act: Active) -> None:
         help="The name the run is saved under (results, summary, report and charts), to load it later on the "
              f"“Load a report” tab; {NAME_RULE}. A run with finished pairs resumes."))
     st.caption(f"Backends: {act.embedder_name} embedder, {act.llm_name} LLM, {act.reranker_name} reranker "
-               "(the sidebar's). Answers are judged (EM / F1) only when an LLM writes them.")
+               f"(the sidebar's). {ANSWER_METRICS_NOTE}")
     jkey = S.bind(S.BENCH_JUDGE, "none", scope="bench")
     judge_name = S.keep(S.BENCH_JUDGE, st.selectbox(
         "Judge LLM", JUDGE_CHOICES, key=jkey, format_func=lambda n: JUDGE_LABELS.get(n, n),
@@ -367,7 +368,7 @@ def report(act: Active) -> None:
     node_table = node_rows(summary)
     if node_table:  # FastInsight's Table 3: every method on the same KG nodes, each figure with its count or why blank
         st.markdown("**Node level** (FastInsight §4.3.1, Table 3)")
-        st.dataframe(pd.DataFrame(node_table), hide_index=True, width="stretch",
+        st.dataframe(pd.DataFrame(node_table), hide_index=True, width="stretch", placeholder="",
                      column_config={"why blank": st.column_config.TextColumn("why blank", width="large")})
         st.caption(NODE_METRICS_NOTE)
     budget_view.run_caption(summary)  # the run's budget, and what its context columns say
@@ -382,6 +383,7 @@ def report(act: Active) -> None:
     st.markdown("**The papers' answer metrics** — answer-set Precision / Recall / F1 / Hit / Hit@1 (SG-RAG, ReG), "
                 "Macro-/Micro-F1 (ReG), ACC_L (BubbleRAG) and Emp.S (SG-RAG, 0–3) by the LLM judge")
     bench_view.paper_table(summary)
+    st.caption(ANSWER_METRICS_NOTE)  # which answers each table scores: an extractive run has paper F1, no EM / F1
     judge = summary.get("judge", {})
     if "not_computed" in judge:
         why = str(judge["not_computed"])
@@ -433,7 +435,7 @@ def report(act: Active) -> None:
                    "on the Compare-methods page.")
     df = pd.DataFrame([{k: flat(v) for k, v in r.items()} for r in shown])
     event = st.dataframe(df, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
-                         key=S.BENCH_TABLE, column_config=PER_QUESTION_COLUMNS,
+                         key=S.BENCH_TABLE, placeholder="", column_config=PER_QUESTION_COLUMNS,
                          column_order=[c for c in df.columns if c != "verdict key"])
     cv.triage_downloads(shown, stem=f"{loaded_dir.name}-{'failures' if only_failures else 'questions'}",
                         key=S.BENCH_DOWNLOAD, what=f"these {len(shown)} rows", run=loaded_dir.name,
