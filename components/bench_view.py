@@ -28,7 +28,7 @@ def metric_table(summary: Mapping[str, Any]) -> pd.DataFrame:
     for row in rows:  # what each method handed its answer, under the run's budget (median and max)
         row.update(budget_view.run_context_cells(summary["methods"][row["method"]]))
     df = pd.DataFrame(rows)
-    st.dataframe(df, hide_index=True, width="stretch",
+    st.dataframe(df, hide_index=True, width="stretch", placeholder="",  # a figure a method lacks is blank
                  column_config={"method": st.column_config.TextColumn("method", width="small")})
     st.caption(md_escape(intervals_note(summary)))
     return df
@@ -36,7 +36,8 @@ def metric_table(summary: Mapping[str, Any]) -> pd.DataFrame:
 
 def paper_table(summary: Mapping[str, Any]) -> None:
     """The papers' answer metrics of every method, each with its interval where it is a mean over questions."""
-    st.dataframe(pd.DataFrame(paper_rows(dict(summary), intervals=True)), hide_index=True, width="stretch")
+    st.dataframe(pd.DataFrame(paper_rows(dict(summary), intervals=True)), hide_index=True, width="stretch",
+                 placeholder="")  # not computed: blank, the caption says why
 
 
 def _pick(key: str, options: list[str], default: str) -> str:

@@ -28,6 +28,7 @@ from core.errors import Cancelled, EgxError
 from core.eval.judge_choice import SAME, choose_judge
 from core.eval.paper_metrics import APP_WORDING as JUDGE_APP_WORDING
 from core.eval.report import (
+    ANSWER_METRICS_NOTE,
     NODE_METRICS_NOTE,
     RESULTS,
     grouped_replay_notes,
@@ -177,6 +178,21 @@ def _launch(act: Active, choice: Choice, out_dir: Path, backends: Backends, judg
 
 
 
+#: A workspace with at most this many questions with gold evidence is benchmarked whole by default; a bigger one
+#: starts on its first FIRST_RUN_QUESTIONS, a first run of every method that ends in minutes (MuSiQue's 100
+#: questions × 8 methods take hours with an LLM).
+ALL_QUESTIONS_UP_TO = 10
+FIRST_RUN_QUESTIONS = 3
+QUESTION_COUNT_RULE = (f"Default: all of them when there are at most {ALL_QUESTIONS_UP_TO}, else the first "
+                       f"{FIRST_RUN_QUESTIONS} (a first run that ends in minutes).")
+
+
+def default_question_count(n_gold: int) -> int:
+    """The Questions box's default for a workspace with ``n_gold`` questions with gold evidence
+    (:data:`QUESTION_COUNT_RULE`); at least 1, the box's minimum."""
+    return max(1, n_gold if n_gold <= ALL_QUESTIONS_UP_TO else FIRST_RUN_QUESTIONS)
+
+
 def run_panel(act: Active) -> None:
     """The Run tab: the choices, what the run leaves out, the button, a refusal's choices, and the running or
     finished job."""
@@ -197,9 +213,13 @@ def run_panel(act: Active) -> None:
     methods = S.keep(S.BENCH_METHODS, cm.multiselect("Methods", method_names(), key=mkey))
     budget = budget_view.budget_select(cb, scope="bench", key=S.BENCH_BUDGET, custom_key=S.BENCH_BUDGET_CUSTOM)
     c1, c2 = st.columns([1, 3])
-    lkey = S.bind(S.BENCH_LIMIT, min(3, max(n_gold, 1)), scope="bench")
-    limit = int(S.keep(S.BENCH_LIMIT, c1.number_input("Questions", 1, max(n_gold, 1), key=lkey,
-                                                     help="The first N questions with gold evidence.")))
+    S.follow_default(S.BENCH_LIMIT, default_question_count(n_gold))  # another workspace, another default
+    lkey = S.bind(S.BENCH_LIMIT, default_question_count(n_gold), scope="bench")
+    if int(st.session_state[lkey]) > max(n_gold, 1):  # a count kept from a workspace with more questions
+        S.set_value(S.BENCH_LIMIT, max(n_gold, 1))
+    limit = int(S.keep(S.BENCH_LIMIT, c1.number_input(
+        f"Questions (of {n_gold})", 1, max(n_gold, 1), key=lkey,
+        help=f"The first N of the workspace's {n_gold} questions with gold evidence. {QUESTION_COUNT_RULE}")))
     # a run name belongs to its workspace: another workspace starts on its own default (a run of the demo is no
     # place for MuSiQue's results), and the default follows the backends until the user types a name
     S.follow_workspace(ws.name, S.BENCH_OUT)
@@ -210,7 +230,7 @@ def run_panel(act: Active) -> None:
         help="The name the run is saved under (results, summary, report and charts), to load it later on the "
              f"“Load a report” tab; {NAME_RULE}. A run with finished pairs resumes."))
     st.caption(f"Backends: {act.embedder_name} embedder, {act.llm_name} LLM, {act.reranker_name} reranker "
-               "(the sidebar's). Answers are judged (EM / F1) only when an LLM writes them.")
+               f"(the sidebar's). {ANSWER_METRICS_NOTE}")
     jkey = S.bind(S.BENCH_JUDGE, "none", scope="bench")
     judge_name = S.keep(S.BENCH_JUDGE, st.selectbox(
         "Judge LLM", JUDGE_CHOICES, key=jkey, format_func=lambda n: JUDGE_LABELS.get(n, n),
@@ -348,7 +368,7 @@ def report(act: Active) -> None:
     node_table = node_rows(summary)
     if node_table:  # FastInsight's Table 3: every method on the same KG nodes, each figure with its count or why blank
         st.markdown("**Node level** (FastInsight §4.3.1, Table 3)")
-        st.dataframe(pd.DataFrame(node_table), hide_index=True, width="stretch",
+        st.dataframe(pd.DataFrame(node_table), hide_index=True, width="stretch", placeholder="",
                      column_config={"why blank": st.column_config.TextColumn("why blank", width="large")})
         st.caption(NODE_METRICS_NOTE)
     budget_view.run_caption(summary)  # the run's budget, and what its context columns say
@@ -363,6 +383,7 @@ def report(act: Active) -> None:
     st.markdown("**The papers' answer metrics** — answer-set Precision / Recall / F1 / Hit / Hit@1 (SG-RAG, ReG), "
                 "Macro-/Micro-F1 (ReG), ACC_L (BubbleRAG) and Emp.S (SG-RAG, 0–3) by the LLM judge")
     bench_view.paper_table(summary)
+    st.caption(ANSWER_METRICS_NOTE)  # which answers each table scores: an extractive run has paper F1, no EM / F1
     judge = summary.get("judge", {})
     if "not_computed" in judge:
         why = str(judge["not_computed"])
@@ -414,7 +435,7 @@ def report(act: Active) -> None:
                    "on the Compare-methods page.")
     df = pd.DataFrame([{k: flat(v) for k, v in r.items()} for r in shown])
     event = st.dataframe(df, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
-                         key=S.BENCH_TABLE, column_config=PER_QUESTION_COLUMNS,
+                         key=S.BENCH_TABLE, placeholder="", column_config=PER_QUESTION_COLUMNS,
                          column_order=[c for c in df.columns if c != "verdict key"])
     cv.triage_downloads(shown, stem=f"{loaded_dir.name}-{'failures' if only_failures else 'questions'}",
                         key=S.BENCH_DOWNLOAD, what=f"these {len(shown)} rows", run=loaded_dir.name,

@@ -25,7 +25,7 @@ from core.eval.diagnose import diagnose, stages_for
 from core.eval.metrics import llm_tokens, stage_latency
 from core.eval.result_metrics import retrieval_metrics
 from core.eval.triage import result_row, to_csv, to_json
-from core.eval.verdicts import diagnosis_verdict, match_answer, unmatched_note
+from core.eval.verdicts import diagnosis_verdict, match_answer, unmatched_note, verdict_label
 from core.graph.model import KnowledgeGraph
 from core.methods.base import Diagnosis, Gold, Method, MethodResult
 from core.methods.budget import apply_budget
@@ -211,7 +211,9 @@ def verdict_badge(diag: Diagnosis) -> None:
     v = diagnosis_verdict(diag)
     text = f"**{md_escape(v.label)}** — {md_escape(diag.summary)}"
     declared = {s.key: s for s in stages_for(diag.method)}.get(diag.stage)
-    if declared is not None and declared.label != v.label and v.tone != "partial":
+    # the method's own name for the stage, when it differs from the vocabulary's (not from a label the evidence
+    # worded: "gold not retrieved" over "sgrag's stage: ranked below the cut" would contradict itself)
+    if declared is not None and declared.label != verdict_label(v.key) and v.tone != "partial":
         text += f"  \n{md_escape(diag.method)}'s stage: {md_escape(declared.label)}"
     if v.tone == "ok":
         st.success(text, icon=":material/check_circle:")
@@ -238,6 +240,7 @@ def triage_downloads(rows: Sequence[Mapping[str, Any]], *, stem: str, key: str, 
 
 # ------------------------------------------------------------------------------ diagnosis evidence
 _EVIDENCE_WORDS = {"cut": "cut (top-k judged)", "retrieved": "passages retrieved", "early_exit": "early exit",
+                   "answer_context": "passages the answer read",
                    "rank": "rank", "entities": "entities", "anchors": "anchors", "groups": "groups",
                    "stage": "lost at", "why": "why", "path": "path through G'", "path_cost": "path cost",
                    "path_hops": "path hops", "budget": "budget"}
@@ -284,6 +287,10 @@ def evidence_sentences(evidence: Mapping[str, Any], graph: KnowledgeGraph | None
     if absent:
         out.append(f"Never retrieved (of {evidence.get('retrieved', '?')} passages): "
                    + ", ".join(f"“{title(c)}”" for c in absent) + ".")
+    read = evidence.get("read_by_answer")
+    if read:
+        out.append(f"Read by the answer all the same (among the {evidence.get('answer_context', '?')} passages it was "
+                   "handed): " + ", ".join(f"“{title(c)}”" for c in read) + ".")
     return out
 
 
@@ -293,7 +300,7 @@ def evidence_tables(evidence: Mapping[str, Any], graph: KnowledgeGraph | None = 
     tables: dict[str, pd.DataFrame] = {}
     facts: list[dict[str, str]] = []
     for key, value in evidence.items():
-        if key in ("answer", "below_cut", "not_retrieved"):
+        if key in ("answer", "below_cut", "not_retrieved", "read_by_answer"):
             continue
         if isinstance(value, Mapping) and value and all(isinstance(v, Mapping) for v in value.values()):
             rows = []

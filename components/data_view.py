@@ -360,9 +360,12 @@ def create_upload_ui(act: Active) -> None:
     # runs in a child process within the memory and time caps (core.index.isolated), on uploads the job holds
     paths, qpath, drop_uploads = stage_uploads(list(files), questions)
     from core.graph.formats.load import refuse_questions_files
+    from core.index.questions import check_questions_file
 
     try:  # told now, from the files' first records, not by the build job after a wait (and again in the sidebar)
         refuse_questions_files(paths)
+        if qpath is not None:  # and the reverse: a corpus on the questions uploader, never a build that keeps it
+            check_questions_file(qpath)
     except EgxError as exc:
         drop_uploads()
         st.error(md_escape(error_text(exc)))

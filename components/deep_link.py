@@ -40,6 +40,8 @@ def apply() -> None:
         S.hand_over(question, workspace=workspace or None, method=method)
     elif workspace:
         st.session_state[S.PENDING_WORKSPACE] = workspace
+    if workspace:  # a typed or mistyped name, not one a run or trace recorded: the sidebar words its absence so
+        st.session_state[S.PENDING_FROM_LINK] = True
 
 
 def publish(question: str, *, method: str | None = None) -> None:

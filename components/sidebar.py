@@ -180,6 +180,16 @@ def _workspace_label(infos: dict[str, WorkspaceInfo]):  # -> Callable[[str], str
     return fmt
 
 
+def _missing_workspace(name: str, shown: str, *, deleted: bool) -> str:
+    """Why the page shows another workspace than the one asked for, and what to do. ``deleted``: the name is
+    known to have existed (a benchmark run or a trace recorded it, or this session listed it); a name from a
+    link may never have existed (a typo, a link from another server)."""
+    what = (f"Workspace “{md_escape(name)}” no longer exists" if deleted
+            else f"There is no workspace “{md_escape(name)}” (the link names it)")
+    return (f"{what}, so this page shows “{md_escape(shown)}”. Pick another workspace in the sidebar, or upload "
+            "one on the Data page.")
+
+
 def render_sidebar() -> Active:
     """Draw the sidebar, open the active workspace (building it if needed) and return the choices."""
     from core.index.listing import list_workspaces
@@ -191,13 +201,15 @@ def render_sidebar() -> Active:
         st.error("No workspaces and no bundled samples were found. Check that sample_data/ is present "
                  "(or set EGX_SAMPLE_DATA), or upload data on the Data page.")
         st.stop()
+    from_link = bool(ss.pop(S.PENDING_FROM_LINK, False))
+    seen: set[str] = ss.setdefault(S.WORKSPACES_SEEN, set())
     if pending in infos:
         S.set_value(S.WORKSPACE, pending)
-    elif pending:  # a benchmark run or a trace of a workspace that was deleted since
-        st.warning(f"Workspace “{md_escape(pending)}” no longer exists, so this page runs on the workspace picked "
-                   "in the sidebar.")
     if ss.get(S.WORKSPACE) not in infos:
         S.set_value(S.WORKSPACE, S.DEFAULT_WORKSPACE if S.DEFAULT_WORKSPACE in infos else next(iter(infos)))
+    if pending and pending not in infos:
+        st.warning(_missing_workspace(str(pending), str(ss[S.WORKSPACE]), deleted=not from_link or pending in seen))
+    seen.update(infos)
 
     sb = st.sidebar
     sb.header("Workspace")

@@ -44,6 +44,10 @@ from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER
 # ---------------------------------------------------------------- sidebar (shared by all pages)
 WORKSPACE = "egx.workspace"  #: name of the active workspace (sidebar selectbox)
 PENDING_WORKSPACE = "egx.pending_workspace"  #: set by a page to switch workspace on the next run
+#: set with PENDING_WORKSPACE when the name came from a URL (anyone can type one), not from a record of a workspace
+PENDING_FROM_LINK = "egx.pending_workspace.from_link"
+#: the workspace names the sidebar has listed in this session: a link's name among them was deleted since
+WORKSPACES_SEEN = "egx.workspaces_seen"
 EMBEDDER = "egx.embedder"  #: embedder registry name
 RERANKER = "egx.reranker"  #: reranker registry name (or "cross-encoder:" prefix, see RERANKER_MODEL)
 RERANKER_MODEL = "egx.reranker_model"  #: path or hub id for the cross-encoder reranker

@@ -59,7 +59,36 @@ def diagnose(result: MethodResult, workspace: Workspace, gold: Gold, *, cut: int
     """
     if cut < 1:
         raise ValueError(f"cut must be at least 1, got {cut}")
-    return with_unmatched_gold(diagnoser_for(result.method)(result, workspace, gold, cut=cut), gold, cut=cut)
+    diag = diagnoser_for(result.method)(result, workspace, gold, cut=cut)
+    return with_unmatched_gold(with_answer_context(diag, result, cut=cut), gold, cut=cut)
+
+
+def with_answer_context(diag: Diagnosis, result: MethodResult, *, cut: int = 5) -> Diagnosis:
+    """A ``ranked_out`` verdict with the gold passages below the cut that the answer read all the same.
+
+    The cut is the diagnosis' (R@k), the answer's context the method's (its budget): a gold passage at rank 6 of
+    10 passages handed to the answer is lost at cut 5 and still read. Its evidence gets ``cut``,
+    ``read_by_answer`` (those gold chunk ids, in gold order) and ``answer_context`` (how many passages the answer
+    read), and its summary a sentence saying so; :func:`core.eval.verdicts.diagnosis_verdict` labels it "below
+    the cut, but read by the answer" when every lost passage was read. Any other verdict is returned unchanged
+    (``cut`` is recorded on every ``ranked_out``, so its label can tell ranked low from never retrieved).
+    """
+    from core.methods.answering import context_of
+
+    if diag.stage != "ranked_out":
+        return diag
+    ev = {**diag.evidence, "cut": diag.evidence.get("cut", cut)}
+    ctx = context_of(result)
+    lost = [c for c, r in diag.gold_ranks.items() if r is None or r > cut]
+    read = [c for c in lost if ctx is not None and c in set(ctx.chunk_ids)]
+    if ctx is None or not read:
+        return replace(diag, evidence=ev)
+    ev.update(read_by_answer=read, answer_context=ctx.chunks)
+    n = len(read)
+    whom = ("it" if n == 1 else "both" if n == 2 else f"all {n}") if n == len(lost) else f"{n} of the {len(lost)}"
+    note = (f"The answer still read {whom}: {'it was' if n == 1 else 'they were'} among the {ctx.chunks} passages "
+            f"it was handed (the cut judges the ranking, not the answer's context).")
+    return replace(diag, summary=f"{diag.summary.rstrip()} {note}", evidence=ev)
 
 
 def with_unmatched_gold(diag: Diagnosis, gold: Gold, *, cut: int = 5) -> Diagnosis:

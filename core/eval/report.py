@@ -78,6 +78,14 @@ NODE_METRICS_NOTE = ("node R@10 / node nDCG@10 (FastInsight §4.3.1, Table 3 on 
                      "questions with a gold node (n); every method on the same nodes (dense retrieval and Re2 search "
                      "FastInsight's node texts with `egx bench --node-level`). Blank, never 0, where a method ranked "
                      "no node, with the reason. R@10 beside them scores passages, over its own n.")
+#: what the Benchmark page says of the answer metrics, before a run and under the papers' table: which scores
+#: read which answers (EM / F1 are judged for LLM answers only, core.methods.diagnoser.judge_answer; the papers'
+#: answer-set metrics and the per-question EM / F1 are computed for every answer, core.eval.paper_metrics)
+ANSWER_METRICS_NOTE = ("EM / F1 in the metrics table score only answers an LLM wrote: an extracted sentence (no LLM) "
+                       "is never an exact answer, so a run without an LLM has no EM / F1 there. The papers' answer-set "
+                       "metrics (Precision / Recall / F1 / Hit, a gold answer matched when the answer contains it) and "
+                       "the per-question EM / F1 are computed for every answer, extracted sentences too: compare such "
+                       "runs by Hit.")
 
 
 def _mean(xs: Sequence[float]) -> float | None:

@@ -14,6 +14,12 @@ A *verdict* is the diagnosis stage (:data:`core.methods.base.VERDICTS`: where th
   (EM is the metric; a partial answer is not counted correct).
 * ``error`` — the method raised an error on the question (a benchmark pair recorded as failed).
 
+A ``ranked_out`` verdict is worded by what happened to its lost gold passages (:func:`diagnosis_verdict`,
+:func:`record_verdict`; the diagnosis' cut and its evidence, :func:`core.eval.diagnose.with_answer_context`):
+"gold not retrieved" when none of them was retrieved at all (nothing "ranked below" the cut), and "below the cut,
+but read by the answer" when every one ranked below the cut and was among the passages the answer was handed.
+The key stays ``ranked_out`` (charts and counts are unchanged); only the words follow the evidence.
+
 The answer's comparison (:func:`match_answer`) is SQuAD EM and token F1 (lower-case, punctuation, articles
 and extra whitespace removed; :func:`core.text.normalize_answer`), each the best over the gold answer and
 its aliases (MuSiQue's ``answer_aliases``), and the *kind* of match: exact, alias, holds the gold answer,
@@ -30,12 +36,16 @@ from typing import Any, Literal
 from core.methods.base import NO_GOLD, OK, STAGE_LABELS, STAGE_ORDER
 from core.text import exact_match, normalize_answer, token_f1
 
-__all__ = ["ANSWER_PARTIAL", "ERROR", "MATCH_LABELS", "VERDICT_KEYS", "VERDICT_LABELS", "AnswerMatch", "MatchKind",
-           "Tone", "Verdict", "diagnosis_verdict", "is_failure", "match_answer", "record_match", "record_verdict",
-           "unmatched_note", "verdict", "verdict_label"]
+__all__ = ["ANSWER_PARTIAL", "ERROR", "MATCH_LABELS", "NOT_RETRIEVED_LABEL", "READ_BY_ANSWER_LABEL", "VERDICT_KEYS",
+           "VERDICT_LABELS", "AnswerMatch", "MatchKind", "Tone", "Verdict", "diagnosis_verdict", "is_failure",
+           "match_answer", "ranked_out_verdict", "record_match", "record_verdict", "unmatched_note", "verdict",
+           "verdict_label"]
 
 ANSWER_PARTIAL = "answer_partial"
 ERROR = "error"
+#: ``ranked_out``'s label when no lost gold passage was retrieved, and when every one was read by the answer
+NOT_RETRIEVED_LABEL = "gold not retrieved"
+READ_BY_ANSWER_LABEL = "below the cut, but read by the answer"
 #: Every verdict key, pipeline order first (the order of the failure chart and the report's columns).
 VERDICT_KEYS: tuple[str, ...] = (*STAGE_ORDER, ANSWER_PARTIAL, OK, NO_GOLD, ERROR)
 #: The label of every verdict key: the stage words of the diagnosis contract plus the two keys above.
@@ -137,6 +147,23 @@ def verdict_label(key: str) -> str:
     return VERDICT_LABELS.get(key, key)
 
 
+def ranked_out_verdict(evidence: Mapping[str, Any], gold_ranks: Mapping[str, Any]) -> Verdict | None:
+    """The ``ranked_out`` verdict worded by its evidence (module docstring): "gold not retrieved" or "below the
+    cut, but read by the answer"; None when neither holds or the evidence lacks the cut (an older record)."""
+    cut = evidence.get("cut")
+    if not isinstance(cut, int) or isinstance(cut, bool):
+        return None
+    lost = [c for c, r in gold_ranks.items() if r is None or int(r) > cut]
+    if not lost:
+        return None
+    if all(gold_ranks[c] is None for c in lost):
+        return Verdict("ranked_out", NOT_RETRIEVED_LABEL, "failure")
+    read = set(evidence.get("read_by_answer") or ())
+    if all(c in read for c in lost):  # still lost for R@k: a failure, told apart from gold the answer never saw
+        return Verdict("ranked_out", READ_BY_ANSWER_LABEL, "partial")
+    return None
+
+
 def verdict(stage: str | None, match: AnswerMatch | None = None) -> Verdict:
     """The verdict of a diagnosis ``stage`` (None: the method failed) and the answer's ``match``.
 
@@ -159,6 +186,10 @@ def diagnosis_verdict(diag: Any, answer: str = "", golds: Sequence[str] = ()) ->
     matched against the gold answers the diagnosis recorded, else against ``golds``."""
     if diag is None:
         return verdict(None)
+    if diag.stage == "ranked_out" and isinstance(diag.evidence, Mapping):
+        worded = ranked_out_verdict(diag.evidence, diag.gold_ranks or {})
+        if worded is not None:
+            return worded
     ev = diag.evidence.get("answer") if isinstance(diag.evidence, Mapping) else None
     if isinstance(ev, Mapping) and ev.get("gold"):
         return verdict(diag.stage, match_answer(str(ev.get("text", answer) or ""), [str(g) for g in ev["gold"]]))
@@ -174,6 +205,10 @@ def record_verdict(rec: Mapping[str, Any]) -> Verdict:
     """The verdict of a benchmark record (``error`` when the pair raised)."""
     diag = rec.get("diagnosis")
     stage = diag.get("stage") if isinstance(diag, Mapping) else None
+    if stage == "ranked_out" and isinstance(diag, Mapping) and isinstance(diag.get("evidence"), Mapping):
+        worded = ranked_out_verdict(diag["evidence"], diag.get("gold_ranks") or {})
+        if worded is not None:
+            return worded
     return verdict(stage, record_match(rec))
 
 

@@ -91,7 +91,7 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
     Raises
     ------
     InputFormatError, EmptyGraphError
-        On bad inputs (raised before anything is written).
+        On bad inputs or a bad questions file (raised before anything is written).
     WorkspaceError
         If ``path`` exists and ``overwrite`` is False (also when another build created it
         meanwhile: a second upload under one name never replaces the first), or ``path`` is not a
@@ -108,6 +108,10 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
     path = Path(path)
     store_url = parse_store_url(store) if store else None  # a bad URL fails before any work
     check_target(path, overwrite)
+    if questions is not None:  # a corpus given as the questions is refused before the build, not after it
+        from core.index.questions import check_questions_file
+
+        check_questions_file(questions)
     step = _Stepper(progress)
     times = StageTimes()
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -232,6 +232,86 @@ def chunk_table(workspace: Workspace) -> KnowledgeGraph | ChunkTable:
     return ChunkTable(tuple(rows))
 
 
+#: what a record that is no question looks like, told from its keys: (keys, what it is, for the messages)
+_NOT_QUESTIONS: tuple[tuple[frozenset[str], str], ...] = (
+    (frozenset({"title", "text", "paragraph_text", "contents"}), "a corpus"),
+    (frozenset({"head", "relation", "tail", "subject", "predicate", "object"}), "triples"),
+)
+
+
+def _looks_like(data: Any) -> tuple[str, list[str]] | None:
+    """What ``data`` (a parsed file) is when it is no list of questions, and the keys that tell (None: it may be
+    one, :func:`parse_questions` says why not)."""
+    if isinstance(data, dict):
+        if data.get("format") == "egx-graph":
+            return "an egx graph export", ["format"]
+        if isinstance(data.get("docs"), list):
+            return "a HippoRAG OpenIE file", ["docs"]
+        if isinstance(data.get("triples"), list):
+            return "triples", ["triples"]
+        return None
+    rec = data[0] if isinstance(data, list) and data else None
+    if isinstance(rec, list):
+        return "triples", []
+    if not isinstance(rec, dict) or isinstance(rec.get("question"), str):
+        return None
+    keys = [str(k) for k in rec]
+    for tell, what in _NOT_QUESTIONS:
+        found = [k for k in keys if k.lower() in tell]
+        if found:
+            return what, found
+    return None
+
+
+def check_questions_file(path: str | Path) -> None:
+    """Refuse a file given as a workspace's questions file that is not one, before the build that keeps it starts
+    (the reverse of :func:`core.graph.formats.load.refuse_questions_files`): a corpus, triples or a graph given
+    as the questions, or questions whose records :func:`parse_questions` cannot read. Every record is checked
+    (no passage is matched yet). A BEIR qrels ``.tsv`` is not checked here (its queries file is found later).
+
+    Raises
+    ------
+    InputFormatError
+        Naming the file, what it looks like and where it goes instead; or the first bad record.
+
+    Examples
+    --------
+    A corpus given as the questions (``[{"title": "The Matrix", "text": "..."}]``) raises
+    ``corpus.json: this looks like a corpus (its records have "title", "text" and no "question"), not a questions
+    file. ...``.
+    """
+    from core.graph.formats.jsonio import parse_json
+    from core.graph.formats.textio import iter_lines, read_text
+
+    p = Path(path)
+    low = p.name.lower()
+    if low.endswith((".tsv", ".tsv.gz")):
+        return
+    if low.endswith((".jsonl", ".jsonl.gz")):
+        data: Any = [parse_json(line, p.name, expected="one question object per line", line=ln)
+                     for ln, line in iter_lines(p) if line.strip()]
+    else:
+        data = parse_json(read_text(p), p.name, expected="a JSON list of questions")
+    looks = _looks_like(data)
+    if looks is not None:
+        what, keys = looks
+
+        def told(q: str, end: str) -> str:  # "(its records have "title", "text" and no "question")"
+            if not keys or what != "a corpus":
+                return ""
+            return f" (its records have {', '.join(q + k + end for k in keys)} and no {q}question{end})"
+
+        err = InputFormatError(
+            p.name, f"this looks like {what}{told(chr(34), chr(34))}, not a questions file",
+            'a JSON list of questions with gold evidence ({"question": ..., "paragraphs" or "supporting_facts": '
+            "...}); the corpus or graph is an input: egx index FILES --questions QUESTIONS")
+        err.app_message = (f"{p.name} looks like {what}{told('“', '”')}, not a questions file: drop it on the “Graph "
+                           "or corpus files” uploader, and on this one a questions file (records with a “question” "
+                           "and its gold evidence), or nothing.")
+        raise err
+    parse_questions(data, ChunkTable(()), source=p.name)
+
+
 def load_questions_file(path: str | Path, graph: KnowledgeGraph | ChunkTable, *, queries: str | Path | None = None) -> list[Question]:
     """Read a questions file and match it to ``graph``: JSON list or JSONL (``.gz`` allowed) in the
     HippoRAG formats, or a BEIR qrels ``.tsv`` together with ``queries`` (a queries JSONL; default:

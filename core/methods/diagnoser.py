@@ -17,6 +17,14 @@ never an exact answer. Such a sentence is checked by *containment* instead (:fun
 once every gold passage is retrieved, a sentence that holds no gold answer is ``answer_wrong`` — a
 wrong extractive answer never gets the green ``ok`` — while retrieval verdicts, which come
 first, stay visible in ``none`` mode.
+
+The cut is the diagnosis' own (R@k's k; Compare's "Diagnosis top-k"), not the answer's context: a gold passage
+ranked below the cut is lost for the verdict (``ranked_out``) even when the answer step was handed it, as under a
+budget of 10 passages judged at a cut of 5. :func:`core.eval.diagnose.diagnose` records such passages in the
+evidence (``read_by_answer``, with ``answer_context``, the passages the answer read) and says so in the summary;
+:mod:`core.eval.verdicts` then labels the verdict "below the cut, but read by the answer". A ``ranked_out``
+verdict whose lost passages were never retrieved at all is labelled "gold not retrieved": the key stays
+``ranked_out`` (the failure counts do not change), the words follow what happened.
 """
 
 from __future__ import annotations
@@ -127,6 +135,11 @@ def retrieval_summary(ranks: dict[str, int | None], cut: int) -> tuple[list[str]
     return within, below, absent
 
 
+def _count(n: int, noun: str) -> str:
+    """``"1 passage"``, ``"3 passages"``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def finish(method: str, result: MethodResult, gold: Gold, ranks: dict[str, int | None], *, cut: int,
            evidence: dict[str, Any] | None = None) -> Diagnosis:
     """The tail every diagnoser shares once retrieval losses are ruled out: ``ranked_out`` when a
@@ -137,15 +150,16 @@ def finish(method: str, result: MethodResult, gold: Gold, ranks: dict[str, int |
         best: dict[str, int] = {c: int(ranks[c] or 0) for c in below}
         ev.update({"cut": cut, "below_cut": best, "not_retrieved": absent, "retrieved": len(result.ranked_chunks)})
         n = len(result.ranked_chunks)
-        what = (f"{len(below)} gold passage(s) reached rank {', '.join(str(r) for r in sorted(best.values()))}"
-                if below else "")
+        ranks_ = sorted(best.values())
+        what = (f"{_count(len(below), 'gold passage')} reached rank{'s' if len(ranks_) > 1 else ''} "
+                f"{', '.join(str(r) for r in ranks_)}" if below else "")
         if absent:
             what += ("; " if what else "") + f"{len(absent)} never appeared in the {n} retrieved"
         # the headline says what happened: a gold passage that was never retrieved did not "rank below" anything
         # (a method may retrieve fewer passages than the cut, as SG-RAG's matched subgraphs often do)
+        only = f" (only {_count(n, 'passage')} {'was' if n == 1 else 'were'}, fewer than the top {cut})" if n < cut else ""
         head = (f"Gold evidence ranked below the top {cut}" if not absent
-                else f"Gold evidence not retrieved{f' (only {n} passages were, fewer than the top {cut})' if n < cut else ''}"
-                if not below else f"Gold evidence missed the top {cut}")
+                else f"Gold evidence not retrieved{only}" if not below else f"Gold evidence missed the top {cut}")
         return Diagnosis(method, "ranked_out", f"{head}: {what}.", ev, ranks)
     return answer_verdict(method, result, gold, ranks, cut=cut, evidence=ev)
 

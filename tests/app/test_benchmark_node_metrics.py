@@ -36,3 +36,13 @@ def test_node_table_with_counts_and_the_reason_for_a_blank(home):
     assert nodes.loc["dense", "n (nodes)"] == 0 and nodes.loc["dense", "why blank"] == f"{NODE_LEVEL_OFF} (2 q.)"
     assert nodes.loc["dense", "R@10 (passages)"] == summary.loc["dense", "R@10"]
     assert any("node R@10 / node nDCG@10 (FastInsight §4.3.1" in c.value for c in at.caption)
+    # "Blank, never 0" under a table that drew Streamlit's "None" in the blank cells: every report table is blank
+    # where a figure is missing (the metrics, node, papers' and per-question tables)
+    tables = [d for d in at.dataframe if "method" in d.value.columns]
+    assert len(tables) >= 4 and all(d.proto.placeholder == "" and d.proto.HasField("placeholder") for d in tables)
+    # no LLM: the papers' answer-set F1 scores the extracted sentences, EM / F1 do not; the page says which is which
+    paper = next(d.value for d in at.dataframe if "Precision" in d.value.columns)
+    assert paper["F1"].notna().all() and "EM" not in summary.columns
+    notes = [c.value for c in at.caption if "EM / F1" in c.value]
+    assert notes and all("only when an LLM writes them" not in n for n in notes)
+    assert any("computed for every answer, extracted sentences too" in n for n in notes)

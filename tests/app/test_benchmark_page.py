@@ -229,3 +229,20 @@ def test_questions_a_model_learned_from_are_left_out_unless_kept(home):
     assert len(lines) == 5 and sum('"trained_on": true' in x for x in lines) == 1
     assert table is not None and "trained on" in table.columns
     assert any("Trained on — reg" in plain(w.value) for w in at.warning)
+
+
+def test_the_question_count_shows_its_total_and_runs_a_small_workspace_whole(home):
+    """An audit ran 3 of its 4 questions without knowing it ("Questions: 3", no "of 4"): the box names the total,
+    and a workspace with few questions is run whole by default (the rule is in the box's help)."""
+    from components.benchmark_view import ALL_QUESTIONS_UP_TO, FIRST_RUN_QUESTIONS, default_question_count
+    from core.index.questions import load_questions
+    from core.index.workspace import Workspace
+
+    at = run_page(PAGE)
+    n_gold = sum(1 for q in load_questions(Workspace.open(home / "workspaces" / "demo")) if q.gold_chunks)
+    assert 1 < n_gold <= ALL_QUESTIONS_UP_TO
+    box = at.number_input(key=S.widget_key(S.BENCH_LIMIT, "bench"))
+    assert box.label == f"Questions (of {n_gold})" and box.value == n_gold
+    assert f"at most {ALL_QUESTIONS_UP_TO}" in box.help
+    assert default_question_count(ALL_QUESTIONS_UP_TO + 1) == FIRST_RUN_QUESTIONS < ALL_QUESTIONS_UP_TO + 1
+    assert default_question_count(0) == 1  # the box's minimum, on a workspace without gold questions

@@ -172,3 +172,13 @@ def test_the_reg_column_says_when_its_retriever_is_below_cosine(home):
     assert not at.exception, [e.value for e in at.exception]
     assert any("The ReG@Triple retriever used here " + said + ": answer hit@30 0.250 vs cosine 0.500 (8 questions)."
                in plain(w.value) for w in at.warning), [w.value for w in at.warning]
+
+
+def test_the_evidence_says_when_the_answer_read_gold_below_the_cut():
+    """The verdict's evidence names the gold passages below the cut that the answer read all the same."""
+    from components.compare_view import evidence_sentences, evidence_tables
+
+    ev = {"cut": 5, "below_cut": {"c1": 6}, "read_by_answer": ["c1"], "answer_context": 10}
+    lines = evidence_sentences(ev)
+    assert "Read by the answer all the same (among the 10 passages it was handed): “c1”." in lines
+    assert "read_by_answer" not in {str(v) for df in evidence_tables(ev).values() for v in df.get("what", [])}

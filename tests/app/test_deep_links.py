@@ -33,7 +33,11 @@ def test_a_shared_link_opens_the_same_view_and_the_page_keeps_it_current(home: P
 
 
 def test_a_link_to_an_unknown_workspace_says_so_and_keeps_the_question(home: Path) -> None:
+    """A name in a URL may never have existed (a typo): "no longer exists" would be a guess, and a wrong one."""
     at = _open("pages/granker.py", workspace="no-such-workspace", q=QUESTION)
-    assert any("no-such-workspace" in w.value and "no longer exists" in w.value for w in at.warning)
+    shown = [w.value for w in at.warning if "no-such-workspace" in w.value]
+    assert len(shown) == 1 and shown[0].startswith("There is no workspace “no-such-workspace”"), shown
+    assert "no longer exists" not in shown[0] and "Pick another workspace in the sidebar" in shown[0]
+    assert f"this page shows “{at.session_state[S.widget_key(S.WORKSPACE)]}”" in shown[0]
     assert QUESTION in [t.value for t in at.text_input]
     assert at.query_params["workspace"] == at.session_state[S.widget_key(S.WORKSPACE)] != "no-such-workspace"

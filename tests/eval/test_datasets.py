@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from core.errors import InputFormatError
@@ -116,3 +118,34 @@ def test_questions_jsonl(tmp_path):
     p.write_text('{"question": "a"\n', encoding="utf-8")
     with pytest.raises(InputFormatError, match=r"^q\.jsonl, line 1: invalid JSON"):
         load_questions_file(p, g)
+
+
+@pytest.mark.parametrize(("records", "looks"), [
+    ([{"title": "The Matrix", "text": "A 1999 film."}], 'a corpus (its records have "title", "text" and no "question")'),
+    ([["The Matrix", "starring", "Keanu Reeves"]], "triples"),
+])
+def test_a_file_that_is_no_questions_file_is_refused_before_the_build(tmp_path, records, looks):
+    """An audit dropped its corpus on the questions uploader: the workspace was built, and the error came after,
+    naming questions.json (the workspace's copy), a file the user never had. It is refused before the build, by
+    the user's own file name, with what it looks like and where it goes."""
+    import json
+
+    from core.index.create import create_workspace
+    from core.index.questions import check_questions_file
+
+    corpus = tmp_path / "mine.json"
+    corpus.write_text(json.dumps(records))
+    with pytest.raises(InputFormatError, match=rf"^mine\.json: this looks like {re.escape(looks)}, not a questions "
+                                               r"file\. Expected a JSON list of questions .*egx index FILES --questions"):
+        check_questions_file(corpus)
+    with pytest.raises(InputFormatError) as info:
+        create_workspace([corpus], tmp_path / "ws", questions=corpus)
+    assert info.value.app_message and info.value.app_message.startswith(f"mine.json looks like {looks[:9]}")
+    assert "“Graph or corpus files” uploader" in info.value.app_message
+    assert not (tmp_path / "ws").exists()
+    good = tmp_path / "q.json"  # a questions file passes, gold titles unmatched or not (they match at the build)
+    good.write_text(json.dumps([{"question": "Who?", "supporting_facts": [["Nowhere", 0]]}]))
+    check_questions_file(good)
+    good.write_text(json.dumps([{"question": "Who?", "supporting_facts": [["Nowhere", 0]]}, {"title": "x"}]))
+    with pytest.raises(InputFormatError, match=r'^q\.json, record 2: a record has no "question" string'):
+        check_questions_file(good)

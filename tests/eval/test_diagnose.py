@@ -128,10 +128,12 @@ def test_ppr_no_seed_in_gold_passage():
 
 
 @pytest.mark.parametrize(("ranks", "retrieved", "head"), [
-    ({"a": 7}, 10, "Gold evidence ranked below the top 5: 1 gold passage(s) reached rank 7."),
+    ({"a": 7}, 10, "Gold evidence ranked below the top 5: 1 gold passage reached rank 7."),
+    ({"a": 7, "b": 9}, 10, "Gold evidence ranked below the top 5: 2 gold passages reached ranks 7, 9."),
     ({"a": None}, 3, "Gold evidence not retrieved (only 3 passages were, fewer than the top 5): "),
+    ({"a": None}, 1, "Gold evidence not retrieved (only 1 passage was, fewer than the top 5): "),  # not "1 passages"
     ({"a": None}, 10, "Gold evidence not retrieved: 1 never appeared in the 10 retrieved."),
-    ({"a": None, "b": 8}, 10, "Gold evidence missed the top 5: 1 gold passage(s) reached rank 8; 1 never"),
+    ({"a": None, "b": 8}, 10, "Gold evidence missed the top 5: 1 gold passage reached rank 8; 1 never"),
 ])
 def test_the_ranked_out_headline_says_whether_gold_ranked_low_or_was_never_retrieved(ranks, retrieved, head):
     """An audit read "ranked below the top 5: 1 never appeared in the 3 retrieved" on SG-RAG's Compare row: a
@@ -144,3 +146,44 @@ def test_the_ranked_out_headline_says_whether_gold_ranked_low_or_was_never_retri
     result = SimpleNamespace(ranked_chunks=[f"c{i}" for i in range(retrieved)], answer="x")
     d = finish("sgrag", result, Gold("q", tuple(ranks)), ranks, cut=5)  # type: ignore[arg-type]
     assert d.stage == "ranked_out" and d.summary.startswith(head), d.summary
+
+
+def _with_context(method: str, ranked: list[str], context: list[str]) -> FakeResult:
+    """A run whose answer step was handed ``context`` (its AnswerContext), as a budget of that many passages."""
+    from core.methods.answering import AnswerContext
+
+    t = Trace(method, "q")
+    t.add("answer", "Answer", {"mode": "extractive", "answer": "x",
+                               "context": AnswerContext(tuple(context), 100).data()})
+    return FakeResult(method, tuple(RankedChunk(c, 1.0 / (i + 1)) for i, c in enumerate(ranked)), "x", trace=t)
+
+
+def test_gold_below_the_cut_that_the_answer_read_is_labelled_so_and_never_retrieved_gold_is_not_ranked_below():
+    """An audit's Compare labelled BubbleRAG "ranked below the cut" ("put it at 6 (cut 5, 10 chunks kept)") though
+    both gold passages were in the 10 chunks its answer read, and SG-RAG "ranked below the cut" beside "Gold
+    evidence not retrieved". The key stays ranked_out (R@5 lost it); the label says what happened."""
+    from core.eval.verdicts import NOT_RETRIEVED_LABEL, READ_BY_ANSWER_LABEL, diagnosis_verdict, record_verdict
+
+    ws = toy_workspace()
+    gold = Gold("q", ("c1", "c2"))
+    ten = ["c3", "x1", "x2", "x3", "x4", "c1", "c2", "x5", "x6", "x7"]
+    d = diagnose(_with_context("dense", ten, ten), ws, gold, cut=5)
+    v = diagnosis_verdict(d)
+    assert d.stage == "ranked_out" and d.evidence["read_by_answer"] == ["c1", "c2"] and d.evidence["answer_context"] == 10
+    assert v.key == "ranked_out" and v.label == READ_BY_ANSWER_LABEL and v.failure
+    assert "The answer still read both: they were among the 10 passages it was handed" in d.summary
+    assert record_verdict({"diagnosis": d.to_dict()}).label == READ_BY_ANSWER_LABEL  # the Benchmark's table agrees
+    # the answer read only five: gold at 6 and 7 were neither in the top 5 nor read
+    d = diagnose(_with_context("dense", ten, ten[:5]), ws, gold, cut=5)
+    assert "read_by_answer" not in d.evidence and diagnosis_verdict(d).label == "ranked below the cut"
+    # one read, one not: the verdict is not "read by the answer"; the summary says which
+    d = diagnose(_with_context("dense", ten, ten[:6]), ws, gold, cut=5)
+    assert diagnosis_verdict(d).label == "ranked below the cut" and "The answer still read 1 of the 2" in d.summary
+    # one passage retrieved, the gold never: not "ranked below" anything
+    d = diagnose(_with_context("dense", ["c3"], ["c3"]), ws, gold, cut=5)
+    assert d.summary.startswith("Gold evidence not retrieved (only 1 passage was, fewer than the top 5)")
+    assert diagnosis_verdict(d).label == NOT_RETRIEVED_LABEL
+    assert record_verdict({"diagnosis": d.to_dict()}).label == NOT_RETRIEVED_LABEL
+    older = d.to_dict()  # a record from before the cut was recorded on every ranked_out: the plain label
+    older["evidence"] = {k: v for k, v in older["evidence"].items() if k != "cut"}
+    assert record_verdict({"diagnosis": older}).label == "ranked below the cut"
