@@ -409,8 +409,14 @@ def step_lesson(question: str, results: Mapping[str, Any], questions: Sequence[A
     def shown(method: str, r: Any) -> ShownRun:
         chunks = [graph.chunk(c.chunk_id) for c in r.ranked_chunks if c.chunk_id in graph.chunk_index]
         ctx = context_of(r)  # the passages the answer was read from: a gold passage at rank 7 may be outside them
+        ranked = {c.id for c in chunks}
+        # and it may hold passages the method did not rank (ReG reads its chains' source passages): their texts,
+        # so a wrong answer read from one is traced to it
+        unranked = () if ctx is None else tuple(
+            (c.id, c.title, c.text) for c in (graph.chunk(cid) for cid in ctx.chunk_ids
+                                              if cid in graph.chunk_index and cid not in ranked))
         return ShownRun(method, str(r.answer or ""), tuple((c.id, c.title, c.text) for c in chunks),
-                        None if ctx is None else ctx.chunk_ids)
+                        None if ctx is None else ctx.chunk_ids, unranked)
 
     titles = {c: graph.chunk(c).title for c in gold.chunk_ids if c in graph.chunk_index}
     return lesson(question, [shown(m, r) for m, r in results.items()], gold.chunk_ids, gold.answers,
