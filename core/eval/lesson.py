@@ -9,13 +9,16 @@ For each run (:class:`ShownRun`: a method's answer and its ranked passages):
   wrong" against the retrieval losses); and whether it was among the passages the answer was read from (the
   run's answer context, :class:`core.methods.answering.AnswerContext`): a gold passage at rank 7 is in the
   ranking, but not in the top 5 the model read;
-* **why a wrong answer is wrong** — the passage of the ranking that holds the wrong answer, as whole words
-  on SQuAD-normalised text (:func:`core.text.normalize_answer`): a passage that is not gold (the villain of
-  another film, the death date of another mother) means the model read the wrong passage; a gold passage
-  means it read the right passage and picked the wrong name in it; none means the answer is not in what it
-  retrieved (a refusal, or a name from the model's own memory);
+* **why a wrong answer is wrong** — the passage that holds the wrong answer, as whole words on SQuAD-normalised
+  text (:func:`core.text.normalize_answer`), looked for first in what the answer was read from (its context,
+  which may hold passages the method did not rank: ReG reads its evidence chains' source passages): a passage
+  that is not gold (the villain of another film, the death date of another mother) means the model read the
+  wrong passage; a gold passage means it read the right passage and picked the wrong date, number or name in it
+  (:func:`answer_kind`); none means the answer is not in what it retrieved or read (a refusal, or a name from
+  the model's own memory);
 * **the extractive answer** — the ``none``-mode run's sentence (:mod:`core.methods.extractive`), judged
-  against the gold answer the same way (:func:`core.eval.verdicts.match_answer`).
+  against the gold answer the same way (:func:`core.eval.verdicts.match_answer`); a sentence that does not hold
+  it is shown with the words it shares with the gold answer.
 """
 
 from __future__ import annotations
