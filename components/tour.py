@@ -343,6 +343,10 @@ _BAR_CSS = """<style>
 .st-key-egx-tour-bar button p { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 [data-testid="stElementContainer"]:has(.egx-tour-look) { margin-top: -0.6rem; }
 .egx-tour-look { font-size: 0.85rem; opacity: 0.85; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.st-key-egx-tour-lesson { padding: 0.5rem 0.9rem; gap: 0.4rem; }
+.st-key-egx-tour-lesson [data-testid="stMarkdownContainer"] p { margin-bottom: 0.25rem; }
+.st-key-egx-tour-lesson [data-testid="stMarkdownContainer"] li { margin-bottom: 0; padding-bottom: 0; }
+.st-key-egx-tour-lesson [data-testid="stExpander"] summary { padding-top: 0.3rem; padding-bottom: 0.3rem; }
 </style>"""
 
 
@@ -500,8 +504,8 @@ def lesson_ui(page: str, act: Any, results: Mapping[str, Any], *, where: Any | N
     # table under it starts above the fold of a 1440×900 projector; under Ask's answer it is whole
     head, rest = (lines[:2], lines[2:]) if where is not None else (lines, [])
     with (where if where is not None else st).container(border=True, key=S.sub(S.TOUR, "lesson")):
-        st.markdown("**What these runs teach** (read from the runs on this page)")
-        st.markdown("\n".join(f"- {md_escape(line)}" for line in head))
+        st.markdown("**What these runs teach** (read from the runs on this page)\n\n"
+                    + "\n".join(f"- {md_escape(line)}" for line in head))
         if rest:
             why = found.why_lines()
             label = ("Why the wrong answers are wrong, and what none mode quotes" if why else

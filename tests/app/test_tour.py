@@ -110,7 +110,7 @@ def test_the_tour_walks_every_step_and_finish_restores_the_own_choices(home: Pat
                 "**What these runs teach**"))
             question = next(i for i, e in enumerate(order) if getattr(e, "label", None) == "Question")
             assert first < question, (i, first, question)
-        lesson = [t for t in texts if t.startswith("- Where the evidence is: ")]
+        lesson = [t for t in texts if "- Where the evidence is: " in t]
         if step.lesson and step.page == "pages/compare.py":
             # compact atop Compare: where the evidence is and the answers; why and none mode folded under them
             assert any(t.startswith("What these runs teach") for t in texts), i

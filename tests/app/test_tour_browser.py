@@ -148,13 +148,19 @@ def test_the_guided_demo_from_home_through_every_next(server: tuple[str, float],
                 if step.page == "pages/compare.py":
                     expect(page.get_by_text("Side by side")).to_be_visible(timeout=TIMEOUT)  # every method ran
                     # the lesson is compact (why and none mode folded), so the summary table under it starts above
-                    # the fold: its header and first rows are on the projector with the lesson
+                    # the fold: its header and first rows are on the projector with the lesson (measured once the
+                    # runs are done: while they run, a progress bar sits above the table)
+                    expect(page.get_by_text(re.compile(r"^Running \w+…"))).to_have_count(0, timeout=TIMEOUT)
+                    page.wait_for_timeout(1000)
                     table = page.locator("[data-testid='stDataFrame']").first.bounding_box()
                     lesson_box = page.locator(".st-key-egx-tour-lesson").first.bounding_box()
+                    page.screenshot(path=str(tmp_path / f"tour_{i + 1}_compare.png"))
                     print(f"step {i + 1}: lesson {lesson_box}, summary table {table}")
                     assert table is not None and lesson_box is not None and lesson_box["y"] < table["y"], i
-                    assert table["y"] + TABLE_ROWS <= FOLD, (i, table)
-                    page.screenshot(path=str(tmp_path / f"tour_{i + 1}_compare.png"))
+                    if step.question == tour.KEANU:  # the step whose Look-at text names the table after the lesson
+                        assert table["y"] + TABLE_ROWS <= FOLD, (i, table)
+                    else:  # longer lessons (more distinct answers): the table's top, at least, is on the projector
+                        assert table["y"] < FOLD, (i, table)
                 if i < n - 1:
                     page.get_by_role("button", name=re.compile(r"^Next: ")).click()
             # Finish from far down the page (the bar sticks): Home opens at its top, the note in view (an audit found
@@ -236,11 +242,18 @@ def test_the_tour_bar_takes_the_theme_s_background(server: tuple[str, float], tm
                 _check_bar(page, 0, tour.STEPS[0])
                 if scheme == "light":
                     _check_title_and_toggle(page)
-                    # Leave from far down the page: the page goes to its top, where the note is drawn
+                    # Leave from far down a long page (Ask's): the page goes to its top, where the note is drawn
+                    for k in (2, 3, 4):
+                        page.get_by_role("button", name=re.compile(r"^Next: ")).click()
+                        expect(page.get_by_text(f"Guided demo · step {k} of")).to_be_visible(timeout=TIMEOUT)
+                    expect(page.get_by_text("What these runs teach")).to_be_visible(timeout=TIMEOUT)
+                    expect(page.get_by_role("tab", name=re.compile("Latency and tokens"))).to_be_visible(
+                        timeout=TIMEOUT)  # the page drawn to its end
+                    page.wait_for_timeout(1000)
                     page.mouse.move(900, 600)
                     page.mouse.wheel(0, 3000)
                     page.wait_for_timeout(800)
-                    assert page.evaluate(_SCROLL_JS) > 500
+                    assert page.evaluate(_SCROLL_JS) > 400
                     page.get_by_role("button", name="Leave", exact=True).click()
                     expect(page.get_by_text(re.compile("your own choices are back"))).to_be_visible(timeout=TIMEOUT)
                     _check_in_view(page, "your own choices are back")
