@@ -36,6 +36,8 @@ def header(caption: str = "") -> Active:
         # the guided demo's step when one runs; on a page off the tour (GRanker, SG-RAG, ...), the way back to it:
         # an audit found those pages with no sign of the paused tour
         tour.bar(page)
+    else:  # the note of a tour just finished, at the top of Home (its panel is further down)
+        tour.notice()
     if has_intro(page):
         page_intro(page)  # what you are looking at, and the paper section
     if caption:

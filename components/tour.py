@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import html
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -103,11 +104,13 @@ STEPS: tuple[TourStep, ...] = (
     TourStep("pages/compare.py", KEANU, "§4 (baselines)",
              "Every method of the app runs the same question on the same graph and backends, and the failure "
              "diagnosis reads each method's trace to say where the gold evidence was lost.",
-             "The summary table: recall, the verdict per method and the seconds; ✓ marks gold passages in each "
-             "ranking. The verdict separates the two ways to fail: “ranked below the cut” and the like lost the "
-             "evidence in retrieval, “retrieved, answer wrong” found it and the small model still answered "
-             "wrongly. The lesson at the top of the page reads every method's run. Next repeats the path with a question "
-             "whose key entity is never named.", lesson=True),
+             "The lesson at the top of the page, read from every method's run: where the gold passages ranked "
+             "and how many methods answered right (open **Why the wrong answers are wrong** under it for where "
+             "each came from). Under it the summary table: recall, the verdict per method and the seconds; ✓ "
+             "marks gold passages in each ranking. The verdict separates the two ways to fail: “ranked below the "
+             "cut” and the like lost the evidence in retrieval, “retrieved, answer wrong” found it and the small "
+             "model still answered wrongly. Next repeats the path with a question whose key entity is never "
+             "named.", lesson=True),
     TourStep("pages/bubble_anchors.py", LOTHAIR, "§3.2, Examples 2 and 4",
              "“Lothair II's mother” is never named: the paper's Example 4 rewrites the vague keyword “mother” "
              "into “Lothair II's mother”, so candidates near Lothair II win over every other mother in the graph, "
@@ -132,7 +135,8 @@ STEPS: tuple[TourStep, ...] = (
              "The same question through every method.",
              "Which methods found both gold passages (Lothair II and his mother), and where did the others lose "
              "them? Where both were found and the answer is still wrong, retrieval did its part and the small "
-             "model's reading did not: the lesson at the top of the page says where each wrong date came from.",
+             "model's reading did not: the lesson at the top of the page says where each wrong date came from "
+             "(under **Why the wrong answers are wrong**).",
              lesson=True),
     TourStep("pages/compare.py", JUDITH, "§4 (baselines)",
              "A third question of the demo through every method, with the same recorded 1.5B model: set what "
@@ -271,10 +275,26 @@ def _follow() -> None:
         st.switch_page(page_path(target))
 
 
+#: Back to the top of the page: Finish opened Home, and Leave kept the page, at the scroll position of the step left,
+#: so "your own choices are back" was drawn off-screen. Streamlit may restore the position once after a page
+#: switch, hence the repeats.
+_TO_TOP = """<script>(() => { const top = () => { const m = document.querySelector('[data-testid="stMain"]');
+  if (m) m.scrollTo({top: 0}); window.scrollTo(0, 0); };
+  top(); setTimeout(top, 150); setTimeout(top, 600); })();</script>"""
+
+
 def _note() -> None:
+    """The note of a tour just left, once, with the page scrolled to it (it is drawn under the page's title)."""
     note = st.session_state.pop(NOTE, None)
     if note:
         st.success(md_escape(note), icon=":material/tour:")
+        st.html(_TO_TOP, unsafe_allow_javascript=True)
+
+
+def notice() -> None:
+    """On Home, under its title: open the page a tour button asked for, or show the note of a tour just left."""
+    _follow()
+    _note()
 
 
 def _off_course(t: TourState) -> list[str]:
@@ -321,7 +341,21 @@ _BAR_CSS = """<style>
 .st-key-egx-tour-bar .egx-tour-title { font-size: 0.9rem; white-space: nowrap; overflow: hidden;
   text-overflow: ellipsis; }
 .st-key-egx-tour-bar button p { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+[data-testid="stElementContainer"]:has(.egx-tour-look) { margin-top: -0.6rem; }
+.egx-tour-look { font-size: 0.85rem; opacity: 0.85; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.st-key-egx-tour-lesson { padding: 0.5rem 0.9rem; gap: 0.4rem; }
+.st-key-egx-tour-lesson [data-testid="stMarkdownContainer"] p { margin-bottom: 0.25rem; }
+.st-key-egx-tour-lesson [data-testid="stMarkdownContainer"] li { margin-bottom: 0; padding-bottom: 0; }
+.st-key-egx-tour-lesson [data-testid="stExpander"] summary { padding-top: 0.3rem; padding-bottom: 0.3rem; }
 </style>"""
+
+
+def _look_html(step: TourStep) -> str:
+    """The step's "Look at" guidance as one line under the bar, cut with an ellipsis where too long (its tooltip
+    and More hold the whole text): a class never opened More, so the guidance has to show by itself."""
+    plain = step.look.replace("**", "")
+    text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", html.escape(step.look, quote=False))  # the tour's own bold marks
+    return f'<div class="egx-tour-look" title="{html.escape(plain)}"><b>Look at:</b> {text}</div>'
 
 
 def _title_html(t: TourState) -> str:
@@ -337,7 +371,8 @@ def _title_html(t: TourState) -> str:
 def bar(page: str) -> None:
     """The tour's step on ``page`` ("pages/x.py"), drawn under the page title as one line for a projector:
     step n of N with its title, Back, Next, Leave and a "More" popover with what the stage does and what to
-    look at; it sticks under the header while the page scrolls. On a page that is not the current step's: a
+    look at; it sticks under the header while the page scrolls. Under it, one line of what to look at (the whole
+    text in More). On a page that is not the current step's: a
     way back to it. Nothing when no tour runs (only the note of a tour just left, once)."""
     _follow()  # a tour button of this run asked for another page: open it before drawing anything here
     _note()
@@ -387,6 +422,7 @@ def bar(page: str) -> None:
             st.warning(f"The sidebar's {', '.join(off)} changed since this step opened, so this page may not "
                        "show the recorded run; Next (or Back) puts the tour's choices back.",
                        icon=":material/warning:")
+    st.html(_look_html(step))  # under the bar, not in it: the sticky bar stays one line
 
 
 # ------------------------------------------------------------------------------------------ lessons
@@ -409,8 +445,14 @@ def step_lesson(question: str, results: Mapping[str, Any], questions: Sequence[A
     def shown(method: str, r: Any) -> ShownRun:
         chunks = [graph.chunk(c.chunk_id) for c in r.ranked_chunks if c.chunk_id in graph.chunk_index]
         ctx = context_of(r)  # the passages the answer was read from: a gold passage at rank 7 may be outside them
+        ranked = {c.id for c in chunks}
+        # and it may hold passages the method did not rank (ReG reads its chains' source passages): their texts,
+        # so a wrong answer read from one is traced to it
+        unranked = () if ctx is None else tuple(
+            (c.id, c.title, c.text) for c in (graph.chunk(cid) for cid in ctx.chunk_ids
+                                              if cid in graph.chunk_index and cid not in ranked))
         return ShownRun(method, str(r.answer or ""), tuple((c.id, c.title, c.text) for c in chunks),
-                        None if ctx is None else ctx.chunk_ids)
+                        None if ctx is None else ctx.chunk_ids, unranked)
 
     titles = {c: graph.chunk(c).title for c in gold.chunk_ids if c in graph.chunk_index}
     return lesson(question, [shown(m, r) for m, r in results.items()], gold.chunk_ids, gold.answers,
@@ -457,9 +499,19 @@ def lesson_ui(page: str, act: Any, results: Mapping[str, Any], *, where: Any | N
         return
     if found is None:
         return
+    lines = found.lines()
+    # atop Compare the lesson is compact — where the evidence is and the answers, the rest folded — so the summary
+    # table under it starts above the fold of a 1440×900 projector; under Ask's answer it is whole
+    head, rest = (lines[:2], lines[2:]) if where is not None else (lines, [])
     with (where if where is not None else st).container(border=True, key=S.sub(S.TOUR, "lesson")):
-        st.markdown("**What these runs teach** (read from the runs on this page)")
-        st.markdown("\n".join(f"- {md_escape(line)}" for line in found.lines()))
+        st.markdown("**What these runs teach** (read from the runs on this page)\n\n"
+                    + "\n".join(f"- {md_escape(line)}" for line in head))
+        if rest:
+            why = found.why_lines()
+            label = ("Why the wrong answers are wrong, and what none mode quotes" if why else
+                     "What none mode (no LLM) quotes" if found.extractive is not None else "More")
+            with st.expander(label):
+                st.markdown("\n".join(f"- {md_escape(line)}" for line in rest))
 
 
 def home_panel() -> None:

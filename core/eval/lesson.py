@@ -9,17 +9,21 @@ For each run (:class:`ShownRun`: a method's answer and its ranked passages):
   wrong" against the retrieval losses); and whether it was among the passages the answer was read from (the
   run's answer context, :class:`core.methods.answering.AnswerContext`): a gold passage at rank 7 is in the
   ranking, but not in the top 5 the model read;
-* **why a wrong answer is wrong** — the passage of the ranking that holds the wrong answer, as whole words
-  on SQuAD-normalised text (:func:`core.text.normalize_answer`): a passage that is not gold (the villain of
-  another film, the death date of another mother) means the model read the wrong passage; a gold passage
-  means it read the right passage and picked the wrong name in it; none means the answer is not in what it
-  retrieved (a refusal, or a name from the model's own memory);
+* **why a wrong answer is wrong** — the passage that holds the wrong answer, as whole words on SQuAD-normalised
+  text (:func:`core.text.normalize_answer`), looked for first in what the answer was read from (its context,
+  which may hold passages the method did not rank: ReG reads its evidence chains' source passages): a passage
+  that is not gold (the villain of another film, the death date of another mother) means the model read the
+  wrong passage; a gold passage means it read the right passage and picked the wrong date, number or name in it
+  (:func:`answer_kind`); none means the answer is not in what it retrieved or read (a refusal, or a name from
+  the model's own memory);
 * **the extractive answer** — the ``none``-mode run's sentence (:mod:`core.methods.extractive`), judged
-  against the gold answer the same way (:func:`core.eval.verdicts.match_answer`).
+  against the gold answer the same way (:func:`core.eval.verdicts.match_answer`); a sentence that does not hold
+  it is shown with the words it shares with the gold answer.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -41,6 +45,9 @@ class ShownRun:
     passages: tuple[tuple[str, str, str], ...]  #: (chunk id, title, text), best first
     #: the chunk ids the answer was read from (its context); None when the run recorded none
     context: tuple[str, ...] | None = None
+    #: (chunk id, title, text) of the context's passages that are not in ``passages``: a method may read passages
+    #: it did not rank (ReG reads its evidence chains' source passages), and a wrong answer may come from one
+    unranked: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -56,22 +63,31 @@ class RunLesson:
     gold_ranks
         ``(title, rank)`` per gold passage, in the gold order; ``rank`` is 1-based, None when not retrieved.
     source
-        ``(title, rank, gold)`` of the best-ranked passage whose text holds the answer (None: no passage
-        does, or the answer is right).
+        ``(title, rank, gold, read)`` of the passage whose text holds the answer (None: no passage does, or the
+        answer is right): the best-ranked one the answer was read from, else a context passage outside the
+        ranking (``rank`` None), else the best-ranked one it was not read from (``read`` False).
     gold_read
         Per gold passage (the order of ``gold_ranks``), whether it was in the context the answer was read from;
         None when the run recorded no context.
     context_size
         How many passages that context held (0 when none was recorded).
+    ranked_size
+        How many passages the run ranked.
     """
 
     method: str
     answer: str
     match: AnswerMatch
     gold_ranks: tuple[tuple[str, int | None], ...]
-    source: tuple[str, int, bool] | None
+    source: tuple[str, int | None, bool, bool] | None
     gold_read: tuple[bool, ...] | None = None
     context_size: int = 0
+    ranked_size: int = 0
+
+    @property
+    def passages_seen(self) -> bool:
+        """Whether the run ranked or read any passage at all."""
+        return bool(self.ranked_size or self.context_size)
 
     @property
     def right(self) -> bool:
@@ -101,7 +117,8 @@ class RunLesson:
             parts.append(f"{_and(outside)} {'was' if len(outside) == 1 else 'were'} outside the "
                          f"{_passages(self.context_size)} its answer was read from")
         if lost:
-            parts.append(f"{_and(lost)} {'was' if len(lost) == 1 else 'were'} not retrieved")
+            parts.append(f"{_and(lost)} {'was' if len(lost) == 1 else 'were'} not retrieved"
+                         + (" (neither ranked nor read)" if self.gold_read is not None else ""))
         return "; ".join(parts)
 
     def reading(self) -> str:
@@ -112,16 +129,18 @@ class RunLesson:
         if not self.all_gold_read:
             return self.unread()
         n = len(self.gold_ranks)
-        ranks = (f"rank {self.gold_ranks[0][1]}" if n == 1 else
-                 "ranks " + ", ".join(str(k) for _, k in self.gold_ranks)
-                 if all(k is not None for _, k in self.gold_ranks) else
-                 ", ".join(f"“{t}” " + (f"rank {k}" if k is not None else "not in its ranking")
-                           for t, k in self.gold_ranks))
+        if all(k is not None for _, k in self.gold_ranks):
+            ranks = f"rank {self.gold_ranks[0][1]}" if n == 1 else "ranks " + ", ".join(str(k) for _, k in self.gold_ranks)
+        else:  # read from the context without being ranked (ReG's chains' source passages): say so by name
+            ranks = ", ".join(f"“{t}” " + (f"rank {k}" if k is not None else "read though not in its ranking")
+                              for t, k in self.gold_ranks)
         if self.gold_read is None:
             return f"every gold passage was in its ranking ({ranks}; the context it read was not recorded)"
         which = "the gold passage" if n == 1 else "both gold passages" if n == 2 else f"all {n} gold passages"
-        return (f"{which} ({ranks}) {'was' if n == 1 else 'were'} among the {_passages(self.context_size)} its "
-                "answer was read from")
+        among = f"{'was' if n == 1 else 'were'} among the {_passages(self.context_size)} its answer was read from"
+        if all(k is not None for _, k in self.gold_ranks):
+            return f"{which} ({ranks}) {among}"
+        return f"{which} {among} ({ranks})"
 
 
 def run_lesson(run: ShownRun, gold_chunks: Sequence[str], gold_answers: Sequence[str],
@@ -153,18 +172,25 @@ def run_lesson(run: ShownRun, gold_chunks: Sequence[str], gold_answers: Sequence
                           "pass the question's gold answer (and its aliases)")
     rank = {cid: i + 1 for i, (cid, _t, _x) in reversed(list(enumerate(run.passages)))}
     title_of = {**(titles or {}), **{cid: t for cid, t, _x in run.passages}}
-    gold_ranks = tuple((title_of.get(c) or c, rank.get(c)) for c in gold_chunks)
     m = match_answer(run.answer, gold_answers)
+    title_of.update({cid: t for cid, t, _x in run.unranked if cid not in title_of})
+    gold_ranks = tuple((title_of.get(c) or c, rank.get(c)) for c in gold_chunks)
     source = None
     a = normalize_answer(run.answer or "")
     if a and m.kind not in RIGHT:
         gold = set(gold_chunks)
-        for i, (cid, title, text) in enumerate(run.passages):
+        ctx = None if run.context is None else set(run.context)
+        ranked = [(cid, t, x, i + 1) for i, (cid, t, x) in enumerate(run.passages)]
+        # what the answer was read from first (its ranked passages, then those it read unranked), then the rest
+        order = (ranked if ctx is None else
+                 [p for p in ranked if p[0] in ctx] + [(c, t, x, None) for c, t, x in run.unranked if c in ctx]
+                 + [p for p in ranked if p[0] not in ctx])
+        for cid, title, text, k in order:
             if f" {a} " in f" {normalize_answer(f'{title}. {text}')} ":
-                source = (title or cid, i + 1, cid in gold)
+                source = (title or cid, k, cid in gold, ctx is None or cid in ctx)
                 break
     read = None if run.context is None else tuple(c in set(run.context) for c in gold_chunks)
-    return RunLesson(run.method, run.answer, m, gold_ranks, source, read, len(run.context or ()))
+    return RunLesson(run.method, run.answer, m, gold_ranks, source, read, len(run.context or ()), len(run.passages))
 
 
 @dataclass(frozen=True)
@@ -185,19 +211,30 @@ class Lesson:
         for j, (title, _r) in enumerate(self.runs[0].gold_ranks):
             ranks = [(r.method, r.gold_ranks[j][1]) for r in self.runs]
             found = [(m, k) for m, k in ranks if k is not None]
-            missed = [m for m, k in ranks if k is None]
+            # a method may read a passage it did not rank (ReG: its chains' source passages): "not retrieved" is
+            # then false, and the why line of its answer says it was read
+            read = [r.method for r in self.runs if r.gold_ranks[j][1] is None and r.gold_read and r.gold_read[j]]
+            missed = [m for m, k in ranks if k is None and m not in read]
             if len(self.runs) == 1:
-                k = ranks[0][1]
-                parts.append(f"“{title}” at rank {k} of {self.runs[0].method}'s ranking" if k is not None else
-                             f"“{title}” not retrieved by {self.runs[0].method}")
+                k, m = ranks[0][1], self.runs[0].method
+                parts.append(f"“{title}” at rank {k} of {m}'s ranking" if k is not None else
+                             f"“{title}” not in {m}'s ranking, but among the passages its answer was read from"
+                             if read else f"“{title}” not retrieved by {m}")
                 continue
+            not_ranked = []
+            if missed:
+                not_ranked.append(f"not retrieved by {', '.join(missed)}")
+            if read:
+                not_ranked.append(f"not ranked by {', '.join(read)}, whose answer{'s' if len(read) > 1 else ''} "
+                                  "read it all the same")
+            aside = f" ({'; '.join(not_ranked)})" if not_ranked else ""
             if not found:
-                parts.append(f"“{title}” retrieved by none of the {len(ranks)} methods")
+                parts.append(f"“{title}” in none of the {len(ranks)} methods' rankings{aside}" if read else
+                             f"“{title}” retrieved by none of the {len(ranks)} methods")
                 continue
             lo, hi = min(k for _, k in found), max(k for _, k in found)
             span = f"rank {lo}" if lo == hi else f"ranks {lo}–{hi}"
-            parts.append(f"“{title}” at {span} in {len(found)} of {len(ranks)} methods' rankings"
-                         + (f" (not retrieved by {', '.join(missed)})" if missed else ""))
+            parts.append(f"“{title}” at {span} in {len(found)} of {len(ranks)} methods' rankings{aside}")
         return "Where the evidence is: " + "; ".join(parts) + "."
 
     def answer_line(self) -> str:
@@ -233,12 +270,21 @@ class Lesson:
                 continue
             if not key:
                 out.append(f"No answer ({by}): {held}.")
+            elif r.source is None and all(not x.passages_seen for x in group):
+                out.append(f"“{r.answer.strip()}” ({by}): {'it' if len(group) == 1 else 'each'} retrieved no passage, "
+                           f"so the answer rests on no evidence; {held}.")
             elif r.source is None:
-                out.append(f"“{r.answer.strip()}” ({by}) is in none of the passages retrieved: the model did not "
+                where = ("retrieved or read" if any(x.gold_read is not None for x in group) else "retrieved")
+                out.append(f"“{r.answer.strip()}” ({by}) is in none of the passages {where}: the model did not "
                            f"answer from its evidence; {held}.")
+            elif not r.source[3]:
+                out.append(f"“{r.answer.strip()}” ({by}) is in “{r.source[0]}” ({_ranks(group, r.source[0])}), a "
+                           f"passage its answer was not read from: the model did not answer from what it read; "
+                           f"{held}.")
             elif r.source[2]:
+                what = answer_kind(r.answer, self.gold_answer)
                 out.append(f"“{r.answer.strip()}” ({by}) is in the gold passage “{r.source[0]}” "
-                           f"({_ranks(group, r.source[0])}): the right passage, the wrong name in it; {held}.")
+                           f"({_ranks(group, r.source[0])}): the right passage, the wrong {what} in it; {held}.")
             else:
                 out.append(f"“{r.answer.strip()}” ({by}) comes from “{r.source[0]}” ({_ranks(group, r.source[0])}), "
                            f"a passage that is not gold: the model answered from the wrong passage; {held}.")
@@ -249,9 +295,18 @@ class Lesson:
         e = self.extractive
         if e is None:
             return ""
-        verdict = ("right" if e.right else "it holds the gold answer" if e.match.kind == "contains" else
-                   f"{e.match.label}")
-        return f"Without an LLM (none mode) {e.method} quotes: “{e.answer.strip()}” — {verdict}."
+        if e.right or e.match.kind in ("contains", "part"):
+            verdict = "right" if e.right else "it holds the gold answer" if e.match.kind == "contains" else e.match.label
+            return f"Without an LLM (none mode) {e.method} quotes: “{e.answer.strip()}” — {verdict}."
+        # not the answer: say what it shares with the gold answer (a bare "some words shared" hid that it was
+        # only "of") and why this sentence was the one quoted
+        shared = sorted(set(normalize_answer(e.answer).split()) & set(normalize_answer(self.gold_answer).split()),
+                        key=normalize_answer(self.gold_answer).split().index)
+        words = ("no word with" if not shared else
+                 f"only the word{'s' if len(shared) > 1 else ''} {_and([f'“{w}”' for w in shared])} with")
+        return (f"Without an LLM (none mode) {e.method} quotes: “{e.answer.strip()}” — not the answer: it shares "
+                f"{words} the gold answer “{self.gold_answer}”. None mode quotes the retrieved sentence that best "
+                "matches the question, whether or not it holds the answer.")
 
     def lines(self) -> list[str]:
         """Every line of the lesson, in reading order."""
@@ -259,6 +314,31 @@ class Lesson:
         if self.extractive is not None:
             out.append(self.extractive_line())
         return out
+
+
+_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december|"
+           "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
+_DATE = re.compile(rf"\b(?:{_MONTHS})\b|\b\d{{1,2}}[./-]\d{{1,2}}[./-]\d{{2,4}}\b|\b\d{{3,4}}\s*(?:ad|bc|bce|ce)\b",
+                   re.IGNORECASE)
+_NUMBER = re.compile(r"^[-+]?[\d,.]+\s*%?$")
+
+
+def answer_kind(answer: str, gold: str = "") -> str:
+    """What kind of thing ``answer`` is, for "the wrong … in it": "date" (a month, a day, "855 AD"; a bare year
+    when the gold answer is a date), "number", "name" (capitalised words), else "answer".
+
+    >>> answer_kind("8 August 869"), answer_kind("818", "20 March 851"), answer_kind("42"), answer_kind("Agent Smith")
+    ('date', 'date', 'number', 'name')
+    """
+    a = answer.strip()
+    if _DATE.search(a):
+        return "date"
+    if _NUMBER.match(a):
+        return "date" if re.fullmatch(r"\d{3,4}", a) and _DATE.search(gold) else "number"
+    words = [w for w in re.split(r"\s+", a) if w.isalpha()]
+    if words and all(w[0].isupper() or w in ("of", "the", "de", "von", "van", "and") for w in words):
+        return "name"
+    return "answer"
 
 
 def _passages(n: int) -> str:
@@ -286,8 +366,13 @@ def _held(group: Sequence[RunLesson]) -> str:
 def _ranks(group: Sequence[RunLesson], title: str) -> str:
     """The rank ``title`` held as the source of the same answer in each run of ``group``: "rank 2", "ranks 2–5"."""
     ks = [x.source[1] for x in group if x.source is not None and x.source[0] == title]
-    lo, hi = min(ks), max(ks)
-    return f"rank {lo}" if lo == hi else f"ranks {lo}–{hi}"
+    nums = [k for k in ks if k is not None]
+    their = "its" if len(group) == 1 else "their"
+    if not nums:
+        return f"read, though not in {their} ranking{'s' if len(group) > 1 else ''}"
+    lo, hi = min(nums), max(nums)
+    span = f"rank {lo}" if lo == hi else f"ranks {lo}–{hi}"
+    return span + ("; read unranked by the others" if len(nums) < len(ks) else "")
 
 
 def lesson(question: str, runs: Sequence[ShownRun], gold_chunks: Sequence[str], gold_answers: Sequence[str], *,

@@ -78,6 +78,9 @@ def test_the_tour_walks_every_step_and_finish_restores_the_own_choices(home: Pat
         texts = _texts(at)
         assert any(t.startswith(f"Guided demo · step {i + 1} of {len(tour.STEPS)}") for t in texts), texts[:5]
         assert any(t.startswith("What this stage does") for t in texts)
+        # what to look at shows by itself, one line under the bar (an audit: a class never opened More)
+        look = [e.proto.body for e in at.get("html") if e.proto.body.startswith('<div class="egx-tour-look"')]
+        assert len(look) == 1 and f"Look at: {step.look.replace('**', '')}" in texts, i
         if step.page != "pages/compare.py":  # the page's own intro is in the bar's "More", not above the stage
             from components.teaching import INTROS
 
@@ -107,8 +110,16 @@ def test_the_tour_walks_every_step_and_finish_restores_the_own_choices(home: Pat
                 "**What these runs teach**"))
             question = next(i for i, e in enumerate(order) if getattr(e, "label", None) == "Question")
             assert first < question, (i, first, question)
-        lesson = [t for t in texts if t.startswith("- Where the evidence is: ")]
-        if step.lesson:  # read from the runs on the page: the gold passages' ranks and the none-mode answer
+        lesson = [t for t in texts if "- Where the evidence is: " in t]
+        if step.lesson and step.page == "pages/compare.py":
+            # compact atop Compare: where the evidence is and the answers; why and none mode folded under them
+            assert any(t.startswith("What these runs teach") for t in texts), i
+            assert lesson and "rank" in lesson[0] and "The recorded 1.5B model answered" in lesson[0], i
+            assert "Without an LLM" not in lesson[0], i
+            (folded,) = [e for e in at.expander if e.label.startswith(("Why the wrong answers are wrong",
+                                                                        "What none mode"))]
+            assert any("Without an LLM (none mode) bubblerag quotes" in plain(str(m.value)) for m in folded.markdown), i
+        elif step.lesson:  # read from the runs on the page: the gold passages' ranks and the none-mode answer
             assert any(t.startswith("What these runs teach") for t in texts), i
             assert lesson and "rank" in lesson[0] and "Without an LLM (none mode) bubblerag quotes" in lesson[0], i
         else:
@@ -121,6 +132,11 @@ def test_the_tour_walks_every_step_and_finish_restores_the_own_choices(home: Pat
     assert S.TOUR not in at.session_state
     assert _choices(at) == before
     assert any("your own choices are back" in plain(s.value) and "“musique”" in plain(s.value) for s in at.success)
+    # at the top of Home, above its tour panel (an audit found it drawn off-screen, mid-page)
+    order = _in_order(at.main)
+    note = next(j for j, e in enumerate(order) if "your own choices are back" in plain(str(getattr(e, "value", ""))))
+    panel = next(j for j, e in enumerate(order) if getattr(e, "value", None) == "Guided demo")
+    assert note < panel, (note, panel)
     assert not [b for b in at.button if b.key == S.sub(S.TOUR, "resume")]  # no tour left running
 
 

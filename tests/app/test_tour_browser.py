@@ -27,6 +27,14 @@ FOLD = 900  #: a projector's 1440×900: each step's stage must start above it
 DRAWING_SHOWN = 300  #: the expansion drawing's pixels above the fold, at least (its top was at y ≈ 870)
 TITLE_TOP = 60  #: the most pixels above a page title's box (Streamlit's padding left a 115-px band)
 BAR_HEIGHT = 60  #: the most pixels the one-line bar may take (two lines of title made it 64)
+TABLE_ROWS = 105  #: Compare's summary table: its header and first two rows (35 px each) above the fold
+
+#: The step's "Look at" line under the bar: its box, the bar's bottom, whether it is cut, its height in lines.
+_LOOK_JS = """() => { const look = document.querySelector('.egx-tour-look');
+  if (!look) return null; const r = look.getBoundingClientRect();
+  return {top: r.top, bottom: r.bottom, text: look.innerText, tooltip: look.title,
+          lines: r.height / parseFloat(getComputedStyle(look).lineHeight),
+          barBottom: document.querySelector('.st-key-egx-tour-bar').getBoundingClientRect().bottom}; }"""
 
 #: The bar as laid out: its height, its title (text, tooltip, cut or not, height in lines) and every button's label
 #: cut or not (a button with a label, not the popover's hidden copy).
@@ -95,6 +103,12 @@ def test_the_guided_demo_from_home_through_every_next(server: tuple[str, float],
                     expect(page.get_by_label("Question", exact=True)).to_have_value(step.question, timeout=TIMEOUT)
                 # the one-line bar leaves the stage above the fold of a 1440×900 projector
                 _check_bar(page, i, step)
+                # what to look at, shown without opening More: one line under the bar (the whole text in its tooltip)
+                look = page.evaluate(_LOOK_JS)
+                assert look is not None, i
+                assert look["text"].startswith("Look at: ") and look["lines"] < 1.5, (i, look)
+                assert look["tooltip"] == step.look.replace("**", ""), (i, look)
+                assert look["barBottom"] <= look["top"] and look["bottom"] < FOLD, (i, look)
                 main = _main(page, step)
                 expect(main).to_be_visible(timeout=TIMEOUT)
                 box = main.bounding_box()
@@ -133,14 +147,46 @@ def test_the_guided_demo_from_home_through_every_next(server: tuple[str, float],
                     page.screenshot(path=str(tmp_path / f"tour_{i + 1}_expansion.png"))
                 if step.page == "pages/compare.py":
                     expect(page.get_by_text("Side by side")).to_be_visible(timeout=TIMEOUT)  # every method ran
+                    # the lesson is compact (why and none mode folded), so the summary table under it starts above
+                    # the fold: its header and first rows are on the projector with the lesson (measured once the
+                    # runs are done: while they run, a progress bar sits above the table)
+                    expect(page.get_by_text(re.compile(r"^Running \w+…"))).to_have_count(0, timeout=TIMEOUT)
+                    page.wait_for_timeout(1000)
+                    table = page.locator("[data-testid='stDataFrame']").first.bounding_box()
+                    lesson_box = page.locator(".st-key-egx-tour-lesson").first.bounding_box()
+                    page.screenshot(path=str(tmp_path / f"tour_{i + 1}_compare.png"))
+                    print(f"step {i + 1}: lesson {lesson_box}, summary table {table}")
+                    assert table is not None and lesson_box is not None and lesson_box["y"] < table["y"], i
+                    if step.question == tour.KEANU:  # the step whose Look-at text names the table after the lesson
+                        assert table["y"] + TABLE_ROWS <= FOLD, (i, table)
+                    else:  # longer lessons (more distinct answers): the table's top, at least, is on the projector
+                        assert table["y"] < FOLD, (i, table)
                 if i < n - 1:
                     page.get_by_role("button", name=re.compile(r"^Next: ")).click()
+            # Finish from far down the page (the bar sticks): Home opens at its top, the note in view (an audit found
+            # Home opened mid-page, "your own choices are back" off-screen)
+            page.mouse.move(900, 600)
+            page.mouse.wheel(0, 3000)
+            page.wait_for_timeout(800)
+            assert page.evaluate(_SCROLL_JS) > 500
             page.get_by_role("button", name="Finish the tour").click()
             expect(page.get_by_role("heading", name="Evidence Graph Explorer")).to_be_visible(timeout=TIMEOUT)
             expect(page.get_by_text(re.compile("your own choices are back"))).to_be_visible(timeout=TIMEOUT)
+            _check_in_view(page, "your own choices are back")
             expect(page.get_by_role("button", name="Start the guided demo")).to_be_visible(timeout=TIMEOUT)
         finally:
             browser.close()
+
+
+_SCROLL_JS = "() => document.querySelector('[data-testid=stMain]').scrollTop"
+
+
+def _check_in_view(page, text: str) -> None:  # type: ignore[no-untyped-def]
+    """``text`` is on screen at 1440×900 once the page settles (the page scrolled to its top)."""
+    page.wait_for_timeout(1500)  # past the scroll Streamlit may restore after a page switch
+    box = page.get_by_text(re.compile(text)).first.bounding_box()
+    assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= FOLD, box
+    assert page.evaluate(_SCROLL_JS) < 50
 
 
 def _check_title_and_toggle(page) -> None:  # type: ignore[no-untyped-def]
@@ -196,6 +242,21 @@ def test_the_tour_bar_takes_the_theme_s_background(server: tuple[str, float], tm
                 _check_bar(page, 0, tour.STEPS[0])
                 if scheme == "light":
                     _check_title_and_toggle(page)
+                    # Leave from far down a long page (Ask's): the page goes to its top, where the note is drawn
+                    for k in (2, 3, 4):
+                        page.get_by_role("button", name=re.compile(r"^Next: ")).click()
+                        expect(page.get_by_text(f"Guided demo · step {k} of")).to_be_visible(timeout=TIMEOUT)
+                    expect(page.get_by_text("What these runs teach")).to_be_visible(timeout=TIMEOUT)
+                    expect(page.get_by_role("tab", name=re.compile("Latency and tokens"))).to_be_visible(
+                        timeout=TIMEOUT)  # the page drawn to its end
+                    page.wait_for_timeout(1000)
+                    page.mouse.move(900, 600)
+                    page.mouse.wheel(0, 3000)
+                    page.wait_for_timeout(800)
+                    assert page.evaluate(_SCROLL_JS) > 400
+                    page.get_by_role("button", name="Leave", exact=True).click()
+                    expect(page.get_by_text(re.compile("your own choices are back"))).to_be_visible(timeout=TIMEOUT)
+                    _check_in_view(page, "your own choices are back")
                 ctx.close()
                 assert got["bar"] == got["app"] and got["bar"] not in ("rgba(0, 0, 0, 0)", "transparent"), got
                 assert (got["bar"] == "rgb(255, 255, 255)") == (scheme == "light"), got

@@ -109,3 +109,77 @@ def test_a_lesson_needs_runs_and_a_gold_answer():
         lesson(Q, [], GOLD, ["Hugo Weaving"])
     with pytest.raises(ConfigError, match=r"the lesson on dense's answer needs a gold answer, got \['', ' '\]"):
         lesson(Q, [ShownRun("dense", "x", (MATRIX,))], GOLD, ["", " "])
+
+
+# The Judith question of the demo, as the recorded runs have it: ReG ranks neither Judith nor Gisela, yet reads both
+# (its chains' source passages), and answers "Gisela"; SG-RAG retrieves nothing.
+JUDITH_Q = "Find the second-married woman whose son started a war."
+JUDITH = ("judith", "Judith of Bavaria", "Judith of Bavaria was the second wife of Louis the Pious.")
+CHARLES = ("charles", "Charles the Bald", "Charles the Bald was the son of Louis the Pious and Judith.")
+GISELA = ("gisela", "Gisela (abbess)", "Gisela was a daughter of Louis the Pious and an abbess.")
+LOTHAIR_I = ("lothair1", "Lothair I", "Lothair I fought his brothers at Fontenoy.")
+
+
+def test_a_passage_read_but_not_ranked_is_never_called_unretrieved():
+    """An audit read "Judith of Bavaria not retrieved by sgrag, reg" and then, for ReG, "“Gisela” is in none of the
+    passages retrieved … both gold passages were among the 15 passages its answer was read from": ReG read Judith
+    and Gisela from its chains' source passages without ranking them. Each line now decides from the context."""
+    reg = ShownRun("reg", "Gisela", (LOTHAIR_I, CHARLES), ("lothair1", "charles", "judith", "gisela"),
+                   (JUDITH, GISELA))
+    sgrag = ShownRun("sgrag", "Unable to determine", (), ())
+    le = lesson(JUDITH_Q, [ShownRun("dense", "Judith of Bavaria", (JUDITH, CHARLES)), sgrag, reg],
+                ["judith", "charles"], ["Judith of Bavaria"], titles={"judith": "Judith of Bavaria"})
+    ev = le.evidence_line()
+    assert "“Judith of Bavaria” at rank 1 in 1 of 3 methods' rankings (not retrieved by sgrag; not ranked by reg, " \
+           "whose answer read it all the same)" in ev
+    assert "not retrieved by sgrag, reg" not in ev
+    why = le.why_lines()
+    assert why[0].startswith("“Unable to determine” (sgrag): it retrieved no passage, so the answer rests on no "
+                             "evidence")
+    assert why[1] == ("“Gisela” (reg) comes from “Gisela (abbess)” (read, though not in its ranking), a passage that "
+                      "is not gold: the model answered from the wrong passage; both gold passages were among the 4 "
+                      "passages its answer was read from (“Judith of Bavaria” read though not in its ranking, "
+                      "“Charles the Bald” rank 2).")
+    assert not any("in none of the passages" in w for w in why)
+    # a gold passage neither ranked nor read is not said to have been read
+    lost = lesson(JUDITH_Q, [ShownRun("reg", "Gisela", (CHARLES,), ("charles", "gisela"), (GISELA,))],
+                  ["judith", "charles"], ["Judith of Bavaria"], titles={"judith": "Judith of Bavaria"})
+    assert lost.why_lines()[0].endswith("“Judith of Bavaria” was not retrieved (neither ranked nor read).")
+    assert "not retrieved by reg" in lost.evidence_line()
+    # an answer found only in a ranked passage the model did not read did not come from what it read
+    unread = lesson(JUDITH_Q, [ShownRun("dense", "Gisela", (JUDITH, CHARLES, GISELA), ("judith", "charles"))],
+                    ["judith", "charles"], ["Judith of Bavaria"])
+    assert unread.why_lines()[0].startswith("“Gisela” (dense) is in “Gisela (abbess)” (rank 3), a passage its answer "
+                                            "was not read from")
+
+
+def test_the_wrong_thing_in_a_gold_passage_is_worded_by_the_answers_type():
+    """An audit read "“8 August 869” is in the gold passage “Lothair II”: the right passage, the wrong name in it":
+    a date is not a name."""
+    lothair = ("lothair2", "Lothair II", "Lothair II died on 8 August 869; he had 3 children.")
+    tours = ("tours", "Ermengarde of Tours", "She died on 20 March 851.")
+
+    def why(answer: str) -> str:
+        return lesson("When did Lothair II's mother die?", [ShownRun("sgrag", answer, (lothair, tours))],
+                      ["lothair2", "tours"], ["20 March 851"]).why_lines()[0]
+
+    assert "the right passage, the wrong date in it" in why("8 August 869")
+    assert "the right passage, the wrong date in it" in why("869")  # a bare year, against a gold date
+    assert "the right passage, the wrong number in it" in why("3")
+    assert "the right passage, the wrong name in it" in why("Lothair II")
+    assert "the right passage, the wrong answer in it" in why("children")
+
+
+def test_the_none_mode_line_says_what_a_wrong_quote_shares_and_why_it_was_quoted():
+    """An audit read "— some words shared" after a quote that shares only "of" with “Judith of Bavaria”."""
+    quote = "Charles the Bald and Louis the German defeated their brother Lothair I in the civil war of 841."
+    ext = ShownRun("bubblerag", quote, (CHARLES,))
+    line = lesson(JUDITH_Q, [ShownRun("dense", "Judith of Bavaria", (JUDITH,))], ["judith"], ["Judith of Bavaria"],
+                  extractive=ext).extractive_line()
+    assert "some words shared" not in line
+    assert line.endswith("— not the answer: it shares only the word “of” with the gold answer “Judith of Bavaria”. "
+                         "None mode quotes the retrieved sentence that best matches the question, whether or not it "
+                         "holds the answer.")
+    none = lesson(JUDITH_Q, [ShownRun("dense", "x", (JUDITH,))], ["judith"], ["Judith of Bavaria"],
+                  extractive=ShownRun("bubblerag", "Louis won.", (CHARLES,))).extractive_line()
+    assert "it shares no word with the gold answer" in none
