@@ -1,4 +1,4 @@
-"""BubbleRAG grouping review tally (issue 44 items 1-2): replay the bubblerag runs of recording bundles and count
+"""BubbleRAG grouping review tally (latent names first, the review's group weights and edits): replay the bubblerag runs of recording bundles and count
 how many reviews keep >= 2 groups, give informative vs degenerate (uniform / positional) weights, drop, move or merge
 members, and which latent keywords came first. Usage:
 

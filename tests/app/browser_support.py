@@ -176,12 +176,15 @@ def ask_again(page: Any, page_file: str, question: str) -> float:
 def start_benchmark(page: Any, base: str, run_name: str, questions: int, *, timeout_s: float = 120) -> None:
     """Open the Benchmark page, name the run, set the number of questions and click Run benchmark (the
     sidebar's backends, every method)."""
+    import re
+
     from playwright.sync_api import expect
 
     page.goto(f"{base}/benchmark", wait_until="domcontentloaded")
     expect(page.get_by_role("heading", name="Benchmark")).to_be_visible(timeout=timeout_s * 1000)
-    for label, value in (("Run name", run_name), ("Questions", str(questions))):
-        box = page.get_by_label(label, exact=True)
+    # the questions box says how many there are: "Questions (of 23)"
+    for label, value in (("Run name", run_name), (re.compile(r"^Questions \(of \d+\)$"), str(questions))):
+        box = page.get_by_label(label, exact=True) if isinstance(label, str) else page.get_by_label(label)
         box.fill(value)
         box.press("Enter")
     page.wait_for_timeout(500)
