@@ -79,7 +79,7 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
     Parameters
     ----------
     workspace
-        An opened workspace, indexed with ``backends.embedder``.
+        An opened workspace; its index for ``backends.embedder`` is ensured here, before the plan is made.
     questions
         Questions with gold chunk ids (:func:`core.index.questions.load_questions`).
     methods
@@ -142,6 +142,7 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
     OutputPathError
         When ``out_dir`` is a file or a device, or a folder neither empty nor egx's (nothing is written there).
     """
+    workspace.ensure_index(backends.embedder)  # what a plan holds: the identity a first run records is its resume's
     return run_plan(BenchPlan(workspace, tuple(questions), tuple(methods), backends, Path(out_dir),
                               configs=dict(configs or {}), cut=cut, limit=limit, seed=seed, judge=judge,
                               runner=runner, meta=dict(meta or {}), save_traces=save_traces,
@@ -223,6 +224,7 @@ def check_run(workspace: Workspace, questions: Sequence[Question], methods: Sequ
     """Whether :func:`run_benchmark` with these arguments would start, resume or refuse the run in ``out_dir``,
     and why (:class:`~core.eval.identity.ResumeCheck`): the Benchmark page asks before it starts a run, so a
     stale run is never resumed and the page can offer a new run instead."""
+    workspace.ensure_index(backends.embedder)  # as run_benchmark: the identity is read from the indexed workspace
     plan = BenchPlan(workspace, tuple(questions), tuple(methods), backends, Path(out_dir), configs=dict(configs or {}),
                      cut=cut, seed=seed, judge=judge, meta=dict(meta or {}), keep_trained=keep_trained)
     return resume_check(plan.out_dir, run_settings(plan), workspace.meta.inserts)
