@@ -362,7 +362,7 @@ class Artifacts:
         use)").
     stamp_files
         Glob patterns under ``folder`` whose names, sizes and modification times identify the trained models on
-        disk (:func:`core.batch.tasks.model_stamp`: part of a cached run's key), in the order they are read.
+        disk (:meth:`stamp`: part of a cached run's key), in the order they are read.
     """
 
     folder: str
@@ -382,6 +382,19 @@ class Artifacts:
         if not root.is_dir():
             return []
         return [f for pattern in self.stamp_files for f in sorted(root.glob(pattern))]
+
+    def stamp(self, workspace_path: Any) -> str:
+        """What the trained models in the workspace at ``workspace_path`` look like on disk right now: the names,
+        sizes and modification times of the :meth:`stamp_paths` files ("" when there are none). Part of a cached
+        run's key, so a model trained since (in the app's worker or by the CLI) is a new run, never the old result."""
+        parts = []
+        for f in self.stamp_paths(workspace_path):
+            try:
+                st = f.stat()
+            except OSError:
+                continue
+            parts.append(f"{f.parent.name}/{f.name}:{st.st_size}:{st.st_mtime_ns}")
+        return ";".join(parts)
 
 
 @dataclass(frozen=True, eq=False)
