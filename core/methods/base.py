@@ -384,9 +384,7 @@ class Artifacts:
         return [f for pattern in self.stamp_files for f in sorted(root.glob(pattern))]
 
     def stamp(self, workspace_path: Any) -> str:
-        """What the trained models in the workspace at ``workspace_path`` look like on disk right now: the names,
-        sizes and modification times of the :meth:`stamp_paths` files ("" when there are none). Part of a cached
-        run's key, so a model trained since (in the app's worker or by the CLI) is a new run, never the old result."""
+        """The trained models on disk now: each :meth:`stamp_paths` file's name, size and mtime ("" for none)."""
         parts = []
         for f in self.stamp_paths(workspace_path):
             try:
