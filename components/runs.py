@@ -60,9 +60,8 @@ def method_run(spec: Method[Any, R], workspace: Workspace, key: str, backends: B
     names = used.names()
     if used.llm is not None and getattr(used.llm, "enabled", True) is False:
         names["llm_cache"] = "off"  # the sidebar's switch is off: a fresh run, not the one that used the cache
-    from core.batch.tasks import model_stamp
-
-    stamp = model_stamp(workspace, spec.name)  # a model trained since (Train panel, CLI) makes this a new run
+    # a model trained since (Train panel, CLI) makes this a new run
+    stamp = spec.artifacts.stamp(workspace.path) if spec.artifacts is not None else ""
     if stamp:
         names["models"] = stamp
     backends_key = json.dumps(names, sort_keys=True)

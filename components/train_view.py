@@ -5,7 +5,7 @@ Each panel says what it will train, on what, with which LLM (or plainly that the
 long it takes; Start submits the job (one per workspace and model, per server), whose live panel shows its
 epochs and selections and offers Cancel; when it ends, the outcome is shown once. A finished model is in
 the workspace's own folder, and cached method runs are keyed by the models on disk
-(:func:`core.batch.tasks.model_stamp`), so the page's next run uses it. A ReG retriever that loses on the held-out
+(:meth:`core.methods.base.Artifacts.stamp`), so the page's next run uses it. A ReG retriever that loses on the held-out
 split is kept aside instead (:func:`core.methods.reg.train.judge`), with a "Use it anyway" button; the panel
 says when the active retriever scores below cosine, with the figures.
 """

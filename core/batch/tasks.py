@@ -167,24 +167,3 @@ def reproduce_job(spec: dict[str, Any], *, progress: Progress | None = None,
     res = figures.get("result") or {}
     return {"record": load_reproduction(res["file"]), "ran": int(res.get("ran", 0)),
             "skipped": int(res.get("skipped", 0)), "warnings": list(res.get("warnings", ()))}
-
-
-# ------------------------------------------------------------------------------------ model stamps
-def model_stamp(workspace: Any, method: str) -> str:
-    """What a method's trained models in ``workspace`` look like on disk right now (names, sizes, mtimes of the
-    files its :attr:`~core.methods.base.Method.artifacts` stamp: ReG's retriever manifests, SG-RAG's dominance files;
-    "" for a method that keeps none): part of a cached run's key, so a model trained since — in the app's worker
-    or by the CLI — is a new run, never the old result."""
-    from core.methods.registry import METHODS
-
-    spec = METHODS.get(method)
-    if spec is None or spec.artifacts is None:
-        return ""
-    parts = []
-    for f in spec.artifacts.stamp_paths(workspace.path):
-        try:
-            st = f.stat()
-        except OSError:
-            continue
-        parts.append(f"{f.parent.name}/{f.name}:{st.st_size}:{st.st_mtime_ns}")
-    return ";".join(parts)

@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
 
     names = [n.strip() for n in args.rows.split(",") if n.strip()] if args.rows else None
     rep = run_ablation(ws, qs, args.method, backends, out_dir=args.out, limit=args.limit,
-                       seed=args.seed, cut=budget_cut(args, budget.chunks), rows=names, progress=progress,
+                       seed=args.seed, cut=budget_cut(args.cut, budget.chunks), rows=names, progress=progress,
                        judge=judge, budget=budget,
                        meta={"questions_file": str(args.questions or ws.questions_path)},
                        restart=args.restart, resume_unverified=args.resume_unverified,

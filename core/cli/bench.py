@@ -26,7 +26,9 @@ from core.cli.options import (
 from core.cli_support import add_llm_limits, close_bars, output_folder_arg, run_bar
 
 if TYPE_CHECKING:
+    from core.batch.ray_runner import RayRunner
     from core.cli_support import Subparsers
+    from core.eval.plan import BenchPlan
 
 NAME = "bench"
 
@@ -81,8 +83,39 @@ def run(args: argparse.Namespace) -> int:
     """Every method on every question; JSONL + summary + report + charts in --out."""
     from contextlib import nullcontext
 
-    from core.eval.runner import questions_left_out, run_benchmark
-    from core.eval.selection import gold_coverage
+    from core.eval.report import markdown_report
+    from core.eval.runner import plan_notes, run_plan
+
+    runner = ray_runner(args)
+    with runner if runner is not None else nullcontext():  # Ray first: a missing Ray or bad address fails at once
+        plan = bench_plan(args, runner)
+        coverage, left = plan_notes(plan)  # said before the run, not first under its report
+        if coverage:
+            print(f"egx bench: note: {coverage}", file=sys.stderr)
+        if left:
+            print(f"egx bench: note: {left} {KEEP_TRAINED_HINT}", file=sys.stderr)
+        rep = run_plan(plan, progress=run_bar("bench"))
+    close_bars(clear=False)
+    for w in rep.warnings:
+        if w not in (coverage, left):
+            print(f"egx bench: warning: {w}", file=sys.stderr)
+    for m, ms in rep.summary.get("methods", {}).items():
+        for text, n in ms.get("notices", {}).items():
+            print(f"egx bench: note: {m} ({n} of {ms['n']} questions): {text}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(rep.summary, indent=1, ensure_ascii=False))
+        return 0
+    print(markdown_report(rep.summary))
+    print(f"{rep.ran} runs now, {rep.skipped} already done. Files: "
+          + ", ".join(str(p) for p in rep.files.values()))
+    return 0
+
+
+def bench_plan(args: argparse.Namespace, runner: RayRunner | None = None) -> BenchPlan:
+    """The run ``egx bench``'s arguments ask for, as one :class:`~core.eval.plan.BenchPlan`: the methods, their
+    ``--set`` / ``--node-level`` / ``--budget`` configs and the cut (checked before any model loads), then the
+    workspace (opened and indexed), questions, backends and judge; ``run.json`` pins the settings in ``meta``."""
+    from core.eval.plan import BenchPlan
     from core.methods.budget import budget_configs, budget_settings, parse_budget
     from core.methods.registry import get_method
 
@@ -95,40 +128,14 @@ def run(args: argparse.Namespace) -> int:
     meta: dict[str, object] = {}
     if configs:  # recorded in run.json: a resumed run must use the same settings
         meta["config_changes"] = {m: c.overrides() for m, c in configs.items()}
-    configs = budget_configs(specs, budget, configs)
     meta.update(budget_settings(budget))  # likewise: a run is never resumed under another budget
-    cut = budget_cut(args, budget.chunks)
-    runner = ray_runner(args)
-    with runner if runner is not None else nullcontext():  # Ray first: a missing Ray or bad address fails at once
-        ws, qs, backends = bench_inputs(args, specs, "bench")
-        coverage = gold_coverage(qs).note()
-        if coverage:  # said before the run, not first under its report
-            print(f"egx bench: note: {coverage}", file=sys.stderr)
-        left = questions_left_out(ws, qs, methods, backends, configs=configs, keep_trained=args.keep_trained).note()
-        if left:
-            print(f"egx bench: note: {left} {KEEP_TRAINED_HINT}", file=sys.stderr)
-        judge = judge_from_args(args, backends.llm)
-        rep = run_benchmark(ws, qs, methods, backends, out_dir=args.out, limit=args.limit,
-                            seed=args.seed, cut=cut, progress=run_bar("bench"), save_traces=args.traces,
-                            meta={"questions_file": str(args.questions or ws.questions_path), **meta},
-                            configs=configs, runner=runner, judge=judge, restart=args.restart,
-                            resume_unverified=args.resume_unverified, keep_trained=args.keep_trained)
-    close_bars(clear=False)
-    for w in rep.warnings:
-        if w not in (coverage, left):
-            print(f"egx bench: warning: {w}", file=sys.stderr)
-    for m, ms in rep.summary.get("methods", {}).items():
-        for text, n in ms.get("notices", {}).items():
-            print(f"egx bench: note: {m} ({n} of {ms['n']} questions): {text}", file=sys.stderr)
-    if args.json:
-        print(json.dumps(rep.summary, indent=1, ensure_ascii=False))
-        return 0
-    from core.eval.report import markdown_report
-
-    print(markdown_report(rep.summary))
-    print(f"{rep.ran} runs now, {rep.skipped} already done. Files: "
-          + ", ".join(str(p) for p in rep.files.values()))
-    return 0
+    ws, qs, backends = bench_inputs(args, specs, NAME)
+    return BenchPlan(ws, tuple(qs), tuple(methods), backends, Path(args.out),
+                     configs=budget_configs(specs, budget, configs), cut=budget_cut(args.cut, budget.chunks),
+                     limit=args.limit, seed=args.seed, judge=judge_from_args(args, backends.llm), runner=runner,
+                     meta={"questions_file": str(args.questions or ws.questions_path), **meta},
+                     save_traces=args.traces, restart=args.restart, resume_unverified=args.resume_unverified,
+                     keep_trained=args.keep_trained)
 
 
 def node_level_configs(configs: dict[str, Any], methods: list[str]) -> dict[str, Any]:

@@ -57,10 +57,9 @@ def add_budget(p: argparse.ArgumentParser, *, alone: bool = False) -> None:
                         + ("" if alone else "; the failure diagnosis' cut follows the budget's chunk count"))
 
 
-def budget_cut(args: argparse.Namespace, chunks: int | None) -> int:
-    """``--cut``, or when not given the budget's chunk count (the gold must be within what the answer may
+def budget_cut(cut: int | None, chunks: int | None) -> int:
+    """``--cut`` (``cut``), or when not given the budget's chunk count (the gold must be within what the answer may
     see), else 5."""
-    cut = getattr(args, "cut", None)
     return int(cut) if cut is not None else (chunks or 5)
 
 

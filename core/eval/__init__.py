@@ -9,7 +9,8 @@
 * :mod:`core.eval.stats` — 95 % bootstrap intervals of a mean, paired intervals of a difference, the sign
   and Wilcoxon signed-rank tests, and the verdict in words ("within noise" or which method is better);
   :mod:`core.eval.summary_stats` applies them to a benchmark's records (every figure's interval, every pair).
-* :mod:`core.eval.runner` — the benchmark runner behind ``egx bench``; its parts: :mod:`~core.eval.selection`
+* :mod:`core.eval.runner` — the benchmark runner behind ``egx bench``, which runs one :mod:`~core.eval.plan`
+  (:class:`~core.eval.plan.BenchPlan`); its parts: :mod:`~core.eval.selection`
   (which questions), :mod:`~core.eval.pair` (one question × method and its record),
   :mod:`~core.eval.result_metrics` (R@k, nDCG, TR of one result), :mod:`~core.eval.bench_files`
   (``results.jsonl``, ``run.json``), :mod:`~core.eval.judge_choice` (which LLM judges the run),

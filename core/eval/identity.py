@@ -91,13 +91,15 @@ def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if abs(n) == 1 else 's'}"
 
 
-def content_change(old: Mapping[str, Any], new: Mapping[str, Any], workspace: Workspace | None = None) -> str:
+def content_change(old: Mapping[str, Any], new: Mapping[str, Any],
+                   inserts: Sequence[Mapping[str, Any]] | None = None) -> str:
     """What changed between two :func:`workspace_identity` values, in words ("" when nothing did), e.g. ``3
-    documents added (a.md, b.md, c.md; 5 passages) (content hash a1b2c3d4 → e5f6a7b8)``."""
+    documents added (a.md, b.md, c.md; 5 passages) (content hash a1b2c3d4 → e5f6a7b8)``. ``inserts``: the
+    workspace's insert records (``Workspace.meta.inserts``), which name the documents added."""
     parts: list[str] = []
     added = int(new.get("inserts") or 0) - int(old.get("inserts") or 0)
-    if added > 0 and workspace is not None:
-        recs = workspace.meta.inserts[-added:]
+    if added > 0 and inserts is not None:
+        recs = list(inserts)[-added:]
         docs = [str(name) for r in recs for name in (r.get("sources") or {})]
         passages = sum(int(r.get("added") or 0) for r in recs)
         shown = ", ".join(docs[:3]) + (f" and {len(docs) - 3} more" if len(docs) > 3 else "")
@@ -153,9 +155,10 @@ class ResumeCheck:
         return self.state in ("new", "resume")
 
 
-def resume_check(out: Path, settings: Mapping[str, Any], workspace: Workspace | None = None) -> ResumeCheck:
-    """Compare the run in ``out`` (its ``run.json``) with a run of ``settings`` on ``workspace`` (which names the
-    documents added since, when it is given; module docstring)."""
+def resume_check(out: Path, settings: Mapping[str, Any],
+                 inserts: Sequence[Mapping[str, Any]] | None = None) -> ResumeCheck:
+    """Compare the run in ``out`` (its ``run.json``) with a run of ``settings``; ``inserts``, the workspace's insert
+    records (``Workspace.meta.inserts``), name the documents added since, when they are given (module docstring)."""
     from core.eval.judge_choice import judge_label, run_judge
 
     path = Path(out) / RUN
@@ -199,7 +202,7 @@ def resume_check(out: Path, settings: Mapping[str, Any], workspace: Workspace | 
             f"The run “{name}” was saved before runs recorded what they were computed on (the workspace's content and "
             "the trained models), so nothing can tell whether the workspace or a model changed since; resuming could "
             "put stale results beside new ones. Resume it anyway, or start a new run.", run)
-    changed = content_change(old.get("content") or {}, settings.get("content") or {}, workspace)
+    changed = content_change(old.get("content") or {}, settings.get("content") or {}, inserts)
     retrained = model_change(old.get("models") or {}, settings.get("models") or {})
     what = ([f"the workspace changed since this run: {changed}"] if changed else []) + \
         ([f"the trained models changed since this run: {retrained}"] if retrained else [])

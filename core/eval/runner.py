@@ -21,7 +21,10 @@ failure :class:`~core.methods.base.Diagnosis`. Then ``summary.json``, ``report.m
 * **Progress**: ``progress(done, total, message)`` is called after every pair (the CLI draws a tqdm
   bar, the page a ``st.progress``).
 
-The parts, one module each: :mod:`~core.eval.selection` (which questions), :mod:`~core.eval.pair` (one
+A run is one :class:`~core.eval.plan.BenchPlan` (workspace, questions, methods and their configs, backends, cut,
+judge, runner, output options), made whole by the front end; :func:`run_plan` is its one entry point
+(:func:`run_benchmark` makes the plan of its keyword arguments). The parts, one module each:
+:mod:`~core.eval.selection` (which questions), :mod:`~core.eval.pair` (one
 question × method and its record, with :mod:`~core.eval.result_metrics`), :mod:`~core.eval.bench_files`
 (``results.jsonl`` and ``run.json``), :mod:`~core.eval.judge_choice` (which LLM judges: a separate one, the generator
 only when asked, or none), :mod:`~core.eval.judgements` (ACC_L and Emp.S, after the pairs),
@@ -32,7 +35,8 @@ only when asked, or none), :mod:`~core.eval.judgements` (ACC_L and Emp.S, after 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +48,7 @@ from core.eval.judge_choice import Judge, run_judge
 from core.eval.judgements import apply_judgements, judge_answers, read_judgements
 from core.eval.pair import PairRunner, run_pair
 from core.eval.pairwise import PAIRWISE_REFERENCE, pairwise_judgements
+from core.eval.plan import BenchPlan
 from core.eval.report import RESULTS
 from core.eval.run_notes import add_run_notes
 from core.eval.selection import LeftOut, check_questions, gold_coverage, left_out, select_questions
@@ -56,24 +61,25 @@ if TYPE_CHECKING:
     from core.index.workspace import Workspace
     from core.methods.base import Backends
 
-__all__ = ["Progress", "check_run", "questions_left_out", "run_benchmark", "run_settings"]
+__all__ = ["Progress", "check_run", "plan_notes", "questions_left_out", "run_benchmark", "run_plan", "run_settings"]
 
 Progress = Callable[[int, int, str], None]
 
 
 def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: Sequence[str], backends: Backends,
                   *, out_dir: str | Path, limit: int | None = None, seed: int | None = None, cut: int = 5,
-                  configs: dict[str, object] | None = None, progress: Progress | None = None,
-                  meta: dict[str, Any] | None = None, save_traces: bool = False,
+                  configs: Mapping[str, object] | None = None, progress: Progress | None = None,
+                  meta: Mapping[str, Any] | None = None, save_traces: bool = False,
                   write_outputs: bool = True, judge: Judge | None = None,
                   runner: PairRunner | None = None, restart: bool = False,
                   resume_unverified: bool = False, keep_trained: bool = False) -> BenchReport:
-    """Run ``methods`` on ``questions`` and write the per-question JSONL, summary, report and charts.
+    """Run ``methods`` on ``questions`` and write the per-question JSONL, summary, report and charts: the
+    :class:`~core.eval.plan.BenchPlan` of these arguments, run by :func:`run_plan`.
 
     Parameters
     ----------
     workspace
-        An opened workspace, indexed with ``backends.embedder``.
+        An opened workspace; its index for ``backends.embedder`` is ensured here, before the plan is made.
     questions
         Questions with gold chunk ids (:func:`core.index.questions.load_questions`).
     methods
@@ -136,20 +142,33 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
     OutputPathError
         When ``out_dir`` is a file or a device, or a folder neither empty nor egx's (nothing is written there).
     """
+    workspace.ensure_index(backends.embedder)  # what a plan holds: the identity a first run records is its resume's
+    return run_plan(BenchPlan(workspace, tuple(questions), tuple(methods), backends, Path(out_dir),
+                              configs=dict(configs or {}), cut=cut, limit=limit, seed=seed, judge=judge,
+                              runner=runner, meta=dict(meta or {}), save_traces=save_traces,
+                              write_outputs=write_outputs, restart=restart, resume_unverified=resume_unverified,
+                              keep_trained=keep_trained), progress)
+
+
+def run_plan(plan: BenchPlan, progress: Progress | None = None) -> BenchReport:
+    """Run ``plan`` (:class:`~core.eval.plan.BenchPlan`): the one entry point of a benchmark run. Checks the
+    plan, claims and locks its folder, then resumes or starts the run there (:func:`run_benchmark` says what
+    is written and what is refused); ``progress(done, total, message)`` after each pair."""
     from core.methods.registry import get_method
 
-    if cut < 1:
-        raise ConfigError(f"cut = {cut!r} is out of range; use an integer >= 1.")
-    methods = list(dict.fromkeys(methods))
-    for m in methods:
+    if plan.cut < 1:
+        raise ConfigError(f"cut = {plan.cut!r} is out of range; use an integer >= 1.")
+    plan = replace(plan, methods=tuple(dict.fromkeys(plan.methods)))
+    for m in plan.methods:
         get_method(m)
-    if not methods:
+    if not plan.methods:
         raise ConfigError("No method to benchmark; name at least one registered method (e.g. dense).")
-    warnings = [w for w in (gold_coverage(questions).note(), *check_questions(questions, workspace.name)) if w]
-    select_questions(questions, limit=limit, seed=seed)  # checks limit before anything is written
+    warnings = [w for w in (gold_coverage(plan.questions).note(),
+                            *check_questions(plan.questions, plan.workspace.name)) if w]
+    select_questions(plan.questions, limit=plan.limit, seed=plan.seed)  # checks limit before anything is written
     # missing (created), empty, or a benchmark folder of egx's: never `/`, a home folder or a thesis
-    out = output_folder(out_dir, what="benchmark folder", ours=is_bench_folder,
-                        app=f"The run “{Path(out_dir).name}” cannot be saved there: the name is taken by a file or "
+    out = output_folder(plan.out_dir, what="benchmark folder", ours=is_bench_folder,
+                        app=f"The run “{plan.out_dir.name}” cannot be saved there: the name is taken by a file or "
                             "by a folder that is not a run; pick another run name.")
     from filelock import Timeout
 
@@ -162,20 +181,16 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
                           app=f"Another benchmark is writing the run “{out.name}” right now; wait for it to finish, or "
                               "pick another run name.") from None
     held = [lock]  # a restart adds the lock of the fresh folder it swaps in
-    configs = reasoning_configs(methods, configs) if judge is not None else configs
+    if plan.judge is not None:
+        plan = replace(plan, configs=reasoning_configs(plan.methods, plan.configs))
     try:
-        return _run_locked(workspace, questions, methods, backends, out=out, limit=limit, seed=seed, cut=cut,
-                           configs=configs, progress=progress, meta=meta, save_traces=save_traces,
-                           write_outputs=write_outputs, warnings=warnings, judge=judge, runner=runner,
-                           restart=restart, resume_unverified=resume_unverified, held=held,
-                           keep_trained=keep_trained)
+        return _run_locked(plan, out, warnings, held, progress)
     finally:
         for h in held:
             h.release()
 
 
-
-def reasoning_configs(methods: Sequence[str], configs: dict[str, object] | None) -> dict[str, object]:
+def reasoning_configs(methods: Sequence[str], configs: Mapping[str, object] | None) -> dict[str, object]:
     """``configs`` with ``answer_reasoning`` on for every method whose configuration has that knob (SG-RAG):
     a judged run scores reasoning (Emp.S, SG-RAG Table 17), and the paper's answers carry it (Table 14)."""
     from core.methods.registry import get_method
@@ -187,67 +202,73 @@ def reasoning_configs(methods: Sequence[str], configs: dict[str, object] | None)
             out[m] = cfg.with_(answer_reasoning=True)  # type: ignore[union-attr]
     return out
 
-def run_settings(workspace: Workspace, questions: Sequence[Question], methods: Sequence[str], backends: Backends, *,
-                 cut: int = 5, seed: int | None = None, configs: dict[str, object] | None = None,
-                 meta: dict[str, Any] | None = None, judge: Judge | None = None,
-                 keep_trained: bool = False) -> dict[str, Any]:
-    """The settings ``run.json`` keeps for a run, its identity included (:mod:`core.eval.identity`): what a
-    rerun into the same folder must match to resume. Ensures the workspace's index for ``backends.embedder``
-    first, so the identity a first run records is the one its resume reads."""
-    workspace.ensure_index(backends.embedder)
-    settings = {"workspace": workspace.name, "backends": backends.names(), "cut": cut,
-                "seed": seed, **to_jsonable(meta or {})}
-    settings["judge"] = judge.settings() if judge is not None else False
-    settings["content"] = workspace_identity(workspace, questions)
-    settings["models"] = model_stamps(methods, workspace, backends, configs)
-    settings["keep_trained"] = bool(keep_trained)
+
+def run_settings(plan: BenchPlan) -> dict[str, Any]:
+    """The settings ``run.json`` keeps for the run of ``plan``, its identity included (:mod:`core.eval.identity`):
+    what a rerun into the same folder must match to resume. The plan's workspace is indexed already, so the
+    identity a first run records is the one its resume reads."""
+    ws, backends = plan.workspace, plan.backends
+    settings = {"workspace": ws.name, "backends": backends.names(), "cut": plan.cut,
+                "seed": plan.seed, **to_jsonable(dict(plan.meta))}
+    settings["judge"] = plan.judge.settings() if plan.judge is not None else False
+    settings["content"] = workspace_identity(ws, plan.questions)
+    settings["models"] = model_stamps(plan.methods, ws, backends, plan.configs)
+    settings["keep_trained"] = bool(plan.keep_trained)
     return settings
 
 
 def check_run(workspace: Workspace, questions: Sequence[Question], methods: Sequence[str], backends: Backends, *,
-              out_dir: str | Path, cut: int = 5, seed: int | None = None, configs: dict[str, object] | None = None,
-              meta: dict[str, Any] | None = None, judge: Judge | None = None,
+              out_dir: str | Path, cut: int = 5, seed: int | None = None, configs: Mapping[str, object] | None = None,
+              meta: Mapping[str, Any] | None = None, judge: Judge | None = None,
               keep_trained: bool = False) -> ResumeCheck:
     """Whether :func:`run_benchmark` with these arguments would start, resume or refuse the run in ``out_dir``,
     and why (:class:`~core.eval.identity.ResumeCheck`): the Benchmark page asks before it starts a run, so a
     stale run is never resumed and the page can offer a new run instead."""
-    settings = run_settings(workspace, questions, methods, backends, cut=cut, seed=seed, configs=configs, meta=meta,
-                            judge=judge, keep_trained=keep_trained)
-    return resume_check(Path(out_dir), settings, workspace)
+    workspace.ensure_index(backends.embedder)  # as run_benchmark: the identity is read from the indexed workspace
+    plan = BenchPlan(workspace, tuple(questions), tuple(methods), backends, Path(out_dir), configs=dict(configs or {}),
+                     cut=cut, seed=seed, judge=judge, meta=dict(meta or {}), keep_trained=keep_trained)
+    return resume_check(plan.out_dir, run_settings(plan), workspace.meta.inserts)
 
 
 def questions_left_out(workspace: Workspace, questions: Sequence[Question], methods: Sequence[str],
-                       backends: Backends, *, configs: dict[str, object] | None = None,
+                       backends: Backends, *, configs: Mapping[str, object] | None = None,
                        keep_trained: bool = False) -> LeftOut:
     """The questions a benchmark of ``methods`` leaves out and why (:class:`~core.eval.selection.LeftOut`): no
     gold passage in the workspace, or a trained model of a benchmarked method learned from them (kept and flagged
-    with ``keep_trained``). ``egx bench`` says it before the run, the Benchmark page before the button."""
+    with ``keep_trained``). The Benchmark page says it before the button; ``egx bench`` reads :func:`plan_notes`."""
     trained = trained_questions(methods, workspace, backends, configs)
     return left_out(questions, trained, keep_trained=keep_trained)
 
 
-def _run_locked(workspace: Workspace, questions: Sequence[Question], methods: list[str], backends: Backends, *,
-                out: Path, limit: int | None, seed: int | None, cut: int, configs: dict[str, object] | None,
-                progress: Progress | None, meta: dict[str, Any] | None, save_traces: bool,
-                write_outputs: bool, warnings: list[str], judge: Judge | None = None,
-                runner: PairRunner | None = None, restart: bool = False, resume_unverified: bool = False,
-                held: list[Any] | None = None, keep_trained: bool = False) -> BenchReport:
+def plan_notes(plan: BenchPlan) -> tuple[str, ...]:
+    """What the run of ``plan`` will leave out, in words, said before it starts (``egx bench``): the gold
+    passages the workspace lacks, and the questions a benchmarked method's trained model learned from."""
+    left = questions_left_out(plan.workspace, plan.questions, plan.methods, plan.backends, configs=plan.configs,
+                              keep_trained=plan.keep_trained)
+    return gold_coverage(plan.questions).note(), left.note()
+
+
+def _run_locked(plan: BenchPlan, out: Path, warnings: list[str], held: list[Any],
+                progress: Progress | None) -> BenchReport:
+    """The run of ``plan`` in ``out``, whose lock is held: settings checked against the folder's run, the
+    questions chosen, the pending pairs run (:func:`_run_pairs`), then judged, summarized and written."""
     from core.eval.report import summarize
     from core.eval.report import write_outputs as _write
 
-    settings = run_settings(workspace, questions, methods, backends, cut=cut, seed=seed, configs=configs, meta=meta,
-                            judge=judge, keep_trained=keep_trained)
+    methods = list(plan.methods)
+    settings = run_settings(plan)
     run_path = out / RUN
-    check = resume_check(out, settings, workspace)
-    fresh = restart and check.state != "new"
-    if not (check.ok or fresh or (check.state == "unverified" and resume_unverified)):
+    check = resume_check(out, settings, plan.workspace.meta.inserts)
+    fresh = plan.restart and check.state != "new"
+    if not (check.ok or fresh or (check.state == "unverified" and plan.resume_unverified)):
         raise ConfigError(check.message, app=check.app)
     if check.old is not None and not fresh:  # the models of methods this rerun does not run stay recorded
         settings["models"] = {**dict(check.old["settings"].get("models") or {}), **settings["models"]}
-    left = questions_left_out(workspace, questions, methods, backends, configs=configs, keep_trained=keep_trained)
+    left = questions_left_out(plan.workspace, plan.questions, methods, plan.backends, configs=plan.configs,
+                              keep_trained=plan.keep_trained)
     if left.note():
         warnings.append(left.note())
-    selected = select_questions(questions, limit=limit, seed=seed, exclude=left.excluded)
+    selected = select_questions(plan.questions, limit=plan.limit, seed=plan.seed, exclude=left.excluded)
     if not selected:
         raise ConfigError(f"No question is left to benchmark: {left.note()} Run with --keep-trained to keep them "
                           "(flagged), or benchmark other questions.",
@@ -258,23 +279,42 @@ def _run_locked(workspace: Workspace, questions: Sequence[Question], methods: li
     run_json = json.dumps({"settings": settings, "methods": list(dict.fromkeys([*prev_methods, *methods])),
                            "questions": [q.id for q in selected], "left_out": left.to_json()}, indent=1)
     if fresh:  # the old run stays in place until the new folder, run.json written, is swapped in
-        if held is not None:
-            held.append(swap_in_fresh(out, {RUN: run_json}))
-        else:
-            swap_in_fresh(out, {RUN: run_json}).release()
+        held.append(swap_in_fresh(out, {RUN: run_json}))
     existing, torn = read_records(path)
     if torn:  # drop the line an interruption tore, so appends start on a clean line
         atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in existing))
     done = {(str(r["question_id"]), str(r["method"])) for r in existing}
     if not fresh:
         atomic_write_text(run_path, run_json)
+    ran, skipped = _run_pairs(plan, out, selected, done, left.trained_on, progress)
+    records, _ = read_records(path)
+    wanted = {(q.id, m) for q in selected for m in methods}
+    mine = dedupe([r for r in records if (str(r["question_id"]), str(r["method"])) in wanted])
+    order = {q.id: i for i, q in enumerate(selected)}
+    mine.sort(key=lambda r: (methods.index(r["method"]), order[str(r["question_id"])]))
+    judge = plan.judge
+    lines = judge_answers(out, mine, judge) if judge is not None else read_judgements(out)
+    judged = apply_judgements(mine, lines, run_judge(settings))
+    pairs = pairwise_judgements(out, mine, judge, generator=plan.backends.llm, workspace=plan.workspace,
+                                reference=PAIRWISE_REFERENCE) if judge is not None else []
+    summary = add_run_notes(summarize(judged, methods=methods, settings=settings, pairwise=pairs), judged,
+                            read_run(run_path))
+    files = _write(out, judged, summary) if plan.write_outputs else {}
+    return BenchReport(out, tuple(judged), summary, ran, skipped, files, tuple(warnings))
+
+
+def _run_pairs(plan: BenchPlan, out: Path, selected: Sequence[Question], done: set[tuple[str, str]],
+               trained_on: Mapping[str, Sequence[str]], progress: Progress | None) -> tuple[int, int]:
+    """Run every pair of ``selected`` × the plan's methods not in ``done``, here or on the plan's runner, each
+    record appended to ``results.jsonl`` as it finishes (flagged when its method's model was trained on its
+    question); ``(ran, skipped)``."""
+    methods = plan.methods
     total = len(selected) * len(methods)
     n_done = ran = skipped = 0
-    s = 0 if seed is None else int(seed)
-    cfgs = configs or {}
+    configs = dict(plan.configs)
 
     def save(fh: Any, q: Question, m: str, rec: dict[str, Any], trace: str | None) -> None:
-        if m in left.trained_on.get(q.id, ()):  # kept on request: its figures are inflated, and say so
+        if m in trained_on.get(q.id, ()):  # kept on request: its figures are inflated, and say so
             rec["trained_on"] = True
         if trace is not None:
             tdir = out / "traces" / m
@@ -283,20 +323,22 @@ def _run_locked(workspace: Workspace, questions: Sequence[Question], methods: li
         append_record(fh, rec)
         done.add((q.id, m))
 
-    with open_append(path) as fh:
-        if runner is not None:
+    with open_append(out / RESULTS) as fh:
+        if plan.runner is not None:
             pending = [(q, m) for q in selected for m in methods if (q.id, m) not in done]
             skipped = n_done = total - len(pending)
             if progress and skipped:
                 progress(n_done, total, f"{skipped} pairs done before")
-            for q, m, rec, trace in runner.run_pairs(workspace, pending, backends, configs=cfgs, seed=s, cut=cut,
-                                                     traces=save_traces):
+            for q, m, rec, trace in plan.runner.run_pairs(plan.workspace, pending, plan.backends, configs=configs,
+                                                          seed=plan.generator_seed, cut=plan.cut,
+                                                          traces=plan.save_traces):
                 save(fh, q, m, rec, trace)
                 ran += 1
                 n_done += 1
                 if progress:
                     progress(n_done, total, f"{m} · {q.id}")
-        for q in selected if runner is None else ():
+            return ran, skipped
+        for q in selected:
             for m in methods:
                 n_done += 1
                 if (q.id, m) in done:
@@ -304,25 +346,13 @@ def _run_locked(workspace: Workspace, questions: Sequence[Question], methods: li
                     if progress:
                         progress(n_done, total, f"{m} · {q.id} (done before)")
                     continue
-                rec, trace = run_pair(workspace, q, m, backends, config=cfgs.get(m), seed=s, cut=cut,
-                                      trace=save_traces)
+                rec, trace = run_pair(plan.workspace, q, m, plan.backends, config=configs.get(m),
+                                      seed=plan.generator_seed, cut=plan.cut, trace=plan.save_traces)
                 save(fh, q, m, rec, trace)
                 ran += 1
                 if progress:
                     progress(n_done, total, f"{m} · {q.id}")
-    records, _ = read_records(path)
-    wanted = {(q.id, m) for q in selected for m in methods}
-    mine = dedupe([r for r in records if (str(r["question_id"]), str(r["method"])) in wanted])
-    order = {q.id: i for i, q in enumerate(selected)}
-    mine.sort(key=lambda r: (methods.index(r["method"]), order[str(r["question_id"])]))
-    lines = judge_answers(out, mine, judge) if judge is not None else read_judgements(out)
-    judged = apply_judgements(mine, lines, run_judge(settings))
-    pairs = pairwise_judgements(out, mine, judge, generator=backends.llm, workspace=workspace,
-                                reference=PAIRWISE_REFERENCE) if judge is not None else []
-    summary = add_run_notes(summarize(judged, methods=methods, settings=settings, pairwise=pairs), judged,
-                            read_run(run_path))
-    files = _write(out, judged, summary) if write_outputs else {}
-    return BenchReport(out, tuple(judged), summary, ran, skipped, files, tuple(warnings))
+    return ran, skipped
 
 
 def _safe(name: str) -> str:

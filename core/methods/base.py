@@ -362,7 +362,7 @@ class Artifacts:
         use)").
     stamp_files
         Glob patterns under ``folder`` whose names, sizes and modification times identify the trained models on
-        disk (:func:`core.batch.tasks.model_stamp`: part of a cached run's key), in the order they are read.
+        disk (:meth:`stamp`: part of a cached run's key), in the order they are read.
     """
 
     folder: str
@@ -382,6 +382,17 @@ class Artifacts:
         if not root.is_dir():
             return []
         return [f for pattern in self.stamp_files for f in sorted(root.glob(pattern))]
+
+    def stamp(self, workspace_path: Any) -> str:
+        """The trained models on disk now: each :meth:`stamp_paths` file's name, size and mtime ("" for none)."""
+        parts = []
+        for f in self.stamp_paths(workspace_path):
+            try:
+                st = f.stat()
+            except OSError:
+                continue
+            parts.append(f"{f.parent.name}/{f.name}:{st.st_size}:{st.st_mtime_ns}")
+        return ";".join(parts)
 
 
 @dataclass(frozen=True, eq=False)

@@ -129,3 +129,27 @@ def test_bench_node_level_turns_on_every_methods_node_ranking(tmp_path, capsys):
     assert main([*base[:-1], str(plain)]) == 0
     summary = json.loads((plain / "summary.json").read_text())
     assert summary["methods"]["dense"]["node_level"]["n"] == 0 and summary["methods"]["ppr"]["node_level"]["n"] == 2
+
+
+def test_bench_arguments_become_one_frozen_plan(tmp_path):
+    """`egx bench` settles every argument into one BenchPlan at the command line; the run takes that plan alone."""
+    import dataclasses
+
+    import pytest
+
+    from core.cli import build_parser
+    from core.cli.bench import bench_plan
+    from core.eval.plan import BenchPlan
+
+    args = build_parser().parse_args(
+        ["bench", "--workspace", "demo", "--embedder", "hashing", "--reranker", "biencoder", "--methods",
+         "dense,fastinsight", "--limit", "2", "--seed", "3", "--budget", "4", "--set", "fastinsight.b_max=20",
+         "--keep-trained", "--out", str(tmp_path / "p")])
+    plan = bench_plan(args)
+    assert isinstance(plan, BenchPlan) and plan.workspace.name == "demo"
+    assert plan.methods == ("dense", "fastinsight") and plan.limit == 2 and plan.seed == 3 and plan.keep_trained
+    assert plan.cut == 4  # the diagnosis' cut follows the budget's chunk count
+    assert plan.configs["fastinsight"].b_max == 20 and plan.meta["config_changes"] == {"fastinsight": {"b_max": 20}}
+    assert plan.meta["questions_file"] == str(plan.workspace.questions_path) and plan.judge is None
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        plan.cut = 5  # type: ignore[misc]

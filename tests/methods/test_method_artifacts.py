@@ -11,7 +11,6 @@ from types import SimpleNamespace
 import pytest
 
 from core.background.workers import WorkerTask, task_function
-from core.batch.tasks import model_stamp
 from core.errors import ConfigError, EgxError
 from core.index.commit import _only_ours
 from core.index.paths import method_folders
@@ -51,6 +50,12 @@ def test_artifacts_live_in_one_plain_folder(folder):
 
 def _stamp_by_hand(files: list[Path]) -> str:
     return ";".join(f"{f.parent.name}/{f.name}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in files)
+
+
+def model_stamp(ws: SimpleNamespace, method: str) -> str:
+    """The stamp a cached run's key holds for ``method`` (components/runs.py), "" for an unknown one."""
+    spec = METHODS.get(method)
+    return spec.artifacts.stamp(ws.path) if spec is not None and spec.artifacts is not None else ""
 
 
 def test_model_stamp_reads_the_files_each_method_declares(tmp_path):
