@@ -113,11 +113,6 @@ def install_lookup(llama: Any, num_pred_tokens: int, max_ngram_size: int = 3) ->
     itself, plus its own next token (llama-cpp-python's ``generate`` does the checking). BubbleRAG's
     replies copy candidate ids and names from their prompts, so several tokens are often taken per step.
 
-    llama-cpp-python only supports a draft model with ``logits_all=True``, which computes the vocabulary's
-    logits for every *prompt* token too (~18 % more prompt work for a 1.5B model, and an n_ctx × vocabulary
-    score array of 2.5 GB). Here only a short batch (a guess being checked, or a prompt's last few new tokens)
-    asks llama.cpp for logits at every position; prompts are read as before.
-
     Measured on 2 CPU cores (``benchmarks/llm_lookup_ab.py``): no faster. The review's id lists took 197
     tokens in 117 steps with k = 3, yet the same 30 s, since a batch of 4 tokens costs about twice one token
     here; with k = 8 the requests of two questions took 415 s instead of 347 s. It is an option
@@ -126,11 +121,80 @@ def install_lookup(llama: Any, num_pred_tokens: int, max_ngram_size: int = 3) ->
     from llama_cpp.llama_speculative import LlamaPromptLookupDecoding
 
     llama.draft_model = LlamaPromptLookupDecoding(max_ngram_size=max_ngram_size, num_pred_tokens=num_pred_tokens)
+    _short_batch_logits(llama, num_pred_tokens)
+
+
+class SmallModelDraft:
+    """Speculative decoding's draft from a smaller model of the same tokenizer (the bundled 0.5B Qwen2.5-Coder
+    for the 1.5B): it reads what the large model has read and written, and guesses the next ``k`` tokens
+    greedily; the large model checks the guess in one batch and keeps what it would have written itself
+    (llama-cpp-python's ``generate``), so the reply is the large model's greedy reply.
+
+    The small model keeps its own context: each call reads only the tokens past the longest prefix it
+    shares with the previous call (the prompt once, then the tokens accepted since). A guess stops early at
+    an end-of-turn token. ``stats`` counts calls, guessed tokens and the small model's reading.
+    """
+
+    def __init__(self, small: Any, k: int) -> None:
+        import llama_cpp
+
+        self._lib = llama_cpp
+        self.small, self.k = small, int(k)
+        self._n_vocab = int(small.n_vocab())
+        self._stops = {int(small.token_eos())}
+        im_end = small.tokenize(b"<|im_end|>", add_bos=False, special=True)
+        if len(im_end) == 1:
+            self._stops.add(int(im_end[0]))
+        self.stats = {"calls": 0, "guessed": 0, "read": 0}
+
+    def _logits(self) -> np.ndarray:
+        ptr = self._lib.llama_get_logits_ith(self.small._ctx.ctx, -1)
+        return np.ctypeslib.as_array(ptr, shape=(self._n_vocab,))
+
+    def __call__(self, input_ids: np.ndarray, /, **kwargs: Any) -> np.ndarray:
+        s = self.small
+        ids = np.asarray(input_ids, dtype=np.intc)
+        n = min(int(s.n_tokens), ids.size)
+        differ = np.flatnonzero(s.input_ids[:n] != ids[:n])
+        keep = min(int(differ[0]) if differ.size else n, ids.size - 1)  # at least one token read: fresh logits
+        s.n_tokens = keep
+        s.eval(ids[keep:].tolist())
+        self.stats["read"] += int(ids.size - keep)
+        out: list[int] = []
+        while True:
+            token = int(np.argmax(self._logits()))
+            out.append(token)
+            if token in self._stops or len(out) == self.k:
+                break
+            s.eval([token])
+        self.stats["calls"] += 1
+        self.stats["guessed"] += len(out)
+        return np.asarray(out, dtype=np.intc)
+
+
+def install_draft(llama: Any, small: Any, k: int) -> SmallModelDraft:
+    """Speculative decoding on ``llama`` with :class:`SmallModelDraft` over ``small`` guessing ``k`` tokens a
+    step (``EGX_LLAMA_DRAFT``); like :func:`install_lookup`, without ``logits_all``."""
+    draft = SmallModelDraft(small, k)
+    llama.draft_model = draft
+    _short_batch_logits(llama, k)
+    return draft
+
+
+def _short_batch_logits(llama: Any, most: int) -> None:
+    """Make ``llama`` compute logits at every position of a short batch (a guess being checked, at most
+    ``most`` + 1 tokens), which llama-cpp-python's ``generate`` needs to check a guess.
+
+    llama-cpp-python only supports a draft model with ``logits_all=True``, which computes the vocabulary's
+    logits for every *prompt* token too (~18 % more prompt work for a 1.5B model, and an n_ctx × vocabulary
+    score array of 2.5 GB). Here only a short batch asks llama.cpp for logits at every position; prompts are
+    read as before. ``llama.lookup_stats`` counts the short batches and their tokens.
+    """
     llama.lookup_stats = stats = {"batches": 0, "tokens": 0}  #: short batches read, and their tokens
     original = llama.eval
 
     def eval_(self: Any, tokens: Any) -> None:
-        if len(tokens) > num_pred_tokens + 1 or self._logits_all:
+        if len(tokens) > most + 1 or self._logits_all:
             return original(tokens)
         stats["batches"] += 1
         stats["tokens"] += len(tokens)

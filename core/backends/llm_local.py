@@ -18,7 +18,7 @@ from core.backends.llm_errors import TIMEOUT_HINT
 from core.backends.streaming import reply_sink
 from core.errors import BackendError, Cancelled, ConfigError, LLMError, UnknownNameError
 
-_LLAMA_CACHE: dict[tuple[str, int, int, int], tuple[Any, threading.Lock]] = {}
+_LLAMA_CACHE: dict[tuple[str, int, int, int, str], tuple[Any, threading.Lock]] = {}
 _LLAMA_LOCK = threading.Lock()
 
 
@@ -112,7 +112,11 @@ class LlamaCppLLM:
         path = self.model_path or ensure_model(self.size)  # type: ignore[arg-type]
         gpu_layers = -1 if select_device() == "cuda" else 0
         lookup = lookup_tokens()
-        key = (str(path), self.n_ctx, gpu_layers, lookup)
+        draft = draft_setting()
+        if lookup and draft is not None:
+            raise ConfigError("EGX_LLAMA_LOOKUP and EGX_LLAMA_DRAFT both ask for guessed tokens; set one of them "
+                              "(or neither).")
+        key = (str(path), self.n_ctx, gpu_layers, lookup, "" if draft is None else f"{draft[0]}:{draft[1]}")
         with _LLAMA_LOCK:
             if key not in _LLAMA_CACHE:
                 t0 = time.perf_counter()
@@ -132,6 +136,13 @@ class LlamaCppLLM:
                     from core.backends.llama_sampling import install_lookup
 
                     install_lookup(llm, lookup)  # replies that copy ids from the prompt take several tokens a step
+                if draft is not None:
+                    from core.backends.llama_sampling import install_draft
+
+                    small = Llama(model_path=str(ensure_model(draft[0])), n_ctx=self.n_ctx,  # type: ignore[arg-type]
+                                  n_threads=self.n_threads, n_threads_batch=self.n_threads,
+                                  n_gpu_layers=gpu_layers, seed=self.seed, verbose=False)
+                    install_draft(llm, small, draft[1])  # the 0.5B guesses, the 1.5B checks: the 1.5B's reply
                 _LLAMA_CACHE[key] = (llm, threading.Lock())
                 self.load_seconds = time.perf_counter() - t0
             elif self.load_seconds is None:
@@ -283,3 +294,33 @@ def _attach_prompt_cache(llm: Any) -> None:
         from llama_cpp import LlamaRAMCache
 
         llm.set_cache(LlamaRAMCache(capacity_bytes=size))
+
+
+#: tokens the draft model guesses per step when ``$EGX_LLAMA_DRAFT`` names a model without ``:K``
+DEFAULT_DRAFT_TOKENS = 4
+
+
+def draft_setting() -> tuple[str, int] | None:
+    """``$EGX_LLAMA_DRAFT``: speculative decoding with a bundled model as the draft, ``SIZE[:K]`` (``0.5b`` or
+    ``0.5b:6``: the 0.5B Qwen2.5-Coder, which shares the 1.5B's tokenizer, guessing K tokens a step, default
+    :data:`DEFAULT_DRAFT_TOKENS`); unset, empty or ``0``: off (the default: not faster on 2 CPU cores,
+    ``benchmarks/README.md``, "A 0.5B draft model"). See :class:`core.backends.llama_sampling.SmallModelDraft`.
+
+    Raises
+    ------
+    ConfigError
+        For an unknown size or a K that is not a whole number from 1 to 16.
+    """
+    raw = os.environ.get("EGX_LLAMA_DRAFT", "").strip().lower()
+    if raw in ("", "0", "off"):
+        return None
+    size, _, k_raw = raw.partition(":")
+    try:
+        k = int(k_raw) if k_raw else DEFAULT_DRAFT_TOKENS
+        if size not in MODELS or not 1 <= k <= 16:
+            raise ValueError
+    except ValueError:
+        raise ConfigError(f"EGX_LLAMA_DRAFT = {raw!r} is not a draft model: set it to e.g. 0.5b or 0.5b:4 (the "
+                          f"bundled model guessing 4 tokens a step; sizes {', '.join(MODELS)}), 0 (off), or "
+                          "unset it.") from None
+    return size, k

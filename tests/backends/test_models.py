@@ -123,3 +123,43 @@ def test_a_bad_lookup_setting_names_the_variable(monkeypatch, raw):
     monkeypatch.setenv("EGX_LLAMA_LOOKUP", raw)
     with pytest.raises(ConfigError, match=r"EGX_LLAMA_LOOKUP = .* is not a whole number from 0 to 32"):
         lookup_tokens()
+
+
+def test_a_draft_model_s_guesses_are_checked_in_batches_and_keep_the_schema(monkeypatch):
+    """EGX_LLAMA_DRAFT=0.5b:K: the draft model reads what the model read and guesses K tokens a step, which the
+    model checks in one short batch. Here the 0.5B drafts for itself, so its guesses agree with what the model
+    writes nearly always (a batch is read with other float reductions than one token, so not always: no
+    equality asserted), and the reply takes far fewer steps than tokens; it still obeys the grammar, and the
+    draft read the prompt once."""
+    import json
+
+    monkeypatch.setenv("EGX_LLAMA_DRAFT", "0.5b:4")
+    llm = LlamaCppLLM(size="0.5b", n_ctx=1024)
+    raw = llm.load()
+    draft = raw.draft_model
+    r = llm.chat(COPY_IDS, max_tokens=60, json_schema=COPY_SCHEMA)
+    keep = json.loads(r.text)["keep"]
+    assert set(keep) <= {"c1", "c2", "c3", "c4", "c5", "c6"} and len(keep) <= 6
+    steps = raw.lookup_stats["batches"]  # one per decoding step after the prompt
+    assert steps and r.completion_tokens - 1 - steps >= 2, (raw.lookup_stats, r.completion_tokens, r.text)
+    assert draft.stats["calls"] == steps and 0 < draft.stats["guessed"] <= 4 * steps, draft.stats
+    assert r.prompt_tokens <= draft.stats["read"] <= r.prompt_tokens + r.completion_tokens, (draft.stats, r)
+
+
+@pytest.mark.parametrize("raw", ["1b", "0.5b:0", "0.5b:17", "0.5b:x"])
+def test_a_bad_draft_setting_names_the_variable(monkeypatch, raw):
+    from core.backends.llm_local import draft_setting
+    from core.errors import ConfigError
+
+    monkeypatch.setenv("EGX_LLAMA_DRAFT", raw)
+    with pytest.raises(ConfigError, match=r"EGX_LLAMA_DRAFT = .* is not a draft model"):
+        draft_setting()
+
+
+def test_draft_setting_reads_a_size_and_its_tokens(monkeypatch):
+    from core.backends.llm_local import DEFAULT_DRAFT_TOKENS, draft_setting
+
+    for raw, want in [("", None), ("0", None), ("off", None), ("0.5b", ("0.5b", DEFAULT_DRAFT_TOKENS)),
+                      ("0.5B:6", ("0.5b", 6))]:
+        monkeypatch.setenv("EGX_LLAMA_DRAFT", raw)
+        assert draft_setting() == want, raw
