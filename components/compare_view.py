@@ -467,6 +467,9 @@ def summary(act: Any, graph: KnowledgeGraph, found: Runs, *, query: str, gold: G
         row["fallbacks"] = sum(1 for s in r.trace.steps if s.fallback)
         row.update(budget_view.context_columns(r))
         rows.append(row)
+    left_out = left_out_note(found)
+    if left_out:
+        st.caption(left_out)
     if rows:
         st.dataframe(summary_frame(rows), hide_index=True, width="stretch", column_config=summary_columns())
         more = more_frame(rows)
@@ -480,6 +483,21 @@ def summary(act: Any, graph: KnowledgeGraph, found: Runs, *, query: str, gold: G
         triage_downloads(triage, stem=f"{act.workspace.name}-compare", key=S.COMPARE_DOWNLOAD, what="this comparison",
                          workspace=act.workspace.name, question=query, cut=cut, budget=budget.to_dict())
     budget_view.context_caption(budget, found.results)
+
+
+def left_out_note(found: Runs) -> str:
+    """What the summary table leaves out and why, said above it ("" when nothing): each method waiting for a
+    build (being built, or offered with its estimate above) and each that failed. A chosen method without a row
+    went unremarked while the Methods box said "8 of 8 methods"."""
+    parts = []
+    for m, exc in found.waiting.items():
+        job = exc.job
+        how = "being built on the server" if job is not None and not job.finished else "**Build it now** above"
+        parts.append(f"**{md_escape(m)}** waits for a build ({md_escape(exc.pending.title)}: {how})")
+    parts += [f"**{md_escape(m)}** failed (its error is above)" for m in found.errors]
+    if not parts:
+        return ""
+    return ":material/hourglass_top: Not in the table: " + "; ".join(parts) + "."
 
 
 def overlaid(graph: KnowledgeGraph, found: Runs, gold: Gold) -> None:

@@ -260,11 +260,36 @@ def _others(others: list[Job]) -> None:
 
 
 def banner() -> None:
-    """A line at the top of every page while one of this session's jobs runs (:func:`my_running`): what runs, its progress and ETA, and a link to
-    the page that shows it (where its live panel and Cancel are; the sidebar's panel has them too). Redraws
+    """One line at the top of every page while one of this session's jobs runs (:func:`my_running`): what runs,
+    its progress and ETA, and where it is shown in full — the page that shows it (a link), or the sidebar's
+    **Background jobs**, named with what that panel offers for it: Cancel for this session's own job, "Stop
+    waiting" for one it shares (the server's own sample builds, a build another session waits on too). Redraws
     itself every few seconds while a job runs; an idle server draws and sends nothing."""
     if my_running():
         st.fragment(_banner, run_every=POLL_S * 3)()
+
+
+#: The banner is one line (at most 40 px high, :func:`banner`): a 110-px box pushed the tour's stage content
+#: below a projector's 900-px fold. Its text never wraps; were it too long for the page, it ends in an
+#: ellipsis (the sidebar's panel names the job in full).
+_BANNER_CSS = """<style>
+.st-key-egx-jobs-banner { gap: 0.5rem; min-height: 0; }
+.st-key-egx-jobs-banner [data-testid="stMarkdownContainer"] p { white-space: nowrap; overflow: hidden;
+  text-overflow: ellipsis; margin: 0; font-size: 0.9rem; }
+.st-key-egx-jobs-banner [data-testid="stElementContainer"]:has([data-testid="stMarkdownContainer"]) {
+  flex: 1 1 0; min-width: 0; overflow: hidden; }
+.st-key-egx-jobs-banner [data-testid="stPageLink"] a { padding-top: 0; padding-bottom: 0; min-height: 0; }
+</style>"""
+
+
+def banner_where(s: JobStatus, sid: str) -> str:
+    """Where the banner sends the user for a job that has no page of its own, saying what is there for it: the
+    sidebar's Cancel for this session's own job, "Stop waiting" for a shared one (it is not this session's to
+    cancel, :data:`STOP_WAITING_HELP`)."""
+    if not s.shared_for(sid):
+        return "Progress and Cancel: **Background jobs** in the sidebar"
+    whose = "the server's own job" if not s.sessions else "shared with other sessions"
+    return f"Progress: **Background jobs** in the sidebar ({whose}: Stop waiting, no Cancel)"
 
 
 def _banner() -> None:
@@ -274,21 +299,21 @@ def _banner() -> None:
         # condition) reruns the app once, which also stops this timer, and a second rerun would wipe the
         # outcome a page shows once ("… runs now")
         return
-    with st.container(border=True, key="egx-jobs-banner"):
-        for job in running[:3]:
-            s = job.status()
-            left, right = st.columns([5, 1], vertical_alignment="center")
-            left.markdown(f":material/hourglass_top: **{md_escape(s.title)}** runs on the server — "
-                          f"{status_line(s)}. Pages stay usable meanwhile.")
-            page = s.get("page")
-            if isinstance(page, str) and page:
-                from components.navigation import page_path
+    st.html(_BANNER_CSS)
+    s = running[0].status()
+    more = f" (and {len(running) - 1} more job{'s' if len(running) > 2 else ''})" if len(running) > 1 else ""
+    page = s.get("page")
+    line = f":material/hourglass_top: **{md_escape(s.title)}** runs on the server — {status_line(s)}{more}"
+    full = f"{line}. Pages stay usable meanwhile."
+    with st.container(key="egx-jobs-banner", horizontal=True, vertical_alignment="center"):
+        if isinstance(page, str) and page:
+            from components.navigation import page_path
 
-                right.page_link(str(page_path(page)), label="Open its page", icon=":material/open_in_new:")
-            else:
-                right.caption("Progress and Cancel: **Background jobs** in the sidebar.")
-        if len(running) > 3:
-            st.caption(f"and {len(running) - 3} more — see **Background jobs** in the sidebar.")
+            st.markdown(line, help=full)
+            st.page_link(str(page_path(page)), label="Open its page", icon=":material/open_in_new:")
+        else:
+            where = banner_where(s, session_id())
+            st.markdown(f"{line} · {where}", help=f"{full} {where}.")
 
 
 def watch(job: Job) -> None:

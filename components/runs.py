@@ -154,7 +154,14 @@ def prepare_in_background(spec: Method[Any, Any], workspace: Workspace, backends
     from core.methods.run import pending_preparations
 
     manager = jobs_view.jobs()
-    for p in pending_preparations(spec, workspace, backends, config):
+    done: set[str] = set()
+    while True:
+        # one at a time, asking again after each: with the indexes missing, the method's own preparation has no
+        # estimate until they are built (it started unasked after an index build, however long it was)
+        pending = [p for p in pending_preparations(spec, workspace, backends, config) if p.key not in done]
+        if not pending:
+            return
+        p = pending[0]
         job = manager.get(p.key)
         running = job is not None and not job.finished
         long = p.estimate_s is not None and p.estimate_s > ask_before_s()
@@ -164,12 +171,13 @@ def prepare_in_background(spec: Method[Any, Any], workspace: Workspace, backends
                 raise exc
             offer_preparation(exc)
             st.stop()
-        job = manager.submit(p.key, p.title, preparation_work(p), kind="workspace", restart=False)
-        if job.finished and job.status().state in ("failed", "cancelled"):
-            job = manager.submit(p.key, p.title, preparation_work(p), kind="workspace")
+        # joins the running job; a finished one is started again (it failed, was cancelled, or what it made is
+        # needed again: documents added since dropped it)
+        job = manager.submit(p.key, p.title, preparation_work(p), kind="workspace")
         job.wait(0.0 if (defer and long) or not jobs_view.waits_on(job) else jobs_view.inline_wait(8.0))
         s = job.status()
         if s.state == "done":
+            done.add(p.key)
             continue
         if s.state in ("failed", "cancelled"):
             job.result()  # raises the error (or Cancelled), which the page shows

@@ -4,10 +4,13 @@
 9½ minutes (MuSiQue, with 6 min 49 s of FastInsight's node vectors) and a newcomer saw "connection refused".
 Now the server answers at once and builds them as its own background jobs (:mod:`core.background.jobs`, every session's:
 the sidebar lists them and the banner shows them on every page): the demo first (it is small), then the other
-samples, then what each method keeps in each workspace (:func:`core.methods.run.pending_preparations`). The
-jobs carry the keys a page would use for the same work, so a page that needs one of them waits on it (its live
-panel) instead of building it twice or offering it; the sidebar's workspace picker says which are still being
-built. Each build commits atomically (:mod:`core.index.commit`): a server killed mid-build leaves no
+samples, then of what each method keeps in each workspace (:func:`core.methods.run.pending_preparations`) only
+the quick ones (estimated at most :func:`components.workspaces.ask_before_s`, 30 s): a longer one (MuSiQue's
+16k FastInsight node vectors took 14 minutes while a lecturer was on the demo) waits for a page's **Build it
+now** offer, like any job over 30 s. The jobs carry the keys a page would use for the same work, so a page that
+needs one of them waits on it (its live panel) instead of building it twice or offering it; the sidebar's
+workspace picker says which are still being built. ``egx samples build`` (asked for explicitly) still prepares
+everything. Each build commits atomically (:mod:`core.index.commit`): a server killed mid-build leaves no
 half-written workspace, and the next start builds it again.
 """
 
@@ -24,6 +27,7 @@ from core.cli.app import BUILD_SAMPLES_ENV
 
 if TYPE_CHECKING:
     from core.index.listing import WorkspaceInfo
+    from core.methods.run import PendingPreparation
 
 #: ``egx app`` sets it to 1 for the server it starts (``--no-prebuild`` leaves it out): build the samples.
 ENV = BUILD_SAMPLES_ENV
@@ -53,8 +57,8 @@ def start_sample_builds() -> threading.Thread | None:
 
 
 def build_samples(embedder_name: str) -> list[str]:
-    """Build every bundled sample for ``embedder_name`` (the demo first), then each one's preparations, each
-    as a job of the server (no session: everyone's), waiting for one before submitting the next so they never
+    """Build every bundled sample for ``embedder_name`` (the demo first), then each one's quick preparations
+    (:func:`_quick`), each as a job of the server (no session: everyone's), waiting for one before submitting the next so they never
     compete for the cores. A sample already built and prepared submits nothing. A failed or cancelled build
     skips that sample's preparations; the others go on. Returns the keys of the jobs it submitted."""
     from components import jobs_view, workspaces
@@ -89,7 +93,8 @@ def _first() -> str:
 
 
 def _prepare(info: WorkspaceInfo, embedder_name: str) -> list[str]:
-    """What every method keeps in ``info`` (:func:`core.methods.run.prepare_workspace`'s order), one job each."""
+    """What every method keeps in ``info`` (:func:`core.methods.run.prepare_workspace`'s order) and is quick
+    (:func:`_quick`), one job each; the others are left to the pages' ask-first offers."""
     from components import jobs_view, resources, runs
     from core.backends.registry import get_llm
     from core.index.workspace import Workspace
@@ -104,10 +109,18 @@ def _prepare(info: WorkspaceInfo, embedder_name: str) -> list[str]:
         for p in pending_preparations(get_method(name), ws, backends):
             if _stop.is_set():
                 return submitted
-            if p.key in submitted:
+            if p.key in submitted or not _quick(p):
                 continue
             job = jobs_view.jobs().submit(p.key, p.title, runs.preparation_work(p), kind="workspace",
                                           restart=False, session="")
             submitted.append(p.key)
             job.wait()
     return submitted
+
+
+def _quick(p: PendingPreparation) -> bool:
+    """Whether the server may start preparation ``p`` unasked: its estimate is known and at most
+    :func:`components.workspaces.ask_before_s` (30 s), the rule every page follows."""
+    from components.workspaces import ask_before_s
+
+    return p.estimate_s is not None and p.estimate_s <= ask_before_s()

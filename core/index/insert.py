@@ -350,6 +350,7 @@ def _index(tmp: Path, old: Workspace, graph: KnowledgeGraph, emb: Embedder | Non
                              f"is indexed with {emb.name!r}; rebuild it: {_rebuild(old.path, old.meta)}.")
     (tmp / "index").mkdir()
     builds: list[IndexBuild] = []
+    kept = {str(b.get("kind")): b for b in old.meta.index_builds} if reuse else {}
     embedded: dict[str, int] = {}
     n_syn: int | None = None
     for i, kind in enumerate(ITEM_KINDS):  # nodes first: the synonym edges are computed from their vectors
@@ -357,13 +358,28 @@ def _index(tmp: Path, old: Workspace, graph: KnowledgeGraph, emb: Embedder | Non
         index, n = _reused_rows(old, kind, texts[kind], graph, emb, reuse=reuse, runner=runner,
                                 progress=_slice(progress, i / 3, (i + 1) / 3))
         index.save(tmp / "index" / f"{kind}.faiss")
-        builds.append(IndexBuild(kind, index.size, time.perf_counter() - t0))
+        builds.append(_timing(kind, n, time.perf_counter() - t0, kept.get(kind)))
         embedded[kind] = n
         if kind == "nodes" and syn is not None:
             graph, n_syn = add_synonym_edges(graph, index.vectors, float(syn["threshold"]))
     section = index_manifest(emb, graph, builds, reason="documents added" if reuse else
                              "documents added (the stored index did not match: everything was embedded)")
     return section, embedded, graph, n_syn
+
+
+#: Texts an add must embed for its own timing to stand as the embedding rate; below it the build keeps the old one.
+MIN_TIMED_TEXTS = 10
+
+
+def _timing(kind: str, embedded: int, seconds: float, old: Mapping[str, Any] | None) -> IndexBuild:
+    """The manifest's timing of ``kind`` after an add: what it embedded now and how long that took (not the whole
+    index: the reused rows cost nothing, and ``items / seconds`` is the rate that estimates the next embedding —
+    FastInsight's node vectors, a re-index). An add of a few texts times too little to stand as a rate: the
+    previous build's timing is kept (an add of 1 passage read as 0.1 ms per text and let a 1,161-text embedding
+    start unasked as "quick")."""
+    if embedded < MIN_TIMED_TEXTS and old is not None and int(old.get("items") or 0) > 0:
+        return IndexBuild(kind, int(old["items"]), float(old.get("seconds") or 0.0))
+    return IndexBuild(kind, embedded, seconds)
 
 
 def _reused_rows(old: Workspace, kind: ItemKind, texts_of: Callable[[KnowledgeGraph], Sequence[str]],

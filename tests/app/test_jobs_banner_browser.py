@@ -1,5 +1,6 @@
 """The jobs banner in a real browser: a benchmark started on the Benchmark page runs in a worker process, and
-while it runs every other page shows a banner naming it, with its progress and a link back to its page."""
+while it runs every other page shows a banner naming it, with its progress and a link back to its page, on one line
+(at most 40 px high)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ def test_a_running_benchmark_is_named_on_another_page_with_a_link_back(server: t
             expect(banner).to_contain_text(re.compile(r"Benchmark “banner-run” runs on the server — .*elapsed"),
                                            timeout=TIMEOUT)
             page.screenshot(path=str(tmp_path / "jobs_banner.png"), full_page=True)
+            box = banner.bounding_box()  # one line: a 110-px box pushed the tour's content below a 900-px fold
+            assert box is not None and box["height"] <= 40, box
             banner.get_by_role("link", name="Open its page").click()
             expect(page.get_by_role("heading", name="Benchmark")).to_be_visible(timeout=TIMEOUT)
             expect(page.locator(".st-key-egx-jobs-banner")).to_have_count(0, timeout=TIMEOUT)  # gone once done

@@ -54,6 +54,8 @@ def test_compare_offers_the_node_vectors_build_and_runs_the_other_methods(ask_fi
     assert "expected to take" in shown and "87 node texts" in shown and "hashing" in shown  # estimate and basis
     assert "Nothing is started until you ask" in shown
     assert "Waiting for the build: Embedding 87 KG node texts" in shown  # FastInsight's column
+    # the summary says which chosen method has no row, and why (it had none, silently, under "8 of 8 methods")
+    assert "Not in the table: **fastinsight** waits for a build (Embedding 87 KG node texts" in shown
     assert not any(e.value.startswith("fastinsight:") for e in at.error)
     assert not _has_node_vectors(ask_first)  # nothing was built unasked
     at.run()  # a rerun (another widget, a page switch) does not start it either
@@ -123,3 +125,31 @@ def test_the_estimate_rests_on_the_recorded_build_rate(home: Path) -> None:
 
     seconds, how = NV.node_vectors_estimate(ws, Other())  # type: ignore[arg-type]
     assert seconds == pytest.approx(87 * NV.STATED_SECONDS_PER_TEXT) and "is assumed" in how
+
+
+def test_a_preparation_behind_an_index_build_is_estimated_before_it_starts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the indexes missing, a method's own preparation has no estimate (it rests on the index's timing): once
+    the indexes are built it is estimated, and a long one is offered — it used to start unasked right after."""
+    import uuid
+
+    import core.methods.run as R
+    from components import runs
+
+    tag, built = uuid.uuid4().hex, []
+
+    def pending(spec, ws, backends, config=None):  # type: ignore[no-untyped-def]
+        index = R.PendingPreparation(f"index:{tag}", "Building the vector indexes", lambda _: built.append("index"))
+        prep = R.PendingPreparation(f"prep:{tag}", "Embedding 1,161 KG node texts", lambda _: built.append("prep"))
+        if "index" not in built:
+            return [index, prep]  # no estimate yet
+        return [R.PendingPreparation(prep.key, prep.title, prep.work, 600.0, "1,161 node texts at 0.5 s each")]
+
+    monkeypatch.setattr(R, "pending_preparations", pending)
+
+    class Spec:
+        title = "FastInsight"
+
+    with pytest.raises(runs.PreparationPending) as offered:
+        runs.prepare_in_background(Spec(), None, None, None, defer=True)  # type: ignore[arg-type]
+    assert offered.value.job is None and offered.value.pending.estimate_s == 600.0  # offered with its estimate
+    assert built == ["index"]  # the indexes were built; the long embedding was not started

@@ -93,6 +93,10 @@ def test_the_server_builds_the_samples_itself_demo_first_then_their_preparations
     assert not newcomer.exception, [e.value for e in newcomer.exception]
     assert "Building workspace “Another demo”" in _sidebar(newcomer) and "of other sessions" not in _sidebar(newcomer)
     assert "**Building workspace “Another demo”** runs on the server" in _banner(newcomer)
+    # what the banner points to is there: the sidebar offers "Stop waiting" on the server's own job, no Cancel
+    assert "(the server's own job: Stop waiting, no Cancel)" in _banner(newcomer)
+    assert "Progress and Cancel" not in _banner(newcomer)
+    assert "Stop waiting" in [b.label for b in newcomer.sidebar.button]
     picker = newcomer.sidebar.selectbox[0]
     assert "Another demo  (being built on the server…)" in picker.options
 
@@ -121,3 +125,21 @@ def test_a_second_start_on_built_samples_submits_nothing(home: Path, tmp_path: P
 
 def test_without_egx_app_s_switch_the_server_builds_nothing(home: Path) -> None:
     assert startup.start_sample_builds() is None
+
+
+def test_the_server_starts_no_long_preparation_unasked(home: Path, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A preparation estimated over ``EGX_ASK_BEFORE_S`` (here 0 s, so the demo's sub-second ones count as long,
+    like MuSiQue's 14-minute node vectors) is not the server's to start: only the sample itself is built, and
+    the pages offer the rest (Build it now)."""
+    from core.backends.registry import get_embedder
+    from core.index.workspace import Workspace
+    from core.methods.fastinsight.node_vectors import has_node_vectors
+
+    sd = tmp_path / "sample_data"
+    shutil.copytree(SAMPLE_DATA / "demo", sd / "demo")
+    monkeypatch.setenv("EGX_SAMPLE_DATA", str(sd))
+    monkeypatch.setenv("EGX_ASK_BEFORE_S", "0")
+    keys = startup.build_samples("hashing")
+    assert [k.split(":")[0] for k in keys] == ["workspace"], keys
+    assert not has_node_vectors(Workspace.open(home / "workspaces" / "demo"), get_embedder("hashing"))

@@ -325,3 +325,21 @@ def test_a_txt_with_a_nul_byte_is_left_out_of_a_multi_file_add_like_a_bad_pdf(tm
     assert res.files[1]["error"] == ("binary.txt, line 1: the file looks binary (it contains NUL bytes). Expected a "
                                      "UTF-8 text file.")
     assert any("1 of 2 files could not be read and were left out: binary.txt" in n for n in res.notes)
+
+
+def test_the_recorded_embedding_rate_is_what_an_add_timed_not_the_whole_index(tmp_path, hashing):
+    """The manifest's timings estimate the next embedding (FastInsight's node vectors, a re-index): an add of one
+    passage timed one embedding over the whole index (1 passage's seconds / 13 items), so a 1,161-text job
+    looked quick and started unasked. A small add keeps the previous timing; a larger one records its own."""
+    many = [{"id": f"m{i}", "title": f"Film {i}", "text": f"Actor {i} starred in Film {i} with Actor {i + 1}."}
+            for i in range(12)]
+    rules = get_extractor("rules")
+    create_workspace([corpus(tmp_path / "in" / "a.jsonl", many)], tmp_path / "ws", embedder=hashing, extractor=rules)
+    before = {b["kind"]: dict(b) for b in Workspace.open(tmp_path / "ws").meta.index_builds}
+    add_documents(tmp_path / "ws", [corpus(tmp_path / "in" / "b.jsonl", B[:1])])
+    after = {b["kind"]: dict(b) for b in Workspace.open(tmp_path / "ws").meta.index_builds}
+    assert after["chunks"] == before["chunks"]  # one new passage: too few to time, the build's rate stays
+    more = [{"id": f"n{i}", "title": f"Play {i}", "text": f"Writer {i} wrote Play {i} in Town {i}."} for i in range(11)]
+    add_documents(tmp_path / "ws", [corpus(tmp_path / "in" / "c.jsonl", more)])
+    chunks = next(b for b in Workspace.open(tmp_path / "ws").meta.index_builds if b["kind"] == "chunks")
+    assert chunks["items"] == 11  # what this add embedded, not the index's 24 rows
