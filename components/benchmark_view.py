@@ -38,7 +38,16 @@ from core.eval.report_charts import failure_figure, latency_recall_figure, recal
 from core.eval.run_notes import run_note_items
 from core.eval.runner import check_run, questions_left_out, run_benchmark
 from core.eval.selection import gold_coverage
-from core.eval.triage import RETRIEVED, TRAINED_ON, UNMATCHED, benchmark_rows, failures, flat
+from core.eval.triage import (
+    RETRIEVED,
+    TRAINED_ON,
+    UNMATCHED,
+    benchmark_rows,
+    failure_split,
+    failures,
+    flat,
+    retrieval_losses,
+)
 from core.eval.verdicts import VERDICT_KEYS, verdict_label
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
 from core.index.isolated import isolated_builds
@@ -410,7 +419,7 @@ def report(act: Active) -> None:
     all_rows = benchmark_rows(records, title_of=cv.chunk_title(lambda: act.graph) if run_ws in ("", ws.name) else None)
     present = {r["verdict key"] for r in all_rows}
     verdicts = [v for v in VERDICT_KEYS if v in present] + sorted(present - set(VERDICT_KEYS))
-    f1, f2, f3 = st.columns([2, 2, 1], vertical_alignment="bottom")
+    f1, f2, f3, f4 = st.columns([2, 2, 1, 1], vertical_alignment="bottom")
     fkeys = {S.BENCH_FILTER_METHOD: list(summary["methods"]), S.BENCH_FILTER_STAGE: verdicts}
     for k, opts in fkeys.items():  # the filters stick; values another report lacks are dropped
         wk = S.bind(k, [])
@@ -422,24 +431,34 @@ def report(act: Active) -> None:
     only_failures = S.keep(S.BENCH_FAILURES_ONLY, f3.toggle(
         "Failures only", key=S.bind(S.BENCH_FAILURES_ONLY, True),
         help="Rows whose verdict is not ok (a partly right answer is a failure: EM is the metric). Off: every row."))
+    only_losses = S.keep(S.BENCH_LOSSES_ONLY, f4.toggle(
+        "Retrieval losses only", key=S.bind(S.BENCH_LOSSES_ONLY, False),
+        help="Only the failures that lost gold evidence before the answer: leaves out the rows that retrieved every "
+             "gold passage and missed at the answer (“retrieved, answer wrong / partly right”; without an LLM the "
+             "answer is an extracted sentence, never an exact answer)."))
     matching = [r for r in all_rows if (not fm or r["method"] in fm) and (not fs or r["verdict key"] in fs)]
     failed = failures(matching)
-    shown = failed if only_failures else matching
+    split = failure_split(matching)  # how many lost the evidence, how many missed only at the answer
     scope = "rows" if not (fm or fs) else "rows matching the filters"
-    if only_failures:
-        st.caption(f"Showing {len(failed)} failures of {len(matching)} {scope}"
-                   + (" — none failed." if matching and not failed else ".")
-                   + " Select a row to open its question on the Compare-methods page.")
+    if only_losses:
+        shown: list[Mapping[str, Any]] = retrieval_losses(matching)
+        head = f"Showing {len(shown)} retrieval losses of {len(matching)} {scope} ({split or 'none failed'})."
+    elif only_failures:
+        shown = failed
+        head = (f"Showing {len(failed)} failures of {len(matching)} {scope}" + (f" ({split})." if split else "")
+                + (" — none failed." if matching and not failed else "" if split else "."))
     else:
-        st.caption(f"Showing all {len(matching)} {scope} ({len(failed)} failures). Select a row to open its question "
-                   "on the Compare-methods page.")
+        shown = list(matching)
+        head = f"Showing all {len(matching)} {scope} ({len(failed)} failures){': ' + split if split else ''}."
+    st.caption(head + " Select a row to open its question on the Compare-methods page.")
     df = pd.DataFrame([{k: flat(v) for k, v in r.items()} for r in shown])
     event = st.dataframe(df, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
                          key=S.BENCH_TABLE, placeholder="", column_config=PER_QUESTION_COLUMNS,
                          column_order=[c for c in df.columns if c != "verdict key"])
-    cv.triage_downloads(shown, stem=f"{loaded_dir.name}-{'failures' if only_failures else 'questions'}",
+    what = "losses" if only_losses else "failures" if only_failures else "questions"
+    cv.triage_downloads(shown, stem=f"{loaded_dir.name}-{what}",
                         key=S.BENCH_DOWNLOAD, what=f"these {len(shown)} rows", run=loaded_dir.name,
-                        workspace=run_ws, failures_only=bool(only_failures),
+                        workspace=run_ws, failures_only=bool(only_failures or only_losses),
                         budget=summary.get("settings", {}).get("budget") or "own")
 
 

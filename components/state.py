@@ -193,6 +193,7 @@ BENCH_LOADED = "egx.bench.loaded"  #: run name of the report shown
 BENCH_FILTER_METHOD = "egx.bench.filter_method"
 BENCH_FILTER_STAGE = "egx.bench.filter_stage"
 BENCH_FAILURES_ONLY = "egx.bench.failures_only"  #: the per-question table shows failures only (default on)
+BENCH_LOSSES_ONLY = "egx.bench.losses_only"  #: ... and of those only the retrieval losses (default off)
 BENCH_DOWNLOAD = "egx.bench.download"  #: the per-question table's CSV / JSON buttons: sub(BENCH_DOWNLOAD, "csv")
 BENCH_TABLE = "egx.bench.table"  #: the per-question dataframe (row selection opens the comparison)
 BENCH_LOAD = "egx.bench.load"  #: the load button

@@ -54,6 +54,12 @@ def test_benchmark_page_runs_and_shows_report(home, tmp_path):
     table = at.dataframe[-1].value
     assert len(table) == 4
     assert any(c.value.startswith("Showing all 4 rows (") for c in at.caption)
+    # retrieval losses only: a row that retrieved every gold passage and missed at the answer lost no evidence
+    at.toggle(key=S.widget_key(S.BENCH_LOSSES_ONLY)).set_value(True).run()
+    losses = at.dataframe[-1].value
+    assert not set(losses["verdict"]) & {"retrieved, answer wrong", "ok"}
+    assert any(c.value.startswith(f"Showing {len(losses)} retrieval losses of 4 rows (") for c in at.caption)
+    at.toggle(key=S.widget_key(S.BENCH_LOSSES_ONLY)).set_value(False).run()
     at.multiselect(key=S.widget_key(S.BENCH_FILTER_METHOD)).set_value(["ppr"]).run()
     assert set(at.dataframe[-1].value["method"]) == {"ppr"}
     # open a question on the Compare page
