@@ -18,6 +18,7 @@ import streamlit as st
 from components import bench_view, budget_view, jobs_view, resources, workspaces
 from components import compare_view as cv
 from components import state as S
+from components.answer_view import recording_gap_warning
 from components.navigation import page_path
 from components.question import workspace_questions
 from components.ui import error_text, md_escape
@@ -240,6 +241,9 @@ def run_panel(act: Active) -> None:
              f"“Load a report” tab; {NAME_RULE}. A run with finished pairs resumes."))
     st.caption(f"Backends: {act.embedder_name} embedder, {act.llm_name} LLM, {act.reranker_name} reranker "
                f"(the sidebar's). {ANSWER_METRICS_NOTE}")
+    # the recorded LLM on questions it holds no run of: said before the run, not after it
+    recording_gap_warning(act.llm_name, ws.name, [q.question for q in questions if q.gold_chunks][:limit],
+                          methods or [])
     jkey = S.bind(S.BENCH_JUDGE, "none", scope="bench")
     judge_name = S.keep(S.BENCH_JUDGE, st.selectbox(
         "Judge LLM", JUDGE_CHOICES, key=jkey, format_func=lambda n: JUDGE_LABELS.get(n, n),
