@@ -315,11 +315,13 @@ def run_panel(act: Active) -> None:
         else:
             for w in rep.warnings:
                 st.warning(md_escape(error_text(w)))
-            done = f"{rep.ran} runs now, {rep.skipped} already done → run “{md_escape(rep.out_dir.name)}”"
+            done = (f"{rep.ran} runs now, {rep.skipped} already done → run “{md_escape(rep.out_dir.name)}”: "
+                    f"[its report ↓](#{REPORT_ANCHOR})")
             # a resume is only ever of the same workspace content and models (core.eval.identity)
             (st.success if rep.ran else st.info)(done if rep.ran else f"Nothing new to run: {done}, computed on this "
                                                  "same workspace content and models.")
             st.session_state[S.BENCH_LOADED] = rep.out_dir.name
+            st.session_state[S.BENCH_SCROLL] = True  # the report starts below the fold: the page scrolls to it
     elif bench_key:
         st.session_state.pop(S.BENCH_JOB, None)
 
@@ -362,6 +364,14 @@ def _open(summary: Mapping[str, Any], here: str, question: str, method: str = ""
 
 
 
+#: The report heading's anchor, and the script that scrolls it into view once a run has finished (the run panel
+#: above it is ~850 px tall, so a finished run's report began below the fold).
+REPORT_ANCHOR = "bench-report"
+_TO_REPORT = f"""<script>(() => {{ const go = () => {{ const h = window.parent.document.getElementById('{REPORT_ANCHOR}')
+  || document.getElementById('{REPORT_ANCHOR}'); if (h) h.scrollIntoView({{block: 'start'}}); }};
+  go(); setTimeout(go, 300); setTimeout(go, 900); }})();</script>"""
+
+
 def report(act: Active) -> None:
     """The loaded run's report: tables with intervals, notes, charts, and the per-question table."""
     ws = act.workspace
@@ -376,7 +386,9 @@ def report(act: Active) -> None:
         st.stop()
     summary = rep.summary
     st.divider()
-    st.subheader(f"Report: {md_escape(loaded_dir.name)}")
+    st.subheader(f"Report: {md_escape(loaded_dir.name)}", anchor=REPORT_ANCHOR)
+    if st.session_state.pop(S.BENCH_SCROLL, False):  # a run just finished: its report is in view, not at y≈850
+        st.html(_TO_REPORT, unsafe_allow_javascript=True)
     bench_view.metric_table(summary)  # every figure with its 95 % interval, and the question count
     node_table = node_rows(summary)
     if node_table:  # FastInsight's Table 3: every method on the same KG nodes, each figure with its count or why blank

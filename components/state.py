@@ -190,6 +190,7 @@ BENCH_LIMIT = "egx.bench.limit"
 BENCH_OUT = "egx.bench.out"  #: run name (a folder under $EGX_HOME/runs)
 BENCH_RUN = "egx.bench.run"  #: the run button
 BENCH_LOADED = "egx.bench.loaded"  #: run name of the report shown
+BENCH_SCROLL = "egx.bench.scroll"  #: a run just finished: scroll its report into view once
 BENCH_FILTER_METHOD = "egx.bench.filter_method"
 BENCH_FILTER_STAGE = "egx.bench.filter_stage"
 BENCH_FAILURES_ONLY = "egx.bench.failures_only"  #: the per-question table shows failures only (default on)
