@@ -51,3 +51,14 @@ def test_triple_evidence_is_not_counted_as_chunks():
     sg = AnswerContext(tuple(f"c{i}" for i in range(9)), 167, evidence="subgraph triples")
     assert handed(sg) == "subgraph triples from 9 passages / 167 tok"
     assert handed(AnswerContext(("a", "b"), 812)) == "2 chunks / 812 tok"
+
+
+def test_the_markdown_report_says_an_answer_stage_miss_lost_no_evidence():
+    import json
+    from pathlib import Path
+
+    from core.eval.report import markdown_report
+
+    run = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "llm_small_musique_2026-11-24"
+    summary = json.loads((run / "summary.json").read_text())
+    assert "lost no evidence: every gold passage was retrieved and the answer missed" in markdown_report(summary)
