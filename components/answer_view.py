@@ -18,10 +18,25 @@ from core.methods.base import Gold
 from core.pinning import replay_notice
 
 
+def recording_gap_warning(llm_name: str, workspace: str, questions: Sequence[str], methods: Sequence[str]) -> None:
+    """Before a run with the ``recorded`` LLM: say when the recordings hold no run of these questions × methods on
+    this workspace (its LLM stages will take their fallbacks) — not only after the run."""
+    if not str(llm_name).startswith("recorded") or not questions or not methods:
+        return
+    from components import resources
+    from core.backends.llm_bundles import recording_gap
+
+    text = recording_gap(resources.recorded_runs(resources.recordings_key()), workspace, questions, methods)
+    if text:
+        st.warning(md_escape(text), icon=":material/report:")
+
+
 def replay_banner(result: Any) -> None:
     """With the ``recorded`` LLM, say first when the run is not the recorded one (some stage ran without
     its recorded reply, or no recorded run matches): a partial replay is never shown as the recording."""
-    text = replay_notice(getattr(result.trace, "replay", None))
+    trace = result.trace
+    hits = sum(int(s.llm_cache.get("hits", 0)) for s in trace.steps)
+    text = replay_notice(getattr(trace, "replay", None), hits)
     if text:
         st.warning(md_escape(text), icon=":material/report:")
 
@@ -74,6 +89,8 @@ def llm_cache_line(trace: Any) -> str:
         # a stage whose prompt was not recorded raised (no reply to count): name those stages, or "4 of 4
         # replayed" would pass a run that lost three stages off as a complete replay
         replay = trace.replay if isinstance(getattr(trace, "replay", None), dict) else {}
+        if replay and not replay.get("matched"):  # no recorded run matched: the banner above says it, with the count
+            return ""
         missed = [str(m) for m in replay.get("missed_stages") or []]
         if missed:
             return (f"Recorded LLM run, in part: {hits} LLM {replies} replayed from the shipped recording (not "

@@ -18,6 +18,7 @@ import streamlit as st
 from components import bench_view, budget_view, jobs_view, resources, workspaces
 from components import compare_view as cv
 from components import state as S
+from components.answer_view import recording_gap_warning
 from components.navigation import page_path
 from components.question import workspace_questions
 from components.ui import error_text, md_escape
@@ -38,7 +39,16 @@ from core.eval.report_charts import failure_figure, latency_recall_figure, recal
 from core.eval.run_notes import run_note_items
 from core.eval.runner import check_run, questions_left_out, run_benchmark
 from core.eval.selection import gold_coverage
-from core.eval.triage import RETRIEVED, TRAINED_ON, UNMATCHED, benchmark_rows, failures, flat
+from core.eval.triage import (
+    RETRIEVED,
+    TRAINED_ON,
+    UNMATCHED,
+    benchmark_rows,
+    failure_split,
+    failures,
+    flat,
+    retrieval_losses,
+)
 from core.eval.verdicts import VERDICT_KEYS, verdict_label
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
 from core.index.isolated import isolated_builds
@@ -231,6 +241,9 @@ def run_panel(act: Active) -> None:
              f"“Load a report” tab; {NAME_RULE}. A run with finished pairs resumes."))
     st.caption(f"Backends: {act.embedder_name} embedder, {act.llm_name} LLM, {act.reranker_name} reranker "
                f"(the sidebar's). {ANSWER_METRICS_NOTE}")
+    # the recorded LLM on questions it holds no run of: said before the run, not after it
+    recording_gap_warning(act.llm_name, ws.name, [q.question for q in questions if q.gold_chunks][:limit],
+                          methods or [])
     jkey = S.bind(S.BENCH_JUDGE, "none", scope="bench")
     judge_name = S.keep(S.BENCH_JUDGE, st.selectbox(
         "Judge LLM", JUDGE_CHOICES, key=jkey, format_func=lambda n: JUDGE_LABELS.get(n, n),
@@ -302,11 +315,13 @@ def run_panel(act: Active) -> None:
         else:
             for w in rep.warnings:
                 st.warning(md_escape(error_text(w)))
-            done = f"{rep.ran} runs now, {rep.skipped} already done → run “{md_escape(rep.out_dir.name)}”"
+            done = (f"{rep.ran} runs now, {rep.skipped} already done → run “{md_escape(rep.out_dir.name)}”: "
+                    f"[its report ↓](#{REPORT_ANCHOR})")
             # a resume is only ever of the same workspace content and models (core.eval.identity)
             (st.success if rep.ran else st.info)(done if rep.ran else f"Nothing new to run: {done}, computed on this "
                                                  "same workspace content and models.")
             st.session_state[S.BENCH_LOADED] = rep.out_dir.name
+            st.session_state[S.BENCH_SCROLL] = True  # the report starts below the fold: the page scrolls to it
     elif bench_key:
         st.session_state.pop(S.BENCH_JOB, None)
 
@@ -349,6 +364,14 @@ def _open(summary: Mapping[str, Any], here: str, question: str, method: str = ""
 
 
 
+#: The report heading's anchor, and the script that scrolls it into view once a run has finished (the run panel
+#: above it is ~850 px tall, so a finished run's report began below the fold).
+REPORT_ANCHOR = "bench-report"
+_TO_REPORT = f"""<script>(() => {{ const go = () => {{ const h = window.parent.document.getElementById('{REPORT_ANCHOR}')
+  || document.getElementById('{REPORT_ANCHOR}'); if (h) h.scrollIntoView({{block: 'start'}}); }};
+  go(); setTimeout(go, 300); setTimeout(go, 900); }})();</script>"""
+
+
 def report(act: Active) -> None:
     """The loaded run's report: tables with intervals, notes, charts, and the per-question table."""
     ws = act.workspace
@@ -363,7 +386,9 @@ def report(act: Active) -> None:
         st.stop()
     summary = rep.summary
     st.divider()
-    st.subheader(f"Report: {md_escape(loaded_dir.name)}")
+    st.subheader(f"Report: {md_escape(loaded_dir.name)}", anchor=REPORT_ANCHOR)
+    if st.session_state.pop(S.BENCH_SCROLL, False):  # a run just finished: its report is in view, not at y≈850
+        st.html(_TO_REPORT, unsafe_allow_javascript=True)
     bench_view.metric_table(summary)  # every figure with its 95 % interval, and the question count
     node_table = node_rows(summary)
     if node_table:  # FastInsight's Table 3: every method on the same KG nodes, each figure with its count or why blank
@@ -410,7 +435,7 @@ def report(act: Active) -> None:
     all_rows = benchmark_rows(records, title_of=cv.chunk_title(lambda: act.graph) if run_ws in ("", ws.name) else None)
     present = {r["verdict key"] for r in all_rows}
     verdicts = [v for v in VERDICT_KEYS if v in present] + sorted(present - set(VERDICT_KEYS))
-    f1, f2, f3 = st.columns([2, 2, 1], vertical_alignment="bottom")
+    f1, f2, f3, f4 = st.columns([2, 2, 1, 1], vertical_alignment="bottom")
     fkeys = {S.BENCH_FILTER_METHOD: list(summary["methods"]), S.BENCH_FILTER_STAGE: verdicts}
     for k, opts in fkeys.items():  # the filters stick; values another report lacks are dropped
         wk = S.bind(k, [])
@@ -422,24 +447,34 @@ def report(act: Active) -> None:
     only_failures = S.keep(S.BENCH_FAILURES_ONLY, f3.toggle(
         "Failures only", key=S.bind(S.BENCH_FAILURES_ONLY, True),
         help="Rows whose verdict is not ok (a partly right answer is a failure: EM is the metric). Off: every row."))
+    only_losses = S.keep(S.BENCH_LOSSES_ONLY, f4.toggle(
+        "Retrieval losses only", key=S.bind(S.BENCH_LOSSES_ONLY, False),
+        help="Only the failures that lost gold evidence before the answer: leaves out the rows that retrieved every "
+             "gold passage and missed at the answer (“retrieved, answer wrong / partly right”; without an LLM the "
+             "answer is an extracted sentence, never an exact answer)."))
     matching = [r for r in all_rows if (not fm or r["method"] in fm) and (not fs or r["verdict key"] in fs)]
     failed = failures(matching)
-    shown = failed if only_failures else matching
+    split = failure_split(matching)  # how many lost the evidence, how many missed only at the answer
     scope = "rows" if not (fm or fs) else "rows matching the filters"
-    if only_failures:
-        st.caption(f"Showing {len(failed)} failures of {len(matching)} {scope}"
-                   + (" — none failed." if matching and not failed else ".")
-                   + " Select a row to open its question on the Compare-methods page.")
+    if only_losses:
+        shown: list[Mapping[str, Any]] = retrieval_losses(matching)
+        head = f"Showing {len(shown)} retrieval losses of {len(matching)} {scope} ({split or 'none failed'})."
+    elif only_failures:
+        shown = failed
+        head = (f"Showing {len(failed)} failures of {len(matching)} {scope}" + (f" ({split})." if split else "")
+                + (" — none failed." if matching and not failed else "" if split else "."))
     else:
-        st.caption(f"Showing all {len(matching)} {scope} ({len(failed)} failures). Select a row to open its question "
-                   "on the Compare-methods page.")
+        shown = list(matching)
+        head = f"Showing all {len(matching)} {scope} ({len(failed)} failures){': ' + split if split else ''}."
+    st.caption(head + " Select a row to open its question on the Compare-methods page.")
     df = pd.DataFrame([{k: flat(v) for k, v in r.items()} for r in shown])
     event = st.dataframe(df, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
                          key=S.BENCH_TABLE, placeholder="", column_config=PER_QUESTION_COLUMNS,
                          column_order=[c for c in df.columns if c != "verdict key"])
-    cv.triage_downloads(shown, stem=f"{loaded_dir.name}-{'failures' if only_failures else 'questions'}",
+    what = "losses" if only_losses else "failures" if only_failures else "questions"
+    cv.triage_downloads(shown, stem=f"{loaded_dir.name}-{what}",
                         key=S.BENCH_DOWNLOAD, what=f"these {len(shown)} rows", run=loaded_dir.name,
-                        workspace=run_ws, failures_only=bool(only_failures),
+                        workspace=run_ws, failures_only=bool(only_failures or only_losses),
                         budget=summary.get("settings", {}).get("budget") or "own")
 
 

@@ -50,13 +50,20 @@ def budget_select(container: Any, *, scope: str, key: str, custom_key: str) -> B
         return None
 
 
-def _handed(ctx: AnswerContext | None) -> str:
-    return "not recorded" if ctx is None else f"{ctx.chunks} chunk{'s' if ctx.chunks != 1 else ''} / {ctx.tokens:,} tok"
+def handed(ctx: AnswerContext | None) -> str:
+    """What an answer was handed, in its own unit: ``"5 chunks / 812 tok"``, or for triple evidence the passages
+    the triples come from: ``"subgraph triples from 9 passages / 167 tok"`` (the triples are not chunks)."""
+    if ctx is None:
+        return "not recorded"
+    n = f"{ctx.chunks} passage{'s' if ctx.chunks != 1 else ''}"
+    if ctx.evidence != "passages":
+        return f"{ctx.evidence} from {n} / {ctx.tokens:,} tok"
+    return f"{ctx.chunks} chunk{'s' if ctx.chunks != 1 else ''} / {ctx.tokens:,} tok"
 
 
 def context_caption(budget: Budget, results: Mapping[str, Any]) -> None:
     """The comparison's budget and, per method, the chunks and tokens its answer was handed."""
-    per = " · ".join(f"{md_escape(m)} {_handed(context_of(r))}" for m, r in results.items())
+    per = " · ".join(f"{md_escape(m)} {handed(context_of(r))}" for m, r in results.items())
     own = ("each method's own paper default — not a like-for-like context; pick a budget to give every method the "
            "same" if budget.own else f"{md_escape(budget.label)} ({budget.limits()}) for every method")
     st.caption(f"**Answer budget: {md_escape(budget.name)}** — {own}. Handed to the answer (WordPiece tokens of "

@@ -169,6 +169,9 @@ def summary_columns() -> dict[str, Any]:
     out["method"] = st.column_config.TextColumn("method", width=_WIDTHS["method"], pinned=True)
     out["verdict"] = st.column_config.TextColumn("verdict", width=_WIDTHS["verdict"], pinned=True)
     out["answer match"] = st.column_config.TextColumn("answer match", width=_WIDTHS["answer match"])
+    out["ctx chunks"] = st.column_config.NumberColumn(
+        "ctx chunks", width=_WIDTHS["ctx chunks"], help="Passages handed to the answer; for a method whose evidence is "
+        "triples (SG-RAG's subgraph, ReG's chains) the passages its triples come from — not a count of the triples")
     return out
 
 

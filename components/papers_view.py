@@ -127,6 +127,13 @@ def comparison(table_id: str, shown: list[tuple[str, dict[str, Any]]]) -> None:
             row[f"{name} · {label}"] = _cell(rec, units.get(rec["metric_id"], "%"), mark)
     st.dataframe(pd.DataFrame(list(rows.values())), hide_index=True, width="stretch",
                  height=35 * (len(rows) + 1) + 3)  # every row of the paper's table at once, no inner scrolling
+    ours = [rec for _, t in tables for rec in t["records"]]
+    if ours and all(rec["ours"] is None for rec in ours):  # say why at once, not only in the numbered reasons
+        llms = ", ".join(dict.fromkeys(f"“{r.get('llm') or '?'}”" for _, r in shown))
+        st.info(f"All {len(ours)} of our cells in this table are blank with the LLM {md_escape(llms)}: each figure of "
+                "this table scores a written answer (or needs an LLM judge), and no run here wrote one — the "
+                "numbered reasons are under the table. Pick the LLM “recorded” for the shipped real-LLM runs, or "
+                "open “Our retrieval in the same runs” below for what this mode measures.", icon=":material/info:")
     st.caption(f"Ours: mean [95 % interval] n (n≤: over those of the n questions with gold for it); {NOISE_MARK} = "
                "the paper's figure lies inside our interval (within noise, below). Percentages as the paper prints "
                "them.")
@@ -182,15 +189,40 @@ def facts(label: str, record: dict[str, Any]) -> None:
     for x in record.get("not_run", ()):
         st.caption(f"{md_code(x['method'])} ({md_escape(x['run'])}): {md_escape(x['why'])}")
     rec = record.get("recordings")
-    if rec:
-        lacking = [f"{md_escape(m)} {c['recorded']} of {c['of']}" for m, c in rec["methods"].items()
-                   if c["recorded"] < c["of"]]
-        if lacking:
-            st.warning("Questions with a recorded run, per method: " + ", ".join(lacking) + ". The others took "
-                       "each LLM stage's fallback.", icon=":material/report:")
-        for name, m in record["methods"].items():
-            if m.get("replay_note"):
-                st.warning(f"**{md_escape(name)}**: {md_escape(m['replay_note'])}", icon=":material/report:")
+    if rec:  # one statement: which questions the recordings hold, and which of these runs matched a recorded run
+        st.warning(recordings_note(record), icon=":material/report:")
+    for name, m in record["methods"].items():
+        if m.get("replay_note") and not (rec and m.get("method", name) in rec["methods"]):
+            st.warning(f"**{md_escape(name)}**: {md_escape(m['replay_note'])}", icon=":material/report:")
+
+
+def recordings_note(record: dict[str, Any]) -> str:
+    """What a reproduction with the recorded LLM says once about the recordings: how many of its questions they
+    hold per method (recorded at any setting), and for how many no recorded run matched this paper's settings —
+    where an LLM stage then replayed a recorded reply only for a prompt recorded word for word, else took its
+    fallback. (Two separate notices, "20 of 100 recorded" and "100 of 100 have no recorded run", read as a
+    contradiction.)"""
+    rec = record["recordings"]["methods"]
+    held = ", ".join(f"{md_escape(m)} {c['recorded']} of {c['of']}" for m, c in rec.items())
+    unmatched, partial = [], []
+    for name, m in record["methods"].items():
+        rp = m.get("replay") or {}
+        if rp.get("unmatched"):
+            unmatched.append(f"{md_escape(name)} {len(rp['unmatched'])} of {rp.get('replayed', m.get('n'))}")
+        if rp.get("partial"):
+            partial.append(f"{md_escape(name)} {len(rp['partial'])} of {rp.get('replayed', m.get('n'))}")
+    b = record.get("budget") or {}
+    text = f"**Recorded LLM, in part.** The shipped recordings hold these questions for {held} (recorded at any " \
+           "setting)."
+    if unmatched or partial:
+        text += (f" With this paper's settings (budget {md_code(str(b.get('name', '?')))}, "
+                 f"{md_escape(str(b.get('limits', '')))}) no recorded run matches "
+                 + "; ".join(x for x in (", ".join(unmatched), f"only partly: {', '.join(partial)}" if partial else "")
+                             if x)
+                 + ": each LLM stage replayed a recorded reply only where its exact prompt was recorded, and "
+                 "otherwise took its fallback. These figures are not the recorded runs'; an answer figure's n "
+                 "counts the questions that have one.")
+    return text
 
 
 def differences(table_id: str, shown: list[tuple[str, dict[str, Any]]]) -> None:

@@ -226,3 +226,19 @@ def bench_report(path: str, mtime: float) -> Any:
 
     return load_report(path)
 
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def recorded_runs(key: tuple[tuple[str, float], ...]) -> frozenset[tuple[str, str, str]]:
+    """``(workspace, method, question)`` of every run the shipped LLM recordings hold; ``key`` (each bundle's path
+    and mtime) reloads them when one changes."""
+    from core.backends.llm_bundles import recorded_runs as load
+
+    return load([Path(p) for p, _ in key])
+
+
+def recordings_key() -> tuple[tuple[str, float], ...]:
+    """The bundles' paths and mtimes (:func:`recorded_runs`' key)."""
+    from core.backends.llm_bundles import recording_paths
+
+    return tuple((str(p), p.stat().st_mtime) for p in recording_paths())

@@ -262,20 +262,31 @@ def replay_status(trace: Any, tape: StateTape | None, recording: str) -> ReplayS
                         tape.hits if tape is not None else 0)
 
 
-def replay_notice(replay: dict[str, Any] | None) -> str:
+def replay_notice(replay: dict[str, Any] | None, replayed: int | None = None) -> str:
     """What the answer area says first about a run with the ``recorded`` LLM ("" when it is not one, or
-    when it replayed its recording in full): never is a partial replay shown as the recorded run."""
+    when it replayed its recording in full): never is a partial replay shown as the recorded run.
+
+    ``replayed``: how many LLM replies the run read back (its trace's cache hits; None: not known). A run no
+    recording matches may still replay a reply whose exact prompt another recorded run holds: the notice then
+    counts them, so one statement covers both (a second line "Recorded LLM run, in part" read as a contradiction).
+    """
     if not replay:
         return ""
     st = ReplayStatus.from_dict(replay)
     if st.complete:
         return ""
     if not st.matched:
-        # an LLM reply may still have been replayed (the same prompt in another recorded run, or the LLM cache),
-        # so the notice says what holds for every stage: a prompt not recorded ran without the LLM
-        return ("Not a recorded run: no recording holds this question with these settings and models, so each "
-                "LLM stage whose exact prompt was not recorded ran without the LLM (its fallback). Pick a recorded "
-                "sample question at the default settings, or a live LLM.")
+        head = "Not a recorded run: no recording holds this question with these settings and models"
+        tail = " Pick a recorded sample question at the default settings, or a live LLM."
+        if replayed is None:
+            return (head + ", so each LLM stage whose exact prompt was not recorded ran without the LLM (its "
+                    "fallback)." + tail)
+        if not replayed:
+            return head + ", so every LLM stage ran without the LLM (its fallback)." + tail
+        n = f"{replayed} LLM {'reply' if replayed == 1 else 'replies'}"
+        return (f"{head}. {n} whose exact prompt another recorded run holds {'was' if replayed == 1 else 'were'} "
+                "replayed from it (not generated now); every other LLM stage ran without the LLM (its fallback)."
+                + tail)
     parts = []
     if st.missed_stages:
         parts.append(f"stages {', '.join(st.missed_stages)} ran without the LLM because their prompts were not "

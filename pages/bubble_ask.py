@@ -10,6 +10,7 @@ import streamlit as st
 
 from components import state as S
 from components import tour
+from components.answer_view import recording_gap_warning
 from components.bubblerag import ask as panels
 from components.bubblerag import shared as bubble
 from components.page import current, header
@@ -19,6 +20,8 @@ act = header()
 query = bubble.question_ui(act, "ask")
 suggested_questions_ui(graph_suggestions(act), on_pick=lambda q: S.set_value(S.BUBBLE_QUESTION, q),
                        key=S.BUBBLE_SUGGESTED)
+if query:  # before the run: the recorded LLM on a question it holds no run of answers with its fallbacks
+    recording_gap_warning(act.llm_name, act.workspace.name, [query], ["bubblerag"])
 result = bubble.current_run(act, query)
 doc = ""
 if result is not None:

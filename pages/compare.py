@@ -11,6 +11,7 @@ from __future__ import annotations
 from components import compare_view as cv
 from components import state as S
 from components import tour, workspaces
+from components.answer_view import recording_gap_warning
 from components.page import current, header
 
 act = header()
@@ -21,6 +22,7 @@ handed = S.peek_handoff()  # a Benchmark row: its question, workspace (the sideb
 query, gold = cv.question(act, graph)
 methods, budget, cut = cv.choices(handed)
 cv.ready(query, methods, gold)
+recording_gap_warning(act.llm_name, act.workspace.name, [query], methods)  # before the run, not after it
 found = cv.run_methods(act, query, methods, budget, gold, cut)
 cv.summary(act, graph, found, query=query, gold=gold, budget=budget, cut=cut, lesson_at=lesson_at)
 cv.overlaid(graph, found, gold)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -239,3 +240,38 @@ def save_recording(path: str | Path, provenance: dict[str, Any], run: dict[str, 
         write_bundle(p, {"format": RECORDING_FORMAT, "version": FORMAT_VERSION, "provenance": prov,
                          "runs": runs, "entries": dict(sorted(ents.items()))})
     return len(runs)
+
+
+def recorded_runs(paths: Sequence[Path] | None = None) -> frozenset[tuple[str, str, str]]:
+    """``(workspace, method, question text)`` of every run the bundles hold (default: :func:`recording_paths`)."""
+    out = set()
+    for p in recording_paths() if paths is None else paths:
+        out |= {(str(r.get("workspace")), str(r.get("method")), str(r.get("question"))) for r in load_recording(p).runs}
+    return frozenset(out)
+
+
+def recording_gap(runs: frozenset[tuple[str, str, str]], workspace: str, questions: Sequence[str],
+                  methods: Sequence[str]) -> str:
+    """What to say BEFORE a run with the ``recorded`` LLM whose questions × methods the recordings do not all
+    hold ("" when they do): its LLM stages will take their fallbacks, so its figures will not be an LLM's.
+
+    >>> runs = frozenset({("musique", "dense", "Who?")})
+    >>> recording_gap(runs, "musique", ["Who?"], ["dense"])
+    ''
+    >>> recording_gap(runs, "mine", ["Who?"], ["dense"])[:60]
+    'The recorded LLM holds no run on the workspace “mine” (it ho'
+    """
+    pairs = [(m, q) for q in dict.fromkeys(questions) for m in dict.fromkeys(methods)]
+    held = [p for p in pairs if (workspace, *p) in runs]
+    if not pairs or len(held) == len(pairs):
+        return ""
+    fallback = ("its LLM stages will take their fallbacks (a reply is read back only where a recorded prompt matches "
+                "word for word), so the figures will not be an LLM's. Pick a live LLM, or none, in the sidebar.")
+    if not any(w == workspace for w, _, _ in runs):
+        spaces = ", ".join(f"“{w}”" for w in sorted({w for w, _, _ in runs})) or "none"
+        return f"The recorded LLM holds no run on the workspace “{workspace}” (it holds {spaces}): {fallback}"
+    if not held:
+        return (f"The recorded LLM holds no run of {'this question' if len(set(questions)) == 1 else 'these questions'}"
+                f" with {'this method' if len(set(methods)) == 1 else 'these methods'}: {fallback}")
+    return (f"The recorded LLM holds a run for {len(held)} of {len(pairs)} question × method pairs here; for the "
+            f"other {len(pairs) - len(held)}, " + fallback)

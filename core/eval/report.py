@@ -386,7 +386,9 @@ def markdown_report(summary: dict[str, Any]) -> str:
         cells.append(with_interval(p.get("Emp.S"), interval_of(s, "Emp.S"), metric="Emp.S"))
         lines.append(f"| {m} | {p.get('n', 0)} | " + " | ".join(cells) + " |")
     lines += judge_lines(summary)
-    lines += ["", "## Where the gold evidence was lost (first stage, per question)", ""]
+    lines += ["", "## Where the gold evidence was lost (first stage, per question)", "",
+              "“retrieved, answer …” lost no evidence: every gold passage was retrieved and the answer missed (without "
+              "an LLM the answer is an extracted sentence, never an exact answer).", ""]
     verdicts = [v for v in _verdict_order(ms) if any(v in s["diagnosis"] for s in ms.values())]
     lines.append("| method | " + " | ".join(verdict_label(v) for v in verdicts) + " |")
     lines.append("|---|" + "---:|" * len(verdicts))

@@ -10,7 +10,7 @@ import html
 from typing import TYPE_CHECKING, Any
 
 from core.eval.summary_stats import differences_figure, error_bars, hover_text, interval_of
-from core.eval.verdicts import VERDICT_KEYS, verdict_label
+from core.eval.verdicts import ANSWER_STAGE, VERDICT_KEYS, is_retrieval_loss, verdict_label
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -51,14 +51,28 @@ def recall_figure(summary: dict[str, Any]) -> go.Figure:
     return fig
 
 
+#: Tick values of a log axis of seconds: 1-2-5 steps, each labelled in full ("0.2", not the bare "2" plotly
+#: writes between the powers of ten).
+_LOG_STEPS = tuple(m * 10.0 ** e for e in range(-4, 5) for m in (1, 2, 5))
+
+
+def log_ticks(xs: list[float]) -> tuple[list[float], list[str]]:
+    """The 1-2-5 ticks spanning ``xs`` (seconds, all > 0) and their labels in full: ``0.2``, ``5``, ``10``."""
+    lo, hi = min(xs), max(xs)
+    vals = [v for v in _LOG_STEPS if lo / 5 <= v <= hi * 5] or [lo]
+    return vals, [f"{v:g}" for v in vals]
+
+
 def latency_recall_figure(summary: dict[str, Any], *, k: str = "R@5") -> go.Figure:
     """Scatter: mean seconds per question (x, log) against recall (y), one point per method."""
     import plotly.graph_objects as go
 
     ms = summary["methods"]
     fig = go.Figure()
+    xs = []
     for i, (m, s) in enumerate(ms.items()):  # one trace per method: a legend entry even when points overlap
         x = max(s["latency"]["mean_s"] or 0.0, 1e-4)
+        xs.append(x)
         y = 100 * (s["metrics"].get(k) or 0.0)
         iv = interval_of(s, k)
         err = None if iv is None else {"type": "data", "symmetric": False, "array": [100 * float(iv["high"]) - y],
@@ -68,21 +82,36 @@ def latency_recall_figure(summary: dict[str, Any], *, k: str = "R@5") -> go.Figu
                         f"{html.escape(hover_text(s, k))}<extra></extra>")
     fig.update_layout(title=f"Latency vs {k}", xaxis_title="mean seconds per question (log)", xaxis_type="log",
                       yaxis_title=f"{k} (%)", legend_title="method", margin={"t": 50, "b": 40})
+    if xs:
+        vals, text = log_ticks(xs)
+        fig.update_xaxes(tickmode="array", tickvals=vals, ticktext=text)
     return fig
 
 
 def failure_figure(summary: dict[str, Any]) -> go.Figure:
-    """Stacked bars: per method, how many questions ended at each diagnosis verdict."""
+    """Stacked bars: per method, how many questions lost their gold evidence at each stage before the answer.
+
+    Questions that retrieved every gold passage and missed at the answer (``answer_wrong`` / ``answer_partial``)
+    lost no evidence: they are not stacked, but counted under each method's name and in the subtitle."""
     import plotly.graph_objects as go
 
     ms = summary["methods"]
     fig = go.Figure()
+    missed = {m: sum(int(s["diagnosis"].get(v, 0)) for v in ANSWER_STAGE) for m, s in ms.items()}
+    xs = [f"{m}<br>+{missed[m]} retrieved, answer missed" if missed[m] else m for m in ms]
     for v in verdict_order(ms):
+        if not is_retrieval_loss(v):
+            continue
         ys = [s["diagnosis"].get(v, 0) for s in ms.values()]
         if any(ys):
-            fig.add_bar(name=verdict_label(v), x=list(ms), y=ys, marker_color=VERDICT_COLOURS.get(v))
-    fig.update_layout(title="Where the gold evidence was lost (first stage)", barmode="stack",
-                      yaxis_title="questions", legend_title="verdict", margin={"t": 50, "b": 40})
+            fig.add_bar(name=verdict_label(v), x=xs, y=ys, marker_color=VERDICT_COLOURS.get(v))
+    total = sum(missed.values())
+    sub = (f"not counted: {total} question{'s' if total != 1 else ''} retrieved every gold passage and missed at the "
+           "answer (no evidence lost; without an LLM the answer is an extracted sentence)" if total else
+           "every failure here lost evidence before the answer")
+    fig.update_layout(title={"text": f"Where the gold evidence was lost (first stage)<br><sup>{html.escape(sub)}</sup>"},
+                      barmode="stack", yaxis_title="questions whose gold evidence was lost", legend_title="verdict",
+                      margin={"t": 70, "b": 60})
     return fig
 
 

@@ -28,10 +28,12 @@ from typing import TYPE_CHECKING, Any
 
 from core.eval.context import CTX_RECALL, context_metrics, context_record
 from core.eval.verdicts import (
+    ANSWER_STAGE,
     AnswerMatch,
     Verdict,
     diagnosis_verdict,
     is_failure,
+    is_retrieval_loss,
     match_answer,
     record_match,
     record_verdict,
@@ -169,6 +171,25 @@ def _add_context(row: dict[str, Any], context: Any, gold: Iterable[str]) -> None
 def failures(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """The rows whose verdict is a failure (not ``ok``, not ``no_gold``)."""
     return [r for r in rows if is_failure(str(r.get("verdict key", "")))]
+
+
+def retrieval_losses(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The failures that lost gold evidence before the answer: not the rows that retrieved every gold passage
+    and missed at the answer (``answer_wrong`` / ``answer_partial``), nor a method that raised."""
+    return [r for r in rows if is_retrieval_loss(str(r.get("verdict key", "")))]
+
+
+def failure_split(rows: Sequence[Mapping[str, Any]]) -> str:
+    """How the failures of ``rows`` split between retrieval and the answer, in words ("" without failures):
+    ``"2 lost gold evidence before the answer, 3 retrieved it and missed at the answer"``."""
+    failed = failures(rows)
+    if not failed:
+        return ""
+    lost = len(retrieval_losses(failed))
+    answer = sum(1 for r in failed if str(r.get("verdict key", "")) in ANSWER_STAGE)
+    other = len(failed) - lost - answer
+    parts = [f"{lost} lost gold evidence before the answer", f"{answer} retrieved it and missed at the answer"]
+    return ", ".join(parts + ([f"{other} failed to run"] if other else []))
 
 
 # ------------------------------------------------------------------------------------------ downloads

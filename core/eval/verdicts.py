@@ -36,9 +36,9 @@ from typing import Any, Literal
 from core.methods.base import NO_GOLD, OK, STAGE_LABELS, STAGE_ORDER
 from core.text import exact_match, normalize_answer, token_f1
 
-__all__ = ["ANSWER_PARTIAL", "ERROR", "MATCH_LABELS", "NOT_RETRIEVED_LABEL", "READ_BY_ANSWER_LABEL", "VERDICT_KEYS",
+__all__ = ["ANSWER_PARTIAL", "ANSWER_STAGE", "ERROR", "MATCH_LABELS", "NOT_RETRIEVED_LABEL", "READ_BY_ANSWER_LABEL", "VERDICT_KEYS",
            "VERDICT_LABELS", "AnswerMatch", "MatchKind", "Tone", "Verdict", "diagnosis_verdict", "is_failure",
-           "match_answer", "ranked_out_verdict", "record_match", "record_verdict", "unmatched_note", "verdict",
+           "is_retrieval_loss", "match_answer", "ranked_out_verdict", "record_match", "record_verdict", "unmatched_note", "verdict",
            "verdict_label"]
 
 ANSWER_PARTIAL = "answer_partial"
@@ -48,6 +48,9 @@ NOT_RETRIEVED_LABEL = "gold not retrieved"
 READ_BY_ANSWER_LABEL = "below the cut, but read by the answer"
 #: Every verdict key, pipeline order first (the order of the failure chart and the report's columns).
 VERDICT_KEYS: tuple[str, ...] = (*STAGE_ORDER, ANSWER_PARTIAL, OK, NO_GOLD, ERROR)
+#: The verdicts of a question whose gold evidence was all retrieved and whose answer missed: an answer-stage miss,
+#: not a retrieval loss (without an LLM the answer is an extracted sentence, which is never an exact answer).
+ANSWER_STAGE: tuple[str, ...] = ("answer_wrong", ANSWER_PARTIAL)
 #: The label of every verdict key: the stage words of the diagnosis contract plus the two keys above.
 VERDICT_LABELS: dict[str, str] = {**STAGE_LABELS, ANSWER_PARTIAL: "retrieved, answer partly right",
                                   ERROR: "method failed"}
@@ -215,6 +218,12 @@ def record_verdict(rec: Mapping[str, Any]) -> Verdict:
 def is_failure(key: str) -> bool:
     """Whether a verdict key is a failure (everything but ``ok`` and ``no_gold``)."""
     return key not in (OK, NO_GOLD)
+
+
+def is_retrieval_loss(key: str) -> bool:
+    """Whether a verdict key says the gold evidence was lost before the answer (a diagnosis stage other than
+    the answer's): what the failure chart counts and the Benchmark's "Retrieval losses only" filter keeps."""
+    return key in STAGE_ORDER and key not in ANSWER_STAGE
 
 
 def unmatched_note(unmatched: Sequence[str], total: int) -> str:

@@ -20,7 +20,10 @@ def test_benchmark_page_runs_and_shows_report(home, tmp_path):
     at.button(key=S.BENCH_RUN).click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert (out / RESULTS).exists() and len((out / RESULTS).read_text().splitlines()) == 4
-    assert any("4 runs now" in s.value for s in at.success)
+    assert any("4 runs now" in s.value and "(#bench-report)" in s.value for s in at.success)  # a link to the report
+    # ... which the page scrolls into view once (it began at y≈850, below the fold)
+    assert any("scrollIntoView" in str(h.proto.body) for h in at.get("html")), "no scroll to the report"
+    assert any(h.anchor == "bench-report" for h in at.subheader)
     summary = at.dataframe[0].value
     assert list(summary["method"]) == ["dense", "ppr"] and "R@5" in summary.columns
     assert all("[" in str(v) for v in summary["R@5"])  # two questions: each figure with its interval
@@ -54,6 +57,12 @@ def test_benchmark_page_runs_and_shows_report(home, tmp_path):
     table = at.dataframe[-1].value
     assert len(table) == 4
     assert any(c.value.startswith("Showing all 4 rows (") for c in at.caption)
+    # retrieval losses only: a row that retrieved every gold passage and missed at the answer lost no evidence
+    at.toggle(key=S.widget_key(S.BENCH_LOSSES_ONLY)).set_value(True).run()
+    losses = at.dataframe[-1].value
+    assert not set(losses["verdict"]) & {"retrieved, answer wrong", "ok"}
+    assert any(c.value.startswith(f"Showing {len(losses)} retrieval losses of 4 rows (") for c in at.caption)
+    at.toggle(key=S.widget_key(S.BENCH_LOSSES_ONLY)).set_value(False).run()
     at.multiselect(key=S.widget_key(S.BENCH_FILTER_METHOD)).set_value(["ppr"]).run()
     assert set(at.dataframe[-1].value["method"]) == {"ppr"}
     # open a question on the Compare page

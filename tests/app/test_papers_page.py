@@ -31,6 +31,8 @@ def test_the_page_opens_each_papers_stored_table_with_its_citation_and_reasons(h
     assert table.set_index("row").loc["BubbleRAG", "F1 · ours, stored (musique)"].startswith("– [")
     text = _markdown(at)
     assert "no LLM-written answer was scored" in text and "Every difference of setting" in text
+    # every cell of ours is blank with LLM none: the page says so at once, and why
+    assert any("All 22 of our cells in this table are blank with the LLM “none”" in plain(i.value) for i in at.info)
     assert WITHIN_NOISE in text
     assert at.code[0].value == "egx reproduce --paper bubblerag --workspace musique --llm none"
     n = stored_reproduction("bubblerag")["modes"]["none"]["questions"]["n"]
@@ -57,8 +59,12 @@ def test_the_recorded_mode_says_what_the_recordings_hold(home):
     assert at.code[0].value == "egx reproduce --paper bubblerag --workspace musique --llm recorded"
     rec = stored_reproduction("bubblerag")["modes"]["recorded"]
     lacking = [m for m, c in rec["recordings"]["methods"].items() if c["recorded"] < c["of"]]
-    if lacking:
-        assert any("Questions with a recorded run, per method" in plain(w.value) for w in at.warning)
+    if lacking:  # one statement of what the recordings hold and what matched: never "20 of 100 recorded" in one
+        # notice and "100 of 100 questions have no recorded run" in the next
+        words = [plain(w.value) for w in at.warning]
+        assert any("The shipped recordings hold these questions for dense 20 of 100" in w
+                   and "no recorded run matches dense 100 of 100" in w for w in words), words
+        assert not any("have no recorded run with these settings" in w for w in words), words
 
 
 @pytest.mark.parametrize("isolated", ["1", "0"])  # in a worker process (the default), and in the server's

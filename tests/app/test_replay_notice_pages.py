@@ -72,3 +72,35 @@ def _walk(node):  # type: ignore[no-untyped-def]
         return
     for k in kids.values():
         yield from _walk(k)
+
+
+def test_the_recorded_llm_on_a_workspace_it_holds_no_run_of_is_said_before_the_run(
+        home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # a browser audit ran 48 pairs for 200 s before "6 of 6 questions have no recorded run": now the Benchmark
+    # page says it where the backends are named, before the Run button is pressed
+    from core.backends.llm_bundles import recording_paths
+
+    src = next(p for p in recording_paths() if p.name == "demo-local.json")
+    data = json.loads(src.read_text())
+    data["runs"] = [{**r, "workspace": "elsewhere"} for r in data["runs"]]
+    bundle = tmp_path / "elsewhere.json"
+    bundle.write_text(json.dumps(data))
+    stamp_bundle(bundle)
+    monkeypatch.setenv("EGX_LLM", "recorded")
+    monkeypatch.setenv("EGX_LLM_RECORDINGS", str(bundle))
+    at = run_page("pages/benchmark.py")
+    assert not at.exception, [e.value for e in at.exception]
+    warns = [w for w in _warnings(at) if w.startswith("The recorded LLM holds no run on the workspace “demo”")]
+    assert len(warns) == 1, _warnings(at)
+    assert "(it holds “elsewhere”)" in warns[0] and "its LLM stages will take their fallbacks" in warns[0]
+
+
+def test_the_gap_is_counted_per_question_and_method() -> None:
+    from core.backends.llm_bundles import recording_gap
+
+    runs = frozenset({("demo", "dense", "q1"), ("demo", "ppr", "q1")})
+    assert recording_gap(runs, "demo", ["q1"], ["dense", "ppr"]) == ""
+    assert recording_gap(runs, "demo", ["q1", "q2"], ["dense", "ppr"]).startswith(
+        "The recorded LLM holds a run for 2 of 4 question × method pairs here; for the other 2, its LLM stages")
+    assert recording_gap(runs, "demo", ["q2"], ["dense"]).startswith(
+        "The recorded LLM holds no run of this question with this method:")

@@ -217,6 +217,8 @@ BAD_CASES = [
     ("t.json", '[{"head": "a", "tail": "b"}]', "t.json, record 1: the object has no 'relation' field (keys: ['head', 'tail']). "
      'Expected objects with "head", "relation", "tail" (and optional "source").'),
     ("t.json", '[["a", "r", "b"],', "t.json, line 1: invalid JSON (Expecting value, column 18). Expected valid JSON."),
+    ("t.json", '[["a", "r", "b"],\n ["c", "r',
+     "t.json, line 2: invalid JSON (Unterminated string starting at line 2, column 8). Expected valid JSON."),
     ("t.jsonl", '{"head": "a", "relation": "r", "tail": "b"}\n{broken\n',
      "t.jsonl, line 2: invalid JSON (Expecting property name enclosed in double quotes, column 2). "
      "Expected one JSON object per line."),

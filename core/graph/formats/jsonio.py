@@ -52,8 +52,10 @@ def parse_json(text: str, source: str, *, expected: str = "valid JSON", line: in
     try:
         return strict_loads(text)
     except json.JSONDecodeError as exc:
-        raise InputFormatError(source, f"invalid JSON ({exc.msg}, column {exc.colno})", expected,
-                               line=line if line is not None else exc.lineno) from None
+        at = line if line is not None else exc.lineno
+        # json's "Unterminated string starting at" reads on with its position: the line and column, no comma
+        where = f"{exc.msg} line {at}, column {exc.colno}" if exc.msg.endswith(" at") else f"{exc.msg}, column {exc.colno}"
+        raise InputFormatError(source, f"invalid JSON ({where})", expected, line=at) from None
     except _BadNumber as exc:
         raise InputFormatError(source, str(exc), _NUMBER_FIX, line=line) from None
     except RecursionError:
