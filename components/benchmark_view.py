@@ -421,9 +421,9 @@ def report(act: Active) -> None:
                        "judge: pick one under *Judge LLM* (e.g. local-small) and run again under a new name.",
                        icon=":material/gavel:")
     c1, c2 = st.columns(2)
-    c1.plotly_chart(recall_figure(summary), use_container_width=True, key=S.BENCH_RECALL_CHART)
-    c2.plotly_chart(latency_recall_figure(summary), use_container_width=True, key=S.BENCH_LATENCY_CHART)
-    st.plotly_chart(failure_figure(summary), use_container_width=True, key=S.BENCH_FAILURE_CHART)
+    c1.plotly_chart(recall_figure(summary), width="stretch", key=S.BENCH_RECALL_CHART)
+    c2.plotly_chart(latency_recall_figure(summary), width="stretch", key=S.BENCH_LATENCY_CHART)
+    st.plotly_chart(failure_figure(summary), width="stretch", key=S.BENCH_FAILURE_CHART)
     bench_view.differences_panel(summary)  # pick two methods: which of their differences are real
 
     # --------------------------------------------------------------------------- per-question table
