@@ -94,9 +94,9 @@ def create_ceg_drawing(act: Active, result, r, *, height: int = 460, show_legend
 def hop_rows(g: Any, offered: Sequence[int], scores: Sequence[float], chosen: set[int]) -> list[dict[str, object]]:
     """A hop's table: the chosen edges first, then the rest, each part most query-similar first. Sorted by
     similarity alone, the chosen ones were rows 13–17 of 17, out of sight in the table's own scroll."""
-    rows = [{"chosen": "✓" if e in chosen else "", "edge": g.edge_text(e), "similarity": round(float(s), 3)}
-            for e, s in zip(offered, scores)]
-    return sorted(rows, key=lambda r: (r["chosen"] != "✓", -float(r["similarity"])))  # type: ignore[arg-type]
+    order = sorted(zip(offered, scores), key=lambda es: (es[0] not in chosen, -float(es[1])))
+    return [{"chosen": "✓" if e in chosen else "", "edge": g.edge_text(e), "similarity": round(float(s), 3)}
+            for e, s in order]
 
 
 def create_reasoning_ui(act: Active, result) -> None:
