@@ -66,8 +66,21 @@ class TourStep:
     question: str
     section: str  #: the BubbleRAG section the stage implements
     what: str  #: what the stage does
-    look: str  #: what to look at on the screen
+    look: str  #: what to look at on the screen (in More, and the tooltip of the line under the bar)
     lesson: bool = False  #: what the runs shown teach (:func:`lesson_ui`): under Ask's answer, atop Compare
+    #: ``look`` shortened to the line under the bar, at most two lines at 1440 px (:data:`BRIEF_MAX`); "" when
+    #: ``look`` itself is that short
+    brief: str = ""
+
+    @property
+    def look_line(self) -> str:
+        """What the line under the bar says: :attr:`brief`, or :attr:`look` when it is short enough."""
+        return self.brief or self.look
+
+
+#: The most characters (bold marks left out) of a step's "Look at" line: two lines of the bar's column at 1440 px
+#: hold about 2 × 140 at its font size; the margin keeps a word wrapped early from making a third.
+BRIEF_MAX = 220
 
 
 STEPS: tuple[TourStep, ...] = (
@@ -78,15 +91,22 @@ STEPS: tuple[TourStep, ...] = (
              "retrieves candidate nodes and edges. The candidates are grouped by concept into weighted anchor "
              "groups (weights sum to 1).",
              "Click **Next stage** through the six stages: which keywords the model inferred, what “movie” became, "
-             "and at stage 6 the groups with their weights. Each group keeps its colour on the following pages. "
-             "The lines with a timer give each stage's time with the real model beside this replay's."),
+             "and at stage 6 the groups with their weights — the model's own, or the rule-based fallback where its "
+             "weights fail the check (the line beside them says which) — against the paper's expectation: the core "
+             "subject highest, the relations next, the modifiers lowest. Each group keeps its colour on the following "
+             "pages. The lines with a timer give each stage's time with the real model beside this replay's.",
+             brief="**Next stage** through the six stages: the inferred keywords, what “movie” became, and at stage 6 "
+                   "the weights — the model's, or the rule's when its fail the check — against §3.2: subject "
+                   "highest, modifiers lowest."),
     TourStep("pages/bubble_expansion.py", KEANU, "§3.3, Algorithm 1",
              "From every anchor a bubble grows over the localized graph G′ — a multi-source Dijkstra whose cost "
              "per node is 1 − cos(q, v), cheapest first, one bubble per group. Where bubbles of different groups "
              "meet, the paths back to their anchors form a candidate evidence graph (CEG); the search stops "
              "after B CEGs.",
              "The diamonds are the anchors, where the bubbles start. Press **Play**: it pauses at each collision, "
-             "outlines the new CEG in red, and the side panel names the meeting node and the queue."),
+             "outlines the new CEG in red, and the side panel names the meeting node and the queue.",
+             brief="The diamonds are the anchors. **Play** pauses at each collision and rings the new CEG in red; "
+                   "the side panel names the meeting node."),
     TourStep("pages/bubble_ranking.py", KEANU, "§3.4–3.5",
              "Each CEG is scored 1 / (Cost_sem · e^(α·r_miss) + ε): its semantic cost against the weight of the "
              "groups it misses. The top-n are then grown hop by hop: the LLM picks neighbouring edges until it "
@@ -100,7 +120,9 @@ STEPS: tuple[TourStep, ...] = (
              "this run: the rank of each gold passage, the passage the recorded 1.5B model's answer came from, "
              "and what none mode (no LLM) quotes instead. Then the tabs: the evidence graph, the triples the "
              "model read, and **Latency and tokens** — every stage's recorded live time beside this replay's.",
-             lesson=True),
+             lesson=True,
+             brief="The answer and the **Gold answer** line under it; then the lesson: where the gold passages ranked, "
+                   "which passage the answer came from, what none mode quotes. Then the tabs."),
     TourStep("pages/compare.py", KEANU, "§4 (baselines)",
              "Every method of the app runs the same question on the same graph and backends, and the failure "
              "diagnosis reads each method's trace to say where the gold evidence was lost.",
@@ -110,13 +132,19 @@ STEPS: tuple[TourStep, ...] = (
              "marks gold passages in each ranking. The verdict separates the two ways to fail: “ranked below the "
              "cut” and the like lost the evidence in retrieval, “retrieved, answer wrong” found it and the small "
              "model still answered wrongly. Next repeats the path with a question whose key entity is never "
-             "named.", lesson=True),
+             "named.", lesson=True,
+             brief="The lesson at the top (where the gold passages ranked, who answered right), then each method's "
+                   "verdict."),
     TourStep("pages/bubble_anchors.py", LOTHAIR, "§3.2, Examples 2 and 4",
              "“Lothair II's mother” is never named: the paper's Example 4 rewrites the vague keyword “mother” "
              "into “Lothair II's mother”, so candidates near Lothair II win over every other mother in the graph, "
              "and expects weights of about 0.5 for Lothair II, 0.3 for mother and 0.2 for the death date.",
-             "Stages 2 and 3: did the model infer or specialize “mother”? Stage 6: the weights it gave, against "
-             "the paper's expectation."),
+             "Stages 2 and 3: did the model infer or specialize “mother”? Stage 6: the group weights — the model's "
+             "own, or the rule-based fallback where its weights fail the check (the line beside the weights says "
+             "which) — against the paper's expectation (§3.2): the core subject highest, the relations next, the "
+             "modifiers lowest.",
+             brief="Stages 2–3: did the model infer or specialize “mother”? Stage 6: the weights — the model's, or the "
+                   "rule's when its fail the check — against §3.2: subject highest, relations next, modifiers lowest."),
     TourStep("pages/bubble_expansion.py", LOTHAIR, "§3.3",
              "The bubbles start from Lothair II and from the mother and death-date anchors; the answer path runs "
              "through the mother, an entity no keyword names.",
@@ -130,20 +158,26 @@ STEPS: tuple[TourStep, ...] = (
              "The answer from the unified evidence graph and its passages.",
              "The lesson under the answer: did the gold passages rank high, and which passage holds the date the "
              "model gave — the mother's, or another passage's? Then check it against the triples tab.",
-             lesson=True),
+             lesson=True,
+             brief="The lesson under the answer: did the gold passages rank high, and whose passage holds the date the "
+                   "model gave — the mother's, or another's? Then the triples tab."),
     TourStep("pages/compare.py", LOTHAIR, "§4 (baselines)",
              "The same question through every method.",
              "Which methods found both gold passages (Lothair II and his mother), and where did the others lose "
              "them? Where both were found and the answer is still wrong, retrieval did its part and the small "
              "model's reading did not: the lesson at the top of the page says where each wrong date came from "
              "(under **Why the wrong answers are wrong**).",
-             lesson=True),
+             lesson=True,
+             brief="Which methods found both gold passages (Lothair II, his mother)? Where both were found and the "
+                   "answer is wrong, the lesson at the top says where each wrong date came from."),
     TourStep("pages/compare.py", JUDITH, "§4 (baselines)",
-             "A third question of the demo through every method, with the same recorded 1.5B model: set what "
-             "differs when its answers are right against the two questions before.",
+             "A third question of the demo through every method, with the same recorded 1.5B model: see what "
+             "differs, now that its answers are right, from the two questions before.",
              "The lesson at the top of the page: where the gold passages ranked in the methods that answered "
              "right, and "
-             "what the others answered instead. **Finish** puts your own workspace and LLM back.", lesson=True),
+             "what the others answered instead. **Finish** puts your own workspace and LLM back.", lesson=True,
+             brief="The lesson at the top: where the gold passages ranked in the methods that answered right, what "
+                   "the others answered. **Finish** puts your own workspace and LLM back."),
 )
 
 _TITLES = {path: title for pages in SECTIONS.values() for path, title, _icon in pages}
@@ -342,7 +376,8 @@ _BAR_CSS = """<style>
   text-overflow: ellipsis; }
 .st-key-egx-tour-bar button p { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 [data-testid="stElementContainer"]:has(.egx-tour-look) { margin-top: -0.6rem; }
-.egx-tour-look { font-size: 0.85rem; opacity: 0.85; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.egx-tour-look { font-size: 0.85rem; opacity: 0.85; overflow: hidden; display: -webkit-box; -webkit-box-orient: vertical;
+  -webkit-line-clamp: 2; line-clamp: 2; }
 .st-key-egx-tour-lesson { padding: 0.5rem 0.9rem; gap: 0.4rem; }
 .st-key-egx-tour-lesson [data-testid="stMarkdownContainer"] p { margin-bottom: 0.25rem; }
 .st-key-egx-tour-lesson [data-testid="stMarkdownContainer"] li { margin-bottom: 0; padding-bottom: 0; }
@@ -351,10 +386,11 @@ _BAR_CSS = """<style>
 
 
 def _look_html(step: TourStep) -> str:
-    """The step's "Look at" guidance as one line under the bar, cut with an ellipsis where too long (its tooltip
-    and More hold the whole text): a class never opened More, so the guidance has to show by itself."""
+    """The step's "Look at" guidance under the bar, its short form (:attr:`TourStep.look_line`) in at most two lines
+    (its tooltip and More hold the whole text): a class never opened More, so the guidance has to show by itself
+    (an audit found 7 of 11 steps' one line cut with an ellipsis)."""
     plain = step.look.replace("**", "")
-    text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", html.escape(step.look, quote=False))  # the tour's own bold marks
+    text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", html.escape(step.look_line, quote=False))  # the tour's own bold
     return f'<div class="egx-tour-look" title="{html.escape(plain)}"><b>Look at:</b> {text}</div>'
 
 
@@ -371,7 +407,7 @@ def _title_html(t: TourState) -> str:
 def bar(page: str) -> None:
     """The tour's step on ``page`` ("pages/x.py"), drawn under the page title as one line for a projector:
     step n of N with its title, Back, Next, Leave and a "More" popover with what the stage does and what to
-    look at; it sticks under the header while the page scrolls. Under it, one line of what to look at (the whole
+    look at; it sticks under the header while the page scrolls. Under it, at most two lines of what to look at (the whole
     text in More). On a page that is not the current step's: a
     way back to it. Nothing when no tour runs (only the note of a tour just left, once)."""
     _follow()  # a tour button of this run asked for another page: open it before drawing anything here
@@ -426,6 +462,20 @@ def bar(page: str) -> None:
 
 
 # ------------------------------------------------------------------------------------------ lessons
+#: The methods as a class knows them (the papers' names), for the lessons' text: "bubblerag's ranking" read as code
+#: where every page says "BubbleRAG". Registry titles are too long for a sentence ("Dense passage retrieval
+#: (NaiveRAG)"); a method not listed here is called by its title.
+SHORT_NAMES = {"dense": "Naive RAG", "rerank": "Re2", "ppr": "HippoRAG PPR", "hipporag2": "HippoRAG 2",
+               "fastinsight": "FastInsight", "bubblerag": "BubbleRAG", "sgrag": "SG-RAG", "reg": "ReG"}
+
+
+def display_name(method: str) -> str:
+    """The name a lesson calls ``method`` (a registry name) by."""
+    from core.methods.registry import METHODS
+
+    return SHORT_NAMES.get(method) or (METHODS[method].title if method in METHODS else method)
+
+
 def step_lesson(question: str, results: Mapping[str, Any], questions: Sequence[Any], graph: Any,
                 extractive: Any | None = None) -> Lesson | None:
     """What the runs ``results`` (method → result) of ``question`` teach (:mod:`core.eval.lesson`): None when
@@ -451,7 +501,7 @@ def step_lesson(question: str, results: Mapping[str, Any], questions: Sequence[A
         unranked = () if ctx is None else tuple(
             (c.id, c.title, c.text) for c in (graph.chunk(cid) for cid in ctx.chunk_ids
                                               if cid in graph.chunk_index and cid not in ranked))
-        return ShownRun(method, str(r.answer or ""), tuple((c.id, c.title, c.text) for c in chunks),
+        return ShownRun(display_name(method), str(r.answer or ""), tuple((c.id, c.title, c.text) for c in chunks),
                         None if ctx is None else ctx.chunk_ids, unranked)
 
     titles = {c: graph.chunk(c).title for c in gold.chunk_ids if c in graph.chunk_index}

@@ -12,6 +12,7 @@ from components import charts, graph_view, replay_time
 from components import state as S
 from components.bubblerag import shared as bubble
 from components.ui import md_code, md_escape
+from core.methods.bubblerag.grouping import RULE_WEIGHTS, AnchorGroups
 
 if TYPE_CHECKING:
     from components.sidebar import Active
@@ -123,6 +124,27 @@ def graph_label(text: str) -> str:
     return text if len(text) <= 24 else text[:23] + "…"
 
 
+#: What §3.2 expects of the weights, said beside them: the page shows whose weights they are against it.
+PAPER_WEIGHTS = ("The paper (§3.2) expects the core subject highest, the relations next and the modifiers lowest "
+                 "(Example 4: about 0.5 / 0.3 / 0.2).")
+
+
+def weights_line(groups: AnchorGroups) -> str:
+    """Whose weights the groups carry, said right beside them (Markdown): the LLM's own, or the rule's where the
+    LLM's failed the check (uniform weights judge nothing) or no LLM grouped. A lecturer read rule weights as the
+    model's judgement when this stood only in a grey fallback note far below the drawing."""
+    if groups.source == "llm" and not groups.weights_check:
+        who = "**Weights: the LLM's own judgement.**"
+    elif groups.source == "llm":
+        who = (f"**Weights: rule-based fallback** — the LLM's weights failed the check "
+               f"({md_escape(groups.weights_check)}), which is no judgement; shown are the `none`-mode weights "
+               f"({md_escape(RULE_WEIGHTS)}).")
+    else:
+        who = (f"**Weights: rule-based** — no LLM grouping here (no LLM, or its reply failed the check); the "
+               f"`none`-mode groups and weights ({md_escape(RULE_WEIGHTS)}).")
+    return f"{who} {PAPER_WEIGHTS}"
+
+
 def create_groups_ui(act: Active, result) -> None:
     st.subheader("6 · Semantic anchor groups and their weights")
     groups = result.groups.groups
@@ -130,6 +152,7 @@ def create_groups_ui(act: Active, result) -> None:
                "each group S_i gets an importance weight w_i used by the ranking (Eq. 6). Every later page draws a "
                "group in this colour.")
     st.html(bubble.group_chips(groups))
+    st.markdown(weights_line(result.groups))
     st.plotly_chart(charts.group_weights_figure(groups, [bubble.group_color(g.gid) for g in groups]),
                     key=S.BUBBLE_WEIGHTS_CHART)
     g = act.graph

@@ -3,6 +3,7 @@ sidebar's record as arguments; pages/bubble_ranking.py composes them."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -42,9 +43,10 @@ def ceg_label(result, r) -> str:
     return f"CEG #{c.index} · {c.kind} · {len(c.nodes)} nodes · covers {len(c.groups)}/{len(result.groups.groups)}"
 
 
-#: What α changes comes first (Score, Cost_sem, r_miss), so it is visible at 1280 px without scrolling.
-RANKING_COLUMNS = ("rank", "Score", "Cost_sem", "r_miss", "top-n", "shift", "covers", "missing groups",
-                   "Penalty_miss", "intra ×", "CEG", "kind", "nodes")
+#: The CEG's id first (the page names the best one "#7", and the drawing and the hops below go by it), then what α
+#: changes (Score, Cost_sem, r_miss), so it is visible at 1280 px without scrolling.
+RANKING_COLUMNS = ("CEG", "rank", "Score", "Cost_sem", "r_miss", "top-n", "shift", "covers", "missing groups",
+                   "Penalty_miss", "intra ×", "kind", "nodes")
 
 
 def ranking_columns() -> dict[str, object]:
@@ -55,7 +57,7 @@ def ranking_columns() -> dict[str, object]:
             "shift": st.column_config.TextColumn("shift", width="small"),
             "covers": st.column_config.TextColumn("covers", width="medium"),
             "missing groups": st.column_config.TextColumn("missing groups", width="medium"),
-            "CEG": st.column_config.TextColumn("CEG", width="small"),
+            "CEG": st.column_config.TextColumn("CEG", width=56, pinned=True),
             "kind": st.column_config.TextColumn("kind", width="small")}
 
 
@@ -89,6 +91,14 @@ def create_ceg_drawing(act: Active, result, r, *, height: int = 460, show_legend
                f"score {r.score:.3f}.")
 
 
+def hop_rows(g: Any, offered: Sequence[int], scores: Sequence[float], chosen: set[int]) -> list[dict[str, object]]:
+    """A hop's table: the chosen edges first, then the rest, each part most query-similar first. Sorted by
+    similarity alone, the chosen ones were rows 13–17 of 17, out of sight in the table's own scroll."""
+    order = sorted(zip(offered, scores), key=lambda es: (es[0] not in chosen, -float(es[1])))
+    return [{"chosen": "✓" if e in chosen else "", "edge": g.edge_text(e), "similarity": round(float(s), 3)}
+            for e, s in order]
+
+
 def create_reasoning_ui(act: Active, result) -> None:
     g = act.graph
     rex = result.reasoning
@@ -108,8 +118,7 @@ def create_reasoning_ui(act: Active, result) -> None:
                 st.markdown(f"**Hop {hp.hop}** — {len(hp.offered)} edges offered, {len(hp.selected)} chosen by "
                             f"{md_escape(hp.by)}" + (" · judged **sufficient**" if hp.sufficient else "")
                             + (f" · {md_escape(hp.note)}" if hp.note else ""))
-                rows = [{"chosen": "✓" if e in sel else "", "edge": g.edge_text(e), "similarity": round(s, 3)}
-                        for e, s in zip(hp.offered, hp.offered_scores)]
+                rows = hop_rows(g, hp.offered, hp.offered_scores, sel)
                 if rows:
                     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
                                  height=min(36 * len(rows) + 40, 260))

@@ -91,6 +91,10 @@ def test_anchor_stage_control_walks_through_the_stages(home: Path) -> None:
     _ok(at)
     assert plain(at.subheader[0].value).startswith("6 · Semantic anchor groups")
     assert len(at.get("plotly_chart")) == 1  # the weights bar chart
+    # whose weights these are, right beside them (not only in a grey fallback note under the drawing), and what
+    # the paper expects of them
+    line = next(t for t in (plain(m.value).replace("**", "") for m in at.markdown) if t.startswith("Weights: "))
+    assert line.startswith("Weights: rule-based") and "(§3.2) expects the core subject highest" in line, line
     groups = at.dataframe[0].value
     assert "Keanu Reeves" in " ".join(groups["group"])
     # the anchors drawn as the expansion page draws them: diamonds, filled with their group's colour
@@ -101,6 +105,35 @@ def test_anchor_stage_control_walks_through_the_stages(home: Path) -> None:
             for n in nodes}
     # the node anchors of groups 0 and 1 (the table above) in those groups' colours
     assert fill["Keanu Reeves"] == group_color(0) and fill["Laurence Fishburne"] == group_color(1), fill
+
+
+def test_the_weights_line_says_whose_weights_are_shown() -> None:
+    """The LLM's own weights, or the rule's where the LLM's failed the check (the recorded model gave every group
+    0.2 on the Keanu question, and a lecturer presented the rule's weights as its judgement)."""
+    from components.bubblerag.anchors import weights_line
+    from core.methods.bubblerag.grouping import AnchorGroups
+
+    own = plain(weights_line(AnchorGroups((), "llm"))).replace("**", "")
+    assert own.startswith("Weights: the LLM's own judgement.") and "core subject highest" in own
+    failed = plain(weights_line(AnchorGroups((), "llm", weights_check="every group has the same weight (0.2): no "
+                                                                      "group was judged more central"))).replace("**", "")
+    assert failed.startswith("Weights: rule-based fallback — the LLM's weights failed the check (every group has "
+                             "the same weight (0.2)"), failed
+    assert "no judgement" in failed and "none-mode weights" in failed.replace("`", "")
+
+
+def test_hop_tables_list_the_chosen_edges_first() -> None:
+    """A hop's table listed the ✓ edges last (rows 13–17 of 17, in the table's own scroll) because it was sorted by
+    similarity alone: the chosen ones come first now, each part by similarity."""
+    from components.bubblerag.ranking import hop_rows
+
+    class Edges:
+        def edge_text(self, e: int) -> str:
+            return f"edge {e}"
+
+    rows = hop_rows(Edges(), [1, 2, 3, 4, 5], [0.9, 0.8, 0.7, 0.6, 0.5], {4, 2})
+    assert [r["edge"] for r in rows] == ["edge 2", "edge 4", "edge 1", "edge 3", "edge 5"]
+    assert [r["chosen"] for r in rows] == ["✓", "✓", "", "", ""]
 
 
 def test_expansion_frames_collisions_and_controls(home: Path) -> None:
@@ -141,6 +174,10 @@ def test_alpha_presets_rerank_without_rerunning(home: Path) -> None:
     assert len(balanced) > 3
     table = _ranking(at)
     assert {"Cost_sem", "missing groups", "r_miss", "Penalty_miss", "Score"} <= set(table.columns)
+    # the id first: the page names the best CEG "#7", and the table had its id off to the right, out of view
+    assert list(table.columns[:2]) == ["CEG", "rank"]
+    best = next(t for t in (plain(m.value).replace("**", "") for m in at.markdown) if t.startswith("Best CEG at α"))
+    assert f"#{table['CEG'].iloc[0].lstrip('#')}" in best
     at.segmented_control(key=S.widget_key(S.BUBBLE_PRESET)).set_value("AND").run()
     _ok(at)
     assert at.slider(key=S.widget_key(S.BUBBLE_ALPHA)).value == 10.0
@@ -159,6 +196,9 @@ def test_alpha_presets_rerank_without_rerunning(home: Path) -> None:
     assert len(at.get("iframe")) >= 2
     assert "Reasoning-aware expansion" in " ".join(plain(s.value) for s in at.subheader)
     assert "Why it stopped" in _texts(at)
+    for hop in (d.value for d in at.dataframe if "chosen" in d.value.columns):  # the chosen edges first
+        marks = list(hop["chosen"])
+        assert marks == sorted(marks, key=lambda m: m != "✓"), marks
 
 
 def test_ask_page_trace_roundtrip_and_escaping(home: Path) -> None:

@@ -78,9 +78,9 @@ def test_the_tour_walks_every_step_and_finish_restores_the_own_choices(home: Pat
         texts = _texts(at)
         assert any(t.startswith(f"Guided demo · step {i + 1} of {len(tour.STEPS)}") for t in texts), texts[:5]
         assert any(t.startswith("What this stage does") for t in texts)
-        # what to look at shows by itself, one line under the bar (an audit: a class never opened More)
+        # what to look at shows by itself, at most two lines under the bar (an audit: a class never opened More)
         look = [e.proto.body for e in at.get("html") if e.proto.body.startswith('<div class="egx-tour-look"')]
-        assert len(look) == 1 and f"Look at: {step.look.replace('**', '')}" in texts, i
+        assert len(look) == 1 and f"Look at: {step.look_line.replace('**', '')}" in texts, i
         if step.page != "pages/compare.py":  # the page's own intro is in the bar's "More", not above the stage
             from components.teaching import INTROS
 
@@ -118,10 +118,10 @@ def test_the_tour_walks_every_step_and_finish_restores_the_own_choices(home: Pat
             assert "Without an LLM" not in lesson[0], i
             (folded,) = [e for e in at.expander if e.label.startswith(("Why the wrong answers are wrong",
                                                                         "What none mode"))]
-            assert any("Without an LLM (none mode) bubblerag quotes" in plain(str(m.value)) for m in folded.markdown), i
+            assert any("Without an LLM (none mode) BubbleRAG quotes" in plain(str(m.value)) for m in folded.markdown), i
         elif step.lesson:  # read from the runs on the page: the gold passages' ranks and the none-mode answer
             assert any(t.startswith("What these runs teach") for t in texts), i
-            assert lesson and "rank" in lesson[0] and "Without an LLM (none mode) bubblerag quotes" in lesson[0], i
+            assert lesson and "rank" in lesson[0] and "Without an LLM (none mode) BubbleRAG quotes" in lesson[0], i
         else:
             assert not lesson, i
         nxt = _button(at, "next")

@@ -20,7 +20,7 @@ def _steps(page: str, question: str) -> list[tour.TourStep]:
 
 
 def test_the_verdicts_the_tour_quotes_are_the_apps_labels():
-    quoted = {q for s in tour.STEPS for q in re.findall(r"“([^”]+)”", s.what + s.look)
+    quoted = {q for s in tour.STEPS for q in re.findall(r"“([^”]+)”", s.what + s.look + s.brief)
               if "answer" in q or "cut" in q}
     assert quoted, "the Compare step names the two kinds of failure"
     assert quoted <= set(VERDICT_LABELS.values()), quoted - set(VERDICT_LABELS.values())
@@ -37,7 +37,7 @@ def test_no_step_text_states_a_rank_or_an_answer_of_the_runs():
     the runs shown (:func:`tour.step_lesson`): a step's own text that said "rank 2" or quoted a recorded
     answer would go stale with the next recording."""
     for s in tour.STEPS:
-        text = s.what + s.look
+        text = s.what + s.look + s.brief
         assert not re.search(r"\brank \d", text), s
         assert "3 October 818" not in text and "Howard Payne" not in text, s
     lessons = [s for s in tour.STEPS if s.lesson]
@@ -45,6 +45,45 @@ def test_no_step_text_states_a_rank_or_an_answer_of_the_runs():
         ("pages/bubble_ask.py", tour.KEANU), ("pages/compare.py", tour.KEANU),
         ("pages/bubble_ask.py", tour.LOTHAIR), ("pages/compare.py", tour.LOTHAIR)}
     assert tour.STEPS[-1].question == tour.JUDITH and tour.STEPS[-1].lesson
+
+
+def test_every_look_at_line_fits_two_lines_and_the_whole_text_stays_in_its_tooltip():
+    """An audit at 1440×900 found 7 of 11 "Look at" lines cut with an ellipsis on one line: the class never read
+    them. The line under the bar now wraps to at most two lines (CSS line-clamp as a last resort), and each step's
+    line is short enough for two; the whole text stays in More and the line's tooltip."""
+    css = tour._BAR_CSS[tour._BAR_CSS.index(".egx-tour-look {"):]
+    css = css[:css.index("}")]
+    assert "nowrap" not in css and "-webkit-line-clamp: 2" in css, css
+    for i, s in enumerate(tour.STEPS):
+        assert len(s.look_line.replace("**", "")) <= tour.BRIEF_MAX, (i, len(s.look_line))
+        body = tour._look_html(s)
+        assert f'title="{s.look.replace("**", "")}"' in body.replace("&#x27;", "'").replace("&quot;", '"'), i
+        shown = re.sub(r"<[^>]+>", "", body).replace("&#x27;", "'")
+        assert shown == f"Look at: {s.look_line.replace('**', '')}", i
+    # the steps that were cut have a short form; the full text is longer
+    assert sum(bool(s.brief) for s in tour.STEPS) >= 7
+    assert all(len(s.brief) < len(s.look) for s in tour.STEPS if s.brief)
+
+
+def test_the_weights_steps_are_true_whether_the_model_or_the_rule_gave_the_weights():
+    """Steps 1 and 6 asked for "the weights it gave, against the paper's expectation" while the recorded model's
+    weights were rejected (uniform) and the rule's shown; the texts now say either may be shown, and state what the
+    paper (§3.2) expects."""
+    anchors = [s for s in tour.STEPS if s.page == "pages/bubble_anchors.py"]
+    assert len(anchors) == 2
+    for s in anchors:
+        for text in (s.look, s.look_line):
+            assert "the weights it gave" not in text
+            assert "fallback" in text or "the rule's" in text, text
+            assert "highest" in text and "lowest" in text, text
+
+
+def test_the_lessons_call_the_methods_by_their_names():
+    """A lesson said "bubblerag's ranking" where every page says "BubbleRAG"."""
+    from core.methods.registry import method_names
+
+    assert tour.display_name("bubblerag") == "BubbleRAG" and tour.display_name("sgrag") == "SG-RAG"
+    assert all(tour.display_name(m) and tour.display_name(m) != m for m in method_names())
 
 
 @pytest.mark.model
@@ -80,11 +119,13 @@ def test_the_lessons_are_read_from_the_recorded_runs_and_follow_them(real_sample
         assert f"“{title}” at ranks" in le.evidence_line() or f"“{title}” at rank {k}" in le.evidence_line()
     wrong = [r for r in le.runs if not r.right and r.source is not None]
     assert wrong, "the recorded 1.5B model gets the Lothair question wrong in dense and bubblerag"
+    by_name = {tour.display_name(m): m for m in runs}  # the lesson calls the methods by their names
+    assert {r.method for r in le.runs} == set(by_name)
     for r in wrong:  # the passage named as the wrong answer's source holds it
         assert r.answer.strip() in "\n".join(le.why_lines())
-        assert ws.graph.chunk(runs[r.method].ranked_chunks[r.source[1] - 1].chunk_id).title == r.source[0]
+        assert ws.graph.chunk(runs[by_name[r.method]].ranked_chunks[r.source[1] - 1].chunk_id).title == r.source[0]
     assert le.extractive is not None and le.extractive.answer == ext.answer
-    assert "Without an LLM (none mode) bubblerag quotes" in le.lines()[-1]
+    assert "Without an LLM (none mode) BubbleRAG quotes" in le.lines()[-1]
     # a run that answered right instead: the count and the why lines change with it
     fixed = {m: dataclasses.replace(r, answer="20 March 851") for m, r in runs.items()}
     le2 = tour.step_lesson(tour.LOTHAIR, fixed, questions, ws.graph, ext)

@@ -59,6 +59,9 @@ class AnchorGroups:
     groups: tuple[AnchorGroup, ...]
     source: str  #: "llm" or "embedding"
     notes: tuple[str, ...] = ()
+    #: why the LLM's weights were replaced by the `none`-mode ones (:data:`RULE_WEIGHTS`) although its groups were
+    #: kept ("" when the weights are the LLM's, or when no LLM grouped): the page says whose weights it shows
+    weights_check: str = ""
 
     @property
     def weights(self) -> np.ndarray:
@@ -84,6 +87,7 @@ def group_anchors(query: str, candidates: Candidates, llm: LLM, *, entity_share:
     by_id = {c.cid: c for c in candidates.items}
     notes: list[str] = []
     groups: list[AnchorGroup] = []
+    rejected = ""  # why the LLM's weights were replaced
 
     def validate(data: Any) -> None:
         if not isinstance(data, dict) or not isinstance(data.get("groups"), list) or not data["groups"]:
@@ -131,6 +135,7 @@ def group_anchors(query: str, candidates: Candidates, llm: LLM, *, entity_share:
         # the LLM orders its own groups here, so only uniform weights show that nothing was judged
         if (uniform := checks.weights_problem([w for _, w, _ in raw])) and len({w for _, w, _ in raw}) == 1:
             raw = [(c, rule_weight(c.split(" / "), candidates, concepts)[0], m) for c, _, m in raw]
+            rejected = uniform
             step.fallback = (f"check failed: the weights are no judgement: {uniform}; "
                              f"used the `none`-mode weights ({RULE_WEIGHTS})")
         total = sum(w for _, w, _ in raw)
@@ -155,7 +160,7 @@ def group_anchors(query: str, candidates: Candidates, llm: LLM, *, entity_share:
     step.seconds = time.perf_counter() - t0
     if trace is not None:
         trace.record(step)
-    return AnchorGroups(tuple(groups), source, tuple(notes))
+    return AnchorGroups(tuple(groups), source, tuple(notes), rejected if source == "llm" else "")
 
 
 def _embedding_groups(candidates: Candidates, *, entity_share: float = 0.0) -> list[AnchorGroup]:
@@ -405,4 +410,6 @@ def _review_groups(query: str, candidates: Candidates, llm: LLM, step: Step, *, 
     if source == "embedding" or edits.get("weights_check", "informative") != "informative":
         step.data["rule"] = ("one group per keyword, candidates assigned to their best-matching keyword; merge if keyword "
                              f"cosine >= 0.8; weights {RULE_WEIGHTS}")
-    return AnchorGroups(tuple(groups), source, tuple(notes))
+    weights_check = edits.get("weights_check", "informative")
+    return AnchorGroups(tuple(groups), source, tuple(notes),
+                        weights_check if source == "llm" and weights_check != "informative" else "")

@@ -434,6 +434,7 @@ def test_review_weights_that_are_no_judgement_are_replaced_by_the_rule_visibly(t
     fb = tr.steps[0].fallback
     assert fb.startswith("check failed: the weights are no judgement: " + problem) and "`none`-mode weights" in fb
     assert tr.steps[0].data["review"]["weights_check"].startswith(problem.split(" (")[0])
+    assert gr.weights_check.startswith(problem)  # the page says, beside the weights, that they are the rule's
 
 
 def test_free_grouping_with_uniform_weights_uses_the_rule(toy):
@@ -444,6 +445,11 @@ def test_free_grouping_with_uniform_weights_uses_the_rule(toy):
         {"concept": "founding town", "weight": 0.3, "members": ["c3"]}]})), trace=tr)
     assert gr.source == "llm" and gr.weights == pytest.approx([0.6, 0.2, 0.2])
     assert tr.steps[0].fallback.startswith("check failed: the weights are no judgement: every group has the same")
+    assert gr.weights_check.startswith("every group has the same weight (0.3)")
+    judged = group_anchors(Q, _cands(g), ScriptedLLM(json.dumps({"groups": [
+        {"concept": "Tarn 4", "weight": 0.5, "members": ["c1"]}, {"concept": "maker", "weight": 0.2, "members": ["c2"]},
+        {"concept": "founding town", "weight": 0.3, "members": ["c3"]}]})))
+    assert judged.source == "llm" and judged.weights_check == "" and judged.weights == pytest.approx([0.5, 0.2, 0.3])
 
 
 def test_two_names_the_question_writes_are_never_merged(toy):
