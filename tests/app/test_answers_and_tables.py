@@ -69,7 +69,8 @@ def test_compare_page_labels_answers_orders_columns_and_renders_evidence(home):
 def test_ranking_page_puts_what_alpha_changes_first(home):
     at = _ok(run_page("pages/bubble_ranking.py"))
     table = next(d for d in at.dataframe if "Cost_sem" in d.value.columns)
-    assert list(table.value.columns)[:4] == ["rank", "Score", "Cost_sem", "r_miss"]
+    # the CEG id comes first so a row can be named against the expansion page's "CEG #k" captions
+    assert list(table.value.columns)[:5] == ["CEG", "rank", "Score", "Cost_sem", "r_miss"]
     assert {_widths(table).get(c) for c in ("Score", "Cost_sem", "r_miss")} == {72}
 
 
