@@ -26,6 +26,7 @@ from core.backends.registry import LLMS
 from core.background.jobs import JobBusyError
 from core.batch.tasks import bench_job, bench_spec, budget_run
 from core.errors import Cancelled, EgxError
+from core.eval.identity import report_change
 from core.eval.judge_choice import SAME, choose_judge
 from core.eval.paper_metrics import APP_WORDING as JUDGE_APP_WORDING
 from core.eval.report import (
@@ -372,6 +373,23 @@ _TO_REPORT = f"""<script>(() => {{ const go = () => {{ const h = window.parent.d
   go(); setTimeout(go, 300); setTimeout(go, 900); }})();</script>"""
 
 
+def stale_note(summary: Mapping[str, Any], ws: Any) -> None:
+    """Say when the active workspace — the one the run was made on — changed since the run (documents added, a
+    rebuild, another index): the report's figures are of the workspace as it was, and its rows open on the new one."""
+    settings = summary.get("settings") or {}
+    if str(settings.get("workspace") or "") != ws.name:
+        return
+    try:
+        changed = report_change(settings, ws)
+    except (EgxError, OSError):  # a workspace that cannot be read is said elsewhere; the report still shows
+        return
+    if changed:
+        st.warning(f"**Out of date**: the workspace “{md_escape(ws.name)}” changed since this run — "
+                   f"{md_escape(changed)}. These figures are of the workspace as it was; a row opened on Compare "
+                   "runs on the current one. Run again under a new name to compare before and after.",
+                   icon=":material/history:")
+
+
 def report(act: Active) -> None:
     """The loaded run's report: tables with intervals, notes, charts, and the per-question table."""
     ws = act.workspace
@@ -389,6 +407,7 @@ def report(act: Active) -> None:
     st.subheader(f"Report: {md_escape(loaded_dir.name)}", anchor=REPORT_ANCHOR)
     if st.session_state.pop(S.BENCH_SCROLL, False):  # a run just finished: its report is in view, not at y≈850
         st.html(_TO_REPORT, unsafe_allow_javascript=True)
+    stale_note(summary, ws)  # the workspace changed since (documents added): these figures are of the older one
     bench_view.metric_table(summary)  # every figure with its 95 % interval, and the question count
     node_table = node_rows(summary)
     if node_table:  # FastInsight's Table 3: every method on the same KG nodes, each figure with its count or why blank

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from core.methods.base import Backends
 
 __all__ = ["IDENTITY_KEYS", "ResumeCheck", "content_change", "model_change", "model_stamps", "questions_hash",
-           "resume_check", "trained_questions", "workspace_identity"]
+           "report_change", "resume_check", "trained_questions", "workspace_identity"]
 
 #: the settings keys a run's identity lives in (compared by :func:`resume_check` with their own messages)
 IDENTITY_KEYS = ("content", "models")
@@ -123,6 +123,22 @@ def content_change(old: Mapping[str, Any], new: Mapping[str, Any],
     text = "; ".join(parts)
     a, b = str(old.get("content_hash") or "?")[:8], str(new.get("content_hash") or "?")[:8]
     return text + (f" (content hash {a} → {b})" if a != b else "")
+
+
+def report_change(settings: Mapping[str, Any], workspace: Workspace) -> str:
+    """What changed in ``workspace`` since a finished run with these ``run.json`` settings was made on it, in
+    :func:`content_change`'s words ("" when nothing did, or when the run predates content identities). The
+    questions' part is left out: a loaded report does not re-read its questions file."""
+    old = settings.get("content")
+    if not isinstance(old, Mapping):
+        return ""
+    g, meta = workspace.graph, workspace.meta
+    now = {"content_hash": workspace.content_hash, "provenance_hash": workspace.provenance_hash,
+           "passages": g.n_chunks, "nodes": g.n_nodes, "edges": g.n_edges, "inserts": len(meta.inserts),
+           "index": meta.index_model_id, "questions": old.get("questions")}
+    if old.get("index") is None:  # a run that never reached the index (e.g. graph methods only) does not name one
+        now["index"] = None
+    return content_change(old, now, meta.inserts)
 
 
 def model_change(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:

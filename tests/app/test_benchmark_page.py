@@ -84,6 +84,33 @@ def test_benchmark_page_loads_a_run_by_name(home, tmp_path):
     assert not at2.exception and len(at2.get("plotly_chart")) == 4
 
 
+def test_a_loaded_report_says_when_its_workspace_changed_since(home):
+    """A report made before documents were added is marked out of date when loaded, naming what changed; an
+    unchanged workspace's report carries no such mark."""
+    import json
+    import os
+
+    at = run_page(PAGE)
+    at.multiselect(key=S.widget_key(S.BENCH_METHODS, "bench")).set_value(["dense"])
+    at.number_input(key=S.widget_key(S.BENCH_LIMIT, "bench")).set_value(1)
+    at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).set_value("before").run()
+    at.button(key=S.BENCH_RUN).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not [w for w in at.warning if "Out of date" in w.value]  # just made: nothing changed
+    path = home / "runs" / "before" / "run.json"  # the report reads its settings from the run's run.json
+    run = json.loads(path.read_text())
+    run["settings"]["content"].update(content_hash="0123456789abcdef", passages=20)  # as if 3 passages came since
+    path.write_text(json.dumps(run))
+    results = home / "runs" / "before" / RESULTS
+    os.utime(results, (results.stat().st_atime, results.stat().st_mtime + 5))  # the report cache's key moves on
+    at2 = run_page(PAGE)
+    at2.selectbox(key=S.BENCH_LOAD_PICK).set_value("before")
+    at2.button(key=S.BENCH_LOAD).click().run()
+    assert not at2.exception, [e.value for e in at2.exception]
+    shown = [plain(w.value) for w in at2.warning if "Out of date" in w.value]
+    assert len(shown) == 1 and "3 passages added (20 → 23)" in shown[0], shown
+
+
 def test_benchmark_page_never_writes_outside_the_runs_folder(home, tmp_path):
     """A browser user names a run, never a path: the old "Output folder" accepted any path and overwrote files there."""
     outside = tmp_path / "outside"

@@ -28,7 +28,8 @@ def pdf_bytes(pages: list[str | None]) -> bytes:
             f"<< /Type /Pages /Kids [{kids}] /Count {n} >>".encode(),
             b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
     for i, text in enumerate(pages):
-        stream = (f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET" if text is not None else "0 0 m 200 200 l S").encode()
+        lines = " 0 -16 Td ".join(f"({line}) Tj" for line in (text or "").split("\n"))  # a line each, as printed
+        stream = (f"BT /F1 12 Tf 72 720 Td {lines} ET" if text is not None else "0 0 m 200 200 l S").encode()
         objs.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {5 + 2 * i} 0 R "
                     "/Resources << /Font << /F1 3 0 R >> >> >>".encode())
         objs.append(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
@@ -83,6 +84,29 @@ def test_pdf_text_layer_becomes_passages(tmp_path):
     g = load_inputs([p]).graph
     assert [(c.id, c.title) for c in g.chunks] == [("lothair_ii", "lothair ii")]
     assert g.chunks[0].text == "Lothair II was king of Lotharingia.\n\nHe died in 869."
+
+
+def test_a_pdfs_heading_line_is_its_title_not_glued_to_its_first_sentence(tmp_path):
+    """A PDF marks no headings: its short first line is the passages' title and leaves the text, so the KG
+    sees "Aurelia Vance was born …" (not "Aurelia Vance Aurelia Vance was born …") and no file-name hub."""
+    p = write(tmp_path, "vance.pdf", pdf_bytes(["Aurelia Vance\nAurelia Vance was born in Tromso.\nShe moved to "
+                                                "Trondheim.", "She died in 1990."]))
+    (chunk,) = load_inputs([p]).graph.chunks
+    assert chunk.title == "Aurelia Vance"
+    assert chunk.text.startswith("Aurelia Vance was born in Tromso.") and "Aurelia Vance\nAurelia" not in chunk.text
+    assert chunk.text.endswith("She died in 1990.")
+
+
+@pytest.mark.parametrize("first,why", [
+    ("Aurelia Vance was born in Tromso.", "a sentence"),
+    ("In the winter of 1950 Aurelia Vance", "a sentence wrapped at the line's end"),
+    ("1", "a page number"),
+])
+def test_a_pdf_line_that_is_no_heading_stays_in_the_text(tmp_path, first, why):
+    rest = "moved to Trondheim." if why.startswith("a sentence wrapped") else "She moved to Trondheim."
+    p = write(tmp_path, "notes.pdf", pdf_bytes([f"{first}\n{rest}"]))
+    (chunk,) = load_inputs([p]).graph.chunks
+    assert chunk.title == "notes" and chunk.text.startswith(first), why
 
 
 def test_pdf_with_an_owner_password_only_is_read(tmp_path):

@@ -2,8 +2,9 @@
 
 Each file is one document: its text is read by a well-kept parser (pypdf, the standard library's HTML parser,
 python-docx, markdown-it-py), then split by :func:`~core.graph.chunking.chunk_text` exactly as a text
-document always was (ids ``<file stem>`` or ``<file stem>#<i>``; the title is the document's first heading,
-else its file name). :func:`document_passages` does all the reading before anything enters a
+document always was (ids ``<file stem>`` or ``<file stem>#<i>``; the title is the document's first heading —
+for a PDF, which marks no headings, a short first line that reads as one (:func:`pdf_heading`) — else its file
+name). :func:`document_passages` does all the reading before anything enters a
 :class:`~core.graph.graph_builder.GraphBuilder`, so a file that fails adds nothing and a load can go on
 without it (:func:`~core.graph.formats.load.load_inputs`).
 
@@ -89,6 +90,7 @@ def document_passages(path: Path, *, limits: InputLimits | None = None,
     suffix = base_suffix(path)
     if suffix == ".pdf":
         text, warnings = pdf_text(path, lim)
+        title, text = pdf_heading(text)
     elif suffix in HTML_SUFFIXES:
         title, text = html_text(decode_html(read_bytes(path, lim), name))
     elif suffix == ".docx":
@@ -156,6 +158,33 @@ def pdf_text(path: Path, lim: InputLimits) -> tuple[str, list[str]]:
         warnings.append(f"{name}: {len(empty)} of {len(pages)} pages have no text layer (scanned?) and were left out "
                         f"(pages {shown}); run OCR on the PDF to include them.")
     return "\n\n".join(t for t in pages if t), warnings
+
+
+#: a PDF's first line is its heading when it is this short (words, characters) and reads as a title
+HEADING_MAX_WORDS, HEADING_MAX_CHARS = 12, 100
+
+
+def pdf_heading(text: str) -> tuple[str, str]:
+    r"""``(title, rest)``: a PDF's first line when it reads as a heading, taken out of the text; else ``("",
+    text)``. A PDF marks no headings, and its text layer puts a heading on a line of its own — left in, the
+    heading runs into the first sentence ("Aurelia Vance Aurelia Vance was born …", one glued entity for the
+    KG) and the passage is titled by its file name, which becomes a hub node.
+
+    A heading: at most :data:`HEADING_MAX_WORDS` words and :data:`HEADING_MAX_CHARS` characters, a letter in
+    it, no sentence punctuation at its end, and text after it whose next line does not go on in lower case (a
+    sentence wrapped at the line's end is no heading).
+
+    >>> pdf_heading("Aurelia Vance\nAurelia Vance was born in Tromsø.")
+    ('Aurelia Vance', 'Aurelia Vance was born in Tromsø.')
+    >>> pdf_heading("Vance was born in\nthe north of Norway.")[0]
+    ''
+    """
+    head, sep, rest = text.lstrip().partition("\n")
+    line, rest = head.strip(), rest.lstrip()
+    if not (sep and rest and line and len(line) <= HEADING_MAX_CHARS and len(line.split()) <= HEADING_MAX_WORDS
+            and re.search(r"[^\W\d_]", line) and line[-1] not in ".,;:!?-–—" and not rest[0].islower()):
+        return "", text
+    return line, rest
 
 
 # ----------------------------------------------------------------------------------------------- DOCX
