@@ -393,9 +393,9 @@ def create_upload_ui(act: Active) -> None:
 
 
 def show_upload_job() -> None:
-    """This session's upload build: live while it runs; when it ended, its outcome (once). Whatever the
-    outcome, the form starts empty on the rerun that shows it: a failed build's files and name must not
-    name the next upload."""
+    """This session's upload build: live while it runs; when it ended, its outcome (once). A built workspace
+    empties the form (its files are spent); a failed or cancelled build keeps the chosen files and name, so
+    fixing one file means swapping that file, not picking every file again."""
     ss = st.session_state
     outcome = ss.pop(S.DATA_UPLOAD_OUTCOME, None)
     if outcome is not None:
@@ -405,18 +405,20 @@ def show_upload_job() -> None:
         return
     s = job.status()
     name = job.key.split(":", 1)[1]
-    ss[S.DATA_UPLOAD_DONE] = True
     if s.state == "cancelled":
-        ss[S.DATA_UPLOAD_OUTCOME] = ("warning", f"The build of “{md_escape(name)}” was cancelled. Nothing was saved.")
+        ss[S.DATA_UPLOAD_OUTCOME] = ("warning", f"The build of “{md_escape(name)}” was cancelled. Nothing was saved; "
+                                                "the files are still chosen above.")
         st.rerun()
     try:
         new_ws = job.result()
         g = new_ws.graph
     except EgxError as exc:
         ss[S.DATA_UPLOAD_OUTCOME] = ("error", f"**Could not build workspace “{md_escape(name)}”.** "
-                                              f"{md_escape(error_text(exc))}\n\nNothing was saved. Choose the "
-                                              "corrected files and build again.")
+                                              f"{md_escape(error_text(exc))}\n\nNothing was saved. Your files "
+                                              "are still chosen above: remove the one named here (×), add its "
+                                              "corrected version, and build again.")
         st.rerun()
+    ss[S.DATA_UPLOAD_DONE] = True  # built: the form's files and name are spent
     st.session_state[S.PENDING_WORKSPACE] = name
     st.session_state[S.DATA_BUILT_MESSAGE] = (f"Built workspace “{name}”: {g.n_nodes:,} nodes, {g.n_edges:,} edges, "
                                               f"{g.n_chunks:,} chunks. It is now the active workspace. "

@@ -104,6 +104,10 @@ def test_bad_upload_shows_the_error_and_writes_nothing(home: Path) -> None:
     # no "bad", no hidden half-built folder (only the hidden lock file of the demo sample's build)
     assert sorted(p.name for p in root.iterdir() if not p.name.endswith(".lock")) == ["demo"]
     assert at.sidebar.selectbox[0].value == "demo"
+    # the form keeps what was chosen: fixing one file means swapping it, not picking every file again
+    assert at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).value == "bad"
+    kept = at.file_uploader(key=S.DATA_UPLOADS).value
+    assert [f.name for f in (kept if isinstance(kept, list) else [kept])] == ["bad.csv"]
 
 
 def test_upload_builds_and_switches_to_the_new_workspace(home: Path) -> None:
