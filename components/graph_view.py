@@ -237,7 +237,8 @@ def network_html(graph: GraphLike, nodes: Iterable[int], *,
                  edge_widths: Mapping[int, float] | None = None,
                  notes: Mapping[int, str] | None = None,
                  labels: Iterable[int] | None = None,
-                 shapes: Mapping[int, str] | None = None) -> str:
+                 shapes: Mapping[int, str] | None = None,
+                 directed: bool = True) -> str:
     """Self-contained HTML drawing of ``nodes`` (and the edges among them) with pyvis.
 
     Parameters
@@ -279,6 +280,9 @@ def network_html(graph: GraphLike, nodes: Iterable[int], *,
     shapes
         Per-node vis-network shape instead of the dot (e.g. ``"diamond"``: where BubbleRAG's bubbles
         start); give it a legend row of the same ``shape``.
+    directed
+        Arrow heads on the edges (a KG's triples); ``False`` for a graph whose edges are node pairs (SG-RAG's
+        query graph, Table 12).
     """
     from pyvis.network import Network
 
@@ -338,17 +342,17 @@ def network_html(graph: GraphLike, nodes: Iterable[int], *,
             kw["width"] = float(edge_widths[e])
         net.add_edge(h, t, title=escape(graph.edge_text(e)), color=edge_colors.get(e, EDGE_COLOR), **kw)
     physics = positions is None or any(v not in positions for v in nodes)
-    net.options = _options(physics=physics, n=len(nodes))
+    net.options = _options(physics=physics, n=len(nodes), directed=directed)
     doc = net.generate_html()
     return _finish_html(doc, legend, physics=physics, label_order=order)
 
 
-def _options(*, physics: bool, n: int) -> dict[str, object]:
+def _options(*, physics: bool, n: int, directed: bool = True) -> dict[str, object]:
     return {
         # a white halo keeps a label readable where it crosses an edge
         "nodes": {"shape": "dot", "font": {"size": 18, "face": "sans-serif", "strokeWidth": 4, "strokeColor": "#ffffff"},
                   "scaling": {"label": {"enabled": False, "drawThreshold": 3}}},
-        "edges": {"arrows": {"to": {"enabled": True, "scaleFactor": 0.5}},
+        "edges": {"arrows": {"to": {"enabled": directed, "scaleFactor": 0.5}},
                   "smooth": {"enabled": True, "type": "dynamic" if physics else "continuous"},
                   "font": {"size": 11, "align": "middle", "color": "#555555"}},
         "interaction": {"hover": True, "tooltipDelay": 120, "navigationButtons": False},

@@ -20,7 +20,7 @@ from core.errors import EgxError
 from core.graph.graph_builder import GraphBuilder
 from core.graph.model import KnowledgeGraph
 from core.methods.sgrag import METHOD, SGRAGConfig
-from core.methods.sgrag.query_graph import QueryGraph
+from core.methods.sgrag.query_graph import QNode, QueryGraph
 from core.methods.sgrag.stages import CompletionData, DominanceModelData, PathIndexData, QueryGraphData
 
 if TYPE_CHECKING:
@@ -43,14 +43,29 @@ def qnode_colors(qg: QueryGraph) -> dict[str, str]:
     return out
 
 
+#: how much of an UNK node's description its drawn name carries ("UNK · The main villain")
+UNK_NAME_CHARS = 28
+
+
+def unk_name(n: QNode) -> str:
+    """An UNK node's drawn name: ``UNK`` with what it stands for (its description), so two asked-for nodes are
+    told apart ("UNK · The movie", "UNK · The main villain")."""
+    desc = " ".join(n.description.split())
+    if not desc:
+        return f"UNK ({n.id})"
+    return "UNK · " + (desc if len(desc) <= UNK_NAME_CHARS else desc[:UNK_NAME_CHARS - 1].rstrip() + "…")
+
+
 def query_graph_kg(qg: QueryGraph, labels: dict[str, str] | None = None) -> KnowledgeGraph:
     """The query graph as a KnowledgeGraph whose node i is ``qg.nodes[i]`` (name = label, or the
-    normalized KG label when ``labels`` maps the id)."""
+    normalized KG label when ``labels`` maps the id; an UNK node is named by its description). Its edges are
+    node pairs without a relation (Table 12), drawn without arrow heads."""
     b = GraphBuilder(name="query graph")
     for n in qg.nodes:
-        shown = (labels or {}).get(n.id, n.label)
+        shown = (labels or {}).get(n.id) or (unk_name(n) if n.unknown else n.label)
         b.add_node(shown, node_id=n.id,
-                   description="the asked-for node (UNK)" if n.unknown else f"query label: {n.label}")
+                   description=(f"the asked-for node (UNK): {n.description}" if n.description else
+                                "the asked-for node (UNK)") if n.unknown else f"query label: {n.label}")
     for a, c in qg.edges:
         b.add_edge(a, "query edge", c)
     return b.build(allow_empty=True)
@@ -137,13 +152,17 @@ def query_graph_panel(act: Active, result: Any, qcolors: dict[str, str], qkg: Kn
         repairs = q_data.repairs() if q_data is not None else []
         if repairs:
             st.info("Checks applied to the query graph (Table 12's rules): " + md_escape("; ".join(repairs)) + ".")
-        st.dataframe(pd.DataFrame([{"id": n.id, "label": n.label, "role": "UNK (answer)" if n.unknown else "entity"}
-                                   for n in qg.nodes]), hide_index=True, width="stretch")
+        st.dataframe(pd.DataFrame([{"id": n.id, "label": n.label, "role": "UNK (answer)" if n.unknown else "entity",
+                                    "stands for": n.description or ("the asked-for entity" if n.unknown else "")}
+                                   for n in qg.nodes]), hide_index=True, width="stretch",
+                     column_config={"stands for": st.column_config.TextColumn("stands for", width="medium")})
     with right:
         graph_view.render_html(graph_view.network_html(
             qkg, range(qkg.n_nodes), colors={i: qcolors[n.id] for i, n in enumerate(qg.nodes)},
-            highlight=[i for i, n in enumerate(qg.nodes) if n.unknown],
+            highlight=[i for i, n in enumerate(qg.nodes) if n.unknown], directed=False,
             legend=(graph_view.LegendItem("UNK (asked-for node)", colors.UNK),), height=HEIGHT), height=HEIGHT)
+        st.caption("An edge says only that two nodes are related: Table 12's edges are node pairs without a relation "
+                   "or direction, so matching asks for the structure and the known labels, not for a relation name.")
 
 
 def normalization_panel(result: Any) -> None:
@@ -254,8 +273,9 @@ def answer_panel(result: Any) -> None:
     replay_banner(result)  # a partial replay says so before the answer
     st.success(f"**{md_escape(ans.text)}** — from {by}")
     answer_note(result)  # heuristic (no LLM) or generated, and what none mode could not express
-    if len(ans.bindings) > 1:
-        st.caption("Other UNK bindings: " + ", ".join(md_escape(x) for x in ans.bindings[1:10]))
+    others = [b for b in dict.fromkeys(ans.bindings[1:]) if b != ans.bindings[0]][:9]  # each other binding once
+    if others:
+        st.caption("Other UNK bindings: " + ", ".join(md_escape(x) for x in others))
 
 
 def dominance_panel(act: Active, result: Any) -> None:

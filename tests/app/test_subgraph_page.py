@@ -115,3 +115,24 @@ def test_the_page_names_the_checks_applied_to_the_query_graph(home: Path) -> Non
     info = [i.value for i in at.info if "Checks applied to the query graph" in i.value]
     assert info and "not linked as entities" in info[0] and "deep learning" in info[0]
     assert "deep learning" not in list(at.dataframe[0].value["label"])
+
+
+def test_the_query_graph_tells_its_unknowns_apart_and_draws_no_arrows(home: Path) -> None:
+    """Two asked-for nodes ("The movie", "The main villain") are drawn and listed by what they stand for, not as
+    two identical "UNK" dots; the edges are Table 12's node pairs, drawn without arrow heads."""
+    from components.graph_view import network_html
+    from components.sgrag_view import UNK_NAME_CHARS, query_graph_kg, unk_name
+    from core.methods.sgrag.query_graph import QNode, QueryGraph
+
+    qg = QueryGraph((QNode("q1", "Keanu Reeves"), QNode("q2", "UNK", "The movie"),
+                     QNode("q3", "UNK", "The main villain of the movie, played by an Australian actor"),
+                     QNode("q4", "UNK")), (("q1", "q2"), ("q2", "q3"), ("q2", "q4")), by="llm")
+    names = [unk_name(n) for n in qg.nodes[1:]]
+    assert names[:2] == ["UNK · The movie", names[1]] and names[1].startswith("UNK · The main villain")
+    assert len(names[1]) <= len("UNK · ") + UNK_NAME_CHARS and names[1].endswith("…")
+    assert names[2] == "UNK (q4)"  # no description: its id tells it apart
+    kg = query_graph_kg(qg)
+    assert [kg.node_names[i] for i in range(kg.n_nodes)] == ["Keanu Reeves", *names]
+    drawn = network_html(kg, range(kg.n_nodes), directed=False)
+    assert '"to": {"enabled": false' in drawn.replace("'", '"').replace("False", "false")
+
