@@ -51,6 +51,12 @@ def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
+#: said under a merged chain whose middle is a set as well as its end (App. D.4.2's multi-answer merging keeps the
+#: relation path, not which middle entity led to which answer)
+PAIRING_LOST = ("merged by relation path (App. D.4.2): which middle entity leads to which answer is no longer "
+                "shown, so e.g. a mother's and a father's dates read alike")
+
+
 def chains_html(chains: Sequence[Mapping[str, Any]], *, limit: int = 60) -> str:
     """HTML for the chains recorded in an answer step (``entities``, ``relations``, ``direction``,
     ``root``, ``group``, ``refined_from``, ``merged_answers``)."""
@@ -72,6 +78,8 @@ def chains_html(chains: Sequence[Mapping[str, Any]], *, limit: int = 60) -> str:
         if int(c.get("merged_answers", 1)) > 1:
             parts.append(f'<span class="egx-tag" style="background:#b8860b">{int(c["merged_answers"])} answers merged'
                          "</span>")
+            if sum(len(names) > 1 for names in ents) > 1:  # a set in the middle too: the pairs are gone
+                parts.append(f'<span class="egx-note">{_e(PAIRING_LOST)}</span>')
         if color:
             parts.append(f'<span class="egx-tag" style="background:{color}">entity group {group + 1}</span>')
         if c.get("refined_from"):
