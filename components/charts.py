@@ -36,14 +36,29 @@ def group_weights_figure(groups: Sequence[AnchorGroup], colors: Sequence[str]) -
     return fig
 
 
-def stage_latency_figure(trace: Trace) -> go.Figure:
-    """Seconds per recorded stage (bars) with LLM tokens in the hover text."""
+def stage_latency_figure(trace: Trace, recorded: Sequence[Any] | None = None) -> go.Figure:
+    """Seconds per stage (bars) with LLM tokens in the hover text. ``recorded``: a replay's stage times
+    (:class:`core.batch.recording.StageTime`): then the recorded live run's seconds are the bars — what the method
+    costs — with this replay's beside them, so a replay's milliseconds are never shown as the method's latency."""
     steps = trace.steps
+    hover = [f"{_label(s.title, 60)}: {s.prompt_tokens} prompt + {s.completion_tokens} completion tokens" for s in steps]
+    if recorded:
+        live = {t.stage: t.recorded_s for t in recorded}
+        fig = go.Figure([
+            go.Bar(name="recorded live run", x=[s.stage for s in steps], y=[live.get(s.stage) for s in steps],
+                   marker_color=[colors.VERMILLION if s.fallback else colors.BLUE for s in steps], hovertext=hover,
+                   hoverinfo="text+y"),
+            go.Bar(name="this replay", x=[s.stage for s in steps], y=[s.seconds for s in steps],
+                   marker_color=colors.EDGE, hoverinfo="y")])
+        fig.update_layout(height=300, margin={"l": 40, "r": 20, "t": 30, "b": 80}, yaxis={"title": "s"},
+                          barmode="group", legend={"orientation": "h", "y": 1.12, "x": 1, "xanchor": "right"},
+                          title={"text": "Seconds per stage: the recorded live run (orange: its fallback) and this "
+                                         "replay", "font": {"size": 13}})
+        return fig
     fig = go.Figure(go.Bar(
         x=[s.stage for s in steps], y=[s.seconds * 1000 for s in steps],
         marker_color=[colors.VERMILLION if s.fallback else colors.BLUE for s in steps],
-        hovertext=[f"{_label(s.title, 60)}: {s.prompt_tokens} prompt + {s.completion_tokens} completion tokens"
-                   for s in steps], hoverinfo="text+y"))
+        hovertext=hover, hoverinfo="text+y"))
     fig.update_layout(height=300, margin={"l": 40, "r": 20, "t": 30, "b": 80}, yaxis={"title": "ms"},
                       title={"text": "Latency per stage (orange: the stage took its fallback)", "font": {"size": 13}})
     return fig

@@ -112,10 +112,17 @@ def cache_cell(s) -> str:
 
 def create_latency_ui(act: Active, trace: Trace, key: str) -> None:
     c1, c2, c3 = st.columns(3)
-    c1.metric("Total time", f"{trace.seconds * 1000:.0f} ms")
+    got = replay_time.stage_times(act.llm, trace)  # a replay: the method's cost is the recorded live run's
+    if got is None:
+        c1.metric("Total time", f"{trace.seconds * 1000:.0f} ms")
+    else:
+        live = sum(t.recorded_s or 0.0 for t in got[0])
+        c1.metric("Time when recorded live", f"{live:.1f} s",
+                  help=f"The recorded run's own seconds ({got[1]}). This replay took {trace.seconds:.2f} s: its LLM "
+                       "replies came from the recording, so it says nothing about the method's speed.")
     c2.metric("LLM tokens", f"{trace.tokens:,}")
     c3.metric("Stages with a fallback", sum(1 for s in trace.steps if s.fallback))
-    st.plotly_chart(charts.stage_latency_figure(trace), key=key)
+    st.plotly_chart(charts.stage_latency_figure(trace, got[0] if got is not None else None), key=key)
     st.dataframe(trace_table(trace), hide_index=True, width="stretch")
     replay_time.stage_time_table(act.llm, trace)  # a replayed run: the recorded live seconds beside the replay's
 

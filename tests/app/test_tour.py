@@ -104,6 +104,9 @@ def test_the_tour_walks_every_step_and_finish_restores_the_own_choices(home: Pat
             assert "diamond: anchor, where a bubble starts" in at.get("iframe")[0].proto.srcdoc
         if step.page == "pages/bubble_ask.py":
             assert any(t.startswith("Recorded live run vs this replay") for t in texts)
+            # the headline time is the recorded live run's, not the replay's milliseconds (an audit's finding)
+            assert [m.label for m in at.metric][:1] == ["Time when recorded live"], [m.label for m in at.metric]
+            assert next(m.value for m in at.metric).endswith(" s")
         if step.page == "pages/compare.py":  # the lesson opens the page, above the question (not under the table)
             order = _in_order(at.main)
             first = next(i for i, e in enumerate(order) if str(getattr(e, "value", "")).startswith(
