@@ -128,6 +128,8 @@ def own_question_toggle(key: str, *, scope: str = "", container: Any = None) -> 
     rec = st.session_state.get(S.ACTIVE)
     workspace = rec.info.name if rec is not None else ""
     own = S.sub(S.QUESTION_OWN, key)
+    if getattr(st.session_state.get(S.TOUR), "page", ""):  # a guided tour sets each step's question: on a 900-px
+        return bool(st.session_state.get(own, False))  # projector the switch's row only pushed the stage down
     wkey = S.bind(own, False, scope=scope)
     return bool(S.keep(own, where.toggle(OWN_QUESTION_LABEL, key=wkey, help=OWN_QUESTION_HELP,
                                          on_change=_own_question_changed, args=(workspace, key, wkey))))

@@ -87,6 +87,10 @@ def test_the_tour_walks_every_step_and_finish_restores_the_own_choices(home: Pat
             assert "About this page" in texts, i
             assert " ".join(INTROS[step.page].text) in texts, i
             assert not [e for e in at.expander if e.label == "About this page"], i
+        # the tour sets the question: no "another question on this page" switch pushing the stage down
+        from components.question import OWN_QUESTION_LABEL
+
+        assert not [t for t in at.toggle if t.label == OWN_QUESTION_LABEL], i
         if step.page == "pages/compare.py":
             assert ss[S.COMPARE_QUESTION] == step.question
         else:
