@@ -145,6 +145,23 @@ def weights_line(groups: AnchorGroups) -> str:
     return f"{who} {PAPER_WEIGHTS}"
 
 
+def merged_names_line(groups: AnchorGroups) -> str:
+    """Say which groups join several different names (Markdown; "" when none does): their bubbles start as one
+    group, so reaching either name counts for it — right when the names are one entity ("Lothair I / Lothair II's
+    father"), a wrong turn when they are two people ("Lothair II / Lothair I"), which an audit found the tour
+    leaving a lecturer to spot in a crowded drawing."""
+    merged = []
+    for g in groups.groups:
+        names = [p.strip() for p in g.concept.split(" / ") if any(ch.isupper() or ch.isdigit() for ch in p)]
+        if len({n.casefold() for n in names}) > 1:
+            merged.append(f"“{md_escape(g.concept)}” (group {g.gid})")
+    if not merged:
+        return ""
+    return ("**Merged names**: " + ", ".join(merged) + (" joins" if len(merged) == 1 else " join")
+            + " several names in one group, so a bubble from any of them counts for that group and a CEG may connect "
+              "the question's entities through the other name. Check whether they are one entity.")
+
+
 def create_groups_ui(act: Active, result) -> None:
     st.subheader("6 · Semantic anchor groups and their weights")
     groups = result.groups.groups
@@ -153,6 +170,9 @@ def create_groups_ui(act: Active, result) -> None:
                "group in this colour.")
     st.html(bubble.group_chips(groups))
     st.markdown(weights_line(result.groups))
+    merged = merged_names_line(result.groups)
+    if merged:
+        st.markdown(merged)
     st.plotly_chart(charts.group_weights_figure(groups, [bubble.group_color(g.gid) for g in groups]),
                     key=S.BUBBLE_WEIGHTS_CHART)
     g = act.graph

@@ -122,6 +122,21 @@ def test_the_weights_line_says_whose_weights_are_shown() -> None:
     assert "no judgement" in failed and "none-mode weights" in failed.replace("`", "")
 
 
+def test_a_group_that_joins_two_names_is_pointed_out() -> None:
+    """"Lothair II / Lothair I" is one group on the Lothair question: bubbles from the father count for the son's
+    group, which the tour left a lecturer to spot in the drawing. Kinds joined with a name are no such case."""
+    from components.bubblerag.anchors import merged_names_line
+    from core.methods.bubblerag.grouping import AnchorGroup, AnchorGroups
+
+    groups = AnchorGroups((AnchorGroup(0, "Lothair II / Lothair I", 0.5, ()), AnchorGroup(1, "mother", 0.25, ()),
+                           AnchorGroup(2, "death / died", 0.25, ())), "llm")
+    line = plain(merged_names_line(groups)).replace("**", "")
+    assert line.startswith("Merged names: “Lothair II / Lothair I” (group 0) joins several names"), line
+    assert "mother" not in line and "death" not in line
+    assert merged_names_line(AnchorGroups((AnchorGroup(0, "villain / main villain", 1.0, ()),), "llm")) == ""
+    assert merged_names_line(AnchorGroups((AnchorGroup(0, "The Matrix / the matrix", 1.0, ()),), "llm")) == ""
+
+
 def test_hop_tables_list_the_chosen_edges_first() -> None:
     """A hop's table listed the ✓ edges last (rows 13–17 of 17, in the table's own scroll) because it was sorted by
     similarity alone: the chosen ones come first now, each part by similarity."""
