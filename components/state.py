@@ -86,6 +86,7 @@ DATA_SAMPLE_SEED = "egx.data.sample_seed"  #: which sample of extracted triples 
 DATA_UPLOAD_JOB = "egx.data.upload_job"  #: key of this session's upload build (a background job)
 DATA_ADD_UPLOADS = "egx.data.add_uploads"  #: documents to add to the active workspace
 DATA_ADD = "egx.data.add"  #: the "Add documents" button
+DATA_TAB = "egx.data.tab"  #: the Data page's tab: kept when a message or a finished job changes what is drawn above it
 DATA_ADD_JOB = "egx.data.add_job"  #: key of this session's insert into the active workspace (a background job)
 DATA_UPLOAD_DONE = "egx.data.upload_done"  #: an upload build ended: clear the upload form on the next run
 DATA_UPLOAD_OUTCOME = "egx.data.upload_outcome"  #: (level, text) of a build that failed, shown after that rerun

@@ -26,7 +26,10 @@ show_file_status()
 
 # On a graph store the Graph tab reads neighbourhoods through the page's view; the statistics and a
 # whole-graph export read the whole graph (under the app's limit; above it they say why not)
-tab_graph, tab_stats, tab_upload, tab_export = st.tabs(["Graph", "Statistics", "Upload", "Export"])
+# keyed and stateful: the tab in view stays when a message above the tabs appears (a build or an insert finished),
+# where an unkeyed tab bar came back on Graph, losing the user's place on Upload
+tab_graph, tab_stats, tab_upload, tab_export = st.tabs(["Graph", "Statistics", "Upload", "Export"], key=S.DATA_TAB,
+                                                       on_change="rerun")
 with tab_graph:
     shown, shown_is_whole, drawing = dv.create_explore_ui(act, act.graph)
 with tab_stats:
