@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import Literal
 
 import streamlit as st
 
@@ -68,8 +69,10 @@ def frame_controls(key: str, playing_key: str, n: int, marks: Sequence[int], *, 
     return frame
 
 
-def continue_playing(key: str, playing_key: str, n: int, stop_at: Sequence[int] = ()) -> None:
-    """Advance one frame and rerun while playing; stop at the end or at a frame in ``stop_at``."""
+def continue_playing(key: str, playing_key: str, n: int, stop_at: Sequence[int] = (),
+                     scope: Literal["app", "fragment"] = "app") -> None:
+    """Advance one frame and rerun while playing; stop at the end or at a frame in ``stop_at``. ``scope``:
+    ``"fragment"`` when the player is drawn in an ``st.fragment`` (only it reruns per frame)."""
     ss = st.session_state
     if not ss.get(playing_key):
         return
@@ -83,4 +86,4 @@ def continue_playing(key: str, playing_key: str, n: int, stop_at: Sequence[int] 
     ss[key] = nxt
     if nxt >= n - 1 or nxt in set(stop_at):
         ss[playing_key] = False
-    st.rerun()
+    st.rerun(scope=scope)

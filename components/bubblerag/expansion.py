@@ -223,18 +223,28 @@ def create_replay_ui(act: Active, result: Any, query: str, *, pause_at: Any = No
                    "drawing are counted in the side panel.", icon=":material/content_cut:")
     positions = resources.layout_positions(g, act.key, tuple(nodes))
     collisions = replay.collision_frames()
+    if S.reset_on_change(S.BUBBLE_FRAME, (act.info.name, query)):  # a new question replays from frame 0
+        st.session_state[S.BUBBLE_PLAYING] = False
+    pause = S.keep(S.BUBBLE_PAUSE_AT_COLLISION, (pause_at or st).checkbox(
+        "Pause when bubbles of different groups collide", key=S.bind(S.BUBBLE_PAUSE_AT_COLLISION, True)))
+    # The player, the drawing and the side panel rerun on their own (a fragment): a step or a Play frame redraws
+    # them, not the page above — a whole-page rerun per frame greyed the page and showed the controls twice,
+    # squeezed, for a few seconds after Play (an audit at 1440×900)
+    st.fragment(_player)(act, result, replay, nodes, positions, collisions, pause)
+
+
+def _player(act: Active, result: Any, replay: Any, nodes: list[int], positions: Any, collisions: list[int],
+            pause: bool) -> None:
+    """The frame controls, the frame's drawing and the side panel; Play advances them here (a fragment rerun)."""
     left, right = st.columns([5, 2])
     with left:
-        if S.reset_on_change(S.BUBBLE_FRAME, (act.info.name, query)):  # a new question replays from frame 0
-            st.session_state[S.BUBBLE_PLAYING] = False
         frame = trace_player.frame_controls(S.BUBBLE_FRAME, S.BUBBLE_PLAYING, len(replay), collisions,
                                             help_text="Frame k = the state after k settle steps.")
-        pause = S.keep(S.BUBBLE_PAUSE_AT_COLLISION, (pause_at or st).checkbox(
-            "Pause when bubbles of different groups collide", key=S.bind(S.BUBBLE_PAUSE_AT_COLLISION, True)))
         doc, _ = frame_drawing(act, result, replay, frame, nodes, positions)
         graph_view.render_html(doc, height=HEIGHT)
         st.caption("Diamonds are the anchors, where the bubbles start. Node size grows as its semantic cost "
                    "1 − cos(q, v) falls; hover a node for its accumulated cost per group.")
     with right:
         create_side_panel(act, result, replay, frame)
-    trace_player.continue_playing(S.BUBBLE_FRAME, S.BUBBLE_PLAYING, len(replay), collisions if pause else ())
+    trace_player.continue_playing(S.BUBBLE_FRAME, S.BUBBLE_PLAYING, len(replay), collisions if pause else (),
+                                  scope="fragment")
