@@ -438,7 +438,11 @@ def bar(page: str) -> None:
             c2.button("Finish the tour", icon=":material/flag:", key=S.sub(S.TOUR, "next"), on_click=leave,
                       kwargs={"home": True}, type="primary", width="stretch")
         else:
-            c2.button(f"Next: {_TITLES.get(STEPS[t.step + 1].page, '')}", icon=":material/arrow_forward:",
+            nxt = STEPS[t.step + 1]
+            # the same page again on another question: the button names the question (it named the page it was on)
+            label = (f"Next: the {step_label(t.step + 1).split(' · ', 1)[1]}" if nxt.page == step.page
+                     else f"Next: {_TITLES.get(nxt.page, '')}")
+            c2.button(label, icon=":material/arrow_forward:",
                       key=S.sub(S.TOUR, "next"), on_click=goto, args=(t.step + 1,), type="primary",
                       width="stretch")
         with c3.popover("More", icon=":material/menu_book:", width="stretch"):
