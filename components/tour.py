@@ -440,7 +440,7 @@ def bar(page: str) -> None:
         else:
             nxt = STEPS[t.step + 1]
             # the same page again on another question: the button names the question (it named the page it was on)
-            label = (f"Next: the {step_label(t.step + 1).split(' · ', 1)[1]}" if nxt.page == step.page
+            label = (f"Next: {step_label(t.step + 1).split(' · ', 1)[1]}" if nxt.page == step.page
                      else f"Next: {_TITLES.get(nxt.page, '')}")
             c2.button(label, icon=":material/arrow_forward:",
                       key=S.sub(S.TOUR, "next"), on_click=goto, args=(t.step + 1,), type="primary",

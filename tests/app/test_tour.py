@@ -134,7 +134,7 @@ def test_the_tour_walks_every_step_and_finish_restores_the_own_choices(home: Pat
         nxt = _button(at, "next")
         # Next names the page it leads to, or — the same page on another question — that question
         assert nxt.label == ("Finish the tour" if i == len(tour.STEPS) - 1 else
-                             f"Next: the {tour.step_label(i + 1).split(' · ', 1)[1]}"
+                             f"Next: {tour.step_label(i + 1).split(' · ', 1)[1]}"
                              if tour.STEPS[i + 1].page == step.page else
                              f"Next: {tour._TITLES[tour.STEPS[i + 1].page]}")
         _ok(nxt.click().run())
