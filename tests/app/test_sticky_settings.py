@@ -102,21 +102,23 @@ def test_a_refused_run_speaks_the_apps_words(home: Path) -> None:
 
 
 # ------------------------------------------------------------------------------ upload form
-def test_the_upload_form_empties_after_a_build(home: Path) -> None:
+def test_a_failed_build_keeps_the_form_and_a_build_empties_it(home: Path) -> None:
     at = run_page("pages/data.py")
     at.file_uploader(key=S.DATA_UPLOADS).set_value(("bad1.csv", b"head,relation\nonly,two\n", "text/csv"))
     _ok(at.button(key=S.DATA_BUILD).click().run())
     assert any("Could not build workspace “bad1”" in plain(e.value) for e in at.error), [e.value for e in at.error]
-    # the failed build's file and name are gone: the next upload is named after its own file, not "bad1"
-    fresh = at.file_uploader(key=S.sub(S.DATA_UPLOADS, "1"))
-    assert not fresh.value and at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).value == ""
-    fresh.set_value(("films.csv", TRIPLES, "text/csv"))
+    # the failed build's file stays chosen (fixing it means swapping that one file, not picking every file again);
+    # no name was typed, so the next build is named after its own file, not "bad1"
+    kept = at.file_uploader(key=S.DATA_UPLOADS)
+    assert [f.name for f in (kept.value if isinstance(kept.value, list) else [kept.value])] == ["bad1.csv"]
+    assert at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).value == ""
+    kept.set_value(("films.csv", TRIPLES, "text/csv"))  # the corrected file in its place
     _ok(at.button(key=S.DATA_BUILD).click().run())
     assert Workspace.open(home / "workspaces" / "films").graph.n_edges == 6
     assert not (home / "workspaces" / "bad1").exists()
     # built: the page opened it, and the form is empty again (no earlier file sticks to the next build)
     assert at.sidebar.selectbox(key=S.widget_key(S.WORKSPACE)).value == "films"
-    assert not at.file_uploader(key=S.sub(S.DATA_UPLOADS, "2")).value
+    assert not at.file_uploader(key=S.sub(S.DATA_UPLOADS, "1")).value
     assert at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).value == ""
 
 
