@@ -9,6 +9,17 @@ from tests.app.helpers import plain, run_page
 PAGE = "pages/benchmark.py"
 
 
+def _run(methods: list[str], limit: int, name: str):
+    """The page with a run of ``methods`` on ``limit`` questions under the run name ``name``, finished."""
+    at = run_page(PAGE)
+    at.multiselect(key=S.widget_key(S.BENCH_METHODS, "bench")).set_value(methods)
+    at.number_input(key=S.widget_key(S.BENCH_LIMIT, "bench")).set_value(limit)
+    at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).set_value(name).run()
+    at.button(key=S.BENCH_RUN).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
 def test_benchmark_page_runs_and_shows_report(home, tmp_path):
     out = home / "runs" / "demo-run"  # a browser user names a run; it lives under $EGX_HOME/runs
     at = run_page(PAGE)
@@ -90,12 +101,7 @@ def test_a_loaded_report_says_when_its_workspace_changed_since(home):
     import json
     import os
 
-    at = run_page(PAGE)
-    at.multiselect(key=S.widget_key(S.BENCH_METHODS, "bench")).set_value(["dense"])
-    at.number_input(key=S.widget_key(S.BENCH_LIMIT, "bench")).set_value(1)
-    at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).set_value("before").run()
-    at.button(key=S.BENCH_RUN).click().run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = _run(["dense"], 1, "before")
     assert not [w for w in at.warning if "Out of date" in w.value]  # just made: nothing changed
     path = home / "runs" / "before" / "run.json"  # the report reads its settings from the run's run.json
     run = json.loads(path.read_text())
@@ -172,12 +178,7 @@ def test_benchmark_page_shows_no_server_path(home, tmp_path):
 def test_a_saved_runs_notices_are_shown_in_the_apps_words(home):
     """reg without a fitting trained retriever notes it in every record in the command line's words (``egx
     train-reg``); the page shows the same notice naming the Train panel instead."""
-    at = run_page(PAGE)
-    at.multiselect(key=S.widget_key(S.BENCH_METHODS, "bench")).set_value(["reg"])
-    at.number_input(key=S.widget_key(S.BENCH_LIMIT, "bench")).set_value(1)
-    at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).set_value("reg-run").run()
-    at.button(key=S.BENCH_RUN).click().run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = _run(["reg"], 1, "reg-run")
     assert "egx train-reg" in (home / "runs" / "reg-run" / RESULTS).read_text()  # what the CLI shows
     shown = [w.value for w in at.warning if "reg" in w.value and "retriever" in w.value]
     assert shown and all("Train panel" in w and "egx" not in w for w in shown), shown
