@@ -165,12 +165,14 @@ def choices(act: Active, items: list[Any]) -> tuple[str, str, str]:
     return query, str(method), str(fmt)
 
 
-def evidence(act: Active, res: Any, method: str) -> None:
+def evidence(act: Active, res: Any, method: str) -> list[str]:
     """The answer step's evidence: raw triples beside the ReG evidence chains, the two prompts with their token
-    counts, and (reg) its kept triples in the graph."""
+    counts, and (reg) its kept triples in the graph. Returns the run's notices it showed (the Train panel does
+    not say them again)."""
     graph = act.graph
     replay_banner(res)  # a partial replay says so before anything else
-    for notice in method_notices(res, app=True):  # e.g. reg without a trained retriever is not ReG's retriever
+    notices = method_notices(res, app=True)
+    for notice in notices:  # e.g. reg without a trained retriever is not ReG's retriever
         st.warning(md_escape(notice), icon=":material/warning:")
     st.caption(f"[(Re)train ReG's retriever ↓](#{train_view.REG_ANCHOR}): the Train panel is at the bottom of this page.")
     data = AnswerStepData.of(res.trace, last=True)  # the answer step's evidence in the three formats
@@ -227,6 +229,7 @@ def evidence(act: Active, res: Any, method: str) -> None:
                                   colors={v: colors.ORANGE for v in root}, edge_labels=True, height=420)
             st.caption(f"Scorer: {md_escape(res.scorer)}; {res.candidates} triples scored within {res.config.hops} hops "
                        f"of the linked query entities, top {res.config.top_k} kept. Orange: query entities.")
+    return notices
 
 
 def supervision(act: Active, items: list[Any], query: str) -> None:
@@ -290,11 +293,12 @@ def supervision(act: Active, items: list[Any], query: str) -> None:
                 st.caption("The active LLM is `none`: pick `local`, `local-small` or `openai` in the sidebar to refine.")
 
 
-def training(act: Active, items: list[Any]) -> None:
-    """The Train panel and the trained retrievers' curves and held-out recall."""
+def training(act: Active, items: list[Any], said: Sequence[str] = ()) -> None:
+    """The Train panel and the trained retrievers' curves and held-out recall; ``said``: the notices the page
+    already showed (:func:`evidence`)."""
     st.header("Trained retriever (ReG@Triple)")
 
-    train_view.reg_panel(act, [it.qid for it in items])  # Start → a background job in a worker process
+    train_view.reg_panel(act, [it.qid for it in items], said=said)  # Start → a background job in a worker process
     trained = training_runs(act.workspace.path, shipped_model_dir(act.workspace))
     if not trained:
         st.info("No trained retriever for this workspace yet: train one above. Its curves and held-out recall "

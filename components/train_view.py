@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -90,8 +90,9 @@ def _previous(ws_path: Path, unit: str) -> dict[str, Any] | None:
 REG_ANCHOR = "train-the-retriever"
 
 
-def reg_panel(act: Active, qids: list[str]) -> None:
-    """Train ReG's retriever on the workspace's questions with answers (``qids``)."""
+def reg_panel(act: Active, qids: list[str], *, said: Sequence[str] = ()) -> None:
+    """Train ReG's retriever on the workspace's questions with answers (``qids``); ``said``: notices the page
+    showed already (a retriever below cosine is not said twice)."""
     from core.methods.reg import training_jobs as reg_jobs
     from core.methods.reg.config import TrainConfig
 
@@ -165,10 +166,10 @@ def reg_panel(act: Active, qids: list[str]) -> None:
             session_jobs.start(S.TRAIN_REG_JOB, key, title, work, kind="train",
                                on_busy=lambda: None)
         _ended(S.TRAIN_REG_JOB, lambda res: _reg_done(res, cfg.recall_k))
-        _active_and_aside(act, unit)
+        _active_and_aside(act, unit, said)
 
 
-def _active_and_aside(act: Active, unit: str) -> None:
+def _active_and_aside(act: Active, unit: str, said: Sequence[str] = ()) -> None:
     """Say when the active retriever scores below cosine (with its figures), and offer the one training kept aside
     because it lost on the held-out split ("Use it anyway")."""
     from core.methods.reg import training_jobs as reg_jobs
@@ -181,7 +182,10 @@ def _active_and_aside(act: Active, unit: str) -> None:
     if unit == "triple":
         used = used_model(ws, dataclasses.replace(act.backends, reranker=None), RegConfig())  # None: reg scores by cosine
         worse = below_cosine(used[1]) if used is not None else ""
-        if worse:
+        if worse and any(worse in text for text in said):  # the run's notice above said it, with its figures
+            st.caption("The active retriever is the one the notice above finds below cosine; a retriever trained "
+                       "here replaces it only if it does better on the held-out split.")
+        elif worse:
             st.warning(f"{md_escape(worse)} It is still the scorer `reg` uses here; retrain, or compare it with the "
                        "cosine fallback on the Compare page.", icon=":material/trending_down:")
     aside = aside_dir(reg_jobs.reg_model_dir(ws, unit))

@@ -25,6 +25,6 @@ if not query.strip():
     st.info("Type a question to see its evidence.")
     st.stop()
 res = runs.page_run(act, METHODS[method], query, METHODS[method].make_config(evidence_format=fmt))
-rv.evidence(act, res, method)
+said = rv.evidence(act, res, method)  # the run's notices, not repeated by the Train panel
 rv.supervision(act, items, query)
-rv.training(act, items)
+rv.training(act, items, said)
