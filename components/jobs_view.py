@@ -271,9 +271,11 @@ def banner() -> None:
 
 #: The banner is one line (at most 40 px high, :func:`banner`): a 110-px box pushed the tour's stage content
 #: below a projector's 900-px fold. Its text never wraps; were it too long for the page, it ends in an
-#: ellipsis (the sidebar's panel names the job in full).
+#: ellipsis (the sidebar's panel names the job in full). It opens 0.9rem down: the main block starts at 3rem
+#: (:data:`components.ui.HOUSE_CSS`), under the 3.75rem header, where only a title's own padding clears it — an
+#: audit found the banner's line hidden behind the header, 7 px of it showing.
 _BANNER_CSS = """<style>
-.st-key-egx-jobs-banner { gap: 0.5rem; min-height: 0; }
+.st-key-egx-jobs-banner { gap: 0.5rem; min-height: 0; margin-top: 0.9rem; }
 .st-key-egx-jobs-banner [data-testid="stMarkdownContainer"] p { white-space: nowrap; overflow: hidden;
   text-overflow: ellipsis; margin: 0; font-size: 0.9rem; }
 .st-key-egx-jobs-banner [data-testid="stElementContainer"]:has([data-testid="stMarkdownContainer"]) {

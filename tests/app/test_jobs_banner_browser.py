@@ -35,6 +35,9 @@ def test_a_running_benchmark_is_named_on_another_page_with_a_link_back(server: t
             page.screenshot(path=str(tmp_path / "jobs_banner.png"), full_page=True)
             box = banner.bounding_box()  # one line: a 110-px box pushed the tour's content below a 900-px fold
             assert box is not None and box["height"] <= 40, box
+            # and below the app's header, readable: at the main block's top it sat under the header, 7 px showing
+            header = page.get_by_test_id("stHeader").bounding_box()
+            assert header is not None and box["y"] >= header["y"] + header["height"] - 1, (box, header)
             banner.get_by_role("link", name="Open its page").click()
             expect(page.get_by_role("heading", name="Benchmark")).to_be_visible(timeout=TIMEOUT)
             expect(page.locator(".st-key-egx-jobs-banner")).to_have_count(0, timeout=TIMEOUT)  # gone once done
