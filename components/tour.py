@@ -90,13 +90,13 @@ STEPS: tuple[TourStep, ...] = (
              "ones into query-specific search terms, relaxes them to the graph's own wording, and each term "
              "retrieves candidate nodes and edges. The candidates are grouped by concept into weighted anchor "
              "groups (weights sum to 1).",
-             "Click **Next stage** through the six stages: which keywords the model inferred, what “movie” became, "
+             "Click **Next stage** through the six stages: which keywords the model inferred, what “movie” became (or why it stayed “movie”), "
              "and at stage 6 the groups with their weights — the model's own, or the rule-based fallback where its "
              "weights fail the check (the line beside them says which) — against the paper's expectation: the core "
              "subject highest, the relations next, the modifiers lowest. Each group keeps its colour on the following "
              "pages. The lines with a timer give each stage's time with the real model beside this replay's.",
              brief="**Next stage** through the six stages: the inferred keywords, what “movie” became, and at stage 6 "
-                   "the weights — the model's, or the rule's when its fail the check — against §3.2: subject "
+                   "the weights — the model's, or the rule's if the model's fail the check — against §3.2: subject "
                    "highest, modifiers lowest."),
     TourStep("pages/bubble_expansion.py", KEANU, "§3.3, Algorithm 1",
              "From every anchor a bubble grows over the localized graph G′ — a multi-source Dijkstra whose cost "
@@ -144,7 +144,7 @@ STEPS: tuple[TourStep, ...] = (
              "which) — against the paper's expectation (§3.2): the core subject highest, the relations next, the "
              "modifiers lowest.",
              brief="Stages 2–3: did the model infer or specialize “mother”? Stage 6: the weights — the model's, or the "
-                   "rule's when its fail the check — against §3.2: subject highest, relations next, modifiers lowest."),
+                   "rule's when the model's fail the check — against §3.2: subject highest, relations next, modifiers lowest."),
     TourStep("pages/bubble_expansion.py", LOTHAIR, "§3.3",
              "The bubbles start from Lothair II and from the mother and death-date anchors; the answer path runs "
              "through the mother, an entity no keyword names.",

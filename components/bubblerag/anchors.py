@@ -137,7 +137,8 @@ def weights_line(groups: AnchorGroups) -> str:
         who = "**Weights: the LLM's own judgement.**"
     elif groups.source == "llm":
         who = (f"**Weights: rule-based fallback** — the LLM's weights failed the check "
-               f"({md_escape(groups.weights_check)}), which is no judgement; shown are the `none`-mode weights "
+               f"({md_escape(groups.weights_check)}; the figures are the reply's own, before any normalizing), "
+               f"which is no judgement; shown are the `none`-mode weights "
                f"({md_escape(RULE_WEIGHTS)}).")
     else:
         who = (f"**Weights: rule-based** — no LLM grouping here (no LLM, or its reply failed the check); the "
