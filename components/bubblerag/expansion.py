@@ -132,7 +132,8 @@ def create_side_panel(act: Active, result, replay, frame: int) -> None:
         groups = ", ".join(bubble.group_name(result, x) for x in c.involved)
         meet = g.node_names[c.meeting] if c.meeting >= 0 else "—"
         text = (f"**Collision**: the bubbles of {md_escape(groups)} met at **{md_escape(meet)}** → {line} "
-                f"({len(c.nodes)} nodes, {len(c.edges)} edges), backtracked and outlined in red."
+                f"({len(c.nodes)} nodes, {len(c.edges)} edge{'' if len(c.edges) == 1 else 's'}), backtracked and outlined "
+                "in red."
                 if c.kind == "collision" else
                 f"Intra-group connection in **{md_escape(groups)}** at **{md_escape(meet)}** → {line} "
                 f"({len(c.nodes)} nodes; mildly penalized in ranking).")
