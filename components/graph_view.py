@@ -299,7 +299,7 @@ def network_html(graph: GraphLike, nodes: Iterable[int], *,
     else:
         order = label_choice(nodes, labels, degree=graph.degree, fill=False)
     shown = set(order)
-    net = Network(height=f"{height - 10}px", width="100%", directed=True, cdn_resources="in_line")
+    net = Network(height=f"{height - 10}px", width="100%", directed=directed, cdn_resources="in_line")
     net.templateEnv = _pyvis_templates(net.template_dir)  # compiled once per process, not per drawing (~50 ms)
     for v in nodes:
         name = graph.node_names[v]

@@ -106,11 +106,12 @@ def failure_figure(summary: dict[str, Any]) -> go.Figure:
         if any(ys):
             fig.add_bar(name=verdict_label(v), x=xs, y=ys, marker_color=VERDICT_COLOURS.get(v))
     total = sum(missed.values())
-    sub = (f"not counted: {total} question{'s' if total != 1 else ''} retrieved every gold passage and missed at the "
-           "answer (no evidence lost; without an LLM the answer is an extracted sentence)" if total else
+    # counted per (question, method) run, as the bars are: 11 of 3 questions × 6 methods read as 11 questions
+    sub = (f"not counted: {total} run{'s' if total != 1 else ''} (question × method) retrieved every gold passage and "
+           "missed at the answer (no evidence lost; without an LLM the answer is an extracted sentence)" if total else
            "every failure here lost evidence before the answer")
     fig.update_layout(title={"text": f"Where the gold evidence was lost (first stage)<br><sup>{html.escape(sub)}</sup>"},
-                      barmode="stack", yaxis_title="questions whose gold evidence was lost", legend_title="verdict",
+                      barmode="stack", yaxis_title="questions whose gold evidence was lost (per method)", legend_title="verdict",
                       margin={"t": 70, "b": 60})
     return fig
 
