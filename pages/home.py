@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import home_view, tour
+from components import deep_link, home_view, tour
 from components.page import header
 
 act = header()
+deep_link.publish("")  # the address bar names the workspace: a reload or a bookmark of Home keeps it
 home_view.what_it_is()
 tour.home_panel()  # the guided demo for a class
 left, right = st.columns([3, 2], gap="large")

@@ -41,3 +41,9 @@ def test_a_link_to_an_unknown_workspace_says_so_and_keeps_the_question(home: Pat
     assert f"this page shows “{at.session_state[S.widget_key(S.WORKSPACE)]}”" in shown[0]
     assert QUESTION in [t.value for t in at.text_input]
     assert at.query_params["workspace"] == at.session_state[S.widget_key(S.WORKSPACE)] != "no-such-workspace"
+
+
+def test_home_names_the_workspace_in_the_address_bar(home) -> None:
+    """A reload or a bookmark of Home keeps the workspace (it came back as the demo)."""
+    at = _open("pages/home.py")
+    assert at.query_params["workspace"] == "demo" and "q" not in at.query_params

@@ -97,3 +97,9 @@ def test_text_from_a_reproduction_file_is_escaped(home):
     assert any("\\<img src=x onerror=alert(1)\\> \\*\\*bold\\*\\* \\[a\\](b)" in t for t in raw)
     assert any("\\<script\\>alert(1)\\</script\\>" in t for t in raw)
     assert not any(re.search(r"(?<!\\)<(?:script|img)", t) for t in raw)  # never a tag left unescaped
+
+
+def test_on_the_recorded_llm_the_page_opens_on_the_recorded_figures(home):
+    """A lecturer on the sidebar's recorded LLM was greeted by a table of blanks (the none-mode figures)."""
+    assert run_page(PAGE).radio(key=S.widget_key(S.PAPERS_MODE)).value == "none"
+    assert run_page(PAGE, **{S.LLM: "recorded"}).radio(key=S.widget_key(S.PAPERS_MODE)).value == "recorded"
