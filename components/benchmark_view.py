@@ -373,14 +373,14 @@ _TO_REPORT = f"""<script>(() => {{ const go = () => {{ const h = window.parent.d
   go(); setTimeout(go, 300); setTimeout(go, 900); }})();</script>"""
 
 
-def stale_note(summary: Mapping[str, Any], ws: Any) -> None:
+def stale_note(summary: Mapping[str, Any], act: Active) -> None:
     """Say when the active workspace — the one the run was made on — changed since the run (documents added, a
     rebuild, another index): the report's figures are of the workspace as it was, and its rows open on the new one."""
-    settings = summary.get("settings") or {}
+    settings, ws = summary.get("settings") or {}, act.workspace
     if str(settings.get("workspace") or "") != ws.name:
         return
     try:
-        changed = report_change(settings, ws)
+        changed = report_change(settings, ws, act.graph)  # the page's graph: a store's view counts without a read
     except (EgxError, OSError):  # a workspace that cannot be read is said elsewhere; the report still shows
         return
     if changed:
@@ -407,7 +407,7 @@ def report(act: Active) -> None:
     st.subheader(f"Report: {md_escape(loaded_dir.name)}", anchor=REPORT_ANCHOR)
     if st.session_state.pop(S.BENCH_SCROLL, False):  # a run just finished: its report is in view, not at y≈850
         st.html(_TO_REPORT, unsafe_allow_javascript=True)
-    stale_note(summary, ws)  # the workspace changed since (documents added): these figures are of the older one
+    stale_note(summary, act)  # the workspace changed since (documents added): these figures are of the older one
     bench_view.metric_table(summary)  # every figure with its 95 % interval, and the question count
     node_table = node_rows(summary)
     if node_table:  # FastInsight's Table 3: every method on the same KG nodes, each figure with its count or why blank

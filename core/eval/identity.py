@@ -49,11 +49,15 @@ def questions_hash(questions: Sequence[Question]) -> str:
 def workspace_identity(workspace: Workspace, questions: Sequence[Question]) -> dict[str, Any]:
     """The content a run's figures were computed on (module docstring). Read after the index is ensured, so a
     first run that builds the index and its resume agree."""
-    g = workspace.graph
-    meta = workspace.meta
+    return {**_content(workspace, workspace.graph), "questions": questions_hash(questions)}
+
+
+def _content(workspace: Workspace, graph: Any) -> dict[str, Any]:
+    """The workspace part of :func:`workspace_identity`, counted on ``graph`` (the workspace's graph, or a
+    graph-store view of it, which counts without reading the whole graph)."""
     return {"content_hash": workspace.content_hash, "provenance_hash": workspace.provenance_hash,
-            "passages": g.n_chunks, "nodes": g.n_nodes, "edges": g.n_edges, "inserts": len(meta.inserts),
-            "index": meta.index_model_id, "questions": questions_hash(questions)}
+            "passages": graph.n_chunks, "nodes": graph.n_nodes, "edges": graph.n_edges,
+            "inserts": len(workspace.meta.inserts), "index": workspace.meta.index_model_id}
 
 
 def model_stamps(methods: Sequence[str], workspace: Workspace, backends: Backends,
@@ -125,20 +129,18 @@ def content_change(old: Mapping[str, Any], new: Mapping[str, Any],
     return text + (f" (content hash {a} → {b})" if a != b else "")
 
 
-def report_change(settings: Mapping[str, Any], workspace: Workspace) -> str:
+def report_change(settings: Mapping[str, Any], workspace: Workspace, graph: Any = None) -> str:
     """What changed in ``workspace`` since a finished run with these ``run.json`` settings was made on it, in
     :func:`content_change`'s words ("" when nothing did, or when the run predates content identities). The
-    questions' part is left out: a loaded report does not re-read its questions file."""
+    questions' part is left out: a loaded report does not re-read its questions file. ``graph``: the graph to
+    count on (a page's graph-store view; default the workspace's whole graph)."""
     old = settings.get("content")
     if not isinstance(old, Mapping):
         return ""
-    g, meta = workspace.graph, workspace.meta
-    now = {"content_hash": workspace.content_hash, "provenance_hash": workspace.provenance_hash,
-           "passages": g.n_chunks, "nodes": g.n_nodes, "edges": g.n_edges, "inserts": len(meta.inserts),
-           "index": meta.index_model_id, "questions": old.get("questions")}
+    now = {**_content(workspace, workspace.graph if graph is None else graph), "questions": old.get("questions")}
     if old.get("index") is None:  # a run that never reached the index (e.g. graph methods only) does not name one
         now["index"] = None
-    return content_change(old, now, meta.inserts)
+    return content_change(old, now, workspace.meta.inserts)
 
 
 def model_change(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
