@@ -231,16 +231,35 @@ def test_one_bad_file_among_good_ones_is_left_out_and_each_file_says_what_became
     good_pdf = write(tmp_path, "mother.pdf", pdf_bytes(["Ermengarde of Tours was his mother."]))
     word = docx_file(tmp_path / "family.docx")
     twin = write(tmp_path, "lothair.html", "<p>Another text under the same name.</p>")
-    loaded = load_inputs([good_md, scan, good_pdf, word, twin])
-    assert [c.id for c in loaded.graph.chunks] == ["lothair", "mother", "family"]
+    (tmp_path / "b").mkdir()
+    triplet = write(tmp_path / "b", "lothair.html", "<p>A third text under the same name.</p>")
+    loaded = load_inputs([good_md, scan, good_pdf, word, twin, triplet])
+    # a file whose stem another file took is read under its whole name; only a second clash leaves one out
+    assert [c.id for c in loaded.graph.chunks] == ["lothair", "mother", "family", "lothair.html"]
     got = [(f.file, f.format, f.passages, f.error.split(":", 2)[1].strip() if f.error else "") for f in loaded.files]
     assert got == [("lothair.md", "markdown", 1, ""), ("scan.pdf", "pdf", None, "none of its 1 page(s) has a text layer"),
-                   ("mother.pdf", "pdf", 1, ""), ("family.docx", "docx", 1, ""),
+                   ("mother.pdf", "pdf", 1, ""), ("family.docx", "docx", 1, ""), ("lothair.html", "html", 1, ""),
                    ("lothair.html", "html", None, "passage id 'lothair' is already taken by another file's passage "
                                                   "(ids come from file names")]
-    assert loaded.formats == {str(p): f for p, f in [(good_md, "markdown"), (good_pdf, "pdf"), (word, "docx")]}
-    assert any(w.startswith("2 of 5 files could not be read and were left out: scan.pdf: none of its")
+    assert any("this file's passages are named 'lothair.html'" in w for w in loaded.warnings), loaded.warnings
+    assert any(w.startswith("2 of 6 files could not be read and were left out: scan.pdf: none of its")
                for w in loaded.warnings), loaded.warnings
+
+
+def test_same_stem_documents_are_all_read_and_read_again_without_copies(tmp_path):
+    """A long report.txt, then a long report.pdf: the text's passages are report#0, #1, …, the PDF's
+    report.pdf#0, #1, …; reading both again (as "Add documents" may) adds nothing."""
+    txt = write(tmp_path, "report.txt", " ".join(f"Line {i}: Ermengarde of Tours died on 20 March 851."
+                                                 for i in range(100)))
+    long = " ".join(f"Sentence {i} about Lothair II and his family." for i in range(200))
+    pdf = write(tmp_path, "report.pdf", pdf_bytes([long]))
+    loaded = load_inputs([txt, pdf])
+    ids = [c.id for c in loaded.graph.chunks]
+    n = sum(i.startswith("report#") for i in ids)
+    assert n > 1 and ids[:n] == [f"report#{k}" for k in range(n)]
+    assert len(ids) > n + 1 and ids[n:] == [f"report.pdf#{k}" for k in range(len(ids) - n)]
+    again = load_inputs([txt, pdf, txt, pdf])
+    assert [c.id for c in again.graph.chunks] == ids
 
 
 def test_when_no_file_can_be_read_every_reason_is_given(tmp_path):

@@ -54,14 +54,31 @@ Passage = tuple[str, str, str]
 def read_document(path: Path, builder: GraphBuilder, *, limits: InputLimits | None = None,
                   max_chars: int = CHUNK_CHARS) -> list[str]:
     """Add the passages of one document (any kind :func:`document_passages` reads) to ``builder``; return the
-    warnings (e.g. PDF pages without a text layer)."""
+    warnings (e.g. PDF pages without a text layer).
+
+    Passage ids come from the file's stem; when another file of the same stem (``report.pdf`` beside
+    ``report.docx``) already took them, this file's passages take its whole name instead (``report.pdf``,
+    ``report.pdf#1``, …) and a warning says so, so no file of a folder is left out for its name. The same
+    file read again keeps its ids (its passages are found, not added twice)."""
     passages, warnings = document_passages(path, limits=limits, max_chars=max_chars)
     name = display_name(Path(path))
-    for cid, title, text in passages:  # checked before adding, so a clash leaves the builder as it was
-        if builder.has_chunk(cid) and builder.find_chunk(title, text) != cid:
-            raise InputFormatError(name, f"passage id {cid!r} is already taken by another file's passage (ids come "
-                                   "from file names: two files named alike, e.g. report.pdf and report.docx)",
+
+    def clashes(items: list[Passage]) -> list[str]:
+        return [cid for cid, title, text in items if builder.has_chunk(cid) and builder.find_chunk(title, text) != cid]
+
+    taken = clashes(passages)
+    if taken:  # checked before adding, so a clash leaves the builder as it was
+        stem, whole = file_stem(Path(path)), Path(path).name
+        whole = whole[:-3] if whole.lower().endswith(".gz") else whole
+        renamed = [(whole + cid[len(stem):], title, text) for cid, title, text in passages]
+        if clashes(renamed):
+            raise InputFormatError(name, f"passage id {taken[0]!r} is already taken by another file's passage (ids "
+                                   "come from file names: two files named alike, e.g. report.pdf and report.docx)",
                                    "files whose names differ before the extension")
+        passages = renamed
+        warnings = [*warnings, f"another file already has the passage id {stem!r} (ids come from file names), so "
+                               f"this file's passages are named {whole!r}"
+                               + (f" to {renamed[-1][0]!r}" if len(renamed) > 1 else "")]
     for cid, title, text in passages:
         builder.add_chunk(title, text, chunk_id=cid)
     return warnings
