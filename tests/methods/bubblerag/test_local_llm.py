@@ -19,17 +19,17 @@ from tests.methods.bubblerag.test_pipeline import KNOWN_FALLBACK
 # a hang guard, not a speed bound (each LLM wait is bounded by the LLM settings): beside the MuSiQue replay of
 # backends/test_replay_portable.py on the other worker, it took 854 s in one clean run and passed the suite's 900 s in another
 @pytest.mark.timeout(1800)
-def test_three_questions_with_the_real_local_llm(demo, minilm):
-    """The real 0.5B model through every LLM stage (d and n reduced and three of the five demo questions, to
-    bound CI time: five took 14 minutes of one worker beside the MuSiQue replay; the sufficiency check is on
-    for the first question only, so the graph stages run for the others)."""
+def test_two_questions_with_the_real_local_llm(demo, minilm):
+    """The real 0.5B model through every LLM stage (d and n reduced and two of the five demo questions, to
+    bound CI time: five took 14 minutes of one worker beside the MuSiQue replay, three 334 s; the sufficiency
+    check is on for the first question only, so the graph stages run for the second)."""
     llm = get_llm("local-small")
     b = Backends(minilm, llm)
     base = BubbleConfig(d=2, n=2, time_budget_s=60.0)
     questions = json.loads(demo.questions_path.read_text())
-    assert len(questions) >= 3
+    assert len(questions) >= 2
     used_llm = 0
-    for i, q in enumerate(questions[:3]):
+    for i, q in enumerate(questions[:2]):
         cfg = base if i == 0 else base.with_(sufficiency_check=False)
         r = run(q["question"], demo, config=cfg, backends=b)
         assert r.answer, q["question"]
@@ -43,4 +43,4 @@ def test_three_questions_with_the_real_local_llm(demo, minilm):
             # whatever the small model produced, every stage either used it or said why not
             for s in r.trace.steps:
                 assert not s.fallback or KNOWN_FALLBACK.match(s.fallback), (s.stage, s.fallback)
-    assert used_llm >= 3, "the LLM path should succeed for most stages of most questions (3 of 6 at least)"
+    assert used_llm >= 2, "the LLM path should succeed for most stages of most questions (2 of 4 at least)"
