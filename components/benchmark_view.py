@@ -33,6 +33,7 @@ from core.eval.report import (
     ANSWER_METRICS_NOTE,
     NODE_METRICS_NOTE,
     RESULTS,
+    SUMMARY,
     grouped_replay_notes,
     node_rows,
 )
@@ -323,8 +324,11 @@ def run_panel(act: Active) -> None:
                                                  "same workspace content and models.")
             st.session_state[S.BENCH_LOADED] = rep.out_dir.name
             st.session_state[S.BENCH_SCROLL] = True  # the report starts below the fold: the page scrolls to it
-    elif bench_key:
+    elif bench_key:  # the server forgot the finished job (it keeps the newest few): its report is in its folder
         st.session_state.pop(S.BENCH_JOB, None)
+        name = str(bench_key).split(":", 1)[-1]
+        if (runs_root() / name / SUMMARY).is_file():
+            st.session_state[S.BENCH_LOADED] = name
 
 
 def load_panel() -> None:

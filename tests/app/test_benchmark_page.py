@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from components import state as S
 from core.eval.report import RESULTS
-from tests.app.helpers import plain, run_page
+from tests.app.helpers import ROOT, plain, run_page
 
 PAGE = "pages/benchmark.py"
 
@@ -283,3 +283,25 @@ def test_the_question_count_shows_its_total_and_runs_a_small_workspace_whole(hom
     assert f"at most {ALL_QUESTIONS_UP_TO}" in box.help
     assert default_question_count(ALL_QUESTIONS_UP_TO + 1) == FIRST_RUN_QUESTIONS < ALL_QUESTIONS_UP_TO + 1
     assert default_question_count(0) == 1  # the box's minimum, on a workspace without gold questions
+
+
+def test_a_report_finished_while_away_opens_on_return_though_the_server_forgot_its_job(home, monkeypatch):
+    """The server remembers only its newest finished jobs (an engineer's asks and compares are jobs too): a
+    benchmark that finished while its user was on other pages, and whose job was forgotten since, still opens
+    its report on the user's return (an audit saw the report of a run made minutes before gone)."""
+    from components import jobs_view
+
+    at = run_page(PAGE)
+    at.multiselect(key=S.widget_key(S.BENCH_METHODS, "bench")).set_value(["dense"])
+    at.number_input(key=S.widget_key(S.BENCH_LIMIT, "bench")).set_value(1)
+    at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).set_value("away").run()
+    monkeypatch.setenv("EGX_JOB_INLINE_WAIT", "0")  # the run goes on in the background while the user is away
+    at.button(key=S.BENCH_RUN).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    at.switch_page(str(ROOT / "pages/data.py")).run()
+    job = jobs_view.jobs().get("bench:away")
+    assert job is not None and job.wait(120)
+    jobs_view.jobs().forget("bench:away")
+    at.switch_page(str(ROOT / PAGE)).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(h.value == "Report: away" for h in at.subheader), [h.value for h in at.subheader]
