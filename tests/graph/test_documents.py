@@ -323,3 +323,13 @@ def test_a_one_line_html_of_a_pathological_pattern_is_read(tmp_path, piece):
     p = write(tmp_path, "one_line.html", "<p>Start.</p>" + piece * (2_000_000 // len(piece)))  # no `>` after it
     passages, _ = document_passages(p)
     assert passages[0][2].startswith("Start.")
+
+
+def test_a_text_file_s_heading_line_is_its_title_as_in_a_pdf(tmp_path):
+    """A plain-text note starting with a heading line is titled by it (not by its file name, which the KG would
+    turn into a hub node linked to every name in the note); a first line that is a sentence stays in the text."""
+    vance = write(tmp_path, "vance.txt", "Aurelia Vance\nAurelia Vance was born in Tromsø.")
+    notes = write(tmp_path, "notes.txt", "Vance was born in\nthe north of Norway.")
+    chunks = {c.id: c for c in load_inputs([vance, notes]).graph.chunks}
+    assert (chunks["vance"].title, chunks["vance"].text) == ("Aurelia Vance", "Aurelia Vance was born in Tromsø.")
+    assert chunks["notes"].title == "notes" and chunks["notes"].text.startswith("Vance was born in")

@@ -89,8 +89,8 @@ def document_passages(path: Path, *, limits: InputLimits | None = None,
     """The passages of one document and the warnings its reading gave.
 
     The kind is the file's extension (``.gz`` ignored): ``.pdf``, ``.html``/``.htm``/``.xhtml``, ``.docx``,
-    ``.md``/``.markdown``; anything else is plain text (whose first line, when it is a ``# heading``, is
-    its title).
+    ``.md``/``.markdown``; anything else is plain text (whose first line, when it is a ``# heading`` or reads
+    as a heading by :func:`pdf_heading`'s rule, is its title).
 
     Raises
     ------
@@ -119,6 +119,8 @@ def document_passages(path: Path, *, limits: InputLimits | None = None,
         m = re.match(r"\s*#\s+(.+)", text)
         if m:
             title, text = m.group(1).strip(), text[m.end():]
+        else:  # a first line that reads as a heading, as in a PDF (else the file name titles it: a hub node)
+            title, text = pdf_heading(text)
     title, text = strip_bidi(title), strip_bidi(text)  # what a reader reads, never text shown reordered
     if not text.strip():
         raise InputFormatError(name, "the document is empty", "some text")
