@@ -111,7 +111,8 @@ def question(act: Active, graph: KnowledgeGraph) -> str:
     offered = recorded_first(act.llm_name, act.workspace.name, METHOD.name, list(dict.fromkeys([*examples, *questions])))
     return question_box(offered, key=S.SGRAG_QUESTION, custom_key=S.SGRAG_CUSTOM,
                         default="" if questions or examples else DEFAULT_QUESTION,
-                        help="Questions of this workspace (the demo's SG-RAG example first), or your own.")
+                        help="Questions of this workspace (the demo's SG-RAG example first; with the recorded LLM the recorded "
+                             "ones first), or your own.")
 
 
 def knobs() -> SGRAGConfig:
