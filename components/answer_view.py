@@ -31,6 +31,38 @@ def recording_gap_warning(llm_name: str, workspace: str, questions: Sequence[str
         st.warning(md_escape(text), icon=":material/report:")
 
 
+def recorded_questions(llm_name: str, workspace: str, method: str) -> list[str]:
+    """The questions the ``recorded`` LLM holds a run of with ``method`` on ``workspace``, sorted
+    ([] when the LLM is another)."""
+    if not str(llm_name).startswith("recorded"):
+        return []
+    from components import resources
+
+    runs = resources.recorded_runs(resources.recordings_key())
+    return sorted({q for w, m, q in runs if w == workspace and m == method})
+
+
+def recorded_first(llm_name: str, workspace: str, method: str, questions: Sequence[str]) -> list[str]:
+    """``questions`` with those the ``recorded`` LLM holds a run of with ``method`` first, so that a page's default
+    question replays a recording (unchanged with another LLM)."""
+    held = set(recorded_questions(llm_name, workspace, method))
+    return [q for q in questions if q in held] + [q for q in questions if q not in held]
+
+
+def not_recorded_notice(llm_name: str, workspace: str, method: str, title: str, question: str) -> bool:
+    """Before a run with the ``recorded`` LLM of a question it holds no run of with ``method``: say so plainly, with
+    the questions it does hold, instead of letting each LLM stage report a failure. Whether it said so."""
+    held = recorded_questions(llm_name, workspace, method)
+    if not str(llm_name).startswith("recorded") or not question or question in held:
+        return False
+    pick = ("pick a recorded question (" + "; ".join(f"“{q}”" for q in held) + ")") if held else \
+        f"no question of this workspace is recorded for {title}"
+    st.warning(md_escape(f"This question is not recorded for {title} — {pick} or switch the LLM to none or local "
+                         "in the sidebar. Its LLM stages run without the LLM until then."),
+               icon=":material/report:")
+    return True
+
+
 def replay_banner(result: Any) -> None:
     """With the ``recorded`` LLM, say first when the run is not the recorded one (some stage ran without
     its recorded reply, or no recorded run matches): a partial replay is never shown as the recording."""

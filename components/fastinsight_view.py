@@ -11,6 +11,7 @@ import streamlit as st
 
 from components import charts, colors, graph_view, runs, workspaces
 from components import state as S
+from components.answer_view import not_recorded_notice, recorded_first
 from components.knobs import knob_widget
 from components.question import question_box, workspace_questions
 from components.ui import error_text, md_escape
@@ -95,7 +96,8 @@ def question(act: Active) -> tuple[str, tuple[str, ...]]:
     """The question box over the workspace's questions with gold evidence; (question, its gold chunk ids)."""
     questions = workspace_questions(act)
     gold_by_question = {q.question: q for q in questions if q.gold_chunks}
-    query = question_box(list(gold_by_question), key=S.GRANKER_QUESTION, custom_key=S.GRANKER_CUSTOM,
+    offered = recorded_first(act.llm_name, act.workspace.name, METHOD.name, list(gold_by_question))
+    query = question_box(offered, key=S.GRANKER_QUESTION, custom_key=S.GRANKER_CUSTOM,
                          default=DEFAULT_QUESTION if act.graph.name == "demo" or not questions else "",
                          help="Questions of this workspace that come with gold evidence, or your own.")
     return query, tuple(gold_by_question[query].gold_chunks) if query in gold_by_question else ()
@@ -123,6 +125,7 @@ def knobs(act: Active) -> FastInsightConfig:
 
 def run(act: Active, query: str, cfg: FastInsightConfig) -> tuple[Any, Any]:
     """The run (:func:`components.runs.page_run`) and the graph it searched."""
+    not_recorded_notice(act.llm_name, act.workspace.name, METHOD.name, "FastInsight", query)
     res = runs.page_run(act, METHOD, query, cfg)
     try:
         return res, fastinsight_search_graph(act.workspace, act.key, res, res.searched, str(cfg.overrides()))

@@ -17,7 +17,7 @@ import streamlit as st
 
 from components import charts, colors, deep_link, graph_view, train_view, workspaces
 from components import state as S
-from components.answer_view import replay_banner
+from components.answer_view import not_recorded_notice, recorded_first, replay_banner
 from components.question import question_box
 from components.ui import error_text, md_escape, public_text
 from core.errors import EgxError
@@ -146,7 +146,8 @@ def choices(act: Active, items: list[Any]) -> tuple[str, str, str]:
     handed = S.peek_handoff()  # from the Compare page: the question, and the method whose evidence to show
     if handed is not None and handed.method in METHODS:
         S.set_value(S.REG_METHOD, handed.method)
-    query = question_box(list(by_q), key=S.REG_QUESTION, custom_key=S.REG_CUSTOM, container=c1,
+    offered = recorded_first(act.llm_name, act.workspace.name, "reg", list(by_q))  # the default replays a recording
+    query = question_box(offered, key=S.REG_QUESTION, custom_key=S.REG_CUSTOM, container=c1,
                          default=DEFAULT_QUESTION if act.graph.name == "demo" or not items else "",
                          help="A question of this workspace (with its answer), or your own.")
     methods = [m for m in METHODS if m != "sgrag"] + (["sgrag"] if "sgrag" in METHODS else [])
@@ -163,6 +164,12 @@ def choices(act: Active, items: list[Any]) -> tuple[str, str, str]:
                                         help="Which of the two prompts the answer step sends (both are built and "
                                              "counted)."))
     return query, str(method), str(fmt)
+
+
+def not_recorded(act: Active, method: str, query: str) -> None:
+    """Before the run: with the ``recorded`` LLM, say plainly when ``method`` has no recorded run of ``query``."""
+    not_recorded_notice(act.llm_name, act.workspace.name, method, METHODS[method].title if method != "reg" else "ReG",
+                        query)
 
 
 def evidence(act: Active, res: Any, method: str) -> list[str]:

@@ -12,7 +12,7 @@ import streamlit as st
 
 from components import charts, colors, graph_view, resources, runs, train_view
 from components import state as S
-from components.answer_view import answer_note, replay_banner
+from components.answer_view import answer_note, not_recorded_notice, recorded_first, replay_banner
 from components.knobs import knob_widget
 from components.question import question_box, workspace_questions
 from components.ui import error_text, md_escape, progress_bar, public_text
@@ -22,6 +22,7 @@ from core.graph.model import KnowledgeGraph
 from core.methods.sgrag import METHOD, SGRAGConfig
 from core.methods.sgrag.query_graph import QNode, QueryGraph
 from core.methods.sgrag.stages import CompletionData, DominanceModelData, PathIndexData, QueryGraphData
+from core.pinning import NOT_RECORDED
 
 if TYPE_CHECKING:
     from components.sidebar import Active
@@ -102,12 +103,16 @@ def matchable(graph: KnowledgeGraph) -> None:
 
 
 def question(act: Active, graph: KnowledgeGraph) -> str:
-    """The question box over the workspace's own questions (the demo's SG-RAG example first), or a typed one."""
+    """The question box over the workspace's own questions (the demo's SG-RAG example first), or a typed one. With
+    the ``recorded`` LLM the questions it holds an SG-RAG run of come first: the default replays a recording (the
+    demo's example was never recorded)."""
     questions = [q.question for q in workspace_questions(act)]
     examples = [DEFAULT_QUESTION] if graph.name == "demo" else []
-    return question_box(list(dict.fromkeys([*examples, *questions])), key=S.SGRAG_QUESTION, custom_key=S.SGRAG_CUSTOM,
+    offered = recorded_first(act.llm_name, act.workspace.name, METHOD.name, list(dict.fromkeys([*examples, *questions])))
+    return question_box(offered, key=S.SGRAG_QUESTION, custom_key=S.SGRAG_CUSTOM,
                         default="" if questions or examples else DEFAULT_QUESTION,
-                        help="Questions of this workspace (the demo's SG-RAG example first), or your own.")
+                        help="Questions of this workspace (the demo's SG-RAG example first; with the recorded LLM the recorded "
+                             "ones first), or your own.")
 
 
 def knobs() -> SGRAGConfig:
@@ -133,6 +138,7 @@ def run(act: Active, query: str, cfg: SGRAGConfig) -> Any:
     except EgxError as exc:
         st.error(md_escape(error_text(exc)))
         st.stop()
+    not_recorded_notice(act.llm_name, act.workspace.name, METHOD.name, "SG-RAG", query)
     return runs.page_run(act, METHOD, query, cfg)
 
 
@@ -146,7 +152,7 @@ def query_graph_panel(act: Active, result: Any, qcolors: dict[str, str], qkg: Kn
                     + ("" if qg.by == "llm" else ": entities found in the question, each joined to one UNK node "
                        "(the bridge-star shape of ERQA)."))
         q_fallback = result.trace.fallback("query_graph")
-        if q_fallback and act.llm.available:
+        if q_fallback and act.llm.available and NOT_RECORDED not in q_fallback:  # not recorded: said before the run
             st.warning(f"Query-graph fallback: {md_escape(public_text(q_fallback))}")
         q_data = QueryGraphData.of(result.trace)
         repairs = q_data.repairs() if q_data is not None else []

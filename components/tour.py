@@ -1,10 +1,12 @@
-"""The guided demo: one click on Home walks a class through BubbleRAG on the demo workspace.
+"""The guided demo: one click on Home walks a class through BubbleRAG, and the other three papers' pages, on the
+demo workspace.
 
 :func:`home_panel` (on Home) starts it: the demo workspace, the ``recorded`` LLM (real runs of the
 local 1.5B model, replayed) with the embedder and reranker those runs were recorded with, and the
 paper's Keanu Reeves question. Each step (:data:`STEPS`) is one page of the BubbleRAG pipeline —
 anchor grouping → bubble expansion → ranking and reasoning → answer → Compare — first for the Keanu
-question, then for the Lothair II question, then Compare on a third question; :func:`bar`, drawn under each
+question, then FastInsight's GRanker, SG-RAG's subgraph matching and ReG's evidence chains on that question (each
+recorded for it), then BubbleRAG's pages for the Lothair II question, then Compare on a third question; :func:`bar`, drawn under each
 of those pages' titles, is one sticky line (step, Back, Next, More with what the stage does and what to look
 at, Leave), and :func:`lesson_ui`, under Ask's answer and atop Compare, says what the runs shown teach
 (:mod:`core.eval.lesson`: computed from them, never written by hand).
@@ -47,14 +49,22 @@ EXTRACTIVE_METHOD = "bubblerag"
 #: on leaving. The per-workspace memory of questions goes with them, so no workspace inherits the tour's; so
 #: does the workspace's shared question (and what each page last showed of it): the tour's steps make their
 #: question the demo's shared one, which every page off the tour (GRanker, SG-RAG, …) would otherwise take.
-SAVED = (S.WORKSPACE, S.LLM, S.EMBEDDER, S.EMBEDDER_MODEL, S.RERANKER, S.RERANKER_MODEL,
+SAVED: tuple[str, ...] = (S.WORKSPACE, S.LLM, S.EMBEDDER, S.EMBEDDER_MODEL, S.RERANKER, S.RERANKER_MODEL,
          S.QUESTION, S.QUESTION_SYNCED, S.BUBBLE_QUESTION, S.BUBBLE_H, S.BUBBLE_B, S.BUBBLE_RUN_ALPHA, S.BUBBLE_RUN_N, S.BUBBLE_STAGE,
          S.BUBBLE_FRAME, S.BUBBLE_PLAYING, S.BUBBLE_ALPHA, S.BUBBLE_N, S.BUBBLE_PRESET, S.BUBBLE_CEG,
          S.COMPARE_QUESTION, S.COMPARE_CUSTOM, S.COMPARE_METHODS, S.WORKSPACE_OF, S.PER_WORKSPACE, S.CHOSEN_FOR)
+#: The other papers' pages' questions, set on entering every step like BubbleRAG's and Compare's.
+PAGE_QUESTIONS = ((S.GRANKER_QUESTION, S.GRANKER_CUSTOM), (S.SGRAG_QUESTION, S.SGRAG_CUSTOM),
+                  (S.REG_QUESTION, S.REG_CUSTOM))
 #: Reset on entering every step: the run at the paper's defaults (the settings the recording was made
-#: with; another h, B, α or n is not a recorded run) and each page's player at its start.
+#: with; another h, B, α or n — or another α, l or method on the other papers' pages — is not a recorded run)
+#: and each page's player at its start.
 RESET = (S.BUBBLE_H, S.BUBBLE_B, S.BUBBLE_RUN_ALPHA, S.BUBBLE_RUN_N, S.BUBBLE_STAGE, S.BUBBLE_FRAME,
-         S.BUBBLE_PLAYING, S.BUBBLE_ALPHA, S.BUBBLE_N, S.BUBBLE_PRESET, S.BUBBLE_CEG)
+         S.BUBBLE_PLAYING, S.BUBBLE_ALPHA, S.BUBBLE_N, S.BUBBLE_PRESET, S.BUBBLE_CEG,
+         S.GRANKER_ALPHA, S.GRANKER_BETA, S.GRANKER_B_MAX, S.GRANKER_BATCH, S.GRANKER_GRAPH, S.GRANKER_ROUND,
+         S.SGRAG_L, S.SGRAG_MAX_CANDIDATES, S.SGRAG_MAX_INSTANTIATIONS, S.SGRAG_MAX_SUBGRAPHS, S.SGRAG_DOMINANCE,
+         S.SGRAG_DOUBTFUL, S.SGRAG_PICK, S.REG_METHOD, S.REG_FORMAT)
+SAVED = (*SAVED, *(k for pair in PAGE_QUESTIONS for k in pair), *(k for k in RESET if k not in SAVED))
 
 GO = S.sub(S.TOUR, "go")  #: the page a tour button asked for, opened once the page runs
 NOTE = S.sub(S.TOUR, "note")  #: what leaving the tour put back, shown once
@@ -64,13 +74,14 @@ NOTE = S.sub(S.TOUR, "note")  #: what leaving the tour put back, shown once
 class TourStep:
     page: str  #: "pages/x.py"
     question: str
-    section: str  #: the BubbleRAG section the stage implements
+    section: str  #: the section of :attr:`paper` the stage implements
     what: str  #: what the stage does
     look: str  #: what to look at on the screen (in More, and the tooltip of the line under the bar)
     lesson: bool = False  #: what the runs shown teach (:func:`lesson_ui`): under Ask's answer, atop Compare
     #: ``look`` shortened to the line under the bar, at most two lines at 1440 px (:data:`BRIEF_MAX`); "" when
     #: ``look`` itself is that short
     brief: str = ""
+    paper: str = "BubbleRAG"  #: the paper (:func:`core.papers.get_paper`) whose method the page shows
 
     @property
     def look_line(self) -> str:
@@ -131,10 +142,49 @@ STEPS: tuple[TourStep, ...] = (
              "each came from). Under it the summary table: recall, the verdict per method and the seconds; ✓ "
              "marks gold passages in each ranking. The verdict separates the two ways to fail: “ranked below the "
              "cut” and the like lost the evidence in retrieval, “retrieved, answer wrong” found it and the small "
-             "model still answered wrongly. Next repeats the path with a question whose key entity is never "
-             "named.", lesson=True,
+             "model still answered wrongly. Next opens the other three papers' pages on the same question.",
+             lesson=True,
              brief="The lesson at the top (where the gold passages ranked, who answered right), then each method's "
                    "verdict."),
+    TourStep("pages/granker.py", KEANU, "§3.3–§3.4, §4.2.2",
+             "FastInsight retrieves the graph's nodes in rounds: a vector search first, then STeX adds the "
+             "unretrieved neighbours that are both similar to the question and structurally important. After every "
+             "round GRanker reranks the candidates with the cross-encoder's features smoothed over the graph, "
+             "H′ = (1−α)H + αPH, so a node borrows evidence from its retrieved neighbours; the ranked KG nodes lead "
+             "to their passages, which the LLM answers from.",
+             "The two columns rank the same candidate KG nodes with the same reranker: plain (left) and GRanker "
+             "(α = 0.2, right), with each node's rank shift; the lines under them join a node's two ranks (green: "
+             "gold evidence, The Matrix and Agent Smith). The caption above the columns lists the passages GRanker's "
+             "ranking leads to — where do the two gold passages stand? — and the tabs below replay the STeX rounds, "
+             "round by round. Compare's verdict for FastInsight says whether its answer read them.",
+             brief="Plain reranking (left) beside GRanker (right) on the same candidates: the rank shifts, the gold "
+                   "nodes in green (The Matrix, Agent Smith), and the passages the ranking leads to.",
+             paper="FastInsight"),
+    TourStep("pages/subgraph.py", KEANU, "§4",
+             "The LLM turns the question into a query graph whose UNK nodes stand for what is asked (Table 12 "
+             "prompt); its entities are mapped onto the graph's nodes (Algorithm 3), the query graph is cut into "
+             "paths that are completed through an index pruned by the dominance model, and the exact matches are "
+             "assembled into subgraphs. The answer is chosen among the matches' bindings (Table 15 prompt).",
+             "Section 1: the query graph the model built — Keanu Reeves and Laurence Fishburne, and UNK nodes for "
+             "the movie and the main villain — and the checks applied to it. Section 5: a matched subgraph beside "
+             "the query graph (same colour = mapped node) and its node table: which graph node did each UNK become? "
+             "Section 6: the answer and the other UNK bindings under it. The question asks who played the "
+             "villain: is the answer the actor, or the character?",
+             brief="§1: the query graph (the two actors, UNK nodes for the movie and the villain); §5: the matched "
+                   "subgraph beside it; §6: the answer — the actor asked for, or the character?",
+             paper="SG-RAG"),
+    TourStep("pages/evidence_chains.py", KEANU, "§4.2, Appendix D",
+             "ReG reorganizes retrieved triples into evidence chains e0 → [r1] → e1 → … that start at the "
+             "question's entities, merging chains that end in the same answer, so the LLM reads connected paths "
+             "instead of an unordered list. The page builds both prompts from the same triples and counts their "
+             "tokens; below, the supervision ReG's retriever is trained on.",
+             "The token counts, then the raw triples (left) beside the evidence chains (right): the same evidence, "
+             "fewer tokens as chains. Follow the chains from Keanu Reeves and Laurence Fishburne through The Matrix: "
+             "does one reach the villain's actor? Then the answer above them, which the recorded model read from "
+             "those chains.",
+             brief="Raw triples (left) beside the evidence chains (right) and the two prompts' tokens: follow the "
+                   "chains from the two actors through The Matrix, then check the answer above them.",
+             paper="ReG"),
     TourStep("pages/bubble_anchors.py", LOTHAIR, "§3.2, Examples 2 and 4",
              "“Lothair II's mother” is never named: the paper's Example 4 rewrites the vague keyword “mother” "
              "into “Lothair II's mother”, so candidates near Lothair II win over every other mother in the graph, "
@@ -142,9 +192,11 @@ STEPS: tuple[TourStep, ...] = (
              "Stages 2 and 3: did the model infer or specialize “mother”? Stage 6: the group weights — the model's "
              "own, or the rule-based fallback where its weights fail the check (the line beside the weights says "
              "which) — against the paper's expectation (§3.2): the core subject highest, the relations next, the "
-             "modifiers lowest.",
-             brief="Stages 2–3: did the model infer or specialize “mother”? Stage 6: the weights — the model's, or the "
-                   "rule's when the model's fail the check — against §3.2: subject highest, relations next, modifiers lowest."),
+             "modifiers lowest. And the groups' members: did one group merge Lothair II with another Lothair (a "
+             "concept such as “Lothair II / Lothair I”)? Its bubbles then grow from both kings, so facts about the "
+             "other king's family can reach the answer — the lesson on Ask says where the date came from.",
+             brief="Stages 2–3: was “mother” inferred? Stage 6: the weights (the model's, or the rule's) against §3.2 — "
+                   "subject highest, modifiers lowest — and did a group merge Lothair II with another Lothair?"),
     TourStep("pages/bubble_expansion.py", LOTHAIR, "§3.3",
              "The bubbles start from Lothair II and from the mother and death-date anchors; the answer path runs "
              "through the mother, an entity no keyword names.",
@@ -243,7 +295,7 @@ def _choose_backends(models: dict[str, str]) -> None:
 
 
 def _enter(t: TourState, i: int) -> None:
-    """Make step ``i`` current: its question on the BubbleRAG pages and on Compare, the defaults, its page."""
+    """Make step ``i`` current: its question on every method page and on Compare, the defaults, its page."""
     from core.methods.registry import method_names
 
     ss = st.session_state
@@ -257,6 +309,9 @@ def _enter(t: TourState, i: int) -> None:
     S.set_value(S.BUBBLE_QUESTION, step.question)
     S.follow_workspace(WORKSPACE, S.COMPARE_QUESTION, S.COMPARE_CUSTOM)
     S.set_value(S.COMPARE_QUESTION, step.question)
+    for key, custom in PAGE_QUESTIONS:  # the other papers' pages (GRanker, SG-RAG, ReG) show it too
+        S.follow_workspace(WORKSPACE, key, custom)
+        S.set_value(key, step.question)
     if not ss.get(S.COMPARE_METHODS):
         S.set_value(S.COMPARE_METHODS, method_names())
     ss[GO] = step.page
@@ -446,7 +501,7 @@ def bar(page: str) -> None:
                       key=S.sub(S.TOUR, "next"), on_click=goto, args=(t.step + 1,), type="primary",
                       width="stretch")
         with c3.popover("More", icon=":material/menu_book:", width="stretch"):
-            p = get_paper("BubbleRAG")
+            p = get_paper(step.paper)
             st.markdown(f"**What this stage does** ({md_escape(step.section)}): {md_escape(step.what)}")
             st.markdown(f"**Look at:** {step.look}")  # the tour's own text: its bold marks are meant
             st.caption(f"Question: {md_escape(step.question)} · replayed from recorded runs of the real local "
@@ -513,6 +568,41 @@ def step_lesson(question: str, results: Mapping[str, Any], questions: Sequence[A
                   extractive=shown(EXTRACTIVE_METHOD, extractive) if extractive is not None else None, titles=titles)
 
 
+def merged_lookalikes(question: str, trace: Any) -> list[tuple[str, str, str]]:
+    """The anchor groups of a BubbleRAG run's ``trace`` that merged an entity the question names with a look-alike it
+    does not name ("Lothair II / Lothair I" for Lothair II): (the group's concept, the named entity, the other), read
+    from the grouping stage. Such a group grows its bubbles from both, so the look-alike's passages compete with the
+    named entity's."""
+    out: list[tuple[str, str, str]] = []
+    for s in getattr(trace, "steps", ()):
+        if s.stage != "grouping" or not isinstance(s.data, dict):
+            continue
+        for g in s.data.get("groups") or ():
+            concept = str(g.get("concept", ""))
+            names = [n.strip() for n in concept.split(" / ") if n.strip()[:1].isupper()]
+            named = [n for n in names if re.search(rf"(?<!\w){re.escape(n)}(?![\w])", question)]
+            for n in named:
+                head = n.split()[0]
+                other = next((m for m in names if m not in named and m.split()[0] == head), None)
+                if other:
+                    out.append((concept, n, other))
+                    break
+    return out
+
+
+def _lookalike_line(question: str, results: Mapping[str, Any]) -> str:
+    """The lesson's line on an anchor group of the tour's method that merged the question's entity with a look-alike
+    ("" when its run merged none)."""
+    r = results.get(EXTRACTIVE_METHOD)
+    found = merged_lookalikes(question, getattr(r, "trace", None)) if r is not None else []
+    if not found:
+        return ""
+    concept, named, other = found[0]
+    return (f"Why {display_name(EXTRACTIVE_METHOD)} could read the wrong entity's facts: its anchor grouping merged "
+            f"“{named}” and “{other}” into one group (“{concept}”), so its bubbles grew from both and passages about "
+            f"{other} reached the answer step beside those about {named}.")
+
+
 def lesson_slot(page: str) -> Any | None:
     """A place under the bar for the lesson of the current step when it is on ``page`` (None otherwise): Compare's
     lesson, read from runs that finish further down the page, is shown there, at the top — under its table it lay
@@ -554,6 +644,9 @@ def lesson_ui(page: str, act: Any, results: Mapping[str, Any], *, where: Any | N
     if found is None:
         return
     lines = found.lines()
+    merged = _lookalike_line(step.question, results)
+    if merged:  # after where the evidence is and who answered what: the stage where the wrong facts came in
+        lines.insert(2, merged)
     # atop Compare the lesson is compact — where the evidence is and the answers, the rest folded — so the summary
     # table under it starts above the fold of a 1440×900 projector; under Ask's answer it is whole
     head, rest = (lines[:2], lines[2:]) if where is not None else (lines, [])
@@ -577,7 +670,8 @@ def home_panel() -> None:
         st.subheader("Guided demo")
         st.markdown("For a class: BubbleRAG's pipeline one stage per click — anchor grouping, bubble expansion, "
                     "ranking and reasoning, the answer, then every method compared — on the paper's Keanu Reeves "
-                    "question, then on “When did Lothair II's mother die?”, and last every method on a third "
+                    "question, with FastInsight's GRanker, SG-RAG's subgraph matching and ReG's evidence chains on "
+                    "it too, then on “When did Lothair II's mother die?”, and last every method on a third "
                     "question; under each answer, what the runs teach: where the gold passages ranked, where a "
                     "wrong answer came from, what none mode (no LLM) quotes.")
         st.caption("It switches to the demo workspace and the recorded LLM (real runs of the local "

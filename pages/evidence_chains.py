@@ -24,6 +24,7 @@ query, method, fmt = rv.choices(act, items)
 if not query.strip():
     st.info("Type a question to see its evidence.")
     st.stop()
+rv.not_recorded(act, method, query)
 res = runs.page_run(act, METHODS[method], query, METHODS[method].make_config(evidence_format=fmt))
 said = rv.evidence(act, res, method)  # the run's notices, not repeated by the Train panel
 rv.supervision(act, items, query)

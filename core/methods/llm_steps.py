@@ -18,6 +18,7 @@ from core.backends.llm_json import chat_json
 from core.backends.streaming import answer_sink, streaming_reply
 from core.background.jobs import current_job
 from core.errors import LLMError, LLMUnavailableError
+from core.pinning import NOT_RECORDED
 from core.trace import Step
 
 #: replies :func:`~core.backends.llm_json.chat_json` asks for before it gives up (1 + its default 2 retries)
@@ -41,6 +42,8 @@ def failure_reason(exc: LLMError) -> str:
         return str(exc)  # already reads "LLM call skipped: ..."
     if isinstance(exc, (LLMOutputError, LLMReplyError)):
         return f"LLM output unusable: {exc}"
+    if NOT_RECORDED in str(exc):  # the recorded LLM holds no reply for it: nothing failed, it was never recorded
+        return f"Not recorded: {exc}"
     return f"LLM call failed: {exc}"
 
 

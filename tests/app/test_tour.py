@@ -19,7 +19,13 @@ pytestmark = pytest.mark.model  # the recorded runs replay with the models they 
 
 TITLES = {"pages/bubble_anchors.py": "Anchor grouping", "pages/bubble_expansion.py": "Bubble expansion",
           "pages/bubble_ranking.py": "Ranking and reasoning expansion", "pages/bubble_ask.py": "Ask",
-          "pages/compare.py": "Compare methods"}
+          "pages/compare.py": "Compare methods", "pages/granker.py": "GRanker vs plain reranking",
+          "pages/subgraph.py": "Subgraph matching", "pages/evidence_chains.py": "Evidence chains"}
+#: The other papers' pages the tour visits → the key of their question picker.
+PAPER_PAGES = {"pages/granker.py": S.GRANKER_QUESTION, "pages/subgraph.py": S.SGRAG_QUESTION,
+               "pages/evidence_chains.py": S.REG_QUESTION}
+#: What a page says of a question the recorded LLM holds no run of: never shown on a step of the tour.
+UNRECORDED = ("This question is not recorded", "Not recorded:", "question/stage was not recorded", "LLM call failed")
 OWN_QUESTION = "Which company makes the Tarn 4?"
 
 
@@ -77,6 +83,10 @@ def test_the_tour_walks_every_step_and_finish_restores_the_own_choices(home: Pat
         assert _choices(at) == ("demo", "recorded", models["embedder"], models["reranker"])
         texts = _texts(at)
         assert any(t.startswith(f"Guided demo · step {i + 1} of {len(tour.STEPS)}") for t in texts), texts[:5]
+        # every step replays a recorded run of its question: no stage says its reply was not recorded
+        shown = [plain(str(e.value)) for kind in ("markdown", "caption", "warning", "info", "error", "success")
+                 for e in at.main.get(kind)]
+        assert not [t for t in shown if any(u in t for u in UNRECORDED)], (i, [t for t in shown if "record" in t])
         assert any(t.startswith("What this stage does") for t in texts)
         # what to look at shows by itself, at most two lines under the bar (an audit: a class never opened More)
         look = [e.proto.body for e in at.get("html") if e.proto.body.startswith('<div class="egx-tour-look"')]
@@ -93,6 +103,10 @@ def test_the_tour_walks_every_step_and_finish_restores_the_own_choices(home: Pat
         assert not [t for t in at.toggle if t.label == OWN_QUESTION_LABEL], i
         if step.page == "pages/compare.py":
             assert ss[S.COMPARE_QUESTION] == step.question
+        elif step.page in PAPER_PAGES:  # the other papers' pages take the step's question, and cite their paper
+            assert at.selectbox(key=S.widget_key(PAPER_PAGES[step.page])).value == step.question, i
+            assert step.paper != "BubbleRAG" and any(f"paper: [{step.paper} {step.section}]" in t for t in texts), i
+            assert not [w for w in at.warning if "Not a recorded run" in str(w.value)], i
         else:
             assert ss[S.BUBBLE_QUESTION] == step.question
             # the run is the recorded one: no partial-replay warning, and the live seconds per stage are shown
@@ -129,6 +143,10 @@ def test_the_tour_walks_every_step_and_finish_restores_the_own_choices(home: Pat
         elif step.lesson:  # read from the runs on the page: the gold passages' ranks and the none-mode answer
             assert any(t.startswith("What these runs teach") for t in texts), i
             assert lesson and "rank" in lesson[0] and "Without an LLM (none mode) BubbleRAG quotes" in lesson[0], i
+            # the recorded Lothair run's anchor grouping merged the two kings (read from its grouping stage): the
+            # lesson ties the wrong date to that group; the Keanu run merged nothing
+            merged = "its anchor grouping merged “Lothair II” and “Lothair I” into one group" in lesson[0]
+            assert merged == (step.question == tour.LOTHAIR), i
         else:
             assert not lesson, i
         nxt = _button(at, "next")
@@ -193,7 +211,7 @@ def test_a_page_off_the_tour_offers_the_way_back(home: Path) -> None:
     texts = _texts(at)
     assert any(t.startswith("Guided demo — paused at step 1 of") for t in texts), texts[:4]
     assert _button(at, "resume").label == "Back to step 1"
-    _ok(switch(at, "pages/granker.py"))  # a page no step visits says it too
+    _ok(switch(at, "pages/hipporag2.py"))  # a page no step visits says it too
     assert any(t.startswith("Guided demo — paused at step 1 of") for t in _texts(at))
     assert _button(at, "resume").label == "Back to step 1"
     _ok(switch(at, "pages/home.py"))

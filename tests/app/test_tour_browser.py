@@ -21,7 +21,12 @@ pytestmark = [pytest.mark.browser, pytest.mark.model, pytest.mark.slow]
 
 HEADINGS = {"pages/bubble_anchors.py": "Anchor grouping", "pages/bubble_expansion.py": "Bubble expansion",
             "pages/bubble_ranking.py": "Ranking and reasoning expansion", "pages/bubble_ask.py": "Ask",
-            "pages/compare.py": "Compare methods"}
+            "pages/compare.py": "Compare methods", "pages/granker.py": "GRanker vs plain reranking",
+            "pages/subgraph.py": "Subgraph matching", "pages/evidence_chains.py": "Evidence chains"}
+#: What a page says of a question the recorded LLM holds no run of (never on a step of the tour); the sidebar's
+#: description of the recorded LLM, outside the main area, says "not recorded" too.
+UNRECORDED = re.compile(r"This question is not recorded|Not recorded:|question/stage was not recorded|LLM call failed")
+PICKER_PAGES = ("pages/granker.py", "pages/subgraph.py", "pages/evidence_chains.py")
 TIMEOUT = 180_000
 FOLD = 900  #: a projector's 1440×900: each step's stage must start above it
 DRAWING_SHOWN = 300  #: the expansion drawing's pixels above the fold, at least (its top was at y ≈ 870)
@@ -80,7 +85,11 @@ def _main(page, step: tour.TourStep):  # type: ignore[no-untyped-def]
             "pages/bubble_expansion.py": lambda: page.locator("iframe").first,
             "pages/bubble_ranking.py": lambda: page.locator("[data-testid='stDataFrame']").first,
             "pages/bubble_ask.py": lambda: page.get_by_text("Answer", exact=True).first,
-            "pages/compare.py": lambda: page.locator(".st-key-egx-tour-lesson").first}[step.page]()
+            "pages/compare.py": lambda: page.locator(".st-key-egx-tour-lesson").first,
+            "pages/granker.py": lambda: page.get_by_text("Plain reranking", exact=True).first,
+            "pages/subgraph.py": lambda: page.get_by_text("1 · Query graph", exact=True).first,
+            "pages/evidence_chains.py": lambda: page.get_by_text("Retrieved triples (unordered)", exact=True).first,
+            }[step.page]()
 
 
 def test_the_guided_demo_from_home_through_every_next(server: tuple[str, float], tmp_path: Path) -> None:
@@ -100,7 +109,10 @@ def test_the_guided_demo_from_home_through_every_next(server: tuple[str, float],
                 expect(page.get_by_role("heading", name=HEADINGS[step.page], exact=True)).to_be_visible(
                     timeout=TIMEOUT)
                 assert f"/{Path(step.page).stem}" in page.url, (i, page.url)
-                if step.page != "pages/compare.py":  # the step's question, not the one the address bar held
+                if step.page in PICKER_PAGES:  # the paper pages pick the step's question
+                    expect(page.get_by_role("combobox", name="Question", exact=True)).to_have_value(
+                        step.question, timeout=TIMEOUT)
+                elif step.page != "pages/compare.py":  # the step's question, not the one the address bar held
                     expect(page.get_by_label("Question", exact=True)).to_have_value(step.question, timeout=TIMEOUT)
                 # the one-line bar leaves the stage above the fold of a 1440×900 projector
                 _check_bar(page, i, step)
@@ -113,6 +125,8 @@ def test_the_guided_demo_from_home_through_every_next(server: tuple[str, float],
                 assert look["barBottom"] <= look["top"] and look["bottom"] < FOLD, (i, look)
                 main = _main(page, step)
                 expect(main).to_be_visible(timeout=TIMEOUT)
+                # every step replays a recorded run of its question: no stage says its reply was not recorded
+                expect(page.locator("[data-testid='stMain']").get_by_text(UNRECORDED)).to_have_count(0)
                 box = main.bounding_box()
                 assert box is not None and box["y"] < FOLD, (i, step.page, box)
                 if step.page == "pages/bubble_expansion.py":  # most of the drawing, not its top edge

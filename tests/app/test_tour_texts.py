@@ -126,13 +126,23 @@ def test_the_lessons_are_read_from_the_recorded_runs_and_follow_them(real_sample
         assert ws.graph.chunk(runs[by_name[r.method]].ranked_chunks[r.source[1] - 1].chunk_id).title == r.source[0]
     assert le.extractive is not None and le.extractive.answer == ext.answer
     assert "Without an LLM (none mode) BubbleRAG quotes" in le.lines()[-1]
+    # the anchor group that merged Lothair II with Lothair I is read from the run's grouping stage, and the lesson
+    # says so only when the run's groups merged them
+    merged = tour.merged_lookalikes(tour.LOTHAIR, runs["bubblerag"].trace)
+    line = tour._lookalike_line(tour.LOTHAIR, runs)
+    assert bool(line) == bool(merged), (merged, line)
+    if merged:
+        concept, named, other = merged[0]
+        assert named == "Lothair II" and other.startswith("Lothair") and f"(“{concept}”)" in line, line
+    assert not tour._lookalike_line(tour.LOTHAIR, {"dense": runs["dense"]})  # only the tour's method groups anchors
     # a run that answered right instead: the count and the why lines change with it
     fixed = {m: dataclasses.replace(r, answer="20 March 851") for m, r in runs.items()}
     le2 = tour.step_lesson(tour.LOTHAIR, fixed, questions, ws.graph, ext)
     assert le2 is not None and le2.why_lines() == [] and "2 of 2 right" in le2.answer_line()
     assert le2.answer_line() != le.answer_line()
 
-    _, _, keanu = read(tour.KEANU, ("bubblerag",))
+    keanu_runs, _, keanu = read(tour.KEANU, ("bubblerag",))
+    assert not tour.merged_lookalikes(tour.KEANU, keanu_runs["bubblerag"].trace)
     assert keanu is not None and keanu.runs[0].gold_ranks and all(k for _, k in keanu.runs[0].gold_ranks)
     _, _, judith = read(tour.JUDITH, ("bubblerag",))
     assert judith is not None and judith.runs[0].right and judith.why_lines() == []
