@@ -31,8 +31,9 @@ with settings_col.popover(panels.settings_label(), icon=":material/tune:", width
     knob_widget(BubbleConfig, "B", S.BUBBLE_B)
 with player_box:
     result = bubble.current_run(act, query)
-    shown = result is not None and not bubble.early_exit_note(result)
-    if shown:
+    if result is not None and bubble.early_exit_note(result):
+        result = None  # said why: nothing to replay
+    if result is not None:
         local, exp = result.local, result.expansion
         work = local.n_nodes * (exp.steps + 2)
         if work > panels.MAX_REPLAY_WORK:
@@ -42,6 +43,6 @@ with player_box:
             panels.create_final_state_ui(act, result)
         else:
             panels.create_replay_ui(act, result, query, pause_at=pause_col)
-if shown:
+if result is not None:
     panels.create_run_notes(act, result)
     replay_time.stage_time_captions(act.llm, result.trace, ("localize", "expansion"))
