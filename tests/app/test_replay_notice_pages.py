@@ -90,9 +90,11 @@ def test_the_recorded_llm_on_a_workspace_it_holds_no_run_of_is_said_before_the_r
     monkeypatch.setenv("EGX_LLM_RECORDINGS", str(bundle))
     at = run_page("pages/benchmark.py")
     assert not at.exception, [e.value for e in at.exception]
-    warns = [w for w in _warnings(at) if w.startswith("The recorded LLM holds no run on the workspace “demo”")]
-    assert len(warns) == 1, _warnings(at)
-    assert "(it holds “elsewhere”)" in warns[0] and "its LLM stages will take their fallbacks" in warns[0]
+    # a workspace the recordings hold nothing of: the one notice that says so, what runs instead and how to go live
+    said = [plain(i.value) for i in at.main.info if plain(i.value).startswith("**“demo” has no recordings.**")]
+    assert len(said) == 1, [plain(i.value) for i in at.main.info]
+    assert "runs recorded on “elsewhere”" in said[0] and "without an LLM, as in `none` mode" in said[0]
+    assert not any("recorded" in w.lower() for w in _warnings(at)), _warnings(at)
 
 
 def test_the_gap_is_counted_per_question_and_method() -> None:
@@ -132,3 +134,8 @@ def test_own_workspace_with_the_recorded_llm_says_it_once(home: Path, tmp_path: 
     assert one.startswith("**“films” has no recordings.**") and "without an LLM, as in `none` mode" in one, one
     assert "`local (live)`" in one and "`openai (live)`" in one, one  # how to get a live LLM
     assert not any(c.value.startswith("↪") for c in at.main.caption)  # no fallback line repeating it
+    # Compare: the same one notice, no "Not a recorded run" in each method's column
+    at = run_page("pages/compare.py", **{S.WORKSPACE: "films", S.COMPARE_QUESTION: "Who starred in Speed?"})
+    notices = [plain(n.value) for kind in (at.main.warning, at.main.info, at.main.error) for n in kind]
+    assert sum(n.startswith("**“films” has no recordings.**") for n in notices) == 1, notices
+    assert not any("Not a recorded run" in n or "Without an LLM this is" in n for n in notices), notices
