@@ -7,26 +7,61 @@ Beside it, when the question comes with one, the gold answer with EM, F1 and the
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import streamlit as st
 
 from components.ui import md_escape
 from core.eval.verdicts import AnswerMatch, match_answer
-from core.methods.answering import AnswerNote, describe_answer, method_notices
+from core.methods.answering import NO_LLM_LIMIT, AnswerNote, describe_answer, method_notices
 from core.methods.base import Gold
 from core.pinning import replay_notice
 
 
+def unrecorded_workspace(llm_name: str, workspace: str) -> bool:
+    """The ``recorded`` LLM on a workspace none of its recordings holds: every LLM stage here takes its fallback,
+    as in ``none`` mode. :func:`recording_gap_warning` says so once; the answer areas then leave out what would
+    repeat it (:func:`replay_banner`'s "Not a recorded run", :func:`answer_note`'s "Without an LLM…")."""
+    if not str(llm_name).startswith("recorded"):
+        return False
+    from components import resources
+
+    return not any(w == workspace for w, _, _ in resources.recorded_runs(resources.recordings_key()))
+
+
+def recorded_workspaces() -> list[str]:
+    """The workspaces the shipped LLM recordings hold runs of, sorted."""
+    from components import resources
+
+    return sorted({w for w, _, _ in resources.recorded_runs(resources.recordings_key())})
+
+
+def unrecorded_workspace_text(workspace: str, recorded: Sequence[str]) -> str:
+    """The one notice of :func:`recording_gap_warning` for a workspace the recordings do not hold."""
+    held = " and ".join(f"“{w}”" for w in recorded) or "no workspace"
+    return (f"**“{workspace}” has no recordings.** The recorded LLM only replays the runs recorded on {held}, so "
+            "here every method runs without an LLM, as in `none` mode: an answer is the best-scoring evidence "
+            "sentence, not a generated one (on a multi-hop question it may name the answer without the chain). "
+            "For generated answers pick a live LLM in the sidebar's **LLM** box: `local (live)`, a model on this "
+            "machine, or `openai (live)`, an OpenAI-compatible server with its address and key.")
+
+
 def recording_gap_warning(llm_name: str, workspace: str, questions: Sequence[str], methods: Sequence[str]) -> None:
     """Before a run with the ``recorded`` LLM: say when the recordings hold no run of these questions × methods on
-    this workspace (its LLM stages will take their fallbacks) — not only after the run."""
+    this workspace (its LLM stages will take their fallbacks) — not only after the run. On a workspace they hold
+    nothing of, that is the page's one notice (:func:`unrecorded_workspace`)."""
     if not str(llm_name).startswith("recorded") or not questions or not methods:
         return
     from components import resources
     from core.backends.llm_bundles import recording_gap
 
-    text = recording_gap(resources.recorded_runs(resources.recordings_key()), workspace, questions, methods)
+    runs = resources.recorded_runs(resources.recordings_key())
+    if not any(w == workspace for w, _, _ in runs):
+        st.info(unrecorded_workspace_text(md_escape(workspace), recorded_workspaces()),
+                icon=":material/info:")
+        return
+    text = recording_gap(runs, workspace, questions, methods)
     if text:
         st.warning(md_escape(text), icon=":material/report:")
 
@@ -52,6 +87,9 @@ def recorded_first(llm_name: str, workspace: str, method: str, questions: Sequen
 def not_recorded_notice(llm_name: str, workspace: str, method: str, title: str, question: str) -> bool:
     """Before a run with the ``recorded`` LLM of a question it holds no run of with ``method``: say so plainly, with
     the questions it does hold, instead of letting each LLM stage report a failure. Whether it said so."""
+    if unrecorded_workspace(llm_name, workspace):  # nothing recorded here at all: the page's one notice
+        st.info(unrecorded_workspace_text(md_escape(workspace), recorded_workspaces()), icon=":material/info:")
+        return True
     held = recorded_questions(llm_name, workspace, method)
     if not str(llm_name).startswith("recorded") or not question or question in held:
         return False
@@ -63,9 +101,12 @@ def not_recorded_notice(llm_name: str, workspace: str, method: str, title: str, 
     return True
 
 
-def replay_banner(result: Any) -> None:
+def replay_banner(result: Any, *, said: bool = False) -> None:
     """With the ``recorded`` LLM, say first when the run is not the recorded one (some stage ran without
-    its recorded reply, or no recorded run matches): a partial replay is never shown as the recording."""
+    its recorded reply, or no recorded run matches): a partial replay is never shown as the recording. ``said``:
+    the page already said that this workspace has no recordings (:func:`unrecorded_workspace`)."""
+    if said:
+        return
     trace = result.trace
     hits = sum(int(s.llm_cache.get("hits", 0)) for s in trace.steps)
     text = replay_notice(getattr(trace, "replay", None), hits)
@@ -73,11 +114,15 @@ def replay_banner(result: Any) -> None:
         st.warning(md_escape(text), icon=":material/report:")
 
 
-def answer_note(result: Any, *, compact: bool = False) -> AnswerNote:
+def answer_note(result: Any, *, compact: bool = False, said: bool = False) -> AnswerNote:
     """A caption naming how ``result``'s answer was made, and a warning per limit of ``none`` mode.
 
-    ``compact`` (narrow columns): the label alone and the limits in one caption."""
+    ``compact`` (narrow columns): the label alone and the limits in one caption. ``said``: the page's notice
+    already said that answers here are evidence sentences (:func:`unrecorded_workspace`), so that limit is left
+    out."""
     note = describe_answer(result)
+    if said:
+        note = replace(note, limits=tuple(x for x in note.limits if x != NO_LLM_LIMIT))
     for notice in method_notices(result, app=True):  # e.g. reg without a trained retriever is not ReG's retriever
         st.warning(md_escape(notice), icon=":material/warning:")
     if compact:

@@ -18,7 +18,12 @@ import streamlit as st
 from components import bench_view, budget_view, jobs_view, resources, workspaces
 from components import compare_view as cv
 from components import state as S
-from components.answer_view import recording_gap_warning
+from components.answer_view import (
+    recorded_workspaces,
+    recording_gap_warning,
+    unrecorded_workspace,
+    unrecorded_workspace_text,
+)
 from components.navigation import page_path
 from components.question import workspace_questions
 from components.ui import error_text, md_escape
@@ -420,7 +425,13 @@ def report(act: Active) -> None:
                      column_config={"why blank": st.column_config.TextColumn("why blank", width="large")})
         st.caption(NODE_METRICS_NOTE)
     budget_view.run_caption(summary)  # the run's budget, and what its context columns say
-    for methods, note in grouped_replay_notes(summary):  # records of the recorded LLM that are not the recorded runs
+    replay_notes = grouped_replay_notes(summary)  # records of the recorded LLM that are not the recorded runs
+    if replay_notes and unrecorded_workspace("recorded", act.workspace.name):
+        # a workspace the recordings hold nothing of: one notice, not "Not a recorded run" per group of methods
+        st.info(unrecorded_workspace_text(md_escape(act.workspace.name), recorded_workspaces()),
+                icon=":material/info:")
+        replay_notes = []
+    for methods, note in replay_notes:
         st.warning(f"**{md_escape(', '.join(methods))}**: {md_escape(note)}", icon=":material/report:")
     for title, text in run_note_items(summary):  # questions left out, rows trained on, gold the workspace lacks
         st.warning(f"**{md_escape(title)}**: {md_escape(text)}", icon=":material/report:")

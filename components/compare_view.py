@@ -522,7 +522,8 @@ def overlaid(graph: KnowledgeGraph, found: Runs, gold: Gold) -> None:
                    legend=ov.legend, height=520, labels=ov.labels)
 
 
-def side_by_side(graph: KnowledgeGraph, methods: Sequence[str], found: Runs, *, query: str, gold: Gold) -> None:
+def side_by_side(graph: KnowledgeGraph, methods: Sequence[str], found: Runs, *, query: str, gold: Gold,
+                 said: bool = False) -> None:
     """One column per method, three to a row: verdict, ranked passages, answer, the evidence for the verdict,
     time per stage, and the button into its step-through page."""
 
@@ -540,22 +541,25 @@ def side_by_side(graph: KnowledgeGraph, methods: Sequence[str], found: Runs, *, 
                             + (" (running on the server, see above)." if job is not None else
                                " (not started; the button above starts it)."), icon=":material/hourglass_top:")
                     continue
-                _method_column(METHODS[m], found.results[m], found.diagnoses.get(m), graph, query=query, gold=gold)
+                _method_column(METHODS[m], found.results[m], found.diagnoses.get(m), graph, query=query, gold=gold,
+                               said=said)
 
 
 def _method_column(spec: Method[Any, Any], r: Any, diag: Diagnosis | None, graph: KnowledgeGraph, *, query: str,
-                   gold: Gold) -> None:
+                   gold: Gold, said: bool = False) -> None:
+    """One method's column; ``said``: the page's notice already said this workspace has no recordings (no
+    "Not a recorded run" per column)."""
 
     if diag is not None:
         verdict_badge(diag)
     st.dataframe(ranked_table(r, graph, gold.chunk_ids), hide_index=True, width="stretch",
                  column_config=RANKED_COLUMNS)
     tok = llm_tokens(r.trace)
-    replay_banner(r)  # a partial replay says so before the answer
+    replay_banner(r, said=said)  # a partial replay says so before the answer
     st.caption(f"{r.trace.seconds:.3f} s · {tok['total']} LLM tokens")
     st.markdown(answer_markdown(r.answer))  # the whole answer, wrapped (it was cut at 160 characters)
     gold_answer(r.answer, gold.answers)  # the question's gold answer, EM / F1 and the kind of match
-    answer_note(r, compact=True)
+    answer_note(r, compact=True, said=said)
     if diag is not None:
         with st.expander("Evidence for the verdict"):
             evidence_view(diag, graph)

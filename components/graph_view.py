@@ -17,7 +17,8 @@ Graph labels are user data, so none reaches the page as markup:
 
 Readable at every size, from a narrow column to a full page:
 
-* the legend is an HTML strip *above* the canvas (never drawn over nodes);
+* the legend is an HTML strip *above* the canvas (never drawn over nodes), or below it where the controls
+  above already push the canvas down (``legend_below``);
 * the layout is stabilised once, then physics is frozen and the view is fitted to the frame
   (``network.fit()``), again whenever the frame changes size (a tab shown, a column resized);
 * only the nodes that matter carry a canvas label (:func:`label_choice`): all of a small drawing,
@@ -64,6 +65,7 @@ _LABEL_CHARS = 40
 LABEL_ALL_UP_TO = 20  #: drawings with at most this many nodes label every node
 MAX_LABELS = 24  #: at most this many canvas labels on a bigger drawing (the rest on hover)
 MAX_EDGE_LABELS = 30  #: relation labels only when at most this many edges join labelled nodes
+LABEL_PX = 13  #: node labels' height on screen, in pixels, at any zoom (a drawing may ask for more)
 
 
 @dataclass(frozen=True)
@@ -238,7 +240,9 @@ def network_html(graph: GraphLike, nodes: Iterable[int], *,
                  notes: Mapping[int, str] | None = None,
                  labels: Iterable[int] | None = None,
                  shapes: Mapping[int, str] | None = None,
-                 directed: bool = True) -> str:
+                 directed: bool = True,
+                 legend_below: bool = False,
+                 label_px: int = LABEL_PX) -> str:
     """Self-contained HTML drawing of ``nodes`` (and the edges among them) with pyvis.
 
     Parameters
@@ -283,6 +287,11 @@ def network_html(graph: GraphLike, nodes: Iterable[int], *,
     directed
         Arrow heads on the edges (a KG's triples); ``False`` for a graph whose edges are node pairs (SG-RAG's
         query graph, Table 12).
+    legend_below
+        The legend strip under the canvas instead of above it: a drawing under a tall stack of controls (the
+        bubble replay on a projector) keeps its canvas's top above the fold.
+    label_px
+        Node labels' height on screen in pixels, whatever the zoom (edge labels 3 px less).
     """
     from pyvis.network import Network
 
@@ -344,7 +353,8 @@ def network_html(graph: GraphLike, nodes: Iterable[int], *,
     physics = positions is None or any(v not in positions for v in nodes)
     net.options = _options(physics=physics, n=len(nodes), directed=directed)
     doc = net.generate_html()
-    return _finish_html(doc, legend, physics=physics, label_order=order)
+    return _finish_html(doc, legend, physics=physics, label_order=order, legend_below=legend_below,
+                        label_px=label_px)
 
 
 def _options(*, physics: bool, n: int, directed: bool = True) -> dict[str, object]:
@@ -400,7 +410,7 @@ _DECODE_TEXT = """
 # ``window.egxReady`` tells tests (and nothing else) that the first fit happened.
 _FIT_SCRIPT = """
                   window.egxReady = false;
-                  var MAX_ZOOM = 1.25;
+                  var MAX_ZOOM = 1.25, PX = LABEL_PX;  // node labels' height on screen
                   (function (net, box, physics, order) {
                     var laidOut = false;
                     function fit() {
@@ -411,12 +421,12 @@ _FIT_SCRIPT = """
                       var s = net.getScale();
                       if (s > MAX_ZOOM) { net.moveTo({scale: MAX_ZOOM, animation: false}); s = MAX_ZOOM; }  // 3 nodes stay small
                       if (!laidOut || !(s > 0) || !isFinite(s)) { return; }
-                      // labels about 13 px on screen whatever the zoom; their boxes are measured when
+                      // labels about PX pixels on screen whatever the zoom; their boxes are measured when
                       // drawn, so fit once more after that drawing
-                      net.setOptions({nodes: {font: {size: Math.min(64, Math.max(12, 13 / s))}},
-                                      edges: {font: {size: Math.min(40, Math.max(9, 10 / s))}}});
+                      net.setOptions({nodes: {font: {size: Math.min(96, Math.max(PX - 1, PX / s))}},
+                                      edges: {font: {size: Math.min(60, Math.max(PX - 4, (PX - 3) / s))}}});
                       net.once("afterDrawing", function () {
-                        declutter(Math.min(64, Math.max(12, 13 / s)));
+                        declutter(Math.min(96, Math.max(PX - 1, PX / s)));
                         net.fit({animation: false});
                         if (net.getScale() > MAX_ZOOM) { net.moveTo({scale: MAX_ZOOM, animation: false}); }
                         window.egxReady = true;
@@ -485,16 +495,21 @@ def legend_html(legend: Sequence[LegendItem], *, inline: bool = False) -> str:
 
 
 def _finish_html(doc: str, legend: Sequence[LegendItem], *, physics: bool = True,
-                 label_order: Sequence[int] = ()) -> str:
+                 label_order: Sequence[int] = (), legend_below: bool = False, label_px: int = LABEL_PX) -> str:
     doc = _DEAD_COMMENT.sub("", _CDN_TAG.sub("", doc))
     doc = doc.replace("<center>\n<h1></h1>\n</center>", "").replace(
         "<center>\n          <h1></h1>\n        </center>", "")
     if _NETWORK_NEW in doc:
         fit = _FIT_SCRIPT.replace("PHYSICS", "true" if physics else "false").replace(
-            "LABEL_ORDER", json.dumps([int(v) for v in label_order]))
+            "LABEL_ORDER", json.dumps([int(v) for v in label_order])).replace("LABEL_PX", str(int(label_px)))
         doc = doc.replace(_NETWORK_NEW, _DECODE_TEXT + "\n                  " + _NETWORK_NEW + fit, 1)
     doc = doc.replace("</head>", _legend_css() + "</head>", 1)
-    doc = doc.replace('<div id="mynetwork"', legend_html(legend) + '<div id="mynetwork"', 1)
+    if legend_below:
+        strip = legend_html(legend).replace('class="egx-legend"', 'class="egx-legend egx-legend-below"', 1)
+        doc = doc.replace('<div id="mynetwork" class="card-body"></div>',
+                          '<div id="mynetwork" class="card-body"></div>' + strip, 1)
+    else:
+        doc = doc.replace('<div id="mynetwork"', legend_html(legend) + '<div id="mynetwork"', 1)
     return doc
 
 

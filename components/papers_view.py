@@ -101,9 +101,29 @@ def citation(record: dict[str, Any], table_id: str) -> None:
                + f" — {md_escape(t['dataset'])}. Why this one: {md_escape(t['closest_why'])}")
 
 
+#: A blank cell's reason in the few words a lecturer reads out from the table (the whole reason, numbered, is under
+#: it): the reason's start → the words. "– [3]" alone sent everyone to the footnotes.
+_BLANK_WORDS = (("not implemented here", "not implemented here"),
+                ("not computed: no judge LLM", "no judge LLM chosen"),
+                ("no LLM-written answer was scored: the recordings hold no run", "no recorded LLM answer"),
+                ("no LLM-written answer was scored", "no LLM-written answer"),
+                ("not run: no trained model", "no trained model"),
+                ("a run of ours has one LLM", "another LLM's row"),
+                ("a rank among the paper's rows", "a rank, not a figure"))
+
+
+def blank_words(reason: str) -> str:
+    """A blank cell's reason in a few words (its first clause when it is not one of :data:`_BLANK_WORDS`)."""
+    for start, words in _BLANK_WORDS:
+        if reason.startswith(start):
+            return words
+    head = reason.split(":", 1)[0].strip().rstrip(".")
+    return head if len(head) <= 32 else head[:31].rstrip() + "…"
+
+
 def _cell(rec: dict[str, Any], unit: str, mark: Any) -> str:
     if rec["ours"] is None:
-        return f"– [{mark(rec['blank'])}]"
+        return f"– {blank_words(rec['blank'])} [{mark(rec['blank'])}]"
     text = OurCell(rec["ours"], rec["low"], rec["high"], rec["n"], rec["n_at_most"]).text(unit)
     return text + (" (passages)" if rec["basis"] else "") + (f" {NOISE_MARK}" if rec.get("paper_in_interval") else "")
 
@@ -137,6 +157,10 @@ def comparison(table_id: str, shown: list[tuple[str, dict[str, Any]]]) -> None:
                 "this table scores a written answer (or needs an LLM judge), and no run here wrote one — the "
                 "numbered reasons are under the table. Pick the LLM “recorded” for the shipped real-LLM runs, or "
                 "open “Our retrieval in the same runs” below for what this mode measures.", icon=":material/info:")
+    for label, r in shown:
+        line = answers_line(_table(r, table_id), r)
+        if line:
+            st.caption(f"**{md_escape(label)}**: {line}")
     st.caption(f"Ours: mean [95 % interval] n (n≤: over those of the n questions with gold for it); {NOISE_MARK} = "
                "the paper's figure lies inside our interval (within noise, below). Percentages as the paper prints "
                "them.")
@@ -148,6 +172,33 @@ def comparison(table_id: str, shown: list[tuple[str, dict[str, Any]]]) -> None:
             extra = "; ".join(r["run_notes"])
             st.markdown(f"- **{md_escape(r['row'])}**: {md_escape(r['note'] or 'the paper’s own row')}"
                         + (f" — {md_escape(extra)}" if extra else ""))
+
+
+def answers_line(table: dict[str, Any] | None, record: dict[str, Any]) -> str:
+    """How many of the questions run each of our rows has an LLM-written answer for: the n of its answer figure
+    (a blank "no recorded LLM answer" counts 0). With the recorded LLM, BubbleRAG's "n=20" sat under a note saying
+    "100 of 100 questions" ran, beside blanks for Naive RAG and HippoRAG2, and read as a contradiction; "" when
+    every row has an answer for every question, or none of them is an answer figure."""
+    if table is None:
+        return ""
+    of = record["questions"]["n"]
+    names = {r["row"]: r["method"] for r in table["rows"]}
+    counts: dict[str, int] = {}
+    for rec in table["records"]:  # the first metric of each row that is ours: the table's answer metric
+        if not names.get(rec["row"]) or rec["row"] in counts:
+            continue
+        if rec["ours"] is not None and rec["n"] is not None:
+            counts[rec["row"]] = int(rec["n"])
+        elif str(rec["blank"] or "").startswith("no LLM-written answer"):
+            counts[rec["row"]] = 0
+    if not counts or all(n >= of for n in counts.values()) or not any(counts.values()):
+        return ""  # all answered, or none (then the note on a table of blanks says why)
+    said = ", ".join(f"{md_escape(row)} {n}" for row, n in counts.items())
+    why = (" A recorded reply is read back only for an answer prompt recorded word for word, and the paper's answer "
+           "budget changes some methods' prompts from the recorded ones." if "recorded" in str(record.get("llm")) else "")
+    return (f"LLM-written answers, of the {of} questions run: {said}. Every other answer is the extractive fallback "
+            f"(no LLM wrote it), which the answer columns do not score: that is why n is below {of} and why a row "
+            f"with 0 is blank.{why}")
 
 
 def pairs(table_id: str, shown: list[tuple[str, dict[str, Any]]]) -> None:

@@ -17,7 +17,7 @@ import streamlit as st
 
 from components import charts, colors, deep_link, graph_view, train_view, workspaces
 from components import state as S
-from components.answer_view import not_recorded_notice, recorded_first, replay_banner
+from components.answer_view import not_recorded_notice, recorded_first, replay_banner, unrecorded_workspace
 from components.question import question_box
 from components.ui import error_text, md_escape, public_text
 from core.errors import EgxError
@@ -177,7 +177,8 @@ def evidence(act: Active, res: Any, method: str) -> list[str]:
     counts, and (reg) its kept triples in the graph. Returns the run's notices it showed (the Train panel does
     not say them again)."""
     graph = act.graph
-    replay_banner(res)  # a partial replay says so before anything else
+    # a partial replay says so before anything else (a workspace without recordings was said once, before the run)
+    replay_banner(res, said=unrecorded_workspace(act.llm_name, act.workspace.name))
     notices = method_notices(res, app=True)
     for notice in notices:  # e.g. reg without a trained retriever is not ReG's retriever
         st.warning(md_escape(notice), icon=":material/warning:")

@@ -12,7 +12,13 @@ import streamlit as st
 
 from components import charts, colors, graph_view, resources, runs, train_view
 from components import state as S
-from components.answer_view import answer_note, not_recorded_notice, recorded_first, replay_banner
+from components.answer_view import (
+    answer_note,
+    not_recorded_notice,
+    recorded_first,
+    replay_banner,
+    unrecorded_workspace,
+)
 from components.knobs import knob_widget
 from components.question import question_box, workspace_questions
 from components.ui import error_text, md_escape, progress_bar, public_text
@@ -268,17 +274,19 @@ def subgraphs_panel(act: Active, graph: KnowledgeGraph, result: Any, query: str,
                                    for q, v in sg.mapping]), hide_index=True, width="stretch")
 
 
-def answer_panel(result: Any) -> None:
-    """6 · the answer and what it came from."""
+def answer_panel(act: Active, result: Any) -> None:
+    """6 · the answer and what it came from (on a workspace without recordings the page said once, before the
+    run, that the recorded LLM answers nothing here: :func:`~components.answer_view.not_recorded_notice`)."""
+    said = unrecorded_workspace(act.llm_name, act.workspace.name)
     st.subheader("6 · Answer")
     ans = result.answer_detail
     by = {"llm": "the LLM (Table 15 prompt, restricted to matched entity labels)",
           "unk-binding": "the UNK binding of the best subgraph (none mode)",
           "fallback-heuristic": "the neighbour adjacent to most known entities (none mode, fallback)",
           "none": "no context"}.get(ans.by, ans.by)
-    replay_banner(result)  # a partial replay says so before the answer
+    replay_banner(result, said=said)  # a partial replay says so before the answer
     st.success(f"**{md_escape(ans.text)}** — from {by}")
-    answer_note(result)  # heuristic (no LLM) or generated, and what none mode could not express
+    answer_note(result, said=said)  # heuristic (no LLM) or generated, and what none mode could not express
     others = [b for b in dict.fromkeys(ans.bindings[1:]) if b != ans.bindings[0]][:9]  # each other binding once
     if others:
         st.caption("Other UNK bindings: " + ", ".join(md_escape(x) for x in others))

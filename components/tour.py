@@ -419,12 +419,18 @@ def step_label(i: int) -> str:
 #: On a projector the bar is one line, so the stage under it starts above the fold of 1440×900: the title leaves out
 #: the page's name (the heading right above says it), is set a little smaller, and never wraps — were it ever too
 #: long for its column (a narrower window), it ends in an ellipsis and its tooltip holds the whole title.
-#: The main area's scroll padding reserves the header and the bar (at most 60 px): a control scrolled into view, by
-#: the keyboard's focus or a link, stops below the bar instead of under it (an audit found the expansion page's step
-#: buttons under the bar).
+#: Stuck, the bar sits in the header's band (top of the main area, above the header's transparent strip) instead of
+#: under it: under the header it hid a band of the page below the header's (an audit found the expansion legend's
+#: first row, the side panel's step and the Ranking page's α / n sliders under it after scrolling), so a page
+#: scrolled under the bar now loses only what the header hid anyway. The header, transparent, stays above the bar
+#: but lets clicks through to it, except on its own controls (the sidebar's toggle, the menu, the running status). The main area's scroll padding is the header's
+#: (:data:`components.ui.HOUSE_CSS`): a control scrolled into view, by the keyboard's focus or a link, lands below
+#: the stuck bar.
 _BAR_CSS = """<style>
-[data-testid="stLayoutWrapper"]:has(> .st-key-egx-tour-bar) { position: sticky; top: 3.75rem; z-index: 999; }
-[data-testid="stMain"]:has(.st-key-egx-tour-bar) { scroll-padding-top: 8.5rem; }
+[data-testid="stLayoutWrapper"]:has(> .st-key-egx-tour-bar) { position: sticky; top: 0.2rem; z-index: 999989; }
+.stApp:has(.st-key-egx-tour-bar) [data-testid="stHeader"] { background: transparent; pointer-events: none; }
+.stApp:has(.st-key-egx-tour-bar) [data-testid="stHeader"] :is(button, a, [data-testid="stStatusWidget"]) {
+  pointer-events: auto; }
 .stApp *:has(.st-key-egx-tour-bar), .st-key-egx-tour-bar { background-color: inherit; }
 .st-key-egx-tour-bar { padding: 0.35rem 0.75rem; }
 .st-key-egx-tour-bar .egx-tour-title { font-size: 0.9rem; white-space: nowrap; overflow: hidden;

@@ -38,9 +38,10 @@ def _play(key: str, playing_key: str, n: int) -> None:
 
 
 def frame_controls(key: str, playing_key: str, n: int, marks: Sequence[int], *, label: str = "Frame",
-                   help_text: str = "") -> int:
+                   help_text: str = "", show_label: bool = True) -> int:
     """Slider over ``range(n)`` bound to ``key``, with start / step / play-pause / step / next / end buttons; ``marks`` are the frames
-    the "next event" button jumps to (e.g. collisions). Returns the frame to show."""
+    the "next event" button jumps to (e.g. collisions); ``show_label=False`` hides the slider's label (a page whose
+    side panel already says "Step k / n" saves its line). Returns the frame to show."""
     ss = st.session_state
     pending = ss.pop(_pending_key(key), None)
     if pending is not None:
@@ -48,7 +49,8 @@ def frame_controls(key: str, playing_key: str, n: int, marks: Sequence[int], *, 
     if int(ss.get(key, 0)) > n - 1:
         S.set_value(key, n - 1)
     wkey = S.bind(key, 0)
-    frame = st.slider(label, 0, max(n - 1, 1), key=wkey, help=help_text, disabled=n <= 1)
+    frame = st.slider(label, 0, max(n - 1, 1), key=wkey, help=help_text, disabled=n <= 1,
+                      label_visibility="visible" if show_label else "collapsed")
     frame = S.keep(key, min(int(frame), n - 1))
     playing = bool(ss.get(playing_key))
     nxt = next((m for m in marks if m > frame), None)

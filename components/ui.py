@@ -139,7 +139,8 @@ def progress_bar(title: str) -> Iterator[Callable[[str, float], None]]:
 #: title's own padding adds 20 px: an audit at 1440×900 found a 115-px empty band above every title. 3rem keeps the
 #: title below the 3.75rem header, where the sidebar's toggle sits, while the title's padding clears it. The main
 #: area (the element that scrolls) keeps a scroll padding of the header's height, so a control scrolled to or
-#: focused with the keyboard lands below the header, never under it (the guided demo's bar adds its own height).
+#: focused with the keyboard lands below the header, never under it (the guided demo's bar, stuck, sits in the
+#: header's band).
 HOUSE_CSS = """<style>
 [data-testid="stMainBlockContainer"] { padding-top: 3rem; }
 [data-testid="stMain"] { scroll-padding-top: 4.25rem; }

@@ -20,23 +20,29 @@ from core.methods.bubblerag import BubbleConfig
 
 act = header()
 query = bubble.question_ui(act, "expansion")
-# One row above the player: h and B behind a labelled popover, the pause switch beside it. At 1440×900 the two
-# sliders, the G' caption, the group chips and the stage times pushed the drawing to y ≈ 870, below the fold;
-# the caption, chips and times now follow the drawing.
+# At 1440×900 under the tour's bar the drawing's canvas started at y ≈ 640, below a row of settings, the frame
+# slider's label and a four-row legend: the replay (player, drawing, side panel) now comes first, its legend under
+# the canvas, and the row with h and B (behind a labelled popover) and the pause switch follows it — drawn first
+# (the run reads h and B), shown below. The caption, chips and stage times follow that row.
+player_box = st.container()
 settings_col, pause_col = st.columns([2, 3], vertical_alignment="center")
 with settings_col.popover(panels.settings_label(), icon=":material/tune:", width="stretch"):
     knob_widget(BubbleConfig, "h", S.BUBBLE_H)
     knob_widget(BubbleConfig, "B", S.BUBBLE_B)
-result = bubble.current_run(act, query)
-if result is not None and not bubble.early_exit_note(result):
-    local, exp = result.local, result.expansion
-    work = local.n_nodes * (exp.steps + 2)
-    if work > panels.MAX_REPLAY_WORK:
-        st.warning(f"G' has {local.n_nodes:,} nodes and the search took {exp.steps:,} steps: too much to record "
-                   "frame by frame, so the final state is shown (CEGs outlined). Lower h or B to replay it.",
-                   icon=":material/content_cut:")
-        panels.create_final_state_ui(act, result)
-    else:
-        panels.create_replay_ui(act, result, query, pause_at=pause_col)
+with player_box:
+    result = bubble.current_run(act, query)
+    if result is not None and bubble.early_exit_note(result):
+        result = None  # said why: nothing to replay
+    if result is not None:
+        local, exp = result.local, result.expansion
+        work = local.n_nodes * (exp.steps + 2)
+        if work > panels.MAX_REPLAY_WORK:
+            st.warning(f"G' has {local.n_nodes:,} nodes and the search took {exp.steps:,} steps: too much to "
+                       "record frame by frame, so the final state is shown (CEGs outlined). Lower h or B to replay "
+                       "it.", icon=":material/content_cut:")
+            panels.create_final_state_ui(act, result)
+        else:
+            panels.create_replay_ui(act, result, query, pause_at=pause_col)
+if result is not None:
     panels.create_run_notes(act, result)
     replay_time.stage_time_captions(act.llm, result.trace, ("localize", "expansion"))

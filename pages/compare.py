@@ -11,7 +11,7 @@ from __future__ import annotations
 from components import compare_view as cv
 from components import state as S
 from components import tour, workspaces
-from components.answer_view import recording_gap_warning
+from components.answer_view import recording_gap_warning, unrecorded_workspace
 from components.page import current, header
 
 act = header()
@@ -26,4 +26,5 @@ recording_gap_warning(act.llm_name, act.workspace.name, [query], methods)  # bef
 found = cv.run_methods(act, query, methods, budget, gold, cut)
 cv.summary(act, graph, found, query=query, gold=gold, budget=budget, cut=cut, lesson_at=lesson_at)
 cv.overlaid(graph, found, gold)
-cv.side_by_side(graph, methods, found, query=query, gold=gold)
+cv.side_by_side(graph, methods, found, query=query, gold=gold,
+                said=unrecorded_workspace(act.llm_name, act.workspace.name))  # said once above

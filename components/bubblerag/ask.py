@@ -10,7 +10,7 @@ import streamlit as st
 
 from components import charts, colors, graph_view, replay_time
 from components import state as S
-from components.answer_view import answer_note, gold_answer, question_answers, replay_banner
+from components.answer_view import answer_note, gold_answer, question_answers, replay_banner, unrecorded_workspace
 from components.bubblerag import shared as bubble
 from components.question import workspace_questions
 from components.ui import error_text, md_code, md_escape, public_text
@@ -37,12 +37,15 @@ REPLAYED = ("h", "B", "alpha", "n")
 def create_answer_ui(act: Active, result) -> None:
     with st.container(border=True):
         st.markdown("**Answer**")
-        replay_banner(result)  # a partial replay says so before the answer
+        # on a workspace the recorded LLM holds nothing of, the page's one notice above says it all
+        said = unrecorded_workspace(act.llm_name, act.workspace.name)
+        replay_banner(result, said=said)  # a partial replay says so before the answer
         st.markdown(md_escape(result.answer) if result.answer else "_(no answer)_")
         gold_answer(result.answer, gold_answers(act, result.query))  # a workspace question's gold answer, EM / F1
-        answer_note(result)  # extractive or generated, and what none mode could not do
+        answer_note(result, said=said)  # extractive or generated, and what none mode could not do
         st.caption(f"α = {result.config.alpha:g}, n = {result.config.n}, h = {result.config.h}, B = {result.config.B}")
-        bubble.fallback_notes(result, ("answer",))  # why the LLM's answer was not used, if it was not
+        if not said:
+            bubble.fallback_notes(result, ("answer",))  # why the LLM's answer was not used, if it was not
 
 
 def gold_answers(act: Active, query: str) -> tuple[str, ...]:

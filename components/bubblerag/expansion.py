@@ -91,7 +91,10 @@ def frame_drawing(act: Active, result, replay, frame: int, nodes: list[int], pos
     doc = resources.styled_network_html(
         g, act.key, tuple(nodes), colors=tuple(fills), sizes=tuple(sorted(bubble.cost_sizes(result, nodes).items())),
         borders=tuple(borders), edge_colors=edge_colors, edge_widths=widths, notes=tuple(notes), positions=positions,
-        legend=legend, edge_labels=True, height=HEIGHT, labels=labels, shapes=shapes)
+        # relation names on the canvas only in a small G': in a dense cluster they piled over the node labels (the
+        # names of the anchors, the settled node and the CEG, the only nodes labelled here); hover shows them
+        legend=legend, edge_labels=len(nodes) <= graph_view.LABEL_ALL_UP_TO, height=HEIGHT, labels=labels, shapes=shapes, legend_below=True,
+        label_px=LABEL_PX)
     return doc, state
 
 
@@ -109,7 +112,8 @@ def create_side_panel(act: Active, result, replay, frame: int) -> None:
     cfg = result.config
     said = bubble.budget_text(replay.result.cegs, f, cfg)
     c1, c2 = st.columns(2)
-    c1.metric("Step", f"{frame} / {len(replay) - 1}")
+    c1.metric("Step", f"{frame} / {len(replay) - 1}",
+              help="Frame k of the slider on the left = the state after k settle steps.")
     c2.metric("Toward budget B", said.metric,
               help="CEGs that consume B: the search stops when B of them exist (§3.3, Algorithm 1 line 8). "
               + ("Intra-group CEGs count toward B." if cfg.intra_counts else
@@ -188,7 +192,8 @@ def hop_note(realized: int, requested: int, capped: bool, max_nodes: int) -> str
             f"hop{'' if realized == 1 else 's'} from the anchors")
 
 
-HEIGHT = 600
+HEIGHT = 680  #: the replay's iframe: a ~600-px canvas with the legend under it
+LABEL_PX = 15  #: the replay's node labels on screen, read from the back of a lecture room
 
 
 def settings_label() -> str:
@@ -240,7 +245,7 @@ def _player(act: Active, result: Any, replay: Any, nodes: list[int], positions: 
     left, right = st.columns([5, 2])
     with left:
         frame = trace_player.frame_controls(S.BUBBLE_FRAME, S.BUBBLE_PLAYING, len(replay), collisions,
-                                            help_text="Frame k = the state after k settle steps.")
+                                            help_text="Frame k = the state after k settle steps.", show_label=False)
         doc, _ = frame_drawing(act, result, replay, frame, nodes, positions)
         graph_view.render_html(doc, height=HEIGHT)
         st.caption("Diamonds are the anchors, where the bubbles start. Node size grows as its semantic cost "

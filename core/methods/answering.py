@@ -427,7 +427,7 @@ class AnswerNote:
         return self.kind == "extractive"
 
 
-_LIMIT = ("Without an LLM this is the best-scoring evidence sentence, not a generated answer: on a multi-hop "
+NO_LLM_LIMIT = ("Without an LLM this is the best-scoring evidence sentence, not a generated answer: on a multi-hop "
           "question it may name the answer without stating the chain. Pick an LLM in the sidebar for a generated one.")
 
 
@@ -474,7 +474,7 @@ def describe_answer(result: Any) -> AnswerNote:
                           flags)
     if by == "extractive":
         ex = data.extractive or {}
-        limits = [_LIMIT]
+        limits = [NO_LLM_LIMIT]
         if ex.get("note"):
             limits.append(str(ex["note"]).rstrip(".") + ".")
         how = str(data.how or "Extractive answer (no LLM generation): a sentence of the top passages.")

@@ -103,6 +103,20 @@ def test_the_legend_is_a_strip_outside_the_canvas_and_escaped(matrix_graph: Know
     assert XSS not in inline and 'onmouseover="x' not in inline and "display:flex" in inline
 
 
+def test_a_drawing_may_put_its_legend_under_the_canvas_and_ask_for_bigger_labels(matrix_graph: KnowledgeGraph) -> None:
+    """The bubble replay: its legend under the canvas (four rows above it pushed the canvas below the fold of a
+    1440×900 projector under the tour's bar) and 15-px labels; other drawings keep the legend above, 13-px labels."""
+    nodes = range(matrix_graph.n_nodes)
+    legend = [gv.LegendItem("a", "#000"), gv.LegendItem("b", "#111")]
+    below = gv.network_html(matrix_graph, nodes, legend=legend, legend_below=True, label_px=15)
+    canvas_at, legend_at = below.index('<div id="mynetwork"'), below.index('<div class="egx-legend egx-legend-below"')
+    assert canvas_at < legend_at and below.count('class="egx-legend') == 1
+    assert ".egx-legend-below {" in below and "PX = 15;" in below and "LABEL_PX" not in below
+    above = gv.network_html(matrix_graph, nodes, legend=legend)
+    assert above.index('<div class="egx-legend"') < above.index('<div id="mynetwork"')
+    assert "PX = 13;" in above
+
+
 def test_every_drawing_is_fitted_after_layout_and_on_resize(matrix_graph: KnowledgeGraph) -> None:
     nodes = range(matrix_graph.n_nodes)
     free = gv.network_html(matrix_graph, nodes, labels=[3, 1])

@@ -28,7 +28,9 @@ def test_the_page_opens_each_papers_stored_table_with_its_citation_and_reasons(h
     assert set(table.columns) >= {"row", "ours", "F1 · paper", "F1 · ours, stored (musique)"}
     assert table.set_index("row").loc["BubbleRAG", "F1 · paper"] == "45.15"
     # with LLM none no answer is written: the F1 cell is blank, numbered, and its reason is said
-    assert table.set_index("row").loc["BubbleRAG", "F1 · ours, stored (musique)"].startswith("– [")
+    assert re.fullmatch(r"– no LLM-written answer \[\d+\]", table.set_index("row").loc["BubbleRAG",
+                                                                                    "F1 · ours, stored (musique)"])
+    assert table.set_index("row").loc["RAPTOR", "F1 · ours, stored (musique)"].startswith("– not implemented here [")
     text = _markdown(at)
     assert "no LLM-written answer was scored" in text and "Every difference of setting" in text
     # every cell of ours is blank with LLM none: the page says so at once, and why
@@ -103,3 +105,26 @@ def test_on_the_recorded_llm_the_page_opens_on_the_recorded_figures(home):
     """A lecturer on the sidebar's recorded LLM was greeted by a table of blanks (the none-mode figures)."""
     assert run_page(PAGE).radio(key=S.widget_key(S.PAPERS_MODE)).value == "none"
     assert run_page(PAGE, **{S.LLM: "recorded"}).radio(key=S.widget_key(S.PAPERS_MODE)).value == "recorded"
+
+
+def test_recorded_blanks_say_why_and_the_answer_counts_agree(home):
+    """With the recorded LLM only BubbleRAG's F1 filled ("n=20") while Naive RAG and HippoRAG2 read "– [3]" / "– [10]"
+    under a line saying "100 of 100 questions": each blank now says why in words a lecturer reads out, and one line
+    gives every row's count of LLM-written answers — the n of its answer figure, 0 for a blank."""
+    at = run_page(PAGE, **{S.LLM: "recorded"})
+    rec = stored_reproduction("bubblerag")["modes"]["recorded"]
+    table = at.dataframe[0].value.set_index("row")
+    col = "F1 · ours, stored (musique)"
+    t2 = next(t for t in rec["tables"] if t["id"] == "BubbleRAG Table 2")
+    f1 = {r["row"]: r for r in t2["records"] if r["metric_id"] == t2["metrics"][0]["id"]}
+    line = next((plain(c.value) for c in at.caption if "LLM-written answers, of the" in plain(c.value)), "")
+    of = rec["questions"]["n"]
+    assert f"of the {of} questions run" in line, [plain(c.value) for c in at.caption]
+    for row in ("Naive RAG", "HippoRAG2", "BubbleRAG"):
+        r = f1[row]
+        if r["ours"] is None:  # blank: the cell says why, and the line counts it as 0
+            assert re.fullmatch(r"– no (recorded )?LLM(-written)? answer \[\d+\]", table.loc[row, col]), table.loc[row, col]
+            assert f"{row} 0" in line, line
+        else:  # a figure: its n is the line's count
+            assert f"n={r['n']}" in table.loc[row, col] and f"{row} {r['n']}" in line, (table.loc[row, col], line)
+    assert all(not str(table.loc[row, col]).startswith("– [") for row in table.index)  # no bare footnote numbers

@@ -90,9 +90,11 @@ def test_the_recorded_llm_on_a_workspace_it_holds_no_run_of_is_said_before_the_r
     monkeypatch.setenv("EGX_LLM_RECORDINGS", str(bundle))
     at = run_page("pages/benchmark.py")
     assert not at.exception, [e.value for e in at.exception]
-    warns = [w for w in _warnings(at) if w.startswith("The recorded LLM holds no run on the workspace “demo”")]
-    assert len(warns) == 1, _warnings(at)
-    assert "(it holds “elsewhere”)" in warns[0] and "its LLM stages will take their fallbacks" in warns[0]
+    # a workspace the recordings hold nothing of: the one notice that says so, what runs instead and how to go live
+    said = [plain(i.value) for i in at.main.info if plain(i.value).startswith("**“demo” has no recordings.**")]
+    assert len(said) == 1, [plain(i.value) for i in at.main.info]
+    assert "runs recorded on “elsewhere”" in said[0] and "without an LLM, as in `none` mode" in said[0]
+    assert not any("recorded" in w.lower() for w in _warnings(at)), _warnings(at)
 
 
 def test_the_gap_is_counted_per_question_and_method() -> None:
@@ -104,3 +106,42 @@ def test_the_gap_is_counted_per_question_and_method() -> None:
         "The recorded LLM holds a run for 2 of 4 question × method pairs here; for the other 2, its LLM stages")
     assert recording_gap(runs, "demo", ["q2"], ["dense"]).startswith(
         "The recorded LLM holds no run of this question with this method:")
+
+
+def test_own_workspace_with_the_recorded_llm_says_it_once(home: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A workspace the recordings hold nothing of, with the recorded LLM: Ask stacked "workspace not recorded",
+    "Not a recorded run…", "Without an LLM this is…" and a fallback line. One notice now says that this workspace has
+    no recordings, that the methods run without an LLM (none mode) here and how to use a live LLM."""
+    from components import state as S
+    from core.backends.registry import get_embedder, get_extractor
+    from core.index.create import create_workspace
+
+    monkeypatch.setenv("EGX_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("EGX_LLM", "recorded")
+    src = tmp_path / "films.jsonl"
+    src.write_text("\n".join(json.dumps(r) for r in (
+        {"id": "a1", "title": "The Matrix", "text": "Keanu Reeves starred in The Matrix with Laurence Fishburne."},
+        {"id": "a2", "title": "Speed", "text": "Keanu Reeves starred in Speed with Sandra Bullock."})))
+    create_workspace([src], home / "workspaces" / "films", title="Films", embedder=get_embedder("hashing"),
+                     extractor=get_extractor("rules"))
+    at = run_page("pages/bubble_ask.py", **{S.WORKSPACE: "films", S.BUBBLE_QUESTION: "Who starred in Speed?"})
+    assert any(plain(m.value).startswith("Keanu Reeves starred in") for m in at.markdown)  # it answered
+    notices = [plain(n.value) for kind in (at.main.warning, at.main.info, at.main.error) for n in kind]
+    about = [n for n in notices if "record" in n.lower() or "LLM" in n]
+    assert len(about) == 1, notices
+    one = about[0]
+    assert one.startswith("**“films” has no recordings.**") and "without an LLM, as in `none` mode" in one, one
+    assert "`local (live)`" in one and "`openai (live)`" in one, one  # how to get a live LLM
+    assert not any(c.value.startswith("↪") for c in at.main.caption)  # no fallback line repeating it
+    # Compare: the same one notice, no "Not a recorded run" in each method's column
+    at = run_page("pages/compare.py", **{S.WORKSPACE: "films", S.COMPARE_QUESTION: "Who starred in Speed?"})
+    notices = [plain(n.value) for kind in (at.main.warning, at.main.info, at.main.error) for n in kind]
+    assert sum(n.startswith("**“films” has no recordings.**") for n in notices) == 1, notices
+    assert not any("Not a recorded run" in n or "Without an LLM this is" in n for n in notices), notices
+    # the SG-RAG and ReG pages: the same one notice before the run, nothing repeating it at the answer
+    for page in ("pages/subgraph.py", "pages/evidence_chains.py"):
+        at = run_page(page, **{S.WORKSPACE: "films"})
+        notices = [plain(n.value) for kind in (at.main.warning, at.main.info, at.main.error) for n in kind]
+        about = [n for n in notices if "record" in n.lower()]
+        assert len(about) == 1 and about[0].startswith("**“films” has no recordings.**"), (page, notices)

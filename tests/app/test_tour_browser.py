@@ -33,6 +33,7 @@ DRAWING_SHOWN = 300  #: the expansion drawing's pixels above the fold, at least 
 TITLE_TOP = 60  #: the most pixels above a page title's box (Streamlit's padding left a 115-px band)
 BAR_HEIGHT = 60  #: the most pixels the one-line bar may take (two lines of title made it 64)
 TABLE_ROWS = 105  #: Compare's summary table: its header and first two rows (35 px each) above the fold
+CANVAS_TOP = 450  #: the expansion drawing's canvas starts above this (it was at y ≈ 640, under a 4-row legend)
 
 #: The step's "Look at" line under the bar: its box, the bar's bottom, whether it is cut, its height in lines.
 _LOOK_JS = """() => { const look = document.querySelector('.egx-tour-look');
@@ -131,6 +132,11 @@ def test_the_guided_demo_from_home_through_every_next(server: tuple[str, float],
                 assert box is not None and box["y"] < FOLD, (i, step.page, box)
                 if step.page == "pages/bubble_expansion.py":  # most of the drawing, not its top edge
                     assert box["y"] < FOLD - DRAWING_SHOWN, (i, box)
+                    # the canvas itself, not the iframe's legend strip: its legend now lies under it
+                    canvas = page.frame_locator("iframe").first.locator("#mynetwork canvas")
+                    expect(canvas).to_be_visible(timeout=TIMEOUT)
+                    cbox = canvas.bounding_box()
+                    assert cbox is not None and cbox["y"] < CANVAS_TOP and cbox["height"] >= 500, (i, cbox)
                 title = page.locator("[data-testid='stMain'] h1").first.bounding_box()
                 assert title is not None and title["y"] <= TITLE_TOP, (i, title)
                 if step.page in ("pages/bubble_expansion.py", "pages/compare.py"):
@@ -177,6 +183,8 @@ def test_the_guided_demo_from_home_through_every_next(server: tuple[str, float],
                         assert table["y"] + TABLE_ROWS <= FOLD, (i, table)
                     else:  # longer lessons (more distinct answers): the table's top, at least, is on the projector
                         assert table["y"] < FOLD, (i, table)
+                if step.page == "pages/bubble_ranking.py":  # last: it scrolls the page
+                    _check_scrolled_clear_of_bar(page, "α (missing-group penalty)")
                 if i < n - 1:
                     page.get_by_role("button", name=re.compile(r"^Next: ")).click()
             # Finish from far down the page (the bar sticks): Home opens at its top, the note in view (an audit found
@@ -195,6 +203,30 @@ def test_the_guided_demo_from_home_through_every_next(server: tuple[str, float],
 
 
 _SCROLL_JS = "() => document.querySelector('[data-testid=stMain]').scrollTop"
+
+
+def _check_scrolled_clear_of_bar(page, label: str) -> None:  # type: ignore[no-untyped-def]
+    """Scrolled with the wheel until the slider ``label`` is just under the header (the page scrolled on past the
+    bar's own place), the stuck bar does not cover it: the bar sits in the header's band (an audit found the Ranking
+    page's α / n sliders under the bar after scrolling); and Next on the stuck bar still takes a click."""
+    from playwright.sync_api import expect
+
+    slider = page.get_by_test_id("stSlider").filter(has=page.get_by_text(label, exact=True)).first
+    expect(slider).to_be_visible(timeout=TIMEOUT)
+    page.wait_for_timeout(1000)
+    before = slider.bounding_box()
+    assert before is not None
+    page.mouse.move(900, 600)
+    page.mouse.wheel(0, before["y"] - 70)
+    page.wait_for_timeout(800)
+    got, bar = slider.bounding_box(), page.locator(".st-key-egx-tour-bar").bounding_box()
+    assert got is not None and bar is not None and page.evaluate(_SCROLL_JS) > 100, (before, got)
+    assert 0 <= bar["y"] and got["y"] < 150, (bar, got)  # scrolled: the bar stuck, the slider near the top
+    assert bar["y"] + bar["height"] <= got["y"], (bar, got)  # the slider's box is not under the bar's
+    nxt = page.get_by_role("button", name=re.compile(r"^Next: ")).bounding_box()
+    hit = page.evaluate("([x, y]) => !!document.elementFromPoint(x, y).closest('.st-key-egx-tour-bar')",
+                        [nxt["x"] + nxt["width"] / 2, nxt["y"] + nxt["height"] / 2])
+    assert hit, nxt  # the transparent header above the stuck bar lets its clicks through
 
 
 def _check_in_view(page, text: str) -> None:  # type: ignore[no-untyped-def]
