@@ -26,7 +26,8 @@ from tests.app.browser_support import app_server, launch_chromium, wait_text  # 
 
 HEADINGS = {"pages/bubble_anchors.py": "Anchor grouping", "pages/bubble_expansion.py": "Bubble expansion",
             "pages/bubble_ranking.py": "Ranking and reasoning expansion", "pages/bubble_ask.py": "Ask",
-            "pages/compare.py": "Side by side"}
+            "pages/compare.py": "Side by side", "pages/granker.py": "Plain reranking",
+            "pages/subgraph.py": "6 · Answer", "pages/evidence_chains.py": "ReG evidence chains"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -49,7 +50,12 @@ def main(argv: list[str] | None = None) -> int:
                 s = wait_text(page, [f"Guided demo · step {i + 1} of {n}", HEADINGS[step.page]])
                 rows.append({"round": rnd, "step": i + 1, "page": step.page, "seconds": round(s, 2)})
                 print(f"round {rnd} · step {i + 1:2d} · {step.page:28s} {s:6.2f} s", flush=True)
-                name = "Finish the tour" if i == n - 1 else f"Next: {tour._TITLES[tour.STEPS[i + 1].page]}"
+                if i == n - 1:
+                    name = "Finish the tour"
+                elif tour.STEPS[i + 1].page == step.page:  # the same page on another question: Next names it
+                    name = f"Next: {tour.step_label(i + 1).split(' · ', 1)[1]}"
+                else:
+                    name = f"Next: {tour._TITLES[tour.STEPS[i + 1].page]}"
                 page.get_by_role("button", name=name).click()
             s = wait_text(page, ["your own choices are back", "Start the guided demo"])
             rows.append({"round": rnd, "step": "finish", "page": "pages/home.py", "seconds": round(s, 2)})
