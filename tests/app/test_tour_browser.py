@@ -173,6 +173,9 @@ def test_the_guided_demo_from_home_through_every_next(server: tuple[str, float],
                     # the fold: its header and first rows are on the projector with the lesson (measured once the
                     # runs are done: while they run, a progress bar sits above the table)
                     expect(page.get_by_text(re.compile(r"^Running \w+…"))).to_have_count(0, timeout=TIMEOUT)
+                    # ... and once a first server's preparations a method waited for (offered above the table, with
+                    # their progress) are done: on a loaded machine they outlast the runs (the table sat at y≈1076)
+                    expect(page.get_by_text("Waiting for the build")).to_have_count(0, timeout=TIMEOUT)
                     page.wait_for_timeout(1000)
                     table = page.locator("[data-testid='stDataFrame']").first.bounding_box()
                     lesson_box = page.locator(".st-key-egx-tour-lesson").first.bounding_box()
