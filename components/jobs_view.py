@@ -273,9 +273,12 @@ def banner() -> None:
 #: below a projector's 900-px fold. Its text never wraps; were it too long for the page, it ends in an
 #: ellipsis (the sidebar's panel names the job in full). It opens 0.9rem down: the main block starts at 3rem
 #: (:data:`components.ui.HOUSE_CSS`), under the 3.75rem header, where only a title's own padding clears it — an
-#: audit found the banner's line hidden behind the header, 7 px of it showing.
+#: audit found the banner's line hidden behind the header, 7 px of it showing. Its Markdown keeps no bottom margin:
+#: Streamlit pulls a Markdown block up by 1rem to absorb its last paragraph's margin, and with that margin gone here the
+#: line shrank to 7 px of its 23 (an audit saw a row of pixel stubs where the sample build's progress was).
 _BANNER_CSS = """<style>
 .st-key-egx-jobs-banner { gap: 0.5rem; min-height: 0; margin-top: 0.9rem; }
+.st-key-egx-jobs-banner [data-testid="stMarkdownContainer"] { margin-bottom: 0; }
 .st-key-egx-jobs-banner [data-testid="stMarkdownContainer"] p { white-space: nowrap; overflow: hidden;
   text-overflow: ellipsis; margin: 0; font-size: 0.9rem; }
 .st-key-egx-jobs-banner [data-testid="stElementContainer"]:has([data-testid="stMarkdownContainer"]) {

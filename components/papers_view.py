@@ -162,8 +162,9 @@ def comparison(table_id: str, shown: list[tuple[str, dict[str, Any]]]) -> None:
         if line:
             st.caption(f"**{md_escape(label)}**: {line}")
     st.caption(f"Ours: mean [95 % interval] n (n≤: over those of the n questions with gold for it); {NOISE_MARK} = "
-               "the paper's figure lies inside our interval (within noise, below). Percentages as the paper prints "
-               "them.")
+               "the paper's figure lies inside our interval: at this n the two cannot be told apart, which is not a "
+               "reproduction (20 questions give an interval about ±20 points wide; see within noise, below). "
+               "Percentages as the paper prints them.")
     if notes:
         with st.expander(f"Why {len(notes)} kind{'s' if len(notes) != 1 else ''} of cell are blank", expanded=False):
             st.markdown("\n".join(f"{i}. {md_escape(why)}" for why, i in notes.items()))
@@ -270,7 +271,7 @@ def recordings_note(record: dict[str, Any]) -> str:
            "setting)."
     if unmatched or partial:
         text += (f" With this paper's settings (budget {md_code(str(b.get('name', '?')))}, "
-                 f"{md_escape(str(b.get('limits', '')))}) no recorded run matches "
+                 f"{md_escape(str(b.get('limits', '')))}) no question's run as a whole matches a recorded one, for "
                  + "; ".join(x for x in (", ".join(unmatched), f"only partly: {', '.join(partial)}" if partial else "")
                              if x)
                  + ": each LLM stage replayed a recorded reply only where its exact prompt was recorded, and "

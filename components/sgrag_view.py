@@ -167,7 +167,7 @@ def query_graph_panel(act: Active, result: Any, qcolors: dict[str, str], qkg: Kn
         st.dataframe(pd.DataFrame([{"id": n.id, "label": n.label, "role": "UNK (answer)" if n.unknown else "entity",
                                     "stands for": n.description or ("the asked-for entity" if n.unknown else "")}
                                    for n in qg.nodes]), hide_index=True, width="stretch",
-                     column_config={"stands for": st.column_config.TextColumn("stands for", width="medium")})
+                     column_config={"stands for": st.column_config.TextColumn("stands for", width="large")})
     with right:
         graph_view.render_html(graph_view.network_html(
             qkg, range(qkg.n_nodes), colors={i: qcolors[n.id] for i, n in enumerate(qg.nodes)},

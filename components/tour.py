@@ -153,25 +153,27 @@ STEPS: tuple[TourStep, ...] = (
              "H′ = (1−α)H + αPH, so a node borrows evidence from its retrieved neighbours; the ranked KG nodes lead "
              "to their passages, which the LLM answers from.",
              "The two columns rank the same candidate KG nodes with the same reranker: plain (left) and GRanker "
-             "(α = 0.2, right), with each node's rank shift; the lines under them join a node's two ranks (green: "
-             "gold evidence, The Matrix and Agent Smith). The caption above the columns lists the passages GRanker's "
-             "ranking leads to — where do the two gold passages stand? — and the tabs below replay the STeX rounds, "
-             "round by round. Compare's verdict for FastInsight says whether its answer read them.",
-             brief="Plain reranking (left) beside GRanker (right) on the same candidates: the rank shifts, the gold "
-                   "nodes in green (The Matrix, Agent Smith), and the passages the ranking leads to.",
+             "(α = 0.2, right), with each node's rank shift; ✓ marks the gold nodes (entities of the gold passages) "
+             "and the lines under the columns join a node's two ranks. Did smoothing lift the gold nodes or push "
+             "them down? It helps a node whose ranked neighbours are relevant and pulls it down when they are "
+             "not (a cluster of other films can outrank the one asked about). The caption above the columns lists "
+             "the passages the ranking leads to, and the tabs below replay the STeX rounds.",
+             brief="Plain reranking (left) beside GRanker (right) on the same candidates: do the ✓ gold nodes move "
+                   "up or down, and which neighbours pulled them? Then the passages the ranking leads to.",
              paper="FastInsight"),
     TourStep("pages/subgraph.py", KEANU, "§4",
              "The LLM turns the question into a query graph whose UNK nodes stand for what is asked (Table 12 "
              "prompt); its entities are mapped onto the graph's nodes (Algorithm 3), the query graph is cut into "
              "paths that are completed through an index pruned by the dominance model, and the exact matches are "
              "assembled into subgraphs. The answer is chosen among the matches' bindings (Table 15 prompt).",
-             "Section 1: the query graph the model built — Keanu Reeves and Laurence Fishburne, and UNK nodes for "
-             "the movie and the main villain — and the checks applied to it. Section 5: a matched subgraph beside "
-             "the query graph (same colour = mapped node) and its node table: which graph node did each UNK become? "
-             "Section 6: the answer and the other UNK bindings under it. The question asks who played the "
+             "Section 1: the query graph the model built — its table says what each UNK stands for. Is it wired "
+             "as the question is (both actors joined to the movie, the villain to the movie)? A small model can "
+             "swap the roles, making the villain the hub between the actors. Section 5: a matched subgraph beside "
+             "the query graph (same colour = mapped node) and its node table: which graph node did each UNK "
+             "become? Section 6: the answer and the other UNK bindings under it. The question asks who played the "
              "villain: is the answer the actor, or the character?",
-             brief="§1: the query graph (the two actors, UNK nodes for the movie and the villain); §5: the matched "
-                   "subgraph beside it; §6: the answer — the actor asked for, or the character?",
+             brief="§1: the query graph — is each UNK where the question puts it, or did the model swap the movie "
+                   "and the villain? §5: the node each UNK became; §6: the answer — the actor, or the character?",
              paper="SG-RAG"),
     TourStep("pages/evidence_chains.py", KEANU, "§4.2, Appendix D",
              "ReG reorganizes retrieved triples into evidence chains e0 → [r1] → e1 → … that start at the "
@@ -179,11 +181,12 @@ STEPS: tuple[TourStep, ...] = (
              "instead of an unordered list. The page builds both prompts from the same triples and counts their "
              "tokens; below, the supervision ReG's retriever is trained on.",
              "The token counts, then the raw triples (left) beside the evidence chains (right): the same evidence, "
-             "fewer tokens as chains. Follow the chains from Keanu Reeves and Laurence Fishburne through The Matrix: "
-             "does one reach the villain's actor? Then the answer above them, which the recorded model read from "
-             "those chains.",
-             brief="Raw triples (left) beside the evidence chains (right) and the two prompts' tokens: follow the "
-                   "chains from the two actors through The Matrix, then check the answer above them.",
+             "fewer tokens as chains. Is there a chain that joins an actor, The Matrix, the villain and the "
+             "villain's actor? Look too for chains marked as merged: merging chains by their relation path can "
+             "drop the entity in the middle (the film). Then the answer above them, which the recorded model read "
+             "from those chains.",
+             brief="Raw triples (left) beside the evidence chains (right) and the two prompts' tokens: is one chain "
+                   "actor → The Matrix → villain → villain's actor, or did merging drop the film?",
              paper="ReG"),
     TourStep("pages/bubble_anchors.py", LOTHAIR, "§3.2, Examples 2 and 4",
              "“Lothair II's mother” is never named: the paper's Example 4 rewrites the vague keyword “mother” "
@@ -200,7 +203,11 @@ STEPS: tuple[TourStep, ...] = (
     TourStep("pages/bubble_expansion.py", LOTHAIR, "§3.3",
              "The bubbles start from Lothair II and from the mother and death-date anchors; the answer path runs "
              "through the mother, an entity no keyword names.",
-             "Play to the first collision: is the meeting node the mother (Ermengarde of Tours in the demo graph)?"),
+             "Play to the first collision: which node do the bubbles meet at — the mother (Ermengarde of Tours in "
+             "the demo graph), or a king? Where a group merged Lothair II with Lothair I, a bubble also starts at "
+             "Lothair I, and the side panel's anchors say so.",
+             brief="**Play** to the first collision: do the bubbles meet at the mother (Ermengarde of Tours) or at a "
+                   "king? A merged “Lothair II / Lothair I” group starts a bubble at Lothair I too."),
     TourStep("pages/bubble_ranking.py", LOTHAIR, "§3.5",
              "A death date is a property one hop beyond the backbone that connects the anchors: this is the case "
              "reasoning-aware expansion is for.",

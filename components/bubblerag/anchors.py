@@ -69,8 +69,11 @@ def create_keywords_ui(act: Active, result) -> None:
 def create_specialization_ui(act: Active, result) -> None:
     st.subheader("3 · Specialized keywords (before → after)")
     spec = result.specialization
-    st.caption("Under-specified keywords are rewritten into query-conditioned search terms (Example 4), so "
-               "'movie' searches for the movie *of this question*, not any movie.")
+    changed = [t for t in spec.terms if t.specialized]
+    what = (f"here “{md_escape(changed[0].keyword)}” → “{md_escape(changed[0].search)}”" if changed else
+            "here none was rewritten")
+    st.caption("Under-specified keywords are rewritten into query-conditioned search terms (Example 4: a vague "
+               f"keyword is bound to the question's entity, so it searches for that entity's, not any); {what}.")
     rows = [{"keyword (before)": t.keyword, "search term (after)": t.search, "changed": "✓" if t.specialized else "",
              "kind": t.kind} for t in spec.terms]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")

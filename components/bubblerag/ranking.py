@@ -109,7 +109,8 @@ def create_reasoning_ui(act: Active, result) -> None:
     by = "the LLM" if rex.source == "llm" else "query similarity (`none` mode: no LLM)"
     st.caption(f"The top-{result.config.n} CEGs (ranked with the run's α = {result.config.alpha:g}) are grown hop "
                f"by hop, at most d = {result.config.d} hops: each hop offers the neighbouring edges, most "
-               f"query-similar first, and {by} picks which to add and whether the evidence now suffices.")
+               f"query-similar first, and {by} picks which to add and whether the evidence now suffices. Each hop's "
+               "table lists the chosen edges (✓) first, then the rest, each part by similarity.")
     for ex in rex.expanded:
         with st.expander(f"CEG #{ex.ceg_index} (rank {ex.rank}): {len(ex.hops)} hop(s), "
                          f"{len(ex.nodes)} nodes — stopped: {ex.stop}", expanded=ex.rank == 1):

@@ -35,6 +35,9 @@ def test_a_running_benchmark_is_named_on_another_page_with_a_link_back(server: t
             page.screenshot(path=str(tmp_path / "jobs_banner.png"), full_page=True)
             box = banner.bounding_box()  # one line: a 110-px box pushed the tour's content below a 900-px fold
             assert box is not None and box["height"] <= 40, box
+            # ... and the line's whole height: a Markdown block pulled up by 1rem left 7 px of it (pixel stubs)
+            text = banner.locator("[data-testid='stMarkdownContainer'] p").first.bounding_box()
+            assert text is not None and box["height"] >= text["height"] - 1 >= 15, (box, text)
             # and below the app's header, readable: at the main block's top it sat under the header, 7 px showing
             header = page.get_by_test_id("stHeader").bounding_box()
             assert header is not None and box["y"] >= header["y"] + header["height"] - 1, (box, header)

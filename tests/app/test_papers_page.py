@@ -65,7 +65,7 @@ def test_the_recorded_mode_says_what_the_recordings_hold(home):
         # notice and "100 of 100 questions have no recorded run" in the next
         words = [plain(w.value) for w in at.warning]
         assert any("The shipped recordings hold these questions for dense 20 of 100" in w
-                   and "no recorded run matches dense 100 of 100" in w for w in words), words
+                   and "no question's run as a whole matches a recorded one, for dense 100 of 100" in w for w in words), words
         assert not any("have no recorded run with these settings" in w for w in words), words
 
 
