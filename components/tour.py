@@ -160,7 +160,7 @@ STEPS: tuple[TourStep, ...] = (
              "the passages the ranking leads to, and the tabs below replay the STeX rounds.",
              brief="Plain reranking (left) beside GRanker (right) on the same candidates: do the ✓ gold nodes move "
                    "up or down, and which neighbours pulled them? Then the passages the ranking leads to.",
-             paper="FastInsight"),
+             paper="FastInsight", lesson=True),
     TourStep("pages/subgraph.py", KEANU, "§4",
              "The LLM turns the question into a query graph whose UNK nodes stand for what is asked (Table 12 "
              "prompt); its entities are mapped onto the graph's nodes (Algorithm 3), the query graph is cut into "
@@ -174,7 +174,7 @@ STEPS: tuple[TourStep, ...] = (
              "villain: is the answer the actor, or the character?",
              brief="§1: the query graph — is each UNK where the question puts it, or did the model swap the movie "
                    "and the villain? §5: the node each UNK became; §6: the answer — the actor, or the character?",
-             paper="SG-RAG"),
+             paper="SG-RAG", lesson=True),
     TourStep("pages/evidence_chains.py", KEANU, "§4.2, Appendix D",
              "ReG reorganizes retrieved triples into evidence chains e0 → [r1] → e1 → … that start at the "
              "question's entities, merging chains that end in the same answer, so the LLM reads connected paths "
@@ -187,7 +187,7 @@ STEPS: tuple[TourStep, ...] = (
              "from those chains.",
              brief="Raw triples (left) beside the evidence chains (right) and the two prompts' tokens: is one chain "
                    "actor → The Matrix → villain → villain's actor, or did merging drop the film?",
-             paper="ReG"),
+             paper="ReG", lesson=True),
     TourStep("pages/bubble_anchors.py", LOTHAIR, "§3.2, Examples 2 and 4",
              "“Lothair II's mother” is never named: the paper's Example 4 rewrites the vague keyword “mother” "
              "into “Lothair II's mother”, so candidates near Lothair II win over every other mother in the graph, "
@@ -206,8 +206,8 @@ STEPS: tuple[TourStep, ...] = (
              "Play to the first collision: which node do the bubbles meet at — the mother (Ermengarde of Tours in "
              "the demo graph), or a king? Where a group merged Lothair II with Lothair I, a bubble also starts at "
              "Lothair I, and the side panel's anchors say so.",
-             brief="**Play** to the first collision: do the bubbles meet at the mother (Ermengarde of Tours) or at a "
-                   "king? A merged “Lothair II / Lothair I” group starts a bubble at Lothair I too."),
+             brief="**Play** to the first collision: do the bubbles meet at the mother (Ermengarde of Tours) or at "
+                   "a king?"),
     TourStep("pages/bubble_ranking.py", LOTHAIR, "§3.5",
              "A death date is a property one hop beyond the backbone that connects the anchors: this is the case "
              "reasoning-aware expansion is for.",

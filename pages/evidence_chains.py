@@ -13,8 +13,8 @@ from __future__ import annotations
 import streamlit as st
 
 from components import reg_view as rv
-from components import runs
-from components.page import header
+from components import runs, tour
+from components.page import current, header
 from core.methods.registry import METHODS
 
 act = header()
@@ -27,5 +27,6 @@ if not query.strip():
 rv.not_recorded(act, method, query)
 res = runs.page_run(act, METHODS[method], query, METHODS[method].make_config(evidence_format=fmt))
 said = rv.evidence(act, res, method)  # the run's notices, not repeated by the Train panel
+tour.lesson_ui(current(), act, {method: res})  # the guided demo's lesson on this run
 rv.supervision(act, items, query)
 rv.training(act, items, said)

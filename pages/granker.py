@@ -14,7 +14,8 @@ from __future__ import annotations
 import streamlit as st
 
 from components import fastinsight_view as fv
-from components.page import header
+from components import tour
+from components.page import current, header
 
 act = header()
 fv.reranker_note(act.reranker)
@@ -25,4 +26,5 @@ if not query.strip():
     st.stop()
 res, pg = fv.run(act, query, cfg)
 rows = fv.rankings(act, res, pg, gold, cfg)
+tour.lesson_ui(current(), act, {"fastinsight": res})  # the guided demo's lesson on this run
 fv.panels(act, res, pg, rows, query, gold, cfg)

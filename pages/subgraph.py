@@ -10,8 +10,8 @@ from __future__ import annotations
 import streamlit as st
 
 from components import sgrag_view as sv
-from components import workspaces
-from components.page import header
+from components import tour, workspaces
+from components.page import current, header
 
 act = header()
 graph = workspaces.whole_graph(act.workspace, "SG-RAG's matching, drawings and dominance model")
@@ -29,4 +29,5 @@ sv.decomposition_panel(result)
 sv.completion_panel(result)
 sv.subgraphs_panel(act, graph, result, query, qcolors, qkg)
 sv.answer_panel(act, result)
+tour.lesson_ui(current(), act, {"sgrag": result})  # the guided demo's lesson on this run
 sv.dominance_panel(act, result)
