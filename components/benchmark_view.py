@@ -56,7 +56,7 @@ from core.eval.triage import (
     flat,
     retrieval_losses,
 )
-from core.eval.verdicts import VERDICT_KEYS, verdict_label
+from core.eval.verdicts import MATCH_LABELS, VERDICT_KEYS, verdict_label
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
 from core.index.isolated import isolated_builds
 from core.index.paths import runs_root
@@ -500,6 +500,10 @@ def report(act: Active) -> None:
     else:
         shown = list(matching)
         head = f"Showing all {len(matching)} {scope} ({len(failed)} failures){': ' + split if split else ''}."
+    held = sum(1 for r in failed if r.get("answer match") == MATCH_LABELS["contains"])
+    if held:  # the answer-set table's Hit counts these; a failure here is a reply that is not the gold answer itself
+        head += (f" {held} of the failures hold the gold answer inside a longer reply (“holds the gold answer”): the "
+                 "answer-set table's Hit counts those as found, EM and this table do not.")
     st.caption(head + " Select a row to open its question on the Compare-methods page.")
     df = pd.DataFrame([{k: flat(v) for k, v in r.items()} for r in shown])
     event = st.dataframe(df, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",

@@ -429,12 +429,20 @@ def show_upload_job() -> None:
 
 def _gold_note(ws: Workspace) -> str:
     """What a new workspace's questions file says about its gold passages (at upload, not first at a benchmark):
-    the gold titles that match no passage are counted as never retrieved."""
+    how many questions were read and how many have every gold passage here; the gold titles that match no passage
+    are counted as never retrieved ("" without a questions file)."""
     from core.eval.selection import gold_coverage
     from core.index.questions import load_questions
 
     try:
-        return gold_coverage(load_questions(ws)).note(left_out=True)
+        qs = load_questions(ws)
+        if not qs:
+            return ""
+        cov = gold_coverage(qs)
+        whole = cov.questions - len(cov.partial) - len(cov.none)
+        said = (f"{cov.questions:,} question{'s' if cov.questions != 1 else ''} read from its questions file; "
+                f"{whole:,} of them {'has' if whole == 1 else 'have'} every gold passage in this workspace.")
+        return f"{said} {cov.note(left_out=True)}".strip()
     except EgxError as exc:
         return f"Its questions file could not be read: {error_text(exc)}"
 

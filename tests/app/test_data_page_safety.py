@@ -136,3 +136,24 @@ def test_a_corpus_on_the_questions_uploader_is_refused_before_any_build(home: Pa
     assert not [s for s in at.success if "Built workspace" in s.value] and S.DATA_UPLOAD_JOB not in at.session_state
     assert not (home / "workspaces" / "mine").exists()
     assert [p for p in (home / "uploads").iterdir() if p.is_dir()] == []
+
+
+def test_a_build_with_questions_says_how_many_were_read_and_matched(home: Path) -> None:
+    """The build's message counts the questions read and those whose gold passages are all in the workspace (an
+    audit found nothing said it before the Benchmark page's "Questions (of 6)")."""
+    corpus = json.dumps([{"title": "The Matrix", "text": "The Matrix is a 1999 film starring Keanu Reeves."},
+                         {"title": "Speed", "text": "Speed is a 1994 film starring Keanu Reeves."}])
+    qs = json.dumps([{"question": "Which 1999 film starred Keanu Reeves?", "answer": "The Matrix",
+                      "supporting_facts": [["The Matrix", 0]]},
+                     {"question": "Which 1994 film starred Keanu Reeves?", "answer": "Speed",
+                      "supporting_facts": [["Speed", 0], ["Point Break", 0]]}])
+    at = run_page("pages/data.py")
+    at.file_uploader(key=S.DATA_UPLOADS).set_value(("films.json", corpus.encode(), "application/json"))
+    at.file_uploader(key=S.DATA_QUESTIONS).set_value(("qs.json", qs.encode(), "application/json"))
+    at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("films")
+    at.button(key=S.DATA_BUILD).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    built = [plain(s.value) for s in at.success if "Built workspace" in s.value]
+    assert built and "2 questions read from its questions file; 1 of them has every gold passage in this " \
+                     "workspace." in built[0], built
+    assert "1 of 2 questions names gold passages this workspace lacks" in built[0], built
