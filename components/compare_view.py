@@ -216,7 +216,8 @@ def verdict_badge(diag: Diagnosis) -> None:
     declared = {s.key: s for s in stages_for(diag.method)}.get(diag.stage)
     # the method's own name for the stage, when it differs from the vocabulary's (not from a label the evidence
     # worded: "gold not retrieved" over "sgrag's stage: ranked below the cut" would contradict itself)
-    if declared is not None and declared.label != verdict_label(v.key) and v.tone != "partial":
+    worded = v.label != verdict_label(v.key)
+    if declared is not None and declared.label != verdict_label(v.key) and v.tone != "partial" and not worded:
         text += f"  \n{md_escape(diag.method)}'s stage: {md_escape(declared.label)}"
     if v.tone == "ok":
         st.success(text, icon=":material/check_circle:")

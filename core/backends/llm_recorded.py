@@ -10,6 +10,7 @@ the replay (:class:`~core.pinning.StateTape`), so the replay is the same on ever
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import threading
@@ -70,6 +71,8 @@ class RecordedLLM:
         #: (bundle path, key) of every entry a request was answered from (what scripts/check_recordings.py keeps
         #: when it prunes a bundle)
         self.used: set[tuple[str, str]] = set()
+        #: the bundles :meth:`chat` answers from (:meth:`for_workspace` narrows them to one workspace's)
+        self.replying: list[Recording] = list(self.recordings)
         models = sorted({r.provenance.get("model_id", "?") for r in self.recordings})
         self.model_id = "recorded:" + "+".join(str(m) for m in models)
 
@@ -127,7 +130,7 @@ class RecordedLLM:
         """The recorded answer, or :class:`LLMNotRecordedError`; a recorded failure is raised again."""
         from core.backends.llm_errors import LLMOutputError
 
-        for rec in self.recordings:
+        for rec in self.replying:
             key = cache_key(rec.model_key, messages, max_tokens=max_tokens, temperature=temperature,
                             json_schema=json_schema)
             e = rec.entries.get(key)
@@ -149,6 +152,27 @@ class RecordedLLM:
             f"This question/stage {NOT_RECORDED} (no recorded LLM answer for this exact prompt: another "
             "question, workspace, method setting or backend than the recording used). Use the live LLM "
             "('local' or 'openai') or 'none'.")
+
+    def holds_workspace(self, workspace: str) -> bool:
+        """Whether a bundle holds a recorded run on ``workspace``."""
+        return any(run.get("workspace") == workspace for rec in self.recordings for run in rec.runs)
+
+    def for_workspace(self, workspace: str) -> RecordedLLM:
+        """This backend answering only from the bundles that hold a run on ``workspace`` (itself when all do).
+
+        A reply is keyed by its prompt alone, and a prompt made of the question only (SG-RAG's query graph,
+        PPR's query entities) is the same on every workspace: a question recorded on one workspace and asked
+        on another got that stage's recorded reply there, while every other stage fell back, so a run the app
+        says runs without an LLM (a workspace the recordings do not hold) counted the replayed reply's LLM
+        tokens. Scoped, a workspace without recordings runs as in ``none`` mode, and one with recordings
+        replays its own runs. Everything else (the tokenizer, :attr:`used`, :meth:`find_run`) is shared.
+        """
+        keep = [rec for rec in self.recordings if any(run.get("workspace") == workspace for run in rec.runs)]
+        if len(keep) == len(self.replying):
+            return self
+        out = copy.copy(self)
+        out.replying = keep
+        return out
 
     def find_run(self, workspace: str, method: str, question: str, config: dict[str, Any],
                  backends: dict[str, str]) -> tuple[Recording, dict[str, Any]] | None:

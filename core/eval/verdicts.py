@@ -16,8 +16,11 @@ A *verdict* is the diagnosis stage (:data:`core.methods.base.VERDICTS`: where th
 
 A ``ranked_out`` verdict is worded by what happened to its lost gold passages (:func:`diagnosis_verdict`,
 :func:`record_verdict`; the diagnosis' cut and its evidence, :func:`core.eval.diagnose.with_answer_context`):
-"gold not retrieved" when none of them was retrieved at all (nothing "ranked below" the cut), and "below the cut,
-but read by the answer" when every one ranked below the cut and was among the passages the answer was handed.
+"gold not retrieved" when none of them was retrieved at all (nothing "ranked below" the cut) — "1 of 4 gold passages
+not retrieved" when the question's other gold passages were retrieved within the cut (:func:`partly_retrieved_label`:
+a multi-hop question needs all its gold, so it stays a ``ranked_out`` loss, but the label must not say that no gold
+was found) — and "below the cut, but read by the answer" when every one ranked below the cut and was among the
+passages the answer was handed.
 The key stays ``ranked_out`` (charts and counts are unchanged); only the words follow the evidence.
 
 The answer's comparison (:func:`match_answer`) is SQuAD EM and token F1 (lower-case, punctuation, articles
@@ -38,7 +41,7 @@ from core.text import exact_match, normalize_answer, token_f1
 
 __all__ = ["ANSWER_PARTIAL", "ANSWER_STAGE", "ERROR", "MATCH_LABELS", "NOT_RETRIEVED_LABEL", "READ_BY_ANSWER_LABEL", "VERDICT_KEYS",
            "VERDICT_LABELS", "AnswerMatch", "MatchKind", "Tone", "Verdict", "diagnosis_verdict", "is_failure",
-           "is_retrieval_loss", "match_answer", "ranked_out_verdict", "record_match", "record_verdict", "unmatched_note", "verdict",
+           "is_retrieval_loss", "match_answer", "partly_retrieved_label", "ranked_out_verdict", "record_match", "record_verdict", "unmatched_note", "verdict",
            "verdict_label"]
 
 ANSWER_PARTIAL = "answer_partial"
@@ -151,8 +154,9 @@ def verdict_label(key: str) -> str:
 
 
 def ranked_out_verdict(evidence: Mapping[str, Any], gold_ranks: Mapping[str, Any]) -> Verdict | None:
-    """The ``ranked_out`` verdict worded by its evidence (module docstring): "gold not retrieved" or "below the
-    cut, but read by the answer"; None when neither holds or the evidence lacks the cut (an older record)."""
+    """The ``ranked_out`` verdict worded by its evidence (module docstring): "gold not retrieved", "1 of 4 gold
+    passages not retrieved" or "below the cut, but read by the answer"; None when none holds or the evidence lacks
+    the cut (an older record)."""
     cut = evidence.get("cut")
     if not isinstance(cut, int) or isinstance(cut, bool):
         return None
@@ -160,11 +164,26 @@ def ranked_out_verdict(evidence: Mapping[str, Any], gold_ranks: Mapping[str, Any
     if not lost:
         return None
     if all(gold_ranks[c] is None for c in lost):
+        # gold the workspace lacks counts as gold never retrieved (unmatched_note), here too
+        unmatched = len(evidence.get("unmatched") or ())
+        total = len(gold_ranks) + unmatched
+        if len(lost) < len(gold_ranks):  # some gold passage was retrieved: say how much was lost, not "gold"
+            return Verdict("ranked_out", partly_retrieved_label(len(lost) + unmatched, total), "failure")
         return Verdict("ranked_out", NOT_RETRIEVED_LABEL, "failure")
     read = set(evidence.get("read_by_answer") or ())
     if all(c in read for c in lost):  # still lost for R@k: a failure, told apart from gold the answer never saw
         return Verdict("ranked_out", READ_BY_ANSWER_LABEL, "partial")
     return None
+
+
+def partly_retrieved_label(missing: int, total: int) -> str:
+    """``ranked_out``'s label when some gold passages were never retrieved and the others were (within the cut):
+    ``"1 of 4 gold passages not retrieved"``.
+
+    >>> partly_retrieved_label(1, 2)
+    '1 of 2 gold passages not retrieved'
+    """
+    return f"{missing} of {total} gold passage{'' if total == 1 else 's'} not retrieved"
 
 
 def verdict(stage: str | None, match: AnswerMatch | None = None) -> Verdict:

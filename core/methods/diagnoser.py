@@ -23,7 +23,8 @@ ranked below the cut is lost for the verdict (``ranked_out``) even when the answ
 budget of 10 passages judged at a cut of 5. :func:`core.eval.diagnose.diagnose` records such passages in the
 evidence (``read_by_answer``, with ``answer_context``, the passages the answer read) and says so in the summary;
 :mod:`core.eval.verdicts` then labels the verdict "below the cut, but read by the answer". A ``ranked_out``
-verdict whose lost passages were never retrieved at all is labelled "gold not retrieved": the key stays
+verdict whose lost passages were never retrieved at all is labelled "gold not retrieved" ("1 of 4 gold passages not
+retrieved" when the others were found, and the summary says how many are in the top k): the key stays
 ``ranked_out`` (the failure counts do not change), the words follow what happened.
 """
 
@@ -145,20 +146,26 @@ def finish(method: str, result: MethodResult, gold: Gold, ranks: dict[str, int |
     """The tail every diagnoser shares once retrieval losses are ruled out: ``ranked_out`` when a
     gold passage is below the cut, else ``answer_wrong`` / ``ok`` from :func:`judge_answer`."""
     ev = dict(evidence or {})
-    _, below, absent = retrieval_summary(ranks, cut)
+    within, below, absent = retrieval_summary(ranks, cut)
     if below or absent:
         best: dict[str, int] = {c: int(ranks[c] or 0) for c in below}
         ev.update({"cut": cut, "below_cut": best, "not_retrieved": absent, "retrieved": len(result.ranked_chunks)})
         n = len(result.ranked_chunks)
         ranks_ = sorted(best.values())
-        what = (f"{_count(len(below), 'gold passage')} reached rank{'s' if len(ranks_) > 1 else ''} "
-                f"{', '.join(str(r) for r in ranks_)}" if below else "")
+        parts = [f"{len(within)} of {_count(len(ranks), 'gold passage')} {'is' if len(within) == 1 else 'are'} in "
+                 f"the top {cut}"] if within else []
+        if below:
+            parts.append(f"{_count(len(below), 'gold passage')} reached rank{'s' if len(ranks_) > 1 else ''} "
+                         f"{', '.join(str(r) for r in ranks_)}")
         if absent:
-            what += ("; " if what else "") + f"{len(absent)} never appeared in the {n} retrieved"
+            parts.append(f"{len(absent)} never appeared in the {n} retrieved")
+        what = "; ".join(parts)
         # the headline says what happened: a gold passage that was never retrieved did not "rank below" anything
-        # (a method may retrieve fewer passages than the cut, as SG-RAG's matched subgraphs often do)
+        # (a method may retrieve fewer passages than the cut, as SG-RAG's matched subgraphs often do), and a question
+        # whose other gold passages were found did not lose "the gold evidence" (it says how many were found)
         only = f" (only {_count(n, 'passage')} {'was' if n == 1 else 'were'}, fewer than the top {cut})" if n < cut else ""
         head = (f"Gold evidence ranked below the top {cut}" if not absent
+                else f"Gold evidence partly retrieved{only}" if within
                 else f"Gold evidence not retrieved{only}" if not below else f"Gold evidence missed the top {cut}")
         return Diagnosis(method, "ranked_out", f"{head}: {what}.", ev, ranks)
     return answer_verdict(method, result, gold, ranks, cut=cut, evidence=ev)

@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -163,6 +163,9 @@ def run_method(method: str, query: str, workspace: Workspace, backends: Backends
     from core.pinning import replay_status, tape_scope
 
     spec = get_method(method)
+    scope: Callable[[str], Any] | None = getattr(backends.llm, "for_workspace", None)  # recorded LLM
+    if scope is not None:  # it replays this workspace's recordings only (RecordedLLM.for_workspace)
+        backends = replace(backends, llm=scope(workspace.name))
     own = backends_for(method, backends)
     # a run itself never writes: what it needs is made first
     prepare_method(spec, workspace, own, config if isinstance(config, MethodConfig) else None)

@@ -134,6 +134,13 @@ def test_ppr_no_seed_in_gold_passage():
     ({"a": None}, 1, "Gold evidence not retrieved (only 1 passage was, fewer than the top 5): "),  # not "1 passages"
     ({"a": None}, 10, "Gold evidence not retrieved: 1 never appeared in the 10 retrieved."),
     ({"a": None, "b": 8}, 10, "Gold evidence missed the top 5: 1 gold passage reached rank 8; 1 never"),
+    # some gold found: the headline says how many, never that "the gold evidence" was not retrieved
+    ({"a": 1, "b": None}, 1, "Gold evidence partly retrieved (only 1 passage was, fewer than the top 5): 1 of 2 gold "
+                             "passages is in the top 5; 1 never appeared in the 1 retrieved."),
+    ({"a": 3, "b": None, "c": 4, "d": 2}, 10, "Gold evidence partly retrieved: 3 of 4 gold passages are in the top 5; "
+                                              "1 never appeared in the 10 retrieved."),
+    ({"a": 2, "b": 7}, 10, "Gold evidence ranked below the top 5: 1 of 2 gold passages is in the top 5; 1 gold "
+                           "passage reached rank 7."),
 ])
 def test_the_ranked_out_headline_says_whether_gold_ranked_low_or_was_never_retrieved(ranks, retrieved, head):
     """An audit read "ranked below the top 5: 1 never appeared in the 3 retrieved" on SG-RAG's Compare row: a
@@ -187,3 +194,37 @@ def test_gold_below_the_cut_that_the_answer_read_is_labelled_so_and_never_retrie
     older = d.to_dict()  # a record from before the cut was recorded on every ranked_out: the plain label
     older["evidence"] = {k: v for k, v in older["evidence"].items() if k != "cut"}
     assert record_verdict({"diagnosis": older}).label == "ranked below the cut"
+
+
+def test_a_question_with_some_gold_retrieved_is_not_labelled_gold_not_retrieved():
+    """An audit's Benchmark labelled gold ranks "3 | not retrieved | 4 | 2" "gold not retrieved", and Compare headed
+    SG-RAG "gold not retrieved — … 1 never appeared in the 1 retrieved" for a 2-gold question whose other gold
+    passage was retrieved. A multi-hop question needs all its gold, so the key stays ranked_out (the failure chart,
+    the counts and the filters are unchanged); the label says how much was lost."""
+    from core.eval.triage import benchmark_rows
+    from core.eval.verdicts import NOT_RETRIEVED_LABEL, diagnosis_verdict, is_retrieval_loss, record_verdict
+
+    ws = toy_workspace()
+    gold = Gold("q", ("c1", "c2"))
+    d = diagnose(_with_context("dense", ["c1"], ["c1"]), ws, gold, cut=5)
+    v = diagnosis_verdict(d)
+    assert d.stage == v.key == "ranked_out" and is_retrieval_loss(v.key) and v.failure
+    assert v.label == "1 of 2 gold passages not retrieved" != NOT_RETRIEVED_LABEL
+    assert d.summary.startswith("Gold evidence partly retrieved (only 1 passage was, fewer than the top 5): 1 of 2 "
+                                "gold passages is in the top 5; 1 never appeared in the 1 retrieved."), d.summary
+    rec = {"diagnosis": d.to_dict(), "gold": ["c1", "c2"], "ranked": ["c1"]}
+    assert record_verdict(rec).label == v.label  # the Benchmark's table says the same
+    row = benchmark_rows([rec])[0]
+    assert row["verdict"] == v.label and row["verdict key"] == "ranked_out"
+    # the audit's four gold passages, one never retrieved
+    ranks = {"a": 3, "b": None, "c": 4, "d": 2}
+    ev = {"cut": 5, "not_retrieved": ["b"]}
+    assert record_verdict({"diagnosis": {"stage": "ranked_out", "evidence": ev, "gold_ranks": ranks}}).label == \
+        "1 of 4 gold passages not retrieved"
+    # a gold passage the workspace lacks counts as one never retrieved, as everywhere else
+    ev_unmatched = {**ev, "unmatched": ["Titel of X"]}
+    assert record_verdict({"diagnosis": {"stage": "ranked_out", "evidence": ev_unmatched, "gold_ranks": ranks}}
+                          ).label == "2 of 5 gold passages not retrieved"
+    # none retrieved: still "gold not retrieved"
+    d = diagnose(_with_context("dense", ["c3"], ["c3"]), ws, gold, cut=5)
+    assert diagnosis_verdict(d).label == NOT_RETRIEVED_LABEL
