@@ -89,7 +89,7 @@ def reranker_note(reranker: Reranker | None) -> None:
         note += ("\n\nWith this linear head GRanker's score is simply (1−α)·S + α·P·S of the plain scores S."
                  if said else "\n\nIts head is linear, so here **feature smoothing equals score smoothing**: "
                  "GRanker's score is (1−α)·S + α·P·S of the plain scores S.")
-    st.info(note)
+    st.caption(note)  # a caption, not a box: the two rankings, the page's point, start higher (an audit at 900 px)
 
 
 def question(act: Active) -> tuple[str, tuple[str, ...]]:
