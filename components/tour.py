@@ -581,25 +581,23 @@ def step_lesson(question: str, results: Mapping[str, Any], questions: Sequence[A
                   extractive=shown(EXTRACTIVE_METHOD, extractive) if extractive is not None else None, titles=titles)
 
 
-def merged_lookalikes(question: str, trace: Any) -> list[tuple[str, str, str]]:
-    """The anchor groups of a BubbleRAG run's ``trace`` that merged an entity the question names with a look-alike it
-    does not name ("Lothair II / Lothair I" for Lothair II): (the group's concept, the named entity, the other), read
-    from the grouping stage. Such a group grows its bubbles from both, so the look-alike's passages compete with the
-    named entity's."""
+def merged_lookalikes(question: str, result: Any) -> list[tuple[str, str, str]]:
+    """The anchor groups of a BubbleRAG run (``result.groups``, its typed
+    :class:`~core.methods.bubblerag.grouping.AnchorGroups`) that merged an entity the question names with a look-alike
+    it does not name ("Lothair II / Lothair I" for Lothair II): (the group's concept, the named entity, the other).
+    Such a group grows its bubbles from both, so the look-alike's passages compete with the named entity's."""
     out: list[tuple[str, str, str]] = []
-    for s in getattr(trace, "steps", ()):
-        if s.stage != "grouping" or not isinstance(s.data, dict):
-            continue
-        for g in s.data.get("groups") or ():
-            concept = str(g.get("concept", ""))
-            names = [n.strip() for n in concept.split(" / ") if n.strip()[:1].isupper()]
-            named = [n for n in names if re.search(rf"(?<!\w){re.escape(n)}(?![\w])", question)]
-            for n in named:
-                head = n.split()[0]
-                other = next((m for m in names if m not in named and m.split()[0] == head), None)
-                if other:
-                    out.append((concept, n, other))
-                    break
+    groups = getattr(getattr(result, "groups", None), "groups", None) or ()
+    for g in groups:
+        concept = str(g.concept)
+        names = [n.strip() for n in concept.split(" / ") if n.strip()[:1].isupper()]
+        named = [n for n in names if re.search(rf"(?<!\w){re.escape(n)}(?![\w])", question)]
+        for n in named:
+            head = n.split()[0]
+            other = next((m for m in names if m not in named and m.split()[0] == head), None)
+            if other:
+                out.append((concept, n, other))
+                break
     return out
 
 
@@ -607,7 +605,7 @@ def _lookalike_line(question: str, results: Mapping[str, Any]) -> str:
     """The lesson's line on an anchor group of the tour's method that merged the question's entity with a look-alike
     ("" when its run merged none)."""
     r = results.get(EXTRACTIVE_METHOD)
-    found = merged_lookalikes(question, getattr(r, "trace", None)) if r is not None else []
+    found = merged_lookalikes(question, r) if r is not None else []
     if not found:
         return ""
     concept, named, other = found[0]

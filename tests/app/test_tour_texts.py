@@ -128,7 +128,7 @@ def test_the_lessons_are_read_from_the_recorded_runs_and_follow_them(real_sample
     assert "Without an LLM (none mode) BubbleRAG quotes" in le.lines()[-1]
     # the anchor group that merged Lothair II with Lothair I is read from the run's grouping stage, and the lesson
     # says so only when the run's groups merged them
-    merged = tour.merged_lookalikes(tour.LOTHAIR, runs["bubblerag"].trace)
+    merged = tour.merged_lookalikes(tour.LOTHAIR, runs["bubblerag"])
     line = tour._lookalike_line(tour.LOTHAIR, runs)
     assert bool(line) == bool(merged), (merged, line)
     if merged:
@@ -142,7 +142,7 @@ def test_the_lessons_are_read_from_the_recorded_runs_and_follow_them(real_sample
     assert le2.answer_line() != le.answer_line()
 
     keanu_runs, _, keanu = read(tour.KEANU, ("bubblerag",))
-    assert not tour.merged_lookalikes(tour.KEANU, keanu_runs["bubblerag"].trace)
+    assert not tour.merged_lookalikes(tour.KEANU, keanu_runs["bubblerag"])
     assert keanu is not None and keanu.runs[0].gold_ranks and all(k for _, k in keanu.runs[0].gold_ranks)
     _, _, judith = read(tour.JUDITH, ("bubblerag",))
     assert judith is not None and judith.runs[0].right and judith.why_lines() == []
