@@ -56,12 +56,11 @@ def recording_gap_warning(llm_name: str, workspace: str, questions: Sequence[str
     from components import resources
     from core.backends.llm_bundles import recording_gap
 
-    runs = resources.recorded_runs(resources.recordings_key())
-    if not any(w == workspace for w, _, _ in runs):
+    if unrecorded_workspace(llm_name, workspace):
         st.info(unrecorded_workspace_text(md_escape(workspace), recorded_workspaces()),
                 icon=":material/info:")
         return
-    text = recording_gap(runs, workspace, questions, methods)
+    text = recording_gap(resources.recorded_runs(resources.recordings_key()), workspace, questions, methods)
     if text:
         st.warning(md_escape(text), icon=":material/report:")
 
