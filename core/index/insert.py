@@ -11,8 +11,9 @@ moment leaves the previous workspace as it was.
 The result is the workspace a build of the old inputs followed by the new ones would give: the builder
 merges in corpus order and the new passages come last in both, so nodes, edges, provenance and the index
 rows come out in the same order and the graph's content hash is the same. Derived caches keyed on the old
-graph (FastInsight's node vectors in ``index/extra``, SG-RAG's dominance models, a trained ReG retriever)
-are not carried over: they are recomputed, or retrained, for the new graph.
+graph (SG-RAG's dominance models, a trained ReG retriever) are not carried over: they are retrained for the
+new graph. The methods' cached text vectors (FastInsight's node vectors in ``index/extra``) are carried over
+stale, and their first use re-embeds only the texts the new passages changed (:mod:`core.index.text_vectors`).
 
 :func:`add_documents` is the one public function; :func:`insert_problem` says beforehand why a workspace
 cannot take more documents (the app shows it in place of the upload).
@@ -46,6 +47,7 @@ from core.index.graph_files import save_graph
 from core.index.indexing import ITEM_KINDS, IndexBuild, ItemKind, Progress, index_manifest
 from core.index.manifest import GRAPH_FILE, MANIFEST, Manifest, read_manifest
 from core.index.paths import cache_dir, method_folders
+from core.index.text_vectors import carry_stale
 from core.index.vector_index import VectorIndex, embed_texts
 from core.index.workspace import Workspace
 
@@ -178,10 +180,11 @@ def add_documents(workspace: str | Path, inputs: Sequence[str | Path], *, embedd
             save_graph(graph, tmp / GRAPH_FILE)
             if old.questions_path is not None:
                 shutil.copy2(old.questions_path, tmp / "questions.json")
+            notes = _notes(path, old, res, kept_vectors=(tmp / "index" / "extra").is_dir())
             result = InsertResult(None, tuple(c.id for c in fresh), tuple(dups),
                                   graph.n_nodes - old.graph.n_nodes,
                                   graph.n_edges - old.graph.n_edges, res.n_triples, res.failed, embedded,
-                                  notes=tuple(loaded.warnings) + _notes(path, old, res) + chunk_note, files=files)
+                                  notes=tuple(loaded.warnings) + notes + chunk_note, files=files)
             new = _manifest(manifest, loaded, graph, res, index, n_syn, result, seconds=time.perf_counter() - t0)
             atomic_write_json(tmp / MANIFEST, new)
             if progress:
@@ -349,6 +352,8 @@ def _index(tmp: Path, old: Workspace, graph: KnowledgeGraph, emb: Embedder | Non
         raise WorkspaceError(f"Workspace {old.name!r} stores synonym edges computed with {syn.get('embedder')!r} but "
                              f"is indexed with {emb.name!r}; rebuild it: {_rebuild(old.path, old.meta)}.")
     (tmp / "index").mkdir()
+    if reuse:
+        carry_stale(old.index_dir / "extra", tmp / "index" / "extra")
     builds: list[IndexBuild] = []
     kept = {str(b.get("kind")): b for b in old.meta.index_builds} if reuse else {}
     embedded: dict[str, int] = {}
@@ -446,7 +451,7 @@ def _manifest(manifest: Mapping[str, Any], loaded: LoadedGraph, graph: Knowledge
     return m
 
 
-def _notes(path: Path, old: Workspace, res: ExtractionResult) -> tuple[str, ...]:
+def _notes(path: Path, old: Workspace, res: ExtractionResult, *, kept_vectors: bool) -> tuple[str, ...]:
     notes = []
     if res.failed:
         notes.append(f"Triple extraction failed for {len(res.failed)} added passage(s) (the extractor's output stayed "
@@ -455,10 +460,11 @@ def _notes(path: Path, old: Workspace, res: ExtractionResult) -> tuple[str, ...]
     # the methods' own folders belong to the old graph (Method.artifacts); the index's own ``extra/`` caches are
     # dropped with the old index folder
     dropped = [why for name, why in method_folders().items() if (old.path / name).exists()]
-    if (old.index_dir / "extra").exists():
-        dropped.append("the methods' cached vectors (FastInsight's node vectors; embedded again on first use)")
     if dropped:
         notes.append("Derived from the previous graph, so not kept: " + "; ".join(dropped) + ".")
+    if kept_vectors:
+        notes.append("The methods' cached vectors (FastInsight's node vectors) are kept: their first use embeds "
+                     "again only the texts the new passages changed.")
     return tuple(notes)
 
 

@@ -50,12 +50,12 @@ from core.index.indexing import (
     Progress,
     TextPages,
     build_indexes,
-    embed_into,
     embed_pages,
     index_manifest,
 )
 from core.index.manifest import GRAPH_FILE, MANIFEST, Manifest, index_dirname, read_manifest
-from core.index.vector_index import VectorIndex
+from core.index.text_vectors import ReusePlan, no_reuse, reuse_plan, row_hashes, rows_path, to_embed, write_rows
+from core.index.vector_index import VectorIndex, embed_texts
 from core.text import content_hash
 
 if TYPE_CHECKING:
@@ -70,6 +70,7 @@ class CachedVectors:
     built: bool  #: embedded by this call (False: read from the cache)
     seconds: float = 0.0  #: embedding time when built
     note: str = ""  #: non-empty when a damaged cache file was replaced
+    reused: int = 0  #: rows kept from a stale cache because their text did not change (the rest were embedded)
 
     @property
     def vectors(self) -> np.ndarray:
@@ -378,15 +379,38 @@ class Workspace:
                     note = str(exc).split(". Rebuild")[0]
             t0 = time.perf_counter()
             folder.mkdir(parents=True, exist_ok=True)
-            fill = (partial(embed_pages, texts, embedder, progress, name) if isinstance(texts, TextPages)
-                    else partial(embed_into, list(texts), embedder, progress, name))
+            hashes, reused = None, 0
+            if isinstance(texts, TextPages):
+                fill = partial(embed_pages, texts, embedder, progress, name)
+            else:
+                items = list(texts)
+                hashes = row_hashes(items)
+                # rows whose text did not change keep their vector; a damaged cache is embedded whole
+                plan = reuse_plan(path, hashes, embedder.dim) if not note else no_reuse(len(items))
+                reused = plan.reused
+                fill = partial(_fill_reusing, plan, items, embedder, progress, name)
+            rows_path(path).unlink(missing_ok=True)  # a rows file present always describes the vectors beside it
             index = VectorIndex.build(len(texts), embedder.dim, fill)
             index.save(path)
+            if hashes is not None:
+                write_rows(path, hashes)
             atomic_write_json(meta_path, want)  # last: the vectors are complete when the meta names them
             seconds = time.perf_counter() - t0
             if note:
                 note = f"The cached vectors '{name}' were damaged ({note}); they were embedded again."
-        return CachedVectors(index, built=True, seconds=seconds, note=note)
+        return CachedVectors(index, built=True, seconds=seconds, note=note, reused=reused)
+
+    def text_vectors_to_embed(self, name: str, texts: Sequence[str] | TextPages, embedder: Embedder, *,
+                              texts_key: str | None = None) -> int:
+        """How many of ``texts`` :meth:`text_vectors` would embed now: 0 on a cache hit; on a stale cache only
+        the texts its stored rows do not hold (:mod:`core.index.text_vectors`); all of them otherwise."""
+        from core.fsio import safe_name
+
+        if self.has_text_vectors(name, texts, embedder, texts_key=texts_key):
+            return 0
+        if isinstance(texts, TextPages) or self.index_problem(embedder) is not None:
+            return len(texts)
+        return to_embed(self.index_dir / "extra" / f"{safe_name(name, kind='vector cache name')}.faiss", texts)
 
     def _size(self, kind: ItemKind) -> int:
         """Rows the ``kind`` index must hold; a store workspace answers from its manifest (written with
@@ -455,3 +479,15 @@ def _vectors_meta(texts: Sequence[str] | TextPages, embedder: Embedder, texts_ke
         return {"model_id": embedder.model_id, "dim": embedder.dim, "items": len(texts), "texts_key": texts_key}
     assert not isinstance(texts, TextPages), "paged texts are named by a texts_key"
     return {"model_id": embedder.model_id, "dim": embedder.dim, "items": len(texts), "texts_hash": content_hash(*texts)}
+
+
+def _fill_reusing(plan: ReusePlan, texts: list[str], embedder: Embedder, progress: Progress | None, label: str,
+                  out: np.ndarray) -> None:
+    """A :meth:`VectorIndex.build` fill: the reused rows from the stored vectors, the others embedded now."""
+    plan.fill_stored(out)
+    missing = plan.missing
+    if len(missing) == len(texts):
+        embed_texts(texts, embedder, progress=progress, label=label, out=out)
+    elif len(missing):
+        out[missing] = embed_texts([texts[int(i)] for i in missing], embedder, progress=progress,
+                                   label=f"{label} (changed texts)")

@@ -221,11 +221,23 @@ def embedding_rate(workspace: Workspace, embedder: Embedder) -> tuple[float, str
                                      f"{1000 * STATED_SECONDS_PER_TEXT:.0f} ms per text is assumed")
 
 
-def node_vectors_estimate(workspace: Workspace, embedder: Embedder) -> tuple[float, str]:
-    """Expected seconds to embed the node texts of ``workspace`` with ``embedder``, and why."""
-    n = question_graph(workspace).n_nodes
+def node_texts_to_embed(workspace: Workspace, embedder: Embedder, *, max_chars: int = NODE_TEXT_CHARS) -> int:
+    """How many node texts :func:`kg_node_vectors` would embed now: 0 when cached; after documents were added,
+    only the texts they changed (the stale cache keeps the others' rows); every node text otherwise."""
+    return workspace.text_vectors_to_embed(node_vectors_name(max_chars),
+                                           node_texts(question_graph(workspace), max_chars=max_chars),
+                                           embedder, texts_key=node_texts_key(workspace, max_chars))
+
+
+def node_vectors_estimate(workspace: Workspace, embedder: Embedder, *,
+                          max_chars: int = NODE_TEXT_CHARS) -> tuple[float, str]:
+    """Expected seconds to embed the node texts of ``workspace`` with ``embedder`` (only the changed ones after
+    documents were added), and why."""
+    n_all = question_graph(workspace).n_nodes
+    n = node_texts_to_embed(workspace, embedder, max_chars=max_chars) or n_all
     rate, how = embedding_rate(workspace, embedder)
-    return n * rate, f"{n:,} node texts; {how}"
+    what = f"{n:,} node texts" if n == n_all else f"{n:,} of {n_all:,} node texts (the others are kept)"
+    return n * rate, f"{what}; {how}"
 
 
 def node_vectors_key(workspace: Workspace, embedder: Embedder, max_chars: int) -> str:
@@ -252,7 +264,7 @@ def node_vectors_preparation(who: str, uses: Callable[[MethodConfig], bool], *,
             ws, backends.embedder, max_chars=max_chars(cfg)),
         run=embed,
         key=lambda ws, backends, cfg: node_vectors_key(ws, backends.embedder, max_chars(cfg)),
-        estimate=lambda ws, backends, cfg: node_vectors_estimate(ws, backends.embedder),
+        estimate=lambda ws, backends, cfg: node_vectors_estimate(ws, backends.embedder, max_chars=max_chars(cfg)),
     )
 
 

@@ -205,21 +205,37 @@ def test_a_kill_midway_leaves_the_previous_workspace(tmp_path, hashing, at):
     assert add_documents(tmp_path / "w", [b]).added == ("b1", "b2", "b3")  # and a second try succeeds
 
 
-def test_derived_caches_of_the_old_graph_are_not_carried_over(tmp_path, hashing):
+def test_models_of_the_old_graph_are_dropped_and_node_vectors_update_row_by_row(tmp_path, hashing):
+    """A method's trained models belong to the old graph and are dropped; FastInsight's node vectors are carried
+    over stale, and their first use embeds only the node texts the added passages changed. Oracle: the same
+    vectors a full embedding of the new graph's node texts gives."""
+    import core.methods.registry  # noqa: F401  (declares the methods' folders, as the app and the CLI do)
+    from core.index.vector_index import embed_texts
+    from core.methods.fastinsight.node_vectors import node_vectors
+    from core.methods.kg_nodes import kg_node_texts, node_texts_to_embed, node_vectors_estimate
+
     a, b = corpus(tmp_path / "in" / "a.jsonl", A), corpus(tmp_path / "in" / "b.jsonl", B)
     ws = create_workspace([a], tmp_path / "w", embedder=hashing, extractor=get_extractor("rules"))
-    from core.methods.fastinsight.node_vectors import node_vectors
-
+    old_texts = set(kg_node_texts(ws.graph))
     node_vectors(ws, hashing)
-    assert (ws.index_dir / "extra").is_dir()
+    (ws.index_dir / "extra" / "ppr_synonyms_0.8000.npz").write_bytes(b"pairs of the old graph")
     (tmp_path / "w" / "sgrag").mkdir()
     (tmp_path / "w" / "sgrag" / "dominance-old.pt").write_bytes(b"x")
     res = add_documents(tmp_path / "w", [b])
-    assert any("FastInsight's node vectors" in n and "SG-RAG" in n for n in res.notes)
+    assert any("not kept" in n and "SG-RAG" in n for n in res.notes)
+    assert any("FastInsight's node vectors" in n and "are kept" in n for n in res.notes)
     new = Workspace.open(tmp_path / "w")
-    assert not (new.index_dir / "extra").exists() and not (tmp_path / "w" / "sgrag").exists()
+    assert not (tmp_path / "w" / "sgrag").exists()
+    assert sorted(p.suffix for p in (new.index_dir / "extra").iterdir()) == [".faiss", ".json", ".npy"]  # no PPR pairs
+    texts = kg_node_texts(new.graph)
+    changed = sum(t not in old_texts for t in texts)
+    assert 0 < changed < len(texts)  # the new passages touch some nodes (Keanu Reeves, Lothair I), not all
+    assert node_texts_to_embed(new, hashing) == changed
+    assert f"{changed:,} of {len(texts):,} node texts" in node_vectors_estimate(new, hashing)[1]
     _, vecs = node_vectors(new, hashing)
-    assert vecs.built and vecs.vectors.shape[0] == new.graph.n_nodes  # embedded again for the new graph
+    assert vecs.built and vecs.reused == len(texts) - changed
+    np.testing.assert_allclose(vecs.vectors, embed_texts(list(texts), hashing), atol=ATOL)
+    assert node_texts_to_embed(new, hashing) == 0 and not node_vectors(new, hashing)[1].built
     assert new.manifest["inserts"][-1]["added"] == 3
 
 

@@ -291,7 +291,7 @@ def test_node_vectors_are_embedded_once_and_reused(demo_ws, tmp_path):
     assert again.trace.stage("node_graph")[0].data["node_vectors"] == "read from the workspace cache"
     assert max(calls) < 20 and again.ranked_chunks == first.ranked_chunks  # queries and answer sentences only
     files = sorted(p.name for p in (ws.index_dir / "extra").iterdir() if not p.name.endswith(".lock"))
-    assert files == [f"{name}.faiss", f"{name}.json"]  # FAISS + JSON: nothing pickled
+    assert files == [f"{name}.faiss", f"{name}.json", f"{name}.rows.npy"]  # FAISS, JSON, a plain .npy: no pickle
     for p in (ws.index_dir / "extra").glob(f"{name}.*"):
         assert not p.read_bytes().startswith(b"\x80"), p  # no pickle protocol header
     meta = json.loads((ws.index_dir / "extra" / f"{name}.json").read_text())
