@@ -323,6 +323,9 @@ def create_upload_ui(act: Active) -> None:
                              key=S.uploader_key(S.DATA_UPLOADS))
     questions = st.file_uploader("Questions with gold evidence (optional, HippoRAG format JSON)",
                                  type=["json", "gz"], key=S.uploader_key(S.DATA_QUESTIONS))
+    dropped = dropped_files_problem(list(files or []), questions)
+    if dropped:  # said when the file is dropped, not only after Build
+        st.error(md_escape(dropped), icon=":material/block:")
     from core.backends.registry import EXTRACTORS, describe
 
     choices = [e for e in EXTRACTORS if e != "llm" or act.llm.available]
@@ -347,6 +350,8 @@ def create_upload_ui(act: Active) -> None:
     if not files:
         st.error("Choose at least one file to build a workspace from.")
         return
+    if dropped:  # told above; nothing is built from swapped files
+        return
     try:
         target = child_path(workspaces_root(), name, kind="workspace name")
     except EgxError as exc:
@@ -359,16 +364,10 @@ def create_upload_ui(act: Active) -> None:
     # The build is a background job of the server (it survives page switches; the sidebar shows it) that
     # runs in a child process within the memory and time caps (core.index.isolated), on uploads the job holds
     paths, qpath, drop_uploads = stage_uploads(list(files), questions)
-    from core.graph.formats.load import refuse_questions_files
-    from core.index.questions import check_questions_file
-
-    try:  # told now, from the files' first records, not by the build job after a wait (and again in the sidebar)
-        refuse_questions_files(paths)
-        if qpath is not None:  # and the reverse: a corpus on the questions uploader, never a build that keeps it
-            check_questions_file(qpath)
-    except EgxError as exc:
+    problem = _swapped_files_problem(paths, qpath)
+    if problem:
         drop_uploads()
-        st.error(md_escape(error_text(exc)))
+        st.error(md_escape(problem))
         return
     spec = BuildSpec(tuple(str(p) for p in paths), str(target), name, act.embedder_name, ex_name, act.llm_name,
                      str(qpath) if qpath else None)
@@ -390,6 +389,41 @@ def create_upload_ui(act: Active) -> None:
     if session_jobs.start(S.DATA_UPLOAD_JOB, f"upload:{name}", f"Building “{name}” from an upload", work,
                           on_busy=drop_uploads):
         show_upload_job()
+
+
+def _swapped_files_problem(paths: list, qpath: Any) -> str:
+    """What is wrong with saved uploads, from their first records: a questions file among the graph or corpus
+    files, or a corpus (triples, a graph, unreadable questions) on the questions uploader; "" when nothing."""
+    from core.graph.formats.load import refuse_questions_files
+    from core.index.questions import check_questions_file
+
+    try:
+        refuse_questions_files(paths)
+        if qpath is not None:
+            check_questions_file(qpath)
+    except EgxError as exc:
+        return error_text(exc)
+    return ""
+
+
+def dropped_files_problem(files: list, questions: Any) -> str:
+    """:func:`_swapped_files_problem` for the files as they are dropped on the uploaders, so a corpus on the
+    questions uploader is told at once, not after Build. Checked once per set of dropped files (the session
+    keeps the answer); the copies it reads are deleted at once."""
+    if not files and questions is None:
+        return ""
+    ident = tuple((f.file_id, f.name, f.size) for f in files) + ((questions.file_id, questions.name, questions.size)
+                                                                if questions is not None else ())
+    kept = st.session_state.get(S.DATA_DROP_CHECK)
+    if kept is not None and kept[0] == ident:
+        return str(kept[1])
+    paths, qpath, drop = stage_uploads(files, questions)
+    try:
+        problem = _swapped_files_problem(paths, qpath)
+    finally:
+        drop()
+    st.session_state[S.DATA_DROP_CHECK] = (ident, problem)
+    return problem
 
 
 def show_upload_job() -> None:

@@ -119,12 +119,15 @@ def test_a_questions_file_on_the_graph_uploader_is_refused_once_before_any_build
 def test_a_corpus_on_the_questions_uploader_is_refused_before_any_build(home: Path) -> None:
     """The reverse mistake: a corpus dropped on the questions uploader was built anyway, under a green “Built
     workspace” whose last sentence said “questions.json, record 1: a record has no "question" string” (the
-    workspace's copy, a name the user never uploaded). It is refused at the click, naming the user's file, what
-    it looks like and where it goes; no build starts."""
+    workspace's copy, a name the user never uploaded). It is refused when dropped, naming the user's file, what
+    it looks like and where it goes; the click says it once more, not twice, and no build starts."""
     corpus = json.dumps([{"title": "The Matrix", "text": "The Matrix is a 1999 film starring Keanu Reeves."}])
     at = run_page("pages/data.py")
     at.file_uploader(key=S.DATA_UPLOADS).set_value(("t.csv", CSV, "text/csv"))
     at.file_uploader(key=S.DATA_QUESTIONS).set_value(("my-corpus.json", corpus.encode(), "application/json"))
+    at.run()  # told when the file is dropped (an audit found it said only after Build)
+    assert [plain(e.value)[:40] for e in at.error] == ["my-corpus.json looks like a corpus (its "]
+    assert [p for p in (home / "uploads").iterdir() if p.is_dir()] == []  # the copies it read are gone
     at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("mine")
     at.button(key=S.DATA_BUILD).click().run()
     assert not at.exception
