@@ -9,7 +9,7 @@ second while a job runs — and offer its Cancel button.
 A server is shared (a classroom): each browser session sees its own jobs — those it started, those it waits on
 (a workspace build another session started first) and the server's own (the samples built at start) — and of
 the other sessions' jobs only how many run and of what kind, never their titles (questions, run and upload
-names) or errors. A recorded run replayed at once is no job worth listing.
+names) or errors — except a workspace build or preparation's, which names only a workspace every session sees. A recorded run replayed at once is no job worth listing.
 
 Cancel stops only what is this session's alone; on a shared job (a build another session waits on too, the server's
 own sample builds) the button reads "Stop waiting": the job runs on for the others, this session's lists drop it
@@ -49,6 +49,9 @@ BROWSER_COOKIE = "_streamlit_xsrf"
 #: What another session's job is called in the folded count (its title stays with its session).
 KIND_LABEL = {"workspace": "a workspace build or preparation", "method": "a method run", "bench": "a benchmark",
               "train": "a training run", "reproduce": "a paper reproduction"}
+#: The job's extra that holds a title every session may see: a build or preparation of a workspace (the workspace
+#: list is the server's, not a session's), never a question, a run name or an upload's.
+PUBLIC_TITLE = "public_title"
 #: Live panels redraw this often while a job runs.
 POLL_S = 1.0
 #: A method run's live panel redraws this often: its answer streams in while the LLM writes it.
@@ -243,6 +246,13 @@ def _sidebar_jobs(polling: bool = False) -> None:
             _others(others)
 
 
+def public(title: str) -> dict[str, str]:
+    """The ``extra`` of a job whose ``title`` names only what every session sees (a workspace build or one of
+    its preparations): the other sessions' folded list shows it, so two people on one workspace know whose
+    embedding makes theirs wait."""
+    return {PUBLIC_TITLE: title}
+
+
 def others_label(others: list[Job]) -> str:
     """``"3 jobs of other sessions"``: the folded count of the jobs other browser sessions run."""
     return f"{len(others)} job{'s' if len(others) != 1 else ''} of other sessions"
@@ -256,7 +266,8 @@ def _others(others: list[Job]) -> None:
                    "meanwhile; what they run stays theirs.")
         for j in others:
             s = j.status()
-            st.caption(f"{KIND_LABEL.get(s.kind, 'a job')} · running for {format_seconds(s.elapsed)}")
+            what = str(s.get(PUBLIC_TITLE) or "") or KIND_LABEL.get(s.kind, "a job")
+            st.caption(f"{md_escape(what)} · running for {format_seconds(s.elapsed)}")
 
 
 def banner() -> None:

@@ -135,7 +135,7 @@ def offer_preparation(exc: PreparationPending, *, compact: bool = False, methods
     if st.button("Build it now", key=f"egx.prep.start.{p.key}", icon=":material/play_arrow:",
                  help="Start this build as a background job; its progress, ETA and Cancel appear here and in "
                       "the sidebar."):
-        jobs_view.jobs().submit(p.key, p.title, preparation_work(p), kind="workspace")
+        jobs_view.jobs().submit(p.key, p.title, preparation_work(p), kind="workspace", extra=jobs_view.public(p.title))
         st.rerun()
 
 
@@ -173,7 +173,7 @@ def prepare_in_background(spec: Method[Any, Any], workspace: Workspace, backends
             st.stop()
         # joins the running job; a finished one is started again (it failed, was cancelled, or what it made is
         # needed again: documents added since dropped it)
-        job = manager.submit(p.key, p.title, preparation_work(p), kind="workspace")
+        job = manager.submit(p.key, p.title, preparation_work(p), kind="workspace", extra=jobs_view.public(p.title))
         job.wait(0.0 if (defer and long) or not jobs_view.waits_on(job) else jobs_view.inline_wait(8.0))
         s = job.status()
         if s.state == "done":

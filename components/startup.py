@@ -74,9 +74,9 @@ def build_samples(embedder_name: str) -> list[str]:
             built.append(info)
             continue
         key = workspaces.workspace_job_key(info, embedder_name)
-        job = jobs_view.jobs().submit(key, f"Building workspace “{info.title}”",
-                                      workspaces.workspace_build_work(info, embedder_name, None), kind="workspace",
-                                      restart=False, session="")
+        title = f"Building workspace “{info.title}”"
+        job = jobs_view.jobs().submit(key, title, workspaces.workspace_build_work(info, embedder_name, None),
+                                      kind="workspace", restart=False, session="", extra=jobs_view.public(title))
         submitted.append(key)
         job.wait()
         if job.status().state == "done":
@@ -112,7 +112,7 @@ def _prepare(info: WorkspaceInfo, embedder_name: str) -> list[str]:
             if p.key in submitted or not _quick(p):
                 continue
             job = jobs_view.jobs().submit(p.key, p.title, runs.preparation_work(p), kind="workspace",
-                                          restart=False, session="")
+                                          restart=False, session="", extra=jobs_view.public(p.title))
             submitted.append(p.key)
             job.wait()
     return submitted

@@ -98,14 +98,14 @@ def open_workspace(info: WorkspaceInfo, embedder_name: str) -> Workspace:
                                                        embedder_name)
         if seconds > ask_before_s() and not _offer_sample_build(info, embedder_name, seconds, how, key):
             st.stop()
-    job = manager.submit(key, title, work, kind="workspace", restart=False)
+    job = manager.submit(key, title, work, kind="workspace", restart=False, extra=jobs_view.public(title))
     if job.finished and job.status().state == "done":
         # the build may have finished between ready() above and submit(): then it is ready now, and
         # resubmitting would replace the finished build in the jobs panel with an instant "Indexing" job
         ws = ready()
         if ws is not None:
             return ws
-        job = manager.submit(key, title, work, kind="workspace")  # an earlier build, yet not ready (deleted since?)
+        job = manager.submit(key, title, work, kind="workspace", extra=jobs_view.public(title))  # an earlier build, yet not ready (deleted since?)
     job.wait(jobs_view.inline_wait(8.0) if jobs_view.waits_on(job) else 0.0)  # stopped waiting: no pause
     s = job.status()
     if s.state == "done":
@@ -119,7 +119,7 @@ def open_workspace(info: WorkspaceInfo, embedder_name: str) -> Workspace:
                        "workspace (if it had one) is unchanged, and a new build reuses cached triple extractions.",
                        icon=":material/stop_circle:")
         if jobs_view.again_button("Build again", key):
-            manager.submit(key, title, work, kind="workspace")
+            manager.submit(key, title, work, kind="workspace", extra=jobs_view.public(title))
             st.rerun()
         if s.state == "cancelled":
             st.stop()

@@ -120,7 +120,10 @@ def test_cancel_on_a_shared_build_stops_waiting_and_the_build_runs_on(gate: thre
     assert not alice.exception, [e.value for e in alice.exception]
     assert not build.cancel_event.is_set() and not build.finished and build.sessions == {_session(bob)}
     assert "You stopped waiting for Building workspace “Demo" in _main_text(alice)
-    assert "Building workspace “Demo" not in _sidebar_text(alice)  # no longer hers to list
+    # no longer hers to list: folded with the other sessions' jobs (named: a build of a workspace everyone sees)
+    assert not [b for b in alice.sidebar.button if b.key.startswith("egx.job.cancel.")]
+    folded = next(e for e in alice.sidebar.expander if e.label == "1 job of other sessions")
+    assert "Building workspace “Demo" in plain(" ".join(c.value for c in folded.caption))
     alice.run(timeout=RUN_TIMEOUT)  # a rerun asks for the workspace again, without waiting on it again
     assert "You stopped waiting" in _main_text(alice) and build.sessions == {_session(bob)}
     bob.run(timeout=RUN_TIMEOUT)
@@ -151,6 +154,28 @@ def test_a_newcomer_sees_none_of_the_jobs_others_started(home: Path) -> None:
         text = _sidebar_text(at) + _main_text(at)
         assert "2 jobs of other sessions" in text
         assert SECRET not in text and "homework" not in text and "runs on the server" not in text  # no banner
+    finally:
+        hold.set()
+
+
+def test_another_sessions_workspace_preparation_names_its_workspace(home: Path) -> None:
+    """A preparation of a workspace (which every session lists) is named in the other sessions' folded list, so
+    someone waiting on “mydata” sees that another session embeds its node texts; a question stays anonymous.
+    An audit found the folded entry said only "a workspace build or preparation"."""
+    hold = threading.Event()
+    manager = jobs_view.jobs()
+    title = "Embedding 1,181 KG node texts for FastInsight (first use of “mydata”)"
+    manager.submit("fastinsight-nodes:x", title, lambda j: hold.wait(30), kind="workspace", session="someone",
+                   extra=jobs_view.public(title))
+    manager.submit("method:y", f"ReG on “{SECRET}”", lambda j: hold.wait(30), kind="method", session="someone")
+    try:
+        at = app()
+        at.run(timeout=RUN_TIMEOUT)
+        assert not at.exception, [e.value for e in at.exception]
+        expander = next(e for e in at.sidebar.expander if e.label == "2 jobs of other sessions")
+        shown = plain(" ".join(c.value for c in expander.caption))
+        assert "Embedding 1,181 KG node texts for FastInsight (first use of “mydata”) · running for" in shown
+        assert "a method run · running for" in shown and SECRET not in shown
     finally:
         hold.set()
 
