@@ -72,10 +72,9 @@ def run(args: argparse.Namespace) -> int:
             close_bars(clear=True)
             print(f"egx: warning: the samples could not be prepared ({exc}); the app starts anyway and "
                   "builds them when they are picked.", file=sys.stderr)
-    # the server that builds the samples itself starts them as soon as it runs, before any browser connects
-    # (components/serve.py: Streamlit's own command line plus that); otherwise plain `streamlit run`
-    runner = "components.serve" if os.environ.get(BUILD_SAMPLES_ENV) == "1" else "streamlit"
-    cmd = [sys.executable, "-m", runner, "run", str(app_path()), "--server.port", str(args.port),
+    # Streamlit's own command line, plus: the server that builds the samples itself starts them as soon as it runs,
+    # before any browser connects; and no first session shows pages/'s raw file list (components/serve.py)
+    cmd = [sys.executable, "-m", "components.serve", "run", str(app_path()), "--server.port", str(args.port),
            "--server.address", args.address, "--browser.gatherUsageStats", "false",
            "--server.headless", "true",
            # file watching off: a lecture's server log once filled with tens of thousands of "Inotify queue

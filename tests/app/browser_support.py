@@ -69,7 +69,8 @@ def wait_healthy(url: str, proc: subprocess.Popen, log: Path, timeout: float = 9
 
 @contextmanager
 def app_server(tmp_path: Path, script: Path | str = "app.py", **env_overrides: str) -> Iterator[tuple[str, float]]:
-    """Run ``streamlit run <script>`` from the repository root; yields ``(base_url, launch_time)``
+    """Run ``streamlit run <script>`` from the repository root, as ``egx app`` does (:mod:`components.serve`); yields
+    ``(base_url, launch_time)``
     where ``launch_time`` is ``time.monotonic()`` at launch (for cold-start figures)."""
     require_chromium()
     port = free_port()
@@ -80,7 +81,7 @@ def app_server(tmp_path: Path, script: Path | str = "app.py", **env_overrides: s
     with open(log, "wb") as out:
         # tied: a test run killed outright (a CI timeout, Ctrl-C twice) takes the server and its jobs along
         proc = subprocess.Popen(
-            tied([sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
+            tied([sys.executable, "-m", "components.serve", "run", str(script), "--server.headless", "true",
                   "--server.address", "127.0.0.1", "--server.port", str(port),
                   "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]),
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)

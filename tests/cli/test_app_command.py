@@ -22,7 +22,7 @@ def test_egx_app_turns_file_watching_off(monkeypatch: pytest.MonkeyPatch) -> Non
     # bge-small into this test's fresh home, about 4.5 minutes of a CI run
     assert cli.main(["app", "--port", "8765", "--no-prebuild"]) == 0
     (cmd,) = seen
-    assert cmd[1:4] == ["-m", "streamlit", "run"] and cmd[4].endswith("app.py")
+    assert cmd[1:4] == ["-m", "components.serve", "run"] and cmd[4].endswith("app.py")
     i = cmd.index("--server.fileWatcherType")
     assert cmd[i + 1] == "none"
     assert cmd[cmd.index("--server.port") + 1] == "8765" and cmd[cmd.index("--server.address") + 1] == "127.0.0.1"
