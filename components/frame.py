@@ -18,7 +18,7 @@ def run_app(default: str = HOME) -> None:
     of the page, which is how a page knows that it runs inside this frame
     (:func:`components.sidebar.active`). ``default`` replaces the home page (tests open one page).
     """
-    from components import deep_link, jobs_view, startup
+    from components import deep_link, jobs_view, prefetch, startup
     from components import state as S
     from components.sidebar import render_sidebar
     from components.ui import error_text, house_style, md_escape
@@ -34,6 +34,7 @@ def run_app(default: str = HOME) -> None:
         jobs_view.banner()  # "a benchmark runs: 40 %, about 2 min left" above every page while a job runs
         st.session_state[S.PAGE] = page_of(nav.url_path, default)  # the page's header knows its page by it
         nav.run()
+        prefetch.after_page()  # the guided demo's next step: its recorded runs replay while this one is talked over
     except EgxError as exc:  # one net for every page: the project's errors are messages, never tracebacks
         st.error(md_escape(error_text(exc)))
     # Anything else is a bug: client.showErrorDetails = "none" (.streamlit/config.toml, `egx app`) keeps its

@@ -52,6 +52,9 @@ KIND_LABEL = {"workspace": "a workspace build or preparation", "method": "a meth
 #: The job's extra that holds a title every session may see: a build or preparation of a workspace (the workspace
 #: list is the server's, not a session's), never a question, a run name or an upload's.
 PUBLIC_TITLE = "public_title"
+#: The job's extra that marks a recorded run fetched ahead for a page not shown yet (the guided demo's next step,
+#: :func:`components.runs.prefetch`): no list or banner shows it; the page that needs it joins it.
+PREFETCH = "prefetch"
 #: Live panels redraw this often while a job runs.
 POLL_S = 1.0
 #: A method run's live panel redraws this often: its answer streams in while the LLM writes it.
@@ -120,9 +123,11 @@ def jobs() -> JobManager:
 
 
 def my_jobs() -> tuple[list[Job], list[Job]]:
-    """(this session's jobs, the running jobs of the other sessions): see :meth:`core.background.jobs.JobManager.split`."""
+    """(this session's jobs, the running jobs of the other sessions): see :meth:`core.background.jobs.JobManager.split`.
+    A run fetched ahead for a page not shown yet (:data:`PREFETCH`) is in neither: the page shows it when it is."""
     mine, others = jobs().split(session_id())
-    return mine, [j for j in others if not j.finished]
+    return ([j for j in mine if not j.extra.get(PREFETCH)],
+            [j for j in others if not j.finished and not j.extra.get(PREFETCH)])
 
 
 def my_running() -> list[Job]:

@@ -50,12 +50,23 @@ def method_run(spec: Method[Any, R], workspace: Workspace, key: str, backends: B
         What the method raises (bad question, bad config, unusable workspace); :class:`PreparationPending`
         with ``defer``.
     """
+    used, cfg, backends_key, params = _run_key(spec, workspace, backends, config)
+    # e.g. FastInsight's node vectors on first use of a KG (a long one only when asked for; ``defer``: see there)
+    prepare_in_background(spec, workspace, used, cfg, defer=defer)
+    if used.llm is not None and used.llm.available:  # it waits on an LLM: a job you can watch and stop
+        return _method_job(spec, workspace, used, key, backends_key, query, params)  # type: ignore[no-any-return]
+    return resources.cached_run(spec.name, workspace, used, key, backends_key, query,  # type: ignore[no-any-return]
+                       params)
+
+
+def _run_key(spec: Method[Any, Any], workspace: Workspace, backends: Backends, config: MethodConfig | None
+             ) -> tuple[Backends, Any, str, tuple[tuple[str, Any], ...]]:
+    """What keys a run of ``spec`` (:func:`method_run`): the backends it uses, its config, the backends' key
+    and the config fields that differ from the defaults."""
     from core.methods.run import backends_for
 
     used = backends_for(spec.name, backends)
     cfg = config if config is not None else spec.config()
-    # e.g. FastInsight's node vectors on first use of a KG (a long one only when asked for; ``defer``: see there)
-    prepare_in_background(spec, workspace, used, cfg, defer=defer)
     params = tuple(sorted(cfg.overrides().items()))
     names = used.names()
     if used.llm is not None and getattr(used.llm, "enabled", True) is False:
@@ -64,11 +75,71 @@ def method_run(spec: Method[Any, R], workspace: Workspace, key: str, backends: B
     stamp = spec.artifacts.stamp(workspace.path) if spec.artifacts is not None else ""
     if stamp:
         names["models"] = stamp
-    backends_key = json.dumps(names, sort_keys=True)
-    if used.llm is not None and used.llm.available:  # it waits on an LLM: a job you can watch and stop
-        return _method_job(spec, workspace, used, key, backends_key, query, params)  # type: ignore[no-any-return]
-    return resources.cached_run(spec.name, workspace, used, key, backends_key, query,  # type: ignore[no-any-return]
-                       params)
+    return used, cfg, json.dumps(names, sort_keys=True), params
+
+
+def _job_key(spec: Method[Any, Any], key: str, backends_key: str, query: str,
+             params: tuple[tuple[str, Any], ...]) -> str:
+    return "method:" + json.dumps([spec.name, key, backends_key, query, params], default=str)
+
+
+def prefetch(spec: Method[Any, Any], workspace: Workspace, key: str, backends: Backends, query: str,
+             config: MethodConfig | None = None) -> bool:
+    """Start the recorded replay of ``spec`` on ``query`` as the unlisted background job :func:`method_run` would
+    start, so the page that shows it next finds it done (the guided demo asks for its next step's runs while
+    the lecturer talks over this one). Only a recorded run (a replay: no model works for it) whose method needs
+    only quick builds first (those the page would start unasked: FastInsight's node vectors on the demo); a run
+    already done or running is left alone. Whether a job was started."""
+    from core.methods.run import pending_preparations
+
+    used, cfg, backends_key, params = _run_key(spec, workspace, backends, config)
+    if used.llm is None or used.llm.name != "recorded" or not used.llm.available:
+        return False
+    manager = jobs_view.jobs()
+    jkey = _job_key(spec, key, backends_key, query, params)
+    if manager.get(jkey) is not None:
+        return False
+    pending = pending_preparations(spec, workspace, used, cfg)
+    if any(p.estimate_s is None or p.estimate_s > ask_before_s() for p in pending):
+        return False  # a long build waits for the user's click on the page itself
+    title, ahead = f"{spec.title} with LLM {used.llm.name}", {"replay": True, jobs_view.PREFETCH: True}
+    if not pending:
+        manager.submit(jkey, title, _run_work(spec, workspace, used, query, params), kind="method", restart=False,
+                       extra=ahead)
+        return True
+    # the quick builds as the page starts them (the same jobs, listed: they are real work), then the run — keyed
+    # once they are done, since a model they train is part of the run's key (SG-RAG's dominance model)
+    preps = [manager.submit(p.key, p.title, preparation_work(p), kind="workspace", restart=False,
+                            extra=jobs_view.public(p.title)) for p in pending]
+    session = jobs_view.session_id()
+
+    def then_run(job: Job) -> None:
+        for prep in preps:
+            prep.wait()
+            if prep.status().state != "done":
+                return  # the page says what went wrong when it asks for the build again
+        now, _, now_key, now_params = _run_key(spec, workspace, backends, config)
+        run_key = _job_key(spec, key, now_key, query, now_params)
+        run = manager.get(run_key) or manager.submit(run_key, title, _run_work(spec, workspace, now, query, now_params),
+                                                     kind="method", restart=False, session=session, extra=ahead)
+        run.wait()
+
+    manager.submit("prefetch:" + jkey, f"Fetching {title} ahead", then_run, kind="method", restart=False,
+                   session=session, extra=ahead)
+    return True
+
+
+def _run_work(spec: Method[Any, Any], workspace: Workspace, backends: Backends, query: str,
+              params: tuple[tuple[str, Any], ...]) -> Callable[[Job], Any]:
+    from core.methods.run import run_method
+
+    config = spec.config(**dict(params)) if params else None
+
+    def work(job: Job) -> Any:
+        with feature_store(resources.reranker_features()):
+            return run_method(spec.name, query, workspace, backends, config=config, seed=0)
+
+    return work
 
 
 def page_run(act: Active, spec: Method[Any, R], query: str, config: MethodConfig | None = None, *,
@@ -193,15 +264,8 @@ def _method_job(spec: Method[Any, Any], workspace: Workspace, backends: Backends
     """A method run with an LLM, as a background job keyed like the cache: pages asking for the same
     run join it; while it runs the page shows its stage, elapsed time, LLM requests and tokens, and a
     Cancel button; the finished result is kept by the job manager (its newest runs)."""
-    from core.methods.run import run_method
-
-    config = spec.config(**dict(params)) if params else None
-    jkey = "method:" + json.dumps([spec.name, key, backends_key, query, params], default=str)
-
-    def work(job: Job) -> Any:
-        with feature_store(resources.reranker_features()):
-            return run_method(spec.name, query, workspace, backends, config=config, seed=0)
-
+    jkey = _job_key(spec, key, backends_key, query, params)
+    work = _run_work(spec, workspace, backends, query, params)
     manager = jobs_view.jobs()
     # a recorded run replays at once: the sidebar does not list it once done (components.jobs_view)
     extra = {"replay": True} if backends.llm.name == "recorded" else None

@@ -1,0 +1,87 @@
+"""The guided demo's next step, fetched ahead: while the lecturer talks over one step, the recorded runs the next
+step's page will show replay in the background, so that page opens on finished runs.
+
+An audit timed 20–40 s of "Running fastinsight…" on each Compare step of the tour (eight methods replayed one
+after the other when the page opened, on a server still building its samples) and several seconds of an empty
+step 1 after **Start**. The runs are the same ones the page asks for (:func:`components.runs.prefetch` starts
+the job :func:`components.runs.method_run` would, under the same key, unlisted), so the page joins a job that is
+done or running instead of starting it; nothing else changes. Only recorded runs are fetched ahead (a replay
+costs no model time), and only with the tour's own sidebar choices (the demo, the recorded LLM and the
+recording's models), so a fetch is never for a run nobody will ask for.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from components import runs, tour
+from components import state as S
+from core.errors import EgxError
+
+#: The BubbleRAG pages: each shows the run of the paper defaults on the step's question.
+BUBBLE_PAGES = ("pages/bubble_anchors.py", "pages/bubble_expansion.py", "pages/bubble_ranking.py",
+                "pages/bubble_ask.py")
+COMPARE_PAGE = "pages/compare.py"
+
+
+def step_runs(i: int) -> list[tuple[str, object | None]]:
+    """(method, config) of the runs tour step ``i``'s page shows at its defaults ([] for a page with its own
+    settings: GRanker's two rankings, SG-RAG's and ReG's controls)."""
+    from core.methods.budget import BUDGETS, apply_budget
+    from core.methods.registry import METHODS, method_names
+
+    page = tour.STEPS[i].page
+    if page in BUBBLE_PAGES:
+        return [("bubblerag", None)]
+    if page == COMPARE_PAGE:  # the methods the tour keeps on Compare, at the budget its page opens with
+        chosen = [m for m in (st.session_state.get(S.COMPARE_METHODS) or method_names()) if m in METHODS]
+        return [(m, apply_budget(METHODS[m], None, BUDGETS["own"])) for m in chosen]
+    return []
+
+
+@st.cache_data(show_spinner=False)
+def _recorded_models() -> dict[str, str]:
+    """The models the demo's recorded runs were made with (the bundles are read and checked once per server)."""
+    from core.batch.recording import recorded_models
+
+    try:
+        return recorded_models(tour.WORKSPACE, tour.KEANU)
+    except EgxError:
+        return {}
+
+
+def _tour_backends(act: Any, models: dict[str, str]) -> bool:
+    """Whether the sidebar holds the tour's choices: the demo workspace, the recorded LLM and the ``models`` its
+    runs were recorded with."""
+    if act.workspace.name != tour.WORKSPACE or act.llm_name != tour.LLM or not models:
+        return False
+    return act.embedder_name == models.get("embedder", act.embedder_name) and \
+        act.reranker_name == models.get("reranker", act.reranker_name)
+
+
+def after_page() -> int:
+    """Called after a page ran: on the tour, start the next step's runs; on Home with the tour's choices in the
+    sidebar, the first step's (the class usually starts there). How many runs were started."""
+    from core.methods.registry import METHODS
+
+    t = tour.current()
+    page = st.session_state.get(S.PAGE)
+    if t is not None:
+        nxt = t.step + 1
+    elif page == "pages/home.py":
+        nxt = 0
+    else:
+        return 0
+    act = st.session_state.get(S.ACTIVE)  # what the sidebar resolved for this run (components.sidebar.active)
+    if nxt >= len(tour.STEPS) or act is None or not _tour_backends(act, t.models if t is not None else _recorded_models()):
+        return 0
+    started = 0
+    for method, config in step_runs(nxt):
+        try:
+            started += runs.prefetch(METHODS[method], act.workspace, act.key, act.backends, tour.STEPS[nxt].question,
+                                     config)  # type: ignore[arg-type]
+        except EgxError:  # a run that cannot start says so when its page asks for it
+            continue
+    return started

@@ -1,0 +1,54 @@
+"""The guided demo fetches its next step's recorded runs ahead (components/prefetch.py): while one step is shown,
+the runs the next step's page will show replay in the background, unlisted, and that page joins them instead of
+starting them (an audit timed 20–40 s of "Running fastinsight…" on each Compare step)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from components import jobs_view, tour
+from components import state as S
+from components.prefetch import step_runs
+from core.methods.registry import method_names
+from tests.app.helpers import app, plain
+
+pytestmark = pytest.mark.model  # the recorded runs replay with the models they were recorded with
+COMPARE_STEP = next(i for i, s in enumerate(tour.STEPS) if s.page == "pages/compare.py")
+
+
+def _ok(at):  # type: ignore[no-untyped-def]
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _method_jobs(question: str) -> dict[str, int]:
+    return {j.key: j.id for j in jobs_view.jobs().jobs() if j.key.startswith("method:") and question in j.key}
+
+
+@pytest.mark.slow
+def test_the_step_before_compare_fetches_its_runs_and_compare_joins_them(home: Path) -> None:
+    at = _ok(app().run())
+    _ok(at.button(key=S.sub(S.TOUR, "start")).click().run())
+    for _ in range(COMPARE_STEP):  # to the step before Compare (Ask)
+        assert "Compare" not in tour.STEPS[at.session_state[S.TOUR].step].page
+        if at.session_state[S.TOUR].step == COMPARE_STEP - 1:
+            break
+        _ok(at.button(key=S.sub(S.TOUR, "next")).click().run())
+    question = tour.STEPS[COMPARE_STEP].question
+    ahead = {k: j for k, j in ((j.key, j) for j in jobs_view.jobs().jobs()) if j.extra.get(jobs_view.PREFETCH)}
+    fetched = {k for k in ahead if question in k}
+    # one job per method Compare shows (BubbleRAG's own run at the defaults may be the step pages' already)
+    assert len(fetched) >= len(method_names()) - 1, sorted(fetched)
+    assert len(step_runs(COMPARE_STEP)) == len(method_names())
+    sidebar = plain(" ".join(str(e.value) for kind in ("markdown", "caption") for e in at.sidebar.get(kind)))
+    assert "with LLM recorded" not in sidebar  # unlisted: the page that needs them shows them
+    for j in ahead.values():
+        assert j.wait(300) and j.status().state == "done", j.status()
+    before = _method_jobs(question)
+    _ok(at.button(key=S.sub(S.TOUR, "next")).click().run())
+    assert at.session_state[S.TOUR].step == COMPARE_STEP
+    assert _method_jobs(question) == before  # Compare joined the fetched runs: no run of its own started
+    shown = [str(e.value) for e in at.error]
+    assert not [t for t in shown if "did not finish" in t or "LLM call failed" in t or "Not recorded" in t], shown
