@@ -146,7 +146,16 @@ def weights_line(groups: AnchorGroups) -> str:
     else:
         who = (f"**Weights: rule-based** — no LLM grouping here (no LLM, or its reply failed the check); the "
                f"`none`-mode groups and weights ({md_escape(RULE_WEIGHTS)}).")
-    return f"{who} {PAPER_WEIGHTS}"
+    if groups.source == "llm" and not groups.weights_check:
+        return f"{who} {PAPER_WEIGHTS}"
+    return f"{who} {PAPER_WEIGHTS} {RULE_VS_PAPER}"
+
+
+#: What the rule can and cannot do against §3.2, said beside rule weights: a lecturer read "relations next" beside a
+#: relation ("main villain") weighted like the modifiers and took it for a bug.
+RULE_VS_PAPER = ("The rule tells only names from other words: it puts the question's first entity highest and the "
+                 "other entities next, but weighs every relation and modifier alike (it cannot rank “mother” above "
+                 "“death date” as Example 4 does) — that judgement is the LLM's part.")
 
 
 def merged_names_line(groups: AnchorGroups) -> str:

@@ -106,6 +106,22 @@ def run_tally_text(result) -> str:
             + (f" + {tally.uncounted} intra-group" if tally.uncounted else ""))
 
 
+def passed_intra_line(cegs, frames, frame: int) -> str:
+    """On a collision frame, the intra-group CEGs found since the previous collision ("" when none): **Next
+    collision** jumps over them, and an audit saw the numbering go from "#3" unseen to "CEG #4"."""
+    f = frames[frame]
+    if not any(c.kind == "collision" for c in f.new_cegs):
+        return ""
+    prev = max((g.step for g in frames[:frame] if any(c.kind == "collision" for c in g.new_cegs)), default=-1)
+    skipped = [c.index for c in cegs if c.kind != "collision" and prev < c.found_at < f.step]
+    if not skipped:
+        return ""
+    ids = f"#{skipped[0]}" if len(skipped) == 1 else f"#{skipped[0]}–#{skipped[-1]}"
+    return (f"On the way here: {len(skipped)} intra-group CEG{'s' if len(skipped) != 1 else ''} ({ids}) — anchors of "
+            "one group meeting each other, not a collision, so **Next collision** passes "
+            f"{'them' if len(skipped) != 1 else 'it'}; step with **Next** to see each.")
+
+
 def create_side_panel(act: Active, result, replay, frame: int) -> None:
     g = act.graph
     f = replay.frames[frame]
@@ -132,6 +148,9 @@ def create_side_panel(act: Active, result, replay, frame: int) -> None:
         st.markdown(f"Group **{md_escape(bubble.group_name(result, f.group))}** settled "
                     f"**{md_escape(g.node_names[f.node])}** at accumulated cost **{f.cost:.3f}**; "
                     f"{len(f.relaxed)} neighbour label{'s' if len(f.relaxed) != 1 else ''} improved.")
+    passed = passed_intra_line(replay.result.cegs, replay.frames, frame)
+    if passed:
+        st.caption(passed)
     for c, line in zip(f.new_cegs, said.lines, strict=True):
         groups = ", ".join(bubble.group_name(result, x) for x in c.involved)
         meet = g.node_names[c.meeting] if c.meeting >= 0 else "—"
@@ -249,7 +268,10 @@ def _player(act: Active, result: Any, replay: Any, nodes: list[int], positions: 
         doc, _ = frame_drawing(act, result, replay, frame, nodes, positions)
         graph_view.render_html(doc, height=HEIGHT)
         st.caption("Diamonds are the anchors, where the bubbles start. Node size grows as its semantic cost "
-                   "1 − cos(q, v) falls; hover a node for its accumulated cost per group.")
+                   "1 − cos(q, v) falls; hover a node for its accumulated cost per group. An anchor is one of its "
+                   "group's nearest candidates by embedding (§3.2), so on a small graph some are look-alikes that "
+                   "share only a word or a neighbourhood of the vector space (“special relativity” for “Speed”): they "
+                   "grow bubbles too, and a CEG through them is scored by the same semantic cost (§3.4).")
     with right:
         create_side_panel(act, result, replay, frame)
     trace_player.continue_playing(S.BUBBLE_FRAME, S.BUBBLE_PLAYING, len(replay), collisions if pause else (),

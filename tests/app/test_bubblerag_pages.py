@@ -120,6 +120,8 @@ def test_the_weights_line_says_whose_weights_are_shown() -> None:
     assert failed.startswith("Weights: rule-based fallback — the LLM's weights failed the check (every group has "
                              "the same weight (0.2)"), failed
     assert "no judgement" in failed and "none-mode weights" in failed.replace("`", "")
+    # beside rule weights, what the rule cannot do against §3.2 (a relation weighted like the modifiers looked a bug)
+    assert "weighs every relation and modifier alike" in failed and "alike" not in own
 
 
 def test_a_group_that_joins_two_names_is_pointed_out() -> None:
@@ -248,3 +250,21 @@ def test_ask_page_trace_roundtrip_and_escaping(home: Path) -> None:
     _ok(at)
     assert "bad.json, line 1: invalid JSON" in plain(" ".join(e.value for e in at.error))
     json.loads(trace.to_json())
+
+
+def test_a_collision_frame_names_the_intra_group_cegs_next_collision_passed() -> None:
+    """**Next collision** jumps from the start to the first collision over intra-group CEGs (#0–#3 on the Keanu
+    question): the side panel says so, instead of numbering from "#4" with #0–#3 never shown."""
+    from types import SimpleNamespace as NS
+
+    from components.bubblerag.expansion import passed_intra_line
+
+    intra = [NS(index=i, kind="intra", found_at=2 + i) for i in range(4)]
+    hit = NS(index=4, kind="collision", found_at=9)
+    later = NS(index=5, kind="collision", found_at=12)
+    frames = [NS(step=s, new_cegs=tuple(c for c in [*intra, hit, later] if c.found_at == s)) for s in range(14)]
+    cegs = [*intra, hit, later]
+    line = passed_intra_line(cegs, frames, 9)
+    assert line.startswith("On the way here: 4 intra-group CEGs (#0–#3)") and "Next collision" in line
+    assert passed_intra_line(cegs, frames, 12) == ""  # nothing between the two collisions
+    assert passed_intra_line(cegs, frames, 3) == ""  # an intra-group frame itself shows its own CEG

@@ -72,13 +72,14 @@ def specialization_problem(keyword: str, specialized: str, query: str) -> str:
     >>> specialization_problem("mother", "Lothair II's mother", q)
     ''
     >>> specialization_problem("mother", "Ermengarde of Tours", q)
-    "it drops the keyword 'mother' (a guessed answer is not a constraint)"
+    "it drops the keyword 'mother' (a guessed entity is no constraint: a rewrite keeps the keyword and binds it to what the question names)"
     >>> specialization_problem("mother", "Lothair I's mother", q)
     'it names I, which the question does not'
     """
     kw, sp = _content(keyword), _content(specialized)
     if not kw <= sp:
-        return f"it drops the keyword {keyword!r} (a guessed answer is not a constraint)"
+        return (f"it drops the keyword {keyword!r} (a guessed entity is no constraint: a rewrite keeps the keyword and "
+                "binds it to what the question names)")
     q = _content(query)
     invented = [w for low, w in _capitalised(specialized).items() if low not in q and low not in kw]
     if invented:
@@ -124,8 +125,8 @@ def phrase_head(phrase: str) -> tuple[str, frozenset[str]]:
     words of its left modifiers (the subtrees of the head's children before it), by spaCy's dependency
     parse (the pinned ``en_core_web_sm``, :mod:`core.backends.spacy_model`). ``("", {})`` for one word.
 
-    >>> phrase_head("second-married woman")
-    ('woman', frozenset({'married', 'second'}))
+    >>> head, left = phrase_head("second-married woman"); head, sorted(left)
+    ('woman', ['married', 'second'])
     >>> phrase_head("body of water")
     ('body', frozenset())
     """
@@ -199,7 +200,7 @@ def weights_problem(weights: Sequence[float]) -> str:
     >>> weights_problem([0.5, 0.5, 0.5]), weights_problem([0.2, 0.5, 0.3])
     ('every group has the same weight (0.5): no group was judged more central', '')
     >>> weights_problem([0.5, 0.3, 0.2, 0.1])
-    'the weights fall with each group\'s place in the list (0.5, 0.3, 0.2, 0.1), whatever the groups hold'
+    "the weights fall with each group's place in the list (0.5, 0.3, 0.2, 0.1), whatever the groups hold"
     """
     w = [float(x) for x in weights]
     if len(w) >= 2 and max(w) - min(w) <= 1e-9:
