@@ -168,7 +168,11 @@ def create_side_panel(act: Active, result, replay, frame: int) -> None:
     st.markdown(f"**Priority-queue head** ({f.queue_size} {'entry' if f.queue_size == 1 else 'entries'}{left})")
     if f.queue_head:
         st.dataframe(pd.DataFrame([{"node": g.node_names[v], "group": bubble.group_name(result, gr), "cost": round(c, 3)}
-                                   for v, gr, c in f.queue_head]), hide_index=True, width="stretch")
+                                   for v, gr, c in f.queue_head]), hide_index=True, width="stretch", column_config={
+                         # the side column is ≈ 270 px at 1440: three default widths cut the cost off
+                         "node": st.column_config.TextColumn("node", width=110),
+                         "group": st.column_config.TextColumn("group", width=90),
+                         "cost": st.column_config.NumberColumn("cost", width=52)})
     else:
         st.caption("The queue is empty: every node a bubble reached is settled.")
     full = replay.state_at(frame)
@@ -183,10 +187,11 @@ def create_side_panel(act: Active, result, replay, frame: int) -> None:
     st.markdown("**Bubbles** (accumulated cost = Σ 1 − cos(q, v) along the path)")
     st.dataframe(pd.DataFrame(rows, columns=["group", "max settled cost", "settled", "frontier"]), hide_index=True,
                  width="stretch", column_config={
-                     "group": st.column_config.TextColumn("group", width="medium"),
-                     "max settled cost": st.column_config.NumberColumn("max settled cost", width="small"),
-                     "settled": st.column_config.NumberColumn("settled", width="small"),
-                     "frontier": st.column_config.NumberColumn("frontier", width="small")})
+                     "group": st.column_config.TextColumn("group", width=92),
+                     "max settled cost": st.column_config.NumberColumn(
+                         "max cost", width=62, help="The largest accumulated cost among the group's settled nodes."),
+                     "settled": st.column_config.NumberColumn("settled", width=56),
+                     "frontier": st.column_config.NumberColumn("frontier", width=58)})
 
 
 def create_final_state_ui(act: Active, result) -> None:
