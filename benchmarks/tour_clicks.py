@@ -7,7 +7,11 @@ guided demo" on Home, then Next through all steps and Finish, twice; each figure
 seconds from the click until the step's heading and tour bar are on screen and Streamlit is no longer
 running (Compare: every method's column drawn). Run under the CPU lock.
 
-Usage: python benchmarks/tour_clicks.py [--rounds N] [--out results.json]
+``--dwell S`` waits S seconds on each step before clicking Next, as a lecturer talking over it: the tour fetches
+the next step's recorded runs meanwhile (components/prefetch.py); ``--no-prefetch`` turns that off
+(``EGX_TOUR_PREFETCH=0``) for the A/B.
+
+Usage: python benchmarks/tour_clicks.py [--rounds N] [--dwell S] [--no-prefetch] [--out results.json]
 """
 
 from __future__ import annotations
@@ -33,13 +37,16 @@ HEADINGS = {"pages/bubble_anchors.py": "Anchor grouping", "pages/bubble_expansio
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--dwell", type=float, default=0.0, help="seconds on each step before Next (a lecturer talking)")
+    ap.add_argument("--no-prefetch", action="store_true", help="EGX_TOUR_PREFETCH=0: no next-step runs fetched ahead")
     ap.add_argument("--out", default="")
     args = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
     n = len(tour.STEPS)
     rows: list[dict[str, object]] = []
-    with tempfile.TemporaryDirectory() as tmp, app_server(Path(tmp)) as (base, _), sync_playwright() as p:
+    env = {"EGX_TOUR_PREFETCH": "0"} if args.no_prefetch else {}
+    with tempfile.TemporaryDirectory() as tmp, app_server(Path(tmp), **env) as (base, _), sync_playwright() as p:
         browser = launch_chromium(p)
         page = browser.new_page(viewport={"width": 1440, "height": 900})
         page.goto(base, wait_until="domcontentloaded")
@@ -50,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
                 s = wait_text(page, [f"Guided demo · step {i + 1} of {n}", HEADINGS[step.page]])
                 rows.append({"round": rnd, "step": i + 1, "page": step.page, "seconds": round(s, 2)})
                 print(f"round {rnd} · step {i + 1:2d} · {step.page:28s} {s:6.2f} s", flush=True)
+                page.wait_for_timeout(args.dwell * 1000)
                 if i == n - 1:
                     name = "Finish the tour"
                 elif tour.STEPS[i + 1].page == step.page:  # the same page on another question: Next names it
@@ -62,7 +70,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"round {rnd} · finish  · pages/home.py                 {s:6.2f} s", flush=True)
         browser.close()
     if args.out:
-        Path(args.out).write_text(json.dumps({"rows": rows}, indent=1), encoding="utf-8")
+        Path(args.out).write_text(json.dumps({"dwell": args.dwell, "prefetch": not args.no_prefetch, "rows": rows},
+                                             indent=1), encoding="utf-8")
     return 0
 
 

@@ -7,11 +7,13 @@ step 1 after **Start**. The runs are the same ones the page asks for (:func:`com
 the job :func:`components.runs.method_run` would, under the same key, unlisted), so the page joins a job that is
 done or running instead of starting it; nothing else changes. Only recorded runs are fetched ahead (a replay
 costs no model time), and only with the tour's own sidebar choices (the demo, the recorded LLM and the
-recording's models), so a fetch is never for a run nobody will ask for.
+recording's models), so a fetch is never for a run nobody will ask for. ``EGX_TOUR_PREFETCH=0`` turns it off
+(``benchmarks/tour_clicks.py --no-prefetch`` measures the difference).
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import streamlit as st
@@ -66,6 +68,8 @@ def after_page() -> int:
     sidebar, the first step's (the class usually starts there). How many runs were started."""
     from core.methods.registry import METHODS
 
+    if os.environ.get("EGX_TOUR_PREFETCH", "1") == "0":
+        return 0
     t = tour.current()
     page = st.session_state.get(S.PAGE)
     if t is not None:
