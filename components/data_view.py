@@ -18,6 +18,7 @@ from components.sidebar import Active
 from components.ui import error_text, md_code, md_escape, public_path, public_text
 from core.errors import EgxError
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
+from core.graph.formats.load import duplicates_text
 from core.graph.model import KnowledgeGraph
 from core.graph.reader import GraphLike, whole_graph
 from core.index.isolated import BuildSpec, build_isolated, isolated_builds
@@ -455,10 +456,18 @@ def show_upload_job() -> None:
     ss[S.DATA_UPLOAD_DONE] = True  # built: the form's files and name are spent
     st.session_state[S.PENDING_WORKSPACE] = name
     st.session_state[S.DATA_BUILT_MESSAGE] = (f"Built workspace “{name}”: {g.n_nodes:,} nodes, {g.n_edges:,} edges, "
-                                              f"{g.n_chunks:,} chunks. It is now the active workspace. "
-                                              + _gold_note(new_ws)).strip()
+                                              f"{g.n_chunks:,} chunks. " + _repeats_note(new_ws.meta.files)
+                                              + "It is now the active workspace. " + _gold_note(new_ws)).strip()
     st.session_state[S.DATA_BUILT_FILES] = new_ws.meta.files
     st.rerun()
+
+
+def _repeats_note(files: list[dict[str, Any]]) -> str:
+    """The passages the build left out because a file repeated passages read before it (a PDF of a corpus's
+    passages), as sentences ("" for none)."""
+    said = [duplicates_text(str(f.get("file")), int(f.get("duplicates") or 0), f.get("duplicate_of") or ())
+            for f in files if f.get("duplicates")]
+    return "".join(f"{md_escape(t[0].upper() + t[1:])}. " for t in said)
 
 
 def _gold_note(ws: Workspace) -> str:
