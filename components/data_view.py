@@ -305,6 +305,13 @@ def _suggest_name(files: list) -> str:
     return stem[:MAX_NAME_CHARS].strip("-.") or "workspace"
 
 
+#: said under the upload form: workspaces are the server's, jobs are the session's (a second browser saw and
+#: could add documents to someone's uploaded workspace with nothing saying so)
+SHARED_WORKSPACES_NOTE = ("Workspaces built here are listed for everyone who uses this server: in a classroom, "
+                          "others can open yours and add documents to it. The build job itself stays with this "
+                          "session.")
+
+
 def create_upload_ui(act: Active) -> None:
     from core.index.listing import list_workspaces
     from core.index.paths import workspaces_root
@@ -345,6 +352,7 @@ def create_upload_ui(act: Active) -> None:
     name = S.keep(S.DATA_NEW_NAME, st.text_input(
         "Workspace name", key=S.bind(S.DATA_NEW_NAME, ""), placeholder=suggestion or "my-graph",
         max_chars=MAX_NAME_CHARS, help=f"{NAME_RULE}; it becomes the folder name.")).strip() or suggestion
+    st.caption(SHARED_WORKSPACES_NOTE)
     if not st.button("Build workspace", key=S.DATA_BUILD, type="primary"):
         show_upload_job()
         return
@@ -363,9 +371,11 @@ def create_upload_ui(act: Active) -> None:
         return
 
     # The build is a background job of the server (it survives page switches; the sidebar shows it) that
-    # runs in a child process within the memory and time caps (core.index.isolated), on uploads the job holds
-    paths, qpath, drop_uploads = stage_uploads(list(files), questions)
-    problem = _swapped_files_problem(paths, qpath)
+    # runs in a child process within the memory and time caps (core.index.isolated), on uploads the job holds.
+    # Saving and checking the files takes seconds for large uploads: the click shows that it was taken.
+    with st.spinner("Reading the files…"):
+        paths, qpath, drop_uploads = stage_uploads(list(files), questions)
+        problem = _swapped_files_problem(paths, qpath)
     if problem:
         drop_uploads()
         st.error(md_escape(problem))
