@@ -19,6 +19,7 @@ from components.ui import error_text, md_escape, public_text
 from core.errors import EgxError
 from core.fsio import clean_filename
 from core.graph.formats.documents import DOCUMENT_KINDS
+from core.graph.formats.load import duplicates_text
 from core.index.insert import insert_problem
 from core.index.isolated import BuildSpec, build_isolated, drop_upload_dir, isolated_builds, new_upload_dir
 
@@ -147,8 +148,12 @@ def file_status_rows(files: list[dict[str, Any]]) -> list[dict[str, Any]]:
         n = f.get("passages")
         passages = (str(n) if n is not None else "none: left out (see Status)" if error else
                     "none: triples or a graph, no passages")
+        dups = duplicates_text(name, int(f.get("duplicates") or 0), f.get("duplicate_of") or ())
+        if dups:
+            passages += f" (+{int(f['duplicates']):,} repeated, left out)"
         rows.append({"File": name, "Format": DOCUMENT_KINDS.get(fmt, fmt.replace("_", " ")),
-                     "Passages": passages, "Status": f"left out: {error}" if error else "read"})
+                     "Passages": passages,
+                     "Status": f"left out: {error}" if error else f"read; {dups}" if dups else "read"})
     return rows
 
 
@@ -159,7 +164,7 @@ def show_file_status() -> None:
     if not files:
         return
     rows = file_status_rows(files)
-    bad = [r for r in rows if r["Status"] != "read"]
+    bad = [r for r in rows if r["Status"].startswith("left out: ")]
     if bad:
         why = "; ".join(f"{r['File']} ({r['Status'][len('left out: '):]})" for r in bad)
         st.caption(md_escape(f"{len(rows) - len(bad)} of {len(rows)} file(s) read; {len(bad)} left out: {why}"))

@@ -18,6 +18,7 @@ from components.sidebar import Active
 from components.ui import error_text, md_code, md_escape, public_path, public_text
 from core.errors import EgxError
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
+from core.graph.formats.load import duplicates_text
 from core.graph.model import KnowledgeGraph
 from core.graph.reader import GraphLike, whole_graph
 from core.index.isolated import BuildSpec, build_isolated, isolated_builds
@@ -304,6 +305,13 @@ def _suggest_name(files: list) -> str:
     return stem[:MAX_NAME_CHARS].strip("-.") or "workspace"
 
 
+#: said under the upload form: workspaces are the server's, jobs are the session's (a second browser saw and
+#: could add documents to someone's uploaded workspace with nothing saying so)
+SHARED_WORKSPACES_NOTE = ("Workspaces built here are listed for everyone who uses this server: in a classroom, "
+                          "others can open yours and add documents to it. The build job itself stays with this "
+                          "session.")
+
+
 def create_upload_ui(act: Active) -> None:
     from core.index.listing import list_workspaces
     from core.index.paths import workspaces_root
@@ -344,6 +352,7 @@ def create_upload_ui(act: Active) -> None:
     name = S.keep(S.DATA_NEW_NAME, st.text_input(
         "Workspace name", key=S.bind(S.DATA_NEW_NAME, ""), placeholder=suggestion or "my-graph",
         max_chars=MAX_NAME_CHARS, help=f"{NAME_RULE}; it becomes the folder name.")).strip() or suggestion
+    st.caption(SHARED_WORKSPACES_NOTE)
     if not st.button("Build workspace", key=S.DATA_BUILD, type="primary"):
         show_upload_job()
         return
@@ -362,9 +371,11 @@ def create_upload_ui(act: Active) -> None:
         return
 
     # The build is a background job of the server (it survives page switches; the sidebar shows it) that
-    # runs in a child process within the memory and time caps (core.index.isolated), on uploads the job holds
-    paths, qpath, drop_uploads = stage_uploads(list(files), questions)
-    problem = _swapped_files_problem(paths, qpath)
+    # runs in a child process within the memory and time caps (core.index.isolated), on uploads the job holds.
+    # Saving and checking the files takes seconds for large uploads: the click shows that it was taken.
+    with st.spinner("Reading the files…"):
+        paths, qpath, drop_uploads = stage_uploads(list(files), questions)
+        problem = _swapped_files_problem(paths, qpath)
     if problem:
         drop_uploads()
         st.error(md_escape(problem))
@@ -455,10 +466,18 @@ def show_upload_job() -> None:
     ss[S.DATA_UPLOAD_DONE] = True  # built: the form's files and name are spent
     st.session_state[S.PENDING_WORKSPACE] = name
     st.session_state[S.DATA_BUILT_MESSAGE] = (f"Built workspace “{name}”: {g.n_nodes:,} nodes, {g.n_edges:,} edges, "
-                                              f"{g.n_chunks:,} chunks. It is now the active workspace. "
-                                              + _gold_note(new_ws)).strip()
+                                              f"{g.n_chunks:,} chunks. " + _repeats_note(new_ws.meta.files)
+                                              + "It is now the active workspace. " + _gold_note(new_ws)).strip()
     st.session_state[S.DATA_BUILT_FILES] = new_ws.meta.files
     st.rerun()
+
+
+def _repeats_note(files: list[dict[str, Any]]) -> str:
+    """The passages the build left out because a file repeated passages read before it (a PDF of a corpus's
+    passages), as sentences ("" for none)."""
+    said = [duplicates_text(str(f.get("file")), int(f.get("duplicates") or 0), f.get("duplicate_of") or ())
+            for f in files if f.get("duplicates")]
+    return "".join(f"{md_escape(t[0].upper() + t[1:])}. " for t in said)
 
 
 def _gold_note(ws: Workspace) -> str:

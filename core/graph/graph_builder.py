@@ -117,6 +117,10 @@ class GraphBuilder:
     def find_chunk(self, title: str, text: str) -> str | None:
         return self._chunk_by_content.get((clean_text(title), str(text).strip()))
 
+    def chunks(self) -> tuple[Chunk, ...]:
+        """The passages added so far, in the order they were added."""
+        return tuple(self._chunks.values())
+
     def has_chunk(self, chunk_id: str) -> bool:
         return chunk_id in self._chunks
 

@@ -10,7 +10,10 @@ moment leaves the previous workspace as it was.
 
 The result is the workspace a build of the old inputs followed by the new ones would give: the builder
 merges in corpus order and the new passages come last in both, so nodes, edges, provenance and the index
-rows come out in the same order and the graph's content hash is the same. Derived caches keyed on the old
+rows come out in the same order and the graph's content hash is the same. Except for repeats: a passage of the new files
+whose text the workspace already holds (or an earlier new file), compared without case, whitespace or quote
+spelling, is left out and counted per file (:mod:`core.graph.formats.repeats`), where a build keeps a JSON
+corpus's repeated records as its dataset has them. Derived caches keyed on the old
 graph (SG-RAG's dominance models, a trained ReG retriever) are not carried over: they are retrained for the
 new graph. The methods' cached text vectors (FastInsight's node vectors in ``index/extra``) are carried over
 stale, and their first use re-embeds only the texts the new passages changed (:mod:`core.index.text_vectors`).
@@ -36,7 +39,7 @@ from core.fsio import atomic_write_json, temp_sibling
 from core.graph.builder import ExtractionResult, add_extracted, extract_triples
 from core.graph.chunking import chunking_settings
 from core.graph.formats.documents import DOCUMENT_FORMATS
-from core.graph.formats.load import LoadedGraph, load_inputs
+from core.graph.formats.load import LoadedGraph, duplicates_text, load_inputs
 from core.graph.graph_builder import GraphBuilder
 from core.graph.model import Chunk, KnowledgeGraph
 from core.graph.stores.store import MEMORY_URL
@@ -68,7 +71,9 @@ class InsertResult:
     """What :func:`add_documents` did.
 
     ``added`` are the new passages' chunk ids, ``duplicates`` the ids of passages skipped because the
-    workspace (or an earlier file of the same insert) already holds the same passage; ``embedded`` counts
+    workspace (or an earlier file of the same insert) already holds the same passage under the same id (the
+    passages a file repeats under other ids, or inside a document, are counted by ``files``, each file's
+    ``duplicates``: see :mod:`core.graph.formats.repeats`); ``embedded`` counts
     the texts embedded now per index kind (the rest were reused from the old index).
     """
 
@@ -89,12 +94,21 @@ class InsertResult:
         """Whether the workspace was replaced (False: every passage was a duplicate)."""
         return bool(self.added)
 
+    @property
+    def n_duplicates(self) -> int:
+        """The passages left out because the workspace or an earlier file of this insert holds them: by id
+        (``duplicates``) or as repeats the files' reading found (each file's ``duplicates``)."""
+        return len(self.duplicates) + sum(int(f.get("duplicates") or 0) for f in self.files)
+
     def summary(self) -> str:
         """One paragraph for a person: what was added, skipped and embedded."""
-        dup = ""
+        said = [duplicates_text(str(f.get("file")), int(f.get("duplicates") or 0), f.get("duplicate_of") or ())
+                for f in self.files if f.get("duplicates")]
         if self.duplicates:
             shown = ", ".join(self.duplicates[:5]) + (", ..." if len(self.duplicates) > 5 else "")
-            dup = f"; {len(self.duplicates)} duplicate passage(s) skipped ({shown})"
+            said.append(f"{len(self.duplicates)} passage(s) the workspace already holds under the same id were "
+                        f"skipped ({shown})")
+        dup = "; " + "; ".join(said) if said else ""
         if not self.added:
             return f"Nothing was added: every passage is already in the workspace{dup}. The workspace is unchanged."
         emb = ", ".join(f"{n} {k}" for k, n in self.embedded.items())
@@ -159,9 +173,10 @@ def add_documents(workspace: str | Path, inputs: Sequence[str | Path], *, embedd
         chunk_note = _check_chunking(path, meta)
         ext = _recorded_extractor(path, meta, extractor, llm)
         emb = _recorded_embedder(path, meta, embedder)
-        loaded = load_inputs(inputs, name=meta.name or path.name, progress=_slice(progress, 0.0, LOAD_SHARE))
-        _check_inputs(path, loaded)
         old = Workspace(path, manifest)
+        loaded = load_inputs(inputs, name=meta.name or path.name, progress=_slice(progress, 0.0, LOAD_SHARE),
+                             known=old.graph.chunks)  # a passage the workspace holds is left out as a repeat
+        _check_inputs(path, loaded)
         fresh, dups = _new_passages(old.graph, loaded.graph)
         files = tuple(f.to_dict() for f in loaded.files)
         if not fresh:
@@ -443,7 +458,7 @@ def _manifest(manifest: Mapping[str, Any], loaded: LoadedGraph, graph: Knowledge
         m["warnings"] = [*(m.get("warnings") or []),
                          *(n for n in result.notes if n.startswith("Triple extraction failed"))]
     record = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "sources": added,
-              "added": len(result.added), "duplicates": len(result.duplicates), "new_nodes": result.new_nodes,
+              "added": len(result.added), "duplicates": result.n_duplicates, "new_nodes": result.new_nodes,
               "new_edges": result.new_edges, "embedded": dict(result.embedded), "seconds": round(seconds, 3)}
     m["inserts"] = [*(m.get("inserts") or []), record][-KEEP_INSERTS:]
     m["files"] = [*(m.get("files") or []), *result.files]  # what became of each file, as a build of all of them says

@@ -5,6 +5,7 @@ and a folder with one bad file still loads the others, saying what became of eac
 from __future__ import annotations
 
 import io
+import json
 import re
 import struct
 import zipfile
@@ -333,3 +334,71 @@ def test_a_text_file_s_heading_line_is_its_title_as_in_a_pdf(tmp_path):
     chunks = {c.id: c for c in load_inputs([vance, notes]).graph.chunks}
     assert (chunks["vance"].title, chunks["vance"].text) == ("Aurelia Vance", "Aurelia Vance was born in Tromsø.")
     assert chunks["notes"].title == "notes" and chunks["notes"].text.startswith("Vance was born in")
+
+
+# ------------------------------------------------------------------------------------ wrapped lines, repeats
+def test_pdf_lines_are_joined_as_a_reader_reads_them(tmp_path):
+    """A PDF's text layer breaks every printed line: inside a paragraph a break is a space, a word hyphenated
+    at the line's end is joined whole, and the break between pages stays a paragraph break."""
+    p = write(tmp_path, "therapy.pdf", pdf_bytes(["Person-centred coun-\nselling is a form of\npsychotherapy.",
+                                                  "Carl Rogers - American\npsychologist - developed it."]))
+    (chunk,) = load_inputs([p]).graph.chunks
+    assert chunk.text == ("Person-centred counselling is a form of psychotherapy.\n\n"
+                          "Carl Rogers - American psychologist - developed it.")
+
+
+CORPUS = [
+    {"title": "Journal of Mathematical Physics", "text": "The Journal of Mathematical Physics is a peer-reviewed "
+     "journal published monthly by the American Institute of Physics."},
+    {"title": "Person-centered therapy", "text": "Person - centered therapy, also known as person - centered "
+     "counseling, is a form of psychotherapy developed by psychologist Carl Rogers."},
+    {"title": "Riemann integral", "text": "In the branch of mathematics known as real analysis, the Riemann "
+     "integral was the first rigorous definition of the integral of a function on an interval."},
+]
+
+
+def wrapped(text: str, width: int) -> str:
+    """Text broken every ``width`` characters, mid-word, as the audit's hand-made PDF was."""
+    return "\n".join(text[i:i + width] for i in range(0, len(text), width))
+
+
+def test_a_pdf_of_a_corpus_s_passages_adds_no_copies_and_says_so(tmp_path):
+    """The audit's case: a corpus, and a PDF printing three of its passages (each under its title, wrapped
+    mid-word): the copies took retrieval slots and held the gold text under an id no question names. The PDF
+    is read after the corpus whatever the order given, and says what it left out."""
+
+    corpus = write(tmp_path, "my_corpus.json", json.dumps(CORPUS))
+    pdf = write(tmp_path, "three_passages.pdf", pdf_bytes(
+        ["\n".join(f"{r['title']}\n{wrapped(r['text'], 37)}" for r in CORPUS)]))
+    loaded = load_inputs([pdf, corpus])
+    assert [c.id for c in loaded.graph.chunks] == ["my_corpus:0", "my_corpus:1", "my_corpus:2"]
+    pdf_status = loaded.files[0]
+    assert (pdf_status.file, pdf_status.passages, pdf_status.duplicates) == ("three_passages.pdf", 0, 3)
+    assert pdf_status.to_dict()["duplicate_of"] == [r["title"] for r in CORPUS]
+    assert ("3 passages of three_passages.pdf repeat passages already read (e.g. “Journal of Mathematical "
+            "Physics”, “Person-centered therapy”, “Riemann integral”) and were left out.") in loaded.warnings
+    assert "duplicates" not in loaded.files[1].to_dict()  # a file without repeats reads as it always did
+
+
+def test_a_document_keeps_what_is_new_around_a_repeated_passage(tmp_path):
+    """Case, whitespace and the spelling of quotes do not make a passage new; the new paragraphs stay, in
+    order, and the file's passages are titled by what is left (not by the repeat's title)."""
+
+    corpus = write(tmp_path, "c.json", json.dumps([{"title": "Rogers", "text": "Carl Rogers said ``the good life "
+                                                   "is a process, not a state of being'' in 1961."}]))
+    notes = write(tmp_path, "notes.txt", "Rogers\nCARL ROGERS SAID “THE GOOD LIFE IS A PROCESS,\nNOT A STATE "
+                                         "OF BEING” IN 1961.\n\nLake Tana\nLake Tana is the source of the Blue Nile.")
+    loaded = load_inputs([corpus, notes])
+    assert [(c.title, c.text) for c in loaded.graph.chunks][1:] == [("Lake Tana",
+                                                                    "Lake Tana is the source of the Blue Nile.")]
+    assert loaded.files[1].duplicates == 1 and loaded.files[1].passages == 1
+
+
+def test_a_json_corpus_keeps_its_repeated_records_in_a_build(tmp_path):
+    """A dataset's corpus is read as published (HippoRAG's 2Wiki corpus holds a paragraph under two titles; the
+    questions' gold names both): a build drops no record of a JSON corpus, so the samples' graphs stay."""
+
+    same = CORPUS[0]["text"]
+    corpus = write(tmp_path, "c.json", json.dumps([{"title": "A", "text": same}, {"title": "B", "text": same}]))
+    loaded = load_inputs([corpus])
+    assert [c.title for c in loaded.graph.chunks] == ["A", "B"] and loaded.files[0].duplicates == 0

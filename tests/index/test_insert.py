@@ -106,15 +106,36 @@ def test_duplicate_passages_are_skipped_and_reported(tmp_path, hashing):
     create_workspace([a], tmp_path / "w", embedder=hashing, extractor=get_extractor("rules"))
     before = Workspace.open(tmp_path / "w").manifest
     again = add_documents(tmp_path / "w", [a])  # the same file: every passage is there already
-    assert not again.changed and again.duplicates == ("a1", "a2", "a3", "a4")
+    assert not again.changed and again.n_duplicates == 4
+    assert again.files[0]["duplicates"] == 4 and again.files[0]["passages"] == 0
     assert "Nothing was added" in again.summary()
+    assert "4 passages of a.jsonl repeat passages already read (e.g. “The Matrix”, “Agent Smith”" in again.summary()
     assert Workspace.open(tmp_path / "w").manifest == before  # not rewritten
     # same text under another id (the file uploaded under another name), and a repeat within the insert
     copy = corpus(tmp_path / "in" / "copy.jsonl", [{**A[0], "id": "x1"}, B[0], {**B[0], "id": "x2"}])
     res = add_documents(tmp_path / "w", [copy])
-    assert res.added == ("b1",) and res.duplicates == ("x1", "x2")
-    assert "2 duplicate passage(s) skipped (x1, x2)" in res.summary()
+    assert res.added == ("b1",) and res.n_duplicates == 2
+    assert "2 passages of copy.jsonl repeat passages already read (e.g. “The Matrix”, “John Wick”)" in res.summary()
     assert [c.id for c in Workspace.open(tmp_path / "w").graph.chunks] == ["a1", "a2", "a3", "a4", "b1"]
+    assert Workspace.open(tmp_path / "w").manifest["inserts"][-1]["duplicates"] == 2
+
+
+def test_a_text_file_of_passages_the_workspace_holds_adds_nothing(tmp_path, hashing):
+    """The audit's case: notes.txt held, as plain text, passages the workspace was built from; it added them
+    again. Compared without case, whitespace or quote spelling, each is left out with its title."""
+    a = corpus(tmp_path / "in" / "a.jsonl", A)
+    create_workspace([a], tmp_path / "w", embedder=hashing, extractor=get_extractor("rules"))
+    notes = tmp_path / "in" / "notes.txt"
+    notes.write_text("\n\n".join(f"{r['title']}\n{r['text'].upper()}" for r in A[:3]), encoding="utf-8")
+    res = add_documents(tmp_path / "w", [notes])
+    assert not res.changed and res.n_duplicates == 3
+    assert "3 passages of notes.txt repeat passages already read (e.g. “The Matrix”" in res.summary()
+    # a new paragraph among repeats is added alone
+    notes.write_text(f"{A[0]['title']}\n{A[0]['text']}\n\n{B[1]['title']}\n{B[1]['text']}", encoding="utf-8")
+    res = add_documents(tmp_path / "w", [notes])
+    assert res.changed and res.n_duplicates == 1
+    added = Workspace.open(tmp_path / "w").graph.chunk(res.added[0])
+    assert (added.title, added.text) == (B[1]["title"], B[1]["text"])  # not titled by the repeat it followed
 
 
 def test_bad_input_is_refused_and_the_workspace_is_untouched(tmp_path, hashing):

@@ -13,6 +13,7 @@ from core.graph.formats.bounds import InputLimits, base_suffix, display_name, fi
 from core.graph.formats.documents import read_document
 from core.graph.formats.jsonio import iter_jsonl, load_json
 from core.graph.formats.records import as_name, json_type
+from core.graph.formats.repeats import RepeatIndex
 from core.graph.graph_builder import GraphBuilder
 
 
@@ -24,13 +25,17 @@ def read_text_document(path: Path, builder: GraphBuilder, *, max_chars: int = CH
 
 
 def read_corpus_json(path: Path, builder: GraphBuilder, *, text: str | None = None, data: Any = None,
-                     limits: InputLimits | None = None) -> list[str]:
+                     limits: InputLimits | None = None, repeats: RepeatIndex | None = None) -> list[str]:
     """A corpus as JSON list / JSONL of ``{title, text}`` (optional ``id``). Records without an id
     get ``<file stem>:<position>`` so an OpenIE file for the same corpus can refer to them.
 
     A passage longer than :data:`~core.graph.chunking.PASSAGE_SPLIT_CHARS` is split into chunks of
     :data:`~core.graph.chunking.CHUNK_CHARS` (ids ``<id>``, ``<id>#2``, ...; same title), and a warning
-    says how many were."""
+    says how many were.
+
+    With ``repeats`` (adding documents to a workspace), a record whose text is a passage read before (the
+    workspace's, or an earlier record's) is skipped and noted under the file's name; the others are known to
+    it once read."""
     path = Path(path)
     name = display_name(path)
     records: Iterable[tuple[dict[str, int], Any]]
@@ -66,6 +71,12 @@ def read_corpus_json(path: Path, builder: GraphBuilder, *, text: str | None = No
             cid = f"{stem}:{pos}"
             made_up = [made_up[0] if made_up else cid, cid]
             n_made_up += 1
+        if repeats is not None:
+            if repeats.seen(body) is not None:
+                repeats.note(name, title or " ".join(body.split()[:6]))
+                n += 1
+                continue
+            repeats.add(title, body)
         if len(body) > PASSAGE_SPLIT_CHARS:
             pieces = chunk_text(body, max_chars=CHUNK_CHARS)
             for k, piece in enumerate(pieces, start=1):

@@ -37,6 +37,7 @@ from core.graph.formats.bounds import (
     size_text,
 )
 from core.graph.formats.markup import decode_html, html_text, markdown_text, strip_bidi
+from core.graph.formats.repeats import RepeatIndex
 from core.graph.formats.textio import read_text
 from core.graph.graph_builder import GraphBuilder
 
@@ -52,16 +53,20 @@ Passage = tuple[str, str, str]
 
 
 def read_document(path: Path, builder: GraphBuilder, *, limits: InputLimits | None = None,
-                  max_chars: int = CHUNK_CHARS) -> list[str]:
+                  max_chars: int = CHUNK_CHARS, repeats: RepeatIndex | None = None) -> list[str]:
     """Add the passages of one document (any kind :func:`document_passages` reads) to ``builder``; return the
     warnings (e.g. PDF pages without a text layer).
+
+    With ``repeats``, the passages it knows are cut out of the document's text first
+    (:meth:`~core.graph.formats.repeats.RepeatIndex.cut`, noted under the file's name), and this document's
+    passages are known to it afterwards. A document that held only such repeats adds nothing.
 
     Passage ids come from the file's stem; when another file of the same stem (``report.pdf`` beside
     ``report.docx``) already took them, this file's passages take its whole name instead (``report.pdf``,
     ``report.pdf#1``, …) and a warning says so, so no file of a folder is left out for its name. The same
     file read again keeps its ids (its passages are found, not added twice)."""
-    passages, warnings = document_passages(path, limits=limits, max_chars=max_chars)
     name = display_name(Path(path))
+    passages, warnings = document_passages(path, limits=limits, max_chars=max_chars, repeats=repeats)
 
     def clashes(items: list[Passage]) -> list[str]:
         return [cid for cid, title, text in items if builder.has_chunk(cid) and builder.find_chunk(title, text) != cid]
@@ -81,11 +86,13 @@ def read_document(path: Path, builder: GraphBuilder, *, limits: InputLimits | No
                                + (f" to {renamed[-1][0]!r}" if len(renamed) > 1 else "")]
     for cid, title, text in passages:
         builder.add_chunk(title, text, chunk_id=cid)
+        if repeats is not None:
+            repeats.add(title, text)
     return warnings
 
 
-def document_passages(path: Path, *, limits: InputLimits | None = None,
-                      max_chars: int = CHUNK_CHARS) -> tuple[list[Passage], list[str]]:
+def document_passages(path: Path, *, limits: InputLimits | None = None, max_chars: int = CHUNK_CHARS,
+                      repeats: RepeatIndex | None = None) -> tuple[list[Passage], list[str]]:
     """The passages of one document and the warnings its reading gave.
 
     The kind is the file's extension (``.gz`` ignored): ``.pdf``, ``.html``/``.htm``/``.xhtml``, ``.docx``,
@@ -99,6 +106,25 @@ def document_passages(path: Path, *, limits: InputLimits | None = None,
         PDF over the page limit, a malformed PDF or ``.docx``, a ``.docx`` whose zip would inflate past the
         limits, undecodable text, or a document without text.
     """
+    title, text, warnings = document_text(path, limits=limits)
+    if repeats is not None:
+        name = display_name(Path(path))
+        seen = len(repeats.found.get(name, ()))
+        text = repeats.cut(text, name)
+        if not re.search(r"[^\W_]", text):
+            return [], warnings  # every passage of it was read before
+        if title in repeats.found.get(name, [])[seen:]:  # the title was a repeated passage's: not the rest's
+            head, rest = pdf_heading(text)
+            title, text = (head, rest) if head else (file_stem(Path(path)).replace("_", " "), text)
+    pieces = chunk_text(text, max_chars=max_chars)
+    stem = file_stem(Path(path))
+    return [(f"{stem}#{i}" if len(pieces) > 1 else stem, title, p) for i, p in enumerate(pieces)], warnings
+
+
+def document_text(path: Path, *, limits: InputLimits | None = None) -> tuple[str, str, list[str]]:
+    """``(title, text, warnings)`` of one document before it is split into passages (see
+    :func:`document_passages`, which says what raises); the title is the file's name when the document
+    names none."""
     lim = resolve_limits(limits)
     path = Path(path)
     name = display_name(path)
@@ -107,7 +133,8 @@ def document_passages(path: Path, *, limits: InputLimits | None = None,
     suffix = base_suffix(path)
     if suffix == ".pdf":
         text, warnings = pdf_text(path, lim)
-        title, text = pdf_heading(text)
+        title, text = pdf_heading(text)  # before the lines are joined: the heading is a line of its own
+        text = join_wrapped_lines(text)
     elif suffix in HTML_SUFFIXES:
         title, text = html_text(decode_html(read_bytes(path, lim), name))
     elif suffix == ".docx":
@@ -124,10 +151,7 @@ def document_passages(path: Path, *, limits: InputLimits | None = None,
     title, text = strip_bidi(title), strip_bidi(text)  # what a reader reads, never text shown reordered
     if not text.strip():
         raise InputFormatError(name, "the document is empty", "some text")
-    title = title or file_stem(path).replace("_", " ")
-    pieces = chunk_text(text, max_chars=max_chars)
-    stem = file_stem(path)
-    return [(f"{stem}#{i}" if len(pieces) > 1 else stem, title, p) for i, p in enumerate(pieces)], warnings
+    return title or file_stem(path).replace("_", " "), text, warnings
 
 
 # ------------------------------------------------------------------------------------------------ PDF
@@ -177,6 +201,30 @@ def pdf_text(path: Path, lim: InputLimits) -> tuple[str, list[str]]:
         warnings.append(f"{name}: {len(empty)} of {len(pages)} pages have no text layer (scanned?) and were left out "
                         f"(pages {shown}); run OCR on the PDF to include them.")
     return "\n\n".join(t for t in pages if t), warnings
+
+
+def join_wrapped_lines(text: str) -> str:
+    r"""A PDF's lines joined as a reader reads them: a line break inside a paragraph is a space, and a word
+    hyphenated at the line's end ("centre-" then "d ...") is joined whole; paragraph breaks (blank lines, and
+    the blank line between pages) stay. A PDF's text layer breaks every line where the page wraps it, and a
+    passage kept that way quotes "person-centere\nd counseling" in an answer.
+
+    >>> join_wrapped_lines("a person-centre-\nd counselling\nservice.\n\nNext paragraph")
+    'a person-centred counselling service.\n\nNext paragraph'
+    """
+    paragraphs = []
+    for para in re.split(r"\n[ \t]*\n", text):
+        lines = [ln.strip() for ln in para.splitlines() if ln.strip()]
+        if not lines:
+            continue
+        cur = lines[0]
+        for line in lines[1:]:
+            if re.search(r"[^\W\d_]-$", cur) and line[0].islower():
+                cur = cur[:-1] + line
+            else:
+                cur += " " + line
+        paragraphs.append(cur)
+    return "\n\n".join(paragraphs)
 
 
 #: a PDF's first line is its heading when it is this short (words, characters) and reads as a title

@@ -9,7 +9,7 @@ so a failure cannot leave a partial workspace.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,9 +18,10 @@ from core.errors import EmptyGraphError, InputFormatError
 from core.graph.formats.bounds import InputLimits, base_suffix, display_name, resolve_limits
 from core.graph.formats.documents import DOCUMENT_FORMATS
 from core.graph.formats.registry import FORMATS, ReadContext, detect
+from core.graph.formats.repeats import RepeatIndex
 from core.graph.formats.sniff import looks_like_questions
 from core.graph.graph_builder import GraphBuilder, SourceNotes, graph_from_dict
-from core.graph.model import GraphKind, KnowledgeGraph
+from core.graph.model import Chunk, GraphKind, KnowledgeGraph
 
 #: formats whose files hold passages (the file-status table counts them)
 PASSAGE_FORMATS = ("corpus", "corpus_nodes", *DOCUMENT_FORMATS)
@@ -35,13 +36,36 @@ class FileStatus:
     format: str
     passages: int | None = None
     error: str = ""
+    #: passages of it left out because they repeat passages read before (:mod:`core.graph.formats.repeats`)
+    duplicates: int = 0
+    duplicate_of: tuple[str, ...] = ()  #: the titles of the first few passages it repeats
+
 
     @property
     def ok(self) -> bool:
         return not self.error
 
     def to_dict(self) -> dict[str, Any]:
-        return {"file": self.file, "format": self.format, "passages": self.passages, "error": self.error}
+        d: dict[str, Any] = {"file": self.file, "format": self.format, "passages": self.passages, "error": self.error}
+        if self.duplicates:  # said only when there were: a manifest without repeats reads as it always did
+            d |= {"duplicates": self.duplicates, "duplicate_of": list(self.duplicate_of)}
+        return d
+
+    @property
+    def duplicates_text(self) -> str:
+        """What a person reads about the passages left out as repeats ("" for none)."""
+        return duplicates_text(self.file, self.duplicates, self.duplicate_of)
+
+
+def duplicates_text(file: str, n: int, of: Sequence[str]) -> str:
+    """"3 passages of three_passages.pdf repeat passages already read (e.g. “Journal of Mathematical Physics”)
+    and were left out", or "" when ``n`` is 0."""
+    if not n:
+        return ""
+    eg = ", ".join(f"“{t}”" for t in dict.fromkeys(of).keys() if t)
+    return (f"{n:,} passage{'s' if n != 1 else ''} of {file} repeat{'s' if n == 1 else ''} "
+            f"{'passages' if n != 1 else 'a passage'} already read" + (f" (e.g. {eg})" if eg else "")
+            + f" and {'were' if n != 1 else 'was'} left out")
 
 
 @dataclass
@@ -83,11 +107,17 @@ def refuse_questions_files(paths: Sequence[str | Path]) -> None:
 
 def load_inputs(paths: Sequence[str | Path], *, name: str = "",
                 progress: Callable[[str, float], None] | None = None,
-                limits: InputLimits | None = None) -> LoadedGraph:
+                limits: InputLimits | None = None, known: Iterable[Chunk] | None = None) -> LoadedGraph:
     """Detect and load any mix of supported inputs into one merged graph.
 
     Corpora load before triples so provenance ids resolve; a corpus-graph edges file needs a nodes
-    file (``*.jsonl`` with ``id`` and ``text``) among the inputs. A document (PDF, HTML, Word, Markdown,
+    file (``*.jsonl`` with ``id`` and ``text``) among the inputs. Documents load after the JSON corpora and
+    leave out the passages they repeat word for word (compared without case, whitespace or quote spelling)
+    from those corpora or the documents before them; ``known`` (the passages of a workspace documents are
+    added to) are checked too, and then a JSON corpus skips its records that repeat a passage read before as
+    well. A build keeps every record of a JSON corpus, as its dataset published it (see
+    :mod:`core.graph.formats.repeats`). Each file's :class:`FileStatus` counts what it left out, and a warning
+    says it. A document (PDF, HTML, Word, Markdown,
     text) that cannot be read is left out when other files were read, so that one scanned PDF in a folder
     does not stop the rest: the result's ``files`` says what became of each file and a warning names it. Every file is read within
     ``limits`` (default :meth:`~core.graph.formats.bounds.InputLimits.from_env`): bounded decompression,
@@ -127,25 +157,37 @@ def load_inputs(paths: Sequence[str | Path], *, name: str = "",
     warnings: list[str] = []
     status: dict[Path, FileStatus] = {}
     failed: list[InputFormatError] = []
-    ordered = sorted(paths, key=lambda p: FORMATS[fmts[p]].rank)
+    # documents after the JSON corpora of their rank, so a PDF of a corpus's passages repeats them, not the reverse
+    ordered = sorted(paths, key=lambda p: (FORMATS[fmts[p]].rank, fmts[p] in DOCUMENT_FORMATS))
+    repeats = RepeatIndex()
+    if known is not None:
+        repeats.add_all((c.title, c.text) for c in known)
+    seeded = False
     for i, p in enumerate(ordered):
         fmt = fmts[p]
         data = parsed.pop(p, None)  # dropped as soon as it is read: peak memory holds one document
         if progress:
             progress(f"Reading {p.name} ({fmt})", i / len(ordered))
         before = builder.n_chunks
+        if fmt in DOCUMENT_FORMATS and not seeded:  # the passages of the JSON corpora read so far
+            repeats.add_all((c.title, c.text) for c in builder.chunks())
+            seeded = True
         try:
-            warnings += FORMATS[fmt].read(p, builder, ReadContext(data, lim, fmts))
+            warnings += FORMATS[fmt].read(p, builder, ReadContext(data, lim, fmts, repeats, known is not None))
         except InputFormatError as exc:
             if fmt not in DOCUMENT_FORMATS:  # read as it streams: what it added cannot be taken back
                 raise
             failed.append(exc)  # a document adds nothing until it is read whole
+            repeats.found.pop(display_name(p), None)
             status[p] = FileStatus(display_name(p), fmt, error=str(exc))
             continue
         finally:
             del data
-        status[p] = FileStatus(display_name(p), fmt, builder.n_chunks - before if fmt in PASSAGE_FORMATS else None)
+        dups = repeats.found.pop(display_name(p), [])
+        status[p] = FileStatus(display_name(p), fmt, builder.n_chunks - before if fmt in PASSAGE_FORMATS else None,
+                               duplicates=len(dups), duplicate_of=tuple(dict.fromkeys(dups))[:3])
     files = [status[p] for p in paths]
+    warnings += [f.duplicates_text + "." for f in files if f.duplicates]
     if failed and len(failed) == len(paths):
         if len(failed) == 1:
             raise failed[0]
@@ -156,7 +198,7 @@ def load_inputs(paths: Sequence[str | Path], *, name: str = "",
                         + "; ".join(str(e).rstrip(".") for e in failed) + ".")
     if progress:
         progress("Merging", 1.0)
-    graph = builder.build()
+    graph = builder.build(allow_empty=any(f.duplicates for f in files))  # every passage was read before
     warnings += _source_warnings(graph, builder.source_notes)
     return LoadedGraph(graph, warnings, {str(p): fmts[p] for p in paths if status[p].ok}, files)
 

@@ -39,6 +39,7 @@ from core.graph.formats.documents import HTML_SUFFIXES, MARKDOWN_SUFFIXES, read_
 from core.graph.formats.graphml import read_graphml
 from core.graph.formats.named_kg import read_named_kg
 from core.graph.formats.openie import read_openie
+from core.graph.formats.repeats import RepeatIndex
 from core.graph.formats.sniff import Sniffer, sniff_delimited, sniff_json, sniff_jsonl, sniff_txt
 from core.graph.formats.triples import read_triples
 from core.graph.graph_builder import GraphBuilder
@@ -51,6 +52,10 @@ class ReadContext:
     data: Any  # the file's JSON document, already parsed by detection (None for every other file)
     limits: InputLimits
     formats: Mapping[Path, str]  # every path of this load and its format
+    #: the passages read so far, which a document (and, when adding documents, a JSON corpus) leaves out
+    #: when it repeats them (:mod:`core.graph.formats.repeats`); None: every passage is kept
+    repeats: RepeatIndex | None = None
+    skip_known_records: bool = False  #: a JSON corpus's records are checked against ``repeats`` too
 
     def paths(self, fmt: str) -> list[Path]:
         """The paths of this load detected as ``fmt``, in the order they were given."""
@@ -77,16 +82,22 @@ class Format:
 
 
 def _document(path: Path, builder: GraphBuilder, ctx: ReadContext) -> list[str]:
-    return read_document(path, builder, limits=ctx.limits)
+    return read_document(path, builder, limits=ctx.limits, repeats=ctx.repeats)
+
+
+def _corpus(path: Path, builder: GraphBuilder, ctx: ReadContext) -> list[str]:
+    return read_corpus_json(path, builder, data=ctx.data, limits=ctx.limits,
+                            repeats=ctx.repeats if ctx.skip_known_records else None)
 
 
 def _corpus_nodes(path: Path, builder: GraphBuilder, ctx: ReadContext) -> list[str]:
     # loaded with an edges file, the nodes are read by the edges file's reader; alone they are a corpus
-    return [] if ctx.paths("corpus_edges") else read_corpus_json(path, builder, limits=ctx.limits)
+    return [] if ctx.paths("corpus_edges") else read_corpus_json(
+        path, builder, limits=ctx.limits, repeats=ctx.repeats if ctx.skip_known_records else None)
 
 
 FORMATS: dict[str, Format] = {f.name: f for f in (
-    Format("corpus", 0, lambda p, b, c: read_corpus_json(p, b, data=c.data, limits=c.limits)),
+    Format("corpus", 0, _corpus),
     Format("document", 0, _document),  # plain text (a .txt that is not triples)
     Format("markdown", 0, _document, suffixes=MARKDOWN_SUFFIXES),
     Format("pdf", 0, _document, suffixes=(".pdf",)),
