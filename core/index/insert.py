@@ -472,8 +472,7 @@ def _notes(path: Path, old: Workspace, res: ExtractionResult, *, kept_vectors: b
         notes.append(f"Triple extraction failed for {len(res.failed)} added passage(s) (the extractor's output stayed "
                      "unusable), so they have no triples. Failures are not cached: rebuild the workspace with all its "
                      "files (egx index ... --overwrite) to retry just those.")
-    # the methods' own folders belong to the old graph (Method.artifacts); the index's own ``extra/`` caches are
-    # dropped with the old index folder
+    # the methods' own folders belong to the old graph (Method.artifacts); ``index/extra`` vectors are carried stale
     dropped = [why for name, why in method_folders().items() if (old.path / name).exists()]
     if dropped:
         notes.append("Derived from the previous graph, so not kept: " + "; ".join(dropped) + ".")
@@ -495,11 +494,5 @@ def _extraction_share(fresh: Sequence[Chunk], extractor: TripleExtractor, emb: E
 
 def _slice(progress: Progress | None, lo: float, hi: float) -> Progress | None:
     """``progress`` mapped into ``[lo, hi]`` of the whole bar."""
-    if progress is None:
-        return None
     outer = progress
-
-    def f(msg: str, frac: float) -> None:
-        outer(msg, lo + (hi - lo) * min(max(frac, 0.0), 1.0))
-
-    return f
+    return None if outer is None else (lambda msg, frac: outer(msg, lo + (hi - lo) * min(max(frac, 0.0), 1.0)))
