@@ -128,3 +128,21 @@ def test_recorded_blanks_say_why_and_the_answer_counts_agree(home):
         else:  # a figure: its n is the line's count
             assert f"n={r['n']}" in table.loc[row, col] and f"{row} {r['n']}" in line, (table.loc[row, col], line)
     assert all(not str(table.loc[row, col]).startswith("– [") for row in table.index)  # no bare footnote numbers
+
+
+def test_a_shipped_hint_names_the_workspace_not_a_placeholder(home):
+    """The shipped files write the workspace folder as ``WS`` (no path of the machine that made them ships); the page
+    showed "no trained model in WS/reg/weak … `egx train-reg --workspace WS …`". It now names this machine's folder
+    of the workspace, and the command its name."""
+    from core.index.paths import workspaces_root
+
+    at = run_page(PAGE)
+    at.selectbox(key=S.widget_key(S.PAPERS_PAPER)).set_value("reg").run()
+    assert not at.exception, [e.value for e in at.exception]
+    texts = [plain(c.value) for c in at.caption] + [_markdown(at)]
+    folder = workspaces_root() / "musique"
+    said = [t for t in texts if "no trained model in" in t]
+    assert said, texts
+    assert not any(re.search(r"(?<![\w$])WS\b", t) for t in texts), [t for t in texts if "WS" in t]
+    assert any(f"no trained model in {folder / 'reg' / 'weak'}" in t and "egx train-reg --workspace musique" in t
+               for t in said), said
