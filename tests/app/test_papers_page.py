@@ -64,9 +64,25 @@ def test_the_recorded_mode_says_what_the_recordings_hold(home):
     if lacking:  # one statement of what the recordings hold and what matched: never "20 of 100 recorded" in one
         # notice and "100 of 100 questions have no recorded run" in the next
         words = [plain(w.value) for w in at.warning]
-        assert any("The shipped recordings hold these questions for dense 20 of 100" in w
-                   and "no question's run as a whole matches a recorded one, for dense 100 of 100" in w for w in words), words
+        assert any("the shipped recordings hold 20 of 100 for dense, hipporag2 and bubblerag" in w
+                   and "no question's run as a whole matches a recorded one: 100 of 100 for dense, hipporag2 and "
+                       "bubblerag" in w for w in words), words
         assert not any("have no recorded run with these settings" in w for w in words), words
+
+
+def test_the_answer_count_and_the_recordings_notice_say_one_thing(home):
+    """The line under the table said "LLM-written answers … BubbleRAG 20" and the notice below "no question's run as
+    a whole matches a recorded one, for … bubblerag 100 of 100", with nothing joining the two: the notice now gives
+    the same counts as the line and says how both hold (a reply to the exact answer prompt was recorded; the rest of
+    the run took its fallbacks), and the line points to the notice."""
+    at = run_page(PAGE, **{S.LLM: "recorded"})
+    line = next(plain(c.value) for c in at.caption if "LLM-written answers, of the" in plain(c.value))
+    counts = line.split("questions run: ", 1)[1].split(".", 1)[0]  # "BubbleRAG 20, Naive RAG 0, HippoRAG2 0"
+    assert "BubbleRAG 20" in counts, line
+    assert "see “Recorded LLM, in part” below" in line and "exact answer prompt" in line, line
+    note = next(plain(w.value) for w in at.warning if "Recorded LLM, in part." in plain(w.value))
+    assert f"So an LLM wrote the answer for {counts} of the 100 questions" in note, note
+    assert "no question's run as a whole matches a recorded one" in note, note
 
 
 @pytest.mark.parametrize("isolated", ["1", "0"])  # in a worker process (the default), and in the server's
