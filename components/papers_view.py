@@ -151,6 +151,9 @@ def comparison(table_id: str, shown: list[tuple[str, dict[str, Any]]]) -> None:
             row[f"{name} · {label}"] = _cell(rec, units.get(rec["metric_id"], "%"), mark)
     st.dataframe(pd.DataFrame(list(rows.values())), hide_index=True, width="stretch",
                  height=35 * (len(rows) + 1) + 3)  # every row of the paper's table at once, no inner scrolling
+    headline = gap_headline(table_id)
+    if headline:  # right by the table: why ours sits far from the paper's, before any count or footnote
+        st.markdown(f"**Why ours is far from the paper's figure:** {md_escape(headline)}")
     ours = [rec for _, t in tables for rec in t["records"]]
     if ours and all(rec["ours"] is None for rec in ours):  # say why at once, not only in the numbered reasons
         llms = ", ".join(dict.fromkeys(f"“{r.get('llm') or '?'}”" for _, r in shown))
@@ -174,6 +177,17 @@ def comparison(table_id: str, shown: list[tuple[str, dict[str, Any]]]) -> None:
             extra = "; ".join(r["run_notes"])
             st.markdown(f"- **{md_escape(r['row'])}**: {md_escape(r['note'] or 'the paper’s own row')}"
                         + (f" — {md_escape(extra)}" if extra else ""))
+
+
+def gap_headline(table_id: str) -> str:
+    """The one-sentence reason of setting the table's definition gives for our figures sitting far from the paper's
+    ("" when it gives none, or the table is not one this build defines)."""
+    from core.eval.paper_tables import get_table
+
+    try:
+        return get_table(table_id).gap_headline
+    except EgxError:
+        return ""
 
 
 def answer_counts(table: dict[str, Any] | None, record: dict[str, Any]) -> dict[str, int]:
