@@ -52,8 +52,8 @@ def qnode_colors(qg: QueryGraph) -> dict[str, str]:
 
 
 #: the query-graph table's "stands for" column, in px: room for a Table 12 description ("Actor in the movie
-#: starring Keanu Reeves") beside id, label and role in half the page at 1440 px
-QG_DESC_WIDTH = 300
+#: starring Keanu Reeves") beside id, label and role in three fifths of the page at 1440 px
+QG_DESC_WIDTH = 320
 #: how much of an UNK node's description its drawn name carries ("UNK · The main villain")
 UNK_NAME_CHARS = 28
 
@@ -156,7 +156,7 @@ def query_graph_panel(act: Active, result: Any, qcolors: dict[str, str], qkg: Kn
     """1 · the query graph, how it was built, the checks applied, drawn beside its node table."""
     qg = result.query_graph
     st.subheader("1 · Query graph")
-    left, right = st.columns([1, 1])  # at [2, 3] the table's "stands for" was cut ("Actor in the mov…") at 1440 px
+    left, right = st.columns([3, 2])  # at [2, 3] the table's "stands for" was cut ("Actor in the mov…") at 1440 px
     with left:
         st.markdown(f"Built by **{'the LLM (Table 12 prompt)' if qg.by == 'llm' else 'the none-mode heuristic'}**"
                     + ("" if qg.by == "llm" else ": entities found in the question, each joined to one UNK node "
@@ -172,7 +172,7 @@ def query_graph_panel(act: Active, result: Any, qcolors: dict[str, str], qkg: Kn
                                     "stands for": n.description or ("the asked-for entity" if n.unknown else "")}
                                    for n in qg.nodes]), hide_index=True, width="stretch",
                      column_config={"id": st.column_config.TextColumn("id", width=40),
-                                    "label": st.column_config.TextColumn("label", width=110),
+                                    "label": st.column_config.TextColumn("label", width=135),
                                     "role": st.column_config.TextColumn("role", width=55),
                                     "stands for": st.column_config.TextColumn("stands for", width=QG_DESC_WIDTH)})
     with right:

@@ -170,3 +170,28 @@ def test_other_unk_bindings_name_their_unk(home: Path) -> None:
     assert lines and all("(capped" not in x for x in lines if "capped:" not in x), lines
     said = [c.value for c in at.caption if c.value.startswith("Other UNK bindings")]
     assert all(c.startswith("Other UNK bindings, by subgraph rank: ") and " = " in c for c in said), said
+
+
+@pytest.mark.browser
+def test_browser_the_query_graph_table_has_room_for_what_a_node_stands_for(server: str, tmp_path: Path) -> None:
+    """At 1440 px the query-graph table's "stands for" column was cut ("Actor in the mov…"): the table now has three
+    fifths of the row, its columns fixed widths with QG_DESC_WIDTH px for "stands for", and it fits its column."""
+    from playwright.sync_api import expect, sync_playwright
+
+    from components.sgrag_view import QG_DESC_WIDTH
+
+    with sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            page = browser.new_page(viewport={"width": 1440, "height": 900})
+            page.goto(server, wait_until="domcontentloaded")
+            expect(page.get_by_role("heading", name="1 · Query graph")).to_be_visible(timeout=240_000)
+            table = page.locator("[data-testid='stDataFrame']").first
+            expect(table).to_be_visible(timeout=60_000)
+            box = table.bounding_box()
+            column = page.locator("[data-testid='stColumn']").filter(has=table).last.bounding_box()
+            assert box and column
+            assert box["width"] >= 40 + 135 + 55 + QG_DESC_WIDTH, box  # every column at its width, none squeezed
+            assert box["x"] + box["width"] <= column["x"] + column["width"] + 1, (box, column)  # and it fits
+        finally:
+            browser.close()
