@@ -107,7 +107,8 @@ def held_out_gap(figures: dict[str, Any], *, seed: int = 0) -> HeldOutGap | None
     the untrained cosine scorer on its held-out split; None when it does not (or there is nothing to compare).
 
     The interval is a paired percentile bootstrap over the held-out questions where both figures keep per-question
-    values (``test["per_question"][key]``: question id → value); otherwise Hoeffding's bound for a mean of ``n``
+    values that average to them (``test["per_question"][key]``: question id → value, written by training);
+    otherwise Hoeffding's bound for a mean of ``n``
     differences that each lie in [−1, 1] (both figures are shares), ±√(2 ln 40 / n) at 95 % — wide, but it holds
     whatever the per-question figures were (±0.66 at 17 questions)."""
     test, base = figures.get("test") or {}, figures.get("baseline_test") or {}
@@ -122,7 +123,10 @@ def held_out_gap(figures: dict[str, Any], *, seed: int = 0) -> HeldOutGap | None
     mine = (test.get("per_question") or {}).get(key) or {}
     theirs = (base.get("per_question") or {}).get(key) or {}
     both = sorted(set(mine) & set(theirs))
-    if len(both) >= 2:
+    # per-question figures are used only where they are the stated ones (a hand-edited figure is not theirs)
+    if len(both) >= 2 and len(both) == len(mine) == len(theirs) == n \
+            and abs(float(np.mean([mine[q] for q in both])) - new) < 1e-9 \
+            and abs(float(np.mean([theirs[q] for q in both])) - cos) < 1e-9:
         d = np.array([float(mine[q]) - float(theirs[q]) for q in both])
         rng = np.random.default_rng(seed)
         means = d[rng.integers(0, len(d), size=(BOOTSTRAP_RESAMPLES, len(d)))].mean(axis=1)
