@@ -82,13 +82,14 @@ def table_choice(records: list[dict[str, Any]]) -> str:
                                                    help="The paper's main table first.")))
 
 
-def _table(record: dict[str, Any] | None, table_id: str) -> dict[str, Any] | None:
+def table_of(record: dict[str, Any] | None, table_id: str) -> dict[str, Any] | None:
+    """The table ``table_id`` of a reproduction (None when it has none)."""
     return next((t for t in (record or {}).get("tables", ()) if t["id"] == table_id), None)
 
 
 def citation(record: dict[str, Any], table_id: str) -> None:
     """The table's section, the paper's full citation, its caption and the column group compared."""
-    t = _table(record, table_id)
+    t = table_of(record, table_id)
     c = record["citation"]
     if t is None:
         return
@@ -131,7 +132,7 @@ def _cell(rec: dict[str, Any], unit: str, mark: Any) -> str:
 def comparison(table_id: str, shown: list[tuple[str, dict[str, Any]]]) -> None:
     """The quoted table with our figures of each reproduction in ``shown`` ((column label, record)) beside the
     paper's: mean [95 % interval] n, blanks numbered with their reasons below."""
-    tables = [(label, t) for label, r in shown if (t := _table(r, table_id)) is not None]
+    tables = [(label, t) for label, r in shown if (t := table_of(r, table_id)) is not None]
     if not tables:
         return
     first = tables[0][1]
@@ -150,6 +151,9 @@ def comparison(table_id: str, shown: list[tuple[str, dict[str, Any]]]) -> None:
             row[f"{name} · {label}"] = _cell(rec, units.get(rec["metric_id"], "%"), mark)
     st.dataframe(pd.DataFrame(list(rows.values())), hide_index=True, width="stretch",
                  height=35 * (len(rows) + 1) + 3)  # every row of the paper's table at once, no inner scrolling
+    headline = gap_headline(table_id)
+    if headline:  # right by the table: why ours sits far from the paper's, before any count or footnote
+        st.markdown(f"**Why ours is far from the paper's figure:** {md_escape(headline)}")
     ours = [rec for _, t in tables for rec in t["records"]]
     if ours and all(rec["ours"] is None for rec in ours):  # say why at once, not only in the numbered reasons
         llms = ", ".join(dict.fromkeys(f"“{r.get('llm') or '?'}”" for _, r in shown))
@@ -158,7 +162,7 @@ def comparison(table_id: str, shown: list[tuple[str, dict[str, Any]]]) -> None:
                 "numbered reasons are under the table. Pick the LLM “recorded” for the shipped real-LLM runs, or "
                 "open “Our retrieval in the same runs” below for what this mode measures.", icon=":material/info:")
     for label, r in shown:
-        line = answers_line(_table(r, table_id), r)
+        line = answers_line(table_of(r, table_id), r)
         if line:
             st.caption(f"**{md_escape(label)}**: {line}")
     st.caption(f"Ours: mean [95 % interval] n (n≤: over those of the n questions with gold for it); {NOISE_MARK} = "
@@ -175,14 +179,22 @@ def comparison(table_id: str, shown: list[tuple[str, dict[str, Any]]]) -> None:
                         + (f" — {md_escape(extra)}" if extra else ""))
 
 
-def answers_line(table: dict[str, Any] | None, record: dict[str, Any]) -> str:
-    """How many of the questions run each of our rows has an LLM-written answer for: the n of its answer figure
-    (a blank "no recorded LLM answer" counts 0). With the recorded LLM, BubbleRAG's "n=20" sat under a note saying
-    "100 of 100 questions" ran, beside blanks for Naive RAG and HippoRAG2, and read as a contradiction; "" when
-    every row has an answer for every question, or none of them is an answer figure."""
-    if table is None:
+def gap_headline(table_id: str) -> str:
+    """The one-sentence reason of setting the table's definition gives for our figures sitting far from the paper's
+    ("" when it gives none, or the table is not one this build defines)."""
+    from core.eval.paper_tables import get_table
+
+    try:
+        return get_table(table_id).gap_headline
+    except EgxError:
         return ""
-    of = record["questions"]["n"]
+
+
+def answer_counts(table: dict[str, Any] | None, record: dict[str, Any]) -> dict[str, int]:
+    """Each of our rows of ``table`` → how many of the questions run it has an LLM-written answer for: the n of its
+    answer figure (a blank "no recorded LLM answer" counts 0); {} when the table has no answer figure of ours."""
+    if table is None:
+        return {}
     names = {r["row"]: r["method"] for r in table["rows"]}
     counts: dict[str, int] = {}
     for rec in table["records"]:  # the first metric of each row that is ours: the table's answer metric
@@ -192,20 +204,39 @@ def answers_line(table: dict[str, Any] | None, record: dict[str, Any]) -> str:
             counts[rec["row"]] = int(rec["n"])
         elif str(rec["blank"] or "").startswith("no LLM-written answer"):
             counts[rec["row"]] = 0
+    return counts
+
+
+def _counts_words(counts: dict[str, int]) -> str:
+    return ", ".join(f"{md_escape(row)} {n}" for row, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
+#: The title of the recorded-LLM notice, which the line under the table points to.
+RECORDED_TITLE = "Recorded LLM, in part."
+
+
+def answers_line(table: dict[str, Any] | None, record: dict[str, Any]) -> str:
+    """How many of the questions run each of our rows has an LLM-written answer for (:func:`answer_counts`), said
+    under the table; "" when every row has one for every question, or none does (then the note on a table of blanks
+    says why). With the recorded LLM it says what such an answer is, in the words of :func:`recordings_note` (a line
+    "LLM-written answers … BubbleRAG 20" over a notice "no question's run matches a recorded one, for bubblerag 100
+    of 100" read as a contradiction)."""
+    of = record["questions"]["n"]
+    counts = answer_counts(table, record)
     if not counts or all(n >= of for n in counts.values()) or not any(counts.values()):
-        return ""  # all answered, or none (then the note on a table of blanks says why)
-    said = ", ".join(f"{md_escape(row)} {n}" for row, n in counts.items())
-    why = (" A recorded reply is read back only for an answer prompt recorded word for word, and the paper's answer "
-           "budget changes some methods' prompts from the recorded ones." if "recorded" in str(record.get("llm")) else "")
-    return (f"LLM-written answers, of the {of} questions run: {said}. Every other answer is the extractive fallback "
-            f"(no LLM wrote it), which the answer columns do not score: that is why n is below {of} and why a row "
-            f"with 0 is blank.{why}")
+        return ""
+    why = (" An answer is LLM-written where the recordings hold a reply to its exact answer prompt; the rest of "
+           f"that question's run need not match a recorded one (see “{RECORDED_TITLE.rstrip('.')}” below)."
+           if record.get("recordings") else "")
+    return (f"LLM-written answers, of the {of} questions run: {_counts_words(counts)}.{why} Every other answer is "
+            f"the extractive fallback (no LLM wrote it), which the answer columns do not score: that is why n is "
+            f"below {of} and why a row with 0 is blank.")
 
 
 def pairs(table_id: str, shown: list[tuple[str, dict[str, Any]]]) -> None:
     """Our rows against each other, paired on the same questions (each reproduction shown)."""
     for label, r in shown:
-        t = _table(r, table_id)
+        t = table_of(r, table_id)
         if t is not None and t["pairs"]:
             st.markdown(f"**Our rows compared, paired** ({md_escape(label)})")
             st.markdown("\n".join(f"- {md_escape(p['words'])}" for p in t["pairs"]))
@@ -232,7 +263,7 @@ def retrieval(shown: list[tuple[str, dict[str, Any]]]) -> None:
                        "was handed, under the paper's budget.")
 
 
-def facts(label: str, record: dict[str, Any]) -> None:
+def facts(label: str, record: dict[str, Any], table: dict[str, Any] | None = None) -> None:
     """How a reproduction was made: workspace, LLM, budget, questions (and those left out), time; with the
     recorded LLM, what the recordings hold and which records did not replay."""
     q, b = record["questions"], record["budget"]
@@ -245,45 +276,60 @@ def facts(label: str, record: dict[str, Any]) -> None:
         st.caption(f"{md_code(x['method'])} ({md_escape(x['run'])}): {md_escape(x['why'])}")
     rec = record.get("recordings")
     if rec:  # one statement: which questions the recordings hold, and which of these runs matched a recorded run
-        st.warning(recordings_note(record), icon=":material/report:")
+        st.warning(recordings_note(record, table), icon=":material/report:")
     for name, m in record["methods"].items():
         if m.get("replay_note") and not (rec and m.get("method", name) in rec["methods"]):
             st.warning(f"**{md_escape(name)}**: {md_escape(m['replay_note'])}", icon=":material/report:")
 
 
-def recordings_note(record: dict[str, Any]) -> str:
+def _grouped(per_method: dict[str, str]) -> str:
+    """``{"dense": "20 of 100", "bubblerag": "20 of 100"}`` → "20 of 100 for dense and bubblerag"."""
+    groups: dict[str, list[str]] = {}
+    for m, words in per_method.items():
+        groups.setdefault(words, []).append(md_escape(m))
+    return "; ".join(f"{words} for {', '.join(ms[:-1]) + ' and ' + ms[-1] if len(ms) > 1 else ms[0]}"
+                     for words, ms in groups.items())
+
+
+def recordings_note(record: dict[str, Any], table: dict[str, Any] | None = None) -> str:
     """What a reproduction with the recorded LLM says once about the recordings: how many of its questions they
-    hold per method (recorded at any setting), and for how many no recorded run matched this paper's settings —
-    where an LLM stage then replayed a recorded reply only for a prompt recorded word for word, else took its
-    fallback. (Two separate notices, "20 of 100 recorded" and "100 of 100 have no recorded run", read as a
-    contradiction.)"""
+    hold per method (recorded at any setting); for how many no recorded run matched this paper's settings, where
+    an LLM stage then replayed a recorded reply only for a prompt recorded word for word, else took its fallback;
+    and so how many answers an LLM wrote (``table``'s :func:`answer_counts`, the figure under the table). Three
+    separate statements, "20 of 100 recorded", "BubbleRAG 20" and "bubblerag 100 of 100 have no recorded run",
+    read as a contradiction."""
     rec = record["recordings"]["methods"]
-    held = ", ".join(f"{md_escape(m)} {c['recorded']} of {c['of']}" for m, c in rec.items())
-    unmatched, partial = [], []
+    held = _grouped({m: f"{c['recorded']} of {c['of']}" for m, c in rec.items()})
+    unmatched: dict[str, str] = {}
+    partial: dict[str, str] = {}
     for name, m in record["methods"].items():
         rp = m.get("replay") or {}
         if rp.get("unmatched"):
-            unmatched.append(f"{md_escape(name)} {len(rp['unmatched'])} of {rp.get('replayed', m.get('n'))}")
+            unmatched[name] = f"{len(rp['unmatched'])} of {rp.get('replayed', m.get('n'))}"
         if rp.get("partial"):
-            partial.append(f"{md_escape(name)} {len(rp['partial'])} of {rp.get('replayed', m.get('n'))}")
+            partial[name] = f"{len(rp['partial'])} of {rp.get('replayed', m.get('n'))}"
     b = record.get("budget") or {}
-    text = f"**Recorded LLM, in part.** The shipped recordings hold these questions for {held} (recorded at any " \
-           "setting)."
+    text = (f"**{RECORDED_TITLE}** Of the questions run, the shipped recordings hold {held} (each recorded at "
+            "whatever settings it was run with).")
     if unmatched or partial:
         text += (f" With this paper's settings (budget {md_code(str(b.get('name', '?')))}, "
-                 f"{md_escape(str(b.get('limits', '')))}) no question's run as a whole matches a recorded one, for "
-                 + "; ".join(x for x in (", ".join(unmatched), f"only partly: {', '.join(partial)}" if partial else "")
-                             if x)
-                 + ": each LLM stage replayed a recorded reply only where its exact prompt was recorded, and "
-                 "otherwise took its fallback. These figures are not the recorded runs'; an answer figure's n "
-                 "counts the questions that have one.")
+                 f"{md_escape(str(b.get('limits', '')))}) no question's run as a whole matches a recorded one: "
+                 + "; only partly: ".join(x for x in (_grouped(unmatched), _grouped(partial)) if x)
+                 + ". Each LLM stage replayed a recorded reply only where its exact prompt was recorded, and "
+                 "otherwise took its fallback.")
+    counts = answer_counts(table, record)
+    if counts:
+        text += (f" So an LLM wrote the answer for {_counts_words(counts)} of the {record['questions']['n']} "
+                 "questions (the n of each answer figure); every other answer is the extractive fallback.")
+    if unmatched or partial:
+        text += " These figures are not the recorded runs'."
     return text
 
 
 def differences(table_id: str, shown: list[tuple[str, dict[str, Any]]]) -> None:
     """Every difference of setting between the paper and each reproduction shown, as a list."""
     for i, (label, r) in enumerate(shown):
-        t = _table(r, table_id)
+        t = table_of(r, table_id)
         if t is None:
             continue
         text = "\n".join(f"- {md_escape(d['sentence'])}" for d in t["differences"])

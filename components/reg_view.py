@@ -174,14 +174,17 @@ def not_recorded(act: Active, method: str, query: str) -> None:
 
 def evidence(act: Active, res: Any, method: str) -> list[str]:
     """The answer step's evidence: raw triples beside the ReG evidence chains, the two prompts with their token
-    counts, and (reg) its kept triples in the graph. Returns the run's notices it showed (the Train panel does
-    not say them again)."""
+    counts, and (reg) its kept triples in the graph. Returns the run's notices and quiet notes it showed (the
+    Train panel does not say them again)."""
     graph = act.graph
     # a partial replay says so before anything else (a workspace without recordings was said once, before the run)
     replay_banner(res, said=unrecorded_workspace(act.llm_name, act.workspace.name))
     notices = method_notices(res, app=True)
     for notice in notices:  # e.g. reg without a trained retriever is not ReG's retriever
         st.warning(md_escape(notice), icon=":material/warning:")
+    quiet = [str(n) for s in res.trace.steps if isinstance(s.data, dict) for n in s.data.get("quiet_notes") or ()]
+    for note in quiet:  # e.g. a retriever below cosine by less than noise: a caption, not a warning
+        st.caption(md_escape(note))
     st.caption(f"[(Re)train ReG's retriever ↓](#{train_view.REG_ANCHOR}): the Train panel is at the bottom of this page.")
     data = AnswerStepData.of(res.trace, last=True)  # the answer step's evidence in the three formats
     for s in res.trace.steps:
@@ -237,7 +240,7 @@ def evidence(act: Active, res: Any, method: str) -> list[str]:
                                   colors={v: colors.ORANGE for v in root}, edge_labels=True, height=420)
             st.caption(f"Scorer: {md_escape(res.scorer)}; {res.candidates} triples scored within {res.config.hops} hops "
                        f"of the linked query entities, top {res.config.top_k} kept. Orange: query entities.")
-    return notices
+    return [*notices, *quiet]
 
 
 def supervision(act: Active, items: list[Any], query: str) -> None:

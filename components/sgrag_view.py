@@ -5,6 +5,7 @@ the query graph and every matched subgraph (the node mapping shown by colour).""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -50,6 +51,9 @@ def qnode_colors(qg: QueryGraph) -> dict[str, str]:
     return out
 
 
+#: the query-graph table's "stands for" column, in px: room for a Table 12 description ("Actor in the movie
+#: starring Keanu Reeves") beside id, label and role in three fifths of the page at 1440 px
+QG_DESC_WIDTH = 320
 #: how much of an UNK node's description its drawn name carries ("UNK · The main villain")
 UNK_NAME_CHARS = 28
 
@@ -152,7 +156,7 @@ def query_graph_panel(act: Active, result: Any, qcolors: dict[str, str], qkg: Kn
     """1 · the query graph, how it was built, the checks applied, drawn beside its node table."""
     qg = result.query_graph
     st.subheader("1 · Query graph")
-    left, right = st.columns([2, 3])
+    left, right = st.columns([3, 2])  # at [2, 3] the table's "stands for" was cut ("Actor in the mov…") at 1440 px
     with left:
         st.markdown(f"Built by **{'the LLM (Table 12 prompt)' if qg.by == 'llm' else 'the none-mode heuristic'}**"
                     + ("" if qg.by == "llm" else ": entities found in the question, each joined to one UNK node "
@@ -164,10 +168,13 @@ def query_graph_panel(act: Active, result: Any, qcolors: dict[str, str], qkg: Kn
         repairs = q_data.repairs() if q_data is not None else []
         if repairs:
             st.info("Checks applied to the query graph (Table 12's rules): " + md_escape("; ".join(repairs)) + ".")
-        st.dataframe(pd.DataFrame([{"id": n.id, "label": n.label, "role": "UNK (answer)" if n.unknown else "entity",
+        st.dataframe(pd.DataFrame([{"id": n.id, "label": n.label, "role": "UNK" if n.unknown else "entity",
                                     "stands for": n.description or ("the asked-for entity" if n.unknown else "")}
                                    for n in qg.nodes]), hide_index=True, width="stretch",
-                     column_config={"stands for": st.column_config.TextColumn("stands for", width="large")})
+                     column_config={"id": st.column_config.TextColumn("id", width=40),
+                                    "label": st.column_config.TextColumn("label", width=135),
+                                    "role": st.column_config.TextColumn("role", width=55),
+                                    "stands for": st.column_config.TextColumn("stands for", width=QG_DESC_WIDTH)})
     with right:
         graph_view.render_html(graph_view.network_html(
             qkg, range(qkg.n_nodes), colors={i: qcolors[n.id] for i, n in enumerate(qg.nodes)},
@@ -211,6 +218,23 @@ def decomposition_panel(result: Any) -> None:
                        f"built in {ix.build_seconds} s.")
 
 
+#: candidate labels listed per unknown node (the rest are counted)
+SHOWN_CANDIDATES = 30
+
+
+def candidates_words(found: int, kept: int, listed: int) -> str:
+    """An unknown node's candidate count: "(capped)" only when matching really tried fewer than were found (the
+    max-candidates knob cut them), and how many of those tried are listed. "87 candidate label(s) (capped)" had
+    read as a cut where there was none."""
+    words = f"{found} candidate label(s)"
+    if kept < found:
+        words += f" (capped: the {kept} best supported are tried, max candidates)"
+    shown = min(listed, SHOWN_CANDIDATES)
+    if 0 < shown < kept:
+        words += f"; the first {shown} listed"
+    return words
+
+
 def completion_panel(result: Any) -> None:
     """4 · the UNK completion candidates (Algorithms 5-6)."""
     qg = result.query_graph
@@ -222,9 +246,9 @@ def completion_panel(result: Any) -> None:
         cdata = CompletionData.of(result.trace)
         for u in comp.unknown:
             names = cdata.candidates.get(u, []) if cdata is not None else []
-            capped = " (capped)" if comp.found[u] > len(names) else ""
-            st.markdown(f"**{md_escape(qg.node(u).label)}** `{u}`: {comp.found[u]} candidate label(s){capped} — "
-                        + (", ".join(md_escape(str(n)) for n in names[:30]) or "none"))
+            st.markdown(f"**{md_escape(qg.node(u).label)}** `{u}`: "
+                        + candidates_words(comp.found[u], len(comp.candidates.get(u, ())), len(names))
+                        + " — " + (", ".join(md_escape(str(n)) for n in names[:SHOWN_CANDIDATES]) or "none"))
         if comp.capped_instantiations:
             st.warning(f"{comp.n_product} label combinations; only the first {len(comp.instantiations)} were matched "
                        "(raise max instantiations).")
@@ -274,6 +298,18 @@ def subgraphs_panel(act: Active, graph: KnowledgeGraph, result: Any, query: str,
                                    for q, v in sg.mapping]), hide_index=True, width="stretch")
 
 
+def unk_bindings(qg: QueryGraph, graph: KnowledgeGraph, subgraphs: Sequence[Any]) -> list[str]:
+    """Each matched subgraph's UNK values, distinct, in rank order, each named by its node: "q3 = Hugo Weaving,
+    q4 = The Matrix"."""
+    unk = set(qg.unknown_ids)
+    out: list[str] = []
+    for sg in subgraphs:
+        text = ", ".join(f"{q} = {graph.node_names[v]}" for q, v in sg.mapping if q in unk)
+        if text and text not in out:
+            out.append(text)
+    return out
+
+
 def answer_panel(act: Active, result: Any) -> None:
     """6 · the answer and what it came from (on a workspace without recordings the page said once, before the
     run, that the recorded LLM answers nothing here: :func:`~components.answer_view.not_recorded_notice`)."""
@@ -287,9 +323,9 @@ def answer_panel(act: Active, result: Any) -> None:
     replay_banner(result, said=said)  # a partial replay says so before the answer
     st.success(f"**{md_escape(ans.text)}** — from {by}")
     answer_note(result, said=said)  # heuristic (no LLM) or generated, and what none mode could not express
-    others = [b for b in dict.fromkeys(ans.bindings[1:]) if b != ans.bindings[0]][:9]  # each other binding once
-    if others:
-        st.caption("Other UNK bindings: " + ", ".join(md_escape(x) for x in others))
+    others = unk_bindings(result.query_graph, act.graph, result.assembly.subgraphs)[1:10]
+    if others:  # each subgraph's values, named by their UNK: a flat list of pairs read as one list of answers
+        st.caption("Other UNK bindings, by subgraph rank: " + "; ".join(md_escape(x) for x in others))
 
 
 def dominance_panel(act: Active, result: Any) -> None:

@@ -174,7 +174,7 @@ def _active_and_aside(act: Active, unit: str, said: Sequence[str] = ()) -> None:
     because it lost on the held-out split ("Use it anyway")."""
     from core.methods.reg import training_jobs as reg_jobs
     from core.methods.reg.config import RegConfig
-    from core.methods.reg.keep import aside_dir, below_cosine
+    from core.methods.reg.keep import aside_dir, below_cosine, held_out_note
     from core.methods.reg.models import used_model
     from core.methods.reg.retriever import is_model_folder
 
@@ -182,12 +182,15 @@ def _active_and_aside(act: Active, unit: str, said: Sequence[str] = ()) -> None:
     if unit == "triple":
         used = used_model(ws, dataclasses.replace(act.backends, reranker=None), RegConfig())  # None: reg scores by cosine
         worse = below_cosine(used[1]) if used is not None else ""
+        quiet = held_out_note(used[1]) if used is not None else ""  # below cosine, but inside noise
         if worse and any(worse in text for text in said):  # the run's notice above said it, with its figures
             st.caption("The active retriever is the one the notice above finds below cosine; a retriever trained "
                        "here replaces it only if it does better on the held-out split.")
         elif worse:
             st.warning(f"{md_escape(worse)} It is still the scorer `reg` uses here; retrain, or compare it with the "
                        "cosine fallback on the Compare page.", icon=":material/trending_down:")
+        elif quiet and not any(quiet in text for text in said):
+            st.caption(md_escape(quiet))
     aside = aside_dir(reg_jobs.reg_model_dir(ws, unit))
     if not is_model_folder(aside):
         return

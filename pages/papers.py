@@ -30,7 +30,7 @@ with body:
     pv.comparison(table, shown)
     pv.retrieval(shown)
     for label, r in shown:
-        pv.facts(label, r)
+        pv.facts(label, r, pv.table_of(r, table))
     pv.pairs(table, shown)
     pv.differences(table, shown)
     pv.noise_and_command(shown[0][1])

@@ -161,6 +161,9 @@ class PaperTable:
     closest_llm: str = ""
     main: bool = True  #: the paper's main comparison (False: a supporting table, e.g. SG-RAG's Table 5)
     note: str = ""
+    #: Where our figures sit far from the paper's for a reason of setting, that reason in one sentence, shown right
+    #: by the table (the whole list of differences stays below it); "" where no one reason stands out.
+    gap_headline: str = ""
 
     def __post_init__(self) -> None:
         ids = [m.id for m in self.metrics]

@@ -10,6 +10,7 @@ records (those stay in the run folders).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -418,4 +419,24 @@ def stored_reproduction(paper: str) -> dict[str, Any]:
     if data.get("format") != STORED_FORMAT:
         raise InputFormatError(p.name, "this is one reproduction, not the stored file of every LLM mode",
                                "a file written by scripts/make_reproductions.py")
-    return data
+    return localized(data)
+
+
+#: The shipped files' word for the workspace folder (scripts/make_reproductions.py): a word of its own, not part of
+#: another ("WSL", "$WS"), followed by a path separator, a space, a quote, a backtick or the end.
+_WS = re.compile(r"(?<![\w$])WS(?=[/\\\s`'\";:,)]|$)")
+
+
+def localized(data: dict[str, Any]) -> dict[str, Any]:
+    """A shipped reproduction with its placeholder ``WS`` (the folder of the workspace it ran on) written out: the
+    command option ``--workspace WS`` as the workspace's name, a path ``WS/...`` as that workspace's folder on this
+    machine (``$EGX_HOME/workspaces/<name>``). The Papers page showed "no trained model in WS/reg/weak … `egx
+    train-reg --workspace WS …`"."""
+    from core.index.paths import workspaces_root
+
+    name = str(data.get("workspace") or "")
+    if not name:
+        return data
+    folder = json.dumps(str(workspaces_root() / name))[1:-1]
+    text = json.dumps(data, ensure_ascii=False).replace("--workspace WS ", f"--workspace {name} ")
+    return json.loads(_WS.sub(lambda _: folder, text))

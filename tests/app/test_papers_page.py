@@ -64,9 +64,25 @@ def test_the_recorded_mode_says_what_the_recordings_hold(home):
     if lacking:  # one statement of what the recordings hold and what matched: never "20 of 100 recorded" in one
         # notice and "100 of 100 questions have no recorded run" in the next
         words = [plain(w.value) for w in at.warning]
-        assert any("The shipped recordings hold these questions for dense 20 of 100" in w
-                   and "no question's run as a whole matches a recorded one, for dense 100 of 100" in w for w in words), words
+        assert any("the shipped recordings hold 20 of 100 for dense, hipporag2 and bubblerag" in w
+                   and "no question's run as a whole matches a recorded one: 100 of 100 for dense, hipporag2 and "
+                       "bubblerag" in w for w in words), words
         assert not any("have no recorded run with these settings" in w for w in words), words
+
+
+def test_the_answer_count_and_the_recordings_notice_say_one_thing(home):
+    """The line under the table said "LLM-written answers … BubbleRAG 20" and the notice below "no question's run as
+    a whole matches a recorded one, for … bubblerag 100 of 100", with nothing joining the two: the notice now gives
+    the same counts as the line and says how both hold (a reply to the exact answer prompt was recorded; the rest of
+    the run took its fallbacks), and the line points to the notice."""
+    at = run_page(PAGE, **{S.LLM: "recorded"})
+    line = next(plain(c.value) for c in at.caption if "LLM-written answers, of the" in plain(c.value))
+    counts = line.split("questions run: ", 1)[1].split(".", 1)[0]  # "BubbleRAG 20, Naive RAG 0, HippoRAG2 0"
+    assert "BubbleRAG 20" in counts, line
+    assert "see “Recorded LLM, in part” below" in line and "exact answer prompt" in line, line
+    note = next(plain(w.value) for w in at.warning if "Recorded LLM, in part." in plain(w.value))
+    assert f"So an LLM wrote the answer for {counts} of the 100 questions" in note, note
+    assert "no question's run as a whole matches a recorded one" in note, note
 
 
 @pytest.mark.parametrize("isolated", ["1", "0"])  # in a worker process (the default), and in the server's
@@ -128,3 +144,41 @@ def test_recorded_blanks_say_why_and_the_answer_counts_agree(home):
         else:  # a figure: its n is the line's count
             assert f"n={r['n']}" in table.loc[row, col] and f"{row} {r['n']}" in line, (table.loc[row, col], line)
     assert all(not str(table.loc[row, col]).startswith("– [") for row in table.index)  # no bare footnote numbers
+
+
+def test_a_shipped_hint_names_the_workspace_not_a_placeholder(home):
+    """The shipped files write the workspace folder as ``WS`` (no path of the machine that made them ships); the page
+    showed "no trained model in WS/reg/weak … `egx train-reg --workspace WS …`". It now names this machine's folder
+    of the workspace, and the command its name."""
+    from core.index.paths import workspaces_root
+
+    at = run_page(PAGE)
+    at.selectbox(key=S.widget_key(S.PAPERS_PAPER)).set_value("reg").run()
+    assert not at.exception, [e.value for e in at.exception]
+    texts = [plain(c.value) for c in at.caption] + [_markdown(at)]
+    folder = workspaces_root() / "musique"
+    said = [t for t in texts if "no trained model in" in t]
+    assert said, texts
+    assert not any(re.search(r"(?<![\w$])WS\b", t) for t in texts), [t for t in texts if "WS" in t]
+    assert any(f"no trained model in {folder / 'reg' / 'weak'}" in t and "egx train-reg --workspace musique" in t
+               for t in said), said
+
+
+def test_sgrag_says_by_its_table_why_ours_is_far_from_the_papers(home):
+    """SG-RAG's 2.0 [0.0, 5.0] n=100 stood beside the paper's 61.8 % with the reason only in the long list of
+    differences further down: one sentence right under the table now names the different task and data (ERQA's
+    multi-constraint questions vs MuSiQue's multi-hop ones); the whole list stays below it."""
+    at = run_page(PAGE)
+    at.selectbox(key=S.widget_key(S.PAPERS_PAPER)).set_value("sgrag").run()
+    assert not at.exception, [e.value for e in at.exception]
+    texts = [plain(m.value) for m in at.markdown]
+    head = next((i for i, t in enumerate(texts) if t.startswith("**Why ours is far from the paper's figure:**")), None)
+    assert head is not None, texts
+    assert "UD-ERQA" in texts[head]
+    assert "several constraints at once" in texts[head] and "MuSiQue's multi-hop questions" in texts[head]
+    listed = next(i for i, t in enumerate(texts) if t.startswith("**Every difference of setting**"))
+    assert head < listed  # by the table, before the long list, which stays
+    # the headline sits right under the table: nothing but the table's own lines comes between
+    assert not any(t.startswith("**Our rows compared, paired**") for t in texts[:head])
+    at.selectbox(key=S.widget_key(S.PAPERS_PAPER)).set_value("bubblerag").run()
+    assert not any("Why ours is far from the paper's figure" in plain(m.value) for m in at.markdown)

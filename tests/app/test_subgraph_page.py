@@ -138,3 +138,60 @@ def test_the_query_graph_tells_its_unknowns_apart_and_draws_no_arrows(home: Path
     assert '"arrows": "to"' not in drawn and '"to": {"enabled": false' in drawn
     assert '"arrows": "to"' in network_html(kg, range(kg.n_nodes))  # a KG's triples keep theirs
 
+
+
+def test_candidates_say_capped_only_when_matching_tried_fewer() -> None:
+    """"UNK q3: 87 candidate label(s) (capped)" was said of every candidate found whenever the listed names were
+    fewer than those found; "(capped)" now means that matching tried fewer than were found."""
+    from components.sgrag_view import candidates_words
+
+    assert candidates_words(12, 12, 12) == "12 candidate label(s)"
+    assert candidates_words(87, 87, 87) == "87 candidate label(s); the first 30 listed"  # all tried, none cut
+    assert candidates_words(87, 50, 50) == ("87 candidate label(s) (capped: the 50 best supported are tried, max "
+                                            "candidates); the first 30 listed")
+
+
+def test_other_unk_bindings_name_their_unk(home: Path) -> None:
+    """"Other UNK bindings: Hugo Weaving, The Matrix, science fiction action film, The Matrix, …" was a flat list of
+    each subgraph's values: each is now named by its UNK ("q3 = Hugo Weaving, q4 = The Matrix"), subgraphs apart."""
+    from types import SimpleNamespace
+
+    from components.sgrag_view import unk_bindings
+
+    qg = SimpleNamespace(unknown_ids=("q3", "q4"))
+    graph = SimpleNamespace(node_names=["Keanu Reeves", "Hugo Weaving", "The Matrix", "Carrie-Anne Moss"])
+    subgraphs = [SimpleNamespace(mapping=((q, v) for q, v in m)) for m in (
+        [("q1", 0), ("q3", 1), ("q4", 2)], [("q1", 0), ("q3", 3), ("q4", 2)], [("q1", 0), ("q3", 1), ("q4", 2)])]
+    assert unk_bindings(qg, graph, subgraphs) == ["q3 = Hugo Weaving, q4 = The Matrix",
+                                                  "q3 = Carrie-Anne Moss, q4 = The Matrix"]
+    at = open_page()
+    assert not at.exception, [e.value for e in at.exception]
+    lines = [m.value for m in at.markdown if "candidate label(s)" in m.value]
+    assert lines and all("(capped" not in x for x in lines if "capped:" not in x), lines
+    said = [c.value for c in at.caption if c.value.startswith("Other UNK bindings")]
+    assert all(c.startswith("Other UNK bindings, by subgraph rank: ") and " = " in c for c in said), said
+
+
+@pytest.mark.browser
+def test_browser_the_query_graph_table_has_room_for_what_a_node_stands_for(server: str, tmp_path: Path) -> None:
+    """At 1440 px the query-graph table's "stands for" column was cut ("Actor in the mov…"): the table now has three
+    fifths of the row, its columns fixed widths with QG_DESC_WIDTH px for "stands for", and it fits its column."""
+    from playwright.sync_api import expect, sync_playwright
+
+    from components.sgrag_view import QG_DESC_WIDTH
+
+    with sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            page = browser.new_page(viewport={"width": 1440, "height": 900})
+            page.goto(server, wait_until="domcontentloaded")
+            expect(page.get_by_role("heading", name="1 · Query graph")).to_be_visible(timeout=240_000)
+            table = page.locator("[data-testid='stDataFrame']").first
+            expect(table).to_be_visible(timeout=60_000)
+            box = table.bounding_box()
+            column = page.locator("[data-testid='stColumn']").filter(has=table).last.bounding_box()
+            assert box and column
+            assert box["width"] >= 40 + 135 + 55 + QG_DESC_WIDTH, box  # every column at its width, none squeezed
+            assert box["x"] + box["width"] <= column["x"] + column["width"] + 1, (box, column)  # and it fits
+        finally:
+            browser.close()

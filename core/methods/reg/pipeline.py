@@ -182,11 +182,13 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
             scorer = scorer_label(ret.manifest)
             if ret.manifest.get("supervision") != "refined":
                 step.data["notice"], step.data["notice_app"] = WEAK_NOTICE, WEAK_NOTICE_APP
-            from core.methods.reg.keep import below_cosine
+            from core.methods.reg.keep import below_cosine, held_out_note
 
             worse = below_cosine(ret.manifest)  # said wherever the run is shown, with its held-out figures
             if worse:
                 step.data["more_notices"] = [worse]
+            elif quiet := held_out_note(ret.manifest):  # below cosine by less than noise: said, not warned
+                step.data["quiet_notes"] = [quiet]
         else:
             scores = edge_rows[edges] @ qvec if edges.size else np.zeros(0, np.float32)
             name, scorer = "cosine", scorer_label(None)

@@ -171,6 +171,20 @@ def evaluate(scores: Sequence[np.ndarray], examples: Sequence[Example], graph: K
             "questions": len(examples), "with_labels": len(lab), "with_gold": len(gold)}
 
 
+def per_question(scores: Sequence[np.ndarray], examples: Sequence[Example], graph: KnowledgeGraph,
+                 k: int) -> dict[str, dict[str, float]]:
+    """:func:`evaluate`'s figures per question id (only where the question has the target): what the manifest keeps
+    beside each held-out figure, so the pages can give a paired interval against cosine
+    (:func:`core.methods.reg.keep.held_out_gap`)."""
+    out: dict[str, dict[str, float]] = {"label_recall": {}, "gold_passage_recall": {}, "answer_hit": {}}
+    for s, ex in zip(scores, examples):
+        m = evaluate([s], [ex], graph, k)
+        for key, values in out.items():
+            if not np.isnan(m[key]):
+                values[ex.qid] = float(m[key])
+    return out
+
+
 def fit(train: Sequence[Example], val: Sequence[Example], graph: KnowledgeGraph, node_vectors: np.ndarray,
         edge_vectors: np.ndarray, cfg: TrainConfig, *, neg_per_question: int = 300,
         progress: Progress | None = None) -> tuple[TripleRetriever, dict[str, list[float]], int]:
@@ -298,7 +312,10 @@ def train_retriever(sups: Sequence[Supervision], graph: KnowledgeGraph, qvecs: d
     test = evaluate(test_scores, ex["test"], graph, cfg.recall_k)
     base = evaluate(base_scores, ex["test"], graph, cfg.recall_k)
     ret.manifest.update({"embedder": embedder_id, "graph_hash": graph_hash, "supervision": cfg.supervision,
-                         "hops": cfg.hops, "best_epoch": best_epoch, "test": test, "baseline_test": base,
+                         "hops": cfg.hops, "best_epoch": best_epoch,
+                         "test": {**test, "per_question": per_question(test_scores, ex["test"], graph, cfg.recall_k)},
+                         "baseline_test": {**base, "per_question": per_question(base_scores, ex["test"], graph,
+                                                                                cfg.recall_k)},
                          "split": split, "config": asdict(cfg), "counts": counts, "notes": notes})
     cur: dict[str, float] = {}
     if current is not None:

@@ -41,7 +41,16 @@ from core.methods.reg.entity_retriever import (
     subgraph_inputs,
     triple_scores,
 )
-from core.methods.reg.train import Checkpoints, Example, Progress, TrainResult, evaluate, split_examples, train_reg
+from core.methods.reg.train import (
+    Checkpoints,
+    Example,
+    Progress,
+    TrainResult,
+    evaluate,
+    per_question,
+    split_examples,
+    train_reg,
+)
 
 if TYPE_CHECKING:
     from core.graph.model import KnowledgeGraph
@@ -127,7 +136,10 @@ def train_entity_retriever(sups: Sequence[Supervision], graph: KnowledgeGraph, q
                  f"{paper_k['entity']['label_recall']:.3f} on {paper_k['edges']:.0f} triples a question on average "
                  f"(cosine on as many triples: {paper_k['cosine']['label_recall']:.3f}).")
     ret.manifest.update({"embedder": embedder_id, "graph_hash": graph_hash, "supervision": cfg.supervision,
-                         "hops": cfg.hops, "best_epoch": best_epoch, "test": test, "baseline_test": base,
+                         "hops": cfg.hops, "best_epoch": best_epoch,
+                         "test": {**test, "per_question": per_question(test_scores, ex["test"], graph, cfg.recall_k)},
+                         "baseline_test": {**base, "per_question": per_question(base_scores, ex["test"], graph,
+                                                                                cfg.recall_k)},
                          "test_at_paper_k": paper_k, "split": split, "config": asdict(cfg), "counts": counts,
                          "notes": notes})
     res = TrainResult(cfg.supervision, {**asdict(cfg), "unit": "entity"}, curves, best_epoch, split, test, base,

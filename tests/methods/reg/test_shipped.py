@@ -131,7 +131,7 @@ def test_the_docs_name_the_scorer_the_samples_ship(doc, marker) -> None:
     """The method descriptions say what ``reg`` scores with on the samples, read from the shipped model's
     manifest: its unit and supervision, its held-out figure against cosine with the question count, and whether
     it is below cosine — so a retrained or removed model makes this fail until the docs follow."""
-    from core.methods.reg.keep import below_cosine, held_out_metric
+    from core.methods.reg.keep import below_cosine, held_out_metric, held_out_note
     from core.methods.reg.retriever import scorer_label
 
     m = json.loads((SHIPPED["musique"] / MANIFEST_FILE).read_text())
@@ -143,4 +143,5 @@ def test_the_docs_name_the_scorer_the_samples_ship(doc, marker) -> None:
               f"{m['baseline_test'][key]:.3f} ({n} questions"
     assert figures in text, f"{doc} does not give the shipped model's held-out figures ({figures!r})"
     assert ("below the untrained cosine scorer" in text) == bool(below_cosine(m))
+    assert ("inside noise" in text) == bool(held_out_note(m))
     assert "uses the untrained cosine" not in text and "reg (cosine scorer, untrained) |" not in text
