@@ -24,6 +24,7 @@ from components.answer_view import (
     unrecorded_workspace,
     unrecorded_workspace_text,
 )
+from components.charts import no_modebar
 from components.navigation import page_path
 from components.question import workspace_questions
 from components.ui import error_text, md_escape
@@ -460,8 +461,13 @@ def report(act: Active) -> None:
     node_table = node_rows(summary)
     if node_table:  # FastInsight's Table 3: every method on the same KG nodes, each figure with its count or why blank
         st.markdown("**Node level** (FastInsight §4.3.1, Table 3)")
-        st.dataframe(pd.DataFrame(node_table), hide_index=True, width="stretch", placeholder="",
-                     column_config={"why blank": st.column_config.TextColumn("why blank", width="large")})
+        # the reasons are a sentence each (with the command that fills the figure): in a cell they were cut at
+        # 1440 px ("`egx bench --node-l…"), so they are said in full under the table
+        blanks = [(str(r["method"]), str(r.get("why blank") or "")) for r in node_table if r.get("why blank")]
+        st.dataframe(pd.DataFrame(node_table).drop(columns=["why blank"], errors="ignore"), hide_index=True,
+                     width="content", placeholder="")
+        for method, why in blanks:
+            st.caption(f"Why blank — **{md_escape(method)}**: {md_escape(why)}")
         st.caption(NODE_METRICS_NOTE)
     budget_view.run_caption(summary)  # the run's budget, and what its context columns say
     replay_notes = grouped_replay_notes(summary)  # records of the recorded LLM that are not the recorded runs
@@ -480,7 +486,7 @@ def report(act: Active) -> None:
                        icon=":material/warning:")
     st.markdown("**The papers' answer metrics** — answer-set Precision / Recall / F1 / Hit / Hit@1 (SG-RAG, ReG), "
                 "Macro-/Micro-F1 (ReG), ACC_L (BubbleRAG) and Emp.S (SG-RAG, 0–3) by the LLM judge")
-    bench_view.paper_table(summary)
+    bench_view.paper_table(summary, rep.records)
     st.caption(ANSWER_METRICS_NOTE)  # which answers each table scores: an extractive run has paper F1, no EM / F1
     judge = summary.get("judge", {})
     if "not_computed" in judge:
@@ -494,9 +500,9 @@ def report(act: Active) -> None:
                        "judge: pick one under *Judge LLM* (e.g. local-small) and run again under a new name.",
                        icon=":material/gavel:")
     c1, c2 = st.columns(2)
-    c1.plotly_chart(recall_figure(summary), width="stretch", key=S.BENCH_RECALL_CHART)
-    c2.plotly_chart(latency_recall_figure(summary), width="stretch", key=S.BENCH_LATENCY_CHART)
-    st.plotly_chart(failure_figure(summary), width="stretch", key=S.BENCH_FAILURE_CHART)
+    c1.plotly_chart(no_modebar(recall_figure(summary)), width="stretch", key=S.BENCH_RECALL_CHART)
+    c2.plotly_chart(no_modebar(latency_recall_figure(summary)), width="stretch", key=S.BENCH_LATENCY_CHART)
+    st.plotly_chart(no_modebar(failure_figure(summary)), width="stretch", key=S.BENCH_FAILURE_CHART)
     bench_view.differences_panel(summary)  # pick two methods: which of their differences are real
 
     # --------------------------------------------------------------------------- per-question table
