@@ -4,7 +4,7 @@ core.eval's (:mod:`core.eval.summary_stats`); this module only draws them."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -12,7 +12,9 @@ import streamlit as st
 
 from components import budget_view
 from components import state as S
+from components.charts import no_modebar
 from components.ui import md_escape
+from core.eval.context import CTX_ALL_GOLD, CTX_RECALL
 from core.eval.report import metric_rows, paper_rows
 from core.eval.stats import MIN_VERDICT_QUESTIONS
 from core.eval.summary_stats import best_two, differences_figure, intervals_note, pairs_between, scale_of
@@ -22,22 +24,103 @@ _MARK = {"a": ":material/arrow_upward:", "b": ":material/arrow_downward:", "nois
          "too_few": ":material/help:"}
 
 
+#: The metrics table's column groups, each drawn as a table of its own: at 1440 px one table of every figure with its
+#: interval (about 110 px a cell) hid "MissTR" and every column after it. Each group fits the page's ~960 px.
+RETRIEVAL_COLUMNS = ("n", "R@2", "R@5", "R@10", "AR@2", "AR@5", "nDCG@10")
+EVIDENCE_COLUMNS = ("TR", "MissTR", CTX_RECALL, CTX_ALL_GOLD, "EM", "F1")
+COST_COLUMNS = ("mean s", "tokens/q", "ctx chunks (median)", "ctx chunks (max)", "ctx tokens (median)",
+                "ctx tokens (max)")
+
+#: Each column's header help; the cost table's headers are short (their full names are in the help).
+_HELP = {
+    "n": "Questions the method ran on",
+    "R@2": "Recall@2: the share of the gold passages among the first 2 retrieved (mean over questions)",
+    "R@5": "Recall@5: the share of the gold passages among the first 5 retrieved",
+    "R@10": "Recall@10: the share of the gold passages among the first 10 retrieved",
+    "AR@2": "All-recall@2: the share of questions with every gold passage among the first 2",
+    "AR@5": "All-recall@5: the share of questions with every gold passage among the first 5",
+    "nDCG@10": "nDCG@10 of the passage ranking against the gold passages",
+    "TR": "Topological Recall (FastInsight): how close the retrieved set comes to the gold passages in the graph; "
+          "TR = Recall + MissTR",
+    "MissTR": "The part of TR that the missed gold passages add by lying near retrieved ones (FastInsight, "
+              "Corollary 1)",
+    CTX_RECALL: "The share of the gold passages in what the method handed its answer",
+    CTX_ALL_GOLD: "The share of questions whose answer was handed every gold passage",
+    "EM": "SQuAD exact match of the answer (best over the aliases)",
+    "F1": "SQuAD token F1 of the answer (best over the aliases)",
+    "mean s": "Mean seconds per question",
+    "tokens/q": "Mean LLM tokens per question",
+    "ctx chunks (median)": "Passages handed to the answer: median over the questions",
+    "ctx chunks (max)": "Passages handed to the answer: the most of any question",
+    "ctx tokens (median)": "WordPiece tokens of evidence handed to the answer: median over the questions",
+    "ctx tokens (max)": "WordPiece tokens of evidence handed to the answer: the most of any question",
+}
+_SHORT = {"mean s": "s / q", "tokens/q": "LLM tok / q", "ctx chunks (median)": "chunks med",
+          "ctx chunks (max)": "chunks max", "ctx tokens (median)": "ctx tok med", "ctx tokens (max)": "ctx tok max"}
+
+
+def _columns(cols: list[str]) -> dict[str, Any]:
+    """Narrow columns with short headers, each with its help: a figure with its interval needs about 110 px."""
+    cfg: dict[str, Any] = {"method": st.column_config.TextColumn("method", width=90, pinned=True)}
+    for c in cols:
+        label, help_ = _SHORT.get(c, c), _HELP.get(c)
+        if c in COST_COLUMNS or c == "n":
+            cfg[c] = st.column_config.NumberColumn(label, width=80 if c != "n" else 40, help=help_)
+        else:
+            cfg[c] = st.column_config.TextColumn(label, width=112, help=help_)
+    return cfg
+
+
 def metric_table(summary: Mapping[str, Any]) -> pd.DataFrame:
-    """The retrieval metrics and EM / F1 of every method, each with its interval, and what the brackets are."""
+    """The retrieval metrics and EM / F1 of every method, each with its interval, and what the brackets are: three
+    tables that each fit the page (retrieval; the evidence handed to the answer and the answers; cost and context
+    size). Returns the whole table."""
     rows = metric_rows(dict(summary))
     for row in rows:  # what each method handed its answer, under the run's budget (median and max)
         row.update(budget_view.run_context_cells(summary["methods"][row["method"]]))
     df = pd.DataFrame(rows)
-    st.dataframe(df, hide_index=True, width="stretch", placeholder="",  # a figure a method lacks is blank
-                 column_config={"method": st.column_config.TextColumn("method", width="small")})
-    st.caption(md_escape(intervals_note(summary)))
+    groups = [("Retrieval", RETRIEVAL_COLUMNS), ("The answer's evidence and the answers", EVIDENCE_COLUMNS),
+              ("Cost and context size", COST_COLUMNS)]
+    for i, (title, wanted) in enumerate(groups):
+        cols = [c for c in wanted if c in df.columns]
+        if not cols:
+            continue
+        if i:
+            st.markdown(f"**{title}**")
+        st.dataframe(df[["method", *cols]], hide_index=True, width="content", placeholder="",  # a missing figure: blank
+                     column_config=_columns(cols))
+        if not i:
+            st.caption(md_escape(intervals_note(summary)))
+    rest = [c for c in df.columns if c != "method" and not any(c in w for _, w in groups)]
+    if rest:  # a figure no group names (a metric added since): shown, never dropped
+        st.dataframe(df[["method", *rest]], hide_index=True, width="content", placeholder="")
     return df
 
 
-def paper_table(summary: Mapping[str, Any]) -> None:
-    """The papers' answer metrics of every method, each with its interval where it is a mean over questions."""
-    st.dataframe(pd.DataFrame(paper_rows(dict(summary), intervals=True)), hide_index=True, width="stretch",
-                 placeholder="")  # not computed: blank, the caption says why
+#: The papers' figures an LLM judge scores: a table of their own, drawn only when a judge scored some.
+JUDGED_COLUMNS = ("ACC_L", "Emp.S", "win rate vs this", "its win rate")
+
+
+def paper_table(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]] = ()) -> None:
+    """The papers' answer metrics of every method, each with its interval: a mean over questions has one in the
+    summary; Micro-F1 (counts pooled over questions) gets its own from ``records``, the pooled counts of the same
+    resampled questions (an audit saw "Micro-F1 15.4" the one figure without an interval)."""
+    from core.eval.reproduce_record import with_micro_f1
+
+    shown = with_micro_f1(summary, records) if records else dict(summary)
+    df = pd.DataFrame(paper_rows(shown, intervals=True))
+    # two tables that each fit 1440 px: the answer-set figures, then the judged ones (only when a judge scored some;
+    # else the caption under the table says why they are not computed)
+    judged = [c for c in JUDGED_COLUMNS if c in df.columns and df[c].notna().any()]
+    sets = [c for c in df.columns if c not in (*JUDGED_COLUMNS, "method")]
+    cfg = {"method": st.column_config.TextColumn("method", width=90, pinned=True),
+           "n": st.column_config.NumberColumn("n", width=40, help="Questions with a gold answer set")}
+    st.dataframe(df[["method", *sets]], hide_index=True, width="content", placeholder="",  # not computed: blank
+                 column_config={**cfg, **{c: st.column_config.TextColumn(c, width=112) for c in sets if c != "n"}})
+    if judged:
+        st.dataframe(df[["method", *judged]], hide_index=True, width="content", placeholder="",
+                     column_config={"method": cfg["method"],
+                                    **{c: st.column_config.TextColumn(c, width=112) for c in judged}})
 
 
 def _pick(key: str, options: list[str], default: str) -> str:
@@ -78,6 +161,6 @@ def differences_panel(summary: Mapping[str, Any]) -> None:
     for c in comparisons:
         st.markdown(f"{_MARK[c.verdict]} **{md_escape(c.metric)}** — {md_escape(c.sentence(scale=scale_of(c.metric)))}. "
                     f"{md_escape(c.tests_sentence())}.")
-    st.plotly_chart(differences_figure(comparisons, title=f"{a} − {b}: paired differences with 95 % intervals "
-                                                          "(crossing 0: within noise)"),
+    st.plotly_chart(no_modebar(differences_figure(comparisons, title=f"{a} − {b}: paired differences with 95 % intervals "
+                                                          "(crossing 0: within noise)")),
                     width="stretch", key=S.BENCH_DIFF_CHART)

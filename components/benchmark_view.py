@@ -24,6 +24,7 @@ from components.answer_view import (
     unrecorded_workspace,
     unrecorded_workspace_text,
 )
+from components.charts import no_modebar
 from components.navigation import page_path
 from components.question import workspace_questions
 from components.ui import error_text, md_escape
@@ -114,10 +115,24 @@ class Choice:
     questions: list[Any]
 
 
+#: The LLM part of a default run name when no LLM answers: the recorded LLM on a workspace its recordings hold
+#: nothing of runs as in ``none`` mode (an audit's run was named "mydata4-bge-small-recorded" by a page that said
+#: every method ran without an LLM). Not "none": a run of the ``none`` LLM has other settings and its own name.
+NO_LLM_NAME = "no-llm"
+
+
+def _llm_part(act: Active) -> str:
+    """What answered, for a run name: the sidebar's LLM, or :data:`NO_LLM_NAME` when it is the recorded LLM on a
+    workspace without recordings (:func:`components.answer_view.unrecorded_workspace`)."""
+    return NO_LLM_NAME if unrecorded_workspace(act.llm_name, act.workspace.name) else act.llm_name
+
+
 def _default_run(act: Active, budget: str = "own") -> str:
-    """The run name a run of these backends starts on: workspace, embedder, LLM (and a budget not its own)."""
+    """The run name a run of these backends starts on: workspace, embedder, the LLM that answers (and a budget not
+    its own)."""
     tail = "" if budget == "own" else f"-{budget}"  # a run under another budget never resumes this one's
-    return clean_filename(f"{act.workspace.name}-{act.embedder_name}-{act.llm_name}{tail}", default="run")[:MAX_NAME_CHARS]
+    return clean_filename(f"{act.workspace.name}-{act.embedder_name}-{_llm_part(act)}{tail}",
+                          default="run")[:MAX_NAME_CHARS]
 
 
 def _runs() -> list[str]:
@@ -192,7 +207,24 @@ def _launch(act: Active, choice: Choice, out_dir: Path, backends: Backends, judg
         st.error(md_escape(error_text(exc)))
     else:
         st.session_state[S.BENCH_JOB] = key
+        # The sidebar's "Background jobs" and the banner were drawn before this click made the job, and only the
+        # page's live panel redraws while it runs: an audit saw the session's own list without its benchmark while
+        # another session counted it. One rerun draws them with it (and the Run button disabled).
+        st.rerun()
 
+
+
+#: Why "Run benchmark" is disabled while this session's benchmark runs: a second run would share the CPU with it.
+RUNNING_HELP = "A benchmark of this session is running: start another once it ends or is cancelled"
+
+
+def _running_bench() -> Job | None:
+    """This session's running benchmark (the one this page started, or another of its runs), or None."""
+    key = st.session_state.get(S.BENCH_JOB)
+    job = jobs_view.jobs().get(key) if key else None
+    if job is not None and not job.finished:
+        return job
+    return next((j for j in jobs_view.my_running() if j.kind == "bench"), None)
 
 
 #: A workspace with at most this many questions with gold evidence is benchmarked whole by default; a bigger one
@@ -246,7 +278,9 @@ def run_panel(act: Active) -> None:
         "Run name", key=okey, max_chars=MAX_NAME_CHARS,
         help="The name the run is saved under (results, summary, report and charts), to load it later on the "
              f"“Load a report” tab; {NAME_RULE}. A run with finished pairs resumes."))
-    st.caption(f"Backends: {act.embedder_name} embedder, {act.llm_name} LLM, {act.reranker_name} reranker "
+    llm_words = (f"no LLM (the {act.llm_name} LLM holds no run of this workspace)"
+                 if _llm_part(act) == NO_LLM_NAME else f"{act.llm_name} LLM")
+    st.caption(f"Backends: {act.embedder_name} embedder, {llm_words}, {act.reranker_name} reranker "
                f"(the sidebar's). {ANSWER_METRICS_NOTE}")
     # the recorded LLM on questions it holds no run of: said before the run, not after it
     recording_gap_warning(act.llm_name, ws.name, [q.question for q in questions if q.gold_chunks][:limit],
@@ -275,8 +309,14 @@ def run_panel(act: Active) -> None:
             st.warning(f"{len(left.trained_on)} of these questions are kept although a benchmarked method's model was "
                        "trained or validated on them: their rows are flagged “trained on”, their figures inflated.",
                        icon=":material/school:")
+    running = _running_bench()
     clicked = st.button("Run benchmark", key=S.BENCH_RUN, type="primary",
-                        disabled=not (methods and n_gold and run_name.strip() and budget), icon=":material/play_arrow:")
+                        disabled=bool(running) or not (methods and n_gold and run_name.strip() and budget),
+                        icon=":material/play_arrow:",
+                        help=f"{RUNNING_HELP} ({running.title})." if running else None)
+    if running:
+        st.caption(f":material/hourglass_top: {md_escape(RUNNING_HELP)}: **{md_escape(running.title)}** (its progress "
+                   "is below; Cancel stops it).")
     asked = st.session_state.pop(S.BENCH_LAUNCH, None)  # "Start a new run" / "Resume anyway" below
     if clicked or asked:
         name = str(asked["name"]) if asked else run_name.strip()
@@ -421,8 +461,13 @@ def report(act: Active) -> None:
     node_table = node_rows(summary)
     if node_table:  # FastInsight's Table 3: every method on the same KG nodes, each figure with its count or why blank
         st.markdown("**Node level** (FastInsight §4.3.1, Table 3)")
-        st.dataframe(pd.DataFrame(node_table), hide_index=True, width="stretch", placeholder="",
-                     column_config={"why blank": st.column_config.TextColumn("why blank", width="large")})
+        # the reasons are a sentence each (with the command that fills the figure): in a cell they were cut at
+        # 1440 px ("`egx bench --node-l…"), so they are said in full under the table
+        blanks = [(str(r["method"]), str(r.get("why blank") or "")) for r in node_table if r.get("why blank")]
+        st.dataframe(pd.DataFrame(node_table).drop(columns=["why blank"], errors="ignore"), hide_index=True,
+                     width="content", placeholder="")
+        for method, why in blanks:
+            st.caption(f"Why blank — **{md_escape(method)}**: {md_escape(why)}")
         st.caption(NODE_METRICS_NOTE)
     budget_view.run_caption(summary)  # the run's budget, and what its context columns say
     replay_notes = grouped_replay_notes(summary)  # records of the recorded LLM that are not the recorded runs
@@ -441,7 +486,7 @@ def report(act: Active) -> None:
                        icon=":material/warning:")
     st.markdown("**The papers' answer metrics** — answer-set Precision / Recall / F1 / Hit / Hit@1 (SG-RAG, ReG), "
                 "Macro-/Micro-F1 (ReG), ACC_L (BubbleRAG) and Emp.S (SG-RAG, 0–3) by the LLM judge")
-    bench_view.paper_table(summary)
+    bench_view.paper_table(summary, rep.records)
     st.caption(ANSWER_METRICS_NOTE)  # which answers each table scores: an extractive run has paper F1, no EM / F1
     judge = summary.get("judge", {})
     if "not_computed" in judge:
@@ -455,9 +500,9 @@ def report(act: Active) -> None:
                        "judge: pick one under *Judge LLM* (e.g. local-small) and run again under a new name.",
                        icon=":material/gavel:")
     c1, c2 = st.columns(2)
-    c1.plotly_chart(recall_figure(summary), width="stretch", key=S.BENCH_RECALL_CHART)
-    c2.plotly_chart(latency_recall_figure(summary), width="stretch", key=S.BENCH_LATENCY_CHART)
-    st.plotly_chart(failure_figure(summary), width="stretch", key=S.BENCH_FAILURE_CHART)
+    c1.plotly_chart(no_modebar(recall_figure(summary)), width="stretch", key=S.BENCH_RECALL_CHART)
+    c2.plotly_chart(no_modebar(latency_recall_figure(summary)), width="stretch", key=S.BENCH_LATENCY_CHART)
+    st.plotly_chart(no_modebar(failure_figure(summary)), width="stretch", key=S.BENCH_FAILURE_CHART)
     bench_view.differences_panel(summary)  # pick two methods: which of their differences are real
 
     # --------------------------------------------------------------------------- per-question table

@@ -4,12 +4,15 @@ HTML report."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ParamSpec
 
 import plotly.graph_objects as go
 
 from components import colors, graph_view
+
+P = ParamSpec("P")
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -24,6 +27,30 @@ def _label(text: str, limit: int = 32) -> str:
     return graph_view.escape(graph_view.short_label(text, limit))
 
 
+#: Plotly's mode-bar buttons, every one removed: on hover the bar (zoom, pan, autoscale, download…) sat over the
+#: charts' titles and top legends (an audit saw its icons over the Benchmark chart's title). Streamlit's own toolbar
+#: (full screen) stays; a double click still resets a zoom.
+MODEBAR_REMOVE = ("zoom", "pan", "select", "lasso", "zoomin", "zoomout", "autoscale", "resetscale", "toimage",
+                  "hoverclosest", "hovercompare", "togglespikelines", "togglehover", "resetviews", "zoom2d", "pan2d",
+                  "select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d", "resetScale2d",
+                  "hoverClosestCartesian", "hoverCompareCartesian", "toggleSpikelines", "resetViews")
+
+
+def no_modebar(fig: go.Figure) -> go.Figure:
+    """``fig`` without Plotly's mode bar (:data:`MODEBAR_REMOVE`): every figure of the app's pages goes through it."""
+    fig.update_layout(modebar={"remove": list(MODEBAR_REMOVE)})
+    return fig
+
+
+def _clear(build: Callable[P, go.Figure]) -> Callable[P, go.Figure]:
+    """A figure builder whose figure has no mode bar over its title (:func:`no_modebar`)."""
+    @functools.wraps(build)
+    def wrapped(*args: P.args, **kwargs: P.kwargs) -> go.Figure:
+        return no_modebar(build(*args, **kwargs))
+    return wrapped
+
+
+@_clear
 def group_weights_figure(groups: Sequence[AnchorGroup], colors: Sequence[str]) -> go.Figure:
     """Horizontal bars: one per anchor group, its importance weight w_i, in the group's colour."""
     names = [f"{g.gid}: {_label(g.concept)}" for g in groups]
@@ -36,6 +63,7 @@ def group_weights_figure(groups: Sequence[AnchorGroup], colors: Sequence[str]) -
     return fig
 
 
+@_clear
 def stage_latency_figure(trace: Trace, recorded: Sequence[Any] | None = None) -> go.Figure:
     """Seconds per stage (bars) with LLM tokens in the hover text. ``recorded``: a replay's stage times
     (:class:`core.batch.recording.StageTime`): then the recorded live run's seconds are the bars — what the method
@@ -64,6 +92,7 @@ def stage_latency_figure(trace: Trace, recorded: Sequence[Any] | None = None) ->
     return fig
 
 
+@_clear
 def rank_shift_figure(rows: list[RankRow], limit: int) -> go.Figure:
     """A slope chart: plain rank on the left, GRanker rank on the right, one line per passage."""
     shown = [r for r in rows if r.plain_rank <= limit or r.granker_rank <= limit]
@@ -82,6 +111,7 @@ def rank_shift_figure(rows: list[RankRow], limit: int) -> go.Figure:
     return fig
 
 
+@_clear
 def stex_figure(table: list, beta: float) -> go.Figure:
     names = [graph_view.escape(graph_view.short_label(r.title, 30)) + (" ✚" if r.added else "") for r in table]
     fig = go.Figure([
@@ -93,6 +123,7 @@ def stex_figure(table: list, beta: float) -> go.Figure:
     return fig
 
 
+@_clear
 def fastinsight_metrics_figure(df: pd.DataFrame) -> go.Figure:
     fig = go.Figure()
     lines = {"R@10": colors.BLUE, "nDCG@10": colors.GREEN, "TR": colors.ORANGE, "MissTR": colors.PINK}
@@ -106,6 +137,7 @@ def fastinsight_metrics_figure(df: pd.DataFrame) -> go.Figure:
     return fig
 
 
+@_clear
 def dominance_loss_figure(losses: list[float]) -> go.Figure:
     fig = go.Figure(go.Scatter(x=list(range(1, len(losses) + 1)), y=losses, mode="lines+markers",
                                line={"color": colors.BLUE}))
@@ -114,6 +146,7 @@ def dominance_loss_figure(losses: list[float]) -> go.Figure:
     return fig
 
 
+@_clear
 def token_figure(tokens: Mapping[str, int]) -> go.Figure:
     keys = [k for k in ("passages", "triples", "chains") if k in tokens]
     fig = go.Figure(go.Bar(x=keys, y=[tokens[k] for k in keys], marker_color=[colors.GREY, colors.BLUE, colors.GREEN][:len(keys)],
@@ -122,6 +155,7 @@ def token_figure(tokens: Mapping[str, int]) -> go.Figure:
     return fig
 
 
+@_clear
 def curves_figure(runs: Mapping[str, Mapping[str, Any]], metric: str = "val_recall") -> go.Figure:
     """One line per training run (label → result dict with ``curves``)."""
     fig = go.Figure()
@@ -136,6 +170,7 @@ def curves_figure(runs: Mapping[str, Mapping[str, Any]], metric: str = "val_reca
     return fig
 
 
+@_clear
 def heldout_figure(runs: Mapping[str, Mapping[str, Any]], k: int) -> go.Figure:
     """Held-out (test split) recall@K of each run and of the untrained cosine scorer."""
     metrics = [("gold_passage_recall", f"gold-passage triple recall@{k}"), ("answer_hit", f"answer hit@{k}"),
@@ -152,6 +187,7 @@ def heldout_figure(runs: Mapping[str, Mapping[str, Any]], k: int) -> go.Figure:
     return fig
 
 
+@_clear
 def ppr_mass_figure(walk: WalkData, gold: Sequence[str] = ()) -> go.Figure:
     """HippoRAG 2's PPR mass: the top phrase nodes and the top passage nodes by PPR score (two bar groups), the
     mass each kind of node holds in the legend; gold passages drawn green."""

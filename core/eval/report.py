@@ -293,9 +293,10 @@ def grouped_replay_notes(summary: dict[str, Any]) -> list[tuple[list[str], str]]
 
 
 PAPER_COLUMNS = ("Precision", "Recall", "F1", "Hit", "Hit@1", "Macro-F1", "Micro-F1", "ACC_L")
-#: A paper column → its interval's key in a method summary (Micro-F1 pools counts over questions: none).
+#: A paper column → its interval's key in a method summary. Micro-F1 pools counts over questions, so the summary
+#: holds no interval of it; :func:`core.eval.reproduce_record.with_micro_f1` adds one (a bootstrap over questions).
 PAPER_INTERVALS = {"Precision": "paper Precision", "Recall": "paper Recall", "F1": "paper F1", "Hit": "paper Hit",
-                   "Hit@1": "paper Hit@1", "Macro-F1": "paper Macro-F1", "Micro-F1": "", "ACC_L": "ACC_L"}
+                   "Hit@1": "paper Hit@1", "Macro-F1": "paper Macro-F1", "Micro-F1": "paper Micro-F1", "ACC_L": "ACC_L"}
 
 
 def paper_rows(summary: dict[str, Any], *, intervals: bool = False) -> list[dict[str, Any]]:

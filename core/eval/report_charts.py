@@ -98,7 +98,8 @@ def failure_figure(summary: dict[str, Any]) -> go.Figure:
     ms = summary["methods"]
     fig = go.Figure()
     missed = {m: sum(int(s["diagnosis"].get(v, 0)) for v in ANSWER_STAGE) for m, s in ms.items()}
-    xs = [f"{m}<br>+{missed[m]} retrieved, answer missed" if missed[m] else m for m in ms]
+    # three short lines, level: rotated 30°, one long line ran off the chart's bottom at 1440 px
+    xs = [f"{m}<br>+{missed[m]} retrieved,<br>answer missed" if missed[m] else m for m in ms]
     for v in verdict_order(ms):
         if not is_retrieval_loss(v):
             continue
@@ -112,7 +113,8 @@ def failure_figure(summary: dict[str, Any]) -> go.Figure:
            "every failure here lost evidence before the answer")
     fig.update_layout(title={"text": f"Where the gold evidence was lost (first stage)<br><sup>{html.escape(sub)}</sup>"},
                       barmode="stack", yaxis_title="questions whose gold evidence was lost (per method)", legend_title="verdict",
-                      margin={"t": 70, "b": 60})
+                      margin={"t": 70, "b": 90})
+    fig.update_xaxes(tickangle=0, automargin=True)
     return fig
 
 

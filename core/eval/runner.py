@@ -208,7 +208,13 @@ def run_settings(plan: BenchPlan) -> dict[str, Any]:
     what a rerun into the same folder must match to resume. The plan's workspace is indexed already, so the
     identity a first run records is the one its resume reads."""
     ws, backends = plan.workspace, plan.backends
-    settings = {"workspace": ws.name, "backends": backends.names(), "cut": plan.cut,
+    names = backends.names()
+    holds: Callable[[str], bool] | None = getattr(backends.llm, "holds_workspace", None)  # the recorded LLM
+    if holds is not None and not holds(ws.name):
+        # it replays only this workspace's recordings (RecordedLLM.for_workspace) and holds none: every LLM stage
+        # took its fallback, so the run names what answered, not "recorded"
+        names["llm"] = f"none (no LLM: the recorded LLM {backends.llm.model_id} holds no run of this workspace)"
+    settings = {"workspace": ws.name, "backends": names, "cut": plan.cut,
                 "seed": plan.seed, **to_jsonable(dict(plan.meta))}
     settings["judge"] = plan.judge.settings() if plan.judge is not None else False
     settings["content"] = workspace_identity(ws, plan.questions)
@@ -335,8 +341,8 @@ def _run_pairs(plan: BenchPlan, out: Path, selected: Sequence[Question], done: s
                 save(fh, q, m, rec, trace)
                 ran += 1
                 n_done += 1
-                if progress:
-                    progress(n_done, total, f"{m} · {q.id}")
+                if progress:  # pairs run in parallel there: the one named is the one that finished
+                    progress(n_done, total, f"{m} · {q.id} done")
             return ran, skipped
         for q in selected:
             for m in methods:
@@ -346,12 +352,15 @@ def _run_pairs(plan: BenchPlan, out: Path, selected: Sequence[Question], done: s
                     if progress:
                         progress(n_done, total, f"{m} · {q.id} (done before)")
                     continue
+                if progress:  # the pair running now, not the one that finished last (an audit saw "27/30 · ppr"
+                    # while fastinsight, bubblerag and reg ran)
+                    progress(n_done - 1, total, f"running {m} · {q.id}")
                 rec, trace = run_pair(plan.workspace, q, m, plan.backends, config=configs.get(m),
                                       seed=plan.generator_seed, cut=plan.cut, trace=plan.save_traces)
                 save(fh, q, m, rec, trace)
                 ran += 1
                 if progress:
-                    progress(n_done, total, f"{m} · {q.id}")
+                    progress(n_done, total, f"{m} · {q.id} done")
     return ran, skipped
 
 

@@ -21,7 +21,7 @@ def test_failure_chart_counts_only_questions_whose_gold_evidence_was_lost():
     assert names == {"ranked below the cut"}
     bar = fig.data[0]
     assert list(bar.y) == [0, 2]
-    assert list(bar.x) == ["hipporag2<br>+6 retrieved, answer missed", "dense<br>+4 retrieved, answer missed"]
+    assert list(bar.x) == ["hipporag2<br>+6 retrieved,<br>answer missed", "dense<br>+4 retrieved,<br>answer missed"]
     assert ("not counted: 10 runs (question × method) retrieved every gold passage and missed at the answer"
             in fig.layout.title.text)
 
