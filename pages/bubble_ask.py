@@ -26,7 +26,8 @@ result = bubble.current_run(act, query)
 doc = ""
 if result is not None:
     panels.create_answer_ui(act, result)
-    tour.lesson_ui(current(), act, {"bubblerag": result})  # the guided demo's lesson on this run
+    # the lesson on this run: open on the guided demo's step, folded off it (when the question has a gold answer)
+    tour.lesson_ui(current(), act, {"bubblerag": result}, question=query)
     bubble.early_exit_note(result)
     tabs = st.tabs(["Evidence graph", "Triples", "Source passages", "Latency and tokens", "Export and replay"])
     with tabs[0]:
