@@ -409,6 +409,22 @@ def _off_course(t: TourState) -> list[str]:
     return out
 
 
+#: The Next button's short names of the pages whose titles do not fit it: "Next: GRanker vs plain reran…" was cut at
+#: 1440 px (an audit); the button's tooltip holds the whole step label.
+NEXT_NAMES = {"pages/granker.py": "GRanker", "pages/bubble_ranking.py": "Ranking", "pages/compare.py": "Compare",
+              "pages/subgraph.py": "SG-RAG matching", "pages/evidence_chains.py": "ReG chains",
+              "pages/bubble_expansion.py": "Expansion", "pages/bubble_anchors.py": "Anchors"}
+
+
+def next_label(i: int) -> str:
+    """The Next button's label on step ``i`` (not the last): the next step's page by a name short enough for the
+    button, or — the same page again on another question — that question ("Next: second-wife question")."""
+    nxt, step = STEPS[i + 1], STEPS[i]
+    if nxt.page == step.page:
+        return f"Next: {step_label(i + 1).split(' · ', 1)[1]}"
+    return f"Next: {NEXT_NAMES.get(nxt.page) or _TITLES.get(nxt.page, '')}"
+
+
 def step_label(i: int) -> str:
     step = STEPS[i]
     which = {KEANU: "Keanu Reeves question", LOTHAIR: "Lothair II question"}.get(step.question,
@@ -507,13 +523,9 @@ def bar(page: str) -> None:
             c2.button("Finish the tour", icon=":material/flag:", key=S.sub(S.TOUR, "next"), on_click=leave,
                       kwargs={"home": True}, type="primary", width="stretch")
         else:
-            nxt = STEPS[t.step + 1]
-            # the same page again on another question: the button names the question (it named the page it was on)
-            label = (f"Next: {step_label(t.step + 1).split(' · ', 1)[1]}" if nxt.page == step.page
-                     else f"Next: {_TITLES.get(nxt.page, '')}")
-            c2.button(label, icon=":material/arrow_forward:",
-                      key=S.sub(S.TOUR, "next"), on_click=goto, args=(t.step + 1,), type="primary",
-                      width="stretch")
+            c2.button(next_label(t.step), icon=":material/arrow_forward:", key=S.sub(S.TOUR, "next"),
+                      on_click=goto, args=(t.step + 1,), type="primary", width="stretch",
+                      help=f"Step {t.step + 2} of {n}: {step_label(t.step + 1)}")
         with c3.popover("More", icon=":material/menu_book:", width="stretch"):
             p = get_paper(step.paper)
             st.markdown(f"**What this stage does** ({md_escape(step.section)}): {md_escape(step.what)}")
