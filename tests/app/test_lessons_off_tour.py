@@ -42,7 +42,7 @@ def test_compare_off_the_tour_folds_the_lesson_under_its_table(home: Path) -> No
     at = run_page("pages/compare.py", **DEMO, **{S.COMPARE_QUESTION: tour.KEANU, S.COMPARE_METHODS: ["dense"]})
     text = _lesson(at)
     assert "Where the evidence is: " in text and "The recorded 1.5B model answered" in text, text
-    assert not [c for c in at.main.get("markdown") if str(c.value).startswith("**What these runs teach**")]
+    assert not [c for c in at.main.get("markdown") if str(getattr(c, "value", "")).startswith("**What these runs teach**")]
 
 
 def test_no_lesson_without_a_gold_answer(home: Path) -> None:
