@@ -208,3 +208,46 @@ def question_answers(questions: Sequence[Any], query: str) -> tuple[str, ...]:
         if getattr(q, "question", None) == query:
             return Gold.from_question(q).answers
     return ()
+
+
+def question_gold_chunks(questions: Sequence[Any], query: str) -> tuple[str, ...]:
+    """The gold passages (chunk ids) of the workspace question whose text is ``query`` (() for a typed one)."""
+    for q in questions:
+        if getattr(q, "question", None) == query:
+            return Gold.from_question(q).chunk_ids
+    return ()
+
+
+def source_passages_ui(act: Any, result: Any, gold_chunks: Sequence[str] = ()) -> None:
+    """The passages an answer was read from (``result.chunks``: BubbleRAG's evidence and preview passages), ranked,
+    with a ✓ on the gold ones when the question has gold passages (the lesson above speaks of their ranks), and
+    the first eight's texts folded under it."""
+    import pandas as pd
+
+    from core.graph.reader import read_ahead
+
+    g = act.graph
+    read_ahead(g, chunk_ids=[c.chunk_id for c in result.chunks])
+    gold = set(gold_chunks)
+    st.caption("“evidence”: cited by a node or edge of G_final (support = how much of G_final cites it); "
+               "“preview”: a pre-retrieved passage filling the remaining slots."
+               + (" ✓: a gold passage of the question." if gold else ""))
+    rows = []
+    for i, c in enumerate(result.chunks):
+        row: dict[str, object] = {"rank": i + 1}
+        if gold:
+            row["gold"] = "✓" if c.chunk_id in gold else ""
+        row.update({"passage": g.chunk(c.chunk_id).title if c.chunk_id in g.chunk_index else c.chunk_id,
+                    "chunk id": c.chunk_id, "source": c.source, "score": round(c.score, 3),
+                    "support": round(c.support, 3), "similarity": round(c.similarity, 3)})
+        rows.append(row)
+    if rows:
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    for c in result.chunks[:8]:
+        if c.chunk_id not in g.chunk_index:
+            continue
+        ch = g.chunk(c.chunk_id)
+        mark = " · ✓ gold" if c.chunk_id in gold else ""
+        with st.expander(f"{md_escape(ch.title) if ch.title else '(untitled)'} · {md_escape(c.chunk_id)} · "
+                         f"{c.source}{mark}"):
+            st.text(ch.text)

@@ -481,7 +481,8 @@ def summary(act: Any, graph: KnowledgeGraph, found: Runs, *, query: str, gold: G
             st.caption("More figures: R@2, AR@5 (all gold within the top 5), nDCG@10, the stages that fell back, and "
                        "the tokens of evidence handed to the answer.")
             st.dataframe(more, hide_index=True, width="stretch", column_config=summary_columns())
-        tour.lesson_ui(current(), act, found.results, where=lesson_at)  # the guided demo's lesson on these runs
+        # the lesson on these runs: atop the page on the guided demo's step, folded here off it
+        tour.lesson_ui(current(), act, found.results, where=lesson_at, question=query)
         if len(rows) > 1:  # figures side by side invite a ranking that one question cannot support
             one_question_note()
         triage_downloads(triage, stem=f"{act.workspace.name}-compare", key=S.COMPARE_DOWNLOAD, what="this comparison",

@@ -21,8 +21,9 @@ from __future__ import annotations
 import copy
 import dataclasses
 import html
+import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -408,6 +409,22 @@ def _off_course(t: TourState) -> list[str]:
     return out
 
 
+#: The Next button's short names of the pages whose titles do not fit it: "Next: GRanker vs plain reran…" was cut at
+#: 1440 px (an audit); the button's tooltip holds the whole step label.
+NEXT_NAMES = {"pages/granker.py": "GRanker", "pages/bubble_ranking.py": "Ranking", "pages/compare.py": "Compare",
+              "pages/subgraph.py": "SG-RAG matching", "pages/evidence_chains.py": "ReG chains",
+              "pages/bubble_expansion.py": "Expansion", "pages/bubble_anchors.py": "Anchors"}
+
+
+def next_label(i: int) -> str:
+    """The Next button's label on step ``i`` (not the last): the next step's page by a name short enough for the
+    button, or — the same page again on another question — that question ("Next: second-wife question")."""
+    nxt, step = STEPS[i + 1], STEPS[i]
+    if nxt.page == step.page:
+        return f"Next: {step_label(i + 1).split(' · ', 1)[1]}"
+    return f"Next: {NEXT_NAMES.get(nxt.page) or _TITLES.get(nxt.page, '')}"
+
+
 def step_label(i: int) -> str:
     step = STEPS[i]
     which = {KEANU: "Keanu Reeves question", LOTHAIR: "Lothair II question"}.get(step.question,
@@ -506,13 +523,9 @@ def bar(page: str) -> None:
             c2.button("Finish the tour", icon=":material/flag:", key=S.sub(S.TOUR, "next"), on_click=leave,
                       kwargs={"home": True}, type="primary", width="stretch")
         else:
-            nxt = STEPS[t.step + 1]
-            # the same page again on another question: the button names the question (it named the page it was on)
-            label = (f"Next: {step_label(t.step + 1).split(' · ', 1)[1]}" if nxt.page == step.page
-                     else f"Next: {_TITLES.get(nxt.page, '')}")
-            c2.button(label, icon=":material/arrow_forward:",
-                      key=S.sub(S.TOUR, "next"), on_click=goto, args=(t.step + 1,), type="primary",
-                      width="stretch")
+            c2.button(next_label(t.step), icon=":material/arrow_forward:", key=S.sub(S.TOUR, "next"),
+                      on_click=goto, args=(t.step + 1,), type="primary", width="stretch",
+                      help=f"Step {t.step + 2} of {n}: {step_label(t.step + 1)}")
         with c3.popover("More", icon=":material/menu_book:", width="stretch"):
             p = get_paper(step.paper)
             st.markdown(f"**What this stage does** ({md_escape(step.section)}): {md_escape(step.what)}")
@@ -549,10 +562,10 @@ def display_name(method: str) -> str:
 
 
 def step_lesson(question: str, results: Mapping[str, Any], questions: Sequence[Any], graph: Any,
-                extractive: Any | None = None) -> Lesson | None:
+                extractive: Any | None = None, *, model: str = "The recorded 1.5B model") -> Lesson | None:
     """What the runs ``results`` (method → result) of ``question`` teach (:mod:`core.eval.lesson`): None when
     the workspace's ``questions`` give it no gold answer. ``graph`` gives the passages' titles and texts;
-    ``extractive`` is the ``none``-mode result shown beside them."""
+    ``extractive`` is the ``none``-mode result shown beside them; ``model`` who wrote the answers."""
     from core.eval.lesson import ShownRun, lesson
     from core.methods.answering import context_of
     from core.methods.base import Gold
@@ -578,7 +591,8 @@ def step_lesson(question: str, results: Mapping[str, Any], questions: Sequence[A
 
     titles = {c: graph.chunk(c).title for c in gold.chunk_ids if c in graph.chunk_index}
     return lesson(question, [shown(m, r) for m, r in results.items()], gold.chunk_ids, gold.answers,
-                  extractive=shown(EXTRACTIVE_METHOD, extractive) if extractive is not None else None, titles=titles)
+                  extractive=shown(EXTRACTIVE_METHOD, extractive) if extractive is not None else None, titles=titles,
+                  model=model)
 
 
 def merged_lookalikes(question: str, result: Any) -> list[tuple[str, str, str]]:
@@ -624,52 +638,141 @@ def lesson_slot(page: str) -> Any | None:
     return st.container()
 
 
-def lesson_ui(page: str, act: Any, results: Mapping[str, Any], *, where: Any | None = None) -> None:
-    """What the runs of a lesson step's page teach — where the gold passages ranked and whether the answer read
-    them, why a wrong answer is wrong, and the ``none``-mode answer beside it, all read from the runs shown
-    (:func:`step_lesson`) — in ``where`` (a :func:`lesson_slot`) or here, under the page's main element (Ask's
-    answer). Nothing off the tour or on another step."""
+#: The pages that show their lesson off the tour too (folded), on a question with a gold answer: Ask and Compare, whose
+#: lessons read only the runs the page made (an audit found a lecturer opening Compare directly got none).
+LESSON_PAGES = ("pages/bubble_ask.py", "pages/compare.py")
+
+
+@st.cache_resource(show_spinner=False)
+def _extractive_runs() -> set[tuple[str, str, str]]:
+    """(workspace key, backends, question) of the ``none``-mode runs a lesson made: off the tour a lesson shows the
+    extractive answer only when its run is one of these (cached), never starting one."""
+    return set()
+
+
+def _model_name(llm: str) -> str:
+    """Who wrote the answers, for the lesson's answer line."""
+    if llm == LLM:
+        return "The recorded 1.5B model"
+    if llm == "none":
+        return "Without an LLM, the extractive answer step"
+    return f"The LLM “{llm}”"
+
+
+def lesson_ui(page: str, act: Any, results: Mapping[str, Any], *, where: Any | None = None,
+              question: str | None = None, own: Callable[[Sequence[str]], list[str]] | None = None) -> None:
+    """What the runs shown on ``page`` teach, read from them (:func:`step_lesson`), in ``where`` (a
+    :func:`lesson_slot`) or here, under the page's main element.
+
+    On a lesson step of the tour it is open: where the gold passages ranked and whether the answer read them, why a
+    wrong answer is wrong, and the ``none``-mode answer of the tour's method beside it. ``own`` (the other papers'
+    pages) gives the lines on the page's own method instead, from the gold answers: how GRanker moved the gold
+    nodes, which UNK the SG-RAG answer came from, which chain ReG's did; the answer against the gold answer and why
+    it is wrong follow, and no BubbleRAG line. Off the tour (or on another step), Ask and Compare (:data:`LESSON_PAGES`)
+    show the lesson of ``question`` folded, when the workspace gives it a gold answer; the extractive answer only
+    when its run is cached (no run is started for it). Nothing elsewhere."""
     from components import resources, runs, workspaces
     from core.errors import EgxError
     from core.methods.registry import METHODS
 
-    t = current()
-    if t is None or STEPS[t.step].page != page or not STEPS[t.step].lesson or not results:
+    if not results:
         return
-    step = STEPS[t.step]
+    t = current()
+    on_step = t is not None and STEPS[t.step].page == page and STEPS[t.step].lesson
+    if on_step:
+        assert t is not None
+        asked = STEPS[t.step].question
+    elif page in LESSON_PAGES and question:
+        asked = question
+    else:
+        return
     try:
         questions = resources.workspace_questions(act.workspace, act.key)
-        graph = workspaces.whole_graph_if_it_fits(act.workspace, "the guided demo's lesson")
+        if not any(getattr(x, "question", None) == asked and getattr(x, "answer", "") for x in questions):
+            return  # no gold answer: nothing to read the runs against
+        graph = workspaces.whole_graph_if_it_fits(act.workspace, "the lesson on these runs")
         if graph is None:
             return
-        try:  # the extractive answer of the tour's method, LLM off: what the passages say without a model
-            none = dataclasses.replace(act.backends, llm=resources.llm("none"))
-            ext = runs.method_run(METHODS[EXTRACTIVE_METHOD], act.workspace, act.key, none, step.question,
-                                  defer=True)
-        except EgxError:  # (PreparationPending is one) the lesson stands without it
-            ext = None
-        found = step_lesson(step.question, results, questions, graph, ext)
+        ext = None
+        seen = (act.key, json.dumps(act.backends.names(), sort_keys=True, default=str), asked)
+        if own is None and act.llm_name != "none" and (on_step or seen in _extractive_runs()):
+            try:  # the extractive answer of the tour's method, LLM off: what the passages say without a model
+                none = dataclasses.replace(act.backends, llm=resources.llm("none"))
+                ext = runs.method_run(METHODS[EXTRACTIVE_METHOD], act.workspace, act.key, none, asked, defer=True)
+                _extractive_runs().add(seen)
+            except EgxError:  # (PreparationPending is one) the lesson stands without it
+                ext = None
+        found = step_lesson(asked, results, questions, graph, ext, model=_model_name(act.llm_name))
+        if found is None:
+            return
+        if own is not None:
+            lines = [*own(found_gold(asked, questions)), found.answer_line(), *found.why_lines()]
+        else:
+            lines = found.lines()
     except EgxError as exc:
-        st.caption(f"The lesson of this step could not be read from its runs: {md_escape(str(exc))}")
+        st.caption(f"The lesson on these runs could not be read from them: {md_escape(str(exc))}")
         return
-    if found is None:
-        return
-    lines = found.lines()
-    merged = _lookalike_line(step.question, results)
+    merged = _lookalike_line(asked, results) if own is None else ""
     if merged:  # after where the evidence is and who answered what: the stage where the wrong facts came in
         lines.insert(2, merged)
+    title = "**What these runs teach** (read from the runs on this page)"
+    if not on_step:  # off the tour: folded, under what the page shows
+        with (where if where is not None else st).expander("What these runs teach", icon=":material/school:"):
+            st.markdown("\n".join(f"- {md_escape(line)}" for line in lines))
+        return
     # atop Compare the lesson is compact — where the evidence is and the answers, the rest folded — so the summary
-    # table under it starts above the fold of a 1440×900 projector; under Ask's answer it is whole
+    # table under it starts above the fold of a 1440×900 projector; elsewhere it is whole
     head, rest = (lines[:2], lines[2:]) if where is not None else (lines, [])
     with (where if where is not None else st).container(border=True, key=S.sub(S.TOUR, "lesson")):
-        st.markdown("**What these runs teach** (read from the runs on this page)\n\n"
-                    + "\n".join(f"- {md_escape(line)}" for line in head))
+        st.markdown(f"{title}\n\n" + "\n".join(f"- {md_escape(line)}" for line in head))
         if rest:
             why = found.why_lines()
             label = ("Why the wrong answers are wrong, and what none mode quotes" if why else
                      "What none mode (no LLM) quotes" if found.extractive is not None else "More")
             with st.expander(label):
                 st.markdown("\n".join(f"- {md_escape(line)}" for line in rest))
+
+
+def found_gold(question: str, questions: Sequence[Any]) -> tuple[str, ...]:
+    """The gold answer of ``question`` (then its aliases) among the workspace's ``questions`` (() when none)."""
+    from core.methods.base import Gold
+
+    q = next((x for x in questions if getattr(x, "question", None) == question), None)
+    return () if q is None else Gold.from_question(q).answers
+
+
+def granker_lesson(rows: Sequence[Any], alpha: float, *, nodes: bool) -> Callable[[Sequence[str]], list[str]]:
+    """The GRanker page's own lesson (:func:`core.eval.lesson.granker_lines`) from the rows of its two rankings
+    (:class:`core.methods.fastinsight.views.RankRow`) at the page's α."""
+    from core.eval.lesson import granker_lines
+
+    shown = [(str(r.title), int(r.plain_rank), int(r.granker_rank), bool(r.gold)) for r in rows]
+    return lambda _gold: granker_lines(shown, alpha, unit="node" if nodes else "passage")
+
+
+def sgrag_lesson(result: Any, graph: Any) -> Callable[[Sequence[str]], list[str]]:
+    """The SG-RAG page's own lesson (:func:`core.eval.lesson.sgrag_lines`) from its run: the query graph, the matched
+    subgraphs' bindings (query node → graph node name) and the answer."""
+    from core.eval.lesson import QueryNode, sgrag_lines
+
+    qg = result.query_graph
+    nodes = [QueryNode(n.id, n.label, n.description) for n in qg.nodes]
+    names = graph.node_names
+    subgraphs = [{q: str(names[v]) for q, v in sg.mapping} for sg in result.assembly.subgraphs]
+    return lambda gold: sgrag_lines(nodes, qg.edges, subgraphs, str(result.answer or ""), gold,
+                                    fallback=bool(result.assembly.fallback))
+
+
+def reg_lesson(result: Any) -> Callable[[Sequence[str]], list[str]]:
+    """The ReG page's own lesson (:func:`core.eval.lesson.reg_lines`) from its run's evidence chains, in prompt
+    order (none from a method without chains: its answer line and why it is wrong stand alone)."""
+    from core.eval.lesson import reg_lines
+
+    if getattr(result, "reorganization", None) is None:
+        return lambda _gold: []
+    chains = [(c.text(), tuple(e for ents in c.entities for e in ents), c.merged_answers)
+              for c in result.reorganization.chains]
+    return lambda gold: reg_lines(chains, str(result.answer or ""), gold)
 
 
 def home_panel() -> None:

@@ -10,10 +10,11 @@ import streamlit as st
 
 from components import state as S
 from components import tour
-from components.answer_view import recording_gap_warning
+from components.answer_view import question_gold_chunks, recording_gap_warning, source_passages_ui
 from components.bubblerag import ask as panels
 from components.bubblerag import shared as bubble
 from components.page import current, header
+from components.question import workspace_questions
 from components.suggestions import graph_suggestions, suggested_questions_ui
 
 act = header()
@@ -26,7 +27,8 @@ result = bubble.current_run(act, query)
 doc = ""
 if result is not None:
     panels.create_answer_ui(act, result)
-    tour.lesson_ui(current(), act, {"bubblerag": result})  # the guided demo's lesson on this run
+    # the lesson on this run: open on the guided demo's step, folded off it (when the question has a gold answer)
+    tour.lesson_ui(current(), act, {"bubblerag": result}, question=query)
     bubble.early_exit_note(result)
     tabs = st.tabs(["Evidence graph", "Triples", "Source passages", "Latency and tokens", "Export and replay"])
     with tabs[0]:
@@ -34,7 +36,8 @@ if result is not None:
     with tabs[1]:
         panels.create_triples_ui(act, result)
     with tabs[2]:
-        panels.create_chunks_ui(act, result)
+        # with a ✓ on the gold passages, whose ranks the lesson above speaks of
+        source_passages_ui(act, result, question_gold_chunks(workspace_questions(act, warn=False), query))
     with tabs[3]:
         panels.create_latency_ui(act, result.trace, key=S.BUBBLE_LATENCY)
     with tabs[4]:

@@ -26,5 +26,7 @@ if not query.strip():
     st.stop()
 res, pg = fv.run(act, query, cfg)
 rows = fv.rankings(act, res, pg, gold, cfg)
-tour.lesson_ui(current(), act, {"fastinsight": res})  # the guided demo's lesson on this run
+# the guided demo's lesson on this run: how GRanker moved the gold nodes of the two rankings above
+tour.lesson_ui(current(), act, {"fastinsight": res},
+              own=tour.granker_lesson(rows, cfg.alpha, nodes=res.searched == "kg_nodes"))
 fv.panels(act, res, pg, rows, query, gold, cfg)

@@ -29,5 +29,6 @@ sv.decomposition_panel(result)
 sv.completion_panel(result)
 sv.subgraphs_panel(act, graph, result, query, qcolors, qkg)
 sv.answer_panel(act, result)
-tour.lesson_ui(current(), act, {"sgrag": result})  # the guided demo's lesson on this run
+# the guided demo's lesson on this run: what the query graph joined, which UNK the answer came from
+tour.lesson_ui(current(), act, {"sgrag": result}, own=tour.sgrag_lesson(result, graph))
 sv.dominance_panel(act, result)

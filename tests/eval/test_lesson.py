@@ -183,3 +183,67 @@ def test_the_none_mode_line_says_what_a_wrong_quote_shares_and_why_it_was_quoted
     none = lesson(JUDITH_Q, [ShownRun("dense", "x", (JUDITH,))], ["judith"], ["Judith of Bavaria"],
                   extractive=ShownRun("bubblerag", "Louis won.", (CHARLES,))).extractive_line()
     assert "it shares no word with the gold answer" in none
+
+
+# ------------------------------------------------------------------------------ the methods' own lessons
+def test_granker_lines_say_where_each_gold_node_went_and_what_rose_instead() -> None:
+    """The audit's GRanker step: gold at plain ranks 6-8 left the top 10 (or dropped a rank) under GRanker, and the
+    lesson repeated the Ask lesson instead of saying so."""
+    from core.eval.lesson import granker_lines
+
+    rows = [("A", 1, 1, False), ("B", 2, 2, False), ("C", 4, 3, False), ("Hugo", 6, 21, True),
+            ("Laurence", 7, 12, True), ("Matrix", 8, 9, True), ("Far", 30, 31, True)]
+    first, top3, why = granker_lines(rows, 0.2)
+    assert first.startswith("GRanker (α = 0.2) moved the gold nodes down on this question: ")
+    assert "Hugo 6 → not in the top 10 (rank 21)" in first and "Laurence 7 → not in the top 10 (rank 12)" in first
+    assert "Matrix 8 → 9" in first and "1 more gold node rank" in first and "Far" not in first
+    assert all(n in top3 for n in ("A", "B", "C")) and "no gold among them" in top3
+    assert "(1−α)·H + α·P·H" in why and "FastInsight §3.3" in why
+    up = granker_lines([("G", 5, 2, True), ("X", 1, 1, False)], 0.5)[0]
+    assert "moved the gold node up" in up and "G 5 → 2" in up
+    assert "left the gold node in place" in granker_lines([("G", 2, 2, True)], 0.2)[0]
+    assert "moved 1 gold node up and 1 down" in granker_lines([("G", 2, 1, True), ("H", 1, 2, True)], 0.2)[0]
+    assert "is gold" in granker_lines([("X", 1, 1, False)], 0.2)[0]
+
+
+def test_sgrag_lines_name_the_unk_the_answer_and_the_gold_answer_came_from() -> None:
+    from core.eval.lesson import QueryNode, sgrag_lines
+
+    nodes = [QueryNode("q1", "Keanu Reeves", "Actor"), QueryNode("q2", "Laurence Fishburne", "Actor"),
+             QueryNode("q3", "UNK", "The movie: starring both"), QueryNode("q4", "UNK", "The main villain: a character")]
+    edges = [("q1", "q4"), ("q2", "q4"), ("q3", "q4")]
+    subs = [{"q1": "Keanu Reeves", "q2": "Laurence Fishburne", "q3": "Agent Smith", "q4": "The Matrix"},
+            {"q1": "Keanu Reeves", "q2": "Laurence Fishburne", "q3": "Hugo Weaving", "q4": "The Matrix"}]
+    joined, answer, gold = sgrag_lines(nodes, edges, subs, "Agent Smith", ["Hugo Weaving"])
+    assert joined.startswith("The query graph joins “Keanu Reeves”, “Laurence Fishburne” and UNK q3 (the movie) to "
+                             "UNK q4 (the main villain).")
+    assert answer.startswith("The answer “Agent Smith” is what UNK q3 (the movie) became in the rank-1 matched "
+                             "subgraph (of 2); there UNK q4 (the main villain) became “The Matrix”")
+    assert gold.startswith("The gold answer “Hugo Weaving” was there: UNK q3 (the movie) became it in the rank-2")
+    # a right answer: no gold line; a typed answer no UNK holds; no match at all
+    assert len(sgrag_lines(nodes, edges, subs, "Hugo Weaving", ["Hugo Weaving"])) == 2
+    assert "is bound to no UNK" in sgrag_lines(nodes, edges, subs, "Neo", ["Hugo Weaving"])[1]
+    assert "fell back" in sgrag_lines(nodes, edges, [], "Neo", ["Hugo Weaving"], fallback=True)[1]
+
+
+def test_reg_lines_name_the_chain_of_the_answer_and_the_chains_holding_the_gold() -> None:
+    from core.eval.lesson import reg_lines
+
+    chains = [("Keanu Reeves → [played] → Neo", ("Keanu Reeves", "Neo"), 1),
+              ("Dennis Hopper → [played villain] → Howard Payne", ("Dennis Hopper", "Howard Payne"), 1),
+              ("Hugo Weaving → [played] → Agent Smith", ("Hugo Weaving", "Agent Smith"), 2)]
+    came, gold = reg_lines(chains, "Howard Payne", ["Hugo Weaving"])
+    assert came == "The answer “Howard Payne” comes from chain 2 of 3: Dennis Hopper → [played villain] → Howard Payne."
+    assert gold.startswith("The gold answer “Hugo Weaving” is in 1 of the 3 chains (chain 3: Hugo Weaving")
+    assert reg_lines(chains, "Hugo Weaving", ["Hugo Weaving"]) == [
+        "The answer “Hugo Weaving” comes from chain 3 of 3: Hugo Weaving → [played] → Agent Smith."]
+    none = reg_lines(chains[:2], "Morpheus", ["Hugo Weaving"])
+    assert "in none of the 2 evidence chains" in none[0] and "is in none of the 2 chains" in none[1]
+    assert reg_lines([], "X", ["Y"]) == ["ReG built no evidence chain on this question, so its answer rests on no chain."]
+
+
+def test_the_answer_line_names_who_wrote_the_answers() -> None:
+    r = ShownRun("dense", "Howard Payne", (("s", "Speed", "Dennis Hopper as Howard Payne."),))
+    assert lesson("Who?", [r], ["m"], ["Hugo Weaving"]).answer_line().startswith("The recorded 1.5B model answered")
+    assert lesson("Who?", [r], ["m"], ["Hugo Weaving"], model="The LLM “x”").answer_line().startswith(
+        "The LLM “x” answered")
