@@ -58,12 +58,7 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append({"round": rnd, "step": i + 1, "page": step.page, "seconds": round(s, 2)})
                 print(f"round {rnd} · step {i + 1:2d} · {step.page:28s} {s:6.2f} s", flush=True)
                 page.wait_for_timeout(args.dwell * 1000)
-                if i == n - 1:
-                    name = "Finish the tour"
-                elif tour.STEPS[i + 1].page == step.page:  # the same page on another question: Next names it
-                    name = f"Next: {tour.step_label(i + 1).split(' · ', 1)[1]}"
-                else:
-                    name = f"Next: {tour._TITLES[tour.STEPS[i + 1].page]}"
+                name = "Finish the tour" if i == n - 1 else tour.next_label(i)
                 page.get_by_role("button", name=name).click()
             s = wait_text(page, ["your own choices are back", "Start the guided demo"])
             rows.append({"round": rnd, "step": "finish", "page": "pages/home.py", "seconds": round(s, 2)})

@@ -82,24 +82,6 @@ def create_triples_ui(act: Active, result) -> None:
     st.code("\n".join(triples) or "(none)", language=None)
 
 
-def create_chunks_ui(act: Active, result) -> None:
-    g = act.graph
-    read_ahead(g, chunk_ids=[c.chunk_id for c in result.chunks])
-    st.caption("“evidence”: cited by a node or edge of G_final (support = how much of G_final cites it); "
-               "“preview”: a pre-retrieved passage filling the remaining slots.")
-    rows = [{"rank": i + 1, "passage": g.chunk(c.chunk_id).title if c.chunk_id in g.chunk_index else c.chunk_id,
-             "chunk id": c.chunk_id, "source": c.source, "score": round(c.score, 3), "support": round(c.support, 3),
-             "similarity": round(c.similarity, 3)} for i, c in enumerate(result.chunks)]
-    if rows:
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-    for c in result.chunks[:8]:
-        if c.chunk_id not in g.chunk_index:
-            continue
-        ch = g.chunk(c.chunk_id)
-        with st.expander(f"{md_escape(ch.title) if ch.title else '(untitled)'} · {md_escape(c.chunk_id)} · {c.source}"):
-            st.text(ch.text)
-
-
 def trace_table(trace: Trace) -> pd.DataFrame:
     return pd.DataFrame([{"stage": s.stage, "what": s.title, "ms": round(s.seconds * 1000, 2),
                           "prompt tokens": s.prompt_tokens, "completion tokens": s.completion_tokens,
