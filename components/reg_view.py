@@ -23,6 +23,7 @@ from components.ui import error_text, md_escape, public_text
 from core.errors import EgxError
 from core.methods.answering import method_notices, step_fallback
 from core.methods.evidence.formats import AnswerStepData
+from core.methods.reg.keep import quiet_notes
 from core.methods.reg.retriever import shipped_model_dir
 from core.methods.reg.train import training_runs
 from core.methods.registry import METHODS
@@ -182,7 +183,7 @@ def evidence(act: Active, res: Any, method: str) -> list[str]:
     notices = method_notices(res, app=True)
     for notice in notices:  # e.g. reg without a trained retriever is not ReG's retriever
         st.warning(md_escape(notice), icon=":material/warning:")
-    quiet = [str(n) for s in res.trace.steps if isinstance(s.data, dict) for n in s.data.get("quiet_notes") or ()]
+    quiet = list(quiet_notes(res))
     for note in quiet:  # e.g. a retriever below cosine by less than noise: a caption, not a warning
         st.caption(md_escape(note))
     st.caption(f"[(Re)train ReG's retriever ↓](#{train_view.REG_ANCHOR}): the Train panel is at the bottom of this page.")

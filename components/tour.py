@@ -742,18 +742,18 @@ def found_gold(question: str, questions: Sequence[Any]) -> tuple[str, ...]:
 
 
 def granker_lesson(rows: Sequence[Any], alpha: float, *, nodes: bool) -> Callable[[Sequence[str]], list[str]]:
-    """The GRanker page's own lesson (:func:`core.eval.lesson.granker_lines`) from the rows of its two rankings
+    """The GRanker page's own lesson (:func:`core.eval.method_lessons.granker_lines`) from the rows of its two rankings
     (:class:`core.methods.fastinsight.views.RankRow`) at the page's α."""
-    from core.eval.lesson import granker_lines
+    from core.eval.method_lessons import granker_lines
 
     shown = [(str(r.title), int(r.plain_rank), int(r.granker_rank), bool(r.gold)) for r in rows]
     return lambda _gold: granker_lines(shown, alpha, unit="node" if nodes else "passage")
 
 
 def sgrag_lesson(result: Any, graph: Any) -> Callable[[Sequence[str]], list[str]]:
-    """The SG-RAG page's own lesson (:func:`core.eval.lesson.sgrag_lines`) from its run: the query graph, the matched
+    """The SG-RAG page's own lesson (:func:`core.eval.method_lessons.sgrag_lines`) from its run: the query graph, the matched
     subgraphs' bindings (query node → graph node name) and the answer."""
-    from core.eval.lesson import QueryNode, sgrag_lines
+    from core.eval.method_lessons import QueryNode, sgrag_lines
 
     qg = result.query_graph
     nodes = [QueryNode(n.id, n.label, n.description) for n in qg.nodes]
@@ -764,9 +764,9 @@ def sgrag_lesson(result: Any, graph: Any) -> Callable[[Sequence[str]], list[str]
 
 
 def reg_lesson(result: Any) -> Callable[[Sequence[str]], list[str]]:
-    """The ReG page's own lesson (:func:`core.eval.lesson.reg_lines`) from its run's evidence chains, in prompt
+    """The ReG page's own lesson (:func:`core.eval.method_lessons.reg_lines`) from its run's evidence chains, in prompt
     order (none from a method without chains: its answer line and why it is wrong stand alone)."""
-    from core.eval.lesson import reg_lines
+    from core.eval.method_lessons import reg_lines
 
     if getattr(result, "reorganization", None) is None:
         return lambda _gold: []

@@ -189,7 +189,7 @@ def test_the_none_mode_line_says_what_a_wrong_quote_shares_and_why_it_was_quoted
 def test_granker_lines_say_where_each_gold_node_went_and_what_rose_instead() -> None:
     """The audit's GRanker step: gold at plain ranks 6-8 left the top 10 (or dropped a rank) under GRanker, and the
     lesson repeated the Ask lesson instead of saying so."""
-    from core.eval.lesson import granker_lines
+    from core.eval.method_lessons import granker_lines
 
     rows = [("A", 1, 1, False), ("B", 2, 2, False), ("C", 4, 3, False), ("Hugo", 6, 21, True),
             ("Laurence", 7, 12, True), ("Matrix", 8, 9, True), ("Far", 30, 31, True)]
@@ -207,7 +207,7 @@ def test_granker_lines_say_where_each_gold_node_went_and_what_rose_instead() -> 
 
 
 def test_sgrag_lines_name_the_unk_the_answer_and_the_gold_answer_came_from() -> None:
-    from core.eval.lesson import QueryNode, sgrag_lines
+    from core.eval.method_lessons import QueryNode, sgrag_lines
 
     nodes = [QueryNode("q1", "Keanu Reeves", "Actor"), QueryNode("q2", "Laurence Fishburne", "Actor"),
              QueryNode("q3", "UNK", "The movie: starring both"), QueryNode("q4", "UNK", "The main villain: a character")]
@@ -227,7 +227,7 @@ def test_sgrag_lines_name_the_unk_the_answer_and_the_gold_answer_came_from() -> 
 
 
 def test_reg_lines_name_the_chain_of_the_answer_and_the_chains_holding_the_gold() -> None:
-    from core.eval.lesson import reg_lines
+    from core.eval.method_lessons import reg_lines
 
     chains = [("Keanu Reeves → [played] → Neo", ("Keanu Reeves", "Neo"), 1),
               ("Dennis Hopper → [played villain] → Howard Payne", ("Dennis Hopper", "Howard Payne"), 1),

@@ -173,9 +173,8 @@ def evaluate(scores: Sequence[np.ndarray], examples: Sequence[Example], graph: K
 
 def per_question(scores: Sequence[np.ndarray], examples: Sequence[Example], graph: KnowledgeGraph,
                  k: int) -> dict[str, dict[str, float]]:
-    """:func:`evaluate`'s figures per question id (only where the question has the target): what the manifest keeps
-    beside each held-out figure, so the pages can give a paired interval against cosine
-    (:func:`core.methods.reg.keep.held_out_gap`)."""
+    """:func:`evaluate`'s figures per question id (where it has the target), kept beside each held-out figure for
+    the pages' paired interval against cosine (:func:`core.methods.reg.keep.held_out_gap`)."""
     out: dict[str, dict[str, float]] = {"label_recall": {}, "gold_passage_recall": {}, "answer_hit": {}}
     for s, ex in zip(scores, examples):
         m = evaluate([s], [ex], graph, k)

@@ -1,0 +1,198 @@
+"""What the runs of one paper's own page teach about one question, read from the page's own views: GRanker's
+two rankings (FastInsight §3.3), SG-RAG's query graph and matched subgraphs, ReG's evidence chains — the guided
+demo's lessons on the other papers' pages, computed from their runs, never written by hand (the answer lessons
+of Ask and Compare are :mod:`core.eval.lesson`'s).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from core.eval.lesson import RIGHT, and_list
+from core.eval.verdicts import match_answer
+from core.text import normalize_answer
+
+#: How many ranks a page's ranking table shows: a gold node ranked below it is "not in the top 10".
+TOP = 10
+
+
+def granker_lines(rows: Sequence[tuple[str, int, int, bool]], alpha: float, *, top: int = TOP,
+                  unit: str = "node") -> list[str]:
+    """What GRanker did to the gold items of one question, read from the two rankings the GRanker page shows.
+
+    ``rows`` are ``(title, plain rank, GRanker rank, gold)`` per candidate (ranks 1-based). The lines say where each
+    gold item ranked in each ranking and whether GRanker moved the gold up or down ("Hugo Weaving 6 → not in the top
+    10"), what rose to GRanker's top 3 instead, and why smoothing can do that (FastInsight §3.3, Algorithm 2 L6:
+    H′ = (1−α)H + αPH). Gold items outside the top ``top`` of both rankings are counted, not listed.
+
+    >>> rows = [("A", 1, 2, False), ("B", 2, 1, False), ("G", 3, 12, True), ("C", 4, 3, False)]
+    >>> granker_lines(rows, 0.2)[0]
+    'GRanker (α = 0.2) moved the gold node down on this question: G 3 → not in the top 10 (rank 12).'
+    """
+    units = unit + "s"
+    gold = sorted((r for r in rows if r[3]), key=lambda r: r[1])
+    if not gold:
+        return [f"No candidate {unit} of GRanker's ranking is gold, so this question cannot show whether smoothing "
+                f"lifted the gold {units}."]
+    shown = [r for r in gold if min(r[1], r[2]) <= top]
+    rest = len(gold) - len(shown)
+
+    def where(k: int) -> str:
+        return str(k) if k <= top else f"not in the top {top} (rank {k})"
+
+    moves = [f"{t} {where(p)} → {where(g)}" for t, p, g, _ in shown]
+    up = sum(g < p for _, p, g, _ in shown)
+    down = sum(g > p for _, p, g, _ in shown)
+    which = f"the gold {unit if len(shown) == 1 else units}"
+    verdict = (f"moved {which} up" if up and not down else f"moved {which} down" if down and not up else
+               f"moved {up} gold {unit if up == 1 else units} up and {down} down" if up else f"left {which} in place")
+    aside = (f" ({rest} more gold {unit if rest == 1 else units} rank below the top {top} in both)" if rest else "")
+    if not shown:
+        out = [f"Every gold {unit} ranks below the top {top} in both rankings (best: {gold[0][0]}, plain rank "
+               f"{gold[0][1]}, GRanker rank {gold[0][2]}): on this question neither ranking brings the gold "
+               f"{units} into view."]
+    else:
+        out = [f"GRanker (α = {alpha:g}) {verdict} on this question: {', '.join(moves)}{aside}."]
+    top3 = sorted(rows, key=lambda r: r[2])[:3]
+    names = ", ".join(f"{t}{' ✓' if g else ''} (plain {p})" for t, p, _k, g in top3)
+    gold_top = sum(r[3] for r in top3)
+    out.append(f"GRanker's top 3 instead: {names}" + (": no gold among them." if not gold_top else "."))
+    out.append("Why smoothing can do this: GRanker scores each candidate from its own reranker features mixed with "
+               "those of its retrieved neighbours, H′ = (1−α)·H + α·P·H (FastInsight §3.3, Algorithm 2), so a "
+               f"{unit} whose neighbours score high rises with them (a cluster of one other topic lifts itself), and "
+               f"a gold {unit} whose neighbours score low is pulled down.")
+    return out
+
+
+def _norm(text: str) -> str:
+    return normalize_answer(str(text or ""))
+
+
+def _same(a: str, b: str) -> bool:
+    """Whether two names are the same answer: equal once normalised, or one holds the other as whole words."""
+    x, y = _norm(a), _norm(b)
+    return bool(x and y) and (x == y or f" {x} " in f" {y} " or f" {y} " in f" {x} ")
+
+
+@dataclass(frozen=True)
+class QueryNode:
+    """One node of SG-RAG's query graph, as the lesson names it."""
+
+    id: str
+    label: str  #: the entity, or "UNK"
+    description: str = ""
+
+    @property
+    def unknown(self) -> bool:
+        return self.label.strip().upper() == "UNK"
+
+    @property
+    def name(self) -> str:
+        """“Keanu Reeves”, or “UNK q4 (the main villain)” from the first part of its description."""
+        if not self.unknown:
+            return f"“{self.label}”"
+        what = self.description.split(":", 1)[0].split(";", 1)[0].strip()
+        return f"UNK {self.id}" + (f" ({what[:1].lower() + what[1:]})" if what else "")
+
+
+def sgrag_lines(nodes: Sequence[QueryNode], edges: Sequence[tuple[str, str]],
+                subgraphs: Sequence[Mapping[str, str]], answer: str, gold_answers: Sequence[str], *,
+                fallback: bool = False) -> list[str]:
+    """What SG-RAG's own stages did on one question: what its query graph joined to what, which UNK of which matched
+    subgraph the answer came from, and whether the gold answer was bound anywhere (and to which UNK).
+
+    ``subgraphs`` are the matched subgraphs, best first, each query node id → the graph node it became.
+
+    >>> ns = [QueryNode("q1", "Keanu Reeves"), QueryNode("q2", "UNK", "The movie: starring him"),
+    ...       QueryNode("q3", "UNK", "The main villain")]
+    >>> sgrag_lines(ns, [("q1", "q3"), ("q2", "q3")], [{"q1": "Keanu Reeves", "q2": "Hugo Weaving",
+    ...             "q3": "Agent Smith"}], "Agent Smith", ["Hugo Weaving"])[1]
+    'The answer “Agent Smith” is what UNK q3 (the main villain) became in the rank-1 matched subgraph (of 1); there UNK q2 (the movie) became “Hugo Weaving”.'
+    """
+    by_id = {n.id: n for n in nodes}
+    out = []
+    if edges:
+        hub = max(by_id, key=lambda q: (sum(q in e for e in edges), -list(by_id).index(q)))
+        spokes = [b if a == hub else a for a, b in edges if hub in (a, b)]
+        others = [f"{by_id[a].name} – {by_id[b].name}" for a, b in edges if hub not in (a, b) and a in by_id
+                  and b in by_id]
+        line = (f"The query graph joins {and_list([by_id[q].name for q in spokes if q in by_id])} to "
+                f"{by_id[hub].name}" + (f", and {and_list(others)}" if others else "") + ".")
+        if len(spokes) > 1:
+            line += (f" Every path between the question's entities runs through {by_id[hub].name}: that is what the "
+                     "matching looks for in the graph.")
+        out.append(line)
+    else:
+        out.append("The query graph has no edge: nothing joins its nodes, so no path can be matched.")
+    unks = [n.id for n in nodes if n.unknown]
+    if fallback or not subgraphs:
+        out.append("No subgraph of the graph matched the query graph" + (
+            ", so SG-RAG fell back to the 1-hop neighbourhood of the question's entities" if fallback else "") + ".")
+    else:
+        hit = next(((i, q) for i, sg in enumerate(subgraphs) for q in unks if q in sg and _same(sg[q], answer)), None)
+        n = len(subgraphs)
+        if not _norm(answer):
+            out.append("SG-RAG gave no answer.")
+        elif hit is None:
+            out.append(f"The answer “{answer.strip()}” is bound to no UNK of the {n} matched subgraph"
+                       f"{'s' if n > 1 else ''}: the model did not take it from the matches.")
+        else:
+            i, q = hit
+            there = [f"{by_id[u].name} became “{subgraphs[i][u]}”" for u in unks if u != q and u in subgraphs[i]]
+            out.append(f"The answer “{answer.strip()}” is what {by_id[q].name} became in the rank-{i + 1} matched "
+                       f"subgraph (of {n})" + (f"; there {and_list(there)}" if there else "") + ".")
+        gold = next(((i, q, sg[q]) for i, sg in enumerate(subgraphs) for q in unks if q in sg
+                     and any(_same(sg[q], g) for g in gold_answers if _norm(g))), None)
+        g0 = str(gold_answers[0]) if gold_answers else ""
+        m = match_answer(answer, gold_answers) if gold_answers else None
+        if m is not None and m.kind in RIGHT:
+            pass
+        elif gold is None:
+            out.append(f"The gold answer “{g0}” is bound to no UNK of the matched subgraphs: the matching never "
+                       "reached it.")
+        else:
+            i, q, _v = gold
+            same = hit is not None and hit[1] != q
+            out.append(f"The gold answer “{g0}” was there: {by_id[q].name} became it in the rank-{i + 1} subgraph"
+                       + (f" — the model read the answer from the other UNK, {by_id[hit[1]].name}." if same and hit
+                          else "."))
+    return out
+
+
+def reg_lines(chains: Sequence[tuple[str, Sequence[str], int]], answer: str, gold_answers: Sequence[str]) -> list[str]:
+    """What ReG's evidence chains did on one question: the chain the answer came from and whether any chain holds
+    the gold answer. ``chains`` are ``(text, its entities, how many paths were merged into it)`` in prompt order.
+
+    >>> cs = [("A → [played] → B", ("A", "B"), 1), ("C → [played] → Gold", ("C", "Gold"), 1)]
+    >>> reg_lines(cs, "B", ["Gold"])[1]
+    'The gold answer “Gold” is in 1 of the 2 chains (chain 2: C → [played] → Gold): the evidence was there.'
+    """
+    n = len(chains)
+    out = []
+    g0 = str(gold_answers[0]) if gold_answers else ""
+    if not n:
+        return ["ReG built no evidence chain on this question, so its answer rests on no chain."]
+    holds = [i for i, (_t, ents, _m) in enumerate(chains) if any(_same(e, answer) for e in ents)]
+    if not _norm(answer):
+        out.append(f"ReG gave no answer from its {n} chains.")
+    elif not holds:
+        out.append(f"The answer “{answer.strip()}” is in none of the {n} evidence chains: the model did not take it "
+                   "from them.")
+    else:
+        i = holds[0]
+        more = f" (and {len(holds) - 1} more)" if len(holds) > 1 else ""
+        out.append(f"The answer “{answer.strip()}” comes from chain {i + 1} of {n}{more}: {chains[i][0]}.")
+    m = match_answer(answer, gold_answers) if gold_answers else None
+    gold = [i for i, (_t, ents, _m) in enumerate(chains) if any(_same(e, g) for e in ents for g in gold_answers
+                                                                  if _norm(g))]
+    if m is not None and m.kind in RIGHT:
+        return out
+    if gold:
+        i = gold[0]
+        merged = (" It was merged from several paths, so the prompt shows it once." if chains[i][2] > 1 else "")
+        out.append(f"The gold answer “{g0}” is in {len(gold)} of the {n} chains (chain {i + 1}: {chains[i][0]}): the "
+                   f"evidence was there.{merged}")
+    else:
+        out.append(f"The gold answer “{g0}” is in none of the {n} chains: the triples ReG kept never reached it.")
+    return out
