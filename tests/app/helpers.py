@@ -48,3 +48,19 @@ def run_page(page: str | None = None, **state: object) -> AppTest:
         switch(at, page)
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def recordings_of_another_workspace(tmp_path: Path, monkeypatch) -> Path:  # type: ignore[no-untyped-def]
+    """The recorded LLM with the demo's bundle moved to a workspace named "elsewhere" (re-stamped): the demo is then
+    a workspace its recordings hold no run of, so every method there runs without an LLM."""
+    from core.backends.llm_bundles import recording_paths, stamp_bundle
+
+    src = next(p for p in recording_paths() if p.name == "demo-local.json")
+    data = json.loads(src.read_text())
+    data["runs"] = [{**r, "workspace": "elsewhere"} for r in data["runs"]]
+    bundle = tmp_path / "elsewhere.json"
+    bundle.write_text(json.dumps(data))
+    stamp_bundle(bundle)
+    monkeypatch.setenv("EGX_LLM", "recorded")
+    monkeypatch.setenv("EGX_LLM_RECORDINGS", str(bundle))
+    return bundle

@@ -314,17 +314,10 @@ def test_a_run_without_an_llm_is_named_so_not_recorded(home, monkeypatch, tmp_pa
     said every method ran without an LLM)."""
     import json
 
-    from core.backends.llm_bundles import recording_paths, stamp_bundle
     from core.eval.bench_files import RUN
+    from tests.app.helpers import recordings_of_another_workspace
 
-    src = next(p for p in recording_paths() if p.name == "demo-local.json")
-    data = json.loads(src.read_text())
-    data["runs"] = [{**r, "workspace": "elsewhere"} for r in data["runs"]]
-    bundle = tmp_path / "elsewhere.json"
-    bundle.write_text(json.dumps(data))
-    stamp_bundle(bundle)
-    monkeypatch.setenv("EGX_LLM", "recorded")
-    monkeypatch.setenv("EGX_LLM_RECORDINGS", str(bundle))
+    recordings_of_another_workspace(tmp_path, monkeypatch)
     at = run_page(PAGE)
     name = at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).value
     assert name.endswith("-no-llm") and "recorded" not in name, name

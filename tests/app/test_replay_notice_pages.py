@@ -78,16 +78,9 @@ def test_the_recorded_llm_on_a_workspace_it_holds_no_run_of_is_said_before_the_r
         home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     # a browser audit ran 48 pairs for 200 s before "6 of 6 questions have no recorded run": now the Benchmark
     # page says it where the backends are named, before the Run button is pressed
-    from core.backends.llm_bundles import recording_paths
+    from tests.app.helpers import recordings_of_another_workspace
 
-    src = next(p for p in recording_paths() if p.name == "demo-local.json")
-    data = json.loads(src.read_text())
-    data["runs"] = [{**r, "workspace": "elsewhere"} for r in data["runs"]]
-    bundle = tmp_path / "elsewhere.json"
-    bundle.write_text(json.dumps(data))
-    stamp_bundle(bundle)
-    monkeypatch.setenv("EGX_LLM", "recorded")
-    monkeypatch.setenv("EGX_LLM_RECORDINGS", str(bundle))
+    recordings_of_another_workspace(tmp_path, monkeypatch)
     at = run_page("pages/benchmark.py")
     assert not at.exception, [e.value for e in at.exception]
     # a workspace the recordings hold nothing of: the one notice that says so, what runs instead and how to go live
