@@ -18,6 +18,7 @@ from components.page import current, header
 from core.methods.registry import METHODS
 
 act = header()
+lesson_at = tour.lesson_slot(current())  # the tour's lesson opens the page: below the tables it was under the fold
 rv.has_triples(act.graph)  # on a graph store: a read-through view (ReG reads the 3-hop region of the question)
 items = rv.questions(act)
 query, method, fmt = rv.choices(act, items)
@@ -28,6 +29,6 @@ rv.not_recorded(act, method, query)
 res = runs.page_run(act, METHODS[method], query, METHODS[method].make_config(evidence_format=fmt))
 said = rv.evidence(act, res, method)  # the run's notices, not repeated by the Train panel
 # the guided demo's lesson on this run: the chain the answer came from, whether a chain holds the gold answer
-tour.lesson_ui(current(), act, {method: res}, own=tour.reg_lesson(res))
+tour.lesson_ui(current(), act, {method: res}, where=lesson_at, own=tour.reg_lesson(res))
 rv.supervision(act, items, query)
 rv.training(act, items, said)

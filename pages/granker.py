@@ -18,6 +18,7 @@ from components import tour
 from components.page import current, header
 
 act = header()
+lesson_at = tour.lesson_slot(current())  # the tour's lesson opens the page: below the tables it was under the fold
 fv.reranker_note(act.reranker)
 query, gold = fv.question(act)
 cfg = fv.knobs(act)
@@ -27,6 +28,6 @@ if not query.strip():
 res, pg = fv.run(act, query, cfg)
 rows = fv.rankings(act, res, pg, gold, cfg)
 # the guided demo's lesson on this run: how GRanker moved the gold nodes of the two rankings above
-tour.lesson_ui(current(), act, {"fastinsight": res},
+tour.lesson_ui(current(), act, {"fastinsight": res}, where=lesson_at,
               own=tour.granker_lesson(rows, cfg.alpha, nodes=res.searched == "kg_nodes"))
 fv.panels(act, res, pg, rows, query, gold, cfg)

@@ -14,6 +14,7 @@ from components import tour, workspaces
 from components.page import current, header
 
 act = header()
+lesson_at = tour.lesson_slot(current())  # the tour's lesson opens the page: below the tables it was under the fold
 graph = workspaces.whole_graph(act.workspace, "SG-RAG's matching, drawings and dominance model")
 sv.matchable(graph)
 query = sv.question(act, graph)
@@ -30,5 +31,5 @@ sv.completion_panel(result)
 sv.subgraphs_panel(act, graph, result, query, qcolors, qkg)
 sv.answer_panel(act, result)
 # the guided demo's lesson on this run: what the query graph joined, which UNK the answer came from
-tour.lesson_ui(current(), act, {"sgrag": result}, own=tour.sgrag_lesson(result, graph))
+tour.lesson_ui(current(), act, {"sgrag": result}, where=lesson_at, own=tour.sgrag_lesson(result, graph))
 sv.dominance_panel(act, result)
