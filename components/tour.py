@@ -68,7 +68,8 @@ RESET = (S.BUBBLE_H, S.BUBBLE_B, S.BUBBLE_RUN_ALPHA, S.BUBBLE_RUN_N, S.BUBBLE_ST
 SAVED = (*SAVED, *(k for pair in PAGE_QUESTIONS for k in pair), *(k for k in RESET if k not in SAVED))
 
 GO = S.sub(S.TOUR, "go")  #: the page a tour button asked for, opened once the page runs
-NOTE = S.sub(S.TOUR, "note")  #: what leaving the tour put back, shown once
+NOTE = S.sub(S.TOUR, "note")  #: what leaving the tour put back, shown on the page it was first drawn on
+NOTE_PAGE = S.sub(S.TOUR, "note_page")  #: that page (the note goes once the person opens another)
 
 
 @dataclass(frozen=True)
@@ -307,6 +308,8 @@ def _enter(t: TourState, i: int) -> None:
     from core.methods.registry import method_names
 
     ss = st.session_state
+    ss.pop(NOTE, None)  # a tour started again: the note of the one left is no longer news
+    ss.pop(NOTE_PAGE, None)
     t.step = i
     step = STEPS[i]
     t.page = step.page
@@ -359,6 +362,7 @@ def leave(*, home: bool = False) -> None:
     for k, v in t.saved.items():
         ss[k] = v
     back = ", ".join(f"{what} “{name}”" for what, name in t.before.items() if name)
+    ss.pop(NOTE_PAGE, None)
     ss[NOTE] = (f"You left the guided demo; your own choices are back: {back}." if back else
                 "You left the guided demo; the sidebar is back to its defaults.")
     if home:
@@ -381,10 +385,22 @@ _TO_TOP = """<script>(() => { const top = () => { const m = document.querySelect
 
 
 def _note() -> None:
-    """The note of a tour just left, once, with the page scrolled to it (it is drawn under the page's title)."""
-    note = st.session_state.pop(NOTE, None)
-    if note:
-        st.success(md_escape(note), icon=":material/tour:")
+    """The note of a tour just left, with the page scrolled to it (it is drawn under the page's title). It stays on
+    the page it was first drawn on, through that page's reruns, and goes when another page opens: shown once, it
+    vanished at the first rerun (a job finishing, the tour's fetches), a second after Leave in a browser."""
+    ss = st.session_state
+    note = ss.get(NOTE)
+    if not note:
+        return
+    page = str(ss.get(S.PAGE, ""))
+    first = NOTE_PAGE not in ss
+    if not first and ss[NOTE_PAGE] != page:
+        ss.pop(NOTE, None)
+        ss.pop(NOTE_PAGE, None)
+        return
+    ss[NOTE_PAGE] = page
+    st.success(md_escape(note), icon=":material/tour:")
+    if first:  # scroll once: later reruns keep the person's own scroll position
         st.html(_TO_TOP, unsafe_allow_javascript=True)
 
 
@@ -776,9 +792,9 @@ def reg_lesson(result: Any) -> Callable[[Sequence[str]], list[str]]:
 
 
 def home_panel() -> None:
-    """Home's "Guided demo" box: start the tour (or resume / leave a running one)."""
+    """Home's "Guided demo" box: start the tour (or resume / leave a running one); the note of a tour just left is
+    drawn under Home's title (:func:`notice`)."""
     _follow()
-    _note()
     t = current()
     with st.container(border=True, key=S.sub(S.TOUR, "home")):
         st.subheader("Guided demo")
