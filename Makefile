@@ -9,7 +9,7 @@ PORT    ?= 8501
 # once), the longest files first (tests/conftest.py orders them), each worker with its share of the cores.
 # TEST_WORKERS=0 runs it in one process.
 TEST_WORKERS ?= 2
-PYTEST_ARGS ?=
+PYTEST_ARGS ?= --durations=40
 
 .PHONY: app test setup lint bench clean-workspaces record-llm check-recordings stamp-recordings gpu-check
 

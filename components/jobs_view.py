@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import uuid
 from typing import TYPE_CHECKING
 
@@ -144,8 +145,9 @@ def inline_wait(default: float) -> float:
         return default
 
 
-def status_line(s: JobStatus) -> str:
-    """``"Embedding edges: 4,096/17,234 · 41 % · 1 min 02 s elapsed · about 1 min 30 s left"``."""
+def status_line(s: JobStatus, *, brief: bool = False) -> str:
+    """``"Embedding edges: 4,096/17,234 · 41 % · 1 min 02 s elapsed · about 1 min 30 s left"``; ``brief`` (the
+    one-line banner): without the seconds elapsed when the time left is known."""
     # a job that ended before it reported anything keeps the manager's "Starting…": not worth saying once done
     parts = [md_escape(s.message)] if s.message and (s.running or s.message != STARTING) else []
     if s.fraction is not None and s.running:
@@ -157,8 +159,9 @@ def status_line(s: JobStatus) -> str:
     if calls:
         tokens = int(s.get("prompt_tokens", 0) or 0) + int(s.get("completion_tokens", 0) or 0)  # type: ignore[call-overload]
         parts.append(f"{calls} LLM request{'s' if calls != 1 else ''}, {tokens:,} tokens")
-    parts.append(f"{format_seconds(s.elapsed)} elapsed" if s.running else
-                 "took under a second" if s.elapsed < 1 else f"took {format_seconds(s.elapsed)}")
+    if not (brief and s.running and s.eta is not None):
+        parts.append(f"{format_seconds(s.elapsed)} elapsed" if s.running else
+                     "took under a second" if s.elapsed < 1 else f"took {format_seconds(s.elapsed)}")
     if s.running and s.eta is not None:
         parts.append(f"about {format_seconds(s.eta)} left")
     if s.running and s.cancel_requested:
@@ -308,9 +311,20 @@ def banner_where(s: JobStatus, sid: str) -> str:
     sidebar's Cancel for this session's own job, "Stop waiting" for a shared one (it is not this session's to
     cancel, :data:`STOP_WAITING_HELP`)."""
     if not s.shared_for(sid):
-        return "Progress and Cancel: **Background jobs** in the sidebar"
+        return "Cancel: **Background jobs** in the sidebar"
     whose = "the server's own job" if not s.sessions else "shared with other sessions"
-    return f"Progress: **Background jobs** in the sidebar ({whose}: Stop waiting, no Cancel)"
+    return f"**Background jobs** in the sidebar ({whose}: Stop waiting, no Cancel)"
+
+
+def banner_title(title: str) -> str:
+    """A job's title for the one-line banner: a quoted name's parenthetical left out ("Building workspace “MuSiQue
+    (100 questions, 1,890 passages, GPT-3.5 OpenIE KG)”" → "… “MuSiQue”"); the sidebar's panel and the banner's
+    tooltip keep it. An audit found the line cut with "…" before it said where the job's progress is.
+
+    >>> banner_title("Building workspace “MuSiQue (100 questions, 1,890 passages)”")
+    'Building workspace “MuSiQue”'
+    """
+    return re.sub(r"\s*\([^()“”]*\)(?=”)", "", title)
 
 
 def _banner() -> None:
@@ -324,8 +338,10 @@ def _banner() -> None:
     s = running[0].status()
     more = f" (and {len(running) - 1} more job{'s' if len(running) > 2 else ''})" if len(running) > 1 else ""
     page = s.get("page")
-    line = f":material/hourglass_top: **{md_escape(s.title)}** runs on the server — {status_line(s)}{more}"
-    full = f"{line}. Pages stay usable meanwhile."
+    line = (f":material/hourglass_top: **{md_escape(banner_title(s.title))}** runs on the server — "
+            f"{status_line(s, brief=True)}{more}")
+    full = (f":material/hourglass_top: **{md_escape(s.title)}** runs on the server — {status_line(s)}{more}. "
+            "Pages stay usable meanwhile.")
     with st.container(key="egx-jobs-banner", horizontal=True, vertical_alignment="center"):
         if isinstance(page, str) and page:
             from components.navigation import page_path

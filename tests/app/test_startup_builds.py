@@ -95,7 +95,7 @@ def test_the_server_builds_the_samples_itself_demo_first_then_their_preparations
     assert "**Building workspace “Another demo”** runs on the server" in _banner(newcomer)
     # what the banner points to is there: the sidebar offers "Stop waiting" on the server's own job, no Cancel
     assert "(the server's own job: Stop waiting, no Cancel)" in _banner(newcomer)
-    assert "Progress and Cancel" not in _banner(newcomer)
+    assert "Cancel: **Background jobs**" not in _banner(newcomer)
     assert "Stop waiting" in [b.label for b in newcomer.sidebar.button]
     picker = newcomer.sidebar.selectbox[0]
     assert "Another demo  (being built on the server…)" in picker.options
