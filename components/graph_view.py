@@ -457,6 +457,13 @@ _FIT_SCRIPT = """
                     if (physics) { net.once("stabilizationIterationsDone", ready); }
                     else { net.once("afterDrawing", ready); }
                     if (window.ResizeObserver) { new ResizeObserver(fit).observe(box); }
+                    // The wheel scrolls the page, as everywhere else on it; with Ctrl (or ⌘, or a trackpad's
+                    // pinch, which sends Ctrl) it zooms the drawing. Caught before vis-network sees it: a drawing
+                    // as wide as the page took every wheel turn over it for a zoom, and the page below (the
+                    // side panel, the next stage) was out of reach for a lecturer scrolling on a projector.
+                    box.addEventListener("wheel", function (e) {
+                      if (!e.ctrlKey && !e.metaKey) { e.stopPropagation(); }
+                    }, {capture: true});
                   })(network, container, PHYSICS, LABEL_ORDER);
 """
 _ASSET_CSS = Path(__file__).resolve().parents[1] / "assets" / "graph_view.css"

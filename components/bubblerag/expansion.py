@@ -119,7 +119,7 @@ def passed_intra_line(cegs, frames, frame: int) -> str:
     ids = f"#{skipped[0]}" if len(skipped) == 1 else f"#{skipped[0]}–#{skipped[-1]}"
     return (f"On the way here: {len(skipped)} intra-group CEG{'s' if len(skipped) != 1 else ''} ({ids}) — anchors of "
             "one group meeting each other, not a collision, so **Next collision** passes "
-            f"{'them' if len(skipped) != 1 else 'it'}; step with **Next** to see each.")
+            f"{'them' if len(skipped) != 1 else 'it'}; **Step ›** shows each.")
 
 
 def create_side_panel(act: Active, result, replay, frame: int) -> None:
@@ -273,7 +273,7 @@ def _player(act: Active, result: Any, replay: Any, nodes: list[int], positions: 
         doc, _ = frame_drawing(act, result, replay, frame, nodes, positions)
         graph_view.render_html(doc, height=HEIGHT)
         st.caption("Diamonds are the anchors, where the bubbles start. Node size grows as its semantic cost "
-                   "1 − cos(q, v) falls; hover a node for its accumulated cost per group. An anchor is one of its "
+                   "1 − cos(q, v) falls; hover a node for its accumulated cost per group (Ctrl + wheel zooms). An anchor is one of its "
                    "group's nearest candidates by embedding (§3.2), so on a small graph some are look-alikes that "
                    "share only a word or a neighbourhood of the vector space (“special relativity” for “Speed”): they "
                    "grow bubbles too, and a CEG through them is scored by the same semantic cost (§3.4).")

@@ -64,6 +64,7 @@ def test_keanu_question_through_the_bubblerag_pages(server: tuple[str, float], t
             expect(page.get_by_role("heading", name="Bubble expansion")).to_be_visible(timeout=TIMEOUT)
             expect(page.frame_locator("iframe").first.locator("#mynetwork canvas")).to_be_visible(timeout=TIMEOUT)
             assert page.get_by_label("Question", exact=True).input_value() == QUESTION  # shared question
+            _check_wheel_scrolls_the_page(page)
             page.get_by_role("button", name="Play").click()
             # The player pauses by itself at the first collision of two groups' bubbles.
             expect(page.get_by_text(re.compile("Collision: the bubbles of"))).to_be_visible(timeout=TIMEOUT)
@@ -96,3 +97,27 @@ def test_keanu_question_through_the_bubblerag_pages(server: tuple[str, float], t
         Path(artifacts).mkdir(parents=True, exist_ok=True)
         for s in shots:
             shutil.copy(s, Path(artifacts) / s.name)
+
+
+def _check_wheel_scrolls_the_page(page) -> None:  # type: ignore[no-untyped-def]
+    """A wheel turn over the drawing scrolls the page and leaves the drawing's zoom alone; with Ctrl it zooms (an
+    audit found the wheel over the expansion drawing zooming it, the page below out of reach)."""
+    frame = page.locator("iframe").first.element_handle().content_frame()
+    frame.wait_for_function("() => window.egxReady === true", timeout=TIMEOUT, polling=200)
+    scale = frame.evaluate("() => network.getScale()")
+    box = page.locator("iframe").first.bounding_box()
+    main = "() => document.querySelector('[data-testid=stMain]').scrollTop"
+    top = page.evaluate(main)
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + min(box["height"], 300) / 2)
+    page.mouse.wheel(0, 300)
+    page.wait_for_timeout(800)
+    assert frame.evaluate("() => network.getScale()") == scale
+    assert page.evaluate(main) > top
+    page.keyboard.down("Control")
+    box = page.locator("iframe").first.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.wheel(0, -200)
+    page.keyboard.up("Control")
+    page.wait_for_timeout(800)
+    assert frame.evaluate("() => network.getScale()") != scale
+    page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollTo({top: 0})")
