@@ -36,8 +36,11 @@ UNVISITED = "#e4e4e4"
 UNVISITED_BORDER = "#b8b8b8"
 CURRENT_BORDER = "#111111"
 
-#: SG-RAG: the asked-for (UNK) node is orange; the other query nodes take the rest, orange left out.
+#: SG-RAG: the asked-for (UNK) nodes are orange and its darker and paler kin, each its own, so "same colour = mapped
+#: node" tells which UNK became which graph node (one orange for all: an audit could not see which UNK of two became
+#: the villain and which the movie); the other query nodes take the rest, orange left out.
 UNK = ORANGE
+UNKS = (ORANGE, "#8c510a", "#f5c06b", "#b8860b")
 QUERY_NODES = (BLUE, GREEN, PINK, SKY, VERMILLION, YELLOW, "#7f3c8d", "#11a579", "#3969ac", "#e73f74", "#80ba5a",
                "#008695")
 

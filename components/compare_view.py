@@ -78,22 +78,34 @@ class Overlay:
 
 
 def overlay(graph: KnowledgeGraph, per_method: Mapping[str, Sequence[int]], methods: Sequence[str],
-            gold_nodes: set[int] | None = None) -> Overlay:
+            gold_nodes: set[int] | None = None, *, focus: str = "") -> Overlay:
     """One drawing for several methods: a node's fill is its method's colour, or black when several
-    methods reached it (the tooltip lists them); gold-passage entities get a golden border."""
+    methods reached it (the tooltip lists them); gold-passage entities get a golden border.
+
+    ``focus`` (a method of ``per_method``): that method's nodes in its colour and every other node grey, on the
+    same nodes — on a question where the methods agree most nodes are black, and the method colours told nothing
+    (an audit counted 27 black nodes of 28)."""
     owners: dict[int, list[str]] = {}
     for m, nodes in per_method.items():
         for v in nodes:
             owners.setdefault(int(v), []).append(m)
     fills, borders, notes = {}, {}, {}
     gold_nodes = gold_nodes or set()
+    focus = focus if focus in per_method else ""
     for v, ms in owners.items():
-        fills[v] = method_colour(ms[0], methods) if len(ms) == 1 else colors.SHARED
+        if focus:
+            fills[v] = method_colour(focus, methods) if focus in ms else colors.UNVISITED
+        else:
+            fills[v] = method_colour(ms[0], methods) if len(ms) == 1 else colors.SHARED
         notes[v] = "reached by: " + ", ".join(ms) + (" · in a gold passage" if v in gold_nodes else "")
         if v in gold_nodes:
             borders[v] = (colors.GOLD_BORDER, 5)
-    legend = [LegendItem(m, method_colour(m, methods)) for m in per_method]
-    legend.append(LegendItem("several methods", colors.SHARED))
+    if focus:
+        legend = [LegendItem(f"reached by {focus}", method_colour(focus, methods)),
+                  LegendItem("reached by other methods only", colors.UNVISITED)]
+    else:
+        legend = [LegendItem(m, method_colour(m, methods)) for m in per_method]
+        legend.append(LegendItem("several methods", colors.SHARED))
     if gold_nodes & set(owners):
         legend.append(LegendItem("gold-passage entity (thick border)", colors.GOLD_BORDER, "line"))
     labels = [*sorted(v for v in owners if v in gold_nodes),
@@ -392,7 +404,11 @@ def choices(handed: Any) -> tuple[list[str], Any, int]:
         help="The retrieval methods to run on the question: " + "; ".join(
             f"**{m}** — {METHODS[m].title}" for m in method_names()) + "."))
     # a narrower window shows as many chips as fit: say how many are chosen, and which
-    st.caption(f"{len(methods)} of {len(method_names())} methods: {', '.join(methods) if methods else 'none'}")
+    # each with the name the lessons and the papers call it by ("dense" is the papers' Naive RAG): an audit found a
+    # lesson's "Naive RAG" beside the table's "dense" with nothing tying the two
+    st.caption(f"{len(methods)} of {len(method_names())} methods: "
+               + (", ".join(m if tour.display_name(m) == m else f"{m} ({tour.display_name(m)})" for m in methods)
+                  if methods else "none"))
     cb, c2, _ = st.columns([4, 1.6, 2.4])
     budget = budget_view.budget_select(cb, scope="compare", key=S.COMPARE_BUDGET, custom_key=S.COMPARE_BUDGET_CUSTOM)
     if budget is None:
@@ -515,10 +531,20 @@ def overlaid(graph: KnowledgeGraph, found: Runs, gold: Gold) -> None:
     gold_nodes: set[int] = set()
     for cid in gold.chunk_ids:
         gold_nodes.update(graph.chunk_entities(cid)[:12])
-    ov = overlay(graph, per, method_names(), gold_nodes)
+    options = ["every method", *per]
+    wkey = S.bind(S.COMPARE_FOCUS, "every method")
+    if st.session_state.get(wkey) not in options:  # a method no longer compared
+        st.session_state[wkey] = "every method"
+    focus = st.segmented_control("Highlight", options, key=wkey,
+                                 help="One method's nodes in its colour, the others grey, on the same nodes: where "
+                                      "most nodes are reached by several methods (black), the colours alone tell "
+                                      "little.") or "every method"
+    S.keep(S.COMPARE_FOCUS, focus)
+    ov = overlay(graph, per, method_names(), gold_nodes, focus="" if focus == "every method" else focus)
     st.caption(f"{len(ov.nodes)} nodes: the entities of each method's top-5 passages (and BubbleRAG's evidence "
-               f"graph, PPR's seeds). {ov.shared} are reached by more than one method (black); golden borders "
-               "mark entities of gold passages. Hover a node to see which methods reached it.")
+               f"graph, PPR's seeds). {ov.shared} are reached by more than one method (black under “every "
+               "method”; pick one above to see its own); golden borders mark entities of gold passages. Hover a node "
+               "to see which methods reached it.")
     if ov.nodes:
         show_graph(graph, ov.nodes, max_nodes=150, colors=ov.colors, borders=ov.borders, notes=ov.notes,
                    legend=ov.legend, height=520, labels=ov.labels)

@@ -160,11 +160,19 @@ def _ranking_table(rows: list[RankRow], *, granker: bool, has_gold: bool, unit: 
 
 
 def rankings(act: Active, res: Any, pg: Any, gold: tuple[str, ...], cfg: FastInsightConfig) -> list[RankRow]:
-    """What was searched, then the two rankings side by side with each candidate's rank shift."""
+    """The two rankings side by side with each candidate's rank shift, then what was searched (under the tables: above
+    them it pushed the rankings a guided demo points to under a 900-px fold)."""
     graph = act.graph
     nodes, unit, _ = _units(res)
     final = res.engine.final.granker
     rows = rank_comparison(final, pg, graph, gold)
+    left, right = st.columns(2, gap="large")
+    with left:
+        st.subheader("Plain reranking")
+        st.table(_ranking_table(rows, granker=False, has_gold=bool(gold), unit=unit))
+    with right:
+        st.subheader(f"GRanker (α = {cfg.alpha:g})")
+        st.table(_ranking_table(rows, granker=True, has_gold=bool(gold), unit=unit))
     if nodes:
         ng_data = NodeGraphData.of(res.trace)
         assert ng_data is not None  # a node-mode run records its node graph
@@ -182,14 +190,6 @@ def rankings(act: Active, res: Any, pg: Any, gold: tuple[str, ...], cfg: FastIns
         st.caption(f"{len(rows)} candidates after {len(res.engine.rounds)} rounds on {md_escape(src)}: "
                    f"{pg_data.passages:,} passages, {pg_data.edges:,} edges. Reranker inputs: {reranker_inputs(res.engine)}. "
                    f"Reranker in use: {md_escape(res.reranker)}.")
-
-    left, right = st.columns(2, gap="large")
-    with left:
-        st.subheader("Plain reranking")
-        st.table(_ranking_table(rows, granker=False, has_gold=bool(gold), unit=unit))
-    with right:
-        st.subheader(f"GRanker (α = {cfg.alpha:g})")
-        st.table(_ranking_table(rows, granker=True, has_gold=bool(gold), unit=unit))
     if nodes:
         st.caption("Passages of the GRanker node ranking (rank order, repeats dropped): "
                    + ", ".join(md_escape(graph.chunk(c.chunk_id).title or c.chunk_id) for c in res.ranked_chunks[:TOP]))

@@ -39,12 +39,14 @@ if TYPE_CHECKING:
 
 
 def qnode_colors(qg: QueryGraph) -> dict[str, str]:
-    """Query node id → colour (UNK nodes orange, the others from a colour-blind-safe palette)."""
+    """Query node id → colour (UNK nodes orange and its kin, one each; the others from a colour-blind-safe palette)."""
     out: dict[str, str] = {}
     i = 0
+    unks = 0
     for n in qg.nodes:
         if n.unknown:
-            out[n.id] = colors.UNK
+            out[n.id] = colors.nth(colors.UNKS, unks)
+            unks += 1
         else:
             out[n.id] = colors.nth(colors.QUERY_NODES, i)
             i += 1
@@ -65,6 +67,12 @@ def unk_name(n: QNode) -> str:
     if not desc:
         return f"UNK ({n.id})"
     return "UNK · " + (desc if len(desc) <= UNK_NAME_CHARS else desc[:UNK_NAME_CHARS - 1].rstrip() + "…")
+
+
+def unk_legend(qg: QueryGraph) -> tuple[graph_view.LegendItem, ...]:
+    """One legend entry per UNK node, in its own colour (:func:`qnode_colors`)."""
+    qcolors = qnode_colors(qg)
+    return tuple(graph_view.LegendItem(unk_name(n), qcolors[n.id]) for n in qg.nodes if n.unknown)
 
 
 def query_graph_kg(qg: QueryGraph, labels: dict[str, str] | None = None) -> KnowledgeGraph:
@@ -179,7 +187,7 @@ def query_graph_panel(act: Active, result: Any, qcolors: dict[str, str], qkg: Kn
         graph_view.render_html(graph_view.network_html(
             qkg, range(qkg.n_nodes), colors={i: qcolors[n.id] for i, n in enumerate(qg.nodes)},
             highlight=[i for i, n in enumerate(qg.nodes) if n.unknown], directed=False,
-            legend=(graph_view.LegendItem("UNK (asked-for node)", colors.UNK),), height=HEIGHT), height=HEIGHT)
+            legend=unk_legend(qg), height=HEIGHT), height=HEIGHT)
         st.caption("An edge says only that two nodes are related: Table 12's edges are node pairs without a relation "
                    "or direction, so matching asks for the structure and the known labels, not for a relation name.")
 
@@ -207,7 +215,9 @@ def decomposition_panel(result: Any) -> None:
         st.info("No decomposition: the query graph has no edges.")
     else:
         st.markdown(f"d_q = **{dec.d_q}**, so l ∈ [{dec.l_range[0]}, {dec.l_range[1]}]; using **l = {dec.l}**. "
-                    f"Cost_Q = {dec.cost:g} ({dec.plans_tried} plan(s) tried, Algorithm 4).")
+                    f"Cost_Q = {dec.cost:g} ({dec.plans_tried} plan(s) tried, Algorithm 4): the sum of the paths' "
+                    "weights w(p) = −Σ deg(q_i), so it is negative, and the least (most negative) plan wins: paths "
+                    "through the query graph's best-connected nodes (Appendix E).")
         st.dataframe(pd.DataFrame([{"path": i + 1, "nodes": " — ".join(qg.node(q).label for q in p),
                                     "ids": " — ".join(p)} for i, p in enumerate(dec.paths)]),
                      hide_index=True, width="stretch")
@@ -287,7 +297,8 @@ def subgraphs_panel(act: Active, graph: KnowledgeGraph, result: Any, query: str,
             st.markdown("**Query graph**")
             graph_view.render_html(graph_view.network_html(
                 qkg, range(qkg.n_nodes), colors={i: qcolors[n.id] for i, n in enumerate(qg.nodes)},
-                highlight=[i for i, n in enumerate(qg.nodes) if n.unknown], height=HEIGHT), height=HEIGHT)
+                highlight=[i for i, n in enumerate(qg.nodes) if n.unknown], legend=unk_legend(qg), height=HEIGHT),
+                height=HEIGHT)
         with b:
             st.markdown("**Matched subgraph** (same colour = mapped node)")
             graph_view.render_html(resources.styled_network_html(

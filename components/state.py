@@ -182,6 +182,7 @@ COMPARE_BUDGET = "egx.compare.budget"  #: the answer budget every method runs un
 COMPARE_BUDGET_CUSTOM = "egx.compare.budget_custom"  #: a custom budget's text ("10", "1500tok", "10,1500tok")
 COMPARE_SUGGESTED = "egx.compare.suggested"  #: the suggested-question buttons (sub(..., i))
 COMPARE_OPEN = "egx.compare.open"  #: the step-through buttons, one per method: sub(COMPARE_OPEN, name)
+COMPARE_FOCUS = "egx.compare.focus"  #: the method the overlaid evidence graph highlights ("" = every method)
 COMPARE_DOWNLOAD = "egx.compare.download"  #: the comparison's CSV / JSON buttons: sub(COMPARE_DOWNLOAD, "csv")
 #: the :class:`Handoff` (question, workspace, method) a page hands to the page it opens; see take_handoff
 HANDOFF_QUESTION = "egx.handoff.question"

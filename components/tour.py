@@ -174,20 +174,20 @@ STEPS: tuple[TourStep, ...] = (
              "the query graph (same colour = mapped node) and its node table: which graph node did each UNK "
              "become? Section 6: the answer and the other UNK bindings under it. The question asks who played the "
              "villain: is the answer the actor, or the character?",
-             brief="§1: the query graph — is each UNK where the question puts it, or did the model swap the movie "
-                   "and the villain? §5: the node each UNK became; §6: the answer — the actor, or the character?",
+             brief="§1: the query graph — is each UNK where the question puts it? §5: the node each UNK became (a "
+                   "swapped movie and villain shows there); §6: the answer — the actor, or the character?",
              paper="SG-RAG", lesson=True),
     TourStep("pages/evidence_chains.py", KEANU, "§4.2, Appendix D",
              "ReG reorganizes retrieved triples into evidence chains e0 → [r1] → e1 → … that start at the "
              "question's entities, merging chains that end in the same answer, so the LLM reads connected paths "
              "instead of an unordered list. The page builds both prompts from the same triples and counts their "
              "tokens; below, the supervision ReG's retriever is trained on.",
-             "The token counts, then the raw triples (left) beside the evidence chains (right): the same evidence, "
-             "fewer tokens as chains. Is there a chain that joins an actor, The Matrix, the villain and the "
+             "The raw triples (left) beside the evidence chains (right), then the token counts under them: the same "
+             "evidence, fewer tokens as chains. Is there a chain that joins an actor, The Matrix, the villain and the "
              "villain's actor? Look too for chains marked as merged: merging chains by their relation path can "
              "drop the entity in the middle (the film). Then the answer above them, which the recorded model read "
              "from those chains.",
-             brief="Raw triples (left) beside the evidence chains (right) and the two prompts' tokens: is one chain "
+             brief="Raw triples (left) beside the evidence chains (right), their tokens under them: is one chain "
                    "actor → The Matrix → villain → villain's actor, or did merging drop the film?",
              paper="ReG", lesson=True),
     TourStep("pages/bubble_anchors.py", LOTHAIR, "§3.2, Examples 2 and 4",
@@ -654,6 +654,17 @@ def lesson_slot(page: str) -> Any | None:
     return st.container()
 
 
+def settings_box(page: str) -> Any:
+    """Where ``page`` draws its question and settings: on the current step's page, folded under one line that names
+    the question (the tour set them; the lesson and what its Look-at line names come first — an audit found GRanker's
+    two rankings, SG-RAG's query graph and ReG's chains under a 900-px fold, below the controls); else in place."""
+    t = current()
+    if t is None or STEPS[t.step].page != page:
+        return st.container()
+    return st.expander(f"Question and settings, as the tour set them: “{md_escape(STEPS[t.step].question)}”",
+                       icon=":material/tune:", key=S.sub(S.TOUR, "settings"))
+
+
 #: The pages that show their lesson off the tour too (folded), on a question with a gold answer: Ask and Compare, whose
 #: lessons read only the runs the page made (an audit found a lecturer opening Compare directly got none).
 LESSON_PAGES = ("pages/bubble_ask.py", "pages/compare.py")
@@ -731,7 +742,9 @@ def lesson_ui(page: str, act: Any, results: Mapping[str, Any], *, where: Any | N
     merged = _lookalike_line(asked, results) if own is None else ""
     if merged:  # after where the evidence is and who answered what: the stage where the wrong facts came in
         lines.insert(2, merged)
-    title = "**What these runs teach** (read from the runs on this page)"
+    # the question itself heads the lesson: on Compare it sits under the lesson, and the bar names it in two words
+    # ("second-wife question"), so a class read the lesson before it saw the question (an audit)
+    title = f"**What these runs teach** on “{md_escape(asked)}”"
     if not on_step:  # off the tour: folded, under what the page shows
         with (where if where is not None else st).expander("What these runs teach", icon=":material/school:"):
             st.markdown("\n".join(f"- {md_escape(line)}" for line in lines))

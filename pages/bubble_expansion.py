@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import replay_time
+from components import replay_time, tour
 from components import state as S
 from components.bubblerag import expansion as panels
 from components.bubblerag import shared as bubble
 from components.knobs import knob_widget
-from components.page import header
+from components.page import current, header
 from core.methods.bubblerag import BubbleConfig
 
 act = header()
-query = bubble.question_ui(act, "expansion")
+with tour.settings_box(current()):  # on the tour: folded, so the drawing comes up under the bar
+    query = bubble.question_ui(act, "expansion")
 # At 1440×900 under the tour's bar the drawing's canvas started at y ≈ 640, below a row of settings, the frame
 # slider's label and a four-row legend: the replay (player, drawing, side panel) now comes first, its legend under
 # the canvas, and the row with h and B (behind a labelled popover) and the pause switch follows it — drawn first

@@ -17,10 +17,11 @@ from components.page import current, header
 act = header()
 lesson_at = tour.lesson_slot(current())  # on the guided demo's Compare step its lesson opens the page
 graph = workspaces.whole_graph(act.workspace, "the side-by-side evidence graphs and the failure diagnosis")
-cv.intro()
 handed = S.peek_handoff()  # a Benchmark row: its question, workspace (the sidebar switched to it) and method
-query, gold = cv.question(act, graph)
-methods, budget, cut = cv.choices(handed)
+with tour.settings_box(current()):  # on the tour: folded, so the summary table comes up to the lesson
+    cv.intro()
+    query, gold = cv.question(act, graph)
+    methods, budget, cut = cv.choices(handed)
 cv.ready(query, methods, gold)
 recording_gap_warning(act.llm_name, act.workspace.name, [query], methods)  # before the run, not after it
 found = cv.run_methods(act, query, methods, budget, gold, cut)

@@ -21,7 +21,8 @@ act = header()
 lesson_at = tour.lesson_slot(current())  # the tour's lesson opens the page: below the tables it was under the fold
 rv.has_triples(act.graph)  # on a graph store: a read-through view (ReG reads the 3-hop region of the question)
 items = rv.questions(act)
-query, method, fmt = rv.choices(act, items)
+with tour.settings_box(current()):  # on the tour: folded, so the triples and chains come up to the lesson
+    query, method, fmt = rv.choices(act, items)
 if not query.strip():
     st.info("Type a question to see its evidence.")
     st.stop()

@@ -19,9 +19,10 @@ from components.page import current, header
 
 act = header()
 lesson_at = tour.lesson_slot(current())  # the tour's lesson opens the page: below the tables it was under the fold
-fv.reranker_note(act.reranker)
-query, gold = fv.question(act)
-cfg = fv.knobs(act)
+with tour.settings_box(current()):  # on the tour: folded, so the two rankings come up to the lesson
+    fv.reranker_note(act.reranker)
+    query, gold = fv.question(act)
+    cfg = fv.knobs(act)
 if not query.strip():
     st.info("Type a question to compare the rankings.")
     st.stop()

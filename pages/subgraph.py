@@ -17,8 +17,9 @@ act = header()
 lesson_at = tour.lesson_slot(current())  # the tour's lesson opens the page: below the tables it was under the fold
 graph = workspaces.whole_graph(act.workspace, "SG-RAG's matching, drawings and dominance model")
 sv.matchable(graph)
-query = sv.question(act, graph)
-cfg = sv.knobs()
+with tour.settings_box(current()):  # on the tour: folded, so the query graph comes up to the lesson
+    query = sv.question(act, graph)
+    cfg = sv.knobs()
 if not query.strip():
     st.info("Type a question.")
     st.stop()

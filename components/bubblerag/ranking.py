@@ -49,21 +49,20 @@ RANKING_COLUMNS = ("CEG", "rank", "Score", "Cost_sem", "r_miss", "top-n", "shift
                    "Penalty_miss", "intra ×", "kind", "nodes")
 
 
-#: Pixel widths of the ranking table's columns: all thirteen fit the ≈ 975 px of the main area beside the sidebar at
-#: 1440 px (an audit saw "Penalty_miss" and "intra ×" cut at the right edge with 72-px numbers and medium lists).
-NUMBER_PX, LIST_PX = 58, 150
+#: Pixel widths of the ranking table's columns: every header whole ("Cost_sem", "Penalty_miss": an audit saw them cut
+#: at 58 px) and all thirteen inside the ≈ 975 px of the main area beside the sidebar at 1440 px (951 px in all; an
+#: earlier audit saw "Penalty_miss" and "intra ×" cut at the right edge). The group lists show their full text on hover.
+COLUMN_PX = {"CEG": 52, "rank": 48, "Score": 62, "Cost_sem": 80, "r_miss": 62, "top-n": 56, "shift": 56,
+             "covers": 112, "missing groups": 125, "Penalty_miss": 108, "intra ×": 70, "kind": 64, "nodes": 56}
 
 
 def ranking_columns() -> dict[str, object]:
-    """Widths for the ranking table: numbers narrow, the group lists wider (their full text on hover)."""
-    num = {c: st.column_config.NumberColumn(c, width=NUMBER_PX, pinned=c == "rank") for c in (
+    """Widths for the ranking table (:data:`COLUMN_PX`): numbers narrow, the group lists wider."""
+    num = {c: st.column_config.NumberColumn(c, width=COLUMN_PX[c], pinned=c == "rank") for c in (
         "rank", "Score", "Cost_sem", "r_miss", "Penalty_miss", "intra ×", "nodes")}
-    return {**num, "top-n": st.column_config.TextColumn("top-n", width=44),
-            "shift": st.column_config.TextColumn("shift", width=56),
-            "covers": st.column_config.TextColumn("covers", width=LIST_PX),
-            "missing groups": st.column_config.TextColumn("missing groups", width=LIST_PX),
-            "CEG": st.column_config.TextColumn("CEG", width=52, pinned=True),
-            "kind": st.column_config.TextColumn("kind", width=64)}
+    text = {c: st.column_config.TextColumn(c, width=COLUMN_PX[c], pinned=c == "CEG") for c in (
+        "top-n", "shift", "covers", "missing groups", "CEG", "kind")}
+    return {**num, **text}
 
 
 def ranking_table(result, ranked, n: int, baseline: dict[int, int]) -> pd.DataFrame:

@@ -75,6 +75,9 @@ def test_ranking_page_puts_what_alpha_changes_first(home):
     assert all(isinstance(widths.get(c), int) for c in table.value.columns), widths
     # every column fits the main area beside the sidebar at 1440 px (≈ 975 px): an audit saw the last two cut
     assert sum(widths[c] for c in table.value.columns) <= 975, widths
+    # ... and every header whole: 14-px headers run about 7.5 px a character, with 8 px of padding either side (an
+    # audit saw "Cost_sem" and "Penalty_r…" cut at 58 px)
+    assert all(widths[c] >= 7.5 * len(c) + 16 for c in table.value.columns), widths
 
 
 def test_expansion_page_shows_max_settled_cost_second(home):

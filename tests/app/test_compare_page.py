@@ -32,6 +32,17 @@ def test_compare_page_runs_every_method_with_diagnosis(home):
     assert len(at.get("iframe")) == 1  # one overlaid evidence drawing
     doc = at.get("iframe")[0].proto.srcdoc
     assert "reached by:" in doc and "several methods" in doc
+    # one method highlighted on the same nodes: its own in its colour, the rest grey, no "several methods" black
+    from components import colors
+    from components.compare_view import method_colour
+
+    seg = at.get("button_group")
+    focus = next(w for w in seg if w.key == S.widget_key(S.COMPARE_FOCUS))
+    focus.set_value("dense").run()
+    doc2 = at.get("iframe")[0].proto.srcdoc
+    assert "reached by dense" in doc2 and "several methods" not in doc2
+    assert colors.UNVISITED in doc2 and method_colour("dense", method_names()) in doc2
+    assert colors.SHARED not in doc2
     # step-through buttons for methods that have a page
     labels = {b.label for b in at.button}
     with_page = {f"Step through → {m.title}" for m in METHODS.values() if m.page}
@@ -67,7 +78,8 @@ def test_compare_page_custom_question_and_method_subset(home):
     at.multiselect(key=S.widget_key(S.COMPARE_METHODS, "compare")).set_value(["dense", "ppr"]).run()
     assert not at.exception, [e.value for e in at.exception]
     assert list(at.dataframe[0].value["method"]) == ["dense", "ppr"]
-    assert any(c.value.startswith("2 of ") and c.value.endswith("methods: dense, ppr") for c in at.caption)
+    assert any(c.value.startswith("2 of ") and c.value.endswith("methods: dense (Naive RAG), ppr (HippoRAG PPR)")
+               for c in at.caption)
     assert "verdict" not in at.dataframe[0].value.columns  # no gold for a typed question
     assert any("no gold evidence" in i.value for i in at.info)
     assert not [m.value for m in at.markdown if m.value.startswith("Gold answer:")]  # none to show

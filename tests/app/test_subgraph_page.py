@@ -137,6 +137,12 @@ def test_the_query_graph_tells_its_unknowns_apart_and_draws_no_arrows(home: Path
     # neither the edges (pyvis puts "arrows": "to" on each edge of a directed network) nor the defaults draw heads
     assert '"arrows": "to"' not in drawn and '"to": {"enabled": false' in drawn
     assert '"arrows": "to"' in network_html(kg, range(kg.n_nodes))  # a KG's triples keep theirs
+    # each UNK its own colour, named in the legend: "same colour = mapped node" tells which UNK became which node
+    from components.sgrag_view import qnode_colors, unk_legend
+
+    unk = [qnode_colors(qg)[n.id] for n in qg.nodes if n.unknown]
+    assert len(set(unk)) == 3 and qnode_colors(qg)["q1"] not in unk
+    assert [(item.label, item.color) for item in unk_legend(qg)] == list(zip(names, unk, strict=True))
 
 
 

@@ -29,6 +29,10 @@ UNRECORDED = re.compile(r"This question is not recorded|Not recorded:|question/s
 PICKER_PAGES = ("pages/granker.py", "pages/subgraph.py", "pages/evidence_chains.py")
 TIMEOUT = 180_000
 FOLD = 900  #: a projector's 1440×900: each step's stage must start above it
+#: The pages whose question and settings the tour folds (tour.settings_box), so that what the Look-at line names comes
+#: up to the lesson: an audit found GRanker's rankings at y≈840, SG-RAG's query graph at 680, ReG's triples at 860.
+SETTINGS_FOLDED = ("pages/bubble_expansion.py", "pages/granker.py", "pages/subgraph.py", "pages/evidence_chains.py")
+MAIN_SHOWN = 300  #: on those pages, the pixels under the main element's top above the fold, at least
 DRAWING_SHOWN = 300  #: the expansion drawing's pixels above the fold, at least (its top was at y ≈ 870)
 TITLE_TOP = 60  #: the most pixels above a page title's box (Streamlit's padding left a 115-px band)
 BAR_HEIGHT = 60  #: the most pixels the one-line bar may take (two lines of title made it 64)
@@ -112,7 +116,7 @@ def test_the_guided_demo_from_home_through_every_next(server: tuple[str, float],
                     timeout=TIMEOUT)
                 assert f"/{Path(step.page).stem}" in page.url, (i, page.url)
                 if step.page in PICKER_PAGES:  # the paper pages pick the step's question
-                    expect(page.get_by_role("combobox", name="Question", exact=True)).to_have_value(
+                    expect(page.get_by_role("combobox", name="Question", exact=True, include_hidden=True)).to_have_value(
                         step.question, timeout=TIMEOUT)
                 elif step.page != "pages/compare.py":  # the step's question, not the one the address bar held
                     expect(page.get_by_label("Question", exact=True)).to_have_value(step.question, timeout=TIMEOUT)
@@ -130,7 +134,18 @@ def test_the_guided_demo_from_home_through_every_next(server: tuple[str, float],
                 # every step replays a recorded run of its question: no stage says its reply was not recorded
                 expect(page.locator("[data-testid='stMain']").get_by_text(UNRECORDED)).to_have_count(0)
                 box = main.bounding_box()
+                print(f"step {i + 1} {step.page}: main element at {box}")
                 assert box is not None and box["y"] < FOLD, (i, step.page, box)
+                if step.page in SETTINGS_FOLDED:  # what the Look-at line names, with room under it on the projector
+                    if step.lesson:  # measured under the lesson once it is drawn (it fills its slot after the run)
+                        expect(page.locator(".st-key-egx-tour-lesson li").first).to_be_visible(timeout=TIMEOUT)
+                        page.wait_for_timeout(500)
+                        box = main.bounding_box()
+                        print(f"step {i + 1} {step.page}: under the lesson at {box}")
+                    assert box is not None and box["y"] < FOLD - MAIN_SHOWN, (i, step.page, box)
+                    # ... the question and settings folded above it, naming the question
+                    folded = page.get_by_test_id("stExpander").filter(has_text="Question and settings, as the tour")
+                    expect(folded.locator("summary")).to_contain_text(step.question)
                 if step.page == "pages/bubble_expansion.py":  # most of the drawing, not its top edge
                     assert box["y"] < FOLD - DRAWING_SHOWN, (i, box)
                     # the canvas itself, not the iframe's legend strip: its legend now lies under it
