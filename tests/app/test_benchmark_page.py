@@ -79,6 +79,9 @@ def test_benchmark_page_runs_and_shows_report(home, tmp_path):
     assert set(at.dataframe[-1].value["method"]) == {"ppr"}
     # open a question on the Compare page
     q = at.selectbox(key=S.BENCH_OPEN_PICK).value
+    # an audit waited ~25 s on "Open in comparison": the Compare page runs the methods again, and says so first
+    assert at.button(key=S.BENCH_OPEN).label == "Open in comparison (re-runs live)"
+    assert any("the methods run again there, live" in c.value for c in at.caption)
     at.button(key=S.BENCH_OPEN).click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.session_state[S.COMPARE_QUESTION] == q
