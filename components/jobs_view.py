@@ -280,9 +280,9 @@ def _others(others: list[Job]) -> None:
 
 def banner() -> None:
     """One line at the top of every page while one of this session's jobs runs (:func:`my_running`): what runs,
-    its progress and ETA, and where it is shown in full — the page that shows it (a link), or the sidebar's
-    **Background jobs**, named with what that panel offers for it: Cancel for this session's own job, "Stop
-    waiting" for one it shares (the server's own sample builds, a build another session waits on too). Redraws
+    its progress and ETA, and where it is shown in full — the page that shows it (a link, left out on that page),
+    or the sidebar's **Background jobs**, named with what that panel offers for it: Cancel for this session's own
+    job, "Stop waiting" for one it shares (the server's own sample builds, a build another session waits on too). Redraws
     itself every few seconds while a job runs; an idle server draws and sends nothing."""
     if my_running():
         st.fragment(_banner, run_every=POLL_S * 3)()
@@ -343,7 +343,9 @@ def _banner() -> None:
     full = (f":material/hourglass_top: **{md_escape(s.title)}** runs on the server — {status_line(s)}{more}. "
             "Pages stay usable meanwhile.")
     with st.container(key="egx-jobs-banner", horizontal=True, vertical_alignment="center"):
-        if isinstance(page, str) and page:
+        if page == st.session_state.get(S.PAGE):  # its own page shows it in full: no link to where one is
+            st.markdown(line, help=full)
+        elif isinstance(page, str) and page:
             from components.navigation import page_path
 
             st.markdown(line, help=full)

@@ -373,6 +373,10 @@ def test_a_running_benchmark_is_in_its_own_sidebar_and_run_is_disabled(home, mon
         assert not at.exception, [e.value for e in at.exception]
         assert "1/2 · running ppr" in _sidebar_text(at), _sidebar_text(at)
         assert at.button(key=S.BENCH_RUN).disabled
+        # the banner on top names the run, without a link to this very page (an audit found "Open its page" here)
+        banner = [plain(str(m.value)) for m in at.main.markdown if "runs on the server" in str(m.value)]
+        assert banner and "Benchmark “held”" in banner[0], banner
+        assert not [p for p in at.main.get("page_link") if "Open its page" in str(p.proto.label)]
     finally:
         gate.set()
     job = jobs_view.jobs().get("bench:held")
