@@ -201,6 +201,14 @@ def _draw(job: Job, *, where: str) -> None:
                    icon=":material/stop_circle:")
     else:
         st.error(f"**{md_escape(s.title)}** — failed: {md_escape(public_text(s.error))}", icon=":material/error:")
+    if where == "sidebar" and not s.running:  # a failure stayed red on every page for minutes, with no way out
+        st.button("Dismiss", key=f"egx.job.dismiss.{s.id}", on_click=dismiss, args=(s.id,), icon=":material/close:",
+                  type="tertiary", help="Take it off this list (this browser session's only).")
+
+
+def dismiss(job_id: object) -> None:
+    """Leave the finished job ``job_id`` out of this session's Background jobs list from now on."""
+    st.session_state[S.JOBS_DISMISSED] = {*st.session_state.get(S.JOBS_DISMISSED, ()), job_id}
 
 
 def _answer_so_far(s: JobStatus) -> None:
@@ -225,8 +233,11 @@ def sidebar_panel() -> None:
 
 def _shown(jobs: list[Job]) -> list[Job]:
     out = []
+    dismissed = st.session_state.get(S.JOBS_DISMISSED, ())
     for j in jobs:
         s = j.status()
+        if not s.running and s.id in dismissed:
+            continue
         if s.state == "done" and s.get("replay") and s.elapsed < INSTANT_REPLAY_S:
             continue  # a recorded run replayed at once: its result is on the page, nothing ran worth listing
         keep = SHOW_QUICK_S if s.state == "done" and s.elapsed < QUICK_JOB_S else SHOW_FINISHED_S
