@@ -59,15 +59,35 @@ _SHORT = {"mean s": "s / q", "tokens/q": "LLM tok / q", "ctx chunks (median)": "
           "ctx chunks (max)": "chunks max", "ctx tokens (median)": "ctx tok med", "ctx tokens (max)": "ctx tok max"}
 
 
-def _columns(cols: list[str]) -> dict[str, Any]:
-    """Narrow columns with short headers, each with its help: a figure with its interval needs about 110 px."""
+#: A figure with its interval ("50.0 [35.0, 65.0]") fits this many pixels; a wider one widens its column.
+INTERVAL_WIDTH = 112
+#: The grid's text (Source Sans at 14 px): pixels per character by kind, and a cell's padding with some slack.
+_CHAR_PX = {**dict.fromkeys("0123456789−-+", 7.0), **dict.fromkeys(".,:; ", 3.5), **dict.fromkeys("[]()", 4.2)}
+_CELL_PAD_PX = 20
+
+
+def text_px(text: str) -> float:
+    """The width of ``text`` in the grid's font, estimated from its characters (a letter counts as a digit)."""
+    return sum(_CHAR_PX.get(ch, 7.0) for ch in text)
+
+
+def fit_width(values: Sequence[Any], floor: int = INTERVAL_WIDTH) -> int:
+    """A column width that shows the longest of ``values`` whole: an audit found "100.0 [100.0, 100.0" cut at the
+    edge of a 112-px column."""
+    widest = max((text_px(str(v)) for v in values if v is not None and v == v), default=0.0)  # v == v: not NaN
+    return max(floor, int(widest + _CELL_PAD_PX + 0.999))
+
+
+def _columns(df: pd.DataFrame, cols: list[str]) -> dict[str, Any]:
+    """Narrow columns with short headers, each with its help: a figure with its interval needs about 110 px, more
+    when its figures are wider (:func:`fit_width`)."""
     cfg: dict[str, Any] = {"method": st.column_config.TextColumn("method", width=90, pinned=True)}
     for c in cols:
         label, help_ = _SHORT.get(c, c), _HELP.get(c)
         if c in COST_COLUMNS or c == "n":
             cfg[c] = st.column_config.NumberColumn(label, width=80 if c != "n" else 40, help=help_)
         else:
-            cfg[c] = st.column_config.TextColumn(label, width=112, help=help_)
+            cfg[c] = st.column_config.TextColumn(label, width=fit_width(list(df[c])), help=help_)
     return cfg
 
 
@@ -88,7 +108,7 @@ def metric_table(summary: Mapping[str, Any]) -> pd.DataFrame:
         if i:
             st.markdown(f"**{title}**")
         st.dataframe(df[["method", *cols]], hide_index=True, width="content", placeholder="",  # a missing figure: blank
-                     column_config=_columns(cols))
+                     column_config=_columns(df, cols))
         if not i:
             st.caption(md_escape(intervals_note(summary)))
     rest = [c for c in df.columns if c != "method" and not any(c in w for _, w in groups)]
@@ -116,11 +136,13 @@ def paper_table(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]]
     cfg = {"method": st.column_config.TextColumn("method", width=90, pinned=True),
            "n": st.column_config.NumberColumn("n", width=40, help="Questions with a gold answer set")}
     st.dataframe(df[["method", *sets]], hide_index=True, width="content", placeholder="",  # not computed: blank
-                 column_config={**cfg, **{c: st.column_config.TextColumn(c, width=112) for c in sets if c != "n"}})
+                 column_config={**cfg, **{c: st.column_config.TextColumn(c, width=fit_width(list(df[c])))
+                                          for c in sets if c != "n"}})
     if judged:
         st.dataframe(df[["method", *judged]], hide_index=True, width="content", placeholder="",
                      column_config={"method": cfg["method"],
-                                    **{c: st.column_config.TextColumn(c, width=112) for c in judged}})
+                                    **{c: st.column_config.TextColumn(c, width=fit_width(list(df[c])))
+                                       for c in judged}})
 
 
 def _pick(key: str, options: list[str], default: str) -> str:

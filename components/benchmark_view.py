@@ -406,6 +406,14 @@ def _run_workspace(name: str) -> str:
     return name  # gone: the sidebar says so and stays where it is
 
 
+#: The Compare page runs its methods now (a result there is a method's whole run: trace, evidence graph), while a
+#: run's results.jsonl keeps only rankings, answers and verdicts: a row opened there is run again, live, on the
+#: workspace as it is now. An audit waited ~25 s on a button that said only "Open in comparison".
+OPEN_LABEL = "Open in comparison (re-runs live)"
+RERUN_NOTE = ("the methods run again there, live, on the workspace as it is now (seconds to minutes; the stored "
+              "results are the rows of this table).")
+
+
 def _open(summary: Mapping[str, Any], here: str, question: str, method: str = "") -> None:
     """Open ``question`` on the Compare page on the run's workspace, with the row's method compared."""
     S.hand_over(question, workspace=_run_workspace(str(summary.get("settings", {}).get("workspace") or here)),
@@ -549,7 +557,7 @@ def report(act: Active) -> None:
     if held:  # the answer-set table's Hit counts these; a failure here is a reply that is not the gold answer itself
         head += (f" {held} of the failures hold the gold answer inside a longer reply (“holds the gold answer”): the "
                  "answer-set table's Hit counts those as found, EM and this table do not.")
-    st.caption(head + " Select a row to open its question on the Compare-methods page.")
+    st.caption(head + f" Select a row to open its question on the Compare-methods page: {RERUN_NOTE}")
     df = pd.DataFrame([{k: flat(v) for k, v in r.items()} for r in shown])
     event = st.dataframe(df, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
                          key=S.BENCH_TABLE, placeholder="", column_config=PER_QUESTION_COLUMNS,
@@ -569,5 +577,5 @@ def report(act: Active) -> None:
     if qs_in_table:
         c1, c2 = st.columns([4, 1])
         pick = c1.selectbox("Or pick a question", qs_in_table, key=S.BENCH_OPEN_PICK)
-        if c2.button("Open in comparison", key=S.BENCH_OPEN, icon=":material/compare:"):
+        if c2.button(OPEN_LABEL, key=S.BENCH_OPEN, icon=":material/compare:", help=RERUN_NOTE):
             _open(summary, ws.name, pick)

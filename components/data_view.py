@@ -323,6 +323,9 @@ def create_upload_ui(act: Active) -> None:
         "OpenIE file, or a corpus graph (nodes JSONL + edges CSV). Files may be gzip-compressed. A corpus "
         "without triples is turned into a KG by the extractor chosen below."
     )
+    # the last build's failure, at the top of the tab: drawn under the Build button it lay at the window's bottom
+    # edge (an audit read it at y≈860 of 900), its fix out of sight
+    show_upload_outcome()
     if st.session_state.pop(S.DATA_UPLOAD_DONE, False):  # the last build's files and name are spent
         S.clear_uploader(S.DATA_UPLOADS)
         S.clear_uploader(S.DATA_QUESTIONS)
@@ -372,14 +375,19 @@ def create_upload_ui(act: Active) -> None:
 
     # The build is a background job of the server (it survives page switches; the sidebar shows it) that
     # runs in a child process within the memory and time caps (core.index.isolated), on uploads the job holds.
-    # Saving and checking the files takes seconds for large uploads: the click shows that it was taken.
-    with st.spinner("Reading the files…"):
-        paths, qpath, drop_uploads = stage_uploads(list(files), questions)
-        problem = _swapped_files_problem(paths, qpath)
+    # Saving and checking the files, then the first seconds of the build, take seconds: a line right under the
+    # button says at once that the click was taken (an audit saw nothing there for ~3 s); the build's live panel
+    # replaces it.
+    building = st.empty()
+    building.info(f"Building “{md_escape(name)}”: reading the files…", icon=":material/hourglass_top:")
+    paths, qpath, drop_uploads = stage_uploads(list(files), questions)
+    problem = _swapped_files_problem(paths, qpath)
     if problem:
+        building.empty()
         drop_uploads()
         st.error(md_escape(problem))
         return
+    building.info(f"Building “{md_escape(name)}”: starting the build…", icon=":material/hourglass_top:")
     spec = BuildSpec(tuple(str(p) for p in paths), str(target), name, act.embedder_name, ex_name, act.llm_name,
                      str(qpath) if qpath else None)
 
@@ -397,8 +405,10 @@ def create_upload_ui(act: Active) -> None:
         finally:
             drop_uploads()
 
-    if session_jobs.start(S.DATA_UPLOAD_JOB, f"upload:{name}", f"Building “{name}” from an upload", work,
-                          on_busy=drop_uploads):
+    started = session_jobs.start(S.DATA_UPLOAD_JOB, f"upload:{name}", f"Building “{name}” from an upload", work,
+                                 on_busy=drop_uploads)
+    building.empty()
+    if started:
         show_upload_job()
 
 
@@ -437,14 +447,18 @@ def dropped_files_problem(files: list, questions: Any) -> str:
     return problem
 
 
+def show_upload_outcome() -> None:
+    """The ended upload build's failure or cancellation (once), set by :func:`show_upload_job`."""
+    outcome = st.session_state.pop(S.DATA_UPLOAD_OUTCOME, None)
+    if outcome is not None:
+        (st.warning if outcome[0] == "warning" else st.error)(outcome[1])
+
+
 def show_upload_job() -> None:
     """This session's upload build: live while it runs; when it ended, its outcome (once). A built workspace
     empties the form (its files are spent); a failed or cancelled build keeps the chosen files and name, so
     fixing one file means swapping that file, not picking every file again."""
     ss = st.session_state
-    outcome = ss.pop(S.DATA_UPLOAD_OUTCOME, None)
-    if outcome is not None:
-        (st.warning if outcome[0] == "warning" else st.error)(outcome[1])
     job = session_jobs.finished(S.DATA_UPLOAD_JOB)
     if job is None:
         return
@@ -452,7 +466,7 @@ def show_upload_job() -> None:
     name = job.key.split(":", 1)[1]
     if s.state == "cancelled":
         ss[S.DATA_UPLOAD_OUTCOME] = ("warning", f"The build of “{md_escape(name)}” was cancelled. Nothing was saved; "
-                                                "the files are still chosen above.")
+                                                "the files are still chosen below.")
         st.rerun()
     try:
         new_ws = job.result()
@@ -460,7 +474,7 @@ def show_upload_job() -> None:
     except EgxError as exc:
         ss[S.DATA_UPLOAD_OUTCOME] = ("error", f"**Could not build workspace “{md_escape(name)}”.** "
                                               f"{md_escape(error_text(exc))}\n\nNothing was saved. Your files "
-                                              "are still chosen above: remove the one named here (×), add its "
+                                              "are still chosen below: remove the one named here (×), add its "
                                               "corrected version, and build again.")
         st.rerun()
     ss[S.DATA_UPLOAD_DONE] = True  # built: the form's files and name are spent

@@ -201,6 +201,14 @@ def _draw(job: Job, *, where: str) -> None:
                    icon=":material/stop_circle:")
     else:
         st.error(f"**{md_escape(s.title)}** — failed: {md_escape(public_text(s.error))}", icon=":material/error:")
+    if where == "sidebar" and not s.running:  # a failure stayed red on every page for minutes, with no way out
+        st.button("Dismiss", key=f"egx.job.dismiss.{s.id}", on_click=dismiss, args=(s.id,), icon=":material/close:",
+                  type="tertiary", help="Take it off this list (this browser session's only).")
+
+
+def dismiss(job_id: object) -> None:
+    """Leave the finished job ``job_id`` out of this session's Background jobs list from now on."""
+    st.session_state[S.JOBS_DISMISSED] = {*st.session_state.get(S.JOBS_DISMISSED, ()), job_id}
 
 
 def _answer_so_far(s: JobStatus) -> None:
@@ -225,8 +233,11 @@ def sidebar_panel() -> None:
 
 def _shown(jobs: list[Job]) -> list[Job]:
     out = []
+    dismissed = st.session_state.get(S.JOBS_DISMISSED, ())
     for j in jobs:
         s = j.status()
+        if not s.running and s.id in dismissed:
+            continue
         if s.state == "done" and s.get("replay") and s.elapsed < INSTANT_REPLAY_S:
             continue  # a recorded run replayed at once: its result is on the page, nothing ran worth listing
         keep = SHOW_QUICK_S if s.state == "done" and s.elapsed < QUICK_JOB_S else SHOW_FINISHED_S
@@ -280,9 +291,9 @@ def _others(others: list[Job]) -> None:
 
 def banner() -> None:
     """One line at the top of every page while one of this session's jobs runs (:func:`my_running`): what runs,
-    its progress and ETA, and where it is shown in full — the page that shows it (a link), or the sidebar's
-    **Background jobs**, named with what that panel offers for it: Cancel for this session's own job, "Stop
-    waiting" for one it shares (the server's own sample builds, a build another session waits on too). Redraws
+    its progress and ETA, and where it is shown in full — the page that shows it (a link, left out on that page),
+    or the sidebar's **Background jobs**, named with what that panel offers for it: Cancel for this session's own
+    job, "Stop waiting" for one it shares (the server's own sample builds, a build another session waits on too). Redraws
     itself every few seconds while a job runs; an idle server draws and sends nothing."""
     if my_running():
         st.fragment(_banner, run_every=POLL_S * 3)()
@@ -343,7 +354,9 @@ def _banner() -> None:
     full = (f":material/hourglass_top: **{md_escape(s.title)}** runs on the server — {status_line(s)}{more}. "
             "Pages stay usable meanwhile.")
     with st.container(key="egx-jobs-banner", horizontal=True, vertical_alignment="center"):
-        if isinstance(page, str) and page:
+        if page == st.session_state.get(S.PAGE):  # its own page shows it in full: no link to where one is
+            st.markdown(line, help=full)
+        elif isinstance(page, str) and page:
             from components.navigation import page_path
 
             st.markdown(line, help=full)

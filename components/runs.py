@@ -78,6 +78,16 @@ def _run_key(spec: Method[Any, Any], workspace: Workspace, backends: Backends, c
     return used, cfg, json.dumps(names, sort_keys=True), params
 
 
+def llm_words(llm: Any, workspace: Workspace) -> str:
+    """What a run's title says of its LLM: "with LLM local", or "without an LLM" for the recorded LLM on a workspace
+    it holds no run of (every LLM stage takes its fallback, as the page's notice says; the Benchmark page names
+    such a run "no-llm")."""
+    holds = getattr(llm, "holds_workspace", None)
+    if holds is not None and not holds(workspace.name):
+        return "without an LLM"
+    return f"with LLM {llm.name}"
+
+
 def _job_key(spec: Method[Any, Any], key: str, backends_key: str, query: str,
              params: tuple[tuple[str, Any], ...]) -> str:
     return "method:" + json.dumps([spec.name, key, backends_key, query, params], default=str)
@@ -102,7 +112,7 @@ def prefetch(spec: Method[Any, Any], workspace: Workspace, key: str, backends: B
     pending = pending_preparations(spec, workspace, used, cfg)
     if any(p.estimate_s is None or p.estimate_s > ask_before_s() for p in pending):
         return False  # a long build waits for the user's click on the page itself
-    title, ahead = f"{spec.title} with LLM {used.llm.name}", {"replay": True, jobs_view.PREFETCH: True}
+    title, ahead = f"{spec.title} {llm_words(used.llm, workspace)}", {"replay": True, jobs_view.PREFETCH: True}
     if not pending:
         manager.submit(jkey, title, _run_work(spec, workspace, used, query, params), kind="method", restart=False,
                        extra=ahead)
@@ -269,7 +279,7 @@ def _method_job(spec: Method[Any, Any], workspace: Workspace, backends: Backends
     manager = jobs_view.jobs()
     # a recorded run replays at once: the sidebar does not list it once done (components.jobs_view)
     extra = {"replay": True} if backends.llm.name == "recorded" else None
-    job = manager.submit(jkey, f"{spec.title} with LLM {backends.llm.name}", work, kind="method", restart=False,
+    job = manager.submit(jkey, f"{spec.title} {llm_words(backends.llm, workspace)}", work, kind="method", restart=False,
                          extra=extra)
     job.wait(jobs_view.inline_wait(3.0) if jobs_view.waits_on(job) else 0.0)
     s = job.status()

@@ -181,6 +181,23 @@ def run_method(method: str, query: str, workspace: Workspace, backends: Backends
         result = spec.run(query, workspace, config=config, backends=own)
     if replaying:
         result.trace.replay = replay_status(result.trace, tape, label).to_dict()
+    if scope is not None and not _llm_answered(result.trace):
+        holds: Callable[[str], bool] = getattr(backends.llm, "holds_workspace", lambda _w: True)
+        result.trace.backends["llm"] = unanswered_llm(str(getattr(backends.llm, "model_id", "?")),
+                                                      workspace=not holds(workspace.name))
     return result
+
+
+def _llm_answered(trace: Any) -> bool:
+    """Whether any LLM reply reached the run: tokens counted, or a reply from the cache or a recording."""
+    return bool(trace.tokens) or any(sum(s.llm_cache.values()) for s in trace.steps)
+
+
+def unanswered_llm(model_id: str, *, workspace: bool) -> str:
+    """The trace's ``llm`` provenance when the recorded LLM (``model_id``) answered nothing: every LLM stage took
+    its fallback, so "recorded (…)" would name a model that wrote none of it. ``workspace``: it holds no run of
+    the workspace at all (else: none of this question)."""
+    what = "this workspace" if workspace else "this question"
+    return f"none — the recorded LLM ({model_id}) holds no run of {what}"
 
 

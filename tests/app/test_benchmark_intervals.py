@@ -68,3 +68,22 @@ def test_a_run_of_one_method_has_nothing_to_compare(home):
     assert not at.exception, [e.value for e in at.exception]
     assert any("This run has one method: there is nothing to compare" in i.value for i in at.info)
     assert len(at.get("plotly_chart")) == 3
+
+
+def test_an_interval_cell_fits_its_column(home):
+    """An audit found "100.0 [100.0, 100.0" cut at the edge of its 112-px column: a column is as wide as its widest
+    figure with its interval."""
+    from components.bench_view import fit_width
+    from tests.app.test_answers_and_tables import _widths
+
+    _old_run(home / "runs" / "full", {"dense": [1.0] * 6, "ppr": [0.5] * 6})
+    at = run_page("pages/benchmark.py")
+    at.selectbox(key=S.BENCH_LOAD_PICK).set_value("full")
+    at.button(key=S.BENCH_LOAD).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    table = at.dataframe[0]
+    cell = table.value.set_index("method").loc["dense", "R@5"]
+    assert cell == "100.0 [100.0, 100.0]", cell
+    widths = _widths(table)
+    assert widths["R@5"] >= fit_width([cell]) > 112, widths
+    assert fit_width(["50.0 [35.0, 65.0]"]) <= 113  # the usual figure keeps its narrow column

@@ -79,6 +79,9 @@ def test_benchmark_page_runs_and_shows_report(home, tmp_path):
     assert set(at.dataframe[-1].value["method"]) == {"ppr"}
     # open a question on the Compare page
     q = at.selectbox(key=S.BENCH_OPEN_PICK).value
+    # an audit waited ~25 s on "Open in comparison": the Compare page runs the methods again, and says so first
+    assert at.button(key=S.BENCH_OPEN).label == "Open in comparison (re-runs live)"
+    assert any("the methods run again there, live" in c.value for c in at.caption)
     at.button(key=S.BENCH_OPEN).click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.session_state[S.COMPARE_QUESTION] == q
@@ -370,6 +373,10 @@ def test_a_running_benchmark_is_in_its_own_sidebar_and_run_is_disabled(home, mon
         assert not at.exception, [e.value for e in at.exception]
         assert "1/2 · running ppr" in _sidebar_text(at), _sidebar_text(at)
         assert at.button(key=S.BENCH_RUN).disabled
+        # the banner on top names the run, without a link to this very page (an audit found "Open its page" here)
+        banner = [plain(str(m.value)) for m in at.main.markdown if "runs on the server" in str(m.value)]
+        assert banner and "Benchmark “held”" in banner[0], banner
+        assert not [p for p in at.main.get("page_link") if "Open its page" in str(p.proto.label)]
     finally:
         gate.set()
     job = jobs_view.jobs().get("bench:held")

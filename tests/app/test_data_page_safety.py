@@ -160,3 +160,52 @@ def test_a_build_with_questions_says_how_many_were_read_and_matched(home: Path) 
     assert built and "2 questions read from its questions file; 1 of them has every gold passage in this " \
                      "workspace." in built[0], built
     assert "1 of 2 questions names gold passages this workspace lacks" in built[0], built
+
+
+def _texts(at) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    """(element type, its text or key) of the page's elements in page order (tabs and columns walked)."""
+    out: list[tuple[str, str]] = []
+
+    def walk(node) -> None:  # type: ignore[no-untyped-def]
+        kids = getattr(node, "children", None)
+        if kids:
+            for k in kids.values():
+                walk(k)
+            return
+        key = getattr(node, "key", None)
+        out.append((node.type, str(key) if key else str(getattr(node, "value", ""))))
+
+    walk(at.main)
+    return out
+
+
+def test_a_build_says_at_once_at_its_button_and_its_error_is_drawn_above_the_form(home: Path, monkeypatch) -> None:
+    """An audit saw nothing near the Build button for ~3 s after the click, then the build's error at y≈860 of 900,
+    under the button. A line under the button says it is building at once; the error opens the Upload tab."""
+    from components import session_jobs
+
+    at = run_page("pages/data.py")
+    at.file_uploader(key=S.DATA_UPLOADS).set_value(("t.csv", CSV, "text/csv"))
+    at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("mine")
+
+    def caught(*a, **k):  # type: ignore[no-untyped-def]
+        raise RuntimeError("the page as it is when the build starts")
+
+    with monkeypatch.context() as m:  # the page stops where the job would start: what is drawn by then
+        m.setattr(session_jobs, "start", caught)
+        at.button(key=S.DATA_BUILD).click().run()
+    drawn = _texts(at)
+    i_button = next(i for i, (t, k) in enumerate(drawn) if k == S.DATA_BUILD)
+    assert drawn[i_button + 1][0] == "info" and "Building “mine”" in drawn[i_button + 1][1], drawn[i_button:][:3]
+
+    monkeypatch.setenv("EGX_BUILD_MEMORY_MB", "30")  # a build that fails (test above): its error
+    at = run_page("pages/data.py")
+    at.file_uploader(key=S.DATA_UPLOADS).set_value(("t.csv", CSV, "text/csv"))
+    at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("mine")
+    at.button(key=S.DATA_BUILD).click().run()
+    assert not at.exception
+    drawn = _texts(at)
+    i_error = next(i for i, (t, v) in enumerate(drawn) if "Could not build workspace" in v)
+    i_uploader = next(i for i, (t, k) in enumerate(drawn) if t == "file_uploader")
+    assert i_error < i_uploader, drawn
+    assert "still chosen below" in drawn[i_error][1]

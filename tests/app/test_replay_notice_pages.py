@@ -138,3 +138,20 @@ def test_own_workspace_with_the_recorded_llm_says_it_once(home: Path, tmp_path: 
         notices = [plain(n.value) for kind in (at.main.warning, at.main.info, at.main.error) for n in kind]
         about = [n for n in notices if "record" in n.lower()]
         assert len(about) == 1 and about[0].startswith("**“films” has no recordings.**"), (page, notices)
+
+
+def test_a_run_the_recorded_llm_cannot_answer_is_titled_without_an_llm(home: Path, tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An audit's running box read "Retrieve-then-rerank (Re2) with LLM recorded is running" right under the notice
+    that no LLM is used on this workspace: the run's title names what answers, as the Benchmark's "-no-llm" run name
+    does."""
+    from components import jobs_view
+    from components import state as S
+    from tests.app.helpers import recordings_of_another_workspace
+
+    recordings_of_another_workspace(tmp_path, monkeypatch)
+    at = run_page("pages/compare.py", **{S.COMPARE_METHODS: ["dense", "rerank"]})
+    titles = [j.status().title for j in jobs_view.jobs().jobs() if j.key.startswith("method:")]
+    assert titles and all(t.endswith(" without an LLM") for t in titles), titles
+    shown = " ".join(plain(str(e.value)) for kind in ("markdown", "caption", "info") for e in at.get(kind))
+    assert "with LLM recorded" not in shown

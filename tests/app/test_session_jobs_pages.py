@@ -93,6 +93,12 @@ def test_each_session_sees_its_jobs_and_only_a_count_of_the_others(gate: threadi
         assert "a method run · running for" in plain(" ".join(c.value for c in expander.caption))
         # the shared build is not bob's to cancel: he may stop waiting on it; alice's run has no button at all
         assert [b.label for b in bob.sidebar.button if b.key.startswith("egx.job.cancel.")] == ["Stop waiting"]
+        # a failure stayed red in the list on every page: alice dismisses it (a running job has no Dismiss)
+        dismiss = [b for b in alice.sidebar.button if b.key.startswith("egx.job.dismiss.")]
+        assert len(dismiss) == 1 and dismiss[0].label == "Dismiss", [b.key for b in alice.sidebar.button]
+        dismiss[0].click().run(timeout=RUN_TIMEOUT)
+        mine = _sidebar_text(alice)
+        assert "private run" not in mine and SECRET in mine, mine
     finally:
         hold.set()
         gate.set()

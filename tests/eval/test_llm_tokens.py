@@ -54,3 +54,18 @@ def test_a_replayed_reply_counts_on_the_workspace_it_was_recorded_on(demo):
     r = run_method("sgrag", RECORDED, ws, Backends(emb, llm))
     step = r.trace.stage("query_graph")[0]
     assert step.cached and step.prompt_tokens > 0 and llm_tokens(r.trace)["total"] >= step.prompt_tokens
+
+
+def test_a_trace_no_llm_answered_names_no_llm_in_its_provenance(demo):
+    """An audit's saved trace read "llm: recorded (recorded:llama.cpp:…)" over 0 LLM tokens and 6 fallbacks: the
+    recorded LLM held no run of that workspace, so no LLM wrote any of it."""
+    emb, ws, mine = demo
+    llm = RecordedLLM(strict=False)
+    r = run_method("ppr", RECORDED, mine, Backends(emb, llm))
+    assert r.trace.backends["llm"].startswith("none — the recorded LLM (recorded:")
+    assert r.trace.backends["llm"].endswith("holds no run of this workspace")
+    assert "holds no run of this workspace" in r.trace.to_json()  # the saved trace file says so too
+    r = run_method("ppr", "Which river flows past the Keanu archive?", ws, Backends(emb, llm))
+    assert r.trace.tokens == 0 and r.trace.backends["llm"].endswith("holds no run of this question")
+    r = run_method("sgrag", RECORDED, ws, Backends(emb, llm))  # a replayed reply: the recorded LLM answered
+    assert r.trace.backends["llm"].startswith("recorded (")

@@ -120,6 +120,25 @@ def test_duplicate_passages_are_skipped_and_reported(tmp_path, hashing):
     assert Workspace.open(tmp_path / "w").manifest["inserts"][-1]["duplicates"] == 2
 
 
+def test_a_file_whose_passages_all_repeat_is_said_once_and_not_counted_as_added(tmp_path, hashing):
+    """An audit's notice said "120 passages of my_corpus.json repeat passages already read … and were left out"
+    twice, and the Benchmark's "Out of date" named my_corpus.json among the "2 documents added" though none of its
+    passages was."""
+    from core.eval.identity import content_change
+
+    a = corpus(tmp_path / "in" / "a.jsonl", A)
+    create_workspace([a], tmp_path / "w", embedder=hashing, extractor=get_extractor("rules"))
+    again = corpus(tmp_path / "in" / "again.jsonl", [{**r, "id": "c" + r["id"]} for r in A])  # every passage repeats
+    b = corpus(tmp_path / "in" / "b.jsonl", B)
+    res = add_documents(tmp_path / "w", [again, b])
+    assert res.added == ("b1", "b2", "b3")
+    said = " ".join([res.to_dict()["summary"], *res.to_dict()["notes"]])  # what the Data page shows
+    assert said.count("4 passages of again.jsonl repeat passages already read") == 1, said
+    record = Workspace.open(tmp_path / "w").manifest["inserts"][-1]
+    assert list(record["sources"]) == ["b.jsonl"]
+    assert content_change({"inserts": 0}, {"inserts": 1}, [record]).startswith("1 document added (b.jsonl; 3 passages)")
+
+
 def test_a_text_file_of_passages_the_workspace_holds_adds_nothing(tmp_path, hashing):
     """The audit's case: notes.txt held, as plain text, passages the workspace was built from; it added them
     again. Compared without case, whitespace or quote spelling, each is left out with its title."""
