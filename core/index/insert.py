@@ -62,8 +62,7 @@ CORPUS_FORMATS = ("corpus", "corpus_nodes", *DOCUMENT_FORMATS)
 #: what the loaders call those files, for the messages
 CORPUS_FILES = ("documents (.txt / .md / .pdf / .html / .docx) or JSON(L) {title, text} passages "
                 "(gzip-compressed too)")
-LOAD_SHARE = 0.03
-KEEP_INSERTS = 50  #: the most insert records a manifest keeps
+LOAD_SHARE, KEEP_INSERTS = 0.03, 50  #: the progress share of loading; the most insert records a manifest keeps
 
 
 @dataclass(frozen=True)
@@ -180,7 +179,7 @@ def add_documents(workspace: str | Path, inputs: Sequence[str | Path], *, embedd
         fresh, dups = _new_passages(old.graph, loaded.graph)
         files = tuple(f.to_dict() for f in loaded.files)
         if not fresh:
-            return InsertResult(old, (), tuple(dups), seconds=time.perf_counter() - t0, notes=_load_notes(loaded),
+            return InsertResult(old, (), tuple(dups), seconds=time.perf_counter() - t0, notes=loaded.other_notes(),
                                 files=files)
         split = _extraction_share(fresh, ext, emb)
         res = extract_triples(fresh, ext, cache_dir=cache_dir() / "extraction",
@@ -199,7 +198,7 @@ def add_documents(workspace: str | Path, inputs: Sequence[str | Path], *, embedd
             result = InsertResult(None, tuple(c.id for c in fresh), tuple(dups),
                                   graph.n_nodes - old.graph.n_nodes,
                                   graph.n_edges - old.graph.n_edges, res.n_triples, res.failed, embedded,
-                                  notes=_load_notes(loaded) + notes + chunk_note, files=files)
+                                  notes=loaded.other_notes() + notes + chunk_note, files=files)
             new = _manifest(manifest, loaded, graph, res, index, n_syn, result, seconds=time.perf_counter() - t0)
             atomic_write_json(tmp / MANIFEST, new)
             if progress:
@@ -387,8 +386,7 @@ def _index(tmp: Path, old: Workspace, graph: KnowledgeGraph, emb: Embedder | Non
     return section, embedded, graph, n_syn
 
 
-#: Texts an add must embed for its own timing to stand as the embedding rate; below it the build keeps the old one.
-MIN_TIMED_TEXTS = 10
+MIN_TIMED_TEXTS = 10  #: texts an add must embed for its timing to stand as the embedding rate (else the old one)
 
 
 def _timing(kind: str, embedded: int, seconds: float, old: Mapping[str, Any] | None) -> IndexBuild:
@@ -432,13 +430,6 @@ def _reused_rows(old: Workspace, kind: ItemKind, texts_of: Callable[[KnowledgeGr
     return VectorIndex.build(len(texts), emb.dim, fill), len(todo)
 
 
-def _load_notes(loaded: LoadedGraph) -> tuple[str, ...]:
-    """What reading the files noticed, less the repeats each file left out: :meth:`InsertResult.summary` says
-    those (the Data page showed the summary and the notes, each sentence twice)."""
-    said = {f.duplicates_text + "." for f in loaded.files if f.duplicates}
-    return tuple(w for w in loaded.warnings if w not in said)
-
-
 def _manifest(manifest: Mapping[str, Any], loaded: LoadedGraph, graph: KnowledgeGraph, res: ExtractionResult,
               index: dict[str, Any] | None, n_syn: int | None, result: InsertResult, *,
               seconds: float) -> dict[str, Any]:
@@ -464,11 +455,10 @@ def _manifest(manifest: Mapping[str, Any], loaded: LoadedGraph, graph: Knowledge
     if res.failed:
         m["warnings"] = [*(m.get("warnings") or []),
                          *(n for n in result.notes if n.startswith("Triple extraction failed"))]
-    # a file every passage of which was left out (repeats) added nothing: the record's sources are what a report
-    # of a run made before names as "documents added"
+    # a file all of whose passages were left out added nothing: reports of older runs name sources as "added"
     gave = {str(f.get("file")) for f in result.files if not f.get("error") and f.get("passages") != 0}
-    record = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-              "sources": {n: f for n, f in added.items() if n in gave},
+    record = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "sources": {n: f for n, f in added.items()
+                                                                                 if n in gave},
               "added": len(result.added), "duplicates": result.n_duplicates, "new_nodes": result.new_nodes,
               "new_edges": result.new_edges, "embedded": dict(result.embedded), "seconds": round(seconds, 3)}
     m["inserts"] = [*(m.get("inserts") or []), record][-KEEP_INSERTS:]

@@ -77,6 +77,12 @@ class LoadedGraph:
     formats: dict[str, str] = field(default_factory=dict)  # path -> detected format
     files: list[FileStatus] = field(default_factory=list)  # in the order the paths were given
 
+    def other_notes(self) -> tuple[str, ...]:
+        """The warnings less the repeats each file left out, which an insert's summary says itself (the Data page
+        showed the summary and the notes, each sentence twice)."""
+        said = {f.duplicates_text + "." for f in self.files if f.duplicates}
+        return tuple(w for w in self.warnings if w not in said)
+
 
 def questions_file_error(path: Path) -> InputFormatError:
     """The refusal of a questions file given as a graph or corpus input, with where it goes instead."""
