@@ -120,8 +120,8 @@ def blank_words(reason: str) -> str:
     for start, words in _BLANK_WORDS:
         if reason.startswith(start):
             return words
-    if reason.startswith(NEEDS_MODEL):  # the folder and command stay in "How to fill these rows", never in a cell
-        return f"needs a trained {'ReG ' if 'train-reg' in reason else ''}model (see below)"
+    if reason.startswith(NEEDS_MODEL):  # the folder and command stay in "How to fill the rows not run", never here
+        return "needs a trained model"
     head = reason.split(":", 1)[0].strip().rstrip(".")
     return head if len(head) <= 32 else head[:31].rstrip() + "…"
 
@@ -192,7 +192,7 @@ def comparison(table_id: str, shown: list[tuple[str, dict[str, Any]]]) -> None:
 
 #: The main column's width at 1440 px (the tables must fit it, no horizontal scrolling), a character's mean width
 #: in the table's font and a cell's padding, in px.
-MAIN_WIDTH, CHAR_PX, PAD_PX = 960, 7.5, 26
+MAIN_WIDTH, CHAR_PX, PAD_PX = 960, 6.6, 26
 #: The narrowest a column other than the row label gets (SG-RAG's Table 2 has ten of them beside the label).
 MIN_PX = 60
 
@@ -229,7 +229,8 @@ ANSWER_NEEDS = ("generated answer", "answer")
 def recorded_rows(table: dict[str, Any] | None) -> dict[str, str]:
     """Our rows of ``table`` whose answer figure scores the recorded runs' own answers (filled by
     :func:`core.eval.recorded_answers.fill_recorded_answers`) → the settings they were recorded at."""
-    return {rec["row"]: str(rec["basis"]) for rec in (table or {}).get("records", ()) if rec.get("basis_why")}
+    return {rec["row"]: str(rec.get("basis_budget") or "its own settings") for rec in (table or {}).get("records", ())
+            if rec.get("basis_why")}
 
 
 def answer_counts(table: dict[str, Any] | None, record: dict[str, Any]) -> dict[str, int]:
@@ -373,7 +374,7 @@ def recordings_note(record: dict[str, Any], table: dict[str, Any] | None = None)
         if filled:
             names = list(filled)  # in the table's order
             text += (f" {md_escape(' and '.join(names) if len(names) < 3 else ', '.join(names))}: the recorded runs' "
-                     f"own answers, made at {md_escape(' / '.join(sorted(set(filled.values()))).replace('recorded, ', ''))}"
+                     f"own answers, made at {md_escape(' / '.join(sorted(set(filled.values()))))}"
                      " (the paper's budget changed their prompt, which was never recorded), marked “recorded” in "
                      "the table.")
     elif table is not None and not any(m.get("needs") in ANSWER_NEEDS for m in table["metrics"]):

@@ -71,7 +71,8 @@ def recorded_cell(method: str, question_ids: Sequence[str], golds: Mapping[str, 
                   runs: Mapping[str, Mapping[str, Any]], metric: str) -> dict[str, Any] | None:
     """The figure of ``metric`` (F1 or EM, in %) over the recorded answers of ``method`` to those of
     ``question_ids`` the recordings hold (in that order): ``{"ours", "low", "high", "n", "basis", "why"}``, or None
-    when fewer than two are held or ``metric`` is none a recorded answer gives."""
+    when fewer than two are held or ``metric`` is none a recorded answer gives. ``basis`` marks the cell
+    "recorded"; ``budget`` is what the recorded runs handed their answer ("5 passages")."""
     from core.eval.stats import bootstrap_interval
     from core.text import answer_scores
 
@@ -84,12 +85,12 @@ def recorded_cell(method: str, question_ids: Sequence[str], golds: Mapping[str, 
         return None
     iv = bootstrap_interval(scores)
     budgets = sorted({_budget_words(r) for _, r in held})
-    basis = f"recorded, {' / '.join(budgets)}"
     why = (f"the recorded answers of `{method}` to {len(held)} of these {len(question_ids)} questions, made at its own "
            f"settings ({', '.join(budgets)} handed to the answer): the paper's budget changes its answer prompt, so "
            "no recorded reply matched the run at that budget, and this figure scores the recorded run's answers "
            "instead; the other questions were never recorded")
-    return {"ours": 100 * iv.mean, "low": 100 * iv.low, "high": 100 * iv.high, "n": iv.n, "basis": basis, "why": why}
+    return {"ours": 100 * iv.mean, "low": 100 * iv.low, "high": 100 * iv.high, "n": iv.n, "basis": "recorded",
+            "budget": " / ".join(budgets), "why": why}
 
 
 def _inside(paper: Any, low: float, high: float) -> bool | None:
@@ -122,6 +123,7 @@ def fill_recorded_answers(record: dict[str, Any], golds: Mapping[str, Sequence[s
                 if got is not None:
                     rec = {**rec, "ours": got["ours"], "low": got["low"], "high": got["high"], "n": got["n"],
                            "n_at_most": False, "basis": got["basis"], "basis_why": got["why"],
+                           "basis_budget": got["budget"],
                            "paper_in_interval": _inside(rec.get("paper"), got["low"], got["high"])}
             recs.append(rec)
         tables.append({**t, "records": recs})
