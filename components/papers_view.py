@@ -9,6 +9,7 @@ comes from a file (workspace names, reasons, settings) is escaped before it is d
 from __future__ import annotations
 
 import dataclasses
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,7 @@ from components.ui import error_text, md_code, md_escape
 from core.errors import Cancelled, EgxError
 from core.eval.paper_compare import OurCell
 from core.eval.paper_model import PAPER_IDS
+from core.eval.recorded_answers import fill_recorded_answers
 from core.eval.reproduce import REPRODUCE_JSON, reproduce_root
 from core.eval.reproduce_record import RETRIEVAL_KEYS, load_reproduction, stored_reproduction
 
@@ -60,14 +62,15 @@ def stored(paper: str, mode: str) -> dict[str, Any] | None:
         return None
     if mode not in modes:
         st.info(f"No stored reproduction with the LLM {md_code(mode)}; re-run it on a workspace below.")
-    return modes.get(mode)
+    rec = modes.get(mode)
+    return fill_recorded_answers(rec) if rec else rec
 
 
 def fresh(act: Active, paper: str, mode: str) -> dict[str, Any] | None:
     """The last re-run of ``paper`` on the active workspace in ``mode`` (what ``reproduce.json`` holds), if any."""
     path = reproduce_root(act.workspace.name) / paper / mode / REPRODUCE_JSON
     try:
-        return load_reproduction(path) if path.exists() else None
+        return fill_recorded_answers(load_reproduction(path)) if path.exists() else None
     except EgxError as exc:
         st.warning(md_escape(error_text(exc)))
         return None
@@ -108,7 +111,6 @@ _BLANK_WORDS = (("not implemented here", "not implemented here"),
                 ("not computed: no judge LLM", "no judge LLM chosen"),
                 ("no LLM-written answer was scored: the recordings hold no run", "no recorded LLM answer"),
                 ("no LLM-written answer was scored", "no LLM-written answer"),
-                ("not run: no trained model", "no trained model"),
                 ("a run of ours has one LLM", "another LLM's row"),
                 ("a rank among the paper's rows", "a rank, not a figure"))
 
@@ -118,15 +120,23 @@ def blank_words(reason: str) -> str:
     for start, words in _BLANK_WORDS:
         if reason.startswith(start):
             return words
+    if reason.startswith(NEEDS_MODEL):  # the folder and command stay in "How to fill the rows not run", never here
+        return "needs a trained model"
     head = reason.split(":", 1)[0].strip().rstrip(".")
     return head if len(head) <= 32 else head[:31].rstrip() + "…"
+
+
+#: How a reason of a row not run for want of a trained model starts (core.eval.reproduce_plan).
+NEEDS_MODEL = "not run: no trained model"
 
 
 def _cell(rec: dict[str, Any], unit: str, mark: Any) -> str:
     if rec["ours"] is None:
         return f"– {blank_words(rec['blank'])} [{mark(rec['blank'])}]"
     text = OurCell(rec["ours"], rec["low"], rec["high"], rec["n"], rec["n_at_most"]).text(unit)
-    return text + (" (passages)" if rec["basis"] else "") + (f" {NOISE_MARK}" if rec.get("paper_in_interval") else "")
+    basis = f" ({rec['basis']})" if rec["basis"] else ""
+    why = f" [{mark(rec['basis_why'])}]" if rec.get("basis_why") else ""  # a figure of the recorded runs says so
+    return text + basis + (f" {NOISE_MARK}" if rec.get("paper_in_interval") else "") + why
 
 
 def comparison(table_id: str, shown: list[tuple[str, dict[str, Any]]]) -> None:
@@ -149,7 +159,8 @@ def comparison(table_id: str, shown: list[tuple[str, dict[str, Any]]]) -> None:
             row = rows.setdefault(rec["row"], {"row": rec["row"], "ours": "—"})
             row[f"{name} · paper"] = rec["paper_printed"]
             row[f"{name} · {label}"] = _cell(rec, units.get(rec["metric_id"], "%"), mark)
-    st.dataframe(pd.DataFrame(list(rows.values())), hide_index=True, width="stretch",
+    frame = pd.DataFrame(list(rows.values()))
+    st.dataframe(frame, hide_index=True, width="stretch", column_config=column_widths(frame),
                  height=35 * (len(rows) + 1) + 3)  # every row of the paper's table at once, no inner scrolling
     headline = gap_headline(table_id)
     if headline:  # right by the table: why ours sits far from the paper's, before any count or footnote
@@ -179,6 +190,27 @@ def comparison(table_id: str, shown: list[tuple[str, dict[str, Any]]]) -> None:
                         + (f" — {md_escape(extra)}" if extra else ""))
 
 
+#: The main column's width at 1440 px (the tables must fit it, no horizontal scrolling), a character's mean width
+#: in the table's font and a cell's padding, in px.
+MAIN_WIDTH, CHAR_PX, PAD_PX = 960, 6.6, 26
+#: The narrowest a column other than the row label gets (SG-RAG's Table 2 has ten of them beside the label).
+MIN_PX = 60
+
+
+def column_widths(frame: pd.DataFrame, total: int = MAIN_WIDTH) -> dict[str, Any]:
+    """Each column's width in px: its longest text (header or cell) in full, the row label always (the reasoner in
+    "ReG@Triple: ReG (Llama3.1-8B)" is what tells rows apart; it was cut at 1440 px); when the whole is wider than
+    ``total``, the other columns give up width, the widest first, so the table fits the main column."""
+    want = {str(c): math.ceil(PAD_PX + CHAR_PX * max([len(str(c))] + [len(str(v)) for v in frame[c]])) for c in frame.columns}
+    room = total - want.get("row", 0)
+    others = [c for c in want if c != "row"]
+    cap = max((want[c] for c in others), default=0)
+    while cap > MIN_PX and sum(min(want[c], cap) for c in others) > room:  # the widest give up width first
+        cap -= 1
+    want.update({c: min(want[c], cap) for c in others})
+    return {c: st.column_config.TextColumn(c, width=w) for c, w in want.items()}
+
+
 def gap_headline(table_id: str) -> str:
     """The one-sentence reason of setting the table's definition gives for our figures sitting far from the paper's
     ("" when it gives none, or the table is not one this build defines)."""
@@ -190,15 +222,27 @@ def gap_headline(table_id: str) -> str:
         return ""
 
 
+#: What a metric scores when it scores an answer (a table of rankings has no LLM-written answer to count).
+ANSWER_NEEDS = ("generated answer", "answer")
+
+
+def recorded_rows(table: dict[str, Any] | None) -> dict[str, str]:
+    """Our rows of ``table`` whose answer figure scores the recorded runs' own answers (filled by
+    :func:`core.eval.recorded_answers.fill_recorded_answers`) → the settings they were recorded at."""
+    return {rec["row"]: str(rec.get("basis_budget") or "its own settings") for rec in (table or {}).get("records", ())
+            if rec.get("basis_why")}
+
+
 def answer_counts(table: dict[str, Any] | None, record: dict[str, Any]) -> dict[str, int]:
     """Each of our rows of ``table`` → how many of the questions run it has an LLM-written answer for: the n of its
     answer figure (a blank "no recorded LLM answer" counts 0); {} when the table has no answer figure of ours."""
     if table is None:
         return {}
     names = {r["row"]: r["method"] for r in table["rows"]}
+    answer = {m["id"] for m in table["metrics"] if m.get("needs") in ANSWER_NEEDS}
     counts: dict[str, int] = {}
-    for rec in table["records"]:  # the first metric of each row that is ours: the table's answer metric
-        if not names.get(rec["row"]) or rec["row"] in counts:
+    for rec in table["records"]:  # the first answer metric of each row that is ours (a ranking counts none)
+        if not names.get(rec["row"]) or rec["row"] in counts or rec["metric_id"] not in answer:
             continue
         if rec["ours"] is not None and rec["n"] is not None:
             counts[rec["row"]] = int(rec["n"])
@@ -218,19 +262,16 @@ RECORDED_TITLE = "Recorded LLM, in part."
 def answers_line(table: dict[str, Any] | None, record: dict[str, Any]) -> str:
     """How many of the questions run each of our rows has an LLM-written answer for (:func:`answer_counts`), said
     under the table; "" when every row has one for every question, or none does (then the note on a table of blanks
-    says why). With the recorded LLM it says what such an answer is, in the words of :func:`recordings_note` (a line
-    "LLM-written answers … BubbleRAG 20" over a notice "no question's run matches a recorded one, for bubblerag 100
-    of 100" read as a contradiction)."""
+    says why). With the recorded LLM it points to :func:`recordings_note`, which says where those answers come
+    from."""
     of = record["questions"]["n"]
     counts = answer_counts(table, record)
     if not counts or all(n >= of for n in counts.values()) or not any(counts.values()):
         return ""
-    why = (" An answer is LLM-written where the recordings hold a reply to its exact answer prompt; the rest of "
-           f"that question's run need not match a recorded one (see “{RECORDED_TITLE.rstrip('.')}” below)."
-           if record.get("recordings") else "")
-    return (f"LLM-written answers, of the {of} questions run: {_counts_words(counts)}.{why} Every other answer is "
-            f"the extractive fallback (no LLM wrote it), which the answer columns do not score: that is why n is "
-            f"below {of} and why a row with 0 is blank.")
+    why = f" Where they come from: “{RECORDED_TITLE.rstrip('.')}” below." if record.get("recordings") else ""
+    return (f"LLM-written answers, of the {of} questions run: {_counts_words(counts)}. Every other answer is the "
+            f"extractive fallback (no LLM wrote it), which the answer columns do not score: that is why n is below "
+            f"{of} and why a row with 0 is blank.{why}")
 
 
 def pairs(table_id: str, shown: list[tuple[str, dict[str, Any]]]) -> None:
@@ -272,8 +313,11 @@ def facts(label: str, record: dict[str, Any], table: dict[str, Any] | None = Non
                f"({md_escape(b['limits'])}) · {q['n']} of {q['of']} questions · made {md_escape(record['date'])}; "
                f"its question × method pairs took {sum(r.get('compute_s') or 0 for r in record['runs']):,.0f} s"
                + (f" · {md_escape(q['note'])}" if q.get("note") else ""))
-    for x in record.get("not_run", ()):
-        st.caption(f"{md_code(x['method'])} ({md_escape(x['run'])}): {md_escape(x['why'])}")
+    missing = record.get("not_run") or ()
+    if missing:  # the folders and commands of the engineer who fills these rows, folded (the cells say it short)
+        with st.expander(f"How to fill the rows not run ({md_escape(label)})", expanded=False):
+            st.markdown("\n".join(f"- {md_code(x['method'])} ({md_escape(x['run'])}): {md_escape(x['why'])}"
+                                   for x in missing))
     rec = record.get("recordings")
     if rec:  # one statement: which questions the recordings hold, and which of these runs matched a recorded run
         st.warning(recordings_note(record, table), icon=":material/report:")
@@ -292,14 +336,17 @@ def _grouped(per_method: dict[str, str]) -> str:
 
 
 def recordings_note(record: dict[str, Any], table: dict[str, Any] | None = None) -> str:
-    """What a reproduction with the recorded LLM says once about the recordings: how many of its questions they
-    hold per method (recorded at any setting); for how many no recorded run matched this paper's settings, where
-    an LLM stage then replayed a recorded reply only for a prompt recorded word for word, else took its fallback;
-    and so how many answers an LLM wrote (``table``'s :func:`answer_counts`, the figure under the table). Three
-    separate statements, "20 of 100 recorded", "BubbleRAG 20" and "bubblerag 100 of 100 have no recorded run",
-    read as a contradiction."""
+    """What a reproduction with the recorded LLM says once about the recordings, in the order a lecturer reads it:
+    which questions they hold (recorded at each method's own settings); whether this paper's settings let a run
+    here be a recorded run (mostly not: the budget changes the prompts, and an LLM step then reused a reply only
+    for a prompt recorded word for word, else took its fallback); and which answers an LLM wrote (``table``'s
+    :func:`answer_counts`, the n of each answer figure, some scored from the recorded runs themselves), or that
+    the table scores rankings, where no answer enters. It said "20 of 100 recorded", "no run matches: 100 of 100"
+    and "an LLM wrote the answer for … 100 of the 100 questions" of a table of rankings, which contradicted itself."""
     rec = record["recordings"]["methods"]
-    held = _grouped({m: f"{c['recorded']} of {c['of']}" for m, c in rec.items()})
+    n = record["questions"]["n"]
+    held = _grouped({m: f"{c['recorded']} of these {c['of']} questions" for m, c in rec.items()})
+    text = f"**{RECORDED_TITLE}** The shipped recordings hold real LLM runs of {held}, each at the method's own settings."
     unmatched: dict[str, str] = {}
     partial: dict[str, str] = {}
     for name, m in record["methods"].items():
@@ -309,20 +356,29 @@ def recordings_note(record: dict[str, Any], table: dict[str, Any] | None = None)
         if rp.get("partial"):
             partial[name] = f"{len(rp['partial'])} of {rp.get('replayed', m.get('n'))}"
     b = record.get("budget") or {}
-    text = (f"**{RECORDED_TITLE}** Of the questions run, the shipped recordings hold {held} (each recorded at "
-            "whatever settings it was run with).")
     if unmatched or partial:
-        text += (f" With this paper's settings (budget {md_code(str(b.get('name', '?')))}, "
-                 f"{md_escape(str(b.get('limits', '')))}) no question's run as a whole matches a recorded one: "
-                 + "; only partly: ".join(x for x in (_grouped(unmatched), _grouped(partial)) if x)
-                 + ". Each LLM stage replayed a recorded reply only where its exact prompt was recorded, and "
-                 "otherwise took its fallback.")
+        every = not partial and all(len((m.get("replay") or {}).get("unmatched") or ()) == int(m.get("n") or -1)
+                                    for m in record["methods"].values())
+        which = ("none of these runs is a recorded run" if every else
+                 "these runs are not the recorded ones: "
+                 + "; only partly: ".join(x for x in (_grouped(unmatched), _grouped(partial)) if x))
+        text += (f" This paper's settings (budget {md_code(str(b.get('name', '?')))}, "
+                 f"{md_escape(str(b.get('limits', '')))}) change the prompts, so {which}: a step that asks the LLM "
+                 "reused a recorded reply only where its exact prompt was recorded, and otherwise took its fallback "
+                 "(no LLM ran).")
     counts = answer_counts(table, record)
+    filled = recorded_rows(table)
     if counts:
-        text += (f" So an LLM wrote the answer for {_counts_words(counts)} of the {record['questions']['n']} "
-                 "questions (the n of each answer figure); every other answer is the extractive fallback.")
-    if unmatched or partial:
-        text += " These figures are not the recorded runs'."
+        text += (f" LLM-written answers scored in this table, of the {n} questions: {_counts_words(counts)} (the n of "
+                 "each answer figure); every other answer is the extractive fallback, not scored.")
+        if filled:
+            names = list(filled)  # in the table's order
+            text += (f" {md_escape(' and '.join(names) if len(names) < 3 else ', '.join(names))}: the recorded runs' "
+                     f"own answers, made at {md_escape(' / '.join(sorted(set(filled.values()))))}"
+                     " (the paper's budget changed their prompt, which was never recorded), marked “recorded” in "
+                     "the table.")
+    elif table is not None and not any(m.get("needs") in ANSWER_NEEDS for m in table["metrics"]):
+        text += " This table scores rankings, not answers: no LLM-written answer enters it."
     return text
 
 
