@@ -375,7 +375,7 @@ def recordings_note(record: dict[str, Any], table: dict[str, Any] | None = None)
             names = list(filled)  # in the table's order
             text += (f" {md_escape(' and '.join(names) if len(names) < 3 else ', '.join(names))}: the recorded runs' "
                      f"own answers, made at {md_escape(' / '.join(sorted(set(filled.values()))))}"
-                     " (the paper's budget changed their prompt, which was never recorded), marked “recorded” in "
+                     " (the paper's budget changed their prompt, which was never recorded), marked “recorded at …” in "
                      "the table.")
     elif table is not None and not any(m.get("needs") in ANSWER_NEEDS for m in table["metrics"]):
         text += " This table scores rankings, not answers: no LLM-written answer enters it."

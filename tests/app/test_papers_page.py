@@ -198,7 +198,7 @@ def test_naive_rag_and_hipporag2_show_their_recorded_answers_beside_bubblerag(ho
     assert re.match(r"49\.2 \[\d+\.\d, \d+\.\d\] n=20\b", bubble), bubble
     for row in ("Naive RAG", "HippoRAG2"):
         cell = table.loc[row, col]
-        assert re.match(r"\d+\.\d \[\d+\.\d, \d+\.\d\] n=20 \(recorded\)( ≈)? \[\d+\]", cell), cell
+        assert re.match(r"\d+\.\d \[\d+\.\d, \d+\.\d\] n=20 \(recorded at 5 passages\)( ≈)? \[\d+\]", cell), cell
     assert table.loc["Naive RAG", col].startswith("26.5 ")
     note = next(plain(w.value) for w in at.warning if "Recorded LLM, in part." in plain(w.value))
     assert "of the 100 questions: Naive RAG 20, HippoRAG2 20, BubbleRAG 20 (the n of each answer figure)" in note, note

@@ -23,7 +23,7 @@ def test_naive_rag_and_hipporag2_get_the_recorded_runs_f1_with_bubblerags_n():
     for row in ("Naive RAG", "HippoRAG2"):
         cell = _f1(filled, row)
         assert cell["n"] == _f1(filled, "BubbleRAG")["n"] == 20
-        assert cell["low"] <= cell["ours"] <= cell["high"] and (cell["basis"], cell["basis_budget"]) == ("recorded", "5 passages")
+        assert cell["low"] <= cell["ours"] <= cell["high"] and (cell["basis"], cell["basis_budget"]) == ("recorded at 5 passages", "5 passages")
         assert "5 passages handed to the answer" in cell["basis_why"]
     assert round(_f1(filled, "Naive RAG")["ours"], 1) == 26.5
     assert _f1(filled, "BubbleRAG") == _f1(rec, "BubbleRAG")  # a figure of the run stays as it was
