@@ -159,7 +159,7 @@ def comparison(table_id: str, shown: list[tuple[str, dict[str, Any]]]) -> None:
             row = rows.setdefault(rec["row"], {"row": rec["row"], "ours": "—"})
             row[f"{name} · paper"] = rec["paper_printed"]
             row[f"{name} · {label}"] = _cell(rec, units.get(rec["metric_id"], "%"), mark)
-    frame = pd.DataFrame(list(rows.values()))
+    frame = shown_metrics(table_id, [m["name"] for m in first["metrics"]], pd.DataFrame(list(rows.values())))
     st.dataframe(frame, hide_index=True, width="stretch", column_config=column_widths(frame),
                  height=35 * (len(rows) + 1) + 3)  # every row of the paper's table at once, no inner scrolling
     headline = gap_headline(table_id)
@@ -197,11 +197,40 @@ MAIN_WIDTH, CHAR_PX, PAD_PX = 960, 6.6, 26
 MIN_PX = 60
 
 
+def _wanted(frame: pd.DataFrame) -> dict[str, int]:
+    """Each column's width in px for its longest text (header or cell) whole."""
+    return {str(c): math.ceil(PAD_PX + CHAR_PX * max([len(str(c))] + [len(str(v)) for v in frame[c]]))
+            for c in frame.columns}
+
+
+def shown_metrics(table_id: str, names: list[str], frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the columns of the metrics shown: every metric when all fit the main column whole, else those
+    picked above the table (by default as many as fit, in the paper's order). SG-RAG's Table 2 has five metrics, ten
+    figure columns beside the row label: squeezed into 960 px each got 77 px and every "12.0 [6.0, 19.0] n=100"
+    was cut."""
+    want = _wanted(frame)
+    cols = {n: [c for c in frame.columns if str(c).startswith(f"{n} · ")] for n in names}
+    used, fit = sum(w for c, w in want.items() if not any(c in cs for cs in cols.values())), []
+    for n in names:
+        if fit and used + sum(want[c] for c in cols[n]) > MAIN_WIDTH:
+            break
+        fit.append(n)
+        used += sum(want[c] for c in cols[n])
+    if len(fit) == len(names):
+        return frame
+    picked = st.pills(f"Metrics shown ({len(fit)} of {len(names)} fit the page at once)", names, default=fit,
+                      selection_mode="multi", key=S.sub(S.PAPERS_METRICS, table_id),
+                      help="The paper's table has more columns than fit the page with every figure whole: pick the "
+                           "metrics to show (more than fit narrows every column).") or fit[:1]
+    return frame[[c for c in frame.columns if not any(c in cs for cs in cols.values()) or
+                  any(c in cols[n] for n in picked)]]
+
+
 def column_widths(frame: pd.DataFrame, total: int = MAIN_WIDTH) -> dict[str, Any]:
     """Each column's width in px: its longest text (header or cell) in full, the row label always (the reasoner in
     "ReG@Triple: ReG (Llama3.1-8B)" is what tells rows apart; it was cut at 1440 px); when the whole is wider than
     ``total``, the other columns give up width, the widest first, so the table fits the main column."""
-    want = {str(c): math.ceil(PAD_PX + CHAR_PX * max([len(str(c))] + [len(str(v)) for v in frame[c]])) for c in frame.columns}
+    want = _wanted(frame)
     room = total - want.get("row", 0)
     others = [c for c in want if c != "row"]
     cap = max((want[c] for c in others), default=0)

@@ -222,6 +222,7 @@ BENCH_KEEP_TRAINED = "egx.bench.keep_trained"  #: keep the questions a benchmark
 # ---------------------------------------------------------------- Papers page (components/papers_view.py)
 PAPERS_PAPER = "egx.papers.paper"  #: the paper shown (an egx reproduce --paper id)
 PAPERS_TABLE = "egx.papers.table"  #: its table shown, when it has several ("SG-RAG Table 5")
+PAPERS_METRICS = "egx.papers.metrics"  #: the metrics a table too wide for the page shows: sub(PAPERS_METRICS, table)
 PAPERS_MODE = "egx.papers.mode"  #: the LLM mode of the figures shown ("none" or "recorded")
 PAPERS_LIMIT = "egx.papers.limit"  #: the questions a re-run on the active workspace takes
 PAPERS_RUN = "egx.papers.run"  #: the "Re-run on this workspace" button

@@ -261,3 +261,13 @@ def test_the_row_labels_show_whole_and_the_table_fits_the_main_column(home):
         rows = [str(r) for r in df.value["row"]]
         assert widths["row"] >= PAD_PX + CHAR_PX * max(map(len, rows)), (paper, widths)
         assert sum(widths.values()) <= MAIN_WIDTH, (paper, widths)
+        # ... with every figure whole: a table too wide (SG-RAG's five metrics, each "12.0 [6.0, 19.0] n=100" cut at
+        # 77 px) shows the metrics that fit, the others a pick away
+        for col in df.value.columns:
+            longest = max(len(str(col)), *(len(str(v)) for v in df.value[col]))
+            assert widths[col] >= PAD_PX + CHAR_PX * longest - 1, (paper, col, widths[col])
+    at.selectbox(key=S.widget_key(S.PAPERS_PAPER)).set_value("sgrag").run()
+    pick = next(w for w in at.get("button_group") if str(w.key).startswith(S.PAPERS_METRICS))
+    assert 1 <= len(pick.value) < len(pick.options) == 5, (pick.value, pick.options)
+    pick.set_value(list(pick.options[-2:])).run()  # the others, a pick away
+    assert {str(c).split(" · ")[0] for c in at.dataframe[0].value.columns} - {"row", "ours"} == set(pick.options[-2:])
