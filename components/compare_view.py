@@ -178,7 +178,9 @@ def answer_markdown(answer: str) -> str:
 def summary_columns() -> dict[str, Any]:
     """Column configs of both tables: every column has a width in pixels (:data:`_WIDTHS`), the method pinned."""
     out: dict[str, Any] = {c: st.column_config.NumberColumn(c, width=w) for c, w in _WIDTHS.items()}
-    out["method"] = st.column_config.TextColumn("method", width=_WIDTHS["method"], pinned=True)
+    out["method"] = st.column_config.TextColumn(
+        "method", width=_WIDTHS["method"], pinned=True, help="The registry's names; the lessons and the papers call "
+        "them " + ", ".join(f"{m} = {tour.display_name(m)}" for m in method_names() if tour.display_name(m) != m))
     out["verdict"] = st.column_config.TextColumn("verdict", width=_WIDTHS["verdict"], pinned=True)
     out["answer match"] = st.column_config.TextColumn("answer match", width=_WIDTHS["answer match"])
     out["ctx chunks"] = st.column_config.NumberColumn(
