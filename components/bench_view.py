@@ -91,6 +91,12 @@ def _columns(df: pd.DataFrame, cols: list[str]) -> dict[str, Any]:
     return cfg
 
 
+#: What R@k is (:func:`core.eval.metrics.recall_at_k`): an audit read R@2 75.0 above R@5 63.9 as a bug.
+RECALL_NOTE = ("R@k is capped recall (BEIR; FastInsight §4.3.1): the gold passages in the top k over min(k, the "
+               "question's gold passages), so a question with 4 gold passages and gold at ranks 1 and 2 scores R@2 "
+               "100 but R@5 50 — R@k can fall as k grows.")
+
+
 def metric_table(summary: Mapping[str, Any]) -> pd.DataFrame:
     """The retrieval metrics and EM / F1 of every method, each with its interval, and what the brackets are: three
     tables that each fit the page (retrieval; the evidence handed to the answer and the answers; cost and context
@@ -110,7 +116,7 @@ def metric_table(summary: Mapping[str, Any]) -> pd.DataFrame:
         st.dataframe(df[["method", *cols]], hide_index=True, width="content", placeholder="",  # a missing figure: blank
                      column_config=_columns(df, cols))
         if not i:
-            st.caption(md_escape(intervals_note(summary)))
+            st.caption(md_escape(intervals_note(summary)) + " " + RECALL_NOTE)
     rest = [c for c in df.columns if c != "method" and not any(c in w for _, w in groups)]
     if rest:  # a figure no group names (a metric added since): shown, never dropped
         st.dataframe(df[["method", *rest]], hide_index=True, width="content", placeholder="")

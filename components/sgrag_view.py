@@ -15,7 +15,9 @@ from components import charts, colors, graph_view, resources, runs, train_view
 from components import state as S
 from components.answer_view import (
     answer_note,
+    gold_answer,
     not_recorded_notice,
+    question_answers,
     recorded_first,
     replay_banner,
     unrecorded_workspace,
@@ -334,6 +336,9 @@ def answer_panel(act: Active, result: Any) -> None:
     replay_banner(result, said=said)  # a partial replay says so before the answer
     st.success(f"**{md_escape(ans.text)}** — from {by}")
     answer_note(result, said=said)  # heuristic (no LLM) or generated, and what none mode could not express
+    # the question's gold answer with EM / F1, as on Ask: an audit followed a question here and presented a wrong
+    # answer as SG-RAG's result, nothing on the page saying it was wrong
+    gold_answer(ans.text, question_answers(workspace_questions(act, warn=False), result.query))
     others = unk_bindings(result.query_graph, act.graph, result.assembly.subgraphs)[1:10]
     if others:  # each subgraph's values, named by their UNK: a flat list of pairs read as one list of answers
         st.caption("Other UNK bindings, by subgraph rank: " + "; ".join(md_escape(x) for x in others))

@@ -230,7 +230,8 @@ STEPS: tuple[TourStep, ...] = (
              "(under **Why the wrong answers are wrong**).",
              lesson=True,
              brief="Which methods found both gold passages (Lothair II, his mother)? Where both were found and the "
-                   "answer is wrong, the lesson at the top says where each wrong date came from."),
+                   "answer is wrong, the lesson at the top says where each wrong date came from (open **Why the "
+                   "wrong answers are wrong**)."),
     TourStep("pages/compare.py", JUDITH, "§4 (baselines)",
              "A third question of the demo through every method, with the same recorded 1.5B model: see what "
              "differs, now that its answers are right, from the two questions before.",
@@ -540,8 +541,9 @@ def bar(page: str) -> None:
                       kwargs={"home": True}, type="primary", width="stretch")
         else:
             c2.button(next_label(t.step), icon=":material/arrow_forward:", key=S.sub(S.TOUR, "next"),
-                      on_click=goto, args=(t.step + 1,), type="primary", width="stretch",
-                      help=f"Step {t.step + 2} of {n}: {step_label(t.step + 1)}")
+                      on_click=goto, args=(t.step + 1,), type="primary", width="stretch")
+            # no tooltip: the pointer stays on Next after a click, and its "Step 4 of 14: …" sat over the next
+            # page's title on the projector (an audit); the label names the page
         with c3.popover("More", icon=":material/menu_book:", width="stretch"):
             p = get_paper(step.paper)
             st.markdown(f"**What this stage does** ({md_escape(step.section)}): {md_escape(step.what)}")

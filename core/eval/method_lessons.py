@@ -58,6 +58,10 @@ def granker_lines(rows: Sequence[tuple[str, int, int, bool]], alpha: float, *, t
     names = ", ".join(f"{t}{' ✓' if g else ''} (plain {p})" for t, p, _k, g in top3)
     gold_top = sum(r[3] for r in top3)
     out.append(f"GRanker's top 3 instead: {names}" + (": no gold among them." if not gold_top else "."))
+    if unit == "node":  # an audit saw Compare's R@5 = 100 for FastInsight beside "no gold among them" here
+        out.append("Compare's R@5 counts passages, not nodes: the ranked nodes' passages, repeats dropped, so its top 5 "
+                   "passages can come from the top 10 nodes or more, and hold every gold passage while no gold node "
+                   "is in the top 3.")
     out.append("Why smoothing can do this: GRanker scores each candidate from its own reranker features mixed with "
                "those of its retrieved neighbours, H′ = (1−α)·H + α·P·H (FastInsight §3.3, Algorithm 2), so a "
                f"{unit} whose neighbours score high rises with them (a cluster of one other topic lifts itself), and "

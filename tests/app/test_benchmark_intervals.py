@@ -44,6 +44,8 @@ def test_intervals_and_which_differences_are_real(home):
     table = at.dataframe[0].value.set_index("method")
     assert table.loc["dense", "R@5"].startswith("50.0 [") and table.loc["ppr", "R@5"].startswith("75.0 [")
     assert any("95 % bootstrap interval of each mean" in c.value and f"{N} questions" in c.value for c in at.caption)
+    # what R@k is, by the table: capped recall can fall as k grows (an audit read R@2 > R@5 as a bug)
+    assert any("R@k is capped recall" in c.value and "can fall as k grows" in c.value for c in at.caption)
     # the panel starts on the two best by R@5, and says the gap is real
     assert at.selectbox(key=S.BENCH_PAIR_A).value == "ppr" and at.selectbox(key=S.BENCH_PAIR_B).value in (
         "dense", "bubblerag")

@@ -39,6 +39,12 @@ def test_page_matches_the_demo_question(home: Path) -> None:
     assert "UNK" in frames[0].proto.srcdoc and "The Matrix" in frames[2].proto.srcdoc
     assert at.selectbox(key=PICK).value == 0
     assert any("d_q = **2**" in m.value for m in at.markdown)
+    # the demo question's gold answer under the answer, with EM / F1, as on Ask (an audit presented a wrong SG-RAG
+    # answer with nothing on the page saying so)
+    assert not any(m.value.startswith("Gold answer:") for m in at.markdown)  # an example without one
+    keanu = next(q for q in at.selectbox(key=QUESTION).options if str(q).startswith("Who played the main villain"))
+    at.selectbox(key=QUESTION).set_value(keanu).run()
+    assert any(m.value.startswith("Gold answer: **Hugo Weaving**") and " · EM " in m.value for m in at.markdown)
 
 
 def test_out_of_range_l_shows_the_rule(home: Path) -> None:

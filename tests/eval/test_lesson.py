@@ -193,7 +193,10 @@ def test_granker_lines_say_where_each_gold_node_went_and_what_rose_instead() -> 
 
     rows = [("A", 1, 1, False), ("B", 2, 2, False), ("C", 4, 3, False), ("Hugo", 6, 21, True),
             ("Laurence", 7, 12, True), ("Matrix", 8, 9, True), ("Far", 30, 31, True)]
-    first, top3, why = granker_lines(rows, 0.2)
+    first, top3, passages, why = granker_lines(rows, 0.2)
+    # on KG nodes, why Compare's passage-level R@5 can be 100 beside "no gold among them" (an audit saw both)
+    assert passages.startswith("Compare's R@5 counts passages, not nodes")
+    assert len(granker_lines(rows, 0.2, unit="passage")) == 3  # on passages the two count the same thing
     assert first.startswith("GRanker (α = 0.2) moved the gold nodes down on this question: ")
     assert "Hugo 6 → not in the top 10 (rank 21)" in first and "Laurence 7 → not in the top 10 (rank 12)" in first
     assert "Matrix 8 → 9" in first and "1 more gold node rank" in first and "Far" not in first
