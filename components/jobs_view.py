@@ -159,10 +159,10 @@ def status_line(s: JobStatus, *, brief: bool = False) -> str:
     if calls:
         tokens = int(s.get("prompt_tokens", 0) or 0) + int(s.get("completion_tokens", 0) or 0)  # type: ignore[call-overload]
         parts.append(f"{calls} LLM request{'s' if calls != 1 else ''}, {tokens:,} tokens")
-    if not (brief and s.running and s.eta is not None):
+    if not (brief and s.running and s.eta is not None and s.eta >= 1):
         parts.append(f"{format_seconds(s.elapsed)} elapsed" if s.running else
                      "took under a second" if s.elapsed < 1 else f"took {format_seconds(s.elapsed)}")
-    if s.running and s.eta is not None:
+    if s.running and s.eta is not None and s.eta >= 1:  # not "about 0 s left" while a job writes its results
         parts.append(f"about {format_seconds(s.eta)} left")
     if s.running and s.cancel_requested:
         parts.append("stopping…")

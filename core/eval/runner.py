@@ -293,6 +293,9 @@ def _run_locked(plan: BenchPlan, out: Path, warnings: list[str], held: list[Any]
     if not fresh:
         atomic_write_text(run_path, run_json)
     ran, skipped = _run_pairs(plan, out, selected, done, left.trained_on, progress)
+    if progress:  # the judge, the intervals and the diagnosis take seconds more: say so, not "about 0 s left"
+        n = len(selected) * len(methods)
+        progress(n, n, "every pair answered · writing the report (judge, intervals, diagnosis)")
     records, _ = read_records(path)
     wanted = {(q.id, m) for q in selected for m in methods}
     mine = dedupe([r for r in records if (str(r["question_id"]), str(r["method"])) in wanted])

@@ -41,8 +41,9 @@ def test_runner_outputs_on_demo(demo, tmp_path):
     qs = load_questions(ws)
     seen = []
     rep = run_benchmark(ws, qs, ["dense", "bubblerag"], b, out_dir=tmp_path / "out", limit=2,
-                        progress=lambda d, t, m: seen.append((d, t)))
-    assert rep.ran == 4 and rep.skipped == 0 and seen[-1] == (4, 4)
+                        progress=lambda d, t, m: seen.append((d, t, m)))
+    assert rep.ran == 4 and rep.skipped == 0 and seen[-1][:2] == (4, 4)
+    assert "writing the report" in seen[-1][2]  # at 100 % the page says what it still does, not "about 0 s left"
     recs, torn = read_records(tmp_path / "out" / RESULTS)
     assert len(recs) == 4 and torn == 0
     r = recs[0]
