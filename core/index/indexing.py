@@ -66,7 +66,7 @@ def embed_pages(texts: TextPages, embedder: Embedder, progress: Progress | None,
         raise WorkspaceError(f"Embedding {label}: the store gave {start} texts where {n} were expected; the graph "
                              "store changed while it was read. Run again.")
     if progress:
-        progress(f"Embedded {n} {label}", 1.0)
+        progress(f"Embedded {n:,} {label}", 1.0)
 
 
 def embed_into(items: list[str], embedder: Embedder, progress: Progress | None, label: str,

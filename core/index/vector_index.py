@@ -50,7 +50,7 @@ def embed_texts(texts: Sequence[str], embedder: Embedder, *, batch_size: int = 2
         out[sel] = embedder.embed([texts[i] for i in sel])
         done += sum(weight[start:start + batch_size])
     if progress:
-        progress(f"Embedded {n} {label}", 1.0)
+        progress(f"Embedded {n:,} {label}", 1.0)
     return out
 
 

@@ -339,7 +339,7 @@ class Workspace:
         return bool(meta == _vectors_meta(texts, embedder, texts_key) and (self.index_dir / "extra" / f"{name}.faiss").exists())
 
     def text_vectors(self, name: str, texts: Sequence[str] | TextPages, embedder: Embedder, *,
-                     progress: Progress | None = None, texts_key: str | None = None) -> CachedVectors:
+                     progress: Progress | None = None, texts_key: str | None = None, label: str = "") -> CachedVectors:
         """Vectors of a method's own ``texts`` (not one of the three index kinds), embedded once per
         (workspace, embedder, texts) and kept in ``<index dir>/extra/<name>.faiss`` beside the index.
 
@@ -351,7 +351,7 @@ class Workspace:
         ``texts_key`` names the texts instead of their hash when the caller can (e.g. the graph's
         content hash and the text recipe): then ``texts`` is read only to embed, and may be
         :class:`TextPages` read page by page from a graph store (whose graph may be larger than this
-        process can hold), so a cache hit reads no text at all.
+        process can hold), so a cache hit reads no text at all. ``label`` names the texts in progress lines.
 
         Raises
         ------
@@ -381,14 +381,14 @@ class Workspace:
             folder.mkdir(parents=True, exist_ok=True)
             hashes, reused = None, 0
             if isinstance(texts, TextPages):
-                fill = partial(embed_pages, texts, embedder, progress, name)
+                fill = partial(embed_pages, texts, embedder, progress, label or name)
             else:
                 items = list(texts)
                 hashes = row_hashes(items)
                 # rows whose text did not change keep their vector; a damaged cache is embedded whole
                 plan = reuse_plan(path, hashes, embedder.dim) if not note else no_reuse(len(items))
                 reused = plan.reused
-                fill = partial(_fill_reusing, plan, items, embedder, progress, name)
+                fill = partial(_fill_reusing, plan, items, embedder, progress, label or name)
             rows_path(path).unlink(missing_ok=True)  # a rows file present always describes the vectors beside it
             index = VectorIndex.build(len(texts), embedder.dim, fill)
             index.save(path)

@@ -196,7 +196,8 @@ def kg_node_vectors(workspace: Workspace, embedder: Embedder, *, max_chars: int 
     """
     return workspace.text_vectors(node_vectors_name(max_chars), node_texts(question_graph(workspace),
                                                                            max_chars=max_chars),
-                                  embedder, progress=progress, texts_key=node_texts_key(workspace, max_chars))
+                                  embedder, progress=progress, texts_key=node_texts_key(workspace, max_chars),
+                                  label="KG node texts")  # said in progress lines, not the file's name
 
 
 
