@@ -8,6 +8,7 @@ one run. A group keeps one colour (:func:`group_color`) on every page.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -168,9 +169,16 @@ def highlighted_question(query: str, groups: Sequence[AnchorGroup]) -> str:
     low = query.lower()
     for g in groups:
         term = g.concept.lower().strip()
-        i = low.find(term) if term else -1
-        if i >= 0 and all(i >= e or i + len(term) <= s for s, e, _ in spans):
-            spans.append((i, i + len(term), g.gid))
+        if not term:
+            continue
+        # a whole-word match first; else the whole word the concept sits in ("author" in "authored" marks
+        # "authored": an audit saw half a word highlighted)
+        m = re.search(rf"(?<!\w){re.escape(term)}(?!\w)", low) or re.search(rf"\w*{re.escape(term)}\w*", low)
+        if m is None:
+            continue
+        i, j = m.span()
+        if all(i >= e or j <= s for s, e, _ in spans):
+            spans.append((i, j, g.gid))
     out, pos = [], 0
     for s, e, gid in sorted(spans):
         out.append(html.escape(query[pos:s]))

@@ -268,3 +268,20 @@ def test_a_collision_frame_names_the_intra_group_cegs_next_collision_passed() ->
     assert line.startswith("On the way here: 4 intra-group CEGs (#0–#3)") and "Next collision" in line
     assert passed_intra_line(cegs, frames, 12) == ""  # nothing between the two collisions
     assert passed_intra_line(cegs, frames, 3) == ""  # an intra-group frame itself shows its own CEG
+
+
+def test_the_question_highlights_whole_words() -> None:
+    """A group's concept is highlighted as the whole word it sits in ("author" in "authored" marked half a word, an
+    audit), a whole-word match first; each span escaped."""
+    from types import SimpleNamespace
+
+    from components.bubblerag.shared import highlighted_question
+
+    groups = [SimpleNamespace(concept=c, gid=i) for i, c in enumerate(("author", "Nobel Prize", "paper", "absent"))]
+    got = highlighted_question("Find <papers> authored by the 1921 Nobel Prize winner, a paper-writer", groups)
+    marked = re.findall(r"<span [^>]*>([^<]*)</span>", got)
+    # "paper" as a word (in "paper-writer") before the word "papers" it is part of; "absent" nowhere
+    assert marked == ["authored", "Nobel Prize", "paper"], marked
+    assert "&lt;papers&gt;" in got and "<papers>" not in got
+    only = highlighted_question("Find papers", [SimpleNamespace(concept="paper", gid=0)])
+    assert re.findall(r"<span [^>]*>([^<]*)</span>", only) == ["papers"]
