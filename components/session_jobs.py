@@ -33,6 +33,14 @@ def start(state_key: str, key: str, title: str, work: Callable[[Job], Any], *, o
     return True
 
 
+def running(state_key: str) -> str | None:
+    """The key of this session's job under ``state_key`` while it runs (a second click on its button is told so,
+    never a duplicate job), else None."""
+    key = st.session_state.get(state_key)
+    job = jobs_view.jobs().get(key) if key else None
+    return str(key) if job is not None and job.status().running else None
+
+
 def finished(state_key: str) -> Job | None:
     """This session's job under ``state_key`` once it has ended (and forgotten, so its outcome shows once);
     None while it runs (then it is shown live) or when there is none."""
