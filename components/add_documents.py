@@ -118,12 +118,14 @@ def create_add_documents_ui(act: Active) -> None:
         finally:
             drop_uploads()
 
+    st.session_state[S.DATA_ADD_SENT] = sent  # before the rerun that shows the running job
     started = session_jobs.start(S.DATA_ADD_JOB, f"insert:{ws.path}", f"Adding documents to “{ws.title}”", work,
-                                 on_busy=drop_uploads)  # one insert into a workspace at a time
+                                 on_busy=drop_uploads, wait=1.5, rerun=True)  # one insert into a workspace at a time
     adding.empty()
     if started:
-        st.session_state[S.DATA_ADD_SENT] = sent
         show_add_job()
+    else:
+        st.session_state.pop(S.DATA_ADD_SENT, None)
 
 
 def show_add_job() -> None:

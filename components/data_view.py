@@ -222,7 +222,7 @@ def create_stats_ui(act: Active, g: KnowledgeGraph) -> None:
         for w in ws.warnings:
             st.warning(md_escape(public_text(w)))
     sources = ws.meta.sources
-    if sources and not ws.meta.files:  # the files table below says more (passages per file)
+    if sources:
         st.markdown("**Sources**")
         st.dataframe(pd.DataFrame([{"file": k, "format": v} for k, v in sources.items()]), hide_index=True)
     create_files_ui(ws.meta.files)
@@ -425,7 +425,7 @@ def create_upload_ui(act: Active) -> None:
             drop_uploads()
 
     started = session_jobs.start(S.DATA_UPLOAD_JOB, f"upload:{name}", f"Building “{name}” from an upload", work,
-                                 on_busy=drop_uploads)
+                                 on_busy=drop_uploads, wait=1.5, rerun=True)
     building.empty()
     if started:
         show_upload_job()
