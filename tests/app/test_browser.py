@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -69,8 +70,11 @@ def build_once(page, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     notes = tmp_path / "notes.txt"
     notes.write_text("\n\n".join(f"Paragraph {i}: Alice met Bob in Paris." for i in range(4)), encoding="utf-8")
     (tmp_path / "more.md").write_text("# A\nAlice works at Acme.\n\n# B\nBob lives in Rome.\n", encoding="utf-8")
-    (tmp_path / "c.json").write_text(json.dumps([{"title": f"T{i}", "text": f"Erin visited Oslo {i} times."}
-                                                 for i in range(3)]), encoding="utf-8")
+    # enough passages that the build outlasts the click's run: the sidebar lists the job while it runs (it
+    # listed none for the first 8 s, the page's wait for the job, and the audit clicked again)
+    run = uuid.uuid4().hex[:8]  # new texts: no cache of an earlier run answers for them
+    (tmp_path / "c.json").write_text(json.dumps([{"title": f"T{i}", "text": f"Erin {run} visited Oslo {i} times."}
+                                                 for i in range(6000)]), encoding="utf-8")
     (tmp_path / "qs.json").write_text(json.dumps([{"question": "Where did Alice meet Bob?", "answer": "Paris",
                                                    "supporting_facts": [["T1", 0]]}]), encoding="utf-8")
     page.get_by_role("tab", name="Upload").click()
@@ -84,10 +88,9 @@ def build_once(page, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     box.type("clicked-once")  # the focus stays in the box: the click on Build also commits the name
     page.get_by_role("button", name="Build workspace").click()
     sidebar = page.locator("section[data-testid='stSidebar']")
-    started = sidebar.get_by_text("clicked-once", exact=False).or_(page.get_by_text("Built workspace “clicked-once”"))
-    expect(started.first).to_be_visible(timeout=6_000)
-    expect(page.get_by_text("Built workspace “clicked-once”", exact=False)).to_be_visible(timeout=120_000)
-    expect(page.get_by_text("Passages per file: notes.txt 1, more.md 1, c.json 3.", exact=False).first
+    expect(sidebar.get_by_text("clicked-once", exact=False).first).to_be_visible(timeout=6_000)
+    expect(page.get_by_text("Built workspace “clicked-once”", exact=False)).to_be_visible(timeout=300_000)
+    expect(page.get_by_text("Passages per file: notes.txt 1, more.md 1, c.json 6,000.", exact=False).first
            ).to_be_visible()
     page.get_by_role("tab", name="Export").click()
     page.get_by_role("tab", name="Statistics").click()
