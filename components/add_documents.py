@@ -18,6 +18,7 @@ from components import state as S
 from components.ui import error_text, md_escape, public_text
 from core.errors import EgxError
 from core.fsio import clean_filename
+from core.graph.chunking import CHUNK_CHARS
 from core.graph.formats.documents import DOCUMENT_KINDS
 from core.graph.formats.load import duplicates_text
 from core.index.insert import insert_problem
@@ -91,6 +92,16 @@ def create_add_documents_ui(act: Active) -> None:
     if not files:
         st.error("Choose at least one document to add.")
         return
+    sent = (str(ws.path), tuple((f.file_id, f.name, f.size) for f in files))
+    if session_jobs.running(S.DATA_ADD_JOB) is not None or st.session_state.get(S.DATA_ADD_SENT) == sent:
+        # a second click, queued while the first one's run waited for its job: never a duplicate insert
+        st.info(f"Already adding these documents to “{md_escape(ws.title)}”: this click started nothing.",
+                icon=":material/hourglass_top:")
+        show_add_job()
+        return
+    adding = st.empty()  # said at once: the job's panel comes after its first seconds
+    adding.info(f"Adding {len(files)} document{'s' if len(files) != 1 else ''} to “{md_escape(ws.title)}”…",
+                icon=":material/hourglass_top:")
     paths, _, drop_uploads = stage_uploads(list(files))
     llm = act.llm if act.llm.available else None
     spec = BuildSpec.insert(ws.path, paths, embedder=act.embedder_name, llm=act.llm_name if llm else "none")
@@ -107,9 +118,14 @@ def create_add_documents_ui(act: Active) -> None:
         finally:
             drop_uploads()
 
-    if session_jobs.start(S.DATA_ADD_JOB, f"insert:{ws.path}", f"Adding documents to “{ws.title}”", work,
-                          on_busy=drop_uploads):  # one insert into a workspace at a time
+    st.session_state[S.DATA_ADD_SENT] = sent  # before the rerun that shows the running job
+    started = session_jobs.start(S.DATA_ADD_JOB, f"insert:{ws.path}", f"Adding documents to “{ws.title}”", work,
+                                 on_busy=drop_uploads, wait=1.5, rerun=True)  # one insert into a workspace at a time
+    adding.empty()
+    if started:
         show_add_job()
+    else:
+        st.session_state.pop(S.DATA_ADD_SENT, None)
 
 
 def show_add_job() -> None:
@@ -118,6 +134,8 @@ def show_add_job() -> None:
     if job is None:
         return
     s = job.status()
+    if s.state != "done":  # cancelled or failed: the same files may be added again
+        st.session_state.pop(S.DATA_ADD_SENT, None)
     if s.state == "cancelled":
         st.warning("Adding the documents was cancelled. The workspace is as it was.")
         return
@@ -129,7 +147,8 @@ def show_add_job() -> None:
         return
     S.clear_uploader(S.DATA_ADD_UPLOADS)  # they are in the workspace now: the next upload starts empty
     # shown by the page above its tabs, after the rerun that opens the new workspace
-    st.session_state[S.DATA_BUILT_MESSAGE] = " ".join([str(result.get("summary", "")), *result.get("notes", [])])
+    st.session_state[S.DATA_BUILT_MESSAGE] = " ".join([str(result.get("summary", "")), *result.get("notes", []),
+                                                       passages_note(list(result.get("files") or []))]).strip()
     st.session_state[S.DATA_BUILT_FILES] = list(result.get("files") or [])
     st.rerun()
 
@@ -155,6 +174,19 @@ def file_status_rows(files: list[dict[str, Any]]) -> list[dict[str, Any]]:
                      "Passages": passages,
                      "Status": f"left out: {error}" if error else f"read; {dups}" if dups else "read"})
     return rows
+
+
+def passages_note(files: list[dict[str, Any]]) -> str:
+    """How many passages each read file became, and why a document became fewer passages than it has paragraphs
+    (an audit saw "124 chunks" only, and a 4-paragraph notes.txt as 2 passages with nothing saying why)."""
+    counted = [(str(f.get("file") or ""), int(f["passages"])) for f in files if f.get("passages") is not None]
+    if not counted:
+        return ""
+    said = "Passages per file: " + ", ".join(f"{name} {n:,}" for name, n in counted) + "."
+    if any(str(f.get("format") or "") in DOCUMENT_KINDS for f in files if f.get("passages") is not None):
+        said += (f" A document is split at its paragraphs, and short paragraphs are packed together into passages "
+                 f"of up to {CHUNK_CHARS:,} characters, so a file of short paragraphs becomes fewer passages.")
+    return said
 
 
 def show_file_status() -> None:

@@ -13,7 +13,7 @@ import streamlit as st
 
 from components import graph_view, resources, session_jobs, workspaces
 from components import state as S
-from components.add_documents import stage_uploads
+from components.add_documents import file_status_rows, passages_note, stage_uploads
 from components.sidebar import Active
 from components.ui import error_text, md_code, md_escape, public_path, public_text
 from core.errors import EgxError
@@ -225,6 +225,7 @@ def create_stats_ui(act: Active, g: KnowledgeGraph) -> None:
     if sources:
         st.markdown("**Sources**")
         st.dataframe(pd.DataFrame([{"file": k, "format": v} for k, v in sources.items()]), hide_index=True)
+    create_files_ui(ws.meta.files)
     if ws.meta.attribution:
         st.caption("Attribution: " + md_escape(ws.meta.attribution))
     ex = ws.meta.extraction
@@ -258,6 +259,18 @@ def create_stats_ui(act: Active, g: KnowledgeGraph) -> None:
         st.dataframe(pd.DataFrame([{"stage": r.get("stage"), "seconds": r.get("seconds"),
                                     "share": f"{100 * float(r.get('seconds') or 0.0) / total:.1f} %" if total else "–",
                                     "items": r.get("items")} for r in stages]), hide_index=True)
+
+
+def create_files_ui(files: list[dict[str, Any]]) -> None:
+    """The files this workspace was built from (and added since): how many passages each became, or why it was
+    left out; from the manifest, so it stays after the build's message is gone."""
+    if not files:
+        return
+    st.markdown("**Files and their passages**")
+    note = passages_note(files)
+    if note:
+        st.caption(md_escape(note))
+    st.dataframe(file_status_rows(files), hide_index=True, width="stretch")
 
 
 def create_extraction_ui(g: KnowledgeGraph, ex: Mapping[str, Any]) -> None:
@@ -359,6 +372,12 @@ def create_upload_ui(act: Active) -> None:
     if not st.button("Build workspace", key=S.DATA_BUILD, type="primary"):
         show_upload_job()
         return
+    building_now = session_jobs.running(S.DATA_UPLOAD_JOB)
+    if building_now is not None:  # a second click (queued while the first one's run waited): no second build
+        st.info(f"Already building “{md_escape(building_now.split(':', 1)[1])}”: this click started nothing; "
+                "its progress is below and in the sidebar.", icon=":material/hourglass_top:")
+        show_upload_job()
+        return
     if not files:
         st.error("Choose at least one file to build a workspace from.")
         return
@@ -406,7 +425,7 @@ def create_upload_ui(act: Active) -> None:
             drop_uploads()
 
     started = session_jobs.start(S.DATA_UPLOAD_JOB, f"upload:{name}", f"Building “{name}” from an upload", work,
-                                 on_busy=drop_uploads)
+                                 on_busy=drop_uploads, wait=1.5, rerun=True)
     building.empty()
     if started:
         show_upload_job()
@@ -481,6 +500,7 @@ def show_upload_job() -> None:
     st.session_state[S.PENDING_WORKSPACE] = name
     st.session_state[S.DATA_BUILT_MESSAGE] = (f"Built workspace “{name}”: {g.n_nodes:,} nodes, {g.n_edges:,} edges, "
                                               f"{g.n_chunks:,} chunks. " + _repeats_note(new_ws.meta.files)
+                                              + passages_note(new_ws.meta.files) + " "
                                               + "It is now the active workspace. " + _gold_note(new_ws)).strip()
     st.session_state[S.DATA_BUILT_FILES] = new_ws.meta.files
     st.rerun()

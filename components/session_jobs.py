@@ -18,10 +18,12 @@ if TYPE_CHECKING:
 
 
 def start(state_key: str, key: str, title: str, work: Callable[[Job], Any], *, on_busy: Callable[[], None],
-          kind: str = "workspace") -> bool:
+          kind: str = "workspace", wait: float = 8.0, rerun: bool = False) -> bool:
     """Submit ``work`` as a workspace job keyed ``key`` for this session — never joining another session's job
     under the same key (its files are not these): when one runs, ``on_busy()`` cleans up, the page says so and
-    False is returned. Otherwise the session remembers the job under ``state_key`` and waits for it briefly."""
+    False is returned. Otherwise the session remembers the job under ``state_key`` and waits for it ``wait`` seconds;
+    with ``rerun`` a job still running then reruns the page, so the sidebar and the job's live panel show it (an
+    audit, after 6 s of the 8 s wait, saw no job in the sidebar and clicked again)."""
     try:
         job = jobs_view.jobs().submit(key, title, work, kind=kind, join=False)
     except JobBusyError as exc:
@@ -29,8 +31,18 @@ def start(state_key: str, key: str, title: str, work: Callable[[Job], Any], *, o
         st.error(md_escape(error_text(exc)))
         return False
     st.session_state[state_key] = key
-    job.wait(jobs_view.inline_wait(8.0))
+    job.wait(jobs_view.inline_wait(wait))
+    if rerun and job.status().running:  # the sidebar, drawn before the click, lists the job only after a rerun
+        st.rerun()
     return True
+
+
+def running(state_key: str) -> str | None:
+    """The key of this session's job under ``state_key`` while it runs (a second click on its button is told so,
+    never a duplicate job), else None."""
+    key = st.session_state.get(state_key)
+    job = jobs_view.jobs().get(key) if key else None
+    return str(key) if job is not None and job.status().running else None
 
 
 def finished(state_key: str) -> Job | None:

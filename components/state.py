@@ -89,6 +89,7 @@ DATA_UPLOAD_JOB = "egx.data.upload_job"  #: key of this session's upload build (
 DATA_ADD_UPLOADS = "egx.data.add_uploads"  #: documents to add to the active workspace
 DATA_ADD = "egx.data.add"  #: the "Add documents" button
 DATA_TAB = "egx.data.tab"  #: the Data page's tab: kept when a message or a finished job changes what is drawn above it
+DATA_ADD_SENT = "egx.data.add_sent"  #: the workspace and files of this session's last insert (a repeated click)
 DATA_ADD_JOB = "egx.data.add_job"  #: key of this session's insert into the active workspace (a background job)
 DATA_UPLOAD_DONE = "egx.data.upload_done"  #: an upload build ended: clear the upload form on the next run
 DATA_UPLOAD_OUTCOME = "egx.data.upload_outcome"  #: (level, text) of a build that failed, shown after that rerun

@@ -96,3 +96,31 @@ def test_file_rows_say_why_a_file_has_no_passages() -> None:
                              {"file": "b.txt", "format": "text", "passages": 0, "error": ""}])
     assert [r["Passages"] for r in rows] == ["none: triples or a graph, no passages", "none: left out (see Status)", "0"]
     assert rows[1]["Status"] == "left out: it is encrypted"
+
+
+def test_a_second_add_click_while_the_insert_runs_says_already_adding(home: Path, tmp_path: Path,
+                                                                       monkeypatch) -> None:
+    """A second click on Add documents while this session's insert runs (an audit's second click ran a duplicate
+    job) is told so and starts nothing."""
+    import threading
+
+    from components import jobs_view
+
+    target = _corpus_workspace(home, tmp_path, monkeypatch)
+    release = threading.Event()
+    key = f"insert:{Workspace.open(target).path}"
+    job = jobs_view.jobs().submit(key, "Adding documents", lambda j: release.wait(60), kind="workspace", join=False)
+    try:
+        at = run_page("pages/data.py")
+        at.sidebar.selectbox(key=S.widget_key(S.WORKSPACE)).set_value("films").run()
+        at.session_state[S.DATA_ADD_JOB] = key
+        at.file_uploader(key=S.DATA_ADD_UPLOADS).set_value(("b.jsonl", "\n".join(map(json.dumps, B)).encode(),
+                                                             "application/json"))
+        at.button(key=S.DATA_ADD).click().run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert any("Already adding these documents" in i.value for i in at.info), [i.value for i in at.info]
+        assert not at.error, [e.value for e in at.error]
+    finally:
+        release.set()
+        job.wait(30)
+    assert Workspace.open(target).graph.n_chunks == 2

@@ -209,3 +209,50 @@ def test_a_build_says_at_once_at_its_button_and_its_error_is_drawn_above_the_for
     i_uploader = next(i for i, (t, k) in enumerate(drawn) if t == "file_uploader")
     assert i_error < i_uploader, drawn
     assert "still chosen below" in drawn[i_error][1]
+
+
+def test_a_build_says_how_many_passages_each_file_became_and_statistics_keeps_the_table(home: Path) -> None:
+    """An audit saw a 4-paragraph notes.txt become 2 passages with only "124 chunks" said, and the per-file table
+    gone once another tab was opened: the message names each file's passages and the chunk size that packed them,
+    and Statistics shows the files table from the manifest."""
+    notes = "\n\n".join(f"Paragraph {i}: Alice met Bob in Paris." for i in range(4))
+    corpus = json.dumps([{"title": f"T{i}", "text": f"Erin visited Oslo {i} times."} for i in range(3)])
+    at = run_page("pages/data.py")
+    at.file_uploader(key=S.DATA_UPLOADS).set_value([("notes.txt", notes.encode(), "text/plain"),
+                                                    ("c.json", corpus.encode(), "application/json")])
+    at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("packed")
+    at.button(key=S.DATA_BUILD).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    built = [plain(s.value) for s in at.success if "Built workspace" in s.value]
+    assert built and "Passages per file: notes.txt 1, c.json 3." in built[0], built
+    assert "up to 1,200 characters" in built[0], built
+    at.run()  # the next run: the success box and its one-off table are gone; Statistics keeps the files
+    assert not [s for s in at.success if "Built workspace" in s.value]
+    tables = [d.value for d in at.dataframe if "Passages" in getattr(d.value, "columns", [])]
+    assert tables and list(tables[-1]["File"]) == ["notes.txt", "c.json"], tables
+    assert list(tables[-1]["Passages"]) == ["1", "3"], tables
+    assert any("Passages per file: notes.txt 1, c.json 3." in plain(c.value) for c in at.caption)
+
+
+def test_a_second_build_click_while_it_runs_says_already_building(home: Path) -> None:
+    """A second click on Build while this session's build of the workspace runs (an audit's click queued behind
+    the first one's wait) is told so and starts no duplicate job."""
+    import threading
+
+    from components import jobs_view
+
+    release = threading.Event()
+    job = jobs_view.jobs().submit("upload:films", "Building “films” from an upload",
+                                  lambda j: release.wait(60), kind="workspace", join=False)
+    try:
+        at = run_page("pages/data.py", **{S.DATA_UPLOAD_JOB: "upload:films"})
+        at.file_uploader(key=S.DATA_UPLOADS).set_value(("t.csv", CSV, "text/csv"))
+        at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("films")
+        at.button(key=S.DATA_BUILD).click().run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert any("Already building “films”" in i.value for i in at.info), [i.value for i in at.info]
+        assert not at.error, [e.value for e in at.error]
+        assert not (home / "workspaces" / "films").exists()
+    finally:
+        release.set()
+        job.wait(30)
