@@ -222,7 +222,7 @@ def create_stats_ui(act: Active, g: KnowledgeGraph) -> None:
         for w in ws.warnings:
             st.warning(md_escape(public_text(w)))
     sources = ws.meta.sources
-    if sources:
+    if sources and not ws.meta.files:  # a workspace built before the per-file records: its files and formats
         st.markdown("**Sources**")
         st.dataframe(pd.DataFrame([{"file": k, "format": v} for k, v in sources.items()]), hide_index=True)
     create_files_ui(ws.meta.files)

@@ -60,7 +60,10 @@ def test_data_page_on_demo(home: Path) -> None:
     assert all(len(v) <= 12 for v in metrics.values()), metrics
     hub = g.stats()["hub"]
     assert any(plain(c.value) == f"Hub (the node of max degree): **{hub}**" for c in at.caption)
-    assert "Sources" in " ".join(m.value for m in at.markdown)
+    # the files it was built from: with their passages (one table; the older file → format table only for a
+    # workspace built before the per-file records)
+    said = " ".join(m.value for m in at.markdown)
+    assert "Files and their passages" in said and "**Sources**" not in said
     assert not at.warning  # nothing capped
 
 
