@@ -354,7 +354,7 @@ def _banner() -> None:
     full = (f":material/hourglass_top: **{md_escape(s.title)}** runs on the server — {status_line(s)}{more}. "
             "Pages stay usable meanwhile.")
     with st.container(key="egx-jobs-banner", horizontal=True, vertical_alignment="center"):
-        if page == st.session_state.get(S.PAGE):  # its own page shows it in full: no link to where one is
+        if page and page == st.session_state.get(S.PAGE):  # its own page shows it in full: no link to where one is
             st.markdown(line, help=full)
         elif isinstance(page, str) and page:
             from components.navigation import page_path

@@ -208,6 +208,7 @@ def shown_metrics(table_id: str, names: list[str], frame: pd.DataFrame) -> pd.Da
     picked above the table (by default as many as fit, in the paper's order). SG-RAG's Table 2 has five metrics, ten
     figure columns beside the row label: squeezed into 960 px each got 77 px and every "12.0 [6.0, 19.0] n=100"
     was cut."""
+    names = list(dict.fromkeys(names))  # FastInsight's metrics share names across its column groups ("R@10")
     want = _wanted(frame)
     cols = {n: [c for c in frame.columns if str(c).startswith(f"{n} · ")] for n in names}
     used, fit = sum(w for c, w in want.items() if not any(c in cs for cs in cols.values())), []

@@ -115,7 +115,7 @@ def test_browser_switching_method_redraws_the_chains(server: str, tmp_path: Path
             expect(chains.first).to_be_visible(timeout=60_000)
             first = chains.first.inner_text()
             assert "→ [" in first
-            expect(page.get_by_text("Prompt tokens: chains")).to_be_visible()
+            expect(page.get_by_text("Prompt tokens: chains")).to_be_visible(timeout=60_000)  # drawn under the chains
             n_triples = page.locator("[data-testid='stMetricValue']").first
             before = n_triples.inner_text()
             # pick the dense baseline: the chains now come from its passages' triples
