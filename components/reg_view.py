@@ -17,15 +17,8 @@ import streamlit as st
 
 from components import charts, colors, deep_link, graph_view, train_view, workspaces
 from components import state as S
-from components.answer_view import (
-    gold_answer,
-    not_recorded_notice,
-    question_answers,
-    recorded_first,
-    replay_banner,
-    unrecorded_workspace,
-)
-from components.question import question_box, workspace_questions
+from components.answer_view import not_recorded_notice, recorded_first, replay_banner, unrecorded_workspace
+from components.question import gold_answer_line, question_box
 from components.ui import error_text, md_escape, public_text
 from core.errors import EgxError
 from core.methods.answering import method_notices, step_fallback
@@ -201,8 +194,7 @@ def evidence(act: Active, res: Any, method: str) -> list[str]:
         st.stop()
 
     st.markdown(f"**Answer** ({md_escape(data.made_by)}): {md_escape(res.answer or '(none)')}")
-    # the question's gold answer with EM / F1, as on Ask (an audit found a wrong answer here with nothing saying so)
-    gold_answer(res.answer or "", question_answers(workspace_questions(act, warn=False), res.query))
+    gold_answer_line(act, res.answer or "", res.query)  # the gold answer with EM / F1, as on Ask
     tok = data.evidence_tokens
 
     left, right = st.columns(2, gap="large")

@@ -15,15 +15,13 @@ from components import charts, colors, graph_view, resources, runs, train_view
 from components import state as S
 from components.answer_view import (
     answer_note,
-    gold_answer,
     not_recorded_notice,
-    question_answers,
     recorded_first,
     replay_banner,
     unrecorded_workspace,
 )
 from components.knobs import knob_widget
-from components.question import question_box, workspace_questions
+from components.question import gold_answer_line, question_box, workspace_questions
 from components.ui import error_text, md_escape, progress_bar, public_text
 from core.errors import EgxError
 from core.graph.graph_builder import GraphBuilder
@@ -336,9 +334,7 @@ def answer_panel(act: Active, result: Any) -> None:
     replay_banner(result, said=said)  # a partial replay says so before the answer
     st.success(f"**{md_escape(ans.text)}** — from {by}")
     answer_note(result, said=said)  # heuristic (no LLM) or generated, and what none mode could not express
-    # the question's gold answer with EM / F1, as on Ask: an audit followed a question here and presented a wrong
-    # answer as SG-RAG's result, nothing on the page saying it was wrong
-    gold_answer(ans.text, question_answers(workspace_questions(act, warn=False), result.query))
+    gold_answer_line(act, ans.text, result.query)  # the gold answer with EM / F1, as on Ask
     others = unk_bindings(result.query_graph, act.graph, result.assembly.subgraphs)[1:10]
     if others:  # each subgraph's values, named by their UNK: a flat list of pairs read as one list of answers
         st.caption("Other UNK bindings, by subgraph rank: " + "; ".join(md_escape(x) for x in others))
