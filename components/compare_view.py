@@ -14,6 +14,7 @@ import streamlit as st
 from components import budget_view, colors, runs, tour
 from components import state as S
 from components.answer_view import answer_note, gold_answer, replay_banner
+from components.bench_view import fit_width
 from components.graph_view import LegendItem, show_graph
 from components.navigation import page_path
 from components.page import current
@@ -158,16 +159,46 @@ def _frame(rows: Sequence[Mapping[str, Any]], order: Sequence[str]) -> pd.DataFr
     return df[[c for c in order if c in df.columns]]
 
 
+#: The summary's text columns are as wide as their longest cell (an audit found "below the cut, but read by the
+#: answe…" cut at 220 px); when that pushes the table past :data:`SUMMARY_WIDTH`, these columns move, in this
+#: order, to the table below it: the method, the verdict, EM / F1, R@5 (the passages an answer reads) and the
+#: answer's context stay.
+_MOVABLE = ("R@10", "LLM tokens", "answer match")
+
+
+def summary_layout(rows: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[str], dict[str, int]]:
+    """The summary's columns, the second table's columns, and every column's width in pixels for ``rows``: text
+    columns fit their longest cell (:func:`components.bench_view.fit_width`, at least :data:`_WIDTHS`), and the
+    summary keeps within :data:`SUMMARY_WIDTH` by moving :data:`_MOVABLE`'s columns to the second table."""
+    present: list[str] = []
+    for r in rows:
+        present += [c for c in r if c not in present]
+    widths = dict(_WIDTHS)
+    for c in ("verdict", "answer match"):
+        widths[c] = fit_width([r.get(c) for r in rows], floor=_WIDTHS[c])
+    main = [c for c in SUMMARY_ORDER if c in present]
+    moved: list[str] = []
+    for c in _MOVABLE:
+        if sum(widths.get(x, _WIDTHS.get(x, 88)) for x in main) <= SUMMARY_WIDTH:
+            break
+        if c in main:
+            main.remove(c)
+            moved.append(c)
+    known = set(SUMMARY_ORDER) | set(MORE_ORDER)
+    more = ["method", *moved, *[c for c in MORE_ORDER[1:] if c in present], *[c for c in present if c not in known]]
+    return main, more, widths
+
+
 def summary_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    """The summary rows in :data:`SUMMARY_ORDER` (columns a run lacks, e.g. metrics without gold, left out)."""
-    return _frame(rows, SUMMARY_ORDER)
+    """The summary rows in :data:`SUMMARY_ORDER` (columns a run lacks, e.g. metrics without gold, left out; columns
+    that do not fit the page moved to :func:`more_frame`'s table, :func:`summary_layout`)."""
+    return _frame(rows, summary_layout(rows)[0])
 
 
 def more_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    """The other figures of the summary rows, in :data:`MORE_ORDER`, and any column neither order names."""
-    df = pd.DataFrame(list(rows))
-    known = set(SUMMARY_ORDER) | set(MORE_ORDER)
-    return df[[c for c in MORE_ORDER if c in df.columns] + [c for c in df.columns if c not in known]]
+    """The other figures of the summary rows: the summary's moved columns, :data:`MORE_ORDER`, and any column
+    neither order names."""
+    return _frame(rows, summary_layout(rows)[1])
 
 
 def answer_markdown(answer: str) -> str:
@@ -175,22 +206,25 @@ def answer_markdown(answer: str) -> str:
     return f"**Answer:** {md_escape(answer) if answer.strip() else '(none)'}"
 
 
-def summary_columns() -> dict[str, Any]:
-    """Column configs of both tables: every column has a width in pixels (:data:`_WIDTHS`), the method pinned."""
-    out: dict[str, Any] = {c: st.column_config.NumberColumn(c, width=w) for c, w in _WIDTHS.items()}
+def summary_columns(widths: Mapping[str, int] | None = None) -> dict[str, Any]:
+    """Column configs of both tables: every column has a width in pixels (``widths``, from :func:`summary_layout`;
+    :data:`_WIDTHS` without it), the method pinned."""
+    w = {**_WIDTHS, **(widths or {})}
+    out: dict[str, Any] = {c: st.column_config.NumberColumn(c, width=px) for c, px in w.items()}
     out["method"] = st.column_config.TextColumn(
-        "method", width=_WIDTHS["method"], pinned=True, help="The registry's names; the lessons and the papers call "
+        "method", width=w["method"], pinned=True, help="The registry's names; the lessons and the papers call "
         "them " + ", ".join(f"{m} = {tour.display_name(m)}" for m in method_names() if tour.display_name(m) != m))
-    out["verdict"] = st.column_config.TextColumn("verdict", width=_WIDTHS["verdict"], pinned=True)
-    out["answer match"] = st.column_config.TextColumn("answer match", width=_WIDTHS["answer match"])
+    out["verdict"] = st.column_config.TextColumn("verdict", width=w["verdict"], pinned=True)
+    out["answer match"] = st.column_config.TextColumn("answer match", width=w["answer match"])
     out["ctx chunks"] = st.column_config.NumberColumn(
-        "ctx chunks", width=_WIDTHS["ctx chunks"], help="Passages handed to the answer; for a method whose evidence is "
+        "ctx chunks", width=w["ctx chunks"], help="Passages handed to the answer; for a method whose evidence is "
         "triples (SG-RAG's subgraph, ReG's chains) the passages its triples come from — not a count of the triples")
     return out
 
 
 def column_width(name: str) -> int:
-    """The width in pixels the summary tables give the column ``name``."""
+    """The least width in pixels the summary tables give the column ``name`` (a text column may be wider,
+    :func:`summary_layout`)."""
     return _WIDTHS[name]
 
 
@@ -493,12 +527,16 @@ def summary(act: Any, graph: KnowledgeGraph, found: Runs, *, query: str, gold: G
     if left_out:
         st.caption(left_out)
     if rows:
-        st.dataframe(summary_frame(rows), hide_index=True, width="stretch", column_config=summary_columns())
-        more = more_frame(rows)
+        main, more_cols, widths = summary_layout(rows)
+        st.dataframe(_frame(rows, main), hide_index=True, width="stretch", column_config=summary_columns(widths))
+        more = _frame(rows, more_cols)
         if len(more.columns) > 1:
-            st.caption("More figures: R@2, AR@5 (all gold within the top 5), nDCG@10, the stages that fell back, and "
+            moved = [c for c in more_cols[1:] if c in SUMMARY_ORDER]
+            st.caption("More figures: " + (f"{', '.join(moved)} (moved here so that the verdicts above show whole), "
+                                           if moved else "") +
+                       "R@2, AR@5 (all gold within the top 5), nDCG@10, the stages that fell back, and "
                        "the tokens of evidence handed to the answer.")
-            st.dataframe(more, hide_index=True, width="stretch", column_config=summary_columns())
+            st.dataframe(more, hide_index=True, width="stretch", column_config=summary_columns(widths))
         # the lesson on these runs: atop the page on the guided demo's step, folded here off it
         tour.lesson_ui(current(), act, found.results, where=lesson_at, question=query)
         if len(rows) > 1:  # figures side by side invite a ranking that one question cannot support

@@ -56,7 +56,8 @@ def test_compare_page_labels_answers_orders_columns_and_renders_evidence(home):
     assert sum(column_width(c) for c in cols) <= SUMMARY_WIDTH
     assert {"seconds", "LLM tokens", "ctx chunks"} <= set(cols)
     more = next(d for d in at.dataframe if "nDCG@10" in d.value.columns)
-    assert list(more.value.columns) == ["method", "R@2", "AR@5", "nDCG@10", "fallbacks", "ctx tokens"]
+    moved = [c for c in ("R@10", "LLM tokens") if c not in cols]  # moved below when long labels need the room
+    assert list(more.value.columns) == ["method", *moved, "R@2", "AR@5", "nDCG@10", "fallbacks", "ctx tokens"]
     assert list(more.value["method"]) == list(summary.value["method"])
     ranked = next(d for d in at.dataframe if "passage" in d.value.columns and "#" in d.value.columns)
     assert list(ranked.value.columns)[:3] == ["#", "gold", "passage"]
@@ -64,6 +65,32 @@ def test_compare_page_labels_answers_orders_columns_and_renders_evidence(home):
     assert not at.get("json")
     assert any(plain(m.value).startswith(("The extractive answer", "Below the top", "Never retrieved"))
                for m in at.markdown), _texts(at)[:2000]
+
+
+def test_compare_summary_shows_long_verdicts_whole_and_moves_what_no_longer_fits():
+    """A long verdict ("below the cut, but read by the answer") widens its column instead of being cut; the table
+    still fits the page, because R@10, then the LLM tokens, then the answer match move to the table below it."""
+    from components.bench_view import text_px
+    from components.compare_view import SUMMARY_WIDTH, summary_layout
+
+    long_verdict, long_match = "below the cut, but read by the answer", "partial match (part of the gold answer)"
+    rows = [{"method": "bubblerag", "verdict": long_verdict, "EM": 0, "F1": 0.4, "answer match": long_match,
+             "R@5": 50.0, "R@10": 50.0, "seconds": 3.1, "LLM tokens": 900, "ctx chunks": 15, "R@2": 0.0,
+             "AR@5": 0.0, "nDCG@10": 40.0, "fallbacks": 0, "ctx tokens": 2000},
+            {"method": "dense", "verdict": "ok", "EM": 1, "F1": 1.0, "answer match": "exact match", "R@5": 100.0,
+             "R@10": 100.0, "seconds": 1.0, "LLM tokens": 300, "ctx chunks": 5, "R@2": 100.0, "AR@5": 100.0,
+             "nDCG@10": 100.0, "fallbacks": 0, "ctx tokens": 700}]
+    main, more, widths = summary_layout(rows)
+    assert widths["verdict"] >= text_px(long_verdict)  # whole, not cut at 220 px
+    assert sum(widths[c] for c in main) <= SUMMARY_WIDTH
+    assert main[:2] == ["method", "verdict"] and {"EM", "F1", "R@5", "seconds", "ctx chunks"} <= set(main)
+    # moved, not lost: R@10 first, then the LLM tokens, then the answer match
+    assert "answer match" not in main and more[:4] == ["method", "R@10", "LLM tokens", "answer match"]
+    assert set(main) | set(more) >= set(rows[0])
+    # short verdicts keep the whole summary in one table, as before
+    short = [dict(r, verdict="ok", **{"answer match": "exact match"}) for r in rows]
+    main2, more2, _ = summary_layout(short)
+    assert "answer match" in main2 and "answer match" not in more2
 
 
 def test_ranking_page_puts_what_alpha_changes_first(home):

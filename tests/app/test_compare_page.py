@@ -161,7 +161,9 @@ def test_a_gold_passage_the_workspace_lacks_is_said_and_counted_as_missed(home):
     assert any("1 of 3 gold passages is not in the workspace ('Teh Matrix'): it counts as a gold passage never "
                "retrieved" in w.value.replace("\\", "") for w in at.warning), [w.value for w in at.warning]
     summary = at.dataframe[0].value
-    assert (summary["R@10"] <= 66.7).all() and not (summary["verdict"] == "ok").any()
+    # R@10 is in the summary, or in the table below it when long verdicts need the room (summary_layout)
+    r10 = next(d.value["R@10"] for d in at.dataframe if "R@10" in d.value.columns)
+    assert (r10 <= 66.7).all() and not (summary["verdict"] == "ok").any()
 
 
 def test_the_reg_column_says_when_its_retriever_is_below_cosine(home):
