@@ -13,6 +13,7 @@ from typing import Any
 import streamlit as st
 
 from components.ui import md_escape
+from core.eval.lesson import and_list
 from core.eval.verdicts import AnswerMatch, match_answer
 from core.methods.answering import NO_LLM_LIMIT, AnswerNote, describe_answer, method_notices
 from core.methods.base import Gold
@@ -124,17 +125,20 @@ def answer_note(result: Any, *, compact: bool = False, said: bool = False) -> An
         note = replace(note, limits=tuple(x for x in note.limits if x != NO_LLM_LIMIT))
     for notice in method_notices(result, app=True):  # e.g. reg without a trained retriever is not ReG's retriever
         st.warning(md_escape(notice), icon=":material/warning:")
+    cache = llm_cache_line(result.trace)
+    if cache and note.kind in ("extractive", "heuristic"):
+        # the LLM's replies went to other stages (SG-RAG's query graph): "no LLM wrote it" beside "1 of 1 LLM reply
+        # replayed" read as a contradiction to an audit
+        cache = cache.rstrip(".") + f" — for {and_list(llm_stages(result.trace)) or 'other stages'}, not the answer."
     if compact:
         text = f"**{md_escape(note.label)}**"
-        if note.kind in ("extractive", "heuristic"):
+        if note.kind == "extractive":
             text += " — it quotes the evidence; no LLM wrote it."
-        elif note.kind == "none":
+        elif note.kind in ("heuristic", "none"):  # a heuristic answer may quote nothing ("Unable to determine")
             text += " — " + md_escape(note.how)
-        cache = llm_cache_line(result.trace)
         st.caption(text + (f" · {md_escape(cache)}" if cache else ""))
         return note
     st.caption(note_caption(note.label, note.how))
-    cache = llm_cache_line(result.trace)
     if cache:
         st.caption(md_escape(cache))
     for limit in note.limits:
@@ -151,6 +155,12 @@ def note_caption(label: str, how: str) -> str:
     if sep and rest and head.startswith(label.split(" (")[0]):  # "Extractive answer (no LLM generation): …"
         return f"**{md_escape(label)}.** {md_escape(rest[:1].upper() + rest[1:])}"
     return f"**{md_escape(label)}.** {md_escape(how)}"
+
+
+def llm_stages(trace: Any) -> list[str]:
+    """The titles of the stages of ``trace`` that asked the LLM (a reply generated, cached or replayed)."""
+    return [str(s.title) for s in trace.steps
+            if int(s.llm_cache.get("hits", 0)) + int(s.llm_cache.get("misses", 0)) > 0]
 
 
 def llm_cache_line(trace: Any) -> str:

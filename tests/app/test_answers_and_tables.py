@@ -128,3 +128,17 @@ def test_compare_shows_the_whole_answer():
     long = "Hugo Weaving played Agent Smith, " * 12 + "the end."
     assert len(long) > 300 and plain(answer_markdown(long)) == f"**Answer:** {long}"
     assert answer_markdown("  ") == "**Answer:** (none)"
+
+
+def test_compare_says_when_a_run_s_seconds_are_mostly_set_up():
+    from types import SimpleNamespace
+
+    from components.compare_view import setup_seconds_note
+
+    def run(total: float, *stages: float) -> SimpleNamespace:
+        return SimpleNamespace(trace=SimpleNamespace(seconds=total, steps=[SimpleNamespace(seconds=x) for x in stages]))
+
+    note = setup_seconds_note({"bubblerag": run(8.075, 0.02, 0.23), "dense": run(0.3, 0.25)})
+    assert note.startswith("Set-up outside the methods' stages: bubblerag 7.8 of its 8.1 s")
+    assert "dense" not in note
+    assert setup_seconds_note({"bubblerag": run(0.4, 0.1), "reg": run(30.0, 25.0)}) == ""  # warm, or mostly work

@@ -66,3 +66,29 @@ def test_a_run_no_recording_matches_says_one_thing_about_its_replayed_replies():
                            "3 LLM replies whose exact prompt another recorded run holds were replayed from it")
     assert "every other LLM stage ran without the LLM (its fallback)" in text
     assert "every LLM stage ran without the LLM" in replay_notice(t.replay, 0)
+
+
+def _heuristic_note_page() -> None:
+    from types import SimpleNamespace
+
+    from components.answer_view import answer_note
+    from core.trace import Trace
+
+    t = Trace("sgrag", "q", backends={"llm": "recorded"})
+    t.add("query_graph", "Query graph q*").note_cache(True)
+    t.add("answer", "Answer", {"answer": "Unable to determine", "by": "none"})
+    t.replay = {"recording": "r", "matched": True, "complete": True, "missed_stages": []}
+    answer_note(SimpleNamespace(trace=t, answer="Unable to determine", answer_by="none"), compact=True)
+
+
+def test_a_heuristic_answer_beside_replayed_replies_says_which_stage_the_llm_served():
+    # SG-RAG on the tour's last step read "Heuristic answer (no LLM) — it quotes the evidence; no LLM wrote it.
+    # · Recorded LLM run: 1 of 1 LLM reply replayed": a contradiction, and "Unable to determine" quotes nothing
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_heuristic_note_page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    text = " ".join(c.value for c in at.caption)
+    assert "Heuristic answer (no LLM)" in text and "No subgraph matched" in text, text
+    assert "it quotes the evidence" not in text
+    assert "1 of 1 LLM reply replayed" in text and "for Query graph q\\*, not the answer." in text, text

@@ -66,7 +66,11 @@ def test_gold_entities_from_provenance():
 def test_generic_verdicts():
     ws = toy_workspace()
     gold = Gold("q", ("c1", "c2"), ("Hugo Weaving",))
-    assert diagnose(fake("dense", ["c1", "c2"], "Hugo Weaving", llm=True), ws, gold).stage == "ok"
+    d = diagnose(fake("dense", ["c1", "c2"], "Hugo Weaving", llm=True), ws, gold)
+    # judged right: the verdict says so (an audit read "answer right or not judged" beside EM 1)
+    assert d.stage == "ok" and "matches the gold answer (EM 1)" in d.summary and "not judged" not in d.summary
+    d = diagnose(fake("dense", ["c1", "c2"], "Hugo Weaving", llm=True), ws, Gold("q", ("c1", "c2")))
+    assert d.stage == "ok" and "the answer was not judged (no gold answer)" in d.summary
     d = diagnose(fake("dense", ["c1", "c2"], "Keanu Reeves", llm=True), ws, gold)
     assert d.stage == "answer_wrong" and d.evidence["answer"]["f1"] == 0.0
     # an extractive answer (no LLM) is checked by containment once every gold passage is retrieved: a sentence
