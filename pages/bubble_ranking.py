@@ -43,6 +43,7 @@ if result is not None and not bubble.early_exit_note(result):
     st.caption(f"Re-ranked {n_cegs} CEGs in {rerank_ms:.2f} ms (no search re-run). “shift” compares with the "
                f"run's ranking at α = {cfg.alpha:g}.")
     replay_time.stage_time_captions(act.llm, result.trace, ("ranking",))
+    st.caption(panels.groups_caption(result))
     st.dataframe(panels.ranking_table(result, ranked, n, baseline), hide_index=True, width="stretch",
                  column_config=panels.ranking_columns())
     best = ranked[0]

@@ -51,7 +51,7 @@ RANKING_COLUMNS = ("CEG", "rank", "Score", "Cost_sem", "r_miss", "top-n", "shift
 
 #: Pixel widths of the ranking table's columns: every header whole ("Cost_sem", "Penalty_miss": an audit saw them cut
 #: at 58 px) and all thirteen inside the ≈ 975 px of the main area beside the sidebar at 1440 px (951 px in all; an
-#: earlier audit saw "Penalty_miss" and "intra ×" cut at the right edge). The group lists show their full text on hover.
+#: earlier audit saw "Penalty_miss" and "intra ×" cut at the right edge). The group lists are group numbers, named above.
 COLUMN_PX = {"CEG": 52, "rank": 48, "Score": 62, "Cost_sem": 80, "r_miss": 62, "top-n": 56, "shift": 56,
              "covers": 112, "missing groups": 125, "Penalty_miss": 108, "intra ×": 70, "kind": 64, "nodes": 56}
 
@@ -65,6 +65,12 @@ def ranking_columns() -> dict[str, object]:
     return {**num, **text}
 
 
+def groups_caption(result) -> str:
+    """The anchor groups by number, for the ranking table's "covers" and "missing groups" columns (escaped)."""
+    return "Groups in “covers” and “missing groups”: " + " · ".join(
+        f"**{g.gid}** {md_escape(g.concept)}" for g in result.groups.groups) + "."
+
+
 def ranking_table(result, ranked, n: int, baseline: dict[int, int]) -> pd.DataFrame:
     rows = []
     for r in ranked:
@@ -72,8 +78,10 @@ def ranking_table(result, ranked, n: int, baseline: dict[int, int]) -> pd.DataFr
         shift = baseline.get(c.index, r.rank) - r.rank
         rows.append({"rank": r.rank, "shift": f"▲ {shift}" if shift > 0 else f"▼ {-shift}" if shift < 0 else "=",
                      "CEG": f"#{c.index}", "kind": c.kind, "nodes": len(c.nodes),
-                     "covers": ", ".join(bubble.group_name(result, x) for x in c.groups),
-                     "missing groups": ", ".join(bubble.group_name(result, x) for x in r.missing) or "—",
+                     # group numbers, named in groups_caption above the table: the names were cut at 112 px
+                     # ("Keanu Reeves, Lau")
+                     "covers": ", ".join(str(x) for x in c.groups),
+                     "missing groups": ", ".join(str(x) for x in r.missing) or "—",
                      "Cost_sem": round(r.cost_sem, 4), "r_miss": round(r.r_miss, 3),
                      "Penalty_miss": round(r.penalty_miss, 3), "intra ×": r.intra_penalty, "Score": round(r.score, 4),
                      "top-n": "✓" if r.rank <= n else ""})

@@ -193,6 +193,10 @@ def test_alpha_presets_rerank_without_rerunning(home: Path) -> None:
     assert {"Cost_sem", "missing groups", "r_miss", "Penalty_miss", "Score"} <= set(table.columns)
     # the id first: the page names the best CEG "#7", and the table had its id off to the right, out of view
     assert list(table.columns[:2]) == ["CEG", "rank"]
+    # the groups are numbers (whole in their narrow columns), each named once in the caption above the table
+    named = next(plain(c.value).replace("**", "") for c in at.caption if "Groups in “covers”" in c.value)
+    for cell in table["covers"]:
+        assert all(g.strip().isdigit() and f" {g.strip()} " in f" {named} " for g in cell.split(",")), (cell, named)
     best = next(t for t in (plain(m.value).replace("**", "") for m in at.markdown) if t.startswith("Best CEG at α"))
     assert f"#{table['CEG'].iloc[0].lstrip('#')}" in best
     at.segmented_control(key=S.widget_key(S.BUBBLE_PRESET)).set_value("AND").run()
