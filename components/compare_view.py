@@ -31,6 +31,7 @@ from core.graph.model import KnowledgeGraph
 from core.methods.base import Diagnosis, Gold, Method, MethodResult
 from core.methods.budget import apply_budget
 from core.methods.registry import METHODS, method_names
+from core.text import normalize_answer
 
 
 def method_colour(method: str, methods: Sequence[str]) -> str:
@@ -78,8 +79,30 @@ class Overlay:
     labels: tuple[int, ...] = ()
 
 
+def answer_nodes(graph: KnowledgeGraph, results: Mapping[str, MethodResult], *, top: int = 5) -> list[int]:
+    """The nodes an answer points at, to label first in the overlay: a node named as a method's answer, and the
+    node named as the title of each top-``top`` passage whose text holds that answer — where a wrong answer came
+    from ("Howard Payne" from "Speed (1994 film)"), the node a lesson names and an audit found unlabelled."""
+    out: dict[int, None] = {}
+    for r in results.values():
+        answer = normalize_answer(r.answer or "")
+        if not answer:
+            continue
+        for key in (r.answer.strip(), *[c.chunk_id for c in r.ranked_chunks[:top]]):
+            if key != r.answer.strip():
+                chunk = graph.chunk(key) if key in graph.chunk_index else None
+                if chunk is None or f" {answer} " not in f" {normalize_answer(chunk.text)} ":
+                    continue
+                key = chunk.title
+            try:
+                out.setdefault(graph.node(key), None)
+            except EgxError:  # no node of that name
+                continue
+    return list(out)
+
+
 def overlay(graph: KnowledgeGraph, per_method: Mapping[str, Sequence[int]], methods: Sequence[str],
-            gold_nodes: set[int] | None = None, *, focus: str = "") -> Overlay:
+            gold_nodes: set[int] | None = None, *, focus: str = "", important: Sequence[int] = ()) -> Overlay:
     """One drawing for several methods: a node's fill is its method's colour, or black when several
     methods reached it (the tooltip lists them); gold-passage entities get a golden border.
 
@@ -109,7 +132,7 @@ def overlay(graph: KnowledgeGraph, per_method: Mapping[str, Sequence[int]], meth
         legend.append(LegendItem("several methods", colors.SHARED))
     if gold_nodes & set(owners):
         legend.append(LegendItem("gold-passage entity (thick border)", colors.GOLD_BORDER, "line"))
-    labels = [*sorted(v for v in owners if v in gold_nodes),
+    labels = [*(v for v in important if v in owners), *sorted(v for v in owners if v in gold_nodes),
               *sorted((v for v, ms in owners.items() if len(ms) > 1), key=lambda v: (-len(owners[v]), v)),
               *sorted(owners, key=lambda v: (-int(graph.degree[v]), v))]
     return Overlay(sorted(owners), fills, borders, notes, legend, sum(1 for ms in owners.values() if len(ms) > 1),
@@ -603,7 +626,8 @@ def overlaid(graph: KnowledgeGraph, found: Runs, gold: Gold) -> None:
                                       "most nodes are reached by several methods (black), the colours alone tell "
                                       "little.") or "every method"
     S.keep(S.COMPARE_FOCUS, focus)
-    ov = overlay(graph, per, method_names(), gold_nodes, focus="" if focus == "every method" else focus)
+    ov = overlay(graph, per, method_names(), gold_nodes, focus="" if focus == "every method" else focus,
+                 important=answer_nodes(graph, found.results))
     st.caption(f"{len(ov.nodes)} nodes: the entities of each method's top-5 passages (and BubbleRAG's evidence "
                f"graph, PPR's seeds). {ov.shared} are reached by more than one method (black under “every "
                "method”; pick one above to see its own); golden borders mark entities of gold passages. Hover a node "

@@ -142,3 +142,30 @@ def test_compare_says_when_a_run_s_seconds_are_mostly_set_up():
     assert note.startswith("Set-up outside the methods' stages: bubblerag 7.8 of its 8.1 s")
     assert "dense" not in note
     assert setup_seconds_note({"bubblerag": run(0.4, 0.1), "reg": run(30.0, 25.0)}) == ""  # warm, or mostly work
+
+
+def test_the_overlay_labels_the_nodes_the_answers_point_at_first():
+    """The node a wrong answer came from ("Speed (1994 film)" for "Howard Payne") was unlabelled on the overlay
+    an audit projected: it is the node the lesson names."""
+    from types import SimpleNamespace
+
+    from components.compare_view import answer_nodes, overlay
+    from core.graph.graph_builder import GraphBuilder
+    from core.methods.base import RankedChunk
+
+    b = GraphBuilder(name="toy")
+    b.add_chunk("Speed (1994 film)", "Speed stars Keanu Reeves, with Dennis Hopper as Howard Payne.", chunk_id="c1")
+    b.add_chunk("The Matrix", "The Matrix stars Keanu Reeves; Hugo Weaving plays Agent Smith.", chunk_id="c2")
+    for h, r, t, c in (("Speed (1994 film)", "villain", "Howard Payne", "c1"), ("Keanu Reeves", "starred in",
+                       "Speed (1994 film)", "c1"), ("The Matrix", "villain", "Agent Smith", "c2"),
+                       ("Keanu Reeves", "starred in", "The Matrix", "c2"), ("Agent Smith", "played by", "Hugo Weaving",
+                                                                           "c2")):
+        b.add_triple(h, r, t, chunk_id=c)
+    g = b.build()
+    wrong = SimpleNamespace(answer="Howard Payne", ranked_chunks=(RankedChunk("c2", 0.9), RankedChunk("c1", 0.8)))
+    none = SimpleNamespace(answer="", ranked_chunks=())
+    picked = [g.node_names[v] for v in answer_nodes(g, {"dense": wrong, "sgrag": none})]
+    assert picked == ["Howard Payne", "Speed (1994 film)"], picked
+    nodes = list(range(g.n_nodes))
+    ov = overlay(g, {"dense": nodes}, ["dense"], {g.node("Hugo Weaving")}, important=answer_nodes(g, {"dense": wrong}))
+    assert [g.node_names[v] for v in ov.labels[:3]] == ["Howard Payne", "Speed (1994 film)", "Hugo Weaving"]
