@@ -107,16 +107,20 @@ def knobs(act: Active) -> FastInsightConfig:
     """α, β, b_max and the batch in a row, and on a KG the graph FastInsight searches (a passage graph on a graph
     store is derived from the whole graph, read here)."""
     graph = act.graph
-    c1, c2, c3, c4 = st.columns(4)
+    # α, the page's point, in the row; the other knobs behind one button: four sliders and the graph choice in a
+    # column pushed the two rankings to y≈720 at 900 px (an audit, off the tour)
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     alpha = knob_widget(FastInsightConfig, "alpha", S.GRANKER_ALPHA, where=c1)
-    beta = knob_widget(FastInsightConfig, "beta", S.GRANKER_BETA, where=c2)
-    b_max = knob_widget(FastInsightConfig, "b_max", S.GRANKER_B_MAX, where=c3)
-    batch = knob_widget(FastInsightConfig, "batch", S.GRANKER_BATCH, where=c4)
+    kg = graph.kind == "kg" and graph.n_nodes
+    with c2.popover("β, b_max, batch" + (", graph" if kg else ""), icon=":material/tune:", width="stretch"):
+        beta = knob_widget(FastInsightConfig, "beta", S.GRANKER_BETA)
+        b_max = knob_widget(FastInsightConfig, "b_max", S.GRANKER_B_MAX)
+        batch = knob_widget(FastInsightConfig, "batch", S.GRANKER_BATCH)
+        graph_choice = DEFAULTS.graph
+        if kg:
+            graph_choice = knob_widget(FastInsightConfig, "graph", S.GRANKER_GRAPH, format_func=GRAPHS.__getitem__)
     if alpha == 0.0:
         st.caption("α = 0: GRanker is plain reranking, so both columns agree.")
-    graph_choice = DEFAULTS.graph
-    if graph.kind == "kg" and graph.n_nodes:
-        graph_choice = knob_widget(FastInsightConfig, "graph", S.GRANKER_GRAPH, format_func=GRAPHS.__getitem__)
     if whole_graph_read(act.workspace) and not (graph.kind == "kg" and graph_choice == "kg_nodes"):
         # the passage graph (or a corpus graph) is derived from the whole graph, in the app's memory
         workspaces.whole_graph(act.workspace, "the passage graph FastInsight searches with this option")

@@ -668,8 +668,11 @@ def settings_box(page: str) -> Any:
 
 
 #: The pages that show their lesson off the tour too (folded), on a question with a gold answer: Ask and Compare, whose
-#: lessons read only the runs the page made (an audit found a lecturer opening Compare directly got none).
-LESSON_PAGES = ("pages/bubble_ask.py", "pages/compare.py")
+#: lessons read only the runs the page made (an audit found a lecturer opening Compare directly got none), and the
+#: other papers' pages, whose own lessons read their one run (an audit moved GRanker's α off the tour and got no
+#: rank-move summary).
+LESSON_PAGES = ("pages/bubble_ask.py", "pages/compare.py", "pages/granker.py", "pages/subgraph.py",
+                "pages/evidence_chains.py")
 
 
 @st.cache_resource(show_spinner=False)
@@ -697,7 +700,7 @@ def lesson_ui(page: str, act: Any, results: Mapping[str, Any], *, where: Any | N
     wrong answer is wrong, and the ``none``-mode answer of the tour's method beside it. ``own`` (the other papers'
     pages) gives the lines on the page's own method instead, from the gold answers: how GRanker moved the gold
     nodes, which UNK the SG-RAG answer came from, which chain ReG's did; the answer against the gold answer and why
-    it is wrong follow, and no BubbleRAG line. Off the tour (or on another step), Ask and Compare (:data:`LESSON_PAGES`)
+    it is wrong follow, and no BubbleRAG line. Off the tour (or on another step), the pages of :data:`LESSON_PAGES`
     show the lesson of ``question`` folded, when the workspace gives it a gold answer; the extractive answer only
     when its run is cached (no run is started for it). Nothing elsewhere."""
     from components import resources, runs, workspaces

@@ -30,6 +30,6 @@ rv.not_recorded(act, method, query)
 res = runs.page_run(act, METHODS[method], query, METHODS[method].make_config(evidence_format=fmt))
 said = rv.evidence(act, res, method)  # the run's notices, not repeated by the Train panel
 # the guided demo's lesson on this run: the chain the answer came from, whether a chain holds the gold answer
-tour.lesson_ui(current(), act, {method: res}, where=lesson_at, own=tour.reg_lesson(res))
+tour.lesson_ui(current(), act, {method: res}, where=lesson_at, question=query, own=tour.reg_lesson(res))
 rv.supervision(act, items, query)
 rv.training(act, items, said)

@@ -20,7 +20,6 @@ from components.page import current, header
 act = header()
 lesson_at = tour.lesson_slot(current())  # the tour's lesson opens the page: below the tables it was under the fold
 with tour.settings_box(current()):  # on the tour: folded, so the two rankings come up to the lesson
-    fv.reranker_note(act.reranker)
     query, gold = fv.question(act)
     cfg = fv.knobs(act)
 if not query.strip():
@@ -28,7 +27,8 @@ if not query.strip():
     st.stop()
 res, pg = fv.run(act, query, cfg)
 rows = fv.rankings(act, res, pg, gold, cfg)
+fv.reranker_note(act.reranker)  # under the rankings it explains, which start higher for it
 # the guided demo's lesson on this run: how GRanker moved the gold nodes of the two rankings above
-tour.lesson_ui(current(), act, {"fastinsight": res}, where=lesson_at,
+tour.lesson_ui(current(), act, {"fastinsight": res}, where=lesson_at, question=query,
               own=tour.granker_lesson(rows, cfg.alpha, nodes=res.searched == "kg_nodes"))
 fv.panels(act, res, pg, rows, query, gold, cfg)

@@ -32,5 +32,6 @@ sv.completion_panel(result)
 sv.subgraphs_panel(act, graph, result, query, qcolors, qkg)
 sv.answer_panel(act, result)
 # the guided demo's lesson on this run: what the query graph joined, which UNK the answer came from
-tour.lesson_ui(current(), act, {"sgrag": result}, where=lesson_at, own=tour.sgrag_lesson(result, graph))
+tour.lesson_ui(current(), act, {"sgrag": result}, where=lesson_at, question=query,
+               own=tour.sgrag_lesson(result, graph))
 sv.dominance_panel(act, result)

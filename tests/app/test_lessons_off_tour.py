@@ -50,3 +50,18 @@ def test_no_lesson_without_a_gold_answer(home: Path) -> None:
                                                 S.COMPARE_CUSTOM: "Who directed The Matrix?",
                                                 S.COMPARE_METHODS: ["dense"]})
     assert not [e for e in at.expander if e.label == "What these runs teach"]
+
+
+@pytest.mark.parametrize("page,key,expected", [
+    ("pages/granker.py", S.GRANKER_QUESTION, "GRanker"),
+    ("pages/subgraph.py", S.SGRAG_QUESTION, "UNK"),
+    ("pages/evidence_chains.py", S.REG_QUESTION, "chain"),
+])
+def test_the_other_papers_pages_fold_their_own_lesson_off_the_tour(home: Path, page: str, key: str,
+                                                                    expected: str) -> None:
+    # an audit moved GRanker's α off the tour and got no rank-move summary: the lesson was the tour's alone
+    at = run_page(page, **DEMO, **{key: tour.KEANU})
+    assert S.TOUR not in at.session_state
+    text = _lesson(at)
+    assert expected in text and "The recorded 1.5B model answered" in text, text
+    assert "Where the evidence is: " not in text  # the page's own lines, not BubbleRAG's
