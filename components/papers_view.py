@@ -389,7 +389,7 @@ def recordings_note(record: dict[str, Any], table: dict[str, Any] | None = None)
     if unmatched or partial:
         every = not partial and all(len((m.get("replay") or {}).get("unmatched") or ()) == int(m.get("n") or -1)
                                     for m in record["methods"].values())
-        which = ("none of these runs is a recorded run" if every else
+        which = ("none of these runs replays a recorded run whole" if every else
                  "these runs are not the recorded ones: "
                  + "; only partly: ".join(x for x in (_grouped(unmatched), _grouped(partial)) if x))
         text += (f" This paper's settings (budget {md_code(str(b.get('name', '?')))}, "
@@ -401,6 +401,10 @@ def recordings_note(record: dict[str, Any], table: dict[str, Any] | None = None)
     if counts:
         text += (f" LLM-written answers scored in this table, of the {n} questions: {_counts_words(counts)} (the n of "
                  "each answer figure); every other answer is the extractive fallback, not scored.")
+        replayed = [row for row, c in counts.items() if c and row not in filled]
+        if replayed and (unmatched or partial):  # "none replays whole" beside "BubbleRAG 20" read as a contradiction
+            text += (f" {md_escape(' and '.join(replayed))}: recorded replies, replayed where the answer stage's exact "
+                     "prompt was recorded.")
         if filled:
             names = list(filled)  # in the table's order
             text += (f" {md_escape(' and '.join(names) if len(names) < 3 else ', '.join(names))}: the recorded runs' "

@@ -66,7 +66,7 @@ def test_the_recorded_mode_says_what_the_recordings_hold(home):
         words = [plain(w.value) for w in at.warning]
         assert any("The shipped recordings hold real LLM runs of 20 of these 100 questions for dense, hipporag2 "
                    "and bubblerag, each at the method's own settings" in w
-                   and "so none of these runs is a recorded run" in w for w in words), words
+                   and "so none of these runs replays a recorded run whole" in w for w in words), words
         assert not any("have no recorded run with these settings" in w for w in words), words
 
 
@@ -206,6 +206,8 @@ def test_naive_rag_and_hipporag2_show_their_recorded_answers_beside_bubblerag(ho
     assert table.loc["Naive RAG", col].startswith("26.5 ")
     note = next(plain(w.value) for w in at.warning if "Recorded LLM, in part." in plain(w.value))
     assert "of the 100 questions: Naive RAG 20, HippoRAG2 20, BubbleRAG 20 (the n of each answer figure)" in note, note
+    # the 20 BubbleRAG answers beside "none of these runs replays a recorded run whole": where they come from
+    assert "BubbleRAG: recorded replies, replayed where the answer stage's exact prompt was recorded." in note, note
     assert "Naive RAG and HippoRAG2: the recorded runs' own answers, made at 5 passages" in note, note
     reasons = [plain(m.value) for m in at.markdown if "the recorded answers of `dense`" in plain(m.value)]
     assert reasons and "5 passages handed to the answer" in reasons[0], reasons
@@ -222,7 +224,7 @@ def test_fastinsight_recorded_note_says_once_that_no_answer_enters_its_ranking_t
     assert not at.exception, [e.value for e in at.exception]
     note = next(plain(w.value) for w in at.warning if "Recorded LLM, in part." in plain(w.value))
     assert "hold real LLM runs of 20 of these 100 questions for dense, rerank, hipporag2 and fastinsight" in note, note
-    assert "none of these runs is a recorded run" in note, note
+    assert "none of these runs replays a recorded run whole" in note, note
     assert "This table scores rankings, not answers: no LLM-written answer enters it." in note, note
     assert "of the 100 questions" not in note and "100 of 100" not in note and "wrote the answer" not in note, note
     assert not any("LLM-written answers, of the" in plain(c.value) for c in at.caption)
