@@ -176,6 +176,24 @@ def _prefetch(graph: GraphLike, nodes: Iterable[int], edges: Iterable[int] = ())
         graph.prefetch_drawing(nodes, edges)
 
 
+def _lying(pos: Mapping[Any, Any]) -> dict[int, tuple[float, float]]:
+    """``pos`` turned about its centre so that its long axis lies horizontal (the principal axis of the points), and
+    scaled back into the [-1, 1] box: the canvases are wider than tall, and an upright layout was fitted by its height
+    with white on both sides (an audit on the projector)."""
+    import numpy as np
+
+    keys = list(pos)
+    xy = np.array([pos[k] for k in keys], dtype=float).reshape(len(keys), 2)
+    xy -= xy.mean(axis=0)
+    if len(keys) > 2:
+        _, vecs = np.linalg.eigh(np.cov(xy.T))
+        major = vecs[:, -1]  # eigh sorts ascending: the last is the long axis
+        major = -major if (major[0], major[1]) < (0.0, 0.0) else major  # one sign on every BLAS: no mirrored layout
+        xy = xy @ np.array([[major[0], -major[1]], [major[1], major[0]]])
+    half = float(np.abs(xy).max()) or 1.0  # back into the [-1, 1] box spring_layout gives (its packing square)
+    return {int(k): (float(x) / half, float(y) / half) for k, (x, y) in zip(keys, xy)}
+
+
 def layout_positions(graph: GraphLike, nodes: Iterable[int], *, seed: int = 0,
                      scale: float | None = None) -> dict[int, tuple[float, float]]:
     """Deterministic spring layout of the subgraph on ``nodes`` (for frame-stable animations).
@@ -200,8 +218,8 @@ def layout_positions(graph: GraphLike, nodes: Iterable[int], *, seed: int = 0,
         return (60.0 * math.sqrt(n) + 120.0) if scale is None else scale * math.sqrt(n / len(nodes))
 
     def spread(sub: nx.Graph) -> dict[int, tuple[float, float]]:
-        return nx.spring_layout(sub, seed=seed, k=1.5 / math.sqrt(sub.number_of_nodes()),  # type: ignore[no-any-return]
-                                iterations=100)
+        pos = nx.spring_layout(sub, seed=seed, k=1.5 / math.sqrt(sub.number_of_nodes()), iterations=100)
+        return _lying(pos)
 
     comps = sorted((sorted(c) for c in nx.connected_components(g)), key=lambda c: (-len(c), c[0]))
     if len(comps) == 1:

@@ -3,6 +3,7 @@ sidebar's record as arguments; pages/bubble_expansion.py composes them."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -39,7 +40,8 @@ def drawn_nodes(act: Active, result, replay) -> tuple[list[int], bool]:
     return sorted(list(order)[:MAX_DRAWN]), True
 
 
-def frame_drawing(act: Active, result, replay, frame: int, nodes: list[int], positions) -> tuple[str, object]:
+def frame_drawing(act: Active, result, replay, frame: int, nodes: list[int], positions, *,
+                  height: int | None = None) -> tuple[str, object]:
     g = act.graph
     f = replay.frames[frame]
     state = replay.state_at(frame, nodes)
@@ -93,7 +95,7 @@ def frame_drawing(act: Active, result, replay, frame: int, nodes: list[int], pos
         borders=tuple(borders), edge_colors=edge_colors, edge_widths=widths, notes=tuple(notes), positions=positions,
         # relation names on the canvas only in a small G': in a dense cluster they piled over the node labels (the
         # names of the anchors, the settled node and the CEG, the only nodes labelled here); hover shows them
-        legend=legend, edge_labels=len(nodes) <= graph_view.LABEL_ALL_UP_TO, height=HEIGHT, labels=labels, shapes=shapes, legend_below=True,
+        legend=legend, edge_labels=len(nodes) <= graph_view.LABEL_ALL_UP_TO, height=height or HEIGHT, labels=labels, shapes=shapes, legend_below=True,
         label_px=LABEL_PX)
     return doc, state
 
@@ -216,8 +218,22 @@ def hop_note(realized: int, requested: int, capped: bool, max_nodes: int) -> str
             f"hop{'' if realized == 1 else 's'} from the anchors")
 
 
-HEIGHT = 680  #: the replay's iframe: a ~600-px canvas with the legend under it
+HEIGHT = 680  #: the replay's iframe at most: a ~600-px canvas with the legend under it
 LABEL_PX = 15  #: the replay's node labels on screen, read from the back of a lecture room
+#: The replay canvas's width at 1440 px (5/7 of the ~960-px main column) and the legend strip under it, in pixels.
+CANVAS_PX, LEGEND_PX = 686, 80
+
+
+def replay_height(positions: Sequence[tuple[int, float, float]], *, least: int = 440) -> int:
+    """The replay's iframe height for its fixed layout: as tall as the layout needs at the canvas's width (with
+    the labels' margin), between ``least`` and :data:`HEIGHT`. A wide layout at a fixed 680 px was fitted by its
+    width, leaving ~80 px of white canvas above and below, and pushed the legend under a 900-px fold (an audit)."""
+    if len(positions) < 2:
+        return least
+    xs, ys = [p[1] for p in positions], [p[2] for p in positions]
+    pad = 120.0  # the labels under the nodes and the fit's margin, in layout units (≈ the layout's node spacing)
+    aspect = (max(ys) - min(ys) + pad) / (max(xs) - min(xs) + pad)
+    return int(min(HEIGHT, max(least, CANVAS_PX * aspect + LEGEND_PX)))
 
 
 def settings_label() -> str:
@@ -270,8 +286,9 @@ def _player(act: Active, result: Any, replay: Any, nodes: list[int], positions: 
     with left:
         frame = trace_player.frame_controls(S.BUBBLE_FRAME, S.BUBBLE_PLAYING, len(replay), collisions,
                                             help_text="Frame k = the state after k settle steps.", show_label=False)
-        doc, _ = frame_drawing(act, result, replay, frame, nodes, positions)
-        graph_view.render_html(doc, height=HEIGHT)
+        height = replay_height(positions)
+        doc, _ = frame_drawing(act, result, replay, frame, nodes, positions, height=height)
+        graph_view.render_html(doc, height=height)
         # the look-alike named is the Keanu question's own (on another question it named anchors it did not have)
         like = " (“special relativity” for “Speed”)" if "Keanu Reeves" in str(result.query) else ""
         st.caption("Diamonds are the anchors, where the bubbles start. Node size grows as its semantic cost "

@@ -137,6 +137,20 @@ def test_layout_spreads_with_the_node_count(path40: KnowledgeGraph) -> None:
     assert extent(big) > 1.8 * extent(small)  # 60·√n + 120: 499 vs 254
 
 
+def test_a_layout_lies_along_the_wide_canvas(path40: KnowledgeGraph) -> None:
+    """The long axis of a layout is horizontal: the canvases are wider than tall, and an upright layout was fitted
+    by its height with white on both sides (an audit). The replay's frame is then as tall as its layout needs."""
+    from components.bubblerag.expansion import HEIGHT, replay_height
+
+    for n in (12, 40):
+        pos = gv.layout_positions(path40, range(n))
+        xs, ys = [x for x, _ in pos.values()], [y for _, y in pos.values()]
+        assert max(xs) - min(xs) >= max(ys) - min(ys), n
+        flat = tuple((v, x, y) for v, (x, y) in sorted(pos.items()))
+        assert 440 <= replay_height(flat) <= HEIGHT
+    assert replay_height(((0, 0.0, 0.0), (1, 900.0, 10.0))) < replay_height(((0, 0.0, 0.0), (1, 10.0, 900.0)))
+
+
 # ------------------------------------------------------------------------------ anchor colours
 def _cand(kind: str, index: int) -> Candidate:
     return Candidate(cid=f"c{kind}{index}", kind=kind, index=index, text="", score=1.0, keywords=("k",))
