@@ -13,7 +13,7 @@ import streamlit as st
 
 from components import graph_view, resources, session_jobs, workspaces
 from components import state as S
-from components.add_documents import file_status_rows, passages_note, stage_uploads
+from components.add_documents import file_status_rows, passages_note, repeats_notes, stage_uploads
 from components.questions_format import UPLOADER_HELP, create_questions_format_ui
 from components.sidebar import Active
 from components.ui import error_text, md_code, md_escape, public_path, public_text
@@ -268,7 +268,7 @@ def create_files_ui(files: list[dict[str, Any]]) -> None:
     if not files:
         return
     st.markdown("**Files and their passages**")
-    note = passages_note(files)
+    note = " ".join([passages_note(files), *repeats_notes(files)]).strip()
     if note:
         st.caption(md_escape(note))
     st.dataframe(file_status_rows(files), hide_index=True, width="stretch")
