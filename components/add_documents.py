@@ -147,8 +147,12 @@ def show_add_job() -> None:
         return
     S.clear_uploader(S.DATA_ADD_UPLOADS)  # they are in the workspace now: the next upload starts empty
     # shown by the page above its tabs, after the rerun that opens the new workspace
-    st.session_state[S.DATA_BUILT_MESSAGE] = " ".join([str(result.get("summary", "")), *result.get("notes", []),
-                                                       passages_note(list(result.get("files") or []))]).strip()
+    # a message with its kind: an insert that added nothing is no success (an audit saw "Nothing was added …" in a
+    # green ✓ box), a warning
+    st.session_state[S.DATA_BUILT_MESSAGE] = (
+        "success" if result.get("added") else "warning",
+        " ".join([str(result.get("summary", "")), *result.get("notes", []),
+                  passages_note(list(result.get("files") or []))]).strip())
     st.session_state[S.DATA_BUILT_FILES] = list(result.get("files") or [])
     st.rerun()
 
@@ -167,13 +171,23 @@ def file_status_rows(files: list[dict[str, Any]]) -> list[dict[str, Any]]:
         n = f.get("passages")
         passages = (str(n) if n is not None else "none: left out (see Status)" if error else
                     "none: triples or a graph, no passages")
-        dups = duplicates_text(name, int(f.get("duplicates") or 0), f.get("duplicate_of") or ())
-        if dups:
-            passages += f" (+{int(f['duplicates']):,} repeated, left out)"
+        n_dups = int(f.get("duplicates") or 0)
+        if n_dups:
+            passages += f" (+{n_dups:,} repeated, left out)"
+        # the cell stays short (an audit read "…repeats a passage already read (e.g. “Vellmora”) and", cut off);
+        # the whole sentence, with the passages it repeats, is in the message above and in repeats_notes
+        read = f"read; {n_dups:,} repeated passage{'s' if n_dups != 1 else ''} left out" if n_dups else "read"
         rows.append({"File": name, "Format": DOCUMENT_KINDS.get(fmt, fmt.replace("_", " ")),
-                     "Passages": passages,
-                     "Status": f"left out: {error}" if error else f"read; {dups}" if dups else "read"})
+                     "Passages": passages, "Status": f"left out: {error}" if error else read})
     return rows
+
+
+def repeats_notes(files: list[dict[str, Any]]) -> list[str]:
+    """For each file that repeated passages read before it, the whole sentence: how many, of which passages, left
+    out (what the status table's short cell stands for)."""
+    said = [duplicates_text(str(f.get("file") or ""), int(f.get("duplicates") or 0), f.get("duplicate_of") or ())
+            for f in files if not f.get("error")]
+    return [t[0].upper() + t[1:] + "." for t in said if t]
 
 
 def passages_note(files: list[dict[str, Any]]) -> str:

@@ -13,7 +13,8 @@ import streamlit as st
 
 from components import graph_view, resources, session_jobs, workspaces
 from components import state as S
-from components.add_documents import file_status_rows, passages_note, stage_uploads
+from components.add_documents import file_status_rows, passages_note, repeats_notes, stage_uploads
+from components.questions_format import UPLOADER_HELP, create_questions_format_ui
 from components.sidebar import Active
 from components.ui import error_text, md_code, md_escape, public_path, public_text
 from core.errors import EgxError
@@ -267,7 +268,7 @@ def create_files_ui(files: list[dict[str, Any]]) -> None:
     if not files:
         return
     st.markdown("**Files and their passages**")
-    note = passages_note(files)
+    note = " ".join([passages_note(files), *repeats_notes(files)]).strip()
     if note:
         st.caption(md_escape(note))
     st.dataframe(file_status_rows(files), hide_index=True, width="stretch")
@@ -346,7 +347,8 @@ def create_upload_ui(act: Active) -> None:
     files = st.file_uploader("Graph or corpus files", type=UPLOAD_TYPES, accept_multiple_files=True,
                              key=S.uploader_key(S.DATA_UPLOADS))
     questions = st.file_uploader("Questions with gold evidence (optional, HippoRAG format JSON)",
-                                 type=["json", "gz"], key=S.uploader_key(S.DATA_QUESTIONS))
+                                 type=["json", "gz"], key=S.uploader_key(S.DATA_QUESTIONS), help=UPLOADER_HELP)
+    create_questions_format_ui()  # an audit had to read core/index/questions.py to learn the keys
     dropped = dropped_files_problem(list(files or []), questions)
     if dropped:  # said when the file is dropped, not only after Build
         st.error(md_escape(dropped), icon=":material/block:")
@@ -369,7 +371,14 @@ def create_upload_ui(act: Active) -> None:
         "Workspace name", key=S.bind(S.DATA_NEW_NAME, ""), placeholder=suggestion or "my-graph",
         max_chars=MAX_NAME_CHARS, help=f"{NAME_RULE}; it becomes the folder name.")).strip() or suggestion
     st.caption(SHARED_WORKSPACES_NOTE)
-    if not st.button("Build workspace", key=S.DATA_BUILD, type="primary"):
+    # a dropped file that cannot be built from turns the button off, the reason beside it: an audit clicked a
+    # live button under the error above and saw nothing happen (no message, no job)
+    clicked = st.button("Build workspace", key=S.DATA_BUILD, type="primary", disabled=bool(dropped),
+                        help=f"Off until the file named above is fixed: {md_escape(dropped)}" if dropped else None)
+    if dropped:
+        st.caption(f":material/block: Nothing can be built until the file named above is removed or fixed: "
+                   f"{md_escape(dropped)}")
+    if not clicked:
         show_upload_job()
         return
     building_now = session_jobs.running(S.DATA_UPLOAD_JOB)
@@ -381,7 +390,7 @@ def create_upload_ui(act: Active) -> None:
     if not files:
         st.error("Choose at least one file to build a workspace from.")
         return
-    if dropped:  # told above; nothing is built from swapped files
+    if dropped:  # told above and beside the (disabled) button; nothing is built from swapped files
         return
     try:
         target = child_path(workspaces_root(), name, kind="workspace name")

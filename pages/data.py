@@ -20,8 +20,12 @@ act = header()
 ws = act.workspace
 st.markdown(f"**{md_escape(ws.title)}**" + (f" — {md_escape(ws.description)}" if ws.description else ""))
 built = st.session_state.pop(S.DATA_BUILT_MESSAGE, None)
-if built:
-    st.success(md_escape(built), icon=":material/check_circle:")
+if built:  # a message, or (kind, message): an insert that added nothing is a warning, not a success
+    kind, said = built if isinstance(built, tuple) else ("success", built)
+    if kind == "warning":
+        st.warning(md_escape(said), icon=":material/info:")
+    else:
+        st.success(md_escape(said), icon=":material/check_circle:")
 show_file_status()
 
 # On a graph store the Graph tab reads neighbourhoods through the page's view; the statistics and a

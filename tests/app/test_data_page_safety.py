@@ -120,7 +120,7 @@ def test_a_corpus_on_the_questions_uploader_is_refused_before_any_build(home: Pa
     """The reverse mistake: a corpus dropped on the questions uploader was built anyway, under a green “Built
     workspace” whose last sentence said “questions.json, record 1: a record has no "question" string” (the
     workspace's copy, a name the user never uploaded). It is refused when dropped, naming the user's file, what
-    it looks like and where it goes; the click says it once more, not twice, and no build starts."""
+    it looks like and where it goes; the Build button is off with the reason beside it, and no build starts."""
     corpus = json.dumps([{"title": "The Matrix", "text": "The Matrix is a 1999 film starring Keanu Reeves."}])
     at = run_page("pages/data.py")
     at.file_uploader(key=S.DATA_UPLOADS).set_value(("t.csv", CSV, "text/csv"))
@@ -128,9 +128,9 @@ def test_a_corpus_on_the_questions_uploader_is_refused_before_any_build(home: Pa
     at.run()  # told when the file is dropped (an audit found it said only after Build)
     assert [plain(e.value)[:40] for e in at.error] == ["my-corpus.json looks like a corpus (its "]
     assert [p for p in (home / "uploads").iterdir() if p.is_dir()] == []  # the copies it read are gone
-    at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("mine")
-    at.button(key=S.DATA_BUILD).click().run()
+    at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("mine").run()
     assert not at.exception
+    assert at.button(key=S.DATA_BUILD).disabled  # no click to make: the reason is beside the button
     errors = [plain(e.value) for e in at.error]
     assert len(errors) == 1, errors
     assert errors[0].startswith("my-corpus.json looks like a corpus (its records have “title”, “text” and no "

@@ -1,0 +1,71 @@
+"""What the Data page says about the questions file where it is uploaded: the uploader's help and a folded
+"Questions file format" with a minimal example. Every sentence follows what the readers do:
+:mod:`core.index.questions` (the gold formats and how a gold title meets a passage),
+:mod:`core.graph.formats.documents` (a document's title) and ``core.index.create._copy_questions`` (the upload
+is kept as one JSON document, so JSONL and BEIR qrels are read by the command line only)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+#: the example shown in the expander: one question whose gold passage is the document ``Ostra_River.txt``
+#: (a test matches it against that document's passage)
+EXAMPLE = """[
+  {
+    "id": "q1",
+    "question": "Who designed the bridge over the Ostra River?",
+    "answer": "Sofia Marrow",
+    "supporting_facts": [["Ostra River", 0]]
+  }
+]"""
+
+#: the uploader's help (a tooltip: short, the expander below has the rest)
+UPLOADER_HELP = (
+    "A JSON list (`.json`, or `.json.gz`) of questions, each with a `question` and its gold evidence in one of "
+    "three forms: `supporting_facts` `[[title, sentence index], …]` (HotpotQA, 2Wiki), MuSiQue `paragraphs` "
+    "`[{title, paragraph_text, is_supporting}, …]`, or `ground_truth` `[title, …]`. `answer` and `id` are "
+    "optional. A gold title must equal a passage's title (case and punctuation count). Example and details: "
+    "“Questions file format” below.")
+
+FORMAT_TEXT = """\
+Each record needs a `question` (a string) and gold evidence in **one** of these forms; a record with none of
+them is refused when the file is dropped.
+
+| key | gold passages |
+|---|---|
+| `supporting_facts`: `[["title", 0], …]` | every passage whose title is `title` (the sentence index is not used) |
+| `ground_truth`: `["title", …]` | the same, from a plain list of titles |
+| `paragraphs`: `[{"title": …, "paragraph_text": …, "is_supporting": true}, …]` | each supporting paragraph, matched by its title **and** its text (`text` works too) to a passage with both the same |
+
+Optional: `answer` (a string, or a list: the answer, then other accepted answers), `answer_aliases`, and `id`
+(or `_id`; else the record's number).
+
+**How a gold title finds its passage.** It must equal the passage's title exactly — case and punctuation
+count; only runs of spaces and line breaks are treated as one space. A passage's title is:
+
+- JSON / JSONL passages: their `"title"`;
+- Markdown: the first heading; HTML: the first `<h1>`, else the `<title>`; Word: the first Title- or
+  Heading-styled paragraph;
+- PDF and plain text: the first line when it reads as a heading (at most 12 words and 100 characters, a
+  letter in it, no `.` `,` `;` `:` `!` `?` or dash at its end, and a next line that does not go on in lower
+  case); a text file's `# Heading` first line too;
+- otherwise the file name without its extension, with `_` turned into spaces: `Ostra_River.txt` is titled
+  “Ostra River”.
+
+A long document is split into several passages, and each has the document's title: a `supporting_facts`
+or `ground_truth` title makes all of them gold. A MuSiQue paragraph matches only a passage of exactly its
+text (e.g. a JSON corpus of the same paragraphs). Gold titles that match no passage are counted in the
+build's message and count as gold passages never retrieved; a question none of whose gold is here is left
+out of a benchmark.
+
+The command line also reads JSONL questions and BEIR qrels (a `.tsv` with `queries.jsonl` beside it), e.g.
+`egx bench --workspace NAME --questions qrels.tsv`; this uploader keeps one JSON file.
+"""
+
+
+def create_questions_format_ui() -> None:
+    """The folded format note under the questions uploader, with the minimal example."""
+    with st.expander("Questions file format", icon=":material/help:"):
+        st.markdown("A minimal questions file, for a workspace built from a document `Ostra_River.txt`:")
+        st.code(EXAMPLE, language="json")
+        st.markdown(FORMAT_TEXT)
