@@ -63,9 +63,10 @@ def _run_key(spec: Method[Any, Any], workspace: Workspace, backends: Backends, c
              ) -> tuple[Backends, Any, str, tuple[tuple[str, Any], ...]]:
     """What keys a run of ``spec`` (:func:`method_run`): the backends it uses, its config, the backends' key
     and the config fields that differ from the defaults."""
-    from core.methods.run import backends_for
+    from core.methods.run import backends_for, scoped_backends
 
-    used = backends_for(spec.name, backends)
+    # the recorded LLM on a workspace it holds no run of runs as in none mode, the reranker kept (as run_method)
+    used = backends_for(spec.name, scoped_backends(backends, workspace.name))
     cfg = config if config is not None else spec.config()
     params = tuple(sorted(cfg.overrides().items()))
     names = used.names()

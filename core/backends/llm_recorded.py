@@ -166,12 +166,19 @@ class RecordedLLM:
         says runs without an LLM (a workspace the recordings do not hold) counted the replayed reply's LLM
         tokens. Scoped, a workspace without recordings runs as in ``none`` mode, and one with recordings
         replays its own runs. Everything else (the tokenizer, :attr:`used`, :meth:`find_run`) is shared.
+
+        Where no bundle holds a run of ``workspace`` the scoped backend is not :attr:`available`, as the ``none``
+        backend is not: every caller then takes the fallback ``none`` mode takes, not the one of a live LLM that
+        failed. Those differ: a method that does not rerank keeps the reranker only for the extractive answer of
+        an LLM-free run (:func:`core.methods.run.backends_for`), and prompts count tokens with the answering
+        model's tokenizer (:func:`core.backends.tokens.count_tokens`).
         """
         keep = [rec for rec in self.recordings if any(run.get("workspace") == workspace for run in rec.runs)]
-        if len(keep) == len(self.replying):
+        if len(keep) == len(self.replying) and (keep or not self.available):
             return self
         out = copy.copy(self)
         out.replying = keep
+        out.available = bool(keep)
         return out
 
     def find_run(self, workspace: str, method: str, question: str, config: dict[str, Any],

@@ -86,10 +86,12 @@ def run(args: argparse.Namespace) -> int:
     budget = parse_budget(args.budget)  # a bad budget fails before any model loads
     embedder = get_embedder(args.embedder)
     llm = llm_from_args(args)
-    # the extractive answer (no LLM) scores sentences with the reranker, whatever the method
-    wants = spec.needs_reranker or (not llm.available and args.reranker != "llm")
-    reranker = get_reranker(args.reranker, embedder=embedder, llm=llm) if wants else None
     ws = resolve_workspace(args.workspace, embedder)
+    # the extractive answer (no LLM) scores sentences with the reranker, whatever the method; the recorded LLM on a
+    # workspace it holds no run of is no LLM there (core.methods.run.scoped_backends)
+    no_llm = not getattr(llm, "for_workspace", lambda _w: llm)(ws.name).available
+    wants = spec.needs_reranker or (no_llm and args.reranker != "llm")
+    reranker = get_reranker(args.reranker, embedder=embedder, llm=llm) if wants else None
     changes = config_changes(getattr(args, "set", None) or [])
     if getattr(args, "evidence_format", None):
         changes["evidence_format"] = args.evidence_format
@@ -101,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         result = run_method(spec.name, args.question, ws, Backends(embedder, llm, reranker), config=config,
                             in_scope=True)
     s = summarize(result, ws, top=args.top, method=spec)
-    if llm.available:
+    if not no_llm:  # as in none mode, no LLM summary where the recorded LLM holds no run of the workspace
         s["llm"] = scope.summary()
     if args.trace:  # checked when the arguments were parsed; again now, in case it changed meanwhile
         from core.outputs import write_output_text

@@ -137,6 +137,15 @@ def prepare_workspace(workspace: Workspace, embedder: Any, methods: Sequence[str
 UNESTIMATED_PREPARATION_S = 30.0
 
 
+def scoped_backends(backends: Backends, workspace: str) -> Backends:
+    """``backends`` with the ``recorded`` LLM narrowed to the recordings of ``workspace``
+    (:meth:`~core.backends.llm_recorded.RecordedLLM.for_workspace`; any other LLM is kept): on a workspace the
+    recordings hold no run of it is not available, so the run is the ``none`` run, its reranker kept for the
+    extractive answer (:func:`backends_for`). Call it before :func:`backends_for`, as :func:`run_method` does."""
+    scope: Callable[[str], Any] | None = getattr(backends.llm, "for_workspace", None)  # recorded LLM
+    return replace(backends, llm=scope(workspace)) if scope is not None else backends
+
+
 def backends_for(method: str, backends: Backends) -> Backends:
     """``backends`` with the reranker dropped for methods that do not rerank — unless answers are
     extractive (no LLM): the extractive answer scores sentences with it (:mod:`core.methods.extractive`)."""
@@ -163,9 +172,8 @@ def run_method(method: str, query: str, workspace: Workspace, backends: Backends
     from core.pinning import replay_status, tape_scope
 
     spec = get_method(method)
-    scope: Callable[[str], Any] | None = getattr(backends.llm, "for_workspace", None)  # recorded LLM
-    if scope is not None:  # it replays this workspace's recordings only (RecordedLLM.for_workspace)
-        backends = replace(backends, llm=scope(workspace.name))
+    scope = getattr(backends.llm, "for_workspace", None)  # recorded LLM
+    backends = scoped_backends(backends, workspace.name)  # it replays this workspace's recordings only
     own = backends_for(method, backends)
     # a run itself never writes: what it needs is made first
     prepare_method(spec, workspace, own, config if isinstance(config, MethodConfig) else None)

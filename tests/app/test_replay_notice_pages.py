@@ -143,8 +143,9 @@ def test_own_workspace_with_the_recorded_llm_says_it_once(home: Path, tmp_path: 
 def test_a_run_the_recorded_llm_cannot_answer_is_titled_without_an_llm(home: Path, tmp_path: Path,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """An audit's running box read "Retrieve-then-rerank (Re2) with LLM recorded is running" right under the notice
-    that no LLM is used on this workspace: the run's title names what answers, as the Benchmark's "-no-llm" run name
-    does."""
+    that no LLM is used on this workspace: such a run is titled by what answers, as the Benchmark's "-no-llm" run
+    name is. Since the recorded LLM there runs every method as in none mode, no run waits on an LLM, so none is a
+    job (as in none mode) and no title names the recorded LLM."""
     from components import jobs_view
     from components import state as S
     from tests.app.helpers import recordings_of_another_workspace
@@ -152,6 +153,7 @@ def test_a_run_the_recorded_llm_cannot_answer_is_titled_without_an_llm(home: Pat
     recordings_of_another_workspace(tmp_path, monkeypatch)
     at = run_page("pages/compare.py", **{S.COMPARE_METHODS: ["dense", "rerank"]})
     titles = [j.status().title for j in jobs_view.jobs().jobs() if j.key.startswith("method:")]
-    assert titles and all(t.endswith(" without an LLM") for t in titles), titles
+    assert all(t.endswith(" without an LLM") for t in titles), titles
+    assert not titles  # as in none mode: a run waits on no LLM, so it is no job you watch
     shown = " ".join(plain(str(e.value)) for kind in ("markdown", "caption", "info") for e in at.get(kind))
     assert "with LLM recorded" not in shown
