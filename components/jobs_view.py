@@ -39,6 +39,10 @@ SHOW_FINISHED_S = 600.0
 #: piled up in the panel as "FastInsight … done (took under a second)" for ten minutes.
 QUICK_JOB_S = 5.0
 SHOW_QUICK_S = 20.0
+#: The sidebar's list shows this many of its finished jobs (the most recently ended) in full; the older ones fold
+#: under one expander. Finished and failed cards piled up there, each dismissed one by one, and pushed the rest of
+#: the sidebar down (an audit found an offer's button 3,300 px down under them).
+OPEN_FINISHED = 2
 #: A recorded LLM run (replayed, not generated) done within this many seconds is not listed at all: each replay
 #: that finished at once added a sidebar entry.
 INSTANT_REPLAY_S = QUICK_JOB_S
@@ -206,9 +210,9 @@ def _draw(job: Job, *, where: str) -> None:
                   type="tertiary", help="Take it off this list (this browser session's only).")
 
 
-def dismiss(job_id: object) -> None:
-    """Leave the finished job ``job_id`` out of this session's Background jobs list from now on."""
-    st.session_state[S.JOBS_DISMISSED] = {*st.session_state.get(S.JOBS_DISMISSED, ()), job_id}
+def dismiss(*job_ids: object) -> None:
+    """Leave the finished jobs ``job_ids`` out of this session's Background jobs list from now on."""
+    st.session_state[S.JOBS_DISMISSED] = {*st.session_state.get(S.JOBS_DISMISSED, ()), *job_ids}
 
 
 def _answer_so_far(s: JobStatus) -> None:
@@ -255,14 +259,40 @@ def _sidebar_jobs(polling: bool = False) -> None:
     shown = _shown(mine)
     if not shown and not others:
         return
+    running = [j for j in shown if not j.finished]
+    ended = sorted((j for j in shown if j.finished), key=lambda j: j.status().since_finished or 0.0)
     with st.container(border=True, key="egx-jobs-panel"):
         st.markdown("**Background jobs**")
         if shown:
             st.caption("They run on the server: switch pages or close the tab, they keep going.")
-        for job in shown:
+        for job in running:
             _draw(job, where="sidebar")
+        if len(ended) > 1:
+            st.button(f"Dismiss all finished ({len(ended)})", key="egx.jobs.dismiss_all", on_click=dismiss,
+                      args=tuple(j.status().id for j in ended), icon=":material/clear_all:", type="tertiary",
+                      help="Take every finished, failed or cancelled job off this list (this browser session's "
+                           "only); running jobs stay.")
+        for job in ended[:OPEN_FINISHED]:
+            _draw(job, where="sidebar")
+        if ended[OPEN_FINISHED:]:
+            _older(ended[OPEN_FINISHED:])
         if others:
             _others(others)
+
+
+def older_label(older: list[Job]) -> str:
+    """``"3 older finished jobs (1 failed)"``: the expander the sidebar folds its older finished jobs under."""
+    failed = sum(j.status().state == "failed" for j in older)
+    return (f"{len(older)} older finished job{'s' if len(older) != 1 else ''}"
+            + (f" ({failed} failed)" if failed else ""))
+
+
+def _older(older: list[Job]) -> None:
+    """The finished jobs older than the :data:`OPEN_FINISHED` newest, folded under one expander (each with its
+    outcome and Dismiss), so the sidebar stays short."""
+    with st.expander(older_label(older), icon=":material/history:"):
+        for job in older:
+            _draw(job, where="sidebar")
 
 
 def public(title: str) -> dict[str, str]:
