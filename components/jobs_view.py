@@ -347,14 +347,17 @@ _BANNER_CSS = """<style>
 </style>"""
 
 
-def banner_where(s: JobStatus, sid: str) -> str:
-    """Where the banner sends the user for a job that has no page of its own, saying what is there for it: the
-    sidebar's Cancel for this session's own job, "Stop waiting" for a shared one (it is not this session's to
-    cancel, :data:`STOP_WAITING_HELP`)."""
+def banner_where(s: JobStatus, sid: str) -> tuple[str, str]:
+    """(the banner line's few words, its tooltip's sentence) on where the user goes for a job that has no page of
+    its own and what is there for it: the sidebar's Cancel for this session's own job, "Stop waiting" for a shared
+    one (it is not this session's to cancel, :data:`STOP_WAITING_HELP`). The line keeps to the essentials: an audit
+    found "(the server's own job: Stop waiting, no Cancel)" cut to "(the server's own…" at 1440 px; the tooltip
+    says why."""
     if not s.shared_for(sid):
-        return "Cancel: **Background jobs** in the sidebar"
-    whose = "the server's own job" if not s.sessions else "shared with other sessions"
-    return f"**Background jobs** in the sidebar ({whose}: Stop waiting, no Cancel)"
+        return "Cancel: **Background jobs** in the sidebar", "Its Cancel is in **Background jobs** in the sidebar."
+    whose = "it is the server's own job" if not s.sessions else "it is shared with other sessions"
+    return ("Stop waiting: **Background jobs** in the sidebar",
+            f"**Background jobs** in the sidebar offers Stop waiting, no Cancel: {whose}.")
 
 
 def banner_title(title: str) -> str:
@@ -377,23 +380,23 @@ def _banner() -> None:
         return
     st.html(_BANNER_CSS)
     s = running[0].status()
-    more = f" (and {len(running) - 1} more job{'s' if len(running) > 2 else ''})" if len(running) > 1 else ""
+    more = f" · {len(running) - 1} more job{'s' if len(running) > 2 else ''}" if len(running) > 1 else ""
     page = s.get("page")
     line = (f":material/hourglass_top: **{md_escape(banner_title(s.title))}** runs on the server — "
-            f"{status_line(s, brief=True)}{more}")
+            f"{status_line(s, brief=True)}")
     full = (f":material/hourglass_top: **{md_escape(s.title)}** runs on the server — {status_line(s)}{more}. "
             "Pages stay usable meanwhile.")
     with st.container(key="egx-jobs-banner", horizontal=True, vertical_alignment="center"):
         if page and page == st.session_state.get(S.PAGE):  # its own page shows it in full: no link to where one is
-            st.markdown(line, help=full)
+            st.markdown(line + more, help=full)
         elif isinstance(page, str) and page:
             from components.navigation import page_path
 
-            st.markdown(line, help=full)
+            st.markdown(line + more, help=full)
             st.page_link(str(page_path(page)), label="Open its page", icon=":material/open_in_new:")
         else:
-            where = banner_where(s, session_id())
-            st.markdown(f"{line} · {where}", help=f"{full} {where}.")
+            where, why = banner_where(s, session_id())
+            st.markdown(f"{line} · {where}{more}", help=f"{full} {why}")
 
 
 def watch(job: Job) -> None:
