@@ -39,6 +39,10 @@ SHOW_FINISHED_S = 600.0
 #: piled up in the panel as "FastInsight … done (took under a second)" for ten minutes.
 QUICK_JOB_S = 5.0
 SHOW_QUICK_S = 20.0
+#: The sidebar's list shows this many of its finished jobs (the most recently ended) in full; the older ones fold
+#: under one expander. Finished and failed cards piled up there, each dismissed one by one, and pushed the rest of
+#: the sidebar down (an audit found an offer's button 3,300 px down under them).
+OPEN_FINISHED = 2
 #: A recorded LLM run (replayed, not generated) done within this many seconds is not listed at all: each replay
 #: that finished at once added a sidebar entry.
 INSTANT_REPLAY_S = QUICK_JOB_S
@@ -206,9 +210,9 @@ def _draw(job: Job, *, where: str) -> None:
                   type="tertiary", help="Take it off this list (this browser session's only).")
 
 
-def dismiss(job_id: object) -> None:
-    """Leave the finished job ``job_id`` out of this session's Background jobs list from now on."""
-    st.session_state[S.JOBS_DISMISSED] = {*st.session_state.get(S.JOBS_DISMISSED, ()), job_id}
+def dismiss(*job_ids: object) -> None:
+    """Leave the finished jobs ``job_ids`` out of this session's Background jobs list from now on."""
+    st.session_state[S.JOBS_DISMISSED] = {*st.session_state.get(S.JOBS_DISMISSED, ()), *job_ids}
 
 
 def _answer_so_far(s: JobStatus) -> None:
@@ -255,14 +259,40 @@ def _sidebar_jobs(polling: bool = False) -> None:
     shown = _shown(mine)
     if not shown and not others:
         return
+    running = [j for j in shown if not j.finished]
+    ended = sorted((j for j in shown if j.finished), key=lambda j: j.status().since_finished or 0.0)
     with st.container(border=True, key="egx-jobs-panel"):
         st.markdown("**Background jobs**")
         if shown:
             st.caption("They run on the server: switch pages or close the tab, they keep going.")
-        for job in shown:
+        for job in running:
             _draw(job, where="sidebar")
+        if len(ended) > 1:
+            st.button(f"Dismiss all finished ({len(ended)})", key="egx.jobs.dismiss_all", on_click=dismiss,
+                      args=tuple(j.status().id for j in ended), icon=":material/clear_all:", type="tertiary",
+                      help="Take every finished, failed or cancelled job off this list (this browser session's "
+                           "only); running jobs stay.")
+        for job in ended[:OPEN_FINISHED]:
+            _draw(job, where="sidebar")
+        if ended[OPEN_FINISHED:]:
+            _older(ended[OPEN_FINISHED:])
         if others:
             _others(others)
+
+
+def older_label(older: list[Job]) -> str:
+    """``"3 older finished jobs (1 failed)"``: the expander the sidebar folds its older finished jobs under."""
+    failed = sum(j.status().state == "failed" for j in older)
+    return (f"{len(older)} older finished job{'s' if len(older) != 1 else ''}"
+            + (f" ({failed} failed)" if failed else ""))
+
+
+def _older(older: list[Job]) -> None:
+    """The finished jobs older than the :data:`OPEN_FINISHED` newest, folded under one expander (each with its
+    outcome and Dismiss), so the sidebar stays short."""
+    with st.expander(older_label(older), icon=":material/history:"):
+        for job in older:
+            _draw(job, where="sidebar")
 
 
 def public(title: str) -> dict[str, str]:
@@ -317,14 +347,17 @@ _BANNER_CSS = """<style>
 </style>"""
 
 
-def banner_where(s: JobStatus, sid: str) -> str:
-    """Where the banner sends the user for a job that has no page of its own, saying what is there for it: the
-    sidebar's Cancel for this session's own job, "Stop waiting" for a shared one (it is not this session's to
-    cancel, :data:`STOP_WAITING_HELP`)."""
+def banner_where(s: JobStatus, sid: str) -> tuple[str, str]:
+    """(the banner line's few words, its tooltip's sentence) on where the user goes for a job that has no page of
+    its own and what is there for it: the sidebar's Cancel for this session's own job, "Stop waiting" for a shared
+    one (it is not this session's to cancel, :data:`STOP_WAITING_HELP`). The line keeps to the essentials: an audit
+    found "(the server's own job: Stop waiting, no Cancel)" cut to "(the server's own…" at 1440 px; the tooltip
+    says why."""
     if not s.shared_for(sid):
-        return "Cancel: **Background jobs** in the sidebar"
-    whose = "the server's own job" if not s.sessions else "shared with other sessions"
-    return f"**Background jobs** in the sidebar ({whose}: Stop waiting, no Cancel)"
+        return "Cancel: **Background jobs** in the sidebar", "Its Cancel is in **Background jobs** in the sidebar."
+    whose = "it is the server's own job" if not s.sessions else "it is shared with other sessions"
+    return ("Stop waiting: **Background jobs** in the sidebar",
+            f"**Background jobs** in the sidebar offers Stop waiting, no Cancel: {whose}.")
 
 
 def banner_title(title: str) -> str:
@@ -347,23 +380,23 @@ def _banner() -> None:
         return
     st.html(_BANNER_CSS)
     s = running[0].status()
-    more = f" (and {len(running) - 1} more job{'s' if len(running) > 2 else ''})" if len(running) > 1 else ""
+    more = f" · {len(running) - 1} more job{'s' if len(running) > 2 else ''}" if len(running) > 1 else ""
     page = s.get("page")
     line = (f":material/hourglass_top: **{md_escape(banner_title(s.title))}** runs on the server — "
-            f"{status_line(s, brief=True)}{more}")
+            f"{status_line(s, brief=True)}")
     full = (f":material/hourglass_top: **{md_escape(s.title)}** runs on the server — {status_line(s)}{more}. "
             "Pages stay usable meanwhile.")
     with st.container(key="egx-jobs-banner", horizontal=True, vertical_alignment="center"):
         if page and page == st.session_state.get(S.PAGE):  # its own page shows it in full: no link to where one is
-            st.markdown(line, help=full)
+            st.markdown(line + more, help=full)
         elif isinstance(page, str) and page:
             from components.navigation import page_path
 
-            st.markdown(line, help=full)
+            st.markdown(line + more, help=full)
             st.page_link(str(page_path(page)), label="Open its page", icon=":material/open_in_new:")
         else:
-            where = banner_where(s, session_id())
-            st.markdown(f"{line} · {where}", help=f"{full} {where}.")
+            where, why = banner_where(s, session_id())
+            st.markdown(f"{line} · {where}{more}", help=f"{full} {why}")
 
 
 def watch(job: Job) -> None:

@@ -185,47 +185,50 @@ def _server_builds(embedder_name: str) -> bool:
 
 def _offer_sample_build(info: WorkspaceInfo, embedder_name: str, seconds: float, how: str, key: str) -> bool:
     """The ask-first offer of building a sample that is not built for ``embedder_name`` (never built here, or its
-    recipe changed), expected to take longer than :func:`ask_before_s`: the sidebar says what would be built, how
-    long it should take and why, with the button; the page says what is missing. True when the button was
-    clicked in this run (then the caller starts the job)."""
-    sb = st.sidebar
-    sb.info(f"**“{md_escape(info.title)}” is not built for {md_escape(embedder_name)} yet.** Building it from its "
-            f"files (its graph, then every node, edge and passage embedded) is expected to take **about "
-            f"{about(seconds)}** ({md_escape(how)}). Nothing is started until you ask.", icon=":material/build:")
-    if sb.button("Build it now", key=f"egx.samplebuild.start.{key}", icon=":material/play_arrow:",
-                 help="Build the sample with this embedder as a background job of the server: its progress, ETA "
-                      "and Cancel appear on the page and in the sidebar. It is written whole or not at all."):
-        return True
-    st.info(f"The sample workspace “{md_escape(info.title)}” is **not built for the embedder "
-            f"{md_escape(embedder_name)}** on this server yet. Building it takes about {about(seconds)}, so it "
-            "waits for you: **Build it now** in the sidebar starts it. Meanwhile any other workspace in the sidebar "
-            "works as it is.", icon=":material/hourglass_empty:")
-    return False
+    recipe changed), expected to take longer than :func:`ask_before_s`: the page says what is missing, what would
+    be built, how long it should take and why, with the button right under it (:func:`_offer`). True when the
+    button was clicked in this run (then the caller starts the job)."""
+    return _offer(
+        f"The sample workspace “{md_escape(info.title)}” is **not built for the embedder {md_escape(embedder_name)}** "
+        f"on this server yet. Building it from its files (its graph, then every node, edge and passage embedded) is "
+        f"expected to take **about {about(seconds)}** ({md_escape(how)}), so nothing is started until you ask: "
+        "**Build it now** below starts it. Meanwhile any other workspace in the sidebar works as it is.",
+        key=f"egx.samplebuild.start.{key}",
+        help="Build the sample with this embedder as a background job of the server: its progress, ETA and Cancel "
+             "appear on this page and in the sidebar. It is written whole or not at all.")
 
 
 def _offer_reindex(info: WorkspaceInfo, ws: Workspace, embedder_name: str, seconds: float, how: str,
                    key: str) -> bool:
     """The ask-first offer of an embedder switch's re-index that is expected to take longer than
-    :func:`ask_before_s`: the sidebar says what would be built, how long it should take and why, with the button
-    that starts it; the page says the workspace is not ready for this embedder and that switching back needs
-    nothing. True when the button was clicked in this run (then the caller starts the job)."""
+    :func:`ask_before_s`: the page says the workspace is not ready for this embedder, how long the re-index should
+    take and why, with the button right under it (:func:`_offer`), and that switching back needs nothing. True
+    when the button was clicked in this run (then the caller starts the job)."""
     built = ws.meta.index_embedder or ws.meta.index_model_id or "another embedder"
-    sb = st.sidebar
-    sb.info(f"**Not indexed for {md_escape(embedder_name)} yet.** Re-indexing “{md_escape(info.title)}” is expected "
-            f"to take **about {about(seconds)}** ({md_escape(how)}). Nothing is started until you ask.",
-            icon=":material/build:")
-    if sb.button("Build it now", key=f"egx.reindex.start.{key}", icon=":material/play_arrow:",
-                 help="Re-index the workspace with this embedder as a background job of the server: its progress, "
-                      "ETA and Cancel appear on the page and in the sidebar. The new index replaces the current "
-                      "one when it is complete (a cancelled build leaves the current one as it is)."):
-        return True
-    st.info(f"The workspace “{md_escape(info.title)}” is **not ready for the embedder {md_escape(embedder_name)}**: "
-            f"its vector indexes were built with {md_escape(built)}. Re-indexing it takes about {about(seconds)} "
-            "on this server, so it waits for you: **Build it now** in the sidebar starts it. Switching the embedder "
-            f"back to {md_escape(built)} needs nothing; the workspace works with it as it is.",
-            icon=":material/hourglass_empty:")
-    return False
+    return _offer(
+        f"The workspace “{md_escape(info.title)}” is **not ready for the embedder {md_escape(embedder_name)}**: its "
+        f"vector indexes were built with {md_escape(built)}. Re-indexing it is expected to take **about "
+        f"{about(seconds)}** on this server ({md_escape(how)}), so nothing is started until you ask: **Build it "
+        f"now** below starts it. Switching the embedder back to {md_escape(built)} needs nothing; the workspace "
+        "works with it as it is.",
+        key=f"egx.reindex.start.{key}",
+        help="Re-index the workspace with this embedder as a background job of the server: its progress, ETA and "
+             "Cancel appear on this page and in the sidebar. The new index replaces the current one when it is "
+             "complete (a cancelled build leaves the current one as it is).")
 
+
+def _offer(text: str, *, key: str, help: str) -> bool:
+    """An ask-first offer in the main pane: ``text`` (what is missing, the estimate and its basis) with the one
+    **Build it now** button right under it. It was in the sidebar, under the backends and every job card (an audit
+    found it 3,300 px down, on a page that said nothing else). True when the button was clicked in this run: the
+    offer is cleared then, so the live panel of the job the caller starts is what the page shows."""
+    box = st.empty()
+    with box.container():
+        st.info(text, icon=":material/hourglass_empty:")
+        clicked = st.button("Build it now", key=key, icon=":material/play_arrow:", type="primary", help=help)
+    if clicked:
+        box.empty()
+    return clicked
 
 
 #: The most edges a page part that needs the *whole* graph (the Data page's statistics, SG-RAG, Compare,

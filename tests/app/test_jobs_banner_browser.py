@@ -47,3 +47,25 @@ def test_a_running_benchmark_is_named_on_another_page_with_a_link_back(server: t
             assert (tmp_path / "home" / "runs" / "banner-run" / "results.jsonl").read_text().count("\n") >= 5
         finally:
             browser.close()
+
+
+def test_a_server_builds_banner_line_is_not_cut_at_1440_px(tmp_path: Path) -> None:
+    """The server's own sample build: an audit found the line cut at 1440 px in "(the server's own…". The line
+    says the essentials (what, progress, time left, where to stop waiting) and fits; the why is in its tooltip."""
+    from playwright.sync_api import expect, sync_playwright
+
+    from tests.app.browser_support import app_server
+
+    with app_server(tmp_path, "tests/app/banner_page.py") as (base, _), sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            page = browser.new_page(viewport={"width": 1440, "height": 900})
+            page.goto(base)
+            line = page.locator(".st-key-egx-jobs-banner [data-testid='stMarkdownContainer'] p").first
+            expect(line).to_contain_text(re.compile(r"40 % · about .* left"), timeout=TIMEOUT)
+            page.screenshot(path=str(tmp_path / "server_build_banner.png"))
+            text, needed, shown = line.evaluate("e => [e.innerText, e.scrollWidth, e.clientWidth]")
+            assert "Building workspace “MuSiQue” runs on the server" in text and "Stop waiting" in text, text
+            assert needed <= shown, (text, needed, shown)  # not cut with "…"
+        finally:
+            browser.close()

@@ -5,6 +5,7 @@ upload names), no errors, no Cancel. Each AppTest is one browser session (its ow
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -197,3 +198,45 @@ def test_a_browser_keeps_its_id_across_reloads_another_browser_gets_another() ->
     assert jobs_view.browser_id(first) == jobs_view.browser_id(reload) != ""
     assert jobs_view.browser_id(generate_xsrf_token_string(other, 1_700_000_000)) != jobs_view.browser_id(first)
     assert token.hex() not in jobs_view.browser_id(first) and jobs_view.browser_id("") == ""
+
+
+def test_old_finished_jobs_fold_under_one_expander_and_go_with_one_click(home: Path) -> None:
+    """Finished and failed job cards piled up in the sidebar, each dismissed one by one, and pushed the rest of it
+    down: the newest finished ones stay in full, the older fold under one expander, and one button dismisses them
+    all (a running job stays)."""
+    at = app()
+    at.run(timeout=RUN_TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    me, manager, hold = _session(at), jobs_view.jobs(), threading.Event()
+    manager.submit("method:still-running", "Dense on a running question", lambda j: hold.wait(30), kind="method",
+                   session=me)
+
+    def fails(job: object) -> None:
+        raise RuntimeError("no such model")
+
+    titles = [f"Failed run number {i}" for i in range(1, 5)]
+    for i, title in enumerate(titles):  # one after the other: the last one ended most recently
+        assert manager.submit(f"method:failed-{i}", title, fails, kind="method", session=me).wait(5)
+        time.sleep(0.05)
+    try:
+        at.run(timeout=RUN_TIMEOUT)
+        assert not at.exception, [e.value for e in at.exception]
+        folded = [e for e in at.sidebar.expander if "older finished job" in e.label]
+        assert len(folded) == 1, [e.label for e in at.sidebar.expander]
+        inside = plain(" ".join(e.value for e in folded[0].error))
+        assert "Failed run number 1" in inside and "Failed run number 2" in inside  # the oldest two, folded
+        assert "Failed run number 3" not in inside and "Failed run number 4" not in inside
+        assert "Failed run number 4" in _sidebar_text(at)  # the newest in full
+        n = len(folded[0].error) + len(folded[0].success)  # and the demo's build, done before them
+        assert folded[0].label == f"{n} older finished jobs ({len(folded[0].error)} failed)"
+        every = [b for b in at.sidebar.button if b.key == "egx.jobs.dismiss_all"]
+        assert len(every) == 1 and every[0].label.startswith("Dismiss all finished"), [b.key for b in at.sidebar.button]
+        every[0].click().run(timeout=RUN_TIMEOUT)
+        assert not at.exception, [e.value for e in at.exception]
+        text = _sidebar_text(at)
+        assert not any(t in text for t in titles), text
+        assert "Dense on a running question" in text  # running: not dismissed
+        assert not [e for e in at.sidebar.expander if "older finished job" in e.label]
+        assert not [b for b in at.sidebar.button if b.key.startswith("egx.job.dismiss")]
+    finally:
+        hold.set()
