@@ -231,7 +231,7 @@ def replay_height(positions: Sequence[tuple[int, float, float]], *, least: int =
     if len(positions) < 2:
         return least
     xs, ys = [p[1] for p in positions], [p[2] for p in positions]
-    pad = 120.0  # the labels under the nodes and the fit's margin, in layout units (≈ the layout's node spacing)
+    pad = 160.0  # the labels under the nodes and the fit's margin, in layout units (≈ 1.5 × the node spacing)
     aspect = (max(ys) - min(ys) + pad) / (max(xs) - min(xs) + pad)
     return int(min(HEIGHT, max(least, CANVAS_PX * aspect + LEGEND_PX)))
 
