@@ -114,7 +114,7 @@ def bench_task(spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
 def bench_job(spec: dict[str, Any], *, progress: Progress | None = None,
               cancel: threading.Event | None = None) -> BenchReport:
     """Run :func:`bench_task` in a worker; the finished run's report (as ``run_benchmark`` returns it)."""
-    from core.eval.bench_report import load_report
+    from core.eval.bench_report import written_report
 
     out = Path(spec["out_dir"])
     figures = run_worker("bench", spec, words=Words(f"The benchmark “{out.name}”", "The question × method pairs "
@@ -122,7 +122,7 @@ def bench_job(spec: dict[str, Any], *, progress: Progress | None = None,
                                                     "to resume."),
                          progress=progress, cancel=cancel)
     res = figures.get("result") or {}
-    return replace(load_report(out), ran=int(res.get("ran", 0)), skipped=int(res.get("skipped", 0)),
+    return replace(written_report(out), ran=int(res.get("ran", 0)), skipped=int(res.get("skipped", 0)),
                    warnings=tuple(res.get("warnings", ())))
 
 

@@ -58,6 +58,26 @@ def load_report(out_dir: str | Path) -> BenchReport:
                                                 ("charts", CHARTS), ("triage", TRIAGE), ("timing", TIMING)) if (out / v).exists()})
 
 
+def written_report(out_dir: str | Path) -> BenchReport:
+    """The report a run has just written to ``out_dir``, its summary read from ``summary.json`` rather than computed
+    again (:func:`load_report` recomputes the intervals: ~10 s of the server's CPU for 10 questions × 8 methods, spent
+    after a worker's run for a result the page then loads again); :func:`load_report` when there is none."""
+    import json
+
+    out = Path(out_dir)
+    try:
+        summary = json.loads((out / SUMMARY).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return load_report(out)
+    if not isinstance(summary, dict) or "methods" not in summary:
+        return load_report(out)
+    records, _ = read_records(out / RESULTS)
+    return BenchReport(out, tuple(dedupe(records)), summary, 0, 0,
+                       {k: out / v for k, v in (("results", RESULTS), ("summary", SUMMARY), ("report", REPORT),
+                                                ("charts", CHARTS), ("triage", TRIAGE), ("timing", TIMING))
+                        if (out / v).exists()})
+
+
 def _timing(out: Path) -> dict[str, Any]:
     """The run's ``timing.json`` (:mod:`core.eval.timing`), or {} for a run from before it, or one unreadable."""
     import json

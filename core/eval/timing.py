@@ -23,7 +23,7 @@ PHASES = {"start-up": "start-up (worker, imports, models)", "set-up": "set-up (c
 
 #: What the per-method seconds are, beside the run's wall time.
 LATENCY_NOTE = ("Seconds are each method's own (the sum of its trace's stages), not the run's wall time: the time "
-                "outside the methods is in the Time line at the top.")
+                "outside the methods is in the Time line.")
 
 
 def process_started() -> float | None:
