@@ -18,14 +18,16 @@ from typing import Any
 __all__ = ["DEFAULT_OVERHEAD", "DEFAULT_SECONDS", "Estimate", "earlier_runs", "estimate_run"]
 
 #: Seconds per question of each method on the MuSiQue sample (1,890 passages) without a live LLM (the recorded
-#: one), in the app's worker (one thread, 2-core machine): a 5-question run of all eight methods.
+#: one), in the app's worker (one thread, 2-core machine): a 5-question run of all eight methods, its first-use
+#: loading included (a 10-question run's means are 10–45 % lower).
 DEFAULT_SECONDS = {"dense": 0.1, "rerank": 2.0, "ppr": 0.05, "hipporag2": 0.05, "fastinsight": 1.7, "bubblerag": 0.5,
                    "sgrag": 0.5, "reg": 0.05}
 #: A method this table lacks (one added since).
 UNKNOWN_METHOD_S = 1.0
-#: Seconds outside the methods of the same run: the worker's start-up (imports, models) and set-up, scoring and
-#: writing each pair (per pair), and the report (intervals, summary, files) with the page reading it back.
-DEFAULT_OVERHEAD = {"fixed": 2.0 + 3.0 + 3.0, "per pair": 0.02}
+#: Seconds outside the methods of the same run (10 questions × 8 methods on MuSiQue): the worker's start-up
+#: (imports, models) 1.8 s, the report (intervals, summary, files) 0.7 s and the server reading it back ~1 s, and
+#: scoring, diagnosing and writing each pair (1.1 s over 80 pairs).
+DEFAULT_OVERHEAD = {"fixed": 2.0 + 1.0 + 1.0, "per pair": 0.015}
 #: How many run folders are read, newest first.
 RUNS_READ = 12
 #: The LLMs whose answers take no LLM time: the defaults hold for them.
