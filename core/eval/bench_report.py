@@ -50,7 +50,7 @@ def load_report(out_dir: str | Path) -> BenchReport:
     records = apply_judgements(records, read_judgements(out), judge)
     pairs = [] if judge is None else read_pairwise(out, None if judge.get("older") else str(judge.get("model")))
     summary = add_run_notes(summarize(records, methods=methods, settings=settings, pairwise=pairs), records, run)
-    timing = _timing(out)
+    timing = read_timing(out)
     if timing:  # the run's wall time by phase: the report's s / q is the methods' own time only
         summary["timing"] = timing
     return BenchReport(out, tuple(records), summary, 0, len(records),
@@ -78,7 +78,7 @@ def written_report(out_dir: str | Path) -> BenchReport:
                         if (out / v).exists()})
 
 
-def _timing(out: Path) -> dict[str, Any]:
+def read_timing(out: Path) -> dict[str, Any]:
     """The run's ``timing.json`` (:mod:`core.eval.timing`), or {} for a run from before it, or one unreadable."""
     import json
 

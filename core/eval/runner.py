@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.errors import ConfigError
 from core.eval.bench_files import RUN, append_record, dedupe, is_bench_folder, read_records, read_run, swap_in_fresh
-from core.eval.bench_report import BenchReport
+from core.eval.bench_report import BenchReport, read_timing
 from core.eval.identity import ResumeCheck, model_stamps, resume_check, trained_questions, workspace_identity
 from core.eval.judge_choice import Judge, run_judge
 from core.eval.judgements import apply_judgements, judge_answers, read_judgements
@@ -318,11 +318,15 @@ def _run_locked(plan: BenchPlan, out: Path, warnings: list[str], held: list[Any]
     clock.lap("judge")
     summary = add_run_notes(summarize(judged, methods=methods, settings=settings, pairwise=pairs), judged,
                             read_run(run_path))
+    kept = {} if ran else read_timing(out)  # a rerun with nothing left to run keeps the timing of the run that ran
+    if kept:
+        summary["timing"] = kept
     files = _write(out, judged, summary) if plan.write_outputs else {}
     clock.lap("report")
-    summary["timing"] = clock.figures(seconds, pairs=ran)
-    if plan.write_outputs:  # the summary and report again, with the run's timing (the charts and table lack it)
-        files.update(write_timing(out, summary))
+    if not kept:
+        summary["timing"] = clock.figures(seconds, pairs=ran)
+        if plan.write_outputs:  # the summary and report again, with the run's timing (the charts and table lack it)
+            files.update(write_timing(out, summary))
     return BenchReport(out, tuple(judged), summary, ran, skipped, files, tuple(warnings))
 
 

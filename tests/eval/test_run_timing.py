@@ -86,6 +86,10 @@ def test_a_run_keeps_its_timing_and_the_report_says_it(demo, tmp_path):
     assert "Seconds are each method's own" in text
     # a run read back (the page's report) keeps it
     assert load_report(out).summary["timing"] == t
+    # a rerun with nothing left to run keeps the timing of the run that ran
+    again = run_benchmark(ws, qs, ["dense", "ppr"], backends, out_dir=out)
+    assert again.ran == 0 and json.loads((out / TIMING).read_text()) == t
+    assert again.summary["timing"] == t and f"**Time** — {timing_line(t)}." in (out / REPORT).read_text()
 
 
 def test_the_failure_note_names_the_runs_llm():
