@@ -18,6 +18,7 @@ from core.eval.context import CTX_ALL_GOLD, CTX_RECALL
 from core.eval.report import metric_rows, paper_rows
 from core.eval.stats import MIN_VERDICT_QUESTIONS
 from core.eval.summary_stats import best_two, differences_figure, intervals_note, pairs_between, scale_of
+from core.eval.timing import LATENCY_NOTE, timing_line
 
 #: A verdict's mark in the panel: a real difference stands out, noise does not.
 _MARK = {"a": ":material/arrow_upward:", "b": ":material/arrow_downward:", "noise": ":material/drag_handle:",
@@ -48,7 +49,8 @@ _HELP = {
     CTX_ALL_GOLD: "The share of questions whose answer was handed every gold passage",
     "EM": "SQuAD exact match of the answer (best over the aliases)",
     "F1": "SQuAD token F1 of the answer (best over the aliases)",
-    "mean s": "Mean seconds per question",
+    "mean s": "Mean seconds per question in the method itself (its trace's stages); the run's wall time is in "
+              "the Time line under this table",
     "tokens/q": "Mean LLM tokens per question",
     "ctx chunks (median)": "Passages handed to the answer: median over the questions",
     "ctx chunks (max)": "Passages handed to the answer: the most of any question",
@@ -117,6 +119,9 @@ def metric_table(summary: Mapping[str, Any]) -> pd.DataFrame:
                      column_config=_columns(df, cols))
         if not i:
             st.caption(md_escape(intervals_note(summary)) + " " + RECALL_NOTE)
+    timing = timing_line(summary.get("timing"))
+    if timing:  # s / q is the methods' own time: the run's wall time and what lay outside the methods beside it
+        st.caption(f":material/timer: **Time** — {md_escape(timing)}. {md_escape(LATENCY_NOTE)}")
     rest = [c for c in df.columns if c != "method" and not any(c in w for _, w in groups)]
     if rest:  # a figure no group names (a metric added since): shown, never dropped
         st.dataframe(df[["method", *rest]], hide_index=True, width="content", placeholder="")

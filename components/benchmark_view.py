@@ -7,7 +7,7 @@ outside the project's folders. The figures themselves are drawn by :mod:`compone
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -242,6 +242,25 @@ def default_question_count(n_gold: int) -> int:
     return max(1, n_gold if n_gold <= ALL_QUESTIONS_UP_TO else FIRST_RUN_QUESTIONS)
 
 
+def estimate_caption(act: Active, methods: Sequence[str], n: int, judge_name: str = "none") -> None:
+    """How long the run will take, said before Run (:mod:`core.eval.estimate`): questions × each method's seconds
+    from earlier runs of this workspace and LLM (else a measured default), plus the time outside the methods."""
+    if not (methods and n):
+        return
+    llm = NO_LLM_NAME if _llm_part(act) == NO_LLM_NAME else act.llm_name
+    est = resources.bench_estimate(str(runs_root()), act.workspace.name, "none" if llm == NO_LLM_NAME else llm,
+                                   tuple(methods), int(n), _runs_stamp())
+    text = est.sentence()
+    if judge_name != "none":
+        text += " The judge's time is not counted."
+    st.caption(f":material/schedule: {md_escape(text)}")
+
+
+def _runs_stamp() -> float:
+    """The newest run's results time: the estimate is read again when a run has finished."""
+    return max((_mtime(runs_root() / name) for name in _runs()[:1]), default=0.0)
+
+
 def run_panel(act: Active) -> None:
     """The Run tab: the choices, what the run leaves out, the button, a refusal's choices, and the running or
     finished job."""
@@ -309,6 +328,8 @@ def run_panel(act: Active) -> None:
             st.warning(f"{len(left.trained_on)} of these questions are kept although a benchmarked method's model was "
                        "trained or validated on them: their rows are flagged “trained on”, their figures inflated.",
                        icon=":material/school:")
+        eligible = sum(1 for q in questions if q.gold_chunks and q.id not in left.excluded)
+        estimate_caption(act, methods, min(limit, eligible), judge_name)
     running = _running_bench()
     clicked = st.button("Run benchmark", key=S.BENCH_RUN, type="primary",
                         disabled=bool(running) or not (methods and n_gold and run_name.strip() and budget),

@@ -95,6 +95,7 @@ def _pairs_progress(progress: Progress) -> Callable[[int, int, str], None]:
 def bench_task(spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
     """Worker side of a benchmark: :func:`core.eval.runner.run_benchmark` as the page configured it."""
     from core.eval.runner import run_benchmark
+    from core.eval.timing import process_started
     from core.index.questions import load_questions
 
     ws = _open(spec)
@@ -105,7 +106,7 @@ def bench_task(spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
     rep = run_benchmark(ws, load_questions(ws), spec["methods"], backends, out_dir=spec["out_dir"],
                         limit=spec.get("limit"), progress=each, judge=judge,
                         resume_unverified=bool(spec.get("resume_unverified")),
-                        keep_trained=bool(spec.get("keep_trained")),
+                        keep_trained=bool(spec.get("keep_trained")), started=process_started(),
                         **budget_run(spec["methods"], spec.get("budget"), spec.get("meta")))
     return {"ran": rep.ran, "skipped": rep.skipped, "warnings": list(rep.warnings)}
 
@@ -113,7 +114,7 @@ def bench_task(spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
 def bench_job(spec: dict[str, Any], *, progress: Progress | None = None,
               cancel: threading.Event | None = None) -> BenchReport:
     """Run :func:`bench_task` in a worker; the finished run's report (as ``run_benchmark`` returns it)."""
-    from core.eval.bench_report import load_report
+    from core.eval.bench_report import written_report
 
     out = Path(spec["out_dir"])
     figures = run_worker("bench", spec, words=Words(f"The benchmark “{out.name}”", "The question × method pairs "
@@ -121,7 +122,7 @@ def bench_job(spec: dict[str, Any], *, progress: Progress | None = None,
                                                     "to resume."),
                          progress=progress, cancel=cancel)
     res = figures.get("result") or {}
-    return replace(load_report(out), ran=int(res.get("ran", 0)), skipped=int(res.get("skipped", 0)),
+    return replace(written_report(out), ran=int(res.get("ran", 0)), skipped=int(res.get("skipped", 0)),
                    warnings=tuple(res.get("warnings", ())))
 
 

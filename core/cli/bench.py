@@ -116,6 +116,7 @@ def bench_plan(args: argparse.Namespace, runner: RayRunner | None = None) -> Ben
     ``--set`` / ``--node-level`` / ``--budget`` configs and the cut (checked before any model loads), then the
     workspace (opened and indexed), questions, backends and judge; ``run.json`` pins the settings in ``meta``."""
     from core.eval.plan import BenchPlan
+    from core.eval.timing import process_started
     from core.methods.budget import budget_configs, budget_settings, parse_budget
     from core.methods.registry import get_method
 
@@ -135,7 +136,7 @@ def bench_plan(args: argparse.Namespace, runner: RayRunner | None = None) -> Ben
                      limit=args.limit, seed=args.seed, judge=judge_from_args(args, backends.llm), runner=runner,
                      meta={"questions_file": str(args.questions or ws.questions_path), **meta},
                      save_traces=args.traces, restart=args.restart, resume_unverified=args.resume_unverified,
-                     keep_trained=args.keep_trained)
+                     keep_trained=args.keep_trained, started=process_started())
 
 
 def node_level_configs(configs: dict[str, Any], methods: list[str]) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from core.eval.bench_files import RUN, dedupe, read_records, read_run
 from core.eval.judge_choice import run_judge
 from core.eval.judgements import apply_judgements, read_judgements
 from core.eval.pairwise import read_pairwise
-from core.eval.report import CHARTS, REPORT, RESULTS, SUMMARY, TRIAGE
+from core.eval.report import CHARTS, REPORT, RESULTS, SUMMARY, TIMING, TRIAGE
 from core.eval.run_notes import add_run_notes
 
 
@@ -50,6 +50,40 @@ def load_report(out_dir: str | Path) -> BenchReport:
     records = apply_judgements(records, read_judgements(out), judge)
     pairs = [] if judge is None else read_pairwise(out, None if judge.get("older") else str(judge.get("model")))
     summary = add_run_notes(summarize(records, methods=methods, settings=settings, pairwise=pairs), records, run)
+    timing = read_timing(out)
+    if timing:  # the run's wall time by phase: the report's s / q is the methods' own time only
+        summary["timing"] = timing
     return BenchReport(out, tuple(records), summary, 0, len(records),
                        {k: out / v for k, v in (("results", RESULTS), ("summary", SUMMARY), ("report", REPORT),
-                                                ("charts", CHARTS), ("triage", TRIAGE)) if (out / v).exists()})
+                                                ("charts", CHARTS), ("triage", TRIAGE), ("timing", TIMING)) if (out / v).exists()})
+
+
+def written_report(out_dir: str | Path) -> BenchReport:
+    """The report a run has just written to ``out_dir``, its summary read from ``summary.json`` rather than computed
+    again (:func:`load_report` recomputes the intervals: ~10 s of the server's CPU for 10 questions × 8 methods, spent
+    after a worker's run for a result the page then loads again); :func:`load_report` when there is none."""
+    import json
+
+    out = Path(out_dir)
+    try:
+        summary = json.loads((out / SUMMARY).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return load_report(out)
+    if not isinstance(summary, dict) or "methods" not in summary:
+        return load_report(out)
+    records, _ = read_records(out / RESULTS)
+    return BenchReport(out, tuple(dedupe(records)), summary, 0, 0,
+                       {k: out / v for k, v in (("results", RESULTS), ("summary", SUMMARY), ("report", REPORT),
+                                                ("charts", CHARTS), ("triage", TRIAGE), ("timing", TIMING))
+                        if (out / v).exists()})
+
+
+def read_timing(out: Path) -> dict[str, Any]:
+    """The run's ``timing.json`` (:mod:`core.eval.timing`), or {} for a run from before it, or one unreadable."""
+    import json
+
+    try:
+        data = json.loads((out / TIMING).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}

@@ -46,6 +46,7 @@ class BenchPlan:
     restart: bool = False
     resume_unverified: bool = False
     keep_trained: bool = False
+    started: float | None = None  #: when the front end began (epoch s): its start-up counts in the run's timing
 
     @property
     def generator_seed(self) -> int:

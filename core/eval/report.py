@@ -57,6 +57,7 @@ from core.eval.summary_stats import (
     stats_settings,
     with_interval,
 )
+from core.eval.timing import LATENCY_NOTE, timing_line
 from core.eval.verdicts import VERDICT_KEYS, record_verdict, verdict_label
 from core.fsio import atomic_write_bytes, atomic_write_text
 
@@ -67,6 +68,8 @@ REPORT = "report.md"
 CHARTS = "charts.html"
 PAIRWISE = "pairwise.jsonl"
 TRIAGE = "triage.csv"
+#: The run's wall time by phase (:mod:`core.eval.timing`), read back into a reloaded summary
+TIMING = "timing.json"
 
 METRIC_ORDER = ("R@2", "R@5", "R@10", "AR@2", "AR@5", "nDCG@10", "node R@10", "node nDCG@10", "TR", "MissTR",
                 *CTX_METRICS)
@@ -355,6 +358,8 @@ def markdown_report(summary: dict[str, Any]) -> str:
         lines.append("")
     lines += [f"{summary['questions']} questions; figures are percentages (mean over questions)"
               + (", each with its 95 % interval in brackets." if summary.get("stats") else "."), ""]
+    if timing_line(summary.get("timing")):  # the s / q columns are the methods' own time: say the rest
+        lines += [f"**Time** — {timing_line(summary.get('timing'))}.", ""]
     lines += run_note_lines(summary)  # questions left out, rows trained on, gold passages the workspace lacks
     for methods, note in grouped_replay_notes(summary):
         lines += [f"> **Replay — {', '.join(methods)}**: {note}", ""]
@@ -395,8 +400,8 @@ def markdown_report(summary: dict[str, Any]) -> str:
     lines.append("|---|" + "---:|" * len(verdicts))
     for m, s in ms.items():
         lines.append(f"| {m} | " + " | ".join(str(s["diagnosis"].get(v, 0)) for v in verdicts) + " |")
-    lines += ["", "## Latency and tokens", "", "| method | mean s | median s | p90 s | LLM tokens / q | slowest stages |",
-              "|---|---:|---:|---:|---:|---|"]
+    lines += ["", "## Latency and tokens", "", LATENCY_NOTE, "",
+              "| method | mean s | median s | p90 s | LLM tokens / q | slowest stages |", "|---|---:|---:|---:|---:|---|"]
     for m, s in ms.items():
         lat = s["latency"]
         top = sorted(lat["stages"].items(), key=lambda kv: -kv[1])[:3]
@@ -435,6 +440,15 @@ def judge_lines(summary: dict[str, Any]) -> list[str]:
         lines += ["", "FastInsight's pairwise win rate: not computed — it needs `fastinsight` and another method in "
                       "the run and an LLM generator (--llm) to write the long-form answers it compares (§4.1.2)."]
     return lines
+
+
+def write_timing(out: Path, summary: dict[str, Any]) -> dict[str, Path]:
+    """Write ``summary["timing"]`` to timing.json, and summary.json and report.md again with it (the run's last
+    phase, writing its files, is timed only once they are written)."""
+    atomic_write_text(out / TIMING, json.dumps(summary.get("timing") or {}, indent=1))
+    atomic_write_text(out / SUMMARY, json.dumps(summary, indent=1, ensure_ascii=False))
+    atomic_write_text(out / REPORT, markdown_report(summary))
+    return {"timing": out / TIMING, "summary": out / SUMMARY, "report": out / REPORT}
 
 
 def write_outputs(out: Path, records: Sequence[dict[str, Any]], summary: dict[str, Any]) -> dict[str, Path]:

@@ -109,13 +109,25 @@ def failure_figure(summary: dict[str, Any]) -> go.Figure:
     total = sum(missed.values())
     # counted per (question, method) run, as the bars are: 11 of 3 questions × 6 methods read as 11 questions
     sub = (f"not counted: {total} run{'s' if total != 1 else ''} (question × method) retrieved every gold passage and "
-           "missed at the answer (no evidence lost; without an LLM the answer is an extracted sentence)" if total else
+           f"missed at the answer (no evidence lost; {answer_source(summary)})" if total else
            "every failure here lost evidence before the answer")
     fig.update_layout(title={"text": f"Where the gold evidence was lost (first stage)<br><sup>{html.escape(sub)}</sup>"},
                       barmode="stack", yaxis_title="questions whose gold evidence was lost (per method)", legend_title="verdict",
                       margin={"t": 70, "b": 90})
     fig.update_xaxes(tickangle=0, automargin=True)
     return fig
+
+
+def answer_source(summary: dict[str, Any]) -> str:
+    """Who wrote the answers of the run of ``summary``, by its LLM: an extracted sentence without one, else the LLM's
+    reply (an audit read "without an LLM the answer is an extracted sentence" under a run of the recorded LLM)."""
+    llm = str((summary.get("settings") or {}).get("backends", {}).get("llm") or "")
+    name = llm.split(" ", 1)[0]
+    if not llm or name == "none":  # "none", or the recorded LLM holding nothing of the workspace: "none (no LLM: …)"
+        return "without an LLM the answer is an extracted sentence" if llm else "the answer missed the gold answer"
+    if name == "recorded":
+        return "the recorded LLM's replayed answer missed the gold answer"
+    return f"the LLM's ({name}) answer missed the gold answer"
 
 
 def charts_html(summary: dict[str, Any]) -> str:

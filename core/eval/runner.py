@@ -42,16 +42,17 @@ from typing import TYPE_CHECKING, Any
 
 from core.errors import ConfigError
 from core.eval.bench_files import RUN, append_record, dedupe, is_bench_folder, read_records, read_run, swap_in_fresh
-from core.eval.bench_report import BenchReport
+from core.eval.bench_report import BenchReport, read_timing
 from core.eval.identity import ResumeCheck, model_stamps, resume_check, trained_questions, workspace_identity
 from core.eval.judge_choice import Judge, run_judge
 from core.eval.judgements import apply_judgements, judge_answers, read_judgements
 from core.eval.pair import PairRunner, run_pair
 from core.eval.pairwise import PAIRWISE_REFERENCE, pairwise_judgements
 from core.eval.plan import BenchPlan
-from core.eval.report import RESULTS
+from core.eval.report import RESULTS, write_timing
 from core.eval.run_notes import add_run_notes
 from core.eval.selection import LeftOut, check_questions, gold_coverage, left_out, select_questions
+from core.eval.timing import PhaseClock
 from core.fsio import atomic_write_text, path_lock
 from core.outputs import open_append, output_folder
 from core.trace import to_jsonable
@@ -72,7 +73,8 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
                   meta: Mapping[str, Any] | None = None, save_traces: bool = False,
                   write_outputs: bool = True, judge: Judge | None = None,
                   runner: PairRunner | None = None, restart: bool = False,
-                  resume_unverified: bool = False, keep_trained: bool = False) -> BenchReport:
+                  resume_unverified: bool = False, keep_trained: bool = False,
+                  started: float | None = None) -> BenchReport:
     """Run ``methods`` on ``questions`` and write the per-question JSONL, summary, report and charts: the
     :class:`~core.eval.plan.BenchPlan` of these arguments, run by :func:`run_plan`.
 
@@ -122,6 +124,10 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
         (``Method.trained_on``; ``--keep-trained``), each such record flagged ``"trained_on": true``. By default
         they are left out — a model scores inflated on its own training questions — and ``BenchReport.warnings``,
         ``run.json`` and the report say how many and why.
+    started
+        When the caller began (epoch seconds; a worker's process start): the time before this call — imports,
+        opening the workspace, loading the models — is the run's ``start-up`` in ``summary["timing"]``
+        (:mod:`core.eval.timing`).
 
     Returns
     -------
@@ -147,7 +153,7 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
                               configs=dict(configs or {}), cut=cut, limit=limit, seed=seed, judge=judge,
                               runner=runner, meta=dict(meta or {}), save_traces=save_traces,
                               write_outputs=write_outputs, restart=restart, resume_unverified=resume_unverified,
-                              keep_trained=keep_trained), progress)
+                              keep_trained=keep_trained, started=started), progress)
 
 
 def run_plan(plan: BenchPlan, progress: Progress | None = None) -> BenchReport:
@@ -156,6 +162,7 @@ def run_plan(plan: BenchPlan, progress: Progress | None = None) -> BenchReport:
     is written and what is refused); ``progress(done, total, message)`` after each pair."""
     from core.methods.registry import get_method
 
+    clock = PhaseClock(plan.started)  # the wall time outside the methods, phase by phase (summary["timing"])
     if plan.cut < 1:
         raise ConfigError(f"cut = {plan.cut!r} is out of range; use an integer >= 1.")
     plan = replace(plan, methods=tuple(dict.fromkeys(plan.methods)))
@@ -184,7 +191,7 @@ def run_plan(plan: BenchPlan, progress: Progress | None = None) -> BenchReport:
     if plan.judge is not None:
         plan = replace(plan, configs=reasoning_configs(plan.methods, plan.configs))
     try:
-        return _run_locked(plan, out, warnings, held, progress)
+        return _run_locked(plan, out, warnings, held, progress, clock)
     finally:
         for h in held:
             h.release()
@@ -255,7 +262,7 @@ def plan_notes(plan: BenchPlan) -> tuple[str, ...]:
 
 
 def _run_locked(plan: BenchPlan, out: Path, warnings: list[str], held: list[Any],
-                progress: Progress | None) -> BenchReport:
+                progress: Progress | None, clock: PhaseClock) -> BenchReport:
     """The run of ``plan`` in ``out``, whose lock is held: settings checked against the folder's run, the
     questions chosen, the pending pairs run (:func:`_run_pairs`), then judged, summarized and written."""
     from core.eval.report import summarize
@@ -292,7 +299,9 @@ def _run_locked(plan: BenchPlan, out: Path, warnings: list[str], held: list[Any]
     done = {(str(r["question_id"]), str(r["method"])) for r in existing}
     if not fresh:
         atomic_write_text(run_path, run_json)
-    ran, skipped = _run_pairs(plan, out, selected, done, left.trained_on, progress)
+    clock.lap("set-up")
+    ran, skipped, seconds = _run_pairs(plan, out, selected, done, left.trained_on, progress)
+    clock.lap("pairs")
     if progress:  # the judge, the intervals and the diagnosis take seconds more: say so, not "about 0 s left"
         n = len(selected) * len(methods)
         progress(n, n, "every pair answered · writing the report (judge, intervals, diagnosis)")
@@ -306,21 +315,31 @@ def _run_locked(plan: BenchPlan, out: Path, warnings: list[str], held: list[Any]
     judged = apply_judgements(mine, lines, run_judge(settings))
     pairs = pairwise_judgements(out, mine, judge, generator=plan.backends.llm, workspace=plan.workspace,
                                 reference=PAIRWISE_REFERENCE) if judge is not None else []
+    clock.lap("judge")
     summary = add_run_notes(summarize(judged, methods=methods, settings=settings, pairwise=pairs), judged,
                             read_run(run_path))
+    kept = {} if ran else read_timing(out)  # a rerun with nothing left to run keeps the timing of the run that ran
+    if kept:
+        summary["timing"] = kept
     files = _write(out, judged, summary) if plan.write_outputs else {}
+    clock.lap("report")
+    if not kept:
+        summary["timing"] = clock.figures(seconds, pairs=ran)
+        if plan.write_outputs:  # the summary and report again, with the run's timing (the charts and table lack it)
+            files.update(write_timing(out, summary))
     return BenchReport(out, tuple(judged), summary, ran, skipped, files, tuple(warnings))
 
 
 def _run_pairs(plan: BenchPlan, out: Path, selected: Sequence[Question], done: set[tuple[str, str]],
-               trained_on: Mapping[str, Sequence[str]], progress: Progress | None) -> tuple[int, int]:
+               trained_on: Mapping[str, Sequence[str]], progress: Progress | None) -> tuple[int, int, list[float]]:
     """Run every pair of ``selected`` × the plan's methods not in ``done``, here or on the plan's runner, each
     record appended to ``results.jsonl`` as it finishes (flagged when its method's model was trained on its
-    question); ``(ran, skipped)``."""
+    question); ``(ran, skipped, the seconds of each pair run now)``."""
     methods = plan.methods
     total = len(selected) * len(methods)
     n_done = ran = skipped = 0
     configs = dict(plan.configs)
+    seconds: list[float] = []
 
     def save(fh: Any, q: Question, m: str, rec: dict[str, Any], trace: str | None) -> None:
         if m in trained_on.get(q.id, ()):  # kept on request: its figures are inflated, and say so
@@ -331,6 +350,7 @@ def _run_pairs(plan: BenchPlan, out: Path, selected: Sequence[Question], done: s
             atomic_write_text(tdir / f"{_safe(q.id)}.json", trace)
         append_record(fh, rec)
         done.add((q.id, m))
+        seconds.append(float(rec.get("seconds") or 0.0))
 
     with open_append(out / RESULTS) as fh:
         if plan.runner is not None:
@@ -346,7 +366,7 @@ def _run_pairs(plan: BenchPlan, out: Path, selected: Sequence[Question], done: s
                 n_done += 1
                 if progress:  # pairs run in parallel there: the one named is the one that finished
                     progress(n_done, total, f"{m} · {q.id} done")
-            return ran, skipped
+            return ran, skipped, seconds
         for q in selected:
             for m in methods:
                 n_done += 1
@@ -364,7 +384,7 @@ def _run_pairs(plan: BenchPlan, out: Path, selected: Sequence[Question], done: s
                 ran += 1
                 if progress:
                     progress(n_done, total, f"{m} · {q.id} done")
-    return ran, skipped
+    return ran, skipped, seconds
 
 
 def _safe(name: str) -> str:

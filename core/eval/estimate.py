@@ -1,0 +1,160 @@
+"""How long a benchmark run will take, said before it starts: questions × each method's seconds per question, plus
+the run's costs outside the methods (:mod:`core.eval.timing`).
+
+Each method's seconds per question come from the newest earlier run of the same workspace and LLM that ran it
+(the mean of its records' ``seconds``), else from :data:`DEFAULT_SECONDS`, measured on this project's machine. The
+costs outside the methods come from the newest such run's ``timing.json``, else :data:`DEFAULT_OVERHEAD`. The
+:class:`Estimate` says which figure came from where.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["DEFAULT_OVERHEAD", "DEFAULT_SECONDS", "Estimate", "earlier_runs", "estimate_run"]
+
+#: Seconds per question of each method on the MuSiQue sample (1,890 passages) without a live LLM (the recorded
+#: one), in the app's worker (one thread, 2-core machine): a 5-question run of all eight methods, its first-use
+#: loading included (a 10-question run's means are 10–45 % lower).
+DEFAULT_SECONDS = {"dense": 0.1, "rerank": 2.0, "ppr": 0.05, "hipporag2": 0.05, "fastinsight": 1.7, "bubblerag": 0.5,
+                   "sgrag": 0.5, "reg": 0.05}
+#: A method this table lacks (one added since).
+UNKNOWN_METHOD_S = 1.0
+#: Seconds outside the methods of the same run (10 questions × 8 methods on MuSiQue): the worker's start-up
+#: (imports, models) 1.8 s, the report (intervals, summary, files) 0.7 s and the server reading it back ~1 s, and
+#: scoring, diagnosing and writing each pair (1.1 s over 80 pairs).
+DEFAULT_OVERHEAD = {"fixed": 2.0 + 1.0 + 1.0, "per pair": 0.015}
+#: How many run folders are read, newest first.
+RUNS_READ = 12
+#: The LLMs whose answers take no LLM time: the defaults hold for them.
+NO_LIVE_LLM = ("none", "recorded")
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A run of ``questions`` × ``methods``: each method's seconds per question and where it came from
+    (``sources``: a run name, or ``"measured default"``), and the seconds outside the methods."""
+
+    questions: int
+    methods: tuple[str, ...]
+    per_question: Mapping[str, float]
+    sources: Mapping[str, str]
+    overhead: float
+    overhead_source: str
+    lower_bound: bool = False  #: a live LLM with no earlier run of it: its answers' time is not counted
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def in_methods(self) -> float:
+        return self.questions * sum(self.per_question.get(m, 0.0) for m in self.methods)
+
+    @property
+    def total(self) -> float:
+        return self.in_methods + self.overhead
+
+    def sentence(self) -> str:
+        """The estimate in words, with what it is based on."""
+        runs = sorted({s for s in self.sources.values() if s != MEASURED})
+        basis = []
+        if runs:
+            basis.append("earlier runs of this workspace and LLM (" + ", ".join(f"“{r}”" for r in runs) + ")")
+        if MEASURED in self.sources.values():
+            measured = [m for m in self.methods if self.sources.get(m) == MEASURED]
+            basis.append(f"seconds measured on the MuSiQue sample for {', '.join(measured)}")
+        per = ", ".join(f"{m} {self.per_question.get(m, 0.0):.2g} s" for m in self.methods)
+        head = "at least " if self.lower_bound else "about "
+        text = (f"Estimate: {head}{duration(self.total)} — {self.questions} questions × {len(self.methods)} methods: "
+                f"{duration(self.in_methods)} in the methods ({per} per question), plus about "
+                f"{duration(self.overhead)} outside them ({self.overhead_source}). Based on {' and '.join(basis)}.")
+        if self.lower_bound:
+            text += " The LLM is live and no earlier run used it: its answers' time is not counted."
+        return text + "".join(f" {n}" for n in self.notes)
+
+
+MEASURED = "measured default"
+
+
+def duration(seconds: float) -> str:
+    """``seconds`` as "45 s" or "3 min 20 s" or "2 h 5 min"."""
+    s = round(seconds)
+    if s < 60:
+        return f"{max(s, 1)} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60} s"
+    return f"{s // 3600} h {(s % 3600) // 60} min"
+
+
+def earlier_runs(root: Path, workspace: str, llm: str) -> list[tuple[str, dict[str, float], dict[str, Any]]]:
+    """The newest runs under ``root`` of ``workspace`` and ``llm`` (the first word of its recorded name):
+    ``(run name, method → mean seconds per question, timing)`` each, newest first."""
+    if not root.is_dir():
+        return []
+    found = [p for p in root.iterdir() if (p / "results.jsonl").is_file() and (p / "run.json").is_file()]
+    found.sort(key=lambda p: (p / "results.jsonl").stat().st_mtime, reverse=True)
+    out = []
+    for p in found[:RUNS_READ]:
+        try:
+            settings = json.loads((p / "run.json").read_text(encoding="utf-8")).get("settings") or {}
+        except (OSError, ValueError):
+            continue
+        ran_llm = str((settings.get("backends") or {}).get("llm") or "none").split(" ", 1)[0]
+        if settings.get("workspace") != workspace or ran_llm != llm:
+            continue
+        out.append((p.name, _mean_seconds(p / "results.jsonl"), _read_timing(p / "timing.json")))
+    return out
+
+
+def _mean_seconds(path: Path) -> dict[str, float]:
+    """Method → mean ``seconds`` of its records that did not fail."""
+    sums: dict[str, list[float]] = {}
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return {}
+    for line in lines:
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue  # a torn last line
+        if isinstance(r, dict) and not r.get("error") and r.get("method"):
+            sums.setdefault(str(r["method"]), []).append(float(r.get("seconds") or 0.0))
+    return {m: sum(v) / len(v) for m, v in sums.items() if v}
+
+
+def _read_timing(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def estimate_run(root: Path, workspace: str, llm: str, methods: Sequence[str], questions: int) -> Estimate:
+    """The estimate of a run of ``methods`` on ``questions`` questions of ``workspace`` under ``llm`` (a registry
+    name), from the earlier runs under ``root`` where they ran these methods, else the measured defaults."""
+    runs = earlier_runs(root, workspace, llm)
+    per: dict[str, float] = {}
+    sources: dict[str, str] = {}
+    for m in methods:
+        hit = next(((name, secs[m]) for name, secs, _ in runs if m in secs), None)
+        if hit is not None:
+            sources[m], per[m] = hit
+        else:
+            sources[m], per[m] = MEASURED, DEFAULT_SECONDS.get(m, UNKNOWN_METHOD_S)
+    live_unknown = llm not in NO_LIVE_LLM and any(s == MEASURED for s in sources.values())
+    timed = next(((name, t) for name, _, t in runs if t.get("wall")), None)
+    pairs = questions * len(methods)
+    if timed is not None:
+        name, t = timed
+        n = max(int(t.get("pairs") or 0), 1)
+        fixed = sum(float(t.get(k) or 0.0) for k in ("start-up", "set-up", "judge", "report"))
+        overhead = fixed + float(t.get("between methods") or 0.0) / n * pairs
+        source = f"start-up, set-up, scoring and the report, as in the run “{name}”"
+    else:
+        overhead = DEFAULT_OVERHEAD["fixed"] + DEFAULT_OVERHEAD["per pair"] * pairs
+        source = "start-up, set-up, scoring and the report, measured on the MuSiQue sample"
+    return Estimate(questions, tuple(methods), per, sources, overhead, source, lower_bound=live_unknown)

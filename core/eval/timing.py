@@ -1,0 +1,87 @@
+"""Where a benchmark run's wall time goes: the methods' own seconds, and the time outside them.
+
+A record's ``seconds`` is the sum of its method's trace stages, so the report's "s / q" says nothing of the
+run's other costs — starting the worker and loading the models (``start-up``), the run's checks and the
+workspace's identity (``set-up``), scoring, diagnosing and writing each pair (``between methods``), the judge
+and the summary (``judge``, ``report``). :class:`PhaseClock` times those phases; the run keeps them in
+``summary["timing"]``, and :func:`timing_line` says them in one line ("wall 29.6 s: methods 22.4 s, …") in the
+report and on the Benchmark page.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+__all__ = ["LATENCY_NOTE", "PHASES", "PhaseClock", "process_started", "timing_line"]
+
+#: The phases outside the methods, in the order a run passes them, with their words in the report.
+PHASES = {"start-up": "start-up (worker, imports, models)", "set-up": "set-up (checks, identity, questions)",
+          "between methods": "between methods (scoring, diagnosis, writing each pair)",
+          "judge": "judge", "report": "report (intervals, summary, files)"}
+
+#: What the per-method seconds are, beside the run's wall time.
+LATENCY_NOTE = ("Seconds are each method's own (the sum of its trace's stages), not the run's wall time: the time "
+                "outside the methods is in the Time line.")
+
+
+def process_started() -> float | None:
+    """When this process started (epoch seconds), for the ``start-up`` phase: a worker's or the CLI's imports and
+    model loading happen before the run begins. ``None`` when it cannot be told."""
+    try:
+        import psutil
+
+        return float(psutil.Process().create_time())
+    except Exception:
+        return None
+
+
+class PhaseClock:
+    """Wall-clock phases of one run: :meth:`lap` ends the current phase under a name; :meth:`figures` adds the
+    methods' own seconds and splits the pairs' wall time into methods and the time between them."""
+
+    def __init__(self, started: float | None = None, *, clock: Any = time.time) -> None:
+        self._clock = clock
+        self._t = clock()
+        self.phases: dict[str, float] = {}
+        if started is not None and started < self._t:
+            self.phases["start-up"] = self._t - started
+
+    def lap(self, name: str) -> float:
+        """End the phase running since the last lap as ``name`` (added to an earlier one of that name)."""
+        now = self._clock()
+        took = max(0.0, now - self._t)
+        self.phases[name] = self.phases.get(name, 0.0) + took
+        self._t = now
+        return took
+
+    def figures(self, method_seconds: Iterable[float], *, pairs: int) -> dict[str, Any]:
+        """The run's timing for ``summary["timing"]``: ``wall``, ``methods`` (the sum of the pairs run now),
+        every phase outside them (the ``pairs`` lap split into methods and ``between methods``) and ``pairs``."""
+        phases = dict(self.phases)
+        methods = float(sum(method_seconds))
+        pair_wall = phases.pop("pairs", 0.0)
+        phases["between methods"] = max(0.0, pair_wall - methods)
+        wall = methods + sum(phases.values())
+        out: dict[str, Any] = {"wall": round(wall, 2), "methods": round(methods, 2), "pairs": int(pairs)}
+        out.update({k: round(phases[k], 2) for k in PHASES if k in phases})
+        return out
+
+
+def _s(x: float) -> str:
+    return f"{x:.1f} s" if x < 120 else f"{x:.0f} s ({int(x // 60)} min {int(x % 60)} s)"
+
+
+def timing_line(timing: Mapping[str, Any] | None) -> str:
+    """``timing`` in one line: "wall 29.6 s: methods 22.4 s (40 runs), start-up 1.6 s, …" ("" for a run that
+    recorded none); the phases under 0.05 s are left out."""
+    if not timing or "wall" not in timing:
+        return ""
+    wall, methods = float(timing["wall"]), float(timing.get("methods", 0.0))
+    pairs = int(timing.get("pairs", 0))
+    parts = [f"methods {_s(methods)}" + (f" ({pairs} runs)" if pairs else "")]
+    parts += [f"{words} {_s(float(timing[k]))}" for k, words in PHASES.items() if float(timing.get(k, 0.0)) >= 0.05]
+    outside = max(0.0, wall - methods)
+    share = f"; {outside / wall:.0%} of it outside the methods" if wall > 0 else ""
+    return f"wall {_s(wall)}: " + ", ".join(parts) + share

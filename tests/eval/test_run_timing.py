@@ -1,0 +1,155 @@
+"""A benchmark run says where its wall time went (the methods' own seconds, and each phase outside them), and how
+long a run will take before it starts."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from core.backends.registry import get_embedder, get_llm
+from core.eval.bench_report import load_report
+from core.eval.estimate import DEFAULT_SECONDS, MEASURED, estimate_run
+from core.eval.report import REPORT, TIMING
+from core.eval.report_charts import answer_source, failure_figure
+from core.eval.runner import run_benchmark
+from core.eval.timing import PhaseClock, timing_line
+from core.index.questions import parse_questions
+from core.index.samples import ensure_sample_workspace
+from core.methods.base import Backends
+
+
+class FakeClock:
+    """A clock the test moves by hand."""
+
+    def __init__(self, t: float) -> None:
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def test_phases_split_the_pairs_wall_time_into_methods_and_the_time_between_them():
+    clock = FakeClock(100.0)
+    pc = PhaseClock(started=97.5, clock=clock)  # the worker began 2.5 s before the run
+    clock.t = 101.0
+    pc.lap("set-up")
+    clock.t = 131.0  # 30 s of pairs, of which the methods took 22
+    pc.lap("pairs")
+    clock.t = 131.0
+    pc.lap("judge")
+    clock.t = 135.0
+    pc.lap("report")
+    t = pc.figures([10.0, 12.0], pairs=2)
+    assert t["methods"] == 22.0 and t["between methods"] == 8.0
+    assert t["start-up"] == 2.5 and t["set-up"] == 1.0 and t["report"] == 4.0 and t["judge"] == 0.0
+    assert t["wall"] == pytest.approx(135.0 - 97.5)  # every phase adds up to the wall time
+    line = timing_line(t)
+    assert line.startswith("wall 37.5 s: methods 22.0 s (2 runs)")
+    assert "between methods (scoring, diagnosis, writing each pair) 8.0 s" in line
+    assert "judge" not in line  # a phase that took nothing is left out
+    assert line.endswith("41% of it outside the methods")
+
+
+def test_methods_slower_than_the_clock_never_give_negative_time_between_them():
+    clock = FakeClock(0.0)
+    pc = PhaseClock(clock=clock)  # no start-up known (the page's own process)
+    clock.t = 1.0
+    pc.lap("pairs")
+    t = pc.figures([1.5], pairs=1)
+    assert t["between methods"] == 0.0 and "start-up" not in t
+    assert timing_line({}) == "" and timing_line(None) == ""
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    emb = get_embedder("hashing")
+    ws = ensure_sample_workspace("demo", emb, root=tmp_path_factory.mktemp("ws"))
+    return ws, Backends(emb, get_llm("none"))
+
+
+def test_a_run_keeps_its_timing_and_the_report_says_it(demo, tmp_path):
+    ws, backends = demo
+    qs = parse_questions([{"id": "m", "question": "Who played Agent Smith?", "supporting_facts": [["The Matrix", 0]]},
+                          {"id": "l", "question": "When did Lothair II's mother die?",
+                           "supporting_facts": [["Lothair II", 0]]}], ws.graph, source="q.json")
+    out = tmp_path / "run"
+    rep = run_benchmark(ws, qs, ["dense", "ppr"], backends, out_dir=out, started=time.time() - 5)  # its start-up
+    t = rep.summary["timing"]
+    assert t["pairs"] == 4
+    assert t["methods"] == pytest.approx(sum(r["seconds"] for r in rep.records), abs=0.01)
+    assert t["wall"] >= t["methods"] + t["start-up"] and t["start-up"] >= 5
+    assert json.loads((out / TIMING).read_text()) == t
+    text = (out / REPORT).read_text()
+    assert f"**Time** — {timing_line(t)}." in text
+    assert "Seconds are each method's own" in text
+    # a run read back (the page's report) keeps it
+    assert load_report(out).summary["timing"] == t
+    # a rerun with nothing left to run keeps the timing of the run that ran
+    again = run_benchmark(ws, qs, ["dense", "ppr"], backends, out_dir=out)
+    assert again.ran == 0 and json.loads((out / TIMING).read_text()) == t
+    assert again.summary["timing"] == t and f"**Time** — {timing_line(t)}." in (out / REPORT).read_text()
+
+
+def test_the_failure_note_names_the_runs_llm():
+    def summary(llm):
+        return {"settings": {"backends": {"llm": llm}},
+                "methods": {"dense": {"diagnosis": {"answer_wrong": 1}}}}
+
+    assert "without an LLM the answer is an extracted sentence" in answer_source(summary("none"))
+    none_ws = "none (no LLM: the recorded LLM x holds no run of this workspace)"
+    assert "extracted sentence" in answer_source(summary(none_ws))
+    recorded = answer_source(summary("recorded (recorded:llama.cpp:qwen)"))
+    assert "recorded LLM" in recorded and "extracted sentence" not in recorded
+    assert "local" in answer_source(summary("local (llama.cpp:qwen)"))
+    title = failure_figure(summary("recorded (recorded:llama.cpp:qwen)")).layout.title.text
+    assert "recorded LLM" in title and "without an LLM" not in title
+
+
+def _old_run(root, name, workspace, llm, seconds, timing=None):
+    d = root / name
+    d.mkdir(parents=True)
+    (d / "run.json").write_text(json.dumps({"settings": {"workspace": workspace, "backends": {"llm": llm}}}))
+    (d / "results.jsonl").write_text("".join(json.dumps({"method": m, "seconds": s, "error": None}) + "\n"
+                                             for m, ss in seconds.items() for s in ss))
+    if timing is not None:
+        (d / "timing.json").write_text(json.dumps(timing))
+
+
+def test_the_estimate_reads_earlier_runs_of_the_same_workspace_and_llm(tmp_path):
+    root = tmp_path / "runs"
+    est = estimate_run(root, "musique", "recorded", ["dense", "rerank"], 10)  # no runs yet: measured defaults
+    assert est.sources == {"dense": MEASURED, "rerank": MEASURED}
+    assert est.in_methods == pytest.approx(10 * (DEFAULT_SECONDS["dense"] + DEFAULT_SECONDS["rerank"]))
+    assert "measured on the MuSiQue sample" in est.sentence() and "10 questions × 2 methods" in est.sentence()
+    _old_run(root, "other-ws", "demo", "recorded", {"rerank": [50.0]})  # another workspace: not read
+    _old_run(root, "mine", "musique", "recorded (recorded:q)", {"rerank": [3.0, 5.0]},
+             timing={"wall": 30, "methods": 8, "pairs": 2, "start-up": 2.0, "report": 4.0, "between methods": 1.0})
+    est = estimate_run(root, "musique", "recorded", ["dense", "rerank"], 10)
+    assert est.sources == {"dense": MEASURED, "rerank": "mine"} and est.per_question["rerank"] == 4.0
+    assert est.overhead == pytest.approx(2.0 + 4.0 + 1.0 / 2 * 20)  # fixed phases + 0.5 s between each of 20 pairs
+    assert "“mine”" in est.sentence() and est.total > est.in_methods
+    # a live LLM that no earlier run used: its answers' time is unknown, the figure a lower bound
+    live = estimate_run(root, "musique", "local", ["dense"], 5)
+    assert live.lower_bound and "at least" in live.sentence()
+
+
+def test_the_fast_signed_rank_test_gives_scipys_p_values_with_ties_and_zeros():
+    """The report's Wilcoxon p-values for up to 13 questions are enumerated in one matrix product (scipy's
+    permutation test took ~10 s of a 10-question × 8-method report): the same figures as scipy's."""
+    import numpy as np
+    from scipy.stats import wilcoxon
+
+    from core.eval.stats import EXACT_SIGN_FLIPS_UP_TO, wilcoxon_test
+
+    rng = np.random.default_rng(7)
+    checked = 0
+    for trial in range(120):
+        n = int(rng.integers(1, EXACT_SIGN_FLIPS_UP_TO + 1))
+        d = rng.choice([-1.0, -0.5, 0.0, 0.5, 1.0, 0.25], size=n) if trial % 3 else rng.normal(size=n)
+        if not np.any(d):
+            continue
+        assert wilcoxon_test(d) == pytest.approx(float(wilcoxon(d, zero_method="wilcox").pvalue), rel=1e-12, abs=1e-15)
+        checked += 1
+    assert checked > 100
