@@ -64,3 +64,22 @@ def recordings_of_another_workspace(tmp_path: Path, monkeypatch) -> Path:  # typ
     monkeypatch.setenv("EGX_LLM", "recorded")
     monkeypatch.setenv("EGX_LLM_RECORDINGS", str(bundle))
     return bundle
+
+
+def gate_index_builds(monkeypatch, module):  # type: ignore[no-untyped-def]
+    """Make ``module.build_indexes`` wait for the returned ``threading.Event`` before it embeds (after saying
+    "Embedding nodes (gated by the test)" at 0 %), so that "the page shows the build's progress" is a fact, not a
+    race. The caller sets the event when done (a fixture: after its ``yield``)."""
+    import threading
+
+    event = threading.Event()
+    orig = module.build_indexes
+
+    def gated(path, graph, embedder, *, progress=None, **kw):  # type: ignore[no-untyped-def]
+        if progress:
+            progress("Embedding nodes (gated by the test)", 0.0)
+        event.wait(60)
+        return orig(path, graph, embedder, progress=progress, **kw)
+
+    monkeypatch.setattr(module, "build_indexes", gated)
+    return event

@@ -20,7 +20,7 @@ from streamlit.testing.v1 import AppTest
 from components import jobs_view
 from components import state as S
 from core.index.manifest import read_manifest
-from tests.app.helpers import plain, run_page
+from tests.app.helpers import gate_index_builds, plain, run_page
 
 
 @pytest.fixture
@@ -64,16 +64,7 @@ def gate(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
     """Re-indexes wait for the returned event before embedding, so "the page shows its progress" is a fact."""
     import core.index.workspace
 
-    event = threading.Event()
-    orig = core.index.workspace.build_indexes
-
-    def gated(path, graph, embedder, *, progress=None, **kw):  # type: ignore[no-untyped-def]
-        if progress:
-            progress("Embedding nodes (gated by the test)", 0.0)
-        event.wait(60)
-        return orig(path, graph, embedder, progress=progress, **kw)
-
-    monkeypatch.setattr(core.index.workspace, "build_indexes", gated)
+    event = gate_index_builds(monkeypatch, core.index.workspace)
     yield event
     event.set()
 

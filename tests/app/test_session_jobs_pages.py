@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from components import jobs_view
-from tests.app.helpers import app, plain
+from tests.app.helpers import app, gate_index_builds, plain
 
 RUN_TIMEOUT = 30
 SECRET = "who wrote my secret thesis"
@@ -35,20 +35,10 @@ def _main_text(at: AppTest) -> str:
 def gate(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
     """The demo's index build waits for the returned event, so "still building" is a fact, not a race."""
     import core.index.create
-    import core.index.indexing
 
     monkeypatch.setenv("EGX_JOB_INLINE_WAIT", "0")
     monkeypatch.setenv("EGX_BUILD_ISOLATED", "0")  # the gate reaches into the build: keep it in this process
-    event = threading.Event()
-    orig = core.index.indexing.build_indexes
-
-    def gated(path, graph, embedder, *, progress=None, **kw):  # type: ignore[no-untyped-def]
-        if progress:
-            progress("Embedding nodes (gated by the test)", 0.0)
-        event.wait(60)
-        return orig(path, graph, embedder, progress=progress, **kw)
-
-    monkeypatch.setattr(core.index.create, "build_indexes", gated)
+    event = gate_index_builds(monkeypatch, core.index.create)
     yield event
     event.set()
 

@@ -3,16 +3,11 @@ not hold (where the app says every method runs without an LLM), a replayed recor
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
-from core.backends.embedders import HashingEmbedder
 from core.backends.llm import NoLLM
 from core.backends.llm_recorded import RecordedLLM
 from core.eval.metrics import llm_tokens
-from core.index.samples import ensure_sample_workspace
-from core.index.workspace import Workspace
 from core.methods.base import Backends
 from core.methods.run import run_method
 
@@ -22,14 +17,8 @@ METHODS = ("sgrag", "reg", "bubblerag", "fastinsight", "hipporag2", "ppr")
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    emb = HashingEmbedder(dim=64)
-    root = tmp_path_factory.mktemp("ws")
-    ws = ensure_sample_workspace("demo", emb, root=root)
-    shutil.copytree(ws.path, root / "mine")
-    mine = Workspace.open(root / "mine")
-    mine.manifest["name"] = "mine"  # the same data under a name the recordings do not hold (an upload)
-    return emb, ws, mine
+def demo(demo_and_upload):  # type: ignore[no-untyped-def]
+    return demo_and_upload  # the demo, and the same data under a name the recordings do not hold (an upload)
 
 
 @pytest.mark.parametrize("method", METHODS)

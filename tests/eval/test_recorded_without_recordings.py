@@ -5,8 +5,6 @@ recorded LLM counted as available, so a method that does not rerank was handed n
 
 from __future__ import annotations
 
-import shutil
-
 import numpy as np
 import pytest
 
@@ -14,8 +12,6 @@ from core.backends.embedders import HashingEmbedder
 from core.backends.llm import NoLLM
 from core.backends.llm_recorded import RecordedLLM
 from core.backends.rerankers import BiEncoderReranker
-from core.index.samples import ensure_sample_workspace
-from core.index.workspace import Workspace
 from core.methods.base import Backends
 from core.methods.evidence.formats import AnswerStepData
 from core.methods.registry import method_names
@@ -39,14 +35,9 @@ class ContraryReranker(BiEncoderReranker):
 
 
 @pytest.fixture(scope="module")
-def mine(tmp_path_factory):
+def mine(demo_and_upload):  # type: ignore[no-untyped-def]
     """The demo's data under a name the recordings do not hold (an upload)."""
-    emb = HashingEmbedder(dim=64)
-    root = tmp_path_factory.mktemp("ws")
-    ws = ensure_sample_workspace("demo", emb, root=root)
-    shutil.copytree(ws.path, root / "mine")
-    mine = Workspace.open(root / "mine")
-    mine.manifest["name"] = "mine"
+    emb, _, mine = demo_and_upload
     return emb, mine
 
 
