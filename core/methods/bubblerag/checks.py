@@ -135,8 +135,13 @@ def phrase_head(phrase: str) -> tuple[str, frozenset[str]]:
     if len(_parts(phrase)) < 2:
         return "", frozenset()
     from core.backends.spacy_model import load_pipeline
+    from core.errors import BackendError
 
-    doc = load_pipeline()(phrase)
+    try:
+        nlp = load_pipeline()
+    except BackendError:  # spaCy not installed (an optional model): the head by the phrase's shape instead
+        return _shape_head(phrase)
+    doc = nlp(phrase)
     root = next((t for t in doc if t.head.i == t.i), doc[-1])
     left: set[str] = set()
     for child in root.lefts:
@@ -144,6 +149,27 @@ def phrase_head(phrase: str) -> tuple[str, frozenset[str]]:
     head = next(iter(_parts(root.text)), "")
     _HEADS[phrase] = out = (head, frozenset(left))
     return out
+
+
+def _shape_head(phrase: str) -> tuple[str, frozenset[str]]:
+    """:func:`phrase_head` without a parser: the last content word before the first function word that follows a
+    content word ("body of water" → "body"), else the last one; its left modifiers are the content words before it.
+
+    >>> head, left = _shape_head("second-married woman"); head, sorted(left)
+    ('woman', ['married', 'second'])
+    >>> _shape_head("body of water")
+    ('body', frozenset())
+    """
+    words: list[str] = []
+    for w in _words(phrase):
+        if w in FUNCTION_WORDS:
+            if words:
+                break
+            continue
+        words += [p for p in w.split("-") if p and p not in FUNCTION_WORDS]
+    if not words:
+        return "", frozenset()
+    return words[-1], frozenset(words[:-1])
 
 
 def collapse_problem(groups: Sequence[Sequence[str]], concepts_with_candidates: int) -> str:
