@@ -193,7 +193,8 @@ class _Mentions:
         if span is not None and (span[2] or any(t.pos_ == "PROPN" for t in self.doc[span[0]:span[1]])):
             return None
         for c in tok.children:
-            if c.dep_ == "appos" and c.pos_ == "PROPN":
+            # no comma between: "the Christian saint, Monica" is left to the appositive rule
+            if c.dep_ == "appos" and c.pos_ == "PROPN" and not any(t.is_punct for t in self.doc[tok.i + 1:c.i]):
                 got = self.mention(c)
                 if got is not None and got[1] and got[1] not in _NOT_NAMES:
                     return got
@@ -232,11 +233,20 @@ class _Mentions:
                     cur = prev
             elif subs:
                 got = self.mention(subs[0], as_subject=True)
-                if got is not None and got[1] not in VALUE_LABELS and got[1] != "TITLE":
+                if got is not None and got[1] not in VALUE_LABELS and got[1] != "TITLE" \
+                        and not (got[1] == "PERSON" and self._names_title(got[0])):
                     cur = (got, str(subs[0].tag_))
             prev = cur
         return out
 
+
+    def _names_title(self, name: str) -> bool:
+        """A person named by a word of the title ("Schwarzenegger" in the passage "Arnold Schwarzenegger",
+        "Owen Laird" in "Ron Laird"): the title under another form, not a second person."""
+        if not self.title:
+            return False
+        words = {w for w in normalize_name(self.title).split() if len(w) > 2}
+        return bool(words & set(normalize_name(name).split()))
 
 #: Entity labels of things "it" may stand for. Not ORG or GPE: the small model labels people ORG
 #: ("Keanu Reeves", "Sofia Marrow") and places PERSON, so a bare name is only "he"/"she" when PERSON.
