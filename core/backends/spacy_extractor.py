@@ -17,8 +17,11 @@ structure of HippoRAG §3):
   (``born in``). The subject of a participle ("a 1999 Mexican drama film *directed by* Luis
   Mandoki") is resolved through the copula or apposition to the entity the sentence is about —
   never a modifier such as the nationality or the year.
-* **Simple coreference**: a subject pronoun (he, she, it, they; his, her, its, their as
-  possessors) or a short definite description ("the film") is the passage's title entity.
+* **Simple coreference**: a subject pronoun opening its sentence is the previous sentence's subject
+  when that one is of its kind ("The Ostra bridge was built in 1866. *It* replaced ...": ``it`` a
+  common noun or a named thing, ``he``/``she`` a PERSON); else a pronoun (he, she, it, they; his,
+  her, its, their as possessors) or a short definite description ("the film") is the passage's title
+  entity. A role noun with a name in apposition ("the engineer Sofia Marrow") is that name.
 * **Title links**: the title entity → every named entity the passage mentions (``mentions``),
   unless a relation already links the two.
 
@@ -84,7 +87,8 @@ class SpacyExtractor:
     """
 
     name = "spacy"
-    model_id = f"spacy-v3:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v4: pronouns take the previous sentence's subject, role nouns their appositive name (stale caches re-extract)
+    model_id = f"spacy-v4:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
 
     def __init__(self, batch_size: int = 64, n_process: int | None = None) -> None:
         self.pipe_batch = max(1, int(batch_size))

@@ -3,7 +3,10 @@
 Named entities (``doc.ents``) and noun chunks without their determiners are mentions; entities win
 over the chunks they overlap unless they cut a proper name short; where the text names its
 passage's title, those tokens are the title entity however the parser split them. A subject pronoun
-or the title's own name resolves to the title. Dates, times and numbers (:data:`VALUE_LABELS`) are
+(he, she, it, they) opening its sentence is the subject of the previous sentence when that one is of
+its kind (``it``: a common noun or a named thing, ``he``/``she``: a person, ``they``: a plural noun), else the title, as
+are other pronouns and the title's own name. A role noun with a name in apposition ("the engineer
+Sofia Marrow") is that name. Dates, times and numbers (:data:`VALUE_LABELS`) are
 mentions too, used by :mod:`core.backends.spacy_relations` only as the object of a relation.
 """
 
@@ -17,6 +20,10 @@ from core.text import canonical_entity, clean_text, normalize_name
 #: Entity labels that are values: typed nodes reached only as the object of a relation.
 VALUE_LABELS = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "MONEY"})
 _PRONOUNS = frozenset({"he", "she", "it", "they", "his", "her", "its", "their", "him", "them"})
+_SUBJECT_PRONOUNS = frozenset({"he", "she", "it", "they"})
+_SUBJ_DEPS = ("nsubj", "nsubjpass")
+#: Entity labels an appositive name may have to stand for its role noun ("the engineer Sofia Marrow").
+_NOT_NAMES = VALUE_LABELS | {"NORP", "LANGUAGE"}
 _DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "his", "her", "its",
                           "their", "our", "my", "your", "some", "any", "each", "every", "another"})
 
@@ -94,6 +101,7 @@ class _Mentions:
         # the title's own name before a comma or parenthesis: "John Wallop" in the passage
         # "John Wallop, 2nd Earl of Portsmouth" is the title entity, not a second node
         self.title_keys: set[str] = set()
+        self._antecedents: dict[int, tuple[tuple[str, str], str] | None] | None = None
         if title:
             t = normalize_name(title)
             self.title_keys = {t, normalize_name(canonical_entity(title))}
@@ -134,9 +142,16 @@ class _Mentions:
         return clean_text(self.doc[s:e].text).strip(_EDGE_PUNCT)
 
     def mention(self, tok: Any, *, as_subject: bool = False) -> tuple[str, str] | None:
-        """(name, entity label or "") of the mention ``tok`` heads, resolving pronouns to the title."""
+        """(name, entity label or "") of the mention ``tok`` heads, resolving pronouns (:meth:`antecedent`,
+        else the title) and role nouns (:meth:`role_name`)."""
         if tok.lower_ in _PRONOUNS and tok.pos_ == "PRON":
+            got = self.antecedent(tok)
+            if got is not None:
+                return got
             return (self.title, "TITLE") if self.title else None
+        named = self.role_name(tok)
+        if named is not None:
+            return named
         span = self.mention_of.get(tok.i)
         if span is None:
             if tok.pos_ != "PROPN":
@@ -163,3 +178,91 @@ class _Mentions:
             if len(words) == 1 and not proper and not words[0].like_num:
                 return None  # a bare common noun ("film") would join every passage about one
         return name, label
+
+    # -- simple coreference ----------------------------------------------------------------------
+    def role_name(self, tok: Any) -> tuple[str, str] | None:
+        """The named entity in apposition to a common noun: "the engineer Sofia Marrow" is Sofia Marrow.
+
+        Only when ``tok``'s own mention is no name (a bare or unlabelled common noun): "the Wachowskis,
+        a duo" stays the Wachowskis. Without this, "the engineer" took the "the film" rule (a definite
+        description is the title) and "designed by the engineer Sofia Marrow" gave "<title> is Sofia Marrow".
+        """
+        if tok.pos_ != "NOUN":
+            return None
+        span = self.mention_of.get(tok.i)
+        if span is not None and (span[2] or any(t.pos_ == "PROPN" for t in self.doc[span[0]:span[1]])):
+            return None
+        for c in tok.children:
+            # no comma between: "the Christian saint, Monica" is left to the appositive rule
+            if c.dep_ == "appos" and c.pos_ == "PROPN" and not any(t.is_punct for t in self.doc[tok.i + 1:c.i]):
+                got = self.mention(c)
+                if got is not None and got[1] and got[1] not in _NOT_NAMES:
+                    return got
+        return None
+
+    def antecedent(self, tok: Any) -> tuple[str, str] | None:
+        """What a subject pronoun opening its sentence stands for: the previous sentence's subject when
+        that one is of its kind (:func:`_fits`); None (the caller takes the title) otherwise, and for
+        every other pronoun.
+
+        "The Ostra bridge was built in 1866. It replaced a ferry landing.": "It" is the bridge, not the
+        passage "Ostra River". A chain of pronouns keeps the antecedent ("It was rebuilt in 1950.").
+        """
+        word = tok.lower_
+        if word not in _SUBJECT_PRONOUNS or tok.dep_ not in _SUBJ_DEPS:
+            return None
+        sent = tok.sent
+        if any(t.dep_ in _SUBJ_DEPS for t in self.doc[sent.start:tok.i]):
+            return None  # "The bridge was built and it ...": not the sentence's first subject
+        if self._antecedents is None:
+            self._antecedents = {}  # a mention looked up below never comes back here
+            self._antecedents = self._sentence_subjects()
+        prev = self._antecedents.get(sent.start)
+        return prev[0] if prev is not None and _fits(word, *prev) else None
+
+    def _sentence_subjects(self) -> dict[int, tuple[tuple[str, str], str] | None]:
+        """Sentence start -> the previous sentence's subject (mention, its head's tag), pronouns resolved in order."""
+        out: dict[int, tuple[tuple[str, str], str] | None] = {}
+        prev: tuple[tuple[str, str], str] | None = None
+        for sent in self.doc.sents:
+            out[sent.start] = prev
+            subs = [c for c in sent.root.children if c.dep_ in _SUBJ_DEPS]
+            cur = None
+            if subs and subs[0].pos_ == "PRON":
+                if subs[0].lower_ in _SUBJECT_PRONOUNS and prev is not None and _fits(subs[0].lower_, *prev):
+                    cur = prev
+            elif subs:
+                got = self.mention(subs[0], as_subject=True)
+                if got is not None and got[1] not in VALUE_LABELS and got[1] != "TITLE" \
+                        and not (got[1] == "PERSON" and self._names_title(got[0])):
+                    cur = (got, str(subs[0].tag_))
+            prev = cur
+        return out
+
+
+    def _names_title(self, name: str) -> bool:
+        """A person named by a word of the title ("Schwarzenegger" in the passage "Arnold Schwarzenegger",
+        "Owen Laird" in "Ron Laird"): the title under another form, not a second person."""
+        if not self.title:
+            return False
+        words = {w for w in normalize_name(self.title).split() if len(w) > 2}
+        return bool(words & set(normalize_name(name).split()))
+
+#: Entity labels of things "it" may stand for. Not ORG or GPE: the small model labels people ORG
+#: ("Keanu Reeves", "Sofia Marrow") and places PERSON, so a bare name is only "he"/"she" when PERSON.
+_THING_LABELS = frozenset({"FAC", "PRODUCT", "WORK_OF_ART", "EVENT", "LAW"})
+
+
+def _fits(pronoun: str, mention: tuple[str, str], tag: str) -> bool:
+    """Whether ``pronoun`` can stand for ``mention`` whose head word has the tag ``tag``.
+
+    ``it``: a singular common noun chunk ("the Ostra bridge") or a named thing; ``he``/``she``: a
+    PERSON entity; ``they``: a plural noun that is no PERSON. Anything else stays the title.
+    """
+    label = mention[1]
+    plural = tag in ("NNS", "NNPS")
+    if pronoun == "it":
+        return not plural and ((not label and tag == "NN") or label in _THING_LABELS)
+    if pronoun in ("he", "she"):
+        return label == "PERSON" and not plural
+    return plural and label != "PERSON"  # they
