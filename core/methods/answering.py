@@ -489,6 +489,6 @@ def describe_answer(result: Any) -> AnswerNote:
         how = {"unk-binding": "The node bound to UNK in the best-ranked matched subgraph (no LLM reads the subgraph).",
                "fallback-heuristic": "No exact match: the neighbour of the question's entities that touches most of "
                                      "them (no LLM reads the 1-hop context).",
-               "none": "No subgraph matched and no context was found."}[by]
+               "none": "No subgraph matched, and no neighbour of the question's entities was found to guess."}[by]
         return AnswerNote("heuristic", "Heuristic answer (no LLM)", how, tuple(limits))
     return AnswerNote(by or "none", by or "Answer", str(data.how or ""), ())

@@ -307,7 +307,10 @@ def generate_answer(query: str, qg: QueryGraph, assembly: Assembly, graph: Knowl
             if bindings:
                 text, by = bindings[0], "unk-binding"
             elif assembly.fallback:
-                text, by = _fallback_guess(graph, assembly, node_vecs, qvec), "fallback-heuristic"
+                text = _fallback_guess(graph, assembly, node_vecs, qvec)
+                # no neighbour touched the question's entities: nothing was guessed (the page said "the neighbour
+                # that touches most of them" over "Unable to determine")
+                by = "none" if text == prompts.UNDETERMINED else "fallback-heuristic"
             else:
                 text, by = prompts.UNDETERMINED, "none"
         context_note = None

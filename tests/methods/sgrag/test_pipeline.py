@@ -87,6 +87,8 @@ def test_fallback_when_no_entity(mg_ws, none_backends) -> None:
     r = run("What is the meaning of life?", mg_ws, backends=none_backends)
     assert r.fallback and r.answer == "Unable to determine"
     assert "no edges" in r.trace.stage("fallback")[0].fallback
+    # nothing was guessed, so the answer is not called "the neighbour that touches most of them" (an audit)
+    assert r.answer_detail.by == "none"
 
 
 def test_registered_and_ranked_chunks(tmp_path, hashing) -> None:
