@@ -73,6 +73,7 @@ def create_add_documents_ui(act: Active) -> None:
     """Upload more documents into the active workspace; or say why this workspace cannot take them."""
     ws = act.workspace
     st.subheader(f"Add documents to “{md_escape(ws.title)}”")
+    show_outcome(S.DATA_ADDED_MESSAGE, S.DATA_ADDED_FILES)  # the last insert's, here by the button
     problem = insert_problem(ws.path, ws.meta, app=True)
     if problem is not None:
         st.caption(md_escape(problem))
@@ -146,14 +147,14 @@ def show_add_job() -> None:
                  "Fix the input and add it again.")
         return
     S.clear_uploader(S.DATA_ADD_UPLOADS)  # they are in the workspace now: the next upload starts empty
-    # shown by the page above its tabs, after the rerun that opens the new workspace
-    # a message with its kind: an insert that added nothing is no success (an audit saw "Nothing was added …" in a
-    # green ✓ box), a warning
-    st.session_state[S.DATA_BUILT_MESSAGE] = (
+    # shown by this panel, under its title, after the rerun that opens the new workspace (at the top of the page it
+    # was 700 px above the button, out of sight: an audit saw only the upload box clear); a message with its kind: an
+    # insert that added nothing is no success (an audit saw "Nothing was added …" in a green ✓ box), a warning
+    st.session_state[S.DATA_ADDED_MESSAGE] = (
         "success" if result.get("added") else "warning",
         " ".join([str(result.get("summary", "")), *result.get("notes", []),
                   passages_note(list(result.get("files") or []))]).strip())
-    st.session_state[S.DATA_BUILT_FILES] = list(result.get("files") or [])
+    st.session_state[S.DATA_ADDED_FILES] = list(result.get("files") or [])
     st.rerun()
 
 
@@ -203,10 +204,23 @@ def passages_note(files: list[dict[str, Any]]) -> str:
     return said
 
 
-def show_file_status() -> None:
+def show_outcome(message_key: str = S.DATA_BUILT_MESSAGE, files_key: str = S.DATA_BUILT_FILES) -> None:
+    """The last build's (or, with the insert's keys, insert's) message and per-file table, once: the message a
+    ``(kind, text)`` pair or a text — an insert that added nothing is a warning, not a success."""
+    said = st.session_state.pop(message_key, None)
+    if said:
+        kind, text = said if isinstance(said, tuple) else ("success", said)
+        if kind == "warning":
+            st.warning(md_escape(text), icon=":material/info:")
+        else:
+            st.success(md_escape(text), icon=":material/check_circle:")
+    show_file_status(files_key)
+
+
+def show_file_status(key: str = S.DATA_BUILT_FILES) -> None:
     """The last build's or insert's per-file table (once, after the rerun that shows its outcome); the files
     left out are named with their reason above it, so the reason is read even where the table cuts it."""
-    files = st.session_state.pop(S.DATA_BUILT_FILES, None)
+    files = st.session_state.pop(key, None)
     if not files:
         return
     rows = file_status_rows(files)

@@ -72,6 +72,9 @@ DATA_NEW_NAME = "egx.data.new_name"
 DATA_BUILD = "egx.data.build"
 DATA_BUILT_MESSAGE = "egx.data.built_message"
 DATA_BUILT_FILES = "egx.data.built_files"  #: what became of each uploaded file in the last build or insert
+#: the last insert's message and files, shown by the Add documents panel (by its button, not 700 px above it)
+DATA_ADDED_MESSAGE = "egx.data.added_message"
+DATA_ADDED_FILES = "egx.data.added_files"
 DATA_SEARCH = "egx.data.search"
 DATA_HOPS = "egx.data.hops"
 DATA_VIEW_MODE = "egx.data.view_mode"

@@ -12,21 +12,14 @@ import streamlit as st
 from components import data_view as dv
 from components import state as S
 from components import workspaces
-from components.add_documents import create_add_documents_ui, show_file_status
+from components.add_documents import create_add_documents_ui, show_outcome
 from components.page import header
 from components.ui import md_escape
 
 act = header()
 ws = act.workspace
 st.markdown(f"**{md_escape(ws.title)}**" + (f" — {md_escape(ws.description)}" if ws.description else ""))
-built = st.session_state.pop(S.DATA_BUILT_MESSAGE, None)
-if built:  # a message, or (kind, message): an insert that added nothing is a warning, not a success
-    kind, said = built if isinstance(built, tuple) else ("success", built)
-    if kind == "warning":
-        st.warning(md_escape(said), icon=":material/info:")
-    else:
-        st.success(md_escape(said), icon=":material/check_circle:")
-show_file_status()
+show_outcome()  # the last build's message and files (an insert's are shown by the Add documents panel)
 
 # On a graph store the Graph tab reads neighbourhoods through the page's view; the statistics and a
 # whole-graph export read the whole graph (under the app's limit; above it they say why not)

@@ -35,9 +35,12 @@ def test_an_add_that_added_nothing_is_a_warning_with_short_status_cells(home: Pa
     said = [w for w in warned if "Nothing was added" in w]
     assert len(said) == 1, warned
     assert REPEAT in said[0] and "empty.txt: the document is empty" in said[0], said
+    # by the Add documents button, in the Upload tab: at the top of the page it was 700 px above it (an audit)
+    upload = next(t for t in at.tabs if t.label == "Upload")
+    assert any("Nothing was added" in w.value for w in upload.warning), [w.value for w in upload.warning]
     assert Workspace.open(target).graph.n_chunks == 2
 
-    table = at.dataframe[0].value
+    table = [d.value for d in at.dataframe if "Status" in d.value.columns][-1]  # the insert's, by its button
     assert list(table["File"]) == ["empty.txt", "matrix.txt"]
     assert list(table["Status"])[1] == "read; 1 repeated passage left out"  # whole in its column; the rest above
     assert list(table["Passages"])[1] == "0 (+1 repeated, left out)"

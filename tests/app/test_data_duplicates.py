@@ -28,7 +28,7 @@ def test_a_pdf_of_the_corpus_s_passages_is_left_out_of_the_build_and_said(home: 
     assert built and ("3 chunks. 3 passages of three_passages.pdf repeat passages already read (e.g. “Journal of "
                       "Mathematical Physics”, “Person-centered therapy”, “Riemann integral”) and were left out."
                       ) in built[0], built
-    table = at.dataframe[0].value
+    table = [d.value for d in at.dataframe if "Status" in d.value.columns][-1]  # the insert's, by its button
     assert list(table["File"]) == ["three_passages.pdf", "my_corpus.json"]
     assert list(table["Passages"]) == ["0 (+3 repeated, left out)", "3"]
     assert table["Status"][0] == "read; 3 repeated passages left out"  # short: the sentence is in the message
@@ -50,6 +50,7 @@ def test_adding_a_text_file_of_the_workspace_s_passages_adds_nothing_and_says_so
     said = " ".join(plain(s.value).replace("\\_", "_") for s in at.success)
     assert "Added 1 passage(s); 2 passages of notes.txt repeat passages already read (e.g. “The Matrix”, “Speed”)" \
            " and were left out" in said, said
-    assert list(at.dataframe[0].value["Passages"]) == ["1 (+2 repeated, left out)"]
+    files = [d.value for d in at.dataframe if "Status" in d.value.columns][-1]  # the insert's, by its button
+    assert list(files["Passages"]) == ["1 (+2 repeated, left out)"]
     chunks = Workspace.open(target).graph.chunks
     assert [(c.title, c.text) for c in chunks][2:] == [("Point Break", "Keanu Reeves surfed in Point Break.")]
