@@ -239,7 +239,6 @@ class _Mentions:
             prev = cur
         return out
 
-
     def _names_title(self, name: str) -> bool:
         """A person named by a word of the title ("Schwarzenegger" in the passage "Arnold Schwarzenegger",
         "Owen Laird" in "Ron Laird"): the title under another form, not a second person."""
@@ -247,6 +246,7 @@ class _Mentions:
             return False
         words = {w for w in normalize_name(self.title).split() if len(w) > 2}
         return bool(words & set(normalize_name(name).split()))
+
 
 #: Entity labels of things "it" may stand for. Not ORG or GPE: the small model labels people ORG
 #: ("Keanu Reeves", "Sofia Marrow") and places PERSON, so a bare name is only "he"/"she" when PERSON.
