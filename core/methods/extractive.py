@@ -23,7 +23,8 @@ below are ours, documented here and recorded in the trace (``extractive`` in the
    city, country, county, river ..." for a place, "how many"/"how much"/"what percentage" for a number
    (:func:`expected_answer_type` with ``nouns``). A sentence that names such a thing *not already named in the
    question* is preferred over every sentence that does not ("Laurence Fishburne is an American
-   actor." names only a person of the question, so it cannot answer "who played ..."). Dates and
+   actor." names only a person of the question, so it cannot answer "who played ..."; a title read for "it" names
+   no person). Dates and
    numbers are found by patterns; persons and places by spaCy's ``en_core_web_sm`` NER (the pinned
    package of the ``spacy`` extractor, loaded lazily; the trace says which), else by runs of capitalised words.
 
@@ -272,6 +273,20 @@ def shares_a_word(query: str, texts: Sequence[str], *, prefix: int = 5) -> bool:
     return bool(words & seen)
 
 
+def _typed(sentence: str, resolved: str, title: str, atype: str, query: str) -> tuple[str, ...]:
+    """The new mentions of the answer type in ``resolved`` (``sentence`` with its pronoun read as ``title``), the
+    title left out where it stands for "it"/"its" in a person question: "It was founded by … Idris Kalden" read as
+    "Vellmora was founded …", and spaCy's small model tags the town PERSON, so the sentence counted as naming a new
+    person and outranked "It was designed by the engineer Sofia Marrow" for "Who designed …?" (an audit)."""
+    if not atype:
+        return ()
+    found = new_mentions(resolved, atype, query)
+    m = _PRONOUN.match(sentence)
+    if atype == "person" and title and m and m.group(0).lower() in ("it", "its"):
+        found = [x for x in found if normalize_name(x) != normalize_name(title)]
+    return tuple(found)
+
+
 def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends: Backends, *,
                   max_passages: int = 3) -> SentencePick:
     """The sentence of the top ``max_passages`` ``(chunk_id, title, text)`` passages that answers ``query``.
@@ -305,7 +320,7 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
     bridges = possessive_bridges(query, passages[:max(max_passages, 5)])
     questions = [query] + [q for q, _ in bridges]
     scores = _score(backends, scorer, questions, [r[1] for r in rows])
-    cands = [Candidate(s, cid, title, float(sc), tuple(new_mentions(s_res, atype, query)) if atype else ())
+    cands = [Candidate(s, cid, title, float(sc), _typed(s, s_res, title, atype, query))
              for (s, s_res, cid, title), sc in zip(rows, scores)]
     order = sorted(range(len(cands)), key=lambda i: (not cands[i].typed, -cands[i].score, i))
     ranked = tuple(cands[i] for i in order)
