@@ -247,9 +247,8 @@ def estimate_caption(act: Active, methods: Sequence[str], n: int, judge_name: st
     from earlier runs of this workspace and LLM (else a measured default), plus the time outside the methods."""
     if not (methods and n):
         return
-    llm = NO_LLM_NAME if _llm_part(act) == NO_LLM_NAME else act.llm_name
-    est = resources.bench_estimate(str(runs_root()), act.workspace.name, "none" if llm == NO_LLM_NAME else llm,
-                                   tuple(methods), int(n), _runs_stamp())
+    llm = "none" if _llm_part(act) == NO_LLM_NAME else act.llm_name
+    est = resources.bench_estimate(str(runs_root()), act.workspace.name, llm, tuple(methods), int(n), _runs_stamp())
     text = est.sentence()
     if judge_name != "none":
         text += " The judge's time is not counted."
