@@ -626,15 +626,16 @@ def overlaid(graph: KnowledgeGraph, found: Runs, gold: Gold) -> None:
                                       "most nodes are reached by several methods (black), the colours alone tell "
                                       "little.") or "every method"
     S.keep(S.COMPARE_FOCUS, focus)
+    answers = answer_nodes(graph, found.results)
     ov = overlay(graph, per, method_names(), gold_nodes, focus="" if focus == "every method" else focus,
-                 important=answer_nodes(graph, found.results))
+                 important=answers)
     st.caption(f"{len(ov.nodes)} nodes: the entities of each method's top-5 passages (and BubbleRAG's evidence "
                f"graph, PPR's seeds). {ov.shared} are reached by more than one method (black under “every "
                "method”; pick one above to see its own); golden borders mark entities of gold passages. Hover a node "
                "to see which methods reached it.")
     if ov.nodes:
         show_graph(graph, ov.nodes, max_nodes=150, colors=ov.colors, borders=ov.borders, notes=ov.notes,
-                   legend=ov.legend, height=520, labels=ov.labels)
+                   legend=ov.legend, height=520, labels=ov.labels, must_label=answers)
 
 
 def side_by_side(graph: KnowledgeGraph, methods: Sequence[str], found: Runs, *, query: str, gold: Gold,

@@ -260,7 +260,8 @@ def network_html(graph: GraphLike, nodes: Iterable[int], *,
                  shapes: Mapping[int, str] | None = None,
                  directed: bool = True,
                  legend_below: bool = False,
-                 label_px: int = LABEL_PX) -> str:
+                 label_px: int = LABEL_PX,
+                 must_label: Iterable[int] = ()) -> str:
     """Self-contained HTML drawing of ``nodes`` (and the edges among them) with pyvis.
 
     Parameters
@@ -310,6 +311,10 @@ def network_html(graph: GraphLike, nodes: Iterable[int], *,
         bubble replay on a projector) keeps its canvas's top above the fold.
     label_px
         Node labels' height on screen in pixels, whatever the zoom (edge labels 3 px less).
+    must_label
+        Labelled nodes whose label is drawn below them even where no place clear of the other nodes is
+        found (still never over another label): the nodes a step is about (default: ``highlight``). The other
+        labels go below or above their node where they cover no other node, else show on hover only.
     """
     from pyvis.network import Network
 
@@ -371,8 +376,9 @@ def network_html(graph: GraphLike, nodes: Iterable[int], *,
     physics = positions is None or any(v not in positions for v in nodes)
     net.options = _options(physics=physics, n=len(nodes), directed=directed)
     doc = net.generate_html()
+    must = sorted({int(v) for v in must_label} or hl)
     return _finish_html(doc, legend, physics=physics, label_order=order, legend_below=legend_below,
-                        label_px=label_px)
+                        label_px=label_px, must_label=must)
 
 
 def _options(*, physics: bool, n: int, directed: bool = True) -> dict[str, object]:
@@ -429,7 +435,7 @@ _DECODE_TEXT = """
 _FIT_SCRIPT = """
                   window.egxReady = false;
                   var MAX_ZOOM = 1.25, PX = LABEL_PX;  // node labels' height on screen
-                  (function (net, box, physics, order) {
+                  (function (net, box, physics, order, must) {
                     var laidOut = false;
                     function fit() {
                       if (box.clientWidth === 0 || box.clientHeight === 0) { return; }
@@ -451,22 +457,43 @@ _FIT_SCRIPT = """
                       });
                       net.redraw();
                     }
-                    // Of two labels that would overlap on screen keep the more important one (the
-                    // order comes from label_choice); the other name stays on hover.
+                    // A label goes below its node, else above it (vadjust), where it covers no other label
+                    // and no other node; of two labels that would overlap, the more important one (the order
+                    // comes from label_choice) is placed first and the other name stays on hover. A label
+                    // on a node hid that node's colour and ring (an audit on the expansion drawing). A node in
+                    // ``must`` (what the step is about) keeps its label below it over other nodes if need be.
                     function declutter(font) {
-                      var placed = [], patch = [], pos = net.getPositions(order);
+                      var placed = [], discs = [], patch = [], pos = net.getPositions();
+                      var text = document.createElement("canvas").getContext("2d");  // measures as the labels are drawn
+                      text.font = font + "px sans-serif";
+                      nodes.get().forEach(function (n) {  // every node, labelled or not, is in the way
+                        var p = pos[n.id], r = n.size || 10;
+                        if (p) { discs.push({id: n.id, l: p.x - r, r: p.x + r, t: p.y - r, b: p.y + r}); }
+                      });
+                      function clear(box, id, labelsOnly) {
+                        return !placed.some(function (o) { return box.l < o.r && o.l < box.r && box.t < o.b && o.t < box.b; }) &&
+                               (labelsOnly || !discs.some(function (o) { return o.id !== id && box.l < o.r && o.l < box.r && box.t < o.b && o.t < box.b; }));
+                      }
                       order.forEach(function (id) {
                         var n = nodes.get(id), p = pos[id];
                         if (!n || !p || typeof n.egxLabel !== "string" || !n.egxLabel.trim()) { return; }
-                        var w = n.egxLabel.length * font * 0.56, h = font * 1.25, top = p.y + (n.size || 10);
-                        var box = {l: p.x - w / 2, r: p.x + w / 2, t: top, b: top + h};
-                        var hit = placed.some(function (o) { return box.l < o.r && o.l < box.r && box.t < o.b && o.t < box.b; });
-                        if (!hit) { placed.push(box); }
-                        var want = hit ? " " : n.egxLabel;
-                        if (n.label !== want) { patch.push({id: id, label: want}); }
+                        // where vis-network puts the label below the node (its own measure, vadjust aside)
+                        var size = (net.body.nodes[id] && net.body.nodes[id].labelModule.size) || {};
+                        var r = n.size || 10, h = size.height || font, gap = isFinite(size.top) ? size.top - p.y - r : font / 2 + 4;
+                        var w = text.measureText(n.egxLabel).width + 4;
+                        var below = {l: p.x - w / 2, r: p.x + w / 2, t: p.y + r + gap, b: p.y + r + gap + h};
+                        var above = {l: below.l, r: below.r, t: p.y - r - gap - h, b: p.y - r - gap};
+                        var want = n.egxLabel, shift = 0;
+                        if (clear(below, id)) { placed.push(below); }
+                        else if (clear(above, id)) { placed.push(above); shift = above.t - below.t; }
+                        else if (must.indexOf(id) >= 0 && clear(below, -1, true)) { placed.push(below); }
+                        else { want = " "; }
+                        var was = (n.font && n.font.vadjust) || 0;
+                        if (n.label !== want || was !== shift) { patch.push({id: id, label: want, font: {vadjust: shift}}); }
                       });
                       if (patch.length) { nodes.update(patch); }
                     }
+                    window.egxMust = must;  // for the browser tests: whose label may cover a node
                     function ready() {
                       if (physics) { net.setOptions({physics: {enabled: false}}); }
                       laidOut = true;
@@ -482,7 +509,7 @@ _FIT_SCRIPT = """
                     box.addEventListener("wheel", function (e) {
                       if (!e.ctrlKey && !e.metaKey) { e.stopPropagation(); }
                     }, {capture: true});
-                  })(network, container, PHYSICS, LABEL_ORDER);
+                  })(network, container, PHYSICS, LABEL_ORDER, LABEL_MUST);
 """
 _ASSET_CSS = Path(__file__).resolve().parents[1] / "assets" / "graph_view.css"
 
@@ -520,13 +547,15 @@ def legend_html(legend: Sequence[LegendItem], *, inline: bool = False) -> str:
 
 
 def _finish_html(doc: str, legend: Sequence[LegendItem], *, physics: bool = True,
-                 label_order: Sequence[int] = (), legend_below: bool = False, label_px: int = LABEL_PX) -> str:
+                 label_order: Sequence[int] = (), legend_below: bool = False, label_px: int = LABEL_PX,
+                 must_label: Sequence[int] = ()) -> str:
     doc = _DEAD_COMMENT.sub("", _CDN_TAG.sub("", doc))
     doc = doc.replace("<center>\n<h1></h1>\n</center>", "").replace(
         "<center>\n          <h1></h1>\n        </center>", "")
     if _NETWORK_NEW in doc:
         fit = _FIT_SCRIPT.replace("PHYSICS", "true" if physics else "false").replace(
-            "LABEL_ORDER", json.dumps([int(v) for v in label_order])).replace("LABEL_PX", str(int(label_px)))
+            "LABEL_ORDER", json.dumps([int(v) for v in label_order])).replace("LABEL_PX", str(int(label_px))).replace(
+            "LABEL_MUST", json.dumps([int(v) for v in must_label]))
         doc = doc.replace(_NETWORK_NEW, _DECODE_TEXT + "\n                  " + _NETWORK_NEW + fit, 1)
     doc = doc.replace("</head>", _legend_css() + "</head>", 1)
     if legend_below:

@@ -79,7 +79,8 @@ def frame_drawing(act: Active, result, replay, frame: int, nodes: list[int], pos
     widths = tuple((e, 5.0 if e in flash_edges else 2.5) for e in edges if e in flash_edges or e in older_edges)
     # labels: the node settled now, the CEG found now, the meeting nodes so far, then the anchors
     meetings = [c.meeting for c in replay.result.cegs if c.found_at <= f.step and c.meeting >= 0]
-    labels = tuple(bubble.drawing_labels(result, g, nodes, first=[f.node, *sorted(flash_nodes), *meetings]))
+    first = [f.node, *sorted(flash_nodes), *meetings]
+    labels = tuple(bubble.drawing_labels(result, g, nodes, first=first))
     shapes = bubble.anchor_shapes(result, g, nodes)
     legend = (
         *bubble.group_legend(result.groups.groups),
@@ -96,7 +97,7 @@ def frame_drawing(act: Active, result, replay, frame: int, nodes: list[int], pos
         # relation names on the canvas only in a small G': in a dense cluster they piled over the node labels (the
         # names of the anchors, the settled node and the CEG, the only nodes labelled here); hover shows them
         legend=legend, edge_labels=len(nodes) <= graph_view.LABEL_ALL_UP_TO, height=height or HEIGHT, labels=labels, shapes=shapes, legend_below=True,
-        label_px=LABEL_PX)
+        label_px=LABEL_PX, must_label=tuple(v for v in dict.fromkeys([*first, *bubble.named_anchors(result, g)]) if v >= 0))
     return doc, state
 
 

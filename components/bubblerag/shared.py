@@ -256,6 +256,16 @@ def drawing_labels(result: BubbleResult, graph: GraphLike, nodes: Iterable[int],
     return [v for v in dict.fromkeys(order) if v in drawn]
 
 
+def named_anchors(result: BubbleResult, graph: GraphLike) -> list[int]:
+    """The node anchors that carry their group's own name ("Keanu Reeves" of the group "Keanu Reeves", "Lothair II"
+    of "Lothair II / Lothair I"): the question's subjects, whose names a drawing keeps on the canvas."""
+    out: list[int] = []
+    for g in result.groups.groups if result.groups is not None else ():
+        names = {part.strip().lower() for part in g.concept.split(" / ")}
+        out += [int(c.index) for c in g.members if c.kind == "node" and graph.node_names[c.index].lower() in names]
+    return list(dict.fromkeys(out))
+
+
 def subgraph_html(act: Active, result: BubbleResult, nodes: Sequence[int], edges: Sequence[int] | None, *,
                   outline_nodes: Iterable[int] = (), outline_edges: Iterable[int] = (), height: int = 520,
                   extra_legend: Sequence[graph_view.LegendItem] = (), show_legend: bool = True,
@@ -282,7 +292,7 @@ def subgraph_html(act: Active, result: BubbleResult, nodes: Sequence[int], edges
         g, act.key, tuple(sorted(nodes)), colors=fills, sizes=tuple(sorted(cost_sizes(result, nodes).items())),
         borders=borders, edges=None if edges is None else tuple(sorted(edges)), edge_colors=edge_colors,
         edge_widths=widths, notes=notes, legend=legend, edge_labels=True, height=height, labels=labels,
-        shapes=shapes)
+        shapes=shapes, must_label=labels)  # a CEG is small: each of its names is what the drawing is for
 
 
 def drawing_legend(groups: Sequence[AnchorGroup],

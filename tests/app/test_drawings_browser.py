@@ -4,8 +4,8 @@ Every page that draws a graph is opened on the demo workspace (and, marked slow,
 sample); every drawing on it is screenshotted and asked through vis-network's own API, inside its
 iframe, whether it is readable: it was laid out and fitted (``window.egxReady``), every node of the
 subgraph lies inside the visible canvas (``network.getPositions()`` → ``canvasToDOM`` against the
-canvas size, and each node's bounding box with its label), and the legend does not cover the
-canvas. The FastInsight drawing sits in a tab that is hidden when it is drawn, the three drawings of
+canvas size, and each node's bounding box with its label), the legend does not cover the canvas,
+and no label is drawn over another node (but those of the nodes a step is about). The FastInsight drawing sits in a tab that is hidden when it is drawn, the three drawings of
 the "compare" preset share one row: the two cases that were cropped. Screenshots go under
 ``tmp_path`` (and to ``$EGX_ARTIFACTS`` when set).
 """
@@ -51,9 +51,22 @@ CHECK = """() => {
       overlap = true;
     }
   });
-  const labelled = nodes.get().filter(function (n) { return typeof n.label === 'string' && n.label.trim(); }).length;
+  const shown = nodes.get().filter(function (n) { return typeof n.label === 'string' && n.label.trim(); });
+  // a label (other than of a node the step is about) drawn over another node hides its colour and ring
+  const must = window.egxMust || [], covering = [];
+  shown.forEach(function (n) {
+    if (must.indexOf(n.id) >= 0) { return; }
+    const m = network.body.nodes[n.id].labelModule.size, v = (n.font || {}).vadjust || 0;
+    const s = {left: m.left, width: m.width, height: m.height, top: m.top + v};  // vis-network's size leaves vadjust out
+    for (const id in pos) {
+      const r = (nodes.get(Number(id)) || {}).size || 10, p = pos[id], e = 2;  // px of anti-aliasing
+      if (Number(id) !== n.id && s.left + e < p.x + r && p.x - r < s.left + s.width - e &&
+          s.top + e < p.y + r && p.y - r < s.top + s.height - e) { covering.push(n.label + ' over ' + id); break; }
+    }
+  });
   return {nodes: Object.keys(pos).length, outside: outside, clipped: clipped, width: W, height: H,
-          legend_overlaps_canvas: overlap, ready: window.egxReady === true, labelled: labelled};
+          legend_overlaps_canvas: overlap, ready: window.egxReady === true, labelled: shown.length,
+          covering: covering};
 }"""
 
 
@@ -103,6 +116,8 @@ class Drawings:
                 self.problems.append(f"{label}: {len(got['clipped'])} nodes cut by the canvas edge")
             if got["legend_overlaps_canvas"]:
                 self.problems.append(f"{label}: the legend covers the canvas")
+            if got["covering"]:
+                self.problems.append(f"{label}: labels drawn over other nodes: {got['covering'][:5]}")
         if len(results) < expect:
             self.problems.append(f"{name}: {len(results)} drawings checked, expected {expect}")
         self.seen[name] = results
