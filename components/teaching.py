@@ -1,5 +1,5 @@
 """What a method page opens with: three sentences on what you are looking at and a link to the paper
-section it shows. The intros are the method packages' (``Method.intros``); the citations come from
+section it shows (the first sentence in view, the others under "More"). The intros are the method packages' (``Method.intros``); the citations come from
 :mod:`core.papers` (one place)."""
 
 from __future__ import annotations
@@ -29,10 +29,25 @@ INTROS: dict[str, Intro] = _intros()
 def intro_body(page: str) -> None:
     """The intro of ``page`` ("pages/x.py"): its sentences and the paper it cites."""
     intro = _intros()[page]
-    p = intro.cited
     st.markdown(md_escape(" ".join(intro.text)))
+    _citation(intro)
+
+
+def _citation(intro: Intro) -> None:
+    p = intro.cited
     st.caption(f"Paper: [{md_escape(f'{p.key} {intro.section} — {p.title}')}]({p.url}) · "
                f"{md_escape(f'{p.short_authors}, {p.year}, {p.venue}, arXiv {p.arxiv}')}.")
+
+
+def _folded(intro: Intro) -> None:
+    """The intro's first sentence with its section linked, the other two and the whole citation folded under
+    "More": the whole intro took five lines above every stage, and an audit found the stages below a projector's
+    fold."""
+    p = intro.cited
+    st.markdown(f"{md_escape(intro.text[0])} ([{md_escape(f'{p.key} {intro.section}')}]({p.url}))")
+    with st.expander("More on this stage", icon=":material/menu_book:"):
+        st.markdown(md_escape(" ".join(intro.text[1:])))
+        _citation(intro)
 
 
 def has_intro(page: str) -> bool:
@@ -47,5 +62,5 @@ def page_intro(page: str) -> Intro:
     tour = st.session_state.get(S.TOUR)  # components.tour.TourState, read without importing the tour
     if getattr(tour, "page", None) != page:
         with st.container():
-            intro_body(page)
+            _folded(_intros()[page])
     return _intros()[page]
