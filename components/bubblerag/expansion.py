@@ -25,6 +25,21 @@ MAX_DRAWN = 250  #: nodes drawn per frame (the expansion region of a bigger G')
 MAX_REPLAY_WORK = 30_000_000  #: |V'| × settle steps above which frames are not recorded
 
 
+def missing_note(result: Any, ceg: Any) -> str:
+    """What a collision's CEG leaves out (Markdown; "" when it touches every group): the groups none of whose anchors
+    it holds and their weight r_miss, which §3.4's ranking charges it for. A collision of two side groups ("played",
+    "main villain" meeting at the wrong villain) read as the method's answer to an audit, with nothing saying why."""
+    assert result.groups is not None
+    groups = result.groups.groups
+    missing = [grp for grp in groups if grp.gid not in ceg.groups]
+    if not missing:
+        return " It holds an anchor of every group."
+    r_miss = sum(grp.weight for grp in missing)
+    names = ", ".join(f"“{md_escape(grp.concept)}”" for grp in missing)
+    return (f" It holds no anchor of {names} (r_miss = {r_miss:.2f} of the weight): a collision is only a candidate, "
+            "and the ranking (§3.4) charges it e^(α·r_miss) for what it misses.")
+
+
 def drawn_nodes(act: Active, result, replay) -> tuple[list[int], bool]:
     """All of G' when small; else the CEG nodes, the anchors and the nodes in settle order, capped."""
     local = [int(v) for v in result.local.nodes.tolist()]
@@ -164,7 +179,7 @@ def create_side_panel(act: Active, result, replay, frame: int) -> None:
                 f"Intra-group connection in **{md_escape(groups)}** at **{md_escape(meet)}** → {line} "
                 f"({len(c.nodes)} nodes; mildly penalized in ranking).")
         if c.kind == "collision":
-            st.error(text, icon=":material/flare:")
+            st.error(text + missing_note(result, c), icon=":material/flare:")
         else:
             st.warning(text, icon=":material/join_inner:")
     left = " left when the search stopped" if f.done else ""

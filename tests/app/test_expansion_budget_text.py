@@ -5,6 +5,7 @@ they show is checked against the CEG list (a collision once said "→ CEG #11" u
 from __future__ import annotations
 
 import re
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -56,3 +57,38 @@ def test_every_counter_and_caption_agrees_with_the_ceg_list(intra_counts: bool) 
             1 if replay.result.fallback else 0)  # the fallback is made after the last frame's step
     if not intra_counts:
         assert walked_intra
+
+
+
+def test_a_collision_says_what_it_misses_with_the_rankings_r_miss() -> None:
+    """The note under a collision names the groups its CEG holds no anchor of and their weight: the r_miss the
+    ranking (§3.4) charges it (an audit read a collision of two side groups as the method's answer)."""
+    from components.bubblerag.expansion import missing_note
+    from core.methods.bubblerag.grouping import AnchorGroups
+    from core.methods.bubblerag.ranking import rank_cegs
+
+    seen = {"missing": 0, "whole": 0}
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        g = random_graph(seed, n=60, m=200)
+        groups = make_groups(g, rng, m=4, per=3)
+        local = localized_graph(g, {v for grp in groups for v in grp.terminals(g)}, unit(rng, g.n_nodes),
+                                unit(rng, 1)[0], h=6)
+        replay = expansion_replay(g, local, groups, budget=6)
+        result = SimpleNamespace(groups=AnchorGroups(tuple(groups), "embedding"))
+        weights = [grp.weight for grp in groups]
+        ranked = {id(r.ceg): r for r in rank_cegs(replay.result.cegs, dict.fromkeys(range(g.n_nodes), 0.5), weights)}
+        for c in replay.result.cegs:
+            if c.kind != "collision":
+                continue
+            note = missing_note(result, c)
+            r = ranked[id(c)]
+            if r.missing:
+                seen["missing"] += 1
+                assert f"r_miss = {r.r_miss:.2f}" in note, (note, r.r_miss)
+                assert all(f"“{groups[i].concept}”" in note for i in r.missing)
+                assert not any(f"“{groups[i].concept}”" in note for i in c.groups)
+            else:
+                seen["whole"] += 1
+                assert note == " It holds an anchor of every group."
+    assert seen["missing"] and seen["whole"], seen  # both kinds of note were walked
