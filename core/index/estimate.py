@@ -126,7 +126,25 @@ def _what(counts: Mapping[str, int]) -> str:
 def _measured(embedder: Embedder, sample: int, seconds: float, total: int) -> str:
     per = 1000 * seconds / max(1, total)
     return (f"{embedder.name} embedded {sample} texts of each kind just now on this machine, "
-            f"{per:.2f} ms per text on average")
+            f"{per:.2f} ms per text on average{busy_note()}")
+
+
+def busy_note(load: float | None = None, cores: int | None = None) -> str:
+    """", measured while …" when more work was waiting for the CPU than it has cores (the 1-minute load average
+    over the core count, above 1): the rate was shared with that work and the estimate may read high — an audit
+    read "about 14 min" for a re-index measured during the sample's first build, which had read 2½ min idle.
+    "" on a machine that was not busy, or where the load cannot be read."""
+    import os
+
+    try:
+        load = os.getloadavg()[0] if load is None else load
+    except OSError:
+        return ""
+    cores = cores or os.cpu_count() or 1
+    if load <= cores:
+        return ""
+    return (f", measured while the machine was busy (load {load:.1f} on {cores} cores): other work shared the "
+            f"CPU, so this may read high")
 
 
 def _measured_rates(texts: Mapping[str, Sequence[str]], embedder: Embedder,

@@ -87,3 +87,14 @@ def test_an_unknown_sample_names_the_bundled_ones() -> None:
 
     with pytest.raises(UnknownNameError, match=r"Unknown sample workspace 'nope'\. Valid sample workspaces: 'demo'"):
         sample_build_estimate("nope", get_embedder("hashing"))
+
+
+def test_a_rate_measured_on_a_busy_machine_says_so() -> None:
+    """More runnable work than cores: the measured rate was shared, and the sentence says it may read high (an
+    audit read 14 min measured during another build where 2½ min had been measured idle)."""
+    from core.index.estimate import busy_note
+
+    assert busy_note(load=1.2, cores=2) == ""
+    assert busy_note(load=2.0, cores=2) == ""
+    note = busy_note(load=4.6, cores=2)
+    assert "busy (load 4.6 on 2 cores)" in note and "may read high" in note
