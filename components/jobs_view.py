@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import threading
 import uuid
 from typing import TYPE_CHECKING
 
@@ -43,6 +44,8 @@ SHOW_QUICK_S = 20.0
 #: under one expander. Finished and failed cards piled up there, each dismissed one by one, and pushed the rest of
 #: the sidebar down (an audit found an offer's button 3,300 px down under them).
 OPEN_FINISHED = 2
+#: Dismissed job ids kept per browser (:func:`dismiss`); older ones are of jobs no list shows any more.
+MAX_DISMISSED = 200
 #: A recorded LLM run (replayed, not generated) done within this many seconds is not listed at all: each replay
 #: that finished at once added a sidebar entry.
 INSTANT_REPLAY_S = QUICK_JOB_S
@@ -210,9 +213,29 @@ def _draw(job: Job, *, where: str) -> None:
                   type="tertiary", help="Take it off this list (this browser session's only).")
 
 
+@st.cache_resource(show_spinner=False)
+def _dismissals() -> tuple[threading.Lock, dict[str, set[int]]]:
+    """Browser id → the finished jobs it dismissed, kept on the server like the jobs themselves: in the session's
+    state they came back on a reload, while the jobs (the browser's, :func:`session_id`) stayed (an audit)."""
+    return threading.Lock(), {}
+
+
 def dismiss(*job_ids: object) -> None:
-    """Leave the finished jobs ``job_ids`` out of this session's Background jobs list from now on."""
-    st.session_state[S.JOBS_DISMISSED] = {*st.session_state.get(S.JOBS_DISMISSED, ()), *job_ids}
+    """Leave the finished jobs ``job_ids`` out of this browser's Background jobs list from now on (a reload
+    included)."""
+    lock, by_browser = _dismissals()
+    with lock:
+        gone = by_browser.setdefault(session_id(), set())
+        gone.update(int(j) for j in job_ids)  # type: ignore[call-overload]
+        if len(gone) > MAX_DISMISSED:  # the oldest ids are of jobs long gone from the list (ids grow)
+            gone.intersection_update(sorted(gone)[-MAX_DISMISSED:])
+
+
+def dismissed() -> frozenset[int]:
+    """The finished jobs this browser dismissed (:func:`dismiss`)."""
+    lock, by_browser = _dismissals()
+    with lock:
+        return frozenset(by_browser.get(session_id(), ()))
 
 
 def _answer_so_far(s: JobStatus) -> None:
@@ -237,10 +260,10 @@ def sidebar_panel() -> None:
 
 def _shown(jobs: list[Job]) -> list[Job]:
     out = []
-    dismissed = st.session_state.get(S.JOBS_DISMISSED, ())
+    gone = dismissed()
     for j in jobs:
         s = j.status()
-        if not s.running and s.id in dismissed:
+        if not s.running and s.id in gone:
             continue
         if s.state == "done" and s.get("replay") and s.elapsed < INSTANT_REPLAY_S:
             continue  # a recorded run replayed at once: its result is on the page, nothing ran worth listing

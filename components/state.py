@@ -60,7 +60,6 @@ LLM_CACHE = "egx.llm_cache"  #: reuse cached LLM replies (the sidebar's switch; 
 
 #: this browser session's id: its jobs are those it started or joined (components/jobs_view.py)
 JOBS_SESSION = "egx.jobs.session"
-JOBS_DISMISSED = "egx.jobs.dismissed"  #: ids of the finished jobs this session dismissed from its sidebar list
 
 # What the sidebar resolved this run (read by pages; written only by components/sidebar.py).
 ACTIVE = "egx.active"  #: an :class:`components.sidebar.Active` record

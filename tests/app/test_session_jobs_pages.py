@@ -228,5 +228,12 @@ def test_old_finished_jobs_fold_under_one_expander_and_go_with_one_click(home: P
         assert "Dense on a running question" in text  # running: not dismissed
         assert not [e for e in at.sidebar.expander if "older finished job" in e.label]
         assert not [b for b in at.sidebar.button if b.key.startswith("egx.job.dismiss")]
+        # a reload is a new session of the same browser: its jobs come back (they are the browser's), and what it
+        # dismissed stays dismissed (in the session's state, they came back on a reload: an audit)
+        again = app()
+        again.session_state[jobs_view.SESSION_KEY] = me
+        again.run(timeout=RUN_TIMEOUT)
+        text = _sidebar_text(again)
+        assert "Dense on a running question" in text and not any(t in text for t in titles), text
     finally:
         hold.set()
