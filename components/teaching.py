@@ -1,6 +1,6 @@
 """What a method page opens with: three sentences on what you are looking at and a link to the paper
-section it shows (the first sentence in view, the others under "More"). The intros are the method packages' (``Method.intros``); the citations come from
-:mod:`core.papers` (one place)."""
+section it shows (the first sentence in view, the others under "More"). The intros are the method packages'
+(``Method.intros``); the citations come from :mod:`core.papers` (one place)."""
 
 from __future__ import annotations
 

@@ -26,7 +26,7 @@ MAX_REPLAY_WORK = 30_000_000  #: |V'| × settle steps above which frames are not
 
 
 def missing_note(result: Any, ceg: Any) -> str:
-    """What a collision's CEG leaves out (Markdown; "" when it touches every group): the groups none of whose anchors
+    """What a collision's CEG leaves out (Markdown, to follow its line): the groups none of whose anchors
     it holds and their weight r_miss, which §3.4's ranking charges it for. A collision of two side groups ("played",
     "main villain" meeting at the wrong villain) read as the method's answer to an audit, with nothing saying why."""
     assert result.groups is not None
