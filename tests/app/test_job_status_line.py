@@ -24,6 +24,17 @@ def test_a_running_job_says_its_message_and_stage() -> None:
     assert line.startswith(STARTING) and "stage: answer" in line and "elapsed" in line
 
 
+def test_a_stage_count_beside_the_whole_jobs_share_says_which_is_which() -> None:
+    """"Embedding nodes: 6,912/16,243 · 18 %" read as a bug (42 % of the stage, 18 % of the build): the percentage
+    says it is the whole job's where the message counts a stage at another share."""
+    from dataclasses import replace
+
+    running = _status("running", "Embedding nodes: 6,912/16,243", 30.0)
+    assert "6,912/16,243 · 18 % overall" in status_line(replace(running, fraction=0.18))
+    assert "6,912/16,243 · 43 % ·" in status_line(replace(running, fraction=0.43))  # the stage is the job
+    assert "· 50 % ·" in status_line(replace(running, message="Reading corpus.json", fraction=0.5))
+
+
 def test_a_finished_job_keeps_a_message_it_reported() -> None:
     line = status_line(_status("done", "Answered 5 questions", 75.0, stage="answer"))
     assert line.startswith("Answered 5 questions") and "stage" not in line and line.endswith("took 1 min 15 s")
