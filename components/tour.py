@@ -70,6 +70,9 @@ SAVED = (*SAVED, *(k for pair in PAGE_QUESTIONS for k in pair), *(k for k in RES
 GO = S.sub(S.TOUR, "go")  #: the page a tour button asked for, opened once the page runs
 NOTE = S.sub(S.TOUR, "note")  #: what leaving the tour put back, shown on the page it was first drawn on
 NOTE_PAGE = S.sub(S.TOUR, "note_page")  #: that page (the note goes once the person opens another)
+#: the tour's models, kept by Leave where the choices put back differ from the tour's: the note then offers to go on
+#: with the recorded runs (an audit's lecturer, back on LLM "none", found the free walk telling a weaker story)
+KEEP = S.sub(S.TOUR, "keep")
 
 
 @dataclass(frozen=True)
@@ -311,6 +314,7 @@ def _enter(t: TourState, i: int) -> None:
     ss = st.session_state
     ss.pop(NOTE, None)  # a tour started again: the note of the one left is no longer news
     ss.pop(NOTE_PAGE, None)
+    ss.pop(KEEP, None)
     t.step = i
     step = STEPS[i]
     t.page = step.page
@@ -364,6 +368,9 @@ def leave(*, home: bool = False) -> None:
         ss[k] = v
     back = ", ".join(f"{what} “{name}”" for what, name in t.before.items() if name)
     ss.pop(NOTE_PAGE, None)
+    ss.pop(KEEP, None)
+    if t.before.get("workspace") != WORKSPACE or t.before.get("LLM") != LLM:
+        ss[KEEP] = dict(t.models)
     ss[NOTE] = (f"You left the guided demo; your own choices are back: {back}." if back else
                 "You left the guided demo; the sidebar is back to its defaults.")
     if home:
@@ -398,11 +405,30 @@ def _note() -> None:
     if not first and ss[NOTE_PAGE] != page:
         ss.pop(NOTE, None)
         ss.pop(NOTE_PAGE, None)
+        ss.pop(KEEP, None)
         return
     ss[NOTE_PAGE] = page
     st.success(md_escape(note), icon=":material/tour:")
+    if isinstance(ss.get(KEEP), dict):
+        st.button(f"Go on with the tour's recorded runs (workspace “{WORKSPACE}”, {LLM} LLM)",
+                  icon=":material/replay:", key=S.sub(S.TOUR, "keep_button"), on_click=keep_tour_choices,
+                  help="The sidebar back on the demo, the recorded LLM runs and the models they were made with, as in "
+                       "the tour: every page then replays the real model's recorded stages where its question was "
+                       "recorded (the example questions list those first). Your own choices are one click away in "
+                       "the sidebar.")
     if first:  # scroll once: later reruns keep the person's own scroll position
         st.html(_TO_TOP, unsafe_allow_javascript=True)
+
+
+def keep_tour_choices() -> None:
+    """Put the tour's workspace, recorded LLM and models back in the sidebar after Leave (a button callback)."""
+    ss = st.session_state
+    models = ss.pop(KEEP, None)
+    if not isinstance(models, dict):
+        return
+    _choose_backends(models)
+    ss[NOTE] = (f"The sidebar is on the tour's choices again: workspace “{WORKSPACE}”, the {LLM} LLM runs"
+                + "".join(f", {kind} “{name}”" for kind, name in models.items()) + ".")
 
 
 def notice() -> None:

@@ -233,7 +233,8 @@ def test_back_leave_and_a_page_off_the_tour(home: Path) -> None:
     assert _choices(at) == before
     assert at.session_state[S.BUBBLE_H] == 2
     assert any("your own choices are back" in plain(s.value) for s in at.success)
-    assert not [b for b in at.button if b.key and b.key.startswith(S.TOUR + ".")]  # the page is itself again
+    # the page is itself again: no tour control but the note's offer to go on with the recorded runs
+    assert [b.key for b in at.button if b.key and b.key.startswith(S.TOUR + ".")] == [S.sub(S.TOUR, "keep_button")]
     _ok(at.run())  # a rerun of the same page (a job finishing) keeps it: shown once, it vanished in a second
     assert sum("your own choices are back" in plain(s.value) for s in at.success) == 1
     from tests.app.helpers import switch
@@ -245,6 +246,27 @@ def test_back_leave_and_a_page_off_the_tour(home: Path) -> None:
     assert at.session_state[S.WORKSPACE] == "musique"
     # the own question comes back with its workspace: MuSiQue's pages never inherit the tour's demo question
     assert at.session_state[S.BUBBLE_QUESTION] != tour.KEANU
+
+
+@pytest.mark.slow
+def test_after_leave_one_click_goes_on_with_the_recorded_runs(home: Path) -> None:
+    """Leave puts the person's own LLM back ("none" here): the note offers to go on with the tour's recorded runs (an
+    audit's lecturer, back on "none", found the free walk telling a weaker story than the tour)."""
+    at = _own_home()
+    before = _choices(at)
+    assert before[1] != tour.LLM
+    _ok(_button(at, "start").click().run())
+    _ok(_button(at, "leave").click().run())
+    assert _choices(at) == before
+    keep = _button(at, "keep_button")
+    assert "recorded runs" in keep.label
+    _ok(keep.click().run())
+    assert tour.KEEP not in at.session_state  # used once
+    recording = tour._tour_models()  # the models the demo's recorded runs were made with
+    assert recording and _choices(at) == (tour.WORKSPACE, tour.LLM, recording.get("embedder", before[2]),
+                                          recording.get("reranker", before[3]))
+    assert any("on the tour's choices again" in plain(s.value) for s in at.success)
+    assert not [b for b in at.button if b.key == S.sub(S.TOUR, "keep_button")]
 
 
 @pytest.mark.slow
