@@ -46,7 +46,8 @@ def running(state_key: str) -> str | None:
 
 
 def finished(state_key: str) -> Job | None:
-    """This session's job under ``state_key`` once it has ended (and forgotten, so its outcome shows once);
+    """This session's job under ``state_key`` once it has ended (and forgotten, so its outcome shows once, on the page
+    only: it leaves the sidebar's list);
     None while it runs (then it is shown live) or when there is none."""
     key = st.session_state.get(state_key)
     job = jobs_view.jobs().get(key) if key else None
@@ -57,4 +58,7 @@ def finished(state_key: str) -> Job | None:
         jobs_view.watch(job)
         return None
     st.session_state.pop(state_key, None)
+    # its page shows the outcome now: the sidebar's list need not say it again on every page (an audit found a failed
+    # build's red card still beside the next failure, pages later)
+    jobs_view.dismiss(job.status().id)
     return job

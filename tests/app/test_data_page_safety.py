@@ -85,6 +85,9 @@ def test_an_upload_past_the_build_memory_cap_is_a_message_and_the_server_lives_o
     assert not at.exception
     errors = [plain(e.value) for e in at.error]
     assert any("Could not build workspace “mine”" in e and "EGX_BUILD_MEMORY_MB" in e for e in errors), errors
+    # said on the page where it was started, so not again in the sidebar's job list on every page after
+    at.run()
+    assert not [e for e in at.sidebar.error if "failed" in plain(e.value)], [plain(e.value) for e in at.sidebar.error]
     assert not (home / "workspaces" / "mine").exists()
     assert [p for p in (home / "uploads").iterdir() if p.is_dir()] == []
     monkeypatch.delenv("EGX_BUILD_MEMORY_MB")

@@ -141,7 +141,8 @@ def test_a_second_upload_under_a_name_being_built_is_refused_not_joined(gate, ho
     errors = [plain(e.value) for e in sessions[1].error]
     assert any("Building “mine” from an upload is running right now" in e for e in errors), errors
     event.set()
-    _until(sessions[0], lambda a: "Building “mine” from an upload** — done" in _sidebar_text(a))
+    # the outcome is said on the page that started it (and the sidebar's list then leaves it out)
+    _until(sessions[0], lambda a: "Built workspace “mine”" in _page_text(a))
     from core.index.workspace import Workspace
 
     assert len(started) == 1 and "Keanu Reeves" in Workspace.open(home / "workspaces" / "mine").graph.node_names
