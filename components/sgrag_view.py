@@ -60,19 +60,27 @@ QG_DESC_WIDTH = 320
 UNK_NAME_CHARS = 28
 
 
-def unk_name(n: QNode) -> str:
+def unk_name(n: QNode, limit: int = UNK_NAME_CHARS) -> str:
     """An UNK node's drawn name: ``UNK`` with what it stands for (its description), so two asked-for nodes are
-    told apart ("UNK · The movie", "UNK · The main villain")."""
+    told apart ("UNK · The movie", "UNK · The main villain"). A described kind made UNK ("The movie: Movie starring
+    Keanu Reeves …", the question's words, then the model's) is drawn by the question's words: cut at ``limit``
+    characters, the model's read "The movie: Movie starring K…" on the canvas (an audit)."""
     desc = " ".join(n.description.split())
     if not desc:
         return f"UNK ({n.id})"
-    return "UNK · " + (desc if len(desc) <= UNK_NAME_CHARS else desc[:UNK_NAME_CHARS - 1].rstrip() + "…")
+    head = desc.split(": ", 1)[0] if limit <= UNK_NAME_CHARS else desc
+    return "UNK · " + (head if len(head) <= limit else head[:limit - 1].rstrip() + "…")
+
+
+#: how much of an UNK node's description its legend entry carries (the legend runs the drawing's width)
+UNK_LEGEND_CHARS = 64
 
 
 def unk_legend(qg: QueryGraph) -> tuple[graph_view.LegendItem, ...]:
-    """One legend entry per UNK node, in its own colour (:func:`qnode_colors`)."""
+    """One legend entry per UNK node, in its own colour (:func:`qnode_colors`), with more of its description."""
     qcolors = qnode_colors(qg)
-    return tuple(graph_view.LegendItem(unk_name(n), qcolors[n.id]) for n in qg.nodes if n.unknown)
+    return tuple(graph_view.LegendItem(unk_name(n, UNK_LEGEND_CHARS), qcolors[n.id])
+                 for n in qg.nodes if n.unknown)
 
 
 def query_graph_kg(qg: QueryGraph, labels: dict[str, str] | None = None) -> KnowledgeGraph:

@@ -127,7 +127,7 @@ def test_the_query_graph_tells_its_unknowns_apart_and_draws_no_arrows(home: Path
     """Two asked-for nodes ("The movie", "The main villain") are drawn and listed by what they stand for, not as
     two identical "UNK" dots; the edges are Table 12's node pairs, drawn without arrow heads."""
     from components.graph_view import network_html
-    from components.sgrag_view import UNK_NAME_CHARS, query_graph_kg, unk_name
+    from components.sgrag_view import UNK_NAME_CHARS, query_graph_kg, unk_legend, unk_name
     from core.methods.sgrag.query_graph import QNode, QueryGraph
 
     qg = QueryGraph((QNode("q1", "Keanu Reeves"), QNode("q2", "UNK", "The movie"),
@@ -137,6 +137,11 @@ def test_the_query_graph_tells_its_unknowns_apart_and_draws_no_arrows(home: Path
     assert names[:2] == ["UNK · The movie", names[1]] and names[1].startswith("UNK · The main villain")
     assert len(names[1]) <= len("UNK · ") + UNK_NAME_CHARS and names[1].endswith("…")
     assert names[2] == "UNK (q4)"  # no description: its id tells it apart
+    # a described kind made UNK is drawn by the question's words; the legend carries the model's too
+    described = QNode("q5", "UNK", "The movie: Movie starring Keanu Reeves and Laurence Fishburne together")
+    assert unk_name(described) == "UNK · The movie"
+    legend = unk_legend(QueryGraph((described,), (), by="llm"))[0].label
+    assert legend.startswith("UNK · The movie: Movie starring Keanu Reeves") and len(legend) <= 6 + 64
     kg = query_graph_kg(qg)
     assert [kg.node_names[i] for i in range(kg.n_nodes)] == ["Keanu Reeves", *names]
     drawn = network_html(kg, range(kg.n_nodes), directed=False)
@@ -148,7 +153,9 @@ def test_the_query_graph_tells_its_unknowns_apart_and_draws_no_arrows(home: Path
 
     unk = [qnode_colors(qg)[n.id] for n in qg.nodes if n.unknown]
     assert len(set(unk)) == 3 and qnode_colors(qg)["q1"] not in unk
-    assert [(item.label, item.color) for item in unk_legend(qg)] == list(zip(names, unk, strict=True))
+    legend = [(item.label, item.color) for item in unk_legend(qg)]
+    assert [c for _, c in legend] == unk  # the legend names each by more of its description than the canvas does
+    assert all(label.startswith(name.rstrip("…")) for (label, _), name in zip(legend, names, strict=True))
 
 
 
