@@ -219,6 +219,9 @@ def create_stats_ui(act: Active, g: KnowledgeGraph) -> None:
     st.caption(f"Graph kind: {'corpus graph (nodes are passages)' if g.kind == 'corpus_graph' else 'knowledge graph'}"
                f" · workspace folder: {md_escape(public_path(ws.path))}")
 
+    few = ws.meta.few_passages_warning()  # computed now: a later insert may have added passages
+    if few:
+        st.warning(md_escape(few), icon=":material/warning:")
     if ws.warnings:
         st.markdown("**Notes from loading**")
         for w in ws.warnings:

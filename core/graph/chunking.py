@@ -113,16 +113,15 @@ class PassageSplit:
         """
         text = str(spec).strip().lower().replace(",", "").replace("_", "")
         head, _, chars = text.partition(":")
-        try:
-            if head in ("paragraph", "paragraphs"):
-                return cls(True, int(chars) if chars else CHUNK_CHARS)
-            if head in ("packed", "default") and not chars:
-                return cls()
-            return cls(False, int(text))
-        except ValueError:
+        if head in ("packed", "default") and not chars:
+            return cls()
+        per_paragraph = head in ("paragraph", "paragraphs")
+        size = chars if per_paragraph and chars else str(CHUNK_CHARS) if per_paragraph else text
+        if not size.isdigit():
             raise ConfigError(f"Passages {spec!r}: give 'paragraph' (one passage per paragraph), a number of "
                               f"characters to pack paragraphs up to (e.g. 600; the default is {CHUNK_CHARS:,}), "
-                              "or 'packed' for the default.") from None
+                              "or 'packed' for the default.")
+        return cls(per_paragraph, int(size))
 
     @classmethod
     def from_record(cls, chunking: Mapping[str, Any] | None) -> PassageSplit:
