@@ -18,7 +18,7 @@ from components import state as S
 from components.ui import error_text, md_escape, public_text
 from core.errors import EgxError
 from core.fsio import clean_filename
-from core.graph.chunking import CHUNK_CHARS
+from core.graph.chunking import PassageSplit
 from core.graph.formats.documents import DOCUMENT_KINDS
 from core.graph.formats.load import duplicates_text
 from core.index.insert import insert_problem
@@ -27,6 +27,7 @@ from core.index.isolated import BuildSpec, build_isolated, drop_upload_dir, isol
 if TYPE_CHECKING:
     from components.sidebar import Active
     from core.background.jobs import Job
+    from core.index.manifest import Manifest
 
 #: what the corpus loaders read (documents and JSON(L) passages, gzip-compressed too)
 ADD_TYPES = ["pdf", "html", "htm", "docx", "md", "markdown", "txt", "json", "jsonl", "gz"]
@@ -73,7 +74,7 @@ def create_add_documents_ui(act: Active) -> None:
     """Upload more documents into the active workspace; or say why this workspace cannot take them."""
     ws = act.workspace
     st.subheader(f"Add documents to “{md_escape(ws.title)}”")
-    show_outcome(S.DATA_ADDED_MESSAGE, S.DATA_ADDED_FILES)  # the last insert's, here by the button
+    show_outcome(S.DATA_ADDED_MESSAGE, S.DATA_ADDED_FILES, S.DATA_ADDED_WARNING)  # the last insert's, here by the button
     problem = insert_problem(ws.path, ws.meta, app=True)
     if problem is not None:
         st.caption(md_escape(problem))
@@ -150,11 +151,13 @@ def show_add_job() -> None:
     # shown by this panel, under its title, after the rerun that opens the new workspace (at the top of the page it
     # was 700 px above the button, out of sight: an audit saw only the upload box clear); a message with its kind: an
     # insert that added nothing is no success (an audit saw "Nothing was added …" in a green ✓ box), a warning
+    meta = _sent_manifest()
     st.session_state[S.DATA_ADDED_MESSAGE] = (
         "success" if result.get("added") else "warning",
         " ".join([str(result.get("summary", "")), *result.get("notes", []),
-                  passages_note(list(result.get("files") or []))]).strip())
+                  passages_note(list(result.get("files") or []), meta.passages if meta else None)]).strip())
     st.session_state[S.DATA_ADDED_FILES] = list(result.get("files") or [])
+    st.session_state[S.DATA_ADDED_WARNING] = meta.few_passages_warning() if meta else ""
     st.rerun()
 
 
@@ -191,22 +194,41 @@ def repeats_notes(files: list[dict[str, Any]]) -> list[str]:
     return [t[0].upper() + t[1:] + "." for t in said if t]
 
 
-def passages_note(files: list[dict[str, Any]]) -> str:
-    """How many passages each read file became, and why a document became fewer passages than it has paragraphs
-    (an audit saw "124 chunks" only, and a 4-paragraph notes.txt as 2 passages with nothing saying why)."""
+def _sent_manifest() -> Manifest | None:
+    """The manifest of the workspace this session's last insert went into (None when it cannot be read)."""
+    from core.index.manifest import Manifest, read_manifest
+
+    sent = st.session_state.get(S.DATA_ADD_SENT)
+    try:
+        return Manifest(read_manifest(Path(sent[0]))) if sent else None
+    except EgxError:
+        return None
+
+
+def passages_note(files: list[dict[str, Any]], split: PassageSplit | None = None) -> str:
+    """How many passages each read file became, and how documents were split (``split``, the workspace's; None:
+    the default), so that a document that became fewer passages than it has paragraphs is explained (an audit saw
+    "124 chunks" only, and a 4-paragraph notes.txt as 2 passages with nothing saying why)."""
     counted = [(str(f.get("file") or ""), int(f["passages"])) for f in files if f.get("passages") is not None]
     if not counted:
         return ""
     said = "Passages per file: " + ", ".join(f"{name} {n:,}" for name, n in counted) + "."
     if any(str(f.get("format") or "") in DOCUMENT_KINDS for f in files if f.get("passages") is not None):
-        said += (f" A document is split at its paragraphs, and short paragraphs are packed together into passages "
-                 f"of up to {CHUNK_CHARS:,} characters, so a file of short paragraphs becomes fewer passages.")
+        split = split or PassageSplit()
+        if split.per_paragraph:
+            said += (f" Documents were split one passage per paragraph (a heading kept with the paragraph after it, a "
+                     f"paragraph over {split.max_chars:,} characters split at sentences).")
+        else:
+            said += (f" A document is split at its paragraphs, and short paragraphs are packed together into passages "
+                     f"of up to {split.max_chars:,} characters, so a file of short paragraphs becomes fewer passages.")
     return said
 
 
-def show_outcome(message_key: str = S.DATA_BUILT_MESSAGE, files_key: str = S.DATA_BUILT_FILES) -> None:
-    """The last build's (or, with the insert's keys, insert's) message and per-file table, once: the message a
-    ``(kind, text)`` pair or a text — an insert that added nothing is a warning, not a success."""
+def show_outcome(message_key: str = S.DATA_BUILT_MESSAGE, files_key: str = S.DATA_BUILT_FILES,
+                 warning_key: str = S.DATA_BUILT_WARNING) -> None:
+    """The last build's (or, with the insert's keys, insert's) message, its warning that the workspace has too few
+    passages (if it has) and its per-file table, once: the message a ``(kind, text)`` pair or a text — an insert
+    that added nothing is a warning, not a success."""
     said = st.session_state.pop(message_key, None)
     if said:
         kind, text = said if isinstance(said, tuple) else ("success", said)
@@ -214,6 +236,9 @@ def show_outcome(message_key: str = S.DATA_BUILT_MESSAGE, files_key: str = S.DAT
             st.warning(md_escape(text), icon=":material/info:")
         else:
             st.success(md_escape(text), icon=":material/check_circle:")
+    few = st.session_state.pop(warning_key, None)
+    if few:
+        st.warning(md_escape(few), icon=":material/warning:")
     show_file_status(files_key)
 
 

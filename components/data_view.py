@@ -19,6 +19,7 @@ from components.sidebar import Active
 from components.ui import error_text, md_code, md_escape, public_path, public_text
 from core.errors import EgxError
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
+from core.graph.chunking import CHUNK_CHARS, PassageSplit
 from core.graph.formats.load import duplicates_text
 from core.graph.model import KnowledgeGraph
 from core.graph.reader import GraphLike, whole_graph
@@ -218,6 +219,9 @@ def create_stats_ui(act: Active, g: KnowledgeGraph) -> None:
     st.caption(f"Graph kind: {'corpus graph (nodes are passages)' if g.kind == 'corpus_graph' else 'knowledge graph'}"
                f" · workspace folder: {md_escape(public_path(ws.path))}")
 
+    few = ws.meta.few_passages_warning()  # computed now: a later insert may have added passages
+    if few:
+        st.warning(md_escape(few), icon=":material/warning:")
     if ws.warnings:
         st.markdown("**Notes from loading**")
         for w in ws.warnings:
@@ -226,7 +230,7 @@ def create_stats_ui(act: Active, g: KnowledgeGraph) -> None:
     if sources and not ws.meta.files:  # a workspace built before the per-file records: its files and formats
         st.markdown("**Sources**")
         st.dataframe(pd.DataFrame([{"file": k, "format": v} for k, v in sources.items()]), hide_index=True)
-    create_files_ui(ws.meta.files)
+    create_files_ui(ws.meta.files, ws.meta.passages)
     if ws.meta.attribution:
         st.caption("Attribution: " + md_escape(ws.meta.attribution))
     ex = ws.meta.extraction
@@ -262,13 +266,13 @@ def create_stats_ui(act: Active, g: KnowledgeGraph) -> None:
                                     "items": r.get("items")} for r in stages]), hide_index=True)
 
 
-def create_files_ui(files: list[dict[str, Any]]) -> None:
+def create_files_ui(files: list[dict[str, Any]], split: PassageSplit | None = None) -> None:
     """The files this workspace was built from (and added since): how many passages each became, or why it was
     left out; from the manifest, so it stays after the build's message is gone."""
     if not files:
         return
     st.markdown("**Files and their passages**")
-    note = " ".join([passages_note(files), *repeats_notes(files)]).strip()
+    note = " ".join([passages_note(files, split), *repeats_notes(files)]).strip()
     if note:
         st.caption(md_escape(note))
     st.dataframe(file_status_rows(files), hide_index=True, width="stretch")
@@ -319,6 +323,19 @@ def _suggest_name(files: list) -> str:
     return stem[:MAX_NAME_CHARS].strip("-.") or "workspace"
 
 
+#: the Upload tab's choices of how documents are split into passages (:meth:`PassageSplit.parse` specs), default first
+PASSAGE_CHOICES = {str(CHUNK_CHARS): f"packed up to {CHUNK_CHARS:,} characters (default)",
+                   "paragraph": "one per paragraph", "300": "packed up to 300 characters",
+                   "600": "packed up to 600 characters", "2400": "packed up to 2,400 characters"}
+PASSAGES_HELP = (f"How documents (.txt, .md, .pdf, .html, .docx) are cut into passages, the unit every method "
+                 f"retrieves. By default a document is split at its blank-line paragraphs and short paragraphs are "
+                 f"packed together up to {CHUNK_CHARS:,} characters, so a few short files become a few passages, and "
+                 "a method's top 5 may then hold the whole corpus. “One per paragraph” makes each paragraph a passage "
+                 "(a heading stays with the paragraph after it; a longer paragraph is split at sentences); a size "
+                 "packs up to that many characters. Every passage keeps its document's title, so questions' gold "
+                 "titles still match. JSON(L) corpus passages stay whole whatever is chosen. Documents added to the "
+                 "workspace later are split the same way.")
+
 #: said under the upload form: workspaces are the server's, jobs are the session's (a second browser saw and
 #: could add documents to someone's uploaded workspace with nothing saying so)
 SHARED_WORKSPACES_NOTE = ("Workspaces built here are listed for everyone who uses this server: in a classroom, "
@@ -358,7 +375,8 @@ def create_upload_ui(act: Active) -> None:
     # the recorded LLM replays the shipped runs only: a new corpus's passages were never recorded, so it is
     # offered but never the default (every passage would take the extractor's fallback)
     live_llm = act.llm.available and act.llm.name != "recorded"
-    ex_name = S.keep(S.DATA_EXTRACTOR, st.selectbox(
+    ex_col, split_col = st.columns([3, 2])
+    ex_name = S.keep(S.DATA_EXTRACTOR, ex_col.selectbox(
         "Triple extractor (for a corpus without triples)", choices,
         key=S.bind(S.DATA_EXTRACTOR, "llm" if live_llm else "spacy"),
         format_func=lambda n: {"llm": f"llm ({act.llm.name})", "spacy": "spacy (no LLM needed)",
@@ -366,6 +384,9 @@ def create_upload_ui(act: Active) -> None:
         help="How a plain corpus becomes a KG. " + " ".join(f"{n}: {describe('extractor', n)}" for n in choices)))
     if ex_name not in choices:  # the LLM was switched off since
         ex_name = "spacy"
+    passages = S.keep(S.DATA_PASSAGES, split_col.selectbox(
+        "Passages (documents)", list(PASSAGE_CHOICES), key=S.bind(S.DATA_PASSAGES, str(CHUNK_CHARS)),
+        format_func=lambda k: PASSAGE_CHOICES.get(k, k), help=PASSAGES_HELP))
     suggestion = _suggest_name(files or [])
     name = S.keep(S.DATA_NEW_NAME, st.text_input(
         "Workspace name", key=S.bind(S.DATA_NEW_NAME, ""), placeholder=suggestion or "my-graph",
@@ -417,7 +438,7 @@ def create_upload_ui(act: Active) -> None:
         return
     building.info(f"Building “{md_escape(name)}”: starting the build…", icon=":material/hourglass_top:")
     spec = BuildSpec(tuple(str(p) for p in paths), str(target), name, act.embedder_name, ex_name, act.llm_name,
-                     str(qpath) if qpath else None)
+                     str(qpath) if qpath else None, passages=passages)
 
     def work(job: Job) -> Workspace:
         from core.backends.registry import get_extractor
@@ -427,7 +448,8 @@ def create_upload_ui(act: Active) -> None:
         try:  # create_workspace(overwrite=False): a second upload under an existing name fails, never replaces
             if not isolated_builds():  # EGX_BUILD_ISOLATED=0: in this process, uncapped
                 return create_workspace(paths, target, name=name, embedder=act.embedder, questions=qpath,
-                                        extractor=get_extractor(ex_name, llm=act.llm), progress=job.progress)
+                                        extractor=get_extractor(ex_name, llm=act.llm), progress=job.progress,
+                                        passages=PassageSplit.parse(passages))
             job.extra["build"] = build_isolated(spec, progress=job.progress, cancel=job.cancel_event)
             return Workspace.open(target)
         finally:
@@ -509,9 +531,10 @@ def show_upload_job() -> None:
     st.session_state[S.PENDING_WORKSPACE] = name
     st.session_state[S.DATA_BUILT_MESSAGE] = (f"Built workspace “{name}”: {g.n_nodes:,} nodes, {g.n_edges:,} edges, "
                                               f"{g.n_chunks:,} chunks. " + _repeats_note(new_ws.meta.files)
-                                              + passages_note(new_ws.meta.files) + " "
+                                              + passages_note(new_ws.meta.files, new_ws.meta.passages) + " "
                                               + "It is now the active workspace. " + _gold_note(new_ws)).strip()
     st.session_state[S.DATA_BUILT_FILES] = new_ws.meta.files
+    st.session_state[S.DATA_BUILT_WARNING] = new_ws.meta.few_passages_warning()
     st.rerun()
 
 

@@ -74,6 +74,11 @@ DATA_BUILT_FILES = "egx.data.built_files"  #: what became of each uploaded file 
 #: the last insert's message and files, shown by the Add documents panel (by its button, not 700 px above it)
 DATA_ADDED_MESSAGE = "egx.data.added_message"
 DATA_ADDED_FILES = "egx.data.added_files"
+#: the last build's / insert's warning that the workspace has too few passages for recall to tell methods apart
+DATA_BUILT_WARNING = "egx.data.built_warning"
+DATA_ADDED_WARNING = "egx.data.added_warning"
+#: how an upload splits documents into passages (a :meth:`core.graph.chunking.PassageSplit.parse` spec)
+DATA_PASSAGES = "egx.data.passages"
 DATA_SEARCH = "egx.data.search"
 DATA_HOPS = "egx.data.hops"
 DATA_VIEW_MODE = "egx.data.view_mode"

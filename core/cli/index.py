@@ -40,6 +40,13 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
                                       f"{DEFAULT_EMBEDDER}, with --add the workspace's own")
     i.add_argument("--llm", default="none", help="LLM for triple extraction from a plain corpus (none, local, local-small, openai)")
     i.add_argument("--extractor", help="triple extractor (llm, spacy, rules); default: llm if an LLM is set, else spacy")
+    i.add_argument("--passages", metavar="paragraph|CHARS",
+                   help="how documents (.txt, .md, .pdf, .html, .docx) are split into passages: 'paragraph' (one "
+                        "passage per paragraph; a heading stays with its paragraph, a paragraph over 1,200 characters "
+                        "is split at sentences) or a size in characters (100 to 4,800) that short paragraphs are "
+                        "packed up to. Default: packed up to 1,200. A passage keeps its document's title, so gold "
+                        "titles still match; JSON(L) corpus passages stay whole. Recorded in the workspace: --add "
+                        "splits alike")
     i.add_argument("--synonyms", type=float, metavar="COSINE",
                    help="store HippoRAG synonymy edges ('synonym of') between nodes whose name embeddings have "
                         "cosine >= COSINE (HippoRAG: 0.8), so every method can walk them; default: none")
@@ -74,6 +81,13 @@ def run(args: argparse.Namespace) -> int:
     from core.backends.registry import get_embedder
 
     _prepare_configs(args)  # an unknown method or a bad --set fails before anything is built
+    if args.passages is not None and not args.inputs:
+        raise SystemExit("egx index: --passages applies to a build from input files (a workspace's split is chosen "
+                         "when it is built from them)")
+    if args.passages is not None and not args.add:
+        from core.graph.chunking import PassageSplit
+
+        PassageSplit.parse(args.passages)  # a bad value fails before any model loads
     if args.add:
         return _add(args)
     embedder = get_embedder(args.embedder or DEFAULT_EMBEDDER)
@@ -164,12 +178,15 @@ def _build(args: argparse.Namespace, embedder: Embedder, runner: RayRunner | Non
                 figures = ws.move_to_store(args.store, overwrite=args.overwrite, progress=progress_bar("store"))
                 print(f"Graph moved into {ws.store_url} in {figures['seconds']:.2f} s.")
     else:
+        from core.graph.chunking import PassageSplit
+
+        passages = PassageSplit.parse(args.passages) if args.passages is not None else None
         llm = llm_from_args(args)
         extractor = get_extractor(args.extractor, llm=llm) if args.extractor else default_extractor(llm)
         ws = create_workspace(args.inputs, args.workspace, name=args.name, embedder=embedder,
                               extractor=extractor, questions=args.questions, overwrite=args.overwrite,
                               progress=progress_bar("index"), synonym_threshold=args.synonyms, store=args.store,
-                              runner=runner)
+                              runner=runner, passages=passages)
     return ws
 
 
@@ -187,6 +204,9 @@ def _add(args: argparse.Namespace) -> int:
     if args.overwrite or args.sample or args.store or args.rebuild:
         raise SystemExit("egx index: --add extends a workspace in place; it takes no --overwrite, --sample, --store "
                          "or --rebuild (to rebuild, leave --add out)")
+    if args.passages is not None:
+        raise SystemExit("egx index: --add splits the documents into passages as the workspace recorded at its build; "
+                         "it takes no --passages (to split otherwise, rebuild: leave --add out, pass --overwrite)")
     if args.synonyms is not None or args.questions or args.name:
         raise SystemExit("egx index: --add uses the workspace's recorded settings; --synonyms, --questions and --name "
                          "belong to a build (leave --add out and pass --overwrite to rebuild with them)")
@@ -204,6 +224,7 @@ def _add(args: argparse.Namespace) -> int:
         g = res.workspace.meta.data.get("graph", {})
         print(f"Workspace {res.workspace.name!r} at {res.workspace.path}: {g.get('nodes')} nodes, {g.get('edges')} "
               f"edges, {g.get('chunks')} chunks.")
+        _passages_lines(res.workspace)
         if args.prepare:  # with the embedder the add used: the one given, else the workspace's own
             _prepare(args, res.workspace, embedder or get_embedder(str(res.workspace.manifest["index"]["embedder"])))
     return 0
@@ -213,6 +234,7 @@ def _report(args: argparse.Namespace, ws: Workspace, prepared: StageTimes | None
     g = ws.manifest.get("graph", {})
     print(f"Workspace {ws.name!r} at {ws.path}: {g.get('nodes')} nodes, {g.get('edges')} edges, {g.get('chunks')} chunks"
           f"; graph store: {ws.store_url}.")
+    _passages_lines(ws, split=bool(args.inputs))
     ex = ws.manifest.get("extraction") if args.inputs else None
     if ex:
         failed = ex.get("failed_chunks", 0)
@@ -229,6 +251,18 @@ def _report(args: argparse.Namespace, ws: Workspace, prepared: StageTimes | None
         print(f"  note: {w}")
     _print_stages(ws.meta.build_stages if args.inputs else [], prepared)
     return 0
+
+
+def _passages_lines(ws: Workspace, *, split: bool = True) -> None:
+    """How the documents were split into passages (a build of documents), and a warning when the workspace has
+    too few passages for recall to tell methods apart."""
+    from core.graph.formats.documents import DOCUMENT_FORMATS
+
+    if split and any(f.get("format") in DOCUMENT_FORMATS and not f.get("error") for f in ws.meta.files):
+        print(f"  passages: documents split with {ws.meta.passages.describe()} (--passages {ws.meta.passages.spec})")
+    few = ws.meta.few_passages_warning()
+    if few:
+        print(f"  warning: {few}")
 
 
 def _print_stages(built: Sequence[Mapping[str, Any]], prepared: StageTimes | None) -> None:

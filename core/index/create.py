@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from core.errors import WorkspaceError
 from core.fsio import atomic_write_bytes, atomic_write_json, temp_sibling
 from core.graph.builder import build_kg_from_corpus
-from core.graph.chunking import chunking_settings
+from core.graph.chunking import PassageSplit, chunking_settings
 from core.graph.formats.load import LoadedGraph, load_inputs
 from core.graph.model import KnowledgeGraph
 from core.graph.stores.store import StoreURL, parse_store_url
@@ -53,7 +53,7 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
                      overwrite: bool = False, progress: Progress | None = None,
                      extra_manifest: dict[str, Any] | None = None,
                      synonym_threshold: float | None = None, store: str | None = None,
-                     runner: BatchRunner | None = None) -> Workspace:
+                     runner: BatchRunner | None = None, passages: PassageSplit | None = None) -> Workspace:
     """Load ``inputs``, build the graph (extracting triples from a plain corpus) and the indexes,
     and write a complete workspace at ``path`` — or nothing at all if anything fails.
 
@@ -83,6 +83,11 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
         Where embedding and triple extraction run (:class:`~core.backends.base.BatchRunner`; ``egx index
         --ray`` passes :class:`core.batch.ray_runner.RayRunner`). ``None``: in this process. The workspace is the
         same either way; the manifest's ``index.runner`` / ``extraction.runner`` record where it ran.
+    passages
+        How documents (.txt, .md, .pdf, .html, .docx) are split into passages
+        (:class:`~core.graph.chunking.PassageSplit`; default: paragraphs packed up to 1,200 characters); recorded
+        in the manifest's ``chunking``, so documents added later are split alike. A JSON(L) corpus's passages
+        stay whole.
     overwrite
         Replace an existing workspace (the old one is removed only after the new one is complete).
         Only a folder that provably is a workspace (holds the manifest egx writes) is replaced;
@@ -119,7 +124,8 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
         recover(path, locked=True)
         check_target(path, overwrite)  # again, under the lock: another build may have finished
         with times.stage("read inputs"):
-            loaded = load_inputs(inputs, name=name or path.name, progress=step.sub(0.0, LOAD_SHARE))
+            loaded = load_inputs(inputs, name=name or path.name, progress=step.sub(0.0, LOAD_SHARE),
+                                 passages=passages)
         graph = loaded.graph
         warnings = list(loaded.warnings)
         extraction: dict[str, Any] | None = None
@@ -145,7 +151,7 @@ def create_workspace(inputs: Sequence[str | Path], path: str | Path, *, name: st
                 _copy_questions(Path(questions), tmp / "questions.json")
             manifest = _manifest(path, loaded, graph, name=name, title=title, description=description,
                                  warnings=warnings, extraction=extraction, synonyms=synonyms,
-                                 extra_manifest=extra_manifest)
+                                 extra_manifest=extra_manifest, passages=passages)
             if embedder is not None:
                 builds = build_indexes(tmp, graph, embedder, progress=step.sub(split, 1.0), runner=runner)
                 manifest["index"] = index_manifest(embedder, graph, builds, reason="new workspace", runner=runner)
@@ -229,7 +235,8 @@ def _copy_questions(source: Path, target: Path) -> None:
 
 def _manifest(path: Path, loaded: LoadedGraph, graph: KnowledgeGraph, *, name: str | None, title: str,
               description: str, warnings: list[str], extraction: dict[str, Any] | None,
-              synonyms: dict[str, Any] | None, extra_manifest: dict[str, Any] | None) -> dict[str, Any]:
+              synonyms: dict[str, Any] | None, extra_manifest: dict[str, Any] | None,
+              passages: PassageSplit | None = None) -> dict[str, Any]:
     """The new workspace's manifest, but for its ``index`` and ``store`` sections."""
     manifest: dict[str, Any] = {
         "format": "egx-workspace",
@@ -243,7 +250,7 @@ def _manifest(path: Path, loaded: LoadedGraph, graph: KnowledgeGraph, *, name: s
                   "nodes": graph.n_nodes, "edges": graph.n_edges, "chunks": graph.n_chunks,
                   "provenance_hash": graph.provenance_hash},
         "warnings": warnings,
-        "chunking": chunking_settings(),
+        "chunking": chunking_settings(passages),
         "files": [f.to_dict() for f in loaded.files],  # what became of each input file (the app's table)
     }
     if extraction:

@@ -37,7 +37,7 @@ import numpy as np
 from core.errors import InputFormatError, WorkspaceError
 from core.fsio import atomic_write_json, temp_sibling
 from core.graph.builder import ExtractionResult, add_extracted, extract_triples
-from core.graph.chunking import chunking_settings
+from core.graph.chunking import PassageSplit, chunking_settings
 from core.graph.formats.documents import DOCUMENT_FORMATS
 from core.graph.formats.load import LoadedGraph, duplicates_text, load_inputs
 from core.graph.graph_builder import GraphBuilder
@@ -169,12 +169,12 @@ def add_documents(workspace: str | Path, inputs: Sequence[str | Path], *, embedd
         problem = insert_problem(path, meta)
         if problem is not None:
             raise WorkspaceError(problem, app=insert_problem(path, meta, app=True))
-        chunk_note = _check_chunking(path, meta)
+        chunk_note, passages = _check_chunking(path, meta)
         ext = _recorded_extractor(path, meta, extractor, llm)
         emb = _recorded_embedder(path, meta, embedder)
         old = Workspace(path, manifest)
         loaded = load_inputs(inputs, name=meta.name or path.name, progress=_slice(progress, 0.0, LOAD_SHARE),
-                             known=old.graph.chunks)  # a passage the workspace holds is left out as a repeat
+                             known=old.graph.chunks, passages=passages)  # a passage it holds is left out
         _check_inputs(path, loaded)
         fresh, dups = _new_passages(old.graph, loaded.graph)
         files = tuple(f.to_dict() for f in loaded.files)
@@ -217,8 +217,9 @@ def add_documents(workspace: str | Path, inputs: Sequence[str | Path], *, embedd
 
 # ------------------------------------------------------------------------------------------- checks
 def _rebuild(path: Path, meta: Manifest, what: str = "") -> str:
-    sources = " ".join(meta.sources) or "<your input files>"
-    return f"`egx index {sources} {what or 'NEW_FILES'} --workspace {path} --overwrite`"
+    sources, split = " ".join(meta.sources) or "<your input files>", PassageSplit.from_record(meta.chunking)
+    more = "" if split == PassageSplit() else f" --passages {split.spec}"  # rebuilt as it was split
+    return f"`egx index {sources} {what or 'NEW_FILES'} --workspace {path}{more} --overwrite`"
 
 
 def insert_problem(path: str | Path, meta: Manifest, *, app: bool = False) -> str | None:
@@ -247,18 +248,18 @@ def insert_problem(path: str | Path, meta: Manifest, *, app: bool = False) -> st
     return None
 
 
-def _check_chunking(path: Path, meta: Manifest) -> tuple[str, ...]:
+def _check_chunking(path: Path, meta: Manifest) -> tuple[tuple[str, ...], PassageSplit]:
     """Refuse when this egx would split documents otherwise than the workspace's build did; a note when the
-    workspace (built before the chunker's sizes were recorded) cannot say."""
-    rec = meta.chunking
+    workspace (built before the sizes were recorded) cannot say. Then its split of documents (the default if none)."""
+    rec, split = meta.chunking, PassageSplit.from_record(meta.chunking)
     if rec is None:
         return (f"Workspace {path.name!r} does not record how its documents were split (an older egx built it); the "
-                f"added ones were split with today's sizes {chunking_settings()}.",)
-    if dict(rec) != chunking_settings():
+                f"added ones were split with today's sizes {chunking_settings()}.",), split
+    if {**rec, "documents": None} != {**chunking_settings(), "documents": None}:
         raise WorkspaceError(f"Workspace {path.name!r} split its documents with {dict(rec)}, this egx splits them with "
                              f"{chunking_settings()}: added passages would not match. Rebuild it with all the files: "
                              f"{_rebuild(path, meta)}.")
-    return ()
+    return (), split
 
 
 def _recorded_extractor(path: Path, meta: Manifest, extractor: TripleExtractor | None,

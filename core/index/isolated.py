@@ -64,6 +64,9 @@ class BuildSpec:
     questions: str | None = None
     title: str = ""
     kind: str = "create"
+    #: how a ``create`` splits documents into passages (:meth:`~core.graph.chunking.PassageSplit.parse`; "": the
+    #: default); an insert splits them as the workspace recorded
+    passages: str = ""
 
     @classmethod
     def sample(cls, name: str, target: str | Path, embedder: str) -> BuildSpec:
@@ -175,6 +178,7 @@ def build_task(raw: dict[str, Any], progress: Callable[[str, float], None]) -> d
     """The worker's side (:data:`core.background.workers.KINDS` ``"build"``): build what ``raw`` (a :class:`BuildSpec` as
     JSON) says; returns an insert's :meth:`~core.index.insert.InsertResult.to_dict`, else ``{}``."""
     from core.backends.registry import get_embedder, get_extractor, get_llm
+    from core.graph.chunking import PassageSplit
     from core.index.create import create_workspace
     from core.index.insert import add_documents
     from core.index.paths import declare_method_folder
@@ -202,5 +206,6 @@ def build_task(raw: dict[str, Any], progress: Callable[[str, float], None]) -> d
         llm = get_llm(spec.llm) if spec.extractor == "llm" else None
         create_workspace(list(spec.inputs), target, name=spec.name, title=spec.title or spec.name,
                          embedder=get_embedder(spec.embedder), extractor=get_extractor(spec.extractor, llm=llm),
-                         questions=spec.questions, progress=progress)
+                         questions=spec.questions, progress=progress,
+                         passages=PassageSplit.parse(spec.passages) if spec.passages else None)
     return {}

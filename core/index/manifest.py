@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import WorkspaceError
+from core.graph.chunking import PassageSplit, few_passages_warning
 from core.graph.stores.store import MEMORY_URL
 
 MANIFEST = "manifest.json"
@@ -109,6 +110,23 @@ class Manifest:
         """The chunker's sizes the passages were split with (None: an older egx did not record them)."""
         v = self.data.get("chunking")
         return v if isinstance(v, dict) else None
+
+    @property
+    def passages(self) -> PassageSplit:
+        """How the workspace's documents were split into passages (the default for an older workspace)."""
+        return PassageSplit.from_record(self.chunking)
+
+    def few_passages_warning(self) -> str:
+        """:func:`~core.graph.chunking.few_passages_warning` for a workspace built from passages (a corpus or
+        documents) that has too few of them to tell methods apart by recall; "" otherwise."""
+        from core.graph.formats.documents import DOCUMENT_FORMATS
+
+        read = [f for f in self.files if f.get("passages") is not None and not f.get("error")]
+        if not read:
+            return ""
+        docs = any(f.get("format") in DOCUMENT_FORMATS for f in read)
+        return few_passages_warning(int(self._section("graph").get("chunks") or 0),
+                                    split=self.passages if docs else None)
 
     @property
     def synonyms(self) -> Mapping[str, Any] | None:

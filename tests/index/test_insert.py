@@ -329,7 +329,8 @@ def test_the_chunking_is_recorded_and_checked(tmp_path, hashing):
 
     a, b = corpus(tmp_path / "in" / "a.jsonl", A), corpus(tmp_path / "in" / "b.jsonl", B)
     ws = create_workspace([a], tmp_path / "w", embedder=hashing, extractor=get_extractor("rules"))
-    assert ws.meta.chunking == {"chunk_chars": 1200, "passage_split_chars": 4800}
+    assert ws.meta.chunking == {"chunk_chars": 1200, "passage_split_chars": 4800,
+                                "documents": {"per_paragraph": False, "max_chars": 1200}}
     atomic_write_json(tmp_path / "w" / "manifest.json", {**ws.manifest, "chunking": {"chunk_chars": 900}})
     with pytest.raises(WorkspaceError, match=r"split its documents with \{'chunk_chars': 900\}, this egx splits"):
         add_documents(tmp_path / "w", [b])

@@ -53,7 +53,8 @@ Passage = tuple[str, str, str]
 
 
 def read_document(path: Path, builder: GraphBuilder, *, limits: InputLimits | None = None,
-                  max_chars: int = CHUNK_CHARS, repeats: RepeatIndex | None = None) -> list[str]:
+                  max_chars: int = CHUNK_CHARS, repeats: RepeatIndex | None = None,
+                  per_paragraph: bool = False) -> list[str]:
     """Add the passages of one document (any kind :func:`document_passages` reads) to ``builder``; return the
     warnings (e.g. PDF pages without a text layer).
 
@@ -66,7 +67,8 @@ def read_document(path: Path, builder: GraphBuilder, *, limits: InputLimits | No
     ``report.pdf#1``, …) and a warning says so, so no file of a folder is left out for its name. The same
     file read again keeps its ids (its passages are found, not added twice)."""
     name = display_name(Path(path))
-    passages, warnings = document_passages(path, limits=limits, max_chars=max_chars, repeats=repeats)
+    passages, warnings = document_passages(path, limits=limits, max_chars=max_chars, repeats=repeats,
+                                           per_paragraph=per_paragraph)
 
     def clashes(items: list[Passage]) -> list[str]:
         return [cid for cid, title, text in items if builder.has_chunk(cid) and builder.find_chunk(title, text) != cid]
@@ -92,12 +94,14 @@ def read_document(path: Path, builder: GraphBuilder, *, limits: InputLimits | No
 
 
 def document_passages(path: Path, *, limits: InputLimits | None = None, max_chars: int = CHUNK_CHARS,
-                      repeats: RepeatIndex | None = None) -> tuple[list[Passage], list[str]]:
+                      repeats: RepeatIndex | None = None,
+                      per_paragraph: bool = False) -> tuple[list[Passage], list[str]]:
     """The passages of one document and the warnings its reading gave.
 
     The kind is the file's extension (``.gz`` ignored): ``.pdf``, ``.html``/``.htm``/``.xhtml``, ``.docx``,
     ``.md``/``.markdown``; anything else is plain text (whose first line, when it is a ``# heading`` or reads
-    as a heading by :func:`pdf_heading`'s rule, is its title).
+    as a heading by :func:`pdf_heading`'s rule, is its title). ``max_chars`` and ``per_paragraph`` are
+    :func:`~core.graph.chunking.chunk_text`'s (a workspace's :class:`~core.graph.chunking.PassageSplit`).
 
     Raises
     ------
@@ -116,7 +120,7 @@ def document_passages(path: Path, *, limits: InputLimits | None = None, max_char
         if title in repeats.found.get(name, [])[seen:]:  # the title was a repeated passage's: not the rest's
             head, rest = pdf_heading(text)
             title, text = (head, rest) if head else (file_stem(Path(path)).replace("_", " "), text)
-    pieces = chunk_text(text, max_chars=max_chars)
+    pieces = chunk_text(text, max_chars=max_chars, per_paragraph=per_paragraph)
     stem = file_stem(Path(path))
     return [(f"{stem}#{i}" if len(pieces) > 1 else stem, title, p) for i, p in enumerate(pieces)], warnings
 

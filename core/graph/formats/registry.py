@@ -27,11 +27,12 @@ A format sharing an extension with others (``.csv``/``.tsv``, ``.txt``, ``.json`
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from core.errors import InputFormatError
+from core.graph.chunking import PassageSplit
 from core.graph.formats.bounds import InputLimits, base_suffix, display_name, resolve_limits
 from core.graph.formats.corpus import read_corpus_json
 from core.graph.formats.corpus_graph import read_corpus_graph
@@ -56,6 +57,7 @@ class ReadContext:
     #: when it repeats them (:mod:`core.graph.formats.repeats`); None: every passage is kept
     repeats: RepeatIndex | None = None
     skip_known_records: bool = False  #: a JSON corpus's records are checked against ``repeats`` too
+    passages: PassageSplit = field(default_factory=PassageSplit)  #: how documents are split (a JSON corpus's records stay whole)
 
     def paths(self, fmt: str) -> list[Path]:
         """The paths of this load detected as ``fmt``, in the order they were given."""
@@ -82,7 +84,8 @@ class Format:
 
 
 def _document(path: Path, builder: GraphBuilder, ctx: ReadContext) -> list[str]:
-    return read_document(path, builder, limits=ctx.limits, repeats=ctx.repeats)
+    return read_document(path, builder, limits=ctx.limits, repeats=ctx.repeats, max_chars=ctx.passages.max_chars,
+                         per_paragraph=ctx.passages.per_paragraph)
 
 
 def _corpus(path: Path, builder: GraphBuilder, ctx: ReadContext) -> list[str]:

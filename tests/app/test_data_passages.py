@@ -1,0 +1,56 @@
+"""The Upload tab's choice of how documents are split into passages: built with "one per paragraph", three short
+files become one passage per paragraph (each keeping its file's title), the build's message says which split was
+used, and a warning says that so few passages leave recall unable to tell methods apart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from components import state as S
+from components.data_view import PASSAGE_CHOICES
+from core.index.workspace import Workspace
+from tests.app.helpers import plain, run_page
+
+FILES = {
+    "alder.txt": ["The Alder signal guards the junction.", "Alder junction joins the Coastal Line.",
+                  "Trains leave Alder every hour."],
+    "birch.txt": ["Birch station has two platforms.", "The Coastal Line runs through Birch.",
+                  "Birch depot stores wagons."],
+    "cedar.txt": ["The Coastal Line ends at Cedar.", "Cedar depot repairs locomotives.",
+                  "Cedar has a turntable."],
+}
+
+
+def test_one_passage_per_paragraph_from_the_upload_tab(home: Path) -> None:
+    at = run_page("pages/data.py")
+    box = at.selectbox(key=S.widget_key(S.DATA_PASSAGES))
+    assert box.value == "1200" and PASSAGE_CHOICES[box.value] == "packed up to 1,200 characters (default)"
+    assert "gold titles still match" in box.help and "JSON(L) corpus passages stay whole" in box.help
+    at.file_uploader(key=S.DATA_UPLOADS).set_value(
+        [(name, "\n\n".join(paras).encode(), "text/plain") for name, paras in FILES.items()])
+    box.set_value("paragraph")
+    at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("rail")
+    at.button(key=S.DATA_BUILD).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    built = [plain(s.value) for s in at.success if "Built workspace" in s.value]
+    assert built and "9 chunks" in built[0] and "Passages per file: alder.txt 3, birch.txt 3, cedar.txt 3." in built[0]
+    assert "Documents were split one passage per paragraph" in built[0], built
+    warned = [plain(w.value) for w in at.warning if "cannot tell methods apart" in w.value]
+    assert warned and warned[0].startswith("Only 9 passages: a method's top 5 holds 5 of them (56 % of the corpus)")
+    chunks = Workspace.open(home / "workspaces" / "rail").graph.chunks
+    assert sorted(c.text for c in chunks) == sorted(p for paras in FILES.values() for p in paras)
+    assert {c.id.split("#")[0]: c.title for c in chunks} == {"alder": "alder", "birch": "birch", "cedar": "cedar"}
+
+
+def test_the_default_packs_the_same_files_and_says_so(home: Path) -> None:
+    at = run_page("pages/data.py")
+    at.file_uploader(key=S.DATA_UPLOADS).set_value(
+        [(name, "\n\n".join(paras).encode(), "text/plain") for name, paras in FILES.items()])
+    at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("rail")
+    at.button(key=S.DATA_BUILD).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    built = [plain(s.value) for s in at.success if "Built workspace" in s.value]
+    assert built and "3 chunks" in built[0] and "packed together into passages of up to 1,200 characters" in built[0]
+    warned = [plain(w.value) for w in at.warning if "cannot tell methods apart" in w.value]
+    assert warned and warned[0].startswith("Only 3 passages: a method's top 5 holds all of them")
+    assert "one passage per paragraph or a smaller passage size" in warned[0]
