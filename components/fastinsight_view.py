@@ -198,8 +198,23 @@ def rankings(act: Active, res: Any, pg: Any, gold: tuple[str, ...], cfg: FastIns
         st.caption("Passages of the GRanker node ranking (rank order, repeats dropped): "
                    + ", ".join(md_escape(graph.chunk(c.chunk_id).title or c.chunk_id) for c in res.ranked_chunks[:TOP]))
     moved = sum(1 for r in rows if r.shift != 0)
-    st.caption(f"{moved} of {len(rows)} candidates change rank under GRanker.")
+    st.caption(f"{moved} of {len(rows)} candidates change rank under GRanker." + replayed_scores_note(res.trace))
     return rows
+
+
+def replayed_scores_note(trace: Any) -> str:
+    """Said under the rankings of a run that replayed its recording: its searches and GRanker scores are the
+    recording's (pinned, :mod:`core.pinning`), so a run computed here — another LLM, another α — may order near ties
+    otherwise while the plain scores agree (an audit saw Viggo Tarasov 3 / John Wick 4 in the tour and the reverse
+    after it, with nothing saying why). "" for a run computed here."""
+    from core.pinning import ReplayStatus
+
+    replay = getattr(trace, "replay", None)
+    status = ReplayStatus.from_dict(replay) if replay else None
+    if status is None or not status.matched or not status.pinned:
+        return ""
+    return (" The searches and GRanker scores are the recorded run's (kept with its recording, so it replays the "
+            "same on any machine); computed on this machine — another LLM, another α — near ties may order otherwise.")
 
 
 def panels(act: Active, res: Any, pg: Any, rows: list[RankRow], query: str, gold: tuple[str, ...],

@@ -371,3 +371,21 @@ def _page_script() -> str:
     from tests.app.browser_support import page_app_script
 
     return page_app_script("pages/granker.py")
+
+
+def test_a_replayed_run_says_its_scores_are_the_recordings() -> None:
+    """A run that replayed its recording ranks by the recording's pinned searches and GRanker scores: the rankings
+    say so (an audit saw near ties ordered one way in the tour and the other after it, with nothing saying why);
+    a run computed here, or a recording that pinned nothing, says nothing of it."""
+    from types import SimpleNamespace
+
+    from components.fastinsight_view import replayed_scores_note
+    from core.pinning import ReplayStatus
+
+    def trace(**kw: object) -> SimpleNamespace:
+        return SimpleNamespace(replay=ReplayStatus(**kw).to_dict())  # type: ignore[arg-type]
+
+    assert "recorded run's" in replayed_scores_note(trace(recording="demo-local", matched=True, pinned=4))
+    assert replayed_scores_note(trace(recording="demo-local", matched=True, pinned=0)) == ""
+    assert replayed_scores_note(trace(recording="", matched=False)) == ""
+    assert replayed_scores_note(SimpleNamespace(replay={})) == ""
