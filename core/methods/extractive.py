@@ -24,7 +24,8 @@ below are ours, documented here and recorded in the trace (``extractive`` in the
    (:func:`expected_answer_type` with ``nouns``). A sentence that names such a thing *not already named in the
    question* is preferred over every sentence that does not ("Laurence Fishburne is an American
    actor." names only a person of the question, so it cannot answer "who played ..."; a title read for "it" names
-   no person). Dates and
+   no person; a place whose head noun the question uses for what it describes — "the Kessel Viaduct" for "which river
+   does the viaduct … cross?" — is not one it asks for). Dates and
    numbers are found by patterns; persons and places by spaCy's ``en_core_web_sm`` NER (the pinned
    package of the ``spacy`` extractor, loaded lazily; the trace says which), else by runs of capitalised words.
 
@@ -284,7 +285,21 @@ def _typed(sentence: str, resolved: str, title: str, atype: str, query: str) -> 
     m = _PRONOUN.match(sentence)
     if atype == "person" and title and m and m.group(0).lower() in ("it", "its"):
         found = [x for x in found if normalize_name(x) != normalize_name(title)]
+    if atype == "place":
+        found = [x for x in found if not _described(x, query)]
     return tuple(found)
+
+
+def _described(mention: str, query: str) -> bool:
+    """Whether a place ``mention`` is the thing the question describes rather than one it asks for: its head noun is
+    a word of the question other than the asked kind ("the Kessel Viaduct" for "Which river does the viaduct designed
+    by … cross?", which spaCy tags a place; an audit's none-mode answer quoted the sentence naming the viaduct)."""
+    q = " ".join(query.lower().split())
+    asked = re.search(rf"\b(?:which|what) ({_PLACE_NOUNS})\b", q)
+    words = mention.lower().split()
+    head = words[-1] if words else ""
+    return bool(head) and head not in _OPENERS and re.search(rf"\b{re.escape(head)}s?\b", q) is not None and (
+        asked is None or not asked.group(1).startswith(head.rstrip("s")))
 
 
 def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends: Backends, *,
