@@ -370,6 +370,7 @@ def create_upload_ui(act: Active) -> None:
     if dropped:  # said when the file is dropped, not only after Build
         st.error(md_escape(dropped), icon=":material/block:")
     from core.backends.registry import EXTRACTORS, describe
+    from core.index.create import LLM_EXTRACT_SECONDS
 
     choices = [e for e in EXTRACTORS if e != "llm" or act.llm.available]
     # the recorded LLM replays the shipped runs only: a new corpus's passages were never recorded, so it is
@@ -384,6 +385,10 @@ def create_upload_ui(act: Active) -> None:
         help="How a plain corpus becomes a KG. " + " ".join(f"{n}: {describe('extractor', n)}" for n in choices)))
     if ex_name not in choices:  # the LLM was switched off since
         ex_name = "spacy"
+    if "llm" not in choices:  # an audit's engineer got 5 triples from 5 facts and no word of a denser way
+        ex_col.caption(f"spaCy keeps the relations its small model parses (a few triples a passage). A live LLM picked "
+                       f"in the sidebar (local or OpenAI-compatible) adds an LLM extractor here, about "
+                       f"{LLM_EXTRACT_SECONDS:.0f} s a passage with the local model on this CPU.")
     passages = S.keep(S.DATA_PASSAGES, split_col.selectbox(
         "Passages (documents)", list(PASSAGE_CHOICES), key=S.bind(S.DATA_PASSAGES, str(CHUNK_CHARS)),
         format_func=lambda k: PASSAGE_CHOICES.get(k, k), help=PASSAGES_HELP))

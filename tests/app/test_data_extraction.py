@@ -67,3 +67,12 @@ def test_the_recorded_llm_is_offered_but_never_the_default_extractor(home: Path,
     at = run_page("pages/data.py")
     box = at.selectbox(key=S.widget_key(S.DATA_EXTRACTOR))
     assert "llm (recorded)" in box.options and box.value == "spacy"
+    assert not any("adds an LLM extractor here" in plain(c.value) for c in at.caption)  # it is offered already
+
+
+def test_without_an_llm_the_page_says_how_to_get_an_llm_extractor(home: Path) -> None:
+    """With LLM "none" only spaCy and rules are offered: the page says what a live LLM would add (an audit's engineer
+    got 5 triples from 5 facts and no word of a denser way)."""
+    at = run_page("pages/data.py")
+    assert "llm" not in at.selectbox(key=S.widget_key(S.DATA_EXTRACTOR)).options
+    assert any("adds an LLM extractor here" in plain(c.value) for c in at.caption)
