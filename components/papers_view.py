@@ -41,10 +41,10 @@ def choose() -> tuple[str, str]:
     c1, c2 = st.columns([2, 3])
     paper = S.keep(S.PAPERS_PAPER, c1.selectbox("Paper", list(PAPER_IDS), key=S.bind(S.PAPERS_PAPER, "bubblerag"),
                                                 format_func=PAPER_IDS.get))
-    # opened first with the sidebar's recorded LLM, the page shows the recorded figures (a table of blanks
-    # greeted a lecturer on the recorded LLM); the switch is the page's own from then on
-    first = "recorded" if st.session_state.get(S.LLM, S.default_llm()) == "recorded" else "none"
-    mode = S.keep(S.PAPERS_MODE, c2.radio("LLM", list(MODES), key=S.bind(S.PAPERS_MODE, first),
+    # the figures are stored, whatever the sidebar's LLM: the page opens on the recorded model's, since the papers'
+    # tables score written answers and with "none" every such cell of ours is blank (a table of blanks greeted a
+    # lecturer on "none", an audit); the switch is the page's own from then on
+    mode = S.keep(S.PAPERS_MODE, c2.radio("LLM", list(MODES), key=S.bind(S.PAPERS_MODE, "recorded"),
                                           format_func=MODES.get, horizontal=True,
                                           help="none: no LLM, every method's answer is the passage sentence that "
                                                "answers (answer metrics that need a written answer are blank). "

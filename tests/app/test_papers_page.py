@@ -23,6 +23,9 @@ def _markdown(at) -> str:
 def test_the_page_opens_each_papers_stored_table_with_its_citation_and_reasons(home):
     at = run_page(PAGE)
     assert at.title[0].value == "Papers"
+    # stored figures: the page opens on the recorded model's whatever the sidebar's LLM ("none" here)
+    assert at.session_state[S.LLM] == "none" and at.radio(key=S.widget_key(S.PAPERS_MODE)).value == "recorded"
+    at.radio(key=S.widget_key(S.PAPERS_MODE)).set_value("none").run()
     table = at.dataframe[0].value
     assert list(table["row"])[:3] == ["Vanilla LLM", "CoT + LLM", "Naive RAG"]
     assert set(table.columns) >= {"row", "ours", "F1 · paper", "F1 · ours, stored (musique)"}
@@ -88,7 +91,7 @@ def test_the_answer_count_and_the_recordings_notice_say_one_thing(home):
 @pytest.mark.parametrize("isolated", ["1", "0"])  # in a worker process (the default), and in the server's
 def test_re_run_on_this_workspace_is_a_job_whose_figures_stand_beside_the_stored_ones(home, monkeypatch, isolated):
     monkeypatch.setenv("EGX_BUILD_ISOLATED", isolated)
-    at = run_page(PAGE)
+    at = run_page(PAGE, **{S.PAPERS_MODE: "none"})
     at.number_input(key=S.widget_key(S.PAPERS_LIMIT)).set_value(1)
     at.button(key=S.PAPERS_RUN).click().run()
     assert not at.exception, [e.value for e in at.exception]
@@ -110,16 +113,17 @@ def test_text_from_a_reproduction_file_is_escaped(home):
     folder = home / "reproduce" / "demo" / "bubblerag" / "none"
     folder.mkdir(parents=True)
     (folder / "reproduce.json").write_text(json.dumps(rec), encoding="utf-8")
-    at = run_page(PAGE)
+    at = run_page(PAGE, **{S.PAPERS_MODE: "none"})
     raw = [c.value for c in at.caption] + [m.value for m in at.markdown]
     assert any("\\<img src=x onerror=alert(1)\\> \\*\\*bold\\*\\* \\[a\\](b)" in t for t in raw)
     assert any("\\<script\\>alert(1)\\</script\\>" in t for t in raw)
     assert not any(re.search(r"(?<!\\)<(?:script|img)", t) for t in raw)  # never a tag left unescaped
 
 
-def test_on_the_recorded_llm_the_page_opens_on_the_recorded_figures(home):
-    """A lecturer on the sidebar's recorded LLM was greeted by a table of blanks (the none-mode figures)."""
-    assert run_page(PAGE).radio(key=S.widget_key(S.PAPERS_MODE)).value == "none"
+def test_the_page_opens_on_the_recorded_figures_whatever_the_llm(home):
+    """A lecturer was greeted by a table of blanks (the none-mode figures), first on the recorded LLM, then (an audit)
+    on "none": the figures are stored, so the page opens on the recorded model's either way."""
+    assert run_page(PAGE).radio(key=S.widget_key(S.PAPERS_MODE)).value == "recorded"
     assert run_page(PAGE, **{S.LLM: "recorded"}).radio(key=S.widget_key(S.PAPERS_MODE)).value == "recorded"
 
 
