@@ -268,6 +268,34 @@ ONE_QUESTION_NOTE = ("One question is no comparison: these figures are this ques
                      "Benchmark page shows each figure with its 95 % interval and says which differences are real.")
 
 
+#: The ranking depth the few-passages warning speaks of: the summary's R@5.
+FEW_PASSAGES_TOP = 5
+
+
+def few_passages_note(n_passages: int, top: int = FEW_PASSAGES_TOP) -> str:
+    """The warning for a workspace with no more passages than twice ``top`` ("" otherwise): every method's top
+    ``top`` then holds most of the corpus, so R@k is near 100 for all of them (an audit's 4-passage workspace
+    read R@5 100 everywhere).
+
+    >>> few_passages_note(4)[:70]
+    "This workspace has 4 passages: each method's top 5 holds most of it, s"
+    >>> few_passages_note(11)
+    ''
+    """
+    if n_passages > 2 * top:
+        return ""
+    return (f"This workspace has {n_passages} passage{'' if n_passages == 1 else 's'}: each method's top {top} holds "
+            "most of it, so recall cannot tell the methods apart — rebuild it with smaller passages (Data › Upload)")
+
+
+def few_passages_warning(n_passages: int, top: int = FEW_PASSAGES_TOP) -> None:
+    """:func:`few_passages_note` as one warning line, on the Compare and Benchmark pages; nothing when the
+    workspace has passages enough."""
+    note = few_passages_note(n_passages, top)
+    if note:
+        st.warning(note + ".", icon=":material/compress:")
+
+
 def setup_seconds_note(results: Mapping[str, MethodResult]) -> str:
     """Which runs' seconds are mostly set-up outside their stages ("" when none): a method's first run in the
     server's process loads its models and indexes, and an audit read "BubbleRAG 8.075 s" off a replay whose stages
@@ -577,6 +605,8 @@ def summary(act: Any, graph: KnowledgeGraph, found: Runs, *, query: str, gold: G
     if left_out:
         st.caption(left_out)
     if rows:
+        if gold.chunk_ids:  # recall is shown: say when the workspace is too small for it to tell methods apart
+            few_passages_warning(graph.n_chunks)
         main, more_cols, widths = summary_layout(rows)
         st.dataframe(_frame(rows, main), hide_index=True, width="stretch", column_config=summary_columns(widths))
         more = _frame(rows, more_cols)
