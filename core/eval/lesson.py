@@ -225,7 +225,7 @@ class Lesson:
                              f"“{title}” not in {r.method}'s ranking, but among the passages its answer was read from"
                              if r.gold_read and r.gold_read[j] else f"“{title}” not retrieved by {r.method}")
             return "Where the evidence is: " + "; ".join(parts) + "."
-        n, sentences, read_aside = len(self.runs), [], []
+        n, sentences, read_aside, last = len(self.runs), [], [], [""]
         for j, (title, _r) in enumerate(self.runs[0].gold_ranks):
             ranks = [(r.method, r.gold_ranks[j][1]) for r in self.runs]
             top = [(m, k) for m, k in ranks if k is not None and k <= TOP]
@@ -239,6 +239,8 @@ class Lesson:
             span = "" if not ks else f" (rank {ks[0]})" if min(ks) == max(ks) else f" (ranks {min(ks)}–{max(ks)})"
             if len(top) == n:
                 head = f"{'Both' if n == 2 else f'All {n}'} methods rank “{title}” in their top {TOP}{span}"
+            elif len(top) > 1 and [m for m, _ in top] == last:  # the list just read out: not again
+                head = f"The same {len(top)} rank “{title}” in their top {TOP}{span}"
             elif top:
                 head = (f"{len(top)} of {n} methods rank “{title}” in their top {TOP}{span}: "
                         + and_list([m for m, _ in top]))
@@ -251,6 +253,7 @@ class Lesson:
                 tail.append(f"{and_list(unranked)} {'does' if len(unranked) == 1 else 'do'} not rank it" if read else
                             f"{and_list(missed)} did not retrieve it")
             sentences.append(head + "".join(f"; {t}" for t in tail) + ".")
+            last = [m for m, _ in top]
             read_aside += [f"{m} did not rank “{title}”, but its answer read it all the same." for m in read]
         return "Where the evidence is: " + " ".join(sentences + read_aside)
 

@@ -180,6 +180,11 @@ def test_the_top_5_count_is_the_methods_whose_r_at_5_is_above_0():
            "at 6; sgrag did not retrieve it." in ev
     assert "2 of 4 methods rank “Charles the Bald” in their top 5 (ranks 2–5): dense and bm25; ranked lower: ppr " \
            "at 10;" in ev
+    # a list just read out is not read again
+    twice = [runs[0], ShownRun("rerank", "Judith of Bavaria", (CHARLES, JUDITH)), runs[1]]
+    same = lesson(JUDITH_Q, twice, ["judith", "charles"], ["Judith of Bavaria"]).evidence_line()
+    assert "2 of 3 methods rank “Judith of Bavaria” in their top 5 (ranks 1–2): dense and rerank; ranked lower: ppr at " \
+           "9. The same 2 rank “Charles the Bald” in their top 5 (ranks 1–2); ranked lower: ppr at 10." in same
 
 
 def test_the_wrong_thing_in_a_gold_passage_is_worded_by_the_answers_type():
