@@ -69,7 +69,7 @@ def context_caption(budget: Budget, results: Mapping[str, Any]) -> None:
     own = ("each method's own paper default — not like for like; pick a budget to give every method the same"
            if budget.own else f"{md_escape(budget.label)} ({budget.limits()}) for every method")
     st.caption(f"**Answer budget: {md_escape(budget.name)}** — {own}. What each answer was handed: ctx chunks and "
-               "ctx tokens in the tables (hover here for the list).",
+               "ctx tokens in the tables, each method's list on the ⓘ.",
                help=("Handed to each answer (WordPiece tokens of evidence):\n\n" + per) if per else "No method ran.")
 
 
