@@ -260,6 +260,16 @@ def _runs_stamp() -> float:
     return max((_mtime(runs_root() / name) for name in _runs()[:1]), default=0.0)
 
 
+def few_passages(act: Active) -> None:
+    """Above both tabs: the warning for a workspace of a few passages, whose every top 5 holds most of it, so a run's
+    recall ties near 100 (:func:`components.compare_view.few_passages_note`); nothing otherwise."""
+    try:
+        n = act.graph.n_chunks  # the page's graph: a store's view counts without reading the graph
+    except (EgxError, OSError):  # a workspace that cannot be read is said elsewhere
+        return
+    cv.few_passages_warning(n)
+
+
 def run_panel(act: Active) -> None:
     """The Run tab: the choices, what the run leaves out, the button, a refusal's choices, and the running or
     finished job."""

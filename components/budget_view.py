@@ -62,12 +62,15 @@ def handed(ctx: AnswerContext | None) -> str:
 
 
 def context_caption(budget: Budget, results: Mapping[str, Any]) -> None:
-    """The comparison's budget and, per method, the chunks and tokens its answer was handed."""
-    per = " · ".join(f"{md_escape(m)} {handed(context_of(r))}" for m, r in results.items())
-    own = ("each method's own paper default — not a like-for-like context; pick a budget to give every method the "
-           "same" if budget.own else f"{md_escape(budget.label)} ({budget.limits()}) for every method")
-    st.caption(f"**Answer budget: {md_escape(budget.name)}** — {own}. Handed to the answer (WordPiece tokens of "
-               f"evidence): {per or 'no method ran'}.")
+    """The comparison's budget in one short caption; per method, the chunks and tokens its answer was handed on
+    hover (an audit could not read the whole list on a projector, and the tables show them as ctx chunks and ctx
+    tokens)."""
+    per = "\n".join(f"- {md_escape(m)}: {handed(context_of(r))}" for m, r in results.items())
+    own = ("each method's own paper default — not like for like; pick a budget to give every method the same"
+           if budget.own else f"{md_escape(budget.label)} ({budget.limits()}) for every method")
+    st.caption(f"**Answer budget: {md_escape(budget.name)}** — {own}. What each answer was handed: ctx chunks and "
+               "ctx tokens in the tables, each method's list on the ⓘ.",
+               help=("Handed to each answer (WordPiece tokens of evidence):\n\n" + per) if per else "No method ran.")
 
 
 def context_columns(result: Any) -> dict[str, Any]:

@@ -26,7 +26,18 @@ from core.eval.diagnose import diagnose, stages_for
 from core.eval.metrics import llm_tokens, stage_latency
 from core.eval.result_metrics import retrieval_metrics
 from core.eval.triage import result_row, to_csv, to_json
-from core.eval.verdicts import diagnosis_verdict, match_answer, unmatched_note, verdict_label
+from core.eval.verdicts import (
+    ANSWER_PARTIAL,
+    NOT_RETRIEVED_LABEL,
+    OK,
+    READ_BY_ANSWER_LABEL,
+    VERDICT_LABELS,
+    diagnosis_verdict,
+    match_answer,
+    partly_retrieved_label,
+    unmatched_note,
+    verdict_label,
+)
 from core.graph.model import KnowledgeGraph
 from core.methods.base import Diagnosis, Gold, Method, MethodResult
 from core.methods.budget import apply_budget
@@ -163,12 +174,15 @@ def ranked_table(result: Any, graph: KnowledgeGraph, gold: Sequence[str], *, top
     return pd.DataFrame(rows)
 
 
-#: The Compare page's summary: method and verdict first, then the recall that matters, then cost. It fits the
-#: page at 1440 px (:data:`SUMMARY_WIDTH`); the other figures go to :data:`MORE_ORDER`'s table below it (all
-#: fourteen in one table hid the right-hand columns at 1440 px, behind a scroll bar nobody saw).
-SUMMARY_ORDER = ("method", "verdict", "EM", "F1", "answer match", "R@5", "R@10", "seconds", "LLM tokens", "ctx chunks")
+#: The Compare page's summary: method and verdict first, then the recall that matters, then cost; the same columns
+#: for every question (:func:`summary_layout`). It fits the page at 1440 px (:data:`SUMMARY_WIDTH`) with the widest
+#: verdict (:data:`VERDICT_SAMPLES`); the answer match (up to "partial match (part of the gold answer)", 267 px)
+#: does not fit beside it, so it opens :data:`MORE_ORDER`'s table below (the verdict says "(F1 0.67)" or "(alias
+#: match)" itself). All fourteen figures in one table hid the right-hand columns at 1440 px, behind a scroll bar
+#: nobody saw.
+SUMMARY_ORDER = ("method", "verdict", "EM", "F1", "R@5", "R@10", "seconds", "LLM tokens", "ctx chunks")
 #: The second table: the rest of the figures (also in the comparison's CSV / JSON download).
-MORE_ORDER = ("method", "R@2", "AR@5", "nDCG@10", "fallbacks", "ctx tokens")
+MORE_ORDER = ("method", "answer match", "R@2", "AR@5", "nDCG@10", "fallbacks", "ctx tokens")
 #: Each column's width in pixels (a width Streamlit names, "small", is 75 px).
 _WIDTHS = {"method": 75, "verdict": 220, "EM": 56, "F1": 56, "answer match": 130, "R@5": 64, "R@10": 64, "seconds": 72,
            "LLM tokens": 88, "ctx chunks": 88, "R@2": 64, "AR@5": 64, "nDCG@10": 80, "fallbacks": 80, "ctx tokens": 88}
@@ -182,45 +196,38 @@ def _frame(rows: Sequence[Mapping[str, Any]], order: Sequence[str]) -> pd.DataFr
     return df[[c for c in order if c in df.columns]]
 
 
-#: The summary's text columns are as wide as their longest cell (an audit found "below the cut, but read by the
-#: answe…" cut at 220 px); when that pushes the table past :data:`SUMMARY_WIDTH`, these columns move, in this
-#: order, to the table below it: the method, the verdict, EM / F1, R@5 (the passages an answer reads) and the
-#: answer's context stay.
-_MOVABLE = ("R@10", "LLM tokens", "answer match")
+#: The verdict labels a run can get, the longest first in width: the summary's verdict column fits them all, so it is
+#: as wide for every question (an audit found "below the cut, but read by the answe…" cut at 220 px, and then the
+#: columns changing between two questions of the tour, as long verdicts pushed some below the table).
+VERDICT_SAMPLES = (*VERDICT_LABELS.values(), READ_BY_ANSWER_LABEL, NOT_RETRIEVED_LABEL, partly_retrieved_label(10, 12),
+                   f"{VERDICT_LABELS[ANSWER_PARTIAL]} (F1 0.67)", f"{VERDICT_LABELS[OK]} (alias match)")
 
 
 def summary_layout(rows: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[str], dict[str, int]]:
-    """The summary's columns, the second table's columns, and every column's width in pixels for ``rows``: text
-    columns fit their longest cell (:func:`components.bench_view.fit_width`, at least :data:`_WIDTHS`), and the
-    summary keeps within :data:`SUMMARY_WIDTH` by moving :data:`_MOVABLE`'s columns to the second table."""
+    """The summary's columns, the second table's columns, and every column's width in pixels for ``rows``. The
+    columns are :data:`SUMMARY_ORDER`'s and :data:`MORE_ORDER`'s for every question (those ``rows`` lack left
+    out); the verdict column fits every verdict label (:data:`VERDICT_SAMPLES`, and a longer cell of ``rows``
+    should one come), the answer match its longest cell."""
     present: list[str] = []
     for r in rows:
         present += [c for c in r if c not in present]
     widths = dict(_WIDTHS)
-    for c in ("verdict", "answer match"):
-        widths[c] = fit_width([r.get(c) for r in rows], floor=_WIDTHS[c])
+    widths["verdict"] = fit_width([*VERDICT_SAMPLES, *(r.get("verdict") for r in rows)], floor=_WIDTHS["verdict"])
+    widths["answer match"] = fit_width([r.get("answer match") for r in rows], floor=_WIDTHS["answer match"])
     main = [c for c in SUMMARY_ORDER if c in present]
-    moved: list[str] = []
-    for c in _MOVABLE:
-        if sum(widths.get(x, _WIDTHS.get(x, 88)) for x in main) <= SUMMARY_WIDTH:
-            break
-        if c in main:
-            main.remove(c)
-            moved.append(c)
     known = set(SUMMARY_ORDER) | set(MORE_ORDER)
-    more = ["method", *moved, *[c for c in MORE_ORDER[1:] if c in present], *[c for c in present if c not in known]]
+    more = ["method", *[c for c in MORE_ORDER[1:] if c in present], *[c for c in present if c not in known]]
     return main, more, widths
 
 
 def summary_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    """The summary rows in :data:`SUMMARY_ORDER` (columns a run lacks, e.g. metrics without gold, left out; columns
-    that do not fit the page moved to :func:`more_frame`'s table, :func:`summary_layout`)."""
+    """The summary rows in :data:`SUMMARY_ORDER` (columns a run lacks, e.g. metrics without gold, left out,
+    :func:`summary_layout`)."""
     return _frame(rows, summary_layout(rows)[0])
 
 
 def more_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    """The other figures of the summary rows: the summary's moved columns, :data:`MORE_ORDER`, and any column
-    neither order names."""
+    """The other figures of the summary rows: :data:`MORE_ORDER`, and any column neither order names."""
     return _frame(rows, summary_layout(rows)[1])
 
 
@@ -259,6 +266,34 @@ def column_width(name: str) -> int:
 ONE_QUESTION_NOTE = ("One question is no comparison: these figures are this question's alone, and a method that "
                      "wins here may lose on the next. Whether one method is really better takes many questions — the "
                      "Benchmark page shows each figure with its 95 % interval and says which differences are real.")
+
+
+#: The ranking depth the few-passages warning speaks of: the summary's R@5.
+FEW_PASSAGES_TOP = 5
+
+
+def few_passages_note(n_passages: int, top: int = FEW_PASSAGES_TOP) -> str:
+    """The warning for a workspace with no more passages than twice ``top`` ("" otherwise): every method's top
+    ``top`` then holds most of the corpus, so R@k is near 100 for all of them (an audit's 4-passage workspace
+    read R@5 100 everywhere).
+
+    >>> few_passages_note(4)[:70]
+    "This workspace has 4 passages: each method's top 5 holds most of it, s"
+    >>> few_passages_note(11)
+    ''
+    """
+    if n_passages > 2 * top:
+        return ""
+    return (f"This workspace has {n_passages} passage{'' if n_passages == 1 else 's'}: each method's top {top} holds "
+            "most of it, so recall cannot tell the methods apart — rebuild it with smaller passages (Data › Upload)")
+
+
+def few_passages_warning(n_passages: int, top: int = FEW_PASSAGES_TOP) -> None:
+    """:func:`few_passages_note` as one warning line, on the Compare and Benchmark pages; nothing when the
+    workspace has passages enough."""
+    note = few_passages_note(n_passages, top)
+    if note:
+        st.warning(note + ".", icon=":material/compress:")
 
 
 def setup_seconds_note(results: Mapping[str, MethodResult]) -> str:
@@ -570,15 +605,14 @@ def summary(act: Any, graph: KnowledgeGraph, found: Runs, *, query: str, gold: G
     if left_out:
         st.caption(left_out)
     if rows:
+        if gold.chunk_ids:  # recall is shown: say when the workspace is too small for it to tell methods apart
+            few_passages_warning(graph.n_chunks)
         main, more_cols, widths = summary_layout(rows)
         st.dataframe(_frame(rows, main), hide_index=True, width="stretch", column_config=summary_columns(widths))
         more = _frame(rows, more_cols)
         if len(more.columns) > 1:
-            moved = [c for c in more_cols[1:] if c in SUMMARY_ORDER]
-            st.caption("More figures: " + (f"{', '.join(moved)} (moved here so that the verdicts above show whole), "
-                                           if moved else "") +
-                       "R@2, AR@5 (all gold within the top 5), nDCG@10, the stages that fell back, and "
-                       "the tokens of evidence handed to the answer.")
+            st.caption("More figures: how each answer matched the gold answer, R@2, AR@5 (all gold within the top "
+                       "5), nDCG@10, the stages that fell back, and the tokens of evidence handed to the answer.")
             st.dataframe(more, hide_index=True, width="stretch", column_config=summary_columns(widths))
         cold = setup_seconds_note(found.results)
         if cold:

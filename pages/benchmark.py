@@ -21,6 +21,7 @@ from components.page import header
 
 act = header("Every method on the workspace's questions with gold evidence: Recall@k, all-recall, nDCG, TR, the "
              "failure diagnosis per question, latency and LLM tokens. Same runner and files as `egx bench`.")
+bv.few_passages(act)  # a workspace of a few passages: recall cannot tell the methods apart
 run_tab, load_tab = st.tabs(["Run", "Load a report"])
 with run_tab:
     bv.run_panel(act)

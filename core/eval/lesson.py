@@ -32,6 +32,8 @@ from core.errors import ConfigError
 from core.eval.verdicts import AnswerMatch, match_answer
 from core.text import normalize_answer
 
+#: The evidence line's cut: which methods rank a gold passage in their top 5 (the Compare table's R@5).
+TOP = 5
 #: Match kinds that count as answering the question (SQuAD EM, an alias; the lessons say "right").
 RIGHT = ("exact", "alias")
 
@@ -203,40 +205,57 @@ class Lesson:
     extractive: RunLesson | None = None  #: the ``none``-mode run of the method the step shows
     model: str = "The recorded 1.5B model"  #: who wrote the answers, as the answer line names it
 
+    def top_methods(self, j: int) -> list[str]:
+        """The methods whose ranking holds the ``j``-th gold passage within the top :data:`TOP` (the cut of the
+        Compare table's R@5: a method with any gold passage there has R@5 above 0)."""
+        return [r.method for r in self.runs if (k := r.gold_ranks[j][1]) is not None and k <= TOP]
+
     def evidence_line(self) -> str:
-        """Where the gold passages are in the rankings, e.g. "Where the evidence is: “Agent Smith” at rank 2 of
-        bubblerag's ranking" (one run) or "… at ranks 2–9 in 7 of 8 methods' rankings (not retrieved by sgrag)"."""
+        """Where the gold passages are in the rankings, one sentence each, to be read aloud: "Where the evidence is:
+        “Agent Smith” at rank 2 of bubblerag's ranking" (one run), or "5 of 8 methods rank “Judith of Bavaria” in
+        their top 5 (rank 1): dense, …; ranked lower: ppr at 9; sgrag did not retrieve it." A method that did
+        not rank a passage but read it (ReG: its chains' source passages) gets a short sentence of its own."""
         if not self.runs or not self.runs[0].gold_ranks:
             return "Where the evidence is: this question names no gold passage, so no rank can be shown."
-        parts = []
+        if len(self.runs) == 1:
+            r = self.runs[0]
+            parts = []
+            for j, (title, k) in enumerate(r.gold_ranks):
+                parts.append(f"“{title}” at rank {k} of {r.method}'s ranking" if k is not None else
+                             f"“{title}” not in {r.method}'s ranking, but among the passages its answer was read from"
+                             if r.gold_read and r.gold_read[j] else f"“{title}” not retrieved by {r.method}")
+            return "Where the evidence is: " + "; ".join(parts) + "."
+        n, sentences, read_aside, last = len(self.runs), [], [], [""]
         for j, (title, _r) in enumerate(self.runs[0].gold_ranks):
             ranks = [(r.method, r.gold_ranks[j][1]) for r in self.runs]
-            found = [(m, k) for m, k in ranks if k is not None]
+            top = [(m, k) for m, k in ranks if k is not None and k <= TOP]
+            lower = [(m, k) for m, k in ranks if k is not None and k > TOP]
             # a method may read a passage it did not rank (ReG: its chains' source passages): "not retrieved" is
-            # then false, and the why line of its answer says it was read
+            # then false, and a sentence of its own says it was read
             read = [r.method for r in self.runs if r.gold_ranks[j][1] is None and r.gold_read and r.gold_read[j]]
-            missed = [m for m, k in ranks if k is None and m not in read]
-            if len(self.runs) == 1:
-                k, m = ranks[0][1], self.runs[0].method
-                parts.append(f"“{title}” at rank {k} of {m}'s ranking" if k is not None else
-                             f"“{title}” not in {m}'s ranking, but among the passages its answer was read from"
-                             if read else f"“{title}” not retrieved by {m}")
-                continue
-            not_ranked = []
-            if missed:
-                not_ranked.append(f"not retrieved by {', '.join(missed)}")
-            if read:
-                not_ranked.append(f"not ranked by {', '.join(read)}, whose answer{'s' if len(read) > 1 else ''} "
-                                  "read it all the same")
-            aside = f" ({'; '.join(not_ranked)})" if not_ranked else ""
-            if not found:
-                parts.append(f"“{title}” in none of the {len(ranks)} methods' rankings{aside}" if read else
-                             f"“{title}” retrieved by none of the {len(ranks)} methods")
-                continue
-            lo, hi = min(k for _, k in found), max(k for _, k in found)
-            span = f"rank {lo}" if lo == hi else f"ranks {lo}–{hi}"
-            parts.append(f"“{title}” at {span} in {len(found)} of {len(ranks)} methods' rankings{aside}")
-        return "Where the evidence is: " + "; ".join(parts) + "."
+            unranked = [m for m, k in ranks if k is None]
+            missed = [m for m in unranked if m not in read]
+            ks = [k for _, k in top]
+            span = "" if not ks else f" (rank {ks[0]})" if min(ks) == max(ks) else f" (ranks {min(ks)}–{max(ks)})"
+            if len(top) == n:
+                head = f"{'Both' if n == 2 else f'All {n}'} methods rank “{title}” in their top {TOP}{span}"
+            elif len(top) > 1 and [m for m, _ in top] == last:  # the list just read out: not again
+                head = f"The same {len(top)} rank “{title}” in their top {TOP}{span}"
+            elif top:
+                head = (f"{len(top)} of {n} methods rank “{title}” in their top {TOP}{span}: "
+                        + and_list([m for m, _ in top]))
+            else:
+                head = f"None of the {n} methods ranks “{title}” in its top {TOP}"
+            tail = []
+            if lower:
+                tail.append("ranked lower: " + ", ".join(f"{m} at {k}" for m, k in lower))
+            if unranked:
+                tail.append(f"{and_list(unranked)} {'does' if len(unranked) == 1 else 'do'} not rank it" if read else
+                            f"{and_list(missed)} did not retrieve it")
+            sentences.append(head + "".join(f"; {t}" for t in tail) + ".")
+            last = [m for m, _ in top]
+            read_aside += [f"{m} did not rank “{title}”, but its answer read it all the same." for m in read]
+        return "Where the evidence is: " + " ".join(sentences + read_aside)
 
     def answer_line(self) -> str:
         """How many runs answered right (naming them when only some did), and each distinct answer with its

@@ -116,7 +116,10 @@ def test_the_lessons_are_read_from_the_recorded_runs_and_follow_them(real_sample
     assert set(gold) == {"Lothair II", "Ermengarde of Tours"}
     for title, k in le.runs[1].gold_ranks:  # the ranks the text states are the run's own
         assert k == ranked.index(title) + 1
-        assert f"“{title}” at ranks" in le.evidence_line() or f"“{title}” at rank {k}" in le.evidence_line()
+        # both runs ranked it: in their top 5 within the span said, or below it at its rank
+        span = re.search(rf"“{re.escape(title)}” in their top 5 \(ranks? (\d+)(?:–(\d+))?\)", le.evidence_line())
+        assert (span and int(span.group(1)) <= k <= int(span.group(2) or span.group(1))) or \
+            re.search(rf"“{re.escape(title)}”[^.]*ranked lower:[^.;]* at {k}\b", le.evidence_line()), le.evidence_line()
     wrong = [r for r in le.runs if not r.right and r.source is not None]
     assert wrong, "the recorded 1.5B model gets the Lothair question wrong in dense and bubblerag"
     by_name = {tour.display_name(m): m for m in runs}  # the lesson calls the methods by their names
@@ -146,3 +149,23 @@ def test_the_lessons_are_read_from_the_recorded_runs_and_follow_them(real_sample
     assert keanu is not None and keanu.runs[0].gold_ranks and all(k for _, k in keanu.runs[0].gold_ranks)
     _, _, judith = read(tour.JUDITH, ("bubblerag",))
     assert judith is not None and judith.runs[0].right and judith.why_lines() == []
+    # on every method's Judith run, the methods the lesson says rank a gold passage in their top 5 are those whose
+    # R@5 in the Compare table is above 0 (an audit read "at ranks 1–9 in 6 of 8 methods" beside two R@5 zeros)
+    from core.eval.result_metrics import retrieval_metrics
+    from core.methods.base import Gold
+    from core.methods.registry import method_names
+
+    every, _, whole = read(tour.JUDITH, tuple(method_names()))
+    assert whole is not None
+    gold = Gold.from_question(next(q for q in questions if q.question == tour.JUDITH))
+    r5 = {tour.display_name(m): retrieval_metrics([c.chunk_id for c in r.ranked_chunks], gold.chunk_ids)["R@5"]
+          for m, r in every.items()}
+    top = {m for j in range(len(gold.chunk_ids)) for m in whole.top_methods(j)}
+    assert top == {m for m, v in r5.items() if v > 0}, (top, r5)
+    (judith_title, _), *_ = whole.runs[0].gold_ranks
+    said = re.search(rf"(?:(\d+) of \d+|All (\d+)|(Both)|(None)) (?:of the \d+ )?methods? ranks? "
+                     rf"“{re.escape(judith_title)}” in", whole.evidence_line())
+    assert said, whole.evidence_line()
+    n, every_n, both, _none = said.groups()
+    count = int(n or every_n or 0) if not both else 2
+    assert count == len(whole.top_methods(0)), whole.evidence_line()  # the count read aloud

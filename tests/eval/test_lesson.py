@@ -49,8 +49,9 @@ def test_many_runs_are_counted_and_grouped_by_answer():
             ShownRun("sgrag", "Unable to determine", (MATRIX,)),
             ShownRun("reg", "Hugo Weaving", (SMITH, MATRIX))]
     le = lesson(Q, runs, GOLD, ["Hugo Weaving"], extractive=ShownRun("bubblerag", MATRIX[2], (MATRIX,)))
-    assert le.evidence_line() == ("Where the evidence is: “The Matrix” at ranks 1–2 in 5 of 5 methods' rankings; "
-                                  "“Agent Smith” at ranks 1–3 in 4 of 5 methods' rankings (not retrieved by sgrag).")
+    assert le.evidence_line() == ("Where the evidence is: All 5 methods rank “The Matrix” in their top 5 (ranks 1–2). "
+                                  "4 of 5 methods rank “Agent Smith” in their top 5 (ranks 1–3): dense, rerank, ppr "
+                                  "and reg; sgrag did not retrieve it.")
     assert le.answer_line() == ("The recorded 1.5B model answered “Howard Payne” ×2, “Viggo Tarasov”, "
                                 "“Unable to determine”, “Hugo Weaving”: 1 of 5 right — reg (gold: “Hugo Weaving”).")
     why = le.why_lines()
@@ -130,9 +131,12 @@ def test_a_passage_read_but_not_ranked_is_never_called_unretrieved():
     le = lesson(JUDITH_Q, [ShownRun("dense", "Judith of Bavaria", (JUDITH, CHARLES)), sgrag, reg],
                 ["judith", "charles"], ["Judith of Bavaria"], titles={"judith": "Judith of Bavaria"})
     ev = le.evidence_line()
-    assert "“Judith of Bavaria” at rank 1 in 1 of 3 methods' rankings (not retrieved by sgrag; not ranked by reg, " \
-           "whose answer read it all the same)" in ev
-    assert "not retrieved by sgrag, reg" not in ev
+    assert ev.startswith("Where the evidence is: 1 of 3 methods rank “Judith of Bavaria” in their top 5 (rank 1): "
+                         "dense; sgrag and reg do not rank it. ")
+    # ReG's reading is a short sentence of its own, after the ranks
+    assert ev.endswith(" reg did not rank “Judith of Bavaria”, but its answer read it all the same.")
+    assert "sgrag did not retrieve it" in ev  # Charles the Bald: reg ranked it, sgrag retrieved nothing
+    assert "not retrieved by sgrag, reg" not in ev and "reg did not retrieve" not in ev
     why = le.why_lines()
     assert why[0].startswith("“Unable to determine” (sgrag): it retrieved no passage, so the answer rests on no "
                              "evidence")
@@ -151,6 +155,36 @@ def test_a_passage_read_but_not_ranked_is_never_called_unretrieved():
                     ["judith", "charles"], ["Judith of Bavaria"])
     assert unread.why_lines()[0].startswith("“Gisela” (dense) is in “Gisela (abbess)” (rank 3), a passage its answer "
                                             "was not read from")
+
+
+def test_the_top_5_count_is_the_methods_whose_r_at_5_is_above_0():
+    """An audit read "“Judith of Bavaria” at ranks 1–9 in 6 of 8 methods' rankings" beside a table where two of the six
+    had R@5 0: the line now counts the methods that rank each gold passage in their top 5, the table's R@5 cut, and
+    names the ranks below it."""
+    from core.eval.metrics import recall_at_k
+
+    filler = tuple((f"f{i}", f"Filler {i}", "nothing here") for i in range(8))
+    runs = [ShownRun("dense", "Judith of Bavaria", (JUDITH, CHARLES, *filler)),
+            ShownRun("ppr", "Sandra Bullock", (*filler, JUDITH, CHARLES)),  # ranks 9 and 10
+            ShownRun("bm25", "Judith of Bavaria", (*filler[:4], CHARLES, JUDITH)),  # ranks 6 and 5
+            ShownRun("sgrag", "Unable to determine", ())]
+    le = lesson(JUDITH_Q, runs, ["judith", "charles"], ["Judith of Bavaria"], titles={"judith": "Judith of Bavaria"})
+    gold = ["judith", "charles"]
+    r5 = {r.method: recall_at_k([c for c, _t, _x in r.passages], gold, 5) for r in runs}
+    above = {m for m, v in r5.items() if v > 0}
+    assert above == {"dense", "bm25"}
+    # every method with R@5 above 0 ranks some gold passage in its top 5, and no other does
+    assert set(le.top_methods(0)) | set(le.top_methods(1)) == above
+    ev = le.evidence_line()
+    assert "1 of 4 methods rank “Judith of Bavaria” in their top 5 (rank 1): dense; ranked lower: ppr at 9, bm25 " \
+           "at 6; sgrag did not retrieve it." in ev
+    assert "2 of 4 methods rank “Charles the Bald” in their top 5 (ranks 2–5): dense and bm25; ranked lower: ppr " \
+           "at 10;" in ev
+    # a list just read out is not read again
+    twice = [runs[0], ShownRun("rerank", "Judith of Bavaria", (CHARLES, JUDITH)), runs[1]]
+    same = lesson(JUDITH_Q, twice, ["judith", "charles"], ["Judith of Bavaria"]).evidence_line()
+    assert "2 of 3 methods rank “Judith of Bavaria” in their top 5 (ranks 1–2): dense and rerank; ranked lower: ppr at " \
+           "9. The same 2 rank “Charles the Bald” in their top 5 (ranks 1–2); ranked lower: ppr at 10." in same
 
 
 def test_the_wrong_thing_in_a_gold_passage_is_worded_by_the_answers_type():
