@@ -49,7 +49,7 @@ def _shot(page, tmp_path: Path, name: str) -> Path:
 
 
 @pytest.mark.parametrize("page_file,table_key,columns,shot", [
-    ("pages/compare.py", "R@5", ("method", "verdict", "EM", "F1", "answer match", "R@5"), "compare-1280.png"),
+    ("pages/compare.py", "R@5", ("method", "verdict", "EM", "F1", "R@5"), "compare-1280.png"),
     ("pages/bubble_ranking.py", "Cost_sem", ("CEG", "rank", "Score", "Cost_sem", "r_miss", "top-n"), "ranking-1280.png"),
     ("pages/granker.py", None, (), "granker-1280.png"),
 ])

@@ -21,7 +21,7 @@ from core.outputs import OUTPUT_MARKER
 #: workspace (test_index_workspace_on_a_device_or_a_file_is_refused below).
 INPUTS = {"inputs", "--kg", "--questions", "--root", "--workspace"}
 NOT_PATHS = {"--address", "--budget", "--embedder", "--extractor", "--llm", "--method", "--methods", "--name",
-             "--only", "--port", "--prepare", "--ray", "--relations", "--reranker", "--rows", "--sample", "--set",
+             "--only", "--passages", "--port", "--prepare", "--ray", "--relations", "--reranker", "--rows", "--sample", "--set",
              "--store", "names", "question"}
 
 
