@@ -282,12 +282,7 @@ def _method_job(spec: Method[Any, Any], workspace: Workspace, backends: Backends
     extra = {"replay": True} if backends.llm.name == "recorded" else None
     job = manager.submit(jkey, f"{spec.title} {llm_words(backends.llm, workspace)}", work, kind="method", restart=False,
                          extra=extra)
-    wait = jobs_view.inline_wait(3.0) if jobs_view.waits_on(job) else 0.0
-    if wait and not job.finished:
-        # said while the page waits for it: on a busy server (a sample building) an audit's first tour step stood
-        # blank under its question box for those seconds
-        with st.spinner(f"{job.status().title} …"):
-            job.wait(wait)
+    job.wait(jobs_view.inline_wait(3.0) if jobs_view.waits_on(job) else 0.0)
     s = job.status()
     if s.state == "done":
         return job.result()
