@@ -78,7 +78,10 @@ def current_run(act: Active, query: str) -> BubbleResult | None:
         return None
     cfg = run_config()
     try:
-        return runs.method_run(METHOD, act.workspace, act.key, act.backends, query, cfg)
+        # said while it runs or replays (in the page's own flow, never inside a placeholder a later element replaces):
+        # on a busy server an audit's first tour step stood blank under its question box for those seconds
+        with st.spinner("Running BubbleRAG on this question …"):
+            return runs.method_run(METHOD, act.workspace, act.key, act.backends, query, cfg)
     except EgxError as exc:
         st.error(f"**BubbleRAG could not run.** {md_escape(error_text(exc))}")
         return None
