@@ -22,7 +22,7 @@ from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
 from core.graph.chunking import CHUNK_CHARS, PassageSplit
 from core.graph.formats.load import duplicates_text
 from core.graph.model import KnowledgeGraph
-from core.graph.reader import GraphLike, whole_graph
+from core.graph.reader import GraphLike, question_graph, whole_graph
 from core.index.isolated import BuildSpec, build_isolated, isolated_builds
 from core.text import normalize_name
 
@@ -566,9 +566,30 @@ def _gold_note(ws: Workspace) -> str:
         whole = cov.questions - len(cov.partial) - len(cov.none)
         said = (f"{cov.questions:,} question{'s' if cov.questions != 1 else ''} read from its questions file; "
                 f"{whole:,} of them {'has' if whole == 1 else 'have'} every gold passage in this workspace.")
-        return f"{said} {cov.note(left_out=True)}".strip()
+        return f"{said} {cov.note(left_out=True)} {split_titles_note(qs, question_graph(ws))}".strip()
     except EgxError as exc:
         return f"Its questions file could not be read: {error_text(exc)}"
+
+
+def split_titles_note(questions: list[Any], graph: GraphLike) -> str:
+    """Which gold titles are several passages here ("" when none): a gold given by title (``supporting_facts``,
+    ``ground_truth``) makes every passage of that title gold, so a document split one passage per paragraph makes all
+    its paragraphs gold, and recall counts them all (an audit read "1 of 4 gold passages" for a one-paragraph fact)."""
+    titles: dict[str, int] = {}
+    for q in questions:
+        seen: dict[str, int] = {}
+        for cid in q.gold_chunks:
+            t = graph.chunk(cid).title
+            seen[t] = seen.get(t, 0) + 1
+        for t, n in seen.items():
+            if n > 1:
+                titles[t] = max(titles.get(t, 0), n)
+    if not titles:
+        return ""
+    some = ", ".join(f"“{t}” ({n} passages)" for t, n in list(titles.items())[:3])
+    return (f"Gold titles that are several passages here: {some}{' …' if len(titles) > 3 else ''}. A gold given by "
+            "title counts every passage of that title as gold; to name one passage, give `paragraphs` with its text "
+            "(Questions file format, above).")
 
 
 # -------------------------------------------------------------------------------------- export

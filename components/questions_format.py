@@ -33,7 +33,7 @@ them is refused when the file is dropped.
 
 | key | gold passages |
 |---|---|
-| `supporting_facts`: `[["title", 0], …]` | every passage whose title is `title` (the sentence index is not used) |
+| `supporting_facts`: `[["title", 0], …]` | every passage whose title is `title` (the sentence index is not used: a document split into several passages makes them all gold) |
 | `ground_truth`: `["title", …]` | the same, from a plain list of titles |
 | `paragraphs`: `[{"title": …, "paragraph_text": …, "is_supporting": true}, …]` | each supporting paragraph, matched by its title **and** its text (`text` works too) to a passage with both the same |
 

@@ -54,3 +54,27 @@ def test_the_default_packs_the_same_files_and_says_so(home: Path) -> None:
     warned = [plain(w.value) for w in at.warning if "cannot tell methods apart" in w.value]
     assert warned and warned[0].startswith("Only 3 passages: a method's top 5 holds all of them")
     assert "one passage per paragraph or a smaller passage size" in warned[0]
+
+
+def test_a_gold_title_split_into_several_passages_is_said_at_the_build(home: Path) -> None:
+    """Gold given by title makes every passage of that title gold: split one per paragraph, a question whose fact is
+    one paragraph of alder.txt has all three as gold (an audit read "1 of 4 gold passages" and recall flat). The build
+    says which titles are several passages and how to name one (`paragraphs` with its text)."""
+    import json
+
+    questions = [{"question": "Where does the Alder junction lead?", "answer": "the Coastal Line",
+                  "supporting_facts": [["alder", 1]]},
+                 {"question": "Which depot repairs locomotives?", "answer": "Cedar depot",
+                  "paragraphs": [{"title": "cedar", "paragraph_text": FILES["cedar.txt"][1], "is_supporting": True}]}]
+    for split, said in (("paragraph", True), ("1200", False)):
+        at = run_page("pages/data.py")
+        at.file_uploader(key=S.DATA_UPLOADS).set_value(
+            [(name, "\n\n".join(paras).encode(), "text/plain") for name, paras in FILES.items()])
+        at.file_uploader(key=S.DATA_QUESTIONS).set_value(("q.json", json.dumps(questions).encode(), "application/json"))
+        at.selectbox(key=S.widget_key(S.DATA_PASSAGES)).set_value(split)
+        at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input(f"rail{split}")
+        at.button(key=S.DATA_BUILD).click().run()
+        assert not at.exception, [e.value for e in at.exception]
+        built = next(plain(s.value) for s in at.success if "Built workspace" in s.value)
+        assert ("Gold titles that are several passages here: “alder” (3 passages)" in built) == said, built
+        assert "“cedar”" not in built  # named by its text: one passage, whatever the split
