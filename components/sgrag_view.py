@@ -72,8 +72,9 @@ def unk_name(n: QNode, limit: int = UNK_NAME_CHARS) -> str:
     return "UNK · " + (head if len(head) <= limit else head[:limit - 1].rstrip() + "…")
 
 
-#: how much of an UNK node's description its legend entry carries (the legend runs the drawing's width)
-UNK_LEGEND_CHARS = 64
+#: how much of an UNK node's description its legend entry carries: the legend runs the width of the drawing's column (two fifths
+#: of the page), where 64 characters were cut at its edge (an audit)
+UNK_LEGEND_CHARS = 44
 
 
 def unk_legend(qg: QueryGraph) -> tuple[graph_view.LegendItem, ...]:

@@ -127,7 +127,7 @@ def test_the_query_graph_tells_its_unknowns_apart_and_draws_no_arrows(home: Path
     """Two asked-for nodes ("The movie", "The main villain") are drawn and listed by what they stand for, not as
     two identical "UNK" dots; the edges are Table 12's node pairs, drawn without arrow heads."""
     from components.graph_view import network_html
-    from components.sgrag_view import UNK_NAME_CHARS, query_graph_kg, unk_legend, unk_name
+    from components.sgrag_view import UNK_LEGEND_CHARS, UNK_NAME_CHARS, query_graph_kg, unk_legend, unk_name
     from core.methods.sgrag.query_graph import QNode, QueryGraph
 
     qg = QueryGraph((QNode("q1", "Keanu Reeves"), QNode("q2", "UNK", "The movie"),
@@ -141,7 +141,7 @@ def test_the_query_graph_tells_its_unknowns_apart_and_draws_no_arrows(home: Path
     described = QNode("q5", "UNK", "The movie: Movie starring Keanu Reeves and Laurence Fishburne together")
     assert unk_name(described) == "UNK · The movie"
     legend = unk_legend(QueryGraph((described,), (), by="llm"))[0].label
-    assert legend.startswith("UNK · The movie: Movie starring Keanu Reeves") and len(legend) <= 6 + 64
+    assert legend.startswith("UNK · The movie: Movie starring Keanu Reeves") and len(legend) <= 6 + UNK_LEGEND_CHARS
     kg = query_graph_kg(qg)
     assert [kg.node_names[i] for i in range(kg.n_nodes)] == ["Keanu Reeves", *names]
     drawn = network_html(kg, range(kg.n_nodes), directed=False)
