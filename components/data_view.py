@@ -333,7 +333,7 @@ PASSAGES_HELP = (f"How documents (.txt, .md, .pdf, .html, .docx) are cut into pa
                  "a method's top 5 may then hold the whole corpus. “One per paragraph” makes each paragraph a passage "
                  "(a heading stays with the paragraph after it; a longer paragraph is split at sentences); a size "
                  "packs up to that many characters. Every passage keeps its document's title, so questions' gold "
-                 "titles still match. JSON(L) corpus passages stay whole whatever is chosen. Documents added to the "
+                 "titles still match (a supporting fact's sentence index picks the passage holding it). JSON(L) corpus passages stay whole whatever is chosen. Documents added to the "
                  "workspace later are split the same way.")
 
 #: said under the upload form: workspaces are the server's, jobs are the session's (a second browser saw and
@@ -572,24 +572,36 @@ def _gold_note(ws: Workspace) -> str:
 
 
 def split_titles_note(questions: list[Any], graph: GraphLike) -> str:
-    """Which gold titles are several passages here ("" when none): a gold given by title (``supporting_facts``,
-    ``ground_truth``) makes every passage of that title gold, so a document split one passage per paragraph makes all
-    its paragraphs gold, and recall counts them all (an audit read "1 of 4 gold passages" for a one-paragraph fact)."""
+    """What the gold of titles that are several passages here is ("" when no gold title is): a supporting fact
+    ``[title, sentence]`` names the passage holding that sentence, counted from 0 across the document (said with
+    where the first facts landed: a fact written with 0 for "this document" names the first sentence's passage
+    only); a gold given by title alone (``ground_truth``, an index past the document's end) makes every passage of
+    the title gold (an audit read "1 of 4 gold passages" for a one-paragraph fact)."""
+    notes = []
+    placed = list(dict.fromkeys(f for q in questions for f in getattr(q, "split_facts", ())))
+    if placed:
+        some = "; ".join(f"“{t}” sentence {k} → passage {i} of {n}" for t, k, i, n in placed[:3])
+        notes.append(f"Supporting facts on documents split into several passages name the passage holding their "
+                     f"sentence (counted from 0 across the document): {some}{' …' if len(placed) > 3 else ''}. "
+                     "Check that each index is the evidence sentence's: 0 is the first sentence, not the document.")
     titles: dict[str, int] = {}
     for q in questions:
+        whole = set(getattr(q, "whole_titles", ()))
         seen: dict[str, int] = {}
         for cid in q.gold_chunks:
             t = graph.chunk(cid).title
-            seen[t] = seen.get(t, 0) + 1
+            if t in whole:
+                seen[t] = seen.get(t, 0) + 1
         for t, n in seen.items():
             if n > 1:
                 titles[t] = max(titles.get(t, 0), n)
-    if not titles:
-        return ""
-    some = ", ".join(f"“{t}” ({n} passages)" for t, n in list(titles.items())[:3])
-    return (f"Gold titles that are several passages here: {some}{' …' if len(titles) > 3 else ''}. A gold given by "
-            "title counts every passage of that title as gold; to name one passage, give `paragraphs` with its text "
-            "(Questions file format, above).")
+    if titles:
+        some = ", ".join(f"“{t}” ({n} passages)" for t, n in list(titles.items())[:3])
+        notes.append(f"Gold titles given without a sentence that are several passages here: {some}"
+                     f"{' …' if len(titles) > 3 else ''}. Every passage of such a title counts as gold; to name one, "
+                     "give a supporting fact `[title, sentence index]` or `paragraphs` with its text (Questions file "
+                     "format, above).")
+    return " ".join(notes)
 
 
 # -------------------------------------------------------------------------------------- export

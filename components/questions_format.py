@@ -33,9 +33,9 @@ them is refused when the file is dropped.
 
 | key | gold passages |
 |---|---|
-| `supporting_facts`: `[["title", 0], …]` | every passage whose title is `title` (the sentence index is not used: a document split into several passages makes them all gold) |
-| `ground_truth`: `["title", …]` | the same, from a plain list of titles |
-| `paragraphs`: `[{"title": …, "paragraph_text": …, "is_supporting": true}, …]` | each supporting paragraph, matched by its title **and** its text (`text` works too) to a passage with both the same |
+| `supporting_facts`: `[["title", 0], …]` | the passage titled `title`; in a document split into several passages, the one holding sentence `0` (sentences counted from 0 across the document) |
+| `ground_truth`: `["title", …]` | every passage whose title is `title` |
+| `paragraphs`: `[{"title": …, "paragraph_text": …, "is_supporting": true}, …]` | each supporting paragraph, matched by its title **and** its text (`text` works too) to a passage with both the same, else to the passages it was split into or the passage it was packed in |
 
 Optional: `answer` (a string, or a list: the answer, then other accepted answers), `answer_aliases`, and `id`
 (or `_id`; else the record's number).
@@ -52,9 +52,10 @@ count; only runs of spaces and line breaks are treated as one space. A passage's
 - otherwise the file name without its extension, with `_` turned into spaces: `Ostra_River.txt` is titled
   “Ostra River”.
 
-A long document is split into several passages, and each has the document's title: a `supporting_facts`
-or `ground_truth` title makes all of them gold. A MuSiQue paragraph matches only a passage of exactly its
-text (e.g. a JSON corpus of the same paragraphs). Gold titles that match no passage are counted in the
+A long document is split into several passages (or one per paragraph, if the build asks), and each has the
+document's title: a `supporting_facts` sentence index picks the passage holding that sentence — write the
+evidence sentence's index, not 0 for "this document" — and a `ground_truth` title makes all of them gold.
+A MuSiQue paragraph matches the passage(s) of its title that hold exactly its text. Gold titles that match no passage are counted in the
 build's message and count as gold passages never retrieved; a question none of whose gold is here is left
 out of a benchmark.
 

@@ -45,7 +45,7 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
                         "passage per paragraph; a heading stays with its paragraph, a paragraph over 1,200 characters "
                         "is split at sentences) or a size in characters (100 to 4,800) that short paragraphs are "
                         "packed up to. Default: packed up to 1,200. A passage keeps its document's title, so gold "
-                        "titles still match; JSON(L) corpus passages stay whole. Recorded in the workspace: --add "
+                        "titles still match (a supporting fact's sentence index picks its passage); JSON(L) corpus passages stay whole. Recorded in the workspace: --add "
                         "splits alike")
     i.add_argument("--synonyms", type=float, metavar="COSINE",
                    help="store HippoRAG synonymy edges ('synonym of') between nodes whose name embeddings have "

@@ -4,9 +4,9 @@ Two HippoRAG-style formats are read:
 
 * **MuSiQue** style — ``paragraphs: [{title, paragraph_text, is_supporting}]``: a gold passage is
   a supporting paragraph, matched to a chunk by (title, text) after the same whitespace cleaning
-  the loaders apply;
-* **HotpotQA / 2Wiki** style — ``supporting_facts: [[title, sentence_index], ...]``: every chunk
-  with that title is gold;
+  the loaders apply, else to the chunks it was split into or the chunk it was packed in (:func:`paragraph_chunks`);
+* **HotpotQA / 2Wiki** style — ``supporting_facts: [[title, sentence_index], ...]``: the chunk with that
+  title that holds the sentence (:func:`fact_chunks`; the only chunk of a title that is one chunk, as before);
 * **2Wiki ground-truth** style — ``ground_truth: [title, ...]`` (or ``[[title, ...], ...]``), a
   plain list of gold titles, often without answers;
 * **BEIR** style — a qrels TSV (``query-id  corpus-id  score``, header optional, score > 0 is
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.errors import InputFormatError
-from core.text import clean_text
+from core.text import clean_text, split_sentences
 
 if TYPE_CHECKING:
     from core.graph.model import Chunk, KnowledgeGraph
@@ -42,6 +42,12 @@ class Question:
     gold_chunks: tuple[str, ...]  #: chunk ids of the gold passages, in file order
     unmatched: tuple[str, ...] = ()  #: gold titles that match no chunk of the workspace
     aliases: tuple[str, ...] = ()  #: other accepted answers (EM / F1 take the best)
+    #: gold titles named without a place in them (``ground_truth``, a sentence index past the document's end):
+    #: every chunk of such a title is gold
+    whole_titles: tuple[str, ...] = ()
+    #: supporting facts on a title of several chunks, placed by their sentence: (title, sentence index, the chunk's
+    #: place among the title's from 1, how many the title has); the build says where each landed
+    split_facts: tuple[tuple[str, int, int, int], ...] = ()
 
 
 def _answer(rec: dict[str, Any]) -> str:
@@ -72,9 +78,9 @@ def parse_questions(data: Any, graph: KnowledgeGraph | ChunkTable, *, source: st
     if not isinstance(data, list):
         raise InputFormatError(source, "the top level is not a list", "a JSON list of question objects")
     by_content = {(c.title, c.text): c.id for c in graph.chunks}
-    by_title: dict[str, list[str]] = {}
+    by_title: dict[str, list[Chunk]] = {}
     for c in graph.chunks:
-        by_title.setdefault(c.title, []).append(c.id)
+        by_title.setdefault(c.title, []).append(c)
     out = []
     for i, rec in enumerate(data, start=1):
         if not isinstance(rec, dict) or not isinstance(rec.get("question"), str):
@@ -82,19 +88,28 @@ def parse_questions(data: Any, graph: KnowledgeGraph | ChunkTable, *, source: st
                                    record=i)
         gold: list[str] = []
         unmatched: list[str] = []
+        whole: list[str] = []
+        placed: list[tuple[str, int, int, int]] = []
         if isinstance(rec.get("paragraphs"), list):
             for p in rec["paragraphs"]:
                 if not isinstance(p, dict) or not p.get("is_supporting"):
                     continue
                 key = (clean_text(p.get("title", "")), str(p.get("paragraph_text", p.get("text", ""))).strip())
                 cid = by_content.get(key)
-                (gold.append(cid) if cid else unmatched.append(key[0]))
+                run = [cid] if cid else paragraph_chunks(by_title.get(key[0], []), key[1])
+                (gold.extend(run) if run else unmatched.append(key[0]))
         elif isinstance(rec.get("supporting_facts"), list):
             for fact in rec["supporting_facts"]:
                 title = clean_text(fact[0] if isinstance(fact, (list, tuple)) and fact else str(fact))
-                ids = by_title.get(title)
-                if ids:
+                chunks = by_title.get(title)
+                if chunks:
+                    sentence = fact[1] if isinstance(fact, (list, tuple)) and len(fact) > 1 else None
+                    ids, all_of_it = fact_chunks(chunks, sentence)
                     gold.extend(ids)
+                    if all_of_it:
+                        whole.append(title)
+                    elif len(chunks) > 1:
+                        placed.append((title, int(sentence or 0), [c.id for c in chunks].index(ids[0]) + 1, len(chunks)))
                 else:
                     unmatched.append(title)
         elif isinstance(rec.get("ground_truth"), list):
@@ -105,9 +120,10 @@ def parse_questions(data: Any, graph: KnowledgeGraph | ChunkTable, *, source: st
                     raise InputFormatError(source, f'a "ground_truth" entry is not a title ({t!r})',
                                            '"ground_truth": a list of passage titles', record=i)
                 title = clean_text(t)
-                ids = by_title.get(title)
-                if ids:
-                    gold.extend(ids)
+                chunks = by_title.get(title)
+                if chunks:
+                    gold.extend(c.id for c in chunks)
+                    whole.append(title)
                 else:
                     unmatched.append(title)
         else:
@@ -120,8 +136,59 @@ def parse_questions(data: Any, graph: KnowledgeGraph | ChunkTable, *, source: st
                                    'an "id" string or number', record=i)
         qid = str(raw_id)
         out.append(Question(qid, rec["question"], _answer(rec), tuple(dict.fromkeys(gold)),
-                            tuple(dict.fromkeys(unmatched)), _aliases(rec)))
+                            tuple(dict.fromkeys(unmatched)), _aliases(rec), tuple(dict.fromkeys(whole)),
+                            tuple(dict.fromkeys(placed))))
     return out
+
+
+def fact_chunks(chunks: list[Chunk], sentence: Any) -> tuple[list[str], bool]:
+    """The chunk ids a supporting fact ``[title, sentence]`` names among its title's ``chunks`` (in document order),
+    and whether that is all of them for want of a place.
+
+    HotpotQA's and 2Wiki's second item is the index of a sentence in the titled paragraph. A title that is one
+    chunk gives that chunk whatever the index. A document split into several passages (long, or one passage per
+    paragraph) gives the chunk holding sentence ``sentence``, counted with the splitter the chunker cuts at
+    (:func:`core.text.split_sentences`), so a fact names the paragraph it is in, not the whole document. An index
+    that is no whole number or lies past the document's sentences gives every chunk (``True``: said at build).
+
+    >>> from core.graph.model import Chunk
+    >>> doc = [Chunk("d#0", "D", "Ada was born in Lisk. She built bridges."), Chunk("d#1", "D", "The viaduct fell.")]
+    >>> fact_chunks(doc, 2), fact_chunks(doc, 1), fact_chunks(doc, 9)
+    ((['d#1'], False), (['d#0'], False), (['d#0', 'd#1'], True))
+    """
+    ids = [c.id for c in chunks]
+    if len(chunks) == 1:
+        return ids, False
+    if isinstance(sentence, bool) or not isinstance(sentence, int) or sentence < 0:
+        return ids, True
+    seen = 0
+    for c in chunks:
+        seen += len(split_sentences(c.text))
+        if sentence < seen:
+            return [c.id], False
+    return ids, True
+
+
+def paragraph_chunks(chunks: list[Chunk], text: str) -> list[str]:
+    """The passages of a title's ``chunks`` that hold the paragraph ``text`` when none is exactly it: the run whose
+    texts joined give it (a paragraph longer than a passage, split when read: every piece is gold), else the one
+    passage it lies in (short paragraphs of a document packed together); [] when none does. Whitespace is compared
+    as the chunker keeps it: any run of it counts as one space."""
+    want = " ".join(text.split())
+    if not want:
+        return []
+    for c in chunks:
+        if want in " ".join(c.text.split()):
+            return [c.id]
+    for i in range(len(chunks)):
+        got = ""
+        for j in range(i, len(chunks)):
+            got = f"{got} {' '.join(chunks[j].text.split())}".strip()
+            if got == want:
+                return [c.id for c in chunks[i:j + 1]]
+            if len(got) >= len(want) or not want.startswith(got):
+                break
+    return []
 
 
 def load_beir(qrels: str | Path, queries: str | Path, graph: KnowledgeGraph | ChunkTable) -> list[Question]:

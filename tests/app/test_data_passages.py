@@ -56,16 +56,20 @@ def test_the_default_packs_the_same_files_and_says_so(home: Path) -> None:
     assert "one passage per paragraph or a smaller passage size" in warned[0]
 
 
-def test_a_gold_title_split_into_several_passages_is_said_at_the_build(home: Path) -> None:
-    """Gold given by title makes every passage of that title gold: split one per paragraph, a question whose fact is
-    one paragraph of alder.txt has all three as gold (an audit read "1 of 4 gold passages" and recall flat). The build
-    says which titles are several passages and how to name one (`paragraphs` with its text)."""
+def test_a_supporting_fact_on_a_split_document_names_the_passage_of_its_sentence(home: Path) -> None:
+    """HotpotQA's ``[title, sentence]``: split one per paragraph, ``["alder", 1]`` is the passage of alder.txt's
+    second sentence, not all three (an audit read "1 of 4 gold passages" and recall flat when every paragraph was
+    gold); the build says where the fact landed. A ``ground_truth`` title has no place in it: all its passages are
+    gold, and the build says so. Packed (one passage a file) nothing is said."""
     import json
+
+    from core.index.questions import load_questions
 
     questions = [{"question": "Where does the Alder junction lead?", "answer": "the Coastal Line",
                   "supporting_facts": [["alder", 1]]},
                  {"question": "Which depot repairs locomotives?", "answer": "Cedar depot",
-                  "paragraphs": [{"title": "cedar", "paragraph_text": FILES["cedar.txt"][1], "is_supporting": True}]}]
+                  "paragraphs": [{"title": "cedar", "paragraph_text": FILES["cedar.txt"][1], "is_supporting": True}]},
+                 {"question": "How many platforms has Birch?", "answer": "two", "ground_truth": ["birch"]}]
     for split, said in (("paragraph", True), ("1200", False)):
         at = run_page("pages/data.py")
         at.file_uploader(key=S.DATA_UPLOADS).set_value(
@@ -76,5 +80,13 @@ def test_a_gold_title_split_into_several_passages_is_said_at_the_build(home: Pat
         at.button(key=S.DATA_BUILD).click().run()
         assert not at.exception, [e.value for e in at.exception]
         built = next(plain(s.value) for s in at.success if "Built workspace" in s.value)
-        assert ("Gold titles that are several passages here: “alder” (3 passages)" in built) == said, built
+        assert ("“alder” sentence 1 → passage 2 of 3" in built) == said, built
+        assert ("Gold titles given without a sentence that are several passages here: “birch” (3 passages)"
+                in built) == said, built
         assert "“cedar”" not in built  # named by its text: one passage, whatever the split
+        ws = Workspace.open(home / "workspaces" / f"rail{split}")
+        gold = [[ws.graph.chunk(c).text for c in q.gold_chunks] for q in load_questions(ws)]
+        if said:
+            assert gold == [[FILES["alder.txt"][1]], [FILES["cedar.txt"][1]], FILES["birch.txt"]]
+        else:
+            assert [len(g) for g in gold] == [1, 1, 1]

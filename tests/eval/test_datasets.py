@@ -149,3 +149,51 @@ def test_a_file_that_is_no_questions_file_is_refused_before_the_build(tmp_path, 
     good.write_text(json.dumps([{"question": "Who?", "supporting_facts": [["Nowhere", 0]]}, {"title": "x"}]))
     with pytest.raises(InputFormatError, match=r'^q\.json, record 2: a record has no "question" string'):
         check_questions_file(good)
+
+
+def _doc(title: str, texts: list[str]):  # a document split into passages, in document order
+    from core.graph.model import Chunk
+    from core.index.questions import ChunkTable
+
+    return ChunkTable(tuple(Chunk(f"{title}#{i}", title, t) for i, t in enumerate(texts)))
+
+
+def test_a_supporting_fact_names_the_passage_holding_its_sentence_in_a_split_document():
+    """HotpotQA's ``[title, sentence_index]`` counts sentences across the titled document: in a document split into
+    passages, the fact is the passage of that sentence (brute force: the k-th sentence of the joined text lies in the
+    passage found), and an index past the end or no number falls back to the whole title, marked ``whole_titles``."""
+    from core.text import split_sentences
+
+    texts = ["Ada was born in Lisk. She studied at Carrow.", "In 1879 she founded a company.",
+             "It designed the Kessel Viaduct. She died in 1920. She was buried at the harbour."]
+    g = _doc("Ada", texts)
+    sentences = split_sentences(" ".join(texts))
+    for k, sentence in enumerate(sentences):
+        (q,) = parse_questions([{"question": "?", "supporting_facts": [["Ada", k]]}], g)
+        (cid,) = q.gold_chunks
+        assert sentence in g.chunks[g.chunk_index[cid]].text and not q.whole_titles
+        assert q.split_facts == (("Ada", k, int(cid.split("#")[1]) + 1, 3),)
+    for bad in (len(sentences), -1, "two", None, True):
+        (q,) = parse_questions([{"question": "?", "supporting_facts": [["Ada", bad]]}], g)
+        assert q.gold_chunks == ("Ada#0", "Ada#1", "Ada#2") and q.whole_titles == ("Ada",) and not q.split_facts
+    (q,) = parse_questions([{"question": "?", "supporting_facts": [["Ada"]]}], g)
+    assert len(q.gold_chunks) == 3 and q.whole_titles == ("Ada",)
+    one = _doc("Bo", ["Bo was born in Rome."])  # one passage: that passage, whatever the index
+    (q,) = parse_questions([{"question": "?", "supporting_facts": [["Bo", 7]]}], one)
+    assert q.gold_chunks == ("Bo#0",) and not q.whole_titles and not q.split_facts
+
+
+def test_a_musique_paragraph_split_or_packed_when_read_still_finds_its_passages():
+    """A supporting paragraph that is no passage's exact text is the run of passages it was split into, or the passage
+    it was packed in; a paragraph that is neither stays unmatched (never counted as found)."""
+    g = _doc("Ada", ["Ada was born in Lisk.", "She studied at Carrow.", "In 1879 she founded a company. It grew."])
+
+    def gold(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        (q,) = parse_questions([{"question": "?", "paragraphs": [
+            {"title": "Ada", "paragraph_text": text, "is_supporting": True}]}], g)
+        return q.gold_chunks, q.unmatched
+
+    assert gold("Ada was born in Lisk.\n She  studied at Carrow.") == (("Ada#0", "Ada#1"), ())
+    assert gold("In 1879 she founded a company.") == (("Ada#2",), ())
+    assert gold("She studied at Carrow. In 1879") == ((), ("Ada",))
+    assert gold("Ada was born in Rome.") == ((), ("Ada",))
