@@ -6,6 +6,13 @@ the question to the page exactly as the Compare page's "Step through" does (:fun
 sidebar switches to the workspace, the page picks the question, or types it when the workspace lacks it).
 Each question page then writes its workspace and question back (:func:`publish`), so the address bar is
 always a link to what is on screen. Link values are user text: they are shown escaped, like any question.
+
+The sidebar's backends ride along where they differ from the server's defaults (``&llm=recorded``,
+``&embedder=minilm``; :func:`publish_backends` on every page), so a reload keeps the recorded runs a lecturer
+chose instead of falling back to ``none`` (an audit pressed F5 after the tour). A link is read once, at a
+session's first run (:func:`apply`), and only for choices that cost the server nothing it was not going to
+spend: the LLM as ``none`` or ``recorded`` (never a live model), a model as one of the picker's own names
+(never a path or a hub id).
 """
 
 from __future__ import annotations
@@ -20,6 +27,12 @@ WORKSPACE, QUESTION, METHOD = "workspace", "q", "method"
 MAX_QUESTION_CHARS = 2000
 #: Session key: the link last applied or published, so a rerun does not apply it again.
 APPLIED = "egx.deep_link.applied"
+#: the sidebar's choices a link may carry: query parameter → the state key the sidebar's picker edits
+BACKENDS = {"llm": S.LLM, "embedder": S.EMBEDDER, "reranker": S.RERANKER}
+#: the LLMs a link may choose: neither starts a model (a live one is picked in the sidebar, never by a link)
+LINK_LLMS = ("none", "recorded")
+#: Session key: the link's backends were read (at the session's first run; afterwards the sidebar writes them)
+BACKENDS_READ = "egx.deep_link.backends_read"
 
 
 def _link() -> tuple[str, str, str]:
@@ -28,9 +41,49 @@ def _link() -> tuple[str, str, str]:
             str(qp.get(METHOD, "") or ""))
 
 
+def linkable(kind: str, name: str) -> bool:
+    """Whether a link may choose backend ``name`` of ``kind`` (see the module's doc)."""
+    from core.backends import registry
+
+    if kind == "llm":
+        return name in LINK_LLMS
+    return name in [n for n in registry.list_backends().get(kind, []) if "<" not in n and ":" not in n]
+
+
+def _apply_backends() -> None:
+    """The link's backends into the sidebar's state, at the session's first run only (then the sidebar is the
+    truth and :func:`publish_backends` writes it back)."""
+    ss = st.session_state
+    if ss.get(BACKENDS_READ):
+        return
+    ss[BACKENDS_READ] = True
+    qp = st.query_params
+    for param, key in BACKENDS.items():
+        name = str(qp.get(param, "") or "")
+        if name and linkable(param, name):
+            S.set_value(key, name)
+
+
+def publish_backends() -> None:
+    """Write the sidebar's backends into the URL where they differ from the server's defaults (and a link may
+    carry them); drop them where they do not. Called by the frame after the sidebar, on every page."""
+    ss = st.session_state
+    defaults = {"llm": S.default_llm(), "embedder": S.default_embedder(), "reranker": S.default_reranker()}
+    qp = st.query_params
+    for param, key in BACKENDS.items():
+        name = str(ss.get(key, "") or "")
+        if name and name != defaults[param] and linkable(param, name):
+            if qp.get(param) != name:
+                qp[param] = name
+        elif param in qp:
+            del qp[param]
+
+
 def apply() -> None:
-    """Hand the link's question (and workspace, method) to the page, once per link. Called by the frame
-    before the sidebar, so the sidebar switches to the link's workspace on this very run."""
+    """Hand the link's question (and workspace, method) to the page, once per link, and its backends at the
+    session's first run. Called by the frame before the sidebar, so the sidebar switches to the link's workspace
+    and backends on this very run."""
+    _apply_backends()
     link = _link()
     if not any(link) or st.session_state.get(APPLIED) == link:
         return

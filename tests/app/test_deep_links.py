@@ -47,3 +47,23 @@ def test_home_names_the_workspace_in_the_address_bar(home) -> None:
     """A reload or a bookmark of Home keeps the workspace (it came back as the demo)."""
     at = _open("pages/home.py")
     assert at.query_params["workspace"] == "demo" and "q" not in at.query_params
+
+
+def test_a_reload_keeps_the_recorded_llm_and_a_link_never_starts_a_live_one(home: Path) -> None:
+    """An audit pressed F5 after choosing the tour's recorded runs and got LLM "none" with no word: the URL now
+    carries the sidebar's backends where they differ from the server's defaults, and a new session (a reload)
+    reads them. A link may not choose a live LLM or a model path (it would cost the server, or load a file)."""
+    at = _open("pages/granker.py", workspace="demo")
+    assert "llm" not in at.query_params  # the default: nothing to carry
+    at.selectbox(key=S.widget_key(S.LLM)).set_value("recorded").run()
+    assert at.query_params["llm"] == "recorded"
+    reloaded = _open("pages/granker.py", **{k: at.query_params[k] for k in at.query_params})
+    assert reloaded.session_state[S.LLM] == "recorded" and reloaded.query_params["llm"] == "recorded"
+    assert any("Recorded LLM run" in c.value for c in reloaded.sidebar.caption)
+    reloaded.selectbox(key=S.widget_key(S.LLM)).set_value("none").run()
+    assert "llm" not in reloaded.query_params  # the sidebar is the truth once the session runs
+    for params in ({"llm": "local"}, {"llm": "openai"}, {"reranker": "st:/etc/passwd"}, {"embedder": "../x"}):
+        at = _open("pages/granker.py", workspace="demo", **params)
+        assert at.session_state[S.LLM] == S.default_llm() and not set(params) & set(at.query_params), params
+        assert at.session_state[S.RERANKER] == S.default_reranker()
+        assert at.session_state[S.EMBEDDER] == S.default_embedder()
