@@ -132,14 +132,14 @@ def overlay(graph: KnowledgeGraph, per_method: Mapping[str, Sequence[int]], meth
             fills[v] = method_colour(focus, methods) if focus in ms else colors.UNVISITED
         else:
             fills[v] = method_colour(ms[0], methods) if len(ms) == 1 else colors.SHARED
-        notes[v] = "reached by: " + ", ".join(ms) + (" · in a gold passage" if v in gold_nodes else "")
+        notes[v] = "reached by: " + ", ".join(map(table_name, ms)) + (" · in a gold passage" if v in gold_nodes else "")
         if v in gold_nodes:
             borders[v] = (colors.GOLD_BORDER, 5)
     if focus:
-        legend = [LegendItem(f"reached by {focus}", method_colour(focus, methods)),
+        legend = [LegendItem(f"reached by {table_name(focus)}", method_colour(focus, methods)),
                   LegendItem("reached by other methods only", colors.UNVISITED)]
     else:
-        legend = [LegendItem(m, method_colour(m, methods)) for m in per_method]
+        legend = [LegendItem(table_name(m), method_colour(m, methods)) for m in per_method]
         legend.append(LegendItem("several methods", colors.SHARED))
     if gold_nodes & set(owners):
         legend.append(LegendItem("gold-passage entity (thick border)", colors.GOLD_BORDER, "line"))
@@ -184,15 +184,24 @@ SUMMARY_ORDER = ("method", "verdict", "EM", "F1", "R@5", "R@10", "seconds", "LLM
 #: The second table: the rest of the figures (also in the comparison's CSV / JSON download).
 MORE_ORDER = ("method", "answer match", "R@2", "AR@5", "nDCG@10", "fallbacks", "ctx tokens")
 #: Each column's width in pixels (a width Streamlit names, "small", is 75 px).
-_WIDTHS = {"method": 75, "verdict": 220, "EM": 56, "F1": 56, "answer match": 130, "R@5": 64, "R@10": 64, "seconds": 72,
+_WIDTHS = {"method": 104, "verdict": 220, "EM": 56, "F1": 56, "answer match": 130, "R@5": 64, "R@10": 64, "seconds": 72,
            "LLM tokens": 88, "ctx chunks": 88, "R@2": 64, "AR@5": 64, "nDCG@10": 80, "fallbacks": 80, "ctx tokens": 88}
 #: The most pixels the summary's columns may take: the main column of the wide layout at a 1440 px window with the
 #: sidebar open is about 960 px (1440 − the sidebar's ~300 − the page's padding of 2 × 5 rem), less a margin.
 SUMMARY_WIDTH = 920
 
 
+def table_name(method: str) -> str:
+    """What the Compare page calls ``method`` (a registry name): the papers' name the lessons use ("Naive RAG" for
+    ``dense``; an audit found a lesson's "Naive RAG, Re2" beside the table's "dense, rerank"), else its registry
+    name (a method without a short name: its title would not fit a column)."""
+    return tour.SHORT_NAMES.get(method, method)
+
+
 def _frame(rows: Sequence[Mapping[str, Any]], order: Sequence[str]) -> pd.DataFrame:
-    df = pd.DataFrame(list(rows))
+    """``rows`` (each method's figures, the method by its registry name) as a table of the columns ``order``, each
+    method by :func:`table_name`."""
+    df = pd.DataFrame([{**r, "method": table_name(str(r["method"]))} if "method" in r else r for r in rows])
     return df[[c for c in order if c in df.columns]]
 
 
@@ -242,8 +251,9 @@ def summary_columns(widths: Mapping[str, int] | None = None) -> dict[str, Any]:
     w = {**_WIDTHS, **(widths or {})}
     out: dict[str, Any] = {c: st.column_config.NumberColumn(c, width=px) for c, px in w.items()}
     out["method"] = st.column_config.TextColumn(
-        "method", width=w["method"], pinned=True, help="The registry's names; the lessons and the papers call "
-        "them " + ", ".join(f"{m} = {tour.display_name(m)}" for m in method_names() if tour.display_name(m) != m))
+        "method", width=w["method"], pinned=True, help="The papers' names, as the lessons say them; on the command "
+        "line, the Benchmark page and in the downloads: " + ", ".join(
+            f"{table_name(m)} = {m}" for m in method_names() if table_name(m) != m))
     out["verdict"] = st.column_config.TextColumn("verdict", width=w["verdict"], pinned=True)
     out["seconds"] = st.column_config.NumberColumn(
         "seconds", width=w["seconds"], help="This run's wall time. A method's first run in the server's process "
@@ -305,7 +315,7 @@ def setup_seconds_note(results: Mapping[str, MethodResult]) -> str:
         total = float(r.trace.seconds)
         outside = total - sum(float(s.seconds) for s in r.trace.steps)
         if outside >= 1.5 and outside >= 0.3 * total:  # seconds a projector shows as the method's (5.3 s, 2 set-up)
-            cold.append(f"{m} {outside:.1f} of its {total:.1f} s")
+            cold.append(f"{table_name(m)} {outside:.1f} of its {total:.1f} s")
     if not cold:
         return ""
     return ("Set-up outside the methods' stages: " + ", ".join(cold) + " — loading models and indexes on a method's "
@@ -514,14 +524,14 @@ def choices(handed: Any) -> tuple[list[str], Any, int]:
     if handed is not None and handed.method in METHODS and handed.method not in st.session_state[mkey]:
         st.session_state[mkey] = [*st.session_state[mkey], handed.method]  # the Benchmark row's method is compared
     methods = S.keep(S.COMPARE_METHODS, st.multiselect(
-        "Methods", method_names(), key=mkey,
+        "Methods", method_names(), key=mkey, format_func=table_name,
         help="The retrieval methods to run on the question: " + "; ".join(
-            f"**{m}** — {METHODS[m].title}" for m in method_names()) + "."))
+            f"**{table_name(m)}** — {METHODS[m].title} (`{m}` on the command line)" for m in method_names()) + "."))
     # a narrower window shows as many chips as fit: say how many are chosen, and which
     # each with the name the lessons and the papers call it by ("dense" is the papers' Naive RAG): an audit found a
     # lesson's "Naive RAG" beside the table's "dense" with nothing tying the two
     st.caption(f"{len(methods)} of {len(method_names())} methods: "
-               + (", ".join(m if tour.display_name(m) == m else f"{m} ({tour.display_name(m)})" for m in methods)
+               + (", ".join(m if table_name(m) == m else f"{table_name(m)} ({m})" for m in methods)
                   if methods else "none"))
     cb, c2, _ = st.columns([4, 1.6, 2.4])
     budget = budget_view.budget_select(cb, scope="compare", key=S.COMPARE_BUDGET, custom_key=S.COMPARE_BUDGET_CUSTOM)
@@ -559,7 +569,7 @@ def run_methods(act: Any, query: str, methods: Sequence[str], budget: Any, gold:
     out = Runs({}, {}, {}, {})
     progress = st.progress(0.0, text="Running the methods…")
     for i, m in enumerate(methods):
-        progress.progress(i / len(methods), text=f"Running {m}…")
+        progress.progress(i / len(methods), text=f"Running {table_name(m)}…")
         try:
             out.results[m] = runs.method_run(METHODS[m], act.workspace, act.key, act.backends, query,
                                              apply_budget(METHODS[m], None, budget), defer=True)
@@ -571,7 +581,7 @@ def run_methods(act: Any, query: str, methods: Sequence[str], budget: Any, gold:
             out.errors[m] = error_text(exc)
     progress.empty()
     for m, err in out.errors.items():
-        st.error(f"{m}: {md_escape(err)}")
+        st.error(f"{table_name(m)}: {md_escape(err)}")
     # what each build needs, its estimate, the button (or the running build): once per build, naming its methods
     runs.offer_preparations(out.waiting)
     return out
@@ -634,8 +644,8 @@ def left_out_note(found: Runs) -> str:
     for m, exc in found.waiting.items():
         job = exc.job
         how = "being built on the server" if job is not None and not job.finished else "**Build it now** above"
-        parts.append(f"**{md_escape(m)}** waits for a build ({md_escape(exc.pending.title)}: {how})")
-    parts += [f"**{md_escape(m)}** failed (its error is above)" for m in found.errors]
+        parts.append(f"**{md_escape(table_name(m))}** waits for a build ({md_escape(exc.pending.title)}: {how})")
+    parts += [f"**{md_escape(table_name(m))}** failed (its error is above)" for m in found.errors]
     if not parts:
         return ""
     return ":material/hourglass_top: Not in the table: " + "; ".join(parts) + "."
@@ -655,7 +665,7 @@ def overlaid(graph: KnowledgeGraph, found: Runs, gold: Gold) -> None:
     wkey = S.bind(S.COMPARE_FOCUS, "every method")
     if st.session_state.get(wkey) not in options:  # a method no longer compared
         st.session_state[wkey] = "every method"
-    focus = st.segmented_control("Highlight", options, key=wkey,
+    focus = st.segmented_control("Highlight", options, key=wkey, format_func=table_name,
                                  help="One method's nodes in its colour, the others grey, on the same nodes: where "
                                       "most nodes are reached by several methods (black), the colours alone tell "
                                       "little.") or "every method"

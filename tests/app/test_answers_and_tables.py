@@ -143,10 +143,10 @@ def test_compare_says_when_a_run_s_seconds_are_mostly_set_up():
         return SimpleNamespace(trace=SimpleNamespace(seconds=total, steps=[SimpleNamespace(seconds=x) for x in stages]))
 
     note = setup_seconds_note({"bubblerag": run(8.075, 0.02, 0.23), "dense": run(0.3, 0.25)})
-    assert note.startswith("Set-up outside the methods' stages: bubblerag 7.8 of its 8.1 s")
-    assert "dense" not in note
+    assert note.startswith("Set-up outside the methods' stages: BubbleRAG 7.8 of its 8.1 s")
+    assert "dense" not in note and "Naive RAG" not in note
     assert setup_seconds_note({"bubblerag": run(5.3, 1.6, 1.5)}).startswith("Set-up outside the methods' stages: "
-                                                                             "bubblerag 2.2 of its 5.3 s")
+                                                                             "BubbleRAG 2.2 of its 5.3 s")
     assert setup_seconds_note({"bubblerag": run(0.4, 0.1), "reg": run(30.0, 25.0)}) == ""  # warm, or mostly work
 
 

@@ -16,7 +16,7 @@ def test_compare_page_runs_every_method_under_the_chosen_budget(home):
     at = run_page("pages/compare.py")
     at.multiselect(key=S.widget_key(S.COMPARE_METHODS, "compare")).set_value(["dense", "sgrag", "reg"]).run()
     own = at.dataframe[0].value.set_index("method")
-    assert (own["ctx chunks"] > 0).all() and own.loc["dense", "ctx chunks"] == 5  # each method's paper default
+    assert (own["ctx chunks"] > 0).all() and own.loc["Naive RAG", "ctx chunks"] == 5  # each method's paper default
     assert any(plain(c.value).startswith("**Answer budget: own** — each method's own paper default") for c in at.caption)
     assert at.number_input(key=S.widget_key(S.COMPARE_CUT, "compare")).value == 5
     box = at.selectbox(key=S.widget_key(S.COMPARE_BUDGET, "compare"))
@@ -24,7 +24,7 @@ def test_compare_page_runs_every_method_under_the_chosen_budget(home):
     box.set_value("fastinsight").run()
     assert not at.exception, [e.value for e in at.exception]
     budgeted = at.dataframe[0].value.set_index("method")
-    assert (budgeted["ctx chunks"] <= 10).all() and budgeted.loc["dense", "ctx chunks"] == 10
+    assert (budgeted["ctx chunks"] <= 10).all() and budgeted.loc["Naive RAG", "ctx chunks"] == 10
     caption = next(c for c in at.caption if plain(c.value).startswith("**Answer budget: fastinsight**"))
     assert len(plain(caption.value)) < 200  # short enough for a projector; what each method was handed on hover
     per = plain(caption.proto.help)

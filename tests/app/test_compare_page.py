@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from components import state as S
+from components.compare_view import table_name
 from core.methods.registry import METHODS, method_names, registered
 from tests.app.helpers import run_page
 from tests.fakes import TOY_METHOD
@@ -24,7 +25,7 @@ def test_compare_page_runs_every_method_with_diagnosis(home):
     # one summary table + one ranked table per method (+ the stage tables in expanders)
     assert len(at.dataframe) >= 1 + len(method_names())
     summary = at.dataframe[0].value
-    assert list(summary["method"]) == method_names()
+    assert list(summary["method"]) == [table_name(m) for m in method_names()]  # the lessons' names: Naive RAG
     assert {"R@5", "verdict", "seconds", "LLM tokens"} <= set(summary.columns)
     # a verdict box per method (success / warning for a partly right answer / error / info)
     boxes = len(at.success) + len(at.warning) + len(at.error) + len(at.info)
@@ -40,7 +41,7 @@ def test_compare_page_runs_every_method_with_diagnosis(home):
     focus = next(w for w in seg if w.key == S.widget_key(S.COMPARE_FOCUS))
     focus.set_value("dense").run()
     doc2 = at.get("iframe")[0].proto.srcdoc
-    assert "reached by dense" in doc2 and "several methods" not in doc2
+    assert "reached by Naive RAG" in doc2 and "several methods" not in doc2
     assert colors.UNVISITED in doc2 and method_colour("dense", method_names()) in doc2
     assert colors.SHARED not in doc2
     # step-through buttons for methods that have a page
@@ -79,8 +80,8 @@ def test_compare_page_custom_question_and_method_subset(home):
     at.text_input(key=S.widget_key(S.COMPARE_CUSTOM, "compare")).set_value("Who directed The Matrix?").run()
     at.multiselect(key=S.widget_key(S.COMPARE_METHODS, "compare")).set_value(["dense", "ppr"]).run()
     assert not at.exception, [e.value for e in at.exception]
-    assert list(at.dataframe[0].value["method"]) == ["dense", "ppr"]
-    assert any(c.value.startswith("2 of ") and c.value.endswith("methods: dense (Naive RAG), ppr (HippoRAG PPR)")
+    assert list(at.dataframe[0].value["method"]) == ["Naive RAG", "HippoRAG PPR"]
+    assert any(c.value.startswith("2 of ") and c.value.endswith("methods: Naive RAG (dense), HippoRAG PPR (ppr)")
                for c in at.caption)
     assert "verdict" not in at.dataframe[0].value.columns  # no gold for a typed question
     assert any("no gold evidence" in i.value for i in at.info)
@@ -122,7 +123,7 @@ def test_new_method_on_the_compare_page(home) -> None:
     with registered(TOY_METHOD):
         at = run_page("pages/compare.py")
         summary = at.dataframe[0].value
-        assert list(summary["method"]) == method_names() and "toy" in list(summary["method"])
+        assert list(summary["method"]) == [table_name(m) for m in method_names()] and "toy" in list(summary["method"])
         assert summary.set_index("method").loc["toy", "verdict"]  # diagnosed like every other method
         assert any("Toy method (last passages)" in m.value for m in at.markdown)
         assert any("No step-through page for this method." in c.value for c in at.caption)

@@ -48,14 +48,14 @@ def test_compare_offers_the_node_vectors_build_and_runs_the_other_methods(ask_fi
     at = run_page(PAGE)
     at.multiselect(key=S.widget_key(S.COMPARE_METHODS, "compare")).set_value(["dense", "fastinsight"]).run()
     assert not at.exception, [e.value for e in at.exception]
-    assert list(at.dataframe[0].value["method"]) == ["dense"]  # dense ran; FastInsight waits
+    assert list(at.dataframe[0].value["method"]) == ["Naive RAG"]  # dense ran; FastInsight waits
     shown = _text(at)
     assert "needs something built first: Embedding 87 KG node texts for FastInsight" in shown
     assert "expected to take" in shown and "87 node texts" in shown and "hashing" in shown  # estimate and basis
     assert "Nothing is started until you ask" in shown
     assert "Waiting for the build: Embedding 87 KG node texts" in shown  # FastInsight's column
     # the summary says which chosen method has no row, and why (it had none, silently, under "8 of 8 methods")
-    assert "Not in the table: **fastinsight** waits for a build (Embedding 87 KG node texts" in shown
+    assert "Not in the table: **FastInsight** waits for a build (Embedding 87 KG node texts" in shown
     assert not any(e.value.startswith("fastinsight:") for e in at.error)
     assert not _has_node_vectors(ask_first)  # nothing was built unasked
     at.run()  # a rerun (another widget, a page switch) does not start it either
@@ -63,11 +63,11 @@ def test_compare_offers_the_node_vectors_build_and_runs_the_other_methods(ask_fi
 
     next(b for b in at.button if b.label == "Build it now").click().run()
     deadline = time.monotonic() + 120
-    while list(at.dataframe[0].value["method"]) != ["dense", "fastinsight"] and time.monotonic() < deadline:
+    while list(at.dataframe[0].value["method"]) != ["Naive RAG", "FastInsight"] and time.monotonic() < deadline:
         time.sleep(0.3)  # the build is a background job: the page shows its panel, then runs FastInsight
         at.run()
     assert not at.exception, [e.value for e in at.exception]
-    assert list(at.dataframe[0].value["method"]) == ["dense", "fastinsight"]
+    assert list(at.dataframe[0].value["method"]) == ["Naive RAG", "FastInsight"]
     assert _has_node_vectors(ask_first)
     assert "Waiting for the build" not in _text(at)
 
@@ -102,7 +102,7 @@ def test_a_short_build_starts_without_asking(home: Path) -> None:
     offered: the build runs as before and the page shows its result."""
     at = run_page(PAGE)
     at.multiselect(key=S.widget_key(S.COMPARE_METHODS, "compare")).set_value(["fastinsight"]).run()
-    assert not at.exception and list(at.dataframe[0].value["method"]) == ["fastinsight"]
+    assert not at.exception and list(at.dataframe[0].value["method"]) == ["FastInsight"]
     assert "Build it now" not in [b.label for b in at.button] and _has_node_vectors(home)
 
 
