@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from components import budget_view, colors, runs, tour
+from components import budget_view, colors, jobs_view, runs, tour
 from components import state as S
 from components.answer_view import answer_note, gold_answer, replay_banner
 from components.bench_view import fit_width
@@ -567,9 +567,12 @@ def run_methods(act: Any, query: str, methods: Sequence[str], budget: Any, gold:
     against ``gold`` at ``cut``; errors are shown, and each long build a method waits for is offered once."""
 
     out = Runs({}, {}, {}, {})
+    beside = jobs_view.jobs_beside()  # counted once, as the runs start
+    jobs = f"{beside} other job{'s' if beside != 1 else ''}"
+    busy = f" · the server also runs {jobs}: slower meanwhile" if beside else ""
     progress = st.progress(0.0, text="Running the methods…")
     for i, m in enumerate(methods):
-        progress.progress(i / len(methods), text=f"Running {table_name(m)}…")
+        progress.progress(i / len(methods), text=f"Running {table_name(m)} ({i + 1} of {len(methods)})…{busy}")
         try:
             out.results[m] = runs.method_run(METHODS[m], act.workspace, act.key, act.backends, query,
                                              apply_budget(METHODS[m], None, budget), defer=True)
@@ -580,6 +583,9 @@ def run_methods(act: Any, query: str, methods: Sequence[str], budget: Any, gold:
         except EgxError as exc:
             out.errors[m] = error_text(exc)
     progress.empty()
+    if beside and out.results:  # the seconds in the table count it
+        st.caption(f":material/speed: These runs were made while {jobs} ran on the server beside them: their seconds "
+                   "are longer than on an idle server.")
     for m, err in out.errors.items():
         st.error(f"{table_name(m)}: {md_escape(err)}")
     # what each build needs, its estimate, the button (or the running build): once per build, naming its methods

@@ -461,7 +461,8 @@ _FIT_SCRIPT = """
                     // and no other node; of two labels that would overlap, the more important one (the order
                     // comes from label_choice) is placed first and the other name stays on hover. A label
                     // on a node hid that node's colour and ring (an audit on the expansion drawing). A node in
-                    // ``must`` (what the step is about) keeps its label below it over other nodes if need be.
+                    // ``must`` (what the step is about) may also go one or two label heights further below or
+                    // above, and keeps its label below it over other nodes only where none of those is clear.
                     function declutter(font) {
                       var placed = [], discs = [], patch = [], pos = net.getPositions();
                       var text = document.createElement("canvas").getContext("2d");  // measures as the labels are drawn
@@ -483,10 +484,20 @@ _FIT_SCRIPT = """
                         var w = text.measureText(n.egxLabel).width + 4;
                         var below = {l: p.x - w / 2, r: p.x + w / 2, t: p.y + r + gap, b: p.y + r + gap + h};
                         var above = {l: below.l, r: below.r, t: p.y - r - gap - h, b: p.y - r - gap};
-                        var want = n.egxLabel, shift = 0;
-                        if (clear(below, id)) { placed.push(below); }
-                        else if (clear(above, id)) { placed.push(above); shift = above.t - below.t; }
-                        else if (must.indexOf(id) >= 0 && clear(below, -1, true)) { placed.push(below); }
+                        var want = n.egxLabel, shift = 0, isMust = must.indexOf(id) >= 0;
+                        // below, above; a node the step is about also one and two label heights further out
+                        // (a label on a cluster of nodes hid their colours: an audit on the expansion drawing)
+                        var spots = [below, above];
+                        if (isMust) {
+                          [1, 2].forEach(function (k) {
+                            var d = k * (h + 2);
+                            spots.push({l: below.l, r: below.r, t: below.t + d, b: below.b + d},
+                                       {l: above.l, r: above.r, t: above.t - d, b: above.b - d});
+                          });
+                        }
+                        var spot = spots.find(function (b) { return clear(b, id); });
+                        if (spot) { placed.push(spot); shift = spot.t - below.t; }
+                        else if (isMust && clear(below, -1, true)) { placed.push(below); }
                         else { want = " "; }
                         var was = (n.font && n.font.vadjust) || 0;
                         if (n.label !== want || was !== shift) { patch.push({id: id, label: want, font: {vadjust: shift}}); }

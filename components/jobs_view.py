@@ -143,6 +143,14 @@ def my_running() -> list[Job]:
     return [j for j in my_jobs()[0] if not j.finished]
 
 
+def jobs_beside() -> int:
+    """How many jobs run on the server that a page's own work shares the machine with (this session's, the server's
+    own and the other sessions', only counted): an audit waited 257 s for Compare, 6.6 s on an idle server, while the
+    server built the MuSiQue sample, with nothing saying why."""
+    mine, others = my_jobs()
+    return sum(1 for j in mine if not j.finished) + len(others)
+
+
 def inline_wait(default: float) -> float:
     """Seconds a page waits for a new job before it shows the live panel instead (quick work — a
     cached rebuild, a small upload, a fast LLM reply — then looks like before); ``$EGX_JOB_INLINE_WAIT``."""

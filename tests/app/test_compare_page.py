@@ -199,3 +199,26 @@ def test_the_evidence_says_when_the_answer_read_gold_below_the_cut():
     lines = evidence_sentences(ev)
     assert "Read by the answer all the same (among the 10 passages it was handed): “c1”." in lines
     assert "read_by_answer" not in {str(v) for df in evidence_tables(ev).values() for v in df.get("what", [])}
+
+
+def test_compare_says_its_seconds_were_made_beside_other_jobs(home) -> None:
+    """An audit waited 257 s for Compare (6.6 s on an idle server) while the server built a sample, with nothing
+    saying why: a comparison made while other jobs run says so under its progress, counting (never naming) them."""
+    import threading
+
+    from components import jobs_view
+    from tests.app.helpers import plain
+
+    at = run_page(PAGE)
+    assert not any("were made while" in c.value for c in at.caption)  # an idle server: nothing said
+    hold = threading.Event()
+    job = jobs_view.jobs().submit("test:busy", "Someone's secret build", lambda j: hold.wait(60), session="other")
+    try:
+        at.multiselect(key=S.widget_key(S.COMPARE_METHODS, "compare")).set_value(["dense"]).run()
+        said = [plain(c.value) for c in at.caption if "were made while" in c.value]
+        assert said and said[0].endswith("These runs were made while 1 other job ran on the server beside them: "
+                                         "their seconds are longer than on an idle server."), said
+        assert not any("secret" in c.value for c in at.caption)
+    finally:
+        hold.set()
+        job.wait(10)

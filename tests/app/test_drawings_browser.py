@@ -53,20 +53,20 @@ CHECK = """() => {
   });
   const shown = nodes.get().filter(function (n) { return typeof n.label === 'string' && n.label.trim(); });
   // a label (other than of a node the step is about) drawn over another node hides its colour and ring
-  const must = window.egxMust || [], covering = [];
+  const must = window.egxMust || [], covering = [], mustCovering = [];
   shown.forEach(function (n) {
-    if (must.indexOf(n.id) >= 0) { return; }
+    const into = must.indexOf(n.id) >= 0 ? mustCovering : covering;
     const m = network.body.nodes[n.id].labelModule.size, v = (n.font || {}).vadjust || 0;
     const s = {left: m.left, width: m.width, height: m.height, top: m.top + v};  // vis-network's size leaves vadjust out
     for (const id in pos) {
       const r = (nodes.get(Number(id)) || {}).size || 10, p = pos[id], e = 2;  // px of anti-aliasing
       if (Number(id) !== n.id && s.left + e < p.x + r && p.x - r < s.left + s.width - e &&
-          s.top + e < p.y + r && p.y - r < s.top + s.height - e) { covering.push(n.label + ' over ' + id); break; }
+          s.top + e < p.y + r && p.y - r < s.top + s.height - e) { into.push(n.label + ' over ' + id); break; }
     }
   });
   return {nodes: Object.keys(pos).length, outside: outside, clipped: clipped, width: W, height: H,
           legend_overlaps_canvas: overlap, ready: window.egxReady === true, labelled: shown.length,
-          covering: covering};
+          covering: covering, must_covering: mustCovering, must: must.length};
 }"""
 
 
@@ -79,6 +79,8 @@ class Drawings:
         self.problems: list[str] = []
         self.seen: dict[str, list[dict[str, Any]]] = {}
         self.shots: list[Path] = []
+        #: labels of the nodes a step is about drawn over another node (only where no spot near it is clear)
+        self.must_covering: list[str] = []
 
     def check(self, page: Any, name: str, *, expect: int = 1) -> list[dict[str, Any]]:
         from playwright.sync_api import TimeoutError as PwTimeout
@@ -118,6 +120,8 @@ class Drawings:
                 self.problems.append(f"{label}: the legend covers the canvas")
             if got["covering"]:
                 self.problems.append(f"{label}: labels drawn over other nodes: {got['covering'][:5]}")
+            if got["must_covering"]:  # allowed where no clear spot exists: counted, printed with the figures
+                self.must_covering.append(f"{label}: {got['must_covering'][:5]}")
         if len(results) < expect:
             self.problems.append(f"{name}: {len(results)} drawings checked, expected {expect}")
         self.seen[name] = results
@@ -220,6 +224,7 @@ def test_every_drawing_fits_its_frame_with_the_legend_outside(tmp_path: Path) ->
         finally:
             browser.close()
             d.keep()
+    print("must-labels over other nodes:", len(d.must_covering), d.must_covering)
     assert not d.problems, "\n".join(d.problems) + f"\nscreenshots: {d.dir}"
     # labels only where they matter: the 61-node Lothair G' is not a pile of 61 labels
     lothair = d.seen["lothair_expansion"][0]
@@ -252,6 +257,7 @@ def test_musique_drawings_fit_their_frames(tmp_path: Path, monkeypatch: pytest.M
         finally:
             browser.close()
             d.keep()
+    print("must-labels over other nodes:", len(d.must_covering), d.must_covering)
     assert not d.problems, "\n".join(d.problems) + f"\nscreenshots: {d.dir}"
     exp = d.seen["musique_expansion"][0]
     assert exp["nodes"] > 100 and exp["labelled"] <= 24, exp
