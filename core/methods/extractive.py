@@ -7,8 +7,11 @@ below are ours, documented here and recorded in the trace (``extractive`` in the
 
 1. **Candidates** — every sentence of the top ``max_passages`` passages (in retrieval order).
    A sentence opening with a pronoun ("She died on 20 March 851 ...") is scored with the passage
-   title in its place ("Ermengarde of Tours died on 20 March 851 ..."): the passage is about its
-   title, so this is the coreference a reader makes.
+   title in its place ("Ermengarde of Tours died on 20 March 851 ..."), and one opening with a
+   description that does not name the title ("The tower was designed by ...") is scored after the
+   title ("Keldmoor Light: The tower was designed by ..."): the passage is about its title, so this
+   is the coreference a reader makes (an audit's "Who designed Keldmoor Light?" got the headland
+   sentence, which names the light, over the one naming its designer).
 2. **Score** — the relevance of (question, sentence) under the cross-encoder when the method's
    :class:`~core.methods.base.Backends` carry a reranker (the default ``ms-marco-minilm``;
    ``biencoder`` is the embedding cosine); *fallback* without one (or with the ``llm`` reranker,
@@ -163,12 +166,20 @@ def new_mentions(sentence: str, kind: str, query: str) -> list[str]:
     return [m for m in typed_mentions(sentence, kind) if normalize_name(m) and normalize_name(m) not in q]
 
 
+#: a sentence that opens with a description of what its passage is about: "The tower was designed by …"
+_DESCRIPTION = re.compile(r"^(?:The|This|These|That)\s+[a-z]")
+
+
 def resolve_pronoun(sentence: str, title: str) -> str:
-    """``sentence`` with a leading pronoun replaced by the passage title (rule 1)."""
+    """``sentence`` read as its passage's reader reads it (rule 1): a leading pronoun replaced by the passage title,
+    and a sentence that opens with a description ("The tower …") and does not name the title read after it
+    ("Keldmoor Light: The tower was designed by …")."""
     if not title:
         return sentence
     m = _PRONOUN.match(sentence)
     if not m:
+        if _DESCRIPTION.match(sentence) and normalize_name(title) not in normalize_name(sentence):
+            return f"{title}: {sentence}"
         return sentence
     possessive = m.group(0).lower() in ("his", "her", "its", "their")
     return title + ("'s" if possessive else "") + sentence[m.end():]
