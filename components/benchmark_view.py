@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 import streamlit as st
 
-from components import bench_view, budget_view, jobs_view, resources, workspaces
+from components import bench_view, budget_view, jobs_view, resources, runs, workspaces
 from components import compare_view as cv
 from components import state as S
 from components.answer_view import (
@@ -249,10 +249,29 @@ def estimate_caption(act: Active, methods: Sequence[str], n: int, judge_name: st
         return
     llm = "none" if _llm_part(act) == NO_LLM_NAME else act.llm_name
     est = resources.bench_estimate(str(runs_root()), act.workspace.name, llm, tuple(methods), int(n), _runs_stamp())
-    text = est.sentence()
+    text = est.sentence() + preparations_sentence(act, methods, est.total)
     if judge_name != "none":
         text += " The judge's time is not counted."
     st.caption(f":material/schedule: {md_escape(text)}")
+
+
+def preparations_sentence(act: Active, methods: Sequence[str], total: float) -> str:
+    """What the run builds before the methods that need it, with its expected time and the run's total ("" when
+    nothing is to be built): a run's estimate that left it out was a third of the wall time (an audit)."""
+    from core.eval.estimate import duration
+
+    try:
+        ahead = runs.preparations_ahead(act.workspace, act.backends, list(methods))
+    except (EgxError, OSError):  # what cannot be read is said where it is used
+        return ""
+    if not ahead:
+        return ""
+    said = "; ".join(f"{title} ({'about ' + duration(s) if s is not None else 'time not known yet'}"
+                     f"{', being built on the server now' if running else ''})" for title, s, running in ahead)
+    known = sum(s for _, s, _ in ahead if s is not None)
+    unknown = any(s is None for _, s, _ in ahead)
+    return (f" First the run builds what its methods need: {said}; about {duration(total + known)} in all"
+            f"{' and more' if unknown else ''}.")
 
 
 def _runs_stamp() -> float:

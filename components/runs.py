@@ -295,3 +295,21 @@ def _method_job(spec: Method[Any, Any], workspace: Workspace, backends: Backends
                                  "appear below as they happen. Cancel stops it at once.")
     raise AssertionError("unreachable: wait_for stops the page")
 
+
+def preparations_ahead(workspace: Workspace, backends: Backends, methods: list[str] | tuple[str, ...]
+                       ) -> list[tuple[str, float | None, bool]]:
+    """What ``methods`` need built in ``workspace`` before they run (:func:`core.methods.run.pending_preparations`),
+    once each: ``(title, expected seconds or None, being built on the server now)``. A benchmark waits for them
+    before its first pair of the method: an audit's 10-question MuSiQue run was estimated at 55 s and took 173 s,
+    132 of them FastInsight's node vectors, built for it while the page counted none."""
+    from core.methods.registry import get_method
+    from core.methods.run import backends_for, pending_preparations
+
+    seen: dict[str, tuple[str, float | None, bool]] = {}
+    for m in methods:
+        for p in pending_preparations(get_method(m), workspace, backends_for(m, backends)):
+            if p.key not in seen:
+                job = jobs_view.jobs().get(p.key)
+                seen[p.key] = (p.title, p.estimate_s, job is not None and not job.finished)
+    return list(seen.values())
+
