@@ -50,6 +50,11 @@ class Question:
     split_facts: tuple[tuple[str, int, int, int], ...] = ()
 
 
+#: what a question record holds, in an error's "Expected …": the question and one of the three gold forms
+GOLD_FORMS = ('{"question": ..., "answer": ...} with its gold evidence as "supporting_facts": [[title, sentence index], '
+              '...], "paragraphs": [{"title", "paragraph_text", "is_supporting"}, ...] or "ground_truth": [title, ...]')
+
+
 def _answer(rec: dict[str, Any]) -> str:
     a = rec.get("answer", "")
     if isinstance(a, list):
@@ -84,8 +89,7 @@ def parse_questions(data: Any, graph: KnowledgeGraph | ChunkTable, *, source: st
     out = []
     for i, rec in enumerate(data, start=1):
         if not isinstance(rec, dict) or not isinstance(rec.get("question"), str):
-            raise InputFormatError(source, 'a record has no "question" string', '{"question": ..., "paragraphs": [...]}',
-                                   record=i)
+            raise InputFormatError(source, 'a record has no "question" string', GOLD_FORMS, record=i)
         gold: list[str] = []
         unmatched: list[str] = []
         whole: list[str] = []
@@ -128,8 +132,7 @@ def parse_questions(data: Any, graph: KnowledgeGraph | ChunkTable, *, source: st
                     unmatched.append(title)
         else:
             raise InputFormatError(source, 'a record has neither "paragraphs", "supporting_facts"'
-                                   ' nor "ground_truth"',
-                                   "HippoRAG-format questions with gold evidence", record=i)
+                                   ' nor "ground_truth"', GOLD_FORMS, record=i)
         raw_id = rec.get("id", rec.get("_id", i))
         if not isinstance(raw_id, (str, int)) or isinstance(raw_id, bool):
             raise InputFormatError(source, f'the question "id" is a {type(raw_id).__name__} ({raw_id!r:.40})',

@@ -38,8 +38,12 @@ def test_bad_question_files(tmp_path):
     with pytest.raises(InputFormatError, match=r"^q\.json: the top level is not a list\. Expected a JSON list"):
         parse_questions({"question": "x"}, g, source="q.json")
     with pytest.raises(InputFormatError, match=r'^q\.json, record 1: a record has neither "paragraphs", '
-                                               r'"supporting_facts" nor "ground_truth"\. Expected HippoRAG-format questions'):
+                                               r'"supporting_facts" nor "ground_truth"\. Expected \{"question"'):
         parse_questions([{"question": "x"}], g, source="q.json")
+    # every gold form is named, not MuSiQue's alone (an audit wrote supporting_facts and was told "paragraphs")
+    with pytest.raises(InputFormatError) as no_question:
+        parse_questions([{"title": "x", "supporting_facts": [["x", 0]]}], g, source="q.json")
+    assert all(f in str(no_question.value) for f in ('"supporting_facts"', '"paragraphs"', '"ground_truth"'))
 
 
 def test_2wiki_ground_truth_titles_without_answers(tmp_path):
