@@ -396,12 +396,12 @@ def banner_where(s: JobStatus, sid: str) -> tuple[str, str]:
     """(the banner line's few words, its tooltip's sentence) on where the user goes for a job that has no page of
     its own and what is there for it: the sidebar's Cancel for this session's own job, "Stop waiting" for a shared
     one (it is not this session's to cancel, :data:`STOP_WAITING_HELP`). The line keeps to the essentials: an audit
-    found "(the server's own job: Stop waiting, no Cancel)" cut to "(the server's own…" at 1440 px; the tooltip
-    says why."""
+    found "(the server's own job: Stop waiting, no Cancel)" cut to "(the server's own…" at 1440 px, and a later one
+    "… Background jobs in the side…" once the status said "22 % overall"; the tooltip says why and where."""
     if not s.shared_for(sid):
-        return "Cancel: **Background jobs** in the sidebar", "Its Cancel is in **Background jobs** in the sidebar."
+        return "Cancel in the sidebar", "Its Cancel is in **Background jobs** in the sidebar."
     whose = "it is the server's own job" if not s.sessions else "it is shared with other sessions"
-    return ("Stop waiting: **Background jobs** in the sidebar",
+    return ("Stop waiting in the sidebar",
             f"**Background jobs** in the sidebar offers Stop waiting, no Cancel: {whose}.")
 
 
@@ -427,7 +427,7 @@ def _banner() -> None:
     s = running[0].status()
     more = f" · {len(running) - 1} more job{'s' if len(running) > 2 else ''}" if len(running) > 1 else ""
     page = s.get("page")
-    line = (f":material/hourglass_top: **{md_escape(banner_title(s.title))}** runs on the server — "
+    line = (f":material/hourglass_top: **{md_escape(banner_title(s.title))}** on the server: "
             f"{status_line(s, brief=True)}")
     full = (f":material/hourglass_top: **{md_escape(s.title)}** runs on the server — {status_line(s)}{more}. "
             "Pages stay usable meanwhile.")

@@ -92,13 +92,13 @@ def test_the_server_builds_the_samples_itself_demo_first_then_their_preparations
     newcomer.run(timeout=RUN_TIMEOUT)
     assert not newcomer.exception, [e.value for e in newcomer.exception]
     assert "Building workspace “Another demo”" in _sidebar(newcomer) and "of other sessions" not in _sidebar(newcomer)
-    assert "**Building workspace “Another demo”** runs on the server" in _banner(newcomer)
+    assert "**Building workspace “Another demo”** on the server: " in _banner(newcomer)
     # what the banner points to is there: the sidebar offers "Stop waiting" on the server's own job, no Cancel.
     # The line says that first; why (the server's own job) is in its tooltip: the line was cut at 1440 px in
     # "(the server's own…"
-    line = next(m for m in newcomer.main.markdown if "runs on the server" in m.value)
-    assert plain(line.value).endswith("Stop waiting: **Background jobs** in the sidebar"), line.value
-    assert "the server's own" not in line.value and "Cancel: **Background jobs**" not in line.value
+    line = next(m for m in newcomer.main.markdown if "on the server: " in m.value)
+    assert plain(line.value).endswith("Stop waiting in the sidebar"), line.value
+    assert "the server's own" not in line.value and "Cancel in the sidebar" not in line.value
     assert "Stop waiting, no Cancel: it is the server's own job." in line.proto.help
     assert "Stop waiting" in [b.label for b in newcomer.sidebar.button]
     picker = newcomer.sidebar.selectbox[0]
