@@ -80,10 +80,27 @@ def fit_width(values: Sequence[Any], floor: int = INTERVAL_WIDTH) -> int:
     return max(floor, int(widest + _CELL_PAD_PX + 0.999))
 
 
+def method_names_help() -> str:
+    """The registry names a run's tables use (as the command line and the downloads do), each with the papers' name
+    the lessons and Compare use: "dense = Naive RAG, rerank = Re2, …" (an audit found the Benchmark's "dense,
+    rerank" beside Compare's "Naive RAG, Re2" with nothing tying them)."""
+    from components.compare_view import table_name
+    from core.methods.registry import method_names
+
+    return ", ".join(f"{m} = {table_name(m)}" for m in method_names() if table_name(m) != m)
+
+
+def method_column() -> Any:
+    """The pinned method column of the run's tables, its help naming each method as the papers do."""
+    return st.column_config.TextColumn("method", width=90, pinned=True,
+                                       help="Registry names, as on the command line and in the downloads; Compare "
+                                            "and the lessons call them " + method_names_help())
+
+
 def _columns(df: pd.DataFrame, cols: list[str]) -> dict[str, Any]:
     """Narrow columns with short headers, each with its help: a figure with its interval needs about 110 px, more
     when its figures are wider (:func:`fit_width`)."""
-    cfg: dict[str, Any] = {"method": st.column_config.TextColumn("method", width=90, pinned=True)}
+    cfg: dict[str, Any] = {"method": method_column()}
     for c in cols:
         label, help_ = _SHORT.get(c, c), _HELP.get(c)
         if c in COST_COLUMNS or c == "n":
@@ -144,7 +161,7 @@ def paper_table(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]]
     # else the caption under the table says why they are not computed)
     judged = [c for c in JUDGED_COLUMNS if c in df.columns and df[c].notna().any()]
     sets = [c for c in df.columns if c not in (*JUDGED_COLUMNS, "method")]
-    cfg = {"method": st.column_config.TextColumn("method", width=90, pinned=True),
+    cfg = {"method": method_column(),
            "n": st.column_config.NumberColumn("n", width=40, help="Questions with a gold answer set")}
     st.dataframe(df[["method", *sets]], hide_index=True, width="content", placeholder="",  # not computed: blank
                  column_config={**cfg, **{c: st.column_config.TextColumn(c, width=fit_width(list(df[c])))

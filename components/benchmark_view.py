@@ -73,7 +73,8 @@ if TYPE_CHECKING:
 #: readable, numbers narrow, the long "why" late.
 PER_QUESTION_COLUMNS = {
     "question": st.column_config.TextColumn("question", width="medium"),
-    "method": st.column_config.TextColumn("method", width="small"),
+    "method": st.column_config.TextColumn("method", width="small", help="Registry names (dense = Naive RAG, …: "
+                                          "the Methods box's help)"),
     "verdict": st.column_config.TextColumn("verdict", width="medium"),
     "EM": st.column_config.NumberColumn("EM", width="small", help="SQuAD exact match (best over the aliases)"),
     "F1": st.column_config.NumberColumn("F1", width="small", help="SQuAD token F1 (best over the aliases)"),
@@ -306,7 +307,12 @@ def run_panel(act: Active) -> None:
     mkey = S.bind(S.BENCH_METHODS, method_names(), scope="bench")
     st.session_state[mkey] = [m for m in st.session_state[mkey] if m in METHODS]
     cm, cb = st.columns([3, 1])
-    methods = S.keep(S.BENCH_METHODS, cm.multiselect("Methods", method_names(), key=mkey))
+    methods = S.keep(S.BENCH_METHODS, cm.multiselect(
+        "Methods", method_names(), key=mkey,
+        help="Registry names, as on the command line and in the run's tables and downloads; Compare and the lessons "
+             "call them " + bench_view.method_names_help() + "."))
+    cm.caption(f"{len(methods)} of {len(method_names())} methods: " + (", ".join(
+        m if cv.table_name(m) == m else f"{m} ({cv.table_name(m)})" for m in methods) if methods else "none"))
     budget = budget_view.budget_select(cb, scope="bench", key=S.BENCH_BUDGET, custom_key=S.BENCH_BUDGET_CUSTOM)
     c1, c2 = st.columns([1, 3])
     S.follow_default(S.BENCH_LIMIT, default_question_count(n_gold))  # another workspace, another default

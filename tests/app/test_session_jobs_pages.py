@@ -150,7 +150,7 @@ def test_a_newcomer_sees_none_of_the_jobs_others_started(home: Path) -> None:
         assert not at.exception, [e.value for e in at.exception]
         text = _sidebar_text(at) + _main_text(at)
         assert "2 jobs of other sessions" in text
-        assert SECRET not in text and "homework" not in text and "runs on the server" not in text  # no banner
+        assert SECRET not in text and "homework" not in text and "on the server: " not in text  # no banner
     finally:
         hold.set()
 
