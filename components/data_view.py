@@ -369,6 +369,11 @@ def create_upload_ui(act: Active) -> None:
     dropped = dropped_files_problem(list(files or []), questions)
     if dropped:  # said when the file is dropped, not only after Build
         st.error(md_escape(dropped), icon=":material/block:")
+    blank = empty_uploads(list(files or []))
+    if blank:  # not blocking (the build leaves them out and says so), but said now: an audit learned it after Build
+        st.warning(md_escape(f"{', '.join(blank)} {'is' if len(blank) == 1 else 'are'} empty: the build will leave "
+                             f"{'it' if len(blank) == 1 else 'them'} out. Remove {'it' if len(blank) == 1 else 'them'} "
+                             "(×), or drop the file again with its text."), icon=":material/warning:")
     from core.backends.registry import EXTRACTORS, describe
     from core.index.create import LLM_EXTRACT_SECONDS
 
@@ -480,6 +485,26 @@ def _swapped_files_problem(paths: list, qpath: Any) -> str:
     except EgxError as exc:
         return error_text(exc)
     return ""
+
+
+#: a plain-text upload read whole to tell whether it holds any text (larger ones are assumed to)
+EMPTY_CHECK_BYTES = 1 << 20
+_TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".json", ".jsonl", ".tsv", ".csv")
+
+
+def empty_uploads(files: list) -> list[str]:
+    """The names of dropped files with no text: no bytes at all, or a plain-text file (up to
+    :data:`EMPTY_CHECK_BYTES`) of whitespace only. Other kinds (a PDF, a Word file) are read at the build, which
+    says so there."""
+    out = []
+    for f in files:
+        name = str(getattr(f, "name", ""))
+        size = int(getattr(f, "size", 0) or 0)
+        if size == 0:
+            out.append(name)
+        elif name.lower().endswith(_TEXT_SUFFIXES) and size <= EMPTY_CHECK_BYTES and not f.getvalue().strip():
+            out.append(name)
+    return out
 
 
 def dropped_files_problem(files: list, questions: Any) -> str:

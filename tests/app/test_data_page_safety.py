@@ -259,3 +259,18 @@ def test_a_second_build_click_while_it_runs_says_already_building(home: Path) ->
     finally:
         release.set()
         job.wait(30)
+
+
+def test_an_empty_document_is_said_when_it_is_dropped(home: Path) -> None:
+    """A bad questions file is refused at drop, an empty document was said only after the build ("1 left out:
+    empty.txt"): it is said at drop now, without blocking the build (which leaves it out, as before)."""
+    at = run_page("pages/data.py")
+    at.file_uploader(key=S.DATA_UPLOADS).set_value([("notes.txt", b"Alice met Bob in Paris.", "text/plain"),
+                                                    ("empty.txt", b"", "text/plain"),
+                                                    ("blank.md", b"  \n\n \n", "text/markdown")]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    said = [plain(w.value) for w in at.warning if "empty" in w.value]
+    assert said == ["empty.txt, blank.md are empty: the build will leave them out. Remove them (×), or drop the file "
+                    "again with its text."], [w.value for w in at.warning]
+    at.file_uploader(key=S.DATA_UPLOADS).set_value([("notes.txt", b"Alice met Bob in Paris.", "text/plain")]).run()
+    assert not [w for w in at.warning if "empty" in w.value]
