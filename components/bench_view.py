@@ -84,10 +84,10 @@ def method_names_help() -> str:
     """The registry names a run's tables use (as the command line and the downloads do), each with the papers' name
     the lessons and Compare use: "dense = Naive RAG, rerank = Re2, …" (an audit found the Benchmark's "dense,
     rerank" beside Compare's "Naive RAG, Re2" with nothing tying them)."""
-    from components.compare_view import table_name
+    from components.tour import short_name
     from core.methods.registry import method_names
 
-    return ", ".join(f"{m} = {table_name(m)}" for m in method_names() if table_name(m) != m)
+    return ", ".join(f"{m} = {short_name(m)}" for m in method_names() if short_name(m) != m)
 
 
 def method_column() -> Any:

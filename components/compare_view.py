@@ -192,10 +192,9 @@ SUMMARY_WIDTH = 920
 
 
 def table_name(method: str) -> str:
-    """What the Compare page calls ``method`` (a registry name): the papers' name the lessons use ("Naive RAG" for
-    ``dense``; an audit found a lesson's "Naive RAG, Re2" beside the table's "dense, rerank"), else its registry
-    name (a method without a short name: its title would not fit a column)."""
-    return tour.SHORT_NAMES.get(method, method)
+    """What the Compare page calls ``method`` (a registry name): :func:`components.tour.short_name`, the papers' name
+    the lessons use (an audit found a lesson's "Naive RAG, Re2" beside the table's "dense, rerank")."""
+    return tour.short_name(method)
 
 
 def _frame(rows: Sequence[Mapping[str, Any]], order: Sequence[str]) -> pd.DataFrame:

@@ -598,6 +598,12 @@ SHORT_NAMES = {"dense": "Naive RAG", "rerank": "Re2", "ppr": "HippoRAG PPR", "hi
                "fastinsight": "FastInsight", "bubblerag": "BubbleRAG", "sgrag": "SG-RAG", "reg": "ReG"}
 
 
+def short_name(method: str) -> str:
+    """What a table calls ``method`` (a registry name): the papers' name the lessons use ("Naive RAG" for ``dense``),
+    else its registry name (a method without a short name: its title would not fit a column)."""
+    return SHORT_NAMES.get(method, method)
+
+
 def display_name(method: str) -> str:
     """The name a lesson calls ``method`` (a registry name) by."""
     from core.methods.registry import METHODS

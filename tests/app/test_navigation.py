@@ -75,7 +75,7 @@ def test_benchmark_row_opens_its_question_with_its_method(home: Path) -> None:
     assert at.title[0].value == "Compare methods"
     assert _workspace(at) == "musique"
     assert at.session_state[S.COMPARE_QUESTION] == MUSIQUE_Q
-    assert set(at.dataframe[0].value["method"]) == {"ppr", "dense"}
+    assert set(at.dataframe[0].value["method"]) == {"HippoRAG PPR", "Naive RAG"}  # the papers' names (Compare's table)
 
 
 def test_compare_step_through_keeps_the_workspace_and_question(home: Path) -> None:

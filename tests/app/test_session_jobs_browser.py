@@ -33,7 +33,7 @@ def test_another_session_sees_a_count_not_the_run(server: tuple[str, float], tmp
             expect(alice.get_by_role("button", name="Cancel").first).to_be_visible(timeout=TIMEOUT)
             alice.get_by_test_id("stSidebarNav").get_by_role("link", name="Home").click()
             expect(alice.locator(".st-key-egx-jobs-banner")).to_contain_text(
-                re.compile(rf"Benchmark “{RUN}” runs on the server"), timeout=TIMEOUT)
+                re.compile(rf"Benchmark “{RUN}” on the server: "), timeout=TIMEOUT)
 
             bob.get_by_test_id("stSidebarNav").get_by_role("link", name="Compare").click()
             expect(bob.get_by_role("heading", name="Compare methods")).to_be_visible(timeout=TIMEOUT)
