@@ -294,7 +294,8 @@ def _typed(sentence: str, resolved: str, title: str, atype: str, query: str) -> 
         return ()
     found = new_mentions(resolved, atype, query)
     m = _PRONOUN.match(sentence)
-    if atype == "person" and title and m and m.group(0).lower() in ("it", "its"):
+    if title and ((atype == "person" and m and m.group(0).lower() in ("it", "its"))
+                  or (m is None and resolved != sentence)):  # the title put before a description: not the sentence's
         found = [x for x in found if normalize_name(x) != normalize_name(title)]
     if atype == "place":
         found = [x for x in found if not _described(x, query)]

@@ -82,6 +82,16 @@ def test_a_title_read_for_it_names_no_person():
     if ner_available():  # by capitalised runs every sentence names someone: the rule is spaCy's
         assert typed[founded] == () and "Sofia Marrow" in typed[designed], typed
         assert pick.text == designed, pick.candidates[:3]
+    # the title read before a description is no mention of the sentence's own: "Mary Hale: The house stands on a
+    # hill." names no person for "Who …?" (spaCy tags the title PERSON there)
+    house = "The house stands on a hill above the harbour."
+    asked = pick_sentence("Who lived in the house above the harbour?",
+                          [("m", "Mary Hale", f"{house} It was built in 1790 by the mason Tom Reed.")],
+                          Backends(HashingEmbedder(), get_llm("none")))
+    typed = {c.sentence: c.typed for c in asked.candidates}
+    assert "Mary Hale" not in typed[house], typed
+    if ner_available():
+        assert "Tom Reed" in " ".join(m for ms in typed.values() for m in ms), typed
 
 
 def test_the_place_a_question_describes_is_not_the_place_it_asks_for():
