@@ -24,13 +24,18 @@ below are ours, documented here and recorded in the trace (``extractive`` in the
    question decomposition, done by string rules.
 4. **Answer type** — "when" asks for a date, "who"/"whom" for a person, "where" or "which/what
    city, country, county, river ..." for a place, "how many"/"how much"/"what percentage" for a number
-   (:func:`expected_answer_type` with ``nouns``). A sentence that names such a thing *not already named in the
+   (:func:`expected_answer_type` with ``nouns``), and "which/what NOUN" of any other noun for a thing named after
+   that noun ("Which tug …?": "the tug Merryweather"). A sentence that names such a thing *not already named in the
    question* is preferred over every sentence that does not ("Laurence Fishburne is an American
    actor." names only a person of the question, so it cannot answer "who played ..."; a title read for "it" names
    no person; a place whose head noun the question uses for what it describes — "the Kessel Viaduct" for "which river
    does the viaduct … cross?" — is not one it asks for). Dates and
    numbers are found by patterns; persons and places by spaCy's ``en_core_web_sm`` NER (the pinned
    package of the ``spacy`` extractor, loaded lazily; the trace says which), else by runs of capitalised words.
+   The small model tags some plain names otherwise ("Agnes Morrow" PRODUCT): a name whose first word is a common
+   given name counts as a person (:func:`named_person`).
+5. **Antecedents** — "He"/"She"/"His"/"Her" in a passage that is not about a person is also read as the person the
+   passage named last before it, and the better reading counts (:func:`readings`).
 
 It is an extract, not an answer: a multi-hop question whose chain spans several passages gets the
 one sentence that scores best, which may name the answer without stating the chain (the pages say so
@@ -104,7 +109,24 @@ def expected_answer_type(query: str, *, nouns: bool = False) -> str:
         return "person"
     if re.search(r"\bwhere\b", q):
         return "place"
+    if nouns:
+        m = re.search(r"\b(?:which|what) ([a-z]+)\b", q)
+        if m and m.group(1) not in _NOT_ASKED and len(m.group(1)) > 2:
+            return f"named:{m.group(1)}"
     return ""
+
+
+#: Words after "which"/"what" that are no kind of thing asked for ("What did …", "what kind of …").
+_NOT_ASKED = {"is", "was", "are", "were", "did", "does", "do", "has", "have", "had", "can", "could", "will", "would",
+              "should", "may", "might", "the", "kind", "type", "sort", "name", "names", "part", "one", "ones", "other",
+              "else", "about", "happened", "happens", "made", "makes", "caused", "causes", "led", "language"}
+
+
+def answer_type_phrase(atype: str) -> str:
+    """What answer type ``atype`` is called in the trace and on the pages ("a person", "a named tug")."""
+    if atype.startswith("named:"):
+        return f"a named {atype[6:]} (“the {atype[6:]} X”)"
+    return ANSWER_TYPES.get(atype, atype)
 
 
 @lru_cache(maxsize=1)
@@ -128,27 +150,76 @@ def ner_available() -> bool:
 _SPACY_LABELS = {"person": ("PERSON",), "place": ("GPE", "LOC", "FAC")}
 
 
-def typed_mentions(sentence: str, kind: str) -> list[str]:
-    """The mentions of answer type ``kind`` in ``sentence`` (see the module docstring, rule 4)."""
-    return list(_typed_mentions(sentence, kind))
+#: spaCy labels of names that :func:`named_person` may read as a person's.
+_NAME_LABELS = ("ORG", "PRODUCT", "LOC", "GPE", "FAC", "WORK_OF_ART", "NORP", "EVENT")
+
+
+def typed_mentions(sentence: str, kind: str, *, names: bool = False) -> list[str]:
+    """The mentions of answer type ``kind`` in ``sentence`` (see the module docstring, rule 4). ``names``: a name
+    spaCy tagged otherwise counts as a person where :func:`named_person` says so (the extractive answer; BubbleRAG's
+    sufficiency check keeps spaCy's tags alone, since what it accepts decides LLM-mode expansions that recorded runs
+    replay)."""
+    return list(_typed_mentions(sentence, kind, names))
 
 
 @lru_cache(maxsize=8192)
-def _typed_mentions(sentence: str, kind: str) -> tuple[str, ...]:
+def _typed_mentions(sentence: str, kind: str, names: bool = False) -> tuple[str, ...]:
     """:func:`typed_mentions`, kept per sentence: a GRanker slider step re-answers from mostly the same
     top passages, and spaCy takes ~6 ms a sentence."""
-    return tuple(_find_mentions(sentence, kind))
+    return tuple(_find_mentions(sentence, kind, names))
 
 
-def _find_mentions(sentence: str, kind: str) -> list[str]:
+#: Last words that make a name beginning with a given name a place or a body ("Victoria Station").
+_NOT_PERSON_HEADS = {"light", "lighthouse", "lightship", "station", "street", "road", "avenue", "bay", "river", "hall",
+                     "point", "island", "bridge", "park", "house", "tower", "quay", "bank", "lake", "mount", "mountain",
+                     "school", "college", "university", "church", "cathedral", "board", "company", "hospital", "square",
+                     "county", "city", "town", "falls", "harbour", "harbor", "port", "line", "railway", "airport",
+                     "prize", "award", "trust", "society", "museum", "library", "theatre", "theater"}
+_HONORIFICS = {"captain", "capt", "sir", "dame", "lady", "lord", "dr", "doctor", "mr", "mrs", "miss", "ms",
+               "professor", "prof", "saint", "st", "king", "queen", "prince", "princess", "father", "sister", "brother",
+               "rev", "reverend", "general", "colonel", "major", "admiral", "judge", "bishop"}
+
+
+@lru_cache(maxsize=1)
+def _given_names() -> frozenset[str]:
+    """English given names (Faker's ``en`` person provider: the US Social Security name lists, MIT), empty where the
+    package is missing (then only spaCy's PERSON tag counts)."""
+    try:
+        from faker.providers.person.en import Provider
+    except ImportError:
+        return frozenset()
+    return frozenset(Provider.first_names)
+
+
+def named_person(name: str) -> bool:
+    """Whether ``name`` reads as a person's name though spaCy's small model tagged it otherwise: two to four
+    capitalised words (after a title such as "Captain") whose first is a common given name and whose last is no
+    place or body ("Agnes Morrow", tagged PRODUCT or LOC by ``en_core_web_sm``; not "Victoria Station")."""
+    words = name.split()
+    while words and words[0].lower().rstrip(".") in _HONORIFICS:
+        words = words[1:]
+    return (2 <= len(words) <= 4 and all(w[:1].isupper() for w in words) and words[0] in _given_names()
+            and words[-1].lower() not in _NOT_PERSON_HEADS)
+
+
+def _find_mentions(sentence: str, kind: str, names: bool = False) -> list[str]:
     if kind == "date":
         return [m.group(0) for m in _DATE.finditer(sentence)]
     if kind == "number":
         return [m.group(0) for m in _NUMBER.finditer(sentence)]
+    if kind.startswith("named:"):  # "the tug Merryweather" for "Which tug …?"
+        noun = re.escape(kind[6:])
+        return [m.group(1) for m in re.finditer(rf"\b(?i:{noun})s?,?\s+([A-Z][\w'\-]*(?:\s+[A-Z][\w'\-]*)*)", sentence)
+                if m.group(1).split()[0].lower() not in _OPENERS]
     if kind in _SPACY_LABELS:
         nlp = _spacy()
         if nlp is not None:
-            return [e.text for e in nlp(sentence).ents if e.label_ in _SPACY_LABELS[kind]]
+            ents = nlp(sentence).ents
+            if not names:
+                return [e.text for e in ents if e.label_ in _SPACY_LABELS[kind]]
+            if kind == "person":
+                return [e.text for e in ents if e.label_ == "PERSON" or (e.label_ in _NAME_LABELS and named_person(e.text))]
+            return [e.text for e in ents if e.label_ in _SPACY_LABELS[kind] and not named_person(e.text)]
         out = []
         for m in _CAPS.finditer(sentence):
             words = m.group(0).split()
@@ -160,10 +231,11 @@ def _find_mentions(sentence: str, kind: str) -> list[str]:
     return []
 
 
-def new_mentions(sentence: str, kind: str, query: str) -> list[str]:
-    """Typed mentions of ``sentence`` that the question does not already name."""
+def new_mentions(sentence: str, kind: str, query: str, *, names: bool = False) -> list[str]:
+    """Typed mentions of ``sentence`` that the question does not already name (``names``: see
+    :func:`typed_mentions`)."""
     q = normalize_name(query)
-    return [m for m in typed_mentions(sentence, kind) if normalize_name(m) and normalize_name(m) not in q]
+    return [m for m in typed_mentions(sentence, kind, names=names) if normalize_name(m) and normalize_name(m) not in q]
 
 
 #: a sentence that opens with a description of what its passage is about: "The tower was designed by …"
@@ -181,8 +253,43 @@ def resolve_pronoun(sentence: str, title: str) -> str:
         if _DESCRIPTION.match(sentence) and normalize_name(title) not in normalize_name(sentence):
             return f"{title}: {sentence}"
         return sentence
+    return _replace_pronoun(sentence, m, title)
+
+
+def _replace_pronoun(sentence: str, m: re.Match[str], name: str) -> str:
     possessive = m.group(0).lower() in ("his", "her", "its", "their")
-    return title + ("'s" if possessive else "") + sentence[m.end():]
+    return name + ("'s" if possessive else "") + sentence[m.end():]
+
+
+_PERSONAL = ("he", "she", "his", "her")
+
+
+def readings(sentences: Sequence[str], title: str) -> list[tuple[str, ...]]:
+    """How a reader may read each of a passage's ``sentences`` (rule 1): :func:`resolve_pronoun`'s reading, and for a
+    sentence opening with "He"/"She"/"His"/"Her" in a passage whose title is not a person the passage names, also the
+    reading with the person named last in the sentences before it ("The lightship was commanded by Captain Elias
+    Penhallow. He had trained under Agnes Morrow": "He" is the captain, not the lightship; an audit's "Who trained the
+    captain of the Saltmere Lightship?" got the command sentence). Both are scored and the better one counts: "She
+    drifted nine miles" after a captain's sentence may still be the ship."""
+    title_n = normalize_name(title)
+    out: list[tuple[str, ...]] = []
+    last = ""
+    persons: list[str] = []
+    for s in sentences:
+        persons.extend(typed_mentions(s, "person", names=True))
+    title_is_person = bool(title_n) and (any(normalize_name(p) == title_n for p in persons) or named_person(title)
+                                         or any(normalize_name(p) == title_n for p in typed_mentions(title, "person")))
+    for s in sentences:
+        first = resolve_pronoun(s, title)
+        m = _PRONOUN.match(s)
+        if m and m.group(0).lower() in _PERSONAL and last and not title_is_person and normalize_name(last) != title_n:
+            out.append((first, _replace_pronoun(s, m, last)))
+        else:
+            out.append((first,))
+        named = typed_mentions(s, "person", names=True)
+        if named:
+            last = named[-1]
+    return out
 
 
 def possessive_bridges(query: str, passages: Sequence[tuple[str, str, str]]) -> list[tuple[str, str]]:
@@ -227,7 +334,7 @@ class SentencePick:
 
     def trace_data(self, top: int = 5) -> dict[str, Any]:
         return {"rule": "the sentence of the top passages scored by " + self.scorer + (
-                    f"; sentences naming {ANSWER_TYPES[self.answer_type]} the question does not name come first"
+                    f"; sentences naming {answer_type_phrase(self.answer_type)} the question does not name come first"
                     if self.answer_type else "") + ("; possessive bridge: " + "; ".join(self.bridges)
                                                     if self.bridges else ""),
                 "scorer": self.scorer, "answer_type": self.answer_type,
@@ -292,7 +399,7 @@ def _typed(sentence: str, resolved: str, title: str, atype: str, query: str) -> 
     person and outranked "It was designed by the engineer Sofia Marrow" for "Who designed …?" (an audit)."""
     if not atype:
         return ()
-    found = new_mentions(resolved, atype, query)
+    found = new_mentions(resolved, atype, query, names=True)
     m = _PRONOUN.match(sentence)
     if title and ((atype == "person" and m and m.group(0).lower() in ("it", "its"))
                   or (m is None and resolved != sentence)):  # the title put before a description: not the sentence's
@@ -337,23 +444,28 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
     scorer, scorer_name = _scorer(backends)
     atype = expected_answer_type(query, nouns=True)
     top = [p for p in passages[:max_passages]]
-    rows: list[tuple[str, str, str, str]] = []  # (sentence, scored text, chunk id, title)
+    rows: list[tuple[str, tuple[str, ...], str, str]] = []  # (sentence, its readings, chunk id, title)
     for cid, title, text in top:
         sents = [s.strip() for s in split_sentences(text) if len(s.strip()) > 3] or ([text.strip()] if text.strip() else [])
-        for s in sents:
-            rows.append((s, resolve_pronoun(s, title), cid, title))
+        for s, read in zip(sents, readings(sents, title)):
+            rows.append((s, read, cid, title))
     if not rows:
         return SentencePick("", top[0][0] if top else "", scorer_name, atype, note="the top passages hold no text")
     bridges = possessive_bridges(query, passages[:max(max_passages, 5)])
     questions = [query] + [q for q, _ in bridges]
-    scores = _score(backends, scorer, questions, [r[1] for r in rows])
-    cands = [Candidate(s, cid, title, float(sc), _typed(s, s_res, title, atype, query))
-             for (s, s_res, cid, title), sc in zip(rows, scores)]
+    flat = [r for row in rows for r in row[1]]
+    flat_scores = _score(backends, scorer, questions, flat)
+    cands = []
+    at = 0
+    for s, read, cid, title in rows:
+        best = at + int(np.argmax(flat_scores[at:at + len(read)]))
+        at += len(read)
+        cands.append(Candidate(s, cid, title, float(flat_scores[best]), _typed(s, flat[best], title, atype, query)))
     order = sorted(range(len(cands)), key=lambda i: (not cands[i].typed, -cands[i].score, i))
     ranked = tuple(cands[i] for i in order)
     note = ""
     if atype and not ranked[0].typed:
-        note = f"no sentence of the top passages names {ANSWER_TYPES[atype]} that the question does not name"
+        note = f"no sentence of the top passages names {answer_type_phrase(atype)} that the question does not name"
     if not shares_a_word(query, [f"{title} {text}" for _, title, text in top]):
         # an audit asked "zzqx vbnm plorf" and got a confident sentence: the nearest sentence by score is no answer
         # when the passages hold no word of the question

@@ -54,7 +54,10 @@ def test_which_city_asks_for_a_place_and_gets_the_sentence_that_names_one():
     # "who" inside a relative clause does not make it a person question
     assert expected_answer_type("In which country was the man who wrote Brand born?", nouns=True) == "place"
     assert expected_answer_type("What percentage of the vote did Peter Kovacs win?", nouns=True) == "number"
-    assert expected_answer_type("Which film did Peter Kovacs direct?", nouns=True) == ""
+    # any other noun asks for a thing named after it ("the film X"); a verb after "what" asks for no kind
+    assert expected_answer_type("Which film did Peter Kovacs direct?", nouns=True) == "named:film"
+    assert expected_answer_type("Which film did Peter Kovacs direct?") == ""
+    assert expected_answer_type("What did the Board become in 1921?", nouns=True) == ""
     q = "In which city was Peter Kovacs born?"
     text = ("Peter Kovacs was born into a family of city musicians and was the city's best known violinist. "
             "He was born in Budapest.")
@@ -135,6 +138,54 @@ def test_a_sentence_that_describes_its_passage_is_read_after_the_title():
     pick = pick_sentence("Who designed Keldmoor Light?", [("k", "Keldmoor Light", text)],
                          Backends(HashingEmbedder(), get_llm("none"), get_reranker("ms-marco-minilm")))
     assert pick.text == designed, pick.candidates[:3]
+
+
+def test_he_is_the_person_named_before_in_a_passage_about_a_thing():
+    """An audit's lighthouse corpus: "Who trained the captain of the Saltmere Lightship?" got "The lightship was
+    commanded … by Captain Elias Penhallow." from all 8 methods, while the next sentence "He had trained as a boy under
+    Agnes Morrow" answers it: "He" is the captain (the passage is about a ship), and spaCy's small model tags Agnes
+    Morrow PRODUCT, so that sentence named no person."""
+    from core.backends.embedders import HashingEmbedder
+    from core.methods.extractive import named_person, ner_available, pick_sentence, readings
+
+    commanded = "The lightship was commanded for many years by Captain Elias Penhallow."
+    trained = "He had trained as a boy under Agnes Morrow at Keldmoor Light."
+    read = readings([commanded, trained], "Saltmere Lightship")
+    assert read[0] == ("Saltmere Lightship: " + commanded,)
+    assert read[1][0] == "Saltmere Lightship had trained as a boy under Agnes Morrow at Keldmoor Light."
+    if ner_available():  # the person named before is found by spaCy (by capitalised runs: the last run)
+        assert read[1][1:] == ("Elias Penhallow had trained as a boy under Agnes Morrow at Keldmoor Light.",), read
+    # a passage about a person keeps "He" for that person, whoever was named before
+    einstein = readings(["Albert Einstein met Max Born in Berlin.", "He was born in Ulm."], "Albert Einstein")
+    assert einstein[1] == ("Albert Einstein was born in Ulm.",)
+    assert named_person("Agnes Morrow") and named_person("Captain Tobias Wrenfield")
+    assert not named_person("Victoria Station") and not named_person("Keldmoor Light") and not named_person("Agnes")
+    pick = pick_sentence("Who trained the captain of the Saltmere Lightship?",
+                         [("s", "Saltmere Lightship", f"{commanded} {trained}")],
+                         Backends(HashingEmbedder(), get_llm("none"), get_reranker("ms-marco-minilm")))
+    typed = {c.sentence: c.typed for c in pick.candidates}
+    if ner_available():
+        assert "Agnes Morrow" in typed[trained], typed
+        assert pick.text == trained, pick.candidates[:3]
+
+
+def test_which_noun_prefers_the_sentence_that_names_one():
+    """"Which tug towed back the lightship …?" quoted the sentence restating the question ("… was moored over the
+    Gannet Bank …", cross-encoder 4.8) over "… the tug Merryweather towed her back" (3.7): a thing named after the
+    asked noun is the answer type."""
+    from core.backends.embedders import HashingEmbedder
+    from core.methods.extractive import answer_type_phrase, pick_sentence
+
+    assert typed_mentions("the crew of the tug Merryweather towed her back", "named:tug") == ["Merryweather"]
+    assert typed_mentions("The tug was old.", "named:tug") == []
+    assert answer_type_phrase("named:tug").startswith("a named tug") and answer_type_phrase("date") == "a date"
+    moored = "The Saltmere Lightship was moored over the Gannet Bank from 1872 until 1951."
+    towed = "She drifted nine miles before the crew of the tug Merryweather towed her back."
+    pick = pick_sentence("Which tug towed back the lightship that was moored over the Gannet Bank?",
+                         [("s", "Saltmere Lightship", f"{moored} In the storm of 1910 she broke loose. {towed}")],
+                         Backends(HashingEmbedder(), get_llm("none"), get_reranker("ms-marco-minilm")))
+    assert pick.answer_type == "named:tug" and pick.text == towed, pick.candidates[:3]
+    assert "a named tug" in pick.trace_data()["rule"]
 
 
 def test_pronouns_and_possessive_bridges():
