@@ -601,7 +601,8 @@ def summary(act: Any, graph: KnowledgeGraph, found: Runs, *, query: str, gold: G
     rows, triage = [], []
     for m, r in found.results.items():
         row: dict[str, object] = {"method": m}
-        met = retrieval_metrics([c.chunk_id for c in r.ranked_chunks], gold.chunk_ids,
+        ranked = [c.chunk_id for c in r.ranked_chunks]
+        met = retrieval_metrics(ranked, gold.narrowed(ranked).chunk_ids,
                                 unmatched=gold.unmatched) if gold.chunk_ids else {}
         if gold.chunk_ids:
             row.update({k: round(100 * met[k], 1) for k in ("R@2", "R@5", "R@10", "AR@5", "nDCG@10")})

@@ -59,6 +59,7 @@ def diagnose(result: MethodResult, workspace: Workspace, gold: Gold, *, cut: int
     """
     if cut < 1:
         raise ValueError(f"cut must be at least 1, got {cut}")
+    gold = gold.narrowed([c.chunk_id for c in result.ranked_chunks])  # a gold document of several passages: once
     diag = diagnoser_for(result.method)(result, workspace, gold, cut=cut)
     return with_unmatched_gold(with_answer_context(diag, result, cut=cut), gold, cut=cut)
 

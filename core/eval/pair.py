@@ -37,6 +37,7 @@ def evaluate_result(result: MethodResult, workspace: Workspace, gold: Gold, *, c
     from core.methods.diagnoser import judge_answer
 
     ranked = [c.chunk_id for c in result.ranked_chunks]
+    gold = gold.narrowed(ranked)  # a gold document of several passages counts once, as its best-ranked passage
     diag = diagnose(result, workspace, gold, cut=cut)
     context = context_record(result)
     j = judge_answer(result, gold)
@@ -80,6 +81,7 @@ def evaluate_result(result: MethodResult, workspace: Workspace, gold: Gold, *, c
 
 def error_record(method: str, q: Question, gold: Gold, exc: Exception) -> dict[str, Any]:
     """The record of a pair whose method raised an :class:`EgxError` (counted as retrieving nothing)."""
+    gold = gold.narrowed([])
     return {"question_id": q.id, "method": method, "question": q.question, "gold": list(gold.chunk_ids),
             "gold_unmatched": list(gold.unmatched), "answers": list(gold.answers), "ranked": [], "scores": [],
             "metrics": retrieval_metrics([], gold.chunk_ids, unmatched=gold.unmatched), "answer": "", "answer_judged": False, "em": None,

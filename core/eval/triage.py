@@ -142,6 +142,7 @@ def result_row(result: MethodResult, gold: Gold, diagnosis: Diagnosis | None, *,
     """The triage row of one live method result (the Compare page), with ``scores`` of the retrieved
     passages beside their titles. Without gold passages the verdict is ``no_gold``."""
     ranked = [c.chunk_id for c in result.ranked_chunks]
+    gold = gold.narrowed(ranked)  # a gold document of several passages: once, as its best-ranked passage
     pos: dict[str, int] = {}
     for i, c in enumerate(ranked, start=1):
         pos.setdefault(c, i)

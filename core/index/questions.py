@@ -48,6 +48,9 @@ class Question:
     #: supporting facts on a title of several chunks, placed by their sentence: (title, sentence index, the chunk's
     #: place among the title's from 1, how many the title has); the build says where each landed
     split_facts: tuple[tuple[str, int, int, int], ...] = ()
+    #: the chunk ids of each of :attr:`whole_titles` that is several chunks: one gold document, found when one of
+    #: them is (:meth:`core.methods.base.Gold.narrowed`)
+    gold_groups: tuple[tuple[str, ...], ...] = ()
 
 
 #: what a question record holds, in an error's "Expected …": the question and one of the three gold forms
@@ -94,6 +97,7 @@ def parse_questions(data: Any, graph: KnowledgeGraph | ChunkTable, *, source: st
         unmatched: list[str] = []
         whole: list[str] = []
         placed: list[tuple[str, int, int, int]] = []
+        groups: list[tuple[str, ...]] = []
         if isinstance(rec.get("paragraphs"), list):
             for p in rec["paragraphs"]:
                 if not isinstance(p, dict) or not p.get("is_supporting"):
@@ -112,6 +116,7 @@ def parse_questions(data: Any, graph: KnowledgeGraph | ChunkTable, *, source: st
                     gold.extend(ids)
                     if all_of_it:
                         whole.append(title)
+                        groups.append(tuple(ids))
                     elif len(chunks) > 1:
                         placed.append((title, int(sentence or 0), [c.id for c in chunks].index(ids[0]) + 1, len(chunks)))
                 else:
@@ -128,6 +133,7 @@ def parse_questions(data: Any, graph: KnowledgeGraph | ChunkTable, *, source: st
                 if chunks:
                     gold.extend(c.id for c in chunks)
                     whole.append(title)
+                    groups.append(tuple(c.id for c in chunks))
                 else:
                     unmatched.append(title)
         else:
@@ -140,7 +146,7 @@ def parse_questions(data: Any, graph: KnowledgeGraph | ChunkTable, *, source: st
         qid = str(raw_id)
         out.append(Question(qid, rec["question"], _answer(rec), tuple(dict.fromkeys(gold)),
                             tuple(dict.fromkeys(unmatched)), _aliases(rec), tuple(dict.fromkeys(whole)),
-                            tuple(dict.fromkeys(placed))))
+                            tuple(dict.fromkeys(placed)), tuple(dict.fromkeys(g for g in groups if len(g) > 1))))
     return out
 
 

@@ -24,6 +24,7 @@ keeps ``core/`` free of import cycles).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 
@@ -148,12 +149,33 @@ class Gold:
     chunk_ids: tuple[str, ...]
     answers: tuple[str, ...] = ()
     unmatched: tuple[str, ...] = ()  #: gold titles the dataset names but this workspace lacks
+    #: passages that are one gold document between them (a ``ground_truth`` title, or a supporting fact without a
+    #: place, on a document split into several passages): any one of them retrieved finds it
+    groups: tuple[tuple[str, ...], ...] = ()
 
     @classmethod
     def from_question(cls, q: Any) -> Gold:
         """From a :class:`core.index.questions.Question` (its answer plus aliases when it has them)."""
         answers = tuple(a for a in (getattr(q, "answer", ""), *getattr(q, "aliases", ())) if a)
-        return cls(str(q.id), tuple(q.gold_chunks), tuple(dict.fromkeys(answers)), tuple(getattr(q, "unmatched", ())))
+        return cls(str(q.id), tuple(q.gold_chunks), tuple(dict.fromkeys(answers)), tuple(getattr(q, "unmatched", ())),
+                   tuple(getattr(q, "gold_groups", ())))
+
+    def narrowed(self, ranked: Sequence[str]) -> Gold:
+        """The gold one ranking is scored against: each of :attr:`groups` counts once, as its passage ranked best
+        in ``ranked`` (its first passage when none is ranked). A title given as ``ground_truth`` is one gold
+        document, found when one of its passages is; scoring each of its 4 passages made an answer read from the
+        right passage "3 of 4 gold passages are in the top 5 … ranked below the cut" (an audit)."""
+        if not self.groups:
+            return self
+        pos: dict[str, int] = {}
+        for i, c in enumerate(ranked):
+            pos.setdefault(c, i)
+        rep: dict[str, str] = {}
+        for g in self.groups:
+            best = min(range(len(g)), key=lambda i: (pos.get(g[i], len(ranked)), i))
+            rep.update((c, g[best]) for c in g)
+        return dataclasses.replace(self, chunk_ids=tuple(dict.fromkeys(rep.get(c, c) for c in self.chunk_ids)),
+                                   groups=())
 
 
 @dataclass(frozen=True)

@@ -96,6 +96,37 @@ def test_generic_verdicts():
         diagnose(fake("dense", ["c1"]), ws, gold, cut=0)
 
 
+def test_a_gold_document_of_several_passages_is_found_by_one_of_them():
+    """A ``ground_truth`` title split into passages is one gold document: an audit's dense run read the right passage
+    and answered right, and was "ranked below the cut" because 1 of the title's 4 passages ranked 8th. Brute force
+    over every ranking of its passages: R@k and the verdict follow the best-ranked passage alone."""
+    from itertools import permutations
+
+    from core.eval.result_metrics import retrieval_metrics
+    from core.index.questions import parse_questions
+
+    b = GraphBuilder(name="split")
+    for i in range(3):
+        b.add_chunk("Board", f"part {i} of the Board", chunk_id=f"b{i}")
+    b.add_chunk("Other", "other text", chunk_id="o")
+    ws = SimpleNamespace(graph=b.build(), name="split")
+    (q,) = parse_questions([{"id": "q7", "question": "Who?", "answer": "Miriam", "ground_truth": ["Board"]}], ws.graph)
+    assert q.gold_groups == (("b0", "b1", "b2"),) and q.gold_chunks == ("b0", "b1", "b2")
+    gold = Gold.from_question(q)
+    for ranked in permutations(["b0", "b1", "b2", "o"]):
+        best = min(i for i, c in enumerate(ranked) if c != "o")
+        narrowed = gold.narrowed(list(ranked))
+        assert narrowed.chunk_ids == (ranked[best],) and narrowed.groups == ()
+        assert retrieval_metrics(list(ranked), narrowed.chunk_ids)["R@2"] == (1.0 if best < 2 else 0.0)
+        d = diagnose(fake("dense", list(ranked), "It was Miriam."), ws, gold, cut=1)
+        assert d.stage == ("ok" if best == 0 else "ranked_out"), (ranked, d.summary)
+        assert list(d.gold_ranks) == [ranked[best]]
+    # nothing retrieved: the document counts once, as its first passage, never found
+    assert gold.narrowed([]).chunk_ids == ("b0",)
+    # a gold of single passages is untouched
+    assert Gold("q", ("b0", "o")).narrowed(["o"]).chunk_ids == ("b0", "o")
+
+
 def test_unregistered_method_gets_the_generic_diagnoser():
     ws = toy_workspace()
     d = diagnose(fake("brand-new-method", ["c3", "c1"]), ws, Gold("q", ("c1",)))
