@@ -4,6 +4,7 @@ core.eval's (:mod:`core.eval.summary_stats`); this module only draws them."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -88,6 +89,21 @@ def method_names_help() -> str:
     from core.methods.registry import method_names
 
     return ", ".join(f"{m} = {short_name(m)}" for m in method_names() if short_name(m) != m)
+
+
+def method_label(method: str) -> str:
+    """A chart's and a paired line's name of ``method``: the papers' name with the registry name the tables use
+    ("HippoRAG 2 (hipporag2)"); the registry name alone where they are the same."""
+    from components.tour import short_name
+
+    short = short_name(method)
+    return method if short == method else f"{short} ({method})"
+
+
+def labelled(summary: Mapping[str, Any]) -> dict[str, Any]:
+    """``summary`` with its methods keyed by :func:`method_label`, for the charts (an audit found the charts in
+    registry names only, beside Compare's papers' names)."""
+    return {**summary, "methods": {method_label(m): s for m, s in (summary.get("methods") or {}).items()}}
 
 
 def method_column() -> Any:
@@ -200,11 +216,12 @@ def differences_panel(summary: Mapping[str, Any]) -> None:
     first, second = best_two(summary) or (methods[0], methods[1])
     c1, c2 = st.columns(2)
     _pick(S.BENCH_PAIR_A, methods, first)
-    a = str(c1.selectbox("Method A", methods, key=S.BENCH_PAIR_A))
+    a = str(c1.selectbox("Method A", methods, key=S.BENCH_PAIR_A, format_func=method_label))
     others = [m for m in methods if m != a]
     _pick(S.BENCH_PAIR_B, others, second if second != a else first)
-    b = str(c2.selectbox("Method B", others, key=S.BENCH_PAIR_B))
-    comparisons = pairs_between(summary, a, b)
+    b = str(c2.selectbox("Method B", others, key=S.BENCH_PAIR_B, format_func=method_label))
+    comparisons = [dataclasses.replace(c, a=method_label(c.a), b=method_label(c.b)) for c in pairs_between(summary, a, b)]
+    a, b = method_label(a), method_label(b)
     if not comparisons:
         st.info(f"No question has scores of both {md_escape(a)} and {md_escape(b)}.")
         return

@@ -563,9 +563,10 @@ def report(act: Active) -> None:
                        "judge: pick one under *Judge LLM* (e.g. local-small) and run again under a new name.",
                        icon=":material/gavel:")
     c1, c2 = st.columns(2)
-    c1.plotly_chart(no_modebar(recall_figure(summary)), width="stretch", key=S.BENCH_RECALL_CHART)
-    c2.plotly_chart(no_modebar(latency_recall_figure(summary)), width="stretch", key=S.BENCH_LATENCY_CHART)
-    st.plotly_chart(no_modebar(failure_figure(summary)), width="stretch", key=S.BENCH_FAILURE_CHART)
+    named = bench_view.labelled(summary)  # the charts name each method as the papers do, with its registry name
+    c1.plotly_chart(no_modebar(recall_figure(named)), width="stretch", key=S.BENCH_RECALL_CHART)
+    c2.plotly_chart(no_modebar(latency_recall_figure(named)), width="stretch", key=S.BENCH_LATENCY_CHART)
+    st.plotly_chart(no_modebar(failure_figure(named)), width="stretch", key=S.BENCH_FAILURE_CHART)
     bench_view.differences_panel(summary)  # pick two methods: which of their differences are real
 
     # --------------------------------------------------------------------------- per-question table

@@ -50,15 +50,15 @@ def test_intervals_and_which_differences_are_real(home):
     assert at.selectbox(key=S.BENCH_PAIR_A).value == "ppr" and at.selectbox(key=S.BENCH_PAIR_B).value in (
         "dense", "bubblerag")
     at.selectbox(key=S.BENCH_PAIR_B).set_value("dense").run()
-    words = _panel_words(at)
+    words = _panel_words(at)  # each method by the papers' name, with the registry name the tables use
     assert len(words) == 3  # R@2, R@5, nDCG@10 (no judged answers: no EM / F1)
-    assert all("ppr − dense = +25.0 [" in w and f"on {N} questions: ppr is better" in w for w in words), words
-    assert all("ppr wins 10, ties 30, loses 0; sign test p = 0.002" in w for w in words)
+    assert all("HippoRAG PPR (ppr) − Naive RAG (dense) = +25.0 [" in w and f"on {N} questions: HippoRAG PPR (ppr) is better" in w for w in words), words
+    assert all("HippoRAG PPR (ppr) wins 10, ties 30, loses 0; sign test p = 0.002" in w for w in words)
     # dense vs bubblerag: two questions each way is noise
     at.selectbox(key=S.BENCH_PAIR_A).set_value("dense").run()
     at.selectbox(key=S.BENCH_PAIR_B).set_value("bubblerag").run()
     words = _panel_words(at)
-    assert words and all("dense − bubblerag = 0.0 [" in w and "within noise (the interval holds 0)" in w for w in words)
+    assert words and all("Naive RAG (dense) − BubbleRAG (bubblerag) = 0.0 [" in w and "within noise (the interval holds 0)" in w for w in words)
     assert len(at.get("plotly_chart")) == 4
     assert not at.exception, [e.value for e in at.exception]
 

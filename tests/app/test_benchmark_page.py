@@ -42,7 +42,9 @@ def test_benchmark_page_runs_and_shows_report(home, tmp_path):
     assert all("[" in str(v) for v in summary["R@5"])  # two questions: each figure with its interval
     charts = at.get("plotly_chart")
     assert len(charts) == 4  # recall, latency, failures, and the paired differences of the two methods
-    words = [plain(m.value) for m in at.markdown if "dense − ppr = " in plain(m.value)]
+    assert all("Naive RAG (dense)" in c.proto.spec and "HippoRAG PPR (ppr)" in c.proto.spec for c in charts[:3])
+    # the charts and the paired lines name each method as the papers do, with its registry name
+    words = [plain(m.value) for m in at.markdown if "Naive RAG (dense) − HippoRAG PPR (ppr) = " in plain(m.value)]
     assert words and all("on 2 questions: too few questions to tell" in w for w in words)
     # node level (FastInsight §4.3.1): PPR hands over its entities, dense ranks no node by default (blank, with why)
     nodes = next(d.value for d in at.dataframe if "node R@10" in d.value.columns).set_index("method")
