@@ -249,7 +249,9 @@ def estimate_caption(act: Active, methods: Sequence[str], n: int, judge_name: st
     if not (methods and n):
         return
     llm = "none" if _llm_part(act) == NO_LLM_NAME else act.llm_name
-    est = resources.bench_estimate(str(runs_root()), act.workspace.name, llm, tuple(methods), int(n), _runs_stamp())
+    passages = int((act.workspace.manifest.get("graph") or {}).get("chunks") or 0) or None
+    est = resources.bench_estimate(str(runs_root()), act.workspace.name, llm, tuple(methods), int(n), _runs_stamp(),
+                                   passages)
     text = est.sentence() + preparations_sentence(act, methods, est.total)
     if judge_name != "none":
         text += " The judge's time is not counted."

@@ -229,14 +229,16 @@ def bench_report(path: str, mtime: float) -> Any:
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def bench_estimate(root: str, workspace: str, llm: str, methods: tuple[str, ...], questions: int, stamp: float) -> Any:
-    """How long a benchmark run will take (:func:`core.eval.estimate.estimate_run`); ``stamp`` (the newest run's
-    results time) reads the earlier runs again once another has finished."""
+def bench_estimate(root: str, workspace: str, llm: str, methods: tuple[str, ...], questions: int, stamp: float,
+                   passages: int | None = None) -> Any:
+    """How long a benchmark run will take (:func:`core.eval.estimate.estimate_run`, its defaults scaled to the
+    workspace's ``passages``); ``stamp`` (the newest run's results time) reads the earlier runs again once another has
+    finished."""
     from pathlib import Path
 
     from core.eval.estimate import estimate_run
 
-    return estimate_run(Path(root), workspace, llm, methods, questions)
+    return estimate_run(Path(root), workspace, llm, methods, questions, passages=passages)
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)

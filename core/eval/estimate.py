@@ -15,15 +15,33 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DEFAULT_OVERHEAD", "DEFAULT_SECONDS", "Estimate", "earlier_runs", "estimate_run"]
+__all__ = ["DEFAULT_OVERHEAD", "DEFAULT_SECONDS", "SIZE_SCALING", "Estimate", "default_seconds", "earlier_runs", "estimate_run"]
 
 #: Seconds per question of each method on the MuSiQue sample (1,890 passages) without a live LLM (the recorded
 #: one), in the app's worker (one thread, 2-core machine): a 5-question run of all eight methods, its first-use
 #: loading included (a 10-question run's means are 10–45 % lower).
 DEFAULT_SECONDS = {"dense": 0.1, "rerank": 2.0, "ppr": 0.05, "hipporag2": 0.05, "fastinsight": 1.7, "bubblerag": 0.5,
                    "sgrag": 0.5, "reg": 0.05}
+#: How the measured defaults shrink on a smaller workspace: ``(saturates at, floor)`` — a method's seconds scale with
+#: ``min(1, passages / saturates)``, never below ``floor`` of the default. The reranking ones score at most 100
+#: (question, passage) pairs with the cross-encoder, so they reach their MuSiQue time from 100 passages on; the graph
+#: walks grow with the graph. Dense search (one question embedding) and SG-RAG's matching (the query graph's size) do
+#: not. Checked on an audit's 14-passage workspace: 8 questions × 8 methods, 6.7 s in the methods and 11.8 s wall,
+#: against 40 s in the methods from the unscaled defaults.
+SIZE_SCALING = {"rerank": (100, 0.05), "fastinsight": (100, 0.2), "ppr": (1890, 0.3), "hipporag2": (1890, 0.3),
+                "bubblerag": (1890, 0.3), "reg": (1890, 0.3)}
 #: A method this table lacks (one added since).
 UNKNOWN_METHOD_S = 1.0
+
+
+def default_seconds(method: str, passages: int | None = None) -> float:
+    """:data:`DEFAULT_SECONDS` of ``method`` on a workspace of ``passages`` passages (:data:`SIZE_SCALING`; the
+    MuSiQue figure when the size is unknown)."""
+    base = DEFAULT_SECONDS.get(method, UNKNOWN_METHOD_S)
+    if passages is None or method not in SIZE_SCALING:
+        return base
+    saturates, floor = SIZE_SCALING[method]
+    return base * max(floor, min(1.0, passages / saturates))
 #: Seconds outside the methods of the same run (10 questions × 8 methods on MuSiQue): the worker's start-up
 #: (imports, models) 1.8 s, the report (intervals, summary, files) 0.7 s and the server reading it back ~1 s, and
 #: scoring, diagnosing and writing each pair (1.1 s over 80 pairs).
@@ -47,6 +65,7 @@ class Estimate:
     overhead_source: str
     lower_bound: bool = False  #: a live LLM with no earlier run of it: its answers' time is not counted
     notes: tuple[str, ...] = field(default_factory=tuple)
+    passages: int | None = None  #: the workspace's size the measured defaults were scaled to (None: not scaled)
 
     @property
     def in_methods(self) -> float:
@@ -64,7 +83,10 @@ class Estimate:
             basis.append("earlier runs of this workspace and LLM (" + ", ".join(f"“{r}”" for r in runs) + ")")
         if MEASURED in self.sources.values():
             measured = [m for m in self.methods if self.sources.get(m) == MEASURED]
-            basis.append(f"seconds measured on the MuSiQue sample for {', '.join(measured)}")
+            scaled = [m for m in measured if m in SIZE_SCALING]
+            basis.append(f"seconds measured on the MuSiQue sample (1,890 passages) for {', '.join(measured)}"
+                         + (f", scaled to this workspace's {self.passages:,} passages for {', '.join(scaled)}"
+                            if self.passages is not None and scaled and self.passages < 1890 else ""))
         per = ", ".join(f"{m} {self.per_question.get(m, 0.0):.2g} s" for m in self.methods)
         head = "at least " if self.lower_bound else "about "
         text = (f"Estimate: {head}{duration(self.total)} — {self.questions} questions × {len(self.methods)} methods: "
@@ -133,9 +155,12 @@ def _read_timing(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def estimate_run(root: Path, workspace: str, llm: str, methods: Sequence[str], questions: int) -> Estimate:
+def estimate_run(root: Path, workspace: str, llm: str, methods: Sequence[str], questions: int, *,
+                 passages: int | None = None) -> Estimate:
     """The estimate of a run of ``methods`` on ``questions`` questions of ``workspace`` under ``llm`` (a registry
-    name), from the earlier runs under ``root`` where they ran these methods, else the measured defaults."""
+    name), from the earlier runs under ``root`` where they ran these methods, else the measured defaults scaled to
+    the workspace's ``passages`` (:func:`default_seconds`; an audit's first estimate on a 14-passage workspace was
+    4× its wall time)."""
     runs = earlier_runs(root, workspace, llm)
     per: dict[str, float] = {}
     sources: dict[str, str] = {}
@@ -144,7 +169,7 @@ def estimate_run(root: Path, workspace: str, llm: str, methods: Sequence[str], q
         if hit is not None:
             sources[m], per[m] = hit
         else:
-            sources[m], per[m] = MEASURED, DEFAULT_SECONDS.get(m, UNKNOWN_METHOD_S)
+            sources[m], per[m] = MEASURED, default_seconds(m, passages)
     live_unknown = llm not in NO_LIVE_LLM and any(s == MEASURED for s in sources.values())
     timed = next(((name, t) for name, _, t in runs if t.get("wall")), None)
     pairs = questions * len(methods)
@@ -157,4 +182,5 @@ def estimate_run(root: Path, workspace: str, llm: str, methods: Sequence[str], q
     else:
         overhead = DEFAULT_OVERHEAD["fixed"] + DEFAULT_OVERHEAD["per pair"] * pairs
         source = "start-up, set-up, scoring and the report, measured on the MuSiQue sample"
-    return Estimate(questions, tuple(methods), per, sources, overhead, source, lower_bound=live_unknown)
+    return Estimate(questions, tuple(methods), per, sources, overhead, source, lower_bound=live_unknown,
+                    passages=passages)

@@ -21,7 +21,7 @@ def test_an_estimate_before_run_and_the_wall_time_after(home):
     assert not at.exception, [e.value for e in at.exception]
     # no run yet: the methods' seconds measured on the MuSiQue sample, and what lies outside the methods
     (first,) = _estimates(at)
-    assert "2 questions × 2 methods" in first and "measured on the MuSiQue sample for dense, ppr" in first
+    assert "2 questions × 2 methods" in first and "measured on the MuSiQue sample (1,890 passages) for dense, ppr" in first
     assert "outside them" in first
     at.button(key=S.BENCH_RUN).click().run()
     assert not at.exception, [e.value for e in at.exception]
@@ -36,7 +36,7 @@ def test_an_estimate_before_run_and_the_wall_time_after(home):
     again.number_input(key=S.widget_key(S.BENCH_LIMIT, "bench")).set_value(2).run()
     (second,) = _estimates(again)
     assert "earlier runs of this workspace and LLM (“timed”)" in second
-    assert "measured on the MuSiQue sample for rerank" in second  # the method that run lacked
+    assert "measured on the MuSiQue sample (1,890 passages) for rerank" in second  # the method that run lacked
     assert "as in the run “timed”" in second  # its start-up, set-up and report
 
 

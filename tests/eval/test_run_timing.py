@@ -123,6 +123,7 @@ def test_the_estimate_reads_earlier_runs_of_the_same_workspace_and_llm(tmp_path)
     assert est.sources == {"dense": MEASURED, "rerank": MEASURED}
     assert est.in_methods == pytest.approx(10 * (DEFAULT_SECONDS["dense"] + DEFAULT_SECONDS["rerank"]))
     assert "measured on the MuSiQue sample" in est.sentence() and "10 questions × 2 methods" in est.sentence()
+    assert "scaled" not in est.sentence()  # the size unknown: the measured figures as they are
     _old_run(root, "other-ws", "demo", "recorded", {"rerank": [50.0]})  # another workspace: not read
     _old_run(root, "mine", "musique", "recorded (recorded:q)", {"rerank": [3.0, 5.0]},
              timing={"wall": 30, "methods": 8, "pairs": 2, "start-up": 2.0, "report": 4.0, "between methods": 1.0})
@@ -130,6 +131,16 @@ def test_the_estimate_reads_earlier_runs_of_the_same_workspace_and_llm(tmp_path)
     assert est.sources == {"dense": MEASURED, "rerank": "mine"} and est.per_question["rerank"] == 4.0
     assert est.overhead == pytest.approx(2.0 + 4.0 + 1.0 / 2 * 20)  # fixed phases + 0.5 s between each of 20 pairs
     assert "“mine”" in est.sentence() and est.total > est.in_methods
+    # a small new workspace: the reranking methods' defaults shrink with its passages (at most 100 pairs scored),
+    # dense search's does not; an audit's 14-passage workspace measured 6.7 s in 8 × 8 methods, 4× below the defaults
+    from core.eval.estimate import SIZE_SCALING, default_seconds
+
+    small = estimate_run(root, "lh", "none", list(DEFAULT_SECONDS), 8, passages=14)
+    assert small.per_question["dense"] == DEFAULT_SECONDS["dense"]
+    assert small.per_question["rerank"] == pytest.approx(DEFAULT_SECONDS["rerank"] * 0.14)
+    assert small.per_question["ppr"] == pytest.approx(DEFAULT_SECONDS["ppr"] * SIZE_SCALING["ppr"][1])  # its floor
+    assert 6.7 / 2 < small.in_methods < 6.7 * 2 and "scaled to this workspace's 14 passages" in small.sentence()
+    assert all(default_seconds(m, 5000) == s for m, s in DEFAULT_SECONDS.items())  # never above the measured
     # a live LLM that no earlier run used: its answers' time is unknown, the figure a lower bound
     live = estimate_run(root, "musique", "local", ["dense"], 5)
     assert live.lower_bound and "at least" in live.sentence()
