@@ -173,7 +173,8 @@ def file_status_rows(files: list[dict[str, Any]]) -> list[dict[str, Any]]:
             error = error[len(name) + 2:]
         fmt = str(f.get("format") or "")
         n = f.get("passages")
-        passages = (str(n) if n is not None else "none: left out (see Status)" if error else
+        # short: the Status cell beside it says why (an audit read "none: left out (see Stat…", cut)
+        passages = (str(n) if n is not None else "none (left out)" if error else
                     "none: triples or a graph, no passages")
         n_dups = int(f.get("duplicates") or 0)
         if n_dups:
@@ -256,5 +257,5 @@ def show_file_status(key: str = S.DATA_BUILT_FILES) -> None:
     else:
         st.caption(f"{len(rows)} file(s) read")
     st.dataframe(rows, hide_index=True, width="stretch",
-                 column_config={"Passages": st.column_config.TextColumn(width="small"),
+                 column_config={"Passages": st.column_config.TextColumn(width="medium"),
                                 "Status": st.column_config.TextColumn(width="large")})

@@ -857,6 +857,12 @@ def home_panel() -> None:
         st.caption("It switches to the demo workspace and the recorded LLM (real runs of the local "
                    "Qwen2.5-Coder-1.5B model, replayed instantly, with the models they were recorded with). "
                    "Leaving the tour puts your workspace, LLM and models back.")
+        # an audit's lecturer: the class sees the papers' own examples answered wrongly and "the lecturer must
+        # pre-frame it" — the app says it first
+        st.caption(":material/info: The papers' two examples are hard for a 1.5B model: its answers to them are "
+                   "wrong in every method. The tour uses them to show what each stage does and, under each answer, "
+                   "where the evidence was found or lost and where the wrong name came from; the last step is a "
+                   "question the same model answers right in most methods.")
         if t is None:
             st.button("Start the guided demo", icon=":material/tour:", key=S.sub(S.TOUR, "start"), on_click=start,
                       type="primary")

@@ -185,12 +185,10 @@ def create_side_panel(act: Active, result, replay, frame: int) -> None:
     left = " left when the search stopped" if f.done else ""
     st.markdown(f"**Priority-queue head** ({f.queue_size} {'entry' if f.queue_size == 1 else 'entries'}{left})")
     if f.queue_head:
-        st.dataframe(pd.DataFrame([{"node": g.node_names[v], "group": bubble.group_name(result, gr), "cost": round(c, 3)}
-                                   for v, gr, c in f.queue_head]), hide_index=True, width="stretch", column_config={
-                         # the side column is ≈ 270 px at 1440: three default widths cut the cost off
-                         "node": st.column_config.TextColumn("node", width=110),
-                         "group": st.column_config.TextColumn("group", width=90),
-                         "cost": st.column_config.NumberColumn("cost", width=52)})
+        # a static table, whose cells wrap: the side column is ≈ 270 px at 1440, where a grid's fixed columns cut
+        # "Lothair II / Lothair I" and "science fiction action film" (an audit)
+        st.table(pd.DataFrame([{"node": g.node_names[v], "group": bubble.group_name(result, gr), "cost": f"{c:.3f}"}
+                               for v, gr, c in f.queue_head]), hide_index=True, border="horizontal")
     else:
         st.caption("The queue is empty: every node a bubble reached is settled.")
     full = replay.state_at(frame)

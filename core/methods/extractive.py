@@ -271,25 +271,40 @@ def readings(sentences: Sequence[str], title: str) -> list[tuple[str, ...]]:
     Penhallow. He had trained under Agnes Morrow": "He" is the captain, not the lightship; an audit's "Who trained the
     captain of the Saltmere Lightship?" got the command sentence). Both are scored and the better one counts: "She
     drifted nine miles" after a captain's sentence may still be the ship."""
-    title_n = normalize_name(title)
     out: list[tuple[str, ...]] = []
-    last = ""
-    persons: list[str] = []
-    for s in sentences:
-        persons.extend(typed_mentions(s, "person", names=True))
+    for s, name in zip(sentences, antecedents(sentences, title)):
+        m = _PRONOUN.match(s)
+        out.append((resolve_pronoun(s, title),) + ((_replace_pronoun(s, m, name),) if m and name else ()))
+    return out
+
+
+def antecedents(sentences: Sequence[str], title: str) -> list[str]:
+    """The person each of ``sentences`` may mean by its leading "He"/"She"/"His"/"Her" besides the title ("" where
+    none: see :func:`readings`)."""
+    title_n = normalize_name(title)
+    persons = [p for s in sentences for p in typed_mentions(s, "person", names=True)]
     title_is_person = bool(title_n) and (any(normalize_name(p) == title_n for p in persons) or named_person(title)
                                          or any(normalize_name(p) == title_n for p in typed_mentions(title, "person")))
+    out = []
+    last = ""
     for s in sentences:
-        first = resolve_pronoun(s, title)
         m = _PRONOUN.match(s)
-        if m and m.group(0).lower() in _PERSONAL and last and not title_is_person and normalize_name(last) != title_n:
-            out.append((first, _replace_pronoun(s, m, last)))
-        else:
-            out.append((first,))
+        personal = m is not None and m.group(0).lower() in _PERSONAL
+        out.append(last if personal and last and not title_is_person and normalize_name(last) != title_n else "")
         named = typed_mentions(s, "person", names=True)
         if named:
             last = named[-1]
     return out
+
+
+def bracketed(sentence: str, name: str) -> str:
+    """``sentence`` as the answer shows it when read with ``name`` for its leading pronoun: "She [Miriam Castellane]
+    introduced the keepers' pension fund in 1879." (the sentence alone names no one)."""
+    m = _PRONOUN.match(sentence)
+    if not m or not name:
+        return sentence
+    possessive = m.group(0).lower() in ("his", "her", "its", "their")
+    return f"{m.group(0)} [{name}{'’s' if possessive else ''}]{sentence[m.end():]}"
 
 
 def possessive_bridges(query: str, passages: Sequence[tuple[str, str, str]]) -> list[tuple[str, str]]:
@@ -318,6 +333,8 @@ class Candidate:
     title: str
     score: float  #: relevance under the scorer (the better of the question and its bridge rewrite)
     typed: tuple[str, ...]  #: mentions of the expected answer type that the question does not name
+    #: the sentence as the answer shows it: with the person its "He"/"She" was read as, where that reading won
+    shown: str = ""
 
 
 @dataclass(frozen=True)
@@ -342,7 +359,8 @@ class SentencePick:
                        ("capitalised runs" if self.answer_type in _SPACY_LABELS else "patterns"),
                 "bridges": list(self.bridges), "note": self.note,
                 "candidates": [{"sentence": c.sentence, "chunk_id": c.chunk_id, "passage": c.title,
-                                "score": round(c.score, 4), "answer_type_mentions": list(c.typed)}
+                                "score": round(c.score, 4), "answer_type_mentions": list(c.typed),
+                                **({"shown": c.shown} if c.shown and c.shown != c.sentence else {})}
                                for c in self.candidates[:top]]}
 
 
@@ -444,11 +462,11 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
     scorer, scorer_name = _scorer(backends)
     atype = expected_answer_type(query, nouns=True)
     top = [p for p in passages[:max_passages]]
-    rows: list[tuple[str, tuple[str, ...], str, str]] = []  # (sentence, its readings, chunk id, title)
+    rows: list[tuple[str, tuple[str, ...], str, str, str]] = []  # (sentence, its readings, chunk id, title, antecedent)
     for cid, title, text in top:
         sents = [s.strip() for s in split_sentences(text) if len(s.strip()) > 3] or ([text.strip()] if text.strip() else [])
-        for s, read in zip(sents, readings(sents, title)):
-            rows.append((s, read, cid, title))
+        for s, read, name in zip(sents, readings(sents, title), antecedents(sents, title)):
+            rows.append((s, read, cid, title, name))
     if not rows:
         return SentencePick("", top[0][0] if top else "", scorer_name, atype, note="the top passages hold no text")
     bridges = possessive_bridges(query, passages[:max(max_passages, 5)])
@@ -457,10 +475,12 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
     flat_scores = _score(backends, scorer, questions, flat)
     cands = []
     at = 0
-    for s, read, cid, title in rows:
-        best = at + int(np.argmax(flat_scores[at:at + len(read)]))
+    for s, read, cid, title, name in rows:
+        which = int(np.argmax(flat_scores[at:at + len(read)]))
+        best = at + which
         at += len(read)
-        cands.append(Candidate(s, cid, title, float(flat_scores[best]), _typed(s, flat[best], title, atype, query)))
+        cands.append(Candidate(s, cid, title, float(flat_scores[best]), _typed(s, flat[best], title, atype, query),
+                               bracketed(s, name) if which == 1 else s))
     order = sorted(range(len(cands)), key=lambda i: (not cands[i].typed, -cands[i].score, i))
     ranked = tuple(cands[i] for i in order)
     note = ""
@@ -471,5 +491,5 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
         # when the passages hold no word of the question
         note = ("no word of the question appears in the top passages: this sentence is only the nearest by score, "
                 "most likely not an answer" + (f"; {note}" if note else ""))
-    return SentencePick(ranked[0].sentence, ranked[0].chunk_id, scorer_name, atype,
+    return SentencePick(ranked[0].shown or ranked[0].sentence, ranked[0].chunk_id, scorer_name, atype,
                         tuple(f"{t} (question read as: {q})" for q, t in bridges), ranked, note)

@@ -83,7 +83,7 @@ def test_add_a_folder_of_mixed_documents_reports_each_file(home: Path, tmp_path:
     assert any("3 of 4 file(s) read; 1 left out: scan.pdf (none of its 1 page(s) has a text layer" in plain(c.value)
                for c in at.caption)
     # every cell says something: a file left out showed "None" passages
-    assert list(table["Passages"])[:2] == ["1", "1"] and table["Passages"][2] == "none: left out (see Status)"
+    assert list(table["Passages"])[:2] == ["1", "1"] and table["Passages"][2] == "none (left out)"
     ws = Workspace.open(target)
     assert [c.id for c in ws.graph.chunks] == ["a1", "a2", "speed2", "wick", "point"]
 
@@ -94,7 +94,7 @@ def test_file_rows_say_why_a_file_has_no_passages() -> None:
     rows = file_status_rows([{"file": "kg.tsv", "format": "tsv", "passages": None, "error": ""},
                              {"file": "a.pdf", "format": "pdf", "passages": None, "error": "a.pdf: it is encrypted"},
                              {"file": "b.txt", "format": "text", "passages": 0, "error": ""}])
-    assert [r["Passages"] for r in rows] == ["none: triples or a graph, no passages", "none: left out (see Status)", "0"]
+    assert [r["Passages"] for r in rows] == ["none: triples or a graph, no passages", "none (left out)", "0"]
     assert rows[1]["Status"] == "left out: it is encrypted"
 
 

@@ -284,3 +284,12 @@ def test_the_answer_line_names_who_wrote_the_answers() -> None:
     assert lesson("Who?", [r], ["m"], ["Hugo Weaving"]).answer_line().startswith("The recorded 1.5B model answered")
     assert lesson("Who?", [r], ["m"], ["Hugo Weaving"], model="The LLM “x”").answer_line().startswith(
         "The LLM “x” answered")
+
+
+def test_an_extract_with_its_pronoun_resolved_still_names_its_source_passage():
+    """A none-mode answer shows whom its "She" was read as ("She [Gisela] was an abbess."): the lesson still finds
+    the passage it was quoted from, which holds the sentence without the brackets."""
+    nun = ("nun", "Convent", "The convent was led by Gisela. She was an abbess of Chelles.")
+    r = run_lesson(ShownRun("dense", "She [Gisela] was an abbess of Chelles.", (JUDITH, nun)), ["judith"],
+                   ["Judith of Bavaria"])
+    assert r.source is not None and r.source[:3] == ("Convent", 2, False)
