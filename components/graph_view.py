@@ -194,6 +194,11 @@ def _lying(pos: Mapping[Any, Any]) -> dict[int, tuple[float, float]]:
     return {int(k): (float(x) / half, float(y) / half) for k, (x, y) in zip(keys, xy)}
 
 
+#: The largest connected part laid out by Kamada–Kawai (its cost grows with the square of the nodes; above this the
+#: spring layout).
+KK_MAX_NODES = 150
+
+
 def layout_positions(graph: GraphLike, nodes: Iterable[int], *, seed: int = 0,
                      scale: float | None = None) -> dict[int, tuple[float, float]]:
     """Deterministic spring layout of the subgraph on ``nodes`` (for frame-stable animations).
@@ -218,7 +223,12 @@ def layout_positions(graph: GraphLike, nodes: Iterable[int], *, seed: int = 0,
         return (60.0 * math.sqrt(n) + 120.0) if scale is None else scale * math.sqrt(n / len(nodes))
 
     def spread(sub: nx.Graph) -> dict[int, tuple[float, float]]:
-        pos = nx.spring_layout(sub, seed=seed, k=1.5 / math.sqrt(sub.number_of_nodes()), iterations=100)
+        if sub.number_of_nodes() <= KK_MAX_NODES:
+            # Kamada–Kawai spaces a small drawing by graph distance: the spring layout piled a hub's neighbours
+            # (Keanu Reeves, The Matrix and their films) in the middle, where labels sat on nodes (an audit)
+            pos = nx.kamada_kawai_layout(sub, pos=nx.spring_layout(sub, seed=seed, iterations=30))
+        else:
+            pos = nx.spring_layout(sub, seed=seed, k=1.5 / math.sqrt(sub.number_of_nodes()), iterations=100)
         return _lying(pos)
 
     comps = sorted((sorted(c) for c in nx.connected_components(g)), key=lambda c: (-len(c), c[0]))

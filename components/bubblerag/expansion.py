@@ -197,17 +197,15 @@ def create_side_panel(act: Active, result, replay, frame: int) -> None:
         costs = full.costs.get(grp.gid, {})
         settled = [v for v, m in full.settled.items() if (m >> grp.gid) & 1]
         rows.append({"group": grp.concept,
-                     "max settled cost": round(max((costs[v] for v in settled if v in costs), default=0.0), 3),
+                     "max settled cost": f"{max((costs[v] for v in settled if v in costs), default=0.0):.3f}",
                      "settled": len(settled),
                      "frontier": sum(1 for m in full.frontier.values() if (m >> grp.gid) & 1)})
-    st.markdown("**Bubbles** (accumulated cost = Σ 1 − cos(q, v) along the path)")
-    st.dataframe(pd.DataFrame(rows, columns=["group", "max settled cost", "settled", "frontier"]), hide_index=True,
-                 width="stretch", column_config={
-                     "group": st.column_config.TextColumn("group", width=92),
-                     "max settled cost": st.column_config.NumberColumn(
-                         "max cost", width=62, help="The largest accumulated cost among the group's settled nodes."),
-                     "settled": st.column_config.NumberColumn("settled", width=56),
-                     "frontier": st.column_config.NumberColumn("frontier", width=58)})
+    st.markdown("**Bubbles** (accumulated cost = Σ 1 − cos(q, v) along the path; max cost: the largest among the "
+                "group's settled nodes)")
+    # a static table, whose cells wrap: a grid's 92-px group column cut "Laurence Fishburne" in the ≈ 270-px side
+    # column at 1440 (an audit)
+    st.table(pd.DataFrame(rows, columns=["group", "max settled cost", "settled", "frontier"])
+             .rename(columns={"max settled cost": "max cost"}), hide_index=True, border="horizontal")
 
 
 def create_final_state_ui(act: Active, result) -> None:
