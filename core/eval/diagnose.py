@@ -61,7 +61,31 @@ def diagnose(result: MethodResult, workspace: Workspace, gold: Gold, *, cut: int
         raise ValueError(f"cut must be at least 1, got {cut}")
     gold = gold.narrowed([c.chunk_id for c in result.ranked_chunks])  # a gold document of several passages: once
     diag = diagnoser_for(result.method)(result, workspace, gold, cut=cut)
-    return with_unmatched_gold(with_answer_context(diag, result, cut=cut), gold, cut=cut)
+    return with_unmatched_gold(with_near_ties(with_answer_context(diag, result, cut=cut), result, cut=cut), gold, cut=cut)
+
+
+#: How close (relative to the score at the cut) a gold passage just below the cut must score to be called a near tie.
+NEAR_TIE = 0.01
+
+
+def with_near_ties(diag: Diagnosis, result: MethodResult, *, cut: int = 5) -> Diagnosis:
+    """A ``ranked_out`` verdict whose lost gold passage scored within :data:`NEAR_TIE` of the last passage inside the
+    cut says so: int8 models and thread counts move such scores by a few thousandths between runs and machines, so
+    another run (Compare's or a benchmark's, in another process) may put it inside (an audit saw a gold passage at
+    rank 6 in one and 5 in the other, 0.004 of cosine apart). Its evidence gets ``near_tie`` (chunk id → the score
+    gap); any other verdict is unchanged."""
+    if diag.stage != "ranked_out" or len(result.ranked_chunks) < cut:
+        return diag
+    edge = float(result.ranked_chunks[cut - 1].score)
+    scores = {c.chunk_id: float(c.score) for c in reversed(result.ranked_chunks)}  # the first (best) rank wins
+    close = {c: round(edge - scores[c], 6) for c, r in diag.gold_ranks.items()
+             if r is not None and r > cut and c in scores and abs(edge - scores[c]) <= NEAR_TIE * max(abs(edge), 1e-9)}
+    if not close:
+        return diag
+    gap = min(close.values())
+    note = (f"A near tie: {'a gold passage' if len(close) == 1 else f'{len(close)} gold passages'} below the cut "
+            f"scored within {gap:.2g} of rank {cut} (under 1 %), which another run or machine may order either way.")
+    return replace(diag, summary=f"{diag.summary.rstrip()} {note}", evidence={**diag.evidence, "near_tie": close})
 
 
 def with_answer_context(diag: Diagnosis, result: MethodResult, *, cut: int = 5) -> Diagnosis:

@@ -127,6 +127,23 @@ def test_a_gold_document_of_several_passages_is_found_by_one_of_them():
     assert Gold("q", ("b0", "o")).narrowed(["o"]).chunk_ids == ("b0", "o")
 
 
+def test_a_gold_passage_just_below_the_cut_by_a_near_tie_is_said_to_be_one():
+    """An audit saw a gold passage at rank 6 in Compare and 5 in a benchmark, 0.004 of cosine apart: the verdict
+    says when the lost passage scored within 1 % of the last one inside the cut, and not when it is clearly below."""
+    ws = toy_workspace()
+    gold = Gold("q", ("c1", "c2"))
+
+    def run(scores: list[float]) -> FakeResult:
+        r = fake("dense", ["c1", "x", "c2"], llm=True)
+        return FakeResult("dense", tuple(RankedChunk(c, s) for c, s in zip(["c1", "x", "c2"], scores)), trace=r.trace)
+
+    d = diagnose(run([0.9, 0.801, 0.797]), ws, gold, cut=2)
+    assert d.stage == "ranked_out" and d.evidence["near_tie"] == {"c2": pytest.approx(0.004)}
+    assert "A near tie: a gold passage below the cut scored within 0.004 of rank 2" in d.summary
+    d = diagnose(run([0.9, 0.8, 0.6]), ws, gold, cut=2)
+    assert d.stage == "ranked_out" and "near_tie" not in d.evidence and "near tie" not in d.summary
+
+
 def test_unregistered_method_gets_the_generic_diagnoser():
     ws = toy_workspace()
     d = diagnose(fake("brand-new-method", ["c3", "c1"]), ws, Gold("q", ("c1",)))
