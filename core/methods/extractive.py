@@ -484,7 +484,7 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
     order = sorted(range(len(cands)), key=lambda i: (not cands[i].typed, -cands[i].score, i))
     ranked = tuple(cands[i] for i in order)
     note = ""
-    if atype and not ranked[0].typed:
+    if atype and not ranked[0].typed and not atype.startswith("named:"):  # "the position X" is rarely written so
         note = f"no sentence of the top passages names {answer_type_phrase(atype)} that the question does not name"
     if not shares_a_word(query, [f"{title} {text}" for _, title, text in top]):
         # an audit asked "zzqx vbnm plorf" and got a confident sentence: the nearest sentence by score is no answer
