@@ -623,8 +623,8 @@ def split_titles_note(questions: list[Any], graph: GraphLike) -> str:
     if titles:
         some = ", ".join(f"“{t}” ({n} passages)" for t, n in list(titles.items())[:3])
         notes.append(f"Gold titles given without a sentence that are several passages here: {some}"
-                     f"{' …' if len(titles) > 3 else ''}. Every passage of such a title counts as gold; to name one, "
-                     "give a supporting fact `[title, sentence index]` or `paragraphs` with its text (Questions file "
+                     f"{' …' if len(titles) > 3 else ''}. Such a title is one gold document, found when any one of its passages is retrieved "
+                     "(R@k and the verdicts count it once); to name one passage, give a supporting fact `[title, sentence index]` or `paragraphs` with its text (Questions file "
                      "format, above).")
     return " ".join(notes)
 

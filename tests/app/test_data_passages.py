@@ -83,6 +83,7 @@ def test_a_supporting_fact_on_a_split_document_names_the_passage_of_its_sentence
         assert ("“alder” sentence 1 → passage 2 of 3" in built) == said, built
         assert ("Gold titles given without a sentence that are several passages here: “birch” (3 passages)"
                 in built) == said, built
+        assert ("found when any one of its passages is retrieved" in built) == said, built
         assert "“cedar”" not in built  # named by its text: one passage, whatever the split
         ws = Workspace.open(home / "workspaces" / f"rail{split}")
         gold = [[ws.graph.chunk(c).text for c in q.gold_chunks] for q in load_questions(ws)]
