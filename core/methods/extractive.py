@@ -207,10 +207,14 @@ def _find_mentions(sentence: str, kind: str, names: bool = False) -> list[str]:
         return [m.group(0) for m in _DATE.finditer(sentence)]
     if kind == "number":
         return [m.group(0) for m in _NUMBER.finditer(sentence)]
-    if kind.startswith("named:"):  # "the tug Merryweather" for "Which tug …?"
+    if kind.startswith("named:"):  # "the tug Merryweather" or "the Harrow Ferry Company" for "Which tug/company …?"
         noun = re.escape(kind[6:])
-        return [m.group(1) for m in re.finditer(rf"\b(?i:{noun})s?,?\s+([A-Z][\w'\-]*(?:\s+[A-Z][\w'\-]*)*)", sentence)
-                if m.group(1).split()[0].lower() not in _OPENERS]
+        after = [m.group(1) for m in re.finditer(rf"\b(?i:{noun})s?,?\s+([A-Z][\w'\-]*(?:\s+[A-Z][\w'\-]*)*)", sentence)
+                 if m.group(1).split()[0].lower() not in _OPENERS]
+        name = re.escape(kind[6:7].upper()) + re.escape(kind[7:])  # the noun as the last word of a proper name
+        within = [" ".join(w for w in m.group(1).split() if w.lower() not in _OPENERS)
+                  for m in re.finditer(rf"((?:[A-Z][\w'\-]*\s+)+{name}s?)\b", sentence)]
+        return after + [w for w in within if len(w.split()) > 1]
     if kind in _SPACY_LABELS:
         nlp = _spacy()
         if nlp is not None:

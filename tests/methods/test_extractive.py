@@ -190,6 +190,9 @@ def test_which_noun_prefers_the_sentence_that_names_one():
 
     assert typed_mentions("the crew of the tug Merryweather towed her back", "named:tug") == ["Merryweather"]
     assert typed_mentions("The tug was old.", "named:tug") == []
+    # the asked noun as the last word of a proper name; lower-case it names no one ("an American actor")
+    assert typed_mentions("It was sold to the Harrow Ferry Company in 1920.", "named:company") == ["Harrow Ferry Company"]
+    assert typed_mentions("Laurence Fishburne is an American actor.", "named:actor") == []
     assert answer_type_phrase("named:tug").startswith("a named tug") and answer_type_phrase("date") == "a date"
     moored = "The Saltmere Lightship was moored over the Gannet Bank from 1872 until 1951."
     towed = "She drifted nine miles before the crew of the tug Merryweather towed her back."
