@@ -249,7 +249,7 @@ def estimate_caption(act: Active, methods: Sequence[str], n: int, judge_name: st
     if not (methods and n):
         return
     llm = "none" if _llm_part(act) == NO_LLM_NAME else act.llm_name
-    passages = int((act.workspace.manifest.get("graph") or {}).get("chunks") or 0) or None
+    passages = act.workspace.meta.n_chunks or None
     est = resources.bench_estimate(str(runs_root()), act.workspace.name, llm, tuple(methods), int(n), _runs_stamp(),
                                    passages)
     text = est.sentence() + preparations_sentence(act, methods, est.total)

@@ -100,6 +100,11 @@ class Manifest:
         return str(self._section("graph").get("provenance_hash") or "")
 
     @property
+    def n_chunks(self) -> int:
+        """How many passages the workspace's graph holds (0 when the manifest does not say)."""
+        return int(self._section("graph").get("chunks") or 0)
+
+    @property
     def extraction(self) -> Mapping[str, Any] | None:
         """How the triples were extracted from a corpus (None: the input was a graph)."""
         v = self.data.get("extraction")

@@ -1,5 +1,5 @@
 """What every method's run shares: the one way a step enters a trace (counted, and stopped by a cancel), the
-run preamble (:func:`core.methods.base.begin_run`) and the result fields (:class:`core.methods.base.RunResult`)."""
+run preamble (:func:`core.methods.run_start.begin_run`) and the result fields (:class:`core.methods.base.RunResult`)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,12 @@ import pytest
 from core.backends.llm import NoLLM
 from core.background.jobs import Job, JobManager
 from core.errors import Cancelled, ConfigError, QueryError
-from core.methods.base import NO_RERANKER_TITLE, Backends, RunResult, begin_run
+from core.methods.base import Backends, RunResult
 from core.methods.baselines.common import BaselineResult
 from core.methods.baselines.config import DenseConfig, RerankConfig
 from core.methods.baselines.hipporag2 import HippoRAG2Result
 from core.methods.reg.pipeline import RegResult
+from core.methods.run_start import NO_RERANKER_TITLE, begin_run
 from core.trace import Step, Trace
 
 WS = SimpleNamespace(name="demo")

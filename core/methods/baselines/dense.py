@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING
 
 from core.errors import EmptyGraphError
 from core.methods.answering import record_answer
-from core.methods.base import Backends, RankedChunk, begin_run
+from core.methods.base import Backends, RankedChunk
 from core.methods.baselines.common import NODE_LEVEL_OFF, BaselineResult, search_nodes
 from core.methods.baselines.config import DenseConfig
 from core.methods.passages import PassageSource
+from core.methods.run_start import begin_run
 from core.pinning import pin_search
 
 if TYPE_CHECKING:

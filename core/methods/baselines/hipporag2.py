@@ -44,7 +44,7 @@ from core.errors import EmptyGraphError
 from core.graph.reader import GraphLike, read_ahead, read_region, store_url, whole_graph
 from core.graph.synonyms import synonym_pairs
 from core.methods.answering import record_answer
-from core.methods.base import Backends, RankedChunk, RunResult, begin_run
+from core.methods.base import Backends, RankedChunk, RunResult
 from core.methods.baselines.common import NO_RERANKER
 from core.methods.baselines.hipporag2_config import HippoRAG2Config
 from core.methods.baselines.hipporag2_graph import WEIGHTS, JointGraph, joint_graph
@@ -62,6 +62,7 @@ from core.methods.baselines.ppr_seeds import REMOTE_REGION_HOPS
 from core.methods.baselines.ppr_synonyms import workspace_synonyms
 from core.methods.baselines.ppr_walk import personalized_pagerank
 from core.methods.passages import PassageSource
+from core.methods.run_start import begin_run
 from core.pinning import pin_search
 from core.trace import Trace
 

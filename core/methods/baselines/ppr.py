@@ -62,13 +62,14 @@ import numpy as np
 from core.errors import EmptyGraphError
 from core.graph.reader import GraphLike, whole_graph_read
 from core.methods.answering import record_answer
-from core.methods.base import Backends, RankedChunk, begin_run
+from core.methods.base import Backends, RankedChunk
 from core.methods.baselines.common import BaselineResult
 from core.methods.baselines.config import PPRConfig
 from core.methods.baselines.ppr_seeds import SeedLink, corpus_seeds, kg_seeds, node_names
 from core.methods.baselines.ppr_walk import personalized_pagerank
 from core.methods.kg_nodes import no_kg_nodes_reason
 from core.methods.passages import PassageSource
+from core.methods.run_start import begin_run
 from core.pinning import pin, pin_search
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ import numpy as np
 from core.backends.base import Reranker
 from core.errors import EmptyGraphError
 from core.methods.answering import record_answer
-from core.methods.base import Backends, RankedChunk, begin_run
+from core.methods.base import Backends, RankedChunk
 from core.methods.baselines.common import (
     NODE_LEVEL_OFF,
     BaselineResult,
@@ -32,6 +32,7 @@ from core.methods.baselines.stages import RerankData
 from core.methods.kg_nodes import texts_of_nodes
 from core.methods.passages import PassageSource
 from core.methods.reranking import FeatureCache, index_feature_source, rank_order
+from core.methods.run_start import begin_run
 from core.pinning import pin, pin_search
 from core.trace import Trace
 

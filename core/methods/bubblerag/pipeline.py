@@ -31,7 +31,7 @@ from core.graph.model import KnowledgeGraph
 from core.graph.reader import GraphLike, question_graph, read_ahead, whole_graph
 from core.index.workspace import Workspace
 from core.methods.answering import AnswerContext
-from core.methods.base import Backends, RankedChunk, begin_run
+from core.methods.base import Backends, RankedChunk
 from core.methods.bubblerag.answer import EvidenceAnswer, EvidenceChunk, EvidenceGraph, generate_answer, unify
 from core.methods.bubblerag.candidates import Candidates, retrieve_candidates
 from core.methods.bubblerag.config import BubbleConfig
@@ -46,6 +46,7 @@ from core.methods.bubblerag.reasoning import ReasoningExpansion, reasoning_expan
 from core.methods.bubblerag.relaxation import Relaxation, relax_schema
 from core.methods.bubblerag.specialization import Specialization, specialize_keywords
 from core.methods.bubblerag.stages import EarlyExitData
+from core.methods.run_start import begin_run
 from core.trace import Trace
 
 

@@ -31,7 +31,7 @@ from core.errors import EgxError, WorkspaceError
 from core.graph.passage_graph import PassageGraph, passage_graph
 from core.graph.reader import question_graph, read_ahead, whole_graph_read
 from core.methods.answering import record_answer
-from core.methods.base import Backends, RankedChunk, begin_run
+from core.methods.base import Backends, RankedChunk
 from core.methods.fastinsight.config import FastInsightConfig
 from core.methods.fastinsight.lazy_vectors import LazyNodeVectors, lazy_node_vectors
 from core.methods.fastinsight.loop import FastInsightResult, FastInsightRound, iter_fastinsight
@@ -46,6 +46,7 @@ from core.methods.reranking import (
     index_feature_source,
     small_products,
 )
+from core.methods.run_start import begin_run
 from core.pinning import pin
 from core.trace import Trace
 

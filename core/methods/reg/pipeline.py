@@ -39,11 +39,12 @@ from core.backends.tokens import count_tokens
 from core.errors import EmptyGraphError, WorkspaceError
 from core.graph.reader import question_graph, reach, read_ahead, whole_graph
 from core.methods.answering import passages_prompt, record_answer
-from core.methods.base import Backends, RankedChunk, RunResult, begin_run
+from core.methods.base import Backends, RankedChunk, RunResult
 from core.methods.evidence.chains import Reorganization, Triple, triples_from_edges
 from core.methods.evidence.formats import evidence_prompts
 from core.methods.evidence.linking import Linked, link_query_entities
 from core.methods.reg.config import RegConfig
+from core.methods.run_start import begin_run
 from core.pinning import pin
 
 if TYPE_CHECKING:

@@ -34,7 +34,8 @@ from core.backends.base import Embedder
 from core.errors import ConfigError
 from core.graph.reader import whole_graph_read
 from core.index.workspace import Workspace
-from core.methods.base import Backends, Preparation, RankedChunk, begin_run
+from core.methods.base import Backends, Preparation, RankedChunk
+from core.methods.run_start import begin_run
 from core.methods.sgrag.answer import SubgraphAnswer, generate_answer
 from core.methods.sgrag.assembly import Assembly, assemble, fallback_neighbourhood
 from core.methods.sgrag.baselines import RETRIEVALS, baseline_retrieval
