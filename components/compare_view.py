@@ -38,7 +38,7 @@ from core.eval.verdicts import (
     unmatched_note,
     verdict_label,
 )
-from core.graph.model import KnowledgeGraph
+from core.graph.model import KnowledgeGraph, passage_label
 from core.methods.base import Diagnosis, Gold, Method, MethodResult
 from core.methods.budget import apply_budget
 from core.methods.registry import METHODS, method_names
@@ -180,12 +180,12 @@ def ranked_table(result: Any, graph: KnowledgeGraph, gold: Sequence[str], *, top
 #: does not fit beside it, so it opens :data:`MORE_ORDER`'s table below (the verdict says "(F1 0.67)" or "(alias
 #: match)" itself). All fourteen figures in one table hid the right-hand columns at 1440 px, behind a scroll bar
 #: nobody saw.
-SUMMARY_ORDER = ("method", "verdict", "EM", "F1", "R@5", "R@10", "seconds", "LLM tokens", "ctx chunks")
+SUMMARY_ORDER = ("method", "verdict", "EM", "F1", "R@5", "R@10", "seconds", "live s", "LLM tokens", "ctx chunks")
 #: The second table: the rest of the figures (also in the comparison's CSV / JSON download).
 MORE_ORDER = ("method", "answer match", "R@2", "AR@5", "nDCG@10", "fallbacks", "ctx tokens")
 #: Each column's width in pixels (a width Streamlit names, "small", is 75 px).
 _WIDTHS = {"method": 104, "verdict": 220, "EM": 56, "F1": 56, "answer match": 130, "R@5": 64, "R@10": 64, "seconds": 72,
-           "LLM tokens": 88, "ctx chunks": 88, "R@2": 64, "AR@5": 64, "nDCG@10": 80, "fallbacks": 80, "ctx tokens": 88}
+           "live s": 64, "LLM tokens": 88, "ctx chunks": 88, "R@2": 64, "AR@5": 64, "nDCG@10": 80, "fallbacks": 80, "ctx tokens": 88}
 #: The most pixels the summary's columns may take: the main column of the wide layout at a 1440 px window with the
 #: sidebar open is about 960 px (1440 − the sidebar's ~300 − the page's padding of 2 × 5 rem), less a margin.
 SUMMARY_WIDTH = 920
@@ -257,7 +257,12 @@ def summary_columns(widths: Mapping[str, int] | None = None) -> dict[str, Any]:
     out["seconds"] = st.column_config.NumberColumn(
         "seconds", width=w["seconds"], help="This run's wall time. A method's first run in the server's process "
         "includes loading its models and indexes (several seconds); a replayed LLM stage takes no LLM time. "
-        "Compare speeds on the Benchmark page, over many questions")
+        "Compare speeds on the Benchmark page, over many questions. A replayed run (recorded LLM) takes "
+        "milliseconds here: its **live s** says what it took live")
+    out["live s"] = st.column_config.NumberColumn(
+        "live s", width=w["live s"], format="%.1f", help="A replayed run (recorded LLM): the seconds the same run "
+        "took live when it was recorded, stage by stage (the model and machine the recording names; each page's "
+        "timer lines give them per stage). Blank for a run that is no replay")
     out["answer match"] = st.column_config.TextColumn("answer match", width=w["answer match"])
     out["ctx chunks"] = st.column_config.NumberColumn(
         "ctx chunks", width=w["ctx chunks"], help="Passages handed to the answer; for a method whose evidence is "
@@ -305,6 +310,17 @@ def few_passages_warning(n_passages: int, top: int = FEW_PASSAGES_TOP) -> None:
         st.warning(note + ".", icon=":material/compress:")
 
 
+def live_seconds(llm: Any, trace: Any) -> float | None:
+    """The seconds a replayed run took live when it was recorded (its stages' recorded seconds, this replay's for
+    a stage the recording lacks); None for a run that is no replay of a recording."""
+    from components.replay_time import stage_times
+
+    found = stage_times(llm, trace)
+    if found is None:
+        return None
+    return float(sum(t.recorded_s if t.recorded_s is not None else t.replay_s for t in found[0]))
+
+
 def setup_seconds_note(results: Mapping[str, MethodResult]) -> str:
     """Which runs' seconds are mostly set-up outside their stages ("" when none): a method's first run in the
     server's process loads its models and indexes, and an audit read "BubbleRAG 8.075 s" off a replay whose stages
@@ -338,7 +354,8 @@ def chunk_title(graph: KnowledgeGraph | Callable[[], Any]) -> Callable[[str], st
         if not got:
             got.append(graph() if callable(graph) else graph)
         g = got[0]
-        return (g.chunk(cid).title or None) if cid in g.chunk_index else None
+        # the title, with its place where the title is several passages: "Ferries and Landings (2 of 4)"
+        return passage_label(g, cid) if cid in g.chunk_index and g.chunk(cid).title else None
 
     return title
 
@@ -613,6 +630,9 @@ def summary(act: Any, graph: KnowledgeGraph, found: Runs, *, query: str, gold: G
         triage.append(result_row(r, gold, found.diagnoses.get(m), question=query, title_of=chunk_title(graph),
                                  metrics=met))
         row["seconds"] = round(r.trace.seconds, 3)
+        live = live_seconds(act.llm, r.trace)
+        if live is not None:  # a replay's milliseconds beside what the run cost live (an audit read 0.055 s for it)
+            row["live s"] = round(live, 1)
         row["LLM tokens"] = llm_tokens(r.trace)["total"]
         row["fallbacks"] = sum(1 for s in r.trace.steps if s.fallback)
         row.update(budget_view.context_columns(r))

@@ -617,6 +617,7 @@ def step_lesson(question: str, results: Mapping[str, Any], questions: Sequence[A
     the workspace's ``questions`` give it no gold answer. ``graph`` gives the passages' titles and texts;
     ``extractive`` is the ``none``-mode result shown beside them; ``model`` who wrote the answers."""
     from core.eval.lesson import ShownRun, lesson
+    from core.graph.model import passage_label
     from core.methods.answering import context_of
     from core.methods.base import Gold
 
@@ -633,13 +634,15 @@ def step_lesson(question: str, results: Mapping[str, Any], questions: Sequence[A
         ranked = {c.id for c in chunks}
         # and it may hold passages the method did not rank (ReG reads its chains' source passages): their texts,
         # so a wrong answer read from one is traced to it
+        # each passage by its title, with its place where the title is several passages ("… (2 of 4)")
         unranked = () if ctx is None else tuple(
-            (c.id, c.title, c.text) for c in (graph.chunk(cid) for cid in ctx.chunk_ids
-                                              if cid in graph.chunk_index and cid not in ranked))
-        return ShownRun(display_name(method), str(r.answer or ""), tuple((c.id, c.title, c.text) for c in chunks),
+            (c.id, passage_label(graph, c.id), c.text) for c in (graph.chunk(cid) for cid in ctx.chunk_ids
+                                                                  if cid in graph.chunk_index and cid not in ranked))
+        return ShownRun(display_name(method), str(r.answer or ""),
+                        tuple((c.id, passage_label(graph, c.id), c.text) for c in chunks),
                         None if ctx is None else ctx.chunk_ids, unranked)
 
-    titles = {c: graph.chunk(c).title for c in gold.chunk_ids if c in graph.chunk_index}
+    titles = {c: passage_label(graph, c) for c in gold.chunk_ids if c in graph.chunk_index}
     return lesson(question, [shown(m, r) for m, r in results.items()], gold.chunk_ids, gold.answers,
                   extractive=shown(EXTRACTIVE_METHOD, extractive) if extractive is not None else None, titles=titles,
                   model=model)

@@ -90,11 +90,13 @@ def error_record(method: str, q: Question, gold: Gold, exc: Exception) -> dict[s
 
 
 def chunk_titles(workspace: Workspace, ids: Sequence[str]) -> list[str]:
-    """The titles of the passages ``ids`` (the id itself for one the workspace lacks), so a record's triage
-    row (:mod:`core.eval.triage`) reads without the workspace."""
+    """The names of the passages ``ids`` (:func:`core.graph.model.passage_label`: the title, with its place where the
+    title is several passages; the id itself for one the workspace lacks), so a record's triage row
+    (:mod:`core.eval.triage`) reads without the workspace."""
+    from core.graph.model import passage_label
+
     g = workspace.graph
-    known = g.chunk_index
-    return [(g.chunk(c).title or c) if c in known else c for c in ids]
+    return [passage_label(g, c) for c in ids]
 
 
 def run_pair(workspace: Workspace, q: Question, method: str, backends: Backends, *, config: object | None = None,

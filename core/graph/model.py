@@ -165,6 +165,16 @@ class KnowledgeGraph:
     def node_texts(self) -> tuple[str, ...]:
         return tuple(self.node_text(v) for v in range(self.n_nodes))
 
+    @cached_property
+    def title_places(self) -> dict[str, tuple[int, int]]:
+        """Chunk id → (its place among its title's chunks, from 1; how many chunks the title has), for the chunks
+        whose title is several passages (a document split per paragraph or by size)."""
+        by_title: dict[str, list[str]] = {}
+        for c in self.chunks:
+            by_title.setdefault(c.title, []).append(c.id)
+        return {cid: (i, len(ids)) for ids in by_title.values() if len(ids) > 1
+                for i, cid in enumerate(ids, start=1)}
+
     def chunk(self, chunk_id: str) -> Chunk:
         try:
             return self.chunks[self.chunk_index[chunk_id]]
@@ -409,3 +419,15 @@ class KnowledgeGraph:
                 yield ("," + part) if start else part
             yield "]"
         yield "}"
+
+
+def passage_label(graph: Any, chunk_id: str) -> str:
+    """How a passage is named in tables, lessons and downloads: its title, and where the title is several passages its
+    place among them, "Ferries and Landings (2 of 4)" (an audit could not tell which of three “Ferries and Landings”
+    in a top 10 was the gold one). The chunk id where the graph lacks it; the bare title on a graph without
+    :attr:`KnowledgeGraph.title_places` (a store's view, which is never read whole)."""
+    if chunk_id not in graph.chunk_index:
+        return chunk_id
+    title = graph.chunk(chunk_id).title or chunk_id
+    place = getattr(graph, "title_places", {}).get(chunk_id)
+    return f"{title} ({place[0]} of {place[1]})" if place else title

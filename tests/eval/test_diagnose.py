@@ -121,6 +121,13 @@ def test_a_gold_document_of_several_passages_is_found_by_one_of_them():
         d = diagnose(fake("dense", list(ranked), "It was Miriam."), ws, gold, cut=1)
         assert d.stage == ("ok" if best == 0 else "ranked_out"), (ranked, d.summary)
         assert list(d.gold_ranks) == [ranked[best]]
+    # each passage named with its place where its title is several: the downloads and lessons tell them apart (an
+    # audit read three "Ferries and Landings" in a top 10 and could not find the gold one)
+    from core.eval.pair import chunk_titles
+    from core.graph.model import passage_label
+
+    assert chunk_titles(ws, ["b1", "o", "gone"]) == ["Board (2 of 3)", "Other", "gone"]
+    assert passage_label(ws.graph, "b0") == "Board (1 of 3)"
     # nothing retrieved: the document counts once, as its first passage, never found
     assert gold.narrowed([]).chunk_ids == ("b0",)
     # a gold of single passages is untouched
