@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import streamlit as st
 
 from components import jobs_view, resources
+from components import state as S
 from components.ui import error_text, md_escape
 from components.workspaces import about, ask_before_s
 from core.errors import EgxError, WorkspaceError
@@ -54,6 +55,8 @@ def method_run(spec: Method[Any, R], workspace: Workspace, key: str, backends: B
     # e.g. FastInsight's node vectors on first use of a KG (a long one only when asked for; ``defer``: see there)
     prepare_in_background(spec, workspace, used, cfg, defer=defer)
     if used.llm is not None and used.llm.available:  # it waits on an LLM: a job you can watch and stop
+        if used.llm.name != "recorded" and jobs_view.jobs().get(_job_key(spec, key, backends_key, query, params)) is None:
+            ask_live_run(spec, key, used.llm.name, query)  # a live model: asked first, with what it may take
         return _method_job(spec, workspace, used, key, backends_key, query, params)  # type: ignore[no-any-return]
     return resources.cached_run(spec.name, workspace, used, key, backends_key, query,  # type: ignore[no-any-return]
                        params)
@@ -77,6 +80,32 @@ def _run_key(spec: Method[Any, Any], workspace: Workspace, backends: Backends, c
     if stamp:
         names["models"] = stamp
     return used, cfg, json.dumps(names, sort_keys=True), params
+
+
+def ask_live_run(spec: Method[Any, Any], key: str, llm: str, query: str) -> None:
+    """Nothing that calls a live LLM starts before the person asks (a live BubbleRAG run takes minutes on 2 CPU
+    cores; an audit's Ask page started one on opening, while the embedder switch waited for a click): unless this
+    session asked for ``query`` under ``llm`` in this workspace, say what the run may take — the recorded runs'
+    median live seconds of ``spec`` — offer the button and stop the page. One click lets every method run the
+    question (Compare asks once for all of them)."""
+    from core.backends.llm_bundles import recorded_live_seconds
+
+    ok = st.session_state.setdefault(S.LIVE_RUNS_OK, set())
+    if (key, llm, query) in ok:
+        return
+    seen = recorded_live_seconds(spec.name)
+    took = (f" Its recorded runs with the local 1.5B model took a median {about(seen[0])} a question ({seen[1]} "
+            "runs, 2 CPU cores); a larger model or a remote one differs." if seen else "")
+    with st.container(border=True):
+        st.markdown(f":material/smart_toy: **{md_escape(spec.title)} with the live LLM “{md_escape(llm)}”** asks the "
+                    f"model at each of its LLM stages, and the server's cores are busy meanwhile.{took} Nothing is "
+                    "started until you ask.")
+        if st.button("Run with the live LLM", icon=":material/play_arrow:", type="primary",
+                     key=S.sub(S.LIVE_RUNS_OK, spec.name)):
+            ok.add((key, llm, query))
+            st.rerun()
+        st.caption("The sidebar's LLM “none” or “recorded” answers at once.")
+    st.stop()
 
 
 def llm_words(llm: Any, workspace: Workspace) -> str:

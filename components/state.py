@@ -57,6 +57,9 @@ LLM_TIMEOUT = "egx.llm_timeout"  #: seconds per LLM attempt (0 = the backend's d
 LLM_RETRIES = "egx.llm_retries"  #: extra attempts after a transport failure or malformed reply
 LLM_BUDGET = "egx.llm_budget"  #: LLM seconds per question (0 = no limit)
 LLM_CACHE = "egx.llm_cache"  #: reuse cached LLM replies (the sidebar's switch; off = --no-cache)
+#: the questions this session asked to run with a live LLM: (workspace key, LLM name, question) — nothing that calls
+#: a live model for tens of seconds starts before the person's click (components/runs.py)
+LIVE_RUNS_OK = "egx.live_runs_ok"
 
 #: this browser session's id: its jobs are those it started or joined (components/jobs_view.py)
 JOBS_SESSION = "egx.jobs.session"

@@ -275,3 +275,33 @@ def recording_gap(runs: frozenset[tuple[str, str, str]], workspace: str, questio
                 f" with {'this method' if len(set(methods)) == 1 else 'these methods'}: {fallback}")
     return (f"The recorded LLM holds a run for {len(held)} of {len(pairs)} question × method pairs here; for the "
             f"other {len(pairs) - len(held)}, " + fallback)
+
+
+def recorded_live_seconds(method: str) -> tuple[float, int] | None:
+    """The median seconds a question of ``method`` took live in the recorded runs (the shipped bundles: the local
+    1.5B model on the machine each names), and how many runs: what a live run of it may take, said before one
+    starts. None when no bundle holds a run of it."""
+    import statistics
+
+    secs = [s for m, s in _recorded_seconds() if m == method]
+    return (statistics.median(secs), len(secs)) if secs else None
+
+
+def _recorded_seconds() -> tuple[tuple[str, float], ...]:
+    key = tuple((str(p), p.stat().st_mtime) for p in recording_paths())
+    with _SECONDS_LOCK:
+        if _SECONDS_CACHE.get("key") != key:
+            out: list[tuple[str, float]] = []
+            for p in recording_paths():
+                try:
+                    runs = json.loads(p.read_text(encoding="utf-8")).get("runs") or []
+                except (OSError, ValueError, AttributeError):
+                    continue  # an unreadable bundle gives no figure (the recorded LLM itself says why)
+                out += [(str(r.get("method")), float(r["seconds"])) for r in runs
+                        if isinstance(r, dict) and isinstance(r.get("seconds"), (int, float))]
+            _SECONDS_CACHE.update(key=key, value=tuple(out))
+        return tuple(_SECONDS_CACHE["value"])
+
+
+_SECONDS_LOCK = threading.Lock()
+_SECONDS_CACHE: dict[str, Any] = {}

@@ -39,6 +39,18 @@ def switch(at: AppTest, page: str) -> AppTest:
     return at.switch_page(str(ROOT / page)).run()
 
 
+#: The button a method page offers before its first run with a live LLM (components/runs.ask_live_run).
+LIVE_RUN_BUTTON = "Run with the live LLM"
+
+
+def go_live(at: AppTest) -> AppTest:
+    """Press the page's "Run with the live LLM" (a live LLM's run waits for it) and run the page; asserts it was
+    offered, with nothing started before."""
+    button = next((b for b in at.button if b.label == LIVE_RUN_BUTTON), None)
+    assert button is not None, "no live-LLM run was offered"
+    return button.click().run()
+
+
 def run_page(page: str | None = None, **state: object) -> AppTest:
     at = app()
     for k, v in state.items():

@@ -15,7 +15,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from components import state as S
-from tests.app.helpers import app, plain, switch
+from tests.app.helpers import app, go_live, plain, switch
 from tests.fake_openai import FakeOpenAIServer, openai_env
 
 CSV = b"head,relation,tail\nThe Matrix,starring,Keanu Reeves\nKeanu Reeves,born in,Beirut\n"
@@ -175,6 +175,7 @@ def test_an_llm_run_shows_its_stage_and_cancel_stops_it(home: Path, monkeypatch:
     at = app()
     _until(at, lambda a: bool(a.title))
     switch(at, "pages/bubble_ask.py")
+    go_live(at)  # a live LLM's run starts on the click
     at = _until(at, lambda a: "waiting for the LLM" in _page_text(a))
     text = _page_text(at)
     assert "is running on the server" in text and "stage: " in text and "elapsed" in text

@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from components import state as S
-from tests.app.helpers import plain, run_page, switch
+from tests.app.helpers import go_live, plain, run_page, switch
 from tests.fake_openai import FAULTS, FakeOpenAIServer, fake_openai_server, openai_env
 
 LLM_PAGES = ("pages/bubble_anchors.py", "pages/bubble_ask.py", "pages/compare.py", "pages/evidence_chains.py",
@@ -44,6 +44,9 @@ def test_bubblerag_pages_show_the_fallback_when_the_endpoint_returns_html(html_e
     at = run_page()
     assert at.sidebar.selectbox(key=S.widget_key(S.LLM)).value == "openai"
     _no_traceback(switch(at, "pages/bubble_anchors.py"))
+    # a live LLM's run waits for the click, with what it may take (an audit's Ask page started one on opening)
+    assert html_endpoint.chat_requests == 0 and "Nothing is started until you ask" in _texts(at)
+    _no_traceback(go_live(at))
     text = _texts(at)
     assert ("Pre-retrieval and sufficiency check: fallback — LLM output unusable: http://127.0.0.1:"
             in text) and "answered HTTP 200 with an HTML page instead of a chat completion" in text

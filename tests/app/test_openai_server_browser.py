@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.app.browser_support import launch_chromium, page_server
+from tests.app.helpers import LIVE_RUN_BUTTON
 from tests.llama_server import llama_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.model]
@@ -45,6 +46,9 @@ def _ask_sgrag(p, base: str, model: str, expected: re.Pattern[str]) -> None:  # 
         _pick_llm(page, "openai (live)")
         sidebar = page.locator("section[data-testid='stSidebar']")
         expect(sidebar.get_by_text(model, exact=False).filter(visible=True).first).to_be_visible(timeout=30_000)
+        go = page.get_by_role("button", name=LIVE_RUN_BUTTON)  # a live LLM's run waits for the click
+        expect(go).to_be_visible(timeout=60_000)
+        go.click()
         expect(page.get_by_text(expected).filter(visible=True).first).to_be_visible(timeout=300_000)
     finally:
         browser.close()

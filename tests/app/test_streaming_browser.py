@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.app.browser_support import launch_chromium, page_server
+from tests.app.helpers import LIVE_RUN_BUTTON
 from tests.fake_openai import fake_openai_server, openai_env
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -40,6 +41,10 @@ def test_ask_streams_the_answer_as_the_llm_writes_it(tmp_path: Path) -> None:
             try:
                 page = browser.new_page(viewport={"width": 1440, "height": 900})
                 page.goto(base, wait_until="domcontentloaded")
+                # a live LLM's run waits for the person's click (nothing long starts unasked)
+                go = page.get_by_role("button", name=LIVE_RUN_BUTTON)
+                expect(go).to_be_visible(timeout=180_000)
+                go.click()
                 live = page.get_by_text("the answer as the LLM writes it", exact=False).filter(visible=True).first
                 expect(live).to_be_visible(timeout=180_000)
                 t_first = time.monotonic()
