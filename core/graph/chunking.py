@@ -24,6 +24,8 @@ CHUNK_CHARS = 1200
 PASSAGE_SPLIT_CHARS = 4 * CHUNK_CHARS
 #: the range of passage sizes a workspace may choose for its documents (:class:`PassageSplit`)
 MIN_PASSAGE_CHARS, MAX_PASSAGE_CHARS = 100, PASSAGE_SPLIT_CHARS
+#: the passage sizes the Data page offers (Upload › Passages), smallest first; advice names only these
+OFFERED_PASSAGE_SIZES = (300, 600, CHUNK_CHARS, 2 * CHUNK_CHARS)
 #: the longest paragraph that is a heading when it does not end as a sentence ends (:func:`is_heading`)
 HEADING_CHARS = 100
 
@@ -177,8 +179,10 @@ def few_passages_warning(n_passages: int, *, split: PassageSplit | None = None, 
         fix = "Add more passages to tell methods apart."
     elif split.per_paragraph:
         fix = "Its documents are already one passage per paragraph: add more documents to tell methods apart."
-    else:
-        fix = ("Build it again with one passage per paragraph or a smaller passage size (Data › Upload: Passages; "
+    else:  # a smaller size only when one is offered (an audit at 300 characters, the smallest, was told to go smaller)
+        smaller = [n for n in OFFERED_PASSAGE_SIZES if n < split.max_chars]
+        size = f" or passages packed up to {smaller[0]:,} characters" if smaller else ""
+        fix = (f"Build it again with one passage per paragraph{size} (Data › Upload: Passages; "
                "egx index … --passages paragraph), or add more documents.")
     return (f"Only {n_passages} passage{'s' if n_passages != 1 else ''}: a method's top {top_k} holds {share}, so "
             f"recall@{top_k} cannot tell methods apart. {fix}")

@@ -53,7 +53,7 @@ def test_the_default_packs_the_same_files_and_says_so(home: Path) -> None:
     assert built and "3 chunks" in built[0] and "packed together into passages of up to 1,200 characters" in built[0]
     warned = [plain(w.value) for w in at.warning if "cannot tell methods apart" in w.value]
     assert warned and warned[0].startswith("Only 3 passages: a method's top 5 holds all of them")
-    assert "one passage per paragraph or a smaller passage size" in warned[0]
+    assert "one passage per paragraph or passages packed up to 300 characters" in warned[0]
 
 
 def test_a_supporting_fact_on_a_split_document_names_the_passage_of_its_sentence(home: Path) -> None:

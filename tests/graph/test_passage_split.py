@@ -166,3 +166,14 @@ def test_few_passages_are_warned_about_with_the_numbers() -> None:
     assert "already one passage per paragraph" in few_passages_warning(6, split=PassageSplit(True))
     assert "per paragraph" not in few_passages_warning(6)  # JSON passages: a finer split makes no more
     assert few_passages_warning(20, top_k=10).startswith("Only 20 passages: a method's top 10 holds 10 of them")
+
+
+def test_few_passages_advice_names_only_a_size_the_page_offers() -> None:
+    """An audit built at 300 characters, the smallest size offered, and was told to build with a smaller one."""
+    from core.graph.chunking import OFFERED_PASSAGE_SIZES
+
+    smallest = PassageSplit(max_chars=min(OFFERED_PASSAGE_SIZES))
+    said = few_passages_warning(7, split=smallest)
+    assert "one passage per paragraph" in said and "smaller" not in said and "characters" not in said, said
+    assert f"packed up to {min(OFFERED_PASSAGE_SIZES):,} characters" in few_passages_warning(7, split=PassageSplit())
+    assert "up to 300 characters" in few_passages_warning(7, split=PassageSplit(max_chars=600))
