@@ -1,0 +1,64 @@
+"""Gold titles that match no passage are named with the questions naming them and the nearest title of the
+workspace, after a build and before it (from the documents about to be built)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from core.graph.model import Chunk
+from core.index.gold_titles import documents_unmatched_gold, nearest_title, unmatched_gold
+from core.index.questions import ChunkTable, parse_questions
+
+TITLES = ["Tessany Ferry Company", "Captains of the Tessany", "Ferries and Landings"]
+TABLE = ChunkTable(tuple(Chunk(f"c{i}", t, f"{t} had a ferry. It sailed.") for i, t in enumerate(TITLES)))
+
+
+def test_an_unmatched_title_is_named_with_its_questions_and_nearest_title() -> None:
+    qs = parse_questions([{"id": "q1", "question": "a?", "supporting_facts": [["Tessany Ferry Company", 0]]},
+                          {"id": "q2", "question": "b?", "supporting_facts": [["Tessany Ferry Co", 0]]},
+                          {"id": "q3", "question": "c?", "supporting_facts": [["tessany ferry co", 0],
+                                                                               ["Point Break", 0]]}], TABLE)
+    gold = unmatched_gold(qs, TITLES)
+    assert gold.total == 3
+    assert [(u.title, u.questions, u.nearest) for u in gold.shown] == [
+        ("Tessany Ferry Co", ("q2",), "Tessany Ferry Company"),
+        ("tessany ferry co", ("q3",), "Tessany Ferry Company"),  # case ignored in the comparison
+        ("Point Break", ("q3",), "")]  # nothing close: no guess
+
+
+def test_only_the_first_titles_are_shown_but_all_are_counted() -> None:
+    recs = [{"id": f"q{i}", "question": "?", "supporting_facts": [[f"Missing {i}", 0]]} for i in range(5)]
+    gold = unmatched_gold(parse_questions(recs, TABLE), TITLES, limit=3)
+    assert gold.total == 5 and [u.title for u in gold.shown] == ["Missing 0", "Missing 1", "Missing 2"]
+    assert unmatched_gold(parse_questions(recs[:0], TABLE), TITLES).total == 0
+
+
+def test_a_title_present_whose_paragraph_text_matches_nothing_offers_no_nearest() -> None:
+    qs = parse_questions([{"id": "m1", "question": "?", "paragraphs": [
+        {"title": "Ferries and Landings", "paragraph_text": "Some other text.", "is_supporting": True}]}], TABLE)
+    (u,) = unmatched_gold(qs, TITLES).shown
+    assert u.is_title and u.nearest == "" and u.questions == ("m1",)
+
+
+def test_nearest_title_needs_a_close_one() -> None:
+    assert nearest_title("Ferries & Landings", TITLES) == "Ferries and Landings"
+    assert nearest_title("Zebra", TITLES) == ""
+
+
+def test_documents_are_titled_as_the_build_titles_them(tmp_path: Path) -> None:
+    (tmp_path / "Tessany_Ferry_Company.txt").write_text("Tessany Ferry Company\n\nIt was founded in 1871. It grew.")
+    (tmp_path / "notes.txt").write_text("Hester Quill bought a steam ferry.\n\nShe sold it later.")  # no heading
+    (tmp_path / "empty.txt").write_text("")  # left out by the build too
+    q = tmp_path / "q.json"
+    q.write_text(json.dumps([{"id": "u1", "question": "?", "supporting_facts": [["Tessany Ferry Co", 0]]},
+                             {"id": "u2", "question": "?", "supporting_facts": [["Tessany Ferry Company", 1]]},
+                             {"id": "u3", "question": "?", "supporting_facts": [["notes", 0]]},
+                             {"id": "u4", "question": "?", "supporting_facts": [["Note", 0]]}]))
+    docs = sorted(tmp_path.glob("*.txt"))
+    gold = documents_unmatched_gold(docs, q)
+    assert gold is not None and gold.total == 2
+    assert [(u.title, u.questions, u.nearest) for u in gold.shown] == [
+        ("Tessany Ferry Co", ("u1",), "Tessany Ferry Company"), ("Note", ("u4",), "notes")]
+    (tmp_path / "kg.csv").write_text("head,relation,tail\nA,b,C\n")  # titles only the build tells: no check
+    assert documents_unmatched_gold([*docs, tmp_path / "kg.csv"], q) is None
