@@ -27,6 +27,7 @@ from core.index.isolated import BuildSpec, build_isolated, drop_upload_dir, isol
 if TYPE_CHECKING:
     from components.sidebar import Active
     from core.background.jobs import Job
+    from core.index.gold_titles import UnmatchedGold
     from core.index.manifest import Manifest
 
 #: what the corpus loaders read (documents and JSON(L) passages, gzip-compressed too)
@@ -47,6 +48,40 @@ def save_uploads(files: list, folder: Path) -> list[Path]:
         target.write_bytes(f.getvalue())
         paths.append(target)
     return paths
+
+
+def unique_uploads(files: list) -> tuple[list, str]:
+    """The dropped ``files`` with a file dropped again (same name, same bytes) kept once, and what to say about the
+    repeats: those kept once, and different files under one name (the build keeps both, the later ones renamed as
+    :func:`save_uploads` renames them); "" when no name repeats. An audit dropped Empty_Notes.txt twice and read
+    "Empty_Notes.txt, Empty_Notes.txt are empty", then "1-Empty_Notes.txt" after the build."""
+    import hashlib
+
+    kept: list = []
+    seen: dict[tuple[str, str], int] = {}
+    twice: list[str] = []
+    names: dict[str, int] = {}
+    for f in files:
+        name = str(getattr(f, "name", ""))
+        key = (name, hashlib.sha256(f.getvalue()).hexdigest())
+        if key in seen:
+            twice.append(name)
+            continue
+        seen[key] = 1
+        names[name] = names.get(name, 0) + 1
+        kept.append(f)
+    notes = []
+    if twice:
+        said = ", ".join(dict.fromkeys(twice))
+        notes.append(f"{said} {'was' if len(set(twice)) == 1 else 'were'} dropped more than once with the same "
+                     "content: each counts once.")
+    for name, n in names.items():
+        if n > 1:
+            clean = clean_filename(name)
+            renamed = ", ".join(f"{i}-{clean}" for i in range(1, n))
+            notes.append(f"{n} different files are named {name}: the build reads all of them, the first as {clean}, "
+                         f"the others as {renamed}. Remove one (×) if it is an older copy.")
+    return kept, " ".join(notes)
 
 
 def stage_uploads(files: list, questions: Any = None) -> tuple[list[Path], Path | None, Callable[[], None]]:
@@ -88,6 +123,9 @@ def create_add_documents_ui(act: Active) -> None:
                              help="Each file is one document, split into passages. A file that cannot be read (a "
                                   "scanned or encrypted PDF, a damaged file) is left out and the table afterwards "
                                   "says why; the others are added.")
+    files, repeated = unique_uploads(list(files or []))  # a file dropped twice is added once
+    if repeated:
+        st.info(md_escape(repeated), icon=":material/content_copy:")
     if not st.button("Add documents", key=S.DATA_ADD, icon=":material/note_add:"):
         show_add_job()
         return
@@ -152,13 +190,28 @@ def show_add_job() -> None:
     # was 700 px above the button, out of sight: an audit saw only the upload box clear); a message with its kind: an
     # insert that added nothing is no success (an audit saw "Nothing was added …" in a green ✓ box), a warning
     meta = _sent_manifest()
+    sent = st.session_state.get(S.DATA_ADD_SENT)
+    # the workspace's questions matched anew: a gold title the new documents did not give is named, with the nearest
+    gold = workspace_gold_note(Path(sent[0])) if sent and result.get("added") else ""
     st.session_state[S.DATA_ADDED_MESSAGE] = (
         "success" if result.get("added") else "warning",
         " ".join([str(result.get("summary", "")), *result.get("notes", []),
-                  passages_note(list(result.get("files") or []), meta.passages if meta else None)]).strip())
+                  passages_note(list(result.get("files") or []), meta.passages if meta else None), gold]).strip())
     st.session_state[S.DATA_ADDED_FILES] = list(result.get("files") or [])
     st.session_state[S.DATA_ADDED_WARNING] = meta.few_passages_warning() if meta else ""
     st.rerun()
+
+
+#: the longest reason a status cell shows whole (a longer one is in the caption above the table): at 1440 px an
+#: audit read "left out: the document is empty. Ex", cut, in the Statistics table
+STATUS_REASON_CHARS = 24
+
+
+def _short_reason(error: str) -> str:
+    """A left-out file's reason for its status cell: the reader's first sentence when it is short ("the document is
+    empty"), else a pointer to the caption that has it whole."""
+    first = error.split(". ", 1)[0].rstrip(".")
+    return first if len(first) <= STATUS_REASON_CHARS else "see the note above"
 
 
 def file_status_rows(files: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -183,8 +236,72 @@ def file_status_rows(files: list[dict[str, Any]]) -> list[dict[str, Any]]:
         # the whole sentence, with the passages it repeats, is in the message above and in repeats_notes
         read = f"read; {n_dups:,} repeated passage{'s' if n_dups != 1 else ''} left out" if n_dups else "read"
         rows.append({"File": name, "Format": DOCUMENT_KINDS.get(fmt, fmt.replace("_", " ")),
-                     "Passages": passages, "Status": f"left out: {error}" if error else read})
+                     "Passages": passages, "Status": f"left out: {_short_reason(error)}" if error else read})
     return rows
+
+
+def left_out_reasons(files: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(file, its whole reason) of each file left out, for the caption above a status table."""
+    out = []
+    for f in files:
+        error = public_text(f.get("error") or "")
+        name = str(f.get("file") or "")
+        if error:
+            out.append((name, error[len(name) + 2:] if error.startswith(name + ": ") else error))
+    return out
+
+
+def files_caption(files: list[dict[str, Any]]) -> str:
+    """How many files were read, and each left out with its whole reason (the table's cell is short)."""
+    bad = left_out_reasons(files)
+    if not bad:
+        return f"{len(files)} file(s) read"
+    why = "; ".join(f"{name} ({reason})" for name, reason in bad)
+    return f"{len(files) - len(bad)} of {len(files)} file(s) read; {len(bad)} left out: {why}"
+
+
+#: the status table's columns: the Status cell holds a short reason, its column help says where the whole one is
+STATUS_COLUMNS = {"Passages": st.column_config.TextColumn(width="medium"),
+                  "Status": st.column_config.TextColumn(
+                      width="large", help="“read”, or “left out” with a short reason; the caption above the table "
+                                          "gives each reason whole.")}
+
+
+def unmatched_gold_note(gold: UnmatchedGold | None, where: str = "here") -> str:
+    """The gold titles that match no passage, named with the questions naming them and the nearest title
+    (``where``: "here" for a workspace, "in these documents" before a build); "" for none."""
+    if gold is None or not gold.total:
+        return ""
+
+    def ids(qs: tuple[str, ...]) -> str:
+        return ", ".join(qs[:3]) + (" …" if len(qs) > 3 else "")
+
+    said = []
+    for u in gold.shown:
+        if u.is_title:
+            said.append(f"“{u.title}” ({ids(u.questions)}): no passage of that title holds its paragraph text.")
+        elif u.nearest:
+            said.append(f"“{u.title}” ({ids(u.questions)}) is no title {where}; did you mean “{u.nearest}”?")
+        else:
+            said.append(f"“{u.title}” ({ids(u.questions)}) is no title {where}.")
+    more = f" … ({gold.total} gold titles match nothing in all)" if gold.total > len(gold.shown) else ""
+    return " ".join(said) + more
+
+
+def workspace_gold_note(path: Path) -> str:
+    """:func:`unmatched_gold_note` for the workspace at ``path`` and its questions file ("" without one, or when
+    it cannot be read: the Benchmark page says why)."""
+    from core.index.gold_titles import workspace_unmatched_gold
+    from core.index.questions import load_questions
+    from core.index.workspace import Workspace
+
+    try:
+        ws = Workspace.open(path)
+        if ws.questions_path is None:
+            return ""
+        return unmatched_gold_note(workspace_unmatched_gold(ws, load_questions(ws)))
+    except EgxError:
+        return ""
 
 
 def repeats_notes(files: list[dict[str, Any]]) -> list[str]:
@@ -249,13 +366,5 @@ def show_file_status(key: str = S.DATA_BUILT_FILES) -> None:
     files = st.session_state.pop(key, None)
     if not files:
         return
-    rows = file_status_rows(files)
-    bad = [r for r in rows if r["Status"].startswith("left out: ")]
-    if bad:
-        why = "; ".join(f"{r['File']} ({r['Status'][len('left out: '):]})" for r in bad)
-        st.caption(md_escape(f"{len(rows) - len(bad)} of {len(rows)} file(s) read; {len(bad)} left out: {why}"))
-    else:
-        st.caption(f"{len(rows)} file(s) read")
-    st.dataframe(rows, hide_index=True, width="stretch",
-                 column_config={"Passages": st.column_config.TextColumn(width="medium"),
-                                "Status": st.column_config.TextColumn(width="large")})
+    st.caption(md_escape(files_caption(files)))
+    st.dataframe(file_status_rows(files), hide_index=True, width="stretch", column_config=STATUS_COLUMNS)

@@ -13,13 +13,23 @@ import streamlit as st
 
 from components import graph_view, resources, session_jobs, workspaces
 from components import state as S
-from components.add_documents import file_status_rows, passages_note, repeats_notes, stage_uploads
+from components.add_documents import (
+    STATUS_COLUMNS,
+    file_status_rows,
+    files_caption,
+    left_out_reasons,
+    passages_note,
+    repeats_notes,
+    stage_uploads,
+    unique_uploads,
+    unmatched_gold_note,
+)
 from components.questions_format import UPLOADER_HELP, create_questions_format_ui
 from components.sidebar import Active
 from components.ui import error_text, md_code, md_escape, public_path, public_text
 from core.errors import EgxError
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
-from core.graph.chunking import CHUNK_CHARS, PassageSplit
+from core.graph.chunking import CHUNK_CHARS, OFFERED_PASSAGE_SIZES, PassageSplit
 from core.graph.formats.load import duplicates_text
 from core.graph.model import KnowledgeGraph
 from core.graph.reader import GraphLike, question_graph, whole_graph
@@ -275,7 +285,9 @@ def create_files_ui(files: list[dict[str, Any]], split: PassageSplit | None = No
     note = " ".join([passages_note(files, split), *repeats_notes(files)]).strip()
     if note:
         st.caption(md_escape(note))
-    st.dataframe(file_status_rows(files), hide_index=True, width="stretch")
+    if left_out_reasons(files):  # each reason whole: the table's Status cell is short (an audit read it cut)
+        st.caption(md_escape(files_caption(files)))
+    st.dataframe(file_status_rows(files), hide_index=True, width="stretch", column_config=STATUS_COLUMNS)
 
 
 def create_extraction_ui(g: KnowledgeGraph, ex: Mapping[str, Any]) -> None:
@@ -325,8 +337,8 @@ def _suggest_name(files: list) -> str:
 
 #: the Upload tab's choices of how documents are split into passages (:meth:`PassageSplit.parse` specs), default first
 PASSAGE_CHOICES = {str(CHUNK_CHARS): f"packed up to {CHUNK_CHARS:,} characters (default)",
-                   "paragraph": "one per paragraph", "300": "packed up to 300 characters",
-                   "600": "packed up to 600 characters", "2400": "packed up to 2,400 characters"}
+                   "paragraph": "one per paragraph",
+                   **{str(n): f"packed up to {n:,} characters" for n in OFFERED_PASSAGE_SIZES if n != CHUNK_CHARS}}
 PASSAGES_HELP = (f"How documents (.txt, .md, .pdf, .html, .docx) are cut into passages, the unit every method "
                  f"retrieves. By default a document is split at its blank-line paragraphs and short paragraphs are "
                  f"packed together up to {CHUNK_CHARS:,} characters, so a few short files become a few passages, and "
@@ -366,10 +378,16 @@ def create_upload_ui(act: Active) -> None:
     questions = st.file_uploader("Questions with gold evidence (optional, HippoRAG format JSON)",
                                  type=["json", "gz"], key=S.uploader_key(S.DATA_QUESTIONS), help=UPLOADER_HELP)
     create_questions_format_ui()  # an audit had to read core/index/questions.py to learn the keys
-    dropped = dropped_files_problem(list(files or []), questions)
+    # a file dropped twice counts once; two different files of one name are both built, the later renamed: said now
+    files, repeated = unique_uploads(list(files or []))
+    if repeated:
+        st.info(md_escape(repeated), icon=":material/content_copy:")
+    dropped, unmatched = drop_check(files, questions)
     if dropped:  # said when the file is dropped, not only after Build
         st.error(md_escape(dropped), icon=":material/block:")
-    blank = empty_uploads(list(files or []))
+    if unmatched:  # a misspelt gold title, named with its nearest title before the build (not blocking)
+        st.warning(md_escape(unmatched), icon=":material/report:")
+    blank = empty_uploads(files)
     if blank:  # not blocking (the build leaves them out and says so), but said now: an audit learned it after Build
         st.warning(md_escape(f"{', '.join(blank)} {'is' if len(blank) == 1 else 'are'} empty: the build will leave "
                              f"{'it' if len(blank) == 1 else 'them'} out. Remove {'it' if len(blank) == 1 else 'them'} "
@@ -508,23 +526,35 @@ def empty_uploads(files: list) -> list[str]:
 
 
 def dropped_files_problem(files: list, questions: Any) -> str:
-    """:func:`_swapped_files_problem` for the files as they are dropped on the uploaders, so a corpus on the
-    questions uploader is told at once, not after Build. Checked once per set of dropped files (the session
-    keeps the answer); the copies it reads are deleted at once."""
+    """:func:`_swapped_files_problem` for the files as they are dropped on the uploaders (see :func:`drop_check`)."""
+    return drop_check(files, questions)[0]
+
+
+def drop_check(files: list, questions: Any) -> tuple[str, str]:
+    """What is wrong with the files as they are dropped on the uploaders, so a corpus on the questions uploader is
+    told at once, not after Build (:func:`_swapped_files_problem`), and the questions' gold titles that match no
+    title of the dropped documents, named with the nearest one (:func:`unmatched_gold_note`; "" when the titles
+    cannot be told before the build). Checked once per set of dropped files (the session keeps the answer); the
+    copies it reads are deleted at once."""
     if not files and questions is None:
-        return ""
+        return "", ""
     ident = tuple((f.file_id, f.name, f.size) for f in files) + ((questions.file_id, questions.name, questions.size)
                                                                 if questions is not None else ())
     kept = st.session_state.get(S.DATA_DROP_CHECK)
     if kept is not None and kept[0] == ident:
-        return str(kept[1])
+        return str(kept[1]), str(kept[2])
+    from core.index.gold_titles import documents_unmatched_gold
+
     paths, qpath, drop = stage_uploads(files, questions)
+    unmatched = ""
     try:
         problem = _swapped_files_problem(paths, qpath)
+        if not problem and qpath is not None and paths:
+            unmatched = unmatched_gold_note(documents_unmatched_gold(paths, qpath), "in these documents")
     finally:
         drop()
-    st.session_state[S.DATA_DROP_CHECK] = (ident, problem)
-    return problem
+    st.session_state[S.DATA_DROP_CHECK] = (ident, problem, unmatched)
+    return problem, unmatched
 
 
 def show_upload_outcome() -> None:
@@ -579,8 +609,10 @@ def _repeats_note(files: list[dict[str, Any]]) -> str:
 def _gold_note(ws: Workspace) -> str:
     """What a new workspace's questions file says about its gold passages (at upload, not first at a benchmark):
     how many questions were read and how many have every gold passage here; the gold titles that match no passage
-    are counted as never retrieved ("" without a questions file)."""
+    are counted as never retrieved, and named with the questions naming them and the nearest title here ("" without
+    a questions file)."""
     from core.eval.selection import gold_coverage
+    from core.index.gold_titles import workspace_unmatched_gold
     from core.index.questions import load_questions
 
     try:
@@ -591,7 +623,8 @@ def _gold_note(ws: Workspace) -> str:
         whole = cov.questions - len(cov.partial) - len(cov.none)
         said = (f"{cov.questions:,} question{'s' if cov.questions != 1 else ''} read from its questions file; "
                 f"{whole:,} of them {'has' if whole == 1 else 'have'} every gold passage in this workspace.")
-        return f"{said} {cov.note(left_out=True)} {split_titles_note(qs, question_graph(ws))}".strip()
+        named = unmatched_gold_note(workspace_unmatched_gold(ws, qs))
+        return f"{said} {cov.note(left_out=True)} {named} {split_titles_note(qs, question_graph(ws))}".strip()
     except EgxError as exc:
         return f"Its questions file could not be read: {error_text(exc)}"
 

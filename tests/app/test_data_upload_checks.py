@@ -1,0 +1,115 @@
+"""What the Data page says about dropped files before and after a build: a gold title that matches no passage is
+named with its questions and the nearest title, a file dropped twice counts once, and the files table's Status
+cell stays short with each reason whole above it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from components import state as S
+from tests.app.helpers import plain, run_page
+
+COMPANY = b"Tessany Ferry Company\n\nThe Tessany Ferry Company was founded in 1871 by Hester Quill."
+CAPTAINS = b"Captains of the Tessany\n\nMattias Venn captained the Grey Heron. Edda Thorne commanded it later."
+QUESTIONS = json.dumps([
+    {"id": "q1", "question": "Who captained the Grey Heron?", "answer": "Mattias Venn",
+     "supporting_facts": [["Captains of the Tessany", 0]]},
+    {"id": "q2", "question": "Who founded the Tessany Ferry Company?", "answer": "Hester Quill",
+     "supporting_facts": [["Tessany Ferry Co", 0]]}]).encode()
+SAID = "“Tessany Ferry Co” (q2) is no title"
+NEAREST = "did you mean “Tessany Ferry Company”?"
+
+
+def _drop(at, files, questions=None):  # type: ignore[no-untyped-def]
+    at.file_uploader(key=S.DATA_UPLOADS).set_value([(n, b, "text/plain") for n, b in files])
+    if questions is not None:
+        at.file_uploader(key=S.DATA_QUESTIONS).set_value(("qs.json", questions, "application/json"))
+    return at.run()
+
+
+def test_an_unmatched_gold_title_is_named_at_drop_and_after_the_build(home: Path) -> None:
+    """An audit's ["Tessany Ferry Co", 0] for "Tessany Ferry Company" was said after the build as "1 of 2 questions
+    matches no passage …" only: the title, its question and the nearest title are said at drop and after the build."""
+    at = _drop(run_page("pages/data.py"), [("Tessany_Ferry_Company.txt", COMPANY), ("Captains.txt", CAPTAINS)],
+               QUESTIONS)
+    assert not at.exception, [e.value for e in at.exception]
+    warned = [plain(w.value) for w in at.warning if SAID in plain(w.value)]
+    assert warned and NEAREST in warned[0] and "in these documents" in warned[0], [w.value for w in at.warning]
+    assert not at.button(key=S.DATA_BUILD).disabled  # said, not blocking
+    at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("tessany")
+    at.button(key=S.DATA_BUILD).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    built = [plain(s.value) for s in at.success if "Built workspace" in s.value]
+    assert built and f"{SAID} here; {NEAREST}" in built[0], built
+
+
+def test_a_file_dropped_twice_counts_once_and_two_files_of_one_name_are_said(home: Path) -> None:
+    """An audit dropped Empty_Notes.txt twice and read "Empty_Notes.txt, Empty_Notes.txt are empty", then
+    "1-Empty_Notes.txt" after the build."""
+    at = _drop(run_page("pages/data.py"), [("Empty_Notes.txt", b""), ("Empty_Notes.txt", b""),
+                                           ("Captains.txt", CAPTAINS)])
+    assert not at.exception, [e.value for e in at.exception]
+    empty = [plain(w.value) for w in at.warning if "empty" in w.value]
+    assert empty and empty[0].startswith("Empty_Notes.txt is empty"), empty
+    assert any("Empty_Notes.txt was dropped more than once with the same content: each counts once" in plain(i.value)
+               for i in at.info), [i.value for i in at.info]
+    at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("once")
+    at.button(key=S.DATA_BUILD).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    tables = [d.value for d in at.dataframe if "Status" in getattr(d.value, "columns", [])]
+    assert tables and sorted(tables[0]["File"]) == ["Captains.txt", "Empty_Notes.txt"], tables
+
+    at = _drop(run_page("pages/data.py"), [("notes.txt", COMPANY), ("notes.txt", CAPTAINS)])
+    said = [plain(i.value) for i in at.info if "different files are named" in i.value]
+    assert said and "2 different files are named notes.txt: the build reads all of them, the first as notes.txt, " \
+                    "the others as 1-notes.txt" in said[0], [i.value for i in at.info]
+
+
+def test_the_statistics_status_cell_is_short_and_its_reason_whole_above(home: Path) -> None:
+    """At 1440 px an audit read "left out: the document is empty. Ex" in the Statistics files table."""
+    at = _drop(run_page("pages/data.py"), [("Empty_Notes.txt", b"   \n"), ("Captains.txt", CAPTAINS)])
+    at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("stats")
+    at.button(key=S.DATA_BUILD).click().run()
+    at.run()  # the build's one-off table is gone: Statistics' table, from the manifest
+    assert not at.exception, [e.value for e in at.exception]
+    tables = [d.value for d in at.dataframe if "Status" in getattr(d.value, "columns", [])]
+    assert tables, [d.value for d in at.dataframe]
+    status = dict(zip(tables[-1]["File"], tables[-1]["Status"], strict=True))
+    assert status["Empty_Notes.txt"] == "left out: the document is empty", status
+    assert all(len(s) <= 32 for s in status.values()), status
+    assert any("left out: Empty_Notes.txt (the document is empty. Expected some text" in plain(c.value)
+               for c in at.caption), [c.value for c in at.caption]
+
+
+def test_a_long_reason_points_to_the_caption() -> None:
+    from components.add_documents import file_status_rows, files_caption
+
+    files = [{"file": "a.pdf", "format": "pdf", "passages": None,
+              "error": "a.pdf: the PDF has no text layer (a scan). Run OCR first, then upload it again."}]
+    (row,) = file_status_rows(files)
+    assert row["Status"] == "left out: see the note above"
+    assert "a.pdf (the PDF has no text layer (a scan). Run OCR first" in files_caption(files)
+
+
+def test_adding_documents_to_a_workspace_with_questions_names_a_gold_title_still_unmatched(
+        home: Path, tmp_path: Path, monkeypatch) -> None:
+    """The workspace's questions are matched anew after documents are added: a gold title the new documents did not
+    give either is named with its question and the nearest title."""
+    from core.backends.registry import get_embedder, get_extractor
+    from core.index.create import create_workspace
+
+    monkeypatch.setenv("EGX_CACHE_DIR", str(tmp_path / "cache"))
+    src = tmp_path / "Captains.txt"
+    src.write_bytes(CAPTAINS)
+    qs = tmp_path / "qs.json"
+    qs.write_bytes(QUESTIONS)
+    create_workspace([src], home / "workspaces" / "ferries", embedder=get_embedder("hashing"),
+                     extractor=get_extractor("rules"), questions=qs)
+    at = run_page("pages/data.py")
+    at.sidebar.selectbox(key=S.widget_key(S.WORKSPACE)).set_value("ferries").run()
+    at.file_uploader(key=S.DATA_ADD_UPLOADS).set_value(("Tessany_Ferry_Company.txt", COMPANY, "text/plain"))
+    at.button(key=S.DATA_ADD).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    added = [plain(s.value) for s in at.success if "Added" in s.value]
+    assert added and f"{SAID} here; {NEAREST}" in added[0], added
