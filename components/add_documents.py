@@ -61,9 +61,11 @@ def unique_uploads(files: list) -> tuple[list, str]:
     seen: dict[tuple[str, str], int] = {}
     twice: list[str] = []
     names: dict[str, int] = {}
+    all_names = [str(getattr(f, "name", "")) for f in files]
     for f in files:
         name = str(getattr(f, "name", ""))
-        key = (name, hashlib.sha256(f.getvalue()).hexdigest())
+        # hashed only where a name repeats: this runs on every rerun of the page
+        key = (name, hashlib.sha256(f.getvalue()).hexdigest() if all_names.count(name) > 1 else "")
         if key in seen:
             twice.append(name)
             continue
