@@ -33,6 +33,8 @@ BACKENDS = {"llm": S.LLM, "embedder": S.EMBEDDER, "reranker": S.RERANKER}
 LINK_LLMS = ("none", "recorded")
 #: Session key: the link's backends were read (at the session's first run; afterwards the sidebar writes them)
 BACKENDS_READ = "egx.deep_link.backends_read"
+#: Session key: what of the link's backends was not applied, said once on the page
+REFUSED = "egx.deep_link.refused"
 
 
 def _link() -> tuple[str, str, str]:
@@ -58,10 +60,26 @@ def _apply_backends() -> None:
         return
     ss[BACKENDS_READ] = True
     qp = st.query_params
+    refused = []
     for param, key in BACKENDS.items():
         name = str(qp.get(param, "") or "")
         if name and linkable(param, name):
             S.set_value(key, name)
+        elif name:  # said, never ignored in silence (an audit's `llm=bogus` left the page as if the link said nothing)
+            may = ", ".join(LINK_LLMS) if param == "llm" else "a name the sidebar's picker lists"
+            refused.append(f"{param} “{name[:60]}” (a link may choose {may})")
+    if refused:
+        ss[REFUSED] = ("The link's " + "; ".join(refused) + " was not applied: the sidebar keeps its own "
+                       + ("choices" if len(refused) > 1 else "choice") + ".")
+
+
+def refused_note() -> None:
+    """Say once what of the link's backends was not applied (:func:`_apply_backends`)."""
+    note = st.session_state.pop(REFUSED, None)
+    if note:
+        from components.ui import md_escape
+
+        st.warning(md_escape(note), icon=":material/link_off:")
 
 
 def publish_backends() -> None:

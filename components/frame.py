@@ -32,6 +32,7 @@ def run_app(default: str = HOME) -> None:
         deep_link.apply()  # a shared link's workspace and question, before the sidebar opens the workspace
         render_sidebar()
         deep_link.publish_backends()  # a reload keeps the sidebar's recorded LLM / models (not the defaults)
+        deep_link.refused_note()  # a link's backend that was not applied (llm=bogus, a live LLM) says so
         jobs_view.banner()  # "a benchmark runs: 40 %, about 2 min left" above every page while a job runs
         st.session_state[S.PAGE] = page_of(nav.url_path, default)  # the page's header knows its page by it
         nav.run()

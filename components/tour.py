@@ -237,7 +237,7 @@ STEPS: tuple[TourStep, ...] = (
                    "wrong answers are wrong**)."),
     TourStep("pages/compare.py", JUDITH, "§4 (baselines)",
              "A third question of the demo through every method, with the same recorded 1.5B model: see what "
-             "differs, now that its answers are right, from the two questions before.",
+             "differs, now that most of its answers are right, from the two questions before.",
              "The lesson at the top of the page: where the gold passages ranked in the methods that answered "
              "right, and "
              "what the others answered instead. **Finish** puts your own workspace and LLM back.", lesson=True,

@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from components import state as S
 from tests.app.browser_support import page_app_script
+from tests.app.helpers import plain
 
 QUESTION = "Which river flows through the city where <b>Lothair II</b> was born?"  # not a demo question: typed
 
@@ -67,3 +68,9 @@ def test_a_reload_keeps_the_recorded_llm_and_a_link_never_starts_a_live_one(home
         assert at.session_state[S.LLM] == S.default_llm() and not set(params) & set(at.query_params), params
         assert at.session_state[S.RERANKER] == S.default_reranker()
         assert at.session_state[S.EMBEDDER] == S.default_embedder()
+        # ... and the page says so, naming what a link may choose (an audit's `llm=bogus` passed in silence)
+        (kind, name), = params.items()
+        said = [plain(w.value) for w in at.warning if "was not applied" in w.value]
+        assert said and f"{kind} “{name}”" in said[0], [w.value for w in at.warning]
+    bogus = _open("pages/granker.py", workspace="demo", llm="bogus")
+    assert any("a link may choose none, recorded" in w.value for w in bogus.warning)
