@@ -150,6 +150,8 @@ def ner_available() -> bool:
 _SPACY_LABELS = {"person": ("PERSON",), "place": ("GPE", "LOC", "FAC")}
 
 
+#: A capitalised name after "by" (the agent of a passive verb: "designed by the engineer Tobias Wrenfield").
+_AGENT = re.compile(r"\bby\s+(?:the\s+)?(?:[a-z]+\s+){0,2}?([A-Z][\w'\-]*(?:\s+(?:[A-Z][\w'\-]*|of|de|van|von))*)")
 #: spaCy labels of names that :func:`named_person` may read as a person's.
 _NAME_LABELS = ("ORG", "PRODUCT", "LOC", "GPE", "FAC", "WORK_OF_ART", "NORP", "EVENT")
 
@@ -222,7 +224,10 @@ def _find_mentions(sentence: str, kind: str, names: bool = False) -> list[str]:
             if not names:
                 return [e.text for e in ents if e.label_ in _SPACY_LABELS[kind]]
             if kind == "person":
-                return [e.text for e in ents if e.label_ == "PERSON" or (e.label_ in _NAME_LABELS and named_person(e.text))]
+                found = [e.text for e in ents if e.label_ == "PERSON" or (e.label_ in _NAME_LABELS and named_person(e.text))]
+                # the agent of a passive verb answers "who …?" whatever spaCy tags it: "directed by the Wachowskis"
+                # (an audit's "Who directed The Matrix?" got the cast sentence, the Wachowskis being no PERSON)
+                return found + [a for a in _AGENT.findall(sentence) if not any(a in f or f in a for f in found)]
             return [e.text for e in ents if e.label_ in _SPACY_LABELS[kind] and not named_person(e.text)]
         out = []
         for m in _CAPS.finditer(sentence):

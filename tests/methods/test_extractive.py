@@ -181,6 +181,19 @@ def test_he_is_the_person_named_before_in_a_passage_about_a_thing():
             assert pick.trace_data()["candidates"][0]["shown"] == pick.text
 
 
+def test_the_agent_of_a_passive_verb_answers_who():
+    """An audit asked "Who directed The Matrix?" in class and got the cast sentence: "directed by the Wachowskis" named
+    no PERSON for spaCy's small model. The agent after "by" counts as whom a "who" question asks for."""
+    from core.methods.extractive import ner_available
+
+    directed = "The Matrix is a 1999 science fiction action film written and directed by the Wachowskis."
+    if ner_available():
+        assert "Wachowskis" in typed_mentions(directed, "person", names=True)
+        assert "Wachowskis" not in typed_mentions(directed, "person")  # BubbleRAG's sufficiency check: spaCy alone
+    assert new_mentions("It was founded by the captain Idris Kalden.", "person", "Who founded it, Idris Kalden?",
+                        names=True) == []  # a name the question gives is no answer
+
+
 def test_which_noun_prefers_the_sentence_that_names_one():
     """"Which tug towed back the lightship …?" quoted the sentence restating the question ("… was moored over the
     Gannet Bank …", cross-encoder 4.8) over "… the tug Merryweather towed her back" (3.7): a thing named after the
