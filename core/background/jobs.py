@@ -206,7 +206,10 @@ class Job:
             if fraction is not None:
                 f = min(max(float(fraction), 0.0), 1.0)
                 self._fraction = max(f, self._fraction or 0.0)  # never backwards
-                if self._rate_from is None:
+                if self._rate_from is None or self._fraction == self._rate_from[1]:
+                    # the rate is measured from the last report before the fraction first moved: work that moves
+                    # no fraction first (a benchmark building what its methods need, a model loading) is not
+                    # the rate of the work that does, and its "time left" would grow while it runs
                     self._rate_from = (now, self._fraction)
             self.extra.update(extra)
         self.check()

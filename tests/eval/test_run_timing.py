@@ -4,6 +4,7 @@ long a run will take before it starts."""
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import pytest
@@ -164,3 +165,59 @@ def test_the_fast_signed_rank_test_gives_scipys_p_values_with_ties_and_zeros():
         assert wilcoxon_test(d) == pytest.approx(float(wilcoxon(d, zero_method="wilcox").pvalue), rel=1e-12, abs=1e-15)
         checked += 1
     assert checked > 100
+
+
+def slow_preparation(monkeypatch, method, title, steps, *, step_s=0.0, tick=None):
+    """``core.methods.run.pending_preparations`` with one more preparation for ``method`` until it is built: its
+    work reports ``steps`` progress lines, sleeping ``step_s`` (or calling ``tick``) before each. Returns the list
+    each build appends to (it must be built once)."""
+    import core.methods.run as R
+
+    real, built = R.pending_preparations, []
+
+    def work(progress):
+        for i in range(steps):
+            if tick is not None:
+                tick()
+            time.sleep(step_s)
+            if progress is not None:
+                progress(f"Slow step {i + 1}/{steps}", (i + 1) / steps)
+        built.append(title)
+
+    def pending(spec, ws, backends, config=None):
+        out = real(spec, ws, backends, config)
+        if spec.name == method and not built:
+            out.append(R.PendingPreparation(f"slow:{title}", f"{title} (first use of “{ws.title}”)", work, 90.0,
+                                            "stated"))
+        return out
+
+    monkeypatch.setattr(R, "pending_preparations", pending)
+    return built
+
+
+def test_what_a_method_needs_built_first_is_timed_as_its_own_phase_not_between_methods(demo, tmp_path, monkeypatch):
+    """An audit's MuSiQue run embedded FastInsight's 16,243 node texts inside its first FastInsight pair, and the
+    Time line put those 131 s under "between methods (scoring, diagnosis, writing each pair)". The build is its own
+    phase, named, and "between methods" holds only the time around the pairs."""
+    ws, backends = demo
+    built = slow_preparation(monkeypatch, "ppr", "Slow build for ppr", 3, step_s=0.5)
+    qs = parse_questions([{"id": "m", "question": "Who played Agent Smith?", "supporting_facts": [["The Matrix", 0]]},
+                          {"id": "l", "question": "When did Lothair II's mother die?",
+                           "supporting_facts": [["Lothair II", 0]]}], ws.graph, source="q.json")
+    out = tmp_path / "run"
+    rep = run_benchmark(ws, qs, ["dense", "ppr"], backends, out_dir=out)
+    t = rep.summary["timing"]
+    assert built == ["Slow build for ppr"]  # built once, before the pairs (a pair would have built it again)
+    assert "Slow build for ppr" in t["prepared"] and t["preparing"] >= 1.5
+    assert t["between methods"] < 1.5  # the build is not time between the methods
+    assert t["wall"] == pytest.approx(sum(float(t[k]) for k in ("methods", "set-up", "preparing", "between methods",
+                                                                "judge", "report")), abs=0.05)
+    line = timing_line(t)
+    assert re.search(r"preparing \([^)]*Slow build for ppr, first use\) \d+\.\d s", line), line
+    assert line.index("preparing") < line.index("between methods")
+    assert f"**Time** — {line}." in (out / REPORT).read_text()
+    assert json.loads((out / TIMING).read_text()) == t
+    # a timing.json from before the build was timed apart reads as it was written
+    old = {"wall": 155.0, "methods": 20.0, "pairs": 40, "set-up": 4.0, "between methods": 131.0}
+    assert "between methods (scoring, diagnosis, writing each pair) 131 s (2 min 11 s)" in timing_line(old)
+    assert "preparing" not in timing_line(old)
