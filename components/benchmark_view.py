@@ -7,6 +7,7 @@ outside the project's folders. The figures themselves are drawn by :mod:`compone
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -439,7 +440,10 @@ def load_panel() -> None:
     if not runs:
         st.info("No finished runs yet. Runs made on the “Run” tab appear here, under their names.")
     else:
-        pick = st.selectbox("Run", runs, key=S.BENCH_LOAD_PICK, help="The finished runs, newest first.")
+        made_on = _workspaces_of(runs)
+        pick = st.selectbox("Run", runs, key=S.BENCH_LOAD_PICK,
+                            format_func=lambda r: f"{r} · {made_on[r]}" if made_on.get(r) else r,
+                            help="The finished runs, newest first, each with the workspace it was made on.")
         if st.button("Load", key=S.BENCH_LOAD, icon=":material/folder_open:"):
             st.session_state[S.BENCH_LOADED] = pick
 
@@ -487,6 +491,48 @@ _TO_REPORT = f"""<script>(() => {{ const go = () => {{ const h = window.parent.d
   go(); setTimeout(go, 300); setTimeout(go, 900); }})();</script>"""
 
 
+def _workspaces_of(runs: Sequence[str]) -> dict[str, str]:
+    """Run name → the workspace its ``run.json`` records ("" when it cannot be read)."""
+    from core.eval.bench_files import RUN
+
+    out = {}
+    for name in runs:
+        try:
+            settings = json.loads((runs_root() / name / RUN).read_text(encoding="utf-8")).get("settings") or {}
+            out[name] = str(settings.get("workspace") or "")
+        except (OSError, ValueError, AttributeError):
+            out[name] = ""
+    return out
+
+
+def _runs_of(workspace: str) -> list[str]:
+    """The finished runs (:func:`_runs`, newest first) made on ``workspace``."""
+    return [name for name, ws in _workspaces_of(_runs()).items() if ws == workspace]
+
+
+def _load(name: str) -> None:
+    st.session_state[S.BENCH_LOADED] = name
+
+
+def other_workspace_note(summary: Mapping[str, Any], act: Active) -> None:
+    """Above a report of a run made on another workspace than the sidebar's (loaded by name on the Load tab, or a
+    run of the old workspace that finished after a switch): whose figures these are, and a button that loads the
+    sidebar's workspace's newest run instead (or where to make one)."""
+    made_on, here = str((summary.get("settings") or {}).get("workspace") or ""), act.workspace.name
+    if not made_on or made_on == here:
+        return
+    own = _runs_of(here)
+    st.warning(f"**This report is of the workspace “{md_escape(made_on)}”**, not of “{md_escape(here)}” (the "
+               "sidebar's): its questions, passages and figures are that workspace's. "
+               + (f"“{md_escape(here)}” has {len(own)} run{'s' if len(own) != 1 else ''} of its own, on the "
+                  "“Load a report” tab." if own else
+                  f"“{md_escape(here)}” has no finished run yet: the “Run” tab makes one."),
+               icon=":material/swap_horiz:")
+    if own:
+        st.button(f"Load “{own[0]}”, the newest run of “{here}”", key=S.BENCH_LOAD_OWN, on_click=_load,
+                  args=(own[0],), icon=":material/folder_open:")
+
+
 def stale_note(summary: Mapping[str, Any], act: Active) -> None:
     """Say when the active workspace — the one the run was made on — changed since the run (documents added, a
     rebuild, another index): the report's figures are of the workspace as it was, and its rows open on the new one."""
@@ -507,6 +553,10 @@ def stale_note(summary: Mapping[str, Any], act: Active) -> None:
 def report(act: Active) -> None:
     """The loaded run's report: tables with intervals, notes, charts, and the per-question table."""
     ws = act.workspace
+    # a report belongs to the workspace it was shown under: switching the sidebar's workspace puts it aside for that
+    # one (and brings back the one shown under the new workspace, if any) — an audit read a demo run's report under
+    # MuSiQue's run form
+    S.follow_workspace(ws.name, S.BENCH_LOADED)
     loaded = st.session_state.get(S.BENCH_LOADED)
     if not loaded:
         st.stop()
@@ -521,6 +571,7 @@ def report(act: Active) -> None:
     st.subheader(f"Report: {md_escape(loaded_dir.name)}", anchor=REPORT_ANCHOR)
     if st.session_state.pop(S.BENCH_SCROLL, False):  # a run just finished: its report is in view, not at y≈850
         st.html(_TO_REPORT, unsafe_allow_javascript=True)
+    other_workspace_note(summary, act)  # loaded by name from another workspace's runs: say whose figures these are
     stale_note(summary, act)  # the workspace changed since (documents added): these figures are of the older one
     bench_view.metric_table(summary)  # every figure with its 95 % interval, and the question count
     node_table = node_rows(summary)

@@ -214,6 +214,7 @@ BENCH_DOWNLOAD = "egx.bench.download"  #: the per-question table's CSV / JSON bu
 BENCH_TABLE = "egx.bench.table"  #: the per-question dataframe (row selection opens the comparison)
 BENCH_LOAD = "egx.bench.load"  #: the load button
 BENCH_LOAD_PICK = "egx.bench.load_pick"  #: the finished run to load
+BENCH_LOAD_OWN = "egx.bench.load_own"  #: above another workspace's report: load this workspace's newest run
 BENCH_OPEN_PICK = "egx.bench.open_pick"  #: a question of the table to open in the comparison
 BENCH_OPEN = "egx.bench.open"
 BENCH_RECALL_CHART = "egx.bench.fig.recall"
