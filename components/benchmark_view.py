@@ -309,15 +309,17 @@ def run_panel(act: Active) -> None:
         st.warning(md_escape(gold_coverage(questions).note()), icon=":material/report:")
     mkey = S.bind(S.BENCH_METHODS, method_names(), scope="bench")
     st.session_state[mkey] = [m for m in st.session_state[mkey] if m in METHODS]
-    cm, cb = st.columns([3, 1])
+    cm = st.container()
     methods = S.keep(S.BENCH_METHODS, cm.multiselect(
         "Methods", method_names(), key=mkey,
         help="Registry names, as on the command line and in the run's tables and downloads; Compare and the lessons "
              "call them " + bench_view.method_names_help() + "."))
     cm.caption(f"{len(methods)} of {len(method_names())} methods: " + (", ".join(
         m if cv.table_name(m) == m else f"{m} ({cv.table_name(m)})" for m in methods) if methods else "none"))
+    # the Budget beside the count and the name, wide enough for its longest preset: beside the Methods, a quarter of
+    # the row, it read "own — each method's own pape" at 1440 px
+    c1, cb, c2 = st.columns([1, 2, 1.5])
     budget = budget_view.budget_select(cb, scope="bench", key=S.BENCH_BUDGET, custom_key=S.BENCH_BUDGET_CUSTOM)
-    c1, c2 = st.columns([1, 3])
     S.follow_default(S.BENCH_LIMIT, default_question_count(n_gold))  # another workspace, another default
     lkey = S.bind(S.BENCH_LIMIT, default_question_count(n_gold), scope="bench")
     if int(st.session_state[lkey]) > max(n_gold, 1):  # a count kept from a workspace with more questions
@@ -631,7 +633,9 @@ def report(act: Active) -> None:
     all_rows = benchmark_rows(records, title_of=cv.chunk_title(lambda: act.graph) if run_ws in ("", ws.name) else None)
     present = {r["verdict key"] for r in all_rows}
     verdicts = [v for v in VERDICT_KEYS if v in present] + sorted(present - set(VERDICT_KEYS))
-    f1, f2, f3, f4 = st.columns([2, 2, 1, 1], vertical_alignment="bottom")
+    # the toggles' labels are short, their full words in the help: at 1440 px "Retrieval losses only" read
+    # "Retrieval los…" (an audit)
+    f1, f2, f3, f4 = st.columns([5, 5, 3, 3], vertical_alignment="bottom")
     fkeys = {S.BENCH_FILTER_METHOD: list(summary["methods"]), S.BENCH_FILTER_STAGE: verdicts}
     for k, opts in fkeys.items():  # the filters stick; values another report lacks are dropped
         wk = S.bind(k, [])
@@ -642,10 +646,12 @@ def report(act: Active) -> None:
                                                      key=S.widget_key(S.BENCH_FILTER_STAGE)))
     only_failures = S.keep(S.BENCH_FAILURES_ONLY, f3.toggle(
         "Failures only", key=S.bind(S.BENCH_FAILURES_ONLY, True),
-        help="Rows whose verdict is not ok (a partly right answer is a failure: EM is the metric). Off: every row."))
+        help="Failures only: the rows whose verdict is not ok (a partly right answer is a failure: EM is the "
+             "metric). Off: every row."))
     only_losses = S.keep(S.BENCH_LOSSES_ONLY, f4.toggle(
-        "Retrieval losses only", key=S.bind(S.BENCH_LOSSES_ONLY, False),
-        help="Only the failures that lost gold evidence before the answer: leaves out the rows that retrieved every "
+        "Losses only", key=S.bind(S.BENCH_LOSSES_ONLY, False),
+        help="Retrieval losses only: the failures that lost gold evidence before the answer. Leaves out the rows "
+             "that retrieved every "
              "gold passage and missed at the answer (“retrieved, answer wrong / partly right”; without an LLM the "
              "answer is an extracted sentence, never an exact answer)."))
     matching = [r for r in all_rows if (not fm or r["method"] in fm) and (not fs or r["verdict key"] in fs)]
@@ -684,7 +690,8 @@ def report(act: Active) -> None:
         _open(summary, ws.name, str(row["question"]), str(row["method"]))
     qs_in_table = list(dict.fromkeys(df["question"])) if len(df) else []
     if qs_in_table:
-        c1, c2 = st.columns([4, 1])
-        pick = c1.selectbox("Or pick a question", qs_in_table, key=S.BENCH_OPEN_PICK)
-        if c2.button(OPEN_LABEL, key=S.BENCH_OPEN, icon=":material/compare:", help=RERUN_NOTE):
+        # the button under the picker, each whole: beside it, a fifth of the row, its label read "Open in com…" at
+        # 1440 px, and a narrower picker cuts a long question
+        pick = st.selectbox("Or pick a question", qs_in_table, key=S.BENCH_OPEN_PICK)
+        if st.button(OPEN_LABEL, key=S.BENCH_OPEN, icon=":material/compare:", help=RERUN_NOTE):
             _open(summary, ws.name, pick)

@@ -241,7 +241,7 @@ def is_failure(key: str) -> bool:
 
 def is_retrieval_loss(key: str) -> bool:
     """Whether a verdict key says the gold evidence was lost before the answer (a diagnosis stage other than
-    the answer's): what the failure chart counts and the Benchmark's "Retrieval losses only" filter keeps."""
+    the answer's): what the failure chart counts and the Benchmark's "Losses only" filter keeps."""
     return key in STAGE_ORDER and key not in ANSWER_STAGE
 
 

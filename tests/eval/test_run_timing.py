@@ -214,7 +214,7 @@ def test_what_a_method_needs_built_first_is_timed_as_its_own_phase_not_between_m
                                                                 "judge", "report")), abs=0.05)
     line = timing_line(t)
     assert re.search(r"preparing \([^)]*Slow build for ppr, first use\) \d+\.\d s", line), line
-    assert line.index("preparing") < line.index("between methods")
+    assert "between methods" not in line or line.index("preparing") < line.index("between methods")
     assert f"**Time** — {line}." in (out / REPORT).read_text()
     assert json.loads((out / TIMING).read_text()) == t
     # a timing.json from before the build was timed apart reads as it was written
