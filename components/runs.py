@@ -328,8 +328,8 @@ def _method_job(spec: Method[Any, Any], workspace: Workspace, backends: Backends
 def preparations_ahead(workspace: Workspace, backends: Backends, methods: list[str] | tuple[str, ...]
                        ) -> list[tuple[str, float | None, bool]]:
     """What ``methods`` need built in ``workspace`` before they run (:func:`core.methods.run.pending_preparations`),
-    once each: ``(title, expected seconds or None, being built on the server now)``. A benchmark waits for them
-    before its first pair of the method: an audit's 10-question MuSiQue run was estimated at 55 s and took 173 s,
+    once each: ``(title, expected seconds or None, being built on the server now)``. A benchmark builds them
+    before its first pair (its ``preparing`` phase, :func:`core.eval.runner.run_plan`): an audit's 10-question MuSiQue run was estimated at 55 s and took 173 s,
     132 of them FastInsight's node vectors, built for it while the page counted none."""
     from core.methods.registry import get_method
     from core.methods.run import backends_for, pending_preparations
