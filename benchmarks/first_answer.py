@@ -51,7 +51,7 @@ def child(method: str, workspace: str, q1: int, q2: int) -> dict[str, float | st
     embedder = get_embedder(DEFAULT_EMBEDDER)
     reranker = get_reranker(DEFAULT_RERANKER, embedder=embedder)
     backends = Backends(embedder, get_llm("none"), reranker)
-    from core.methods.extractive import ner_available
+    from core.methods.answer_types import ner_available
 
     ner_available()  # the extractive answer's spaCy pipeline (no LLM): a model too
     if method == "sgrag":  # SG-RAG's dominance model is a GNN: loading it is importing torch_geometric

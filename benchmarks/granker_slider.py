@@ -141,7 +141,7 @@ def browser(home: Path, workspace: str, steps: int, *, store: bool) -> dict[str,
 
 # ----------------------------------------------------------------------------------------------- in process
 def in_process(home: Path, workspace: str, steps: int) -> dict[str, Any]:
-    import core.methods.extractive as extractive
+    import core.methods.answer_types as answer_types
     import core.methods.fastinsight.pipeline as pipeline
     from core.backends.registry import get_embedder, get_llm, get_reranker
     from core.index.workspace import Workspace
@@ -162,7 +162,7 @@ def in_process(home: Path, workspace: str, steps: int) -> dict[str, Any]:
         out, computed = [], []
         for cfg in cfgs:
             if store is None:
-                extractive._typed_mentions.cache_clear()  # main found the answer's mentions anew every run
+                answer_types._typed_mentions.cache_clear()  # main found the answer's mentions anew every run
             t0 = time.perf_counter()
             with feature_store(store):
                 res = run(q, ws, config=cfg, backends=backends)

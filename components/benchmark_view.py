@@ -555,10 +555,6 @@ def stale_note(summary: Mapping[str, Any], act: Active) -> None:
 def report(act: Active) -> None:
     """The loaded run's report: tables with intervals, notes, charts, and the per-question table."""
     ws = act.workspace
-    # a report belongs to the workspace it was shown under: switching the sidebar's workspace puts it aside for that
-    # one (and brings back the one shown under the new workspace, if any) — an audit read a demo run's report under
-    # MuSiQue's run form
-    S.follow_workspace(ws.name, S.BENCH_LOADED)
     loaded = st.session_state.get(S.BENCH_LOADED)
     if not loaded:
         st.stop()
@@ -573,7 +569,10 @@ def report(act: Active) -> None:
     st.subheader(f"Report: {md_escape(loaded_dir.name)}", anchor=REPORT_ANCHOR)
     if st.session_state.pop(S.BENCH_SCROLL, False):  # a run just finished: its report is in view, not at y≈850
         st.html(_TO_REPORT, unsafe_allow_javascript=True)
-    other_workspace_note(summary, act)  # loaded by name from another workspace's runs: say whose figures these are
+    # a run of another workspace (loaded by name, or kept across a sidebar switch: a lecture goes back and forth and
+    # opens its rows on their own workspace) says whose figures these are — an audit read a demo run's report under
+    # MuSiQue's run form with nothing saying so
+    other_workspace_note(summary, act)
     stale_note(summary, act)  # the workspace changed since (documents added): these figures are of the older one
     bench_view.metric_table(summary)  # every figure with its 95 % interval, and the question count
     node_table = node_rows(summary)

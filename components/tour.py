@@ -127,8 +127,8 @@ STEPS: tuple[TourStep, ...] = (
              "Each CEG is scored 1 / (Cost_sem · e^(α·r_miss) + ε): its semantic cost against the weight of the "
              "groups it misses. The top-n are then grown hop by hop: the LLM picks neighbouring edges until it "
              "judges the evidence sufficient (reasoning-aware expansion).",
-             "Try the **AND** and **OR** presets and watch the “shift” column; open the rank-1 CEG's hops at the "
-             "bottom to see which edges the model added and why it stopped."),
+             "Try the **AND** and **OR** presets and watch the “shift” column; open the rank-1 CEG's hops under the "
+             "table to see which edges the model added and why it stopped."),
     TourStep("pages/bubble_ask.py", KEANU, "§3.6",
              "The expanded top-n CEGs are merged into one evidence graph; its triples and their source passages "
              "(at most 15) go to the LLM, which writes the answer.",

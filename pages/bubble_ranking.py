@@ -27,13 +27,13 @@ if result is not None and not bubble.early_exit_note(result):
     cfg = result.config
     n_cegs = len(result.expansion.cegs)
     st.html(bubble.group_chips(result.groups.groups))
-    # the presets get a row of their own: in a column of 2/7 of the page its four buttons overflowed and "AND"
-    # showed as "ND" at 1440 px
-    S.keep(S.BUBBLE_PRESET, st.segmented_control(
+    # presets, α and n on one row, so the table the tour points at starts above the fold at 900 px (an audit saw 6 of
+    # its 19 rows); the presets' column is wide enough for its four buttons ("AND" showed as "ND" in 2/7 of the page)
+    c1, c2, c3 = st.columns([4, 3, 2], vertical_alignment="bottom")
+    S.keep(S.BUBBLE_PRESET, c1.segmented_control(
         "Preset", list(panels.PRESETS), key=S.bind(S.BUBBLE_PRESET, None), on_change=panels.apply_preset,
         help="AND: α = 10 (every concept required) · balanced: α = 1 · OR: α = 0 (coverage "
              "ignored) · compare: balanced α with the top-n drawn side by side."))
-    c2, c3 = st.columns([3, 2])
     alpha = knob_widget(BubbleConfig, "alpha", S.BUBBLE_ALPHA, where=c2, default=float(cfg.alpha))
     n = knob_widget(BubbleConfig, "n", S.BUBBLE_N, where=c3, default=cfg.n, hi=max(n_cegs, 2))  # at most the CEGs found
     t0 = time.perf_counter()
@@ -41,9 +41,7 @@ if result is not None and not bubble.early_exit_note(result):
     rerank_ms = (time.perf_counter() - t0) * 1000
     baseline = {r.ceg.index: r.rank for r in result.ranked}
     st.caption(f"Re-ranked {n_cegs} CEGs in {rerank_ms:.2f} ms (no search re-run). “shift” compares with the "
-               f"run's ranking at α = {cfg.alpha:g}.")
-    replay_time.stage_time_captions(act.llm, result.trace, ("ranking",))
-    st.caption(panels.groups_caption(result))
+               f"run's ranking at α = {cfg.alpha:g}. {panels.groups_caption(result)}")
     st.dataframe(panels.ranking_table(result, ranked, n, baseline), hide_index=True, width="stretch",
                  column_config=panels.ranking_columns())
     best = ranked[0]
@@ -53,5 +51,7 @@ if result is not None and not bubble.early_exit_note(result):
         st.button(f"Use α = {alpha:g}, n = {n} for reasoning expansion and the answer", key=S.BUBBLE_ALPHA + ".apply",
                   on_click=panels.use_for_answer, args=(alpha, n),
                   help="Re-runs the pipeline with these values (cached); the Ask page then uses them.")
-    panels.create_cegs_ui(act, result, ranked, n, query)
+    # the hops the model added come right under the ranking (the tour asks for the rank-1 CEG's), the drawings after
     panels.create_reasoning_ui(act, result)
+    replay_time.stage_time_captions(act.llm, result.trace, ("ranking",))
+    panels.create_cegs_ui(act, result, ranked, n, query)

@@ -14,6 +14,7 @@ from components import state as S
 from components.bubblerag import shared as bubble
 from components.ui import md_escape
 from core.methods.bubblerag.expansion import budget_tally
+from core.text import normalize_name
 
 if TYPE_CHECKING:
     from components.sidebar import Active
@@ -25,10 +26,12 @@ MAX_DRAWN = 250  #: nodes drawn per frame (the expansion region of a bigger G')
 MAX_REPLAY_WORK = 30_000_000  #: |V'| × settle steps above which frames are not recorded
 
 
-def missing_note(result: Any, ceg: Any) -> str:
+def missing_note(result: Any, ceg: Any, meeting: str = "") -> str:
     """What a collision's CEG leaves out (Markdown, to follow its line): the groups none of whose anchors
     it holds and their weight r_miss, which §3.4's ranking charges it for. A collision of two side groups ("played",
-    "main villain" meeting at the wrong villain) read as the method's answer to an audit, with nothing saying why."""
+    "main villain" meeting at the wrong villain) read as the method's answer to an audit, with nothing saying why.
+    ``meeting``: the name of the node the bubbles met at; a missed group named like it is said to be the group, not
+    that node (an audit read "met at The Matrix … holds no anchor of “The Matrix”" as a contradiction)."""
     assert result.groups is not None
     groups = result.groups.groups
     missing = [grp for grp in groups if grp.gid not in ceg.groups]
@@ -36,8 +39,13 @@ def missing_note(result: Any, ceg: Any) -> str:
         return " It holds an anchor of every group."
     r_miss = sum(grp.weight for grp in missing)
     names = ", ".join(f"“{md_escape(grp.concept)}”" for grp in missing)
-    return (f" It holds no anchor of {names} (r_miss = {r_miss:.2f} of the weight): a collision is only a candidate, "
-            "and the ranking (§3.4) charges it e^(α·r_miss) for what it misses.")
+    alike = next((grp.concept for grp in missing if meeting and normalize_name(grp.concept) == normalize_name(meeting)),
+                 "")
+    same = (f" (the group “{md_escape(alike)}” is the question's concept: its anchors are other nodes, not the "
+            "node of that name the bubbles met at)" if alike else "")
+    return (f" It holds no anchor of the group{'s' if len(missing) > 1 else ''} {names}{same} (r_miss = "
+            f"{r_miss:.2f} of the weight): a collision is only a candidate, and the ranking (§3.4) charges it "
+            "e^(α·r_miss) for what it misses.")
 
 
 def drawn_nodes(act: Active, result, replay) -> tuple[list[int], bool]:
@@ -179,7 +187,7 @@ def create_side_panel(act: Active, result, replay, frame: int) -> None:
                 f"Intra-group connection in **{md_escape(groups)}** at **{md_escape(meet)}** → {line} "
                 f"({len(c.nodes)} nodes; mildly penalized in ranking).")
         if c.kind == "collision":
-            st.error(text + missing_note(result, c), icon=":material/flare:")
+            st.error(text + missing_note(result, c, meet), icon=":material/flare:")
         else:
             st.warning(text, icon=":material/join_inner:")
     left = " left when the search stopped" if f.done else ""
@@ -187,8 +195,9 @@ def create_side_panel(act: Active, result, replay, frame: int) -> None:
     if f.queue_head:
         # a static table, whose cells wrap: the side column is ≈ 270 px at 1440, where a grid's fixed columns cut
         # "Lothair II / Lothair I" and "science fiction action film" (an audit)
-        st.table(pd.DataFrame([{"node": g.node_names[v], "group": bubble.group_name(result, gr), "cost": f"{c:.3f}"}
-                               for v, gr, c in f.queue_head]), hide_index=True, border="horizontal")
+        # (st.table draws its cells as Markdown: names are escaped, a node named "[x](https://…)" is no link)
+        st.table(pd.DataFrame([{"node": md_escape(g.node_names[v]), "group": md_escape(bubble.group_name(result, gr)),
+                                "cost": f"{c:.3f}"} for v, gr, c in f.queue_head]), hide_index=True, border="horizontal")
     else:
         st.caption("The queue is empty: every node a bubble reached is settled.")
     full = replay.state_at(frame)
@@ -196,7 +205,7 @@ def create_side_panel(act: Active, result, replay, frame: int) -> None:
     for grp in result.groups.groups:
         costs = full.costs.get(grp.gid, {})
         settled = [v for v, m in full.settled.items() if (m >> grp.gid) & 1]
-        rows.append({"group": grp.concept,
+        rows.append({"group": md_escape(grp.concept),  # a Markdown cell (st.table): escaped
                      "max settled cost": f"{max((costs[v] for v in settled if v in costs), default=0.0):.3f}",
                      "settled": len(settled),
                      "frontier": sum(1 for m in full.frontier.values() if (m >> grp.gid) & 1)})

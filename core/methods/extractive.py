@@ -24,7 +24,7 @@ below are ours, documented here and recorded in the trace (``extractive`` in the
    question decomposition, done by string rules.
 4. **Answer type** — "when" asks for a date, "who"/"whom" for a person, "where" or "which/what
    city, country, county, river ..." for a place, "how many"/"how much"/"what percentage" for a number
-   (:func:`expected_answer_type` with ``nouns``), and "which/what NOUN" of any other noun for a thing named after
+   (:func:`core.methods.answer_types.expected_answer_type` with ``nouns``), and "which/what NOUN" of any other noun for a thing named after
    that noun ("Which tug …?": "the tug Merryweather"). A sentence that names such a thing *not already named in the
    question* is preferred over every sentence that does not ("Laurence Fishburne is an American
    actor." names only a person of the question, so it cannot answer "who played ..."; a title read for "it" names
@@ -33,7 +33,7 @@ below are ours, documented here and recorded in the trace (``extractive`` in the
    numbers are found by patterns; persons and places by spaCy's ``en_core_web_sm`` NER (the pinned
    package of the ``spacy`` extractor, loaded lazily; the trace says which), else by runs of capitalised words.
    The small model tags some plain names otherwise ("Agnes Morrow" PRODUCT): a name whose first word is a common
-   given name counts as a person (:func:`named_person`).
+   given name counts as a person (:func:`core.methods.answer_types.named_person`).
 5. **Antecedents** — "He"/"She"/"His"/"Her" in a passage that is not about a person is also read as the person the
    passage named last before it, and the better reading counts (:func:`readings`).
 
@@ -47,205 +47,26 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
+from core.methods.answer_types import (
+    OPENERS,
+    PLACE_NOUNS,
+    PRONOUN,
+    SPACY_LABELS,
+    answer_type_phrase,
+    expected_answer_type,
+    named_person,
+    ner_available,
+    new_mentions,
+    typed_mentions,
+)
 from core.methods.base import Backends
 from core.methods.reranking import FeatureCache, active_feature_store
 from core.pinning import pin
 from core.text import normalize_name, split_sentences
-
-#: What each answer type is called in the trace and on the pages.
-ANSWER_TYPES = {"date": "a date", "person": "a person", "place": "a place", "number": "a number"}
-
-_MONTHS = ("January|February|March|April|May|June|July|August|September|October|November|December|"
-           "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec")
-_DATE = re.compile(
-    rf"\b(?:\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTHS})\.?(?:,?\s+\d{{1,4}})?"  # 20 March 851
-    rf"|(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{1,4}})?"  # March 20, 851
-    rf"|(?:{_MONTHS})\s+\d{{3,4}}"  # March 851
-    r"|(?:c\.\s*|circa\s+)?\d{3,4}(?:\s*(?:AD|BC|BCE|CE)\b)?(?:s\b)?"  # 1999, c. 835, 1990s
-    r"|\d{1,4}(?:st|nd|rd|th)\s+century)\b", re.I)
-_NUMBER = re.compile(r"\b\d[\d,\.]*\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-                     r"twenty|thirty|forty|fifty|hundred|thousand|million|billion)\b", re.I)
-_CAPS = re.compile(r"\b[A-Z][\w'\-]*(?:\s+(?:of|the|de|von|van|da|di|[A-Z][\w'\-]*|[IVX]+))*")
-#: Nouns that make "which/what NOUN" a question for a place (the kinds of place spaCy tags GPE, LOC or FAC).
-_PLACE_NOUNS = ("city|cities|town|village|country|countries|nation|state|county|counties|province|region|district|"
-                "territory|continent|island|river|lake|sea|ocean|body of water|mountain range|capital|place|"
-                "municipality|borough|neighborhood|neighbourhood")
-_PRONOUN = re.compile(r"^(?:He|She|It|They|His|Her|Its|Their)\b")
-_OPENERS = {"the", "a", "an", "he", "she", "it", "they", "his", "her", "its", "their", "this", "that", "in", "on",
-            "at", "after", "before", "during", "when", "who", "what", "where", "which", "how"}
-
-
-def expected_answer_type(query: str, *, nouns: bool = False) -> str:
-    """The answer type the question asks for: "date", "person", "place", "number" or "" (none).
-
-    ``nouns``: also read the type from the noun after "which"/"what" ("In which city ...": a place; "what
-    percentage": a number). The extractive answer reads it; BubbleRAG's sufficiency check
-    (:func:`core.methods.bubblerag.checks.sufficiency_problem`) keeps the question words only, since what it
-    accepts decides LLM-mode expansions that recorded runs replay.
-
-    >>> expected_answer_type("When did Lothair II's mother die?")
-    'date'
-    >>> expected_answer_type("Who played the main villain?")
-    'person'
-    >>> expected_answer_type("In which city was he born?"), expected_answer_type("In which city was he born?", nouns=True)
-    ('', 'place')
-    """
-    q = " " + " ".join(query.lower().split()) + " "
-    if re.search(r"\b(?:when|what year|which year|in what year|what date|which date|what century)\b", q):
-        return "date"
-    if re.search(r"\bhow (?:many|much|long|old|far|tall|big)\b", q) or (
-            nouns and re.search(r"\b(?:what|which) (?:percentage|number|amount)\b", q)):
-        return "number"
-    # "In which city was he born?" names its type in the noun after "which"/"what": checked before "who",
-    # which in "which country was the man who ... born in" only opens a relative clause
-    if nouns and re.search(rf"\b(?:which|what) (?:{_PLACE_NOUNS})\b", q):
-        return "place"
-    if re.search(r"\b(?:who|whom|whose)\b", q):
-        return "person"
-    if re.search(r"\bwhere\b", q):
-        return "place"
-    if nouns:
-        m = re.search(r"\b(?:which|what) ([a-z]+)\b", q)
-        if m and m.group(1) not in _NOT_ASKED and len(m.group(1)) > 2:
-            return f"named:{m.group(1)}"
-    return ""
-
-
-#: Words after "which"/"what" that are no kind of thing asked for ("What did …", "what kind of …").
-_NOT_ASKED = {"is", "was", "are", "were", "did", "does", "do", "has", "have", "had", "can", "could", "will", "would",
-              "should", "may", "might", "the", "kind", "type", "sort", "name", "names", "part", "one", "ones", "other",
-              "else", "about", "happened", "happens", "made", "makes", "caused", "causes", "led", "language"}
-
-
-def answer_type_phrase(atype: str) -> str:
-    """What answer type ``atype`` is called in the trace and on the pages ("a person", "a named tug")."""
-    if atype.startswith("named:"):
-        return f"a named {atype[6:]} (“the {atype[6:]} X”)"
-    return ANSWER_TYPES.get(atype, atype)
-
-
-@lru_cache(maxsize=1)
-def _spacy() -> Any:
-    """spaCy's small English pipeline from the pinned package (NER only; the same loader and
-    ``meta.json`` check as the ``spacy`` extractor), or None when it cannot be loaded."""
-    from core.backends.spacy_model import load_pipeline
-    from core.errors import BackendError
-
-    try:
-        return load_pipeline(("parser", "lemmatizer"))
-    except (BackendError, OSError, ValueError):  # not installed or a broken install: the pattern fallback
-        return None
-
-
-def ner_available() -> bool:
-    """Whether persons and places are found by spaCy NER (else by capitalised runs)."""
-    return _spacy() is not None
-
-
-_SPACY_LABELS = {"person": ("PERSON",), "place": ("GPE", "LOC", "FAC")}
-
-
-#: A capitalised name after "by" (the agent of a passive verb: "designed by the engineer Tobias Wrenfield").
-_AGENT = re.compile(r"\bby\s+(?:the\s+)?(?:[a-z]+\s+){0,2}?([A-Z][\w'\-]*(?:\s+(?:[A-Z][\w'\-]*|of|de|van|von))*)")
-#: spaCy labels of names that :func:`named_person` may read as a person's.
-_NAME_LABELS = ("ORG", "PRODUCT", "LOC", "GPE", "FAC", "WORK_OF_ART", "NORP", "EVENT")
-
-
-def typed_mentions(sentence: str, kind: str, *, names: bool = False) -> list[str]:
-    """The mentions of answer type ``kind`` in ``sentence`` (see the module docstring, rule 4). ``names``: a name
-    spaCy tagged otherwise counts as a person where :func:`named_person` says so (the extractive answer; BubbleRAG's
-    sufficiency check keeps spaCy's tags alone, since what it accepts decides LLM-mode expansions that recorded runs
-    replay)."""
-    return list(_typed_mentions(sentence, kind, names))
-
-
-@lru_cache(maxsize=8192)
-def _typed_mentions(sentence: str, kind: str, names: bool = False) -> tuple[str, ...]:
-    """:func:`typed_mentions`, kept per sentence: a GRanker slider step re-answers from mostly the same
-    top passages, and spaCy takes ~6 ms a sentence."""
-    return tuple(_find_mentions(sentence, kind, names))
-
-
-#: Last words that make a name beginning with a given name a place or a body ("Victoria Station").
-_NOT_PERSON_HEADS = {"light", "lighthouse", "lightship", "station", "street", "road", "avenue", "bay", "river", "hall",
-                     "point", "island", "bridge", "park", "house", "tower", "quay", "bank", "lake", "mount", "mountain",
-                     "school", "college", "university", "church", "cathedral", "board", "company", "hospital", "square",
-                     "county", "city", "town", "falls", "harbour", "harbor", "port", "line", "railway", "airport",
-                     "prize", "award", "trust", "society", "museum", "library", "theatre", "theater"}
-_HONORIFICS = {"captain", "capt", "sir", "dame", "lady", "lord", "dr", "doctor", "mr", "mrs", "miss", "ms",
-               "professor", "prof", "saint", "st", "king", "queen", "prince", "princess", "father", "sister", "brother",
-               "rev", "reverend", "general", "colonel", "major", "admiral", "judge", "bishop"}
-
-
-@lru_cache(maxsize=1)
-def _given_names() -> frozenset[str]:
-    """English given names (Faker's ``en`` person provider: the US Social Security name lists, MIT), empty where the
-    package is missing (then only spaCy's PERSON tag counts)."""
-    try:
-        from faker.providers.person.en import Provider
-    except ImportError:
-        return frozenset()
-    return frozenset(Provider.first_names)
-
-
-def named_person(name: str) -> bool:
-    """Whether ``name`` reads as a person's name though spaCy's small model tagged it otherwise: two to four
-    capitalised words (after a title such as "Captain") whose first is a common given name and whose last is no
-    place or body ("Agnes Morrow", tagged PRODUCT or LOC by ``en_core_web_sm``; not "Victoria Station")."""
-    words = name.split()
-    while words and words[0].lower().rstrip(".") in _HONORIFICS:
-        words = words[1:]
-    return (2 <= len(words) <= 4 and all(w[:1].isupper() for w in words) and words[0] in _given_names()
-            and words[-1].lower() not in _NOT_PERSON_HEADS)
-
-
-def _find_mentions(sentence: str, kind: str, names: bool = False) -> list[str]:
-    if kind == "date":
-        return [m.group(0) for m in _DATE.finditer(sentence)]
-    if kind == "number":
-        return [m.group(0) for m in _NUMBER.finditer(sentence)]
-    if kind.startswith("named:"):  # "the tug Merryweather" or "the Harrow Ferry Company" for "Which tug/company …?"
-        noun = re.escape(kind[6:])
-        after = [m.group(1) for m in re.finditer(rf"\b(?i:{noun})s?,?\s+([A-Z][\w'\-]*(?:\s+[A-Z][\w'\-]*)*)", sentence)
-                 if m.group(1).split()[0].lower() not in _OPENERS]
-        name = re.escape(kind[6:7].upper()) + re.escape(kind[7:])  # the noun as the last word of a proper name
-        within = [" ".join(w for w in m.group(1).split() if w.lower() not in _OPENERS)
-                  for m in re.finditer(rf"((?:[A-Z][\w'\-]*\s+)+{name}s?)\b", sentence)]
-        return after + [w for w in within if len(w.split()) > 1]
-    if kind in _SPACY_LABELS:
-        nlp = _spacy()
-        if nlp is not None:
-            ents = nlp(sentence).ents
-            if not names:
-                return [e.text for e in ents if e.label_ in _SPACY_LABELS[kind]]
-            if kind == "person":
-                found = [e.text for e in ents if e.label_ == "PERSON" or (e.label_ in _NAME_LABELS and named_person(e.text))]
-                # the agent of a passive verb answers "who …?" whatever spaCy tags it: "directed by the Wachowskis"
-                # (an audit's "Who directed The Matrix?" got the cast sentence, the Wachowskis being no PERSON)
-                return found + [a for a in _AGENT.findall(sentence) if not any(a in f or f in a for f in found)]
-            return [e.text for e in ents if e.label_ in _SPACY_LABELS[kind] and not named_person(e.text)]
-        out = []
-        for m in _CAPS.finditer(sentence):
-            words = m.group(0).split()
-            if words and words[0].lower() in _OPENERS:
-                words = words[1:]
-            if words and any(w[:1].isupper() for w in words):
-                out.append(" ".join(words))
-        return out
-    return []
-
-
-def new_mentions(sentence: str, kind: str, query: str, *, names: bool = False) -> list[str]:
-    """Typed mentions of ``sentence`` that the question does not already name (``names``: see
-    :func:`typed_mentions`)."""
-    q = normalize_name(query)
-    return [m for m in typed_mentions(sentence, kind, names=names) if normalize_name(m) and normalize_name(m) not in q]
-
 
 #: a sentence that opens with a description of what its passage is about: "The tower was designed by …"
 _DESCRIPTION = re.compile(r"^(?:The|This|These|That)\s+[a-z]")
@@ -257,7 +78,7 @@ def resolve_pronoun(sentence: str, title: str) -> str:
     ("Keldmoor Light: The tower was designed by …")."""
     if not title:
         return sentence
-    m = _PRONOUN.match(sentence)
+    m = PRONOUN.match(sentence)
     if not m:
         if _DESCRIPTION.match(sentence) and normalize_name(title) not in normalize_name(sentence):
             return f"{title}: {sentence}"
@@ -282,7 +103,7 @@ def readings(sentences: Sequence[str], title: str) -> list[tuple[str, ...]]:
     drifted nine miles" after a captain's sentence may still be the ship."""
     out: list[tuple[str, ...]] = []
     for s, name in zip(sentences, antecedents(sentences, title)):
-        m = _PRONOUN.match(s)
+        m = PRONOUN.match(s)
         out.append((resolve_pronoun(s, title),) + ((_replace_pronoun(s, m, name),) if m and name else ()))
     return out
 
@@ -297,7 +118,7 @@ def antecedents(sentences: Sequence[str], title: str) -> list[str]:
     out = []
     last = ""
     for s in sentences:
-        m = _PRONOUN.match(s)
+        m = PRONOUN.match(s)
         personal = m is not None and m.group(0).lower() in _PERSONAL
         out.append(last if personal and last and not title_is_person and normalize_name(last) != title_n else "")
         named = typed_mentions(s, "person", names=True)
@@ -309,7 +130,7 @@ def antecedents(sentences: Sequence[str], title: str) -> list[str]:
 def bracketed(sentence: str, name: str) -> str:
     """``sentence`` as the answer shows it when read with ``name`` for its leading pronoun: "She [Miriam Castellane]
     introduced the keepers' pension fund in 1879." (the sentence alone names no one)."""
-    m = _PRONOUN.match(sentence)
+    m = PRONOUN.match(sentence)
     if not m or not name:
         return sentence
     possessive = m.group(0).lower() in ("his", "her", "its", "their")
@@ -364,8 +185,8 @@ class SentencePick:
                     if self.answer_type else "") + ("; possessive bridge: " + "; ".join(self.bridges)
                                                     if self.bridges else ""),
                 "scorer": self.scorer, "answer_type": self.answer_type,
-                "ner": "spaCy en_core_web_sm" if self.answer_type in _SPACY_LABELS and ner_available() else
-                       ("capitalised runs" if self.answer_type in _SPACY_LABELS else "patterns"),
+                "ner": "spaCy en_core_web_sm" if self.answer_type in SPACY_LABELS and ner_available() else
+                       ("capitalised runs" if self.answer_type in SPACY_LABELS else "patterns"),
                 "bridges": list(self.bridges), "note": self.note,
                 "candidates": [{"sentence": c.sentence, "chunk_id": c.chunk_id, "passage": c.title,
                                 "score": round(c.score, 4), "answer_type_mentions": list(c.typed),
@@ -427,7 +248,7 @@ def _typed(sentence: str, resolved: str, title: str, atype: str, query: str) -> 
     if not atype:
         return ()
     found = new_mentions(resolved, atype, query, names=True)
-    m = _PRONOUN.match(sentence)
+    m = PRONOUN.match(sentence)
     if title and ((atype == "person" and m and m.group(0).lower() in ("it", "its"))
                   or (m is None and resolved != sentence)):  # the title put before a description: not the sentence's
         found = [x for x in found if normalize_name(x) != normalize_name(title)]
@@ -441,10 +262,10 @@ def _described(mention: str, query: str) -> bool:
     a word of the question other than the asked kind ("the Kessel Viaduct" for "Which river does the viaduct designed
     by … cross?", which spaCy tags a place; an audit's none-mode answer quoted the sentence naming the viaduct)."""
     q = " ".join(query.lower().split())
-    asked = re.search(rf"\b(?:which|what) ({_PLACE_NOUNS})\b", q)
+    asked = re.search(rf"\b(?:which|what) ({PLACE_NOUNS})\b", q)
     words = mention.lower().split()
     head = words[-1] if words else ""
-    return bool(head) and head not in _OPENERS and re.search(rf"\b{re.escape(head)}s?\b", q) is not None and (
+    return bool(head) and head not in OPENERS and re.search(rf"\b{re.escape(head)}s?\b", q) is not None and (
         asked is None or not asked.group(1).startswith(head.rstrip("s")))
 
 

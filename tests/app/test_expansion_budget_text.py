@@ -92,3 +92,8 @@ def test_a_collision_says_what_it_misses_with_the_rankings_r_miss() -> None:
                 seen["whole"] += 1
                 assert note == " It holds an anchor of every group."
     assert seen["missing"] and seen["whole"], seen  # both kinds of note were walked
+    # a missed group named like the node the bubbles met at is said to be the group, not that node
+    c = next(c for c in replay.result.cegs if c.kind == "collision" and set(range(len(groups))) - set(c.groups))
+    missed = groups[min(set(range(len(groups))) - set(c.groups))]
+    assert "its anchors are other nodes" in missing_note(result, c, missed.concept.upper())
+    assert "its anchors are other nodes" not in missing_note(result, c, "elsewhere")

@@ -51,9 +51,9 @@ def _block(mp: pytest.MonkeyPatch, modules: tuple[str, ...] = OPTIONAL_MODULES) 
 def _clear_lru_caches() -> None:
     """Per-process model caches of the answer steps (loaded by an earlier test, they would hide a load)."""
     from core.backends import tokens
-    from core.methods import extractive
+    from core.methods import answer_types
 
-    extractive._spacy.cache_clear()
+    answer_types._spacy.cache_clear()
     for fn in vars(tokens).values():
         if callable(getattr(fn, "cache_clear", None)):
             fn.cache_clear()

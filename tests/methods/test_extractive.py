@@ -10,15 +10,10 @@ import pytest
 from core.backends.registry import get_embedder, get_llm, get_reranker
 from core.index.create import create_workspace
 from core.index.samples import ensure_sample_workspace
+from core.methods.answer_types import expected_answer_type, new_mentions, typed_mentions
 from core.methods.answering import describe_answer
 from core.methods.base import Backends
-from core.methods.extractive import (
-    expected_answer_type,
-    new_mentions,
-    possessive_bridges,
-    resolve_pronoun,
-    typed_mentions,
-)
+from core.methods.extractive import possessive_bridges, resolve_pronoun
 from core.methods.registry import get_method
 from core.methods.run import backends_for, run_method
 from core.methods.sgrag.query_graph import link_mentions, possessive_relations
@@ -72,7 +67,8 @@ def test_a_title_read_for_it_names_no_person():
     in 1712 by … Idris Kalden": its "It" read as the title "Vellmora", which spaCy's small model tags PERSON, so it
     counted as naming a new person, beside the sentence that names Sofia Marrow."""
     from core.backends.embedders import HashingEmbedder
-    from core.methods.extractive import ner_available, pick_sentence
+    from core.methods.answer_types import ner_available
+    from core.methods.extractive import pick_sentence
 
     q = "Who designed the lighthouse in the town founded by Idris Kalden?"
     founded = ("It was founded in 1712 by the sea captain Idris Kalden, who built the first stone quay there to "
@@ -102,7 +98,8 @@ def test_the_place_a_question_describes_is_not_the_place_it_asks_for():
     the Kessel Viaduct, …" — spaCy tags the viaduct a place (FAC), so that sentence counted as naming a new place; the
     viaduct is what the question describes ("the viaduct"), the river is what it asks for."""
     from core.backends.embedders import HashingEmbedder
-    from core.methods.extractive import _described, ner_available, pick_sentence
+    from core.methods.answer_types import ner_available
+    from core.methods.extractive import _described, pick_sentence
 
     q = "Which river does the viaduct designed by Ada Thorne's company cross?"
     assert _described("the Kessel Viaduct", q) and not _described("the River Oss", q)
@@ -146,7 +143,8 @@ def test_he_is_the_person_named_before_in_a_passage_about_a_thing():
     Agnes Morrow" answers it: "He" is the captain (the passage is about a ship), and spaCy's small model tags Agnes
     Morrow PRODUCT, so that sentence named no person."""
     from core.backends.embedders import HashingEmbedder
-    from core.methods.extractive import named_person, ner_available, pick_sentence, readings
+    from core.methods.answer_types import named_person, ner_available
+    from core.methods.extractive import pick_sentence, readings
 
     commanded = "The lightship was commanded for many years by Captain Elias Penhallow."
     trained = "He had trained as a boy under Agnes Morrow at Keldmoor Light."
@@ -184,7 +182,7 @@ def test_he_is_the_person_named_before_in_a_passage_about_a_thing():
 def test_the_agent_of_a_passive_verb_answers_who():
     """An audit asked "Who directed The Matrix?" in class and got the cast sentence: "directed by the Wachowskis" named
     no PERSON for spaCy's small model. The agent after "by" counts as whom a "who" question asks for."""
-    from core.methods.extractive import ner_available
+    from core.methods.answer_types import ner_available
 
     directed = "The Matrix is a 1999 science fiction action film written and directed by the Wachowskis."
     if ner_available():
@@ -199,7 +197,8 @@ def test_which_noun_prefers_the_sentence_that_names_one():
     Gannet Bank …", cross-encoder 4.8) over "… the tug Merryweather towed her back" (3.7): a thing named after the
     asked noun is the answer type."""
     from core.backends.embedders import HashingEmbedder
-    from core.methods.extractive import answer_type_phrase, pick_sentence
+    from core.methods.answer_types import answer_type_phrase
+    from core.methods.extractive import pick_sentence
 
     assert typed_mentions("the crew of the tug Merryweather towed her back", "named:tug") == ["Merryweather"]
     assert typed_mentions("The tug was old.", "named:tug") == []

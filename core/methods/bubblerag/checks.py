@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 from itertools import pairwise
 
-from core.methods.extractive import expected_answer_type, new_mentions
+from core.methods.answer_types import expected_answer_type, new_mentions
 from core.text import FUNCTION_WORDS, normalize_name
 
 _WORD = re.compile(r"[\w][\w'’\-]*")
