@@ -41,8 +41,11 @@ IDENTITY_KEYS = ("content", "models")
 
 
 def questions_hash(questions: Sequence[Question]) -> str:
-    """A digest of the questions as a benchmark scores them: ids, text, matched and unmatched gold, answers."""
-    rows = [[q.id, q.question, list(q.gold_chunks), list(q.unmatched), q.answer, list(q.aliases)] for q in questions]
+    """A digest of the questions as a benchmark scores them: ids, text, matched and unmatched gold, answers, and the
+    passages that count as one gold document (``gold_groups``, only where a question has them: the digest of every
+    other question set is as it was, while a run scored before such gold counted once is not resumed beside it)."""
+    rows = [[q.id, q.question, list(q.gold_chunks), list(q.unmatched), q.answer, list(q.aliases),
+             *([[list(g) for g in q.gold_groups]] if getattr(q, "gold_groups", ()) else [])] for q in questions]
     return content_hash(json.dumps(rows, ensure_ascii=False))
 
 

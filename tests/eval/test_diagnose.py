@@ -287,3 +287,16 @@ def test_a_question_with_some_gold_retrieved_is_not_labelled_gold_not_retrieved(
     # none retrieved: still "gold not retrieved"
     d = diagnose(_with_context("dense", ["c3"], ["c3"]), ws, gold, cut=5)
     assert diagnosis_verdict(d).label == NOT_RETRIEVED_LABEL
+
+
+def test_a_run_scored_before_gold_documents_counted_once_is_not_resumed_beside_them():
+    """The questions' digest a resume compares holds the gold groups where a question has them (a run whose
+    records scored a ground_truth title's passages one by one must not be resumed with records that count it
+    once), and is unchanged for questions without them (every earlier run of such questions still resumes)."""
+    from core.eval.identity import questions_hash
+    from core.index.questions import Question
+
+    plain = Question("q1", "Who?", "A", ("c1",))
+    grouped = Question("q7", "Who?", "M", ("b0", "b1"), whole_titles=("Board",), gold_groups=(("b0", "b1"),))
+    assert questions_hash([plain]) == questions_hash([Question("q1", "Who?", "A", ("c1",))])
+    assert questions_hash([grouped]) != questions_hash([Question("q7", "Who?", "M", ("b0", "b1"), whole_titles=("Board",))])
