@@ -94,15 +94,16 @@ def _replace_pronoun(sentence: str, m: re.Match[str], name: str) -> str:
 _PERSONAL = ("he", "she", "his", "her")
 
 
-def readings(sentences: Sequence[str], title: str) -> list[tuple[str, ...]]:
+def readings(sentences: Sequence[str], title: str, names: Sequence[str] | None = None) -> list[tuple[str, ...]]:
     """How a reader may read each of a passage's ``sentences`` (rule 1): :func:`resolve_pronoun`'s reading, and for a
     sentence opening with "He"/"She"/"His"/"Her" in a passage whose title is not a person the passage names, also the
     reading with the person named last in the sentences before it ("The lightship was commanded by Captain Elias
     Penhallow. He had trained under Agnes Morrow": "He" is the captain, not the lightship; an audit's "Who trained the
     captain of the Saltmere Lightship?" got the command sentence). Both are scored and the better one counts: "She
-    drifted nine miles" after a captain's sentence may still be the ship."""
+    drifted nine miles" after a captain's sentence may still be the ship. ``names``: :func:`antecedents` of the
+    sentences, when the caller has them already."""
     out: list[tuple[str, ...]] = []
-    for s, name in zip(sentences, antecedents(sentences, title)):
+    for s, name in zip(sentences, antecedents(sentences, title) if names is None else names):
         m = PRONOUN.match(s)
         out.append((resolve_pronoun(s, title),) + ((_replace_pronoun(s, m, name),) if m and name else ()))
     return out
@@ -295,7 +296,8 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
     rows: list[tuple[str, tuple[str, ...], str, str, str]] = []  # (sentence, its readings, chunk id, title, antecedent)
     for cid, title, text in top:
         sents = [s.strip() for s in split_sentences(text) if len(s.strip()) > 3] or ([text.strip()] if text.strip() else [])
-        for s, read, name in zip(sents, readings(sents, title), antecedents(sents, title)):
+        names = antecedents(sents, title)  # once: the readings and the answer's brackets both use them
+        for s, read, name in zip(sents, readings(sents, title, names), names):
             rows.append((s, read, cid, title, name))
     if not rows:
         return SentencePick("", top[0][0] if top else "", scorer_name, atype, note="the top passages hold no text")
