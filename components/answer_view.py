@@ -17,6 +17,7 @@ from core.eval.lesson import and_list
 from core.eval.verdicts import AnswerMatch, match_answer
 from core.methods.answering import NO_LLM_LIMIT, AnswerNote, describe_answer, method_notices
 from core.methods.base import Gold
+from core.methods.run import is_unanswered
 from core.pinning import replay_notice
 
 
@@ -50,7 +51,7 @@ def unrecorded_workspace_text(workspace: str, recorded: Sequence[str]) -> str:
 
 def recording_gap_warning(llm_name: str, workspace: str, questions: Sequence[str], methods: Sequence[str]) -> None:
     """Before a run with the ``recorded`` LLM: say when the recordings hold no run of these questions × methods on
-    this workspace (its LLM stages will take their fallbacks) — not only after the run. On a workspace they hold
+    this workspace (such a run is a ``none`` run) — not only after the run. On a workspace they hold
     nothing of, that is the page's one notice (:func:`unrecorded_workspace`)."""
     if not str(llm_name).startswith("recorded") or not questions or not methods:
         return
@@ -96,7 +97,8 @@ def not_recorded_notice(llm_name: str, workspace: str, method: str, title: str, 
     pick = ("pick a recorded question (" + "; ".join(f"“{q}”" for q in held) + ")") if held else \
         f"no question of this workspace is recorded for {title}"
     st.warning(md_escape(f"This question is not recorded for {title} — {pick} or switch the LLM to none or local "
-                         "in the sidebar. Its LLM stages run without the LLM until then."),
+                         "in the sidebar. Until then it runs without an LLM, as in none mode: the answer is an evidence "
+                         "sentence, not a generated one."),
                icon=":material/report:")
     return True
 
@@ -105,7 +107,7 @@ def replay_banner(result: Any, *, said: bool = False) -> None:
     """With the ``recorded`` LLM, say first when the run is not the recorded one (some stage ran without
     its recorded reply, or no recorded run matches): a partial replay is never shown as the recording. ``said``:
     the page already said that this workspace has no recordings (:func:`unrecorded_workspace`)."""
-    if said:
+    if said or is_unanswered(result.trace):  # a none run, said before it started (recording_gap_warning)
         return
     trace = result.trace
     hits = sum(int(s.llm_cache.get("hits", 0)) for s in trace.steps)
@@ -121,7 +123,7 @@ def answer_note(result: Any, *, compact: bool = False, said: bool = False) -> An
     already said that answers here are evidence sentences (:func:`unrecorded_workspace`), so that limit is left
     out."""
     note = describe_answer(result)
-    if said:
+    if said or is_unanswered(result.trace):  # a none run of the recorded LLM: the notice before the run said it
         note = replace(note, limits=tuple(x for x in note.limits if x != NO_LLM_LIMIT))
     for notice in method_notices(result, app=True):  # e.g. reg without a trained retriever is not ReG's retriever
         st.warning(md_escape(notice), icon=":material/warning:")

@@ -51,7 +51,7 @@ def method_run(spec: Method[Any, R], workspace: Workspace, key: str, backends: B
         What the method raises (bad question, bad config, unusable workspace); :class:`PreparationPending`
         with ``defer``.
     """
-    used, cfg, backends_key, params = _run_key(spec, workspace, backends, config)
+    used, cfg, backends_key, params = _run_key(spec, workspace, backends, config, query)
     # e.g. FastInsight's node vectors on first use of a KG (a long one only when asked for; ``defer``: see there)
     prepare_in_background(spec, workspace, used, cfg, defer=defer)
     if used.llm is not None and used.llm.available:  # it waits on an LLM: a job you can watch and stop
@@ -62,14 +62,15 @@ def method_run(spec: Method[Any, R], workspace: Workspace, key: str, backends: B
                        params)
 
 
-def _run_key(spec: Method[Any, Any], workspace: Workspace, backends: Backends, config: MethodConfig | None
-             ) -> tuple[Backends, Any, str, tuple[tuple[str, Any], ...]]:
-    """What keys a run of ``spec`` (:func:`method_run`): the backends it uses, its config, the backends' key
-    and the config fields that differ from the defaults."""
+def _run_key(spec: Method[Any, Any], workspace: Workspace, backends: Backends, config: MethodConfig | None,
+             query: str | None = None) -> tuple[Backends, Any, str, tuple[tuple[str, Any], ...]]:
+    """What keys a run of ``spec`` on ``query`` (:func:`method_run`): the backends it uses, its config, the
+    backends' key and the config fields that differ from the defaults."""
     from core.methods.run import backends_for, scoped_backends
 
-    # the recorded LLM on a workspace it holds no run of runs as in none mode, the reranker kept (as run_method)
-    used = backends_for(spec.name, scoped_backends(backends, workspace.name))
+    # the recorded LLM on a workspace or question it holds no run of runs as in none mode, the reranker kept (as
+    # run_method)
+    used = backends_for(spec.name, scoped_backends(backends, workspace.name, spec.name, query))
     cfg = config if config is not None else spec.config()
     params = tuple(sorted(cfg.overrides().items()))
     names = used.names()
@@ -132,7 +133,7 @@ def prefetch(spec: Method[Any, Any], workspace: Workspace, key: str, backends: B
     already done or running is left alone. Whether a job was started."""
     from core.methods.run import pending_preparations
 
-    used, cfg, backends_key, params = _run_key(spec, workspace, backends, config)
+    used, cfg, backends_key, params = _run_key(spec, workspace, backends, config, query)
     if used.llm is None or used.llm.name != "recorded" or not used.llm.available:
         return False
     manager = jobs_view.jobs()
@@ -158,7 +159,7 @@ def prefetch(spec: Method[Any, Any], workspace: Workspace, key: str, backends: B
             prep.wait()
             if prep.status().state != "done":
                 return  # the page says what went wrong when it asks for the build again
-        now, _, now_key, now_params = _run_key(spec, workspace, backends, config)
+        now, _, now_key, now_params = _run_key(spec, workspace, backends, config, query)
         run_key = _job_key(spec, key, now_key, query, now_params)
         run = manager.get(run_key) or manager.submit(run_key, title, _run_work(spec, workspace, now, query, now_params),
                                                      kind="method", restart=False, session=session, extra=ahead)

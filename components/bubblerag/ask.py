@@ -19,6 +19,7 @@ from core.graph.formats.jsonio import parse_json
 from core.graph.reader import read_ahead
 from core.methods.answering import step_fallback
 from core.methods.evidence.formats import AnswerStepData
+from core.methods.run import is_unanswered
 from core.trace import Trace
 
 if TYPE_CHECKING:
@@ -38,7 +39,8 @@ def create_answer_ui(act: Active, result) -> None:
     with st.container(border=True):
         st.markdown("**Answer**")
         # on a workspace the recorded LLM holds nothing of, the page's one notice above says it all
-        said = unrecorded_workspace(act.llm_name, act.workspace.name)
+        # (or on a question it holds no run of: a none run, said by the notice before the run)
+        said = unrecorded_workspace(act.llm_name, act.workspace.name) or is_unanswered(result.trace)
         replay_banner(result, said=said)  # a partial replay says so before the answer
         st.markdown(md_escape(result.answer) if result.answer else "_(no answer)_")
         gold_answer(result.answer, gold_answers(act, result.query))  # a workspace question's gold answer, EM / F1

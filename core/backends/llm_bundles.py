@@ -253,7 +253,8 @@ def recorded_runs(paths: Sequence[Path] | None = None) -> frozenset[tuple[str, s
 def recording_gap(runs: frozenset[tuple[str, str, str]], workspace: str, questions: Sequence[str],
                   methods: Sequence[str]) -> str:
     """What to say BEFORE a run with the ``recorded`` LLM whose questions × methods the recordings do not all
-    hold ("" when they do): its LLM stages will take their fallbacks, so its figures will not be an LLM's.
+    hold ("" when they do): such a pair runs without an LLM, as ``none`` mode does
+    (:meth:`~core.backends.llm_recorded.RecordedLLM.for_question`), so its figures will not be an LLM's.
 
     >>> runs = frozenset({("musique", "dense", "Who?")})
     >>> recording_gap(runs, "musique", ["Who?"], ["dense"])
@@ -265,8 +266,10 @@ def recording_gap(runs: frozenset[tuple[str, str, str]], workspace: str, questio
     held = [p for p in pairs if (workspace, *p) in runs]
     if not pairs or len(held) == len(pairs):
         return ""
-    fallback = ("its LLM stages will take their fallbacks (a reply is read back only where a recorded prompt matches "
-                "word for word), so the figures will not be an LLM's. Pick a live LLM, or none, in the sidebar.")
+    one = len(pairs) - len(held) == 1
+    fallback = (f"{'it runs' if one else 'they run'} without an LLM, as in none mode: an answer is the best-scoring "
+                "evidence sentence, not a generated one (on a multi-hop question it may name the answer without the "
+                "chain), and no figure is an LLM's. Pick a recorded question, or a live LLM in the sidebar.")
     if not any(w == workspace for w, _, _ in runs):
         spaces = ", ".join(f"“{w}”" for w in sorted({w for w, _, _ in runs})) or "none"
         return f"The recorded LLM holds no run on the workspace “{workspace}” (it holds {spaces}): {fallback}"

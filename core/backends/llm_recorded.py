@@ -181,6 +181,23 @@ class RecordedLLM:
         out.available = bool(keep)
         return out
 
+    def for_question(self, workspace: str, method: str, question: str) -> RecordedLLM:
+        """This backend where a bundle holds a run of ``question`` by ``method`` on ``workspace`` (under any
+        settings: another setting replays what it can and says what it could not); else one that is not
+        :attr:`available`, like :meth:`for_workspace` on a workspace without recordings.
+
+        A question the recordings hold no run of is a run without an LLM: every stage would take its fallback,
+        and the fallbacks of an LLM that failed are not those of ``none`` mode (a method that does not rerank
+        answered by embedding cosine instead of the cross-encoder, and "Who directed The Matrix?" quoted the
+        cast sentence that ``none`` mode ranks below "written and directed by the Wachowskis")."""
+        if not self.available or any((run.get("workspace"), run.get("method"), run.get("question"))
+                                     == (workspace, method, question) for rec in self.replying for run in rec.runs):
+            return self
+        out = copy.copy(self)
+        out.replying = []
+        out.available = False
+        return out
+
     def find_run(self, workspace: str, method: str, question: str, config: dict[str, Any],
                  backends: dict[str, str]) -> tuple[Recording, dict[str, Any]] | None:
         """The recorded run of ``question`` by ``method`` on ``workspace`` with these settings and the same

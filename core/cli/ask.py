@@ -56,6 +56,11 @@ def summarize(result: Any, workspace: Workspace, *, top: int = 5, method: AnyMet
         "fallbacks": [f"{s.stage}: {s.fallback}" for s in result.trace.steps if s.fallback],
     }
     out["notices"] = list(method_notices(result))
+    from core.methods.run import is_unanswered
+
+    if is_unanswered(result.trace):  # the recorded LLM holds no run of this workspace or question: a none run
+        out["notices"].insert(0, f"LLM: {result.trace.backends['llm']}, so this run is a none-mode run (each LLM "
+                                 "stage took the fallback none mode takes). Ask a recorded question, or use --llm local.")
     from core.eval.context import context_record
 
     ctx = context_record(result)
@@ -80,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     from core.methods.base import Backends
     from core.methods.budget import apply_budget, parse_budget
     from core.methods.registry import get_method
-    from core.methods.run import backends_for, pending_preparations, run_method
+    from core.methods.run import backends_for, pending_preparations, run_method, scoped_backends
 
     spec = get_method(args.method)
     budget = parse_budget(args.budget)  # a bad budget fails before any model loads
@@ -88,8 +93,8 @@ def run(args: argparse.Namespace) -> int:
     llm = llm_from_args(args)
     ws = resolve_workspace(args.workspace, embedder)
     # the extractive answer (no LLM) scores sentences with the reranker, whatever the method; the recorded LLM on a
-    # workspace it holds no run of is no LLM there (core.methods.run.scoped_backends)
-    no_llm = not getattr(llm, "for_workspace", lambda _w: llm)(ws.name).available
+    # workspace or question it holds no run of is no LLM there (core.methods.run.scoped_backends)
+    no_llm = not scoped_backends(Backends(embedder, llm, None), ws.name, spec.name, args.question).llm.available
     wants = spec.needs_reranker or (no_llm and args.reranker != "llm")
     reranker = get_reranker(args.reranker, embedder=embedder, llm=llm) if wants else None
     changes = config_changes(getattr(args, "set", None) or [])

@@ -130,8 +130,9 @@ def bench_inputs(args: argparse.Namespace, specs: Sequence[Any],
     embedder = get_embedder(args.embedder)
     llm = llm_from_args(args)
     ws = resolve_workspace(args.workspace, embedder)
-    # the recorded LLM on a workspace it holds no run of is no LLM there (core.methods.run.scoped_backends)
-    no_llm = not getattr(llm, "for_workspace", lambda _w: llm)(ws.name).available
+    # the recorded LLM on a workspace it holds no run of is no LLM there, nor on a question it holds no run of
+    # (core.methods.run.scoped_backends): a run of either answers with the reranker, as none mode does
+    no_llm = not llm.available or getattr(llm, "for_workspace", None) is not None
     wants = any(s.needs_reranker for s in specs) or (no_llm and args.reranker != "llm")
     reranker = get_reranker(args.reranker, embedder=embedder, llm=llm) if wants else None
     qs = load_questions_file(args.questions, ws.graph) if args.questions else load_questions(ws)

@@ -137,13 +137,20 @@ def prepare_workspace(workspace: Workspace, embedder: Any, methods: Sequence[str
 UNESTIMATED_PREPARATION_S = 30.0
 
 
-def scoped_backends(backends: Backends, workspace: str) -> Backends:
+def scoped_backends(backends: Backends, workspace: str, method: str | None = None,
+                    question: str | None = None) -> Backends:
     """``backends`` with the ``recorded`` LLM narrowed to the recordings of ``workspace``
-    (:meth:`~core.backends.llm_recorded.RecordedLLM.for_workspace`; any other LLM is kept): on a workspace the
-    recordings hold no run of it is not available, so the run is the ``none`` run, its reranker kept for the
+    (:meth:`~core.backends.llm_recorded.RecordedLLM.for_workspace`; any other LLM is kept), and, given ``method``
+    and ``question``, to a question they hold a run of (:meth:`~core.backends.llm_recorded.RecordedLLM.for_question`):
+    where they hold none it is not available, so the run is the ``none`` run, its reranker kept for the
     extractive answer (:func:`backends_for`). Call it before :func:`backends_for`, as :func:`run_method` does."""
     scope: Callable[[str], Any] | None = getattr(backends.llm, "for_workspace", None)  # recorded LLM
-    return replace(backends, llm=scope(workspace)) if scope is not None else backends
+    if scope is None:
+        return backends
+    llm = scope(workspace)
+    if method is not None and question is not None:
+        llm = llm.for_question(workspace, method, question)
+    return replace(backends, llm=llm)
 
 
 def backends_for(method: str, backends: Backends) -> Backends:
@@ -173,13 +180,14 @@ def run_method(method: str, query: str, workspace: Workspace, backends: Backends
 
     spec = get_method(method)
     scope = getattr(backends.llm, "for_workspace", None)  # recorded LLM
-    backends = scoped_backends(backends, workspace.name)  # it replays this workspace's recordings only
+    # it replays this workspace's recordings only, and a question they hold no run of is a none run
+    backends = scoped_backends(backends, workspace.name, spec.name, query)
     own = backends_for(method, backends)
     # a run itself never writes: what it needs is made first
     prepare_method(spec, workspace, own, config if isinstance(config, MethodConfig) else None)
     label = ""
     find: Callable[..., tuple[StateTape, str] | None] | None = getattr(backends.llm, "tape_for", None)  # recorded LLM
-    replaying = tape is None and find is not None
+    replaying = tape is None and find is not None and backends.llm.available  # a none run is no replay
     if find is not None and replaying:
         cfg: Any = config if config is not None else spec.make_config()
         found = find(workspace.name, spec.name, query, cfg.to_dict(), own.names())
@@ -206,6 +214,18 @@ def unanswered_llm(model_id: str, *, workspace: bool) -> str:
     its fallback, so "recorded (…)" would name a model that wrote none of it. ``workspace``: it holds no run of
     the workspace at all (else: none of this question)."""
     what = "this workspace" if workspace else "this question"
-    return f"none — the recorded LLM ({model_id}) holds no run of {what}"
+    return f"{UNANSWERED_PREFIX} ({model_id}) holds no run of {what}"
+
+
+#: how :func:`unanswered_llm` begins: a run the recorded LLM answered nothing of (:func:`is_unanswered`)
+UNANSWERED_PREFIX = "none — the recorded LLM"
+
+
+def is_unanswered(trace: Any) -> bool:
+    """Whether ``trace`` is a run with the ``recorded`` LLM that it answered nothing of (a workspace or question
+    the recordings hold no run of: :func:`unanswered_llm`), i.e. a ``none`` run, said before it started — not a
+    replay whose recorded replies all missed (that says "Not a recorded run" or "Partly replayed" itself)."""
+    label = str((getattr(trace, "backends", None) or {}).get("llm", ""))
+    return label.startswith(UNANSWERED_PREFIX) and not getattr(trace, "replay", None)
 
 

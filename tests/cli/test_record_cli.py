@@ -67,13 +67,15 @@ def test_record_then_replay_without_any_llm(server, capsys, tmp_path, monkeypatc
         assert all(x["cached"] is True for x in steps if x["llm_cache"])
     assert server.chat_requests == asked
 
-    # a question that was not recorded: every LLM stage says so and takes its fallback
+    # a question that was not recorded is a none-mode run, said first (its fallbacks were those of an LLM that
+    # failed: a method that does not rerank answered by embedding cosine instead of the reranker none mode uses)
     assert main(["ask", "Who played the villain?", "--workspace", "demo", "--embedder", "hashing", "--method",
                  "dense", "--llm", "recorded", "--json"]) == 0
     s = json.loads(capsys.readouterr().out)
-    assert any("This question/stage was not recorded" in f and "Use the live LLM ('local' or 'openai') or 'none'" in f
-               for f in s["fallbacks"]), s["fallbacks"]
-    assert s["replay"]["matched"] is False and s["replay_notice"].startswith("Not a recorded run")
+    assert s["notices"][0].startswith("LLM: none — the recorded LLM (") and \
+        "holds no run of this question, so this run is a none-mode run" in s["notices"][0], s["notices"]
+    assert "replay" not in s and s["answer_note"]["kind"] == "extractive"
+    assert any("no LLM configured" in f for f in s["fallbacks"]), s["fallbacks"]
     assert server.chat_requests == asked
 
 

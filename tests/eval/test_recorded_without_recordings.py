@@ -61,6 +61,32 @@ def test_recorded_llm_on_a_workspace_without_recordings_answers_and_ranks_as_non
     assert recorded == none
 
 
+@pytest.mark.parametrize("method", method_names())
+def test_recorded_llm_on_a_question_it_holds_no_run_of_answers_and_ranks_as_none_mode(demo_and_upload, method):
+    """On a workspace the recordings hold, a question they hold no run of is a none run too: an audit's "Who
+    directed The Matrix?" (recorded LLM, demo) quoted the cast sentence by embedding cosine, where ``none`` mode's
+    cross-encoder quotes "written and directed by the Wachowskis"."""
+    from core.methods.run import is_unanswered
+
+    emb, demo, _ = demo_and_upload
+    reranker = ContraryReranker(emb)
+    llm = RecordedLLM(strict=False)
+    question = "Who directed The Matrix?"
+    assert llm.holds_workspace(demo.name) and not llm.for_question(demo.name, method, question).available
+    none = _seen(run_method(method, question, demo, Backends(emb, NoLLM(), reranker)))
+    run = run_method(method, question, demo, Backends(emb, llm, reranker))
+    assert _seen(run) == none
+    assert is_unanswered(run.trace) and run.trace.backends["llm"].endswith("holds no run of this question")
+    assert not run.trace.replay  # no replay to report: the page said before the run that it runs as none mode
+
+
+def test_a_question_the_recordings_hold_keeps_the_recorded_llm(demo_and_upload):
+    _, demo, _ = demo_and_upload
+    llm = RecordedLLM(strict=False)
+    assert llm.for_question(demo.name, "bubblerag", QUESTION) is llm  # another setting of it replays what it can
+    assert not llm.for_question(demo.name, "bubblerag", QUESTION + " ").available  # the question as recorded
+
+
 def test_a_scoped_recorded_llm_is_unavailable_only_where_it_holds_nothing(mine):
     _, ws = mine
     llm = RecordedLLM(strict=False)
@@ -108,4 +134,23 @@ def test_egx_ask_with_the_recorded_llm_on_a_workspace_without_recordings_answers
         # the recorded LLM also says that no recorded run matched (replay, replay_notice): provenance, not the run
         out[llm] = {k: v for k, v in got.items() if k not in ("seconds", "replay", "replay_notice")}
     assert "scored by the reranker biencoder" in out["none"]["answer_note"]["how"]
+    said = out["recorded"]["notices"].pop(0)  # it says first that it is a none-mode run, and why
+    assert said.startswith("LLM: none — the recorded LLM (") and "holds no run of this workspace" in said
     assert out["recorded"] == out["none"]
+
+
+def test_the_app_keeps_the_reranker_of_a_question_without_a_recorded_run(demo_and_upload):
+    """The app's key and backends of a run (``components.runs``) narrow the recorded LLM to the question as
+    ``run_method`` does: else a method that does not rerank is handed no reranker, and its extractive answer falls
+    back to embedding cosine whatever the run itself decides."""
+    from components.runs import _run_key
+    from core.methods.registry import get_method
+
+    emb, demo, _ = demo_and_upload
+    reranker = ContraryReranker(emb)
+    spec = get_method("bubblerag")
+    used, *_ = _run_key(spec, demo, Backends(emb, RecordedLLM(strict=False), reranker), None,
+                        "Who directed The Matrix?")
+    assert used.reranker is reranker and not used.llm.available
+    used, *_ = _run_key(spec, demo, Backends(emb, RecordedLLM(strict=False), reranker), None, QUESTION)
+    assert used.llm.available and (used.reranker is None) == (not spec.needs_reranker)  # the recorded run's
