@@ -253,15 +253,19 @@ def estimate_caption(act: Active, methods: Sequence[str], n: int, judge_name: st
     passages = act.workspace.meta.n_chunks or None
     est = resources.bench_estimate(str(runs_root()), act.workspace.name, llm, tuple(methods), int(n), _runs_stamp(),
                                    passages)
-    text = est.sentence() + preparations_sentence(act, methods, est.total)
+    first = preparations_sentence(act, methods, est.total, at_least=est.lower_bound)
+    # the run's whole time leads where a build comes first: an audit read "about 29 s" of a run that took 218 s,
+    # 184 of them building, the "in all" figure at the end of a long line
+    text = first + est.sentence(lead="Then the runs") if first else est.sentence()
     if judge_name != "none":
         text += " The judge's time is not counted."
     st.caption(f":material/schedule: {md_escape(text)}")
 
 
-def preparations_sentence(act: Active, methods: Sequence[str], total: float) -> str:
-    """What the run builds before the methods that need it, with its expected time and the run's total ("" when
-    nothing is to be built): a run's estimate that left it out was a third of the wall time (an audit)."""
+def preparations_sentence(act: Active, methods: Sequence[str], total: float, *, at_least: bool = False) -> str:
+    """The estimate's headline when the run builds something before the methods that need it: the run's total, then
+    what is built with its expected time ("" when nothing is to be built): a run's estimate that left it out was a
+    third of the wall time (an audit)."""
     from core.eval.estimate import duration
 
     try:
@@ -274,8 +278,9 @@ def preparations_sentence(act: Active, methods: Sequence[str], total: float) -> 
                      f"{', being built on the server now' if running else ''})" for title, s, running in ahead)
     known = sum(s for _, s, _ in ahead if s is not None)
     unknown = any(s is None for _, s, _ in ahead)
-    return (f" First the run builds what its methods need: {said}; about {duration(total + known)} in all"
-            f"{' and more' if unknown else ''}.")
+    head = "at least" if at_least or unknown else "about"
+    return (f"Estimate: {head} {duration(total + known)} in all. First the run builds "
+            f"what its methods need: {said}. ")
 
 
 def _runs_stamp() -> float:

@@ -75,8 +75,9 @@ class Estimate:
     def total(self) -> float:
         return self.in_methods + self.overhead
 
-    def sentence(self) -> str:
-        """The estimate in words, with what it is based on."""
+    def sentence(self, lead: str = "Estimate") -> str:
+        """The estimate in words, with what it is based on; ``lead`` its first words ("Then the runs" after a
+        headline that gave the run's whole time)."""
         runs = sorted({s for s in self.sources.values() if s != MEASURED})
         basis = []
         if runs:
@@ -89,7 +90,7 @@ class Estimate:
                             if self.passages is not None and scaled and self.passages < 1890 else ""))
         per = ", ".join(f"{m} {self.per_question.get(m, 0.0):.2g} s" for m in self.methods)
         head = "at least " if self.lower_bound else "about "
-        text = (f"Estimate: {head}{duration(self.total)} — {self.questions} questions × {len(self.methods)} methods: "
+        text = (f"{lead}: {head}{duration(self.total)} — {self.questions} questions × {len(self.methods)} methods: "
                 f"{duration(self.in_methods)} in the methods ({per} per question), plus about "
                 f"{duration(self.overhead)} outside them ({self.overhead_source}). Based on {' and '.join(basis)}.")
         if self.lower_bound:
