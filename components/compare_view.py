@@ -244,9 +244,10 @@ def answer_markdown(answer: str) -> str:
     return f"**Answer:** {md_escape(answer) if answer.strip() else '(none)'}"
 
 
-def summary_columns(widths: Mapping[str, int] | None = None) -> dict[str, Any]:
+def summary_columns(widths: Mapping[str, int] | None = None, *, replayed: bool = False) -> dict[str, Any]:
     """Column configs of both tables: every column has a width in pixels (``widths``, from :func:`summary_layout`;
-    :data:`_WIDTHS` without it), the method pinned."""
+    :data:`_WIDTHS` without it), the method pinned. ``replayed``: some run is a replay, whose wall time the
+    "seconds" column then says it is in its header (:data:`REPLAY_SECONDS`)."""
     w = {**_WIDTHS, **(widths or {})}
     out: dict[str, Any] = {c: st.column_config.NumberColumn(c, width=px) for c, px in w.items()}
     out["method"] = st.column_config.TextColumn(
@@ -255,7 +256,7 @@ def summary_columns(widths: Mapping[str, int] | None = None) -> dict[str, Any]:
             f"{table_name(m)} = {m}" for m in method_names() if table_name(m) != m))
     out["verdict"] = st.column_config.TextColumn("verdict", width=w["verdict"], pinned=True)
     out["seconds"] = st.column_config.NumberColumn(
-        "seconds", width=w["seconds"], help="This run's wall time. A method's first run in the server's process "
+        REPLAY_SECONDS if replayed else "seconds", width=w["seconds"], help="This run's wall time. A method's first run in the server's process "
         "includes loading its models and indexes (several seconds); a replayed LLM stage takes no LLM time. "
         "Compare speeds on the Benchmark page, over many questions. A replayed run (recorded LLM) takes "
         "milliseconds here: its **live s** says what it took live")
@@ -268,6 +269,11 @@ def summary_columns(widths: Mapping[str, int] | None = None) -> dict[str, Any]:
         "ctx chunks", width=w["ctx chunks"], help="Passages handed to the answer; for a method whose evidence is "
         "triples (SG-RAG's subgraph, ReG's chains) the passages its triples come from — not a count of the triples")
     return out
+
+
+#: the "seconds" column's header where a run is a replay: an audit read BubbleRAG's 0.055 s as its cost, and then
+#: found the header gave no hint of replay time even beside "live s"
+REPLAY_SECONDS = "s (replay)"
 
 
 def column_width(name: str) -> int:
@@ -644,7 +650,9 @@ def summary(act: Any, graph: KnowledgeGraph, found: Runs, *, query: str, gold: G
         if gold.chunk_ids:  # recall is shown: say when the workspace is too small for it to tell methods apart
             few_passages_warning(graph.n_chunks)
         main, more_cols, widths = summary_layout(rows)
-        st.dataframe(_frame(rows, main), hide_index=True, width="stretch", column_config=summary_columns(widths))
+        replayed = any(r.get("live s") is not None for r in rows)
+        st.dataframe(_frame(rows, main), hide_index=True, width="stretch",
+                     column_config=summary_columns(widths, replayed=replayed))
         more = _frame(rows, more_cols)
         if len(more.columns) > 1:
             st.caption("More figures: how each answer matched the gold answer, R@2, AR@5 (all gold within the top "

@@ -682,11 +682,13 @@ def _lookalike_line(question: str, results: Mapping[str, Any]) -> str:
 
 
 def lesson_slot(page: str) -> Any | None:
-    """A place under the bar for the lesson of the current step when it is on ``page`` (None otherwise): Compare's
-    lesson, read from runs that finish further down the page, is shown there, at the top — under its table it lay
-    below the fold of a 1440×900 projector (:func:`lesson_ui` fills it)."""
+    """A place under the bar for the lesson of the current step when it is on ``page``, and for the folded lesson of
+    a page of :data:`LESSON_PAGES` off the tour (None otherwise): Compare's lesson, read from runs that finish further
+    down the page, is shown there, at the top — under its table it lay below the fold of a 1440×900 projector
+    (:func:`lesson_ui` fills it); off the tour it was folded below both tables, so an audit found it in one place on
+    the tour and another off it."""
     t = current()
-    if t is None or STEPS[t.step].page != page or not STEPS[t.step].lesson:
+    if (t is None or STEPS[t.step].page != page or not STEPS[t.step].lesson) and page not in LESSON_PAGES:
         return None
     return st.container()
 

@@ -78,6 +78,9 @@ def test_compare_page_flags_partial_and_unrecorded_runs(partial_bundle: Path) ->
     for m in ("bubblerag", "dense"):
         assert live[table_name(m)] >= 0 and not math.isnan(live[table_name(m)]), summary
     assert math.isnan(live[table_name("ppr")]), summary
+    # the wall-time column says it is a replay's (an audit found the header "seconds" gave no hint of it)
+    config = json.loads(at.dataframe[0].proto.columns)
+    assert config["seconds"]["label"] == "s (replay)", config["seconds"]
 
 
 def _walk(node):  # type: ignore[no-untyped-def]
