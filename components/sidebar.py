@@ -171,7 +171,10 @@ def _workspace_label(infos: dict[str, WorkspaceInfo]):  # -> Callable[[str], str
 
     def fmt(name: str) -> str:
         info = infos[name]
-        title = info.title if len(info.title) <= 48 else info.title[:47] + "…"
+        # the box shows ~30 characters: "MuSiQue (100 questions, 1,890 p…" read cut; the caption under it gives the
+        # sizes, so a long title's parenthesis is left out here
+        title = info.title.split(" (")[0] if len(info.title) > 30 and " (" in info.title[1:] else info.title
+        title = title if len(title) <= 48 else title[:47] + "…"
         # a build the server runs (its own at start, or one this session waits on) is named, never its owner
         suffix = ("  (being built on the server…)" if str(info.path) in building else
                   "" if info.built else "  (sample, built on first use)")

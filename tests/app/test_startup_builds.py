@@ -147,3 +147,20 @@ def test_the_server_starts_no_long_preparation_unasked(home: Path, tmp_path: Pat
     keys = startup.build_samples("hashing")
     assert [k.split(":")[0] for k in keys] == ["workspace"], keys
     assert not has_node_vectors(Workspace.open(home / "workspaces" / "demo"), get_embedder("hashing"))
+
+
+def test_the_workspace_box_names_a_long_titled_workspace_without_its_parenthesis() -> None:
+    """The sidebar's box shows ~30 characters: an audit read "MuSiQue (100 questions, 1,890 p…"; the sizes are
+    in the caption under it."""
+    from pathlib import Path
+
+    from components.sidebar import _workspace_label
+    from core.index.listing import WorkspaceInfo
+
+    infos = {n: WorkspaceInfo(n, t, Path("/nowhere") / n, built=True, sample=False) for n, t in (
+        ("musique", "MuSiQue (100 questions, 1,890 passages, GPT-3.5 OpenIE KG)"), ("short", "Films (2)"),
+        ("plain", "An observatory and its astronomers of the north ridge"))}
+    fmt = _workspace_label(infos)
+    assert fmt("musique") == "MuSiQue"
+    assert fmt("short") == "Films (2)"  # short enough to show whole
+    assert fmt("plain") == "An observatory and its astronomers of the north…"[:48]
