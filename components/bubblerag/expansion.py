@@ -103,7 +103,9 @@ def frame_drawing(act: Active, result, replay, frame: int, nodes: list[int], pos
     # labels: the node settled now, the CEG found now, the meeting nodes so far, then the anchors
     meetings = [c.meeting for c in replay.result.cegs if c.found_at <= f.step and c.meeting >= 0]
     first = [f.node, *sorted(flash_nodes), *meetings]
-    labels = tuple(bubble.drawing_labels(result, g, nodes, first=first))
+    # the question's subjects are placed next, before the other anchors: an audit found "The Matrix" unlabelled at
+    # step 0, its spots taken by anchors placed before it in index order
+    labels = tuple(bubble.drawing_labels(result, g, nodes, first=[*first, *bubble.named_anchors(result, g)]))
     shapes = bubble.anchor_shapes(result, g, nodes)
     legend = (
         *bubble.group_legend(result.groups.groups),

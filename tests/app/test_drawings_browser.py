@@ -66,7 +66,9 @@ CHECK = """() => {
   });
   return {nodes: Object.keys(pos).length, outside: outside, clipped: clipped, width: W, height: H,
           legend_overlaps_canvas: overlap, ready: window.egxReady === true, labelled: shown.length,
-          covering: covering, must_covering: mustCovering, must: must.length};
+          covering: covering, must_covering: mustCovering, must: must.length,
+          must_blank: must.filter(function (id) {  // a node the step is about, drawn without its label
+            const n = nodes.get(id); return n && pos[id] && !(typeof n.label === 'string' && n.label.trim()); })};
 }"""
 
 
@@ -189,10 +191,12 @@ def test_every_drawing_fits_its_frame_with_the_legend_outside(tmp_path: Path) ->
             page = browser.new_page(viewport={"width": 1440, "height": 1100})
             # BubbleRAG: the Lothair expansion (61-node G'), then the Keanu question's CEGs and evidence
             _bubblerag_pages(page, base, d, "lothair_", LOTHAIR)
+            page.set_viewport_size({"width": 1440, "height": 900})  # a projector's, as the audit's tour
             _open(page, base, "bubble_expansion", "Bubble expansion")
             _ask(page, "Question", KEANU)
             page.wait_for_timeout(1500)
             d.check(page, "keanu_expansion")
+            page.set_viewport_size({"width": 1440, "height": 1100})
 
             # FastInsight: the candidate subgraph lives in a tab, hidden when it is drawn
             _open(page, base, "granker", "GRanker vs plain reranking")
@@ -229,6 +233,9 @@ def test_every_drawing_fits_its_frame_with_the_legend_outside(tmp_path: Path) ->
     # labels only where they matter: the 61-node Lothair G' is not a pile of 61 labels
     lothair = d.seen["lothair_expansion"][0]
     assert lothair["nodes"] > 40 and lothair["labelled"] <= 24, lothair
+    # the question's subjects keep their names at step 0 (an audit found "The Matrix" unlabelled there)
+    keanu = d.seen["keanu_expansion"][0]
+    assert keanu["must"] >= 3 and not keanu["must_blank"], keanu
 
 
 @pytest.mark.slow
