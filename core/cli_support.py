@@ -146,31 +146,8 @@ def llm_from_args(args: argparse.Namespace) -> LLM:
 
 
 def resolve_workspace(ref: str, embedder: Embedder) -> Workspace:
-    """A workspace by folder path, by name under $EGX_HOME/workspaces, or a sample by name."""
-    from core.errors import UnknownNameError
-    from core.index.commit import recover
-    from core.index.listing import workspace_names
-    from core.index.manifest import MANIFEST
-    from core.index.paths import workspaces_root
-    from core.index.samples import ensure_sample_workspace, sample_recipes
-    from core.index.workspace import Workspace
+    """A workspace by folder path, by name under $EGX_HOME/workspaces, or a sample by name
+    (:func:`core.index.listing.find_workspace`), its indexing or build drawn as a terminal bar."""
+    from core.index.listing import find_workspace
 
-    p = Path(ref)
-    if p.name not in ("", ".", ".."):
-        recover(p)  # an interrupted commit is undone before we look
-    if (p / MANIFEST).exists():
-        ws = Workspace.open(p)
-        ws.ensure_index(embedder, progress=progress_bar("index"))
-        return ws
-    if ref in {r.name for r in sample_recipes()}:
-        return ensure_sample_workspace(ref, embedder, progress=progress_bar(f"sample {ref}"))
-    named = workspaces_root() / ref
-    if ref and "/" not in ref and not ref.startswith("."):
-        recover(named)
-        if (named / MANIFEST).exists():
-            ws = Workspace.open(named)
-            ws.ensure_index(embedder, progress=progress_bar("index"))
-            return ws
-    known = [r.name for r in sample_recipes()]
-    known += [n for n in workspace_names() if n not in known]  # never hidden folders or debris
-    raise UnknownNameError("workspace", ref, known)
+    return find_workspace(ref, embedder, bars=progress_bar)
