@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,18 +18,14 @@ from core.cli.options import (
     add_keep_trained,
     add_ray,
     add_resume,
-    bench_inputs,
-    budget_cut,
-    judge_from_args,
     method_configs,
     ray_runner,
 )
-from core.cli_support import add_llm_limits, close_bars, output_folder_arg, run_bar
+from core.cli_support import add_llm_limits, close_bars, output_folder_arg, progress_bar, run_bar
 
 if TYPE_CHECKING:
-    from core.batch.ray_runner import RayRunner
     from core.cli_support import Subparsers
-    from core.eval.plan import BenchPlan
+    from core.eval.request import BenchRequest
 
 NAME = "bench"
 
@@ -84,11 +81,13 @@ def run(args: argparse.Namespace) -> int:
     from contextlib import nullcontext
 
     from core.eval.report import markdown_report
+    from core.eval.request import open_plan
     from core.eval.runner import plan_notes, run_plan
 
-    runner = ray_runner(args)
+    request = request_of(args)
+    runner = ray_runner(args, request)
     with runner if runner is not None else nullcontext():  # Ray first: a missing Ray or bad address fails at once
-        plan = bench_plan(args, runner)
+        plan = open_plan(request, runner=runner, bars=progress_bar, command=NAME)
         coverage, left = plan_notes(plan)  # said before the run, not first under its report
         if coverage:
             print(f"egx bench: note: {coverage}", file=sys.stderr)
@@ -111,35 +110,35 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def bench_plan(args: argparse.Namespace, runner: RayRunner | None = None) -> BenchPlan:
-    """The run ``egx bench``'s arguments ask for, as one :class:`~core.eval.plan.BenchPlan`: the methods, their
-    ``--set`` / ``--node-level`` / ``--budget`` configs and the cut (checked before any model loads), then the
-    workspace (opened and indexed), questions, backends and judge; ``run.json`` pins the settings in ``meta``."""
-    from core.eval.plan import BenchPlan
+def request_of(args: argparse.Namespace) -> BenchRequest:
+    """``egx bench``'s arguments as one :class:`~core.eval.request.BenchRequest`, checked before any model
+    loads: the methods, their ``--set`` / ``--node-level`` changes, the budget and the LLM's limits (read once,
+    for the generator, the judge and a Ray worker's LLM alike)."""
+    from core.backends.llm_guard import LLMSettings
+    from core.eval.request import BenchRequest
     from core.eval.timing import process_started
-    from core.methods.budget import budget_configs, budget_settings, parse_budget
+    from core.methods.budget import parse_budget
     from core.methods.registry import get_method
 
-    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-    specs = [get_method(m) for m in methods]
-    budget = parse_budget(args.budget)  # a bad budget, or a method without a budget hook, fails before any model loads
-    configs = method_configs(args.set or [], methods)  # a bad --set fails before any model loads
+    started = process_started()
+    methods = tuple(m.strip() for m in args.methods.split(",") if m.strip())
+    for m in methods:
+        get_method(m)  # an unknown method fails first
+    budget = parse_budget(args.budget)  # a bad budget fails before any model loads
+    configs = method_configs(args.set or [], methods)  # a bad --set likewise
     if args.node_level:
         configs = node_level_configs(configs, methods)
-    meta: dict[str, object] = {}
-    if configs:  # recorded in run.json: a resumed run must use the same settings
-        meta["config_changes"] = {m: c.overrides() for m, c in configs.items()}
-    meta.update(budget_settings(budget))  # likewise: a run is never resumed under another budget
-    ws, qs, backends = bench_inputs(args, specs, NAME)
-    return BenchPlan(ws, tuple(qs), tuple(methods), backends, Path(args.out),
-                     configs=budget_configs(specs, budget, configs), cut=budget_cut(args.cut, budget.chunks),
-                     limit=args.limit, seed=args.seed, judge=judge_from_args(args, backends.llm), runner=runner,
-                     meta={"questions_file": str(args.questions or ws.questions_path), **meta},
-                     save_traces=args.traces, restart=args.restart, resume_unverified=args.resume_unverified,
-                     keep_trained=args.keep_trained, started=process_started())
+    return BenchRequest(args.workspace, methods, Path(args.out), questions_file=args.questions, configs=configs,
+                        budget=budget, cut=args.cut, embedder=args.embedder, reranker=args.reranker, llm=args.llm,
+                        llm_settings=LLMSettings.from_env(timeout=args.llm_timeout, retries=args.llm_retries,
+                                                          budget=args.llm_budget),
+                        llm_cache=False if args.no_cache else None,
+                        judge=None if args.no_judge else args.judge_llm, limit=args.limit, seed=args.seed,
+                        save_traces=args.traces, restart=args.restart, resume_unverified=args.resume_unverified,
+                        keep_trained=args.keep_trained, started=started)
 
 
-def node_level_configs(configs: dict[str, Any], methods: list[str]) -> dict[str, Any]:
+def node_level_configs(configs: dict[str, Any], methods: Sequence[str]) -> dict[str, Any]:
     """``configs`` with ``node_level`` on for every method in ``methods`` whose config has that setting (the
     others rank KG nodes without being asked, or cannot); a ``--set METHOD.node_level=false`` is overridden,
     since the flag asks for node-level figures from every method. Recorded in the run's settings like ``--set``,

@@ -10,10 +10,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.cli_support import llm_from_args, resolve_workspace
+from core.cli_support import llm_from_args, progress_bar
 
 if TYPE_CHECKING:
     from core.batch.ray_runner import RayRunner
+    from core.eval.request import BenchRequest
     from core.index.questions import Question
     from core.index.workspace import Workspace
     from core.methods.base import Backends
@@ -29,9 +30,10 @@ def add_ray(p: argparse.ArgumentParser, what: str) -> None:
                         "else one per CPU)")
 
 
-def ray_runner(args: argparse.Namespace) -> RayRunner | None:
+def ray_runner(args: argparse.Namespace, request: BenchRequest | None = None) -> RayRunner | None:
     """The Ray runner of ``--ray [ADDRESS]`` / ``--ray-workers N`` (None without --ray); Ray is imported
-    only when it starts (:mod:`core.batch.ray_runner`)."""
+    only when it starts (:mod:`core.batch.ray_runner`). Its workers build the LLM of ``request`` (a
+    :class:`~core.eval.request.BenchRequest`: its name, limits and cache setting), else of ``--llm``."""
     if args.ray is None:
         if args.ray_workers is not None:
             raise SystemExit("egx: --ray-workers applies with --ray [ADDRESS] only")
@@ -39,9 +41,12 @@ def ray_runner(args: argparse.Namespace) -> RayRunner | None:
     from core.backends.llm_guard import LLMSettings
     from core.batch.ray_runner import LLMSpec, RayRunner
 
-    llm = LLMSpec(args.llm, LLMSettings.from_env(timeout=args.llm_timeout, retries=args.llm_retries,
-                                                 budget=args.llm_budget),
-                  False if getattr(args, "no_cache", False) else None)
+    if request is not None:
+        llm = LLMSpec(request.llm, request.llm_settings, request.llm_cache)
+    else:
+        llm = LLMSpec(args.llm, LLMSettings.from_env(timeout=args.llm_timeout, retries=args.llm_retries,
+                                                     budget=args.llm_budget),
+                      False if getattr(args, "no_cache", False) else None)
     return RayRunner(args.ray or None, workers=args.ray_workers, llm=llm)
 
 
@@ -121,24 +126,14 @@ def writable_file(name: str, flag: str) -> Path:
 
 def bench_inputs(args: argparse.Namespace, specs: Sequence[Any],
                  command: str) -> tuple[Workspace, list[Question], Backends]:
-    """The workspace, questions and backends of `egx bench` / `egx ablate` (the reranker only when a
-    method needs it, or as the no-LLM answer's extractive scorer)."""
-    from core.backends.registry import get_embedder, get_reranker
-    from core.index.questions import load_questions, load_questions_file
-    from core.methods.base import Backends
+    """The workspace, questions and backends of `egx ablate` / `egx reproduce` (:func:`core.eval.request.
+    open_inputs`: the reranker only when a method needs it, or as the no-LLM answer's extractive scorer)."""
+    from core.backends.registry import get_embedder
+    from core.eval.request import open_inputs
 
     embedder = get_embedder(args.embedder)
-    llm = llm_from_args(args)
-    ws = resolve_workspace(args.workspace, embedder)
-    # the recorded LLM on a workspace it holds no run of is no LLM there, nor on a question it holds no run of
-    # (core.methods.run.scoped_backends): a run of either answers with the reranker, as none mode does
-    no_llm = not llm.available or getattr(llm, "for_workspace", None) is not None
-    wants = any(s.needs_reranker for s in specs) or (no_llm and args.reranker != "llm")
-    reranker = get_reranker(args.reranker, embedder=embedder, llm=llm) if wants else None
-    qs = load_questions_file(args.questions, ws.graph) if args.questions else load_questions(ws)
-    if not qs:
-        raise SystemExit(f"egx {command}: no questions; give --questions FILE or a workspace that has a questions file")
-    return ws, qs, Backends(embedder, llm, reranker)
+    return open_inputs(args.workspace, args.questions, specs, embedder, llm_from_args(args), args.reranker,
+                       bars=progress_bar, command=command)
 
 
 def add_resume(p: argparse.ArgumentParser, what: str = "--out") -> None:

@@ -131,21 +131,27 @@ def test_bench_node_level_turns_on_every_methods_node_ranking(tmp_path, capsys):
     assert summary["methods"]["dense"]["node_level"]["n"] == 0 and summary["methods"]["ppr"]["node_level"]["n"] == 2
 
 
-def test_bench_arguments_become_one_frozen_plan(tmp_path):
-    """`egx bench` settles every argument into one BenchPlan at the command line; the run takes that plan alone."""
+def test_bench_arguments_become_one_frozen_request_then_plan(tmp_path):
+    """`egx bench` turns its arguments into one frozen BenchRequest at the command line (nothing opened yet); the
+    runner opens it into one BenchPlan, which the run takes alone."""
     import dataclasses
 
     import pytest
 
     from core.cli import build_parser
-    from core.cli.bench import bench_plan
+    from core.cli.bench import request_of
     from core.eval.plan import BenchPlan
+    from core.eval.request import BenchRequest, open_plan
 
     args = build_parser().parse_args(
         ["bench", "--workspace", "demo", "--embedder", "hashing", "--reranker", "biencoder", "--methods",
          "dense,fastinsight", "--limit", "2", "--seed", "3", "--budget", "4", "--set", "fastinsight.b_max=20",
          "--keep-trained", "--out", str(tmp_path / "p")])
-    plan = bench_plan(args)
+    request = request_of(args)
+    assert isinstance(request, BenchRequest) and request.workspace == "demo" and request.cut is None
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        request.seed = 4  # type: ignore[misc]
+    plan = open_plan(request)
     assert isinstance(plan, BenchPlan) and plan.workspace.name == "demo"
     assert plan.methods == ("dense", "fastinsight") and plan.limit == 2 and plan.seed == 3 and plan.keep_trained
     assert plan.cut == 4  # the diagnosis' cut follows the budget's chunk count

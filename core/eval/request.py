@@ -1,0 +1,118 @@
+"""What a benchmark run is asked for, in names, before anything is opened (:class:`BenchRequest`), and the
+:class:`~core.eval.plan.BenchPlan` it opens (:func:`open_plan`).
+
+``egx bench`` turns its arguments into one request at the command line, checking what needs no model (the
+methods, their ``--set`` changes, the budget, the LLM's limits); :func:`core.eval.runner.run_request` opens it
+(the backends, each built once; the workspace, found and indexed; the questions; the judge) and runs it. So the
+command line's namespace stops at the command line, and the run's inputs are opened in one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER
+
+if TYPE_CHECKING:
+    from core.backends.base import LLM
+    from core.backends.llm_guard import LLMSettings
+    from core.eval.pair import PairRunner
+    from core.eval.plan import BenchPlan
+    from core.index.listing import Bars
+    from core.index.questions import Question
+    from core.index.workspace import Workspace
+    from core.methods.base import Backends
+    from core.methods.budget import Budget
+
+
+@dataclass(frozen=True)
+class BenchRequest:
+    """One benchmark run as asked for: names and settings, checked, nothing opened.
+
+    ``configs`` are the methods' configs with the asked changes (``--set``, ``--node-level``), before the
+    budget; ``budget`` None is ``own``; ``cut`` None follows the budget's chunk count, else 5. ``llm_settings``
+    are the LLM's limits (:class:`~core.backends.llm_guard.LLMSettings`; None: from the environment), which the
+    judge runs under too; ``llm_cache`` False bypasses the LLM response cache. ``judge`` names the judging LLM
+    (None: no judge; ``same``: the generator). The rest are :class:`~core.eval.plan.BenchPlan`'s fields."""
+
+    workspace: str
+    methods: tuple[str, ...]
+    out_dir: Path
+    questions_file: str | None = None
+    configs: Mapping[str, Any] = field(default_factory=dict)
+    budget: Budget | None = None
+    cut: int | None = None
+    embedder: str = DEFAULT_EMBEDDER
+    reranker: str = DEFAULT_RERANKER
+    llm: str = "none"
+    llm_settings: LLMSettings | None = None
+    llm_cache: bool | None = None
+    judge: str | None = None
+    limit: int | None = None
+    seed: int | None = None
+    save_traces: bool = False
+    restart: bool = False
+    resume_unverified: bool = False
+    keep_trained: bool = False
+    started: float | None = None  #: when the front end began (epoch s): its start-up counts in the run's timing
+
+    def build_llm(self, name: str) -> LLM:
+        """The LLM backend ``name`` under this request's limits and cache setting (the generator, or the judge)."""
+        from core.backends.registry import get_llm
+
+        return get_llm(name, settings=self.llm_settings, cache=self.llm_cache)
+
+
+def open_plan(request: BenchRequest, *, runner: PairRunner | None = None, bars: Bars | None = None,
+              command: str = "bench") -> BenchPlan:
+    """The :class:`~core.eval.plan.BenchPlan` of ``request``: the backends built, the workspace found and
+    indexed (``bars(title)`` reports it), the questions loaded, the budget applied to the configs, the judge
+    chosen; ``runner`` runs the pairs elsewhere (``egx bench --ray``). ``meta`` pins the questions file, the
+    config changes and the budget in ``run.json``."""
+    from core.backends.registry import get_embedder
+    from core.eval.judge_choice import choose_judge
+    from core.eval.plan import BenchPlan
+    from core.methods.budget import budget_configs, budget_settings, parse_budget
+    from core.methods.registry import get_method
+
+    specs = [get_method(m) for m in request.methods]
+    budget = request.budget if request.budget is not None else parse_budget(None)
+    ws, qs, backends = open_inputs(request.workspace, request.questions_file, specs, get_embedder(request.embedder),
+                                   request.build_llm(request.llm), request.reranker, bars=bars, command=command)
+    meta: dict[str, object] = {"questions_file": str(request.questions_file or ws.questions_path)}
+    if request.configs:  # recorded in run.json: a resumed run must use the same settings
+        meta["config_changes"] = {m: c.overrides() for m, c in request.configs.items()}
+    meta.update(budget_settings(budget))  # likewise: a run is never resumed under another budget
+    cut = request.cut if request.cut is not None else (budget.chunks or 5)  # the gold within what the answer sees
+    return BenchPlan(ws, tuple(qs), request.methods, backends, request.out_dir,
+                     configs=budget_configs(specs, budget, request.configs), cut=cut, limit=request.limit,
+                     seed=request.seed, judge=choose_judge(request.judge, backends.llm, build=request.build_llm),
+                     runner=runner, meta=meta, save_traces=request.save_traces, restart=request.restart,
+                     resume_unverified=request.resume_unverified, keep_trained=request.keep_trained,
+                     started=request.started)
+
+
+def open_inputs(workspace: str, questions_file: str | None, specs: Sequence[Any], embedder: Any, llm: LLM,
+                reranker: str, *, bars: Bars | None = None,
+                command: str = "bench") -> tuple[Workspace, list[Question], Backends]:
+    """The workspace, questions and backends of a benchmark (``egx bench``, ``egx ablate``, ``egx reproduce``):
+    the workspace found and indexed for ``embedder``, the reranker built only when a method of ``specs`` needs it
+    or as the no-LLM answer's extractive scorer, the questions of ``questions_file`` or else the workspace's own."""
+    from core.backends.registry import get_reranker
+    from core.index.listing import find_workspace
+    from core.index.questions import load_questions, load_questions_file
+    from core.methods.base import Backends
+
+    ws = find_workspace(workspace, embedder, bars=bars)
+    # the recorded LLM on a workspace it holds no run of is no LLM there, nor on a question it holds no run of
+    # (core.methods.run.scoped_backends): a run of either answers with the reranker, as none mode does
+    no_llm = not llm.available or getattr(llm, "for_workspace", None) is not None
+    wants = any(s.needs_reranker for s in specs) or (no_llm and reranker != "llm")
+    ranker = get_reranker(reranker, embedder=embedder, llm=llm) if wants else None
+    qs = load_questions_file(questions_file, ws.graph) if questions_file else load_questions(ws)
+    if not qs:
+        raise SystemExit(f"egx {command}: no questions; give --questions FILE or a workspace that has a questions file")
+    return ws, qs, Backends(embedder, llm, ranker)
