@@ -81,22 +81,24 @@ def run(args: argparse.Namespace) -> int:
     from contextlib import nullcontext
 
     from core.eval.report import markdown_report
-    from core.eval.request import open_plan
-    from core.eval.runner import plan_notes, run_plan
+    from core.eval.runner import run_request
 
-    request = request_of(args)
-    runner = ray_runner(args, request)
-    with runner if runner is not None else nullcontext():  # Ray first: a missing Ray or bad address fails at once
-        plan = open_plan(request, runner=runner, bars=progress_bar, command=NAME)
-        coverage, left = plan_notes(plan)  # said before the run, not first under its report
+    said: list[str] = []
+
+    def note(coverage: str, left: str) -> None:  # said before the run, not first under its report
         if coverage:
             print(f"egx bench: note: {coverage}", file=sys.stderr)
         if left:
             print(f"egx bench: note: {left} {KEEP_TRAINED_HINT}", file=sys.stderr)
-        rep = run_plan(plan, progress=run_bar("bench"))
+        said.extend((coverage, left))
+
+    request = request_of(args)
+    runner = ray_runner(args, request)
+    with runner if runner is not None else nullcontext():  # Ray first: a missing Ray or bad address fails at once
+        rep = run_request(request, runner=runner, bars=progress_bar, progress=run_bar(NAME), notes=note)
     close_bars(clear=False)
     for w in rep.warnings:
-        if w not in (coverage, left):
+        if w not in said:
             print(f"egx bench: warning: {w}", file=sys.stderr)
     for m, ms in rep.summary.get("methods", {}).items():
         for text, n in ms.get("notices", {}).items():

@@ -22,8 +22,9 @@ failure :class:`~core.methods.base.Diagnosis`. Then ``summary.json``, ``report.m
   bar, the page a ``st.progress``).
 
 A run is one :class:`~core.eval.plan.BenchPlan` (workspace, questions, methods and their configs, backends, cut,
-judge, runner, output options), made whole by the front end; :func:`run_plan` is its one entry point
-(:func:`run_benchmark` makes the plan of its keyword arguments). The parts, one module each:
+judge, runner, output options); :func:`run_plan` is its one entry point. ``egx bench`` hands
+:func:`run_request` its arguments as one :class:`~core.eval.request.BenchRequest`, which is opened into the plan
+(:mod:`~core.eval.request`); :func:`run_benchmark` makes the plan of its keyword arguments (the Benchmark page). The parts, one module each:
 :mod:`~core.eval.selection` (which questions), :mod:`~core.eval.pair` (one
 question × method and its record, with :mod:`~core.eval.result_metrics`), :mod:`~core.eval.bench_files`
 (``results.jsonl`` and ``run.json``), :mod:`~core.eval.judge_choice` (which LLM judges: a separate one, the generator
@@ -59,13 +60,18 @@ from core.outputs import open_append, output_folder
 from core.trace import to_jsonable
 
 if TYPE_CHECKING:
+    from core.eval.request import BenchRequest
+    from core.index.listing import Bars
     from core.index.questions import Question
     from core.index.workspace import Workspace
     from core.methods.base import Backends
 
-__all__ = ["Progress", "check_run", "plan_notes", "questions_left_out", "run_benchmark", "run_plan", "run_settings"]
+__all__ = ["Notes", "Progress", "check_run", "questions_left_out", "run_benchmark", "run_plan", "run_request",
+           "run_settings"]
 
 Progress = Callable[[int, int, str], None]
+#: ``notes(gold, trained)``: what a run leaves out, in words ('' when nothing), said once before anything is written
+Notes = Callable[[str, str], None]
 
 
 def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: Sequence[str], backends: Backends,
@@ -157,10 +163,22 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
                               keep_trained=keep_trained, started=started), progress)
 
 
-def run_plan(plan: BenchPlan, progress: Progress | None = None) -> BenchReport:
+def run_request(request: BenchRequest, *, runner: PairRunner | None = None, bars: Bars | None = None,
+                progress: Progress | None = None, notes: Notes | None = None) -> BenchReport:
+    """Open ``request`` (:class:`~core.eval.request.BenchRequest`, ``egx bench``'s arguments) into its plan
+    (:func:`~core.eval.request.open_plan`: ``bars(title)`` reports the workspace's indexing or build) and run it
+    (:func:`run_plan`), its pairs on ``runner`` when given."""
+    from core.eval.request import open_plan
+
+    plan = open_plan(request, runner=runner, bars=bars)
+    return run_plan(plan, progress, notes=notes)
+
+
+def run_plan(plan: BenchPlan, progress: Progress | None = None, *, notes: Notes | None = None) -> BenchReport:
     """Run ``plan`` (:class:`~core.eval.plan.BenchPlan`): the one entry point of a benchmark run. Checks the
-    plan, claims and locks its folder, then resumes or starts the run there (:func:`run_benchmark` says what
-    is written and what is refused); ``progress(done, total, message)`` after each pair."""
+    plan, says what it leaves out (``notes(gold, trained)``, before anything is written), claims and locks its
+    folder, then resumes or starts the run there (:func:`run_benchmark` says what is written and what is
+    refused); ``progress(done, total, message)`` after each pair."""
     from core.methods.registry import get_method
 
     clock = PhaseClock(plan.started)  # the wall time outside the methods, phase by phase (summary["timing"])
@@ -171,8 +189,14 @@ def run_plan(plan: BenchPlan, progress: Progress | None = None) -> BenchReport:
         get_method(m)
     if not plan.methods:
         raise ConfigError("No method to benchmark; name at least one registered method (e.g. dense).")
-    warnings = [w for w in (gold_coverage(plan.questions).note(),
-                            *check_questions(plan.questions, plan.workspace.name)) if w]
+    if plan.judge is not None:
+        plan = replace(plan, configs=reasoning_configs(plan.methods, plan.configs))
+    coverage = gold_coverage(plan.questions).note()
+    left = questions_left_out(plan.workspace, plan.questions, plan.methods, plan.backends, configs=plan.configs,
+                              keep_trained=plan.keep_trained)
+    if notes is not None:
+        notes(coverage, left.note())
+    warnings = [w for w in (coverage, *check_questions(plan.questions, plan.workspace.name)) if w]
     select_questions(plan.questions, limit=plan.limit, seed=plan.seed)  # checks limit before anything is written
     # missing (created), empty, or a benchmark folder of egx's: never `/`, a home folder or a thesis
     out = output_folder(plan.out_dir, what="benchmark folder", ours=is_bench_folder,
@@ -189,10 +213,8 @@ def run_plan(plan: BenchPlan, progress: Progress | None = None) -> BenchReport:
                           app=f"Another benchmark is writing the run “{out.name}” right now; wait for it to finish, or "
                               "pick another run name.") from None
     held = [lock]  # a restart adds the lock of the fresh folder it swaps in
-    if plan.judge is not None:
-        plan = replace(plan, configs=reasoning_configs(plan.methods, plan.configs))
     try:
-        return _run_locked(plan, out, warnings, held, progress, clock)
+        return _run_locked(plan, out, left, warnings, held, progress, clock)
     finally:
         for h in held:
             h.release()
@@ -249,23 +271,16 @@ def questions_left_out(workspace: Workspace, questions: Sequence[Question], meth
                        keep_trained: bool = False) -> LeftOut:
     """The questions a benchmark of ``methods`` leaves out and why (:class:`~core.eval.selection.LeftOut`): no
     gold passage in the workspace, or a trained model of a benchmarked method learned from them (kept and flagged
-    with ``keep_trained``). The Benchmark page says it before the button; ``egx bench`` reads :func:`plan_notes`."""
+    with ``keep_trained``). The Benchmark page says it before the button; :func:`run_plan` says it to ``notes``."""
     trained = trained_questions(methods, workspace, backends, configs)
     return left_out(questions, trained, keep_trained=keep_trained)
 
 
-def plan_notes(plan: BenchPlan) -> tuple[str, ...]:
-    """What the run of ``plan`` will leave out, in words, said before it starts (``egx bench``): the gold
-    passages the workspace lacks, and the questions a benchmarked method's trained model learned from."""
-    left = questions_left_out(plan.workspace, plan.questions, plan.methods, plan.backends, configs=plan.configs,
-                              keep_trained=plan.keep_trained)
-    return gold_coverage(plan.questions).note(), left.note()
-
-
-def _run_locked(plan: BenchPlan, out: Path, warnings: list[str], held: list[Any],
+def _run_locked(plan: BenchPlan, out: Path, left: LeftOut, warnings: list[str], held: list[Any],
                 progress: Progress | None, clock: PhaseClock) -> BenchReport:
     """The run of ``plan`` in ``out``, whose lock is held: settings checked against the folder's run, the
-    questions chosen, the pending pairs run (:func:`_run_pairs`), then judged, summarized and written."""
+    questions chosen (those ``left`` out excluded), the pending pairs run (:func:`_run_pairs`), then judged,
+    summarized and written."""
     from core.eval.report import summarize
     from core.eval.report import write_outputs as _write
 
@@ -278,8 +293,6 @@ def _run_locked(plan: BenchPlan, out: Path, warnings: list[str], held: list[Any]
         raise ConfigError(check.message, app=check.app)
     if check.old is not None and not fresh:  # the models of methods this rerun does not run stay recorded
         settings["models"] = {**dict(check.old["settings"].get("models") or {}), **settings["models"]}
-    left = questions_left_out(plan.workspace, plan.questions, methods, plan.backends, configs=plan.configs,
-                              keep_trained=plan.keep_trained)
     if left.note():
         warnings.append(left.note())
     selected = select_questions(plan.questions, limit=plan.limit, seed=plan.seed, exclude=left.excluded)
