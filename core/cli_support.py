@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from core.backends.base import LLM, Embedder
+    from core.backends.registry import LLMSpec
     from core.index.workspace import Workspace
 
     #: what ``add_parser(subparsers)`` of a command receives: ``ArgumentParser.add_subparsers()``
@@ -136,13 +137,19 @@ def output_folder_arg(p: argparse.ArgumentParser, flag: str, *, help: str, what:
     p.add_argument(flag, type=OutputPath(flag, "folder", what=what, ours=ours), metavar="DIR", help=help, **kw)
 
 
-def llm_from_args(args: argparse.Namespace) -> LLM:
-    """The ``--llm`` backend under the ``--llm-timeout`` / ``--llm-retries`` / ``--llm-budget`` limits."""
+def llm_spec(args: argparse.Namespace) -> LLMSpec:
+    """The ``--llm`` backend under the ``--llm-timeout`` / ``--llm-retries`` / ``--llm-budget`` limits and
+    ``--no-cache``, read once, not built yet (:class:`~core.backends.registry.LLMSpec`)."""
     from core.backends.llm_guard import LLMSettings
-    from core.backends.registry import get_llm
+    from core.backends.registry import LLMSpec
 
     settings = LLMSettings.from_env(timeout=args.llm_timeout, retries=args.llm_retries, budget=args.llm_budget)
-    return get_llm(args.llm, settings=settings, cache=False if getattr(args, "no_cache", False) else None)
+    return LLMSpec(args.llm, settings, False if getattr(args, "no_cache", False) else None)
+
+
+def llm_from_args(args: argparse.Namespace) -> LLM:
+    """The ``--llm`` backend under the ``--llm-timeout`` / ``--llm-retries`` / ``--llm-budget`` limits."""
+    return llm_spec(args).build()
 
 
 def resolve_workspace(ref: str, embedder: Embedder) -> Workspace:

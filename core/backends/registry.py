@@ -8,7 +8,7 @@ registered ones.
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from core.backends.base import LLM, Embedder, Reranker, TripleExtractor
@@ -138,6 +138,22 @@ def get_reranker(name: str = DEFAULT_RERANKER, *, embedder: Embedder | None = No
     if model is not None:
         return rerankers.HFCrossEncoderReranker(model, **kw)
     raise UnknownNameError("reranker", name, RERANKERS)
+
+
+@dataclass(frozen=True)
+class LLMSpec:
+    """An LLM backend by name, with its limits and cache setting, not built yet: what a command's ``--llm`` /
+    ``--llm-timeout`` / ``--llm-retries`` / ``--llm-budget`` / ``--no-cache`` ask for, read once and built where
+    needed (the generator, a judge by another name, every Ray worker's own: an LLM object holds threads and
+    sockets and is never sent)."""
+
+    name: str = "none"
+    settings: Any = None  #: :class:`core.backends.llm_guard.LLMSettings` or None (from the environment)
+    cache: bool | None = None
+
+    def build(self, name: str | None = None) -> LLM:
+        """The LLM (``name``: another backend under the same limits and cache setting, e.g. a judge)."""
+        return get_llm(self.name if name is None else name, settings=self.settings, cache=self.cache)
 
 
 def get_llm(name: str = "none", *, settings: Any = None, cache: bool | None = None, **kw: Any) -> LLM:

@@ -42,11 +42,11 @@ import re
 import socket
 from collections import deque
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from core.backends.registry import LLMSpec
 from core.errors import EgxError, ScaleError
 
 if TYPE_CHECKING:
@@ -124,21 +124,6 @@ def check_address(address: str) -> str:
                          "(`ray start --head` on its head node; `ray status` prints the address) and that this "
                          "machine may connect to that port; or leave the address out to start a local Ray.") from None
     return addr
-
-
-@dataclass(frozen=True)
-class LLMSpec:
-    """How a worker builds the LLM the driver uses (an LLM object holds threads and sockets and is
-    not sent: every actor builds its own, with the same limits and cache setting)."""
-
-    name: str = "none"
-    settings: Any = None  #: :class:`core.backends.llm_guard.LLMSettings` or None (from the environment)
-    cache: bool | None = None
-
-    def build(self) -> Any:
-        from core.backends.registry import get_llm
-
-        return get_llm(self.name, settings=self.settings, cache=self.cache)
 
 
 def _cause(exc: BaseException) -> BaseException:

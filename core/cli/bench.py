@@ -21,7 +21,7 @@ from core.cli.options import (
     method_configs,
     ray_runner,
 )
-from core.cli_support import add_llm_limits, close_bars, output_folder_arg, progress_bar, run_bar
+from core.cli_support import add_llm_limits, close_bars, llm_spec, output_folder_arg, progress_bar, run_bar
 
 if TYPE_CHECKING:
     from core.cli_support import Subparsers
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         said.extend((coverage, left))
 
     request = request_of(args)
-    runner = ray_runner(args, request)
+    runner = ray_runner(args, request.llm)
     with runner if runner is not None else nullcontext():  # Ray first: a missing Ray or bad address fails at once
         rep = run_request(request, runner=runner, bars=progress_bar, progress=run_bar(NAME), notes=note)
     close_bars(clear=False)
@@ -116,7 +116,6 @@ def request_of(args: argparse.Namespace) -> BenchRequest:
     """``egx bench``'s arguments as one :class:`~core.eval.request.BenchRequest`, checked before any model
     loads: the methods, their ``--set`` / ``--node-level`` changes, the budget and the LLM's limits (read once,
     for the generator, the judge and a Ray worker's LLM alike)."""
-    from core.backends.llm_guard import LLMSettings
     from core.eval.request import BenchRequest
     from core.eval.timing import process_started
     from core.methods.budget import parse_budget
@@ -131,11 +130,8 @@ def request_of(args: argparse.Namespace) -> BenchRequest:
     if args.node_level:
         configs = node_level_configs(configs, methods)
     return BenchRequest(args.workspace, methods, Path(args.out), questions_file=args.questions, configs=configs,
-                        budget=budget, cut=args.cut, embedder=args.embedder, reranker=args.reranker, llm=args.llm,
-                        llm_settings=LLMSettings.from_env(timeout=args.llm_timeout, retries=args.llm_retries,
-                                                          budget=args.llm_budget),
-                        llm_cache=False if args.no_cache else None,
-                        judge=None if args.no_judge else args.judge_llm, limit=args.limit, seed=args.seed,
+                        budget=budget, cut=args.cut, embedder=args.embedder, reranker=args.reranker,
+                        llm=llm_spec(args), judge=None if args.no_judge else args.judge_llm, limit=args.limit, seed=args.seed,
                         save_traces=args.traces, restart=args.restart, resume_unverified=args.resume_unverified,
                         keep_trained=args.keep_trained, started=started)
 

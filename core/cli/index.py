@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from core.backends.registry import DEFAULT_EMBEDDER
 from core.background.procs import interruptible
 from core.cli.options import add_ray, method_configs, ray_runner
-from core.cli_support import add_llm_limits, llm_from_args, progress_bar
+from core.cli_support import add_llm_limits, llm_from_args, llm_spec, progress_bar
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit("egx index: give input files, --sample NAME, or --workspace DIR of an existing workspace")
     if args.inputs and not args.workspace:
         raise SystemExit("egx index: --workspace DIR is required when building from inputs")
-    runner = ray_runner(args)
+    runner = ray_runner(args, llm_spec(args))
     with runner if runner is not None else nullcontext():
         ws = _build(args, embedder, runner)
     if runner is not None:
@@ -213,7 +213,7 @@ def _add(args: argparse.Namespace) -> int:
     llm = llm_from_args(args) if args.llm != "none" or args.extractor == "llm" else None
     embedder = get_embedder(args.embedder) if args.embedder else None
     extractor = get_extractor(args.extractor, llm=llm) if args.extractor else None
-    runner = ray_runner(args)
+    runner = ray_runner(args, llm_spec(args))
     with runner if runner is not None else nullcontext():
         res = add_documents(args.workspace, args.inputs, embedder=embedder, extractor=extractor, llm=llm,
                             progress=progress_bar("add"), runner=runner)

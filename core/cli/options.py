@@ -10,11 +10,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.cli_support import llm_from_args, progress_bar
+from core.cli_support import llm_from_args, llm_spec, progress_bar
 
 if TYPE_CHECKING:
+    from core.backends.registry import LLMSpec
     from core.batch.ray_runner import RayRunner
-    from core.eval.request import BenchRequest
     from core.index.questions import Question
     from core.index.workspace import Workspace
     from core.methods.base import Backends
@@ -30,23 +30,15 @@ def add_ray(p: argparse.ArgumentParser, what: str) -> None:
                         "else one per CPU)")
 
 
-def ray_runner(args: argparse.Namespace, request: BenchRequest | None = None) -> RayRunner | None:
-    """The Ray runner of ``--ray [ADDRESS]`` / ``--ray-workers N`` (None without --ray); Ray is imported
-    only when it starts (:mod:`core.batch.ray_runner`). Its workers build the LLM of ``request`` (a
-    :class:`~core.eval.request.BenchRequest`: its name, limits and cache setting), else of ``--llm``."""
+def ray_runner(args: argparse.Namespace, llm: LLMSpec) -> RayRunner | None:
+    """The Ray runner of ``--ray [ADDRESS]`` / ``--ray-workers N`` (None without --ray), whose workers each build
+    ``llm`` (:func:`core.cli_support.llm_spec`); Ray is imported only when it starts (:mod:`core.batch.ray_runner`)."""
     if args.ray is None:
         if args.ray_workers is not None:
             raise SystemExit("egx: --ray-workers applies with --ray [ADDRESS] only")
         return None
-    from core.backends.llm_guard import LLMSettings
-    from core.batch.ray_runner import LLMSpec, RayRunner
+    from core.batch.ray_runner import RayRunner
 
-    if request is not None:
-        llm = LLMSpec(request.llm, request.llm_settings, request.llm_cache)
-    else:
-        llm = LLMSpec(args.llm, LLMSettings.from_env(timeout=args.llm_timeout, retries=args.llm_retries,
-                                                     budget=args.llm_budget),
-                      False if getattr(args, "no_cache", False) else None)
     return RayRunner(args.ray or None, workers=args.ray_workers, llm=llm)
 
 
@@ -177,12 +169,8 @@ def add_judge(p: argparse.ArgumentParser) -> None:
 def judge_from_args(args: argparse.Namespace, generator: Any) -> Any:
     """The run's :class:`~core.eval.judge_choice.Judge` (None without ``--judge-llm``), under the same
     ``--llm-timeout`` / ``--llm-retries`` / ``--llm-budget`` limits as the generator."""
-    from core.backends.llm_guard import LLMSettings
-    from core.backends.registry import get_llm
     from core.eval.judge_choice import choose_judge
 
     if getattr(args, "no_judge", False) or not getattr(args, "judge_llm", None):
         return None
-    settings = LLMSettings.from_env(timeout=args.llm_timeout, retries=args.llm_retries, budget=args.llm_budget)
-    return choose_judge(args.judge_llm, generator, build=lambda n: get_llm(
-        n, settings=settings, cache=False if getattr(args, "no_cache", False) else None))
+    return choose_judge(args.judge_llm, generator, build=llm_spec(args).build)

@@ -14,11 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER
+from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER, LLMSpec
 
 if TYPE_CHECKING:
     from core.backends.base import LLM
-    from core.backends.llm_guard import LLMSettings
     from core.eval.pair import PairRunner
     from core.eval.plan import BenchPlan
     from core.index.listing import Bars
@@ -33,10 +32,10 @@ class BenchRequest:
     """One benchmark run as asked for: names and settings, checked, nothing opened.
 
     ``configs`` are the methods' configs with the asked changes (``--set``, ``--node-level``), before the
-    budget; ``budget`` None is ``own``; ``cut`` None follows the budget's chunk count, else 5. ``llm_settings``
-    are the LLM's limits (:class:`~core.backends.llm_guard.LLMSettings`; None: from the environment), which the
-    judge runs under too; ``llm_cache`` False bypasses the LLM response cache. ``judge`` names the judging LLM
-    (None: no judge; ``same``: the generator). The rest are :class:`~core.eval.plan.BenchPlan`'s fields."""
+    budget; ``budget`` None is ``own``; ``cut`` None follows the budget's chunk count, else 5. ``llm`` is the
+    generator with its limits and cache setting (:class:`~core.backends.registry.LLMSpec`), which a judge by
+    another name runs under too; ``judge`` names the judging LLM (None: no judge; ``same``: the generator).
+    The rest are :class:`~core.eval.plan.BenchPlan`'s fields."""
 
     workspace: str
     methods: tuple[str, ...]
@@ -47,9 +46,7 @@ class BenchRequest:
     cut: int | None = None
     embedder: str = DEFAULT_EMBEDDER
     reranker: str = DEFAULT_RERANKER
-    llm: str = "none"
-    llm_settings: LLMSettings | None = None
-    llm_cache: bool | None = None
+    llm: LLMSpec = field(default_factory=LLMSpec)
     judge: str | None = None
     limit: int | None = None
     seed: int | None = None
@@ -58,12 +55,6 @@ class BenchRequest:
     resume_unverified: bool = False
     keep_trained: bool = False
     started: float | None = None  #: when the front end began (epoch s): its start-up counts in the run's timing
-
-    def build_llm(self, name: str) -> LLM:
-        """The LLM backend ``name`` under this request's limits and cache setting (the generator, or the judge)."""
-        from core.backends.registry import get_llm
-
-        return get_llm(name, settings=self.llm_settings, cache=self.llm_cache)
 
 
 def open_plan(request: BenchRequest, *, runner: PairRunner | None = None, bars: Bars | None = None,
@@ -81,7 +72,7 @@ def open_plan(request: BenchRequest, *, runner: PairRunner | None = None, bars: 
     specs = [get_method(m) for m in request.methods]
     budget = request.budget if request.budget is not None else parse_budget(None)
     ws, qs, backends = open_inputs(request.workspace, request.questions_file, specs, get_embedder(request.embedder),
-                                   request.build_llm(request.llm), request.reranker, bars=bars, command=command)
+                                   request.llm.build(), request.reranker, bars=bars, command=command)
     meta: dict[str, object] = {"questions_file": str(request.questions_file or ws.questions_path)}
     if request.configs:  # recorded in run.json: a resumed run must use the same settings
         meta["config_changes"] = {m: c.overrides() for m, c in request.configs.items()}
@@ -89,7 +80,7 @@ def open_plan(request: BenchRequest, *, runner: PairRunner | None = None, bars: 
     cut = request.cut if request.cut is not None else (budget.chunks or 5)  # the gold within what the answer sees
     return BenchPlan(ws, tuple(qs), request.methods, backends, request.out_dir,
                      configs=budget_configs(specs, budget, request.configs), cut=cut, limit=request.limit,
-                     seed=request.seed, judge=choose_judge(request.judge, backends.llm, build=request.build_llm),
+                     seed=request.seed, judge=choose_judge(request.judge, backends.llm, build=request.llm.build),
                      runner=runner, meta=meta, save_traces=request.save_traces, restart=request.restart,
                      resume_unverified=request.resume_unverified, keep_trained=request.keep_trained,
                      started=request.started)
