@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER
 from core.background.procs import interruptible
@@ -126,28 +125,9 @@ def request_of(args: argparse.Namespace) -> BenchRequest:
     for m in methods:
         get_method(m)  # an unknown method fails first
     budget = parse_budget(args.budget)  # a bad budget fails before any model loads
-    configs = method_configs(args.set or [], methods)  # a bad --set likewise
-    if args.node_level:
-        configs = node_level_configs(configs, methods)
+    configs = method_configs(args.set or [], methods, node_level=args.node_level)  # a bad --set likewise
     return BenchRequest(args.workspace, methods, Path(args.out), questions_file=args.questions, configs=configs,
                         budget=budget, cut=args.cut, embedder=args.embedder, reranker=args.reranker,
-                        llm=llm_spec(args), judge=None if args.no_judge else args.judge_llm, limit=args.limit, seed=args.seed,
-                        save_traces=args.traces, restart=args.restart, resume_unverified=args.resume_unverified,
+                        llm=llm_spec(args), judge=None if args.no_judge else args.judge_llm, limit=args.limit,
+                        seed=args.seed, save_traces=args.traces, restart=args.restart, resume_unverified=args.resume_unverified,
                         keep_trained=args.keep_trained, started=started)
-
-
-def node_level_configs(configs: dict[str, Any], methods: Sequence[str]) -> dict[str, Any]:
-    """``configs`` with ``node_level`` on for every method in ``methods`` whose config has that setting (the
-    others rank KG nodes without being asked, or cannot); a ``--set METHOD.node_level=false`` is overridden,
-    since the flag asks for node-level figures from every method. Recorded in the run's settings like ``--set``,
-    so a resumed run keeps it."""
-    from dataclasses import replace
-
-    from core.methods.registry import get_method
-
-    out = dict(configs)
-    for m in methods:
-        spec = get_method(m)
-        if spec.has_option("node_level"):
-            out[m] = replace(out.get(m) or spec.make_config(), node_level=True)
-    return out

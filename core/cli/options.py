@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -74,9 +75,14 @@ def config_changes(pairs: Sequence[str]) -> dict[str, object]:
     return out
 
 
-def method_configs(pairs: Sequence[str], methods: Sequence[str]) -> dict[str, Any]:
+def method_configs(pairs: Sequence[str], methods: Sequence[str], *, node_level: bool = False) -> dict[str, Any]:
     """``--set METHOD.NAME=VALUE`` pairs (e.g. ``fastinsight.graph=passages``) as one config per method,
     each the method's defaults with the changes applied and checked.
+
+    ``node_level`` (``egx bench --node-level``) also turns ``node_level`` on for every method in ``methods`` whose
+    config has that setting (the others rank KG nodes without being asked, or cannot); a ``--set
+    METHOD.node_level=false`` is overridden, since the flag asks for node-level figures from every method.
+    Recorded in the run's settings like ``--set``, so a resumed run keeps it.
 
     Raises
     ------
@@ -97,7 +103,12 @@ def method_configs(pairs: Sequence[str], methods: Sequence[str]) -> dict[str, An
             raise ConfigError(f"--set {pair!r} names the method {method!r}, which this run does not include "
                               f"(--methods {','.join(methods)}).")
         changes.setdefault(method, {}).update(config_changes([f"{name}={pair.partition('=')[2]}"]))
-    return {m: get_method(m).make_config(**c) for m, c in changes.items()}
+    out = {m: get_method(m).make_config(**c) for m, c in changes.items()}
+    for m in methods if node_level else ():
+        spec = get_method(m)
+        if spec.has_option("node_level"):
+            out[m] = replace(out.get(m) or spec.make_config(), node_level=True)
+    return out
 
 
 def writable_file(name: str, flag: str) -> Path:
