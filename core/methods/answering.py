@@ -477,18 +477,21 @@ def describe_answer(result: Any) -> AnswerNote:
         limits = [NO_LLM_LIMIT]
         if ex.get("note"):
             limits.append(str(ex["note"]).rstrip(".") + ".")
+        limits += _query_graph_limits(result)  # SG-RAG's extractive answer: what its query graph could not say
         how = str(data.how or "Extractive answer (no LLM generation): a sentence of the top passages.")
         return AnswerNote("extractive", "Extractive answer (no LLM)", how, tuple(limits))
     if by in ("unk-binding", "fallback-heuristic", "none"):
-        # SG-RAG's heuristic answers: its query graph says why. Read by key: this shared module imports no
-        # method package, so not SG-RAG's QueryGraphData (the one untyped stage read left, on purpose)
-        qg: dict[str, Any] = next((s.data for s in result.trace.steps if s.stage == "query_graph"), {})
-        limits = []
-        if qg.get("limitation"):
-            limits.append(str(qg["limitation"]).rstrip(".") + ".")
+        limits = _query_graph_limits(result)  # SG-RAG's heuristic answers: its query graph says why
         how = {"unk-binding": "The node bound to UNK in the best-ranked matched subgraph (no LLM reads the subgraph).",
                "fallback-heuristic": "No exact match: the neighbour of the question's entities that touches most of "
                                      "them (no LLM reads the 1-hop context).",
                "none": "No subgraph matched, and no neighbour of the question's entities was found to guess."}[by]
         return AnswerNote("heuristic", "Heuristic answer (no LLM)", how, tuple(limits))
     return AnswerNote(by or "none", by or "Answer", str(data.how or ""), ())
+
+
+def _query_graph_limits(result: Any) -> list[str]:
+    """SG-RAG's query-graph limitation (what its ``none``-mode graph could not express), read by key: this shared
+    module imports no method package, so not SG-RAG's QueryGraphData (the one untyped stage read left, on purpose)."""
+    qg: dict[str, Any] = next((s.data for s in result.trace.steps if s.stage == "query_graph"), {})
+    return [str(qg["limitation"]).rstrip(".") + "."] if qg.get("limitation") else []

@@ -123,7 +123,8 @@ def test_subgraph_page_says_the_answer_is_heuristic(home):
     at = run_page("pages/subgraph.py", **{S.SGRAG_QUESTION: "When did Lothair II's mother die?"}) \
         if hasattr(S, "SGRAG_QUESTION") else run_page("pages/subgraph.py")
     _ok(at)
-    assert "Heuristic answer (no LLM)" in _texts(at)
+    # the UNK binding, or (several bindings) the extractive sentence of the matched passages: either way no LLM's
+    assert "Heuristic answer (no LLM)" in _texts(at) or "Extractive answer (no LLM)" in _texts(at)
 
 
 def test_compare_shows_the_whole_answer():

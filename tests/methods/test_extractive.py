@@ -301,7 +301,9 @@ def test_sgrag_parses_possessives(tmp_path):
     r = run_method("sgrag", LOTHAIR, ws, Backends(emb, get_llm("none")))
     assert r.answer and r.answer != "Unable to determine"
     note = describe_answer(r)
-    assert note.kind == "heuristic" and any("Lothair II's mother" in x for x in note.limits)
+    # the UNK binding, or the extractive sentence when the star's matches bind UNK to several nodes: either way the
+    # note says what the none-mode query graph could not express
+    assert note.kind in ("heuristic", "extractive") and any("Lothair II's mother" in x for x in note.limits)
 
 
 def test_sgrag_links_names_that_hold_a_possessive():

@@ -20,10 +20,17 @@ had exact matches, throwing the matches away. With ``reasoning`` (on for runs an
 Emp.S, Table 17) the reply adds one line of reasoning, Table 14's "Answer: X. Reasoning: ..." shape; the
 answer itself stays the bare label, so EM/F1 are unchanged by it.
 
-``none`` mode (or an unusable LLM output): with exact matches, the answer is the ``UNK`` binding of
-the best-ranked subgraph (all distinct bindings are kept in ``bindings``); after the 1-hop
-fallback, the neighbour adjacent to the most known entities (ties: most query-similar), or "Unable to
-determine" when there is none.
+``none`` mode (or an unusable LLM output; ours, the paper has an LLM here): when every exact match binds
+``UNK`` to the same node, the query graph's constraints picked it and the answer is that binding
+(``unk-binding``: the paper's ERQA stars, "Magnesium" for four relations). When the matches bind ``UNK`` to
+several nodes, the structure did not decide: a one-entity star matches every neighbour of the entity, and
+their rank (the mean query cosine of a subgraph's edges) picked "1904" for "In what year did Mattias Venn rescue
+eleven passengers?" over the 1912 its passage states. The answer is then, as every method's ``none`` mode, the
+extractive sentence (:func:`core.methods.extractive.pick_sentence`) of the passages the context's triples come
+from (``extractive``; all distinct bindings are still kept in ``bindings``). After the 1-hop fallback the same
+sentence is taken when its passages hold text; else, and on a triples-only workspace, the binding or the
+neighbour adjacent to the most known entities (ties: most query-similar), or "Unable to determine" when there
+is none.
 
 What the answer is handed (:class:`core.methods.answering.AnswerContext`, the step's ``data["context"]``):
 the passages its context's triples come from (each edge's provenance chunks) and the WordPiece tokens of
@@ -44,8 +51,10 @@ from core.backends.answer_check import check_answer
 from core.backends.base import LLM
 from core.graph.model import KnowledgeGraph
 from core.methods.answer_gate import CheckedAnswer, check_llm_answer
-from core.methods.answering import AnswerContext
+from core.methods.answering import EXTRACTIVE_PASSAGES, AnswerContext
+from core.methods.base import Backends
 from core.methods.evidence.formats import AnswerStepData
+from core.methods.extractive import SentencePick, pick_sentence
 from core.methods.llm_steps import ask_json
 from core.methods.sgrag import prompts
 from core.methods.sgrag.assembly import Assembly
@@ -58,12 +67,13 @@ from core.trace import Trace
 @dataclass(frozen=True)
 class SubgraphAnswer:
     text: str
-    by: str  #: "llm", "unk-binding", "fallback-heuristic" or "none"
+    by: str  #: "llm", "unk-binding", "extractive", "fallback-heuristic" or "none"
     bindings: tuple[str, ...]  #: UNK bindings in subgraph rank order (exact matches only)
     allowed: tuple[str, ...]  #: entity labels the answer may use
     paragraph: str
     candidates: tuple[str, ...] = ()  #: the exact matches' UNK-bound labels, best first (the answer's choices)
     reasoning: str = ""  #: Table 14's one line of reasoning (only when asked for, and only from the LLM)
+    pick: SentencePick | None = None  #: ``extractive``: how the sentence was chosen
 
     @property
     def shown(self) -> str:
@@ -240,7 +250,8 @@ def _label_tokens(graph: KnowledgeGraph, e: int) -> int:
 def generate_answer(query: str, qg: QueryGraph, assembly: Assembly, graph: KnowledgeGraph, llm: LLM, *,
                     node_vecs: np.ndarray | None = None, qvec: np.ndarray | None = None, max_tokens: int = 128,
                     context_tokens: int = 1200, trace: Trace | None = None, answer_chunks: int | None = None,
-                    answer_tokens: int | None = None, budget: str = "own", reasoning: bool = False) -> SubgraphAnswer:
+                    answer_tokens: int | None = None, budget: str = "own", reasoning: bool = False,
+                    backends: Backends | None = None) -> SubgraphAnswer:
     """γ: Table 15 prompt over the matched subgraphs (or g''), restricted to their entity labels.
 
     Parameters
@@ -257,6 +268,9 @@ def generate_answer(query: str, qg: QueryGraph, assembly: Assembly, graph: Knowl
         A comparison budget's limits and name (:func:`build_context`; None: the paper's context).
     reasoning
         Ask for Table 14's one line of reasoning besides the answer (for an Emp.S judge).
+    backends
+        Scores the extractive sentence when no LLM answers and the matches disagree on ``UNK`` (the
+        reranker, else the embedder); None keeps the binding (module docstring).
     """
     tr = trace if trace is not None else Trace("sgrag", query)
     with tr.timed("answer", "Answer (Table 15 prompt, restricted to matched entity labels)",
@@ -303,6 +317,11 @@ def generate_answer(query: str, qg: QueryGraph, assembly: Assembly, graph: Knowl
                 else:
                     rejected = check.raw[:2000]
                     step.fallback = f"the LLM's answer was unusable ({check.problem}); heuristic answer instead"
+        pick: SentencePick | None = None
+        if not text and backends is not None and (len(choices) > 1 or assembly.fallback):
+            pick = _extractive(query, ctx.chunk_ids, graph, backends)
+            if pick is not None:
+                text, by = pick.text, "extractive"
         if not text:
             if bindings:
                 text, by = bindings[0], "unk-binding"
@@ -329,8 +348,25 @@ def generate_answer(query: str, qg: QueryGraph, assembly: Assembly, graph: Knowl
             context_note=context_note, candidates=choices[:50] or None,
             **(check.step_fields() if check is not None else {}), rejected_answer=rejected or None,
             answer=text, by=by, bindings=bindings[:20], allowed=allowed[:200], paragraph=paragraph[:4000],
-            context_edges=eids, reasoning=why or None).data()
-    return SubgraphAnswer(text, by, tuple(bindings), tuple(allowed), paragraph, tuple(choices), why)
+            context_edges=eids, reasoning=why or None,
+            extractive=pick.trace_data() if pick is not None else None, chunk_id=pick.chunk_id if pick else None,
+            how=_EXTRACTIVE_HOW + pick.trace_data()["rule"] + "." if pick is not None else None).data()
+    return SubgraphAnswer(text, by, tuple(bindings), tuple(allowed), paragraph, tuple(choices), why, pick)
+
+
+_EXTRACTIVE_HOW = ("Extractive answer (no LLM reads the subgraphs): the exact matches bind UNK to several nodes, so "
+                   "the answer is a sentence of the passages their triples come from: ")
+
+
+def _extractive(query: str, chunk_ids: tuple[str, ...], graph: KnowledgeGraph,
+                backends: Backends) -> SentencePick | None:
+    """The extractive sentence of the context's passages (best subgraph's first), or None when they hold no
+    text (a triples-only workspace: the binding stays the answer)."""
+    passages = [(c, graph.chunk(c).title, graph.chunk(c).text) for c in chunk_ids if c in graph.chunk_index]
+    if not any(t.strip() for _, _, t in passages[:EXTRACTIVE_PASSAGES]):
+        return None
+    pick = pick_sentence(query, passages, backends, max_passages=EXTRACTIVE_PASSAGES)
+    return pick if pick.text else None
 
 
 def _fallback_guess(graph: KnowledgeGraph, assembly: Assembly, node_vecs: np.ndarray | None,

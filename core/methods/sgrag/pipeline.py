@@ -230,7 +230,8 @@ def run(query: str, workspace: Workspace, *, config: SGRAGConfig | None = None, 
     config
         :class:`SGRAGConfig` (l = 0 picks ⌈d_q/2⌉).
     backends
-        Embedder and LLM (``none``: heuristic query graph, UNK-binding answer).
+        Embedder and LLM (``none``: heuristic query graph; the UNK binding, or the extractive sentence
+        scored by the reranker when the matches bind UNK to several nodes).
     dominance
         :class:`DominanceConfig` for ℳ (cached per workspace).
 
@@ -325,7 +326,7 @@ def run(query: str, workspace: Workspace, *, config: SGRAGConfig | None = None, 
     ans = generate_answer(query, qg, asm, graph, backends.llm, node_vecs=node_vecs, qvec=qvec,
                           max_tokens=cfg.answer_max_tokens, context_tokens=cfg.context_tokens, trace=trace,
                           answer_chunks=cfg.answer_chunks, answer_tokens=cfg.answer_tokens, budget=cfg.answer_budget,
-                          reasoning=cfg.answer_reasoning)
+                          reasoning=cfg.answer_reasoning, backends=backends)
     chunks = _ranked_chunks(graph, asm, edge_vecs, qvec, cfg.max_chunks)
     return SGRAGResult(query, cfg, qg, norm, dec, comp, matches, asm, ans, chunks, trace)
 

@@ -1,0 +1,63 @@
+"""SG-RAG's ``none``-mode answer on a small corpus whose KG the spaCy extractor builds (the default without an
+LLM): a one-entity question matches every neighbour of the entity, so the ``UNK`` binding of the best-ranked
+subgraph is one of them by chance; the answer is then the sentence of the matched passages that answers it.
+
+An audit's corpus asked "In what year did Mattias Venn rescue eleven passengers?" and got "1904", the year
+he became captain: spaCy gave the rescue sentence's "He" to the passage's title, so 1912 is no neighbour of
+Mattias Venn at all, while its sentence is in the one passage the matches come from.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.backends.embedders import HashingEmbedder
+from core.backends.llm import NoLLM
+from core.index.create import create_workspace
+from core.index.workspace import Workspace
+from core.methods.base import Backends
+from core.methods.sgrag.pipeline import run
+from tests.methods.sgrag.conftest import MAGNESIUM_TRIPLES, write_triples
+from tests.methods.sgrag.test_pipeline import QUESTION
+
+CAPTAINS = """Captains of the Tessany
+
+Mattias Venn joined the company as a deckhand in 1890. He became captain of the ferry Lantern Moth in 1904. He was known for rescuing eleven passengers when the river flooded in 1912.
+
+Edda Thorne was the first captain trained at the company's own school in Ashcombe. She took command of the ferry Silver Eel in 1921.
+"""
+
+
+@pytest.fixture(scope="module")
+def hashing() -> HashingEmbedder:
+    return HashingEmbedder()
+
+
+@pytest.fixture(scope="module")
+def captains_ws(tmp_path_factory: pytest.TempPathFactory, hashing: HashingEmbedder) -> Workspace:
+    root = tmp_path_factory.mktemp("captains")
+    src = root / "in" / "Captains_of_the_Tessany.txt"
+    src.parent.mkdir(parents=True)
+    src.write_text(CAPTAINS, encoding="utf-8")
+    return create_workspace([src], root / "ws", name="captains", embedder=hashing)  # spaCy: the default
+
+
+def test_several_bindings_answer_with_the_passage_sentence_not_a_neighbour(captains_ws, hashing) -> None:
+    r = run("In what year did Mattias Venn rescue eleven passengers?", captains_ws, backends=Backends(hashing, NoLLM()))
+    assert not r.fallback and len(r.answer_detail.candidates) > 1, r.answer_detail  # the star matched several
+    assert r.answer_detail.by == "extractive"
+    assert "1912" in r.answer and "rescuing eleven passengers" in r.answer, r.answer
+    assert r.answer_detail.bindings  # the bindings stay recorded beside the sentence
+    data = r.trace.stage("answer")[0].data
+    assert data["extractive"]["answer_type"] and data["chunk_id"] == r.answer_detail.pick.chunk_id
+    assert data["chunk_id"] in data["context"]["chunk_ids"]  # the sentence comes from what the answer was handed
+
+
+def test_one_binding_is_still_the_answer(tmp_path: Path, hashing: HashingEmbedder) -> None:
+    """The paper's star: four constraints leave one node for UNK, and that node is the answer."""
+    ws = create_workspace([write_triples(tmp_path / "in" / "t.csv", MAGNESIUM_TRIPLES)], tmp_path / "ws",
+                          name="minerals", embedder=hashing)
+    r = run(QUESTION, ws, backends=Backends(hashing, NoLLM()))
+    assert r.answer == "Magnesium" and r.answer_detail.by == "unk-binding"
