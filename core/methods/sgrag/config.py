@@ -53,6 +53,10 @@ class SGRAGConfig(MethodConfig):
     max_index_paths: int = _f(3_000_000, "φ: refuse to index more than this many paths of length l (a hub-heavy "
                                          "graph at l ≥ 2 explodes; the error says to lower l).")
     max_train_stars: int = _f(3000, "ℳ: stars sampled per training epoch (all of them on small graphs).")
+    bridge_hops: int = _f(2, "none-mode query graph (ours; the paper's comes from an LLM): hops from the question's "
+                             "entity to UNK when it names only one. 1 = the bridge star; 2 = a chain through one "
+                             "UNK bridge node (multi-hop questions).", label="none-mode bridge hops",
+                          bounds=Bounds(1, 3, number=True))
     max_fallback_edges: int = _f(40, "Fallback (§4.4): at most this many 1-hop edges around the known entities, "
                                      "the most query-similar first.")
     max_chunks: int = _f(15, "Provenance chunks returned as ranked_chunks.")

@@ -277,7 +277,7 @@ def run(query: str, workspace: Workspace, *, config: SGRAGConfig | None = None, 
         seconds=time.perf_counter() - t0, section="SG-RAG §4.2, App. C, Alg. 2",
         fallback="; ".join(x for x in (m.note, not_converged) if x))
     qvec = backends.embed_query(query)
-    qg = extract_query_graph(query, graph, backends.llm, trace=trace)
+    qg = extract_query_graph(query, graph, backends.llm, trace=trace, bridge_hops=cfg.bridge_hops)
     norm = normalize_entities(qg, workspace, backends.embedder, prep.labels, k=cfg.normalize_k,
                               doubtful_below=cfg.doubtful_below, trace=trace)
     known = norm.label_of
@@ -296,7 +296,7 @@ def run(query: str, workspace: Workspace, *, config: SGRAGConfig | None = None, 
         reason = "the query graph has no edges (no entity of the question was found in the graph)"
     else:
         try:
-            dec = decompose(qg, cfg.l, trace=trace)
+            dec = decompose(qg, cfg.l or chain_l(qg), trace=trace)
             t1 = time.perf_counter()
             ix = prep.index(graph, dec.l, dominance=use_filter)
             trace.add("index", f"Path index I_{dec.l} (R*-tree)", PathIndexData(
@@ -329,6 +329,14 @@ def run(query: str, workspace: Workspace, *, config: SGRAGConfig | None = None, 
                           reasoning=cfg.answer_reasoning, backends=backends)
     chunks = _ranked_chunks(graph, asm, edge_vecs, qvec, cfg.max_chunks)
     return SGRAGResult(query, cfg, qg, norm, dec, comp, matches, asm, ans, chunks, trace)
+
+
+def chain_l(qg: QueryGraph) -> int:
+    """l for the ``none``-mode chain (``bridge_hops`` > 1): d_q, the top of the paper's range, so the one query path
+    starts at the known entity; at ⌈d_q/2⌉ a path joins two ``UNK`` nodes and label completion (Alg. 5) searches it
+    with every label a wildcard, which caps at the most frequent labels. 0 (automatic) for any other query graph."""
+    unk = set(qg.unknown_ids)
+    return qg.diameter() if qg.by == "heuristic" and any(a in unk and b in unk for a, b in qg.edges) else 0
 
 
 def why_no_match(qg: QueryGraph, norm: Normalized, comp: Completion, matches: tuple[PathMatches, ...]) -> str:

@@ -9,6 +9,12 @@ questions (App. G): the entities mentioned in the question, each linked to one `
     entity_2 ─┼─ UNK
     entity_3 ─┘
 
+A question that names one entity is a *bridge chain* instead (``bridge_hops``, 2 by default):
+``entity ─ UNK ─ UNK``, the target behind a bridge node ("Who built the ferry that Mattias Venn captained?"
+asks past the ferry). A one-edge star matched every neighbour of the entity, so its subgraphs held only the
+entity's own passages, never the bridge's (MuSiQue, 100 questions: R@5 +5.7 points, benchmarks/README.md).
+The pipeline matches the chain with l = d_q (:func:`core.methods.sgrag.pipeline.chain_l`).
+
 Mentions are found through the workspace's node name index (quoted spans when the question has
 any, else the longest word n-grams whose normalized text is a node name; a possessive "'s" is no part of
 a name, so "Lothair II's mother" links "Lothair II"; a lower-case kind the question writes as a
@@ -21,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Container
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from core.backends.base import LLM
@@ -96,9 +103,17 @@ class QueryGraph:
                           for n in self.nodes], "edges": [list(e) for e in self.edges], "by": self.by}
 
 
-def bridge_star(entities: list[str]) -> QueryGraph:
-    """The ``none``-mode shape: every entity joined to one ``UNK`` node (ids ``q0`` = UNK, ``q1``...)."""
+def bridge_star(entities: list[str], *, hops: int = 1) -> QueryGraph:
+    """The ``none``-mode shape: every entity joined to one ``UNK`` node (ids ``q0`` = UNK, ``q1``...).
+
+    ``hops`` > 1 with one entity: a chain entity — UNK — … — UNK of that many edges (the bridge nodes ``q2``…
+    are UNK too, the target ``q0`` at the far end), for a question that names one entity and describes the
+    rest ("Who built the ferry that Mattias Venn captained?")."""
     nodes = [QNode("q0", UNK, "the asked-for entity")] + [QNode(f"q{i + 1}", e) for i, e in enumerate(entities)]
+    if len(entities) == 1 and hops > 1:
+        chain = ["q1"] + [f"q{i + 2}" for i in range(hops - 1)] + ["q0"]
+        nodes += [QNode(q, UNK, "a bridge entity") for q in chain[1:-1]]
+        return QueryGraph(tuple(nodes), tuple(pairwise(chain)), by="heuristic")
     return QueryGraph(tuple(nodes), tuple(("q0", n.id) for n in nodes[1:]), by="heuristic")
 
 
@@ -161,7 +176,8 @@ def link_mentions(query: str, graph: KnowledgeGraph, *, max_words: int = 8) -> l
     return found
 
 
-def extract_query_graph(query: str, graph: KnowledgeGraph, llm: LLM, *, trace: Trace | None = None) -> QueryGraph:
+def extract_query_graph(query: str, graph: KnowledgeGraph, llm: LLM, *, trace: Trace | None = None,
+                        bridge_hops: int = 1) -> QueryGraph:
     """ψ: build the query graph q* (Table 12); heuristic bridge star when the LLM is absent or unusable.
 
     Parameters
@@ -204,14 +220,19 @@ def extract_query_graph(query: str, graph: KnowledgeGraph, llm: LLM, *, trace: T
             if kinds:  # Table 12's rule here too: "the country" describes the asked-for entity, names no node
                 mentions = [m for m in mentions if m not in kinds]
             rels = possessive_relations(query, mentions)
-            qg = bridge_star(mentions)
+            qg = bridge_star(mentions, hops=bridge_hops)
             step.fallback = step.fallback or "LLM query graph unusable"
-            heuristic = ("bridge star: entities mentioned in the question (linked through the node "
+            chain = len(mentions) == 1 and bridge_hops > 1
+            heuristic = (f"bridge chain: the one entity the question mentions (linked through the node name index), "
+                         f"{bridge_hops} hops from UNK through UNK bridge nodes" if chain else
+                         "bridge star: entities mentioned in the question (linked through the node "
                          "name index) each joined to one UNK node")
             if rels:
+                asks = "the question asks about " + ", ".join(f"{m}'s {r}" for m, r in rels.items())
                 limitation = (
-                    "the question asks about " + ", ".join(f"{m}'s {r}" for m, r in rels.items())
-                    + ", a relation the bridge star cannot express without an LLM: UNK is matched among the "
+                    asks + ", a relation the chain's unlabelled edges cannot say without an LLM: its bridge is any "
+                    "neighbour of " + ", ".join(rels) + ", the one whose subgraph ranks best" if chain else
+                    asks + ", a relation the bridge star cannot express without an LLM: UNK is matched among the "
                     "neighbours of " + ", ".join(rels) + ", so the answer may be about the entity itself")
         step.data = QueryGraphData(
             qg.to_dict(), described_as_unk=described or None, merged_unknowns=merged or None,

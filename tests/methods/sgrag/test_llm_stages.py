@@ -187,7 +187,7 @@ def test_none_mode_does_not_link_a_kind_written_after_a_determiner(ws: Workspace
     r = run(q, ws, backends=Backends(HashingEmbedder(dim=128), ScriptedLLM(lambda m: LLMResponse("not json", 1, 1))))
     step = r.trace.stage("query_graph")[0]
     assert r.query_graph.by == "heuristic" and step.data["described_not_linked"] == ["Bone formation"]
-    assert [n.label for n in r.query_graph.nodes] == ["UNK", "Thyroid health"]
+    assert [n.label for n in r.query_graph.nodes if not n.unknown] == ["Thyroid health"]
 
 
 def test_a_seven_node_make_erqa_question_passes_the_llm_path(fb_slice) -> None:

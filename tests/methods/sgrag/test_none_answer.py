@@ -18,6 +18,7 @@ from core.backends.llm import NoLLM
 from core.index.create import create_workspace
 from core.index.workspace import Workspace
 from core.methods.base import Backends
+from core.methods.sgrag.config import SGRAGConfig
 from core.methods.sgrag.pipeline import run
 from tests.methods.sgrag.conftest import MAGNESIUM_TRIPLES, write_triples
 from tests.methods.sgrag.test_pipeline import QUESTION
@@ -61,3 +62,36 @@ def test_one_binding_is_still_the_answer(tmp_path: Path, hashing: HashingEmbedde
                           name="minerals", embedder=hashing)
     r = run(QUESTION, ws, backends=Backends(hashing, NoLLM()))
     assert r.answer == "Magnesium" and r.answer_detail.by == "unk-binding"
+
+
+FERRIES = """Ferries and Landings
+
+The Grey Heron was a steam ferry built in 1894 at the Kellsworth boatyard. It carried up to sixty passengers.
+
+The Lantern Moth was built by the shipwright Barnaby Fell in 1899. It ran the night crossing between Dunmarrow and Ashcombe.
+"""
+
+
+@pytest.fixture(scope="module")
+def ferries_ws(tmp_path_factory: pytest.TempPathFactory, hashing: HashingEmbedder) -> Workspace:
+    root = tmp_path_factory.mktemp("ferries")
+    files = []
+    for name, text in (("Captains_of_the_Tessany.txt", CAPTAINS), ("Ferries_and_Landings.txt", FERRIES)):
+        files.append(root / name)
+        files[-1].write_text(text, encoding="utf-8")
+    return create_workspace(files, root / "ws", name="ferries", embedder=hashing)
+
+
+def test_one_entity_is_a_chain_that_reaches_the_bridges_passage(ferries_ws, hashing) -> None:
+    """"Who built the ferry that Mattias Venn captained?": the builder is in the ferry's passage, a hop past
+    Mattias Venn. The star matched only his neighbours (his own passage); the chain reaches the ferry's."""
+    q = "Who built the ferry that Mattias Venn captained?"
+    built = next(c.id for c in ferries_ws.graph.chunks if "Barnaby Fell" in c.text)
+    b = Backends(hashing, NoLLM())
+    star = run(q, ferries_ws, backends=b, config=SGRAGConfig(bridge_hops=1))
+    assert len(star.query_graph.edges) == 1 and built not in [c.chunk_id for c in star.chunks]
+    r = run(q, ferries_ws, backends=b)
+    assert [n.label for n in r.query_graph.nodes if not n.unknown] == ["Mattias Venn"]
+    assert len(r.query_graph.edges) == 2 and len(r.query_graph.unknown_ids) == 2  # Mattias Venn ─ UNK ─ UNK
+    assert r.decomposition is not None and r.decomposition.l == 2  # one path from the known entity (chain_l)
+    assert built in [c.chunk_id for c in r.chunks]

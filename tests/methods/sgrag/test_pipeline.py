@@ -70,7 +70,9 @@ def test_zinc_question(mg_ws, none_backends) -> None:
 
 
 def test_two_constraints_shared_by_both_stars(mg_ws, none_backends) -> None:
-    r = run("Which element influences thyroid health and the immune system?", mg_ws, backends=none_backends)
+    # one entity is linked ("thyroid health" reads as a description), so the star (bridge_hops=1), not the chain
+    r = run("Which element influences thyroid health and the immune system?", mg_ws, backends=none_backends,
+            config=SGRAGConfig(bridge_hops=1))
     assert sorted(r.answer_detail.bindings) == ["Magnesium", "Zinc"]
 
 
@@ -136,7 +138,7 @@ def test_bad_input(mg_ws, none_backends) -> None:
 
 def test_completion_cap_is_reported(mg_ws, none_backends) -> None:
     r = run("Which element influences thyroid health and the immune system?", mg_ws, backends=none_backends,
-            config=SGRAGConfig(max_candidates=1))
+            config=SGRAGConfig(max_candidates=1, bridge_hops=1))
     data = r.trace.stage("completion")[0].data
     assert data["capped_candidates"] and data["found"]["q0"] == 2
     assert len(r.assembly.subgraphs) == 1
