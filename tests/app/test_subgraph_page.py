@@ -68,7 +68,8 @@ def test_handed_over_question(home: Path) -> None:
     assert at.selectbox(key=QUESTION).value == S.CUSTOM_QUESTION  # not a workspace question: typed
     assert at.text_input(key=CUSTOM).value == "Who directed The Matrix?"
     assert not at.warning or all("Session State API" not in w.value for w in at.warning)
-    assert at.success[0].value.startswith("**The Wachowskis**")
+    # none mode: the UNK binding, or (the matches bind several nodes) the sentence of the matched passages
+    assert "Wachowskis" in at.success[0].value.split("** — ")[0]
 
 
 def test_retrain_button_redraws_the_loss_curve(home: Path) -> None:
