@@ -175,9 +175,15 @@ def query_graph_panel(act: Active, result: Any, qcolors: dict[str, str], qkg: Kn
     st.subheader("1 · Query graph")
     left, right = st.columns([3, 2])  # at [2, 3] the table's "stands for" was cut ("Actor in the mov…") at 1440 px
     with left:
+        chain = qg.by != "llm" and sum(1 for n in qg.nodes if not n.unknown) == 1 and \
+            sum(1 for n in qg.nodes if n.unknown) > 1
+        shape = ("" if qg.by == "llm" else
+                 ": the one entity the question names, then a chain of UNK nodes (a bridge chain: its matched paths "
+                 "start at that entity and reach a second hop, where a one-edge star matched only its neighbours)."
+                 if chain else ": entities found in the question, each joined to one UNK node (the bridge-star shape "
+                 "of ERQA).")
         st.markdown(f"Built by **{'the LLM (Table 12 prompt)' if qg.by == 'llm' else 'the none-mode heuristic'}**"
-                    + ("" if qg.by == "llm" else ": entities found in the question, each joined to one UNK node "
-                       "(the bridge-star shape of ERQA)."))
+                    + shape)
         q_fallback = result.trace.fallback("query_graph")
         if q_fallback and act.llm.available and NOT_RECORDED not in q_fallback:  # not recorded: said before the run
             st.warning(f"Query-graph fallback: {md_escape(public_text(q_fallback))}")
@@ -338,6 +344,8 @@ def answer_panel(act: Active, result: Any) -> None:
     ans = result.answer_detail
     by = {"llm": "the LLM (Table 15 prompt, restricted to matched entity labels)",
           "unk-binding": "the UNK binding of the best subgraph (none mode)",
+          "extractive": "the best-scoring sentence of the matched subgraphs' passages (none mode: their UNK bindings "
+                        "disagree, so no one binding is the answer)",
           "fallback-heuristic": "the neighbour adjacent to most known entities (none mode, fallback)",
           "none": "no context"}.get(ans.by, ans.by)
     replay_banner(result, said=said)  # a partial replay says so before the answer

@@ -70,6 +70,11 @@ def test_handed_over_question(home: Path) -> None:
     assert not at.warning or all("Session State API" not in w.value for w in at.warning)
     # none mode: the UNK binding, or (the matches bind several nodes) the sentence of the matched passages
     assert "Wachowskis" in at.success[0].value.split("** — ")[0]
+    said = at.success[0].value.split("** — ")[1]  # how the answer was made, in words (not the bare "extractive")
+    assert said.startswith(("from the UNK binding of the best subgraph", "from the best-scoring sentence")), said
+    # one entity named: the none-mode query graph is a chain from it, and the page says so (not "bridge star")
+    shape = next(m.value for m in at.markdown if m.value.startswith("Built by"))
+    assert "a chain of UNK nodes" in shape and "bridge-star" not in shape, shape
 
 
 def test_retrain_button_redraws_the_loss_curve(home: Path) -> None:
