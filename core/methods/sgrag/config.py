@@ -55,7 +55,8 @@ class SGRAGConfig(MethodConfig):
     max_train_stars: int = _f(3000, "ℳ: stars sampled per training epoch (all of them on small graphs).")
     bridge_hops: int = _f(2, "none-mode query graph (ours; the paper's comes from an LLM): hops from the question's "
                              "entity to UNK when it names only one. 1 = the bridge star; 2 = a chain through one "
-                             "UNK bridge node (multi-hop questions).", label="none-mode bridge hops",
+                             "UNK bridge node (multi-hop questions). Runs without an LLM only: an LLM's unusable "
+                             "query graph falls back to the bridge star.", label="none-mode bridge hops",
                           bounds=Bounds(1, 3, number=True))
     max_fallback_edges: int = _f(40, "Fallback (§4.4): at most this many 1-hop edges around the known entities, "
                                      "the most query-similar first.")

@@ -277,7 +277,10 @@ def run(query: str, workspace: Workspace, *, config: SGRAGConfig | None = None, 
         seconds=time.perf_counter() - t0, section="SG-RAG §4.2, App. C, Alg. 2",
         fallback="; ".join(x for x in (m.note, not_converged) if x))
     qvec = backends.embed_query(query)
-    qg = extract_query_graph(query, graph, backends.llm, trace=trace, bridge_hops=cfg.bridge_hops)
+    # the chain is none mode's (no LLM): where an LLM's query graph is unusable its run keeps the bridge star it
+    # always fell back to, so the recorded runs of such a question replay as they were recorded
+    qg = extract_query_graph(query, graph, backends.llm, trace=trace,
+                             bridge_hops=1 if backends.llm.available else cfg.bridge_hops)
     norm = normalize_entities(qg, workspace, backends.embedder, prep.labels, k=cfg.normalize_k,
                               doubtful_below=cfg.doubtful_below, trace=trace)
     known = norm.label_of

@@ -95,3 +95,13 @@ def test_one_entity_is_a_chain_that_reaches_the_bridges_passage(ferries_ws, hash
     assert len(r.query_graph.edges) == 2 and len(r.query_graph.unknown_ids) == 2  # Mattias Venn ─ UNK ─ UNK
     assert r.decomposition is not None and r.decomposition.l == 2  # one path from the known entity (chain_l)
     assert built in [c.chunk_id for c in r.chunks]
+
+
+def test_an_llm_whose_query_graph_is_unusable_keeps_the_bridge_star(ferries_ws, hashing) -> None:
+    """The chain is none mode's: a run whose LLM wrote an unusable query graph falls back to the star it always
+    did, so a recorded run of such a question replays as it was recorded (the shipped SG-RAG Lothair run)."""
+    from tests.fakes import ScriptedLLM
+
+    q = "Who built the ferry that Mattias Venn captained?"
+    r = run(q, ferries_ws, backends=Backends(hashing, ScriptedLLM("not a query graph")))
+    assert r.query_graph.by != "llm" and len(r.query_graph.edges) == 1  # Mattias Venn ─ UNK
