@@ -15,6 +15,7 @@ import string
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
+from functools import lru_cache
 
 # Stripped from both ends of a name (after whitespace is collapsed to single spaces). str.strip is
 # linear in the name; the regex it replaces backtracked on long runs of punctuation.
@@ -239,3 +240,36 @@ def answer_scores(prediction: str, golds: Iterable[str]) -> tuple[float, float]:
     if not gs:
         raise ValueError("no gold answer: EM and F1 are undefined")
     return max(exact_match(prediction, g) for g in gs), max(token_f1(prediction, g) for g in gs)
+
+
+#: Last words that make a name beginning with a given name a place or a body ("Victoria Station").
+_NOT_PERSON_HEADS = {"light", "lighthouse", "lightship", "station", "street", "road", "avenue", "bay", "river", "hall",
+                     "point", "island", "bridge", "park", "house", "tower", "quay", "bank", "lake", "mount", "mountain",
+                     "school", "college", "university", "church", "cathedral", "board", "company", "hospital", "square",
+                     "county", "city", "town", "falls", "harbour", "harbor", "port", "line", "railway", "airport",
+                     "prize", "award", "trust", "society", "museum", "library", "theatre", "theater"}
+_HONORIFICS = {"captain", "capt", "sir", "dame", "lady", "lord", "dr", "doctor", "mr", "mrs", "miss", "ms",
+               "professor", "prof", "saint", "st", "king", "queen", "prince", "princess", "father", "sister", "brother",
+               "rev", "reverend", "general", "colonel", "major", "admiral", "judge", "bishop"}
+
+
+@lru_cache(maxsize=1)
+def _given_names() -> frozenset[str]:
+    """English given names (Faker's ``en`` person provider: the US Social Security name lists, MIT), empty where the
+    package is missing (then only spaCy's PERSON tag counts)."""
+    try:
+        from faker.providers.person.en import Provider
+    except ImportError:
+        return frozenset()
+    return frozenset(Provider.first_names)
+
+
+def named_person(name: str) -> bool:
+    """Whether ``name`` reads as a person's name though spaCy's small model tagged it otherwise: two to four
+    capitalised words (after a title such as "Captain") whose first is a common given name and whose last is no
+    place or body ("Agnes Morrow", tagged PRODUCT or LOC by ``en_core_web_sm``; not "Victoria Station")."""
+    words = name.split()
+    while words and words[0].lower().rstrip(".") in _HONORIFICS:
+        words = words[1:]
+    return (2 <= len(words) <= 4 and all(w[:1].isupper() for w in words) and words[0] in _given_names()
+            and words[-1].lower() not in _NOT_PERSON_HEADS)

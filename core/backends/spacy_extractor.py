@@ -87,8 +87,9 @@ class SpacyExtractor:
     """
 
     name = "spacy"
-    # v4: pronouns take the previous sentence's subject, role nouns their appositive name (stale caches re-extract)
-    model_id = f"spacy-v4:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v4: pronouns take the previous sentence's subject, role nouns their appositive name (stale caches re-extract);
+    # v5: "he"/"she" also take a subject the model tags ORG/PRODUCT… that begins with a common given name
+    model_id = f"spacy-v5:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
 
     def __init__(self, batch_size: int = 64, n_process: int | None = None) -> None:
         self.pipe_batch = max(1, int(batch_size))

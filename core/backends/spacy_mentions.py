@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from core.text import canonical_entity, clean_text, normalize_name
+from core.text import canonical_entity, clean_text, named_person, normalize_name
 
 #: Entity labels that are values: typed nodes reached only as the object of a relation.
 VALUE_LABELS = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "MONEY"})
@@ -253,16 +253,23 @@ class _Mentions:
 _THING_LABELS = frozenset({"FAC", "PRODUCT", "WORK_OF_ART", "EVENT", "LAW"})
 
 
+#: Entity labels the small model gives people's names ("Keanu Reeves" ORG, "Agnes Morrow" PRODUCT): "he"/"she" may
+#: stand for such a name where :func:`core.text.named_person` reads it as a person's.
+_NAME_LABELS = frozenset({"ORG", "PRODUCT", "GPE", "LOC", "NORP", "FAC", "WORK_OF_ART"})
+
+
 def _fits(pronoun: str, mention: tuple[str, str], tag: str) -> bool:
     """Whether ``pronoun`` can stand for ``mention`` whose head word has the tag ``tag``.
 
     ``it``: a singular common noun chunk ("the Ostra bridge") or a named thing; ``he``/``she``: a
-    PERSON entity; ``they``: a plural noun that is no PERSON. Anything else stays the title.
+    PERSON entity, or a name of another label that begins with a common given name; ``they``: a plural noun that
+    is no PERSON. Anything else stays the title.
     """
     label = mention[1]
     plural = tag in ("NNS", "NNPS")
     if pronoun == "it":
         return not plural and ((not label and tag == "NN") or label in _THING_LABELS)
     if pronoun in ("he", "she"):
-        return label == "PERSON" and not plural
+        # a name the small model tags otherwise but whose first word is a common given name ("Orla Brisk", ORG)
+        return not plural and (label == "PERSON" or (label in _NAME_LABELS and named_person(mention[0])))
     return plural and label != "PERSON"  # they

@@ -121,6 +121,8 @@ class _Piece(_Mentions):
                     tail = self.mention(o)
                     for s in subjects:
                         self.add(s, rel, tail)
+                if not copula:
+                    self._light_object(subjects, phrase, c)
             elif c.dep_ in ("prep", "agent"):
                 pobj = [g for g in c.children if g.dep_ == "pobj"]
                 rel = f"{phrase} {c.lower_}" if not copula else f"{'is' if verb.lower_ == 'is' else verb.lower_} {c.lower_}"
@@ -132,6 +134,23 @@ class _Piece(_Mentions):
                 # "directed by X" under "starring" etc. is handled as its own verb
             elif c.dep_ == "xcomp" and c.pos_ in ("VERB", "AUX"):
                 continue
+
+    def _light_object(self, subjects: list[tuple[str, str]], phrase: str, obj: Any) -> None:
+        """A bare noun object with a preposition: "took command of the ferry Silver Eel" → (X, took command of,
+        Silver Eel); "took part in", "gained control of". The noun alone ("command") is no mention, so the fact
+        was lost. Only a bare noun (no determiner or owner): "won the award for …" keeps its own object."""
+        if obj.dep_ != "dobj" or obj.pos_ != "NOUN" or any(c.dep_ in ("det", "poss") for c in obj.children):
+            return
+        for prep in obj.children:
+            if prep.dep_ != "prep":
+                continue
+            for p in prep.children:
+                if p.dep_ != "pobj":
+                    continue
+                for o in self._conjuncts(p):
+                    tail = self.mention(o)
+                    for s in subjects:
+                        self.add(s, f"{phrase} {obj.lower_} {prep.lower_}", tail)
 
     def _appos(self, tok: Any) -> None:
         head = self.subject(tok.head)

@@ -16,7 +16,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from core.text import normalize_name
+from core.text import named_person, normalize_name
 
 #: What each answer type is called in the trace and on the pages.
 ANSWER_TYPES = {"date": "a date", "person": "a person", "place": "a place", "number": "a number"}
@@ -130,39 +130,6 @@ def _typed_mentions(sentence: str, kind: str, names: bool = False) -> tuple[str,
     """:func:`typed_mentions`, kept per sentence: a GRanker slider step re-answers from mostly the same
     top passages, and spaCy takes ~6 ms a sentence."""
     return tuple(_find_mentions(sentence, kind, names))
-
-
-#: Last words that make a name beginning with a given name a place or a body ("Victoria Station").
-_NOT_PERSON_HEADS = {"light", "lighthouse", "lightship", "station", "street", "road", "avenue", "bay", "river", "hall",
-                     "point", "island", "bridge", "park", "house", "tower", "quay", "bank", "lake", "mount", "mountain",
-                     "school", "college", "university", "church", "cathedral", "board", "company", "hospital", "square",
-                     "county", "city", "town", "falls", "harbour", "harbor", "port", "line", "railway", "airport",
-                     "prize", "award", "trust", "society", "museum", "library", "theatre", "theater"}
-_HONORIFICS = {"captain", "capt", "sir", "dame", "lady", "lord", "dr", "doctor", "mr", "mrs", "miss", "ms",
-               "professor", "prof", "saint", "st", "king", "queen", "prince", "princess", "father", "sister", "brother",
-               "rev", "reverend", "general", "colonel", "major", "admiral", "judge", "bishop"}
-
-
-@lru_cache(maxsize=1)
-def _given_names() -> frozenset[str]:
-    """English given names (Faker's ``en`` person provider: the US Social Security name lists, MIT), empty where the
-    package is missing (then only spaCy's PERSON tag counts)."""
-    try:
-        from faker.providers.person.en import Provider
-    except ImportError:
-        return frozenset()
-    return frozenset(Provider.first_names)
-
-
-def named_person(name: str) -> bool:
-    """Whether ``name`` reads as a person's name though spaCy's small model tagged it otherwise: two to four
-    capitalised words (after a title such as "Captain") whose first is a common given name and whose last is no
-    place or body ("Agnes Morrow", tagged PRODUCT or LOC by ``en_core_web_sm``; not "Victoria Station")."""
-    words = name.split()
-    while words and words[0].lower().rstrip(".") in _HONORIFICS:
-        words = words[1:]
-    return (2 <= len(words) <= 4 and all(w[:1].isupper() for w in words) and words[0] in _given_names()
-            and words[-1].lower() not in _NOT_PERSON_HEADS)
 
 
 def _find_mentions(sentence: str, kind: str, names: bool = False) -> list[str]:

@@ -33,7 +33,7 @@ below are ours, documented here and recorded in the trace (``extractive`` in the
    numbers are found by patterns; persons and places by spaCy's ``en_core_web_sm`` NER (the pinned
    package of the ``spacy`` extractor, loaded lazily; the trace says which), else by runs of capitalised words.
    The small model tags some plain names otherwise ("Agnes Morrow" PRODUCT): a name whose first word is a common
-   given name counts as a person (:func:`core.methods.answer_types.named_person`).
+   given name counts as a person (:func:`core.text.named_person`).
 5. **Antecedents** — "He"/"She"/"His"/"Her" in a passage that is not about a person is also read as the person the
    passage named last before it, and the better reading counts (:func:`readings`).
 
@@ -58,7 +58,6 @@ from core.methods.answer_types import (
     SPACY_LABELS,
     answer_type_phrase,
     expected_answer_type,
-    named_person,
     ner_available,
     new_mentions,
     typed_mentions,
@@ -66,7 +65,7 @@ from core.methods.answer_types import (
 from core.methods.base import Backends
 from core.methods.reranking import FeatureCache, active_feature_store
 from core.pinning import pin
-from core.text import normalize_name, split_sentences
+from core.text import named_person, normalize_name, split_sentences
 
 #: a sentence that opens with a description of what its passage is about: "The tower was designed by …"
 _DESCRIPTION = re.compile(r"^(?:The|This|These|That)\s+[a-z]")

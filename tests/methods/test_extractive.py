@@ -143,8 +143,9 @@ def test_he_is_the_person_named_before_in_a_passage_about_a_thing():
     Agnes Morrow" answers it: "He" is the captain (the passage is about a ship), and spaCy's small model tags Agnes
     Morrow PRODUCT, so that sentence named no person."""
     from core.backends.embedders import HashingEmbedder
-    from core.methods.answer_types import named_person, ner_available
+    from core.methods.answer_types import ner_available
     from core.methods.extractive import pick_sentence, readings
+    from core.text import named_person
 
     commanded = "The lightship was commanded for many years by Captain Elias Penhallow."
     trained = "He had trained as a boy under Agnes Morrow at Keldmoor Light."
