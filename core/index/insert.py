@@ -279,6 +279,11 @@ def _recorded_extractor(path: Path, meta: Manifest, extractor: TripleExtractor |
                                  "(egx index ... --add --llm NAME, or pick it in the app's sidebar).")
         extractor = get_extractor(name, llm=llm)
     got = f"{extractor.name}:{extractor.model_id}"
+    if got != recorded and recorded.split(":", 1)[0] == extractor.name and extractor.name != "llm":
+        # the same extractor, an older version of its rules: the recorded one no longer exists to be used
+        raise WorkspaceError(f"Workspace {path.name!r} was extracted by an older version of the {extractor.name} "
+                             f"extractor ({recorded!r}; this egx has {got!r}), whose triples new passages would not "
+                             f"match. Rebuild it with all the files: {_rebuild(path, meta)}.")
     if got != recorded:
         raise WorkspaceError(f"Workspace {path.name!r} was extracted with {recorded!r}, not {got!r}: passages "
                              "extracted by another model would not merge alike. Use the recorded extractor (leave "

@@ -183,6 +183,20 @@ def test_bad_input_is_refused_and_the_workspace_is_untouched(tmp_path, hashing):
         add_documents(tmp_path / "w", [a], embedder=get_embedder("hashing", dim=64))
     with pytest.raises(WorkspaceError, match=r"was extracted with 'rules:.*', not 'spacy:.*'"):
         add_documents(tmp_path / "w", [a], extractor=get_extractor("spacy"))
+    # the same extractor, an older version of its rules (spacy-v4 workspaces after v5): rebuild, nothing else works
+    import json as _json
+
+    manifest = tmp_path / "w" / "manifest.json"
+    kept, stamp = manifest.read_bytes(), manifest.stat().st_mtime_ns
+    m = _json.loads(kept)
+    recorded = m["extraction"]["extractor"]
+    m["extraction"]["extractor"] = recorded.rsplit(":", 1)[0] + ":an-older-version"
+    manifest.write_text(_json.dumps(m))
+    with pytest.raises(WorkspaceError, match=r"extracted by an older version of the rules extractor .*Rebuild it with "
+                                             r"all the files"):
+        add_documents(tmp_path / "w", [a])
+    manifest.write_bytes(kept)
+    os.utime(manifest, ns=(stamp, stamp))  # the manifest as it was: the check below compares modification times
     assert {p.name: p.stat().st_mtime_ns for p in (tmp_path / "w").rglob("*")} == snapshot
     assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(".lock")) == ["cache", "in", "w"]
 
