@@ -21,7 +21,7 @@ from core.fsio import clean_filename
 from core.graph.chunking import PassageSplit
 from core.graph.formats.documents import DOCUMENT_KINDS
 from core.graph.formats.load import duplicates_text
-from core.index.insert import insert_problem
+from core.index.insert_checks import insert_problem
 from core.index.isolated import BuildSpec, build_isolated, drop_upload_dir, isolated_builds, new_upload_dir
 
 if TYPE_CHECKING:

@@ -18,8 +18,8 @@ graph (SG-RAG's dominance models, a trained ReG retriever) are not carried over:
 new graph. The methods' cached text vectors (FastInsight's node vectors in ``index/extra``) are carried over
 stale, and their first use re-embeds only the texts the new passages changed (:mod:`core.index.text_vectors`).
 
-:func:`add_documents` is the one public function; :func:`insert_problem` says beforehand why a workspace
-cannot take more documents (the app shows it in place of the upload).
+:func:`add_documents` is the one public function; :func:`core.index.insert_checks.insert_problem` says beforehand
+why a workspace cannot take more documents (the app shows it in place of the upload).
 """
 
 from __future__ import annotations
@@ -37,17 +37,23 @@ import numpy as np
 from core.errors import InputFormatError, WorkspaceError
 from core.fsio import atomic_write_json, temp_sibling
 from core.graph.builder import ExtractionResult, add_extracted, extract_triples
-from core.graph.chunking import PassageSplit, chunking_settings
+from core.graph.chunking import chunking_settings
 from core.graph.formats.documents import DOCUMENT_FORMATS
 from core.graph.formats.load import LoadedGraph, duplicates_text, load_inputs
 from core.graph.graph_builder import GraphBuilder
 from core.graph.model import Chunk, KnowledgeGraph
-from core.graph.stores.store import MEMORY_URL
 from core.graph.synonyms import SYNONYM_RELATION, add_synonym_edges
 from core.index.commit import commit, recover, workspace_lock
 from core.index.create import EMBED_SECONDS_PER_CHAR, EMBED_SECONDS_PER_ITEM, EXTRACT_SECONDS, LLM_EXTRACT_SECONDS
 from core.index.graph_files import save_graph
 from core.index.indexing import ITEM_KINDS, IndexBuild, ItemKind, Progress, index_manifest
+from core.index.insert_checks import (
+    check_chunking,
+    insert_problem,
+    rebuild_command,
+    recorded_embedder,
+    recorded_extractor,
+)
 from core.index.manifest import GRAPH_FILE, MANIFEST, Manifest, read_manifest
 from core.index.paths import cache_dir, method_folders
 from core.index.text_vectors import carry_stale
@@ -169,9 +175,9 @@ def add_documents(workspace: str | Path, inputs: Sequence[str | Path], *, embedd
         problem = insert_problem(path, meta)
         if problem is not None:
             raise WorkspaceError(problem, app=insert_problem(path, meta, app=True))
-        chunk_note, passages = _check_chunking(path, meta)
-        ext = _recorded_extractor(path, meta, extractor, llm)
-        emb = _recorded_embedder(path, meta, embedder)
+        chunk_note, passages = check_chunking(path, meta)
+        ext = recorded_extractor(path, meta, extractor, llm)
+        emb = recorded_embedder(path, meta, embedder)
         old = Workspace(path, manifest)
         loaded = load_inputs(inputs, name=meta.name or path.name, progress=_slice(progress, 0.0, LOAD_SHARE),
                              known=old.graph.chunks, passages=passages)  # a passage it holds is left out
@@ -216,101 +222,6 @@ def add_documents(workspace: str | Path, inputs: Sequence[str | Path], *, embedd
 
 
 # ------------------------------------------------------------------------------------------- checks
-def _rebuild(path: Path, meta: Manifest, what: str = "") -> str:
-    sources, split = " ".join(meta.sources) or "<your input files>", PassageSplit.from_record(meta.chunking)
-    more = "" if split == PassageSplit() else f" --passages {split.spec}"  # rebuilt as it was split
-    return f"`egx index {sources} {what or 'NEW_FILES'} --workspace {path}{more} --overwrite`"
-
-
-def insert_problem(path: str | Path, meta: Manifest, *, app: bool = False) -> str | None:
-    """Why documents cannot be added to the workspace at ``path`` (with what to do instead), or None when
-    they can: a graph store, a bundled sample, or a workspace not built from a corpus. With ``app`` the fix
-    is the app's (build a new workspace on the Upload tab) instead of an ``egx index`` command line."""
-    path = Path(path)
-    upload = "Build a new workspace from all the files on the Upload tab instead."
-    if meta.store_url != MEMORY_URL:
-        why = (f"Workspace {path.name!r} keeps its graph in a graph store; adding documents works on workspaces "
-               "whose graph is in their folder, since the store's graph and the folder's index could not be "
-               "replaced together atomically.")
-        return f"{why} {upload}" if app else (f"{why[:-1]} ({meta.store_url}). Rebuild it with all the files: "
-                                              f"{_rebuild(path, meta)} --store {meta.store_url}.")
-    if meta.data.get("sample"):
-        why = (f"Workspace {path.name!r} is a bundled sample: it is rebuilt from its recipe whenever that changes, "
-               "which would drop what you add.")
-        return (f"{why} Build a workspace of your own from the sample's files and yours on the Upload tab." if app else
-                f"{why} Build a workspace of your own from the sample's files and yours: {_rebuild(path, meta)}.")
-    kind = str((meta.data.get("graph") or {}).get("kind") or "kg")
-    if kind != "kg" or meta.extraction is None:
-        built = "a corpus graph (nodes are passages)" if kind != "kg" else "triples or a graph file"
-        why = (f"Workspace {path.name!r} was built from {built}, not from a corpus whose triples egx extracted; "
-               "documents can only be added to a corpus workspace.")
-        return f"{why} {upload}" if app else f"{why} Rebuild it with all the files instead: {_rebuild(path, meta)}."
-    return None
-
-
-def _check_chunking(path: Path, meta: Manifest) -> tuple[tuple[str, ...], PassageSplit]:
-    """Refuse when this egx would split documents otherwise than the workspace's build did; a note when the
-    workspace (built before the sizes were recorded) cannot say. Then its split of documents (the default if none)."""
-    rec, split = meta.chunking, PassageSplit.from_record(meta.chunking)
-    if rec is None:
-        return (f"Workspace {path.name!r} does not record how its documents were split (an older egx built it); the "
-                f"added ones were split with today's sizes {chunking_settings()}.",), split
-    if {**rec, "documents": None} != {**chunking_settings(), "documents": None}:
-        raise WorkspaceError(f"Workspace {path.name!r} split its documents with {dict(rec)}, this egx splits them with "
-                             f"{chunking_settings()}: added passages would not match. Rebuild it with all the files: "
-                             f"{_rebuild(path, meta)}.")
-    return (), split
-
-
-def _recorded_extractor(path: Path, meta: Manifest, extractor: TripleExtractor | None,
-                        llm: LLM | None) -> TripleExtractor:
-    """The extractor the workspace was built with (checked when given)."""
-    from core.backends.registry import get_extractor
-
-    recorded = str((meta.extraction or {}).get("extractor") or "")
-    if not recorded:
-        raise WorkspaceError(f"Workspace {path.name!r} does not record which extractor built its graph (an older "
-                             f"egx wrote it), so new passages could not be extracted alike. Rebuild it with all the "
-                             f"files: {_rebuild(path, meta)}.")
-    if extractor is None:
-        name = recorded.split(":", 1)[0]
-        if name == "llm" and (llm is None or not llm.available):
-            raise WorkspaceError(f"Workspace {path.name!r} was extracted by an LLM ({recorded}); give that LLM "
-                                 "(egx index ... --add --llm NAME, or pick it in the app's sidebar).")
-        extractor = get_extractor(name, llm=llm)
-    got = f"{extractor.name}:{extractor.model_id}"
-    if got != recorded and recorded.split(":", 1)[0] == extractor.name and extractor.name != "llm":
-        # the same extractor, an older version of its rules: the recorded one no longer exists to be used
-        raise WorkspaceError(f"Workspace {path.name!r} was extracted by an older version of the {extractor.name} "
-                             f"extractor ({recorded!r}; this egx has {got!r}), whose triples new passages would not "
-                             f"match. Rebuild it with all the files: {_rebuild(path, meta)}.")
-    if got != recorded:
-        raise WorkspaceError(f"Workspace {path.name!r} was extracted with {recorded!r}, not {got!r}: passages "
-                             "extracted by another model would not merge alike. Use the recorded extractor (leave "
-                             f"--extractor out), or rebuild with all the files: {_rebuild(path, meta)}.")
-    return extractor
-
-
-def _recorded_embedder(path: Path, meta: Manifest, embedder: Embedder | None) -> Embedder | None:
-    """The embedder of the workspace's index (checked when given); None when it has no index yet."""
-    from core.backends.registry import get_embedder
-
-    if meta.index is None:
-        return None  # the index is built on first open, as it would have been
-    want = meta.index_model_id
-    if embedder is None:
-        if not meta.index_embedder:
-            raise WorkspaceError(f"Workspace {path.name!r} does not record its embedder's name; give it "
-                                 "(egx index ... --add --embedder NAME).")
-        embedder = get_embedder(meta.index_embedder)
-    if embedder.model_id != want or embedder.dim != (meta.index or {}).get("dim"):
-        raise WorkspaceError(f"Workspace {path.name!r} is indexed with {want!r}, not {embedder.model_id!r}: one index "
-                             "holds vectors of one model. Add with the recorded embedder (leave --embedder out; in the "
-                             "app pick it in the sidebar), or re-index the workspace first (egx index --workspace "
-                             f"{path} --embedder NAME).")
-    return embedder
-
-
 def _check_inputs(path: Path, loaded: LoadedGraph) -> None:
     other = {p: f for p, f in loaded.formats.items() if f not in CORPUS_FORMATS}
     if other or loaded.graph.n_edges or loaded.graph.n_nodes:
@@ -370,7 +281,7 @@ def _index(tmp: Path, old: Workspace, graph: KnowledgeGraph, emb: Embedder | Non
         "chunks": lambda g: [c.passage for c in g.chunks]}
     if syn is not None and str(syn.get("embedder") or emb.name) != emb.name:
         raise WorkspaceError(f"Workspace {old.name!r} stores synonym edges computed with {syn.get('embedder')!r} but "
-                             f"is indexed with {emb.name!r}; rebuild it: {_rebuild(old.path, old.meta)}.")
+                             f"is indexed with {emb.name!r}; rebuild it: {rebuild_command(old.path, old.meta)}.")
     (tmp / "index").mkdir()
     if reuse:
         carry_stale(old.index_dir / "extra", tmp / "index" / "extra")
