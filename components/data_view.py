@@ -5,6 +5,7 @@ the result; each takes the sidebar's record and the graph it shows as arguments.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -328,6 +329,12 @@ def create_extraction_ui(g: KnowledgeGraph, ex: Mapping[str, Any]) -> None:
 
 
 # -------------------------------------------------------------------------------------- upload
+def folder_name(typed: str) -> str:
+    """A typed workspace name as its folder name: each run of spaces becomes '-' ("Kestrel Peak" →
+    "Kestrel-Peak"); every other character is checked as before (:func:`core.fsio.safe_name`)."""
+    return re.sub(r"\s+", "-", typed.strip())
+
+
 def _suggest_name(files: list) -> str:
     if not files:
         return ""
@@ -418,7 +425,12 @@ def create_upload_ui(act: Active) -> None:
     suggestion = _suggest_name(files or [])
     name = S.keep(S.DATA_NEW_NAME, st.text_input(
         "Workspace name", key=S.bind(S.DATA_NEW_NAME, ""), placeholder=suggestion or "my-graph",
-        max_chars=MAX_NAME_CHARS, help=f"{NAME_RULE}; it becomes the folder name.")).strip() or suggestion
+        max_chars=MAX_NAME_CHARS, help=f"{NAME_RULE}; it becomes the folder name (a space becomes '-', the name "
+                                       "as typed the workspace's title).")).strip() or suggestion
+    typed, name = name, folder_name(name)
+    title = typed if name != typed else ""
+    if title:  # an audit's "Kestrel Peak" was refused for its space: the folder takes "-", the title the name
+        st.caption(f"Saved in the folder “{md_escape(name)}”, titled “{md_escape(typed)}”.")
     st.caption(SHARED_WORKSPACES_NOTE)
     # a dropped file that cannot be built from turns the button off, the reason beside it: an audit clicked a
     # live button under the error above and saw nothing happen (no message, no job)
@@ -466,7 +478,7 @@ def create_upload_ui(act: Active) -> None:
         return
     building.info(f"Building “{md_escape(name)}”: starting the build…", icon=":material/hourglass_top:")
     spec = BuildSpec(tuple(str(p) for p in paths), str(target), name, act.embedder_name, ex_name, act.llm_name,
-                     str(qpath) if qpath else None, passages=passages)
+                     str(qpath) if qpath else None, title=title, passages=passages)
 
     def work(job: Job) -> Workspace:
         from core.backends.registry import get_extractor
@@ -475,7 +487,8 @@ def create_upload_ui(act: Active) -> None:
 
         try:  # create_workspace(overwrite=False): a second upload under an existing name fails, never replaces
             if not isolated_builds():  # EGX_BUILD_ISOLATED=0: in this process, uncapped
-                return create_workspace(paths, target, name=name, embedder=act.embedder, questions=qpath,
+                return create_workspace(paths, target, name=name, title=title, embedder=act.embedder,
+                                        questions=qpath,
                                         extractor=get_extractor(ex_name, llm=act.llm), progress=job.progress,
                                         passages=PassageSplit.parse(passages))
             job.extra["build"] = build_isolated(spec, progress=job.progress, cancel=job.cancel_event)

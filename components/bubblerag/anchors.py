@@ -140,7 +140,8 @@ def weights_line(groups: AnchorGroups) -> str:
         who = "**Weights: the LLM's own judgement.**"
     elif groups.source == "llm":
         who = (f"**Weights: rule-based fallback** — the LLM's weights failed the check "
-               f"({md_escape(groups.weights_check)}; the figures are the reply's own, before any normalizing), "
+               f"({md_escape(groups.weights_check)}; the figures are the reply's own, before any normalizing, so "
+               f"they need not sum to 1), "
                f"which is no judgement; shown are the `none`-mode weights "
                f"({md_escape(RULE_WEIGHTS)}).")
     else:

@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from core.graph.chunking import few_passages_warning
+
 __all__ = ["TRAINED_ON_WHY", "add_run_notes", "left_out_note", "run_note_items", "run_note_lines", "trained_rows_note"]
 
 #: why a question a model trained on is left out (the CLI and the page each add how to keep it)
@@ -76,7 +78,8 @@ def trained_rows_note(method: str, n: int, of: int) -> str:
 
 def run_note_items(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
     """``(title, text)`` of each thing the figures do not show by themselves: questions left out, rows trained on,
-    gold passages the workspace lacks (empty when there is nothing to say). Plain text: the report sets the
+    a workspace of so few passages that recall cannot tell the methods apart, gold passages the workspace lacks
+    (empty when there is nothing to say). Plain text: the report sets the
     titles in bold, the Benchmark page escapes both."""
     out: list[tuple[str, str]] = []
     left = summary.get("left_out") or {}
@@ -87,6 +90,11 @@ def run_note_items(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
     for m, s in (summary.get("methods") or {}).items():
         if s.get("trained_on"):
             out.append((f"Trained on — {m}", trained_rows_note(m, int(s["trained_on"]), int(s.get("n", 0)))))
+    settings = summary.get("settings") or {}
+    passages = int((settings.get("content") or {}).get("passages") or 0)
+    few = few_passages_warning(passages, top_k=int(settings.get("cut") or 5))
+    if few:  # beside the figures it empties (an audit read "100 [100, 100]" for every method, the warning elsewhere)
+        out.append(("Few passages", few))
     gold = summary.get("gold") or {}
     if gold.get("with_unmatched"):
         per = "; ".join(f"{qid}: {text}" for qid, text in list(gold["unmatched"].items())[:5])

@@ -130,6 +130,23 @@ def test_upload_builds_and_switches_to_the_new_workspace(home: Path) -> None:
                                                      "Keanu Reeves"}
 
 
+def test_a_workspace_name_with_spaces_is_its_title_and_its_folder_takes_dashes(home: Path) -> None:
+    """An audit typed "Kestrel Peak" and was refused for the space: the folder is "Kestrel-Peak", the title the
+    name as typed, said under the box before the build."""
+    import json
+
+    csv = b"head,relation,tail\nThe_Matrix,starring,Keanu Reeves\n"
+    at = run_page("pages/data.py")
+    at.file_uploader(key=S.DATA_UPLOADS).set_value(("films.csv", csv, "text/csv"))
+    at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("Kestrel  Peak").run()
+    assert any("Saved in the folder “Kestrel-Peak”, titled “Kestrel  Peak”" in plain(c.value) for c in at.caption)
+    at.button(key=S.DATA_BUILD).click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.sidebar.selectbox[0].value == "Kestrel-Peak"
+    manifest = json.loads((home / "workspaces" / "Kestrel-Peak" / "manifest.json").read_text())
+    assert manifest["title"] == "Kestrel  Peak"
+
+
 def test_musique_is_drawn_as_a_neighbourhood(home: Path) -> None:
     at = run_page("pages/data.py", **{S.WORKSPACE: "musique"})
     assert at.sidebar.selectbox[0].value == "musique"

@@ -29,3 +29,19 @@ def test_an_unmatched_question_is_not_said_to_have_lost_every_llm_stage():
     assert "every LLM stage took its fallback" not in note  # a prompt a recording holds word for word replays
     assert "only where a recording holds its exact prompt" in note
 
+
+
+def test_a_run_on_a_few_passages_says_beside_its_figures_that_recall_cannot_tell_the_methods_apart():
+    """An audit's 9-passage workspace read R@5 "100 [100, 100]" for every method in the report, with the warning
+    only on the Data page's Statistics tab."""
+    from core.eval.report import markdown_report
+    from core.eval.run_notes import run_note_items
+
+    def summary(passages: int) -> dict:
+        return {"methods": {}, "questions": 3, "settings": {"cut": 5, "content": {"passages": passages}}}
+
+    items = dict(run_note_items(summary(9)))
+    assert items["Few passages"].startswith("Only 9 passages: a method's top 5 holds 5 of them (56 % of the corpus)")
+    assert "> **Few passages**: Only 9 passages" in markdown_report(summary(9))
+    assert "Few passages" not in dict(run_note_items(summary(400)))
+    assert "Few passages" not in dict(run_note_items({"methods": {}}))  # a summary without its content: nothing
