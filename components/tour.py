@@ -800,7 +800,9 @@ def lesson_ui(page: str, act: Any, results: Mapping[str, Any], *, where: Any | N
             why = found.why_lines()
             label = ("Why the wrong answers are wrong, and what none mode quotes" if why else
                      "What none mode (no LLM) quotes" if found.extractive is not None else "More")
-            with st.expander(label):
+            # one per step: opened on step 13 it stayed open on step 14 (the same page), pushing that step's table
+            # below a projector's fold (an audit)
+            with st.expander(label, key=S.sub(S.TOUR, f"why-{t.step}")):
                 st.markdown("\n".join(f"- {md_escape(line)}" for line in rest))
 
 
