@@ -203,7 +203,7 @@ STEPS: tuple[TourStep, ...] = (
              "modifiers lowest. And the groups' members: did one group merge Lothair II with another Lothair (a "
              "concept such as “Lothair II / Lothair I”)? Its bubbles then grow from both kings, so facts about the "
              "other king's family can reach the answer — the lesson on Ask says where the date came from.",
-             brief="Stages 2–3: was the mother (Ermengarde of Tours) inferred, and “mother” specialized? Stage 6: the weights (the model's, or the rule's) against §3.2 — "
+             brief="Stages 2–3: was the mother (Ermengarde of Tours) inferred? Stage 6: the weights (the model's, or the rule's) against §3.2 — "
                    "subject highest, modifiers lowest — and did a group merge Lothair II with another Lothair?"),
     TourStep("pages/bubble_expansion.py", LOTHAIR, "§3.3",
              "The bubbles start from Lothair II and from the mother and death-date anchors; the answer path runs "

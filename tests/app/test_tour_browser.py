@@ -122,6 +122,10 @@ def test_the_guided_demo_from_home_through_every_next(server: tuple[str, float],
                         step.question, timeout=TIMEOUT)
                 elif step.page != "pages/compare.py":  # the step's question, not the one the address bar held
                     expect(page.get_by_label("Question", exact=True)).to_have_value(step.question, timeout=TIMEOUT)
+                # the bar's buttons are drawn after its title: read it once they are (under load, step 13's title
+                # was there and its buttons not yet)
+                expect(page.locator(".st-key-egx-tour-bar").get_by_role(
+                    "button", name=re.compile(r"^(Next: |Finish)"))).to_be_visible(timeout=TIMEOUT)
                 # the one-line bar leaves the stage above the fold of a 1440×900 projector
                 _check_bar(page, i, step)
                 # what to look at, shown without opening More: at most two lines under the bar, none of it cut (an
