@@ -143,6 +143,7 @@ def test_a_workspace_name_with_spaces_is_its_title_and_its_folder_takes_dashes(h
     at.button(key=S.DATA_BUILD).click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert at.sidebar.selectbox[0].value == "Kestrel-Peak"
+    assert "Built workspace “Kestrel  Peak” (folder “Kestrel-Peak”) in " in plain(at.success[0].value)
     manifest = json.loads((home / "workspaces" / "Kestrel-Peak" / "manifest.json").read_text())
     assert manifest["title"] == "Kestrel  Peak"
 
