@@ -235,7 +235,9 @@ class _Mentions:
                 got = self.mention(subs[0], as_subject=True)
                 if got is not None and got[1] not in VALUE_LABELS and got[1] != "TITLE" \
                         and not (got[1] == "PERSON" and self._names_title(got[0])):
-                    cur = (got, str(subs[0].tag_))
+                    # a proper name after "the" names a thing ("The Grey Heron was a steam ferry. It carried …")
+                    the = subs[0].tag_ == "NNP" and any(c.dep_ == "det" and c.lower_ == "the" for c in subs[0].children)
+                    cur = (got, str(subs[0].tag_) + ("+the" if the else ""))
             prev = cur
         return out
 
@@ -261,15 +263,18 @@ _NAME_LABELS = frozenset({"ORG", "PRODUCT", "GPE", "LOC", "NORP", "FAC", "WORK_O
 def _fits(pronoun: str, mention: tuple[str, str], tag: str) -> bool:
     """Whether ``pronoun`` can stand for ``mention`` whose head word has the tag ``tag``.
 
-    ``it``: a singular common noun chunk ("the Ostra bridge") or a named thing; ``he``/``she``: a
-    PERSON entity, or a name of another label that begins with a common given name; ``they``: a plural noun that
+    ``it``: a singular common noun chunk ("the Ostra bridge"), a named thing, or a proper name after "the" ("The
+    Grey Heron was a steam ferry"); ``he``/``she``: a
+    PERSON entity, or a name of another label that begins with a common given name, neither after "the"; ``they``: a plural noun that
     is no PERSON. Anything else stays the title.
     """
     label = mention[1]
     plural = tag in ("NNS", "NNPS")
-    if pronoun == "it":
-        return not plural and ((not label and tag == "NN") or label in _THING_LABELS)
+    if pronoun == "it":  # "the" before a proper name: a ship, a film, a building, never a person ("The Grey Heron",
+        # which the small model tags PERSON, "The Silver Eel", whose "Silver" is a given name)
+        return not plural and ((not label and tag == "NN") or label in _THING_LABELS or tag == "NNP+the")
     if pronoun in ("he", "she"):
         # a name the small model tags otherwise but whose first word is a common given name ("Orla Brisk", ORG)
-        return not plural and (label == "PERSON" or (label in _NAME_LABELS and named_person(mention[0])))
+        return not plural and tag != "NNP+the" and (label == "PERSON" or (label in _NAME_LABELS
+                                                                          and named_person(mention[0])))
     return plural and label != "PERSON"  # they

@@ -83,3 +83,15 @@ def test_a_bare_noun_object_keeps_its_preposition_object(ex):
     assert ("Edda Thorne", "took command of", "Silver Eel") in got
     got = triples(ex, "Awards\nMara Hollis won the award for best actor.")
     assert not any("award for" in r for _, r, _ in got), got  # an object with its determiner keeps its own reading
+
+
+def test_it_after_a_proper_name_with_the_is_that_thing(ex):
+    """"The Grey Heron was a steam ferry … It was scrapped in 1940": the small model tags "The Grey Heron" PERSON and
+    "Silver" is a given name, yet a proper name after "the" is a thing; "it" went to the passage's title (an audit)."""
+    got = triples(ex, "Ferries and Landings\nThe Grey Heron was a steam ferry built in 1894 at the Kellsworth boatyard. "
+                      "It carried up to sixty passengers on the Pellow Reach crossing. It was scrapped in 1940.")
+    assert ("Grey Heron", "scrapped in", "1940") in got and ("Grey Heron", "carried up to", "sixty passengers") in got
+    got = triples(ex, "Ferries and Landings\nThe Silver Eel was the company's first screw-driven ferry. It was "
+                      "launched in 1920.")
+    assert ("Silver Eel", "launched in", "1920") in got
+    assert not any(h == "Ferries and Landings" and r != "mentions" for h, r, _ in got), got
