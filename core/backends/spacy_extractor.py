@@ -88,8 +88,9 @@ class SpacyExtractor:
 
     name = "spacy"
     # v4: pronouns take the previous sentence's subject, role nouns their appositive name (stale caches re-extract);
-    # v5: "he"/"she" also take a subject the model tags ORG/PRODUCT… that begins with a common given name
-    model_id = f"spacy-v5:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v5: "he"/"she" also take a subject the model tags ORG/PRODUCT… that begins with a common given name;
+    # v6: "it" takes a proper name after "the", "he"/"she" never do (a v5 cache of a passage held the v5 reading)
+    model_id = f"spacy-v6:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
 
     def __init__(self, batch_size: int = 64, n_process: int | None = None) -> None:
         self.pipe_batch = max(1, int(batch_size))
