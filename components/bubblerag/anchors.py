@@ -69,9 +69,7 @@ def create_keywords_ui(act: Active, result) -> None:
 def create_specialization_ui(act: Active, result) -> None:
     st.subheader("3 · Specialized keywords (before → after)")
     spec = result.specialization
-    changed = [t for t in spec.terms if t.specialized]
-    what = (f"here “{md_escape(changed[0].keyword)}” → “{md_escape(changed[0].search)}”" if changed else
-            "here none was rewritten")
+    what = specialization_what(spec.terms, result.trace.steps)
     st.caption("Under-specified keywords are rewritten into query-conditioned search terms (Example 4: a vague "
                f"keyword is bound to the question's entity, so it searches for that entity's, not any); {what}.")
     rows = [{"keyword (before)": t.keyword, "search term (after)": t.search, "changed": "✓" if t.specialized else "",
@@ -79,6 +77,19 @@ def create_specialization_ui(act: Active, result) -> None:
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     bubble.fallback_notes(result, ("specialization",))
     replay_time.stage_time_captions(act.llm, result.trace, ("specialization",))
+
+
+def specialization_what(terms, steps) -> str:
+    """What stage 3 did on this run, after the caption's "Under-specified keywords are rewritten …;": the first
+    rewrite, else whether the LLM's rewrites were rejected — "here none was rewritten" stood above the three rewrites
+    the check had rejected on the Keanu question (an audit: a contradiction a lecturer had to explain)."""
+    changed = [t for t in terms if t.specialized]
+    if changed:
+        return f"here “{md_escape(changed[0].keyword)}” → “{md_escape(changed[0].search)}”"
+    if any(s.stage == "specialization" and s.fallback.startswith("check failed") for s in steps):
+        return ("here the LLM proposed rewrites, the check rejected each (the reasons are under the table), and every "
+                "keyword is searched as it is")
+    return "here none was rewritten"
 
 
 def create_relaxation_ui(act: Active, result) -> None:

@@ -289,3 +289,19 @@ def test_the_question_highlights_whole_words() -> None:
     assert "&lt;papers&gt;" in got and "<papers>" not in got
     only = highlighted_question("Find papers", [SimpleNamespace(concept="paper", gid=0)])
     assert re.findall(r"<span [^>]*>([^<]*)</span>", only) == ["papers"]
+
+
+def test_stage_3_says_when_the_llm_s_rewrites_were_rejected() -> None:
+    """"here none was rewritten" stood above the three rewrites the check had rejected on the Keanu question (an
+    audit): the line says they were proposed and rejected."""
+    from components.bubblerag.anchors import specialization_what
+    from core.methods.bubblerag.specialization import SearchTerm
+    from core.trace import Step
+
+    kept = [SearchTerm("movie", "movie", "explicit")]
+    rejected = Step("specialization", "Anchor specialization",
+                    fallback="check failed: 'movie' -> 'The Matrix': it drops the keyword 'movie' — searched as it is")
+    assert "the check rejected each" in specialization_what(kept, [rejected])
+    assert specialization_what(kept, [Step("specialization", "Anchor specialization")]) == "here none was rewritten"
+    rewritten = [SearchTerm("director", "director of The Matrix", "explicit", specialized=True)]
+    assert "director of The Matrix" in specialization_what(rewritten, [rejected])
