@@ -271,7 +271,8 @@ def network_html(graph: GraphLike, nodes: Iterable[int], *,
                  directed: bool = True,
                  legend_below: bool = False,
                  label_px: int = LABEL_PX,
-                 must_label: Iterable[int] = ()) -> str:
+                 must_label: Iterable[int] = (),
+                 label_colors: Mapping[int, str] | None = None) -> str:
     """Self-contained HTML drawing of ``nodes`` (and the edges among them) with pyvis.
 
     Parameters
@@ -325,6 +326,10 @@ def network_html(graph: GraphLike, nodes: Iterable[int], *,
         Labelled nodes whose label is drawn below them even where no place clear of the other nodes is
         found (still never over another label): the nodes a step is about (default: ``highlight``). The other
         labels go below or above their node where they cover no other node, else show on hover only.
+    label_colors
+        Per-node label text colour: the nodes a step is about written in their highlight's colour, so a label
+        placed a little away from its node still reads as that node's (the bubble replay's collision: "The Matrix"
+        above the red CEG, between other names, read as a neighbour's label in an audit).
     """
     from pyvis.network import Network
 
@@ -359,6 +364,9 @@ def network_html(graph: GraphLike, nodes: Iterable[int], *,
         border = borders.get(v) if borders else None
         if v in shown:
             kw["label"] = escape(short_label(name))
+            if label_colors and v in label_colors:
+                kw["font"] = {"color": label_colors[v]}
+                kw["egxColor"] = label_colors[v]  # kept when the placement below moves the label
         if shapes and v in shapes:
             kw["shape"] = shapes[v]
         net.add_node(
@@ -510,7 +518,9 @@ _FIT_SCRIPT = """
                         else if (isMust && clear(below, -1, true)) { placed.push(below); }
                         else { want = " "; }
                         var was = (n.font && n.font.vadjust) || 0;
-                        if (n.label !== want || was !== shift) { patch.push({id: id, label: want, font: {vadjust: shift}}); }
+                        var font2 = {vadjust: shift};
+                        if (n.egxColor) { font2.color = n.egxColor; }
+                        if (n.label !== want || was !== shift) { patch.push({id: id, label: want, font: font2}); }
                       });
                       if (patch.length) { nodes.update(patch); }
                     }

@@ -209,14 +209,16 @@ def styled_network_html(_graph: GraphLike, key: str, nodes: tuple[int, ...], *,
                         legend: tuple[graph_view.LegendItem, ...] = (), edge_labels: bool = False,
                         height: int = graph_view.DEFAULT_HEIGHT, labels: tuple[int, ...] | None = None,
                         shapes: tuple[tuple[int, str], ...] = (), legend_below: bool = False,
-                        label_px: int = graph_view.LABEL_PX, must_label: tuple[int, ...] = ()) -> str:
+                        label_px: int = graph_view.LABEL_PX, must_label: tuple[int, ...] = (),
+                        label_colors: tuple[tuple[int, str], ...] = ()) -> str:
     """Cached :func:`components.graph_view.network_html` with every styling map (hashable tuples)."""
     pos = None if positions is None else {v: (x, y) for v, x, y in positions}
     return graph_view.network_html(
         _graph, nodes, edges=edges, colors=dict(colors), sizes=dict(sizes) if sizes else None,
         borders={v: (c, w) for v, c, w in borders}, edge_colors=dict(edge_colors), edge_widths=dict(edge_widths),
         notes=dict(notes), positions=pos, legend=legend, edge_labels=edge_labels, height=height, labels=labels,
-        shapes=dict(shapes), legend_below=legend_below, label_px=label_px, must_label=must_label)
+        shapes=dict(shapes), legend_below=legend_below, label_px=label_px, must_label=must_label,
+        label_colors=dict(label_colors))
 
 
 

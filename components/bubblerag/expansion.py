@@ -122,7 +122,9 @@ def frame_drawing(act: Active, result, replay, frame: int, nodes: list[int], pos
         # relation names on the canvas only in a small G': in a dense cluster they piled over the node labels (the
         # names of the anchors, the settled node and the CEG, the only nodes labelled here); hover shows them
         legend=legend, edge_labels=len(nodes) <= graph_view.LABEL_ALL_UP_TO, height=height or HEIGHT, labels=labels, shapes=shapes, legend_below=True,
-        label_px=LABEL_PX, must_label=tuple(v for v in dict.fromkeys([*first, *bubble.named_anchors(result, g)]) if v >= 0))
+        label_px=LABEL_PX, must_label=tuple(v for v in dict.fromkeys([*first, *bubble.named_anchors(result, g)]) if v >= 0),
+        # the CEG found now named in its red: a label placed off its node still reads as the collision's
+        label_colors=tuple((v, colors.CEG) for v in sorted(flash_nodes)))
     return doc, state
 
 

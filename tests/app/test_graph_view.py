@@ -122,3 +122,16 @@ def test_per_node_shapes_and_their_legend_swatch(hostile_graph: KnowledgeGraph) 
     assert all(s == "dot" for k, s in shapes.items() if k != v)  # the rest keep the dot
     assert 'class="egx-diamond"' in doc and ".egx-diamond" in doc  # the swatch and its style
     assert 'style="' in gv.legend_html([gv.LegendItem("a", "#000", "diamond")], inline=True)
+
+
+def test_label_colors_name_the_step_s_nodes_in_their_highlight(matrix_graph: KnowledgeGraph) -> None:
+    """The bubble replay's collision writes the CEG's names in its red: "The Matrix" placed above its red node, between
+    other names, read as a neighbour's label (an audit). The colour survives the browser's label placement, which
+    rewrites each label's font (its ``vadjust``)."""
+    nodes = list(range(matrix_graph.n_nodes))
+    v = nodes[0]
+    doc = gv.network_html(matrix_graph, nodes, label_colors={v: "#d62728"})
+    drawn = {n["id"]: n for n in _vis_data(doc, "nodes")}
+    assert drawn[v]["font"] == {"color": "#d62728"} and drawn[v]["egxColor"] == "#d62728"
+    assert all("font" not in n for i, n in drawn.items() if i != v)
+    assert "font2.color = n.egxColor" in doc
