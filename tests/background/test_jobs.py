@@ -357,3 +357,17 @@ def test_a_signal_another_thread_took_still_interrupts_a_wait_in_the_main_thread
         release.set()
         signal.signal(signal.SIGUSR1, previous)
     assert job.wait(10)
+
+
+def test_one_move_of_the_fraction_gives_no_eta() -> None:
+    """A build's bar moved once, 0 → 3 % (its read-inputs share, over a model loading), and its ETA said "about 2 min
+    01 s left" of a build that ended 1 s later (an audit): one move is no rate."""
+    now = [0.0]
+    job = Job("k", "Build", lambda j: None, clock=lambda: now[0])
+    job.report("reading", 0.0)
+    now[0] += 3.75
+    job.report("extracting 0/12 chunks", 0.03)
+    assert job.status().eta is None
+    now[0] += 1.0
+    job.report("embedding", 0.5)
+    assert job.status().eta is not None
