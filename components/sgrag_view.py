@@ -119,6 +119,9 @@ def prepare(workspace: Workspace, embedder: Embedder, *, retrain: bool, progress
 DEFAULT_QUESTION = "Which film starred Keanu Reeves and Laurence Fishburne?"
 DEFAULTS = SGRAGConfig()
 HEIGHT = 360
+#: The query graph's drawing (a handful of nodes), its legend under it: at 360 px with the legend above, the tour's
+#: step 7 cut its lowest node at the fold of a 900 px screen (an audit).
+QG_HEIGHT = 300
 
 
 def matchable(graph: KnowledgeGraph) -> None:
@@ -202,7 +205,7 @@ def query_graph_panel(act: Active, result: Any, qcolors: dict[str, str], qkg: Kn
         graph_view.render_html(graph_view.network_html(
             qkg, range(qkg.n_nodes), colors={i: qcolors[n.id] for i, n in enumerate(qg.nodes)},
             highlight=[i for i, n in enumerate(qg.nodes) if n.unknown], directed=False,
-            legend=unk_legend(qg), height=HEIGHT), height=HEIGHT)
+            legend=unk_legend(qg), height=QG_HEIGHT, legend_below=True), height=QG_HEIGHT)
         st.caption("An edge says only that two nodes are related: Table 12's edges are node pairs without a relation "
                    "or direction, so matching asks for the structure and the known labels, not for a relation name.")
 
