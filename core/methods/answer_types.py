@@ -144,7 +144,10 @@ def _find_mentions(sentence: str, kind: str, names: bool = False) -> list[str]:
         name = re.escape(kind[6:7].upper()) + re.escape(kind[7:])  # the noun as the last word of a proper name
         within = [" ".join(w for w in m.group(1).split() if w.lower() not in OPENERS)
                   for m in re.finditer(rf"((?:[A-Z][\w'\-]*\s+)+{name}s?)\b", sentence)]
-        return after + [w for w in within if len(w.split()) > 1]
+        # the noun in lower case after a name and "the": "the Pellow Reach crossing" for "Which crossing …?" (not "an
+        # American actor", which names no actor)
+        before = [m.group(1).strip() for m in re.finditer(rf"\b(?i:the)\s+((?:[A-Z][\w'\-]*\s+)+){noun}s?\b", sentence)]
+        return after + [w for w in within if len(w.split()) > 1] + [w for w in before if w and w not in after]
     if kind in SPACY_LABELS:
         nlp = _spacy()
         if nlp is not None:

@@ -4,7 +4,7 @@
   (:data:`core.backends.prompts.ANSWER_USER`).
 * In ``none`` mode (or when the LLM fails): an **extractive** answer — the sentence of the top
   passages that answers the question (:mod:`core.methods.extractive`: scored by the reranker,
-  sentences naming the answer type the question asks for first, possessive bridges resolved). This
+  sentences naming the answer type the question asks for first, bridges resolved). This
   is not an answer generator; it points at the evidence sentence, and the trace and pages say so.
 * The LLM's reply goes through the one answer check of every method
   (:func:`core.methods.answer_gate.check_llm_answer`). When its text is no answer — a refusal ("I'm

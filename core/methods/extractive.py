@@ -17,11 +17,13 @@ below are ours, documented here and recorded in the trace (``extractive`` in the
    ``biencoder`` is the embedding cosine); *fallback* without one (or with the ``llm`` reranker,
    which would need the LLM that is missing): the embedding cosine of question and sentence. The
    trace names the scorer used.
-3. **Possessive bridge** — "When did Lothair II's mother die?" asks about *Lothair II's mother*,
-   not Lothair II. When a retrieved passage states the relation ("... the mother of Lothair II"),
+3. **Bridges** (:mod:`core.methods.bridges`) — "When did Lothair II's mother die?" asks about *Lothair II's
+   mother*, not Lothair II. When a retrieved passage states the relation ("... the mother of Lothair II"),
    its title is the bridge entity and the question is also scored as rewritten ("When did Ermengarde
-   of Tours die?"); a sentence's score is the better of the two. This is the first hop of a
-   question decomposition, done by string rules.
+   of Tours die?"); a sentence's score is the better of the two. A description by a clause is read the same
+   way: "Who built the ferry that Mattias Venn captained?" is also scored as "Who built the ferry Lantern
+   Moth?" where a retrieved sentence says "He [Mattias Venn] became captain of the ferry Lantern Moth". This is
+   the first hop of a question decomposition, done by string rules.
 4. **Answer type** — "when" asks for a date, "who"/"whom" for a person, "where" or "which/what
    city, country, county, river ..." for a place, "how many"/"how much"/"what percentage" for a number
    (:func:`core.methods.answer_types.expected_answer_type` with ``nouns``), and "which/what NOUN" of any other noun for a thing named after
@@ -63,6 +65,7 @@ from core.methods.answer_types import (
     typed_mentions,
 )
 from core.methods.base import Backends
+from core.methods.bridges import clause_bridges, possessive_bridges
 from core.methods.reranking import FeatureCache, active_feature_store
 from core.pinning import pin
 from core.text import named_person, normalize_name, split_sentences
@@ -91,6 +94,8 @@ def _replace_pronoun(sentence: str, m: re.Match[str], name: str) -> str:
 
 
 _PERSONAL = ("he", "she", "his", "her")
+#: A sentence about a named thing: "The Brown Ox was a flat-bottomed ferry …" (what a following "It" stands for).
+_THING = re.compile(r"^The\s+((?:[A-Z][\w'\-]*\s+)*[A-Z][\w'\-]*)\s+(?:was|is|had|has)\b")
 
 
 def readings(sentences: Sequence[str], title: str, names: Sequence[str] | None = None) -> list[tuple[str, ...]]:
@@ -109,21 +114,28 @@ def readings(sentences: Sequence[str], title: str, names: Sequence[str] | None =
 
 
 def antecedents(sentences: Sequence[str], title: str) -> list[str]:
-    """The person each of ``sentences`` may mean by its leading "He"/"She"/"His"/"Her" besides the title ("" where
-    none: see :func:`readings`)."""
+    """The person each of ``sentences`` may mean by its leading "He"/"She"/"His"/"Her" besides the title, and the named
+    thing it may mean by "It"/"Its" (the name opening the last sentence with no pronoun: "The Brown Ox was a ferry
+    … It worked only the Pellow Reach crossing"); "" where none (see :func:`readings`)."""
     title_n = normalize_name(title)
     persons = [p for s in sentences for p in typed_mentions(s, "person", names=True)]
     title_is_person = bool(title_n) and (any(normalize_name(p) == title_n for p in persons) or named_person(title)
                                          or any(normalize_name(p) == title_n for p in typed_mentions(title, "person")))
     out = []
-    last = ""
+    last = thing = ""
     for s in sentences:
         m = PRONOUN.match(s)
-        personal = m is not None and m.group(0).lower() in _PERSONAL
-        out.append(last if personal and last and not title_is_person and normalize_name(last) != title_n else "")
+        word = m.group(0).lower() if m is not None else ""
+        if word in _PERSONAL:
+            out.append(last if last and not title_is_person and normalize_name(last) != title_n else "")
+        else:
+            out.append(thing if word in ("it", "its") and normalize_name(thing) != title_n else "")
         named = typed_mentions(s, "person", names=True)
         if named:
             last = named[-1]
+        if not word:  # "It …" keeps the thing of the sentence before it
+            t = _THING.match(s)
+            thing = t.group(1) if t else ""
     return out
 
 
@@ -135,25 +147,6 @@ def bracketed(sentence: str, name: str) -> str:
         return sentence
     possessive = m.group(0).lower() in ("his", "her", "its", "their")
     return f"{m.group(0)} [{name}{'’s' if possessive else ''}]{sentence[m.end():]}"
-
-
-def possessive_bridges(query: str, passages: Sequence[tuple[str, str, str]]) -> list[tuple[str, str]]:
-    """(rewritten question, bridge title) for each "X's R" / "the R of X" of ``query`` that a passage
-    resolves by stating "R of X" or "X's R" (rule 3); at most one rewrite per phrase, best passage first."""
-    phrases: list[tuple[str, str, str]] = []  # (phrase in the query, X, R)
-    for m in re.finditer(r"((?:[A-Z][\w\-]*\s)*[A-Z][\w\-]*)(?:'s|’s)\s+([a-z]+)\b", query):
-        phrases.append((m.group(0), m.group(1), m.group(2)))
-    for m in re.finditer(r"\bthe\s+([a-z]+)\s+of\s+((?:[A-Z][\w\-]*\s)*[A-Z][\w\-]*)", query):
-        phrases.append((m.group(0), m.group(2), m.group(1)))
-    out: list[tuple[str, str]] = []
-    for phrase, x, r in phrases:
-        xn = re.escape(normalize_name(x))
-        pat = re.compile(rf"\b{re.escape(r.lower())}s?\s+of\s+(?:the\s+)?(?:[a-z]+\s+)?{xn}\b|\b{xn}(?:'s|’s)\s+{re.escape(r.lower())}\b")
-        for _cid, title, text in passages:
-            if title and normalize_name(title) != normalize_name(x) and pat.search(normalize_name(text)):
-                out.append((query.replace(phrase, title), title))
-                break
-    return out
 
 
 @dataclass(frozen=True)
@@ -182,7 +175,7 @@ class SentencePick:
     def trace_data(self, top: int = 5) -> dict[str, Any]:
         return {"rule": "the sentence of the top passages scored by " + self.scorer + (
                     f"; sentences naming {answer_type_phrase(self.answer_type)} the question does not name come first"
-                    if self.answer_type else "") + ("; possessive bridge: " + "; ".join(self.bridges)
+                    if self.answer_type else "") + ("; bridge: " + "; ".join(self.bridges)
                                                     if self.bridges else ""),
                 "scorer": self.scorer, "answer_type": self.answer_type,
                 "ner": "spaCy en_core_web_sm" if self.answer_type in SPACY_LABELS and ner_available() else
@@ -301,9 +294,18 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
     if not rows:
         return SentencePick("", top[0][0] if top else "", scorer_name, atype, note="the top passages hold no text")
     bridges = possessive_bridges(query, passages[:max(max_passages, 5)])
-    questions = [query] + [q for q, _ in bridges]
+    read = [r for row in rows for r in row[1][::-1]]  # the person reading first: "Orla Brisk commanded …"
+    read += [r for _cid, title, text in passages[max_passages:max(max_passages, 5)] for rs in
+             readings([s.strip() for s in split_sentences(text) if len(s.strip()) > 3], title) for r in rs[::-1]]
+    clauses = [b for b in clause_bridges(query, read) if b[0] not in {q for q, _ in bridges}]
+    bridges += [(q, name) for q, name, _ in clauses]
+    hops = {said for _, _, said in clauses}  # each scored by the re-read questions alone (core.methods.bridges)
     flat = [r for row in rows for r in row[1]]
-    flat_scores = _score(backends, scorer, questions, flat)
+    flat_scores = _score(backends, scorer, [query], flat)
+    if bridges:
+        reread = _score(backends, scorer, [q for q, _ in bridges], flat)
+        hop_rows = np.array([any(r in hops for r in row[1]) for row in rows for _ in row[1]], dtype=bool)
+        flat_scores = np.where(hop_rows, reread, np.maximum(flat_scores, reread))
     cands = []
     at = 0
     for s, read, cid, title, name in rows:

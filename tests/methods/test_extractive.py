@@ -13,7 +13,8 @@ from core.index.samples import ensure_sample_workspace
 from core.methods.answer_types import expected_answer_type, new_mentions, typed_mentions
 from core.methods.answering import describe_answer
 from core.methods.base import Backends
-from core.methods.extractive import possessive_bridges, resolve_pronoun
+from core.methods.bridges import possessive_bridges
+from core.methods.extractive import resolve_pronoun
 from core.methods.registry import get_method
 from core.methods.run import backends_for, run_method
 from core.methods.sgrag.query_graph import link_mentions, possessive_relations
@@ -206,6 +207,7 @@ def test_which_noun_prefers_the_sentence_that_names_one():
     # the asked noun as the last word of a proper name; lower-case it names no one ("an American actor")
     assert typed_mentions("It was sold to the Harrow Ferry Company in 1920.", "named:company") == ["Harrow Ferry Company"]
     assert typed_mentions("Laurence Fishburne is an American actor.", "named:actor") == []
+    assert typed_mentions("It worked only the Pellow Reach crossing.", "named:crossing") == ["Pellow Reach"]
     assert answer_type_phrase("named:tug").startswith("a named tug") and answer_type_phrase("date") == "a date"
     moored = "The Saltmere Lightship was moored over the Gannet Bank from 1872 until 1951."
     towed = "She drifted nine miles before the crew of the tug Merryweather towed her back."
@@ -362,3 +364,63 @@ def test_a_question_no_passage_shares_a_word_with_gets_a_note_not_a_silent_answe
     assert shares_a_word("When did she die?", ["She died in 1998."])  # compared on word beginnings
     assert shares_a_word("Who is it?", ["anything"])  # only function words: nothing to compare
     assert not shares_a_word("Which glacier melted?", ["A province whose capital is Kelbridge."])
+
+
+def test_clause_bridges_read_the_question_with_the_entity_a_passage_names():
+    """"Who built the ferry that Mattias Venn captained?" quoted "She [Orla Brisk] commanded the ferry Grey Heron …"
+    (cross-encoder 0.6) over "The Lantern Moth was built by the shipwright Barnaby Fell" (−10.0), which answers it
+    once the ferry is known: a passage that says which ferry he captained resolves the description (an audit)."""
+    from core.backends.embedders import HashingEmbedder
+    from core.methods.bridges import clause_bridges
+    from core.methods.extractive import pick_sentence
+
+    venn = "Mattias Venn became captain of the ferry Lantern Moth in 1904."
+    assert clause_bridges("Who built the ferry that Mattias Venn captained?", [venn]) == \
+        [("Who built the ferry Lantern Moth?", "Lantern Moth", venn)]
+    assert clause_bridges("Which crossing did the ferry of Josiah Crell work?",
+                          ["Josiah Crell commanded the cattle ferry Brown Ox."])[0][:2] == \
+        ("Which crossing did the ferry Brown Ox work?", "Brown Ox")
+    assert clause_bridges("Who built the boat that Orla Brisk commanded?",  # by the verb: "boat" is not written
+                          ["Orla Brisk commanded the ferry Grey Heron from 1895."])[0][1] == "Grey Heron"
+    # an agent noun is the agent of its verb ("founded … by"), or follows "<noun> is"; an adjective must be said too
+    kestrel = ["Kestrel Peak Observatory was founded in 1931 by the astronomer Ilse Brandvik.",
+               "Kestrel Peak Observatory: The current director is Marek Lindqvist.",
+               "Kestrel Peak Observatory: The observatory's largest instrument is the Halden Telescope."]
+    assert clause_bridges("In which town was the founder of Kestrel Peak Observatory born?", kestrel)[0][1] == "Ilse Brandvik"
+    assert clause_bridges("Who succeeded the current director of Kestrel Peak Observatory?", kestrel)[0][1] == "Marek Lindqvist"
+    assert clause_bridges("Who built the first telescope of Kestrel Peak Observatory?", kestrel) == []
+    sarna = ["Comet Sarna was discovered on 14 February 2003 with the Halden Telescope."]
+    assert clause_bridges("Who supervised the discoverer of Comet Sarna?", sarna) == []  # no "by": no discoverer named
+    assert clause_bridges("How wide is the mirror of the telescope with which Comet Sarna was discovered?", sarna) == \
+        [("How wide is the mirror of the Halden Telescope?", "Halden Telescope", sarna[0])]
+    # a sentence that does not name the description's entity resolves nothing; nor does one without the noun or verb
+    assert clause_bridges("Who built the ferry that Mattias Venn captained?", ["Orla Brisk commanded the ferry Grey Heron."]) == []
+    assert clause_bridges("Who built the ferry that Mattias Venn captained?", ["Mattias Venn met Edda Thorne."]) == []
+    caps = ("Captains of the Tessany", "Orla Brisk was a captain. She commanded the ferry Grey Heron from 1895 until 1931. "
+            "Mattias Venn joined the company in 1890. He became captain of the ferry Lantern Moth in 1904.")
+    ferries = ("Ferries and Landings", "The Lantern Moth was built by the shipwright Barnaby Fell in 1899. "
+               "It ran the night crossing.")
+    pick = pick_sentence("Who built the ferry that Mattias Venn captained?", [("c", *caps), ("f", *ferries)],
+                         Backends(HashingEmbedder(), get_llm("none"), get_reranker("ms-marco-minilm")))
+    assert "Barnaby Fell" in pick.text, pick.candidates[:3]
+    assert any("Lantern Moth" in b for b in pick.bridges) and "bridge: " in pick.trace_data()["rule"]
+    # the sentence that resolved the description is the first hop, scored by the re-read question alone: "She took
+    # command of the ferry Silver Eel in 1921" restates "the ferry commanded by Edda Thorne" and outscored the launch
+    edda = ("Captains of the Tessany", "Edda Thorne was the first captain trained at the company's school. She took "
+            "command of the ferry Silver Eel in 1921.")
+    eel = ("Ferries and Landings", "The Silver Eel was the company's first screw-driven ferry. It was launched in 1920 "
+           "and was the fastest boat on the Tessany River. It sank in a storm in 1948.")
+    pick = pick_sentence("In what year was the ferry commanded by Edda Thorne launched?", [("c", *edda), ("f", *eel)],
+                         Backends(HashingEmbedder(), get_llm("none"), get_reranker("ms-marco-minilm")))
+    assert "1920" in pick.text, pick.candidates[:3]
+
+
+def test_it_reads_as_the_thing_the_sentence_before_named():
+    """"The Brown Ox was a flat-bottomed ferry … It worked only the Pellow Reach crossing": "It" is the Brown Ox, not
+    the passage "Ferries and Landings" (rule 5); the answer shows whom it was read as."""
+    from core.methods.extractive import antecedents, bracketed
+
+    sents = ["The Brown Ox was a flat-bottomed ferry for cattle and carts.", "It worked only the Pellow Reach crossing.",
+             "It was sold in 1930.", "The company closed it.", "It was gone."]
+    assert antecedents(sents, "Ferries and Landings") == ["", "Brown Ox", "Brown Ox", "", ""]
+    assert bracketed(sents[1], "Brown Ox") == "It [Brown Ox] worked only the Pellow Reach crossing."

@@ -25,7 +25,7 @@ At most ``max_chunks`` (15, §4.1) are kept either way.
 `none` mode answers extractively (:mod:`core.methods.extractive`, shared with every method): the
 sentence of the top 3 evidence chunks that answers the question — scored by the reranker the
 backends carry (else the embedding cosine), sentences naming the asked-for answer type first,
-possessive bridges resolved. A workspace whose chunks hold no text (a triples-only upload) offers the
+bridges resolved. A workspace whose chunks hold no text (a triples-only upload) offers the
 evidence graph's triples as the candidate sentences instead ("Ermengarde of Tours died on 20 March
 851"), and the trace says so. So does a failed LLM call, and an LLM text that is no answer — a refusal or a truncated JSON
 fragment: the LLM's answer goes through every method's one answer check
