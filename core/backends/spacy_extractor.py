@@ -21,7 +21,11 @@ structure of HippoRAG §3):
   when that one is of its kind ("The Ostra bridge was built in 1866. *It* replaced ...": ``it`` a
   common noun or a named thing, ``he``/``she`` a PERSON); else a pronoun (he, she, it, they; his,
   her, its, their as possessors) or a short definite description ("the film") is the passage's title
-  entity. A role noun with a name in apposition ("the engineer Sofia Marrow") is that name.
+  entity (the title only for the subject of a main clause: "when *the river* flooded" is no title). A role noun
+  with a name in apposition ("the engineer Sofia Marrow") is that name, and so is a name after its description
+  ("the cattle ferry Brown Ox").
+* **Names read as verbs**: a capitalised verb after a proper noun ("the shipwright Barnaby *Fell* in 1899") is a word
+  of a name; the piece is parsed again with the name as one token.
 * **Title links**: the title entity → every named entity the passage mentions (``mentions``),
   unless a relation already links the two.
 
@@ -38,6 +42,7 @@ This module runs the extraction (batches, worker processes); each step lives in 
 ``spacy_input``      :func:`looks_unparseable`, :func:`split_pieces`
 ``spacy_mentions``   the entity and noun-chunk mentions of a parsed piece, their names
 ``spacy_relations``  the dependency-relation rules over those mentions
+``spacy_repair``     a piece parsed again where a name's word was read as a verb
 ``spacy_names``      one passage's triples over its pieces: short names, title links
 ===================  ==============================================================
 """
@@ -55,6 +60,7 @@ from core.backends.spacy_input import looks_unparseable, split_pieces
 from core.backends.spacy_model import MODEL_LANG, MODEL_NAME, MODEL_VERSION, load_pipeline
 from core.backends.spacy_names import _Collected
 from core.backends.spacy_relations import _Piece
+from core.backends.spacy_repair import repair_names
 from core.errors import BackendError
 
 
@@ -89,8 +95,11 @@ class SpacyExtractor:
     name = "spacy"
     # v4: pronouns take the previous sentence's subject, role nouns their appositive name (stale caches re-extract);
     # v5: "he"/"she" also take a subject the model tags ORG/PRODUCT… that begins with a common given name;
-    # v6: "it" takes a proper name after "the", "he"/"she" never do (a v5 cache of a passage held the v5 reading)
-    model_id = f"spacy-v6:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v6: "it" takes a proper name after "the", "he"/"she" never do (a v5 cache of a passage held the v5 reading);
+    # v7: a name the parser read as a verb is parsed again as one token ("Barnaby Fell"), a name after its
+    # description is the name ("the cattle ferry Brown Ox"), "the river" of a subordinate clause is no title, and
+    # a gerund after a preposition takes its verb's subject ("known for rescuing")
+    model_id = f"spacy-v7:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
 
     def __init__(self, batch_size: int = 64, n_process: int | None = None) -> None:
         self.pipe_batch = max(1, int(batch_size))
@@ -280,7 +289,7 @@ def _extract_here(passages: Sequence[str], pipe_batch: int) -> ExtractionResult:
     per: list[_Collected] = [_Collected(t) for t in titles]
     docs = nlp.pipe([t for _, t in jobs], batch_size=pipe_batch)
     for (i, _), doc in zip(jobs, docs, strict=True):
-        piece = _Piece(doc, titles[i])
+        piece = _Piece(repair_names(nlp, doc), titles[i])
         piece.relations()
         per[i].add(piece)
     return ExtractionResult(triples=[c.finish() for c in per], notes=tuple(notes))

@@ -2,7 +2,8 @@
 
 Named entities (``doc.ents``) and noun chunks without their determiners are mentions; entities win
 over the chunks they overlap unless they cut a proper name short; where the text names its
-passage's title, those tokens are the title entity however the parser split them. A subject pronoun
+passage's title, those tokens are the title entity however the parser split them; a name after its description ("the
+cattle ferry Brown Ox") is the name alone. A subject pronoun
 (he, she, it, they) opening its sentence is the subject of the previous sentence when that one is of
 its kind (``it``: a common noun or a named thing, ``he``/``she``: a person, ``they``: a plural noun), else the title, as
 are other pronouns and the title's own name. A role noun with a name in apposition ("the engineer
@@ -62,6 +63,12 @@ class _Mentions:
             for t in doc[start:nc.end]:
                 if t.dep_ == "case" and t.head.i < nc.root.i:
                     start = t.i + 1
+            # a name after its description is the name: "the cattle ferry Brown Ox" is the Brown Ox, one node with
+            # "The Brown Ox was a ferry" (the chunk "ferry Brown Ox" made a second)
+            if nc.root.pos_ == "PROPN" and doc[start].pos_ in ("NOUN", "ADJ"):
+                first = next((t.i for t in doc[start:nc.root.i + 1] if t.pos_ == "PROPN"), start)
+                if all(t.pos_ == "PROPN" for t in doc[first:nc.root.i + 1]):
+                    start = first
             if start < nc.end:
                 for i in range(start, nc.end):
                     self.mention_of[i] = (start, nc.end, "")
@@ -102,6 +109,9 @@ class _Mentions:
         # "John Wallop, 2nd Earl of Portsmouth" is the title entity, not a second node
         self.title_keys: set[str] = set()
         self._antecedents: dict[int, tuple[tuple[str, str], str] | None] | None = None
+        #: sentence start -> the person the sentence before it named last (what "he"/"she" stands for when the
+        #: subject before is no person)
+        self._persons: dict[int, tuple[str, str]] = {}
         if title:
             t = normalize_name(title)
             self.title_keys = {t, normalize_name(canonical_entity(title))}
@@ -173,8 +183,8 @@ class _Mentions:
             proper = any(t.pos_ == "PROPN" for t in words)
             first = self.doc[span[0] - 1] if span[0] > 0 else None
             definite = first is not None and first.lower_ in ("the", "this", "that")
-            if as_subject and definite and not proper and len(words) <= 2 and self.title:
-                return self.title, "TITLE"  # "the film" in a film's passage is the film
+            if as_subject and definite and not proper and len(words) <= 2 and self.title and _main_clause(tok):
+                return self.title, "TITLE"  # "the film" in a film's passage is the film (not "when the river flooded")
             if len(words) == 1 and not proper and not words[0].like_num:
                 return None  # a bare common noun ("film") would join every passage about one
         return name, label
@@ -196,7 +206,12 @@ class _Mentions:
             # no comma between: "the Christian saint, Monica" is left to the appositive rule
             if c.dep_ == "appos" and c.pos_ == "PROPN" and not any(t.is_punct for t in self.doc[tok.i + 1:c.i]):
                 got = self.mention(c)
-                if got is not None and got[1] and got[1] not in _NOT_NAMES:
+                # a name the small model left unlabelled counts when it is all proper nouns ("the astronomer Ilse
+                # Brandvik": "founded … by" lost its agent)
+                span = self.mention_of.get(c.i)
+                plain = got is not None and not got[1] and span is not None and all(
+                    t.pos_ == "PROPN" for t in self.doc[span[0]:span[1]])
+                if got is not None and ((got[1] and got[1] not in _NOT_NAMES) or plain):
                     return got
         return None
 
@@ -218,19 +233,26 @@ class _Mentions:
             self._antecedents = {}  # a mention looked up below never comes back here
             self._antecedents = self._sentence_subjects()
         prev = self._antecedents.get(sent.start)
-        return prev[0] if prev is not None and _fits(word, *prev) else None
+        if prev is not None and _fits(word, *prev):
+            return prev[0]
+        return self._persons.get(sent.start) if word in ("he", "she") else None
 
     def _sentence_subjects(self) -> dict[int, tuple[tuple[str, str], str] | None]:
         """Sentence start -> the previous sentence's subject (mention, its head's tag), pronouns resolved in order."""
         out: dict[int, tuple[tuple[str, str], str] | None] = {}
         prev: tuple[tuple[str, str], str] | None = None
+        person: tuple[str, str] | None = None
         for sent in self.doc.sents:
             out[sent.start] = prev
+            if person is not None:
+                self._persons[sent.start] = person
             subs = [c for c in sent.root.children if c.dep_ in _SUBJ_DEPS]
             cur = None
             if subs and subs[0].pos_ == "PRON":
                 if subs[0].lower_ in _SUBJECT_PRONOUNS and prev is not None and _fits(subs[0].lower_, *prev):
                     cur = prev
+                elif subs[0].lower_ in ("he", "she") and person is not None:
+                    cur = (person, "NNP")
             elif subs:
                 got = self.mention(subs[0], as_subject=True)
                 if got is not None and got[1] not in VALUE_LABELS and got[1] != "TITLE" \
@@ -239,7 +261,22 @@ class _Mentions:
                     the = subs[0].tag_ == "NNP" and any(c.dep_ == "det" and c.lower_ == "the" for c in subs[0].children)
                     cur = (got, str(subs[0].tag_) + ("+the" if the else ""))
             prev = cur
+            person = self._last_person(sent) or (cur[0] if cur is not None and _fits("he", *cur) else None)
         return out
+
+    def _last_person(self, sent: Any) -> tuple[str, str] | None:
+        """The person named last in ``sent`` other than its subject ("The company was founded by Hester Quill. She had
+        been a grain merchant": she is Hester Quill, whom "she" cannot reach through the subject), or None."""
+        for tok in reversed(sent):
+            if tok.dep_ in _SUBJ_DEPS or tok.pos_ != "PROPN" or tok.dep_ == "compound":
+                continue  # a name that only qualifies a noun ("the Vellmora lighthouse") names no one
+            span = self.mention_of.get(tok.i)
+            if span is None or span[1] != tok.i + 1:
+                continue
+            got = self.mention(tok)
+            if got is not None and got[1] != "TITLE" and _fits("he", got, "NNP") and not self._names_title(got[0]):
+                return got
+        return None
 
     def _names_title(self, name: str) -> bool:
         """A person named by a word of the title ("Schwarzenegger" in the passage "Arnold Schwarzenegger",
@@ -248,6 +285,14 @@ class _Mentions:
             return False
         words = {w for w in normalize_name(self.title).split() if len(w) > 2}
         return bool(words & set(normalize_name(name).split()))
+
+
+def _main_clause(tok: Any) -> bool:
+    """Whether ``tok`` is the subject of its sentence's main verb (or of a verb joined to it by "and")."""
+    v = tok.head
+    while v.dep_ == "conj" and v.head.i != v.i:
+        v = v.head
+    return str(v.dep_) == "ROOT"
 
 
 #: Entity labels of things "it" may stand for. Not ORG or GPE: the small model labels people ORG

@@ -89,6 +89,9 @@ class _Piece(_Mentions):
             subs = [c for c in v.children if c.dep_ in _SUBJ]
         if (not subs and verb.dep_ in ("acl", "relcl")) or (not subs and v.dep_ in ("acl", "relcl")):
             subs = [v.head]  # "a film directed by X": the film (resolved further by subject())
+        if not subs and v.dep_ == "pcomp" and v.tag_ == "VBG" and v.head.head.pos_ in ("VERB", "AUX") and depth < 3:
+            # "He was known for rescuing eleven passengers": the one rescuing is the subject of "known"
+            return self._subjects_of(v.head.head, depth + 1)
         if not subs and v.dep_ == "ROOT" and self.title:
             # "Hello, I'm Your Aunt! () is a Soviet 1975 comedy": the parser lost the subject inside
             # the title; a title named before the root verb is its subject
@@ -161,13 +164,17 @@ class _Piece(_Mentions):
         self.add(head, "located in" if place else "is", tail)  # "Winnetka, Illinois"
 
     def _relational_subject(self, verb: Any) -> None:
-        """"His mother was Ermengarde of Tours" / "The mother of X was Y" → (Y, mother of, X)."""
+        """"His mother was Ermengarde of Tours" / "The mother of X was Y" → (Y, mother of, X); "The current director
+        is Y" in a passage about X (a main clause, a named Y) → (Y, director of, X)."""
         for s in verb.children:
             if s.dep_ != "nsubj" or s.pos_ != "NOUN":
                 continue
             owners = [c for c in s.children if c.dep_ == "poss"]
             owners += [p for c in s.children if c.dep_ == "prep" and c.lower_ == "of" for p in c.children
                        if p.dep_ == "pobj"]
+            # "The current director is Marek Lindqvist" in the observatory's passage: the director of its title
+            titled = not owners and self.title is not None and verb.dep_ == "ROOT" and any(
+                c.dep_ == "det" and c.lower_ == "the" for c in s.children)
             for o in verb.children:
                 if o.dep_ != "attr":
                     continue
@@ -177,6 +184,8 @@ class _Piece(_Mentions):
                         continue
                     for ow in owners:
                         self.add(tail, f"{s.lower_} of", self.mention(ow))
+                    if titled:
+                        self.add(tail, f"{s.lower_} of", (self.title, "TITLE"))
 
     def _relational_noun(self, noun: Any) -> None:
         """"X is the mother of Y" / "X, the mother of Y" / "X is Y's mother" → (X, mother of, Y)."""

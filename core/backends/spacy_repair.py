@@ -1,0 +1,86 @@
+"""Names the small parser reads as verbs ("Barnaby Fell"): the piece is parsed again with the name as one token.
+
+"the shipwright Barnaby Fell in 1899" parsed "Fell" as the sentence's verb ("Barnaby fell in 1899"), so the ``spacy``
+extractor lost "built by Barnaby Fell" and wrote "Barnaby Fell · fell in · 1899" (an audit). A verb written with a capital inside a sentence, right after a proper noun or inside a named entity,
+is a word of a name; the piece is parsed again with that name as one token, which the parser then places where a
+name goes (the agent's object here), and the name keeps its entity label.
+
+Only pieces holding such a word are parsed twice; the text, and so every character offset, is unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.backends.spacy_mentions import VALUE_LABELS
+
+#: Longest name (in tokens) merged into one token: a longer entity is more likely the parser's error than a name.
+MAX_NAME_TOKENS = 6
+
+
+def _verb_in_name(tok: Any) -> bool:
+    """A capitalised verb that is not its sentence's first word and follows a proper noun ("Barnaby Fell")."""
+    return (tok.pos_ in ("VERB", "AUX") and tok.text[:1].isupper() and tok.text[1:].islower()
+            and tok.i > tok.sent.start and tok.i > 0 and tok.doc[tok.i - 1].pos_ == "PROPN")
+
+
+def _name_spans(doc: Any) -> list[tuple[int, int, str]]:
+    """(start, end, entity label) of each name holding a verb the parser mistook (:func:`_verb_in_name`)."""
+    ents = {t.i: e for e in doc.ents for t in e}
+    out: list[tuple[int, int, str]] = []
+    for tok in doc:
+        if not _verb_in_name(tok) or (out and tok.i < out[-1][1]):
+            continue
+        ent = ents.get(tok.i)
+        if ent is not None and ent.label_ not in VALUE_LABELS and ent.end - ent.start <= MAX_NAME_TOKENS \
+                and ent.start < tok.i:
+            start, end, label = ent.start, ent.end, ent.label_
+        else:  # no entity over it: the proper nouns before it and the capitalised words after it
+            start = tok.i
+            while start > tok.sent.start and doc[start - 1].pos_ == "PROPN" and tok.i - start < MAX_NAME_TOKENS - 1:
+                start -= 1
+            end = tok.i + 1
+            while end < tok.sent.end and doc[end].text[:1].isupper() and doc[end].pos_ in ("PROPN", "VERB") \
+                    and end - start < MAX_NAME_TOKENS:
+                end += 1
+            label = "PERSON" if end - start == 2 else ""
+        if doc[start].lower_ == "the":
+            start += 1
+        if end - start >= 2:
+            out.append((start, end, label))
+    return out
+
+
+def repair_names(nlp: Any, doc: Any) -> Any:
+    """``doc`` parsed again with each name holding a mistaken verb as one proper-noun token (see the module docstring);
+    ``doc`` itself where there is none."""
+    spans = _name_spans(doc)
+    if not spans:
+        return doc
+    from spacy.tokens import Doc, Span
+
+    words: list[str] = []
+    spaces: list[bool] = []
+    merged: list[tuple[int, str]] = []  # (index in the new doc, label)
+    i = 0
+    starts = {s: (e, label) for s, e, label in spans}
+    while i < len(doc):
+        if i in starts:
+            end, label = starts[i]
+            merged.append((len(words), label))
+            words.append(doc[i:end].text)
+            spaces.append(bool(doc[end - 1].whitespace_))
+            i = end
+        else:
+            words.append(doc[i].text)
+            spaces.append(bool(doc[i].whitespace_))
+            i += 1
+    new = nlp(Doc(nlp.vocab, words=words, spaces=spaces))
+    at = {j for j, _ in merged}
+    for j, _ in merged:  # a name: tagged so the mention rules read it as one
+        new[j].tag_ = "NNP"
+        new[j].pos_ = "PROPN"
+    ents = [e for e in new.ents if not any(e.start <= j < e.end for j in at)]
+    ents += [Span(new, j, j + 1, label=label or "PERSON") for j, label in merged]
+    new.ents = sorted(ents, key=lambda e: e.start)
+    return new
