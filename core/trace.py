@@ -44,6 +44,10 @@ def to_jsonable(obj: Any) -> Any:
 
 S = TypeVar("S", bound="StageData")
 
+#: every typed stage by stage name, filled as the modules that define them are imported (a stage name several
+#: methods write, e.g. "answer", may have more than one type); a test checks that each stage a view reads has one
+STAGE_TYPES: dict[str, list[type[StageData]]] = {}
+
 
 @dataclass(frozen=True)
 class StageData:
@@ -57,6 +61,11 @@ class StageData:
     """
 
     STAGE: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        if cls.__dict__.get("STAGE"):  # a stage's own type (not a shared base such as StepNotes)
+            STAGE_TYPES.setdefault(cls.STAGE, []).append(cls)
 
     def data(self) -> dict[str, Any]:
         """The JSON-ready step data: every field by name, except those that are None (optional facts this
@@ -83,6 +92,23 @@ class StageData:
         return cls.from_data(steps[-1 if last else 0].data, source=f"{trace.method} trace") if steps else None
 
 
+@dataclass(frozen=True, kw_only=True)
+class StepNotes(StageData):
+    """The notes any step may carry for every view beside its stage's own data, read by name from whichever step
+    has them (so a shared view reads them without importing the method that wrote them): a notice every view
+    shows (``notice``, ``notice_app`` in the app's words, ``more_notices``), a caption not worth a warning
+    (``quiet_notes``), the fallback in the app's words (``fallback_app``: no command line, no folder) and what
+    the stage could not express (``limitation``). A stage's type that carries them subclasses this one, so they
+    come first in its step, as they are written first."""
+
+    fallback_app: str | None = None
+    notice: str | None = None
+    notice_app: str | None = None
+    more_notices: list[str] | None = None
+    quiet_notes: list[str] | None = None
+    limitation: str | None = None
+
+
 @dataclass
 class Step:
     """One recorded stage of a method run."""
@@ -102,6 +128,11 @@ class Step:
     #: JSON calls of this step: {"calls": c, "rejected": replies the parser or the stage's validation rejected
     #: (each asked again), "first_unusable": calls whose first reply was not usable JSON as it came}
     llm_json: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def notes(self) -> StepNotes:
+        """The notes this step carries for every view (:class:`StepNotes`), whatever its stage."""
+        return StepNotes.from_data(self.data if isinstance(self.data, dict) else {}, source=f"{self.stage} step")
 
     def note_cache(self, hit: bool) -> None:
         """Count one LLM reply of this step as a cache hit or miss."""

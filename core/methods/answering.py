@@ -432,16 +432,14 @@ NO_LLM_LIMIT = ("Without an LLM this is the best-scoring evidence sentence, not 
 
 
 def method_notices(result: Any, *, app: bool = False) -> tuple[str, ...]:
-    """Notices a method's trace asks every view to show (a step's ``data["notice"]``, then any of its
-    ``data["more_notices"]``), e.g. that the ``reg`` method ran without ReG's trained retriever. Pages, ``egx ask``
-    and ``egx bench`` show them; with ``app`` a step's ``data["notice_app"]`` (the same notice in the app's words)
+    """Notices a method's trace asks every view to show (a step's :attr:`~core.trace.StepNotes.notice`, then any of
+    its ``more_notices``), e.g. that the ``reg`` method ran without ReG's trained retriever. Pages, ``egx ask``
+    and ``egx bench`` show them; with ``app`` a step's ``notice_app`` (the same notice in the app's words)
     where it has one."""
     out: list[str] = []
     for s in result.trace.steps:
-        d = s.data if isinstance(s.data, dict) else {}
-        n = (app and d.get("notice_app")) or d.get("notice")
-        more = d.get("more_notices")
-        for text in [n, *(more if isinstance(more, list) else [])]:
+        notes = s.notes
+        for text in [(app and notes.notice_app) or notes.notice, *(notes.more_notices or ())]:
             if text and str(text) not in out:
                 out.append(str(text))
     return tuple(out)
@@ -449,11 +447,10 @@ def method_notices(result: Any, *, app: bool = False) -> tuple[str, ...]:
 
 def step_fallback(step: Any, *, app: bool = False) -> str:
     """Why ``step`` took its fallback ("" when it took none); with ``app`` in the app's words where the
-    stage gave them (``data["fallback_app"]``: no command line, no folder)."""
+    stage gave them (:attr:`~core.trace.StepNotes.fallback_app`: no command line, no folder)."""
     if not step.fallback:
         return ""
-    d = step.data if isinstance(step.data, dict) else {}
-    return str((app and d.get("fallback_app")) or step.fallback)
+    return str((app and step.notes.fallback_app) or step.fallback)
 
 
 def describe_answer(result: Any) -> AnswerNote:
@@ -491,7 +488,8 @@ def describe_answer(result: Any) -> AnswerNote:
 
 
 def _query_graph_limits(result: Any) -> list[str]:
-    """SG-RAG's query-graph limitation (what its ``none``-mode graph could not express), read by key: this shared
-    module imports no method package, so not SG-RAG's QueryGraphData (the one untyped stage read left, on purpose)."""
-    qg: dict[str, Any] = next((s.data for s in result.trace.steps if s.stage == "query_graph"), {})
-    return [str(qg["limitation"]).rstrip(".") + "."] if qg.get("limitation") else []
+    """SG-RAG's query-graph limitation (what its ``none``-mode graph could not express), read through the shared
+    :class:`~core.trace.StepNotes` (this shared module imports no method package, so not SG-RAG's QueryGraphData)."""
+    steps = result.trace.stage("query_graph")
+    limitation = steps[0].notes.limitation if steps else None
+    return [str(limitation).rstrip(".") + "."] if limitation else []

@@ -187,6 +187,5 @@ def active_retriever(workspace: Any, embedder_id: str) -> TripleRetriever | None
 
 def quiet_notes(result: Any) -> tuple[str, ...]:
     """The notes a ReG run's trace asks its page to show as captions, not warnings (the retrieval step's
-    ``quiet_notes``: a retriever below cosine by less than noise, :func:`held_out_note`)."""
-    return tuple(dict.fromkeys(str(n) for s in result.trace.steps if isinstance(s.data, dict)
-                               for n in s.data.get("quiet_notes") or () if n))
+    :attr:`~core.trace.StepNotes.quiet_notes`: a retriever below cosine by less than noise, :func:`held_out_note`)."""
+    return tuple(dict.fromkeys(str(n) for s in result.trace.steps for n in s.notes.quiet_notes or () if n))

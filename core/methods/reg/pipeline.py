@@ -44,6 +44,7 @@ from core.methods.evidence.chains import Reorganization, Triple, triples_from_ed
 from core.methods.evidence.formats import evidence_prompts
 from core.methods.evidence.linking import Linked, link_query_entities
 from core.methods.reg.config import RegConfig
+from core.methods.reg.stages import ScoreData
 from core.methods.run_start import begin_run
 from core.pinning import pin
 
@@ -165,6 +166,7 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
     with trace.timed("score", "Score triples and keep the top-K",
                      section="ReG D.3 Eq. 34, App. E" if entity else "ReG D.3 Eq. 33, App. E") as step:
         ret: TripleRetriever | EntityRetriever | None
+        said: dict[str, Any] = {}  # the step's notes for every view (StepNotes' fields of ScoreData)
         try:
             if entity:
                 ret = load_entity_retriever(folder, workspace=workspace, embedder_id=backends.embedder.model_id)
@@ -176,24 +178,24 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
             ret = None
             step.fallback = (f"{exc} Scoring by query–triple cosine instead (the untrained fallback; "
                              "set untrained='error' to require a trained retriever).")
-            step.data["fallback_app"] = f"{exc.in_app()} Scoring by query–triple cosine instead (the untrained fallback)."
+            said["fallback_app"] = f"{exc.in_app()} Scoring by query–triple cosine instead (the untrained fallback)."
         if ret is not None:
             scores = ret.score(qvec, edges, graph, node_rows, edge_rows, topic)
             name = "ReG@Entity" if entity else "ReG@Triple"
             scorer = scorer_label(ret.manifest)
             if ret.manifest.get("supervision") != "refined":
-                step.data["notice"], step.data["notice_app"] = WEAK_NOTICE, WEAK_NOTICE_APP
+                said.update(notice=WEAK_NOTICE, notice_app=WEAK_NOTICE_APP)
             from core.methods.reg.keep import below_cosine, held_out_note
 
             worse = below_cosine(ret.manifest)  # said wherever the run is shown, with its held-out figures
             if worse:
-                step.data["more_notices"] = [worse]
+                said["more_notices"] = [worse]
             elif quiet := held_out_note(ret.manifest):  # below cosine by less than noise: said, not warned
-                step.data["quiet_notes"] = [quiet]
+                said["quiet_notes"] = [quiet]
         else:
             scores = edge_rows[edges] @ qvec if edges.size else np.zeros(0, np.float32)
             name, scorer = "cosine", scorer_label(None)
-            step.data["notice"], step.data["notice_app"] = NOT_TRAINED_NOTICE, NOT_TRAINED_NOTICE_APP
+            said.update(notice=NOT_TRAINED_NOTICE, notice_app=NOT_TRAINED_NOTICE_APP)
         # the scorer is part of what a recording replays: a run recorded with another scorer (e.g. the cosine
         # fallback, before a trained retriever was there) misses here and says so, instead of replaying the
         # other scorer's ranking under this scorer's name
@@ -211,11 +213,11 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
             local = triples_from_edges(graph, edges[order], scores[order].tolist())
             units = [(t.edge,) for t in local]
         kept = [replace(t, edge=region.global_edge(t.edge)) for t in local]
-        step.data = {**step.data, "retriever": name, "scorer": scorer, "model_dir": str(folder),
-                     "scored": int(edges.size), "top_k": top_k,
-                     "kept": [{"triple": t.text(), "score": round(t.score, 4), "edge": t.edge} for t in kept]}
-        if entity and ret is not None:
-            step.data["merged_parallel"] = sum(len(u) - 1 for u in units)
+        step.data = ScoreData(**said, retriever=name, scorer=scorer, model_dir=str(folder), scored=int(edges.size),
+                              top_k=top_k, kept=[{"triple": t.text(), "score": round(t.score, 4), "edge": t.edge}
+                                                 for t in kept],
+                              merged_parallel=sum(len(u) - 1 for u in units) if entity and ret is not None
+                              else None).data()
 
     from core.graph.synonyms import synonym_edges_walked
 
