@@ -93,14 +93,6 @@ class CheckedAnswer:
         ``answer_check``, and ``flags`` when it raised any."""
         return {"answer_check": self.data(), **({"flags": list(self.flags)} if self.flags else {})}
 
-    def record(self, step: Any) -> None:
-        """Keep this check on ``step`` (a :class:`~core.trace.Step`): ``data["answer_check"]``, and the flags
-        in ``data["flags"]``, which every view shows beside the answer."""
-        step.data["answer_check"] = self.data()
-        if self.flags:
-            had = [str(f) for f in step.data.get("flags") or ()]
-            step.data["flags"] = [*had, *(f for f in self.flags if f not in had)]
-
 
 def check_llm_answer(text: str, *, truncated: bool = False, repaired: bool = False, whole: bool = False) -> CheckedAnswer:
     """Check an LLM's final answer before it is shown (see the module docstring).

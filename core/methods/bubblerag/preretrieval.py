@@ -138,8 +138,8 @@ def pre_retrieve(query: str, qvec: np.ndarray, workspace: Workspace, llm: LLM, *
         reason = "sufficiency check disabled"
     step.data = {"chunks": [{"id": c, "title": g.chunk(c).title, "score": sc} for c, sc in zip(ids, scores)],
                  "sufficient": sufficient, "answer": answer, "reason": reason, "checked": checked}
-    if gate is not None:
-        gate.record(step)
+    if gate is not None:  # the early exit's answer check and flags, which every view shows beside its answer
+        step.data.update(gate.step_fields())
     if k < len(ids):
         step.data["shown_to_check"] = list(shown)
         step.data["budget_note"] = (f"the answer budget of {max_tokens:,} tokens showed the sufficiency check "
