@@ -94,6 +94,12 @@ class ConfigError(EgxError, ValueError):
     the value and the valid range."""
 
 
+class NoQuestionsError(ConfigError):
+    """A benchmark (``egx bench``, ``ablate``, ``reproduce``) has no questions to run: no questions file was given
+    and the workspace has none. The command line says so as its other usage errors (``egx COMMAND: ...``, exit
+    status 1), not as ``egx: error:``."""
+
+
 class QueryError(EgxError, ValueError):
     """A question cannot be run as given (empty, or naming passages that do not exist)."""
 

@@ -39,7 +39,7 @@ from core.cli.app import app_path
 from core.cli.ask import summarize
 from core.cli.samples import app_embedder, build_samples
 from core.cli_support import close_bars, resolve_workspace
-from core.errors import EgxError
+from core.errors import EgxError, NoQuestionsError
 
 __all__ = ["app_embedder", "app_path", "build_parser", "build_samples", "main", "resolve_workspace", "summarize"]
 
@@ -65,10 +65,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    command = "egx"
     try:
         # output paths are checked while parsing (core.cli_support.OutputPath): a refusal is an EgxError
         args = build_parser().parse_args(argv)
+        command = f"egx {args.command}"
         return int(args.func(args))
+    except NoQuestionsError as exc:  # a usage error: said as the commands' own (`egx bench: ...`, exit status 1)
+        close_bars(clear=True)
+        raise SystemExit(f"{command}: {exc}") from None
     except EgxError as exc:
         close_bars(clear=True)  # the message starts its own line, not after a progress bar
         print(f"egx: error: {exc}", file=sys.stderr)

@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
 
     rows = ablation_rows(args.method)  # an unknown method fails before any model loads
     budget = parse_budget(args.budget)
-    ws, qs, backends = bench_inputs(args, [get_method(r.method) for r in rows], "ablate")
+    ws, qs, backends = bench_inputs(args, [get_method(r.method) for r in rows])
     judge = judge_from_args(args, backends.llm)
     progress = run_bar("ablate")
 

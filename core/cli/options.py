@@ -127,8 +127,7 @@ def writable_file(name: str, flag: str) -> Path:
     return check_output_file(name, flag=flag, example="trace.json")
 
 
-def bench_inputs(args: argparse.Namespace, specs: Sequence[Any],
-                 command: str) -> tuple[Workspace, list[Question], Backends]:
+def bench_inputs(args: argparse.Namespace, specs: Sequence[Any]) -> tuple[Workspace, list[Question], Backends]:
     """The workspace, questions and backends of `egx ablate` / `egx reproduce` (:func:`core.eval.request.
     open_inputs`: the reranker only when a method needs it, or as the no-LLM answer's extractive scorer)."""
     from core.backends.registry import get_embedder
@@ -136,7 +135,7 @@ def bench_inputs(args: argparse.Namespace, specs: Sequence[Any],
 
     embedder = get_embedder(args.embedder)
     return open_inputs(args.workspace, args.questions, specs, embedder, llm_from_args(args), args.reranker,
-                       bars=progress_bar, command=command)
+                       bars=progress_bar)
 
 
 def add_resume(p: argparse.ArgumentParser, what: str = "--out") -> None:

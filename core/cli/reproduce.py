@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     papers = list(PAPER_IDS) if args.paper == "all" else [args.paper]
     plans = [reproduction_plan(p) for p in papers]
     specs = [get_method(m) for p in plans for r in p.runs for m in r.methods]
-    ws, qs, backends = bench_inputs(args, specs, "reproduce")
+    ws, qs, backends = bench_inputs(args, specs)
     judge = judge_from_args(args, backends.llm)
     out = Path(args.out) if args.out else reproduce_root(ws.name)
     results = []

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER, LLMSpec
+from core.errors import NoQuestionsError
 
 if TYPE_CHECKING:
     from core.backends.base import LLM
@@ -57,8 +58,7 @@ class BenchRequest:
     started: float | None = None  #: when the front end began (epoch s): its start-up counts in the run's timing
 
 
-def open_plan(request: BenchRequest, *, runner: PairRunner | None = None, bars: Bars | None = None,
-              command: str = "bench") -> BenchPlan:
+def open_plan(request: BenchRequest, *, runner: PairRunner | None = None, bars: Bars | None = None) -> BenchPlan:
     """The :class:`~core.eval.plan.BenchPlan` of ``request``: the backends built, the workspace found and
     indexed (``bars(title)`` reports it), the questions loaded, the budget applied to the configs, the judge
     chosen; ``runner`` runs the pairs elsewhere (``egx bench --ray``). ``meta`` pins the questions file, the
@@ -72,7 +72,7 @@ def open_plan(request: BenchRequest, *, runner: PairRunner | None = None, bars: 
     specs = [get_method(m) for m in request.methods]
     budget = request.budget if request.budget is not None else parse_budget(None)
     ws, qs, backends = open_inputs(request.workspace, request.questions_file, specs, get_embedder(request.embedder),
-                                   request.llm.build(), request.reranker, bars=bars, command=command)
+                                   request.llm.build(), request.reranker, bars=bars)
     meta: dict[str, object] = {"questions_file": str(request.questions_file or ws.questions_path)}
     if request.configs:  # recorded in run.json: a resumed run must use the same settings
         meta["config_changes"] = {m: c.overrides() for m, c in request.configs.items()}
@@ -87,11 +87,11 @@ def open_plan(request: BenchRequest, *, runner: PairRunner | None = None, bars: 
 
 
 def open_inputs(workspace: str, questions_file: str | None, specs: Sequence[Any], embedder: Any, llm: LLM,
-                reranker: str, *, bars: Bars | None = None,
-                command: str = "bench") -> tuple[Workspace, list[Question], Backends]:
+                reranker: str, *, bars: Bars | None = None) -> tuple[Workspace, list[Question], Backends]:
     """The workspace, questions and backends of a benchmark (``egx bench``, ``egx ablate``, ``egx reproduce``):
     the workspace found and indexed for ``embedder``, the reranker built only when a method of ``specs`` needs it
-    or as the no-LLM answer's extractive scorer, the questions of ``questions_file`` or else the workspace's own."""
+    or as the no-LLM answer's extractive scorer, the questions of ``questions_file`` or else the workspace's own
+    (:class:`~core.errors.NoQuestionsError` when there are none)."""
     from core.backends.registry import get_reranker
     from core.index.listing import find_workspace
     from core.index.questions import load_questions, load_questions_file
@@ -105,5 +105,7 @@ def open_inputs(workspace: str, questions_file: str | None, specs: Sequence[Any]
     ranker = get_reranker(reranker, embedder=embedder, llm=llm) if wants else None
     qs = load_questions_file(questions_file, ws.graph) if questions_file else load_questions(ws)
     if not qs:
-        raise SystemExit(f"egx {command}: no questions; give --questions FILE or a workspace that has a questions file")
+        raise NoQuestionsError("no questions; give --questions FILE or a workspace that has a questions file",
+                               app=f"Workspace {ws.name!r} has no questions: choose a questions file, or a workspace "
+                                   "that has one.")
     return ws, qs, Backends(embedder, llm, ranker)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from core.cli import main
 
 
@@ -159,3 +161,22 @@ def test_bench_arguments_become_one_frozen_request_then_plan(tmp_path):
     assert plan.meta["questions_file"] == str(plan.workspace.questions_path) and plan.judge is None
     with pytest.raises(dataclasses.FrozenInstanceError):
         plan.cut = 5  # type: ignore[misc]
+
+
+def test_bench_without_questions_is_a_usage_error_with_its_words_and_status(tmp_path, capsys):
+    """No questions is an EgxError of the engine (NoQuestionsError, a ConfigError: what the app shows) and, at the
+    command line, the usage error it always was: `egx bench: no questions; ...`, exit status 1."""
+    from core.errors import ConfigError, NoQuestionsError
+    from core.eval.request import BenchRequest, open_plan
+
+    empty = tmp_path / "q.json"
+    empty.write_text("[]", encoding="utf-8")
+    with pytest.raises(SystemExit) as exit_:
+        main(["bench", "--workspace", "demo", "--embedder", "hashing", "--methods", "dense", "--questions", str(empty),
+              "--out", str(tmp_path / "b")])
+    assert exit_.value.code == ("egx bench: no questions; give --questions FILE or a workspace that has a "
+                                "questions file")  # SystemExit with a message: printed to stderr, status 1
+    with pytest.raises(NoQuestionsError, match=r"^no questions; give --questions FILE") as raised:
+        open_plan(BenchRequest("demo", ("dense",), tmp_path / "c", questions_file=str(empty), embedder="hashing",
+                              reranker="biencoder"))
+    assert isinstance(raised.value, ConfigError) and "has no questions" in raised.value.in_app()
