@@ -147,6 +147,7 @@ def in_process(home: Path, workspace: str, steps: int) -> dict[str, Any]:
     from core.index.workspace import Workspace
     from core.methods.base import Backends
     from core.methods.fastinsight import FastInsightConfig, run
+    from core.methods.fastinsight.stages import RetrievedData
     from core.methods.reranking import FeatureStore, feature_store, small_products
 
     ws = Workspace.open(home / "workspaces" / workspace)
@@ -167,7 +168,9 @@ def in_process(home: Path, workspace: str, steps: int) -> dict[str, Any]:
             with feature_store(store):
                 res = run(q, ws, config=cfg, backends=backends)
             out.append(time.perf_counter() - t0)
-            computed.append(int(res.trace.stage("retrieved")[0].data["features_computed"]))
+            done = RetrievedData.of(res.trace)
+            assert done is not None, "a FastInsight run records its retrieved step"
+            computed.append(int(done.features_computed))
         return out, computed
 
     figures: dict[str, Any] = {}

@@ -60,6 +60,7 @@ def main() -> int:
     from core.methods.base import Backends
     from core.methods.fastinsight import FastInsightConfig, run
     from core.methods.fastinsight.node_vectors import has_node_vectors
+    from core.methods.fastinsight.stages import LazyNodeVectorsData
 
     emb = get_embedder(DEFAULT_EMBEDDER)
     backends = Backends(emb, get_llm("none"), get_reranker(DEFAULT_RERANKER, embedder=emb))
@@ -77,8 +78,8 @@ def main() -> int:
         dt = time.perf_counter() - t0
         m = retrieval_metrics([c.chunk_id for c in res.ranked_chunks], q.gold_chunks, unmatched=q.unmatched)  # type: ignore[attr-defined]
         m.update(node_metrics(ws, q.gold_chunks, result=res))  # type: ignore[attr-defined]
-        lazy = res.trace.stage("node_vectors")
-        return m, dt, (dict(lazy[0].data, seconds=lazy[0].seconds) if lazy else {})
+        lazy = LazyNodeVectorsData.of(res.trace)
+        return m, dt, ({**lazy.data(), "seconds": res.trace.stage(lazy.STAGE)[0].seconds} if lazy is not None else {})
 
     # the pool against the paper's initial search (no reranker needed): is the precompute's top BATCH inside it?
     from core.methods.fastinsight.lazy_vectors import top_passages

@@ -55,6 +55,8 @@ def child(args: argparse.Namespace) -> None:
     from core.index.workspace import Workspace
     from core.methods.base import Backends
     from core.methods.baselines.config import PPRConfig
+    from core.methods.fastinsight.stages import NodePassagesData
+    from core.methods.reg.stages import NeighbourhoodData
     from core.methods.run import run_method
 
     r0 = _status("VmRSS")
@@ -85,11 +87,15 @@ def child(args: argparse.Namespace) -> None:
             sigs.append([method] + [[c.chunk_id, round(c.score, 9)] for c in r.ranked_chunks]  # type: ignore[attr-defined]
                         + [r.answer])  # type: ignore[attr-defined]
             if method == "reg":
-                step = r.trace.stage("neighbourhood")[0].data
-                regions.append({k: step[k] for k in ("region_nodes", "region_edges", "region_hops", "capped")
-                                if k in step} | {"triples": step["triples"]})
+                hood = NeighbourhoodData.of(r.trace)
+                assert hood is not None, "a ReG run records its neighbourhood step"
+                regions.append({k: v for k, v in (("region_nodes", hood.region_nodes), ("region_edges", hood.region_edges),
+                                                  ("region_hops", hood.region_hops), ("capped", hood.capped))
+                                if v is not None} | {"triples": hood.triples})
             if method == "fastinsight" and remote:
-                regions.append(r.trace.stage("node_passages")[0].data["store_reads"])
+                mapped = NodePassagesData.of(r.trace)
+                assert mapped is not None and mapped.store_reads is not None, "a store run counts its reads"
+                regions.append(mapped.store_reads)
     out = {"rss_mb": {"start": round(r0), "opened": round(r1),
                       "after": round(_status("VmRSS")), "peak": round(_status("VmHWM"))},
            "whole_graph_loaded": "graph" in ws.__dict__, "store": ws.store_url,

@@ -37,7 +37,13 @@ from core.methods.fastinsight.lazy_vectors import LazyNodeVectors, lazy_node_vec
 from core.methods.fastinsight.loop import FastInsightResult, FastInsightRound, iter_fastinsight
 from core.methods.fastinsight.node_graph import KGNodeGraph, passages_of_nodes
 from core.methods.fastinsight.node_vectors import node_vectors
-from core.methods.fastinsight.stages import NodeGraphData, PassageGraphData
+from core.methods.fastinsight.stages import (
+    LazyNodeVectorsData,
+    NodeGraphData,
+    NodePassagesData,
+    PassageGraphData,
+    RetrievedData,
+)
 from core.methods.fastinsight.store_graph import open_node_graph
 from core.methods.passages import PassageSource
 from core.methods.reranking import (
@@ -275,10 +281,9 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
             _record_round(trace, pg, rnd)
     if isinstance(vectors, LazyNodeVectors):
         st = vectors.stats
-        trace.add("node_vectors", f"Lazy node vectors: {st.reached} nodes reached, {st.embedded} embedded now", {
-            "node_vectors": "lazy", "pool_passages": cfg.lazy_pool_passages, "pool_nodes": st.pool,
-            "reached": st.reached, "embedded_now": st.embedded, "from_workspace_cache": st.reached - st.embedded,
-            "kept_in_workspace": len(vectors.cache)}, seconds=st.seconds,
+        trace.add("node_vectors", f"Lazy node vectors: {st.reached} nodes reached, {st.embedded} embedded now",
+                  LazyNodeVectorsData("lazy", cfg.lazy_pool_passages, st.pool, st.reached, st.embedded,
+                                      st.reached - st.embedded, len(vectors.cache)), seconds=st.seconds,
             section="FastInsight §3.1.1 (V on KG nodes), read row by row")
     engine = FastInsightResult(tuple(rounds), {"batch": cfg.batch, "b_max": cfg.b_max, "alpha": cfg.alpha,
                                                "beta": cfg.beta, "on_exhausted": cfg.on_exhausted}, cache.encoded,
@@ -298,13 +303,14 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
         retrieved = tuple(c for c, _, _ in mapped)
         ranked = tuple(RankedChunk(c, s) for c, s, _ in mapped[:cfg.top_k])
         node_ids = tuple(pg.chunk_ids[int(v)] for v in ranking[:50])
-        trace.add("node_passages", f"{len(ranking)} nodes → {len(retrieved)} passages (rank order, repeats dropped)", {
-            "graph": "kg_nodes", "node_ranking": list(node_ids),
-            "node_names": [pg.names[int(v)] for v in ranking[:50]],
-            "passages": [{"chunk_id": c, "score": round(s, 6), "from_node_rank": r} for c, s, r in mapped[:cfg.top_k]],
-            "nodes_without_passage": sum(1 for v in ranking.tolist() if not pg.linked[int(v)]),
-            **({"store_reads": pg.reads} if pg.reads else {}),
-            "within_node_order": "a node's passages by the query's similarity to them (chunk index)"},
+        trace.add("node_passages", f"{len(ranking)} nodes → {len(retrieved)} passages (rank order, repeats dropped)",
+                  NodePassagesData(
+                      graph="kg_nodes", node_ranking=list(node_ids), node_names=[pg.names[int(v)] for v in ranking[:50]],
+                      passages=[{"chunk_id": c, "score": round(s, 6), "from_node_rank": r}
+                                for c, s, r in mapped[:cfg.top_k]],
+                      nodes_without_passage=sum(1 for v in ranking.tolist() if not pg.linked[int(v)]),
+                      store_reads=pg.reads or None,
+                      within_node_order="a node's passages by the query's similarity to them (chunk index)"),
             section="FastInsight §4.2.2 (gold nodes are the nodes of the gold documents)")
         unit = "nodes"
     else:
@@ -312,11 +318,9 @@ def run(query: str, workspace: Workspace, *, config: FastInsightConfig | None = 
         ranked = tuple(RankedChunk(pg.chunk_ids[int(v)], float(s))
                        for v, s in zip(ranking[:cfg.top_k], scores[:cfg.top_k]))
         unit = "passages"
-    trace.add("retrieved", f"{len(ranking)} {unit} retrieved in {len(rounds)} rounds", {
-        "graph": "kg_nodes" if use_nodes else "passages",
-        "rounds": len(rounds), "retrieved": len(ranking), "reranker_inputs": cache.encoded,
-        "features_computed": cache.computed, "features_reused": cache.reused,
-        "seconds": time.perf_counter() - t_start}, section="FastInsight §3.2")
+    trace.add("retrieved", f"{len(ranking)} {unit} retrieved in {len(rounds)} rounds",
+              RetrievedData("kg_nodes" if use_nodes else "passages", len(rounds), len(ranking), cache.encoded,
+                            cache.computed, cache.reused, time.perf_counter() - t_start), section="FastInsight §3.2")
     top = passages_src.passages(ranked)
     ans = record_answer(trace, query, top, backends, max_passages=cfg.answer_passages,
                         evidence_format=cfg.evidence_format,

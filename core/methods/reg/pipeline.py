@@ -44,7 +44,7 @@ from core.methods.evidence.chains import Reorganization, Triple, triples_from_ed
 from core.methods.evidence.formats import evidence_prompts
 from core.methods.evidence.linking import Linked, link_query_entities
 from core.methods.reg.config import RegConfig
-from core.methods.reg.stages import ScoreData
+from core.methods.reg.stages import NeighbourhoodData, ScoreData
 from core.methods.run_start import begin_run
 from core.pinning import pin
 
@@ -153,8 +153,8 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
         topic = tuple(int(v) for v in region.local_nodes(linked.nodes))
         edges, n_all = neighbourhood(graph, topic, cfg.hops, edge_vectors=edge_rows, qvec=qvec,
                                      max_candidates=cfg.max_candidates)
-        step.data = {"hops": cfg.hops, "triples": int(edges.size), "before_cap": n_all,
-                     **region.region_data(qgraph.n_nodes)}
+        step.data = NeighbourhoodData(hops=cfg.hops, triples=int(edges.size), before_cap=n_all,
+                                      **region.region_data(qgraph.n_nodes)).data()
         notes = [f"the region would exceed region_max_nodes={cfg.region_max_nodes} nodes at hop {region.hops + 1}; "
                  f"ReG scores the triples within {region.hops} hops (of {cfg.hops} requested)"] if region.capped else []
         if n_all > edges.size:

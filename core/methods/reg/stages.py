@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from core.trace import StepNotes
+from core.trace import StageData, StepNotes
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -24,3 +24,24 @@ class ScoreData(StepNotes):
     top_k: int
     kept: list[dict[str, Any]]  #: {"triple", "score", "edge"} of each kept triple, best first
     merged_parallel: int | None = None  #: ReG@Entity: parallel relations merged into one triple (App. E)
+
+
+@dataclass(frozen=True, kw_only=True)
+class NeighbourhoodData(StageData):
+    """The ``neighbourhood`` step (App. E): the triples within ``hops`` of the query entities that the retriever
+    scores, and, for a graph read from a store, the region read (:meth:`core.graph.reader.Region.region_data`; all
+    None in memory, where nothing was read)."""
+
+    STAGE: ClassVar[str] = "neighbourhood"
+    hops: int
+    triples: int  #: the triples scored (at most max_candidates)
+    before_cap: int  #: the triples within the hops before max_candidates
+    store: str | None = None
+    region_hops: int | None = None
+    hops_requested: int | None = None
+    capped: bool | None = None
+    region_nodes: int | None = None
+    region_edges: int | None = None
+    region_max_nodes: int | None = None
+    of_nodes: int | None = None
+    store_seconds: float | None = None
