@@ -61,6 +61,9 @@ class StageData:
     """
 
     STAGE: ClassVar[str] = ""
+    #: fields whose None is a value the step records (e.g. a threshold that is off): written as null, not left out,
+    #: and read as None where a trace lacks them (one written while they were left out)
+    KEEP_NONE: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
@@ -69,8 +72,9 @@ class StageData:
 
     def data(self) -> dict[str, Any]:
         """The JSON-ready step data: every field by name, except those that are None (optional facts this
-        run did not have, e.g. a store's read counts in memory)."""
-        return to_jsonable({f.name: v for f in fields(self) if (v := getattr(self, f.name)) is not None})
+        run did not have, e.g. a store's read counts in memory) and not in :attr:`KEEP_NONE`."""
+        return to_jsonable({f.name: v for f in fields(self)
+                            if (v := getattr(self, f.name)) is not None or f.name in self.KEEP_NONE})
 
     @classmethod
     def from_data(cls: type[S], data: Mapping[str, Any], *, source: str = "trace") -> S:
@@ -79,6 +83,8 @@ class StageData:
         for f in fields(cls):
             if f.name in data:
                 kw[f.name] = data[f.name]
+            elif f.name in cls.KEEP_NONE:
+                kw[f.name] = None
             elif f.default is MISSING and f.default_factory is MISSING:
                 raise InputFormatError(source, f"the {cls.STAGE!r} step has no {f.name!r}",
                                        "a trace written by this version of egx")

@@ -152,3 +152,16 @@ def test_the_stages_a_benchmark_reads_round_trip_with_and_without_their_optional
     assert list(values[1].data()) == ["hops", "triples", "before_cap", *region]
     assert list(values[3].data())[-2:] == ["store_reads", "within_node_order"]
     assert "store_reads" not in values[2].data() and "store" not in values[0].data()
+
+
+def test_a_none_that_is_a_value_stays_in_the_step_and_reads_back():
+    """HippoRAG 2 with synonym edges off records ``synonym_threshold: null``; its graph step read back through
+    JointGraphData (before, the None was left out and the step no longer loaded: a required field missing)."""
+    from core.methods.baselines.hipporag2_stages import JointGraphData
+
+    off = JointGraphData(3, 2, 1, 4, 0, None, "off", 0.1, "w")
+    data = json.loads(json.dumps(off.data()))
+    assert data["synonym_threshold"] is None and "region" not in data
+    assert JointGraphData.from_data(data) == off
+    del data["synonym_threshold"]  # a trace written while the None was left out loads too
+    assert JointGraphData.from_data(data) == off

@@ -15,6 +15,7 @@ class JointGraphData(StageData):
     joined to the phrases they contain."""
 
     STAGE: ClassVar[str] = "graph"
+    KEEP_NONE: ClassVar[frozenset[str]] = frozenset({"synonym_threshold"})  # None: synonym edges off, said as null
     phrases: int  #: phrase (entity) nodes walked
     passages: int  #: passage nodes walked
     fact_pairs: int  #: phrase pairs joined by at least one fact
