@@ -30,6 +30,7 @@ def main() -> None:
     ap.add_argument("--out")
     args = ap.parse_args()
 
+    from core.methods.baselines.stages import EntityGraphData
     from core.methods.registry import get_method
 
     ws, backends, questions = setup()
@@ -37,11 +38,12 @@ def main() -> None:
     ppr, dense = get_method("ppr").run, get_method("dense").run
     t0 = time.perf_counter()
     first = ppr(qs[0].question, ws, backends=backends)
-    build = first.trace.stage("entity_graph")[0]
+    build = first.trace.stage(EntityGraphData.STAGE)[0]
+    built = EntityGraphData.from_data(build.data)
     warm = time.perf_counter() - t0
     dense(qs[0].question, ws, backends=backends)
     res: dict[str, object] = {"questions": len(qs), "entity_graph_build_s": round(build.seconds, 3),
-                              "synonym_edges": build.data["synonym_edges"], "first_query_s": round(warm, 3)}
+                              "synonym_edges": built.synonym_edges, "first_query_s": round(warm, 3)}
     t_ppr, t_ppr_ret, t_graph, t_dense, t_dense_ret = [], [], [], [], []
     for q in qs:
         t0 = time.perf_counter()

@@ -38,6 +38,7 @@ def main() -> None:
     from core.index.samples import ensure_sample_workspace
     from core.methods.base import Backends
     from core.methods.baselines.config import PPRConfig
+    from core.methods.baselines.stages import PPRRegionData
     from core.methods.run import run_method
 
     emb = get_embedder(args.embedder or DEFAULT_EMBEDDER)
@@ -55,9 +56,9 @@ def main() -> None:
         for q in qs:
             r = run_method("ppr", q.question, ws, backends, config=cfg)
             rows.append([c.chunk_id for c in r.ranked_chunks])
-            reg = r.trace.stage("ppr_region")
-            if reg:
-                sizes.append(reg[0].data["nodes"])
+            reg = PPRRegionData.of(r.trace)
+            if reg is not None:
+                sizes.append(reg.nodes)
         ranks[name] = rows
         rec = {f"R@{k}": round(100 * float(np.mean([recall_at_k(rk, q.gold_chunks, k) for rk, q in zip(rows, qs)])), 1)
                for k in (2, 5, 10)}

@@ -37,6 +37,7 @@ def main() -> None:
     from core.backends.registry import get_embedder, get_llm, get_reranker
     from core.index.workspace import Workspace
     from core.methods.base import Backends
+    from core.methods.evidence.formats import AnswerStepData
     from core.methods.reg.supervision import load_qa
     from core.methods.registry import get_method
     from core.text import answer_scores
@@ -58,9 +59,10 @@ def main() -> None:
             for it in items:
                 r = runner(it.question, ws, config=cfg, backends=b)
                 st = r.trace.stage("answer")[-1]
+                said = AnswerStepData.from_data(st.data)
                 em, f1 = answer_scores(r.answer, it.answers)
-                rows.append({"qid": it.qid, "em": em, "f1": f1, "answer": r.answer, "mode": st.data.get("mode"),
-                             "format_used": st.data.get("evidence_format"), "prompt_tokens": st.prompt_tokens,
+                rows.append({"qid": it.qid, "em": em, "f1": f1, "answer": r.answer, "mode": said.mode,
+                             "format_used": said.evidence_format, "prompt_tokens": st.prompt_tokens,
                              "completion_tokens": st.completion_tokens, "fallback": st.fallback})
             res = {"em": statistics.mean(x["em"] for x in rows), "f1": statistics.mean(x["f1"] for x in rows),
                    "prompt_tokens": statistics.mean(x["prompt_tokens"] for x in rows),

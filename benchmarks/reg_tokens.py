@@ -19,6 +19,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -50,6 +51,7 @@ def main() -> None:
     from core.index.questions import load_questions
     from core.index.workspace import Workspace
     from core.methods.base import Backends
+    from core.methods.evidence.formats import AnswerStepData
     from core.methods.reg.prompts import QA_SYSTEM
     from core.methods.registry import METHODS, get_method
 
@@ -74,17 +76,16 @@ def main() -> None:
         t0 = time.perf_counter()
         for q in qs:
             r = runner(q.question, ws, config=cfg, backends=backends)
-            st = r.trace.stage("answer")
-            d = st[-1].data if st else {}
-            tok = d.get("evidence_tokens")
-            if not tok or not d.get("evidence_triples"):
+            d = AnswerStepData.of(r.trace, last=True)
+            tok = d.evidence_tokens if d is not None else None
+            if d is None or not tok or not d.evidence_triples:
                 continue
-            row = {"triples": tok["triples"], "chains": tok["chains"], "passages": tok.get("passages"),
-                   "n_triples": d["evidence_triples"], "n_chains": d["evidence_chains"]}
-            if count is not None:
+            row: dict[str, Any] = {"triples": tok["triples"], "chains": tok["chains"], "passages": tok.get("passages"),
+                   "n_triples": d.evidence_triples, "n_chains": d.evidence_chains}
+            if count is not None and d.prompts is not None:
                 sysmsg = ANSWER_SYSTEM if m == "bubblerag" else QA_SYSTEM
-                row["qwen_triples"] = count(sysmsg + "\n" + d["prompts"]["triples"])
-                row["qwen_chains"] = count(sysmsg + "\n" + d["prompts"]["chains"])
+                row["qwen_triples"] = count(sysmsg + "\n" + d.prompts["triples"])
+                row["qwen_chains"] = count(sysmsg + "\n" + d.prompts["chains"])
             rows.append(row)
         secs = time.perf_counter() - t0
 

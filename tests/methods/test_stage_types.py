@@ -21,7 +21,7 @@ from core.trace import STAGE_TYPES, StageData, Step, StepNotes, Trace
 #: fallback): they stay plain dicts. A new stage must be typed or named here.
 UNTYPED = {
     ("dense", "vector_search"), ("rerank", "vector_search"),
-    ("ppr", "entity_graph"), ("ppr", "query_entities"), ("ppr", "ppr"), ("ppr", "passage_scores"),
+    ("ppr", "query_entities"), ("ppr", "ppr"), ("ppr", "passage_scores"),
     ("hipporag2", "passage_ranking"),
     ("fastinsight", "reranker"), ("fastinsight", "vector_search"), ("fastinsight", "granker"), ("fastinsight", "stex"),
     ("bubblerag", "embed_query"), ("bubblerag", "preretrieval"), ("bubblerag", "keywords"),
@@ -36,7 +36,7 @@ UNTYPED = {
 #: diagnosis), ReG's score step (its notes: every view of a ReG run), SG-RAG's and FastInsight's pages, HippoRAG 2's
 READ = {"answer", "rerank", "score", "query_graph", "index", "completion", "dominance_model", "node_graph",
         "fact_linking", "recognition_memory", "graph", "seeds", "ppr",
-        "retrieved", "node_passages", "neighbourhood"}  # read by the benchmarks (benchmarks/README's figures)
+        "retrieved", "node_passages", "neighbourhood", "entity_graph"}  # read by the benchmarks (benchmarks/README's figures)
 
 
 def _same(t: type[StageData], data: dict) -> bool:
@@ -134,6 +134,7 @@ def test_views_read_the_score_steps_notes(demo_traces):
 
 def test_the_stages_a_benchmark_reads_round_trip_with_and_without_their_optional_fields():
     """What a graph store adds (its region, its reads) and lazy node vectors come back as written, in their order."""
+    from core.methods.baselines.stages import EntityGraphData, PPRRegionData
     from core.methods.fastinsight.stages import LazyNodeVectorsData, NodePassagesData, RetrievedData
     from core.methods.reg.stages import NeighbourhoodData
 
@@ -145,13 +146,16 @@ def test_the_stages_a_benchmark_reads_round_trip_with_and_without_their_optional
         NeighbourhoodData(hops=2, triples=5, before_cap=7), NeighbourhoodData(hops=2, triples=5, before_cap=7, **region),
         NodePassagesData(**passages, within_node_order="w"),
         NodePassagesData(**passages, store_reads={"node_rows": 3, "neighbor_rows": 2, "degrees": 1}, within_node_order="w"),
-        RetrievedData("passages", 3, 40, 60, 50, 10, 0.25), LazyNodeVectorsData("lazy", 200, 150, 40, 10, 30, 40)]
+        RetrievedData("passages", 3, 40, 60, 50, 10, 0.25), LazyNodeVectorsData("lazy", 200, 150, 40, 10, 30, 40),
+        EntityGraphData(90, 80, 5, 0.8, 0.2, "read from the workspace"), EntityGraphData(90, 80, 0, None, 0.2, "off"),
+        PPRRegionData("memory:", 1, 2, True, 40, 60, 90, 55, 3, 0.01)]
     for value in values:
         data = json.loads(json.dumps(value.data()))
         assert type(value).from_data(data) == value
     assert list(values[1].data()) == ["hops", "triples", "before_cap", *region]
     assert list(values[3].data())[-2:] == ["store_reads", "within_node_order"]
     assert "store_reads" not in values[2].data() and "store" not in values[0].data()
+    assert values[7].data()["synonym_threshold"] is None  # synonyms off: said as null, as PPR always wrote it
 
 
 def test_a_none_that_is_a_value_stays_in_the_step_and_reads_back():
@@ -165,3 +169,23 @@ def test_a_none_that_is_a_value_stays_in_the_step_and_reads_back():
     assert JointGraphData.from_data(data) == off
     del data["synonym_threshold"]  # a trace written while the None was left out loads too
     assert JointGraphData.from_data(data) == off
+
+
+@pytest.mark.parametrize("method, changes, stage", [
+    ("fastinsight", {"node_vectors": "lazy"}, "node_vectors"),
+    ("ppr", {"region_hops": 1}, "ppr_region"),
+    ("ppr", {"synonym_threshold": None}, "entity_graph"),
+    ("hipporag2", {"synonym_threshold": None}, "graph"),
+])
+def test_the_typed_steps_of_other_settings_read_back_byte_for_byte(method, changes, stage, demo_ws, hashing):
+    """Settings the demo run leaves at their defaults write other optional fields (or None values) of a typed step."""
+    from core.methods.registry import get_method
+
+    spec = get_method(method)
+    config = spec.config().with_(**changes)
+    backends = Backends(hashing, NoLLM(), BiEncoderReranker(hashing))
+    trace = run_method(method, load_questions(demo_ws)[0].question, demo_ws, backends, config=config).trace
+    steps = trace.stage(stage)
+    assert steps, f"{method} with {changes} wrote no {stage} step"
+    for step in steps:
+        assert any(_same(t, step.data) for t in STAGE_TYPES[stage]), step.data

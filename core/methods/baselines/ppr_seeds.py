@@ -17,6 +17,7 @@ from core.methods.baselines.config import PPRConfig
 from core.methods.baselines.ppr_entities import query_entities
 from core.methods.baselines.ppr_graph import entity_graph, passage_incidence, region_incidence
 from core.methods.baselines.ppr_synonyms import Synonyms, workspace_synonyms
+from core.methods.baselines.stages import EntityGraphData, PPRRegionData
 from core.pinning import pin_search
 from core.trace import Trace
 
@@ -63,11 +64,11 @@ def kg_seeds(trace: Trace, workspace: Workspace, graph: GraphLike, cfg: PPRConfi
                 return entity_graph(whole, synonyms=syn, synonym_threshold=thr)
 
             adjacency, n_syn = whole.derived(("ppr.entity_graph", thr, backends.embedder.model_id), build)
-            step.data = {"nodes": whole.n_nodes, "relation_pairs": int(adjacency.nnz // 2) - n_syn,
-                         "synonym_edges": n_syn, "synonym_threshold": thr, "build_seconds": time.perf_counter() - t0,
-                         "synonyms": ("off" if thr is None else "in this process's memory" if not found
-                                      else f"found now ({found[0].seconds:.1f} s) and kept in the workspace"
-                                      if found[0].built else "read from the workspace")}
+            step.data = EntityGraphData(
+                whole.n_nodes, int(adjacency.nnz // 2) - n_syn, n_syn, thr, time.perf_counter() - t0,
+                "off" if thr is None else "in this process's memory" if not found
+                else f"found now ({found[0].seconds:.1f} s) and kept in the workspace" if found[0].built
+                else "read from the workspace").data()
             if found and found[0].note:
                 step.fallback = found[0].note
     with trace.timed("query_entities", "Query entities linked to graph nodes", section="HippoRAG §3.2") as qstep:
@@ -98,10 +99,9 @@ def kg_seeds(trace: Trace, workspace: Workspace, graph: GraphLike, cfg: PPRConfi
             incidence = (region_incidence(region.graph, graph) if incidence is None
                          else incidence[:, region.nodes])
             rows = region.nodes
-            step.data = {"store": store_url(graph), "hops": region.hops, "hops_requested": hops,
-                         "capped": region.capped, "nodes": int(region.nodes.size), "edges": int(region.edges.size),
-                         "of_nodes": graph.n_nodes, "relation_pairs": int(adjacency.nnz // 2) - n_syn,
-                         "synonym_edges": n_syn, "seconds": time.perf_counter() - t0}
+            step.data = PPRRegionData(store_url(graph), region.hops, hops, region.capped, int(region.nodes.size),
+                                      int(region.edges.size), graph.n_nodes, int(adjacency.nnz // 2) - n_syn, n_syn,
+                                      time.perf_counter() - t0).data()
             step.fallback = (f"PPR runs on the {region.nodes.size} nodes within {region.hops} hops of the seeds"
                              + (f" (capped at {cfg.region_max_nodes})" if region.capped else "")
                              + ("" if whole is not None else ", read from the graph store")

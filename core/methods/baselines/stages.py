@@ -23,3 +23,36 @@ class RerankData(StageData):
     ranking: list[str] = field(default_factory=list)  #: candidate chunk ids, reranked, best first
     scores: list[float] = field(default_factory=list)  #: the reranker's score of each, in that order
     vector_rank: list[int] = field(default_factory=list)  #: each one's 1-based rank by cosine, in that order
+
+
+@dataclass(frozen=True)
+class EntityGraphData(StageData):
+    """PPR's ``entity_graph`` step (HippoRAG §3.1): the whole graph's entity graph, its relation and synonym edges,
+    and where the synonym pairs came from."""
+
+    STAGE: ClassVar[str] = "entity_graph"
+    KEEP_NONE: ClassVar[frozenset[str]] = frozenset({"synonym_threshold"})  # None: synonym edges off, said as null
+    nodes: int
+    relation_pairs: int
+    synonym_edges: int
+    synonym_threshold: float | None
+    build_seconds: float
+    synonyms: str  #: "off", "read from the workspace", "found now (… s) and kept in the workspace", ...
+
+
+@dataclass(frozen=True)
+class PPRRegionData(StageData):
+    """PPR's ``ppr_region`` step (HippoRAG §3.2 on a region): the nodes within ``hops`` of the seeds the walk runs
+    on instead of the whole graph, and its entity graph."""
+
+    STAGE: ClassVar[str] = "ppr_region"
+    store: str  #: :func:`core.graph.reader.store_url` of the graph read
+    hops: int
+    hops_requested: int
+    capped: bool
+    nodes: int
+    edges: int
+    of_nodes: int  #: the whole graph's node count
+    relation_pairs: int
+    synonym_edges: int
+    seconds: float
