@@ -137,6 +137,8 @@ def _summary(bundle: Path, rec: Any, bubble: dict[str, Any], sg: dict[str, Any],
 def _count(method: str, trace: Any, run: dict[str, Any], bubble: dict[str, Any], sg: dict[str, Any],
            json_calls: dict[str, list[int]]) -> None:
     """Add one run's trace (replayed now, or read from ``egx bench --traces``) to the counters."""
+    from core.methods.sgrag.stages import QueryGraphData
+
     steps = {s.stage: s for s in trace.steps}
     if not (trace.replay or {}).get("complete", True):
         (bubble if method == "bubblerag" else sg)["partial"].append(str(run.get("question_id")))
@@ -175,14 +177,15 @@ def _count(method: str, trace: Any, run: dict[str, Any], bubble: dict[str, Any],
     else:
         sg["runs"] += 1
         sg["seconds"].append(float(run.get("seconds", 0.0)))
-        qg = steps.get("query_graph")
+        qg = steps.get(QueryGraphData.STAGE)
         if qg is not None:
-            sg["query_graph"][qg.data.get("query_graph", {}).get("by", "?")] += 1
-            if qg.data.get("described_as_unk"):
+            made = QueryGraphData.from_data(qg.data)
+            sg["query_graph"][made.query_graph.get("by", "?")] += 1
+            if made.described_as_unk:
                 sg["checks"]["a label the question only describes made UNK"] += 1
-            if qg.data.get("merged_unknowns"):
+            if made.merged_unknowns:
                 sg["checks"]["repeated UNK leaves merged"] += 1
-            if qg.data.get("described_not_linked"):
+            if made.described_not_linked:
                 sg["checks"]["bridge star: a described kind not linked"] += 1
         fb = steps.get("fallback")
         if fb is None or not fb.fallback:
