@@ -184,7 +184,7 @@ class _Piece(_Mentions):
                         continue
                     for ow in owners:
                         self.add(tail, f"{s.lower_} of", self.mention(ow))
-                    if titled:
+                    if titled and self.title:
                         self.add(tail, f"{s.lower_} of", (self.title, "TITLE"))
 
     def _relational_noun(self, noun: Any) -> None:

@@ -294,10 +294,10 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
     if not rows:
         return SentencePick("", top[0][0] if top else "", scorer_name, atype, note="the top passages hold no text")
     bridges = possessive_bridges(query, passages[:max(max_passages, 5)])
-    read = [r for row in rows for r in row[1][::-1]]  # the person reading first: "Orla Brisk commanded …"
-    read += [r for _cid, title, text in passages[max_passages:max(max_passages, 5)] for rs in
+    said = [r for row in rows for r in row[1][::-1]]  # the person reading first: "Orla Brisk commanded …"
+    said += [r for _cid, title, text in passages[max_passages:max(max_passages, 5)] for rs in
              readings([s.strip() for s in split_sentences(text) if len(s.strip()) > 3], title) for r in rs[::-1]]
-    clauses = [b for b in clause_bridges(query, read) if b[0] not in {q for q, _ in bridges}]
+    clauses = [b for b in clause_bridges(query, said) if b[0] not in {q for q, _ in bridges}]
     bridges += [(q, name) for q, name, _ in clauses]
     hops = {said for _, _, said in clauses}  # each scored by the re-read questions alone (core.methods.bridges)
     flat = [r for row in rows for r in row[1]]
