@@ -156,9 +156,9 @@ def create_explore_ui(act: Active, g: GraphLike) -> tuple[list[int], bool, str]:
     legend = (graph_view.LegendItem("selected node", graph_view.SELECTED_COLOR),
               graph_view.LegendItem(kind, graph_view.NODE_COLOR),
               graph_view.LegendItem("relation (hover for text)", graph_view.EDGE_COLOR, "line"))
-    doc = resources.network_html(g, act.key, tuple(kept), highlight=(node,),
-                                 colors=((node, graph_view.SELECTED_COLOR),), legend=legend,
-                                 edge_labels=labels)
+    doc = resources.styled_network_html(g, act.key, tuple(kept), highlight=(node,),
+                                        colors=((node, graph_view.SELECTED_COLOR),), legend=legend,
+                                        edge_labels=labels)
     st.caption(f"{len(kept):,} nodes and {n_edges:,} edges drawn · size grows with degree · drag to move, "
                "scroll to zoom, hover for details.")
     graph_view.render_html(doc, height=graph_view.DEFAULT_HEIGHT)

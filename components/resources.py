@@ -15,7 +15,6 @@ done inside a cached function: it runs as a background job of the server (:mod:`
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -57,7 +56,6 @@ def reranker(name: str, embedder_name: str, llm_name: str) -> Reranker:
     """The reranker ``name``; the bi-encoder wraps the active embedder, ``llm`` the active LLM."""
     return registry.get_reranker(name, embedder=embedder(embedder_name),
                                  llm=llm(llm_name) if name == "llm" else None)
-
 
 
 # ---------------------------------------------------------------------------------- workspaces
@@ -109,7 +107,6 @@ def reindex_estimate(_workspace: Workspace, key: str, _embedder: Embedder, embed
     return estimate(_workspace, _embedder)
 
 
-
 # ------------------------------------------------------------------------------- derived views
 @st.cache_data(show_spinner=False, max_entries=16)
 def graph_stats(_graph: KnowledgeGraph, key: str) -> dict[str, Any]:
@@ -132,26 +129,12 @@ def top_degree_nodes(_graph: GraphLike, key: str, limit: int) -> list[int]:
     return [int(v) for v in order[:limit]]
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def network_html(_graph: GraphLike, key: str, nodes: tuple[int, ...], *,
-                 highlight: tuple[int, ...] = (), colors: tuple[tuple[int, str], ...] = (),
-                 legend: tuple[graph_view.LegendItem, ...] = (), edge_labels: bool = False,
-                 positions: tuple[tuple[int, float, float], ...] | None = None,
-                 height: int = graph_view.DEFAULT_HEIGHT) -> str:
-    """Cached :func:`components.graph_view.network_html` (pyvis takes ~0.3 s for 300 nodes)."""
-    pos: Mapping[int, tuple[float, float]] | None = (
-        None if positions is None else {v: (x, y) for v, x, y in positions})
-    return graph_view.network_html(_graph, nodes, highlight=highlight, colors=dict(colors), legend=legend,
-                                   edge_labels=edge_labels, positions=pos, height=height)
-
-
 @st.cache_data(show_spinner=False, max_entries=16)
 def layout_positions(_graph: GraphLike, key: str, nodes: tuple[int, ...],
                      seed: int = 0) -> tuple[tuple[int, float, float], ...]:
     """Cached deterministic layout (for pages that animate on fixed positions)."""
     pos = graph_view.layout_positions(_graph, nodes, seed=seed)
     return tuple((v, x, y) for v, (x, y) in sorted(pos.items()))
-
 
 
 # ------------------------------------------------------------------------------- method runs
@@ -210,15 +193,16 @@ def styled_network_html(_graph: GraphLike, key: str, nodes: tuple[int, ...], *,
                         height: int = graph_view.DEFAULT_HEIGHT, labels: tuple[int, ...] | None = None,
                         shapes: tuple[tuple[int, str], ...] = (), legend_below: bool = False,
                         label_px: int = graph_view.LABEL_PX, must_label: tuple[int, ...] = (),
-                        label_colors: tuple[tuple[int, str], ...] = ()) -> str:
-    """Cached :func:`components.graph_view.network_html` with every styling map (hashable tuples)."""
+                        label_colors: tuple[tuple[int, str], ...] = (), highlight: tuple[int, ...] = ()) -> str:
+    """Cached :func:`components.graph_view.network_html` (pyvis takes ~0.3 s for 300 nodes) with every styling map
+    (hashable tuples)."""
     pos = None if positions is None else {v: (x, y) for v, x, y in positions}
     return graph_view.network_html(
         _graph, nodes, edges=edges, colors=dict(colors), sizes=dict(sizes) if sizes else None,
         borders={v: (c, w) for v, c, w in borders}, edge_colors=dict(edge_colors), edge_widths=dict(edge_widths),
         notes=dict(notes), positions=pos, legend=legend, edge_labels=edge_labels, height=height, labels=labels,
         shapes=dict(shapes), legend_below=legend_below, label_px=label_px, must_label=must_label,
-        label_colors=dict(label_colors))
+        label_colors=dict(label_colors), highlight=highlight)
 
 
 
