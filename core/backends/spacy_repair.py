@@ -20,8 +20,11 @@ MAX_NAME_TOKENS = 6
 
 def _verb_in_name(tok: Any) -> bool:
     """A capitalised verb that is not its sentence's first word and follows a proper noun ("Barnaby Fell")."""
-    return (tok.pos_ in ("VERB", "AUX") and tok.text[:1].isupper() and tok.text[1:].islower()
-            and tok.i > tok.sent.start and tok.i > 0 and tok.doc[tok.i - 1].pos_ == "PROPN")
+    # not an auxiliary: "Orange Is the New Black" is a title the parse keeps as words, and merging "Orange Is" made a
+    # fragment of it one token
+    return (tok.pos_ == "VERB" and tok.text[:1].isupper() and tok.text[1:].islower()
+            and tok.i > tok.sent.start and tok.i > 0 and tok.doc[tok.i - 1].pos_ == "PROPN"
+            and not tok.doc[tok.i - 1].text.endswith("."))  # "D.C. Located …": a sentence the splitter missed
 
 
 def _name_spans(doc: Any) -> list[tuple[int, int, str]]:
