@@ -112,6 +112,8 @@ class _Mentions:
         #: sentence start -> the person the sentence before it named last (what "he"/"she" stands for when the
         #: subject before is no person)
         self._persons: dict[int, tuple[str, str]] = {}
+        #: name -> "he"/"she" where the text said so ("She …" read as the person, "her nephew" after the person)
+        self._gender: dict[str, str] = {}
         if title:
             t = normalize_name(title)
             self.title_keys = {t, normalize_name(canonical_entity(title))}
@@ -233,7 +235,7 @@ class _Mentions:
             self._antecedents = {}  # a mention looked up below never comes back here
             self._antecedents = self._sentence_subjects()
         prev = self._antecedents.get(sent.start)
-        if prev is not None and _fits(word, *prev):
+        if prev is not None and _fits(word, *prev) and self._gender.get(prev[0][0], word) == word:
             return prev[0]
         return self._persons.get(sent.start) if word in ("he", "she") else None
 
@@ -249,10 +251,14 @@ class _Mentions:
             subs = [c for c in sent.root.children if c.dep_ in _SUBJ_DEPS]
             cur = None
             if subs and subs[0].pos_ == "PRON":
-                if subs[0].lower_ in _SUBJECT_PRONOUNS and prev is not None and _fits(subs[0].lower_, *prev):
+                word = subs[0].lower_
+                if word in _SUBJECT_PRONOUNS and prev is not None and _fits(word, *prev) \
+                        and self._gender.get(prev[0][0], word) == word:
                     cur = prev
-                elif subs[0].lower_ in ("he", "she") and person is not None:
+                elif word in ("he", "she") and person is not None:
                     cur = (person, "NNP")
+                if cur is not None and word in ("he", "she"):
+                    self._gender.setdefault(cur[0][0], word)
             elif subs:
                 got = self.mention(subs[0], as_subject=True)
                 if got is not None and got[1] not in VALUE_LABELS and got[1] != "TITLE" \
@@ -260,15 +266,22 @@ class _Mentions:
                     # a proper name after "the" names a thing ("The Grey Heron was a steam ferry. It carried …")
                     the = subs[0].tag_ == "NNP" and any(c.dep_ == "det" and c.lower_ == "the" for c in subs[0].children)
                     cur = (got, str(subs[0].tag_) + ("+the" if the else ""))
+            if cur is not None and subs:  # "Hester Quill died … and her nephew …": Hester Quill is a "she"
+                for t in self.doc[subs[0].i + 1:sent.end]:
+                    if t.tag_ == "PRP$" and t.lower_ in ("her", "his"):
+                        self._gender.setdefault(cur[0][0], "she" if t.lower_ == "her" else "he")
+                        break
             prev = cur
-            person = self._last_person(sent) or (cur[0] if cur is not None and _fits("he", *cur) else None)
+            person = self._last_person(sent, subs[0] if subs else None) or (
+                cur[0] if cur is not None and _fits("he", *cur) else None)
         return out
 
-    def _last_person(self, sent: Any) -> tuple[str, str] | None:
-        """The person named last in ``sent`` other than its subject ("The company was founded by Hester Quill. She had
-        been a grain merchant": she is Hester Quill, whom "she" cannot reach through the subject), or None."""
+    def _last_person(self, sent: Any, subject: Any = None) -> tuple[str, str] | None:
+        """The person named last in ``sent`` other than its main ``subject`` ("The company was founded by Hester Quill.
+        She had been a grain merchant": she is Hester Quill, whom "she" cannot reach through the subject; "Hester Quill
+        died and her nephew Ambrose Quill took over. He …": Ambrose Quill), or None."""
         for tok in reversed(sent):
-            if tok.dep_ in _SUBJ_DEPS or tok.pos_ != "PROPN" or tok.dep_ == "compound":
+            if (subject is not None and tok.i == subject.i) or tok.pos_ != "PROPN" or tok.dep_ == "compound":
                 continue  # a name that only qualifies a noun ("the Vellmora lighthouse") names no one
             span = self.mention_of.get(tok.i)
             if span is None or span[1] != tok.i + 1:

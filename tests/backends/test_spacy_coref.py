@@ -154,3 +154,16 @@ def test_the_role_of_the_passage_s_subject_is_a_relation_to_its_title(ex):
     # a description with its own owner keeps it: "His mother was Ermengarde of Tours" (mother of the subject before)
     got = triples(ex, "Lothair II\nLothair II was king of Lotharingia. His mother was Ermengarde of Tours.")
     assert not any(r == "mother of" and t == "Lothair II" and h != "Ermengarde of Tours" for h, r, t in got), got
+
+
+def test_he_is_not_a_person_the_text_called_she(ex):
+    """"Hester Quill died in 1902 and her nephew Ambrose Quill took over the company. He replaced the paddle steamers":
+    "her" makes Hester Quill a "she", so "He" is the person the sentence named after her, not its subject."""
+    got = triples(ex, "Tessany Ferry Company\nHester Quill died in 1902 and her nephew Ambrose Quill took over the "
+                      "company. He replaced the paddle steamers with screw-driven ferries.")
+    assert ("Ambrose Quill", "replaced", "paddle steamers") in got, got
+    assert not any(h == "Hester Quill" and r == "replaced" for h, r, _ in got), got
+    # with nothing said of the subject's gender, "He" stays the subject before
+    got = triples(ex, "Tessany Ferry Company\nHester Quill died in 1902 and Ambrose Quill took over the company. He "
+                      "replaced the paddle steamers.")
+    assert ("Hester Quill", "replaced", "paddle steamers") in got, got
