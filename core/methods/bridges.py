@@ -15,11 +15,13 @@ that answers ("It was launched in 1920").
 
 - :func:`possessive_bridges` — "X's R" / "the R of X" of a relational noun, resolved by a passage that states "R of X"
   or "X's R" (its title is the bridge: "Ermengarde of Tours … the mother of Lothair II").
-- :func:`clause_bridges` — "the N that X V-ed", "the N V-ed by X", "the N of X", "X's N", resolved by a sentence that
-  names X and either "the N Name" ("the ferry Lantern Moth") or, with a verb, a name after a word of the verb's stem
-  ("captained" meets "became captain of the ferry Lantern Moth", "commanded" meets "took command of the ferry Silver
-  Eel"). Sentences are read with their pronouns resolved (the caller's readings), so "She commanded the ferry Grey
-  Heron" names Orla Brisk.
+- :func:`clause_bridges` — "the N that X V-ed", "the N with which X was V-ed", "the N V-ed by X", "the N of X", "X's
+  N", resolved by a sentence that names X and either "the N Name" ("the ferry Lantern Moth"), a name ending with N
+  ("the Halden Telescope") or, with a verb, a name after a word of the verb's stem ("captained" meets "became captain
+  of the ferry Lantern Moth", "commanded" meets "took command of the ferry Silver Eel"); an agent noun ("the founder
+  of X") stands for its verb, with the name as the agent ("founded … by the astronomer Ilse Brandvik"). An adjective
+  of the description must be in the sentence ("the first telescope of X" is not X's largest one). Sentences are read
+  with their pronouns resolved (the caller's readings), so "She commanded the ferry Grey Heron" names Orla Brisk.
 
 Neither is in any paper: each paper's pipeline assumes an LLM for this step. Each bridge found is recorded in the
 answer step's trace with the question as it was re-read.
