@@ -37,7 +37,8 @@ below are ours, documented here and recorded in the trace (``extractive`` in the
    The small model tags some plain names otherwise ("Agnes Morrow" PRODUCT): a name whose first word is a common
    given name counts as a person (:func:`core.text.named_person`).
 5. **Antecedents** — "He"/"She"/"His"/"Her" in a passage that is not about a person is also read as the person the
-   passage named last before it, and the better reading counts (:func:`readings`).
+   passage named last before it, and "It"/"Its" as the named thing the sentence before is about ("The Brown Ox was
+   a ferry … It worked only the Pellow Reach crossing"); the better reading counts (:func:`readings`).
 
 It is an extract, not an answer: a multi-hop question whose chain spans several passages gets the
 one sentence that scores best, which may name the answer without stating the chain (the pages say so
@@ -299,7 +300,7 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
              readings([s.strip() for s in split_sentences(text) if len(s.strip()) > 3], title) for r in rs[::-1]]
     clauses = [b for b in clause_bridges(query, said) if b[0] not in {q for q, _ in bridges}]
     bridges += [(q, name) for q, name, _ in clauses]
-    hops = {said for _, _, said in clauses}  # each scored by the re-read questions alone (core.methods.bridges)
+    hops = {hop for _, _, hop in clauses}  # each scored by the re-read questions alone (core.methods.bridges)
     flat = [r for row in rows for r in row[1]]
     flat_scores = _score(backends, scorer, [query], flat)
     if bridges:
