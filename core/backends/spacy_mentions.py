@@ -5,8 +5,9 @@ over the chunks they overlap unless they cut a proper name short; where the text
 passage's title, those tokens are the title entity however the parser split them; a name after its description ("the
 cattle ferry Brown Ox") is the name alone. A subject pronoun
 (he, she, it, they) opening its sentence is the subject of the previous sentence when that one is of
-its kind (``it``: a common noun or a named thing, ``he``/``she``: a person, ``they``: a plural noun), else the title, as
-are other pronouns and the title's own name. A role noun with a name in apposition ("the engineer
+its kind (``it``: a common noun or a named thing, ``he``/``she``: a person the text never called the other, ``they``: a
+plural noun); ``he``/``she`` after a subject that cannot be theirs is the person the sentence before named last; else
+the title, as are other pronouns and the title's own name. A role noun with a name in apposition ("the engineer
 Sofia Marrow") is that name. Dates, times and numbers (:data:`VALUE_LABELS`) are
 mentions too, used by :mod:`core.backends.spacy_relations` only as the object of a relation.
 """
