@@ -719,12 +719,24 @@ def _extractive_runs() -> set[tuple[str, str, str]]:
     return set()
 
 
-def _model_name(llm: str) -> str:
-    """Who wrote the answers, for the lesson's answer line."""
+NONE_ANSWERER = "Without an LLM, the extractive answer step"
+
+
+def _model_name(llm: str, results: Mapping[str, Any] | None = None) -> str:
+    """Who wrote the answers, for the lesson's answer line: the recorded LLM only where it held a run of the question
+    (on a workspace it holds none of, every run is a ``none``-mode one, and an audit read "The recorded 1.5B model
+    answered" beside the notice that no LLM ran)."""
+    from core.methods.run import is_unanswered
+
     if llm == LLM:
+        missing = [is_unanswered(r.trace) for r in (results or {}).values()]
+        if missing and all(missing):
+            return f"{NONE_ANSWERER} (the recorded LLM holds no run of this question)"
+        if any(missing):
+            return "The recorded 1.5B model (where it holds a run of this question; the other methods without an LLM)"
         return "The recorded 1.5B model"
     if llm == "none":
-        return "Without an LLM, the extractive answer step"
+        return NONE_ANSWERER
     return f"The LLM “{llm}”"
 
 
@@ -764,14 +776,15 @@ def lesson_ui(page: str, act: Any, results: Mapping[str, Any], *, where: Any | N
             return
         ext = None
         seen = (act.key, json.dumps(act.backends.names(), sort_keys=True, default=str), asked)
-        if own is None and act.llm_name != "none" and (on_step or seen in _extractive_runs()):
+        model = _model_name(act.llm_name, results)
+        if own is None and not model.startswith(NONE_ANSWERER) and (on_step or seen in _extractive_runs()):
             try:  # the extractive answer of the tour's method, LLM off: what the passages say without a model
                 none = dataclasses.replace(act.backends, llm=resources.llm("none"))
                 ext = runs.method_run(METHODS[EXTRACTIVE_METHOD], act.workspace, act.key, none, asked, defer=True)
                 _extractive_runs().add(seen)
             except EgxError:  # (PreparationPending is one) the lesson stands without it
                 ext = None
-        found = step_lesson(asked, results, questions, graph, ext, model=_model_name(act.llm_name))
+        found = step_lesson(asked, results, questions, graph, ext, model=model)
         if found is None:
             return
         if own is not None:

@@ -206,6 +206,11 @@ class Lesson:
     extractive: RunLesson | None = None  #: the ``none``-mode run of the method the step shows
     model: str = "The recorded 1.5B model"  #: who wrote the answers, as the answer line names it
 
+    @property
+    def answerer(self) -> str:
+        """Who answered, inside a sentence: "the model", or "the extractive step" for ``none``-mode runs."""
+        return "the extractive step" if self.model.startswith("Without an LLM") else "the model"
+
     def top_methods(self, j: int) -> list[str]:
         """The methods whose ranking holds the ``j``-th gold passage within the top :data:`TOP` (the cut of the
         Compare table's R@5: a method with any gold passage there has R@5 above 0)."""
@@ -296,11 +301,11 @@ class Lesson:
                            f"so the answer rests on no evidence; {held}.")
             elif r.source is None:
                 where = ("retrieved or read" if any(x.gold_read is not None for x in group) else "retrieved")
-                out.append(f"“{r.answer.strip()}” ({by}) is in none of the passages {where}: the model did not "
-                           f"answer from its evidence; {held}.")
+                out.append(f"“{r.answer.strip()}” ({by}) is in none of the passages {where}: {self.answerer} did "
+                           f"not answer from its evidence; {held}.")
             elif not r.source[3]:
                 out.append(f"“{r.answer.strip()}” ({by}) is in “{r.source[0]}” ({_ranks(group, r.source[0])}), a "
-                           f"passage its answer was not read from: the model did not answer from what it read; "
+                           f"passage its answer was not read from: {self.answerer} did not answer from what it read; "
                            f"{held}.")
             elif r.source[2]:
                 what = answer_kind(r.answer, self.gold_answer)
@@ -308,7 +313,7 @@ class Lesson:
                            f"({_ranks(group, r.source[0])}): the right passage, the wrong {what} in it; {held}.")
             else:
                 out.append(f"“{r.answer.strip()}” ({by}) comes from “{r.source[0]}” ({_ranks(group, r.source[0])}), "
-                           f"a passage that is not gold: the model answered from the wrong passage; {held}.")
+                           f"a passage that is not gold: {self.answerer} answered from the wrong passage; {held}.")
         return out
 
     def extractive_line(self) -> str:

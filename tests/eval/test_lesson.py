@@ -293,3 +293,28 @@ def test_an_extract_with_its_pronoun_resolved_still_names_its_source_passage():
     r = run_lesson(ShownRun("dense", "She [Gisela] was an abbess of Chelles.", (JUDITH, nun)), ["judith"],
                    ["Judith of Bavaria"])
     assert r.source is not None and r.source[:3] == ("Convent", 2, False)
+
+
+def test_a_none_mode_lesson_names_the_extractive_step_not_a_model():
+    """An audit's own workspace held no recorded run, so every method ran without an LLM, yet the lesson said "The
+    recorded 1.5B model answered …" and "the model answered from the wrong passage" beside the notice that no LLM ran."""
+    from dataclasses import replace
+
+    from components.tour import NONE_ANSWERER, _model_name
+    from core.methods.run import unanswered_llm
+
+    class Run:
+        def __init__(self, llm: str) -> None:
+            self.trace = type("T", (), {"backends": {"llm": llm}, "replay": None})()
+
+    missing = Run(unanswered_llm("qwen", workspace=True))
+    assert _model_name("recorded", {"dense": missing, "ppr": missing}).startswith(NONE_ANSWERER)
+    assert "where it holds a run" in _model_name("recorded", {"dense": missing, "ppr": Run("recorded (qwen)")})
+    assert _model_name("recorded", {"ppr": Run("recorded (qwen)")}) == "The recorded 1.5B model"
+    assert _model_name("none") == NONE_ANSWERER
+    le = lesson(JUDITH_Q, [ShownRun("dense", "Gisela", (GISELA,), ("gisela",))], ["judith", "charles"],
+                ["Judith of Bavaria"])
+    assert "the model answered from the wrong passage" in " ".join(le.why_lines())
+    none = replace(le, model=_model_name("recorded", {"dense": missing}))
+    assert none.answer_line().startswith(NONE_ANSWERER)
+    assert "the extractive step answered from the wrong passage" in " ".join(none.why_lines())
