@@ -21,7 +21,9 @@ not retrieved" when the question's other gold passages were retrieved within the
 a multi-hop question needs all its gold, so it stays a ``ranked_out`` loss, but the label must not say that no gold
 was found) — and "below the cut, but read by the answer" when every one ranked below the cut and was among the
 passages the answer was handed.
-The key stays ``ranked_out`` (charts and counts are unchanged); only the words follow the evidence.
+The key stays ``ranked_out`` (charts and counts are unchanged); only the words follow the evidence. Likewise an
+``answer_wrong`` whose extracted sentence holds the gold answer but comes from a passage that is not gold is worded
+:data:`CHANCE_LABEL`.
 
 The answer's comparison (:func:`match_answer`) is SQuAD EM and token F1 (lower-case, punctuation, articles
 and extra whitespace removed; :func:`core.text.normalize_answer`), each the best over the gold answer and
@@ -39,7 +41,7 @@ from typing import Any, Literal
 from core.methods.base import NO_GOLD, OK, STAGE_LABELS, STAGE_ORDER
 from core.text import exact_match, normalize_answer, token_f1
 
-__all__ = ["ANSWER_PARTIAL", "ANSWER_STAGE", "ERROR", "MATCH_LABELS", "NOT_RETRIEVED_LABEL", "READ_BY_ANSWER_LABEL", "VERDICT_KEYS",
+__all__ = ["ANSWER_PARTIAL", "ANSWER_STAGE", "CHANCE_LABEL", "ERROR", "MATCH_LABELS", "NOT_RETRIEVED_LABEL", "READ_BY_ANSWER_LABEL", "VERDICT_KEYS",
            "VERDICT_LABELS", "AnswerMatch", "MatchKind", "Tone", "Verdict", "diagnosis_verdict", "is_failure",
            "is_retrieval_loss", "match_answer", "partly_retrieved_label", "ranked_out_verdict", "record_match", "record_verdict", "unmatched_note", "verdict",
            "verdict_label"]
@@ -49,6 +51,8 @@ ERROR = "error"
 #: ``ranked_out``'s label when no lost gold passage was retrieved, and when every one was read by the answer
 NOT_RETRIEVED_LABEL = "gold not retrieved"
 READ_BY_ANSWER_LABEL = "below the cut, but read by the answer"
+#: ``answer_wrong``'s label for an extracted sentence that holds the gold answer but comes from a passage that is not gold
+CHANCE_LABEL = "retrieved, gold answer quoted from a non-gold passage"
 #: Every verdict key, pipeline order first (the order of the failure chart and the report's columns).
 VERDICT_KEYS: tuple[str, ...] = (*STAGE_ORDER, ANSWER_PARTIAL, OK, NO_GOLD, ERROR)
 #: The verdicts of a question whose gold evidence was all retrieved and whose answer missed: an answer-stage miss,
@@ -213,6 +217,8 @@ def diagnosis_verdict(diag: Any, answer: str = "", golds: Sequence[str] = ()) ->
         if worded is not None:
             return worded
     ev = diag.evidence.get("answer") if isinstance(diag.evidence, Mapping) else None
+    if diag.stage == "answer_wrong" and isinstance(ev, Mapping) and ev.get("from_gold") is False:
+        return Verdict("answer_wrong", CHANCE_LABEL, "partial")
     if isinstance(ev, Mapping) and ev.get("gold"):
         return verdict(diag.stage, match_answer(str(ev.get("text", answer) or ""), [str(g) for g in ev["gold"]]))
     return verdict(diag.stage, match_answer(answer, golds))
@@ -231,6 +237,10 @@ def record_verdict(rec: Mapping[str, Any]) -> Verdict:
         worded = ranked_out_verdict(diag["evidence"], diag.get("gold_ranks") or {})
         if worded is not None:
             return worded
+    ev = diag.get("evidence") if isinstance(diag, Mapping) else None
+    answer = ev.get("answer") if isinstance(ev, Mapping) else None
+    if stage == "answer_wrong" and isinstance(answer, Mapping) and answer.get("from_gold") is False:
+        return Verdict("answer_wrong", CHANCE_LABEL, "partial")
     return verdict(stage, record_match(rec))
 
 

@@ -15,8 +15,9 @@ Answers are judged (:func:`judge_answer`, EM / F1) only when the method's answer
 LLM and the question has gold answers: in ``none`` mode the answer is an extracted sentence, which is
 never an exact answer. Such a sentence is checked by *containment* instead (:func:`extract_contains`):
 once every gold passage is retrieved, a sentence that holds no gold answer is ``answer_wrong`` — a
-wrong extractive answer never gets the green ``ok`` — while retrieval verdicts, which come
-first, stay visible in ``none`` mode.
+wrong extractive answer never gets the green ``ok`` — and so is one that holds it in a sentence of a passage that is
+not gold (the right words by chance: ``evidence["answer"]["from_gold"]`` is False), while retrieval verdicts, which
+come first, stay visible in ``none`` mode.
 
 The cut is the diagnosis' own (R@k's k; Compare's "Diagnosis top-k"), not the answer's context: a gold passage
 ranked below the cut is lost for the verdict (``ranked_out``) even when the answer step was handed it, as under a
@@ -190,6 +191,17 @@ def answer_verdict(method: str, result: MethodResult, gold: Gold, ranks: dict[st
             return Diagnosis(method, "answer_wrong",
                              f"Every gold passage is in the top {cut}, but the extractive answer (no LLM) does not "
                              f"contain the gold answer ({', '.join(gold.answers[:3])}).", ev, ranks)
+        data = _answer_step(result)
+        source = data.chunk_id if data is not None else None
+        if source and gold.chunk_ids and source not in gold.chunk_ids:
+            # the right words in another passage's sentence ("It carried … on the Pellow Reach crossing", the Grey
+            # Heron's, for the Brown Ox's crossing): an audit read such a row "ok"
+            ev["answer"]["from_gold"] = False
+            ev["answer"]["source"] = source
+            return Diagnosis(method, "answer_wrong",
+                             f"Every gold passage is in the top {cut}, and the extractive answer (no LLM) holds the gold "
+                             f"answer, but its sentence comes from “{source}”, a passage that is not gold: the right "
+                             "words by chance, not from the evidence.", ev, ranks)
         return Diagnosis(method, OK, f"Every gold passage is in the top {cut}, and the extractive answer (no LLM) "
                          "contains the gold answer.", ev, ranks)
     if j.judged:  # judged and right: say so, not "right or not judged" beside an EM of 1

@@ -300,3 +300,25 @@ def test_a_run_scored_before_gold_documents_counted_once_is_not_resumed_beside_t
     grouped = Question("q7", "Who?", "M", ("b0", "b1"), whole_titles=("Board",), gold_groups=(("b0", "b1"),))
     assert questions_hash([plain]) == questions_hash([Question("q1", "Who?", "A", ("c1",))])
     assert questions_hash([grouped]) != questions_hash([Question("q7", "Who?", "M", ("b0", "b1"), whole_titles=("Board",))])
+
+
+def test_an_extract_holding_the_gold_answer_from_a_non_gold_passage_is_not_ok():
+    """An audit's ferry benchmark marked dense "ok" for "It carried up to sixty passengers on the Pellow Reach
+    crossing", the Grey Heron's sentence, for the Brown Ox's crossing: the right words by chance."""
+    from core.eval.verdicts import CHANCE_LABEL, diagnosis_verdict, record_verdict
+
+    ws = toy_workspace()
+    gold = Gold("q", ("c1", "c2"), ("Hugo Weaving",))
+    chance = fake("dense", ["c1", "c2", "c3"], "Hugo Weaving was seen in Atlantis.")
+    chance.trace.steps[-1].data["chunk_id"] = "c3"
+    d = diagnose(chance, ws, gold)
+    assert d.stage == "answer_wrong" and "a passage that is not gold" in d.summary, d.summary
+    assert d.evidence["answer"]["from_gold"] is False and d.evidence["answer"]["source"] == "c3"
+    v = diagnosis_verdict(d)
+    assert (v.key, v.label, v.tone) == ("answer_wrong", CHANCE_LABEL, "partial")
+    rec = {"answer": chance.answer, "answers": ["Hugo Weaving"], "diagnosis": d.to_dict()}
+    assert record_verdict(rec).label == CHANCE_LABEL
+    # from a gold passage it stays ok
+    fair = fake("dense", ["c1", "c2", "c3"], "Agent Smith is played by Hugo Weaving.")
+    fair.trace.steps[-1].data["chunk_id"] = "c2"
+    assert diagnose(fair, ws, gold).stage == "ok"
