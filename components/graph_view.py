@@ -486,7 +486,8 @@ _FIT_SCRIPT = """
                       var text = document.createElement("canvas").getContext("2d");  // measures as the labels are drawn
                       text.font = font + "px sans-serif";
                       nodes.get().forEach(function (n) {  // every node, labelled or not, is in the way
-                        var p = pos[n.id], r = n.size || 10;
+                        // a diamond's corners reach past its size, and a label ending against one read as its name
+                        var p = pos[n.id], r = (n.size || 10) * (n.shape === "diamond" ? 1.45 : 1) + 2;
                         if (p) { discs.push({id: n.id, l: p.x - r, r: p.x + r, t: p.y - r, b: p.y + r}); }
                       });
                       function clear(box, id, labelsOnly) {
@@ -506,14 +507,18 @@ _FIT_SCRIPT = """
                         // below, above; a node the step is about also one and two label heights further out
                         // (a label on a cluster of nodes hid their colours: an audit on the expansion drawing)
                         var spots = [below, above];
-                        if (isMust) {
+                        var spot = spots.find(function (b) { return clear(b, id); });
+                        if (!spot && isMust) {
+                          // next to its node over another node before any further away: "The Matrix" placed two
+                          // label heights above its red node read as a neighbour's name (an audit)
+                          spot = spots.find(function (b) { return clear(b, id, true); });
                           [1, 2].forEach(function (k) {
                             var d = k * (h + 2);
                             spots.push({l: below.l, r: below.r, t: below.t + d, b: below.b + d},
                                        {l: above.l, r: above.r, t: above.t - d, b: above.b - d});
                           });
+                          spot = spot || spots.find(function (b) { return clear(b, id); });
                         }
-                        var spot = spots.find(function (b) { return clear(b, id); });
                         if (spot) { placed.push(spot); shift = spot.t - below.t; }
                         else if (isMust && clear(below, -1, true)) { placed.push(below); }
                         else { want = " "; }

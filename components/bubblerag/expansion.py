@@ -63,6 +63,13 @@ def drawn_nodes(act: Active, result, replay) -> tuple[list[int], bool]:
     return sorted(list(order)[:MAX_DRAWN]), True
 
 
+def flashed_cegs(found: Sequence[Any]) -> list[Any]:
+    """The CEGs a frame draws in red: the collisions found at its step, else (a frame of intra-group CEGs only) those.
+    An intra-group CEG found beside a collision is drawn like the earlier ones: an audit counted five red nodes on
+    Lothair's 3-node collision, the 4-node intra-group CEG of the same step red too."""
+    return [c for c in found if c.kind != "intra"] or list(found)
+
+
 def frame_drawing(act: Active, result, replay, frame: int, nodes: list[int], positions, *,
                   height: int | None = None) -> tuple[str, object]:
     g = act.graph
@@ -70,9 +77,11 @@ def frame_drawing(act: Active, result, replay, frame: int, nodes: list[int], pos
     state = replay.state_at(frame, nodes)
     fills, borders, notes = [], [], []
     terminals = bubble.terminal_groups(result, g)
-    flash_nodes = {v for c in f.new_cegs for v in c.nodes}
-    flash_edges = {e for c in f.new_cegs for e in c.edges}
-    older_edges = {e for c in replay.result.cegs if c.found_at < f.step and c.kind == "collision" for e in c.edges}
+    flashed = flashed_cegs(f.new_cegs)
+    flash_nodes = {v for c in flashed for v in c.nodes}
+    flash_edges = {e for c in flashed for e in c.edges}
+    older_edges = {e for c in replay.result.cegs if (c.found_at < f.step and c.kind == "collision")
+                   or (c.found_at == f.step and c not in flashed) for e in c.edges}
     for v in nodes:
         settled = bubble.mask_groups(state.settled.get(v, 0))
         front = bubble.mask_groups(state.frontier.get(v, 0))

@@ -305,3 +305,16 @@ def test_stage_3_says_when_the_llm_s_rewrites_were_rejected() -> None:
     assert specialization_what(kept, [Step("specialization", "Anchor specialization")]) == "here none was rewritten"
     rewritten = [SearchTerm("director", "director of The Matrix", "explicit", specialized=True)]
     assert "director of The Matrix" in specialization_what(rewritten, [rejected])
+
+
+def test_a_collision_frame_reds_the_collision_not_the_intra_group_ceg_beside_it() -> None:
+    """Lothair's collision frame drew five nodes red for a 3-node CEG: the 4-node intra-group CEG found at the same
+    step was red too (an audit). A frame of intra-group CEGs only still shows them red."""
+    from types import SimpleNamespace as NS
+
+    from components.bubblerag.expansion import flashed_cegs
+
+    collision, intra = NS(kind="collision", nodes=(1, 2, 3)), NS(kind="intra", nodes=(3, 4, 5, 6))
+    assert flashed_cegs([collision, intra]) == [collision]
+    assert flashed_cegs([intra]) == [intra]
+    assert flashed_cegs([]) == []

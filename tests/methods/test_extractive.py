@@ -424,3 +424,20 @@ def test_it_reads_as_the_thing_the_sentence_before_named():
              "It was sold in 1930.", "The company closed it.", "It was gone."]
     assert antecedents(sents, "Ferries and Landings") == ["", "Brown Ox", "Brown Ox", "", ""]
     assert bracketed(sents[1], "Brown Ox") == "It [Brown Ox] worked only the Pellow Reach crossing."
+
+
+def test_a_name_no_retrieved_passage_mentions_is_said_beside_the_answer():
+    """"Who founded the Zebra Mill?" of a corpus without it got "She died on 20 March 851 …" with no sign that nothing
+    matched (an audit): the answer's note names what no retrieved passage mentions."""
+    from core.backends.embedders import HashingEmbedder
+    from core.methods.extractive import absent_names, pick_sentence
+
+    passages = [("e", "Ermengarde of Tours", "Ermengarde of Tours was a queen. She died on 20 March 851.")]
+    pick = pick_sentence("Who founded the Zebra Mill?", passages,
+                         Backends(HashingEmbedder(), get_llm("none"), get_reranker("ms-marco-minilm")))
+    assert pick.note.startswith("the question names “Zebra Mill”, which none of the retrieved passages mentions")
+    pick = pick_sentence("When did Ermengarde of Tours die?", passages,
+                         Backends(HashingEmbedder(), get_llm("none"), get_reranker("ms-marco-minilm")))
+    assert "none of the retrieved passages" not in pick.note
+    assert absent_names("In which town was the founder of Kestrel Peak Observatory born?", ["kestrel peak observatory"]) == []
+    assert absent_names("What is Hester Quill's trade?", ["Hester Quill was a merchant."]) == []
