@@ -351,8 +351,8 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
         note = f"no sentence of the top passages names {answer_type_phrase(atype)} that the question does not name"
     absent = absent_names(query, [f"{title} {text}" for _, title, text in passages[:max(max_passages, 5)]])
     if absent:  # an audit asked "Who founded the Zebra Mill?" of a corpus without it and got a confident sentence
-        names = ", ".join(f"“{n}”" for n in absent[:3])
-        note = (f"the question names {names}, which none of the retrieved passages mentions: this sentence is only the "
+        named = ", ".join(f"“{n}”" for n in absent[:3])
+        note = (f"the question names {named}, which none of the retrieved passages mentions: this sentence is only the "
                 f"nearest by score" + (f"; {note}" if note else ""))
     elif not shares_a_word(query, [f"{title} {text}" for _, title, text in top]):
         # an audit asked "zzqx vbnm plorf" and got a confident sentence: the nearest sentence by score is no answer
