@@ -113,6 +113,10 @@ SPACY_LABELS = {"person": ("PERSON",), "place": ("GPE", "LOC", "FAC")}
 
 #: A capitalised name after "by" (the agent of a passive verb: "designed by the engineer Tobias Wrenfield").
 _AGENT = re.compile(r"\bby\s+(?:the\s+)?(?:[a-z]+\s+){0,2}?([A-Z][\w'\-]*(?:\s+(?:[A-Z][\w'\-]*|of|de|van|von))*)")
+#: A name a verb of place puts somewhere: "born in Odeby", "moved to the town of Colbridge", "died at Angers".
+_PLACED = re.compile(r"\b(?:born|died|lived|raised|settled|moved|located|based|situated|buried)\s+(?:in|at|to|near)\s+"
+                     r"(?:the\s+(?:town|city|village|county|port|harbour\s+town)\s+of\s+)?"
+                     r"([A-Z][\w'\-]*(?:\s+[A-Z][\w'\-]*)*)")
 #: spaCy labels of names that :func:`named_person` may read as a person's.
 _NAME_LABELS = ("ORG", "PRODUCT", "LOC", "GPE", "FAC", "WORK_OF_ART", "NORP", "EVENT")
 
@@ -159,7 +163,10 @@ def _find_mentions(sentence: str, kind: str, names: bool = False) -> list[str]:
                 # the agent of a passive verb answers "who …?" whatever spaCy tags it: "directed by the Wachowskis"
                 # (an audit's "Who directed The Matrix?" got the cast sentence, the Wachowskis being no PERSON)
                 return found + [a for a in _AGENT.findall(sentence) if not any(a in f or f in a for f in found)]
-            return [e.text for e in ents if e.label_ in SPACY_LABELS[kind] and not named_person(e.text)]
+            found = [e.text for e in ents if e.label_ in SPACY_LABELS[kind] and not named_person(e.text)]
+            # where a verb of place puts a name: "He was born in Odeby", which the small model tags no place (an audit's
+            # "Where was the founder … born?" got the founding sentence, whose town it did tag)
+            return found + [p for p in _PLACED.findall(sentence) if not any(p in f or f in p for f in found)]
         out = []
         for m in _CAPS.finditer(sentence):
             words = m.group(0).split()

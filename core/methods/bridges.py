@@ -38,14 +38,14 @@ from core.text import normalize_name
 _NAME = r"[A-Z][\w'\-]*(?:\s+(?:(?:of|de|van|von|da|di)\s+)?(?:[A-Z][\w'\-]*|[IVX]+\b))*"
 _CLAUSE_PATTERNS = (
     # "the ferry that Mattias Venn captained"
-    re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+(?:that|which|whom)\s+(?P<x>{_NAME})\s+(?P<verb>[a-z]+)\b"),
+    re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+(?:that|which|whom)\s+(?:the\s+)?(?P<x>{_NAME})\s+(?P<verb>[a-z]+)\b"),
     # "the telescope with which Comet Sarna was discovered"
-    re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+(?:with|in|at|on|from|by)\s+which\s+(?P<x>{_NAME})\s+"
+    re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+(?:with|in|at|on|from|by)\s+which\s+(?:the\s+)?(?P<x>{_NAME})\s+"
                r"(?:was|were|is|are|had\s+been)\s+(?P<verb>[a-z]+)\b"),
     # "the ferry commanded by Edda Thorne"
-    re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+(?P<verb>[a-z]+)\s+by\s+(?P<x>{_NAME})"),
+    re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+(?P<verb>[a-z]+)\s+by\s+(?:the\s+)?(?P<x>{_NAME})"),
     # "the ferry of Josiah Crell", "the current director of Kestrel Peak Observatory"
-    re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+of\s+(?P<x>{_NAME})"),
+    re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+of\s+(?:the\s+)?(?P<x>{_NAME})"),
     # "Josiah Crell's ferry"
     re.compile(rf"(?P<x>{_NAME})(?:'s|’s)\s+(?P<noun>[a-z]+)\b"),
 )
