@@ -98,7 +98,9 @@ class SpacyExtractor:
     # v6: "it" takes a proper name after "the", "he"/"she" never do (a v5 cache of a passage held the v5 reading);
     # v7: a name the parser read as a verb is parsed again as one token ("Barnaby Fell"), a name after its
     # description is the name ("the cattle ferry Brown Ox"), "the river" of a subordinate clause is no title, and
-    # a gerund after a preposition takes its verb's subject ("known for rescuing")
+    # a gerund after a preposition takes its verb's subject ("known for rescuing"), "he"/"she" never a person the
+    # text called the other, "the workshop" is the name before it ending so, "It" after "X is the Named Y" is the
+    # name, "joined … as an apprentice to X" keeps X
     model_id = f"spacy-v7:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
 
     def __init__(self, batch_size: int = 64, n_process: int | None = None) -> None:

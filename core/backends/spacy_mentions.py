@@ -6,8 +6,11 @@ passage's title, those tokens are the title entity however the parser split them
 cattle ferry Brown Ox") is the name alone. A subject pronoun
 (he, she, it, they) opening its sentence is the subject of the previous sentence when that one is of
 its kind (``it``: a common noun or a named thing, ``he``/``she``: a person the text never called the other, ``they``: a
-plural noun); ``he``/``she`` after a subject that cannot be theirs is the person the sentence before named last; else
-the title, as are other pronouns and the title's own name. A role noun with a name in apposition ("the engineer
+plural noun; after "X is the Named Y", the name), and one in a later clause is its sentence's subject when that
+one is of its kind ("The workshop trained twelve engravers before *it* closed"); ``he``/``she`` after a subject that
+cannot be theirs is the person the sentence before named last; else the title, as are other pronouns and the
+title's own name. A definite description ("the workshop") is the name before it that ends with its noun ("the Stane
+Workshop"), else, as a main clause's subject, the title ("the film"). A role noun with a name in apposition ("the engineer
 Sofia Marrow") is that name. Dates, times and numbers (:data:`VALUE_LABELS`) are
 mentions too, used by :mod:`core.backends.spacy_relations` only as the object of a relation.
 """
@@ -186,13 +189,29 @@ class _Mentions:
             proper = any(t.pos_ == "PROPN" for t in words)
             first = self.doc[span[0] - 1] if span[0] > 0 else None
             definite = first is not None and first.lower_ in ("the", "this", "that")
-            if as_subject and definite and not proper and len(words) <= 2 and self.title and _main_clause(tok):
-                return self.title, "TITLE"  # "the film" in a film's passage is the film (not "when the river flooded")
+            if as_subject and definite and not proper and len(words) <= 2:
+                named = self._named_before(tok)  # "her own studio, the Stane Workshop, … The workshop trained …"
+                if named is not None:
+                    return named
+                if self.title and _main_clause(tok):
+                    return self.title, "TITLE"  # "the film" in a film's passage is the film (not "when the river flooded")
             if len(words) == 1 and not proper and not words[0].like_num:
                 return None  # a bare common noun ("film") would join every passage about one
         return name, label
 
     # -- simple coreference ----------------------------------------------------------------------
+    def _named_before(self, tok: Any) -> tuple[str, str] | None:
+        """The name before ``tok`` in this piece whose last word is ``tok``'s noun ("the Stane Workshop" for "the
+        workshop"), the nearest first; None when there is none."""
+        noun = tok.lower_
+        for i in range(tok.i - 1, -1, -1):
+            span = self.mention_of.get(i)
+            if span is None or span[1] != i + 1 or self.doc[i].lower_ != noun or self.doc[i].pos_ != "PROPN":
+                continue
+            if span[1] - span[0] >= 2:
+                return self.text_of(span), span[2]
+        return None
+
     def role_name(self, tok: Any) -> tuple[str, str] | None:
         """The named entity in apposition to a common noun: "the engineer Sofia Marrow" is Sofia Marrow.
 
@@ -230,8 +249,15 @@ class _Mentions:
         if word not in _SUBJECT_PRONOUNS or tok.dep_ not in _SUBJ_DEPS:
             return None
         sent = tok.sent
-        if any(t.dep_ in _SUBJ_DEPS for t in self.doc[sent.start:tok.i]):
-            return None  # "The bridge was built and it ...": not the sentence's first subject
+        earlier = [t for t in self.doc[sent.start:tok.i] if t.dep_ in _SUBJ_DEPS]
+        if earlier:  # "The workshop trained twelve engravers before it closed": the sentence's subject, if it fits
+            first = earlier[0]
+            if first.pos_ == "PRON" or first.head.i == tok.head.i:
+                return None
+            got = self.mention(first, as_subject=True)
+            if got is None or got[1] in VALUE_LABELS or got[1] == "TITLE":
+                return None
+            return got if _fits(word, got, str(first.tag_)) and self._gender.get(got[0], word) == word else None
         if self._antecedents is None:
             self._antecedents = {}  # a mention looked up below never comes back here
             self._antecedents = self._sentence_subjects()
@@ -267,6 +293,9 @@ class _Mentions:
                     # a proper name after "the" names a thing ("The Grey Heron was a steam ferry. It carried …")
                     the = subs[0].tag_ == "NNP" and any(c.dep_ == "det" and c.lower_ == "the" for c in subs[0].children)
                     cur = (got, str(subs[0].tag_) + ("+the" if the else ""))
+                    named = self._named_attr(sent.root) if not got[1] and subs[0].pos_ == "NOUN" else None
+                    if named is not None:  # "Her best-known work is the Larkmere Chalice. It was made in 1880"
+                        cur = named
             if cur is not None and subs:  # "Hester Quill died … and her nephew …": Hester Quill is a "she"
                 for t in self.doc[subs[0].i + 1:sent.end]:
                     if t.tag_ == "PRP$" and t.lower_ in ("her", "his"):
@@ -276,6 +305,21 @@ class _Mentions:
             person = self._last_person(sent, subs[0] if subs else None) or (
                 cur[0] if cur is not None and _fits("he", *cur) else None)
         return out
+
+    def _named_attr(self, verb: Any) -> tuple[tuple[str, str], str] | None:
+        """The name a copula gives its common-noun subject ("Her best-known work is the Larkmere Chalice", "Its first
+        director was the historian Owen Pike"): what the next sentence's pronoun stands for, with its head's tag."""
+        if verb.lower_ not in ("is", "was", "are", "were"):
+            return None
+        for c in verb.children:
+            if c.dep_ == "attr":
+                got = self.mention(c)
+                if got is not None and got[1] not in VALUE_LABELS and got[1] != "TITLE" and (
+                        got[1] or c.pos_ == "PROPN"):
+                    named = self.role_name(c) is not None or c.pos_ == "PROPN"
+                    the = any(d.dep_ == "det" and d.lower_ == "the" for d in c.children) and c.pos_ == "PROPN"
+                    return (got, "NNP" + ("+the" if the else "")) if named else None
+        return None
 
     def _last_person(self, sent: Any, subject: Any = None) -> tuple[str, str] | None:
         """The person named last in ``sent`` other than its main ``subject`` ("The company was founded by Hester Quill.

@@ -126,6 +126,9 @@ class _Piece(_Mentions):
                         self.add(s, rel, tail)
                 if not copula:
                     self._light_object(subjects, phrase, c)
+            elif c.dep_ == "prep" and c.lower_ == "as" and not copula:
+                self._role_object(subjects, phrase, c)
+                continue
             elif c.dep_ in ("prep", "agent"):
                 pobj = [g for g in c.children if g.dep_ == "pobj"]
                 rel = f"{phrase} {c.lower_}" if not copula else f"{'is' if verb.lower_ == 'is' else verb.lower_} {c.lower_}"
@@ -154,6 +157,27 @@ class _Piece(_Mentions):
                     tail = self.mention(o)
                     for s in subjects:
                         self.add(s, f"{phrase} {obj.lower_} {prep.lower_}", tail)
+
+    def _role_object(self, subjects: list[tuple[str, str]], phrase: str, prep: Any) -> None:
+        """"She joined the glassworks as an apprentice to Tobias Fenn" → (she, joined as apprentice to, Tobias Fenn):
+        the role noun alone ("apprentice") is no mention, so the person it ties her to was lost (an audit). A role
+        with its own name ("as the director Owen Pike") is that name."""
+        for p in prep.children:
+            if p.dep_ != "pobj":
+                continue
+            own = self.mention(p)
+            if own is not None:
+                for s in subjects:
+                    self.add(s, f"{phrase} as", own)
+                continue
+            if p.pos_ != "NOUN":
+                continue
+            for inner in p.children:
+                if inner.dep_ == "prep":
+                    for o in inner.children:
+                        if o.dep_ == "pobj":
+                            for s in subjects:
+                                self.add(s, f"{phrase} as {p.lower_} {inner.lower_}", self.mention(o))
 
     def _appos(self, tok: Any) -> None:
         head = self.subject(tok.head)

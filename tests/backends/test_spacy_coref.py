@@ -167,3 +167,24 @@ def test_he_is_not_a_person_the_text_called_she(ex):
     got = triples(ex, "Tessany Ferry Company\nHester Quill died in 1902 and Ambrose Quill took over the company. He "
                       "replaced the paddle steamers.")
     assert ("Hester Quill", "replaced", "paddle steamers") in got, got
+
+
+GLASS = ("Mirela Stane\nMirela Stane was a glass engraver from Harwick. She joined the Harrow Glassworks in 1872 as an "
+         "apprentice to Tobias Fenn. Her best-known work is the Larkmere Chalice, a cut-glass cup. It was made in 1880 "
+         "for the mayor of Larkmere. In 1895 she left the glassworks and opened her own studio, the Stane Workshop, in "
+         "Colbridge. The workshop trained twelve engravers before it closed in 1920.")
+
+
+def test_a_description_and_its_it_are_the_name_the_passage_gave_them(ex):
+    """An audit's corpus: "The workshop trained twelve engravers before it closed in 1920" went to the passage's title,
+    the engraver Mirela Stane; "Her best-known work is the Larkmere Chalice … It was made in 1880" made a node "best-known
+    work"; "as an apprentice to Tobias Fenn" was lost."""
+    got = triples(ex, GLASS)
+    assert ("Stane Workshop", "trained", "twelve engravers") in got and ("Stane Workshop", "closed in", "1920") in got
+    assert not any(h == "Mirela Stane" and r in ("trained", "closed in") for h, r, _ in got), got
+    assert ("Larkmere Chalice", "made in", "1880") in got
+    assert not any(h == "best-known work" and r == "made in" for h, r, _ in got), got
+    assert ("Mirela Stane", "joined as apprentice to", "Tobias Fenn") in got
+    # a description with no name before it in a thing's passage is still the thing ("the film")
+    got = triples(ex, "The Matrix\nThe Matrix is a 1999 film. The film was directed by the Wachowskis.")
+    assert ("The Matrix", "directed by", "Wachowskis") in got, got
