@@ -145,22 +145,26 @@ PAPER_WEIGHTS = ("The paper (§3.2) expects the core subject highest, the relati
 
 def weights_line(groups: AnchorGroups) -> str:
     """Whose weights the groups carry, said right beside them (Markdown): the LLM's own, or the rule's where the
-    LLM's failed the check (uniform weights judge nothing) or no LLM grouped. A lecturer read rule weights as the
-    model's judgement when this stood only in a grey fallback note far below the drawing."""
+    LLM's failed the check (uniform weights judge nothing) or no LLM grouped, then what §3.2 expects. A lecturer read
+    rule weights as the model's judgement when this stood only in a grey fallback note far below the drawing; the
+    rest (how the rule weighs) is :func:`weights_detail`, folded: six lines here were too much for a projector."""
     if groups.source == "llm" and not groups.weights_check:
         who = "**Weights: the LLM's own judgement.**"
     elif groups.source == "llm":
         who = (f"**Weights: rule-based fallback** — the LLM's weights failed the check "
-               f"({md_escape(groups.weights_check)}; the figures are the reply's own, before any normalizing, so "
-               f"they need not sum to 1), "
-               f"which is no judgement; shown are the `none`-mode weights "
-               f"({md_escape(RULE_WEIGHTS)}).")
+               f"({md_escape(groups.weights_check)}), which is no judgement; shown are the `none`-mode weights.")
     else:
-        who = (f"**Weights: rule-based** — no LLM grouping here (no LLM, or its reply failed the check); the "
-               f"`none`-mode groups and weights ({md_escape(RULE_WEIGHTS)}).")
+        who = "**Weights: rule-based** — no LLM grouping here (no LLM, or its reply failed the check): the `none`-mode weights."
+    return f"{who} {PAPER_WEIGHTS}"
+
+
+def weights_detail(groups: AnchorGroups) -> str:
+    """How the rule's weights are made and what it cannot judge against §3.2 (Markdown; "" beside the LLM's own)."""
     if groups.source == "llm" and not groups.weights_check:
-        return f"{who} {PAPER_WEIGHTS}"
-    return f"{who} {PAPER_WEIGHTS} {RULE_VS_PAPER}"
+        return ""
+    figures = ("The figures in the check are the reply's own, before any normalizing, so they need not sum to 1. "
+               if groups.source == "llm" else "")
+    return f"{figures}The `none`-mode weights: {md_escape(RULE_WEIGHTS)} to sum to 1. {RULE_VS_PAPER}"
 
 
 #: What the rule can and cannot do against §3.2, said beside rule weights: a lecturer read "relations next" beside a
@@ -195,6 +199,10 @@ def create_groups_ui(act: Active, result) -> None:
                "group in this colour.")
     st.html(bubble.group_chips(groups))
     st.markdown(weights_line(result.groups))
+    detail = weights_detail(result.groups)
+    if detail:
+        with st.expander("How the rule weighs, against §3.2"):
+            st.markdown(detail)
     merged = merged_names_line(result.groups)
     if merged:
         st.markdown(merged)
