@@ -325,11 +325,10 @@ def _player(act: Active, result: Any, replay: Any, nodes: list[int], positions: 
         graph_view.render_html(doc, height=height)
         # the look-alike named is the Keanu question's own (on another question it named anchors it did not have)
         like = " (“special relativity” for “Speed”)" if "Keanu Reeves" in str(result.query) else ""
-        st.caption("Diamonds are the anchors, where the bubbles start. Node size grows as its semantic cost "
-                   "1 − cos(q, v) falls; hover a node for its accumulated cost per group (Ctrl + wheel zooms). An "
-                   "anchor is one of its group's nearest candidates by embedding (§3.2), so on a small graph some are "
-                   f"look-alikes that share only a word or a neighbourhood of the vector space{like}: they grow bubbles "
-                   "too, and a CEG through them is scored by the same semantic cost (§3.4).")
+        # two short sentences: five lines of it were too much for a projector (an audit)
+        st.caption("Diamonds are the anchors, where the bubbles start; a node grows as its semantic cost 1 − cos(q, v) "
+                   "falls (hover: its cost per group; Ctrl + wheel zooms). Anchors are their group's nearest candidates "
+                   f"by embedding (§3.2), so some are look-alikes{like} that grow bubbles too.")
     with right:
         create_side_panel(act, result, replay, frame)
     trace_player.continue_playing(S.BUBBLE_FRAME, S.BUBBLE_PLAYING, len(replay), collisions if pause else (),
