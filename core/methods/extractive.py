@@ -158,7 +158,8 @@ class Candidate:
     title: str
     score: float  #: relevance under the scorer (the better of the question and its bridge rewrite)
     typed: tuple[str, ...]  #: mentions of the expected answer type that the question does not name
-    #: the sentence as the answer shows it: with the person its "He"/"She" was read as, where that reading won
+    #: the sentence as the answer shows it: with the person (or thing) its "He"/"She"/"It" stands for, whichever reading
+    #: scored best (an audit read "He [Aldo Fenn] was …" for one question and "He was …" for another)
     shown: str = ""
 
 
@@ -344,7 +345,7 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
         best = at + which
         at += len(read)
         cands.append(Candidate(s, cid, title, float(flat_scores[best]), _typed(s, flat[best], title, atype, query),
-                               bracketed(s, name) if which == 1 else s))
+                               bracketed(s, name) if name else s))
     order = sorted(range(len(cands)), key=lambda i: (not cands[i].typed, -cands[i].score, i))
     ranked = tuple(cands[i] for i in order)
     note = ""
