@@ -216,6 +216,12 @@ BAD_CASES = [
      "a list of triples, or a HippoRAG OpenIE file."),
     ("t.json", '[{"head": "a", "tail": "b"}]', "t.json, record 1: the object has no 'relation' field (keys: ['head', 'tail']). "
      'Expected objects with "head", "relation", "tail" (and optional "source").'),
+    # an empty .json read "line 1: invalid JSON (Expecting value, column 1)", which did not say it was empty
+    ("t.json", "", "t.json: the file is empty. Expected valid JSON."),
+    ("t.json", " \n\n ", "t.json: the file is empty. Expected valid JSON."),
+    ("t.jsonl", "", "t.jsonl: the file is empty. Expected one JSON object per line."),
+    ("d.pdf", b"", "d.pdf: the document is empty. Expected some text."),
+    ("d.docx", b"", "d.docx: the document is empty. Expected some text."),
     ("t.json", '[["a", "r", "b"],', "t.json, line 1: invalid JSON (Expecting value, column 18). Expected valid JSON."),
     ("t.json", '[["a", "r", "b"],\n ["c", "r',
      "t.json, line 2: invalid JSON (Unterminated string starting at line 2, column 8). Expected valid JSON."),
@@ -329,3 +335,16 @@ def test_second_file_error_names_that_file(tmp_path):
     bad = write(tmp_path, "bad.csv", "head,relation,tail\na,r\n")
     with pytest.raises(InputFormatError, match=r"^bad\.csv, line 2"):
         load_inputs([good, bad])
+
+
+def test_empty_documents_beside_a_readable_file_are_left_out_and_named(tmp_path):
+    """The Data page warns that an empty document "will be left out" of a build with other files: the load does so,
+    for a file of no bytes as for one of blank lines, and names each with why."""
+    good = write(tmp_path, "good.txt", "Alice met Bob in Paris.")
+    empty = [write(tmp_path, "empty.txt", ""), write(tmp_path, "blank.md", " \n\n"), write(tmp_path, "none.pdf", b"")]
+    lg = load_inputs([good, *empty])
+    assert lg.graph.n_chunks == 1
+    assert {f.file: f.ok for f in lg.files} == {"good.txt": True, "empty.txt": False, "blank.md": False,
+                                                "none.pdf": False}
+    said = [w for w in lg.warnings if "could not be read and were left out" in w]
+    assert said and all(f"{p.name}: the document is empty" in said[0] for p in empty), lg.warnings

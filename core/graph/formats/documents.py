@@ -135,6 +135,9 @@ def document_text(path: Path, *, limits: InputLimits | None = None) -> tuple[str
     warnings: list[str] = []
     title = ""
     suffix = base_suffix(path)
+    if suffix in (".pdf", ".docx") and path.suffix.lower() != ".gz" and path.stat().st_size == 0:
+        # no bytes at all: said as empty, not as a damaged PDF or a .docx that is no zip archive
+        raise InputFormatError(name, "the document is empty", "some text")
     if suffix == ".pdf":
         text, warnings = pdf_text(path, lim)
         title, text = pdf_heading(text)  # before the lines are joined: the heading is a line of its own

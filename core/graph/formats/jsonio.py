@@ -48,7 +48,10 @@ _NUMBER_FIX = f"numbers of at most {MAX_INT_DIGITS} digits (a longer id written 
 def parse_json(text: str, source: str, *, expected: str = "valid JSON", line: int | None = None) -> Any:
     """``json.loads`` with a clean error for invalid or absurdly deep JSON (which would otherwise
     surface as a ``RecursionError`` traceback), and for integers :func:`strict_loads` refuses.
-    ``line``: the text is that line of ``source``."""
+    ``line``: the text is that line of ``source``. A whole file of whitespace only is said to be empty (json's
+    "Expecting value, column 1" did not say so)."""
+    if line is None and not text.strip():
+        raise InputFormatError(source, "the file is empty", expected)
     try:
         return strict_loads(text)
     except json.JSONDecodeError as exc:
