@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -31,6 +32,7 @@ from components.ui import error_text, md_code, md_escape, public_path, public_te
 from core.errors import EgxError
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
 from core.graph.chunking import CHUNK_CHARS, OFFERED_PASSAGE_SIZES, PassageSplit
+from core.graph.formats.bounds import base_suffix
 from core.graph.formats.load import duplicates_text
 from core.graph.model import KnowledgeGraph
 from core.graph.reader import GraphLike, question_graph, whole_graph
@@ -394,11 +396,15 @@ def create_upload_ui(act: Active) -> None:
         st.error(md_escape(dropped), icon=":material/block:")
     if unmatched:  # a misspelt gold title, named with its nearest title before the build (not blocking)
         st.warning(md_escape(unmatched), icon=":material/report:")
-    blank = empty_uploads(files)
-    if blank:  # not blocking (the build leaves them out and says so), but said now: an audit learned it after Build
-        st.warning(md_escape(f"{', '.join(blank)} {'is' if len(blank) == 1 else 'are'} empty: the build will leave "
-                             f"{'it' if len(blank) == 1 else 'them'} out. Remove {'it' if len(blank) == 1 else 'them'} "
-                             "(×), or drop the file again with its text."), icon=":material/warning:")
+    # an empty document is left out (said now: an audit learned it after Build); when nothing else is left, or the
+    # empty file is no document, the build cannot run: said now too, and the button is off (an audit read "the
+    # build will leave it out" about its only file, then "Could not build")
+    empty_block, left_out = empty_upload_notes(files)
+    if empty_block:
+        st.error(md_escape(empty_block), icon=":material/block:")
+    if left_out:
+        st.warning(md_escape(left_out), icon=":material/warning:")
+    blocked = dropped or empty_block
     from core.backends.registry import EXTRACTORS, describe
     from core.index.create import LLM_EXTRACT_SECONDS
 
@@ -434,11 +440,11 @@ def create_upload_ui(act: Active) -> None:
     st.caption(SHARED_WORKSPACES_NOTE)
     # a dropped file that cannot be built from turns the button off, the reason beside it: an audit clicked a
     # live button under the error above and saw nothing happen (no message, no job)
-    clicked = st.button("Build workspace", key=S.DATA_BUILD, type="primary", disabled=bool(dropped),
-                        help=f"Off until the file named above is fixed: {md_escape(dropped)}" if dropped else None)
-    if dropped:
+    clicked = st.button("Build workspace", key=S.DATA_BUILD, type="primary", disabled=bool(blocked),
+                        help=f"Off until the file named above is fixed: {md_escape(blocked)}" if blocked else None)
+    if blocked:
         st.caption(f":material/block: Nothing can be built until the file named above is removed or fixed: "
-                   f"{md_escape(dropped)}")
+                   f"{md_escape(blocked)}")
     if not clicked:
         show_upload_job()
         return
@@ -451,7 +457,7 @@ def create_upload_ui(act: Active) -> None:
     if not files:
         st.error("Choose at least one file to build a workspace from.")
         return
-    if dropped:  # told above and beside the (disabled) button; nothing is built from swapped files
+    if blocked:  # told above and beside the (disabled) button; nothing is built from swapped or empty files
         return
     try:
         target = child_path(workspaces_root(), name, kind="workspace name")
@@ -536,6 +542,36 @@ def empty_uploads(files: list) -> list[str]:
         elif name.lower().endswith(_TEXT_SUFFIXES) and size <= EMPTY_CHECK_BYTES and not f.getvalue().strip():
             out.append(name)
     return out
+
+
+#: suffixes the build reads as documents: an empty one is left out while another file is read (a JSON, CSV or
+#: GraphML file with nothing in it stops the build)
+_DOCUMENT_SUFFIXES = (".txt", ".md", ".markdown", ".pdf", ".html", ".htm", ".xhtml", ".docx")
+
+
+def empty_upload_notes(files: list) -> tuple[str, str]:
+    """``(blocking, left_out)`` for the dropped files with no text (:func:`empty_uploads`): why the build cannot
+    run — every file is empty, or an empty file is no document (the build reads it and stops) — else the empty
+    documents the build will leave out; ``""`` for what does not apply. Says what the build then does."""
+    blank = empty_uploads(files)
+    if not blank:
+        return "", ""
+
+    def are(names: list[str]) -> str:
+        return f"{', '.join(names)} {'is' if len(names) == 1 else 'are'} empty"
+
+    def it(names: list[str]) -> str:
+        return "it" if len(names) == 1 else "them"
+
+    if len(blank) >= len(files):
+        return (f"{are(blank)}, so the build cannot run: there is no text to build from. Drop a file with text, "
+                "or the file again with its text."), ""
+    data = [n for n in blank if base_suffix(Path(n)) not in _DOCUMENT_SUFFIXES]
+    if data:
+        return (f"{are(data)}, so the build cannot run: it leaves out an empty document, never an empty data file. "
+                f"Remove {it(data)} (×), or drop the file again with its content."), ""
+    return "", (f"{are(blank)}: the build will leave {it(blank)} out. Remove {it(blank)} (×), or drop the file "
+                "again with its text.")
 
 
 def dropped_files_problem(files: list, questions: Any) -> str:

@@ -113,3 +113,40 @@ def test_adding_documents_to_a_workspace_with_questions_names_a_gold_title_still
     assert not at.exception, [e.value for e in at.exception]
     added = [plain(s.value) for s in at.success if "Added" in s.value]
     assert added and f"{SAID} here; {NEAREST}" in added[0], added
+
+
+def test_an_empty_only_file_is_said_to_stop_the_build_before_it_and_the_button_is_off(home: Path) -> None:
+    """An audit read "empty.txt is empty: the build will leave it out" about its only file, then "Could not build
+    … the document is empty": with nothing else to build from, the check says the build cannot run, and why."""
+    at = _drop(run_page("pages/data.py"), [("empty.txt", b"")], QUESTIONS)
+    assert not at.exception, [e.value for e in at.exception]
+    assert not [w for w in at.warning if "will leave" in w.value], [w.value for w in at.warning]
+    said = [plain(e.value) for e in at.error if "empty.txt is empty" in plain(e.value)]
+    assert said and "the build cannot run: there is no text to build from" in said[0], [e.value for e in at.error]
+    button = at.button(key=S.DATA_BUILD)
+    assert button.disabled and "there is no text to build from" in plain(button.proto.help)
+    assert any("Nothing can be built until" in plain(c.value) and "empty.txt is empty" in plain(c.value)
+               for c in at.caption), [c.value for c in at.caption]
+
+
+def test_an_empty_data_file_stops_the_build_and_an_empty_document_beside_text_is_left_out(home: Path) -> None:
+    """Only an empty document is left out: an empty JSON beside a document would stop the build, so it is said to,
+    at drop; an empty document beside a document with text is said to be left out, and the build runs."""
+    at = _drop(run_page("pages/data.py"), [("empty.json", b""), ("Captains.txt", CAPTAINS)])
+    assert not at.exception, [e.value for e in at.exception]
+    said = [plain(e.value) for e in at.error if "empty.json is empty" in plain(e.value)]
+    assert said and "the build cannot run: it leaves out an empty document, never an empty data file" in said[0], \
+        [e.value for e in at.error]
+    assert at.button(key=S.DATA_BUILD).disabled
+
+    at = _drop(run_page("pages/data.py"), [("empty.txt", b"  \n"), ("Captains.txt", CAPTAINS)])
+    assert not at.error, [e.value for e in at.error]
+    assert any(plain(w.value).startswith("empty.txt is empty: the build will leave it out") for w in at.warning)
+    assert not at.button(key=S.DATA_BUILD).disabled
+    at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("captains")
+    at.button(key=S.DATA_BUILD).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert [s for s in at.success if "Built workspace" in s.value], [e.value for e in at.error]
+    tables = [d.value for d in at.dataframe if "Status" in getattr(d.value, "columns", [])]
+    assert tables and dict(zip(tables[0]["File"], tables[0]["Status"], strict=True))["empty.txt"].startswith(
+        "left out"), tables
