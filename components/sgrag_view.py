@@ -60,28 +60,41 @@ QG_DESC_WIDTH = 320
 UNK_NAME_CHARS = 28
 
 
-def unk_name(n: QNode, limit: int = UNK_NAME_CHARS) -> str:
+def unk_name(n: QNode, limit: int | None = UNK_NAME_CHARS) -> str:
     """An UNK node's drawn name: ``UNK`` with what it stands for (its description), so two asked-for nodes are
     told apart ("UNK · The movie", "UNK · The main villain"). A described kind made UNK ("The movie: Movie starring
     Keanu Reeves …", the question's words, then the model's) is drawn by the question's words: cut at ``limit``
-    characters, the model's read "The movie: Movie starring K…" on the canvas (an audit)."""
+    characters, the model's read "The movie: Movie starring K…" on the canvas (an audit). ``limit=None``: the
+    whole description (the legend's)."""
     desc = " ".join(n.description.split())
     if not desc:
         return f"UNK ({n.id})"
+    if limit is None:
+        return "UNK · " + desc
     head = desc.split(": ", 1)[0] if limit <= UNK_NAME_CHARS else desc
     return "UNK · " + (head if len(head) <= limit else head[:limit - 1].rstrip() + "…")
 
 
-#: how much of an UNK node's description its legend entry carries: the legend runs the width of the drawing's column (two fifths
-#: of the page), where 64 characters were cut at its edge (an audit)
-UNK_LEGEND_CHARS = 44
-
-
 def unk_legend(qg: QueryGraph) -> tuple[graph_view.LegendItem, ...]:
-    """One legend entry per UNK node, in its own colour (:func:`qnode_colors`), with more of its description."""
+    """One legend entry per UNK node, in its own colour (:func:`qnode_colors`), with its whole description: what an
+    UNK stands for is what the query graph is about (cut at 44 characters, an audit read "UNK · The movie: Movie
+    starring Keanu Reeves and…")."""
     qcolors = qnode_colors(qg)
-    return tuple(graph_view.LegendItem(unk_name(n, UNK_LEGEND_CHARS), qcolors[n.id])
-                 for n in qg.nodes if n.unknown)
+    return tuple(graph_view.LegendItem(unk_name(n, None), qcolors[n.id]) for n in qg.nodes if n.unknown)
+
+
+def unk_legend_html(qg: QueryGraph) -> str:
+    """:func:`unk_legend` as an HTML list drawn under a query graph's drawing (``st.html``), one entry a line,
+    each wrapped whole within the column: the drawing's own legend strip keeps an entry on one line, where a
+    whole description would run past the column's edge. Every label is escaped; "" when no node is UNK."""
+    rows = "".join(
+        '<div style="display:flex;align-items:baseline;gap:6px;margin:1px 0">'
+        f'<span style="flex:none;width:11px;height:11px;border-radius:50%;display:inline-block;'
+        f'background:{graph_view.escape(item.color)};box-shadow:inset 0 0 0 1px rgba(0,0,0,.25)"></span>'
+        f'<span style="white-space:normal;overflow-wrap:anywhere">{graph_view.escape(item.label)}</span></div>'
+        for item in unk_legend(qg))
+    return (f'<div class="egx-unk-legend" role="note" aria-label="Legend" '
+            f'style="font-size:13px;line-height:1.35;color:#333">{rows}</div>') if rows else ""
 
 
 def query_graph_kg(qg: QueryGraph, labels: dict[str, str] | None = None) -> KnowledgeGraph:
@@ -119,8 +132,9 @@ def prepare(workspace: Workspace, embedder: Embedder, *, retrain: bool, progress
 DEFAULT_QUESTION = "Which film starred Keanu Reeves and Laurence Fishburne?"
 DEFAULTS = SGRAGConfig()
 HEIGHT = 360
-#: The query graph's drawing (a handful of nodes), its legend under it: at 360 px with the legend above, the tour's
-#: step 7 cut its lowest node at the fold of a 900 px screen (an audit).
+#: The query graph's drawing (a handful of nodes), its legend under it (:func:`unk_legend_html`, outside the
+#: drawing): at 360 px with the legend above, the tour's step 7 cut its lowest node at the fold of a 900 px screen
+#: (an audit).
 QG_HEIGHT = 300
 
 
@@ -205,7 +219,10 @@ def query_graph_panel(act: Active, result: Any, qcolors: dict[str, str], qkg: Kn
         graph_view.render_html(graph_view.network_html(
             qkg, range(qkg.n_nodes), colors={i: qcolors[n.id] for i, n in enumerate(qg.nodes)},
             highlight=[i for i, n in enumerate(qg.nodes) if n.unknown], directed=False,
-            legend=unk_legend(qg), height=QG_HEIGHT, legend_below=True), height=QG_HEIGHT)
+            height=QG_HEIGHT), height=QG_HEIGHT)
+        legend = unk_legend_html(qg)  # under the canvas, each UNK's description whole (wrapped)
+        if legend:
+            st.html(legend)
         st.caption("An edge says only that two nodes are related: Table 12's edges are node pairs without a relation "
                    "or direction, so matching asks for the structure and the known labels, not for a relation name.")
 
@@ -315,8 +332,10 @@ def subgraphs_panel(act: Active, graph: KnowledgeGraph, result: Any, query: str,
             st.markdown("**Query graph**")
             graph_view.render_html(graph_view.network_html(
                 qkg, range(qkg.n_nodes), colors={i: qcolors[n.id] for i, n in enumerate(qg.nodes)},
-                highlight=[i for i, n in enumerate(qg.nodes) if n.unknown], legend=unk_legend(qg), height=HEIGHT),
-                height=HEIGHT)
+                highlight=[i for i, n in enumerate(qg.nodes) if n.unknown], height=HEIGHT), height=HEIGHT)
+            legend = unk_legend_html(qg)
+            if legend:
+                st.html(legend)
         with b:
             st.markdown("**Matched subgraph** (same colour = mapped node)")
             graph_view.render_html(resources.styled_network_html(

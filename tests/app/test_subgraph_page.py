@@ -37,6 +37,10 @@ def test_page_matches_the_demo_question(home: Path) -> None:
     frames = at.get("iframe")
     assert len(frames) >= 3  # query graph, query graph beside the match, the match
     assert "UNK" in frames[0].proto.srcdoc and "The Matrix" in frames[2].proto.srcdoc
+    # what each UNK stands for, whole, under both query-graph drawings (no longer cut inside them)
+    legends = [h.proto.body for h in at.get("html") if "egx-unk-legend" in h.proto.body]
+    assert len(legends) == 2 and "UNK · " in legends[0] and "…" not in legends[0], legends
+    assert "egx-legend" not in frames[0].proto.srcdoc.split("</head>", 1)[1]
     assert at.selectbox(key=PICK).value == 0
     assert any("d_q = **2**" in m.value for m in at.markdown)
     # the demo question's gold answer under the answer, with EM / F1, as on Ask (an audit presented a wrong SG-RAG
@@ -133,7 +137,7 @@ def test_the_query_graph_tells_its_unknowns_apart_and_draws_no_arrows(home: Path
     """Two asked-for nodes ("The movie", "The main villain") are drawn and listed by what they stand for, not as
     two identical "UNK" dots; the edges are Table 12's node pairs, drawn without arrow heads."""
     from components.graph_view import network_html
-    from components.sgrag_view import UNK_LEGEND_CHARS, UNK_NAME_CHARS, query_graph_kg, unk_legend, unk_name
+    from components.sgrag_view import UNK_NAME_CHARS, query_graph_kg, unk_legend, unk_legend_html, unk_name
     from core.methods.sgrag.query_graph import QNode, QueryGraph
 
     qg = QueryGraph((QNode("q1", "Keanu Reeves"), QNode("q2", "UNK", "The movie"),
@@ -146,8 +150,15 @@ def test_the_query_graph_tells_its_unknowns_apart_and_draws_no_arrows(home: Path
     # a described kind made UNK is drawn by the question's words; the legend carries the model's too
     described = QNode("q5", "UNK", "The movie: Movie starring Keanu Reeves and Laurence Fishburne together")
     assert unk_name(described) == "UNK · The movie"
+    # the legend carries the whole description (an audit read "UNK · The movie: Movie starring Keanu Reeves and…"),
+    # drawn under the drawing where it wraps, escaped
     legend = unk_legend(QueryGraph((described,), (), by="llm"))[0].label
-    assert legend.startswith("UNK · The movie: Movie starring Keanu Reeves") and len(legend) <= 6 + UNK_LEGEND_CHARS
+    assert legend == f"UNK · {described.description}"
+    risky = QNode("q6", "UNK", "The <b>film</b> & its sequel " + "word " * 40)
+    html = unk_legend_html(QueryGraph((described, risky), (), by="llm"))
+    assert described.description in html and "…" not in html and "white-space:normal" in html
+    assert "&lt;b&gt;film&lt;/b&gt; &amp; its sequel" in html and "<b>" not in html
+    assert unk_legend_html(QueryGraph((QNode("q1", "Keanu Reeves"),), (), by="llm")) == ""
     kg = query_graph_kg(qg)
     assert [kg.node_names[i] for i in range(kg.n_nodes)] == ["Keanu Reeves", *names]
     drawn = network_html(kg, range(kg.n_nodes), directed=False)
