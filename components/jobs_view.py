@@ -162,9 +162,11 @@ def inline_wait(default: float) -> float:
 
 def status_line(s: JobStatus, *, brief: bool = False) -> str:
     """``"Embedding edges: 4,096/17,234 · 41 % · 1 min 02 s elapsed · about 1 min 30 s left"``; ``brief`` (the
-    one-line banner): without the seconds elapsed when the time left is known."""
+    one-line banner): without the seconds elapsed when the time left is known, and without a message's label
+    that repeats the title's words (:func:`brief_message`)."""
     # a job that ended before it reported anything keeps the manager's "Starting…": not worth saying once done
-    parts = [md_escape(s.message)] if s.message and (s.running or s.message != STARTING) else []
+    message = brief_message(s.message, s.title) if brief else s.message
+    parts = [md_escape(message)] if message and (s.running or message != STARTING) else []
     if s.fraction is not None and s.running:
         parts.append(f"{100 * s.fraction:.0f} %" + (" overall" if _stage_count_differs(s.message, s.fraction) else ""))
     stage = s.get("stage")
@@ -182,6 +184,20 @@ def status_line(s: JobStatus, *, brief: bool = False) -> str:
     if s.running and s.cancel_requested:
         parts.append("stopping…")
     return " · ".join(parts)
+
+
+def brief_message(message: str, title: str) -> str:
+    """A job's message for the one-line banner: its leading "label: " left out when the title already says it
+    (the SG-RAG training's "Dominance model: epoch 12, loss 0.0123" under "Training SG-RAG's dominance model
+    for …"); the sidebar's panel and the banner's tooltip keep it.
+
+    >>> brief_message("Dominance model: epoch 12, loss 0.0123", "Training SG-RAG's dominance model for “Demo”")
+    'epoch 12, loss 0.0123'
+    >>> brief_message("Embedding nodes: 9,216/16,243", "Building workspace “MuSiQue”")
+    'Embedding nodes: 9,216/16,243'
+    """
+    label, sep, rest = message.partition(": ")
+    return rest if sep and rest.strip() and label.strip().lower() in title.lower() else message
 
 
 _COUNT = re.compile(r"(\d[\d,]*)\s*/\s*(\d[\d,]*)")
@@ -406,14 +422,21 @@ def banner_where(s: JobStatus, sid: str) -> tuple[str, str]:
 
 
 def banner_title(title: str) -> str:
-    """A job's title for the one-line banner: a quoted name's parenthetical left out ("Building workspace “MuSiQue
-    (100 questions, 1,890 passages, GPT-3.5 OpenIE KG)”" → "… “MuSiQue”"); the sidebar's panel and the banner's
-    tooltip keep it. An audit found the line cut with "…" before it said where the job's progress is.
+    """A job's title for the one-line banner, its quoted workspace named by its name alone: a quoted title's
+    parenthetical left out ("Building workspace “MuSiQue (100 questions, 1,890 passages, GPT-3.5 OpenIE KG)”" →
+    "… “MuSiQue”"), and its subtitle after a colon ("“Demo: the BubbleRAG paper's worked examples”" → "“Demo”"),
+    as is a parenthetical after the quotes ("… (first use)"); the sidebar's panel and the banner's tooltip keep
+    them. An audit found the line cut with "…" before it said where the job's progress is, and, in the first
+    minute after start, "Training SG-RAG's dominance model for “Demo…” (first use)", the name itself cut.
 
     >>> banner_title("Building workspace “MuSiQue (100 questions, 1,890 passages)”")
     'Building workspace “MuSiQue”'
+    >>> banner_title("Training SG-RAG's dominance model for “Demo: the BubbleRAG paper's worked examples” (first use)")
+    "Training SG-RAG's dominance model for “Demo”"
     """
-    return re.sub(r"\s*\([^()“”]*\)(?=”)", "", title)
+    title = re.sub(r"\s*\([^()“”]*\)(?=”)", "", title)
+    title = re.sub(r"“([^“”:]*[^“”:\s]):\s[^“”]*”", r"“\1”", title)
+    return re.sub(r"”\s*\([^()“”]*\)\s*$", "”", title)
 
 
 def _banner() -> None:

@@ -78,3 +78,24 @@ def test_an_instant_replay_is_not_listed_a_slow_or_failed_one_is() -> None:
     live = replace(_status("done", "", 0.2), since_finished=0.5)  # a live LLM's quick run: listed briefly
     shown = jobs_view._shown([_Job(instant), _Job(slow), _Job(failed), _Job(live)])  # type: ignore[list-item]
     assert [j.st for j in shown] == [slow, failed, live]
+
+
+def test_the_banner_names_the_training_workspace_by_its_name_and_drops_repeated_words() -> None:
+    """At 1440 px an audit read "Training SG-RAG's dominance model for “Demo…” (first use) … about 1 min 05 s left":
+    the banner's line names the workspace whole by its name (the title's subtitle and "(first use)" go to the
+    tooltip) and leaves out the message's label the title already says; the sidebar's full line keeps them."""
+    from dataclasses import replace
+
+    from components.jobs_view import banner_title
+    from tests.app.helpers import plain
+
+    title = "Training SG-RAG's dominance model for “Demo: the BubbleRAG paper's worked examples” (first use)"
+    assert banner_title(title) == "Training SG-RAG's dominance model for “Demo”"
+    assert banner_title("Building workspace “Kestrel Peak”") == "Building workspace “Kestrel Peak”"
+    assert banner_title("Adding documents to “a:b (notes)”") == "Adding documents to “a:b”"  # no ": " subtitle
+    running = replace(_status("running", "Dominance model: epoch 12, loss 0.0123", 40.0), title=title, fraction=0.4,
+                      eta=65.0)
+    assert plain(status_line(running, brief=True)) == "epoch 12, loss 0.0123 · 40 % · about 1 min 05 s left"
+    assert plain(status_line(running)).startswith("Dominance model: epoch 12, loss 0.0123 · 40 % · ")
+    other = replace(running, title="Building workspace “MuSiQue”", message="Embedding nodes: 9,216/16,243")
+    assert plain(status_line(other, brief=True)).startswith("Embedding nodes: 9,216/16,243 · ")

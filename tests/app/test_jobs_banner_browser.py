@@ -69,3 +69,32 @@ def test_a_server_builds_banner_line_is_not_cut_at_1440_px(tmp_path: Path) -> No
             assert needed <= shown, (text, needed, shown)  # not cut with "…"
         finally:
             browser.close()
+
+
+SGRAG_TRAINING = "Training SG-RAG's dominance model for “Demo: the BubbleRAG paper's worked examples” (first use)"
+
+
+def test_the_first_use_training_banner_names_its_workspace_whole_at_1440_px(tmp_path: Path) -> None:
+    """In the first minute after start an audit read "Training SG-RAG's dominance model for “Demo…” (first use) …
+    about 1 min 05 s left", the workspace's name cut at 1440 px: the line names the workspace by its name
+    (its title's subtitle, "(first use)" and the message's repeated "Dominance model:" are in the tooltip) and fits."""
+    from playwright.sync_api import expect, sync_playwright
+
+    from tests.app.browser_support import app_server
+
+    with app_server(tmp_path, "tests/app/banner_page.py", EGX_TEST_BANNER_TITLE=SGRAG_TRAINING,
+                    EGX_TEST_BANNER_MESSAGE="Dominance model: epoch 12, loss 0.01234") as (base, _), \
+            sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            page = browser.new_page(viewport={"width": 1440, "height": 900})
+            page.goto(base)
+            line = page.locator(".st-key-egx-jobs-banner [data-testid='stMarkdownContainer'] p").first
+            expect(line).to_contain_text(re.compile(r"22 % · about .* left"), timeout=TIMEOUT)
+            page.screenshot(path=str(tmp_path / "training_banner.png"))
+            text, needed, shown = line.evaluate("e => [e.innerText, e.scrollWidth, e.clientWidth]")
+            assert "Training SG-RAG's dominance model for “Demo” on the server: epoch 12, loss 0.01234 · 22 % · " in text
+            assert "Stop waiting in the sidebar" in text and "…" not in text, text
+            assert needed <= shown, (text, needed, shown)  # not cut with "…"
+        finally:
+            browser.close()
