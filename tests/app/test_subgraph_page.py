@@ -234,5 +234,10 @@ def test_browser_the_query_graph_table_has_room_for_what_a_node_stands_for(serve
                 assert box["x"] + box["width"] <= col["x"] + col["width"] + 1, (box, col)  # and it fits
                 fits.append(box["width"])
             assert max(fits) >= 40 + 135 + 55 + QG_DESC_WIDTH, fits  # every column at its width, none squeezed
+            # what each UNK stands for, whole under the drawing: wrapped within its column, never cut
+            legend = page.locator(".egx-unk-legend").first
+            expect(legend).to_be_visible(timeout=60_000)
+            text, needed, shown = legend.evaluate("e => [e.innerText, e.scrollWidth, e.clientWidth]")
+            assert "UNK · " in text and "…" not in text and needed <= shown, (text, needed, shown)
         finally:
             browser.close()
