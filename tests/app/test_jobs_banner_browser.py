@@ -49,26 +49,33 @@ def test_a_running_benchmark_is_named_on_another_page_with_a_link_back(server: t
             browser.close()
 
 
-def test_a_server_builds_banner_line_is_not_cut_at_1440_px(tmp_path: Path) -> None:
-    """The server's own sample build: an audit found the line cut at 1440 px in "(the server's own…". The line
-    says the essentials (what, progress, time left, where to stop waiting) and fits; the why is in its tooltip."""
+def _banner_line(tmp_path: Path, shows: str, shot: str, **env: str) -> tuple[str, int, int]:
+    """The jobs banner's line on ``tests/app/banner_page.py`` at 1440 px once it ``shows`` (a regex): its text, the
+    width it needs and the width it has."""
     from playwright.sync_api import expect, sync_playwright
 
     from tests.app.browser_support import app_server
 
-    with app_server(tmp_path, "tests/app/banner_page.py") as (base, _), sync_playwright() as p:
+    with app_server(tmp_path, "tests/app/banner_page.py", **env) as (base, _), sync_playwright() as p:
         browser = launch_chromium(p)
         try:
             page = browser.new_page(viewport={"width": 1440, "height": 900})
             page.goto(base)
             line = page.locator(".st-key-egx-jobs-banner [data-testid='stMarkdownContainer'] p").first
-            expect(line).to_contain_text(re.compile(r"22 % overall · about .* left"), timeout=TIMEOUT)
-            page.screenshot(path=str(tmp_path / "server_build_banner.png"))
+            expect(line).to_contain_text(re.compile(shows), timeout=TIMEOUT)
+            page.screenshot(path=str(tmp_path / shot))
             text, needed, shown = line.evaluate("e => [e.innerText, e.scrollWidth, e.clientWidth]")
-            assert "Building workspace “MuSiQue” on the server: " in text and "Stop waiting in the sidebar" in text, text
-            assert needed <= shown, (text, needed, shown)  # not cut with "…"
+            return str(text), int(needed), int(shown)
         finally:
             browser.close()
+
+
+def test_a_server_builds_banner_line_is_not_cut_at_1440_px(tmp_path: Path) -> None:
+    """The server's own sample build: an audit found the line cut at 1440 px in "(the server's own…". The line
+    says the essentials (what, progress, time left, where to stop waiting) and fits; the why is in its tooltip."""
+    text, needed, shown = _banner_line(tmp_path, r"22 % overall · about .* left", "server_build_banner.png")
+    assert "Building workspace “MuSiQue” on the server: " in text and "Stop waiting in the sidebar" in text, text
+    assert needed <= shown, (text, needed, shown)  # not cut with "…"
 
 
 SGRAG_TRAINING = "Training SG-RAG's dominance model for “Demo: the BubbleRAG paper's worked examples” (first use)"
@@ -78,23 +85,9 @@ def test_the_first_use_training_banner_names_its_workspace_whole_at_1440_px(tmp_
     """In the first minute after start an audit read "Training SG-RAG's dominance model for “Demo…” (first use) …
     about 1 min 05 s left", the workspace's name cut at 1440 px: the line names the workspace by its name
     (its title's subtitle, "(first use)" and the message's repeated "Dominance model:" are in the tooltip) and fits."""
-    from playwright.sync_api import expect, sync_playwright
-
-    from tests.app.browser_support import app_server
-
-    with app_server(tmp_path, "tests/app/banner_page.py", EGX_TEST_BANNER_TITLE=SGRAG_TRAINING,
-                    EGX_TEST_BANNER_MESSAGE="Dominance model: epoch 12, loss 0.01234") as (base, _), \
-            sync_playwright() as p:
-        browser = launch_chromium(p)
-        try:
-            page = browser.new_page(viewport={"width": 1440, "height": 900})
-            page.goto(base)
-            line = page.locator(".st-key-egx-jobs-banner [data-testid='stMarkdownContainer'] p").first
-            expect(line).to_contain_text(re.compile(r"22 % · about .* left"), timeout=TIMEOUT)
-            page.screenshot(path=str(tmp_path / "training_banner.png"))
-            text, needed, shown = line.evaluate("e => [e.innerText, e.scrollWidth, e.clientWidth]")
-            assert "Training SG-RAG's dominance model for “Demo” on the server: epoch 12, loss 0.01234 · 22 % · " in text
-            assert "Stop waiting in the sidebar" in text and "…" not in text, text
-            assert needed <= shown, (text, needed, shown)  # not cut with "…"
-        finally:
-            browser.close()
+    text, needed, shown = _banner_line(tmp_path, r"22 % · about .* left", "training_banner.png",
+                                       EGX_TEST_BANNER_TITLE=SGRAG_TRAINING,
+                                       EGX_TEST_BANNER_MESSAGE="Dominance model: epoch 12, loss 0.01234")
+    assert "Training SG-RAG's dominance model for “Demo” on the server: epoch 12, loss 0.01234 · 22 % · " in text
+    assert "Stop waiting in the sidebar" in text and "…" not in text, text
+    assert needed <= shown, (text, needed, shown)  # not cut with "…"
