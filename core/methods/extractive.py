@@ -351,7 +351,9 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
     note = ""
     if atype and not ranked[0].typed and not atype.startswith("named:"):  # "the position X" is rarely written so
         note = f"no sentence of the top passages names {answer_type_phrase(atype)} that the question does not name"
-    absent = absent_names(query, [f"{title} {text}" for _, title, text in passages[:max(max_passages, 5)]])
+    # every passage the answer was handed, not only the top ones: BubbleRAG hands 13 whose order is not the ranking's,
+    # and an audit read "names “Clara Dunmore”, which none of the retrieved passages mentions" beside two that did
+    absent = absent_names(query, [f"{title} {text}" for _, title, text in passages])
     if absent:  # an audit asked "Who founded the Zebra Mill?" of a corpus without it and got a confident sentence
         named = ", ".join(f"“{n}”" for n in absent[:3])
         note = (f"the question names {named}, which none of the retrieved passages mentions: this sentence is only the "

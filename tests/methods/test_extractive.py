@@ -439,5 +439,10 @@ def test_a_name_no_retrieved_passage_mentions_is_said_beside_the_answer():
     pick = pick_sentence("When did Ermengarde of Tours die?", passages,
                          Backends(HashingEmbedder(), get_llm("none"), get_reranker("ms-marco-minilm")))
     assert "none of the retrieved passages" not in pick.note
+    # every passage handed to the answer counts, not only the top ones (BubbleRAG hands 13, in its own order)
+    many = [(f"p{i}", f"Filler {i}", "Nothing here.") for i in range(6)] + [("c", "Harrow", "It was sold to Clara Dunmore.")]
+    pick = pick_sentence("Who founded the company that Clara Dunmore bought?", many,
+                         Backends(HashingEmbedder(), get_llm("none"), get_reranker("ms-marco-minilm")))
+    assert "none of the retrieved passages" not in pick.note, pick.note
     assert absent_names("In which town was the founder of Kestrel Peak Observatory born?", ["kestrel peak observatory"]) == []
     assert absent_names("What is Hester Quill's trade?", ["Hester Quill was a merchant."]) == []
