@@ -58,7 +58,7 @@ from core.eval.triage import (
     flat,
     retrieval_losses,
 )
-from core.eval.verdicts import MATCH_LABELS, VERDICT_KEYS, verdict_label
+from core.eval.verdicts import CHANCE_LABEL, MATCH_LABELS, VERDICT_KEYS, verdict_label
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
 from core.index.isolated import isolated_builds
 from core.index.paths import runs_root
@@ -121,6 +121,19 @@ class Choice:
 #: nothing of runs as in ``none`` mode (an audit's run was named "mydata4-bge-small-recorded" by a page that said
 #: every method ran without an LLM). Not "none": a run of the ``none`` LLM has other settings and its own name.
 NO_LLM_NAME = "no-llm"
+
+
+def held_note(failed: Sequence[Mapping[str, Any]]) -> str:
+    """What the per-question table says of failures whose answer holds the gold answer: the answer-set table's Hit
+    counts them as found (ReG §5.1's definition: the words, from whichever passage) — and how many quote it from a
+    passage that is not gold (an audit read such a row among "the gold answer inside a longer reply"); "" when none."""
+    held = sum(1 for r in failed if r.get("answer match") == MATCH_LABELS["contains"])
+    if not held:
+        return ""
+    chance = sum(1 for r in failed if r.get("verdict") == CHANCE_LABEL)
+    return (f" {held} of the failures hold the gold answer inside a longer reply (“holds the gold answer”): the "
+            "answer-set table's Hit counts those as found (ReG §5.1: the words, from whichever passage), EM and this "
+            "table do not" + (f"; {chance} of them quote it from a passage that is not gold" if chance else "") + ".")
 
 
 def _llm_part(act: Active) -> str:
@@ -674,11 +687,7 @@ def report(act: Active) -> None:
     else:
         shown = list(matching)
         head = f"Showing all {len(matching)} {scope} ({len(failed)} failures){': ' + split if split else ''}."
-    held = sum(1 for r in failed if r.get("answer match") == MATCH_LABELS["contains"])
-    if held:  # the answer-set table's Hit counts these; a failure here is a reply that is not the gold answer itself
-        head += (f" {held} of the failures hold the gold answer inside a longer reply (“holds the gold answer”): the "
-                 "answer-set table's Hit counts those as found, EM and this table do not.")
-    st.caption(head + f" Select a row to open its question on the Compare-methods page: {RERUN_NOTE}")
+    st.caption(head + held_note(failed) + f" Select a row to open its question on the Compare-methods page: {RERUN_NOTE}")
     df = pd.DataFrame([{k: flat(v) for k, v in r.items()} for r in shown])
     event = st.dataframe(df, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
                          key=S.BENCH_TABLE, placeholder="", column_config=PER_QUESTION_COLUMNS,

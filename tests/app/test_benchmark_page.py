@@ -409,3 +409,16 @@ def test_the_benchmark_ties_its_method_names_to_the_papers_names(home) -> None:
     assert any(c.value == "2 of 8 methods: dense (Naive RAG), bubblerag (BubbleRAG)" for c in at.caption), \
         [c.value for c in at.caption][:6]
     assert "dense = Naive RAG, rerank = Re2" in at.multiselect(key=S.widget_key(S.BENCH_METHODS, "bench")).help
+
+
+def test_the_table_says_how_many_held_answers_quote_a_non_gold_passage() -> None:
+    """Hit counts an answer that holds the gold words from whichever passage (ReG §5.1); an audit read the Grey Heron's
+    sentence, answering the Brown Ox's crossing, among "the gold answer inside a longer reply"."""
+    from components.benchmark_view import held_note
+    from core.eval.verdicts import CHANCE_LABEL, MATCH_LABELS
+
+    held = {"answer match": MATCH_LABELS["contains"], "verdict": "retrieved, answer partly right (F1 0.20)"}
+    chance = {"answer match": MATCH_LABELS["contains"], "verdict": CHANCE_LABEL}
+    note = held_note([held, chance, {"answer match": "no match", "verdict": "retrieved, answer wrong"}])
+    assert note.startswith(" 2 of the failures hold the gold answer") and "1 of them quote it from a passage that is not gold" in note
+    assert "passage that is not gold" not in held_note([held]) and held_note([]) == ""
