@@ -95,6 +95,24 @@ def publish_backends() -> None:
                 qp[param] = name
         elif param in qp:
             del qp[param]
+    _follow_workspace()
+
+
+def _follow_workspace() -> None:
+    """Keep the URL's workspace the active one once its link was applied: a build (or a switch on a page without a
+    question box) made another workspace active while the URL still named the old one, and a reload went back to it
+    (an audit). The link's question and method belonged to the old view and go with it; a question page writes its
+    own back (:func:`publish`)."""
+    qp = st.query_params
+    rec = st.session_state.get(S.ACTIVE)
+    if WORKSPACE not in qp or rec is None or st.session_state.get(APPLIED) != _link():
+        return
+    if qp.get(WORKSPACE) != rec.info.name and not st.session_state.get(S.PENDING_WORKSPACE):
+        qp[WORKSPACE] = rec.info.name
+        for k in (QUESTION, METHOD):
+            if k in qp:
+                del qp[k]
+        st.session_state[APPLIED] = _link()
 
 
 def apply() -> None:

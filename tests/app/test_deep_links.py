@@ -74,3 +74,15 @@ def test_a_reload_keeps_the_recorded_llm_and_a_link_never_starts_a_live_one(home
         assert said and f"{kind} “{name}”" in said[0], [w.value for w in at.warning]
     bogus = _open("pages/granker.py", workspace="demo", llm="bogus")
     assert any("a link may choose none, recorded" in w.value for w in bogus.warning)
+
+
+def test_the_url_follows_the_active_workspace_on_a_page_without_a_question(home: Path) -> None:
+    """A build on the Data page made the new workspace active while the URL still named the old one, and a reload went
+    back to it (an audit); a switch there did the same. The link's question goes with the old workspace."""
+    at = _open("pages/data.py", workspace="demo", q=QUESTION)
+    assert at.query_params["workspace"] == "demo"
+    other = "musique"
+    at.selectbox(key=S.widget_key(S.WORKSPACE)).set_value(other).run()
+    assert not at.exception, [e.value for e in at.exception]
+    name = at.session_state[S.widget_key(S.WORKSPACE)]
+    assert name == other and at.query_params["workspace"] == name and "q" not in at.query_params
