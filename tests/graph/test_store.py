@@ -353,3 +353,21 @@ def test_redis_reply_parser_is_the_c_one():
     from redis.utils import HIREDIS_AVAILABLE
 
     assert HIREDIS_AVAILABLE
+
+
+def test_a_dead_falkordb_server_is_started_again_on_its_port(tmp_path) -> None:
+    """The session's server once segfaulted under a store test (FalkorDB 4.16.3, ``IndexSpec_GetField``) and every later
+    store test failed on a refused connection: the suite starts it again before the next test that uses it."""
+    import redis
+
+    from tests.conftest import restart_if_dead
+
+    with FalkorServer(tmp_path / "srv") as server:
+        assert not restart_if_dead(server)  # alive: left alone
+        port = server.port
+        assert server.proc is not None
+        server.proc.kill()
+        server.proc.wait(timeout=10)
+        assert restart_if_dead(server) and server.port == port
+        assert redis.Redis(host="127.0.0.1", port=port, socket_timeout=5).ping()
+        assert (tmp_path / "srv" / "falkordb-exited-0.log").exists()
