@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     from contextlib import nullcontext
 
     from core.eval.report import markdown_report
-    from core.eval.runner import run_request
+    from core.eval.request import run_request
 
     said: list[str] = []
 

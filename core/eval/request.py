@@ -1,10 +1,11 @@
-"""What a benchmark run is asked for, in names, before anything is opened (:class:`BenchRequest`), and the
-:class:`~core.eval.plan.BenchPlan` it opens (:func:`open_plan`).
+"""What a benchmark run is asked for, in names, before anything is opened (:class:`BenchRequest`), the
+:class:`~core.eval.plan.BenchPlan` it opens (:func:`open_plan`), and the run of it (:func:`run_request`).
 
 ``egx bench`` turns its arguments into one request at the command line, checking what needs no model (the
-methods, their ``--set`` changes, the budget, the LLM's limits); :func:`core.eval.runner.run_request` opens it
-(the backends, each built once; the workspace, found and indexed; the questions; the judge) and runs it. So the
-command line's namespace stops at the command line, and the run's inputs are opened in one place.
+methods, their ``--set`` changes, the budget, the LLM's limits), and hands it to :func:`run_request`, its one
+entry into :mod:`core.eval`: the request is opened here (the backends, each built once; the workspace, found and
+indexed; the questions; the judge) and its plan run by :func:`core.eval.runner.run_plan`. So the command line's
+namespace stops at the command line, and the run's inputs are opened in one place.
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ from core.errors import NoQuestionsError
 
 if TYPE_CHECKING:
     from core.backends.base import LLM
+    from core.eval.bench_report import BenchReport
     from core.eval.pair import PairRunner
     from core.eval.plan import BenchPlan
+    from core.eval.runner import Notes, Progress
     from core.index.listing import Bars
     from core.index.questions import Question
     from core.index.workspace import Workspace
@@ -56,6 +59,17 @@ class BenchRequest:
     resume_unverified: bool = False
     keep_trained: bool = False
     started: float | None = None  #: when the front end began (epoch s): its start-up counts in the run's timing
+
+
+def run_request(request: BenchRequest, *, runner: PairRunner | None = None, bars: Bars | None = None,
+                progress: Progress | None = None, notes: Notes | None = None) -> BenchReport:
+    """Open ``request`` into its plan (:func:`open_plan`: ``bars(title)`` reports the workspace's indexing or build)
+    and run it (:func:`core.eval.runner.run_plan`: ``progress`` after each pair, ``notes`` before anything is
+    written), its pairs on ``runner`` when given."""
+    from core.eval.runner import run_plan
+
+    plan = open_plan(request, runner=runner, bars=bars)
+    return run_plan(plan, progress, notes=notes)
 
 
 def open_plan(request: BenchRequest, *, runner: PairRunner | None = None, bars: Bars | None = None) -> BenchPlan:

@@ -22,9 +22,9 @@ failure :class:`~core.methods.base.Diagnosis`. Then ``summary.json``, ``report.m
   bar, the page a ``st.progress``).
 
 A run is one :class:`~core.eval.plan.BenchPlan` (workspace, questions, methods and their configs, backends, cut,
-judge, runner, output options); :func:`run_plan` is its one entry point. ``egx bench`` hands
-:func:`run_request` its arguments as one :class:`~core.eval.request.BenchRequest`, which is opened into the plan
-(:mod:`~core.eval.request`); :func:`run_benchmark` makes the plan of its keyword arguments (the Benchmark page). The parts, one module each:
+judge, runner, output options); :func:`run_plan` is its one entry point. ``egx bench`` hands its arguments as one
+:class:`~core.eval.request.BenchRequest` to :func:`core.eval.request.run_request`, which opens it into the plan and
+hands that here; :func:`run_benchmark` makes the plan of its keyword arguments (the Benchmark page). The parts, one module each:
 :mod:`~core.eval.selection` (which questions), :mod:`~core.eval.pair` (one
 question × method and its record, with :mod:`~core.eval.result_metrics`), :mod:`~core.eval.bench_files`
 (``results.jsonl`` and ``run.json``), :mod:`~core.eval.judge_choice` (which LLM judges: a separate one, the generator
@@ -60,14 +60,11 @@ from core.outputs import open_append, output_folder
 from core.trace import to_jsonable
 
 if TYPE_CHECKING:
-    from core.eval.request import BenchRequest
-    from core.index.listing import Bars
     from core.index.questions import Question
     from core.index.workspace import Workspace
     from core.methods.base import Backends
 
-__all__ = ["Notes", "Progress", "check_run", "questions_left_out", "run_benchmark", "run_plan", "run_request",
-           "run_settings"]
+__all__ = ["Notes", "Progress", "check_run", "questions_left_out", "run_benchmark", "run_plan", "run_settings"]
 
 Progress = Callable[[int, int, str], None]
 #: ``notes(gold, trained)``: what a run leaves out, in words ('' when nothing), said once before anything is written
@@ -161,17 +158,6 @@ def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: 
                               runner=runner, meta=dict(meta or {}), save_traces=save_traces,
                               write_outputs=write_outputs, restart=restart, resume_unverified=resume_unverified,
                               keep_trained=keep_trained, started=started), progress)
-
-
-def run_request(request: BenchRequest, *, runner: PairRunner | None = None, bars: Bars | None = None,
-                progress: Progress | None = None, notes: Notes | None = None) -> BenchReport:
-    """Open ``request`` (:class:`~core.eval.request.BenchRequest`, ``egx bench``'s arguments) into its plan
-    (:func:`~core.eval.request.open_plan`: ``bars(title)`` reports the workspace's indexing or build) and run it
-    (:func:`run_plan`), its pairs on ``runner`` when given."""
-    from core.eval.request import open_plan
-
-    plan = open_plan(request, runner=runner, bars=bars)
-    return run_plan(plan, progress, notes=notes)
 
 
 def run_plan(plan: BenchPlan, progress: Progress | None = None, *, notes: Notes | None = None) -> BenchReport:
