@@ -53,7 +53,7 @@ from core.eval.pairwise import PAIRWISE_REFERENCE, pairwise_judgements
 from core.eval.plan import BenchPlan
 from core.eval.report import RESULTS, write_timing
 from core.eval.run_notes import add_run_notes
-from core.eval.selection import LeftOut, check_questions, gold_coverage, left_out, select_questions
+from core.eval.selection import LeftOut, Selection, choose_questions, left_out
 from core.eval.timing import PhaseClock, preparing_text
 from core.fsio import atomic_write_text, path_lock
 from core.outputs import open_append, output_folder
@@ -177,13 +177,9 @@ def run_plan(plan: BenchPlan, progress: Progress | None = None, *, notes: Notes 
         raise ConfigError("No method to benchmark; name at least one registered method (e.g. dense).")
     if plan.judge is not None:
         plan = replace(plan, configs=reasoning_configs(plan.methods, plan.configs))
-    coverage = gold_coverage(plan.questions).note()
-    left = questions_left_out(plan.workspace, plan.questions, plan.methods, plan.backends, configs=plan.configs,
-                              keep_trained=plan.keep_trained)
-    if notes is not None:
-        notes(coverage, left.note())
-    warnings = [w for w in (coverage, *check_questions(plan.questions, plan.workspace.name)) if w]
-    select_questions(plan.questions, limit=plan.limit, seed=plan.seed)  # checks limit before anything is written
+    trained = trained_questions(plan.methods, plan.workspace, plan.backends, plan.configs)
+    chosen = choose_questions(plan.questions, trained, workspace_name=plan.workspace.name, limit=plan.limit,
+                              seed=plan.seed, keep_trained=plan.keep_trained, notes=notes)  # before anything is written
     # missing (created), empty, or a benchmark folder of egx's: never `/`, a home folder or a thesis
     out = output_folder(plan.out_dir, what="benchmark folder", ours=is_bench_folder,
                         app=f"The run “{plan.out_dir.name}” cannot be saved there: the name is taken by a file or "
@@ -200,7 +196,7 @@ def run_plan(plan: BenchPlan, progress: Progress | None = None, *, notes: Notes 
                               "pick another run name.") from None
     held = [lock]  # a restart adds the lock of the fresh folder it swaps in
     try:
-        return _run_locked(plan, out, left, warnings, held, progress, clock)
+        return _run_locked(plan, out, chosen, held, progress, clock)
     finally:
         for h in held:
             h.release()
@@ -262,11 +258,10 @@ def questions_left_out(workspace: Workspace, questions: Sequence[Question], meth
     return left_out(questions, trained, keep_trained=keep_trained)
 
 
-def _run_locked(plan: BenchPlan, out: Path, left: LeftOut, warnings: list[str], held: list[Any],
-                progress: Progress | None, clock: PhaseClock) -> BenchReport:
+def _run_locked(plan: BenchPlan, out: Path, chosen: Selection, held: list[Any], progress: Progress | None,
+                clock: PhaseClock) -> BenchReport:
     """The run of ``plan`` in ``out``, whose lock is held: settings checked against the folder's run, the
-    questions chosen (those ``left`` out excluded), the pending pairs run (:func:`_run_pairs`), then judged,
-    summarized and written."""
+    ``chosen`` questions' pending pairs run (:func:`_run_pairs`), then judged, summarized and written."""
     from core.eval.report import summarize
     from core.eval.report import write_outputs as _write
 
@@ -279,9 +274,7 @@ def _run_locked(plan: BenchPlan, out: Path, left: LeftOut, warnings: list[str], 
         raise ConfigError(check.message, app=check.app)
     if check.old is not None and not fresh:  # the models of methods this rerun does not run stay recorded
         settings["models"] = {**dict(check.old["settings"].get("models") or {}), **settings["models"]}
-    if left.note():
-        warnings.append(left.note())
-    selected = select_questions(plan.questions, limit=plan.limit, seed=plan.seed, exclude=left.excluded)
+    left, selected = chosen.left, chosen.questions
     if not selected:
         raise ConfigError(f"No question is left to benchmark: {left.note()} Run with --keep-trained to keep them "
                           "(flagged), or benchmark other questions.",
@@ -329,7 +322,7 @@ def _run_locked(plan: BenchPlan, out: Path, left: LeftOut, warnings: list[str], 
         summary["timing"] = clock.figures(seconds, pairs=ran, prepared=prepared)
         if plan.write_outputs:  # the summary and report again, with the run's timing (the charts and table lack it)
             files.update(write_timing(out, summary))
-    return BenchReport(out, tuple(judged), summary, ran, skipped, files, tuple(warnings))
+    return BenchReport(out, tuple(judged), summary, ran, skipped, files, chosen.warnings)
 
 
 def _prepare(plan: BenchPlan, selected: Sequence[Question], done: set[tuple[str, str]],

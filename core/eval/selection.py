@@ -1,12 +1,13 @@
 """Which questions a benchmark runs: those with gold evidence in the workspace and none that a benchmarked
 method's trained model was trained or validated on (:func:`left_out`, unless kept on request), in file order or
 shuffled with a seed, cut to a limit, with every question left out reported; and how well a questions file's gold
-passages match the workspace (:func:`gold_coverage`), said wherever a questions file is read for a workspace."""
+passages match the workspace (:func:`gold_coverage`), said wherever a questions file is read for a workspace.
+:func:`choose_questions` decides all of it for one run, in one call (:class:`Selection`)."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -145,3 +146,37 @@ def left_out(questions: Sequence[Question], trained: Mapping[str, Collection[str
         if ms and q.gold_chunks:
             by_q[q.id] = ms
     return LeftOut(len(questions), tuple(q.id for q in questions if not q.gold_chunks), by_q, keep_trained)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What a benchmark run runs of its questions, and what it says about the rest: ``questions`` (gold in the
+    workspace, none left out, in order or shuffled, cut to the limit), ``left`` (:class:`LeftOut`), ``coverage``
+    (:meth:`GoldCoverage.note`) and ``warnings`` (the coverage note, :func:`check_questions`' warnings and
+    ``left``'s note, each once, in that order)."""
+
+    questions: tuple[Question, ...]
+    left: LeftOut
+    coverage: str = ""
+    warnings: tuple[str, ...] = ()
+
+
+def choose_questions(questions: Sequence[Question], trained: Mapping[str, Collection[str]], *,
+                     workspace_name: str = "", limit: int | None = None, seed: int | None = None,
+                     keep_trained: bool = False, notes: Callable[[str, str], None] | None = None) -> Selection:
+    """The :class:`Selection` of a run of ``questions``, given ``trained`` (method → the question ids its trained
+    model learned from, :func:`core.eval.identity.trained_questions`): ``notes(coverage, trained note)`` is told
+    what is left out before the questions are checked (:func:`check_questions`, :func:`select_questions`' limit).
+
+    Raises
+    ------
+    ConfigError
+        As :func:`check_questions` and :func:`select_questions` do. (No question left at all is not refused here:
+        the run says so once it has checked its folder.)"""
+    coverage = gold_coverage(questions).note()
+    left = left_out(questions, trained, keep_trained=keep_trained)
+    if notes is not None:
+        notes(coverage, left.note())
+    warnings = [w for w in (coverage, *check_questions(questions, workspace_name), left.note()) if w]
+    chosen = select_questions(questions, limit=limit, seed=seed, exclude=left.excluded)
+    return Selection(tuple(chosen), left, coverage, tuple(warnings))
