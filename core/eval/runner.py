@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.errors import ConfigError
-from core.eval.bench_files import RUN, append_record, dedupe, is_bench_folder, read_records, read_run, swap_in_fresh
+from core.eval.bench_files import RUN, append_record, dedupe, is_bench_folder, read_records, swap_in_fresh
 from core.eval.bench_report import BenchReport, read_timing
 from core.eval.identity import ResumeCheck, model_stamps, resume_check, trained_questions, workspace_identity
 from core.eval.judge_choice import Judge, run_judge
@@ -282,8 +282,9 @@ def _run_locked(plan: BenchPlan, out: Path, chosen: Selection, held: list[Any], 
                               "trained on” to keep them (flagged), or benchmark other questions.")
     path = out / RESULTS
     prev_methods = [] if fresh or check.old is None else list(check.old.get("methods", []))
-    run_json = json.dumps({"settings": settings, "methods": list(dict.fromkeys([*prev_methods, *methods])),
-                           "questions": [q.id for q in selected], "left_out": left.to_json()}, indent=1)
+    run = {"settings": settings, "methods": list(dict.fromkeys([*prev_methods, *methods])),
+           "questions": [q.id for q in selected], "left_out": left.to_json()}
+    run_json = json.dumps(run, indent=1)
     if fresh:  # the old run stays in place until the new folder, run.json written, is swapped in
         held.append(swap_in_fresh(out, {RUN: run_json}))
     existing, torn = read_records(path)
@@ -312,7 +313,7 @@ def _run_locked(plan: BenchPlan, out: Path, chosen: Selection, held: list[Any], 
                                 reference=PAIRWISE_REFERENCE) if judge is not None else []
     clock.lap("judge")
     summary = add_run_notes(summarize(judged, methods=methods, settings=settings, pairwise=pairs), judged,
-                            read_run(run_path))
+                            run)  # the run.json written above, not read back from the folder
     kept = {} if ran else read_timing(out)  # a rerun with nothing left to run keeps the timing of the run that ran
     if kept:
         summary["timing"] = kept
