@@ -22,6 +22,11 @@ that answers ("It was launched in 1920").
   of X") stands for its verb, with the name as the agent ("founded … by the astronomer Ilse Brandvik"). An adjective
   of the description must be in the sentence ("the first telescope of X" is not X's largest one). Sentences are read
   with their pronouns resolved (the caller's readings), so "She commanded the ferry Grey Heron" names Orla Brisk.
+  Relations are also read from the other side: "the father of Aldo Fenn" is the one "Aldo Fenn was the son of" (a
+  parent of the fitting sex by title or given name), and "the engineer who bought X" the one X "was sold to"; a
+  description inside a description is resolved inside out ("the lamp company founded by Tobias Fenn's son").
+- :func:`head_reading` — "the company" read as the passage's title "Colbridge Lamp Company", for the sentences that
+  resolve descriptions.
 
 Neither is in any paper: each paper's pipeline assumes an LLM for this step. Each bridge found is recorded in the
 answer step's trace with the question as it was re-read.
@@ -30,7 +35,7 @@ answer step's trace with the question as it was re-read.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from core.text import normalize_name
 
@@ -49,6 +54,33 @@ _CLAUSE_PATTERNS = (
     # "Josiah Crell's ferry"
     re.compile(rf"(?P<x>{_NAME})(?:'s|’s)\s+(?P<noun>[a-z]+)\b"),
 )
+#: A description by what its subject did: "the engineer who bought the Colbridge Lamp Company" (``x`` is the object).
+_SUBJECT_CLAUSE = re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+(?:who|that|which)\s+"
+                             rf"(?P<verb>[a-z]{{3,}})\s+(?:the\s+)?(?P<x>{_NAME})")
+#: Relational nouns and the nouns that state the same relation from the other side: "the father of Aldo Fenn" is
+#: the one Aldo Fenn "was the son of".
+_PARENT, _CHILD = ("father", "mother", "parent"), ("son", "daughter", "child")
+_CONVERSE_NOUNS: dict[str, tuple[str, ...]] = {
+    **{w: _CHILD for w in _PARENT}, **{w: _PARENT for w in _CHILD},
+    "husband": ("wife",), "wife": ("husband",), "spouse": ("husband", "wife", "spouse"),
+    "brother": ("brother", "sister"), "sister": ("brother", "sister"),
+    "grandfather": ("grandson", "granddaughter"), "grandmother": ("grandson", "granddaughter"),
+    "grandson": ("grandfather", "grandmother"), "granddaughter": ("grandfather", "grandmother"),
+    "uncle": ("nephew", "niece"), "aunt": ("nephew", "niece"), "nephew": ("uncle", "aunt"), "niece": ("uncle", "aunt"),
+    "teacher": ("student", "pupil", "apprentice"), "master": ("apprentice", "pupil"),
+    "student": ("teacher",), "pupil": ("teacher", "master"), "apprentice": ("master", "teacher"),
+    "employer": ("employee",), "employee": ("employer",),
+}
+#: Verbs and the words that state the same event from the other side, with the preposition before the agent there:
+#: "who bought X" is the one X "was sold to"; "who taught X" the one X was "an apprentice to" or "studied under".
+_CONVERSE_VERBS: dict[str, tuple[tuple[str, str], ...]] = {
+    "bought": (("sold", "to"),), "purchased": (("sold", "to"),), "acquired": (("sold", "to"),),
+    "sold": (("bought", "from"), ("purchased", "from"), ("acquired", "from")),
+    "taught": (("apprentice", "to"), ("studied", "under"), ("trained", "under"), ("pupil", "of"), ("student", "of")),
+    "trained": (("apprentice", "to"), ("trained", "under"), ("pupil", "of"), ("student", "of")),
+    "employed": (("worked", "for"),), "hired": (("worked", "for"),),
+}
+_BE = r"(?:was|is|became|had\s+been)"
 #: Words that open a sentence or a description, never the start of a bridge name.
 _NOT_NAMES = frozenset({"the", "a", "an", "he", "she", "it", "they", "his", "her", "its", "their", "this", "that",
                         "in", "on", "at", "after", "before", "during", "when", "who", "what", "where", "which", "how",
@@ -58,13 +90,19 @@ _NOT_NAMES = frozenset({"the", "a", "an", "he", "she", "it", "they", "his", "her
 #: Nouns of a description that ask for a person or a time rather than name a thing ("the man who …").
 _NOT_THINGS = frozenset({"one", "same", "first", "last", "year", "time", "date", "day", "name", "number", "way",
                          "rest", "end", "start", "beginning", "part", "side", "top", "bottom", "history"})
+#: Verbs that open a relative clause without saying what its subject did ("the ferry that was launched").
+_AUXILIARY = frozenset({"was", "were", "is", "are", "had", "has", "have", "did", "does", "would", "could", "will",
+                        "can", "may", "might", "should", "must", "became", "remained"})
 #: Endings of an agent noun ("founder", "discoverer", "director"), the verb's stem without them.
 _AGENT = re.compile(r"(?:er|or)$")
 
 
-def possessive_bridges(query: str, passages: Sequence[tuple[str, str, str]]) -> list[tuple[str, str]]:
+def possessive_bridges(query: str, passages: Sequence[tuple[str, str, str]], *,
+                       skip: Collection[str] = ()) -> list[tuple[str, str]]:
     """(rewritten question, bridge title) for each "X's R" / "the R of X" of ``query`` that a passage
-    resolves by stating "R of X" or "X's R"; at most one rewrite per phrase, best passage first."""
+    resolves by stating "R of X" or "X's R"; at most one rewrite per phrase, best passage first. Phrases in ``skip``
+    (those :func:`clause_bridges` resolved from a sentence's own subject) are left: "He [Aldo Fenn] was the son of
+    Tobias Fenn" in the passage titled Colbridge Lamp Company makes Aldo Fenn, not the company, Tobias Fenn's son."""
     phrases: list[tuple[str, str, str]] = []  # (phrase in the query, X, R)
     for m in re.finditer(r"((?:[A-Z][\w\-]*\s)*[A-Z][\w\-]*)(?:'s|’s)\s+([a-z]+)\b", query):
         phrases.append((m.group(0), m.group(1), m.group(2)))
@@ -72,6 +110,8 @@ def possessive_bridges(query: str, passages: Sequence[tuple[str, str, str]]) -> 
         phrases.append((m.group(0), m.group(2), m.group(1)))
     out: list[tuple[str, str]] = []
     for phrase, x, r in phrases:
+        if phrase in skip:
+            continue
         xn = re.escape(normalize_name(x))
         pat = re.compile(rf"\b{re.escape(r.lower())}s?\s+of\s+(?:the\s+)?(?:[a-z]+\s+)?{xn}\b|\b{xn}(?:'s|’s)\s+{re.escape(r.lower())}\b")
         for _cid, title, text in passages:
@@ -81,8 +121,20 @@ def possessive_bridges(query: str, passages: Sequence[tuple[str, str, str]]) -> 
     return out
 
 
+def head_reading(sentence: str, title: str) -> tuple[str, ...]:
+    """``sentence`` with "the company" read as its passage's title "Colbridge Lamp Company" — the title's last word
+    after "the" — where the sentence does not name the title itself; () where it has no such phrase. What a reader of
+    "In 1925 the company was sold to the engineer Petra Lund" in that passage takes "the company" for."""
+    head = title.split()[-1].lower() if title.split() else ""
+    if len(head) < 4 or not head.isalpha() or normalize_name(title) in normalize_name(sentence):
+        return ()
+    m = re.search(rf"\b[Tt]he\s+{re.escape(head)}\b(?!\s+[A-Z])", sentence)
+    return (sentence[:m.start()] + title + sentence[m.end():],) if m else ()
+
+
 def _names(text: str) -> list[tuple[int, str]]:
-    """(start offset, name) of each proper name in ``text``, an opening word ("The", "She", "February") dropped."""
+    """(start offset, name) of each proper name in ``text``, an opening word ("The", "She", "February") and a closing
+    possessive ("Tobias Fenn's") dropped."""
     out = []
     for m in re.finditer(_NAME, text):
         words = m.group(0).split()
@@ -90,6 +142,10 @@ def _names(text: str) -> list[tuple[int, str]]:
         while words and words[0].lower() in _NOT_NAMES:
             start += len(words[0]) + 1
             words = words[1:]
+        for k, w in enumerate(words):  # "Tobias Fenn's son": the name ends at its possessive
+            if w.endswith(("'s", "’s")):
+                words = [*words[:k], w[:-2]]
+                break
         if words:
             out.append((start, " ".join(words)))
     return out
@@ -129,6 +185,8 @@ def _resolve(noun: str, x: str, verb: str, sentences: Sequence[str], query: str,
         names = [(start, n) for start, n in _names(s) if not _has(normalize_name(x), n) and not _has(normalize_name(n), x)]
         found = [n for start, n in names if before_name.search(s[:start])
                  or n.lower().endswith(" " + noun) or n.lower().endswith(" " + noun + "s")]
+        if not found and not verb:
+            found = _related(noun, x, s, names)
         if not found and stem:
             at = [m.end() for m in re.finditer(rf"\b(?i:{re.escape(stem)})[a-z]*\b", s)]
             found = [n for start, n in names for a in at[:1] if 0 < start - a and len(s[a:start].split()) <= 6
@@ -139,7 +197,100 @@ def _resolve(noun: str, x: str, verb: str, sentences: Sequence[str], query: str,
     return "", ""
 
 
-def clause_bridges(query: str, sentences: Sequence[str]) -> list[tuple[str, str, str]]:
+_MALE = frozenset({"father", "son", "husband", "brother", "grandfather", "grandson", "uncle", "nephew", "king",
+                   "emperor", "prince", "duke", "count", "earl", "baron", "lord", "sir", "mr", "pope", "tsar"})
+_FEMALE = frozenset({"mother", "daughter", "wife", "sister", "grandmother", "granddaughter", "aunt", "niece",
+                     "queen", "empress", "princess", "duchess", "countess", "baroness", "lady", "dame", "mrs",
+                     "miss", "ms", "tsarina"})
+
+
+def _gender(word_or_name: str) -> str:
+    """"m", "f" or "" for a relational noun ("mother"), or for a name by its title ("Emperor Lothair I") or its
+    first word in Faker's English given-name lists (a name in both lists, or in neither, has none)."""
+    first = word_or_name.split()[0] if word_or_name.split() else ""
+    if first.lower() in _MALE or first.lower() in _FEMALE:
+        return "m" if first.lower() in _MALE else "f"
+    try:
+        from faker.providers.person.en import Provider
+    except ImportError:
+        return ""
+    male, female = first in Provider.first_names_male, first in Provider.first_names_female
+    return "m" if male and not female else "f" if female and not male else ""
+
+
+def _untitled(name: str) -> str:
+    """``name`` without a leading title: "Emperor Lothair I" → "Lothair I"."""
+    words = name.split()
+    while len(words) > 1 and (words[0].lower() in _MALE or words[0].lower() in _FEMALE):
+        words = words[1:]
+    return " ".join(words)
+
+
+def _related(noun: str, x: str, s: str, names: Sequence[tuple[int, str]]) -> list[str]:
+    """The names of ``s`` that stand in the relation "the ``noun`` of ``x``": "NAME was the wife of … and the mother of
+    X", and from the other side by a converse noun (:data:`_CONVERSE_NOUNS`): "NAME's son X", "X was the son of NAME",
+    where of "X was the second son of the Emperor Lothair I and Ermengarde of Tours" the mother is the one whose title
+    or given name is not a man's (:func:`_gender`; two of unknown gender name no one)."""
+    xp = re.escape(x)
+    conv = "|".join(map(re.escape, _CONVERSE_NOUNS.get(noun, ())))
+    out = []
+    for start, n in names:
+        after = s[start + len(n):]
+        if re.match(rf"\s+{_BE}\s+(?:[^.;]{{0,80}}?\band\s+)?(?:the|a|an)\s+(?:[a-z\-]+\s+)?{re.escape(noun)}\s+of\s+"
+                    rf"(?:the\s+)?{xp}\b", after, re.I) or (conv and re.match(rf"(?:'s|’s)\s+(?:{conv}),?\s+(?:the\s+)?{xp}\b", after, re.I)):
+            out.append(_untitled(n))
+    m = re.search(rf"\b{xp}\s+{_BE}\s+(?:the|a|an)\s+(?:[a-z\-]+\s+)?(?:{conv})\s+of\s+(?:the\s+)?", s, re.I) if conv else None
+    if m and not out:
+        parents: list[str] = []  # "of A and B": A, then each name right after "and"
+        at = m.end()
+        for start, n in names:
+            if start == at:
+                parents.append(n)
+                nxt = re.match(r"\s*(?:,\s*)?and\s+(?:the\s+)?", s[start + len(n):])
+                at = start + len(n) + nxt.end() if nxt else -1
+        want = _gender(noun)
+        fit = [n for n in parents if not want or _gender(n) in (want, "")]
+        if len(fit) == 1 or (fit and not want):
+            out.append(_untitled(fit[0]))
+        elif want and [n for n in fit if _gender(n) == want]:
+            out.append(_untitled(next(n for n in fit if _gender(n) == want)))
+    return out
+
+
+def _verb_word(verb: str) -> str:
+    """A pattern for the words of ``verb``'s stem ("bought" only itself; "founded" → "found…")."""
+    stem = _stem(verb)
+    return rf"\b(?i:{re.escape(stem)})[a-z]*\b" if stem else rf"\b(?i:{re.escape(verb)})\b"
+
+
+def _resolve_agent(noun: str, y: str, verb: str, sentences: Sequence[str], query: str) -> tuple[str, str]:
+    """(the name that "the ``noun`` who ``verb`` ``y``" describes, the sentence that says so), or ("", ""): in a
+    sentence naming ``y``, the name just before the verb ("Clara Dunmore bought the Harrow Glassworks"), after "by"
+    following it ("… was founded in 1901 by the engineer Aldo Fenn"), or after the preposition of a converse
+    ("bought": "… was sold to the engineer Petra Lund"; "taught": "… as an apprentice to Tobias Fenn";
+    :data:`_CONVERSE_VERBS`). A name right after the noun ("the engineer Petra Lund") is preferred."""
+    sides = [(_verb_word(verb), "by")] + [(_verb_word(v), prep) for v, prep in _CONVERSE_VERBS.get(verb, ())]
+    for s in sentences:
+        if not _has(normalize_name(s), y):
+            continue
+        names = [(start, n) for start, n in _names(s) if not _has(normalize_name(y), n) and not _has(normalize_name(n), y)]
+        found = []
+        for i, (word, prep) in enumerate(sides):
+            for m in re.finditer(word, s):
+                for start, n in names:
+                    gap = s[m.end():start]
+                    if 0 < start - m.end() and len(gap.split()) <= 6 and re.search(rf"\b{prep}\s+(?:the\s+)?(?:[a-z\-]+\s+)?$", gap, re.I):
+                        found.append(n)
+                    elif i == 0 and start + len(n) <= m.start() and not s[start + len(n):m.start()].strip(" ,"):
+                        found.append(n)  # "Clara Dunmore bought …": the subject right before the verb
+        found.sort(key=lambda n: not re.search(rf"\b{re.escape(noun)}\s+{re.escape(n)}", s, re.I))
+        for n in found:
+            if not _has(normalize_name(query), n):
+                return n, s
+    return "", ""
+
+
+def clause_bridges(query: str, sentences: Sequence[str], *, depth: int = 2) -> list[tuple[str, str, str, str]]:
     """(rewritten question, bridge name, the sentence that resolved it) for each description of ``query`` ("the
     ferry that Mattias Venn captained") that one of ``sentences`` (the retrieved passages' sentences as read with
     their pronouns resolved, best passage first) resolves; at most one per description.
@@ -151,19 +302,32 @@ def clause_bridges(query: str, sentences: Sequence[str]) -> list[tuple[str, str,
     ...                ["Edda Thorne took command of the ferry Silver Eel in 1921."])[0][:2]
     ('In what year was the ferry Silver Eel launched?', 'Silver Eel')
     """
-    out: list[tuple[str, str, str]] = []
+    out: list[tuple[str, str, str, str]] = []
     seen: set[str] = set()
-    for pat in _CLAUSE_PATTERNS:
+    found: list[tuple[re.Match[str], str, str]] = []  # (description, name, sentence)
+    for pat in (*_CLAUSE_PATTERNS, _SUBJECT_CLAUSE):
         for m in pat.finditer(query):
             noun, x = m.group("noun"), m.group("x")
             verb = m.groupdict().get("verb") or ""
             adj = m.groupdict().get("adj") or ""
-            if noun in _NOT_THINGS or m.group(0) in seen or x.split()[0].lower() in _NOT_NAMES:
-                continue
-            name, said = _resolve(noun, x, verb, sentences, query, adj)
+            if (noun in _NOT_THINGS or m.group(0) in seen or x.split()[0].lower() in _NOT_NAMES
+                    or re.match(r"(?:'s|’s)", query[m.end():]) or x.endswith(("'s", "’s"))):
+                continue  # "founded by Tobias Fenn's son" describes by the son, resolved on its own first
+            if pat is _SUBJECT_CLAUSE:
+                name, said = ("", "") if verb in _AUXILIARY else _resolve_agent(noun, x, verb, sentences, query)
+            else:
+                name, said = _resolve(noun, x, verb, sentences, query, adj)
             if name:
                 seen.add(m.group(0))
-                # "the Halden Telescope" where the name ends with the noun, else "the ferry Lantern Moth"
-                named = f"the {name}" if name.lower().split()[-1].rstrip("s") == noun.rstrip("s") else f"the {noun} {name}"
-                out.append((query.replace(m.group(0), named), name, said))
+                found.append((m, name, said))
+    for m, name, said in found:
+        noun = m.group("noun")
+        # "the Halden Telescope" where the name ends with the noun, a relative by the name alone ("Where was Tobias
+        # Fenn born?"), else "the ferry Lantern Moth"
+        named = (f"the {name}" if name.lower().split()[-1].rstrip("s") == noun.rstrip("s") else
+                 name if noun in _CONVERSE_NOUNS else f"the {noun} {name}")
+        reread = query.replace(m.group(0), named)
+        out.append((reread, name, said, m.group(0)))
+        if depth > 1:  # "the lamp company founded by Tobias Fenn's son" → "… founded by Aldo Fenn" → "the Colbridge Lamp Company"
+            out += [b for b in clause_bridges(reread, sentences, depth=depth - 1) if b[0] not in {o[0] for o in out}]
     return out

@@ -66,7 +66,7 @@ from core.methods.answer_types import (
     typed_mentions,
 )
 from core.methods.base import Backends
-from core.methods.bridges import clause_bridges, possessive_bridges
+from core.methods.bridges import clause_bridges, head_reading, possessive_bridges
 from core.methods.reranking import FeatureCache, active_feature_store
 from core.pinning import pin
 from core.text import named_person, normalize_name, split_sentences
@@ -294,6 +294,10 @@ def absent_names(query: str, texts: Sequence[str]) -> list[str]:
     return out
 
 
+def _names_bridge(reading: str, bridge: str) -> bool:
+    return re.search(rf"\b{re.escape(normalize_name(bridge))}\b", normalize_name(reading)) is not None
+
+
 def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends: Backends, *,
                   max_passages: int = 3) -> SentencePick:
     """The sentence of the top ``max_passages`` ``(chunk_id, title, text)`` passages that answers ``query``.
@@ -325,13 +329,24 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
             rows.append((s, read, cid, title, name))
     if not rows:
         return SentencePick("", top[0][0] if top else "", scorer_name, atype, note="the top passages hold no text")
-    bridges = possessive_bridges(query, passages[:max(max_passages, 5)])
-    said = [r for row in rows for r in row[1][::-1]]  # the person reading first: "Orla Brisk commanded …"
-    said += [r for _cid, title, text in passages[max_passages:max(max_passages, 5)] for rs in
-             readings([s.strip() for s in split_sentences(text) if len(s.strip()) > 3], title) for r in rs[::-1]]
-    clauses = [b for b in clause_bridges(query, said) if b[0] not in {q for q, _ in bridges}]
-    bridges += [(q, name) for q, name, _ in clauses]
-    hops = {hop for _, _, hop in clauses}  # each scored by the re-read questions alone (core.methods.bridges)
+    # the person reading first ("Orla Brisk commanded …"), then "the company" read as the passage's title
+    said = [r for s, read, _cid, title, _name in rows for r in (*read[::-1], *head_reading(s, title))]
+    for _cid, title, text in passages[max_passages:max(max_passages, 5)]:
+        sents = [s.strip() for s in split_sentences(text) if len(s.strip()) > 3]
+        said += [r for s, rs in zip(sents, readings(sents, title)) for r in (*rs[::-1], *head_reading(s, title))]
+    clauses = clause_bridges(query, said)
+    bridges = possessive_bridges(query, passages[:max(max_passages, 5)], skip={phrase for *_, phrase in clauses})
+    clauses = [b for b in clauses if b[0] not in {q for q, _ in bridges}]
+    bridges += [(q, name) for q, name, _, _ in clauses]
+    hops = {hop for _, _, hop, _ in clauses}  # each scored by the re-read questions alone (core.methods.bridges)
+    # a bridge found, a reader looks it up in the other retrieved passages too: "Petra Lund was born in Harwick" in
+    # the fourth passage answers "Where was the engineer who bought the Colbridge Lamp Company born?"
+    for cid, title, text in passages[max_passages:max(max_passages, 5)] if bridges else ():
+        sents = [s.strip() for s in split_sentences(text) if len(s.strip()) > 3]
+        names = antecedents(sents, title)
+        for s, read, name in zip(sents, readings(sents, title, names), names):
+            if any(_names_bridge(r, b) for r in read for _, b in bridges):
+                rows.append((s, read, cid, title, name))
     flat = [r for row in rows for r in row[1]]
     flat_scores = _score(backends, scorer, [query], flat)
     if bridges:

@@ -375,8 +375,8 @@ def test_clause_bridges_read_the_question_with_the_entity_a_passage_names():
     from core.methods.extractive import pick_sentence
 
     venn = "Mattias Venn became captain of the ferry Lantern Moth in 1904."
-    assert clause_bridges("Who built the ferry that Mattias Venn captained?", [venn]) == \
-        [("Who built the ferry Lantern Moth?", "Lantern Moth", venn)]
+    assert clause_bridges("Who built the ferry that Mattias Venn captained?", [venn])[0][:3] == \
+        ("Who built the ferry Lantern Moth?", "Lantern Moth", venn)
     assert clause_bridges("Which crossing did the ferry of Josiah Crell work?",
                           ["Josiah Crell commanded the cattle ferry Brown Ox."])[0][:2] == \
         ("Which crossing did the ferry Brown Ox work?", "Brown Ox")
@@ -391,8 +391,8 @@ def test_clause_bridges_read_the_question_with_the_entity_a_passage_names():
     assert clause_bridges("Who built the first telescope of Kestrel Peak Observatory?", kestrel) == []
     sarna = ["Comet Sarna was discovered on 14 February 2003 with the Halden Telescope."]
     assert clause_bridges("Who supervised the discoverer of Comet Sarna?", sarna) == []  # no "by": no discoverer named
-    assert clause_bridges("How wide is the mirror of the telescope with which Comet Sarna was discovered?", sarna) == \
-        [("How wide is the mirror of the Halden Telescope?", "Halden Telescope", sarna[0])]
+    assert [b[:3] for b in clause_bridges("How wide is the mirror of the telescope with which Comet Sarna was discovered?",
+                                          sarna)] == [("How wide is the mirror of the Halden Telescope?", "Halden Telescope", sarna[0])]
     # a sentence that does not name the description's entity resolves nothing; nor does one without the noun or verb
     assert clause_bridges("Who built the ferry that Mattias Venn captained?", ["Orla Brisk commanded the ferry Grey Heron."]) == []
     assert clause_bridges("Who built the ferry that Mattias Venn captained?", ["Mattias Venn met Edda Thorne."]) == []
@@ -446,3 +446,64 @@ def test_a_name_no_retrieved_passage_mentions_is_said_beside_the_answer():
     assert "none of the retrieved passages" not in pick.note, pick.note
     assert absent_names("In which town was the founder of Kestrel Peak Observatory born?", ["kestrel peak observatory"]) == []
     assert absent_names("What is Hester Quill's trade?", ["Hester Quill was a merchant."]) == []
+
+
+def test_bridges_read_relations_from_the_other_side():
+    """An audit's glassworks: "Where was the father of Aldo Fenn born?" quoted Aldo Fenn's own birth sentence with both
+    gold passages at ranks 1 and 2; the passage says "He was the son of Tobias Fenn", the father from the son's side."""
+    from core.methods.bridges import clause_bridges, head_reading, possessive_bridges
+
+    son = "Aldo Fenn was the son of Tobias Fenn and was born in Larkmere in 1860."
+    assert clause_bridges("Where was the father of Aldo Fenn born?", [son])[0][:2] == ("Where was Tobias Fenn born?", "Tobias Fenn")
+    assert clause_bridges("Where was the mother of Aldo Fenn born?", [son]) == []  # Tobias is a man's name
+    assert clause_bridges("Where was Aldo Fenn's father born?", ["Tobias Fenn's son Aldo Fenn was born in 1860."])[0][1] == "Tobias Fenn"
+    # of two parents the one whose title or given name fits; the wife-and-mother sentence from the mother's side
+    lothair = "Lothair II was the second son of the Emperor Lothair I and Ermengarde of Tours."
+    assert clause_bridges("When did Lothair II's mother die?", [lothair])[0][1] == "Ermengarde of Tours"
+    assert clause_bridges("When did Lothair II's father die?", [lothair])[0][1] == "Lothair I"
+    wife = "Ermengarde of Tours was the wife of the Emperor Lothair I and the mother of Lothair II."
+    assert clause_bridges("When did the mother of Lothair II die?", [wife])[0][1] == "Ermengarde of Tours"
+    assert clause_bridges("Where was the mother of Aldo Fenn born?", ["Aldo Fenn was the son of Anna Ries and Carl Ries."])[0][1] == "Anna Ries"
+    assert clause_bridges("Where was the mother of Aldo Fenn born?", ["Aldo Fenn was the son of Vuk Ries and Zor Ries."]) == []
+    # a description by what its subject did, stated from the other side, with "the company" read as the passage's title
+    sold = "In 1925 the company was sold to the engineer Petra Lund."
+    read = head_reading(sold, "Colbridge Lamp Company")
+    assert read == ("In 1925 Colbridge Lamp Company was sold to the engineer Petra Lund.",)
+    assert head_reading(sold, "Harrow Glassworks") == () and head_reading("The company was sold.", "Fenn") == ()
+    q = "Where was the engineer who bought the Colbridge Lamp Company born?"
+    assert clause_bridges(q, [sold]) == []  # the sentence alone does not name the company
+    assert clause_bridges(q, list(read))[0][:2] == ("Where was the engineer Petra Lund born?", "Petra Lund")
+    assert clause_bridges("Who was the engineer who bought the Colbridge Lamp Company?",
+                          ["Clara Dunmore bought the Colbridge Lamp Company in 1889."])[0][1] == "Clara Dunmore"
+    assert clause_bridges("Who taught the engraver who sold the Larkmere Chalice?",
+                          ["Mirela Stane bought the Larkmere Chalice from Ada Stane."])[0][1] == "Ada Stane"
+    assert clause_bridges("Where was the ferry that was built in 1890 moored?", ["The ferry was built in 1890."]) == []
+    # a description inside a description: the son first, then the company he founded
+    founded = "The Colbridge Lamp Company was founded in 1901 by the engineer Aldo Fenn."
+    got = clause_bridges("In what year was the lamp company founded by Tobias Fenn's son sold?", [son, founded])
+    assert [b[1] for b in got] == ["Aldo Fenn", "Colbridge Lamp Company"]
+    # the son's sentence in the company's passage does not make the company Tobias Fenn's son
+    passages = [("c", "Colbridge Lamp Company", f"{founded} He was the son of Tobias Fenn.")]
+    assert possessive_bridges("Who was Tobias Fenn's son?", passages) != []
+    assert possessive_bridges("Who was Tobias Fenn's son?", passages, skip={"Tobias Fenn's son"}) == []
+
+
+def test_a_found_bridge_is_looked_up_in_the_fourth_and_fifth_passages():
+    """The bridge's own passage ranked fourth: "Petra Lund was born in Harwick" answers once "the engineer who bought
+    the Colbridge Lamp Company" is known to be Petra Lund, though only the top three passages supply sentences."""
+    from core.backends.embedders import HashingEmbedder
+    from core.methods.extractive import pick_sentence
+
+    passages = [("c0", "Colbridge Lamp Company", "The Colbridge Lamp Company was founded in 1901 by the engineer Aldo Fenn. "
+                 "He was the son of Tobias Fenn and was born in Larkmere in 1860."),
+                ("c2", "Colbridge Lamp Company", "In 1925 the company was sold to the engineer Petra Lund. "
+                 "She turned it into a maker of electric lamps."),
+                ("c1", "Colbridge Lamp Company", "The company bought its glass chimneys from the Harrow Glassworks."),
+                ("c3", "Colbridge Lamp Company", "Petra Lund was born in Harwick in 1880. She ran the company until 1948.")]
+    backends = Backends(HashingEmbedder(), get_llm("none"), get_reranker("ms-marco-minilm"))
+    pick = pick_sentence("Where was the engineer who bought the Colbridge Lamp Company born?", passages, backends)
+    assert "Petra Lund" in pick.bridges[0]
+    assert pick.text == "Petra Lund was born in Harwick in 1880.", pick.candidates[:3]
+    # without a bridge the fourth passage supplies nothing
+    plain = pick_sentence("Where was Aldo Fenn born?", passages, backends)
+    assert all(c.chunk_id != "c3" for c in plain.candidates)
