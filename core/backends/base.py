@@ -172,6 +172,43 @@ def split_passage(passage: str) -> tuple[str | None, str]:
     return (title or None), rest
 
 
+#: What opens a passage handed with the passage before it (:func:`with_previous`): a control character, which no
+#: stored passage holds (:func:`core.text.safe_text` drops them).
+_PREVIOUS = "\x1d"
+
+
+def with_previous(passage: str, previous: str) -> str:
+    r"""``passage`` handed to an extractor together with the text of the passage before it in the same document.
+
+    Only extractors whose ``reads_previous`` is true get this form (the workspace builder checks); they read
+    it back with :func:`split_previous`. A pronoun that opens the passage ("He bought the chalice") may then stand
+    for the person the previous paragraph ended on.
+
+    >>> split_previous(with_previous("Museum
+He bought it.", "Its director was Owen Pike."))
+    ('Its director was Owen Pike.', 'Museum
+He bought it.')
+    """
+    return f"{_PREVIOUS}{previous.replace(_PREVIOUS, ' ')}{_PREVIOUS}{passage}" if previous.strip() else passage
+
+
+def split_previous(passage: str) -> tuple[str | None, str]:
+    r"""``(previous text or None, passage)`` of what :func:`with_previous` made; a plain passage is ``(None, it)``.
+
+    >>> split_previous("Museum
+He bought it.")
+    (None, 'Museum
+He bought it.')
+    """
+    text = str(passage)
+    if not text.startswith(_PREVIOUS):
+        return None, text
+    end = text.find(_PREVIOUS, 1)
+    if end < 0:
+        return None, text[1:]
+    return text[1:end], text[end + 1:]
+
+
 @dataclass(frozen=True)
 class ExtractedTriple:
     head: str
@@ -181,7 +218,10 @@ class ExtractedTriple:
 
 @runtime_checkable
 class TripleExtractor(Protocol):
-    """Turns passages into (head, relation, tail) triples (BubbleRAG §3.1 step 2)."""
+    """Turns passages into (head, relation, tail) triples (BubbleRAG §3.1 step 2).
+
+    An extractor may set ``reads_previous = True``: the workspace builder then hands it each passage of a
+    document after the first with the text of the passage before it (:func:`with_previous`)."""
 
     @property
     def name(self) -> str: ...

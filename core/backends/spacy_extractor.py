@@ -24,6 +24,10 @@ structure of HippoRAG §3):
   entity (the title only for the subject of a main clause: "when *the river* flooded" is no title). A role noun
   with a name in apposition ("the engineer Sofia Marrow") is that name, and so is a name after its description
   ("the cattle ferry Brown Ox").
+* **The passage before**: a passage of a document after its first comes with the end of the passage before it
+  (:func:`core.backends.base.with_previous`; ``reads_previous``); that text gives no triples, but a pronoun opening
+  the passage reads what its last sentence ended on as it would the sentence before ("Its first director was the
+  historian Owen Pike." / "*He* bought the Larkmere Chalice": Owen Pike, not the title).
 * **Names read as verbs**: a capitalised verb after a proper noun ("the shipwright Barnaby *Fell* in 1899") is a word
   of a name; the piece is parsed again with the name as one token.
 * **Title links**: the title entity → every named entity the passage mentions (``mentions``),
@@ -54,9 +58,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from core.backends.base import ExtractedTriple, split_passage
+from core.backends.base import ExtractedTriple, split_passage, split_previous
 from core.backends.extractors import ExtractionResult
 from core.backends.spacy_input import looks_unparseable, split_pieces
+from core.backends.spacy_mentions import Carry, _Mentions
 from core.backends.spacy_model import MODEL_LANG, MODEL_NAME, MODEL_VERSION, load_pipeline
 from core.backends.spacy_names import _Collected
 from core.backends.spacy_relations import _Piece
@@ -101,7 +106,12 @@ class SpacyExtractor:
     # a gerund after a preposition takes its verb's subject ("known for rescuing"), "he"/"she" never a person the
     # text called the other, "the workshop" is the name before it ending so, "It" after "X is the Named Y" is the
     # name, "joined … as an apprentice to X" keeps X
-    model_id = f"spacy-v7:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v8: a pronoun opening a passage reads the end of the passage before it in the same document ("Its first director
+    # was … Owen Pike." / "He bought …"), handed over by the workspace builder (reads_previous; the cache key holds it)
+    model_id = f"spacy-v8:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    #: the workspace builder hands each passage of a document after the first with the passage before it
+    #: (:func:`core.backends.base.with_previous`)
+    reads_previous = True
 
     def __init__(self, batch_size: int = 64, n_process: int | None = None) -> None:
         self.pipe_batch = max(1, int(batch_size))
@@ -278,20 +288,27 @@ def _extract_here(passages: Sequence[str], pipe_batch: int) -> ExtractionResult:
     """Parse and extract ``passages`` in this process (also the worker processes' task)."""
     nlp = load_pipeline()
     titles: list[str | None] = []
-    jobs: list[tuple[int, str]] = []
+    jobs: list[tuple[int, str, bool]] = []  # (passage, text, whether it is the text of the passage before)
     notes: list[str] = []
     for i, p in enumerate(passages):
+        previous, p = split_previous(p)
         title, text = split_passage(p)
         titles.append(title)
         why = looks_unparseable(text) if text.strip() else None
         if why:
             notes.append(f"passage {i}: no triples, its text is {why}")
             continue
-        jobs.extend((i, piece) for piece in split_pieces(text))
+        if previous and not looks_unparseable(previous):  # read for what it ends on, not for triples
+            jobs.append((i, split_pieces(previous)[-1], True))
+        jobs.extend((i, piece, False) for piece in split_pieces(text))
     per: list[_Collected] = [_Collected(t) for t in titles]
-    docs = nlp.pipe([t for _, t in jobs], batch_size=pipe_batch)
-    for (i, _), doc in zip(jobs, docs, strict=True):
-        piece = _Piece(repair_names(nlp, doc), titles[i])
+    before: dict[int, Carry] = {}
+    docs = nlp.pipe([t for _, t, _ in jobs], batch_size=pipe_batch)
+    for (i, _, is_previous), doc in zip(jobs, docs, strict=True):
+        if is_previous:
+            before[i] = _Mentions(repair_names(nlp, doc), titles[i]).carry()
+            continue
+        piece = _Piece(repair_names(nlp, doc), titles[i], before.pop(i, None))  # the first piece only
         piece.relations()
         per[i].add(piece)
     return ExtractionResult(triples=[c.finish() for c in per], notes=tuple(notes))

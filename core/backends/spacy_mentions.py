@@ -53,9 +53,12 @@ def _good_name(name: str) -> bool:
 class _Mentions:
     """The mentions of one parsed piece of text (``doc``) whose passage has title ``title``."""
 
-    def __init__(self, doc: Any, title: str | None) -> None:
+    def __init__(self, doc: Any, title: str | None, before: Carry | None = None) -> None:
         self.doc = doc
         self.title = title
+        #: what the passage before this one (same document) ended on (:meth:`carry`): the first sentence's pronoun
+        #: reads it as it reads the sentence before within a passage
+        self.before = before
         self.mention_of: dict[int, tuple[int, int, str]] = {}  # token index -> (start, end, label)
         chunk_roots = {nc.root.i: nc for nc in doc.noun_chunks}
         for nc in chunk_roots.values():
@@ -117,7 +120,8 @@ class _Mentions:
         #: subject before is no person)
         self._persons: dict[int, tuple[str, str]] = {}
         #: name -> "he"/"she" where the text said so ("She …" read as the person, "her nephew" after the person)
-        self._gender: dict[str, str] = {}
+        self._gender: dict[str, str] = dict(before[2]) if before is not None else {}
+        self._end: Carry = (None, None, {})
         if title:
             t = normalize_name(title)
             self.title_keys = {t, normalize_name(canonical_entity(title))}
@@ -264,13 +268,13 @@ class _Mentions:
         prev = self._antecedents.get(sent.start)
         if prev is not None and _fits(word, *prev) and self._gender.get(prev[0][0], word) == word:
             return prev[0]
-        return self._persons.get(sent.start) if word in ("he", "she") else None
+        person = self._persons.get(sent.start) if word in ("he", "she") else None
+        return person if person is not None and self._gender.get(person[0], word) == word else None
 
     def _sentence_subjects(self) -> dict[int, tuple[tuple[str, str], str] | None]:
         """Sentence start -> the previous sentence's subject (mention, its head's tag), pronouns resolved in order."""
         out: dict[int, tuple[tuple[str, str], str] | None] = {}
-        prev: tuple[tuple[str, str], str] | None = None
-        person: tuple[str, str] | None = None
+        prev, person = (self.before[0], self.before[1]) if self.before is not None else (None, None)
         for sent in self.doc.sents:
             out[sent.start] = prev
             if person is not None:
@@ -282,7 +286,7 @@ class _Mentions:
                 if word in _SUBJECT_PRONOUNS and prev is not None and _fits(word, *prev) \
                         and self._gender.get(prev[0][0], word) == word:
                     cur = prev
-                elif word in ("he", "she") and person is not None:
+                elif word in ("he", "she") and person is not None and self._gender.get(person[0], word) == word:
                     cur = (person, "NNP")
                 if cur is not None and word in ("he", "she"):
                     self._gender.setdefault(cur[0][0], word)
@@ -304,7 +308,18 @@ class _Mentions:
             prev = cur
             person = self._last_person(sent, subs[0] if subs else None) or (
                 cur[0] if cur is not None and _fits("he", *cur) else None)
+        self._end = (prev, person, dict(self._gender))
         return out
+
+    def carry(self) -> Carry:
+        """What the last sentence leaves for a pronoun opening the next passage of the same document: its subject
+        (with its head's tag) when one of a pronoun's kinds, the person it named last, the genders the text gave.
+
+        "Its first director was the historian Owen Pike." then "He bought the Larkmere Chalice": he is Owen Pike."""
+        if self._antecedents is None:
+            self._antecedents = {}
+            self._antecedents = self._sentence_subjects()
+        return self._end
 
     def _named_attr(self, verb: Any) -> tuple[tuple[str, str], str] | None:
         """The name a copula gives its common-noun subject ("Her best-known work is the Larkmere Chalice", "Its first
@@ -343,6 +358,11 @@ class _Mentions:
             return False
         words = {w for w in normalize_name(self.title).split() if len(w) > 2}
         return bool(words & set(normalize_name(name).split()))
+
+
+#: What a passage's last sentence leaves for the next passage's pronouns (:meth:`_Mentions.carry`): the subject
+#: mention with its head's tag, the person named last, the genders the text gave (name -> "he"/"she").
+Carry = tuple[tuple[tuple[str, str], str] | None, tuple[str, str] | None, dict[str, str]]
 
 
 def _main_clause(tok: Any) -> bool:

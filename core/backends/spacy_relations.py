@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.backends.base import ExtractedTriple
-from core.backends.spacy_mentions import VALUE_LABELS, _Mentions
+from core.backends.spacy_mentions import VALUE_LABELS, Carry, _Mentions
 from core.text import canonical_entity, normalize_name
 
 _RELATIVE = frozenset({"who", "which", "that", "whom", "whose"})
@@ -23,8 +23,8 @@ _OBJ = ("dobj", "attr", "oprd", "dative")
 class _Piece(_Mentions):
     """Triples of one parsed piece of text (``doc``) whose passage has title ``title``."""
 
-    def __init__(self, doc: Any, title: str | None) -> None:
-        super().__init__(doc, title)
+    def __init__(self, doc: Any, title: str | None, before: Carry | None = None) -> None:
+        super().__init__(doc, title, before)
         self.triples: list[ExtractedTriple] = []
         self.labels: dict[str, str] = {}  # mention name -> entity label ("" for a noun chunk)
 

@@ -4,8 +4,8 @@
 and (3) indexing the triplets into a graph structure. Crucially, entities appearing in different
 chunks, potentially from different source documents, are linked into a single graph."
 
-Extraction is batched, cached per chunk (key: extractor id + chunk content hash, one small JSON
-file each, written atomically), and therefore resumable: an interrupted build restarts where it
+Extraction is batched, cached per chunk (key: extractor id + chunk content hash, with the text of the
+passage before it for an extractor that reads it; one small JSON file each, written atomically), and therefore resumable: an interrupted build restarts where it
 stopped. Only successes are cached: a chunk whose LLM output stayed unusable gets no triples, is
 listed in :attr:`ExtractionResult.failed` (the build summary and the workspace manifest report it)
 and is asked again by the next build; an endpoint that fails outright stops the build with an
@@ -16,11 +16,19 @@ error that says the chunks done so far are cached. Entities merge by normalized 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.backends.base import BatchExtraction, BatchRunner, ExtractedTriple, TripleExtractor, extract_batch
+from core.backends.base import (
+    BatchExtraction,
+    BatchRunner,
+    ExtractedTriple,
+    TripleExtractor,
+    extract_batch,
+    with_previous,
+)
 from core.errors import LLMError, LLMUnavailableError
 from core.fsio import atomic_write_text
 from core.graph.graph_builder import GraphBuilder
@@ -46,8 +54,11 @@ class ExtractionResult:
         return sum(len(t) for t in self.triples.values())
 
 
-def _cache_file(cache_dir: Path, extractor_id: str, chunk: Chunk) -> Path:
-    return cache_dir / content_hash(extractor_id, n=12) / f"{content_hash(chunk.passage, n=24)}.json"
+def _cache_file(cache_dir: Path, extractor_id: str, chunk: Chunk, previous: str = "") -> Path:
+    """The cache entry of ``chunk``'s extraction; ``previous``: the text the extractor read before it (the passage
+    before it in its document, :func:`previous_texts`), part of the key."""
+    key = content_hash(chunk.passage, previous, n=24) if previous else content_hash(chunk.passage, n=24)
+    return cache_dir / content_hash(extractor_id, n=12) / f"{key}.json"
 
 
 _CACHE_VERSION = 2  # entries {"v": 2, "triples": [...]}; a bare list is the v1 format
@@ -78,11 +89,51 @@ def _read_cache(f: Path) -> tuple[ExtractedTriple, ...] | None:
 EXTRACT_MAX_CHARS = 20_000
 
 
-def _texts(chunks: Sequence[Chunk]) -> list[str]:
+#: characters of the passage before a chunk that an extractor reading it (``reads_previous``) gets: its end, from a
+#: sentence start where one is near
+PREVIOUS_CHARS = 1_000
+
+_PART = re.compile(r"^(.+)#(\d+)$")
+
+
+def previous_texts(chunks: Sequence[Chunk]) -> dict[str, str]:
+    """Chunk id -> the end of the text of the passage before it in the same document (at most
+    :data:`PREVIOUS_CHARS` characters), for the chunks that have one among ``chunks``.
+
+    Passages of one document are the ids a document or a long corpus passage is split into: ``stem#0``,
+    ``stem#1``, … (:func:`core.graph.formats.documents.document_passages`) and ``id``, ``id#2``, … (a corpus
+    passage split into chunks); the one before must also carry the same title. Corpus passages are documents of
+    their own (MuSiQue's, HotpotQA's: ``corpus:3`` and ``corpus:4`` are never chained, whatever their titles).
+    """
+    by_id = {c.id: c for c in chunks}
+    out: dict[str, str] = {}
+    for c in chunks:
+        m = _PART.match(c.id)
+        if m is None:
+            continue
+        base, k = m.group(1), int(m.group(2))
+        before = [f"{base}#{k - 1}"] + ([base] if k in (1, 2) else [])
+        prev = next((by_id[p] for p in before if p in by_id and by_id[p].title == c.title), None)
+        if prev is None or not prev.text.strip():
+            continue
+        tail = prev.text[-EXTRACT_MAX_CHARS:].strip()
+        if len(tail) > PREVIOUS_CHARS:
+            tail = tail[-PREVIOUS_CHARS:]
+            cut = re.search(r"[.!?]\s+(?=\S)", tail)
+            tail = tail[cut.end():] if cut is not None and cut.end() < len(tail) // 2 else tail
+        out[c.id] = tail
+    return out
+
+
+def _texts(chunks: Sequence[Chunk], previous: dict[str, str] | None = None) -> list[str]:
     """What an extractor reads: ``"title\ntext"``, or ``"\ntext"`` for an untitled chunk (so its first
     line is not taken for a title; :func:`core.backends.base.split_passage`), at most
-    :data:`EXTRACT_MAX_CHARS` characters."""
-    return [(c.passage if c.title else "\n" + c.text)[:EXTRACT_MAX_CHARS] for c in chunks]
+    :data:`EXTRACT_MAX_CHARS` characters; with ``previous`` (:func:`previous_texts`), after the text of the
+    passage before it (:func:`core.backends.base.with_previous`)."""
+    out = [(c.passage if c.title else "\n" + c.text)[:EXTRACT_MAX_CHARS] for c in chunks]
+    if previous:
+        out = [with_previous(t, previous.get(c.id, "")) for c, t in zip(chunks, out, strict=True)]
+    return out
 
 
 def extract_triples(chunks: Sequence[Chunk], extractor: TripleExtractor, *, cache_dir: Path | None,
@@ -117,10 +168,12 @@ def extract_triples(chunks: Sequence[Chunk], extractor: TripleExtractor, *, cach
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
     ext_id = f"{extractor.name}:{extractor.model_id}"
+    # an extractor that reads the passage before (spaCy: a paragraph's opening "He"): that text is part of the key
+    previous = previous_texts(chunks) if getattr(extractor, "reads_previous", False) else {}
     hits: dict[str, tuple[ExtractedTriple, ...]] = {}
     todo: list[Chunk] = []
     for c in chunks:
-        f = _cache_file(cache_dir, ext_id, c) if cache_dir else None
+        f = _cache_file(cache_dir, ext_id, c, previous.get(c.id, "")) if cache_dir else None
         hit = _read_cache(f) if f is not None and f.exists() else None
         if hit is not None:
             hits[c.id] = hit
@@ -137,9 +190,9 @@ def extract_triples(chunks: Sequence[Chunk], extractor: TripleExtractor, *, cach
     fresh: dict[str, tuple[ExtractedTriple, ...]] = {}
     if runner is None:
         results: Iterator[tuple[int, BatchExtraction]] = (
-            (k, extract_batch(extractor, _texts(b))) for k, b in enumerate(batches))
+            (k, extract_batch(extractor, _texts(b, previous))) for k, b in enumerate(batches))
     else:
-        results = iter(runner.extract(extractor, [_texts(b) for b in batches]))
+        results = iter(runner.extract(extractor, [_texts(b, previous) for b in batches]))
     where = "" if runner is None else f" on {runner.describe().get('backend', 'a runner')}"
     finished = 0
     while True:
@@ -169,7 +222,7 @@ def extract_triples(chunks: Sequence[Chunk], extractor: TripleExtractor, *, cach
                 failed.setdefault(k, []).append(c.id)  # not cached: the next build asks again
             elif cache_dir:
                 # no fsync per entry: an entry a power cut damaged fails _read_cache and is redone
-                atomic_write_text(_cache_file(cache_dir, ext_id, c), json.dumps(
+                atomic_write_text(_cache_file(cache_dir, ext_id, c, previous.get(c.id, "")), json.dumps(
                     {"v": _CACHE_VERSION, "triples": [[t.head, t.relation, t.tail] for t in triples]}), durable=False)
         finished += len(batch)
     # in chunk order whichever came from the cache: the graph merges in this order, so a build with a warm,
