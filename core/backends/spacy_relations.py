@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.backends.base import ExtractedTriple
-from core.backends.spacy_mentions import VALUE_LABELS, Carry, _Mentions
+from core.backends.spacy_mentions import _NOT_NAMES, VALUE_LABELS, Carry, _Mentions
 from core.text import canonical_entity, normalize_name
 
 _RELATIVE = frozenset({"who", "which", "that", "whom", "whose"})
@@ -34,7 +34,12 @@ class _Piece(_Mentions):
             return None
         if tok.lower_ in _RELATIVE and tok.head.dep_ == "relcl":
             return self.subject(tok.head.head, depth + 1)
-        # "X is a 1999 Mexican drama film (directed by ...)": the film is X
+        # "X is a 1999 Mexican drama film (directed by ...)": the film is X; but "Her best-known work is the Larkmere
+        # Chalice, a cut-glass cup engraved with …": the cup is the Chalice, not the description "best-known work"
+        if tok.dep_ == "attr" and tok.head.pos_ in ("AUX", "VERB") and self._names_description(tok):
+            got = self.mention(tok)
+            if got is not None:
+                return got
         if tok.dep_ == "attr" and tok.head.pos_ in ("AUX", "VERB"):
             subj = self._subjects_of(tok.head, depth + 1)
             if subj:
@@ -121,6 +126,8 @@ class _Piece(_Mentions):
             if c.dep_ in _OBJ:
                 rel = ("is" if verb.lower_ in ("is", "be", "been") else verb.lower_) if copula else phrase
                 for o in self._conjuncts(c):
+                    if copula and (self._relative(o) or self._names_description(o)):
+                        continue  # "is the museum's most visited object", "Her best-known work is X": no "is" node
                     tail = self.mention(o)
                     for s in subjects:
                         self.add(s, rel, tail)
@@ -140,6 +147,31 @@ class _Piece(_Mentions):
                 # "directed by X" under "starring" etc. is handled as its own verb
             elif c.dep_ == "xcomp" and c.pos_ in ("VERB", "AUX"):
                 continue
+
+    def _relative(self, noun: Any) -> bool:
+        """A common noun with an owner and no name of its own ("the museum's most visited object", "her older
+        brother"): a description relative to its owner, which "X is …" must not make a node shared by every passage
+        using the phrase (the relation to the owner, where that is a mention, is :meth:`_relational_noun`'s)."""
+        return noun.pos_ == "NOUN" and any(c.dep_ == "poss" for c in noun.children) and self.role_name(noun) is None
+
+    def _names_description(self, attr: Any) -> bool:
+        """Whether ``attr`` is a name that a copula gives to a common-noun description ("Her best-known work is the
+        Larkmere Chalice", "Its first director was the historian Owen Pike"): the name is what the sentence is about
+        (:meth:`subject`), and "best-known work · is · Larkmere Chalice" would make the description a node of its own
+        (the description's owner, if any, gets "work of": :meth:`_relational_subject`)."""
+        verb = attr.head
+        if attr.dep_ != "attr" or verb.lower_ not in ("is", "was", "are", "were"):
+            return False
+        subs = [c for c in verb.children if c.dep_ == "nsubj"]
+        if len(subs) != 1 or subs[0].pos_ != "NOUN" or self.role_name(subs[0]) is not None:
+            return False
+        span = self.mention_of.get(subs[0].i)
+        if span is not None and (span[2] or any(t.pos_ == "PROPN" for t in self.doc[span[0]:span[1]])):
+            return False  # the subject is a name itself
+        named = self.role_name(attr) if attr.pos_ == "NOUN" else None
+        got = named or (self.mention(attr) if attr.pos_ == "PROPN" else None)
+        # a labelled name: not a value ("The coldest temperature is 5 °F"), a nationality or the title
+        return got is not None and bool(got[1]) and got[1] not in _NOT_NAMES and got[1] != "TITLE"
 
     def _light_object(self, subjects: list[tuple[str, str]], phrase: str, obj: Any) -> None:
         """A bare noun object with a preposition: "took command of the ferry Silver Eel" → (X, took command of,
@@ -182,8 +214,8 @@ class _Piece(_Mentions):
     def _appos(self, tok: Any) -> None:
         head = self.subject(tok.head)
         tail = self.mention(tok)
-        if head is None or tail is None or tail[1] in VALUE_LABELS or tail[1] in ("NORP", "LANGUAGE"):
-            return  # "(Italian: La contessa di Parma)" is no "is Italian"
+        if head is None or tail is None or tail[1] in VALUE_LABELS or tail[1] in ("NORP", "LANGUAGE") or self._relative(tok):
+            return  # "(Italian: La contessa di Parma)" is no "is Italian"; "X, the museum's best piece" no "is" node
         place = head[1] in ("GPE", "LOC", "FAC") and tail[1] in ("GPE", "LOC")
         self.add(head, "located in" if place else "is", tail)  # "Winnetka, Illinois"
 
@@ -225,3 +257,4 @@ class _Piece(_Mentions):
                             self.add(holder, f"{word} of", self.mention(o))
             if c.dep_ == "poss":
                 self.add(holder, f"{word} of", self.mention(c))
+
