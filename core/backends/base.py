@@ -184,10 +184,8 @@ def with_previous(passage: str, previous: str) -> str:
     it back with :func:`split_previous`. A pronoun that opens the passage ("He bought the chalice") may then stand
     for the person the previous paragraph ended on.
 
-    >>> split_previous(with_previous("Museum
-He bought it.", "Its director was Owen Pike."))
-    ('Its director was Owen Pike.', 'Museum
-He bought it.')
+    >>> split_previous(with_previous("Museum\nHe bought it.", "Its director was Owen Pike."))
+    ('Its director was Owen Pike.', 'Museum\nHe bought it.')
     """
     return f"{_PREVIOUS}{previous.replace(_PREVIOUS, ' ')}{_PREVIOUS}{passage}" if previous.strip() else passage
 
@@ -195,10 +193,8 @@ He bought it.')
 def split_previous(passage: str) -> tuple[str | None, str]:
     r"""``(previous text or None, passage)`` of what :func:`with_previous` made; a plain passage is ``(None, it)``.
 
-    >>> split_previous("Museum
-He bought it.")
-    (None, 'Museum
-He bought it.')
+    >>> split_previous("Museum\nHe bought it.")
+    (None, 'Museum\nHe bought it.')
     """
     text = str(passage)
     if not text.startswith(_PREVIOUS):
