@@ -96,6 +96,16 @@ PREVIOUS_CHARS = 1_000
 _PART = re.compile(r"^(.+)#(\d+)$")
 
 
+def previous_ids(chunk_id: str) -> list[str]:
+    """The ids the passage before ``chunk_id`` in its document may have (``stem#1`` → ``stem#0``; ``id#2`` → ``id``,
+    a corpus passage's second chunk); [] for a passage that opens its document or is one of its own."""
+    m = _PART.match(chunk_id)
+    if m is None:
+        return []
+    base, k = m.group(1), int(m.group(2))
+    return [f"{base}#{k - 1}"] + ([base] if k in (1, 2) else [])
+
+
 def previous_texts(chunks: Sequence[Chunk]) -> dict[str, str]:
     """Chunk id -> the end of the text of the passage before it in the same document (at most
     :data:`PREVIOUS_CHARS` characters), for the chunks that have one among ``chunks``.
@@ -108,12 +118,7 @@ def previous_texts(chunks: Sequence[Chunk]) -> dict[str, str]:
     by_id = {c.id: c for c in chunks}
     out: dict[str, str] = {}
     for c in chunks:
-        m = _PART.match(c.id)
-        if m is None:
-            continue
-        base, k = m.group(1), int(m.group(2))
-        before = [f"{base}#{k - 1}"] + ([base] if k in (1, 2) else [])
-        prev = next((by_id[p] for p in before if p in by_id and by_id[p].title == c.title), None)
+        prev = next((by_id[p] for p in previous_ids(c.id) if p in by_id and by_id[p].title == c.title), None)
         if prev is None or not prev.text.strip():
             continue
         tail = prev.text[-EXTRACT_MAX_CHARS:].strip()

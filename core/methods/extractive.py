@@ -11,7 +11,9 @@ below are ours, documented here and recorded in the trace (``extractive`` in the
    description that does not name the title ("The tower was designed by ...") is scored after the
    title ("Keldmoor Light: The tower was designed by ..."): the passage is about its title, so this
    is the coreference a reader makes (an audit's "Who designed Keldmoor Light?" got the headland
-   sentence, which names the light, over the one naming its designer).
+   sentence, which names the light, over the one naming its designer). A "He"/"She" may also be the person
+   named last before it, in its passage or in the paragraph before it when that one was retrieved too
+   (:func:`antecedents`; the spaCy KG reads a document's paragraphs the same way).
 2. **Score** — the relevance of (question, sentence) under the cross-encoder when the method's
    :class:`~core.methods.base.Backends` carry a reranker (the default ``ms-marco-minilm``;
    ``biencoder`` is the embedding cosine); *fallback* without one (or with the ``llm`` reranker,
@@ -22,8 +24,10 @@ below are ours, documented here and recorded in the trace (``extractive`` in the
    its title is the bridge entity and the question is also scored as rewritten ("When did Ermengarde
    of Tours die?"); a sentence's score is the better of the two. A description by a clause is read the same
    way: "Who built the ferry that Mattias Venn captained?" is also scored as "Who built the ferry Lantern
-   Moth?" where a retrieved sentence says "He [Mattias Venn] became captain of the ferry Lantern Moth". This is
-   the first hop of a question decomposition, done by string rules.
+   Moth?" where a retrieved sentence says "He [Mattias Venn] became captain of the ferry Lantern Moth", and
+   relations are read from either side ("the father of Aldo Fenn": "He was the son of Tobias Fenn"). This is
+   the first hop of a question decomposition, done by string rules; a bridge found, the 4th and 5th passages'
+   sentences naming it are candidates too.
 4. **Answer type** — "when" asks for a date, "who"/"whom" for a person, "where" or "which/what
    city, country, county, river ..." for a place, "how many"/"how much"/"what percentage" for a number
    (:func:`core.methods.answer_types.expected_answer_type` with ``nouns``), and "which/what NOUN" of any other noun for a thing named after
@@ -54,6 +58,7 @@ from typing import Any
 
 import numpy as np
 
+from core.graph.builder import previous_ids
 from core.methods.answer_types import (
     OPENERS,
     PLACE_NOUNS,
@@ -294,6 +299,10 @@ def absent_names(query: str, texts: Sequence[str]) -> list[str]:
     return out
 
 
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in split_sentences(text) if len(s.strip()) > 3]
+
+
 def _names_bridge(reading: str, bridge: str) -> bool:
     return re.search(rf"\b{re.escape(normalize_name(bridge))}\b", normalize_name(reading)) is not None
 
@@ -322,9 +331,13 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
     atype = expected_answer_type(query, nouns=True)
     top = [p for p in passages[:max_passages]]
     rows: list[tuple[str, tuple[str, ...], str, str, str]] = []  # (sentence, its readings, chunk id, title, antecedent)
+    by_id = {cid: (title, text) for cid, title, text in passages}
     for cid, title, text in top:
         sents = [s.strip() for s in split_sentences(text) if len(s.strip()) > 3] or ([text.strip()] if text.strip() else [])
-        names = antecedents(sents, title)  # once: the readings and the answer's brackets both use them
+        # a "He" opening a paragraph may be the person the paragraph before ended on, when that one was retrieved too
+        # ("Its first director was the historian Owen Pike." / "He bought the Larkmere Chalice …"; the KG reads it so)
+        before = next((_sentences(by_id[p][1]) for p in previous_ids(cid) if p in by_id and by_id[p][0] == title), [])
+        names = antecedents(before + sents, title)[len(before):]  # once: the readings and the brackets both use them
         for s, read, name in zip(sents, readings(sents, title, names), names):
             rows.append((s, read, cid, title, name))
     if not rows:

@@ -507,3 +507,26 @@ def test_a_found_bridge_is_looked_up_in_the_fourth_and_fifth_passages():
     # without a bridge the fourth passage supplies nothing
     plain = pick_sentence("Where was Aldo Fenn born?", passages, backends)
     assert all(c.chunk_id != "c3" for c in plain.candidates)
+
+
+def test_a_paragraph_opening_with_he_reads_the_retrieved_paragraph_before_it():
+    """An audit's museum document, one passage per paragraph: "He bought the Larkmere Chalice" opens the second, the
+    historian is named at the end of the first. With both retrieved the answer is Owen Pike's sentence, shown with
+    whom "He" stands for; another document's passage is never read as the one before."""
+    from core.backends.embedders import HashingEmbedder
+    from core.methods.extractive import pick_sentence
+
+    first = ("museum#0", "Larkmere Glass Museum", "The Larkmere Glass Museum opened in 1950 in the main hall of the "
+             "former Harrow Glassworks. Its first director was the historian Owen Pike.")
+    second = ("museum#1", "Larkmere Glass Museum", "He bought the Larkmere Chalice from the family of the old mayor in "
+              "1953. It is now the museum's most visited object.")
+    stane = ("stane#1", "Mirela Stane", "Her best-known work is the Larkmere Chalice, a cut-glass cup engraved with river "
+             "birds. It was made in 1880 for the mayor of Larkmere.")
+    backends = Backends(HashingEmbedder(), get_llm("none"), get_reranker("ms-marco-minilm"))
+    pick = pick_sentence("Who bought the Larkmere Chalice?", [second, stane, first], backends)
+    assert pick.text.startswith("He [Owen Pike] bought the Larkmere Chalice"), pick.candidates[:3]
+    alone = pick_sentence("Who bought the Larkmere Chalice?", [second, stane], backends)
+    assert not any("[Owen Pike]" in (c.shown or "") for c in alone.candidates)
+    other = ("other#0", "Harrow Glassworks", first[2])  # same id rule, another title: not the paragraph before
+    moved = pick_sentence("Who bought the Larkmere Chalice?", [("other#1", "Larkmere Glass Museum", second[2]), other], backends)
+    assert not any("[Owen Pike]" in (c.shown or "") for c in moved.candidates)
