@@ -60,6 +60,7 @@ EDGE_COLOR = colors.EDGE
 SELECTED_COLOR = colors.SELECTED
 CENTER_COLOR = colors.CENTER
 PALETTE = colors.DRAWING
+AVOID_EDGE_COLOR = colors.CEG  #: edges drawn in this colour (a CEG's) are kept clear of labels
 
 _LABEL_CHARS = 40
 LABEL_ALL_UP_TO = 20  #: drawings with at most this many nodes label every node
@@ -390,6 +391,8 @@ def network_html(graph: GraphLike, nodes: Iterable[int], *,
         kw = {"label": escape(short_label(rel, 30))} if e in labelled else {}
         if edge_widths and e in edge_widths:
             kw["width"] = float(edge_widths[e])
+        if edge_colors.get(e) == AVOID_EDGE_COLOR:
+            kw["egxAvoid"] = True  # a red (CEG) edge: no label is placed across it
         net.add_edge(h, t, title=escape(graph.edge_text(e)), color=edge_colors.get(e, EDGE_COLOR), **kw)
     physics = positions is None or any(v not in positions for v in nodes)
     net.options = _options(physics=physics, n=len(nodes), directed=directed)
@@ -475,57 +478,55 @@ _FIT_SCRIPT = """
                       });
                       net.redraw();
                     }
-                    // A label goes below its node, else above it (vadjust), where it covers no other label
-                    // and no other node; of two labels that would overlap, the more important one (the order
-                    // comes from label_choice) is placed first and the other name stays on hover. A label
-                    // on a node hid that node's colour and ring (an audit on the expansion drawing). A node in
-                    // ``must`` (what the step is about) may also go one or two label heights further below or
-                    // above, and keeps its label below it over other nodes only where none of those is clear.
+                    // The labels are placed by egxPlaceLabels (assets/label_place.js): below, above, right or left
+                    // of their node where they cover no other label, no other node and no red (CEG) edge, the more
+                    // important first (the order comes from label_choice); a node the step is about (``must``)
+                    // also tries spots further out; a label with no clear spot shows on hover only. vis-network
+                    // moves a label only up or down (vadjust): a label beside its node is padded with no-break
+                    // spaces on the side towards the node.
                     function declutter(font) {
-                      var placed = [], discs = [], patch = [], pos = net.getPositions();
+                      var pos = net.getPositions(), markers = [], items = [], lines = [], patch = [];
                       var text = document.createElement("canvas").getContext("2d");  // measures as the labels are drawn
                       text.font = font + "px sans-serif";
+                      var space = text.measureText("\u00a0").width || font / 4;
                       nodes.get().forEach(function (n) {  // every node, labelled or not, is in the way
                         // a diamond's corners reach past its size, and a label ending against one read as its name
                         var p = pos[n.id], r = (n.size || 10) * (n.shape === "diamond" ? 1.45 : 1) + 2;
-                        if (p) { discs.push({id: n.id, l: p.x - r, r: p.x + r, t: p.y - r, b: p.y + r}); }
+                        if (p) { markers.push({id: n.id, l: p.x - r, r: p.x + r, t: p.y - r, b: p.y + r}); }
                       });
-                      function clear(box, id, labelsOnly) {
-                        return !placed.some(function (o) { return box.l < o.r && o.l < box.r && box.t < o.b && o.t < box.b; }) &&
-                               (labelsOnly || !discs.some(function (o) { return o.id !== id && box.l < o.r && o.l < box.r && box.t < o.b && o.t < box.b; }));
-                      }
+                      edges.get().forEach(function (e) {  // the red edges, as short segments along their curve
+                        if (!e.egxAvoid || !pos[e.from] || !pos[e.to]) { return; }
+                        var body = net.body.edges[e.id], pts = [];
+                        for (var i = 0; i <= 8; i++) {
+                          try { pts.push(body.edgeType.getPoint(i / 8)); } catch (err) { pts = []; break; }
+                        }
+                        if (pts.length < 2 || pts.some(function (q) { return !q || !isFinite(q.x) || !isFinite(q.y); })) {
+                          pts = [pos[e.from], pos[e.to]];
+                        }
+                        for (var j = 1; j < pts.length; j++) { lines.push([pts[j - 1].x, pts[j - 1].y, pts[j].x, pts[j].y]); }
+                      });
                       order.forEach(function (id) {
                         var n = nodes.get(id), p = pos[id];
                         if (!n || !p || typeof n.egxLabel !== "string" || !n.egxLabel.trim()) { return; }
                         // where vis-network puts the label below the node (its own measure, vadjust aside)
                         var size = (net.body.nodes[id] && net.body.nodes[id].labelModule.size) || {};
                         var r = n.size || 10, h = size.height || font, gap = isFinite(size.top) ? size.top - p.y - r : font / 2 + 4;
-                        var w = text.measureText(n.egxLabel).width + 4;
-                        var below = {l: p.x - w / 2, r: p.x + w / 2, t: p.y + r + gap, b: p.y + r + gap + h};
-                        var above = {l: below.l, r: below.r, t: p.y - r - gap - h, b: p.y - r - gap};
-                        var want = n.egxLabel, shift = 0, isMust = must.indexOf(id) >= 0;
-                        // below, above; a node the step is about also one and two label heights further out
-                        // (a label on a cluster of nodes hid their colours: an audit on the expansion drawing)
-                        var spots = [below, above];
-                        var spot = spots.find(function (b) { return clear(b, id); });
-                        if (!spot && isMust) {
-                          // next to its node over another node before any further away: "The Matrix" placed two
-                          // label heights above its red node read as a neighbour's name (an audit)
-                          spot = spots.find(function (b) { return clear(b, id, true); });
-                          [1, 2].forEach(function (k) {
-                            var d = k * (h + 2);
-                            spots.push({l: below.l, r: below.r, t: below.t + d, b: below.b + d},
-                                       {l: above.l, r: above.r, t: above.t - d, b: above.b - d});
-                          });
-                          spot = spot || spots.find(function (b) { return clear(b, id); });
+                        items.push({id: id, x: p.x, y: p.y, r: r, h: h, gap: gap, must: must.indexOf(id) >= 0,
+                                    w: text.measureText(n.egxLabel).width + 4});
+                      });
+                      var spots = egxPlaceLabels(items, markers, lines, font / 5);
+                      window.egxPlaced = spots;  // for the browser tests: each label's box on the canvas
+                      items.forEach(function (it) {
+                        var n = nodes.get(it.id), s = spots[it.id], want = " ", shift = 0;
+                        if (s) {
+                          var k = Math.round(2 * Math.abs(s.dx) / space), fill = new Array(k + 1).join("\u00a0");
+                          want = s.dx > 0 ? fill + n.egxLabel : s.dx < 0 ? n.egxLabel + fill : n.egxLabel;
+                          shift = s.dy;
                         }
-                        if (spot) { placed.push(spot); shift = spot.t - below.t; }
-                        else if (isMust && clear(below, -1, true)) { placed.push(below); }
-                        else { want = " "; }
                         var was = (n.font && n.font.vadjust) || 0;
                         var font2 = {vadjust: shift};
                         if (n.egxColor) { font2.color = n.egxColor; }
-                        if (n.label !== want || was !== shift) { patch.push({id: id, label: want, font: font2}); }
+                        if (n.label !== want || was !== shift) { patch.push({id: it.id, label: want, font: font2}); }
                       });
                       if (patch.length) { nodes.update(patch); }
                     }
@@ -548,6 +549,12 @@ _FIT_SCRIPT = """
                   })(network, container, PHYSICS, LABEL_ORDER, LABEL_MUST);
 """
 _ASSET_CSS = Path(__file__).resolve().parents[1] / "assets" / "graph_view.css"
+_ASSET_PLACE = _ASSET_CSS.with_name("label_place.js")  #: the label placement rule, shared with its unit tests
+
+
+@lru_cache(maxsize=1)
+def _label_place_js() -> str:
+    return _ASSET_PLACE.read_text(encoding="utf-8")
 
 
 @lru_cache(maxsize=1)
@@ -592,7 +599,7 @@ def _finish_html(doc: str, legend: Sequence[LegendItem], *, physics: bool = True
         fit = _FIT_SCRIPT.replace("PHYSICS", "true" if physics else "false").replace(
             "LABEL_ORDER", json.dumps([int(v) for v in label_order])).replace("LABEL_PX", str(int(label_px))).replace(
             "LABEL_MUST", json.dumps([int(v) for v in must_label]))
-        doc = doc.replace(_NETWORK_NEW, _DECODE_TEXT + "\n                  " + _NETWORK_NEW + fit, 1)
+        doc = doc.replace(_NETWORK_NEW, _DECODE_TEXT + _label_place_js() + "\n                  " + _NETWORK_NEW + fit, 1)
     doc = doc.replace("</head>", _legend_css() + "</head>", 1)
     if legend_below:
         strip = legend_html(legend).replace('class="egx-legend"', 'class="egx-legend egx-legend-below"', 1)

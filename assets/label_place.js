@@ -1,0 +1,68 @@
+/* Where each canvas label of a drawing goes (components/graph_view.py inlines this file into every drawing; the
+   unit tests run it with node: tests/app/test_label_place.py). Pure: no DOM, no vis-network.
+
+   items   the labelled nodes, most important first: {id, x, y, r, w, h, gap, must}; (x, y) the node's centre, r its
+           marker's half-size (a diamond's corners included), w × h the label's box, gap the space vis-network
+           leaves between the node and a label drawn below it (its own place, moved by dx, dy from there);
+   markers every drawn node's marker box {id, l, r, t, b}, labelled or not;
+   lines   the highlighted (red, CEG) edges as segments [x1, y1, x2, y2] (a curved edge: several);
+   pad     a margin kept around each label (canvas units).
+
+   Returns {id: {dx, dy}} for the labels drawn (the box's move from its place below the node), in the order given;
+   a label left out shows on hover only. The rule: a label covers no other label, no other node's marker and no
+   highlighted edge. It goes below its node, else above, right or left of it; a node the step is about (``must``)
+   also tries spots one to four label heights further out and beside them. A node with no clear spot loses its
+   canvas label, whatever it is: a label written over another node hid that node's colour and ring, and a red label
+   across a green ring read as the ring's name (audits on the expansion drawing). */
+function egxPlaceLabels(items, markers, lines, pad) {
+  var placed = [], out = {};
+  pad = pad || 0;
+
+  function hits(a, b) { return a.l < b.r && b.l < a.r && a.t < b.b && b.t < a.b; }
+
+  function crosses(box, s) {  // does segment s meet the box? (Liang–Barsky clipping)
+    var x = s[0], y = s[1], dx = s[2] - x, dy = s[3] - y, t0 = 0, t1 = 1;
+    var p = [-dx, dx, -dy, dy], q = [x - box.l, box.r - x, y - box.t, box.b - y];
+    for (var i = 0; i < 4; i++) {
+      if (p[i] === 0) { if (q[i] < 0) { return false; } continue; }
+      var t = q[i] / p[i];
+      if (p[i] < 0) { if (t > t1) { return false; } if (t > t0) { t0 = t; } }
+      else { if (t < t0) { return false; } if (t < t1) { t1 = t; } }
+    }
+    return true;
+  }
+
+  function clear(box, id) {
+    var grown = {l: box.l - pad, r: box.r + pad, t: box.t - pad, b: box.b + pad};
+    return !placed.some(function (o) { return hits(box, o); }) &&
+           !markers.some(function (m) { return m.id !== id && hits(grown, m); }) &&
+           !lines.some(function (s) { return crosses(grown, s); });
+  }
+
+  items.forEach(function (it) {
+    var own = markers.filter(function (m) { return m.id === it.id; })[0];
+    var r = own ? Math.max(it.r, (own.b - own.t) / 2) : it.r, h = it.h, w = it.w, g = it.gap;
+    var top = it.y + it.r + g;  // vis-network's place below the node
+    function at(cx, cy) {  // the box centred on (cx, cy)
+      return {l: cx - w / 2, r: cx + w / 2, t: cy - h / 2, b: cy + h / 2, dx: cx - it.x, dy: cy - (top + h / 2)};
+    }
+    var below = it.y + Math.max(r, it.r) + g + h / 2, above = it.y - r - g - h / 2, side = r + g + w / 2;
+    var spots = [at(it.x, top + h / 2), at(it.x, above), at(it.x + side, it.y), at(it.x - side, it.y)];
+    if (it.must) {
+      for (var k = 1; k <= 4; k++) {
+        var d = k * (h + 2);
+        spots.push(at(it.x, below + d), at(it.x, above - d),
+                   at(it.x + side, it.y + d), at(it.x - side, it.y + d),
+                   at(it.x + side, it.y - d), at(it.x - side, it.y - d));
+      }
+    }
+    var spot = null;
+    for (var i = 0; i < spots.length && !spot; i++) { if (clear(spots[i], it.id)) { spot = spots[i]; } }
+    if (!spot) { return; }
+    placed.push(spot);
+    out[it.id] = {dx: spot.dx, dy: spot.dy, l: spot.l, r: spot.r, t: spot.t, b: spot.b};
+  });
+  return out;
+}
+
+if (typeof module !== "undefined") { module.exports = {egxPlaceLabels: egxPlaceLabels}; }

@@ -1,0 +1,107 @@
+"""The label placement rule of every drawing (assets/label_place.js, inlined by components/graph_view.py), run with
+node: a label never covers another label, another node's marker (a diamond's corners included) or a red (CEG) edge;
+a label with no clear spot near its node is left to the hover, and the nodes a step is about look further out first."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from components import graph_view
+
+ROOT = Path(__file__).resolve().parents[2]
+NODE = shutil.which("node") or shutil.which("nodejs")
+pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
+
+
+def place(items: list[dict], markers: list[dict], lines: list[list[float]], pad: float = 0.0) -> dict[int, dict]:
+    script = (f"const m = require({json.dumps(str(ROOT / 'assets' / 'label_place.js'))});\n"
+              f"process.stdout.write(JSON.stringify(m.egxPlaceLabels({json.dumps(items)}, {json.dumps(markers)}, "
+              f"{json.dumps(lines)}, {pad})));")
+    out = subprocess.run([NODE, "-e", script], capture_output=True, text=True, timeout=60, check=True)
+    return {int(k): v for k, v in json.loads(out.stdout).items()}
+
+
+def marker(i: int, x: float, y: float, r: float, diamond: bool = False) -> dict:
+    half = r * (1.45 if diamond else 1) + 2
+    return {"id": i, "l": x - half, "r": x + half, "t": y - half, "b": y + half}
+
+
+def hits(a: dict, b: dict) -> bool:
+    return a["l"] < b["r"] and b["l"] < a["r"] and a["t"] < b["b"] and b["t"] < a["b"]
+
+
+def crosses(box: dict, s: list[float], steps: int = 200) -> bool:
+    return any(box["l"] < s[0] + (s[2] - s[0]) * k / steps < box["r"] and box["t"] < s[1] + (s[3] - s[1]) * k / steps
+               < box["b"] for k in range(steps + 1))
+
+
+def scene(seed: int, n: int = 40, must: int = 5) -> tuple[list[dict], list[dict], list[list[float]]]:
+    rng = random.Random(seed)
+    pts = [(rng.uniform(0, 500), rng.uniform(0, 320), rng.uniform(8, 22), rng.random() < 0.4) for _ in range(n)]
+    markers = [marker(i, x, y, r, d) for i, (x, y, r, d) in enumerate(pts)]
+    items = [{"id": i, "x": x, "y": y, "r": r * (1.45 if d else 1) + 2, "w": rng.uniform(40, 130), "h": 16.0,
+              "gap": 6.0, "must": i < must} for i, (x, y, r, d) in enumerate(pts)]
+    lines = [[pts[i][0], pts[i][1], pts[i + 1][0], pts[i + 1][1]] for i in range(0, 6, 2)]
+    return items, markers, lines
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_no_label_covers_a_label_a_node_or_a_red_edge(seed: int) -> None:
+    items, markers, lines = scene(seed)
+    got = place(items, markers, lines)
+    assert got, "some labels are placed"
+    boxes = list(got.items())
+    for k, (i, box) in enumerate(boxes):
+        assert not [m["id"] for m in markers if m["id"] != i and hits(box, m)], (i, box)
+        assert not [s for s in lines if crosses(box, s)], (i, box)
+        assert not [j for j, other in boxes[:k] if hits(box, other)], (i, box)
+
+
+def test_a_crowded_node_loses_its_label_and_a_must_node_looks_further_out() -> None:
+    # a plain node (0) and a node the step is about (1), each walled in above, below, left and right by others
+    markers, items = [], []
+    for i, (x, y) in enumerate([(0.0, 0.0), (400.0, 0.0)]):
+        markers.append(marker(i, x, y, 10))
+        items.append({"id": i, "x": x, "y": y, "r": 12.0, "w": 60.0, "h": 16.0, "gap": 6.0, "must": i == 1})
+        for k, (dx, dy) in enumerate([(0, 30), (0, -30), (55, 0), (-55, 0)]):
+            markers.append(marker(10 + 10 * i + k, x + dx, y + dy, 8))
+    got = place(items, markers, [])
+    assert 0 not in got  # no free spot near it: the name is on hover, nothing is covered
+    assert 1 in got  # further out: clear of every node
+    assert not [m["id"] for m in markers if m["id"] != 1 and hits(got[1], m)]
+
+
+def test_a_label_steps_off_a_red_edge_and_keeps_its_margin() -> None:
+    markers = [marker(0, 0, 0, 10, diamond=True), marker(1, 0, 80, 10)]
+    items = [{"id": 0, "x": 0.0, "y": 0.0, "r": 16.5, "w": 80.0, "h": 16.0, "gap": 6.0, "must": True}]
+    below = place(items, markers, [])[0]
+    assert below["dx"] == 0 and below["dy"] == 0  # its usual place below when nothing is in the way
+    moved = place(items, markers, [[0.0, 0.0, 0.0, 80.0]])[0]  # a red edge runs down from it
+    assert not crosses(moved, [0.0, 0.0, 0.0, 80.0])
+    # a margin: a label does not end against another node's marker (an audit measured 5 px to a red diamond)
+    near = [marker(0, 0, 0, 10), marker(1, 45, 30, 10, diamond=True)]
+    got = place([{**items[0], "r": 12.0}], near, [], pad=4.0)
+    box = got[0]
+    grown = {"l": box["l"] - 4, "r": box["r"] + 4, "t": box["t"] - 4, "b": box["b"] + 4}
+    assert not hits(grown, near[1])
+
+
+def test_every_drawing_carries_the_rule_and_marks_its_red_edges(tmp_path: Path) -> None:
+    from core.graph.graph_builder import GraphBuilder
+
+    b = GraphBuilder(kind="test", name="t")
+    for name in "abc":
+        b.add_node(name, node_id=name)
+    b.add_edge("a", "r", "b")
+    b.add_edge("b", "r", "c")
+    g = b.build()
+    red = graph_view.AVOID_EDGE_COLOR
+    doc = graph_view.network_html(g, [0, 1, 2], edge_colors={0: red, 1: "#444444"})
+    assert "function egxPlaceLabels" in doc and "egxPlaceLabels(items, markers, lines" in doc
+    assert doc.count('"egxAvoid": true') == 1
