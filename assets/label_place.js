@@ -11,7 +11,7 @@
    Returns {id: {dx, dy}} for the labels drawn (the box's move from its place below the node), in the order given;
    a label left out shows on hover only. The rule: a label covers no other label, no other node's marker and no
    highlighted edge. It goes below its node, else above, right or left of it; a node the step is about (``must``)
-   also tries spots one to four label heights further out and beside them. A node with no clear spot loses its
+   also tries the spots around it up to four label heights away, the nearest first. A node with no clear spot loses its
    canvas label, whatever it is: a label written over another node hid that node's colour and ring, and a red label
    across a green ring read as the ring's name (audits on the expansion drawing). */
 function egxPlaceLabels(items, markers, lines, pad) {
@@ -48,13 +48,21 @@ function egxPlaceLabels(items, markers, lines, pad) {
     }
     var below = it.y + Math.max(r, it.r) + g + h / 2, above = it.y - r - g - h / 2, side = r + g + w / 2;
     var spots = [at(it.x, top + h / 2), at(it.x, above), at(it.x + side, it.y), at(it.x - side, it.y)];
-    if (it.must) {
-      for (var k = 1; k <= 4; k++) {
-        var d = k * (h + 2);
-        spots.push(at(it.x, below + d), at(it.x, above - d),
-                   at(it.x + side, it.y + d), at(it.x - side, it.y + d),
-                   at(it.x + side, it.y - d), at(it.x - side, it.y - d));
+    if (it.must) {  // further out, the nearest first: a name far from its node reads as a neighbour's
+      var more = [], xs = [0, w / 4, w / 2, side, side + w / 4, side + w / 2];
+      for (var k = -8; k <= 8; k++) {
+        var cy = it.y + k * (h + 2) / 2;
+        xs.forEach(function (dx) {
+          [dx, -dx].forEach(function (sx, j) { if (j === 0 || dx > 0) { more.push(at(it.x + sx, cy)); } });
+        });
       }
+      more.forEach(function (b) {  // from the node's centre to the box's nearest point; beside costs a little more
+        var ex = Math.max(b.l - it.x, 0, it.x - b.r), ey = Math.max(b.t - it.y, 0, it.y - b.b);
+        b.far = Math.sqrt(ex * ex + ey * ey) + (ex > 0 ? h / 2 : 0);
+      });
+      more = more.filter(function (b) { return !own || !hits(b, own); });  // never over its own node
+      more.sort(function (a, b) { return a.far - b.far; });
+      spots = spots.concat(more);
     }
     var spot = null;
     for (var i = 0; i < spots.length && !spot; i++) { if (clear(spots[i], it.id)) { spot = spots[i]; } }

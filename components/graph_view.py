@@ -200,8 +200,12 @@ def _lying(pos: Mapping[Any, Any]) -> dict[int, tuple[float, float]]:
 KK_MAX_NODES = 150
 
 
+#: The share of a layout's radius a connected part without any ``focus`` node gets (:func:`layout_positions`).
+SIDE_SCALE = 0.35
+
+
 def layout_positions(graph: GraphLike, nodes: Iterable[int], *, seed: int = 0,
-                     scale: float | None = None) -> dict[int, tuple[float, float]]:
+                     scale: float | None = None, focus: Iterable[int] = ()) -> dict[int, tuple[float, float]]:
     """Deterministic spring layout of the subgraph on ``nodes`` (for frame-stable animations).
 
     Each connected component gets its own spring layout, in a disc whose radius grows with the
@@ -209,7 +213,12 @@ def layout_positions(graph: GraphLike, nodes: Iterable[int], *, seed: int = 0,
     ``60·√n + 120``), and the components are packed in rows for a wide frame, biggest first: one
     spring layout of a disconnected drawing pushes the components to the rim and squeezes each
     into a pile. The drawing is fitted
-    to its frame in the browser anyway."""
+    to its frame in the browser anyway.
+
+    ``focus``: the nodes the drawing is about (the bubble replay: its collisions' CEGs). When some components hold
+    one and others none, the others are drawn at :data:`SIDE_SCALE` of their size in a strip under (or, for a tall
+    main part, beside) the ones that do: an unrelated cluster took the left half of the Lothair collision and pushed
+    a third below the fold (an audit). They stay drawn, small: nothing is dropped."""
     import networkx as nx
 
     nodes = sorted({int(v) for v in nodes})
@@ -233,23 +242,44 @@ def layout_positions(graph: GraphLike, nodes: Iterable[int], *, seed: int = 0,
         return _lying(pos)
 
     comps = sorted((sorted(c) for c in nx.connected_components(g)), key=lambda c: (-len(c), c[0]))
+    wanted = {int(v) for v in focus}
+    main = [c for c in comps if wanted.intersection(c)] or comps
+    side = [c for c in comps if not wanted.intersection(c)] if len(main) < len(comps) else []
     if len(comps) == 1:
         pos = spread(g)
         r = radius(len(nodes))
         return {int(v): (float(x) * r, float(y) * r) for v, (x, y) in pos.items()}
-    total = sum((2 * radius(len(c)) + 40.0) ** 2 for c in comps)
-    width = max(2 * radius(len(comps[0])) + 40.0, 1.15 * math.sqrt(1.8 * total))  # rows for a wide frame
+    out = _pack(g, main, radius, spread)
+    if side:
+        xs, ys = [p[0] for p in out.values()], [p[1] for p in out.values()]
+        left, right, top, bottom = min(xs), max(xs), min(ys), max(ys)
+        strip = _pack(g, side, lambda n: SIDE_SCALE * radius(n), spread, gap=20.0, single=15.0,
+                      width=max(right - left, 300.0) if bottom - top <= 0.75 * (right - left) else None)
+        sx, sy = [p[0] for p in strip.values()], [p[1] for p in strip.values()]
+        if bottom - top <= 0.75 * (right - left):  # a wide main part: the strip under it
+            dx, dy = left - min(sx), bottom + 90.0 - min(sy)
+        else:  # a tall one: beside it
+            dx, dy = right + 90.0 - min(sx), top - min(sy)
+        out.update({v: (x + dx, y + dy) for v, (x, y) in strip.items()})
+    return out
+
+
+def _pack(g: Any, comps: list[list[int]], radius: Any, spread: Any, *, gap: float = 40.0,
+          width: float | None = None, single: float = 30.0) -> dict[int, tuple[float, float]]:
+    """The components laid out each in its disc, packed in rows (biggest first) for a wide frame."""
+    total = sum((2 * radius(len(c)) + gap) ** 2 for c in comps)
+    if width is None:
+        width = max(2 * radius(len(comps[0])) + gap, 1.15 * math.sqrt(1.8 * total))  # rows for a wide frame
     out: dict[int, tuple[float, float]] = {}
     x = y = row = 0.0
     for c in comps:
-        r = radius(len(c)) if len(c) > 1 else 30.0
+        r = radius(len(c)) if len(c) > 1 else single
         if x > 0 and x + 2 * r > width:
-            x, y, row = 0.0, y + row + 40.0, 0.0
-        sub = g.subgraph(c)
-        pos = spread(sub) if len(c) > 1 else {c[0]: (0.0, 0.0)}
+            x, y, row = 0.0, y + row + gap, 0.0
+        pos = spread(g.subgraph(c)) if len(c) > 1 else {c[0]: (0.0, 0.0)}
         for v, (px, py) in pos.items():
             out[int(v)] = (x + r + float(px) * r, y + r + float(py) * r)
-        x += 2 * r + 40.0
+        x += 2 * r + gap
         row = max(row, 2 * r)
     return out
 
@@ -402,6 +432,37 @@ def network_html(graph: GraphLike, nodes: Iterable[int], *,
                         label_px=label_px, must_label=must)
 
 
+def side_components(graph: GraphLike, nodes: Iterable[int], focus: Iterable[int]) -> list[list[int]]:
+    """The connected parts of the subgraph on ``nodes`` that hold no ``focus`` node, biggest first: those
+    :func:`layout_positions` draws small at the side (none when no part holds a focus node)."""
+    import networkx as nx
+
+    nodes = sorted({int(v) for v in nodes})
+    g = nx.Graph()
+    g.add_nodes_from(nodes)
+    for e in graph.induced_edges(nodes).tolist():
+        g.add_edge(int(graph.edge_head[e]), int(graph.edge_tail[e]))
+    comps = sorted((sorted(c) for c in nx.connected_components(g)), key=lambda c: (-len(c), c[0]))
+    wanted = {int(v) for v in focus}
+    side = [c for c in comps if not wanted.intersection(c)]
+    return side if len(side) < len(comps) else []
+
+
+LEGEND_FONT_PX = 12  #: the legend strip's text (assets/graph_view.css)
+
+
+def legend_rows(legend: Sequence[LegendItem], width_px: float, *, font_px: float = LEGEND_FONT_PX) -> int:
+    """How many rows the legend strip wraps into at ``width_px`` (an estimate on the safe side: 0.56 em per
+    character, the swatch and the gaps of assets/graph_view.css), for a frame that must end above a fold."""
+    rows, x, room = (1 if legend else 0), 0.0, width_px - 12.0  # the strip's padding
+    for item in legend:
+        w = (18.0 if item.shape == "line" else 13.0) + 5.0 + 0.56 * font_px * len(item.label)
+        if x > 0 and x + w > room:
+            rows, x = rows + 1, 0.0
+        x += w + 14.0
+    return rows
+
+
 def _options(*, physics: bool, n: int, directed: bool = True) -> dict[str, object]:
     return {
         # a white halo keeps a label readable where it crosses an edge
@@ -474,6 +535,7 @@ _FIT_SCRIPT = """
                         declutter(Math.min(96, Math.max(PX - 1, PX / s)));
                         net.fit({animation: false});
                         if (net.getScale() > MAX_ZOOM) { net.moveTo({scale: MAX_ZOOM, animation: false}); }
+                        fitPlaced();
                         window.egxReady = true;
                       });
                       net.redraw();
@@ -529,6 +591,25 @@ _FIT_SCRIPT = """
                         if (n.label !== want || was !== shift) { patch.push({id: it.id, label: want, font: font2}); }
                       });
                       if (patch.length) { nodes.update(patch); }
+                    }
+                    // vis-network's fit leaves a label moved above or beside its node out (vadjust, padding):
+                    // "20 March 851" above a node on the top row was cut by the canvas's edge. Zoom out to the box
+                    // of every node and placed label where it reaches past the view.
+                    function fitPlaced() {
+                      var placed = window.egxPlaced || {}, pos = net.getPositions(), l = Infinity, r = -Infinity,
+                          t = Infinity, b = -Infinity;
+                      function take(x0, x1, y0, y1) { l = Math.min(l, x0); r = Math.max(r, x1); t = Math.min(t, y0); b = Math.max(b, y1); }
+                      Object.keys(pos).forEach(function (id) {
+                        var n = nodes.get(Number(id)) || {}, q = pos[id], k = (n.size || 10) * 1.45 + 4;
+                        take(q.x - k, q.x + k, q.y - k, q.y + k);
+                      });
+                      Object.keys(placed).forEach(function (id) { var p = placed[id]; take(p.l, p.r, p.t, p.b); });
+                      var W = box.clientWidth, H = box.clientHeight, s0 = net.getScale();
+                      if (!(r > l) || !(b > t) || !W || !H) { return; }
+                      var a = net.DOMtoCanvas({x: 0, y: 0}), z = net.DOMtoCanvas({x: W, y: H});
+                      if (l >= a.x && r <= z.x && t >= a.y && b <= z.y) { return; }
+                      var s1 = Math.min(s0, 0.97 * Math.min(W / (r - l), H / (b - t)));
+                      net.moveTo({position: {x: (l + r) / 2, y: (t + b) / 2}, scale: s1, animation: false});
                     }
                     window.egxMust = must;  // for the browser tests: whose label may cover a node
                     function ready() {

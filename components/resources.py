@@ -131,9 +131,10 @@ def top_degree_nodes(_graph: GraphLike, key: str, limit: int) -> list[int]:
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def layout_positions(_graph: GraphLike, key: str, nodes: tuple[int, ...],
-                     seed: int = 0) -> tuple[tuple[int, float, float], ...]:
-    """Cached deterministic layout (for pages that animate on fixed positions)."""
-    pos = graph_view.layout_positions(_graph, nodes, seed=seed)
+                     seed: int = 0, focus: tuple[int, ...] = ()) -> tuple[tuple[int, float, float], ...]:
+    """Cached deterministic layout (for pages that animate on fixed positions); ``focus``: the nodes the drawing is
+    about (the connected parts without one are drawn small, :func:`graph_view.layout_positions`)."""
+    pos = graph_view.layout_positions(_graph, nodes, seed=seed, focus=focus)
     return tuple((v, x, y) for v, (x, y) in sorted(pos.items()))
 
 

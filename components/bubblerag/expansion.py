@@ -63,6 +63,37 @@ def drawn_nodes(act: Active, result, replay) -> tuple[list[int], bool]:
     return sorted(list(order)[:MAX_DRAWN]), True
 
 
+def replay_legend(result: Any, *, anchors: bool = True) -> tuple[graph_view.LegendItem, ...]:
+    """The replay's legend, short: each group by its concept, then what the marks mean. Its long version took four
+    rows under the canvas, the second cut at the fold of a 1440×900 projector (an audit); :func:`replay_height`
+    makes room for its rows."""
+    return (
+        *(graph_view.LegendItem(graph_view.short_label(grp.concept, 22), bubble.group_color(grp.gid))
+          for grp in result.groups.groups),
+        *((graph_view.LegendItem("anchor (bubble start)", bubble.ANCHOR_LEGEND.color, bubble.ANCHOR_LEGEND.shape),) if anchors else ()),
+        graph_view.LegendItem("several groups", bubble.blend(colors.ANCHOR_GROUPS[:2])),
+        graph_view.LegendItem("ring: in the queue", "#ffffff"),
+        graph_view.LegendItem("settled now", colors.CURRENT_BORDER),
+        graph_view.LegendItem("CEG found now", colors.CEG),
+        graph_view.LegendItem("earlier CEGs", "#444444", "line"),
+        graph_view.LegendItem("not reached", colors.UNVISITED))
+
+
+def focus_nodes(cegs: Sequence[Any]) -> tuple[int, ...]:
+    """The nodes the replay is about: its collisions' CEGs (a run without a collision: its CEGs). The connected
+    parts of G' that hold none are drawn small under the others (:func:`graph_view.layout_positions`)."""
+    chosen = [c for c in cegs if c.kind == "collision"] or list(cegs)
+    return tuple(sorted({int(v) for c in chosen for v in c.nodes}))
+
+
+def side_note(parts: int) -> str:
+    """The caption's words for the parts of G' drawn small (:func:`focus_nodes`): "" when none."""
+    if not parts:
+        return ""
+    return (f" {'One part' if parts == 1 else f'{parts} parts'} of G' without a CEG {'is' if parts == 1 else 'are'} "
+            "drawn small at the edge.")
+
+
 def flashed_cegs(found: Sequence[Any]) -> list[Any]:
     """The CEGs a frame draws in red: the collisions found at its step, else (a frame of intra-group CEGs only) those.
     An intra-group CEG found beside a collision is drawn like the earlier ones: an audit counted five red nodes on
@@ -116,15 +147,7 @@ def frame_drawing(act: Active, result, replay, frame: int, nodes: list[int], pos
     # step 0, its spots taken by anchors placed before it in index order
     labels = tuple(bubble.drawing_labels(result, g, nodes, first=[*first, *bubble.named_anchors(result, g)]))
     shapes = bubble.anchor_shapes(result, g, nodes)
-    legend = (
-        *bubble.group_legend(result.groups.groups),
-        *((bubble.ANCHOR_LEGEND,) if shapes else ()),
-        graph_view.LegendItem("mixed colour: reached by several groups", bubble.blend(colors.ANCHOR_GROUPS[:2])),
-        graph_view.LegendItem("white, coloured ring: frontier (in the queue)", "#ffffff"),
-        graph_view.LegendItem("black ring: settled at this step", colors.CURRENT_BORDER),
-        graph_view.LegendItem("red: CEG found at this step (collision)", colors.CEG),
-        graph_view.LegendItem("dark edges: earlier collision CEGs", "#444444", "line"),
-        graph_view.LegendItem("grey: not reached yet", colors.UNVISITED))
+    legend = replay_legend(result, anchors=bool(shapes))
     doc = resources.styled_network_html(
         g, act.key, tuple(nodes), colors=tuple(fills), sizes=tuple(sorted(bubble.cost_sizes(result, nodes).items())),
         borders=tuple(borders), edge_colors=edge_colors, edge_widths=widths, notes=tuple(notes), positions=positions,
@@ -252,22 +275,31 @@ def hop_note(realized: int, requested: int, capped: bool, max_nodes: int) -> str
             f"hop{'' if realized == 1 else 's'} from the anchors")
 
 
-HEIGHT = 680  #: the replay's iframe at most: a ~600-px canvas with the legend under it
+HEIGHT = 440  #: the replay's iframe at most, legend included: under the tour's bar it ends above a 900-px fold
 LABEL_PX = 15  #: the replay's node labels on screen, read from the back of a lecture room
-#: The replay canvas's width at 1440 px (5/7 of the ~960-px main column) and the legend strip under it, in pixels.
-CANVAS_PX, LEGEND_PX = 686, 80
+#: The replay canvas's width at 1440 px (5/7 of the ~960-px main column) and one legend row's height, in pixels.
+CANVAS_PX, LEGEND_ROW_PX = 686, 18
+LEGEND_PAD_PX = 10  #: the legend strip's padding and border
 
 
-def replay_height(positions: Sequence[tuple[int, float, float]], *, least: int = 440) -> int:
+def legend_px(legend: Sequence[graph_view.LegendItem]) -> int:
+    """The legend strip's height under the replay's canvas at 1440 px."""
+    return LEGEND_PAD_PX + LEGEND_ROW_PX * graph_view.legend_rows(legend, CANVAS_PX)
+
+
+def replay_height(positions: Sequence[tuple[int, float, float]], *, least: int = 380,
+                  legend: Sequence[graph_view.LegendItem] = ()) -> int:
     """The replay's iframe height for its fixed layout: as tall as the layout needs at the canvas's width (with
-    the labels' margin), between ``least`` and :data:`HEIGHT`. A wide layout at a fixed 680 px was fitted by its
-    width, leaving ~80 px of white canvas above and below, and pushed the legend under a 900-px fold (an audit)."""
+    the labels' margin) plus the legend's rows, between ``least`` and :data:`HEIGHT`. A wide layout at a fixed 680 px
+    was fitted by its width, leaving ~80 px of white canvas above and below, and pushed the legend under a 900-px
+    fold (audits)."""
+    strip = legend_px(legend) if legend else LEGEND_PAD_PX + 2 * LEGEND_ROW_PX
     if len(positions) < 2:
         return least
     xs, ys = [p[1] for p in positions], [p[2] for p in positions]
     pad = 160.0  # the labels under the nodes and the fit's margin, in layout units (≈ 1.5 × the node spacing)
     aspect = (max(ys) - min(ys) + pad) / (max(xs) - min(xs) + pad)
-    return int(min(HEIGHT, max(least, CANVAS_PX * aspect + LEGEND_PX)))
+    return int(min(HEIGHT, max(least, CANVAS_PX * aspect + strip)))
 
 
 def settings_label() -> str:
@@ -301,7 +333,9 @@ def create_replay_ui(act: Active, result: Any, query: str, *, pause_at: Any = No
         st.warning(f"G' has {local.n_nodes:,} nodes; the drawing shows {len(nodes)} of them: the CEG nodes, the "
                    "anchors and the nodes in the order the search settled them. Frontier nodes outside the "
                    "drawing are counted in the side panel.", icon=":material/content_cut:")
-    positions = resources.layout_positions(g, act.key, tuple(nodes))
+    focus = focus_nodes(replay.result.cegs)
+    positions = resources.layout_positions(g, act.key, tuple(nodes), focus=focus)
+    side = len(graph_view.side_components(g, nodes, focus)) if focus else 0
     collisions = replay.collision_frames()
     if S.reset_on_change(S.BUBBLE_FRAME, (act.info.name, query)):  # a new question replays from frame 0
         st.session_state[S.BUBBLE_PLAYING] = False
@@ -310,17 +344,18 @@ def create_replay_ui(act: Active, result: Any, query: str, *, pause_at: Any = No
     # The player, the drawing and the side panel rerun on their own (a fragment): a step or a Play frame redraws
     # them, not the page above — a whole-page rerun per frame greyed the page and showed the controls twice,
     # squeezed, for a few seconds after Play (an audit at 1440×900)
-    st.fragment(_player)(act, result, replay, nodes, positions, collisions, pause)
+    st.fragment(_player)(act, result, replay, nodes, positions, collisions, pause, side)
 
 
 def _player(act: Active, result: Any, replay: Any, nodes: list[int], positions: Any, collisions: list[int],
-            pause: bool) -> None:
-    """The frame controls, the frame's drawing and the side panel; Play advances them here (a fragment rerun)."""
+            pause: bool, side: int = 0) -> None:
+    """The frame controls, the frame's drawing and the side panel; Play advances them here (a fragment rerun).
+    ``side``: how many connected parts of the drawing hold no CEG (drawn small at its edge, named in the caption)."""
     left, right = st.columns([5, 2])
     with left:
         frame = trace_player.frame_controls(S.BUBBLE_FRAME, S.BUBBLE_PLAYING, len(replay), collisions,
                                             help_text="Frame k = the state after k settle steps.", show_label=False)
-        height = replay_height(positions)
+        height = replay_height(positions, legend=replay_legend(result))
         doc, _ = frame_drawing(act, result, replay, frame, nodes, positions, height=height)
         graph_view.render_html(doc, height=height)
         # the look-alike named is the Keanu question's own (on another question it named anchors it did not have)
@@ -328,7 +363,7 @@ def _player(act: Active, result: Any, replay: Any, nodes: list[int], positions: 
         # two short sentences: five lines of it were too much for a projector (an audit)
         st.caption("Diamonds are the anchors, where the bubbles start; a node grows as its semantic cost 1 − cos(q, v) "
                    "falls (hover: its cost per group; Ctrl + wheel zooms). Anchors are their group's nearest candidates "
-                   f"by embedding (§3.2), so some are look-alikes{like} that grow bubbles too.")
+                   f"by embedding (§3.2), so some are look-alikes{like} that grow bubbles too." + side_note(side))
     with right:
         create_side_panel(act, result, replay, frame)
     trace_player.continue_playing(S.BUBBLE_FRAME, S.BUBBLE_PLAYING, len(replay), collisions if pause else (),

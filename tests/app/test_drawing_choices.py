@@ -147,8 +147,56 @@ def test_a_layout_lies_along_the_wide_canvas(path40: KnowledgeGraph) -> None:
         xs, ys = [x for x, _ in pos.values()], [y for _, y in pos.values()]
         assert max(xs) - min(xs) >= max(ys) - min(ys), n
         flat = tuple((v, x, y) for v, (x, y) in sorted(pos.items()))
-        assert 440 <= replay_height(flat) <= HEIGHT
+        assert 380 <= replay_height(flat) <= HEIGHT
     assert replay_height(((0, 0.0, 0.0), (1, 900.0, 10.0))) < replay_height(((0, 0.0, 0.0), (1, 10.0, 900.0)))
+
+
+def _strands(sizes: list[int]) -> KnowledgeGraph:
+    """Disjoint paths of the given sizes (nodes s{i}_{k})."""
+    return graph_from_triples([(f"s{i}_{k}", "next", f"s{i}_{k + 1}") for i, n in enumerate(sizes) for k in range(n - 1)])
+
+
+def test_parts_without_the_ceg_take_a_small_share_of_the_drawing() -> None:
+    """A cluster where no bubbles collided took the left half of the Lothair collision, a third below the fold (an
+    audit): the parts holding no focus node are drawn small at the edge, none dropped."""
+    g = _strands([30, 30, 30])
+    nodes = list(range(g.n_nodes))
+    part = {v: g.node_names[v].split("_")[0] for v in nodes}
+    focus = [v for v in nodes if part[v] == "s2"][:3]
+
+    def span(pos: dict[int, tuple[float, float]], which: set[str]) -> tuple[float, float]:
+        xs = [pos[v][0] for v in nodes if part[v] in which]
+        ys = [pos[v][1] for v in nodes if part[v] in which]
+        return max(xs) - min(xs), max(ys) - min(ys)
+
+    plain = gv.layout_positions(g, nodes)
+    pos = gv.layout_positions(g, nodes, focus=focus)
+    assert set(pos) == set(nodes)  # never dropped
+    whole, main = span(pos, {"s0", "s1", "s2"}), span(pos, {"s2"})
+    for side in ("s0", "s1"):
+        assert max(span(pos, {side})) < 0.4 * max(main), side
+        assert max(span(plain, {side})) > 0.8 * max(span(plain, {"s2"})), side  # before: each its full share
+    assert main[0] > 0.7 * whole[0]  # the CEG's part spans the drawing's width
+    assert [len(c) for c in gv.side_components(g, nodes, focus)] == [30, 30]
+    assert gv.side_components(g, nodes, []) == [] and gv.layout_positions(g, nodes, focus=[]) == plain
+
+
+def test_the_replay_legend_is_short_and_the_frame_with_it_ends_above_the_fold() -> None:
+    """At 1440×900 the replay's legend ended at y≈895 under a four-row strip (an audit): its rows are short and the
+    frame, legend included, no taller than the room under the tour's bar."""
+    from components.bubblerag import expansion
+
+    concepts = ["Keanu Reeves", "Laurence Fishburne", "played", "main villain", "movie", "starred", "Hugo Weaving",
+                "The Matrix"]
+    result = SimpleNamespace(groups=SimpleNamespace(groups=[AnchorGroup(gid=i, concept=c, weight=0.1, members=())
+                                                            for i, c in enumerate(concepts)]))
+    legend = expansion.replay_legend(result)
+    assert len(legend) == len(concepts) + 7  # every group and every mark keeps its row item
+    assert gv.legend_rows(legend, expansion.CANVAS_PX) <= 3  # was four at most
+    assert gv.legend_rows(legend, 200) > gv.legend_rows(legend, 3000) == 1
+    tall = ((0, 0.0, 0.0), (1, 10.0, 900.0))
+    assert expansion.replay_height(tall, legend=legend) <= expansion.HEIGHT <= 440
+    assert expansion.replay_height(tall, legend=legend) - expansion.legend_px(legend) >= 360  # the canvas keeps room
 
 
 # ------------------------------------------------------------------------------ anchor colours
