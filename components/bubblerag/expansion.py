@@ -70,7 +70,7 @@ def replay_legend(result: Any, *, anchors: bool = True) -> tuple[graph_view.Lege
     return (
         *(graph_view.LegendItem(graph_view.short_label(grp.concept, 22), bubble.group_color(grp.gid))
           for grp in result.groups.groups),
-        *((graph_view.LegendItem("anchor (bubble start)", bubble.ANCHOR_LEGEND.color, bubble.ANCHOR_LEGEND.shape),) if anchors else ()),
+        *((graph_view.LegendItem("diamond: anchor", bubble.ANCHOR_LEGEND.color, bubble.ANCHOR_LEGEND.shape),) if anchors else ()),
         graph_view.LegendItem("several groups", bubble.blend(colors.ANCHOR_GROUPS[:2])),
         graph_view.LegendItem("ring: in the queue", "#ffffff"),
         graph_view.LegendItem("settled now", colors.CURRENT_BORDER),

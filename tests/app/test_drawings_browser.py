@@ -5,7 +5,7 @@ sample); every drawing on it is screenshotted and asked through vis-network's ow
 iframe, whether it is readable: it was laid out and fitted (``window.egxReady``), every node of the
 subgraph lies inside the visible canvas (``network.getPositions()`` → ``canvasToDOM`` against the
 canvas size, and each node's bounding box with its label), the legend does not cover the canvas,
-and no label is drawn over another node (but those of the nodes a step is about). The FastInsight drawing sits in a tab that is hidden when it is drawn, the three drawings of
+and no label is drawn over another node. The FastInsight drawing sits in a tab that is hidden when it is drawn, the three drawings of
 the "compare" preset share one row: the two cases that were cropped. Screenshots go under
 ``tmp_path`` (and to ``$EGX_ARTIFACTS`` when set).
 """
@@ -56,8 +56,11 @@ CHECK = """() => {
   const must = window.egxMust || [], covering = [], mustCovering = [];
   shown.forEach(function (n) {
     const into = must.indexOf(n.id) >= 0 ? mustCovering : covering;
-    const m = network.body.nodes[n.id].labelModule.size, v = (n.font || {}).vadjust || 0;
-    const s = {left: m.left, width: m.width, height: m.height, top: m.top + v};  // vis-network's size leaves vadjust out
+    const m = network.body.nodes[n.id].labelModule.size, v = (n.font || {}).vadjust || 0, q = (window.egxPlaced || {})[n.id];
+    // the box the placement gave it (a label beside its node is padded with spaces towards it), else vis-network's
+    // own, whose size leaves vadjust out
+    const s = q ? {left: q.l, width: q.r - q.l, height: q.b - q.t, top: q.t}
+                : {left: m.left, width: m.width, height: m.height, top: m.top + v};
     for (const id in pos) {
       const r = (nodes.get(Number(id)) || {}).size || 10, p = pos[id], e = 2;  // px of anti-aliasing
       if (Number(id) !== n.id && s.left + e < p.x + r && p.x - r < s.left + s.width - e &&
@@ -122,8 +125,10 @@ class Drawings:
                 self.problems.append(f"{label}: the legend covers the canvas")
             if got["covering"]:
                 self.problems.append(f"{label}: labels drawn over other nodes: {got['covering'][:5]}")
-            if got["must_covering"]:  # allowed where no clear spot exists: counted, printed with the figures
+            if got["must_covering"]:  # those of the nodes a step is about too: they look all around for a spot
                 self.must_covering.append(f"{label}: {got['must_covering'][:5]}")
+                self.problems.append(f"{label}: labels of the step's nodes drawn over other nodes: "
+                                     f"{got['must_covering'][:5]}")
         if len(results) < expect:
             self.problems.append(f"{name}: {len(results)} drawings checked, expected {expect}")
         self.seen[name] = results
@@ -196,6 +201,14 @@ def test_every_drawing_fits_its_frame_with_the_legend_outside(tmp_path: Path) ->
             _ask(page, "Question", KEANU)
             page.wait_for_timeout(1500)
             d.check(page, "keanu_expansion")
+            # its first collision: the red CEG's names beside it, over no other node, no red edge, the legend above
+            # the fold (an audit read "The Matrix" across a green ring and the legend's second row cut at y≈895)
+            page.get_by_role("button", name="Next collision").click()
+            page.wait_for_timeout(2500)
+            collision = d.check(page, "keanu_collision")
+            legend = page.frame_locator("iframe").first.locator(".egx-legend").bounding_box()
+            assert legend is not None and legend["y"] + legend["height"] <= 900, legend
+            assert collision and not collision[0]["must_blank"], collision
             page.set_viewport_size({"width": 1440, "height": 1100})
 
             # FastInsight: the candidate subgraph lives in a tab, hidden when it is drawn
