@@ -208,7 +208,7 @@ def test_the_guided_demo_from_home_through_every_next(server: tuple[str, float],
                 if step.page == "pages/bubble_expansion.py":
                     frame = page.locator("iframe").first
                     expect(frame).to_be_attached(timeout=TIMEOUT)
-                    expect(page.frame_locator("iframe").first.get_by_text("diamond: anchor, where a bubble starts")
+                    expect(page.frame_locator("iframe").first.get_by_text("diamond: anchor", exact=True)
                            ).to_be_visible(timeout=TIMEOUT)
                     assert '"shape": "diamond"' in (frame.get_attribute("srcdoc") or "")
                     frame.scroll_into_view_if_needed()
