@@ -11,7 +11,8 @@
    Returns {id: {dx, dy}} for the labels drawn (the box's move from its place below the node), in the order given;
    a label left out shows on hover only. The rule: a label covers no other label, no other node's marker and no
    highlighted edge. It goes below its node, else above, right or left of it; a node the step is about (``must``)
-   also tries the spots around it up to four label heights away, the nearest first. A node with no clear spot loses its
+   also tries the spots around it up to four label heights away, the nearest first among those nearer to it than
+   to any other node. A node with no clear spot loses its
    canvas label, whatever it is: a label written over another node hid that node's colour and ring, and a red label
    across a green ring read as the ring's name (audits on the expansion drawing). */
 function egxPlaceLabels(items, markers, lines, pad) {
@@ -58,10 +59,21 @@ function egxPlaceLabels(items, markers, lines, pad) {
       }
       more.forEach(function (b) {  // from the node's centre to the box's nearest point; beside costs a little more
         var ex = Math.max(b.l - it.x, 0, it.x - b.r), ey = Math.max(b.t - it.y, 0, it.y - b.b);
-        b.far = Math.sqrt(ex * ex + ey * ey) + (ex > 0 ? h / 2 : 0);
+        b.d = Math.sqrt(ex * ex + ey * ey);
+        b.far = b.d + (ex > 0 ? h / 2 : 0);
       });
       more = more.filter(function (b) { return !own || !hits(b, own); });  // never over its own node
-      more.sort(function (a, b) { return a.far - b.far; });
+      // a spot nearer to another node than to its own reads as that node's name ("Laurence Fishburne" beyond two
+      // small diamonds): those come after the others
+      more.forEach(function (b) {
+        b.theirs = markers.some(function (m) {
+          if (m.id === it.id) { return false; }
+          var cx = (m.l + m.r) / 2, cy = (m.t + m.b) / 2;
+          var ex = Math.max(b.l - cx, 0, cx - b.r), ey = Math.max(b.t - cy, 0, cy - b.b);
+          return Math.sqrt(ex * ex + ey * ey) < b.d;
+        });
+      });
+      more.sort(function (a, b) { return (a.theirs - b.theirs) || (a.far - b.far); });
       spots = spots.concat(more);
     }
     var spot = null;

@@ -105,3 +105,4 @@ def test_every_drawing_carries_the_rule_and_marks_its_red_edges(tmp_path: Path) 
     doc = graph_view.network_html(g, [0, 1, 2], edge_colors={0: red, 1: "#444444"})
     assert "function egxPlaceLabels" in doc and "egxPlaceLabels(items, markers, lines" in doc
     assert doc.count('"egxAvoid": true') == 1
+
