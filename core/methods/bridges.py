@@ -34,6 +34,7 @@ answer step's trace with the question as it was re-read.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Collection, Sequence
 
@@ -210,12 +211,19 @@ def _gender(word_or_name: str) -> str:
     first = word_or_name.split()[0] if word_or_name.split() else ""
     if first.lower() in _MALE or first.lower() in _FEMALE:
         return "m" if first.lower() in _MALE else "f"
+    males, females = _given_names()
+    male, female = first in males, first in females
+    return "m" if male and not female else "f" if female and not male else ""
+
+
+@functools.cache
+def _given_names() -> tuple[frozenset[str], frozenset[str]]:
+    """Faker's English male and female given names (the US Social Security lists, MIT); empty without Faker."""
     try:
         from faker.providers.person.en import Provider
     except ImportError:
-        return ""
-    male, female = first in Provider.first_names_male, first in Provider.first_names_female
-    return "m" if male and not female else "f" if female and not male else ""
+        return frozenset(), frozenset()
+    return frozenset(Provider.first_names_male), frozenset(Provider.first_names_female)
 
 
 def _untitled(name: str) -> str:
