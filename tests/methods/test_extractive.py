@@ -251,6 +251,11 @@ def test_showcase_questions_get_the_sentence_that_answers(demo_default, method):
     # logits (Lothair), one naming a person by 0.93+ (Matrix); int8 kernels move a logit by a tenth or two.
     r = run_method(method, LOTHAIR, ws, b, config=cfg)
     assert "20 March 851" in r.answer, r.answer  # not Lothair II's own dates
+    # every method's answer step names the passage its sentence comes from (the diagnosis asks whether it is gold:
+    # an audit saw BubbleRAG "ok" and four methods "right words by chance" for the same sentence)
+    from core.methods.diagnoser import _answer_step
+    step = _answer_step(r)
+    assert step is not None and step.chunk_id == "ermengarde-of-tours", step
     note = describe_answer(r)
     assert note.extractive and note.label == "Extractive answer (no LLM)" and "ms-marco-minilm" in note.how
     r = run_method(method, MATRIX, ws, b, config=cfg)

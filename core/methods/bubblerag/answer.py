@@ -322,6 +322,8 @@ def generate_answer(query: str, evidence: EvidenceGraph, graph: GraphLike, chunk
         budget_note=budget_note,
         **(check.step_fields() if check is not None else {}),
         rejected_answer=rejected or None, extractive=extractive,
+        # the passage the extractive sentence comes from: the diagnosis asks whether it is gold, as for every method
+        chunk_id=(pick.chunk_id or None) if pick is not None and not pick.chunk_id.startswith("triple:") else None,
         how=("Extractive answer (no LLM generation): " + extractive["rule"]
              + ". It quotes the evidence; it does not reason across passages.") if extractive is not None else None,
     ).data()
