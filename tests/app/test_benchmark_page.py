@@ -297,6 +297,26 @@ def test_the_question_count_shows_its_total_and_runs_a_small_workspace_whole(hom
     assert f"at most {ALL_QUESTIONS_UP_TO}" in box.help
     assert default_question_count(ALL_QUESTIONS_UP_TO + 1) == FIRST_RUN_QUESTIONS < ALL_QUESTIONS_UP_TO + 1
     assert default_question_count(0) == 1  # the box's minimum, on a workspace without gold questions
+    # more questions, but a run estimated at two minutes or less is run whole (an audit's 11 questions, about 16 s,
+    # ran 3 by default); a long one starts with the first few
+    assert default_question_count(ALL_QUESTIONS_UP_TO + 1, 16.0) == ALL_QUESTIONS_UP_TO + 1
+    assert default_question_count(ALL_QUESTIONS_UP_TO + 1, 600.0) == FIRST_RUN_QUESTIONS
+
+
+def test_the_question_count_runs_whole_what_is_estimated_short(home, monkeypatch):
+    """The page asks the estimate for the whole run where the count alone would cut it: the demo's few questions
+    on a few passages, with the count rule lowered below them, still default to all of them."""
+    import components.benchmark_view as bv
+    from core.index.questions import load_questions
+    from core.index.workspace import Workspace
+
+    monkeypatch.setattr(bv, "ALL_QUESTIONS_UP_TO", 1)
+    at = run_page(PAGE)  # opens (builds) the demo first
+    n_gold = sum(1 for q in load_questions(Workspace.open(home / "workspaces" / "demo")) if q.gold_chunks)
+    assert at.number_input(key=S.widget_key(S.BENCH_LIMIT, "bench")).value == n_gold > 1
+    monkeypatch.setattr(bv, "WHOLE_RUN_SECONDS", 0.0)  # nothing is that short: the first few
+    at = run_page(PAGE)
+    assert at.number_input(key=S.widget_key(S.BENCH_LIMIT, "bench")).value == bv.FIRST_RUN_QUESTIONS
 
 
 def test_a_report_finished_while_away_opens_on_return_though_the_server_forgot_its_job(home, monkeypatch):
