@@ -151,8 +151,9 @@ def weights_line(groups: AnchorGroups) -> str:
     if groups.source == "llm" and not groups.weights_check:
         who = "**Weights: the LLM's own judgement.**"
     elif groups.source == "llm":
+        # "(0.2)" beside 7 groups read as a wrong 1/7 to an audit: the figures are the reply's, unnormalized
         who = (f"**Weights: rule-based fallback** — the LLM's weights failed the check "
-               f"({md_escape(groups.weights_check)}), which is no judgement; shown are the `none`-mode weights.")
+               f"({md_escape(groups.weights_check)}; figures as the reply wrote them), so `none`-mode weights.")
     else:
         who = "**Weights: rule-based** — no LLM grouping here (no LLM, or its reply failed the check): the `none`-mode weights."
     return f"{who} {PAPER_WEIGHTS}"

@@ -119,7 +119,8 @@ def test_the_weights_line_says_whose_weights_are_shown() -> None:
                                                                       "group was judged more central"))).replace("**", "")
     assert failed.startswith("Weights: rule-based fallback — the LLM's weights failed the check (every group has "
                              "the same weight (0.2)"), failed
-    assert "no judgement" in failed and "none-mode weights" in failed.replace("`", "")
+    assert "none-mode weights" in failed.replace("`", "")
+    assert "figures as the reply wrote them" in failed  # "(0.2)" beside 7 groups read as a wrong 1/7  # "0.2" beside 7 groups read as a wrong 1/7
     # beside rule weights, what the rule cannot do against §3.2 (a relation weighted like the modifiers looked a bug),
     # folded under the line (six lines of it were too much for a projector)
     from components.bubblerag.anchors import weights_detail
