@@ -260,7 +260,11 @@ class Lesson:
                             f"{and_list(missed)} did not retrieve it")
             sentences.append(head + "".join(f"; {t}" for t in tail) + ".")
             last = [m for m, _ in top]
-            read_aside += [f"{m} did not rank “{title}”, but its answer read it all the same." for m in read]
+            # "but its answer read it all the same" beside ReG's wrong "Gisela" read to an audit as "got it right"
+            answers = {r.method: r for r in self.runs}
+            read_aside += [f"{m} did not rank “{title}”, but its answer step was handed that passage all the same"
+                           + ("." if answers[m].right else
+                              f" (and answered “{answers[m].answer.strip() or '(no answer)'}”).") for m in read]
         return "Where the evidence is: " + " ".join(sentences + read_aside)
 
     def answer_line(self) -> str:

@@ -134,7 +134,8 @@ def test_a_passage_read_but_not_ranked_is_never_called_unretrieved():
     assert ev.startswith("Where the evidence is: 1 of 3 methods rank “Judith of Bavaria” in their top 5 (rank 1): "
                          "dense; sgrag and reg do not rank it. ")
     # ReG's reading is a short sentence of its own, after the ranks
-    assert ev.endswith(" reg did not rank “Judith of Bavaria”, but its answer read it all the same.")
+    assert ev.endswith(" reg did not rank “Judith of Bavaria”, but its answer step was handed that passage all the same "
+                       "(and answered “Gisela”).")
     assert "sgrag did not retrieve it" in ev  # Charles the Bald: reg ranked it, sgrag retrieved nothing
     assert "not retrieved by sgrag, reg" not in ev and "reg did not retrieve" not in ev
     why = le.why_lines()
