@@ -425,7 +425,8 @@ def banner_title(title: str) -> str:
     """A job's title for the one-line banner, its quoted workspace named by its name alone: a quoted title's
     parenthetical left out ("Building workspace “MuSiQue (100 questions, 1,890 passages, GPT-3.5 OpenIE KG)”" →
     "… “MuSiQue”"), and its subtitle after a colon ("“Demo: the BubbleRAG paper's worked examples”" → "“Demo”"),
-    as is a parenthetical after the quotes ("… (first use)"); the sidebar's panel and the banner's tooltip keep
+    as is a parenthetical after the quotes ("… (first use)") and a count outside them ("among 16,243 entities"); the
+    sidebar's panel and the banner's tooltip keep
     them. An audit found the line cut with "…" before it said where the job's progress is, and, in the first
     minute after start, "Training SG-RAG's dominance model for “Demo…” (first use)", the name itself cut.
 
@@ -433,10 +434,15 @@ def banner_title(title: str) -> str:
     'Building workspace “MuSiQue”'
     >>> banner_title("Training SG-RAG's dominance model for “Demo: the BubbleRAG paper's worked examples” (first use)")
     "Training SG-RAG's dominance model for “Demo”"
+    >>> banner_title("Finding synonymy edges among 16,243 entities for PPR in “run 2024 notes”")
+    'Finding synonymy edges among entities for PPR in “run 2024 notes”'
     """
     title = re.sub(r"\s*\([^()“”]*\)(?=”)", "", title)
     title = re.sub(r"“([^“”:]*[^“”:\s]):\s[^“”]*”", r"“\1”", title)
-    return re.sub(r"”\s*\([^()“”]*\)\s*$", "”", title)
+    title = re.sub(r"”\s*\([^()“”]*\)\s*$", "”", title)
+    # a count outside the quotes ("among 16,243 entities") is the tooltip's: an audit saw the line cut with "…"
+    return "".join(part if i % 2 else re.sub(r"\b\d[\d,]*\s+(?=[A-Za-z])", "", part)
+                   for i, part in enumerate(re.split(r"(“[^“”]*”)", title)))
 
 
 def _banner() -> None:

@@ -92,6 +92,11 @@ def test_the_banner_names_the_training_workspace_by_its_name_and_drops_repeated_
     title = "Training SG-RAG's dominance model for “Demo: the BubbleRAG paper's worked examples” (first use)"
     assert banner_title(title) == "Training SG-RAG's dominance model for “Demo”"
     assert banner_title("Building workspace “Kestrel Peak”") == "Building workspace “Kestrel Peak”"
+    # a count outside the quotes is the tooltip's (an audit saw "Finding synonymy edges among 16,243 entities for
+    # PPR …" cut at the right edge); inside the quotes it is the workspace's name
+    assert banner_title("Finding synonymy edges among 16,243 entities for PPR") == "Finding synonymy edges among entities for PPR"
+    assert banner_title("Embedding 9,123 KG node texts for FastInsight in “Run 2024”") == \
+        "Embedding KG node texts for FastInsight in “Run 2024”"
     assert banner_title("Adding documents to “a:b (notes)”") == "Adding documents to “a:b”"  # no ": " subtitle
     running = replace(_status("running", "Dominance model: epoch 12, loss 0.0123", 40.0), title=title, fraction=0.4,
                       eta=65.0)
