@@ -25,8 +25,8 @@ that answers ("It was launched in 1920").
   Relations are also read from the other side: "the father of Aldo Fenn" is the one "Aldo Fenn was the son of" (a
   parent of the fitting sex by title or given name), and "the engineer who bought X" the one X "was sold to"; a
   description inside a description is resolved inside out ("the lamp company founded by Tobias Fenn's son").
-- :func:`head_reading` — "the company" read as the passage's title "Colbridge Lamp Company", for the sentences that
-  resolve descriptions.
+- :func:`head_reading` — "the company" read as the passage's title "Colbridge Lamp Company" (or "the workshop" where
+  the passage says "Tessely Clockworks was a clockmaking workshop"), for the sentences that resolve descriptions.
 
 Neither is in any paper: each paper's pipeline assumes an LLM for this step. Each bridge found is recorded in the
 answer step's trace with the question as it was re-read.
@@ -82,6 +82,12 @@ _CONVERSE_VERBS: dict[str, tuple[tuple[str, str], ...]] = {
     "employed": (("worked", "for"),), "hired": (("worked", "for"),),
 }
 _BE = r"(?:was|is|became|had\s+been)"
+#: Role nouns stated by what the other side did: "the teacher of Anselm Tessely" is whom "Anselm Tessely trained under".
+_ROLE_PHRASES: dict[str, tuple[str, ...]] = {
+    **{w: ("trained under", "studied under", "apprenticed to", "apprenticed with", "an apprentice to", "an apprentice of",
+           "a pupil of", "a student of") for w in ("teacher", "master", "mentor", "tutor")},
+    **{w: ("worked for", "was employed by", "served") for w in ("employer",)},
+}
 #: Words that open a sentence or a description, never the start of a bridge name.
 _NOT_NAMES = frozenset({"the", "a", "an", "he", "she", "it", "they", "his", "her", "its", "their", "this", "that",
                         "in", "on", "at", "after", "before", "during", "when", "who", "what", "where", "which", "how",
@@ -122,14 +128,24 @@ def possessive_bridges(query: str, passages: Sequence[tuple[str, str, str]], *,
     return out
 
 
-def head_reading(sentence: str, title: str) -> tuple[str, ...]:
-    """``sentence`` with "the company" read as its passage's title "Colbridge Lamp Company" — the title's last word
+def title_kinds(sentences: Sequence[str], title: str) -> tuple[str, ...]:
+    """The nouns a passage calls its title by: "Tessely Clockworks was a clockmaking workshop in …" → ("workshop",)."""
+    if not title.strip():
+        return ()
+    pat = re.compile(rf"^(?:The\s+)?{re.escape(title)}\s+(?:was|is)\s+(?:a|an|the)\s+((?:[a-z\-]+\s+){{0,3}}?[a-z\-]+?)"
+                     r"(?=\s+(?:in|of|on|at|for|from|with|by|that|which|who|founded|based|and)\b|[,.;]|$)")
+    return tuple(dict.fromkeys(m.group(1).split()[-1] for s in sentences if (m := pat.match(s))))
+
+
+def head_reading(sentence: str, title: str, kinds: Sequence[str] = ()) -> tuple[str, ...]:
+    """``sentence`` with "the company" read as its passage's title "Colbridge Lamp Company" — the title's last word,
+    or a noun the passage calls the title by (:func:`title_kinds`: "the workshop" in Tessely Clockworks' passage),
     after "the" — where the sentence does not name the title itself; () where it has no such phrase. What a reader of
     "In 1925 the company was sold to the engineer Petra Lund" in that passage takes "the company" for."""
-    head = title.split()[-1].lower() if title.split() else ""
-    if len(head) < 4 or not head.isalpha() or normalize_name(title) in normalize_name(sentence):
+    heads = [h for h in (title.split()[-1].lower() if title.split() else "", *kinds) if len(h) >= 4 and h.isalpha()]
+    if not heads or normalize_name(title) in normalize_name(sentence):
         return ()
-    m = re.search(rf"\b[Tt]he\s+{re.escape(head)}\b(?!\s+[A-Z])", sentence)
+    m = re.search(rf"\b[Tt]he\s+(?:{'|'.join(map(re.escape, heads))})\b(?!\s+[A-Z])", sentence)
     return (sentence[:m.start()] + title + sentence[m.end():],) if m else ()
 
 
@@ -236,7 +252,8 @@ def _untitled(name: str) -> str:
 
 def _related(noun: str, x: str, s: str, names: Sequence[tuple[int, str]]) -> list[str]:
     """The names of ``s`` that stand in the relation "the ``noun`` of ``x``": "NAME was the wife of … and the mother of
-    X", and from the other side by a converse noun (:data:`_CONVERSE_NOUNS`): "NAME's son X", "X was the son of NAME",
+    X", and from the other side by a converse noun (:data:`_CONVERSE_NOUNS`): "NAME's son X", "NAME's apprentices
+    included … X", "X was the son of NAME", or a role phrase (:data:`_ROLE_PHRASES`: "X trained under the watchmaker NAME"),
     where of "X was the second son of the Emperor Lothair I and Ermengarde of Tours" the mother is the one whose title
     or given name is not a man's (:func:`_gender`; two of unknown gender name no one)."""
     xp = re.escape(x)
@@ -245,8 +262,15 @@ def _related(noun: str, x: str, s: str, names: Sequence[tuple[int, str]]) -> lis
     for start, n in names:
         after = s[start + len(n):]
         if re.match(rf"\s+{_BE}\s+(?:[^.;]{{0,80}}?\band\s+)?(?:the|a|an)\s+(?:[a-z\-]+\s+)?{re.escape(noun)}\s+of\s+"
-                    rf"(?:the\s+)?{xp}\b", after, re.I) or (conv and re.match(rf"(?:'s|’s)\s+(?:{conv}),?\s+(?:the\s+)?{xp}\b", after, re.I)):
+                    rf"(?:the\s+)?{xp}\b", after, re.I) or (conv and re.match(
+                        rf"(?:'s|’s)\s+(?:{conv})s?(?:,?\s+(?:the\s+)?|\s+(?:included|were|was)\s+(?:[^.;]{{0,60}}?\b)?){xp}\b",
+                        after, re.I)):
             out.append(_untitled(n))
+    phrases = "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in _ROLE_PHRASES.get(noun, ()))
+    if phrases and not out:  # "Anselm Tessely trained under the watchmaker Odile Brask"
+        for start, n in names:
+            if re.search(rf"\b{xp}\s+(?:[a-z]+\s+){{0,2}}?(?:{phrases})\s+(?:the\s+)?(?:[a-z\-]+\s+)?$", s[:start], re.I):
+                out.append(_untitled(n))
     m = re.search(rf"\b{xp}\s+{_BE}\s+(?:the|a|an)\s+(?:[a-z\-]+\s+)?(?:{conv})\s+of\s+(?:the\s+)?", s, re.I) if conv else None
     if m and not out:
         parents: list[str] = []  # "of A and B": A, then each name right after "and"

@@ -71,7 +71,7 @@ from core.methods.answer_types import (
     typed_mentions,
 )
 from core.methods.base import Backends
-from core.methods.bridges import clause_bridges, head_reading, possessive_bridges
+from core.methods.bridges import clause_bridges, head_reading, possessive_bridges, title_kinds
 from core.methods.reranking import FeatureCache, active_feature_store
 from core.pinning import pin
 from core.text import named_person, normalize_name, split_sentences
@@ -343,10 +343,13 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
     if not rows:
         return SentencePick("", top[0][0] if top else "", scorer_name, atype, note="the top passages hold no text")
     # the person reading first ("Orla Brisk commanded …"), then "the company" read as the passage's title
-    said = [r for s, read, _cid, title, _name in rows for r in (*read[::-1], *head_reading(s, title))]
+    kinds: dict[str, tuple[str, ...]] = {}  # what any retrieved passage of a title calls it ("a clockmaking workshop")
+    for _cid, title, text in passages:
+        kinds[title] = tuple(dict.fromkeys(kinds.get(title, ()) + title_kinds(_sentences(text), title)))
+    said = [r for s, read, _cid, title, _name in rows for r in (*read[::-1], *head_reading(s, title, kinds[title]))]
     for _cid, title, text in passages[max_passages:max(max_passages, 5)]:
-        sents = [s.strip() for s in split_sentences(text) if len(s.strip()) > 3]
-        said += [r for s, rs in zip(sents, readings(sents, title)) for r in (*rs[::-1], *head_reading(s, title))]
+        sents = _sentences(text)
+        said += [r for s, rs in zip(sents, readings(sents, title)) for r in (*rs[::-1], *head_reading(s, title, kinds[title]))]
     clauses = clause_bridges(query, said)
     bridges = possessive_bridges(query, passages[:max(max_passages, 5)], skip={phrase for *_, phrase in clauses})
     clauses = [b for b in clauses if b[0] not in {q for q, _ in bridges}]

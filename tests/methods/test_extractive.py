@@ -535,3 +535,24 @@ def test_a_paragraph_opening_with_he_reads_the_retrieved_paragraph_before_it():
     other = ("other#0", "Harrow Glassworks", first[2])  # same id rule, another title: not the paragraph before
     moved = pick_sentence("Who bought the Larkmere Chalice?", [("other#1", "Larkmere Glass Museum", second[2]), other], backends)
     assert not any("[Owen Pike]" in (c.shown or "") for c in moved.candidates)
+
+
+def test_role_nouns_by_what_the_other_side_did_and_a_title_by_its_class_noun():
+    """An audit's clockmaking corpus: "the teacher of Anselm Tessely" is whom he "trained under" (or whose
+    "apprentices included" him); "the workshop that built the Marrowgate Tower Clock" is the passage's title where
+    the passage calls it "a clockmaking workshop" and says "the workshop built …"."""
+    from core.methods.bridges import clause_bridges, head_reading, title_kinds
+
+    q = "Where was the teacher of Anselm Tessely born?"
+    assert clause_bridges(q, ["Anselm Tessely trained under the watchmaker Odile Brask before he moved."])[0][1] == "Odile Brask"
+    assert clause_bridges(q, ["Odile Brask's apprentices included Anselm Tessely and Pim Rattery."])[0][1] == "Odile Brask"
+    assert clause_bridges(q, ["Anselm Tessely met the watchmaker Odile Brask."]) == []
+    kinds = title_kinds(["Tessely Clockworks was a clockmaking workshop in the town of Quellbridge."], "Tessely Clockworks")
+    assert kinds == ("workshop",)
+    assert title_kinds(["The Corven Instrument Company was a maker of barometers."], "Corven Instrument Company") == ("maker",)
+    built = "In 1858 the workshop built the Marrowgate Tower Clock for the town hall of Dunmere."
+    assert head_reading(built, "Tessely Clockworks") == ()  # "the workshop" is no word of the title
+    read = head_reading(built, "Tessely Clockworks", kinds)
+    assert read == ("In 1858 Tessely Clockworks built the Marrowgate Tower Clock for the town hall of Dunmere.",)
+    assert clause_bridges("Who founded the workshop that built the Marrowgate Tower Clock?", list(read))[0][1] == \
+        "Tessely Clockworks"
