@@ -55,6 +55,8 @@ def expected_answer_type(query: str, *, nouns: bool = False) -> str:
     'person'
     >>> expected_answer_type("In which city was he born?"), expected_answer_type("In which city was he born?", nouns=True)
     ('', 'place')
+    >>> expected_answer_type("Where was the engineer who bought the mill born?", nouns=True)
+    'place'
     """
     q = " " + " ".join(query.lower().split()) + " "
     if re.search(r"\b(?:when|what year|which year|in what year|what date|which date|what century)\b", q):
@@ -65,6 +67,11 @@ def expected_answer_type(query: str, *, nouns: bool = False) -> str:
     # "In which city was he born?" names its type in the noun after "which"/"what": checked before "who",
     # which in "which country was the man who ... born in" only opens a relative clause
     if nouns and re.search(rf"\b(?:which|what) (?:{PLACE_NOUNS})\b", q):
+        return "place"
+    # "Where was the engineer who bought X born?": the question's own word comes first, "who" opens a relative clause
+    # (kept to the extractive reading: BubbleRAG's sufficiency check replays recorded runs with the rule below)
+    first = re.search(r"\b(?:who|whom|whose|where)\b", q)
+    if nouns and first is not None and first.group(0) == "where":
         return "place"
     if re.search(r"\b(?:who|whom|whose)\b", q):
         return "person"

@@ -369,13 +369,16 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
         reread = _score(backends, scorer, [q for q, _ in bridges], flat)
         hop_rows = np.array([any(r in hops for r in row[1]) for row in rows for _ in row[1]], dtype=bool)
         flat_scores = np.where(hop_rows, reread, np.maximum(flat_scores, reread))
+    # a bridge entity is the re-read question's subject, not its answer: "It was founded … by the clockmaker Anselm
+    # Tessely" names no new person for "Who taught the founder of Tessely Clockworks?" once the founder is known
+    typed_query = " ".join([query, *(f"({name})" for _, name in bridges)])
     cands = []
     at = 0
     for s, read, cid, title, name in rows:
         which = int(np.argmax(flat_scores[at:at + len(read)]))
         best = at + which
         at += len(read)
-        cands.append(Candidate(s, cid, title, float(flat_scores[best]), _typed(s, flat[best], title, atype, query),
+        cands.append(Candidate(s, cid, title, float(flat_scores[best]), _typed(s, flat[best], title, atype, typed_query),
                                bracketed(s, name) if name else s))
     order = sorted(range(len(cands)), key=lambda i: (not cands[i].typed, -cands[i].score, i))
     ranked = tuple(cands[i] for i in order)

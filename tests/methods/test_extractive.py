@@ -556,3 +556,23 @@ def test_role_nouns_by_what_the_other_side_did_and_a_title_by_its_class_noun():
     assert read == ("In 1858 Tessely Clockworks built the Marrowgate Tower Clock for the town hall of Dunmere.",)
     assert clause_bridges("Who founded the workshop that built the Marrowgate Tower Clock?", list(read))[0][1] == \
         "Tessely Clockworks"
+
+
+def test_a_bridge_entity_is_the_reread_questions_subject_not_its_answer():
+    """An audit's "Who taught the founder of Tessely Clockworks?" quoted the first hop, "It was founded in 1821 by the
+    clockmaker Anselm Tessely", which counted as naming a new person: once the founder is the bridge, his name is the
+    question's, and the sentence naming his teacher answers. And "Where was the engineer who bought X born?" asks for
+    a place: its "who" opens a relative clause."""
+    from core.backends.embedders import HashingEmbedder
+    from core.methods.extractive import pick_sentence
+
+    assert expected_answer_type("Where was the engineer who bought the Colbridge Lamp Company born?", nouns=True) == "place"
+    assert expected_answer_type("Who taught the engraver who made the chalice?", nouns=True) == "person"
+    passages = [("tc#0", "Tessely Clockworks", "Tessely Clockworks was a clockmaking workshop in the town of Quellbridge. "
+                 "It was founded in 1821 by the clockmaker Anselm Tessely."),
+                ("tc#1", "Tessely Clockworks", "Anselm Tessely was born in Varn. He trained under the watchmaker Odile "
+                 "Brask before he moved to Quellbridge. He died in 1869.")]
+    backends = Backends(HashingEmbedder(), get_llm("none"), get_reranker("ms-marco-minilm"))
+    pick = pick_sentence("Who taught the founder of Tessely Clockworks?", passages, backends)
+    assert "Anselm Tessely" in pick.bridges[0]
+    assert "trained under the watchmaker Odile Brask" in pick.text, pick.candidates[:3]
