@@ -11,10 +11,15 @@
    Returns {id: {dx, dy}} for the labels drawn (the box's move from its place below the node), in the order given;
    a label left out shows on hover only. The rule: a label covers no other label, no other node's marker and no
    highlighted edge. It goes below its node, else above, right or left of it; a node the step is about (``must``)
-   also tries the spots around it up to four label heights away, the nearest first among those nearer to it than
-   to any other node. A node with no clear spot loses its
-   canvas label, whatever it is: a label written over another node hid that node's colour and ring, and a red label
-   across a green ring read as the ring's name (audits on the expansion drawing). */
+   also tries the spots around it further out, the nearest first. A node with no clear spot loses its canvas
+   label, whatever it is: a label written over another node hid that node's colour and ring, and a red label
+   across a green ring read as the ring's name (audits on the expansion drawing).
+   A label must also say whose it is: its box is at least MARGIN times nearer to its own node's centre than to any
+   other node's (two red diamonds' names stacked below-left of both read as one two-line label; "Keanu Reeves"
+   beside a queue ring read as the ring's name), and no further from its node's marker than two label heights
+   (a ``must`` label: three; "Laurence Fishburne" 100 px out, beside another node, was nobody's). Nodes the step is
+   about that sit close together each take a spot on the side facing away from the others first (the upper-left
+   one's name above or left of it, the lower-right one's below or right). */
 function egxPlaceLabels(items, markers, lines, pad) {
   var placed = [], out = {};
   pad = pad || 0;
@@ -40,6 +45,24 @@ function egxPlaceLabels(items, markers, lines, pad) {
            !lines.some(function (s) { return crosses(grown, s); });
   }
 
+  var MARGIN = 1.5;
+
+  function reach(b, x, y) {  // from (x, y) to the box's nearest point: [across, down, distance]
+    var ex = Math.max(b.l - x, 0, x - b.r), ey = Math.max(b.t - y, 0, y - b.b);
+    return [ex, ey, Math.sqrt(ex * ex + ey * ey)];
+  }
+
+  // the side facing away from the other ``must`` nodes close by (within three label heights of its marker)
+  function away(it) {
+    var ax = 0, ay = 0;
+    items.forEach(function (o) {
+      if (o === it || !o.must) { return; }
+      var vx = it.x - o.x, vy = it.y - o.y, n = Math.sqrt(vx * vx + vy * vy);
+      if (n > 0 && n < it.r + o.r + 3 * Math.max(it.h, o.h)) { ax += vx / n; ay += vy / n; }
+    });
+    return (ax || ay) ? [ax, ay] : null;
+  }
+
   items.forEach(function (it) {
     var own = markers.filter(function (m) { return m.id === it.id; })[0];
     var r = own ? Math.max(it.r, (own.b - own.t) / 2) : it.r, h = it.h, w = it.w, g = it.gap;
@@ -49,32 +72,35 @@ function egxPlaceLabels(items, markers, lines, pad) {
     }
     var below = it.y + Math.max(r, it.r) + g + h / 2, above = it.y - r - g - h / 2, side = r + g + w / 2;
     var spots = [at(it.x, top + h / 2), at(it.x, above), at(it.x + side, it.y), at(it.x - side, it.y)];
-    if (it.must) {  // further out, the nearest first: a name far from its node reads as a neighbour's
-      var more = [], xs = [0, w / 4, w / 2, side, side + w / 4, side + w / 2];
+    if (it.must) {  // further out
+      var xs = [0, w / 4, w / 2, side, side + w / 4, side + w / 2];
       for (var k = -8; k <= 8; k++) {
         var cy = it.y + k * (h + 2) / 2;
         xs.forEach(function (dx) {
-          [dx, -dx].forEach(function (sx, j) { if (j === 0 || dx > 0) { more.push(at(it.x + sx, cy)); } });
+          [dx, -dx].forEach(function (sx, j) { if (j === 0 || dx > 0) { spots.push(at(it.x + sx, cy)); } });
         });
       }
-      more.forEach(function (b) {  // from the node's centre to the box's nearest point; beside costs a little more
-        var ex = Math.max(b.l - it.x, 0, it.x - b.r), ey = Math.max(b.t - it.y, 0, it.y - b.b);
-        b.d = Math.sqrt(ex * ex + ey * ey);
-        b.far = b.d + (ex > 0 ? h / 2 : 0);
+    }
+    var far = r + g + (it.must ? 3 : 2) * h, turn = it.must ? away(it) : null;
+    spots = spots.filter(function (b, i) {
+      if (i >= 4 && own && hits(b, own)) { return false; }  // never over its own node
+      var e = reach(b, it.x, it.y);
+      b.d = e[2];
+      b.far = b.d + (e[0] > 0 ? h / 2 : 0);  // beside costs a little more
+      b.i = i;
+      if (b.d > far) { return false; }
+      // whose label is it? nearer to its own node than to any other by a clear margin
+      return !markers.some(function (m) {
+        return m.id !== it.id && reach(b, (m.l + m.r) / 2, (m.t + m.b) / 2)[2] < MARGIN * b.d;
       });
-      more = more.filter(function (b) { return !own || !hits(b, own); });  // never over its own node
-      // a spot nearer to another node than to its own reads as that node's name ("Laurence Fishburne" beyond two
-      // small diamonds): those come after the others
-      more.forEach(function (b) {
-        b.theirs = markers.some(function (m) {
-          if (m.id === it.id) { return false; }
-          var cx = (m.l + m.r) / 2, cy = (m.t + m.b) / 2;
-          var ex = Math.max(b.l - cx, 0, cx - b.r), ey = Math.max(b.t - cy, 0, cy - b.b);
-          return Math.sqrt(ex * ex + ey * ey) < b.d;
-        });
+    });
+    if (turn) {  // the side away from the other must nodes first, then the nearest
+      spots.forEach(function (b) {
+        b.back = ((b.l + b.r) / 2 - it.x) * turn[0] + ((b.t + b.b) / 2 - it.y) * turn[1] > 0 ? 0 : 1;
       });
-      more.sort(function (a, b) { return (a.theirs - b.theirs) || (a.far - b.far); });
-      spots = spots.concat(more);
+      spots.sort(function (a, b) { return (a.back - b.back) || (a.far - b.far) || (a.i - b.i); });
+    } else if (it.must) {  // the four usual spots, then the others nearest first
+      spots.sort(function (a, b) { return ((a.i >= 4) - (b.i >= 4)) || (a.i < 4 ? a.i - b.i : a.far - b.far); });
     }
     var spot = null;
     for (var i = 0; i < spots.length && !spot; i++) { if (clear(spots[i], it.id)) { spot = spots[i]; } }

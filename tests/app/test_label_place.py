@@ -64,17 +64,21 @@ def test_no_label_covers_a_label_a_node_or_a_red_edge(seed: int) -> None:
 
 
 def test_a_crowded_node_loses_its_label_and_a_must_node_looks_further_out() -> None:
-    # a plain node (0) and a node the step is about (1), each walled in above, below, left and right by others
-    markers, items = [], []
-    for i, (x, y) in enumerate([(0.0, 0.0), (400.0, 0.0)]):
-        markers.append(marker(i, x, y, 10))
-        items.append({"id": i, "x": x, "y": y, "r": 12.0, "w": 60.0, "h": 16.0, "gap": 6.0, "must": i == 1})
-        for k, (dx, dy) in enumerate([(0, 30), (0, -30), (55, 0), (-55, 0)]):
-            markers.append(marker(10 + 10 * i + k, x + dx, y + dy, 8))
-    got = place(items, markers, [])
+    # a plain node (0) walled in above, below, left and right by other nodes; a node the step is about (1) with a
+    # red cross through it that takes its four usual spots (nodes as close as node 0's walls would make any spot
+    # nearer to one of them than to node 1: that label would read as theirs)
+    markers = [marker(0, 0.0, 0.0, 10), marker(1, 400.0, 0.0, 10)]
+    items = [{"id": i, "x": x, "y": 0.0, "r": 12.0, "w": 60.0, "h": 16.0, "gap": 6.0, "must": i == 1}
+             for i, x in enumerate([0.0, 400.0])]
+    for k, (dx, dy) in enumerate([(0, 30), (0, -30), (55, 0), (-55, 0)]):
+        markers.append(marker(10 + k, dx, dy, 8))
+    cross = [[400.0, -60.0, 400.0, 60.0], [340.0, 0.0, 460.0, 0.0]]
+    got = place(items, markers, cross)
     assert 0 not in got  # no free spot near it: the name is on hover, nothing is covered
-    assert 1 in got  # further out: clear of every node
+    assert 1 in got  # further out: clear of every node and of the cross
     assert not [m["id"] for m in markers if m["id"] != 1 and hits(got[1], m)]
+    assert not [s for s in cross if crosses(got[1], s)]
+    assert got[1]["dx"] != 0 and got[1]["dy"] != 0  # neither of its four usual spots
 
 
 def test_a_label_steps_off_a_red_edge_and_keeps_its_margin() -> None:
