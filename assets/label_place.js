@@ -38,9 +38,16 @@ function egxPlaceLabels(items, markers, lines, pad) {
     return true;
   }
 
-  function clear(box, id) {
+  function segs(a, b) {  // do two segments cross?
+    function side(p, q, x, y) { return (q[0] - p[0]) * (y - p[1]) - (q[1] - p[1]) * (x - p[0]); }
+    var a0 = [a[0], a[1]], a1 = [a[2], a[3]], b0 = [b[0], b[1]], b1 = [b[2], b[3]];
+    return side(a0, a1, b[0], b[1]) * side(a0, a1, b[2], b[3]) < 0 && side(b0, b1, a[0], a[1]) * side(b0, b1, a[2], a[3]) < 0;
+  }
+
+  function clear(box, id, sep) {  // sep: the space kept to the other labels (two labels flush read as one)
     var grown = {l: box.l - pad, r: box.r + pad, t: box.t - pad, b: box.b + pad};
-    return !placed.some(function (o) { return hits(box, o); }) &&
+    var apart = {l: box.l - sep, r: box.r + sep, t: box.t - sep, b: box.b + sep};
+    return !placed.some(function (o) { return hits(apart, o); }) &&
            !markers.some(function (m) { return m.id !== id && hits(grown, m); }) &&
            !lines.some(function (s) { return crosses(grown, s); });
   }
@@ -90,23 +97,44 @@ function egxPlaceLabels(items, markers, lines, pad) {
       b.i = i;
       if (b.d > far) { return false; }
       // whose label is it? nearer to its own node than to any other by a clear margin
-      return !markers.some(function (m) {
-        return m.id !== it.id && reach(b, (m.l + m.r) / 2, (m.t + m.b) / 2)[2] < MARGIN * b.d;
+      b.near = Infinity;  // the nearest other node, as a share of the distance to its own
+      markers.forEach(function (m) {
+        if (m.id !== it.id) { b.near = Math.min(b.near, reach(b, (m.l + m.r) / 2, (m.t + m.b) / 2)[2] / Math.max(b.d, 1)); }
       });
+      b.lead = b.near < MARGIN;
+      if (!b.lead) { return true; }
+      if (!it.must) { return false; }
+      // a must label with no such spot near its node takes a leader line to it, one that passes no other node
+      b.px = Math.min(Math.max(it.x, b.l), b.r);
+      b.py = Math.min(Math.max(it.y, b.t), b.b);
+      var seg = [it.x, it.y, b.px, b.py];
+      // the leader settles it against the nodes around, not against another node the step is about: not MARGIN
+      // times nearer to one of those than to its own (a name beside the other red diamond, with a line across to
+      // its own, read as the other's), and it crosses no red edge
+      var named = items.some(function (o) {
+        return o !== it && o.must && MARGIN * reach(b, o.x, o.y)[2] < b.d;
+      });
+      return !named && !lines.some(function (l) { return segs(l, seg); }) &&
+             !markers.some(function (m) { return m.id !== it.id && crosses(m, seg); }) &&
+             !placed.some(function (o) { return crosses(o, seg); });
     });
     if (turn) {  // the side away from the other must nodes first, then the nearest
       spots.forEach(function (b) {
         b.back = ((b.l + b.r) / 2 - it.x) * turn[0] + ((b.t + b.b) / 2 - it.y) * turn[1] > 0 ? 0 : 1;
       });
-      spots.sort(function (a, b) { return (a.back - b.back) || (a.far - b.far) || (a.i - b.i); });
-    } else if (it.must) {  // the four usual spots, then the others nearest first
-      spots.sort(function (a, b) { return ((a.i >= 4) - (b.i >= 4)) || (a.i < 4 ? a.i - b.i : a.far - b.far); });
     }
+    spots.sort(function (a, b) {  // a spot that needs no leader first; then the four usual ones in their order
+      return (a.lead - b.lead) || ((a.back || 0) - (b.back || 0)) ||
+             (a.lead ? Math.round(4 * (b.near - a.near)) : 0) ||  // with a leader: the least near any other node
+             ((a.i >= 4) - (b.i >= 4)) ||
+             (a.i < 4 && b.i < 4 ? a.i - b.i : a.far - b.far);
+    });
     var spot = null;
-    for (var i = 0; i < spots.length && !spot; i++) { if (clear(spots[i], it.id)) { spot = spots[i]; } }
+    for (var i = 0; i < spots.length && !spot; i++) { if (clear(spots[i], it.id, h)) { spot = spots[i]; } }
     if (!spot) { return; }
     placed.push(spot);
     out[it.id] = {dx: spot.dx, dy: spot.dy, l: spot.l, r: spot.r, t: spot.t, b: spot.b};
+    if (spot.lead) { out[it.id].lead = [it.x, it.y, spot.px, spot.py]; out[it.id].near = spot.near; }
   });
   return out;
 }

@@ -578,6 +578,7 @@ _FIT_SCRIPT = """
                       });
                       var spots = egxPlaceLabels(items, markers, lines, font / 5);
                       window.egxPlaced = spots;  // for the browser tests: each label's box on the canvas
+                      window.egxPlaceInput = [items, markers, lines, font / 5];  // and what the rule was given
                       items.forEach(function (it) {
                         var n = nodes.get(it.id), s = spots[it.id], want = " ", shift = 0;
                         if (s) {
@@ -591,7 +592,36 @@ _FIT_SCRIPT = """
                         if (n.label !== want || was !== shift) { patch.push({id: it.id, label: want, font: font2}); }
                       });
                       if (patch.length) { nodes.update(patch); }
+                      leaders = [];
+                      items.forEach(function (it) {
+                        var s = spots[it.id], n = nodes.get(it.id);
+                        if (s && s.lead) { leaders.push({id: it.id, to: [s.lead[2], s.lead[3]], color: n.egxColor || "#555555"}); }
+                      });
                     }
+                    // A name the step is about with no spot near its node that reads as its own (its node walled in
+                    // by others) is drawn a little further out, with a thin dashed line from its node's marker
+                    // (two red diamonds' names stacked below both read as one two-line label).
+                    var leaders = [];
+                    net.on("afterDrawing", function (ctx) {
+                      if (!leaders.length) { return; }
+                      var pos = net.getPositions();
+                      ctx.save();
+                      ctx.lineWidth = Math.max(1, 1.2 / net.getScale());
+                      ctx.setLineDash([4 / net.getScale(), 3 / net.getScale()]);
+                      leaders.forEach(function (l) {
+                        var p = pos[l.id], n = nodes.get(l.id) || {};
+                        if (!p) { return; }
+                        var dx = l.to[0] - p.x, dy = l.to[1] - p.y, len = Math.sqrt(dx * dx + dy * dy);
+                        var r = (n.size || 10) * (n.shape === "diamond" ? 1.2 : 1) + 2;
+                        if (len <= r) { return; }
+                        ctx.strokeStyle = l.color;
+                        ctx.beginPath();
+                        ctx.moveTo(p.x + dx * r / len, p.y + dy * r / len);
+                        ctx.lineTo(l.to[0], l.to[1]);
+                        ctx.stroke();
+                      });
+                      ctx.restore();
+                    });
                     // vis-network's fit leaves a label moved above or beside its node out (vadjust, padding):
                     // "20 March 851" above a node on the top row was cut by the canvas's edge. Zoom out to the box
                     // of every node and placed label where it reaches past the view.

@@ -110,3 +110,69 @@ def test_every_drawing_carries_the_rule_and_marks_its_red_edges(tmp_path: Path) 
     assert "function egxPlaceLabels" in doc and "egxPlaceLabels(items, markers, lines" in doc
     assert doc.count('"egxAvoid": true') == 1
 
+
+
+def nearest(box: dict, x: float, y: float) -> float:
+    ex, ey = max(box["l"] - x, 0.0, x - box["r"]), max(box["t"] - y, 0.0, y - box["b"])
+    return float((ex * ex + ey * ey) ** 0.5)
+
+
+def whose(box: dict, item: dict, markers: list[dict]) -> float:
+    """How much nearer the box is to its own node's centre than to any other node's (1.5: half as near again)."""
+    own = max(nearest(box, item["x"], item["y"]), 1.0)
+    return min(nearest(box, (m["l"] + m["r"]) / 2, (m["t"] + m["b"]) / 2) for m in markers if m["id"] != item["id"]) / own
+
+
+def apart(a: dict, b: dict, sep: float) -> bool:
+    return not hits({"l": a["l"] - sep, "r": a["r"] + sep, "t": a["t"] - sep, "b": a["b"] + sep}, b)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_each_label_says_whose_it_is_and_stays_near_its_node(seed: int) -> None:
+    items, markers, lines = scene(seed)
+    got = place(items, markers, lines)
+    assert got
+    for i, box in got.items():
+        it = items[i]
+        gap = nearest(box, it["x"], it["y"]) - it["r"]
+        assert gap <= (3 if it["must"] else 2) * it["h"] + it["gap"] + 1, (i, gap)  # not out beside other nodes
+        if "lead" not in box:  # nearer to its own node than to any other by a clear margin
+            assert whose(box, it, markers) >= 1.5, (i, box)
+        else:  # a name the step is about, walled in: a line from its node, passing no other node
+            assert it["must"]
+            assert not [m["id"] for m in markers if m["id"] != i and crosses(m, box["lead"], 400)], (i, box)
+        # two labels flush against each other read as one block of two lines
+        assert all(apart(box, other, it["h"] - 0.5) for j, other in got.items() if j != i), (i, box)
+
+
+def test_two_close_must_nodes_do_not_share_one_label_block() -> None:
+    # the expansion drawing's two red diamonds, one up-left of the other with the red edge between them, walled in by
+    # their neighbours: their names were stacked below-left of both and read as one two-line label
+    pts = {0: (524, 508, True), 11: (591, 602, True), 2: (471, 574, False), 6: (643, 533, False),
+           8: (334, 560, False), 3: (569, 448, True), 1: (506, 415, True), 7: (533, 662, True),
+           4: (373, 460, True), 9: (768, 440, True), 5: (639, 387, True), 20: (294, 410, False)}
+    markers = [marker(i, x, y, 18.5, d) for i, (x, y, d) in pts.items()]
+    width = {0: 176.0, 11: 202.0}
+    items = [{"id": i, "x": float(pts[i][0]), "y": float(pts[i][1]), "r": 18.5, "w": width[i], "h": 36.0,
+              "gap": 22.0, "must": True} for i in (0, 11)]
+    red = [[524.0, 508.0, 591.0, 602.0]]
+    got = place(items, markers, red, pad=7.0)
+    for i, box in got.items():
+        it = items[0 if i == 0 else 1]
+        assert not crosses(box, red[0])
+        assert "lead" in box or whose(box, it, markers) >= 1.5, (i, box)
+    if len(got) == 2:
+        assert apart(got[0], got[11], 35.5), got
+        # each on the side facing away from the other: The Matrix's (up-left) not below-right of Agent Smith's
+        c0 = ((got[0]["l"] + got[0]["r"]) / 2, (got[0]["t"] + got[0]["b"]) / 2)
+        c11 = ((got[11]["l"] + got[11]["r"]) / 2, (got[11]["t"] + got[11]["b"]) / 2)
+        assert (c11[0] - c0[0]) * (591 - 524) + (c11[1] - c0[1]) * (602 - 508) > 0, got
+
+
+def test_a_label_with_no_spot_within_reach_is_left_to_the_hover() -> None:
+    # a wide name whose node has red edges running close by on both sides: the old rule put it ~6 label heights out
+    markers = [marker(0, 0, 0, 10, diamond=True)]
+    walls = [[-80.0, -300.0, -80.0, 300.0], [80.0, -300.0, 80.0, 300.0]]
+    for must in (True, False):
+        item = {"id": 0, "x": 0.0, "y": 0.0, "r": 16.5, "w": 200.0, "h": 16.0, "gap": 6.0, "must": must}
+        assert place([item], markers, walls) == {}
