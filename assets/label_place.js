@@ -14,12 +14,16 @@
    also tries the spots around it further out, the nearest first. A node with no clear spot loses its canvas
    label, whatever it is: a label written over another node hid that node's colour and ring, and a red label
    across a green ring read as the ring's name (audits on the expansion drawing).
-   A label must also say whose it is: its box is at least MARGIN times nearer to its own node's centre than to any
-   other node's (two red diamonds' names stacked below-left of both read as one two-line label; "Keanu Reeves"
-   beside a queue ring read as the ring's name), and no further from its node's marker than two label heights
-   (a ``must`` label: three; "Laurence Fishburne" 100 px out, beside another node, was nobody's). Nodes the step is
-   about that sit close together each take a spot on the side facing away from the others first (the upper-left
-   one's name above or left of it, the lower-right one's below or right). */
+   A label must also say whose it is: its box at least MARGIN times nearer to its own node's centre than to any
+   other labelled node's (two red diamonds' names stacked below-left of both read as one two-line label), no
+   closer than a label height to another label (two flush labels read as one block), and no further from its node's
+   marker than two label heights ("Laurence Fishburne" 100 px out, beside another node, was nobody's). A name the
+   step is about (``must``) reaches three label heights and is measured against every node, named or not ("Keanu
+   Reeves" beside a queue ring read as the ring's name); where its node is walled in, it may take a spot that fails
+   the margin with a dashed leader line from its node (``lead``: the line's ends), one that crosses no other node,
+   label or red edge, and never a spot MARGIN times nearer to another such name's node. Names the step is about
+   that sit close together each try the side facing away from the others first (the upper-left one's name above
+   or left of it, the lower-right one's below or right). */
 function egxPlaceLabels(items, markers, lines, pad) {
   var placed = [], out = {};
   pad = pad || 0;
@@ -70,6 +74,9 @@ function egxPlaceLabels(items, markers, lines, pad) {
     return (ax || ay) ? [ax, ay] : null;
   }
 
+  var labelled = {};
+  items.forEach(function (it) { labelled[it.id] = true; });
+
   items.forEach(function (it) {
     var own = markers.filter(function (m) { return m.id === it.id; })[0];
     var r = own ? Math.max(it.r, (own.b - own.t) / 2) : it.r, h = it.h, w = it.w, g = it.gap;
@@ -97,9 +104,12 @@ function egxPlaceLabels(items, markers, lines, pad) {
       b.i = i;
       if (b.d > far) { return false; }
       // whose label is it? nearer to its own node than to any other by a clear margin
-      b.near = Infinity;  // the nearest other node, as a share of the distance to its own
+      b.near = Infinity;  // the nearest other node, as a share of the distance to its own: any node for a name the
+      // step is about (or it takes a leader line), a named one for the others (a grey unnamed dot is not mistaken
+      // for a name's owner)
       markers.forEach(function (m) {
-        if (m.id !== it.id) { b.near = Math.min(b.near, reach(b, (m.l + m.r) / 2, (m.t + m.b) / 2)[2] / Math.max(b.d, 1)); }
+        if (m.id === it.id || !(it.must || labelled[m.id])) { return; }
+        b.near = Math.min(b.near, reach(b, (m.l + m.r) / 2, (m.t + m.b) / 2)[2] / Math.max(b.d, 1));
       });
       b.lead = b.near < MARGIN;
       if (!b.lead) { return true; }
