@@ -71,7 +71,14 @@ CHECK = """() => {
           legend_overlaps_canvas: overlap, ready: window.egxReady === true, labelled: shown.length,
           covering: covering, must_covering: mustCovering, must: must.length,
           must_blank: must.filter(function (id) {  // a node the step is about, drawn without its label
-            const n = nodes.get(id); return n && pos[id] && !(typeof n.label === 'string' && n.label.trim()); })};
+            const n = nodes.get(id); return n && pos[id] && !(typeof n.label === 'string' && n.label.trim()); }),
+          // a node of the CEG found now (its name in the CEG's red) drawn without its label
+          red_blank: nodes.get().filter(function (n) {
+            return pos[n.id] && ((n.font || {}).color || '').toLowerCase() === '#e41a1c' &&
+                   !(typeof n.label === 'string' && n.label.trim()); }).map(function (n) { return n.id; }),
+          red_labelled: nodes.get().filter(function (n) {
+            return pos[n.id] && ((n.font || {}).color || '').toLowerCase() === '#e41a1c' &&
+                   typeof n.label === 'string' && n.label.trim(); }).length};
 }"""
 
 
@@ -208,7 +215,9 @@ def test_every_drawing_fits_its_frame_with_the_legend_outside(tmp_path: Path) ->
             collision = d.check(page, "keanu_collision")
             legend = page.frame_locator("iframe").first.locator(".egx-legend").bounding_box()
             assert legend is not None and legend["y"] + legend["height"] <= 900, legend
-            assert collision and not collision[0]["must_blank"], collision
+            # the CEG's own names always; another name the step is about may go to the hover where no spot near its
+            # node reads as its own (an audit read two stacked red names as one label, "The Matrix / Agent Smith")
+            assert collision and collision[0]["red_labelled"] >= 2 and not collision[0]["red_blank"], collision
             page.set_viewport_size({"width": 1440, "height": 1100})
 
             # FastInsight: the candidate subgraph lives in a tab, hidden when it is drawn
