@@ -108,7 +108,10 @@ class SpacyExtractor:
     # name, "joined … as an apprentice to X" keeps X
     # v8: a pronoun opening a passage reads the end of the passage before it in the same document ("Its first director
     # was … Owen Pike." / "He bought …"), handed over by the workspace builder (reads_previous; the cache key holds it)
-    model_id = f"spacy-v8:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v9: "he"/"she" by centering: a chain goes on, then the sentence before's subject, then the last person named,
+    # then the title, each of a fitting gender (what the text said); a person sharing the title's first word
+    # ("Anselm Tessely" in "Tessely Clockworks") is no title; "sold it to X" keeps X
+    model_id = f"spacy-v9:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True

@@ -27,6 +27,10 @@ VALUE_LABELS = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "PE
 _PRONOUNS = frozenset({"he", "she", "it", "they", "his", "her", "its", "their", "him", "them"})
 _SUBJECT_PRONOUNS = frozenset({"he", "she", "it", "they"})
 _SUBJ_DEPS = ("nsubj", "nsubjpass")
+#: what a "he"/"she" stands for where no one fits (the title was called the other pronoun): no mention at all
+_NOBODY = ("", "")
+#: role nouns of people by their ending ("the engraver Pim Rattery", "the watchmaker Odile Brask")
+_AGENT = re.compile(r".{2,}(?:er|or|ist|ian|maker|smith|wright|man|woman|ess)")
 #: Entity labels an appositive name may have to stand for its role noun ("the engineer Sofia Marrow").
 _NOT_NAMES = VALUE_LABELS | {"NORP", "LANGUAGE"}
 _DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "his", "her", "its",
@@ -118,7 +122,9 @@ class _Mentions:
         self._antecedents: dict[int, tuple[tuple[str, str], str] | None] | None = None
         #: sentence start -> the person the sentence before it named last (what "he"/"she" stands for when the
         #: subject before is no person)
-        self._persons: dict[int, tuple[str, str]] = {}
+        self._persons: dict[int, list[tuple[str, str]]] = {}
+        #: names the text shows to be people's though the small model tagged them otherwise (:meth:`_people_of`)
+        self._people: set[str] = set()
         #: name -> "he"/"she" where the text said so ("She …" read as the person, "her nephew" after the person)
         self._gender: dict[str, str] = dict(before[2]) if before is not None else {}
         self._end: Carry = (None, None, {})
@@ -166,6 +172,8 @@ class _Mentions:
         else the title) and role nouns (:meth:`role_name`)."""
         if tok.lower_ in _PRONOUNS and tok.pos_ == "PRON":
             got = self.antecedent(tok)
+            if got == _NOBODY:
+                return None
             if got is not None:
                 return got
             return (self.title, "TITLE") if self.title else None
@@ -256,7 +264,9 @@ class _Mentions:
         earlier = [t for t in self.doc[sent.start:tok.i] if t.dep_ in _SUBJ_DEPS]
         if earlier:  # "The workshop trained twelve engravers before it closed": the sentence's subject, if it fits
             first = earlier[0]
-            if first.pos_ == "PRON" or first.head.i == tok.head.i:
+            if first.pos_ == "PRON":  # "He trained … before he moved": the same pronoun is the same one
+                return self.antecedent(first) if first.lower_ == word else None
+            if first.head.i == tok.head.i:
                 return None
             got = self.mention(first, as_subject=True)
             if got is None or got[1] in VALUE_LABELS or got[1] == "TITLE":
@@ -266,36 +276,83 @@ class _Mentions:
             self._antecedents = {}  # a mention looked up below never comes back here
             self._antecedents = self._sentence_subjects()
         prev = self._antecedents.get(sent.start)
+        if word in ("he", "she"):
+            return self._he_she(word, prev, self._persons.get(sent.start, []))
         if prev is not None and _fits(word, *prev) and self._gender.get(prev[0][0], word) == word:
             return prev[0]
-        person = self._persons.get(sent.start) if word in ("he", "she") else None
-        return person if person is not None and self._gender.get(person[0], word) == word else None
+        return None
+
+    def _he_she(self, word: str, prev: tuple[tuple[str, str], str] | None,
+                persons: list[tuple[str, str]]) -> tuple[str, str]:
+        """What a "he"/"she" subject stands for (centering): the entity the previous sentence's "he"/"she" subject
+        stood for (a chain goes on), else the previous sentence's subject when a person of a fitting gender ("Anselm
+        Tessely was born in Varn. He trained …"), else the last person named of a fitting gender, else the title;
+        never a name the text already called the other pronoun: the title so
+        called is :data:`_NOBODY`."""
+        if prev is not None and prev[1] == "PRON:" + word:
+            return prev[0]
+        if prev is not None and not prev[1].startswith("PRON:") and self._person(*prev) and self._sex_fits(
+                prev[0][0], word):
+            return prev[0]
+        for p in persons:
+            if self._sex_fits(p[0], word):
+                return p
+        if self.title and self._sex_fits(self.title, word):
+            return self.title, "TITLE"
+        return _NOBODY
+
+    def _sex_fits(self, name: str, word: str) -> bool:
+        # only what the text said: Faker's given-name lists put "Orla" among the men's
+        return self._gender.get(name, word) == word
+
+    def _person(self, mention: tuple[str, str], tag: str) -> bool:
+        """A person's name: :func:`_fits` for "he", or one the text made a person (:meth:`_people_of`)."""
+        return _fits("he", mention, tag) or (mention[0] in self._people and tag not in ("NNS", "NNPS", "NNP+the"))
+
+    def _people_of(self, sent: Any) -> None:
+        """Names ``sent`` shows to be people's though the small model tagged them otherwise: the subject of "was
+        born", a name after a person's role noun ("the engraver Pim Rattery")."""
+        for tok in sent:
+            if tok.pos_ != "PROPN" or tok.i not in self.mention_of:
+                continue
+            span = self.mention_of[tok.i]
+            if span[1] != tok.i + 1 or span[2] in VALUE_LABELS or span[2] == "TITLE":
+                continue
+            born = tok.dep_ in _SUBJ_DEPS and tok.head.lower_ == "born"
+            role = span[0] > 0 and self.doc[span[0] - 1].pos_ == "NOUN" and bool(
+                _AGENT.fullmatch(self.doc[span[0] - 1].lower_)) and self.doc[span[0] - 1].tag_ == "NN"
+            if born or role:
+                self._people.add(self.text_of(span))
 
     def _sentence_subjects(self) -> dict[int, tuple[tuple[str, str], str] | None]:
         """Sentence start -> the previous sentence's subject (mention, its head's tag), pronouns resolved in order."""
         out: dict[int, tuple[tuple[str, str], str] | None] = {}
         prev, person = (self.before[0], self.before[1]) if self.before is not None else (None, None)
+        persons = [person] if person is not None else []
         for sent in self.doc.sents:
             out[sent.start] = prev
-            if person is not None:
-                self._persons[sent.start] = person
+            self._persons[sent.start] = persons
+            self._people_of(sent)
             subs = [c for c in sent.root.children if c.dep_ in _SUBJ_DEPS]
             cur = None
             if subs and subs[0].pos_ == "PRON":
                 word = subs[0].lower_
-                if word in _SUBJECT_PRONOUNS and prev is not None and _fits(word, *prev) \
+                if word in ("he", "she"):
+                    she = self._he_she(word, prev, persons)
+                    if she != _NOBODY:
+                        self._gender.setdefault(she[0], word)
+                        cur = (she, "PRON:" + word)  # the chain the next "he"/"she" goes on
+                elif word in _SUBJECT_PRONOUNS and prev is not None and _fits(word, *prev) \
                         and self._gender.get(prev[0][0], word) == word:
                     cur = prev
-                elif word in ("he", "she") and person is not None and self._gender.get(person[0], word) == word:
-                    cur = (person, "NNP")
-                if cur is not None and word in ("he", "she"):
-                    self._gender.setdefault(cur[0][0], word)
             elif subs:
                 got = self.mention(subs[0], as_subject=True)
                 if got is not None and got[1] not in VALUE_LABELS and got[1] != "TITLE" \
                         and not (got[1] == "PERSON" and self._names_title(got[0])):
                     # a proper name after "the" names a thing ("The Grey Heron was a steam ferry. It carried …")
-                    the = subs[0].tag_ == "NNP" and any(c.dep_ == "det" and c.lower_ == "the" for c in subs[0].children)
+                    the = subs[0].tag_ == "NNP" and got[0] not in self._people and any(c.dep_ == "det" and c.lower_ == "the" for c in subs[0].children)
+                    if got[1] != "PERSON" and got[0] in self._people:
+                        got = (got[0], "PERSON")  # "the engraver Pim Rattery …" then "He …" (next passage too)
                     cur = (got, str(subs[0].tag_) + ("+the" if the else ""))
                     named = self._named_attr(sent.root) if not got[1] and subs[0].pos_ == "NOUN" else None
                     if named is not None:  # "Her best-known work is the Larkmere Chalice. It was made in 1880"
@@ -306,8 +363,11 @@ class _Mentions:
                         self._gender.setdefault(cur[0][0], "she" if t.lower_ == "her" else "he")
                         break
             prev = cur
-            person = self._last_person(sent, subs[0] if subs else None) or (
-                cur[0] if cur is not None and _fits("he", *cur) else None)
+            persons = self._named_people(sent, subs[0] if subs else None)
+            if cur is not None and cur[0][1] != "TITLE" and (cur[1].startswith("PRON:") or self._person(*cur)) \
+                    and cur[0] not in persons:
+                persons.append(cur[0])
+            person = persons[0] if persons else None
         self._end = (prev, person, dict(self._gender))
         return out
 
@@ -336,10 +396,11 @@ class _Mentions:
                     return (got, "NNP" + ("+the" if the else "")) if named else None
         return None
 
-    def _last_person(self, sent: Any, subject: Any = None) -> tuple[str, str] | None:
-        """The person named last in ``sent`` other than its main ``subject`` ("The company was founded by Hester Quill.
-        She had been a grain merchant": she is Hester Quill, whom "she" cannot reach through the subject; "Hester Quill
-        died and her nephew Ambrose Quill took over. He …": Ambrose Quill), or None."""
+    def _named_people(self, sent: Any, subject: Any = None) -> list[tuple[str, str]]:
+        """The people ``sent`` names other than its main ``subject``, the last first ("The company was founded by
+        Hester Quill. She had been a grain merchant": she is Hester Quill, whom "she" cannot reach through the subject;
+        "Hester Quill died and her nephew Ambrose Quill took over. He …": Ambrose Quill)."""
+        out: list[tuple[str, str]] = []
         for tok in reversed(sent):
             if (subject is not None and tok.i == subject.i) or tok.pos_ != "PROPN" or tok.dep_ == "compound":
                 continue  # a name that only qualifies a noun ("the Vellmora lighthouse") names no one
@@ -347,17 +408,19 @@ class _Mentions:
             if span is None or span[1] != tok.i + 1:
                 continue
             got = self.mention(tok)
-            if got is not None and got[1] != "TITLE" and _fits("he", got, "NNP") and not self._names_title(got[0]):
-                return got
-        return None
+            if got is not None and got[1] != "TITLE" and self._person(got, "NNP") and not self._names_title(got[0]) \
+                    and got not in out:
+                out.append(got)
+        return out
 
     def _names_title(self, name: str) -> bool:
         """A person named by a word of the title ("Schwarzenegger" in the passage "Arnold Schwarzenegger",
         "Owen Laird" in "Ron Laird"): the title under another form, not a second person."""
         if not self.title:
             return False
-        words = {w for w in normalize_name(self.title).split() if len(w) > 2}
-        return bool(words & set(normalize_name(name).split()))
+        # only by the title's last word, its surname: "Anselm Tessely" in "Tessely Clockworks" is a person of its own
+        words = [w for w in normalize_name(self.title.split(" (", 1)[0]).split() if len(w) > 2]
+        return bool(words) and words[-1] in normalize_name(name).split()
 
 
 #: What a passage's last sentence leaves for the next passage's pronouns (:meth:`_Mentions.carry`): the subject

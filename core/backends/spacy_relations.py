@@ -123,7 +123,9 @@ class _Piece(_Mentions):
         phrase = self.verb_phrase(verb)
         copula = verb.lower_ in ("is", "was", "are", "were", "be", "been", "'s", "being")
         for c in verb.children:
-            if c.dep_ in _OBJ:
+            # "she sold it to X": spaCy's "dative" is here the preposition "to", whose object is the recipient
+            dep = "prep" if c.dep_ == "dative" and c.pos_ == "ADP" else c.dep_
+            if dep in _OBJ:
                 rel = ("is" if verb.lower_ in ("is", "be", "been") else verb.lower_) if copula else phrase
                 for o in self._conjuncts(c):
                     if copula and (self._relative(o) or self._names_description(o)):
@@ -136,7 +138,7 @@ class _Piece(_Mentions):
             elif c.dep_ == "prep" and c.lower_ == "as" and not copula:
                 self._role_object(subjects, phrase, c)
                 continue
-            elif c.dep_ in ("prep", "agent"):
+            elif dep in ("prep", "agent"):
                 pobj = [g for g in c.children if g.dep_ == "pobj"]
                 rel = f"{phrase} {c.lower_}" if not copula else f"{'is' if verb.lower_ == 'is' else verb.lower_} {c.lower_}"
                 for p in pobj:
