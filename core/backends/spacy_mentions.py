@@ -7,9 +7,10 @@ cattle ferry Brown Ox") is the name alone. A subject pronoun
 (he, she, it, they) opening its sentence is the subject of the previous sentence when that one is of
 its kind (``it``: a common noun or a named thing, ``he``/``she``: a person the text never called the other, ``they``: a
 plural noun; after "X is the Named Y", the name), and one in a later clause is its sentence's subject when that
-one is of its kind ("The workshop trained twelve engravers before *it* closed"); ``he``/``she`` after a subject that
-cannot be theirs is the person the sentence before named last; else the title, as are other pronouns and the
-title's own name. A definite description ("the workshop") is the name before it that ends with its noun ("the Stane
+one is of its kind ("The workshop trained twelve engravers before *it* closed"); a ``he``/``she`` subject goes on with
+the sentence before's ``he``/``she`` (a chain), else takes that sentence's subject or the last person it named, else the
+title, never one the text called the other pronoun (:meth:`_Mentions._he_she`); other pronouns and the title's own
+name are the title. A definite description ("the workshop") is the name before it that ends with its noun ("the Stane
 Workshop"), else, as a main clause's subject, the title ("the film"). A role noun with a name in apposition ("the engineer
 Sofia Marrow") is that name. Dates, times and numbers (:data:`VALUE_LABELS`) are
 mentions too, used by :mod:`core.backends.spacy_relations` only as the object of a relation.
