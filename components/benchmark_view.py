@@ -355,7 +355,9 @@ def run_panel(act: Active) -> None:
     # the row, it read "own — each method's own pape" at 1440 px
     c1, cb, c2 = st.columns([1, 2, 1.5])
     budget = budget_view.budget_select(cb, scope="bench", key=S.BENCH_BUDGET, custom_key=S.BENCH_BUDGET_CUSTOM)
-    default_n = default_question_count(n_gold, _whole_run_seconds(act, methods, n_gold))
+    # the estimate with every method (the box's first choice), not the current pick: a default that moved with the
+    # Methods box overrode a count typed in the same rerun
+    default_n = default_question_count(n_gold, _whole_run_seconds(act, method_names(), n_gold))
     S.follow_default(S.BENCH_LIMIT, default_n)  # another workspace, another default
     lkey = S.bind(S.BENCH_LIMIT, default_n, scope="bench")
     if int(st.session_state[lkey]) > max(n_gold, 1):  # a count kept from a workspace with more questions
