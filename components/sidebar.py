@@ -239,7 +239,13 @@ def render_sidebar() -> Active:
     notes: list[str] = []
     llm = _resolve_llm(llm_name, notes, limits, use_cache)
     if llm.name == "recorded":
-        sb.caption("Recorded LLM run — replayed, not generated now: " + md_escape(getattr(llm, "describe", str)()))
+        from components.answer_view import unrecorded_workspace
+
+        if unrecorded_workspace(llm.name, ws_name):  # the box keeps "recorded"; say what runs here
+            sb.caption(f"Recorded LLM run — none is recorded on “{md_escape(ws_name)}”, so every method here runs "
+                       "without an LLM (as `none`).")
+        else:
+            sb.caption("Recorded LLM run — replayed, not generated now: " + md_escape(getattr(llm, "describe", str)()))
     try:
         emb = resources.embedder(emb_name)
     except EgxError as exc:

@@ -107,6 +107,11 @@ def test_the_recorded_llm_on_a_workspace_it_holds_no_run_of_is_said_before_the_r
     assert len(said) == 1, [plain(i.value) for i in at.main.info]
     assert "runs recorded on “elsewhere”" in said[0] and "without an LLM, as in `none` mode" in said[0]
     assert not any("recorded" in w.lower() for w in _warnings(at)), _warnings(at)
+    # the sidebar, whose LLM box still reads "recorded", says the same (an audit read "replayed" there beside a
+    # run named "-no-llm")
+    side = plain(" ".join(c.value for c in at.sidebar.caption))
+    assert "none is recorded on “demo”, so every method here runs without an LLM" in side, side
+    assert "replayed, not generated now" not in side, side
 
 
 def test_the_gap_is_counted_per_question_and_method() -> None:
