@@ -8,7 +8,8 @@ cattle ferry Brown Ox") is the name alone. A subject pronoun
 its kind (``it``: a common noun or a named thing, ``he``/``she``: a person the text never called the other, ``they``: a
 plural noun; after "X is the Named Y", the name), and one in a later clause is its sentence's subject when that
 one is of its kind ("The workshop trained twelve engravers before *it* closed"); a ``he``/``she`` subject goes on with
-the sentence before's ``he``/``she`` (a chain), else takes that sentence's subject or the last person it named, else the
+the sentence before's ``he``/``she`` (a chain), else takes that sentence's subject (the title too, when a person), else
+the title when a person the text called so or a "his"/"her" before it points at, else the last person named, else the
 title, never one the text called the other pronoun (:meth:`_Mentions._he_she`); other pronouns and the title's own
 name are the title. A definite description ("the workshop") is the name before it that ends with its noun ("the Stane
 Workshop"), else, as a main clause's subject, the title ("the film"). A role noun with a name in apposition ("the engineer
@@ -21,6 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from core.backends.spacy_pronouns import ROLE_GENDER, _fits
 from core.text import canonical_entity, clean_text, named_person, normalize_name
 
 #: Entity labels that are values: typed nodes reached only as the object of a relation.
@@ -129,6 +131,7 @@ class _Mentions:
         #: name -> "he"/"she" where the text said so ("She …" read as the person, "her nephew" after the person)
         self._gender: dict[str, str] = dict(before[2]) if before is not None else {}
         self._end: Carry = (None, None, {})
+        self._title_is_person = False
         if title:
             t = normalize_name(title)
             self.title_keys = {t, normalize_name(canonical_entity(title))}
@@ -266,7 +269,7 @@ class _Mentions:
         if earlier:  # "The workshop trained twelve engravers before it closed": the sentence's subject, if it fits
             first = earlier[0]
             if first.pos_ == "PRON":  # "He trained … before he moved": the same pronoun is the same one
-                return self.antecedent(first) if first.lower_ == word else None
+                return self.antecedent(first) if first.lower_ == word and word in ("he", "she") else None
             if first.head.i == tok.head.i:
                 return None
             got = self.mention(first, as_subject=True)
@@ -278,29 +281,45 @@ class _Mentions:
             self._antecedents = self._sentence_subjects()
         prev = self._antecedents.get(sent.start)
         if word in ("he", "she"):
-            return self._he_she(word, prev, self._persons.get(sent.start, []))
+            return self._he_she(word, prev, self._persons.get(sent.start, []), tok)
         if prev is not None and _fits(word, *prev) and self._gender.get(prev[0][0], word) == word:
             return prev[0]
         return None
 
     def _he_she(self, word: str, prev: tuple[tuple[str, str], str] | None,
-                persons: list[tuple[str, str]]) -> tuple[str, str]:
-        """What a "he"/"she" subject stands for (centering): the entity the previous sentence's "he"/"she" subject
-        stood for (a chain goes on), else the previous sentence's subject when a person of a fitting gender ("Anselm
-        Tessely was born in Varn. He trained …"), else the last person named of a fitting gender, else the title;
-        never a name the text already called the other pronoun: the title so
-        called is :data:`_NOBODY`."""
+                persons: list[tuple[str, str]], tok: Any = None) -> tuple[str, str]:
+        """What a "he"/"she" subject ``tok`` stands for (centering): the entity the previous sentence's "he"/"she"
+        subject stood for (a chain goes on), else the previous sentence's subject when a person of a fitting gender
+        ("Anselm Tessely was born in Varn. He trained …"; the title when a person: "Krkić broke the record set by
+        Lionel Messi. He scored …"), else the title when a person the text called this pronoun or that a "his"/"her"
+        before ``tok`` in its sentence stands for ("Inside his family, he …"), else the last person named of a fitting
+        gender, else the title; never a name the text already called the other pronoun: the title so called is
+        :data:`_NOBODY`."""
         if prev is not None and prev[1] == "PRON:" + word:
             return prev[0]
-        if prev is not None and not prev[1].startswith("PRON:") and self._person(*prev) and self._sex_fits(
+        titled = bool(self.title) and self._sex_fits(self.title or "", word) and self._title_person()
+        if prev is not None and prev[1] == "TITLE":
+            if titled:
+                return prev[0]
+        elif prev is not None and not prev[1].startswith("PRON:") and self._person(*prev) and self._sex_fits(
                 prev[0][0], word):
             return prev[0]
+        own = ("his", "him", "himself") if word == "he" else ("her", "herself")
+        if titled and (self._gender.get(self.title or "") == word or (tok is not None and any(
+                t.lower_ in own and t.pos_ == "PRON" for t in self.doc[tok.sent.start:tok.i]))):
+            return self.title or "", "TITLE"
         for p in persons:
             if self._sex_fits(p[0], word):
                 return p
         if self.title and self._sex_fits(self.title, word):
             return self.title, "TITLE"
         return _NOBODY
+
+    def _title_person(self) -> bool:
+        """Whether the title is a person's: a given name first, or the text made it one (a "he"/"she", a person named
+        by it as a subject: :meth:`_sentence_subjects`)."""
+        return self._title_is_person or (self.title or "") in self._gender or named_person(
+            (self.title or "").split(" (", 1)[0])
 
     def _sex_fits(self, name: str, word: str) -> bool:
         # only what the text said: Faker's given-name lists put "Orla" among the men's
@@ -324,6 +343,10 @@ class _Mentions:
                 _AGENT.fullmatch(self.doc[span[0] - 1].lower_)) and self.doc[span[0] - 1].tag_ == "NN"
             if born or role:
                 self._people.add(self.text_of(span))
+            # "Kim Jong-il's mother, Kim Jong-suk, …": a name in apposition to a kin or rank noun has its gender
+            kin = tok.head if tok.dep_ == "appos" else next((c for c in tok.children if c.dep_ == "appos"), tok)
+            if kin.lower_ in ROLE_GENDER and kin.pos_ == "NOUN":
+                self._gender.setdefault(self.text_of(span), ROLE_GENDER[kin.lower_])
 
     def _sentence_subjects(self) -> dict[int, tuple[tuple[str, str], str] | None]:
         """Sentence start -> the previous sentence's subject (mention, its head's tag), pronouns resolved in order."""
@@ -339,7 +362,7 @@ class _Mentions:
             if subs and subs[0].pos_ == "PRON":
                 word = subs[0].lower_
                 if word in ("he", "she"):
-                    she = self._he_she(word, prev, persons)
+                    she = self._he_she(word, prev, persons, subs[0])
                     if she != _NOBODY:
                         self._gender.setdefault(she[0], word)
                         cur = (she, "PRON:" + word)  # the chain the next "he"/"she" goes on
@@ -348,18 +371,25 @@ class _Mentions:
                     cur = prev
             elif subs:
                 got = self.mention(subs[0], as_subject=True)
-                if got is not None and got[1] not in VALUE_LABELS and got[1] != "TITLE" \
-                        and not (got[1] == "PERSON" and self._names_title(got[0])):
+                if got is not None and got[1] not in ("PERSON", "TITLE") and got[0] in self._people:
+                    got = (got[0], "PERSON")  # "the engraver Pim Rattery …" then "He …" (next passage too)
+                if got is not None and self.title and (got[1] == "TITLE" or (got[1] in ("PERSON", "") and subs[
+                        0].pos_ == "PROPN" and self._names_title(got[0], got[1]))):
+                    # the title, under a short name too ("Garbarek was born …. He grew up …"): a person when so named
+                    self._title_is_person |= got[1] == "PERSON" or subs[0].ent_type_ == "PERSON"
+                    cur = ((self.title, "TITLE"), "TITLE")
+                elif got is not None and got[1] not in VALUE_LABELS:
                     # a proper name after "the" names a thing ("The Grey Heron was a steam ferry. It carried …")
                     the = subs[0].tag_ == "NNP" and got[0] not in self._people and any(c.dep_ == "det" and c.lower_ == "the" for c in subs[0].children)
-                    if got[1] != "PERSON" and got[0] in self._people:
-                        got = (got[0], "PERSON")  # "the engraver Pim Rattery …" then "He …" (next passage too)
                     cur = (got, str(subs[0].tag_) + ("+the" if the else ""))
                     named = self._named_attr(sent.root) if not got[1] and subs[0].pos_ == "NOUN" else None
                     if named is not None:  # "Her best-known work is the Larkmere Chalice. It was made in 1880"
                         cur = named
             if cur is not None and subs:  # "Hester Quill died … and her nephew …": Hester Quill is a "she"
                 for t in self.doc[subs[0].i + 1:sent.end]:
+                    # the title by name, where the word is its verb's own ("Bojan began his career"): a person
+                    if cur[1] == "TITLE" and (subs[0].pos_ != "PROPN" or t.head.head.i != sent.root.i):
+                        continue
                     if t.tag_ == "PRP$" and t.lower_ in ("her", "his"):
                         self._gender.setdefault(cur[0][0], "she" if t.lower_ == "her" else "he")
                         break
@@ -414,14 +444,18 @@ class _Mentions:
                 out.append(got)
         return out
 
-    def _names_title(self, name: str) -> bool:
+    def _names_title(self, name: str, label: str = "PERSON") -> bool:
         """A person named by a word of the title ("Schwarzenegger" in the passage "Arnold Schwarzenegger",
         "Owen Laird" in "Ron Laird"): the title under another form, not a second person."""
         if not self.title:
             return False
-        # only by the title's last word, its surname: "Anselm Tessely" in "Tessely Clockworks" is a person of its own
+        # only by the title's last word, its surname: "Anselm Tessely" in "Tessely Clockworks" is a person of its own;
+        # or the title's first or last word alone ("Bojan" in "Bojan Krkić", "Park" in "Park Geun-hye")
         words = [w for w in normalize_name(self.title.split(" (", 1)[0]).split() if len(w) > 2]
-        return bool(words) and words[-1] in normalize_name(name).split()
+        got = normalize_name(name).split()
+        if not words or (label == "PERSON" and words[-1] in got):
+            return bool(words)
+        return len(words) > 1 and got in (words[:1], words[-1:])
 
 
 #: What a passage's last sentence leaves for the next passage's pronouns (:meth:`_Mentions.carry`): the subject
@@ -435,33 +469,3 @@ def _main_clause(tok: Any) -> bool:
     while v.dep_ == "conj" and v.head.i != v.i:
         v = v.head
     return str(v.dep_) == "ROOT"
-
-
-#: Entity labels of things "it" may stand for. Not ORG or GPE: the small model labels people ORG
-#: ("Keanu Reeves", "Sofia Marrow") and places PERSON, so a bare name is only "he"/"she" when PERSON.
-_THING_LABELS = frozenset({"FAC", "PRODUCT", "WORK_OF_ART", "EVENT", "LAW"})
-
-
-#: Entity labels the small model gives people's names ("Keanu Reeves" ORG, "Agnes Morrow" PRODUCT): "he"/"she" may
-#: stand for such a name where :func:`core.text.named_person` reads it as a person's.
-_NAME_LABELS = frozenset({"ORG", "PRODUCT", "GPE", "LOC", "NORP", "FAC", "WORK_OF_ART"})
-
-
-def _fits(pronoun: str, mention: tuple[str, str], tag: str) -> bool:
-    """Whether ``pronoun`` can stand for ``mention`` whose head word has the tag ``tag``.
-
-    ``it``: a singular common noun chunk ("the Ostra bridge"), a named thing, or a proper name after "the" ("The
-    Grey Heron was a steam ferry"); ``he``/``she``: a
-    PERSON entity, or a name of another label that begins with a common given name, neither after "the"; ``they``: a plural noun that
-    is no PERSON. Anything else stays the title.
-    """
-    label = mention[1]
-    plural = tag in ("NNS", "NNPS")
-    if pronoun == "it":  # "the" before a proper name: a ship, a film, a building, never a person ("The Grey Heron",
-        # which the small model tags PERSON, "The Silver Eel", whose "Silver" is a given name)
-        return not plural and ((not label and tag == "NN") or label in _THING_LABELS or tag == "NNP+the")
-    if pronoun in ("he", "she"):
-        # a name the small model tags otherwise but whose first word is a common given name ("Orla Brisk", ORG)
-        return not plural and tag != "NNP+the" and (label == "PERSON" or (label in _NAME_LABELS
-                                                                          and named_person(mention[0])))
-    return plural and label != "PERSON"  # they

@@ -140,6 +140,10 @@ class _Piece(_Mentions):
                 continue
             elif dep in ("prep", "agent"):
                 pobj = [g for g in c.children if g.dep_ == "pobj"]
+                if c.dep_ == "dative":  # "X gave … to Y" only for a named giver: not "it gained worldwide attention,
+                    # which gave impetus to …" (a noun phrase, no node worth the edge), and no value ("to eight")
+                    pobj = [g for g in pobj if all((s[1] or s[0] in self._people) and s[1] not in _NOT_NAMES for s in subjects)
+                            and (self.mention(g) or ("", ""))[1] not in VALUE_LABELS]
                 rel = f"{phrase} {c.lower_}" if not copula else f"{'is' if verb.lower_ == 'is' else verb.lower_} {c.lower_}"
                 for p in pobj:
                     for o in self._conjuncts(p):

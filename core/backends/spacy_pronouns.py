@@ -1,0 +1,42 @@
+"""Which pronoun may stand for which mention (:func:`_fits`), and the gender a person's role noun gives
+(:data:`ROLE_GENDER`): the small rules :mod:`core.backends.spacy_mentions` reads "he", "she", "it" and "they" by."""
+
+from __future__ import annotations
+
+from core.text import named_person
+
+#: role nouns that give a person in apposition a gender ("Kim's mother, Ana Kim, …": Ana Kim is a "she")
+ROLE_GENDER = {**dict.fromkeys(("mother", "wife", "daughter", "sister", "widow", "aunt", "niece", "grandmother",
+                                "queen", "princess", "empress", "duchess", "countess", "actress"), "she"),
+               **dict.fromkeys(("father", "husband", "son", "brother", "widower", "uncle", "nephew", "grandfather",
+                                "king", "prince", "emperor", "duke", "count", "actor"), "he")}
+
+
+#: Entity labels of things "it" may stand for. Not ORG or GPE: the small model labels people ORG
+#: ("Keanu Reeves", "Sofia Marrow") and places PERSON, so a bare name is only "he"/"she" when PERSON.
+_THING_LABELS = frozenset({"FAC", "PRODUCT", "WORK_OF_ART", "EVENT", "LAW"})
+
+
+#: Entity labels the small model gives people's names ("Keanu Reeves" ORG, "Agnes Morrow" PRODUCT): "he"/"she" may
+#: stand for such a name where :func:`core.text.named_person` reads it as a person's.
+_NAME_LABELS = frozenset({"ORG", "PRODUCT", "GPE", "LOC", "NORP", "FAC", "WORK_OF_ART"})
+
+
+def _fits(pronoun: str, mention: tuple[str, str], tag: str) -> bool:
+    """Whether ``pronoun`` can stand for ``mention`` whose head word has the tag ``tag``.
+
+    ``it``: a singular common noun chunk ("the Ostra bridge"), a named thing, or a proper name after "the" ("The
+    Grey Heron was a steam ferry"); ``he``/``she``: a
+    PERSON entity, or a name of another label that begins with a common given name, neither after "the"; ``they``: a plural noun that
+    is no PERSON. Anything else stays the title.
+    """
+    label = mention[1]
+    plural = tag in ("NNS", "NNPS")
+    if pronoun == "it":  # "the" before a proper name: a ship, a film, a building, never a person ("The Grey Heron",
+        # which the small model tags PERSON, "The Silver Eel", whose "Silver" is a given name)
+        return not plural and ((not label and tag == "NN") or label in _THING_LABELS or tag == "NNP+the")
+    if pronoun in ("he", "she"):
+        # a name the small model tags otherwise but whose first word is a common given name ("Orla Brisk", ORG)
+        return not plural and tag != "NNP+the" and (label == "PERSON" or (label in _NAME_LABELS
+                                                                          and named_person(mention[0])))
+    return plural and label != "PERSON"  # they
