@@ -111,7 +111,7 @@ class SpacyExtractor:
     # v9: "he"/"she" by centering: a chain goes on, then the sentence before's subject, then the last person named,
     # then the title, each of a fitting gender (what the text said); a person sharing the title's first word
     # ("Anselm Tessely" in "Tessely Clockworks") is no title; "sold it to X" keeps X
-    model_id = f"spacy-v9:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    model_id = f"spacy-v10:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True
