@@ -109,8 +109,9 @@ def micro_f1_interval(records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | 
         return None
     matched, predicted, gold = (resampled_means([float(c[k]) for c in counts], seed=SEED)
                                 for k in ("matched", "predicted", "gold"))
+    right = resampled_means([float(min(c["matched"], c["predicted"])) for c in counts], seed=SEED)  # as aggregated
     with np.errstate(divide="ignore", invalid="ignore"):
-        mp = np.where(predicted > 0, matched / predicted, 0.0)
+        mp = np.where(predicted > 0, right / predicted, 0.0)
         mr = np.where(gold > 0, matched / gold, 0.0)
         f1 = np.where(mp + mr > 0, 2 * mp * mr / (mp + mr), 0.0)
     low, high = np.quantile(f1, [(1 - LEVEL) / 2, (1 + LEVEL) / 2])

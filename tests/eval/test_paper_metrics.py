@@ -86,3 +86,20 @@ def test_bench_reports_the_papers_metrics_and_says_what_it_could_not_compute(tmp
     for r in recs:  # the record's scores are those of its answer
         s = answer_set_scores(r["answer"], r["answers"])
         assert r["paper"]["hit"] == s.hit and r["paper"]["f1"] == pytest.approx(s.f1)
+
+
+def test_micro_f1_never_passes_one_when_an_answer_holds_two_aliases():
+    """An audit read Micro-F1 "105.9" on a corpus whose gold lists two forms of one answer ("Pellow Reach", "the Pellow
+    Reach crossing"): a one-sentence answer holding both matched twice over one item, and the pooled precision summed
+    those. A question's matches count up to its items, as its own Precision does."""
+    from core.eval.reproduce_record import micro_f1_interval
+
+    both = answer_set_scores("It worked only the Pellow Reach crossing.", ["Pellow Reach", "the Pellow Reach crossing"])
+    assert (both.matched, both.predicted, both.precision) == (2, 1, 1.0)
+    agg = aggregate_answer_sets([both, both, answer_set_scores("Brevik", ["Brevik"])])
+    assert agg["Micro-F1"] == pytest.approx(1.0)
+    wrong = answer_set_scores("Oslo", ["Varn"])
+    assert 0 < aggregate_answer_sets([both, wrong])["Micro-F1"] < 1
+    recs = [{"paper": {"matched": x.matched, "predicted": x.predicted, "gold": x.gold}} for x in (both, both, wrong, both)]
+    iv = micro_f1_interval(recs)
+    assert iv is not None and iv["high"] <= 1.0
