@@ -279,7 +279,12 @@ class Lesson:
             return (f"{self.model} answered “{r.answer.strip() or '(no answer)'}”: "
                     f"{'right' if r.right else 'wrong'} (gold: “{self.gold_answer}”, {r.match.label}).")
         named = f" — {', '.join(r.method for r in self.runs if r.right)}" if 0 < right < n else ""
-        return (f"{self.model} answered {said}: {right} of {n} right{named} "
+        # a sentence that holds the gold answer is no exact answer, but the Compare cards call it "ok … contains the
+        # gold answer": an audit read "0 of 8 right" beside such a card
+        holds = [r.method for r in self.runs if not r.right and r.match.kind == "contains"]
+        held = (f"; {len(holds)} of {n} {'holds' if len(holds) == 1 else 'hold'} the gold answer inside a longer "
+                f"answer — {', '.join(holds)}" if holds else "")
+        return (f"{self.model} answered {said}: {right} of {n} right{named}{held} "
                 f"(gold: “{self.gold_answer}”).")
 
     def why_lines(self) -> list[str]:

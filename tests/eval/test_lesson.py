@@ -319,3 +319,13 @@ def test_a_none_mode_lesson_names_the_extractive_step_not_a_model():
     none = replace(le, model=_model_name("recorded", {"dense": missing}))
     assert none.answer_line().startswith(NONE_ANSWERER)
     assert "the extractive step answered from the wrong passage" in " ".join(none.why_lines())
+
+
+def test_the_answer_line_counts_a_sentence_that_holds_the_gold_answer_apart_from_wrong_ones() -> None:
+    """An audit's Compare lesson said "0 of 8 right" beside an SG-RAG card reading "ok … contains the gold answer": a
+    quoted sentence holding the gold answer is no exact answer, and the line now says which hold it."""
+    runs = [ShownRun("dense", "Howard Payne", (SPEED,)),
+            ShownRun("sgrag", "It stars Keanu Reeves as Neo and Hugo Weaving as Agent Smith.", (MATRIX,))]
+    line = lesson(Q, runs, GOLD, ["Hugo Weaving"], model="Without an LLM (none mode), the extractive step").answer_line()
+    assert ": 0 of 2 right; 1 of 2 holds the gold answer inside a longer answer — sgrag (gold: “Hugo Weaving”)." in line
+    assert "holds the gold" not in lesson(Q, runs[:1], GOLD, ["Hugo Weaving"]).answer_line()
