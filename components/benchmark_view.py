@@ -127,10 +127,11 @@ def held_note(failed: Sequence[Mapping[str, Any]]) -> str:
     """What the per-question table says of failures whose answer holds the gold answer: the answer-set table's Hit
     counts them as found (ReG §5.1's definition: the words, from whichever passage) — and how many quote it from a
     passage that is not gold (an audit read such a row among "the gold answer inside a longer reply"); "" when none."""
-    held = sum(1 for r in failed if r.get("answer match") == MATCH_LABELS["contains"])
+    held = sum(1 for r in failed if str(r.get("answer match") or "").startswith(MATCH_LABELS["contains"]))
     if not held:
         return ""
-    chance = sum(1 for r in failed if r.get("verdict") == CHANCE_LABEL)
+    chance = sum(1 for r in failed if r.get("verdict") == CHANCE_LABEL
+                 or str(r.get("answer match") or "").endswith("(from a non-gold passage)"))
     return (f" {held} of the failures hold the gold answer inside a longer reply (“holds the gold answer”): the "
             "answer-set table's Hit counts those as found (ReG §5.1: the words, from whichever passage), EM and this "
             "table do not" + (f"; {chance} of them quote it from a passage that is not gold" if chance else "") + ".")

@@ -61,7 +61,30 @@ def diagnose(result: MethodResult, workspace: Workspace, gold: Gold, *, cut: int
         raise ValueError(f"cut must be at least 1, got {cut}")
     gold = gold.narrowed([c.chunk_id for c in result.ranked_chunks])  # a gold document of several passages: once
     diag = diagnoser_for(result.method)(result, workspace, gold, cut=cut)
-    return with_unmatched_gold(with_near_ties(with_answer_context(diag, result, cut=cut), result, cut=cut), gold, cut=cut)
+    diag = with_near_ties(with_answer_context(diag, result, cut=cut), result, cut=cut)
+    return with_unmatched_gold(with_chance_answer(diag, result, gold), gold, cut=cut)
+
+
+def with_chance_answer(diag: Diagnosis, result: MethodResult, gold: Gold) -> Diagnosis:
+    """A retrieval verdict whose extractive answer holds the gold answer in a sentence of a passage that is not gold
+    says so, as an ``answer_wrong`` one does (:data:`core.eval.verdicts.CHANCE_LABEL`): an audit read ReG's "It [Grey
+    Heron] carried … on the Pellow Reach crossing" (the wrong ferry) as "holds the gold answer" under "below the cut,
+    but read by the answer", unflagged. Its evidence gets ``answer`` with ``from_gold`` False and the ``source``; the
+    stage is unchanged (retrieval lost the evidence first)."""
+    from core.methods.diagnoser import answer_by_llm, answer_source, extract_contains
+
+    if diag.stage in (OK, NO_GOLD, "answer_wrong") or not gold.answers or not gold.chunk_ids:
+        return diag
+    if not result.answer.strip() or answer_by_llm(result) or not extract_contains(result.answer, gold.answers):
+        return diag
+    source = answer_source(result)
+    if not source or source in gold.chunk_ids:
+        return diag
+    note = (f"Its extractive answer holds the gold answer, but in a sentence of “{source}”, a passage that is not gold: "
+            "the right words by chance.")
+    ev = {**diag.evidence, "answer": {"text": result.answer, "gold": list(gold.answers), "from_gold": False,
+                                      "source": source}}
+    return replace(diag, summary=f"{diag.summary.rstrip()} {note}", evidence=ev)
 
 
 #: How close (relative to the score at the cut) a gold passage just below the cut must score to be called a near tie.

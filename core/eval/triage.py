@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from core.eval.context import CTX_RECALL, context_metrics, context_record
 from core.eval.verdicts import (
     ANSWER_STAGE,
+    CHANCE_LABEL,
     AnswerMatch,
     Verdict,
     diagnosis_verdict,
@@ -88,13 +89,16 @@ def _pct(x: Any) -> float | None:
 def triage_row(*, question: str, question_id: str, method: str, verdict: Verdict, match: AnswerMatch,
                answer: str, answers: Sequence[str], gold_ranks: Sequence[int | None], gold_titles: Sequence[str],
                retrieved_titles: Sequence[str], metrics: Mapping[str, float], why: str,
-               seconds: float | None, unmatched: Sequence[str] = ()) -> dict[str, Any]:
+               seconds: float | None, unmatched: Sequence[str] = (), chance: bool = False) -> dict[str, Any]:
     """One triage row (:data:`TRIAGE_COLUMNS`); lists stay lists (:func:`to_csv` joins them). ``unmatched``: the
-    gold passages the question names but the workspace lacks (the ranks and titles are the matched ones')."""
+    gold passages the question names but the workspace lacks (the ranks and titles are the matched ones');
+    ``chance``: the answer's sentence comes from a passage that is not gold (its answer match says so)."""
     return {
         "question": question, "method": method, "verdict": verdict.label,
         "EM": None if match.em is None else round(match.em, 2), "F1": None if match.f1 is None else round(match.f1, 2),
-        "answer match": "" if match.kind == "no_gold" else match.label, "answer": answer,
+        "answer match": "" if match.kind == "no_gold" else match.label + (" (from a non-gold passage)"
+                                                                      if chance and verdict.label != CHANCE_LABEL else ""),
+        "answer": answer,
         "gold answer": answers[0] if answers else "", "aliases": list(answers[1:]),
         "gold ranks": list(gold_ranks), "gold passages": list(gold_titles),
         UNMATCHED: unmatched_note(unmatched, len(gold_titles) + len(unmatched)),
@@ -103,6 +107,12 @@ def triage_row(*, question: str, question_id: str, method: str, verdict: Verdict
         "why": why, "seconds": None if seconds is None else round(float(seconds), 3),
         "verdict key": verdict.key, "id": question_id,
     }
+
+
+def _from_other_passage(diag: Mapping[str, Any] | None) -> bool:
+    ev = (diag or {}).get("evidence")
+    answer = ev.get("answer") if isinstance(ev, Mapping) else None
+    return isinstance(answer, Mapping) and answer.get("from_gold") is False
 
 
 def benchmark_rows(records: Iterable[Mapping[str, Any]], *, title_of: TitleOf | None = None) -> list[dict[str, Any]]:
@@ -126,7 +136,8 @@ def benchmark_rows(records: Iterable[Mapping[str, Any]], *, title_of: TitleOf | 
             gold_ranks=[pos.get(c) for c in gold], gold_titles=_titles(gold, r.get("gold_titles"), title_of),
             retrieved_titles=_titles(ranked[:RETRIEVED_K], r.get("ranked_titles"), title_of),
             metrics=r.get("metrics") or {}, why=str((diag or {}).get("summary") or r.get("error") or ""),
-            seconds=r.get("seconds"), unmatched=[str(t) for t in r.get("gold_unmatched") or ()])
+            seconds=r.get("seconds"), unmatched=[str(t) for t in r.get("gold_unmatched") or ()],
+            chance=_from_other_passage(diag))
         _add_context(row, r.get("context"), gold)
         if r.get("trained_on"):  # kept with --keep-trained: the method's model learned from this question
             row[TRAINED_ON] = "yes — its figures are inflated"
@@ -153,7 +164,8 @@ def result_row(result: MethodResult, gold: Gold, diagnosis: Diagnosis | None, *,
                      gold_titles=_titles(gold.chunk_ids, None, title_of),
                      retrieved_titles=_titles(ranked[:RETRIEVED_K], None, title_of), metrics=metrics or {},
                      why=diagnosis.summary if diagnosis is not None else "", seconds=result.trace.seconds,
-                     unmatched=gold.unmatched)
+                     unmatched=gold.unmatched,
+                     chance=diagnosis is not None and _from_other_passage({"evidence": diagnosis.evidence}))
     row["scores"] = [round(float(c.score), 4) for c in list(result.ranked_chunks)[:RETRIEVED_K]]
     _add_context(row, context_record(result), gold.chunk_ids)
     return row

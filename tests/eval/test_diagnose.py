@@ -322,3 +322,28 @@ def test_an_extract_holding_the_gold_answer_from_a_non_gold_passage_is_not_ok():
     fair = fake("dense", ["c1", "c2", "c3"], "Agent Smith is played by Hugo Weaving.")
     fair.trace.steps[-1].data["chunk_id"] = "c2"
     assert diagnose(fair, ws, gold).stage == "ok"
+
+
+def test_a_retrieval_loss_whose_extract_holds_the_gold_answer_from_another_passage_says_so():
+    """An audit's ferry q4: ReG's "It [Grey Heron] carried … on the Pellow Reach crossing" (the wrong ferry) was
+    "below the cut, but read by the answer" with the answer match "holds the gold answer", unflagged, while the same
+    case under an answer verdict was. The retrieval verdict stays; the summary, the evidence and the row's answer
+    match say where the words came from."""
+    from core.eval.triage import benchmark_rows
+
+    ws = toy_workspace()
+    gold = Gold("q", ("c1", "c2"), ("Hugo Weaving",))
+    lost = fake("dense", ["c3", "c4", "c5", "c6", "c7", "c1", "c2"], "Hugo Weaving was seen in Atlantis.")
+    lost.trace.steps[-1].data["chunk_id"] = "c3"
+    d = diagnose(lost, ws, gold)
+    assert d.stage == "ranked_out" and "the right words by chance" in d.summary, d.summary
+    assert d.evidence["answer"]["from_gold"] is False and d.evidence["answer"]["source"] == "c3"
+    rec = {"question": "q", "method": "dense", "answer": lost.answer, "answers": ["Hugo Weaving"], "gold": ["c1", "c2"],
+           "ranked": ["c3", "c4", "c5", "c6", "c7", "c1", "c2"], "diagnosis": d.to_dict()}
+    row = benchmark_rows([rec])[0]
+    assert row["answer match"].endswith("(from a non-gold passage)"), row["answer match"]
+    # from a gold passage: no note
+    fair = fake("dense", ["c3", "c4", "c5", "c6", "c7", "c1", "c2"], "Agent Smith is played by Hugo Weaving.")
+    fair.trace.steps[-1].data["chunk_id"] = "c2"
+    d = diagnose(fair, ws, gold)
+    assert d.stage == "ranked_out" and "by chance" not in d.summary and "answer" not in d.evidence
