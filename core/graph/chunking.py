@@ -163,8 +163,13 @@ def chunking_settings(split: PassageSplit | None = None) -> dict[str, Any]:
             "documents": {"per_paragraph": split.per_paragraph, "max_chars": split.max_chars}}
 
 
+#: The widest recall cut the reports show (R@10), which :func:`few_passages_warning` also checks.
+WIDE_K = 10
+
+
 def few_passages_warning(n_passages: int, *, split: PassageSplit | None = None, top_k: int = 5) -> str:
-    """A warning when a corpus has so few passages that a method's top ``top_k`` holds a third of it or more, so
+    """A warning when a corpus has so few passages that a method's top ``top_k`` (or top :data:`WIDE_K`, recall@10's,
+    beside it) holds a third of it or more, so
     recall cannot (half or more) or can hardly (a third or more: a random top 5 of 12 passages finds 42 % of the gold)
     tell methods apart ("" when it has more than ``3 * top_k``, or none; an audit's 11 passages got no warning and
     recall@5 of 64–100 for every method). ``split``: how its documents were split (None: no passage came from a
@@ -174,7 +179,15 @@ def few_passages_warning(n_passages: int, *, split: PassageSplit | None = None, 
     "Only 4 passages: a method's top 5 holds all of them, so reca"
     >>> few_passages_warning(12)[:100]
     "Only 12 passages: a method's top 5 holds 5 of them (42 % of the corpus), so recall@5 can hardly tell"
+    >>> few_passages_warning(19)[:91]
+    "Only 19 passages: a method's top 10 holds 10 of them (53 % of the corpus), so recall@10 can"
     """
+    if 0 < n_passages <= 3 * WIDE_K and top_k < WIDE_K and n_passages > 3 * top_k:
+        # recall@10, which every report shows beside recall@5: an audit read Re2's "R@10 100 [100, 100]" on 19 passages
+        how = "cannot" if n_passages <= 2 * WIDE_K else "can hardly"
+        return (f"Only {n_passages} passages: a method's top {WIDE_K} holds {WIDE_K} of them ({100 * WIDE_K / n_passages:.0f} % "
+                f"of the corpus), so recall@{WIDE_K} {how} tell methods apart; read recall@{top_k} (its top {top_k} holds "
+                f"{100 * top_k / n_passages:.0f} %).")
     if not 0 < n_passages <= 3 * top_k:
         return ""
     held = min(top_k, n_passages)

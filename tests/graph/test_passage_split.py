@@ -165,7 +165,13 @@ def test_few_passages_are_warned_about_with_the_numbers() -> None:
     for n in range(11, 16):  # a third of the corpus or more in the top 5: a random pick already finds much of the gold
         said = few_passages_warning(n, split=PassageSplit())
         assert said.startswith(f"Only {n} passages") and "can hardly tell methods apart" in said, said
-    assert few_passages_warning(16, split=PassageSplit()) == few_passages_warning(0) == ""
+    # 16–30 passages: recall@10, which every report shows beside recall@5, holds a third or more (an audit read Re2's
+    # "R@10 100 [100, 100]" on 19 passages without a word)
+    for n, how in ((16, "cannot"), (20, "cannot"), (21, "can hardly"), (30, "can hardly")):
+        said = few_passages_warning(n, split=PassageSplit())
+        assert said.startswith(f"Only {n} passages: a method's top 10 holds 10 of them") and f"recall@10 {how} tell" in said
+        assert "read recall@5" in said, said
+    assert few_passages_warning(31, split=PassageSplit()) == few_passages_warning(0) == ""
     assert "already one passage per paragraph" in few_passages_warning(6, split=PassageSplit(True))
     assert "per paragraph" not in few_passages_warning(6)  # JSON passages: a finer split makes no more
     assert few_passages_warning(20, top_k=10).startswith("Only 20 passages: a method's top 10 holds 10 of them")
