@@ -3,7 +3,8 @@ sidebar's record as arguments; pages/bubble_anchors.py composes them."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import streamlit as st
@@ -92,6 +93,15 @@ def specialization_what(terms, steps) -> str:
     return "here none was rewritten"
 
 
+def relaxation_groups(relaxed: Sequence[Any]) -> dict[tuple[str, str], list[Any]]:
+    """(keyword, relaxed wording) → its relaxations, in order: one box per relaxation with every passage that
+    justifies it (an audit read "main villain → villain" twice, once per justifying passage)."""
+    groups: dict[tuple[str, str], list[Any]] = {}
+    for r in relaxed:
+        groups.setdefault((r.keyword, r.relaxed), []).append(r)
+    return groups
+
+
 def create_relaxation_ui(act: Active, result) -> None:
     st.subheader("4 · Schema relaxations and the passages that justify them")
     relax = result.relaxation
@@ -100,15 +110,18 @@ def create_relaxation_ui(act: Active, result) -> None:
     if not relax.relaxed:
         st.caption("No relaxation was needed (or the stage is disabled): every keyword is searched as is.")
     g = act.graph
-    for r in relax.relaxed:
+    for (keyword, relaxed), rs in relaxation_groups(relax.relaxed).items():
         with st.container(border=True):
-            st.markdown(f"**{md_escape(r.keyword)}** → **{md_escape(r.relaxed)}** — {md_escape(r.reason)}")
-            if r.chunk_id in g.chunk_index:
-                c = g.chunk(r.chunk_id)
-                st.caption(f"Justifying passage: {md_escape(c.title or '(untitled)')} · {md_code(c.id)}")
-                st.text(c.text)
-            else:
-                st.caption(f"Justifying passage {md_escape(r.chunk_id)} is not in this workspace.")
+            said = "; ".join(md_escape(r.reason) for r in rs)
+            st.markdown(f"**{md_escape(keyword)}** → **{md_escape(relaxed)}** — "
+                        + (said if len(rs) == 1 else f"justified by {len(rs)} passages: {said}"))
+            for r in rs:
+                if r.chunk_id in g.chunk_index:
+                    c = g.chunk(r.chunk_id)
+                    st.caption(f"Justifying passage: {md_escape(c.title or '(untitled)')} · {md_code(c.id)}")
+                    st.text(c.text)
+                else:
+                    st.caption(f"Justifying passage {md_escape(r.chunk_id)} is not in this workspace.")
     bubble.fallback_notes(result, ("relaxation",))
     replay_time.stage_time_captions(act.llm, result.trace, ("relaxation",))
 

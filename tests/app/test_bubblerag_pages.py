@@ -87,6 +87,15 @@ def test_anchor_stage_control_walks_through_the_stages(home: Path) -> None:
     at.select_slider(key=S.widget_key(S.BUBBLE_STAGE)).set_value("4 · Relaxed").run()
     _ok(at)
     assert "main villain" in _texts(at) and "Justifying passage" in _texts(at)
+    heads = [m.value.split(" — ")[0] for m in at.markdown if m.value.startswith("**") and "** → **" in m.value]
+    assert heads and len(heads) == len(set(heads)), heads  # one box per relaxation, however many passages justify it
+    from components.bubblerag.anchors import relaxation_groups
+    from core.methods.bubblerag.relaxation import Relaxed
+
+    twice = [Relaxed("main villain", "villain", "matrix", "passage 3 mentions …"),
+             Relaxed("main villain", "villain", "keanu-reeves", "passage 4 mentions …"), Relaxed("movie", "film", "m", "")]
+    assert {k: [r.chunk_id for r in v] for k, v in relaxation_groups(twice).items()} == {
+        ("main villain", "villain"): ["matrix", "keanu-reeves"], ("movie", "film"): ["m"]}
     at.select_slider(key=S.widget_key(S.BUBBLE_STAGE)).set_value("6 · Groups").run()
     _ok(at)
     assert plain(at.subheader[0].value).startswith("6 · Semantic anchor groups")
