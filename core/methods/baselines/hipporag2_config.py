@@ -30,7 +30,7 @@ class HippoRAG2Config(MethodConfig):
     recognition_memory: bool = knob(True, "Let the LLM filter the linked facts (HippoRAG 2's recognition memory, "
                                     "§3.2). Off: every linked fact seeds the walk (the paper's ablation "
                                     "'w/o filter'). Without an LLM the facts stay unfiltered and the trace says so.",
-                                    label="recognition memory (LLM fact filter)", bounds=Bounds())
+                                    label="recognition memory", bounds=Bounds())
     passage_node_weight: float = knob(PASSAGE_NODE_WEIGHT, "Weight of the passage seeds: each passage node's reset "
                                       "weight is its min-max-normalised dense score times this, a phrase seed's is "
                                       "its fact score (HippoRAG 2: 0.05). 0: phrase seeds only.",
