@@ -475,16 +475,20 @@ def run_panel(act: Active) -> None:
             st.session_state[S.BENCH_LOADED] = name
 
 
-def load_panel() -> None:
-    """The Load tab: a finished run picked by name."""
+def load_panel(act: Active | None = None) -> None:
+    """The Load tab: a finished run picked by name, the sidebar's workspace's runs first (an audit's picker opened on
+    another workspace's newest run)."""
     runs = _runs()
     if not runs:
         st.info("No finished runs yet. Runs made on the “Run” tab appear here, under their names.")
     else:
         made_on = _workspaces_of(runs)
+        here = act.workspace.name if act is not None else ""
+        runs = sorted(runs, key=lambda r: made_on.get(r) != here)  # stable: newest first within each part
         pick = st.selectbox("Run", runs, key=S.BENCH_LOAD_PICK,
                             format_func=lambda r: f"{r} · {made_on[r]}" if made_on.get(r) else r,
-                            help="The finished runs, newest first, each with the workspace it was made on.")
+                            help="The finished runs, this workspace's first, each part newest first, each with the "
+                                 "workspace it was made on.")
         if st.button("Load", key=S.BENCH_LOAD, icon=":material/folder_open:"):
             st.session_state[S.BENCH_LOADED] = pick
 

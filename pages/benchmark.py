@@ -26,5 +26,5 @@ run_tab, load_tab = st.tabs(["Run", "Load a report"])
 with run_tab:
     bv.run_panel(act)
 with load_tab:
-    bv.load_panel()
+    bv.load_panel(act)
 bv.report(act)

@@ -103,6 +103,30 @@ def test_benchmark_page_loads_a_run_by_name(home, tmp_path):
     assert not at2.exception and len(at2.get("plotly_chart")) == 4
 
 
+def test_the_load_picker_lists_this_workspaces_runs_first(home, tmp_path):
+    """An audit's Load tab opened on another workspace's newest run (its report then said so and offered a switch):
+    the sidebar's workspace's runs come first, newest first, then the others."""
+    import json
+    import os
+
+    at = run_page(PAGE)
+    at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).set_value("mine").run()
+    at.button(key=S.BENCH_RUN).click().run()
+    other = home / "runs" / "theirs"
+    other.mkdir()
+    for f in (home / "runs" / "mine").iterdir():
+        if f.is_file():
+            (other / f.name).write_bytes(f.read_bytes())
+    run = json.loads((other / "run.json").read_text())
+    run["settings"]["workspace"] = "elsewhere"
+    (other / "run.json").write_text(json.dumps(run))
+    newer = (home / "runs" / "mine" / RESULTS).stat().st_mtime + 10
+    os.utime(other / RESULTS, (newer, newer))  # the other workspace's run is the newest
+    pick = run_page(PAGE).selectbox(key=S.BENCH_LOAD_PICK)
+    assert pick.options == ["mine · demo", "theirs · elsewhere"], pick.options
+    assert pick.value == "mine"
+
+
 def test_a_loaded_report_says_when_its_workspace_changed_since(home):
     """A report made before documents were added is marked out of date when loaded, naming what changed; an
     unchanged workspace's report carries no such mark."""
