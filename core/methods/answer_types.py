@@ -120,6 +120,10 @@ SPACY_LABELS = {"person": ("PERSON",), "place": ("GPE", "LOC", "FAC")}
 
 #: A capitalised name after "by" (the agent of a passive verb: "designed by the engineer Tobias Wrenfield").
 _AGENT = re.compile(r"\bby\s+(?:the\s+)?(?:[a-z]+\s+){0,2}?([A-Z][\w'\-]*(?:\s+(?:[A-Z][\w'\-]*|of|de|van|von))*)")
+#: A capitalised name a verb of handing over gives something to: "In 1899 she sold it to the Corven Instrument Company"
+#: answers "To whom did Liesl Tessely sell the workshop?" whatever spaCy tags the buyer (a company is a "whom" too).
+_RECIPIENT = re.compile(r"\b(?:sold|gave|given|passed|left|bequeathed|handed|transferred|leased|lent|donated|granted)"
+                        r"\s+(?:[\w'\-]+\s+){0,4}?to\s+(?:the\s+)?(?:[a-z]+\s+){0,2}?([A-Z][\w'\-]*(?:\s+(?:[A-Z][\w'\-]*|of))*)")
 #: A name a verb of place puts somewhere: "born in Odeby", "moved to the town of Colbridge", "died at Angers".
 _PLACED = re.compile(r"\b(?:born|died|lived|raised|settled|moved|located|based|situated|buried)\s+(?:in|at|to|near)\s+"
                      r"(?:the\s+(?:town|city|village|county|port|harbour\s+town)\s+of\s+)?"
@@ -169,7 +173,8 @@ def _find_mentions(sentence: str, kind: str, names: bool = False) -> list[str]:
                 found = [e.text for e in ents if e.label_ == "PERSON" or (e.label_ in _NAME_LABELS and named_person(e.text))]
                 # the agent of a passive verb answers "who …?" whatever spaCy tags it: "directed by the Wachowskis"
                 # (an audit's "Who directed The Matrix?" got the cast sentence, the Wachowskis being no PERSON)
-                return found + [a for a in _AGENT.findall(sentence) if not any(a in f or f in a for f in found)]
+                found += [a for a in _AGENT.findall(sentence) if not any(a in f or f in a for f in found)]
+                return found + [a for a in _RECIPIENT.findall(sentence) if not any(a in f or f in a for f in found)]
             found = [e.text for e in ents if e.label_ in SPACY_LABELS[kind] and not named_person(e.text)]
             # where a verb of place puts a name: "He was born in Odeby", which the small model tags no place (an audit's
             # "Where was the founder … born?" got the founding sentence, whose town it did tag)

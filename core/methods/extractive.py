@@ -62,7 +62,6 @@ from core.graph.builder import previous_ids
 from core.methods.answer_types import (
     OPENERS,
     PLACE_NOUNS,
-    PRONOUN,
     SPACY_LABELS,
     answer_type_phrase,
     expected_answer_type,
@@ -80,13 +79,25 @@ from core.text import named_person, normalize_name, split_sentences
 _DESCRIPTION = re.compile(r"^(?:The|This|These|That)\s+[a-z]")
 
 
+#: A sentence's subject pronoun, leading or after a short opening phrase ("In 1899 she sold it to …", "After the war he
+#: …"): what :func:`readings` and :func:`bracketed` read it as. Group ``p`` is the pronoun.
+_LEAD = re.compile(r"^(?:(?:In|On|By|After|Before|During|From|Until|At|Later|Then|Soon|Eventually)\b[^,.;]{0,30}?,?\s+)?"
+                   r"(?P<p>(?<=\s)(?:he|she|it|they|his|her|its|their)\b|(?:He|She|It|They|His|Her|Its|Their)\b)")
+
+
+def _pronoun(sentence: str) -> re.Match[str] | None:
+    """The subject pronoun of ``sentence`` (:data:`_LEAD`): leading, or lower-case after an opening phrase."""
+    m = _LEAD.match(sentence)
+    return m if m is not None and (m.start("p") == 0 or m.group("p").islower()) else None
+
+
 def resolve_pronoun(sentence: str, title: str) -> str:
     """``sentence`` read as its passage's reader reads it (rule 1): a leading pronoun replaced by the passage title,
     and a sentence that opens with a description ("The tower …") and does not name the title read after it
     ("Keldmoor Light: The tower was designed by …")."""
     if not title:
         return sentence
-    m = PRONOUN.match(sentence)
+    m = _pronoun(sentence)
     if not m:
         if _DESCRIPTION.match(sentence) and normalize_name(title) not in normalize_name(sentence):
             return f"{title}: {sentence}"
@@ -95,8 +106,8 @@ def resolve_pronoun(sentence: str, title: str) -> str:
 
 
 def _replace_pronoun(sentence: str, m: re.Match[str], name: str) -> str:
-    possessive = m.group(0).lower() in ("his", "her", "its", "their")
-    return name + ("'s" if possessive else "") + sentence[m.end():]
+    possessive = m.group("p").lower() in ("his", "her", "its", "their")
+    return sentence[:m.start("p")] + name + ("'s" if possessive else "") + sentence[m.end("p"):]
 
 
 _PERSONAL = ("he", "she", "his", "her")
@@ -114,7 +125,7 @@ def readings(sentences: Sequence[str], title: str, names: Sequence[str] | None =
     sentences, when the caller has them already."""
     out: list[tuple[str, ...]] = []
     for s, name in zip(sentences, antecedents(sentences, title) if names is None else names):
-        m = PRONOUN.match(s)
+        m = _pronoun(s)
         out.append((resolve_pronoun(s, title),) + ((_replace_pronoun(s, m, name),) if m and name else ()))
     return out
 
@@ -131,8 +142,8 @@ def antecedents(sentences: Sequence[str], title: str) -> list[str]:
     out = []
     last = thing = ""
     for s in sentences:
-        m = PRONOUN.match(s)
-        word = m.group(0).lower() if m is not None else ""
+        m = _pronoun(s)
+        word = m.group("p").lower() if m is not None else ""
         if word in _PERSONAL:
             out.append(last if last and not title_is_person and normalize_name(last) != title_n else "")
         else:
@@ -149,11 +160,11 @@ def antecedents(sentences: Sequence[str], title: str) -> list[str]:
 def bracketed(sentence: str, name: str) -> str:
     """``sentence`` as the answer shows it when read with ``name`` for its leading pronoun: "She [Miriam Castellane]
     introduced the keepers' pension fund in 1879." (the sentence alone names no one)."""
-    m = PRONOUN.match(sentence)
+    m = _pronoun(sentence)
     if not m or not name:
         return sentence
-    possessive = m.group(0).lower() in ("his", "her", "its", "their")
-    return f"{m.group(0)} [{name}{'’s' if possessive else ''}]{sentence[m.end():]}"
+    possessive = m.group("p").lower() in ("his", "her", "its", "their")
+    return f"{sentence[:m.end('p')]} [{name}{'’s' if possessive else ''}]{sentence[m.end('p'):]}"
 
 
 @dataclass(frozen=True)
@@ -249,8 +260,8 @@ def _typed(sentence: str, resolved: str, title: str, atype: str, query: str) -> 
     if not atype:
         return ()
     found = new_mentions(resolved, atype, query, names=True)
-    m = PRONOUN.match(sentence)
-    if title and ((atype == "person" and m and m.group(0).lower() in ("it", "its"))
+    m = _pronoun(sentence)
+    if title and ((atype == "person" and m and m.group("p").lower() in ("it", "its"))
                   or (m is None and resolved != sentence)):  # the title put before a description: not the sentence's
         found = [x for x in found if normalize_name(x) != normalize_name(title)]
     if atype == "place":

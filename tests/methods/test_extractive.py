@@ -610,3 +610,26 @@ def test_its_founder_a_marriage_from_either_side_and_a_description_to_the_questi
     backends = Backends(HashingEmbedder(), get_llm("none"), get_reranker("ms-marco-minilm"))
     pick = pick_sentence(q, passages, backends)
     assert "Abel Stroud" in pick.text, pick.candidates[:3]
+
+
+def test_a_pronoun_after_an_opening_phrase_and_a_buyer_answer_to_whom():
+    """An audit's "To whom did Liesl Tessely sell the workshop?" quoted the founding sentence in every method with the
+    answer's passage ranked first: "In 1899 she sold it to the Corven Instrument Company" read no one for "she" (only a
+    leading pronoun was read), and a company named no person for "whom"."""
+    from core.backends.embedders import HashingEmbedder
+    from core.methods.answer_types import typed_mentions
+    from core.methods.extractive import bracketed, pick_sentence, readings
+
+    assert typed_mentions("In 1899 she sold it to the Quill Seed Company.", "person", names=True) == ["Quill Seed Company"]
+    assert typed_mentions("Her shop was sold to her nephew Abel Stroud.", "person", names=True) == ["Abel Stroud"]
+    sents = ["The mill passed to his daughter Ilse Marr.", "In 1899 she sold it to the Quill Seed Company."]
+    assert readings(sents, "Tarrow Mill")[1] == ("In 1899 Tarrow Mill sold it to the Quill Seed Company.",
+                                                 "In 1899 Ilse Marr sold it to the Quill Seed Company.")
+    assert bracketed(sents[1], "Ilse Marr") == "In 1899 she [Ilse Marr] sold it to the Quill Seed Company."
+    assert bracketed("Inside she kept a ledger.", "Ilse Marr") == "Inside she kept a ledger."  # no opening phrase
+    passages = [("m#3", "Tarrow Mill", "After Odo Penn's death the mill passed to his daughter Ilse Marr. She ran it "
+                 "for thirty years. In 1899 she sold it to the Quill Seed Company."),
+                ("m#0", "Tarrow Mill", "The Tarrow Mill was a water mill. It was founded in 1821 by the miller Odo Penn.")]
+    backends = Backends(HashingEmbedder(), get_llm("none"), get_reranker("ms-marco-minilm"))
+    pick = pick_sentence("To whom did Ilse Marr sell the mill?", passages, backends)
+    assert pick.text == "In 1899 she [Ilse Marr] sold it to the Quill Seed Company.", pick.candidates[:3]
