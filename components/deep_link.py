@@ -17,6 +17,9 @@ spend: the LLM as ``none`` or ``recorded`` (never a live model), a model as one 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import streamlit as st
 
 from components import state as S
@@ -148,3 +151,38 @@ def publish(question: str, *, method: str | None = None) -> None:
         elif qp.get(k) != v:
             qp[k] = v
     st.session_state[APPLIED] = _link()
+
+
+#: Session key prefix: a page's knobs were read from the link (once per session and page).
+KNOBS_READ = "egx.deep_link.knobs_read"
+
+
+def read_knobs(page: str, spec: dict[str, tuple[str, Callable[[str], Any]]]) -> None:
+    """A page's own knobs from the URL (query parameter → (state key, parser)), at the page's first run in a session:
+    a reload kept the workspace and the question but put the Ranking page's α preset back to its default (an audit's
+    OR → α = 1). A value the parser refuses (ValueError) is left out; the state's own value, once set, wins."""
+    ss = st.session_state
+    flag = f"{KNOBS_READ}.{page}"
+    if ss.get(flag):
+        return
+    ss[flag] = True
+    for param, (key, parse) in spec.items():
+        raw = st.query_params.get(param)
+        if raw is None or key in ss:
+            continue
+        try:
+            S.set_value(key, parse(str(raw)[:40]))
+        except (ValueError, TypeError):
+            continue
+
+
+def publish_knobs(values: dict[str, Any]) -> None:
+    """Write a page's knobs into the URL (None or "" drops one): what :func:`read_knobs` reads after a reload."""
+    qp = st.query_params
+    for param, v in values.items():
+        text = "" if v is None else f"{v:g}" if isinstance(v, float) else str(v)
+        if not text:
+            if param in qp:
+                del qp[param]
+        elif qp.get(param) != text:
+            qp[param] = text

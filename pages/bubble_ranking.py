@@ -12,7 +12,7 @@ import time
 
 import streamlit as st
 
-from components import replay_time
+from components import deep_link, replay_time
 from components import state as S
 from components.bubblerag import ranking as panels
 from components.bubblerag import shared as bubble
@@ -29,6 +29,9 @@ if result is not None and not bubble.early_exit_note(result):
     st.html(bubble.group_chips(result.groups.groups))
     # presets, α and n on one row, so the table the tour points at starts above the fold at 900 px (an audit saw 6 of
     # its 19 rows); the presets' column is wide enough for its four buttons ("AND" showed as "ND" in 2/7 of the page)
+    # a reload keeps the preset, α and n (the URL carries them where they differ from the run's)
+    deep_link.read_knobs("ranking", {"preset": (S.BUBBLE_PRESET, panels.parse_preset),
+                                     "alpha": (S.BUBBLE_ALPHA, panels.parse_alpha), "n": (S.BUBBLE_N, panels.parse_n)})
     c1, c2, c3 = st.columns([4, 3, 2], vertical_alignment="bottom")
     S.keep(S.BUBBLE_PRESET, c1.segmented_control(
         "Preset", list(panels.PRESETS), key=S.bind(S.BUBBLE_PRESET, None), on_change=panels.apply_preset,
@@ -36,6 +39,8 @@ if result is not None and not bubble.early_exit_note(result):
              "ignored) · compare: balanced α with the top-n drawn side by side."))
     alpha = knob_widget(BubbleConfig, "alpha", S.BUBBLE_ALPHA, where=c2, default=float(cfg.alpha))
     n = knob_widget(BubbleConfig, "n", S.BUBBLE_N, where=c3, default=cfg.n, hi=max(n_cegs, 2))  # at most the CEGs found
+    deep_link.publish_knobs({"preset": st.session_state.get(S.BUBBLE_PRESET) or "",
+                             "alpha": float(alpha) if alpha != cfg.alpha else None, "n": n if n != cfg.n else None})
     t0 = time.perf_counter()
     ranked = result.rerank(alpha=alpha)
     rerank_ms = (time.perf_counter() - t0) * 1000

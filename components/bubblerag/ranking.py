@@ -31,6 +31,29 @@ def apply_preset() -> None:
             S.set_value(S.BUBBLE_N, max(int(st.session_state.get(S.BUBBLE_N, 3)), 3))
 
 
+def parse_preset(text: str) -> str:
+    """A preset's name from a link (ValueError for any other text)."""
+    if text not in PRESETS:
+        raise ValueError(text)
+    return text
+
+
+def parse_alpha(text: str) -> float:
+    """α from a link: a number in [0, 100] (ValueError otherwise)."""
+    v = float(text)
+    if not 0.0 <= v <= 100.0:
+        raise ValueError(text)
+    return v
+
+
+def parse_n(text: str) -> int:
+    """n from a link: a whole number in [1, 50] (ValueError otherwise)."""
+    v = int(text)
+    if not 1 <= v <= 50:
+        raise ValueError(text)
+    return v
+
+
 def use_for_answer(alpha: float, n: int) -> None:
     st.session_state[S.BUBBLE_RUN_ALPHA] = alpha
     st.session_state[S.BUBBLE_RUN_N] = n

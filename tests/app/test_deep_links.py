@@ -86,3 +86,17 @@ def test_the_url_follows_the_active_workspace_on_a_page_without_a_question(home:
     assert not at.exception, [e.value for e in at.exception]
     name = at.session_state[S.widget_key(S.WORKSPACE)]
     assert name == other and at.query_params["workspace"] == name and "q" not in at.query_params
+
+
+def test_a_reload_keeps_the_ranking_pages_preset_alpha_and_n(home: Path) -> None:
+    """An audit pressed F5 on the Ranking page with the OR preset and got α = 1 back: the URL now carries the preset,
+    α and n where they differ from the run's, and a new session (a reload) reads them; a value that is no preset or
+    no number in range is left out."""
+    at = _open("pages/bubble_ranking.py", workspace="demo", preset="OR", alpha="0", n="2")
+    assert at.session_state[S.BUBBLE_ALPHA] == 0.0 and at.session_state[S.BUBBLE_N] == 2
+    assert at.session_state[S.BUBBLE_PRESET] == "OR"
+    assert (at.query_params["preset"], at.query_params["alpha"], at.query_params["n"]) == ("OR", "0", "2")
+    assert any("Best CEG at α = 0:" in m.value for m in at.markdown)
+    bad = _open("pages/bubble_ranking.py", workspace="demo", preset="XOR", alpha="1e9", n="many")
+    assert S.BUBBLE_PRESET not in bad.session_state or not bad.session_state[S.BUBBLE_PRESET]
+    assert "alpha" not in bad.query_params and "n" not in bad.query_params and "preset" not in bad.query_params
