@@ -366,9 +366,10 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
     clauses = [b for b in clauses if b[0] not in {q for q, _ in bridges}]
     bridges += [(q, name) for q, name, _, _ in clauses]
     hops = {hop for _, _, hop, _ in clauses}  # each scored by the re-read questions alone (core.methods.bridges)
-    # a bridge found, a reader looks it up in the other retrieved passages too: "Petra Lund was born in Harwick" in
-    # the fourth passage answers "Where was the engineer who bought the Colbridge Lamp Company born?"
-    for cid, title, text in passages[max_passages:max(max_passages, 5)] if bridges else ():
+    # a bridge found, a reader looks it up in the other passages it was handed too: "Petra Lund was born in Harwick" in
+    # the fourth passage answers "Where was the engineer who bought the Colbridge Lamp Company born?", and BubbleRAG's
+    # eighth of 15 "It was founded in 1867 by the merchant Silas Brackwell" the founder of the company that bought X
+    for cid, title, text in passages[max_passages:] if bridges else ():
         sents = [s.strip() for s in split_sentences(text) if len(s.strip()) > 3]
         names = antecedents(sents, title)
         for s, read, name in zip(sents, readings(sents, title, names), names):

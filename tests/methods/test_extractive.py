@@ -512,6 +512,11 @@ def test_a_found_bridge_is_looked_up_in_the_fourth_and_fifth_passages():
     # without a bridge the fourth passage supplies nothing
     plain = pick_sentence("Where was Aldo Fenn born?", passages, backends)
     assert all(c.chunk_id != "c3" for c in plain.candidates)
+    # a method that hands its answer more passages (BubbleRAG's 15): the bridge is looked up in all of them
+    filler = [(f"f{i}", "Harrow Glassworks", f"The Harrow Glassworks made bottles in kiln {i}.") for i in range(4)]
+    longer = passages[:3] + filler + passages[3:]
+    pick = pick_sentence("Where was the engineer who bought the Colbridge Lamp Company born?", longer, backends)
+    assert pick.text == "Petra Lund was born in Harwick in 1880.", pick.candidates[:3]
 
 
 def test_a_paragraph_opening_with_he_reads_the_retrieved_paragraph_before_it():
