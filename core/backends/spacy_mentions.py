@@ -10,9 +10,13 @@ plural noun; after "X is the Named Y", the name), and one in a later clause is i
 one is of its kind ("The workshop trained twelve engravers before *it* closed"); a ``he``/``she`` subject goes on with
 the sentence before's ``he``/``she`` (a chain), else takes that sentence's subject (the title too, when a person), else
 the title when a person the text called so or a "his"/"her" before it points at, else the last person named, else the
-title, never one the text called the other pronoun (:meth:`_Mentions._he_she`); other pronouns and the title's own
-name are the title. A definite description ("the workshop") is the name before it that ends with its noun ("the Stane
-Workshop"), else, as a main clause's subject, the title ("the film"). A role noun with a name in apposition ("the engineer
+title, never one the text called the other pronoun (:meth:`_Mentions._he_she`), and before a subject of no stated gender
+the one an object "her"/"him" of the sentence before stood for; an "it" after a person's sentence is that sentence's
+thing object; "the buyer"/"the seller" are the parties of the sentence before's sale (:mod:`spacy_anaphora`); other
+pronouns and the title's own name are the title. A definite description ("the workshop") is the name before it that ends with its noun ("the Stane
+Workshop"), else the title where the title's last word is its noun ("the nursery" in "Hollin Vale Nursery"), else, as a
+subject, a thing the sentence or the one before brought in with "a" ("a second greenhouse … The greenhouse"), else, as a
+main clause's subject, the title ("the film"). A role noun with a name in apposition ("the engineer
 Sofia Marrow") is that name. Dates, times and numbers (:data:`VALUE_LABELS`) are
 mentions too, used by :mod:`core.backends.spacy_relations` only as the object of a relation.
 """
@@ -22,6 +26,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from core.backends import spacy_anaphora as ana
 from core.backends.spacy_pronouns import ROLE_GENDER, _fits
 from core.text import canonical_entity, clean_text, named_person, normalize_name
 
@@ -130,7 +135,9 @@ class _Mentions:
         self._people: set[str] = set()
         #: name -> "he"/"she" where the text said so ("She …" read as the person, "her nephew" after the person)
         self._gender: dict[str, str] = dict(before[2]) if before is not None else {}
-        self._end: Carry = (None, None, {})
+        self._end: Carry = (None, None, {}, {})
+        #: sentence start -> what the sentence before it leaves besides its subject (:mod:`spacy_anaphora`)
+        self._others: dict[int, ana.Others] = {}
         self._title_is_person = False
         if title:
             t = normalize_name(title)
@@ -205,29 +212,27 @@ class _Mentions:
             proper = any(t.pos_ == "PROPN" for t in words)
             first = self.doc[span[0] - 1] if span[0] > 0 else None
             definite = first is not None and first.lower_ in ("the", "this", "that")
-            if as_subject and definite and not proper and len(words) <= 2:
-                named = self._named_before(tok)  # "her own studio, the Stane Workshop, … The workshop trained …"
+            # an object only as the bare noun: "the largest clock" describes, "for the nursery" refers
+            if definite and not proper and len(words) <= (2 if as_subject else 1):
+                party = ana.party_of(tok)  # "… was sold to X. The buyer kept …": X
+                if party is not None and self._subjects_ready() and party in self._others.get(tok.sent.start, {}):
+                    return self._others[tok.sent.start][party]  # type: ignore[no-any-return]
+                named = ana.named_before(self, tok)  # "her own studio, the Stane Workshop, … The workshop trained …"
                 if named is not None:
                     return named
-                if self.title and _main_clause(tok):
+                head = normalize_name(self.title or "").split()
+                if head and head[-1] == tok.lower_:  # "ran the nursery" in "Hollin Vale Nursery"
+                    return self.title or "", "TITLE"
+                earlier = ana.earlier_indefinite(self, tok) if as_subject else None
+                if earlier is not None:  # "opened a second greenhouse … The greenhouse was designed by": no title
+                    return earlier if earlier[0] else None
+                if as_subject and self.title and _main_clause(tok):
                     return self.title, "TITLE"  # "the film" in a film's passage is the film (not "when the river flooded")
             if len(words) == 1 and not proper and not words[0].like_num:
                 return None  # a bare common noun ("film") would join every passage about one
         return name, label
 
     # -- simple coreference ----------------------------------------------------------------------
-    def _named_before(self, tok: Any) -> tuple[str, str] | None:
-        """The name before ``tok`` in this piece whose last word is ``tok``'s noun ("the Stane Workshop" for "the
-        workshop"), the nearest first; None when there is none."""
-        noun = tok.lower_
-        for i in range(tok.i - 1, -1, -1):
-            span = self.mention_of.get(i)
-            if span is None or span[1] != i + 1 or self.doc[i].lower_ != noun or self.doc[i].pos_ != "PROPN":
-                continue
-            if span[1] - span[0] >= 2:
-                return self.text_of(span), span[2]
-        return None
-
     def role_name(self, tok: Any) -> tuple[str, str] | None:
         """The named entity in apposition to a common noun: "the engineer Sofia Marrow" is Sofia Marrow.
 
@@ -276,15 +281,20 @@ class _Mentions:
             if got is None or got[1] in VALUE_LABELS or got[1] == "TITLE":
                 return None
             return got if _fits(word, got, str(first.tag_)) and self._gender.get(got[0], word) == word else None
-        if self._antecedents is None:
-            self._antecedents = {}  # a mention looked up below never comes back here
-            self._antecedents = self._sentence_subjects()
-        prev = self._antecedents.get(sent.start)
+        self._subjects_ready()
+        prev = self._antecedents.get(sent.start) if self._antecedents else None
         if word in ("he", "she"):
             return self._he_she(word, prev, self._persons.get(sent.start, []), tok)
         if prev is not None and _fits(word, *prev) and self._gender.get(prev[0][0], word) == word:
             return prev[0]
-        return None
+        thing = self._others.get(sent.start, {}).get(word)  # "She bred the X pea. It was sold …": the pea
+        return thing[0] if thing is not None else None
+
+    def _subjects_ready(self) -> bool:
+        if self._antecedents is None:
+            self._antecedents = {}  # a mention looked up below never comes back here
+            self._antecedents = self._sentence_subjects()
+        return True
 
     def _he_she(self, word: str, prev: tuple[tuple[str, str], str] | None,
                 persons: list[tuple[str, str]], tok: Any = None) -> tuple[str, str]:
@@ -297,6 +307,12 @@ class _Mentions:
         :data:`_NOBODY`."""
         if prev is not None and prev[1] == "PRON:" + word:
             return prev[0]
+        # "… Edwin Marlow trained under her there. She bred …": the one the "her" stood for goes on (centering prefers
+        # continuing it), not a subject whose gender the text never gave
+        cb = self._others.get(tok.sent.start, {}).get(word) if tok is not None else None
+        if cb is not None and prev is not None and prev[1] != "TITLE" and not prev[1].startswith("PRON:") \
+                and prev[0] != cb and prev[0][0] not in self._gender:
+            return cb  # type: ignore[no-any-return]
         titled = bool(self.title) and self._sex_fits(self.title or "", word) and self._title_person()
         if prev is not None and prev[1] == "TITLE":
             if titled:
@@ -353,9 +369,11 @@ class _Mentions:
         out: dict[int, tuple[tuple[str, str], str] | None] = {}
         prev, person = (self.before[0], self.before[1]) if self.before is not None else (None, None)
         persons = [person] if person is not None else []
+        others: ana.Others = dict(self.before[3]) if self.before is not None else {}
         for sent in self.doc.sents:
             out[sent.start] = prev
             self._persons[sent.start] = persons
+            self._others[sent.start] = others
             self._people_of(sent)
             subs = [c for c in sent.root.children if c.dep_ in _SUBJ_DEPS]
             cur = None
@@ -369,6 +387,8 @@ class _Mentions:
                 elif word in _SUBJECT_PRONOUNS and prev is not None and _fits(word, *prev) \
                         and self._gender.get(prev[0][0], word) == word:
                     cur = prev
+                elif word in others:  # the thing a person acted on (an "it" chain goes on with it)
+                    cur = others[word]
             elif subs:
                 got = self.mention(subs[0], as_subject=True)
                 if got is not None and got[1] not in ("PERSON", "TITLE") and got[0] in self._people:
@@ -393,13 +413,20 @@ class _Mentions:
                     if t.tag_ == "PRP$" and t.lower_ in ("her", "his"):
                         self._gender.setdefault(cur[0][0], "she" if t.lower_ == "her" else "he")
                         break
+            others = {**ana.object_referents(self, sent, prev, persons, cur[0] if cur else None),
+                      **ana.sale_parties(self, sent)}
+            if cur is not None and (cur[1].startswith("PRON:") or self._person(*cur) or (
+                    cur[1] == "TITLE" and self._title_person())):
+                thing = ana.thing_object(self, sent, _fits, VALUE_LABELS)  # a person is no "it": what it acted on
+                if thing is not None:
+                    others["it"] = thing
             prev = cur
             persons = self._named_people(sent, subs[0] if subs else None)
             if cur is not None and cur[0][1] != "TITLE" and (cur[1].startswith("PRON:") or self._person(*cur)) \
                     and cur[0] not in persons:
                 persons.append(cur[0])
             person = persons[0] if persons else None
-        self._end = (prev, person, dict(self._gender))
+        self._end = (prev, person, dict(self._gender), others)
         return out
 
     def carry(self) -> Carry:
@@ -407,9 +434,7 @@ class _Mentions:
         (with its head's tag) when one of a pronoun's kinds, the person it named last, the genders the text gave.
 
         "Its first director was the historian Owen Pike." then "He bought the Larkmere Chalice": he is Owen Pike."""
-        if self._antecedents is None:
-            self._antecedents = {}
-            self._antecedents = self._sentence_subjects()
+        self._subjects_ready()
         return self._end
 
     def _named_attr(self, verb: Any) -> tuple[tuple[str, str], str] | None:
@@ -460,7 +485,7 @@ class _Mentions:
 
 #: What a passage's last sentence leaves for the next passage's pronouns (:meth:`_Mentions.carry`): the subject
 #: mention with its head's tag, the person named last, the genders the text gave (name -> "he"/"she").
-Carry = tuple[tuple[tuple[str, str], str] | None, tuple[str, str] | None, dict[str, str]]
+Carry = tuple[tuple[tuple[str, str], str] | None, tuple[str, str] | None, dict[str, str], ana.Others]
 
 
 def _main_clause(tok: Any) -> bool:

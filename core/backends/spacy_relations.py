@@ -13,11 +13,15 @@ from typing import Any
 
 from core.backends.base import ExtractedTriple
 from core.backends.spacy_mentions import _NOT_NAMES, VALUE_LABELS, Carry, _Mentions
+from core.backends.spacy_pronouns import ROLE_GENDER
 from core.text import canonical_entity, normalize_name
 
 _RELATIVE = frozenset({"who", "which", "that", "whom", "whose"})
 _SUBJ = ("nsubj", "nsubjpass", "csubj")
 _OBJ = ("dobj", "attr", "oprd", "dative")
+#: nouns that tie the name in apposition to their owner ("His daughter Agnes Marlow" → daughter of him)
+_KIN = frozenset(ROLE_GENDER) | {"cousin", "child", "grandson", "granddaughter", "stepson", "stepdaughter"}
+_COPULAS = frozenset({"is", "was", "are", "were", "be", "been", "'s", "being"})
 
 
 class _Piece(_Mentions):
@@ -85,6 +89,8 @@ class _Piece(_Mentions):
                 self._appos(tok)
             if tok.pos_ in ("NOUN", "PROPN") and tok.dep_ in ("attr", "appos"):
                 self._relational_noun(tok)
+            elif tok.pos_ == "NOUN" and tok.lower_ in _KIN:
+                self._kin(tok)
 
     def _subjects_of(self, verb: Any, depth: int = 0) -> list[tuple[str, str]]:
         subs = [c for c in verb.children if c.dep_ in _SUBJ]
@@ -118,10 +124,14 @@ class _Piece(_Mentions):
         if verb.lower_ in ("is", "was", "are", "were", "be", "been"):
             self._relational_subject(verb)
         subjects = self._subjects_of(verb)
+        phrase = self.verb_phrase(verb)
+        copula = verb.lower_ in _COPULAS
+        if not subjects and not copula:  # "Its illustrations were painted by X": the owner's "illustrations painted by"
+            owned = self._owned_subject(verb)
+            if owned is not None:
+                subjects, phrase = [owned[0]], f"{owned[1]} {phrase}"
         if not subjects:
             return
-        phrase = self.verb_phrase(verb)
-        copula = verb.lower_ in ("is", "was", "are", "were", "be", "been", "'s", "being")
         for c in verb.children:
             # "she sold it to X": spaCy's "dative" is here the preposition "to", whose object is the recipient
             dep = "prep" if c.dep_ == "dative" and c.pos_ == "ADP" else c.dep_
@@ -154,6 +164,40 @@ class _Piece(_Mentions):
             elif c.dep_ == "xcomp" and c.pos_ in ("VERB", "AUX"):
                 continue
 
+    def _possessor(self, tok: Any) -> tuple[str, str] | None:
+        """The owner a possessive stands for: "his"/"her" a person named as a subject before it in its sentence,
+        else as a "he"/"she" opening its sentence would be (no title that is no person: "Edwin Marlow died in 1889.
+        His daughter …" is his); "its"/"their" and names as mentions."""
+        if tok.pos_ != "PRON" or tok.lower_ not in ("his", "her"):
+            return self.mention(tok)
+        word = "he" if tok.lower_ == "his" else "she"
+        for s in self.doc[tok.sent.start:tok.i]:  # "Hester Quill died in 1902 and her nephew …": her
+            own = self.mention(s) if s.dep_ in ("nsubj", "nsubjpass") and s.pos_ == "PROPN" else None
+            if own is not None and own[1] != "TITLE" and self._person(own, "NNP") and self._sex_fits(own[0], word):
+                return own
+        self._subjects_ready()
+        prev = self._antecedents.get(tok.sent.start) if self._antecedents else None
+        got = self._he_she(word, prev, self._persons.get(tok.sent.start, []), tok)
+        return None if not got[0] or (got[1] == "TITLE" and not self._title_person()) else got
+
+    def _kin(self, noun: Any) -> None:
+        """"His daughter Agnes Marlow then ran …" / "to her nephew Jaro Brask" → (Agnes Marlow, daughter of, him)."""
+        named = self.role_name(noun)
+        for c in noun.children:
+            if c.dep_ == "poss" and named is not None:
+                self.add(named, f"{noun.lower_} of", self._possessor(c))
+
+    def _owned_subject(self, verb: Any) -> tuple[tuple[str, str], str] | None:
+        """(owner, noun) of a subject that is an owned common noun and no node ("Its illustrations", "Her
+        apprentices"): the owner acts through it."""
+        for s in verb.children:
+            if s.dep_ in ("nsubj", "nsubjpass") and s.pos_ == "NOUN" and self.mention(s, as_subject=True) is None:
+                for c in s.children:
+                    if c.dep_ == "poss":
+                        owner = self._possessor(c)
+                        return (owner, s.lower_) if owner is not None and owner[1] not in VALUE_LABELS else None
+        return None
+
     def _relative(self, noun: Any) -> bool:
         """A common noun with an owner and no name of its own ("the museum's most visited object", "her older
         brother"): a description relative to its owner, which "X is …" must not make a node shared by every passage
@@ -183,10 +227,14 @@ class _Piece(_Mentions):
         """A bare noun object with a preposition: "took command of the ferry Silver Eel" → (X, took command of,
         Silver Eel); "took part in", "gained control of". The noun alone ("command") is no mention, so the fact
         was lost. Only a bare noun (no determiner or owner): "won the award for …" keeps its own object."""
-        if obj.dep_ != "dobj" or obj.pos_ != "NOUN" or any(c.dep_ in ("det", "poss") for c in obj.children):
+        if obj.dep_ != "dobj" or obj.pos_ != "NOUN" or any(c.dep_ == "poss" for c in obj.children):
+            return
+        # with "the" only "of" and a noun that is no node: "cut the dial of the Marrowgate Tower Clock"
+        the = any(c.dep_ == "det" for c in obj.children)
+        if the and self.mention(obj) is not None:
             return
         for prep in obj.children:
-            if prep.dep_ != "prep":
+            if prep.dep_ != "prep" or (the and prep.lower_ != "of"):
                 continue
             for p in prep.children:
                 if p.dep_ != "pobj":

@@ -1,0 +1,133 @@
+"""What a sentence leaves for the next one's pronouns and descriptions besides its subject (the ``spacy`` extractor).
+
+:meth:`core.backends.spacy_mentions._Mentions._sentence_subjects` reads each sentence's subject for the next
+sentence's "he"/"she"/"it"; these rules read the rest of it (an audit's seed-nursery corpus bound every one of these
+to the wrong entity):
+
+* **The person an object pronoun continues** (centering's *continue* over *shift*): "The gardener Edwin Marlow
+  trained under *her* there. *She* bred …" — the "she" is the woman the "her" stood for, not the man named as the
+  subject, whose gender the text never gave (:func:`object_referents`).
+* **The thing a person acted on**: "She bred the Ashcombe Pearl pea in 1840. *It* was later sold …" — a person is
+  no "it", so the "it" is the sentence's thing object (:func:`thing_object`).
+* **The parties of a sale**: "The nursery was sold to the Brackwell Seed Company. *The buyer* kept …" — the buyer
+  is whom it was sold to, the seller who sold it (:func:`sale_parties`, :data:`PARTIES`).
+* **A definite description of a thing named before**: "The company opened *a second greenhouse*. *The greenhouse*
+  was designed by …" — the greenhouse, not the passage's title (:func:`earlier_indefinite`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: the value a ``_Mentions`` mention has: (name, entity label)
+Mention = tuple[str, str]
+#: what a sentence leaves for the next: "he"/"she" -> the person its object pronoun stood for, "it" -> (its thing
+#: object, the tag it is read by), "buyer"/"seller" -> the parties of its sale
+Others = dict[str, Any]
+
+_SUBJ_DEPS = ("nsubj", "nsubjpass")
+#: the verbs of a sale by their forms (the pinned pipeline has no lemmatizer)
+_BUY = frozenset({"buy", "buys", "bought", "buying", "purchase", "purchases", "purchased", "acquire", "acquires",
+                  "acquired"})
+_SELL = frozenset({"sell", "sells", "sold", "selling"})
+#: a description of a sale's party -> which party ("the buyer", "the new owner", "the seller")
+PARTIES = {"buyer": "buyer", "purchaser": "buyer", "seller": "seller", "vendor": "seller"}
+_NEW = frozenset({"new"})
+_OLD = frozenset({"former", "previous", "old"})
+
+
+def party_of(tok: Any) -> str | None:
+    """Which party of a sale the noun ``tok`` describes ("buyer", "new owner" → buyer; "former owner" → seller)."""
+    word = tok.lower_
+    if word in PARTIES:
+        return PARTIES[word]
+    if word == "owner":
+        mods = {c.lower_ for c in tok.children if c.dep_ == "amod"}
+        return "buyer" if mods & _NEW else ("seller" if mods & _OLD else None)
+    return None
+
+
+def object_referents(m: Any, sent: Any, prev: Any, persons: list[Mention], subject: Mention | None) -> Others:
+    """"he"/"she" -> the person an object "him"/"her" of ``sent`` stands for (read as a "he"/"she" opening ``sent``
+    would be), when that is not the sentence's ``subject``."""
+    out: Others = {}
+    for t in sent:
+        if t.tag_ != "PRP" or t.lower_ not in ("her", "him") or t.dep_ in _SUBJ_DEPS:
+            continue
+        word = "she" if t.lower_ == "her" else "he"
+        got = m._he_she(word, prev, persons, t)
+        if got[0] and got != subject:
+            out.setdefault(word, got)
+    return out
+
+
+def thing_object(m: Any, sent: Any, fits: Any, values: frozenset[str]) -> tuple[Mention, str] | None:
+    """(mention, tag) of the main verb's first direct object in ``sent`` that an "it" may stand for (``fits``)."""
+    for c in sent.root.children:
+        if c.dep_ != "dobj":
+            continue
+        got = m.mention(c)
+        if got is None or got[1] in values or got[1] == "TITLE":
+            continue
+        the = c.pos_ == "PROPN" and any(d.dep_ == "det" and d.lower_ == "the" for d in c.children)
+        tag = str(c.tag_) + ("+the" if the else "")
+        if fits("it", got, tag):
+            return got, tag
+    return None
+
+
+def sale_parties(m: Any, sent: Any) -> Others:
+    """{"buyer": …, "seller": …} of the first sale ``sent`` tells: "X sold Y to Z", "Y was sold to Z (by X)",
+    "X bought Y from Z", "Y was bought by X"; a party only where the text names it."""
+    for verb in sent:
+        lemma = verb.lower_
+        if verb.pos_ != "VERB" or (lemma not in _BUY and lemma not in _SELL):
+            continue
+        passive = any(c.dep_ == "nsubjpass" for c in verb.children)
+        subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+        by = {p.lower_: g for p in verb.children if p.dep_ in ("prep", "agent", "dative")
+              for g in p.children if g.dep_ == "pobj"}
+        agent = next((g for p in verb.children if p.dep_ == "agent" for g in p.children if g.dep_ == "pobj"), None)
+        doer = agent if passive else subj
+        other = by.get("to") if lemma in _SELL else by.get("from")
+        roles = {"seller": doer, "buyer": other} if lemma in _SELL else {"buyer": doer, "seller": other}
+        out: Others = {}
+        for role, tok in roles.items():
+            got = m.mention(tok) if tok is not None and tok.pos_ != "PRON" else None
+            if got is not None and got[1] not in ("DATE", "CARDINAL", "MONEY"):
+                out[role] = got
+        if out:
+            return out
+    return {}
+
+
+def named_before(m: Any, tok: Any) -> Mention | None:
+    """The name before ``tok`` in its piece whose last word is ``tok``'s noun ("the Stane Workshop" for "the
+    workshop"), the nearest first; None when there is none."""
+    noun = tok.lower_
+    for i in range(tok.i - 1, -1, -1):
+        span = m.mention_of.get(i)
+        if span is None or span[1] != i + 1 or m.doc[i].lower_ != noun or m.doc[i].pos_ != "PROPN":
+            continue
+        if span[1] - span[0] >= 2:
+            return m.text_of(span), span[2]  # type: ignore[no-any-return]
+    return None
+
+
+def earlier_indefinite(m: Any, tok: Any) -> Mention | None:
+    """The mention before ``tok`` in its piece that ``tok``'s definite description takes up ("a second greenhouse" …
+    "the greenhouse"): same head noun, in this sentence or the one before, introduced with "a"/"an" or a number, as an
+    argument of its sentence's main verb (not "X is a film" or "X, a film", which name X so), the nearest first; ("", "") where that one is no node ("a greenhouse")."""
+    start = m.doc[tok.sent.start - 1].sent.start if tok.sent.start > 0 else 0
+    for i in range(tok.i - 1, start - 1, -1):
+        t = m.doc[i]
+        if t.pos_ != "NOUN" or t.lower_ != tok.lower_ or t.dep_ not in ("dobj", "pobj", "nsubj", "nsubjpass"):
+            continue
+        verb = t.head.head if t.dep_ == "pobj" else t.head
+        if verb.dep_ != "ROOT":  # of a main verb: "became the first aircraft to drop an atomic bomb. The bomb …" is
+            continue  # left to the title
+        if not any(c.dep_ in ("det", "nummod") and c.lower_ not in ("the", "this", "that") for c in t.children):
+            continue
+        got = m.mention(t)
+        return got if got is not None and got[1] != "TITLE" else ("", "")  # ("", ""): taken up, but no node
+    return None
