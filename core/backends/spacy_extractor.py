@@ -112,7 +112,11 @@ class SpacyExtractor:
     # v9: "he"/"she" by centering: a chain goes on, then the sentence before's subject, then the last person named,
     # then the title, each of a fitting gender (what the text said); a person sharing the title's first word
     # ("Anselm Tessely" in "Tessely Clockworks") is no title; "sold it to X" keeps X
-    model_id = f"spacy-v10:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v10: a he/she after the title as subject is the title where a person; the dative "to" only from a named giver
+    # v11: a she/he before a subject of no stated gender goes on with the one the sentence before's "her"/"him" stood
+    # for; an "it" after a person's sentence is its thing object; "the buyer"/"the seller" are the sale's parties;
+    # "the greenhouse" after "a second greenhouse" is no title; "his daughter X", an owned subject, "cut the dial of"
+    model_id = f"spacy-v11:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True
