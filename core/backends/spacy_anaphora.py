@@ -62,18 +62,14 @@ def object_referents(m: Any, sent: Any, prev: Any, persons: list[Mention], subje
 
 
 def thing_object(m: Any, sent: Any, fits: Any, values: frozenset[str]) -> tuple[Mention, str] | None:
-    """(mention, tag) of the main verb's first direct object in ``sent`` that an "it" may stand for (``fits``)."""
-    for c in sent.root.children:
-        if c.dep_ != "dobj":
-            continue
-        got = m.mention(c)
-        if got is None or got[1] in values or got[1] == "TITLE":
-            continue
-        the = c.pos_ == "PROPN" and any(d.dep_ == "det" and d.lower_ == "the" for d in c.children)
-        tag = str(c.tag_) + ("+the" if the else "")
-        if fits("it", got, tag):
-            return got, tag
-    return None
+    """(mention, tag) of the main verb's first direct object in ``sent`` where an "it" may stand for it (``fits``)."""
+    c: Any = next((c for c in sent.root.children if c.dep_ == "dobj"), None)
+    got = m.mention(c) if c is not None else None
+    if c is None or got is None or got[1] in values or got[1] == "TITLE":
+        return None  # "Sheeran recorded the song …": an object that is no node leaves "it" to the title
+    the = c.pos_ == "PROPN" and any(d.dep_ == "det" and d.lower_ == "the" for d in c.children)
+    tag = str(c.tag_) + ("+the" if the else "")
+    return (got, tag) if fits("it", got, tag) else None
 
 
 def sale_parties(m: Any, sent: Any) -> Others:
@@ -116,18 +112,19 @@ def named_before(m: Any, tok: Any) -> Mention | None:
 
 def earlier_indefinite(m: Any, tok: Any) -> Mention | None:
     """The mention before ``tok`` in its piece that ``tok``'s definite description takes up ("a second greenhouse" …
-    "the greenhouse"): same head noun, in this sentence or the one before, introduced with "a"/"an" or a number, as an
-    argument of its sentence's main verb (not "X is a film" or "X, a film", which name X so), the nearest first; ("", "") where that one is no node ("a greenhouse")."""
+    "the greenhouse"): same head noun, in this sentence or the one before, introduced with "a"/"an", as an argument of
+    its sentence's main verb (not "X is a film", "X, a film" or "classified as a swing state", which name X so), the
+    nearest first; ("", "") where that one is no node ("a greenhouse")."""
     start = m.doc[tok.sent.start - 1].sent.start if tok.sent.start > 0 else 0
     for i in range(tok.i - 1, start - 1, -1):
         t = m.doc[i]
         if t.pos_ != "NOUN" or t.lower_ != tok.lower_ or t.dep_ not in ("dobj", "pobj", "nsubj", "nsubjpass"):
             continue
+        if not any(c.dep_ == "det" and c.lower_ in ("a", "an", "another") for c in t.children):
+            continue  # not "the 1979 election", "each episode"
         verb = t.head.head if t.dep_ == "pobj" else t.head
-        if verb.dep_ != "ROOT":  # of a main verb: "became the first aircraft to drop an atomic bomb. The bomb …" is
-            continue  # left to the title
-        if not any(c.dep_ in ("det", "nummod") and c.lower_ not in ("the", "this", "that") for c in t.children):
-            continue
+        if verb.dep_ != "ROOT" or (t.dep_ == "pobj" and t.head.lower_ == "as"):
+            continue  # a main verb's ("became the first aircraft to drop an atomic bomb. The bomb …" is the title's)
         got = m.mention(t)
         return got if got is not None and got[1] != "TITLE" else ("", "")  # ("", ""): taken up, but no node
     return None

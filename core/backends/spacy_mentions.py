@@ -213,7 +213,8 @@ class _Mentions:
             first = self.doc[span[0] - 1] if span[0] > 0 else None
             definite = first is not None and first.lower_ in ("the", "this", "that")
             # an object only as the bare noun: "the largest clock" describes, "for the nursery" refers
-            if definite and not proper and len(words) <= (2 if as_subject else 1):
+            if definite and not proper and (len(words) <= 2 if as_subject else (
+                    len(words) == 1 and tok.dep_ in ("dobj", "pobj"))):
                 party = ana.party_of(tok)  # "… was sold to X. The buyer kept …": X
                 if party is not None and self._subjects_ready() and party in self._others.get(tok.sent.start, {}):
                     return self._others[tok.sent.start][party]  # type: ignore[no-any-return]

@@ -183,9 +183,14 @@ class _Piece(_Mentions):
     def _kin(self, noun: Any) -> None:
         """"His daughter Agnes Marlow then ran …" / "to her nephew Jaro Brask" → (Agnes Marlow, daughter of, him)."""
         named = self.role_name(noun)
-        for c in noun.children:
-            if c.dep_ == "poss" and named is not None:
-                self.add(named, f"{noun.lower_} of", self._possessor(c))
+        for c in noun.children:  # a person's: not "their daughter", not the title that is no person
+            if c.dep_ == "poss" and named is not None and c.lower_ not in ("its", "their"):
+                owner = self._possessor(c)
+                # the title only where the text made it a person ("Roman Empire" begins with a given name)
+                titled = owner is not None and owner[1] == "TITLE" and (
+                    self._title_is_person or (self.title or "") in self._gender)
+                if owner is not None and (titled or (owner[1] != "TITLE" and self._person(owner, "NNP"))):
+                    self.add(named, f"{noun.lower_} of", owner)
 
     def _owned_subject(self, verb: Any) -> tuple[tuple[str, str], str] | None:
         """(owner, noun) of a subject that is an owned common noun and no node ("Its illustrations", "Her
