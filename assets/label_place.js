@@ -25,7 +25,7 @@
    that sit close together each try the side facing away from the others first (the upper-left one's name above
    or left of it, the lower-right one's below or right). */
 function egxPlaceLabels(items, markers, lines, pad) {
-  var placed = [], out = {};
+  var placed = [], leads = [], out = {};
   pad = pad || 0;
 
   function hits(a, b) { return a.l < b.r && b.l < a.r && a.t < b.b && b.t < a.b; }
@@ -53,10 +53,11 @@ function egxPlaceLabels(items, markers, lines, pad) {
     var apart = {l: box.l - sep, r: box.r + sep, t: box.t - sep, b: box.b + sep};
     return !placed.some(function (o) { return hits(apart, o); }) &&
            !markers.some(function (m) { return m.id !== id && hits(grown, m); }) &&
-           !lines.some(function (s) { return crosses(grown, s); });
+           !lines.some(function (s) { return crosses(grown, s); }) &&
+           !leads.some(function (s) { return crosses(grown, s); });  // nor across another name's leader line
   }
 
-  var MARGIN = 1.5;
+  var MARGIN = 1.5, FAR_OUT = 10;
 
   function reach(b, x, y) {  // from (x, y) to the box's nearest point: [across, down, distance]
     var ex = Math.max(b.l - x, 0, x - b.r), ey = Math.max(b.t - y, 0, y - b.b);
@@ -77,16 +78,19 @@ function egxPlaceLabels(items, markers, lines, pad) {
   var labelled = {};
   items.forEach(function (it) { labelled[it.id] = true; });
 
-  items.forEach(function (it) {
+  // the spots of one label, those it may take first: ``ring`` (a name the step is about that found no spot within
+  // three label heights) looks all around its node out to FAR_OUT label heights, every spot with a leader line
+  function spotsOf(it, ring) {
     var own = markers.filter(function (m) { return m.id === it.id; })[0];
     var r = own ? Math.max(it.r, (own.b - own.t) / 2) : it.r, h = it.h, w = it.w, g = it.gap;
     var top = it.y + it.r + g;  // vis-network's place below the node
     function at(cx, cy) {  // the box centred on (cx, cy)
       return {l: cx - w / 2, r: cx + w / 2, t: cy - h / 2, b: cy + h / 2, dx: cx - it.x, dy: cy - (top + h / 2)};
     }
-    var below = it.y + Math.max(r, it.r) + g + h / 2, above = it.y - r - g - h / 2, side = r + g + w / 2;
-    var spots = [at(it.x, top + h / 2), at(it.x, above), at(it.x + side, it.y), at(it.x - side, it.y)];
-    if (it.must) {  // further out
+    var above = it.y - r - g - h / 2, side = r + g + w / 2;
+    var spots = ring ? [] : [at(it.x, top + h / 2), at(it.x, above), at(it.x + side, it.y), at(it.x - side, it.y)];
+    var kept = it.must || it.keep;
+    if (kept && !ring) {  // further out
       var xs = [0, w / 4, w / 2, side, side + w / 4, side + w / 2];
       for (var k = -8; k <= 8; k++) {
         var cy = it.y + k * (h + 2) / 2;
@@ -95,29 +99,48 @@ function egxPlaceLabels(items, markers, lines, pad) {
         });
       }
     }
-    var far = r + g + (it.must ? 3 : 2) * h, turn = it.must ? away(it) : null;
+    if (ring) {  // all around, a label height further at a time
+      for (var D = 3.5; D <= FAR_OUT; D += 0.5) {
+        for (var a = 0; a < 24; a++) {
+          var c = Math.cos(a * Math.PI / 12), s = Math.sin(a * Math.PI / 12);
+          spots.push(at(it.x + c * (r + D * h + w / 2 * Math.abs(c)), it.y + s * (r + D * h + h / 2 * Math.abs(s))));
+        }
+      }
+    }
+    // a label further from its node than vis-network's own place below it (one label height of slack) floats: it
+    // says whose it is with a leader line ("Boyz n the Hood" shifted up-left read as its neighbour's)
+    var far = r + g + (kept ? 3 : 2) * h, floats = r + g + h / 2, turn = it.must ? away(it) : null;
     spots = spots.filter(function (b, i) {
-      if (i >= 4 && own && hits(b, own)) { return false; }  // never over its own node
+      if ((ring || i >= 4) && own && hits(b, own)) { return false; }  // never over its own node
       var e = reach(b, it.x, it.y);
       b.d = e[2];
       b.far = b.d + (e[0] > 0 ? h / 2 : 0);  // beside costs a little more
-      b.i = i;
-      if (b.d > far) { return false; }
+      b.i = ring ? 4 + i : i;
+      if (!ring && b.d > far) { return false; }
       // whose label is it? nearer to its own node than to any other by a clear margin
       b.near = Infinity;  // the nearest other node, as a share of the distance to its own: any node for a name the
       // step is about (or it takes a leader line), a named one for the others (a grey unnamed dot is not mistaken
       // for a name's owner)
+      b.other = Infinity;  // the nearest other node's centre from the box
       markers.forEach(function (m) {
-        if (m.id === it.id || !(it.must || labelled[m.id])) { return; }
-        b.near = Math.min(b.near, reach(b, (m.l + m.r) / 2, (m.t + m.b) / 2)[2] / Math.max(b.d, 1));
+        if (m.id === it.id || !(kept || labelled[m.id])) { return; }
+        var o = reach(b, (m.l + m.r) / 2, (m.t + m.b) / 2)[2];
+        b.other = Math.min(b.other, o);
+        b.near = Math.min(b.near, o / Math.max(b.d, 1));
       });
-      b.lead = b.near < MARGIN;
+      // centred over or under its node, or level with it beside it: a label shifted along did not point at its node
+      var aligned = Math.abs((b.l + b.r) / 2 - it.x) <= w / 6 || Math.abs((b.t + b.b) / 2 - it.y) <= h / 2;
+      b.lead = ring || b.near < MARGIN || (kept && (b.d > floats || !aligned));
       if (!b.lead) { return true; }
-      if (!it.must) { return false; }
+      if (!kept) { return false; }
       // a must label with no such spot near its node takes a leader line to it, one that passes no other node
       b.px = Math.min(Math.max(it.x, b.l), b.r);
       b.py = Math.min(Math.max(it.y, b.t), b.b);
       var seg = [it.x, it.y, b.px, b.py];
+      // a label at the end of a line is still not set between other nodes nearer to it than its own ("Ermengarde of
+      // Tours" between a pink and a blue diamond): no other node nearer the box than its own, or, out at the end of
+      // a long line, none within one and a half label heights
+      if (b.other < Math.min(b.d, 1.5 * h + r)) { return false; }
       // the leader settles it against the nodes around, not against another node the step is about: not MARGIN
       // times nearer to one of those than to its own (a name beside the other red diamond, with a line across to
       // its own, read as the other's), and it crosses no red edge
@@ -125,6 +148,7 @@ function egxPlaceLabels(items, markers, lines, pad) {
         return o !== it && o.must && MARGIN * reach(b, o.x, o.y)[2] < b.d;
       });
       return !named && !lines.some(function (l) { return segs(l, seg); }) &&
+             (ring === 2 || !leads.some(function (l) { return segs(l, seg); })) &&
              !markers.some(function (m) { return m.id !== it.id && crosses(m, seg); }) &&
              !placed.some(function (o) { return crosses(o, seg); });
     });
@@ -134,19 +158,55 @@ function egxPlaceLabels(items, markers, lines, pad) {
       });
     }
     spots.sort(function (a, b) {  // a spot that needs no leader first; then the four usual ones in their order
-      return (a.lead - b.lead) || ((a.back || 0) - (b.back || 0)) ||
+      return (a.lead - b.lead) || (ring ? a.d - b.d : 0) || ((a.back || 0) - (b.back || 0)) ||
              (a.lead ? Math.round(4 * (b.near - a.near)) : 0) ||  // with a leader: the least near any other node
              ((a.i >= 4) - (b.i >= 4)) ||
              (a.i < 4 && b.i < 4 ? a.i - b.i : a.far - b.far);
     });
-    var spot = null;
-    for (var i = 0; i < spots.length && !spot; i++) { if (clear(spots[i], it.id, h)) { spot = spots[i]; } }
-    if (!spot) { return; }
-    placed.push(spot);
-    out[it.id] = {dx: spot.dx, dy: spot.dy, l: spot.l, r: spot.r, t: spot.t, b: spot.b};
-    if (spot.lead) { out[it.id].lead = [it.x, it.y, spot.px, spot.py]; out[it.id].near = spot.near; }
-  });
-  return out;
+    return spots;
+  }
+
+  // the names the step is about first: a plain name placed before them took the spot an anchor's name needed
+  // ("Laurence Fishburne", the best CEG's meeting node, went unlabelled)
+  function run(order) {
+    placed = []; leads = []; out = {};
+    order.forEach(function (it) {
+      var spot = null;
+      [0, 1, 2].forEach(function (ring) {
+        if (spot || (ring && !(it.must || it.keep))) { return; }
+        var spots = spotsOf(it, ring);
+        for (var i = 0; i < spots.length && !spot; i++) { if (clear(spots[i], it.id, it.h)) { spot = spots[i]; } }
+      });
+      if (!spot) { return; }
+      placed.push(spot);
+      out[it.id] = {dx: spot.dx, dy: spot.dy, l: spot.l, r: spot.r, t: spot.t, b: spot.b};
+      if (spot.lead) {
+        out[it.id].lead = [it.x, it.y, spot.px, spot.py]; out[it.id].near = spot.near;
+        leads.push(out[it.id].lead);
+      }
+    });
+    // how many it placed of the names the step is about, then of the kept ones, then of all
+    var score = [0, 0, Object.keys(out).length];
+    items.forEach(function (it) { if (out[it.id]) { score[it.must ? 0 : it.keep ? 1 : 2] += it.must || it.keep ? 1 : 0; } });
+    return {out: out, score: score};
+  }
+  function better(a, b) { return a.score[0] - b.score[0] || a.score[1] - b.score[1] || a.score[2] - b.score[2]; }
+  var order = items.filter(function (it) { return it.must; }).concat(
+    items.filter(function (it) { return !it.must && it.keep; }), items.filter(function (it) { return !it.must && !it.keep; }));
+  var best = run(order);
+  // a name the step is about left without a spot goes first and all are placed again, kept where that places more
+  // of them (the names placed before it had walled it in); a few rounds
+  for (var round = 0; round < 6; round++) {
+    var lost = order.filter(function (it) { return (it.must || (it.keep && best.score[0] === order.filter(function (o) { return o.must; }).length)) && !best.out[it.id]; })[0];
+    if (!lost) { break; }
+    var tried = [lost].concat(order.filter(function (it) { return it !== lost; }));
+    var got = run(tried);
+    if (better(got, best) > 0) { best = got; order = tried; } else { break; }
+  }
+  out = best.out;
+  var ordered = {};  // in the order given
+  items.forEach(function (it) { if (out[it.id]) { ordered[it.id] = out[it.id]; } });
+  return ordered;
 }
 
 if (typeof module !== "undefined") { module.exports = {egxPlaceLabels: egxPlaceLabels}; }
