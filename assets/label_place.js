@@ -1,7 +1,7 @@
 /* Where each canvas label of a drawing goes (components/graph_view.py inlines this file into every drawing; the
    unit tests run it with node: tests/app/test_label_place.py). Pure: no DOM, no vis-network.
 
-   items   the labelled nodes, most important first: {id, x, y, r, w, h, gap, must}; (x, y) the node's centre, r its
+   items   the labelled nodes, most important first: {id, x, y, r, w, h, gap, must, keep}; (x, y) the node's centre, r its
            marker's half-size (a diamond's corners included), w × h the label's box, gap the space vis-network
            leaves between the node and a label drawn below it (its own place, moved by dx, dy from there);
    markers every drawn node's marker box {id, l, r, t, b}, labelled or not;
@@ -23,7 +23,16 @@
    the margin with a dashed leader line from its node (``lead``: the line's ends), one that crosses no other node,
    label or red edge, and never a spot MARGIN times nearer to another such name's node. Names the step is about
    that sit close together each try the side facing away from the others first (the upper-left one's name above
-   or left of it, the lower-right one's below or right). */
+   or left of it, the lower-right one's below or right).
+   Names the step is about are placed first, then the ``keep`` ones (the replay's other anchors, whose names a student
+   looks for), then the rest. A ``must`` or ``keep`` name with no spot within three label heights looks all around
+   its node out to FAR_OUT label heights, always with a leader line (a walled-in anchor, "Laurence Fishburne", went
+   unlabelled); a leader line crosses no other node, label, leader or red edge, and the label at its end keeps a label
+   height and a half from any other node's centre, or has none nearer than its own ("Ermengarde of Tours" sat
+   between a pink and a blue diamond). A must or keep label with no leader sits within half a label height of
+   vis-network's own place and points at its node: centred over or under it, or level with it beside it ("Boyz n the
+   Hood", shifted up-left, floated above two diamonds). Where a must name is still left out, it is moved first and all
+   are placed again, a few rounds, kept where more of them are placed. */
 function egxPlaceLabels(items, markers, lines, pad) {
   var placed = [], leads = [], out = {};
   pad = pad || 0;
