@@ -200,12 +200,16 @@ def _lying(pos: Mapping[Any, Any]) -> dict[int, tuple[float, float]]:
 KK_MAX_NODES = 150
 
 
-#: The share of a layout's radius a connected part without any ``focus`` node gets (:func:`layout_positions`).
+#: The share of a layout's radius a connected part without any ``focus`` node gets (:func:`layout_positions`), at
+#: most: a part is spread further where its nodes would overlap.
 SIDE_SCALE = 0.35
+SIDE_GAP = 60.0  #: the space between two side parts' boxes (layout units)
+NODE_GAP = 6.0  #: the least space between two side-part nodes' markers (layout units)
 
 
 def layout_positions(graph: GraphLike, nodes: Iterable[int], *, seed: int = 0,
-                     scale: float | None = None, focus: Iterable[int] = ()) -> dict[int, tuple[float, float]]:
+                     scale: float | None = None, focus: Iterable[int] = (),
+                     sizes: Mapping[int, float] | None = None) -> dict[int, tuple[float, float]]:
     """Deterministic spring layout of the subgraph on ``nodes`` (for frame-stable animations).
 
     Each connected component gets its own spring layout, in a disc whose radius grows with the
@@ -216,9 +220,12 @@ def layout_positions(graph: GraphLike, nodes: Iterable[int], *, seed: int = 0,
     to its frame in the browser anyway.
 
     ``focus``: the nodes the drawing is about (the bubble replay: its collisions' CEGs). When some components hold
-    one and others none, the others are drawn at :data:`SIDE_SCALE` of their size in a strip under (or, for a tall
-    main part, beside) the ones that do: an unrelated cluster took the left half of the Lothair collision and pushed
-    a third below the fold (an audit). They stay drawn, small: nothing is dropped."""
+    one and others none, the others are drawn small in a strip under (or, for a tall main part, beside) the ones that
+    do: an unrelated cluster took the left half of the Lothair collision and pushed a third below the fold (an
+    audit). They stay drawn, small: nothing is dropped. Each side part gets its own box, packed in rows with
+    :data:`SIDE_GAP` between boxes, and is drawn at :data:`SIDE_SCALE` of its size unless its nodes would overlap
+    there: then it is spread until no two of its nodes' markers (``sizes``: the drawn sizes, default 12) come
+    closer than :data:`NODE_GAP` (a 40-node part of grey nodes piled in a 200-px block over an anchor: an audit)."""
     import networkx as nx
 
     nodes = sorted({int(v) for v in nodes})
@@ -253,14 +260,83 @@ def layout_positions(graph: GraphLike, nodes: Iterable[int], *, seed: int = 0,
     if side:
         xs, ys = [p[0] for p in out.values()], [p[1] for p in out.values()]
         left, right, top, bottom = min(xs), max(xs), min(ys), max(ys)
-        strip = _pack(g, side, lambda n: SIDE_SCALE * radius(n), spread, gap=20.0, single=15.0,
-                      width=max(right - left, 300.0) if bottom - top <= 0.75 * (right - left) else None)
-        sx, sy = [p[0] for p in strip.values()], [p[1] for p in strip.values()]
-        if bottom - top <= 0.75 * (right - left):  # a wide main part: the strip under it
-            dx, dy = left - min(sx), bottom + 90.0 - min(sy)
+        wide = bottom - top <= 0.75 * (right - left)
+        reach = {v: 1.2 * float((sizes or {}).get(v, 12.0)) + 2.0 for v in nodes}  # a marker's half size, diamonds too
+        parts = [_side_part(g, c, SIDE_SCALE * radius(len(c)), spread, reach) for c in side]
+        strip = _shelves(parts, max(right - left, 300.0) if wide else max(300.0, max(p[1][0] for p in parts)))
+        if wide:  # a wide main part: the strip under it
+            dx, dy = left, bottom + 90.0
         else:  # a tall one: beside it
-            dx, dy = right + 90.0 - min(sx), top - min(sy)
+            dx, dy = right + 90.0, top
         out.update({v: (x + dx, y + dy) for v, (x, y) in strip.items()})
+    return out
+
+
+def _side_part(g: Any, comp: list[int], r: float, spread: Any,
+               reach: Mapping[int, float]) -> tuple[dict[int, tuple[float, float]], tuple[float, float]]:
+    """One side part laid out at radius ``r``, spread where two nodes' markers (``reach``: half sizes) would come
+    closer than :data:`NODE_GAP`, then pushed apart pair by pair; its positions from its box's top-left corner and the
+    box's (width, height), the markers included."""
+    import numpy as np
+
+    pos = spread(g.subgraph(comp)) if len(comp) > 1 else {comp[0]: (0.0, 0.0)}
+    keys = [int(v) for v in pos]
+    xy = np.array([pos[v] for v in keys], dtype=float).reshape(len(keys), 2)
+    rad = np.array([reach[v] for v in keys])
+    if len(keys) > 1:
+        need = rad[:, None] + rad[None, :] + NODE_GAP
+        np.fill_diagonal(need, 0.0)
+        dist = np.sqrt(((xy[:, None, :] - xy[None, :, :]) ** 2).sum(-1))
+        np.fill_diagonal(dist, np.inf)
+        # the scale at which most nodes clear their nearest neighbour; the few still too close are pushed apart
+        r = max(r, float(np.median((need / np.maximum(dist, 1e-9)).max(axis=1))))
+        xy *= r
+        rng = np.random.default_rng(0)
+        for _ in range(300):
+            d = xy[:, None, :] - xy[None, :, :]
+            dist = np.sqrt((d ** 2).sum(-1))
+            np.fill_diagonal(dist, np.inf)
+            short = need - dist
+            if short.max() <= 0.01:
+                break
+            same = dist < 1e-6  # two nodes on one spot: apart in a random direction
+            d = np.where(same[..., None], rng.normal(size=d.shape), d)
+            dist = np.where(same, np.sqrt((d ** 2).sum(-1)), dist)
+            push = np.clip(short, 0.0, None)[..., None] * d / dist[..., None] / 2 * 1.05
+            xy += push.sum(axis=1)
+    lo = (xy - rad[:, None]).min(axis=0)
+    hi = (xy + rad[:, None]).max(axis=0)
+    step = 2 * float(rad.max()) + NODE_GAP
+    cols = math.ceil(math.sqrt(len(keys) * 1.6))  # a grid a little wider than tall, for the wide canvas
+    rows = math.ceil(len(keys) / cols)
+    if float((hi - lo).max()) > 2 * max(cols, rows) * step:
+        # spread without overlaps, a long chain would stretch across the drawing: a grid in breadth-first order
+        # from its best connected node keeps it small (its edges join the grid's neighbours mostly)
+        import networkx as nx
+
+        sub = g.subgraph(comp)
+        start = max(sorted(keys), key=lambda v: sub.degree[v])
+        order = [int(v) for v in nx.bfs_tree(sub, start)]
+        xy = np.array([((k % cols) * step, (k // cols) * step) for k in range(len(order))], dtype=float)
+        keys, rad = order, np.array([reach[v] for v in order])
+        lo = (xy - rad[:, None]).min(axis=0)
+        hi = (xy + rad[:, None]).max(axis=0)
+    return ({v: (float(x - lo[0]), float(y - lo[1])) for v, (x, y) in zip(keys, xy)},
+            (float(hi[0] - lo[0]), float(hi[1] - lo[1])))
+
+
+def _shelves(parts: list[tuple[dict[int, tuple[float, float]], tuple[float, float]]],
+             width: float) -> dict[int, tuple[float, float]]:
+    """The parts' boxes packed in rows (shelves) at most ``width`` wide, in their order, :data:`SIDE_GAP` apart: no
+    two boxes overlap."""
+    out: dict[int, tuple[float, float]] = {}
+    x = y = row = 0.0
+    for pos, (w, h) in parts:
+        if x > 0 and x + w > width:
+            x, y, row = 0.0, y + row + SIDE_GAP, 0.0
+        out.update({v: (x + px, y + py) for v, (px, py) in pos.items()})
+        x += w + SIDE_GAP
+        row = max(row, h)
     return out
 
 
@@ -303,7 +379,8 @@ def network_html(graph: GraphLike, nodes: Iterable[int], *,
                  legend_below: bool = False,
                  label_px: int = LABEL_PX,
                  must_label: Iterable[int] = (),
-                 label_colors: Mapping[int, str] | None = None) -> str:
+                 label_colors: Mapping[int, str] | None = None,
+                 keep_label: Iterable[int] = ()) -> str:
     """Self-contained HTML drawing of ``nodes`` (and the edges among them) with pyvis.
 
     Parameters
@@ -357,6 +434,10 @@ def network_html(graph: GraphLike, nodes: Iterable[int], *,
         Labelled nodes whose label is drawn below them even where no place clear of the other nodes is
         found (still never over another label): the nodes a step is about (default: ``highlight``). The other
         labels go below or above their node where they cover no other node, else show on hover only.
+    keep_label
+        Labelled nodes whose label is kept on the canvas like ``must_label``'s (a leader line from the node where no
+        spot near it reads as its own), placed after those: the bubble replay's anchors, every diamond named (an audit
+        asked "where is Fishburne?" of an anchor drawn without its name).
     label_colors
         Per-node label text colour: the nodes a step is about written in their highlight's colour, so a label
         placed a little away from its node still reads as that node's (the bubble replay's collision: "The Matrix"
@@ -371,11 +452,13 @@ def network_html(graph: GraphLike, nodes: Iterable[int], *,
     sizes = sizes if sizes is not None else degree_sizes(graph, nodes)
     edge_colors = edge_colors or {}
     hl = {int(v) for v in highlight}
+    must = sorted({int(v) for v in must_label} or hl)
+    kept = sorted({int(v) for v in keep_label} - set(must))
     if labels is None:
         important = [*sorted(hl), *sorted(borders or {}), *sorted(v for v in colors if colors[v] != NODE_COLOR)]
         order = label_choice(nodes, important, degree=graph.degree)
-    else:
-        order = label_choice(nodes, labels, degree=graph.degree, fill=False)
+    else:  # every kept name within the cap
+        order = label_choice(nodes, labels, degree=graph.degree, fill=False, limit=max(MAX_LABELS, len(must) + len(kept)))
     shown = set(order)
     net = Network(height=f"{height - 10}px", width="100%", directed=directed, cdn_resources="in_line")
     net.templateEnv = _pyvis_templates(net.template_dir)  # compiled once per process, not per drawing (~50 ms)
@@ -427,9 +510,8 @@ def network_html(graph: GraphLike, nodes: Iterable[int], *,
     physics = positions is None or any(v not in positions for v in nodes)
     net.options = _options(physics=physics, n=len(nodes), directed=directed)
     doc = net.generate_html()
-    must = sorted({int(v) for v in must_label} or hl)
     return _finish_html(doc, legend, physics=physics, label_order=order, legend_below=legend_below,
-                        label_px=label_px, must_label=must)
+                        label_px=label_px, must_label=must, keep_label=kept)
 
 
 def side_components(graph: GraphLike, nodes: Iterable[int], focus: Iterable[int]) -> list[list[int]]:
@@ -517,7 +599,7 @@ _DECODE_TEXT = """
 _FIT_SCRIPT = """
                   window.egxReady = false;
                   var MAX_ZOOM = 1.25, PX = LABEL_PX;  // node labels' height on screen
-                  (function (net, box, physics, order, must) {
+                  (function (net, box, physics, order, must, keep) {
                     var laidOut = false;
                     function fit() {
                       if (box.clientWidth === 0 || box.clientHeight === 0) { return; }
@@ -574,6 +656,7 @@ _FIT_SCRIPT = """
                         var size = (net.body.nodes[id] && net.body.nodes[id].labelModule.size) || {};
                         var r = n.size || 10, h = size.height || font, gap = isFinite(size.top) ? size.top - p.y - r : font / 2 + 4;
                         items.push({id: id, x: p.x, y: p.y, r: r, h: h, gap: gap, must: must.indexOf(id) >= 0,
+                                    keep: keep.indexOf(id) >= 0,
                                     w: text.measureText(n.egxLabel).width + 4});
                       });
                       var spots = egxPlaceLabels(items, markers, lines, font / 5);
@@ -642,6 +725,7 @@ _FIT_SCRIPT = """
                       net.moveTo({position: {x: (l + r) / 2, y: (t + b) / 2}, scale: s1, animation: false});
                     }
                     window.egxMust = must;  // for the browser tests: whose label may cover a node
+                    window.egxKeep = keep;  // and whose is kept on the canvas, with a leader line where needed
                     function ready() {
                       if (physics) { net.setOptions({physics: {enabled: false}}); }
                       laidOut = true;
@@ -657,7 +741,7 @@ _FIT_SCRIPT = """
                     box.addEventListener("wheel", function (e) {
                       if (!e.ctrlKey && !e.metaKey) { e.stopPropagation(); }
                     }, {capture: true});
-                  })(network, container, PHYSICS, LABEL_ORDER, LABEL_MUST);
+                  })(network, container, PHYSICS, LABEL_ORDER, LABEL_MUST, LABEL_KEEP);
 """
 _ASSET_CSS = Path(__file__).resolve().parents[1] / "assets" / "graph_view.css"
 _ASSET_PLACE = _ASSET_CSS.with_name("label_place.js")  #: the label placement rule, shared with its unit tests
@@ -702,14 +786,15 @@ def legend_html(legend: Sequence[LegendItem], *, inline: bool = False) -> str:
 
 def _finish_html(doc: str, legend: Sequence[LegendItem], *, physics: bool = True,
                  label_order: Sequence[int] = (), legend_below: bool = False, label_px: int = LABEL_PX,
-                 must_label: Sequence[int] = ()) -> str:
+                 must_label: Sequence[int] = (), keep_label: Sequence[int] = ()) -> str:
     doc = _DEAD_COMMENT.sub("", _CDN_TAG.sub("", doc))
     doc = doc.replace("<center>\n<h1></h1>\n</center>", "").replace(
         "<center>\n          <h1></h1>\n        </center>", "")
     if _NETWORK_NEW in doc:
         fit = _FIT_SCRIPT.replace("PHYSICS", "true" if physics else "false").replace(
             "LABEL_ORDER", json.dumps([int(v) for v in label_order])).replace("LABEL_PX", str(int(label_px))).replace(
-            "LABEL_MUST", json.dumps([int(v) for v in must_label]))
+            "LABEL_MUST", json.dumps([int(v) for v in must_label])).replace(
+            "LABEL_KEEP", json.dumps([int(v) for v in keep_label]))
         doc = doc.replace(_NETWORK_NEW, _DECODE_TEXT + _label_place_js() + "\n                  " + _NETWORK_NEW + fit, 1)
     doc = doc.replace("</head>", _legend_css() + "</head>", 1)
     if legend_below:

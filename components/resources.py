@@ -131,10 +131,11 @@ def top_degree_nodes(_graph: GraphLike, key: str, limit: int) -> list[int]:
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def layout_positions(_graph: GraphLike, key: str, nodes: tuple[int, ...],
-                     seed: int = 0, focus: tuple[int, ...] = ()) -> tuple[tuple[int, float, float], ...]:
+                     seed: int = 0, focus: tuple[int, ...] = (),
+                     sizes: tuple[tuple[int, float], ...] = ()) -> tuple[tuple[int, float, float], ...]:
     """Cached deterministic layout (for pages that animate on fixed positions); ``focus``: the nodes the drawing is
     about (the connected parts without one are drawn small, :func:`graph_view.layout_positions`)."""
-    pos = graph_view.layout_positions(_graph, nodes, seed=seed, focus=focus)
+    pos = graph_view.layout_positions(_graph, nodes, seed=seed, focus=focus, sizes=dict(sizes))
     return tuple((v, x, y) for v, (x, y) in sorted(pos.items()))
 
 
@@ -194,7 +195,8 @@ def styled_network_html(_graph: GraphLike, key: str, nodes: tuple[int, ...], *,
                         height: int = graph_view.DEFAULT_HEIGHT, labels: tuple[int, ...] | None = None,
                         shapes: tuple[tuple[int, str], ...] = (), legend_below: bool = False,
                         label_px: int = graph_view.LABEL_PX, must_label: tuple[int, ...] = (),
-                        label_colors: tuple[tuple[int, str], ...] = (), highlight: tuple[int, ...] = ()) -> str:
+                        label_colors: tuple[tuple[int, str], ...] = (), highlight: tuple[int, ...] = (),
+                        keep_label: tuple[int, ...] = ()) -> str:
     """Cached :func:`components.graph_view.network_html` (pyvis takes ~0.3 s for 300 nodes) with every styling map
     (hashable tuples)."""
     pos = None if positions is None else {v: (x, y) for v, x, y in positions}
@@ -203,7 +205,7 @@ def styled_network_html(_graph: GraphLike, key: str, nodes: tuple[int, ...], *,
         borders={v: (c, w) for v, c, w in borders}, edge_colors=dict(edge_colors), edge_widths=dict(edge_widths),
         notes=dict(notes), positions=pos, legend=legend, edge_labels=edge_labels, height=height, labels=labels,
         shapes=dict(shapes), legend_below=legend_below, label_px=label_px, must_label=must_label,
-        label_colors=dict(label_colors), highlight=highlight)
+        label_colors=dict(label_colors), highlight=highlight, keep_label=keep_label)
 
 
 
