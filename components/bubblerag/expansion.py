@@ -63,13 +63,48 @@ def drawn_nodes(act: Active, result, replay) -> tuple[list[int], bool]:
     return sorted(list(order)[:MAX_DRAWN]), True
 
 
-def replay_legend(result: Any, *, anchors: bool = True) -> tuple[graph_view.LegendItem, ...]:
-    """The replay's legend, short: each group by its concept, then what the marks mean. Its long version took four
-    rows under the canvas, the second cut at the fold of a 1440×900 projector (an audit); :func:`replay_height`
-    makes room for its rows."""
+def top_ceg_nodes(result: Any, replay: Any, step: int) -> list[int]:
+    """The nodes of the best-ranked CEG (§3.4, at the run's α) once the replay has found it at ``step``, its meeting
+    node first; [] before."""
+    if not result.ranked:
+        return []
+    top = result.ranked[0].ceg
+    found = next((c for c in replay.result.cegs if c.index == top.index), top)
+    if found.found_at > step:
+        return []
+    return [v for v in dict.fromkeys([top.meeting, *sorted(top.nodes)]) if v >= 0]
+
+
+MIXED_ONLY = "mixed only"  #: the legend's words for a group whose colour no node shows on its own at a frame
+
+
+def group_items(result: Any, drawn: set[str] | None = None, fills: dict[int, str] | None = None,
+                terminals: dict[int, list[int]] | None = None) -> tuple[graph_view.LegendItem, ...]:
+    """One legend row per group in its colour. At a frame (``drawn``: the fills and rings it draws), a group whose
+    colour no node shows, its anchors settled by other bubbles too and so filled with a mix, is named with the mix
+    its first anchor shows ("The Matrix" had a yellow swatch and no yellow node: an audit), or left out when none of
+    its anchors is drawn."""
+    out = []
+    for grp in result.groups.groups:
+        colour, name = bubble.group_color(grp.gid), graph_view.short_label(grp.concept, 22)
+        if drawn is None or colour in drawn:
+            out.append(graph_view.LegendItem(name, colour))
+            continue
+        mix = next((c for v, c in sorted((fills or {}).items())
+                    if grp.gid in (terminals or {}).get(v, ()) and c not in ("#ffffff", colors.UNVISITED)), None)
+        if mix is not None:
+            out.append(graph_view.LegendItem(f"{name}: {MIXED_ONLY}", mix))
+    return tuple(out)
+
+
+def replay_legend(result: Any, *, anchors: bool = True, drawn: set[str] | None = None,
+                  fills: dict[int, str] | None = None,
+                  terminals: dict[int, list[int]] | None = None) -> tuple[graph_view.LegendItem, ...]:
+    """The replay's legend, short: each group by its concept (:func:`group_items`: at a frame, only the colours it
+    draws), then what the marks mean. Its long version took four rows under the canvas, the second cut at the fold
+    of a 1440×900 projector (an audit); :func:`replay_height` makes room for its rows."""
     return (
-        *(graph_view.LegendItem(graph_view.short_label(grp.concept, 22), bubble.group_color(grp.gid))
-          for grp in result.groups.groups),
+        *group_items(result, drawn, fills, terminals),
         *((graph_view.LegendItem("diamond: anchor", bubble.ANCHOR_LEGEND.color, bubble.ANCHOR_LEGEND.shape),) if anchors else ()),
         graph_view.LegendItem("several groups", bubble.blend(colors.ANCHOR_GROUPS[:2])),
         graph_view.LegendItem("ring: in the queue", "#ffffff"),
@@ -140,21 +175,27 @@ def frame_drawing(act: Active, result, replay, frame: int, nodes: list[int], pos
     edge_colors = tuple((e, colors.CEG if e in flash_edges else "#444444")
                         for e in edges if e in flash_edges or e in older_edges)
     widths = tuple((e, 5.0 if e in flash_edges else 2.5) for e in edges if e in flash_edges or e in older_edges)
-    # labels: the node settled now, the CEG found now, the meeting nodes so far, then the anchors
+    # labels: the node settled now, the CEG found now, the best-ranked CEG once found, the question's subjects, the
+    # meeting nodes so far, then every other anchor: all of them kept on the canvas, with a leader line where no spot
+    # near the node reads as its own (an audit asked "where is Fishburne?" of an unlabelled diamond, the best CEG's
+    # meeting node). The question's subjects are placed before the other anchors: an audit found "The Matrix"
+    # unlabelled at step 0, its spots taken by anchors placed before it in index order
     meetings = [c.meeting for c in replay.result.cegs if c.found_at <= f.step and c.meeting >= 0]
-    first = [f.node, *sorted(flash_nodes), *meetings]
-    # the question's subjects are placed next, before the other anchors: an audit found "The Matrix" unlabelled at
-    # step 0, its spots taken by anchors placed before it in index order
-    labels = tuple(bubble.drawing_labels(result, g, nodes, first=[*first, *bubble.named_anchors(result, g)]))
+    best = top_ceg_nodes(result, replay, f.step)
+    first = [f.node, *sorted(flash_nodes), *best, *bubble.named_anchors(result, g), *meetings]
+    labels = tuple(bubble.drawing_labels(result, g, nodes, first=first))
     shapes = bubble.anchor_shapes(result, g, nodes)
-    legend = replay_legend(result, anchors=bool(shapes))
+    fill_of, ring_of = dict(fills), {v: c for v, c, _ in borders}
+    legend = replay_legend(result, anchors=bool(shapes), drawn=(set(fill_of.values()) | set(ring_of.values())),
+                           fills=fill_of, terminals=terminals)
+    must = tuple(v for v in dict.fromkeys(first) if v >= 0)
     doc = resources.styled_network_html(
         g, act.key, tuple(nodes), colors=tuple(fills), sizes=tuple(sorted(bubble.cost_sizes(result, nodes).items())),
         borders=tuple(borders), edge_colors=edge_colors, edge_widths=widths, notes=tuple(notes), positions=positions,
         # relation names on the canvas only in a small G': in a dense cluster they piled over the node labels (the
         # names of the anchors, the settled node and the CEG, the only nodes labelled here); hover shows them
         legend=legend, edge_labels=len(nodes) <= graph_view.LABEL_ALL_UP_TO, height=height or HEIGHT, labels=labels, shapes=shapes, legend_below=True,
-        label_px=LABEL_PX, must_label=tuple(v for v in dict.fromkeys([*first, *bubble.named_anchors(result, g)]) if v >= 0),
+        label_px=LABEL_PX, must_label=must, keep_label=tuple(v for v, _ in shapes if v not in must),
         # the CEG found now named in its red: a label placed off its node still reads as the collision's
         label_colors=tuple((v, colors.CEG) for v in sorted(flash_nodes)))
     return doc, state
@@ -334,7 +375,8 @@ def create_replay_ui(act: Active, result: Any, query: str, *, pause_at: Any = No
                    "anchors and the nodes in the order the search settled them. Frontier nodes outside the "
                    "drawing are counted in the side panel.", icon=":material/content_cut:")
     focus = focus_nodes(replay.result.cegs)
-    positions = resources.layout_positions(g, act.key, tuple(nodes), focus=focus)
+    positions = resources.layout_positions(g, act.key, tuple(nodes), focus=focus,
+                                           sizes=tuple(sorted(bubble.cost_sizes(result, nodes).items())))
     side = len(graph_view.side_components(g, nodes, focus)) if focus else 0
     collisions = replay.collision_frames()
     if S.reset_on_change(S.BUBBLE_FRAME, (act.info.name, query)):  # a new question replays from frame 0
