@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from types import SimpleNamespace
 
@@ -220,3 +221,62 @@ def test_a_person_keeps_the_colour_of_the_group_that_names_him(matrix_graph: Kno
     assert bubble.anchor_colour_groups(SimpleNamespace(groups=SimpleNamespace(groups=(person, both))), g)[keanu] == [0, 1]
     labels = bubble.drawing_labels(result, g, range(g.n_nodes), first=[g.node("Agent Smith")])
     assert labels[:3] == [g.node("Agent Smith"), keanu, matrix]
+
+
+def test_the_replay_legend_names_only_the_group_colours_a_frame_draws() -> None:
+    """The Keanu collision's legend had a yellow "The Matrix" swatch and no yellow node: the group's one anchor was
+    settled by other bubbles too and drawn in their mix. A frame's legend names that group with the mix it shows, and
+    leaves out a group none of whose anchors is drawn."""
+    from components.bubblerag import expansion
+
+    groups = [AnchorGroup(gid=i, concept=c, weight=0.3, members=()) for i, c in enumerate(["Keanu", "The Matrix", "x"])]
+    result = SimpleNamespace(groups=SimpleNamespace(groups=groups))
+    blue, yellow = bubble.group_color(0), bubble.group_color(1)
+    mix = bubble.blend([blue, yellow])
+    fills = {1: blue, 2: mix, 3: "#ffffff"}
+    legend = expansion.replay_legend(result, drawn={blue, mix, "#ffffff"}, fills=fills,
+                                     terminals={1: [0], 2: [1, 0], 3: [2]})
+    rows = {item.label: item.color for item in legend}
+    assert rows["Keanu"] == blue
+    assert "The Matrix" not in rows and rows[f"The Matrix: {expansion.MIXED_ONLY}"] == mix
+    assert not [label for label in rows if label.startswith("x")]  # its anchor is drawn white (in the queue) only
+    assert {item.color for item in legend[:2]} <= {blue, mix}  # each group swatch a colour the frame draws
+    assert [item.label for item in expansion.replay_legend(result)][:3] == ["Keanu", "The Matrix", "x"]  # no frame
+
+
+def test_side_parts_get_their_own_boxes_and_no_node_hides_another() -> None:
+    """Lothair's collision drew a 40-node part without a CEG in a 200×200-px pile, an anchor hidden inside (an audit):
+    each side part is spread until no two of its markers overlap, in its own box, the boxes apart."""
+    import random
+
+    rng = random.Random(3)
+    dense = [(f"c{rng.randrange(40)}", "r", f"c{k}") for k in range(1, 40)]
+    dense += [(f"c{rng.randrange(40)}", "r", f"c{rng.randrange(40)}") for _ in range(40)]
+    chain = [(f"p{k}", "next", f"p{k + 1}") for k in range(29)]
+    main = [(f"m{k}", "r", f"m{(k * 7 + 3) % 30}") for k in range(30)] + [(f"m{k}", "r", f"m{k + 1}") for k in range(29)]
+    g = graph_from_triples([t for t in dense + chain + main if t[0] != t[2]] + [("d0", "r", "d1")])
+    nodes = list(range(g.n_nodes))
+    part = {v: g.node_names[v][0] for v in nodes}
+    focus = [v for v in nodes if part[v] == "m"][:3]
+    sizes = {v: (24.0 if k % 9 == 0 else 10.0) for k, v in enumerate(nodes)}  # a few big anchors among them
+    pos = gv.layout_positions(g, nodes, focus=focus, sizes=sizes)
+    assert set(pos) == set(nodes)
+    reach = {v: 1.2 * sizes[v] + 2.0 for v in nodes}
+    for which in ("c", "p", "d"):
+        vs = [v for v in nodes if part[v] == which]
+        for i, a in enumerate(vs):
+            for b in vs[i + 1:]:
+                dist = math.dist(pos[a], pos[b])
+                assert dist >= reach[a] + reach[b] + gv.NODE_GAP - 0.5, (which, a, b, dist)
+
+    def box(which: str) -> tuple[float, float, float, float]:
+        vs = [v for v in nodes if part[v] == which]
+        return (min(pos[v][0] - reach[v] for v in vs), max(pos[v][0] + reach[v] for v in vs),
+                min(pos[v][1] - reach[v] for v in vs), max(pos[v][1] + reach[v] for v in vs))
+
+    boxes = [box(w) for w in "cpdm"]
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            assert not (a[0] < b[1] and b[0] < a[1] and a[2] < b[3] and b[2] < a[3]), (a, b)
+    # still small beside the part the drawing is about
+    assert max(box("c")[1] - box("c")[0], box("p")[1] - box("p")[0]) < 0.6 * (box("m")[1] - box("m")[0])
