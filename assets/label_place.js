@@ -153,7 +153,7 @@ function egxPlaceLabels(items, markers, lines, pad) {
       // the leader settles it against the nodes around, not against another node the step is about: not MARGIN
       // times nearer to one of those than to its own (a name beside the other red diamond, with a line across to
       // its own, read as the other's), and it crosses no red edge
-      var named = items.some(function (o) {
+      var named = !ring && items.some(function (o) {  // (out at the end of a long line: the space kept above)
         return o !== it && o.must && MARGIN * reach(b, o.x, o.y)[2] < b.d;
       });
       return !named && !lines.some(function (l) { return segs(l, seg); }) &&
@@ -194,23 +194,34 @@ function egxPlaceLabels(items, markers, lines, pad) {
         leads.push(out[it.id].lead);
       }
     });
-    // how many it placed of the names the step is about, then of the kept ones, then of all
-    var score = [0, 0, Object.keys(out).length];
-    items.forEach(function (it) { if (out[it.id]) { score[it.must ? 0 : it.keep ? 1 : 2] += it.must || it.keep ? 1 : 0; } });
+    // how many it placed of the names the step is about (then which: the first given first), of the kept ones, of all
+    var score = {must: [], n: 0, keep: 0, all: Object.keys(out).length};
+    items.forEach(function (it) {
+      if (it.must) { score.must.push(out[it.id] ? 1 : 0); score.n += out[it.id] ? 1 : 0; }
+      else if (it.keep && out[it.id]) { score.keep += 1; }
+    });
     return {out: out, score: score};
   }
-  function better(a, b) { return a.score[0] - b.score[0] || a.score[1] - b.score[1] || a.score[2] - b.score[2]; }
+  function better(a, b) {
+    if (a.score.n !== b.score.n) { return a.score.n - b.score.n; }
+    for (var k = 0; k < a.score.must.length; k++) {
+      if (a.score.must[k] !== b.score.must[k]) { return a.score.must[k] - b.score.must[k]; }
+    }
+    return a.score.keep - b.score.keep || a.score.all - b.score.all;
+  }
   var order = items.filter(function (it) { return it.must; }).concat(
     items.filter(function (it) { return !it.must && it.keep; }), items.filter(function (it) { return !it.must && !it.keep; }));
-  var best = run(order);
+  var best = run(order), tried = {};
   // a name the step is about left without a spot goes first and all are placed again, kept where that places more
-  // of them (the names placed before it had walled it in); a few rounds
+  // of them, or the earlier given (the names placed before it had walled it in); then a kept one; a few rounds
   for (var round = 0; round < 6; round++) {
-    var lost = order.filter(function (it) { return (it.must || (it.keep && best.score[0] === order.filter(function (o) { return o.must; }).length)) && !best.out[it.id]; })[0];
+    var lost = order.filter(function (it) { return it.must && !best.out[it.id] && !tried[it.id]; })[0] ||
+               order.filter(function (it) { return it.keep && !best.out[it.id] && !tried[it.id]; })[0];
     if (!lost) { break; }
-    var tried = [lost].concat(order.filter(function (it) { return it !== lost; }));
-    var got = run(tried);
-    if (better(got, best) > 0) { best = got; order = tried; } else { break; }
+    tried[lost.id] = true;
+    var again = [lost].concat(order.filter(function (it) { return it !== lost; }));
+    var got = run(again);
+    if (better(got, best) > 0) { best = got; order = again; }
   }
   out = best.out;
   var ordered = {};  // in the order given

@@ -82,6 +82,98 @@ CHECK = """() => {
 }"""
 
 
+#: Evaluated inside a collision frame's iframe: what a student reads of it. Every anchor (a diamond) and every name
+#: the step is about drawn with its label; a label off its node by more than the rule allows (half a label height past
+#: vis-network's own place below it) only at the end of a leader line; the legend's group swatches in colours some
+#: node is drawn in (fill or ring); the connected parts' boxes disjoint, and no two nodes of a side part overlapping.
+COLLISION = """() => {
+  const pos = network.getPositions(), placed = window.egxPlaced || {}, input = window.egxPlaceInput || [[]];
+  const must = window.egxMust || [], keep = window.egxKeep || [];
+  const named = (n) => n && typeof n.label === 'string' && n.label.trim();
+  const all = nodes.get(), byId = {};
+  all.forEach(function (n) { byId[n.id] = n; });
+  const anchorsBlank = all.filter(function (n) { return pos[n.id] && n.shape === 'diamond' && !named(n); })
+                          .map(function (n) { return n.egxLabel; });
+  const mustBlank = must.filter(function (id) { return pos[id] && !named(byId[id]); }).map(function (id) { return byId[id].egxLabel; });
+  const far = [];
+  (input[0] || []).forEach(function (it) {
+    const b = placed[it.id];
+    if (!b || b.lead) { return; }
+    const ex = Math.max(b.l - it.x, 0, it.x - b.r), ey = Math.max(b.t - it.y, 0, it.y - b.b);
+    if (Math.sqrt(ex * ex + ey * ey) - it.r > it.h / 2 + it.gap + 1) { far.push(byId[it.id].egxLabel); }
+  });
+  const hex = function (c) { const d = document.createElement('div'); d.style.color = c; document.body.appendChild(d);
+    const v = getComputedStyle(d).color; d.remove(); return v; };
+  const drawn = new Set();
+  all.forEach(function (n) {
+    const c = n.color;
+    if (typeof c === 'string') { drawn.add(hex(c)); }
+    else if (c) { if (c.background) { drawn.add(hex(c.background)); } if (c.border) { drawn.add(hex(c.border)); } }
+  });
+  const marks = ['several groups', 'ring: in the queue', 'settled now', 'CEG found now', 'not reached'];
+  const legendMissing = [];
+  document.querySelectorAll('.egx-legend .egx-item').forEach(function (item) {
+    const sw = item.querySelector('.egx-dot'), text = item.textContent.trim();
+    if (!sw || marks.indexOf(text) >= 0) { return; }
+    const c = getComputedStyle(sw).backgroundColor;
+    if (!drawn.has(c)) { legendMissing.push(text + ' ' + c); }
+  });
+  // the connected parts (by the drawn edges) and their boxes, markers included
+  const up = {};
+  const find = function (x) { while (up[x] !== undefined && up[x] !== x) { x = up[x]; } return x; };
+  Object.keys(pos).forEach(function (id) { up[id] = id; });
+  edges.get().forEach(function (e) { const a = find(String(e.from)), b = find(String(e.to)); if (a !== b) { up[a] = b; } });
+  const parts = {};
+  Object.keys(pos).forEach(function (id) { const r = find(id); (parts[r] = parts[r] || []).push(id); });
+  const list = Object.values(parts).sort(function (a, b) { return b.length - a.length; });
+  const rad = function (id) { const n = byId[Number(id)] || {}; return (n.size || 10) * (n.shape === 'diamond' ? 1.2 : 1); };
+  const boxes = list.map(function (ids) {
+    let l = Infinity, r = -Infinity, t = Infinity, b = -Infinity;
+    ids.forEach(function (id) { const p = pos[id], k = rad(id); l = Math.min(l, p.x - k); r = Math.max(r, p.x + k);
+      t = Math.min(t, p.y - k); b = Math.max(b, p.y + k); });
+    return {l: l, r: r, t: t, b: b, n: ids.length};
+  });
+  const meet = [];
+  for (let i = 0; i < boxes.length; i++) { for (let j = i + 1; j < boxes.length; j++) {
+    const a = boxes[i], b = boxes[j];
+    if (a.l < b.r && b.l < a.r && a.t < b.b && b.t < a.b) { meet.push([a.n, b.n]); } } }
+  const overlaps = [];
+  list.slice(1).forEach(function (ids) {
+    for (let i = 0; i < ids.length; i++) { for (let j = i + 1; j < ids.length; j++) {
+      const p = pos[ids[i]], q = pos[ids[j]];
+      if (Math.hypot(p.x - q.x, p.y - q.y) < rad(ids[i]) + rad(ids[j])) { overlaps.push([ids[i], ids[j]]); } } }
+  });
+  return {anchors_blank: anchorsBlank, must_blank: mustBlank, far_without_leader: far, legend_missing: legendMissing,
+          parts: boxes.length, parts_meeting: meet, side_overlaps: overlaps.length,
+          anchors: all.filter(function (n) { return pos[n.id] && n.shape === 'diamond'; }).length};
+}"""
+
+
+def _collision(page: Any, d: Drawings, name: str, question: str) -> dict[str, Any]:
+    """The question's first collision frame on the expansion page, checked like every drawing and by COLLISION."""
+    box = page.get_by_label("Question", exact=True)
+    box.fill(question)
+    box.press("Enter")
+    page.wait_for_timeout(1500)
+    page.get_by_role("button", name="Next collision").click()
+    page.wait_for_timeout(2500)
+    d.check(page, name)
+    frame = page.locator("iframe").first.element_handle().content_frame()
+    frame.wait_for_function("() => window.egxReady === true", timeout=30_000, polling=200)
+    got = frame.evaluate(COLLISION)
+    print(name, got)
+    return got
+
+
+def _assert_collision(got: dict[str, Any]) -> None:
+    assert not got["must_blank"], got  # every name the step is about: "Laurence Fishburne" had none
+    # every anchor named where the frame has room: at most one in ten left to the hover in the densest core
+    assert len(got["anchors_blank"]) <= 0.1 * got["anchors"], got
+    assert not got["far_without_leader"], got  # "Boyz n the Hood" floated above two diamonds with no line
+    assert not got["legend_missing"], got  # a yellow "The Matrix" swatch and no yellow node
+    assert not got["parts_meeting"] and not got["side_overlaps"], got  # Lothair's 40 grey nodes piled on an anchor
+
+
 class Drawings:
     """Checks and screenshots every visible drawing of a page; collects what is wrong."""
 
@@ -218,6 +310,11 @@ def test_every_drawing_fits_its_frame_with_the_legend_outside(tmp_path: Path) ->
             # the CEG's own names always; another name the step is about may go to the hover where no spot near its
             # node reads as its own (an audit read two stacked red names as one label, "The Matrix / Agent Smith")
             assert collision and collision[0]["red_labelled"] >= 2 and not collision[0]["red_blank"], collision
+            # every anchor named (a leader line where needed), the legend's colours drawn, the side parts apart: the
+            # Keanu and Lothair collisions of the tour (steps 2 and 10)
+            frame = page.locator("iframe").first.element_handle().content_frame()
+            _assert_collision(frame.evaluate(COLLISION))
+            _assert_collision(_collision(page, d, "lothair_collision", LOTHAIR))
             page.set_viewport_size({"width": 1440, "height": 1100})
 
             # FastInsight: the candidate subgraph lives in a tab, hidden when it is drawn
