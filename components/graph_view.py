@@ -715,6 +715,10 @@ _FIT_SCRIPT = """
                       Object.keys(pos).forEach(function (id) {
                         var n = nodes.get(Number(id)) || {}, q = pos[id], k = (n.size || 10) * 1.45 + 4;
                         take(q.x - k, q.x + k, q.y - k, q.y + k);
+                        // a node with no placed label: vis-network's own box (its blank label under it included), which
+                        // the checks of the drawing measure too
+                        var bb = placed[id] ? null : net.getBoundingBox(id);
+                        if (bb && isFinite(bb.left) && isFinite(bb.bottom)) { take(bb.left, bb.right, bb.top, bb.bottom); }
                       });
                       Object.keys(placed).forEach(function (id) { var p = placed[id]; take(p.l, p.r, p.t, p.b); });
                       var W = box.clientWidth, H = box.clientHeight, s0 = net.getScale();

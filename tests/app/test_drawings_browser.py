@@ -39,9 +39,13 @@ CHECK = """() => {
   for (const id in pos) {
     const c = network.canvasToDOM(pos[id]);
     if (!(c.x >= 0 && c.y >= 0 && c.x <= W && c.y <= H)) { outside.push(id); continue; }
-    const bb = network.getBoundingBox(id);
+    // the node and its label as drawn: a label moved beside its node is padded with spaces on the side towards it,
+    // which vis-network's box counts on both sides; the placement's own box is the one seen
+    const q = (window.egxPlaced || {})[id], nd = nodes.get(Number(id)) || {}, k = (nd.size || 10) * 1.45, p0 = pos[id];
+    const bb = q ? {left: Math.min(p0.x - k, q.l), right: Math.max(p0.x + k, q.r), top: Math.min(p0.y - k, q.t),
+                    bottom: Math.max(p0.y + k, q.b)} : network.getBoundingBox(id);
     const a = network.canvasToDOM({x: bb.left, y: bb.top}), b = network.canvasToDOM({x: bb.right, y: bb.bottom});
-    if (a.x < -tol || a.y < -tol || b.x > W + tol || b.y > H + tol) { clipped.push(id); }
+    if (a.x < -tol || a.y < -tol || b.x > W + tol || b.y > H + tol) { clipped.push(id + ' ' + (nodes.get(Number(id)) || {}).egxLabel + ' ' + [a.x, a.y, b.x, b.y].map(Math.round)); }
   }
   const r = box.getBoundingClientRect();
   let overlap = false;
@@ -219,7 +223,7 @@ class Drawings:
                 self.problems.append(f"{label}: {len(got['outside'])} of {got['nodes']} nodes outside the "
                                      f"{got['width']}×{got['height']} canvas")
             if got["clipped"]:
-                self.problems.append(f"{label}: {len(got['clipped'])} nodes cut by the canvas edge")
+                self.problems.append(f"{label}: {len(got['clipped'])} nodes cut by the canvas edge: {got['clipped'][:5]}")
             if got["legend_overlaps_canvas"]:
                 self.problems.append(f"{label}: the legend covers the canvas")
             if got["covering"]:
