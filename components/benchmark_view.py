@@ -487,8 +487,8 @@ def load_panel(act: Active | None = None) -> None:
         runs = sorted(runs, key=lambda r: made_on.get(r) != here)  # stable: newest first within each part
         pick = st.selectbox("Run", runs, key=S.BENCH_LOAD_PICK,
                             format_func=lambda r: f"{r} · {made_on[r]}" if made_on.get(r) else r,
-                            help="The finished runs, this workspace's first, each part newest first, each with the "
-                                 "workspace it was made on.")
+                            help="The finished runs, newest first — this workspace's before the others' — each with "
+                                 "the workspace it was made on.")
         if st.button("Load", key=S.BENCH_LOAD, icon=":material/folder_open:"):
             st.session_state[S.BENCH_LOADED] = pick
 

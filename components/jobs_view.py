@@ -394,10 +394,8 @@ def _banner_jobs() -> list[Job]:
     """The jobs the banner names: this session's running ones — during the guided demo without the server's own
     preparations of other workspaces (the MuSiQue sample builds while the tour shows the demo: an audit found its line
     on top of the first two steps for 40 s on a projector; the sidebar's **Background jobs** still lists it)."""
-    from components import tour
-
     running = my_running()
-    if tour.current() is None:
+    if st.session_state.get(S.TOUR) is None:  # the tour's own state (components.tour.current; no import: a cycle)
         return running
     active = st.session_state.get(S.ACTIVE)
     here = str(active.info.path) if active is not None else ""

@@ -111,8 +111,8 @@ STEPS: tuple[TourStep, ...] = (
              "weights fail the check (the line beside them says which) — against the paper's expectation: the core "
              "subject highest, the relations next, the modifiers lowest. Each group keeps its colour on the following "
              "pages. The lines with a timer give each stage's time with the real model beside this replay's.",
-             brief="**Next stage** through the six stages: the inferred keywords, whether “movie” was rewritten (and why not), and at stage 6 "
-                   "the weights — the model's, or the rule's if the model's fail the check — against §3.2: subject "
+             brief="**Next stage** through the six stages: the inferred keywords, whether “movie” was rewritten, and at "
+                   "stage 6 the weights (the model's, or the rule's if those fail the check) against §3.2: subject "
                    "highest, modifiers lowest."),
     TourStep("pages/bubble_expansion.py", KEANU, "§3.3, Algorithm 1",
              "From every anchor a bubble grows over the localized graph G′ — a multi-source Dijkstra whose cost "
