@@ -132,22 +132,23 @@ _PLACED = re.compile(r"\b(?:born|died|lived|raised|settled|moved|located|based|s
 _NAME_LABELS = ("ORG", "PRODUCT", "LOC", "GPE", "FAC", "WORK_OF_ART", "NORP", "EVENT")
 
 
-def typed_mentions(sentence: str, kind: str, *, names: bool = False) -> list[str]:
+def typed_mentions(sentence: str, kind: str, *, names: bool = False, recipients: bool = False) -> list[str]:
     """The mentions of answer type ``kind`` in ``sentence`` (see the module docstring, rule 4). ``names``: a name
     spaCy tagged otherwise counts as a person where :func:`named_person` says so (the extractive answer; BubbleRAG's
     sufficiency check keeps spaCy's tags alone, since what it accepts decides LLM-mode expansions that recorded runs
-    replay)."""
-    return list(_typed_mentions(sentence, kind, names))
+    replay). ``recipients``: also a name a verb of handing over gives something to ("sold it to the Corven Instrument
+    Company"), which answers "whom" but is no person a later "he"/"she" may stand for."""
+    return list(_typed_mentions(sentence, kind, names, recipients))
 
 
 @lru_cache(maxsize=8192)
-def _typed_mentions(sentence: str, kind: str, names: bool = False) -> tuple[str, ...]:
+def _typed_mentions(sentence: str, kind: str, names: bool = False, recipients: bool = False) -> tuple[str, ...]:
     """:func:`typed_mentions`, kept per sentence: a GRanker slider step re-answers from mostly the same
     top passages, and spaCy takes ~6 ms a sentence."""
-    return tuple(_find_mentions(sentence, kind, names))
+    return tuple(_find_mentions(sentence, kind, names, recipients))
 
 
-def _find_mentions(sentence: str, kind: str, names: bool = False) -> list[str]:
+def _find_mentions(sentence: str, kind: str, names: bool = False, recipients: bool = False) -> list[str]:
     if kind == "date":
         return [m.group(0) for m in _DATE.finditer(sentence)]
     if kind == "number":
@@ -174,6 +175,8 @@ def _find_mentions(sentence: str, kind: str, names: bool = False) -> list[str]:
                 # the agent of a passive verb answers "who …?" whatever spaCy tags it: "directed by the Wachowskis"
                 # (an audit's "Who directed The Matrix?" got the cast sentence, the Wachowskis being no PERSON)
                 found += [a for a in _AGENT.findall(sentence) if not any(a in f or f in a for f in found)]
+                if not recipients:
+                    return found
                 return found + [a for a in _RECIPIENT.findall(sentence) if not any(a in f or f in a for f in found)]
             found = [e.text for e in ents if e.label_ in SPACY_LABELS[kind] and not named_person(e.text)]
             # where a verb of place puts a name: "He was born in Odeby", which the small model tags no place (an audit's
@@ -190,8 +193,9 @@ def _find_mentions(sentence: str, kind: str, names: bool = False) -> list[str]:
     return []
 
 
-def new_mentions(sentence: str, kind: str, query: str, *, names: bool = False) -> list[str]:
+def new_mentions(sentence: str, kind: str, query: str, *, names: bool = False, recipients: bool = False) -> list[str]:
     """Typed mentions of ``sentence`` that the question does not already name (``names``: see
     :func:`typed_mentions`)."""
     q = normalize_name(query)
-    return [m for m in typed_mentions(sentence, kind, names=names) if normalize_name(m) and normalize_name(m) not in q]
+    return [m for m in typed_mentions(sentence, kind, names=names, recipients=recipients)
+            if normalize_name(m) and normalize_name(m) not in q]

@@ -79,9 +79,10 @@ from core.text import named_person, normalize_name, split_sentences
 _DESCRIPTION = re.compile(r"^(?:The|This|These|That)\s+[a-z]")
 
 
-#: A sentence's subject pronoun, leading or after a short opening phrase ("In 1899 she sold it to …", "After the war he
-#: …"): what :func:`readings` and :func:`bracketed` read it as. Group ``p`` is the pronoun.
-_LEAD = re.compile(r"^(?:(?:In|On|By|After|Before|During|From|Until|At|Later|Then|Soon|Eventually)\b[^,.;]{0,30}?,?\s+)?"
+#: A sentence's subject pronoun, leading or after a short opening phrase that names no one ("In 1899 she sold it to …",
+#: "After the war he …"; not "After Clara Ormond died in 1912, her nephew …", whose "her" is hers): what
+#: :func:`readings` and :func:`bracketed` read it as. Group ``p`` is the pronoun.
+_LEAD = re.compile(r"^(?:(?:In|On|By|After|Before|During|From|Until|At|Later|Then|Soon|Eventually)\b[^,.;A-Z]{0,30}?,?\s+)?"
                    r"(?P<p>(?<=\s)(?:he|she|it|they|his|her|its|their)\b|(?:He|She|It|They|His|Her|Its|Their)\b)")
 
 
@@ -259,7 +260,7 @@ def _typed(sentence: str, resolved: str, title: str, atype: str, query: str) -> 
     person and outranked "It was designed by the engineer Sofia Marrow" for "Who designed …?" (an audit)."""
     if not atype:
         return ()
-    found = new_mentions(resolved, atype, query, names=True)
+    found = new_mentions(resolved, atype, query, names=True, recipients=True)
     m = _pronoun(sentence)
     if title and ((atype == "person" and m and m.group("p").lower() in ("it", "its"))
                   or (m is None and resolved != sentence)):  # the title put before a description: not the sentence's
@@ -383,9 +384,10 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
         flat_scores = np.where(hop_rows, reread, np.maximum(flat_scores, reread))
     # a bridge entity is the re-read question's subject, not its answer: "It was founded … by the clockmaker Anselm
     # Tessely" names no new person for "Who taught the founder of Tessely Clockworks?" once the founder is known
-    # … unless the re-read question asks for it: "Who was the husband of the artist Mina Roe?" → "Who was Jonas Weald?"
-    typed_query = " ".join([query, *(f"({name})" for q, name in bridges
-                                     if not re.fullmatch(rf"(?:Who|What)\s+(?:was|is)\s+{re.escape(name)}\s*\?", q.strip()))])
+    # … unless the re-read question asks for it: "Who was the husband of the artist Mina Roe?" → "Who was Jonas Weald?",
+    # "Who was the head brewer who trained Owen Crake?" → "Who was the brewer Agnes Tilney?"
+    typed_query = " ".join([query, *(f"({name})" for q, name in bridges if not re.fullmatch(
+        rf"(?:Who|What)\s+(?:was|is)\s+(?:the\s+(?:[a-z\-]+\s+){{1,2}})?{re.escape(name)}\s*\?", q.strip()))])
     cands = []
     at = 0
     for s, read, cid, title, name in rows:

@@ -615,6 +615,12 @@ def test_its_founder_a_marriage_from_either_side_and_a_description_to_the_questi
     backends = Backends(HashingEmbedder(), get_llm("none"), get_reranker("ms-marco-minilm"))
     pick = pick_sentence(q, passages, backends)
     assert "Abel Stroud" in pick.text, pick.candidates[:3]
+    # the same with the description's noun kept: "Who was the head printer who trained Ilse Marr?" → "Who was the
+    # printer Abel Stroud?" (an audit's Ask answered it with a sentence naming no one)
+    trained = [("p#0", "Quill Press", "The Quill Press was a print shop in Lowmarsh. The head printer Abel Stroud trained "
+                "Ilse Marr in 1870."), ("p#1", "Quill Press", "The foreman Jonas Weald printed seed catalogues for the shop.")]
+    pick = pick_sentence("Who was the head printer who trained Ilse Marr?", trained, backends)
+    assert pick.bridges and "Abel Stroud" in pick.text, (pick.bridges, pick.candidates[:3])
 
 
 def test_a_pronoun_after_an_opening_phrase_and_a_buyer_answer_to_whom():
@@ -625,13 +631,21 @@ def test_a_pronoun_after_an_opening_phrase_and_a_buyer_answer_to_whom():
     from core.methods.answer_types import typed_mentions
     from core.methods.extractive import bracketed, pick_sentence, readings
 
-    assert typed_mentions("In 1899 she sold it to the Quill Seed Company.", "person", names=True) == ["Quill Seed Company"]
-    assert typed_mentions("Her shop was sold to her nephew Abel Stroud.", "person", names=True) == ["Abel Stroud"]
+    assert typed_mentions("In 1899 she sold it to the Quill Seed Company.", "person", names=True, recipients=True) == \
+        ["Quill Seed Company"]
+    assert typed_mentions("In 1899 she sold it to the Quill Seed Company.", "person", names=True) == []  # no "she" for later
+    assert typed_mentions("Her shop was sold to her nephew Abel Stroud.", "person", names=True, recipients=True) == ["Abel Stroud"]
     sents = ["The mill passed to his daughter Ilse Marr.", "In 1899 she sold it to the Quill Seed Company."]
     assert readings(sents, "Tarrow Mill")[1] == ("In 1899 Tarrow Mill sold it to the Quill Seed Company.",
                                                  "In 1899 Ilse Marr sold it to the Quill Seed Company.")
     assert bracketed(sents[1], "Ilse Marr") == "In 1899 she [Ilse Marr] sold it to the Quill Seed Company."
     assert bracketed("Inside she kept a ledger.", "Ilse Marr") == "Inside she kept a ledger."  # no opening phrase
+    # an opening phrase that names someone: her "her" is hers, no bracket (an audit read "her [the Calder Brewery's]
+    # nephew Silas Ormond", the brewery named by "sold … to" before it)
+    died = "After Ada Penn died in 1912, her nephew Abel Stroud ran the company."
+    assert bracketed(died, "Ilse Marr") == died
+    brew = ["In 1903 the company sold its brewhouse to the Calder Brewery.", died]
+    assert readings(brew, "Quill Ale Company")[1] == (died,)
     passages = [("m#3", "Tarrow Mill", "After Odo Penn's death the mill passed to his daughter Ilse Marr. She ran it "
                  "for thirty years. In 1899 she sold it to the Quill Seed Company."),
                 ("m#0", "Tarrow Mill", "The Tarrow Mill was a water mill. It was founded in 1821 by the miller Odo Penn.")]
