@@ -3,6 +3,7 @@ sidebar's record as arguments; pages/bubble_anchors.py composes them."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -164,9 +165,13 @@ def weights_line(groups: AnchorGroups) -> str:
     if groups.source == "llm" and not groups.weights_check:
         who = "**Weights: the LLM's own judgement.**"
     elif groups.source == "llm":
-        # "(0.2)" beside 7 groups read as a wrong 1/7 to an audit: the figures are the reply's, unnormalized
-        who = (f"**Weights: rule-based fallback** — the LLM's weights failed the check "
-               f"({md_escape(groups.weights_check)}; figures as the reply wrote them), so `none`-mode weights.")
+        # "(0.2)" beside 7 groups read as a wrong 1/7 to two audits: the figure is the reply's, before normalizing
+        n = len(groups.groups)
+        same = re.match(r"every group has the same weight \(([\d.]+)\)", groups.weights_check)
+        why = (f"the reply gave all {n} groups the same weight — {same.group(1)} each as written, 1/{n} ≈ {1 / n:.2f} "
+               "once normalized: no group was judged more central" if same and n else
+               f"{groups.weights_check}; figures as the reply wrote them")
+        who = f"**Weights: rule-based fallback** — the LLM's weights failed the check ({md_escape(why)}), so `none`-mode weights."
     else:
         who = "**Weights: rule-based** — no LLM grouping here (no LLM, or its reply failed the check): the `none`-mode weights."
     return f"{who} {PAPER_WEIGHTS}"

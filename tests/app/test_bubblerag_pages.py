@@ -129,7 +129,14 @@ def test_the_weights_line_says_whose_weights_are_shown() -> None:
     assert failed.startswith("Weights: rule-based fallback — the LLM's weights failed the check (every group has "
                              "the same weight (0.2)"), failed
     assert "none-mode weights" in failed.replace("`", "")
-    assert "figures as the reply wrote them" in failed  # "(0.2)" beside 7 groups read as a wrong 1/7  # "0.2" beside 7 groups read as a wrong 1/7
+    assert "figures as the reply wrote them" in failed  # no groups given: the check's own words
+    # "(0.2)" beside 7 groups read as a wrong 1/7 to two audits: the line does the arithmetic
+    from core.methods.bubblerag.grouping import AnchorGroup
+
+    seven = tuple(AnchorGroup(i, f"g{i}", 1 / 7, ()) for i in range(7))
+    said = plain(weights_line(AnchorGroups(seven, "llm", weights_check="every group has the same weight (0.2): no "
+                                                                       "group was judged more central")))
+    assert "the reply gave all 7 groups the same weight — 0.2 each as written, 1/7 ≈ 0.14 once normalized" in said, said
     # beside rule weights, what the rule cannot do against §3.2 (a relation weighted like the modifiers looked a bug),
     # folded under the line (six lines of it were too much for a projector)
     from components.bubblerag.anchors import weights_detail

@@ -74,7 +74,7 @@ def specialization_problem(keyword: str, specialized: str, query: str) -> str:
     >>> specialization_problem("mother", "Ermengarde of Tours", q)
     "it drops the keyword 'mother' (a guessed entity is no constraint: a rewrite keeps the keyword and binds it to what the question names)"
     >>> specialization_problem("mother", "Lothair I's mother", q)
-    'it names I, which the question does not'
+    'it names “Lothair I”, which the question does not'
     """
     kw, sp = _content(keyword), _content(specialized)
     if not kw <= sp:
@@ -83,7 +83,11 @@ def specialization_problem(keyword: str, specialized: str, query: str) -> str:
     q = _content(query)
     invented = [w for low, w in _capitalised(specialized).items() if low not in q and low not in kw]
     if invented:
-        return f"it names {' '.join(invented)}, which the question does not"
+        # the whole name the new word is part of: "it names I" read as nonsense to an audit ("Lothair I")
+        names = [n.removesuffix("'s").removesuffix("’s") for n in
+                 re.findall(r"[A-Z][\w'’\-]*(?:\s+(?:of\s+)?[A-Z][\w'’\-]*)*", specialized)]
+        named = [n for n in names if any(w in n.split() for w in invented)] or invented
+        return f"it names {', '.join(f'“{n}”' for n in dict.fromkeys(named))}, which the question does not"
     bound = sp - kw
     if not bound & q:
         return f"it binds {keyword!r} to nothing the question names"

@@ -112,7 +112,7 @@ def test_specialization_llm_rewrites_only_known_keywords():
 
 @pytest.mark.parametrize(("rewrite", "check"), [
     ("Oskel Optics", "it drops the keyword 'maker'"),  # the guessed answer, not a constraint (Example 4's point)
-    ("Leica's maker", "it names Leica, which the question does not"),  # a name the question does not write
+    ("Leica's maker", "it names “Leica”, which the question does not"),  # a name the question does not write
     ("camera maker", ""),  # bound to the question's own word: kept
 ])
 def test_a_specialization_that_guesses_or_invents_is_dropped_and_named(rewrite, check):
