@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -55,3 +56,11 @@ def tiny_bert_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tok.save_pretrained(d)
     model.save_pretrained(d)
     return d
+
+
+@pytest.fixture(scope="module")
+def ex() -> Any:
+    """The spaCy extractor, one process (a test module may define its own ``ex``); imported here, when used."""
+    from core.backends.spacy_extractor import SpacyExtractor
+
+    return SpacyExtractor(n_process=1)

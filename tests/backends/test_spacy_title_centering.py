@@ -6,21 +6,7 @@ noun phrase gives nothing "to" anyone; an "it" inside a sentence whose first "it
 
 from __future__ import annotations
 
-import pytest
-
-from core.backends.spacy_extractor import SpacyExtractor
-from core.graph.builder import extract_triples
-from core.graph.model import Chunk
-
-
-@pytest.fixture(scope="module")
-def ex() -> SpacyExtractor:
-    return SpacyExtractor(n_process=1)
-
-
-def triples(ex: SpacyExtractor, title: str, text: str) -> set[tuple[str, str, str]]:
-    res = extract_triples([Chunk("p", title, text)], ex, cache_dir=None)
-    return {(t.head, t.relation, t.tail) for t in res.triples.get("p", [])}
+from tests.backends.spacy_case import triples  # the extractor fixture ``ex`` is spacy_case's, via conftest
 
 
 def test_he_after_the_title_by_its_surname_is_the_title(ex):
