@@ -401,6 +401,10 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
     note = ""
     if atype and not ranked[0].typed and not atype.startswith("named:"):  # "the position X" is rarely written so
         note = f"no sentence of the top passages names {answer_type_phrase(atype)} that the question does not name"
+    if any(r in hops for r in rows[order[0]][1]):  # the first hop won: say that no passage handed answers the second
+        asked = next((q for q, name, said, _ in clauses if said in rows[order[0]][1]), "")
+        note = (f"this sentence only resolves what the question describes; no passage the answer was handed says "
+                f"{'what “' + asked + '” asks' if asked else 'what the re-read question asks'}" + (f"; {note}" if note else ""))
     # every passage the answer was handed, not only the top ones: BubbleRAG hands 13 whose order is not the ranking's,
     # and an audit read "names “Clara Dunmore”, which none of the retrieved passages mentions" beside two that did
     absent = absent_names(query, [f"{title} {text}" for _, title, text in passages])

@@ -652,3 +652,23 @@ def test_a_pronoun_after_an_opening_phrase_and_a_buyer_answer_to_whom():
     backends = Backends(HashingEmbedder(), get_llm("none"), get_reranker("ms-marco-minilm"))
     pick = pick_sentence("To whom did Ilse Marr sell the mill?", passages, backends)
     assert pick.text == "In 1899 she [Ilse Marr] sold it to the Quill Seed Company.", pick.candidates[:3]
+
+
+def test_a_first_hop_answer_says_that_no_passage_handed_answers_the_second():
+    """An audit's "In what year was the company that bought the Calder Brewery sold?" quoted the purchase in every
+    5-passage method, the sale's passage not retrieved: the bridge was found, and the answer now says that its sentence
+    only resolves the description and which re-read question no passage answered."""
+    from core.backends.embedders import HashingEmbedder
+    from core.methods.extractive import pick_sentence
+
+    passages = [("m#5", "Tarrow Mill", "In 1911 the Tarrow Mill was sold to the Quill Seed Company. The buyer kept the "
+                 "Tarrow name."), ("m#0", "Tarrow Mill", "The Tarrow Mill was a water mill on the Corran.")]
+    backends = Backends(HashingEmbedder(), get_llm("none"), get_reranker("ms-marco-minilm"))
+    pick = pick_sentence("In what year was the company that bought the Tarrow Mill sold?", passages, backends)
+    assert pick.text.startswith("In 1911 the Tarrow Mill was sold"), pick.candidates[:2]
+    assert "only resolves what the question describes" in pick.note, pick.note
+    assert "“In what year was the Quill Seed Company sold?”" in pick.note, pick.note
+    # with the answer's passage handed too, no such note
+    passages.append(("q#4", "Quill Seed Company", "In 1934 the Quill Seed Company was sold to the Fenby Trust."))
+    pick = pick_sentence("In what year was the company that bought the Tarrow Mill sold?", passages, backends)
+    assert "1934" in pick.text and "only resolves" not in pick.note, (pick.text, pick.note)
