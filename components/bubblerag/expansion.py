@@ -75,7 +75,7 @@ def top_ceg_nodes(result: Any, replay: Any, step: int) -> list[int]:
     return [v for v in dict.fromkeys([top.meeting, *sorted(top.nodes)]) if v >= 0]
 
 
-MIXED_ONLY = "mixed only"  #: the legend's words for a group whose colour no node shows on its own at a frame
+MIXED_ONLY = "in a mix only"  #: the legend's words for a group whose colour no node shows on its own at a frame
 
 
 def group_items(result: Any, drawn: set[str] | None = None, fills: dict[int, str] | None = None,
@@ -93,7 +93,7 @@ def group_items(result: Any, drawn: set[str] | None = None, fills: dict[int, str
         mix = next((c for v, c in sorted((fills or {}).items())
                     if grp.gid in (terminals or {}).get(v, ()) and c not in ("#ffffff", colors.UNVISITED)), None)
         if mix is not None:
-            out.append(graph_view.LegendItem(f"{name}: {MIXED_ONLY}", mix))
+            out.append(graph_view.LegendItem(f"{name} ({MIXED_ONLY})", mix))
     return tuple(out)
 
 

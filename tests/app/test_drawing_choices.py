@@ -238,7 +238,7 @@ def test_the_replay_legend_names_only_the_group_colours_a_frame_draws() -> None:
                                      terminals={1: [0], 2: [1, 0], 3: [2]})
     rows = {item.label: item.color for item in legend}
     assert rows["Keanu"] == blue
-    assert "The Matrix" not in rows and rows[f"The Matrix: {expansion.MIXED_ONLY}"] == mix
+    assert "The Matrix" not in rows and rows[f"The Matrix ({expansion.MIXED_ONLY})"] == mix
     assert not [label for label in rows if label.startswith("x")]  # its anchor is drawn white (in the queue) only
     assert {item.color for item in legend[:2]} <= {blue, mix}  # each group swatch a colour the frame draws
     assert [item.label for item in expansion.replay_legend(result)][:3] == ["Keanu", "The Matrix", "x"]  # no frame
