@@ -63,6 +63,11 @@ KEEP_FINISHED = 32
 ETA_MIN_SECONDS = 2.0
 ETA_MIN_FRACTION = 0.01
 ETA_MIN_MOVES = 2
+#: A move that comes after a pause this many times longer than all the progress measured before it restarts the
+#: rate after it: a build's bar jumps over its read-inputs share in a blink, then its first extraction batch loads
+#: the spaCy model (seconds), and a rate over both read "about 3 min left" for a build that ended in 12 s (an audit:
+#: 15-20x too high). Steady work never trips it (the k-th pause is ~1/k of what was measured before it).
+ETA_STALL_FACTOR = 10.0
 
 #: Seconds an exiting process waits for its cancelled jobs to end (a worker is killed within its poll, 0.1 s;
 #: a method run stops at its next progress report or LLM poll).
@@ -156,6 +161,7 @@ class Job:
         self._finished: float | None = None
         self._rate_from: tuple[float, float] | None = None  # (time, fraction) of the first measured report
         self._moves = 0  # times the fraction moved since then
+        self._last_move: float | None = None  # when the fraction last moved
         self._result: Any = None
         self._error = ""
         self._exc: BaseException | None = None
@@ -211,6 +217,11 @@ class Job:
                 f = min(max(float(fraction), 0.0), 1.0)
                 if self._fraction is not None and f > self._fraction:
                     self._moves += 1
+                    if (self._rate_from is not None and self._last_move is not None
+                            and self._last_move > self._rate_from[0]
+                            and now - self._last_move > ETA_STALL_FACTOR * (self._last_move - self._rate_from[0])):
+                        self._rate_from = None  # a pause that dwarfs what came before it: measure from here
+                    self._last_move = now
                 self._fraction = max(f, self._fraction or 0.0)  # never backwards
                 if self._rate_from is None or self._fraction == self._rate_from[1]:
                     self._moves = 0

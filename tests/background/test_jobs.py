@@ -155,6 +155,33 @@ def test_eta_from_measured_rate_with_a_fake_clock() -> None:
     assert job.status().fraction == pytest.approx(0.30)
 
 
+def test_eta_restarts_after_a_pause_that_dwarfs_the_progress_before_it() -> None:
+    """A build's bar jumps over its read-inputs share at once, then its first batch loads a model: the rate
+    is measured after that pause, not over it."""
+    now = [0.0]
+    job = Job("k", "Build", lambda j: None, clock=lambda: now[0])
+    job.report("reading", 0.0)
+    now[0] += 0.05
+    job.report("extracting", 0.03)  # the read-inputs share, in a blink
+    now[0] += 6.0  # the model loads inside the first batch
+    job.report(fraction=0.05)
+    for _ in range(4):  # then 1 s a batch, 0.02 each: 0.87 left at 0.02/s ≈ 43.5 s
+        now[0] += 1.0
+        job.report(fraction=job.status().fraction + 0.02)
+    assert job.status().eta == pytest.approx((1 - 0.13) / 0.02)
+    # over the pause the same reports would have said (6 + 4 + 0.05) s for 0.13: ≈ 67 s left
+
+
+def test_eta_keeps_its_rate_through_ordinary_slower_steps() -> None:
+    now = [0.0]
+    job = Job("k", "Ask", lambda j: None, clock=lambda: now[0])
+    job.report("start", 0.0)
+    for step in (2.0, 2.0, 5.0, 2.0):  # one slower step is no pause that restarts the measurement
+        now[0] += step
+        job.report(fraction=job.status().fraction + 0.1)
+    assert job.status().eta == pytest.approx(11.0 * 0.6 / 0.4)
+
+
 def test_finished_jobs_are_pruned_running_ones_kept() -> None:
     jobs = JobManager(keep_finished=2)
     gate = threading.Event()
