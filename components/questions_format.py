@@ -37,8 +37,11 @@ them is refused when the file is dropped.
 | `ground_truth`: `["title", …]` | every passage whose title is `title` |
 | `paragraphs`: `[{"title": …, "paragraph_text": …, "is_supporting": true}, …]` | each supporting paragraph, matched by its title **and** its text (`text` works too) to a passage with both the same, else to the passages it was split into or the passage it was packed in |
 
-Optional: `answer` (a string, or a list: the answer, then other accepted answers), `answer_aliases`, and `id`
-(or `_id`; else the record's number).
+Optional: `answer`, `answer_aliases` (or `aliases`), and `id` (or `_id`; else the record's number). A string
+`answer` is **one** answer, and `answer_aliases` its other forms (`"answer": "New York City", "answer_aliases":
+["NYC"]`): the papers' answer-set metrics count the two as one gold answer. A list `answer` is an **answer set**
+(`"answer": ["Oslo", "Bergen"]`, every item a separate gold answer, as ERQA and KGQA list them): Recall, F1 and
+Micro-F1 ask for every item. EM and F1 take the best of every accepted string either way.
 
 **How a gold title finds its passage.** It must equal the passage's title exactly — case and punctuation
 count; only runs of spaces and line breaks are treated as one space. A passage's title is:

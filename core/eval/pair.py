@@ -73,7 +73,7 @@ def evaluate_result(result: MethodResult, workspace: Workspace, gold: Gold, *, c
     if result.trace.replay:  # the recorded LLM: whether this record is the recorded run (core.pinning)
         rec["replay"] = result.trace.replay
     if gold.answers:
-        sc = answer_set_scores(result.answer, gold.answers)
+        sc = answer_set_scores(result.answer, gold.answer_groups or gold.answers)
         rec["paper"] = {"precision": sc.precision, "recall": sc.recall, "f1": sc.f1, "hit": sc.hit, "hit1": sc.hit1,
                         "matched": sc.matched, "predicted": sc.predicted, "gold": sc.gold}
     return to_jsonable(rec), diag

@@ -14,9 +14,9 @@ Set metrics (no LLM needed; computed from every benchmark record with gold answe
 
 Matching is containment, so an answer that is a whole sentence (an extractive answer, no LLM) scores
 Precision 1 whenever it contains the gold answer: compare such runs by Hit, not by Precision/F1.
-Every gold string counts as one gold answer: exact for answer-set datasets (ERQA lists every valid
-answer), but a dataset's *aliases* of one answer (MuSiQue) lower Recall — compare methods on one
-dataset, not these figures with the papers'.
+A gold answer may come with *aliases* (MuSiQue's ``answer_aliases``: other forms of one answer): the answer and
+its aliases are one gold answer, matched when any of them occurs. An *answer set* (a questions file's ``answer``
+list: ERQA, KGQA) holds one gold answer per item (:func:`core.index.questions.parse_questions`).
 
 LLM-judged metrics, only with a judge LLM chosen for the run (``egx bench --judge-llm NAME``, a choice on
 the Benchmark page; :mod:`core.eval.judge_choice`). The judge is a separate LLM from the generator, as in the
@@ -85,7 +85,7 @@ class AnswerSetScores:
     gold: int
 
 
-def answer_set_scores(prediction: str, golds: Sequence[str]) -> AnswerSetScores:
+def answer_set_scores(prediction: str, golds: Sequence[str | Sequence[str]]) -> AnswerSetScores:
     """Precision, Recall, F1, Hit and Hit@1 of ``prediction`` against the gold answers (SG-RAG §5, ReG §5).
 
     Parameters
@@ -93,7 +93,8 @@ def answer_set_scores(prediction: str, golds: Sequence[str]) -> AnswerSetScores:
     prediction
         The method's answer text.
     golds
-        The gold answers (each one string; duplicates after normalisation count once).
+        The gold answers: each a string, or a group of strings that are one answer (the answer and its
+        aliases), matched when any of them occurs. Duplicates after normalisation count once.
 
     Returns
     -------
@@ -110,19 +111,30 @@ def answer_set_scores(prediction: str, golds: Sequence[str]) -> AnswerSetScores:
     >>> s = answer_set_scores("Brevik\\nPellam\\nOslo", ["Pellam", "Brevik", "Varn"])
     >>> round(s.precision, 3), round(s.recall, 3), s.hit, s.hit1
     (0.667, 0.667, 1.0, 1.0)
+    >>> answer_set_scores("New York", [("New York City", "New York", "NYC")]).recall  # one answer, an alias matched
+    1.0
     """
-    gold = list(dict.fromkeys(normalize_answer(g) for g in golds if normalize_answer(g)))
+    groups: dict[tuple[str, ...], None] = {}
+    for g in golds:
+        forms = tuple(dict.fromkeys(n for n in map(normalize_answer, [g] if isinstance(g, str) else g) if n))
+        if forms:
+            groups.setdefault(forms)
+    gold = list(groups)
     if not gold:
         raise ValueError("answer_set_scores needs at least one gold answer; got none.")
     items = answer_items(prediction)
     if not items:
         return AnswerSetScores(0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, len(gold))
     joined = " ".join(items)
-    matched = sum(1 for g in gold if _contains(joined, g))
+
+    def found(text: str, forms: tuple[str, ...]) -> bool:
+        return any(_contains(text, f) for f in forms)
+
+    matched = sum(1 for g in gold if found(joined, g))
     p, r = matched / len(items), matched / len(gold)
     f1 = 2 * p * r / (p + r) if p + r else 0.0
-    hit = float(any(_contains(prediction, g) for g in gold))
-    hit1 = float(any(_contains(items[0], g) for g in gold))
+    hit = float(any(found(prediction, g) for g in gold))
+    hit1 = float(any(found(items[0], g) for g in gold))
     return AnswerSetScores(min(p, 1.0), r, min(f1, 1.0), hit, hit1, matched, len(items), len(gold))
 
 

@@ -13,8 +13,11 @@ Two HippoRAG-style formats are read:
   relevant) plus a queries JSONL (``{"_id", "text"}``), see :func:`load_beir`; a corpus id is
   matched to a chunk id, else to a chunk title.
 
-Answers are optional everywhere (``answer`` may be a string or a list whose first item is the
-answer and the rest aliases; MuSiQue's ``answer_aliases`` are read too).
+Answers are optional everywhere. ``answer`` may be a string, one answer, whose other accepted forms are
+``answer_aliases`` (MuSiQue) or ``aliases``; or a list, an **answer set** (ERQA, KGQA), every item a separate
+gold answer of the question. The difference counts for the papers' answer-set metrics (SG-RAG §5, ReG §5.1):
+an alias is matched with its answer as one gold answer, an item of a set on its own
+(:attr:`Question.answer_groups`); EM / F1 take the best of every accepted string either way.
 
 Gold evidence that matches no chunk is kept in :attr:`Question.unmatched` (and never silently
 counted as retrieved or missed).
@@ -51,6 +54,9 @@ class Question:
     #: the chunk ids of each of :attr:`whole_titles` that is several chunks: one gold document, found when one of
     #: them is (:meth:`core.methods.base.Gold.narrowed`)
     gold_groups: tuple[tuple[str, ...], ...] = ()
+    #: the gold answers as the answer-set metrics count them: one group per answer, its aliases with it
+    #: (empty: every string of :attr:`answer` and :attr:`aliases` is an answer of its own, as before)
+    answer_groups: tuple[tuple[str, ...], ...] = ()
 
 
 #: what a question record holds, in an error's "Expected …": the question and one of the three gold forms
@@ -72,6 +78,18 @@ def _aliases(rec: dict[str, Any]) -> tuple[str, ...]:
     if isinstance(extra, list):
         out += [str(x) for x in extra]
     return tuple(dict.fromkeys(x for x in out if x and x != _answer(rec)))
+
+
+def _answer_groups(rec: dict[str, Any]) -> tuple[tuple[str, ...], ...]:
+    """One group per gold answer: a string ``answer`` with its aliases, or each item of an ``answer`` list (the
+    aliases, if any, with its first item)."""
+    a = rec.get("answer", "")
+    items = [str(x) for x in a if x not in (None, "")] if isinstance(a, list) else ([str(a)] if a else [])
+    if not items:
+        return ()
+    extra = rec.get("answer_aliases") or rec.get("aliases") or []
+    first = tuple(dict.fromkeys([items[0], *(str(x) for x in extra if x)])) if isinstance(extra, list) else (items[0],)
+    return (first, *((x,) for x in dict.fromkeys(items[1:]) if x not in first))
 
 
 def parse_questions(data: Any, graph: KnowledgeGraph | ChunkTable, *, source: str = "questions.json") -> list[Question]:
@@ -146,7 +164,8 @@ def parse_questions(data: Any, graph: KnowledgeGraph | ChunkTable, *, source: st
         qid = str(raw_id)
         out.append(Question(qid, rec["question"], _answer(rec), tuple(dict.fromkeys(gold)),
                             tuple(dict.fromkeys(unmatched)), _aliases(rec), tuple(dict.fromkeys(whole)),
-                            tuple(dict.fromkeys(placed)), tuple(dict.fromkeys(g for g in groups if len(g) > 1))))
+                            tuple(dict.fromkeys(placed)), tuple(dict.fromkeys(g for g in groups if len(g) > 1)),
+                            _answer_groups(rec)))
     return out
 
 
@@ -261,7 +280,8 @@ def load_beir(qrels: str | Path, queries: str | Path, graph: KnowledgeGraph | Ch
         ans = rec.get("answers", rec.get("answer", ""))
         answers = [str(a) for a in ans] if isinstance(ans, list) else ([str(ans)] if ans else [])
         out.append(Question(qid, rec["text"], answers[0] if answers else "", tuple(dict.fromkeys(gold)),
-                            tuple(dict.fromkeys(unmatched)), tuple(answers[1:])))
+                            tuple(dict.fromkeys(unmatched)), tuple(answers[1:]),
+                            answer_groups=tuple((a,) for a in dict.fromkeys(answers))))
     return out
 
 

@@ -152,13 +152,16 @@ class Gold:
     #: passages that are one gold document between them (a ``ground_truth`` title, or a supporting fact without a
     #: place, on a document split into several passages): any one of them retrieved finds it
     groups: tuple[tuple[str, ...], ...] = ()
+    #: the gold answers as the answer-set metrics count them (:attr:`core.index.questions.Question.answer_groups`):
+    #: one group per answer, its aliases in it; empty: each of :attr:`answers` counts on its own
+    answer_groups: tuple[tuple[str, ...], ...] = ()
 
     @classmethod
     def from_question(cls, q: Any) -> Gold:
         """From a :class:`core.index.questions.Question` (its answer plus aliases when it has them)."""
         answers = tuple(a for a in (getattr(q, "answer", ""), *getattr(q, "aliases", ())) if a)
         return cls(str(q.id), tuple(q.gold_chunks), tuple(dict.fromkeys(answers)), tuple(getattr(q, "unmatched", ())),
-                   tuple(getattr(q, "gold_groups", ())))
+                   tuple(getattr(q, "gold_groups", ())), tuple(getattr(q, "answer_groups", ())))
 
     def narrowed(self, ranked: Sequence[str]) -> Gold:
         """The gold one ranking is scored against: each of :attr:`groups` counts once, as its passage ranked best

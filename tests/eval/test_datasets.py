@@ -63,6 +63,17 @@ def test_musique_answer_aliases_are_read(tmp_path):
     qs = parse_questions([{"question": "q", "answer": "Hugo Weaving", "answer_aliases": ["Hugo Wallace Weaving"],
                            "supporting_facts": [["The Matrix", 0]]}], g)
     assert qs[0].aliases == ("Hugo Wallace Weaving",)
+    assert qs[0].answer_groups == (("Hugo Weaving", "Hugo Wallace Weaving"),)  # one gold answer, two forms
+
+
+def test_an_answer_list_is_an_answer_set_and_aliases_stay_with_their_answer(tmp_path):
+    """An ``answer`` list (ERQA's answer sets) holds one gold answer per item; aliases belong to the first."""
+    g = ensure_sample_workspace("demo", None, root=tmp_path).graph
+    fact = {"supporting_facts": [["The Matrix", 0]]}
+    (a, b) = parse_questions([{"question": "q", "answer": ["Keanu Reeves", "Carrie-Anne Moss"], **fact},
+                              {"question": "q", "answer": ["Keanu Reeves"], "aliases": ["Keanu"], **fact}], g)
+    assert a.answer_groups == (("Keanu Reeves",), ("Carrie-Anne Moss",))
+    assert b.answer_groups == (("Keanu Reeves", "Keanu"),)
 
 
 def _beir(tmp_path, qrels: str, queries: str):
