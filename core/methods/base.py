@@ -117,7 +117,7 @@ VERDICTS: tuple[str, ...] = (*STAGE_ORDER, OK, NO_GOLD)
 
 #: Default UI text per stage key (methods override the label/help in their own declarations).
 STAGE_LABELS: dict[str, str] = {
-    "not_in_graph": "gold passage not in the graph",
+    "not_in_graph": "gold passage not in the index or graph",  # one column for every method: dense has no graph
     "no_anchor": "no anchor / seed in a gold passage",
     "not_connected": "anchors not connected",
     "ranked_out": "ranked below the cut",
