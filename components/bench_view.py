@@ -18,7 +18,7 @@ from components.ui import md_escape
 from core.eval.context import CTX_ALL_GOLD, CTX_RECALL
 from core.eval.report import metric_rows, paper_rows
 from core.eval.stats import MIN_VERDICT_QUESTIONS
-from core.eval.summary_stats import best_two, differences_figure, intervals_note, pairs_between, scale_of
+from core.eval.summary_stats import best_two, differences_figure, intervals_note, pairs_between, scale_of, tr_note
 from core.eval.timing import LATENCY_NOTE, timing_line
 
 #: A verdict's mark in the panel: a real difference stands out, noise does not.
@@ -152,6 +152,8 @@ def metric_table(summary: Mapping[str, Any]) -> pd.DataFrame:
                      column_config=_columns(df, cols))
         if not i:
             st.caption(md_escape(intervals_note(summary)) + " " + RECALL_NOTE)
+        elif "TR" in cols and tr_note(summary):
+            st.caption(md_escape(tr_note(summary)))
     timing = timing_line(summary.get("timing"))
     if timing:  # s / q is the methods' own time: the run's wall time and what lay outside the methods beside it
         st.caption(f":material/timer: **Time** — {md_escape(timing)}. {md_escape(LATENCY_NOTE)}")

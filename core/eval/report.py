@@ -55,6 +55,7 @@ from core.eval.summary_stats import (
     pair_lines,
     record_scores,
     stats_settings,
+    tr_note,
     with_interval,
 )
 from core.eval.timing import LATENCY_NOTE, timing_line
@@ -376,6 +377,8 @@ def markdown_report(summary: dict[str, Any]) -> str:
         cells += [with_interval(s["answers"][k], interval_of(s, f"answers {k}")) for k in ("EM", "F1")]
         lines.append(f"| {m} | {s['n']} | " + " | ".join(cells) + " |")
     lines += ["", intervals_note(summary)]
+    if tr_note(summary):
+        lines += ["", tr_note(summary)]
     lines += node_lines(summary)
     lines += context_lines(summary)
     lines += pair_lines(summary)

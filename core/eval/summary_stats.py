@@ -178,6 +178,19 @@ def interval_of(method_summary: Mapping[str, Any], metric: str) -> Mapping[str, 
     return got if isinstance(got, Mapping) else None
 
 
+def tr_note(summary: Mapping[str, Any]) -> str:
+    """The sentence under a table with TR / MissTR when a method measured them on a graph of its own (FastInsight
+    §4.3.2: on the graph it searched, its KG node graph by default), "" otherwise: an audit read FastInsight's TR 74
+    beside 94-100 for the rest, with R@10 100, as a loss."""
+    own = [m for m, s in (summary.get("methods") or {}).items()
+           if m == "fastinsight" and (s.get("metrics") or {}).get("TR") is not None]
+    if not own:
+        return ""
+    return ("TR and MissTR are measured on the graph each method searched (FastInsight §4.3.2): fastinsight's on its "
+            "own graph (its KG nodes unless it was run on passages), every other method's on the workspace's passage "
+            "graph. Compare fastinsight's TR with its own R@10, not with the other rows.")
+
+
 def intervals_note(summary: Mapping[str, Any]) -> str:
     """The sentence under a metrics table: what the brackets are and how many questions they rest on."""
     st = summary.get("stats") or {}

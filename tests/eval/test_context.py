@@ -115,3 +115,16 @@ def test_ablate_runs_every_row_under_the_budget(tmp_path, capsys):
         assert json.loads((row / "run.json").read_text())["settings"]["budget"] == "3"
         recs = [json.loads(x) for x in (row / "results.jsonl").read_text().splitlines()]
         assert recs and all(r["context"]["chunks"] <= 3 and r["context"]["budget"] == "3" for r in recs)
+
+
+def test_the_report_says_fastinsights_tr_is_measured_on_its_own_graph():
+    """An audit read FastInsight's TR 74 beside 94-100 for every other method (its R@10 100) as a loss: TR walks
+    the graph each method searched, FastInsight's KG node graph; the report says so only when FastInsight has a TR."""
+    from core.eval.summary_stats import tr_note
+
+    with_tr = {"methods": {"dense": {"metrics": {"TR": 1.0}}, "fastinsight": {"metrics": {"TR": 0.74}}}}
+    assert "fastinsight's on its own graph" in tr_note(with_tr)
+    assert tr_note({"methods": {"dense": {"metrics": {"TR": 1.0}}}}) == ""
+    assert tr_note({"methods": {"fastinsight": {"metrics": {"TR": None}}}}) == ""
+    recs = [{**_record(m, "1", ["a"], 10, ["a"]), "metrics": {"R@5": 1.0, "TR": 1.0}} for m in ("dense", "fastinsight")]
+    assert "measured on the graph each method searched" in markdown_report(summarize(recs, settings={"workspace": "w"}))
