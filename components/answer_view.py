@@ -191,9 +191,15 @@ def llm_cache_line(trace: Any) -> str:
             "the sidebar's “Reuse cached LLM replies” switch asks the LLM again).")
 
 
-def gold_answer_text(answer: str, golds: Sequence[str]) -> tuple[str, AnswerMatch]:
+#: Beside an answer quoted without an LLM, instead of EM / F1: the Benchmark scores no such answer by EM / F1 (a
+#: sentence is never an exact answer), and Compare showing "EM 0 · F1 0.33" for one disagreed with it (an audit).
+QUOTED_NOTE = "no LLM wrote this answer, so no EM / F1 (as on the Benchmark page)"
+
+
+def gold_answer_text(answer: str, golds: Sequence[str], *, by_llm: bool = True) -> tuple[str, AnswerMatch]:
     """The gold-answer line as escaped markdown ("" when the question has no gold answer) and the match:
-    ``Gold answer: **Hugo Weaving** · EM 0 · F1 0.67 · partial match (part of the gold answer)``."""
+    ``Gold answer: **Hugo Weaving** · EM 0 · F1 0.67 · partial match (part of the gold answer)``; for an answer
+    not written by an LLM (``by_llm=False``) the kind of match and :data:`QUOTED_NOTE` instead of EM / F1."""
     m = match_answer(answer, golds)
     if m.kind == "no_gold":
         return "", m
@@ -202,13 +208,15 @@ def gold_answer_text(answer: str, golds: Sequence[str]) -> tuple[str, AnswerMatc
     if len(gs) > 1:
         more = f" … (+{len(gs) - 5})" if len(gs) > 5 else ""
         text += f" (aliases: {md_escape(', '.join(gs[1:5]))}{more})"
+    if not by_llm:
+        return text + f" · {md_escape(m.label)} · {QUOTED_NOTE}", m
     return text + f" · EM {m.em or 0:g} · F1 {m.f1 or 0:.2f} · {md_escape(m.label)}", m
 
 
-def gold_answer(answer: str, golds: Sequence[str]) -> AnswerMatch:
+def gold_answer(answer: str, golds: Sequence[str], *, by_llm: bool = True) -> AnswerMatch:
     """The gold answer beside a method's answer, with EM, F1 and the kind of match (nothing when the
-    question has no gold answer)."""
-    text, m = gold_answer_text(answer, golds)
+    question has no gold answer; no EM / F1 for an answer quoted without an LLM, ``by_llm=False``)."""
+    text, m = gold_answer_text(answer, golds, by_llm=by_llm)
     if text:
         st.markdown(text)
     return m

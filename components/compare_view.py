@@ -41,6 +41,7 @@ from core.eval.verdicts import (
 from core.graph.model import KnowledgeGraph, passage_label
 from core.methods.base import Diagnosis, Gold, Method, MethodResult
 from core.methods.budget import apply_budget
+from core.methods.diagnoser import answer_by_llm
 from core.methods.registry import METHODS, method_names
 from core.text import normalize_answer
 
@@ -632,7 +633,9 @@ def summary(act: Any, graph: KnowledgeGraph, found: Runs, *, query: str, gold: G
             row["verdict"] = diagnosis_verdict(found.diagnoses[m]).label if m in found.diagnoses else ""
         if gold.answers:  # EM / F1 and the kind of match beside the verdict
             am = match_answer(r.answer, gold.answers)
-            row.update({"EM": am.em, "F1": round(am.f1 or 0.0, 2), "answer match": am.label})
+            by_llm = answer_by_llm(r)  # no EM / F1 for an answer no LLM wrote, as the Benchmark scores it
+            row.update({"EM": am.em if by_llm else None, "F1": round(am.f1 or 0.0, 2) if by_llm else None,
+                        "answer match": am.label})
         triage.append(result_row(r, gold, found.diagnoses.get(m), question=query, title_of=chunk_title(graph),
                                  metrics=met))
         row["seconds"] = round(r.trace.seconds, 3)
@@ -752,7 +755,7 @@ def _method_column(spec: Method[Any, Any], r: Any, diag: Diagnosis | None, graph
     replay_banner(r, said=said)  # a partial replay says so before the answer
     st.caption(f"{r.trace.seconds:.3f} s · {tok['total']} LLM tokens")
     st.markdown(answer_markdown(r.answer))  # the whole answer, wrapped (it was cut at 160 characters)
-    gold_answer(r.answer, gold.answers)  # the question's gold answer, EM / F1 and the kind of match
+    gold_answer(r.answer, gold.answers, by_llm=answer_by_llm(r))  # the question's gold answer, EM / F1 and the kind of match
     answer_note(r, compact=True, said=said)
     if diag is not None:
         with st.expander("Evidence for the verdict"):

@@ -20,6 +20,7 @@ from components.ui import md_escape, public_text
 from core.graph.reader import read_ahead
 from core.methods.baselines import HippoRAG2Config
 from core.methods.baselines.hipporag2 import HippoRAG2Result
+from core.methods.diagnoser import answer_by_llm
 
 if TYPE_CHECKING:
     from components.sidebar import Active
@@ -154,4 +155,4 @@ def answer(res: HippoRAG2Result, golds: Sequence[str]) -> None:
     st.subheader("6 · Answer")
     st.markdown(f"**{md_escape(res.answer or '(no answer)')}**")
     answer_note(res)
-    gold_answer(res.answer, golds)
+    gold_answer(res.answer, golds, by_llm=answer_by_llm(res))

@@ -43,13 +43,13 @@ def workspace_questions(act: Active, *, warn: bool = True) -> list[Any]:
         return []
 
 
-def gold_answer_line(act: Active, answer: str, query: str) -> None:
+def gold_answer_line(act: Active, answer: str, query: str, *, by_llm: bool = True) -> None:
     """The gold answer of ``query`` (a workspace question) under a method's answer, with EM / F1 and the kind of
     match, as on Ask; nothing for a question without one. SG-RAG's and ReG's pages drew none, and an audit presented
     a wrong answer there as the method's result."""
     from components.answer_view import gold_answer, question_answers
 
-    gold_answer(answer, question_answers(workspace_questions(act, warn=False), query))
+    gold_answer(answer, question_answers(workspace_questions(act, warn=False), query), by_llm=by_llm)
 
 
 def question_box(questions: Sequence[str], *, key: str, custom_key: str = "", default: str = "", scope: str = "",

@@ -22,6 +22,7 @@ from components.question import gold_answer_line, question_box
 from components.ui import error_text, md_escape, public_text
 from core.errors import EgxError
 from core.methods.answering import method_notices, step_fallback
+from core.methods.diagnoser import answer_by_llm
 from core.methods.evidence.formats import AnswerStepData
 from core.methods.reg.keep import quiet_notes
 from core.methods.reg.retriever import shipped_model_dir
@@ -194,7 +195,7 @@ def evidence(act: Active, res: Any, method: str) -> list[str]:
         st.stop()
 
     st.markdown(f"**Answer** ({md_escape(data.made_by)}): {md_escape(res.answer or '(none)')}")
-    gold_answer_line(act, res.answer or "", res.query)  # the gold answer with EM / F1, as on Ask
+    gold_answer_line(act, res.answer or "", res.query, by_llm=answer_by_llm(res))  # the gold answer with EM / F1, as on Ask
     tok = data.evidence_tokens
 
     left, right = st.columns(2, gap="large")

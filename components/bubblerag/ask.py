@@ -18,6 +18,7 @@ from core.errors import EgxError
 from core.graph.formats.jsonio import parse_json
 from core.graph.reader import read_ahead
 from core.methods.answering import step_fallback
+from core.methods.diagnoser import answer_by_llm
 from core.methods.evidence.formats import AnswerStepData
 from core.methods.run import is_unanswered
 from core.trace import Trace
@@ -43,7 +44,7 @@ def create_answer_ui(act: Active, result) -> None:
         said = unrecorded_workspace(act.llm_name, act.workspace.name) or is_unanswered(result.trace)
         replay_banner(result, said=said)  # a partial replay says so before the answer
         st.markdown(md_escape(result.answer) if result.answer else "_(no answer)_")
-        gold_answer(result.answer, gold_answers(act, result.query))  # a workspace question's gold answer, EM / F1
+        gold_answer(result.answer, gold_answers(act, result.query), by_llm=answer_by_llm(result))  # a workspace question's gold answer, EM / F1
         answer_note(result, said=said)  # extractive or generated, and what none mode could not do
         st.caption(f"α = {result.config.alpha:g}, n = {result.config.n}, h = {result.config.h}, B = {result.config.B}")
         if not said:

@@ -52,8 +52,11 @@ def test_compare_page_runs_every_method_with_diagnosis(home):
 
 
 def test_compare_page_triage_gold_answer_verdicts_and_download(home):
-    """Every answer has the gold answer beside it with EM / F1 and the kind of match; the summary's verdict is
-    worded as the badge words it; the comparison downloads as CSV and JSON."""
+    """Every answer has the gold answer beside it with the kind of match (EM / F1 only for an LLM's answer: the
+    Benchmark scores none for a sentence quoted without one, and an audit read "EM 0 · F1 0.33" here beside its "–");
+    the summary's verdict is worded as the badge words it; the comparison downloads as CSV and JSON."""
+    from components.answer_view import QUOTED_NOTE
+
     at = run_page(PAGE)
     at.multiselect(key=S.widget_key(S.COMPARE_METHODS, "compare")).set_value(["dense", "ppr"]).run()
     assert not at.exception, [e.value for e in at.exception]
@@ -62,7 +65,8 @@ def test_compare_page_triage_gold_answer_verdicts_and_download(home):
     more = next(d.value for d in at.dataframe if "nDCG@10" in d.value.columns)  # the kind of match heads the table
     assert list(more.columns)[:2] == ["method", "answer match"] and list(more["method"]) == list(summary["method"])
     gold_lines = [m.value for m in at.markdown if m.value.startswith("Gold answer: **")]
-    assert len(gold_lines) == 2 and all(" · EM " in g and " · F1 " in g for g in gold_lines)
+    assert len(gold_lines) == 2 and all(QUOTED_NOTE in g and " · EM " not in g for g in gold_lines)
+    assert summary["EM"].isna().all() and summary["F1"].isna().all()  # LLM none: blank, as on the Benchmark
     badges = [b.value for b in [*at.success, *at.warning, *at.error]]
     for verdict in summary["verdict"]:
         assert any(b.startswith(f"**{verdict}** — ") for b in badges), (verdict, badges)

@@ -16,6 +16,16 @@ def test_gold_answer_line_scores_and_escapes():
     assert gold_answer_text("Hugo Weaving", []) == ("", gold_answer_text("Hugo Weaving", [])[1])  # nothing to show
 
 
+def test_an_answer_no_llm_wrote_gets_its_kind_of_match_and_no_em_f1():
+    """The Benchmark scores no EM / F1 for a sentence quoted without an LLM; the pages' gold line said "EM 0 · F1
+    0.33" for the same answer (an audit). The kind of match stays."""
+    from components.answer_view import QUOTED_NOTE
+
+    text, m = gold_answer_text("He was played by Hugo Weaving in 1999.", ["Hugo Weaving"], by_llm=False)
+    assert text == f"Gold answer: **Hugo Weaving** · {m.label} · {QUOTED_NOTE}" and " · EM " not in text
+    assert m.kind == "contains"
+
+
 def test_question_answers_finds_the_workspace_question_with_its_aliases():
     qs = [Question("1", "Who founded it?", "G. Stanley Hall", ("c1",), aliases=("Stanley Hall",)),
           Question("2", "Where?", "", ("c2",))]
