@@ -20,11 +20,12 @@ kept their identity cannot say whether anything changed: it resumes only when th
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from core.errors import UnknownNameError
 from core.eval.bench_files import RUN, read_run
 from core.text import content_hash
 
@@ -49,10 +50,31 @@ def questions_hash(questions: Sequence[Question]) -> str:
     return content_hash(json.dumps(rows, ensure_ascii=False))
 
 
+def questions_text_hash(questions: Sequence[Question], title_of: Callable[[str], str]) -> str:
+    """A digest of what the questions file says (ids, text, answers and the gold titles it names: those it matched,
+    by ``title_of`` their passage, and those it did not), without where its gold landed in the workspace: it tells
+    "the file changed" from "the same gold now matches other passages" (documents were added), which an audit read
+    as "the questions changed" after adding none."""
+    rows = [[q.id, q.question, q.answer, list(q.aliases),
+             sorted({*(title_of(c) for c in q.gold_chunks), *q.unmatched})] for q in questions]
+    return content_hash(json.dumps(rows, ensure_ascii=False))
+
+
 def workspace_identity(workspace: Workspace, questions: Sequence[Question]) -> dict[str, Any]:
     """The content a run's figures were computed on (module docstring). Read after the index is ensured, so a
     first run that builds the index and its resume agree."""
-    return {**_content(workspace, workspace.graph), "questions": questions_hash(questions)}
+    return {**_content(workspace, workspace.graph), "questions": questions_hash(questions),
+            "questions_text": questions_text_hash(questions, _titles(workspace.graph))}
+
+
+def _titles(graph: Any) -> Callable[[str], str]:
+    def title_of(cid: str) -> str:
+        try:
+            return str(graph.chunk(cid).title)
+        except UnknownNameError:
+            return cid
+
+    return title_of
 
 
 def _content(workspace: Workspace, graph: Any) -> dict[str, Any]:
@@ -124,7 +146,9 @@ def content_change(old: Mapping[str, Any], new: Mapping[str, Any],
     if old.get("index") != new.get("index"):
         parts.append(f"the index was rebuilt with {new.get('index') or 'another embedder'}")
     if old.get("questions") != new.get("questions"):
-        parts.append("the questions changed (their text, gold passages or answers)")
+        same_file = old.get("questions_text") is not None and old.get("questions_text") == new.get("questions_text")
+        parts.append("the questions' gold titles now match other passages of the workspace (the questions themselves "
+                     "are unchanged)" if same_file else "the questions changed (their text, gold passages or answers)")
     if not parts:
         return ""
     text = "; ".join(parts)

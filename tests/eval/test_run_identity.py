@@ -162,3 +162,30 @@ def test_the_command_line_refuses_and_restarts(corpus_ws, tmp_path, capsys):
     assert "--restart" in err
     assert main([*args, "--restart"]) == 0
     assert "3 runs now, 0 already done" in capsys.readouterr().out
+
+
+def test_gold_that_matches_added_documents_is_no_changed_question(tmp_path):
+    """An audit added the documents its questions' gold titles named and read "the questions changed (their text,
+    gold passages or answers)", having changed none: the same questions whose gold now lands on the new passages
+    are said to be unchanged; a changed questions file is still called changed."""
+    from core.eval.identity import content_change, workspace_identity
+
+    qs = [*QUESTIONS, {"id": "q4", "question": "Who married Lothair I?", "answer": "Ermengarde of Tours",
+                       "supporting_facts": [["Ermengarde", 0]]}]
+    q = tmp_path / "in" / "questions.json"
+    q.parent.mkdir(parents=True)
+    q.write_text(json.dumps(qs), encoding="utf-8")
+    path = tmp_path / "ws"
+    emb = get_embedder("hashing")
+    create_workspace([_jsonl(tmp_path / "in" / "a.jsonl", A)], path, embedder=emb, extractor=get_extractor("rules"),
+                     questions=q)
+    ws = Workspace.open(path)
+    before = workspace_identity(ws, load_questions(ws))
+    assert load_questions(ws)[3].unmatched == ("Ermengarde",)
+    add_documents(path, [_jsonl(tmp_path / "in" / "more.jsonl", B)])
+    ws = Workspace.open(path)
+    after = workspace_identity(ws, load_questions(ws))
+    text = content_change(before, after)
+    assert "the questions' gold titles now match other passages" in text and "questions changed" not in text
+    edited = dict(after, questions_text="another file", questions="another digest")
+    assert "the questions changed (their text, gold passages or answers)" in content_change(after, edited)
