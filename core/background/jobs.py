@@ -162,6 +162,7 @@ class Job:
         self._rate_from: tuple[float, float] | None = None  # (time, fraction) of the first measured report
         self._moves = 0  # times the fraction moved since then
         self._last_move: float | None = None  # when the fraction last moved
+        self._first_move: tuple[float, float] | None = None  # (time, fraction) of the first move after _rate_from
         self._result: Any = None
         self._error = ""
         self._exc: BaseException | None = None
@@ -222,9 +223,12 @@ class Job:
                             and now - self._last_move > ETA_STALL_FACTOR * (self._last_move - self._rate_from[0])):
                         self._rate_from = None  # a pause that dwarfs what came before it: measure from here
                     self._last_move = now
+                    if self._moves == 1:
+                        self._first_move = (now, f)
                 self._fraction = max(f, self._fraction or 0.0)  # never backwards
                 if self._rate_from is None or self._fraction == self._rate_from[1]:
                     self._moves = 0
+                    self._first_move = None
                     # the rate is measured from the last report before the fraction first moved: work that moves
                     # no fraction first (a benchmark building what its methods need, a model loading) is not
                     # the rate of the work that does, and its "time left" would grow while it runs
@@ -328,6 +332,12 @@ class Job:
             f = self._fraction
             if self._state == "running" and f is not None and self._rate_from is not None:
                 t0, f0 = self._rate_from
+                first = self._first_move
+                # the first unit of work carries the warm-up (models loading, caches filling): once enough was
+                # measured after it, the rate leaves it out (an audit's benchmark read "48 s left" with 24 s to go)
+                if (first is not None and self._moves - 1 >= ETA_MIN_MOVES and now - first[0] >= ETA_MIN_SECONDS
+                        and f - first[1] >= ETA_MIN_FRACTION):
+                    t0, f0 = first
                 if now - t0 >= ETA_MIN_SECONDS and f - f0 >= ETA_MIN_FRACTION and self._moves >= ETA_MIN_MOVES:
                     eta = (now - t0) * (1.0 - f) / (f - f0)
             return JobStatus(self.id, self.key, self.title, self.kind, self._state, f, self._message,

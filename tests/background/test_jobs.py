@@ -179,7 +179,23 @@ def test_eta_keeps_its_rate_through_ordinary_slower_steps() -> None:
     for step in (2.0, 2.0, 5.0, 2.0):  # one slower step is no pause that restarts the measurement
         now[0] += step
         job.report(fraction=job.status().fraction + 0.1)
-    assert job.status().eta == pytest.approx(11.0 * 0.6 / 0.4)
+    assert job.status().eta == pytest.approx(9.0 * 0.6 / 0.3)  # measured after the first step: 0.3 in 9 s
+
+
+def test_eta_leaves_the_first_units_warm_up_out_once_enough_came_after_it() -> None:
+    """A benchmark's first pair loads the models: 4 s, then 0.5 s a pair. An audit read "48 s left" with 24 to go."""
+    now = [0.0]
+    job = Job("k", "Benchmark", lambda j: None, clock=lambda: now[0])
+    job.report("start", 0.0)
+    now[0] += 4.0
+    job.report(fraction=0.02)  # the first pair, with the warm-up
+    now[0] += 0.5
+    job.report(fraction=0.04)
+    assert job.status().eta == pytest.approx(4.5 * 0.96 / 0.04)  # too little after the first pair: over all of it
+    for _ in range(4):
+        now[0] += 0.5
+        job.report(fraction=job.status().fraction + 0.02)
+    assert job.status().eta == pytest.approx(0.88 / 0.04)  # 0.02 per 0.5 s after the first pair: 22 s
 
 
 def test_finished_jobs_are_pruned_running_ones_kept() -> None:
