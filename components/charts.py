@@ -92,22 +92,82 @@ def stage_latency_figure(trace: Trace, recorded: Sequence[Any] | None = None) ->
     return fig
 
 
+#: The rank-shift chart's kinds of line (FastInsight §4.3: GRanker against plain reranking): key, colour, what it
+#: means. The chart's legend and its caption (:func:`rank_shift_caption`) are both written from this table, so they
+#: say what the chart draws: an audit read "orange moved down, green is gold" under gold lines that moved down in
+#: green, and grey lines nobody explained.
+SHIFT_KINDS: tuple[tuple[str, str, str], ...] = (
+    ("gold", colors.GOLD, "gold evidence (thick line), whichever way it moved"),
+    ("up", colors.MOVED_UP, "moved up under GRanker"),
+    ("down", colors.MOVED_DOWN, "moved down under GRanker"),
+    ("same", colors.EDGE, "the same rank in both"),
+)
+SHIFT_LABEL_PX = 14  #: the slope chart's line labels, read on a projector
+SHIFT_ROW_PX = 22  #: one rank's height on the slope chart (a label line is ≈ 1.3 × 14 px)
+SHIFT_MAX_HEIGHT = 720
+SHIFT_MARGIN = {"l": 50, "r": 300, "t": 60, "b": 40}
+SHIFT_MOVERS = 5  #: besides the gold lines, this many of the biggest movers are labelled
+
+
+def shift_kind(row: RankRow) -> str:
+    """The :data:`SHIFT_KINDS` key of one line: gold first, then the direction GRanker moved it."""
+    return "gold" if row.gold else "up" if row.shift > 0 else "down" if row.shift < 0 else "same"
+
+
+def rank_shift_caption(unit: str = "passage") -> str:
+    """What every colour of :func:`rank_shift_figure` means, from :data:`SHIFT_KINDS`."""
+    kinds = "; ".join(f"{colors.NAMES[color]}: {words}" for _, color, words in SHIFT_KINDS)
+    return (f"Each line joins a {unit}'s plain rank (left) to its GRanker rank (right) — {kinds}. The gold "
+            f"{unit}s and the biggest movers are named at the right with their two ranks; hover a line for the rest.")
+
+
+def _shift_labelled(shown: Sequence[RankRow]) -> list[RankRow]:
+    """The lines that carry a label, most important first: the gold ones, then the biggest movers."""
+    gold = sorted((r for r in shown if r.gold), key=lambda r: r.granker_rank)
+    movers = sorted((r for r in shown if not r.gold and r.shift), key=lambda r: (-abs(r.shift), r.granker_rank))
+    return gold + movers[:SHIFT_MOVERS]
+
+
 @_clear
 def rank_shift_figure(rows: list[RankRow], limit: int) -> go.Figure:
-    """A slope chart: plain rank on the left, GRanker rank on the right, one line per passage."""
+    """A slope chart: plain rank on the left, GRanker rank on the right, one line per passage (or KG node), coloured
+    by :data:`SHIFT_KINDS` and named at the right (the gold ones and the biggest movers) so it reads without a hover.
+    One rank is :data:`SHIFT_ROW_PX` tall up to :data:`SHIFT_MAX_HEIGHT`; past that, a label that would overlap one
+    placed before it is left to the hover."""
     shown = [r for r in rows if r.plain_rank <= limit or r.granker_rank <= limit]
     fig = go.Figure()
-    for r in shown:
-        color = (colors.GOLD if r.gold else colors.MOVED_UP if r.shift > 0 else colors.MOVED_DOWN if r.shift < 0
-                 else colors.EDGE)
+    color_of = {key: color for key, color, _ in SHIFT_KINDS}
+    for key, _, words in SHIFT_KINDS:  # legend entries in the table's order, the lines drawn over them
+        if any(shift_kind(r) == key for r in shown):
+            fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=words, legendgroup=key,
+                                     line={"color": color_of[key], "width": 4 if key == "gold" else 2}))
+    for r in sorted(shown, key=lambda r: r.gold):  # gold lines drawn last, over the others
+        key = shift_kind(r)
         fig.add_trace(go.Scatter(x=[0, 1], y=[r.plain_rank, r.granker_rank], mode="lines+markers",
-                                 line={"color": color, "width": 3 if r.gold else 1.5}, showlegend=False,
-                                 hovertext=f"{r.title}: {r.plain_rank} → {r.granker_rank}", hoverinfo="text"))
-        fig.add_annotation(x=1.02, y=r.granker_rank, text=graph_view.escape(graph_view.short_label(r.title, 34)),
-                           showarrow=False, xanchor="left", font={"size": 11})
-    fig.update_layout(height=max(260, 26 * min(len(shown), 3 * limit)), margin={"l": 40, "r": 220, "t": 30, "b": 20},
-                      xaxis={"tickvals": [0, 1], "ticktext": ["plain reranking", "GRanker"], "range": [-0.1, 1.0]},
-                      yaxis={"autorange": "reversed", "title": "rank"})
+                                 line={"color": color_of[key], "width": 4 if r.gold else 1.5}, showlegend=False,
+                                 legendgroup=key, marker={"size": 8 if r.gold else 6},
+                                 hovertext=f"{_label(r.title, 60)}: {r.plain_rank} → {r.granker_rank}",
+                                 hoverinfo="text"))
+    top = max([max(r.plain_rank, r.granker_rank) for r in shown] + [1])
+    m = SHIFT_MARGIN
+    y_range = [top + 0.6, 0.4]  # reversed: rank 1 at the top
+    height = int(min(SHIFT_MAX_HEIGHT, max(300, SHIFT_ROW_PX * (y_range[0] - y_range[1]) + m["t"] + m["b"])))
+    row_px = (height - m["t"] - m["b"]) / (y_range[0] - y_range[1])
+    placed: list[float] = []
+    for r in _shift_labelled(shown):
+        y_px = (r.granker_rank - y_range[1]) * row_px
+        if any(abs(y_px - p) < SHIFT_LABEL_PX * 1.3 for p in placed):
+            continue  # too close to a label placed before it: the hover names it
+        placed.append(y_px)
+        fig.add_annotation(x=1, y=r.granker_rank, xref="x", yref="y", xanchor="left", xshift=10, showarrow=False,
+                           text=f"{_label(r.title, 24)}  {r.plain_rank} → {r.granker_rank}",
+                           font={"size": SHIFT_LABEL_PX, "color": color_of[shift_kind(r)] if r.gold else "#222222"})
+    fig.update_layout(height=height, margin=m, font={"size": 13},
+                      legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom", "font": {"size": 13}},
+                      xaxis={"tickvals": [0, 1], "ticktext": ["plain reranking", "GRanker"], "range": [-0.06, 1.04],
+                             "tickfont": {"size": 14}},
+                      yaxis={"range": y_range, "title": "rank", "tickfont": {"size": 13},
+                             **({"dtick": 1} if row_px >= 16 else {})})
     return fig
 
 

@@ -62,3 +62,8 @@ MOVED_DOWN = VERMILLION
 def nth(palette: Sequence[str], i: int) -> str:
     """The ``i``-th colour of ``palette``, cycling when there are more items than colours."""
     return palette[i % len(palette)]
+
+
+#: The words for the colours a caption names (a caption built from a chart's own colours cannot drift from it).
+NAMES = {BLUE: "blue", ORANGE: "orange", GREEN: "green", PINK: "pink", SKY: "sky blue", VERMILLION: "red-orange",
+         YELLOW: "yellow", BLACK: "black", GREY: "grey", EDGE: "grey"}

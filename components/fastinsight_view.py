@@ -229,8 +229,7 @@ def panels(act: Active, res: Any, pg: Any, rows: list[RankRow], query: str, gold
     with tab_shift:
         if tab_shift.open:
             st.plotly_chart(charts.rank_shift_figure(rows, TOP), key=S.GRANKER_SHIFT_CHART)
-            st.caption(f"Each line joins a {unit}'s plain rank (left) to its GRanker rank (right): blue moved up, "
-                       "orange moved down, green is gold evidence.")
+            st.caption(charts.rank_shift_caption(unit))
     with tab_graph:
         if tab_graph.open:
             limit = min(30, len(rows))
