@@ -122,10 +122,13 @@ def rank_shift_caption(unit: str = "passage") -> str:
 
 
 def _shift_labelled(shown: Sequence[RankRow]) -> list[RankRow]:
-    """The lines that carry a label, most important first: the gold ones, then the biggest movers."""
+    """The lines that carry a label, most important first: the gold ones, the biggest mover up and the biggest down,
+    then the next biggest movers."""
     gold = sorted((r for r in shown if r.gold), key=lambda r: r.granker_rank)
     movers = sorted((r for r in shown if not r.gold and r.shift), key=lambda r: (-abs(r.shift), r.granker_rank))
-    return gold + movers[:SHIFT_MOVERS]
+    firsts = [m for m in (next((r for r in movers if r.shift > 0), None), next((r for r in movers if r.shift < 0), None))
+              if m is not None]
+    return gold + list(dict.fromkeys(firsts + movers))[:SHIFT_MOVERS]
 
 
 @_clear
