@@ -25,7 +25,9 @@ with tour.settings_box(current()):  # on the tour: folded, so the drawing comes 
 # slider's label and a four-row legend: the replay (player, drawing, side panel) now comes first, its legend under
 # the canvas, and the row with h and B (behind a labelled popover) and the pause switch follows it — drawn first
 # (the run reads h and B), shown below. The caption, chips and stage times follow that row.
-player_box = st.container()
+# the replay bleeds into the page's side paddings (a style element takes no room): its drawing and side panel wider
+st.html(panels.REPLAY_CSS)
+player_box = st.container(key=panels.REPLAY_KEY)
 settings_col, pause_col = st.columns([2, 3], vertical_alignment="center")
 with settings_col.popover(panels.settings_label(), icon=":material/tune:", width="stretch"):
     knob_widget(BubbleConfig, "h", S.BUBBLE_H)

@@ -316,10 +316,19 @@ def hop_note(realized: int, requested: int, capped: bool, max_nodes: int) -> str
             f"hop{'' if realized == 1 else 's'} from the anchors")
 
 
-HEIGHT = 440  #: the replay's iframe at most, legend included: under the tour's bar it ends above a 900-px fold
-LABEL_PX = 15  #: the replay's node labels on screen, read from the back of a lecture room
-#: The replay canvas's width at 1440 px (5/7 of the ~960-px main column) and one legend row's height, in pixels.
-CANVAS_PX, LEGEND_ROW_PX = 686, 18
+HEIGHT = 500  #: the replay's iframe at most, legend included: under the tour's bar its legend starts above a 900-px fold
+LABEL_PX = 17  #: the replay's node labels on screen, read from the back of a lecture room (15 px read as ~12 px)
+#: The replay (player, drawing, side panel) reaches 3.5 rem into the page's 5-rem side paddings (:data:`REPLAY_CSS`):
+#: at 1440×900 the drawing was ≈ 690×380 px beside a 270-px side panel, hard to read from the back of a room (an
+#: audit); the title, the tour's bar and the notes keep the page's width.
+REPLAY_KEY = "egx-replay"
+REPLAY_BLEED_REM = 3.5
+REPLAY_CSS = f"""<style>
+.st-key-{REPLAY_KEY} {{ width: calc(100% + {2 * REPLAY_BLEED_REM}rem) !important; max-width: none;
+  margin-left: -{REPLAY_BLEED_REM}rem; margin-right: -{REPLAY_BLEED_REM}rem; }}
+</style>"""
+#: The replay canvas's width at 1440 px (5/7 of the ~1090-px replay block) and one legend row's height, in pixels.
+CANVAS_PX, LEGEND_ROW_PX = 768, 18
 LEGEND_PAD_PX = 10  #: the legend strip's padding and border
 
 

@@ -64,6 +64,7 @@ def test_keanu_question_through_the_bubblerag_pages(server: tuple[str, float], t
             expect(page.get_by_role("heading", name="Bubble expansion")).to_be_visible(timeout=TIMEOUT)
             expect(page.frame_locator("iframe").first.locator("#mynetwork canvas")).to_be_visible(timeout=TIMEOUT)
             assert page.get_by_label("Question", exact=True).input_value() == QUESTION  # shared question
+            _check_drawing_size(page)
             _check_wheel_scrolls_the_page(page)
             page.get_by_role("button", name="Play").click()
             # The player pauses by itself at the first collision of two groups' bubbles.
@@ -97,6 +98,24 @@ def test_keanu_question_through_the_bubblerag_pages(server: tuple[str, float], t
         Path(artifacts).mkdir(parents=True, exist_ok=True)
         for s in shots:
             shutil.copy(s, Path(artifacts) / s.name)
+
+
+def _check_drawing_size(page) -> None:  # type: ignore[no-untyped-def]
+    """At 1440 px the replay's canvas takes the width of its column, grown into the page's side paddings (it was ≈ 690
+    px wide, its labels ≈ 12 px: an audit found it hard to read from the back of a room), the side panel beside it no
+    narrower than before (≈ 270 px), and its labels are at least 15 px on screen (17 asked, less a refit)."""
+    from components.bubblerag import expansion
+
+    frame = page.locator("iframe").first.element_handle().content_frame()
+    frame.wait_for_function("() => window.egxReady === true", timeout=TIMEOUT, polling=200)
+    got = frame.evaluate("""() => { const ids = Object.keys(window.egxPlaced || {});
+        const n = ids.length ? network.body.nodes[ids[0]] : null;
+        return {width: document.querySelector('#mynetwork canvas').clientWidth, labels: ids.length,
+                px: n ? n.options.font.size * network.getScale() : 0}; }""")
+    assert got["width"] >= expansion.CANVAS_PX - 12 and got["labels"] > 0 and got["px"] >= 15, got
+    side = page.get_by_text("Priority-queue head").first.bounding_box()
+    box = page.locator("iframe").first.bounding_box()
+    assert side and box and side["x"] >= box["x"] + box["width"] and 1440 - side["x"] >= 270 + 24, (side, box)
 
 
 def _check_wheel_scrolls_the_page(page) -> None:  # type: ignore[no-untyped-def]

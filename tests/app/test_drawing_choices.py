@@ -196,8 +196,23 @@ def test_the_replay_legend_is_short_and_the_frame_with_it_ends_above_the_fold() 
     assert gv.legend_rows(legend, expansion.CANVAS_PX) <= 3  # was four at most
     assert gv.legend_rows(legend, 200) > gv.legend_rows(legend, 3000) == 1
     tall = ((0, 0.0, 0.0), (1, 10.0, 900.0))
-    assert expansion.replay_height(tall, legend=legend) <= expansion.HEIGHT <= 440
-    assert expansion.replay_height(tall, legend=legend) - expansion.legend_px(legend) >= 360  # the canvas keeps room
+    # under the tour's bar the canvas starts at y ≈ 402: it ends, and the legend starts, above a 900-px fold
+    assert expansion.replay_height(tall, legend=legend) <= expansion.HEIGHT
+    assert expansion.HEIGHT - expansion.legend_px(legend) <= 900 - 405
+    assert expansion.replay_height(tall, legend=legend) - expansion.legend_px(legend) >= 420  # the canvas keeps room (was 376)
+
+
+def test_the_replay_is_drawn_for_the_back_of_a_room() -> None:
+    """At 1440×900 the expansion drawing was ≈ 690×380 px with labels read as ≈ 12 px (an audit): the replay bleeds
+    into the page's side paddings, so its canvas is wider, and its labels are larger; the side panel keeps its width."""
+    from components.bubblerag import expansion
+
+    main = 1440 - 300 - 2 * 80  # the page's main column beside the sidebar at 1440 px
+    block = main + 2 * 16 * expansion.REPLAY_BLEED_REM
+    assert expansion.CANVAS_PX <= (block - 16) * 5 / 7 and expansion.CANVAS_PX >= 760
+    assert (block - 16) * 2 / 7 >= 270  # the side panel: no narrower than before
+    assert f".st-key-{expansion.REPLAY_KEY}" in expansion.REPLAY_CSS and "width: calc(100% + 7.0rem)" in expansion.REPLAY_CSS
+    assert expansion.LABEL_PX >= 16
 
 
 # ------------------------------------------------------------------------------ anchor colours
