@@ -4,9 +4,10 @@ demo workspace.
 :func:`home_panel` (on Home) starts it: the demo workspace, the ``recorded`` LLM (real runs of the
 local 1.5B model, replayed) with the embedder and reranker those runs were recorded with, and the
 paper's Keanu Reeves question. Each step (:data:`STEPS`) is one page of the BubbleRAG pipeline —
-anchor grouping → bubble expansion → ranking and reasoning → answer → Compare — first for the Keanu
-question, then FastInsight's GRanker, SG-RAG's subgraph matching and ReG's evidence chains on that question (each
-recorded for it), then BubbleRAG's pages for the Lothair II question, then Compare on a third question; :func:`bar`, drawn under each
+anchor grouping → bubble expansion → ranking and reasoning → answer → HippoRAG 2 (the baseline) → Compare — first
+for the Keanu question, then FastInsight's GRanker, SG-RAG's subgraph matching and ReG's evidence chains on that
+question (each recorded for it; SG-RAG also on the Lothair II question without an LLM, its rule-based query graph:
+:attr:`TourStep.llm`), then BubbleRAG's pages for the Lothair II question, then Compare on a third question; :func:`bar`, drawn under each
 of those pages' titles, is one sticky line (step, Back, Next, More with what the stage does and what to look
 at, Leave), and :func:`lesson_ui`, under Ask's answer and atop Compare, says what the runs shown teach
 (:mod:`core.eval.lesson`: computed from them, never written by hand).
@@ -56,7 +57,7 @@ SAVED: tuple[str, ...] = (S.WORKSPACE, S.LLM, S.EMBEDDER, S.EMBEDDER_MODEL, S.RE
          S.COMPARE_QUESTION, S.COMPARE_CUSTOM, S.COMPARE_METHODS, S.WORKSPACE_OF, S.PER_WORKSPACE, S.CHOSEN_FOR)
 #: The other papers' pages' questions, set on entering every step like BubbleRAG's and Compare's.
 PAGE_QUESTIONS = ((S.GRANKER_QUESTION, S.GRANKER_CUSTOM), (S.SGRAG_QUESTION, S.SGRAG_CUSTOM),
-                  (S.REG_QUESTION, S.REG_CUSTOM))
+                  (S.REG_QUESTION, S.REG_CUSTOM), (S.HIPPORAG2_QUESTION, S.HIPPORAG2_CUSTOM))
 #: Reset on entering every step: the run at the paper's defaults (the settings the recording was made
 #: with; another h, B, α or n — or another α, l or method on the other papers' pages — is not a recorded run)
 #: and each page's player at its start.
@@ -64,7 +65,8 @@ RESET = (S.BUBBLE_H, S.BUBBLE_B, S.BUBBLE_RUN_ALPHA, S.BUBBLE_RUN_N, S.BUBBLE_ST
          S.BUBBLE_PLAYING, S.BUBBLE_ALPHA, S.BUBBLE_N, S.BUBBLE_PRESET, S.BUBBLE_CEG,
          S.GRANKER_ALPHA, S.GRANKER_BETA, S.GRANKER_B_MAX, S.GRANKER_BATCH, S.GRANKER_GRAPH, S.GRANKER_ROUND,
          S.SGRAG_L, S.SGRAG_MAX_CANDIDATES, S.SGRAG_MAX_INSTANTIATIONS, S.SGRAG_MAX_SUBGRAPHS, S.SGRAG_DOMINANCE,
-         S.SGRAG_DOUBTFUL, S.SGRAG_PICK, S.REG_METHOD, S.REG_FORMAT)
+         S.SGRAG_DOUBTFUL, S.SGRAG_PICK, S.REG_METHOD, S.REG_FORMAT, S.HIPPORAG2_LINKING,
+         S.HIPPORAG2_PASSAGE_WEIGHT, S.HIPPORAG2_DAMPING, S.HIPPORAG2_MEMORY)
 SAVED = (*SAVED, *(k for pair in PAGE_QUESTIONS for k in pair), *(k for k in RESET if k not in SAVED))
 
 GO = S.sub(S.TOUR, "go")  #: the page a tour button asked for, opened once the page runs
@@ -87,6 +89,9 @@ class TourStep:
     #: ``look`` itself is that short
     brief: str = ""
     paper: str = "BubbleRAG"  #: the paper (:func:`core.papers.get_paper`) whose method the page shows
+    #: the LLM the sidebar holds on this step: the recorded runs (:data:`LLM`), or ``"none"`` where a step shows a
+    #: method's rule-based path (SG-RAG's query graph without an LLM); set on entering the step, put back by Leave
+    llm: str = LLM
 
     @property
     def look_line(self) -> str:
@@ -139,6 +144,19 @@ STEPS: tuple[TourStep, ...] = (
              lesson=True,
              brief="The answer and the **Gold answer** line under it; then the lesson: where the gold passages ranked, "
                    "which passage the answer came from, what none mode quotes. Then the tabs."),
+    TourStep("pages/hipporag2.py", KEANU, "§3.1–§3.2",
+             "HippoRAG 2, the baseline BubbleRAG and FastInsight compare against, does no subgraph search: it links "
+             "the question to the KG's facts (query-to-triple linking), the LLM keeps the relevant ones (recognition "
+             "memory), their phrases seed a personalized PageRank over one graph of phrase and passage nodes (every "
+             "passage is seeded lightly by its dense score), and the passages are ranked by the mass their passage "
+             "nodes receive; the LLM answers from the top passages.",
+             "Section 1: the five facts linked to the question, and ✓ for those the recorded model kept (section 2 "
+             "counts them). Section 3: the phrase seeds those kept facts give, with their weights. Section 5: where "
+             "the ✓ gold passages ranked after the walk — a walk spreads from the seeds to their neighbours, so a "
+             "passage two hops away can rise. Section 6: the answer from the top passages, against the gold answer.",
+             brief="§1–§2: which linked facts the model kept; §3: the phrase seeds they give; §5: where the walk "
+                   "ranked the ✓ gold passages; §6: the answer against the gold answer.",
+             paper="HippoRAG 2"),
     TourStep("pages/compare.py", KEANU, "§4 (baselines)",
              "Every method of the app runs the same question on the same graph and backends, and the failure "
              "diagnosis reads each method's trace to say where the gold evidence was lost.",
@@ -180,6 +198,21 @@ STEPS: tuple[TourStep, ...] = (
              brief="§1: the query graph — is each UNK where the question puts it? §5: the node each UNK became (a "
                    "swapped movie and villain shows there); §6: the answer — the actor, or the character?",
              paper="SG-RAG", lesson=True),
+    TourStep("pages/subgraph.py", LOTHAIR, "§4",
+             "This step runs without an LLM (the sidebar's LLM is “none” on it; Next puts the recorded LLM back), so "
+             "the query graph is SG-RAG's rule-based one, to show exact matching finding the answer where the "
+             "recorded model's query graph did not: the entity the question names, Lothair II, joined through a "
+             "bridge UNK (his mother, whom the question does not name) to the asked-for UNK (her death date). Its "
+             "two-hop path is completed through the path index, each exact match is a subgraph, and without an LLM "
+             "the answer is the best-scoring sentence of the matched subgraphs' passages.",
+             "No LLM on this step: the rule-based query graph. Section 1: Lothair II, a bridge UNK and the asked-for "
+             "UNK, as the question puts them. Section 4: the bridge's candidates, the mother Ermengarde of Tours among "
+             "Lothair II's other neighbours. Section 5: the exact matches — the edges carry no relation, so every "
+             "two-hop path from Lothair II matches; pick the one whose bridge is Ermengarde of Tours and see what the "
+             "asked-for UNK became. Section 6: the answer, the sentence of the matches' passages that holds the date.",
+             brief="No LLM on this step (rule-based query graph). §1: Lothair II → bridge UNK → asked UNK; §5: pick "
+                   "the match whose bridge is Ermengarde of Tours — what did the asked UNK become? §6: the answer.",
+             paper="SG-RAG", lesson=True, llm="none"),
     TourStep("pages/evidence_chains.py", KEANU, "§4.2, Appendix D",
              "ReG reorganizes retrieved triples into evidence chains e0 → [r1] → e1 → … that start at the "
              "question's entities, merging chains that end in the same answer, so the LLM reads connected paths "
@@ -297,10 +330,11 @@ def _tour_models() -> dict[str, str]:
         return {}
 
 
-def _choose_backends(models: dict[str, str]) -> None:
-    """The demo workspace, the recorded LLM and the recording's models in the sidebar."""
+def _choose_backends(models: dict[str, str], llm: str = LLM) -> None:
+    """The demo workspace, the step's LLM (the recorded one, or ``none`` on a step without an LLM) and the
+    recording's models in the sidebar."""
     S.set_value(S.WORKSPACE, WORKSPACE)
-    S.set_value(S.LLM, LLM)
+    S.set_value(S.LLM, llm)
     if "embedder" in models:
         S.set_value(S.EMBEDDER, models["embedder"])
     if "reranker" in models:
@@ -318,7 +352,7 @@ def _enter(t: TourState, i: int) -> None:
     t.step = i
     step = STEPS[i]
     t.page = step.page
-    _choose_backends(t.models)  # again: the sidebar may have been changed since
+    _choose_backends(t.models, step.llm)  # again: the sidebar may have been changed since
     for key in RESET:
         _drop(key)
     S.follow_workspace(WORKSPACE, S.BUBBLE_QUESTION)  # the question of the workspace left is kept for it
@@ -438,12 +472,13 @@ def notice() -> None:
 
 
 def _off_course(t: TourState) -> list[str]:
-    """What in the sidebar differs from the tour's choices (someone changed it during the tour)."""
+    """What in the sidebar differs from the tour's choices for the current step (someone changed it during the
+    tour)."""
     ss = st.session_state
     out = []
     if ss.get(S.WORKSPACE) != WORKSPACE:
         out.append("workspace")
-    if ss.get(S.LLM) != LLM:
+    if ss.get(S.LLM) != STEPS[t.step].llm:
         out.append("LLM")
     for kind, key in (("embedder", S.EMBEDDER), ("reranker", S.RERANKER)):
         want = t.models.get(kind)
@@ -456,7 +491,8 @@ def _off_course(t: TourState) -> list[str]:
 #: 1440 px (an audit); the button's tooltip holds the whole step label.
 NEXT_NAMES = {"pages/granker.py": "GRanker", "pages/bubble_ranking.py": "Ranking", "pages/compare.py": "Compare",
               "pages/subgraph.py": "SG-RAG matching", "pages/evidence_chains.py": "ReG chains",
-              "pages/bubble_expansion.py": "Expansion", "pages/bubble_anchors.py": "Anchors"}
+              "pages/bubble_expansion.py": "Expansion", "pages/bubble_anchors.py": "Anchors",
+              "pages/hipporag2.py": "HippoRAG 2"}
 
 
 def next_label(i: int) -> str:
@@ -574,9 +610,10 @@ def bar(page: str) -> None:
             p = get_paper(step.paper)
             st.markdown(f"**What this stage does** ({md_escape(step.section)}): {md_escape(step.what)}")
             st.markdown(f"**Look at:** {step.look}")  # the tour's own text: its bold marks are meant
-            st.caption(f"Question: {md_escape(step.question)} · replayed from recorded runs of the real local "
-                       f"model (no model runs now) · paper: [{md_escape(p.key)} {md_escape(step.section)}]"
-                       f"({p.url})")
+            how = ("replayed from recorded runs of the real local model (no model runs now)" if step.llm == LLM else
+                   "run now without an LLM (LLM “none” in the sidebar for this step; Next puts the recorded LLM back)")
+            st.caption(f"Question: {md_escape(step.question)} · {how} · paper: [{md_escape(p.key)} "
+                       f"{md_escape(step.section)}]({p.url})")
             if page in INTROS:  # the page's own intro, which it leaves to this bar during the tour
                 st.markdown("**About this page**")
                 intro_body(page)
@@ -869,8 +906,9 @@ def home_panel() -> None:
     with st.container(border=True, key=S.sub(S.TOUR, "home")):
         st.subheader("Guided demo")
         st.markdown("For a class: BubbleRAG's pipeline one stage per click — anchor grouping, bubble expansion, "
-                    "ranking and reasoning, the answer, then every method compared — on the paper's Keanu Reeves "
-                    "question, with FastInsight's GRanker, SG-RAG's subgraph matching and ReG's evidence chains on "
+                    "ranking and reasoning, the answer, the HippoRAG 2 baseline, then every method compared — on the "
+                    "paper's Keanu Reeves question, with FastInsight's GRanker, SG-RAG's subgraph matching (and once "
+                    "without an LLM, where its rule-based query graph finds the answer) and ReG's evidence chains on "
                     "it too, then on “When did Lothair II's mother die?”, and last every method on a third "
                     "question; under each answer, what the runs teach: where the gold passages ranked, where a "
                     "wrong answer came from, what none mode (no LLM) quotes.")
