@@ -276,8 +276,12 @@ class Lesson:
         said = ", ".join(f"“{a}”" + (f" ×{c}" if c > 1 else "") for a, c in counts.most_common())
         if n == 1:
             r = self.runs[0]
+            # a sentence holding the gold answer is no exact answer, but "wrong" beside "holds the gold answer" read
+            # as a contradiction on the tour's SG-RAG step without an LLM
+            verdict = "right" if r.right else "not exact, the gold answer inside a longer answer" if \
+                r.match.kind == "contains" else "wrong"
             return (f"{self.model} answered “{r.answer.strip() or '(no answer)'}”: "
-                    f"{'right' if r.right else 'wrong'} (gold: “{self.gold_answer}”, {r.match.label}).")
+                    f"{verdict} (gold: “{self.gold_answer}”, {r.match.label}).")
         named = f" — {', '.join(r.method for r in self.runs if r.right)}" if 0 < right < n else ""
         # a sentence that holds the gold answer is no exact answer, but the Compare cards call it "ok … contains the
         # gold answer": an audit read "0 of 8 right" beside such a card
@@ -300,8 +304,9 @@ class Lesson:
             by = group[0].method if len(group) == 1 else f"{len(group)} methods: {', '.join(x.method for x in group)}"
             held = _held(group)
             if r.match.partly_right:
-                out.append(f"“{r.answer.strip()}” ({by}) is part of the gold answer “{r.match.gold}”: partly right, "
-                           f"not an exact match; {held}.")
+                how = "holds the gold answer" if r.match.kind == "contains" else "is part of the gold answer"
+                out.append(f"“{r.answer.strip()}” ({by}) {how} “{r.match.gold}”: partly right, not an exact match; "
+                           f"{held}.")
                 continue
             if not key:
                 out.append(f"No answer ({by}): {held}.")

@@ -73,6 +73,20 @@ def test_part_of_the_gold_answer_is_partly_right():
                              "match; the gold passage (rank 1) was among the one passage its answer was read from."]
 
 
+
+def test_a_sentence_holding_the_gold_answer_is_neither_called_wrong_nor_part_of_it():
+    """SG-RAG without an LLM (the tour's step) quotes the mother's sentence: it holds the gold date, so the answer line
+    says so instead of "wrong", and the why line says it holds the gold answer, not that it is part of it."""
+    said = "She died on 20 March 851 and was buried in the abbey of Erstein."
+    r = lesson("When did Lothair II's mother die?",
+               [ShownRun("sgrag", said, (("tours", "Ermengarde of Tours", said),), ("tours",))], ["tours"],
+               ["20 March 851"], model="Without an LLM, the extractive answer step")
+    assert ": wrong" not in r.answer_line()
+    assert r.answer_line().endswith(": not exact, the gold answer inside a longer answer (gold: “20 March 851”, "
+                                    "holds the gold answer).")
+    assert r.why_lines()[0].startswith(f"“{said}” (sgrag) holds the gold answer “20 March 851”: partly right")
+
+
 def test_a_gold_passage_ranked_below_the_context_the_answer_read_is_named_with_its_rank():
     """An audit read "it had every gold passage in its ranking" for a run whose gold passage was at rank 7, outside
     the 5 passages its answer was read from: the lesson now says where each gold passage ranked and whether the
