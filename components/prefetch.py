@@ -9,6 +9,11 @@ done or running instead of starting it; nothing else changes. Only recorded runs
 costs no model time), and only with the tour's own sidebar choices (the demo, the recorded LLM and the
 recording's models), so a fetch is never for a run nobody will ask for. ``EGX_TOUR_PREFETCH=0`` turns it off
 (``benchmarks/tour_clicks.py --no-prefetch`` measures the difference).
+
+On Home with the sidebar on other choices, the first step cannot be fetched ahead (its runs need the tour's
+backends), but what makes the first steps slow on a freshly started server is loading the models its recorded runs
+were made with: :func:`warm_models` loads them in the background, once per server, so "Start the guided demo" finds
+them loaded.
 """
 
 from __future__ import annotations
@@ -79,7 +84,11 @@ def after_page() -> int:
     else:
         return 0
     act = st.session_state.get(S.ACTIVE)  # what the sidebar resolved for this run (components.sidebar.active)
-    if nxt >= len(tour.STEPS) or act is None or not _tour_backends(act, t.models if t is not None else _recorded_models()):
+    if nxt >= len(tour.STEPS) or act is None:
+        return 0
+    if not _tour_backends(act, t.models if t is not None else _recorded_models()):
+        if t is None:  # Home on other choices: load the tour's models ahead instead
+            warm_models()
         return 0
     started = 0
     for method, config in step_runs(nxt):
@@ -89,3 +98,35 @@ def after_page() -> int:
         except EgxError:  # a run that cannot start says so when its page asks for it
             continue
     return started
+
+
+#: The job that loads the tour's models ahead (:func:`warm_models`): one per server.
+WARM_KEY = "tour:warm-models"
+
+
+def warm_models() -> bool:
+    """Load the embedder and reranker the demo's recorded runs were made with (:func:`_recorded_models`) in a
+    background job of the server, unlisted, never blocking Home: on a freshly started server the tour's first steps
+    otherwise waited for them behind "Running BubbleRAG on this question …" (an audit). The models go to the same
+    caches the sidebar reads (:mod:`components.resources`, with the arguments it passes on the tour's choices), so
+    the tour's first page finds them loaded. Once per server (a finished job is not restarted); nothing when the
+    demo ships no recording. Whether a job was started."""
+    from components import jobs_view, resources
+
+    models = _recorded_models()
+    if not models:
+        return False
+    manager = jobs_view.jobs()
+    if manager.get(WARM_KEY) is not None:
+        return False
+    emb, rr = models.get("embedder"), models.get("reranker")
+
+    def work(_job: Any) -> None:
+        if emb:
+            resources.embedder(emb)
+        if emb and rr:
+            resources.reranker(rr, emb, resources.llm(tour.LLM).name)
+
+    manager.submit(WARM_KEY, "Loading the guided demo's models", work, kind="method", restart=False, session="",
+                   extra={jobs_view.PREFETCH: True})
+    return True
