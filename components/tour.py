@@ -44,6 +44,9 @@ KEANU = "Who played the main villain in the movie where Keanu Reeves and Laurenc
 LOTHAIR = "When did Lothair II's mother die?"
 #: A question the recorded 1.5B model answers right in most methods: the lesson of a run that works.
 JUDITH = "Find the second-married woman whose son started a war."
+#: The paper's Example 1: "ML" is ambiguous (machine learning or medical laboratory); on the demo with the tour's
+#: models, GRanker at the paper's α = 0.2 lifts the gold answer's node over plain reranking here.
+ML_EXPERT = "Find an ML expert."
 #: The method whose ``none``-mode answer a lesson shows beside the recorded model's (the tour's method).
 EXTRACTIVE_METHOD = "bubblerag"
 
@@ -183,6 +186,18 @@ STEPS: tuple[TourStep, ...] = (
              "the passages the ranking leads to, and the tabs below replay the STeX rounds.",
              brief="Plain reranking (left) beside GRanker (right) on the same candidates: do the ✓ gold nodes move "
                    "up or down, and which neighbours pulled them? Then the passages the ranking leads to.",
+             paper="FastInsight", lesson=True),
+    TourStep("pages/granker.py", ML_EXPERT, "§3.4",
+             "The same two rankings on the paper's Example 1, “Find an ML expert.”: “ML” matches machine learning and "
+             "medical laboratory alike, so the plain reranker scores each node on its own text and puts the medical "
+             "laboratory nodes first. GRanker, at the same α = 0.2, adds to each node's features those of its "
+             "retrieved neighbours (H′ = (1−α)H + αPH): a node among relevant neighbours borrows their evidence.",
+             "The ✓ gold nodes in both columns: where does Geoffrey Hinton (the gold answer) rank in each, and which "
+             "machine-learning nodes rose with him, lifted by relevant neighbours? Not every gold node rises: the "
+             "lesson above the columns names each gold node's two ranks, up and down. The medical-laboratory nodes "
+             "keep the top of both columns: they are a cluster of their own, neighbours of one another.",
+             brief="The ✓ gold nodes in both columns: does Geoffrey Hinton, the gold answer, rise under GRanker, and "
+                   "which machine-learning nodes rose with him? The lesson above names each gold node's two ranks.",
              paper="FastInsight", lesson=True),
     TourStep("pages/subgraph.py", KEANU, "§4",
              "The LLM turns the question into a query graph whose UNK nodes stand for what is asked (Table 12 "
@@ -506,8 +521,8 @@ def next_label(i: int) -> str:
 
 def step_label(i: int) -> str:
     step = STEPS[i]
-    which = {KEANU: "Keanu Reeves question", LOTHAIR: "Lothair II question"}.get(step.question,
-                                                                                  "second-wife question")
+    which = {KEANU: "Keanu Reeves question", LOTHAIR: "Lothair II question", ML_EXPERT: "ML-expert question"}.get(
+        step.question, "second-wife question")
     return f"{_TITLES.get(step.page, step.page)} · {which}"
 
 
@@ -914,7 +929,8 @@ def home_panel() -> None:
                     "wrong answer came from, what none mode (no LLM) quotes.")
         st.caption("It switches to the demo workspace and the recorded LLM (real runs of the local "
                    "Qwen2.5-Coder-1.5B model, replayed instantly, with the models they were recorded with). "
-                   "Leaving the tour puts your workspace, LLM and models back.")
+                   "Leaving the tour puts your workspace, LLM and models back. On a freshly started server the "
+                   "first steps take a few seconds more while those models load (this page starts loading them).")
         # an audit's lecturer: the class sees the papers' own examples answered wrongly and "the lecturer must
         # pre-frame it" — the app says it first
         st.caption(":material/info: The papers' two examples are hard for a 1.5B model: its answers to them are "

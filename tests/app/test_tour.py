@@ -26,7 +26,8 @@ TITLES = {"pages/bubble_anchors.py": "Anchor grouping", "pages/bubble_expansion.
 PAPER_PAGES = {"pages/granker.py": S.GRANKER_QUESTION, "pages/subgraph.py": S.SGRAG_QUESTION,
                "pages/evidence_chains.py": S.REG_QUESTION, "pages/hipporag2.py": S.HIPPORAG2_QUESTION}
 #: The gold answer of each question the tour asks (sample_data/demo/questions.json).
-GOLD = {tour.KEANU: "Hugo Weaving", tour.LOTHAIR: "20 March 851", tour.JUDITH: "Judith of Bavaria"}
+GOLD = {tour.KEANU: "Hugo Weaving", tour.LOTHAIR: "20 March 851", tour.JUDITH: "Judith of Bavaria",
+        tour.ML_EXPERT: "Geoffrey Hinton"}
 #: What a page says of a question the recorded LLM holds no run of: never shown on a step of the tour.
 UNRECORDED = ("This question is not recorded", "Not recorded:", "question/stage was not recorded", "LLM call failed")
 OWN_QUESTION = "Which company makes the Tarn 4?"
@@ -78,7 +79,7 @@ def _method_lesson(at, page: str, box: str, gold_answer: str = "Hugo Weaving") -
         assert "GRanker (α = 0.2) moved" in box and "Why smoothing can do this" in box and "§3.3" in box
         g_rank = {str(r[unit]): int(r["rank"]) for _, r in granker_t.iterrows()}
         gold = [(str(r[unit]), int(r["rank"])) for _, r in plain_t.iterrows() if r["gold"] == "✓"]
-        assert gold, "the Keanu question's gold nodes rank in the plain top 10"
+        assert gold, "the question's gold nodes rank in the plain top 10"
         for title, k in gold:
             after = g_rank.get(title)
             assert f"{title} {k} → " + (str(after) if after is not None else "not in the top 10") in box, (title, box)
@@ -382,3 +383,23 @@ def test_the_hipporag2_step_shows_the_baselines_stages_on_the_recorded_run(home:
     assert any("The LLM kept" in plain(str(s.value)) for s in at.success)
     texts = _texts(at)
     assert any("paper: [HippoRAG 2 §3.1–§3.2]" in t for t in texts)
+
+
+@pytest.mark.slow
+def test_a_granker_step_shows_smoothing_lift_the_gold_answer(home: Path) -> None:
+    """On the Keanu question GRanker only pushed the gold nodes down (an audit: a class never saw smoothing help); the
+    step after it, on the paper's "Find an ML expert.", shows GRanker at the paper's α = 0.2 lift the gold answer's
+    node, Geoffrey Hinton, over plain reranking, as its text says."""
+    (i,) = [j for j, s in enumerate(tour.STEPS) if s.page == "pages/granker.py" and s.question == tour.ML_EXPERT]
+    assert tour.STEPS[i - 1].page == "pages/granker.py" and tour.STEPS[i - 1].question == tour.KEANU
+    assert "Geoffrey Hinton" in tour.STEPS[i].look_line and "α = 0.2" in tour.STEPS[i].what
+    at = _to_step(_own_home(), i)
+    assert at.title[0].value == "GRanker vs plain reranking"
+    plain_t, granker_t = (t.value for t in at.table[:2])
+    unit = "node" if "node" in plain_t.columns else "passage"
+    before = {str(r[unit]): int(r["rank"]) for _, r in plain_t.iterrows()}
+    after = {str(r[unit]): int(r["rank"]) for _, r in granker_t.iterrows()}
+    assert after["Geoffrey Hinton"] < before["Geoffrey Hinton"], (before, after)
+    box = "\n".join(t for t in _texts(at) if t.startswith("What these runs teach"))
+    assert "GRanker (α = 0.2) moved" in box and re.search(r"moved \d+ gold nodes? up", box), box
+    assert f"Geoffrey Hinton {before['Geoffrey Hinton']} → {after['Geoffrey Hinton']}" in box, box
