@@ -6,8 +6,8 @@ local 1.5B model, replayed) with the embedder and reranker those runs were recor
 paper's Keanu Reeves question. Each step (:data:`STEPS`) is one page of the BubbleRAG pipeline —
 anchor grouping → bubble expansion → ranking and reasoning → answer → HippoRAG 2 (the baseline) → Compare — first
 for the Keanu question, then FastInsight's GRanker, SG-RAG's subgraph matching and ReG's evidence chains on that
-question (each recorded for it; SG-RAG also on the Lothair II question without an LLM, its rule-based query graph:
-:attr:`TourStep.llm`), then BubbleRAG's pages for the Lothair II question, then Compare on a third question; :func:`bar`, drawn under each
+question (each recorded for it; GRanker also on the paper's "Find an ML expert.", where smoothing lifts the gold
+answer, and SG-RAG on the Lothair II question without an LLM, its rule-based query graph: :attr:`TourStep.llm`), then BubbleRAG's pages for the Lothair II question, then Compare on a third question; :func:`bar`, drawn under each
 of those pages' titles, is one sticky line (step, Back, Next, More with what the stage does and what to look
 at, Leave), and :func:`lesson_ui`, under Ask's answer and atop Compare, says what the runs shown teach
 (:mod:`core.eval.lesson`: computed from them, never written by hand).

@@ -8,13 +8,14 @@ from __future__ import annotations
 import streamlit as st
 
 from components import hipporag2_view as view
-from components import runs
-from components.page import header
+from components import runs, tour
+from components.page import current, header
 from core.methods.baselines import HIPPORAG2
 
 act = header()
-query, by_q, questions = view.question(act)
-cfg = view.knobs()
+with tour.settings_box(current()):  # on the tour: folded, so the stages come up under the bar
+    query, by_q, questions = view.question(act)
+    cfg = view.knobs()
 if not query:
     st.info("Type a question to step through HippoRAG 2.")
     st.stop()
