@@ -228,6 +228,11 @@ BAD_CASES = [
     ("t.jsonl", '{"head": "a", "relation": "r", "tail": "b"}\n{broken\n',
      "t.jsonl, line 2: invalid JSON (Expecting property name enclosed in double quotes, column 2). "
      "Expected one JSON object per line."),
+    # a streamed line keeps its ending: an error at the line's end read "column 1" (json's "line 2, column 1")
+    ("t.jsonl", '{"title": "A", "text": "ok"}\n{"title": "Broken", "text": "oops"\n',
+     "t.jsonl, line 2: invalid JSON (Expecting ',' delimiter, column 35). Expected one JSON object per line."),
+    ("t.jsonl", '{"title": "A", "text": "ok"}\r\n{"title": "Broken" "text": "oops"}\r\n',
+     "t.jsonl, line 2: invalid JSON (Expecting ',' delimiter, column 20). Expected one JSON object per line."),
     ("c.json", '[{"title": "x", "text": "ok"}, {"title": "y"}]',
      "c.json, record 2: the passage has no \"text\" string (keys: ['title']). Expected {\"title\": ..., \"text\": ...}."),
     ("c.json", '[{"title": 5, "text": "ok"}]', 'c.json, record 1: "title" is a int. Expected a string title.'),

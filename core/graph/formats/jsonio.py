@@ -55,15 +55,23 @@ def parse_json(text: str, source: str, *, expected: str = "valid JSON", line: in
     try:
         return strict_loads(text)
     except json.JSONDecodeError as exc:
-        at = line if line is not None else exc.lineno
+        at, col = (exc.lineno, exc.colno) if line is None else (line, _column_in_line(text, exc.pos))
         # json's "Unterminated string starting at" reads on with its position: the line and column, no comma
-        where = f"{exc.msg} line {at}, column {exc.colno}" if exc.msg.endswith(" at") else f"{exc.msg}, column {exc.colno}"
+        where = f"{exc.msg} line {at}, column {col}" if exc.msg.endswith(" at") else f"{exc.msg}, column {col}"
         raise InputFormatError(source, f"invalid JSON ({where})", expected, line=at) from None
     except _BadNumber as exc:
         raise InputFormatError(source, str(exc), _NUMBER_FIX, line=line) from None
     except RecursionError:
         raise InputFormatError(source, "the JSON is nested too deeply to read (thousands of levels)",
                                f"{expected}, nested at most a few levels deep", line=line) from None
+
+
+def _column_in_line(text: str, pos: int) -> int:
+    """The 1-based column of ``pos`` within one line of a file. The line keeps its ending (a streamed line
+    does, for ``csv``), so an error at its end was json's "line 2, column 1" and read as "column 1": the
+    ending is not part of the line, and an error past it sits just after the line's last character."""
+    body = text.rstrip("\r\n")
+    return min(pos, len(body)) + 1
 
 
 def load_json(path: Path, text: str | None = None, *, limits: InputLimits | None = None) -> Any:
