@@ -186,6 +186,25 @@ def test_ppr_no_seed_in_gold_passage():
     assert d.stage == "ranked_out" and d.evidence["lost"]["c2"]["seeds_in_passage"]
 
 
+def test_ppr_lists_each_seed_node_once():
+    """Two question entities linked to one node read "(seeds: Brask & Sons, Brask & Sons)"."""
+    from core.methods.baselines.common import BaselineResult
+    from core.methods.baselines.diagnosis import diagnose_ppr, seed_names
+
+    ws = toy_workspace()
+    g = ws.graph
+    matrix = g.node("The Matrix")
+    seeds = [{"entity": e, "node": matrix, "name": g.node_names[matrix], "similarity": 0.9, "weight": 1.0}
+             for e in ("Matrix", "The Matrix")]
+    res = BaselineResult("ppr", "q", (RankedChunk("c1", 0.5),), "", Trace("ppr", "q"),
+                         details={"seeds": seeds, "graph": "entity graph"})
+    d = diagnose_ppr(res, ws, Gold("q", ("c1", "c2")), cut=5)
+    assert d.stage == "no_anchor" and d.summary.endswith(f"(seeds: {g.node_names[matrix]}).")
+    # two different nodes under one display name are one entry that says so
+    assert seed_names([(3, "Orm & Sons"), (3, "Orm & Sons"), (8, "Dellby"), (5, "Dellby")]) == [
+        "Orm & Sons", "Dellby (2 nodes)"]
+
+
 @pytest.mark.parametrize(("ranks", "retrieved", "head"), [
     ({"a": 7}, 10, "Gold evidence ranked below the top 5: 1 gold passage reached rank 7."),
     ({"a": 7, "b": 9}, 10, "Gold evidence ranked below the top 5: 2 gold passages reached ranks 7, 9."),

@@ -93,6 +93,19 @@ def diagnose_rerank(result: BaselineResult, workspace: Workspace, gold: Gold, *,
                      d.gold_ranks)
 
 
+def seed_names(seeds: list[tuple[int, str]]) -> list[str]:
+    """Each seed node once, by its display name, in seed order: two question entities linked to one node were
+    "(seeds: Brask & Sons, Brask & Sons)". Different nodes that share a name are one entry that says how many.
+
+    >>> seed_names([(4, "Brask & Sons"), (4, "Brask & Sons"), (9, "Dellmouth"), (7, "Dellmouth")])
+    ['Brask & Sons', 'Dellmouth (2 nodes)']
+    """
+    nodes: dict[str, set[int]] = {}
+    for node, name in seeds:
+        nodes.setdefault(name, set()).add(node)
+    return [name if len(ids) == 1 else f"{name} ({len(ids)} nodes)" for name, ids in nodes.items()]
+
+
 @diagnoser()
 def diagnose_ppr(result: BaselineResult, workspace: Workspace, gold: Gold, lost: list[str],
                  ranks: dict[str, int | None], cut: int, ev: dict[str, Any]) -> Diagnosis | None:
@@ -120,14 +133,14 @@ def diagnose_ppr(result: BaselineResult, workspace: Workspace, gold: Gold, lost:
             if not ents:
                 info.update(stage="not_in_graph", why="no KG entity comes from this passage")
             elif ents & seed_nodes:
-                hit = [graph.node_names[v] for v in sorted(ents & seed_nodes)]
+                hit = seed_names([(v, graph.node_names[v]) for v in sorted(ents & seed_nodes)])
                 info.update(stage="ranked_out", seeds_in_passage=hit,
                             why=f"seeded through {', '.join(hit[:3])}, but the walk ranked it "
                                 f"{ranks[cid] if ranks[cid] else 'outside the top ' + str(len(result.ranked_chunks))}")
             else:
                 info.update(stage="no_anchor", passage_entities=[graph.node_names[v] for v in sorted(ents)][:10],
                             why="no seed entity of the question is an entity of this passage (seeds: "
-                                + ", ".join(s["node"] for s in seed_view[:4]) + ")")
+                                + ", ".join(seed_names([(int(s["node"]), s["name"]) for s in seeds])[:4]) + ")")
         per[cid] = info
     stage = min((p["stage"] for p in per.values()), key=order.index)
     first = next(c for c, p in per.items() if p["stage"] == stage)
@@ -158,7 +171,7 @@ def diagnose_hipporag2(result: HippoRAG2Result, workspace: Workspace, gold: Gold
                                                 f"which {where}")
         else:
             ents = set(graph.chunk_entities(cid))
-            hit = [seeds[v] for v in seeds if v in ents]
+            hit = seed_names([(v, seeds[v]) for v in seeds if v in ents])
             from_it = [f for f in result.linked if f.head in ents or f.tail in ents]
             if hit:
                 info.update(stage="ranked_out", seeds_in_passage=hit,
