@@ -7,12 +7,15 @@ concept keywords. These rules are the documented fallback of the LLM stages, not
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from core.text import STOPWORDS
 
 #: words that make a keyword "generic": a standalone relation/attribute noun (Example 4)
 _CONNECTORS = {"of", "the", "de", "von", "van", "der", "la", "le", "du", "da", "di"}
+#: a connector that makes one name of the capitalised words on both sides ("Brask & Sons", "AT&T"), as written
+_AMPERSAND = "&"
 _ROMAN = re.compile(r"^(?:[IVXLC]+|\d+(?:st|nd|rd|th)?)$")
 _TOKEN = re.compile(r"[A-Za-z0-9][\w\-\.']*|[^\sA-Za-z0-9]")
 _WH = {"who", "what", "when", "where", "which", "why", "how", "whose", "whom", "find", "name", "list", "is",
@@ -29,17 +32,20 @@ def tokens(text: str) -> list[str]:
 
 
 def entity_mentions(query: str) -> list[str]:
-    """Capitalised runs ("Lothair II", "Laurence Fishburne"), quoted strings and numbers/years.
+    """Capitalised runs ("Lothair II", "Laurence Fishburne", "Brask & Sons"), quoted strings and numbers/years.
 
     The query's first word is only part of a mention when the next word is capitalised too
-    (so "Who" or "When" are never entities).
+    (so "Who" or "When" are never entities). An "&" between capitalised words joins them into one name,
+    spaced as the query writes it ("Marks & Spencer", "AT&T"): split, "Sons" alone was a keyword whose
+    nearest nodes were years.
     """
     out: list[str] = []
     for q in re.findall(r"\"([^\"]+)\"|“([^”]+)”", query):
         s = (q[0] or q[1]).strip()
         if s:
             out.append(s)
-    toks = tokens(query)
+    spans = [m.span() for m in _TOKEN.finditer(query)]
+    toks = [query[a:b] for a, b in spans]
     i = 0
     while i < len(toks):
         t = _clean(toks[i])
@@ -48,19 +54,20 @@ def entity_mentions(query: str) -> list[str]:
             i += 1  # sentence case: a lone capitalised first word ("Besides the ...") is no entity
             continue
         if is_cap:
-            run = [t]
+            mention = t
             j = i + 1
             while j < len(toks):
                 n = _clean(toks[j])
+                gap = " " if spans[j][0] > spans[j - 1][1] else ""
                 if n and (n[0].isupper() or _ROMAN.match(n)):
-                    run.append(n)
+                    mention += (gap if mention.endswith(_AMPERSAND) else " ") + n
                     j += 1
-                elif n.lower() in _CONNECTORS and j + 1 < len(toks) and _clean(toks[j + 1])[:1].isupper():
-                    run.append(n)
+                elif (n.lower() in _CONNECTORS or n == _AMPERSAND) and _continues_run(toks, j):
+                    mention += (gap if n == _AMPERSAND else " ") + n
                     j += 1
                 else:
                     break
-            mention = " ".join(run).strip()
+            mention = mention.strip()
             if mention and mention.lower() not in STOPWORDS:
                 out.append(mention)
             i = j
@@ -77,12 +84,24 @@ def entity_mentions(query: str) -> list[str]:
     return uniq
 
 
+def conjoined_names(query: str, mentions: list[str]) -> list[tuple[int, list[str]]]:
+    """Two mentions the query writes as one "A and B" ("Procter and Gamble"): ``(index of A, the names
+    "A and B" could be a node under: "A and B", "A & B")`` for each such adjacent pair. Whether it is one
+    name ("Procter and Gamble") or two ("Tom and Jerry" met) only the graph can say, so the caller joins a
+    pair when a node has one of those names."""
+    out: list[tuple[int, list[str]]] = []
+    for i, (a, b) in enumerate(itertools.pairwise(mentions)):
+        if re.search(re.escape(a) + r"\s+and\s+" + re.escape(b) + r"(?![\w&])", query):
+            out.append((i, [f"{a} and {b}", f"{a} & {b}"]))
+    return out
+
+
 def _continues_run(toks: list[str], j: int) -> bool:
     """Whether token ``j`` would extend a capitalised run (capitalised, a Roman numeral or a number)."""
     if j >= len(toks):
         return False
     n = _clean(toks[j])
-    if n.lower() in _CONNECTORS:  # "Lord of Misrule": the connector continues when a capital follows it
+    if n.lower() in _CONNECTORS or n == _AMPERSAND:  # "Lord of Misrule": a capital must follow the connector
         return j + 1 < len(toks) and _clean(toks[j + 1])[:1].isupper()
     return bool(n) and (n[0].isupper() or _ROMAN.match(n) is not None)
 

@@ -18,10 +18,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from core.backends.base import LLM
-from core.graph.reader import GraphLike
+from core.graph.reader import GraphLike, nodes_named
 from core.methods.bubblerag import checks, heuristics, prompts
 from core.methods.bubblerag.preretrieval import PreRetrieval
 from core.methods.llm_steps import ask_json
+from core.text import normalize_name
 from core.trace import Step, Trace
 
 
@@ -54,6 +55,21 @@ def _key(text: str) -> str:
 
 def _is_entity(text: str) -> bool:
     return any(c.isupper() or c.isdigit() for c in text)
+
+
+def _join_node_names(query: str, mentions: list[str], graph: GraphLike) -> list[str]:
+    """The `none`-mode mentions with "A and B" joined into one where a graph node has that name ("Procter
+    and Gamble", or "Procter & Gamble" when the node writes the "&"), as the question writes it; names
+    the graph does not join stay two keywords ("Tom and Jerry met")."""
+    pairs = heuristics.conjoined_names(query, mentions)
+    if not pairs:
+        return mentions
+    known = nodes_named(graph, [normalize_name(n) for _, names in pairs for n in names])
+    out = list(mentions)
+    for i, names in reversed(pairs):  # from the right, so an earlier index still points at its mention
+        if any(normalize_name(n) in known for n in names) and out[i + 1] == mentions[i + 1]:
+            out[i:i + 2] = [names[0]]
+    return out
 
 
 def _validate(data: Any) -> None:
@@ -121,7 +137,7 @@ def extract_keywords(query: str, pre: PreRetrieval | None, graph: GraphLike, llm
             add(k, "implicit")
     else:
         source = "heuristic"
-        mentions = heuristics.entity_mentions(query)
+        mentions = _join_node_names(query, heuristics.entity_mentions(query), graph)
         for m in mentions:
             add(m, "explicit")
         for w in heuristics.concept_words(query, mentions):

@@ -22,6 +22,28 @@ def test_a_first_word_that_starts_a_name_is_kept() -> None:
     assert entity_mentions("1921 Nobel Prize in Physics winner?")[0] == "1921"
 
 
+def test_an_ampersand_between_capitalised_words_is_one_name() -> None:
+    # split, "Sons" alone was a keyword whose nearest nodes were years
+    q = "Which city was the founder of the company that bought Orm & Sons born in?"
+    assert entity_mentions(q) == ["Orm & Sons"]
+    assert entity_mentions("Procter & Gamble sold what to AT&T in 1999?") == ["Procter & Gamble", "AT&T", "1999"]
+    assert entity_mentions("Did Tom & then Jerry leave?") == ["Tom", "Jerry"]  # "&" before a lower-case word
+
+
+def test_a_name_with_and_is_one_keyword_when_a_graph_node_has_that_name() -> None:
+    from core.backends.registry import get_llm
+    from core.graph.graph_builder import GraphBuilder
+    from core.methods.bubblerag.keywords import extract_keywords
+
+    b = GraphBuilder()
+    c = b.add_chunk("Harl and Quist", "Harl and Quist is a firm. Tom met Jerry.")
+    b.add_triple("Harl & Quist", "is", "firm", chunk_id=c)
+    b.add_triple("Tom", "met", "Jerry", chunk_id=c)
+    graph, llm = b.build(), get_llm("none")
+    assert extract_keywords("Who founded Harl and Quist?", None, graph, llm).explicit == ("Harl and Quist", "founded")
+    assert extract_keywords("Where did Tom and Jerry meet?", None, graph, llm).explicit == ("Tom", "Jerry", "meet")
+
+
 def _graph_and_preview():
     from core.graph.graph_builder import GraphBuilder
     from core.methods.bubblerag.preretrieval import PreRetrieval
