@@ -136,10 +136,7 @@ def antecedents(sentences: Sequence[str], title: str) -> list[str]:
     thing it may mean by "It"/"Its" (the name opening the last sentence with no pronoun: "The Brown Ox was a ferry
     … It worked only the Pellow Reach crossing"); "" where none (see :func:`readings`)."""
     title_n = normalize_name(title)
-    persons = [p for s in sentences for p in typed_mentions(s, "person", names=True)]
-    # the title alone is no evidence: spaCy tags the bare title "Harrow Glassworks" PERSON, and its founder's "He was
-    # born in Odeby" then lost its reading (an audit); the passage naming it as a person, or a given name, is
-    title_is_person = bool(title_n) and (any(normalize_name(p) == title_n for p in persons) or named_person(title))
+    title_is_person = _title_is_person(sentences, title)
     out = []
     last = thing = ""
     for s in sentences:
@@ -156,6 +153,28 @@ def antecedents(sentences: Sequence[str], title: str) -> list[str]:
             t = _THING.match(s)
             thing = t.group(1) if t else ""
     return out
+
+
+def _title_is_person(sentences: Sequence[str], title: str) -> bool:
+    """Whether the passage's ``title`` is a person its ``sentences`` name as one (or a given name opens it)."""
+    title_n = normalize_name(title)
+    persons = [p for s in sentences for p in typed_mentions(s, "person", names=True)]
+    # the title alone is no evidence: spaCy tags the bare title "Harrow Glassworks" PERSON, and its founder's "He was
+    # born in Odeby" then lost its reading (an audit); the passage naming it as a person, or a given name, is
+    return bool(title_n) and (any(normalize_name(p) == title_n for p in persons) or named_person(title))
+
+
+def shown_sentence(sentence: str, name: str, title: str, title_is_person: bool) -> str:
+    """``sentence`` as the answer shows it (:func:`bracketed`): its "He"/"She" read as ``name`` (the person named before
+    it, :func:`antecedents`), else as the passage's ``title`` when that is a person the passage names ("He [Jakob Venn]
+    founded the Carrow Fiddle Fair in 1877": quoted alone, an audit read a bare "He founded …", while a passage about a
+    timber yard had its "his [Anton Pell’s]")."""
+    if name:
+        return bracketed(sentence, name)
+    m = _pronoun(sentence)
+    if title_is_person and m is not None and m.group("p").lower() in _PERSONAL:
+        return bracketed(sentence, title)
+    return sentence
 
 
 def bracketed(sentence: str, name: str) -> str:
@@ -343,6 +362,7 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
     atype = expected_answer_type(query, nouns=True)
     top = [p for p in passages[:max_passages]]
     rows: list[tuple[str, tuple[str, ...], str, str, str]] = []  # (sentence, its readings, chunk id, title, antecedent)
+    person_titles: set[str] = set()  # titles a passage names as a person: what its "He" shows when no one came before
     by_id = {cid: (title, text) for cid, title, text in passages}
     for cid, title, text in top:
         sents = [s.strip() for s in split_sentences(text) if len(s.strip()) > 3] or ([text.strip()] if text.strip() else [])
@@ -350,6 +370,8 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
         # ("Its first director was the historian Owen Pike." / "He bought the Larkmere Chalice …"; the KG reads it so)
         before = next((_sentences(by_id[p][1]) for p in previous_ids(cid) if p in by_id and by_id[p][0] == title), [])
         names = antecedents(before + sents, title)[len(before):]  # once: the readings and the brackets both use them
+        if _title_is_person(before + sents, title):
+            person_titles.add(title)
         for s, read, name in zip(sents, readings(sents, title, names), names):
             rows.append((s, read, cid, title, name))
     if not rows:
@@ -376,6 +398,8 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
         for s, read, name in zip(sents, readings(sents, title, names), names):
             if any(_names_bridge(r, b) for r in read for _, b in bridges):
                 rows.append((s, read, cid, title, name))
+                if _title_is_person(sents, title):
+                    person_titles.add(title)
     flat = [r for row in rows for r in row[1]]
     flat_scores = _score(backends, scorer, [query], flat)
     if bridges:
@@ -395,7 +419,7 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
         best = at + which
         at += len(read)
         cands.append(Candidate(s, cid, title, float(flat_scores[best]), _typed(s, flat[best], title, atype, typed_query),
-                               bracketed(s, name) if name else s))
+                               shown_sentence(s, name, title, title in person_titles)))
     order = sorted(range(len(cands)), key=lambda i: (not cands[i].typed, -cands[i].score, i))
     ranked = tuple(cands[i] for i in order)
     note = ""

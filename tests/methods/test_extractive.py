@@ -59,7 +59,7 @@ def test_which_city_asks_for_a_place_and_gets_the_sentence_that_names_one():
             "He was born in Budapest.")
     pick = pick_sentence(q, [("c1", "Peter Kovacs", text)], Backends(HashingEmbedder(), get_llm("none")))
     assert pick.answer_type == "place"
-    assert pick.text == "He was born in Budapest."
+    assert pick.text == "He [Peter Kovacs] was born in Budapest."  # the passage's person, shown for "He"
     assert "Budapest" in pick.candidates[0].typed
 
 
@@ -337,6 +337,24 @@ def test_triples_only_workspace_says_why(tmp_path):
     r = run_method("bubblerag", LOTHAIR, ws, b)
     assert r.answer.endswith(".") and any(r.answer[:-1] == ws.graph.edge_text(e) for e in range(ws.graph.n_edges))
     assert any("triples-only" in x for x in describe_answer(r).limits)
+
+
+def test_he_in_a_passage_about_a_person_shows_that_person():
+    """An audit's q1 read a bare "He founded the Carrow Fiddle Fair in 1877 …" from a passage about the founder, while a
+    passage about a timber yard had "After his [Anton Pell’s] death …": the title read for "He" is shown too."""
+    from core.backends.embedders import HashingEmbedder
+    from core.methods.extractive import pick_sentence, shown_sentence
+
+    founded = "He founded the Varrow Fiddle Fair in 1877 and was the father of Ilse Ostrin."
+    backends = Backends(HashingEmbedder(), get_llm("none"), get_reranker("ms-marco-minilm"))
+    pick = pick_sentence("In what year was the Varrow Fiddle Fair founded?",
+                         [("p", "Peter Ostrin", f"Peter Ostrin was a fiddler and innkeeper in Varrow. {founded}")], backends)
+    assert pick.text == "He [Peter Ostrin] founded the Varrow Fiddle Fair in 1877 and was the father of Ilse Ostrin.", \
+        pick.candidates[:3]
+    # a title that is no person is not put in for "He"; a name read before it is
+    assert shown_sentence(founded, "", "Varrow Inn", False) == founded
+    assert shown_sentence(founded, "Peter Ostrin", "Varrow Inn", False).startswith("He [Peter Ostrin] founded")
+    assert shown_sentence("It was sold in 1901.", "", "Peter Ostrin", True) == "It was sold in 1901."
 
 
 def test_the_scorer_note_says_why_no_reranker_scored_the_sentences() -> None:
