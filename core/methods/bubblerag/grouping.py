@@ -10,7 +10,8 @@ the keyword it matches best (so "Keanu Reeves" stays with the Keanu keyword even
 specialized "main villain Keanu Reeves" also retrieved it) — except that a keyword left with no
 candidate takes back those it ranked higher than their owner did (the "mother" of "Lothair II's
 mother" would otherwise vanish into the Lothair II group); two keyword groups merge when their
-search embeddings have cosine ≥ 0.8 (the same concept phrased twice).
+search embeddings have cosine ≥ 0.8 (the same concept phrased twice), except two full names that share
+only a surname ("Jonas Pell", "Anton Pell": two people; a bare "Pell" may join either).
 Weights: 2 for an entity keyword, 1 for a concept word or implicit concept, ×1.5 for the first
 explicit entity (the core subject), then normalized to sum to 1.
 """
@@ -25,7 +26,7 @@ import numpy as np
 
 from core.backends.base import LLM
 from core.graph.reader import GraphLike
-from core.methods.bubblerag import checks, prompts
+from core.methods.bubblerag import checks, heuristics, prompts
 from core.methods.bubblerag.candidates import Candidate, Candidates
 from core.methods.llm_steps import ask_json
 from core.pinning import pin
@@ -154,8 +155,8 @@ def group_anchors(query: str, candidates: Candidates, llm: LLM, *, entity_share:
          "members": [{"cid": c.cid, "kind": c.kind, "text": c.text, "score": round(c.score, 4)} for c in g.members]}
         for g in groups]}
     if source == "embedding":
-        step.data["rule"] = ("one group per keyword, candidates assigned to their best-matching keyword; merge if keyword cosine >= 0.8; "
-                             "weights 2 (entity) / 1 (concept), x1.5 for the first entity, normalized"
+        step.data["rule"] = ("one group per keyword, candidates assigned to their best-matching keyword; merge if keyword cosine >= 0.8 "
+                             "(not two full names sharing only a surname); weights 2 (entity) / 1 (concept), x1.5 for the first entity, normalized"
                              + (f"; entity groups rescaled to a share of {entity_share:g} (ours)" if entity_share > 0 else ""))
     step.seconds = time.perf_counter() - t0
     if trace is not None:
@@ -191,7 +192,7 @@ def _embedding_groups(candidates: Candidates, *, entity_share: float = 0.0) -> l
     cos = pin("bubblerag.grouping.keyword_cosine", np.array([float(vec_of[a] @ vec_of[b]) for a, b in pairs]),
               key="|".join(keywords))
     for (a, b), c in zip(pairs, cos.tolist()):
-        if c >= 0.8:
+        if c >= 0.8 and find(a) != find(b) and not _two_people(find(a), find(b), keywords, find):
             parent[find(b)] = find(a)
     clusters: dict[str, list[str]] = {}
     for k in keywords:
@@ -211,6 +212,15 @@ def _embedding_groups(candidates: Candidates, *, entity_share: float = 0.0) -> l
         return [AnchorGroup(i, c, (entity_share * w / ents) if e else ((1 - entity_share) * w / (total - ents)), m)
                 for i, (c, w, m, e) in enumerate(raw)]
     return [AnchorGroup(i, c, w / total, m) for i, (c, w, m, _) in enumerate(raw)]
+
+
+def _two_people(ra: str, rb: str, keywords: list[str], find: Any) -> bool:
+    """Whether the clusters rooted at ``ra`` and ``rb`` hold two full names that share only a surname
+    (:func:`.heuristics.distinct_names`): their cosine is high ("Jonas Pell", "Anton Pell"), yet they are two
+    people, so they stay two groups; a bare "Pell" may join either, the first it meets."""
+    xs = [k for k in keywords if find(k) == ra]
+    ys = [k for k in keywords if find(k) == rb]
+    return any(heuristics.distinct_names(x, y) for x in xs for y in ys)
 
 
 #: how the `none`-mode weights are set, in the words the trace and the pages show
@@ -409,7 +419,7 @@ def _review_groups(query: str, candidates: Candidates, llm: LLM, step: Step, *, 
                                   for c in g.members]} for g in groups]}
     if source == "embedding" or edits.get("weights_check", "informative") != "informative":
         step.data["rule"] = ("one group per keyword, candidates assigned to their best-matching keyword; merge if keyword "
-                             f"cosine >= 0.8; weights {RULE_WEIGHTS}")
+                             f"cosine >= 0.8 (not two full names sharing only a surname); weights {RULE_WEIGHTS}")
     weights_check = edits.get("weights_check", "informative")
     return AnchorGroups(tuple(groups), source, tuple(notes),
                         weights_check if source == "llm" and weights_check != "informative" else "")

@@ -96,6 +96,38 @@ def conjoined_names(query: str, mentions: list[str]) -> list[tuple[int, list[str
     return out
 
 
+#: generational suffixes a name is compared without ("Johann Strauss II" is "Johann Strauss"), as the spaCy KG's
+#: short names are (:mod:`core.backends.spacy_names`)
+_SUFFIXES = frozenset({"ii", "iii", "iv", "jr", "jr.", "sr", "sr.", "junior", "senior"})
+
+
+def _name_words(name: str) -> tuple[str, ...]:
+    words = [re.sub(r"(?:'s|’s)$", "", w) for w in name.split()]
+    if not words or not all(w[:1].isupper() for w in words):
+        return ()  # no proper name: a concept ("brother"), a description ("Jonas Pell's brother"), a year
+    out = tuple(w.lower() for w in words)
+    while len(out) > 1 and out[-1].strip(".,") in _SUFFIXES:
+        out = out[:-1]
+    return out
+
+
+def distinct_names(a: str, b: str) -> bool:
+    """Whether keywords ``a`` and ``b`` are two full names that share only a surname ("Jonas Pell", "Anton Pell"): two
+    people, whatever their embeddings' cosine (an audit's brothers became one anchor group). A name that is a part of
+    the other, in order and ending with its last word ("Pell", "Hank Snow" in 'Clarence Eugene "Hank" Snow'), may be
+    the same person: the rule the spaCy KG uses for short names (:mod:`core.backends.spacy_names`).
+
+    >>> distinct_names("Jonas Pell", "Anton Pell"), distinct_names("Pell", "Anton Pell")
+    (True, False)
+    """
+    wa, wb = _name_words(a), _name_words(b)
+    if len(wa) < 2 or len(wb) < 2 or wa == wb or wa[-1] != wb[-1]:
+        return False
+    short, long = sorted((wa, wb), key=len)
+    rest = iter(long)
+    return not all(any(x == y for y in rest) for x in short)
+
+
 def _continues_run(toks: list[str], j: int) -> bool:
     """Whether token ``j`` would extend a capitalised run (capitalised, a Roman numeral or a number)."""
     if j >= len(toks):

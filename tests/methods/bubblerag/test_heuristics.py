@@ -86,3 +86,29 @@ def test_entity_share_rescales_the_keyword_rule_weights() -> None:
     shared = {g.concept: g.weight for g in _embedding_groups(cands, entity_share=0.7)}
     assert np.isclose(shared["Publix"], 0.7) and np.isclose(sum(shared.values()), 1.0)
     assert np.isclose(shared["stores"], 0.1) and np.isclose(shared["Tennessee"], 0.1)
+
+
+def test_two_full_names_that_share_a_surname_stay_two_groups() -> None:
+    """An audit's q6 grouped "Jonas Pell / Anton Pell" (brothers) as one entity: their keyword cosine is high."""
+    import numpy as np
+
+    from core.methods.bubblerag.candidates import Candidate, Candidates
+    from core.methods.bubblerag.grouping import _embedding_groups
+    from core.methods.bubblerag.heuristics import distinct_names
+    from core.methods.bubblerag.specialization import SearchTerm
+
+    def groups(kws: list[str]) -> list[str]:
+        terms = tuple(SearchTerm(k, k, "explicit") for k in kws)
+        vecs = np.tile(np.array([1.0, 0.0], dtype=np.float32), (len(kws), 1))  # cosine 1: every pair may merge
+        items = tuple(Candidate(f"c{i + 1}", "node", i, k, 0.9, (k,), (0.9,)) for i, k in enumerate(kws))
+        per_term = tuple((k, (f"c{i + 1}",)) for i, k in enumerate(kws))
+        cands = Candidates(items, terms, vecs, per_term, {k: vecs[i] for i, k in enumerate(kws)})
+        return [g.concept for g in _embedding_groups(cands)]
+
+    assert groups(["Jonas Orrick", "Anton Orrick"]) == ["Jonas Orrick", "Anton Orrick"]
+    # a bare surname joins the first full name it meets, and no chain of merges joins the two people
+    assert groups(["Jonas Orrick", "Orrick", "Anton Orrick"]) == ["Jonas Orrick / Orrick", "Anton Orrick"]
+    assert groups(["Orrick Timber Yard", "timber yard"]) == ["Orrick Timber Yard / timber yard"]  # no person pair
+    assert not distinct_names("Johann Strauss II", "Johann Strauss")
+    assert not distinct_names("Hank Snow", 'Clarence Eugene Hank Snow')
+    assert not distinct_names("Jonas Orrick's brother", "Anton Orrick")  # a description, not a name
