@@ -40,8 +40,9 @@ from collections.abc import Collection, Sequence
 
 from core.text import normalize_name
 
-#: A proper name: capitalised words, with "of"/"de"/"van"/"von" between two of them ("Ermengarde of Tours").
-_NAME = r"[A-Z][\w'\-]*(?:\s+(?:(?:of|de|van|von|da|di)\s+)?(?:[A-Z][\w'\-]*|[IVX]+\b))*"
+#: A proper name: capitalised words, with "of"/"de"/"van"/"von"/"&" between two of them ("Ermengarde of Tours",
+#: "Brask & Sons": ending at "&", "the company that bought Brask & Sons" was re-read "the Halvard Music Company & Sons").
+_NAME = r"[A-Z][\w'\-]*(?:\s+(?:(?:of|de|van|von|da|di|&)\s+)?(?:[A-Z][\w'\-]*|[IVX]+\b))*"
 _CLAUSE_PATTERNS = (
     # "the ferry that Mattias Venn captained"
     re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+(?:that|which|whom)\s+(?:the\s+)?(?P<x>{_NAME})\s+(?P<verb>[a-z]+)\b"),

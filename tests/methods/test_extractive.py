@@ -690,3 +690,14 @@ def test_a_first_hop_answer_says_that_no_passage_handed_answers_the_second():
     passages.append(("q#4", "Quill Seed Company", "In 1934 the Quill Seed Company was sold to the Fenby Trust."))
     pick = pick_sentence("In what year was the company that bought the Tarrow Mill sold?", passages, backends)
     assert "1934" in pick.text and "only resolves" not in pick.note, (pick.text, pick.note)
+
+
+def test_a_bridge_reads_a_name_with_an_ampersand_whole():
+    """An audit's q3 re-read "the company that bought Brask & Sons" as "the Halvard Music Company & Sons": the name
+    ended at "&"."""
+    from core.methods.bridges import clause_bridges
+
+    sold = "Orm & Sons was sold to the Halvard Music Company in 1921."
+    bridge = clause_bridges("Which city was the founder of the company that bought Orm & Sons born in?", [sold])[0]
+    assert bridge[:2] == ("Which city was the founder of the Halvard Music Company born in?", "Halvard Music Company")
+    assert bridge[3] == "the company that bought Orm & Sons"
