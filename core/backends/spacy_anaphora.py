@@ -11,6 +11,8 @@ to the wrong entity):
   no "it", so the "it" is the sentence's thing object (:func:`thing_object`).
 * **The parties of a sale**: "The nursery was sold to the Brackwell Seed Company. *The buyer* kept …" — the buyer
   is whom it was sold to, the seller who sold it (:func:`sale_parties`, :data:`PARTIES`).
+* **A place noun and the name after "of"**: "founded … in *the river town of Dellmouth*" — Dellmouth, as "the harbour
+  town Kestrel Bay" is Kestrel Bay (:func:`named_place`).
 * **A definite description of a thing named before**: "The company opened *a second greenhouse*. *The greenhouse*
   was designed by …" — the greenhouse, not the passage's title (:func:`earlier_indefinite`).
 """
@@ -127,4 +129,29 @@ def earlier_indefinite(m: Any, tok: Any) -> Mention | None:
             continue  # a main verb's ("became the first aircraft to drop an atomic bomb. The bomb …" is the title's)
         got = m.mention(t)
         return got if got is not None and got[1] != "TITLE" else ("", "")  # ("", ""): taken up, but no node
+    return None
+
+
+#: nouns of a place a name after "of" stands for ("the river town of Dellmouth", "the city of Varna")
+PLACE_NOUNS = frozenset({"town", "city", "village", "hamlet", "port", "county", "district", "province", "parish",
+                         "borough", "municipality", "island", "region", "state", "kingdom", "capital", "settlement"})
+
+
+def named_place(m: Any, tok: Any, not_names: frozenset[str]) -> Mention | None:
+    """The name a place noun stands for by "of": "the river town of Dellmouth" is Dellmouth (the triple read "founded
+    in river town" and lost the place, an audit's KG check). Only a place noun, with "of" right after it: "the mother
+    of Lothair II" is not Lothair II. The name is one spaCy labels (not a value: ``not_names``) or all proper nouns."""
+    if tok.lower_ not in PLACE_NOUNS:
+        return None
+    for p in tok.children:
+        if p.dep_ != "prep" or p.lower_ != "of" or p.i != tok.i + 1:
+            continue
+        for c in p.children:
+            if c.dep_ == "pobj" and c.pos_ == "PROPN":
+                got = m.mention(c)
+                span = m.mention_of.get(c.i)
+                plain = got is not None and not got[1] and span is not None and all(
+                    t.pos_ == "PROPN" for t in m.doc[span[0]:span[1]])
+                if got is not None and ((got[1] and got[1] not in not_names) or plain):
+                    return got  # type: ignore[no-any-return]
     return None

@@ -116,7 +116,8 @@ class SpacyExtractor:
     # v11: a she/he before a subject of no stated gender goes on with the one the sentence before's "her"/"him" stood
     # for; an "it" after a person's sentence is its thing object; "the buyer"/"the seller" are the sale's parties;
     # "the greenhouse" after "a second greenhouse" is no title; "his daughter X", an owned subject, "cut the dial of"
-    model_id = f"spacy-v11:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v12: a place noun with a name after "of" is the name ("the river town of Dellmouth" is Dellmouth)
+    model_id = f"spacy-v12:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True

@@ -257,7 +257,7 @@ class _Mentions:
                     t.pos_ == "PROPN" for t in self.doc[span[0]:span[1]])
                 if got is not None and ((got[1] and got[1] not in _NOT_NAMES) or plain):
                     return got
-        return None
+        return ana.named_place(self, tok, _NOT_NAMES)
 
     def antecedent(self, tok: Any) -> tuple[str, str] | None:
         """What a subject pronoun opening its sentence stands for: the previous sentence's subject when

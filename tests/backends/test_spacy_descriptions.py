@@ -48,3 +48,13 @@ def test_descriptions_of_a_name_and_values_keep_their_reading(ex):
     # a value is no name: "5 °F" does not become what the temperature's apposition is about
     got = triples(ex, "Houston\nThe coldest temperature ever recorded was 5 °F (−15 °C) in 1940.")
     assert not any(h.startswith("5") for h, _, _ in got), got
+
+
+def test_a_place_noun_of_a_name_is_the_name(ex):
+    """An audit's KG check read "emil brask —founded in→ river town" where the text says "the river town of Dellmouth"."""
+    got = triples(ex, "Ilse Varn\nIlse Varn was a luthier who founded Varn & Daughters in the river town of Oskmouth "
+                      "in 1849.")
+    assert ("Ilse Varn", "founded in", "Oskmouth") in got, got
+    assert "river town" not in nodes(got), got
+    got = triples(ex, "Ilse Varn\nIlse Varn was the mother of Tove Varn.")  # not a place noun: the relation stays
+    assert "Tove Varn" in nodes(got) and "Ilse Varn" in nodes(got), got
