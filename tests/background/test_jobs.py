@@ -172,6 +172,28 @@ def test_eta_restarts_after_a_pause_that_dwarfs_the_progress_before_it() -> None
     # over the pause the same reports would have said (6 + 4 + 0.05) s for 0.13: ≈ 67 s left
 
 
+def test_no_estimate_while_a_pause_outlasts_the_quick_moves_before_it() -> None:
+    """An audit's 28-passage build read "about 2 min 24 s left" 1.4 s before it ended: the bar moved 3 % in a blink
+    (reading the files), then sat while spaCy loaded, and a rate measured up to *now* grew while it sat."""
+    now = [0.0]
+    job = Job("k", "Build", lambda j: None, clock=lambda: now[0])
+    job.report("reading", 0.0)
+    for f in (0.01, 0.02, 0.03):
+        now[0] += 0.02
+        job.report(fraction=f)
+    for _ in range(6):  # the pause: nothing measured long enough, nothing said
+        now[0] += 0.5
+        assert job.status().eta is None
+    now[0] += 1.0
+    job.report(fraction=0.10)  # a pause that dwarfs what came before: measured from here on
+    for _ in range(3):
+        now[0] += 1.0
+        job.report(fraction=job.status().fraction + 0.1)
+    assert job.status().eta == pytest.approx(2.0 * 0.6 / 0.2)  # after the first of these: 0.1 a second
+    now[0] += 0.5  # between reports the estimate counts down instead of growing
+    assert job.status().eta == pytest.approx(6.0 - 0.5)
+
+
 def test_eta_keeps_its_rate_through_ordinary_slower_steps() -> None:
     now = [0.0]
     job = Job("k", "Ask", lambda j: None, clock=lambda: now[0])
