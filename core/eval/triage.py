@@ -42,6 +42,7 @@ from core.eval.verdicts import (
     verdict,
 )
 from core.methods.base import NO_GOLD
+from core.methods.diagnoser import answer_by_llm
 
 if TYPE_CHECKING:
     from core.methods.base import Diagnosis, Gold, MethodResult
@@ -89,13 +90,17 @@ def _pct(x: Any) -> float | None:
 def triage_row(*, question: str, question_id: str, method: str, verdict: Verdict, match: AnswerMatch,
                answer: str, answers: Sequence[str], gold_ranks: Sequence[int | None], gold_titles: Sequence[str],
                retrieved_titles: Sequence[str], metrics: Mapping[str, float], why: str,
-               seconds: float | None, unmatched: Sequence[str] = (), chance: bool = False) -> dict[str, Any]:
+               seconds: float | None, unmatched: Sequence[str] = (), chance: bool = False,
+               judged: bool = True) -> dict[str, Any]:
     """One triage row (:data:`TRIAGE_COLUMNS`); lists stay lists (:func:`to_csv` joins them). ``unmatched``: the
     gold passages the question names but the workspace lacks (the ranks and titles are the matched ones');
-    ``chance``: the answer's sentence comes from a passage that is not gold (its answer match says so)."""
+    ``chance``: the answer's sentence comes from a passage that is not gold (its answer match says so); ``judged``:
+    False for an answer no LLM wrote, which has no EM / F1 (blank, as in ``results.jsonl`` and on the pages: an audit
+    found 0.0 in ``triage.csv`` beside the page's "no EM / F1")."""
     return {
         "question": question, "method": method, "verdict": verdict.label,
-        "EM": None if match.em is None else round(match.em, 2), "F1": None if match.f1 is None else round(match.f1, 2),
+        "EM": None if match.em is None or not judged else round(match.em, 2),
+        "F1": None if match.f1 is None or not judged else round(match.f1, 2),
         "answer match": "" if match.kind == "no_gold" else match.label + (" (from a non-gold passage)"
                                                                       if chance and verdict.label != CHANCE_LABEL else ""),
         "answer": answer,
@@ -137,7 +142,7 @@ def benchmark_rows(records: Iterable[Mapping[str, Any]], *, title_of: TitleOf | 
             retrieved_titles=_titles(ranked[:RETRIEVED_K], r.get("ranked_titles"), title_of),
             metrics=r.get("metrics") or {}, why=str((diag or {}).get("summary") or r.get("error") or ""),
             seconds=r.get("seconds"), unmatched=[str(t) for t in r.get("gold_unmatched") or ()],
-            chance=_from_other_passage(diag))
+            chance=_from_other_passage(diag), judged=bool(r.get("answer_judged", True)))
         _add_context(row, r.get("context"), gold)
         if r.get("trained_on"):  # kept with --keep-trained: the method's model learned from this question
             row[TRAINED_ON] = "yes — its figures are inflated"
@@ -165,7 +170,8 @@ def result_row(result: MethodResult, gold: Gold, diagnosis: Diagnosis | None, *,
                      retrieved_titles=_titles(ranked[:RETRIEVED_K], None, title_of), metrics=metrics or {},
                      why=diagnosis.summary if diagnosis is not None else "", seconds=result.trace.seconds,
                      unmatched=gold.unmatched,
-                     chance=diagnosis is not None and _from_other_passage({"evidence": diagnosis.evidence}))
+                     chance=diagnosis is not None and _from_other_passage({"evidence": diagnosis.evidence}),
+                     judged=answer_by_llm(result))
     row["scores"] = [round(float(c.score), 4) for c in list(result.ranked_chunks)[:RETRIEVED_K]]
     _add_context(row, context_record(result), gold.chunk_ids)
     return row

@@ -60,6 +60,15 @@ def test_benchmark_row_from_a_record():
     assert (row["R@5"], row["seconds"], row["id"]) == (50.0, 0.123, "matrix-villain")
 
 
+def test_an_answer_no_llm_wrote_has_blank_em_f1_in_the_triage():
+    """``results.jsonl`` and the pages give an extractive answer no EM / F1; ``triage.csv`` wrote 0.0 for both (an
+    audit), zeros a spreadsheet would average in. The kind of match stays."""
+    (row,) = benchmark_rows([_record(answer="The villain was played by Hugo Weaving.", answer_judged=False,
+                                     em=None, f1=None)])
+    assert (row["EM"], row["F1"]) == (None, None) and row["answer match"] == "holds the gold answer"
+    assert [r for r in _csv_rows(to_csv([row]))][1][TRIAGE_COLUMNS.index("EM")] == ""
+
+
 def test_record_titles_win_and_unknown_ids_show_as_ids():
     rec = _record(gold_titles=["Matrix (film)", "Smith"], ranked_titles=["A", "B", "C", "D"])
     (row,) = benchmark_rows([rec], title_of=lambda c: "never asked")
