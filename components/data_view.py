@@ -643,15 +643,20 @@ def show_upload_job() -> None:
     # reading the files and read 4.8 s after "6 s elapsed")
     took = float(s.elapsed or 0.0) or sum(float(r.get("seconds") or 0.0) for r in new_ws.meta.build_stages)
     took_text = f" in {took:.1f} s" if took else ""
+    gold, gold_off = _gold_note(new_ws)
     title = new_ws.title if new_ws.title and new_ws.title != name else ""
     shown = f"“{title}” (folder “{name}”)" if title else f"“{name}”"  # a typed name with spaces: its title first
     st.session_state[S.DATA_BUILT_MESSAGE] = (f"Built workspace {shown}{took_text}: {g.n_nodes:,} nodes, "
                                               f"{g.n_edges:,} edges, "
                                               f"{g.n_chunks:,} chunks. " + _repeats_note(new_ws.meta.files)
                                               + passages_note(new_ws.meta.files, new_ws.meta.passages) + " "
-                                              + "It is now the active workspace. " + _gold_note(new_ws)).strip()
+                                              + "It is now the active workspace. " + (gold if not gold_off else "")
+                                              ).strip()
     st.session_state[S.DATA_BUILT_FILES] = new_ws.meta.files
-    st.session_state[S.DATA_BUILT_WARNING] = new_ws.meta.few_passages_warning()
+    # gold titles that match no passage go in the warning, not the green box (an audit read "1 of 1 question matches
+    # no passage … left out of a benchmark" as a success)
+    st.session_state[S.DATA_BUILT_WARNING] = " ".join(
+        x for x in (new_ws.meta.few_passages_warning(), gold if gold_off else "") if x)
     st.rerun()
 
 
@@ -663,11 +668,11 @@ def _repeats_note(files: list[dict[str, Any]]) -> str:
     return "".join(f"{md_escape(t[0].upper() + t[1:])}. " for t in said)
 
 
-def _gold_note(ws: Workspace) -> str:
+def _gold_note(ws: Workspace) -> tuple[str, bool]:
     """What a new workspace's questions file says about its gold passages (at upload, not first at a benchmark):
     how many questions were read and how many have every gold passage here; the gold titles that match no passage
     are counted as never retrieved, and named with the questions naming them and the nearest title here ("" without
-    a questions file)."""
+    a questions file); and whether some gold matched no passage (or the file could not be read): a warning then."""
     from core.eval.selection import gold_coverage
     from core.index.gold_titles import workspace_unmatched_gold
     from core.index.questions import load_questions
@@ -675,15 +680,16 @@ def _gold_note(ws: Workspace) -> str:
     try:
         qs = load_questions(ws)
         if not qs:
-            return ""
+            return "", False
         cov = gold_coverage(qs)
         whole = cov.questions - len(cov.partial) - len(cov.none)
         said = (f"{cov.questions:,} question{'s' if cov.questions != 1 else ''} read from its questions file; "
                 f"{whole:,} of them {'has' if whole == 1 else 'have'} every gold passage in this workspace.")
         named = unmatched_gold_note(workspace_unmatched_gold(ws, qs))
-        return f"{said} {cov.note(left_out=True)} {named} {split_titles_note(qs, question_graph(ws))}".strip()
+        text = f"{said} {cov.note(left_out=True)} {named} {split_titles_note(qs, question_graph(ws))}".strip()
+        return text, bool(cov.partial or cov.none)
     except EgxError as exc:
-        return f"Its questions file could not be read: {error_text(exc)}"
+        return f"Its questions file could not be read: {error_text(exc)}", True
 
 
 def split_titles_note(questions: list[Any], graph: GraphLike) -> str:

@@ -74,3 +74,22 @@ def test_another_workspaces_report_says_whose_it_is(home, tmp_path):
     assert "“films” has 1 run of its own" in _texts(at)
     at.button(key=S.BENCH_LOAD_OWN).click().run()
     assert _reports(at) == ["Report: films-run"] and "This report is of the workspace" not in _texts(at)
+
+
+def test_a_questions_file_whose_gold_matches_nothing_is_named_not_called_missing(home, tmp_path):
+    """An audit uploaded a questions file whose every gold title matched no passage; the Benchmark said only "This
+    workspace has no questions with gold evidence", as if no file had been uploaded."""
+    from core.backends.registry import get_embedder, get_extractor
+    from core.index.create import create_workspace
+
+    src, qs = tmp_path / "films.jsonl", tmp_path / "films_q.json"
+    src.write_text("\n".join(json.dumps(r) for r in FILMS))
+    qs.write_text(json.dumps([{**QUESTIONS[0], "supporting_facts": [["Speed (1994)", 0]]}]))
+    create_workspace([src], home / "workspaces" / "films", title="Films", embedder=get_embedder("hashing"),
+                     extractor=get_extractor("rules"), questions=qs)
+    at = run_page(PAGE)
+    at.sidebar.selectbox(key=S.widget_key(S.WORKSPACE)).set_value("films").run()
+    assert not at.exception, [e.value for e in at.exception]
+    said = " ".join(plain(w.value) for w in at.warning)
+    assert "None of the 1 question(s) of this workspace's questions file names a gold passage" in said
+    assert "'Speed (1994)'" in said and not [i for i in at.info if "no questions with gold evidence" in i.value]

@@ -146,7 +146,8 @@ def test_a_corpus_on_the_questions_uploader_is_refused_before_any_build(home: Pa
 
 def test_a_build_with_questions_says_how_many_were_read_and_matched(home: Path) -> None:
     """The build's message counts the questions read and those whose gold passages are all in the workspace (an
-    audit found nothing said it before the Benchmark page's "Questions (of 6)")."""
+    audit found nothing said it before the Benchmark page's "Questions (of 6)"); gold that matches no passage is
+    said in a warning, not in the green box (another audit read it as a success)."""
     corpus = json.dumps([{"title": "The Matrix", "text": "The Matrix is a 1999 film starring Keanu Reeves."},
                          {"title": "Speed", "text": "Speed is a 1994 film starring Keanu Reeves."}])
     qs = json.dumps([{"question": "Which 1999 film starred Keanu Reeves?", "answer": "The Matrix",
@@ -160,9 +161,11 @@ def test_a_build_with_questions_says_how_many_were_read_and_matched(home: Path) 
     at.button(key=S.DATA_BUILD).click().run()
     assert not at.exception, [e.value for e in at.exception]
     built = [plain(s.value) for s in at.success if "Built workspace" in s.value]
-    assert built and "2 questions read from its questions file; 1 of them has every gold passage in this " \
-                     "workspace." in built[0], built
-    assert "1 of 2 questions names gold passages this workspace lacks" in built[0], built
+    assert built and "questions file" not in built[0], built
+    warned = [plain(w.value) for w in at.warning if "questions file" in w.value]
+    assert warned and "2 questions read from its questions file; 1 of them has every gold passage in this " \
+                      "workspace." in warned[0], warned
+    assert "1 of 2 questions names gold passages this workspace lacks" in warned[0], warned
 
 
 def _texts(at) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
