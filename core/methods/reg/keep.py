@@ -55,6 +55,11 @@ def held_out_metric(test: dict[str, Any]) -> tuple[str, str, int]:
     return JUDGED[0][0], JUDGED[0][1], 0
 
 
+#: Held-out questions under which a loss is said to be noise (an audit read a verdict on 2 questions as one): the
+#: model is still kept aside (installing a scorer that may be worse is the riskier mistake), and the text says why.
+FEW_HELD_OUT = 10
+
+
 def judge(res: HeldOut) -> Verdict:
     """The new model against the untrained cosine and the current retriever on the held-out split, at ``recall_k``.
 
@@ -73,7 +78,10 @@ def judge(res: HeldOut) -> Verdict:
     vs = ", ".join(f"{name} {v:.3f}" for name, v in rivals.items() if not np.isnan(v))
     figures = f"held-out {words}@{k} {new:.3f} vs {vs} ({n} questions)"
     if beaten:
-        return Verdict(False, key, new, rivals, n, f"it loses to {' and '.join(beaten)}: {figures}")
+        few = (f"; {n} held-out question{'s' if n != 1 else ''} cannot tell the two apart (under {FEW_HELD_OUT}, a "
+               "difference is noise), so it is kept aside as the cautious choice — use it anyway, or train with more "
+               "questions" if n < FEW_HELD_OUT else "")
+        return Verdict(False, key, new, rivals, n, f"it loses to {' and '.join(beaten)}: {figures}{few}")
     return Verdict(True, key, new, rivals, n, f"no worse than {' and '.join(rivals)}: {figures}")
 
 

@@ -39,6 +39,18 @@ def test_judge_installs_only_a_model_that_loses_to_neither_rival() -> None:
     assert better.install and better.text.startswith("no worse than untrained cosine and the current retriever")
 
 
+def test_a_loss_on_few_held_out_questions_is_said_to_be_noise_and_still_kept_aside() -> None:
+    """An audit read "loses to untrained cosine … (2 questions)" as a verdict: on so few questions it is noise; the
+    model is kept aside all the same (installing a possibly worse scorer is the riskier mistake), and the text says
+    both."""
+    few = judge(_res(0.625, 0.762, n=2))
+    assert not few.install
+    assert few.text.endswith("(2 questions); 2 held-out questions cannot tell the two apart (under 10, a difference "
+                             "is noise), so it is kept aside as the cautious choice — use it anyway, or train with "
+                             "more questions")
+    assert "cannot tell" not in judge(_res(0.625, 0.762, n=10)).text
+
+
 def test_judge_falls_back_to_answer_hit_and_cannot_judge_an_empty_split() -> None:
     r = _res(0.5, 0.6, n=0)  # no question with gold passages: answer hit is compared
     r.test["gold_passage_recall"] = r.baseline_test["gold_passage_recall"] = math.nan
