@@ -25,6 +25,11 @@ from core.methods.diagnoser import answer_by_llm
 if TYPE_CHECKING:
     from components.sidebar import Active
 
+#: Under the mass chart: why passages unrelated to the question hold mass too.
+PASSAGE_MASS_NOTE = ("Every passage node starts with some of the reset (its dense score × the passage node weight, "
+                     "§3.2), and on a small graph the walk also reaches passages through shared phrases, so "
+                     "passages unrelated to the question keep a little mass: read the order of the top bars, not "
+                     "their presence.")
 #: Ranked passages the page lists.
 TOP = 10
 DEFAULT_QUESTION = "Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred together?"
@@ -130,6 +135,8 @@ def mass(res: HippoRAG2Result, gold: Sequence[str]) -> None:
         st.info(md_escape(f"The walk covered a region of {graph.phrases:,} of {graph.region.get('of_phrases', 0):,} "
                           f"phrases, within {graph.region.get('hops')} hops of the phrase seeds."))
     st.plotly_chart(charts.ppr_mass_figure(walk, gold), key=S.HIPPORAG2_MASS_CHART)
+    # an audit's lecturer asked why Lothair II's passage sat among the top bars of the Keanu question
+    st.caption(PASSAGE_MASS_NOTE)
 
 
 def ranked(res: HippoRAG2Result, titles: dict[str, str], gold: Sequence[str]) -> None:

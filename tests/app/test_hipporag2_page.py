@@ -37,6 +37,8 @@ def test_the_page_steps_through_every_stage_on_the_demo(home: Path) -> None:
     captions = [plain(c.value) for c in at.caption]
     assert any(c.startswith("Gold passages: The Matrix — rank") for c in captions)
     assert any("Extractive answer (no LLM)" in c for c in captions)
+    # passages unrelated to the question hold mass too, and the chart says why (an audit's lecturer asked)
+    assert any(c.startswith("Every passage node starts with some of the reset") for c in captions)
     assert any(m.value.startswith("Gold answer: **Hugo Weaving**") for m in at.markdown)
 
 
