@@ -246,7 +246,10 @@ def create_side_panel(act: Active, result, replay, frame: int) -> None:
                "the queue ran empty (G' exhausted)")
         st.success(f"Done after {res.steps} settle steps — {why}.")
     elif f.node < 0:
-        st.info("Start: every anchor is in the queue at cost 0, one bubble per group.")
+        # an audit's lecturer asked why "Apocalypse Now" anchors the Laurence Fishburne group: say where anchors come from
+        st.info("Start: every anchor is in the queue at cost 0, one bubble per group. A group's anchors are the "
+                "nodes and triples its keyword's search matched (§3.2's candidates, kept by the grouping), so the "
+                "other end of a triple that names the keyword can anchor its group too.")
     else:
         st.markdown(f"Group **{md_escape(bubble.group_name(result, f.group))}** settled "
                     f"**{md_escape(g.node_names[f.node])}** at accumulated cost **{f.cost:.3f}**; "
