@@ -44,8 +44,9 @@ from core.text import normalize_name
 #: "Brask & Sons": ending at "&", "the company that bought Brask & Sons" was re-read "the Halvard Music Company & Sons").
 _NAME = r"[A-Z][\w'\-]*(?:\s+(?:(?:of|de|van|von|da|di|&)\s+)?(?:[A-Z][\w'\-]*|[IVX]+\b))*"
 _CLAUSE_PATTERNS = (
-    # "the ferry that Mattias Venn captained"
-    re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+(?:that|which|whom)\s+(?:the\s+)?(?P<x>{_NAME})\s+(?P<verb>[a-z]+)\b"),
+    # "the ferry that Mattias Venn captained", "the school where the composer Pieter Valk trained"
+    re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+(?:that|which|whom|where)\s+"
+               rf"(?:the\s+(?:[a-z\-]+\s+)?)?(?P<x>{_NAME})\s+(?P<verb>[a-z]+)\b"),
     # "the telescope with which Comet Sarna was discovered"
     re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+(?:with|in|at|on|from|by)\s+which\s+(?:the\s+)?(?P<x>{_NAME})\s+"
                r"(?:was|were|is|are|had\s+been)\s+(?P<verb>[a-z]+)\b"),

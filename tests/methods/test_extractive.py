@@ -405,6 +405,11 @@ def test_clause_bridges_read_the_question_with_the_entity_a_passage_names():
         ("Which crossing did the ferry Brown Ox work?", "Brown Ox")
     assert clause_bridges("Who built the boat that Orla Brisk commanded?",  # by the verb: "boat" is not written
                           ["Orla Brisk commanded the ferry Grey Heron from 1895."])[0][1] == "Grey Heron"
+    # "the N where X V-ed", X with its role noun (an audit's "the school where Pieter Valk trained" found no bridge)
+    valk = "He [Pieter Valk] trained at the Haskell School of Scent."
+    for q in ("Which city is the school where Pieter Valk trained located in?",
+              "Who founded the school where the composer Pieter Valk trained?"):
+        assert clause_bridges(q, [valk])[0][1] == "Haskell School of Scent", q
     # an agent noun is the agent of its verb ("founded … by"), or follows "<noun> is"; an adjective must be said too
     kestrel = ["Kestrel Peak Observatory was founded in 1931 by the astronomer Ilse Brandvik.",
                "Kestrel Peak Observatory: The current director is Marek Lindqvist.",
