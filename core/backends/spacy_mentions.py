@@ -98,6 +98,9 @@ class _Mentions:
             start, end = ent.start, ent.end
             while start < end and doc[start].lower_ in ("the", "a", "an"):
                 start += 1
+            while start < min(end, len(doc) - 1) and doc[start].pos_ == "NOUN" and doc[start].lower_ in ana.ORG_NOUNS \
+                    and doc[start + 1].pos_ == "PROPN":  # "(the house) Osterby & Daughters" is the name (spacy_anaphora)
+                start += 1
             chunk = self.mention_of.get(ent.start)
             if chunk is not None and chunk[0] <= start and chunk[1] >= end and ent.label_ not in VALUE_LABELS \
                     and all(t.pos_ == "PROPN" for t in doc[chunk[0]:chunk[1]]):
@@ -243,6 +246,9 @@ class _Mentions:
         """
         if tok.pos_ != "NOUN":
             return None
+        named = ana.name_after(self, tok, _NOT_NAMES)  # "the house Osterby & Daughters"
+        if named is not None:
+            return named
         span = self.mention_of.get(tok.i)
         if span is not None and (span[2] or any(t.pos_ == "PROPN" for t in self.doc[span[0]:span[1]])):
             return None
@@ -286,6 +292,9 @@ class _Mentions:
         prev = self._antecedents.get(sent.start) if self._antecedents else None
         if word in ("he", "she"):
             return self._he_she(word, prev, self._persons.get(sent.start, []), tok)
+        own = self._others.get(sent.start, {}).get("owner") if word == "it" else None
+        if own is not None:  # "Its first scent, Vell Water, was sold … In 1949 it bought …": the house
+            return own[0]  # type: ignore[no-any-return]
         if prev is not None and _fits(word, *prev) and self._gender.get(prev[0][0], word) == word:
             return prev[0]
         thing = self._others.get(sent.start, {}).get(word)  # "She bred the X pea. It was sold …": the pea
@@ -385,6 +394,8 @@ class _Mentions:
                     if she != _NOBODY:
                         self._gender.setdefault(she[0], word)
                         cur = (she, "PRON:" + word)  # the chain the next "he"/"she" goes on
+                elif word == "it" and "owner" in others:  # after "Its first scent …": the scent's owner
+                    cur = others["owner"]
                 elif word in _SUBJECT_PRONOUNS and prev is not None and _fits(word, *prev) \
                         and self._gender.get(prev[0][0], word) == word:
                     cur = prev
@@ -403,7 +414,7 @@ class _Mentions:
                     # a proper name after "the" names a thing ("The Grey Heron was a steam ferry. It carried …")
                     the = subs[0].tag_ == "NNP" and got[0] not in self._people and any(c.dep_ == "det" and c.lower_ == "the" for c in subs[0].children)
                     cur = (got, str(subs[0].tag_) + ("+the" if the else ""))
-                    named = self._named_attr(sent.root) if not got[1] and subs[0].pos_ == "NOUN" else None
+                    named = ana.named_attr(self, sent.root, VALUE_LABELS) if not got[1] and subs[0].pos_ == "NOUN" else None
                     if named is not None:  # "Her best-known work is the Larkmere Chalice. It was made in 1880"
                         cur = named
             if cur is not None and subs:  # "Hester Quill died … and her nephew …": Hester Quill is a "she"
@@ -416,6 +427,9 @@ class _Mentions:
                         break
             others = {**ana.object_referents(self, sent, prev, persons, cur[0] if cur else None),
                       **ana.sale_parties(self, sent)}
+            owner = ana.its_owner(self, subs[0] if subs else None, prev, _fits)
+            if owner is not None:
+                others["owner"] = owner
             if cur is not None and (cur[1].startswith("PRON:") or self._person(*cur) or (
                     cur[1] == "TITLE" and self._title_person())):
                 thing = ana.thing_object(self, sent, _fits, VALUE_LABELS)  # a person is no "it": what it acted on
@@ -437,21 +451,6 @@ class _Mentions:
         "Its first director was the historian Owen Pike." then "He bought the Larkmere Chalice": he is Owen Pike."""
         self._subjects_ready()
         return self._end
-
-    def _named_attr(self, verb: Any) -> tuple[tuple[str, str], str] | None:
-        """The name a copula gives its common-noun subject ("Her best-known work is the Larkmere Chalice", "Its first
-        director was the historian Owen Pike"): what the next sentence's pronoun stands for, with its head's tag."""
-        if verb.lower_ not in ("is", "was", "are", "were"):
-            return None
-        for c in verb.children:
-            if c.dep_ == "attr":
-                got = self.mention(c)
-                if got is not None and got[1] not in VALUE_LABELS and got[1] != "TITLE" and (
-                        got[1] or c.pos_ == "PROPN"):
-                    named = self.role_name(c) is not None or c.pos_ == "PROPN"
-                    the = any(d.dep_ == "det" and d.lower_ == "the" for d in c.children) and c.pos_ == "PROPN"
-                    return (got, "NNP" + ("+the" if the else "")) if named else None
-        return None
 
     def _named_people(self, sent: Any, subject: Any = None) -> list[tuple[str, str]]:
         """The people ``sent`` names other than its main ``subject``, the last first ("The company was founded by

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.backends.base import ExtractedTriple
-from core.backends.spacy_mentions import _NOT_NAMES, VALUE_LABELS, Carry, _Mentions
+from core.backends.spacy_mentions import _AGENT, _NOT_NAMES, VALUE_LABELS, Carry, _Mentions
 from core.backends.spacy_pronouns import ROLE_GENDER
 from core.text import canonical_entity, normalize_name
 
@@ -49,6 +49,9 @@ class _Piece(_Mentions):
             if subj:
                 return subj[0]
         if tok.dep_ == "appos":
+            return self.subject(tok.head, depth + 1)
+        if tok.dep_ == "conj" and tok.pos_ == "NOUN" and tok.head.dep_ == "attr" and self.mention(tok) is None:
+            # "X was a perfumer and teacher born in Y": the teacher is X, as the perfumer is
             return self.subject(tok.head, depth + 1)
         got = self.mention(tok, as_subject=True)
         if got is None or got[1] in VALUE_LABELS:
@@ -271,12 +274,30 @@ class _Piece(_Mentions):
                                 self.add(s, f"{phrase} as {p.lower_} {inner.lower_}", self.mention(o))
 
     def _appos(self, tok: Any) -> None:
+        self._owned_role(tok)
         head = self.subject(tok.head)
         tail = self.mention(tok)
         if head is None or tail is None or tail[1] in VALUE_LABELS or tail[1] in ("NORP", "LANGUAGE") or self._relative(tok):
             return  # "(Italian: La contessa di Parma)" is no "is Italian"; "X, the museum's best piece" no "is" node
         place = head[1] in ("GPE", "LOC", "FAC") and tail[1] in ("GPE", "LOC")
         self.add(head, "located in" if place else "is", tail)  # "Winnetka, Illinois"
+
+    def _owned_role(self, tok: Any) -> None:
+        """"Its founder, Henrik Corvane, started it in 1939" → (Henrik Corvane, founded, Corvane Group); "Its owner,
+        Marco Fenn, …" → (Marco Fenn, owner of, …): a person's name in apposition to an owned role noun as a subject (an audit's KG
+        had only "Corvane Group · founder started in · 1939"). "founded" is the verb's own relation ("X founded Y")."""
+        role = tok.head
+        if role.pos_ != "NOUN" or role.tag_ != "NN" or not _AGENT.fullmatch(role.lower_) or tok.pos_ != "PROPN" \
+                or role.dep_ not in ("nsubj", "nsubjpass"):
+            return  # a subject only: "stands up to his sister, Aunt Alexandra" left "his" to the last man named
+        poss = next((c for c in role.children if c.dep_ == "poss" and c.lower_ != "their"), None)
+        name = self.mention(tok)
+        if poss is None or name is None or (name[1] != "PERSON" and name[0] not in self._people):
+            return
+        owner = self._possessor(poss)
+        if owner is not None and owner[1] not in VALUE_LABELS:
+            self.add(name, "founded" if role.lower_ in ("founder", "co-founder", "cofounder") else f"{role.lower_} of",
+                     owner)
 
     def _relational_subject(self, verb: Any) -> None:
         """"His mother was Ermengarde of Tours" / "The mother of X was Y" → (Y, mother of, X); "The current director
