@@ -117,7 +117,9 @@ class SpacyExtractor:
     # for; an "it" after a person's sentence is its thing object; "the buyer"/"the seller" are the sale's parties;
     # "the greenhouse" after "a second greenhouse" is no title; "his daughter X", an owned subject, "cut the dial of"
     # v12: a place noun with a name after "of" is the name ("the river town of Dellmouth" is Dellmouth)
-    model_id = f"spacy-v12:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v13: an "it" after "Its <noun> …" is the owner; "Its founder, X," founded it; "a perfumer and teacher born in";
+    # "the house Osterby & Daughters" is the name
+    model_id = f"spacy-v13:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True
