@@ -50,6 +50,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from core.background.eta import RateMeter
 from core.errors import Cancelled, EgxError
 
 JobState = Literal["running", "done", "failed", "cancelled"]
@@ -57,17 +58,6 @@ JobState = Literal["running", "done", "failed", "cancelled"]
 StopOutcome = Literal["cancelled", "detached"]
 #: How many finished jobs a manager remembers (newest first); running jobs are never dropped.
 KEEP_FINISHED = 32
-#: An ETA is shown once this many seconds of progress were measured, this much of the work done, and the fraction
-#: moved this many times: one move extrapolated the bar's first 3 % (its read-inputs share, measured over a model
-#: loading) to "about 2 min 01 s left" for a build that ended 1 s later (an audit).
-ETA_MIN_SECONDS = 2.0
-ETA_MIN_FRACTION = 0.01
-ETA_MIN_MOVES = 2
-#: A move that comes after a pause this many times longer than all the progress measured before it restarts the
-#: rate after it: a build's bar jumps over its read-inputs share in a blink, then its first extraction batch loads
-#: the spaCy model (seconds), and a rate over both read "about 3 min left" for a build that ended in 12 s (an audit:
-#: 15-20x too high). Steady work never trips it (the k-th pause is ~1/k of what was measured before it).
-ETA_STALL_FACTOR = 10.0
 
 #: Seconds an exiting process waits for its cancelled jobs to end (a worker is killed within its poll, 0.1 s;
 #: a method run stops at its next progress report or LLM poll).
@@ -159,10 +149,7 @@ class Job:
         self._message = STARTING
         self._started = clock()
         self._finished: float | None = None
-        self._rate_from: tuple[float, float] | None = None  # (time, fraction) of the first measured report
-        self._moves = 0  # times the fraction moved since then
-        self._last_move: float | None = None  # when the fraction last moved
-        self._first_move: tuple[float, float] | None = None  # (time, fraction) of the first move after _rate_from
+        self._rate = RateMeter()  # the fraction's moves, for the time left
         self._result: Any = None
         self._error = ""
         self._exc: BaseException | None = None
@@ -215,24 +202,7 @@ class Job:
             if message is not None:
                 self._message = message
             if fraction is not None:
-                f = min(max(float(fraction), 0.0), 1.0)
-                if self._fraction is not None and f > self._fraction:
-                    self._moves += 1
-                    if (self._rate_from is not None and self._last_move is not None
-                            and self._last_move > self._rate_from[0]
-                            and now - self._last_move > ETA_STALL_FACTOR * (self._last_move - self._rate_from[0])):
-                        self._rate_from = None  # a pause that dwarfs what came before it: measure from here
-                    self._last_move = now
-                    if self._moves == 1:
-                        self._first_move = (now, f)
-                self._fraction = max(f, self._fraction or 0.0)  # never backwards
-                if self._rate_from is None or self._fraction == self._rate_from[1]:
-                    self._moves = 0
-                    self._first_move = None
-                    # the rate is measured from the last report before the fraction first moved: work that moves
-                    # no fraction first (a benchmark building what its methods need, a model loading) is not
-                    # the rate of the work that does, and its "time left" would grow while it runs
-                    self._rate_from = (now, self._fraction)
+                self._fraction = self._rate.add(now, fraction)  # never backwards
             self.extra.update(extra)
         self.check()
 
@@ -328,25 +298,8 @@ class Job:
         now = self._clock()
         with self._lock:
             end = self._finished if self._finished is not None else now
-            eta = None
             f = self._fraction
-            last = self._last_move
-            if self._state == "running" and f is not None and self._rate_from is not None and last is not None:
-                t0, f0 = self._rate_from
-                first = self._first_move
-                # the first unit of work carries the warm-up (models loading, caches filling): once enough was
-                # measured after it, the rate leaves it out (an audit's benchmark read "48 s left" with 24 s to go)
-                if (first is not None and self._moves - 1 >= ETA_MIN_MOVES and last - first[0] >= ETA_MIN_SECONDS
-                        and f - first[1] >= ETA_MIN_FRACTION):
-                    t0, f0 = first
-                # the rate is the one measured up to the last move, and the time since it counts down: measured up
-                # to now, a pause that follows a few quick moves grew the estimate while it lasted (an audit's
-                # 28-passage build read "about 2 min 24 s left" 1.4 s before it ended: its bar had jumped 3 % in a
-                # blink, then sat while spaCy loaded). A pause longer than all that was measured has no estimate.
-                span, paused = last - t0, now - last
-                if (span >= ETA_MIN_SECONDS and f - f0 >= ETA_MIN_FRACTION and self._moves >= ETA_MIN_MOVES
-                        and paused <= span):
-                    eta = max(span * (1.0 - f) / (f - f0) - paused, 0.0)
+            eta = self._rate.seconds_left(now) if self._state == "running" else None
             return JobStatus(self.id, self.key, self.title, self.kind, self._state, f, self._message,
                              end - self._started, eta, self._error, self.cancel_event.is_set(),
                              None if self._finished is None else now - self._finished,
