@@ -477,9 +477,13 @@ def describe_answer(result: Any) -> AnswerNote:
         limits += _query_graph_limits(result)  # SG-RAG's extractive answer: what its query graph could not say
         how = str(data.how or "Extractive answer (no LLM generation): a sentence of the top passages.")
         return AnswerNote("extractive", "Extractive answer (no LLM)", how, tuple(limits))
-    if by in ("unk-binding", "fallback-heuristic", "none"):
+    if by in ("unk-binding", "typed-binding", "fallback-heuristic", "none"):
         limits = _query_graph_limits(result)  # SG-RAG's heuristic answers: its query graph says why
+        if data.type_note:  # SG-RAG: bindings not of the asked type were passed over (or none was of it)
+            limits.append(data.type_note[:1].upper() + data.type_note[1:].rstrip(".") + ".")
         how = {"unk-binding": "The node bound to UNK in the best-ranked matched subgraph (no LLM reads the subgraph).",
+               "typed-binding": "The node bound to UNK in the best-ranked matched subgraph whose binding is of the "
+                                "type the question asks for (no LLM reads the subgraph).",
                "fallback-heuristic": "No exact match: the neighbour of the question's entities that touches most of "
                                      "them (no LLM reads the 1-hop context).",
                "none": "No subgraph matched, and no neighbour of the question's entities was found to guess."}[by]

@@ -81,6 +81,9 @@ class AnswerStepData(StageData):
     paragraph: str | None = None
     context_edges: list[int] | None = None
     reasoning: str | None = None  #: Table 14's one line of reasoning, when asked for
+    answer_type: str | None = None  #: SG-RAG none mode: the answer type the question asks (bindings are checked)
+    type_note: str | None = None  #: SG-RAG none mode: which UNK bindings were not of that type
+    subgraph: int | None = None  #: SG-RAG: the matched subgraph (0-based rank) the answer was read from
 
     @property
     def made_by(self) -> str:

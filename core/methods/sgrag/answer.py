@@ -51,12 +51,14 @@ from core.backends.answer_check import check_answer
 from core.backends.base import LLM
 from core.graph.model import KnowledgeGraph
 from core.methods.answer_gate import CheckedAnswer, check_llm_answer
+from core.methods.answer_types import ANSWER_TYPES
 from core.methods.answering import EXTRACTIVE_PASSAGES, AnswerContext
 from core.methods.base import Backends
 from core.methods.evidence.formats import AnswerStepData
 from core.methods.extractive import SentencePick, pick_sentence
 from core.methods.llm_steps import ask_json
 from core.methods.sgrag import prompts
+from core.methods.sgrag.answer_typing import answer_subgraph, asked_type, typed_bindings
 from core.methods.sgrag.assembly import Assembly
 from core.methods.sgrag.query_graph import QueryGraph
 from core.pinning import pin
@@ -67,13 +69,14 @@ from core.trace import Trace
 @dataclass(frozen=True)
 class SubgraphAnswer:
     text: str
-    by: str  #: "llm", "unk-binding", "extractive", "fallback-heuristic" or "none"
+    by: str  #: "llm", "unk-binding", "typed-binding", "extractive", "fallback-heuristic" or "none"
     bindings: tuple[str, ...]  #: UNK bindings in subgraph rank order (exact matches only)
     allowed: tuple[str, ...]  #: entity labels the answer may use
     paragraph: str
     candidates: tuple[str, ...] = ()  #: the exact matches' UNK-bound labels, best first (the answer's choices)
     reasoning: str = ""  #: Table 14's one line of reasoning (only when asked for, and only from the LLM)
     pick: SentencePick | None = None  #: ``extractive``: how the sentence was chosen
+    subgraph: int | None = None  #: the matched subgraph the answer was read from (:func:`answer_subgraph`)
 
     @property
     def shown(self) -> str:
@@ -318,13 +321,26 @@ def generate_answer(query: str, qg: QueryGraph, assembly: Assembly, graph: Knowl
                     rejected = check.raw[:2000]
                     step.fallback = f"the LLM's answer was unusable ({check.problem}); heuristic answer instead"
         pick: SentencePick | None = None
-        if not text and backends is not None and (len(choices) > 1 or assembly.fallback):
+        atype = asked_type(query) if not text else ""
+        typed = typed_bindings(qg, assembly, graph, bindings, atype) if atype and bindings else list(bindings)
+        how = _EXTRACTIVE_HOW
+        if not text and backends is not None and (len(choices) > 1 or assembly.fallback or not typed):
             pick = _extractive(query, ctx.chunk_ids, graph, backends)
             if pick is not None:
                 text, by = pick.text, "extractive"
+                if len(choices) <= 1 and not assembly.fallback:
+                    how = _UNTYPED_HOW.format(kind=ANSWER_TYPES[atype], bindings=", ".join(bindings[:5]))
+        type_note = None
         if not text:
-            if bindings:
+            if typed:  # the best-ranked binding of the asked type (the first one, unless an earlier one is not)
+                text, by = typed[0], "unk-binding" if typed[0] == bindings[0] else "typed-binding"
+                skipped = bindings[:bindings.index(typed[0])]
+                if skipped:
+                    type_note = (f"the question asks for {ANSWER_TYPES[atype]}; not of that type: "
+                                 + ", ".join(skipped[:5]))
+            elif bindings:  # none of the asked type and no passage text to read a sentence from: flagged
                 text, by = bindings[0], "unk-binding"
+                type_note = f"the question asks for {ANSWER_TYPES[atype]}, and no UNK binding is one"
             elif assembly.fallback:
                 text = _fallback_guess(graph, assembly, node_vecs, qvec)
                 # no neighbour touched the question's entities: nothing was guessed (the page said "the neighbour
@@ -350,12 +366,16 @@ def generate_answer(query: str, qg: QueryGraph, assembly: Assembly, graph: Knowl
             answer=text, by=by, bindings=bindings[:20], allowed=allowed[:200], paragraph=paragraph[:4000],
             context_edges=eids, reasoning=why or None,
             extractive=pick.trace_data() if pick is not None else None, chunk_id=pick.chunk_id if pick else None,
-            how=_EXTRACTIVE_HOW + pick.trace_data()["rule"] + "." if pick is not None else None).data()
-    return SubgraphAnswer(text, by, tuple(bindings), tuple(allowed), paragraph, tuple(choices), why, pick)
+            how=how + pick.trace_data()["rule"] + "." if pick is not None else None,
+            answer_type=atype or None, type_note=type_note,
+            subgraph=(match := answer_subgraph(qg, assembly, graph, text, by, pick.chunk_id if pick else None))).data()
+    return SubgraphAnswer(text, by, tuple(bindings), tuple(allowed), paragraph, tuple(choices), why, pick, match)
 
 
 _EXTRACTIVE_HOW = ("Extractive answer (no LLM reads the subgraphs): the exact matches bind UNK to several nodes, so "
                    "the answer is a sentence of the passages their triples come from: ")
+_UNTYPED_HOW = ("Extractive answer (no LLM reads the subgraphs): the question asks for {kind}, and no UNK binding is "
+                "one ({bindings}), so the answer is a sentence of the passages the matches' triples come from: ")
 
 
 def _extractive(query: str, chunk_ids: tuple[str, ...], graph: KnowledgeGraph,

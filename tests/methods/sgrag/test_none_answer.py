@@ -110,3 +110,57 @@ def test_an_llm_whose_query_graph_is_unusable_keeps_the_bridge_star(ferries_ws, 
     q = "Who built the ferry that Mattias Venn captained?"
     r = run(q, ferries_ws, backends=Backends(hashing, ScriptedLLM("not a query graph")))
     assert r.query_graph.by != "llm" and len(r.query_graph.edges) == 1  # Mattias Venn ─ UNK
+
+
+YEAR_Q = "In what year did the husband of the founder of Maison Ivrelle invent ambrelide?"
+PERFUME = [
+    {"id": "p0", "title": "Maison Ivrelle", "text": "Maison Ivrelle is a perfume house founded in 1921 in Orlenz by "
+     "Adèle Ivrelle. Its first scent, Vell Water, was sold in the shop on Quay Street."},
+    {"id": "p1", "title": "Ambrelide", "text": "Ambrelide is a synthetic fixative with a warm amber smell. Its inventor "
+     "patented it in Orlenz, and it is still used in many perfumes."},
+]
+
+
+def test_a_binding_not_of_the_asked_type_is_not_the_answer(tmp_path: Path, hashing: HashingEmbedder) -> None:
+    """An audit's corpus: both entities of a year question meet only at the town both passages name, so the one match
+    binds UNK to "Orlenz" — a place for "In what year". The answer is the matched passages' sentence of a date."""
+    import json
+
+    src = tmp_path / "in" / "passages.jsonl"
+    src.parent.mkdir(parents=True)
+    src.write_text("".join(json.dumps(p) + "\n" for p in PERFUME), encoding="utf-8")
+    ws = create_workspace([src], tmp_path / "ws", name="perfume", embedder=hashing)  # spaCy: the default
+    r = run(YEAR_Q, ws, backends=Backends(hashing, NoLLM()))
+    assert r.answer_detail.bindings == ("Orlenz",), r.answer_detail  # the structure picked the town
+    assert r.answer != "Orlenz" and r.answer_detail.by == "extractive", r.answer_detail
+    assert "1921" in r.answer, r.answer
+    data = r.trace.stage("answer")[0].data
+    assert data["answer_type"] == "date" and "no UNK binding is" in data["how"] and "Orlenz" in data["how"]
+    assert data["subgraph"] == 0 and r.answer_detail.subgraph == 0  # the sentence's passage is the match's
+
+
+def test_the_next_binding_of_the_asked_type_is_taken(tmp_path: Path, hashing: HashingEmbedder) -> None:
+    """A triples-only graph (no passage to read a sentence from): a binding of the asked type is taken over a better
+    ranked one that is not, and the answer step says which were passed over; with none of the type, the binding
+    stays the answer and the page's note says the type does not fit."""
+    from core.methods.answering import describe_answer
+
+    triples = [("Maison Ivrelle", "founded in", "Orlenz"), ("Ambrelide", "patented in", "Orlenz"),
+               ("Maison Ivrelle", "founded in", "1921"), ("Ambrelide", "patented in", "1921")]
+    ws = create_workspace([write_triples(tmp_path / "in" / "t.csv", triples)], tmp_path / "ws", name="typed",
+                          embedder=hashing)
+    r = run("In what year was Maison Ivrelle founded and Ambrelide patented?", ws, backends=Backends(hashing, NoLLM()))
+    assert set(r.answer_detail.bindings) == {"Orlenz", "1921"}, r.answer_detail
+    assert r.answer == "1921", r.answer_detail
+    data = r.trace.stage("answer")[0].data
+    assert data["answer_type"] == "date"
+    if r.answer_detail.bindings[0] == "Orlenz":  # the rank put the town first: it was passed over, and said so
+        assert r.answer_detail.by == "typed-binding" and "Orlenz" in data["type_note"]
+    assert r.answer_detail.bindings[r.answer_detail.subgraph] == "1921"
+
+    ws2 = create_workspace([write_triples(tmp_path / "in2" / "t.csv", triples[:2])], tmp_path / "ws2", name="untyped",
+                           embedder=hashing)
+    r = run("In what year was Maison Ivrelle founded and Ambrelide patented?", ws2, backends=Backends(hashing, NoLLM()))
+    assert r.answer == "Orlenz" and r.answer_detail.by == "unk-binding"
+    note = describe_answer(r)
+    assert any("asks for a date" in x and "no UNK binding" in x for x in note.limits), note
