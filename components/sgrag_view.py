@@ -318,15 +318,25 @@ def subgraphs_panel(act: Active, graph: KnowledgeGraph, result: Any, query: str,
         st.markdown(f"{asm.found} exact subgraph(s) found" + (f", showing the best {len(asm.subgraphs)}" if
                                                                asm.capped_subgraphs else "")
                     + (" — enumeration capped" if asm.capped_combinations else "") + ".")
-        S.reset_on_change(S.SGRAG_PICK, (act.workspace.name, query))  # subgraph #2 of another question is another one
-        pkey = S.bind(S.SGRAG_PICK, 0)
+        # the picker opens on the match the answer was read from (a none-mode sentence may come from match #14):
+        # subgraph #2 of another question, or of another answer, is another one
+        read = answer_match(result)
+        S.reset_on_change(S.SGRAG_PICK, (act.workspace.name, query, read))
+        pkey = S.bind(S.SGRAG_PICK, read or 0)
         if st.session_state[pkey] not in range(len(asm.subgraphs)):  # fewer subgraphs under other knobs
-            st.session_state[pkey] = 0
+            st.session_state[pkey] = read or 0
+        if read:
+            st.caption(f"Opened on #{read + 1}, the match the answer was read from"
+                       + (": the answer sentence was picked among all matches' passages, and its passage is this "
+                          "match's" if result.answer_detail.by == "extractive" else
+                          ": the better-ranked bindings are not of the type the question asks for")
+                       + ". #1 is the best-ranked match.")
         pick = S.keep(S.SGRAG_PICK, st.selectbox(
             "Subgraph", list(range(len(asm.subgraphs))), key=pkey,
             format_func=lambda i: f"#{i + 1}: " + ", ".join(
                 f"{qg.node(q).label}→{graph.node_names[v]}" for q, v in asm.subgraphs[i].mapping
-                if qg.node(q).unknown) + f" (score {asm.subgraphs[i].score:.3f})"))
+                if qg.node(q).unknown) + f" (score {asm.subgraphs[i].score:.3f})"
+            + (" · the answer's match" if i == read else "")))
         sg = asm.subgraphs[int(pick or 0)]
         a, b = st.columns(2)
         with a:
@@ -345,6 +355,13 @@ def subgraphs_panel(act: Active, graph: KnowledgeGraph, result: Any, query: str,
                 height=HEIGHT), height=HEIGHT)
         st.dataframe(pd.DataFrame([{"query node": f"{qg.node(q).label} ({q})", "graph node": graph.node_names[v]}
                                    for q, v in sg.mapping]), hide_index=True, width="stretch")
+
+
+def answer_match(result: Any) -> int | None:
+    """The matched subgraph (0-based rank) the answer was read from, as the answer step recorded it, or None."""
+    ans = getattr(result, "answer_detail", None)
+    i = getattr(ans, "subgraph", None)
+    return i if isinstance(i, int) and 0 <= i < len(result.assembly.subgraphs) else None
 
 
 def unk_bindings(qg: QueryGraph, graph: KnowledgeGraph, subgraphs: Sequence[Any]) -> list[str]:
@@ -367,6 +384,8 @@ def answer_panel(act: Active, result: Any) -> None:
     ans = result.answer_detail
     by = {"llm": "the LLM (Table 15 prompt, restricted to matched entity labels)",
           "unk-binding": "the UNK binding of the best subgraph (none mode)",
+          "typed-binding": "the best-ranked UNK binding of the type the question asks for (none mode; better-ranked "
+                           "bindings are not of it)",
           "extractive": "the best-scoring sentence of the matched subgraphs' passages (none mode: their UNK bindings "
                         "disagree, so no one binding is the answer)",
           "fallback-heuristic": "the neighbour adjacent to most known entities (none mode, fallback)",

@@ -102,11 +102,14 @@ class QueryNode:
 
 def sgrag_lines(nodes: Sequence[QueryNode], edges: Sequence[tuple[str, str]],
                 subgraphs: Sequence[Mapping[str, str]], answer: str, gold_answers: Sequence[str], *,
-                fallback: bool = False) -> list[str]:
+                fallback: bool = False, read_from: int | None = None, rule: str = "") -> list[str]:
     """What SG-RAG's own stages did on one question: what its query graph joined to what, which UNK of which matched
     subgraph the answer came from, and whether the gold answer was bound anywhere (and to which UNK).
 
-    ``subgraphs`` are the matched subgraphs, best first, each query node id → the graph node it became.
+    ``subgraphs`` are the matched subgraphs, best first, each query node id → the graph node it became. An answer that
+    is a sentence holding a binding (SG-RAG without an LLM, :mod:`core.methods.sgrag.answer_typing`) was picked among
+    all matches' passages, not read off match #1: the line says so, with the pick's ``rule`` when given and the match
+    ``read_from`` (0-based, as the answer step recorded it) when given, else the first match whose UNK it names.
 
     >>> ns = [QueryNode("q1", "Keanu Reeves"), QueryNode("q2", "UNK", "The movie: starring him"),
     ...       QueryNode("q3", "UNK", "The main villain")]
@@ -134,8 +137,13 @@ def sgrag_lines(nodes: Sequence[QueryNode], edges: Sequence[tuple[str, str]],
         out.append("No subgraph of the graph matched the query graph" + (
             ", so SG-RAG fell back to the 1-hop neighbourhood of the question's entities" if fallback else "") + ".")
     else:
-        hit = next(((i, q) for i, sg in enumerate(subgraphs) for q in unks if q in sg and _same(sg[q], answer)), None)
         n = len(subgraphs)
+        hit = next(((i, q) for i, sg in enumerate(subgraphs) for q in unks if q in sg and _norm(sg[q]) == _norm(answer)),
+                   None)
+        if hit is None:  # a sentence: the match it names most UNK bindings of (ties: the best ranked), its first such UNK
+            named = [[q for q in unks if q in sg and _same(sg[q], answer)] for sg in subgraphs]
+            best = max(range(n), key=lambda i: (len(named[i]), -i))
+            hit = (best, named[best][0]) if named[best] else None
         if not _norm(answer):
             out.append("SG-RAG gave no answer.")
         elif hit is None:
@@ -143,9 +151,19 @@ def sgrag_lines(nodes: Sequence[QueryNode], edges: Sequence[tuple[str, str]],
                        f"{'s' if n > 1 else ''}: the model did not take it from the matches.")
         else:
             i, q = hit
+            if read_from is not None and 0 <= read_from < n:
+                i, q = read_from, next((u for u in unks if u in subgraphs[read_from]
+                                        and _same(subgraphs[read_from][u], answer)), q)
             there = [f"{by_id[u].name} became “{subgraphs[i][u]}”" for u in unks if u != q and u in subgraphs[i]]
-            out.append(f"The answer “{answer.strip()}” is what {by_id[q].name} became in the rank-{i + 1} matched "
-                       f"subgraph (of {n})" + (f"; there {and_list(there)}" if there else "") + ".")
+            if q in subgraphs[i] and _norm(subgraphs[i][q]) != _norm(answer):  # a sentence holding the binding
+                how = rule.rstrip(".") or ("the rule of every no-LLM answer: the passages' sentence that scores best "
+                                           "against the question, those naming the asked type first")
+                out.append(f"The answer sentence “{answer.strip()}” was picked among the {n} matches' passages by "
+                           f"{how}, not read off match #1; its match is #{i + 1}, where {by_id[q].name} became "
+                           f"“{subgraphs[i][q]}”" + (f" and {and_list(there)}" if there else "") + ".")
+            else:
+                out.append(f"The answer “{answer.strip()}” is what {by_id[q].name} became in the rank-{i + 1} matched "
+                           f"subgraph (of {n})" + (f"; there {and_list(there)}" if there else "") + ".")
         gold = next(((i, q, sg[q]) for i, sg in enumerate(subgraphs) for q in unks if q in sg
                      and any(_same(sg[q], g) for g in gold_answers if _norm(g))), None)
         g0 = str(gold_answers[0]) if gold_answers else ""

@@ -241,3 +241,21 @@ def test_browser_the_query_graph_table_has_room_for_what_a_node_stands_for(serve
             assert "UNK · " in text and "…" not in text and needed <= shown, (text, needed, shown)
         finally:
             browser.close()
+
+
+def test_the_picker_opens_on_the_match_the_answer_was_read_from(home: Path) -> None:
+    """An audit's class asked why the lesson read the answer from "the rank-14 matched subgraph" while §5 opened on #1:
+    without an LLM the answer sentence of "When did Lothair II's mother die?" is picked among all matches' passages,
+    so §5 opens on the match whose passage it is, says why, and can still be set to #1."""
+    at = open_page()
+    at.selectbox(key=QUESTION).set_value("When did Lothair II's mother die?").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "20 March 851" in at.success[0].value
+    said = [c.value for c in at.caption if c.value.startswith("Opened on #")]
+    assert len(said) == 1 and "picked among all matches' passages" in said[0], [c.value for c in at.caption]
+    read = int(said[0].removeprefix("Opened on #").split(",")[0]) - 1
+    assert read > 0 and at.selectbox(key=PICK).value == read
+    frames = at.get("iframe")
+    assert "20 March 851" in frames[2].proto.srcdoc  # the match drawn is the one whose UNK the sentence names
+    at.selectbox(key=PICK).set_value(0).run()  # still resettable
+    assert at.selectbox(key=PICK).value == 0 and not at.exception

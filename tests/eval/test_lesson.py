@@ -343,3 +343,23 @@ def test_the_answer_line_counts_a_sentence_that_holds_the_gold_answer_apart_from
     line = lesson(Q, runs, GOLD, ["Hugo Weaving"], model="Without an LLM (none mode), the extractive step").answer_line()
     assert ": 0 of 2 right; 1 of 2 holds the gold answer inside a longer answer — sgrag (gold: “Hugo Weaving”)." in line
     assert "holds the gold" not in lesson(Q, runs[:1], GOLD, ["Hugo Weaving"]).answer_line()
+
+
+def test_sgrag_lines_say_why_a_sentence_answer_comes_from_a_lower_match() -> None:
+    """An audit's class asked why the lesson read "When did Lothair II's mother die?" from "the rank-14 matched
+    subgraph": without an LLM the answer is a sentence picked among all matches' passages, and the line says so."""
+    from core.eval.method_lessons import QueryNode, sgrag_lines
+
+    nodes = [QueryNode("q0", "UNK", "The date"), QueryNode("q1", "Lothair II"), QueryNode("q2", "UNK", "The mother")]
+    edges = [("q1", "q2"), ("q2", "q0")]
+    subs = [{"q0": "29 September 855", "q1": "Lothair II", "q2": "Lothair I"},
+            {"q0": "Ermengarde of Tours", "q1": "Lothair II", "q2": "Lothair I"},
+            {"q0": "20 March 851", "q1": "Lothair II", "q2": "Ermengarde of Tours"}]
+    sentence = "She [Ermengarde of Tours] died on 20 March 851 and was buried in the abbey of Erstein."
+    line = sgrag_lines(nodes, edges, subs, sentence, ["20 March 851"])[1]
+    assert "was picked among the 3 matches' passages by" in line and "not read off match #1" in line, line
+    assert "its match is #3, where UNK q0 (the date) became “20 March 851”" in line, line  # not #2, naming only the mother
+    told = sgrag_lines(nodes, edges, subs, sentence, ["20 March 851"], read_from=2, rule="the reranker X")[1]
+    assert "by the reranker X, not read off match #1; its match is #3" in told, told
+    # a binding given as the answer is still read off its match
+    assert "is what UNK q0 (the date) became in the rank-1" in sgrag_lines(nodes, edges, subs, "29 September 855", [])[1]

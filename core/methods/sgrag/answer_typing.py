@@ -15,9 +15,9 @@ answer: the next one of the type is, else the extractive sentence of the matched
 the asked type first).
 
 :func:`answer_subgraph` names the match an answer was read from: for a binding, the best-ranked subgraph that binds
-it; for a sentence, the best-ranked subgraph whose edges come from the sentence's passage and whose ``UNK`` the
-sentence names (else the first from that passage): the sentence was chosen among all matches' passages, so that
-match need not be #1.
+it; for a sentence, the subgraph whose edges come from the sentence's passage and whose ``UNK`` bindings the
+sentence names most (ties: the best ranked; no match from that passage: the one it names most): the sentence was
+chosen among all matches' passages, so that match need not be #1.
 """
 
 from __future__ import annotations
@@ -96,10 +96,10 @@ def answer_subgraph(qg: QueryGraph, assembly: Assembly, graph: KnowledgeGraph, t
         return None
     sentence = normalize_name(text)
 
-    def names_it(i: int) -> bool:
-        return any(normalize_name(n) and f" {normalize_name(n)} " in f" {sentence} " for n in names[i])
+    def named(i: int) -> int:  # how many of match i's UNK bindings the sentence names
+        return sum(1 for n in names[i] if normalize_name(n) and f" {normalize_name(n)} " in f" {sentence} ")
 
     from_chunk = [i for i, s in enumerate(assembly.subgraphs)
                   if chunk_id and any(chunk_id in graph.edge_chunks[e] for e in s.edges)]
-    return next((i for i in from_chunk if names_it(i)), None) if any(names_it(i) for i in from_chunk) else (
-        from_chunk[0] if from_chunk else next((i for i in range(len(names)) if names_it(i)), None))
+    pool = from_chunk or [i for i in range(len(names)) if named(i)]
+    return max(pool, key=lambda i: (named(i), -i)) if pool else None  # ties: the best ranked
