@@ -27,7 +27,9 @@ several nodes, the structure did not decide: a one-entity star matches every nei
 their rank (the mean query cosine of a subgraph's edges) picked "1904" for "In what year did Mattias Venn rescue
 eleven passengers?" over the 1912 its passage states. The answer is then, as every method's ``none`` mode, the
 extractive sentence (:func:`core.methods.extractive.pick_sentence`) of the passages the context's triples come
-from (``extractive``; all distinct bindings are still kept in ``bindings``). After the 1-hop fallback the same
+from (``extractive``; all distinct bindings are still kept in ``bindings``). A binding not of the answer type the
+question asks (a town for "In what year …?") is not the answer (:mod:`core.methods.sgrag.answer_typing`): the next one
+of that type is (``typed-binding``), else the extractive sentence. After the 1-hop fallback the same
 sentence is taken when its passages hold text; else, and on a triples-only workspace, the binding or the
 neighbour adjacent to the most known entities (ties: most query-similar), or "Unable to determine" when there
 is none.
@@ -322,15 +324,20 @@ def generate_answer(query: str, qg: QueryGraph, assembly: Assembly, graph: Knowl
                     step.fallback = f"the LLM's answer was unusable ({check.problem}); heuristic answer instead"
         pick: SentencePick | None = None
         atype = asked_type(query) if not text else ""
-        typed = typed_bindings(qg, assembly, graph, bindings, atype) if atype and bindings else list(bindings)
+        typed: list[str] | None = None  # the bindings of the asked type (checked only where one may be the answer)
+        if not text and len(choices) <= 1 and not assembly.fallback:
+            typed = typed_bindings(qg, assembly, graph, bindings, atype) if atype and bindings else list(bindings)
+        untyped = bool(atype and bindings and typed == [])  # no binding is of the asked type: read a sentence
         how = _EXTRACTIVE_HOW
-        if not text and backends is not None and (len(choices) > 1 or assembly.fallback or not typed):
+        if not text and backends is not None and (len(choices) > 1 or assembly.fallback or untyped):
             pick = _extractive(query, ctx.chunk_ids, graph, backends)
             if pick is not None:
                 text, by = pick.text, "extractive"
-                if len(choices) <= 1 and not assembly.fallback:
+                if untyped:
                     how = _UNTYPED_HOW.format(kind=ANSWER_TYPES[atype], bindings=", ".join(bindings[:5]))
         type_note = None
+        if not text and typed is None:
+            typed = typed_bindings(qg, assembly, graph, bindings, atype) if atype and bindings else list(bindings)
         if not text:
             if typed:  # the best-ranked binding of the asked type (the first one, unless an earlier one is not)
                 text, by = typed[0], "unk-binding" if typed[0] == bindings[0] else "typed-binding"
