@@ -205,7 +205,7 @@ STEPS: tuple[TourStep, ...] = (
              "this app measures no gain of FastInsight over plain reranking (node R@10 −0.8 [−3.8, +1.8], 50 "
              "questions, benchmarks/README.md) where the paper reports one on its corpora. Move the α slider to 0.5: "
              "deep learning (9 → 4) and Yoshua Bengio (8 → 5) rise, the mechanism made visible.",
-             brief="The ✓ gold nodes: Hinton rises only 5 → 4 at the paper's α (this app measures no gain on MuSiQue "
+             brief="The ✓ gold nodes: Geoffrey Hinton rises only 5 → 4 at the paper's α (no gain on MuSiQue here "
                    "either); at α = 0.5 deep learning 9 → 4 and Bengio 8 → 5 show the smoothing's pull.",
              paper="FastInsight", lesson=True),
     TourStep("pages/subgraph.py", KEANU, "§4",
@@ -232,10 +232,11 @@ STEPS: tuple[TourStep, ...] = (
              "No LLM on this step: the rule-based query graph. Section 1: Lothair II, a bridge UNK and the asked-for "
              "UNK, as the question puts them. Section 4: the bridge's candidates, the mother Ermengarde of Tours among "
              "Lothair II's other neighbours. Section 5: the exact matches — the edges carry no relation, so every "
-             "two-hop path from Lothair II matches; pick the one whose bridge is Ermengarde of Tours and see what the "
-             "asked-for UNK became. Section 6: the answer, the sentence of the matches' passages that holds the date.",
-             brief="No LLM on this step (rule-based query graph). §1: Lothair II → bridge UNK → asked UNK; §5: pick "
-                   "the match whose bridge is Ermengarde of Tours — what did the asked UNK become? §6: the answer.",
+             "two-hop path from Lothair II matches; the section opens on the match the answer was read from, whose "
+             "bridge is Ermengarde of Tours: what did the asked-for UNK become? (The lesson says why it is not match "
+             "#1.) Section 6: the answer, the sentence of the matches' passages that holds the date.",
+             brief="No LLM on this step (rule-based query graph). §1: Lothair II → bridge UNK → asked UNK; §5 opens on "
+                   "the answer's match, bridge Ermengarde of Tours — what did the asked UNK become? §6: the answer.",
              paper="SG-RAG", lesson=True, llm="none"),
     TourStep("pages/evidence_chains.py", KEANU, "§4.2, Appendix D",
              "ReG reorganizes retrieved triples into evidence chains e0 → [r1] → e1 → … that start at the "
