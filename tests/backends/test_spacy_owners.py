@@ -4,22 +4,8 @@ house passage read "first scent · bought · Osterby & Daughters")."""
 
 from __future__ import annotations
 
-import pytest
-
-from core.backends.spacy_extractor import SpacyExtractor
-
-
-@pytest.fixture(scope="module")
-def ex() -> SpacyExtractor:
-    return SpacyExtractor(n_process=1)
-
-
-def triples(ex: SpacyExtractor, passage: str) -> set[tuple[str, str, str]]:
-    return {(t.head, t.relation, t.tail) for t in ex.extract([passage])[0]}
-
-
-def nodes(got: set[tuple[str, str, str]]) -> set[str]:
-    return {h for h, _, _ in got} | {t for _, _, t in got}
+from tests.backends.spacy_case import nodes
+from tests.backends.spacy_case import passage_triples as triples  # the extractor: ``ex`` in conftest
 
 
 def test_an_it_after_its_noun_is_the_owner(ex):

@@ -54,17 +54,22 @@ def _jsonl(path: Path, records: list[dict]) -> Path:
     return path
 
 
+def _workspace(tmp_path: Path, questions: list[dict]) -> Path:
+    """Passages ``A`` with ``questions`` as a workspace (rules extractor, hashing embedder) at ``tmp_path / "ws"``."""
+    q = tmp_path / "in" / "questions.json"
+    q.parent.mkdir(parents=True)
+    q.write_text(json.dumps(questions), encoding="utf-8")
+    path = tmp_path / "ws"
+    create_workspace([_jsonl(tmp_path / "in" / "a.jsonl", A)], path, embedder=get_embedder("hashing"),
+                     extractor=get_extractor("rules"), questions=q)
+    return path
+
+
 @pytest.fixture
 def corpus_ws(tmp_path):
     """A small corpus workspace (rules extractor, hashing embedder) with its questions, and the file to add."""
-    q = tmp_path / "in" / "questions.json"
-    q.parent.mkdir(parents=True)
-    q.write_text(json.dumps(QUESTIONS), encoding="utf-8")
-    path = tmp_path / "ws"
-    emb = get_embedder("hashing")
-    create_workspace([_jsonl(tmp_path / "in" / "a.jsonl", A)], path, embedder=emb, extractor=get_extractor("rules"),
-                     questions=q)
-    return path, _jsonl(tmp_path / "in" / "more.jsonl", B), Backends(emb, get_llm("none"))
+    path = _workspace(tmp_path, QUESTIONS)
+    return path, _jsonl(tmp_path / "in" / "more.jsonl", B), Backends(get_embedder("hashing"), get_llm("none"))
 
 
 def _bench(path: Path, b: Backends, out: Path, **kw):
@@ -172,13 +177,7 @@ def test_gold_that_matches_added_documents_is_no_changed_question(tmp_path):
 
     qs = [*QUESTIONS, {"id": "q4", "question": "Who married Lothair I?", "answer": "Ermengarde of Tours",
                        "supporting_facts": [["Ermengarde", 0]]}]
-    q = tmp_path / "in" / "questions.json"
-    q.parent.mkdir(parents=True)
-    q.write_text(json.dumps(qs), encoding="utf-8")
-    path = tmp_path / "ws"
-    emb = get_embedder("hashing")
-    create_workspace([_jsonl(tmp_path / "in" / "a.jsonl", A)], path, embedder=emb, extractor=get_extractor("rules"),
-                     questions=q)
+    path = _workspace(tmp_path, qs)
     ws = Workspace.open(path)
     before = workspace_identity(ws, load_questions(ws))
     assert load_questions(ws)[3].unmatched == ("Ermengarde",)
