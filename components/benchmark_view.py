@@ -361,7 +361,9 @@ def run_panel(act: Active) -> None:
     # the Budget beside the count and the name, wide enough for its longest preset: beside the Methods, a quarter of
     # the row, it read "own — each method's own pape" at 1440 px
     c1, cb, c2 = st.columns([1, 2, 1.5])
-    budget = budget_view.budget_select(cb, scope="bench", key=S.BENCH_BUDGET, custom_key=S.BENCH_BUDGET_CUSTOM)
+    start, _ = budget_view.default_budget(act.llm_name, act.workspace.name)
+    budget = budget_view.budget_select(cb, scope="bench", key=S.BENCH_BUDGET, custom_key=S.BENCH_BUDGET_CUSTOM,
+                                       default=start)
     # the estimate with every method (the box's first choice), not the current pick: a default that moved with the
     # Methods box overrode a count typed in the same rerun
     default_n = default_question_count(n_gold, _whole_run_seconds(act, method_names(), n_gold))

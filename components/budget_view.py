@@ -18,7 +18,7 @@ from components.ui import error_text, md_escape
 from core.errors import EgxError
 from core.eval.context import budget_line
 from core.methods.answering import AnswerContext, context_of
-from core.methods.budget import BUDGETS, FORMS, Budget, parse_budget
+from core.methods.budget import BUDGETS, COMPARISON_DEFAULT, FORMS, Budget, parse_budget
 
 CUSTOM = "custom"
 
@@ -34,10 +34,30 @@ def _label(name: str) -> str:
     return f"{name} — {BUDGETS[name].label}" if name in BUDGETS else "custom…"
 
 
-def budget_select(container: Any, *, scope: str, key: str, custom_key: str) -> Budget | None:
-    """The "Budget" select (presets and custom) drawn in ``container``; the chosen budget, or None (with the
-    error shown) when the custom text is not a budget."""
-    choice = S.keep(key, container.selectbox("Budget", [*BUDGETS, CUSTOM], key=S.bind(key, "own", scope=scope),
+def default_budget(llm_name: str, workspace: str) -> tuple[str, str]:
+    """The budget a comparison starts at and, when it is not :data:`~core.methods.budget.COMPARISON_DEFAULT`,
+    why: BubbleRAG §4.1's one budget for every method, except with the ``recorded`` LLM on a workspace whose
+    recordings hold no run under it — there a comparison under it would replay no recorded answer, so it starts
+    at ``own``, the budget the recordings were made at."""
+    if not str(llm_name).startswith("recorded"):
+        return COMPARISON_DEFAULT, ""
+    from components import resources
+
+    held = {b for w, b in resources.recorded_budgets(resources.recordings_key()) if w == workspace}
+    if not held or COMPARISON_DEFAULT in held:
+        return COMPARISON_DEFAULT, ""
+    return "own", (f"the recorded LLM's runs on “{md_escape(workspace)}” were recorded at each method's own budget "
+                   f"only, so the comparison starts there (under “{COMPARISON_DEFAULT}” most recorded answers would "
+                   "be missing)")
+
+
+def budget_select(container: Any, *, scope: str, key: str, custom_key: str,
+                  default: str = COMPARISON_DEFAULT) -> Budget | None:
+    """The "Budget" select (presets and custom) drawn in ``container``, starting at ``default`` (and following
+    it while the user has not picked another: :func:`components.state.follow_default`); the chosen budget, or
+    None (with the error shown) when the custom text is not a budget."""
+    S.follow_default(key, default)
+    choice = S.keep(key, container.selectbox("Budget", [*BUDGETS, CUSTOM], key=S.bind(key, default, scope=scope),
                                              format_func=_label, help=BUDGET_HELP))
     if choice != CUSTOM:
         return BUDGETS[str(choice)]
@@ -61,12 +81,13 @@ def handed(ctx: AnswerContext | None) -> str:
     return f"{ctx.chunks} chunk{'s' if ctx.chunks != 1 else ''} / {ctx.tokens:,} tok"
 
 
-def context_caption(budget: Budget, results: Mapping[str, Any]) -> None:
+def context_caption(budget: Budget, results: Mapping[str, Any], why_own: str = "") -> None:
     """The comparison's budget in one short caption; per method, the chunks and tokens its answer was handed on
     hover (an audit could not read the whole list on a projector, and the tables show them as ctx chunks and ctx
-    tokens)."""
+    tokens). ``why_own``: why the comparison started at ``own`` (:func:`default_budget`)."""
     per = "\n".join(f"- {md_escape(m)}: {handed(context_of(r))}" for m, r in results.items())
     own = ("each method's own paper default — not like for like; pick a budget to give every method the same"
+           + (f" ({why_own})" if why_own else "")
            if budget.own else f"{md_escape(budget.label)} ({budget.limits()}) for every method")
     st.caption(f"**Answer budget: {md_escape(budget.name)}** — {own}. What each answer was handed: ctx chunks and "
                "ctx tokens in the tables, each method's list on the ⓘ.",

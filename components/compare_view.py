@@ -40,7 +40,7 @@ from core.eval.verdicts import (
 )
 from core.graph.model import KnowledgeGraph, passage_label
 from core.methods.base import Diagnosis, Gold, Method, MethodResult
-from core.methods.budget import apply_budget
+from core.methods.budget import OWN, apply_budget
 from core.methods.diagnoser import answer_by_llm
 from core.methods.registry import METHODS, method_names
 from core.text import normalize_answer
@@ -535,7 +535,7 @@ def question(act: Any, graph: KnowledgeGraph) -> tuple[str, Gold]:
     return query, Gold.from_question(q) if q else Gold("custom", ())
 
 
-def choices(handed: Any) -> tuple[list[str], Any, int]:
+def choices(act: Any, handed: Any) -> tuple[list[str], Any, int]:
     """The methods to compare (a Benchmark row's method added), the answer budget and the diagnosis cut; the page
     stops while no budget is valid."""
 
@@ -557,7 +557,9 @@ def choices(handed: Any) -> tuple[list[str], Any, int]:
                + (", ".join(m if table_name(m) == m else f"{table_name(m)} ({m})" for m in methods)
                   if methods else "none"))
     cb, c2, _ = st.columns([4, 1.6, 2.4])
-    budget = budget_view.budget_select(cb, scope="compare", key=S.COMPARE_BUDGET, custom_key=S.COMPARE_BUDGET_CUSTOM)
+    start, _ = budget_view.default_budget(act.llm_name, act.workspace.name)
+    budget = budget_view.budget_select(cb, scope="compare", key=S.COMPARE_BUDGET, custom_key=S.COMPARE_BUDGET_CUSTOM,
+                                       default=start)
     if budget is None:
         st.stop()
     S.follow_default(S.COMPARE_CUT, budget.chunks or 5)  # "all gold within the budget": the cut follows its chunks
@@ -598,7 +600,8 @@ def run_methods(act: Any, query: str, methods: Sequence[str], budget: Any, gold:
         progress.progress(i / len(methods), text=f"Running {table_name(m)} ({i + 1} of {len(methods)})…{busy}")
         try:
             out.results[m] = runs.method_run(METHODS[m], act.workspace, act.key, act.backends, query,
-                                             apply_budget(METHODS[m], None, budget), defer=True)
+                                             apply_budget(METHODS[m], None, budget if METHODS[m].budget else OWN),
+                                             defer=True)
             if gold.chunk_ids:
                 out.diagnoses[m] = diagnose(out.results[m], act.workspace, gold, cut=cut)
         except runs.PreparationPending as pending:
@@ -606,6 +609,11 @@ def run_methods(act: Any, query: str, methods: Sequence[str], budget: Any, gold:
         except EgxError as exc:
             out.errors[m] = error_text(exc)
     progress.empty()
+    if unbudgeted := [m for m in methods if m in out.results and not budget.own and METHODS[m].budget is None]:
+        names, one = ", ".join(table_name(m) for m in unbudgeted), len(unbudgeted) == 1
+        st.caption(f":material/info: {names} declare{'s' if one else ''} no budget hook, so {'it' if one else 'they'} "
+                   f"ran at {'its' if one else 'their'} own budget, not “{md_escape(budget.name)}”: not like for like "
+                   "(ctx chunks in the table says what each read). Declare one on the Method (core.methods.budget).")
     if beside and out.results:  # the seconds in the table count it
         st.caption(f":material/speed: These runs were made while {jobs} ran on the server beside them: their seconds "
                    "are longer than on an idle server.")
@@ -670,7 +678,8 @@ def summary(act: Any, graph: KnowledgeGraph, found: Runs, *, query: str, gold: G
             one_question_note()
         triage_downloads(triage, stem=f"{act.workspace.name}-compare", key=S.COMPARE_DOWNLOAD, what="this comparison",
                          workspace=act.workspace.name, question=query, cut=cut, budget=budget.to_dict())
-    budget_view.context_caption(budget, found.results)
+    budget_view.context_caption(budget, found.results,
+                                why_own=budget_view.default_budget(act.llm_name, act.workspace.name)[1])
 
 
 def left_out_note(found: Runs) -> str:

@@ -239,6 +239,14 @@ def recorded_runs(key: tuple[tuple[str, float], ...]) -> frozenset[tuple[str, st
     return load([Path(p) for p, _ in key])
 
 
+@st.cache_resource(show_spinner=False, max_entries=4)
+def recorded_budgets(key: tuple[tuple[str, float], ...]) -> frozenset[tuple[str, str]]:
+    """``(workspace, answer budget)`` of every run the shipped LLM recordings hold (:func:`recorded_runs`' key)."""
+    from core.backends.llm_bundles import recorded_budgets as load
+
+    return load([Path(p) for p, _ in key])
+
+
 def recordings_key() -> tuple[tuple[str, float], ...]:
     """The bundles' paths and mtimes (:func:`recorded_runs`' key)."""
     from core.backends.llm_bundles import recording_paths

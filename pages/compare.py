@@ -21,7 +21,7 @@ handed = S.peek_handoff()  # a Benchmark row: its question, workspace (the sideb
 with tour.settings_box(current()):  # on the tour: folded, so the summary table comes up to the lesson
     cv.intro()
     query, gold = cv.question(act, graph)
-    methods, budget, cut = cv.choices(handed)
+    methods, budget, cut = cv.choices(act, handed)
 cv.ready(query, methods, gold)
 recording_gap_warning(act.llm_name, act.workspace.name, [query], methods)  # before the run, not after it
 found = cv.run_methods(act, query, methods, budget, gold, cut)

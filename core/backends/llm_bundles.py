@@ -250,6 +250,17 @@ def recorded_runs(paths: Sequence[Path] | None = None) -> frozenset[tuple[str, s
     return frozenset(out)
 
 
+def recorded_budgets(paths: Sequence[Path] | None = None) -> frozenset[tuple[str, str]]:
+    """``(workspace, answer budget)`` of every run the bundles hold (default: :func:`recording_paths`): the
+    comparison budgets (:mod:`core.methods.budget`; ``own`` for a run with no budget) whose replays the
+    recordings hold, so a comparison page can default to one whose recorded answers exist."""
+    out = set()
+    for p in recording_paths() if paths is None else paths:
+        out |= {(str(r.get("workspace")), str((r.get("config") or {}).get("answer_budget") or "own"))
+                for r in load_recording(p).runs}
+    return frozenset(out)
+
+
 def recording_gap(runs: frozenset[tuple[str, str, str]], workspace: str, questions: Sequence[str],
                   methods: Sequence[str]) -> str:
     """What to say BEFORE a run with the ``recorded`` LLM whose questions × methods the recordings do not all

@@ -203,7 +203,8 @@ class RecordedLLM:
         """The recorded run of ``question`` by ``method`` on ``workspace`` with these settings and the same
         embedder and reranker, or None. Settings that only bound wall-clock time (:data:`UNTIMED_KEYS`)
         are not compared: they are lifted while recording (the replay is never cut short by them); nor
-        are settings the recording does not name (added to the method since)."""
+        are settings the recording does not name (added to the method since), nor labels that change no prompt
+        (:data:`LABEL_KEYS`)."""
         for rec in self.recordings:
             for run in rec.runs:
                 if (run.get("workspace"), run.get("method"), run.get("question")) != (workspace, method, question):
@@ -233,11 +234,16 @@ class RecordedLLM:
 
 #: settings that only bound wall-clock time: lifted while recording, so not compared on replay
 UNTIMED_KEYS = frozenset({"time_budget_s"})
+#: settings that only name things and change no prompt: the comparison budget a config was set for
+#: (:func:`core.methods.budget.apply_budget`). A budget that maps onto a method's own values (BubbleRAG's
+#: own 15 chunks under BubbleRAG §4.1's budget) runs the very prompts its own recording holds.
+LABEL_KEYS = frozenset({"answer_budget"})
 
 
 def _canon_config(config: dict[str, Any]) -> str:
     """The settings as JSON text, as a recording keeps them (tuples become lists)."""
-    return json.dumps({k: v for k, v in config.items() if k not in UNTIMED_KEYS}, sort_keys=True, default=str)
+    return json.dumps({k: v for k, v in config.items() if k not in UNTIMED_KEYS | LABEL_KEYS}, sort_keys=True,
+                      default=str)
 
 
 def _same_models(recorded: dict[str, str], now: dict[str, str]) -> bool:

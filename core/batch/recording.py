@@ -100,7 +100,8 @@ def provenance(llm: Any, *, embedder: str, reranker: str, settings: LLMSettings)
 def record(workspace: Any, questions: Sequence[Any], methods: Sequence[str], backends: Any, out: str | Path, *,
            settings: LLMSettings, embedder_name: str, reranker_name: str, redo: bool = False,
            config_changes: dict[str, Any] | None = None,
-           progress: Callable[[int, int, str], None] | None = None, keep_trained: bool = False) -> list[RecordedRun]:
+           progress: Callable[[int, int, str], None] | None = None, keep_trained: bool = False,
+           budget: str | None = None, reuse: Sequence[str | Path] = ()) -> list[RecordedRun]:
     """Record ``methods`` on ``questions`` with the live LLM of ``backends`` into the bundle ``out``.
 
     Parameters
@@ -127,6 +128,16 @@ def record(workspace: Any, questions: Sequence[Any], methods: Sequence[str], bac
         ReG's retriever split), the run flagged ``"trained_on": true`` in the bundle. Default: such a pair is
         left out (``RecordedRun.trained_on``), since a recording shown as the method's behaviour would show it
         on a question it learned from.
+    budget : str or None
+        A comparison's answer budget (:func:`core.methods.budget.parse_budget`; None or ``own``: each method's
+        own default), mapped onto each method's config as Compare and the Benchmark map it, so the replay of a
+        comparison under that budget finds these runs. Record a budget into its own bundle (``--out``): a
+        bundle keeps one run per question x method.
+    reuse : sequence of path
+        Bundles whose replies to the same model answer the requests they hold (:func:`reuse_recorded`), so a
+        recording under a new budget asks the model only for what the budget changed. A run's ``seconds`` then
+        counts each reused reply at its recorded live time (``reused_s`` says how much), so what a run is said
+        to take live stays true.
 
     Returns
     -------
@@ -137,6 +148,7 @@ def record(workspace: Any, questions: Sequence[Any], methods: Sequence[str], bac
     ConfigError
         If the LLM is not a live one, or ``out`` records another model.
     """
+    from core.methods.budget import apply_budget
     from core.methods.registry import get_method
     from core.methods.run import run_method
 
@@ -152,6 +164,7 @@ def record(workspace: Any, questions: Sequence[Any], methods: Sequence[str], bac
         rec = load_recording(out)
         done = {(str(r.get("workspace")), str(r.get("method")), str(r.get("question"))) for r in rec.runs}
     prov = provenance(llm, embedder=embedder_name, reranker=reranker_name, settings=settings)
+    reused_keys = reuse_recorded(llm, reuse) if reuse else set()
     results: list[RecordedRun] = []
     seen_by: dict[str, frozenset[str]] = {}
     total = len(questions) * len(specs)
@@ -168,7 +181,7 @@ def record(workspace: Any, questions: Sequence[Any], methods: Sequence[str], bac
             own = {k: v for k, v in changes.items() if spec.has_option(k)}
             if spec.has_option("time_budget_s"):
                 own["time_budget_s"] = UNBOUNDED_S
-            config = spec.make_config(**own) if own else None
+            config = apply_budget(spec, spec.make_config(**own) if own else None, budget)
             if spec.name not in seen_by:  # the questions its trained model learned from, read once per method
                 seen_by[spec.name] = (frozenset() if spec.trained_on is None
                                       else spec.trained_on(workspace, backends, config or spec.make_config()))
@@ -186,9 +199,10 @@ def record(workspace: Any, questions: Sequence[Any], methods: Sequence[str], bac
                                         in_scope=True)
             finally:
                 llm.recorder = None
-            seconds = time.perf_counter() - t0
             trace = result.trace
             entries = recorder.take()
+            reused_s = sum(float(entries[k].get("latency_s") or 0.0) for k in entries if k in reused_keys)
+            seconds = time.perf_counter() - t0 + reused_s
             run = {"workspace": workspace.name, "method": spec.name, "question": q.question, "question_id": q.id,
                    "gold_answer": q.answer, "answer": str(getattr(result, "answer", "") or ""),
                    "seconds": round(seconds, 2), "llm": scope.summary(), "config": trace.config,
@@ -197,6 +211,8 @@ def record(workspace: Any, questions: Sequence[Any], methods: Sequence[str], bac
                                "prompt_tokens": s.prompt_tokens, "completion_tokens": s.completion_tokens,
                                "cached": s.cached, "fallback": s.fallback} for s in trace.steps],
                    "state": tape.entries, "state_source": state_source("recorded live")}
+            if reused_s:
+                run["reused_s"] = round(reused_s, 2)
             if trained:  # kept on request: the method's model learned from this question
                 run["trained_on"] = True
             save_recording(out, prov, run, entries)
@@ -204,6 +220,39 @@ def record(workspace: Any, questions: Sequence[Any], methods: Sequence[str], bac
     if progress is not None:
         progress(total, total, "done")
     return results
+
+
+def reuse_recorded(llm: CachedLLM, paths: Sequence[str | Path]) -> set[str]:
+    """Put the replies the bundles at ``paths`` hold for ``llm``'s model into its response cache, so a recording
+    under a new budget asks the model only for what changed (the answer prompt) and replays the rest. A reply is
+    reused only when the bundle recorded the same model file (its ``model_key``: model id and GGUF sha256) and
+    the reply is a usable one (no error, not rejected, not cut); the cache key covers the messages, schema and
+    sampling, so a reused reply is the one this model gave to this very request. Returns the keys it can answer
+    (those added and those the cache already held)."""
+    added: set[str] = set()
+    for path in paths:
+        rec = load_recording(path)
+        if rec.provenance.get("model_key") != llm.model_key:
+            continue
+        for key, entry in rec.entries.items():
+            if entry.get("error") or entry.get("invalid") or entry.get("truncated"):
+                continue
+            have = llm.cache.get(key)
+            if have is None or have.get("tampered"):
+                llm.cache.put(key, _cache_entry(key, llm.model_key, entry))
+            added.add(key)
+    return added
+
+
+def _cache_entry(key: str, model_key: str, entry: dict[str, Any]) -> dict[str, Any]:
+    from core.backends.llm_cache import CACHE_FORMAT
+    from core.backends.llm_keys import FORMAT_VERSION
+
+    return {"format": CACHE_FORMAT, "version": FORMAT_VERSION, "key": key, "model_key": model_key,
+            "text": str(entry.get("text", "")), "prompt_tokens": int(entry.get("prompt_tokens", 0) or 0),
+            "completion_tokens": int(entry.get("completion_tokens", 0) or 0), "model": str(entry.get("model", "")),
+            "latency_s": float(entry.get("latency_s", 0.0) or 0.0),
+            "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")}
 
 
 @dataclass(frozen=True)

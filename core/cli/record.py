@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.backends.registry import DEFAULT_EMBEDDER, DEFAULT_RERANKER
-from core.cli.options import KEEP_TRAINED_HINT, add_keep_trained, config_changes
+from core.cli.options import KEEP_TRAINED_HINT, add_budget, add_keep_trained, config_changes
 from core.cli_support import add_llm_limits, output_file_arg, resolve_workspace
 
 if TYPE_CHECKING:
@@ -38,6 +38,11 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
     output_file_arg(rc, "--out", example="bundle.json",
                     help="bundle file (default: sample_data/llm_recordings/<workspace>-<llm>.json)")
     rc.add_argument("--redo", action="store_true", help="record runs already in the bundle again")
+    add_budget(rc)  # another budget than own records into <workspace>-<llm>-<budget>.json unless --out names one
+    rc.add_argument("--reuse-recorded", action="store_true",
+                    help="answer the requests the shipped recordings already hold for this model from them (through "
+                         "the LLM cache), so recording under another budget asks the model only for the prompts the "
+                         "budget changed")
     add_keep_trained(rc)
     rc.add_argument("--set", action="append", metavar="NAME=VALUE",
                     help="change a method setting (repeatable; applied to the methods that have it). BubbleRAG's "
@@ -46,7 +51,7 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.backends.llm_bundles import RECORDINGS_DIR
+    from core.backends.llm_bundles import RECORDINGS_DIR, recording_paths
     from core.backends.llm_guard import LLMSettings
     from core.backends.registry import get_embedder, get_llm, get_reranker
     from core.batch.recording import record
@@ -69,14 +74,20 @@ def run(args: argparse.Namespace) -> int:
     if not qs:
         raise SystemExit("egx record: no questions; give --questions FILE, --only IDS that exist, or a workspace "
                          "with a questions file")
-    out = Path(args.out) if args.out else RECORDINGS_DIR / f"{ws.name}-{args.llm}.json"
+    from core.methods.budget import parse_budget
+
+    budget = parse_budget(args.budget)
+    tail = "" if budget.own else f"-{budget.name.replace(',', '-')}"
+    out = Path(args.out) if args.out else RECORDINGS_DIR / f"{ws.name}-{args.llm}{tail}.json"
 
     def progress(done: int, total: int, msg: str) -> None:
         print(f"[{done}/{total}] {msg}", file=sys.stderr, flush=True)
 
     runs = record(ws, qs, methods, Backends(embedder, llm, reranker), out, settings=settings,
                   embedder_name=args.embedder, reranker_name=args.reranker, redo=args.redo, progress=progress,
-                  config_changes=config_changes(args.set or []), keep_trained=args.keep_trained)
+                  config_changes=config_changes(args.set or []), keep_trained=args.keep_trained,
+                  budget=None if budget.own else budget.name,
+                  reuse=[p for p in recording_paths() if p.resolve() != out.resolve()] if args.reuse_recorded else ())
     new = [r for r in runs if not r.skipped]
     left = [r for r in runs if r.skipped and r.trained_on]
     if left:

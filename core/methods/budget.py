@@ -15,8 +15,9 @@ setting for every method of a comparison:
   added best first while it fits; the first piece that does not fit ends it (a later, shorter piece never
   jumps a better one).
 
-``own`` (the default everywhere, and what a method run alone always uses) changes nothing: each method
-keeps its own paper default. Every method declares how a budget maps onto its own knobs — a
+``own`` (what a method run alone always uses, and the command line's default) changes nothing: each method
+keeps its own paper default. A comparison in the app (Compare, Benchmark) starts at
+:data:`COMPARISON_DEFAULT`, BubbleRAG §4.1's one budget for every method, so its first table is like for like. Every method declares how a budget maps onto its own knobs — a
 ``budget`` hook on its :class:`~core.methods.base.Method` (``config, budget -> config``) — so nothing
 outside its package names it; :func:`apply_budget` calls the hook. Passage methods share
 :func:`passage_budget`; a new passage method's hook is that one line (``Method(..., budget=passage_budget)``).
@@ -120,6 +121,13 @@ BUDGETS: dict[str, Budget] = {b.name: b for b in (
 )}
 
 OWN = BUDGETS["own"]
+
+#: The budget a comparison page starts at: BubbleRAG §4.1's "unified retrieval budget" (≤ 15 chunks for every
+#: method), the one protocol among the four papers made to compare methods like for like ("prevents performance
+#: gains that stem purely from larger contexts"). 15 ≥ every method's retrieval cut (R@10), so no retrieval
+#: figure changes; only what each answer reads does (the passage methods read 15 passages, not their own 5;
+#: ReG's chains come from at most 15 passages). ``own`` stays one pick away.
+COMPARISON_DEFAULT = "bubblerag"
 
 _CHUNKS = re.compile(r"^(\d+)\s*(?:chunks?)?$", re.I)
 _TOKENS = re.compile(r"^(\d+)\s*tok(?:ens?)?$", re.I)

@@ -15,13 +15,19 @@ from tests.app.helpers import plain, run_page
 def test_compare_page_runs_every_method_under_the_chosen_budget(home):
     at = run_page("pages/compare.py")
     at.multiselect(key=S.widget_key(S.COMPARE_METHODS, "compare")).set_value(["dense", "sgrag", "reg"]).run()
+    # it starts like for like: BubbleRAG §4.1's one budget for every method (the demo has 23 passages)
+    first = at.dataframe[0].value.set_index("method")
+    assert first.loc["Naive RAG", "ctx chunks"] == 15 and (first["ctx chunks"] <= 15).all()
+    assert any(plain(c.value).startswith("**Answer budget: bubblerag** — BubbleRAG §4.1") for c in at.caption)
+    assert at.number_input(key=S.widget_key(S.COMPARE_CUT, "compare")).value == 15
+    box = at.selectbox(key=S.widget_key(S.COMPARE_BUDGET, "compare"))
+    assert box.value == "bubblerag" and "§4.1" in (box.help or "")  # the help quotes each paper's protocol
+    box.set_value("own").run()
     own = at.dataframe[0].value.set_index("method")
     assert (own["ctx chunks"] > 0).all() and own.loc["Naive RAG", "ctx chunks"] == 5  # each method's paper default
     assert any(plain(c.value).startswith("**Answer budget: own** — each method's own paper default") for c in at.caption)
     assert at.number_input(key=S.widget_key(S.COMPARE_CUT, "compare")).value == 5
-    box = at.selectbox(key=S.widget_key(S.COMPARE_BUDGET, "compare"))
-    assert "bubblerag" in box.options[1] and "§4.1" in (box.help or "")  # the help quotes each paper's protocol
-    box.set_value("fastinsight").run()
+    at.selectbox(key=S.widget_key(S.COMPARE_BUDGET, "compare")).set_value("fastinsight").run()
     assert not at.exception, [e.value for e in at.exception]
     budgeted = at.dataframe[0].value.set_index("method")
     assert (budgeted["ctx chunks"] <= 10).all() and budgeted.loc["Naive RAG", "ctx chunks"] == 10
@@ -59,3 +65,24 @@ def test_benchmark_page_runs_under_a_budget_and_shows_what_was_handed(home, monk
     # the per-question table says the budget and the context of every row
     table = next(d.value for d in at.dataframe if "context chunks" in d.value.columns)
     assert set(table["budget"]) == {"3,300tok"} and (table["context chunks"] <= 3).all()
+
+
+def test_benchmark_page_starts_at_the_like_for_like_budget(home):
+    at = run_page("pages/benchmark.py")
+    assert at.selectbox(key=S.widget_key(S.BENCH_BUDGET, "bench")).value == "bubblerag"
+    assert at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).value == "demo-hashing-none-bubblerag"
+
+
+@pytest.mark.parametrize(("llm", "held", "start"), [
+    ("none", set(), "bubblerag"),                                  # no recording involved: BubbleRAG §4.1's budget
+    ("recorded", {("demo", "own"), ("demo", "bubblerag")}, "bubblerag"),  # recorded under it too: replays
+    ("recorded", {("demo", "own"), ("musique", "bubblerag")}, "own"),     # this workspace only at own: starts there
+    ("recorded", set(), "bubblerag"),                              # nothing recorded here: nothing to keep
+])
+def test_a_comparison_starts_where_the_recorded_answers_are(monkeypatch, llm, held, start):
+    from components import budget_view, resources
+
+    monkeypatch.setattr(resources, "recorded_budgets", lambda key: frozenset(held))
+    got, why = budget_view.default_budget(llm, "demo")
+    assert got == start
+    assert bool(why) == (start == "own") and (not why or "own budget only" in why)

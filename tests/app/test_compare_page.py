@@ -131,6 +131,8 @@ def test_new_method_on_the_compare_page(home) -> None:
         assert summary.set_index("method").loc["toy", "verdict"]  # diagnosed like every other method
         assert any("Toy method (last passages)" in m.value for m in at.markdown)
         assert any("No step-through page for this method." in c.value for c in at.caption)
+        # the comparison starts under one budget; a method with no budget hook runs at its own, and says so
+        assert any("declares no budget hook, so it ran at its own budget" in c.value for c in at.caption)
 
 
 def test_a_new_method_page_joins_the_navigation(home, monkeypatch) -> None:
