@@ -203,8 +203,13 @@ def _launch(act: Active, choice: Choice, out_dir: Path, backends: Backends, judg
                       meta={"questions_file": str(ws.questions_path)}, resume_unverified=resume_unverified,
                       keep_trained=keep_trained, budget=choice.budget.name if choice.budget else "own")
 
+    eligible = sum(1 for q in choice.questions if q.gold_chunks)
+    expected = _whole_estimate(act, methods, min(limit or eligible, eligible))
+
     def work(job: Job) -> BenchReport:
         job.report(page="pages/benchmark.py")  # the banner on every page links back here
+        if expected:  # the page's estimate, said before Run: the time left leans on it until the runs say more
+            job.expect(expected)
         if isolated_builds():  # a worker process at a lower priority: the pages stay responsive
             return bench_job(spec, progress=job.progress, cancel=job.cancel_event)
 
@@ -280,6 +285,19 @@ def estimate_caption(act: Active, methods: Sequence[str], n: int, judge_name: st
     st.caption(f":material/schedule: {md_escape(text)}")
 
 
+def _whole_estimate(act: Active, methods: Sequence[str], n: int) -> float | None:
+    """The run's whole estimate as :func:`estimate_caption` says it (builds before the methods included), or None."""
+    if not (methods and n):
+        return None
+    llm = "none" if _llm_part(act) == NO_LLM_NAME else act.llm_name
+    try:
+        est = resources.bench_estimate(str(runs_root()), act.workspace.name, llm, tuple(methods), int(n), _runs_stamp(),
+                                       act.workspace.meta.n_chunks or None)
+    except (EgxError, OSError):
+        return None
+    return float(est.total) + _preparations_seconds(act, methods)
+
+
 def _whole_run_seconds(act: Active, methods: Sequence[str], n_gold: int) -> float | None:
     """The estimate of running every question with gold evidence (None where it cannot be made)."""
     if not (methods and n_gold > ALL_QUESTIONS_UP_TO):
@@ -299,10 +317,7 @@ def preparations_sentence(act: Active, methods: Sequence[str], total: float, *, 
     third of the wall time (an audit)."""
     from core.eval.estimate import duration
 
-    try:
-        ahead = runs.preparations_ahead(act.workspace, act.backends, list(methods))
-    except (EgxError, OSError):  # what cannot be read is said where it is used
-        return ""
+    ahead = _ahead(act, methods)
     if not ahead:
         return ""
     said = "; ".join(f"{title} ({'about ' + duration(s) if s is not None else 'time not known yet'}"
@@ -312,6 +327,19 @@ def preparations_sentence(act: Active, methods: Sequence[str], total: float, *, 
     head = "at least" if at_least or unknown else "about"
     return (f"Estimate: {head} {duration(total + known)} in all. First the run builds "
             f"what its methods need: {said}. ")
+
+
+def _ahead(act: Active, methods: Sequence[str]) -> list[tuple[str, float | None, bool]]:
+    """What the run builds before its methods: ``(title, expected seconds or None, building now)``."""
+    try:
+        return list(runs.preparations_ahead(act.workspace, act.backends, list(methods)))
+    except (EgxError, OSError):  # what cannot be read is said where it is used
+        return []
+
+
+def _preparations_seconds(act: Active, methods: Sequence[str]) -> float:
+    """The known expected seconds of what the run builds before its methods (:func:`preparations_sentence`)."""
+    return sum(s for _, s, _ in _ahead(act, methods) if s is not None)
 
 
 def _runs_stamp() -> float:
@@ -673,7 +701,13 @@ def report(act: Active) -> None:
     named = bench_view.labelled(summary)  # the charts name each method as the papers do, with its registry name
     c1.plotly_chart(no_modebar(recall_figure(named)), width="stretch", key=S.BENCH_RECALL_CHART)
     c2.plotly_chart(no_modebar(latency_recall_figure(named)), width="stretch", key=S.BENCH_LATENCY_CHART)
-    st.plotly_chart(no_modebar(failure_figure(named)), width="stretch", key=S.BENCH_FAILURE_CHART)
+    lost_fig = failure_figure(named)
+    if lost_fig.data:
+        st.plotly_chart(no_modebar(lost_fig), width="stretch", key=S.BENCH_FAILURE_CHART)
+    else:  # an empty chart under its title read as a chart that failed to draw
+        st.caption(":material/check_circle: **Where the gold evidence was lost**: nowhere — no question lost a gold "
+                   f"passage before the answer (within the top {int(summary.get('settings', {}).get('cut') or 5)}); "
+                   + md_escape(lost_fig.layout.title.text.split("<sup>", 1)[-1].removesuffix("</sup>")) + ".")
     bench_view.differences_panel(summary)  # pick two methods: which of their differences are real
 
     # --------------------------------------------------------------------------- per-question table

@@ -11,6 +11,11 @@ seconds left (:meth:`core.background.jobs.Job.status`). What it leaves out, each
 and it measures the rate up to the last move, counting the time since down, with no estimate while a pause outlasts
 everything measured (a rate measured up to *now* grew while spaCy loaded: "about 2 min 24 s left", 1.4 s before
 the end).
+
+A job that was estimated before it started (a benchmark: each method's seconds from earlier runs) hands the meter
+that estimate (:meth:`RateMeter.expect`); the time left is then the estimate's remainder and the measured rate's,
+weighted by the fraction done: early the estimate speaks (the first question's runs load every method's models, and
+a rate measured on them said "about 42 s left" with 23 s to go, an audit), late the measured rate does.
 """
 
 from __future__ import annotations
@@ -34,6 +39,13 @@ class RateMeter:
         self._moves = 0  # times the fraction moved since then
         self._last_move: float | None = None  # when the fraction last moved
         self._first_move: tuple[float, float] | None = None  # (time, fraction) of the first move after _rate_from
+        self._expected_end: float | None = None  # when the job's own estimate said it would end
+
+    def expect(self, now: float, seconds: float) -> None:
+        """The job was estimated to take ``seconds`` from ``now`` (module docstring); a non-positive or unknown
+        estimate is ignored."""
+        if seconds and seconds > 0:
+            self._expected_end = now + float(seconds)
 
     def add(self, now: float, fraction: float) -> float:
         """Record a reported ``fraction`` (clamped to [0, 1], never backwards) at time ``now``; returns the
@@ -56,7 +68,17 @@ class RateMeter:
         return self._fraction
 
     def seconds_left(self, now: float) -> float | None:
-        """The estimated seconds left at ``now``, or None while too little was measured (module docstring)."""
+        """The estimated seconds left at ``now``, or None while too little was measured and no estimate of the
+        job's own still runs (module docstring): the measured and the expected remainder, weighted by the fraction
+        done; an expected end already passed says nothing."""
+        measured = self._measured_left(now)
+        expected = self._expected_end - now if self._expected_end is not None and self._expected_end > now else None
+        if expected is None or measured is None:
+            return measured if expected is None else expected
+        w = self._fraction or 0.0
+        return (1.0 - w) * expected + w * measured
+
+    def _measured_left(self, now: float) -> float | None:
         f, last = self._fraction, self._last_move
         if f is None or self._rate_from is None or last is None:
             return None

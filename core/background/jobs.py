@@ -206,6 +206,12 @@ class Job:
             self.extra.update(extra)
         self.check()
 
+    def expect(self, seconds: float) -> None:
+        """The job's own estimate of its whole time, from now (:meth:`RateMeter.expect`): its time left leans on it
+        while little is done."""
+        with self._lock:
+            self._rate.expect(self._clock(), seconds)
+
     def count(self, **increments: int) -> None:
         """Add to counters shown next to the job (``llm_calls=1, tokens=312``)."""
         with self._lock:

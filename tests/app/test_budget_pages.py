@@ -71,6 +71,13 @@ def test_benchmark_page_starts_at_the_like_for_like_budget(home):
     at = run_page("pages/benchmark.py")
     assert at.selectbox(key=S.widget_key(S.BENCH_BUDGET, "bench")).value == "bubblerag"
     assert at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).value == "demo-hashing-none-bubblerag"
+    at.multiselect(key=S.widget_key(S.BENCH_METHODS, "bench")).set_value(["dense", "ppr"])
+    at.number_input(key=S.widget_key(S.BENCH_LIMIT, "bench")).set_value(2).run()
+    at.button(key=S.BENCH_RUN).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    # within the budget's 15 chunks no gold passage of these two questions was lost: said, not an empty chart
+    assert len(at.get("plotly_chart")) == 3
+    assert any("**Where the gold evidence was lost**: nowhere" in c.value and "top 15" in c.value for c in at.caption)
 
 
 @pytest.mark.parametrize(("llm", "held", "start"), [

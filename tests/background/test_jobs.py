@@ -220,6 +220,56 @@ def test_eta_leaves_the_first_units_warm_up_out_once_enough_came_after_it() -> N
     assert job.status().eta == pytest.approx(0.88 / 0.04)  # 0.02 per 0.5 s after the first pair: 22 s
 
 
+def _benchmark_with_slow_first_round(job: Job, now: list[float], *, until: float) -> float:
+    """88 pairs (11 questions × 8 methods): the first question's 8 load the methods' models, 0.8 s each, then
+    0.24 s a pair; reported after each pair until ``until`` seconds. Returns the true seconds left then."""
+    job.report("start", 0.0)
+    t, times = 0.0, []
+    for i in range(88):
+        t += 0.8 if i < 8 else 0.24
+        times.append(t)
+    for i, t in enumerate(times):
+        if t > until:
+            break
+        now[0] = t
+        job.report(fraction=(i + 1) / 88)
+    return times[-1] - now[0]
+
+
+def test_eta_leans_on_the_jobs_own_estimate_while_little_is_done() -> None:
+    """An audit's 11-question benchmark was estimated at 32 s before it ran (29 s in all); measured on the first
+    question, whose runs load every method's models, the time left read 42 s with 23 to go."""
+    now = [0.0]
+    plain = Job("k", "Benchmark", lambda j: None, clock=lambda: now[0])
+    truth = _benchmark_with_slow_first_round(plain, now, until=8.0)
+    measured = plain.status().eta
+    now[0] = 0.0
+    told = Job("k2", "Benchmark", lambda j: None, clock=lambda: now[0])
+    told.expect(32.0)
+    _benchmark_with_slow_first_round(told, now, until=8.0)
+    blended = told.status().eta
+    assert measured is not None and blended is not None
+    assert abs(blended - truth) < abs(measured - truth) / 2  # at least twice as close as the rate alone
+    # near the end the measured rate speaks: the two agree within a second
+    now[0] = 0.0
+    late_plain = Job("k3", "Benchmark", lambda j: None, clock=lambda: now[0])
+    _benchmark_with_slow_first_round(late_plain, now, until=24.0)
+    now[0] = 0.0
+    late_told = Job("k4", "Benchmark", lambda j: None, clock=lambda: now[0])
+    late_told.expect(32.0)
+    _benchmark_with_slow_first_round(late_told, now, until=24.0)
+    assert late_told.status().eta == pytest.approx(late_plain.status().eta, abs=1.0)
+
+
+def test_an_expected_end_already_passed_says_nothing() -> None:
+    now = [0.0]
+    job = Job("k", "Benchmark", lambda j: None, clock=lambda: now[0])
+    job.expect(2.0)
+    assert job.status().eta == pytest.approx(2.0)  # before any progress: the estimate said before Run
+    now[0] = 3.0
+    assert job.status().eta is None  # overdue, nothing measured: no figure rather than "0 s left"
+
+
 def test_finished_jobs_are_pruned_running_ones_kept() -> None:
     jobs = JobManager(keep_finished=2)
     gate = threading.Event()
