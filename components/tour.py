@@ -168,12 +168,11 @@ STEPS: tuple[TourStep, ...] = (
              "each came from). Under it the summary table: recall, the verdict per method and the seconds; ✓ "
              "marks gold passages in each ranking. The verdict separates the two ways to fail: “ranked below the "
              "cut” and the like lost the evidence in retrieval, “retrieved, answer wrong” found it and the small "
-             "model still answered wrongly. The recall columns compare retrieval like for like (the same top k for every "
-             "method); the answers do not: each was recorded at its paper's own budget (5 passages for most, more "
-             "for BubbleRAG and ReG, SG-RAG's matched subgraph), as the **Answer budget** line above the table says. "
-             "For answers under one budget, pick BubbleRAG's there with LLM none (the recordings hold no other "
-             "budget), or run the Benchmark, whose figures carry 95 % intervals over many questions. Next opens "
-             "the other three papers' pages on the same question.",
+             "model still answered wrongly. The comparison is like for like: the recall columns score the same top k for "
+             "every method, and every answer read at most 15 passages — BubbleRAG §4.1's one budget for all methods, "
+             "as the **Answer budget** line above the table says (pick “own” there for each paper's own, e.g. 5 "
+             "passages for dense). One question is no result: the Benchmark gives figures with 95 % intervals over "
+             "many questions. Next opens the other three papers' pages on the same question.",
              lesson=True,
              brief="The lesson at the top (where the gold passages ranked, who answered right), then each method's "
                    "verdict."),

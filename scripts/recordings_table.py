@@ -34,7 +34,7 @@ def table(path: Path) -> str:
     for method in sorted({r["method"] for r in runs}):
         rs = [r for r in runs if r["method"] == method]
         secs = [float(r["seconds"]) for r in rs]
-        calls = [int(r.get("llm", {}).get("calls", 0)) for r in rs]
+        calls = [int(r.get("llm", {}).get("calls", 0)) + int(r.get("llm", {}).get("cache_hits", 0)) for r in rs]  # reused replies count
         right = sum(1 for r in rs if exact_match(r["answer"], r["gold_answer"]) or
                     (normalize_answer(r["gold_answer"]) and normalize_answer(r["gold_answer"]) in normalize_answer(r["answer"])))
         fell: Counter[str] = Counter()
