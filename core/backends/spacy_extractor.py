@@ -44,6 +44,7 @@ This module runs the extraction (batches, worker processes); each step lives in 
 ===================  ==============================================================
 ``spacy_model``      the pinned pipeline, :func:`load_pipeline` and its ``meta.json`` check
 ``spacy_input``      :func:`looks_unparseable`, :func:`split_pieces`
+``spacy_spans``      which tokens of a parsed piece are one mention (entities, noun chunks, the title)
 ``spacy_mentions``   the entity and noun-chunk mentions of a parsed piece, their names
 ``spacy_anaphora``   what a sentence leaves the next besides its subject: a "her"'s person, a thing, a sale's parties
 ``spacy_relations``  the dependency-relation rules over those mentions

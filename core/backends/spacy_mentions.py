@@ -1,9 +1,7 @@
 """Mentions in one spaCy-parsed piece of text: which tokens name which entity, and by what name.
 
-Named entities (``doc.ents``) and noun chunks without their determiners are mentions; entities win
-over the chunks they overlap unless they cut a proper name short; where the text names its
-passage's title, those tokens are the title entity however the parser split them; a name after its description ("the
-cattle ferry Brown Ox") is the name alone. A subject pronoun
+Named entities (``doc.ents``) and noun chunks without their determiners are mentions, the title's tokens the
+title, a name after its description the name alone (the spans: :mod:`core.backends.spacy_spans`). A subject pronoun
 (he, she, it, they) opening its sentence is the subject of the previous sentence when that one is of
 its kind (``it``: a common noun or a named thing, ``he``/``she``: a person the text never called the other, ``they``: a
 plural noun; after "X is the Named Y", the name), and one in a later clause is its sentence's subject when that
@@ -28,10 +26,9 @@ from typing import Any
 
 from core.backends import spacy_anaphora as ana
 from core.backends.spacy_pronouns import ROLE_GENDER, _fits
+from core.backends.spacy_spans import VALUE_LABELS, mention_spans
 from core.text import canonical_entity, clean_text, named_person, normalize_name
 
-#: Entity labels that are values: typed nodes reached only as the object of a relation.
-VALUE_LABELS = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "MONEY"})
 _PRONOUNS = frozenset({"he", "she", "it", "they", "his", "her", "its", "their", "him", "them"})
 _SUBJECT_PRONOUNS = frozenset({"he", "she", "it", "they"})
 _SUBJ_DEPS = ("nsubj", "nsubjpass")
@@ -41,11 +38,8 @@ _NOBODY = ("", "")
 _AGENT = re.compile(r".{2,}(?:er|or|ist|ian|maker|smith|wright|man|woman|ess)")
 #: Entity labels an appositive name may have to stand for its role noun ("the engineer Sofia Marrow").
 _NOT_NAMES = VALUE_LABELS | {"NORP", "LANGUAGE"}
-_DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "his", "her", "its",
-                          "their", "our", "my", "your", "some", "any", "each", "every", "another"})
 
 _EDGE_PUNCT = " \"'`“”‘’,;:-–—/"
-_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)|First|Second|Third|Fourth|Fifth|Sixth|Seventh|Eighth|Ninth|Tenth")
 
 
 def doc_dep(tok: Any) -> str:
@@ -71,62 +65,8 @@ class _Mentions:
         #: what the passage before this one (same document) ended on (:meth:`carry`): the first sentence's pronoun
         #: reads it as it reads the sentence before within a passage
         self.before = before
-        self.mention_of: dict[int, tuple[int, int, str]] = {}  # token index -> (start, end, label)
-        chunk_roots = {nc.root.i: nc for nc in doc.noun_chunks}
-        for nc in chunk_roots.values():
-            start = nc.start
-            while start < nc.end and (doc[start].lower_ in _DETERMINERS or doc[start].dep_ in ("det", "poss")
-                                      or doc[start].tag_ in ("POS", "PRP$", "DT")):
-                start += 1
-            # a possessor inside the chunk ("Lothair II's mother") is a mention of its own
-            for t in doc[start:nc.end]:
-                if t.dep_ == "case" and t.head.i < nc.root.i:
-                    start = t.i + 1
-            # a name after its description is the name: "the cattle ferry Brown Ox" is the Brown Ox, one node with
-            # "The Brown Ox was a ferry" (the chunk "ferry Brown Ox" made a second)
-            if nc.root.pos_ == "PROPN" and doc[start].pos_ in ("NOUN", "ADJ"):
-                first = next((t.i for t in doc[start:nc.root.i + 1] if t.pos_ == "PROPN"), start)
-                if all(t.pos_ == "PROPN" for t in doc[first:nc.root.i + 1]):
-                    start = first
-            if start < nc.end:
-                for i in range(start, nc.end):
-                    self.mention_of[i] = (start, nc.end, "")
-        covered = 0
-        for ent in doc.ents:  # entities win over the chunks they overlap ...
-            if ent.start < covered:
-                continue  # inside a name extended below
-            start, end = ent.start, ent.end
-            while start < end and doc[start].lower_ in ("the", "a", "an"):
-                start += 1
-            while start < min(end, len(doc) - 1) and doc[start].pos_ == "NOUN" and doc[start].lower_ in ana.ORG_NOUNS \
-                    and doc[start + 1].pos_ == "PROPN":  # "(the house) Osterby & Daughters" is the name (spacy_anaphora)
-                start += 1
-            chunk = self.mention_of.get(ent.start)
-            if chunk is not None and chunk[0] <= start and chunk[1] >= end and ent.label_ not in VALUE_LABELS \
-                    and all(t.pos_ == "PROPN" for t in doc[chunk[0]:chunk[1]]):
-                start, end = chunk[0], chunk[1]  # ... unless they cut a proper name short ("Hugo" Weaving)
-            if ent.label_ == "PERSON" and end + 2 < len(doc) and doc[end].text == "," \
-                    and _ORDINAL.fullmatch(doc[end + 1].text):
-                # "John Wallop, 1st Earl of Portsmouth" is one name (Wikipedia's peerage titles)
-                j = end + 2
-                while j < len(doc) and (doc[j].text[:1].isupper() or doc[j].lower_ in ("of", "the", "and")):
-                    j += 1
-                while j > end + 2 and doc[j - 1].lower_ in ("of", "the", "and"):
-                    j -= 1
-                if j > end + 2:
-                    end = covered = j
-            for i in range(start, end):
-                self.mention_of[i] = (start, end, ent.label_)
-        if title:  # where the text names its title ("The Countess of Parma (Italian: ...) is a ..."),
-            # those tokens are the title entity, however the parser split them
-            base = title.split(" (", 1)[0]
-            for form in dict.fromkeys((title, base)):
-                for m in re.finditer(re.escape(form), doc.text, flags=re.IGNORECASE):
-                    span = doc.char_span(m.start(), m.end(), alignment_mode="expand")
-                    if span is not None and not self._inside_name(span):
-                        for i in range(span.start, span.end):
-                            self.mention_of[i] = (span.start, span.end, "TITLE")
-                        self._split_rest(span)
+        #: token index -> (start, end, label) of the mention the token is part of (:func:`mention_spans`)
+        self.mention_of: dict[int, tuple[int, int, str]] = mention_spans(doc, title)
         # the title's own name before a comma or parenthesis: "John Wallop" in the passage
         # "John Wallop, 2nd Earl of Portsmouth" is the title entity, not a second node
         self.title_keys: set[str] = set()
@@ -148,31 +88,6 @@ class _Mentions:
             for sep in (",", " ("):
                 if sep in title:
                     self.title_keys.add(normalize_name(canonical_entity(title.split(sep, 1)[0])))
-
-    def _overlapping(self, span: Any) -> list[Any]:
-        return [e for e in self.doc.ents if e.start < span.end and e.end > span.start
-                and (e.start < span.start or e.end > span.end)]
-
-    def _inside_name(self, span: Any) -> bool:
-        """``span`` is part of a longer name ("Enola Gay" in "Enola Gay Tibbets"), not the title itself."""
-        for e in self._overlapping(span):
-            extra = [t for t in self.doc[e.start:e.end] if t.i < span.start or t.i >= span.end]
-            if all(t.text[:1].isupper() or t.like_num for t in extra):
-                return True
-        return False
-
-    def _split_rest(self, span: Any) -> None:
-        """An entity the parser ran past the title ("The Matrix with Laurence Fishburne"): the rest
-        after the title, from its first capitalized word, is a mention of its own."""
-        for e in self._overlapping(span):
-            rest = [t for t in self.doc[span.end:e.end]]
-            caps = [t.i for t in rest if t.text[:1].isupper()]
-            if caps:
-                for i in range(caps[0], e.end):
-                    self.mention_of[i] = (caps[0], e.end, e.label_)
-            for t in rest:
-                if t.i < (caps[0] if caps else e.end):
-                    self.mention_of.pop(t.i, None)
 
     # -- mentions ------------------------------------------------------------------------------
     def text_of(self, span: tuple[int, int, str]) -> str:
