@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.backends.base import ExtractedTriple
+from core.backends.spacy_anaphora import ORG_NOUNS
 from core.backends.spacy_mentions import _AGENT, _NOT_NAMES, VALUE_LABELS, Carry, _Mentions
 from core.backends.spacy_pronouns import ROLE_GENDER
 from core.text import canonical_entity, normalize_name
@@ -22,6 +23,31 @@ _OBJ = ("dobj", "attr", "oprd", "dative")
 #: nouns that tie the name in apposition to their owner ("His daughter Agnes Marlow" → daughter of him)
 _KIN = frozenset(ROLE_GENDER) | {"cousin", "child", "grandson", "granddaughter", "stepson", "stepdaughter"}
 _COPULAS = frozenset({"is", "was", "are", "were", "be", "been", "'s", "being"})
+#: verbs whose subject is an organisation or institution: "a maker of wooden beehives founded by X" founded the maker
+_FOUNDING = frozenset({"founded", "cofounded", "established", "incorporated"})
+#: what may be founded itself ("a network of schools founded by X": the schools may be)
+_FOUNDABLE = ORG_NOUNS | {"school", "college", "university", "academy", "institute", "society", "club", "party", "church",
+                          "order", "hospital", "museum", "library", "newspaper", "magazine", "journal", "team", "band",
+                          "group", "association", "union", "city", "town", "village", "settlement", "colony",
+                          "monastery", "abbey", "organization", "organisation", "charity", "foundation", "movement",
+                          "league", "network", "chain", "station", "farm", "company", "agency", "institution"}
+
+
+def founded_holder(verb: Any) -> Any:
+    """The noun a founding clause is about when the parser hung it on a thing inside the noun before ("X is a maker of
+    wooden beehives founded by Y": the maker, which the copula makes X; an audit's KG read "wooden beehives · founded by
+    · Y"): a plain common noun after "of"/"for" that cannot be founded itself; else the noun it hangs on."""
+    noun = verb.head
+    if verb.lower_ not in _FOUNDING or verb.dep_ not in ("acl", "relcl"):
+        return noun
+    word = noun.lower_
+    if noun.pos_ != "NOUN" or noun.ent_type_ or word in _FOUNDABLE or (word[-1:] == "s" and word[:-1] in _FOUNDABLE):
+        return noun
+    prep = noun.head
+    if noun.dep_ == "pobj" and prep.lower_ in ("of", "for") and prep.head.pos_ in ("NOUN", "PROPN") \
+            and prep.head.i < noun.i:
+        return prep.head
+    return noun
 
 
 class _Piece(_Mentions):
@@ -37,7 +63,7 @@ class _Piece(_Mentions):
         if depth > 4:
             return None
         if tok.lower_ in _RELATIVE and tok.head.dep_ == "relcl":
-            return self.subject(tok.head.head, depth + 1)
+            return self.subject(founded_holder(tok.head), depth + 1)
         # "X is a 1999 Mexican drama film (directed by ...)": the film is X; but "Her best-known work is the Larkmere
         # Chalice, a cut-glass cup engraved with …": the cup is the Chalice, not the description "best-known work"
         if tok.dep_ == "attr" and tok.head.pos_ in ("AUX", "VERB") and self._names_description(tok):
@@ -102,7 +128,7 @@ class _Piece(_Mentions):
             v = v.head  # "was born in X and died in Y": the second verb shares the subject
             subs = [c for c in v.children if c.dep_ in _SUBJ]
         if (not subs and verb.dep_ in ("acl", "relcl")) or (not subs and v.dep_ in ("acl", "relcl")):
-            subs = [v.head]  # "a film directed by X": the film (resolved further by subject())
+            subs = [founded_holder(v)]  # "a film directed by X": the film (resolved further by subject())
         if not subs and v.dep_ == "pcomp" and v.tag_ == "VBG" and v.head.head.pos_ in ("VERB", "AUX") and depth < 3:
             # "He was known for rescuing eleven passengers": the one rescuing is the subject of "known"
             return self._subjects_of(v.head.head, depth + 1)

@@ -1,0 +1,19 @@
+"""Where a clause's or a relational noun's entity is: a founding clause hung on the thing a maker makes, "its largest
+employer" of a place, a spouse named in apposition to a kin noun — readings an audit's KG check found wrong on its own
+apiary corpus ("wooden beehives · founded by · X", no "married" edge for "She married X's son, Y")."""
+
+from __future__ import annotations
+
+from tests.backends.spacy_case import passage_triples as triples  # the extractor: ``ex`` in conftest
+
+
+def test_a_founding_clause_after_a_makers_goods_is_the_makers(ex):
+    got = triples(ex, "Brenna Cask Works\nBrenna Cask Works is a maker of oak barrels founded by Tamsin Rhule in "
+                      "1911.")
+    assert ("Brenna Cask Works", "founded by", "Tamsin Rhule") in got, got
+    assert "oak barrels" not in {h for h, _, _ in got}, got
+    got = triples(ex, "Orrin Glass\nOrrin Glass is a producer of stained windows which was established by Ewa Brook.")
+    assert ("Orrin Glass", "established by", "Ewa Brook") in got, got
+    # what may be founded itself keeps the clause: the village was founded by the monks, not the novel
+    got = triples(ex, "Tessa\nTessa is a novel about a village founded by Brother Ansel.")
+    assert ("Tessa", "founded by", "Brother Ansel") not in got, got
