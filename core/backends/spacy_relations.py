@@ -23,6 +23,9 @@ _OBJ = ("dobj", "attr", "oprd", "dative")
 #: nouns that tie the name in apposition to their owner ("His daughter Agnes Marlow" → daughter of him)
 _KIN = frozenset(ROLE_GENDER) | {"cousin", "child", "grandson", "granddaughter", "stepson", "stepdaughter"}
 _COPULAS = frozenset({"is", "was", "are", "were", "be", "been", "'s", "being"})
+#: role nouns whose owner, when no person, is where the role is held: a town's largest employer employs people in the
+#: town, not the town ("employer of" reads as if it did)
+_HELD_IN = frozenset({"employer", "investor"})
 #: verbs whose subject is an organisation or institution: "a maker of wooden beehives founded by X" founded the maker
 _FOUNDING = frozenset({"founded", "cofounded", "established", "incorporated"})
 #: what may be founded itself ("a network of schools founded by X": the schools may be)
@@ -345,9 +348,10 @@ class _Piece(_Mentions):
                     if tail is None or tail[1] in VALUE_LABELS or not tail[1]:
                         continue
                     for ow in owners:
-                        self.add(tail, f"{s.lower_} of", self.mention(ow))
+                        owner = self.mention(ow)
+                        self.add(tail, self._role_of(s.lower_, owner), owner)
                     if titled and self.title:
-                        self.add(tail, f"{s.lower_} of", (self.title, "TITLE"))
+                        self.add(tail, self._role_of(s.lower_, (self.title, "TITLE")), (self.title, "TITLE"))
 
     def _relational_noun(self, noun: Any) -> None:
         """"X is the mother of Y" / "X, the mother of Y" / "X is Y's mother" → (X, mother of, Y)."""
@@ -356,11 +360,23 @@ class _Piece(_Mentions):
             return
         word = noun.lower_
         for c in noun.children:
-            if c.dep_ == "prep" and c.lower_ == "of":
-                for p in c.children:
+            if c.dep_ == "prep" and (c.lower_ == "of" or (c.lower_ == "in" and word in _HELD_IN)):
+                for p in c.children:  # "the largest employer in Holt" as "of Holt"
                     if p.dep_ == "pobj":
                         for o in self._conjuncts(p):
-                            self.add(holder, f"{word} of", self.mention(o))
+                            owner = self.mention(o)
+                            self.add(holder, self._role_of(word, owner), owner)
             if c.dep_ == "poss":
-                self.add(holder, f"{word} of", self.mention(c))
+                owner = self.mention(c)
+                self.add(holder, self._role_of(word, owner), owner)
+
+    def _role_of(self, word: str, owner: tuple[str, str] | None) -> str:
+        """The relation of a role noun to its owner: "mother of", "president of"; "employer in" where the owner is no
+        person ("Its largest employer was the X Company" in a village's passage: the company employs people there, an
+        audit's KG read "X Company · employer of · <village>"; "Her employer was X" stays "employer of")."""
+        if word in _HELD_IN and owner is not None and not (
+                owner[1] == "PERSON" or owner[0] in self._people
+                or (owner[1] == "TITLE" and self._title_person()) or (owner[1] != "TITLE" and self._person(owner, "NNP"))):
+            return f"{word} in"
+        return f"{word} of"
 

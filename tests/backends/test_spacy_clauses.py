@@ -17,3 +17,11 @@ def test_a_founding_clause_after_a_makers_goods_is_the_makers(ex):
     # what may be founded itself keeps the clause: the village was founded by the monks, not the novel
     got = triples(ex, "Tessa\nTessa is a novel about a village founded by Brother Ansel.")
     assert ("Tessa", "founded by", "Brother Ansel") not in got, got
+
+
+def test_a_places_employer_employs_in_it_and_a_persons_employs_them(ex):
+    got = triples(ex, "Dunmoor\nDunmoor is a village on the Varn coast. Its largest employer was the Tarn Salt Company.")
+    assert ("Tarn Salt Company", "employer in", "Dunmoor") in got, got
+    assert ("Tarn Salt Company", "employer of", "Dunmoor") not in got, got
+    got = triples(ex, "Ada Quist\nAda Quist was a clerk born in Holt. Her employer was the Tarn Salt Company.")
+    assert ("Tarn Salt Company", "employer of", "Ada Quist") in got, got
