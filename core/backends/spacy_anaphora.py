@@ -18,6 +18,8 @@ to the wrong entity):
 * **The owner of "Its <noun>"**: "Its first scent, Vell Water, was sold … In 1949 *it* bought …" — the house "Its"
   stood for (:func:`its_owner`).
 * **An organisation noun before its name**: "founded *the house Osterby & Daughters*" — the name (:func:`name_after`).
+* **A relative's name after a comma**: "She married *Oriel Vantreck's son, Casimir Vantreck*," — Casimir Vantreck
+  (:func:`kin_name`).
 """
 
 from __future__ import annotations
@@ -207,3 +209,29 @@ def name_after(m: Any, tok: Any, not_names: frozenset[str]) -> Mention | None:
     if span is None or span[0] != tok.i + 1 or m.doc[tok.i + 1].pos_ != "PROPN" or span[2] in not_names:
         return None
     return m.text_of(span), span[2]  # type: ignore[no-any-return]
+
+
+#: nouns of a relative: "X's son, NAME," is NAME
+FAMILY = frozenset({"mother", "wife", "daughter", "sister", "widow", "aunt", "niece", "grandmother", "father", "husband",
+                    "son", "brother", "widower", "uncle", "nephew", "grandfather", "cousin", "child", "grandson",
+                    "granddaughter", "stepson", "stepdaughter", "stepmother", "stepfather", "fiancé", "fiancée"})
+
+
+def kin_name(m: Any, tok: Any, not_names: frozenset[str]) -> Mention | None:
+    """The name in apposition, after a comma, to an owned relative: "She married Oriel Vantreck's son, Casimir
+    Vantreck, in 1920" married Casimir Vantreck (an audit's KG kept only "mentions": the bare "son" is no node). Only a
+    singular relative with an owner ("X's", "his"), and a person's name: "the Christian saint, Monica" stays the
+    appositive rule's."""
+    if tok.pos_ != "NOUN" or tok.tag_ != "NN" or tok.lower_ not in FAMILY or not any(
+            c.dep_ == "poss" for c in tok.children):
+        return None
+    for c in tok.children:
+        if c.dep_ != "appos" or c.pos_ != "PROPN" or c.i < tok.i or m.doc[tok.i + 1].text != ",":
+            continue
+        got = m.mention(c)
+        span = m.mention_of.get(c.i)
+        if got is None or got[1] in not_names or got[1] == "TITLE" or span is None:
+            return None
+        if got[1] == "PERSON" or all(t.pos_ == "PROPN" for t in m.doc[span[0]:span[1]]):
+            return got  # type: ignore[no-any-return]
+    return None

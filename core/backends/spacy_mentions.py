@@ -161,8 +161,8 @@ class _Mentions:
         """
         if tok.pos_ != "NOUN":
             return None
-        named = ana.name_after(self, tok, _NOT_NAMES)  # "the house Osterby & Daughters"
-        if named is not None:
+        named = ana.name_after(self, tok, _NOT_NAMES) or ana.kin_name(self, tok, _NOT_NAMES)  # "the house Osterby
+        if named is not None:  # & Daughters", "X's son, Casimir Vantreck,"
             return named
         span = self.mention_of.get(tok.i)
         if span is not None and (span[2] or any(t.pos_ == "PROPN" for t in self.doc[span[0]:span[1]])):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.backends.base import ExtractedTriple
-from core.backends.spacy_anaphora import ORG_NOUNS
+from core.backends.spacy_anaphora import FAMILY, ORG_NOUNS
 from core.backends.spacy_mentions import _AGENT, _NOT_NAMES, VALUE_LABELS, Carry, _Mentions
 from core.backends.spacy_pronouns import ROLE_GENDER
 from core.text import canonical_entity, normalize_name
@@ -47,9 +47,12 @@ def founded_holder(verb: Any) -> Any:
     if noun.pos_ != "NOUN" or noun.ent_type_ or word in _FOUNDABLE or (word[-1:] == "s" and word[:-1] in _FOUNDABLE):
         return noun
     prep = noun.head
-    if noun.dep_ == "pobj" and prep.lower_ in ("of", "for") and prep.head.pos_ in ("NOUN", "PROPN") \
-            and prep.head.i < noun.i:
-        return prep.head
+    # the maker is the copula's description or a name's appositive: not "the church of the Oratorians, a congregation
+    # of secular priests, founded by …", where the parser hung the congregation on the church
+    maker = prep.head
+    if noun.dep_ == "pobj" and prep.lower_ in ("of", "for") and maker.pos_ in ("NOUN", "PROPN") and maker.i < noun.i \
+            and (maker.dep_ == "attr" or (maker.dep_ == "appos" and maker.head.pos_ == "PROPN")):
+        return maker
     return noun
 
 
@@ -215,13 +218,20 @@ class _Piece(_Mentions):
     def _kin(self, noun: Any) -> None:
         """"His daughter Agnes Marlow then ran …" / "to her nephew Jaro Brask" → (Agnes Marlow, daughter of, him)."""
         named = self.role_name(noun)
+        # after a comma only a named owner's: "stands up to his sister, the formidable Aunt Alexandra" has a "his" too
+        # far from its man to read (the last man named is her nephew's classmate)
+        comma = noun.i + 1 < len(self.doc) and self.doc[noun.i + 1].text == ","
         for c in noun.children:  # a person's: not "their daughter", not the title that is no person
-            if c.dep_ == "poss" and named is not None and c.lower_ not in ("its", "their"):
+            if c.dep_ == "poss" and named is not None and c.lower_ not in ("its", "their") and not (
+                    comma and c.pos_ != "PROPN"):
                 owner = self._possessor(c)
                 # the title only where the text made it a person ("Roman Empire" begins with a given name)
                 titled = owner is not None and owner[1] == "TITLE" and (
                     self._title_is_person or (self.title or "") in self._gender)
-                if owner is not None and (titled or (owner[1] != "TITLE" and self._person(owner, "NNP"))):
+                # a name owning a relative who is a person by name ("Oriel Vantreck's son, Casimir Vantreck", the
+                # small model tagging "Oriel Vantreck's" ORG) is a person's
+                kin = c.pos_ == "PROPN" and noun.lower_ in FAMILY and owner is not None and owner[1] in ("ORG", "")
+                if owner is not None and (titled or (owner[1] != "TITLE" and (self._person(owner, "NNP") or kin))):
                     self.add(named, f"{noun.lower_} of", owner)
 
     def _owned_subject(self, verb: Any) -> tuple[tuple[str, str], str] | None:

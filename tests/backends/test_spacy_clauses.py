@@ -4,6 +4,7 @@ apiary corpus ("wooden beehives · founded by · X", no "married" edge for "She 
 
 from __future__ import annotations
 
+from tests.backends.spacy_case import nodes
 from tests.backends.spacy_case import passage_triples as triples  # the extractor: ``ex`` in conftest
 
 
@@ -25,3 +26,13 @@ def test_a_places_employer_employs_in_it_and_a_persons_employs_them(ex):
     assert ("Tarn Salt Company", "employer of", "Dunmoor") not in got, got
     got = triples(ex, "Ada Quist\nAda Quist was a clerk born in Holt. Her employer was the Tarn Salt Company.")
     assert ("Tarn Salt Company", "employer of", "Ada Quist") in got, got
+
+
+def test_a_relative_named_after_a_comma_is_the_one_married(ex):
+    got = triples(ex, "Wenna Thorne\nWenna Thorne was a glass painter born in Holt in 1902. She married Aldric "
+                      "Pell's son, Bastian Pell, in 1931.")
+    assert ("Wenna Thorne", "married", "Bastian Pell") in got, got
+    assert ("Bastian Pell", "son of", "Aldric Pell") in got, got
+    assert "son" not in nodes(got), got
+    got = triples(ex, "Ilka Moor\nIlka Moor is a weaver. She married Osk Brand's granddaughter, Tilde Brand, in 1990.")
+    assert ("Ilka Moor", "married", "Tilde Brand") in got, got
