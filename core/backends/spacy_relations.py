@@ -3,8 +3,9 @@
 Subject–verb–object (``starred in``, active and passive ``directed by``), copular ``X is a Y``
 (``is``), appositives (``X, a Y``), relational nouns (``X is the mother of Y``, ``Y's mother X`` →
 ``mother of``) and verb + preposition (``born in``). The subject of a participle is resolved
-through the copula or apposition to the entity the sentence is about, never a modifier. Mentions
-come from :mod:`core.backends.spacy_mentions`.
+through the copula or apposition to the entity the sentence is about, never a modifier, nor the goods a maker makes
+("a maker of wooden beehives founded by X": the maker). A date of an active verb is its named object's too ("hosted
+the International Honey Exhibition in 1931"). Mentions come from :mod:`core.backends.spacy_mentions`.
 """
 
 from __future__ import annotations
@@ -193,11 +194,28 @@ class _Piece(_Mentions):
                 for p in pobj:
                     for o in self._conjuncts(p):
                         tail = self.mention(o)
-                        for s in subjects:
+                        for s in subjects + (self._dated_objects(verb, c, tail) if not copula else []):
                             self.add(s, rel, tail)
                 # "directed by X" under "starring" etc. is handled as its own verb
             elif c.dep_ == "xcomp" and c.pos_ in ("VERB", "AUX"):
                 continue
+
+    def _dated_objects(self, verb: Any, prep: Any, tail: tuple[str, str] | None) -> list[tuple[str, str]]:
+        """The named objects a date belongs to besides the subject: "The city hosted the International Honey Exhibition
+        in 1931" → (International Honey Exhibition, hosted in, 1931) too, as the LLM prompt's "Oskel Optics · founded in
+        · 1931" (an audit's KG had only "<city> · hosted in · 1931", which says nothing of what was hosted). Only an
+        active verb's named object that is no place ("left Texas in 1999": the leaving is hers) and a date "in"/"on"."""
+        if tail is None or tail[1] != "DATE" or prep.lower_ not in ("in", "on") or any(
+                c.dep_ in ("nsubjpass", "auxpass") for c in verb.children):
+            return []
+        out = []
+        for c in verb.children:
+            if c.dep_ == "dobj":
+                for o in self._conjuncts(c):
+                    got = self.mention(o)
+                    if got is not None and got[1] and got[1] not in _NOT_NAMES and got[1] not in ("GPE", "LOC"):
+                        out.append(got)
+        return out
 
     def _possessor(self, tok: Any) -> tuple[str, str] | None:
         """The owner a possessive stands for: "his"/"her" a person named as a subject before it in its sentence,

@@ -36,3 +36,12 @@ def test_a_relative_named_after_a_comma_is_the_one_married(ex):
     assert "son" not in nodes(got), got
     got = triples(ex, "Ilka Moor\nIlka Moor is a weaver. She married Osk Brand's granddaughter, Tilde Brand, in 1990.")
     assert ("Ilka Moor", "married", "Tilde Brand") in got, got
+
+
+def test_a_date_of_an_active_verb_is_its_named_objects_too(ex):
+    got = triples(ex, "Orbury\nOrbury is a river port in the west. The town hosted the Grand Cheese Fair in 1922.")
+    assert ("Grand Cheese Fair", "hosted in", "1922") in got, got
+    assert ("Orbury", "hosted", "Grand Cheese Fair") in got, got
+    # a place left is no thing the date belongs to: the leaving is the subject's
+    got = triples(ex, "Nell Brisk\nNell Brisk was a singer born in Holt. She left Texas in 1999.")
+    assert not any(h == "Texas" for h, _, _ in got), got
