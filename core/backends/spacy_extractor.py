@@ -120,7 +120,9 @@ class SpacyExtractor:
     # v12: a place noun with a name after "of" is the name ("the river town of Dellmouth" is Dellmouth)
     # v13: an "it" after "Its <noun> …" is the owner; "Its founder, X," founded it; "a perfumer and teacher born in";
     # "the house Osterby & Daughters" is the name
-    model_id = f"spacy-v13:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v14: a founding clause after "a maker of <goods>" is the maker's; a place's "employer in"; "X's son, NAME," is
+    # NAME; a date of an active verb is its named object's too ("hosted the … Exhibition in 1931")
+    model_id = f"spacy-v14:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True
