@@ -10,6 +10,7 @@ the International Honey Exhibition in 1931"). Mentions come from :mod:`core.back
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from core.backends.base import ExtractedTriple
@@ -27,6 +28,11 @@ _COPULAS = frozenset({"is", "was", "are", "were", "be", "been", "'s", "being"})
 #: role nouns whose owner, when no person, is where the role is held: a town's largest employer employs people in the
 #: town, not the town ("employer of" reads as if it did)
 _HELD_IN = frozenset({"employer", "investor"})
+#: verbs whose date is the subject's alone: "won the Chess World Cup in 2009" is no date of the cup (won every year),
+#: "left the White House in 1961", "joined the Christian Democratic Union in 1981" none of the house or the party
+_SUBJECTS_DATE = frozenset({"left", "leave", "leaves", "joined", "join", "joins", "rejoined", "won", "win", "wins",
+                            "visited", "entered", "attended", "reached", "adopted"})
+_SPAN = re.compile(r"\b(?:years|months|weeks|days|decades|centuries)\b", re.IGNORECASE)
 #: verbs whose subject is an organisation or institution: "a maker of wooden beehives founded by X" founded the maker
 _FOUNDING = frozenset({"founded", "cofounded", "established", "incorporated"})
 #: what may be founded itself ("a network of schools founded by X": the schools may be)
@@ -204,9 +210,10 @@ class _Piece(_Mentions):
         """The named objects a date belongs to besides the subject: "The city hosted the International Honey Exhibition
         in 1931" → (International Honey Exhibition, hosted in, 1931) too, as the LLM prompt's "Oskel Optics · founded in
         · 1931" (an audit's KG had only "<city> · hosted in · 1931", which says nothing of what was hosted). Only an
-        active verb's named object that is no place ("left Texas in 1999": the leaving is hers) and a date "in"/"on"."""
-        if tail is None or tail[1] != "DATE" or prep.lower_ not in ("in", "on") or any(
-                c.dep_ in ("nsubjpass", "auxpass") for c in verb.children):
+        active verb's named object that is no place ("left Texas in 1999": the leaving is hers), a date "in"/"on" that is
+        no span of time ("not won in 107 years"), and no verb whose date is only its subject's (:data:`_SUBJECTS_DATE`)."""
+        if tail is None or tail[1] != "DATE" or prep.lower_ not in ("in", "on") or verb.lower_ in _SUBJECTS_DATE or any(
+                c.dep_ in ("nsubjpass", "auxpass") for c in verb.children) or _SPAN.search(tail[0]):
             return []
         out = []
         for c in verb.children:

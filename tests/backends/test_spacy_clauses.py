@@ -45,3 +45,8 @@ def test_a_date_of_an_active_verb_is_its_named_objects_too(ex):
     # a place left is no thing the date belongs to: the leaving is the subject's
     got = triples(ex, "Nell Brisk\nNell Brisk was a singer born in Holt. She left Texas in 1999.")
     assert not any(h == "Texas" for h, _, _ in got), got
+    # a prize won every year has no date of its own, nor a span of time a date
+    got = triples(ex, "Ada Voss\nAda Voss was a chemist. She won the Kell Medal in 1950. The Orr Club has not won "
+                      "the Varn Cup in 40 years.")
+    assert ("Ada Voss", "won in", "1950") in got, got
+    assert not any(h in ("Kell Medal", "Varn Cup") for h, _, _ in got), got
