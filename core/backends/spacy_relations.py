@@ -41,12 +41,17 @@ _FOUNDABLE = ORG_NOUNS | {"school", "college", "university", "academy", "institu
                           "group", "association", "union", "city", "town", "village", "settlement", "colony",
                           "monastery", "abbey", "organization", "organisation", "charity", "foundation", "movement",
                           "league", "network", "chain", "station", "farm", "company", "agency", "institution"}
+#: what a founding clause may move to: a firm by what it does ("a maker of …", "a producer of …"), or what may be
+#: founded ("a chain of …"); not "the forerunners of the first botanical gardens, founded from the 1540s"
+_MAKERS = _FOUNDABLE | {"producer", "supplier", "retailer", "distributor", "builder", "operator", "exporter", "importer",
+                        "brewer", "provider", "developer", "seller", "vendor", "printer", "grower", "breeder"}
 
 
 def founded_holder(verb: Any) -> Any:
     """The noun a founding clause is about when the parser hung it on a thing inside the noun before ("X is a maker of
     wooden beehives founded by Y": the maker, which the copula makes X; an audit's KG read "wooden beehives · founded by
-    · Y"): a plain common noun after "of"/"for" that cannot be founded itself; else the noun it hangs on."""
+    · Y"): a plain common noun after "of"/"for" that cannot be founded itself, after a maker (:data:`_MAKERS`); else
+    the noun it hangs on."""
     noun = verb.head
     if verb.lower_ not in _FOUNDING or verb.dep_ not in ("acl", "relcl"):
         return noun
@@ -57,8 +62,8 @@ def founded_holder(verb: Any) -> Any:
     # the maker is the copula's description or a name's appositive: not "the church of the Oratorians, a congregation
     # of secular priests, founded by …", where the parser hung the congregation on the church
     maker = prep.head
-    if noun.dep_ == "pobj" and prep.lower_ in ("of", "for") and maker.pos_ in ("NOUN", "PROPN") and maker.i < noun.i \
-            and (maker.dep_ == "attr" or (maker.dep_ == "appos" and maker.head.pos_ == "PROPN")):
+    if noun.dep_ == "pobj" and prep.lower_ in ("of", "for") and maker.pos_ == "NOUN" and maker.lower_ in _MAKERS \
+            and maker.i < noun.i and (maker.dep_ == "attr" or (maker.dep_ == "appos" and maker.head.pos_ == "PROPN")):
         return maker
     return noun
 
