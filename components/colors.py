@@ -7,6 +7,7 @@ orange SG-RAG's asked-for node), so it is a sequence of its own; :func:`nth` cyc
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 # Okabe & Ito, "Color Universal Design" (2008): told apart under every common colour-vision deficiency.
@@ -28,9 +29,21 @@ CENTER = ORANGE
 #: Categorical nodes of a plain drawing (the Data page's colour-by).
 DRAWING = (BLUE, ORANGE, GREEN, PINK, SKY, VERMILLION, YELLOW, BLACK)
 
-#: BubbleRAG: Okabe–Ito, then Tol's muted colours; red is kept out: it marks CEGs and collisions.
-ANCHOR_GROUPS = (BLUE, ORANGE, GREEN, PINK, SKY, YELLOW, "#882255", "#44aa99", "#999933", "#aa4499", "#332288",
-                 "#117733")
+#: The least contrast against white of a colour that alone tells a thing apart (a node's fill, a ring): WCAG 2.x's
+#: 3:1 for graphical objects. Okabe–Ito's sky blue (2.3:1), yellow (1.3:1) and orange (2.2:1) read as faint on a
+#: projector (an audit could barely see the "Speed" and "The Matrix" anchors).
+MIN_CONTRAST = 3.0
+#: Okabe–Ito's orange and yellow darkened along their hue to pass :data:`MIN_CONTRAST`; a darkened sky blue came too
+#: close to :data:`BLUE`, so purple takes its place.
+DARK_ORANGE = "#c46f00"
+DARK_YELLOW = "#a08600"
+PURPLE = "#7b3294"
+
+#: BubbleRAG's anchor groups: Okabe–Ito (each at least :data:`MIN_CONTRAST` on white), then brown and Tol's muted
+#: colours (teal darkened; brown first: Tol's wine beside the purple, and teal beside the green, read as one colour
+#: in a 7-group drawing); red is kept out: it marks CEGs and collisions.
+ANCHOR_GROUPS = (BLUE, DARK_ORANGE, GREEN, PINK, PURPLE, DARK_YELLOW, "#8c564b", "#882255", "#338877", "#aa4499",
+                 "#332288", "#117733")
 CEG = "#e41a1c"
 UNVISITED = "#e4e4e4"
 UNVISITED_BORDER = "#b8b8b8"
@@ -59,6 +72,20 @@ MOVED_UP = BLUE
 MOVED_DOWN = VERMILLION
 
 
+def contrast_on_white(colour: str) -> float:
+    """WCAG 2.x contrast ratio of ``colour`` ("#rrggbb") against white: (1 + 0.05) / (L + 0.05), L its relative
+    luminance (sRGB channels linearised)."""
+    if not re.fullmatch(r"#[0-9a-fA-F]{6}", colour):
+        raise ValueError(f"contrast_on_white takes a colour written #rrggbb, not {colour!r}: write it with six hex digits")
+
+    def linear(c: int) -> float:
+        x = c / 255
+        return x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (linear(int(colour[i:i + 2], 16)) for i in (1, 3, 5))
+    return 1.05 / (0.2126 * r + 0.7152 * g + 0.0722 * b + 0.05)
+
+
 def nth(palette: Sequence[str], i: int) -> str:
     """The ``i``-th colour of ``palette``, cycling when there are more items than colours."""
     return palette[i % len(palette)]
@@ -66,4 +93,5 @@ def nth(palette: Sequence[str], i: int) -> str:
 
 #: The words for the colours a caption names (a caption built from a chart's own colours cannot drift from it).
 NAMES = {BLUE: "blue", ORANGE: "orange", GREEN: "green", PINK: "pink", SKY: "sky blue", VERMILLION: "red-orange",
-         YELLOW: "yellow", BLACK: "black", GREY: "grey", EDGE: "grey"}
+         YELLOW: "yellow", BLACK: "black", GREY: "grey", EDGE: "grey", DARK_ORANGE: "dark orange",
+         DARK_YELLOW: "dark yellow", PURPLE: "purple"}

@@ -67,6 +67,7 @@ LABEL_ALL_UP_TO = 20  #: drawings with at most this many nodes label every node
 MAX_LABELS = 24  #: at most this many canvas labels on a bigger drawing (the rest on hover)
 MAX_EDGE_LABELS = 30  #: relation labels only when at most this many edges join labelled nodes
 LABEL_PX = 13  #: node labels' height on screen, in pixels, at any zoom (a drawing may ask for more)
+LEGEND_FONT_PX = 12  #: the legend strip's text (assets/graph_view.css; a drawing may ask for more)
 
 
 @dataclass(frozen=True)
@@ -380,7 +381,8 @@ def network_html(graph: GraphLike, nodes: Iterable[int], *,
                  label_px: int = LABEL_PX,
                  must_label: Iterable[int] = (),
                  label_colors: Mapping[int, str] | None = None,
-                 keep_label: Iterable[int] = ()) -> str:
+                 keep_label: Iterable[int] = (),
+                 legend_px: int = LEGEND_FONT_PX) -> str:
     """Self-contained HTML drawing of ``nodes`` (and the edges among them) with pyvis.
 
     Parameters
@@ -442,6 +444,9 @@ def network_html(graph: GraphLike, nodes: Iterable[int], *,
         Per-node label text colour: the nodes a step is about written in their highlight's colour, so a label
         placed a little away from its node still reads as that node's (the bubble replay's collision: "The Matrix"
         above the red CEG, between other names, read as a neighbour's label in an audit).
+    legend_px
+        The legend's text height in pixels (its swatches scale with it): the bubble replay's legend at its labels'
+        size, read from the back of a room like them.
     """
     from pyvis.network import Network
 
@@ -511,7 +516,7 @@ def network_html(graph: GraphLike, nodes: Iterable[int], *,
     net.options = _options(physics=physics, n=len(nodes), directed=directed)
     doc = net.generate_html()
     return _finish_html(doc, legend, physics=physics, label_order=order, legend_below=legend_below,
-                        label_px=label_px, must_label=must, keep_label=kept)
+                        label_px=label_px, must_label=must, keep_label=kept, legend_px=legend_px)
 
 
 def side_components(graph: GraphLike, nodes: Iterable[int], focus: Iterable[int]) -> list[list[int]]:
@@ -530,15 +535,12 @@ def side_components(graph: GraphLike, nodes: Iterable[int], focus: Iterable[int]
     return side if len(side) < len(comps) else []
 
 
-LEGEND_FONT_PX = 12  #: the legend strip's text (assets/graph_view.css)
-
-
 def legend_rows(legend: Sequence[LegendItem], width_px: float, *, font_px: float = LEGEND_FONT_PX) -> int:
     """How many rows the legend strip wraps into at ``width_px`` (an estimate on the safe side: 0.56 em per
     character, the swatch and the gaps of assets/graph_view.css), for a frame that must end above a fold."""
     rows, x, room = (1 if legend else 0), 0.0, width_px - 12.0  # the strip's padding
     for item in legend:
-        w = (18.0 if item.shape == "line" else 13.0) + 5.0 + 0.56 * font_px * len(item.label)
+        w = (1.5 if item.shape == "line" else 1.1) * font_px + 5.0 + 0.56 * font_px * len(item.label)
         if x > 0 and x + w > room:
             rows, x = rows + 1, 0.0
         x += w + 14.0
@@ -771,9 +773,10 @@ _INLINE = {"egx-legend": "display:flex;flex-wrap:wrap;gap:2px 14px;align-items:c
 _SWATCH = {"line": "egx-line", "diamond": "egx-diamond"}  #: legend swatch class per LegendItem.shape
 
 
-def legend_html(legend: Sequence[LegendItem], *, inline: bool = False) -> str:
+def legend_html(legend: Sequence[LegendItem], *, inline: bool = False, font_px: int = LEGEND_FONT_PX) -> str:
     """The legend as an HTML strip (every label escaped): drawn above each drawing's canvas, or,
-    with ``inline`` styles, on its own (``st.html``) for a row of drawings that share one legend."""
+    with ``inline`` styles, on its own (``st.html``) for a row of drawings that share one legend. ``font_px``: its
+    text height, when not the stylesheet's (the swatches are sized in em, so they grow with it)."""
     if not legend:
         return ""
 
@@ -785,12 +788,14 @@ def legend_html(legend: Sequence[LegendItem], *, inline: bool = False) -> str:
     for item in legend:
         swatch = style(_SWATCH.get(item.shape, "egx-dot"), f"background:{escape(item.color)}")
         rows.append(f'<span{style("egx-item")}><span{swatch}></span>{escape(item.label)}</span>')
-    return f'<div{style("egx-legend")} role="note" aria-label="Legend">{"".join(rows)}</div>'
+    size = "" if font_px == LEGEND_FONT_PX else f"font-size:{int(font_px)}px"
+    return f'<div{style("egx-legend", size)} role="note" aria-label="Legend">{"".join(rows)}</div>'
 
 
 def _finish_html(doc: str, legend: Sequence[LegendItem], *, physics: bool = True,
                  label_order: Sequence[int] = (), legend_below: bool = False, label_px: int = LABEL_PX,
-                 must_label: Sequence[int] = (), keep_label: Sequence[int] = ()) -> str:
+                 must_label: Sequence[int] = (), keep_label: Sequence[int] = (),
+                 legend_px: int = LEGEND_FONT_PX) -> str:
     doc = _DEAD_COMMENT.sub("", _CDN_TAG.sub("", doc))
     doc = doc.replace("<center>\n<h1></h1>\n</center>", "").replace(
         "<center>\n          <h1></h1>\n        </center>", "")
@@ -802,11 +807,11 @@ def _finish_html(doc: str, legend: Sequence[LegendItem], *, physics: bool = True
         doc = doc.replace(_NETWORK_NEW, _DECODE_TEXT + _label_place_js() + "\n                  " + _NETWORK_NEW + fit, 1)
     doc = doc.replace("</head>", _legend_css() + "</head>", 1)
     if legend_below:
-        strip = legend_html(legend).replace('class="egx-legend"', 'class="egx-legend egx-legend-below"', 1)
+        strip = legend_html(legend, font_px=legend_px).replace('class="egx-legend"', 'class="egx-legend egx-legend-below"', 1)
         doc = doc.replace('<div id="mynetwork" class="card-body"></div>',
                           '<div id="mynetwork" class="card-body"></div>' + strip, 1)
     else:
-        doc = doc.replace('<div id="mynetwork"', legend_html(legend) + '<div id="mynetwork"', 1)
+        doc = doc.replace('<div id="mynetwork"', legend_html(legend, font_px=legend_px) + '<div id="mynetwork"', 1)
     return doc
 
 

@@ -196,7 +196,7 @@ def styled_network_html(_graph: GraphLike, key: str, nodes: tuple[int, ...], *,
                         shapes: tuple[tuple[int, str], ...] = (), legend_below: bool = False,
                         label_px: int = graph_view.LABEL_PX, must_label: tuple[int, ...] = (),
                         label_colors: tuple[tuple[int, str], ...] = (), highlight: tuple[int, ...] = (),
-                        keep_label: tuple[int, ...] = ()) -> str:
+                        keep_label: tuple[int, ...] = (), legend_px: int = graph_view.LEGEND_FONT_PX) -> str:
     """Cached :func:`components.graph_view.network_html` (pyvis takes ~0.3 s for 300 nodes) with every styling map
     (hashable tuples)."""
     pos = None if positions is None else {v: (x, y) for v, x, y in positions}
@@ -205,7 +205,7 @@ def styled_network_html(_graph: GraphLike, key: str, nodes: tuple[int, ...], *,
         borders={v: (c, w) for v, c, w in borders}, edge_colors=dict(edge_colors), edge_widths=dict(edge_widths),
         notes=dict(notes), positions=pos, legend=legend, edge_labels=edge_labels, height=height, labels=labels,
         shapes=dict(shapes), legend_below=legend_below, label_px=label_px, must_label=must_label,
-        label_colors=dict(label_colors), highlight=highlight, keep_label=keep_label)
+        label_colors=dict(label_colors), highlight=highlight, keep_label=keep_label, legend_px=legend_px)
 
 
 

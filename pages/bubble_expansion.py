@@ -22,8 +22,8 @@ act = header()
 with tour.settings_box(current()):  # on the tour: folded, so the drawing comes up under the bar
     query = bubble.question_ui(act, "expansion")
 # At 1440×900 under the tour's bar the drawing's canvas started at y ≈ 640, below a row of settings, the frame
-# slider's label and a four-row legend: the replay (player, drawing, side panel) now comes first, its legend under
-# the canvas, and the row with h and B (behind a labelled popover) and the pause switch follows it — drawn first
+# slider's label and a four-row legend: the replay (player, drawing, side panel) now comes first, its legend at the
+# drawing's top in the labels' size (a small grey row under the canvas was hard to read on a projector), and the row with h and B (behind a labelled popover) and the pause switch follows it — drawn first
 # (the run reads h and B), shown below. The caption, chips and stage times follow that row.
 # the replay bleeds into the page's side paddings (a style element takes no room): its drawing and side panel wider
 st.html(panels.REPLAY_CSS)

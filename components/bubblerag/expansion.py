@@ -194,8 +194,8 @@ def frame_drawing(act: Active, result, replay, frame: int, nodes: list[int], pos
         borders=tuple(borders), edge_colors=edge_colors, edge_widths=widths, notes=tuple(notes), positions=positions,
         # relation names on the canvas only in a small G': in a dense cluster they piled over the node labels (the
         # names of the anchors, the settled node and the CEG, the only nodes labelled here); hover shows them
-        legend=legend, edge_labels=len(nodes) <= graph_view.LABEL_ALL_UP_TO, height=height or HEIGHT, labels=labels, shapes=shapes, legend_below=True,
-        label_px=LABEL_PX, must_label=must, keep_label=tuple(v for v, _ in shapes if v not in must),
+        legend=legend, edge_labels=len(nodes) <= graph_view.LABEL_ALL_UP_TO, height=height or HEIGHT, labels=labels, shapes=shapes,
+        legend_px=LEGEND_FONT_PX, label_px=LABEL_PX, must_label=must, keep_label=tuple(v for v, _ in shapes if v not in must),
         # the CEG found now named in its red: a label placed off its node still reads as the collision's
         label_colors=tuple((v, colors.CEG) for v in sorted(flash_nodes)))
     return doc, state
@@ -319,7 +319,7 @@ def hop_note(realized: int, requested: int, capped: bool, max_nodes: int) -> str
             f"hop{'' if realized == 1 else 's'} from the anchors")
 
 
-HEIGHT = 500  #: the replay's iframe at most, legend included: under the tour's bar its legend starts above a 900-px fold
+HEIGHT = 500  #: the replay's iframe at most, legend included: under the tour's bar it ends at a 900-px fold
 LABEL_PX = 17  #: the replay's node labels on screen, read from the back of a lecture room (15 px read as ~12 px)
 #: The replay (player, drawing, side panel) reaches 3.5 rem into the page's 5-rem side paddings (:data:`REPLAY_CSS`):
 #: at 1440×900 the drawing was ≈ 690×380 px beside a 270-px side panel, hard to read from the back of a room (an
@@ -330,14 +330,18 @@ REPLAY_CSS = f"""<style>
 .st-key-{REPLAY_KEY} {{ width: calc(100% + {2 * REPLAY_BLEED_REM}rem) !important; max-width: none;
   margin-left: -{REPLAY_BLEED_REM}rem; margin-right: -{REPLAY_BLEED_REM}rem; }}
 </style>"""
-#: The replay canvas's width at 1440 px (5/7 of the ~1090-px replay block) and one legend row's height, in pixels.
-CANVAS_PX, LEGEND_ROW_PX = 768, 18
+#: The replay's legend: at the labels' size, above the canvas, where it is read first. A 12-px grey row under the
+#: canvas at y ≈ 840–860 of a 1440×900 projector was hard to read from the back of a room (an audit).
+LEGEND_FONT_PX = LABEL_PX
+#: The replay canvas's width at 1440 px (5/7 of the ~1090-px replay block) and one legend row's height, in pixels
+#: (the stylesheet's line height 1.35 and its 2-px row gap).
+CANVAS_PX, LEGEND_ROW_PX = 768, round(LEGEND_FONT_PX * 1.35) + 2
 LEGEND_PAD_PX = 10  #: the legend strip's padding and border
 
 
 def legend_px(legend: Sequence[graph_view.LegendItem]) -> int:
-    """The legend strip's height under the replay's canvas at 1440 px."""
-    return LEGEND_PAD_PX + LEGEND_ROW_PX * graph_view.legend_rows(legend, CANVAS_PX)
+    """The legend strip's height above the replay's canvas at 1440 px."""
+    return LEGEND_PAD_PX + LEGEND_ROW_PX * graph_view.legend_rows(legend, CANVAS_PX, font_px=LEGEND_FONT_PX)
 
 
 def replay_height(positions: Sequence[tuple[int, float, float]], *, least: int = 380,

@@ -339,3 +339,51 @@ def test_a_collision_frame_reds_the_collision_not_the_intra_group_ceg_beside_it(
     assert flashed_cegs([collision, intra]) == [collision]
     assert flashed_cegs([intra]) == [intra]
     assert flashed_cegs([]) == []
+
+
+def test_the_expansion_legend_is_read_first_at_the_labels_size_in_readable_colours(home: Path) -> None:
+    """On a 1440×900 projector the replay's legend was a 12-px grey row under the canvas at y ≈ 840–860, and the
+    "Speed" (sky blue, 2.3:1) and "The Matrix" (yellow, 1.3:1) anchors were faint on white (an audit). The drawing the
+    page sends: its legend strip at its top, at the node labels' size, short enough to end in the frame's top
+    quarter; every anchor's group colour (its ring or fill, and its legend swatch) at least 3:1 on white."""
+    from components import colors
+    from components.bubblerag import expansion
+    from components.graph_view import LegendItem
+
+    at = _ok(run_page("pages/bubble_expansion.py"))
+    doc = at.get("iframe")[0].proto.srcdoc
+    strip = re.search(r'<div class="egx-legend"([^>]*)>(.*?)</div>', doc, re.S)
+    assert strip is not None and 'class="egx-legend egx-legend-below"' not in doc
+    assert strip.start() < doc.index('<div id="mynetwork"')  # above the canvas, inside the figure's top
+    assert f"font-size:{expansion.LABEL_PX}px" in strip.group(1) and expansion.LABEL_PX >= 17
+    items = re.findall(r'<span class="egx-(dot|line|diamond)" style="background:(#[0-9a-f]{6})"></span>([^<]*)</span>',
+                       strip.group(2))
+    labels = [label for _, _, label in items]
+    groups = [(label, colour) for _, colour, label in items[:labels.index("diamond: anchor")]]
+    assert len(groups) >= 2, items
+    legend = tuple(LegendItem(label, colour, shape) for shape, colour, label in items)
+    # the frame (at most HEIGHT tall) starts at y ≈ 402 under the tour's bar at 1440×900 (test_tour_browser.py): a
+    # strip in its top quarter ends by y ≈ 530, far above the fold
+    assert expansion.legend_px(legend) <= expansion.HEIGHT / 4, expansion.legend_px(legend)
+    faint = {label: round(colors.contrast_on_white(c), 2) for label, c in groups if colors.contrast_on_white(c) < 3}
+    assert not faint, faint
+    group_colours = set(colors.ANCHOR_GROUPS)
+    marks = [(n["label"], n["color"]) for n in drawn_nodes(at) if n.get("shape") == ANCHOR_SHAPE]
+    drawn = {c for _, col in marks for c in ((col["border"], col["background"]) if isinstance(col, dict) else (col,))
+             if c in group_colours}
+    assert drawn and all(colors.contrast_on_white(c) >= colors.MIN_CONTRAST for c in drawn), drawn
+
+
+def test_every_anchor_colour_reads_on_white() -> None:
+    """WCAG relative luminance: white 1:1, black 21:1; each anchor group's colour at least 3:1 (sky blue and yellow
+    were 2.3:1 and 1.3:1)."""
+    from components import colors
+
+    assert colors.contrast_on_white("#ffffff") == pytest.approx(1.0)
+    assert colors.contrast_on_white("#000000") == pytest.approx(21.0)
+    assert colors.contrast_on_white(colors.YELLOW) < 3 and colors.contrast_on_white(colors.SKY) < 3  # why they left
+    low = {c: round(colors.contrast_on_white(c), 2) for c in colors.ANCHOR_GROUPS if colors.contrast_on_white(c) < 3}
+    assert not low, low
+    assert len(set(colors.ANCHOR_GROUPS)) == len(colors.ANCHOR_GROUPS) and colors.CEG not in colors.ANCHOR_GROUPS
+    with pytest.raises(ValueError, match="six hex digits"):
+        colors.contrast_on_white("yellow")

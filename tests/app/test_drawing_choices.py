@@ -184,7 +184,8 @@ def test_parts_without_the_ceg_take_a_small_share_of_the_drawing() -> None:
 
 def test_the_replay_legend_is_short_and_the_frame_with_it_ends_above_the_fold() -> None:
     """At 1440×900 the replay's legend ended at y≈895 under a four-row strip (an audit): its rows are short and the
-    frame, legend included, no taller than the room under the tour's bar."""
+    frame, legend included, no taller than the room under the tour's bar. Its legend is at the canvas's top, at the
+    labels' size (a 12-px row under the canvas was hard to read on a projector: a later audit)."""
     from components.bubblerag import expansion
 
     concepts = ["Keanu Reeves", "Laurence Fishburne", "played", "main villain", "movie", "starred", "Hugo Weaving",
@@ -194,12 +195,13 @@ def test_the_replay_legend_is_short_and_the_frame_with_it_ends_above_the_fold() 
     legend = expansion.replay_legend(result)
     assert len(legend) == len(concepts) + 7  # every group and every mark keeps its row item
     assert gv.legend_rows(legend, expansion.CANVAS_PX) <= 3  # was four at most
+    assert gv.legend_rows(legend, expansion.CANVAS_PX, font_px=expansion.LEGEND_FONT_PX) <= 4  # at 17 px
+    assert expansion.legend_px(legend) > 10 + 3 * 18  # its rows as tall as 17-px text (18-px rows fit 12-px text)
     assert gv.legend_rows(legend, 200) > gv.legend_rows(legend, 3000) == 1
     tall = ((0, 0.0, 0.0), (1, 10.0, 900.0))
-    # under the tour's bar the canvas starts at y ≈ 402: it ends, and the legend starts, above a 900-px fold
-    assert expansion.replay_height(tall, legend=legend) <= expansion.HEIGHT
-    assert expansion.HEIGHT - expansion.legend_px(legend) <= 900 - 405
-    assert expansion.replay_height(tall, legend=legend) - expansion.legend_px(legend) >= 420  # the canvas keeps room (was 376)
+    # under the tour's bar the frame starts at y ≈ 402: the legend at its top, the canvas under it, above the fold
+    assert expansion.replay_height(tall, legend=legend) <= expansion.HEIGHT <= 900 - 400
+    assert expansion.replay_height(tall, legend=legend) - expansion.legend_px(legend) >= 380  # the canvas keeps room
 
 
 def test_the_replay_is_drawn_for_the_back_of_a_room() -> None:

@@ -39,7 +39,8 @@ DRAWING_SHOWN = 300  #: the expansion drawing's pixels above the fold, at least 
 TITLE_TOP = 60  #: the most pixels above a page title's box (Streamlit's padding left a 115-px band)
 BAR_HEIGHT = 60  #: the most pixels the one-line bar may take (two lines of title made it 64)
 TABLE_ROWS = 105  #: Compare's summary table: its header and first two rows (35 px each) above the fold
-CANVAS_TOP = 450  #: the expansion drawing's canvas starts above this (it was at y ≈ 640, under a 4-row legend)
+CANVAS_TOP = 500  #: the expansion drawing's canvas starts above this (it was at y ≈ 640, under a 4-row legend; it is
+#: at y ≈ 483 under its legend of 17-px rows)
 #: the expansion canvas's least height: as tall as its layout needs at its width (bubblerag.expansion.replay_height)
 CANVAS_LEAST = 360
 
@@ -162,16 +163,18 @@ def test_the_guided_demo_from_home_through_every_next(server: tuple[str, float],
                     expect(folded.locator("summary")).to_contain_text(step.question)
                 if step.page == "pages/bubble_expansion.py":  # most of the drawing, not its top edge
                     assert box["y"] < FOLD - DRAWING_SHOWN, (i, box)
-                    # the canvas itself, not the iframe's legend strip: its legend now lies under it
+                    # the canvas itself, not the iframe's legend strip above it
                     canvas = page.frame_locator("iframe").first.locator("#mynetwork canvas")
                     expect(canvas).to_be_visible(timeout=TIMEOUT)
                     cbox = canvas.bounding_box()
                     assert cbox is not None and cbox["y"] < CANVAS_TOP and cbox["height"] >= CANVAS_LEAST, (i, cbox)
-                    # as tall as its layout needs at the canvas's width, so its legend starts above the fold
-                    legend = page.frame_locator("iframe").first.locator(".egx-legend-below")
+                    # its legend at the drawing's top, read first (a small row under the canvas at y ≈ 840–860 was
+                    # hard to read on a projector: an audit), at the labels' size
+                    legend = page.frame_locator("iframe").first.locator(".egx-legend")
                     lbox = legend.bounding_box()
                     print(f"step {i + 1}: canvas {cbox}, legend {lbox}")
-                    assert lbox is not None and lbox["y"] < FOLD, (i, lbox)  # it starts on screen
+                    assert lbox is not None and lbox["y"] + lbox["height"] <= cbox["y"] + 1, (i, lbox, cbox)
+                    assert legend.evaluate("e => getComputedStyle(e).fontSize") == "17px"
                 # the title's final place: a rerun that redraws the page (a job's banner coming or going) can hold
                 # it lower for a moment (a full run once read y = 101 on step 5, the next 44)
                 for _ in range(20):
