@@ -29,7 +29,7 @@ from components import tour  # noqa: E402
 from tests.app.browser_support import app_server, launch_chromium, wait_text  # noqa: E402
 
 HEADINGS = {"pages/bubble_anchors.py": "Anchor grouping", "pages/bubble_expansion.py": "Bubble expansion",
-            "pages/bubble_ranking.py": "Ranking and reasoning expansion", "pages/bubble_ask.py": "Ask",
+            "pages/bubble_ranking.py": "Ranking and reasoning", "pages/bubble_ask.py": "Ask",
             "pages/compare.py": "Side by side", "pages/granker.py": "Plain reranking",
             "pages/subgraph.py": "6 · Answer", "pages/evidence_chains.py": "ReG evidence chains"}
 

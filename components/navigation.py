@@ -38,12 +38,14 @@ HOME = "pages/home.py"
 #: Every page's declared title (it stays the page's heading where the page is reached from elsewhere, e.g. a
 #: method's page that a navigation without its section lists under "Methods").
 TITLES = {path: title for pages in SECTIONS.values() for path, title, _icon in pages}
-#: A page's heading where it says more than its navigation title.
-HEADINGS = {HOME: "Evidence Graph Explorer", "pages/bubble_ranking.py": "Ranking and reasoning expansion"}
+TITLE = "Evidence Graph Explorer"
+#: A page's heading where it is not its navigation title: only Home, which names the app. Every other page is headed
+#: by its name in the sidebar (the tour showed "Ranking and reasoning expansion" under a sidebar's "Ranking and
+#: reasoning": an audit).
+HEADINGS = {HOME: TITLE}
 #: The browser tab's icon, served by the app itself: a ``:material/…:`` page icon makes the browser fetch
 #: the favicon from fonts.gstatic.com, which an offline app must never do.
 FAVICON = ROOT / "assets" / "favicon.png"
-TITLE = "Evidence Graph Explorer"
 
 
 def page_config() -> None:
@@ -88,8 +90,8 @@ def page_of(url_path: str, default: str = HOME) -> str:
     return next((path for _, path, _, _ in entries() if Path(path).stem == url_path), f"pages/{url_path}.py")
 
 def heading(page: str) -> str:
-    """The title a page shows: :data:`HEADINGS`, else its declared title (:data:`TITLES`), else its navigation
-    title (:func:`entries`: a registered method's page is titled by the method)."""
+    """The title a page shows: its navigation title — declared (:data:`TITLES`), else a registered method's page's
+    (:func:`entries`: titled by the method) — or Home's, the app's name (:data:`HEADINGS`)."""
     if page in HEADINGS:
         return HEADINGS[page]
     if page in TITLES:

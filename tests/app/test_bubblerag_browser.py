@@ -77,7 +77,7 @@ def test_keanu_question_through_the_bubblerag_pages(server: tuple[str, float], t
             shot(page, "2_first_collision")
 
             page.get_by_role("link", name="Ranking and reasoning").click()
-            expect(page.get_by_role("heading", name="Ranking and reasoning expansion")).to_be_visible(timeout=TIMEOUT)
+            expect(page.get_by_role("heading", name="Ranking and reasoning")).to_be_visible(timeout=TIMEOUT)
             best = page.locator("p", has_text=re.compile(r"^Best CEG at α = "))  # with its "(…, score …)"
             expect(best).to_contain_text("α = 1:", timeout=TIMEOUT)
             before = best.inner_text()

@@ -280,7 +280,7 @@ def _bubblerag_pages(page: Any, base: str, d: Drawings, prefix: str, question: s
         _ask(page, "Question", question)
         page.wait_for_timeout(1500)
     d.check(page, f"{prefix}expansion")
-    _open(page, base, "bubble_ranking", "Ranking and reasoning expansion")
+    _open(page, base, "bubble_ranking", "Ranking and reasoning")
     page.get_by_test_id("stButtonGroup").get_by_text("compare", exact=True).click()
     expect(page.get_by_role("heading", name=re.compile(r"CEGs side by side"))).to_be_visible(timeout=TIMEOUT)
     d.check(page, f"{prefix}ranking_compare", expect=3)
@@ -344,7 +344,7 @@ def test_every_drawing_fits_its_frame_with_the_legend_outside(tmp_path: Path) ->
 
             # a narrow window: every drawing is refitted to its smaller frame
             page.set_viewport_size({"width": 900, "height": 900})
-            _open(page, base, "bubble_ranking", "Ranking and reasoning expansion")
+            _open(page, base, "bubble_ranking", "Ranking and reasoning")
             page.get_by_test_id("stButtonGroup").get_by_text("compare", exact=True).click()
             expect(page.get_by_role("heading", name=re.compile(r"CEGs side by side"))).to_be_visible(timeout=TIMEOUT)
             d.check(page, "narrow_ranking_compare", expect=3)

@@ -216,3 +216,23 @@ def test_evidence_chains_page_takes_the_handed_method(home: Path) -> None:
     assert at.title[0].value == "Evidence chains"
     assert at.selectbox(key=S.widget_key(S.REG_METHOD)).value == "reg"
     assert q in (at.session_state.get(S.REG_QUESTION), at.session_state.get(S.REG_CUSTOM))
+
+
+def test_every_page_is_headed_by_its_name_in_the_sidebar(home: Path) -> None:
+    """The tour's step 3 was headed "Ranking and reasoning expansion" under a sidebar entry "Ranking and reasoning"
+    (an audit): every page's title is its navigation name (components.navigation.entries, the one list both come
+    from), Home's the app's name. Read from the pages as drawn."""
+    from components import navigation
+
+    entries = navigation.entries()
+    assert {path for _, path, _, _ in entries} >= {p for pages in navigation.SECTIONS.values() for p, _, _ in pages}
+    at = run_page()
+    drawn = {}
+    for _, path, title, _ in entries:
+        _ok(switch(at, path))
+        drawn[path] = (at.title[0].value, title)
+    differ = {path: pair for path, pair in drawn.items() if pair[0] != pair[1] and path != navigation.HOME}
+    assert not differ, differ
+    assert drawn[navigation.HOME] == (navigation.TITLE, "Home")
+    assert drawn["pages/bubble_ranking.py"] == ("Ranking and reasoning", "Ranking and reasoning")
+    assert navigation.HEADINGS == {navigation.HOME: navigation.TITLE}  # no other page headed apart from its name

@@ -27,7 +27,7 @@ MUSIQUE_Q = "Who was the first president of the association which published Jour
 
 #: Every page of the app (sidebar label → its heading), in sidebar order.
 PAGES = [("Home", "Evidence Graph Explorer"), ("Data", None), ("Anchor grouping", "Anchor grouping"),
-         ("Bubble expansion", "Bubble expansion"), ("Ranking and reasoning", "Ranking and reasoning expansion"),
+         ("Bubble expansion", "Bubble expansion"), ("Ranking and reasoning", "Ranking and reasoning"),
          ("Ask", None), ("GRanker vs plain reranking", "GRanker vs plain reranking"),
          ("Subgraph matching", "Subgraph matching"), ("Evidence chains", "Evidence chains"), ("HippoRAG 2", "HippoRAG 2"),
          ("Compare methods", "Compare methods"), ("Benchmark", "Benchmark"), ("Papers", "Papers")]

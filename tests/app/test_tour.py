@@ -18,7 +18,7 @@ from tests.app.helpers import drawn_nodes, plain
 pytestmark = pytest.mark.model  # the recorded runs replay with the models they were recorded with
 
 TITLES = {"pages/bubble_anchors.py": "Anchor grouping", "pages/bubble_expansion.py": "Bubble expansion",
-          "pages/bubble_ranking.py": "Ranking and reasoning expansion", "pages/bubble_ask.py": "Ask",
+          "pages/bubble_ranking.py": "Ranking and reasoning", "pages/bubble_ask.py": "Ask",
           "pages/compare.py": "Compare methods", "pages/granker.py": "GRanker vs plain reranking",
           "pages/subgraph.py": "Subgraph matching", "pages/evidence_chains.py": "Evidence chains",
           "pages/hipporag2.py": "HippoRAG 2"}

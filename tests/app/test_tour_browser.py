@@ -20,7 +20,7 @@ from tests.app.browser_support import launch_chromium
 pytestmark = [pytest.mark.browser, pytest.mark.model, pytest.mark.slow]
 
 HEADINGS = {"pages/bubble_anchors.py": "Anchor grouping", "pages/bubble_expansion.py": "Bubble expansion",
-            "pages/bubble_ranking.py": "Ranking and reasoning expansion", "pages/bubble_ask.py": "Ask",
+            "pages/bubble_ranking.py": "Ranking and reasoning", "pages/bubble_ask.py": "Ask",
             "pages/compare.py": "Compare methods", "pages/granker.py": "GRanker vs plain reranking",
             "pages/subgraph.py": "Subgraph matching", "pages/evidence_chains.py": "Evidence chains",
             "pages/hipporag2.py": "HippoRAG 2"}
