@@ -16,6 +16,7 @@ from components import state as S
 from components.charts import no_modebar
 from components.ui import md_escape
 from core.eval.context import CTX_ALL_GOLD, CTX_RECALL
+from core.eval.metrics import CAPPED_RECALL_NOTE
 from core.eval.report import metric_rows, paper_rows
 from core.eval.stats import MIN_VERDICT_QUESTIONS
 from core.eval.summary_stats import best_two, differences_figure, intervals_note, pairs_between, scale_of, tr_note
@@ -33,12 +34,16 @@ EVIDENCE_COLUMNS = ("TR", "MissTR", CTX_RECALL, CTX_ALL_GOLD, "EM", "F1")
 COST_COLUMNS = ("mean s", "tokens/q", "ctx chunks (median)", "ctx chunks (max)", "ctx tokens (median)",
                 "ctx tokens (max)")
 
+def recall_help(k: int) -> str:
+    """R@k's header help: capped (:data:`core.eval.metrics.CAPPED_RECALL_NOTE`), with the sum spelled out."""
+    return (f"Capped Recall@{k}: the gold passages among the first {k} retrieved over min({k}, the question's gold "
+            "passages), mean over questions")
+
+
 #: Each column's header help; the cost table's headers are short (their full names are in the help).
 _HELP = {
     "n": "Questions the method ran on",
-    "R@2": "Recall@2: the share of the gold passages among the first 2 retrieved (mean over questions)",
-    "R@5": "Recall@5: the share of the gold passages among the first 5 retrieved",
-    "R@10": "Recall@10: the share of the gold passages among the first 10 retrieved",
+    **{f"R@{k}": recall_help(k) for k in (2, 5, 10)},
     "AR@2": "All-recall@2: the share of questions with every gold passage among the first 2",
     "AR@5": "All-recall@5: the share of questions with every gold passage among the first 5",
     "nDCG@10": "nDCG@10 of the passage ranking against the gold passages",
@@ -126,10 +131,10 @@ def _columns(df: pd.DataFrame, cols: list[str]) -> dict[str, Any]:
     return cfg
 
 
-#: What R@k is (:func:`core.eval.metrics.recall_at_k`): an audit read R@2 75.0 above R@5 63.9 as a bug.
-RECALL_NOTE = ("R@k is capped recall (BEIR; FastInsight §4.3.1): the gold passages in the top k over min(k, the "
-               "question's gold passages), so a question with 4 gold passages and gold at ranks 1 and 2 scores R@2 "
-               "100 but R@5 50 — R@k can fall as k grows.")
+#: What R@k is (:func:`core.eval.metrics.recall_at_k`): an audit read R@2 75.0 above R@5 63.9 as a bug, a later one
+#: recomputed R@2 uncapped and got other numbers.
+RECALL_NOTE = (f"{CAPPED_RECALL_NOTE} (BEIR; FastInsight §4.3.1), so a question with 4 gold passages and gold at "
+               "ranks 1 and 2 scores R@2 100 but R@5 50 — R@k can fall as k grows.")
 
 
 def metric_table(summary: Mapping[str, Any]) -> pd.DataFrame:

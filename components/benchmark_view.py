@@ -88,9 +88,8 @@ PER_QUESTION_COLUMNS = {
     UNMATCHED: st.column_config.TextColumn(UNMATCHED, width="medium", help="Gold passages the question names but "
                                            "the workspace lacks: each counts as a gold passage never retrieved"),
     RETRIEVED: st.column_config.TextColumn(RETRIEVED, width="medium"),
-    "R@5": st.column_config.NumberColumn("R@5", width="small"),
-    "R@10": st.column_config.NumberColumn("R@10", width="small"),
-    "R@2": st.column_config.NumberColumn("R@2", width="small"),
+    **{f"R@{k}": st.column_config.NumberColumn(f"R@{k}", width="small", help=bench_view.recall_help(k))
+       for k in (5, 10, 2)},
     "why": st.column_config.TextColumn("why", width="large"),
     "seconds": st.column_config.NumberColumn("seconds", width="small"),
     TRAINED_ON: st.column_config.TextColumn(TRAINED_ON, width="small", help="Kept on request: the method's trained "

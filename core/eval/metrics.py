@@ -49,6 +49,11 @@ def _check_k(k: int) -> None:
         raise ValueError(f"k must be at least 1, got {k}")
 
 
+#: What R@k is, said where its figures are (the Benchmark page's table and its help, report.md): an engineer who
+#: recomputed R@2 on questions with 3 gold passages as hits / |gold| got other numbers (an audit).
+CAPPED_RECALL_NOTE = "R@k is capped: hits in the top k / min(k, number of gold passages)"
+
+
 def recall_at_k(ranked: Sequence[str], gold: Collection[str], k: int = 10) -> float:
     """Capped Recall@k (BEIR; FastInsight §4.3.1): hits in the top ``k`` / ``min(k, |gold|)``.
 

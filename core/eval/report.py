@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from core.eval.context import CTX_METRICS, context_lines, summarize_context
+from core.eval.metrics import CAPPED_RECALL_NOTE
 from core.eval.report_charts import charts_html
 from core.eval.report_charts import pct as _pct
 from core.eval.report_charts import verdict_order as _verdict_order
@@ -76,6 +77,9 @@ METRIC_ORDER = ("R@2", "R@5", "R@10", "AR@2", "AR@5", "nDCG@10", "node R@10", "n
                 *CTX_METRICS)
 #: the node-level figures (FastInsight §4.3.1, Table 3): shown in a table of their own, each with its count
 NODE_METRIC_KEYS = ("node R@10", "node nDCG@10")
+#: Under the retrieval table (FastInsight §4.3.1's capped Recall@k, as BEIR): AR@k is not capped.
+RECALL_REPORT_NOTE = (f"{CAPPED_RECALL_NOTE} (BEIR; FastInsight §4.3.1): 1 of 3 gold passages in the top 2 scores "
+                      "R@2 50, not 33. AR@k (every gold passage in the top k) is not capped.")
 #: under the node-level table: what its figures are, and why some are blank
 NODE_METRICS_NOTE = ("node R@10 / node nDCG@10 (FastInsight §4.3.1, Table 3 on KG corpora): the top 10 KG nodes a "
                      "run ranked against the gold nodes, every node extracted from a gold passage (§4.2.2), over the "
@@ -376,7 +380,7 @@ def markdown_report(summary: dict[str, Any]) -> str:
         cells = [with_interval(s["metrics"].get(k), interval_of(s, k)) for k in cols]
         cells += [with_interval(s["answers"][k], interval_of(s, f"answers {k}")) for k in ("EM", "F1")]
         lines.append(f"| {m} | {s['n']} | " + " | ".join(cells) + " |")
-    lines += ["", intervals_note(summary)]
+    lines += ["", intervals_note(summary), "", RECALL_REPORT_NOTE]
     if tr_note(summary):
         lines += ["", tr_note(summary)]
     lines += node_lines(summary)

@@ -44,8 +44,18 @@ def test_intervals_and_which_differences_are_real(home):
     table = at.dataframe[0].value.set_index("method")
     assert table.loc["dense", "R@5"].startswith("50.0 [") and table.loc["ppr", "R@5"].startswith("75.0 [")
     assert any("95 % bootstrap interval of each mean" in c.value and f"{N} questions" in c.value for c in at.caption)
-    # what R@k is, by the table: capped recall can fall as k grows (an audit read R@2 > R@5 as a bug)
-    assert any("R@k is capped recall" in c.value and "can fall as k grows" in c.value for c in at.caption)
+    # what R@k is, by the table: capped recall can fall as k grows (an audit read R@2 > R@5 as a bug), and what it
+    # divides by (a later audit recomputed R@2 uncapped and got other numbers), in the caption and the headers' help
+    assert any("R@k is capped: hits in the top k / min(k, number of gold passages)" in c.value
+               and "can fall as k grows" in c.value for c in at.caption)
+    from components import bench_view
+
+    helps = {c: bench_view._columns(at.dataframe[0].value, [c])[c]["help"] for c in ("R@2", "R@5", "R@10")}
+    assert all(h.startswith(f"Capped Recall@{c[2:]}: ") and f"over min({c[2:]}, the question's gold passages)" in h
+               for c, h in helps.items()), helps
+    from components.benchmark_view import PER_QUESTION_COLUMNS  # the per-question table's R@k, the same words
+
+    assert all(PER_QUESTION_COLUMNS[c]["help"] == helps[c] for c in helps)
     # the panel starts on the two best by R@5, and says the gap is real
     assert at.selectbox(key=S.BENCH_PAIR_A).value == "ppr" and at.selectbox(key=S.BENCH_PAIR_B).value in (
         "dense", "bubblerag")

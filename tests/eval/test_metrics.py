@@ -108,3 +108,23 @@ def test_bad_inputs_have_pinned_messages():
         topological_recall(pg, [0], [])
     with pytest.raises(ValueError, match=r"^node 7 is not in the graph \(0\.\.2\)$"):
         path_uncertainty(pg, [7], 0)
+
+
+def test_the_report_says_under_its_table_that_recall_is_capped() -> None:
+    """An engineer recomputed R@2 on questions with 3 gold passages as hits / |gold| and got other numbers (an
+    audit): report.md says, under its retrieval table, what R@k divides by. The report's figure is the capped one."""
+    from core.eval.metrics import CAPPED_RECALL_NOTE
+    from core.eval.report import markdown_report, summarize
+
+    gold, ranked = ["g1", "g2", "g3"], ["g1", "x", "g2"]
+    r2 = recall_at_k(ranked, set(gold), k=2)
+    assert r2 == 0.5  # 1 hit / min(2, 3); uncapped it would be 1 / 3
+    rec = {"question_id": "q1", "method": "dense", "question": "q?", "gold": gold, "answers": [], "ranked": ranked,
+           "scores": [], "metrics": {"R@2": r2}, "answer": "", "answer_judged": False, "em": None, "f1": None,
+           "seconds": 0.1, "stages": {}, "tokens": {"total": 0}, "fallbacks": [], "diagnosis": None, "error": None}
+    text = markdown_report(summarize([rec], settings={"workspace": "w"}))
+    assert CAPPED_RECALL_NOTE == "R@k is capped: hits in the top k / min(k, number of gold passages)"
+    table = text.index("| method | n | R@2")
+    retrieval_end = text.index("\n## ", table) if "\n## " in text[table:] else len(text)
+    assert CAPPED_RECALL_NOTE in text[table:retrieval_end], text
+    assert "| dense | 1 | 50.0 |" in text
