@@ -6,7 +6,7 @@ the result; each takes the sidebar's record and the graph it shows as arguments.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -337,11 +337,43 @@ def folder_name(typed: str) -> str:
     return re.sub(r"\s+", "-", typed.strip())
 
 
-def _suggest_name(files: list) -> str:
+NEUTRAL_NAME = "corpus"  #: the suggested name of a workspace built from several files that share no name
+_TOKEN = re.compile(r"[A-Za-z]+|[0-9]+|[^A-Za-z0-9]+")  #: a file stem's words, numbers and separators
+
+
+def _common_stem(stems: Sequence[str]) -> str:
+    """The words the stems all start with, whole words only, without trailing separators or numbers
+    ("apiary_part1", "apiary_part2" → "apiary_part"; "Marram_Bee_Station", "Marram_Bee_Hives" → "Marram_Bee");
+    "" when they share none."""
+    tokens = [_TOKEN.findall(s) for s in stems]
+    common: list[str] = []
+    for column in zip(*tokens, strict=False):
+        if len(set(column)) != 1:
+            break
+        common.append(column[0])
+    while common and not common[-1].isalpha():
+        common.pop()
+    return "".join(common)
+
+
+def _suggest_name(files: list, taken: Collection[str] = ()) -> str:
+    """The workspace name the name box suggests (and a build takes when it is left empty): one file's stem; several
+    files' common stem ("apiary_part1", "apiary_part2" → "apiary_part"), else the neutral :data:`NEUTRAL_NAME` — an
+    audit's corpus of a JSONL and two PDFs was offered the first PDF's "Beatrix_Holloway". A name in ``taken`` gets
+    the first free "-2", "-3", … (the build refuses a name in use)."""
     if not files:
         return ""
-    stem = clean_filename(files[0].name, default="workspace").split(".", 1)[0]
-    return stem[:MAX_NAME_CHARS].strip("-.") or "workspace"
+    stems = [clean_filename(f.name, default="workspace").split(".", 1)[0] for f in files]
+    if len(set(stems)) == 1:  # one file (or one name in several formats): its stem
+        base = stems[0][:MAX_NAME_CHARS].strip("-.") or "workspace"
+    else:  # a shared stem of at least 3 characters, else neutral
+        common = _common_stem(stems)[:MAX_NAME_CHARS].strip("-._")
+        base = common if len(common) >= 3 else NEUTRAL_NAME
+    name, n = base, 2
+    while name in taken:
+        suffix = f"-{n}"
+        name, n = base[:MAX_NAME_CHARS - len(suffix)] + suffix, n + 1
+    return name
 
 
 #: the Upload tab's choices of how documents are split into passages (:meth:`PassageSplit.parse` specs), default first
@@ -428,7 +460,7 @@ def create_upload_ui(act: Active) -> None:
     passages = S.keep(S.DATA_PASSAGES, split_col.selectbox(
         "Passages (documents)", list(PASSAGE_CHOICES), key=S.bind(S.DATA_PASSAGES, str(CHUNK_CHARS)),
         format_func=lambda k: PASSAGE_CHOICES.get(k, k), help=PASSAGES_HELP))
-    suggestion = _suggest_name(files or [])
+    suggestion = _suggest_name(files or [], {i.name for i in list_workspaces()} if files else ())
     name = S.keep(S.DATA_NEW_NAME, st.text_input(
         "Workspace name", key=S.bind(S.DATA_NEW_NAME, ""), placeholder=suggestion or "my-graph",
         max_chars=MAX_NAME_CHARS, help=f"{NAME_RULE}; it becomes the folder name (a space becomes '-', the name "

@@ -151,3 +151,32 @@ def test_an_empty_data_file_stops_the_build_and_an_empty_document_beside_text_is
     tables = [d.value for d in at.dataframe if "Status" in getattr(d.value, "columns", [])]
     assert tables and dict(zip(tables[0]["File"], tables[0]["Status"], strict=True))["empty.txt"].startswith(
         "left out"), tables
+
+
+def test_the_suggested_workspace_name_is_one_file_s_stem_or_neutral(home: Path) -> None:
+    """An audit's corpus of a JSONL and two PDFs was offered "Beatrix_Holloway", the first PDF's name: one file
+    suggests its stem; several a stem they share, else "corpus" ("corpus-2" when taken)."""
+    from types import SimpleNamespace
+
+    from components.data_view import NEUTRAL_NAME, _suggest_name
+
+    def files(*names: str) -> list:
+        return [SimpleNamespace(name=n) for n in names]
+
+    assert _suggest_name(files("Beatrix_Holloway.pdf")) == "Beatrix_Holloway"
+    assert _suggest_name(files("Beatrix_Holloway.pdf"), {"Beatrix_Holloway"}) == "Beatrix_Holloway-2"
+    audit = files("passages.jsonl", "Beatrix_Holloway.pdf", "Marram_Bee_Station.pdf")
+    assert _suggest_name(audit) == NEUTRAL_NAME == "corpus"
+    assert _suggest_name(audit, {"corpus"}) == "corpus-2" and _suggest_name(audit, {"corpus", "corpus-2"}) == "corpus-3"
+    assert _suggest_name(files("apiary_part1.jsonl", "apiary_part2.jsonl")) == "apiary_part"
+    assert _suggest_name(files("Marram_Bee_Station.pdf", "Marram_Bee_Hives.md")) == "Marram_Bee"
+    assert _suggest_name(files("Marram_Bee_Station.pdf", "Marram_Bee_Hives.md"), {"Marram_Bee"}) == "Marram_Bee-2"
+    assert _suggest_name(files("report.pdf", "reports.pdf")) == "corpus"  # "report" is not a whole word of both
+    assert _suggest_name(files("ab1.txt", "ab2.txt")) == "corpus"  # too short to name a corpus
+    assert _suggest_name(files("notes.md", "notes.pdf")) == "notes"
+    assert _suggest_name([]) == ""
+    # the page: the name box's placeholder, and the build takes it when the box is left empty
+    at = _drop(run_page("pages/data.py"), [("Tessany_Ferry_Company.txt", COMPANY), ("Captains.txt", CAPTAINS)])
+    assert at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).placeholder == "corpus"
+    at = _drop(run_page("pages/data.py"), [("Tessany_Ferry_Company.txt", COMPANY)])
+    assert at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).placeholder == "Tessany_Ferry_Company"
