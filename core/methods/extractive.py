@@ -42,7 +42,10 @@ below are ours, documented here and recorded in the trace (``extractive`` in the
    given name counts as a person (:func:`core.text.named_person`).
 5. **Antecedents** — "He"/"She"/"His"/"Her" in a passage that is not about a person is also read as the person the
    passage named last before it, and "It"/"Its" as the named thing the sentence before is about ("The Brown Ox was
-   a ferry … It worked only the Pellow Reach crossing"); the better reading counts (:func:`readings`).
+   a ferry … It worked only the Pellow Reach crossing"); the better reading counts (:func:`readings`). The answer
+   shows the reading in brackets ("He [Oriel Vantreck] …"), and a leading "It" of a passage about its title, no
+   person, as the title ("It [Ambercroft Foods] was founded in 1921 …"; never an expletive "It is said that …":
+   :mod:`core.methods.title_it`).
 
 It is an extract, not an answer: a multi-hop question whose chain spans several passages gets the
 one sentence that scores best, which may name the answer without stating the chain (the pages say so
@@ -72,6 +75,7 @@ from core.methods.answer_types import (
 from core.methods.base import Backends
 from core.methods.bridges import clause_bridges, head_reading, possessive_bridges, title_kinds
 from core.methods.reranking import FeatureCache, active_feature_store
+from core.methods.title_it import title_its
 from core.pinning import pin
 from core.text import named_person, normalize_name, split_sentences
 
@@ -369,10 +373,13 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
         # a "He" opening a paragraph may be the person the paragraph before ended on, when that one was retrieved too
         # ("Its first director was the historian Owen Pike." / "He bought the Larkmere Chalice …"; the KG reads it so)
         before = next((_sentences(by_id[p][1]) for p in previous_ids(cid) if p in by_id and by_id[p][0] == title), [])
-        names = antecedents(before + sents, title)[len(before):]  # once: the readings and the brackets both use them
-        if _title_is_person(before + sents, title):
+        full = antecedents(before + sents, title)  # once: the readings and the brackets both use them
+        names, is_person = full[len(before):], _title_is_person(before + sents, title)
+        if is_person:
             person_titles.add(title)
-        for s, read, name in zip(sents, readings(sents, title, names), names):
+        # the brackets also read a leading "It" as the title where the passage is about it (core.methods.title_it)
+        shown = title_its(before + sents, title, full, title_is_person=is_person)[len(before):]
+        for s, read, name in zip(sents, readings(sents, title, names), shown):
             rows.append((s, read, cid, title, name))
     if not rows:
         return SentencePick("", top[0][0] if top else "", scorer_name, atype, note="the top passages hold no text")
@@ -395,10 +402,12 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
     for cid, title, text in passages[max_passages:] if bridges else ():
         sents = [s.strip() for s in split_sentences(text) if len(s.strip()) > 3]
         names = antecedents(sents, title)
-        for s, read, name in zip(sents, readings(sents, title, names), names):
+        is_person = _title_is_person(sents, title)
+        shown = title_its(sents, title, names, title_is_person=is_person)
+        for s, read, name in zip(sents, readings(sents, title, names), shown):
             if any(_names_bridge(r, b) for r in read for _, b in bridges):
                 rows.append((s, read, cid, title, name))
-                if _title_is_person(sents, title):
+                if is_person:
                     person_titles.add(title)
     flat = [r for row in rows for r in row[1]]
     flat_scores = _score(backends, scorer, [query], flat)

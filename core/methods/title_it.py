@@ -1,0 +1,133 @@
+"""Which "It" of a passage is its title, for the extractive answer (:mod:`core.methods.extractive`, rule 5).
+
+None of the papers defines the extractive answer (each assumes an LLM), so this rule is ours. The answer shows a
+sentence's leading "He"/"She" with the person it stands for ("He [Oriel Vantreck] …", :func:`extractive.bracketed`);
+"It was founded in 1921 by Mirabel Oskin." in the passage "Ambercroft Foods" stayed bare (an audit). Here, a
+sentence-initial "It" reads as the passage's title when
+
+1. the title is not a person (a person's passage reads "He"/"She" as the title already),
+2. the sentence is no expletive: "It is said that …", "It was in 1921 that …", "It was not until 1950 that …",
+   "It is difficult to …", "It seems that …" (:func:`expletive`), and
+3. the sentence is about the title's entity: every sentence before it in the passage is about the title too — a
+   definition of it ("Ambercroft Foods is a food conglomerate headquartered in Lystergate.": what the definition
+   names describes the title), or a sentence whose subject is the title or an "It" read so — and none of them
+   brings in another singular thing "It" could stand for ("Ambercroft Foods bought the Lystergate mill in 1930. It
+   burned down …": the mill, so no bracket). A named thing the sentence before opens with ("The Brown Ox was a ferry
+   …") is :func:`extractive.antecedents`' reading and wins.
+
+The rule errs towards no bracket: a sentence that does not fit it is shown as written, as before.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from core.methods.answer_types import typed_mentions
+from core.text import named_person, normalize_name
+
+#: Words after "It is"/"It was" (an adverb may come between) that, followed by "that", make the "It" an expletive:
+#: "It is said that …", "It was widely believed that …", "It is likely that …".
+_THAT_WORDS = ("said|believed|thought|known|reported|claimed|rumou?red|estimated|assumed|alleged|understood|expected|"
+               "hoped|feared|agreed|recorded|noted|suggested|argued|held|clear|likely|unlikely|possible|impossible|"
+               "probable|certain|true|evident|obvious|apparent|unclear|doubtful|plain")
+#: Adjectives that, followed by "to", make the "It" an expletive: "It is difficult to say …".
+_TO_WORDS = "difficult|hard|easy|important|necessary|possible|impossible|rare|common|usual|unusual|customary|forbidden"
+_BE = r"(?:is|was|has\s+been|had\s+been|would\s+be|will\s+be|may\s+be|might\s+be|remains|remained|became|becomes)"
+_EXPLETIVE = re.compile(
+    r"^It\s+(?:"
+    rf"{_BE}\s+(?:\w+ly\s+)?(?:{_THAT_WORDS})\s+that\b"  # It is said that …
+    rf"|{_BE}\s+(?:\w+ly\s+)?(?:{_TO_WORDS})\s+(?:for\s+\S+(?:\s+\S+)?\s+)?to\b"  # It is difficult (for us) to …
+    r"|(?:seems|seemed|appears|appeared|happened|happens|follows|followed|turned\s+out)\s+(?:\w+ly\s+)?that\b"
+    r"|(?:is|was)\s+not\s+until\b"  # It was not until 1950 that …
+    r"|(?:is|was)\s+(?:only\s+|not\s+|also\s+)?(?:in|on|at|during|after|before|because|through|with|from|under|"
+    r"thanks\s+to|then|here|there|there\s+that)\b[^.;:]*?\b(?:that|when|who)\b"  # It was in 1921 that …
+    r"|(?:is|was)\s+(?:[A-Z][\w'’\-]*\s+)+(?:who|that)\b"  # It was Mirabel Oskin who …
+    r"|(?:takes|took|costs|cost)\s"  # It took ten years to …
+    r")")
+#: A sentence defining its subject: "… is a / an / the / one of …".
+_DEFINES = re.compile(r"^(?:is|was|are|were|has\s+been|had\s+been)\s+(?:a|an|the|one)\b", re.I)
+#: A singular thing a later "It" could stand for: "a/an/the/this/its/his/her/their" and a word (not a number; "Its
+#: first jar was designed by …" may be the "It" after it), or a capitalised name.
+_DETERMINED = re.compile(r"\b(?:[Aa]n?|[Tt]he|[Tt]his|[Ii]ts|[Hh]is|[Hh]er|[Tt]heir)\s+(?![0-9])([A-Za-z][\w'\-]*)")
+_NAME = re.compile(r"(?<![\w'’])[A-Z][\w'’\-]*(?:\s+(?:(?:of|the|de|von|van)\s+)?[A-Z][\w'’\-]*)*")
+_NOT_THINGS = frozenset(("january february march april may june july august september october november december "
+                         "monday tuesday wednesday thursday friday saturday sunday i it its he she his her they their "
+                         "in on at by after before during from until later then soon eventually the a an this").split())
+
+
+def expletive(sentence: str) -> bool:
+    """Whether ``sentence``'s leading "It" stands for nothing (rule 2 of the module docstring).
+
+    >>> expletive("It is said that the mill burned.") and expletive("It was in 1921 that Mirabel Oskin founded it.")
+    True
+    >>> expletive("It was founded in 1921 by Mirabel Oskin.") or expletive("It is known for its annual wax fair.")
+    False
+    """
+    return _EXPLETIVE.match(sentence.strip()) is not None
+
+
+def _opens_with_title(sentence: str, title: str) -> str | None:
+    """What follows the title when ``sentence`` opens with it ("The Wren Prize is …" for "Wren Prize"), else None."""
+    m = re.match(rf"(?:The\s+)?{re.escape(title)}(?:'s|’s)?\b\s*", sentence.strip(), re.I)
+    return None if m is None else sentence.strip()[m.end():]
+
+
+def _leading_it(sentence: str) -> bool:
+    return re.match(r"It\b", sentence.strip()) is not None
+
+
+def brings_a_thing(text: str, title: str) -> bool:
+    """Whether ``text`` names a singular thing other than ``title`` that a later "It" could stand for: a phrase
+    "a/an/the/this/its …" that does not introduce a person ("the architect Lucan Reyes"), or a capitalised name that is no
+    person, date or the title (rule 3 of the module docstring)."""
+    persons = [normalize_name(p) for p in typed_mentions(text, "person", names=True)]
+    title_n = normalize_name(title)
+
+    def a_person(name: str) -> bool:
+        n = normalize_name(name)
+        return named_person(name) or any(n and (n in p or p in n) for p in persons)
+
+    for m in _DETERMINED.finditer(text):
+        after = text[m.start():]
+        head = re.match(r"\S+\s+((?:[a-z][\w'\-]*\s+){0,3})([A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*)*)", after)
+        if head is not None and a_person(head.group(2)):
+            continue  # "the architect Lucan Reyes", "the Vantreck family"'s person
+        phrase = normalize_name(text[m.start(1):].split(",")[0])
+        if title_n and phrase.startswith(title_n):
+            continue
+        return True
+    for m in _NAME.finditer(text):
+        name = m.group(0)
+        words = [w for w in name.split() if w.lower() not in _NOT_THINGS]
+        if not words or (m.start() == 0 and len(name.split()) == 1):
+            continue  # a sentence's capitalised first word
+        n = normalize_name(" ".join(words))
+        if n == title_n or (title_n and (n in title_n or title_n in n)) or a_person(" ".join(words)):
+            continue
+        return True
+    return False
+
+
+def title_its(sentences: Sequence[str], title: str, names: Sequence[str], *, title_is_person: bool) -> list[str]:
+    """``names`` (the person or thing each sentence's leading pronoun stands for, :func:`extractive.antecedents`) with
+    ``title`` filled in for each sentence-initial "It" that reads as the title (the module docstring's rules)."""
+    out = list(names)
+    if not title or title_is_person:
+        return out
+    about = True  # every sentence so far is about the title and brought in no other thing
+    for i, s in enumerate(sentences):
+        if _leading_it(s):
+            if expletive(s):
+                about = about and not brings_a_thing(s, title)
+                continue
+            if about and not out[i]:
+                out[i] = title
+            about = about and out[i] == title and not brings_a_thing(s[2:], title)
+            continue
+        rest = _opens_with_title(s, title)
+        if rest is None:
+            about = about and not brings_a_thing(s, title)
+        elif not _DEFINES.match(rest):  # a definition's words describe the title; other words may name a thing
+            about = about and not brings_a_thing(rest, title)
+    return out
