@@ -291,7 +291,8 @@ def check_replay(bundle: str | Path, open_workspace: Callable[[str, Any], Any], 
                  strict: bool = True, wrap: Callable[[Any], Any] | None = None,
                  retape: bool = False, used: set[str] | None = None) -> list[ReplayCheck]:
     """Replay every run of ``bundle`` (optionally only those of ``workspaces`` / ``methods``) with the
-    ``recorded`` LLM on the embedder and reranker its provenance names, at the methods' defaults.
+    ``recorded`` LLM on the embedder and reranker its provenance names, at the methods' defaults (under the
+    comparison budget the run was recorded at, :func:`core.methods.budget.apply_budget`).
 
     A run that now asks something the bundle does not hold (a prompt, a retrieval result or a method
     default changed since it was recorded) shows what the app's "recorded LLM run" would fall back on:
@@ -317,6 +318,8 @@ def check_replay(bundle: str | Path, open_workspace: Callable[[str, Any], Any], 
     from core.backends.llm_recorded import RecordedLLM
     from core.backends.registry import get_embedder, get_reranker
     from core.methods.base import Backends
+    from core.methods.budget import apply_budget
+    from core.methods.registry import get_method
     from core.methods.run import run_method
     from core.pinning import ReplayMissError
 
@@ -342,8 +345,10 @@ def check_replay(bundle: str | Path, open_workspace: Callable[[str, Any], Any], 
             opened[name] = open_workspace(name, backends.embedder)
         ident = (name, str(run["method"]), str(run["question"]))
         tape = StateTape("record") if retape else None
+        # the defaults under the comparison budget the run was recorded at (own: the defaults themselves)
+        config = apply_budget(get_method(ident[1]), None, str((run.get("config") or {}).get("answer_budget") or "own"))
         try:
-            r = run_method(ident[1], ident[2], opened[name], backends, tape=tape)
+            r = run_method(ident[1], ident[2], opened[name], backends, config=config, tape=tape)
         except ReplayMissError as exc:
             out.append(ReplayCheck(*ident, (), "", str(run.get("answer") or ""), error=str(exc),
                                    question_id=str(run.get("question_id", ""))))

@@ -17,6 +17,7 @@ from tests.perturb import noisy_backends, perturbed_workspace
 
 SEEDS = (1, 2, 3)
 DEMO = RECORDINGS_DIR / "demo-local.json"
+DEMO_BUDGETED = RECORDINGS_DIR / "demo-local-bubblerag.json"  # BubbleRAG §4.1's one budget, where Compare starts
 MUSIQUE = RECORDINGS_DIR / "musique-local.json"
 
 
@@ -39,10 +40,11 @@ def _failures(checks: list[ReplayCheck]) -> list[tuple[str, str, str]]:
 
 
 @pytest.mark.model
+@pytest.mark.parametrize("bundle", [DEMO, DEMO_BUDGETED], ids=["own", "bubblerag"])
 @pytest.mark.parametrize("seed", SEEDS)
-def test_every_demo_run_replays_on_another_cpu(seed, real_sample, tmp_path):
-    checks = perturbed_replay(real_sample, tmp_path, DEMO, "demo", seed)
-    assert len(checks) == len([r for r in load_recording(DEMO).runs if r["workspace"] == "demo"]) >= 35
+def test_every_demo_run_replays_on_another_cpu(seed, bundle, real_sample, tmp_path):
+    checks = perturbed_replay(real_sample, tmp_path, bundle, "demo", seed)
+    assert len(checks) == len([r for r in load_recording(bundle).runs if r["workspace"] == "demo"]) >= 35
     assert not _failures(checks), _failures(checks)
 
 

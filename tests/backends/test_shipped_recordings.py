@@ -1,4 +1,5 @@
-"""The shipped demo recording replays: every recorded run, run again strictly with the
+"""The shipped demo recordings replay (each method's own budget, and BubbleRAG §4.1's one budget the comparison
+pages start at): every recorded run, run again strictly with the
 ``recorded`` LLM on the embedder and reranker the bundle names, asks nothing the bundle does not hold, reads
 only retrieval state its recording kept (core/pinning.py) and gives the recorded answer. A prompt, retrieval
 stage or default that changed since a recording would make the app's "recorded LLM run" only partly replay;
@@ -14,14 +15,19 @@ import pytest
 from core.backends.llm_bundles import RECORDINGS_DIR, load_recording
 from core.batch.recording import check_replay
 
-BUNDLE = RECORDINGS_DIR / "demo-local.json"
+BUNDLES = ("demo-local.json", "demo-local-bubblerag.json")
+
+
+@pytest.fixture(scope="module", params=BUNDLES)
+def bundle(request):  # type: ignore[no-untyped-def]
+    return RECORDINGS_DIR / request.param
 
 
 @pytest.fixture(scope="module")
-def replayed(real_sample):  # type: ignore[no-untyped-def]
+def replayed(real_sample, bundle):  # type: ignore[no-untyped-def]
     """Every demo run replayed strictly, and the keys of the entries they were answered from."""
     used: set[str] = set()
-    return check_replay(BUNDLE, lambda name, emb: real_sample(name, emb), workspaces=["demo"], used=used), used
+    return check_replay(bundle, lambda name, emb: real_sample(name, emb), workspaces=["demo"], used=used), used
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +35,8 @@ def checks(replayed):  # type: ignore[no-untyped-def]
     return replayed[0]
 
 
-def test_every_demo_run_replays_with_its_recorded_answer(checks):
-    runs = [r for r in load_recording(BUNDLE).runs if r.get("workspace") == "demo"]
+def test_every_demo_run_replays_with_its_recorded_answer(checks, bundle):
+    runs = [r for r in load_recording(bundle).runs if r.get("workspace") == "demo"]
     assert len(checks) == len(runs) >= 15
     assert {c.method for c in checks} >= {"bubblerag", "sgrag", "reg"}
     bad = [(c.method, c.question_id, c.problem()[:300]) for c in checks if not c.ok]
@@ -72,10 +78,10 @@ def test_the_recordings_table_counts_what_each_bundle_holds():
         assert f"{len(runs)} runs" in text
 
 
-def test_the_demo_bundle_holds_only_replies_its_runs_ask_for(replayed):
+def test_the_demo_bundle_holds_only_replies_its_runs_ask_for(replayed, bundle):
     """No stale entries (replies of runs since re-recorded): `scripts/check_recordings.py --prune` after a
     re-recording keeps the bundle to what its runs replay from, so counts over its entries (e.g.
     `benchmarks/llm_stage_quality.py`'s copied example terms) describe the shipped runs."""
     checks, used = replayed
     assert all(c.ok for c in checks)
-    assert used == set(load_recording(BUNDLE).entries)
+    assert used == set(load_recording(bundle).entries)
