@@ -49,10 +49,12 @@ def unrecorded_workspace_text(workspace: str, recorded: Sequence[str]) -> str:
             "machine, or `openai (live)`, an OpenAI-compatible server with its address and key.")
 
 
-def recording_gap_warning(llm_name: str, workspace: str, questions: Sequence[str], methods: Sequence[str]) -> None:
+def recording_gap_warning(llm_name: str, workspace: str, questions: Sequence[str], methods: Sequence[str],
+                          budget: str = "own") -> None:
     """Before a run with the ``recorded`` LLM: say when the recordings hold no run of these questions × methods on
-    this workspace (such a run is a ``none`` run) — not only after the run. On a workspace they hold
-    nothing of, that is the page's one notice (:func:`unrecorded_workspace`)."""
+    this workspace (such a run is a ``none`` run) — not only after the run — and when they hold none under the
+    comparison ``budget`` (a method whose answer that budget changes then answers without an LLM). On a workspace
+    they hold nothing of, that is the page's one notice (:func:`unrecorded_workspace`)."""
     if not str(llm_name).startswith("recorded") or not questions or not methods:
         return
     from components import resources
@@ -65,6 +67,13 @@ def recording_gap_warning(llm_name: str, workspace: str, questions: Sequence[str
     text = recording_gap(resources.recorded_runs(resources.recordings_key()), workspace, questions, methods)
     if text:
         st.warning(md_escape(text), icon=":material/report:")
+    held = sorted({b for w, b in resources.recorded_budgets(resources.recordings_key()) if w == workspace})
+    if held and budget not in held:
+        st.warning(md_escape(f"The recorded LLM's runs on “{workspace}” were recorded under the budget"
+                             f"{'s' if len(held) > 1 else ''} {', '.join(f'“{b}”' for b in held)}, not “{budget}”: "
+                             "a method whose answer this budget changes answers without an LLM here (its answer step "
+                             "says “not recorded”). Pick " + " or ".join(f"“{b}”" for b in held)
+                             + " for the recorded answers."), icon=":material/report:")
 
 
 def recorded_questions(llm_name: str, workspace: str, method: str) -> list[str]:

@@ -416,7 +416,7 @@ def run_panel(act: Active) -> None:
                f"(the sidebar's). {ANSWER_METRICS_NOTE}")
     # the recorded LLM on questions it holds no run of: said before the run, not after it
     recording_gap_warning(act.llm_name, ws.name, [q.question for q in questions if q.gold_chunks][:limit],
-                          methods or [])
+                          methods or [], budget.name if budget else "own")
     jkey = S.bind(S.BENCH_JUDGE, "none", scope="bench")
     judge_name = S.keep(S.BENCH_JUDGE, st.selectbox(
         "Judge LLM", JUDGE_CHOICES, key=jkey, format_func=lambda n: JUDGE_LABELS.get(n, n),

@@ -23,7 +23,7 @@ with tour.settings_box(current()):  # on the tour: folded, so the summary table 
     query, gold = cv.question(act, graph)
     methods, budget, cut = cv.choices(act, handed)
 cv.ready(query, methods, gold)
-recording_gap_warning(act.llm_name, act.workspace.name, [query], methods)  # before the run, not after it
+recording_gap_warning(act.llm_name, act.workspace.name, [query], methods, budget.name)  # before the run
 found = cv.run_methods(act, query, methods, budget, gold, cut)
 cv.summary(act, graph, found, query=query, gold=gold, budget=budget, cut=cut, lesson_at=lesson_at)
 cv.overlaid(graph, found, gold)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from core.backends.llm_bundles import stamp_bundle
+from components import state as S
 from core.cli import main
 from tests.app.helpers import plain, run_page
 from tests.cli.test_llm_cache_cli import _reply
@@ -203,3 +204,15 @@ def test_ask_with_the_recorded_llm_on_a_question_it_holds_no_run_of_says_so_once
     assert not any(w.startswith(("Not a recorded run", "Without an LLM this is", "Partly replayed")) for w in warns)
     captions = " ".join(plain(c.value) for c in at.caption)
     assert "scored by the reranker" in captions and "embedding cosine" not in captions, captions
+
+
+def test_compare_starts_at_the_budget_the_recordings_hold_and_says_so_under_another(partial_bundle: Path) -> None:
+    """The bundle holds runs at each method's own budget only: Compare starts there and says why; picking BubbleRAG
+    §4.1's budget warns before the run that the answers it changes have no recording."""
+    at = run_page("pages/compare.py")
+    box = at.selectbox(key=S.widget_key(S.COMPARE_BUDGET, "compare"))
+    assert box.value == "own"
+    assert any("recorded at each method's own budget only" in plain(c.value) for c in at.caption)
+    box.set_value("bubblerag").run()
+    said = [w for w in _warnings(at) if "were recorded under the budget “own”, not “bubblerag”" in w]
+    assert len(said) == 1 and "Pick “own” for the recorded answers" in said[0], _warnings(at)
