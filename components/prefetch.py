@@ -36,6 +36,7 @@ COMPARE_PAGE = "pages/compare.py"
 def step_runs(i: int) -> list[tuple[str, object | None]]:
     """(method, config) of the runs tour step ``i``'s page shows at its defaults ([] for a page with its own
     settings: GRanker's two rankings, SG-RAG's and ReG's controls)."""
+    from components.budget_view import default_budget
     from core.methods.budget import BUDGETS, apply_budget
     from core.methods.registry import METHODS, method_names
 
@@ -44,7 +45,9 @@ def step_runs(i: int) -> list[tuple[str, object | None]]:
         return [("bubblerag", None)]
     if page == COMPARE_PAGE:  # the methods the tour keeps on Compare, at the budget its page opens with
         chosen = [m for m in (st.session_state.get(S.COMPARE_METHODS) or method_names()) if m in METHODS]
-        return [(m, apply_budget(METHODS[m], None, BUDGETS["own"])) for m in chosen]
+        picked = st.session_state.get(S.COMPARE_BUDGET)
+        budget = BUDGETS[picked] if picked in BUDGETS else BUDGETS[default_budget(tour.LLM, tour.WORKSPACE)[0]]
+        return [(m, apply_budget(METHODS[m], None, budget) if METHODS[m].budget else None) for m in chosen]
     return []
 
 
