@@ -165,6 +165,8 @@ def record(workspace: Any, questions: Sequence[Any], methods: Sequence[str], bac
         done = {(str(r.get("workspace")), str(r.get("method")), str(r.get("question"))) for r in rec.runs}
     prov = provenance(llm, embedder=embedder_name, reranker=reranker_name, settings=settings)
     reused_keys = reuse_recorded(llm, reuse) if reuse else set()
+    earlier = {(str(r.get("workspace")), str(r.get("method")), str(r.get("question"))): r
+               for path in reuse for r in load_recording(path).runs}
     results: list[RecordedRun] = []
     seen_by: dict[str, frozenset[str]] = {}
     total = len(questions) * len(specs)
@@ -213,6 +215,7 @@ def record(workspace: Any, questions: Sequence[Any], methods: Sequence[str], bac
                    "state": tape.entries, "state_source": state_source("recorded live")}
             if reused_s:
                 run["reused_s"] = round(reused_s, 2)
+                run["stages"] = reused_stage_seconds(run["stages"], earlier.get(key))
             if trained:  # kept on request: the method's model learned from this question
                 run["trained_on"] = True
             save_recording(out, prov, run, entries)
@@ -242,6 +245,35 @@ def reuse_recorded(llm: CachedLLM, paths: Sequence[str | Path]) -> set[str]:
                 llm.cache.put(key, _cache_entry(key, llm.model_key, entry))
             added.add(key)
     return added
+
+
+def reused_stage_seconds(stages: list[dict[str, Any]], earlier: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """``stages`` of a run recorded with reused replies (:func:`reuse_recorded`), each stage the cache answered
+    given the live seconds the same stage took in the ``earlier`` run of the same question and method (matched by
+    name and occurrence, as :func:`stage_times` pairs them) and flagged ``"reused": true`` — not the milliseconds
+    the cache took, which a page's "live s" would read as the run's live time (BubbleRAG's read 0.0 s). A stage is
+    the earlier one's when it asked and got the same numbers of tokens (a reply a check refused is not flagged
+    cached, and a cached reply of another request, e.g. another method's identical answer prompt, is no reuse of
+    this stage). A stage the earlier run lacks, or ran from a cache itself, keeps what was measured."""
+    before: dict[tuple[str, int], dict[str, Any]] = {}
+    seen: dict[str, int] = {}
+    for st in (earlier or {}).get("stages") or ():
+        name = str(st.get("stage", ""))
+        before[(name, seen.get(name, 0))] = st
+        seen[name] = seen.get(name, 0) + 1
+    out, seen = [], {}
+    for st in stages:
+        name = str(st.get("stage", ""))
+        i = seen.get(name, 0)
+        seen[name] = i + 1
+        was = before.get((name, i))
+        # the same request and reply as the earlier stage (a reply a check refused is not flagged cached)
+        same = was is not None and bool(st.get("prompt_tokens")) and all(
+            st.get(k) == was.get(k) for k in ("prompt_tokens", "completion_tokens"))
+        if same and was is not None and not was.get("cached") and isinstance(was.get("seconds"), int | float):
+            st = {**st, "seconds": was["seconds"], "cached": False, "reused": True}
+        out.append(st)
+    return out
 
 
 def _cache_entry(key: str, model_key: str, entry: dict[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from core.backends.base import ChatMessage
 from core.backends.llm_bundles import Recorder, recorded_budgets, save_recording, write_bundle
 from core.backends.llm_cache import CachedLLM, DiskCache
 from core.backends.llm_recorded import RecordedLLM
-from core.batch.recording import reuse_recorded
+from core.batch.recording import reuse_recorded, reused_stage_seconds
 from tests.fakes import ScriptedLLM
 
 ASKED = [ChatMessage("user", "Which film?")]
@@ -73,3 +73,15 @@ def test_the_bundles_say_which_budgets_they_hold_per_workspace(tmp_path):
     b = _bundle(tmp_path, [{"workspace": "musique", "method": "reg", "question": "q",
                             "config": {"answer_budget": "own"}}], name="b.json")
     assert recorded_budgets([a, b]) == {("demo", "own"), ("demo", "bubblerag"), ("musique", "own")}
+
+
+def test_a_reused_stage_keeps_the_live_seconds_of_the_run_it_came_from():
+    earlier = {"stages": [{"stage": "keywords", "seconds": 8.5, "prompt_tokens": 480, "completion_tokens": 20},
+                          {"stage": "answer", "seconds": 17.8, "prompt_tokens": 385, "completion_tokens": 8}]}
+    now = [{"stage": "keywords", "seconds": 0.001, "prompt_tokens": 480, "completion_tokens": 20, "cached": True},
+           {"stage": "answer", "seconds": 0.002, "prompt_tokens": 981, "completion_tokens": 8, "cached": True}]
+    out = reused_stage_seconds(now, earlier)
+    assert (out[0]["seconds"], out[0]["reused"], out[0]["cached"]) == (8.5, True, False)
+    # another request (the budget's longer answer prompt, cached from another method's identical one): not reused
+    assert out[1]["seconds"] == 0.002 and "reused" not in out[1]
+    assert reused_stage_seconds(now, None) == now
