@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from core.backends.llm_bundles import stamp_bundle
 from components import state as S
+from core.backends.llm_bundles import stamp_bundle
 from core.cli import main
 from tests.app.helpers import plain, run_page
 from tests.cli.test_llm_cache_cli import _reply
