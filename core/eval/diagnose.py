@@ -62,7 +62,18 @@ def diagnose(result: MethodResult, workspace: Workspace, gold: Gold, *, cut: int
     gold = gold.narrowed([c.chunk_id for c in result.ranked_chunks])  # a gold document of several passages: once
     diag = diagnoser_for(result.method)(result, workspace, gold, cut=cut)
     diag = with_near_ties(with_answer_context(diag, result, cut=cut), result, cut=cut)
-    return with_unmatched_gold(with_chance_answer(diag, result, gold), gold, cut=cut)
+    return with_source_title(with_unmatched_gold(with_chance_answer(diag, result, gold), gold, cut=cut), workspace)
+
+
+def with_source_title(diag: Diagnosis, workspace: Workspace) -> Diagnosis:
+    """The summary names the passage an answer's sentence came from by its title, not its id (an audit read
+    “passages:11” and had to look it up); the evidence keeps the id."""
+    from core.graph.model import passage_label
+
+    source = (diag.evidence.get("answer") or {}).get("source") if isinstance(diag.evidence, dict) else None
+    if not source or f"“{source}”" not in diag.summary:
+        return diag
+    return replace(diag, summary=diag.summary.replace(f"“{source}”", f"“{passage_label(workspace.graph, str(source))}”"))
 
 
 def with_chance_answer(diag: Diagnosis, result: MethodResult, gold: Gold) -> Diagnosis:
@@ -80,8 +91,8 @@ def with_chance_answer(diag: Diagnosis, result: MethodResult, gold: Gold) -> Dia
     source = answer_source(result)
     if not source or source in gold.chunk_ids:
         return diag
-    note = (f"Its extractive answer holds the gold answer, but in a sentence of “{source}”, a passage that is not gold: "
-            "the right words by chance.")
+    note = (f"Its extractive answer holds the gold answer, but in a sentence of “{source}”, a passage not in the gold "
+            "list: the right words, not from the gold evidence.")
     ev = {**diag.evidence, "answer": {"text": result.answer, "gold": list(gold.answers), "from_gold": False,
                                       "source": source}}
     return replace(diag, summary=f"{diag.summary.rstrip()} {note}", evidence=ev)

@@ -16,7 +16,7 @@ LLM and the question has gold answers: in ``none`` mode the answer is an extract
 never an exact answer. Such a sentence is checked by *containment* instead (:func:`extract_contains`):
 once every gold passage is retrieved, a sentence that holds no gold answer is ``answer_wrong`` — a
 wrong extractive answer never gets the green ``ok`` — and so is one that holds it in a sentence of a passage that is
-not gold (the right words by chance: ``evidence["answer"]["from_gold"]`` is False), while retrieval verdicts, which
+not gold (the right words, not from the gold evidence — the passage may support it, the gold list lacks it: ``evidence["answer"]["from_gold"]`` is False), while retrieval verdicts, which
 come first, stay visible in ``none`` mode.
 
 The cut is the diagnosis' own (R@k's k; Compare's "Diagnosis top-k"), not the answer's context: a gold passage
@@ -206,8 +206,9 @@ def answer_verdict(method: str, result: MethodResult, gold: Gold, ranks: dict[st
             ev["answer"]["source"] = source
             return Diagnosis(method, "answer_wrong",
                              f"Every gold passage is in the top {cut}, and the extractive answer (no LLM) holds the gold "
-                             f"answer, but its sentence comes from “{source}”, a passage that is not gold: the right "
-                             "words by chance, not from the evidence.", ev, ranks)
+                             f"answer, but its sentence comes from “{source}”, a passage not in the gold list: the "
+                             "right words, not from the gold evidence (if that passage supports the answer, add it "
+                             "to the question's gold).", ev, ranks)
         return Diagnosis(method, OK, f"Every gold passage is in the top {cut}, and the extractive answer (no LLM) "
                          "contains the gold answer.", ev, ranks)
     if j.judged:  # judged and right: say so, not "right or not judged" beside an EM of 1
