@@ -16,8 +16,8 @@ LLM and the question has gold answers: in ``none`` mode the answer is an extract
 never an exact answer. Such a sentence is checked by *containment* instead (:func:`extract_contains`):
 once every gold passage is retrieved, a sentence that holds no gold answer is ``answer_wrong`` — a
 wrong extractive answer never gets the green ``ok`` — and so is one that holds it in a sentence of a passage that is
-not gold (the right words, not from the gold evidence — the passage may support it, the gold list lacks it: ``evidence["answer"]["from_gold"]`` is False), while retrieval verdicts, which
-come first, stay visible in ``none`` mode.
+not gold (the right words, not from the gold evidence — that passage may support it, the gold list lacks it:
+``evidence["answer"]["from_gold"]`` is False), while retrieval verdicts, which come first, stay visible in ``none`` mode.
 
 The cut is the diagnosis' own (R@k's k; Compare's "Diagnosis top-k"), not the answer's context: a gold passage
 ranked below the cut is lost for the verdict (``ranked_out``) even when the answer step was handed it, as under a
