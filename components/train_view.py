@@ -95,6 +95,7 @@ def reg_panel(act: Active, qids: list[str], *, said: Sequence[str] = ()) -> None
     showed already (a retriever below cosine is not said twice)."""
     from core.methods.reg import training_jobs as reg_jobs
     from core.methods.reg.config import TrainConfig
+    from core.methods.reg.keep import few_held_out_note
 
     ws = act.workspace
     # the recorded LLM replays the shipped runs only: it can refine the supervision of questions whose
@@ -148,6 +149,8 @@ def reg_panel(act: Active, qids: list[str], *, said: Sequence[str] = ()) -> None
                        f"questions: with {n_val} to pick the best epoch and {n_test} held out, the chosen epoch and "
                        "the recall figures are noise. Add a questions file with more on the Data page.",
                        icon=":material/warning:")
+        elif few := few_held_out_note(n, cfg.test_fraction):  # said before the click, not only in the verdict after
+            st.warning(few, icon=":material/warning:")
         key = f"train-reg:{ws.path}:{unit}"
         running = _running(S.TRAIN_REG_JOB)
         if st.button("Start training", key=S.TRAIN_REG_START, type="primary", icon=":material/model_training:",

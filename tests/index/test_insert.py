@@ -275,8 +275,12 @@ def test_models_of_the_old_graph_are_dropped_and_node_vectors_update_row_by_row(
     (ws.index_dir / "extra" / "ppr_synonyms_0.8000.npz").write_bytes(b"pairs of the old graph")
     (tmp_path / "w" / "sgrag").mkdir()
     (tmp_path / "w" / "sgrag" / "dominance-old.pt").write_bytes(b"x")
+    (tmp_path / "w" / "reg" / "retriever-kept-aside").mkdir(parents=True)
     res = add_documents(tmp_path / "w", [b])
     assert any("not kept" in n and "SG-RAG" in n for n in res.notes)
+    # in words both the app and the command line can follow (an audit's app said "train again: egx train-reg")
+    reg = next(n for n in res.notes if "ReG's trained retriever" in n)
+    assert "(installed or kept aside)" in reg and "the Train panel of the Evidence chains page" in reg
     assert any("FastInsight's node vectors" in n and "are kept" in n for n in res.notes)
     new = Workspace.open(tmp_path / "w")
     assert not (tmp_path / "w" / "sgrag").exists()

@@ -51,5 +51,6 @@ METHOD: Method[RegConfig, RegResult] = Method(
     "reg", "ReG triple retriever + evidence chains", "ReG §4, Appendix D", run=run, config=RegConfig, stages=STAGES,
     diagnose=diagnose, page="pages/evidence_chains.py",
     ablations=ABLATIONS, intros=INTROS, stamp=stamp, trained_on=trained_on, budget=reg_budget, tasks=(TRAIN_REG,),
-    artifacts=Artifacts("reg", "ReG's trained retriever and selections (train again: egx train-reg)",
+    artifacts=Artifacts("reg", "ReG's trained retriever (installed or kept aside) and selections (train it again "
+                               "in the Train panel of the Evidence chains page, or with egx train-reg)",
                         stamp_files=("retriever/manifest.json", "retriever-entity/manifest.json")))

@@ -9,6 +9,7 @@ active retriever (e.g. a sample's shipped one) that scores clearly below cosine,
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -58,6 +59,25 @@ def held_out_metric(test: dict[str, Any]) -> tuple[str, str, int]:
 #: Held-out questions under which a loss is said to be noise (an audit read a verdict on 2 questions as one): the
 #: model is still kept aside (installing a scorer that may be worse is the riskier mistake), and the text says why.
 FEW_HELD_OUT = 10
+
+
+def few_held_out_note(n_questions: int, test_fraction: float) -> str:
+    """What the training panel says before a run whose held-out split is under :data:`FEW_HELD_OUT` ("" when it is
+    not): its verdict against the untrained cosine will be noise, so the model is likely kept aside (an audit read
+    that only in the verdict after the click), and how many questions would hold out enough.
+
+    >>> few_held_out_note(11, 0.2)[:36]
+    'Only 2 question(s) will be held out:'
+    >>> few_held_out_note(50, 0.2)
+    ''
+    """
+    n_test = round(n_questions * test_fraction)
+    if n_test >= FEW_HELD_OUT:
+        return ""
+    return (f"Only {n_test} question(s) will be held out: under {FEW_HELD_OUT}, the held-out comparison with the "
+            f"untrained cosine is noise (one question moves it by {100 // max(n_test, 1)} points), so a trained model "
+            f"is likely kept aside, not installed. About {math.ceil(FEW_HELD_OUT / test_fraction)} questions with "
+            f"answers hold out {FEW_HELD_OUT}.")
 
 
 def judge(res: HeldOut) -> Verdict:

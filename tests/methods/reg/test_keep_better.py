@@ -191,3 +191,13 @@ def test_training_keeps_the_per_question_figures_of_the_held_out_split(demo_path
                 assert sum(per[key].values()) / len(per[key]) == pytest.approx(m[side][key])
     gap = held_out_gap(m)
     assert gap is None or m["test"]["with_gold"] < 2 or "paired bootstrap" in gap.how
+
+
+def test_the_panel_says_before_training_when_the_held_out_split_is_noise() -> None:
+    """An audit's 11 questions held out 2: the verdict "kept aside, noise" came only after the click."""
+    from core.methods.reg.keep import FEW_HELD_OUT, few_held_out_note
+
+    note = few_held_out_note(11, 0.2)
+    assert note.startswith("Only 2 question(s) will be held out") and "likely kept aside" in note
+    assert "About 50 questions" in note
+    assert few_held_out_note(50, 0.2) == "" and few_held_out_note(FEW_HELD_OUT * 5 - 3, 0.2)  # 47 → 9 held out
