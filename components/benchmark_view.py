@@ -73,7 +73,8 @@ if TYPE_CHECKING:
 
 #: readable, numbers narrow, the long "why" late.
 PER_QUESTION_COLUMNS = {
-    "question": st.column_config.TextColumn("question", width="medium"),
+    # "large": at "medium" an audit's questions read "Which city was the founder of Ha…" alike
+    "question": st.column_config.TextColumn("question", width="large"),
     "method": st.column_config.TextColumn("method", width="small", help="Registry names (dense = Naive RAG, …: "
                                           "the Methods box's help)"),
     "verdict": st.column_config.TextColumn("verdict", width="medium"),
