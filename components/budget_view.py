@@ -88,9 +88,9 @@ def context_caption(budget: Budget, results: Mapping[str, Any], why_own: str = "
     per = "\n".join(f"- {md_escape(m)}: {handed(context_of(r))}" for m, r in results.items())
     own = ("each method's own paper default — not like for like; pick a budget to give every method the same"
            + (f" ({why_own})" if why_own else "")
-           if budget.own else f"{md_escape(budget.label)} ({budget.limits()}) for every method")
+           if budget.own else f"{md_escape(budget.label)} for every method, a cap (some hand fewer)")
     st.caption(f"**Answer budget: {md_escape(budget.name)}** — {own}. What each answer was handed: ctx chunks and "
-               "ctx tokens in the tables, each method's list on the ⓘ.",
+               "ctx tokens in the tables, per method on the ⓘ.",
                help=("Handed to each answer (WordPiece tokens of evidence):\n\n" + per) if per else "No method ran.")
 
 

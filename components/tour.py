@@ -157,9 +157,10 @@ STEPS: tuple[TourStep, ...] = (
              "counts them). Section 3: the phrase seeds those kept facts give, with their weights. Section 5: where "
              "the ✓ gold passages ranked after the walk — a walk spreads from the seeds to their neighbours, so a "
              "passage two hops away can rise. Section 6: the answer from the top passages, against the gold answer.",
-             brief="§1–§2: which linked facts the model kept; §3: the phrase seeds they give; §5: where the walk "
+             brief="The lesson at the top (where the gold passages ranked, where the answer came from); then "
+                   "§1–§2: which linked facts the model kept; §3: the phrase seeds they give; §5: where the walk "
                    "ranked the ✓ gold passages; §6: the answer against the gold answer.",
-             paper="HippoRAG 2"),
+             paper="HippoRAG 2", lesson=True),
     TourStep("pages/compare.py", KEANU, "§4 (baselines)",
              "Every method of the app runs the same question on the same graph and backends, and the failure "
              "diagnosis reads each method's trace to say where the gold evidence was lost.",
@@ -170,8 +171,9 @@ STEPS: tuple[TourStep, ...] = (
              "cut” and the like lost the evidence in retrieval, “retrieved, answer wrong” found it and the small "
              "model still answered wrongly. The comparison is like for like: the recall columns score the same top k for "
              "every method, and every answer read at most 15 passages — BubbleRAG §4.1's one budget for all methods, "
-             "as the **Answer budget** line above the table says (pick “own” there for each paper's own, e.g. 5 "
-             "passages for dense). One question is no result: the Benchmark gives figures with 95 % intervals over "
+             "as the **Answer budget** line above the table says. It is a cap, not a hand-out: the passage methods "
+             "fill it, while BubbleRAG, SG-RAG and ReG hand over what their own evidence holds, often fewer (the "
+             "table's ctx chunks). Pick “own” there for each paper's own budget (5 passages for dense). One question is no result: the Benchmark gives figures with 95 % intervals over "
              "many questions. Next opens the other three papers' pages on the same question.",
              lesson=True,
              brief="The lesson at the top (where the gold passages ranked, who answered right), then each method's "
@@ -204,8 +206,9 @@ STEPS: tuple[TourStep, ...] = (
              "this app measures no gain of FastInsight over plain reranking (node R@10 −0.8 [−3.8, +1.8], 50 "
              "questions, benchmarks/README.md) where the paper reports one on its corpora. Move the α slider to 0.5: "
              "deep learning (9 → 4) and Yoshua Bengio (8 → 5) rise, the mechanism made visible.",
-             brief="The ✓ gold nodes: Geoffrey Hinton rises only 5 → 4 at the paper's α (no gain on MuSiQue here "
-                   "either); at α = 0.5 deep learning 9 → 4 and Bengio 8 → 5 show the smoothing's pull.",
+             brief="The ✓ gold nodes: Geoffrey Hinton rises only 5 → 4 at the paper's α = 0.2 (no gain on MuSiQue "
+                   "here either). Then move the α slider to 0.5: deep learning 9 → 4 and Bengio 8 → 5 show the "
+                   "smoothing's pull.",
              paper="FastInsight", lesson=True),
     TourStep("pages/subgraph.py", KEANU, "§4",
              "The LLM turns the question into a query graph whose UNK nodes stand for what is asked (Table 12 "
@@ -770,7 +773,7 @@ def settings_box(page: str) -> Any:
 #: other papers' pages, whose own lessons read their one run (an audit moved GRanker's α off the tour and got no
 #: rank-move summary).
 LESSON_PAGES = ("pages/bubble_ask.py", "pages/compare.py", "pages/granker.py", "pages/subgraph.py",
-                "pages/evidence_chains.py")
+                "pages/evidence_chains.py", "pages/hipporag2.py")
 
 
 @st.cache_resource(show_spinner=False)

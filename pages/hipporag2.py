@@ -13,6 +13,7 @@ from components.page import current, header
 from core.methods.baselines import HIPPORAG2
 
 act = header()
+lesson_at = tour.lesson_slot(current())  # on the guided demo's HippoRAG 2 step its lesson opens the page
 with tour.settings_box(current()):  # on the tour: folded, so the stages come up under the bar
     query, by_q, questions = view.question(act)
     cfg = view.knobs()
@@ -20,4 +21,5 @@ if not query:
     st.info("Type a question to step through HippoRAG 2.")
     st.stop()
 res = runs.page_run(act, HIPPORAG2, query, cfg)
+tour.lesson_ui(current(), act, {"hipporag2": res}, where=lesson_at, question=query)
 view.stages(act, res, query, by_q, questions)

@@ -384,6 +384,9 @@ def test_the_hipporag2_step_shows_the_baselines_stages_on_the_recorded_run(home:
     assert any("The LLM kept" in plain(str(s.value)) for s in at.success)
     texts = _texts(at)
     assert any("paper: [HippoRAG 2 §3.1–§3.2]" in t for t in texts)
+    # like every other method step, a lesson read from the run opens the page (an audit: the only step without one)
+    lesson = [t for t in texts if t.startswith("What these runs teach on")]
+    assert len(lesson) == 1 and "Where the evidence is" in lesson[0], texts[:6]
 
 
 @pytest.mark.slow
