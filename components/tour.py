@@ -914,7 +914,7 @@ def sgrag_lesson(result: Any, graph: Any) -> Callable[[Sequence[str]], list[str]
     pick = getattr(detail, "pick", None)
     return lambda gold: sgrag_lines(nodes, qg.edges, subgraphs, str(result.answer or ""), gold,
                                     fallback=bool(result.assembly.fallback), read_from=read_from,
-                                    rule=_short_rule(pick))
+                                    rule=_short_rule(pick), question=str(result.query or ""))
 
 
 def _short_rule(pick: Any) -> str:

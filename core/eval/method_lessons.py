@@ -6,6 +6,8 @@ of Ask and Compare are :mod:`core.eval.lesson`'s).
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -102,7 +104,7 @@ class QueryNode:
 
 def sgrag_lines(nodes: Sequence[QueryNode], edges: Sequence[tuple[str, str]],
                 subgraphs: Sequence[Mapping[str, str]], answer: str, gold_answers: Sequence[str], *,
-                fallback: bool = False, read_from: int | None = None, rule: str = "") -> list[str]:
+                fallback: bool = False, read_from: int | None = None, rule: str = "", question: str = "") -> list[str]:
     """What SG-RAG's own stages did on one question: what its query graph joined to what, which UNK of which matched
     subgraph the answer came from, and whether the gold answer was bound anywhere (and to which UNK).
 
@@ -129,6 +131,7 @@ def sgrag_lines(nodes: Sequence[QueryNode], edges: Sequence[tuple[str, str]],
         if len(spokes) > 1:
             line += (f" Every path between the question's entities runs through {by_id[hub].name}: that is what the "
                      "matching looks for in the graph.")
+        line += misplaced_hub(by_id, hub, spokes, question)
         out.append(line)
     else:
         out.append("The query graph has no edge: nothing joins its nodes, so no path can be matched.")
@@ -180,6 +183,46 @@ def sgrag_lines(nodes: Sequence[QueryNode], edges: Sequence[tuple[str, str]],
                        + (f" — the model read the answer from the other UNK, {by_id[hit[1]].name}." if same and hit
                           else "."))
     return out
+
+
+def _head_noun(node: QueryNode) -> str:
+    """The noun an UNK's description names it by: "The movie: starring him" → "movie" ("" when none)."""
+    words = re.findall(r"[a-z]+", node.description.split(":", 1)[0].split(";", 1)[0].lower())
+    return words[-1] if words and len(words[-1]) > 2 else ""
+
+
+def misplaced_hub(by_id: Mapping[str, QueryNode], hub: str, spokes: Sequence[str], question: str) -> str:
+    """" The question puts A and B with UNK q3 (the movie) …, not UNK q4 (the main villain): …" when the query graph
+    joins two or more of the question's named entities to an UNK hub while the question's words put them with another
+    UNK — the nearest UNK noun before the first entity's mention ("the movie where Keanu Reeves and …") names a
+    different UNK than the hub (an audit: the lesson described a swapped graph without saying it was wrong). ""
+    otherwise, and whenever the question's words do not decide it.
+
+    >>> ns = {"q1": QueryNode("q1", "Keanu Reeves"), "q2": QueryNode("q2", "Laurence Fishburne"),
+    ...       "q3": QueryNode("q3", "UNK", "The movie: both starred in it"), "q4": QueryNode("q4", "UNK", "The main villain")}
+    >>> misplaced_hub(ns, "q4", ["q1", "q2", "q3"], "Who played the main villain in the movie where Keanu Reeves and "
+    ...               "Laurence Fishburne starred together?")[:70]
+    ' The question puts “Keanu Reeves” and “Laurence Fishburne” with UNK q3'
+    >>> misplaced_hub(ns, "q3", ["q1", "q2", "q4"], "Who played the main villain in the movie where Keanu Reeves and "
+    ...               "Laurence Fishburne starred together?")
+    ''
+    """
+    q = question.lower()
+    named = [u for u in spokes if u in by_id and not by_id[u].unknown and by_id[u].label.lower() in q]
+    if len(named) < 2 or hub not in by_id or not by_id[hub].unknown:
+        return ""
+    first = min(q.index(by_id[u].label.lower()) for u in named)
+    nouns = {u: _head_noun(n) for u, n in by_id.items() if n.unknown}
+    before = [(m.start(), u) for u, noun in nouns.items() if noun
+              for m in re.finditer(rf"\b{re.escape(noun)}\b", q[:first])]
+    if not before:
+        return ""
+    _pos, near = max(before)
+    if near == hub:
+        return ""
+    return (f" The question puts {and_list([by_id[u].name for u in named])} with {by_id[near].name}, not with "
+            f"{by_id[hub].name}: the query graph swapped the two, so a match binds {by_id[hub].name} to what the "
+            f"question means by {by_id[near].name} (read §5's bindings with that in mind).")
 
 
 def reg_lines(chains: Sequence[tuple[str, Sequence[str], int]], answer: str, gold_answers: Sequence[str]) -> list[str]:

@@ -364,3 +364,21 @@ def test_sgrag_lines_say_why_a_sentence_answer_comes_from_a_lower_match() -> Non
     assert "by the reranker X, not read off match #1; its match is #3" in told, told
     # a binding given as the answer is still read off its match
     assert "is what UNK q0 (the date) became in the rank-1" in sgrag_lines(nodes, edges, subs, "29 September 855", [])[1]
+
+
+def test_the_sgrag_lesson_says_when_the_query_graph_joins_the_entities_to_the_wrong_unk():
+    """The recorded model's Keanu query graph joins both actors to the villain, not the movie; the lesson described it
+    without saying it was wrong (an audit). Named from the question's words: the UNK noun just before the entities."""
+    from core.eval.method_lessons import QueryNode, sgrag_lines
+
+    question = "Who directed the film in which Ada Vane and Bo Lund first appeared together?"
+    nodes = [QueryNode("q1", "Ada Vane"), QueryNode("q2", "Bo Lund"), QueryNode("q3", "UNK", "The film: both in it"),
+             QueryNode("q4", "UNK", "The director: who made it")]
+    swapped = [("q1", "q4"), ("q2", "q4"), ("q3", "q4")]
+    subs = [{"q1": "Ada Vane", "q2": "Bo Lund", "q3": "Rhea Dunn", "q4": "Glass Harbour"}]
+    line = sgrag_lines(nodes, swapped, subs, "Rhea Dunn", ["Rhea Dunn"], question=question)[0]
+    assert "The question puts “Ada Vane” and “Bo Lund” with UNK q3 (the film), not with UNK q4 (the director)" in line
+    assert "swapped" in line
+    wired = [("q1", "q3"), ("q2", "q3"), ("q4", "q3")]
+    assert "swapped" not in sgrag_lines(nodes, wired, subs, "Rhea Dunn", ["Rhea Dunn"], question=question)[0]
+    assert "swapped" not in sgrag_lines(nodes, swapped, subs, "Rhea Dunn", ["Rhea Dunn"])[0]  # no question: no claim
