@@ -7,7 +7,6 @@ of Ask and Compare are :mod:`core.eval.lesson`'s).
 from __future__ import annotations
 
 import re
-
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
