@@ -134,8 +134,9 @@ def record(workspace: Any, questions: Sequence[Any], methods: Sequence[str], bac
         comparison under that budget finds these runs. Record a budget into its own bundle (``--out``): a
         bundle keeps one run per question x method.
     reuse : sequence of path
-        Bundles whose replies to the same model answer the requests they hold (:func:`reuse_recorded`), so a
-        recording under a new budget asks the model only for what the budget changed. A run's ``seconds`` then
+        Bundles whose replies to the same model answer the requests they hold
+        (:func:`core.batch.recording_reuse.reuse_recorded`), so a recording under a new budget asks the model only
+        for what the budget changed. A run's ``seconds`` then
         counts each reused reply at its recorded live time (``reused_s`` says how much), so what a run is said
         to take live stays true.
 
@@ -148,6 +149,7 @@ def record(workspace: Any, questions: Sequence[Any], methods: Sequence[str], bac
     ConfigError
         If the LLM is not a live one, or ``out`` records another model.
     """
+    from core.batch.recording_reuse import reuse_recorded, reused_stage_seconds
     from core.methods.budget import apply_budget
     from core.methods.registry import get_method
     from core.methods.run import run_method
@@ -223,68 +225,6 @@ def record(workspace: Any, questions: Sequence[Any], methods: Sequence[str], bac
     if progress is not None:
         progress(total, total, "done")
     return results
-
-
-def reuse_recorded(llm: CachedLLM, paths: Sequence[str | Path]) -> set[str]:
-    """Put the replies the bundles at ``paths`` hold for ``llm``'s model into its response cache, so a recording
-    under a new budget asks the model only for what changed (the answer prompt) and replays the rest. A reply is
-    reused only when the bundle recorded the same model file (its ``model_key``: model id and GGUF sha256) and
-    the reply is a usable one (no error, not rejected, not cut); the cache key covers the messages, schema and
-    sampling, so a reused reply is the one this model gave to this very request. Returns the keys it can answer
-    (those added and those the cache already held)."""
-    added: set[str] = set()
-    for path in paths:
-        rec = load_recording(path)
-        if rec.provenance.get("model_key") != llm.model_key:
-            continue
-        for key, entry in rec.entries.items():
-            if entry.get("error") or entry.get("invalid") or entry.get("truncated"):
-                continue
-            have = llm.cache.get(key)
-            if have is None or have.get("tampered"):
-                llm.cache.put(key, _cache_entry(key, llm.model_key, entry))
-            added.add(key)
-    return added
-
-
-def reused_stage_seconds(stages: list[dict[str, Any]], earlier: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """``stages`` of a run recorded with reused replies (:func:`reuse_recorded`), each stage the cache answered
-    given the live seconds the same stage took in the ``earlier`` run of the same question and method (matched by
-    name and occurrence, as :func:`stage_times` pairs them) and flagged ``"reused": true`` — not the milliseconds
-    the cache took, which a page's "live s" would read as the run's live time (BubbleRAG's read 0.0 s). A stage is
-    the earlier one's when it asked and got the same numbers of tokens (a reply a check refused is not flagged
-    cached, and a cached reply of another request, e.g. another method's identical answer prompt, is no reuse of
-    this stage). A stage the earlier run lacks, or ran from a cache itself, keeps what was measured."""
-    before: dict[tuple[str, int], dict[str, Any]] = {}
-    seen: dict[str, int] = {}
-    for st in (earlier or {}).get("stages") or ():
-        name = str(st.get("stage", ""))
-        before[(name, seen.get(name, 0))] = st
-        seen[name] = seen.get(name, 0) + 1
-    out, seen = [], {}
-    for st in stages:
-        name = str(st.get("stage", ""))
-        i = seen.get(name, 0)
-        seen[name] = i + 1
-        was = before.get((name, i))
-        # the same request and reply as the earlier stage (a reply a check refused is not flagged cached)
-        same = was is not None and bool(st.get("prompt_tokens")) and all(
-            st.get(k) == was.get(k) for k in ("prompt_tokens", "completion_tokens"))
-        if same and was is not None and not was.get("cached") and isinstance(was.get("seconds"), int | float):
-            st = {**st, "seconds": was["seconds"], "cached": False, "reused": True}
-        out.append(st)
-    return out
-
-
-def _cache_entry(key: str, model_key: str, entry: dict[str, Any]) -> dict[str, Any]:
-    from core.backends.llm_cache import CACHE_FORMAT
-    from core.backends.llm_keys import FORMAT_VERSION
-
-    return {"format": CACHE_FORMAT, "version": FORMAT_VERSION, "key": key, "model_key": model_key,
-            "text": str(entry.get("text", "")), "prompt_tokens": int(entry.get("prompt_tokens", 0) or 0),
-            "completion_tokens": int(entry.get("completion_tokens", 0) or 0), "model": str(entry.get("model", "")),
-            "latency_s": float(entry.get("latency_s", 0.0) or 0.0),
-            "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")}
 
 
 @dataclass(frozen=True)

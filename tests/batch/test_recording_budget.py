@@ -10,7 +10,7 @@ from core.backends.base import ChatMessage
 from core.backends.llm_bundles import Recorder, recorded_budgets, save_recording, write_bundle
 from core.backends.llm_cache import CachedLLM, DiskCache
 from core.backends.llm_recorded import RecordedLLM
-from core.batch.recording import reuse_recorded, reused_stage_seconds
+from core.batch.recording_reuse import reuse_recorded, reused_stage_seconds
 from tests.fakes import ScriptedLLM
 
 ASKED = [ChatMessage("user", "Which film?")]
