@@ -28,9 +28,9 @@ below are ours, documented here and recorded in the trace (``extractive`` in the
    relations are read from either side ("the father of Aldo Fenn": "He was the son of Tobias Fenn"). This is
    the first hop of a question decomposition, done by string rules; a bridge found, the 4th and 5th passages'
    sentences naming it are candidates too. A sentence about the entity the bridge took out of the question, that
-   names no bridge entity, is scored by the re-read question alone (:func:`about_replaced`): once "the founder of
-   Harrowgate Type Foundry" is Ansel Drewitt, "… a type foundry in the city of Velmora" does not say where the founder
-   was born, however many words it shares with the question as asked.
+   names no bridge entity, is scored by the re-read question alone and names no answer (rule 4) (:func:`about_replaced`):
+   once "the founder of Harrowgate Type Foundry" is Ansel Drewitt, "… a type foundry in the city of Velmora" does not
+   say where the founder was born, however many words it shares with the question as asked.
 4. **Answer type** — "when" asks for a date, "who"/"whom" for a person, "where" or "which/what
    city, country, county, river ..." for a place, "how many"/"how much"/"what percentage" for a number
    (:func:`core.methods.answer_types.expected_answer_type` with ``nouns``), and "which/what NOUN" of any other noun for a thing named after
@@ -351,7 +351,8 @@ def about_replaced(query: str, bridges: Sequence[tuple[str, str]], readings: Seq
     type foundry in the city of Velmora" says where the foundry is, not where its founder was born, so only the re-read
     question ("Which city was the founder Ansel Drewitt born in?") scores it — the question as asked shares its words
     ("city", the foundry's name) and scored it above "Ansel Drewitt was a punchcutter born in Ostrel" (an audit, all
-    eight methods). A reading that also names the bridge entity (the first hop) is left as it was.
+    eight methods). A reading that also names the bridge entity (the first hop), or the last word of its name ("Drewitt,
+    the founder of Harrowgate Type Foundry, was born in Ostrel"), is left as it was.
 
     >>> about_replaced("Where was Lothair II's mother born?", [("Where was Ermengarde of Tours born?", "Ermengarde of Tours")],
     ...                ["Lothair II was born in Pavia.", "Ermengarde of Tours was born in Tours.",
@@ -359,8 +360,9 @@ def about_replaced(query: str, bridges: Sequence[tuple[str, str]], readings: Seq
     [True, False, False]
     """
     gone = absent_names(query, [q for q, _ in bridges]) if bridges else []
+    names = {n for _, b in bridges for n in (b, b.split()[-1] if len(b.split()) > 1 else b)}
     return np.array([bool(gone) and any(_names_bridge(r, x) for x in gone)
-                     and not any(_names_bridge(r, b) for _, b in bridges) for r in readings], dtype=bool)
+                     and not any(_names_bridge(r, b) for b in names) for r in readings], dtype=bool)
 
 
 def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends: Backends, *,
@@ -432,10 +434,11 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
                     person_titles.add(title)
     flat = [r for row in rows for r in row[1]]
     flat_scores = _score(backends, scorer, [query], flat)
+    replaced = about_replaced(query, bridges, flat)  # about what a bridge took out of the question: no answer of it
     if bridges:
         reread = _score(backends, scorer, [q for q, _ in bridges], flat)
         hop_rows = np.array([any(r in hops for r in row[1]) for row in rows for _ in row[1]], dtype=bool)
-        flat_scores = np.where(hop_rows | about_replaced(query, bridges, flat), reread, np.maximum(flat_scores, reread))
+        flat_scores = np.where(hop_rows | replaced, reread, np.maximum(flat_scores, reread))
     # a bridge entity is the re-read question's subject, not its answer: "It was founded … by the clockmaker Anselm
     # Tessely" names no new person for "Who taught the founder of Tessely Clockworks?" once the founder is known
     # … unless the re-read question asks for it: "Who was the husband of the artist Mina Roe?" → "Who was Jonas Weald?",
@@ -448,7 +451,8 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
         which = int(np.argmax(flat_scores[at:at + len(read)]))
         best = at + which
         at += len(read)
-        cands.append(Candidate(s, cid, title, float(flat_scores[best]), _typed(s, flat[best], title, atype, typed_query),
+        typed = () if replaced[best] else _typed(s, flat[best], title, atype, typed_query)
+        cands.append(Candidate(s, cid, title, float(flat_scores[best]), typed,
                                shown_sentence(s, name, title, title in person_titles)))
     order = sorted(range(len(cands)), key=lambda i: (not cands[i].typed, -cands[i].score, i))
     ranked = tuple(cands[i] for i in order)
