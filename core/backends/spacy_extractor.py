@@ -47,6 +47,7 @@ This module runs the extraction (batches, worker processes); each step lives in 
 ``spacy_spans``      which tokens of a parsed piece are one mention (entities, noun chunks, the title)
 ``spacy_mentions``   the entity and noun-chunk mentions of a parsed piece, their names
 ``spacy_anaphora``   what a sentence leaves the next besides its subject: a "her"'s person, a thing, a sale's parties
+``spacy_lists``      a name listed after a plural noun ("among them X"), an object a gapped clause shares
 ``spacy_relations``  the dependency-relation rules over those mentions
 ``spacy_repair``     a piece parsed again where a name's word was read as a verb
 ``spacy_names``      one passage's triples over its pieces: short names, title links
@@ -122,7 +123,10 @@ class SpacyExtractor:
     # "the house Osterby & Daughters" is the name
     # v14: a founding clause after "a maker of <goods>" is the maker's; a place's "employer in"; "X's son, NAME," is
     # NAME; a date of an active verb is its named object's too ("hosted the … Exhibition in 1931")
-    model_id = f"spacy-v14:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v15: a name after "its paper mills, among them" is one of the mills (no "is"); "bought X in 1921 and the Y in
+    # 1934" buys Y too; "the typographer Idris Mallow" is Idris Mallow, "the Quillstone typeface" Quillstone; "its
+    # first one" is no node
+    model_id = f"spacy-v15:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from core.backends import spacy_lists as lists
 from core.backends.base import ExtractedTriple
 from core.backends.spacy_anaphora import FAMILY, ORG_NOUNS
 from core.backends.spacy_mentions import _AGENT, _NOT_NAMES, VALUE_LABELS, Carry, _Mentions
@@ -132,7 +133,10 @@ class _Piece(_Mentions):
         for tok in doc:
             if tok.pos_ in ("VERB", "AUX") and tok.dep_ != "aux" and tok.dep_ != "auxpass":
                 self._verb(tok)
-            if tok.dep_ == "appos":
+            plural = lists.member_of(self, tok) if tok.pos_ in ("NOUN", "PROPN") and tok.dep_ != "compound" else None
+            if plural is not None:  # "its paper mills, among them the Dwell Paper Mill": a mill, no "is"
+                lists.member_edges(self, tok, plural)
+            elif tok.dep_ == "appos":
                 self._appos(tok)
             if tok.pos_ in ("NOUN", "PROPN") and tok.dep_ in ("attr", "appos"):
                 self._relational_noun(tok)
@@ -210,24 +214,24 @@ class _Piece(_Mentions):
                 # "directed by X" under "starring" etc. is handled as its own verb
             elif c.dep_ == "xcomp" and c.pos_ in ("VERB", "AUX"):
                 continue
+        if not copula:  # "bought X in 1921 and the Y in 1934": Y joined to the verb
+            lists.gapped_objects(self, verb, subjects, phrase)
 
-    def _dated_objects(self, verb: Any, prep: Any, tail: tuple[str, str] | None) -> list[tuple[str, str]]:
+    def _dated_objects(self, verb: Any, prep: Any, tail: tuple[str, str] | None,
+                       objects: list[tuple[str, str] | None] | None = None) -> list[tuple[str, str]]:
         """The named objects a date belongs to besides the subject: "The city hosted the International Honey Exhibition
         in 1931" → (International Honey Exhibition, hosted in, 1931) too, as the LLM prompt's "Oskel Optics · founded in
         · 1931" (an audit's KG had only "<city> · hosted in · 1931", which says nothing of what was hosted). Only an
         active verb's named object that is no place ("left Texas in 1999": the leaving is hers), a date "in"/"on" that is
-        no span of time ("not won in 107 years"), and no verb whose date is only its subject's (:data:`_SUBJECTS_DATE`)."""
+        no span of time ("not won in 107 years"), and no verb whose date is only its subject's (:data:`_SUBJECTS_DATE`).
+        ``objects``: the object mentions the date is of (default: the verb's ``dobj`` and its conjuncts)."""
         if tail is None or tail[1] != "DATE" or prep.lower_ not in ("in", "on") or verb.lower_ in _SUBJECTS_DATE or any(
                 c.dep_ in ("nsubjpass", "auxpass") for c in verb.children) or _SPAN.search(tail[0]):
             return []
-        out = []
-        for c in verb.children:
-            if c.dep_ == "dobj":
-                for o in self._conjuncts(c):
-                    got = self.mention(o)
-                    if got is not None and got[1] and got[1] not in _NOT_NAMES and got[1] not in ("GPE", "LOC"):
-                        out.append(got)
-        return out
+        if objects is None:
+            objects = [self.mention(o) for c in verb.children if c.dep_ == "dobj" for o in self._conjuncts(c)]
+        return [got for got in objects
+                if got is not None and got[1] and got[1] not in _NOT_NAMES and got[1] not in ("GPE", "LOC")]
 
     def _possessor(self, tok: Any) -> tuple[str, str] | None:
         """The owner a possessive stands for: "his"/"her" a person named as a subject before it in its sentence,

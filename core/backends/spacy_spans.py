@@ -13,12 +13,20 @@ import re
 from typing import Any
 
 from core.backends import spacy_anaphora as ana
+from core.backends.spacy_lists import MARKER_ADVERBS
 
 #: Entity labels that are values: typed nodes reached only as the object of a relation.
 VALUE_LABELS = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "MONEY"})
 _DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "his", "her", "its",
                           "their", "our", "my", "your", "some", "any", "each", "every", "another"})
 _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)|First|Second|Third|Fourth|Fifth|Sixth|Seventh|Eighth|Ninth|Tenth")
+
+#: lower-case words inside names ("Ludwig van Beethoven", "Charles de Gaulle", "Ibn al-Haytham")
+_PARTICLES = frozenset({"van", "von", "de", "del", "della", "der", "den", "di", "da", "du", "des", "la", "le", "el",
+                        "al", "bin", "ibn", "ben", "ter", "ten", "dos", "das", "do", "y", "e", "zu", "af", "av"})
+
+#: nouns of a kind whose name goes before them, naming nothing else: "the Quillstone typeface" is Quillstone
+_KIND_NOUNS = frozenset({"typeface", "font", "cultivar", "brand", "trademark"})
 
 #: a mention's tokens: (start, end, entity label; "" for a noun chunk, "TITLE" for the passage's title)
 Span = tuple[int, int, str]
@@ -31,16 +39,17 @@ def mention_spans(doc: Any, title: str | None) -> dict[int, Span]:
     for nc in chunk_roots.values():
         start = nc.start
         while start < nc.end and (doc[start].lower_ in _DETERMINERS or doc[start].dep_ in ("det", "poss")
-                                  or doc[start].tag_ in ("POS", "PRP$", "DT")):
-            start += 1
+                                  or doc[start].tag_ in ("POS", "PRP$", "DT") or doc[start].lower_ in MARKER_ADVERBS):
+            start += 1  # "notably the Dwell Paper Mill" is the mill (spacy_lists)
         # a possessor inside the chunk ("Lothair II's mother") is a mention of its own
         for t in doc[start:nc.end]:
             if t.dep_ == "case" and t.head.i < nc.root.i:
                 start = t.i + 1
         # a name after its description is the name: "the cattle ferry Brown Ox" is the Brown Ox, one node with
         # "The Brown Ox was a ferry" (the chunk "ferry Brown Ox" made a second)
-        if nc.root.pos_ == "PROPN" and doc[start].pos_ in ("NOUN", "ADJ"):
-            first = next((t.i for t in doc[start:nc.root.i + 1] if t.pos_ == "PROPN"), start)
+        # (a lower-case word the parser tagged PROPN describes too: "the typographer Idris Mallow")
+        if nc.root.pos_ == "PROPN" and (doc[start].pos_ in ("NOUN", "ADJ") or _described(doc[start])):
+            first = next((t.i for t in doc[start:nc.root.i + 1] if t.pos_ == "PROPN" and not _described(t)), start)
             if all(t.pos_ == "PROPN" for t in doc[first:nc.root.i + 1]):
                 start = first
         if start < nc.end:
@@ -72,6 +81,7 @@ def mention_spans(doc: Any, title: str | None) -> dict[int, Span]:
                 end = covered = j
         for i in range(start, end):
             out[i] = (start, end, ent.label_)
+    _kind_after_name(doc, chunk_roots.values(), out)
     if title:  # where the text names its title ("The Countess of Parma (Italian: ...) is a ..."),
         # those tokens are the title entity, however the parser split them
         base = title.split(" (", 1)[0]
@@ -83,6 +93,31 @@ def mention_spans(doc: Any, title: str | None) -> dict[int, Span]:
                         out[i] = (span.start, span.end, "TITLE")
                     _split_rest(doc, span, out)
     return out
+
+
+def _kind_after_name(doc: Any, chunks: Any, out: dict[int, Span]) -> None:
+    """A kind noun after a name is the name: "designed the Quillstone typeface" is Quillstone, one node with
+    "Quillstone is a serif typeface" (the chunk made a second node "Quillstone typeface"). Only nouns that name no
+    thing of their own (:data:`_KIND_NOUNS`; "the Beatles album" is no Beatles) after capitalised proper nouns."""
+    for nc in chunks:
+        root = nc.root
+        if root.pos_ != "NOUN" or root.lower_ not in _KIND_NOUNS or root.i == 0 or root.i + 1 != nc.end:
+            continue
+        name = out.get(root.i - 1)
+        if name is None or doc[root.i - 1].pos_ != "PROPN" or not all(
+                t.pos_ == "PROPN" and t.text[:1].isupper() for t in doc[name[0]:root.i]):
+            continue
+        if name[1] == root.i:  # an entity ending before the noun
+            out[root.i] = name
+        elif name[1] == nc.end and out.get(root.i) == name:  # the chunk: its name part alone
+            for i in range(name[0], nc.end):
+                out[i] = (name[0], root.i, name[2])
+
+
+def _described(tok: Any) -> bool:
+    """A lower-case word the parser tagged a proper noun, no particle of a name ("van", "de"): a description before
+    the name ("the typographer Idris Mallow" made the node "typographer Idris Mallow" beside "Idris Mallow")."""
+    return tok.pos_ == "PROPN" and tok.text.isalpha() and tok.text.islower() and tok.lower_ not in _PARTICLES
 
 
 def _overlapping(doc: Any, span: Any) -> list[Any]:

@@ -1,0 +1,91 @@
+"""Names a sentence lists after a plural noun, and objects a gapped clause shares (the ``spacy`` extractor).
+
+:class:`core.backends.spacy_relations._Piece` reads its relations over the dependency parse; these rules read two
+shapes the small parser gets wrong (an audit's type-foundry corpus; BubbleRAG §3.1 step 2, the triples of a passage):
+
+* **A member of a plural noun**: "It is known for its paper mills, *among them the Dwell Paper Mill*" — the parser
+  hung the name on "It" as an appositive, which read "<town> · is · Dwell Paper Mill". A name after "among them",
+  "including", "such as", "notably" … and a plural noun is one of that noun's things: it takes the relation the noun
+  has ("known for", "taught"), else the noun's owner has it ("its breweries, among them X": the town has X), never
+  an "is" (:func:`member_of`, :func:`member_edges`).
+* **A gapped object**: "The group bought Harrowgate Type Foundry in 1921 *and the Pellham Bindery in 1934*" — the
+  parser joined "Bindery" to the verb, not to the first object, so only a title link was left of the purchase. A noun
+  joined to a verb that has an object of its own is the verb's object too, with its own date (:func:`gapped_objects`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: what introduces the members of a plural noun after its comma, as lower-case words
+_MARKERS = (("among", "them"), ("among", "these"), ("among", "those"), ("among", "which"), ("including",),
+            ("such", "as"), ("notably",), ("especially",), ("particularly",), ("chiefly",), ("mainly",),
+            ("namely",))
+#: words of a marker the parser may put inside the member's own noun chunk ("notably the Dwell Paper Mill")
+MARKER_ADVERBS = frozenset({"notably", "especially", "particularly", "chiefly", "mainly", "namely"})
+_PLURAL = ("NNS", "NNPS")
+
+
+def member_of(m: Any, tok: Any) -> Any:
+    """The plural noun whose member the mention ``tok`` heads ("its paper mills, among them the Dwell Paper Mill" →
+    "mills"): a marker (:data:`_MARKERS`) right before the name, a comma before the marker and a plural noun before
+    the comma, in one sentence; else None."""
+    doc = m.doc
+    span = m.mention_of.get(tok.i)
+    start = span[0] if span is not None else min([tok.i, *(c.i for c in tok.children if c.dep_ == "compound")])
+    while start < tok.i and (doc[start].pos_ == "DET" or doc[start].lower_ in MARKER_ADVERBS):
+        start += 1
+    while start > 0 and doc[start - 1].lower_ in ("the", "a", "an"):
+        start -= 1
+    first = tok.sent.start
+    for marker in _MARKERS:
+        at = start - len(marker)
+        if at - 2 < first or tuple(t.lower_ for t in doc[at:start]) != marker:
+            continue
+        if doc[at - 1].text == "," and doc[at - 2].tag_ in _PLURAL:
+            return doc[at - 2]
+    return None
+
+
+def member_edges(m: Any, tok: Any, plural: Any) -> None:
+    """Give the member ``tok`` of ``plural`` (and the names joined to it by "and") the plural noun's relation: its
+    verb's ("taught many students, among them X" → taught X; "known for its paper mills, among them X" → known for
+    X), else its owner's "has" ("famous for its breweries, among them X" → <owner> · has · X)."""
+    members = [m.mention(t) for t in m._conjuncts(tok)]
+    verb, rel = plural.head, None
+    if plural.dep_ == "dobj" and verb.pos_ == "VERB":
+        rel = m.verb_phrase(verb)
+    elif plural.dep_ == "pobj" and verb.dep_ == "prep" and verb.head.pos_ == "VERB":
+        verb, rel = verb.head, f"{m.verb_phrase(verb.head)} {verb.lower_}"
+    subjects = m._subjects_of(verb) if rel is not None and verb.lower_ not in ("is", "was", "are", "were", "be", "been") else []
+    if not subjects:
+        owner = next((c for c in plural.children if c.dep_ == "poss"), None)
+        subjects, rel = ([m._possessor(owner)] if owner is not None else []), "has"
+    for s in subjects:
+        for x in members:
+            m.add(s, rel, x)
+
+
+def gapped_objects(m: Any, verb: Any, subjects: list[tuple[str, str]], phrase: str) -> None:
+    """"bought Harrowgate Type Foundry in 1921 and the Pellham Bindery in 1934": a noun the parser joined to ``verb``
+    (``conj``) while the verb has an object of its own is a second object, with its own prepositions ("bought in 1934",
+    the object's date too as :meth:`~core.backends.spacy_relations._Piece._dated_objects` gives the first's)."""
+    if not any(c.dep_ == "dobj" for c in verb.children):
+        return
+    for c in verb.children:
+        if c.dep_ != "conj" or c.pos_ not in ("NOUN", "PROPN") or any(g.dep_ in ("nsubj", "nsubjpass") for g in c.children):
+            continue
+        obj = m.mention(c)
+        if obj is None:
+            continue
+        for s in subjects:
+            m.add(s, phrase, obj)
+        for prep in c.children:
+            if prep.dep_ != "prep":
+                continue
+            for p in prep.children:
+                if p.dep_ != "pobj":
+                    continue
+                tail = m.mention(p)
+                for s in subjects + m._dated_objects(verb, prep, tail, [obj]):
+                    m.add(s, f"{phrase} {prep.lower_}", tail)
