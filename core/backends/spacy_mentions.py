@@ -121,7 +121,7 @@ class _Mentions:
         if label == "TITLE" and self.title:
             return self.title, "TITLE"
         name = self.text_of(span)
-        if not _good_name(name) or name.lower() in ("one", "ones"):
+        if not _good_name(name) or name in ("one", "ones"):
             return None  # "bought its first one": a pronoun-like "one" names nothing (the CARDINAL tag is no number)
         if self.title and label not in VALUE_LABELS and normalize_name(canonical_entity(name)) in self.title_keys:
             return self.title, "TITLE"

@@ -5,7 +5,9 @@ Subject–verb–object (``starred in``, active and passive ``directed by``), co
 ``mother of``) and verb + preposition (``born in``). The subject of a participle is resolved
 through the copula or apposition to the entity the sentence is about, never a modifier, nor the goods a maker makes
 ("a maker of wooden beehives founded by X": the maker). A date of an active verb is its named object's too ("hosted
-the International Honey Exhibition in 1931"). Mentions come from :mod:`core.backends.spacy_mentions`.
+the International Honey Exhibition in 1931"). A name listed after a plural noun ("its paper mills, among them X") and
+an object a gapped clause shares ("bought X in 1921 and the Y in 1934") are :mod:`core.backends.spacy_lists`'s.
+Mentions come from :mod:`core.backends.spacy_mentions`.
 """
 
 from __future__ import annotations

@@ -49,3 +49,6 @@ def test_its_first_one_is_no_node(ex):
                       "its first one in 1890.")
     assert "one" not in nodes(got), got
     assert ("Dunmore Printing Works", "bought in", "1890") in got, got
+    # a work named "One" is a name
+    got = triples(ex, "Kessa Vale\nKessa Vale is a singer from Holt. She released One in 1991.")
+    assert ("Kessa Vale", "released", "One") in got, got
