@@ -157,9 +157,8 @@ STEPS: tuple[TourStep, ...] = (
              "counts them). Section 3: the phrase seeds those kept facts give, with their weights. Section 5: where "
              "the ✓ gold passages ranked after the walk — a walk spreads from the seeds to their neighbours, so a "
              "passage two hops away can rise. Section 6: the answer from the top passages, against the gold answer.",
-             brief="The lesson at the top (where the gold passages ranked, where the answer came from); then "
-                   "§1–§2: which linked facts the model kept; §3: the phrase seeds they give; §5: where the walk "
-                   "ranked the ✓ gold passages; §6: the answer against the gold answer.",
+             brief="The lesson at the top; then §1–§2: the linked facts the model kept; §3: the seeds they give; "
+                   "§5: where the walk ranked the ✓ gold passages; §6: the answer against the gold answer.",
              paper="HippoRAG 2", lesson=True),
     TourStep("pages/compare.py", KEANU, "§4 (baselines)",
              "Every method of the app runs the same question on the same graph and backends, and the failure "
@@ -708,7 +707,8 @@ def step_lesson(question: str, results: Mapping[str, Any], questions: Sequence[A
 
     titles = {c: passage_label(graph, c) for c in gold.chunk_ids if c in graph.chunk_index}
     return lesson(question, [shown(m, r) for m, r in results.items()], gold.chunk_ids, gold.answers,
-                  extractive=shown(EXTRACTIVE_METHOD, extractive) if extractive is not None else None, titles=titles,
+                  extractive=shown(str(getattr(extractive, "method", EXTRACTIVE_METHOD)), extractive)
+                  if extractive is not None else None, titles=titles,
                   model=model)
 
 
@@ -805,7 +805,8 @@ def _model_name(llm: str, results: Mapping[str, Any] | None = None) -> str:
 
 
 def lesson_ui(page: str, act: Any, results: Mapping[str, Any], *, where: Any | None = None,
-              question: str | None = None, own: Callable[[Sequence[str]], list[str]] | None = None) -> None:
+              question: str | None = None, own: Callable[[Sequence[str]], list[str]] | None = None,
+              extractive: str = EXTRACTIVE_METHOD) -> None:
     """What the runs shown on ``page`` teach, read from them (:func:`step_lesson`), in ``where`` (a
     :func:`lesson_slot`) or here, under the page's main element.
 
@@ -813,7 +814,8 @@ def lesson_ui(page: str, act: Any, results: Mapping[str, Any], *, where: Any | N
     wrong answer is wrong, and the ``none``-mode answer of the tour's method beside it. ``own`` (the other papers'
     pages) gives the lines on the page's own method instead, from the gold answers: how GRanker moved the gold
     nodes, which UNK the SG-RAG answer came from, which chain ReG's did; the answer against the gold answer and why
-    it is wrong follow, and no BubbleRAG line. Off the tour (or on another step), the pages of :data:`LESSON_PAGES`
+    it is wrong follow, and no BubbleRAG line. ``extractive``: whose ``none``-mode answer is quoted beside the LLM's
+    (the tour's method, BubbleRAG; HippoRAG 2's page its own). Off the tour (or on another step), the pages of :data:`LESSON_PAGES`
     show the lesson of ``question`` folded, when the workspace gives it a gold answer; the extractive answer only
     when its run is cached (no run is started for it). Nothing elsewhere."""
     from components import resources, runs, workspaces
@@ -839,12 +841,12 @@ def lesson_ui(page: str, act: Any, results: Mapping[str, Any], *, where: Any | N
         if graph is None:
             return
         ext = None
-        seen = (act.key, json.dumps(act.backends.names(), sort_keys=True, default=str), asked)
+        seen = (act.key, json.dumps(act.backends.names(), sort_keys=True, default=str), asked, extractive)
         model = _model_name(act.llm_name, results)
         if own is None and not model.startswith(NONE_ANSWERER) and (on_step or seen in _extractive_runs()):
             try:  # the extractive answer of the tour's method, LLM off: what the passages say without a model
                 none = dataclasses.replace(act.backends, llm=resources.llm("none"))
-                ext = runs.method_run(METHODS[EXTRACTIVE_METHOD], act.workspace, act.key, none, asked, defer=True)
+                ext = runs.method_run(METHODS[extractive], act.workspace, act.key, none, asked, defer=True)
                 _extractive_runs().add(seen)
             except EgxError:  # (PreparationPending is one) the lesson stands without it
                 ext = None

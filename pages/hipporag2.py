@@ -21,5 +21,5 @@ if not query:
     st.info("Type a question to step through HippoRAG 2.")
     st.stop()
 res = runs.page_run(act, HIPPORAG2, query, cfg)
-tour.lesson_ui(current(), act, {"hipporag2": res}, where=lesson_at, question=query)
+tour.lesson_ui(current(), act, {"hipporag2": res}, where=lesson_at, question=query, extractive="hipporag2")
 view.stages(act, res, query, by_q, questions)
