@@ -264,6 +264,10 @@ def _stale(out: Path, what: list[str], run: Mapping[str, Any]) -> ResumeCheck:
         "not resumed: start a new run (a new run name), or open the old one on the “Load a report” tab.", run)
 
 
+#: The settings :func:`settings_diff` names first, in this order.
+SETTINGS_FIRST = ("workspace", "budget", "backends", "cut")
+
+
 def settings_diff(old: Mapping[str, Any], new: Mapping[str, Any], keys: list[str]) -> str:
     """``workspace: demo → musique; backends.llm: none → recorded`` — the settings a resumed run would change,
     named without the run's files (paths in the values are cut to their last part)."""
@@ -272,7 +276,8 @@ def settings_diff(old: Mapping[str, Any], new: Mapping[str, Any], keys: list[str
         return Path(text).name if text.startswith("/") else text
 
     parts = []
-    for k in keys:
+    # what a reader checks first leads (only four are shown): another workspace, then another budget
+    for k in sorted(keys, key=lambda k: (SETTINGS_FIRST.index(k) if k in SETTINGS_FIRST else len(SETTINGS_FIRST), k)):
         a, b = old.get(k), new.get(k)
         if isinstance(a, dict) and isinstance(b, dict):
             parts += [f"{k}.{s}: {show(a.get(s))} → {show(b.get(s))}" for s in sorted(set(a) | set(b))

@@ -69,7 +69,9 @@ def test_intervals_and_which_differences_are_real(home):
     at.selectbox(key=S.BENCH_PAIR_B).set_value("bubblerag").run()
     words = _panel_words(at)
     assert words and all("Naive RAG (dense) − BubbleRAG (bubblerag) = 0.0 [" in w and "within noise (the interval holds 0)" in w for w in words)
-    assert len(at.get("plotly_chart")) == 4
+    # recall, latency and the paired differences; every question "ok", so where evidence was lost is said in words
+    assert len(at.get("plotly_chart")) == 3
+    assert any("**Where the gold evidence was lost**: nowhere" in c.value for c in at.caption)
     assert not at.exception, [e.value for e in at.exception]
 
 
@@ -79,7 +81,7 @@ def test_a_run_of_one_method_has_nothing_to_compare(home):
     at.button(key=S.BENCH_LOAD).click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert any("This run has one method: there is nothing to compare" in i.value for i in at.info)
-    assert len(at.get("plotly_chart")) == 3
+    assert len(at.get("plotly_chart")) == 2  # recall and latency (no question lost its evidence: said in words)
 
 
 def test_an_interval_cell_fits_its_column(home):
