@@ -127,10 +127,12 @@ def sgrag_lines(nodes: Sequence[QueryNode], edges: Sequence[tuple[str, str]],
                   and b in by_id]
         line = (f"The query graph joins {and_list([by_id[q].name for q in spokes if q in by_id])} to "
                 f"{by_id[hub].name}" + (f", and {and_list(others)}" if others else "") + ".")
-        if len(spokes) > 1:
+        swapped = misplaced_hub(by_id, hub, spokes, question)
+        if swapped:  # said instead of the path sentence, so the lesson's first line stays short on a projector
+            line += swapped
+        elif len(spokes) > 1:
             line += (f" Every path between the question's entities runs through {by_id[hub].name}: that is what the "
                      "matching looks for in the graph.")
-        line += misplaced_hub(by_id, hub, spokes, question)
         out.append(line)
     else:
         out.append("The query graph has no edge: nothing joins its nodes, so no path can be matched.")
@@ -191,7 +193,7 @@ def _head_noun(node: QueryNode) -> str:
 
 
 def misplaced_hub(by_id: Mapping[str, QueryNode], hub: str, spokes: Sequence[str], question: str) -> str:
-    """" The question puts A and B with UNK q3 (the movie) …, not UNK q4 (the main villain): …" when the query graph
+    """" The question puts A and B with UNK q3 (the movie): the two UNKs are swapped, …" when the query graph
     joins two or more of the question's named entities to an UNK hub while the question's words put them with another
     UNK — the nearest UNK noun before the first entity's mention ("the movie where Keanu Reeves and …") names a
     different UNK than the hub (an audit: the lesson described a swapped graph without saying it was wrong). ""
@@ -219,9 +221,8 @@ def misplaced_hub(by_id: Mapping[str, QueryNode], hub: str, spokes: Sequence[str
     _pos, near = max(before)
     if near == hub:
         return ""
-    return (f" The question puts {and_list([by_id[u].name for u in named])} with {by_id[near].name}, not with "
-            f"{by_id[hub].name}: the query graph swapped the two, so a match binds {by_id[hub].name} to what the "
-            f"question means by {by_id[near].name} (read §5's bindings with that in mind).")
+    return (f" The question puts {and_list([by_id[u].name for u in named])} with {by_id[near].name}: the two UNKs are "
+            f"swapped, so a match binds {by_id[hub].name} to what the question means by {by_id[near].name}.")
 
 
 def reg_lines(chains: Sequence[tuple[str, Sequence[str], int]], answer: str, gold_answers: Sequence[str]) -> list[str]:
