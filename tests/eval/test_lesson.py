@@ -376,10 +376,9 @@ def test_the_sgrag_lesson_says_when_the_query_graph_joins_the_entities_to_the_wr
              QueryNode("q4", "UNK", "The director: who made it")]
     swapped = [("q1", "q4"), ("q2", "q4"), ("q3", "q4")]
     subs = [{"q1": "Ada Vane", "q2": "Bo Lund", "q3": "Rhea Dunn", "q4": "Glass Harbour"}]
-    line = sgrag_lines(nodes, swapped, subs, "Rhea Dunn", ["Rhea Dunn"], question=question)[0]
-    assert "to UNK q4 (the director). The question puts “Ada Vane” and “Bo Lund” with UNK q3 (the film): the two UNKs " \
-           "are swapped" in line
-    assert "Every path" not in line  # said instead of the path sentence: the first line stays short
+    lines = sgrag_lines(nodes, swapped, subs, "Rhea Dunn", ["Rhea Dunn"], question=question)
+    # third, after the query graph and the answer lines (the two that open the tour's page, kept short)
+    assert lines[2] == "The question puts “Ada Vane” and “Bo Lund” with UNK q3 (the film): the two UNKs are swapped."
     wired = [("q1", "q3"), ("q2", "q3"), ("q4", "q3")]
-    assert "swapped" not in sgrag_lines(nodes, wired, subs, "Rhea Dunn", ["Rhea Dunn"], question=question)[0]
-    assert "swapped" not in sgrag_lines(nodes, swapped, subs, "Rhea Dunn", ["Rhea Dunn"])[0]  # no question: no claim
+    assert not any("swapped" in x for x in sgrag_lines(nodes, wired, subs, "Rhea Dunn", ["Rhea Dunn"], question=question))
+    assert not any("swapped" in x for x in sgrag_lines(nodes, swapped, subs, "Rhea Dunn", ["Rhea Dunn"]))  # no question
