@@ -170,14 +170,32 @@ def report_change(settings: Mapping[str, Any], workspace: Workspace, graph: Any 
     return content_change(old, now, workspace.meta.inserts)
 
 
+#: What a model stamp's value is where it is not the model itself: SG-RAG's names the model it would train (a key
+#: of the graph, embedder and seed), so after "Add documents" it changes before any model is trained on the new graph.
+STAMP_GLOSS = {"dominance model": "the key of the graph, embedder and seed it is trained from: after a change to the "
+                                  "graph a new one is trained on first use"}
+
+
 def model_change(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
     """Which trained models differ between two :func:`model_stamps` values, for the methods both hold ("" when
-    none), e.g. ``reg's ReG@Triple retriever sha256:3f2a… → sha256:9c1d…``."""
+    none), each under its method's title, e.g. ``ReG's ReG@Triple retriever sha256:3f2a… → sha256:9c1d…``; a
+    stamp that is a key rather than a model says so (:data:`STAMP_GLOSS`)."""
+    from core.methods.registry import get_method
+    from core.papers import paper_of
+
+    def title(m: str) -> str:  # the method's paper ("SG-RAG", "ReG") where it is one method of one paper
+        try:
+            found = paper_of(get_method(m).paper)
+        except UnknownNameError:  # a method no longer registered keeps its name
+            return m
+        return found[0].key if found is not None else m
+
     parts = []
     for m in [m for m in new if m in old]:
         a, b = old.get(m) or {}, new.get(m) or {}
-        parts += [f"{m}'s {name} {a.get(name, 'none')} → {b.get(name, 'none')}" for name in sorted(set(a) | set(b))
-                  if a.get(name) != b.get(name)]
+        parts += [f"{title(m)}'s {name} {a.get(name, 'none')} → {b.get(name, 'none')}"
+                  + (f" ({STAMP_GLOSS[name]})" if name in STAMP_GLOSS else "")
+                  for name in sorted(set(a) | set(b)) if a.get(name) != b.get(name)]
     return "; ".join(parts)
 
 

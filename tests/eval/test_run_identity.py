@@ -134,6 +134,18 @@ def test_a_retrained_model_is_a_change_too(corpus_ws, tmp_path):
         assert rep.ran == 3 and json.loads((out / RUN).read_text())["settings"]["models"] == {"toy": {"toy model": "v1"}}
 
 
+def test_a_stamp_that_is_a_key_says_what_it_names():
+    """SG-RAG's stamp is the key of the model it would train, so after "Add documents" it changes before a model
+    exists for the new graph; the stale notice says so (an audit read "dominance model 390f… → f713…" beside "none
+    trained on its current graph" as a contradiction)."""
+    from core.eval.identity import model_change
+
+    text = model_change({"sgrag": {"dominance model": "390f"}}, {"sgrag": {"dominance model": "f713"}})
+    assert text.startswith("SG-RAG's dominance model 390f → f713 (the key of the graph, embedder and seed")
+    assert "trained on first use" in text
+    assert model_change({"gone": {"m": "a"}}, {"gone": {"m": "b"}}) == "gone's m a → b"  # unregistered: its name
+
+
 def test_a_run_saved_before_runs_kept_their_identity_resumes_only_when_asked(corpus_ws, tmp_path):
     path, _, b = corpus_ws
     out = tmp_path / "run"
