@@ -20,6 +20,23 @@ def _fresh_caches() -> None:
 
 
 @pytest.fixture
+def tour_warmup() -> None:
+    """Ask for this to let Home load the guided demo's models in the background (``prefetch.warm_models``)."""
+
+
+@pytest.fixture(autouse=True)
+def _no_tour_warmup(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Home, on choices other than the tour's, loads the tour's models in a background thread of the process
+    (``components.prefetch.warm_models``): in another test that thread calls what the test monkeypatches
+    (``resources.llm``, the embedders) after the test has moved on. Off unless a test asks for ``tour_warmup``."""
+    if "tour_warmup" in request.fixturenames:
+        return
+    from components import prefetch
+
+    monkeypatch.setattr(prefetch, "warm_models", lambda: False)
+
+
+@pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """An empty ``EGX_HOME`` under ``tmp_path``, the fast hashing embedder and bi-encoder stand-in
     reranker (tests of the real defaults unset them), no LLM settings."""

@@ -56,7 +56,7 @@ def test_the_step_before_compare_fetches_its_runs_and_compare_joins_them(home: P
 
 
 @pytest.mark.slow
-def test_home_on_other_choices_loads_the_tours_models_in_the_background(home: Path) -> None:
+def test_home_on_other_choices_loads_the_tours_models_in_the_background(home: Path, tour_warmup: None) -> None:
     """On a freshly started server the tour's first steps waited for the recording's embedder and reranker to load
     (an audit's lecturer saw "Running BubbleRAG on this question …"): Home, on the person's own choices, loads them
     in an unlisted background job, once, and says the first steps may take a few seconds."""
