@@ -5,6 +5,7 @@ The tests run app.py with this page as the default page (:func:`tests.app.browse
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -70,6 +71,19 @@ def test_page_compares_rankings_on_the_demo(home: Path) -> None:
     names = set(_demo_graph().node_names)
     assert set(right) <= {md_escape(n) for n in names}
     assert "hugo weaving" in frames[0].proto.srcdoc.lower()
+    # how common a ✓ is by chance: the gold nodes' share of the graph, counted here from the nodes' provenance
+    from core.index.paths import workspaces_root
+    from core.index.questions import load_questions
+    from core.index.workspace import Workspace
+
+    ws = Workspace.open(workspaces_root() / "demo")
+    gold = set(next(q for q in load_questions(ws) if q.question.startswith("Who played the main villain")).gold_chunks)
+    want = sum(1 for chunks in ws.graph.node_chunks if gold & set(chunks))
+    share = re.search(r"here ([\d,]+) of the graph's ([\d,]+) nodes, (\d+)%: a top 10 drawn at random would hold "
+                      r"([\d.]+) ✓ on average", caps)
+    assert share is not None, caps
+    got, nodes = int(share[1].replace(",", "")), int(share[2].replace(",", ""))
+    assert got == want > 0 and nodes >= got and float(share[4]) == pytest.approx(10 * want / nodes, abs=0.05)
     # TR / MissTR over nodes (gold nodes = nodes of gold passages), R@10 over the mapped passages
     assert ((metrics["MissTR"] >= 0) & (metrics["MissTR"] <= metrics["TR"]) & (metrics["TR"] <= 1)).all()
     assert metrics.loc["GRanker", "R@10"] > 0
