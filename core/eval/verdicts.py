@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from core.methods.base import NO_GOLD, OK, STAGE_LABELS, STAGE_ORDER
-from core.text import exact_match, normalize_answer, token_f1
+from core.text import FUNCTION_WORDS, exact_match, normalize_answer, token_f1
 
 __all__ = ["ANSWER_PARTIAL", "ANSWER_STAGE", "CHANCE_LABEL", "ERROR", "MATCH_LABELS", "NOT_RETRIEVED_LABEL", "READ_BY_ANSWER_LABEL", "VERDICT_KEYS",
            "VERDICT_LABELS", "AnswerMatch", "MatchKind", "Tone", "Verdict", "diagnosis_verdict", "is_failure",
@@ -85,6 +85,9 @@ class AnswerMatch:
     em: float | None = None  #: None without a gold answer
     f1: float | None = None
     gold: str = ""  #: the gold answer or alias the kind refers to (the primary answer when none matched)
+    #: the function words ("of", "in") a ``none`` answer shares with the gold answer: they give it token F1 > 0
+    #: (SQuAD's F1 counts them) but are no shared content
+    shared: tuple[str, ...] = ()
 
     @property
     def partly_right(self) -> bool:
@@ -95,6 +98,8 @@ class AnswerMatch:
     def label(self) -> str:
         """E.g. ``"alias match (Stanley Hall)"``, ``"partial match (part of the gold answer)"``."""
         text = MATCH_LABELS[self.kind]
+        if self.kind == "none" and self.shared:
+            return f"{text} (only {', '.join(f'“{w}”' for w in self.shared)} shared)"
         return f"{text} ({self.gold})" if self.kind == "alias" else text
 
 
@@ -104,7 +109,9 @@ def match_answer(answer: str, golds: Sequence[str]) -> AnswerMatch:
     The kind, checked in this order on SQuAD-normalised text: ``exact`` (EM with the primary answer),
     ``alias`` (EM with an alias only), ``contains`` (a gold answer occurs in the answer as whole words),
     ``part`` (every word of the answer is a word of one gold answer: a surname, a year of a date),
-    ``overlap`` (F1 > 0 otherwise: "26 March 851" for "20 March 851" is not partly right), ``none``;
+    ``overlap`` (F1 > 0 otherwise: "26 March 851" for "20 March 851" is not partly right), ``none`` (also when
+    the only words shared are function words: "Ermengarde of Tours" for "Judith of Bavaria" keeps SQuAD's F1 0.33,
+    but is no match; :attr:`AnswerMatch.shared` names the words);
     ``no_answer`` for an empty answer, ``no_gold`` when there is no gold answer (EM and F1 are then None).
 
     Examples
@@ -114,6 +121,8 @@ def match_answer(answer: str, golds: Sequence[str]) -> AnswerMatch:
     ('part', 0.0, 0.67)
     >>> match_answer("Stanley Hall", ["G. Stanley Hall", "Stanley Hall"]).label
     'alias match (Stanley Hall)'
+    >>> match_answer("Ermengarde of Tours", ["Judith of Bavaria"]).label
+    'no match (only “of” shared)'
     """
     gs = [str(g) for g in golds if g is not None and normalize_answer(str(g))]
     if not gs:
@@ -135,7 +144,12 @@ def match_answer(answer: str, golds: Sequence[str]) -> AnswerMatch:
     for g in gs:
         if not words - Counter(normalize_answer(g).split()):
             return AnswerMatch("part", em, f1, g)
-    return AnswerMatch("overlap" if f1 > 0 else "none", em, f1, gs[0])
+    if f1 <= 0:
+        return AnswerMatch("none", em, f1, gs[0])
+    common = set(a.split()) & {w for g in gs for w in normalize_answer(g).split()}
+    if common <= FUNCTION_WORDS:
+        return AnswerMatch("none", em, f1, gs[0], tuple(w for w in dict.fromkeys(a.split()) if w in common))
+    return AnswerMatch("overlap", em, f1, gs[0])
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,10 @@ def _oracle_f1(pred: str, gold: str) -> float:
                                                                                      "Hugo Weaving")),
     ("26 March 851", ["20 March 851"], "overlap", 0.0, 2 / 3),  # a wrong date is not partly right
     ("Laurence Fishburne", ["Hugo Weaving"], "none", 0.0, 0.0),
+    # only a function word shared: SQuAD's F1 counts "of", but no content is shared (an audit read "some words
+    # shared" beside a wrong person on a class's screen)
+    ("Ermengarde of Tours", ["Judith of Bavaria"], "none", 0.0, 1 / 3),
+    ("Duke of London", ["Tower of London"], "overlap", 0.0, 2 / 3),  # "London" is content: shared words
     ("", ["Hugo Weaving"], "no_answer", 0.0, 0.0),
 ])
 def test_match_answer_oracle(answer, golds, kind, em, f1):
@@ -65,6 +69,8 @@ def test_match_answer_without_gold_has_no_scores():
 def test_match_labels():
     assert match_answer("Stanley Hall", ["G. Stanley Hall", "Stanley Hall"]).label == "alias match (Stanley Hall)"
     assert match_answer("Weaving", ["Hugo Weaving"]).label == "partial match (part of the gold answer)"
+    assert match_answer("Ermengarde of Tours", ["Judith of Bavaria"]).label == "no match (only “of” shared)"
+    assert match_answer("Laurence Fishburne", ["Hugo Weaving"]).label == "no match"
     assert set(MATCH_LABELS) == {"exact", "alias", "contains", "part", "overlap", "none", "no_answer", "no_gold"}
 
 
