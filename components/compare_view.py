@@ -266,10 +266,17 @@ def summary_columns(widths: Mapping[str, int] | None = None, *, replayed: bool =
         "took live when it was recorded, stage by stage (the model and machine the recording names; each page's "
         "timer lines give them per stage). Blank for a run that is no replay")
     out["answer match"] = st.column_config.TextColumn("answer match", width=w["answer match"])
+    for c in ("EM", "F1"):  # text: a number, or NOT_SCORED for an answer no LLM wrote
+        out[c] = st.column_config.TextColumn(c, width=w[c], help="SQuAD exact match / token F1 of an LLM's answer "
+                                             f"against the gold answer; {NOT_SCORED} for a sentence quoted without one")
     out["ctx chunks"] = st.column_config.NumberColumn(
         "ctx chunks", width=w["ctx chunks"], help="Passages handed to the answer; for a method whose evidence is "
         "triples (SG-RAG's subgraph, ReG's chains) the passages its triples come from — not a count of the triples")
     return out
+
+
+#: EM / F1 of an answer no LLM wrote (not scored, as the Benchmark leaves it)
+NOT_SCORED = "–"
 
 
 #: the "seconds" column's header where a run is a replay: an audit read BubbleRAG's 0.055 s as its cost, and then
@@ -642,8 +649,9 @@ def summary(act: Any, graph: KnowledgeGraph, found: Runs, *, query: str, gold: G
         if gold.answers:  # EM / F1 and the kind of match beside the verdict
             am = match_answer(r.answer, gold.answers)
             by_llm = answer_by_llm(r)  # no EM / F1 for an answer no LLM wrote, as the Benchmark scores it
-            row.update({"EM": am.em if by_llm else None, "F1": round(am.f1 or 0.0, 2) if by_llm else None,
-                        "answer match": am.label})
+            # "–" (as the Benchmark writes it), not an empty cell: Streamlit shows a missing number as "None"
+            row.update({"EM": f"{am.em or 0:g}" if by_llm else NOT_SCORED,
+                        "F1": f"{am.f1 or 0.0:.2f}" if by_llm else NOT_SCORED, "answer match": am.label})
         triage.append(result_row(r, gold, found.diagnoses.get(m), question=query, title_of=chunk_title(graph),
                                  metrics=met))
         row["seconds"] = round(r.trace.seconds, 3)

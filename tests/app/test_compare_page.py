@@ -66,7 +66,8 @@ def test_compare_page_triage_gold_answer_verdicts_and_download(home):
     assert list(more.columns)[:2] == ["method", "answer match"] and list(more["method"]) == list(summary["method"])
     gold_lines = [m.value for m in at.markdown if m.value.startswith("Gold answer: **")]
     assert len(gold_lines) == 2 and all(QUOTED_NOTE in g and " · EM " not in g for g in gold_lines)
-    assert summary["EM"].isna().all() and summary["F1"].isna().all()  # LLM none: blank, as on the Benchmark
+    # LLM none: "–", as on the Benchmark (an empty cell showed a grey "None")
+    assert list(summary["EM"]) == list(summary["F1"]) == ["–", "–"]
     badges = [b.value for b in [*at.success, *at.warning, *at.error]]
     for verdict in summary["verdict"]:
         assert any(b.startswith(f"**{verdict}** — ") for b in badges), (verdict, badges)
