@@ -33,6 +33,7 @@ from core.backends.registry import LLMS
 from core.background.jobs import JobBusyError
 from core.batch.tasks import bench_job, bench_spec, budget_run
 from core.errors import Cancelled, EgxError
+from core.eval.estimate import pairs_done, remaining_estimate
 from core.eval.identity import report_change
 from core.eval.judge_choice import SAME, choose_judge
 from core.eval.paper_metrics import APP_WORDING as JUDGE_APP_WORDING
@@ -203,8 +204,10 @@ def _launch(act: Active, choice: Choice, out_dir: Path, backends: Backends, judg
                       meta={"questions_file": str(ws.questions_path)}, resume_unverified=resume_unverified,
                       keep_trained=keep_trained, budget=choice.budget.name if choice.budget else "own")
 
-    eligible = sum(1 for q in choice.questions if q.gold_chunks)
-    expected = _whole_estimate(act, methods, min(limit or eligible, eligible))
+    eligible = [q.id for q in choice.questions if q.gold_chunks]
+    n = min(limit or len(eligible), len(eligible))
+    # a resumed run skips the pairs its folder holds: the time left leans on the pairs still to run
+    expected = _whole_estimate(act, methods, n, done=pairs_done(out_dir, methods, eligible[:n]))
 
     def work(job: Job) -> BenchReport:
         job.report(page="pages/benchmark.py")  # the banner on every page links back here
@@ -285,8 +288,9 @@ def estimate_caption(act: Active, methods: Sequence[str], n: int, judge_name: st
     st.caption(f":material/schedule: {md_escape(text)}")
 
 
-def _whole_estimate(act: Active, methods: Sequence[str], n: int) -> float | None:
-    """The run's whole estimate as :func:`estimate_caption` says it (builds before the methods included), or None."""
+def _whole_estimate(act: Active, methods: Sequence[str], n: int, *, done: int = 0) -> float | None:
+    """The run's whole estimate as :func:`estimate_caption` says it (builds before the methods included), or None;
+    ``done``: pairs its run folder already holds (:func:`core.eval.estimate.remaining_estimate`)."""
     if not (methods and n):
         return None
     llm = "none" if _llm_part(act) == NO_LLM_NAME else act.llm_name
@@ -295,7 +299,8 @@ def _whole_estimate(act: Active, methods: Sequence[str], n: int) -> float | None
                                        act.workspace.meta.n_chunks or None)
     except (EgxError, OSError):
         return None
-    return float(est.total) + _preparations_seconds(act, methods)
+    return remaining_estimate(float(est.total), float(est.overhead), n * len(methods), done) \
+        + _preparations_seconds(act, methods)
 
 
 def _whole_run_seconds(act: Active, methods: Sequence[str], n_gold: int) -> float | None:

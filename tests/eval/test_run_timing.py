@@ -147,6 +147,22 @@ def test_the_estimate_reads_earlier_runs_of_the_same_workspace_and_llm(tmp_path)
     assert live.lower_bound and "at least" in live.sentence()
 
 
+def test_a_resumed_run_is_estimated_on_the_pairs_it_has_left(tmp_path):
+    """An audit's fully resumed benchmark (88 of 88 pairs in its folder) said "about 40 s left" and ended in 8 s."""
+    from core.eval.estimate import pairs_done, remaining_estimate
+
+    out = tmp_path / "run"
+    assert pairs_done(out, ["dense"], ["q1"]) == 0  # no folder yet
+    out.mkdir()
+    rows = [{"question_id": q, "method": m} for q in ("q1", "q2", "q3") for m in ("dense", "ppr")]
+    (out / "results.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n{torn", encoding="utf-8")
+    assert pairs_done(out, ["dense", "ppr"], ["q1", "q2", "q3"]) == 6
+    assert pairs_done(out, ["dense", "rerank"], ["q1", "q2", "q4"]) == 2  # only pairs this run would write
+    assert remaining_estimate(40.0, 4.0, 88, 88) == pytest.approx(4.0)  # all done: the fixed costs are left
+    assert remaining_estimate(40.0, 4.0, 88, 44) == pytest.approx(22.0)
+    assert remaining_estimate(40.0, 4.0, 88, 0) == pytest.approx(40.0)
+
+
 def test_the_fast_signed_rank_test_gives_scipys_p_values_with_ties_and_zeros():
     """The report's Wilcoxon p-values for up to 13 questions are enumerated in one matrix product (scipy's
     permutation test took ~10 s of a 10-question × 8-method report): the same figures as scipy's."""
