@@ -74,11 +74,11 @@ if TYPE_CHECKING:
 
 #: readable, numbers narrow, the long "why" late.
 PER_QUESTION_COLUMNS = {
-    # "large": at "medium" an audit's questions read "Which city was the founder of Ha…" alike
-    "question": st.column_config.TextColumn("question", width="large"),
+    # 330 px: at "medium" (200) an audit's questions read "Which city was the founder of Ha…" alike
+    "question": st.column_config.TextColumn("question", width=330),
     "method": st.column_config.TextColumn("method", width="small", help="Registry names (dense = Naive RAG, …: "
                                           "the Methods box's help)"),
-    "verdict": st.column_config.TextColumn("verdict", width="medium"),
+    "verdict": st.column_config.TextColumn("verdict", width=170),
     "EM": st.column_config.NumberColumn("EM", width="small", help="SQuAD exact match (best over the aliases)"),
     "F1": st.column_config.NumberColumn("F1", width="small", help="SQuAD token F1 (best over the aliases)"),
     "answer match": st.column_config.TextColumn("answer match", width="medium"),
@@ -92,12 +92,15 @@ PER_QUESTION_COLUMNS = {
     RETRIEVED: st.column_config.TextColumn(RETRIEVED, width="medium"),
     **{f"R@{k}": st.column_config.NumberColumn(f"R@{k}", width="small", help=bench_view.recall_help(k))
        for k in (5, 10, 2)},
-    "why": st.column_config.TextColumn("why", width="large"),
+    "why": st.column_config.TextColumn("why", width=360, help="The diagnosis: where the gold evidence was lost"),
     "seconds": st.column_config.NumberColumn("seconds", width="small"),
     TRAINED_ON: st.column_config.TextColumn(TRAINED_ON, width="small", help="Kept on request: the method's trained "
                                             "model was trained or validated on this question"),
     "id": st.column_config.TextColumn("id", width="small"),
 }
+#: The per-question table's first columns: question, method, verdict and the diagnosis fit a 1440-px window's main
+#: column together (about 960 px); "why" after the figures was off-screen there, behind a scroll bar (an audit).
+PER_QUESTION_FIRST = ("question", "method", "verdict", "why")
 
 #: The Judge LLM choices: none, every LLM backend, or the generator itself.
 JUDGE_CHOICES = ["none", *[n for n in LLMS if n != "none"], SAME]
@@ -763,7 +766,8 @@ def report(act: Active) -> None:
     df = pd.DataFrame([{k: flat(v) for k, v in r.items()} for r in shown])
     event = st.dataframe(df, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
                          key=S.BENCH_TABLE, placeholder="", column_config=PER_QUESTION_COLUMNS,
-                         column_order=[c for c in df.columns if c != "verdict key"])
+                         column_order=[*[c for c in PER_QUESTION_FIRST if c in df.columns],
+                                       *[c for c in df.columns if c not in (*PER_QUESTION_FIRST, "verdict key")]])
     what = "losses" if only_losses else "failures" if only_failures else "questions"
     cv.triage_downloads(shown, stem=f"{loaded_dir.name}-{what}",
                         key=S.BENCH_DOWNLOAD, what=f"these {len(shown)} rows", run=loaded_dir.name,
@@ -779,6 +783,9 @@ def report(act: Active) -> None:
     if qs_in_table:
         # the button under the picker, each whole: beside it, a fifth of the row, its label read "Open in com…" at
         # 1440 px, and a narrower picker cuts a long question
-        pick = st.selectbox("Or pick a question", qs_in_table, key=S.BENCH_OPEN_PICK)
+        # its list is the table's questions: said, since a filter or "Failures only" leaves some out (an audit
+        # counted 9 of its 11 questions there)
+        pick = st.selectbox("Or pick a question of the table above", qs_in_table, key=S.BENCH_OPEN_PICK,
+                            help=f"The {len(qs_in_table)} questions the table shows: its filters and toggles pick them")
         if st.button(OPEN_LABEL, key=S.BENCH_OPEN, icon=":material/compare:", help=RERUN_NOTE):
             _open(summary, ws.name, pick)
