@@ -186,6 +186,27 @@ def test_ppr_no_seed_in_gold_passage():
     assert d.stage == "ranked_out" and d.evidence["lost"]["c2"]["seeds_in_passage"]
 
 
+def test_ppr_says_a_doubtful_seed_beside_the_loss():
+    """A year linked to another year by embedding ("1909" → "1879", an audit's question) is said in the diagnosis."""
+    from core.methods.baselines.common import BaselineResult
+    from core.methods.baselines.diagnosis import diagnose_ppr
+    from core.methods.baselines.ppr_seeds import doubtful_link
+
+    ws = toy_workspace()
+    g = ws.graph
+    matrix = g.node("The Matrix")
+    why = doubtful_link("1909", "1879")
+    seeds = [{"entity": "1909", "node": matrix, "name": "1879", "similarity": 0.77, "weight": 1.0, "doubtful": why}]
+    res = BaselineResult("ppr", "q", (RankedChunk("c1", 0.5),), "", Trace("ppr", "q"),
+                         details={"seeds": seeds, "graph": "entity graph"})
+    d = diagnose_ppr(res, ws, Gold("q", ("c1", "c2")), cut=5)
+    assert d.summary.endswith(f"Doubtful seed: {why}.") and d.evidence["seeds"][0]["doubtful"] == why
+    seeds[0].pop("doubtful")
+    assert "Doubtful" not in diagnose_ppr(res, ws, Gold("q", ("c1", "c2")), cut=5).summary
+    assert doubtful_link("Keldmoor disaster of 1909", "1879") and not doubtful_link("1909", "the 1909 flood")
+    assert doubtful_link("3 October 818", "October 818") and not doubtful_link("Lothair II", "Lothair II")
+
+
 def test_ppr_lists_each_seed_node_once():
     """Two question entities linked to one node read "(seeds: Brask & Sons, Brask & Sons)"."""
     from core.methods.baselines.common import BaselineResult

@@ -145,7 +145,13 @@ def diagnose_ppr(result: BaselineResult, workspace: Workspace, gold: Gold, lost:
     stage = min((p["stage"] for p in per.values()), key=order.index)
     first = next(c for c, p in per.items() if p["stage"] == stage)
     title = graph.chunk(first).title if first in graph.chunk_index else first
-    return Diagnosis(method, stage, f"Gold passage “{title}”: {per[first]['why']}.",
+    doubtful = list(dict.fromkeys(str(s["doubtful"]) for s in seeds if s.get("doubtful")))
+    for view, s in zip(seed_view, seeds):
+        if s.get("doubtful"):
+            view["doubtful"] = s["doubtful"]
+    # a seed that looks wrong is said beside the loss (an audit found "1909" seeded as "1879" only in the seed list)
+    note = f" Doubtful seed: {'; '.join(doubtful)}." if doubtful else ""
+    return Diagnosis(method, stage, f"Gold passage “{title}”: {per[first]['why']}.{note}",
                      {"lost": per, "seeds": seed_view, "cut": cut}, ranks)
 
 

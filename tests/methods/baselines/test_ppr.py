@@ -78,6 +78,23 @@ def test_run_on_the_demo_kg(demo_ws, backends):
     assert res.trace.stage("query_entities")[0].fallback.startswith("no LLM: query entities are the capitalized")
 
 
+def test_a_seed_whose_node_lacks_the_questions_number_is_flagged(demo_ws, backends):
+    """HippoRAG §3.2 links each query entity to its nearest node whatever it is; a year linked to a node without that
+    year stays a seed (the paper's behaviour) and is flagged in the seeds and the trace."""
+    import re
+
+    res = ppr.run("What did Lothair II do in 1850?", demo_ws, config=ppr.PPRConfig(synonym_threshold=None),
+                  backends=backends)
+    seeds = res.details["seeds"]
+    assert "1850" in [s["entity"] for s in seeds] and any(s["doubtful"] for s in seeds)  # no node holds 1850
+    for s in seeds:  # the flag follows the names: a number of the entity the node's name lacks
+        lacks = not set(re.findall(r"\d+", s["entity"])) <= set(re.findall(r"\d+", s["name"]))
+        assert bool(s["doubtful"]) == lacks, s
+    links = res.trace.stage("query_entities")[0].data
+    assert [lk.get("doubtful", "") for lk in links["links"]] == [s["doubtful"] for s in seeds]
+    assert links.get("doubtful", []) == [s["doubtful"] for s in seeds if s["doubtful"]]
+
+
 def test_synonym_edges_and_incidence(demo_ws, hashing):
     g = demo_ws.graph
     vecs = demo_ws.index("nodes").vectors
