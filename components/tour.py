@@ -554,9 +554,12 @@ def step_label(i: int) -> str:
 #: scrolled under the bar now loses only what the header hid anyway. The header, transparent, stays above the bar
 #: but lets clicks through to it, except on its own controls (the sidebar's toggle, the menu, the running status). The main area's scroll padding is the header's
 #: (:data:`components.ui.HOUSE_CSS`): a control scrolled into view, by the keyboard's focus or a link, lands below
-#: the stuck bar.
+#: the stuck bar. On a step the page's title is set smaller (2rem, tight padding; Streamlit's is 2.75rem with 1.25rem
+#: above): the bar under it names the step, and the 45 px it gave back bring the stage's drawing up the projector's
+#: screen (an audit found half of the expansion drawing under the fold of 1440×900).
 _BAR_CSS = """<style>
 [data-testid="stLayoutWrapper"]:has(> .st-key-egx-tour-bar) { position: sticky; top: 0.2rem; z-index: 999989; }
+.stApp:has(.st-key-egx-tour-bar) [data-testid="stMain"] h1 { font-size: 2rem; padding: 0.2rem 0 0.35rem; }
 .stApp:has(.st-key-egx-tour-bar) [data-testid="stHeader"] { background: transparent; pointer-events: none; }
 .stApp:has(.st-key-egx-tour-bar) [data-testid="stHeader"] :is(button, a, [data-testid="stStatusWidget"]) {
   pointer-events: auto; }
