@@ -150,11 +150,34 @@ def answer_note(result: Any, *, compact: bool = False, said: bool = False) -> An
         st.caption(text + (f" · {md_escape(cache)}" if cache else ""))
         return note
     st.caption(note_caption(note.label, note.how))
+    budget = own_budget_line(result)
+    if budget:
+        st.caption(md_escape(budget))
     if cache:
         st.caption(md_escape(cache))
     for limit in note.limits:
         st.warning(md_escape(limit), icon=":material/info:")
     return note
+
+
+def own_budget_line(result: Any) -> str:
+    """On a method's own page (its paper's budget, ``own``): how many passages its answer read, and that Compare
+    and the Benchmark cap every method at BubbleRAG §4.1's 15 chunks, where the same method may read more (an
+    audit read "the top 5 passages" on HippoRAG 2's page and up to 15 for it on Compare, unexplained). "" for a
+    run under another budget or one that recorded no context."""
+    from core.methods.answering import context_of
+    from core.methods.budget import BUDGETS, COMPARISON_DEFAULT
+
+    ctx = context_of(result)
+    if ctx is None or (ctx.budget or "own") != "own":
+        return ""
+    cap = BUDGETS[COMPARISON_DEFAULT]
+    n = len(ctx.chunk_ids)
+    head = f"This page runs the method at its paper's own budget: its answer read {n} passage{'s' if n != 1 else ''}."
+    if ctx.max_chunks is not None and cap.chunks is not None and ctx.max_chunks >= cap.chunks:  # BubbleRAG's own
+        return head + f" Compare and the Benchmark open at the same cap (“{cap.name}”, at most {cap.chunks} chunks)."
+    return (head + f" Compare and the Benchmark open at “{cap.name}” (at most {cap.chunks} chunks for every method, "
+            "BubbleRAG §4.1), where the same method may read more.")
 
 
 def note_caption(label: str, how: str) -> str:

@@ -252,6 +252,9 @@ def test_ask_page_trace_roundtrip_and_escaping(home: Path) -> None:
     # the demo question comes with its gold answer: shown beside the answer with the kind of match (no EM / F1 in none mode)
     gold = [m.value for m in at.markdown if m.value.startswith("Gold answer: **Hugo Weaving**")]
     assert len(gold) == 1 and "no EM / F1" in gold[0] and " · EM " not in gold[0], gold
+    # BubbleRAG's own budget is Compare's cap too: said so, not "may read more"
+    own = [c.value for c in at.caption if c.value.startswith("This page runs the method at its paper's own budget")]
+    assert len(own) == 1 and "open at the same cap (“bubblerag”, at most 15 chunks)" in own[0], own
     from core.trace import Trace
 
     # a trace as the download produces it: the run's trace JSON
