@@ -15,11 +15,15 @@ that answers ("It was launched in 1920").
 
 - :func:`possessive_bridges` — "X's R" / "the R of X" of a relational noun, resolved by a passage that states "R of X"
   or "X's R" (its title is the bridge: "Ermengarde of Tours … the mother of Lothair II").
-- :func:`clause_bridges` — "the N that X V-ed", "the N with which X was V-ed", "the N V-ed by X", "the N of X", "X's
+- :func:`clause_bridges` — "the N that X V-ed", "the N with which X was V-ed", "the N V-ed by X", "the N V-ed in X", "the N of X", "X's
   N", resolved by a sentence that names X and either "the N Name" ("the ferry Lantern Moth"), a name ending with N
   ("the Halden Telescope") or, with a verb, a name after a word of the verb's stem ("captained" meets "became captain
   of the ferry Lantern Moth", "commanded" meets "took command of the ferry Silver Eel"); an agent noun ("the founder
-  of X") stands for its verb, with the name as the agent ("founded … by the astronomer Ilse Brandvik"). An adjective
+  of X") stands for its verb or one saying the same ("established", "set up"), with the name as the agent ("founded
+  … by the astronomer Ilse Brandvik") and X what the verb is said of: named before it, no other name between ("It
+  [Hesketh Electric] was founded by Corwin Hesketh and was sold to the Corran Alpine Trust" names no founder of the
+  Trust). "The N V-ed in X" ("the photographer born in Brisk Hollow") is also the one a sentence naming X and the verb
+  calls an N ("Nell Carrow was a photographer born in Brisk Hollow"). An adjective
   of the description must be in the sentence ("the first telescope of X" is not X's largest one). Sentences are read
   with their pronouns resolved (the caller's readings), so "She commanded the ferry Grey Heron" names Orla Brisk.
   Relations are also read from the other side: "the father of Aldo Fenn" is the one "Aldo Fenn was the son of" (a
@@ -43,6 +47,8 @@ from core.text import normalize_name
 #: A proper name: capitalised words, with "of"/"de"/"van"/"von"/"&" between two of them ("Ermengarde of Tours",
 #: "Brask & Sons": ending at "&", "the company that bought Brask & Sons" was re-read "the Halvard Music Company & Sons").
 _NAME = r"[A-Z][\w'\-]*(?:\s+(?:(?:of|de|van|von|da|di|&)\s+)?(?:[A-Z][\w'\-]*|[IVX]+\b))*"
+#: Participles not ending in -ed that describe a thing by where it was made or placed ("the photographer born in …").
+_PARTICIPLE_WORDS = ("born", "built", "made", "raised", "held", "kept", "found", "drawn", "written", "buried")
 _CLAUSE_PATTERNS = (
     # "the ferry that Mattias Venn captained", "the school where the composer Pieter Valk trained"
     re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+(?:that|which|whom|where)\s+"
@@ -52,6 +58,9 @@ _CLAUSE_PATTERNS = (
                r"(?:was|were|is|are|had\s+been)\s+(?P<verb>[a-z]+)\b"),
     # "the ferry commanded by Edda Thorne"
     re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+(?P<verb>[a-z]+)\s+by\s+(?:the\s+)?(?P<x>{_NAME})"),
+    # "the photographer born in Brisk Hollow", "the company based in Varnholt": a participle and a place
+    re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+(?P<verb>[a-z]+ed|{'|'.join(_PARTICIPLE_WORDS)})\s+"
+               rf"(?:in|at|from|near|on)\s+(?:the\s+)?(?P<x>{_NAME})"),
     # "the ferry of Josiah Crell", "the current director of Kestrel Peak Observatory", "the husband of the artist Mina Roe"
     re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+of\s+(?:the\s+(?:[a-z\-]+\s+)?)?(?P<x>{_NAME})"),
     # "Josiah Crell's ferry"
@@ -201,6 +210,10 @@ def _resolve(noun: str, x: str, verb: str, sentences: Sequence[str], query: str,
     Telescope"."""
     agent = not verb and bool(_AGENT.search(noun))
     stem = _stem(verb) if verb else _stem(noun) if agent else ""
+    # the words of the verb's stem and of the verbs that say the same ("founder": "founded", "established")
+    said = re.compile("|".join(rf"\b(?i:{re.escape(w).replace(chr(92) + ' ', chr(92) + 's+')})[a-z]*\b"
+                                for w in (stem, *_SAME_EVENT.get(stem, ())) if w)) if stem else None
+    verb_word = re.compile(_verb_word(verb)) if verb else None
     before_name = re.compile(rf"\b{re.escape(noun)}s?,?\s+$", re.IGNORECASE)  # "… the ferry " just before a name
     as_agent = re.compile(rf"(?:\bby\s+(?:the\s+)?(?:[a-z\-]+\s+)?|\b{re.escape(noun)}\s+(?:is|was)\s+)$", re.IGNORECASE)
     for s in sentences:
@@ -211,14 +224,31 @@ def _resolve(noun: str, x: str, verb: str, sentences: Sequence[str], query: str,
                  or n.lower().endswith(" " + noun) or n.lower().endswith(" " + noun + "s")]
         if not found and not verb:
             found = _related(noun, x, s, names)
-        if not found and stem:
-            at = [m.end() for m in re.finditer(rf"\b(?i:{re.escape(stem)})[a-z]*\b", s)]
-            found = [n for start, n in names for a in at[:1] if 0 < start - a and len(s[a:start].split()) <= 6
-                     and (not agent or as_agent.search(s[:start]))]
+        if not found and verb_word is not None and verb_word.search(s):  # "Nell Carrow was a photographer born in …"
+            found = [n for start, n in names if re.match(
+                rf"\s+{_BE}\s+(?:a|an|the)\s+(?:[a-z\-]+\s+){{0,2}}?{re.escape(noun)}s?\b", s[start + len(n):], re.I)]
+        if not found and said is not None:
+            at = [(m.start(), m.end()) for m in said.finditer(s)]
+            found = [n for start, n in names for v, a in at[:1] if 0 < start - a and len(s[a:start].split()) <= 6
+                     and (not agent or (as_agent.search(s[:start]) and _subject_of(x, v, s, names)))]
         for n in found:
             if not _has(normalize_name(query), n):
                 return n, s
     return "", ""
+
+
+#: Verbs that state the same event as an agent noun's verb (by its stem, :func:`_stem`): "the founder of X" is the
+#: one by whom X "was established".
+_SAME_EVENT: dict[str, tuple[str, ...]] = {"found": ("estab", "set up", "creat"), "build": ("built", "const")}
+
+
+def _subject_of(x: str, verb_at: int, s: str, names: Sequence[tuple[int, str]]) -> bool:
+    """Whether ``x`` is what the verb at ``verb_at`` of ``s`` is said of: named before it with no other name between
+    ("The Corran Alpine Trust … was established in 1902 by Idris Corran"), not after it ("It [Hesketh Electric] was
+    founded in 1888 by Corwin Hesketh and was sold to the Corran Alpine Trust": Corwin Hesketh founded the firm, not
+    the Trust; an audit's "the founder of the Corran Alpine Trust" read him, and every method quoted his birth)."""
+    m = re.search(rf"\b{re.escape(x)}\b", s[:verb_at], re.I)
+    return m is not None and not any(m.end() <= start < verb_at for start, _ in names)
 
 
 _MALE = frozenset({"father", "son", "husband", "brother", "grandfather", "grandson", "uncle", "nephew", "king",
