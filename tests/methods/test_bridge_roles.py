@@ -70,13 +70,15 @@ def test_the_founders_birth_answers_not_the_founder_of_another_firm_named_beside
     assert "1843" in pick.text, pick.trace_data()
 
 
-def test_who_did_the_described_person_marry_quotes_the_marriage_not_the_description():
+ASHCOMBE = ("c1", "Ashcombe", "Ashcombe is a hamlet on the river Dane. It was the birthplace of the weaver Lotte Farrin.")
+FARRIN = ("c2", "Lotte Farrin", "Lotte Farrin was a weaver born in Ashcombe in 1861. She married Osmund Pryce in 1885 "
+                                "and wove the tapestries of Dane Hall.")
+
+
+@pytest.mark.parametrize("passages", [[ASHCOMBE, FARRIN], [FARRIN]])  # the description resolved from either passage
+def test_who_did_the_described_person_marry_quotes_the_marriage_not_the_description(passages):
     """The sentence that restates the question's description ("… a weaver born in Ashcombe") names the described
     person, the bridge: it is no answer to whom she married."""
-    passages = [("c1", "Ashcombe", "Ashcombe is a hamlet on the river Dane. It was the birthplace of the weaver "
-                                   "Lotte Farrin."),
-                ("c2", "Lotte Farrin", "Lotte Farrin was a weaver born in Ashcombe in 1861. She married Osmund Pryce "
-                                       "in 1885 and wove the tapestries of Dane Hall.")]
     pick = pick_sentence("Who did the weaver born in Ashcombe marry?", passages, _backends())
     assert "Osmund Pryce" in pick.text, pick.trace_data()
     assert any(b.startswith("Lotte Farrin") for b in pick.bridges), pick.bridges
