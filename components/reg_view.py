@@ -1,9 +1,10 @@
 """Drawing ReG evidence chains as paths (HTML), and the plotly charts of the Evidence chains page.
 
-A chain is a row of entity boxes joined by relation arrows, read left to right (Appendix F). The
-query entity (the root) is outlined; a merged position (multi-answer merging) is a stack of boxes;
-chains of one multi-entity group share a coloured frame and a note with the targets that target
-refinement removed. Every label is user data and is HTML-escaped.
+A chain is a row of entity boxes joined by relation arrows, drawn from its query entity (the root, outlined): a
+forward chain reads left to right as in Appendix F; a backward one (D.4.1's bidirectional expansion: the query
+entity is the tail of its last triple) is drawn reversed, with ← arrows, so each triple still reads true. A
+merged position (multi-answer merging) is a stack of boxes; chains of one multi-entity group share a coloured
+frame and a note with the targets that target refinement removed. Every label is user data and is HTML-escaped.
 """
 
 from __future__ import annotations
@@ -69,14 +70,17 @@ def chains_html(chains: Sequence[Mapping[str, Any]], *, limit: int = 60) -> str:
         group = int(c.get("group", -1))
         color = colors.nth(colors.CHAIN_GROUPS, group) if group >= 0 else ""
         style = f' style="border:2px solid {color}"' if color else ""
-        root_pos = len(ents) - 1 if c.get("direction") == "backward" else 0
+        backward = c.get("direction") == "backward"
+        if backward:  # it ends at its query entity: drawn from that entity, read right to left (from_root)
+            ents, rels = ents[::-1], rels[::-1]
+        arrow = "←" if backward else "→"
         parts = [f'<div class="egx-chain"{style}><span class="n">{i}.</span>']
         for p, names in enumerate(ents):
-            cls = "egx-ent" + (" root" if p == root_pos and c.get("direction") != "unanchored" else "") \
+            cls = "egx-ent" + (" root" if p == 0 and c.get("direction") != "unanchored" else "") \
                 + (" set" if len(names) > 1 else "")
             parts.append(f'<span class="{cls}">' + "".join(f"<span>{_e(n)}</span>" for n in names) + "</span>")
             if p < len(rels):
-                parts.append(f'<span class="egx-rel">→ [{_e(rels[p])}] →</span>')
+                parts.append(f'<span class="egx-rel">{arrow} [{_e(rels[p])}] {arrow}</span>')
         if int(c.get("merged_answers", 1)) > 1:
             parts.append(f'<span class="egx-tag" style="background:#b8860b">{int(c["merged_answers"])} answers merged'
                          "</span>")
@@ -208,7 +212,9 @@ def evidence(act: Active, res: Any, method: str) -> list[str]:
         stats = data.reorganization or {}
         st.caption(f"{stats.get('expanded', 0)} chains after BFS expansion → {stats.get('chains', 0)} after merging "
                    f"({stats.get('multi_answer_chains', 0)} with merged answers, {stats.get('multi_entity_groups', 0)} "
-                   f"multi-entity groups, {stats.get('unanchored', 0)} unanchored).")
+                   f"multi-entity groups, {stats.get('unanchored', 0)} unanchored). Each chain is drawn from a question "
+                   "entity: → chains start there; ← chains ended there (App. D.4.1 expands both ways) and are read "
+                   "back from it, arrows reversed. The prompt writes every chain left to right.")
         st.html(chains_html(data.chains or []))
     # the counts and what they cost in prompt tokens under the two columns: above them they pushed the triples and
     # chains a guided demo points to under a 900-px fold (an audit found them at y≈860)

@@ -240,9 +240,10 @@ STEPS: tuple[TourStep, ...] = (
                    "the answer's match, bridge Ermengarde of Tours — what did the asked UNK become? §6: the answer.",
              paper="SG-RAG", lesson=True, llm="none"),
     TourStep("pages/evidence_chains.py", KEANU, "§4.2, Appendix D",
-             "ReG reorganizes retrieved triples into evidence chains e0 → [r1] → e1 → … that start at the "
-             "question's entities, merging chains that end in the same answer, so the LLM reads connected paths "
-             "instead of an unordered list. The page builds both prompts from the same triples and counts their "
+             "ReG reorganizes retrieved triples into evidence chains that start or end at one of the question's "
+             "entities (App. D.4.1 expands both ways); the page reads each from that entity: e0 → [r1] → e1 → … "
+             "where it starts there, e0 ← [r1] ← e1 ← … where it ended there. Chains that end in the same answer "
+             "are merged, so the LLM reads connected paths instead of an unordered list. The page builds both prompts from the same triples and counts their "
              "tokens; below, the supervision ReG's retriever is trained on.",
              "The raw triples (left) beside the evidence chains (right), then the token counts under them: the same "
              "evidence, fewer tokens as chains. Is there a chain that joins an actor, The Matrix, the villain and the "
@@ -250,7 +251,8 @@ STEPS: tuple[TourStep, ...] = (
              "drop the entity in the middle (the film). Then the answer above them, which the recorded model read "
              "from those chains.",
              brief="Raw triples (left) beside the evidence chains (right), their tokens under them: is one chain "
-                   "actor → The Matrix → villain → villain's actor, or did merging drop the film?",
+                   "actor ← The Matrix ← villain ← villain's actor (← : read back from the actor), or did merging "
+                   "drop the film?",
              paper="ReG", lesson=True),
     TourStep("pages/bubble_anchors.py", LOTHAIR, "§3.2, Examples 2 and 4",
              "“Lothair II's mother” is never named: the paper's Example 4 rewrites the vague keyword “mother” "
@@ -942,7 +944,7 @@ def reg_lesson(result: Any) -> Callable[[Sequence[str]], list[str]]:
 
     if getattr(result, "reorganization", None) is None:
         return lambda _gold: []
-    chains = [(c.text(), tuple(e for ents in c.entities for e in ents), c.merged_answers)
+    chains = [(c.from_root(), tuple(e for ents in c.entities for e in ents), c.merged_answers)  # as the page draws them
               for c in result.reorganization.chains]
     return lambda gold: reg_lines(chains, str(result.answer or ""), gold)
 

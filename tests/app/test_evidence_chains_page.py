@@ -114,7 +114,9 @@ def test_browser_switching_method_redraws_the_chains(server: str, tmp_path: Path
             chains = page.locator(".egx-chain")
             expect(chains.first).to_be_visible(timeout=60_000)
             first = chains.first.inner_text()
-            assert "→ [" in first
+            assert "→ [" in first or "← [" in first
+            # drawn from a question entity, whichever way it was expanded (App. D.4.1)
+            assert first.split("\n")[1] in ("Keanu Reeves", "Laurence Fishburne"), first
             expect(page.get_by_text("Prompt tokens: chains")).to_be_visible(timeout=60_000)  # drawn under the chains
             n_triples = page.locator("[data-testid='stMetricValue']").first
             before = n_triples.inner_text()
@@ -146,3 +148,23 @@ def test_a_merged_chain_with_a_set_in_its_middle_says_the_pairs_are_lost() -> No
     note = html.escape(PAIRING_LOST, quote=True)
     assert note in chains_html([lost])
     assert note not in chains_html([kept]) and "2 answers merged" in chains_html([kept])
+
+
+def test_a_backward_chain_is_drawn_from_its_question_entity_with_its_arrows_reversed() -> None:
+    """App. D.4.1 expands both ways: a chain may end at the question's entity. The page says chains are read from
+    the question's entities, so such a chain is drawn from that entity, right to left, with ← arrows (an audit read
+    "Hugo Weaving → … → Laurence Fishburne" as a chain that starts elsewhere); a forward chain is unchanged."""
+    from components.reg_view import chains_html
+
+    back = {"entities": [["Hugo Weaving"], ["Agent Smith"], ["The Matrix"], ["Laurence Fishburne"]],
+            "relations": ["played", "main antagonist of", "starring"], "direction": "backward"}
+    fwd = {"entities": [["Keanu Reeves"], ["The Matrix"]], "relations": ["starred in"], "direction": "forward"}
+    body = chains_html([back, fwd])
+    first, second = body.split('class="egx-chain"')[1:]
+    names = re.findall(r"<span>([^<]+)</span>", first)
+    assert names == ["Laurence Fishburne", "The Matrix", "Agent Smith", "Hugo Weaving"]
+    assert '<span class="egx-ent root"><span>Laurence Fishburne</span>' in first
+    assert re.findall(r'class="egx-rel">([^<]+)<', first) == ["← [starring] ←", "← [main antagonist of] ←",
+                                                              "← [played] ←"]
+    assert re.findall(r'class="egx-rel">([^<]+)<', second) == ["→ [starred in] →"]
+    assert '<span class="egx-ent root"><span>Keanu Reeves</span>' in second

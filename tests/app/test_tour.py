@@ -93,6 +93,9 @@ def _method_lesson(at, page: str, box: str, gold_answer: str = "Hugo Weaving") -
     elif page == "pages/evidence_chains.py":  # the chain the answer came from, the chains holding the gold answer
         assert re.search(r"The answer “[^”]+” comes from chain \d+ of \d+: ", box) or "in none of the" in box, box
         assert re.search(r"The gold answer “Hugo Weaving” is in \d+ of the \d+ chains \(chain \d+: ", box), box
+        # every chain quoted is read from a question entity (App. D.4.1: one that ended there is read back from it)
+        quoted = re.findall(r"chain \d+(?: of \d+)?(?: \(and \d+ more\))?: ([^→←]+?) [→←]", box)
+        assert quoted and all(q in ("Keanu Reeves", "Laurence Fishburne") for q in quoted), (quoted, box)
 
 
 @pytest.mark.slow

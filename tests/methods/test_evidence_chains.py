@@ -119,3 +119,21 @@ def test_chains_use_only_retrieved_triples_and_cover_all_when_keeping_unanchored
 def test_bad_max_length() -> None:
     with pytest.raises(ValueError, match="max_length = 0"):
         expand_chains([], [], max_length=0)
+
+
+def test_a_backward_chain_reads_from_its_query_entity_while_the_prompt_keeps_appendix_f() -> None:
+    """D.4.1: a chain whose query entity is the tail of its last triple is a backward chain. The prompt keeps the
+    left-to-right text (Appendix F); :meth:`from_root` reads it from the query entity with the arrows reversed,
+    every triple still true."""
+    from core.methods.evidence.chains import Triple, reorganize
+
+    ts = [Triple("Hugo Weaving", "played", "Agent Smith"), Triple("Agent Smith", "antagonist of", "The Matrix"),
+          Triple("The Matrix", "starring", "Laurence Fishburne")]
+    r = reorganize(ts, ["Laurence Fishburne"])
+    back = [c for c in r.chains if c.direction == "backward" and c.length == 3]
+    assert back, [c.text() for c in r.chains]
+    c = back[0]
+    assert c.text() == "Hugo Weaving → [played] → Agent Smith → [antagonist of] → The Matrix → [starring] → Laurence Fishburne"
+    assert c.from_root() == ("Laurence Fishburne ← [starring] ← The Matrix ← [antagonist of] ← Agent Smith ← [played] "
+                             "← Hugo Weaving")
+    assert all(x.from_root().startswith("Laurence Fishburne") for x in r.chains)

@@ -30,7 +30,9 @@ the option keeps the token comparison with the raw-triple prompt over the same t
 ``unanchored`` count says how many triples the default dropped.
 
 Rendering follows Appendix F: ``e0 → [r1] → e1 → [r2] → e2``; a merged position is written
-``{a; b}``.
+``{a; b}``. That is the prompt's text for a backward chain too (it ends at its query entity); the pages read a
+backward chain from its query entity with the arrows reversed (:meth:`EvidenceChain.from_root`), so that
+every chain they show starts at a question entity and each triple still reads true.
 """
 
 from __future__ import annotations
@@ -102,12 +104,19 @@ class EvidenceChain:
         return len(self.members)
 
     def text(self) -> str:
-        """Appendix F rendering: ``e0 → [r1] → e1 → …``."""
+        """Appendix F rendering: ``e0 → [r1] → e1 → …`` (what the prompt holds, a backward chain too)."""
         parts = [_fmt_set(self.entities[0])]
         for r, ents in zip(self.relations, self.entities[1:]):
             parts.append(f"[{r}]")
             parts.append(_fmt_set(ents))
         return " → ".join(parts)
+
+    def from_root(self) -> str:
+        """The chain read from its query entity, for people: :meth:`text` for a forward chain; a backward chain
+        (D.4.1: the query entity is the tail of its last triple) read right to left with the arrows reversed, so
+        every triple still reads true — ``Laurence Fishburne ← [starring] ← The Matrix``. The prompt keeps
+        Appendix F's left-to-right :meth:`text`."""
+        return read_from_root(self.entities, self.relations, self.direction)
 
 
 @dataclass(frozen=True)
@@ -136,6 +145,23 @@ class Reorganization:
 
 def _fmt_set(ents: Sequence[str]) -> str:
     return ents[0] if len(ents) == 1 else "{" + "; ".join(ents) + "}"
+
+
+def read_from_root(entities: Sequence[Sequence[str]], relations: Sequence[str], direction: str) -> str:
+    """A chain's entity sets and relations as read from its query entity (:meth:`EvidenceChain.from_root`).
+
+    >>> read_from_root([["Hugo Weaving"], ["Agent Smith"], ["The Matrix"]], ["played", "antagonist of"], "backward")
+    'The Matrix ← [antagonist of] ← Agent Smith ← [played] ← Hugo Weaving'
+    >>> read_from_root([["Keanu Reeves"], ["The Matrix"]], ["starred in"], "forward")
+    'Keanu Reeves → [starred in] → The Matrix'
+    """
+    ents, rels, arrow = list(entities), list(relations), " → "
+    if direction == "backward":
+        ents, rels, arrow = ents[::-1], rels[::-1], " ← "
+    parts = [_fmt_set(ents[0])]
+    for r, e in zip(rels, ents[1:]):
+        parts += [f"[{r}]", _fmt_set(e)]
+    return arrow.join(parts)
 
 
 def _chain(path: Sequence[int], triples: Sequence[Triple], root: str, direction: Direction) -> EvidenceChain:
