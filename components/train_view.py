@@ -54,22 +54,24 @@ def _outcome(job: Job, done: str) -> None:
         st.error(md_escape(s.error), icon=":material/error:")
 
 
-def _ended(state_key: str, describe: Callable[[dict[str, Any]], str | tuple[str, str]]) -> None:
+def _ended(state_key: str, describe: Callable[[dict[str, Any]], str | tuple[str, str]]) -> str | None:
     """Show this session's training job under ``state_key``: live while it runs; once it ended, its outcome —
     after one more run of the page when it succeeded, so that everything above the panel (the method's run,
-    the curves) already uses the new model."""
+    the curves) already uses the new model. Returns the kind of outcome shown in this run (``"success"``,
+    ``"warning"``), else None."""
     shown = st.session_state.pop(state_key + ".outcome", None)
     if shown is not None:
         kind, text = shown
         getattr(st, kind)(text, icon=":material/check_circle:" if kind == "success" else ":material/warning:")
     job = session_jobs.finished(state_key)
     if job is None:
-        return
+        return str(shown[0]) if shown is not None else None
     if job.status().state == "done":
         said = describe(job.result() or {})  # the text, or (kind, text) for an outcome that is not a success
         st.session_state[state_key + ".outcome"] = said if isinstance(said, tuple) else ("success", said)
         st.rerun()
     _outcome(job, "")
+    return None
 
 
 def _figure(value: Any) -> str:
@@ -168,13 +170,15 @@ def reg_panel(act: Active, qids: list[str], *, said: Sequence[str] = ()) -> None
 
             session_jobs.start(S.TRAIN_REG_JOB, key, title, work, kind="train",
                                on_busy=lambda: None)
-        _ended(S.TRAIN_REG_JOB, lambda res: _reg_done(res, cfg.recall_k))
-        _active_and_aside(act, unit, said)
+        shown = _ended(S.TRAIN_REG_JOB, lambda res: _reg_done(res, cfg.recall_k))
+        _active_and_aside(act, unit, said, just_kept=shown == "warning")
 
 
-def _active_and_aside(act: Active, unit: str, said: Sequence[str] = ()) -> None:
+def _active_and_aside(act: Active, unit: str, said: Sequence[str] = (), *, just_kept: bool = False) -> None:
     """Say when the active retriever scores below cosine (with its figures), and offer the one training kept aside
-    because it lost on the held-out split ("Use it anyway")."""
+    because it lost on the held-out split ("Use it anyway"), with the time it was trained; ``just_kept``: the
+    outcome above has just said this training's verdict, which is then not repeated word for word (an audit,
+    retraining with a model already kept aside, saw the same verdict twice and read it as no change)."""
     from core.methods.reg import training_jobs as reg_jobs
     from core.methods.reg.config import RegConfig
     from core.methods.reg.keep import aside_dir, below_cosine, held_out_note
@@ -198,8 +202,13 @@ def _active_and_aside(act: Active, unit: str, said: Sequence[str] = ()) -> None:
     if not is_model_folder(aside):
         return
     verdict = str((_read_json(aside / "result.json") or {}).get("verdict", "it lost on the held-out split"))
-    st.warning(f"A newly trained {UNITS[unit].split(' ')[0]} retriever was **kept aside, not installed**: "
-               f"{md_escape(verdict)}. The active scorer is unchanged.", icon=":material/inventory_2:")
+    name = UNITS[unit].split(" ")[0]
+    if just_kept:
+        st.warning(f"The {name} retriever just trained is **kept aside, not installed** (its verdict is above). The "
+                   "active scorer is unchanged.", icon=":material/inventory_2:")
+    else:
+        st.warning(f"A newly trained {name} retriever was **kept aside, not installed**{_trained_at(aside)}: "
+                   f"{md_escape(verdict)}. The active scorer is unchanged.", icon=":material/inventory_2:")
     if st.button("Use it anyway", key=S.TRAIN_REG_USE_ANYWAY, icon=":material/swap_horiz:",
                  help="Install the kept-aside retriever as this workspace's active one (`egx train-reg --use-anyway` "
                       "does the same when training)."):
@@ -215,6 +224,17 @@ def _active_and_aside(act: Active, unit: str, said: Sequence[str] = ()) -> None:
         st.rerun()
 
 
+def _trained_at(folder: Path) -> str:
+    """`` (trained at 04:01:17)``: when the model in ``folder`` was written (its ``result.json``), so that a retrain
+    with the same verdict still changes what the panel says; "" when unknown."""
+    import time
+
+    try:
+        return time.strftime(" (trained at %H:%M:%S)", time.localtime((folder / "result.json").stat().st_mtime))
+    except OSError:
+        return ""
+
+
 def _read_json(path: Path) -> dict[str, Any] | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
@@ -224,10 +244,14 @@ def _read_json(path: Path) -> dict[str, Any] | None:
 
 
 def _reg_done(res: dict[str, Any], k: int) -> str | tuple[str, str]:
+    """The outcome of a ReG training: it opens with "Trained:" and the same figures whether the model was installed
+    or kept aside (an audit, watching for "Trained:", missed a kept-aside outcome worded otherwise)."""
     test, base = res.get("test", {}), res.get("baseline_test", {})
     if res.get("kept_aside"):  # it lost: the active scorer stays, and the panel below offers "Use it anyway"
-        return ("warning", f"Trained, but not installed: {md_escape(str(res.get('verdict', '')))}. The active scorer "
-                           "is unchanged; the new retriever is kept aside (see “Use it anyway” below).")
+        return ("warning", f"Trained: best epoch {res.get('best_epoch')}, {float(res.get('seconds', 0)):.0f} s on "
+                           f"{md_escape(res.get('device', '?'))} — **kept aside, not installed**: "
+                           f"{md_escape(str(res.get('verdict', '')))}. The active scorer is unchanged (see “Use it "
+                           "anyway” below).")
     # gold-passage recall needs gold passages; questions without them are judged by whether an answer is reached
     metric = "gold_passage_recall" if not math.isnan(float(test.get("gold_passage_recall", "nan"))) else "answer_hit"
     name = {"gold_passage_recall": "gold-passage triple recall", "answer_hit": "answer hit"}[metric]
