@@ -14,6 +14,7 @@ from typing import Any
 from core.errors import ConfigError
 
 RUN = "run.json"
+RESULTS = "results.jsonl"  #: the records a run appends, one (question, method) pair a line
 _UNREADABLE = "The run “{name}” has unreadable settings, so it cannot be resumed; pick another run name."
 
 

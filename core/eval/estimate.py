@@ -192,8 +192,7 @@ def pairs_done(out_dir: Path, methods: Sequence[str], question_ids: Sequence[str
     """How many of the (question, method) pairs a run of ``methods`` on ``question_ids`` would write into ``out_dir``
     are there already (a resumed run skips them): an audit's fully resumed benchmark said "about 40 s left" for
     88 of 88 pairs done and ended in 8 s. 0 for a new folder."""
-    from core.eval.bench_files import read_records
-    from core.eval.report import RESULTS
+    from core.eval.bench_files import RESULTS, read_records
 
     recs, _ = read_records(Path(out_dir) / RESULTS)
     wanted_m, wanted_q = set(methods), set(question_ids)

@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from core.eval.bench_files import RESULTS
 from core.eval.context import CTX_METRICS, context_lines, summarize_context
 from core.eval.metrics import CAPPED_RECALL_NOTE
 from core.eval.report_charts import charts_html
@@ -63,8 +64,8 @@ from core.eval.timing import LATENCY_NOTE, timing_line
 from core.eval.verdicts import VERDICT_KEYS, record_verdict, verdict_label
 from core.fsio import atomic_write_bytes, atomic_write_text
 
-#: The files of a benchmark folder (the runner appends RESULTS; :func:`write_outputs` writes the rest).
-RESULTS = "results.jsonl"
+#: The files of a benchmark folder (the runner appends RESULTS, kept in :mod:`core.eval.bench_files`;
+#: :func:`write_outputs` writes the rest).
 SUMMARY = "summary.json"
 REPORT = "report.md"
 CHARTS = "charts.html"
