@@ -128,6 +128,18 @@ _RECIPIENT = re.compile(r"\b(?:sold|gave|given|passed|left|bequeathed|handed|tra
 _PLACED = re.compile(r"\b(?:born|died|lived|raised|settled|moved|located|based|situated|buried)\s+(?:in|at|to|near)\s+"
                      r"(?:the\s+(?:town|city|village|county|port|harbour\s+town)\s+of\s+)?"
                      r"([A-Z][\w'\-]*(?:\s+[A-Z][\w'\-]*)*)")
+#: A name said to be the place of a person's birth or burial: "Dunmere is known as the birthplace of Osric Vallance",
+#: which the small model tags no place (an audit's "In which town was the teacher of … born?" got no typed sentence).
+_PLACE_OF = re.compile(r"\b([A-Z][\w'\-]*(?:\s+[A-Z][\w'\-]*)*)\s+(?:is|was)\s+(?:also\s+)?(?:(?:known|remembered)\s+as\s+)?"
+                       r"the\s+(?:birthplace|hometown|home\s+town|burial\s+place|place\s+of\s+(?:birth|death))\s+of\b")
+#: A name a kinship apposition calls a person: "Ivo Threlkeld, the son of Amos Threlkeld, …" (the small model tagged
+#: only the father, so the next sentence's "He" read as him).
+_KIN = re.compile(r"\b([A-Z][\w'\-]*(?:\s+[A-Z][\w'\-]*)+),\s+(?:the|a)\s+(?:[a-z]+\s+)?(?:son|daughter|wife|husband|widow|"
+                  r"widower|brother|sister|father|mother|nephew|niece|grandson|granddaughter|cousin)\s+of\b")
+#: Words that end the name of a thing of the asked kind besides the kind itself: "the Corran Alpine Trust" answers
+#: "Which company …?" as "the Harrow Ferry Company" does.
+_NAME_FORMS: dict[str, tuple[str, ...]] = {"company": ("Corporation", "Incorporated", "Inc", "Ltd", "Limited", "Trust",
+                                                       "Works", "Group", "Holdings", "Brothers", "Sons")}
 #: spaCy labels of names that :func:`named_person` may read as a person's.
 _NAME_LABELS = ("ORG", "PRODUCT", "LOC", "GPE", "FAC", "WORK_OF_ART", "NORP", "EVENT")
 
@@ -148,6 +160,18 @@ def _typed_mentions(sentence: str, kind: str, names: bool = False, recipients: b
     return tuple(_find_mentions(sentence, kind, names, recipients))
 
 
+def _opened(names: list[str]) -> list[str]:
+    """``names`` without an opening word ("It is known as …", "The Dunmere …"); those left with none dropped."""
+    out = []
+    for n in names:
+        words = n.split()
+        while words and words[0].lower() in OPENERS:
+            words = words[1:]
+        if words:
+            out.append(" ".join(words))
+    return out
+
+
 def _find_mentions(sentence: str, kind: str, names: bool = False, recipients: bool = False) -> list[str]:
     if kind == "date":
         return [m.group(0) for m in _DATE.finditer(sentence)]
@@ -158,6 +182,8 @@ def _find_mentions(sentence: str, kind: str, names: bool = False, recipients: bo
         after = [m.group(1) for m in re.finditer(rf"\b(?i:{noun})s?,?\s+([A-Z][\w'\-]*(?:\s+[A-Z][\w'\-]*)*)", sentence)
                  if m.group(1).split()[0].lower() not in OPENERS]
         name = re.escape(kind[6:7].upper()) + re.escape(kind[7:])  # the noun as the last word of a proper name
+        name = "|".join((name, *_NAME_FORMS.get(kind[6:], ())))  # or a word that names that kind ("… Alpine Trust")
+        name = f"(?:{name})"
         within = [" ".join(w for w in m.group(1).split() if w.lower() not in OPENERS)
                   for m in re.finditer(rf"((?:[A-Z][\w'\-]*\s+)+{name}s?)\b", sentence)]
         # the noun in lower case after a name and "the": "the Pellow Reach crossing" for "Which crossing …?" (not "an
@@ -175,12 +201,15 @@ def _find_mentions(sentence: str, kind: str, names: bool = False, recipients: bo
                 # the agent of a passive verb answers "who …?" whatever spaCy tags it: "directed by the Wachowskis"
                 # (an audit's "Who directed The Matrix?" got the cast sentence, the Wachowskis being no PERSON)
                 found += [a for a in _AGENT.findall(sentence) if not any(a in f or f in a for f in found)]
+                # a name a kinship apposition calls a person: "Ivo Threlkeld, the son of Amos Threlkeld, managed …"
+                found = [a for a in _opened(_KIN.findall(sentence)) if not any(a in f or f in a for f in found)] + found
                 if not recipients:
                     return found
                 return found + [a for a in _RECIPIENT.findall(sentence) if not any(a in f or f in a for f in found)]
             found = [e.text for e in ents if e.label_ in SPACY_LABELS[kind] and not named_person(e.text)]
             # where a verb of place puts a name: "He was born in Odeby", which the small model tags no place (an audit's
             # "Where was the founder … born?" got the founding sentence, whose town it did tag)
+            found += [p for p in _opened(_PLACE_OF.findall(sentence)) if not any(p in f or f in p for f in found)]
             return found + [p for p in _PLACED.findall(sentence) if not any(p in f or f in p for f in found)]
         out = []
         for m in _CAPS.finditer(sentence):

@@ -69,6 +69,11 @@ _CLAUSE_PATTERNS = (
 #: A description by what its subject did: "the engineer who bought the Colbridge Lamp Company" (``x`` is the object).
 _SUBJECT_CLAUSE = re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+(?:who|that|which)\s+"
                              rf"(?P<verb>[a-z]{{3,}})\s+(?:the\s+)?(?P<x>{_NAME})")
+#: The same with a thing named by lower-case words: "the firm that supplied the winding gear", resolved by "… winding
+#: gear supplied by Hesketh Electric" (two or three words before a preposition: one word, "the film", names no one thing).
+_THING_CLAUSE = re.compile(r"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+(?:who|that|which)\s+(?P<verb>[a-z]{3,})\s+"
+                           r"the\s+(?P<x>[a-z]{3,}(?:\s+(?!(?:after|before|during|until|since|in|on|at|of|for|from|with|by|"
+                           r"to|and|or|but|that|which|who|when|where|while|as)\b)[a-z]{3,}){1,2})\b")
 #: Relational nouns and the nouns that state the same relation from the other side: "the father of Aldo Fenn" is
 #: the one Aldo Fenn "was the son of".
 _PARENT, _CHILD = ("father", "mother", "parent"), ("son", "daughter", "child")
@@ -217,7 +222,7 @@ def _resolve(noun: str, x: str, verb: str, sentences: Sequence[str], query: str,
     before_name = re.compile(rf"\b{re.escape(noun)}s?,?\s+$", re.IGNORECASE)  # "… the ferry " just before a name
     as_agent = re.compile(rf"(?:\bby\s+(?:the\s+)?(?:[a-z\-]+\s+)?|\b{re.escape(noun)}\s+(?:is|was)\s+)$", re.IGNORECASE)
     for s in sentences:
-        if not _has(normalize_name(s), x) or (adj and not re.search(rf"\b{re.escape(adj)}\b", s, re.IGNORECASE)):
+        if not _has(normalize_name(s), x) or (adj and adj not in _WHEN_ADJ and not re.search(rf"\b{re.escape(adj)}\b", s, re.I)):
             continue
         names = [(start, n) for start, n in _names(s) if not _has(normalize_name(x), n) and not _has(normalize_name(n), x)]
         found = [n for start, n in names if before_name.search(s[:start])
@@ -237,6 +242,9 @@ def _resolve(noun: str, x: str, verb: str, sentences: Sequence[str], query: str,
     return "", ""
 
 
+#: Adjectives that place a role in time, not pick one of X's: "the former apprentice of X" is the one who "had trained
+#: as an apprentice at X", a sentence that need not say "former".
+_WHEN_ADJ = frozenset({"former", "onetime", "erstwhile", "late", "then"})
 #: Verbs that state the same event as an agent noun's verb (by its stem, :func:`_stem`): "the founder of X" is the
 #: one by whom X "was established".
 _SAME_EVENT: dict[str, tuple[str, ...]] = {"found": ("estab", "set up", "creat"), "build": ("built", "const")}
@@ -302,6 +310,10 @@ def _related(noun: str, x: str, s: str, names: Sequence[tuple[int, str]]) -> lis
                     rf"(?:the\s+)?{xp}\b", after, re.I) or (conv and re.match(
                         rf"(?:'s|’s)\s+(?:{conv})s?(?:,?\s+(?:the\s+)?|\s+(?:included|were|was)\s+(?:[^.;]{{0,60}}?\b)?){xp}\b",
                         after, re.I)):
+            out.append(_untitled(n))
+    for start, n in names if not out else ():  # "Amos Threlkeld had trained as an apprentice at X": the role by "as"
+        if re.match(rf"\s+(?:[a-z]+\s+){{0,3}}?as\s+(?:an?\s+|the\s+)?(?:[a-z\-]+\s+)?{re.escape(noun)}\s+(?:at|of|with|to|for|in)\s+"
+                    rf"(?:the\s+)?{xp}\b", s[start + len(n):], re.I):
             out.append(_untitled(n))
     phrases = "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in _ROLE_PHRASES.get(noun, ()))
     if phrases and not out:  # "Anselm Tessely trained under the watchmaker Odile Brask"
@@ -399,7 +411,7 @@ def clause_bridges(query: str, sentences: Sequence[str], *, depth: int = 2) -> l
     seen: set[str] = set()
     found: list[tuple[re.Match[str], str, str, str]] = []  # (description, its words in the question, name, sentence)
     query = own_possessives(query)
-    for pat in (*_CLAUSE_PATTERNS, _SUBJECT_CLAUSE):
+    for pat in (*_CLAUSE_PATTERNS, _SUBJECT_CLAUSE, _THING_CLAUSE):
         for m in pat.finditer(query):
             noun, x = m.group("noun"), m.group("x")
             verb = m.groupdict().get("verb") or ""
@@ -407,7 +419,7 @@ def clause_bridges(query: str, sentences: Sequence[str], *, depth: int = 2) -> l
             if (noun in _NOT_THINGS or m.group(0) in seen or x.split()[0].lower() in _NOT_NAMES
                     or re.match(r"(?:'s|’s)", query[m.end():]) or x.endswith(("'s", "’s"))):
                 continue  # "founded by Tobias Fenn's son" describes by the son, resolved on its own first
-            if pat is _SUBJECT_CLAUSE:
+            if pat is _SUBJECT_CLAUSE or pat is _THING_CLAUSE:
                 name, said = ("", "") if verb in _AUXILIARY else _resolve_agent(noun, x, verb, sentences, query)
             else:
                 name, said = _resolve(noun, x, verb, sentences, query, adj)

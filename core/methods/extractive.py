@@ -459,8 +459,13 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
     note = ""
     if atype and not ranked[0].typed and not atype.startswith("named:"):  # "the position X" is rarely written so
         note = f"no sentence of the top passages names {answer_type_phrase(atype)} that the question does not name"
-    if any(r in hops for r in rows[order[0]][1]):  # the first hop won: say that no passage handed answers the second
-        asked = next((q for q, name, said, _ in clauses if said in rows[order[0]][1]), "")
+    won = rows[order[0]][1]
+    asked, bridge = next(((q, name) for q, name, said, _ in clauses if said in won), ("", ""))
+    # the first hop won: say that no passage handed answers the second, unless the sentence also says all the re-read
+    # question asks ("Ivo Fenn, the son of Amos Fenn, managed the Pellory Railway from 1920" resolves "the railway
+    # founded by Amos Fenn" and answers "Who managed the Pellory Railway from 1920?")
+    if any(r in hops for r in won) and not (ranked[0].typed and asked and all(
+            shares_a_word(w, won) for w in _WORD.findall(asked.replace(bridge, " ")) if len(w) > 3)):
         note = (f"this sentence only resolves what the question describes; no passage the answer was handed says "
                 f"{'what “' + asked + '” asks' if asked else 'what the re-read question asks'}" + (f"; {note}" if note else ""))
     # every passage the answer was handed, not only the top ones: BubbleRAG hands 13 whose order is not the ranking's,
