@@ -6,8 +6,9 @@ answer (:mod:`core.methods.extractive`, rule 4) and of BubbleRAG's sufficiency c
 many"/"how much"/"what percentage" for a number, "which/what NOUN" of another noun for a thing named after it.
 Dates and numbers are found by patterns; persons and places by spaCy's ``en_core_web_sm`` NER (the pinned package of
 the ``spacy`` extractor, loaded lazily), else by runs of capitalised words; with ``names``, a plain name whose first
-word is a common given name, and the agent of a passive verb, count as persons where the small model tags them
-otherwise.
+word is a common given name, the agent of a passive verb, and a name a kinship apposition calls one ("Ivo Threlkeld,
+the son of …"), count as persons where the small model tags them otherwise, and a name said to be someone's birthplace
+as a place; "Which company …?" also takes a name ending in "Trust", "Works", "Ltd" and the like.
 """
 
 from __future__ import annotations

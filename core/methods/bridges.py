@@ -27,7 +27,10 @@ that answers ("It was launched in 1920").
   of the description must be in the sentence ("the first telescope of X" is not X's largest one). Sentences are read
   with their pronouns resolved (the caller's readings), so "She commanded the ferry Grey Heron" names Orla Brisk.
   Relations are also read from the other side: "the father of Aldo Fenn" is the one "Aldo Fenn was the son of" (a
-  parent of the fitting sex by title or given name), and "the engineer who bought X" the one X "was sold to"; a
+  parent of the fitting sex by title or given name), and "the engineer who bought X" the one X "was sold to" ("the
+  firm that supplied the winding gear" too, a thing of two or three lower-case words: "… gear supplied by Hesketh
+  Electric"); a role is also stated by "as" ("the former apprentice of X": "trained as an apprentice at X", an
+  adjective of time such as "former" not required in the sentence); a
   description inside a description is resolved inside out ("the lamp company founded by Tobias Fenn's son").
 - :func:`head_reading` — "the company" read as the passage's title "Colbridge Lamp Company" (or "the workshop" where
   the passage says "Tessely Clockworks was a clockmaking workshop"), for the sentences that resolve descriptions.
