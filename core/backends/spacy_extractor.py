@@ -126,7 +126,9 @@ class SpacyExtractor:
     # v15: a name after "its paper mills, among them" is one of the mills (no "is"); "bought X in 1921 and the Y in
     # 1934" buys Y too; "the typographer Idris Mallow" is Idris Mallow, "the Quillstone typeface" Quillstone; "its
     # first one" is no node
-    model_id = f"spacy-v15:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v16: "a painter from <place>" gives "from", a thing's "a town in <place>" (or "<place> harbour") "located in"; "A
+    # hotel at its summit was built by X" is the place's "hotel built by"; "became mayor of X in 1920" "became mayor in"
+    model_id = f"spacy-v16:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True

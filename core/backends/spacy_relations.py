@@ -6,7 +6,8 @@ Subject–verb–object (``starred in``, active and passive ``directed by``), co
 through the copula or apposition to the entity the sentence is about, never a modifier, nor the goods a maker makes
 ("a maker of wooden beehives founded by X": the maker). A date of an active verb is its named object's too ("hosted
 the International Honey Exhibition in 1931"). A name listed after a plural noun ("its paper mills, among them X") and
-an object a gapped clause shares ("bought X in 1921 and the Y in 1934") are :mod:`core.backends.spacy_lists`'s.
+an object a gapped clause shares ("bought X in 1921 and the Y in 1934") are :mod:`core.backends.spacy_lists`'s; where a description puts its holder ("a painter from X", "a town in Y") and a
+place's unnamed thing ("A hotel at its summit was built by …") :mod:`core.backends.spacy_places`'s.
 Mentions come from :mod:`core.backends.spacy_mentions`.
 """
 
@@ -16,6 +17,7 @@ import re
 from typing import Any
 
 from core.backends import spacy_lists as lists
+from core.backends import spacy_places as places
 from core.backends.base import ExtractedTriple
 from core.backends.spacy_anaphora import FAMILY, ORG_NOUNS
 from core.backends.spacy_mentions import _AGENT, _NOT_NAMES, VALUE_LABELS, Carry, _Mentions
@@ -35,6 +37,8 @@ _HELD_IN = frozenset({"employer", "investor"})
 #: "left the White House in 1961", "joined the Christian Democratic Union in 1981" none of the house or the party
 _SUBJECTS_DATE = frozenset({"left", "leave", "leaves", "joined", "join", "joins", "rejoined", "won", "win", "wins",
                             "visited", "entered", "attended", "reached", "adopted"})
+#: forms of "become" (the pipeline has no lemmatizer)
+_BECOME = frozenset({"become", "becomes", "became", "becoming"})
 _SPAN = re.compile(r"\b(?:years|months|weeks|days|decades|centuries)\b", re.IGNORECASE)
 #: verbs whose subject is an organisation or institution: "a maker of wooden beehives founded by X" founded the maker
 _FOUNDING = frozenset({"founded", "cofounded", "established", "incorporated"})
@@ -140,6 +144,9 @@ class _Piece(_Mentions):
                 lists.member_edges(self, tok, plural)
             elif tok.dep_ == "appos":
                 self._appos(tok)
+            if tok.pos_ == "NOUN" and tok.dep_ in ("attr", "appos"):  # "a painter from X", "a town in Y"
+                places.origin(self, tok)
+                places.located(self, tok)
             if tok.pos_ in ("NOUN", "PROPN") and tok.dep_ in ("attr", "appos"):
                 self._relational_noun(tok)
             elif tok.pos_ == "NOUN" and tok.lower_ in _KIN:
@@ -180,7 +187,7 @@ class _Piece(_Mentions):
         phrase = self.verb_phrase(verb)
         copula = verb.lower_ in _COPULAS
         if not subjects and not copula:  # "Its illustrations were painted by X": the owner's "illustrations painted by"
-            owned = self._owned_subject(verb)
+            owned = self._owned_subject(verb) or places.place_owner(self, verb)  # "A hotel at its summit was …"
             if owned is not None:
                 subjects, phrase = [owned[0]], f"{owned[1]} {phrase}"
         if not subjects:
@@ -207,7 +214,10 @@ class _Piece(_Mentions):
                     # which gave impetus to …" (a noun phrase, no node worth the edge), and no value ("to eight")
                     pobj = [g for g in pobj if all((s[1] or s[0] in self._people) and s[1] not in _NOT_NAMES for s in subjects)
                             and (self.mention(g) or ("", ""))[1] not in VALUE_LABELS]
-                rel = f"{phrase} {c.lower_}" if not copula else f"{'is' if verb.lower_ == 'is' else verb.lower_} {c.lower_}"
+                role = self._taken_role(verb, phrase)
+                if role is None:
+                    continue  # "became in 1920" says nothing: a role named by a name or none at all
+                rel = f"{role} {c.lower_}" if not copula else f"{'is' if verb.lower_ == 'is' else verb.lower_} {c.lower_}"
                 for p in pobj:
                     for o in self._conjuncts(p):
                         tail = self.mention(o)
@@ -218,6 +228,22 @@ class _Piece(_Mentions):
                 continue
         if not copula:  # "bought X in 1921 and the Y in 1934": Y joined to the verb
             lists.gapped_objects(self, verb, subjects, phrase)
+
+    def _taken_role(self, verb: Any, phrase: str) -> str | None:
+        """The phrase a preposition of ``verb`` follows: "became mayor of Keldmoor in 1920" → "became mayor" (in
+        1920), "became famous for" → "became famous"; an audit's KG read "became in · 1920". None for a "become"
+        whose role is a name or missing (the name is its own edge: "became · Duke of York"); ``phrase`` for other
+        verbs."""
+        if verb.lower_ not in _BECOME:
+            return phrase
+        for c in verb.children:
+            if c.dep_ == "acomp" and c.pos_ == "ADJ":
+                return f"{phrase} {c.lower_}"
+            if c.dep_ == "attr" and c.pos_ == "NOUN" and self.mention(c) is None:
+                if any(t.dep_ == "amod" and t.i > c.i for t in c.children):
+                    return None  # "a chess professional" parsed as the noun "chess": no "becoming chess in"
+                return " ".join([phrase, *(t.lower_ for t in c.children if t.dep_ == "compound" and t.i < c.i), c.lower_])
+        return None
 
     def _dated_objects(self, verb: Any, prep: Any, tail: tuple[str, str] | None,
                        objects: list[tuple[str, str] | None] | None = None) -> list[tuple[str, str]]:

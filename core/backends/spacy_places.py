@@ -1,0 +1,155 @@
+"""Where a described name is from or lies, and what a place's unnamed thing had done to it (the ``spacy`` extractor).
+
+:class:`core.backends.spacy_relations._Piece` reads its relations over the dependency parse; these rules read shapes
+whose place hung on a common noun that is no mention (an audit's mountain-railway corpus; BubbleRAG §3.1 step 2, the
+triples of a passage):
+
+* **Origin**: "Perpetua Lisle was a painter *from the port city of Saltgrave*" / "X, a weaver from Marlow, …" — the
+  place hung on the description "painter", so nothing tied her to it (no "Which city …" about her could be answered).
+  A description's "from <name>" is its holder's: (X, from, Saltgrave), the place read as "born in" reads it ("the
+  port city of Saltgrave" is Saltgrave) (:func:`origin`).
+* **Location**: "The Gannet Incline was a short funicular *in Saltgrave harbour*", "Keldmoor is a town in Cumbria" —
+  a thing's (never a person's) description "in <place>" is where the thing lies: (X, located in, Saltgrave), a
+  lower-case part of a place after its name ("Saltgrave harbour", "the Ardennes department") being the place
+  (:func:`located`).
+* **A place's unnamed thing**: "*A hotel at its summit* was built by the Pellory Cog Railway" — the subject is a
+  common noun, no node, so the builder was lost; the place it stands at or in ("its summit": the mountain's) is the
+  subject, the noun joins the relation: (Mount Pellory, hotel built by, Pellory Cog Railway) (:func:`place_owner`),
+  as "Its illustrations were painted by X" gives the owner's "illustrations painted by".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.backends.spacy_anaphora import PLACE_NOUNS
+from core.backends.spacy_mentions import _AGENT
+from core.backends.spacy_pronouns import ROLE_GENDER
+from core.backends.spacy_spans import VALUE_LABELS
+
+#: labels an origin or a location cannot have: values, nationalities, languages, people
+_NO_PLACE = VALUE_LABELS | {"NORP", "LANGUAGE", "PERSON"}
+#: labels a location must have, besides a plain proper name no label was given
+_PLACE_LABELS = frozenset({"GPE", "LOC", "FAC"})
+#: lower-case parts of a place after its name: "Saltgrave harbour" lies in Saltgrave
+PLACE_PARTS = frozenset({"harbour", "harbor", "port", "bay", "valley", "district", "county", "region", "province",
+                         "department", "parish", "municipality", "borough", "area", "docks", "waterfront",
+                         "outskirts", "suburbs", "countryside"})
+#: descriptions of a thing, never a person (some end like a role noun: "river", "tower"); others follow the holder
+_THINGS = PLACE_NOUNS | {"river", "lake", "mountain", "hill", "peak", "suburb", "neighbourhood", "neighborhood",
+                         "community", "commune", "locality", "tower", "manor", "harbor", "harbour", "center", "centre",
+                         "theater", "theatre", "station", "airport", "stadium", "church", "museum", "bridge",
+                         "railway", "funicular", "castle", "building"}
+#: prepositions by which a common-noun subject stands at or in a place ("A hotel at its summit")
+_AT = frozenset({"at", "on", "in", "near", "beside"})
+
+
+def _plain(m: Any, tok: Any) -> bool:
+    """Whether the mention ``tok`` heads is all proper nouns (a name the small model left unlabelled)."""
+    span = m.mention_of.get(tok.i)
+    return span is not None and all(t.pos_ == "PROPN" for t in m.doc[span[0]:span[1]] if not t.is_punct)
+
+
+def place_of(m: Any, tok: Any, *, person_ok: bool = False) -> tuple[str, str] | None:
+    """The place the object ``tok`` of "from"/"in" names: a labelled or all-proper name ("the port city of
+    Saltgrave" is Saltgrave, :func:`core.backends.spacy_anaphora.named_place`), the name before a lower-case place
+    part ("Saltgrave harbour", :data:`PLACE_PARTS`); else None. ``person_ok``: a one-word name tagged PERSON that the
+    text made no person counts (an unknown town the small model took for a surname)."""
+    if tok.pos_ == "NOUN" and tok.lower_ in PLACE_PARTS:
+        start = tok.i
+        while start > tok.sent.start and m.doc[start - 1].pos_ == "PROPN" and m.doc[start - 1].head.i >= start:
+            start -= 1  # the proper nouns right before, all inside the phrase ("Port Ellen harbour")
+        if start == tok.i or any(c.dep_ == "prep" for c in tok.children):
+            return None
+        ents = {t.ent_type_ for t in m.doc[start:tok.i]}
+        return None if ents & _NO_PLACE else (m.doc[start:tok.i].text, "")
+    got = m.mention(tok)
+    if got is not None and person_ok and got[1] == "PERSON" and " " not in got[0] and got[0] not in m._people:
+        return got[0], ""
+    if got is None or not got[0] or got[1] in _NO_PLACE:
+        return None
+    if got[1] or (tok.pos_ == "PROPN" and _plain(m, tok)):
+        return got
+    return got if tok.pos_ == "NOUN" and m.role_name(tok) == got else None
+
+
+def _description(m: Any, noun: Any) -> tuple[str, str] | None:
+    """The holder of the common-noun description ``noun`` ("a painter" in "X was a painter …", "X, a painter …"),
+    when ``noun`` is no name itself; else None."""
+    if noun.pos_ != "NOUN" or noun.dep_ not in ("attr", "appos") or m.role_name(noun) is not None:
+        return None
+    if noun.dep_ == "attr" and noun.head.lower_ not in ("is", "was", "are", "were", "be", "been"):
+        return None  # "became mayor of X": a role taken, not what X is
+    holder = m.subject(noun)
+    return holder if holder is not None and holder[1] not in VALUE_LABELS else None
+
+
+def origin(m: Any, noun: Any) -> None:
+    """(X, from, place) for "X was a painter from <place>" / "X, a painter from the city of <place>, …"."""
+    for prep in noun.children:
+        if prep.dep_ != "prep" or prep.lower_ != "from":
+            continue
+        # after a person's role noun ("a potter from Lanford") a name the small model tagged a person's is a place:
+        # "from" a person there reads as nonsense; not after a thing ("a gift from Edwin Marsh")
+        agent = noun.tag_ == "NN" and bool(_AGENT.fullmatch(noun.lower_))
+        places = [place_of(m, p, person_ok=agent) for p in prep.children if p.dep_ == "pobj"]
+        # a place, not an organisation ("a politician from the National Action Party": a member, no origin)
+        places = [p for p in places if p is not None and (p[1] in _PLACE_LABELS or p[1] in ("", "TITLE"))]
+        holder = _description(m, noun) if places else None
+        if holder is None or not holder[1]:
+            continue  # a name's only: not "international flights from Khujand Airport"
+        for place in places:
+            m.add(holder, "from", place)
+
+
+def located(m: Any, noun: Any) -> None:
+    """(X, located in, place) for "X is a town in <place>" / "X was a funicular in <place> harbour": only a thing
+    (no person: "a painter in Paris" is no location of hers), only a place (:func:`place_of`) labelled a place or
+    all proper nouns."""
+    for prep in noun.children:
+        if prep.dep_ != "prep" or prep.lower_ != "in" or prep.i != noun.i + 1:
+            continue
+        places = [place_of(m, p) for p in prep.children if p.dep_ == "pobj"]
+        places = [p for p in places if p is not None and (p[1] in _PLACE_LABELS or p[1] in ("", "TITLE"))]
+        if not places:
+            continue
+        holder = _description(m, noun)
+        if holder is None or not holder[1]:
+            continue  # a name's only: not "A cover version … was a pop hit in the U.S."
+        word = noun.lower_  # "a village in X" is a place, whatever the small model tagged its name
+        if word not in _THINGS and (word in ROLE_GENDER or bool(_AGENT.fullmatch(word)) or _person(m, holder)):
+            continue
+        for place in places:
+            m.add(holder, "located in", place)
+
+
+def _person(m: Any, holder: tuple[str, str]) -> bool:
+    """Whether ``holder`` is a person's: so labelled or made by the text (the title: its subject tagged PERSON)."""
+    m._subjects_ready()  # reads each sentence's subject: a title the text names as a person is one
+    return holder[1] in ("PERSON", "NORP") or holder[0] in m._people or (
+        holder[1] == "TITLE" and m._title_person()) or (holder[1] != "TITLE" and m._person(holder, "NNP"))
+
+
+def place_owner(m: Any, verb: Any) -> tuple[tuple[str, str], str] | None:
+    """(place, noun) for a passive's subject that is a common noun with "a"/"an", standing at or in a place and no
+    node: "A hotel at its summit was built by X" → (Mount Pellory, "hotel"), "its" read as a possessive is (:meth:`_possessor`); "A bridge
+    in Keldmoor …" → (Keldmoor, "bridge"). None otherwise."""
+    for s in verb.children:
+        # a passive's new thing ("A hotel …"): not "Control in Ireland fluxed between …", "the conflict in Asia can be
+        # dated back to …" (no thing built, a topic)
+        if s.dep_ != "nsubjpass" or s.pos_ != "NOUN" or s.tag_ != "NN" or not any(
+                c.dep_ == "det" and c.lower_ in ("a", "an") for c in s.children) or \
+                m.mention(s, as_subject=True) is not None or any(c.dep_ == "poss" for c in s.children):
+            continue
+        for prep in s.children:
+            if prep.dep_ != "prep" or prep.lower_ not in _AT or prep.i != s.i + 1:
+                continue
+            for p in prep.children:
+                if p.dep_ != "pobj":
+                    continue
+                poss = [c for c in p.children if c.dep_ == "poss"]
+                place = m._possessor(poss[0]) if poss and p.pos_ == "NOUN" else (
+                    place_of(m, p) if p.pos_ == "PROPN" else None)
+                if place is not None and place[0] and place[1] not in _NO_PLACE:
+                    return place, s.lower_
+    return None

@@ -1,0 +1,41 @@
+"""A place a description hangs on ("a painter from the port city of X", "a funicular in X harbour"), a place's unnamed
+thing as a subject ("A hotel at its summit was built by …") and the role a "became" takes before its date — readings
+an audit's KG check found missing or garbled on its mountain-railway corpus."""
+
+from __future__ import annotations
+
+from tests.backends.spacy_case import passage_triples as triples  # the extractor: ``ex`` in conftest
+
+
+def test_a_profession_from_a_place_is_the_persons_origin(ex):
+    got = triples(ex, "Mirren Hale\nMirren Hale was a weaver from the river town of Dunstow. She married Jory Pike.")
+    assert ("Mirren Hale", "from", "Dunstow") in got, got
+    got = triples(ex, "Mirren Hale\nMirren Hale, a potter from Lanford, married Jory Pike in 1890.")
+    assert ("Mirren Hale", "from", "Lanford") in got, got
+    # a person is no origin: "a gift from …" names the giver
+    got = triples(ex, "Corla Brooch\nThe Corla Brooch was a gift from Edwin Marsh to his sister.")
+    assert not any(r == "from" for _, r, _ in got), got
+
+
+def test_a_thing_described_in_a_place_is_located_there(ex):
+    got = triples(ex, "Tern Lift\nThe Tern Lift was a short cliff railway in Porthwen harbour. It was built in 1893.")
+    assert ("Tern Lift", "located in", "Porthwen") in got, got
+    got = triples(ex, "Abbotsley\nAbbotsley is a village in Cambridgeshire.")
+    assert ("Abbotsley", "located in", "Cambridgeshire") in got, got
+    # a person described in a place is not located there
+    got = triples(ex, "Mirren Hale\nMirren Hale was a teacher in Cambridgeshire.")
+    assert not any(r == "located in" for _, r, _ in got), got
+
+
+def test_a_places_unnamed_thing_keeps_its_builder(ex):
+    got = triples(ex, "Mount Arvel\nMount Arvel rises above the village of Low Dene. A chapel at its top was built "
+                      "by the Arvel Quarry Company in 1872.")
+    assert ("Mount Arvel", "chapel built by", "Arvel Quarry Company") in got, got
+
+
+def test_became_with_a_date_names_the_role(ex):
+    got = triples(ex, "Jory Pike\nJory Pike was born in Lanford in 1851 and became chairman of the Lanford Bank "
+                      "in 1899.")
+    assert not any(r == "became in" for _, r, _ in got), got
+    assert ("Jory Pike", "became chairman in", "1899") in got, got
+    assert ("Jory Pike", "chairman of", "Lanford Bank") in got, got
