@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.backends.spacy_anaphora import PLACE_NOUNS
+from core.backends.spacy_anaphora import ORG_NOUNS, PLACE_NOUNS
 from core.backends.spacy_mentions import _AGENT
 from core.backends.spacy_pronouns import ROLE_GENDER
 from core.backends.spacy_spans import VALUE_LABELS
@@ -35,11 +35,16 @@ _PLACE_LABELS = frozenset({"GPE", "LOC", "FAC"})
 PLACE_PARTS = frozenset({"harbour", "harbor", "port", "bay", "valley", "district", "county", "region", "province",
                          "department", "parish", "municipality", "borough", "area", "docks", "waterfront",
                          "outskirts", "suburbs", "countryside"})
-#: descriptions of a thing, never a person (some end like a role noun: "river", "tower"); others follow the holder
-_THINGS = PLACE_NOUNS | {"river", "lake", "mountain", "hill", "peak", "suburb", "neighbourhood", "neighborhood",
+#: descriptions of a thing, never a person (some end like a role noun: "river", "tower"; a firm the small model took
+#: for a man: "Hesketh Electric was an electrical firm in Varnholt"); others follow the holder
+_THINGS = PLACE_NOUNS | ORG_NOUNS | {"river", "lake", "mountain", "hill", "peak", "suburb", "neighbourhood", "neighborhood",
                          "community", "commune", "locality", "tower", "manor", "harbor", "harbour", "center", "centre",
                          "theater", "theatre", "station", "airport", "stadium", "church", "museum", "bridge",
                          "railway", "funicular", "castle", "building"}
+#: descriptions of a person that end like no role noun ("a student in Paris" is no location of hers)
+_PEOPLE = frozenset({"student", "resident", "immigrant", "emigrant", "citizen", "native", "assistant", "pupil",
+                     "apprentice", "member", "monk", "nun", "priest", "bishop", "chef", "poet", "pilot", "surgeon",
+                     "expert", "official", "chief", "head", "figure", "personality", "celebrity"})
 #: prepositions by which a common-noun subject stands at or in a place ("A hotel at its summit")
 _AT = frozenset({"at", "on", "in", "near", "beside"})
 
@@ -117,7 +122,8 @@ def located(m: Any, noun: Any) -> None:
         if holder is None or not holder[1]:
             continue  # a name's only: not "A cover version … was a pop hit in the U.S."
         word = noun.lower_  # "a village in X" is a place, whatever the small model tagged its name
-        if word not in _THINGS and (word in ROLE_GENDER or bool(_AGENT.fullmatch(word)) or _person(m, holder)):
+        if word not in _THINGS and (word in ROLE_GENDER or word in _PEOPLE or bool(_AGENT.fullmatch(word))
+                                    or _person(m, holder)):
             continue
         for place in places:
             m.add(holder, "located in", place)
@@ -126,8 +132,9 @@ def located(m: Any, noun: Any) -> None:
 def _person(m: Any, holder: tuple[str, str]) -> bool:
     """Whether ``holder`` is a person's: so labelled or made by the text (the title: its subject tagged PERSON)."""
     m._subjects_ready()  # reads each sentence's subject: a title the text names as a person is one
+    # the title by what the text said only: a given name's look guesses ("Hesketh Electric" read as a man's)
     return holder[1] in ("PERSON", "NORP") or holder[0] in m._people or (
-        holder[1] == "TITLE" and m._title_person()) or (holder[1] != "TITLE" and m._person(holder, "NNP"))
+        holder[1] == "TITLE" and (m._title_is_person or (m.title or "") in m._gender))
 
 
 def place_owner(m: Any, verb: Any) -> tuple[tuple[str, str], str] | None:

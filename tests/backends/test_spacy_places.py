@@ -22,6 +22,9 @@ def test_a_thing_described_in_a_place_is_located_there(ex):
     assert ("Tern Lift", "located in", "Porthwen") in got, got
     got = triples(ex, "Abbotsley\nAbbotsley is a village in Cambridgeshire.")
     assert ("Abbotsley", "located in", "Cambridgeshire") in got, got
+    # a firm is a thing even where the small model read its name as a man's
+    got = triples(ex, "Tobin Marsh Electric\nTobin Marsh Electric was an electrical firm in Lanford.")
+    assert ("Tobin Marsh Electric", "located in", "Lanford") in got, got
     # a person described in a place is not located there
     got = triples(ex, "Mirren Hale\nMirren Hale was a teacher in Cambridgeshire.")
     assert not any(r == "located in" for _, r, _ in got), got
