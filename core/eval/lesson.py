@@ -288,7 +288,13 @@ class Lesson:
         holds = [r.method for r in self.runs if not r.right and r.match.kind == "contains"]
         held = (f"; {len(holds)} of {n} {'holds' if len(holds) == 1 else 'hold'} the gold answer inside a longer "
                 f"answer — {', '.join(holds)}" if holds else "")
-        return (f"{self.model} answered {said}: {right} of {n} right{named}{held} "
+        # part of the gold answer ("851" for "20 March 851") is what the tables call "partly right": "0 of 8 right"
+        # above four such rows read as a contradiction to an audit
+        parts = Counter(r.answer.strip() for r in self.runs if not r.right and r.match.kind == "part")
+        part = (f"; {sum(parts.values())} of {n} partly right — " + ", ".join(
+            f"“{a}”" + (f" ×{c}" if c > 1 else "") for a, c in parts.most_common()) + " is part of it" if parts else "")
+        exactly = "exactly right" if parts or holds else "right"
+        return (f"{self.model} answered {said}: {right} of {n} {exactly}{named}{held}{part} "
                 f"(gold: “{self.gold_answer}”).")
 
     def why_lines(self) -> list[str]:

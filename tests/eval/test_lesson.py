@@ -74,6 +74,18 @@ def test_part_of_the_gold_answer_is_partly_right():
 
 
 
+def test_the_answer_line_counts_answers_that_are_part_of_the_gold_answer():
+    """The tour's Lothair step read "0 of 8 right" above a table that calls four "851" answers partly right."""
+    tours = (("tours", "Ermengarde of Tours", "She died on 20 March 851."),)
+    runs = [ShownRun(m, "851", tours, ("tours",)) for m in ("dense", "ppr")] + [
+        ShownRun("sgrag", "860", tours, ("tours",)), ShownRun("reg", "20 March 851", tours, ("tours",))]
+    line = lesson("When did Lothair II's mother die?", runs, ["tours"], ["20 March 851"]).answer_line()
+    assert line.endswith(": 1 of 4 exactly right — reg; 2 of 4 partly right — “851” ×2 is part of it "
+                         "(gold: “20 March 851”)."), line
+    wrong = lesson("When?", runs[2:3], ["tours"], ["20 March 851"])  # nothing partly right: the line as before
+    assert "partly" not in wrong.answer_line()
+
+
 def test_a_sentence_holding_the_gold_answer_is_neither_called_wrong_nor_part_of_it():
     """SG-RAG without an LLM (the tour's step) quotes the mother's sentence: it holds the gold date, so the answer line
     says so instead of "wrong", and the why line says it holds the gold answer, not that it is part of it."""
@@ -341,7 +353,7 @@ def test_the_answer_line_counts_a_sentence_that_holds_the_gold_answer_apart_from
     runs = [ShownRun("dense", "Howard Payne", (SPEED,)),
             ShownRun("sgrag", "It stars Keanu Reeves as Neo and Hugo Weaving as Agent Smith.", (MATRIX,))]
     line = lesson(Q, runs, GOLD, ["Hugo Weaving"], model="Without an LLM (none mode), the extractive step").answer_line()
-    assert ": 0 of 2 right; 1 of 2 holds the gold answer inside a longer answer — sgrag (gold: “Hugo Weaving”)." in line
+    assert ": 0 of 2 exactly right; 1 of 2 holds the gold answer inside a longer answer — sgrag (gold: “Hugo Weaving”)." in line
     assert "holds the gold" not in lesson(Q, runs[:1], GOLD, ["Hugo Weaving"]).answer_line()
 
 
