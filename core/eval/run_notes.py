@@ -90,6 +90,14 @@ def run_note_items(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
     for m, s in (summary.get("methods") or {}).items():
         if s.get("trained_on"):
             out.append((f"Trained on — {m}", trained_rows_note(m, int(s["trained_on"]), int(s.get("n", 0)))))
+    from core.eval.summary_stats import MIN_INTERVAL_QUESTIONS
+
+    few_q = {m: int(s.get("n", 0)) for m, s in (summary.get("methods") or {}).items()
+             if 0 < int(s.get("n", 0)) < MIN_INTERVAL_QUESTIONS}
+    if few_q:  # figures with no bracket beside others' with one: say why
+        out.append(("No intervals", ", ".join(f"{m} ran on {n} question{'s' if n != 1 else ''}" for m, n in few_q.items())
+                    + f": under {MIN_INTERVAL_QUESTIONS} questions a 95 % interval says nothing, so {'its figures have' if len(few_q) == 1 else 'their figures have'} "
+                    "none; run more questions to compare them."))
     settings = summary.get("settings") or {}
     passages = int((settings.get("content") or {}).get("passages") or 0)
     few = few_passages_warning(passages, top_k=int(settings.get("cut") or 5))

@@ -5,7 +5,7 @@ MissTR, answer EM / F1, the papers' per-question answer metrics, ACC_L and Emp.S
 interval; :func:`method_pairs` compares every two methods on :data:`PAIR_METRICS`, paired on the questions
 both have a value for (:mod:`core.eval.stats`). :func:`core.eval.report.summarize` stores them as::
 
-    summary["methods"][m]["intervals"][metric] = {"low": .., "high": .., "n": questions}   # n ≥ 2 only
+    summary["methods"][m]["intervals"][metric] = {"low": .., "high": .., "n": questions}   # n ≥ 5 only
     summary["pairs"] = [{"a", "b", "metric", "n", "mean_a", "mean_b", "difference", "low", "high", "level",
                          "wins", "ties", "losses", "sign_p", "wilcoxon_p", "verdict", "better", "words",
                          "tests"}, ...]
@@ -52,8 +52,11 @@ PAPER_SCORES = {"precision": ("paper Precision",), "recall": ("paper Recall",), 
                 "hit": ("paper Hit",), "hit1": ("paper Hit@1",)}
 #: The judge's per-question verdicts (a record's ``judge`` keys), keyed as in the summary.
 JUDGED_SCORES = ("ACC_L", "Emp.S")
-#: An interval needs two questions: the bootstrap of one value is that value, which is no error bar.
-MIN_INTERVAL_QUESTIONS = 2
+#: An interval needs five questions. The bootstrap of one value is that value; of two or three it has at most 3 or
+#: 10 distinct resampled means, so two equal scores give "50.0 [50.0, 50.0]", which reads as certainty (an audit's
+#: benchmark after ReG training held out 8 of 10 questions); a percentile interval on so few questions says nothing
+#: about the question population.
+MIN_INTERVAL_QUESTIONS = 5
 #: Metrics not on a 0–1 scale: printed as they are, not ×100.
 UNSCALED = frozenset({"Emp.S"})
 
@@ -173,7 +176,8 @@ def with_interval(value: float | None, interval: Mapping[str, Any] | None = None
 
 
 def interval_of(method_summary: Mapping[str, Any], metric: str) -> Mapping[str, Any] | None:
-    """A method summary's interval of ``metric`` (None in a summary written before intervals, or under 2 questions)."""
+    """A method summary's interval of ``metric`` (None in a summary written before intervals, or under
+    :data:`MIN_INTERVAL_QUESTIONS` questions)."""
     got = (method_summary.get("intervals") or {}).get(metric)
     return got if isinstance(got, Mapping) else None
 

@@ -247,7 +247,8 @@ def test_summary_and_report_give_node_figures_their_count_and_blanks_their_reaso
     header = next(line for line in md.splitlines() if line.startswith("| method | n |"))
     assert "node R@10" not in header  # the passage table keeps to passages
     assert "## Node level (FastInsight §4.3.1, Table 3)" in md and NODE_METRICS_NOTE in md
-    assert f"| fastinsight | 1 | 30.0 | 20.0 | 75.0 [50.0, 100.0] | 2 | {NO_GOLD_NODE} (1 q.) |" in md
+    # 2 questions: no interval (core.eval.summary_stats.MIN_INTERVAL_QUESTIONS)
+    assert f"| fastinsight | 1 | 30.0 | 20.0 | 75.0 | 2 | {NO_GOLD_NODE} (1 q.) |" in md
     assert f"| dense | 0 | – | – | 50.0 | 1 | {NODE_LEVEL_OFF} (1 q.) |" in md  # blank, not 0
     plain = [dict(r, metrics={"R@10": 0.5}) for r in recs[2:]]
     plain[0].pop("metrics_notes")

@@ -426,8 +426,13 @@ def test_compose_reads_a_real_summary_and_cites_sg_rag_by_its_full_title() -> No
     assert sg.paper == ("61.8%", "65.0%", "67.5%", "66.2%", "1.611")
     md = comps[0].markdown()
     assert "*Structure Guided Retrieval-Augmented Generation for Factual Queries* — Xie et al., 2026" in md
-    # the summary carries 95 % intervals (core/eval/summary_stats.py): every measured cell shows one
-    assert "| SG-RAG | `sgrag` | 61.8% | 100.0 [100.0, 100.0] n=2 | 65.0% | 75.0 [50.0, 100.0] n=2 |" in md
+    # the summary carries 95 % intervals from 5 questions on (core/eval/summary_stats.py): on 2, none — each cell
+    # says its n ("100.0 [100.0, 100.0] n=2" read as certainty)
+    assert "| SG-RAG | `sgrag` | 61.8% | 100.0 n=2 | 65.0% | 75.0 n=2 |" in md
+    five = summarize(recs + [{**recs[0], "question_id": f"q{i}"} for i in range(2, 5)],
+                     settings={"workspace": "musique", "backends": _BACKENDS, "judge": False})
+    md5 = compare_paper("sgrag", five, _MANIFEST)[0].markdown()
+    assert "| SG-RAG | `sgrag` | 61.8% | 100.0 [100.0, 100.0] n=5 | 65.0% | 90.0 [" in md5
 
 
 def test_a_quoted_table_renders_whole_with_our_method_per_row() -> None:

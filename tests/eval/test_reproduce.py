@@ -87,19 +87,20 @@ def test_a_reproduction_of_the_demo_writes_tables_with_intervals_pairs_and_blank
     ws = resolve_workspace("demo", emb)
     backends = Backends(emb, get_llm("none"), get_reranker("biencoder", embedder=emb))
     seen: list[tuple[int, int]] = []
-    rep = run_reproduction(ws, load_questions(ws), "fastinsight", backends, out_dir=tmp_path, limit=3,
+    # 5 questions: the fewest an interval is given for (core.eval.summary_stats.MIN_INTERVAL_QUESTIONS)
+    rep = run_reproduction(ws, load_questions(ws), "fastinsight", backends, out_dir=tmp_path, limit=5,
                            progress=lambda d, t, m: seen.append((d, t)))
-    assert rep.out_dir == tmp_path / "fastinsight" / "none" and seen[-1] == (12, 12) and rep.ran == 12
+    assert rep.out_dir == tmp_path / "fastinsight" / "none" and seen[-1] == (20, 20) and rep.ran == 20
     rec = json.loads((rep.out_dir / "reproduce.json").read_text())
     assert rec == load_reproduction(rep.out_dir / "reproduce.json") and rec["format"] == "egx-reproduction"
-    assert rec["command"] == "egx reproduce --paper fastinsight --workspace demo --llm none --limit 3"
-    assert rec["questions"]["n"] == 3 and rec["questions"]["ids"] == [q.id for q in load_questions(ws)][:3]
+    assert rec["command"] == "egx reproduce --paper fastinsight --workspace demo --llm none --limit 5"
+    assert rec["questions"]["n"] == 5 and rec["questions"]["ids"] == [q.id for q in load_questions(ws)][:5]
     assert rec["budget"]["name"] == "fastinsight" and rec["node_level"] is True
     (table,) = rec["tables"]
     assert table["id"] == "FastInsight Table 3" and table["group"] == "bsard-g"
     by = {(r["row"], r["metric_id"]): r for r in table["records"]}
     fi = by[("FastInsight (Ours)", "node R@10")]
-    assert fi["paper"] == 13.7 and fi["n"] == 3 and fi["low"] <= fi["ours"] <= fi["high"]
+    assert fi["paper"] == 13.7 and fi["n"] == 5 and fi["low"] <= fi["ours"] <= fi["high"]
     assert fi["paper_in_interval"] == (fi["low"] <= 13.7 <= fi["high"])
     assert by[("GAR", "node R@10")]["blank"].startswith("not implemented here")
     assert by[("Vector Search", "node R@10")]["basis"] == ""  # node level on: dense ranks the KG nodes too

@@ -81,6 +81,20 @@ def test_unjudged_answers_are_not_compared():
     assert not {"answers EM", "answers F1", "ACC_L"} & set(s["methods"]["dense"]["intervals"])
 
 
+def test_under_five_questions_no_interval_and_the_run_says_why():
+    """An audit's benchmark after ReG training ran 2 questions a method and read "R@2 50.0 [50.0, 50.0]"."""
+    from core.eval.run_notes import run_note_items
+    from core.eval.summary_stats import MIN_INTERVAL_QUESTIONS
+
+    assert MIN_INTERVAL_QUESTIONS == 5
+    s = summarize(_records("dense", [1.0, 0.0]) + _records("ppr", [0.0, 0.0]))
+    assert s["methods"]["dense"]["intervals"] == {} and s["methods"]["ppr"]["intervals"] == {}
+    notes = dict(run_note_items(s))
+    assert notes["No intervals"].startswith("dense ran on 2 questions, ppr ran on 2 questions: under 5 questions")
+    five = summarize(_records("dense", [1.0, 0.0, 1.0, 1.0, 0.0]))
+    assert set(five["methods"]["dense"]["intervals"]) and "No intervals" not in dict(run_note_items(five))
+
+
 def test_one_question_gets_no_interval_and_no_verdict():
     s = summarize(_records("dense", [1.0]) + _records("ppr", [0.0]))
     assert s["methods"]["dense"]["intervals"] == {}
