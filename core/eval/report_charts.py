@@ -7,6 +7,7 @@ lost, and the paired differences — drawn by the Benchmark page with ``st.plotl
 from __future__ import annotations
 
 import html
+import math
 from typing import TYPE_CHECKING, Any
 
 from core.eval.summary_stats import differences_figure, error_bars, hover_text, interval_of
@@ -98,14 +99,21 @@ def failure_figure(summary: dict[str, Any]) -> go.Figure:
     ms = summary["methods"]
     fig = go.Figure()
     missed = {m: sum(int(s["diagnosis"].get(v, 0)) for v in ANSWER_STAGE) for m, s in ms.items()}
-    # three short lines, level: rotated 30°, one long line ran off the chart's bottom at 1440 px
-    xs = [f"{m}<br>+{missed[m]} retrieved,<br>answer missed" if missed[m] else m for m in ms]
+    # short lines, level: rotated 30°, one long line ran off the chart's bottom at 1440 px; a labelled name
+    # ("HippoRAG PPR (ppr)") breaks before its registry name, or eight of them overlapped (an audit)
+    def name(m: str) -> str:
+        return html.escape(m).replace(" (", "<br>(", 1)
+
+    xs = [f"{name(m)}<br>+{missed[m]} retrieved,<br>answer missed" if missed[m] else name(m) for m in ms]
+    top = 0
     for v in verdict_order(ms):
         if not is_retrieval_loss(v):
             continue
         ys = [s["diagnosis"].get(v, 0) for s in ms.values()]
         if any(ys):
             fig.add_bar(name=verdict_label(v), x=xs, y=ys, marker_color=VERDICT_COLOURS.get(v))
+    for i in range(len(xs)):  # the tallest stack, for whole-number ticks (counts of questions: no "0.5")
+        top = max(top, sum(int(b.y[i] or 0) for b in fig.data))
     total = sum(missed.values())
     # counted per (question, method) run, as the bars are: 11 of 3 questions × 6 methods read as 11 questions
     sub = (f"not counted: {total} run{'s' if total != 1 else ''} (question × method) retrieved every gold passage and "
@@ -115,6 +123,7 @@ def failure_figure(summary: dict[str, Any]) -> go.Figure:
                       barmode="stack", yaxis_title="questions whose gold evidence was lost (per method)", legend_title="verdict",
                       margin={"t": 70, "b": 90})
     fig.update_xaxes(tickangle=0, automargin=True)
+    fig.update_yaxes(tick0=0, dtick=max(1, math.ceil(top / 8)), tickformat="d", rangemode="tozero")
     return fig
 
 

@@ -24,6 +24,11 @@ def test_failure_chart_counts_only_questions_whose_gold_evidence_was_lost():
     assert list(bar.x) == ["hipporag2<br>+6 retrieved,<br>answer missed", "dense<br>+4 retrieved,<br>answer missed"]
     assert ("not counted: 10 runs (question × method) retrieved every gold passage and missed at the answer"
             in fig.layout.title.text)
+    # counts of questions: whole-number ticks (an audit read 0.5 and 1.5); a paper's name breaks before its registry
+    # name (eight "HippoRAG PPR (ppr)" labels overlapped)
+    assert fig.layout.yaxis.dtick == 1 and fig.layout.yaxis.tickformat == "d"
+    named = failure_figure({"methods": {"HippoRAG PPR (ppr)": {"diagnosis": {"no_anchor": 30}}}})
+    assert list(named.data[0].x) == ["HippoRAG PPR<br>(ppr)"] and named.layout.yaxis.dtick == 4
 
 
 def test_retrieval_losses_leave_out_answer_stage_misses():
