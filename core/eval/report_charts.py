@@ -111,7 +111,11 @@ def failure_figure(summary: dict[str, Any]) -> go.Figure:
             continue
         ys = [s["diagnosis"].get(v, 0) for s in ms.values()]
         if any(ys):
-            fig.add_bar(name=verdict_label(v), x=xs, y=ys, marker_color=VERDICT_COLOURS.get(v))
+            # the bucket holds gold ranked below the cut and gold never retrieved (the rows' own labels tell them
+            # apart: "gold not retrieved", "1 of 3 gold passages not retrieved"); the legend says both (an audit read
+            # "ranked below the cut" for a passage SG-RAG never retrieved)
+            label = verdict_label(v) + (" or not retrieved" if v == "ranked_out" else "")
+            fig.add_bar(name=label, x=xs, y=ys, marker_color=VERDICT_COLOURS.get(v))
     for i in range(len(xs)):  # the tallest stack, for whole-number ticks (counts of questions: no "0.5")
         top = max(top, sum(int(b.y[i] or 0) for b in fig.data))
     total = sum(missed.values())
