@@ -8,7 +8,7 @@ Dates and numbers are found by patterns; persons and places by spaCy's ``en_core
 the ``spacy`` extractor, loaded lazily), else by runs of capitalised words; with ``names``, a plain name whose first
 word is a common given name, the agent of a passive verb, and a name a kinship apposition calls one ("Ivo Threlkeld,
 the son of …"), count as persons where the small model tags them otherwise, and a name said to be someone's birthplace
-as a place; "Which company …?" also takes a name ending in "Trust", "Works", "Ltd" and the like.
+or "the (harbour) city of X" as a place; "Which company …?" also takes a name ending in "Trust", "Works", "Ltd" and the like.
 """
 
 from __future__ import annotations
@@ -133,6 +133,11 @@ _PLACED = re.compile(r"\b(?:born|died|lived|raised|settled|moved|located|based|s
 #: which the small model tags no place (an audit's "In which town was the teacher of … born?" got no typed sentence).
 _PLACE_OF = re.compile(r"\b([A-Z][\w'\-]*(?:\s+[A-Z][\w'\-]*)*)\s+(?:is|was)\s+(?:also\s+)?(?:(?:known|remembered)\s+as\s+)?"
                        r"the\s+(?:birthplace|hometown|home\s+town|burial\s+place|place\s+of\s+(?:birth|death))\s+of\b")
+#: A name a description calls a kind of place: "an equestrian performer from the harbour city of Brastow", "in the river
+#: town of Orlesby", which the small model tags no place (an audit's "Which city was the wife of … from?" typed no
+#: sentence of hers, and the husband's birth town won).
+_KIND_OF = re.compile(r"\bthe\s+(?:[a-z\-]+\s+){0,2}?(?:city|town|village|port|county|province|parish|borough|hamlet|"
+                      r"island|region|district)\s+of\s+([A-Z][\w'\-]*(?:\s+[A-Z][\w'\-]*)*)")
 #: A name a kinship apposition calls a person: "Ivo Threlkeld, the son of Amos Threlkeld, …" (the small model tagged
 #: only the father, so the next sentence's "He" read as him).
 _KIN = re.compile(r"\b([A-Z][\w'\-]*(?:\s+[A-Z][\w'\-]*)+),\s+(?:the|a)\s+(?:[a-z]+\s+)?(?:son|daughter|wife|husband|widow|"
@@ -211,6 +216,7 @@ def _find_mentions(sentence: str, kind: str, names: bool = False, recipients: bo
             # where a verb of place puts a name: "He was born in Odeby", which the small model tags no place (an audit's
             # "Where was the founder … born?" got the founding sentence, whose town it did tag)
             found += [p for p in _opened(_PLACE_OF.findall(sentence)) if not any(p in f or f in p for f in found)]
+            found += [p for p in _KIND_OF.findall(sentence) if not any(p in f or f in p for f in found)]
             return found + [p for p in _PLACED.findall(sentence) if not any(p in f or f in p for f in found)]
         out = []
         for m in _CAPS.finditer(sentence):

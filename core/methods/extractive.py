@@ -13,7 +13,8 @@ below are ours, documented here and recorded in the trace (``extractive`` in the
    is the coreference a reader makes (an audit's "Who designed Keldmoor Light?" got the headland
    sentence, which names the light, over the one naming its designer). A "He"/"She" may also be the person
    named last before it, in its passage or in the paragraph before it when that one was retrieved too
-   (:func:`antecedents`; the spaCy KG reads a document's paragraphs the same way).
+   (:func:`antecedents`; the spaCy KG reads a document's paragraphs the same way), but it continues the "He" or the
+   subject before it, never that sentence's object (:mod:`core.methods.pronoun_subjects`).
 2. **Score** — the relevance of (question, sentence) under the cross-encoder when the method's
    :class:`~core.methods.base.Backends` carry a reranker (the default ``ms-marco-minilm``;
    ``biencoder`` is the embedding cosine); *fallback* without one (or with the ``llm`` reranker,
@@ -42,7 +43,9 @@ below are ours, documented here and recorded in the trace (``extractive`` in the
    numbers are found by patterns; persons and places by spaCy's ``en_core_web_sm`` NER (the pinned
    package of the ``spacy`` extractor, loaded lazily; the trace says which), else by runs of capitalised words.
    The small model tags some plain names otherwise ("Agnes Morrow" PRODUCT): a name whose first word is a common
-   given name counts as a person (:func:`core.text.named_person`).
+   given name counts as a person (:func:`core.text.named_person`). A sentence holding only the verb of the question's
+   description ("founded" for "… the circus founded by X sold?") ranks after one holding its own
+   (:mod:`core.methods.question_verb`).
 5. **Antecedents** — "He"/"She"/"His"/"Her" in a passage that is not about a person is also read as the person the
    passage named last before it, and "It"/"Its" as the named thing the sentence before is about ("The Brown Ox was
    a ferry … It worked only the Pellow Reach crossing"); the better reading counts (:func:`readings`). The answer
@@ -77,6 +80,8 @@ from core.methods.answer_types import (
 )
 from core.methods.base import Backends
 from core.methods.bridges import clause_bridges, head_reading, possessive_bridges, title_kinds
+from core.methods.pronoun_subjects import Referents, said_born
+from core.methods.question_verb import other_verb_only
 from core.methods.reranking import FeatureCache, active_feature_store
 from core.methods.title_it import title_its
 from core.pinning import pin
@@ -145,17 +150,17 @@ def antecedents(sentences: Sequence[str], title: str) -> list[str]:
     title_n = normalize_name(title)
     title_is_person = _title_is_person(sentences, title)
     out = []
-    last = thing = ""
+    thing = ""
+    people = Referents(title)  # a "He" continues the subject before it, never its object (core.methods.pronoun_subjects)
     for s in sentences:
         m = _pronoun(s)
         word = m.group("p").lower() if m is not None else ""
+        ref = people.referent(word) if word in _PERSONAL else ""
         if word in _PERSONAL:
-            out.append(last if last and not title_is_person and normalize_name(last) != title_n else "")
+            out.append(ref if ref and not title_is_person and normalize_name(ref) != title_n else "")
         else:
             out.append(thing if word in ("it", "its") and normalize_name(thing) != title_n else "")
-        named = typed_mentions(s, "person", names=True)
-        if named:
-            last = named[-1]
+        people.see(s, word, ref, typed_mentions(s, "person", names=True))
         if not word:  # "It …" keeps the thing of the sentence before it
             t = _THING.match(s)
             thing = t.group(1) if t else ""
@@ -168,7 +173,8 @@ def _title_is_person(sentences: Sequence[str], title: str) -> bool:
     persons = [p for s in sentences for p in typed_mentions(s, "person", names=True)]
     # the title alone is no evidence: spaCy tags the bare title "Harrow Glassworks" PERSON, and its founder's "He was
     # born in Odeby" then lost its reading (an audit); the passage naming it as a person, or a given name, is
-    return bool(title_n) and (any(normalize_name(p) == title_n for p in persons) or named_person(title))
+    return bool(title_n) and (any(normalize_name(p) == title_n for p in persons) or named_person(title)
+                              or said_born(sentences, title))
 
 
 def shown_sentence(sentence: str, name: str, title: str, title_is_person: bool) -> str:
@@ -454,7 +460,8 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
         typed = () if replaced[best] else _typed(s, flat[best], title, atype, typed_query)
         cands.append(Candidate(s, cid, title, float(flat_scores[best]), typed,
                                shown_sentence(s, name, title, title in person_titles)))
-    order = sorted(range(len(cands)), key=lambda i: (not cands[i].typed, -cands[i].score, i))
+    late = other_verb_only(query, [c.sentence for c in cands], [bool(c.typed) for c in cands])  # "founded" for "sold"
+    order = sorted(range(len(cands)), key=lambda i: (not cands[i].typed, late[i], -cands[i].score, i))
     ranked = tuple(cands[i] for i in order)
     note = ""
     if atype and not ranked[0].typed and not atype.startswith("named:"):  # "the position X" is rarely written so

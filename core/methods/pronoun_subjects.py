@@ -1,0 +1,97 @@
+"""Whom a passage's leading "He"/"She" continues, for the extractive answer (:mod:`core.methods.extractive`, rule 5).
+
+None of the papers defines the extractive answer (each assumes an LLM), so these rules are ours. A subject pronoun
+continues the subject of the sentence before it, never that sentence's object: in "Lucan Marvetti was a tightrope
+walker born in Cazzora in 1841. He married Odile Fenwright in 1869. He died in Orlesby in 1910." the second "He" is
+Lucan, not Odile, the person named last (an audit read "He [Odile Fenwright] died in Orlesby in 1910." as where the
+founder's wife was from). :class:`Referents` reads each "He"/"She"/"His"/"Her" as, in this order,
+
+1. what the sentence before's own leading "He"/"She" was read as, when it is the same pronoun ("He … He …");
+2. the person the sentence before opens with (in the active voice: "The lightship was commanded by Captain Elias
+   Penhallow. He had trained …" keeps the captain), when an earlier pronoun showed that person's gender is this one's;
+3. the person named last whose gender no pronoun read so far contradicts (the earlier rule, which already handles
+   "The lightship was commanded by Captain Elias Penhallow. He …").
+
+"" is the passage's title (the reading every sentence has already). :func:`said_born` also makes a title a person
+that its passage says was born somewhere ("Amias Frost was born in Varley in 1875. He sold the Gilded Menagerie …":
+the small model tags no PERSON there, and the "He" stayed unbracketed).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from core.text import normalize_name
+
+#: The gender a personal pronoun shows.
+GENDER = {"he": "m", "his": "m", "she": "f", "her": "f"}
+#: An opening phrase before a sentence's subject that names no one: "In 1899, ", "After the war ".
+_OPENING = re.compile(r"^(?:(?:In|On|By|After|Before|During|From|Until|At|Later|Then|Soon|Eventually)\b[^,.;A-Z]{0,30}?,?\s+)?")
+#: A passive verb with its agent: "was commanded by", "were founded in 1872 by" (the subject is no agent).
+_PASSIVE = re.compile(r"\b(?:was|were|is|are|had\s+been|has\s+been)\s+(?:\w+ly\s+)?\w+(?:ed|en|t)\b[^.;]*?\bby\b")
+
+
+def said_born(sentences: Sequence[str], title: str) -> bool:
+    """Whether a sentence of the passage opens with ``title`` and says it was born somewhere: a person.
+
+    >>> said_born(["Amias Frost was born in Varley in 1875."], "Amias Frost")
+    True
+    >>> said_born(["Lucan Marvetti was a tightrope walker born in Cazzora in 1841."], "Lucan Marvetti")
+    True
+    >>> said_born(["The Gilded Menagerie was opened in 1908 by Amias Frost, born in Varley."], "Gilded Menagerie")
+    False
+    """
+    if not title.strip():
+        return False
+    born = re.compile(rf"^(?:The\s+)?{re.escape(title.strip())}\s*,?\s+(?:was|is)\s+(?:(?:an?|the)\s+(?:[\w\-]+\s+){{1,4}}?)?"
+                      r"born\s+(?:in|on|at|near)\b", re.I)
+    return any(born.match(s.strip()) for s in sentences)
+
+
+def opening_person(sentence: str, persons: Sequence[str]) -> str:
+    """The person of ``persons`` that ``sentence`` opens with as the agent (after an opening phrase), else ""."""
+    opening = _OPENING.match(sentence)
+    rest = sentence[opening.end():] if opening else sentence
+    for p in persons:
+        if p and rest.startswith(p) and not _PASSIVE.search(rest[len(p):]):
+            return p
+    return ""
+
+
+class Referents:
+    """What each leading "He"/"She"/"His"/"Her" of a passage stands for (the module docstring's rules), fed one
+    sentence at a time: :meth:`referent` for a sentence's pronoun, then :meth:`see` with the sentence."""
+
+    def __init__(self, title: str) -> None:
+        self.title = title
+        self.prev_word = ""  # the sentence before's leading pronoun, lower case ("" where none)
+        self.prev_ref = ""  # what it was read as (the title where nothing else)
+        self.subject = ""  # the person the sentence before opens with
+        self.named: list[str] = []  # persons named so far, the last named last
+        self.gender: dict[str, str] = {}  # normalised name -> the gender a pronoun read as it showed
+
+    def _fits(self, name: str, g: str) -> bool:
+        return self.gender.get(normalize_name(name), g) == g
+
+    def referent(self, word: str) -> str:
+        """The person the leading ``word`` ("he", "she", "his", "her") stands for; "" for the title."""
+        g = GENDER[word]
+        if self.prev_word in ("he", "she") and GENDER[self.prev_word] == g:
+            return self.prev_ref  # "He married Odile Fenwright in 1869. He died …": the same man
+        if self.subject and self.gender.get(normalize_name(self.subject)) == g:
+            return self.subject
+        return next((n for n in reversed(self.named) if self._fits(n, g)), "")
+
+    def see(self, sentence: str, word: str, ref: str, persons: Sequence[str]) -> None:
+        """Take in ``sentence``, whose leading pronoun ``word`` ("" where none) was read as ``ref`` ("" the title),
+        and the ``persons`` it names."""
+        read = ref or self.title
+        if word in GENDER and read:
+            self.gender.setdefault(normalize_name(read), GENDER[word])
+        self.prev_word, self.prev_ref = word, (ref if word in GENDER else "")
+        self.subject = "" if word else opening_person(sentence, persons)
+        for p in persons:
+            if p in self.named:
+                self.named.remove(p)
+            self.named.append(p)

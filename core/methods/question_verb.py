@@ -1,0 +1,58 @@
+"""The question's own verb against its description's verb, for the extractive answer (rule 4 of extractive.py).
+
+None of the papers defines the extractive answer (each assumes an LLM), so this rule is ours. "In what year was the
+circus founded by Lucan Marvetti sold?" asks when it was *sold*; "founded" only describes which circus. Both "Circus
+Marvetti was founded in 1872 …" and "In 1927 Circus Marvetti was sold …" name a year, and the cross-encoder scored the
+founding sentence higher (an audit). Where the question ends on its verb after a subject with a verb of its own
+("… was the ferry commanded by Edda Thorne launched?"), a sentence of the asked type that holds a description verb
+but not the question's verb ranks after the typed sentences that hold the question's verb (:func:`other_verb_only`).
+A question whose last word is no verb, or that has no other verb, changes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from core.methods.answer_types import _spacy
+
+_WORD = re.compile(r"[^\W_]+")
+#: A question ending on its verb after "was/were/did/does/is/are … ": "In what year was … sold?", "When did … close?".
+_ENDS_ON_VERB = re.compile(r"^(?:When|In\s+what\s+year|In\s+which\s+year|What\s+year|Where|Who|Whom|In\s+what|In\s+which)\b"
+                           r".*\b(?:was|were|did|does|do|is|are|has|had)\b.*?(\w+)(?:\s+(?:to|in|by|from|at|on|for|with))?\s*\?\s*$",
+                           re.I)
+
+
+def _stem(word: str) -> str:
+    return word.casefold()[:5]
+
+
+def question_verbs(query: str) -> tuple[str, tuple[str, ...]]:
+    """The verb ``query`` ends on and the other verbs it uses (those of its descriptions), stems of 5 letters; ("", ())
+    when it does not end on a verb or spaCy is not there.
+
+    >>> question_verbs("Who bought the Gilded Menagerie?")
+    ('', ())
+    """
+    m = _ENDS_ON_VERB.match(query.strip())
+    nlp = _spacy()
+    if m is None or nlp is None:
+        return "", ()
+    doc = nlp(query.strip())
+    verbs = [t for t in doc if t.pos_ == "VERB"]
+    if not verbs or verbs[-1].text != m.group(1):
+        return "", ()
+    last = _stem(verbs[-1].text)
+    return last, tuple(dict.fromkeys(_stem(t.text) for t in verbs[:-1] if _stem(t.text) != last))
+
+
+def other_verb_only(query: str, sentences: Sequence[str], typed: Sequence[bool]) -> list[bool]:
+    """For each of ``sentences``: whether it holds a description verb of ``query`` but not the verb the question asks
+    about, where a ``typed`` sentence holds the latter (the module docstring); all False otherwise."""
+    verb, others = question_verbs(query)
+    if not verb or not others:
+        return [False] * len(sentences)
+    stems = [{_stem(w) for w in _WORD.findall(s)} for s in sentences]
+    if not any(t and verb in st for t, st in zip(typed, stems)):
+        return [False] * len(sentences)
+    return [verb not in st and any(o in st for o in others) for st in stems]
