@@ -43,7 +43,9 @@ def question_verbs(query: str) -> tuple[str, tuple[str, ...]]:
     if not verbs or verbs[-1].text != m.group(1):
         return "", ()
     last = _stem(verbs[-1].text)
-    return last, tuple(dict.fromkeys(_stem(t.text) for t in verbs[:-1] if _stem(t.text) != last))
+    # a description's verb is a past form ("founded by", "that bought"); "rigging" in "the rigging teacher of X" is none
+    return last, tuple(dict.fromkeys(_stem(t.text) for t in verbs[:-1]
+                                     if t.tag_ in ("VBN", "VBD") and _stem(t.text) != last))
 
 
 def other_verb_only(query: str, sentences: Sequence[str], typed: Sequence[bool]) -> list[bool]:
