@@ -142,11 +142,23 @@ PLACE_NOUNS = frozenset({"town", "city", "village", "hamlet", "port", "county", 
                          "borough", "municipality", "island", "region", "state", "kingdom", "capital", "settlement"})
 
 
+#: labels the small model gives an unknown town's name after "the <place noun> of" by mistake
+_MISREAD = frozenset({"NORP", "PERSON", "ORG"})
+
+
 def named_place(m: Any, tok: Any, not_names: frozenset[str]) -> Mention | None:
     """The name a place noun stands for by "of": "the river town of Dellmouth" is Dellmouth (the triple read "founded
     in river town" and lost the place, an audit's KG check). Only a place noun, with "of" right after it: "the mother
-    of Lothair II" is not Lothair II. The name is one spaCy labels (not a value: ``not_names``) or all proper nouns."""
-    if tok.lower_ not in PLACE_NOUNS:
+    of Lothair II" is not Lothair II. The name is one spaCy labels (not a value: ``not_names``) or all proper nouns,
+    or one the small model misread as a people, a person or a firm (:data:`_MISREAD`): the text calls it a town ("the river
+    town of Orlesby" tagged a nationality left "founded in river town", an audit's KG check), so it is a place (GPE);
+    not "the kingdom of the Franks" (a people, with its article). Never "a town of Cumbria" (one of its towns, not
+    Cumbria), nor a copula's or an apposition's "the capital of France", "the largest city of Europe": Paris is no
+    France ("Its centre is the town of Belebey" is Belebey)."""
+    if tok.lower_ not in PLACE_NOUNS or any(c.dep_ == "det" and c.lower_ in ("a", "an", "another") for c in tok.children):
+        return None
+    if tok.dep_ in ("attr", "appos") and (tok.lower_ == "capital" or any(
+            c.lower_ == "capital" or c.tag_ == "JJS" or c.ent_type_ == "ORDINAL" for c in tok.children)):
         return None
     for p in tok.children:
         if p.dep_ != "prep" or p.lower_ != "of" or p.i != tok.i + 1:
@@ -157,6 +169,9 @@ def named_place(m: Any, tok: Any, not_names: frozenset[str]) -> Mention | None:
                 span = m.mention_of.get(c.i)
                 plain = got is not None and not got[1] and span is not None and all(
                     t.pos_ == "PROPN" for t in m.doc[span[0]:span[1]])
+                if got is not None and got[1] in _MISREAD and got[0] and c.tag_ == "NNP" and not any(
+                        d.dep_ == "det" for d in c.children):
+                    return got[0], "GPE"
                 if got is not None and ((got[1] and got[1] not in not_names) or plain):
                     return got  # type: ignore[no-any-return]
     return None

@@ -128,7 +128,10 @@ class SpacyExtractor:
     # first one" is no node
     # v16: "a painter from <place>" gives "from", a thing's "a town in <place>" (or "<place> harbour") "located in"; "A
     # hotel at its summit was built by X" is the place's "hotel built by"; "became mayor of X in 1920" "became mayor in"
-    model_id = f"spacy-v16:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v17: "the river town of Orlesby" is Orlesby though the small model tagged it a people (never "a town of Y" nor a
+    # copula's "is the capital of Y": X is no Y); "He learned rigging from X" / "decided to move to Y" are the
+    # subject's; "Circus Marvetti" is no short name of the title "Sale of Circus Marvetti"
+    model_id = f"spacy-v17:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True

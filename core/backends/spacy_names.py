@@ -48,7 +48,8 @@ class _Collected:
         person named in it — that ends with those words (generational suffixes such as "II" or "Jr."
         aside), or to the title when the title starts with them and goes on only with a generic head
         noun ("Municipality", "River", …); when the title is one of several such names, the title wins
-        (the passage is about it). A person's fuller name that contains the title's words in order
+        (the passage is about it); a name after "of" in the title is what the title is of, never its short name
+        ("Circus Marvetti" in "Sale of Circus Marvetti"). A person's fuller name that contains the title's words in order
         ('Clarence Eugene "Hank" Snow' in "Hank Snow") is the title. Dates and numbers are never aliased.
         """
         def words(name: str) -> tuple[str, ...]:
@@ -70,7 +71,8 @@ class _Collected:
                 continue
             # a surname: the parser may tag a lone surname ORG ("Sheeran"), but a place never stands
             # for a person, and "Tours" is no short name of the title "Ermengarde of Tours"
-            targets = {f for fw, f in full if len(fw) > len(w) and fw[-len(w):] == w
+            # nor is "Circus Marvetti" the title "Sale of Circus Marvetti": a name after "of" is what the title is of
+            targets = {f for fw, f in full if len(fw) > len(w) and fw[-len(w):] == w and fw[-len(w) - 1] != "of"
                        and (label in ("PERSON", "") or (label not in _PLACE_LABELS and f != self.title))}
             if title_words and len(title_words) > len(w) and title_words[:len(w)] == w \
                     and all(x in _GENERIC_HEADS for x in title_words[len(w):]):

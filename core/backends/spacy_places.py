@@ -16,6 +16,8 @@ triples of a passage):
   common noun, no node, so the builder was lost; the place it stands at or in ("its summit": the mountain's) is the
   subject, the noun joins the relation: (Mount Pellory, hotel built by, Pellory Cog Railway) (:func:`place_owner`),
   as "Its illustrations were painted by X" gives the owner's "illustrations painted by".
+* **The agent's place**: "X was founded in 1881 by Z *in the mill town of Y*" — "in" hung on Z's name, so the place
+  was only mentioned: (X, founded in, Y) (:func:`agent_place`).
 """
 
 from __future__ import annotations
@@ -160,3 +162,21 @@ def place_owner(m: Any, verb: Any) -> tuple[tuple[str, str], str] | None:
                 if place is not None and place[0] and place[1] not in _NO_PLACE:
                     return place, s.lower_
     return None
+
+
+def agent_place(m: Any, agent: Any, subjects: list[tuple[str, str]], phrase: str) -> None:
+    """(X, founded in, Y) for "X was founded in 1881 by Z in the mill town of Y": the parser hung "in" on the agent's
+    name, so the place was only mentioned (an audit's KG check: no "Which town was X founded in"). Only "in" right
+    after a name, whose object is a place (:func:`place_of`: "the mill town of Y" is Y) labelled a place or all
+    proper nouns."""
+    for name in agent.children:
+        if name.dep_ != "pobj" or name.pos_ != "PROPN":
+            continue
+        for prep in name.children:
+            if prep.dep_ != "prep" or prep.lower_ != "in" or prep.i != name.i + 1:
+                continue
+            got = [place_of(m, p) for p in prep.children if p.dep_ == "pobj"]
+            for place in got:
+                if place is not None and (place[1] in _PLACE_LABELS or place[1] == ""):
+                    for s in subjects:
+                        m.add(s, f"{phrase} in", place)

@@ -160,6 +160,9 @@ class _Piece(_Mentions):
             subs = [c for c in v.children if c.dep_ in _SUBJ]
         if (not subs and verb.dep_ in ("acl", "relcl")) or (not subs and v.dep_ in ("acl", "relcl")):
             subs = [founded_holder(v)]  # "a film directed by X": the film (resolved further by subject())
+        if not subs and self._shares_subject(v) and depth < 3:
+            # "He learned rigging from X", "She decided to move to Y": the one who learned or decided
+            return self._subjects_of(v.head, depth + 1)
         if not subs and v.dep_ == "pcomp" and v.tag_ == "VBG" and v.head.head.pos_ in ("VERB", "AUX") and depth < 3:
             # "He was known for rescuing eleven passengers": the one rescuing is the subject of "known"
             return self._subjects_of(v.head.head, depth + 1)
@@ -185,6 +188,9 @@ class _Piece(_Mentions):
             self._relational_subject(verb)
         subjects = self._subjects_of(verb)
         phrase = self.verb_phrase(verb)
+        if self._shares_subject(verb):  # "learned rigging from X", "refused to sign X": not "rigging from", "sign"
+            to = any(c.dep_ == "aux" and c.lower_ == "to" for c in verb.children)
+            phrase = f"{self.verb_phrase(verb.head)} {'to ' if to else ''}{phrase}"
         copula = verb.lower_ in _COPULAS
         if not subjects and not copula:  # "Its illustrations were painted by X": the owner's "illustrations painted by"
             owned = self._owned_subject(verb) or places.place_owner(self, verb)  # "A hotel at its summit was …"
@@ -223,11 +229,24 @@ class _Piece(_Mentions):
                         tail = self.mention(o)
                         for s in subjects + (self._dated_objects(verb, c, tail) if not copula else []):
                             self.add(s, rel, tail)
+                if c.dep_ == "agent":  # "founded by X in the mill town of Y": founded in Y
+                    places.agent_place(self, c, subjects, phrase)
                 # "directed by X" under "starring" etc. is handled as its own verb
             elif c.dep_ == "xcomp" and c.pos_ in ("VERB", "AUX"):
                 continue
         if not copula:  # "bought X in 1921 and the Y in 1934": Y joined to the verb
             lists.gapped_objects(self, verb, subjects, phrase)
+
+    @staticmethod
+    def _shares_subject(verb: Any) -> bool:
+        """Whether ``verb`` is a verb's complement without a subject of its own, so its doer is that verb's subject:
+        "He learned rigging from X" (the parser's "rigging" a verb), "She decided to move to Y"; an audit's KG kept only
+        "mentions X". Only a plain or "-ing" verb ("operates scheduled services" is no complement, "wrote Say Hello"
+        a title's word), not "asked him to design" (the object's doing), "became the first aircraft to drop" (the
+        aircraft's), nor "ceased to be legal tender" (no "is")."""
+        return verb.dep_ == "xcomp" and verb.head.pos_ == "VERB" and verb.tag_ in ("VB", "VBG") and \
+            verb.text.islower() and verb.lower_ not in _COPULAS and not any(c.dep_ in _SUBJ for c in verb.children) \
+            and not any(c.dep_ in ("dobj", "dative", "attr", "acomp", "oprd") for c in verb.head.children)
 
     def _taken_role(self, verb: Any, phrase: str) -> str | None:
         """The phrase a preposition of ``verb`` follows: "became mayor of Keldmoor in 1920" → "became mayor" (in
