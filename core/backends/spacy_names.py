@@ -72,7 +72,8 @@ class _Collected:
             # a surname: the parser may tag a lone surname ORG ("Sheeran"), but a place never stands
             # for a person, and "Tours" is no short name of the title "Ermengarde of Tours"
             # nor is "Circus Marvetti" the title "Sale of Circus Marvetti": a name after "of" is what the title is of
-            targets = {f for fw, f in full if len(fw) > len(w) and fw[-len(w):] == w and fw[-len(w) - 1] != "of"
+            # (but "Armstrong" is the "Rural Municipality of Armstrong", a place head before "of")
+            targets = {f for fw, f in full if len(fw) > len(w) and fw[-len(w):] == w and _short_of(fw, len(w))
                        and (label in ("PERSON", "") or (label not in _PLACE_LABELS and f != self.title))}
             if title_words and len(title_words) > len(w) and title_words[:len(w)] == w \
                     and all(x in _GENERIC_HEADS for x in title_words[len(w):]):
@@ -125,6 +126,17 @@ _GENERIC_HEADS = frozenset({
     "state", "region", "department", "prefecture", "island", "islands", "river", "lake", "mountain",
     "mountains", "valley", "bay", "airport", "station", "university", "college", "school", "company",
     "corporation", "inc.", "ltd", "band", "fc", "f.c.", "club"})
+
+
+def _short_of(full: tuple[str, ...], n: int) -> bool:
+    """Whether the last ``n`` words of ``full`` may stand for it: not after "of" ("Circus Marvetti" is what "Sale of
+    Circus Marvetti" is of), unless a place's head comes before ("Kingdom of Gera", "Rural Municipality of X")."""
+    return len(full) < n + 2 or full[-n - 1] != "of" or full[-n - 2] in _GENERIC_HEADS or full[-n - 2] in _REALMS
+
+
+#: heads of a realm named by "of": "Gera" is the "Kingdom of Gera"
+_REALMS = frozenset({"kingdom", "duchy", "principality", "republic", "empire", "emirate", "sultanate", "county",
+                     "municipality", "borough", "commune", "barony", "earldom", "grand duchy", "khanate"})
 
 
 def _subsequence(short: tuple[str, ...], long: tuple[str, ...]) -> bool:
