@@ -111,6 +111,28 @@ _OPTION_LABEL = {("llm", "recorded"): "recorded LLM run (replay)", ("llm", "loca
                  ("llm", "local-small"): "local-small (live)", ("llm", "openai"): "openai (live)"}
 
 
+def _tour_locks() -> bool:
+    """Whether the guided demo runs: it sets the workspace and the backends itself, step by step, and the sidebar's
+    pickers show them locked. Left open, a picker could undo the tour's choice with no one touching it: a browser
+    sends its widgets' values with every request, and a request it sent before the tour's new value reached it (a
+    job panel polls every 2 s) put the LLM back to "none" on the tour's first step, with a warning that the sidebar
+    had been changed (an audit, once in two runs on a loaded server)."""
+    return st.session_state.get(S.TOUR) is not None
+
+
+def _lock(key: str, wkey: str) -> bool:
+    """Hold the widget ``wkey`` at the value ``key`` while the tour runs (before the widget is drawn; see
+    :func:`_tour_locks`); returns whether it is locked."""
+    if not _tour_locks():
+        return False
+    st.session_state[wkey] = st.session_state[key]
+    return True
+
+
+#: What a picker locked by the tour says.
+TOUR_LOCK_HELP = "The guided demo sets this for each step; Leave the tour (in its bar) to choose your own."
+
+
 def _backend_picker(kind: str, label: str, key: str, model_key: str | None, default: str,
                     help_text: str) -> str:
     """A selectbox over the registry names (plus a model field for parameterized ones); returns
@@ -118,10 +140,12 @@ def _backend_picker(kind: str, label: str, key: str, model_key: str | None, defa
     options = _choices(kind)
     _seed_choice(kind, key, model_key, default)
     wkey = S.bind(key, st.session_state[key])
+    locked = _lock(key, wkey)
     if st.session_state[wkey] not in options:
         options.append(st.session_state[wkey])  # e.g. an unknown name from the environment
     prefix = _CUSTOM.get(kind)
-    choice = S.keep(key, st.sidebar.selectbox(label, options, key=wkey, help=help_text,
+    choice = S.keep(key, st.sidebar.selectbox(label, options, key=wkey, disabled=locked,
+                                              help=TOUR_LOCK_HELP if locked else help_text,
                                               format_func=lambda n: _CUSTOM_LABEL[kind] if n == prefix else
                                                                   _OPTION_LABEL.get((kind, n), n)))
     if prefix and choice == prefix and model_key:
@@ -216,10 +240,12 @@ def render_sidebar() -> Active:
 
     sb = st.sidebar
     sb.header("Workspace")
+    ws_key = S.bind(S.WORKSPACE, "")
+    ws_locked = _lock(S.WORKSPACE, ws_key)
     ws_name = S.keep(S.WORKSPACE, sb.selectbox(
-        "Workspace", list(infos), key=S.bind(S.WORKSPACE, ""), format_func=_workspace_label(infos),
-        help="A graph with its vector indexes. Samples are built the first time you pick them; "
-             "upload your own on the Data page."))
+        "Workspace", list(infos), key=ws_key, format_func=_workspace_label(infos), disabled=ws_locked,
+        help=TOUR_LOCK_HELP if ws_locked else "A graph with its vector indexes. Samples are built the first time you "
+                                              "pick them; upload your own on the Data page."))
     sb.header("Backends")
     emb_name = _backend_picker("embedder", "Embedder", S.EMBEDDER, S.EMBEDDER_MODEL, S.default_embedder(),
                                "Embeds nodes, edges and chunks for the vector indexes. Default: $EGX_EMBEDDER or "
@@ -230,6 +256,9 @@ def render_sidebar() -> Active:
     llm_name = _backend_picker("llm", "LLM", S.LLM, None, S.default_llm(),
                                "Used for keyword extraction, grouping, expansion and answers. Default: $EGX_LLM "
                                "or none (deterministic, LLM-free).")
+    if _tour_locks():
+        sb.caption("The guided demo sets the workspace and these backends for each step: Leave the tour (in its "
+                   "bar) to choose your own.")
     if llm_name == "openai":
         sb.caption(md_escape(_openai_settings()))
     live = llm_name not in ("none", "recorded")

@@ -236,8 +236,18 @@ def test_back_leave_and_a_page_off_the_tour(home: Path) -> None:
     _ok(_button(at, "start").click().run())
     assert S.BUBBLE_H not in at.session_state  # reset: the recorded run's settings
     assert at.session_state[S.BUBBLE_QUESTION] == tour.KEANU
-    # the LLM changed in the sidebar mid-tour: the bar says so, and Next puts the recorded LLM back
-    _ok(at.sidebar.selectbox(key=S.widget_key(S.LLM)).set_value("none").run())
+    # the tour holds the sidebar's pickers: a browser's request that still carried the old LLM (sent before the
+    # tour's choice reached it) is undone, with no warning that someone changed it
+    box = at.sidebar.selectbox(key=S.widget_key(S.LLM))
+    assert box.disabled and at.sidebar.selectbox(key=S.widget_key(S.WORKSPACE)).disabled
+    at.session_state[S.widget_key(S.LLM)] = "none"  # what such a request sets (AppTest refuses a disabled widget)
+    _ok(at.run())
+    assert at.session_state[S.LLM] == "recorded"
+    assert not any("changed since this step opened" in plain(w.value) for w in at.warning)
+    assert any("Leave the tour" in plain(c.value) for c in at.sidebar.caption)
+    # the LLM changed by other means mid-tour: the bar says so, and Next puts the recorded LLM back
+    at.session_state[S.LLM] = "none"
+    _ok(at.run())
     assert any("The sidebar's LLM changed since this step opened" in plain(w.value) for w in at.warning)
     _ok(_button(at, "next").click().run())
     assert at.title[0].value == "Bubble expansion" and at.session_state[S.TOUR].step == 1
