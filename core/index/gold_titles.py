@@ -4,7 +4,8 @@ mistake in a hand-written questions file, and a count alone left it to be found 
 
 :func:`unmatched_gold` reads matched questions (:class:`~core.index.questions.Question`, whose ``unmatched`` holds
 such titles) against the workspace's titles; :func:`documents_unmatched_gold` does the same before a build, from
-the documents about to be built (titled as the build will title them, :func:`~core.graph.formats.documents.document_passages`).
+the documents or JSON(L) corpora about to be built (titled as the build will title them,
+:func:`~core.graph.formats.documents.document_passages`, :func:`~core.graph.formats.corpus.read_corpus_json`).
 """
 
 from __future__ import annotations
@@ -79,8 +80,8 @@ def documents_unmatched_gold(paths: Sequence[Path], questions: Path, *, split: A
                              limit: int = 3) -> UnmatchedGold | None:
     """:func:`unmatched_gold` for a questions file against documents not built yet, each read and split as the
     build will (``split``: a :class:`~core.graph.chunking.PassageSplit`, None for the default), so their passages
-    carry the build's titles. None when that cannot be told before the build: a file that is no document (triples,
-    a JSON corpus: its titles come from its reader), more than :data:`DROP_CHECK_BYTES` in all, or a questions file
+    carry the build's titles. None when that cannot be told before the build: a file that is neither a document nor
+    a JSON(L) corpus (triples, OpenIE, a corpus graph's edges), more than :data:`DROP_CHECK_BYTES` in all, or a questions file
     that cannot be read (its own check says why). A document that cannot be read gives no passage (the build
     leaves it out too)."""
     from core.errors import EgxError
@@ -95,13 +96,17 @@ def documents_unmatched_gold(paths: Sequence[Path], questions: Path, *, split: A
     try:
         if not paths or sum(Path(p).stat().st_size for p in paths) > DROP_CHECK_BYTES:
             return None
-        if any(detect_format(Path(p)) not in DOCUMENT_FORMATS for p in paths):
-            return None
+        formats = [detect_format(Path(p)) for p in paths]
+        if any(f not in (*DOCUMENT_FORMATS, *JSON_CORPORA) for f in formats):
+            return None  # triples, a corpus graph's edges, OpenIE: the titles come from more than one file
     except (OSError, EgxError):
         return None
     chunks: list[Chunk] = []
-    for p in paths:
+    for p, fmt in zip(paths, formats, strict=True):
         try:
+            if fmt in JSON_CORPORA:  # {title, text} records: titled by their reader, as the build reads them
+                chunks += [Chunk(f"{len(chunks)}:{c.id}", c.title, c.text) for c in _corpus_chunks(Path(p))]
+                continue
             passages, _ = document_passages(Path(p), max_chars=split.max_chars, per_paragraph=split.per_paragraph)
         except EgxError:
             continue
@@ -113,6 +118,20 @@ def documents_unmatched_gold(paths: Sequence[Path], questions: Path, *, split: A
     except EgxError:
         return None
     return unmatched_gold(qs, (c.title for c in chunks), limit=limit)
+
+
+#: JSON(L) corpora of ``{title, text}`` records (with ids or not), whose titles the drop check reads as the build does
+JSON_CORPORA = ("corpus", "corpus_nodes")
+
+
+def _corpus_chunks(path: Path) -> tuple[Any, ...]:
+    """The passages a JSON(L) corpus gives the build (its reader's titles and splits)."""
+    from core.graph.formats.corpus import read_corpus_json
+    from core.graph.graph_builder import GraphBuilder
+
+    builder = GraphBuilder()
+    read_corpus_json(path, builder)
+    return builder.chunks()
 
 
 def workspace_unmatched_gold(workspace: Any, questions: Iterable[Any], *, limit: int = 3) -> UnmatchedGold:

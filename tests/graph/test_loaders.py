@@ -153,6 +153,17 @@ def test_corpus_graph_nodes_and_edges(tmp_path):
     assert g.node_chunks[g.node("p1")] == ("p1",)
 
 
+def test_a_nodes_file_without_edges_is_a_corpus_and_recorded_as_one(tmp_path):
+    """{id, title, text} lines alone are passages: read as a corpus and named so in the file list and manifest (an
+    audit's own corpus with ids was recorded as "corpus nodes", a corpus graph's half)."""
+    nodes = write(tmp_path, "cheese.jsonl", "\n".join(json.dumps(r) for r in [
+        {"id": "c01", "title": "Hollowmere Creamery", "text": "Hollowmere Creamery makes cheese."},
+        {"id": "c02", "title": "Duskfield Foods", "text": "Duskfield Foods bought Hollowmere Creamery."}]))
+    loaded = load_inputs([nodes])
+    assert loaded.graph.kind == "kg" and loaded.graph.n_chunks == 2 and loaded.graph.chunk("c01") is not None
+    assert loaded.formats == {str(nodes): "corpus"} and [f.format for f in loaded.files] == ["corpus"]
+
+
 def test_egx_export_reloads(tmp_path, lothair_graph):
     p = write(tmp_path, "g.json", json.dumps(lothair_graph.to_dict()))
     assert detect_format(p) == "egx_graph"

@@ -62,3 +62,23 @@ def test_documents_are_titled_as_the_build_titles_them(tmp_path: Path) -> None:
         ("Tessany Ferry Co", ("u1",), "Tessany Ferry Company"), ("Note", ("u4",), "notes")]
     (tmp_path / "kg.csv").write_text("head,relation,tail\nA,b,C\n")  # titles only the build tells: no check
     assert documents_unmatched_gold([*docs, tmp_path / "kg.csv"], q) is None
+
+
+def test_a_json_corpus_is_checked_before_its_build_too(tmp_path: Path) -> None:
+    """A JSON(L) corpus (with ids or not) is titled by its reader: a gold title that matches none of its records is
+    named at drop time, not first after the build (an audit's "Nowhere Dairy")."""
+    rows = [{"id": "c01", "title": "Hollowmere Creamery", "text": "Hollowmere Creamery makes cheese."},
+            {"id": "c02", "title": "Duskfield Foods", "text": "Duskfield Foods bought Hollowmere Creamery."}]
+    lines = tmp_path / "cheese.jsonl"
+    lines.write_text("\n".join(json.dumps(r) for r in rows))
+    plain = tmp_path / "plain.json"
+    plain.write_text(json.dumps([{k: v for k, v in r.items() if k != "id"} for r in rows]))
+    q = tmp_path / "q.json"
+    q.write_text(json.dumps([{"id": "n1", "question": "Who founded it?", "supporting_facts": [["Nowhere Dairy", 0]]},
+                             {"id": "n2", "question": "Who bought it?", "supporting_facts": [["Duskfield Food", 0]]},
+                             {"id": "n3", "question": "What?", "supporting_facts": [["Hollowmere Creamery", 0]]}]))
+    for corpus in (lines, plain):
+        gold = documents_unmatched_gold([corpus], q)
+        assert gold is not None and gold.total == 2, corpus.name
+        assert [(u.title, u.questions, u.nearest) for u in gold.shown] == [
+            ("Nowhere Dairy", ("n1",), ""), ("Duskfield Food", ("n2",), "Duskfield Foods")]

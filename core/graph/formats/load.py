@@ -156,6 +156,8 @@ def load_inputs(paths: Sequence[str | Path], *, name: str = "",
         raise InputFormatError(display_name(edges[0]), "a corpus-graph edges file needs exactly one nodes file",
                                "a nodes JSONL ({id, title, text} per line) uploaded together with it")
     kind: GraphKind = "corpus_graph" if nodes and edges else "kg"
+    for p in nodes if not edges else ():  # {id, title, text} lines without an edges file are a corpus, read and
+        fmts[p] = "corpus"  # recorded as one (an audit's manifest called its passages "corpus nodes")
     if any(f == "egx_graph" for f in fmts.values()):
         if len(paths) != 1:
             raise InputFormatError(display_name(paths[0]), "an egx graph export must be loaded on its own",
