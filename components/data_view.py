@@ -407,9 +407,6 @@ def create_upload_ui(act: Active) -> None:
         "OpenIE file, or a corpus graph (nodes JSONL + edges CSV). Files may be gzip-compressed. A corpus "
         "without triples is turned into a KG by the extractor chosen below."
     )
-    # the last build's failure, at the top of the tab: drawn under the Build button it lay at the window's bottom
-    # edge (an audit read it at y≈860 of 900), its fix out of sight
-    show_upload_outcome()
     if st.session_state.pop(S.DATA_UPLOAD_DONE, False):  # the last build's files and name are spent
         S.clear_uploader(S.DATA_UPLOADS)
         S.clear_uploader(S.DATA_QUESTIONS)
@@ -477,7 +474,10 @@ def create_upload_ui(act: Active) -> None:
     if blocked:
         st.caption(f":material/block: Nothing can be built until the file named above is removed or fixed: "
                    f"{md_escape(blocked)}")
-    if not clicked:
+    if clicked:
+        st.session_state.pop(S.DATA_UPLOAD_OUTCOME, None)  # a new try: the last one's failure is no longer news
+    else:
+        show_upload_outcome()
         show_upload_job()
         return
     building_now = session_jobs.running(S.DATA_UPLOAD_JOB)
@@ -638,11 +638,26 @@ def drop_check(files: list, questions: Any) -> tuple[str, str]:
     return problem, unmatched
 
 
+#: Scroll the page so the build's failure, under the Build button, is in the middle of the window: at the top of the
+#: tab an audit clicked Build and saw nothing change around the button; under it, without the scroll, it lay at the
+#: window's bottom edge (y≈860 of 900) in another.
+_TO_OUTCOME = """<script>(() => { const go = () => { const a = document.getElementById('egx-build-outcome');
+  if (a) a.scrollIntoView({block: 'center'}); }; setTimeout(go, 100); setTimeout(go, 500); })();</script>"""
+
+
 def show_upload_outcome() -> None:
-    """The ended upload build's failure or cancellation (once), set by :func:`show_upload_job`."""
-    outcome = st.session_state.pop(S.DATA_UPLOAD_OUTCOME, None)
-    if outcome is not None:
-        (st.warning if outcome[0] == "warning" else st.error)(outcome[1])
+    """The ended upload build's failure or cancellation, set by :func:`show_upload_job`, under the Build button
+    (scrolled to the first time it is drawn). It stays through the page's reruns (a job panel's, a widget's) until
+    Build is clicked again: shown once, it could vanish at the rerun that followed it."""
+    ss = st.session_state
+    outcome = ss.get(S.DATA_UPLOAD_OUTCOME)
+    if outcome is None:
+        return
+    level, text = outcome[0], outcome[1]
+    (st.warning if level == "warning" else st.error)(text)
+    if len(outcome) < 3:  # not scrolled to yet
+        st.html('<div id="egx-build-outcome"></div>' + _TO_OUTCOME, unsafe_allow_javascript=True)
+        ss[S.DATA_UPLOAD_OUTCOME] = (level, text, "shown")
 
 
 def show_upload_job() -> None:
@@ -657,7 +672,7 @@ def show_upload_job() -> None:
     name = job.key.split(":", 1)[1]
     if s.state == "cancelled":
         ss[S.DATA_UPLOAD_OUTCOME] = ("warning", f"The build of “{md_escape(name)}” was cancelled. Nothing was saved; "
-                                                "the files are still chosen below.")
+                                                "the files are still chosen above.")
         st.rerun()
     try:
         new_ws = job.result()
@@ -665,10 +680,11 @@ def show_upload_job() -> None:
     except EgxError as exc:
         ss[S.DATA_UPLOAD_OUTCOME] = ("error", f"**Could not build workspace “{md_escape(name)}”.** "
                                               f"{md_escape(error_text(exc))}\n\nNothing was saved. Your files "
-                                              "are still chosen below: remove the one named here (×), add its "
+                                              "are still chosen above: remove the one named here (×), add its "
                                               "corrected version, and build again.")
         st.rerun()
     ss[S.DATA_UPLOAD_DONE] = True  # built: the form's files and name are spent
+    ss.pop(S.DATA_UPLOAD_OUTCOME, None)
     st.session_state[S.PENDING_WORKSPACE] = name
     # the build's time in its first words (an audit's driver looked for it below the uploader; the stages' times are
     # drawn in the Statistics tab): the job's wall time, as its progress line counted it (the stages' sum left out
@@ -687,8 +703,8 @@ def show_upload_job() -> None:
     st.session_state[S.DATA_BUILT_FILES] = new_ws.meta.files
     # gold titles that match no passage go in the warning, not the green box (an audit read "1 of 1 question matches
     # no passage … left out of a benchmark" as a success)
-    st.session_state[S.DATA_BUILT_WARNING] = " ".join(
-        x for x in (new_ws.meta.few_passages_warning(), gold if gold_off else "") if x)
+    st.session_state[S.DATA_BUILT_WARNING] = " ".join(  # the gold first: an audit read past it after the other
+        x for x in (gold if gold_off else "", new_ws.meta.few_passages_warning()) if x)
     st.rerun()
 
 

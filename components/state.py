@@ -102,7 +102,7 @@ DATA_TAB = "egx.data.tab"  #: the Data page's tab: kept when a message or a fini
 DATA_ADD_SENT = "egx.data.add_sent"  #: the workspace and files of this session's last insert (a repeated click)
 DATA_ADD_JOB = "egx.data.add_job"  #: key of this session's insert into the active workspace (a background job)
 DATA_UPLOAD_DONE = "egx.data.upload_done"  #: an upload build ended: clear the upload form on the next run
-DATA_UPLOAD_OUTCOME = "egx.data.upload_outcome"  #: (level, text) of a build that failed, shown after that rerun
+DATA_UPLOAD_OUTCOME = "egx.data.upload_outcome"  #: (level, text[, "shown"]) of a build that failed, till Build is clicked again
 
 # ---------------------------------------------------------------- BubbleRAG pages (shared by all four)
 BUBBLE_QUESTION = "egx.bubble.question"  #: the question, shared by the four BubbleRAG pages

@@ -185,9 +185,11 @@ def _texts(at) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
     return out
 
 
-def test_a_build_says_at_once_at_its_button_and_its_error_is_drawn_above_the_form(home: Path, monkeypatch) -> None:
+def test_a_build_says_at_once_at_its_button_and_its_error_is_drawn_under_it(home: Path, monkeypatch) -> None:
     """An audit saw nothing near the Build button for ~3 s after the click, then the build's error at y≈860 of 900,
-    under the button. A line under the button says it is building at once; the error opens the Upload tab."""
+    under the button; a later one, the error drawn at the tab's top, saw nothing change around the button. A line
+    under the button says it is building at once; the error is drawn right under the button, the page scrolled to
+    it, and it stays through the page's reruns until Build is clicked again."""
     from components import session_jobs
 
     at = run_page("pages/data.py")
@@ -212,9 +214,14 @@ def test_a_build_says_at_once_at_its_button_and_its_error_is_drawn_above_the_for
     assert not at.exception
     drawn = _texts(at)
     i_error = next(i for i, (t, v) in enumerate(drawn) if "Could not build workspace" in v)
-    i_uploader = next(i for i, (t, k) in enumerate(drawn) if t == "file_uploader")
-    assert i_error < i_uploader, drawn
-    assert "still chosen below" in drawn[i_error][1]
+    i_button = next(i for i, (t, k) in enumerate(drawn) if k == S.DATA_BUILD)
+    assert i_error == i_button + 1, drawn[i_button:][:3]
+    assert "still chosen" in drawn[i_error][1]
+    assert any(t == "html" and "egx-build-outcome" in v for t, v in drawn[i_error:]), drawn[i_error:][:3]
+    at.run()  # a rerun (a job panel's): the error stays, not scrolled to again
+    drawn = _texts(at)
+    assert sum("Could not build workspace" in v for _, v in drawn) == 1
+    assert not any(t == "html" and "egx-build-outcome" in v for t, v in drawn)
 
 
 def test_a_build_says_how_many_passages_each_file_became_and_statistics_keeps_the_table(home: Path) -> None:
