@@ -27,8 +27,8 @@ below are ours, documented here and recorded in the trace (``extractive`` in the
    way: "Who built the ferry that Mattias Venn captained?" is also scored as "Who built the ferry Lantern
    Moth?" where a retrieved sentence says "He [Mattias Venn] became captain of the ferry Lantern Moth", and
    relations are read from either side ("the father of Aldo Fenn": "He was the son of Tobias Fenn"). This is
-   the first hop of a question decomposition, done by string rules; a bridge found, the 4th and 5th passages'
-   sentences naming it are candidates too. A sentence about the entity the bridge took out of the question, that
+   the first hop of a question decomposition, done by string rules; a bridge found, the later passages' sentences
+   naming it are candidates too, and may resolve the next hop (:mod:`core.methods.bridge_hops`). A sentence about the entity the bridge took out of the question, that
    names no bridge entity, is scored by the re-read question alone and names no answer (rule 4) (:func:`about_replaced`):
    once "the founder of Harrowgate Type Foundry" is Ansel Drewitt, "… a type foundry in the city of Velmora" does not
    say where the founder was born, however many words it shares with the question as asked.
@@ -44,8 +44,8 @@ below are ours, documented here and recorded in the trace (``extractive`` in the
    package of the ``spacy`` extractor, loaded lazily; the trace says which), else by runs of capitalised words.
    The small model tags some plain names otherwise ("Agnes Morrow" PRODUCT): a name whose first word is a common
    given name counts as a person (:func:`core.text.named_person`). A sentence holding only the verb of the question's
-   description ("founded" for "… the circus founded by X sold?") ranks after one holding its own
-   (:mod:`core.methods.question_verb`).
+   description ("founded" for "… the circus founded by X sold?") ranks after one holding its own, and one saying the
+   question's own verb of a bridge entity ("… Wilhelmina Stroud … born in …") first (:mod:`core.methods.question_verb`).
 5. **Antecedents** — "He"/"She"/"His"/"Her" in a passage that is not about a person is also read as the person the
    passage named last before it, and "It"/"Its" as the named thing the sentence before is about ("The Brown Ox was
    a ferry … It worked only the Pellow Reach crossing"); the better reading counts (:func:`readings`). The answer
@@ -79,9 +79,10 @@ from core.methods.answer_types import (
     typed_mentions,
 )
 from core.methods.base import Backends
-from core.methods.bridges import clause_bridges, head_reading, possessive_bridges, title_kinds
+from core.methods.bridge_hops import first_bridges, hop_on, names_bridge
+from core.methods.bridges import head_reading, title_kinds
 from core.methods.pronoun_subjects import Referents, said_born
-from core.methods.question_verb import other_verb_only
+from core.methods.question_verb import other_verb_only, verb_about_bridge
 from core.methods.reranking import FeatureCache, active_feature_store
 from core.methods.title_it import title_its
 from core.pinning import pin
@@ -347,10 +348,6 @@ def _sentences(text: str) -> list[str]:
     return [s.strip() for s in split_sentences(text) if len(s.strip()) > 3]
 
 
-def _names_bridge(reading: str, bridge: str) -> bool:
-    return re.search(rf"\b{re.escape(normalize_name(bridge))}\b", normalize_name(reading)) is not None
-
-
 def about_replaced(query: str, bridges: Sequence[tuple[str, str]], readings: Sequence[str]) -> np.ndarray:
     """Which of ``readings`` are about an entity that every bridge re-reading took out of ``query`` and name no bridge
     entity (rule 3): once "the founder of Harrowgate Type Foundry" is Ansel Drewitt, "Harrowgate Type Foundry was a
@@ -367,8 +364,8 @@ def about_replaced(query: str, bridges: Sequence[tuple[str, str]], readings: Seq
     """
     gone = absent_names(query, [q for q, _ in bridges]) if bridges else []
     names = {n for _, b in bridges for n in (b, b.split()[-1] if len(b.split()) > 1 else b)}
-    return np.array([bool(gone) and any(_names_bridge(r, x) for x in gone)
-                     and not any(_names_bridge(r, b) for b in names) for r in readings], dtype=bool)
+    return np.array([bool(gone) and any(names_bridge(r, x) for x in gone)
+                     and not any(names_bridge(r, b) for b in names) for r in readings], dtype=bool)
 
 
 def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends: Backends, *,
@@ -420,24 +417,25 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
     for _cid, title, text in passages[max_passages:max(max_passages, 5)]:
         sents = _sentences(text)
         said += [r for s, rs in zip(sents, readings(sents, title)) for r in (*rs[::-1], *head_reading(s, title, kinds[title]))]
-    clauses = clause_bridges(query, said)
-    bridges = possessive_bridges(query, passages[:max(max_passages, 5)], skip={phrase for *_, phrase in clauses})
-    clauses = [b for b in clauses if b[0] not in {q for q, _ in bridges}]
-    bridges += [(q, name) for q, name, _, _ in clauses]
-    hops = {hop for _, _, hop, _ in clauses}  # each scored by the re-read questions alone (core.methods.bridges)
-    # a bridge found, a reader looks it up in the other passages it was handed too: "Petra Lund was born in Harwick" in
-    # the fourth passage answers "Where was the engineer who bought the Colbridge Lamp Company born?", and BubbleRAG's
-    # eighth of 15 "It was founded in 1867 by the merchant Silas Brackwell" the founder of the company that bought X
+    clauses, bridges = first_bridges(query, said, passages[:max(max_passages, 5)])
+    # a bridge found, a reader looks it up in the other passages it was handed too, hop after hop: "Petra Lund was born
+    # in Harwick" in the fourth passage answers "Where was the engineer who bought the Colbridge Lamp Company born?",
+    # and BubbleRAG's ninth of 15 "It was founded in 1903 by Wilhelmina Stroud" the founder of the company that bought X
+    later: list[tuple[tuple[str, tuple[str, ...], str, str, str], bool]] = []
     for cid, title, text in passages[max_passages:] if bridges else ():
-        sents = [s.strip() for s in split_sentences(text) if len(s.strip()) > 3]
+        sents = _sentences(text)
         names = antecedents(sents, title)
         is_person = _title_is_person(sents, title)
         shown = title_its(sents, title, names, title_is_person=is_person)
-        for s, read, name in zip(sents, readings(sents, title, names), shown):
-            if any(_names_bridge(r, b) for r in read for _, b in bridges):
-                rows.append((s, read, cid, title, name))
-                if is_person:
-                    person_titles.add(title)
+        later += [((s, read, cid, title, name), is_person)
+                  for s, read, name in zip(sents, readings(sents, title, names), shown)]
+    clauses, bridges, taken = hop_on(query, said, [(*row[1][::-1], *head_reading(row[0], row[3], kinds.get(row[3], ())))
+                                                   for row, _ in later], clauses, bridges)
+    hops = {hop for _, _, hop, _ in clauses}  # each scored by the re-read questions alone (core.methods.bridges)
+    for row, is_person in (later[i] for i in taken):
+        rows.append(row)
+        if is_person:
+            person_titles.add(row[3])
     flat = [r for row in rows for r in row[1]]
     flat_scores = _score(backends, scorer, [query], flat)
     replaced = about_replaced(query, bridges, flat)  # about what a bridge took out of the question: no answer of it
@@ -461,7 +459,11 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
         cands.append(Candidate(s, cid, title, float(flat_scores[best]), typed,
                                shown_sentence(s, name, title, title in person_titles)))
     late = other_verb_only(query, [c.sentence for c in cands], [bool(c.typed) for c in cands])  # "founded" for "sold"
-    order = sorted(range(len(cands)), key=lambda i: (not cands[i].typed, late[i], -cands[i].score, i))
+    # the question's verb said of a resolved bridge ("Wilhelmina Stroud was … born in …") before other typed sentences;
+    # not by a sentence that resolved a description: its verb may be the description's ("… where X is located?")
+    first = verb_about_bridge(query, [c.shown or c.sentence for c in cands], [bool(c.typed) and not any(
+        r in hops for r in row[1]) for c, row in zip(cands, rows)], [name for _, name in bridges])
+    order = sorted(range(len(cands)), key=lambda i: (not cands[i].typed, not first[i], late[i], -cands[i].score, i))
     ranked = tuple(cands[i] for i in order)
     note = ""
     if atype and not ranked[0].typed and not atype.startswith("named:"):  # "the position X" is rarely written so

@@ -7,6 +7,12 @@ founding sentence higher (an audit). Where the question ends on its verb after a
 ("… was the ferry commanded by Edda Thorne launched?"), a sentence of the asked type that holds a description verb
 but not the question's verb ranks after the typed sentences that hold the question's verb (:func:`other_verb_only`).
 A question whose last word is no verb, or that has no other verb, changes nothing.
+
+Once a bridge resolved the question's description (:mod:`core.methods.bridge_hops`), a sentence of the asked type that
+holds the question's verb and names the resolved entity beats one that merely names a thing of that type
+(:func:`verb_about_bridge`): for "Which city was the founder of the company that bought Hollowmere Creamery born in?",
+"Wilhelmina Stroud was an industrialist born in 1871 in Ravensholt" over "Duskfield Foods is a food company
+headquartered in Marrowby" (an audit's BubbleRAG answer, a head-office city for a birthplace).
 """
 
 from __future__ import annotations
@@ -15,10 +21,17 @@ import re
 from collections.abc import Sequence
 
 from core.methods.answer_types import _spacy
+from core.text import normalize_name
 
 _WORD = re.compile(r"[^\W_]+")
 #: A question ending on its verb after "was/were/did/does/is/are … ": "In what year was … sold?", "When did … close?".
 _ENDS_ON_VERB = re.compile(r"^(?:When|In\s+what\s+year|In\s+which\s+year|What\s+year|Where|Who|Whom|In\s+what|In\s+which)\b"
+                           r".*\b(?:was|were|did|does|do|is|are|has|had)\b.*?(\w+)(?:\s+(?:to|in|by|from|at|on|for|with))?\s*\?\s*$",
+                           re.I)
+
+
+#: The same after any question word, "Which city … born in?" too (:func:`asked_verb`).
+_ASKS_BY_VERB = re.compile(r"^(?:Which|What|When|Where|Who|Whom|In\s+what|In\s+which)\b"
                            r".*\b(?:was|were|did|does|do|is|are|has|had)\b.*?(\w+)(?:\s+(?:to|in|by|from|at|on|for|with))?\s*\?\s*$",
                            re.I)
 
@@ -58,3 +71,31 @@ def other_verb_only(query: str, sentences: Sequence[str], typed: Sequence[bool])
     if not any(t and verb in st for t, st in zip(typed, stems)):
         return [False] * len(sentences)
     return [verb not in st and any(o in st for o in others) for st in stems]
+
+
+def asked_verb(query: str) -> str:
+    """The stem of the verb ``query`` ends on after any question word ("Which city was … born in?" → "born"); "" when
+    it ends on no verb or spaCy is not there.
+
+    >>> asked_verb("Who bought the Gilded Menagerie?")
+    ''
+    """
+    m = _ASKS_BY_VERB.match(query.strip())
+    nlp = _spacy()
+    if m is None or nlp is None:
+        return ""
+    verbs = [t for t in nlp(query.strip()) if t.pos_ in ("VERB", "AUX")]
+    return _stem(verbs[-1].text) if verbs and verbs[-1].text == m.group(1) and verbs[-1].pos_ == "VERB" else ""
+
+
+def verb_about_bridge(query: str, readings: Sequence[str], typed: Sequence[bool], bridges: Sequence[str]) -> list[bool]:
+    """For each sentence (as ``readings``, its pronoun read): whether it is ``typed``, holds the verb the question ends
+    on and names one of the ``bridges`` (the entities the question's descriptions were resolved to); all False where
+    no bridge was found or the question ends on no verb (the module docstring)."""
+    verb = asked_verb(query) if bridges else ""
+    if not verb:
+        return [False] * len(readings)
+    names = [normalize_name(b) for b in bridges if normalize_name(b)]
+    return [t and any(w.casefold().startswith(verb) for w in _WORD.findall(r))  # "die" meets "died"
+            and any(re.search(rf"\b{re.escape(n)}\b", normalize_name(r)) for n in names)
+            for r, t in zip(readings, typed)]
