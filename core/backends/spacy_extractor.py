@@ -30,6 +30,8 @@ structure of HippoRAG §3):
   historian Owen Pike." / "*He* bought the Larkmere Chalice": Owen Pike, not the title).
 * **Names read as verbs**: a capitalised verb after a proper noun ("the shipwright Barnaby *Fell* in 1899") is a word
   of a name; the piece is parsed again with the name as one token.
+* **Firms joined by "and"**: "founded Mauncey and Daughters" or "Brask & Tull" is one firm, where a capitalised
+  family or partner word ("and Sons", "and Co.") or "&" shows it; "Ida and Tom founded …" stays two people.
 * **Title links**: the title entity → every named entity the passage mentions (``mentions``),
   unless a relation already links the two.
 
@@ -49,7 +51,7 @@ This module runs the extraction (batches, worker processes); each step lives in 
 ``spacy_anaphora``   what a sentence leaves the next besides its subject: a "her"'s person, a thing, a sale's parties
 ``spacy_lists``      a name listed after a plural noun ("among them X"), an object a gapped clause shares
 ``spacy_relations``  the dependency-relation rules over those mentions
-``spacy_repair``     a piece parsed again where a name's word was read as a verb
+``spacy_repair``     a name made one token where its word was read as a verb, or a firm's "and Sons" cut it
 ``spacy_names``      one passage's triples over its pieces: short names, title links
 ===================  ==============================================================
 """
@@ -131,7 +133,9 @@ class SpacyExtractor:
     # v17: "the river town of Orlesby" is Orlesby though the small model tagged it a people (never "a town of Y" nor a
     # copula's "is the capital of Y": X is no Y); "He learned rigging from X" / "decided to move to Y" are the
     # subject's; "Circus Marvetti" is no short name of the title "Sale of Circus Marvetti"
-    model_id = f"spacy-v17:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v18: "Mauncey and Daughters" / "Brask & Tull" is one firm (never "founded · Mauncey"); "X is a dairy in Caddon
+    # Vale founded in 1990 by Z" founded the dairy, X, not Caddon Vale
+    model_id = f"spacy-v18:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True

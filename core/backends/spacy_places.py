@@ -18,6 +18,9 @@ triples of a passage):
   as "Its illustrations were painted by X" gives the owner's "illustrations painted by".
 * **The agent's place**: "X was founded in 1881 by Z *in the mill town of Y*" — "in" hung on Z's name, so the place
   was only mentioned: (X, founded in, Y) (:func:`agent_place`).
+* **A participle after the place**: "X is a dairy in Caddon Vale *founded in 1990 by Z*" — the parser hung the
+  participle on the place; it describes the dairy, X: (X, founded by, Z), not (Caddon Vale, founded by, Z)
+  (:func:`kind_before_place`).
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ from core.backends.spacy_mentions import _AGENT
 from core.backends.spacy_pronouns import ROLE_GENDER
 from core.backends.spacy_spans import VALUE_LABELS
 
+#: prepositions that put a described thing in a place ("a dairy in Caddon Vale")
+PLACE_PREPS = frozenset({"in", "at", "near", "on", "outside"})
 #: labels an origin or a location cannot have: values, nationalities, languages, people
 _NO_PLACE = VALUE_LABELS | {"NORP", "LANGUAGE", "PERSON"}
 #: labels a location must have, besides a plain proper name no label was given
@@ -180,3 +185,21 @@ def agent_place(m: Any, agent: Any, subjects: list[tuple[str, str]], phrase: str
                 if place is not None and (place[1] in _PLACE_LABELS or place[1] == ""):
                     for s in subjects:
                         m.add(s, f"{phrase} in", place)
+
+
+def kind_before_place(verb: Any) -> Any:
+    """The description a participle after "a <kind> in <Place>" is about: "X is a dairy in Caddon Vale founded in 1990
+    by Y" founded the dairy, which the copula makes X, not Caddon Vale the parser hung it on (an audit's KG read
+    "Caddon Vale · founded by · Y"). Only a past participle (the small model tags some VBD) right after a proper
+    name (not "a house in the village built in 1700"), and only for a description of a copula or apposition, so a
+    named thing stands behind it (:func:`core.backends.spacy_relations.founded_holder`)."""
+    place = verb.head
+    prep = place.head
+    kind = prep.head
+    if verb.dep_ != "acl" or verb.tag_ not in ("VBN", "VBD") or place.dep_ != "pobj" or place.pos_ != "PROPN" \
+            or prep.lower_ not in PLACE_PREPS or kind.pos_ != "NOUN" or kind.dep_ not in ("attr", "appos") \
+            or not kind.i < prep.i < place.i < verb.i:
+        return None
+    # the participle follows the place's last word ("in Caddon Vale, founded …" too)
+    between = [t for t in verb.doc[place.i + 1:verb.i] if t.text != ","]
+    return kind if not between else None

@@ -60,6 +60,9 @@ def founded_holder(verb: Any) -> Any:
     · Y"): a plain common noun after "of"/"for" that cannot be founded itself, after a maker (:data:`_MAKERS`); else
     the noun it hangs on."""
     noun = verb.head
+    kind = places.kind_before_place(verb)
+    if kind is not None:
+        return kind
     if verb.lower_ not in _FOUNDING or verb.dep_ not in ("acl", "relcl"):
         return noun
     word = noun.lower_

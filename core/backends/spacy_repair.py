@@ -1,11 +1,17 @@
-"""Names the small parser reads as verbs ("Barnaby Fell"): the piece is parsed again with the name as one token.
+"""Names the small parser cuts apart: one read as a verb ("Barnaby Fell") or a firm's ("Pell and Sons") made one token.
 
 "the shipwright Barnaby Fell in 1899" parsed "Fell" as the sentence's verb ("Barnaby fell in 1899"), so the ``spacy``
 extractor lost "built by Barnaby Fell" and wrote "Barnaby Fell · fell in · 1899" (an audit). A verb written with a capital inside a sentence, right after a proper noun or inside a named entity,
 is a word of a name; the piece is parsed again with that name as one token, which the parser then places where a
 name goes (the agent's object here), and the name keeps its entity label.
 
-Only pieces holding such a word are parsed twice; the text, and so every character offset, is unchanged.
+A firm's name with "and" or "&" ("Mauncey and Daughters", "Brask & Co") becomes one ORG token too, merged in place
+with the parse kept: the parser read "founded Mauncey and Daughters" as two objects, "Mauncey" and "Daughters", so the
+``spacy`` extractor wrote "Ida Mauncey · founded · Mauncey" (an audit). Only where the words show one name: a capitalised family or partner word
+after "and" (:data:`FIRM_WORDS`: "and Sons", "and Co."), or "&" between capitalised words; "Ida and Tom founded …"
+stays two people.
+
+Only pieces holding such a name change; the text, and so every character offset, is unchanged.
 """
 
 from __future__ import annotations
@@ -16,6 +22,12 @@ from core.backends.spacy_mentions import VALUE_LABELS
 
 #: Longest name (in tokens) merged into one token: a longer entity is more likely the parser's error than a name.
 MAX_NAME_TOKENS = 6
+#: words that, capitalised after "<Name> and", end a firm's name rather than list a second party ("Mauncey and
+#: Daughters", "Harrow and Sons", "Pell and Co.")
+FIRM_WORDS = frozenset({"sons", "son", "daughters", "daughter", "co", "co.", "company", "brothers", "bros", "bros.",
+                        "sisters", "partners", "associates", "nephews", "nephew", "cousins", "heirs", "successors"})
+#: a legal form that may follow such a name ("Pell and Sons Ltd")
+_LEGAL = frozenset({"ltd", "ltd.", "limited", "inc", "inc.", "plc", "llc", "gmbh", "co", "co."})
 
 
 def _verb_in_name(tok: Any) -> bool:
@@ -54,9 +66,63 @@ def _name_spans(doc: Any) -> list[tuple[int, int, str]]:
     return out
 
 
+def _firm_spans(doc: Any) -> list[tuple[int, int, str]]:
+    """(start, end, "ORG") of each firm's name joined by "and"/"&" that the small model did not already label as one
+    entity (see the module docstring): the proper nouns before the conjunction, the firm word (after "and") or the
+    capitalised words (after "&"), and a legal form after them."""
+    out: list[tuple[int, int, str]] = []
+    for tok in doc:
+        if tok.lower_ not in ("and", "&") or tok.i == 0 or tok.i + 1 >= len(doc) or (out and tok.i < out[-1][1]):
+            continue
+        left, right = doc[tok.i - 1], doc[tok.i + 1]
+        if left.pos_ != "PROPN" or not left.text[:1].isupper() or not right.text[:1].isupper() \
+                or right.sent.start != tok.sent.start:
+            continue
+        if tok.lower_ == "and" and right.lower_ not in FIRM_WORDS:
+            continue
+        start = tok.i - 1
+        while start > tok.sent.start and doc[start - 1].pos_ == "PROPN" and doc[start - 1].text[:1].isupper() \
+                and tok.i - start < MAX_NAME_TOKENS - 2:
+            start -= 1
+        end = tok.i + 2
+        if tok.lower_ == "&":  # "Procter & Gamble", "Hale & Tull Mercantile"
+            while end < tok.sent.end and doc[end].pos_ == "PROPN" and doc[end].text[:1].isupper() \
+                    and end - start < MAX_NAME_TOKENS:
+                end += 1
+        if end < tok.sent.end and doc[end].lower_ in _LEGAL and doc[end].text[:1].isupper():
+            end += 1
+        if any(e.start <= start and e.end >= end for e in doc.ents):
+            continue  # one entity already: the mention rules keep it whole
+        out.append((start, end, "ORG"))
+    return out
+
+
 def repair_names(nlp: Any, doc: Any) -> Any:
     """``doc`` parsed again with each name holding a mistaken verb as one proper-noun token (see the module docstring);
     ``doc`` itself where there is none."""
+    return _merge_firms(_reparse_names(nlp, doc))
+
+
+def _merge_firms(doc: Any) -> Any:
+    """``doc`` with each firm's name joined by "and"/"&" (:func:`_firm_spans`) merged into one ORG token in place.
+    The parse is kept, not redone: it placed the name right, only as two conjuncts; the merged token takes the first
+    one's place ("Quill and Sons bought …": the subject). Parsed again, a token holding spaces read as a preposition's
+    object."""
+    firms = _firm_spans(doc)
+    if not firms:
+        return doc
+    from spacy.tokens import Span
+
+    ents = [e for e in doc.ents if not any(e.start < end and start < e.end for start, end, _ in firms)]
+    doc.ents = sorted(ents + [Span(doc, start, end, label="ORG") for start, end, _ in firms], key=lambda e: e.start)
+    with doc.retokenize() as retok:
+        for start, end, _ in firms:
+            retok.merge(doc[start:end], attrs={"TAG": "NNP", "POS": "PROPN"})
+    return doc
+
+
+def _reparse_names(nlp: Any, doc: Any) -> Any:
+    """``doc`` parsed again with each name holding a mistaken verb as one token (:func:`_name_spans`)."""
     spans = _name_spans(doc)
     if not spans:
         return doc

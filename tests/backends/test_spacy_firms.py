@@ -1,0 +1,38 @@
+"""A firm's name joined by "and" ("Quill and Sons") is one node, and a participle after "a <kind> in <Place>" is the
+kind's, not the place's — readings an audit's KG check found wrong on its dairy corpus ("founded · Mauncey", the
+founding given to the place the dairy lies in)."""
+
+from __future__ import annotations
+
+from tests.backends.spacy_case import nodes
+from tests.backends.spacy_case import passage_triples as triples  # the extractor: ``ex`` in conftest
+
+
+def test_a_firm_named_and_sons_is_one_name_two_people_stay_two(ex):
+    """The parser read "Quill and Sons" as two objects, so Hester Quill founded "Quill" and "Sons"; two people's names
+    joined by "and" are no firm."""
+    got = triples(ex, "Hester Quill\nHester Quill was a weaver born in Darrow. In 1902 she founded Quill and Sons. "
+                      "Nell Ashby and Tom Reed founded Ashby Mills in 1890.")
+    assert ("Hester Quill", "founded", "Quill and Sons") in got, got
+    assert not {"Quill", "Sons"} & nodes(got), got
+    assert ("Nell Ashby", "founded", "Ashby Mills") in got and ("Tom Reed", "founded", "Ashby Mills") in got, got
+    assert not any(" and " in n and "Sons" not in n for n in nodes(got)), got
+
+
+def test_a_firm_named_and_sons_as_subject_keeps_its_relations(ex):
+    """Merged in place, the name keeps the subject's place the parser gave its first word."""
+    got = triples(ex, "Darrow Mill\nIn 1920 Quill and Sons bought the Darrow Mill from Enid Marsh.")
+    assert ("Quill and Sons", "bought", "Darrow Mill") in got, got
+    assert ("Quill and Sons", "bought from", "Enid Marsh") in got, got
+    assert not {"Quill", "Sons"} & nodes(got), got
+
+
+def test_a_participle_after_a_kind_in_a_named_place_is_the_kinds(ex):
+    """The parser hung "built … by" on the river the ironworks stands on: the river was not built by Simon Hale. Only
+    after a named place: "a house in the village built in 1700" may say either, so nothing moves to the house."""
+    got = triples(ex, "Carrow Forge\nCarrow Forge is an ironworks on the Ebbet Water built in 1788 by Simon Hale.")
+    assert ("Carrow Forge", "built by", "Simon Hale") in got, got
+    assert ("Carrow Forge", "built in", "1788") in got, got
+    assert not any(h == "Ebbet Water" for h, _, _ in got), got
+    got = triples(ex, "Fold Cottage\nFold Cottage is a house in the village built in 1700 by Amos Kell.")
+    assert ("Fold Cottage", "built by", "Amos Kell") not in got, got
