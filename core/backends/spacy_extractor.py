@@ -134,7 +134,8 @@ class SpacyExtractor:
     # copula's "is the capital of Y": X is no Y); "He learned rigging from X" / "decided to move to Y" are the
     # subject's; "Circus Marvetti" is no short name of the title "Sale of Circus Marvetti"
     # v18: "Mauncey and Daughters" / "Brask & Tull" is one firm (never "founded · Mauncey"); "X is a dairy in Caddon
-    # Vale founded in 1990 by Z" founded the dairy, X, not Caddon Vale
+    # Vale founded in 1990 by Z" founded the dairy, X, not Caddon Vale; "the Keller Bay Bridge" holding the title
+    # "Keller Bay" stays whole (its "the" cut the title out: "Bridge")
     model_id = f"spacy-v18:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)

@@ -69,7 +69,7 @@ def _name_spans(doc: Any) -> list[tuple[int, int, str]]:
 def _firm_spans(doc: Any) -> list[tuple[int, int, str]]:
     """(start, end, "ORG") of each firm's name joined by "and"/"&" that the small model did not already label as one
     entity (see the module docstring): the proper nouns before the conjunction, the firm word (after "and") or the
-    capitalised words (after "&"), and a legal form after them."""
+    word or entity after "&", and a legal form after them; not two multi-word names of their own."""
     out: list[tuple[int, int, str]] = []
     for tok in doc:
         if tok.lower_ not in ("and", "&") or tok.i == 0 or tok.i + 1 >= len(doc) or (out and tok.i < out[-1][1]):
@@ -84,15 +84,23 @@ def _firm_spans(doc: Any) -> list[tuple[int, int, str]]:
         while start > tok.sent.start and doc[start - 1].pos_ == "PROPN" and doc[start - 1].text[:1].isupper() \
                 and tok.i - start < MAX_NAME_TOKENS - 2:
             start -= 1
+        ent_of = {t.i: e for e in doc.ents for t in e}
+        before, after = ent_of.get(tok.i - 1), ent_of.get(tok.i + 1)
+        if before is not None and after is not None and before is not after and len(before) > 1 and len(after) > 1:
+            continue  # two names of their own: "Booker T. Washington High School & Warren Easton High School"
         end = tok.i + 2
-        if tok.lower_ == "&":  # "Procter & Gamble", "Hale & Tull Mercantile"
-            while end < tok.sent.end and doc[end].pos_ == "PROPN" and doc[end].text[:1].isupper() \
-                    and end - start < MAX_NAME_TOKENS:
-                end += 1
-        if end < tok.sent.end and doc[end].lower_ in _LEGAL and doc[end].text[:1].isupper():
-            end += 1
         if any(e.start <= start and e.end >= end for e in doc.ents):
             continue  # one entity already: the mention rules keep it whole
+        if tok.lower_ == "&":  # the name after "&" whole: "Mr. & Mrs. Smith"
+            if after is not None and after.start == tok.i + 1:
+                end = after.end
+            while end < tok.sent.end and doc[end - 1].dep_ == "compound" and doc[end - 1].head.i >= end \
+                    and doc[end].pos_ == "PROPN" and end - start < MAX_NAME_TOKENS:
+                end += 1
+        if end < tok.sent.end and doc[end].lower_ in _LEGAL and doc[end].text[:1].isupper():
+            end += 1  # "Pell and Sons Ltd"
+        if any(start < e.start < end < e.end or e.start < start < e.end < end for e in doc.ents):
+            continue  # an entity running past either end: the words are no name of their own ("Dubai & Abu" Dhabi)
         out.append((start, end, "ORG"))
     return out
 

@@ -128,8 +128,11 @@ def _overlapping(doc: Any, span: Any) -> list[Any]:
 def _inside_name(doc: Any, span: Any) -> bool:
     """``span`` is part of a longer name ("Enola Gay" in "Enola Gay Tibbets"), not the title itself."""
     for e in _overlapping(doc, span):
-        extra = [t for t in doc[e.start:e.end] if t.i < span.start or t.i >= span.end]
-        if all(t.text[:1].isupper() or t.like_num for t in extra):
+        # an article the model put in front is no word of a longer name ("The Hard Rock Hotel & Casino" before the
+        # title "Hard Rock Hotel & Casino Atlantic City")
+        extra = [t for t in doc[e.start:e.end] if (t.i < span.start or t.i >= span.end)
+                 and not (t.i == e.start and t.lower_ in ("the", "a", "an"))]
+        if extra and all(t.text[:1].isupper() or t.like_num for t in extra):
             return True
     return False
 

@@ -1,6 +1,6 @@
-"""A firm's name joined by "and" ("Quill and Sons") is one node, and a participle after "a <kind> in <Place>" is the
-kind's, not the place's — readings an audit's KG check found wrong on its dairy corpus ("founded · Mauncey", the
-founding given to the place the dairy lies in)."""
+"""A firm's name joined by "and" ("Quill and Sons") is one node, a participle after "a <kind> in <Place>" is the
+kind's, not the place's, and a longer name holding the title stays whole — readings an audit's KG check found wrong
+on its dairy corpus ("founded · Mauncey", the founding given to the place the dairy lies in) and MuSiQue showed."""
 
 from __future__ import annotations
 
@@ -36,3 +36,22 @@ def test_a_participle_after_a_kind_in_a_named_place_is_the_kinds(ex):
     assert not any(h == "Ebbet Water" for h, _, _ in got), got
     got = triples(ex, "Fold Cottage\nFold Cottage is a house in the village built in 1700 by Amos Kell.")
     assert ("Fold Cottage", "built by", "Amos Kell") not in got, got
+
+
+def test_a_firm_named_with_an_ampersand_is_one_name(ex):
+    """The parser read "Hobb & Lusk" as a list, so one founder "founded" the other; "Pryce Brothers and Sons" lost
+    its "and Sons"."""
+    got = triples(ex, "Ansel Hobb\nAnsel Hobb was a brewer. In 1921 he and Mara Lusk founded Hobb & Lusk. Later he "
+                      "worked for Pryce Brothers and Sons.")
+    assert ("Ansel Hobb", "founded", "Hobb & Lusk") in got and ("Mara Lusk", "founded", "Hobb & Lusk") in got, got
+    assert ("Mara Lusk", "founded", "Ansel Hobb") not in got, got
+    assert ("Ansel Hobb", "worked for", "Pryce Brothers and Sons") in got, got
+    assert "Sons" not in nodes(got), got
+
+
+def test_a_longer_name_after_the_holding_the_title_stays_whole(ex):
+    """The model's entity "the Keller Bay Bridge" holds the title "Keller Bay"; its "the" is no reason to cut the
+    title out of it (the bridge became a node "Bridge")."""
+    got = triples(ex, "Keller Bay\nThe lake is crossed by the Keller Bay Bridge carrying Route 9 over the bay.")
+    assert ("Keller Bay", "crossed by", "Keller Bay Bridge") in got, got
+    assert "Bridge" not in nodes(got), got
