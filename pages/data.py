@@ -14,6 +14,7 @@ from components import state as S
 from components import workspaces
 from components.add_documents import create_add_documents_ui, show_outcome
 from components.page import header
+from components.questions_panel import create_questions_ui
 from components.ui import md_escape
 
 act = header()
@@ -37,5 +38,7 @@ with tab_upload:
     dv.create_upload_ui(act)
     st.divider()
     create_add_documents_ui(act)
+    st.divider()
+    create_questions_ui(act)
 with tab_export:
     dv.create_export_ui(act, act.graph, shown, shown_is_whole, drawing)

@@ -123,3 +123,37 @@ def test_a_second_add_click_while_the_insert_runs_says_already_adding(home: Path
         release.set()
         job.wait(30)
     assert Workspace.open(target).graph.n_chunks == 2
+
+
+def test_questions_written_after_an_add_replace_the_workspace_s_questions(home: Path, tmp_path: Path,
+                                                                          monkeypatch) -> None:
+    """An audit added documents and found no way to attach the question it wrote for them: the Questions panel
+    says what the workspace's questions are, refuses a file whose gold matches nothing (the old ones stay) and puts
+    a good one in their place, which the Benchmark then reads."""
+    target = _corpus_workspace(home, tmp_path, monkeypatch)
+    at = run_page("pages/data.py")
+    assert any("keeps the questions of its recipe" in plain(c.value) for c in at.caption)  # the demo: a sample
+    at.sidebar.selectbox(key=S.widget_key(S.WORKSPACE)).set_value("films").run()
+    assert any("has no questions file" in plain(c.value) for c in at.caption), [c.value for c in at.caption]
+    assert at.button(key=S.DATA_QUESTIONS_USE).disabled  # nothing chosen yet
+
+    nomatch = [{"id": "z", "question": "Who founded Nowhere Dairy?", "supporting_facts": [["Nowhere Dairy", 0]]}]
+    at.file_uploader(key=S.DATA_QUESTIONS_NEW).set_value(("nomatch.json", json.dumps(nomatch).encode(),
+                                                          "application/json")).run()
+    at.button(key=S.DATA_QUESTIONS_USE).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("nomatch.json was not used" in plain(e.value) and "names a passage title" in plain(e.value)
+               for e in at.error), [e.value for e in at.error]
+    assert not (target / "questions.json").exists()
+
+    good = [{"id": "q11", "question": "Who starred in Speed with Keanu Reeves?", "answer": "Sandra Bullock",
+             "supporting_facts": [["Speed", 0]]}]
+    at.file_uploader(key=S.DATA_QUESTIONS_NEW).set_value(("after_add.json", json.dumps(good).encode(),
+                                                          "application/json")).run()
+    at.button(key=S.DATA_QUESTIONS_USE).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("after_add.json is now the questions file" in plain(s.value) for s in at.success), \
+        [s.value for s in at.success]
+    assert any("has 1 question (from after_add.json" in plain(c.value) for c in at.caption), \
+        [c.value for c in at.caption]
+    assert json.loads((target / "questions.json").read_text())[0]["id"] == "q11"
