@@ -205,10 +205,12 @@ def _active_and_aside(act: Active, unit: str, said: Sequence[str] = (), *, just_
     name = UNITS[unit].split(" ")[0]
     if just_kept:
         st.warning(f"The {name} retriever just trained is **kept aside, not installed** (its verdict is above). The "
-                   "active scorer is unchanged.", icon=":material/inventory_2:")
+                   "active scorer is unchanged; **Use it anyway** (below) installs it, to try it on the method "
+                   "pages.", icon=":material/inventory_2:")
     else:
         st.warning(f"A newly trained {name} retriever was **kept aside, not installed**{_trained_at(aside)}: "
-                   f"{md_escape(verdict)}. The active scorer is unchanged.", icon=":material/inventory_2:")
+                   f"{md_escape(verdict)}. The active scorer is unchanged; **Use it anyway** (below) installs it, "
+                   "to try it on the method pages.", icon=":material/inventory_2:")
     if st.button("Use it anyway", key=S.TRAIN_REG_USE_ANYWAY, icon=":material/swap_horiz:",
                  help="Install the kept-aside retriever as this workspace's active one (`egx train-reg --use-anyway` "
                       "does the same when training)."):

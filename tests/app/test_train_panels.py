@@ -175,7 +175,7 @@ def test_a_kept_aside_retriever_is_offered_and_use_it_anyway_installs_it(home: P
     at.run(timeout=RUN_TIMEOUT)
     assert not at.exception, [e.value for e in at.exception]
     text = _text(at)
-    assert "was **kept aside, not installed** (trained at " in text and f": {verdict}. The active scorer is unchanged." in text
+    assert "was **kept aside, not installed** (trained at " in text and f": {verdict}. The active scorer is unchanged; **Use it anyway** (below) installs it" in text
     assert not any("Scorer: ReG@Triple" in c.value for c in at.caption)  # the page still scores by cosine
     at.button(key=S.TRAIN_REG_USE_ANYWAY).click().run(timeout=RUN_TIMEOUT)
     assert not at.exception, [e.value for e in at.exception]
