@@ -13,8 +13,8 @@ everything measured (a rate measured up to *now* grew while spaCy loaded: "about
 the end).
 
 A job that was estimated before it started (a benchmark: each method's seconds from earlier runs) hands the meter
-that estimate (:meth:`RateMeter.expect`); the time left is then the estimate's remainder and the measured rate's,
-weighted by the fraction done: early the estimate speaks (the first question's runs load every method's models, and
+that estimate (:meth:`RateMeter.expect`); the time left is then the estimate's remainder (from half its time on,
+never less than its share of the work left) and the measured rate's, weighted by the fraction done: early the estimate speaks (the first question's runs load every method's models, and
 a rate measured on them said "about 42 s left" with 23 s to go, an audit), late the measured rate does.
 """
 
@@ -28,6 +28,9 @@ ETA_MIN_MOVES = 2
 #: A move after a pause this many times longer than all the progress measured before it restarts the measurement.
 #: Steady work never trips it (the k-th pause is ~1/k of what was measured before it).
 ETA_STALL_FACTOR = 10.0
+#: From this share of a job's own estimate gone on, the time left is at least that estimate's share of the work left
+#: (:meth:`RateMeter.seconds_left`).
+ESTIMATE_BEHIND = 0.5
 
 
 class RateMeter:
@@ -40,12 +43,15 @@ class RateMeter:
         self._last_move: float | None = None  # when the fraction last moved
         self._first_move: tuple[float, float] | None = None  # (time, fraction) of the first move after _rate_from
         self._expected_end: float | None = None  # when the job's own estimate said it would end
+        self._expected_seconds = 0.0  # what that estimate said the whole job takes
+        self._expected_from = 0.0  # when it was given
 
     def expect(self, now: float, seconds: float) -> None:
         """The job was estimated to take ``seconds`` from ``now`` (module docstring); a non-positive or unknown
         estimate is ignored."""
         if seconds and seconds > 0:
             self._expected_end = now + float(seconds)
+            self._expected_seconds, self._expected_from = float(seconds), now
 
     def add(self, now: float, fraction: float) -> float:
         """Record a reported ``fraction`` (clamped to [0, 1], never backwards) at time ``now``; returns the
@@ -73,6 +79,12 @@ class RateMeter:
         done; an expected end already passed says nothing."""
         measured = self._measured_left(now)
         expected = self._expected_end - now if self._expected_end is not None and self._expected_end > now else None
+        if expected is not None and now - self._expected_from >= ESTIMATE_BEHIND * self._expected_seconds:
+            # half the estimated time gone: a job on schedule is past its warm-up (the first question's model loads,
+            # front-loaded), so the estimate's own share of the work left is a floor. Without it a job slower than
+            # estimated (a loaded machine, an estimate from another workspace) read "16 s left" at 5 % done with
+            # 14 s gone, of 53 s in all (an audit): the time passed ate the estimate.
+            expected = max(expected, self._expected_seconds * (1.0 - (self._fraction or 0.0)))
         if expected is None or measured is None:
             return measured if expected is None else expected
         w = self._fraction or 0.0
