@@ -326,8 +326,16 @@ def _sidebar_jobs(polling: bool = False) -> None:
         st.markdown("**Background jobs**")
         if shown:
             st.caption("They run on the server: switch pages or close the tab, they keep going.")
+        aside = _tour_aside(running)
         for job in running:
-            _draw(job, where="sidebar")
+            if job not in aside:
+                _draw(job, where="sidebar")
+        if aside:  # during the tour: the server's preparations of other workspaces, folded (they took a third of a
+            # projector's sidebar on every step, an audit)
+            with st.expander(f"{len(aside)} server preparation{'s' if len(aside) != 1 else ''} of other "
+                             "workspaces", icon=":material/hourglass_top:"):
+                for job in aside:
+                    _draw(job, where="sidebar")
         if len(ended) > 1:
             st.button(f"Dismiss all finished ({len(ended)})", key="egx.jobs.dismiss_all", on_click=dismiss,
                       args=tuple(j.status().id for j in ended), icon=":material/clear_all:", type="tertiary",
@@ -339,6 +347,15 @@ def _sidebar_jobs(polling: bool = False) -> None:
             _older(ended[OPEN_FINISHED:])
         if others:
             _others(others)
+
+
+def _tour_aside(running: list[Job]) -> list[Job]:
+    """The running jobs the sidebar folds during the guided demo: the server's own preparations of workspaces other
+    than the one shown (those the banner leaves out, :func:`_banner_jobs`); none outside the tour."""
+    if st.session_state.get(S.TOUR) is None:
+        return []
+    kept = {j.key for j in _banner_jobs()}
+    return [j for j in running if j.key not in kept]
 
 
 def older_label(older: list[Job]) -> str:
@@ -393,7 +410,7 @@ def banner() -> None:
 def _banner_jobs() -> list[Job]:
     """The jobs the banner names: this session's running ones — during the guided demo without the server's own
     preparations of other workspaces (the MuSiQue sample builds while the tour shows the demo: an audit found its line
-    on top of the first two steps for 40 s on a projector; the sidebar's **Background jobs** still lists it)."""
+    on top of the first two steps for 40 s on a projector; the sidebar's **Background jobs** folds it)."""
     running = my_running()
     if st.session_state.get(S.TOUR) is None:  # the tour's own state (components.tour.current; no import: a cycle)
         return running

@@ -118,6 +118,9 @@ def test_the_server_builds_the_samples_itself_demo_first_then_their_preparations
     assert touring.session_state[S.TOUR].step == 0
     assert "Building workspace “Another demo”" not in _banner(touring), _banner(touring)
     assert "Building workspace “Another demo”" in _sidebar(touring)
+    # and in the sidebar it is folded (its card took a third of a projector's sidebar on every step, an audit)
+    assert [e.label for e in touring.sidebar.expander if "server preparation" in e.label] == [
+        "1 server preparation of other workspaces"], [e.label for e in touring.sidebar.expander]
 
     two_samples.set()
     thread = startup.start_sample_builds()
