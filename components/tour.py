@@ -6,9 +6,10 @@ local 1.5B model, replayed) with the embedder and reranker those runs were recor
 paper's Keanu Reeves question. Each step (:data:`STEPS`) is one page of the BubbleRAG pipeline —
 anchor grouping → bubble expansion → ranking and reasoning → answer → HippoRAG 2 (the baseline) → Compare — first
 for the Keanu question, then FastInsight's GRanker, SG-RAG's subgraph matching and ReG's evidence chains on that
-question (each recorded for it; GRanker also on the paper's "Find an ML expert.", where smoothing lifts the gold
-answer, and SG-RAG on the Lothair II question without an LLM, its rule-based query graph: :attr:`TourStep.llm`), then BubbleRAG's pages for the Lothair II question, then Compare on a third question; :func:`bar`, drawn under each
-of those pages' titles, is one sticky line (step, Back, Next, More with what the stage does and what to look
+question (each recorded for it; GRanker first on the paper's "Find an ML expert.", where smoothing lifts the gold
+answer, then on the Keanu question, where it does not; SG-RAG first on the Lothair II question without an LLM, then on
+the Keanu question with the recorded model's query graph: :attr:`TourStep.llm`), then BubbleRAG's pages for the
+Lothair II question, then Compare on a third question; :func:`bar`, drawn under each of those pages' titles, is one sticky line (step, Back, Next, More with what the stage does and what to look
 at, Leave), and :func:`lesson_ui`, under Ask's answer and atop Compare, says what the runs shown teach
 (:mod:`core.eval.lesson`: computed from them, never written by hand).
 
@@ -173,47 +174,69 @@ STEPS: tuple[TourStep, ...] = (
              "as the **Answer budget** line above the table says. It is a cap, not a hand-out: the passage methods "
              "fill it, while BubbleRAG, SG-RAG and ReG hand over what their own evidence holds, often fewer (the "
              "table's ctx chunks). Pick “own” there for each paper's own budget (5 passages for dense). One question is no result: the Benchmark gives figures with 95 % intervals over "
-             "many questions. Next opens the other three papers' pages on the same question.",
+             "many questions. Next opens the other three papers' pages: FastInsight on its paper's own example first, then "
+             "each on the same question.",
              lesson=True,
              brief="The lesson at the top (where the gold passages ranked, who answered right), then each method's "
                    "verdict."),
-    TourStep("pages/granker.py", KEANU, "§3.3–§3.4, §4.2.2",
+    TourStep("pages/granker.py", ML_EXPERT, "§3.3–§3.4, §4.2.2",
              "FastInsight retrieves the graph's nodes in rounds: a vector search first, then STeX adds the "
              "unretrieved neighbours that are both similar to the question and structurally important. After every "
              "round GRanker reranks the candidates with the cross-encoder's features smoothed over the graph, "
              "H′ = (1−α)H + αPH, so a node borrows evidence from its retrieved neighbours; the ranked KG nodes lead "
-             "to their passages, which the LLM answers from.",
+             "to their passages, which the LLM answers from. The paper's Example 1, “Find an ML expert.”, shows "
+             "why: “ML” matches machine learning and medical laboratory alike, so the plain reranker, scoring each "
+             "node on its own text, puts the medical-laboratory nodes first.",
              "The two columns rank the same candidate KG nodes with the same reranker: plain (left) and GRanker "
-             "(α = 0.2, right), with each node's rank shift; ✓ marks the gold nodes (entities of the gold passages) "
-             "and the lines under the columns join a node's two ranks. Did smoothing lift the gold nodes or push "
-             "them down? It helps a node whose ranked neighbours are relevant and pulls it down when they are "
-             "not (a cluster of other films can outrank the one asked about). The caption above the columns lists "
-             "the passages the ranking leads to, and the tabs below replay the STeX rounds.",
-             brief="Plain reranking (left) beside GRanker (right) on the same candidates: do the ✓ gold nodes move "
-                   "up or down, and which neighbours pulled them? Then the passages the ranking leads to.",
-             paper="FastInsight", lesson=True),
-    TourStep("pages/granker.py", ML_EXPERT, "§3.4",
-             "The same two rankings on the paper's Example 1, “Find an ML expert.”: “ML” matches machine learning and "
-             "medical laboratory alike, so the plain reranker scores each node on its own text and puts the medical "
-             "laboratory nodes first. GRanker, at the same α = 0.2, adds to each node's features those of its "
-             "retrieved neighbours (H′ = (1−α)H + αPH): a node among relevant neighbours borrows their evidence.",
-             "The ✓ gold nodes in both columns: where does Geoffrey Hinton (the gold answer) rank in each, and which "
-             "machine-learning nodes rose with him, lifted by relevant neighbours? Not every gold node rises: the "
-             "lesson above the columns names each gold node's two ranks, up and down. The medical-laboratory nodes "
-             "keep the top of both columns: they are a cluster of their own, neighbours of one another. Be plain with "
-             "the class: at the paper's α the lift here is small (Hinton 5 → 4, deep learning 9 → 6), and on MuSiQue "
-             "this app measures no gain of FastInsight over plain reranking (node R@10 −0.8 [−3.8, +1.8], 50 "
-             "questions, benchmarks/README.md) where the paper reports one on its corpora. Move the α slider to 0.5: "
-             "deep learning (9 → 4) and Yoshua Bengio (8 → 5) rise, the mechanism made visible.",
+             "(α = 0.2, the paper's, right), with each node's rank shift; ✓ marks the gold nodes. Where does Geoffrey "
+             "Hinton (the gold answer) rank in each, and which machine-learning nodes rose with him, lifted by "
+             "relevant neighbours? Not every gold node rises: the lesson above the columns names each gold node's "
+             "two ranks, up and down. The medical-laboratory nodes keep the top of both columns: they are a cluster "
+             "of their own, neighbours of one another. Be plain with the class: at the paper's α the lift here is "
+             "small (Hinton 5 → 4, deep learning 9 → 6), and on MuSiQue this app measures no gain of FastInsight "
+             "over plain reranking (node R@10 −0.8 [−3.8, +1.8], 50 questions, benchmarks/README.md) where the "
+             "paper reports one on its corpora. Move the α slider to 0.5: deep learning (9 → 4) and Yoshua Bengio "
+             "(8 → 5) rise, the mechanism made visible. Next shows the same two rankings on the tour's question.",
              brief="The ✓ gold nodes: Geoffrey Hinton rises only 5 → 4 at the paper's α = 0.2 (a small lift; on a "
                    "multi-hop benchmark this app measures none). Move α to 0.5: deep learning 9 → 4 and Bengio 8 → 5 "
                    "rise.",
              paper="FastInsight", lesson=True),
+    TourStep("pages/granker.py", KEANU, "§3.4",
+             "The same two rankings on the tour's question, at the same α = 0.2: each candidate node's cross-encoder "
+             "features smoothed with those of its retrieved neighbours (H′ = (1−α)H + αPH). Smoothing is no free "
+             "lift: a node borrows whatever its neighbours hold, relevant or not.",
+             "Did smoothing lift the ✓ gold nodes or push them down? It helps a node whose ranked neighbours are "
+             "relevant and pulls it down when they are not (a cluster of other films can outrank the one asked "
+             "about). The lesson above the columns names each gold node's two ranks; the caption above the columns "
+             "lists the passages the ranking leads to, and the tabs below replay the STeX rounds.",
+             brief="The same two rankings on the Keanu question: do the ✓ gold nodes move up or down, and which "
+                   "neighbours pulled them? Then the passages the ranking leads to.",
+             paper="FastInsight", lesson=True),
+    TourStep("pages/subgraph.py", LOTHAIR, "§4",
+             "SG-RAG turns the question into a query graph whose UNK nodes stand for what is asked (an LLM writes it "
+             "with the Table 12 prompt); its entities are mapped onto the graph's nodes (Algorithm 3), the query "
+             "graph is cut into paths that are completed through an index pruned by the dominance model, and the "
+             "exact matches are assembled into subgraphs. This step runs without an LLM (the sidebar's LLM is "
+             "“none” on it; Next puts the recorded LLM back), so the query graph is SG-RAG's rule-based one: the "
+             "entity the question names, Lothair II, joined through a bridge UNK (his mother, whom the question does "
+             "not name) to the asked-for UNK (her death date). Its two-hop path is completed through the path "
+             "index, each exact match is a subgraph, and without an LLM the answer is the best-scoring sentence of "
+             "the matched subgraphs' passages (an LLM chooses among the matches' bindings, Table 15 prompt).",
+             "No LLM on this step: the rule-based query graph. Section 1: Lothair II, a bridge UNK and the asked-for "
+             "UNK, as the question puts them. Section 4: the bridge's candidates, the mother Ermengarde of Tours among "
+             "Lothair II's other neighbours. Section 5: the exact matches — the edges carry no relation, so every "
+             "two-hop path from Lothair II matches; the section opens on the match the answer was read from, whose "
+             "bridge is Ermengarde of Tours: what did the asked-for UNK become? (The lesson says why it is not match "
+             "#1.) Section 6: the answer, the sentence of the matches' passages that holds the date. Next: the "
+             "recorded model's own query graph, on the Keanu question.",
+             brief="No LLM on this step (rule-based query graph). §1: Lothair II → bridge UNK → asked UNK; §5 opens on "
+                   "the answer's match, bridge Ermengarde of Tours — what did the asked UNK become? §6: the answer.",
+             paper="SG-RAG", lesson=True, llm="none"),
     TourStep("pages/subgraph.py", KEANU, "§4",
-             "The LLM turns the question into a query graph whose UNK nodes stand for what is asked (Table 12 "
-             "prompt); its entities are mapped onto the graph's nodes (Algorithm 3), the query graph is cut into "
-             "paths that are completed through an index pruned by the dominance model, and the exact matches are "
-             "assembled into subgraphs. The answer is chosen among the matches' bindings (Table 15 prompt).",
+             "The same pipeline with the recorded 1.5B model writing the query graph (Table 12 prompt) and choosing "
+             "the answer among the matches' bindings (Table 15 prompt). Exact matching is only as good as the query "
+             "graph it matches: an UNK put where the question does not put it binds to the wrong nodes, however "
+             "exactly.",
              "Section 1: the query graph the model built — its table says what each UNK stands for. Is it wired "
              "as the question is (both actors joined to the movie, the villain to the movie)? A small model can "
              "swap the roles, making the villain the hub between the actors. Section 5: a matched subgraph beside "
@@ -223,22 +246,6 @@ STEPS: tuple[TourStep, ...] = (
              brief="§1: the query graph — is each UNK where the question puts it? §5: the node each UNK became (a "
                    "swapped movie and villain shows there); §6: the answer — the actor, or the character?",
              paper="SG-RAG", lesson=True),
-    TourStep("pages/subgraph.py", LOTHAIR, "§4",
-             "This step runs without an LLM (the sidebar's LLM is “none” on it; Next puts the recorded LLM back), so "
-             "the query graph is SG-RAG's rule-based one, to show exact matching finding the answer where the "
-             "recorded model's query graph did not: the entity the question names, Lothair II, joined through a "
-             "bridge UNK (his mother, whom the question does not name) to the asked-for UNK (her death date). Its "
-             "two-hop path is completed through the path index, each exact match is a subgraph, and without an LLM "
-             "the answer is the best-scoring sentence of the matched subgraphs' passages.",
-             "No LLM on this step: the rule-based query graph. Section 1: Lothair II, a bridge UNK and the asked-for "
-             "UNK, as the question puts them. Section 4: the bridge's candidates, the mother Ermengarde of Tours among "
-             "Lothair II's other neighbours. Section 5: the exact matches — the edges carry no relation, so every "
-             "two-hop path from Lothair II matches; the section opens on the match the answer was read from, whose "
-             "bridge is Ermengarde of Tours: what did the asked-for UNK become? (The lesson says why it is not match "
-             "#1.) Section 6: the answer, the sentence of the matches' passages that holds the date.",
-             brief="No LLM on this step (rule-based query graph). §1: Lothair II → bridge UNK → asked UNK; §5 opens on "
-                   "the answer's match, bridge Ermengarde of Tours — what did the asked UNK become? §6: the answer.",
-             paper="SG-RAG", lesson=True, llm="none"),
     TourStep("pages/evidence_chains.py", KEANU, "§4.2, Appendix D",
              "ReG reorganizes retrieved triples into evidence chains that start or end at one of the question's "
              "entities (App. D.4.1 expands both ways); the page reads each from that entity: e0 → [r1] → e1 → … "
@@ -527,8 +534,9 @@ def next_label(i: int) -> str:
     """The Next button's label on step ``i`` (not the last): the next step's page by a name short enough for the
     button, or — the same page again on another question — that question ("Next: second-wife question")."""
     nxt, step = STEPS[i + 1], STEPS[i]
-    if nxt.page == step.page:
-        return f"Next: {step_label(i + 1).split(' · ', 1)[1]}"
+    if nxt.page == step.page:  # the questions' short names: "Next: Keanu Reeves question" was cut at 1440 px
+        return "Next: " + {KEANU: "Keanu question", LOTHAIR: "Lothair question"}.get(
+            nxt.question, step_label(i + 1).split(" · ", 1)[1])
     return f"Next: {NEXT_NAMES.get(nxt.page) or _TITLES.get(nxt.page, '')}"
 
 
