@@ -185,6 +185,17 @@ def _ask(name: str, resume_unverified: bool = False) -> None:
     st.session_state.pop(S.BENCH_REFUSED, None)
 
 
+def _moved_on(old: str, why: str) -> None:
+    """Run was clicked on a run name whose run is out of date (the workspace or a trained model changed since): run
+    under a fresh name at once, the old run kept and the box showing the new name from the next script run on. An
+    audit clicked Run after "Add documents" and got a refusal with a "Start a new run" button: right, but a click
+    that meant "run" did not run."""
+    fresh = _fresh_name(old)
+    st.session_state[S.BENCH_MOVED] = {"old": old, "fresh": fresh, "why": why, "apply": True}
+    st.session_state[S.BENCH_LAUNCH] = {"name": fresh, "resume_unverified": False}
+    st.rerun()
+
+
 def _refusal(refused: dict[str, str]) -> None:
     """Why the run name cannot take this run (a stale or unverifiable run, other settings), and what to do."""
     st.warning(md_escape(refused["text"]), icon=":material/history:")
@@ -414,6 +425,10 @@ def run_panel(act: Active) -> None:
     # place for MuSiQue's results), and the default follows the backends until the user types a name
     S.follow_workspace(ws.name, S.BENCH_OUT)
     S.follow_default(S.BENCH_OUT, _default_run(act, budget.name if budget else "own"))
+    moved = st.session_state.get(S.BENCH_MOVED)
+    if moved and moved.get("apply"):  # Run on an out-of-date run: the box takes the new run's name (_moved_on)
+        S.set_value(S.BENCH_OUT, moved["fresh"])
+        moved["apply"] = False
     okey = S.bind(S.BENCH_OUT, _default_run(act, budget.name if budget else "own"), scope="bench")
     run_name = S.keep(S.BENCH_OUT, c2.text_input(
         "Run name", key=okey, max_chars=MAX_NAME_CHARS,
@@ -481,7 +496,11 @@ def run_panel(act: Active) -> None:
                 st.stop()
             unverified = bool(asked and asked.get("resume_unverified")) and check.state == "unverified"
             st.session_state.pop(S.BENCH_REFUSED, None)
-            if not (check.ok or unverified):
+            if clicked:
+                st.session_state.pop(S.BENCH_MOVED, None)
+            if clicked and not asked and check.state == "stale":
+                _moved_on(out_dir.name, check.app)  # Run meant run: a new run, the out-of-date one kept
+            elif not (check.ok or unverified):
                 st.session_state[S.BENCH_REFUSED] = {"name": out_dir.name, "state": check.state, "text": check.app}
             else:
                 choice = Choice(methods, budget, limit, judge_name, keep_trained, questions)
@@ -489,6 +508,11 @@ def run_panel(act: Active) -> None:
     refused = st.session_state.get(S.BENCH_REFUSED)
     if refused and refused["name"] == run_name.strip():
         _refusal(refused)
+    moved = st.session_state.get(S.BENCH_MOVED)
+    if moved and moved["fresh"] == run_name.strip():
+        st.info(f"The run “{md_escape(moved['old'])}” is out of date, so this one started as a new run, "
+                f"“{md_escape(moved['fresh'])}”; the old run stays as it is, to open on the “Load a report” tab. "
+                f"{md_escape(moved['why'])}", icon=":material/history:")
     bench_key = st.session_state.get(S.BENCH_JOB)
     bench_job = jobs_view.jobs().get(bench_key) if bench_key else None
     if bench_job is not None and not bench_job.finished:

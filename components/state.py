@@ -230,6 +230,7 @@ BENCH_PAIR_B = "egx.bench.pair_b"  #: … and the second
 BENCH_DIFF_CHART = "egx.bench.fig.differences"  #: the paired differences of A and B, with their intervals
 BENCH_REFUSED = "egx.bench.refused"  #: why the run name cannot take this run ({name, state, text}), with its buttons
 BENCH_LAUNCH = "egx.bench.launch"  #: a run asked for by a refusal's button ({name, resume_unverified})
+BENCH_MOVED = "egx.bench.moved"  #: Run on an out-of-date run: {old, fresh, why, apply} of the new run started instead
 BENCH_NEW_RUN = "egx.bench.new_run"  #: "Start a new run" (a fresh run name) under a refusal
 BENCH_RESUME_ANYWAY = "egx.bench.resume_anyway"  #: resume a run saved before runs kept their identity
 BENCH_KEEP_TRAINED = "egx.bench.keep_trained"  #: keep the questions a benchmarked method's model was trained on
