@@ -499,7 +499,7 @@ def run_panel(act: Active) -> None:
             if clicked:
                 st.session_state.pop(S.BENCH_MOVED, None)
             if clicked and not asked and check.state == "stale":
-                _moved_on(out_dir.name, check.app)  # Run meant run: a new run, the out-of-date one kept
+                _moved_on(out_dir.name, check.changed)  # Run meant run: a new run, the out-of-date one kept
             elif not (check.ok or unverified):
                 st.session_state[S.BENCH_REFUSED] = {"name": out_dir.name, "state": check.state, "text": check.app}
             else:
@@ -510,9 +510,10 @@ def run_panel(act: Active) -> None:
         _refusal(refused)
     moved = st.session_state.get(S.BENCH_MOVED)
     if moved and moved["fresh"] == run_name.strip():
-        st.info(f"The run “{md_escape(moved['old'])}” is out of date, so this one started as a new run, "
-                f"“{md_escape(moved['fresh'])}”; the old run stays as it is, to open on the “Load a report” tab. "
-                f"{md_escape(moved['why'])}", icon=":material/history:")
+        why = str(moved["why"])
+        st.info(f"The run “{md_escape(moved['old'])}” is out of date" + (f" — {md_escape(why)}" if why else "")
+                + f". This run started as a new one, “{md_escape(moved['fresh'])}”; the old run stays as it is, to "
+                  "open on the “Load a report” tab.", icon=":material/history:")
     bench_key = st.session_state.get(S.BENCH_JOB)
     bench_job = jobs_view.jobs().get(bench_key) if bench_key else None
     if bench_job is not None and not bench_job.finished:
@@ -786,7 +787,8 @@ def report(act: Active) -> None:
     else:
         shown = list(matching)
         head = f"Showing all {len(matching)} {scope} ({len(failed)} failures){': ' + split if split else ''}."
-    st.caption(head + held_note(failed) + f" Select a row to open its question on the Compare-methods page: {RERUN_NOTE}")
+    st.caption(head + held_note(failed) + " A “why” cut short shows whole when the pointer rests on it. Select a row "
+               f"to open its question on the Compare-methods page: {RERUN_NOTE}")
     df = pd.DataFrame([{k: flat(v) for k, v in r.items()} for r in shown])
     event = st.dataframe(df, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
                          key=S.BENCH_TABLE, placeholder="", column_config=PER_QUESTION_COLUMNS,

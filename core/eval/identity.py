@@ -212,6 +212,7 @@ class ResumeCheck:
     message: str = ""
     app: str = ""
     old: Mapping[str, Any] | None = None  #: the folder's run.json (None when there is none)
+    changed: str = ""  #: what changed since the run (``stale``): "the workspace changed since this run: …"
 
     @property
     def ok(self) -> bool:
@@ -279,7 +280,8 @@ def _stale(out: Path, what: list[str], run: Mapping[str, Any]) -> ResumeCheck:
                  f"ones, so it is not resumed; start a new run with another --out folder, or pass --restart to "
                  f"replace the old results in {out}.",
         f"The run “{Path(out).name}” is out of date — {text}. Its results would be stale beside new ones, so it is "
-        "not resumed: start a new run (a new run name), or open the old one on the “Load a report” tab.", run)
+        "not resumed: start a new run (a new run name), or open the old one on the “Load a report” tab.", run,
+        changed=text)
 
 
 #: The settings :func:`settings_diff` names first, in this order.

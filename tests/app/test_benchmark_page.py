@@ -255,7 +255,8 @@ def test_a_stale_run_is_never_resumed_and_run_starts_a_new_one(home):
         at.run()
     assert not at.exception, [e.value for e in at.exception]
     shown = [plain(i.value) for i in at.info]
-    assert any("The run “old” is out of date, so this one started as a new run, “old-2”" in i and "20 → 23" in i
+    assert any("The run “old” is out of date — the workspace changed since this run:" in i and "20 → 23" in i
+               and "This run started as a new one, “old-2”" in i
                and "the old run stays as it is" in i for i in shown), shown
     assert not [s.value for s in at.success if "already done" in s.value and "0 already done" not in s.value]
     assert (home / "runs" / "old" / RESULTS).read_text() == results  # the old run untouched
