@@ -136,7 +136,10 @@ class SpacyExtractor:
     # v18: "Mauncey and Daughters" / "Brask & Tull" is one firm (never "founded · Mauncey"); "X is a dairy in Caddon
     # Vale founded in 1990 by Z" founded the dairy, X, not Caddon Vale; "the Keller Bay Bridge" holding the title
     # "Keller Bay" stays whole (its "the" cut the title out: "Bridge")
-    model_id = f"spacy-v18:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v19: after "is a <kind> in/at/near" a proper name no person's is the place whatever its label ("a dairy in Caddon
+    # Vale", tagged a person's), and a kind of thing ("a creamery") is no person whatever its holder's label; "at"/"near"
+    # give "located at"/"located near"
+    model_id = f"spacy-v19:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True

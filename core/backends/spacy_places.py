@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.backends import spacy_kinds as kinds
 from core.backends.spacy_anaphora import ORG_NOUNS, PLACE_NOUNS
 from core.backends.spacy_mentions import _AGENT
 from core.backends.spacy_pronouns import ROLE_GENDER
@@ -117,23 +118,32 @@ def origin(m: Any, noun: Any) -> None:
 def located(m: Any, noun: Any) -> None:
     """(X, located in, place) for "X is a town in <place>" / "X was a funicular in <place> harbour": only a thing
     (no person: "a painter in Paris" is no location of hers), only a place (:func:`place_of`) labelled a place or
-    all proper nouns."""
+    all proper nouns. After a kind of thing (:func:`core.backends.spacy_kinds.is_kind`: "a dairy", "an inn") "at"/"near"
+    give "located at"/"located near", any proper name no person's is the place (the small model tagged "a dairy in
+    Caddon Vale" a person's) and the holder is a thing whatever its label (:mod:`core.backends.spacy_kinds`)."""
+    word = noun.lower_
+    kind = word in _THINGS or kinds.is_kind(word)
     for prep in noun.children:
-        if prep.dep_ != "prep" or prep.lower_ != "in" or prep.i != noun.i + 1:
+        relation = kinds.LOCATED.get(prep.lower_)
+        if prep.dep_ != "prep" or relation is None or prep.i != noun.i + 1 or (prep.lower_ != "in" and not kind):
             continue
-        places = [place_of(m, p) for p in prep.children if p.dep_ == "pobj"]
-        places = [p for p in places if p is not None and (p[1] in _PLACE_LABELS or p[1] in ("", "TITLE"))]
+        places = []
+        for p in prep.children:
+            got = place_of(m, p) if p.dep_ == "pobj" else None
+            if got is not None and (got[1] in _PLACE_LABELS or got[1] in ("", "TITLE")):
+                places.append(got)
+            elif p.dep_ == "pobj" and kind and (got := kinds.read_as_place(m, p)) is not None:
+                places.append(got)
         if not places:
             continue
         holder = _description(m, noun)
         if holder is None or not holder[1]:
             continue  # a name's only: not "A cover version … was a pop hit in the U.S."
-        word = noun.lower_  # "a village in X" is a place, whatever the small model tagged its name
-        if word not in _THINGS and (word in ROLE_GENDER or word in _PEOPLE or bool(_AGENT.fullmatch(word))
-                                    or _person(m, holder)):
+        # "a village in X" is a place, "a dairy in X" a thing, whatever the small model tagged its name
+        if not kind and (word in ROLE_GENDER or word in _PEOPLE or bool(_AGENT.fullmatch(word)) or _person(m, holder)):
             continue
         for place in places:
-            m.add(holder, "located in", place)
+            m.add(holder, relation, place)
 
 
 def _person(m: Any, holder: tuple[str, str]) -> bool:

@@ -1,0 +1,84 @@
+"""What kind of thing a description names, and a proper name its preposition makes a place (the ``spacy`` extractor).
+
+BubbleRAG §3.1 step 2 reads the triples of a passage; :func:`core.backends.spacy_places.located` reads "X is a town in
+<place>" as (X, located in, place). Two of an audit's passages gave only ``mentions``, and no "Which city …" question
+about the firm could be answered:
+
+* "Lesk Valley Creamery is a dairy in *Caddon Vale*": the small model tagged the unknown place a person's name. After
+  "is a <kind> in/at/near", a proper name is where the kind stands, whatever its label, unless the text made it a
+  person's (:func:`read_as_place`); a given name + surname look says nothing either way.
+* "*Mauncey* and Daughters is a creamery in Ostrel Bay": the small model tagged the title's first word a person's, so
+  the title read as a person, who lies nowhere. A creamery is a thing (:func:`is_kind`): what the copula makes it
+  stands in the place, whatever the holder's label.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.backends.spacy_spans import VALUE_LABELS
+
+#: the relation each preposition after a kind noun gives ("a dairy in X", "an inn at X", "a mill near X")
+LOCATED = {"in": "located in", "at": "located at", "near": "located near"}
+#: things that stand in a place, besides :data:`core.backends.spacy_places._THINGS` (settlements, firms, rivers, …)
+KINDS = frozenset({
+    "dairy", "mill", "farm", "ranch", "vineyard", "orchard", "plantation", "estate", "inn", "pub", "tavern", "hotel",
+    "motel", "hostel", "restaurant", "cafe", "café", "market", "factory", "works", "forge", "foundry",
+    "quarry", "mine", "shipyard", "dockyard", "dock", "wharf", "pier", "warehouse", "mall", "supermarket", "bookshop",
+    "bookstore", "pharmacy", "clinic", "hospital", "hospice", "school", "college", "university", "academy", "institute",
+    "library", "museum", "zoo", "aquarium", "park", "garden", "gardens", "cemetery", "churchyard", "chapel", "cathedral",
+    "abbey", "monastery", "priory", "convent", "temple", "mosque", "synagogue", "shrine", "monument", "memorial",
+    "lighthouse", "fort", "fortress", "palace", "mansion", "hall", "cottage", "villa", "prison", "jail", "gaol",
+    "barracks", "observatory", "laboratory", "arena", "venue", "cinema", "racecourse", "canal", "reservoir", "dam",
+    "road", "street", "avenue", "square", "plaza", "tunnel", "viaduct", "marina", "beach", "forest", "wood", "woods",
+    "valley", "glacier", "waterfall", "cave", "creek", "stream", "bay", "cove", "loch", "township", "hamlet",
+    "quarter", "ward", "place", "landmark", "site", "rectory", "armoury", "armory", "dormitory", "conservatory",
+    "territory", "depot", "terminal", "stop", "halt", "lock", "spring", "well", "pond", "pool", "island", "islet",
+    "highway", "motorway", "route", "trail", "space", "reserve", "sanctuary", "campus", "complex", "formation",
+    "peninsula", "cape", "headland", "estuary", "lagoon", "reef", "atoll", "archipelago", "volcano", "crater",
+    "basin", "plateau", "desert", "wetland", "marsh", "swamp", "moor", "heath", "glen", "gorge", "canyon", "pass",
+    "airfield", "airbase", "base", "camp", "stadium", "ground", "court",
+})
+#: word ends of things that stand in a place: "ironworks", "sawmill", "farmhouse", "brickyard", "bakery"
+_KIND_ENDS = ("works", "mill", "house", "yard", "ery")
+#: words ending like a kind that name none ("a mystery in X", "the discovery in X")
+_NOT_KINDS = frozenset({"mystery", "discovery", "delivery", "recovery", "surgery", "lottery", "misery", "flattery",
+                        "imagery", "machinery", "jewellery", "jewelry", "every", "query", "bravery", "slavery",
+                        "archery", "artillery", "cookery", "embroidery", "sorcery", "battery", "celery", "mockery",
+                        "trickery", "treachery", "snobbery", "robbery", "bribery", "thievery", "debauchery",
+                        "stationery", "scenery", "livery", "artery", "mastery", "forgery",
+                        "greenery", "finery", "chicanery", "quackery", "powerhouse"})
+#: labels no place has even when misread: values, languages, works ("a village in The Hobbit"), events ("a venue at
+#: the 1996 Summer Olympics"), laws; a good's is often an unknown town's ("a wind farm near Ravenshoe")
+_NEVER_PLACE = VALUE_LABELS | {"LANGUAGE", "WORK_OF_ART", "EVENT", "LAW"}
+#: titles that make a name a person's ("a shop in Mr Brennick's …" is no place)
+_HONORIFICS = frozenset({"mr", "mrs", "ms", "miss", "dr", "sir", "mr.", "mrs.", "ms.", "dr."})
+
+
+def is_kind(word: str) -> bool:
+    """Whether the lower-case noun ``word`` names a thing that stands in a place ("creamery", "ironworks", "inn"),
+    never a person: :data:`KINDS` or one of :data:`_KIND_ENDS` (not :data:`_NOT_KINDS`)."""
+    if word in _NOT_KINDS:
+        return False
+    return word in KINDS or (len(word) > 5 and word.endswith(_KIND_ENDS))
+
+
+def read_as_place(m: Any, tok: Any) -> tuple[str, str] | None:
+    """The name the object ``tok`` of "in"/"at"/"near" after a kind noun heads, read as a place whatever its label:
+    "a dairy in Caddon Vale" (tagged PERSON) lies in Caddon Vale. Only a name all proper nouns, never a value, language,
+    work, event or law (:data:`_NEVER_PLACE`), nor a name the text made a person's (:meth:`_people_of`, a "he"/
+    "she" it stood for, a "Mr"/"Dr" before it); else None."""
+    if tok.pos_ != "PROPN":
+        return None
+    span = m.mention_of.get(tok.i)
+    got = m.mention(tok)
+    if span is None or got is None or not got[0] or got[1] in _NEVER_PLACE:
+        return None
+    words = [t for t in m.doc[span[0]:span[1]] if not t.is_punct and t.pos_ != "DET"]
+    if not words or any(t.pos_ != "PROPN" for t in words):
+        return None
+    before = m.doc[span[0] - 1].lower_ if span[0] > 0 else ""
+    m._subjects_ready()  # reads each sentence: the names it made people's ("X was born …", "the engraver X")
+    if got[0] in m._people or got[0] in m._gender or words[0].lower_ in _HONORIFICS or before in _HONORIFICS:
+        return None
+    return got
