@@ -10,6 +10,7 @@ the old questions is told apart from a new one by its questions hash (:func:`cor
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +55,10 @@ def replace_questions(workspace: str | Path, source: str | Path, *, shown_name: 
 
     path, src = Path(workspace), Path(source)
     name = shown_name or src.name
+    lower = src.name.lower()
+    if lower.endswith((".tsv", ".tsv.gz")):
+        raise InputFormatError(name, "a BEIR qrels file needs its queries file beside it, which an upload lacks",
+                               "a JSON list (or JSONL) of questions with supporting_facts or gold passages")
     read_manifest(path)  # "not a workspace" before a lock file is made beside a wrong path
     ws = Workspace.open(path)
     questions = load_questions_file(src, chunk_table(ws))
@@ -65,7 +70,15 @@ def replace_questions(workspace: str | Path, source: str | Path, *, shown_name: 
         raise InputFormatError(name, f"none of its {len(questions):,} question(s) names a passage title this "
                                      "workspace has", "gold titles as the workspace's passages are titled (the "
                                                       "Statistics tab lists them); the old questions are kept")
-    data = read_text(src).encode("utf-8")
+    if lower.endswith((".jsonl", ".jsonl.gz")):  # kept as the JSON list the workspace's questions.json is read as
+        from core.graph.formats.jsonio import parse_json
+        from core.graph.formats.textio import iter_lines
+
+        records = [parse_json(line, name, expected="one question object per line", line=ln)
+                   for ln, line in iter_lines(src) if line.strip()]
+        data = json.dumps(records, ensure_ascii=False).encode("utf-8")
+    else:
+        data = read_text(src).encode("utf-8")
     with workspace_lock(path):
         recover(path, locked=True)
         had = (path / QUESTIONS_FILE).exists()

@@ -68,3 +68,13 @@ def test_a_file_that_cannot_be_benchmarked_is_refused_and_the_old_questions_stay
         replace_questions(workspace, bad)
     assert (workspace / "questions.json").read_bytes() == old
     assert "questions_file" not in read_manifest(workspace)
+
+
+def test_a_jsonl_questions_file_is_kept_as_the_json_list_the_workspace_reads(workspace: Path, tmp_path: Path) -> None:
+    """The workspace reads its questions.json as JSON: a JSONL upload is stored as the list of its lines (stored as
+    uploaded, it was read back as invalid JSON)."""
+    new = tmp_path / "after_add.jsonl"
+    new.write_text("\n".join(json.dumps(r) for r in NEW[:2]) + "\n")
+    assert replace_questions(workspace, new).questions == 2
+    assert [r["id"] for r in json.loads((workspace / "questions.json").read_text())] == ["n1", "n2"]
+    assert [q.id for q in load_questions(Workspace.open(workspace))] == ["n1", "n2"]
