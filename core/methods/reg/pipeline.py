@@ -58,14 +58,24 @@ NOT_TRAINED_NOTICE = ("Not ReG's trained retriever: no ReG@Triple model is train
 #: Shown the same way when the retriever was trained on weak labels: the paper's "w/o S(I)" ablation, not ReG.
 WEAK_NOTICE = ("ReG w/o S(I): the retriever was trained on weak query→answer shortest-path labels (the paper's "
                "ablation), not on LLM-refined supervision. Train on S(I) with `egx train-reg --llm local`.")
+#: Shown instead of :data:`NOT_TRAINED_NOTICE` when a retriever trained for this workspace lost to cosine on its held-out
+#: split and was kept aside: "no model is trained" sent an audit's engineer to train again.
+KEPT_ASIDE_NOTICE = ("Not ReG's trained retriever: the ReG@Triple model trained for this workspace was kept aside (it "
+                     "scored below untrained cosine on its held-out split), so triples were scored by query–triple "
+                     "cosine (the untrained fallback). `egx train-reg --use-anyway` trains one and installs it whatever "
+                     "its held-out score.")
 #: The two notices in the app's words (``data["notice_app"]``; :func:`core.methods.answering.method_notices`).
 NOT_TRAINED_NOTICE_APP = NOT_TRAINED_NOTICE.replace(
     "Train one with `egx train-reg`.", "Train one in the Train panel of the Evidence chains page.")
 WEAK_NOTICE_APP = WEAK_NOTICE.replace(
     "Train on S(I) with `egx train-reg --llm local`.",
     "Train on S(I) in the Train panel of the Evidence chains page, with an LLM chosen in the sidebar.")
+KEPT_ASIDE_NOTICE_APP = KEPT_ASIDE_NOTICE.replace(
+    "`egx train-reg --use-anyway` trains one and installs it whatever its held-out score.",
+    "“Use it anyway” in the Train panel of the Evidence chains page installs it.")
 #: Each notice in the app's words, for views that read a notice's CLI text back (a saved benchmark run).
-APP_WORDING = {NOT_TRAINED_NOTICE: NOT_TRAINED_NOTICE_APP, WEAK_NOTICE: WEAK_NOTICE_APP}
+APP_WORDING = {NOT_TRAINED_NOTICE: NOT_TRAINED_NOTICE_APP, WEAK_NOTICE: WEAK_NOTICE_APP,
+               KEPT_ASIDE_NOTICE: KEPT_ASIDE_NOTICE_APP}
 
 
 @dataclass(frozen=True, eq=False)
@@ -195,7 +205,13 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
         else:
             scores = edge_rows[edges] @ qvec if edges.size else np.zeros(0, np.float32)
             name, scorer = "cosine", scorer_label(None)
-            said.update(notice=NOT_TRAINED_NOTICE, notice_app=NOT_TRAINED_NOTICE_APP)
+            from core.methods.reg.keep import aside_dir
+            from core.methods.reg.retriever import default_model_dir, is_model_folder
+
+            if not entity and not cfg.model and is_model_folder(aside_dir(default_model_dir(workspace))):
+                said.update(notice=KEPT_ASIDE_NOTICE, notice_app=KEPT_ASIDE_NOTICE_APP)
+            else:
+                said.update(notice=NOT_TRAINED_NOTICE, notice_app=NOT_TRAINED_NOTICE_APP)
         # the scorer is part of what a recording replays: a run recorded with another scorer (e.g. the cosine
         # fallback, before a trained retriever was there) misses here and says so, instead of replaying the
         # other scorer's ranking under this scorer's name

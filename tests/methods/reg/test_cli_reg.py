@@ -106,3 +106,18 @@ def test_a_recording_made_with_another_scorer_does_not_replay_under_the_new_name
     with tape_scope(replay):
         after = run(q, Workspace.open(ws_path), backends=b)
     assert after.scorer.startswith("ReG@Triple") and "reg.score.triples (not on the tape)" in replay.misses
+
+
+def test_a_kept_aside_retriever_is_named_by_the_cosine_notice(demo_path, capsys) -> None:
+    """A retriever that lost to cosine on its held-out split is kept aside: the run scores by cosine and says a model
+    was trained and kept aside, and how to install one anyway ("no model is trained" sent an audit to train again)."""
+    from core.methods.reg.pipeline import KEPT_ASIDE_NOTICE, KEPT_ASIDE_NOTICE_APP
+
+    ws, qa = demo_path
+    assert main(["train-reg", "--workspace", str(ws), "--questions", str(qa), "--embedder", "hashing", "--epochs", "2",
+                 "--json", "--out", str(ws / "reg" / "retriever-kept-aside")]) == 0
+    capsys.readouterr()
+    assert main(["ask", "Who played Agent Smith?", "--workspace", str(ws), "--method", "reg", "--embedder", "hashing",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["notices"] == [KEPT_ASIDE_NOTICE]
+    assert "Use it anyway" in KEPT_ASIDE_NOTICE_APP and "egx" not in KEPT_ASIDE_NOTICE_APP
