@@ -252,13 +252,13 @@ class Preparation:
 
     ``needed(workspace, backends, config)`` says whether it must run first (cheap: no model is loaded);
     ``run(workspace, backends, config, progress)`` does it, reporting ``progress(message, fraction)``;
-    ``title(workspace, config)`` names it for a progress bar; ``key(workspace, backends, config)`` identifies
+    ``title(workspace, backends, config)`` names it for a progress bar; ``key(workspace, backends, config)`` identifies
     it, so two pages asking for the same preparation share one job. ``estimate(workspace, backends, config)``
     (optional) gives ``(seconds, how)``: how long it is expected to take and what that figure rests on (a
     measured rate, or a stated one), so the app asks before it starts a long one.
     """
 
-    title: Any  # Callable[[Workspace, MethodConfig], str]
+    title: Any  # Callable[[Workspace, Backends, MethodConfig], str]
     needed: Any  # Callable[[Workspace, Backends, MethodConfig], bool]
     run: Any  # Callable[[Workspace, Backends, MethodConfig, Progress | None], None]
     key: Any  # Callable[[Workspace, Backends, MethodConfig], str]

@@ -258,9 +258,19 @@ def node_vectors_preparation(who: str, uses: Callable[[MethodConfig], bool], *,
     def embed(ws: Workspace, backends: Any, cfg: MethodConfig, progress: Progress | None) -> None:
         (run or kg_node_vectors)(ws, backends.embedder, max_chars=max_chars(cfg), progress=progress)
 
+    def title(ws: Workspace, backends: Any, cfg: MethodConfig) -> str:
+        """All the node texts on first use; after documents were added, only those they changed (the stale cache
+        keeps the others): an audit read "Embedding 122 KG node texts … (first use)" after the add's message said
+        the vectors were kept."""
+        n_all = question_graph(ws).n_nodes
+        n = node_texts_to_embed(ws, backends.embedder, max_chars=max_chars(cfg)) or n_all
+        if n < n_all:
+            return (f"Embedding {n:,} of {n_all:,} KG node texts for {who} (the ones documents added to "
+                    f"“{ws.title}” changed; the others are kept)")
+        return f"Embedding {n_all:,} KG node texts for {who} (first use of “{ws.title}”)"
+
     return Preparation(
-        title=lambda ws, cfg: (f"Embedding {question_graph(ws).n_nodes:,} KG node texts for {who} "
-                               f"(first use of “{ws.title}”)"),
+        title=title,
         needed=lambda ws, backends, cfg: uses(cfg) and has_kg_nodes(ws) and not has_node_vectors(
             ws, backends.embedder, max_chars=max_chars(cfg)),
         run=embed,

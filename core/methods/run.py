@@ -73,7 +73,7 @@ def pending_preparations(spec: Method[Any, Any], workspace: Workspace, backends:
         seconds, how = (None, "")
         if prep.estimate is not None and not recheck:
             seconds, how = prep.estimate(workspace, backends, cfg)
-        out.append(PendingPreparation(prep.key(workspace, backends, cfg), prep.title(workspace, cfg), work,
+        out.append(PendingPreparation(prep.key(workspace, backends, cfg), prep.title(workspace, backends, cfg), work,
                                       seconds, how))
     return out
 

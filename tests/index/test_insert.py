@@ -290,6 +290,14 @@ def test_models_of_the_old_graph_are_dropped_and_node_vectors_update_row_by_row(
     assert 0 < changed < len(texts)  # the new passages touch some nodes (Keanu Reeves, Lothair I), not all
     assert node_texts_to_embed(new, hashing) == changed
     assert f"{changed:,} of {len(texts):,} node texts" in node_vectors_estimate(new, hashing)[1]
+    # the job's title says the same (an audit read "Embedding 122 KG node texts … (first use)" after the add)
+    from core.backends.llm import NoLLM
+    from core.methods.base import Backends
+    from core.methods.fastinsight.config import FastInsightConfig
+    from core.methods.fastinsight.node_vectors import PREPARATION as FASTINSIGHT_PREP
+
+    title = FASTINSIGHT_PREP.title(new, Backends(hashing, NoLLM()), FastInsightConfig())
+    assert title.startswith(f"Embedding {changed:,} of {len(texts):,} KG node texts for FastInsight"), title
     _, vecs = node_vectors(new, hashing)
     assert vecs.built and vecs.reused == len(texts) - changed
     np.testing.assert_allclose(vecs.vectors, embed_texts(list(texts), hashing), atol=ATOL)

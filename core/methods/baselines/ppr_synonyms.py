@@ -121,7 +121,7 @@ def _walks_whole_graph(workspace: Workspace, cfg: PPRConfig) -> bool:
 #: PPR's preparation: the synonymy pairs of the whole entity graph (HippoRAG §3.1), found once per graph,
 #: embedder and threshold and kept in the workspace's index folder.
 PREPARATION = Preparation(
-    title=lambda ws, cfg: (f"Finding synonymy edges among {question_graph(ws).n_nodes:,} entities for PPR "
+    title=lambda ws, backends, cfg: (f"Finding synonymy edges among {question_graph(ws).n_nodes:,} entities for PPR "
                            f"(cosine ≥ {cfg.synonym_threshold}; first use of “{ws.title}”)"),
     needed=lambda ws, backends, cfg: _walks_whole_graph(ws, cfg) and not has_synonyms(
         ws, backends.embedder, cfg.synonym_threshold),

@@ -149,7 +149,7 @@ def training_estimate(workspace: Workspace) -> tuple[float, str]:
 PREPARATION = Preparation(
     # not "(first use)": after documents were added it is trained again, and an audit read "first use" beside a
     # message naming the model it replaces
-    title=lambda ws, cfg: f"Training SG-RAG's dominance model for “{ws.title}” (none trained on its current graph)",
+    title=lambda ws, backends, cfg: f"Training SG-RAG's dominance model for “{ws.title}” (none trained on its current graph)",
     needed=lambda ws, backends, cfg: not is_prepared(ws, backends.embedder, config=cfg),
     run=lambda ws, backends, cfg, progress: prepare(ws, backends.embedder, config=cfg, progress=progress),
     key=lambda ws, backends, cfg: f"sgrag-prepare:{ws.path}:{backends.embedder.model_id}:{cfg.seed}",
