@@ -4,7 +4,7 @@
 9½ minutes (MuSiQue, with 6 min 49 s of FastInsight's node vectors) and a newcomer saw "connection refused".
 Now the server answers at once and builds them as its own background jobs (:mod:`core.background.jobs`, every session's:
 the sidebar lists them and the banner shows them on every page): the demo first (it is small), then the other
-samples, then of what each method keeps in each workspace (:func:`core.methods.run.pending_preparations`) only
+samples, each followed by what each method keeps in it (:func:`core.methods.run.pending_preparations`), only
 the quick ones (estimated at most :func:`components.workspaces.ask_before_s`, 30 s): a longer one (MuSiQue's
 16k FastInsight node vectors took 14 minutes while a lecturer was on the demo) waits for a page's **Build it
 now** offer, like any job over 30 s. The jobs carry the keys a page would use for the same work, so a page that
@@ -57,7 +57,7 @@ def start_sample_builds() -> threading.Thread | None:
 
 
 def build_samples(embedder_name: str) -> list[str]:
-    """Build every bundled sample for ``embedder_name`` (the demo first), then each one's quick preparations
+    """Build every bundled sample for ``embedder_name`` (the demo first), each followed by its quick preparations
     (:func:`_quick`), each as a job of the server (no session: everyone's), waiting for one before submitting the next so they never
     compete for the cores. A sample already built and prepared submits nothing. A failed or cancelled build
     skips that sample's preparations; the others go on. Returns the keys of the jobs it submitted."""
@@ -66,22 +66,21 @@ def build_samples(embedder_name: str) -> list[str]:
 
     infos = sorted((i for i in list_workspaces() if i.sample), key=lambda i: (i.name != _first(), i.name))
     submitted: list[str] = []
-    built: list[WorkspaceInfo] = []
     for info in infos:
         if _stop.is_set():
             return submitted
-        if workspaces.workspace_ready(info, embedder_name):
-            built.append(info)
-            continue
-        key = workspaces.workspace_job_key(info, embedder_name)
-        title = f"Building workspace “{info.title}”"
-        job = jobs_view.jobs().submit(key, title, workspaces.workspace_build_work(info, embedder_name, None),
-                                      kind="workspace", restart=False, session="", extra=jobs_view.public(title))
-        submitted.append(key)
-        job.wait()
-        if job.status().state == "done":
-            built.append(info)
-    for info in built:
+        if not workspaces.workspace_ready(info, embedder_name):
+            key = workspaces.workspace_job_key(info, embedder_name)
+            title = f"Building workspace “{info.title}”"
+            job = jobs_view.jobs().submit(key, title, workspaces.workspace_build_work(info, embedder_name, None),
+                                          kind="workspace", restart=False, session="", extra=jobs_view.public(title))
+            submitted.append(key)
+            job.wait()
+            if job.status().state != "done":
+                continue
+        # each sample's preparations right after its build: the guided demo's first steps on a fresh server waited
+        # on FastInsight's node vectors and SG-RAG's model of the demo, queued behind the MuSiQue build (an audit saw
+        # the previous step's results under the next step's title for seconds)
         submitted += _prepare(info, embedder_name)
     return submitted
 

@@ -72,7 +72,7 @@ def _job(name: str):  # type: ignore[no-untyped-def]
                  Path(j.key.removeprefix("workspace:").rsplit(":", 1)[0]).name == name), None)
 
 
-def test_the_server_builds_the_samples_itself_demo_first_then_their_preparations(
+def test_the_server_builds_the_samples_itself_demo_first_each_with_its_preparations(
         two_samples: threading.Event, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from core.backends.registry import get_embedder
     from core.index.workspace import Workspace
@@ -86,6 +86,9 @@ def test_the_server_builds_the_samples_itself_demo_first_then_their_preparations
         time.sleep(0.1)
     demo, other = _job("demo"), _job("aaa")
     assert demo is not None and other is not None and demo.id < other.id  # the demo first, though "aaa" sorts first
+    # and the demo prepared before the next sample's build: the guided demo's first steps waited on its node
+    # vectors behind the MuSiQue build on a fresh server (an audit)
+    assert has_node_vectors(Workspace.open(home / "workspaces" / "demo"), get_embedder("hashing"))
     assert not other.sessions  # the server's own: everyone's
 
     newcomer = app()  # another browser: the server's build is listed and in the banner, with the picker saying so
