@@ -258,14 +258,21 @@ def ppr_mass_figure(walk: WalkData, gold: Sequence[str] = ()) -> go.Figure:
     phrases = [("phrase · " + _label(str(n["name"])), float(n["score"])) for n in walk.top_phrases]
     passages = [("passage · " + _label(str(p["title"] or p["chunk_id"])), float(p["score"]), p["chunk_id"] in gold)
                 for p in walk.top_passages]
+    # the gold passages are their own trace, so the legend names their colour (an audit found green bars the legend
+    # did not explain); one bar per row (barmode "relative"), rows in score order within each kind
+    golds = [p for p in passages if p[2]]
     fig = go.Figure([
         go.Bar(name=f"phrase nodes (mass {walk.phrase_mass:.3f})", y=[n for n, _ in phrases],
                x=[s for _, s in phrases], orientation="h", marker_color=colors.BLUE),
-        go.Bar(name=f"passage nodes (mass {walk.passage_mass:.3f})", y=[n for n, _, _ in passages],
-               x=[s for _, s, _ in passages], orientation="h",
-               marker_color=[colors.GREEN if g else colors.ORANGE for _, _, g in passages]),
+        go.Bar(name=f"passage nodes (mass {walk.passage_mass:.3f})", y=[n for n, _, g in passages if not g],
+               x=[s for _, s, g in passages if not g], orientation="h", marker_color=colors.ORANGE),
+        *([go.Bar(name="gold passages", y=[n for n, _, _ in golds], x=[s for _, s, _ in golds], orientation="h",
+                  marker_color=colors.GREEN)] if golds else []),
     ])
-    fig.update_layout(height=max(260, 22 * (len(phrases) + len(passages)) + 80),
+    fig.update_layout(height=max(260, 24 * (len(phrases) + len(passages)) + 80), barmode="relative",
                       margin={"l": 10, "r": 20, "t": 30, "b": 40}, xaxis={"title": "PPR score"},
-                      yaxis={"autorange": "reversed"}, legend={"orientation": "h", "y": 1.08})
+                      yaxis={"autorange": "reversed", "categoryorder": "array",
+                             "categoryarray": [n for n, _ in phrases] + [n for n, _, _ in passages],
+                             "tickfont": {"size": 13}},
+                      legend={"orientation": "h", "y": 1.08})
     return fig

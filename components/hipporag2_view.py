@@ -118,6 +118,7 @@ def seeds(res: HippoRAG2Result) -> None:
                  help="Σ of the phrase seeds' weights, before the walk normalises the reset vector.")
     right.metric("Passage seed mass", f"{data.passage_seed_mass:.3f}",
                  delta=f"{data.passage_seed_mass / total:.0%} of the reset" if total > 0 else None, delta_color="off",
+                 delta_arrow="off",  # a share, not a gain: its green ↑ read as one (an audit)
                  help="Σ over every passage of its min-max dense score × the passage node weight.")
 
 
