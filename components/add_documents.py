@@ -23,6 +23,7 @@ from core.graph.formats.documents import DOCUMENT_KINDS
 from core.graph.formats.load import duplicates_text
 from core.index.insert_checks import insert_problem
 from core.index.isolated import BuildSpec, build_isolated, drop_upload_dir, isolated_builds, new_upload_dir
+from core.text import plural
 
 if TYPE_CHECKING:
     from components.sidebar import Active
@@ -257,9 +258,9 @@ def files_caption(files: list[dict[str, Any]]) -> str:
     """How many files were read, and each left out with its whole reason (the table's cell is short)."""
     bad = left_out_reasons(files)
     if not bad:
-        return f"{len(files)} file(s) read"
+        return f"{plural(len(files), 'file')} read"
     why = "; ".join(f"{name} ({reason})" for name, reason in bad)
-    return f"{len(files) - len(bad)} of {len(files)} file(s) read; {len(bad)} left out: {why}"
+    return f"{len(files) - len(bad)} of {plural(len(files), 'file')} read; {len(bad)} left out: {why}"
 
 
 #: the status table's columns: the Status cell holds a short reason, its column help says where the whole one is

@@ -275,7 +275,9 @@ def dominance_panel(act: Active, last_seconds: float | None) -> None:
         st.markdown("**Train the dominance model**")
         n = ws.graph.n_nodes
         est = workers.WORKER_START_S + (last_seconds if last_seconds else 0.002 * n * dcfg.max_epochs)
-        basis = "the last training took " + format_seconds(last_seconds) if last_seconds else "rough rates"
+        basis = ("the last training took " + format_seconds(last_seconds) if last_seconds else "rough rates") + (
+            f", plus about {format_seconds(workers.WORKER_START_S)} to start its worker process")  # "about 8 s (the
+        # last training took 0 s)" read as a contradiction (an audit)
         st.markdown(f"Trains **ℳ** (App. C: a GAT layer over each node's 1-hop star, Alg. 2's dominance loss) on the "
                     f"**{n:,} stars** of “{md_escape(ws.title)}” with the {md_escape(act.embedder_name)} embedder, up "
                     f"to {dcfg.max_epochs} epochs (it stops at loss 0). It learns from the graph itself: **no questions "

@@ -22,6 +22,15 @@ from functools import lru_cache
 _EDGE_CHARS = " \"'`.,;:!?()[]{}"
 
 
+def plural(n: int, word: str, many: str = "") -> str:
+    """``"1 passage"``, ``"3 passages"`` (``many``: an irregular plural): a count a person reads, never "passage(s)".
+
+    >>> plural(1, "file"), plural(1_200, "passage"), plural(2, "entry", "entries")
+    ('1 file', '1,200 passages', '2 entries')
+    """
+    return f"{n:,} {word if abs(n) == 1 else (many or word + 's')}"
+
+
 def normalize_name(name: str) -> str:
     """Key under which entity names are merged.
 

@@ -59,6 +59,7 @@ from core.index.paths import cache_dir, method_folders
 from core.index.text_vectors import carry_stale
 from core.index.vector_index import VectorIndex, embed_texts
 from core.index.workspace import Workspace
+from core.text import plural
 
 if TYPE_CHECKING:
     from core.backends.base import LLM, BatchRunner, Embedder, TripleExtractor
@@ -111,16 +112,16 @@ class InsertResult:
                 for f in self.files if f.get("duplicates")]
         if self.duplicates:
             shown = ", ".join(self.duplicates[:5]) + (", ..." if len(self.duplicates) > 5 else "")
-            said.append(f"{len(self.duplicates)} passage(s) the workspace already holds under the same id were "
+            said.append(f"{plural(len(self.duplicates), 'passage')} the workspace already holds under the same id were "
                         f"skipped ({shown})")
         dup = "; " + "; ".join(said) if said else ""
         if not self.added:
             return f"Nothing was added: every passage is already in the workspace{dup}. The workspace is unchanged."
         emb = ", ".join(f"{n} {k}" for k, n in self.embedded.items())
-        return (f"Added {len(self.added)} passage(s){dup}: {self.triples} triples, {self.new_nodes} new node(s), "
-                f"{self.new_edges} new edge(s)" + (f"; embedded {emb}" if emb else "")
-                + f" in {self.seconds:.1f} s." + (f" Extraction failed for {len(self.failed)} passage(s)."
-                                                  if self.failed else ""))
+        return (f"Added {plural(len(self.added), 'passage')}{dup}: {plural(self.triples, 'triple')}, "
+                f"{plural(self.new_nodes, 'new node')}, {plural(self.new_edges, 'new edge')}"
+                + (f"; embedded {emb}" if emb else "") + f" in {self.seconds:.1f} s."
+                + (f" Extraction failed for {plural(len(self.failed), 'passage')}." if self.failed else ""))
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-able figures (what an isolated build reports back)."""

@@ -49,7 +49,7 @@ def test_add_documents_to_the_active_corpus_workspace(home: Path, tmp_path: Path
                                                          "application/json"))
     at.button(key=S.DATA_ADD).click().run()
     assert not at.exception, [e.value for e in at.exception]
-    assert any("Added 1 passage(s)" in plain(s.value) for s in at.success), [s.value for s in at.success]
+    assert any("Added 1 passage" in plain(s.value) for s in at.success), [s.value for s in at.success]
     ws = Workspace.open(target)
     assert [c.id for c in ws.graph.chunks] == ["a1", "a2", "b1"]
     assert "b1" in ws.graph.node_chunks[ws.graph.node("Keanu Reeves")]
@@ -72,14 +72,14 @@ def test_add_a_folder_of_mixed_documents_reports_each_file(home: Path, tmp_path:
     at.file_uploader(key=S.DATA_ADD_UPLOADS).set_value(uploads)
     at.button(key=S.DATA_ADD).click().run()
     assert not at.exception, [e.value for e in at.exception]
-    assert any("Added 3 passage(s)" in plain(s.value) and "1 of 4 files could not be read" in plain(s.value)
+    assert any("Added 3 passages" in plain(s.value) and "1 of 4 files could not be read" in plain(s.value)
                for s in at.success), [s.value for s in at.success]
     table = [d.value for d in at.dataframe if "Status" in d.value.columns][-1]  # the insert's, by its button
     assert list(table["File"]) == ["speed2.pdf", "wick.docx", "scan.pdf", "point.html"]
     assert list(table["Format"]) == ["PDF", "Word", "PDF", "HTML"]
     assert list(table["Status"])[:2] == ["read", "read"] and table["Status"][3] == "read"
     assert table["Status"][2] == "left out: see the note above"  # short: the whole reason is in the caption
-    assert any("3 of 4 file(s) read; 1 left out: scan.pdf (none of its 1 page(s) has a text layer: it looks scanned"
+    assert any("3 of 4 files read; 1 left out: scan.pdf (none of its 1 page(s) has a text layer: it looks scanned"
                in plain(c.value) and "run OCR first" in plain(c.value) for c in at.caption)
     # every cell says something: a file left out showed "None" passages
     assert list(table["Passages"])[:2] == ["1", "1"] and table["Passages"][2] == "none (left out)"

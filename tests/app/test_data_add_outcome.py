@@ -53,7 +53,7 @@ def test_an_add_that_added_passages_is_a_success(home: Path, tmp_path: Path, mon
     at = run_page("pages/data.py")
     at.sidebar.selectbox(key=S.widget_key(S.WORKSPACE)).set_value("films").run()
     _add(at, ("b.jsonl", "\n".join(map(json.dumps, B)).encode(), "application/json"))
-    assert any("Added 1 passage(s)" in plain(s.value) for s in at.success), [s.value for s in at.success]
+    assert any("Added 1 passage" in plain(s.value) for s in at.success), [s.value for s in at.success]
     assert not [w for w in at.warning if "added" in w.value.lower()], [w.value for w in at.warning]
 
 
@@ -68,7 +68,7 @@ def test_the_statistics_tab_says_each_repeat_whole(home: Path, tmp_path: Path, m
     notes = f"{A[0]['title']}\n{A[0]['text']}\n\nPoint Break\nKeanu Reeves surfed in Point Break.".encode()
     _add(at, ("matrix.txt", notes, "text/plain"), ("b.jsonl", "\n".join(map(json.dumps, B)).encode(),
                                                    "application/json"))
-    assert any("Added 2 passage(s)" in plain(s.value) for s in at.success), [s.value for s in at.success]
+    assert any("Added 2 passages" in plain(s.value) for s in at.success), [s.value for s in at.success]
     at.run()  # the message and its table are shown once; Statistics keeps the files
     captions = [" ".join(plain(c.value).replace("\\_", "_").split()) for c in at.caption]
     assert any(REPEAT + "." in c for c in captions), captions

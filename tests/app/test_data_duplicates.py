@@ -48,7 +48,7 @@ def test_adding_a_text_file_of_the_workspace_s_passages_adds_nothing_and_says_so
     at.button(key=S.DATA_ADD).click().run()
     assert not at.exception, [e.value for e in at.exception]
     said = " ".join(plain(s.value).replace("\\_", "_") for s in at.success)
-    assert "Added 1 passage(s); 2 passages of notes.txt repeat passages already read (e.g. “The Matrix”, “Speed”)" \
+    assert "Added 1 passage; 2 passages of notes.txt repeat passages already read (e.g. “The Matrix”, “Speed”)" \
            " and were left out" in said, said
     files = [d.value for d in at.dataframe if "Status" in d.value.columns][-1]  # the insert's, by its button
     assert list(files["Passages"]) == ["1 (+2 repeated, left out)"]

@@ -314,7 +314,7 @@ def test_cli_add(tmp_path, hashing, capsys):
     capsys.readouterr()
     assert main(["index", str(b), "--add", "--workspace", w]) == 0
     out = capsys.readouterr().out
-    assert "Added 3 passage(s)" in out and "embedded" in out
+    assert "Added 3 passages" in out and "embedded" in out
     assert "7 chunks" in out
     assert main(["index", str(b), "--add", "--workspace", w]) == 0
     assert "Nothing was added" in capsys.readouterr().out
@@ -342,7 +342,7 @@ def test_an_insert_in_a_child_process_and_a_killed_one_leaves_the_workspace_as_i
     _answers(tmp_path / "w", hashing, old.graph.content_hash)
     seen: list[float] = []
     figures = build_isolated(spec, limits=BuildLimits(), progress=lambda m, f: seen.append(f))
-    assert figures["result"]["added"] == ["b1", "b2", "b3"] and "Added 3 passage(s)" in figures["result"]["summary"]
+    assert figures["result"]["added"] == ["b1", "b2", "b3"] and "Added 3 passages" in figures["result"]["summary"]
     assert seen and seen[-1] == 1.0 and Workspace.open(tmp_path / "w").graph.n_chunks == 7
     with pytest.raises(EgxError, match="this is a triples file"):
         build_isolated(BuildSpec.insert(tmp_path / "w", [SAMPLE_DATA / "demo" / "triples.csv"]),
