@@ -116,13 +116,15 @@ STEPS: tuple[TourStep, ...] = (
              "retrieves candidate nodes and edges. The candidates are grouped by concept into weighted anchor "
              "groups (weights sum to 1).",
              "Click **Next stage** through the six stages: which keywords the model inferred, what “movie” became (or why it stayed “movie”), "
-             "and at stage 6 the groups with their weights — the model's own, or the rule-based fallback where its "
-             "weights fail the check (the line beside them says which) — against the paper's expectation: the core "
-             "subject highest, the relations next, the modifiers lowest. Each group keeps its colour on the following "
+             "and at stage 6 the groups with their weights. The paper expects the model's weights to put the core "
+             "subject highest, the relations next, the modifiers lowest; where its weights fail the check, the "
+             "rule-based fallback stands in (the line beside them says which), and the rule knows no roles: it only "
+             "weighs the names the question writes over its other terms, its first name most — so a low weight for "
+             "“main villain” is the rule's, not the paper's idea. Each group keeps its colour on the following "
              "pages. The lines with a timer give each stage's time with the real model beside this replay's.",
              brief="**Next stage** through the six stages: the inferred keywords, whether “movie” was rewritten, and at "
-                   "stage 6 the weights (the model's, or the rule's if those fail the check) against §3.2: subject "
-                   "highest, modifiers lowest."),
+                   "stage 6 the weights: the model's (§3.2: subject highest, modifiers lowest), else the rule's, "
+                   "which ranks names first."),
     TourStep("pages/bubble_expansion.py", KEANU, "§3.3, Algorithm 1",
              "From every anchor a bubble grows over the localized graph G′ — a multi-source Dijkstra whose cost "
              "per node is 1 − cos(q, v), cheapest first, one bubble per group. Where bubbles of different groups "
