@@ -61,9 +61,11 @@ QUERY_NODES = (BLUE, GREEN, PINK, SKY, VERMILLION, YELLOW, "#7f3c8d", "#11a579",
 CHAIN_GROUPS = (BLUE, VERMILLION, GREEN, PINK, ORANGE, SKY)
 
 #: Compare: one colour per method on the overlaid evidence graph, in registry order, with brown for the 7th (yellow
-#: is too close to the gold-passage border); near-black marks a node several methods reached.
+#: is too close to the gold-passage border); near-black marks a node some methods reached, light grey one all did.
 METHODS = (BLUE, ORANGE, GREEN, PINK, VERMILLION, SKY, "#8c564b", GREY)
 SHARED = "#222222"
+#: Compare: a node every compared method reached (the common ground, light so the differences stand out)
+COMMON = "#cfcfcf"
 GOLD_BORDER = "#ffd700"
 
 #: FastInsight's smoothing graph: gold passages, moved up / down by GRanker.

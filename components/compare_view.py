@@ -115,8 +115,10 @@ def answer_nodes(graph: KnowledgeGraph, results: Mapping[str, MethodResult], *, 
 
 def overlay(graph: KnowledgeGraph, per_method: Mapping[str, Sequence[int]], methods: Sequence[str],
             gold_nodes: set[int] | None = None, *, focus: str = "", important: Sequence[int] = ()) -> Overlay:
-    """One drawing for several methods: a node's fill is its method's colour, or black when several
-    methods reached it (the tooltip lists them); gold-passage entities get a golden border.
+    """One drawing for several methods: a node's fill is its method's colour when one method alone reached it,
+    near-black when some but not all did, light grey when every method did (the common ground: under one colour
+    for all shared nodes, an audit's projector showed 27 black nodes of 28 and no difference between the
+    methods); the tooltip lists them; gold-passage entities get a golden border.
 
     ``focus`` (a method of ``per_method``): that method's nodes in its colour and every other node grey, on the
     same nodes — on a question where the methods agree most nodes are black, and the method colours told nothing
@@ -128,11 +130,14 @@ def overlay(graph: KnowledgeGraph, per_method: Mapping[str, Sequence[int]], meth
     fills, borders, notes = {}, {}, {}
     gold_nodes = gold_nodes or set()
     focus = focus if focus in per_method else ""
+    every = len(per_method) > 1
     for v, ms in owners.items():
         if focus:
             fills[v] = method_colour(focus, methods) if focus in ms else colors.UNVISITED
+        elif len(ms) == 1:
+            fills[v] = method_colour(ms[0], methods)
         else:
-            fills[v] = method_colour(ms[0], methods) if len(ms) == 1 else colors.SHARED
+            fills[v] = colors.COMMON if every and len(ms) == len(per_method) else colors.SHARED
         notes[v] = "reached by: " + ", ".join(map(table_name, ms)) + (" · in a gold passage" if v in gold_nodes else "")
         if v in gold_nodes:
             borders[v] = (colors.GOLD_BORDER, 5)
@@ -140,8 +145,10 @@ def overlay(graph: KnowledgeGraph, per_method: Mapping[str, Sequence[int]], meth
         legend = [LegendItem(f"reached by {table_name(focus)}", method_colour(focus, methods)),
                   LegendItem("reached by other methods only", colors.UNVISITED)]
     else:
-        legend = [LegendItem(table_name(m), method_colour(m, methods)) for m in per_method]
-        legend.append(LegendItem("several methods", colors.SHARED))
+        legend = [LegendItem(f"{table_name(m)} alone", method_colour(m, methods)) for m in per_method]
+        legend.append(LegendItem("several methods, not all", colors.SHARED))
+        if every:
+            legend.append(LegendItem("every method", colors.COMMON))
     if gold_nodes & set(owners):
         legend.append(LegendItem("gold-passage entity (thick border)", colors.GOLD_BORDER, "line"))
     labels = [*(v for v in important if v in owners), *sorted(v for v in owners if v in gold_nodes),
@@ -721,16 +728,17 @@ def overlaid(graph: KnowledgeGraph, found: Runs, gold: Gold) -> None:
         st.session_state[wkey] = "every method"
     focus = st.segmented_control("Highlight", options, key=wkey, format_func=table_name,
                                  help="One method's nodes in its colour, the others grey, on the same nodes: where "
-                                      "most nodes are reached by several methods (black), the colours alone tell "
+                                      "most nodes are reached by several methods, the colours alone tell "
                                       "little.") or "every method"
     S.keep(S.COMPARE_FOCUS, focus)
     answers = answer_nodes(graph, found.results)
     ov = overlay(graph, per, method_names(), gold_nodes, focus="" if focus == "every method" else focus,
                  important=answers)
     st.caption(f"{len(ov.nodes)} nodes: the entities of each method's top-5 passages (and BubbleRAG's evidence "
-               f"graph, PPR's seeds). {ov.shared} are reached by more than one method (black under “every "
-               "method”; pick one above to see its own); golden borders mark entities of gold passages. Hover a node "
-               "to see which methods reached it.")
+               f"graph, PPR's seeds). {ov.shared} are reached by more than one method (under “every method”: light "
+               "grey when every method reached it, black when some did, a method's colour when it alone did; pick "
+               "one above to see its own); golden borders mark entities of gold passages. Hover a node to see which "
+               "methods reached it.")
     if ov.nodes:
         show_graph(graph, ov.nodes, max_nodes=150, colors=ov.colors, borders=ov.borders, notes=ov.notes,
                    legend=ov.legend, height=520, labels=ov.labels, must_label=answers)

@@ -177,3 +177,19 @@ def test_the_overlay_labels_the_nodes_the_answers_point_at_first():
     nodes = list(range(g.n_nodes))
     ov = overlay(g, {"dense": nodes}, ["dense"], {g.node("Hugo Weaving")}, important=answer_nodes(g, {"dense": wrong}))
     assert [g.node_names[v] for v in ov.labels[:3]] == ["Howard Payne", "Speed (1994 film)", "Hugo Weaving"]
+
+
+def test_the_overlay_tells_one_method_some_and_every_method_apart(lothair_graph) -> None:  # type: ignore[no-untyped-def]
+    """Under "every method", a node one method alone reached is in its colour, one some reached near-black, one every
+    method reached light grey (one black for every shared node left 27 of 28 black on a projector: an audit)."""
+    from components import colors
+    from components.compare_view import method_colour, overlay
+
+    g = lothair_graph
+    a, b, c = (g.node(n) for n in ("Lothair II", "Lothair I", "Ermengarde of Tours"))
+    ov = overlay(g, {"dense": [a, b, c], "ppr": [a, b], "sgrag": [a]}, ["dense", "ppr", "sgrag"])
+    assert ov.colors[a] == colors.COMMON and ov.colors[b] == colors.SHARED
+    assert ov.colors[c] == method_colour("dense", ["dense", "ppr", "sgrag"])
+    assert [i.label for i in ov.legend][-2:] == ["several methods, not all", "every method"]
+    one = overlay(g, {"dense": [a]}, ["dense"])
+    assert "every method" not in [i.label for i in one.legend]
