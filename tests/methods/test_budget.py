@@ -94,8 +94,11 @@ def test_own_leaves_every_config_as_it_is():
 def test_hooks_map_the_budget_onto_each_methods_own_knobs():
     d = apply_budget(METHODS["dense"], None, "bubblerag")
     assert (d.answer_passages, d.top_k, d.answer_tokens, d.answer_budget) == (15, 15, None, "bubblerag")
-    d = apply_budget(METHODS["dense"], None, "1500tok")  # tokens only: every retrieved passage while they last
-    assert (d.answer_passages, d.answer_tokens) == (d.top_k, 1500)
+    d = apply_budget(METHODS["dense"], None, "1500tok")  # tokens only: every retrieved passage while they last,
+    # from a list deep enough to fill them (capped at its top 10, dense handed ~410 of 1,200 tokens: an audit)
+    assert (d.answer_passages, d.top_k, d.answer_tokens) == (38, 38, 1500)  # ⌈1500 / 40⌉
+    r = apply_budget(METHODS["rerank"], None, "sgrag")
+    assert r.answer_passages == r.top_k == 30 and r.candidates >= 30 and r.answer_tokens == 1200
     fi = apply_budget(METHODS["fastinsight"], METHODS["fastinsight"].make_config(b_max=10), "20")
     assert (fi.answer_passages, fi.top_k, fi.b_max) == (20, 20, 20)  # the loop must retrieve that many
     bub = apply_budget(METHODS["bubblerag"], None, "3")
