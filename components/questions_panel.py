@@ -27,9 +27,9 @@ def _current(act: Active) -> str:
         return (f"“{md_escape(ws.title)}” has no questions file: the Benchmark and the per-question diagnosis need "
                 "one.")
     n = len(resources.workspace_questions(ws, workspace_key(ws)))
-    rec = ws.manifest.get("questions_file") if isinstance(ws.manifest, dict) else None
+    rec = ws.meta.questions_file
     since = (f" (from {md_escape(str(rec.get('file')))}, put in at {md_escape(str(rec.get('replaced_at')))})"
-             if isinstance(rec, dict) else " (from its build)")
+             if rec else " (from its build)")
     return f"“{md_escape(ws.title)}” has {n:,} question{'s' if n != 1 else ''}{since}."
 
 
@@ -45,7 +45,7 @@ def create_questions_ui(act: Active) -> None:
         st.caption(_current(act))
     except EgxError as exc:
         st.caption(f"Its questions file could not be read: {md_escape(error_text(exc))}")
-    if ws.meta.data.get("sample"):
+    if ws.meta.sample:
         st.caption("A bundled sample keeps the questions of its recipe (a rebuild would drop others). Build a "
                    "workspace of your own from its files on the Upload tab to ask your own questions of it.")
         return

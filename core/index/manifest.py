@@ -73,6 +73,12 @@ class Manifest:
         return [dict(f) for f in files if isinstance(f, Mapping)] if isinstance(files, list) else []
 
     @property
+    def questions_file(self) -> Mapping[str, Any]:
+        """The questions file put in place of the build's (``{file, questions, replaced_at}``;
+        :func:`core.index.questions_file.replace_questions`), empty when the build's is kept."""
+        return self._section("questions_file")
+
+    @property
     def inserts(self) -> list[dict[str, Any]]:
         """One record per "Add documents" (``{at, sources: {file: format}, added, duplicates, ...}``, oldest first;
         the last 50 are kept)."""

@@ -46,7 +46,6 @@ def replace_questions(workspace: str | Path, source: str | Path, *, shown_name: 
     WorkspaceError
         If ``workspace`` is not a workspace.
     """
-    from core.eval.selection import gold_coverage
     from core.graph.formats.textio import read_text
     from core.index.commit import recover, workspace_lock
     from core.index.manifest import MANIFEST, read_manifest
@@ -65,8 +64,9 @@ def replace_questions(workspace: str | Path, source: str | Path, *, shown_name: 
     if not questions:
         raise InputFormatError(name, "it holds no question", "a JSON list (or JSONL) of questions with "
                                                              "supporting_facts or gold passages, as the build takes")
-    cov = gold_coverage(questions)
-    if len(cov.none) == len(questions):
+    none = [q for q in questions if not q.gold_chunks]  # as core.eval.selection.gold_coverage counts them
+    partial = [q for q in questions if q.unmatched and q.gold_chunks]
+    if len(none) == len(questions):
         raise InputFormatError(name, f"none of its {len(questions):,} question(s) names a passage title this "
                                      "workspace has", "gold titles as the workspace's passages are titled (the "
                                                       "Statistics tab lists them); the old questions are kept")
@@ -87,5 +87,4 @@ def replace_questions(workspace: str | Path, source: str | Path, *, shown_name: 
         manifest["questions_file"] = {"file": name, "questions": len(questions),
                                       "replaced_at": time.strftime("%Y-%m-%dT%H:%M:%S")}
         atomic_write_json(path / MANIFEST, manifest)  # its new mtime is what tells the app's caches
-    whole = len(questions) - len(cov.partial) - len(cov.none)
-    return QuestionsReplaced(len(questions), whole, len(cov.partial), len(cov.none), had)
+    return QuestionsReplaced(len(questions), len(questions) - len(partial) - len(none), len(partial), len(none), had)
