@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from core.backends.base import (
     BatchExtraction,
@@ -193,17 +194,21 @@ def extract_triples(chunks: Sequence[Chunk], extractor: TripleExtractor, *, cach
     failed: dict[int, list[str]] = {}
     notes: dict[int, list[str]] = {}
     fresh: dict[str, tuple[ExtractedTriple, ...]] = {}
-    if runner is None:
-        results: Iterator[tuple[int, BatchExtraction]] = (
-            (k, extract_batch(extractor, _texts(b, previous))) for k, b in enumerate(batches))
-    else:
-        results = iter(runner.extract(extractor, [_texts(b, previous) for b in batches]))
     where = "" if runner is None else f" on {runner.describe().get('backend', 'a runner')}"
     finished = 0
-    while True:
+
+    def say(done_now: int = 0) -> None:  # also within a call, as an extractor's worker parts finish
         if progress:
-            progress(f"Extracting triples ({extractor.name}){where}: {cached + finished}/{n} chunks",
-                     (cached + finished) / max(n, 1))
+            progress(f"Extracting triples ({extractor.name}){where}: {cached + finished + done_now}/{n} chunks",
+                     (cached + finished + done_now) / max(n, 1))
+
+    if runner is None:
+        results: Iterator[tuple[int, BatchExtraction]] = _reporting_parts(extractor, say, (
+            (k, extract_batch(extractor, _texts(b, previous))) for k, b in enumerate(batches)))
+    else:
+        results = iter(runner.extract(extractor, [_texts(b, previous) for b in batches]))
+    while True:
+        say()
         try:
             item = next(results, None)
         except LLMUnavailableError:
@@ -239,6 +244,20 @@ def extract_triples(chunks: Sequence[Chunk], extractor: TripleExtractor, *, cach
         progress(f"Extracted triples from {n} chunks ({cached} from cache"
                  + (f", {len(failed_ids)} failed" if failed_ids else "") + ")", 1.0)
     return ExtractionResult(out, ext_id, cached, len(todo), tuple(failed_ids), tuple(all_notes[:20]))
+
+
+def _reporting_parts(extractor: Any, say: Callable[[int], None],
+                     results: Iterator[tuple[int, BatchExtraction]]) -> Iterator[tuple[int, BatchExtraction]]:
+    """``results``, with an extractor that reports its calls' parts (spaCy's worker processes: ``parts_done``)
+    reporting them to ``say`` meanwhile, and no longer once they are read (the extractor outlives this build)."""
+    if not hasattr(extractor, "parts_done"):
+        yield from results
+        return
+    extractor.parts_done = say
+    try:
+        yield from results
+    finally:
+        extractor.parts_done = None
 
 
 def add_extracted(builder: GraphBuilder, result: ExtractionResult) -> None:

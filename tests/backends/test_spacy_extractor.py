@@ -187,6 +187,52 @@ def test_two_worker_processes_give_the_same_triples_and_notes(ex):
     assert two._pool is None
 
 
+def test_a_build_reports_progress_as_the_workers_parts_finish_not_only_per_call():
+    """A 600-passage build sat at "0/600 chunks" for 22 s (an audit): its first call held 512 passages. The
+    extractor's wait reports each finished worker part, the builder passes that on as progress inside the call, and
+    the extractor forgets the build's progress afterwards."""
+    import threading
+    from concurrent.futures import Future
+
+    from core.backends.extractors import ExtractionResult as Extracted
+    from core.backends.spacy_extractor import _wait_or_cancel
+    from core.graph.builder import extract_triples
+    from core.graph.model import Chunk
+
+    futures: list[Future] = [Future() for _ in range(4)]
+    heard: list[int] = []
+    told = threading.Semaphore(0)
+
+    def hear(n: int) -> None:
+        heard.append(n)
+        told.release()
+
+    def finish() -> None:  # one part at a time, the next once the last was heard (no timing assumed)
+        for f in futures[:-1]:
+            f.set_result(None)
+            assert told.acquire(timeout=30)
+        futures[-1].set_result(None)
+
+    threading.Thread(target=finish).start()
+    _wait_or_cancel(futures, [3, 3, 3, 2], hear)
+    assert heard == [3, 6, 9]  # each part but the last (the call's own return says that one)
+
+    class Parted:  # an extractor whose call reports two parts, as spaCy's workers do
+        name, model_id, batch_size = "parted", "parted-v1", 8
+        parts_done = None
+
+        def extract_detailed(self, passages):  # type: ignore[no-untyped-def]
+            assert self.parts_done is not None
+            self.parts_done(len(passages) // 2)
+            return Extracted(triples=[[] for _ in passages])
+
+    ex = Parted()
+    seen: list[str] = []
+    chunks = [Chunk(f"c{i}", f"T{i}", "Some text.") for i in range(8)]
+    extract_triples(chunks, ex, cache_dir=None, progress=lambda m, f: seen.append(m.split(": ")[-1]))
+    assert seen[:3] == ["0/8 chunks", "4/8 chunks", "8/8 chunks"] and ex.parts_done is None
+
+
 def test_worker_count_comes_from_the_environment(monkeypatch):
     from core.backends.spacy_extractor import default_processes
 
