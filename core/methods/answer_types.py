@@ -126,7 +126,8 @@ _AGENT = re.compile(r"\bby\s+(?:the\s+)?(?:[a-z]+\s+){0,2}?([A-Z][\w'\-]*(?:\s+(
 _RECIPIENT = re.compile(r"\b(?:sold|gave|given|passed|left|bequeathed|handed|transferred|leased|lent|donated|granted)"
                         r"\s+(?:[\w'\-]+\s+){0,4}?to\s+(?:the\s+)?(?:[a-z]+\s+){0,2}?([A-Z][\w'\-]*(?:\s+(?:[A-Z][\w'\-]*|of))*)")
 #: A name a verb of place puts somewhere: "born in Odeby", "moved to the town of Colbridge", "died at Angers".
-_PLACED = re.compile(r"\b(?:born|died|lived|raised|settled|moved|located|based|situated|buried)\s+(?:in|at|to|near)\s+"
+_PLACED = re.compile(r"\b(?:born|died|lived|raised|settled|moved|located|based|situated|buried)\s+"
+                     r"(?:(?:in|on)\s+(?:\d{1,2}\s+[A-Z][a-z]+\s+)?\d{3,4},?\s+)?(?:in|at|to|near)\s+"  # "born in 1872 in Verrano"
                      r"(?:the\s+(?:town|city|village|county|port|harbour\s+town)\s+of\s+)?"
                      r"([A-Z][\w'\-]*(?:\s+[A-Z][\w'\-]*)*)")
 #: A name said to be the place of a person's birth or burial: "Dunmere is known as the birthplace of Osric Vallance",
@@ -138,6 +139,10 @@ _PLACE_OF = re.compile(r"\b([A-Z][\w'\-]*(?:\s+[A-Z][\w'\-]*)*)\s+(?:is|was)\s+(
 #: sentence of hers, and the husband's birth town won).
 _KIND_OF = re.compile(r"\bthe\s+(?:[a-z\-]+\s+){0,2}?(?:city|town|village|port|county|province|parish|borough|hamlet|"
                       r"island|region|district)\s+of\s+([A-Z][\w'\-]*(?:\s+[A-Z][\w'\-]*)*)")
+#: A name a description says is a settlement: "Lynmere, a weaving town on …", "Dunmarrow is a river city known for …"
+#: (the small model tagged both ORG, so "Which city …?" found no place in them).
+_CALLED_TOWN = re.compile(r"\b([A-Z][\w'\-]*(?:\s+[A-Z][\w'\-]*)*)(?:,|\s+(?:is|was))\s+an?\s+(?:[a-z\-]+\s+){0,2}?"
+                          r"(?:city|town|village|port|hamlet|capital|municipality)\b")
 #: A name a kinship apposition calls a person: "Ivo Threlkeld, the son of Amos Threlkeld, …" (the small model tagged
 #: only the father, so the next sentence's "He" read as him).
 _KIN = re.compile(r"\b([A-Z][\w'\-]*(?:\s+[A-Z][\w'\-]*)+),\s+(?:the|a)\s+(?:[a-z]+\s+)?(?:son|daughter|wife|husband|widow|"
@@ -217,6 +222,7 @@ def _find_mentions(sentence: str, kind: str, names: bool = False, recipients: bo
             # "Where was the founder … born?" got the founding sentence, whose town it did tag)
             found += [p for p in _opened(_PLACE_OF.findall(sentence)) if not any(p in f or f in p for f in found)]
             found += [p for p in _KIND_OF.findall(sentence) if not any(p in f or f in p for f in found)]
+            found += [p for p in _opened(_CALLED_TOWN.findall(sentence)) if not any(p in f or f in p for f in found)]
             return found + [p for p in _PLACED.findall(sentence) if not any(p in f or f in p for f in found)]
         out = []
         for m in _CAPS.finditer(sentence):
@@ -227,6 +233,39 @@ def _find_mentions(sentence: str, kind: str, names: bool = False, recipients: bo
                 out.append(" ".join(words))
         return out
     return []
+
+
+#: Nouns that ask for a settlement: "Which city …?" is not answered by a range of hills or an estate.
+SETTLEMENT_NOUNS = ("city", "cities", "town", "village", "capital", "municipality", "borough", "hamlet")
+#: Last words of place names that name no settlement ("the Sallow Hills", "Wharf Street", "the Kesterbrook Estate"),
+#: spaCy's small model tags them LOC, FAC or GPE alike. Words that also end town names ("Bay", "Vale", "Falls",
+#: "Springs", "Park", "Island") are left out.
+_NOT_SETTLEMENTS = frozenset({"hills", "hill", "mountains", "mountain", "range", "river", "valley", "lake", "sea",
+                              "ocean", "coast", "street", "road", "lane", "avenue", "square", "estate", "garden",
+                              "gardens", "forest", "woods", "desert", "peninsula", "gulf", "strait", "channel",
+                              "glacier", "highlands", "lowlands", "plains", "moors", "islands", "quays", "wharf"})
+
+
+def settlement_asked_but_not(mention: str, query: str, sentence: str = "") -> bool:
+    """Whether ``query`` asks for a settlement ("Which city/town/village …?") and the place ``mention`` is a named
+    feature of land or water, or a street or an estate, by its last word: an audit's "Which city is the auction house
+    that sold the Kesterbrook Estate's teas headquartered in?" got "The Kesterbrook Estate is a tea garden in the
+    Sallow Hills." over "It [Greyfold Auction House] is headquartered in Dunmarrow" (both counted as naming a place).
+
+    >>> settlement_asked_but_not("the Sallow Hills", "Which city was she born in?")
+    True
+    >>> settlement_asked_but_not("the Sallow Hills", "Which region was she born in?")
+    False
+    >>> settlement_asked_but_not("Ostrel Bay", "Which town was she born in?")
+    False
+    >>> settlement_asked_but_not("Aske", "Which town was he born in?", "… Lynmere, a weaving town on the river Aske.")
+    True
+    """
+    q = " ".join(query.lower().split())
+    words = re.sub(r"(?:'s|’s)$", "", mention.lower()).split()  # "Sallow Hills's estates", a reading of "Their …"
+    kind = re.search(rf"\b(?:{'|'.join(_NOT_SETTLEMENTS)}|mount|lake|cape)\s+{re.escape(mention)}", sentence, re.I)
+    return bool(words) and (words[-1] in _NOT_SETTLEMENTS or kind is not None) and re.search(
+        rf"\b(?:which|what)\s+(?:{'|'.join(SETTLEMENT_NOUNS)})\b", q) is not None
 
 
 def new_mentions(sentence: str, kind: str, query: str, *, names: bool = False, recipients: bool = False) -> list[str]:

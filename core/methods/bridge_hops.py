@@ -10,15 +10,22 @@ Hollowmere Creamery" as Duskfield Foods in the top passages, but "It [Duskfield 
 Wilhelmina Stroud" was in BubbleRAG's ninth passage of 15: the founder stayed unresolved, "Wilhelmina Stroud was an
 industrialist born in 1871 in Ravensholt" (naming no Duskfield Foods) was never read, and the answer was the
 company's head-office sentence (an audit). :func:`hop_on` reads at most :data:`HOPS` hops past the first.
+
+The sentences that may resolve a description are also read with "the company" as the passage's title
+(:func:`core.methods.bridges.head_reading`) or as the last name before it in its passage that ends in that noun
+(:func:`named_before`): "He took charge of the Marrowind Tea Company in 1899. In 1924 he sold the company to Bellcastle
+Holdings" says who bought the Marrowind Tea Company, in a passage about the man who sold it (an audit's "In what year
+was the chairman of the company that bought the Marrowind Tea Company born?" resolved no bridge, and every method
+answered with the year he took charge).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from core.methods.bridges import clause_bridges, possessive_bridges
-from core.text import normalize_name
+from core.methods.bridges import _names, clause_bridges, head_reading, possessive_bridges, title_kinds
+from core.text import normalize_name, split_sentences
 
 #: How many hops past the top passages' are read in the later passages.
 HOPS = 2
@@ -75,3 +82,38 @@ def hop_on(query: str, said: Sequence[str], later: Sequence[Sequence[str]], clau
         clauses = clauses + more
         bridges = bridges + [(q, name) for q, name, _, _ in more]
     return clauses, bridges, sorted(taken)
+
+
+def named_before(sentence: str, before: str) -> tuple[str, ...]:
+    """``sentence`` with its first "the NOUN" (no name after it) read as the last name of ``before`` (the passage up to
+    the sentence, title first) or of the sentence before the phrase that ends in that noun; () where none does.
+
+    >>> named_before("In 1924 he sold the company to Bellcastle Holdings.", "He took charge of the Marrowind Tea Company.")
+    ('In 1924 he sold the Marrowind Tea Company to Bellcastle Holdings.',)
+    >>> named_before("In 1924 he sold the company to Bellcastle Holdings.", "He ran the Marrowind Tea Works.")
+    ()
+    """
+    for m in re.finditer(r"\b[Tt]he\s+([a-z]{4,})\b(?!\s+[A-Z])", sentence):
+        noun = m.group(1)
+        ends = [n for _, n in _names(f"{before} {sentence[:m.start()]}")
+                if n.split()[-1].lower() in (noun, noun + "s") and len(n.split()) > 1]
+        if ends:
+            return (f"{sentence[:m.start()]}the {ends[-1]}{sentence[m.end():]}",)
+    return ()
+
+
+def head_readings(passages: Sequence[tuple[str, str, str]]) -> Callable[[str, str], tuple[str, ...]]:
+    """A reader of the handed ``passages``' sentences (by sentence and passage title): "the company" read as the title
+    (:func:`core.methods.bridges.head_reading`, with the nouns any passage calls that title by) and as the company the
+    passage named before it (:func:`named_before`); what resolves descriptions (the module docstring)."""
+    kinds: dict[str, tuple[str, ...]] = {}
+    earlier: dict[tuple[str, str], tuple[str, ...]] = {}
+    for _cid, title, text in passages:
+        sents = [s.strip() for s in split_sentences(text) if len(s.strip()) > 3]
+        kinds[title] = tuple(dict.fromkeys(kinds.get(title, ()) + title_kinds(sents, title)))
+        for i, s in enumerate(sents):
+            earlier.setdefault((s, title), named_before(s, " ".join([title, *sents[:i]])))
+
+    def read(sentence: str, title: str) -> tuple[str, ...]:
+        return (*head_reading(sentence, title, kinds.get(title, ())), *earlier.get((sentence, title), ()))
+    return read

@@ -318,6 +318,11 @@ def _related(noun: str, x: str, s: str, names: Sequence[tuple[int, str]]) -> lis
         if re.match(rf"\s+(?:[a-z]+\s+){{0,3}}?as\s+(?:an?\s+|the\s+)?(?:[a-z\-]+\s+)?{re.escape(noun)}\s+(?:at|of|with|to|for|in)\s+"
                     rf"(?:the\s+)?{xp}\b", s[start + len(n):], re.I):
             out.append(_untitled(n))
+    for start, n in names if not out else ():  # "Its [Bellcastle Holdings'] chairman from 1919 to 1940 was Perpetua Vane"
+        nn = re.escape(noun)
+        if re.search(rf"(?:\b{xp}(?:'s|’s)\s+{nn}|\bthe\s+{nn}\s+of\s+(?:the\s+)?{xp})\b[^.;]{{0,40}}?"
+                     rf"\s(?:was|is|became)\s+(?:the\s+[a-z\-]+\s+)?$", s[:start], re.I):
+            out.append(_untitled(n))
     phrases = "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in _ROLE_PHRASES.get(noun, ()))
     if phrases and not out:  # "Anselm Tessely trained under the watchmaker Odile Brask"
         for start, n in names:

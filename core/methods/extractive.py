@@ -76,11 +76,11 @@ from core.methods.answer_types import (
     expected_answer_type,
     ner_available,
     new_mentions,
+    settlement_asked_but_not,
     typed_mentions,
 )
 from core.methods.base import Backends
-from core.methods.bridge_hops import first_bridges, hop_on, names_bridge
-from core.methods.bridges import head_reading, title_kinds
+from core.methods.bridge_hops import first_bridges, head_readings, hop_on, names_bridge
 from core.methods.pronoun_subjects import Referents, said_born
 from core.methods.question_verb import other_verb_only, verb_about_bridge
 from core.methods.reranking import FeatureCache, active_feature_store
@@ -299,7 +299,7 @@ def _typed(sentence: str, resolved: str, title: str, atype: str, query: str) -> 
                   or (m is None and resolved != sentence)):  # the title put before a description: not the sentence's
         found = [x for x in found if normalize_name(x) != normalize_name(title)]
     if atype == "place":
-        found = [x for x in found if not _described(x, query)]
+        found = [x for x in found if not _described(x, query) and not settlement_asked_but_not(x, query, resolved)]
     return tuple(found)
 
 
@@ -409,14 +409,13 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
             rows.append((s, read, cid, title, name))
     if not rows:
         return SentencePick("", top[0][0] if top else "", scorer_name, atype, note="the top passages hold no text")
-    # the person reading first ("Orla Brisk commanded …"), then "the company" read as the passage's title
-    kinds: dict[str, tuple[str, ...]] = {}  # what any retrieved passage of a title calls it ("a clockmaking workshop")
-    for _cid, title, text in passages:
-        kinds[title] = tuple(dict.fromkeys(kinds.get(title, ()) + title_kinds(_sentences(text), title)))
-    said = [r for s, read, _cid, title, _name in rows for r in (*read[::-1], *head_reading(s, title, kinds[title]))]
+    # the person reading first ("Orla Brisk commanded …"), then "the company" read as the passage's title or the
+    # company named before it (core.methods.bridge_hops.head_readings)
+    heads = head_readings(passages)
+    said = [r for s, read, _cid, title, _name in rows for r in (*read[::-1], *heads(s, title))]
     for _cid, title, text in passages[max_passages:max(max_passages, 5)]:
         sents = _sentences(text)
-        said += [r for s, rs in zip(sents, readings(sents, title)) for r in (*rs[::-1], *head_reading(s, title, kinds[title]))]
+        said += [r for s, rs in zip(sents, readings(sents, title)) for r in (*rs[::-1], *heads(s, title))]
     clauses, bridges = first_bridges(query, said, passages[:max(max_passages, 5)])
     # a bridge found, a reader looks it up in the other passages it was handed too, hop after hop: "Petra Lund was born
     # in Harwick" in the fourth passage answers "Where was the engineer who bought the Colbridge Lamp Company born?",
@@ -429,8 +428,8 @@ def pick_sentence(query: str, passages: Sequence[tuple[str, str, str]], backends
         shown = title_its(sents, title, names, title_is_person=is_person)
         later += [((s, read, cid, title, name), is_person)
                   for s, read, name in zip(sents, readings(sents, title, names), shown)]
-    clauses, bridges, taken = hop_on(query, said, [(*row[1][::-1], *head_reading(row[0], row[3], kinds.get(row[3], ())))
-                                                   for row, _ in later], clauses, bridges)
+    clauses, bridges, taken = hop_on(query, said, [(*row[1][::-1], *heads(row[0], row[3])) for row, _ in later],
+                                     clauses, bridges)
     hops = {hop for _, _, hop, _ in clauses}  # each scored by the re-read questions alone (core.methods.bridges)
     for row, is_person in (later[i] for i in taken):
         rows.append(row)
