@@ -8,7 +8,9 @@ Dates and numbers are found by patterns; persons and places by spaCy's ``en_core
 the ``spacy`` extractor, loaded lazily), else by runs of capitalised words; with ``names``, a plain name whose first
 word is a common given name, the agent of a passive verb, and a name a kinship apposition calls one ("Ivo Threlkeld,
 the son of …"), count as persons where the small model tags them otherwise, and a name said to be someone's birthplace
-or "the (harbour) city of X" as a place; "Which company …?" also takes a name ending in "Trust", "Works", "Ltd" and the like.
+or "the (harbour) city of X", "X, a weaving town", "X is a river city" or "born in 1872 in X" as a place; "Which company …?"
+also takes a name ending in "Trust", "Works", "Ltd" and the like. "Which city/town/village …?" takes no range of hills,
+street, river or estate (:func:`settlement_asked_but_not`).
 """
 
 from __future__ import annotations

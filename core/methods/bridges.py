@@ -300,8 +300,8 @@ def _untitled(name: str) -> str:
 
 def _related(noun: str, x: str, s: str, names: Sequence[tuple[int, str]]) -> list[str]:
     """The names of ``s`` that stand in the relation "the ``noun`` of ``x``": "NAME was the wife of … and the mother of
-    X", and from the other side by a converse noun (:data:`_CONVERSE_NOUNS`): "NAME's son X", "NAME's apprentices
-    included … X", "X was the son of NAME", or a role phrase (:data:`_ROLE_PHRASES`: "X trained under the watchmaker NAME"),
+    X", "X's NOUN (from 1919 to 1940) was NAME" or "the NOUN of X was NAME", and from the other side by a converse
+    noun (:data:`_CONVERSE_NOUNS`): "NAME's son X", "NAME's apprentices included … X", "X was the son of NAME", or a role phrase (:data:`_ROLE_PHRASES`: "X trained under the watchmaker NAME"),
     where of "X was the second son of the Emperor Lothair I and Ermengarde of Tours" the mother is the one whose title
     or given name is not a man's (:func:`_gender`; two of unknown gender name no one)."""
     xp = re.escape(x)

@@ -39,7 +39,7 @@ below are ours, documented here and recorded in the trace (``extractive`` in the
    question* is preferred over every sentence that does not ("Laurence Fishburne is an American
    actor." names only a person of the question, so it cannot answer "who played ..."; a title read for "it" names
    no person; a place whose head noun the question uses for what it describes — "the Kessel Viaduct" for "which river
-   does the viaduct … cross?" — is not one it asks for). Dates and
+   does the viaduct … cross?" — is not one it asks for, nor "the Sallow Hills" a city). Dates and
    numbers are found by patterns; persons and places by spaCy's ``en_core_web_sm`` NER (the pinned
    package of the ``spacy`` extractor, loaded lazily; the trace says which), else by runs of capitalised words.
    The small model tags some plain names otherwise ("Agnes Morrow" PRODUCT): a name whose first word is a common
