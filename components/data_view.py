@@ -414,7 +414,8 @@ def create_upload_ui(act: Active) -> None:
     files = st.file_uploader("Graph or corpus files", type=UPLOAD_TYPES, accept_multiple_files=True,
                              key=S.uploader_key(S.DATA_UPLOADS))
     questions = st.file_uploader("Questions with gold evidence (optional, HippoRAG format JSON)",
-                                 type=["json", "gz"], key=S.uploader_key(S.DATA_QUESTIONS), help=UPLOADER_HELP)
+                                 type=["json", "jsonl", "gz"], key=S.uploader_key(S.DATA_QUESTIONS),
+                                 help=UPLOADER_HELP)
     create_questions_format_ui()  # an audit had to read core/index/questions.py to learn the keys
     # a file dropped twice counts once; two different files of one name are both built, the later renamed: said now
     files, repeated = unique_uploads(list(files or []))

@@ -21,7 +21,7 @@ EXAMPLE = """[
 
 #: the uploader's help (a tooltip: short, the expander below has the rest)
 UPLOADER_HELP = (
-    "A JSON list (`.json`, or `.json.gz`) of questions, each with a `question` and its gold evidence in one of "
+    "A JSON list (`.json`, or `.json.gz`; or JSONL, one question a line) of questions, each with a `question` and its gold evidence in one of "
     "three forms: `supporting_facts` `[[title, sentence index], …]` (HotpotQA, 2Wiki), MuSiQue `paragraphs` "
     "`[{title, paragraph_text, is_supporting}, …]`, or `ground_truth` `[title, …]`. `answer` and `id` are "
     "optional. A gold title must equal a passage's title (case and punctuation count). Example and details: "
@@ -62,8 +62,9 @@ A MuSiQue paragraph matches the passage(s) of its title that hold exactly its te
 build's message and count as gold passages never retrieved; a question none of whose gold is here is left
 out of a benchmark.
 
-The command line also reads JSONL questions and BEIR qrels (a `.tsv` with `queries.jsonl` beside it), e.g.
-`egx bench --workspace NAME --questions qrels.tsv`; this uploader keeps one JSON file.
+JSONL (one question a line) is read too, and kept as one JSON list. The command line also reads BEIR qrels (a
+`.tsv` with `queries.jsonl` beside it), e.g. `egx bench --workspace NAME --questions qrels.tsv`; this uploader
+keeps one JSON or JSONL file.
 """
 
 

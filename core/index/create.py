@@ -224,13 +224,11 @@ def _add_synonyms(graph: KnowledgeGraph, embedder: Embedder | None, threshold: f
 
 
 def _copy_questions(source: Path, target: Path) -> None:
-    """Copy a questions file in, once it has been read as JSON (a bad one fails the build)."""
-    from core.graph.formats.jsonio import parse_json
-    from core.graph.formats.textio import read_text
+    """Copy a questions file in, once it has been read as JSON (a bad one fails the build); a JSONL file's records
+    as one JSON list, the form ``questions.json`` is read in."""
+    from core.index.questions import questions_json_bytes
 
-    text = read_text(source)
-    parse_json(text, source.name, expected="a JSON questions file")
-    atomic_write_bytes(target, text.encode("utf-8"))
+    atomic_write_bytes(target, questions_json_bytes(source))
 
 
 def _manifest(path: Path, loaded: LoadedGraph, graph: KnowledgeGraph, *, name: str | None, title: str,

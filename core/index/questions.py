@@ -359,6 +359,31 @@ def _looks_like(data: Any) -> tuple[str, list[str]] | None:
     return None
 
 
+def questions_json_bytes(path: str | Path, shown_name: str = "") -> bytes:
+    """A questions file as the JSON a workspace keeps (its ``questions.json``): a JSON file's text as it is, a JSONL
+    file's records as one JSON list (kept as lines, it would read back as invalid JSON). ``.gz`` allowed.
+
+    Raises
+    ------
+    InputFormatError
+        If the file is not JSON (or a line of a JSONL file is not), naming it (``shown_name``, else its name).
+    """
+    import json
+
+    from core.graph.formats.jsonio import parse_json
+    from core.graph.formats.textio import iter_lines, read_text
+
+    p = Path(path)
+    name = shown_name or p.name
+    if p.name.lower().endswith((".jsonl", ".jsonl.gz")):
+        records = [parse_json(line, name, expected="one question object per line", line=ln)
+                   for ln, line in iter_lines(p) if line.strip()]
+        return json.dumps(records, ensure_ascii=False).encode("utf-8")
+    text = read_text(p)
+    parse_json(text, name, expected="a JSON list of questions")
+    return text.encode("utf-8")
+
+
 def check_questions_file(path: str | Path) -> None:
     """Refuse a file given as a workspace's questions file that is not one, before the build that keeps it starts
     (the reverse of :func:`core.graph.formats.load.refuse_questions_files`): a corpus, triples or a graph given

@@ -10,7 +10,6 @@ the old questions is told apart from a new one by its questions hash (:func:`cor
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,10 +45,9 @@ def replace_questions(workspace: str | Path, source: str | Path, *, shown_name: 
     WorkspaceError
         If ``workspace`` is not a workspace.
     """
-    from core.graph.formats.textio import read_text
     from core.index.commit import recover, workspace_lock
     from core.index.manifest import MANIFEST, read_manifest
-    from core.index.questions import chunk_table, load_questions_file
+    from core.index.questions import chunk_table, load_questions_file, questions_json_bytes
     from core.index.workspace import Workspace
 
     path, src = Path(workspace), Path(source)
@@ -70,15 +68,7 @@ def replace_questions(workspace: str | Path, source: str | Path, *, shown_name: 
         raise InputFormatError(name, f"none of its {len(questions):,} question(s) names a passage title this "
                                      "workspace has", "gold titles as the workspace's passages are titled (the "
                                                       "Statistics tab lists them); the old questions are kept")
-    if lower.endswith((".jsonl", ".jsonl.gz")):  # kept as the JSON list the workspace's questions.json is read as
-        from core.graph.formats.jsonio import parse_json
-        from core.graph.formats.textio import iter_lines
-
-        records = [parse_json(line, name, expected="one question object per line", line=ln)
-                   for ln, line in iter_lines(src) if line.strip()]
-        data = json.dumps(records, ensure_ascii=False).encode("utf-8")
-    else:
-        data = read_text(src).encode("utf-8")
+    data = questions_json_bytes(src, name)  # a JSONL file as the JSON list questions.json is read as
     with workspace_lock(path):
         recover(path, locked=True)
         had = (path / QUESTIONS_FILE).exists()

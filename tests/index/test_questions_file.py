@@ -78,3 +78,20 @@ def test_a_jsonl_questions_file_is_kept_as_the_json_list_the_workspace_reads(wor
     assert replace_questions(workspace, new).questions == 2
     assert [r["id"] for r in json.loads((workspace / "questions.json").read_text())] == ["n1", "n2"]
     assert [q.id for q in load_questions(Workspace.open(workspace))] == ["n1", "n2"]
+
+
+def test_a_build_keeps_a_jsonl_questions_file_as_the_json_list_it_reads(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """`egx index --questions q.jsonl` and the Data page's questions uploader: a JSONL file is kept as one JSON
+    list (copied as lines, the build failed on it, or the workspace read it back as invalid JSON)."""
+    from core.backends.registry import get_embedder, get_extractor
+    from core.index.create import create_workspace
+
+    monkeypatch.setenv("EGX_CACHE_DIR", str(tmp_path / "cache"))
+    src, q = tmp_path / "a.jsonl", tmp_path / "q.jsonl"
+    src.write_text("\n".join(json.dumps(r) for r in A))
+    q.write_text("\n".join(json.dumps(r) for r in NEW[:2]))
+    ws = create_workspace([src], tmp_path / "ws" / "w", embedder=get_embedder("hashing"),
+                          extractor=get_extractor("rules"), questions=q)
+    assert [r["id"] for r in json.loads((ws.path / "questions.json").read_text())] == ["n1", "n2"]
+    assert [x.id for x in load_questions(ws)] == ["n1", "n2"]
