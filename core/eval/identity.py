@@ -158,16 +158,60 @@ def content_change(old: Mapping[str, Any], new: Mapping[str, Any],
 
 def report_change(settings: Mapping[str, Any], workspace: Workspace, graph: Any = None) -> str:
     """What changed in ``workspace`` since a finished run with these ``run.json`` settings was made on it, in
-    :func:`content_change`'s words ("" when nothing did, or when the run predates content identities). The
-    questions' part is left out: a loaded report does not re-read its questions file. ``graph``: the graph to
-    count on (a page's graph-store view; default the workspace's whole graph)."""
+    :func:`content_change`'s words ("" when nothing did, or when the run predates content identities), the questions
+    included as the Run tab's refusal names them (:func:`current_questions`: an audit's loaded report said "1 document
+    added" and not that the questions file had been replaced since; a questions file that cannot be read is left
+    unsaid). ``graph``: the graph to count on (a page's graph-store view; default the workspace's whole graph)."""
     old = settings.get("content")
     if not isinstance(old, Mapping):
         return ""
-    now = {**_content(workspace, workspace.graph if graph is None else graph), "questions": old.get("questions")}
+    g = workspace.graph if graph is None else graph
+    now = {**_content(workspace, g), "questions": old.get("questions"), "questions_text": old.get("questions_text")}
+    if old.get("questions") is not None:
+        now.update(current_questions(workspace, settings.get("questions_file")) or {})
     if old.get("index") is None:  # a run that never reached the index (e.g. graph methods only) does not name one
         now["index"] = None
     return content_change(old, now, workspace.meta.inserts)
+
+
+#: (questions file, its mtime and size, the workspace's content hash) → its :func:`current_questions` hashes
+_QUESTIONS_SEEN: dict[tuple[str, int, int, str], dict[str, str]] = {}
+
+
+def current_questions(workspace: Workspace, questions_file: Any = None) -> dict[str, str] | None:
+    """The ``questions`` and ``questions_text`` hashes of :func:`workspace_identity` for the questions a run would
+    read now: ``questions_file`` (the file a run's settings name) when it still exists, else the workspace's own; None
+    when there is none or it cannot be read (then nothing is said about the questions). Kept per file, mtime, size and
+    workspace content, so a page that asks on every rerun reads the file once."""
+    from core.errors import EgxError
+    from core.index.questions import chunk_table, load_questions_file
+
+    path = Path(str(questions_file)) if questions_file else None
+    if path is None or not path.is_file():
+        path = workspace.questions_path
+    try:
+        if path is None or not path.is_file():
+            return None
+        st = path.stat()
+        key = (str(path.resolve()), st.st_mtime_ns, st.st_size, str(workspace.content_hash))
+        if key not in _QUESTIONS_SEEN:
+            table = chunk_table(workspace)
+            qs = load_questions_file(path, table)
+            _QUESTIONS_SEEN[key] = {"questions": questions_hash(qs),
+                                    "questions_text": questions_text_hash(qs, _chunk_titles(table))}
+        return _QUESTIONS_SEEN[key]
+    except (EgxError, OSError, ValueError):
+        return None
+
+
+def _chunk_titles(table: Any) -> Callable[[str], str]:
+    """``title_of`` over a graph or a :class:`~core.index.questions.ChunkTable` (both have ``chunks`` and
+    ``chunk_index``), as :func:`_titles` reads a graph."""
+    def title_of(cid: str) -> str:
+        i = table.chunk_index.get(cid)
+        return cid if i is None else str(table.chunks[i].title)
+
+    return title_of
 
 
 #: What a model stamp's value is where it is not the model itself: SG-RAG's names the model it would train (a key
